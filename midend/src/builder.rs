@@ -1,0 +1,203 @@
+//! Building instructions: the [`InstBuilder`] trait gives one method per
+//! opcode, and [`FuncCursor`] places what it builds at a position in a function.
+//!
+//! The SSA builder in [`crate::ssa`] implements the same trait, so the
+//! frontend and the passes spell instructions the same way.
+
+use crate::ir::{
+    AddrSpace, Block, BlockCall, FloatCC, FuncId, Function, GlobalVar, Inst, InstData, IntCC,
+    MemFlags, Opcode, SpecialReg, StackSlot, Type, Value,
+};
+
+/// One method per opcode. Implementors only say where an instruction goes
+/// ([`InstBuilder::build`]) and how to read value types.
+pub trait InstBuilder {
+    /// Creates the instruction, places it, and returns it.
+    fn build(&mut self, data: InstData, result_types: &[Type]) -> Inst;
+    /// The type of an existing value (used to infer result types).
+    fn value_type(&self, v: Value) -> Type;
+    /// The single result of an instruction just built.
+    fn result(&self, inst: Inst) -> Value;
+
+    fn build_value(&mut self, data: InstData, ty: Type) -> Value {
+        let inst = self.build(data, &[ty]);
+        self.result(inst)
+    }
+
+    fn iconst(&mut self, ty: Type, imm: i64) -> Value {
+        self.build_value(InstData::Iconst { ty, imm }, ty)
+    }
+    fn fconst(&mut self, ty: Type, value: f64) -> Value {
+        self.build_value(InstData::Fconst { ty, value }, ty)
+    }
+    /// A unary operation; the result has the operand's type.
+    fn unary(&mut self, opcode: Opcode, arg: Value) -> Value {
+        let ty = self.value_type(arg);
+        self.build_value(InstData::Unary { opcode, arg }, ty)
+    }
+    /// A binary operation; the result has the first operand's type.
+    fn binary(&mut self, opcode: Opcode, a: Value, b: Value) -> Value {
+        let ty = self.value_type(a);
+        self.build_value(
+            InstData::Binary {
+                opcode,
+                args: [a, b],
+            },
+            ty,
+        )
+    }
+    fn iadd(&mut self, a: Value, b: Value) -> Value {
+        self.binary(Opcode::Iadd, a, b)
+    }
+    fn isub(&mut self, a: Value, b: Value) -> Value {
+        self.binary(Opcode::Isub, a, b)
+    }
+    fn imul(&mut self, a: Value, b: Value) -> Value {
+        self.binary(Opcode::Imul, a, b)
+    }
+    fn fadd(&mut self, a: Value, b: Value) -> Value {
+        self.binary(Opcode::Fadd, a, b)
+    }
+    fn fmul(&mut self, a: Value, b: Value) -> Value {
+        self.binary(Opcode::Fmul, a, b)
+    }
+    /// `a * b + c`, rounded once.
+    fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+        let ty = self.value_type(a);
+        let data = InstData::Ternary {
+            opcode: Opcode::Fma,
+            args: [a, b, c],
+        };
+        self.build_value(data, ty)
+    }
+    /// `if c { a } else { b }`.
+    fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let ty = self.value_type(a);
+        let data = InstData::Ternary {
+            opcode: Opcode::Select,
+            args: [c, a, b],
+        };
+        self.build_value(data, ty)
+    }
+    fn icmp(&mut self, cond: IntCC, a: Value, b: Value) -> Value {
+        self.build_value(InstData::IntCompare { cond, args: [a, b] }, Type::I1)
+    }
+    fn fcmp(&mut self, cond: FloatCC, a: Value, b: Value) -> Value {
+        self.build_value(InstData::FloatCompare { cond, args: [a, b] }, Type::I1)
+    }
+    /// A conversion (`sext`, `fptosi`, `bitcast`, ...) to `ty`.
+    fn convert(&mut self, opcode: Opcode, ty: Type, arg: Value) -> Value {
+        self.build_value(InstData::Convert { opcode, ty, arg }, ty)
+    }
+    /// `ptr + offset` bytes; the result keeps the pointer's type and space.
+    fn ptroffset(&mut self, ptr: Value, offset: Value) -> Value {
+        self.binary(Opcode::PtrOffset, ptr, offset)
+    }
+    fn addrspacecast(&mut self, to: AddrSpace, arg: Value) -> Value {
+        self.build_value(InstData::AddrSpaceCast { to, arg }, Type::Ptr(to))
+    }
+    /// The address of a module variable living in `space`.
+    fn global_addr(&mut self, space: AddrSpace, gv: GlobalVar) -> Value {
+        self.build_value(InstData::GlobalAddr { gv }, Type::Ptr(space))
+    }
+    fn stack_addr(&mut self, slot: StackSlot) -> Value {
+        self.build_value(InstData::StackAddr { slot }, Type::Ptr(AddrSpace::Local))
+    }
+    fn load(&mut self, ty: Type, ptr: Value, flags: MemFlags) -> Value {
+        self.build_value(InstData::Load { ty, ptr, flags }, ty)
+    }
+    fn store(&mut self, value: Value, ptr: Value, flags: MemFlags) -> Inst {
+        self.build(InstData::Store { value, ptr, flags }, &[])
+    }
+    /// A call; `returns` are the callee's return types.
+    fn call(&mut self, func: FuncId, args: Vec<Value>, returns: &[Type]) -> Inst {
+        self.build(InstData::Call { func, args }, returns)
+    }
+    fn special(&mut self, reg: SpecialReg) -> Value {
+        self.build_value(InstData::SpecialReg { reg }, reg.ty())
+    }
+    fn barrier(&mut self) -> Inst {
+        let data = InstData::Nullary {
+            opcode: Opcode::Barrier,
+        };
+        self.build(data, &[])
+    }
+    fn trap(&mut self) -> Inst {
+        self.build(
+            InstData::Nullary {
+                opcode: Opcode::Trap,
+            },
+            &[],
+        )
+    }
+    fn jump(&mut self, block: Block, args: Vec<Value>) -> Inst {
+        let dest = BlockCall::new(block, args);
+        self.build(InstData::Jump { dest }, &[])
+    }
+    fn brif(
+        &mut self,
+        cond: Value,
+        then_block: Block,
+        then_args: Vec<Value>,
+        else_block: Block,
+        else_args: Vec<Value>,
+    ) -> Inst {
+        let data = InstData::Brif {
+            cond,
+            then_dest: BlockCall::new(then_block, then_args),
+            else_dest: BlockCall::new(else_block, else_args),
+        };
+        self.build(data, &[])
+    }
+    fn ret(&mut self, args: Vec<Value>) -> Inst {
+        self.build(InstData::Return { args }, &[])
+    }
+}
+
+/// Where a [`FuncCursor`] puts the next instruction.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CursorPosition {
+    /// At the end of a block.
+    AtEnd(Block),
+    /// Just before an instruction.
+    Before(Inst),
+}
+
+/// Inserts instructions into a function at a moving position. Passes use it.
+pub struct FuncCursor<'f> {
+    pub func: &'f mut Function,
+    pub pos: CursorPosition,
+}
+
+impl<'f> FuncCursor<'f> {
+    pub fn at_end(func: &'f mut Function, block: Block) -> Self {
+        FuncCursor {
+            func,
+            pos: CursorPosition::AtEnd(block),
+        }
+    }
+
+    pub fn before(func: &'f mut Function, inst: Inst) -> Self {
+        FuncCursor {
+            func,
+            pos: CursorPosition::Before(inst),
+        }
+    }
+}
+
+impl InstBuilder for FuncCursor<'_> {
+    fn build(&mut self, data: InstData, result_types: &[Type]) -> Inst {
+        let inst = self.func.dfg.make_inst(data, result_types);
+        match self.pos {
+            CursorPosition::AtEnd(block) => self.func.layout.append_inst(inst, block),
+            CursorPosition::Before(at) => self.func.layout.insert_inst_before(inst, at),
+        }
+        inst
+    }
+    fn value_type(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+    fn result(&self, inst: Inst) -> Value {
+        self.func.dfg.first_result(inst).expect("no result")
+    }
+}

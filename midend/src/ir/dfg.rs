@@ -1,0 +1,152 @@
+//! The data-flow graph: instructions, values and block parameters, with no
+//! notion of order. Where instructions sit is the [`Layout`](super::Layout)'s job.
+//!
+//! Keeping the two apart means a pass can create an instruction, look at its
+//! results, and only then decide where (or whether) to place it.
+
+use super::entities::{Block, Inst, Value};
+use super::instructions::InstData;
+use super::types::Type;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+/// Where a value comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// Result number `n` of an instruction.
+    Result(Inst, u32),
+    /// Parameter number `n` of a block.
+    Param(Block, u32),
+    /// Another name for a value (left behind when a value is replaced, e.g. by
+    /// SSA construction removing a trivial block parameter). Resolved by
+    /// [`DataFlowGraph::resolve_aliases`]; the printer never shows an alias.
+    Alias(Value),
+    /// Belongs to nothing: a number the text format skipped (the parser keeps
+    /// entity numbers as written, filling gaps with such values).
+    Detached,
+}
+
+/// The type and definition of a value.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+/// Per-block data: its parameters.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct BlockData {
+    pub params: Vec<Value>,
+}
+
+/// Instructions, values and blocks of one function.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct DataFlowGraph {
+    pub insts: PrimaryMap<Inst, InstData>,
+    pub results: SecondaryMap<Inst, Vec<Value>>,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+}
+
+impl DataFlowGraph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Creates a block with no parameters (not yet placed in the layout).
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// Appends a parameter of type `ty` to `block`.
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let n = self.blocks[block].params.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
+        self.blocks[block].params.push(v);
+        v
+    }
+
+    /// Removes parameter `index` of `block`, renumbering the later ones. The
+    /// caller must also remove the matching argument from every branch to it.
+    pub fn remove_block_param(&mut self, block: Block, index: usize) {
+        self.blocks[block].params.remove(index);
+        for (n, &p) in self.blocks[block].params.iter().enumerate() {
+            self.values[p].def = ValueDef::Param(block, n as u32);
+        }
+    }
+
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        &self.blocks[block].params
+    }
+
+    /// Creates an instruction with results of the given types (not yet placed).
+    pub fn make_inst(&mut self, data: InstData, result_types: &[Type]) -> Inst {
+        let inst = self.insts.push(data);
+        let results = result_types
+            .iter()
+            .enumerate()
+            .map(|(n, &ty)| {
+                self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(inst, n as u32),
+                })
+            })
+            .collect();
+        self.results[inst] = results;
+        inst
+    }
+
+    pub fn inst_results(&self, inst: Inst) -> &[Value] {
+        &self.results[inst]
+    }
+
+    /// The single result of an instruction, if it has exactly one.
+    pub fn first_result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].first().copied()
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    /// Whether `v` is an index this graph has allocated.
+    pub fn value_is_valid(&self, v: Value) -> bool {
+        self.values.is_valid(v)
+    }
+
+    /// Turns `old` into an alias of `new`, so every use of `old` now means `new`.
+    pub fn change_to_alias(&mut self, old: Value, new: Value) {
+        debug_assert_ne!(self.resolve_aliases(new), old, "alias cycle");
+        self.values[old].def = ValueDef::Alias(new);
+    }
+
+    /// Follows alias links to the value they stand for.
+    pub fn resolve_aliases(&self, mut v: Value) -> Value {
+        // A chain can be at most as long as there are values; the bound keeps a
+        // (buggy) cycle from hanging the compiler.
+        for _ in 0..=self.values.len() {
+            match self.values.get(v).map(|d| d.def) {
+                Some(ValueDef::Alias(to)) => v = to,
+                _ => return v,
+            }
+        }
+        v
+    }
+
+    /// Rewrites every operand of every instruction to its resolved value, so no
+    /// instruction refers to an alias any more.
+    pub fn resolve_all_aliases(&mut self) {
+        let insts: Vec<Inst> = self.insts.keys().collect();
+        for inst in insts {
+            let mut data = self.insts[inst].clone();
+            data.map_args(|v| self.resolve_aliases(v));
+            self.insts[inst] = data;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! A function: its signature and attributes, the data-flow graph, the layout,
+//! its stack frame, and side tables (alias scopes, source spans).
+
+use super::dfg::DataFlowGraph;
+use super::entities::{AliasScope, Block, Inst, StackSlot, Value};
+use super::instructions::InstData;
+use super::layout::Layout;
+use super::types::Type;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+/// Kernel entry (`__global__`, PTX `.entry`) or device function (`.func`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FuncKind {
+    Kernel,
+    Device,
+}
+
+/// Whether a function is visible outside its module.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Linkage {
+    /// Visible to the driver / other modules (`.visible`).
+    External,
+    /// Private to the module (`static`, or a clone made by specialization).
+    Internal,
+}
+
+/// Attributes of a function parameter.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ParamAttrs {
+    /// Declared `__restrict__` in the source (front-end form).
+    pub restrict: bool,
+    /// Canonical form, set by restrict processing: no other pointer reaches
+    /// the memory this one reaches.
+    pub noalias: bool,
+    /// `__grid_constant__`: the kernel reads the parameter in place (param space).
+    pub grid_constant: bool,
+    /// Passed by value as an aggregate of this many bytes and this alignment.
+    pub byval: Option<(u32, u32)>,
+}
+
+/// One parameter of a signature.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AbiParam {
+    pub ty: Type,
+    pub attrs: ParamAttrs,
+}
+
+impl AbiParam {
+    pub fn new(ty: Type) -> Self {
+        AbiParam {
+            ty,
+            attrs: ParamAttrs::default(),
+        }
+    }
+}
+
+/// Parameter and return types of a function.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Signature {
+    pub params: Vec<AbiParam>,
+    pub returns: Vec<Type>,
+}
+
+/// Attributes of a function as a whole.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FuncAttrs {
+    pub kind: FuncKind,
+    pub linkage: Linkage,
+    /// Never inline (`__noinline__`).
+    pub noinline: bool,
+    /// Restrict processing has run on this function (it is idempotent).
+    pub restrict_processed: bool,
+    /// `__launch_bounds__(max_threads, min_blocks)`.
+    pub launch_bounds: Option<(u32, Option<u32>)>,
+}
+
+impl FuncAttrs {
+    pub fn new(kind: FuncKind, linkage: Linkage) -> Self {
+        FuncAttrs {
+            kind,
+            linkage,
+            noinline: false,
+            restrict_processed: false,
+            launch_bounds: None,
+        }
+    }
+}
+
+/// A slot of the function's `.local` frame.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StackSlotData {
+    pub size: u32,
+    pub align: u32,
+}
+
+/// An alias scope, named after what created it (e.g. a restrict parameter).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AliasScopeData {
+    pub name: String,
+}
+
+/// A half-open range of byte offsets into the source file.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct SourceSpan {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl SourceSpan {
+    pub fn new(start: u32, end: u32) -> Self {
+        SourceSpan { start, end }
+    }
+
+    /// The "no span" value: what instructions made by passes carry.
+    pub fn is_none(self) -> bool {
+        self == SourceSpan::default()
+    }
+}
+
+/// A function of a module.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Function {
+    pub name: String,
+    pub signature: Signature,
+    pub attrs: FuncAttrs,
+    pub dfg: DataFlowGraph,
+    pub layout: Layout,
+    pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,
+    pub alias_scopes: PrimaryMap<AliasScope, AliasScopeData>,
+    /// The source span each instruction came from (default = none).
+    pub spans: SecondaryMap<Inst, SourceSpan>,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, signature: Signature, attrs: FuncAttrs) -> Self {
+        Function {
+            name: name.into(),
+            signature,
+            attrs,
+            dfg: DataFlowGraph::new(),
+            layout: Layout::new(),
+            stack_slots: PrimaryMap::new(),
+            alias_scopes: PrimaryMap::new(),
+            spans: SecondaryMap::new(),
+        }
+    }
+
+    pub fn is_kernel(&self) -> bool {
+        self.attrs.kind == FuncKind::Kernel
+    }
+
+    /// The entry block (the first in the layout).
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// The values of the function's parameters (the entry block's parameters).
+    pub fn params(&self) -> &[Value] {
+        match self.entry_block() {
+            Some(b) => self.dfg.block_params(b),
+            None => &[],
+        }
+    }
+
+    /// Creates an instruction and appends it to `block`.
+    pub fn append_inst(&mut self, block: Block, data: InstData, result_types: &[Type]) -> Inst {
+        let inst = self.dfg.make_inst(data, result_types);
+        self.layout.append_inst(inst, block);
+        inst
+    }
+
+    /// The successors of `block` (targets of its terminator), in order, with repeats.
+    pub fn successors(&self, block: Block) -> Vec<Block> {
+        match self.layout.last_inst(block) {
+            Some(inst) => self.dfg.insts[inst]
+                .branch_destinations()
+                .iter()
+                .map(|d| d.block)
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The layout: which blocks are in the function, in what order, and which
+//! instructions each holds, in what order.
+//!
+//! Plain vectors keep it easy to read; inserting in the middle of a block is
+//! linear in the block's length, which is fine for kernels.
+
+use super::entities::{Block, Inst};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Layout {
+    blocks: Vec<Block>,
+    block_insts: SecondaryMap<Block, Vec<Inst>>,
+    inst_block: SecondaryMap<Inst, PackedOption<Block>>,
+    block_inserted: SecondaryMap<Block, bool>,
+}
+
+impl Layout {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The blocks in layout order. The first is the entry block.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    pub fn entry_block(&self) -> Option<Block> {
+        self.blocks.first().copied()
+    }
+
+    pub fn is_block_inserted(&self, block: Block) -> bool {
+        self.block_inserted[block]
+    }
+
+    /// Places `block` at the end of the function.
+    pub fn append_block(&mut self, block: Block) {
+        assert!(
+            !self.block_inserted[block],
+            "{block} is already in the layout"
+        );
+        self.blocks.push(block);
+        self.block_inserted[block] = true;
+    }
+
+    /// Removes `block` (and so its instructions) from the layout.
+    pub fn remove_block(&mut self, block: Block) {
+        self.blocks.retain(|&b| b != block);
+        self.block_inserted[block] = false;
+        for inst in std::mem::take(&mut self.block_insts[block]) {
+            self.inst_block[inst] = None.into();
+        }
+    }
+
+    /// The instructions of `block`, in order.
+    pub fn block_insts(&self, block: Block) -> &[Inst] {
+        &self.block_insts[block]
+    }
+
+    /// The last instruction of `block` (its terminator, once the block is complete).
+    pub fn last_inst(&self, block: Block) -> Option<Inst> {
+        self.block_insts[block].last().copied()
+    }
+
+    /// The block holding `inst`, if it is placed.
+    pub fn inst_block(&self, inst: Inst) -> Option<Block> {
+        self.inst_block[inst].expand()
+    }
+
+    /// Appends `inst` at the end of `block`.
+    pub fn append_inst(&mut self, inst: Inst, block: Block) {
+        assert!(self.inst_block[inst].is_none(), "{inst} is already placed");
+        self.block_insts[block].push(inst);
+        self.inst_block[inst] = block.into();
+    }
+
+    /// Inserts `inst` just before `before`, in the same block.
+    pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
+        let block = self.inst_block(before).expect("`before` is not placed");
+        let pos = self.position(before, block);
+        self.block_insts[block].insert(pos, inst);
+        self.inst_block[inst] = block.into();
+    }
+
+    /// Removes `inst` from its block (it stays in the data-flow graph).
+    pub fn remove_inst(&mut self, inst: Inst) {
+        if let Some(block) = self.inst_block(inst) {
+            let pos = self.position(inst, block);
+            self.block_insts[block].remove(pos);
+            self.inst_block[inst] = None.into();
+        }
+    }
+
+    fn position(&self, inst: Inst, block: Block) -> usize {
+        self.block_insts[block]
+            .iter()
+            .position(|&i| i == inst)
+            .expect("layout out of sync")
+    }
+
+    /// Every placed instruction, block by block.
+    pub fn insts(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.blocks
+            .iter()
+            .flat_map(move |&b| self.block_insts[b].iter().map(move |&i| (b, i)))
+    }
+}

@@ -1,0 +1,24 @@
+//! The kernelc IR: an SSA form with block parameters, whose pointer types
+//! carry their address space.
+//!
+//! Start with [`Function`] (what a function holds) and [`InstData`] (what an
+//! instruction holds); `docs/ir.md` is the reference for the text format.
+
+mod dfg;
+mod entities;
+mod function;
+mod instructions;
+mod layout;
+mod module;
+mod types;
+
+pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use entities::{AliasScope, Block, FuncId, GlobalVar, Inst, StackSlot, Value};
+pub use function::{
+    AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, ParamAttrs, Signature,
+    SourceSpan, StackSlotData,
+};
+pub use instructions::{BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, Opcode, SpecialReg};
+pub use layout::Layout;
+pub use module::{GlobalVarData, Module};
+pub use types::{AddrSpace, Type};

@@ -1,0 +1,59 @@
+//! A module: the functions and variables of one translation unit.
+
+use super::entities::{FuncId, GlobalVar};
+use super::function::{Function, Linkage};
+use super::types::AddrSpace;
+use cranelift_entity::PrimaryMap;
+
+/// A module-scope variable.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct GlobalVarData {
+    pub name: String,
+    /// Where it lives: shared, const, global (`__device__`), ...
+    pub space: AddrSpace,
+    /// Size in bytes; 0 for dynamic shared memory (`extern __shared__ T buf[]`).
+    pub size: u32,
+    pub align: u32,
+    /// Initial bytes (little-endian), for `__constant__`/`__device__` initializers.
+    pub init: Option<Vec<u8>>,
+    pub linkage: Linkage,
+    /// `extern __shared__ T buf[]`: sized at launch time.
+    pub dynamic: bool,
+}
+
+/// The unit the compiler works on: all functions and variables of one source file.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Module {
+    pub functions: PrimaryMap<FuncId, Function>,
+    pub globals: PrimaryMap<GlobalVar, GlobalVarData>,
+}
+
+impl Module {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push_function(&mut self, f: Function) -> FuncId {
+        self.functions.push(f)
+    }
+
+    pub fn push_global(&mut self, g: GlobalVarData) -> GlobalVar {
+        self.globals.push(g)
+    }
+
+    /// Looks a function up by name.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// Looks a variable up by name.
+    pub fn global_by_name(&self, name: &str) -> Option<GlobalVar> {
+        self.globals
+            .iter()
+            .find(|(_, g)| g.name == name)
+            .map(|(id, _)| id)
+    }
+}

@@ -1,0 +1,13 @@
+//! The IR text format: a printer and a parser that round-trip.
+//!
+//! The format is documented in `docs/ir.md`. Printing never renumbers:
+//! `v12` in the text is `Value(12)` in memory, and the parser keeps the
+//! numbers it reads, so an IR dump, a verifier message and a test can all
+//! point at the same entity.
+
+mod printer;
+
+pub use printer::{
+    write_float, write_function, write_function_with_comments, write_module, CommentAt, Comments,
+    PrintOptions,
+};
