@@ -1,1 +1,19 @@
-//! placeholder
+//! kernelc: a teaching-grade compiler from a CUDA-C subset to NVIDIA PTX.
+//!
+//! This crate is the facade and the driver. It strings the stages together
+//! (frontend → midend passes → backend) in [`driver`], and it is the only
+//! crate that touches the outside world: it reads files, writes output
+//! atomically, and runs NVIDIA's `ptxas` ([`ptxas`]).
+//!
+//! Architecture invariants:
+//! - Only this crate does I/O or spawns processes; the stage crates take and
+//!   return strings and data structures.
+//! - Every error a user can cause is reported as a rendered diagnostic and
+//!   exit code 1; a panic is a bug.
+
+pub mod driver;
+pub mod ptxas;
+
+pub use backend_nvptx;
+pub use frontend;
+pub use midend;

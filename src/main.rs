@@ -1,1 +1,221 @@
-fn main() {}
+//! The `kernelc` command line, in nvcc's habits:
+//!
+//! ```text
+//! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
+//!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
+//! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]
+//! ```
+//!
+//! Output goes to stdout unless `-o` is given; the output file is written
+//! atomically (a temporary file renamed into place), so a failed compilation
+//! never leaves a partial file. User errors exit with code 1.
+
+use clap::{Parser, ValueEnum};
+use kernelc::backend_nvptx::Target;
+use kernelc::driver::{self, CompileOptions, Emit};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum EmitArg {
+    Tokens,
+    Ast,
+    Ir,
+    IrOpt,
+    Ptx,
+}
+
+/// Compile a CUDA-C kernel file to PTX.
+#[derive(Parser, Debug)]
+#[command(name = "kernelc", version, about, after_help = "\
+Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
+runs passes and prints the IR (see `kernelc opt --help`).")]
+struct CompileArgs {
+    /// The source file (.cu).
+    input: PathBuf,
+    /// Write the output here instead of stdout.
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Target GPU (nvcc spelling; `-arch=sm_XX` works too).
+    #[arg(long = "gpu-architecture", value_name = "sm_XX", default_value = "sm_80")]
+    arch: String,
+    /// Optimization level, 0 to 3.
+    #[arg(short = 'O', value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: u8,
+    /// What to print.
+    #[arg(long, value_enum, default_value = "ptx")]
+    emit: EmitArg,
+    /// Define a preprocessor macro: `-D NAME` or `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VAL]")]
+    defines: Vec<String>,
+    /// Use this PTX ISA `.version` instead of the lowest one the target needs.
+    #[arg(long, value_name = "X.Y")]
+    ptx_version: Option<String>,
+    /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
+    #[arg(long = "ptx", hide = true)]
+    ptx: bool,
+}
+
+/// Read IR text, run passes over it, and print the IR (the course tool).
+#[derive(Parser, Debug)]
+#[command(name = "kernelc opt")]
+struct OptArgs {
+    /// The IR file (.kir).
+    input: PathBuf,
+    /// Comma-separated pass names, run in order (default: the -O3 pipeline).
+    #[arg(long, value_delimiter = ',')]
+    passes: Option<Vec<String>>,
+    /// Print the IR after every pass, not only at the end.
+    #[arg(long)]
+    print_after_all: bool,
+    /// Write the output here instead of stdout.
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+/// Rewrites nvcc's single-dash long options into the spellings clap knows:
+/// `-arch=sm_90` / `-arch sm_90` and `-ptx`.
+fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        if let Some(v) = arg.strip_prefix("-arch=") {
+            out.push(format!("--gpu-architecture={v}"));
+        } else if arg == "-arch" {
+            out.push("--gpu-architecture".into());
+        } else if arg == "-ptx" {
+            out.push("--ptx".into());
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    let args = normalize_args(std::env::args());
+    let result = if args.get(1).map(String::as_str) == Some("opt") {
+        let mut rest = vec![format!("{} opt", args[0])];
+        rest.extend(args.into_iter().skip(2));
+        run_opt(OptArgs::parse_from(rest))
+    } else {
+        run_compile(CompileArgs::parse_from(args))
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn read_input(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("error: cannot read `{}`: {e}", path.display()))
+}
+
+fn parse_ptx_version(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("error: `--ptx-version {s}` is not of the form X.Y (e.g. 8.0)");
+    let (major, minor) = s.split_once('.').ok_or_else(bad)?;
+    Ok((
+        major.parse().map_err(|_| bad())?,
+        minor.parse().map_err(|_| bad())?,
+    ))
+}
+
+fn parse_define(d: &str) -> (String, Option<String>) {
+    match d.split_once('=') {
+        Some((name, value)) => (name.to_string(), Some(value.to_string())),
+        None => (d.to_string(), None),
+    }
+}
+
+fn run_compile(args: CompileArgs) -> Result<(), String> {
+    let target = Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
+    let opts = CompileOptions {
+        target,
+        opt_level: args.opt_level,
+        defines: args.defines.iter().map(|d| parse_define(d)).collect(),
+        ptx_version: args.ptx_version.as_deref().map(parse_ptx_version).transpose()?,
+        emit: match args.emit {
+            EmitArg::Tokens => Emit::Tokens,
+            EmitArg::Ast => Emit::Ast,
+            EmitArg::Ir => Emit::Ir,
+            EmitArg::IrOpt => Emit::IrOpt,
+            EmitArg::Ptx => Emit::Ptx,
+        },
+    };
+    let source = read_input(&args.input)?;
+    let name = args.input.display().to_string();
+    let out = driver::compile_source(&name, &source, &opts).map_err(|e| e.rendered)?;
+    write_output(args.output.as_deref(), &out)
+}
+
+fn run_opt(args: OptArgs) -> Result<(), String> {
+    let text = read_input(&args.input)?;
+    let mut module = kernelc::midend::text::parse_module(&text)
+        .map_err(|e| format!("error: {}:{e}", args.input.display()))?;
+    if let Err(errors) = kernelc::midend::verifier::verify_module(&module) {
+        let mut msg = format!("error: `{}` is not valid IR\n", args.input.display());
+        for (func, errs) in errors {
+            msg.push_str(&errs.annotate(&module.functions[func], Some(&module)));
+        }
+        return Err(msg);
+    }
+    let passes: Vec<String> = match args.passes {
+        // `--passes ""` runs no pass: parse, verify and print back.
+        Some(p) => p.into_iter().filter(|name| !name.is_empty()).collect(),
+        None => kernelc::midend::passes::pipeline_for_level(3)
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    let names: Vec<&str> = passes.iter().map(String::as_str).collect();
+    let opts = kernelc::midend::text::PrintOptions::default();
+    let mut out = String::new();
+    driver::run_passes(&mut module, &names, |name, m| {
+        if args.print_after_all {
+            out.push_str(&format!("; after {name}\n"));
+            out.push_str(&kernelc::midend::text::write_module(m, opts));
+            out.push('\n');
+        }
+    })
+    .map_err(|e| e.rendered)?;
+    if !args.print_after_all {
+        out = kernelc::midend::text::write_module(&module, opts);
+    }
+    write_output(args.output.as_deref(), &out)
+}
+
+/// Writes to stdout, or to `path` through a temporary file in the same
+/// directory that is renamed into place, so readers never see a partial file.
+fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
+    let Some(path) = path else {
+        let mut stdout = std::io::stdout().lock();
+        return stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("error: cannot write to stdout: {e}"));
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{}.kernelc-tmp-{}",
+        file_name.unwrap_or_else(|| "out".into()),
+        std::process::id()
+    ));
+    let fail = |e: std::io::Error| format!("error: cannot write `{}`: {e}", path.display());
+    std::fs::write(&tmp, text).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}

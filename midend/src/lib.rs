@@ -9,5 +9,6 @@
 
 pub mod builder;
 pub mod ir;
+pub mod passes;
 pub mod ssa;
 pub mod text;

@@ -1,0 +1,628 @@
+//! Lowering expressions.
+//!
+//! Three entry points: [`FunctionLowerer::expr`] computes a value,
+//! [`FunctionLowerer::bool_value`] computes a condition as an `i1`, and
+//! [`FunctionLowerer::branch_on`] turns a condition straight into branches,
+//! so `if (a && b)` needs no 0/1 value at all.
+
+use super::{abi_type, value_type, FunctionLowerer};
+use crate::typed::{
+    BinOp, BuiltinVar, CastKind, CmpOp, Dim, Expr, ExprKind, LocalId, LogicalOp, Place, UnOp,
+};
+use crate::types::CType;
+use midend::builder::InstBuilder;
+use midend::ir::{
+    AddrSpace, Block, FloatCC, FuncId, IntCC, MemFlags, Opcode, SpecialReg, Type, Value,
+};
+
+/// Where an assignment or increment stores.
+enum PlaceRef {
+    Var(LocalId),
+    /// Memory at `ptr`, holding a value of the C type of the place.
+    Mem { ptr: Value, flags: MemFlags },
+}
+
+/// Whether the pointer type `ty` points to `volatile` memory.
+fn points_to_volatile(ty: &CType) -> bool {
+    matches!(
+        ty,
+        CType::Pointer {
+            pointee_volatile: true,
+            ..
+        }
+    )
+}
+
+fn is_signed(ty: &CType) -> bool {
+    matches!(ty, CType::Int { signed: true, .. })
+}
+
+/// Whether evaluating `e` is cheap and cannot fault or have effects, so both
+/// arms of a `?:` may be computed and a `select` used instead of branches.
+fn is_speculatable(e: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let ok = |e: &Expr| is_speculatable(e, depth + 1);
+    match &e.kind {
+        ExprKind::IntConst(_)
+        | ExprKind::FloatConst(_)
+        | ExprKind::Local(_)
+        | ExprKind::Builtin(..) => true,
+        ExprKind::Unary { operand, .. } | ExprKind::Not(operand) => ok(operand),
+        ExprKind::Cast { kind, expr } => *kind != CastKind::ToVoid && ok(expr),
+        ExprKind::Binary { op, lhs, rhs } => {
+            !matches!(op, BinOp::Div | BinOp::Rem) && ok(lhs) && ok(rhs)
+        }
+        ExprKind::Compare { lhs, rhs, .. } => ok(lhs) && ok(rhs),
+        _ => false,
+    }
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// The value of a non-void expression.
+    pub(crate) fn expr(&mut self, e: &Expr) -> Value {
+        match self.eval(e) {
+            Some(v) => v,
+            None => {
+                self.error(e.span, "a `void` expression has no value");
+                self.zero(Type::I32)
+            }
+        }
+    }
+
+    /// Evaluates `e`; `None` for `void` expressions.
+    fn eval(&mut self, e: &Expr) -> Option<Value> {
+        self.with_span(e.span, |lw| lw.eval_inner(e))
+    }
+
+    fn eval_inner(&mut self, e: &Expr) -> Option<Value> {
+        let v = match &e.kind {
+            ExprKind::IntConst(n) => self.b.iconst(value_type(&e.ty), *n as i64),
+            ExprKind::FloatConst(x) => self.b.fconst(value_type(&e.ty), *x),
+            ExprKind::Local(l) => self.b.use_var(Self::var(*l)),
+            ExprKind::Builtin(var, dim) => self.b.special(special_reg(*var, *dim)),
+            ExprKind::Unary { op, operand } => {
+                let x = self.expr(operand);
+                let opcode = match (op, e.ty.is_float()) {
+                    (UnOp::Neg, true) => Opcode::Fneg,
+                    (UnOp::Neg, false) => Opcode::Ineg,
+                    (UnOp::BitNot, _) => Opcode::Bnot,
+                };
+                self.b.unary(opcode, x)
+            }
+            ExprKind::Not(_) | ExprKind::Compare { .. } | ExprKind::Logical { .. } => {
+                let c = self.bool_value(e);
+                self.b.convert(Opcode::Zext, value_type(&e.ty), c)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                self.binary(*op, &e.ty, a, b)
+            }
+            ExprKind::Assign { target, op, value } => self.assign(target, op.is_some(), value, &e.ty),
+            ExprKind::TargetValue => match self.target_values.last() {
+                Some(&v) => v,
+                None => {
+                    self.error(e.span, "internal: target value outside an assignment");
+                    self.zero(value_type(&e.ty))
+                }
+            },
+            ExprKind::IncDec {
+                target,
+                pre,
+                new_value,
+                ..
+            } => {
+                let place = self.place(target);
+                let old = self.read(&place, &e.ty);
+                self.target_values.push(old);
+                let new = self.expr(new_value);
+                self.target_values.pop();
+                let new = self.write(&place, new, &e.ty);
+                if *pre {
+                    new
+                } else {
+                    old
+                }
+            }
+            ExprKind::Ternary { cond, then, els } => return self.ternary(cond, then, els, &e.ty),
+            ExprKind::Cast { kind, expr } => return self.cast(*kind, expr, &e.ty),
+            ExprKind::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let flags = self.flags_for(base);
+                let ptr = self.element_address(base, index, *elem_size);
+                self.load(ptr, &e.ty, flags)
+            }
+            ExprKind::Deref(ptr) => {
+                let flags = self.flags_for(ptr);
+                let p = self.expr(ptr);
+                self.load(p, &e.ty, flags)
+            }
+            ExprKind::PtrAdd {
+                ptr,
+                offset,
+                elem_size,
+            } => self.element_address(ptr, offset, *elem_size),
+            ExprKind::PtrSub {
+                ptr,
+                offset,
+                elem_size,
+            } => {
+                let p = self.expr(ptr);
+                let scaled = self.scaled_offset(offset, *elem_size);
+                let neg = self.b.unary(Opcode::Ineg, scaled);
+                self.b.ptroffset(p, neg)
+            }
+            ExprKind::PtrDiff {
+                lhs,
+                rhs,
+                elem_size,
+            } => {
+                let (a, b) = self.common_pointers(lhs, rhs);
+                let a = self.b.convert(Opcode::Ptrtoint, Type::I64, a);
+                let b = self.b.convert(Opcode::Ptrtoint, Type::I64, b);
+                let bytes = self.b.isub(a, b);
+                let size = self.b.iconst(Type::I64, *elem_size as i64);
+                let v = self.b.binary(Opcode::Sdiv, bytes, size);
+                self.int_resize(v, &CType::LONG, &e.ty)
+            }
+            ExprKind::Call { callee, args, .. } => return self.call(*callee, args, &e.ty),
+            ExprKind::SyncThreads => {
+                self.b.barrier();
+                return None;
+            }
+            ExprKind::Comma { lhs, rhs } => {
+                self.eval(lhs);
+                return self.eval(rhs);
+            }
+        };
+        Some(v)
+    }
+
+    fn binary(&mut self, op: BinOp, ty: &CType, a: Value, b: Value) -> Value {
+        let opcode = if ty.is_float() {
+            match op {
+                BinOp::Add => Opcode::Fadd,
+                BinOp::Sub => Opcode::Fsub,
+                BinOp::Mul => Opcode::Fmul,
+                // Sema rejects `%`, shifts and bitwise operators on floats.
+                _ => Opcode::Fdiv,
+            }
+        } else {
+            let signed = is_signed(ty);
+            match op {
+                BinOp::Add => Opcode::Iadd,
+                BinOp::Sub => Opcode::Isub,
+                BinOp::Mul => Opcode::Imul,
+                BinOp::Div if signed => Opcode::Sdiv,
+                BinOp::Div => Opcode::Udiv,
+                BinOp::Rem if signed => Opcode::Srem,
+                BinOp::Rem => Opcode::Urem,
+                BinOp::Shl => Opcode::Ishl,
+                BinOp::Shr if signed => Opcode::Sshr,
+                BinOp::Shr => Opcode::Ushr,
+                BinOp::BitAnd => Opcode::Band,
+                BinOp::BitOr => Opcode::Bor,
+                BinOp::BitXor => Opcode::Bxor,
+            }
+        };
+        self.b.binary(opcode, a, b)
+    }
+
+    /// `base + index * elem_size`.
+    fn element_address(&mut self, base: &Expr, index: &Expr, elem_size: u64) -> Value {
+        let p = self.expr(base);
+        let off = self.scaled_offset(index, elem_size);
+        self.b.ptroffset(p, off)
+    }
+
+    /// `offset * elem_size` as an `i64` byte count (the offset is already 64-bit).
+    fn scaled_offset(&mut self, offset: &Expr, elem_size: u64) -> Value {
+        let off = self.expr(offset);
+        let off = self.coerce(off, Type::I64);
+        if elem_size == 1 {
+            return off;
+        }
+        let size = self.b.iconst(Type::I64, elem_size as i64);
+        self.b.imul(off, size)
+    }
+
+    fn flags_for(&self, pointer: &Expr) -> MemFlags {
+        MemFlags {
+            volatile: points_to_volatile(&pointer.ty),
+            ..MemFlags::default()
+        }
+    }
+
+    /// Loads a value of C type `ty` (bools are bytes in memory).
+    fn load(&mut self, ptr: Value, ty: &CType, flags: MemFlags) -> Value {
+        let v = self.b.load(abi_type(ty), ptr, flags);
+        if *ty == CType::Bool {
+            self.byte_to_bool(v)
+        } else {
+            v
+        }
+    }
+
+    pub(crate) fn byte_to_bool(&mut self, v: Value) -> Value {
+        let zero = self.b.iconst(self.b.value_type(v), 0);
+        self.b.icmp(IntCC::Ne, v, zero)
+    }
+
+    fn place(&mut self, target: &Place) -> PlaceRef {
+        match target {
+            Place::Local(l) => PlaceRef::Var(*l),
+            Place::Deref(ptr) => {
+                let flags = self.flags_for(ptr);
+                PlaceRef::Mem {
+                    ptr: self.expr(ptr),
+                    flags,
+                }
+            }
+            Place::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let flags = self.flags_for(base);
+                PlaceRef::Mem {
+                    ptr: self.element_address(base, index, *elem_size),
+                    flags,
+                }
+            }
+        }
+    }
+
+    fn read(&mut self, place: &PlaceRef, ty: &CType) -> Value {
+        match place {
+            PlaceRef::Var(l) => self.b.use_var(Self::var(*l)),
+            PlaceRef::Mem { ptr, flags } => self.load(*ptr, ty, flags.clone()),
+        }
+    }
+
+    /// Stores `v` into the place; returns the value as stored (after conversion).
+    fn write(&mut self, place: &PlaceRef, v: Value, ty: &CType) -> Value {
+        match place {
+            PlaceRef::Var(l) => {
+                let v = self.coerce(v, self.var_type(*l));
+                self.b.def_var(Self::var(*l), v);
+                v
+            }
+            PlaceRef::Mem { ptr, flags } => {
+                let v = self.coerce(v, value_type(ty));
+                let stored = self.coerce(v, abi_type(ty));
+                self.b.store(stored, *ptr, flags.clone());
+                v
+            }
+        }
+    }
+
+    fn assign(&mut self, target: &Place, compound: bool, value: &Expr, ty: &CType) -> Value {
+        let place = self.place(target);
+        if compound {
+            let old = self.read(&place, ty);
+            self.target_values.push(old);
+        }
+        let v = self.expr(value);
+        if compound {
+            self.target_values.pop();
+        }
+        self.write(&place, v, ty)
+    }
+
+    fn ternary(&mut self, cond: &Expr, then: &Expr, els: &Expr, ty: &CType) -> Option<Value> {
+        let result_ty = value_type(ty);
+        if *ty != CType::Void && is_speculatable(then, 0) && is_speculatable(els, 0) {
+            let c = self.bool_value(cond);
+            let a = self.expr(then);
+            let a = self.coerce(a, result_ty);
+            let b = self.expr(els);
+            let b = self.coerce(b, result_ty);
+            return Some(self.b.select(c, a, b));
+        }
+        let then_block = self.b.create_block();
+        let else_block = self.b.create_block();
+        let join = self.b.create_block();
+        let result = (*ty != CType::Void).then(|| self.b.append_block_param(join, result_ty));
+        self.branch_on(cond, then_block, else_block);
+        for (block, arm) in [(then_block, then), (else_block, els)] {
+            self.b.seal_block(block);
+            self.b.switch_to_block(block);
+            let args = match result {
+                Some(_) => {
+                    let v = self.expr(arm);
+                    vec![self.coerce(v, result_ty)]
+                }
+                None => {
+                    self.eval(arm);
+                    vec![]
+                }
+            };
+            self.b.jump(join, args);
+        }
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        result
+    }
+
+    fn call(&mut self, callee: crate::typed::FuncId, args: &[Expr], ty: &CType) -> Option<Value> {
+        let sig = self.signatures[callee.0 as usize].clone();
+        let mut values = Vec::with_capacity(args.len());
+        for (arg, param) in args.iter().zip(&sig.params) {
+            let v = self.expr(arg);
+            values.push(self.coerce(v, param.ty));
+        }
+        let inst = self.b.call(FuncId::from_u32(callee.0), values, &sig.returns);
+        let result = self.b.func.dfg.first_result(inst)?;
+        Some(if *ty == CType::Bool {
+            self.byte_to_bool(result)
+        } else {
+            result
+        })
+    }
+
+    fn cast(&mut self, kind: CastKind, inner: &Expr, to: &CType) -> Option<Value> {
+        if kind == CastKind::ToVoid {
+            self.eval(inner);
+            return None;
+        }
+        if kind == CastKind::ToBool {
+            return Some(self.bool_value_of_cast(inner));
+        }
+        let v = self.expr(inner);
+        let from = &inner.ty;
+        let to_ty = value_type(to);
+        Some(match kind {
+            CastKind::IntToInt => self.int_resize(v, from, to),
+            CastKind::BoolToInt => self.b.convert(Opcode::Zext, to_ty, v),
+            CastKind::BoolToFloat => {
+                let one = self.b.fconst(to_ty, 1.0);
+                let zero = self.b.fconst(to_ty, 0.0);
+                self.b.select(v, one, zero)
+            }
+            CastKind::IntToFloat => {
+                let op = if is_signed(from) {
+                    Opcode::Sitofp
+                } else {
+                    Opcode::Uitofp
+                };
+                self.b.convert(op, to_ty, v)
+            }
+            CastKind::FloatToInt => {
+                let op = if is_signed(to) {
+                    Opcode::Fptosi
+                } else {
+                    Opcode::Fptoui
+                };
+                self.b.convert(op, to_ty, v)
+            }
+            CastKind::FloatToFloat => {
+                let from_ty = self.b.value_type(v);
+                match from_ty.bits().cmp(&to_ty.bits()) {
+                    std::cmp::Ordering::Less => self.b.convert(Opcode::Fpext, to_ty, v),
+                    std::cmp::Ordering::Greater => self.b.convert(Opcode::Fptrunc, to_ty, v),
+                    std::cmp::Ordering::Equal => v,
+                }
+            }
+            CastKind::PtrToPtr => v,
+            CastKind::IntToPtr => {
+                let wide = self.int_resize(v, from, &CType::LONG);
+                self.b.convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Generic), wide)
+            }
+            CastKind::PtrToInt => {
+                let generic = self.coerce(v, Type::Ptr(AddrSpace::Generic));
+                let wide = self.b.convert(Opcode::Ptrtoint, Type::I64, generic);
+                self.int_resize(wide, &CType::LONG, to)
+            }
+            CastKind::ToVoid | CastKind::ToBool => unreachable!("handled above"),
+        })
+    }
+
+    /// Integer width change with C semantics: the source's signedness decides
+    /// between sign and zero extension.
+    fn int_resize(&mut self, v: Value, from: &CType, to: &CType) -> Value {
+        let (from_ty, to_ty) = (self.b.value_type(v), value_type(to));
+        match from_ty.bits().cmp(&to_ty.bits()) {
+            std::cmp::Ordering::Equal => v,
+            std::cmp::Ordering::Greater => self.b.convert(Opcode::Trunc, to_ty, v),
+            std::cmp::Ordering::Less if is_signed(from) => self.b.convert(Opcode::Sext, to_ty, v),
+            std::cmp::Ordering::Less => self.b.convert(Opcode::Zext, to_ty, v),
+        }
+    }
+
+    /// Makes `v` (of some IR type) have IR type `ty`: bool ↔ byte, and a
+    /// pointer into a known space ↔ a generic pointer.
+    pub(crate) fn coerce(&mut self, v: Value, ty: Type) -> Value {
+        let from = self.b.value_type(v);
+        match (from, ty) {
+            _ if from == ty => v,
+            (Type::I1, t) if t.is_int() => self.b.convert(Opcode::Zext, t, v),
+            (t, Type::I1) if t.is_int() => self.byte_to_bool(v),
+            (Type::Ptr(_), Type::Ptr(to)) => self.b.addrspacecast(to, v),
+            (f, t) if f.is_int() && t.is_int() && f.bits() < t.bits() => {
+                self.b.convert(Opcode::Sext, t, v)
+            }
+            (f, t) if f.is_int() && t.is_int() => self.b.convert(Opcode::Trunc, t, v),
+            _ => v,
+        }
+    }
+
+    /// Converts a register value of C type `ty` to its ABI (return) form.
+    pub(crate) fn to_abi(&mut self, v: Value, ty: &CType) -> Value {
+        self.coerce(v, abi_type(ty))
+    }
+
+    /// Both pointers in one space (generic if they differ).
+    fn common_pointers(&mut self, lhs: &Expr, rhs: &Expr) -> (Value, Value) {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        if self.b.value_type(a) == self.b.value_type(b) {
+            return (a, b);
+        }
+        let g = Type::Ptr(AddrSpace::Generic);
+        (self.coerce(a, g), self.coerce(b, g))
+    }
+
+    /// A `bool`-typed expression as an `i1`.
+    pub(crate) fn bool_value(&mut self, e: &Expr) -> Value {
+        self.with_span(e.span, |lw| match &e.kind {
+            ExprKind::Cast {
+                kind: CastKind::ToBool,
+                expr,
+            } => lw.bool_value_of_cast(expr),
+            ExprKind::Compare { op, lhs, rhs } => lw.compare(*op, lhs, rhs),
+            ExprKind::Not(x) => {
+                let c = lw.bool_value(x);
+                let one = lw.b.iconst(Type::I1, 1);
+                lw.b.binary(Opcode::Bxor, c, one)
+            }
+            ExprKind::Logical { op, lhs, rhs } => lw.logical(*op, lhs, rhs),
+            _ => {
+                let v = lw.expr(e);
+                lw.coerce(v, Type::I1)
+            }
+        })
+    }
+
+    /// `inner != 0` for a scalar `inner`, without materializing 0/1 ints for
+    /// comparisons and logical operators.
+    fn bool_value_of_cast(&mut self, inner: &Expr) -> Value {
+        match &inner.kind {
+            ExprKind::Compare { .. } | ExprKind::Logical { .. } | ExprKind::Not(_) => {
+                return self.bool_value(inner)
+            }
+            ExprKind::Cast {
+                kind: CastKind::BoolToInt,
+                expr,
+            } => return self.bool_value(expr),
+            _ => {}
+        }
+        let v = self.expr(inner);
+        match self.b.value_type(v) {
+            Type::I1 => v,
+            t if t.is_float() => {
+                let zero = self.b.fconst(t, 0.0);
+                self.b.fcmp(FloatCC::Une, v, zero)
+            }
+            Type::Ptr(_) => {
+                let g = self.coerce(v, Type::Ptr(AddrSpace::Generic));
+                let bits = self.b.convert(Opcode::Ptrtoint, Type::I64, g);
+                let zero = self.b.iconst(Type::I64, 0);
+                self.b.icmp(IntCC::Ne, bits, zero)
+            }
+            t => {
+                let zero = self.b.iconst(t, 0);
+                self.b.icmp(IntCC::Ne, v, zero)
+            }
+        }
+    }
+
+    fn compare(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr) -> Value {
+        if lhs.ty.is_pointer() {
+            let (a, b) = self.common_pointers(lhs, rhs);
+            let a = self.b.convert(Opcode::Ptrtoint, Type::I64, a);
+            let b = self.b.convert(Opcode::Ptrtoint, Type::I64, b);
+            return self.b.icmp(int_cc(op, false), a, b);
+        }
+        let (a, b) = (self.expr(lhs), self.expr(rhs));
+        if lhs.ty.is_float() {
+            let cc = match op {
+                CmpOp::Lt => FloatCC::Olt,
+                CmpOp::Le => FloatCC::Ole,
+                CmpOp::Gt => FloatCC::Ogt,
+                CmpOp::Ge => FloatCC::Oge,
+                CmpOp::Eq => FloatCC::Oeq,
+                CmpOp::Ne => FloatCC::Une,
+            };
+            self.b.fcmp(cc, a, b)
+        } else {
+            self.b.icmp(int_cc(op, is_signed(&lhs.ty)), a, b)
+        }
+    }
+
+    /// `lhs && rhs` / `lhs || rhs` as an `i1`, evaluating `rhs` only when needed.
+    fn logical(&mut self, op: LogicalOp, lhs: &Expr, rhs: &Expr) -> Value {
+        let rhs_block = self.b.create_block();
+        let join = self.b.create_block();
+        let result = self.b.append_block_param(join, Type::I1);
+        let l = self.bool_value(lhs);
+        match op {
+            LogicalOp::And => self.b.brif(l, rhs_block, vec![], join, vec![l]),
+            LogicalOp::Or => self.b.brif(l, join, vec![l], rhs_block, vec![]),
+        };
+        self.b.seal_block(rhs_block);
+        self.b.switch_to_block(rhs_block);
+        let r = self.bool_value(rhs);
+        self.b.jump(join, vec![r]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        result
+    }
+
+    /// Branches to `t` if the `bool`-typed `cond` holds, else to `f`.
+    /// Short-circuit operators become branches directly.
+    pub(crate) fn branch_on(&mut self, cond: &Expr, t: Block, f: Block) {
+        self.with_span(cond.span, |lw| {
+            let inner = match &cond.kind {
+                ExprKind::Cast {
+                    kind: CastKind::ToBool,
+                    expr,
+                } if matches!(expr.kind, ExprKind::Logical { .. } | ExprKind::Not(_)) => expr,
+                _ => cond,
+            };
+            match &inner.kind {
+                ExprKind::Logical { op, lhs, rhs } => {
+                    let mid = lw.b.create_block();
+                    match op {
+                        LogicalOp::And => lw.branch_on(lhs, mid, f),
+                        LogicalOp::Or => lw.branch_on(lhs, t, mid),
+                    }
+                    lw.b.seal_block(mid);
+                    lw.b.switch_to_block(mid);
+                    lw.branch_on(rhs, t, f);
+                }
+                ExprKind::Not(x) => lw.branch_on(x, f, t),
+                _ => {
+                    let c = lw.bool_value(cond);
+                    lw.b.brif(c, t, vec![], f, vec![]);
+                }
+            }
+        })
+    }
+}
+
+fn int_cc(op: CmpOp, signed: bool) -> IntCC {
+    match (op, signed) {
+        (CmpOp::Eq, _) => IntCC::Eq,
+        (CmpOp::Ne, _) => IntCC::Ne,
+        (CmpOp::Lt, true) => IntCC::Slt,
+        (CmpOp::Le, true) => IntCC::Sle,
+        (CmpOp::Gt, true) => IntCC::Sgt,
+        (CmpOp::Ge, true) => IntCC::Sge,
+        (CmpOp::Lt, false) => IntCC::Ult,
+        (CmpOp::Le, false) => IntCC::Ule,
+        (CmpOp::Gt, false) => IntCC::Ugt,
+        (CmpOp::Ge, false) => IntCC::Uge,
+    }
+}
+
+fn special_reg(var: BuiltinVar, dim: Dim) -> SpecialReg {
+    use SpecialReg::*;
+    match (var, dim) {
+        (BuiltinVar::ThreadIdx, Dim::X) => TidX,
+        (BuiltinVar::ThreadIdx, Dim::Y) => TidY,
+        (BuiltinVar::ThreadIdx, Dim::Z) => TidZ,
+        (BuiltinVar::BlockDim, Dim::X) => NtidX,
+        (BuiltinVar::BlockDim, Dim::Y) => NtidY,
+        (BuiltinVar::BlockDim, Dim::Z) => NtidZ,
+        (BuiltinVar::BlockIdx, Dim::X) => CtaidX,
+        (BuiltinVar::BlockIdx, Dim::Y) => CtaidY,
+        (BuiltinVar::BlockIdx, Dim::Z) => CtaidZ,
+        (BuiltinVar::GridDim, Dim::X) => NctaidX,
+        (BuiltinVar::GridDim, Dim::Y) => NctaidY,
+        (BuiltinVar::GridDim, Dim::Z) => NctaidZ,
+    }
+}

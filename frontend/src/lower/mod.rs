@@ -1,0 +1,264 @@
+//! Lowering: the typed program to the midend IR.
+//!
+//! A plain recursive walk. Each C local (and parameter) becomes an SSA
+//! [`Variable`]; the SSA builder turns assignments and reads into values and
+//! block parameters, so this module never thinks about phis. Control flow
+//! (`if`, loops, `&&`, `||`, `?:`) becomes blocks and branches.
+//!
+//! Address spaces: a kernel's pointer parameters point into global memory
+//! (that is all the host can pass), so they are lowered as `ptr<global>`
+//! when the body never assigns to them. Every other pointer is generic; where
+//! a global pointer flows into a generic place an `addrspacecast` is made.
+//! Proving more (shared, const, local) is the memory-space passes' job.
+
+mod expr;
+mod stmt;
+
+use crate::diag::{Diagnostic, Span};
+use crate::typed::{self, LocalId, Place};
+use crate::types::CType;
+use midend::builder::InstBuilder;
+use midend::ir::{
+    AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, Linkage, Module,
+    ParamAttrs, Signature, SourceSpan, Type, Value,
+};
+use midend::ssa::{FunctionBuilder, Variable};
+
+/// Lowers a checked program to an IR module: one IR function per definition,
+/// in the same order, so `typed::FuncId(n)` is IR `FuncId` n.
+pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
+    let mut module = Module::new();
+    // Declare every function first, so calls can find their callee's signature.
+    for f in &program.functions {
+        let sig = signature_of(f);
+        let kind = if f.is_kernel {
+            FuncKind::Kernel
+        } else {
+            FuncKind::Device
+        };
+        let linkage = if f.is_static && !f.is_kernel {
+            Linkage::Internal
+        } else {
+            Linkage::External
+        };
+        let mut attrs = FuncAttrs::new(kind, linkage);
+        attrs.noinline = f.noinline;
+        module.push_function(Function::new(f.name.clone(), sig, attrs));
+    }
+    let signatures: Vec<Signature> = module
+        .functions
+        .values()
+        .map(|f| f.signature.clone())
+        .collect();
+    let mut diags = Vec::new();
+    for (i, f) in program.functions.iter().enumerate() {
+        let func = &mut module.functions[FuncId::from_u32(i as u32)];
+        lower_function(f, func, &signatures, &mut diags);
+    }
+    if diags.is_empty() {
+        Ok(module)
+    } else {
+        Err(diags)
+    }
+}
+
+/// The IR type of a C value held in a register. `bool` is an `i1` there;
+/// in memory and in signatures it is a byte (see [`abi_type`]).
+pub(crate) fn value_type(ty: &CType) -> Type {
+    match ty {
+        CType::Bool => Type::I1,
+        CType::Int { bits: 8, .. } => Type::I8,
+        CType::Int { bits: 16, .. } => Type::I16,
+        CType::Int { bits: 32, .. } => Type::I32,
+        CType::Int { .. } => Type::I64,
+        CType::Float { bits: 32 } => Type::F32,
+        CType::Float { .. } => Type::F64,
+        CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
+        // `void` values never reach a register; callers check first.
+        CType::Void => Type::I32,
+    }
+}
+
+/// The IR type of a C value in memory, a parameter or a return value.
+pub(crate) fn abi_type(ty: &CType) -> Type {
+    match ty {
+        CType::Bool => Type::I8,
+        other => value_type(other),
+    }
+}
+
+/// Whether the body assigns to `local` (then it cannot keep a narrower
+/// address space than generic without an analysis).
+fn is_assigned(body: &typed::Block, local: LocalId) -> bool {
+    let mut found = false;
+    stmt::visit_places(body, &mut |place| {
+        if matches!(place, Place::Local(l) if *l == local) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The IR type of a parameter's variable inside the body.
+fn param_var_type(f: &typed::Function, p: &typed::Param) -> Type {
+    if f.is_kernel && p.ty.is_pointer() && !is_assigned(&f.body, p.local) {
+        Type::Ptr(AddrSpace::Global)
+    } else {
+        value_type(&p.ty)
+    }
+}
+
+fn signature_of(f: &typed::Function) -> Signature {
+    let params = f
+        .params
+        .iter()
+        .map(|p| AbiParam {
+            ty: match param_var_type(f, p) {
+                Type::I1 => Type::I8,
+                t => t,
+            },
+            attrs: ParamAttrs {
+                restrict: p.restrict,
+                ..ParamAttrs::default()
+            },
+        })
+        .collect();
+    let returns = match f.ret {
+        CType::Void => vec![],
+        ref t => vec![abi_type(t)],
+    };
+    Signature { params, returns }
+}
+
+/// Targets of `break` and `continue` in the innermost loop.
+#[derive(Copy, Clone)]
+struct LoopTargets {
+    break_to: Block,
+    continue_to: Block,
+}
+
+/// The state of lowering one function.
+pub(crate) struct FunctionLowerer<'a, 'f> {
+    b: FunctionBuilder<'f>,
+    typed: &'a typed::Function,
+    signatures: &'a [Signature],
+    loops: Vec<LoopTargets>,
+    /// The IR type of each local's variable, by `LocalId`.
+    var_types: Vec<Type>,
+    /// The value of `TargetValue` inside the innermost assignment.
+    target_values: Vec<Value>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+fn lower_function(
+    f: &typed::Function,
+    func: &mut Function,
+    signatures: &[Signature],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut b = FunctionBuilder::new(func);
+    let mut var_types = Vec::new();
+    for (i, local) in f.locals.iter().enumerate() {
+        let ty = match f.params.get(i) {
+            Some(p) if local.is_param => param_var_type(f, p),
+            _ => value_type(&local.ty),
+        };
+        b.declare_var(Variable::from_u32(i as u32), ty);
+        var_types.push(ty);
+    }
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let mut lw = FunctionLowerer {
+        b,
+        typed: f,
+        signatures,
+        loops: Vec::new(),
+        var_types,
+        target_values: Vec::new(),
+        diags,
+    };
+    let params = lw.b.func.params().to_vec();
+    for (p, v) in f.params.iter().zip(params) {
+        let v = if p.ty == CType::Bool {
+            lw.byte_to_bool(v)
+        } else {
+            v
+        };
+        lw.b.def_var(Variable::from_u32(p.local.0), v);
+    }
+    lw.with_span(f.body.span, |lw| lw.block(&f.body));
+    lw.with_span(f.body.span, |lw| lw.finish_body());
+    lw.b.finalize();
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// Runs `build`, then gives every instruction it made that has no span yet
+    /// the span `span`. Inner constructs run first, so each instruction ends
+    /// up with the span of the innermost construct that made it.
+    pub(crate) fn with_span<R>(&mut self, span: Span, build: impl FnOnce(&mut Self) -> R) -> R {
+        let first = self.b.func.dfg.insts.len();
+        let r = build(self);
+        let last = self.b.func.dfg.insts.len();
+        let span = SourceSpan::new(span.start, span.end);
+        for i in first..last {
+            let inst = midend::ir::Inst::from_u32(i as u32);
+            if self.b.func.spans[inst].is_none() {
+                self.b.func.spans[inst] = span;
+            }
+        }
+        r
+    }
+
+    /// Ends the function if control can fall off its end.
+    fn finish_body(&mut self) {
+        if self.b.is_filled() {
+            return;
+        }
+        match &self.typed.ret {
+            CType::Void => {
+                self.b.ret(vec![]);
+            }
+            // Falling off the end of a non-void function leaves the result
+            // undefined in C; return zero rather than garbage.
+            t => {
+                let ty = abi_type(t);
+                let zero = self.zero(ty);
+                self.b.ret(vec![zero]);
+            }
+        }
+    }
+
+    /// A zero (or null) of type `ty`.
+    pub(crate) fn zero(&mut self, ty: Type) -> Value {
+        match ty {
+            Type::Ptr(space) => {
+                let z = self.b.iconst(Type::I64, 0);
+                self.b.convert(midend::ir::Opcode::Inttoptr, Type::Ptr(space), z)
+            }
+            t if t.is_float() => self.b.fconst(t, 0.0),
+            t => self.b.iconst(t, 0),
+        }
+    }
+
+    /// Starts a fresh block for code that follows a `return`, `break` or
+    /// `continue`: nothing branches to it, and cleanup removes it.
+    pub(crate) fn start_dead_block(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
+    }
+
+    pub(crate) fn var_type(&self, local: LocalId) -> Type {
+        self.var_types[local.0 as usize]
+    }
+
+    pub(crate) fn var(local: LocalId) -> Variable {
+        Variable::from_u32(local.0)
+    }
+
+    pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, message));
+    }
+}

@@ -1,0 +1,182 @@
+//! Constant folding: integer arithmetic and comparisons on constants become
+//! constants, a `select` on a constant picks its arm, and a `brif` on a
+//! constant becomes a `jump`.
+//!
+//! Operations whose result C leaves undefined (division by zero, `INT_MIN /
+//! -1`, shifting by the width or more) are left alone rather than folded to
+//! an arbitrary value.
+
+use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value};
+
+/// The constant an `iconst` defines, as a value of `ty`'s width.
+fn constant_of(func: &Function, v: Value) -> Option<i64> {
+    let crate::ir::ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstData::Iconst { imm, .. } => Some(imm),
+        _ => None,
+    }
+}
+
+/// Sign-extends the low `bits` of `x` (the canonical form folding produces).
+fn sext(x: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        x
+    } else {
+        (x << (64 - bits)) >> (64 - bits)
+    }
+}
+
+/// Zero-extends the low `bits` of `x`.
+fn zext(x: i64, bits: u32) -> u64 {
+    if bits >= 64 {
+        x as u64
+    } else {
+        (x as u64) & ((1u64 << bits) - 1)
+    }
+}
+
+fn fold_binary(op: Opcode, ty: Type, a: i64, b: i64) -> Option<i64> {
+    let bits = ty.bits();
+    let (sa, sb) = (sext(a, bits), sext(b, bits));
+    let (ua, ub) = (zext(a, bits), zext(b, bits));
+    let r = match op {
+        Opcode::Iadd => sa.wrapping_add(sb),
+        Opcode::Isub => sa.wrapping_sub(sb),
+        Opcode::Imul => sa.wrapping_mul(sb),
+        Opcode::Band => sa & sb,
+        Opcode::Bor => sa | sb,
+        Opcode::Bxor => sa ^ sb,
+        Opcode::Sdiv | Opcode::Srem => {
+            let min = sext(1i64 << (bits - 1), bits);
+            if sb == 0 || (sa == min && sb == -1) {
+                return None;
+            }
+            if op == Opcode::Sdiv {
+                sa / sb
+            } else {
+                sa % sb
+            }
+        }
+        Opcode::Udiv | Opcode::Urem => {
+            if ub == 0 {
+                return None;
+            }
+            (if op == Opcode::Udiv { ua / ub } else { ua % ub }) as i64
+        }
+        Opcode::Ishl | Opcode::Ushr | Opcode::Sshr => {
+            if ub >= bits as u64 {
+                return None;
+            }
+            match op {
+                Opcode::Ishl => sa << ub,
+                Opcode::Ushr => (ua >> ub) as i64,
+                _ => sa >> ub,
+            }
+        }
+        Opcode::Smin => sa.min(sb),
+        Opcode::Smax => sa.max(sb),
+        Opcode::Umin => ua.min(ub) as i64,
+        Opcode::Umax => ua.max(ub) as i64,
+        _ => return None,
+    };
+    Some(sext(r, bits))
+}
+
+fn fold_icmp(cond: IntCC, ty: Type, a: i64, b: i64) -> bool {
+    let bits = ty.bits();
+    let (sa, sb) = (sext(a, bits), sext(b, bits));
+    let (ua, ub) = (zext(a, bits), zext(b, bits));
+    match cond {
+        IntCC::Eq => ua == ub,
+        IntCC::Ne => ua != ub,
+        IntCC::Slt => sa < sb,
+        IntCC::Sle => sa <= sb,
+        IntCC::Sgt => sa > sb,
+        IntCC::Sge => sa >= sb,
+        IntCC::Ult => ua < ub,
+        IntCC::Ule => ua <= ub,
+        IntCC::Ugt => ua > ub,
+        IntCC::Uge => ua >= ub,
+    }
+}
+
+/// What to do with one instruction.
+enum Fold {
+    /// Replace the instruction's data (same results).
+    Rewrite(InstData),
+    /// Its single result is another value: alias it and drop the instruction.
+    Forward(Value),
+}
+
+fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
+    let data = &func.dfg.insts[inst];
+    let k = |v| constant_of(func, v);
+    match *data {
+        InstData::Binary { opcode, args: [a, b] } if opcode != Opcode::PtrOffset => {
+            let ty = func.dfg.value_type(a);
+            if !ty.is_int() {
+                return None;
+            }
+            let imm = fold_binary(opcode, ty, k(a)?, k(b)?)?;
+            Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
+        }
+        InstData::IntCompare { cond, args: [a, b] } => {
+            let ty = func.dfg.value_type(a);
+            if !ty.is_int() {
+                return None;
+            }
+            let imm = fold_icmp(cond, ty, k(a)?, k(b)?) as i64;
+            Some(Fold::Rewrite(InstData::Iconst { ty: Type::I1, imm }))
+        }
+        InstData::Ternary {
+            opcode: Opcode::Select,
+            args: [c, a, b],
+        } => {
+            if a == b {
+                return Some(Fold::Forward(a));
+            }
+            Some(Fold::Forward(if k(c)? & 1 != 0 { a } else { b }))
+        }
+        InstData::Brif {
+            cond,
+            ref then_dest,
+            ref else_dest,
+        } => {
+            let dest = if k(cond)? & 1 != 0 {
+                then_dest
+            } else {
+                else_dest
+            };
+            Some(Fold::Rewrite(InstData::Jump { dest: dest.clone() }))
+        }
+        _ => None,
+    }
+}
+
+/// Folds what can be folded; returns whether anything changed.
+pub fn fold_constants(func: &mut Function) -> bool {
+    let mut changed = false;
+    let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
+    for inst in insts {
+        // Operands may have been forwarded by an earlier fold in this sweep.
+        let mut data = func.dfg.insts[inst].clone();
+        data.map_args(|v| func.dfg.resolve_aliases(v));
+        func.dfg.insts[inst] = data;
+        match fold_inst(func, inst) {
+            Some(Fold::Rewrite(data)) => func.dfg.insts[inst] = data,
+            Some(Fold::Forward(to)) => {
+                let result = func.dfg.inst_results(inst)[0];
+                func.dfg.change_to_alias(result, to);
+                func.layout.remove_inst(inst);
+            }
+            None => continue,
+        }
+        changed = true;
+    }
+    if changed {
+        func.dfg.resolve_all_aliases();
+    }
+    changed
+}

@@ -1,0 +1,144 @@
+//! The compilation pipeline, as a linear script: source → tokens → AST →
+//! typed AST → IR → optimized IR → PTX. Each `--emit` stops at one of
+//! these steps and returns its text.
+//!
+//! Nothing here touches files: the binary (`main.rs`) reads the input and
+//! writes the output, so the whole pipeline can be driven from tests.
+
+use backend_nvptx::Target;
+use frontend::Diagnostic;
+use midend::ir::Module;
+use midend::text::{write_module, PrintOptions};
+
+/// What the compiler should print.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Emit {
+    /// The token stream after preprocessing.
+    Tokens,
+    /// The syntax tree.
+    Ast,
+    /// The IR as lowered from the source, before any pass.
+    Ir,
+    /// The IR after the optimization pipeline of the chosen `-O` level.
+    IrOpt,
+    /// PTX assembly (the default).
+    #[default]
+    Ptx,
+}
+
+/// Everything the command line can ask of one compilation.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    pub target: Target,
+    /// 0..=3, as `-O0`..`-O3`.
+    pub opt_level: u8,
+    /// `-D NAME[=VALUE]`.
+    pub defines: Vec<(String, Option<String>)>,
+    /// `--ptx-version X.Y`: overrides the `.version` the backend would choose.
+    pub ptx_version: Option<(u32, u32)>,
+    pub emit: Emit,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            target: Target::parse("sm_80").expect("sm_80 is in the target table"),
+            opt_level: 3,
+            defines: Vec::new(),
+            ptx_version: None,
+            emit: Emit::Ptx,
+        }
+    }
+}
+
+/// A failed compilation: the diagnostics, already rendered with source snippets.
+#[derive(Clone, Debug)]
+pub struct CompileError {
+    pub rendered: String,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.rendered)
+    }
+}
+
+/// Compiles one source file held in memory and returns the requested output.
+pub fn compile_source(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+) -> Result<String, CompileError> {
+    let fe_opts = frontend::Options {
+        defines: opts.defines.clone(),
+    };
+    let fail = |diags: Vec<Diagnostic>| CompileError {
+        rendered: frontend::render_diagnostics(file_name, source, &diags),
+    };
+    match opts.emit {
+        Emit::Tokens => {
+            let tokens = frontend::lex(source, &fe_opts).map_err(fail)?;
+            return Ok(frontend::dump_tokens(&tokens));
+        }
+        Emit::Ast => {
+            let tu = frontend::parse(source, &fe_opts).map_err(fail)?;
+            return Ok(frontend::dump_ast(&tu));
+        }
+        _ => {}
+    }
+    let program = frontend::check(source, &fe_opts).map_err(fail)?;
+    let mut module = frontend::lower(&program).map_err(fail)?;
+    check_ir(&module, "after lowering")?;
+    if opts.emit == Emit::Ir {
+        return Ok(write_module(&module, PrintOptions::default()));
+    }
+    optimize(&mut module, opts.opt_level)?;
+    if opts.emit == Emit::IrOpt {
+        return Ok(write_module(&module, PrintOptions::default()));
+    }
+    let be_opts = backend_nvptx::Options {
+        target: opts.target.clone(),
+        ptx_version: opts.ptx_version,
+    };
+    backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
+        rendered: format!("error: {e}\n"),
+    })
+}
+
+/// Runs the `-O` pipeline, verifying after every pass.
+pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> {
+    let passes = midend::passes::pipeline_for_level(opt_level);
+    run_passes(module, &passes, |_, _| {})
+}
+
+/// Runs the named passes in order, verifying after each one. `after_pass` is
+/// called with each pass name and the module after it (for `--print-after-all`).
+pub fn run_passes(
+    module: &mut Module,
+    passes: &[&str],
+    mut after_pass: impl FnMut(&str, &Module),
+) -> Result<(), CompileError> {
+    for &name in passes {
+        midend::passes::run_pass(module, name).map_err(|message| CompileError {
+            rendered: format!("error: {message}\n"),
+        })?;
+        check_ir(module, &format!("after pass `{name}`"))?;
+        after_pass(name, module);
+    }
+    Ok(())
+}
+
+/// Verifies the module. A failure here is a compiler bug, reported with the
+/// offending function printed and annotated.
+fn check_ir(module: &Module, when: &str) -> Result<(), CompileError> {
+    match midend::verifier::verify_module(module) {
+        Ok(()) => Ok(()),
+        Err(errors) => {
+            let mut rendered = format!("internal compiler error: invalid IR {when}\n");
+            for (func, errs) in errors {
+                rendered.push_str(&errs.annotate(&module.functions[func], Some(module)));
+            }
+            Err(CompileError { rendered })
+        }
+    }
+}

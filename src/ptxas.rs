@@ -1,0 +1,80 @@
+//! Finding and running NVIDIA's `ptxas`, the oracle every PTX we produce must
+//! satisfy.
+//!
+//! The search order is the one `scripts/test` uses: `$KERNELC_PTXAS`, then
+//! `ptxas` on `PATH`, then the project-local install under `.tools/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Where `scripts/test` installs the pinned CUDA wheels, relative to the workspace root.
+pub const LOCAL_CUDA_DIR: &str = ".tools/cuda-13.5/nvidia/cu13/bin";
+
+/// Locates ptxas, or returns `None` when there is none.
+pub fn find_ptxas() -> Option<PathBuf> {
+    find_tool("KERNELC_PTXAS", "ptxas")
+}
+
+/// Locates nvcc (only the local install has the nvvm it needs to run offline).
+pub fn find_nvcc() -> Option<PathBuf> {
+    find_tool("KERNELC_NVCC", "nvcc").filter(|p| {
+        p.parent()
+            .is_some_and(|bin| bin.join("../nvvm/bin/cicc").exists())
+    })
+}
+
+fn find_tool(env_var: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env_var) {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(LOCAL_CUDA_DIR)
+        .join(name);
+    local.is_file().then_some(local)
+}
+
+/// What ptxas said about one PTX file.
+#[derive(Debug)]
+pub struct PtxasOutcome {
+    pub success: bool,
+    /// Everything ptxas printed (it reports on stderr).
+    pub output: String,
+}
+
+/// Assembles `ptx` for `arch` (e.g. `sm_90`) with the given ptxas, discarding
+/// the object. `extra` are additional ptxas flags such as `-v`.
+pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, extra: &[&str]) -> std::io::Result<PtxasOutcome> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kernelc-ptxas-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let input = dir.join("input.ptx");
+    std::fs::write(&input, ptx)?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={arch}"))
+        .args(extra)
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join("out.cubin"))
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out?;
+    let mut output = String::from_utf8_lossy(&out.stdout).into_owned();
+    output.push_str(&String::from_utf8_lossy(&out.stderr));
+    Ok(PtxasOutcome {
+        success: out.status.success(),
+        output,
+    })
+}

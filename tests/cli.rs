@@ -1,0 +1,178 @@
+//! The `kernelc` binary as a user runs it: the README's commands, nvcc-style
+//! flags, atomic output files, diagnostics and exit codes, and the IR
+//! round trip through `kernelc opt`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kernelc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernelc"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("cannot run kernelc")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kernelc-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn readme_compile_command_prints_ptx() {
+    let out = kernelc(&["samples/vadd.cu", "-arch=sm_90"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ptx = stdout(&out);
+    assert!(ptx.contains(".target sm_90"), "{ptx}");
+    assert!(ptx.contains(".visible .entry vadd("), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_90", "kernelc samples/vadd.cu -arch=sm_90");
+}
+
+#[test]
+fn arch_spellings_are_equivalent() {
+    let a = stdout(&kernelc(&["samples/saxpy.cu", "-arch=sm_80"]));
+    let b = stdout(&kernelc(&["samples/saxpy.cu", "-arch", "sm_80"]));
+    let c = stdout(&kernelc(&["samples/saxpy.cu", "--gpu-architecture=sm_80"]));
+    let d = stdout(&kernelc(&["samples/saxpy.cu", "--gpu-architecture", "sm_80", "-ptx"]));
+    assert!(a.contains(".target sm_80"));
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+    assert_eq!(a, d);
+}
+
+#[test]
+fn output_file_is_written_and_deterministic() {
+    let dir = scratch("out");
+    let path = dir.join("vadd.ptx");
+    let p = path.to_str().unwrap();
+    for _ in 0..2 {
+        let out = kernelc(&["samples/vadd.cu", "-o", p, "-arch=sm_80", "-O2"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "nothing on stdout with -o");
+    }
+    let first = std::fs::read_to_string(&path).unwrap();
+    let again = stdout(&kernelc(&["samples/vadd.cu", "-arch=sm_80", "-O2"]));
+    assert_eq!(first, again);
+    common::assert_ptxas_accepts(&first, "sm_80", "vadd -O2 via -o");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn user_error_exits_1_with_snippet_and_leaves_no_file() {
+    let dir = scratch("bad");
+    let src = dir.join("bad.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(float* p) {\n    p[0] = undefined_name;\n}\n",
+    )
+    .unwrap();
+    let out_path = dir.join("bad.ptx");
+    let out = kernelc(&[src.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("undefined_name"), "{err}");
+    assert!(err.contains("bad.cu:2:"), "diagnostic names file and line: {err}");
+    assert!(err.contains('^'), "diagnostic has a caret snippet: {err}");
+    assert!(!out_path.exists(), "no output file on error");
+    assert!(
+        std::fs::read_dir(&dir).unwrap().count() == 1,
+        "no temporary file left behind"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_options_are_user_errors() {
+    let out = kernelc(&["samples/vadd.cu", "-arch=sm_99"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("sm_99"), "{}", stderr(&out));
+    let out = kernelc(&["does/not/exist.cu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+    let out = kernelc(&["samples/vadd.cu", "--ptx-version", "eight"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn ptx_version_override() {
+    let out = kernelc(&["samples/vadd.cu", "-arch=sm_90", "--ptx-version", "8.5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(".version 8.5"));
+}
+
+#[test]
+fn defines_reach_the_source() {
+    let dir = scratch("define");
+    let src = dir.join("d.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(int* p) { p[0] = SCALE * 2; }\n",
+    )
+    .unwrap();
+    let s = src.to_str().unwrap();
+    let out = kernelc(&[s, "-D", "SCALE=21", "--emit", "ir", "-O0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("iconst.i32 21"), "{}", stdout(&out));
+    let out = kernelc(&[s, "-DSCALE=5", "--emit", "ir-opt"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("iconst.i32 10"), "{}", stdout(&out));
+    let out = kernelc(&[s]);
+    assert_eq!(out.status.code(), Some(1), "SCALE undefined without -D");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn every_emit_kind_works() {
+    for emit in ["tokens", "ast", "ir", "ir-opt", "ptx"] {
+        let out = kernelc(&["samples/matmul_clamp.cu", "--emit", emit]);
+        assert!(out.status.success(), "--emit {emit}: {}", stderr(&out));
+        assert!(!stdout(&out).is_empty(), "--emit {emit} printed nothing");
+    }
+}
+
+/// `--emit ir` output is valid input for `kernelc opt`, which prints the same
+/// module back when asked to run no pass.
+#[test]
+fn emitted_ir_parses_back_with_opt() {
+    let dir = scratch("opt");
+    for sample in ["vadd", "saxpy", "matmul_clamp"] {
+        let src = format!("samples/{sample}.cu");
+        let ir = stdout(&kernelc(&[&src, "--emit", "ir"]));
+        let kir = dir.join(format!("{sample}.kir"));
+        std::fs::write(&kir, &ir).unwrap();
+        let k = kir.to_str().unwrap();
+        let out = kernelc(&["opt", k, "--passes", ""]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), ir, "{sample}: IR round trip through kernelc opt");
+        let optimized = stdout(&kernelc(&["opt", k, "--passes", "simplify"]));
+        let ir_opt = stdout(&kernelc(&[&src, "--emit", "ir-opt"]));
+        assert_eq!(optimized, ir_opt, "{sample}: opt --passes simplify = --emit ir-opt");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn opt_reports_bad_ir_and_unknown_passes() {
+    let dir = scratch("optbad");
+    let kir = dir.join("bad.kir");
+    std::fs::write(&kir, "device external @f() {\nblock0:\n    v1 = iadd v7, v8\n}\n").unwrap();
+    let out = kernelc(&["opt", kir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let good = dir.join("good.kir");
+    std::fs::write(&good, "device external @f() {\nblock0:\n    return\n}\n").unwrap();
+    let out = kernelc(&["opt", good.to_str().unwrap(), "--passes", "frobnicate"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unknown pass"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(Path::new(&dir));
+}

@@ -1,0 +1,42 @@
+//! Helpers shared by the integration tests: finding ptxas (and failing loudly
+//! in CI when it is missing) and assembling PTX with it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// ptxas, or `None` after printing a loud skip notice. In CI a missing ptxas
+/// is a test failure.
+pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
+    match kernelc::ptxas::find_ptxas() {
+        Some(p) => Some(p),
+        None if in_ci() => panic!("ptxas is required in CI (CI=true) but was not found"),
+        None => {
+            eprintln!("SKIPPED (ptxas not found; run ./scripts/test to install it): {what}");
+            None
+        }
+    }
+}
+
+/// Assembles `ptx` for `arch` with real ptxas and panics with ptxas's
+/// messages and the PTX if it is rejected. Does nothing (loudly) without ptxas.
+pub fn assert_ptxas_accepts(ptx: &str, arch: &str, what: &str) {
+    let Some(ptxas) = ptxas_or_skip(what) else {
+        return;
+    };
+    let outcome = kernelc::ptxas::assemble(&ptxas, ptx, arch, &[]).expect("cannot run ptxas");
+    assert!(
+        outcome.success,
+        "ptxas -arch={arch} rejected the PTX of {what}:\n{}\n--- PTX ---\n{ptx}",
+        outcome.output
+    );
+}

@@ -1,0 +1,275 @@
+//! Text-driven tests in the Cranelift manner. Every file under
+//! `tests/filetests/` starts with a command line and carries its expectations
+//! as `check:` comment lines:
+//!
+//! ```text
+//! ; test verifier            (or: test print | test pass a,b | test compile sm_90)
+//! <IR text, or CUDA source for `test compile` on a .cu file>
+//! ; check: <text that must appear in an output line>
+//! ; nextln: <text that must appear in the very next output line>
+//! ; not: <text that must not appear before the next check matches>
+//! ```
+//!
+//! In `.cu` files the comment leader is `//` instead of `;`. What the output
+//! is depends on the command:
+//! - `test print`: the module printed back (which must also re-parse to the
+//!   same text);
+//! - `test verifier`: the verifier's annotated function(s) with `; error:`
+//!   lines, or `ok` when the IR is valid;
+//! - `test pass a,b`: the module after running the passes (verified after each);
+//! - `test compile sm_XX`: the PTX, which real ptxas must also accept.
+//!
+//! Run with `KERNELC_BLESS=1` to rewrite each file's check lines so they
+//! match the whole current output (then read the diff before committing).
+
+mod common;
+
+use kernelc::driver::{self, CompileOptions, Emit};
+use kernelc::midend::text::{parse_module, write_module, PrintOptions};
+use kernelc::midend::verifier::verify_module;
+use std::path::{Path, PathBuf};
+
+/// One expectation line.
+#[derive(Debug)]
+enum Check {
+    Check(String),
+    Nextln(String),
+    Not(String),
+}
+
+struct FileTest {
+    command: String,
+    /// The file without its command and check lines.
+    body: String,
+    checks: Vec<Check>,
+    leader: &'static str,
+}
+
+fn parse_file(path: &Path, text: &str) -> FileTest {
+    let leader = if path.extension().is_some_and(|e| e == "cu") {
+        "//"
+    } else {
+        ";"
+    };
+    let mut command = None;
+    let mut body = String::new();
+    let mut checks = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(comment) = trimmed.strip_prefix(leader) {
+            let c = comment.trim_start();
+            if command.is_none() {
+                if let Some(cmd) = c.strip_prefix("test ") {
+                    command = Some(cmd.trim().to_string());
+                    continue;
+                }
+            }
+            let directive = [("check:", 0), ("nextln:", 1), ("not:", 2)]
+                .iter()
+                .find_map(|&(d, k)| c.strip_prefix(d).map(|rest| (k, rest.trim().to_string())));
+            if let Some((kind, pattern)) = directive {
+                checks.push(match kind {
+                    0 => Check::Check(pattern),
+                    1 => Check::Nextln(pattern),
+                    _ => Check::Not(pattern),
+                });
+                continue;
+            }
+        }
+        body.push_str(line);
+        body.push('\n');
+    }
+    FileTest {
+        command: command.unwrap_or_else(|| panic!("{}: no `test` command line", path.display())),
+        body,
+        checks,
+        leader,
+    }
+}
+
+/// Produces the output the checks are matched against.
+fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
+    let (verb, arg) = match test.command.split_once(' ') {
+        Some((v, a)) => (v, a.trim()),
+        None => (test.command.as_str(), ""),
+    };
+    match verb {
+        "print" => {
+            let module = parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
+            let printed = write_module(&module, PrintOptions::default());
+            let again = parse_module(&printed).map_err(|e| format!("re-parse error: {e}"))?;
+            let reprinted = write_module(&again, PrintOptions::default());
+            if reprinted != printed {
+                return Err(format!("printing is not stable:\n{printed}\n---\n{reprinted}"));
+            }
+            Ok(printed)
+        }
+        "verifier" => {
+            let module = parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
+            Ok(match verify_module(&module) {
+                Ok(()) => "ok\n".to_string(),
+                Err(errors) => errors
+                    .iter()
+                    .map(|(f, e)| e.annotate(&module.functions[*f], Some(&module)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            })
+        }
+        "pass" => {
+            let mut module = parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
+            if let Err(errors) = verify_module(&module) {
+                return Err(format!("input IR is invalid: {errors:?}"));
+            }
+            let passes: Vec<&str> = arg.split(',').map(str::trim).collect();
+            driver::run_passes(&mut module, &passes, |_, _| {}).map_err(|e| e.rendered)?;
+            Ok(write_module(&module, PrintOptions::default()))
+        }
+        "compile" => {
+            let target = kernelc::backend_nvptx::Target::parse(arg).map_err(|e| e.to_string())?;
+            let arch = arg.to_string();
+            let opts = CompileOptions {
+                target,
+                emit: Emit::Ptx,
+                ..CompileOptions::default()
+            };
+            let ptx = if path.extension().is_some_and(|e| e == "cu") {
+                driver::compile_source(&path.display().to_string(), &test.body, &opts)
+                    .map_err(|e| e.rendered)?
+            } else {
+                let mut module =
+                    parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
+                driver::optimize(&mut module, opts.opt_level).map_err(|e| e.rendered)?;
+                let be = kernelc::backend_nvptx::Options {
+                    target: opts.target.clone(),
+                    ptx_version: None,
+                };
+                kernelc::backend_nvptx::compile_module(&module, &be).map_err(|e| e.to_string())?
+            };
+            common::assert_ptxas_accepts(&ptx, &arch, &path.display().to_string());
+            Ok(ptx)
+        }
+        other => Err(format!("unknown test command `{other}`")),
+    }
+}
+
+/// Matches the checks against the output, FileCheck style. Returns a message
+/// describing the first failure.
+fn match_checks(checks: &[Check], output: &str) -> Result<(), String> {
+    let lines: Vec<&str> = output.lines().collect();
+    let mut next = 0; // first line the next check may match
+    let mut forbidden: Vec<&str> = Vec::new();
+    let mut last_match: Option<usize> = None;
+    for check in checks {
+        match check {
+            Check::Not(p) => forbidden.push(p),
+            Check::Check(p) => {
+                let found = (next..lines.len()).find(|&i| lines[i].contains(p.as_str()));
+                let Some(i) = found else {
+                    return Err(format!("check not found after line {next}: `{p}`"));
+                };
+                if let Some(bad) = (next..i)
+                    .find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f)))
+                {
+                    return Err(format!("`not: {bad}` matched before `check: {p}`"));
+                }
+                forbidden.clear();
+                last_match = Some(i);
+                next = i + 1;
+            }
+            Check::Nextln(p) => {
+                let Some(prev) = last_match else {
+                    return Err(format!("`nextln: {p}` has no preceding check"));
+                };
+                if !lines.get(prev + 1).is_some_and(|l| l.contains(p.as_str())) {
+                    return Err(format!(
+                        "nextln: `{p}` does not match line {}: `{}`",
+                        prev + 2,
+                        lines.get(prev + 1).unwrap_or(&"<end of output>")
+                    ));
+                }
+                last_match = Some(prev + 1);
+                next = prev + 2;
+            }
+        }
+    }
+    if let Some(bad) = (next..lines.len()).find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f))) {
+        return Err(format!("`not: {bad}` matched"));
+    }
+    Ok(())
+}
+
+/// Rewrites the file so its checks are exactly the current output.
+fn bless(path: &Path, test: &FileTest, output: &str) {
+    let l = test.leader;
+    let mut text = format!("{l} test {}\n", test.command);
+    text.push_str(test.body.trim_end());
+    text.push_str("\n\n");
+    let mut first = true;
+    for line in output.lines().filter(|l| !l.trim().is_empty()) {
+        let kind = if first { "check" } else { "nextln" };
+        text.push_str(&format!("{l} {kind}: {}\n", line.trim()));
+        first = false;
+    }
+    std::fs::write(path, text).expect("cannot bless file");
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "kir" || e == "cu") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn filetests() {
+    let mut files = Vec::new();
+    collect(&common::root().join("tests/filetests"), &mut files);
+    assert!(!files.is_empty(), "no filetests found");
+    let blessing = std::env::var("KERNELC_BLESS").is_ok_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let test = parse_file(path, &text);
+        let result = run_command(path, &test);
+        let outcome = match (&result, blessing) {
+            (Ok(output), true) => {
+                bless(path, &test, output);
+                Ok(())
+            }
+            (Ok(output), false) if test.checks.is_empty() => {
+                Err(format!("no check lines; output was:\n{output}"))
+            }
+            (Ok(output), false) => match_checks(&test.checks, output)
+                .map_err(|m| format!("{m}\n--- output ---\n{output}")),
+            (Err(e), _) => Err(e.clone()),
+        };
+        if let Err(message) = outcome {
+            failures.push(format!("{}: {message}", path.display()));
+        }
+    }
+    eprintln!("filetests: {} files, {} failed", files.len(), failures.len());
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+#[test]
+fn checks_fail_when_they_should() {
+    let out = "a = 1\nb = 2\nc = 3\n";
+    assert!(match_checks(&[Check::Check("b =".into())], out).is_ok());
+    assert!(match_checks(&[Check::Check("z".into())], out).is_err());
+    let order = [Check::Check("c".into()), Check::Check("a".into())];
+    assert!(match_checks(&order, out).is_err(), "checks match in order");
+    let next = [Check::Check("a".into()), Check::Nextln("c".into())];
+    assert!(match_checks(&next, out).is_err(), "nextln needs the very next line");
+    let not = [Check::Not("b".into()), Check::Check("c".into())];
+    assert!(match_checks(&not, out).is_err(), "not: between matches");
+    let not_tail = [Check::Check("a".into()), Check::Not("z".into())];
+    assert!(match_checks(&not_tail, out).is_ok());
+}
