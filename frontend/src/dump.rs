@@ -3,8 +3,6 @@
 //! One node per line, children indented by two spaces, so a student can see
 //! how precedence grouped an expression.
 
-use std::fmt::Write;
-
 use crate::ast::{
     Block, Expr, ExprKind, FunctionDecl, QualType, Stmt, StmtKind, TranslationUnit, UnaryOp,
 };
@@ -29,16 +27,21 @@ struct Dumper {
     out: String,
 }
 
+/// Object qualifiers go before a plain type (`const int`) but after a
+/// pointer (`float *const`), so the dump never suggests the wrong meaning.
 fn qual(t: &QualType) -> String {
-    let mut s = String::new();
+    let mut q = String::new();
     if t.is_const {
-        s.push_str("const ");
+        q.push_str("const ");
     }
     if t.is_volatile {
-        s.push_str("volatile ");
+        q.push_str("volatile ");
     }
-    let _ = write!(s, "{}", t.ty);
-    s
+    if t.ty.is_pointer() && !q.is_empty() {
+        format!("{} {}", t.ty, q.trim_end())
+    } else {
+        format!("{q}{}", t.ty)
+    }
 }
 
 impl Dumper {

@@ -126,9 +126,8 @@ impl Lexer<'_> {
         while self.pos < self.bytes.len() {
             let c = self.bytes[self.pos];
             let prev = self.bytes[self.pos - 1].to_ascii_lowercase();
-            if is_ident_continue(c) || c == b'.' {
-                self.pos += 1;
-            } else if (c == b'+' || c == b'-') && (prev == b'e' || prev == b'p') {
+            let exponent_sign = (c == b'+' || c == b'-') && (prev == b'e' || prev == b'p');
+            if is_ident_continue(c) || c == b'.' || exponent_sign {
                 self.pos += 1;
             } else {
                 break;
@@ -169,6 +168,12 @@ impl Lexer<'_> {
         }
         self.pos += 1;
         let e = *self.bytes.get(self.pos)?;
+        if !e.is_ascii() {
+            // Keep `pos` on a character boundary.
+            let ch = self.src[self.pos..].chars().next()?;
+            self.pos += ch.len_utf8();
+            return Some(Err("unknown escape sequence".into()));
+        }
         self.pos += 1;
         let simple = match e {
             b'n' => Some(10),

@@ -134,8 +134,9 @@ impl Parser<'_> {
         if self.is_punct(p) {
             Ok(self.bump().span)
         } else {
-            // Point just after the previous token when the expected one is missing.
-            let span = if self.at_eof() {
+            // A missing `;` (or anything at end of input) belongs to the end
+            // of the previous token: the next token is often on another line.
+            let span = if self.at_eof() || p == Punct::Semi {
                 self.prev_span()
             } else {
                 self.span()

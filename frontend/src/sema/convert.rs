@@ -95,7 +95,7 @@ pub(crate) fn pointees_compatible(a: &CType, b: &CType) -> bool {
 
 impl Checker {
     /// Converts to `bool` for a condition or logical operand.
-    pub(crate) fn to_bool(&mut self, e: Expr) -> Option<Expr> {
+    pub(crate) fn make_bool(&mut self, e: Expr) -> Option<Expr> {
         if e.ty == CType::Bool {
             return Some(e);
         }

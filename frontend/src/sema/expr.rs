@@ -113,8 +113,8 @@ impl Checker {
                         ))
                     }
                     BinaryOp::LogAnd | BinaryOp::LogOr => {
-                        let l = self.to_bool(l);
-                        let r = self.to_bool(r);
+                        let l = self.make_bool(l);
+                        let r = self.make_bool(r);
                         let op = if *op == BinaryOp::LogAnd {
                             LogicalOp::And
                         } else {
@@ -252,7 +252,7 @@ impl Checker {
                 ))
             }
             UnaryOp::Not => {
-                let b = self.to_bool(e)?;
+                let b = self.make_bool(e)?;
                 Some(mk(ExprKind::Not(Box::new(b)), CType::INT, span))
             }
             UnaryOp::Deref => match e.ty.pointee().cloned() {
@@ -615,7 +615,7 @@ impl Checker {
         els: &ast::Expr,
         span: Span,
     ) -> Option<Expr> {
-        let c = self.expr(cond).and_then(|c| self.to_bool(c));
+        let c = self.expr(cond).and_then(|c| self.make_bool(c));
         let t = self.expr(then);
         let e = self.expr(els);
         let (c, t, e) = (c?, t?, e?);

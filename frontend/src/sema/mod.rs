@@ -287,7 +287,7 @@ impl Checker {
     /// A condition expression converted to `bool`.
     fn cond(&mut self, e: &ast::Expr) -> Option<crate::typed::Expr> {
         let e = self.expr(e)?;
-        self.to_bool(e)
+        self.make_bool(e)
     }
 
     fn loop_body(&mut self, s: &ast::Stmt) -> Box<Stmt> {
