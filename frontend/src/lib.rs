@@ -1,1 +1,81 @@
-//! placeholder
+//! kernelc frontend: CUDA-C subset source text to a typed program.
+//!
+//! Crate invariants:
+//! * **Knows nothing of PTX.** The output is a typed C program; targets and
+//!   IR are other crates' business.
+//! * **Never panics on user input.** Every user error becomes a
+//!   [`Diagnostic`] with a source [`Span`]; nesting is bounded so hostile
+//!   input cannot overflow the stack.
+//! * **Does no I/O.** Callers pass source text and receive values or
+//!   diagnostics; reading files and printing is the driver's job.
+//!
+//! Pipeline: [`lex`] (raw lexing + tiny preprocessor) → [`parse`] (untyped
+//! [`ast`]) → [`check`] (semantic analysis into [`typed`]).
+
+pub mod ast;
+mod diag;
+mod dump;
+mod lexer;
+mod parser;
+mod preprocess;
+mod sema;
+mod token;
+pub mod typed;
+pub mod types;
+
+pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
+pub use dump::{dump_ast, dump_expr};
+pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
+pub use types::{usual_arithmetic, CType};
+
+/// Caller-provided configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `-D NAME` (`None`, defines to `1`) or `-D NAME=VALUE`.
+    pub defines: Vec<(String, Option<String>)>,
+}
+
+/// Whether any diagnostic is an error (warnings alone do not fail a phase).
+fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Lexes and preprocesses `source`.
+pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> {
+    if u32::try_from(source.len()).is_err() {
+        return Err(vec![Diagnostic::error(
+            Span::default(),
+            "source file is too large (over 4 GiB)",
+        )]);
+    }
+    let (raw, mut diags) = lexer::lex_raw(source);
+    let tokens = preprocess::preprocess(source, raw, opts, &mut diags);
+    if has_errors(&diags) {
+        diag::sort_diagnostics(&mut diags);
+        return Err(diags);
+    }
+    Ok(tokens)
+}
+
+/// Lexes and parses `source` into a syntax tree.
+pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
+    let tokens = lex(source, opts)?;
+    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
+    let (tu, mut diags) = parser::parse_tokens(&tokens, len);
+    if has_errors(&diags) {
+        diag::sort_diagnostics(&mut diags);
+        return Err(diags);
+    }
+    Ok(tu)
+}
+
+/// Parses and type-checks `source`.
+pub fn check(source: &str, opts: &Options) -> Result<typed::Program, Vec<Diagnostic>> {
+    let tu = parse(source, opts)?;
+    let (program, mut diags) = sema::check_program(&tu);
+    if has_errors(&diags) {
+        diag::sort_diagnostics(&mut diags);
+        return Err(diags);
+    }
+    Ok(program)
+}

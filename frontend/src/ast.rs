@@ -1,0 +1,247 @@
+//! The untyped syntax tree produced by the parser.
+//!
+//! It mirrors the source closely (names are strings, no conversions) so that
+//! `--emit ast` is recognisable to whoever wrote the code. Types are already
+//! resolved to [`CType`] because the subset has no user-defined types.
+
+use crate::diag::Span;
+use crate::types::CType;
+
+/// A whole source file: functions (prototypes and definitions) in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranslationUnit {
+    pub functions: Vec<FunctionDecl>,
+}
+
+/// Declaration specifiers that apply to functions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnSpecs {
+    pub global: bool,
+    pub device: bool,
+    pub host: bool,
+    pub extern_c: bool,
+    pub is_static: bool,
+    pub inline: bool,
+    pub forceinline: bool,
+    pub noinline: bool,
+}
+
+/// A function prototype (`body == None`) or definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDecl {
+    pub name: String,
+    pub name_span: Span,
+    /// From the first specifier to the end of the body or `;`.
+    pub span: Span,
+    pub specs: FnSpecs,
+    pub ret: CType,
+    pub ret_span: Span,
+    pub params: Vec<ParamDecl>,
+    pub body: Option<Block>,
+}
+
+/// A type as written, plus qualifiers of the declared object itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QualType {
+    pub ty: CType,
+    /// The declared object is `const` (`const int x`, `float *const p`).
+    pub is_const: bool,
+    pub is_volatile: bool,
+    pub span: Span,
+}
+
+/// A function parameter; unnamed parameters are allowed in prototypes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDecl {
+    pub name: Option<String>,
+    pub ty: QualType,
+    pub span: Span,
+}
+
+/// `{ ... }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// One declarator of a local declaration: `int i = 0, *p;` has two.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub name: String,
+    pub name_span: Span,
+    pub ty: QualType,
+    pub init: Option<Expr>,
+    pub span: Span,
+}
+
+/// A statement with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// Statement forms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Expr(Expr),
+    Decl(Vec<VarDecl>),
+    Block(Block),
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        /// A declaration or expression statement, or `None` for `for (;`.
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    Empty,
+}
+
+/// An expression with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+/// Unary operators (`++`/`--` are [`ExprKind::IncDec`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Plus,
+    Neg,
+    Not,
+    BitNot,
+    Deref,
+    AddrOf,
+}
+
+/// Binary operators including comparisons, logical operators and comma.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LogAnd,
+    LogOr,
+    Comma,
+}
+
+impl BinaryOp {
+    /// The C spelling.
+    pub fn as_str(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            BitAnd => "&",
+            BitXor => "^",
+            BitOr => "|",
+            LogAnd => "&&",
+            LogOr => "||",
+            Comma => ",",
+        }
+    }
+}
+
+/// Expression forms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Ident(String),
+    IntLit {
+        value: u64,
+        ty: CType,
+    },
+    FloatLit {
+        value: f64,
+        ty: CType,
+    },
+    CharLit(i64),
+    BoolLit(bool),
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    IncDec {
+        inc: bool,
+        prefix: bool,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `lhs = rhs` (`op == None`) or `lhs op= rhs`.
+    Assign {
+        op: Option<BinaryOp>,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
+    Cast {
+        ty: QualType,
+        expr: Box<Expr>,
+    },
+    SizeofType(QualType),
+    SizeofExpr(Box<Expr>),
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `base.field` (`arrow == false`) or `base->field`.
+    Member {
+        base: Box<Expr>,
+        field: String,
+        field_span: Span,
+        arrow: bool,
+    },
+}

@@ -1,0 +1,242 @@
+//! `--emit ast`: an indented, human-readable rendering of the syntax tree.
+//!
+//! One node per line, children indented by two spaces, so a student can see
+//! how precedence grouped an expression.
+
+use crate::ast::{
+    Block, Expr, ExprKind, FunctionDecl, QualType, Stmt, StmtKind, TranslationUnit, UnaryOp,
+};
+
+/// Renders the whole translation unit.
+pub fn dump_ast(tu: &TranslationUnit) -> String {
+    let mut d = Dumper { out: String::new() };
+    for f in &tu.functions {
+        d.function(f);
+    }
+    d.out
+}
+
+/// Renders a single expression (used by tests and diagnostics).
+pub fn dump_expr(e: &Expr) -> String {
+    let mut d = Dumper { out: String::new() };
+    d.expr(e, 0);
+    d.out
+}
+
+struct Dumper {
+    out: String,
+}
+
+/// Object qualifiers go before a plain type (`const int`) but after a
+/// pointer (`float *const`), so the dump never suggests the wrong meaning.
+fn qual(t: &QualType) -> String {
+    let mut q = String::new();
+    if t.is_const {
+        q.push_str("const ");
+    }
+    if t.is_volatile {
+        q.push_str("volatile ");
+    }
+    if t.ty.is_pointer() && !q.is_empty() {
+        format!("{} {}", t.ty, q.trim_end())
+    } else {
+        format!("{q}{}", t.ty)
+    }
+}
+
+impl Dumper {
+    fn line(&mut self, depth: usize, text: &str) {
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn function(&mut self, f: &FunctionDecl) {
+        let s = &f.specs;
+        let mut flags = String::new();
+        for (on, name) in [
+            (s.extern_c, "extern \"C\""),
+            (s.is_static, "static"),
+            (s.inline, "inline"),
+            (s.forceinline, "__forceinline__"),
+            (s.noinline, "__noinline__"),
+            (s.global, "__global__"),
+            (s.device, "__device__"),
+            (s.host, "__host__"),
+        ] {
+            if on {
+                flags.push(' ');
+                flags.push_str(name);
+            }
+        }
+        let kind = if f.body.is_some() {
+            "Function"
+        } else {
+            "Prototype"
+        };
+        self.line(0, &format!("{kind} {} -> {}{flags}", f.name, f.ret));
+        for p in &f.params {
+            let name = p.name.as_deref().unwrap_or("<unnamed>");
+            self.line(1, &format!("Param {name}: {}", qual(&p.ty)));
+        }
+        if let Some(b) = &f.body {
+            self.block(b, 1);
+        }
+    }
+
+    fn block(&mut self, b: &Block, depth: usize) {
+        self.line(depth, "Block");
+        for s in &b.stmts {
+            self.stmt(s, depth + 1);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, depth: usize) {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.line(depth, "ExprStmt");
+                self.expr(e, depth + 1);
+            }
+            StmtKind::Decl(vars) => {
+                for v in vars {
+                    self.line(depth, &format!("Decl {}: {}", v.name, qual(&v.ty)));
+                    if let Some(i) = &v.init {
+                        self.expr(i, depth + 1);
+                    }
+                }
+            }
+            StmtKind::Block(b) => self.block(b, depth),
+            StmtKind::If { cond, then, els } => {
+                self.line(depth, "If");
+                self.expr(cond, depth + 1);
+                self.stmt(then, depth + 1);
+                if let Some(e) = els {
+                    self.line(depth, "Else");
+                    self.stmt(e, depth + 1);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.line(depth, "While");
+                self.expr(cond, depth + 1);
+                self.stmt(body, depth + 1);
+            }
+            StmtKind::DoWhile { body, cond } => {
+                self.line(depth, "DoWhile");
+                self.stmt(body, depth + 1);
+                self.expr(cond, depth + 1);
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.line(depth, "For");
+                match init {
+                    Some(i) => self.stmt(i, depth + 1),
+                    None => self.line(depth + 1, "<no init>"),
+                }
+                match cond {
+                    Some(c) => self.expr(c, depth + 1),
+                    None => self.line(depth + 1, "<no condition>"),
+                }
+                match step {
+                    Some(c) => self.expr(c, depth + 1),
+                    None => self.line(depth + 1, "<no step>"),
+                }
+                self.stmt(body, depth + 1);
+            }
+            StmtKind::Break => self.line(depth, "Break"),
+            StmtKind::Continue => self.line(depth, "Continue"),
+            StmtKind::Return(v) => {
+                self.line(depth, "Return");
+                if let Some(v) = v {
+                    self.expr(v, depth + 1);
+                }
+            }
+            StmtKind::Empty => self.line(depth, "Empty"),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, depth: usize) {
+        let d = depth + 1;
+        match &e.kind {
+            ExprKind::Ident(n) => self.line(depth, &format!("Ident {n}")),
+            ExprKind::IntLit { value, ty } => self.line(depth, &format!("IntLit {value} ({ty})")),
+            ExprKind::FloatLit { value, ty } => {
+                self.line(depth, &format!("FloatLit {value:?} ({ty})"))
+            }
+            ExprKind::CharLit(v) => self.line(depth, &format!("CharLit {v}")),
+            ExprKind::BoolLit(v) => self.line(depth, &format!("BoolLit {v}")),
+            ExprKind::Unary { op, operand } => {
+                let name = match op {
+                    UnaryOp::Plus => "+",
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Not => "!",
+                    UnaryOp::BitNot => "~",
+                    UnaryOp::Deref => "*",
+                    UnaryOp::AddrOf => "&",
+                };
+                self.line(depth, &format!("Unary {name}"));
+                self.expr(operand, d);
+            }
+            ExprKind::IncDec {
+                inc,
+                prefix,
+                operand,
+            } => {
+                let op = if *inc { "++" } else { "--" };
+                let fix = if *prefix { "Pre" } else { "Post" };
+                self.line(depth, &format!("{fix}IncDec {op}"));
+                self.expr(operand, d);
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.line(depth, &format!("Binary {}", op.as_str()));
+                self.expr(lhs, d);
+                self.expr(rhs, d);
+            }
+            ExprKind::Assign { op, lhs, rhs } => {
+                let op = op.map_or(String::new(), |o| o.as_str().to_string());
+                self.line(depth, &format!("Assign {op}="));
+                self.expr(lhs, d);
+                self.expr(rhs, d);
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                self.line(depth, "Ternary");
+                self.expr(cond, d);
+                self.expr(then, d);
+                self.expr(els, d);
+            }
+            ExprKind::Cast { ty, expr } => {
+                self.line(depth, &format!("Cast to {}", qual(ty)));
+                self.expr(expr, d);
+            }
+            ExprKind::SizeofType(t) => self.line(depth, &format!("SizeofType {}", qual(t))),
+            ExprKind::SizeofExpr(x) => {
+                self.line(depth, "SizeofExpr");
+                self.expr(x, d);
+            }
+            ExprKind::Index { base, index } => {
+                self.line(depth, "Index");
+                self.expr(base, d);
+                self.expr(index, d);
+            }
+            ExprKind::Call { callee, args } => {
+                self.line(depth, "Call");
+                self.expr(callee, d);
+                for a in args {
+                    self.expr(a, d);
+                }
+            }
+            ExprKind::Member {
+                base, field, arrow, ..
+            } => {
+                let op = if *arrow { "->" } else { "." };
+                self.line(depth, &format!("Member {op}{field}"));
+                self.expr(base, d);
+            }
+        }
+    }
+}

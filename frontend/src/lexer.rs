@@ -1,0 +1,390 @@
+//! Raw lexing: source text to tokens, before preprocessing.
+//!
+//! The lexer keeps going after an error (skipping the offending bytes) so one
+//! run reports every lexical problem. Literal values and C types are computed
+//! here so the parser and checker never re-parse spellings.
+
+use crate::diag::{Diagnostic, Span};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::CType;
+
+/// Lexes `source`; returns all tokens that could be formed plus diagnostics.
+pub(crate) fn lex_raw(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+    let mut lx = Lexer {
+        src: source,
+        bytes: source.as_bytes(),
+        pos: 0,
+        tokens: Vec::new(),
+        diags: Vec::new(),
+    };
+    lx.run();
+    (lx.tokens, lx.diags)
+}
+
+struct Lexer<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    tokens: Vec<Token>,
+    diags: Vec<Diagnostic>,
+}
+
+fn span(start: usize, end: usize) -> Span {
+    // Callers guarantee the source fits in u32 (checked in `lib.rs`).
+    Span::new(
+        u32::try_from(start).unwrap_or(u32::MAX),
+        u32::try_from(end).unwrap_or(u32::MAX),
+    )
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl Lexer<'_> {
+    fn peek(&self, off: usize) -> u8 {
+        self.bytes.get(self.pos + off).copied().unwrap_or(0)
+    }
+
+    fn error(&mut self, start: usize, end: usize, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span(start, end), msg));
+    }
+
+    fn push(&mut self, kind: TokenKind, start: usize) {
+        self.tokens.push(Token {
+            kind,
+            text: self.src[start..self.pos].to_string(),
+            span: span(start, self.pos),
+        });
+    }
+
+    fn run(&mut self) {
+        while self.pos < self.bytes.len() {
+            let b = self.bytes[self.pos];
+            let start = self.pos;
+            if b.is_ascii_whitespace() || (b == b'\\' && matches!(self.peek(1), b'\n' | b'\r')) {
+                self.pos += 1;
+            } else if b == b'/' && self.peek(1) == b'/' {
+                while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
+                    self.pos += 1;
+                }
+            } else if b == b'/' && self.peek(1) == b'*' {
+                self.pos += 2;
+                loop {
+                    if self.pos >= self.bytes.len() {
+                        self.error(start, start + 2, "unterminated `/* */` comment");
+                        break;
+                    }
+                    if self.bytes[self.pos] == b'*' && self.peek(1) == b'/' {
+                        self.pos += 2;
+                        break;
+                    }
+                    self.pos += 1;
+                }
+            } else if is_ident_start(b) {
+                while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+                    self.pos += 1;
+                }
+                let kind = match Keyword::lookup(&self.src[start..self.pos]) {
+                    Some(k) => TokenKind::Keyword(k),
+                    None => TokenKind::Ident,
+                };
+                self.push(kind, start);
+            } else if b.is_ascii_digit() || (b == b'.' && self.peek(1).is_ascii_digit()) {
+                self.number();
+            } else if b == b'\'' {
+                self.char_lit();
+            } else if b == b'"' {
+                self.string_lit();
+            } else if let Some(p) = Punct::ALL
+                .iter()
+                .find(|p| self.src[self.pos..].starts_with(p.as_str()))
+            {
+                self.pos += p.as_str().len();
+                self.push(TokenKind::Punct(*p), start);
+            } else {
+                let ch = self.src[start..].chars().next().unwrap_or('?');
+                self.pos += ch.len_utf8();
+                self.error(
+                    start,
+                    self.pos,
+                    format!("unexpected character `{}`", ch.escape_default()),
+                );
+            }
+        }
+    }
+
+    /// Scans a preprocessing number and interprets it as an integer or
+    /// floating literal.
+    fn number(&mut self) {
+        let start = self.pos;
+        self.pos += 1;
+        while self.pos < self.bytes.len() {
+            let c = self.bytes[self.pos];
+            let prev = self.bytes[self.pos - 1].to_ascii_lowercase();
+            let exponent_sign = (c == b'+' || c == b'-') && (prev == b'e' || prev == b'p');
+            if is_ident_continue(c) || c == b'.' || exponent_sign {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        let text = &self.src[start..self.pos];
+        let lower = text.to_ascii_lowercase();
+        let is_hex = lower.starts_with("0x");
+        let is_float = !is_hex && (lower.contains('.') || lower.contains('e'));
+        let result = if is_hex && (lower.contains('.') || lower.contains('p')) {
+            Err("hexadecimal floating literals are not supported by kernelc yet".to_string())
+        } else if is_float {
+            float_literal(&lower)
+        } else {
+            int_literal(&lower, text)
+        };
+        match result {
+            Ok(kind) => self.push(kind, start),
+            Err(msg) => self.error(start, self.pos, msg),
+        }
+    }
+
+    /// Reads one (possibly escaped) character inside a quoted literal.
+    /// Returns `None` at end of line/input.
+    fn quoted_char(&mut self) -> Option<Result<i64, String>> {
+        let b = *self.bytes.get(self.pos)?;
+        if b == b'\n' {
+            return None;
+        }
+        if b != b'\\' {
+            let ch = self.src[self.pos..].chars().next()?;
+            self.pos += ch.len_utf8();
+            return Some(if ch.is_ascii() {
+                Ok(ch as i64)
+            } else {
+                Err("non-ASCII characters in literals are not supported by kernelc".into())
+            });
+        }
+        self.pos += 1;
+        let e = *self.bytes.get(self.pos)?;
+        if !e.is_ascii() {
+            // Keep `pos` on a character boundary.
+            let ch = self.src[self.pos..].chars().next()?;
+            self.pos += ch.len_utf8();
+            return Some(Err("unknown escape sequence".into()));
+        }
+        self.pos += 1;
+        let simple = match e {
+            b'n' => Some(10),
+            b't' => Some(9),
+            b'r' => Some(13),
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'v' => Some(11),
+            b'\\' | b'\'' | b'"' | b'?' => Some(i64::from(e)),
+            _ => None,
+        };
+        if let Some(v) = simple {
+            return Some(Ok(v));
+        }
+        if e == b'x' {
+            let mut v: i64 = 0;
+            let mut n = 0;
+            while self.peek(0).is_ascii_hexdigit() {
+                v = (v * 16 + i64::from((self.peek(0) as char).to_digit(16).unwrap_or(0))) & 0xffff;
+                self.pos += 1;
+                n += 1;
+            }
+            return Some(if n == 0 || v > 0xff {
+                Err("invalid `\\x` escape (expected 1 or 2 hex digits)".into())
+            } else {
+                Ok(v)
+            });
+        }
+        if (b'0'..=b'7').contains(&e) {
+            let mut v = i64::from(e - b'0');
+            for _ in 0..2 {
+                if (b'0'..=b'7').contains(&self.peek(0)) {
+                    v = v * 8 + i64::from(self.peek(0) - b'0');
+                    self.pos += 1;
+                }
+            }
+            return Some(if v > 0xff {
+                Err("octal escape out of range".into())
+            } else {
+                Ok(v)
+            });
+        }
+        Some(Err(format!(
+            "unknown escape sequence `\\{}`",
+            (e as char).escape_default()
+        )))
+    }
+
+    fn char_lit(&mut self) {
+        let start = self.pos;
+        self.pos += 1;
+        let mut values = Vec::new();
+        let mut err = None;
+        loop {
+            if self.peek(0) == b'\'' {
+                self.pos += 1;
+                break;
+            }
+            match self.quoted_char() {
+                None => {
+                    self.error(start, self.pos, "unterminated character literal");
+                    return;
+                }
+                Some(Ok(v)) => values.push(v),
+                Some(Err(m)) => err = Some(m),
+            }
+        }
+        if let Some(m) = err {
+            self.error(start, self.pos, m);
+        } else if values.len() != 1 {
+            let msg = if values.is_empty() {
+                "empty character literal"
+            } else {
+                "multi-character literals are not supported by kernelc"
+            };
+            self.error(start, self.pos, msg);
+        } else {
+            // `char` is signed: '\xff' is -1.
+            let v = i64::from(values[0] as u8 as i8);
+            self.push(TokenKind::Char(v), start);
+        }
+    }
+
+    fn string_lit(&mut self) {
+        let start = self.pos;
+        self.pos += 1;
+        let mut s = String::new();
+        let mut err = None;
+        loop {
+            if self.peek(0) == b'"' {
+                self.pos += 1;
+                break;
+            }
+            match self.quoted_char() {
+                None => {
+                    self.error(start, self.pos, "unterminated string literal");
+                    return;
+                }
+                Some(Ok(v)) => s.push(char::from(v as u8)),
+                Some(Err(m)) => err = Some(m),
+            }
+        }
+        match err {
+            Some(m) => self.error(start, self.pos, m),
+            None => self.push(TokenKind::Str(s), start),
+        }
+    }
+}
+
+/// Parses a floating literal (already lower-cased). `f` suffix means `float`.
+fn float_literal(lower: &str) -> Result<TokenKind, String> {
+    let (body, ty) = match lower.strip_suffix('f') {
+        Some(b) => (b, CType::FLOAT),
+        None => match lower.strip_suffix('l') {
+            Some(_) => return Err("`long double` literals are not supported by kernelc".into()),
+            None => (lower, CType::DOUBLE),
+        },
+    };
+    let valid = body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'));
+    match body.parse::<f64>() {
+        Ok(v) if valid && v.is_finite() => {
+            let value = if ty == CType::FLOAT {
+                f64::from(v as f32)
+            } else {
+                v
+            };
+            Ok(TokenKind::Float { value, ty })
+        }
+        Ok(_) if valid => Err("floating literal is out of range".into()),
+        _ => Err(format!("invalid floating literal `{lower}`")),
+    }
+}
+
+/// Parses an integer literal and picks its C type (C11 6.4.4.1): the first
+/// type in the suffix's list that can represent the value; hex and octal
+/// literals may also use the unsigned types.
+fn int_literal(lower: &str, text: &str) -> Result<TokenKind, String> {
+    let digits_end = match lower.strip_prefix("0x") {
+        Some(h) => h
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .map_or(lower.len(), |i| i + 2),
+        None => lower.find(['u', 'l']).unwrap_or(lower.len()),
+    };
+    let (digits, suffix) = lower.split_at(digits_end);
+    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
+        (16, h)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    if body.is_empty() {
+        return Err(format!("invalid integer literal `{text}`"));
+    }
+    let value = match u64::from_str_radix(body, radix) {
+        Ok(v) => v,
+        Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
+            return Err(format!("integer literal `{text}` is too large"))
+        }
+        Err(_) => return Err(format!("invalid integer literal `{text}`")),
+    };
+    let (unsigned, long) = match suffix {
+        "" => (false, false),
+        "u" => (true, false),
+        "l" | "ll" => (false, true),
+        "ul" | "lu" | "ull" | "llu" => (true, true),
+        _ => {
+            return Err(format!(
+                "invalid suffix `{}` on integer literal",
+                &text[digits_end..]
+            ))
+        }
+    };
+    let decimal = radix == 10;
+    let mut candidates: Vec<CType> = Vec::new();
+    if !long {
+        if !unsigned {
+            candidates.push(CType::INT);
+        }
+        if unsigned || !decimal {
+            candidates.push(CType::UINT);
+        }
+    }
+    if !unsigned {
+        candidates.push(CType::LONG);
+    }
+    if unsigned || !decimal {
+        candidates.push(CType::ULONG);
+    }
+    let fits = |ty: &CType| match ty {
+        CType::Int {
+            bits: 32,
+            signed: true,
+        } => value <= i32::MAX as u64,
+        CType::Int {
+            bits: 32,
+            signed: false,
+        } => value <= u64::from(u32::MAX),
+        CType::Int {
+            bits: 64,
+            signed: true,
+        } => value <= i64::MAX as u64,
+        _ => true,
+    };
+    match candidates.into_iter().find(fits) {
+        Some(ty) => Ok(TokenKind::Int { value, ty }),
+        None => Err(format!(
+            "integer literal `{text}` is too large for `long`; add a `u` suffix"
+        )),
+    }
+}

@@ -1,0 +1,851 @@
+//! Expression typing: C's operator rules producing explicit typed nodes.
+
+use super::convert::{cast_kind, convert, is_null_const, offset64, pointees_compatible, promote};
+use super::Checker;
+use crate::ast::{self, BinaryOp, UnaryOp};
+use crate::diag::{Diagnostic, Span};
+use crate::typed::{BinOp, BuiltinVar, CmpOp, Dim, Expr, ExprKind, LogicalOp, Place, UnOp};
+use crate::types::{usual_arithmetic, CType};
+
+/// CUDA/libc functions programs commonly call that kernelc does not provide yet.
+const UNSUPPORTED_FUNCTIONS: &[&str] = &[
+    "atomicAdd",
+    "atomicSub",
+    "atomicExch",
+    "atomicMin",
+    "atomicMax",
+    "atomicCAS",
+    "atomicInc",
+    "atomicDec",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "__syncwarp",
+    "__shfl_sync",
+    "__shfl_down_sync",
+    "__shfl_up_sync",
+    "__shfl_xor_sync",
+    "__ballot_sync",
+    "__threadfence",
+    "__ldg",
+    "printf",
+    "malloc",
+    "free",
+    "sqrtf",
+    "sqrt",
+    "rsqrtf",
+    "expf",
+    "exp",
+    "__expf",
+    "logf",
+    "log",
+    "sinf",
+    "cosf",
+    "tanf",
+    "powf",
+    "pow",
+    "fabsf",
+    "fabs",
+    "fminf",
+    "fmaxf",
+    "fmin",
+    "fmax",
+    "min",
+    "max",
+    "floorf",
+    "ceilf",
+    "floor",
+    "ceil",
+    "roundf",
+    "abs",
+    "__fdividef",
+];
+
+fn builtin_var(name: &str) -> Option<BuiltinVar> {
+    Some(match name {
+        "threadIdx" => BuiltinVar::ThreadIdx,
+        "blockIdx" => BuiltinVar::BlockIdx,
+        "blockDim" => BuiltinVar::BlockDim,
+        "gridDim" => BuiltinVar::GridDim,
+        _ => return None,
+    })
+}
+
+fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+fn int_const(v: i128, ty: CType, span: Span) -> Expr {
+    mk(ExprKind::IntConst(v), ty, span)
+}
+
+impl Checker {
+    /// Types an expression. `None` means an error was reported.
+    pub(super) fn expr(&mut self, e: &ast::Expr) -> Option<Expr> {
+        use ast::ExprKind as A;
+        let span = e.span;
+        match &e.kind {
+            A::Ident(name) => self.ident(name, span),
+            A::IntLit { value, ty } => Some(int_const(i128::from(*value), ty.clone(), span)),
+            A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
+            A::BoolLit(b) => Some(int_const(i128::from(*b), CType::Bool, span)),
+            A::FloatLit { value, ty } => Some(mk(ExprKind::FloatConst(*value), ty.clone(), span)),
+            A::Unary { op, operand } => self.unary(*op, operand, span),
+            A::IncDec {
+                inc,
+                prefix,
+                operand,
+            } => self.inc_dec(*inc, *prefix, operand, span),
+            A::Binary { op, lhs, rhs } => {
+                let l = self.expr(lhs);
+                let r = self.expr(rhs);
+                let (l, r) = (l?, r?);
+                match op {
+                    BinaryOp::Comma => {
+                        let ty = r.ty.clone();
+                        Some(mk(
+                            ExprKind::Comma {
+                                lhs: Box::new(l),
+                                rhs: Box::new(r),
+                            },
+                            ty,
+                            span,
+                        ))
+                    }
+                    BinaryOp::LogAnd | BinaryOp::LogOr => {
+                        let l = self.make_bool(l);
+                        let r = self.make_bool(r);
+                        let op = if *op == BinaryOp::LogAnd {
+                            LogicalOp::And
+                        } else {
+                            LogicalOp::Or
+                        };
+                        Some(mk(
+                            ExprKind::Logical {
+                                op,
+                                lhs: Box::new(l?),
+                                rhs: Box::new(r?),
+                            },
+                            CType::INT,
+                            span,
+                        ))
+                    }
+                    _ => self.binary(*op, l, r, span),
+                }
+            }
+            A::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
+            A::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
+            A::Cast { ty, expr } => {
+                let inner = self.expr(expr)?;
+                self.explicit_cast(inner, &ty.ty, span)
+            }
+            A::SizeofType(t) => self.sizeof(&t.ty, span),
+            A::SizeofExpr(x) => {
+                let inner = self.expr(x)?;
+                self.sizeof(&inner.ty, span)
+            }
+            A::Index { base, index } => {
+                let b = self.expr(base);
+                let i = self.expr(index);
+                self.index(b?, i?, span)
+            }
+            A::Call { callee, args } => self.call(callee, args, span),
+            A::Member {
+                base,
+                field,
+                field_span,
+                arrow,
+            } => self.member(base, field, *field_span, *arrow, span),
+        }
+    }
+
+    fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
+        if let Some(id) = self.lookup(name) {
+            let ty = self.locals[id.0 as usize].ty.clone();
+            return Some(mk(ExprKind::Local(id), ty, span));
+        }
+        let msg = if builtin_var(name).is_some() {
+            format!("`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`")
+        } else if self.by_name.contains_key(name) || name == "__syncthreads" {
+            format!("function `{name}` can only be called (function pointers are not supported by kernelc)")
+        } else {
+            format!("use of undeclared identifier `{name}`")
+        };
+        self.error(span, msg);
+        None
+    }
+
+    fn member(
+        &mut self,
+        base: &ast::Expr,
+        field: &str,
+        field_span: Span,
+        arrow: bool,
+        span: Span,
+    ) -> Option<Expr> {
+        if let ast::ExprKind::Ident(name) = &base.kind {
+            if let (Some(var), None, false) = (builtin_var(name), self.lookup(name), arrow) {
+                let dim = match field {
+                    "x" => Dim::X,
+                    "y" => Dim::Y,
+                    "z" => Dim::Z,
+                    _ => {
+                        self.error(
+                            field_span,
+                            format!("`{name}` has no member `{field}`; use `.x`, `.y` or `.z`"),
+                        );
+                        return None;
+                    }
+                };
+                return Some(mk(ExprKind::Builtin(var, dim), CType::UINT, span));
+            }
+        }
+        let op = if arrow { "->" } else { "." };
+        self.error(
+            span,
+            format!("member access with `{op}` is not supported by kernelc yet (structs are not supported)"),
+        );
+        None
+    }
+
+    fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
+        let e = self.expr(operand)?;
+        let bad = |c: &mut Checker, what: &str, e: &Expr| {
+            c.error(
+                span,
+                format!("invalid operand of type `{}` to unary `{what}`", e.ty),
+            );
+            None
+        };
+        match op {
+            UnaryOp::Plus | UnaryOp::Neg => {
+                if !e.ty.is_arithmetic() {
+                    return bad(self, if op == UnaryOp::Plus { "+" } else { "-" }, &e);
+                }
+                let e = promote(e);
+                if op == UnaryOp::Plus {
+                    return Some(Expr { span, ..e });
+                }
+                let ty = e.ty.clone();
+                Some(mk(
+                    ExprKind::Unary {
+                        op: UnOp::Neg,
+                        operand: Box::new(e),
+                    },
+                    ty,
+                    span,
+                ))
+            }
+            UnaryOp::BitNot => {
+                if !e.ty.is_integer() {
+                    return bad(self, "~", &e);
+                }
+                let e = promote(e);
+                let ty = e.ty.clone();
+                Some(mk(
+                    ExprKind::Unary {
+                        op: UnOp::BitNot,
+                        operand: Box::new(e),
+                    },
+                    ty,
+                    span,
+                ))
+            }
+            UnaryOp::Not => {
+                let b = self.make_bool(e)?;
+                Some(mk(ExprKind::Not(Box::new(b)), CType::INT, span))
+            }
+            UnaryOp::Deref => match e.ty.pointee().cloned() {
+                Some(CType::Void) => {
+                    self.error(span, "cannot dereference a `void *` pointer");
+                    None
+                }
+                Some(t) => Some(mk(ExprKind::Deref(Box::new(e)), t, span)),
+                None => {
+                    self.error(
+                        span,
+                        format!(
+                            "indirection requires a pointer operand (`{}` is not a pointer)",
+                            e.ty
+                        ),
+                    );
+                    None
+                }
+            },
+            UnaryOp::AddrOf => self.addr_of(e, span),
+        }
+    }
+
+    fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
+        match e.kind {
+            // `&*p` is `p`.
+            ExprKind::Deref(p) => Some(Expr { span, ..*p }),
+            // `&p[i]` is `p + i`.
+            ExprKind::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let ty = super::convert::strip_restrict(&base.ty).0;
+                Some(mk(
+                    ExprKind::PtrAdd {
+                        ptr: base,
+                        offset: index,
+                        elem_size,
+                    },
+                    ty,
+                    span,
+                ))
+            }
+            ExprKind::Local(_) => {
+                self.error(
+                    span,
+                    "taking the address of a local variable is not supported by kernelc yet",
+                );
+                None
+            }
+            _ => {
+                self.error(span, "cannot take the address of an rvalue");
+                None
+            }
+        }
+    }
+
+    /// Converts an lvalue expression into a place, checking it is writable.
+    fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
+        let (place, is_const, what) = match e.kind {
+            ExprKind::Local(id) => {
+                let v = &self.locals[id.0 as usize];
+                (
+                    Place::Local(id),
+                    v.is_const,
+                    format!("variable `{}`", v.name),
+                )
+            }
+            ExprKind::Deref(p) => {
+                let c = matches!(
+                    p.ty,
+                    CType::Pointer {
+                        pointee_const: true,
+                        ..
+                    }
+                );
+                let what = format!("`*` of a `{}`", p.ty);
+                (Place::Deref(p), c, what)
+            }
+            ExprKind::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let c = matches!(
+                    base.ty,
+                    CType::Pointer {
+                        pointee_const: true,
+                        ..
+                    }
+                );
+                let what = format!("element of a `{}`", base.ty);
+                (
+                    Place::Index {
+                        base,
+                        index,
+                        elem_size,
+                    },
+                    c,
+                    what,
+                )
+            }
+            ExprKind::Builtin(..) => {
+                self.error(e.span, "built-in index variables are read-only");
+                return None;
+            }
+            _ => {
+                self.diags.push(
+                    Diagnostic::error(e.span, "expression is not assignable")
+                        .with_label(op_span, "assignment here"),
+                );
+                return None;
+            }
+        };
+        if is_const {
+            self.diags.push(
+                Diagnostic::error(
+                    e.span,
+                    format!("cannot assign to {what} because it is `const`"),
+                )
+                .with_label(op_span, "assignment here"),
+            );
+            return None;
+        }
+        Some(place)
+    }
+
+    fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
+        let e = self.expr(operand)?;
+        let ty = e.ty.clone();
+        if !ty.is_scalar() {
+            self.error(
+                span,
+                format!("cannot increment or decrement a value of type `{ty}`"),
+            );
+            return None;
+        }
+        let place = self.writable_place(e, span)?;
+        let old = mk(ExprKind::TargetValue, ty.clone(), span);
+        let new_value = if let Some(p) = ty.pointee() {
+            let elem_size = self.elem_size(p, span)?;
+            let one = Box::new(int_const(1, CType::LONG, span));
+            let kind = if inc {
+                ExprKind::PtrAdd {
+                    ptr: Box::new(old),
+                    offset: one,
+                    elem_size,
+                }
+            } else {
+                ExprKind::PtrSub {
+                    ptr: Box::new(old),
+                    offset: one,
+                    elem_size,
+                }
+            };
+            mk(kind, ty.clone(), span)
+        } else {
+            let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
+            let sum = self.binary(op, old, int_const(1, CType::INT, span), span)?;
+            convert(sum, &ty)
+        };
+        Some(mk(
+            ExprKind::IncDec {
+                target: place,
+                pre,
+                inc,
+                new_value: Box::new(new_value),
+            },
+            ty,
+            span,
+        ))
+    }
+
+    fn elem_size(&mut self, pointee: &CType, span: Span) -> Option<u64> {
+        match pointee.size() {
+            Some(s) => Some(s),
+            None => {
+                self.error(span, "arithmetic on a pointer to `void` is not allowed");
+                None
+            }
+        }
+    }
+
+    fn arith(&mut self, op: BinOp, l: Expr, r: Expr, span: Span) -> Expr {
+        let ty = usual_arithmetic(&l.ty, &r.ty);
+        mk(
+            ExprKind::Binary {
+                op,
+                lhs: Box::new(convert(l, &ty)),
+                rhs: Box::new(convert(r, &ty)),
+            },
+            ty,
+            span,
+        )
+    }
+
+    /// Binary arithmetic, bitwise, shift and comparison operators on typed
+    /// operands (also used for compound assignment and `++`/`--`).
+    fn binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
+        use BinaryOp as B;
+        let (lt, rt) = (l.ty.clone(), r.ty.clone());
+        let invalid = |c: &mut Checker| {
+            c.error(
+                span,
+                format!(
+                    "invalid operands to binary `{}` (`{lt}` and `{rt}`)",
+                    op.as_str()
+                ),
+            );
+            None
+        };
+        let both_arith = lt.is_arithmetic() && rt.is_arithmetic();
+        let both_int = lt.is_integer() && rt.is_integer();
+        match op {
+            B::Add | B::Sub if lt.is_pointer() && rt.is_integer() => {
+                let elem_size = self.elem_size(lt.pointee()?, span)?;
+                let ty = super::convert::strip_restrict(&lt).0;
+                let (ptr, offset) = (Box::new(l), Box::new(offset64(r)));
+                let kind = if op == B::Add {
+                    ExprKind::PtrAdd {
+                        ptr,
+                        offset,
+                        elem_size,
+                    }
+                } else {
+                    ExprKind::PtrSub {
+                        ptr,
+                        offset,
+                        elem_size,
+                    }
+                };
+                Some(mk(kind, ty, span))
+            }
+            B::Add if lt.is_integer() && rt.is_pointer() => self.binary(op, r, l, span),
+            B::Sub if lt.is_pointer() && rt.is_pointer() => {
+                let (lp, rp) = (lt.pointee()?, rt.pointee()?);
+                if lp.unqualified() != rp.unqualified() {
+                    return invalid(self);
+                }
+                let elem_size = self.elem_size(lp, span)?;
+                Some(mk(
+                    ExprKind::PtrDiff {
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                        elem_size,
+                    },
+                    CType::LONG,
+                    span,
+                ))
+            }
+            B::Add | B::Sub | B::Mul | B::Div if both_arith => {
+                let op = match op {
+                    B::Add => BinOp::Add,
+                    B::Sub => BinOp::Sub,
+                    B::Mul => BinOp::Mul,
+                    _ => BinOp::Div,
+                };
+                Some(self.arith(op, l, r, span))
+            }
+            B::Rem | B::BitAnd | B::BitOr | B::BitXor if both_int => {
+                let op = match op {
+                    B::Rem => BinOp::Rem,
+                    B::BitAnd => BinOp::BitAnd,
+                    B::BitOr => BinOp::BitOr,
+                    _ => BinOp::BitXor,
+                };
+                Some(self.arith(op, l, r, span))
+            }
+            B::Shl | B::Shr if both_int => {
+                let ty = lt.promoted();
+                let rhs = convert(promote(r), &ty);
+                let op = if op == B::Shl { BinOp::Shl } else { BinOp::Shr };
+                Some(mk(
+                    ExprKind::Binary {
+                        op,
+                        lhs: Box::new(convert(l, &ty)),
+                        rhs: Box::new(rhs),
+                    },
+                    ty,
+                    span,
+                ))
+            }
+            B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne => {
+                let cmp = match op {
+                    B::Lt => CmpOp::Lt,
+                    B::Le => CmpOp::Le,
+                    B::Gt => CmpOp::Gt,
+                    B::Ge => CmpOp::Ge,
+                    B::Eq => CmpOp::Eq,
+                    _ => CmpOp::Ne,
+                };
+                let (l, r) = if both_arith {
+                    let ty = usual_arithmetic(&lt, &rt);
+                    (convert(l, &ty), convert(r, &ty))
+                } else if lt.is_pointer() && rt.is_pointer() {
+                    if !pointees_compatible(lt.pointee()?, rt.pointee()?) {
+                        return invalid(self);
+                    }
+                    let to = lt.clone();
+                    (l, convert(r, &to))
+                } else if lt.is_pointer() && is_null_const(&r) {
+                    (l, convert(r, &lt))
+                } else if rt.is_pointer() && is_null_const(&l) {
+                    (convert(l, &rt), r)
+                } else {
+                    return invalid(self);
+                };
+                Some(mk(
+                    ExprKind::Compare {
+                        op: cmp,
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                    },
+                    CType::INT,
+                    span,
+                ))
+            }
+            _ => invalid(self),
+        }
+    }
+
+    fn assign(
+        &mut self,
+        op: Option<BinaryOp>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        let (l, r) = (l?, r?);
+        let ty = l.ty.clone();
+        let op_span = Span::new(lhs.span.end, rhs.span.start);
+        let place = self.writable_place(l, op_span)?;
+        let (value, bin) = match op {
+            None => (self.assign_convert(r, &ty, "assignment", op_span)?, None),
+            Some(op) => {
+                let old = mk(ExprKind::TargetValue, ty.clone(), lhs.span);
+                let computed = self.binary(op, old, r, span)?;
+                let value = self.assign_convert(computed, &ty, "compound assignment", op_span)?;
+                (value, Some(to_binop(op)))
+            }
+        };
+        Some(mk(
+            ExprKind::Assign {
+                target: place,
+                op: bin,
+                value: Box::new(value),
+            },
+            ty,
+            span,
+        ))
+    }
+
+    fn ternary(
+        &mut self,
+        cond: &ast::Expr,
+        then: &ast::Expr,
+        els: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let c = self.expr(cond).and_then(|c| self.make_bool(c));
+        let t = self.expr(then);
+        let e = self.expr(els);
+        let (c, t, e) = (c?, t?, e?);
+        let (tt, et) = (t.ty.clone(), e.ty.clone());
+        let ty = if tt.is_arithmetic() && et.is_arithmetic() {
+            usual_arithmetic(&tt, &et)
+        } else if tt == et {
+            tt.clone()
+        } else if tt.is_pointer()
+            && et.is_pointer()
+            && pointees_compatible(tt.pointee()?, et.pointee()?)
+        {
+            // Composite pointer type: union of the pointee qualifiers.
+            let q = |t: &CType| match t {
+                CType::Pointer {
+                    pointee_const,
+                    pointee_volatile,
+                    ..
+                } => (*pointee_const, *pointee_volatile),
+                _ => (false, false),
+            };
+            let (a, b) = (q(&tt), q(&et));
+            let pointee = if tt.pointee() == Some(&CType::Void) {
+                &et
+            } else {
+                &tt
+            };
+            CType::Pointer {
+                pointee: Box::new(pointee.pointee()?.clone()),
+                pointee_const: a.0 || b.0,
+                pointee_volatile: a.1 || b.1,
+                restrict: false,
+            }
+        } else if tt.is_pointer() && is_null_const(&e) {
+            tt.clone()
+        } else if et.is_pointer() && is_null_const(&t) {
+            et.clone()
+        } else {
+            self.error(
+                span,
+                format!("incompatible operand types in `?:` (`{tt}` and `{et}`)"),
+            );
+            return None;
+        };
+        Some(mk(
+            ExprKind::Ternary {
+                cond: Box::new(c),
+                then: Box::new(convert(t, &ty)),
+                els: Box::new(convert(e, &ty)),
+            },
+            ty,
+            span,
+        ))
+    }
+
+    fn explicit_cast(&mut self, e: Expr, to: &CType, span: Span) -> Option<Expr> {
+        let to = super::convert::strip_restrict(to).0;
+        if e.ty == to {
+            return Some(Expr { span, ..e });
+        }
+        let allowed = match cast_kind(&e.ty, &to) {
+            Some(_) if to == CType::Void => true,
+            Some(_) => e.ty != CType::Void,
+            None => false,
+        };
+        if !allowed {
+            self.error(span, format!("cannot cast `{}` to `{to}`", e.ty));
+            return None;
+        }
+        Some(Expr {
+            span,
+            ..convert(e, &to)
+        })
+    }
+
+    fn sizeof(&mut self, ty: &CType, span: Span) -> Option<Expr> {
+        match ty.size() {
+            Some(s) => Some(int_const(i128::from(s), CType::ULONG, span)),
+            None => {
+                self.error(span, format!("invalid application of `sizeof` to `{ty}`"));
+                None
+            }
+        }
+    }
+
+    fn index(&mut self, b: Expr, i: Expr, span: Span) -> Option<Expr> {
+        let (base, index) = if b.ty.is_pointer() && i.ty.is_integer() {
+            (b, i)
+        } else if i.ty.is_pointer() && b.ty.is_integer() {
+            (i, b)
+        } else {
+            let msg = if b.ty.is_pointer() {
+                format!("array subscript has type `{}`, expected an integer", i.ty)
+            } else {
+                format!("subscripted value of type `{}` is not a pointer", b.ty)
+            };
+            self.error(span, msg);
+            return None;
+        };
+        let pointee = base.ty.pointee()?.clone();
+        if pointee == CType::Void {
+            self.error(span, "cannot index a `void *` pointer");
+            return None;
+        }
+        let elem_size = self.elem_size(&pointee, span)?;
+        Some(mk(
+            ExprKind::Index {
+                base: Box::new(base),
+                index: Box::new(offset64(index)),
+                elem_size,
+            },
+            pointee,
+            span,
+        ))
+    }
+
+    fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let ast::ExprKind::Ident(name) = &callee.kind else {
+            let _ = self.expr(callee);
+            self.error(callee.span, "only named functions can be called in kernelc");
+            return None;
+        };
+        let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        if let Some(id) = self.lookup(name) {
+            let ty = self.locals[id.0 as usize].ty.clone();
+            self.error(
+                callee.span,
+                format!("called object `{name}` of type `{ty}` is not a function"),
+            );
+            return None;
+        }
+        if name == "__syncthreads" {
+            if !args.is_empty() {
+                self.error(span, "`__syncthreads` takes no arguments");
+                return None;
+            }
+            return Some(mk(ExprKind::SyncThreads, CType::Void, span));
+        }
+        let Some(&sig_idx) = self.by_name.get(name.as_str()) else {
+            let msg = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
+                format!("`{name}` is not supported by kernelc yet")
+            } else {
+                format!("use of undeclared identifier `{name}`")
+            };
+            self.error(callee.span, msg);
+            return None;
+        };
+        let sig = &self.sigs[sig_idx];
+        if sig.first_decl.start > callee.span.start {
+            let decl = sig.first_decl;
+            self.diags.push(
+                Diagnostic::error(
+                    callee.span,
+                    format!("use of undeclared identifier `{name}`"),
+                )
+                .with_label(decl, "declared later here")
+                .with_note("add a prototype before the first use"),
+            );
+            return None;
+        }
+        if sig.is_kernel {
+            self.error(
+                callee.span,
+                format!("cannot call `__global__` function `{name}` from device code"),
+            );
+            return None;
+        }
+        let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
+        if self.sigs[sig_idx].first_call.is_none() {
+            self.sigs[sig_idx].first_call = Some(span);
+        }
+        if params.len() != args.len() {
+            let which = if args.len() < params.len() {
+                "few"
+            } else {
+                "many"
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "too {which} arguments to function call `{name}`, expected {}, have {}",
+                        params.len(),
+                        args.len()
+                    ),
+                )
+                .with_label(decl, format!("`{name}` declared here")),
+            );
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (i, (a, p)) in typed_args.into_iter().zip(&params).enumerate() {
+            let what = format!("argument {} of `{name}`", i + 1);
+            match a.and_then(|a| {
+                let at = a.span;
+                self.assign_convert(a, p, &what, at)
+            }) {
+                Some(a) => out.push(a),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let func_id = self.sigs[sig_idx].def.map(|d| d.0);
+        Some(mk(
+            ExprKind::Call {
+                // Never-defined callees are reported after all bodies are checked.
+                callee: func_id.unwrap_or(crate::typed::FuncId(u32::MAX)),
+                name: name.clone(),
+                args: out,
+            },
+            ret,
+            span,
+        ))
+    }
+}
+
+fn to_binop(op: BinaryOp) -> BinOp {
+    match op {
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Sub => BinOp::Sub,
+        BinaryOp::Mul => BinOp::Mul,
+        BinaryOp::Div => BinOp::Div,
+        BinaryOp::Rem => BinOp::Rem,
+        BinaryOp::Shl => BinOp::Shl,
+        BinaryOp::Shr => BinOp::Shr,
+        BinaryOp::BitAnd => BinOp::BitAnd,
+        BinaryOp::BitOr => BinOp::BitOr,
+        _ => BinOp::BitXor,
+    }
+}

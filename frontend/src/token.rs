@@ -1,0 +1,133 @@
+//! Tokens produced by the lexer and consumed by the parser.
+
+use crate::diag::Span;
+use crate::types::CType;
+
+/// One token. `text` is the spelling as written (for macro-expanded tokens,
+/// the spelling from the macro body; `span` is then the use site).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub text: String,
+    pub span: Span,
+}
+
+/// Token categories. Literals carry their already-computed value and C type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenKind {
+    Ident,
+    Keyword(Keyword),
+    /// Integer literal: value and the C type chosen by the literal rules.
+    Int {
+        value: u64,
+        ty: CType,
+    },
+    /// Floating literal: value (already rounded to `float` when `ty` is float).
+    Float {
+        value: f64,
+        ty: CType,
+    },
+    /// Character literal (type `int`, value as a signed `char`).
+    Char(i64),
+    /// String literal contents after escape processing.
+    Str(String),
+    Punct(Punct),
+}
+
+macro_rules! keywords {
+    ($($variant:ident => $text:literal,)*) => {
+        /// Reserved words, including C++/CUDA ones that kernelc rejects with a
+        /// specific "not supported" message instead of a generic parse error.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Keyword { $($variant,)* }
+
+        impl Keyword {
+            /// Looks up an identifier spelling.
+            pub fn lookup(s: &str) -> Option<Keyword> {
+                match s { $($text => Some(Keyword::$variant),)* _ => None }
+            }
+
+            /// The spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Keyword::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+keywords! {
+    Void => "void", Bool => "bool", CBool => "_Bool", Char => "char", Short => "short",
+    Int => "int", Long => "long", Float => "float", Double => "double",
+    Signed => "signed", Unsigned => "unsigned",
+    Const => "const", Volatile => "volatile", Restrict => "__restrict__",
+    Restrict2 => "__restrict", CRestrict => "restrict",
+    If => "if", Else => "else", For => "for", While => "while", Do => "do",
+    Break => "break", Continue => "continue", Return => "return", Sizeof => "sizeof",
+    Extern => "extern", Static => "static", Inline => "inline",
+    ForceInline => "__forceinline__", NoInline => "__noinline__",
+    Global => "__global__", Device => "__device__", Host => "__host__",
+    True => "true", False => "false",
+    // Recognised only to reject them clearly.
+    Shared => "__shared__", Constant => "__constant__", Managed => "__managed__",
+    Switch => "switch", Case => "case", Default => "default", Goto => "goto",
+    Struct => "struct", Union => "union", Enum => "enum", Typedef => "typedef",
+    Class => "class", Template => "template", Typename => "typename", New => "new",
+    Delete => "delete", Namespace => "namespace", Using => "using", Auto => "auto",
+    Register => "register", Operator => "operator", This => "this", Throw => "throw",
+    Try => "try", Catch => "catch", Asm => "asm", Asm2 => "__asm__", Nullptr => "nullptr",
+    StaticCast => "static_cast", ReinterpretCast => "reinterpret_cast",
+    ConstCast => "const_cast", Constexpr => "constexpr", Decltype => "decltype",
+}
+
+macro_rules! puncts {
+    ($($variant:ident => $text:literal,)*) => {
+        /// Punctuators, listed longest first so the lexer can match greedily.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Punct { $($variant,)* }
+
+        impl Punct {
+            /// All punctuators, longest spelling first.
+            pub const ALL: &'static [Punct] = &[$(Punct::$variant,)*];
+
+            /// The spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Punct::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+puncts! {
+    ShlAssign => "<<=", ShrAssign => ">>=", Ellipsis => "...",
+    Arrow => "->", PlusPlus => "++", MinusMinus => "--", Shl => "<<", Shr => ">>",
+    Le => "<=", Ge => ">=", EqEq => "==", Ne => "!=", AndAnd => "&&", OrOr => "||",
+    PlusAssign => "+=", MinusAssign => "-=", StarAssign => "*=", SlashAssign => "/=",
+    PercentAssign => "%=", AndAssign => "&=", OrAssign => "|=", XorAssign => "^=",
+    ColonColon => "::", HashHash => "##",
+    Plus => "+", Minus => "-", Star => "*", Slash => "/", Percent => "%", Amp => "&",
+    Pipe => "|", Caret => "^", Tilde => "~", Bang => "!", Lt => "<", Gt => ">",
+    Assign => "=", Question => "?", Colon => ":", Semi => ";", Comma => ",", Dot => ".",
+    LParen => "(", RParen => ")", LBracket => "[", RBracket => "]", LBrace => "{",
+    RBrace => "}", Hash => "#",
+}
+
+/// Formats tokens one per line as `kind 'text' @start..end`.
+pub fn dump_tokens(tokens: &[Token]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        let kind = match &t.kind {
+            TokenKind::Ident => "ident".to_string(),
+            TokenKind::Keyword(_) => "keyword".to_string(),
+            TokenKind::Int { ty, .. } => format!("int-literal({ty})"),
+            TokenKind::Float { ty, .. } => format!("float-literal({ty})"),
+            TokenKind::Char(_) => "char-literal(int)".to_string(),
+            TokenKind::Str(_) => "string-literal".to_string(),
+            TokenKind::Punct(_) => "punct".to_string(),
+        };
+        out.push_str(&format!(
+            "{kind} '{}' @{}..{}\n",
+            t.text, t.span.start, t.span.end
+        ));
+    }
+    out
+}

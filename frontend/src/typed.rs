@@ -1,0 +1,338 @@
+//! The typed program: the checked, fully explicit form that lowering walks.
+//!
+//! Design rules, so lowering is a plain recursive walk with no C knowledge:
+//! * every [`Expr`] carries its final C type in `ty`;
+//! * every implicit conversion (promotion, usual arithmetic conversions,
+//!   conversions on assignment/argument/return, to-bool in conditions) is an
+//!   explicit [`ExprKind::Cast`];
+//! * the operands of [`ExprKind::Binary`] already have the operation type,
+//!   which is also the result type (shift counts too are converted to it);
+//! * operands of [`ExprKind::Compare`] have a common type (arithmetic or
+//!   pointer) and the result is `int` 0/1;
+//! * pointer offsets are 64-bit integers (sign- or zero-extended from the
+//!   source type) and nodes carry the element size in bytes;
+//! * variables are [`LocalId`]s into [`Function::locals`], parameters first.
+
+use crate::diag::Span;
+use crate::types::CType;
+
+/// Index of a local variable or parameter within its function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+/// Index of a function within [`Program::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// All function definitions of the file, in source order of definition
+/// (prototypes are merged into their definitions).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub functions: Vec<Function>,
+}
+
+/// A checked function definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// The span of the function's name in the definition.
+    pub span: Span,
+    /// `__global__`: a kernel entry point (always returns void).
+    pub is_kernel: bool,
+    pub is_extern_c: bool,
+    pub is_static: bool,
+    pub is_inline: bool,
+    pub noinline: bool,
+    pub forceinline: bool,
+    pub params: Vec<Param>,
+    pub ret: CType,
+    pub body: Block,
+    /// All variables: `locals[i]` is `LocalId(i)`; the first
+    /// `params.len()` entries are the parameters in order.
+    pub locals: Vec<LocalVar>,
+}
+
+/// A function parameter (also present in `Function::locals`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: CType,
+    /// The parameter is a `__restrict__` pointer.
+    pub restrict: bool,
+    pub span: Span,
+    pub local: LocalId,
+}
+
+/// A variable declared in the function (or a parameter).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalVar {
+    pub name: String,
+    pub ty: CType,
+    /// Declared `const` itself (not through a pointer).
+    pub is_const: bool,
+    pub is_param: bool,
+    pub span: Span,
+}
+
+/// `{ ... }`; scoping is already resolved into `LocalId`s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// A statement with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// Statement forms. Conditions are `bool`-typed expressions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// An expression evaluated for its side effects.
+    Expr(Expr),
+    /// Declares `local`; `init` (if any) already has the local's type.
+    /// A local without initializer has an indeterminate value.
+    Decl {
+        local: LocalId,
+        init: Option<Expr>,
+    },
+    Block(Block),
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    /// `init` holds zero or more `Decl`/`Expr` statements scoped to the loop.
+    For {
+        init: Vec<Stmt>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Break,
+    Continue,
+    /// The value (if any) already has the function's return type.
+    Return(Option<Expr>),
+    Empty,
+}
+
+/// A typed expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: CType,
+    pub span: Span,
+}
+
+/// CUDA built-in index variables (`threadIdx.x` etc.), all `unsigned int`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinVar {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+}
+
+/// A component of a built-in index variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+/// Arithmetic and bitwise binary operations. Division and remainder on
+/// integers truncate toward zero; `Shr` is arithmetic for signed types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// Comparisons; signedness comes from the operand type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// Short-circuit operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogicalOp {
+    And,
+    Or,
+}
+
+/// Unary arithmetic (operand already promoted to the result type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    BitNot,
+}
+
+/// How a [`ExprKind::Cast`] converts; the source is the operand's type and
+/// the target is the cast node's `ty`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastKind {
+    /// Truncate, sign-extend or zero-extend (by source signedness), or no-op.
+    IntToInt,
+    IntToFloat,
+    /// Rounds toward zero.
+    FloatToInt,
+    FloatToFloat,
+    /// Scalar (integer, float, pointer) to `bool`: `x != 0`.
+    ToBool,
+    /// `bool` to an integer type (zero-extend).
+    BoolToInt,
+    /// `bool` to a floating type (0.0 or 1.0).
+    BoolToFloat,
+    /// Changes only the pointee type/qualifiers; a no-op on the address.
+    PtrToPtr,
+    IntToPtr,
+    PtrToInt,
+    /// `(void)e`: evaluate and discard.
+    ToVoid,
+}
+
+/// An assignable location.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// A local variable or parameter.
+    Local(LocalId),
+    /// The object a pointer-typed expression points to.
+    Deref(Box<Expr>),
+    /// `base[index]`: `base` is a pointer, `index` a 64-bit integer.
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+        elem_size: u64,
+    },
+}
+
+/// Expression forms. See the module docs for the invariants.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// An integer (or `bool`: 0/1) constant that fits in `ty`.
+    IntConst(i128),
+    /// A floating constant (exactly representable in `ty`).
+    FloatConst(f64),
+    /// Reads a local variable.
+    Local(LocalId),
+    /// Reads a CUDA built-in index.
+    Builtin(BuiltinVar, Dim),
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    /// `!operand` with a `bool` operand; result `int` 0/1.
+    Not(Box<Expr>),
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// Operands have a common type; result `int` 0/1.
+    Compare {
+        op: CmpOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// Short-circuit `&&`/`||` on `bool` operands; result `int` 0/1.
+    Logical {
+        op: LogicalOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// Stores `value` (already of the target's type) into `target`; the
+    /// result is the stored value. For compound assignment `op` is set and
+    /// `value` contains [`ExprKind::TargetValue`] where the old value goes.
+    Assign {
+        target: Place,
+        op: Option<BinOp>,
+        value: Box<Expr>,
+    },
+    /// The value loaded from the enclosing `Assign`/`IncDec` target, whose
+    /// address is evaluated only once. Appears only inside their `value`.
+    TargetValue,
+    /// `++`/`--`: stores `new_value` (written in terms of `TargetValue`) to
+    /// `target`; yields the new value if `pre`, else the old value.
+    IncDec {
+        target: Place,
+        pre: bool,
+        inc: bool,
+        new_value: Box<Expr>,
+    },
+    /// `cond ? then : els`; `cond` is `bool`, arms have the result type.
+    /// Only the chosen arm is evaluated.
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
+    Cast {
+        kind: CastKind,
+        expr: Box<Expr>,
+    },
+    /// Loads `*base[index]` (see [`Place::Index`]).
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+        elem_size: u64,
+    },
+    /// Loads through a pointer.
+    Deref(Box<Expr>),
+    /// `ptr + offset * elem_size` (offset is a 64-bit integer).
+    PtrAdd {
+        ptr: Box<Expr>,
+        offset: Box<Expr>,
+        elem_size: u64,
+    },
+    /// `ptr - offset * elem_size`.
+    PtrSub {
+        ptr: Box<Expr>,
+        offset: Box<Expr>,
+        elem_size: u64,
+    },
+    /// `(lhs - rhs) / elem_size` as `long`.
+    PtrDiff {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        elem_size: u64,
+    },
+    /// A call; arguments already have the parameter types.
+    Call {
+        callee: FuncId,
+        name: String,
+        args: Vec<Expr>,
+    },
+    /// `__syncthreads()` (type void).
+    SyncThreads,
+    /// Evaluates `lhs`, discards it, yields `rhs`.
+    Comma {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+}

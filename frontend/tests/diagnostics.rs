@@ -1,0 +1,202 @@
+//! Each user error produces a diagnostic with a rendered source snippet.
+
+mod common;
+
+use common::errors;
+
+/// Asserts the rendered output has the message, the offending line and a caret.
+fn has(rendered: &str, message: &str, line: &str) {
+    assert!(
+        rendered.contains(message),
+        "missing `{message}` in:\n{rendered}"
+    );
+    assert!(
+        rendered.contains(line),
+        "missing line `{line}` in:\n{rendered}"
+    );
+    assert!(rendered.contains('^'), "no caret in:\n{rendered}");
+}
+
+#[test]
+fn undeclared_identifier() {
+    let r = errors("__global__ void k(int* p) {\n    p[0] = foo + 1;\n}\n");
+    has(
+        &r,
+        "error: use of undeclared identifier `foo`",
+        "p[0] = foo + 1;",
+    );
+    assert!(r.contains("test.cu:2:12"), "{r}");
+    assert!(r.contains("^^^"), "{r}");
+}
+
+#[test]
+fn unsupported_constructs() {
+    has(
+        &errors("__global__ void k(int n) {\n    switch (n) { case 0: break; }\n}"),
+        "`switch` is not supported by kernelc yet",
+        "switch (n)",
+    );
+    has(
+        &errors("__global__ void k() { __shared__ float buf[32]; }"),
+        "`__shared__` memory is not supported by kernelc yet",
+        "__shared__ float",
+    );
+    has(
+        &errors("struct S { int a; };"),
+        "`struct` is not supported by kernelc yet",
+        "struct S",
+    );
+    has(
+        &errors("template <typename T> __device__ T f(T x) { return x; }"),
+        "`template` is not supported by kernelc yet",
+        "template",
+    );
+    has(
+        &errors("__global__ void k() { int a[4]; }"),
+        "arrays are not supported by kernelc yet",
+        "int a[4]",
+    );
+    has(
+        &errors("__global__ void k(float* p) { p[0] = sqrtf(2.0f); }"),
+        "`sqrtf` is not supported by kernelc yet",
+        "sqrtf",
+    );
+    has(
+        &errors("__global__ void k() { goto end; }"),
+        "`goto` is not supported by kernelc yet",
+        "goto end",
+    );
+    has(
+        &errors("void host() {}"),
+        "host function `host` is not supported by kernelc",
+        "void host()",
+    );
+}
+
+#[test]
+fn assignment_to_const() {
+    has(
+        &errors("__global__ void k(const float* p) { p[0] = 1.0f; }"),
+        "cannot assign to element of a `const float *` because it is `const`",
+        "p[0] = 1.0f",
+    );
+    has(
+        &errors("__global__ void k() { const int c = 1; c += 2; }"),
+        "cannot assign to variable `c` because it is `const`",
+        "c += 2",
+    );
+    has(
+        &errors("__global__ void k(int a) { a + 1 = 2; }"),
+        "expression is not assignable",
+        "a + 1 = 2",
+    );
+    has(
+        &errors("__global__ void k(const float* p) { float* q = p; }"),
+        "discards the `const` qualifier",
+        "float* q = p",
+    );
+}
+
+#[test]
+fn wrong_argument_count() {
+    let r = errors(
+        "__device__ int f(int a, int b) { return a; }\n__global__ void k(int* p) { p[0] = f(1); }",
+    );
+    has(
+        &r,
+        "too few arguments to function call `f`, expected 2, have 1",
+        "p[0] = f(1)",
+    );
+    assert!(r.contains("`f` declared here"), "{r}");
+    let r = errors(
+        "__device__ int f(int a) { return a; }\n__global__ void k(int* p) { p[0] = f(1, 2); }",
+    );
+    has(&r, "too many arguments", "f(1, 2)");
+}
+
+#[test]
+fn missing_return_type() {
+    has(
+        &errors("__global__ k() {}"),
+        "missing return type for function `k`",
+        "__global__ k()",
+    );
+}
+
+#[test]
+fn kernel_and_function_rules() {
+    has(
+        &errors("__global__ int k() { return 1; }"),
+        "kernel `k` must return `void`",
+        "__global__ int k()",
+    );
+    has(
+        &errors("__device__ int f() { return; }"),
+        "non-void function `f` must return a value",
+        "return;",
+    );
+    has(
+        &errors("__device__ int f(int x);\n__global__ void k(int* p) { p[0] = f(1); }"),
+        "function `f` is called but never defined",
+        "p[0] = f(1)",
+    );
+    has(
+        &errors(
+            "__global__ void k(int* p) { p[0] = g(1); }\n__device__ int g(int x) { return x; }",
+        ),
+        "use of undeclared identifier `g`",
+        "p[0] = g(1)",
+    );
+    has(
+        &errors("__device__ int f(int x) { return x; }\n__device__ float f(float x) { return x; }"),
+        "conflicting types for `f`",
+        "float f(float x)",
+    );
+    has(
+        &errors("__global__ void k() { break; }"),
+        "`break` statement not in a loop",
+        "break;",
+    );
+    has(
+        &errors("__global__ void k(int n) { int n = 2; }"),
+        "redefinition of `n`",
+        "int n = 2",
+    );
+    has(
+        &errors("__global__ void k(int x) { x = threadIdx.w; }"),
+        "`threadIdx` has no member `w`",
+        "threadIdx.w",
+    );
+    has(
+        &errors("__global__ void k(int x) { int* p = &x; }"),
+        "taking the address of a local variable is not supported by kernelc yet",
+        "&x",
+    );
+    has(
+        &errors("__global__ void k(float* p) { p[0] = p; }"),
+        "cannot convert `float *` to `float` in assignment",
+        "p[0] = p",
+    );
+}
+
+#[test]
+fn syntax_errors_and_sorting() {
+    let r = errors("__global__ void k() {\n    int x = ;\n    float y = 1.0f\n}\n");
+    has(&r, "expected an expression, found `;`", "int x = ;");
+    has(&r, "expected `;` after declaration", "float y");
+    assert!(
+        r.find("int x").unwrap() < r.find("float y").unwrap(),
+        "sorted by position"
+    );
+}
+
+#[test]
+fn many_semantic_errors_reported_together() {
+    let r = errors("__global__ void k(int* p) {\n  p[0] = a;\n  p[1] = b;\n  p[2] = c;\n}");
+    for n in ["`a`", "`b`", "`c`"] {
+        assert!(
+            r.contains(&format!("use of undeclared identifier {n}")),
+            "{r}"
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! Parser: precedence, associativity, declarations, AST dump.
+
+use frontend::{dump_ast, parse, Options};
+
+fn ast(body: &str) -> String {
+    let src = format!("__global__ void f() {{ {body} }}");
+    let tu = parse(&src, &Options::default()).unwrap_or_else(|d| panic!("{d:?}"));
+    dump_ast(&tu)
+}
+
+/// Strips the function/block header lines and common indentation.
+fn expr_tree(body: &str) -> String {
+    let dump = ast(&format!("{body};"));
+    dump.lines()
+        .skip(3)
+        .map(|l| l.strip_prefix("      ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn full_precedence_ladder() {
+    let tree = expr_tree("a = b + c * d << 2 > e && f || g ? h : i");
+    let expected = "\
+Assign =
+  Ident a
+  Ternary
+    Binary ||
+      Binary &&
+        Binary >
+          Binary <<
+            Binary +
+              Ident b
+              Binary *
+                Ident c
+                Ident d
+            IntLit 2 (int)
+          Ident e
+        Ident f
+      Ident g
+    Ident h
+    Ident i";
+    assert_eq!(tree, expected);
+}
+
+#[test]
+fn bitwise_and_equality_levels() {
+    let tree = expr_tree("a | b ^ c & d == e");
+    let expected = "\
+Binary |
+  Ident a
+  Binary ^
+    Ident b
+    Binary &
+      Ident c
+      Binary ==
+        Ident d
+        Ident e";
+    assert_eq!(tree, expected);
+}
+
+#[test]
+fn left_and_right_associativity() {
+    assert_eq!(
+        expr_tree("a - b - c"),
+        "Binary -\n  Binary -\n    Ident a\n    Ident b\n  Ident c"
+    );
+    assert_eq!(
+        expr_tree("a = b += c"),
+        "Assign =\n  Ident a\n  Assign +=\n    Ident b\n    Ident c"
+    );
+    assert_eq!(
+        expr_tree("a ? b : c ? d : e"),
+        "Ternary\n  Ident a\n  Ident b\n  Ternary\n    Ident c\n    Ident d\n    Ident e"
+    );
+}
+
+#[test]
+fn unary_postfix_cast_sizeof() {
+    assert_eq!(
+        expr_tree("-*p++"),
+        "Unary -\n  Unary *\n    PostIncDec ++\n      Ident p"
+    );
+    assert_eq!(
+        expr_tree("(float)x / 2"),
+        "Binary /\n  Cast to float\n    Ident x\n  IntLit 2 (int)"
+    );
+    assert_eq!(
+        expr_tree("sizeof(unsigned long)"),
+        "SizeofType unsigned long"
+    );
+    assert_eq!(expr_tree("sizeof x"), "SizeofExpr\n  Ident x");
+    assert_eq!(
+        expr_tree("f(a, (b, c))[1]"),
+        "Index\n  Call\n    Ident f\n    Ident a\n    Binary ,\n      Ident b\n      Ident c\n  IntLit 1 (int)"
+    );
+}
+
+#[test]
+fn declarations_with_qualifiers() {
+    let d =
+        ast("const float* __restrict__ p = 0, **q; unsigned long long n; size_t s; signed char c;");
+    assert!(d.contains("Decl p: const float * __restrict__"), "{d}");
+    assert!(d.contains("Decl q: const float **"), "{d}");
+    assert!(d.contains("Decl n: unsigned long"), "{d}");
+    assert!(d.contains("Decl s: unsigned long"), "{d}");
+    assert!(d.contains("Decl c: char"), "{d}");
+    let d = ast("float * const cp = 0; const int * const * v;");
+    assert!(d.contains("Decl cp: float * const"), "{d}");
+    assert!(d.contains("Decl v: const int *const *"), "{d}");
+}
+
+#[test]
+fn function_specifiers_and_extern_block() {
+    let src = r#"
+extern "C" {
+__device__ static inline __forceinline__ int g(int);
+__global__ void k(void) {}
+}
+__device__ __noinline__ int h(int a) { return a; }
+"#;
+    let d = dump_ast(&parse(src, &Options::default()).unwrap());
+    assert!(
+        d.contains("Prototype g -> int extern \"C\" static inline __forceinline__ __device__"),
+        "{d}"
+    );
+    assert!(
+        d.contains("Function k -> void extern \"C\" __global__"),
+        "{d}"
+    );
+    assert!(
+        d.contains("Function h -> int __noinline__ __device__"),
+        "{d}"
+    );
+}
+
+#[test]
+fn statements() {
+    let d =
+        ast("for (;;) { break; } do ; while (0); while (1) continue; if (a) b; else c; return;");
+    for s in [
+        "For",
+        "<no init>",
+        "DoWhile",
+        "While",
+        "Continue",
+        "If",
+        "Else",
+        "Return",
+        "Empty",
+    ] {
+        assert!(d.contains(s), "{s} in {d}");
+    }
+}
