@@ -28,9 +28,14 @@ enum EmitArg {
 
 /// Compile a CUDA-C kernel file to PTX.
 #[derive(Parser, Debug)]
-#[command(name = "kernelc", version, about, after_help = "\
+#[command(
+    name = "kernelc",
+    version,
+    about,
+    after_help = "\
 Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
-runs passes and prints the IR (see `kernelc opt --help`).")]
+runs passes and prints the IR (see `kernelc opt --help`)."
+)]
 struct CompileArgs {
     /// The source file (.cu).
     input: PathBuf,
@@ -38,7 +43,11 @@ struct CompileArgs {
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
     /// Target GPU (nvcc spelling; `-arch=sm_XX` works too).
-    #[arg(long = "gpu-architecture", value_name = "sm_XX", default_value = "sm_80")]
+    #[arg(
+        long = "gpu-architecture",
+        value_name = "sm_XX",
+        default_value = "sm_80"
+    )]
     arch: String,
     /// Optimization level, 0 to 3.
     #[arg(short = 'O', value_name = "N", default_value_t = 3,
@@ -141,7 +150,11 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         target,
         opt_level: args.opt_level,
         defines: args.defines.iter().map(|d| parse_define(d)).collect(),
-        ptx_version: args.ptx_version.as_deref().map(parse_ptx_version).transpose()?,
+        ptx_version: args
+            .ptx_version
+            .as_deref()
+            .map(parse_ptx_version)
+            .transpose()?,
         emit: match args.emit {
             EmitArg::Tokens => Emit::Tokens,
             EmitArg::Ast => Emit::Ast,

@@ -55,7 +55,12 @@ pub struct PtxasOutcome {
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) with the given ptxas, discarding
 /// the object. `extra` are additional ptxas flags such as `-v`.
-pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, extra: &[&str]) -> std::io::Result<PtxasOutcome> {
+pub fn assemble(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+    extra: &[&str],
+) -> std::io::Result<PtxasOutcome> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("kernelc-ptxas-{}-{n}", std::process::id()));

@@ -44,7 +44,12 @@ fn arch_spellings_are_equivalent() {
     let a = stdout(&kernelc(&["samples/saxpy.cu", "-arch=sm_80"]));
     let b = stdout(&kernelc(&["samples/saxpy.cu", "-arch", "sm_80"]));
     let c = stdout(&kernelc(&["samples/saxpy.cu", "--gpu-architecture=sm_80"]));
-    let d = stdout(&kernelc(&["samples/saxpy.cu", "--gpu-architecture", "sm_80", "-ptx"]));
+    let d = stdout(&kernelc(&[
+        "samples/saxpy.cu",
+        "--gpu-architecture",
+        "sm_80",
+        "-ptx",
+    ]));
     assert!(a.contains(".target sm_80"));
     assert_eq!(a, b);
     assert_eq!(a, c);
@@ -82,7 +87,10 @@ fn user_error_exits_1_with_snippet_and_leaves_no_file() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("undefined_name"), "{err}");
-    assert!(err.contains("bad.cu:2:"), "diagnostic names file and line: {err}");
+    assert!(
+        err.contains("bad.cu:2:"),
+        "diagnostic names file and line: {err}"
+    );
     assert!(err.contains('^'), "diagnostic has a caret snippet: {err}");
     assert!(!out_path.exists(), "no output file on error");
     assert!(
@@ -154,10 +162,17 @@ fn emitted_ir_parses_back_with_opt() {
         let k = kir.to_str().unwrap();
         let out = kernelc(&["opt", k, "--passes", ""]);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(stdout(&out), ir, "{sample}: IR round trip through kernelc opt");
+        assert_eq!(
+            stdout(&out),
+            ir,
+            "{sample}: IR round trip through kernelc opt"
+        );
         let optimized = stdout(&kernelc(&["opt", k, "--passes", "simplify"]));
         let ir_opt = stdout(&kernelc(&[&src, "--emit", "ir-opt"]));
-        assert_eq!(optimized, ir_opt, "{sample}: opt --passes simplify = --emit ir-opt");
+        assert_eq!(
+            optimized, ir_opt,
+            "{sample}: opt --passes simplify = --emit ir-opt"
+        );
     }
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -166,7 +181,11 @@ fn emitted_ir_parses_back_with_opt() {
 fn opt_reports_bad_ir_and_unknown_passes() {
     let dir = scratch("optbad");
     let kir = dir.join("bad.kir");
-    std::fs::write(&kir, "device external @f() {\nblock0:\n    v1 = iadd v7, v8\n}\n").unwrap();
+    std::fs::write(
+        &kir,
+        "device external @f() {\nblock0:\n    v1 = iadd v7, v8\n}\n",
+    )
+    .unwrap();
     let out = kernelc(&["opt", kir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let good = dir.join("good.kir");

@@ -100,7 +100,9 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
             let again = parse_module(&printed).map_err(|e| format!("re-parse error: {e}"))?;
             let reprinted = write_module(&again, PrintOptions::default());
             if reprinted != printed {
-                return Err(format!("printing is not stable:\n{printed}\n---\n{reprinted}"));
+                return Err(format!(
+                    "printing is not stable:\n{printed}\n---\n{reprinted}"
+                ));
             }
             Ok(printed)
         }
@@ -167,8 +169,8 @@ fn match_checks(checks: &[Check], output: &str) -> Result<(), String> {
                 let Some(i) = found else {
                     return Err(format!("check not found after line {next}: `{p}`"));
                 };
-                if let Some(bad) = (next..i)
-                    .find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f)))
+                if let Some(bad) =
+                    (next..i).find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f)))
                 {
                     return Err(format!("`not: {bad}` matched before `check: {p}`"));
                 }
@@ -192,7 +194,9 @@ fn match_checks(checks: &[Check], output: &str) -> Result<(), String> {
             }
         }
     }
-    if let Some(bad) = (next..lines.len()).find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f))) {
+    if let Some(bad) =
+        (next..lines.len()).find_map(|j| forbidden.iter().find(|f| lines[j].contains(**f)))
+    {
         return Err(format!("`not: {bad}` matched"));
     }
     Ok(())
@@ -255,7 +259,11 @@ fn filetests() {
             failures.push(format!("{}: {message}", path.display()));
         }
     }
-    eprintln!("filetests: {} files, {} failed", files.len(), failures.len());
+    eprintln!(
+        "filetests: {} files, {} failed",
+        files.len(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
 
@@ -267,7 +275,10 @@ fn checks_fail_when_they_should() {
     let order = [Check::Check("c".into()), Check::Check("a".into())];
     assert!(match_checks(&order, out).is_err(), "checks match in order");
     let next = [Check::Check("a".into()), Check::Nextln("c".into())];
-    assert!(match_checks(&next, out).is_err(), "nextln needs the very next line");
+    assert!(
+        match_checks(&next, out).is_err(),
+        "nextln needs the very next line"
+    );
     let not = [Check::Not("b".into()), Check::Check("c".into())];
     assert!(match_checks(&not, out).is_err(), "not: between matches");
     let not_tail = [Check::Check("a".into()), Check::Not("z".into())];

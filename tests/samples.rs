@@ -76,7 +76,9 @@ fn samples_assemble_with_ptxas_for_sm80_and_sm90() {
 #[test]
 fn samples_compile_with_nvcc() {
     let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): samples through nvcc");
+        eprintln!(
+            "SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): samples through nvcc"
+        );
         return;
     };
     let out_dir = std::env::temp_dir().join(format!("kernelc-nvcc-{}", std::process::id()));

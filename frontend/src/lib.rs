@@ -1,8 +1,8 @@
 //! kernelc frontend: CUDA-C subset source text to a typed program.
 //!
 //! Crate invariants:
-//! * **Knows nothing of PTX.** The output is a typed C program; targets and
-//!   IR are other crates' business.
+//! * **Knows nothing of PTX.** The output is a typed C program and its IR;
+//!   targets are the backend's business.
 //! * **Never panics on user input.** Every user error becomes a
 //!   [`Diagnostic`] with a source [`Span`]; nesting is bounded so hostile
 //!   input cannot overflow the stack.
@@ -10,12 +10,14 @@
 //!   diagnostics; reading files and printing is the driver's job.
 //!
 //! Pipeline: [`lex`] (raw lexing + tiny preprocessor) → [`parse`] (untyped
-//! [`ast`]) → [`check`] (semantic analysis into [`typed`]).
+//! [`ast`]) → [`check`] (semantic analysis into [`typed`]) → [`lower`] (the
+//! midend IR, built through its SSA builder).
 
 pub mod ast;
 mod diag;
 mod dump;
 mod lexer;
+mod lower;
 mod parser;
 mod preprocess;
 mod sema;
@@ -25,6 +27,7 @@ pub mod types;
 
 pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
 pub use dump::{dump_ast, dump_expr};
+pub use lower::lower;
 pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 

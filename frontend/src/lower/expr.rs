@@ -19,7 +19,10 @@ use midend::ir::{
 enum PlaceRef {
     Var(LocalId),
     /// Memory at `ptr`, holding a value of the C type of the place.
-    Mem { ptr: Value, flags: MemFlags },
+    Mem {
+        ptr: Value,
+        flags: MemFlags,
+    },
 }
 
 /// Whether the pointer type `ty` points to `volatile` memory.
@@ -55,6 +58,7 @@ fn is_speculatable(e: &Expr, depth: u32) -> bool {
             !matches!(op, BinOp::Div | BinOp::Rem) && ok(lhs) && ok(rhs)
         }
         ExprKind::Compare { lhs, rhs, .. } => ok(lhs) && ok(rhs),
+        ExprKind::Ternary { cond, then, els } => ok(cond) && ok(then) && ok(els),
         _ => false,
     }
 }
@@ -99,7 +103,9 @@ impl FunctionLowerer<'_, '_> {
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
                 self.binary(*op, &e.ty, a, b)
             }
-            ExprKind::Assign { target, op, value } => self.assign(target, op.is_some(), value, &e.ty),
+            ExprKind::Assign { target, op, value } => {
+                self.assign(target, op.is_some(), value, &e.ty)
+            }
             ExprKind::TargetValue => match self.target_values.last() {
                 Some(&v) => v,
                 None => {
@@ -355,7 +361,9 @@ impl FunctionLowerer<'_, '_> {
             let v = self.expr(arg);
             values.push(self.coerce(v, param.ty));
         }
-        let inst = self.b.call(FuncId::from_u32(callee.0), values, &sig.returns);
+        let inst = self
+            .b
+            .call(FuncId::from_u32(callee.0), values, &sig.returns);
         let result = self.b.func.dfg.first_result(inst)?;
         Some(if *ty == CType::Bool {
             self.byte_to_bool(result)
@@ -410,7 +418,8 @@ impl FunctionLowerer<'_, '_> {
             CastKind::PtrToPtr => v,
             CastKind::IntToPtr => {
                 let wide = self.int_resize(v, from, &CType::LONG);
-                self.b.convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Generic), wide)
+                self.b
+                    .convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Generic), wide)
             }
             CastKind::PtrToInt => {
                 let generic = self.coerce(v, Type::Ptr(AddrSpace::Generic));

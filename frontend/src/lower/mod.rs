@@ -19,8 +19,8 @@ use crate::typed::{self, LocalId, Place};
 use crate::types::CType;
 use midend::builder::InstBuilder;
 use midend::ir::{
-    AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, Linkage, Module,
-    ParamAttrs, Signature, SourceSpan, Type, Value,
+    AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, Linkage, Module, ParamAttrs,
+    Signature, SourceSpan, Type, Value,
 };
 use midend::ssa::{FunctionBuilder, Variable};
 
@@ -216,6 +216,10 @@ impl FunctionLowerer<'_, '_> {
         if self.b.is_filled() {
             return;
         }
+        if self.is_dead() {
+            self.b.trap();
+            return;
+        }
         match &self.typed.ret {
             CType::Void => {
                 self.b.ret(vec![]);
@@ -235,19 +239,37 @@ impl FunctionLowerer<'_, '_> {
         match ty {
             Type::Ptr(space) => {
                 let z = self.b.iconst(Type::I64, 0);
-                self.b.convert(midend::ir::Opcode::Inttoptr, Type::Ptr(space), z)
+                self.b
+                    .convert(midend::ir::Opcode::Inttoptr, Type::Ptr(space), z)
             }
             t if t.is_float() => self.b.fconst(t, 0.0),
             t => self.b.iconst(t, 0),
         }
     }
 
-    /// Starts a fresh block for code that follows a `return`, `break` or
-    /// `continue`: nothing branches to it, and cleanup removes it.
-    pub(crate) fn start_dead_block(&mut self) {
-        let dead = self.b.create_block();
-        self.b.switch_to_block(dead);
-        self.b.seal_block(dead);
+    /// Whether control cannot reach the current point: the block already
+    /// ended (after `return`, `break`, `continue`), or nothing branches to it
+    /// (the join after an `if` whose arms both returned). The language has no
+    /// labels, so code after such a point in the same block is never run.
+    pub(crate) fn is_dead(&self) -> bool {
+        self.b.is_filled()
+            || self
+                .b
+                .current_block()
+                .is_some_and(|c| self.b.is_unreachable(c))
+    }
+
+    /// Jumps to `to` unless control cannot get here. An unreachable block
+    /// that was left open is closed with `trap` (cleanup removes it).
+    pub(crate) fn jump_if_live(&mut self, to: Block) {
+        if self.b.is_filled() {
+            return;
+        }
+        if self.is_dead() {
+            self.b.trap();
+        } else {
+            self.b.jump(to, vec![]);
+        }
     }
 
     pub(crate) fn var_type(&self, local: LocalId) -> Type {

@@ -21,11 +21,17 @@ use midend::builder::InstBuilder;
 impl FunctionLowerer<'_, '_> {
     pub(crate) fn block(&mut self, block: &Block) {
         for s in &block.stmts {
+            if self.is_dead() {
+                break;
+            }
             self.with_span(s.span, |lw| lw.stmt(s));
         }
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        if self.is_dead() {
+            return;
+        }
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.expr_for_effect(e);
@@ -69,7 +75,6 @@ impl FunctionLowerer<'_, '_> {
                     targets.continue_to
                 };
                 self.b.jump(to, vec![]);
-                self.start_dead_block();
             }
             StmtKind::Return(value) => {
                 let args = match value {
@@ -80,7 +85,6 @@ impl FunctionLowerer<'_, '_> {
                     None => vec![],
                 };
                 self.b.ret(args);
-                self.start_dead_block();
             }
             StmtKind::Empty => {}
         }
@@ -98,12 +102,12 @@ impl FunctionLowerer<'_, '_> {
         self.b.seal_block(then_block);
         self.b.switch_to_block(then_block);
         self.with_span(then.span, |lw| lw.stmt(then));
-        self.b.jump(join, vec![]);
+        self.jump_if_live(join);
         if let Some(els) = els {
             self.b.seal_block(else_block);
             self.b.switch_to_block(else_block);
             self.with_span(els.span, |lw| lw.stmt(els));
-            self.b.jump(join, vec![]);
+            self.jump_if_live(join);
         }
         self.b.seal_block(join);
         self.b.switch_to_block(join);
@@ -121,7 +125,8 @@ impl FunctionLowerer<'_, '_> {
         let body_block = self.b.create_block();
         let latch = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.jump(if body_first { body_block } else { header }, vec![]);
+        self.b
+            .jump(if body_first { body_block } else { header }, vec![]);
 
         self.b.switch_to_block(header);
         match cond {
@@ -140,14 +145,16 @@ impl FunctionLowerer<'_, '_> {
         });
         self.with_span(body.span, |lw| lw.stmt(body));
         self.loops.pop();
-        self.b.jump(latch, vec![]);
+        self.jump_if_live(latch);
 
         self.b.seal_block(latch);
         self.b.switch_to_block(latch);
         if let Some(step) = step {
-            self.with_span(step.span, |lw| lw.expr_for_effect(step));
+            if !self.is_dead() {
+                self.with_span(step.span, |lw| lw.expr_for_effect(step));
+            }
         }
-        self.b.jump(header, vec![]);
+        self.jump_if_live(header);
         self.b.seal_block(header);
 
         self.b.seal_block(exit);
@@ -192,7 +199,9 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
             body,
         } => {
             init.iter().for_each(|s| visit_stmt(s, f));
-            cond.iter().chain(step.iter()).for_each(|e| visit_expr(e, f));
+            cond.iter()
+                .chain(step.iter())
+                .for_each(|e| visit_expr(e, f));
             visit_stmt(body, f);
         }
         StmtKind::Return(Some(e)) => visit_expr(e, f),

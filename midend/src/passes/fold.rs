@@ -114,7 +114,10 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
     let data = &func.dfg.insts[inst];
     let k = |v| constant_of(func, v);
     match *data {
-        InstData::Binary { opcode, args: [a, b] } if opcode != Opcode::PtrOffset => {
+        InstData::Binary {
+            opcode,
+            args: [a, b],
+        } if opcode != Opcode::PtrOffset => {
             let ty = func.dfg.value_type(a);
             if !ty.is_int() {
                 return None;

@@ -15,10 +15,22 @@ use crate::ir::{Function, Module};
 /// Every pass `run_pass` knows, with a one-line description (for `--help`
 /// texts and docs).
 pub const PASSES: &[(&str, &str)] = &[
-    ("fold", "fold constant arithmetic, comparisons, selects and branches"),
-    ("cfg-cleanup", "remove unreachable blocks and merge straight-line block chains"),
-    ("dce", "remove instructions whose results are unused and that have no effect"),
-    ("simplify", "fold, cfg-cleanup and dce, repeated until nothing changes"),
+    (
+        "fold",
+        "fold constant arithmetic, comparisons, selects and branches",
+    ),
+    (
+        "cfg-cleanup",
+        "remove unreachable blocks and merge straight-line block chains",
+    ),
+    (
+        "dce",
+        "remove instructions whose results are unused and that have no effect",
+    ),
+    (
+        "simplify",
+        "fold, cfg-cleanup and dce, repeated until nothing changes",
+    ),
 ];
 
 /// The passes of an `-O` level, in order.
