@@ -7,6 +7,7 @@
 //! - Every pass keeps a function the verifier accepts; tests verify after
 //!   every pass.
 
+pub mod analysis;
 pub mod builder;
 pub mod ir;
 pub mod passes;

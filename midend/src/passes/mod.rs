@@ -5,10 +5,12 @@
 mod cfg_cleanup;
 mod dce;
 mod fold;
+mod gvn;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use dce::eliminate_dead_code;
 pub use fold::fold_constants;
+pub use gvn::number_values;
 
 use crate::ir::{Function, Module};
 
@@ -37,7 +39,7 @@ pub const PASSES: &[(&str, &str)] = &[
 pub fn pipeline_for_level(level: u8) -> Vec<&'static str> {
     match level {
         0 => vec![],
-        _ => vec!["simplify"],
+        _ => vec!["simplify", "gvn", "dce"],
     }
 }
 
@@ -48,6 +50,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "cfg-cleanup" => cleanup_cfg,
         "dce" => eliminate_dead_code,
         "simplify" => simplify,
+        "gvn" => number_values,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
