@@ -11,3 +11,4 @@ pub mod builder;
 pub mod ir;
 pub mod ssa;
 pub mod text;
+pub mod verifier;
