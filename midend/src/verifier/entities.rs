@@ -157,7 +157,10 @@ pub(super) fn check_layout(cx: &mut Ctx) {
                 if ty != abi.ty {
                     cx.at_block(
                         entry,
-                        format!("entry parameter {p} has type {ty}, signature says {}", abi.ty),
+                        format!(
+                            "entry parameter {p} has type {ty}, signature says {}",
+                            abi.ty
+                        ),
                     );
                 }
             }
@@ -168,7 +171,10 @@ pub(super) fn check_layout(cx: &mut Ctx) {
         cx.at_func(format!("{b} appears twice in the layout"));
     }
     for (inst, first, again) in std::mem::take(&mut cx.repeated_insts) {
-        cx.at_inst(inst, format!("instruction is listed in {first} and {again}"));
+        cx.at_inst(
+            inst,
+            format!("instruction is listed in {first} and {again}"),
+        );
     }
     let blocks = cx.blocks.clone();
     for (block, insts) in &blocks {
@@ -190,7 +196,10 @@ pub(super) fn check_layout(cx: &mut Ctx) {
         for (pos, &inst) in insts.iter().enumerate() {
             let opcode = dfg.insts[inst].opcode();
             if opcode.is_terminator() && pos + 1 != insts.len() {
-                cx.at_inst(inst, format!("terminator {opcode} before the end of the block"));
+                cx.at_inst(
+                    inst,
+                    format!("terminator {opcode} before the end of the block"),
+                );
             }
             match func.layout.inst_block(inst) {
                 Some(b) if b == block => {}

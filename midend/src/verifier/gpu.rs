@@ -12,7 +12,10 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
     let func = cx.func;
     for (ss, data) in func.stack_slots.iter() {
         if !data.align.is_power_of_two() {
-            cx.at_func(format!("{ss} alignment {} is not a power of two", data.align));
+            cx.at_func(format!(
+                "{ss} alignment {} is not a power of two",
+                data.align
+            ));
         }
     }
     let dfg = &func.dfg;
@@ -132,7 +135,10 @@ pub(super) fn check_globals(module: &Module) -> VerifierErrors {
     let mut names = HashMap::new();
     for (gv, g) in module.globals.iter() {
         if let Some(&first) = names.get(g.name.as_str()) {
-            report(format!("duplicate variable name @{} ({gv} and {first})", g.name));
+            report(format!(
+                "duplicate variable name @{} ({gv} and {first})",
+                g.name
+            ));
         } else {
             names.insert(g.name.as_str(), gv);
         }

@@ -349,7 +349,8 @@ pub(crate) fn describe_def(def: ValueDef) -> String {
 /// Whether `v` may be used as an operand by the later phases (valid, and
 /// neither an alias nor detached).
 pub(crate) fn is_plain_value(func: &Function, v: Value) -> bool {
-    func.dfg.values.get(v).is_some_and(|d| {
-        matches!(d.def, ValueDef::Result(..) | ValueDef::Param(..))
-    })
+    func.dfg
+        .values
+        .get(v)
+        .is_some_and(|d| matches!(d.def, ValueDef::Result(..) | ValueDef::Param(..)))
 }

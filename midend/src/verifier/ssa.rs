@@ -130,7 +130,10 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
         for dest in dfg.insts[inst].branch_destinations() {
             let target = dest.block;
             if !in_layout.contains(&target) {
-                cx.at_inst(inst, format!("branch to {target}, which is not in the layout"));
+                cx.at_inst(
+                    inst,
+                    format!("branch to {target}, which is not in the layout"),
+                );
                 continue;
             }
             if Some(target) == entry {
@@ -141,10 +144,7 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                 if params != dest.args.len() {
                     cx.at_inst(
                         inst,
-                        format!(
-                            "{target} takes {params} arguments, got {}",
-                            dest.args.len()
-                        ),
+                        format!("{target} takes {params} arguments, got {}", dest.args.len()),
                     );
                 }
             }
@@ -214,7 +214,9 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                     if !in_layout.contains(&def_block) {
                         cx.at_inst(
                             inst,
-                            format!("{v} is a parameter of {def_block}, which is not in the layout"),
+                            format!(
+                                "{v} is a parameter of {def_block}, which is not in the layout"
+                            ),
                         );
                         continue;
                     }
@@ -223,7 +225,10 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                 ValueDef::Alias(_) | ValueDef::Detached => true,
             };
             if !ok {
-                cx.at_inst(inst, format!("use of {v} is not dominated by its definition"));
+                cx.at_inst(
+                    inst,
+                    format!("use of {v} is not dominated by its definition"),
+                );
             }
         }
     }

@@ -196,7 +196,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 cx.at_inst(inst, format!("ptroffset needs a pointer operand, got {ta}"));
             }
             if tb != Type::I64 && tb != Type::I32 {
-                cx.at_inst(inst, format!("ptroffset offset must be i64 or i32, got {tb}"));
+                cx.at_inst(
+                    inst,
+                    format!("ptroffset offset must be i64 or i32, got {tb}"),
+                );
             }
             if let Some(r) = res {
                 if !r.is_ptr() {
@@ -213,7 +216,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             }
             want_operand_type(cx, ta);
         }
-        InstData::Ternary { args: [c, a, b], .. } if op == Opcode::Select => {
+        InstData::Ternary {
+            args: [c, a, b], ..
+        } if op == Opcode::Select => {
             let (tc, ta, tb) = (ty(*c), ty(*a), ty(*b));
             if tc != Type::I1 {
                 cx.at_inst(inst, format!("select condition must be i1, got {tc}"));
@@ -258,7 +263,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::AddrSpaceCast { to, arg } => {
             let t = ty(*arg);
             if !t.is_ptr() {
-                cx.at_inst(inst, format!("addrspacecast needs a pointer operand, got {t}"));
+                cx.at_inst(
+                    inst,
+                    format!("addrspacecast needs a pointer operand, got {t}"),
+                );
             }
             want_inst_type(cx, Type::Ptr(*to));
         }
@@ -280,7 +288,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::StackAddr { .. } => {
             if let Some(r) = res {
                 if r != Type::Ptr(AddrSpace::Local) {
-                    cx.at_inst(inst, format!("stack_addr result must be ptr<local>, got {r}"));
+                    cx.at_inst(
+                        inst,
+                        format!("stack_addr result must be ptr<local>, got {r}"),
+                    );
                 }
             }
         }
@@ -322,7 +333,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                     if t != p.ty {
                         cx.at_inst(
                             inst,
-                            format!("argument {k} of call to @{name} has type {t}, expected {}", p.ty),
+                            format!(
+                                "argument {k} of call to @{name} has type {t}, expected {}",
+                                p.ty
+                            ),
                         );
                     }
                 }
@@ -340,7 +354,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::SpecialReg { reg } => {
             if let Some(r) = res {
                 if r != reg.ty() {
-                    cx.at_inst(inst, format!("special result must be {}, got {r}", reg.ty()));
+                    cx.at_inst(
+                        inst,
+                        format!("special result must be {}, got {r}", reg.ty()),
+                    );
                 }
             }
         }
@@ -430,7 +447,10 @@ fn check_conversion(op: Opcode, from: Type, to: Type) -> Option<String> {
             format!("ptrtoint needs a pointer operand, got {from}")
         }
         Opcode::Ptrtoint if to != pointer_int(from) => {
-            format!("ptrtoint of {from} must give {}, got {to}", pointer_int(from))
+            format!(
+                "ptrtoint of {from} must give {}, got {to}",
+                pointer_int(from)
+            )
         }
         Opcode::Inttoptr if !to.is_ptr() => format!("inttoptr must give a pointer, got {to}"),
         Opcode::Inttoptr if from != pointer_int(to) => {
