@@ -73,64 +73,109 @@
 //!   until CFG cleanup; nothing runs them.)
 //!
 //! ## 4. Types (`types.rs`)
+//! - The data's format is the opcode's (`iadd in the wrong instruction
+//!   format`); if not, the instruction's other type checks are skipped.
 //! - Each instruction has the number of results its opcode (or callee) gives
-//!   (`expected N results, got M`); a result written on the instruction
-//!   (`iconst.T`, `load.T`, conversions) has that type
-//!   (`result type T does not match the instruction type U`).
+//!   (`expected N results, got M`); a result type written on the instruction
+//!   (`iconst.T`, `fconst.T`, `load.T`, conversions, `addrspacecast.T`) is
+//!   the result's (`result type T does not match the instruction type U`).
 //! - Integer ops (`ineg iadd isub imul sdiv udiv srem urem ishl ushr sshr smin
-//!   smax umin umax`) take integers other than `i1`, bitwise ops (`band bor
-//!   bxor bnot`) take any integer including `i1` (PTX has `and/or/xor/not.pred`);
-//!   float ops (`fneg fabs sqrt fadd fsub fmul fdiv fmin fmax fma`) take floats.
-//!   Operands have one type, which is the result's (`iadd needs integer
-//!   operands, got f32`, `iadd does not take i1`, `iadd operands differ: i32
-//!   and i64`, `result type T does not match operand type U`). Shift amounts
-//!   have the shifted value's type.
-//! - `icmp` compares two integers or two pointers of one type, `fcmp` two
-//!   floats of one type; both give `i1`.
-//! - `select`'s condition is `i1` and its arms have one type, the result's.
-//! - `brif`'s condition is `i1`.
-//! - Conversions: `sext`/`zext` widen an integer, `trunc` narrows one;
-//!   `fpext`/`fptrunc` widen/narrow a float (`f16` and `bf16` are not ordered);
-//!   `sitofp`/`uitofp` go from a non-`i1` integer to a float and
-//!   `fptosi`/`fptoui` back; `bitcast` keeps the width and takes no pointers;
-//!   `ptrtoint` gives `i64` (`i32` for `ptr<tmem>`); `inttoptr` takes `i64`
-//!   (`i32` for `ptr<tmem>`).
-//! - `iconst`'s type is an integer and its immediate fits it, as a signed or
-//!   unsigned number (`i1`: 0 or 1) (`iconst 300 does not fit in i8`).
-//!   `fconst`'s type is a float and its value is exactly representable in it.
-//! - `ptroffset` takes a pointer and an `i64` or `i32` offset and gives a pointer.
-//! - `load`/`store` addresses are pointers; loads and stores of `i1` are
-//!   rejected (PTX has no predicate memory type: widen to `i8` first).
-//! - `call` (with a module) passes the callee's parameter types and gets its
-//!   return types; without a module calls are not type-checked.
-//! - `return` gives the signature's return types.
-//! - Branch arguments have the types of the target's parameters.
-//! - `special` gives `i32`; `stack_addr` gives `ptr<local>`; `global_addr`
-//!   gives a pointer, with a module `ptr<S>` for a variable in space `S`;
-//!   `addrspacecast.ptr<S>` takes a pointer and gives `ptr<S>`.
+//!   smax umin umax`) take integers other than `i1`; bitwise ops (`band bor
+//!   bxor bnot`) take any integer including `i1` (PTX has
+//!   `and/or/xor/not.pred`; `bnot` is allowed on `i1` like the others); float
+//!   ops (`fneg fabs sqrt fadd fsub fmul fdiv fmin fmax fma`) take floats.
+//!   Operands have one type, which is the result's: `iadd needs integer
+//!   operands, got f32`, `fadd needs float operands, got i32`, `iadd does not
+//!   take i1`, `iadd operands differ: i32 and i64`, `result type T does not
+//!   match operand type U`. Shift amounts have the shifted value's type.
+//! - `icmp` compares two integers or two pointers of one type (`icmp needs
+//!   integer or pointer operands, got f32`), `fcmp` two floats (`fcmp needs
+//!   float operands, got i32`); operands agree (`icmp operands differ: A and
+//!   B`); both give `i1` (`icmp result must be i1, got T`).
+//! - `select c, a, b`: `select condition must be i1, got T`, `select arms
+//!   differ: A and B`. `brif`: `brif condition must be i1, got T`.
+//! - Conversions `op.T v` from `F` to `T`: `sext`/`zext` widen an integer and
+//!   `trunc` narrows one (`sext needs integer types, got F to T`, `sext must
+//!   widen, got F to T`, `trunc must narrow, got F to T`); `fpext`/`fptrunc`
+//!   widen/narrow a float, `f16` and `bf16` being unordered (`fpext needs
+//!   float types, got F to T`, `fpext must widen, ...`, `fptrunc must narrow,
+//!   ...`); `sitofp`/`uitofp` (`sitofp converts a non-i1 integer to a float,
+//!   got F to T`) and `fptosi`/`fptoui` (`fptosi converts a float to a non-i1
+//!   integer, got F to T`); `bitcast` keeps the width and takes no pointers
+//!   (`bitcast needs types of one width, got F to T`, `bitcast cannot convert
+//!   pointers, got F to T`); `ptrtoint` gives `i64`, `i32` for `ptr<tmem>`
+//!   (`ptrtoint needs a pointer operand, got F`, `ptrtoint of F must give
+//!   i64, got T`); `inttoptr` takes `i64`, `i32` for `ptr<tmem>`
+//!   (`inttoptr must give a pointer, got T`, `inttoptr to T needs i64, got F`).
+//! - `iconst`'s type is an integer (`iconst type must be an integer, got T`)
+//!   and its immediate fits it as a signed or an unsigned number, `i1` taking
+//!   0 or 1 (`iconst 300 does not fit in i8`). `fconst`'s type is a float
+//!   (`fconst type must be a float, got T`) and its value is exactly a value
+//!   of that type (`fconst 0.1 is not exactly representable in f32`; NaNs and
+//!   infinities always are).
+//! - `ptroffset p, off`: `ptroffset needs a pointer operand, got T`,
+//!   `ptroffset offset must be i64 or i32, got T`, `ptroffset result must be
+//!   a pointer, got T`.
+//! - `load`/`store` addresses are pointers (`load address must be a pointer,
+//!   got T`); loads and stores of `i1` are rejected, since PTX has no predicate
+//!   memory type and the frontend must widen to `i8` (`load of i1; PTX has no
+//!   predicate memory type`, same for `store`).
+//! - With a module, `call` passes the callee's parameter types and gets its
+//!   return types (`call to @f takes N arguments, got M`, `argument K of call
+//!   to @f has type T, expected U`, `result K of call to @f has type T,
+//!   expected U`). Without a module calls are not checked at all.
+//! - `return` gives the signature's returns (`return gives N values,
+//!   signature returns M`, `return value K has type T, signature says U`).
+//! - Branch arguments have the types of the target's parameters
+//!   (`argument K to blockN has type T, parameter vP is U`).
+//! - `special result must be i32, got T`; `stack_addr result must be
+//!   ptr<local>, got T`; `global_addr` gives a pointer (`global_addr result
+//!   must be a pointer, got T`), with a module `ptr<S>` for a variable in
+//!   space `S` (`global_addr of gvN must give ptr<S>, got T`);
+//!   `addrspacecast.ptr<S>` takes a pointer (`addrspacecast needs a pointer
+//!   operand, got T`) and gives `ptr<S>`.
 //!
 //! ## 5. Address spaces and GPU rules (`gpu.rs`)
+//! - Signatures, on the function: a kernel returns nothing (`kernel must not
+//!   return values`); only kernels have `grid_constant` parameters
+//!   (`grid_constant parameter K in a device function`) and launch bounds
+//!   (`launch_bounds on a device function`), whose thread count is not 0
+//!   (`launch_bounds max threads must be positive`); a `byval` parameter is
+//!   `ptr<param>` in a kernel (`byval parameter K of a kernel must be
+//!   ptr<param>, got T`) and some pointer in a device function (`byval
+//!   parameter K must be a pointer, got T`), with a power-of-two alignment
+//!   (`byval parameter K alignment A is not a power of two`); `restrict` and
+//!   `noalias` parameters are pointers (`restrict parameter K is not a
+//!   pointer`, `noalias parameter K is not a pointer`).
+//! - Stack slots have a power-of-two alignment (`ssN alignment A is not a
+//!   power of two`, on the function).
 //! - `ptroffset` keeps the address space (`ptroffset changes the address
 //!   space from A to B`).
-//! - `addrspacecast` converts between generic and one specific space: not
-//!   between two specific spaces, not from a space to itself, never to or from
-//!   `tmem`, which has no generic window.
-//! - No `load`/`store` through `ptr<tmem>`; no `store` through `ptr<const>` or
-//!   `ptr<param>` (read-only, strictly: even a kernel's own parameter space).
-//! - Calls never target kernels (`call to kernel @k`).
-//! - Signatures: a kernel returns nothing; only kernels have `grid_constant`
-//!   parameters and launch bounds; a `byval` parameter is `ptr<param>` in a
-//!   kernel and a pointer in a device function, with a power-of-two alignment;
-//!   `restrict`/`noalias` parameters are pointers.
-//! - Stack slots have a power-of-two alignment.
+//! - `addrspacecast` converts between generic and one specific space: never
+//!   to or from `tmem`, which has no generic window (`addrspacecast from A to
+//!   B: tmem has no generic form`), not from a space to itself
+//!   (`addrspacecast from A to itself`, generic included), not between two
+//!   specific spaces (`addrspacecast from A to B: one side must be generic`).
+//! - No `load`/`store` through `ptr<tmem>` (`load through ptr<tmem>; tmem has
+//!   no ordinary loads and stores`); no `store` through `ptr<const>` or
+//!   `ptr<param>` (`store through ptr<const>; const memory is read-only`).
+//!   This is strict: a kernel may not write its own parameter space either.
+//! - With a module, calls never target kernels (`call to kernel @k`).
 //!
 //! ## Module checks ([`verify_module`])
-//! - Function names and variable names are unique.
-//! - Variables live in `global`, `shared` or `const` space, have a
-//!   power-of-two alignment, and an initializer no larger than their size;
-//!   shared variables have no initializer; a dynamic variable is `shared`
-//!   with size 0. Errors about variables are reported under
-//!   [`module_errors_key`].
+//! - Function names are unique: `duplicate function name @f (also fnN)`, on
+//!   the later function, before its other errors.
+//! - Calls name existing functions and `global_addr` existing variables
+//!   (phase 1 with the module).
+//! - Variables, reported under [`module_errors_key`] with location
+//!   `Function`: unique names (`duplicate variable name @x (gvB and gvA)`);
+//!   they live in `global`, `shared` or `const` space (`gvN cannot live in S
+//!   space`); power-of-two alignment (`gvN alignment A is not a power of
+//!   two`); shared variables have no initializer (`gvN is shared and cannot
+//!   have an initializer`), others none larger than their size (`gvN
+//!   initializer has B bytes, size is S`); a dynamic variable is shared with
+//!   size 0 (`dynamic gvN must be in shared space`, `dynamic gvN must have
+//!   size 0`).
 
 mod entities;
 mod gpu;
@@ -354,3 +399,6 @@ pub(crate) fn is_plain_value(func: &Function, v: Value) -> bool {
         .get(v)
         .is_some_and(|d| matches!(d.def, ValueDef::Result(..) | ValueDef::Param(..)))
 }
+
+#[cfg(test)]
+mod robustness_tests;
