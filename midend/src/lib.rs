@@ -13,3 +13,4 @@ pub mod ir;
 pub mod passes;
 pub mod ssa;
 pub mod text;
+pub mod verifier;

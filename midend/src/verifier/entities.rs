@@ -1,0 +1,259 @@
+//! Phases 1 and 2: entity references and the layout.
+//!
+//! Phase 1 also builds the safe view of the layout ([`Ctx::blocks`]) the
+//! later phases walk, leaving out what does not exist in the data-flow graph.
+
+use super::{describe_def, Ctx};
+use crate::ir::{Block, Function, Inst, InstData, Layout, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// Phase 1: every referenced entity exists; no operand is detached or an alias.
+pub(super) fn check_entities(cx: &mut Ctx) {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    let mut seen_blocks = HashSet::new();
+    let mut home: HashMap<Inst, Block> = HashMap::new();
+    for &block in func.layout.blocks() {
+        if !dfg.blocks.is_valid(block) {
+            cx.at_func(format!("layout holds invalid block {block}"));
+            continue;
+        }
+        if !seen_blocks.insert(block) {
+            cx.repeated_blocks.push(block);
+            continue;
+        }
+        for &p in &dfg.blocks[block].params {
+            if !dfg.values.is_valid(p) {
+                cx.at_block(block, format!("invalid parameter value {p}"));
+                cx.bad_blocks.insert(block);
+            }
+        }
+        let mut insts = Vec::new();
+        for &inst in func.layout.block_insts(block) {
+            if !dfg.insts.is_valid(inst) {
+                cx.at_block(block, format!("layout holds invalid instruction {inst}"));
+                continue;
+            }
+            if let Some(&first) = home.get(&inst) {
+                cx.repeated_insts.push((inst, first, block));
+                continue;
+            }
+            home.insert(inst, block);
+            insts.push(inst);
+            check_inst_refs(cx, inst);
+        }
+        cx.blocks.push((block, insts));
+    }
+    for (v, data) in dfg.values.iter() {
+        match data.def {
+            ValueDef::Result(inst, _) if !dfg.insts.is_valid(inst) => {
+                cx.at_func(format!("{v} is defined by invalid {inst}"));
+            }
+            ValueDef::Param(block, _) if !dfg.blocks.is_valid(block) => {
+                cx.at_func(format!("{v} is a parameter of invalid {block}"));
+            }
+            ValueDef::Alias(to) if !dfg.values.is_valid(to) => {
+                cx.at_func(format!("{v} is an alias of invalid value {to}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The references one instruction holds.
+fn check_inst_refs(cx: &mut Ctx, inst: Inst) {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    let data = &dfg.insts[inst];
+    let mut bad = false;
+    for &r in &dfg.results[inst] {
+        if !dfg.values.is_valid(r) {
+            cx.at_inst(inst, format!("invalid result value {r}"));
+            bad = true;
+        }
+    }
+    let mut seen: Vec<Value> = Vec::new();
+    data.for_each_arg(|v| {
+        if !seen.contains(&v) {
+            seen.push(v)
+        }
+    });
+    for v in seen {
+        match dfg.values.get(v).map(|d| d.def) {
+            None => {
+                cx.at_inst(inst, format!("invalid value {v}"));
+                bad = true;
+            }
+            Some(ValueDef::Detached) => cx.at_inst(inst, format!("use of detached value {v}")),
+            Some(ValueDef::Alias(_)) => {
+                cx.at_inst(inst, format!("use of alias {v}; resolve aliases first"))
+            }
+            Some(_) => {}
+        }
+    }
+    for dest in data.branch_destinations() {
+        if !dfg.blocks.is_valid(dest.block) {
+            cx.at_inst(inst, format!("invalid block {}", dest.block));
+            bad = true;
+        }
+    }
+    if let Some(flags) = data.mem_flags() {
+        for &s in flags.scopes.iter().chain(&flags.noalias) {
+            if !func.alias_scopes.is_valid(s) {
+                cx.at_inst(inst, format!("invalid alias scope {s}"));
+                bad = true;
+            }
+        }
+    }
+    match data {
+        InstData::StackAddr { slot } if !func.stack_slots.is_valid(*slot) => {
+            cx.at_inst(inst, format!("invalid stack slot {slot}"));
+            bad = true;
+        }
+        InstData::GlobalAddr { gv } => {
+            if let Some(m) = cx.module {
+                if !m.globals.is_valid(*gv) {
+                    cx.at_inst(inst, format!("invalid global variable {gv}"));
+                    bad = true;
+                }
+            }
+        }
+        InstData::Call { func: callee, .. } => {
+            if let Some(m) = cx.module {
+                if !m.functions.is_valid(*callee) {
+                    cx.at_inst(inst, format!("invalid function {callee}"));
+                    bad = true;
+                }
+            }
+        }
+        _ => {}
+    }
+    if bad {
+        cx.bad_insts.insert(inst);
+    }
+}
+
+/// Phase 2: entry block, block shape, placement, definition records.
+pub(super) fn check_layout(cx: &mut Ctx) {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    match func.layout.entry_block() {
+        None => cx.at_func("no entry block"),
+        Some(entry) if dfg.blocks.is_valid(entry) && !cx.bad_blocks.contains(&entry) => {
+            let params = dfg.block_params(entry);
+            let sig = &func.signature.params;
+            if params.len() != sig.len() {
+                cx.at_block(
+                    entry,
+                    format!(
+                        "entry block has {} parameters, signature has {}",
+                        params.len(),
+                        sig.len()
+                    ),
+                );
+            }
+            for (&p, abi) in params.iter().zip(sig) {
+                let ty = dfg.value_type(p);
+                if ty != abi.ty {
+                    cx.at_block(
+                        entry,
+                        format!(
+                            "entry parameter {p} has type {ty}, signature says {}",
+                            abi.ty
+                        ),
+                    );
+                }
+            }
+        }
+        Some(_) => {}
+    }
+    for b in std::mem::take(&mut cx.repeated_blocks) {
+        cx.at_func(format!("{b} appears twice in the layout"));
+    }
+    for (inst, first, again) in std::mem::take(&mut cx.repeated_insts) {
+        cx.at_inst(
+            inst,
+            format!("instruction is listed in {first} and {again}"),
+        );
+    }
+    let blocks = cx.blocks.clone();
+    for (block, insts) in &blocks {
+        let block = *block;
+        if func.layout.block_insts(block).is_empty() {
+            cx.at_block(block, "empty block");
+        }
+        if !cx.bad_blocks.contains(&block) {
+            for (n, &p) in dfg.block_params(block).iter().enumerate() {
+                let def = dfg.value_def(p);
+                if def != ValueDef::Param(block, n as u32) {
+                    cx.at_block(
+                        block,
+                        format!("parameter {p} is recorded as {}", describe_def(def)),
+                    );
+                }
+            }
+        }
+        for (pos, &inst) in insts.iter().enumerate() {
+            let opcode = dfg.insts[inst].opcode();
+            if opcode.is_terminator() && pos + 1 != insts.len() {
+                cx.at_inst(
+                    inst,
+                    format!("terminator {opcode} before the end of the block"),
+                );
+            }
+            match func.layout.inst_block(inst) {
+                Some(b) if b == block => {}
+                Some(b) => cx.at_inst(
+                    inst,
+                    format!("layout places instruction in {b} but lists it in {block}"),
+                ),
+                None => cx.at_inst(
+                    inst,
+                    format!("layout does not place instruction but lists it in {block}"),
+                ),
+            }
+            for (n, &r) in dfg.results[inst].iter().enumerate() {
+                if let Some(data) = dfg.values.get(r) {
+                    if data.def != ValueDef::Result(inst, n as u32) {
+                        cx.at_inst(
+                            inst,
+                            format!("result {r} is recorded as {}", describe_def(data.def)),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(&last) = insts.last() {
+            if !dfg.insts[last].opcode().is_terminator() {
+                cx.at_block(block, "block does not end in a terminator");
+            }
+        }
+    }
+}
+
+/// A copy of `func` the printer can print without panicking: the layout
+/// holds only valid blocks and instructions, once each, and results and
+/// block parameters only valid values.
+pub(super) fn printable_copy(func: &Function) -> Function {
+    let mut out = func.clone();
+    let dfg = &func.dfg;
+    let mut layout = Layout::new();
+    let mut placed = HashSet::new();
+    for &block in func.layout.blocks() {
+        if !dfg.blocks.is_valid(block) || layout.is_block_inserted(block) {
+            continue;
+        }
+        layout.append_block(block);
+        out.dfg.blocks[block]
+            .params
+            .retain(|&p| dfg.values.is_valid(p));
+        for &inst in func.layout.block_insts(block) {
+            if dfg.insts.is_valid(inst) && placed.insert(inst) {
+                layout.append_inst(inst, block);
+                out.dfg.results[inst].retain(|&r| dfg.values.is_valid(r));
+            }
+        }
+    }
+    out.layout = layout;
+    out
+}

@@ -1,0 +1,471 @@
+//! Phase 4: operand and result types of every instruction.
+
+use super::Ctx;
+use crate::ir::{AddrSpace, Format, Inst, InstData, Opcode, Type, Value};
+use crate::text::write_float;
+
+/// Phase 4.
+pub(super) fn check_types(cx: &mut Ctx) {
+    for (_, inst) in cx.checkable_insts() {
+        check_inst(cx, inst);
+    }
+}
+
+/// The format an instruction's data has (which may disagree with its opcode).
+fn data_format(data: &InstData) -> Format {
+    match data {
+        InstData::Iconst { .. } => Format::Iconst,
+        InstData::Fconst { .. } => Format::Fconst,
+        InstData::Unary { .. } => Format::Unary,
+        InstData::Binary { .. } => Format::Binary,
+        InstData::Ternary { .. } => Format::Ternary,
+        InstData::IntCompare { .. } => Format::IntCompare,
+        InstData::FloatCompare { .. } => Format::FloatCompare,
+        InstData::Convert { .. } => Format::Convert,
+        InstData::AddrSpaceCast { .. } => Format::AddrSpaceCast,
+        InstData::GlobalAddr { .. } => Format::GlobalAddr,
+        InstData::StackAddr { .. } => Format::StackAddr,
+        InstData::Load { .. } => Format::Load,
+        InstData::Store { .. } => Format::Store,
+        InstData::Call { .. } => Format::Call,
+        InstData::SpecialReg { .. } => Format::SpecialReg,
+        InstData::Nullary { .. } => Format::Nullary,
+        InstData::Jump { .. } => Format::Jump,
+        InstData::Brif { .. } => Format::Brif,
+        InstData::Return { .. } => Format::Return,
+    }
+}
+
+/// Integer ops that also take `i1` (PTX `and/or/xor/not.pred`).
+fn is_bitwise(op: Opcode) -> bool {
+    matches!(op, Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot)
+}
+
+fn is_float_op(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Fneg | Fabs | Sqrt | Fadd | Fsub | Fmul | Fdiv | Fmin | Fmax | Fma
+    )
+}
+
+/// Whether `imm` fits `ty` as a signed or an unsigned number (`i1`: 0 or 1).
+pub(crate) fn iconst_fits(ty: Type, imm: i64) -> bool {
+    match ty {
+        Type::I1 => imm == 0 || imm == 1,
+        Type::I8 | Type::I16 | Type::I32 => {
+            let bits = ty.bits();
+            let min = -(1i64 << (bits - 1));
+            let max = (1i64 << bits) - 1;
+            (min..=max).contains(&imm)
+        }
+        Type::I64 => true,
+        _ => false,
+    }
+}
+
+/// Whether the f64 `value` is exactly a value of the float type `ty`
+/// (NaNs and infinities are values of every float type).
+pub(crate) fn float_fits(ty: Type, value: f64) -> bool {
+    if !value.is_finite() || ty == Type::F64 {
+        return true;
+    }
+    let as_f32 = value as f32;
+    if f64::from(as_f32) != value {
+        return false;
+    }
+    match ty {
+        Type::F32 => true,
+        Type::BF16 => as_f32.to_bits() & 0xffff == 0,
+        Type::F16 => {
+            let x = value.abs();
+            if x == 0.0 {
+                return true;
+            }
+            if x > 65504.0 {
+                return false;
+            }
+            // Unbiased exponent of x (a normal f64: f16 values are far from
+            // f64's subnormal range, and f32-exact values are too).
+            let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+            // f16 has 10 fraction bits; subnormals share the quantum of 2^-14.
+            let quantum = e.max(-14) - 10;
+            (x * 2f64.powi(-quantum)).fract() == 0.0
+        }
+        _ => false,
+    }
+}
+
+fn check_inst(cx: &mut Ctx, inst: Inst) {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    let data = &dfg.insts[inst];
+    let op = data.opcode();
+    if data_format(data) != op.format() {
+        cx.at_inst(inst, format!("{op} in the wrong instruction format"));
+        return;
+    }
+    let ty = |v: Value| dfg.value_type(v);
+    let results = &dfg.results[inst];
+    let callee = match data {
+        InstData::Call { func: f, .. } => cx.module.and_then(|m| m.functions.get(*f)),
+        _ => None,
+    };
+    let expected = match data {
+        InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
+        InstData::Store { .. }
+        | InstData::Nullary { .. }
+        | InstData::Jump { .. }
+        | InstData::Brif { .. }
+        | InstData::Return { .. } => Some(0),
+        _ => Some(1),
+    };
+    if let Some(n) = expected {
+        if results.len() != n {
+            cx.at_inst(inst, format!("expected {n} results, got {}", results.len()));
+        }
+    }
+    let res = match results.as_slice() {
+        [r] => Some(ty(*r)),
+        _ => None,
+    };
+    // Result type against a type written on the instruction.
+    let want_inst_type = |cx: &mut Ctx, want: Type| {
+        if let Some(r) = res {
+            if r != want {
+                cx.at_inst(
+                    inst,
+                    format!("result type {r} does not match the instruction type {want}"),
+                );
+            }
+        }
+    };
+    // Result type against the operand type.
+    let want_operand_type = |cx: &mut Ctx, want: Type| {
+        if let Some(r) = res {
+            if r != want {
+                cx.at_inst(
+                    inst,
+                    format!("result type {r} does not match operand type {want}"),
+                );
+            }
+        }
+    };
+    // The kind an arithmetic operand type must have.
+    let operand_kind = |cx: &mut Ctx, t: Type| {
+        if is_float_op(op) {
+            if !t.is_float() {
+                cx.at_inst(inst, format!("{op} needs float operands, got {t}"));
+            }
+        } else if !t.is_int() {
+            cx.at_inst(inst, format!("{op} needs integer operands, got {t}"));
+        } else if t == Type::I1 && !is_bitwise(op) {
+            cx.at_inst(inst, format!("{op} does not take i1"));
+        }
+    };
+
+    match data {
+        InstData::Iconst { ty: t, imm } => {
+            want_inst_type(cx, *t);
+            if !t.is_int() {
+                cx.at_inst(inst, format!("iconst type must be an integer, got {t}"));
+            } else if !iconst_fits(*t, *imm) {
+                cx.at_inst(inst, format!("iconst {imm} does not fit in {t}"));
+            }
+        }
+        InstData::Fconst { ty: t, value } => {
+            want_inst_type(cx, *t);
+            if !t.is_float() {
+                cx.at_inst(inst, format!("fconst type must be a float, got {t}"));
+            } else if !float_fits(*t, *value) {
+                let mut text = String::new();
+                write_float(&mut text, *value).expect("writing to a String");
+                cx.at_inst(
+                    inst,
+                    format!("fconst {text} is not exactly representable in {t}"),
+                );
+            }
+        }
+        InstData::Unary { arg, .. } => {
+            operand_kind(cx, ty(*arg));
+            want_operand_type(cx, ty(*arg));
+        }
+        InstData::Binary { args: [a, b], .. } if op == Opcode::PtrOffset => {
+            let (ta, tb) = (ty(*a), ty(*b));
+            if !ta.is_ptr() {
+                cx.at_inst(inst, format!("ptroffset needs a pointer operand, got {ta}"));
+            }
+            if tb != Type::I64 && tb != Type::I32 {
+                cx.at_inst(
+                    inst,
+                    format!("ptroffset offset must be i64 or i32, got {tb}"),
+                );
+            }
+            if let Some(r) = res {
+                if !r.is_ptr() {
+                    cx.at_inst(inst, format!("ptroffset result must be a pointer, got {r}"));
+                }
+            }
+        }
+        InstData::Binary { args: [a, b], .. } => {
+            let (ta, tb) = (ty(*a), ty(*b));
+            if ta != tb {
+                cx.at_inst(inst, format!("{op} operands differ: {ta} and {tb}"));
+            } else {
+                operand_kind(cx, ta);
+            }
+            want_operand_type(cx, ta);
+        }
+        InstData::Ternary {
+            args: [c, a, b], ..
+        } if op == Opcode::Select => {
+            let (tc, ta, tb) = (ty(*c), ty(*a), ty(*b));
+            if tc != Type::I1 {
+                cx.at_inst(inst, format!("select condition must be i1, got {tc}"));
+            }
+            if ta != tb {
+                cx.at_inst(inst, format!("select arms differ: {ta} and {tb}"));
+            }
+            want_operand_type(cx, ta);
+        }
+        InstData::Ternary { args, .. } => {
+            let ta = ty(args[0]);
+            match args[1..].iter().map(|&v| ty(v)).find(|&t| t != ta) {
+                Some(other) => cx.at_inst(inst, format!("{op} operands differ: {ta} and {other}")),
+                None => operand_kind(cx, ta),
+            }
+            want_operand_type(cx, ta);
+        }
+        InstData::IntCompare { args: [a, b], .. } | InstData::FloatCompare { args: [a, b], .. } => {
+            let (ta, tb) = (ty(*a), ty(*b));
+            if ta != tb {
+                cx.at_inst(inst, format!("{op} operands differ: {ta} and {tb}"));
+            } else if op == Opcode::Icmp && !ta.is_int() && !ta.is_ptr() {
+                cx.at_inst(
+                    inst,
+                    format!("icmp needs integer or pointer operands, got {ta}"),
+                );
+            } else if op == Opcode::Fcmp && !ta.is_float() {
+                cx.at_inst(inst, format!("fcmp needs float operands, got {ta}"));
+            }
+            if let Some(r) = res {
+                if r != Type::I1 {
+                    cx.at_inst(inst, format!("{op} result must be i1, got {r}"));
+                }
+            }
+        }
+        InstData::Convert { ty: to, arg, .. } => {
+            want_inst_type(cx, *to);
+            if let Some(msg) = check_conversion(op, ty(*arg), *to) {
+                cx.at_inst(inst, msg);
+            }
+        }
+        InstData::AddrSpaceCast { to, arg } => {
+            let t = ty(*arg);
+            if !t.is_ptr() {
+                cx.at_inst(
+                    inst,
+                    format!("addrspacecast needs a pointer operand, got {t}"),
+                );
+            }
+            want_inst_type(cx, Type::Ptr(*to));
+        }
+        InstData::GlobalAddr { gv } => {
+            if let Some(r) = res {
+                match cx.module.map(|m| Type::Ptr(m.globals[*gv].space)) {
+                    Some(want) if r != want => cx.at_inst(
+                        inst,
+                        format!("global_addr of {gv} must give {want}, got {r}"),
+                    ),
+                    None if !r.is_ptr() => cx.at_inst(
+                        inst,
+                        format!("global_addr result must be a pointer, got {r}"),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        InstData::StackAddr { .. } => {
+            if let Some(r) = res {
+                if r != Type::Ptr(AddrSpace::Local) {
+                    cx.at_inst(
+                        inst,
+                        format!("stack_addr result must be ptr<local>, got {r}"),
+                    );
+                }
+            }
+        }
+        InstData::Load { ty: t, ptr, .. } => {
+            want_inst_type(cx, *t);
+            let tp = ty(*ptr);
+            if !tp.is_ptr() {
+                cx.at_inst(inst, format!("load address must be a pointer, got {tp}"));
+            }
+            if *t == Type::I1 {
+                cx.at_inst(inst, "load of i1; PTX has no predicate memory type");
+            }
+        }
+        InstData::Store { value, ptr, .. } => {
+            let tp = ty(*ptr);
+            if !tp.is_ptr() {
+                cx.at_inst(inst, format!("store address must be a pointer, got {tp}"));
+            }
+            if ty(*value) == Type::I1 {
+                cx.at_inst(inst, "store of i1; PTX has no predicate memory type");
+            }
+        }
+        InstData::Call { args, .. } => {
+            if let Some(callee) = callee {
+                let name = &callee.name;
+                let params = &callee.signature.params;
+                if params.len() != args.len() {
+                    cx.at_inst(
+                        inst,
+                        format!(
+                            "call to @{name} takes {} arguments, got {}",
+                            params.len(),
+                            args.len()
+                        ),
+                    );
+                }
+                for (k, (&a, p)) in args.iter().zip(params).enumerate() {
+                    let t = ty(a);
+                    if t != p.ty {
+                        cx.at_inst(
+                            inst,
+                            format!(
+                                "argument {k} of call to @{name} has type {t}, expected {}",
+                                p.ty
+                            ),
+                        );
+                    }
+                }
+                for (k, (&r, &want)) in results.iter().zip(&callee.signature.returns).enumerate() {
+                    let t = ty(r);
+                    if t != want {
+                        cx.at_inst(
+                            inst,
+                            format!("result {k} of call to @{name} has type {t}, expected {want}"),
+                        );
+                    }
+                }
+            }
+        }
+        InstData::SpecialReg { reg } => {
+            if let Some(r) = res {
+                if r != reg.ty() {
+                    cx.at_inst(
+                        inst,
+                        format!("special result must be {}, got {r}", reg.ty()),
+                    );
+                }
+            }
+        }
+        InstData::Nullary { .. } => {}
+        InstData::Jump { .. } | InstData::Brif { .. } => {
+            if let InstData::Brif { cond, .. } = data {
+                let t = ty(*cond);
+                if t != Type::I1 {
+                    cx.at_inst(inst, format!("brif condition must be i1, got {t}"));
+                }
+            }
+            for dest in data.branch_destinations() {
+                if cx.bad_blocks.contains(&dest.block) {
+                    continue;
+                }
+                let params = dfg.block_params(dest.block);
+                for (k, (&a, &p)) in dest.args.iter().zip(params).enumerate() {
+                    let (ta, tp) = (ty(a), ty(p));
+                    if ta != tp {
+                        cx.at_inst(
+                            inst,
+                            format!(
+                                "argument {k} to {} has type {ta}, parameter {p} is {tp}",
+                                dest.block
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        InstData::Return { args } => {
+            let returns = &func.signature.returns;
+            if args.len() != returns.len() {
+                cx.at_inst(
+                    inst,
+                    format!(
+                        "return gives {} values, signature returns {}",
+                        args.len(),
+                        returns.len()
+                    ),
+                );
+            }
+            for (k, (&a, &want)) in args.iter().zip(returns).enumerate() {
+                let t = ty(a);
+                if t != want {
+                    cx.at_inst(
+                        inst,
+                        format!("return value {k} has type {t}, signature says {want}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Why converting `from` to `to` with `op` is illegal, if it is.
+fn check_conversion(op: Opcode, from: Type, to: Type) -> Option<String> {
+    let both_int = from.is_int() && to.is_int();
+    let both_float = from.is_float() && to.is_float();
+    let int_not_i1 = |t: Type| t.is_int() && t != Type::I1;
+    let widens = from.bits() < to.bits();
+    let narrows = from.bits() > to.bits();
+    let msg = match op {
+        Opcode::Sext | Opcode::Zext | Opcode::Trunc if !both_int => {
+            format!("{op} needs integer types, got {from} to {to}")
+        }
+        Opcode::Sext | Opcode::Zext if !widens => format!("{op} must widen, got {from} to {to}"),
+        Opcode::Trunc if !narrows => format!("{op} must narrow, got {from} to {to}"),
+        Opcode::Fpext | Opcode::Fptrunc if !both_float => {
+            format!("{op} needs float types, got {from} to {to}")
+        }
+        Opcode::Fpext if !widens => format!("{op} must widen, got {from} to {to}"),
+        Opcode::Fptrunc if !narrows => format!("{op} must narrow, got {from} to {to}"),
+        Opcode::Sitofp | Opcode::Uitofp if !int_not_i1(from) || !to.is_float() => {
+            format!("{op} converts a non-i1 integer to a float, got {from} to {to}")
+        }
+        Opcode::Fptosi | Opcode::Fptoui if !from.is_float() || !int_not_i1(to) => {
+            format!("{op} converts a float to a non-i1 integer, got {from} to {to}")
+        }
+        Opcode::Bitcast if from.is_ptr() || to.is_ptr() => {
+            format!("bitcast cannot convert pointers, got {from} to {to}")
+        }
+        Opcode::Bitcast if from.bits() != to.bits() => {
+            format!("bitcast needs types of one width, got {from} to {to}")
+        }
+        Opcode::Ptrtoint if !from.is_ptr() => {
+            format!("ptrtoint needs a pointer operand, got {from}")
+        }
+        Opcode::Ptrtoint if to != pointer_int(from) => {
+            format!(
+                "ptrtoint of {from} must give {}, got {to}",
+                pointer_int(from)
+            )
+        }
+        Opcode::Inttoptr if !to.is_ptr() => format!("inttoptr must give a pointer, got {to}"),
+        Opcode::Inttoptr if from != pointer_int(to) => {
+            format!("inttoptr to {to} needs {}, got {from}", pointer_int(to))
+        }
+        _ => return None,
+    };
+    Some(msg)
+}
+
+/// The integer type as wide as a pointer type.
+fn pointer_int(ptr: Type) -> Type {
+    if ptr.bits() == 32 {
+        Type::I32
+    } else {
+        Type::I64
+    }
+}
