@@ -222,6 +222,19 @@ fn everything_round_trips() {
     ));
 }
 
+/// Every ```` ```ir ```` block of the IR reference is valid text that prints back unchanged.
+#[test]
+fn reference_examples_round_trip() {
+    let doc = include_str!("../../docs/ir.md");
+    let mut blocks = 0;
+    for part in doc.split("```ir\n").skip(1) {
+        let text = &part[..part.find("```").expect("unclosed code block")];
+        assert_module_round_trips(text);
+        blocks += 1;
+    }
+    assert_eq!(blocks, 2);
+}
+
 /// The function printed in `ssa_builder.rs`, with its numbering gap (v3).
 const SUM_LOOP: &str = "\
 device external @sum(i32) -> i32 {
