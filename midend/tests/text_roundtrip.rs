@@ -380,7 +380,7 @@ fn error_messages_name_the_place() {
     );
     assert_module_error(
         &in_function("    v99999999 = iconst.i32 0\n    return\n"),
-        "3:5: a value number 99999999 is too large (the limit is 1048576)",
+        "3:5: 'v99999999': entity numbers stop at 1048576",
     );
     assert_module_error(
         "device external @f() {\nblock0:\n    return\n}\ndevice external @f() {\nblock0:\n    return\n}\n",

@@ -211,7 +211,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
         if n > u64::from(MAX_ENTITY_INDEX) {
             return error(
                 loc,
-                format!("{what} number {n} is too large (the limit is {MAX_ENTITY_INDEX})"),
+                format!("'{prefix}{n}': entity numbers stop at {MAX_ENTITY_INDEX}"),
             );
         }
         self.advance();
