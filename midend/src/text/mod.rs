@@ -5,8 +5,11 @@
 //! numbers it reads, so an IR dump, a verifier message and a test can all
 //! point at the same entity.
 
+mod lexer;
+mod parser;
 mod printer;
 
+pub use parser::{parse_function, parse_module, ParseError, MAX_ENTITY_INDEX};
 pub use printer::{
     write_float, write_function, write_function_with_comments, write_module, CommentAt, Comments,
     PrintOptions,
