@@ -8,8 +8,8 @@
 //! nothing changes. Unreachable blocks have no dominator and dominate nothing.
 
 use crate::ir::{Block, Function};
-use cranelift_entity::SecondaryMap;
 use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
 
 #[derive(Clone, Debug, Default)]
 pub struct DominatorTree {
@@ -21,15 +21,28 @@ pub struct DominatorTree {
 }
 
 impl DominatorTree {
+    /// The dominator tree of a well-formed function.
     pub fn compute(func: &Function) -> DominatorTree {
+        match func.layout.entry_block() {
+            Some(entry) => Self::with_successors(entry, |b| {
+                func.successors(b)
+                    .into_iter()
+                    .filter(|&s| func.layout.is_block_inserted(s))
+                    .collect()
+            }),
+            None => DominatorTree::default(),
+        }
+    }
+
+    /// The dominator tree of the graph that `succs` describes, from `entry`.
+    /// The verifier uses this form, because it must not trust the function's
+    /// branches to name valid blocks.
+    pub fn with_successors(entry: Block, succs: impl Fn(Block) -> Vec<Block>) -> DominatorTree {
         let mut tree = DominatorTree::default();
-        let Some(entry) = func.layout.entry_block() else {
-            return tree;
-        };
-        tree.compute_rpo(func, entry);
+        tree.compute_rpo(entry, &succs);
         let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
         for &b in &tree.rpo {
-            for s in func.successors(b) {
+            for s in succs(b) {
                 if !preds[s].contains(&b) {
                     preds[s].push(b);
                 }
@@ -62,21 +75,21 @@ impl DominatorTree {
     }
 
     /// Depth-first post-order without recursion (kernels can be long).
-    fn compute_rpo(&mut self, func: &Function, entry: Block) {
+    fn compute_rpo(&mut self, entry: Block, succs: &impl Fn(Block) -> Vec<Block>) {
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
         let mut post = Vec::new();
-        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        // Each frame: a block, its successors, and how many were explored.
+        let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(entry, succs(entry), 0)];
         visited[entry] = true;
-        while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-            let succs = func.successors(b);
-            if let Some(&s) = succs.get(*next) {
+        while let Some((b, out, next)) = stack.last_mut() {
+            if let Some(&s) = out.get(*next) {
                 *next += 1;
-                if !visited[s] && func.layout.is_block_inserted(s) {
+                if !visited[s] {
                     visited[s] = true;
-                    stack.push((s, 0));
+                    stack.push((s, succs(s), 0));
                 }
             } else {
-                post.push(b);
+                post.push(*b);
                 stack.pop();
             }
         }

@@ -38,7 +38,10 @@ pub fn number_values(func: &mut Function) -> bool {
             }
             let key = format!("{data:?} -> {}", func.dfg.value_type(results[0]));
             let candidates = seen.entry(key).or_default();
-            match candidates.iter().find(|&&(b, _)| domtree.dominates(b, block)) {
+            match candidates
+                .iter()
+                .find(|&&(b, _)| domtree.dominates(b, block))
+            {
                 Some(&(_, earlier)) => {
                     func.dfg.change_to_alias(results[0], earlier);
                     func.layout.remove_inst(inst);

@@ -138,7 +138,8 @@ impl FuncWriter<'_> {
             for line in lines {
                 self.out.push_str(indent);
                 self.out.push_str("; ");
-                self.out.push_str(line);
+                // One comment per line, whatever the text holds.
+                self.out.push_str(&line.replace('\n', " "));
                 self.out.push('\n');
             }
         }

@@ -2,113 +2,9 @@
 //! its definition, branch arguments matching target parameters).
 
 use super::{describe_def, is_plain_value, Ctx};
+use crate::analysis::DominatorTree;
 use crate::ir::{Block, Inst, ValueDef};
 use std::collections::{HashMap, HashSet};
-
-/// Dominators of the blocks reachable from the entry, computed with the
-/// iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
-/// Dominance Algorithm", 2001) over a reverse postorder.
-pub(crate) struct DomTree {
-    /// Postorder number of each reachable block.
-    po_number: HashMap<Block, usize>,
-    /// Immediate dominator of each reachable block (the entry's is itself).
-    idom: HashMap<Block, Block>,
-}
-
-impl DomTree {
-    /// `succs` gives each block's successors; blocks missing from it have none.
-    pub(crate) fn compute(entry: Block, succs: &HashMap<Block, Vec<Block>>) -> DomTree {
-        // Iterative depth-first search for the postorder.
-        let mut postorder = Vec::new();
-        let mut visited = HashSet::from([entry]);
-        let mut stack = vec![(entry, 0usize)];
-        while let Some(top) = stack.last_mut() {
-            let (block, next) = *top;
-            let out = succs.get(&block).map(Vec::as_slice).unwrap_or(&[]);
-            if let Some(&s) = out.get(next) {
-                top.1 += 1;
-                if visited.insert(s) {
-                    stack.push((s, 0));
-                }
-            } else {
-                postorder.push(block);
-                stack.pop();
-            }
-        }
-        let po_number: HashMap<Block, usize> =
-            postorder.iter().enumerate().map(|(n, &b)| (b, n)).collect();
-        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-        for &b in &postorder {
-            for &s in succs.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-                preds.entry(s).or_default().push(b);
-            }
-        }
-        let mut idom = HashMap::from([(entry, entry)]);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in postorder.iter().rev().skip(1) {
-                let mut new_idom: Option<Block> = None;
-                for &p in preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-                    if !idom.contains_key(&p) {
-                        continue;
-                    }
-                    new_idom = Some(match new_idom {
-                        None => p,
-                        Some(cur) => intersect(&idom, &po_number, p, cur),
-                    });
-                }
-                if let Some(n) = new_idom {
-                    if idom.get(&b) != Some(&n) {
-                        idom.insert(b, n);
-                        changed = true;
-                    }
-                }
-            }
-        }
-        DomTree { po_number, idom }
-    }
-
-    pub(crate) fn is_reachable(&self, block: Block) -> bool {
-        self.po_number.contains_key(&block)
-    }
-
-    /// Whether `a` dominates `b` (every block dominates itself). Unreachable
-    /// blocks dominate nothing and are dominated by nothing.
-    pub(crate) fn dominates(&self, a: Block, b: Block) -> bool {
-        if !self.is_reachable(a) || !self.is_reachable(b) {
-            return false;
-        }
-        let mut cur = b;
-        loop {
-            if cur == a {
-                return true;
-            }
-            let up = self.idom[&cur];
-            if up == cur {
-                return false;
-            }
-            cur = up;
-        }
-    }
-}
-
-fn intersect(
-    idom: &HashMap<Block, Block>,
-    po: &HashMap<Block, usize>,
-    mut a: Block,
-    mut b: Block,
-) -> Block {
-    while a != b {
-        while po[&a] < po[&b] {
-            a = idom[&a];
-        }
-        while po[&b] < po[&a] {
-            b = idom[&b];
-        }
-    }
-    a
-}
 
 /// Phase 3.
 pub(super) fn check_ssa(cx: &mut Ctx) {
@@ -154,7 +50,8 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
     let Some(entry) = entry else {
         return;
     };
-    let domtree = DomTree::compute(entry, &succs);
+    let domtree =
+        DominatorTree::with_successors(entry, |b| succs.get(&b).cloned().unwrap_or_default());
 
     // Every use against its definition.
     for &(block, inst) in &checkable {
