@@ -32,9 +32,9 @@ impl Isel<'_> {
             let Some(Operand::Imm(k)) = self.immediate(args[1]) else {
                 break;
             };
-            let Some(sum) = offset.checked_add(k) else {
-                break;
-            };
+            let sum = offset
+                .checked_add(k)
+                .ok_or("address offset overflows 64 bits")?;
             offset = sum;
             base = args[0];
         }

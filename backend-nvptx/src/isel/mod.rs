@@ -190,6 +190,8 @@ struct Isel<'a> {
     locals: Vec<LocalArray>,
     /// Stub labels made so far (for edge copies), to number them.
     stubs: u32,
+    /// Values whose computation is folded into every address that uses them.
+    folded: HashSet<Value>,
 }
 
 /// Selects one function. `func_index` numbers its labels.
@@ -210,7 +212,9 @@ pub fn select_function(
         features: Features::default(),
         locals: Vec::new(),
         stubs: 0,
+        folded: HashSet::new(),
     };
+    isel.find_folded_addresses();
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
     isel.lower_blocks()?;
@@ -368,6 +372,21 @@ impl Isel<'_> {
         Ok(Operand::Reg(dst))
     }
 
+    /// `mov.u32`/`mov.u64` of an address or special register, spelled as
+    /// nvcc does (`mov.u32 %r1, %tid.x;`, `mov.u64 %rd1, gvar;`).
+    fn mov_address(&mut self, dst: Reg, src: Operand) {
+        let ty = match dst.class {
+            RegClass::B64 => PtxType::U64,
+            _ => PtxType::U32,
+        };
+        self.emit(MInst::Unary {
+            op: UnaryOp::Mov,
+            ty,
+            dst,
+            src,
+        });
+    }
+
     fn mov(&mut self, dst: Reg, src: Operand) {
         self.emit(MInst::Unary {
             op: UnaryOp::Mov,
@@ -396,6 +415,39 @@ impl Isel<'_> {
 
     // ---- function structure -----------------------------------------------
 
+    /// Finds the address computations that every user folds into its
+    /// `[base+offset]` operand (a `ptroffset` by a constant used only as
+    /// the pointer of loads and stores). They need no instruction of their own.
+    fn find_folded_addresses(&mut self) {
+        let dfg = &self.func.dfg;
+        let mut other_use: HashSet<Value> = HashSet::new();
+        for (_, inst) in self.func.layout.insts() {
+            let data = &dfg.insts[inst];
+            let mut args = data.arguments();
+            // The pointer is the last operand of a load or store; that use
+            // is the one an address can absorb.
+            if data.mem_ptr().is_some() {
+                args.pop();
+            }
+            other_use.extend(args.into_iter().map(|v| dfg.resolve_aliases(v)));
+        }
+        for (_, inst) in self.func.layout.insts() {
+            let data = &dfg.insts[inst];
+            if let InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args,
+            } = data
+            {
+                let Some(res) = dfg.first_result(inst) else {
+                    continue;
+                };
+                if !other_use.contains(&res) && self.immediate(args[1]).is_some() {
+                    self.folded.insert(res);
+                }
+            }
+        }
+    }
+
     /// Reads every parameter into the register of its entry-block value.
     /// Kernel pointers arrive as generic addresses from the host; a
     /// `ptr<global>` parameter is converted once with `cvta.to.global` so
@@ -417,10 +469,10 @@ impl Isel<'_> {
                 base: AddrBase::Sym(decl.name.clone()),
                 offset: 0,
             };
-            let dst = self.def(v);
             match abi.ty {
                 Type::Ptr(space) if self.func.is_kernel() && space != AddrSpace::Generic => {
                     let raw = self.new_reg(RegClass::B64);
+                    let dst = self.def(v);
                     self.emit(MInst::Ld {
                         space: Space::Param,
                         kind: LoadKind::Plain,
@@ -430,7 +482,10 @@ impl Isel<'_> {
                     });
                     self.cast_from_generic(dst, raw, space)?;
                 }
-                ty => self.load(Space::Param, LoadKind::Plain, ty, dst, addr)?,
+                ty => {
+                    let dst = self.def(v);
+                    self.load(Space::Param, LoadKind::Plain, ty, dst, addr)?
+                }
             }
         }
         Ok(decls)
@@ -479,6 +534,7 @@ impl Isel<'_> {
             // Constants are materialized at their uses (see `operand`/`reg`).
             InstData::Iconst { .. } | InstData::Fconst { .. } => Ok(()),
             InstData::Unary { opcode, arg } => self.unary(*opcode, res()?, *arg),
+            InstData::Binary { .. } if result.is_some_and(|r| self.folded.contains(&r)) => Ok(()),
             InstData::Binary { opcode, args } => self.binary(*opcode, res()?, args[0], args[1]),
             InstData::Ternary { opcode, args } => self.ternary(*opcode, res()?, *args),
             InstData::IntCompare { cond, args } => self.icmp(*cond, res()?, args[0], args[1]),
@@ -504,7 +560,7 @@ impl Isel<'_> {
                 let rspace = self.ty(r).addr_space().unwrap_or(AddrSpace::Generic);
                 let dst = self.def(r);
                 if rspace == gspace {
-                    self.mov(dst, Operand::Sym(name));
+                    self.mov_address(dst, Operand::Sym(name));
                     Ok(())
                 } else if rspace == AddrSpace::Generic {
                     let space = space_of(gspace)?;
@@ -523,7 +579,7 @@ impl Isel<'_> {
             }
             InstData::StackAddr { slot } => {
                 let dst = self.def(res()?);
-                self.mov(dst, Operand::Sym(local_symbol(slot.as_u32())));
+                self.mov_address(dst, Operand::Sym(local_symbol(slot.as_u32())));
                 Ok(())
             }
             InstData::Load { ty, ptr, flags } => {
@@ -545,7 +601,7 @@ impl Isel<'_> {
             }
             InstData::SpecialReg { reg } => {
                 let dst = self.def(res()?);
-                self.mov(dst, Operand::Special(reg.name()));
+                self.mov_address(dst, Operand::Special(reg.name()));
                 Ok(())
             }
             InstData::Nullary { opcode } => match opcode {
