@@ -21,6 +21,9 @@ impl Isel<'_> {
             (Opcode::Sqrt, Type::F32 | Type::F64) => (UnaryOp::SqrtRn, float_ty(ty)?),
             _ => return Err(format!("`{op}` on `{ty}` is not selected")),
         };
+        if uop == UnaryOp::Abs && ty == Type::F16 {
+            self.features.require("abs.f16", (6, 5));
+        }
         let src = self.reg(arg)?.into();
         let dst = self.def(res);
         self.emit(MInst::Unary {

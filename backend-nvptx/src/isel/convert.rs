@@ -30,10 +30,11 @@ impl Isel<'_> {
                 }
                 if from == Type::I1 {
                     // true is -1 when sign-extended, 1 when zero-extended.
+                    // (`selp` has no 8-bit form; an i8 is selected as 16-bit.)
                     let p = self.reg(arg)?;
                     let one = if signed { -1 } else { 1 };
                     self.emit(MInst::Selp {
-                        ty: cvt_int_ty(to, signed)?,
+                        ty: super::int_ty(to, signed)?,
                         dst,
                         a: Operand::Imm(one),
                         b: Operand::Imm(0),
@@ -84,6 +85,12 @@ impl Isel<'_> {
                 if narrowing != (from.bits() > to.bits()) {
                     return Err(bad());
                 }
+                if from == Type::BF16 || to == Type::BF16 {
+                    self.require_bf16()?;
+                }
+                if from == Type::BF16 {
+                    self.features.require("cvt from .bf16", (7, 1));
+                }
                 let src = self.reg(arg)?;
                 let round = narrowing.then_some(Rounding::Rn);
                 self.cvt(round, cvt_float_ty(to)?, cvt_float_ty(from)?, dst, src);
@@ -94,12 +101,19 @@ impl Isel<'_> {
                 }
                 let signed = op == Opcode::Sitofp;
                 let (src, from) = self.bool_to_int(arg, signed)?;
+                if to == Type::BF16 {
+                    self.require_bf16()?;
+                }
                 let s = cvt_int_ty(from, signed)?;
                 self.cvt(Some(Rounding::Rn), cvt_float_ty(to)?, s, dst, src);
             }
             Opcode::Fptosi | Opcode::Fptoui => {
                 if !from.is_float() || !to.is_int() || to == Type::I1 {
                     return Err(bad());
+                }
+                if from == Type::BF16 {
+                    self.require_bf16()?;
+                    self.features.require("cvt from .bf16", (7, 1));
                 }
                 let signed = op == Opcode::Fptosi;
                 let src = self.reg(arg)?;
@@ -136,6 +150,17 @@ impl Isel<'_> {
                 self.resize(dst, src);
             }
             _ => return Err(bad()),
+        }
+        Ok(())
+    }
+
+    /// bf16 conversions exist from sm_80 on.
+    fn require_bf16(&mut self) -> IselResult<()> {
+        if self.target.sm() < 80 {
+            return Err(format!(
+                "bf16 conversions need sm_80 or newer (target is {})",
+                self.target
+            ));
         }
         Ok(())
     }

@@ -518,8 +518,10 @@ impl Isel<'_> {
                 return Err(format!("{block} is empty (it needs a terminator)"));
             }
             for &inst in insts {
-                self.lower_inst(inst, next)
-                    .map_err(|e| format!("{inst} in {block}: {e}"))?;
+                self.lower_inst(inst, next).map_err(|e| {
+                    let op = self.func.dfg.insts[inst].opcode();
+                    format!("`{op}` ({inst} in {block}): {e}")
+                })?;
             }
         }
         Ok(())
