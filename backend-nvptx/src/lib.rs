@@ -8,6 +8,13 @@
 //! 2. [`target`] decides the `.version` from the target and the features used.
 //! 3. [`emit`] prints the module.
 //!
+//! Not selected yet (each is a [`BackendError`] naming the opcode and type):
+//! bf16 arithmetic and comparisons (only conversions, loads, stores and
+//! selects), f16 division and square root, `i1` arithmetic other than
+//! and/or/xor/not/eq/ne, memory and casts through `ptr<tmem>` and
+//! `ptr<shared::cluster>`, generic→param casts, by-value aggregate and
+//! `__grid_constant__` parameters, and more than one return value.
+//!
 //! Architecture invariants of this crate:
 //! - It accepts only IR the midend verifier accepts. Until that verifier is
 //!   wired in front of us, anything unexpected is reported as a

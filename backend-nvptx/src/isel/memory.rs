@@ -41,7 +41,11 @@ impl Isel<'_> {
         let base = match self.def_inst(base) {
             // A variable addressed in its own space: use its name.
             Some(InstData::GlobalAddr { gv }) => {
-                let g = &self.module.globals[*gv];
+                let g = self
+                    .module
+                    .globals
+                    .get(*gv)
+                    .ok_or_else(|| format!("unknown {gv}"))?;
                 if Type::Ptr(g.space) == self.ty(base) {
                     AddrBase::Sym(g.name.clone())
                 } else {

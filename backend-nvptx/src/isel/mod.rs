@@ -218,6 +218,7 @@ pub fn select_function(
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
     isel.lower_blocks()?;
+    isel.drop_unused_labels();
     let ret = match func.signature.returns.as_slice() {
         [] => None,
         [ty] if !func.is_kernel() => Some(device_param_ty(*ty)),
@@ -525,6 +526,21 @@ impl Isel<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Removes labels no branch names (blocks only reached by falling
+    /// through), so the text shows only real jump targets.
+    fn drop_unused_labels(&mut self) {
+        let used: HashSet<Label> = self
+            .body
+            .iter()
+            .filter_map(|i| match i {
+                MInst::Bra { target, .. } => Some(target.clone()),
+                _ => None,
+            })
+            .collect();
+        self.body
+            .retain(|i| !matches!(i, MInst::Label(l) if !used.contains(l)));
     }
 
     fn lower_inst(&mut self, inst: Inst, next: Option<Block>) -> IselResult<()> {

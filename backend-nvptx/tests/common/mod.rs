@@ -72,6 +72,10 @@ pub fn compile_for(module: &Module, target: &str) -> String {
 /// sm_80 text for the test's own assertions.
 pub fn compile_and_check(module: &Module) -> String {
     let sm80 = compile_for(module, "sm_80");
+    // `KERNELC_DUMP_PTX=1 cargo test -- --nocapture` shows what was checked.
+    if std::env::var_os("KERNELC_DUMP_PTX").is_some() {
+        eprintln!("{sm80}");
+    }
     assert_ptxas_accepts(&sm80, "sm_80");
     let sm90 = compile_for(module, "sm_90");
     assert_ptxas_accepts(&sm90, "sm_90");
