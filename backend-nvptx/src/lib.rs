@@ -1,1 +1,167 @@
-//! placeholder
+//! backend-nvptx: the kernelc backend, from the midend IR to PTX text.
+//!
+//! The pipeline has three stages, each in its own module:
+//!
+//! 1. [`isel`] selects PTX machine instructions ([`minst::MInst`]) for each
+//!    IR function, with one virtual register per IR value, and lowers block
+//!    arguments to copies on the edges ([`copies`]).
+//! 2. [`target`] decides the `.version` from the target and the features used.
+//! 3. [`emit`] prints the module.
+//!
+//! Not selected yet (each is a [`BackendError`] naming the opcode and type):
+//! bf16 arithmetic and comparisons (only conversions, loads, stores and
+//! selects), f16 division and square root, `i1` arithmetic other than
+//! and/or/xor/not/eq/ne, memory and casts through `ptr<tmem>` and
+//! `ptr<shared::cluster>`, generic→param casts, by-value aggregate and
+//! `__grid_constant__` parameters, and more than one return value.
+//!
+//! Architecture invariants of this crate:
+//! - It accepts only IR the midend verifier accepts. Until that verifier is
+//!   wired in front of us, anything unexpected is reported as a
+//!   [`BackendError`] naming the function, instruction and type; the backend
+//!   never panics on its input.
+//! - It knows nothing of the C source: only IR goes in.
+//! - It does no I/O: it returns the PTX as a string.
+
+pub mod copies;
+pub mod emit;
+pub mod isel;
+pub mod mfunc;
+pub mod minst;
+pub mod target;
+
+use core::fmt;
+use midend::ir::{FuncId, InstData, Module};
+use std::collections::{BTreeSet, HashMap};
+
+pub use target::{Features, PtxVersion, Target, UnknownTarget};
+
+/// What to compile for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub target: Target,
+    /// Overrides the `.version` the backend would pick (`--ptx-version 8.0`).
+    /// It may not be older than what the target and the used features need.
+    pub ptx_version: Option<(u32, u32)>,
+}
+
+impl Options {
+    pub fn new(target: Target) -> Options {
+        Options {
+            target,
+            ptx_version: None,
+        }
+    }
+}
+
+/// Why the backend could not compile a module.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BackendError {
+    /// The function being compiled, if the error belongs to one.
+    pub function: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for BackendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.function {
+            Some(name) => write!(f, "in function `{name}`: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+fn module_error(message: String) -> BackendError {
+    BackendError {
+        function: None,
+        message,
+    }
+}
+
+/// Compiles a whole module to PTX text.
+///
+/// Device functions are printed before kernels, each in module order, so a
+/// kernel always sees the definitions of what it calls; a device function
+/// that calls one printed later gets a forward declaration at the top.
+pub fn compile_module(module: &Module, opts: &Options) -> Result<String, BackendError> {
+    // Printing order: device functions, then kernels.
+    let mut order: Vec<FuncId> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| !f.is_kernel())
+        .map(|(id, _)| id)
+        .collect();
+    order.extend(
+        module
+            .functions
+            .iter()
+            .filter(|(_, f)| f.is_kernel())
+            .map(|(id, _)| id),
+    );
+    let position: HashMap<FuncId, usize> =
+        order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+
+    let mut selected = Vec::new();
+    let mut features = Features::default();
+    for (index, &id) in order.iter().enumerate() {
+        let func = &module.functions[id];
+        let mf = isel::select_function(module, func, index, opts.target).map_err(|message| {
+            BackendError {
+                function: Some(func.name.clone()),
+                message,
+            }
+        })?;
+        features.extend(&mf.features);
+        selected.push(mf);
+    }
+
+    // Callees printed at or after their first caller need a declaration.
+    let mut declare = BTreeSet::new();
+    for (index, &id) in order.iter().enumerate() {
+        let func = &module.functions[id];
+        for (_, inst) in func.layout.insts() {
+            if let InstData::Call { func: callee, .. } = &func.dfg.insts[inst] {
+                match position.get(callee) {
+                    Some(&p) if p > index => {
+                        declare.insert(p);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    let needed = opts.target.ptx_version(&features);
+    let version = match opts.ptx_version {
+        Some(v) if v < needed => {
+            return Err(module_error(format!(
+                "PTX .version {}.{} is too old: {} with the features used needs {}.{}",
+                v.0, v.1, opts.target, needed.0, needed.1
+            )))
+        }
+        Some(v) => v,
+        None => needed,
+    };
+
+    let mut out = String::new();
+    emit::write_header(&mut out, version, opts.target);
+    if !module.globals.is_empty() {
+        out.push('\n');
+    }
+    for (_, g) in module.globals.iter() {
+        emit::write_global(&mut out, g).map_err(module_error)?;
+    }
+    if !declare.is_empty() {
+        out.push('\n');
+    }
+    for &p in &declare {
+        emit::write_declaration(&mut out, &selected[p]);
+    }
+    for mf in &selected {
+        out.push('\n');
+        emit::write_function(&mut out, mf);
+    }
+    Ok(out)
+}

@@ -1,0 +1,350 @@
+//! Selection of arithmetic, logic, comparisons and `select`.
+//!
+//! Integer ops pick `.s`/`.u`/`.b` types from the opcode (signedness lives on
+//! the opcode in the IR, not on the type). `i1` logic uses `.pred`
+//! instructions; floats use IEEE-rounded forms (`div.rn`, `sqrt.rn`,
+//! `fma.rn`) so results match the C semantics the IR promises.
+
+use super::{bit_ty, float_ty, int_ty, Isel, IselResult};
+use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, RegClass, UnaryOp};
+use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
+
+impl Isel<'_> {
+    pub(super) fn unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {
+        let ty = self.ty(res);
+        let (uop, pty) = match (op, ty) {
+            (Opcode::Bnot, Type::I1) => (UnaryOp::Not, PtxType::Pred),
+            (Opcode::Bnot, _) if ty.is_int() => (UnaryOp::Not, bit_ty(ty)?),
+            (Opcode::Ineg, _) if ty.is_int() && ty != Type::I1 => (UnaryOp::Neg, int_ty(ty, true)?),
+            (Opcode::Fneg, _) => (UnaryOp::Neg, float_ty(ty)?),
+            (Opcode::Fabs, _) => (UnaryOp::Abs, float_ty(ty)?),
+            (Opcode::Sqrt, Type::F32 | Type::F64) => (UnaryOp::SqrtRn, float_ty(ty)?),
+            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+        };
+        if uop == UnaryOp::Abs && ty == Type::F16 {
+            self.features.require("abs.f16", (6, 5));
+        }
+        let src = self.reg(arg)?.into();
+        let dst = self.def(res);
+        self.emit(MInst::Unary {
+            op: uop,
+            ty: pty,
+            dst,
+            src,
+        });
+        Ok(())
+    }
+
+    pub(super) fn binary(&mut self, op: Opcode, res: Value, a: Value, b: Value) -> IselResult<()> {
+        if op == Opcode::PtrOffset {
+            return self.ptroffset(res, a, b);
+        }
+        let ty = self.ty(res);
+        if ty.is_float() {
+            return self.float_binary(op, res, a, b);
+        }
+        if ty == Type::I1 {
+            let bop = match op {
+                Opcode::Band => BinaryOp::And,
+                Opcode::Bor => BinaryOp::Or,
+                Opcode::Bxor => BinaryOp::Xor,
+                _ => return Err(format!("`{op}` on `i1` is not selected")),
+            };
+            let (a, b) = (self.reg(a)?.into(), self.reg(b)?.into());
+            let dst = self.def(res);
+            self.emit(MInst::Binary {
+                op: bop,
+                ty: PtxType::Pred,
+                dst,
+                a,
+                b,
+            });
+            return Ok(());
+        }
+        if !ty.is_int() {
+            return Err(format!("`{op}` on `{ty}` is not selected"));
+        }
+        use Opcode::*;
+        let (bop, pty) = match op {
+            Iadd => (BinaryOp::Add, int_ty(ty, true)?),
+            Isub => (BinaryOp::Sub, int_ty(ty, true)?),
+            Imul => (BinaryOp::MulLo, int_ty(ty, true)?),
+            Sdiv => (BinaryOp::Div, int_ty(ty, true)?),
+            Udiv => (BinaryOp::Div, int_ty(ty, false)?),
+            Srem => (BinaryOp::Rem, int_ty(ty, true)?),
+            Urem => (BinaryOp::Rem, int_ty(ty, false)?),
+            Band => (BinaryOp::And, bit_ty(ty)?),
+            Bor => (BinaryOp::Or, bit_ty(ty)?),
+            Bxor => (BinaryOp::Xor, bit_ty(ty)?),
+            Ishl => (BinaryOp::Shl, bit_ty(ty)?),
+            Ushr => (BinaryOp::Shr, int_ty(ty, false)?),
+            Sshr => (BinaryOp::Shr, int_ty(ty, true)?),
+            Smin => (BinaryOp::Min, int_ty(ty, true)?),
+            Smax => (BinaryOp::Max, int_ty(ty, true)?),
+            Umin => (BinaryOp::Min, int_ty(ty, false)?),
+            Umax => (BinaryOp::Max, int_ty(ty, false)?),
+            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+        };
+        // Ops that read the high bits of an i8 need it extended first; the
+        // rest only care about the low byte, which 16-bit math gets right.
+        let signed = matches!(op, Sdiv | Srem | Sshr | Smin | Smax);
+        let reads_high = matches!(
+            op,
+            Sdiv | Udiv | Srem | Urem | Ushr | Sshr | Smin | Smax | Umin | Umax
+        );
+        let a = if reads_high {
+            self.widen_i8(a, signed)?
+        } else {
+            self.reg(a)?.into()
+        };
+        let b = if matches!(op, Ishl | Ushr | Sshr) {
+            self.shift_amount(b)?
+        } else if reads_high {
+            self.widen_i8(b, signed)?
+        } else {
+            self.operand(b)?
+        };
+        let a = match a {
+            Operand::Reg(_) => a,
+            imm => {
+                // Keep an immediate out of the first operand, as nvcc does.
+                let r = self.new_reg(super::class_of(ty));
+                self.mov(r, imm);
+                r.into()
+            }
+        };
+        let dst = self.def(res);
+        self.emit(MInst::Binary {
+            op: bop,
+            ty: pty,
+            dst,
+            a,
+            b,
+        });
+        Ok(())
+    }
+
+    /// PTX shift amounts are always `.u32`, whatever the shifted type.
+    fn shift_amount(&mut self, b: Value) -> IselResult<Operand> {
+        if let Some(imm) = self.immediate(b) {
+            return Ok(imm);
+        }
+        let src = self.reg(b)?;
+        let src_ty = match (self.ty(b), src.class) {
+            (_, RegClass::B32) => return Ok(src.into()),
+            (Type::I8, _) => PtxType::U8,
+            (_, RegClass::B16) => PtxType::U16,
+            (_, RegClass::B64) => PtxType::U64,
+            (t, _) => return Err(format!("shift amount of type `{t}`")),
+        };
+        let dst = self.new_reg(RegClass::B32);
+        self.cvt(None, PtxType::U32, src_ty, dst, src);
+        Ok(dst.into())
+    }
+
+    fn float_binary(&mut self, op: Opcode, res: Value, a: Value, b: Value) -> IselResult<()> {
+        let ty = self.ty(res);
+        let pty = float_ty(ty)?;
+        let bop = match (op, ty) {
+            (Opcode::Fadd, _) => BinaryOp::Add,
+            (Opcode::Fsub, _) => BinaryOp::Sub,
+            (Opcode::Fmul, _) => BinaryOp::Mul,
+            (Opcode::Fdiv, Type::F32 | Type::F64) => BinaryOp::DivRn,
+            (Opcode::Fmin, _) => BinaryOp::Min,
+            (Opcode::Fmax, _) => BinaryOp::Max,
+            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+        };
+        if ty == Type::F16 && matches!(bop, BinaryOp::Min | BinaryOp::Max) && self.target.sm() < 80
+        {
+            return Err(format!("`{op}` on `f16` needs sm_80 or newer"));
+        }
+        let a = self.reg(a)?.into();
+        let b = self.operand(b)?;
+        let dst = self.def(res);
+        self.emit(MInst::Binary {
+            op: bop,
+            ty: pty,
+            dst,
+            a,
+            b,
+        });
+        Ok(())
+    }
+
+    pub(super) fn ternary(&mut self, op: Opcode, res: Value, args: [Value; 3]) -> IselResult<()> {
+        match op {
+            Opcode::Fma => {
+                let ty = float_ty(self.ty(res))?;
+                let a = self.reg(args[0])?.into();
+                let b = self.operand(args[1])?;
+                let c = self.operand(args[2])?;
+                let dst = self.def(res);
+                self.emit(MInst::Fma { ty, dst, a, b, c });
+                Ok(())
+            }
+            Opcode::Select => self.select(res, args[0], args[1], args[2]),
+            _ => Err(format!("`{op}` is not selected")),
+        }
+    }
+
+    /// `select c, a, b` is `selp`; PTX has no `selp.pred`, so an `i1` select
+    /// is `(c & a) | (!c & b)`.
+    fn select(&mut self, res: Value, c: Value, a: Value, b: Value) -> IselResult<()> {
+        let p = self.reg(c)?;
+        let dst = self.def(res);
+        if dst.class == RegClass::Pred {
+            let (a, b) = (self.reg(a)?, self.reg(b)?);
+            let (t1, nc, t2) = (
+                self.new_reg(RegClass::Pred),
+                self.new_reg(RegClass::Pred),
+                self.new_reg(RegClass::Pred),
+            );
+            let pred = PtxType::Pred;
+            self.emit(MInst::Binary {
+                op: BinaryOp::And,
+                ty: pred,
+                dst: t1,
+                a: p.into(),
+                b: a.into(),
+            });
+            self.emit(MInst::Unary {
+                op: UnaryOp::Not,
+                ty: pred,
+                dst: nc,
+                src: p.into(),
+            });
+            self.emit(MInst::Binary {
+                op: BinaryOp::And,
+                ty: pred,
+                dst: t2,
+                a: nc.into(),
+                b: b.into(),
+            });
+            self.emit(MInst::Binary {
+                op: BinaryOp::Or,
+                ty: pred,
+                dst,
+                a: t1.into(),
+                b: t2.into(),
+            });
+            return Ok(());
+        }
+        let (a, b) = if dst.class == RegClass::B16 && self.ty(res).is_float() {
+            // 16-bit float constants have no immediate form.
+            (self.reg(a)?.into(), self.reg(b)?.into())
+        } else {
+            (self.operand(a)?, self.operand(b)?)
+        };
+        self.emit(MInst::Selp {
+            ty: dst.class.decl_type(),
+            dst,
+            a,
+            b,
+            pred: p,
+        });
+        Ok(())
+    }
+
+    pub(super) fn icmp(&mut self, cond: IntCC, res: Value, a: Value, b: Value) -> IselResult<()> {
+        let ty = self.ty(a);
+        let dst = self.def(res);
+        if ty == Type::I1 {
+            // No `setp` on predicates: a != b is xor, a == b is its negation.
+            let (ra, rb) = (self.reg(a)?, self.reg(b)?);
+            let ne = match cond {
+                IntCC::Ne => dst,
+                IntCC::Eq => self.new_reg(RegClass::Pred),
+                _ => return Err(format!("icmp {cond} on `i1` is not selected")),
+            };
+            self.emit(MInst::Binary {
+                op: BinaryOp::Xor,
+                ty: PtxType::Pred,
+                dst: ne,
+                a: ra.into(),
+                b: rb.into(),
+            });
+            if cond == IntCC::Eq {
+                self.emit(MInst::Unary {
+                    op: UnaryOp::Not,
+                    ty: PtxType::Pred,
+                    dst,
+                    src: ne.into(),
+                });
+            }
+            return Ok(());
+        }
+        let (cmp, signed) = match cond {
+            IntCC::Eq => (Cmp::Eq, true),
+            IntCC::Ne => (Cmp::Ne, true),
+            IntCC::Slt => (Cmp::Lt, true),
+            IntCC::Sle => (Cmp::Le, true),
+            IntCC::Sgt => (Cmp::Gt, true),
+            IntCC::Sge => (Cmp::Ge, true),
+            IntCC::Ult => (Cmp::Lo, false),
+            IntCC::Ule => (Cmp::Ls, false),
+            IntCC::Ugt => (Cmp::Hi, false),
+            IntCC::Uge => (Cmp::Hs, false),
+        };
+        // Pointers compare as unsigned addresses, in their register's width.
+        let (pty, signed) = match (ty, super::class_of(ty)) {
+            (Type::Ptr(_), RegClass::B32) => (PtxType::U32, false),
+            (Type::Ptr(_), _) => (PtxType::U64, false),
+            _ => (int_ty(ty, signed)?, signed),
+        };
+        let a = self.widen_i8(a, signed)?;
+        let b = self.widen_i8(b, signed)?;
+        let a = self.force_reg(a, ty);
+        self.emit(MInst::Setp {
+            cmp,
+            ty: pty,
+            dst,
+            a,
+            b,
+        });
+        Ok(())
+    }
+
+    pub(super) fn fcmp(&mut self, cond: FloatCC, res: Value, a: Value, b: Value) -> IselResult<()> {
+        let ty = self.ty(a);
+        let pty = float_ty(ty)?;
+        let cmp = match cond {
+            FloatCC::Oeq => Cmp::Eq,
+            FloatCC::One => Cmp::Ne,
+            FloatCC::Olt => Cmp::Lt,
+            FloatCC::Ole => Cmp::Le,
+            FloatCC::Ogt => Cmp::Gt,
+            FloatCC::Oge => Cmp::Ge,
+            FloatCC::Ueq => Cmp::Equ,
+            FloatCC::Une => Cmp::Neu,
+            FloatCC::Ult => Cmp::Ltu,
+            FloatCC::Ule => Cmp::Leu,
+            FloatCC::Ugt => Cmp::Gtu,
+            FloatCC::Uge => Cmp::Geu,
+            FloatCC::Ord => Cmp::Num,
+            FloatCC::Uno => Cmp::Nan,
+        };
+        let a = self.reg(a)?.into();
+        let b = self.operand(b)?;
+        let dst = self.def(res);
+        self.emit(MInst::Setp {
+            cmp,
+            ty: pty,
+            dst,
+            a,
+            b,
+        });
+        Ok(())
+    }
+
+    /// An operand that must be a register: an immediate gets a `mov`.
+    fn force_reg(&mut self, op: Operand, ty: Type) -> Operand {
+        match op {
+            Operand::Reg(_) => op,
+            imm => {
+                let r = self.new_reg(super::class_of(ty));
+                self.mov(r, imm);
+                r.into()
+            }
+        }
+    }
+}

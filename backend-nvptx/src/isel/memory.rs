@@ -1,0 +1,155 @@
+//! Selection of memory accesses: addressing modes, `ld` and `st`.
+//!
+//! The state space comes from the pointer's type (`ptr<global>` loads with
+//! `ld.global`), so address-space inference in the midend directly decides
+//! which instruction we emit. A constant `ptroffset` folds into the address
+//! (`[%rd1+8]`), and a module variable in its own space is addressed by name
+//! (`[tile+16]`), as nvcc writes them.
+
+use super::{mem_ty, space_of, Isel, IselResult};
+use crate::minst::{
+    AddrBase, Address, Cmp, LoadKind, MInst, Operand, PtxType, Reg, RegClass, Space,
+};
+use midend::ir::{AddrSpace, InstData, Opcode, Type, Value};
+
+impl Isel<'_> {
+    /// The state space and address operand of an access through `ptr`.
+    pub(super) fn address(&mut self, ptr: Value) -> IselResult<(Space, Address)> {
+        let pty = self.ty(ptr);
+        let Type::Ptr(space) = pty else {
+            return Err(format!("memory access through non-pointer `{pty}`"));
+        };
+        let space = space_of(space)?;
+        // Peel `ptroffset base, const` links into the immediate offset.
+        let mut base = ptr;
+        let mut offset: i64 = 0;
+        while let Some(InstData::Binary {
+            opcode: Opcode::PtrOffset,
+            args,
+        }) = self.def_inst(base)
+        {
+            let args = *args;
+            let Some(Operand::Imm(k)) = self.immediate(args[1]) else {
+                break;
+            };
+            let sum = offset
+                .checked_add(k)
+                .ok_or("address offset overflows 64 bits")?;
+            offset = sum;
+            base = args[0];
+        }
+        let base = match self.def_inst(base) {
+            // A variable addressed in its own space: use its name.
+            Some(InstData::GlobalAddr { gv }) => {
+                let g = self
+                    .module
+                    .globals
+                    .get(*gv)
+                    .ok_or_else(|| format!("unknown {gv}"))?;
+                if Type::Ptr(g.space) == self.ty(base) {
+                    AddrBase::Sym(g.name.clone())
+                } else {
+                    AddrBase::Reg(self.reg(base)?)
+                }
+            }
+            Some(InstData::StackAddr { slot }) => AddrBase::Sym(super::local_symbol(slot.as_u32())),
+            _ => AddrBase::Reg(self.reg(base)?),
+        };
+        Ok((space, Address { base, offset }))
+    }
+
+    /// Loads a value of type `ty` into `dst`. Besides plain loads this
+    /// handles the types whose register differs from their memory form:
+    /// `i1` (a byte in memory, a predicate in registers) and `ptr<shared>`
+    /// (8 bytes in memory, 32 bits in registers).
+    pub(super) fn load(
+        &mut self,
+        space: Space,
+        kind: LoadKind,
+        ty: Type,
+        dst: Reg,
+        addr: Address,
+    ) -> IselResult<()> {
+        match ty {
+            Type::I1 => {
+                let t = self.new_reg(RegClass::B16);
+                self.emit(MInst::Ld {
+                    space,
+                    kind,
+                    ty: PtxType::U8,
+                    dst: t,
+                    addr,
+                });
+                self.emit(MInst::Setp {
+                    cmp: Cmp::Ne,
+                    ty: PtxType::B16,
+                    dst,
+                    a: t.into(),
+                    b: Operand::Imm(0),
+                });
+            }
+            Type::Ptr(AddrSpace::Shared) => {
+                let t = self.new_reg(RegClass::B64);
+                self.emit(MInst::Ld {
+                    space,
+                    kind,
+                    ty: PtxType::U64,
+                    dst: t,
+                    addr,
+                });
+                self.cvt(None, PtxType::U32, PtxType::U64, dst, t);
+            }
+            _ => self.emit(MInst::Ld {
+                space,
+                kind,
+                ty: mem_ty(ty)?,
+                dst,
+                addr,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Stores `value` at `addr`; the mirror image of [`Isel::load`].
+    pub(super) fn store(
+        &mut self,
+        space: Space,
+        volatile: bool,
+        value: Value,
+        addr: Address,
+    ) -> IselResult<()> {
+        if space == Space::Const {
+            return Err("store to `const` memory".into());
+        }
+        let ty = self.ty(value);
+        let (ty, src) = match ty {
+            Type::I1 => {
+                let p = self.reg(value)?;
+                let t = self.new_reg(RegClass::B16);
+                self.emit(MInst::Selp {
+                    ty: PtxType::U16,
+                    dst: t,
+                    a: Operand::Imm(1),
+                    b: Operand::Imm(0),
+                    pred: p,
+                });
+                (PtxType::U8, t.into())
+            }
+            Type::Ptr(AddrSpace::Shared) => {
+                let r = self.reg(value)?;
+                let t = self.new_reg(RegClass::B64);
+                self.cvt(None, PtxType::U64, PtxType::U32, t, r);
+                (PtxType::U64, t.into())
+            }
+            _ => (mem_ty(ty)?, self.operand(value)?),
+        };
+        self.emit(MInst::St {
+            space,
+            volatile,
+            ty,
+            addr,
+            src,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,918 @@
+//! Instruction selection: one IR function to one [`MFunction`].
+//!
+//! The selector walks the blocks in layout order and turns each IR
+//! instruction into one or a few [`MInst`]s. It is deliberately simple:
+//!
+//! * **One virtual register per IR value.** PTX registers are unlimited and
+//!   ptxas allocates the real ones, so we never reuse or spill. The register
+//!   class follows the value's type ([`class_of`]).
+//! * **Constants live in operands.** An `iconst`/`fconst` emits nothing where
+//!   it is defined; each use either takes it as an immediate (`add.s32 %r2,
+//!   %r1, 4`) or, where PTX wants a register, gets a fresh `mov`.
+//! * **Block arguments become copies on the edge** ([`crate::copies`]); a
+//!   conditional branch whose taken edge needs copies gets a small stub block,
+//!   which is how we split critical edges without changing the IR.
+//!
+//! Anything not handled returns an error that names the opcode and type; the
+//! selector never panics on IR the verifier accepts.
+
+mod arith;
+mod convert;
+mod memory;
+
+use crate::copies::{self, Copy};
+use crate::mfunc::{class_index, LocalArray, MFunction, ParamDecl};
+use crate::minst::{
+    AddrBase, Address, Label, LoadKind, MInst, Operand, PtxType, Reg, RegClass, Rounding, Space,
+    UnaryOp,
+};
+use crate::target::{Features, Target};
+use midend::ir::{
+    AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, MemFlags, Module,
+    Opcode, Type, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+/// A selection error: what was not selected, and why.
+pub type IselResult<T> = Result<T, String>;
+
+/// The register class that holds a value of type `ty`.
+///
+/// Shared-memory pointers are kept 32-bit, as nvcc does: the shared window
+/// is small, `ld.shared [%r]` is legal, and it saves registers. Tensor-memory
+/// addresses are 32-bit by definition.
+pub fn class_of(ty: Type) -> RegClass {
+    match ty {
+        Type::I1 => RegClass::Pred,
+        Type::I8 | Type::I16 | Type::F16 | Type::BF16 => RegClass::B16,
+        Type::I32 | Type::Ptr(AddrSpace::Shared) | Type::Ptr(AddrSpace::Tmem) => RegClass::B32,
+        Type::I64 | Type::Ptr(_) => RegClass::B64,
+        Type::F32 => RegClass::F32,
+        Type::F64 => RegClass::F64,
+    }
+}
+
+/// The untyped (`.bN`, or `.pred`/`.fN`) type of a class, for `mov`.
+fn mov_ty(class: RegClass) -> PtxType {
+    class.decl_type()
+}
+
+/// The integer instruction type of `ty`: signed or unsigned. `i8` values sit
+/// in 16-bit registers, so they compute as 16-bit.
+fn int_ty(ty: Type, signed: bool) -> IselResult<PtxType> {
+    Ok(match (class_of(ty), signed) {
+        (RegClass::B16, true) => PtxType::S16,
+        (RegClass::B16, false) => PtxType::U16,
+        (RegClass::B32, true) => PtxType::S32,
+        (RegClass::B32, false) => PtxType::U32,
+        (RegClass::B64, true) => PtxType::S64,
+        (RegClass::B64, false) => PtxType::U64,
+        _ => return Err(format!("no integer instruction type for `{ty}`")),
+    })
+}
+
+/// The bit-type of an integer (`.b32`), for logic ops and shifts.
+fn bit_ty(ty: Type) -> IselResult<PtxType> {
+    match class_of(ty) {
+        RegClass::B16 => Ok(PtxType::B16),
+        RegClass::B32 => Ok(PtxType::B32),
+        RegClass::B64 => Ok(PtxType::B64),
+        _ => Err(format!("no bit type for `{ty}`")),
+    }
+}
+
+/// The exact-width type used by `cvt`: `i8` is `.s8`/`.u8` even though it
+/// sits in a 16-bit register, so `cvt` reads only its low byte.
+fn cvt_int_ty(ty: Type, signed: bool) -> IselResult<PtxType> {
+    Ok(match (ty, signed) {
+        (Type::I8, true) => PtxType::S8,
+        (Type::I8, false) => PtxType::U8,
+        _ => int_ty(ty, signed)?,
+    })
+}
+
+/// The float instruction type. bf16 arithmetic needs sm_90, so the selector
+/// only converts bf16 (the frontend promotes it to f32 for math).
+fn float_ty(ty: Type) -> IselResult<PtxType> {
+    match ty {
+        Type::F16 => Ok(PtxType::F16),
+        Type::F32 => Ok(PtxType::F32),
+        Type::F64 => Ok(PtxType::F64),
+        _ => Err(format!("no float arithmetic for `{ty}`")),
+    }
+}
+
+/// The `cvt` type of a float (including bf16, which `cvt` does handle).
+fn cvt_float_ty(ty: Type) -> IselResult<PtxType> {
+    match ty {
+        Type::BF16 => Ok(PtxType::BF16),
+        _ => float_ty(ty),
+    }
+}
+
+/// The type of a value in memory, for `ld`/`st`. Loads of small integers
+/// widen into the 16-bit register; stores truncate.
+fn mem_ty(ty: Type) -> IselResult<PtxType> {
+    Ok(match ty {
+        Type::I8 => PtxType::U8,
+        Type::I16 => PtxType::U16,
+        Type::I32 => PtxType::U32,
+        Type::I64 => PtxType::U64,
+        Type::F16 | Type::BF16 => PtxType::B16,
+        Type::F32 => PtxType::F32,
+        Type::F64 => PtxType::F64,
+        Type::Ptr(AddrSpace::Tmem) => PtxType::U32,
+        Type::Ptr(_) => PtxType::U64,
+        Type::I1 => return Err("no memory type for `i1`".into()),
+    })
+}
+
+/// The PTX state space of a pointer's address space, for `ld`/`st`.
+fn space_of(space: AddrSpace) -> IselResult<Space> {
+    Ok(match space {
+        AddrSpace::Generic => Space::Generic,
+        AddrSpace::Global => Space::Global,
+        AddrSpace::Shared => Space::Shared,
+        AddrSpace::Const => Space::Const,
+        AddrSpace::Local => Space::Local,
+        AddrSpace::Param => Space::Param,
+        AddrSpace::Tmem | AddrSpace::SharedCluster => {
+            return Err(format!(
+                "memory access to `ptr<{space}>` is not supported yet"
+            ))
+        }
+    })
+}
+
+/// The `.param` type of a kernel parameter, spelled as nvcc does (`.u64`
+/// for pointers, `.u32` for `int`, `.f32` for `float`).
+fn kernel_param_ty(ty: Type) -> PtxType {
+    match ty {
+        Type::I1 | Type::I8 => PtxType::U8,
+        Type::I16 => PtxType::U16,
+        Type::I32 => PtxType::U32,
+        Type::I64 | Type::Ptr(_) => PtxType::U64,
+        Type::F16 | Type::BF16 => PtxType::B16,
+        Type::F32 => PtxType::F32,
+        Type::F64 => PtxType::F64,
+    }
+}
+
+/// The `.param` type of a device-function parameter or return value: untyped
+/// bits of the value's size in memory. Caller and callee both go through
+/// [`Isel::load`]/[`Isel::store`], so a value crosses a call exactly as it
+/// would cross memory.
+fn device_param_ty(ty: Type) -> PtxType {
+    match ty.bytes() {
+        1 => PtxType::B8,
+        2 => PtxType::B16,
+        4 => PtxType::B32,
+        _ => PtxType::B64,
+    }
+}
+
+/// The label of a block: `$L__BB<function>_<block>`, as nvcc names them.
+fn block_label(func_index: usize, block: Block) -> Label {
+    Label(format!("$L__BB{func_index}_{}", block.as_u32()))
+}
+
+/// The per-function state of instruction selection.
+struct Isel<'a> {
+    module: &'a Module,
+    func: &'a Function,
+    func_index: usize,
+    target: Target,
+    regs: HashMap<Value, Reg>,
+    /// The last number handed out, per class.
+    next: [u32; 6],
+    body: Vec<MInst>,
+    features: Features,
+    locals: Vec<LocalArray>,
+    /// Stub labels made so far (for edge copies), to number them.
+    stubs: u32,
+    /// Values whose computation is folded into every address that uses them.
+    folded: HashSet<Value>,
+}
+
+/// Selects one function. `func_index` numbers its labels.
+pub fn select_function(
+    module: &Module,
+    func: &Function,
+    func_index: usize,
+    target: Target,
+) -> IselResult<MFunction> {
+    let mut isel = Isel {
+        module,
+        func,
+        func_index,
+        target,
+        regs: HashMap::new(),
+        next: [0; 6],
+        body: Vec::new(),
+        features: Features::default(),
+        locals: Vec::new(),
+        stubs: 0,
+        folded: HashSet::new(),
+    };
+    isel.find_folded_addresses();
+    let params = isel.lower_params()?;
+    isel.lower_stack_slots();
+    isel.lower_blocks()?;
+    isel.drop_unused_labels();
+    let ret = match func.signature.returns.as_slice() {
+        [] => None,
+        [ty] if !func.is_kernel() => Some(device_param_ty(*ty)),
+        [_] => return Err("a kernel cannot return a value".into()),
+        _ => return Err("more than one return value is not supported".into()),
+    };
+    let (max_threads, min_blocks) = match func.attrs.launch_bounds {
+        Some((t, b)) if func.is_kernel() => (Some(t), b),
+        _ => (None, None),
+    };
+    Ok(MFunction {
+        name: func.name.clone(),
+        is_kernel: func.is_kernel(),
+        visible: func.attrs.linkage == Linkage::External,
+        params,
+        ret,
+        max_threads,
+        min_blocks,
+        locals: isel.locals,
+        max_reg: isel.next,
+        body: isel.body,
+        features: isel.features,
+    })
+}
+
+/// The formal `.param` list and call-site types of a function signature.
+pub fn param_decls(func: &Function) -> Vec<ParamDecl> {
+    func.signature
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ParamDecl {
+            ty: if func.is_kernel() {
+                kernel_param_ty(p.ty)
+            } else {
+                device_param_ty(p.ty)
+            },
+            name: format!("{}_param_{i}", func.name),
+        })
+        .collect()
+}
+
+impl Isel<'_> {
+    // ---- registers and operands -------------------------------------------
+
+    fn new_reg(&mut self, class: RegClass) -> Reg {
+        let n = &mut self.next[class_index(class)];
+        *n += 1;
+        Reg { class, num: *n }
+    }
+
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(self.func.dfg.resolve_aliases(v))
+    }
+
+    fn emit(&mut self, inst: MInst) {
+        self.body.push(inst);
+    }
+
+    /// The register that holds `v`, made on first sight (a use may come
+    /// before its definition in layout order, e.g. around a loop).
+    fn def(&mut self, v: Value) -> Reg {
+        let v = self.func.dfg.resolve_aliases(v);
+        if let Some(&r) = self.regs.get(&v) {
+            return r;
+        }
+        let r = self.new_reg(class_of(self.func.dfg.value_type(v)));
+        self.regs.insert(v, r);
+        r
+    }
+
+    /// The instruction that defines `v`, if it is an instruction result.
+    fn def_inst(&self, v: Value) -> Option<&InstData> {
+        match self.func.dfg.value_def(self.func.dfg.resolve_aliases(v)) {
+            ValueDef::Result(inst, 0) => Some(&self.func.dfg.insts[inst]),
+            _ => None,
+        }
+    }
+
+    /// `v` as an immediate, if it is a constant PTX can take inline.
+    /// `i1` and 16-bit floats have no immediate form in most instructions.
+    fn immediate(&self, v: Value) -> Option<Operand> {
+        match self.def_inst(v)? {
+            InstData::Iconst { ty, imm } if *ty != Type::I1 => Some(Operand::Imm(*imm)),
+            InstData::Fconst {
+                ty: Type::F32,
+                value,
+            } => Some(Operand::F32((*value as f32).to_bits())),
+            InstData::Fconst {
+                ty: Type::F64,
+                value,
+            } => Some(Operand::F64(value.to_bits())),
+            _ => None,
+        }
+    }
+
+    /// `v` as a source operand: an immediate when it is a constant, else its register.
+    fn operand(&mut self, v: Value) -> IselResult<Operand> {
+        match self.immediate(v) {
+            Some(imm) => Ok(imm),
+            None => self.reg(v).map(Operand::Reg),
+        }
+    }
+
+    /// `v` in a register. A constant gets a fresh register and a `mov`.
+    fn reg(&mut self, v: Value) -> IselResult<Reg> {
+        let konst = match self.def_inst(v) {
+            Some(InstData::Iconst { ty, imm }) => Some((*ty, Operand::Imm(*imm))),
+            Some(InstData::Fconst { ty, value }) => Some((*ty, float_imm(*ty, *value)?)),
+            _ => None,
+        };
+        match konst {
+            Some((ty, imm)) => {
+                let dst = self.new_reg(class_of(ty));
+                let imm = match (ty, imm) {
+                    (Type::I1, Operand::Imm(i)) => Operand::Imm(i & 1),
+                    (_, imm) => imm,
+                };
+                self.emit(MInst::Unary {
+                    op: UnaryOp::Mov,
+                    ty: mov_ty(dst.class),
+                    dst,
+                    src: imm,
+                });
+                Ok(dst)
+            }
+            None => Ok(self.def(v)),
+        }
+    }
+
+    /// An `i8` value sign- or zero-extended within its 16-bit register, for
+    /// operations that look at the high bits (compare, divide, shift right).
+    /// Other types are returned as they are.
+    fn widen_i8(&mut self, v: Value, signed: bool) -> IselResult<Operand> {
+        if self.ty(v) != Type::I8 {
+            return self.operand(v);
+        }
+        let src = self.reg(v)?;
+        let dst = self.new_reg(RegClass::B16);
+        let (dst_ty, src_ty) = if signed {
+            (PtxType::S16, PtxType::S8)
+        } else {
+            (PtxType::U16, PtxType::U8)
+        };
+        self.emit(MInst::Cvt {
+            round: None,
+            dst_ty,
+            src_ty,
+            dst,
+            src: src.into(),
+        });
+        Ok(Operand::Reg(dst))
+    }
+
+    /// `mov.u32`/`mov.u64` of an address or special register, spelled as
+    /// nvcc does (`mov.u32 %r1, %tid.x;`, `mov.u64 %rd1, gvar;`).
+    fn mov_address(&mut self, dst: Reg, src: Operand) {
+        let ty = match dst.class {
+            RegClass::B64 => PtxType::U64,
+            _ => PtxType::U32,
+        };
+        self.emit(MInst::Unary {
+            op: UnaryOp::Mov,
+            ty,
+            dst,
+            src,
+        });
+    }
+
+    fn mov(&mut self, dst: Reg, src: Operand) {
+        self.emit(MInst::Unary {
+            op: UnaryOp::Mov,
+            ty: mov_ty(dst.class),
+            dst,
+            src,
+        });
+    }
+
+    fn cvt(
+        &mut self,
+        round: Option<Rounding>,
+        dst_ty: PtxType,
+        src_ty: PtxType,
+        dst: Reg,
+        src: Reg,
+    ) {
+        self.emit(MInst::Cvt {
+            round,
+            dst_ty,
+            src_ty,
+            dst,
+            src: src.into(),
+        });
+    }
+
+    // ---- function structure -----------------------------------------------
+
+    /// Finds the address computations that every user folds into its
+    /// `[base+offset]` operand (a `ptroffset` by a constant used only as
+    /// the pointer of loads and stores). They need no instruction of their own.
+    fn find_folded_addresses(&mut self) {
+        let dfg = &self.func.dfg;
+        let mut other_use: HashSet<Value> = HashSet::new();
+        for (_, inst) in self.func.layout.insts() {
+            let data = &dfg.insts[inst];
+            let mut args = data.arguments();
+            // The pointer is the last operand of a load or store; that use
+            // is the one an address can absorb.
+            if data.mem_ptr().is_some() {
+                args.pop();
+            }
+            other_use.extend(args.into_iter().map(|v| dfg.resolve_aliases(v)));
+        }
+        for (_, inst) in self.func.layout.insts() {
+            let data = &dfg.insts[inst];
+            if let InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args,
+            } = data
+            {
+                let Some(res) = dfg.first_result(inst) else {
+                    continue;
+                };
+                if !other_use.contains(&res) && self.immediate(args[1]).is_some() {
+                    self.folded.insert(res);
+                }
+            }
+        }
+    }
+
+    /// Reads every parameter into the register of its entry-block value.
+    /// Kernel pointers arrive as generic addresses from the host; a
+    /// `ptr<global>` parameter is converted once with `cvta.to.global` so
+    /// every access can use `ld.global`/`st.global` (nvcc's idiom).
+    fn lower_params(&mut self) -> IselResult<Vec<ParamDecl>> {
+        let decls = param_decls(self.func);
+        let values = self.func.params().to_vec();
+        if values.len() != decls.len() {
+            return Err("the entry block's parameters do not match the signature".into());
+        }
+        for ((decl, abi), v) in decls.iter().zip(&self.func.signature.params).zip(values) {
+            if abi.attrs.byval.is_some() || abi.attrs.grid_constant {
+                return Err(format!(
+                    "by-value aggregate / __grid_constant__ parameter `{}` is not supported yet",
+                    decl.name
+                ));
+            }
+            let addr = Address {
+                base: AddrBase::Sym(decl.name.clone()),
+                offset: 0,
+            };
+            match abi.ty {
+                Type::Ptr(space) if self.func.is_kernel() && space != AddrSpace::Generic => {
+                    let raw = self.new_reg(RegClass::B64);
+                    let dst = self.def(v);
+                    self.emit(MInst::Ld {
+                        space: Space::Param,
+                        kind: LoadKind::Plain,
+                        ty: PtxType::U64,
+                        dst: raw,
+                        addr,
+                    });
+                    self.cast_from_generic(dst, raw, space)?;
+                }
+                ty => {
+                    let dst = self.def(v);
+                    self.load(Space::Param, LoadKind::Plain, ty, dst, addr)?
+                }
+            }
+        }
+        Ok(decls)
+    }
+
+    /// Declares one `.local` byte array per stack slot.
+    fn lower_stack_slots(&mut self) {
+        for (slot, data) in self.func.stack_slots.iter() {
+            self.locals.push(LocalArray {
+                name: local_symbol(slot.as_u32()),
+                size: data.size.max(1),
+                align: data.align.max(1),
+            });
+        }
+    }
+
+    fn lower_blocks(&mut self) -> IselResult<()> {
+        let blocks = self.func.layout.blocks().to_vec();
+        let targets: HashSet<Block> = blocks
+            .iter()
+            .flat_map(|&b| self.func.successors(b))
+            .collect();
+        for (i, &block) in blocks.iter().enumerate() {
+            if targets.contains(&block) {
+                self.emit(MInst::Label(block_label(self.func_index, block)));
+            }
+            let next = blocks.get(i + 1).copied();
+            let insts = self.func.layout.block_insts(block);
+            if insts.is_empty() {
+                return Err(format!("{block} is empty (it needs a terminator)"));
+            }
+            for &inst in insts {
+                self.lower_inst(inst, next).map_err(|e| {
+                    let op = self.func.dfg.insts[inst].opcode();
+                    format!("`{op}` ({inst} in {block}): {e}")
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes labels no branch names (blocks only reached by falling
+    /// through), so the text shows only real jump targets.
+    fn drop_unused_labels(&mut self) {
+        let used: HashSet<Label> = self
+            .body
+            .iter()
+            .filter_map(|i| match i {
+                MInst::Bra { target, .. } => Some(target.clone()),
+                _ => None,
+            })
+            .collect();
+        self.body
+            .retain(|i| !matches!(i, MInst::Label(l) if !used.contains(l)));
+    }
+
+    fn lower_inst(&mut self, inst: Inst, next: Option<Block>) -> IselResult<()> {
+        let data = &self.func.dfg.insts[inst];
+        let results = self.func.dfg.inst_results(inst);
+        let result = results.first().copied();
+        let res = || result.ok_or_else(|| format!("`{}` has no result", data.opcode()));
+        match data {
+            // Constants are materialized at their uses (see `operand`/`reg`).
+            InstData::Iconst { .. } | InstData::Fconst { .. } => Ok(()),
+            InstData::Unary { opcode, arg } => self.unary(*opcode, res()?, *arg),
+            InstData::Binary { .. } if result.is_some_and(|r| self.folded.contains(&r)) => Ok(()),
+            InstData::Binary { opcode, args } => self.binary(*opcode, res()?, args[0], args[1]),
+            InstData::Ternary { opcode, args } => self.ternary(*opcode, res()?, *args),
+            InstData::IntCompare { cond, args } => self.icmp(*cond, res()?, args[0], args[1]),
+            InstData::FloatCompare { cond, args } => self.fcmp(*cond, res()?, args[0], args[1]),
+            InstData::Convert { opcode, ty, arg } => self.convert(*opcode, *ty, res()?, *arg),
+            InstData::AddrSpaceCast { to, arg } => {
+                let from = self.ty(*arg);
+                let Type::Ptr(from) = from else {
+                    return Err(format!("addrspacecast of non-pointer `{from}`"));
+                };
+                let dst = self.def(res()?);
+                let src = self.reg(*arg)?;
+                self.addrspacecast(dst, src, from, *to)
+            }
+            InstData::GlobalAddr { gv } => {
+                let g = self
+                    .module
+                    .globals
+                    .get(*gv)
+                    .ok_or_else(|| format!("unknown {gv}"))?;
+                let (name, gspace) = (g.name.clone(), g.space);
+                let r = res()?;
+                let rspace = self.ty(r).addr_space().unwrap_or(AddrSpace::Generic);
+                let dst = self.def(r);
+                if rspace == gspace {
+                    self.mov_address(dst, Operand::Sym(name));
+                    Ok(())
+                } else if rspace == AddrSpace::Generic {
+                    let space = space_of(gspace)?;
+                    self.emit(MInst::Cvta {
+                        to_space: false,
+                        space,
+                        dst,
+                        src: Operand::Sym(name),
+                    });
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "global_addr of a `{gspace}` variable as `ptr<{rspace}>`"
+                    ))
+                }
+            }
+            InstData::StackAddr { slot } => {
+                let dst = self.def(res()?);
+                self.mov_address(dst, Operand::Sym(local_symbol(slot.as_u32())));
+                Ok(())
+            }
+            InstData::Load { ty, ptr, flags } => {
+                let (ty, ptr, flags) = (*ty, *ptr, flags.clone());
+                let dst = self.def(res()?);
+                let (space, addr) = self.address(ptr)?;
+                let kind = load_kind(&flags, space);
+                self.load(space, kind, ty, dst, addr)
+            }
+            InstData::Store { value, ptr, flags } => {
+                let (value, ptr, flags) = (*value, *ptr, flags.clone());
+                let (space, addr) = self.address(ptr)?;
+                let volatile = flags.volatile && volatile_allowed(space);
+                self.store(space, volatile, value, addr)
+            }
+            InstData::Call { func, args } => {
+                let (func, args) = (*func, args.clone());
+                self.call(func, &args, result)
+            }
+            InstData::SpecialReg { reg } => {
+                let dst = self.def(res()?);
+                self.mov_address(dst, Operand::Special(reg.name()));
+                Ok(())
+            }
+            InstData::Nullary { opcode } => match opcode {
+                Opcode::Barrier => {
+                    self.emit(MInst::BarSync);
+                    Ok(())
+                }
+                Opcode::Trap => {
+                    self.emit(MInst::Trap);
+                    Ok(())
+                }
+                op => Err(format!("opcode `{op}` is not selected")),
+            },
+            InstData::Jump { dest } => {
+                let dest = dest.clone();
+                self.edge_copies(&dest)?;
+                self.branch_to(dest.block, next);
+                Ok(())
+            }
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let (cond, t, e) = (*cond, then_dest.clone(), else_dest.clone());
+                self.brif(cond, &t, &e, next)
+            }
+            InstData::Return { args } => {
+                let args = args.clone();
+                self.ret(&args)
+            }
+        }
+    }
+
+    // ---- control flow ------------------------------------------------------
+
+    /// `bra` to `target`, unless it is the next block (fall through).
+    fn branch_to(&mut self, target: Block, next: Option<Block>) {
+        if Some(target) != next {
+            self.emit(MInst::Bra {
+                guard: None,
+                target: block_label(self.func_index, target),
+            });
+        }
+    }
+
+    /// The copies that pass `dest`'s arguments to its block's parameters, in
+    /// an order that is safe to run one after another.
+    fn parallel_copies(&mut self, dest: &BlockCall) -> IselResult<Vec<Copy>> {
+        let params = self.func.dfg.block_params(dest.block).to_vec();
+        if params.len() != dest.args.len() {
+            return Err(format!(
+                "branch to {} passes the wrong argument count",
+                dest.block
+            ));
+        }
+        let mut par = Vec::new();
+        for (&p, &a) in params.iter().zip(&dest.args) {
+            let src = self.operand(a)?;
+            par.push(Copy {
+                dst: self.def(p),
+                src,
+            });
+        }
+        Ok(copies::sequentialize(&par, |like| self.new_reg(like.class)))
+    }
+
+    fn edge_copies(&mut self, dest: &BlockCall) -> IselResult<()> {
+        for c in self.parallel_copies(dest)? {
+            self.mov(c.dst, c.src);
+        }
+        Ok(())
+    }
+
+    /// `brif c, T(..), E(..)`: branch to T when `c`, else fall into E's copies.
+    /// When T's edge needs copies they go in a stub after the block, reached
+    /// only by the taken branch, so they never run on the E edge.
+    fn brif(
+        &mut self,
+        cond: Value,
+        then_dest: &BlockCall,
+        else_dest: &BlockCall,
+        next: Option<Block>,
+    ) -> IselResult<()> {
+        let p = self.reg(cond)?;
+        let then_copies = self.parallel_copies(then_dest)?;
+        let else_copies = self.parallel_copies(else_dest)?;
+        let then_label = block_label(self.func_index, then_dest.block);
+        let else_label = block_label(self.func_index, else_dest.block);
+        if then_copies.is_empty() && else_copies.is_empty() && Some(then_dest.block) == next {
+            // Fall into T; branch to E when `c` is false.
+            self.emit(MInst::Bra {
+                guard: Some((p, true)),
+                target: else_label,
+            });
+            return Ok(());
+        }
+        if then_copies.is_empty() {
+            self.emit(MInst::Bra {
+                guard: Some((p, false)),
+                target: then_label,
+            });
+            for c in else_copies {
+                self.mov(c.dst, c.src);
+            }
+            self.branch_to(else_dest.block, next);
+            return Ok(());
+        }
+        self.stubs += 1;
+        let stub = Label(format!("$L__edge{}_{}", self.func_index, self.stubs));
+        self.emit(MInst::Bra {
+            guard: Some((p, false)),
+            target: stub.clone(),
+        });
+        for c in else_copies {
+            self.mov(c.dst, c.src);
+        }
+        self.emit(MInst::Bra {
+            guard: None,
+            target: else_label,
+        });
+        self.emit(MInst::Label(stub));
+        for c in then_copies {
+            self.mov(c.dst, c.src);
+        }
+        self.branch_to(then_dest.block, next);
+        Ok(())
+    }
+
+    fn ret(&mut self, args: &[Value]) -> IselResult<()> {
+        match args {
+            [] => {}
+            [v] if !self.func.is_kernel() => {
+                let addr = Address {
+                    base: AddrBase::Sym("func_retval0".into()),
+                    offset: 0,
+                };
+                self.store(Space::Param, false, *v, addr)?;
+            }
+            _ => return Err("return with values from a kernel, or more than one value".into()),
+        }
+        self.emit(MInst::Ret);
+        Ok(())
+    }
+
+    /// A call to a device function, with nvcc's `.param` sequence:
+    /// `{ .param .b64 param0; st.param.b64 [param0], %rd1; .param .b32
+    /// retval0; call.uni (retval0), f, (param0); ld.param.f32 %f1, [retval0]; }`.
+    /// The braces keep the `param`/`retval` names local to this call.
+    fn call(
+        &mut self,
+        callee: midend::ir::FuncId,
+        args: &[Value],
+        result: Option<Value>,
+    ) -> IselResult<()> {
+        let module = self.module;
+        let target = module
+            .functions
+            .get(callee)
+            .ok_or_else(|| format!("call to unknown {callee}"))?;
+        if target.attrs.kind == FuncKind::Kernel {
+            return Err(format!(
+                "call to kernel `{}` (only device functions can be called)",
+                target.name
+            ));
+        }
+        if target.signature.params.len() != args.len() {
+            return Err(format!(
+                "call to `{}` with the wrong argument count",
+                target.name
+            ));
+        }
+        self.emit(MInst::ScopeOpen);
+        let mut names = Vec::new();
+        for (i, (&a, abi)) in args.iter().zip(&target.signature.params).enumerate() {
+            let name = format!("param{i}");
+            self.emit(MInst::ParamDecl {
+                ty: device_param_ty(abi.ty),
+                name: name.clone(),
+            });
+            let addr = Address {
+                base: AddrBase::Sym(name.clone()),
+                offset: 0,
+            };
+            self.store(Space::Param, false, a, addr)?;
+            names.push(name);
+        }
+        let ret = match (target.signature.returns.as_slice(), result) {
+            ([], _) => None,
+            ([ty], Some(r)) => {
+                self.emit(MInst::ParamDecl {
+                    ty: device_param_ty(*ty),
+                    name: "retval0".into(),
+                });
+                Some((*ty, r))
+            }
+            _ => {
+                return Err(format!(
+                    "call to `{}`: unsupported return values",
+                    target.name
+                ))
+            }
+        };
+        self.emit(MInst::Call {
+            callee: target.name.clone(),
+            ret: ret.map(|_| "retval0".to_string()),
+            args: names,
+        });
+        if let Some((ty, r)) = ret {
+            let dst = self.def(r);
+            let addr = Address {
+                base: AddrBase::Sym("retval0".into()),
+                offset: 0,
+            };
+            self.load(Space::Param, LoadKind::Plain, ty, dst, addr)?;
+        }
+        self.emit(MInst::ScopeClose);
+        Ok(())
+    }
+}
+
+/// The name of the `.local` array of stack slot `n`. `$` cannot appear in a
+/// C identifier, so it never clashes with a user's variable.
+fn local_symbol(n: u32) -> String {
+    format!("$local_ss{n}")
+}
+
+/// `volatile` only applies where memory can change under us.
+fn volatile_allowed(space: Space) -> bool {
+    !matches!(space, Space::Const | Space::Param)
+}
+
+fn load_kind(flags: &MemFlags, space: Space) -> LoadKind {
+    if flags.volatile && volatile_allowed(space) {
+        LoadKind::Volatile
+    } else if flags.invariant && space == Space::Global {
+        LoadKind::NonCoherent
+    } else {
+        LoadKind::Plain
+    }
+}
+
+/// A float constant as an immediate: f32/f64 by their IEEE bits, f16/bf16 as
+/// the 16-bit pattern (only `mov.b16` takes those).
+fn float_imm(ty: Type, value: f64) -> IselResult<Operand> {
+    Ok(match ty {
+        Type::F32 => Operand::F32((value as f32).to_bits()),
+        Type::F64 => Operand::F64(value.to_bits()),
+        Type::F16 => Operand::Imm(i64::from(f32_to_f16_bits(value as f32))),
+        // bf16 is the top half of an f32 (the IR guarantees the value is exact).
+        Type::BF16 => Operand::Imm(i64::from(((value as f32).to_bits() >> 16) as u16)),
+        _ => return Err(format!("fconst of type `{ty}`")),
+    })
+}
+
+/// IEEE half-precision bits of `x`, which the IR guarantees is exactly
+/// representable (so no rounding is needed beyond truncating zero bits).
+fn f32_to_f16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let mant = bits & 0x7f_ffff;
+    if exp == 0xff {
+        // Inf or NaN (keep a quiet NaN bit).
+        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        // Subnormal half (or zero): shift the implicit one in.
+        if e < -10 {
+            return sign;
+        }
+        let m = (mant | 0x80_0000) >> (14 - e);
+        return sign | m as u16;
+    }
+    sign | ((e as u16) << 10) | (mant >> 13) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_bits() {
+        assert_eq!(f32_to_f16_bits(1.0), 0x3c00);
+        assert_eq!(f32_to_f16_bits(-2.0), 0xc000);
+        assert_eq!(f32_to_f16_bits(0.0), 0);
+        assert_eq!(f32_to_f16_bits(65504.0), 0x7bff);
+        assert_eq!(f32_to_f16_bits(f32::INFINITY), 0x7c00);
+        // Smallest subnormal half, 2^-24.
+        assert_eq!(f32_to_f16_bits(2f32.powi(-24)), 1);
+    }
+}

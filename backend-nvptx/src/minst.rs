@@ -1,0 +1,610 @@
+//! PTX machine instructions: what instruction selection produces and the
+//! writer prints.
+//!
+//! Each [`MInst`] is one PTX instruction (or one line of a call sequence)
+//! with typed operands, so the selector cannot spell a register where an
+//! address belongs. `Display` gives the PTX text without indentation or
+//! trailing newline; the writer adds both.
+//!
+//! Registers are *virtual*: PTX has unlimited registers and ptxas does the
+//! real allocation, so every IR value simply gets a fresh one.
+
+use core::fmt;
+
+/// A PTX register class; each has its own name prefix and `.reg` line.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum RegClass {
+    /// `.pred %p`: booleans (`i1`).
+    Pred,
+    /// `.b16 %rs`: `i8`, `i16`, `f16`, `bf16`.
+    B16,
+    /// `.b32 %r`: `i32`, and 32-bit shared/tmem addresses.
+    B32,
+    /// `.b64 %rd`: `i64` and 64-bit pointers.
+    B64,
+    /// `.f32 %f`.
+    F32,
+    /// `.f64 %fd`.
+    F64,
+}
+
+impl RegClass {
+    /// Every class, in the order the writer declares them.
+    pub const ALL: [RegClass; 6] = [
+        RegClass::Pred,
+        RegClass::B16,
+        RegClass::B32,
+        RegClass::B64,
+        RegClass::F32,
+        RegClass::F64,
+    ];
+
+    /// The register name prefix (`%r` in `%r12`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegClass::Pred => "%p",
+            RegClass::B16 => "%rs",
+            RegClass::B32 => "%r",
+            RegClass::B64 => "%rd",
+            RegClass::F32 => "%f",
+            RegClass::F64 => "%fd",
+        }
+    }
+
+    /// The type in the `.reg` declaration.
+    pub fn decl_type(self) -> PtxType {
+        match self {
+            RegClass::Pred => PtxType::Pred,
+            RegClass::B16 => PtxType::B16,
+            RegClass::B32 => PtxType::B32,
+            RegClass::B64 => PtxType::B64,
+            RegClass::F32 => PtxType::F32,
+            RegClass::F64 => PtxType::F64,
+        }
+    }
+}
+
+/// A virtual register: `%r3` is `Reg { class: B32, num: 3 }`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Reg {
+    pub class: RegClass,
+    pub num: u32,
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.class.prefix(), self.num)
+    }
+}
+
+/// An instruction type suffix (`.s32` in `add.s32`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum PtxType {
+    Pred,
+    B8,
+    B16,
+    B32,
+    B64,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl PtxType {
+    pub fn name(self) -> &'static str {
+        use PtxType::*;
+        match self {
+            Pred => ".pred",
+            B8 => ".b8",
+            B16 => ".b16",
+            B32 => ".b32",
+            B64 => ".b64",
+            U8 => ".u8",
+            U16 => ".u16",
+            U32 => ".u32",
+            U64 => ".u64",
+            S8 => ".s8",
+            S16 => ".s16",
+            S32 => ".s32",
+            S64 => ".s64",
+            F16 => ".f16",
+            BF16 => ".bf16",
+            F32 => ".f32",
+            F64 => ".f64",
+        }
+    }
+}
+
+impl fmt::Display for PtxType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A source operand.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Operand {
+    Reg(Reg),
+    /// An integer immediate, printed in decimal.
+    Imm(i64),
+    /// An `f32` immediate, by its bits: PTX spells it `0f3F800000`.
+    F32(u32),
+    /// An `f64` immediate, by its bits: `0d3FF0000000000000`.
+    F64(u64),
+    /// A symbol (module variable or `.local` slot): its address.
+    Sym(String),
+    /// A special register, named without its `%` (`tid.x` prints `%tid.x`).
+    /// Only `mov` and `cvt` may read one.
+    Special(&'static str),
+}
+
+impl From<Reg> for Operand {
+    fn from(r: Reg) -> Operand {
+        Operand::Reg(r)
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Imm(i) => write!(f, "{i}"),
+            Operand::F32(bits) => write!(f, "0f{bits:08X}"),
+            Operand::F64(bits) => write!(f, "0d{bits:016X}"),
+            Operand::Sym(s) => f.write_str(s),
+            Operand::Special(s) => write!(f, "%{s}"),
+        }
+    }
+}
+
+/// The base of a memory address.
+#[derive(Clone, PartialEq, Debug)]
+pub enum AddrBase {
+    Reg(Reg),
+    Sym(String),
+}
+
+/// A memory operand `[base+offset]`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Address {
+    pub base: AddrBase,
+    pub offset: i64,
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        match &self.base {
+            AddrBase::Reg(r) => write!(f, "{r}")?,
+            AddrBase::Sym(s) => f.write_str(s)?,
+        }
+        // ptxas rejects `[%rd1-4]`; a negative offset is written `+-4`.
+        if self.offset != 0 {
+            write!(f, "+{}", self.offset)?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// A state space on `ld`/`st`/`cvta`. `Generic` prints nothing.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    Const,
+    Local,
+    Param,
+}
+
+impl Space {
+    /// The suffix, with its leading dot (empty for generic).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+            Space::Const => ".const",
+            Space::Local => ".local",
+            Space::Param => ".param",
+        }
+    }
+}
+
+/// Operations with one source: `op.ty dst, src`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum UnaryOp {
+    Mov,
+    Neg,
+    Not,
+    Abs,
+    /// IEEE square root (`sqrt.approx` would be faster but inexact).
+    SqrtRn,
+}
+
+impl UnaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Mov => "mov",
+            UnaryOp::Neg => "neg",
+            UnaryOp::Not => "not",
+            UnaryOp::Abs => "abs",
+            UnaryOp::SqrtRn => "sqrt.rn",
+        }
+    }
+}
+
+/// Operations with two sources: `op.ty dst, a, b`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    /// Integer multiply keeping the low half (`mul.lo`).
+    MulLo,
+    /// Float multiply.
+    Mul,
+    /// Integer division (truncating).
+    Div,
+    /// IEEE float division; plain `div.f32` does not exist without a mode.
+    DivRn,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            MulLo => "mul.lo",
+            Mul => "mul",
+            Div => "div",
+            DivRn => "div.rn",
+            Rem => "rem",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Shl => "shl",
+            Shr => "shr",
+            Min => "min",
+            Max => "max",
+        }
+    }
+}
+
+/// A `setp` comparison. Integer: `eq ne lt le gt ge` (signed) and `lo ls hi
+/// hs` (unsigned). Float: the plain ones are ordered, the `u` ones unordered.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    /// Neither operand is NaN.
+    Num,
+    /// Either operand is NaN.
+    Nan,
+}
+
+impl Cmp {
+    pub fn name(self) -> &'static str {
+        use Cmp::*;
+        match self {
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            Lo => "lo",
+            Ls => "ls",
+            Hi => "hi",
+            Hs => "hs",
+            Equ => "equ",
+            Neu => "neu",
+            Ltu => "ltu",
+            Leu => "leu",
+            Gtu => "gtu",
+            Geu => "geu",
+            Num => "num",
+            Nan => "nan",
+        }
+    }
+}
+
+/// A `cvt` rounding mode. ptxas *requires* one whenever a conversion can
+/// round (float↔int, narrowing float).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Rounding {
+    /// Round to nearest even (int→float, f64→f32).
+    Rn,
+    /// Round toward zero to an integer (float→int, C's truncation).
+    Rzi,
+}
+
+impl Rounding {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rounding::Rn => ".rn",
+            Rounding::Rzi => ".rzi",
+        }
+    }
+}
+
+/// Extra qualifiers of a load.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum LoadKind {
+    Plain,
+    /// `ld.volatile`: never removed or merged.
+    Volatile,
+    /// `ld.global.nc`: through the read-only (texture) cache; only for memory
+    /// that no thread writes during the kernel.
+    NonCoherent,
+}
+
+/// A branch label, e.g. `$L__BB0_3`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Label(pub String);
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One PTX instruction or call-sequence line.
+#[derive(Clone, PartialEq, Debug)]
+pub enum MInst {
+    Unary {
+        op: UnaryOp,
+        ty: PtxType,
+        dst: Reg,
+        src: Operand,
+    },
+    Binary {
+        op: BinaryOp,
+        ty: PtxType,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `fma.rn.ty dst, a, b, c`: `a * b + c` rounded once.
+    Fma {
+        ty: PtxType,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `setp.cmp.ty dst, a, b`: compare into a predicate.
+    Setp {
+        cmp: Cmp,
+        ty: PtxType,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `selp.ty dst, a, b, pred`: `pred ? a : b`.
+    Selp {
+        ty: PtxType,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        pred: Reg,
+    },
+    /// `cvt{.rnd}.dst_ty.src_ty dst, src`.
+    Cvt {
+        round: Option<Rounding>,
+        dst_ty: PtxType,
+        src_ty: PtxType,
+        dst: Reg,
+        src: Operand,
+    },
+    /// `cvta.space.u64 dst, src` (to generic) or `cvta.to.space.u64` (from generic).
+    Cvta {
+        to_space: bool,
+        space: Space,
+        dst: Reg,
+        src: Operand,
+    },
+    Ld {
+        space: Space,
+        kind: LoadKind,
+        ty: PtxType,
+        dst: Reg,
+        addr: Address,
+    },
+    St {
+        space: Space,
+        volatile: bool,
+        ty: PtxType,
+        addr: Address,
+        src: Operand,
+    },
+    /// `bar.sync 0`: all threads of the CTA wait here.
+    BarSync,
+    Trap,
+    Ret,
+    /// `@pred bra target` (or `@!pred`), or plain `bra target`.
+    Bra {
+        guard: Option<(Reg, bool)>,
+        target: Label,
+    },
+    Label(Label),
+    /// `{`: opens a scope so a call's `.param` names stay local to it.
+    ScopeOpen,
+    ScopeClose,
+    /// `.param .ty name;` inside a call scope.
+    ParamDecl {
+        ty: PtxType,
+        name: String,
+    },
+    /// `call.uni (ret), callee, (args...)`.
+    Call {
+        callee: String,
+        ret: Option<String>,
+        args: Vec<String>,
+    },
+}
+
+impl fmt::Display for MInst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MInst::Unary { op, ty, dst, src } => write!(f, "{}{ty} {dst}, {src};", op.name()),
+            MInst::Binary { op, ty, dst, a, b } => {
+                write!(f, "{}{ty} {dst}, {a}, {b};", op.name())
+            }
+            MInst::Fma { ty, dst, a, b, c } => write!(f, "fma.rn{ty} {dst}, {a}, {b}, {c};"),
+            MInst::Setp { cmp, ty, dst, a, b } => {
+                write!(f, "setp.{}{ty} {dst}, {a}, {b};", cmp.name())
+            }
+            MInst::Selp {
+                ty,
+                dst,
+                a,
+                b,
+                pred,
+            } => write!(f, "selp{ty} {dst}, {a}, {b}, {pred};"),
+            MInst::Cvt {
+                round,
+                dst_ty,
+                src_ty,
+                dst,
+                src,
+            } => {
+                let r = round.map_or("", |r| r.name());
+                write!(f, "cvt{r}{dst_ty}{src_ty} {dst}, {src};")
+            }
+            MInst::Cvta {
+                to_space,
+                space,
+                dst,
+                src,
+            } => {
+                let to = if *to_space { ".to" } else { "" };
+                write!(f, "cvta{to}{}.u64 {dst}, {src};", space.suffix())
+            }
+            MInst::Ld {
+                space,
+                kind,
+                ty,
+                dst,
+                addr,
+            } => {
+                let (pre, post) = match kind {
+                    LoadKind::Plain => ("", ""),
+                    LoadKind::Volatile => (".volatile", ""),
+                    LoadKind::NonCoherent => ("", ".nc"),
+                };
+                write!(f, "ld{pre}{}{post}{ty} {dst}, {addr};", space.suffix())
+            }
+            MInst::St {
+                space,
+                volatile,
+                ty,
+                addr,
+                src,
+            } => {
+                let v = if *volatile { ".volatile" } else { "" };
+                write!(f, "st{v}{}{ty} {addr}, {src};", space.suffix())
+            }
+            MInst::BarSync => f.write_str("bar.sync 0;"),
+            MInst::Trap => f.write_str("trap;"),
+            MInst::Ret => f.write_str("ret;"),
+            MInst::Bra { guard, target } => {
+                if let Some((p, negated)) = guard {
+                    let not = if *negated { "!" } else { "" };
+                    write!(f, "@{not}{p} ")?;
+                }
+                write!(f, "bra {target};")
+            }
+            MInst::Label(l) => write!(f, "{l}:"),
+            MInst::ScopeOpen => f.write_str("{"),
+            MInst::ScopeClose => f.write_str("}"),
+            MInst::ParamDecl { ty, name } => write!(f, ".param {ty} {name};"),
+            MInst::Call { callee, ret, args } => {
+                f.write_str("call.uni ")?;
+                if let Some(r) = ret {
+                    write!(f, "({r}), ")?;
+                }
+                write!(f, "{callee}, ({});", args.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(class: RegClass, num: u32) -> Reg {
+        Reg { class, num }
+    }
+
+    #[test]
+    fn prints_ptx_spellings() {
+        let add = MInst::Binary {
+            op: BinaryOp::Add,
+            ty: PtxType::F32,
+            dst: r(RegClass::F32, 3),
+            a: r(RegClass::F32, 1).into(),
+            b: Operand::F32(1.0f32.to_bits()),
+        };
+        assert_eq!(add.to_string(), "add.f32 %f3, %f1, 0f3F800000;");
+        let ld = MInst::Ld {
+            space: Space::Global,
+            kind: LoadKind::NonCoherent,
+            ty: PtxType::F32,
+            dst: r(RegClass::F32, 1),
+            addr: Address {
+                base: AddrBase::Reg(r(RegClass::B64, 4)),
+                offset: -4,
+            },
+        };
+        assert_eq!(ld.to_string(), "ld.global.nc.f32 %f1, [%rd4+-4];");
+        let bra = MInst::Bra {
+            guard: Some((r(RegClass::Pred, 1), true)),
+            target: Label("$L__BB0_2".into()),
+        };
+        assert_eq!(bra.to_string(), "@!%p1 bra $L__BB0_2;");
+        let cvta = MInst::Cvta {
+            to_space: true,
+            space: Space::Global,
+            dst: r(RegClass::B64, 2),
+            src: r(RegClass::B64, 1).into(),
+        };
+        assert_eq!(cvta.to_string(), "cvta.to.global.u64 %rd2, %rd1;");
+        assert_eq!(
+            Operand::F64(1.0f64.to_bits()).to_string(),
+            "0d3FF0000000000000"
+        );
+    }
+}
