@@ -97,7 +97,7 @@ pub fn compile_source(
         return Ok(write_module(&module, PrintOptions::default()));
     }
     let be_opts = backend_nvptx::Options {
-        target: opts.target.clone(),
+        target: opts.target,
         ptx_version: opts.ptx_version,
     };
     backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {

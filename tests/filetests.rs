@@ -32,8 +32,11 @@ use std::path::{Path, PathBuf};
 /// One expectation line.
 #[derive(Debug)]
 enum Check {
-    Check(String),
+    /// `check:` — appears in a later line.
+    Later(String),
+    /// `nextln:` — appears in the very next line.
     Nextln(String),
+    /// `not:` — does not appear before the next match.
     Not(String),
 }
 
@@ -69,7 +72,7 @@ fn parse_file(path: &Path, text: &str) -> FileTest {
                 .find_map(|&(d, k)| c.strip_prefix(d).map(|rest| (k, rest.trim().to_string())));
             if let Some((kind, pattern)) = directive {
                 checks.push(match kind {
-                    0 => Check::Check(pattern),
+                    0 => Check::Later(pattern),
                     1 => Check::Nextln(pattern),
                     _ => Check::Not(pattern),
                 });
@@ -142,7 +145,7 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
                     parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
                 driver::optimize(&mut module, opts.opt_level).map_err(|e| e.rendered)?;
                 let be = kernelc::backend_nvptx::Options {
-                    target: opts.target.clone(),
+                    target: opts.target,
                     ptx_version: None,
                 };
                 kernelc::backend_nvptx::compile_module(&module, &be).map_err(|e| e.to_string())?
@@ -164,7 +167,7 @@ fn match_checks(checks: &[Check], output: &str) -> Result<(), String> {
     for check in checks {
         match check {
             Check::Not(p) => forbidden.push(p),
-            Check::Check(p) => {
+            Check::Later(p) => {
                 let found = (next..lines.len()).find(|&i| lines[i].contains(p.as_str()));
                 let Some(i) = found else {
                     return Err(format!("check not found after line {next}: `{p}`"));
@@ -270,17 +273,17 @@ fn filetests() {
 #[test]
 fn checks_fail_when_they_should() {
     let out = "a = 1\nb = 2\nc = 3\n";
-    assert!(match_checks(&[Check::Check("b =".into())], out).is_ok());
-    assert!(match_checks(&[Check::Check("z".into())], out).is_err());
-    let order = [Check::Check("c".into()), Check::Check("a".into())];
+    assert!(match_checks(&[Check::Later("b =".into())], out).is_ok());
+    assert!(match_checks(&[Check::Later("z".into())], out).is_err());
+    let order = [Check::Later("c".into()), Check::Later("a".into())];
     assert!(match_checks(&order, out).is_err(), "checks match in order");
-    let next = [Check::Check("a".into()), Check::Nextln("c".into())];
+    let next = [Check::Later("a".into()), Check::Nextln("c".into())];
     assert!(
         match_checks(&next, out).is_err(),
         "nextln needs the very next line"
     );
-    let not = [Check::Not("b".into()), Check::Check("c".into())];
+    let not = [Check::Not("b".into()), Check::Later("c".into())];
     assert!(match_checks(&not, out).is_err(), "not: between matches");
-    let not_tail = [Check::Check("a".into()), Check::Not("z".into())];
+    let not_tail = [Check::Later("a".into()), Check::Not("z".into())];
     assert!(match_checks(&not_tail, out).is_ok());
 }

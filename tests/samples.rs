@@ -7,7 +7,7 @@ mod common;
 
 use kernelc::backend_nvptx::Target;
 use kernelc::driver::{compile_source, CompileOptions, Emit};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn samples() -> Vec<PathBuf> {
@@ -21,7 +21,7 @@ fn samples() -> Vec<PathBuf> {
     v
 }
 
-fn compile(path: &PathBuf, arch: &str, emit: Emit) -> String {
+fn compile(path: &Path, arch: &str, emit: Emit) -> String {
     let source = std::fs::read_to_string(path).unwrap();
     let opts = CompileOptions {
         target: Target::parse(arch).unwrap(),
@@ -32,7 +32,7 @@ fn compile(path: &PathBuf, arch: &str, emit: Emit) -> String {
     compile_source(&name, &source, &opts).unwrap_or_else(|e| panic!("{name}:\n{e}"))
 }
 
-fn stem(path: &PathBuf) -> String {
+fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
 

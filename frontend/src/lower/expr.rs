@@ -460,7 +460,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// Converts a register value of C type `ty` to its ABI (return) form.
-    pub(crate) fn to_abi(&mut self, v: Value, ty: &CType) -> Value {
+    pub(crate) fn abi_value(&mut self, v: Value, ty: &CType) -> Value {
         self.coerce(v, abi_type(ty))
     }
 

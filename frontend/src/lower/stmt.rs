@@ -80,7 +80,7 @@ impl FunctionLowerer<'_, '_> {
                 let args = match value {
                     Some(e) => {
                         let v = self.expr(e);
-                        vec![self.to_abi(v, &self.typed.ret.clone())]
+                        vec![self.abi_value(v, &self.typed.ret.clone())]
                     }
                     None => vec![],
                 };
