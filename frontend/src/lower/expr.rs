@@ -76,7 +76,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// Evaluates `e`; `None` for `void` expressions.
-    fn eval(&mut self, e: &Expr) -> Option<Value> {
+    pub(crate) fn eval(&mut self, e: &Expr) -> Option<Value> {
         self.with_span(e.span, |lw| lw.eval_inner(e))
     }
 

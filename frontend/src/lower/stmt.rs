@@ -163,9 +163,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// Evaluates `e` only for its effects.
     pub(crate) fn expr_for_effect(&mut self, e: &Expr) {
-        self.with_span(e.span, |lw| {
-            lw.expr(e);
-        });
+        self.eval(e);
     }
 }
 

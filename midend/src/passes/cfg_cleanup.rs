@@ -1,7 +1,7 @@
-//! Control-flow cleanup: removes blocks no path from the entry reaches, and
-//! merges a block into its predecessor when that predecessor jumps straight
-//! to it and nothing else does (the block's parameters become the jump's
-//! arguments).
+//! Control-flow cleanup: skips blocks that only jump on, removes blocks no
+//! path from the entry reaches, and merges a block into its predecessor when
+//! that predecessor jumps straight to it and nothing else does (the block's
+//! parameters become the jump's arguments).
 //!
 //! The frontend emits a block for every `if`, loop and join point; this pass
 //! turns the straight-line pieces back into single blocks.
@@ -11,12 +11,53 @@ use cranelift_entity::SecondaryMap;
 
 /// Cleans the CFG; returns whether anything changed.
 pub fn cleanup_cfg(func: &mut Function) -> bool {
+    let threaded = thread_empty_blocks(func);
     let removed = remove_unreachable_blocks(func);
     let merged = merge_straight_line_blocks(func);
     if merged {
         func.dfg.resolve_all_aliases();
     }
-    removed | merged
+    threaded | removed | merged
+}
+
+/// A block with no parameters that only jumps on (`block8: jump block2(v1)`)
+/// is skipped: branches to it go straight to its target. The jump's
+/// arguments are defined in blocks that dominate the empty block, so they
+/// also dominate every branch into it, and can be passed from there.
+fn thread_empty_blocks(func: &mut Function) -> bool {
+    let entry = func.layout.entry_block();
+    let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = SecondaryMap::new();
+    for &b in func.layout.blocks() {
+        let insts = func.layout.block_insts(b);
+        if Some(b) == entry || insts.len() != 1 || !func.dfg.block_params(b).is_empty() {
+            continue;
+        }
+        if let InstData::Jump { dest } = &func.dfg.insts[insts[0]] {
+            if dest.block != b {
+                forward[b] = Some(dest.clone());
+            }
+        }
+    }
+    let mut changed = false;
+    let blocks: Vec<Block> = func.layout.blocks().to_vec();
+    for b in blocks {
+        let Some(last) = func.layout.last_inst(b) else {
+            continue;
+        };
+        let mut data = func.dfg.insts[last].clone();
+        for dest in data.branch_destinations_mut() {
+            // Follow one hop only: a chain is shortened one hop per round, and
+            // a cycle of empty blocks is never followed forever.
+            if let Some(to) = forward[dest.block].clone() {
+                if dest.args.is_empty() && to.block != b {
+                    *dest = to;
+                    changed = true;
+                }
+            }
+        }
+        func.dfg.insts[last] = data;
+    }
+    changed
 }
 
 fn remove_unreachable_blocks(func: &mut Function) -> bool {

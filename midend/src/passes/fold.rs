@@ -1,5 +1,6 @@
-//! Constant folding: integer arithmetic and comparisons on constants become
-//! constants, a `select` on a constant picks its arm, and a `brif` on a
+//! Constant folding: integer arithmetic, comparisons and width changes on
+//! constants become constants; identities (`x + 0`, `x * 1`, `p + 0`) keep
+//! their operand; a `select` on a constant picks its arm, and a `brif` on a
 //! constant becomes a `jump`.
 //!
 //! Operations whose result C leaves undefined (division by zero, `INT_MIN /
@@ -102,6 +103,28 @@ fn fold_icmp(cond: IntCC, ty: Type, a: i64, b: i64) -> bool {
     }
 }
 
+/// The operand an algebraic identity keeps: `x + 0`, `0 + x`, `x - 0`,
+/// `x * 1`, `1 * x`, `x | 0`, `x ^ 0`, shifts by 0, divisions by 1.
+fn identity(op: Opcode, ka: Option<i64>, kb: Option<i64>, a: Value, b: Value) -> Option<Value> {
+    match (op, ka, kb) {
+        (Opcode::Iadd | Opcode::Bor | Opcode::Bxor, Some(0), _) => Some(b),
+        (Opcode::Imul, Some(1), _) => Some(b),
+        (
+            Opcode::Iadd
+            | Opcode::Isub
+            | Opcode::Bor
+            | Opcode::Bxor
+            | Opcode::Ishl
+            | Opcode::Ushr
+            | Opcode::Sshr,
+            _,
+            Some(0),
+        ) => Some(a),
+        (Opcode::Imul | Opcode::Sdiv | Opcode::Udiv, _, Some(1)) => Some(a),
+        _ => None,
+    }
+}
+
 /// What to do with one instruction.
 enum Fold {
     /// Replace the instruction's data (same results).
@@ -125,6 +148,36 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             let imm = fold_binary(opcode, ty, k(a)?, k(b)?)?;
             Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
         }
+        InstData::Unary { opcode, arg } if matches!(opcode, Opcode::Ineg | Opcode::Bnot) => {
+            let ty = func.dfg.value_type(arg);
+            let x = k(arg)?;
+            let r = if opcode == Opcode::Ineg {
+                x.wrapping_neg()
+            } else {
+                !x
+            };
+            Some(Fold::Rewrite(InstData::Iconst {
+                ty,
+                imm: sext(r, ty.bits()),
+            }))
+        }
+        InstData::Convert { opcode, ty, arg } if ty.is_int() => {
+            let from = func.dfg.value_type(arg);
+            let x = k(arg)?;
+            let imm = match opcode {
+                Opcode::Sext => sext(x, from.bits()),
+                Opcode::Zext => zext(x, from.bits()) as i64,
+                Opcode::Trunc => sext(x, ty.bits()),
+                _ => return None,
+            };
+            // Keep the canonical (sign-extended) form for the new width.
+            let imm = sext(imm, ty.bits());
+            Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
+        }
+        InstData::Binary {
+            opcode: Opcode::PtrOffset,
+            args: [p, off],
+        } if k(off) == Some(0) => Some(Fold::Forward(p)),
         InstData::IntCompare { cond, args: [a, b] } => {
             let ty = func.dfg.value_type(a);
             if !ty.is_int() {
