@@ -143,6 +143,9 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
             } else {
                 let mut module =
                     parse_module(&test.body).map_err(|e| format!("parse error: {e}"))?;
+                if let Err(errors) = verify_module(&module) {
+                    return Err(format!("input IR is invalid: {errors:?}"));
+                }
                 driver::optimize(&mut module, opts.opt_level).map_err(|e| e.rendered)?;
                 let be = kernelc::backend_nvptx::Options {
                     target: opts.target,

@@ -145,6 +145,10 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             if !ty.is_int() {
                 return None;
             }
+            // `x * 1`, `x + 0` and friends keep `x`.
+            if let Some(kept) = identity(opcode, k(a), k(b), a, b) {
+                return Some(Fold::Forward(kept));
+            }
             let imm = fold_binary(opcode, ty, k(a)?, k(b)?)?;
             Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
         }

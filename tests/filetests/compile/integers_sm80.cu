@@ -1,0 +1,40 @@
+// test compile sm_80
+// Every integer width and signedness: C's promotions and usual arithmetic
+// conversions pick signed or unsigned division, shifts and comparisons.
+extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short s,
+                                char c, unsigned char uc)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    unsigned v = in[i];
+    int acc = 0;
+    acc += v / 3u;
+    acc -= (int)(v % 7u);
+    acc ^= (int)(v << 3);
+    acc |= (int)(v >> 2);
+    acc &= ~0x10;
+    acc = acc * -3 / 2 % 1000;
+    acc += s * c + uc;
+    long long big = (long long)acc * 1000000007LL;
+    big >>= 5;
+    acc += (int)(big & 0xffff);
+    unsigned short us = (unsigned short)acc;
+    signed char sc = (signed char)acc;
+    acc += us + sc;
+    size_t idx = i;
+    out[idx] = acc;
+}
+
+// check: .target sm_80
+// check: .param .u64 ints_param_2
+// check: setp.ge.s64
+// check: div.u32
+// check: rem.u32
+// check: shl.b32
+// check: shr.u32
+// check: div.s32
+// check: rem.s32
+// check: mul.lo.s64
+// check: shr.s64
+// check: st.global.u32
