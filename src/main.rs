@@ -8,7 +8,8 @@
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
 //! atomically (a temporary file renamed into place), so a failed compilation
-//! never leaves a partial file. User errors exit with code 1.
+//! never leaves a partial file. User errors exit with code 1; an internal
+//! compiler error (a bug) exits with 101.
 
 use clap::{Parser, ValueEnum};
 use kernelc::backend_nvptx::Target;
@@ -102,7 +103,17 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     out
 }
 
+/// A panic is a compiler bug, never the user's fault: say so plainly, and
+/// exit with 101 (Rust's panic code) so scripts can tell it from a user error.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("kernelc: internal compiler error: {info}");
+        eprintln!("kernelc: this is a bug in kernelc; please report it with the input that caused it");
+    }));
+}
+
 fn main() -> ExitCode {
+    install_panic_hook();
     let args = normalize_args(std::env::args());
     let result = if args.get(1).map(String::as_str) == Some("opt") {
         let mut rest = vec![format!("{} opt", args[0])];
