@@ -108,7 +108,9 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("kernelc: internal compiler error: {info}");
-        eprintln!("kernelc: this is a bug in kernelc; please report it with the input that caused it");
+        eprintln!(
+            "kernelc: this is a bug in kernelc; please report it with the input that caused it"
+        );
     }));
 }
 

@@ -6,6 +6,8 @@
 //! round trip; garbage and mutated text check that the parser never panics;
 //! and a few bad inputs pin the error messages.
 
+mod common;
+
 use midend::builder::{FuncCursor, InstBuilder};
 use midend::ir::*;
 use midend::text::{parse_function, parse_module, write_function, write_module, PrintOptions};
@@ -236,26 +238,7 @@ fn reference_examples_round_trip() {
 }
 
 /// The function printed in `ssa_builder.rs`, with its numbering gap (v3).
-const SUM_LOOP: &str = "\
-device external @sum(i32) -> i32 {
-block0(v0: i32):
-    v1 = iconst.i32 0
-    jump block1(v1, v1)
-
-block1(v2: i32, v5: i32):
-    v4 = icmp slt v2, v0
-    brif v4, block2, block3
-
-block2:
-    v6 = iadd v5, v2
-    v7 = iconst.i32 1
-    v8 = iadd v2, v7
-    jump block1(v8, v6)
-
-block3:
-    return v5
-}
-";
+const SUM_LOOP: &str = common::SUM_LOOP_TEXT;
 
 #[test]
 fn single_function_keeps_numbers_and_gaps() {

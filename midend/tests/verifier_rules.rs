@@ -2,9 +2,10 @@
 //! at the right entity; valid functions (the SSA sum loop, a kernel using
 //! every opcode) pass.
 
+mod common;
+
 use midend::builder::{FuncCursor, InstBuilder};
 use midend::ir::*;
-use midend::ssa::{FunctionBuilder, Variable};
 use midend::text::CommentAt;
 use midend::verifier::{module_errors_key, verify_function, verify_module, VerifierErrors};
 use std::collections::HashSet;
@@ -94,58 +95,7 @@ fn assert_ok(f: &Function, m: Option<&Module>) {
     }
 }
 
-/// `int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }`
-fn build_sum_loop() -> Function {
-    let mut func = Function::new(
-        "sum",
-        sig(&[Type::I32], &[Type::I32]),
-        FuncAttrs::new(FuncKind::Device, Linkage::External),
-    );
-    let mut b = FunctionBuilder::new(&mut func);
-    let (s, i, n) = (
-        Variable::from_u32(0),
-        Variable::from_u32(1),
-        Variable::from_u32(2),
-    );
-    for v in [s, i, n] {
-        b.declare_var(v, Type::I32);
-    }
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body = b.create_block();
-    let exit = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let param = b.func.params()[0];
-    b.def_var(n, param);
-    let zero = b.iconst(Type::I32, 0);
-    b.def_var(s, zero);
-    b.def_var(i, zero);
-    b.jump(header, vec![]);
-    b.switch_to_block(header);
-    let iv = b.use_var(i);
-    let nv = b.use_var(n);
-    let c = b.icmp(IntCC::Slt, iv, nv);
-    b.brif(c, body, vec![], exit, vec![]);
-    b.switch_to_block(body);
-    b.seal_block(body);
-    let sv = b.use_var(s);
-    let iv = b.use_var(i);
-    let s2 = b.iadd(sv, iv);
-    b.def_var(s, s2);
-    let one = b.iconst(Type::I32, 1);
-    let i2 = b.iadd(iv, one);
-    b.def_var(i, i2);
-    b.jump(header, vec![]);
-    b.seal_block(header);
-    b.switch_to_block(exit);
-    b.seal_block(exit);
-    let sv = b.use_var(s);
-    b.ret(vec![sv]);
-    b.finalize();
-    func
-}
+use common::build_sum_loop;
 
 fn global(name: &str, space: AddrSpace, size: u32) -> GlobalVarData {
     GlobalVarData {
