@@ -16,9 +16,9 @@
 //! `__grid_constant__` parameters, and more than one return value.
 //!
 //! Architecture invariants of this crate:
-//! - It accepts only IR the midend verifier accepts. Until that verifier is
-//!   wired in front of us, anything unexpected is reported as a
-//!   [`BackendError`] naming the function, instruction and type; the backend
+//! - It accepts only IR the midend verifier accepts (the driver verifies
+//!   before calling it). Anything it cannot select is still reported as a
+//!   [`BackendError`] naming the function, instruction and type: the backend
 //!   never panics on its input.
 //! - It knows nothing of the C source: only IR goes in.
 //! - It does no I/O: it returns the PTX as a string.
