@@ -37,6 +37,8 @@ pub struct CompileOptions {
     /// `--ptx-version X.Y`: overrides the `.version` the backend would choose.
     pub ptx_version: Option<(u32, u32)>,
     pub emit: Emit,
+    /// Print each instruction's source span (`!start..end`) in IR output.
+    pub ir_spans: bool,
 }
 
 impl Default for CompileOptions {
@@ -47,6 +49,7 @@ impl Default for CompileOptions {
             defines: Vec::new(),
             ptx_version: None,
             emit: Emit::Ptx,
+            ir_spans: false,
         }
     }
 }
@@ -89,12 +92,15 @@ pub fn compile_source(
     let program = frontend::check(source, &fe_opts).map_err(fail)?;
     let mut module = frontend::lower(&program).map_err(fail)?;
     check_ir(&module, "after lowering")?;
+    let print = PrintOptions {
+        spans: opts.ir_spans,
+    };
     if opts.emit == Emit::Ir {
-        return Ok(write_module(&module, PrintOptions::default()));
+        return Ok(write_module(&module, print));
     }
     optimize(&mut module, opts.opt_level)?;
     if opts.emit == Emit::IrOpt {
-        return Ok(write_module(&module, PrintOptions::default()));
+        return Ok(write_module(&module, print));
     }
     let be_opts = backend_nvptx::Options {
         target: opts.target,

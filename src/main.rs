@@ -3,7 +3,8 @@
 //! ```text
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
-//! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]
+//!                 [--ir-spans]
+//! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -63,6 +64,9 @@ struct CompileArgs {
     /// Use this PTX ISA `.version` instead of the lowest one the target needs.
     #[arg(long, value_name = "X.Y")]
     ptx_version: Option<String>,
+    /// With `--emit ir`/`ir-opt`: show each instruction's source span (`!start..end`).
+    #[arg(long)]
+    ir_spans: bool,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
@@ -80,6 +84,9 @@ struct OptArgs {
     /// Print the IR after every pass, not only at the end.
     #[arg(long)]
     print_after_all: bool,
+    /// Show each instruction's source span (`!start..end`).
+    #[arg(long)]
+    ir_spans: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
@@ -175,6 +182,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             EmitArg::IrOpt => Emit::IrOpt,
             EmitArg::Ptx => Emit::Ptx,
         },
+        ir_spans: args.ir_spans,
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
@@ -202,7 +210,9 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
             .collect(),
     };
     let names: Vec<&str> = passes.iter().map(String::as_str).collect();
-    let opts = kernelc::midend::text::PrintOptions::default();
+    let opts = kernelc::midend::text::PrintOptions {
+        spans: args.ir_spans,
+    };
     let mut out = String::new();
     driver::run_passes(&mut module, &names, |name, m| {
         if args.print_after_all {

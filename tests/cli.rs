@@ -140,6 +140,27 @@ fn defines_reach_the_source() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--ir-spans` shows where each instruction came from, and the spans
+/// survive a trip through `kernelc opt --ir-spans`.
+#[test]
+fn ir_spans_point_into_the_source() {
+    let out = kernelc(&["samples/vadd.cu", "--emit", "ir", "--ir-spans"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ir = stdout(&out);
+    let source = std::fs::read_to_string(common::root().join("samples/vadd.cu")).unwrap();
+    let line = ir.lines().find(|l| l.contains("special tid.x")).unwrap();
+    let span = line.rsplit_once('!').unwrap().1;
+    let (start, end) = span.split_once("..").unwrap();
+    let (start, end): (usize, usize) = (start.parse().unwrap(), end.parse().unwrap());
+    assert_eq!(&source[start..end], "threadIdx.x");
+    let dir = scratch("spans");
+    let kir = dir.join("vadd.kir");
+    std::fs::write(&kir, &ir).unwrap();
+    let back = kernelc(&["opt", kir.to_str().unwrap(), "--passes", "", "--ir-spans"]);
+    assert_eq!(stdout(&back), ir);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn every_emit_kind_works() {
     for emit in ["tokens", "ast", "ir", "ir-opt", "ptx"] {

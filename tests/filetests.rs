@@ -290,3 +290,28 @@ fn checks_fail_when_they_should() {
     let not_tail = [Check::Later("a".into()), Check::Not("z".into())];
     assert!(match_checks(&not_tail, out).is_ok());
 }
+
+/// Blessing writes checks that the same output then passes, and that a
+/// changed output fails.
+#[test]
+fn blessed_checks_match_their_output() {
+    let dir = std::env::temp_dir().join(format!("kernelc-bless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.kir");
+    let original = "; test print\ndevice external @f() {\nblock0:\n    return\n}\n; check: nothing like this\n";
+    std::fs::write(&path, original).unwrap();
+    let test = parse_file(&path, original);
+    let output = run_command(&path, &test).unwrap();
+    assert!(match_checks(&test.checks, &output).is_err());
+    bless(&path, &test, &output);
+    let blessed = std::fs::read_to_string(&path).unwrap();
+    let again = parse_file(&path, &blessed);
+    assert_eq!(again.command, "print");
+    assert_eq!(
+        again.checks.len(),
+        output.lines().filter(|l| !l.trim().is_empty()).count()
+    );
+    assert!(match_checks(&again.checks, &output).is_ok());
+    assert!(match_checks(&again.checks, &output.replace("return", "trap")).is_err());
+    let _ = std::fs::remove_dir_all(dir);
+}
