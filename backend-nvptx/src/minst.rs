@@ -256,6 +256,8 @@ pub enum BinaryOp {
     Div,
     /// IEEE float division; plain `div.f32` does not exist without a mode.
     DivRn,
+    /// Fast approximate division (`div.approx.f32`, CUDA's `__fdividef`).
+    DivApprox,
     Rem,
     And,
     Or,
@@ -276,6 +278,7 @@ impl BinaryOp {
             Mul => "mul",
             Div => "div",
             DivRn => "div.rn",
+            DivApprox => "div.approx",
             Rem => "rem",
             And => "and",
             Or => "or",
@@ -473,6 +476,74 @@ pub enum MInst {
         ret: Option<String>,
         args: Vec<String>,
     },
+    /// `atom{.scope}{.space}.op.ty dst, [addr], b{, c}`, or `red...` without
+    /// a destination when the old value is not used.
+    Atom {
+        /// `.cta`/`.sys`, or empty for the default (device) scope.
+        scope: &'static str,
+        space: Space,
+        /// `add`, `exch`, `cas`, `min`, ...
+        op: &'static str,
+        ty: PtxType,
+        dst: Option<Reg>,
+        addr: Address,
+        b: Operand,
+        /// The replacement value of `cas`.
+        c: Option<Operand>,
+    },
+    /// `membar.cta`, `membar.gl` or `membar.sys` (CUDA's `__threadfence*`).
+    Membar {
+        level: &'static str,
+    },
+    /// `shfl.sync.mode.b32 dst, a, b, c, mask`.
+    Shfl {
+        mode: &'static str,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        mask: Operand,
+    },
+    /// `vote.sync.mode.pred dst, pred, mask` (`.b32` for ballot).
+    Vote {
+        mode: &'static str,
+        ballot: bool,
+        dst: Reg,
+        pred: Operand,
+        mask: Operand,
+    },
+    /// `bar.red.popc.u32 dst, 0, pred` or `bar.red.and|or.pred dst, 0, pred`.
+    BarRed {
+        op: &'static str,
+        dst: Reg,
+        pred: Operand,
+    },
+    /// `bar.warp.sync mask`.
+    BarWarpSync {
+        mask: Operand,
+    },
+    /// `nanosleep.u32 ns`.
+    Nanosleep {
+        ns: Operand,
+    },
+    /// `isspacep.space dst, src`.
+    Isspacep {
+        space: Space,
+        dst: Reg,
+        src: Reg,
+    },
+    /// `activemask.b32 dst`.
+    Activemask {
+        dst: Reg,
+    },
+    /// `op.ty dst, src` where `op` is spelled out with its modifiers
+    /// (`ex2.approx.f32`, `cvt.rmi.f32.f32`, `popc.b32`, ...): the unary
+    /// forms that need no other treatment.
+    UnaryNamed {
+        op: &'static str,
+        dst: Reg,
+        src: Operand,
+    },
 }
 
 impl fmt::Display for MInst {
@@ -550,6 +621,56 @@ impl fmt::Display for MInst {
             MInst::ScopeOpen => f.write_str("{"),
             MInst::ScopeClose => f.write_str("}"),
             MInst::ParamDecl { ty, name } => write!(f, ".param {ty} {name};"),
+            MInst::Atom {
+                scope,
+                space,
+                op,
+                ty,
+                dst,
+                addr,
+                b,
+                c,
+            } => {
+                let sp = space.suffix();
+                match dst {
+                    Some(d) => write!(f, "atom{scope}{sp}.{op}{ty} {d}, {addr}, {b}")?,
+                    None => write!(f, "red{scope}{sp}.{op}{ty} {addr}, {b}")?,
+                }
+                if let Some(c) = c {
+                    write!(f, ", {c}")?;
+                }
+                f.write_str(";")
+            }
+            MInst::Membar { level } => write!(f, "membar.{level};"),
+            MInst::Shfl {
+                mode,
+                dst,
+                a,
+                b,
+                c,
+                mask,
+            } => write!(f, "shfl.sync.{mode}.b32 {dst}, {a}, {b}, {c}, {mask};"),
+            MInst::Vote {
+                mode,
+                ballot,
+                dst,
+                pred,
+                mask,
+            } => {
+                let ty = if *ballot { ".b32" } else { ".pred" };
+                write!(f, "vote.sync.{mode}{ty} {dst}, {pred}, {mask};")
+            }
+            MInst::BarRed { op, dst, pred } => {
+                let ty = if *op == "popc" { ".u32" } else { ".pred" };
+                write!(f, "bar.red.{op}{ty} {dst}, 0, {pred};")
+            }
+            MInst::BarWarpSync { mask } => write!(f, "bar.warp.sync {mask};"),
+            MInst::Nanosleep { ns } => write!(f, "nanosleep.u32 {ns};"),
+            MInst::Isspacep { space, dst, src } => {
+                write!(f, "isspacep{} {dst}, {src};", space.suffix())
+            }
+            MInst::Activemask { dst } => write!(f, "activemask.b32 {dst};"),
+            MInst::UnaryNamed { op, dst, src } => write!(f, "{op} {dst}, {src};"),
             MInst::Call { callee, ret, args } => {
                 f.write_str("call.uni ")?;
                 if let Some(r) = ret {

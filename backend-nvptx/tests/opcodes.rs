@@ -482,8 +482,17 @@ fn special_registers_barrier_and_trap() {
         |b, _| {
             let mut out: Vec<Value> = SpecialReg::ALL.iter().map(|&r| b.special(r)).collect();
             b.barrier();
-            let s = out.iter().skip(1).fold(out[0], |acc, &v| b.iadd(acc, v));
+            // Sum the 32-bit registers and, separately, the 64-bit ones.
+            let (narrow, wide): (Vec<Value>, Vec<Value>) = out
+                .iter()
+                .partition(|&&v| b.func.dfg.value_type(v) == Type::I32);
+            let s = narrow
+                .iter()
+                .skip(1)
+                .fold(narrow[0], |acc, &v| b.iadd(acc, v));
+            let w = wide.iter().skip(1).fold(wide[0], |acc, &v| b.iadd(acc, v));
             out.push(s);
+            out.push(w);
             out
         },
         &[
@@ -494,6 +503,11 @@ fn special_registers_barrier_and_trap() {
             "%nctaid.x",
             "%laneid",
             "%warpid",
+            "%lanemask_lt",
+            "mov.u64 %rd3, %clock64;",
+            "%globaltimer",
+            "activemask.b32",
+            "%dynamic_smem_size",
             "bar.sync 0;",
         ],
     );

@@ -5,8 +5,9 @@
 //! frontend and the passes spell instructions the same way.
 
 use crate::ir::{
-    AddrSpace, Block, BlockCall, FloatCC, FuncId, Function, GlobalVar, Inst, InstData, IntCC,
-    MemFlags, Opcode, SpecialReg, StackSlot, Type, Value,
+    AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, FloatCC, FuncId, Function, GlobalVar,
+    Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg, StackSlot, Type,
+    Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -129,6 +130,83 @@ pub trait InstBuilder {
             },
             &[],
         )
+    }
+    /// Atomic read-modify-write of `value` at `ptr`; gives the old value.
+    fn atomic_rmw(&mut self, op: AtomicOp, scope: MemScope, ptr: Value, value: Value) -> Value {
+        let ty = self.value_type(value);
+        let data = InstData::AtomicRmw {
+            op,
+            scope,
+            args: [ptr, value],
+        };
+        self.build_value(data, ty)
+    }
+    /// Atomic compare-and-swap at `ptr`; gives the old value.
+    fn atomic_cas(&mut self, scope: MemScope, ptr: Value, expected: Value, new: Value) -> Value {
+        let ty = self.value_type(expected);
+        let data = InstData::AtomicCas {
+            scope,
+            args: [ptr, expected, new],
+        };
+        self.build_value(data, ty)
+    }
+    fn fence(&mut self, scope: MemScope) -> Inst {
+        self.build(InstData::Fence { scope }, &[])
+    }
+    /// `shfl.sync` of `value`; `lane` is the lane, delta or xor mask by `mode`.
+    fn shuffle(
+        &mut self,
+        mode: ShuffleMode,
+        value: Value,
+        lane: Value,
+        clamp: Value,
+        mask: Value,
+    ) -> Value {
+        let ty = self.value_type(value);
+        let data = InstData::Shuffle {
+            mode,
+            args: [value, lane, clamp, mask],
+        };
+        self.build_value(data, ty)
+    }
+    fn vote(&mut self, mode: VoteMode, pred: Value, mask: Value) -> Value {
+        let ty = if mode == VoteMode::Ballot {
+            Type::I32
+        } else {
+            Type::I1
+        };
+        self.build_value(
+            InstData::Vote {
+                mode,
+                args: [pred, mask],
+            },
+            ty,
+        )
+    }
+    fn barrier_red(&mut self, op: BarrierRedOp, pred: Value) -> Value {
+        let ty = if op == BarrierRedOp::Popc {
+            Type::I32
+        } else {
+            Type::I1
+        };
+        self.build_value(InstData::BarrierRed { op, arg: pred }, ty)
+    }
+    fn warp_sync(&mut self, mask: Value) -> Inst {
+        let data = InstData::Effect {
+            opcode: Opcode::WarpSync,
+            arg: mask,
+        };
+        self.build(data, &[])
+    }
+    fn nanosleep(&mut self, ns: Value) -> Inst {
+        let data = InstData::Effect {
+            opcode: Opcode::Nanosleep,
+            arg: ns,
+        };
+        self.build(data, &[])
+    }
+    fn is_space(&mut self, space: AddrSpace, ptr: Value) -> Value {
+        self.build_value(InstData::IsSpace { space, arg: ptr }, Type::I1)
     }
     fn jump(&mut self, block: Block, args: Vec<Value>) -> Inst {
         let dest = BlockCall::new(block, args);

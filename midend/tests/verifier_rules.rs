@@ -172,8 +172,16 @@ fn build_every_opcode_kernel() -> Function {
     let mut fx = c.unary(Fneg, x);
     fx = c.unary(Fabs, fx);
     fx = c.unary(Sqrt, fx);
-    for op in [Fadd, Fsub, Fmul, Fdiv, Fmin, Fmax] {
+    for op in [
+        Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Floor, Ceil, Ftrunc, Nearest,
+    ] {
+        fx = c.unary(op, fx);
+    }
+    for op in [Fadd, Fsub, Fmul, Fdiv, FdivApprox, Fmin, Fmax] {
         fx = c.binary(op, fx, x);
+    }
+    for op in [Popcnt, Clz, Bitrev] {
+        acc = c.unary(op, acc);
     }
     fx = c.fma(fx, x, x);
     let fflag = c.fcmp(FloatCC::Olt, fx, x);
@@ -206,6 +214,17 @@ fn build_every_opcode_kernel() -> Function {
     let call = c.call(FuncId::from_u32(0), vec![sel], &[Type::I32]);
     let called = c.func.dfg.first_result(call).unwrap();
     c.barrier();
+    let old = c.atomic_rmw(AtomicOp::Add, MemScope::Gpu, elem, sel);
+    c.atomic_cas(MemScope::Cta, tile, old, sel);
+    c.fence(MemScope::Sys);
+    let mask = c.iconst(Type::I32, -1);
+    let lane_clamp = c.iconst(Type::I32, 31);
+    c.shuffle(ShuffleMode::Bfly, fx, one, lane_clamp, mask);
+    c.vote(VoteMode::Ballot, flag, mask);
+    c.barrier_red(BarrierRedOp::Popc, flag);
+    c.warp_sync(mask);
+    c.nanosleep(one);
+    c.is_space(Shared, generic);
     c.brif(flag, trap_block, vec![], join, vec![called]);
     let mut c = FuncCursor::at_end(c.func, trap_block);
     c.trap();

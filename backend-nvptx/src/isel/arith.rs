@@ -11,6 +11,9 @@ use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
 
 impl Isel<'_> {
     pub(super) fn unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {
+        if self.named_unary(op, res, arg)? {
+            return Ok(());
+        }
         let ty = self.ty(res);
         let (uop, pty) = match (op, ty) {
             (Opcode::Bnot, Type::I1) => (UnaryOp::Not, PtxType::Pred),
@@ -150,6 +153,7 @@ impl Isel<'_> {
             (Opcode::Fsub, _) => BinaryOp::Sub,
             (Opcode::Fmul, _) => BinaryOp::Mul,
             (Opcode::Fdiv, Type::F32 | Type::F64) => BinaryOp::DivRn,
+            (Opcode::FdivApprox, Type::F32) => BinaryOp::DivApprox,
             (Opcode::Fmin, _) => BinaryOp::Min,
             (Opcode::Fmax, _) => BinaryOp::Max,
             _ => return Err(format!("`{op}` on `{ty}` is not selected")),

@@ -19,6 +19,7 @@
 mod arith;
 mod convert;
 mod memory;
+mod sync;
 
 use crate::copies::{self, Copy};
 use crate::mfunc::{class_index, LocalArray, MFunction, ParamDecl};
@@ -29,7 +30,7 @@ use crate::minst::{
 use crate::target::{Features, Target};
 use midend::ir::{
     AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, MemFlags, Module,
-    Opcode, Type, Value, ValueDef,
+    Opcode, SpecialReg, Type, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -192,6 +193,9 @@ struct Isel<'a> {
     stubs: u32,
     /// Values whose computation is folded into every address that uses them.
     folded: HashSet<Value>,
+    /// Values some placed instruction reads (an unread atomic result makes
+    /// `red` instead of `atom`).
+    used: HashSet<Value>,
 }
 
 /// Selects one function. `func_index` numbers its labels.
@@ -213,7 +217,13 @@ pub fn select_function(
         locals: Vec::new(),
         stubs: 0,
         folded: HashSet::new(),
+        used: HashSet::new(),
     };
+    for (_, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            isel.used.insert(func.dfg.resolve_aliases(v));
+        });
+    }
     isel.find_folded_addresses();
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
@@ -268,6 +278,10 @@ impl Isel<'_> {
         let n = &mut self.next[class_index(class)];
         *n += 1;
         Reg { class, num: *n }
+    }
+
+    fn is_used(&self, v: Value) -> bool {
+        self.used.contains(&self.func.dfg.resolve_aliases(v))
     }
 
     fn ty(&self, v: Value) -> Type {
@@ -425,10 +439,12 @@ impl Isel<'_> {
         for (_, inst) in self.func.layout.insts() {
             let data = &dfg.insts[inst];
             let mut args = data.arguments();
-            // The pointer is the last operand of a load or store; that use
-            // is the one an address can absorb.
-            if data.mem_ptr().is_some() {
-                args.pop();
+            // The pointer operand of a memory access is the use an address
+            // can absorb (the last occurrence: `store p, p` stores a pointer).
+            if let Some(ptr) = data.mem_ptr() {
+                if let Some(i) = args.iter().rposition(|&a| a == ptr) {
+                    args.remove(i);
+                }
             }
             other_use.extend(args.into_iter().map(|v| dfg.resolve_aliases(v)));
         }
@@ -619,9 +635,26 @@ impl Isel<'_> {
             }
             InstData::SpecialReg { reg } => {
                 let dst = self.def(res()?);
-                self.mov_address(dst, Operand::Special(reg.name()));
+                if *reg == SpecialReg::ActiveMask {
+                    self.emit(MInst::Activemask { dst });
+                } else {
+                    self.mov_address(dst, Operand::Special(reg.name()));
+                }
                 Ok(())
             }
+            InstData::AtomicRmw { op, scope, args } => {
+                self.atomic_rmw(*op, *scope, res()?, args[0], args[1])
+            }
+            InstData::AtomicCas { scope, args } => self.atomic_cas(*scope, res()?, *args),
+            InstData::Fence { scope } => {
+                self.fence(*scope);
+                Ok(())
+            }
+            InstData::Shuffle { mode, args } => self.shuffle(*mode, res()?, *args),
+            InstData::Vote { mode, args } => self.vote(*mode, res()?, *args),
+            InstData::BarrierRed { op, arg } => self.barrier_red(*op, res()?, *arg),
+            InstData::Effect { opcode, arg } => self.effect(*opcode, *arg),
+            InstData::IsSpace { space, arg } => self.is_space(*space, res()?, *arg),
             InstData::Nullary { opcode } => match opcode {
                 Opcode::Barrier => {
                     self.emit(MInst::BarSync);

@@ -45,7 +45,34 @@ named_enum! {
         Bnot = "bnot",
         Fneg = "fneg",
         Fabs = "fabs",
+        /// Square root, correctly rounded.
         Sqrt = "sqrt",
+        /// Approximate `1/sqrt(x)` (PTX `rsqrt.approx`).
+        Rsqrt = "rsqrt",
+        /// Approximate `2^x` (PTX `ex2.approx`, f32 only).
+        Ex2 = "ex2",
+        /// Approximate `log2(x)` (PTX `lg2.approx`, f32 only).
+        Lg2 = "lg2",
+        /// Approximate sine of radians (PTX `sin.approx`, f32 only).
+        Sin = "sin",
+        /// Approximate cosine of radians (PTX `cos.approx`, f32 only).
+        Cos = "cos",
+        /// Approximate hyperbolic tangent (PTX `tanh.approx`, f32 only).
+        Tanh = "tanh",
+        /// Round toward negative infinity, to an integral float.
+        Floor = "floor",
+        /// Round toward positive infinity, to an integral float.
+        Ceil = "ceil",
+        /// Round toward zero, to an integral float.
+        Ftrunc = "ftrunc",
+        /// Round to the nearest integral float, ties to even.
+        Nearest = "nearest",
+        /// Number of set bits (the result has the operand's type).
+        Popcnt = "popcnt",
+        /// Number of leading zero bits (the result has the operand's type).
+        Clz = "clz",
+        /// Bits in reverse order.
+        Bitrev = "bitrev",
         // Binary integer.
         Iadd = "iadd",
         Isub = "isub",
@@ -72,6 +99,8 @@ named_enum! {
         Fsub = "fsub",
         Fmul = "fmul",
         Fdiv = "fdiv",
+        /// Approximate division (`__fdividef`, PTX `div.approx.f32`).
+        FdivApprox = "fdiv_approx",
         Fmin = "fmin",
         Fmax = "fmax",
         /// Fused multiply-add: `a * b + c` with one rounding.
@@ -110,6 +139,25 @@ named_enum! {
         SpecialReg = "special",
         /// CTA-wide barrier (`__syncthreads()`, `bar.sync 0`).
         Barrier = "barrier",
+        /// CTA-wide barrier that also reduces a predicate over the block
+        /// (`__syncthreads_count/_and/_or`, `bar.red`).
+        BarrierRed = "barrier_red",
+        /// Wait until the warp lanes in the mask reach it (`__syncwarp`).
+        WarpSync = "warp_sync",
+        /// Memory fence at a scope (`__threadfence*`).
+        Fence = "fence",
+        /// Atomic read-modify-write; the result is the old value.
+        AtomicRmw = "atomic_rmw",
+        /// Atomic compare-and-swap; the result is the old value.
+        AtomicCas = "atomic_cas",
+        /// Exchange a value between the lanes of a warp (`__shfl*_sync`).
+        Shuffle = "shfl",
+        /// A warp vote (`__all_sync`, `__any_sync`, `__ballot_sync`, ...).
+        Vote = "vote",
+        /// Whether a pointer points into a given space (`__isShared`, ...).
+        IsSpace = "is_space",
+        /// Suspend the thread for about the given number of nanoseconds.
+        Nanosleep = "nanosleep",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -138,6 +186,15 @@ pub enum Format {
     Call,
     SpecialReg,
     Nullary,
+    AtomicRmw,
+    AtomicCas,
+    Fence,
+    Shuffle,
+    Vote,
+    BarrierRed,
+    /// One operand, no result, an effect (`warp_sync`, `nanosleep`).
+    Effect,
+    IsSpace,
     Jump,
     Brif,
     Return,
@@ -149,10 +206,11 @@ impl Opcode {
         match self {
             Iconst => Format::Iconst,
             Fconst => Format::Fconst,
-            Ineg | Bnot | Fneg | Fabs | Sqrt => Format::Unary,
+            Ineg | Bnot | Fneg | Fabs | Sqrt | Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor
+            | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev => Format::Unary,
             Iadd | Isub | Imul | Sdiv | Udiv | Srem | Urem | Band | Bor | Bxor | Ishl | Ushr
-            | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | Fmin | Fmax
-            | PtrOffset => Format::Binary,
+            | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox | Fmin
+            | Fmax | PtrOffset => Format::Binary,
             Fma | Select => Format::Ternary,
             Icmp => Format::IntCompare,
             Fcmp => Format::FloatCompare,
@@ -166,6 +224,14 @@ impl Opcode {
             Call => Format::Call,
             SpecialReg => Format::SpecialReg,
             Barrier | Trap => Format::Nullary,
+            BarrierRed => Format::BarrierRed,
+            WarpSync | Nanosleep => Format::Effect,
+            Fence => Format::Fence,
+            AtomicRmw => Format::AtomicRmw,
+            AtomicCas => Format::AtomicCas,
+            Shuffle => Format::Shuffle,
+            Vote => Format::Vote,
+            IsSpace => Format::IsSpace,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,
@@ -183,10 +249,35 @@ impl Opcode {
     /// Whether the instruction has an effect besides its results (so dead-code
     /// elimination must keep it).
     pub fn has_side_effects(self) -> bool {
+        use Opcode::*;
         matches!(
             self,
-            Opcode::Store | Opcode::Call | Opcode::Barrier | Opcode::Trap
+            Store
+                | Call
+                | Barrier
+                | BarrierRed
+                | WarpSync
+                | Fence
+                | AtomicRmw
+                | AtomicCas
+                | Nanosleep
+                | Trap
         ) || self.is_terminator()
+    }
+
+    /// Whether the result depends on which other threads execute the same
+    /// instruction at the same time (warp and block collectives). Such an
+    /// instruction must not be merged with another copy of itself or moved
+    /// across control flow, even when its operands are equal.
+    pub fn is_convergent(self) -> bool {
+        matches!(
+            self,
+            Opcode::Shuffle
+                | Opcode::Vote
+                | Opcode::BarrierRed
+                | Opcode::WarpSync
+                | Opcode::Barrier
+        )
     }
 }
 
@@ -220,13 +311,94 @@ named_enum! {
         CtaidX = "ctaid.x", CtaidY = "ctaid.y", CtaidZ = "ctaid.z",
         NctaidX = "nctaid.x", NctaidY = "nctaid.y", NctaidZ = "nctaid.z",
         LaneId = "laneid", WarpId = "warpid",
+        /// Lanes of the warp below this one (`%lanemask_lt`).
+        LanemaskLt = "lanemask_lt",
+        /// The 32-bit cycle counter.
+        Clock = "clock",
+        /// The 64-bit cycle counter (`clock64()`).
+        Clock64 = "clock64",
+        /// The 64-bit nanosecond timer.
+        GlobalTimer = "globaltimer",
+        /// The lanes of the warp executing this instruction (`__activemask()`;
+        /// PTX reads it with the `activemask.b32` instruction).
+        ActiveMask = "activemask",
+        /// Bytes of dynamic shared memory of the launch.
+        DynamicSmemSize = "dynamic_smem_size",
     }
 }
 
 impl SpecialReg {
     /// The type of the value a `special` instruction reads.
     pub fn ty(self) -> Type {
-        Type::I32
+        match self {
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer => Type::I64,
+            _ => Type::I32,
+        }
+    }
+
+    /// Whether a thread reads the same value every time during a launch
+    /// (so two reads can be merged). Clocks, the warp a thread runs on and
+    /// the set of active lanes can change.
+    pub fn is_invariant(self) -> bool {
+        !matches!(
+            self,
+            SpecialReg::WarpId
+                | SpecialReg::Clock
+                | SpecialReg::Clock64
+                | SpecialReg::GlobalTimer
+                | SpecialReg::ActiveMask
+        )
+    }
+}
+
+named_enum! {
+    /// The operation of an `atomic_rmw`. `add` works on integers and floats;
+    /// `inc`/`dec` are CUDA's wrapping `atomicInc`/`atomicDec` on `i32`.
+    AtomicOp {
+        Add = "add", Exch = "exch", And = "and", Or = "or", Xor = "xor",
+        Smin = "smin", Smax = "smax", Umin = "umin", Umax = "umax",
+        Inc = "inc", Dec = "dec",
+    }
+}
+
+named_enum! {
+    /// The set of threads an atomic or a fence orders memory for.
+    MemScope {
+        /// The thread block.
+        Cta = "cta",
+        /// The whole device (CUDA's default for atomics and `__threadfence`).
+        Gpu = "gpu",
+        /// The device and the host.
+        Sys = "sys",
+    }
+}
+
+named_enum! {
+    /// How `shfl` picks the source lane (PTX `shfl.sync` modes).
+    ShuffleMode {
+        /// From the lane given by the operand.
+        Idx = "idx",
+        /// From `lane - delta`.
+        Up = "up",
+        /// From `lane + delta`.
+        Down = "down",
+        /// From `lane ^ mask`.
+        Bfly = "bfly",
+    }
+}
+
+named_enum! {
+    /// The warp vote of a `vote`. `ballot` gives an `i32` mask; the others an `i1`.
+    VoteMode {
+        All = "all", Any = "any", Uni = "uni", Ballot = "ballot",
+    }
+}
+
+named_enum! {
+    /// What `barrier_red` computes over the block: the number of threads
+    /// whose predicate holds (`i32`), or whether all / any hold (`i1`).
+    BarrierRedOp {
+        Popc = "popc", And = "and", Or = "or",
     }
 }
 
@@ -323,6 +495,44 @@ pub enum InstData {
     Nullary {
         opcode: Opcode,
     },
+    /// `args = [ptr, value]`.
+    AtomicRmw {
+        op: AtomicOp,
+        scope: MemScope,
+        args: [Value; 2],
+    },
+    /// `args = [ptr, expected, replacement]`.
+    AtomicCas {
+        scope: MemScope,
+        args: [Value; 3],
+    },
+    Fence {
+        scope: MemScope,
+    },
+    /// `args = [value, lane (or delta, or xor mask), clamp, member mask]`,
+    /// the operands of PTX `shfl.sync`.
+    Shuffle {
+        mode: ShuffleMode,
+        args: [Value; 4],
+    },
+    /// `args = [predicate, member mask]`.
+    Vote {
+        mode: VoteMode,
+        args: [Value; 2],
+    },
+    BarrierRed {
+        op: BarrierRedOp,
+        arg: Value,
+    },
+    /// `warp_sync mask` and `nanosleep ns`.
+    Effect {
+        opcode: Opcode,
+        arg: Value,
+    },
+    IsSpace {
+        space: AddrSpace,
+        arg: Value,
+    },
     Jump {
         dest: BlockCall,
     },
@@ -355,6 +565,14 @@ impl InstData {
             InstData::Store { .. } => Opcode::Store,
             InstData::Call { .. } => Opcode::Call,
             InstData::SpecialReg { .. } => Opcode::SpecialReg,
+            InstData::AtomicRmw { .. } => Opcode::AtomicRmw,
+            InstData::AtomicCas { .. } => Opcode::AtomicCas,
+            InstData::Fence { .. } => Opcode::Fence,
+            InstData::Shuffle { .. } => Opcode::Shuffle,
+            InstData::Vote { .. } => Opcode::Vote,
+            InstData::BarrierRed { .. } => Opcode::BarrierRed,
+            InstData::Effect { opcode, .. } => *opcode,
+            InstData::IsSpace { .. } => Opcode::IsSpace,
             InstData::Jump { .. } => Opcode::Jump,
             InstData::Brif { .. } => Opcode::Brif,
             InstData::Return { .. } => Opcode::Return,
@@ -376,14 +594,23 @@ impl InstData {
             | InstData::GlobalAddr { .. }
             | InstData::StackAddr { .. }
             | InstData::SpecialReg { .. }
-            | InstData::Nullary { .. } => {}
+            | InstData::Nullary { .. }
+            | InstData::Fence { .. } => {}
             InstData::Unary { arg, .. }
             | InstData::Convert { arg, .. }
-            | InstData::AddrSpaceCast { arg, .. } => f(*arg),
+            | InstData::AddrSpaceCast { arg, .. }
+            | InstData::BarrierRed { arg, .. }
+            | InstData::Effect { arg, .. }
+            | InstData::IsSpace { arg, .. } => f(*arg),
             InstData::Binary { args, .. }
             | InstData::IntCompare { args, .. }
-            | InstData::FloatCompare { args, .. } => args.iter().copied().for_each(f),
-            InstData::Ternary { args, .. } => args.iter().copied().for_each(f),
+            | InstData::FloatCompare { args, .. }
+            | InstData::AtomicRmw { args, .. }
+            | InstData::Vote { args, .. } => args.iter().copied().for_each(f),
+            InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
+                args.iter().copied().for_each(f)
+            }
+            InstData::Shuffle { args, .. } => args.iter().copied().for_each(f),
             InstData::Load { ptr, .. } => f(*ptr),
             InstData::Store { value, ptr, .. } => {
                 f(*value);
@@ -413,14 +640,23 @@ impl InstData {
             | InstData::GlobalAddr { .. }
             | InstData::StackAddr { .. }
             | InstData::SpecialReg { .. }
-            | InstData::Nullary { .. } => {}
+            | InstData::Nullary { .. }
+            | InstData::Fence { .. } => {}
             InstData::Unary { arg, .. }
             | InstData::Convert { arg, .. }
-            | InstData::AddrSpaceCast { arg, .. } => *arg = f(*arg),
+            | InstData::AddrSpaceCast { arg, .. }
+            | InstData::BarrierRed { arg, .. }
+            | InstData::Effect { arg, .. }
+            | InstData::IsSpace { arg, .. } => *arg = f(*arg),
             InstData::Binary { args, .. }
             | InstData::IntCompare { args, .. }
-            | InstData::FloatCompare { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
-            InstData::Ternary { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+            | InstData::FloatCompare { args, .. }
+            | InstData::AtomicRmw { args, .. }
+            | InstData::Vote { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+            InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
+                args.iter_mut().for_each(|a| *a = f(*a))
+            }
+            InstData::Shuffle { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
             InstData::Load { ptr, .. } => *ptr = f(*ptr),
             InstData::Store { value, ptr, .. } => {
                 *value = f(*value);
@@ -476,10 +712,13 @@ impl InstData {
         }
     }
 
-    /// The pointer operand of a load or store.
+    /// The pointer operand of an instruction that accesses memory (load,
+    /// store, atomics).
     pub fn mem_ptr(&self) -> Option<Value> {
         match self {
             InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => Some(*ptr),
+            InstData::AtomicRmw { args, .. } => Some(args[0]),
+            InstData::AtomicCas { args, .. } => Some(args[0]),
             _ => None,
         }
     }
@@ -502,6 +741,12 @@ mod tests {
         }
         for &r in SpecialReg::ALL {
             assert_eq!(SpecialReg::from_name(r.name()), Some(r));
+        }
+        for &o in AtomicOp::ALL {
+            assert_eq!(AtomicOp::from_name(o.name()), Some(o));
+        }
+        for &m in ShuffleMode::ALL {
+            assert_eq!(ShuffleMode::from_name(m.name()), Some(m));
         }
     }
 }

@@ -18,7 +18,10 @@ pub use function::{
     AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, ParamAttrs, Signature,
     SourceSpan, StackSlotData,
 };
-pub use instructions::{BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, Opcode, SpecialReg};
+pub use instructions::{
+    AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, MemScope,
+    Opcode, ShuffleMode, SpecialReg, VoteMode,
+};
 pub use layout::Layout;
 pub use module::{GlobalVarData, Module};
 pub use types::{AddrSpace, Type};

@@ -4,18 +4,22 @@
 //!
 //! The frontend recomputes `i * 4` for every `a[i]`; after this pass each
 //! address is computed once. Only pure instructions take part: loads may see
-//! different memory, and `%warpid` may change while a thread runs.
+//! different memory, `%warpid` and the clocks change while a thread runs, and
+//! a warp collective (`shfl`, `vote`) depends on which lanes execute it.
 
 use crate::analysis::DominatorTree;
-use crate::ir::{Block, Function, Inst, InstData, Opcode, SpecialReg, Value};
+use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
 use std::collections::HashMap;
 
 /// Whether two instances of `data` with equal operands always give equal results.
 fn is_pure(data: &InstData) -> bool {
+    let op = data.opcode();
     match data {
-        InstData::SpecialReg { reg } => *reg != SpecialReg::WarpId,
+        InstData::SpecialReg { reg } => reg.is_invariant(),
         InstData::Load { .. } | InstData::Store { .. } | InstData::Call { .. } => false,
-        _ => !data.opcode().has_side_effects() && data.opcode() != Opcode::Trap,
+        // Two copies of a warp collective may see different active lanes.
+        _ if op.is_convergent() => false,
+        _ => !op.has_side_effects() && op != Opcode::Trap,
     }
 }
 

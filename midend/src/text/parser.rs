@@ -18,7 +18,7 @@
 //! ask for gigabytes of placeholders.
 
 use super::lexer::{lex, Tok, Token};
-use crate::ir::{AbiParam, Format};
+use crate::ir::{AbiParam, AtomicOp, BarrierRedOp, Format, MemScope, ShuffleMode, VoteMode};
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, FloatCC, FuncAttrs, FuncId,
     FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC, Linkage, MemFlags, Module,
@@ -962,6 +962,64 @@ impl<'c> FuncParser<'c> {
                 one(InstData::SpecialReg { reg }, Known(reg.ty()))
             }
             Format::Nullary => none(InstData::Nullary { opcode: op }),
+            Format::AtomicRmw => {
+                let aop = named(cur, "an atomic operation like 'add'", AtomicOp::from_name)?;
+                let scope = named(cur, "a scope: cta, gpu or sys", MemScope::from_name)?;
+                let args = self.operands(cur, op)?;
+                one(
+                    InstData::AtomicRmw {
+                        op: aop,
+                        scope,
+                        args,
+                    },
+                    SameAs(args[1]),
+                )
+            }
+            Format::AtomicCas => {
+                let scope = named(cur, "a scope: cta, gpu or sys", MemScope::from_name)?;
+                let args = self.operands(cur, op)?;
+                one(InstData::AtomicCas { scope, args }, SameAs(args[1]))
+            }
+            Format::Fence => {
+                let scope = named(cur, "a scope: cta, gpu or sys", MemScope::from_name)?;
+                none(InstData::Fence { scope })
+            }
+            Format::Shuffle => {
+                let mode = named(cur, "a mode: idx, up, down or bfly", ShuffleMode::from_name)?;
+                let args = self.operands(cur, op)?;
+                one(InstData::Shuffle { mode, args }, SameAs(args[0]))
+            }
+            Format::Vote => {
+                let mode = named(cur, "a vote: all, any, uni or ballot", VoteMode::from_name)?;
+                let args = self.operands(cur, op)?;
+                let ty = if mode == VoteMode::Ballot {
+                    Type::I32
+                } else {
+                    Type::I1
+                };
+                one(InstData::Vote { mode, args }, Known(ty))
+            }
+            Format::BarrierRed => {
+                let rop = named(cur, "a reduction: popc, and or or", BarrierRedOp::from_name)?;
+                let [arg] = self.operands(cur, op)?;
+                let ty = if rop == BarrierRedOp::Popc {
+                    Type::I32
+                } else {
+                    Type::I1
+                };
+                one(InstData::BarrierRed { op: rop, arg }, Known(ty))
+            }
+            Format::Effect => {
+                let [arg] = self.operands(cur, op)?;
+                none(InstData::Effect { opcode: op, arg })
+            }
+            Format::IsSpace => {
+                let space = named(cur, "an address space like 'shared'", |w| {
+                    w.parse::<AddrSpace>().ok()
+                })?;
+                let [arg] = self.operands(cur, op)?;
+                one(InstData::IsSpace { space, arg }, Known(Type::I1))
+            }
             Format::Jump => {
                 let dest = self.block_call(cur)?;
                 none(InstData::Jump { dest })
@@ -1112,6 +1170,15 @@ impl<'c> FuncParser<'c> {
             }
         }
         Ok(types)
+    }
+}
+
+/// Reads a word and looks it up with `lookup` (an enum's `from_name`).
+fn named<T>(cur: &mut Cursor, expected: &str, lookup: impl Fn(&str) -> Option<T>) -> Result<T> {
+    let (w, loc) = cur.word(expected)?;
+    match lookup(w) {
+        Some(t) => Ok(t),
+        None => error(loc, format!("expected {expected}, found '{w}'")),
     }
 }
 

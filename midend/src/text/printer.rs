@@ -346,6 +346,39 @@ impl FuncWriter<'_> {
                 self.out.push(')');
             }
             InstData::SpecialReg { reg } => write!(self.out, "{op} {reg}")?,
+            InstData::AtomicRmw {
+                op: aop,
+                scope,
+                args,
+            } => {
+                write!(self.out, "{op} {aop} {scope} ")?;
+                self.values(args)?;
+            }
+            InstData::AtomicCas { scope, args } => {
+                write!(self.out, "{op} {scope} ")?;
+                self.values(args)?;
+            }
+            InstData::Fence { scope } => write!(self.out, "{op} {scope}")?,
+            InstData::Shuffle { mode, args } => {
+                write!(self.out, "{op} {mode} ")?;
+                self.values(args)?;
+            }
+            InstData::Vote { mode, args } => {
+                write!(self.out, "{op} {mode} ")?;
+                self.values(args)?;
+            }
+            InstData::BarrierRed { op: rop, arg } => {
+                write!(self.out, "{op} {rop} ")?;
+                self.value(*arg)?;
+            }
+            InstData::Effect { arg, .. } => {
+                write!(self.out, "{op} ")?;
+                self.value(*arg)?;
+            }
+            InstData::IsSpace { space, arg } => {
+                write!(self.out, "{op} {space} ")?;
+                self.value(*arg)?;
+            }
             InstData::Nullary { .. } => write!(self.out, "{op}")?,
             InstData::Jump { dest } => {
                 write!(self.out, "{op} ")?;

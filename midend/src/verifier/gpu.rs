@@ -71,6 +71,26 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                     }
                 }
             }
+            InstData::AtomicRmw { args: [p, _], .. }
+            | InstData::AtomicCas {
+                args: [p, _, _], ..
+            } => {
+                let op = data.opcode();
+                if let Type::Ptr(space) = ty(*p) {
+                    if !matches!(
+                        space,
+                        AddrSpace::Global
+                            | AddrSpace::Shared
+                            | AddrSpace::SharedCluster
+                            | AddrSpace::Generic
+                    ) {
+                        cx.at_inst(
+                            inst,
+                            format!("{op} through ptr<{space}>; atomics need global, shared or generic memory"),
+                        );
+                    }
+                }
+            }
             InstData::Call { func: callee, .. } => {
                 if let Some(callee) = cx.module.and_then(|m| m.functions.get(*callee)) {
                     if callee.attrs.kind == FuncKind::Kernel {

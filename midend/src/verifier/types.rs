@@ -1,7 +1,7 @@
 //! Phase 4: operand and result types of every instruction.
 
 use super::Ctx;
-use crate::ir::{AddrSpace, Format, Inst, InstData, Opcode, Type, Value};
+use crate::ir::{AddrSpace, AtomicOp, Format, Inst, InstData, Opcode, Type, Value};
 use crate::text::write_float;
 
 /// Phase 4.
@@ -30,6 +30,14 @@ fn data_format(data: &InstData) -> Format {
         InstData::Call { .. } => Format::Call,
         InstData::SpecialReg { .. } => Format::SpecialReg,
         InstData::Nullary { .. } => Format::Nullary,
+        InstData::AtomicRmw { .. } => Format::AtomicRmw,
+        InstData::AtomicCas { .. } => Format::AtomicCas,
+        InstData::Fence { .. } => Format::Fence,
+        InstData::Shuffle { .. } => Format::Shuffle,
+        InstData::Vote { .. } => Format::Vote,
+        InstData::BarrierRed { .. } => Format::BarrierRed,
+        InstData::Effect { .. } => Format::Effect,
+        InstData::IsSpace { .. } => Format::IsSpace,
         InstData::Jump { .. } => Format::Jump,
         InstData::Brif { .. } => Format::Brif,
         InstData::Return { .. } => Format::Return,
@@ -45,8 +53,48 @@ fn is_float_op(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
-        Fneg | Fabs | Sqrt | Fadd | Fsub | Fmul | Fdiv | Fmin | Fmax | Fma
+        Fneg | Fabs
+            | Sqrt
+            | Rsqrt
+            | Ex2
+            | Lg2
+            | Sin
+            | Cos
+            | Tanh
+            | Floor
+            | Ceil
+            | Ftrunc
+            | Nearest
+            | Fadd
+            | Fsub
+            | Fmul
+            | Fdiv
+            | FdivApprox
+            | Fmin
+            | Fmax
+            | Fma
     )
+}
+
+/// Float ops PTX has only for `f32` (the `.approx` forms).
+fn is_f32_only(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Ex2 | Lg2 | Sin | Cos | Tanh | FdivApprox)
+}
+
+/// Bit ops PTX has only for 32- and 64-bit operands (`popc`, `clz`, `brev`).
+fn is_wide_bit_op(op: Opcode) -> bool {
+    matches!(op, Opcode::Popcnt | Opcode::Clz | Opcode::Bitrev)
+}
+
+/// The value types `atomic_rmw OP` accepts (those PTX `atom` has).
+fn atomic_types(op: AtomicOp) -> &'static [Type] {
+    match op {
+        AtomicOp::Add => &[Type::I32, Type::I64, Type::F32, Type::F64],
+        AtomicOp::Exch => &[Type::I32, Type::I64, Type::F32, Type::F64],
+        AtomicOp::Inc | AtomicOp::Dec => &[Type::I32],
+        _ => &[Type::I32, Type::I64],
+    }
 }
 
 /// Whether `imm` fits `ty` as a signed or an unsigned number (`i1`: 0 or 1).
@@ -115,6 +163,8 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
         InstData::Store { .. }
         | InstData::Nullary { .. }
+        | InstData::Fence { .. }
+        | InstData::Effect { .. }
         | InstData::Jump { .. }
         | InstData::Brif { .. }
         | InstData::Return { .. } => Some(0),
@@ -187,8 +237,15 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             }
         }
         InstData::Unary { arg, .. } => {
-            operand_kind(cx, ty(*arg));
-            want_operand_type(cx, ty(*arg));
+            let t = ty(*arg);
+            operand_kind(cx, t);
+            if is_f32_only(op) && t.is_float() && t != Type::F32 {
+                cx.at_inst(inst, format!("{op} needs f32, got {t}"));
+            }
+            if is_wide_bit_op(op) && t.is_int() && !matches!(t, Type::I32 | Type::I64) {
+                cx.at_inst(inst, format!("{op} needs i32 or i64, got {t}"));
+            }
+            want_operand_type(cx, t);
         }
         InstData::Binary { args: [a, b], .. } if op == Opcode::PtrOffset => {
             let (ta, tb) = (ty(*a), ty(*b));
@@ -213,6 +270,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 cx.at_inst(inst, format!("{op} operands differ: {ta} and {tb}"));
             } else {
                 operand_kind(cx, ta);
+                if is_f32_only(op) && ta.is_float() && ta != Type::F32 {
+                    cx.at_inst(inst, format!("{op} needs f32, got {ta}"));
+                }
             }
             want_operand_type(cx, ta);
         }
@@ -361,7 +421,100 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
-        InstData::Nullary { .. } => {}
+        InstData::Nullary { .. } | InstData::Fence { .. } => {}
+        InstData::AtomicRmw {
+            op: aop,
+            args: [p, v],
+            ..
+        } => {
+            let (tp, tv) = (ty(*p), ty(*v));
+            if !tp.is_ptr() {
+                cx.at_inst(
+                    inst,
+                    format!("atomic_rmw address must be a pointer, got {tp}"),
+                );
+            }
+            if !atomic_types(*aop).contains(&tv) {
+                cx.at_inst(inst, format!("atomic_rmw {aop} does not take {tv}"));
+            }
+            want_operand_type(cx, tv);
+        }
+        InstData::AtomicCas {
+            args: [p, e, n], ..
+        } => {
+            let (tp, te, tn) = (ty(*p), ty(*e), ty(*n));
+            if !tp.is_ptr() {
+                cx.at_inst(
+                    inst,
+                    format!("atomic_cas address must be a pointer, got {tp}"),
+                );
+            }
+            if te != tn {
+                cx.at_inst(inst, format!("atomic_cas operands differ: {te} and {tn}"));
+            } else if !matches!(te, Type::I32 | Type::I64) {
+                cx.at_inst(inst, format!("atomic_cas needs i32 or i64, got {te}"));
+            }
+            want_operand_type(cx, te);
+        }
+        InstData::Shuffle { args, .. } => {
+            let tv = ty(args[0]);
+            if !matches!(tv, Type::I32 | Type::F32) {
+                cx.at_inst(inst, format!("shfl value must be i32 or f32, got {tv}"));
+            }
+            for (k, &a) in args.iter().enumerate().skip(1) {
+                let t = ty(a);
+                if t != Type::I32 {
+                    cx.at_inst(inst, format!("shfl operand {k} must be i32, got {t}"));
+                }
+            }
+            want_operand_type(cx, tv);
+        }
+        InstData::Vote { mode, args: [p, m] } => {
+            let (tp, tm) = (ty(*p), ty(*m));
+            if tp != Type::I1 {
+                cx.at_inst(inst, format!("vote predicate must be i1, got {tp}"));
+            }
+            if tm != Type::I32 {
+                cx.at_inst(inst, format!("vote member mask must be i32, got {tm}"));
+            }
+            let want = if *mode == crate::ir::VoteMode::Ballot {
+                Type::I32
+            } else {
+                Type::I1
+            };
+            want_inst_type(cx, want);
+        }
+        InstData::BarrierRed { op: rop, arg } => {
+            let t = ty(*arg);
+            if t != Type::I1 {
+                cx.at_inst(inst, format!("barrier_red predicate must be i1, got {t}"));
+            }
+            let want = if *rop == crate::ir::BarrierRedOp::Popc {
+                Type::I32
+            } else {
+                Type::I1
+            };
+            want_inst_type(cx, want);
+        }
+        InstData::Effect { arg, .. } => {
+            let t = ty(*arg);
+            if t != Type::I32 {
+                cx.at_inst(inst, format!("{op} operand must be i32, got {t}"));
+            }
+        }
+        InstData::IsSpace { space, arg } => {
+            let t = ty(*arg);
+            if !t.is_ptr() {
+                cx.at_inst(inst, format!("is_space needs a pointer operand, got {t}"));
+            }
+            if *space == AddrSpace::Generic || !space.has_generic_form() {
+                cx.at_inst(
+                    inst,
+                    format!("is_space needs a space with a generic window, got {space}"),
+                );
+            }
+            want_inst_type(cx, Type::I1);
+        }
         InstData::Jump { .. } | InstData::Brif { .. } => {
             if let InstData::Brif { cond, .. } = data {
                 let t = ty(*cond);

@@ -1,0 +1,313 @@
+//! Selection of atomics, fences, warp collectives (`shfl`, `vote`), block
+//! reductions (`bar.red`), address-space tests and the math and bit
+//! operations PTX spells with their own opcodes.
+//!
+//! An atomic whose old value nobody reads becomes `red` (a reduction):
+//! PTX lets the hardware skip returning the value, as nvcc does.
+
+use super::{space_of, Isel, IselResult};
+use crate::minst::{MInst, Operand, PtxType, Space};
+use midend::ir::{
+    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ShuffleMode, Type, Value, VoteMode,
+};
+
+/// The scope qualifier of an atomic: empty for the device scope, which is
+/// what plain `atom` means (and what nvcc emits for `atomicAdd`).
+fn scope_suffix(scope: MemScope) -> &'static str {
+    match scope {
+        MemScope::Cta => ".cta",
+        MemScope::Gpu => "",
+        MemScope::Sys => ".sys",
+    }
+}
+
+/// The PTX operation and type of `atomic_rmw OP` on `ty`. `atom.add` has no
+/// `.s64` form, so 64-bit integer adds use `.u64` (the bits are the same).
+fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
+    use AtomicOp::*;
+    let bits = |t: Type| match t {
+        Type::I32 | Type::F32 => Ok(PtxType::B32),
+        Type::I64 | Type::F64 => Ok(PtxType::B64),
+        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+    };
+    let unsigned = |t: Type| match t {
+        Type::I32 => Ok(PtxType::U32),
+        Type::I64 => Ok(PtxType::U64),
+        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+    };
+    let signed = |t: Type| match t {
+        Type::I32 => Ok(PtxType::S32),
+        Type::I64 => Ok(PtxType::S64),
+        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+    };
+    Ok(match op {
+        Add => match ty {
+            Type::F32 => ("add", PtxType::F32),
+            Type::F64 => ("add", PtxType::F64),
+            _ => ("add", unsigned(ty)?),
+        },
+        Exch => ("exch", bits(ty)?),
+        And => ("and", bits(ty)?),
+        Or => ("or", bits(ty)?),
+        Xor => ("xor", bits(ty)?),
+        Smin => ("min", signed(ty)?),
+        Smax => ("max", signed(ty)?),
+        Umin => ("min", unsigned(ty)?),
+        Umax => ("max", unsigned(ty)?),
+        Inc if ty == Type::I32 => ("inc", PtxType::U32),
+        Dec if ty == Type::I32 => ("dec", PtxType::U32),
+        _ => return Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+    })
+}
+
+/// The space an atomic may name. PTX has no atomics on local, const or param.
+fn atom_space(ptr_ty: Type) -> IselResult<Space> {
+    match ptr_ty {
+        Type::Ptr(s @ (AddrSpace::Global | AddrSpace::Shared | AddrSpace::Generic)) => space_of(s),
+        other => Err(format!("atomics through `{other}` are not selected")),
+    }
+}
+
+impl Isel<'_> {
+    pub(super) fn atomic_rmw(
+        &mut self,
+        op: AtomicOp,
+        scope: MemScope,
+        res: Value,
+        ptr: Value,
+        value: Value,
+    ) -> IselResult<()> {
+        let ty = self.ty(value);
+        let (name, pty) = atom_form(op, ty)?;
+        let space = atom_space(self.ty(ptr))?;
+        let (_, addr) = self.address(ptr)?;
+        let b = self.operand(value)?;
+        let dst = self.is_used(res).then(|| self.def(res));
+        self.emit(MInst::Atom {
+            scope: scope_suffix(scope),
+            space,
+            op: name,
+            ty: pty,
+            dst,
+            addr,
+            b,
+            c: None,
+        });
+        Ok(())
+    }
+
+    pub(super) fn atomic_cas(
+        &mut self,
+        scope: MemScope,
+        res: Value,
+        args: [Value; 3],
+    ) -> IselResult<()> {
+        let ty = self.ty(args[1]);
+        let pty = match ty {
+            Type::I32 => PtxType::B32,
+            Type::I64 => PtxType::B64,
+            _ => return Err(format!("`atomic_cas` on `{ty}` is not selected")),
+        };
+        let space = atom_space(self.ty(args[0]))?;
+        let (_, addr) = self.address(args[0])?;
+        let b = self.operand(args[1])?;
+        let c = self.operand(args[2])?;
+        // `red` has no compare-and-swap: the destination is always written.
+        let dst = self.def(res);
+        self.emit(MInst::Atom {
+            scope: scope_suffix(scope),
+            space,
+            op: "cas",
+            ty: pty,
+            dst: Some(dst),
+            addr,
+            b,
+            c: Some(c),
+        });
+        Ok(())
+    }
+
+    pub(super) fn fence(&mut self, scope: MemScope) {
+        let level = match scope {
+            MemScope::Cta => "cta",
+            MemScope::Gpu => "gl",
+            MemScope::Sys => "sys",
+        };
+        self.emit(MInst::Membar { level });
+    }
+
+    pub(super) fn shuffle(
+        &mut self,
+        mode: ShuffleMode,
+        res: Value,
+        args: [Value; 4],
+    ) -> IselResult<()> {
+        let ty = self.ty(args[0]);
+        if !matches!(ty, Type::I32 | Type::F32) {
+            return Err(format!("`shfl` of `{ty}` is not selected"));
+        }
+        let a = self.reg(args[0])?.into();
+        let b = self.operand(args[1])?;
+        let c = self.operand(args[2])?;
+        let mask = self.operand(args[3])?;
+        let dst = self.def(res);
+        self.emit(MInst::Shfl {
+            mode: mode.name(),
+            dst,
+            a,
+            b,
+            c,
+            mask,
+        });
+        Ok(())
+    }
+
+    pub(super) fn vote(&mut self, mode: VoteMode, res: Value, args: [Value; 2]) -> IselResult<()> {
+        let pred = self.reg(args[0])?.into();
+        let mask = self.operand(args[1])?;
+        let dst = self.def(res);
+        self.emit(MInst::Vote {
+            mode: mode.name(),
+            ballot: mode == VoteMode::Ballot,
+            dst,
+            pred,
+            mask,
+        });
+        Ok(())
+    }
+
+    pub(super) fn barrier_red(
+        &mut self,
+        op: BarrierRedOp,
+        res: Value,
+        arg: Value,
+    ) -> IselResult<()> {
+        let pred = self.reg(arg)?.into();
+        let dst = self.def(res);
+        self.emit(MInst::BarRed {
+            op: op.name(),
+            dst,
+            pred,
+        });
+        Ok(())
+    }
+
+    pub(super) fn effect(&mut self, op: Opcode, arg: Value) -> IselResult<()> {
+        let a = self.operand(arg)?;
+        match op {
+            Opcode::WarpSync => self.emit(MInst::BarWarpSync { mask: a }),
+            Opcode::Nanosleep => {
+                if self.target.sm() < 70 {
+                    return Err("`nanosleep` needs sm_70 or newer".into());
+                }
+                self.emit(MInst::Nanosleep { ns: a })
+            }
+            other => return Err(format!("`{other}` is not selected")),
+        }
+        Ok(())
+    }
+
+    pub(super) fn is_space(&mut self, space: AddrSpace, res: Value, arg: Value) -> IselResult<()> {
+        let pty = self.ty(arg);
+        let dst = self.def(res);
+        match pty {
+            // A pointer already known to be in a space answers statically.
+            Type::Ptr(s) if s != AddrSpace::Generic => {
+                let value = Operand::Imm(i64::from(s == space));
+                self.emit(MInst::Setp {
+                    cmp: crate::minst::Cmp::Ne,
+                    ty: PtxType::U32,
+                    dst,
+                    a: value,
+                    b: Operand::Imm(0),
+                });
+                Ok(())
+            }
+            _ => {
+                let ps = space_of(space)?;
+                if ps == Space::Param {
+                    self.features.require("isspacep.param", (7, 7));
+                }
+                let src = self.reg(arg)?;
+                self.emit(MInst::Isspacep {
+                    space: ps,
+                    dst,
+                    src,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// Unary float and bit operations that PTX names with their own opcode.
+    /// Returns `None` for the ones `unary` handles itself.
+    pub(super) fn named_unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<bool> {
+        use Opcode::*;
+        let ty = self.ty(arg);
+        let name: &'static str = match (op, ty) {
+            (Rsqrt, Type::F32) => "rsqrt.approx.f32",
+            (Rsqrt, Type::F64) => "rsqrt.approx.f64",
+            (Ex2, Type::F32) => "ex2.approx.f32",
+            (Lg2, Type::F32) => "lg2.approx.f32",
+            (Sin, Type::F32) => "sin.approx.f32",
+            (Cos, Type::F32) => "cos.approx.f32",
+            (Tanh, Type::F32) => {
+                self.features.require("tanh.approx", (7, 0));
+                "tanh.approx.f32"
+            }
+            (Floor, Type::F32) => "cvt.rmi.f32.f32",
+            (Floor, Type::F64) => "cvt.rmi.f64.f64",
+            (Ceil, Type::F32) => "cvt.rpi.f32.f32",
+            (Ceil, Type::F64) => "cvt.rpi.f64.f64",
+            (Ftrunc, Type::F32) => "cvt.rzi.f32.f32",
+            (Ftrunc, Type::F64) => "cvt.rzi.f64.f64",
+            (Nearest, Type::F32) => "cvt.rni.f32.f32",
+            (Nearest, Type::F64) => "cvt.rni.f64.f64",
+            (Bitrev, Type::I32) => "brev.b32",
+            (Bitrev, Type::I64) => "brev.b64",
+            (Popcnt | Clz, Type::I32 | Type::I64) => {
+                return self.count_bits(op, res, arg).map(|()| true)
+            }
+            (
+                Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Bitrev,
+                _,
+            ) => return Err(format!("`{op}` on `{ty}` is not selected")),
+            _ => return Ok(false),
+        };
+        let src = self.reg(arg)?.into();
+        let dst = self.def(res);
+        self.emit(MInst::UnaryNamed { op: name, dst, src });
+        Ok(true)
+    }
+
+    /// `popc`/`clz` always give a 32-bit count; a 64-bit result is widened.
+    fn count_bits(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {
+        let wide = self.ty(arg) == Type::I64;
+        let name = match (op, wide) {
+            (Opcode::Popcnt, false) => "popc.b32",
+            (Opcode::Popcnt, true) => "popc.b64",
+            (Opcode::Clz, false) => "clz.b32",
+            _ => "clz.b64",
+        };
+        let src = self.reg(arg)?.into();
+        let dst = self.def(res);
+        if !wide {
+            self.emit(MInst::UnaryNamed { op: name, dst, src });
+            return Ok(());
+        }
+        let count = self.new_reg(crate::minst::RegClass::B32);
+        self.emit(MInst::UnaryNamed {
+            op: name,
+            dst: count,
+            src,
+        });
+        self.emit(MInst::Cvt {
+            round: None,
+            dst_ty: PtxType::U64,
+            src_ty: PtxType::U32,
+            dst,
+            src: count.into(),
+        });
+        Ok(())
+    }
+}
