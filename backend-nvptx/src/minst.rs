@@ -250,6 +250,8 @@ pub enum BinaryOp {
     Sub,
     /// Integer multiply keeping the low half (`mul.lo`).
     MulLo,
+    /// Integer multiply giving the full double-width product (`mul.wide`).
+    MulWide,
     /// Float multiply.
     Mul,
     /// Integer division (truncating).
@@ -275,6 +277,7 @@ impl BinaryOp {
             Add => "add",
             Sub => "sub",
             MulLo => "mul.lo",
+            MulWide => "mul.wide",
             Mul => "mul",
             Div => "div",
             DivRn => "div.rn",

@@ -72,7 +72,8 @@ fn vector_add() {
             "mul.lo.s32",
             "setp.lt.s32 %p1",
             "@!%p1 bra $L__BB0_2;",
-            "cvt.s64.s32",
+            // `sext` then `* 4` is one widening multiply, as nvcc emits it.
+            "mul.wide.s32",
             "ld.global.f32",
             "add.f32",
             "st.global.f32",
@@ -309,7 +310,7 @@ fn nested_loops_branches_and_conversions() {
             "selp.f32",
             "cvt.rzi.s32.f32",
             "cvt.f64.f32",
-            "cvt.u64.u32",
+            "mul.wide.u32",
             "st.global.f64",
             "setp.gt.s32",
         ],

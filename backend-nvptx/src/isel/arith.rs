@@ -7,9 +7,68 @@
 
 use super::{bit_ty, float_ty, int_ty, Isel, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, RegClass, UnaryOp};
-use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
+use midend::ir::{FloatCC, InstData, IntCC, Opcode, Type, Value};
+
+/// The 32-bit value `v` widens, and whether signed, when `v` is
+/// `sext.i64`/`zext.i64` of an `i32`.
+fn extension_of(isel: &Isel, v: Value) -> Option<(bool, Value)> {
+    match isel.def_inst(v)? {
+        InstData::Convert {
+            opcode: op @ (Opcode::Sext | Opcode::Zext),
+            ty: Type::I64,
+            arg,
+        } if isel.ty(*arg) == Type::I32 => Some((*op == Opcode::Sext, *arg)),
+        _ => None,
+    }
+}
 
 impl Isel<'_> {
+    /// Finds `imul.i64 (ext x), k` and `imul.i64 (ext x), (ext y)` with
+    /// 32-bit `x`, `y` and a constant `k` that fits 32 bits: one `mul.wide`
+    /// computes the full 64-bit product of the 32-bit operands (the index
+    /// math of every `a[i]`). An extension used only there is not emitted.
+    pub(super) fn find_wide_multiplies(&mut self) {
+        let mut found = Vec::new();
+        for (_, inst) in self.func.layout.insts() {
+            let InstData::Binary {
+                opcode: Opcode::Imul,
+                args: [a, b],
+            } = self.func.dfg.insts[inst]
+            else {
+                continue;
+            };
+            let Some(res) = self.func.dfg.first_result(inst) else {
+                continue;
+            };
+            let Some((signed, x)) = extension_of(self, a) else {
+                continue;
+            };
+            let second = match (extension_of(self, b), self.immediate(b)) {
+                (Some((s, y)), _) if s == signed => Some((y, Some(b))),
+                (_, Some(Operand::Imm(k))) => {
+                    let fits = if signed {
+                        i32::try_from(k).is_ok()
+                    } else {
+                        u32::try_from(k).is_ok()
+                    };
+                    fits.then_some((b, None))
+                }
+                _ => None,
+            };
+            if let Some((y, ext_b)) = second {
+                found.push((res, signed, x, y, a, ext_b));
+            }
+        }
+        for (res, signed, x, y, ext_a, ext_b) in found {
+            self.wide_muls.insert(res, (signed, x, y));
+            for ext in std::iter::once(ext_a).chain(ext_b) {
+                if self.use_count(ext) == 1 {
+                    self.skipped.insert(self.func.dfg.resolve_aliases(ext));
+                }
+            }
+        }
+    }
+
     pub(super) fn unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {
         if self.named_unary(op, res, arg)? {
             return Ok(());
@@ -41,6 +100,20 @@ impl Isel<'_> {
     pub(super) fn binary(&mut self, op: Opcode, res: Value, a: Value, b: Value) -> IselResult<()> {
         if op == Opcode::PtrOffset {
             return self.ptroffset(res, a, b);
+        }
+        if let Some(&(signed, x, y)) = self.wide_muls.get(&res) {
+            let a = self.reg(x)?.into();
+            let b = self.operand(y)?;
+            let dst = self.def(res);
+            let ty = if signed { PtxType::S32 } else { PtxType::U32 };
+            self.emit(MInst::Binary {
+                op: BinaryOp::MulWide,
+                ty,
+                dst,
+                a,
+                b,
+            });
+            return Ok(());
         }
         let ty = self.ty(res);
         if ty.is_float() {

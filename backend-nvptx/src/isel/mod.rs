@@ -193,9 +193,14 @@ struct Isel<'a> {
     stubs: u32,
     /// Values whose computation is folded into every address that uses them.
     folded: HashSet<Value>,
-    /// Values some placed instruction reads (an unread atomic result makes
-    /// `red` instead of `atom`).
-    used: HashSet<Value>,
+    /// How many operands of placed instructions read each value (an unread
+    /// atomic result makes `red` instead of `atom`).
+    uses: HashMap<Value, u32>,
+    /// `imul.i64` results computed with one `mul.wide` from 32-bit operands:
+    /// whether signed, and the two 32-bit operands (the second may be a constant).
+    wide_muls: HashMap<Value, (bool, Value, Value)>,
+    /// Extensions whose only use is such a `mul.wide`: not emitted.
+    skipped: HashSet<Value>,
 }
 
 /// Selects one function. `func_index` numbers its labels.
@@ -217,13 +222,16 @@ pub fn select_function(
         locals: Vec::new(),
         stubs: 0,
         folded: HashSet::new(),
-        used: HashSet::new(),
+        uses: HashMap::new(),
+        wide_muls: HashMap::new(),
+        skipped: HashSet::new(),
     };
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
-            isel.used.insert(func.dfg.resolve_aliases(v));
+            *isel.uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
         });
     }
+    isel.find_wide_multiplies();
     isel.find_folded_addresses();
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
@@ -281,7 +289,12 @@ impl Isel<'_> {
     }
 
     fn is_used(&self, v: Value) -> bool {
-        self.used.contains(&self.func.dfg.resolve_aliases(v))
+        self.use_count(v) > 0
+    }
+
+    fn use_count(&self, v: Value) -> u32 {
+        let v = self.func.dfg.resolve_aliases(v);
+        self.uses.get(&v).copied().unwrap_or(0)
     }
 
     fn ty(&self, v: Value) -> Type {
@@ -573,6 +586,7 @@ impl Isel<'_> {
             InstData::Ternary { opcode, args } => self.ternary(*opcode, res()?, *args),
             InstData::IntCompare { cond, args } => self.icmp(*cond, res()?, args[0], args[1]),
             InstData::FloatCompare { cond, args } => self.fcmp(*cond, res()?, args[0], args[1]),
+            InstData::Convert { .. } if result.is_some_and(|r| self.skipped.contains(&r)) => Ok(()),
             InstData::Convert { opcode, ty, arg } => self.convert(*opcode, *ty, res()?, *arg),
             InstData::AddrSpaceCast { to, arg } => {
                 let from = self.ty(*arg);

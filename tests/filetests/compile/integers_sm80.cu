@@ -35,6 +35,6 @@ extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short
 // check: shr.u32
 // check: div.s32
 // check: rem.s32
-// check: mul.lo.s64
+// check: mul.wide.s32
 // check: shr.s64
 // check: st.global.u32

@@ -21,6 +21,7 @@ extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n)
 // nextln: cvta.to.global.u64 %rd2, %rd1;
 // check: setp.lt.s32 %p1
 // nextln: @!%p1 bra
+// nextln: mul.wide.s32
 // not: ld.f32
 // check: ld.global.f32
 // check: ld.global.f32
