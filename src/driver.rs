@@ -39,6 +39,8 @@ pub struct CompileOptions {
     pub emit: Emit,
     /// Print each instruction's source span (`!start..end`) in IR output.
     pub ir_spans: bool,
+    /// `--fmad`: contract multiply-adds into `fma` (nvcc's default).
+    pub fmad: bool,
 }
 
 impl Default for CompileOptions {
@@ -50,6 +52,7 @@ impl Default for CompileOptions {
             ptx_version: None,
             emit: Emit::Ptx,
             ir_spans: false,
+            fmad: true,
         }
     }
 }
@@ -98,7 +101,8 @@ pub fn compile_source(
     if opts.emit == Emit::Ir {
         return Ok(write_module(&module, print));
     }
-    optimize(&mut module, opts.opt_level)?;
+    let passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
+    run_passes(&mut module, &passes, |_, _| {})?;
     if opts.emit == Emit::IrOpt {
         return Ok(write_module(&module, print));
     }
@@ -111,7 +115,8 @@ pub fn compile_source(
     })
 }
 
-/// Runs the `-O` pipeline, verifying after every pass.
+/// Runs the `-O` pipeline with nvcc's default floating-point options,
+/// verifying after every pass.
 pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> {
     let passes = midend::passes::pipeline_for_level(opt_level);
     run_passes(module, &passes, |_, _| {})

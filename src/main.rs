@@ -67,6 +67,11 @@ struct CompileArgs {
     /// With `--emit ir`/`ir-opt`: show each instruction's source span (`!start..end`).
     #[arg(long)]
     ir_spans: bool,
+    /// Contract `a * b + c` into one fused multiply-add (nvcc's default).
+    #[arg(long, value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    fmad: bool,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
@@ -183,6 +188,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             EmitArg::Ptx => Emit::Ptx,
         },
         ir_spans: args.ir_spans,
+        fmad: args.fmad,
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();

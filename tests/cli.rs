@@ -161,6 +161,24 @@ fn ir_spans_point_into_the_source() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--fmad` (nvcc's spelling, default true) decides whether `a * x + y`
+/// becomes one `fma.rn`.
+#[test]
+fn fmad_controls_contraction() {
+    let on = stdout(&kernelc(&["samples/saxpy.cu", "-arch=sm_90"]));
+    assert!(on.contains("fma.rn.f32"), "{on}");
+    for off in [["--fmad=false"].as_slice(), &["--fmad", "false"]] {
+        let mut args = vec!["samples/saxpy.cu", "-arch=sm_90"];
+        args.extend_from_slice(off);
+        let ptx = stdout(&kernelc(&args));
+        assert!(!ptx.contains("fma"), "{ptx}");
+        assert!(ptx.contains("mul.f32") && ptx.contains("add.f32"), "{ptx}");
+        common::assert_ptxas_accepts(&ptx, "sm_90", "saxpy --fmad=false");
+    }
+    let out = kernelc(&["samples/saxpy.cu", "--fmad=maybe"]);
+    assert_eq!(out.status.code(), Some(2), "clap rejects a bad value");
+}
+
 #[test]
 fn every_emit_kind_works() {
     for emit in ["tokens", "ast", "ir", "ir-opt", "ptx"] {
@@ -192,7 +210,12 @@ fn emitted_ir_parses_back_with_opt() {
         let optimized = stdout(&kernelc(&["opt", k]));
         let ir_opt = stdout(&kernelc(&[&src, "--emit", "ir-opt"]));
         assert_eq!(optimized, ir_opt, "{sample}: opt = --emit ir-opt");
-        let spelled_out = stdout(&kernelc(&["opt", k, "--passes", "simplify,gvn,dce"]));
+        let spelled_out = stdout(&kernelc(&[
+            "opt",
+            k,
+            "--passes",
+            "contract,simplify,gvn,dce",
+        ]));
         assert_eq!(
             spelled_out, ir_opt,
             "{sample}: the -O3 pipeline spelled out"

@@ -3,11 +3,13 @@
 //! the `-O` pipelines; the driver verifies after every pass.
 
 mod cfg_cleanup;
+mod contract;
 mod dce;
 mod fold;
 mod gvn;
 
 pub use cfg_cleanup::cleanup_cfg;
+pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
 pub use fold::fold_constants;
 pub use gvn::number_values;
@@ -17,6 +19,10 @@ use crate::ir::{Function, Module};
 /// Every pass `run_pass` knows, with a one-line description (for `--help`
 /// texts and docs).
 pub const PASSES: &[(&str, &str)] = &[
+    (
+        "contract",
+        "turn a multiply feeding only an add or subtract into one fma (--fmad)",
+    ),
     (
         "fold",
         "fold constant arithmetic, comparisons, selects and branches",
@@ -35,12 +41,22 @@ pub const PASSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The passes of an `-O` level, in order.
+/// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
 pub fn pipeline_for_level(level: u8) -> Vec<&'static str> {
-    match level {
-        0 => vec![],
-        _ => vec!["simplify", "gvn", "dce"],
+    pipeline(level, true)
+}
+
+/// The passes of an `-O` level. With `fmad`, contraction comes first at
+/// every level, so every level computes the same floating-point results.
+pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
+    let mut passes = Vec::new();
+    if fmad {
+        passes.push("contract");
     }
+    if level > 0 {
+        passes.extend(["simplify", "gvn", "dce"]);
+    }
+    passes
 }
 
 /// Runs the pass called `name` over every function of the module.
@@ -51,6 +67,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "dce" => eliminate_dead_code,
         "simplify" => simplify,
         "gvn" => number_values,
+        "contract" => contract_fma,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
