@@ -53,14 +53,18 @@ fn space_of_tag(tag: u64) -> Option<AddrSpace> {
 }
 
 /// Makes the address of byte `offset` of allocation `index` in `space`.
+/// The index field holds `index + 1`, so that a pointer that goes below the
+/// first allocation of a space still lands in that space's window (with
+/// index field 0) and is reported as out of bounds, not as a wild address.
 pub fn make_addr(space: AddrSpace, index: usize, offset: u64) -> u64 {
-    (tag_of(space) << (OFFSET_BITS + INDEX_BITS)) | ((index as u64) << OFFSET_BITS) | offset
+    (tag_of(space) << (OFFSET_BITS + INDEX_BITS)) | ((index as u64 + 1) << OFFSET_BITS) | offset
 }
 
 /// An address taken apart.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Decoded {
     pub space: AddrSpace,
+    /// The allocation; `usize::MAX` for the field value 0, below the first.
     pub index: usize,
     pub offset: u64,
 }
@@ -70,7 +74,7 @@ pub fn decode(addr: u64) -> Option<Decoded> {
     let space = space_of_tag(addr >> (OFFSET_BITS + INDEX_BITS))?;
     Some(Decoded {
         space,
-        index: ((addr >> OFFSET_BITS) & ((1 << INDEX_BITS) - 1)) as usize,
+        index: (((addr >> OFFSET_BITS) & ((1 << INDEX_BITS) - 1)) as usize).wrapping_sub(1),
         offset: addr & ((1 << OFFSET_BITS) - 1),
     })
 }
@@ -225,42 +229,37 @@ pub fn check_access(addr: u64, len: u32, ptr_space: AddrSpace) -> Result<Decoded
 
 /// Finds the bytes `d.offset .. d.offset + len` in `allocs`.
 pub fn bounds(allocs: &[Alloc], d: Decoded, len: u32) -> Result<(usize, usize), AccessError> {
-    let Some(alloc) = allocs.get(d.index) else {
-        return Err(AccessError::Dangling { space: d.space });
-    };
-    let size = alloc.bytes.len() as u64;
-    if d.offset + u64::from(len) > size {
-        // An offset in the top half of the field is a pointer that went
-        // below the start of the next allocation: report it as negative.
-        let offset = if d.offset >= MAX_ALLOC_BYTES / 2 {
-            d.offset as i64 - MAX_ALLOC_BYTES as i64
-        } else {
-            d.offset as i64
-        };
-        let (space, name) = if offset < 0 {
-            match allocs.get(d.index + 1) {
-                Some(next) => (d.space, next.name.clone()),
-                None => (d.space, alloc.name.clone()),
-            }
-        } else {
-            (d.space, alloc.name.clone())
-        };
-        let size = if offset < 0 {
-            allocs
-                .get(d.index + 1)
-                .map_or(size, |a| a.bytes.len() as u64)
-        } else {
-            size
-        };
-        return Err(AccessError::OutOfBounds {
-            space,
-            name,
-            size,
-            offset,
-            len,
-        });
+    let alloc = allocs.get(d.index);
+    let end = d.offset + u64::from(len);
+    if let Some(a) = alloc {
+        if end <= a.bytes.len() as u64 {
+            return Ok((d.index, d.offset as usize));
+        }
     }
-    Ok((d.index, d.offset as usize))
+    // An offset in the top half of the field past the end of its allocation
+    // is a pointer that went below the start of the next one: report it as
+    // a negative offset of that one.
+    if d.offset >= MAX_ALLOC_BYTES / 2 {
+        if let Some(next) = allocs.get(d.index.wrapping_add(1)) {
+            return Err(AccessError::OutOfBounds {
+                space: d.space,
+                name: next.name.clone(),
+                size: next.bytes.len() as u64,
+                offset: d.offset as i64 - MAX_ALLOC_BYTES as i64,
+                len,
+            });
+        }
+    }
+    match alloc {
+        Some(a) => Err(AccessError::OutOfBounds {
+            space: d.space,
+            name: a.name.clone(),
+            size: a.bytes.len() as u64,
+            offset: d.offset as i64,
+            len,
+        }),
+        None => Err(AccessError::Dangling { space: d.space }),
+    }
 }
 
 #[cfg(test)]
@@ -310,14 +309,18 @@ mod tests {
     #[test]
     fn a_pointer_below_an_allocation_reports_a_negative_offset() {
         let allocs = vec![Alloc::new("a", vec![0; 8]), Alloc::new("b", vec![0; 8])];
-        let below_b = make_addr(AddrSpace::Global, 1, 0).wrapping_sub(4);
-        let d = decode(below_b).unwrap();
-        match bounds(&allocs, d, 4) {
-            Err(AccessError::OutOfBounds { name, offset, .. }) => {
-                assert_eq!(name, "b");
-                assert_eq!(offset, -4);
+        for (index, name) in [(0, "a"), (1, "b")] {
+            let below = make_addr(AddrSpace::Global, index, 0).wrapping_sub(4);
+            let d = decode(below).unwrap();
+            match bounds(&allocs, d, 4) {
+                Err(AccessError::OutOfBounds {
+                    name: n, offset, ..
+                }) => {
+                    assert_eq!(n, name);
+                    assert_eq!(offset, -4);
+                }
+                other => panic!("{other:?}"),
             }
-            other => panic!("{other:?}"),
         }
     }
 }
