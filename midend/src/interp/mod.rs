@@ -323,12 +323,27 @@ impl Setup {
             }
         }
 
+        // Shared memory is sized before anything is allocated, so a huge
+        // request is an error, not an allocation failure.
+        let is_shared = |s| matches!(s, AddrSpace::Shared | AddrSpace::SharedCluster);
+        let static_shared: u64 = module
+            .globals
+            .values()
+            .filter(|g| is_shared(g.space) && !g.dynamic)
+            .map(|g| u64::from(g.size))
+            .sum();
+        let shared_total = static_shared + u64::from(config.dynamic_shared_bytes);
+        if shared_total > MAX_SHARED_BYTES {
+            return Err(format!(
+                "the block needs {shared_total} bytes of shared memory, more than the {MAX_SHARED_BYTES} a GPU offers"
+            ));
+        }
+
         // Module variables. Every dynamic shared variable starts at the same
         // address, as `extern __shared__` arrays do in CUDA.
         let mut shared_template = Vec::new();
         let mut dynamic_index = None;
         let mut global_addrs = Vec::new();
-        let mut shared_total = 0u64;
         for (gv, data) in module.globals.iter() {
             let mut bytes = vec![0u8; data.size as usize];
             if let Some(init) = &data.init {
@@ -343,13 +358,11 @@ impl Setup {
                             "dynamic shared memory",
                             vec![0; config.dynamic_shared_bytes as usize],
                         ));
-                        shared_total += u64::from(config.dynamic_shared_bytes);
                         shared_template.len() - 1
                     });
                     memory::make_addr(AddrSpace::Shared, index, 0)
                 }
                 AddrSpace::Shared | AddrSpace::SharedCluster => {
-                    shared_total += bytes.len() as u64;
                     shared_template.push(Alloc::new(name, bytes));
                     memory::make_addr(AddrSpace::Shared, shared_template.len() - 1, 0)
                 }
@@ -370,11 +383,6 @@ impl Setup {
                 }
             };
             global_addrs.push(addr);
-        }
-        if shared_total > MAX_SHARED_BYTES {
-            return Err(format!(
-                "the block needs {shared_total} bytes of shared memory, more than the {MAX_SHARED_BYTES} a GPU offers"
-            ));
         }
         for (space, list) in [
             ("global", &grid_mem.global),
