@@ -5,6 +5,9 @@
 //!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
+//! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
+//!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
+//!             [--spec FILE.run] [--max-steps N] ARG...
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -36,7 +39,9 @@ enum EmitArg {
     about,
     after_help = "\
 Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
-runs passes and prints the IR (see `kernelc opt --help`)."
+runs passes and prints the IR (see `kernelc opt --help`).\n\
+And: `kernelc run FILE.cu --kernel NAME --grid X --block X ARG...` runs a kernel without a GPU\n\
+(see `kernelc run --help` and docs/running.md)."
 )]
 struct CompileArgs {
     /// The source file (.cu).
@@ -97,6 +102,69 @@ struct OptArgs {
     output: Option<PathBuf>,
 }
 
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum EngineArg {
+    /// The IR interpreter.
+    Interp,
+    /// The PTX emulator (not available yet).
+    Emu,
+    /// A real GPU (not available yet).
+    Gpu,
+}
+
+/// Run a kernel without a GPU: compile it, run it in the IR interpreter,
+/// write each buffer to DIR/argK.bin and print a summary per buffer.
+#[derive(Parser, Debug)]
+#[command(
+    name = "kernelc run",
+    after_help = "\
+ARG is a scalar `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`, or a buffer\n\
+`T[]:@file.bin`, `T[]:zeros:N`, `T[]:iota:N`, `T[]:rand:N:SEED` with T in\n\
+i8 u8 i32 u32 i64 u64 f32 f64. See docs/running.md."
+)]
+struct RunArgs {
+    /// The source (.cu) or IR (.kir) file.
+    input: PathBuf,
+    /// The kernel to launch.
+    #[arg(long)]
+    kernel: String,
+    /// Blocks per grid: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    grid: String,
+    /// Threads per block: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    block: String,
+    /// Bytes of dynamic shared memory (`extern __shared__`).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    shared_bytes: u32,
+    /// Target GPU (checked; the interpreter itself is target-independent).
+    #[arg(
+        long = "gpu-architecture",
+        value_name = "sm_XX",
+        default_value = "sm_80"
+    )]
+    arch: String,
+    /// Optimization level, 0 to 3 (default: 3 for .cu, 0 for .kir).
+    #[arg(short = 'O', value_name = "N",
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: Option<u8>,
+    /// Define a preprocessor macro: `-D NAME` or `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VAL]")]
+    defines: Vec<String>,
+    /// What runs the kernel.
+    #[arg(long, value_enum, default_value = "interp")]
+    engine: EngineArg,
+    /// Write each buffer argument K to DIR/argK.bin after the run.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The most instructions one thread may execute (catches infinite loops).
+    #[arg(long, value_name = "N", default_value_t = kernelc::midend::interp::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Kernel arguments, in parameter order.
+    #[arg(value_name = "ARG")]
+    args: Vec<String>,
+}
+
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
 /// `-arch=sm_90` / `-arch sm_90` and `-ptx`.
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
@@ -133,6 +201,10 @@ fn main() -> ExitCode {
         let mut rest = vec![format!("{} opt", args[0])];
         rest.extend(args.into_iter().skip(2));
         run_opt(OptArgs::parse_from(rest))
+    } else if args.get(1).map(String::as_str) == Some("run") {
+        let mut rest = vec![format!("{} run", args[0])];
+        rest.extend(args.into_iter().skip(2));
+        expand_specs(rest).and_then(|rest| run_run(RunArgs::parse_from(rest)))
     } else {
         run_compile(CompileArgs::parse_from(args))
     };
@@ -232,6 +304,49 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
         out = kernelc::midend::text::write_module(&module, opts);
     }
     write_output(args.output.as_deref(), &out)
+}
+
+/// Replaces each `--spec FILE` (or `--spec=FILE`) by the words of the run
+/// spec FILE, so a spec's options and arguments parse exactly as if typed.
+fn expand_specs(args: Vec<String>) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut iter = args.into_iter();
+    while let Some(arg) = iter.next() {
+        let path = if arg == "--spec" {
+            iter.next()
+                .ok_or_else(|| "error: `--spec` needs a FILE.run".to_string())?
+        } else if let Some(p) = arg.strip_prefix("--spec=") {
+            p.to_string()
+        } else {
+            out.push(arg);
+            continue;
+        };
+        let text = read_input(Path::new(&path))?;
+        out.extend(normalize_args(kernelc::run::spec_words(&text).into_iter()));
+    }
+    Ok(out)
+}
+
+fn run_run(args: RunArgs) -> Result<(), String> {
+    Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
+    let req = kernelc::run::RunRequest {
+        input: args.input,
+        kernel: args.kernel,
+        grid: kernelc::run::parse_dims(&args.grid, "grid")?,
+        block: kernelc::run::parse_dims(&args.block, "block")?,
+        shared_bytes: args.shared_bytes,
+        opt_level: args.opt_level,
+        defines: args.defines.iter().map(|d| parse_define(d)).collect(),
+        engine: match args.engine {
+            EngineArg::Interp => kernelc::run::Engine::Interp,
+            EngineArg::Emu => kernelc::run::Engine::Emu,
+            EngineArg::Gpu => kernelc::run::Engine::Gpu,
+        },
+        max_steps: args.max_steps,
+        args: args.args,
+    };
+    let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
+    write_output(None, &summary)
 }
 
 /// Writes to stdout, or to `path` through a temporary file in the same

@@ -9,6 +9,7 @@
 
 pub mod analysis;
 pub mod builder;
+pub mod interp;
 pub mod ir;
 pub mod passes;
 pub mod ssa;

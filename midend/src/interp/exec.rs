@@ -1,0 +1,604 @@
+//! Running threads: the per-thread call stack, one instruction at a time,
+//! and the block scheduler that makes `barrier` work.
+
+use super::eval;
+use super::memory::{self, AccessError, Alloc, GridMemory};
+use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup, MAX_LOCAL_BYTES};
+use crate::ir::{
+    AddrSpace, Block, FuncId, Function, Inst, InstData, Module, Opcode, SpecialReg, Type, Value,
+    ValueDef,
+};
+use cranelift_entity::EntityRef;
+
+/// One activation of a function.
+struct Frame {
+    func: FuncId,
+    block: Block,
+    /// Index of the next instruction in `block`.
+    pos: usize,
+    /// The bits of every value of the function, indexed by value number.
+    values: Vec<u64>,
+    /// Where this frame's stack slots start in the thread's local allocations.
+    slot_base: usize,
+    /// Bytes of local memory in use below this frame.
+    local_bytes_base: u64,
+    /// The caller's values that receive this call's results.
+    ret_to: Vec<Value>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum State {
+    Running,
+    /// Waiting at the barrier instruction of this function.
+    AtBarrier(FuncId, Inst),
+    Done,
+}
+
+struct Thread {
+    tid: [u32; 3],
+    linear: u32,
+    frames: Vec<Frame>,
+    local: Vec<Alloc>,
+    local_bytes: u64,
+    steps: u64,
+    state: State,
+}
+
+/// Why a thread stopped running for now.
+enum Stop {
+    Barrier(FuncId, Inst),
+    Returned,
+}
+
+/// A fault before the thread and block are attached.
+struct Raw {
+    kind: FaultKind,
+    message: String,
+    func: FuncId,
+    inst: Option<Inst>,
+}
+
+fn raw(kind: FaultKind, message: impl Into<String>, func: FuncId, inst: Option<Inst>) -> Raw {
+    Raw {
+        kind,
+        message: message.into(),
+        func,
+        inst,
+    }
+}
+
+fn access_fault(e: &AccessError) -> FaultKind {
+    match e {
+        AccessError::Null => FaultKind::NullPointer,
+        AccessError::Wild(_) | AccessError::WrongSpace { .. } | AccessError::NoLoadStore(_) => {
+            FaultKind::WrongSpace
+        }
+        AccessError::Dangling { .. } => FaultKind::Dangling,
+        AccessError::OutOfBounds { .. } => FaultKind::OutOfBounds,
+        AccessError::Misaligned { .. } => FaultKind::Misaligned,
+        AccessError::ReadOnly { .. } => FaultKind::ReadOnly,
+    }
+}
+
+/// The shared state of one block's execution.
+struct Exec<'m> {
+    module: &'m Module,
+    config: &'m LaunchConfig,
+    grid_mem: GridMemory,
+    global_addrs: Vec<u64>,
+    shared: Vec<Alloc>,
+    ctaid: [u32; 3],
+}
+
+pub(super) fn run(
+    module: &Module,
+    setup: Setup,
+    config: &LaunchConfig,
+) -> Result<RunOutput, RunError> {
+    let kernel = setup.kernel;
+    let mut exec = Exec {
+        module,
+        config,
+        grid_mem: setup.grid_mem,
+        global_addrs: setup.global_addrs,
+        shared: Vec::new(),
+        ctaid: [0; 3],
+    };
+    let mut steps = 0u64;
+    let [gx, gy, gz] = config.grid;
+    for bz in 0..gz {
+        for by in 0..gy {
+            for bx in 0..gx {
+                exec.ctaid = [bx, by, bz];
+                exec.shared = setup.shared_template.clone();
+                steps += exec.run_block(kernel, &setup.param_bits)?;
+            }
+        }
+    }
+    let buffers = setup
+        .buffer_slots
+        .iter()
+        .map(|slot| {
+            slot.map(|(space, index)| {
+                let list = match space {
+                    AddrSpace::Const => &exec.grid_mem.constant,
+                    AddrSpace::Param => &exec.grid_mem.param,
+                    _ => &exec.grid_mem.global,
+                };
+                list[index].bytes.clone()
+            })
+        })
+        .collect();
+    Ok(RunOutput { buffers, steps })
+}
+
+impl<'m> Exec<'m> {
+    fn func(&self, id: FuncId) -> &'m Function {
+        &self.module.functions[id]
+    }
+
+    fn fault(&self, t: &Thread, r: Raw) -> RunError {
+        let func = self.module.functions.get(r.func);
+        let span = r
+            .inst
+            .zip(func)
+            .map(|(i, f)| f.spans[i])
+            .filter(|s| !s.is_none());
+        RunError::Fault(Box::new(Fault {
+            kind: r.kind,
+            message: r.message,
+            kernel: String::new(),
+            function: func.map_or_else(String::new, |f| f.name.clone()),
+            inst: r.inst,
+            span,
+            block: self.ctaid,
+            thread: t.tid,
+            notes: Vec::new(),
+        }))
+    }
+
+    /// Runs every thread of the current block to completion; returns the
+    /// number of instructions executed.
+    fn run_block(&mut self, kernel: FuncId, params: &[u64]) -> Result<u64, RunError> {
+        let kname = self.func(kernel).name.clone();
+        let with_kernel = |e: RunError| match e {
+            RunError::Fault(mut f) => {
+                f.kernel = kname.clone();
+                RunError::Fault(f)
+            }
+            other => other,
+        };
+        let [nx, ny, nz] = self.config.block;
+        let mut threads = Vec::new();
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    let linear = x + nx * (y + ny * z);
+                    let mut t = Thread {
+                        tid: [x, y, z],
+                        linear,
+                        frames: Vec::new(),
+                        local: Vec::new(),
+                        local_bytes: 0,
+                        steps: 0,
+                        state: State::Running,
+                    };
+                    self.push_frame(&mut t, kernel, params, Vec::new())
+                        .map_err(|r| self.fault(&t, r))
+                        .map_err(with_kernel)?;
+                    threads.push(t);
+                }
+            }
+        }
+        loop {
+            for t in threads.iter_mut().filter(|t| t.state == State::Running) {
+                let stop = self.run_thread(t).map_err(|r| self.fault(t, r));
+                t.state = match stop.map_err(with_kernel)? {
+                    Stop::Barrier(f, i) => State::AtBarrier(f, i),
+                    Stop::Returned => State::Done,
+                };
+            }
+            let done = threads.iter().filter(|t| t.state == State::Done).count();
+            if done == threads.len() {
+                break;
+            }
+            if done > 0 {
+                let waiting = threads
+                    .iter()
+                    .find(|t| t.state != State::Done)
+                    .expect("not every thread is done");
+                let returned = threads
+                    .iter()
+                    .find(|t| t.state == State::Done)
+                    .expect("some thread is done");
+                let State::AtBarrier(func, inst) = waiting.state else {
+                    unreachable!("threads stop only at barriers or returns")
+                };
+                let mut err = self.fault(
+                    waiting,
+                    raw(
+                        FaultKind::BarrierDivergence,
+                        format!(
+                            "barrier divergence: {} of {} threads of the block wait at a barrier that the other {done} have returned without reaching",
+                            threads.len() - done,
+                            threads.len()
+                        ),
+                        func,
+                        Some(inst),
+                    ),
+                );
+                if let RunError::Fault(f) = &mut err {
+                    let [x, y, z] = returned.tid;
+                    f.notes
+                        .push(format!("thread ({x},{y},{z}), for one, returned"));
+                }
+                return Err(with_kernel(err));
+            }
+            for t in &mut threads {
+                t.state = State::Running;
+            }
+        }
+        Ok(threads.iter().map(|t| t.steps).sum())
+    }
+
+    /// Pushes a frame for `func` with its parameters bound to `args`.
+    fn push_frame(
+        &self,
+        t: &mut Thread,
+        func_id: FuncId,
+        args: &[u64],
+        ret_to: Vec<Value>,
+    ) -> Result<(), Raw> {
+        let caller = t.frames.last().map_or(func_id, |f| f.func);
+        let Some(func) = self.module.functions.get(func_id) else {
+            return Err(raw(
+                FaultKind::Internal,
+                format!("call of unknown {func_id}"),
+                caller,
+                None,
+            ));
+        };
+        let Some(entry) = func.entry_block() else {
+            return Err(raw(
+                FaultKind::Internal,
+                format!("`{}` has no body", func.name),
+                caller,
+                None,
+            ));
+        };
+        if t.frames.len() >= self.config.max_call_depth {
+            return Err(raw(
+                FaultKind::CallDepth,
+                format!(
+                    "call depth limit of {} exceeded calling `{}` (unbounded recursion?)",
+                    self.config.max_call_depth, func.name
+                ),
+                caller,
+                None,
+            ));
+        }
+        let mut values = vec![0u64; func.dfg.values.len()];
+        for (&p, &a) in func.dfg.block_params(entry).iter().zip(args) {
+            if let Some(slot) = values.get_mut(p.index()) {
+                *slot = a;
+            }
+        }
+        let slot_base = t.local.len();
+        let local_bytes_base = t.local_bytes;
+        for (ss, data) in func.stack_slots.iter() {
+            t.local_bytes += u64::from(data.size);
+            if t.local_bytes > MAX_LOCAL_BYTES || t.local.len() >= memory::MAX_ALLOCS {
+                return Err(raw(
+                    FaultKind::OutOfMemory,
+                    format!(
+                        "local memory exhausted: the thread needs more than {MAX_LOCAL_BYTES} bytes of stack"
+                    ),
+                    caller,
+                    None,
+                ));
+            }
+            t.local.push(Alloc::new(
+                format!("{ss} of @{}", func.name),
+                vec![0; data.size as usize],
+            ));
+        }
+        t.frames.push(Frame {
+            func: func_id,
+            block: entry,
+            pos: 0,
+            values,
+            slot_base,
+            local_bytes_base,
+            ret_to,
+        });
+        Ok(())
+    }
+
+    fn load(&self, t: &Thread, space: AddrSpace, addr: u64, len: u32) -> Result<u64, AccessError> {
+        let d = memory::check_access(addr, len, space)?;
+        let allocs: &[Alloc] = match d.space {
+            AddrSpace::Global => &self.grid_mem.global,
+            AddrSpace::Const => &self.grid_mem.constant,
+            AddrSpace::Param => &self.grid_mem.param,
+            AddrSpace::Shared => &self.shared,
+            AddrSpace::Local => &t.local,
+            _ => return Err(AccessError::Wild(addr)),
+        };
+        let (i, off) = memory::bounds(allocs, d, len)?;
+        Ok(allocs[i].read(off, len as usize))
+    }
+
+    fn store(
+        &mut self,
+        t: &mut Thread,
+        space: AddrSpace,
+        addr: u64,
+        len: u32,
+        value: u64,
+    ) -> Result<(), AccessError> {
+        let d = memory::check_access(addr, len, space)?;
+        let allocs: &mut Vec<Alloc> = match d.space {
+            AddrSpace::Global => &mut self.grid_mem.global,
+            AddrSpace::Shared => &mut self.shared,
+            AddrSpace::Local => &mut t.local,
+            AddrSpace::Const | AddrSpace::Param => {
+                let allocs = if d.space == AddrSpace::Const {
+                    &self.grid_mem.constant
+                } else {
+                    &self.grid_mem.param
+                };
+                let (i, _) = memory::bounds(allocs, d, len)?;
+                return Err(AccessError::ReadOnly {
+                    space: d.space,
+                    name: allocs[i].name.clone(),
+                });
+            }
+            _ => return Err(AccessError::Wild(addr)),
+        };
+        let (i, off) = memory::bounds(allocs, d, len)?;
+        allocs[i].write(off, len as usize, value);
+        Ok(())
+    }
+
+    fn special(&self, t: &Thread, reg: SpecialReg) -> u64 {
+        let [bx, by, bz] = self.config.block;
+        let [gx, gy, gz] = self.config.grid;
+        let [cx, cy, cz] = self.ctaid;
+        let [tx, ty, tz] = t.tid;
+        u64::from(match reg {
+            SpecialReg::TidX => tx,
+            SpecialReg::TidY => ty,
+            SpecialReg::TidZ => tz,
+            SpecialReg::NtidX => bx,
+            SpecialReg::NtidY => by,
+            SpecialReg::NtidZ => bz,
+            SpecialReg::CtaidX => cx,
+            SpecialReg::CtaidY => cy,
+            SpecialReg::CtaidZ => cz,
+            SpecialReg::NctaidX => gx,
+            SpecialReg::NctaidY => gy,
+            SpecialReg::NctaidZ => gz,
+            SpecialReg::LaneId => t.linear % 32,
+            SpecialReg::WarpId => t.linear / 32,
+        })
+    }
+
+    /// Runs `t` until it reaches a barrier or its kernel returns.
+    fn run_thread(&mut self, t: &mut Thread) -> Result<Stop, Raw> {
+        loop {
+            let Some(frame) = t.frames.last_mut() else {
+                return Ok(Stop::Returned);
+            };
+            let fid = frame.func;
+            let func = self.func(fid);
+            let Some(&inst) = func.layout.block_insts(frame.block).get(frame.pos) else {
+                return Err(raw(
+                    FaultKind::Internal,
+                    format!("fell off the end of {} (it has no terminator)", frame.block),
+                    fid,
+                    None,
+                ));
+            };
+            frame.pos += 1;
+            t.steps += 1;
+            if t.steps > self.config.max_steps_per_thread {
+                return Err(raw(
+                    FaultKind::StepLimit,
+                    format!(
+                        "step limit of {} instructions exceeded (an infinite loop?)",
+                        self.config.max_steps_per_thread
+                    ),
+                    fid,
+                    Some(inst),
+                ));
+            }
+            if let Some(stop) = self.step(t, fid, func, inst)? {
+                return Ok(stop);
+            }
+        }
+    }
+
+    /// Executes one instruction of the top frame.
+    fn step(
+        &mut self,
+        t: &mut Thread,
+        fid: FuncId,
+        func: &'m Function,
+        inst: Inst,
+    ) -> Result<Option<Stop>, Raw> {
+        let fail = |kind, msg: String| raw(kind, msg, fid, Some(inst));
+        let frame = t.frames.last().expect("a running thread has a frame");
+        let val = |v: Value| -> u64 {
+            let v = match func.dfg.values.get(v).map(|d| d.def) {
+                Some(ValueDef::Alias(_)) => func.dfg.resolve_aliases(v),
+                _ => v,
+            };
+            frame.values.get(v.index()).copied().unwrap_or(0)
+        };
+        let ty = |v: Value| func.dfg.values.get(v).map_or(Type::I64, |d| d.ty);
+        let data = &func.dfg.insts[inst];
+        let result_ty = func
+            .dfg
+            .results
+            .get(inst)
+            .and_then(|r| r.first())
+            .map_or(Type::I64, |&r| ty(r));
+        let result: u64 = match data {
+            InstData::Iconst { ty, imm } => (*imm as u64) & eval::mask(ty.bits()),
+            InstData::Fconst { ty, value } => eval::f64_to_float(*value, *ty),
+            InstData::Unary { opcode, arg } => {
+                let a = val(*arg);
+                match opcode {
+                    Opcode::Ineg => a.wrapping_neg() & eval::mask(result_ty.bits()),
+                    Opcode::Bnot => !a & eval::mask(result_ty.bits()),
+                    _ => eval::float_unary(*opcode, result_ty, a),
+                }
+            }
+            InstData::Binary { opcode, args } => {
+                let (a, b) = (val(args[0]), val(args[1]));
+                if *opcode == Opcode::PtrOffset {
+                    let off = eval::sext(b, ty(args[1]).bits());
+                    a.wrapping_add(off as u64)
+                } else if result_ty.is_float() {
+                    eval::float_binary(*opcode, result_ty, a, b)
+                } else {
+                    eval::int_binary(*opcode, result_ty.bits(), a, b)
+                }
+            }
+            InstData::Ternary { opcode, args } => {
+                let (a, b, c) = (val(args[0]), val(args[1]), val(args[2]));
+                if *opcode == Opcode::Select {
+                    if a & 1 != 0 {
+                        b
+                    } else {
+                        c
+                    }
+                } else {
+                    eval::fma(result_ty, a, b, c)
+                }
+            }
+            InstData::IntCompare { cond, args } => u64::from(eval::icmp(
+                *cond,
+                ty(args[0]).bits(),
+                val(args[0]),
+                val(args[1]),
+            )),
+            InstData::FloatCompare { cond, args } => {
+                u64::from(eval::fcmp(*cond, ty(args[0]), val(args[0]), val(args[1])))
+            }
+            InstData::Convert {
+                opcode,
+                ty: to,
+                arg,
+            } => eval::convert(*opcode, ty(*arg), *to, val(*arg)),
+            InstData::AddrSpaceCast { to, arg } => {
+                let a = val(*arg);
+                let from = ty(*arg).addr_space().unwrap_or(AddrSpace::Generic);
+                // The concrete side of the cast is the space the pointer must be in.
+                let need = if *to == AddrSpace::Generic { from } else { *to };
+                if a != 0 {
+                    let actual = memory::decode(a).map(|d| d.space);
+                    if !actual.is_some_and(|s| memory::space_matches(need, s)) {
+                        let what = actual.map_or_else(
+                            || format!("address {a:#x}, which is in no memory space"),
+                            |s| format!("an address in {s} memory"),
+                        );
+                        return Err(fail(
+                            FaultKind::BadCast,
+                            format!("bad address-space cast: ptr<{from}> to ptr<{to}> of {what}"),
+                        ));
+                    }
+                }
+                a
+            }
+            InstData::GlobalAddr { gv } => self.global_addrs.get(gv.index()).copied().unwrap_or(0),
+            InstData::StackAddr { slot } => {
+                memory::make_addr(AddrSpace::Local, frame.slot_base + slot.index(), 0)
+            }
+            InstData::Load { ty: lty, ptr, .. } => {
+                let space = ty(*ptr).addr_space().unwrap_or(AddrSpace::Generic);
+                self.load(t, space, val(*ptr), lty.bytes())
+                    .map_err(|e| fail(access_fault(&e), format!("load.{lty}: {e}")))?
+            }
+            InstData::Store { value, ptr, .. } => {
+                let space = ty(*ptr).addr_space().unwrap_or(AddrSpace::Generic);
+                let vty = ty(*value);
+                let (v, p) = (val(*value), val(*ptr));
+                self.store(t, space, p, vty.bytes(), v)
+                    .map_err(|e| fail(access_fault(&e), format!("store.{vty}: {e}")))?;
+                return Ok(None);
+            }
+            InstData::Call { func: callee, args } => {
+                let argv: Vec<u64> = args.iter().map(|&a| val(a)).collect();
+                let ret_to = func.dfg.inst_results(inst).to_vec();
+                self.push_frame(t, *callee, &argv, ret_to)
+                    .map_err(|mut r| {
+                        r.inst = Some(inst);
+                        r
+                    })?;
+                return Ok(None);
+            }
+            InstData::SpecialReg { reg } => self.special(t, *reg),
+            InstData::Nullary { opcode } => {
+                if *opcode == Opcode::Barrier {
+                    return Ok(Some(Stop::Barrier(fid, inst)));
+                }
+                return Err(fail(FaultKind::Trap, "trap: the kernel aborted".into()));
+            }
+            InstData::Jump { dest } => {
+                let argv: Vec<u64> = dest.args.iter().map(|&a| val(a)).collect();
+                self.enter(t, func, dest.block, &argv);
+                return Ok(None);
+            }
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let dest = if val(*cond) & 1 != 0 {
+                    then_dest
+                } else {
+                    else_dest
+                };
+                let argv: Vec<u64> = dest.args.iter().map(|&a| val(a)).collect();
+                self.enter(t, func, dest.block, &argv);
+                return Ok(None);
+            }
+            InstData::Return { args } => {
+                let argv: Vec<u64> = args.iter().map(|&a| val(a)).collect();
+                let done = t.frames.pop().expect("a running thread has a frame");
+                t.local.truncate(done.slot_base);
+                t.local_bytes = done.local_bytes_base;
+                let Some(caller) = t.frames.last_mut() else {
+                    return Ok(Some(Stop::Returned));
+                };
+                for (&r, &a) in done.ret_to.iter().zip(&argv) {
+                    if let Some(slot) = caller.values.get_mut(r.index()) {
+                        *slot = a;
+                    }
+                }
+                return Ok(None);
+            }
+        };
+        let frame = t.frames.last_mut().expect("a running thread has a frame");
+        if let Some(&r) = func.dfg.inst_results(inst).first() {
+            if let Some(slot) = frame.values.get_mut(r.index()) {
+                *slot = result;
+            }
+        }
+        Ok(None)
+    }
+
+    /// Moves the top frame to `block`, assigning its parameters all at once
+    /// (the arguments were read before any parameter changes).
+    fn enter(&self, t: &mut Thread, func: &Function, block: Block, args: &[u64]) {
+        let frame = t.frames.last_mut().expect("a running thread has a frame");
+        for (&p, &a) in func.dfg.block_params(block).iter().zip(args) {
+            if let Some(slot) = frame.values.get_mut(p.index()) {
+                *slot = a;
+            }
+        }
+        frame.block = block;
+        frame.pos = 0;
+    }
+}

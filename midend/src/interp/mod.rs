@@ -1,0 +1,405 @@
+//! An interpreter for the IR: runs one kernel of a [`Module`] over a grid of
+//! blocks of threads, with the memory spaces of the PTX model kept apart.
+//!
+//! It is the reference the rest of the compiler is checked against: the
+//! same kernel at `-O0` and `-O3` must leave the same bytes in memory, and a
+//! PTX emulator or a real GPU (later engines) must agree with it. So its
+//! semantics are the ones the NVPTX backend gives each opcode in PTX (see
+//! [`eval`] for the arithmetic), and anything a GPU would leave undefined —
+//! an out-of-bounds access, an access through the wrong space, a barrier
+//! only part of a block reaches — is reported as a [`Fault`] naming the
+//! instruction, its source span and the thread, instead of guessed at.
+//!
+//! How threads run: the blocks of the grid run one after another (x fastest,
+//! then y, then z). Inside a block, each thread runs (in `tid` order, x
+//! fastest) until it reaches a `barrier` or returns; when every thread has
+//! stopped, either all wait at a barrier and are released together, or all
+//! have returned and the block is done. Anything else is barrier divergence.
+//! Each thread's state (its call stack of frames) is explicit data, so a
+//! thread can stop at a barrier inside a called function and resume later.
+//!
+//! Memory: see [`memory`] for the address windows. Global buffers and module
+//! variables live for the whole launch; shared memory is fresh (zero-filled)
+//! for every block; each call frame gets fresh zero-filled stack slots that
+//! disappear when it returns. Filling with zeros where a GPU leaves garbage
+//! keeps runs deterministic.
+//!
+//! The interpreter expects verified IR and never panics on it; on IR the
+//! verifier would reject it reports an internal fault rather than panicking
+//! wherever that is cheap to do.
+
+pub mod eval;
+mod exec;
+pub mod memory;
+
+use crate::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
+use memory::{Alloc, GridMemory};
+
+/// The launch: grid and block shape, dynamic shared memory, and the limits
+/// that keep a broken kernel from running forever.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks per grid, `[x, y, z]` (`gridDim`).
+    pub grid: [u32; 3],
+    /// Threads per block, `[x, y, z]` (`blockDim`).
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (`extern __shared__`), the third
+    /// launch parameter of `<<<...>>>`.
+    pub dynamic_shared_bytes: u32,
+    /// The most instructions one thread may execute: the guard against
+    /// infinite loops.
+    pub max_steps_per_thread: u64,
+    /// The deepest call stack, counting the kernel's own frame.
+    pub max_call_depth: usize,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> Self {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            dynamic_shared_bytes: 0,
+            max_steps_per_thread: DEFAULT_MAX_STEPS,
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+        }
+    }
+}
+
+/// Default step limit per thread.
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+/// Default call-depth limit.
+pub const DEFAULT_MAX_CALL_DEPTH: usize = 64;
+/// CUDA's limit on threads per block.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// The most shared memory one block may use (227 KiB, the sm_90 opt-in maximum).
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+/// The most local memory one thread may use (CUDA's 512 KiB).
+pub const MAX_LOCAL_BYTES: u64 = 512 * 1024;
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A scalar of exactly the parameter's type, as bits (see [`eval`]).
+    Scalar { ty: Type, bits: u64 },
+    /// A buffer, bound to a pointer parameter: a `ptr<global>` or
+    /// `ptr<generic>` parameter gets a global allocation, a `ptr<const>` one
+    /// a constant-bank allocation and a `ptr<param>` one (a by-value
+    /// aggregate) a read-only parameter allocation.
+    Buffer(Vec<u8>),
+}
+
+/// What a finished launch leaves behind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// The final contents of each buffer argument, `None` for scalars.
+    pub buffers: Vec<Option<Vec<u8>>>,
+    /// Instructions executed, over all threads.
+    pub steps: u64,
+}
+
+/// The kind of a fault, for programs that react to it (tests, later engines).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FaultKind {
+    OutOfBounds,
+    /// Access through a pointer whose type names another space than the one
+    /// its address is in, or a forged address.
+    WrongSpace,
+    /// `addrspacecast` of a pointer to a space it does not point into.
+    BadCast,
+    Misaligned,
+    NullPointer,
+    /// Access to a stack slot of a call that has returned.
+    Dangling,
+    ReadOnly,
+    BarrierDivergence,
+    StepLimit,
+    CallDepth,
+    /// Local or shared memory beyond the hardware's limits.
+    OutOfMemory,
+    Trap,
+    /// IR the verifier would have rejected.
+    Internal,
+}
+
+/// A run-time error of the kernel, located at an instruction of a thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub message: String,
+    pub kernel: String,
+    /// The function executing (the kernel or a device function it called).
+    pub function: String,
+    pub inst: Option<Inst>,
+    /// The instruction's source span, when it has one.
+    pub span: Option<SourceSpan>,
+    /// `ctaid` of the faulting block.
+    pub block: [u32; 3],
+    /// `tid` of the faulting thread.
+    pub thread: [u32; 3],
+    /// Extra lines (e.g. which threads had returned at a divergent barrier).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(
+            f,
+            " (kernel `{}`, block ({bx},{by},{bz}), thread ({tx},{ty},{tz})",
+            self.kernel
+        )?;
+        if self.function != self.kernel {
+            write!(f, ", in `{}`", self.function)?;
+        }
+        if let Some(inst) = self.inst {
+            write!(f, ", at {inst}")?;
+        }
+        if let Some(s) = self.span {
+            write!(f, ", source bytes {}..{}", s.start, s.end)?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// Why a launch did not complete.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// The launch itself is wrong (unknown kernel, arguments that do not fit
+    /// the parameters, a bad grid): nothing ran.
+    Setup(String),
+    /// The kernel faulted while running.
+    Fault(Box<Fault>),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Setup(m) => f.write_str(m),
+            RunError::Fault(fault) => write!(f, "{fault}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs kernel `kernel` of `module` with `args` over the launch `config`.
+pub fn run_kernel(
+    module: &Module,
+    kernel: &str,
+    args: &[KernelArg],
+    config: &LaunchConfig,
+) -> Result<RunOutput, RunError> {
+    let setup = Setup::new(module, kernel, args, config).map_err(RunError::Setup)?;
+    exec::run(module, setup, config)
+}
+
+/// Everything prepared before the first thread runs.
+pub(crate) struct Setup {
+    pub kernel: FuncId,
+    pub grid_mem: GridMemory,
+    /// The address of each module global (indexed by `gv` number).
+    pub global_addrs: Vec<u64>,
+    /// Shared memory as a fresh block sees it.
+    pub shared_template: Vec<Alloc>,
+    /// The bits of each kernel parameter.
+    pub param_bits: Vec<u64>,
+    /// For each argument: where its buffer lives, to read it back at the end.
+    pub buffer_slots: Vec<Option<(AddrSpace, usize)>>,
+}
+
+fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
+    for (i, (&d, &m)) in dims.iter().zip(max.iter()).enumerate() {
+        if d == 0 || d > m {
+            return Err(format!(
+                "{what} dimension {} is {d}; it must be between 1 and {m}",
+                ["x", "y", "z"][i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Setup {
+    fn new(
+        module: &Module,
+        kernel: &str,
+        args: &[KernelArg],
+        config: &LaunchConfig,
+    ) -> Result<Setup, String> {
+        let Some(kid) = module.function_by_name(kernel) else {
+            let kernels: Vec<&str> = module
+                .functions
+                .values()
+                .filter(|f| f.is_kernel())
+                .map(|f| f.name.as_str())
+                .collect();
+            return Err(format!(
+                "no kernel named `{kernel}` in the module (kernels: {})",
+                if kernels.is_empty() {
+                    "none".to_string()
+                } else {
+                    kernels.join(", ")
+                }
+            ));
+        };
+        let func = &module.functions[kid];
+        if !func.is_kernel() {
+            return Err(format!(
+                "`{kernel}` is a device function, not a kernel (`__global__`)"
+            ));
+        }
+        if func.entry_block().is_none() {
+            return Err(format!("kernel `{kernel}` has no body"));
+        }
+        check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
+        check_dims("block", config.block, [1024, 1024, 64])?;
+        let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+        if threads > MAX_THREADS_PER_BLOCK {
+            return Err(format!(
+                "a block of {threads} threads is more than the {MAX_THREADS_PER_BLOCK} CUDA allows"
+            ));
+        }
+        let params = &func.signature.params;
+        if params.len() != args.len() {
+            return Err(format!(
+                "kernel `{kernel}` takes {} argument{}, but {} {} given",
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                args.len(),
+                if args.len() == 1 { "was" } else { "were" }
+            ));
+        }
+
+        let mut grid_mem = GridMemory::default();
+        let mut param_bits = Vec::new();
+        let mut buffer_slots = Vec::new();
+        for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+            match (param.ty, arg) {
+                (Type::Ptr(space), KernelArg::Buffer(bytes)) => {
+                    if bytes.len() as u64 >= memory::MAX_ALLOC_BYTES {
+                        return Err(format!("argument {i}: a buffer must be under 4 GiB"));
+                    }
+                    let list = match space {
+                        AddrSpace::Global | AddrSpace::Generic => &mut grid_mem.global,
+                        AddrSpace::Const => &mut grid_mem.constant,
+                        AddrSpace::Param => &mut grid_mem.param,
+                        other => {
+                            return Err(format!(
+                                "argument {i}: parameter {i} of `{kernel}` is a ptr<{other}>, which no buffer can be bound to"
+                            ))
+                        }
+                    };
+                    let space = if space == AddrSpace::Generic {
+                        AddrSpace::Global
+                    } else {
+                        space
+                    };
+                    let index = list.len();
+                    list.push(Alloc::new(format!("buffer arg{i}"), bytes.clone()));
+                    param_bits.push(memory::make_addr(space, index, 0));
+                    buffer_slots.push(Some((space, index)));
+                }
+                (Type::Ptr(space), KernelArg::Scalar { ty, .. }) => {
+                    return Err(format!(
+                        "argument {i}: parameter {i} of `{kernel}` is a pointer (ptr<{space}>), but a scalar {ty} was given; pass a buffer"
+                    ))
+                }
+                (pty, KernelArg::Buffer(_)) => {
+                    return Err(format!(
+                        "argument {i}: parameter {i} of `{kernel}` is a scalar {pty}, but a buffer was given"
+                    ))
+                }
+                (pty, KernelArg::Scalar { ty, bits }) => {
+                    if pty != *ty {
+                        return Err(format!(
+                            "argument {i}: parameter {i} of `{kernel}` has type {pty}, but a {ty} was given"
+                        ));
+                    }
+                    param_bits.push(bits & eval::mask(pty.bits()));
+                    buffer_slots.push(None);
+                }
+            }
+        }
+
+        // Shared memory is sized before anything is allocated, so a huge
+        // request is an error, not an allocation failure.
+        let is_shared = |s| matches!(s, AddrSpace::Shared | AddrSpace::SharedCluster);
+        let static_shared: u64 = module
+            .globals
+            .values()
+            .filter(|g| is_shared(g.space) && !g.dynamic)
+            .map(|g| u64::from(g.size))
+            .sum();
+        let shared_total = static_shared + u64::from(config.dynamic_shared_bytes);
+        if shared_total > MAX_SHARED_BYTES {
+            return Err(format!(
+                "the block needs {shared_total} bytes of shared memory, more than the {MAX_SHARED_BYTES} a GPU offers"
+            ));
+        }
+
+        // Module variables. Every dynamic shared variable starts at the same
+        // address, as `extern __shared__` arrays do in CUDA.
+        let mut shared_template = Vec::new();
+        let mut dynamic_index = None;
+        let mut global_addrs = Vec::new();
+        for (gv, data) in module.globals.iter() {
+            let mut bytes = vec![0u8; data.size as usize];
+            if let Some(init) = &data.init {
+                let n = init.len().min(bytes.len());
+                bytes[..n].copy_from_slice(&init[..n]);
+            }
+            let name = format!("@{}", data.name);
+            let addr = match data.space {
+                AddrSpace::Shared | AddrSpace::SharedCluster if data.dynamic => {
+                    let index = *dynamic_index.get_or_insert_with(|| {
+                        shared_template.push(Alloc::new(
+                            "dynamic shared memory",
+                            vec![0; config.dynamic_shared_bytes as usize],
+                        ));
+                        shared_template.len() - 1
+                    });
+                    memory::make_addr(AddrSpace::Shared, index, 0)
+                }
+                AddrSpace::Shared | AddrSpace::SharedCluster => {
+                    shared_template.push(Alloc::new(name, bytes));
+                    memory::make_addr(AddrSpace::Shared, shared_template.len() - 1, 0)
+                }
+                AddrSpace::Global | AddrSpace::Const | AddrSpace::Param => {
+                    let list = match data.space {
+                        AddrSpace::Global => &mut grid_mem.global,
+                        AddrSpace::Const => &mut grid_mem.constant,
+                        _ => &mut grid_mem.param,
+                    };
+                    list.push(Alloc::new(name, bytes));
+                    memory::make_addr(data.space, list.len() - 1, 0)
+                }
+                other => {
+                    return Err(format!(
+                        "module variable {gv} (@{}) lives in {other} memory, which the interpreter cannot place",
+                        data.name
+                    ))
+                }
+            };
+            global_addrs.push(addr);
+        }
+        for (space, list) in [
+            ("global", &grid_mem.global),
+            ("const", &grid_mem.constant),
+            ("param", &grid_mem.param),
+        ] {
+            if list.len() > memory::MAX_ALLOCS {
+                return Err(format!("too many {space} allocations"));
+            }
+        }
+        Ok(Setup {
+            kernel: kid,
+            grid_mem,
+            global_addrs,
+            shared_template,
+            param_bits,
+            buffer_slots,
+        })
+    }
+}

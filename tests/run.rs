@@ -1,0 +1,543 @@
+//! `kernelc run`: every sample gives bitwise identical buffers at -O0 and
+//! -O3, three samples agree with a reference written here in Rust, faults
+//! are reported with their kernel, thread and source line, and the argument
+//! syntax is checked.
+
+mod common;
+
+use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The request a sample's run spec describes (the same words the CLI would
+/// see after `--spec`).
+fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
+    let root = common::root();
+    let spec = std::fs::read_to_string(root.join(format!("samples/{sample}.run")))
+        .unwrap_or_else(|e| panic!("samples/{sample}.run: {e}"));
+    let mut req = RunRequest {
+        input: root.join(format!("samples/{sample}.cu")),
+        kernel: String::new(),
+        grid: [1; 3],
+        block: [1; 3],
+        shared_bytes: 0,
+        opt_level: Some(opt_level),
+        defines: Vec::new(),
+        engine: Engine::Interp,
+        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        args: Vec::new(),
+    };
+    let words = kernelc::run::spec_words(&spec);
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let mut value = || it.next().expect("option without a value").clone();
+        match w.as_str() {
+            "--kernel" => req.kernel = value(),
+            "--grid" => req.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
+            "--block" => req.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
+            "--shared-bytes" => req.shared_bytes = value().parse().unwrap(),
+            _ => req.args.push(w.clone()),
+        }
+    }
+    req
+}
+
+fn samples() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::root().join("samples"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "cu").then(|| p.file_stem().unwrap().to_string_lossy().into())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The buffers of a run, in argument order.
+fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
+    let result = execute(req).unwrap_or_else(|e| panic!("{}:\n{e}", req.input.display()));
+    result.args.into_iter().filter_map(|(_, b)| b).collect()
+}
+
+fn input(text: &str) -> Vec<u8> {
+    match parse_arg(text).unwrap() {
+        ArgValue::Buffer { bytes, .. } => bytes,
+        ArgValue::Scalar { .. } => panic!("{text} is a scalar"),
+    }
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn assert_bitwise(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+#[test]
+fn every_sample_has_a_run_spec_and_runs_identically_at_o0_and_o3() {
+    let names = samples();
+    assert!(names.len() >= 3, "{names:?}");
+    for name in names {
+        let o0 = buffers(&spec_request(&name, 0));
+        let o3 = buffers(&spec_request(&name, 3));
+        assert!(!o0.is_empty(), "{name}: the spec passes no buffer");
+        assert_eq!(o0, o3, "{name}: -O0 and -O3 disagree");
+    }
+}
+
+#[test]
+fn vadd_matches_a_rust_reference() {
+    let req = spec_request("vadd", 3);
+    assert_eq!(req.args[3], "i32:1000");
+    let a = f32s(&input(&req.args[0]));
+    let b = f32s(&input(&req.args[1]));
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let out = buffers(&req);
+    assert_bitwise(&f32s(&out[2]), &want, "vadd c");
+    assert_eq!(out[0], input(&req.args[0]), "a is unchanged");
+}
+
+#[test]
+fn saxpy_matches_a_rust_reference() {
+    let req = spec_request("saxpy", 3);
+    assert_eq!(req.args[..2], ["i32:5000", "f32:2.5"]);
+    let x = f32s(&input(&req.args[2]));
+    let y = f32s(&input(&req.args[3]));
+    // C's `a * x[i] + y[i]`: two roundings (kernelc does not contract to fma).
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    let out = buffers(&req);
+    assert_bitwise(&f32s(&out[1]), &want, "saxpy y");
+}
+
+/// matmul_clamp.cu, transcribed.
+fn matmul_clamp_reference(a: &[f32], b: &[f32], n: usize, limit: f32) -> Vec<f32> {
+    let mut c = vec![0f32; n * n];
+    for row in 0..n {
+        for col in 0..n {
+            let mut acc = 0f32;
+            for k in 0..n {
+                acc += a[row * n + k] * b[k * n + col];
+            }
+            let mut halvings = 0;
+            while halvings < 4 {
+                if acc <= limit && acc >= -limit {
+                    break;
+                }
+                acc *= 0.5;
+                halvings += 1;
+            }
+            for i in 0..halvings {
+                for j in 0..2 {
+                    if (i + j) % 2 == 0 {
+                        acc += 0.25;
+                    } else {
+                        acc -= 0.25;
+                    }
+                }
+            }
+            let clamped = if acc < -limit {
+                -limit
+            } else if acc > limit {
+                limit
+            } else {
+                acc
+            };
+            c[row * n + col] = clamped + halvings as f32;
+        }
+    }
+    c
+}
+
+#[test]
+fn matmul_clamp_matches_a_rust_reference() {
+    let req = spec_request("matmul_clamp", 3);
+    assert_eq!(req.args[3..], ["i32:20", "f32:4.0"]);
+    let a = f32s(&input(&req.args[0]));
+    let b = f32s(&input(&req.args[1]));
+    let want = matmul_clamp_reference(&a, &b, 20, 4.0);
+    assert!(
+        want.iter().any(|&v| v > 4.0),
+        "the spec exercises the halving loop"
+    );
+    let out = buffers(&req);
+    assert_bitwise(&f32s(&out[2]), &want, "matmul_clamp C");
+}
+
+// ---------------------------------------------------------------------------
+// The command line.
+// ---------------------------------------------------------------------------
+
+fn kernelc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernelc"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("cannot run kernelc")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kernelc-run-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// Runs and expects exit code 1; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = kernelc(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    stderr(&out)
+}
+
+#[test]
+fn spec_run_prints_summaries_and_writes_buffers() {
+    let dir = scratch("spec");
+    let d = dir.display().to_string();
+    let out = kernelc(&[
+        "run",
+        "samples/vadd.cu",
+        "--spec",
+        "samples/vadd.run",
+        "--out",
+        &d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.starts_with("arg0 f32[1000]: first 0, 1, 2, ... sum 499500\n"),
+        "{text}"
+    );
+    assert!(text.contains("arg2 f32[1000]: first "), "{text}");
+    let c = std::fs::read(dir.join("arg2.bin")).unwrap();
+    assert_eq!(c.len(), 4000);
+    assert!(!dir.join("arg3.bin").exists(), "scalars are not written");
+    // The same run typed out in full, with nvcc's -arch spelling.
+    let typed = kernelc(&[
+        "run",
+        "samples/vadd.cu",
+        "-arch=sm_90",
+        "-O0",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "f32[]:iota:1000",
+        "f32[]:rand:1000:7",
+        "f32[]:zeros:1000",
+        "i32:1000",
+    ]);
+    assert_eq!(stdout(&typed), text);
+}
+
+#[test]
+fn buffers_from_files_round_trip() {
+    let dir = scratch("file");
+    let data: Vec<u8> = (0..64i32).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    let path = dir.join("a.bin");
+    std::fs::write(&path, &data).unwrap();
+    let a = format!("f32[]:@{}", path.display());
+    let out_dir = dir.join("out").display().to_string();
+    let out = kernelc(&[
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        &a,
+        "f32[]:zeros:64",
+        "f32[]:zeros:64",
+        "i32:64",
+        "--out",
+        &out_dir,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // c = a + 0 reproduces a's bits (they are small non-NaN floats).
+    assert_eq!(std::fs::read(dir.join("out/arg2.bin")).unwrap(), data);
+    assert_eq!(std::fs::read(dir.join("out/arg0.bin")).unwrap(), data);
+}
+
+#[test]
+fn out_of_bounds_fault_names_the_thread_and_the_source_line() {
+    let err = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "f32[]:zeros:1000",
+        "f32[]:zeros:1000",
+        "f32[]:zeros:1000",
+        "i32:1024",
+    ]);
+    assert!(
+        err.contains("kernel fault: load.f32: out-of-bounds access"),
+        "{err}"
+    );
+    assert!(
+        err.contains("offset 4000 of global buffer arg0 (4000 bytes)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("in kernel `vadd`, block (3,0,0), thread (232,0,0)"),
+        "{err}"
+    );
+    assert!(err.contains("samples/vadd.cu:11:"), "{err}");
+    assert!(err.contains("c[i] = a[i] + b[i];"), "{err}");
+}
+
+#[test]
+fn wrong_space_cast_faults_in_ir_input() {
+    let dir = scratch("cast");
+    let kir = write(
+        &dir,
+        "cast.kir",
+        "\
+gv0 = shared @tile, size 64, align 4
+
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    v2 = addrspacecast.ptr<shared> v1 !40..52
+    v3 = iconst.i32 1
+    store v3, v2
+    return
+}
+",
+    );
+    let err = fails(&[
+        "run",
+        &kir,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "2",
+        "i32[]:zeros:4",
+    ]);
+    assert!(
+        err.contains(
+            "kernel fault: bad address-space cast: ptr<generic> to ptr<shared> of an address in global memory"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("block (0,0,0), thread (0,0,0), at IR inst1"),
+        "{err}"
+    );
+    assert!(err.contains("source bytes 40..52"), "{err}");
+}
+
+#[test]
+fn barrier_divergence_and_infinite_loops_are_reported() {
+    let dir = scratch("diverge");
+    let cu = write(
+        &dir,
+        "diverge.cu",
+        "\
+extern \"C\" __global__ void early(float* out)
+{
+    if (threadIdx.x >= 4)
+        return;
+    __syncthreads();
+    out[threadIdx.x] = 1.0f;
+}
+
+extern \"C\" __global__ void spin(int* flag)
+{
+    while (flag[0] == 0) {
+    }
+}
+",
+    );
+    let err = fails(&[
+        "run",
+        &cu,
+        "--kernel",
+        "early",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "f32[]:zeros:32",
+    ]);
+    assert!(
+        err.contains("barrier divergence: 4 of 32 threads of the block wait at a barrier"),
+        "{err}"
+    );
+    assert!(err.contains("__syncthreads();"), "{err}");
+    assert!(err.contains("thread (4,0,0), for one, returned"), "{err}");
+    // With fewer threads than the guard, everyone reaches the barrier.
+    let ok = kernelc(&[
+        "run",
+        &cu,
+        "--kernel",
+        "early",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "f32[]:zeros:4",
+    ]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    assert_eq!(stdout(&ok), "arg0 f32[4]: first 1, 1, 1, ... sum 4\n");
+
+    let err = fails(&[
+        "run",
+        &cu,
+        "--kernel",
+        "spin",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--max-steps",
+        "5000",
+        "i32[]:zeros:1",
+    ]);
+    assert!(
+        err.contains("step limit of 5000 instructions exceeded"),
+        "{err}"
+    );
+    assert!(err.contains("in kernel `spin`"), "{err}");
+}
+
+#[test]
+fn argument_errors_exit_with_1() {
+    let base = [
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+    ];
+    let with = |extra: &[&str]| {
+        let mut v: Vec<&str> = base.to_vec();
+        v.extend_from_slice(extra);
+        fails(&v)
+    };
+    let bufs = ["f32[]:zeros:4", "f32[]:zeros:4", "f32[]:zeros:4"];
+    let e = with(&[bufs[0], bufs[1], bufs[2]]);
+    assert!(
+        e.contains("kernel `vadd` takes 4 arguments, but 3 were given"),
+        "{e}"
+    );
+    let e = with(&[bufs[0], bufs[1], bufs[2], "f32:4"]);
+    assert!(
+        e.contains("parameter 3 of `vadd` has type i32, but a f32 was given"),
+        "{e}"
+    );
+    let e = with(&[bufs[0], "i32:1", bufs[2], "i32:4"]);
+    assert!(e.contains("parameter 1 of `vadd` is a pointer"), "{e}");
+    let e = with(&[bufs[0], bufs[1], bufs[2], "i32[]:zeros:1"]);
+    assert!(e.contains("is a scalar i32, but a buffer was given"), "{e}");
+    for (bad, msg) in [
+        ("f32[]:rand:10", "`rand:N:SEED`"),
+        ("q32:1", "unknown scalar type `q32`"),
+        ("f16[]:zeros:4", "unknown element type `f16`"),
+        ("i32:12x", "`12x` is not a valid i32"),
+        ("u32:-1", "`-1` is not a valid u32"),
+        ("f32[]:@/nonexistent/x.bin", "cannot read buffer file"),
+        ("7", "expected TYPE:VALUE"),
+    ] {
+        let e = with(&[bad]);
+        assert!(e.contains(msg), "{bad}: {e}");
+    }
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "nope",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+    ]);
+    assert!(
+        e.contains("no kernel named `nope` in the module (kernels: vadd)"),
+        "{e}"
+    );
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "0",
+        "--block",
+        "1",
+    ]);
+    assert!(e.contains("`0` is not a positive integer"), "{e}");
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "2048",
+    ]);
+    assert!(e.contains("block dimension x is 2048"), "{e}");
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "-arch=sm_1",
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+    ]);
+    assert!(e.contains("sm_1"), "{e}");
+}
+
+#[test]
+fn later_engines_say_they_are_not_available() {
+    for engine in ["emu", "gpu"] {
+        let e = fails(&[
+            "run",
+            "samples/vadd.cu",
+            "--spec",
+            "samples/vadd.run",
+            "--engine",
+            engine,
+        ]);
+        assert!(e.contains(&format!("engine `{engine}`")), "{e}");
+        assert!(e.contains("not available yet"), "{e}");
+    }
+}
