@@ -101,8 +101,7 @@ pub fn compile_source(
     if opts.emit == Emit::Ir {
         return Ok(write_module(&module, print));
     }
-    let passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
-    run_passes(&mut module, &passes, |_, _| {})?;
+    optimize_with(&mut module, opts.opt_level, opts.fmad)?;
     if opts.emit == Emit::IrOpt {
         return Ok(write_module(&module, print));
     }
@@ -118,7 +117,12 @@ pub fn compile_source(
 /// Runs the `-O` pipeline with nvcc's default floating-point options,
 /// verifying after every pass.
 pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> {
-    let passes = midend::passes::pipeline_for_level(opt_level);
+    optimize_with(module, opt_level, true)
+}
+
+/// Runs the `-O` pipeline, contracting multiply-adds when `fmad` is set.
+pub fn optimize_with(module: &mut Module, opt_level: u8, fmad: bool) -> Result<(), CompileError> {
+    let passes = midend::passes::pipeline(opt_level, fmad);
     run_passes(module, &passes, |_, _| {})
 }
 

@@ -154,6 +154,12 @@ struct RunArgs {
     /// What runs the kernel.
     #[arg(long, value_enum, default_value = "interp")]
     engine: EngineArg,
+    /// Contract `a * b + c` into one fused multiply-add, as `kernelc` does
+    /// when compiling (default true).
+    #[arg(long, value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    fmad: bool,
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -336,6 +342,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         block: kernelc::run::parse_dims(&args.block, "block")?,
         shared_bytes: args.shared_bytes,
         opt_level: args.opt_level,
+        fmad: args.fmad,
         defines: args.defines.iter().map(|d| parse_define(d)).collect(),
         engine: match args.engine {
             EngineArg::Interp => kernelc::run::Engine::Interp,

@@ -321,6 +321,8 @@ pub struct RunRequest {
     pub shared_bytes: u32,
     /// `None`: `-O3` for `.cu`, `-O0` (run the IR as written) for `.kir`.
     pub opt_level: Option<u8>,
+    /// `--fmad`: contract multiply-adds, as compilation does.
+    pub fmad: bool,
     pub defines: Vec<(String, Option<String>)>,
     pub engine: Engine,
     pub max_steps: u64,
@@ -351,7 +353,10 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         let mut module =
             midend::text::parse_module(&text).map_err(|e| format!("error: {name}:{e}\n"))?;
         verify(&module, &format!("`{name}` is not valid IR"))?;
-        driver::optimize(&mut module, req.opt_level.unwrap_or(0)).map_err(|e| e.rendered)?;
+        // Without `-O`, IR runs exactly as written: no pass at all.
+        if let Some(level) = req.opt_level {
+            driver::optimize_with(&mut module, level, req.fmad).map_err(|e| e.rendered)?;
+        }
         return Ok(Program {
             module,
             source: None,
@@ -367,7 +372,8 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize(&mut module, req.opt_level.unwrap_or(3)).map_err(|e| e.rendered)?;
+    driver::optimize_with(&mut module, req.opt_level.unwrap_or(3), req.fmad)
+        .map_err(|e| e.rendered)?;
     Ok(Program {
         module,
         source: Some((name, text)),

@@ -22,6 +22,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         block: [1; 3],
         shared_bytes: 0,
         opt_level: Some(opt_level),
+        fmad: true,
         defines: Vec::new(),
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
@@ -111,10 +112,41 @@ fn saxpy_matches_a_rust_reference() {
     assert_eq!(req.args[..2], ["i32:5000", "f32:2.5"]);
     let x = f32s(&input(&req.args[2]));
     let y = f32s(&input(&req.args[3]));
-    // C's `a * x[i] + y[i]`: two roundings (kernelc does not contract to fma).
-    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    // `a * x[i] + y[i]` contracted to one fused multiply-add (`--fmad=true`,
+    // nvcc's default): one rounding.
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2.5f32.mul_add(*x, *y))
+        .collect();
     let out = buffers(&req);
     assert_bitwise(&f32s(&out[1]), &want, "saxpy y");
+}
+
+/// With `--fmad=false` the multiply and the add round separately, at every
+/// `-O` level, and the results differ from the contracted ones.
+#[test]
+fn saxpy_without_contraction_rounds_twice() {
+    let mut req = spec_request("saxpy", 3);
+    req.fmad = false;
+    let x = f32s(&input(&req.args[2]));
+    let y = f32s(&input(&req.args[3]));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    let fused: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2.5f32.mul_add(*x, *y))
+        .collect();
+    assert_ne!(want, fused, "the inputs must tell the two apart");
+    for level in [0, 3] {
+        req.opt_level = Some(level);
+        let out = buffers(&req);
+        assert_bitwise(
+            &f32s(&out[1]),
+            &want,
+            &format!("saxpy y at -O{level}, --fmad=false"),
+        );
+    }
 }
 
 /// matmul_clamp.cu, transcribed.
@@ -124,7 +156,8 @@ fn matmul_clamp_reference(a: &[f32], b: &[f32], n: usize, limit: f32) -> Vec<f32
         for col in 0..n {
             let mut acc = 0f32;
             for k in 0..n {
-                acc += a[row * n + k] * b[k * n + col];
+                // Contracted to an fma, as the kernel's `acc += A * B` is.
+                acc = a[row * n + k].mul_add(b[k * n + col], acc);
             }
             let mut halvings = 0;
             while halvings < 4 {

@@ -24,7 +24,7 @@
 //!   `fmin`/`fmax` return the other operand when one is NaN and order `-0`
 //!   below `+0` (`min.f32`/`max.f32`).
 
-use crate::ir::{FloatCC, IntCC, Opcode, Type};
+use crate::ir::{AtomicOp, FloatCC, IntCC, Opcode, Type};
 
 /// The mask of a type's bits.
 pub fn mask(bits: u32) -> u64 {
@@ -260,14 +260,89 @@ pub fn float_unary(op: Opcode, ty: Type, a: u64) -> u64 {
     match op {
         Opcode::Fneg => a ^ sign,
         Opcode::Fabs => a & !sign,
-        _ => match ty {
+        Opcode::Sqrt => match ty {
             Type::F32 => canon32(f32::from_bits(a as u32).sqrt()),
             Type::F64 => canon64(f64::from_bits(a).sqrt()),
             // sqrt in f64 then one rounding is exact for 16-bit floats
             // (f64 has more than 2 * 11 + 2 mantissa bits).
             _ => f64_to_float(half_to_f64(a, ty).sqrt(), ty),
         },
+        _ => {
+            // The rest are computed in f64 and rounded once to the type. For
+            // the approximate PTX forms (`ex2`, `lg2`, `sin`, `cos`, `tanh`,
+            // `rsqrt`) the interpreter is therefore *more* accurate than a GPU,
+            // whose results may differ in the last bits (docs/running.md).
+            let x = float_to_f64(a, ty);
+            let r = match op {
+                Opcode::Rsqrt => 1.0 / x.sqrt(),
+                Opcode::Ex2 => x.exp2(),
+                Opcode::Lg2 => x.log2(),
+                Opcode::Sin => x.sin(),
+                Opcode::Cos => x.cos(),
+                Opcode::Tanh => x.tanh(),
+                Opcode::Floor => x.floor(),
+                Opcode::Ceil => x.ceil(),
+                Opcode::Ftrunc => x.trunc(),
+                _ => x.round_ties_even(),
+            };
+            match ty {
+                Type::F32 => canon32(r as f32),
+                Type::F64 => canon64(r),
+                _ => f64_to_float(r, ty),
+            }
+        }
     }
+}
+
+/// The new value of an `atomic_rmw OP` that found `old` and was given `v`
+/// (values of type `ty`, as raw bits).
+pub fn atomic(op: AtomicOp, ty: Type, old: u64, v: u64) -> u64 {
+    let bits = ty.bits();
+    let m = mask(bits);
+    let (so, sv) = (sext(old, bits), sext(v, bits));
+    match op {
+        AtomicOp::Add if ty.is_float() => float_binary(Opcode::Fadd, ty, old, v),
+        AtomicOp::Add => old.wrapping_add(v) & m,
+        AtomicOp::Exch => v,
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Smin => (so.min(sv) as u64) & m,
+        AtomicOp::Smax => (so.max(sv) as u64) & m,
+        AtomicOp::Umin => old.min(v),
+        AtomicOp::Umax => old.max(v),
+        // CUDA's atomicInc: wrap to 0 past `v`; atomicDec: wrap to `v` at 0
+        // or above `v`.
+        AtomicOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                (old + 1) & m
+            }
+        }
+        AtomicOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
+    }
+}
+
+/// Integer unary operations (`ineg`, `bnot`, `popcnt`, `clz`, `bitrev`)
+/// on a value of `bits` bits.
+pub fn int_unary(op: Opcode, bits: u32, a: u64) -> u64 {
+    let a = a & mask(bits);
+    let r = match op {
+        Opcode::Ineg => a.wrapping_neg(),
+        Opcode::Bnot => !a,
+        Opcode::Popcnt => u64::from(a.count_ones()),
+        // Leading zeros within the operand's own width.
+        Opcode::Clz => u64::from(a.leading_zeros() - (64 - bits)),
+        _ => a.reverse_bits() >> (64 - bits),
+    };
+    r & mask(bits)
 }
 
 /// Binary float operations.

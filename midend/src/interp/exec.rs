@@ -10,6 +10,8 @@ use crate::ir::{
 };
 use cranelift_entity::EntityRef;
 
+mod collective;
+
 /// One activation of a function.
 struct Frame {
     func: FuncId,
@@ -29,8 +31,11 @@ struct Frame {
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum State {
     Running,
-    /// Waiting at the barrier instruction of this function.
+    /// Waiting at a block barrier (`barrier` or `barrier_red`) of this function.
     AtBarrier(FuncId, Inst),
+    /// Waiting at a warp collective (`shfl`, `vote`, `warp_sync`, reading
+    /// `activemask`) for the other lanes that run it together.
+    AtWarp(FuncId, Inst),
     Done,
 }
 
@@ -47,6 +52,7 @@ struct Thread {
 /// Why a thread stopped running for now.
 enum Stop {
     Barrier(FuncId, Inst),
+    Warp(FuncId, Inst),
     Returned,
 }
 
@@ -195,12 +201,21 @@ impl<'m> Exec<'m> {
                 let stop = self.run_thread(t).map_err(|r| self.fault(t, r));
                 t.state = match stop.map_err(with_kernel)? {
                     Stop::Barrier(f, i) => State::AtBarrier(f, i),
+                    Stop::Warp(f, i) => State::AtWarp(f, i),
                     Stop::Returned => State::Done,
                 };
             }
             let done = threads.iter().filter(|t| t.state == State::Done).count();
             if done == threads.len() {
                 break;
+            }
+            // Warp collectives first: they release lanes that may then go
+            // on to a block barrier.
+            if self
+                .resolve_warp_collectives(&mut threads)
+                .map_err(with_kernel)?
+            {
+                continue;
             }
             if done > 0 {
                 let waiting = threads
@@ -234,9 +249,7 @@ impl<'m> Exec<'m> {
                 }
                 return Err(with_kernel(err));
             }
-            for t in &mut threads {
-                t.state = State::Running;
-            }
+            self.release_barrier(&mut threads).map_err(with_kernel)?;
         }
         Ok(threads.iter().map(|t| t.steps).sum())
     }
@@ -380,6 +393,14 @@ impl<'m> Exec<'m> {
             SpecialReg::NctaidZ => gz,
             SpecialReg::LaneId => t.linear % 32,
             SpecialReg::WarpId => t.linear / 32,
+            SpecialReg::LanemaskLt => (1u32 << (t.linear % 32)) - 1,
+            // Clocks count the thread's executed instructions: deterministic,
+            // and they only ever grow, which is all a kernel may rely on.
+            SpecialReg::Clock => t.steps as u32,
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer => return t.steps,
+            SpecialReg::DynamicSmemSize => self.config.dynamic_shared_bytes,
+            // Read as a warp collective (see `collective.rs`); never here.
+            SpecialReg::ActiveMask => 0,
         })
     }
 
@@ -448,10 +469,10 @@ impl<'m> Exec<'m> {
             InstData::Fconst { ty, value } => eval::f64_to_float(*value, *ty),
             InstData::Unary { opcode, arg } => {
                 let a = val(*arg);
-                match opcode {
-                    Opcode::Ineg => a.wrapping_neg() & eval::mask(result_ty.bits()),
-                    Opcode::Bnot => !a & eval::mask(result_ty.bits()),
-                    _ => eval::float_unary(*opcode, result_ty, a),
+                if result_ty.is_float() {
+                    eval::float_unary(*opcode, result_ty, a)
+                } else {
+                    eval::int_unary(*opcode, result_ty.bits(), a)
                 }
             }
             InstData::Binary { opcode, args } => {
@@ -538,12 +559,55 @@ impl<'m> Exec<'m> {
                     })?;
                 return Ok(None);
             }
+            InstData::SpecialReg {
+                reg: SpecialReg::ActiveMask,
+            }
+            | InstData::Shuffle { .. }
+            | InstData::Vote { .. }
+            | InstData::Effect {
+                opcode: Opcode::WarpSync,
+                ..
+            } => return Ok(Some(Stop::Warp(fid, inst))),
+            InstData::BarrierRed { .. } => return Ok(Some(Stop::Barrier(fid, inst))),
             InstData::SpecialReg { reg } => self.special(t, *reg),
             InstData::Nullary { opcode } => {
                 if *opcode == Opcode::Barrier {
                     return Ok(Some(Stop::Barrier(fid, inst)));
                 }
                 return Err(fail(FaultKind::Trap, "trap: the kernel aborted".into()));
+            }
+            // Threads run one at a time, so every atomic is atomic; fences
+            // and sleeps have nothing to order or wait for.
+            InstData::Fence { .. } | InstData::Effect { .. } => return Ok(None),
+            InstData::AtomicRmw { op, args, .. } => {
+                let space = ty(args[0]).addr_space().unwrap_or(AddrSpace::Generic);
+                let vty = ty(args[1]);
+                let (p, v) = (val(args[0]), val(args[1]));
+                let old = self
+                    .load(t, space, p, vty.bytes())
+                    .map_err(|e| fail(access_fault(&e), format!("atomic_rmw {op}: {e}")))?;
+                let new = eval::atomic(*op, vty, old, v);
+                self.store(t, space, p, vty.bytes(), new)
+                    .map_err(|e| fail(access_fault(&e), format!("atomic_rmw {op}: {e}")))?;
+                old
+            }
+            InstData::AtomicCas { args, .. } => {
+                let space = ty(args[0]).addr_space().unwrap_or(AddrSpace::Generic);
+                let vty = ty(args[1]);
+                let (p, expected, new) = (val(args[0]), val(args[1]), val(args[2]));
+                let old = self
+                    .load(t, space, p, vty.bytes())
+                    .map_err(|e| fail(access_fault(&e), format!("atomic_cas: {e}")))?;
+                if old == expected {
+                    self.store(t, space, p, vty.bytes(), new)
+                        .map_err(|e| fail(access_fault(&e), format!("atomic_cas: {e}")))?;
+                }
+                old
+            }
+            InstData::IsSpace { space, arg } => {
+                let a = val(*arg);
+                let actual = memory::decode(a).map(|d| d.space);
+                u64::from(a != 0 && actual.is_some_and(|s| memory::space_matches(*space, s)))
             }
             InstData::Jump { dest } => {
                 let argv: Vec<u64> = dest.args.iter().map(|&a| val(a)).collect();
