@@ -737,7 +737,7 @@ mod tests {
         assert_eq!(f.params.len(), 2);
         assert_eq!(f.params[1].array, Some(16));
         assert_eq!(f.directives[0].1, vec![256, 1, 1]);
-        assert_eq!(f.body.as_ref().unwrap().len(), 7);
+        assert_eq!(f.body.as_ref().unwrap().len(), 9);
     }
 
     #[test]
