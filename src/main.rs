@@ -5,6 +5,7 @@
 //!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
+//! kernelc validate FILE.ptx
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -36,7 +37,8 @@ enum EmitArg {
     about,
     after_help = "\
 Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
-runs passes and prints the IR (see `kernelc opt --help`)."
+runs passes and prints the IR (see `kernelc opt --help`).\n\
+Also: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints its minimum .version/.target."
 )]
 struct CompileArgs {
     /// The source file (.cu).
@@ -128,6 +130,8 @@ fn main() -> ExitCode {
         let mut rest = vec![format!("{} opt", args[0])];
         rest.extend(args.into_iter().skip(2));
         run_opt(OptArgs::parse_from(rest))
+    } else if args.get(1).map(String::as_str) == Some("validate") {
+        run_validate(&args[2..])
     } else {
         run_compile(CompileArgs::parse_from(args))
     };
@@ -140,6 +144,33 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+    }
+}
+
+/// `kernelc validate FILE.ptx`: judges PTX with ptx-validate (no ptxas
+/// needed). Diagnostics go to stderr rendered with their source lines, the
+/// module's minimum `.version`/`.target` to stdout; invalid PTX exits 1.
+fn run_validate(files: &[String]) -> Result<(), String> {
+    if files.is_empty() {
+        return Err("error: usage: kernelc validate FILE.ptx...".into());
+    }
+    let mut failed = String::new();
+    for f in files {
+        let src = read_input(Path::new(f))?;
+        let report = ptx_validate::validate(&src);
+        eprint!("{}", report.rendered(f, &src));
+        println!("{f}: {}", report.minimum_line());
+        if !report.ok() {
+            let n = report.diags.len();
+            failed.push_str(&format!(
+                "error: `{f}` is not valid PTX ({n} diagnostic(s))\n"
+            ));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed)
     }
 }
 

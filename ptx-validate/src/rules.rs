@@ -232,7 +232,24 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
             }
         }
     }
+    for o in &i.operands {
+        if let OpKind::Addr { base: Some(b), .. } = &o.kind {
+            if let Res::Reg(s) = cx.resolve(b) {
+                if matches!(isa::type_info(&s.ty), Some((Kind::Float | Kind::Pred, _))) {
+                    cx.error(
+                        o.pos,
+                        format!(
+                            "Illegal to use symbol '{b}' of type {} as address operand. Use integer or bit only.",
+                            s.ty
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
     match op {
+        "tcgen05" | "wgmma" => tensor(cx, i),
         "ld" | "ldu" | "st" => memory(cx, i),
         "atom" | "red" => atomic(cx, i),
         "mov" => mov(cx, i),
@@ -459,11 +476,7 @@ fn cvta(cx: &mut Cx, i: &Inst) {
     if !count(cx, i, 2, 2) {
         return;
     }
-    let s = if i.has(".to") {
-        E::Src(t, Fit::Exact)
-    } else {
-        E::Src(t, Fit::Exact)
-    };
+    let s = E::Src(t, Fit::Exact);
     if !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) || !fits(cx, &i.operands[1], s) {
         return mismatch(cx, i);
     }
@@ -874,4 +887,37 @@ fn full_prefix(i: &Inst, n: usize) -> String {
         s.push_str(m);
     }
     s
+}
+
+/// The few tensor-core shapes ptxas checks that are cheap to predict:
+/// operand counts of `wgmma.mma_async` (f16/bf16) and `tcgen05` alloc and
+/// dealloc, and the `.b32` type of tcgen05 alloc/dealloc/ld/st.
+fn tensor(cx: &mut Cx, i: &Inst) {
+    let first = i.mods.first().map(String::as_str).unwrap_or("");
+    let name = format!("{}{first}", i.opcode);
+    if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") {
+        if inst_type(i).is_some_and(|(t, _)| t != ".b32") {
+            cx.error(
+                i.pos,
+                format!("Unexpected instruction types specified for '{name}'"),
+            );
+            return;
+        }
+        if matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") && i.operands.len() != 2 {
+            cx.error(
+                i.pos,
+                format!("Arguments mismatch for instruction '{name}'"),
+            );
+        }
+    }
+    if i.opcode == "wgmma" && first == ".mma_async" && (i.has(".f16") || i.has(".bf16")) {
+        let a_in_regs = matches!(i.operands.get(1).map(|o| &o.kind), Some(OpKind::Vector(_)));
+        let want = if a_in_regs { 7 } else { 8 };
+        if i.operands.len() != want {
+            cx.error(
+                i.pos,
+                format!("Arguments mismatch for instruction '{name}'"),
+            );
+        }
+    }
 }

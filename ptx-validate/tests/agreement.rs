@@ -98,7 +98,10 @@ fn first_reg(l: &str, prefix: &str) -> Option<(usize, usize)> {
 fn undeclared_register(l: &str, _: &[(String, String)]) -> Option<String> {
     let k = l.find('%')?;
     let end = k + 1 + l[k + 1..].find(|c: char| !c.is_ascii_alphanumeric() && c != '_')?;
-    if l[k..end].starts_with("%tid") || l[k..end].starts_with("%ntid") || l[k..end].starts_with("%ctaid") {
+    if l[k..end].starts_with("%tid")
+        || l[k..end].starts_with("%ntid")
+        || l[k..end].starts_with("%ctaid")
+    {
         return None;
     }
     Some(format!("{}%zz{}", &l[..k], &l[end..]))
@@ -109,8 +112,14 @@ fn mistyped_register(l: &str, classes: &[(String, String)]) -> Option<String> {
     for (pre, ty) in classes {
         if let Some((s, e)) = first_reg(l, pre) {
             let other = classes.iter().find(|(_, t)| {
-                let sz = |t: &str| t.trim_start_matches(|c: char| !c.is_ascii_digit()).to_string();
-                t != ty && (t == ".pred" || sz(t) != sz(ty) || t.starts_with(".f") != ty.starts_with(".f"))
+                let sz = |t: &str| {
+                    t.trim_start_matches(|c: char| !c.is_ascii_digit())
+                        .to_string()
+                };
+                t != ty
+                    && (t == ".pred"
+                        || sz(t) != sz(ty)
+                        || t.starts_with(".f") != ty.starts_with(".f"))
             })?;
             return Some(format!("{}{}1{}", &l[..s], other.0, &l[e..]));
         }
@@ -135,7 +144,11 @@ fn wrong_space(l: &str, _: &[(String, String)]) -> Option<String> {
         return Some(l.replacen("ld.param", "ld.global", 1));
     }
     if l.contains("atom.shared") || l.contains("atom.global") {
-        return Some(l.replacen("atom.shared", "atom.local", 1).replacen("atom.global", "atom.const", 1));
+        return Some(l.replacen("atom.shared", "atom.local", 1).replacen(
+            "atom.global",
+            "atom.const",
+            1,
+        ));
     }
     if l.contains("st.global") {
         return Some(l.replacen("st.global", "st.const", 1));
@@ -145,7 +158,11 @@ fn wrong_space(l: &str, _: &[(String, String)]) -> Option<String> {
 
 fn address_32bit(l: &str, _: &[(String, String)]) -> Option<String> {
     let t = l.trim_start();
-    if !(t.starts_with("ld.global") || t.starts_with("st.global") || t.starts_with("ld.f") || t.starts_with("st.f")) {
+    if !(t.starts_with("ld.global")
+        || t.starts_with("st.global")
+        || t.starts_with("ld.f")
+        || t.starts_with("st.f"))
+    {
         return None;
     }
     let k = l.find("[%rd")?;
@@ -178,7 +195,8 @@ fn drop_rounding(l: &str, _: &[(String, String)]) -> Option<String> {
 }
 
 fn negative_offset(l: &str, _: &[(String, String)]) -> Option<String> {
-    l.contains("+").then(|| l.replacen("+-", "-", 1).replacen('+', "-", 1))
+    l.contains("+")
+        .then(|| l.replacen("+-", "-", 1).replacen('+', "-", 1))
 }
 
 fn guard_not_pred(l: &str, _: &[(String, String)]) -> Option<String> {
@@ -186,11 +204,17 @@ fn guard_not_pred(l: &str, _: &[(String, String)]) -> Option<String> {
 }
 
 fn nc_on_store(l: &str, _: &[(String, String)]) -> Option<String> {
-    l.contains("st.global.").then(|| l.replacen("st.global.", "st.global.nc.", 1))
+    l.contains("st.global.")
+        .then(|| l.replacen("st.global.", "st.global.nc.", 1))
 }
 
 fn wrong_type_suffix(l: &str, _: &[(String, String)]) -> Option<String> {
-    for (a, b) in [(".f32 ", ".u32 "), (".s32 ", ".f32 "), (".u64 ", ".f32 "), (".b32 ", ".b64 ")] {
+    for (a, b) in [
+        (".f32 ", ".u32 "),
+        (".s32 ", ".f32 "),
+        (".u64 ", ".f32 "),
+        (".b32 ", ".b64 "),
+    ] {
         if l.contains(a) {
             return Some(l.replacen(a, b, 1));
         }
@@ -222,9 +246,15 @@ fn file_mutants(name: &str, src: &str) -> Vec<(String, String)> {
     let version_line = src.lines().find(|l| l.starts_with(".version"));
     if let Some(v) = version_line {
         for old in ["6.0", "7.0", "7.7"] {
-            out.push((format!("{name}:too-old-version-{old}"), src.replacen(v, &format!(".version {old}"), 1)));
+            out.push((
+                format!("{name}:too-old-version-{old}"),
+                src.replacen(v, &format!(".version {old}"), 1),
+            ));
         }
-        out.push((format!("{name}:too-new-version"), src.replacen(v, ".version 9.9", 1)));
+        out.push((
+            format!("{name}:too-new-version"),
+            src.replacen(v, ".version 9.9", 1),
+        ));
         out.push((format!("{name}:version-after-target"), {
             let without = src.replacen(v, "", 1);
             without.replacen(".address_size 64", &format!(".address_size 64\n{v}"), 1)
@@ -233,20 +263,29 @@ fn file_mutants(name: &str, src: &str) -> Vec<(String, String)> {
     if let Some(t) = src.lines().find(|l| l.starts_with(".target")) {
         for new in ["sm_80", "sm_90", "sm_99"] {
             if !t.contains(new) {
-                out.push((format!("{name}:target-{new}"), src.replacen(t, &format!(".target {new}"), 1)));
+                out.push((
+                    format!("{name}:target-{new}"),
+                    src.replacen(t, &format!(".target {new}"), 1),
+                ));
             }
         }
     }
     // Extra statements injected after the first register declarations.
     let injections = [
-        ("atom-local", "\t.local .align 4 .b8 zz_lbuf[16];\n\tatom.local.add.u32 %zzr, [zz_lbuf], 1;"),
+        (
+            "atom-local",
+            "\t.local .align 4 .b8 zz_lbuf[16];\n\tatom.local.add.u32 %zzr, [zz_lbuf], 1;",
+        ),
         ("duplicate-register", "\t.reg .b32 %zzr;"),
         ("special-reg-in-add", "\tadd.u32 %zzr, %tid.x, 1;"),
         ("vector-special", "\tmov.u32 %zzr, %tid;"),
         ("wide-special", "\tmov.u64 %zzrd, %tid.x;"),
         ("shfl-without-sync", "\tshfl.bfly.b32 %zzr, %zzr, 16, 0x1f;"),
         ("fence-without-scope", "\tfence.acq_rel;"),
-        ("ld-relaxed-no-scope", "\tld.relaxed.global.u32 %zzr, [%zzrd];"),
+        (
+            "ld-relaxed-no-scope",
+            "\tld.relaxed.global.u32 %zzr, [%zzrd];",
+        ),
         ("atom-sub", "\tatom.global.sub.u32 %zzr, [%zzrd], 1;"),
         ("atom-add-s64", "\tatom.global.add.s64 %zzrd, [%zzrd], 1;"),
         ("red-cas", "\tred.global.cas.b32 [%zzrd], 1, 2;"),
@@ -267,7 +306,10 @@ fn file_mutants(name: &str, src: &str) -> Vec<(String, String)> {
         ("mul-wide-bad", "\tmul.wide.u32 %zzrd, %zzrd, %zzr;"),
         ("selp-nonpred", "\tselp.f32 %zzf, %zzf, %zzf, %zzr;"),
         ("shared-cluster", "\tld.shared::cluster.u32 %zzr, [%zzr];"),
-        ("stmatrix", "\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%zzr], {%zzr};"),
+        (
+            "stmatrix",
+            "\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%zzr], {%zzr};",
+        ),
         ("elect", "\telect.sync %zzr|%zzp, -1;"),
     ];
     let decls = "\t.reg .b32 %zzr;\n\t.reg .b64 %zzrd;\n\t.reg .f32 %zzf;\n\t.reg .pred %zzp;\n";
@@ -283,11 +325,21 @@ fn file_mutants(name: &str, src: &str) -> Vec<(String, String)> {
         }
     }
     // Writing a kernel parameter.
-    if let Some(l) = src.lines().find(|l| l.trim_start().starts_with("ld.param.u64") && l.contains("_param_")) {
+    if let Some(l) = src
+        .lines()
+        .find(|l| l.trim_start().starts_with("ld.param.u64") && l.contains("_param_"))
+    {
         let t = l.trim_start().replacen("ld.param.u64", "", 1);
         if let Some((reg, addr)) = t.split_once(',') {
-            let store = format!("\tst.param.u64 {}, {};", addr.trim().trim_end_matches(';'), reg.trim());
-            out.push((format!("{name}:write-kernel-param"), src.replacen(l, &format!("{l}\n{store}"), 1)));
+            let store = format!(
+                "\tst.param.u64 {}, {};",
+                addr.trim().trim_end_matches(';'),
+                reg.trim()
+            );
+            out.push((
+                format!("{name}:write-kernel-param"),
+                src.replacen(l, &format!("{l}\n{store}"), 1),
+            ));
         }
     }
     out
@@ -339,10 +391,7 @@ fn every_valid_corpus_file_is_accepted() {
 
 #[test]
 fn agreement_with_ptxas_on_mutants() {
-    let all: Vec<(String, String)> = corpus()
-        .iter()
-        .flat_map(|(n, s)| mutants(n, s))
-        .collect();
+    let all: Vec<(String, String)> = corpus().iter().flat_map(|(n, s)| mutants(n, s)).collect();
     assert!(all.len() > 300, "only {} mutants", all.len());
     // Every mutant must at least be judged without a panic.
     for (_, m) in &all {
@@ -378,7 +427,10 @@ fn agreement_with_ptxas_on_mutants() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     let total = results.len();
     let rejected_by_ptxas = results.iter().filter(|r| !r.2).count();
@@ -399,5 +451,8 @@ fn agreement_with_ptxas_on_mutants() {
         "AGREEMENT: {agree}/{total} mutants ({rate:.2}%); on the {rejected_by_ptxas} that ptxas rejects: {agree_invalid} ({rate_invalid:.2}%)"
     );
     assert!(rate >= 98.0, "agreement {rate:.2}% is below 98%");
-    assert!(rate_invalid >= 98.0, "agreement on invalid files {rate_invalid:.2}% is below 98%");
+    assert!(
+        rate_invalid >= 98.0,
+        "agreement on invalid files {rate_invalid:.2}% is below 98%"
+    );
 }
