@@ -109,8 +109,29 @@ pub fn compile_source(
         target: opts.target,
         ptx_version: opts.ptx_version,
     };
-    backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
+    let ptx = backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
         rendered: format!("error: {e}\n"),
+    })?;
+    check_ptx(&ptx)?;
+    Ok(ptx)
+}
+
+/// In debug and test builds, every PTX kernelc emits is judged by
+/// ptx-validate, so an instruction-selection bug shows up at once, at the
+/// compile that made it, without needing ptxas.
+fn check_ptx(ptx: &str) -> Result<(), CompileError> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let report = ptx_validate::validate(ptx);
+    if report.ok() {
+        return Ok(());
+    }
+    Err(CompileError {
+        rendered: format!(
+            "internal compiler error: the PTX kernelc produced does not validate\n{}",
+            report.rendered("<output>", ptx)
+        ),
     })
 }
 

@@ -8,6 +8,7 @@
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
 //!             [--spec FILE.run] [--max-steps N] ARG...
+//! kernelc validate FILE.ptx
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -41,7 +42,8 @@ enum EmitArg {
 Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
 runs passes and prints the IR (see `kernelc opt --help`).\n\
 And: `kernelc run FILE.cu --kernel NAME --grid X --block X ARG...` runs a kernel without a GPU\n\
-(see `kernelc run --help` and docs/running.md)."
+(see `kernelc run --help` and docs/running.md).\n\
+And: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints its minimum .version/.target."
 )]
 struct CompileArgs {
     /// The source file (.cu).
@@ -211,6 +213,8 @@ fn main() -> ExitCode {
         let mut rest = vec![format!("{} run", args[0])];
         rest.extend(args.into_iter().skip(2));
         expand_specs(rest).and_then(|rest| run_run(RunArgs::parse_from(rest)))
+    } else if args.get(1).map(String::as_str) == Some("validate") {
+        run_validate(&args[2..])
     } else {
         run_compile(CompileArgs::parse_from(args))
     };
@@ -223,6 +227,33 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+    }
+}
+
+/// `kernelc validate FILE.ptx`: judges PTX with ptx-validate (no ptxas
+/// needed). Diagnostics go to stderr rendered with their source lines, the
+/// module's minimum `.version`/`.target` to stdout; invalid PTX exits 1.
+fn run_validate(files: &[String]) -> Result<(), String> {
+    if files.is_empty() {
+        return Err("error: usage: kernelc validate FILE.ptx...".into());
+    }
+    let mut failed = String::new();
+    for f in files {
+        let src = read_input(Path::new(f))?;
+        let report = ptx_validate::validate(&src);
+        eprint!("{}", report.rendered(f, &src));
+        println!("{f}: {}", report.minimum_line());
+        if !report.ok() {
+            let n = report.diags.len();
+            failed.push_str(&format!(
+                "error: `{f}` is not valid PTX ({n} diagnostic(s))\n"
+            ));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed)
     }
 }
 

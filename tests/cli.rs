@@ -242,3 +242,37 @@ fn opt_reports_bad_ir_and_unknown_passes() {
     assert!(stderr(&out).contains("unknown pass"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(Path::new(&dir));
 }
+
+#[test]
+fn validate_subcommand_accepts_kernelc_output_and_rejects_bad_ptx() {
+    let dir = scratch("validate");
+    let good = dir.join("vadd.ptx");
+    let out = kernelc(&[
+        "samples/vadd.cu",
+        "-arch=sm_90",
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = kernelc(&["validate", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("minimum: .version 7.8, .target sm_90"),
+        "{}",
+        stdout(&out)
+    );
+
+    let ptx = std::fs::read_to_string(&good).unwrap();
+    let bad = dir.join("bad.ptx");
+    std::fs::write(
+        &bad,
+        ptx.replacen("ret;", "add.u32 %zz1, %r1, 1;\n\tret;", 1),
+    )
+    .unwrap();
+    let out = kernelc(&["validate", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("error: Unknown symbol '%zz1'"), "{err}");
+    assert!(err.contains("add.u32 %zz1, %r1, 1;"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,8 +28,15 @@ pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
 }
 
 /// Assembles `ptx` for `arch` with real ptxas and panics with ptxas's
-/// messages and the PTX if it is rejected. Does nothing (loudly) without ptxas.
+/// messages and the PTX if it is rejected. ptx-validate must accept it too
+/// (that check needs no ptxas, so it runs everywhere).
 pub fn assert_ptxas_accepts(ptx: &str, arch: &str, what: &str) {
+    let report = ptx_validate::validate(ptx);
+    assert!(
+        report.ok(),
+        "ptx-validate rejected the PTX of {what}:\n{}",
+        report.rendered("<ptx>", ptx)
+    );
     let Some(ptxas) = ptxas_or_skip(what) else {
         return;
     };

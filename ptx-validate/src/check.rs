@@ -1,0 +1,468 @@
+//! The semantic checks over a parsed [`Module`]: the header, symbols and
+//! scopes, labels and call targets, and the target/version each feature
+//! needs. Per-instruction operand rules live in [`crate::rules`].
+//!
+//! Why one walk collects everything: ptxas reports every error it finds in a
+//! file, not only the first, and a student fixing PTX wants the whole list.
+//! The walk also accumulates the minimum `.version`/`.target` the module's
+//! features need, so the report can say what the module could declare.
+
+use crate::ast::*;
+use crate::diag::Diag;
+use crate::isa::{self, Kind, Need, Target, Version};
+use crate::lexer::Pos;
+use std::collections::{HashMap, HashSet};
+
+/// What a declared name is.
+#[derive(Clone, Debug)]
+pub struct Sym {
+    /// `.reg`, `.shared`, `.param`, ... with its dot.
+    pub space: String,
+    pub ty: String,
+    /// A parameter of an `.entry`: ptxas forbids writing to it.
+    pub entry_param: bool,
+    /// A declaration with a vector type (`.reg .v2 .f32`).
+    pub vector: bool,
+}
+
+/// A name resolved in the current scope.
+#[derive(Clone, Debug)]
+pub enum Res {
+    Reg(Sym),
+    Var(Sym),
+    Func(FuncKind),
+    Label,
+    Special(String),
+    Unknown,
+}
+
+#[derive(Default)]
+struct Scope {
+    exact: HashMap<String, Sym>,
+    /// `%r<8>`: prefix `%r` → (count, symbol).
+    ranges: HashMap<String, (u32, Sym)>,
+}
+
+/// The result of checking: diagnostics and the module's minimum needs.
+pub struct Checked {
+    pub diags: Vec<Diag>,
+    pub min_version: Version,
+    pub min_target: Option<String>,
+}
+
+pub struct Cx<'a> {
+    pub diags: Vec<Diag>,
+    pub target: Option<Target>,
+    pub version: Version,
+    funcs: HashMap<&'a str, &'a Function>,
+    globals: HashMap<String, Sym>,
+    scopes: Vec<Scope>,
+    labels: HashSet<String>,
+    protos: HashSet<String>,
+    need_version: Version,
+    need_sm: u32,
+    need_only: Option<&'static [&'static str]>,
+    /// Features already reported, so one bad feature is one error.
+    reported: HashSet<String>,
+}
+
+/// Checks a module. Never panics; every problem becomes a diagnostic.
+pub fn check_module(m: &Module) -> Checked {
+    let mut cx = Cx {
+        diags: Vec::new(),
+        target: None,
+        version: (0, 0),
+        funcs: HashMap::new(),
+        globals: HashMap::new(),
+        scopes: Vec::new(),
+        labels: HashSet::new(),
+        protos: HashSet::new(),
+        need_version: (1, 0),
+        need_sm: 0,
+        need_only: None,
+        reported: HashSet::new(),
+    };
+    cx.header(m);
+    for item in &m.items {
+        match item {
+            Item::Func(f) => {
+                if let Some(prev) = cx.funcs.get(f.name.as_str()) {
+                    if prev.body.is_some() && f.body.is_some() {
+                        cx.diags.push(Diag::error(
+                            f.pos,
+                            format!("Duplicate definition of function '{}'", f.name),
+                        ));
+                    }
+                    if f.body.is_none() {
+                        continue;
+                    }
+                }
+                cx.funcs.insert(f.name.as_str(), f);
+            }
+            Item::Var(v) => {
+                cx.uses_types(&v.ty, v.names.first().map(|n| n.pos).unwrap_or_default());
+                for n in &v.names {
+                    let sym = Sym {
+                        space: v.space.clone(),
+                        ty: v.ty.clone(),
+                        entry_param: false,
+                        vector: v.vector.is_some(),
+                    };
+                    if cx.globals.insert(n.name.clone(), sym).is_some() {
+                        cx.diags.push(Diag::error(
+                            n.pos,
+                            format!("Duplicate definition of variable '{}'", n.name),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for item in &m.items {
+        if let Item::Func(f) = item {
+            cx.function(f);
+        }
+    }
+    cx.finish()
+}
+
+impl<'a> Cx<'a> {
+    fn header(&mut self, m: &Module) {
+        let start = Pos {
+            line: 1,
+            col: 1,
+            offset: 0,
+        };
+        match m.version {
+            None => self.diags.push(Diag::error(
+                start,
+                "Missing .version directive at start of file".into(),
+            )),
+            Some((v, pos)) => {
+                self.version = v;
+                if !m.version_first {
+                    self.diags.push(Diag::error(
+                        pos,
+                        "Missing .version directive at start of file".into(),
+                    ));
+                }
+                if v > isa::MAX_VERSION {
+                    self.diags.push(Diag::error(
+                        pos,
+                        format!(
+                            "Unsupported .version {}.{}; current version is '{}.{}'",
+                            v.0,
+                            v.1,
+                            isa::MAX_VERSION.0,
+                            isa::MAX_VERSION.1
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut debug = false;
+        for (i, (t, pos)) in m.target.iter().enumerate() {
+            if i > 0 {
+                match t.as_str() {
+                    "debug" => debug = true,
+                    "texmode_independent" | "texmode_unified" | "map_f64_to_f32" => {}
+                    _ => self
+                        .diags
+                        .push(Diag::error(*pos, format!("Unsupported .target '{t}'"))),
+                }
+                continue;
+            }
+            match Target::parse(t).filter(|t| isa::target_floor(t).is_some()) {
+                None => self
+                    .diags
+                    .push(Diag::error(*pos, format!("Unsupported .target '{t}'"))),
+                Some(target) => {
+                    let floor = isa::target_floor(&target).unwrap_or((1, 0));
+                    if m.version.is_some() && self.version < floor {
+                        self.diags.push(Diag::error(
+                            *pos,
+                            format!(
+                                "PTX .version {}.{} does not support .target {t}",
+                                self.version.0, self.version.1
+                            ),
+                        ));
+                    }
+                    self.need_version = self.need_version.max(floor);
+                    self.target = Some(target);
+                }
+            }
+        }
+        if m.target.is_empty() {
+            self.diags
+                .push(Diag::error(start, "Missing .target directive".into()));
+        }
+        let _ = debug;
+        if let Some((size, pos)) = m.address_size {
+            if size != 64 {
+                self.diags.push(Diag::error(
+                    pos,
+                    "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported".into(),
+                ));
+            }
+        }
+    }
+
+    fn finish(self) -> Checked {
+        let min_target = match self.need_only {
+            Some(list) => list.first().map(|s| s.to_string()),
+            None if self.need_sm > 0 => Some(format!("sm_{}", self.need_sm)),
+            None => self.target.as_ref().map(Target::name),
+        };
+        let mut diags = self.diags;
+        diags.sort_by_key(|d| (d.pos.line, d.pos.col));
+        Checked {
+            diags,
+            min_version: self.need_version,
+            min_target,
+        }
+    }
+
+    pub fn error(&mut self, pos: Pos, msg: String) {
+        self.diags.push(Diag::error(pos, msg));
+    }
+
+    /// Records that the module uses `feature`, which needs `need`; reports
+    /// (once per feature) when the declared target or version is too low.
+    pub fn need(&mut self, feature: &str, need: Need, pos: Pos, instruction: bool) {
+        self.need_version = self.need_version.max(need.version);
+        match need.only {
+            Some(list) => {
+                if self.need_only.is_none() {
+                    self.need_only = Some(list);
+                }
+            }
+            None => self.need_sm = self.need_sm.max(need.sm),
+        }
+        if self.version < need.version && self.reported.insert(format!("v{feature}")) {
+            self.error(
+                pos,
+                format!(
+                    "Feature '{feature}' requires PTX ISA .version {}.{} or later",
+                    need.version.0, need.version.1
+                ),
+            );
+        }
+        let Some(t) = self.target.clone() else { return };
+        if !need.target_ok(&t) && self.reported.insert(format!("t{feature}")) {
+            let msg = match (need.only, instruction) {
+                (Some(_), true) => {
+                    format!(
+                        "Instruction '{feature}' not supported on .target '{}'",
+                        t.name()
+                    )
+                }
+                (Some(_), false) => {
+                    format!(
+                        "Feature '{feature}' not supported on .target '{}'",
+                        t.name()
+                    )
+                }
+                (None, true) => format!(
+                    "Instruction '{feature}' requires .target sm_{} or higher",
+                    need.sm
+                ),
+                (None, false) => format!(
+                    "Feature '{feature}' requires .target sm_{} or higher",
+                    need.sm
+                ),
+            };
+            self.error(pos, msg);
+        }
+    }
+
+    /// Types with their own version floor (`.b128` needs 8.3).
+    pub fn uses_types(&mut self, ty: &str, pos: Pos) {
+        if ty == ".b128" {
+            self.need("Type .b128", Need::new(0, (8, 3)), pos, false);
+        }
+    }
+
+    fn function(&mut self, f: &'a Function) {
+        for (d, _, pos) in &f.directives {
+            if matches!(
+                d.as_str(),
+                ".reqnctapercluster" | ".explicitcluster" | ".maxclusterrank"
+            ) {
+                self.need(d, Need::new(90, (7, 8)), *pos, false);
+            }
+        }
+        if f.kind == FuncKind::Func
+            && f.rets.len() > 1
+            && f.rets.iter().any(|r| r.space == ".param")
+        {
+            self.error(
+                f.pos,
+                "Multiple return parameters require .register state space".into(),
+            );
+        }
+        let Some(body) = &f.body else { return };
+        self.scopes.clear();
+        let mut top = Scope::default();
+        for p in f.rets.iter().chain(&f.params) {
+            self.uses_types(&p.ty, p.pos);
+            let sym = Sym {
+                space: p.space.clone(),
+                ty: p.ty.clone(),
+                entry_param: f.kind == FuncKind::Entry,
+                vector: false,
+            };
+            if top.exact.insert(p.name.clone(), sym).is_some() {
+                self.error(
+                    p.pos,
+                    format!("Duplicate definition of variable '{}'", p.name),
+                );
+            }
+        }
+        self.scopes.push(top);
+        self.labels.clear();
+        self.protos.clear();
+        collect_labels(body, &mut self.labels, &mut self.protos);
+        self.block(body);
+        self.scopes.clear();
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        self.scopes.push(Scope::default());
+        for s in stmts {
+            match s {
+                Stmt::Decl(v) => self.declare(v),
+                Stmt::Label(..) | Stmt::Prototype(..) => {}
+                Stmt::Block(inner, _) => self.block(inner),
+                Stmt::Inst(i) => crate::rules::check_inst(self, i),
+            }
+        }
+        self.scopes.pop();
+    }
+
+    fn declare(&mut self, v: &VarDecl) {
+        let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        self.uses_types(&v.ty, pos);
+        if v.space == ".reg" && isa::type_info(&v.ty).is_none() {
+            self.error(pos, format!("Unknown type '{}' for .reg declaration", v.ty));
+        }
+        let Some(scope) = self.scopes.last_mut() else {
+            return;
+        };
+        let mut dups = Vec::new();
+        for n in &v.names {
+            let sym = Sym {
+                space: v.space.clone(),
+                ty: v.ty.clone(),
+                entry_param: false,
+                vector: v.vector.is_some(),
+            };
+            let dup = match n.range {
+                Some(count) => scope.ranges.insert(n.name.clone(), (count, sym)).is_some(),
+                None => scope.exact.insert(n.name.clone(), sym).is_some(),
+            };
+            if dup {
+                dups.push((n.pos, n.name.clone()));
+            }
+        }
+        for (pos, name) in dups {
+            self.error(pos, format!("Duplicate definition of variable '{name}'"));
+        }
+    }
+
+    /// Resolves a name through the block scopes, the function's labels,
+    /// the module's variables and functions, and the special registers.
+    pub fn resolve(&self, name: &str) -> Res {
+        for scope in self.scopes.iter().rev() {
+            if let Some(s) = scope.exact.get(name) {
+                return wrap(s);
+            }
+            if let Some((prefix, n)) = split_index(name) {
+                if let Some((count, s)) = scope.ranges.get(prefix) {
+                    if n < *count {
+                        return wrap(s);
+                    }
+                }
+            }
+        }
+        if self.labels.contains(name) || self.protos.contains(name) {
+            return Res::Label;
+        }
+        if let Some(s) = self.globals.get(name) {
+            return wrap(s);
+        }
+        if let Some(f) = self.funcs.get(name) {
+            return Res::Func(f.kind);
+        }
+        if isa::special(name).is_some() {
+            return Res::Special(name.to_string());
+        }
+        Res::Unknown
+    }
+
+    pub fn func(&self, name: &str) -> Option<&'a Function> {
+        self.funcs.get(name).copied()
+    }
+
+    pub fn is_label(&self, name: &str) -> bool {
+        self.labels.contains(name)
+    }
+    pub fn is_proto(&self, name: &str) -> bool {
+        self.protos.contains(name)
+    }
+
+    /// The `(kind, width)` of a register name, if it is a declared register.
+    pub fn reg_type(&self, name: &str) -> Option<(Kind, u32)> {
+        match self.resolve(name) {
+            Res::Reg(s) => isa::type_info(&s.ty),
+            _ => None,
+        }
+    }
+}
+
+fn wrap(s: &Sym) -> Res {
+    if s.space == ".reg" {
+        Res::Reg(s.clone())
+    } else {
+        Res::Var(s.clone())
+    }
+}
+
+/// `%rd12` → (`%rd`, 12). Leading zeros do not name a ranged register.
+fn split_index(name: &str) -> Option<(&str, u32)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits == name.len() {
+        return None;
+    }
+    let (prefix, num) = name.split_at(name.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    Some((prefix, num.parse().ok()?))
+}
+
+fn collect_labels(stmts: &[Stmt], labels: &mut HashSet<String>, protos: &mut HashSet<String>) {
+    for s in stmts {
+        match s {
+            Stmt::Label(l, _) => {
+                labels.insert(l.clone());
+            }
+            Stmt::Prototype(p, _) => {
+                protos.insert(p.clone());
+            }
+            Stmt::Block(inner, _) => collect_labels(inner, labels, protos),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranged_registers_split_their_index() {
+        assert_eq!(split_index("%rd12"), Some(("%rd", 12)));
+        assert_eq!(split_index("%r01"), None);
+        assert_eq!(split_index("%r"), None);
+    }
+}

@@ -1,0 +1,150 @@
+//! The ptxas driver: the only part of this crate that does I/O.
+//!
+//! It finds NVIDIA's ptxas (`$KERNELC_PTXAS`, then `PATH`, then
+//! `$CUDA_HOME/bin`, then the project's `.tools/cuda-13.5/nvidia/cu13/bin`),
+//! runs it with an `-arch` derived from the module's `.target`, and parses
+//! its messages into structured form, so that the validator's verdict can be
+//! compared with the real one. It is kept apart so the rest of the library
+//! stays pure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Where `scripts/test` installs ptxas, relative to the workspace root.
+pub const LOCAL_TOOLS: &str = ".tools/cuda-13.5/nvidia/cu13/bin";
+
+/// Finds ptxas. `workspace` is where to look for the project's `.tools`.
+pub fn find_ptxas(workspace: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("KERNELC_PTXAS").map(PathBuf::from) {
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            let c = dir.join("ptxas");
+            if c.is_file() {
+                return Some(c);
+            }
+        }
+    }
+    if let Some(home) = std::env::var_os("CUDA_HOME").map(PathBuf::from) {
+        let c = home.join("bin/ptxas");
+        if c.is_file() {
+            return Some(c);
+        }
+    }
+    let c = workspace?.join(LOCAL_TOOLS).join("ptxas");
+    c.is_file().then_some(c)
+}
+
+/// The `-arch` for a module: its `.target` (the first name), or ptxas's
+/// default `sm_75` when there is none.
+pub fn arch_of(ptx: &str) -> String {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix(".target"))
+        .and_then(|rest| {
+            rest.split(|c: char| c == ',' || c.is_whitespace())
+                .find(|w| !w.is_empty())
+        })
+        .unwrap_or("sm_75")
+        .to_string()
+}
+
+/// One message of ptxas: `ptxas FILE, line N; error   : MSG` or
+/// `ptxas fatal   : MSG`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub line: Option<u32>,
+    /// `error`, `fatal`, `warning`, `info`.
+    pub severity: String,
+    pub text: String,
+}
+
+/// What ptxas said.
+#[derive(Debug)]
+pub struct Outcome {
+    pub accepted: bool,
+    pub messages: Vec<Message>,
+    pub raw: String,
+}
+
+/// Parses ptxas's stderr into messages; lines it does not recognise are
+/// kept only in `raw`.
+pub fn parse_messages(raw: &str) -> Vec<Message> {
+    let mut out = Vec::new();
+    for l in raw.lines() {
+        let Some(rest) = l.strip_prefix("ptxas") else {
+            continue;
+        };
+        let (line, rest) = match rest.find(", line ") {
+            Some(k) => {
+                let after = &rest[k + 7..];
+                let n: String = after.chars().take_while(char::is_ascii_digit).collect();
+                let tail = after[n.len()..].trim_start_matches(';');
+                (n.parse().ok(), tail)
+            }
+            None => (None, rest),
+        };
+        if let Some((sev, text)) = rest.split_once(':') {
+            out.push(Message {
+                line,
+                severity: sev.trim().to_string(),
+                text: text.trim().to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Assembles `ptx` with `ptxas -arch=<from .target>`, discarding the cubin.
+pub fn run_ptxas(ptxas: &Path, ptx: &str) -> std::io::Result<Outcome> {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ptx-validate-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir)?;
+    let input = dir.join("in.ptx");
+    std::fs::write(&input, ptx)?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={}", arch_of(ptx)))
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join("out.cubin"))
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out?;
+    let mut raw = String::from_utf8_lossy(&out.stdout).into_owned();
+    raw.push_str(&String::from_utf8_lossy(&out.stderr));
+    Ok(Outcome {
+        accepted: out.status.success(),
+        messages: parse_messages(&raw),
+        raw,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_comes_from_the_target() {
+        assert_eq!(arch_of(".version 8.0\n.target sm_90a, debug\n"), "sm_90a");
+        assert_eq!(arch_of(".version 8.0\n"), "sm_75");
+    }
+
+    #[test]
+    fn messages_are_structured() {
+        let m = parse_messages(
+            "ptxas /tmp/x.ptx, line 9; error   : Unknown symbol '%x'\nptxas fatal   : Ptx assembly aborted due to errors\n",
+        );
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].line, Some(9));
+        assert_eq!(m[0].severity, "error");
+        assert_eq!(m[0].text, "Unknown symbol '%x'");
+        assert_eq!(m[1].severity, "fatal");
+    }
+}

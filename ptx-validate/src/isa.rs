@@ -1,0 +1,263 @@
+//! Facts about the PTX ISA as ptxas 13.5 enforces them: targets and their
+//! minimum `.version`, types and the relaxed compatibility rules, special
+//! registers, and which target and version each feature needs.
+//!
+//! Every number here was checked against ptxas 13.5 (see the project's
+//! `ptx-facts.md`); where ptxas and the PTX manual disagree, ptxas wins,
+//! because agreeing with ptxas is what this crate is for.
+
+/// A PTX ISA version, ordered: `(8, 0) < (8, 3)`.
+pub type Version = (u32, u32);
+
+/// The newest `.version` ptxas 13.5 accepts.
+pub const MAX_VERSION: Version = (9, 5);
+
+/// A parsed `.target`: `sm_90a` is `{ sm: 90, suffix: "a" }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub sm: u32,
+    pub suffix: String,
+}
+
+impl Target {
+    pub fn parse(s: &str) -> Option<Target> {
+        let rest = s.strip_prefix("sm_")?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let suffix = rest[digits.len()..].to_string();
+        if !(suffix.is_empty() || suffix == "a" || suffix == "f") {
+            return None;
+        }
+        Some(Target {
+            sm: digits.parse().ok()?,
+            suffix,
+        })
+    }
+    pub fn name(&self) -> String {
+        format!("sm_{}{}", self.sm, self.suffix)
+    }
+}
+
+/// The lowest `.version` ptxas 13.5 accepts for a target, or `None` when
+/// ptxas 13.5 does not know the target at all.
+pub fn target_floor(t: &Target) -> Option<Version> {
+    let base = match t.sm {
+        75 => (6, 3),
+        80 => (7, 0),
+        86 => (7, 1),
+        87 => (7, 4),
+        89 => (7, 8),
+        88 => (9, 0),
+        90 => (7, 8),
+        100 | 101 => (8, 6),
+        103 => (8, 8),
+        107 => (9, 4),
+        110 => (9, 0),
+        120 => (8, 7),
+        121 => (8, 8),
+        _ => return None,
+    };
+    Some(match (t.sm, t.suffix.as_str()) {
+        (90, "a") => (8, 0),
+        (90, "f") => return None,
+        (100, "f") | (120, "f") => (8, 8),
+        (_, _) => base,
+    })
+}
+
+/// The kind half of a PTX type: it decides which mixes are legal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Bits,
+    Unsigned,
+    Signed,
+    Float,
+    Pred,
+}
+
+/// Kind and width in bits of a type spelled with its dot, e.g. `.f16x2`.
+pub fn type_info(t: &str) -> Option<(Kind, u32)> {
+    Some(match t {
+        ".pred" => (Kind::Pred, 1),
+        ".b8" => (Kind::Bits, 8),
+        ".b16" => (Kind::Bits, 16),
+        ".b32" => (Kind::Bits, 32),
+        ".b64" => (Kind::Bits, 64),
+        ".b128" => (Kind::Bits, 128),
+        ".u8" => (Kind::Unsigned, 8),
+        ".u16" => (Kind::Unsigned, 16),
+        ".u32" => (Kind::Unsigned, 32),
+        ".u64" => (Kind::Unsigned, 64),
+        ".s8" => (Kind::Signed, 8),
+        ".s16" => (Kind::Signed, 16),
+        ".s32" => (Kind::Signed, 32),
+        ".s64" => (Kind::Signed, 64),
+        ".f16" | ".bf16" => (Kind::Float, 16),
+        ".f16x2" | ".bf16x2" | ".f32" | ".tf32" => (Kind::Float, 32),
+        ".f64" => (Kind::Float, 64),
+        ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0" => (Kind::Bits, 8),
+        ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" => (Kind::Bits, 16),
+        ".e4m3x4" | ".e5m2x4" => (Kind::Bits, 32),
+        _ => return None,
+    })
+}
+
+pub fn is_type(t: &str) -> bool {
+    type_info(t).is_some()
+}
+
+/// How a register may relate to the instruction's type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// Same width (ALU operands).
+    Exact,
+    /// The register may be wider (load destinations, store sources).
+    Wider,
+}
+
+/// The relaxed rules ptxas applies: `.bN` fits every type of its width;
+/// `.u`/`.s` mix; `.f` never mixes with `.u`/`.s`; predicates only with
+/// predicates; loads may widen into and stores may truncate from a wider
+/// integer or bit register.
+pub fn fits(inst: (Kind, u32), reg: (Kind, u32), fit: Fit) -> bool {
+    let (ik, iw) = inst;
+    let (rk, rw) = reg;
+    if ik == Kind::Pred || rk == Kind::Pred {
+        return ik == rk;
+    }
+    let kinds_ok = ik == Kind::Bits
+        || rk == Kind::Bits
+        || ik == rk
+        || (matches!(ik, Kind::Unsigned | Kind::Signed)
+            && matches!(rk, Kind::Unsigned | Kind::Signed));
+    if !kinds_ok {
+        return false;
+    }
+    match fit {
+        Fit::Exact => iw == rw,
+        Fit::Wider => iw == rw || (rw > iw && rk != Kind::Float),
+    }
+}
+
+/// A special register's width, whether it is a 4-vector (`%tid`), and the
+/// feature it needs, if any.
+pub struct Special {
+    pub ty: (Kind, u32),
+    pub vector: bool,
+    pub needs: Option<Need>,
+}
+
+/// Looks up a special register by its base name (`%tid`, `%clock64`).
+pub fn special(name: &str) -> Option<Special> {
+    let u32t = (Kind::Unsigned, 32);
+    let u64t = (Kind::Unsigned, 64);
+    let cluster = Some(Need::new(90, (7, 8)));
+    let s = |ty, vector, needs| Some(Special { ty, vector, needs });
+    match name {
+        "%tid" | "%ntid" | "%ctaid" | "%nctaid" => s(u32t, true, None),
+        "%clusterid" | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => {
+            s(u32t, true, cluster)
+        }
+        "%cluster_ctarank" | "%cluster_nctarank" => s(u32t, false, cluster),
+        "%is_explicit_cluster" => s((Kind::Pred, 1), false, cluster),
+        "%laneid" | "%warpid" | "%nwarpid" | "%smid" | "%nsmid" | "%lanemask_eq"
+        | "%lanemask_le" | "%lanemask_lt" | "%lanemask_ge" | "%lanemask_gt" | "%clock"
+        | "%clock_hi" | "%globaltimer_lo" | "%globaltimer_hi" | "%dynamic_smem_size"
+        | "%total_smem_size" | "%aggr_smem_size" | "%warpsz" => s(u32t, false, None),
+        "%clock64" | "%globaltimer" | "%gridid" | "%current_graph_exec" => s(u64t, false, None),
+        _ if name.starts_with("%envreg") || name.starts_with("%pm") => {
+            let wide = name.ends_with("_64");
+            s(if wide { u64t } else { u32t }, false, None)
+        }
+        _ => None,
+    }
+}
+
+/// What a feature needs: a minimum SM number, optionally an exact set of
+/// architecture-specific targets, and a minimum `.version`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Need {
+    pub sm: u32,
+    /// When set, only these targets have the feature (`wgmma`: `sm_90a`).
+    pub only: Option<&'static [&'static str]>,
+    pub version: Version,
+}
+
+impl Need {
+    pub const fn new(sm: u32, version: Version) -> Need {
+        Need {
+            sm,
+            only: None,
+            version,
+        }
+    }
+    pub const fn only(list: &'static [&'static str], version: Version) -> Need {
+        Need {
+            sm: 0,
+            only: Some(list),
+            version,
+        }
+    }
+    /// Whether `t` has the feature (the `.version` is checked separately).
+    pub fn target_ok(&self, t: &Target) -> bool {
+        match self.only {
+            Some(list) => list.contains(&t.name().as_str()),
+            None => t.sm >= self.sm,
+        }
+    }
+}
+
+pub const WGMMA_TARGETS: &[&str] = &["sm_90a"];
+pub const TCGEN05_TARGETS: &[&str] = &[
+    "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+];
+pub const SETMAXNREG_TARGETS: &[&str] = &[
+    "sm_90a", "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+];
+
+/// The state spaces an address may name, with their dots.
+pub fn is_space(m: &str) -> bool {
+    matches!(
+        m,
+        ".global"
+            | ".shared"
+            | ".shared::cta"
+            | ".shared::cluster"
+            | ".local"
+            | ".const"
+            | ".param"
+            | ".param::entry"
+            | ".param::func"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relaxed_type_rules() {
+        let b32 = type_info(".b32").unwrap();
+        let f32 = type_info(".f32").unwrap();
+        let u32 = type_info(".u32").unwrap();
+        let s32 = type_info(".s32").unwrap();
+        let u8 = type_info(".u8").unwrap();
+        let b64 = type_info(".b64").unwrap();
+        assert!(fits(f32, b32, Fit::Exact));
+        assert!(fits(b32, f32, Fit::Exact));
+        assert!(fits(s32, u32, Fit::Exact));
+        assert!(!fits(u32, f32, Fit::Exact));
+        assert!(fits(u8, b32, Fit::Wider));
+        assert!(!fits(b64, b32, Fit::Wider));
+        assert!(!fits(u32, b64, Fit::Exact));
+    }
+
+    #[test]
+    fn target_floors() {
+        let f = |s: &str| target_floor(&Target::parse(s).unwrap());
+        assert_eq!(f("sm_90"), Some((7, 8)));
+        assert_eq!(f("sm_90a"), Some((8, 0)));
+        assert_eq!(f("sm_100f"), Some((8, 8)));
+        assert_eq!(f("sm_70"), None);
+        assert!(Target::parse("sm_90x").is_none());
+    }
+}

@@ -1,0 +1,39 @@
+//! `ptx-validate FILE.ptx...`: prints each file's diagnostics in ptxas's
+//! form (or rendered with `--pretty`) and its minimum `.version`/`.target`.
+//! Exit code 0 when every file is predicted valid, 1 otherwise, 2 on usage
+//! or I/O errors.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let pretty = args.iter().any(|a| a == "--pretty");
+    let files: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    if files.is_empty() || args.iter().any(|a| a == "--help") {
+        eprintln!("usage: ptx-validate [--pretty] FILE.ptx...");
+        return ExitCode::from(2);
+    }
+    let mut all_ok = true;
+    for f in files {
+        let src = match std::fs::read(f) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("ptx-validate: cannot read `{f}`: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let report = ptx_validate::validate(&src);
+        if pretty {
+            eprint!("{}", report.rendered(f, &src));
+        } else {
+            eprint!("{}", report.ptxas_text(f));
+        }
+        println!("{f}: {}", report.minimum_line());
+        all_ok &= report.ok();
+    }
+    if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,760 @@
+//! Tokens to a [`Module`]. Recursive descent over PTX's statement grammar.
+//!
+//! Why recovery matters: ptxas stops at the first syntax error with
+//! `Parsing error near 'x': syntax error`, and so do we. The parser returns
+//! the first syntax error as a diagnostic instead of a partial module,
+//! because every later check would be reasoning about a guess. Debug-only
+//! directives (`.file`, `.loc`, `.section`) are skipped: they carry no
+//! semantics the checks need.
+
+use crate::ast::*;
+use crate::diag::Diag;
+use crate::lexer::{lex, Pos, Tok, Token};
+
+/// Deeper `{}` nesting than this is refused, so hostile input cannot
+/// overflow the stack of a recursive parser.
+const MAX_DEPTH: usize = 200;
+
+struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    depth: usize,
+}
+
+type PResult<T> = Result<T, Diag>;
+
+/// Parses a PTX module, or returns the first syntax error.
+pub fn parse(src: &str) -> Result<Module, Diag> {
+    let mut p = Parser {
+        toks: lex(src),
+        i: 0,
+        depth: 0,
+    };
+    p.module()
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.i.min(self.toks.len() - 1)].tok
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.i + n).min(self.toks.len() - 1)].tok
+    }
+    fn pos(&self) -> Pos {
+        self.toks[self.i.min(self.toks.len() - 1)].pos
+    }
+    fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+    fn is_punct(&self, c: char) -> bool {
+        *self.peek() == Tok::Punct(c)
+    }
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn is_dot(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::DotWord(d) if d == w)
+    }
+
+    /// ptxas's wording for every syntax error.
+    fn syntax_error(&self) -> Diag {
+        let near = match self.peek() {
+            Tok::Ident(s) | Tok::DotWord(s) => s.clone(),
+            Tok::Int(v) => v.to_string(),
+            Tok::Float(_) => "float".into(),
+            Tok::Str(s) => format!("\"{s}\""),
+            Tok::Punct(c) | Tok::Unknown(c) => c.to_string(),
+            Tok::Eof => "end of file".into(),
+        };
+        Diag::error(
+            self.pos(),
+            format!("Parsing error near '{near}': syntax error"),
+        )
+    }
+
+    fn expect_punct(&mut self, c: char) -> PResult<()> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            Err(self.syntax_error())
+        }
+    }
+
+    fn ident(&mut self) -> PResult<(String, Pos)> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.bump();
+                Ok((s, pos))
+            }
+            _ => Err(self.syntax_error()),
+        }
+    }
+
+    fn int(&mut self) -> PResult<i128> {
+        let neg = self.eat_punct('-');
+        match self.bump() {
+            Tok::Int(v) => Ok(if neg { -v } else { v }),
+            _ => {
+                self.i = self.i.saturating_sub(1);
+                Err(self.syntax_error())
+            }
+        }
+    }
+
+    /// Skips the rest of the current source line (for `.loc`/`.file`).
+    fn skip_line(&mut self, line: u32) {
+        while self.pos().line == line && *self.peek() != Tok::Eof {
+            self.bump();
+        }
+    }
+
+    /// Skips a balanced `{ ... }` (a `.section` body).
+    fn skip_braced(&mut self) -> PResult<()> {
+        self.expect_punct('{')?;
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self.bump() {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => depth -= 1,
+                Tok::Eof => return Err(self.syntax_error()),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn module(&mut self) -> PResult<Module> {
+        let mut m = Module::default();
+        let mut seen_other = false;
+        loop {
+            let pos = self.pos();
+            match self.peek().clone() {
+                Tok::Eof => break,
+                Tok::DotWord(d) => match d.as_str() {
+                    ".version" => {
+                        self.bump();
+                        let v = match self.bump() {
+                            Tok::Float(crate::lexer::FloatLit::Decimal(_)) => {
+                                let t = &self.toks[self.i - 1];
+                                version_from_text(t, pos)
+                            }
+                            Tok::Int(v) => Some((v.clamp(0, 999) as u32, 0)),
+                            _ => None,
+                        };
+                        let Some(v) = v else {
+                            self.i -= 1;
+                            return Err(self.syntax_error());
+                        };
+                        m.version_first = !seen_other && m.version.is_none();
+                        m.version = Some((v, pos));
+                    }
+                    ".target" => {
+                        self.bump();
+                        seen_other = true;
+                        loop {
+                            let (t, tp) = self.ident()?;
+                            m.target.push((t, tp));
+                            if !self.eat_punct(',') {
+                                break;
+                            }
+                        }
+                    }
+                    ".address_size" => {
+                        self.bump();
+                        seen_other = true;
+                        let v = self.int()?;
+                        m.address_size = Some((v.clamp(0, 1024) as u32, pos));
+                    }
+                    ".file" | ".loc" => {
+                        self.bump();
+                        self.skip_line(pos.line);
+                    }
+                    ".section" => {
+                        self.bump();
+                        seen_other = true;
+                        self.bump();
+                        self.skip_braced()?;
+                    }
+                    ".pragma" => {
+                        self.bump();
+                        self.bump();
+                        self.expect_punct(';')?;
+                    }
+                    _ => {
+                        seen_other = true;
+                        self.top_item(&mut m)?;
+                    }
+                },
+                _ => return Err(self.syntax_error()),
+            }
+        }
+        Ok(m)
+    }
+
+    fn top_item(&mut self, m: &mut Module) -> PResult<()> {
+        let mut linkage = Vec::new();
+        while let Tok::DotWord(d) = self.peek() {
+            if matches!(d.as_str(), ".visible" | ".extern" | ".weak" | ".common") {
+                linkage.push(d.clone());
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        if self.is_dot(".entry") || self.is_dot(".func") {
+            let f = self.function(linkage)?;
+            m.items.push(Item::Func(f));
+            return Ok(());
+        }
+        let v = self.var_decl(linkage)?;
+        m.items.push(Item::Var(v));
+        Ok(())
+    }
+
+    fn function(&mut self, linkage: Vec<String>) -> PResult<Function> {
+        let kind = if self.is_dot(".entry") {
+            FuncKind::Entry
+        } else {
+            FuncKind::Func
+        };
+        self.bump();
+        let mut rets = Vec::new();
+        if kind == FuncKind::Func && self.is_punct('(') {
+            rets = self.param_list()?;
+        }
+        let (name, pos) = self.ident()?;
+        let mut params = Vec::new();
+        if self.is_punct('(') {
+            params = self.param_list()?;
+        }
+        let mut directives = Vec::new();
+        loop {
+            let dpos = self.pos();
+            match self.peek().clone() {
+                Tok::DotWord(d)
+                    if matches!(
+                        d.as_str(),
+                        ".maxntid"
+                            | ".reqntid"
+                            | ".minnctapersm"
+                            | ".maxnctapersm"
+                            | ".maxnreg"
+                            | ".reqnctapercluster"
+                            | ".explicitcluster"
+                            | ".maxclusterrank"
+                            | ".noreturn"
+                            | ".blocksareclusters"
+                    ) =>
+                {
+                    self.bump();
+                    let mut vals = Vec::new();
+                    if matches!(self.peek(), Tok::Int(_)) {
+                        vals.push(self.int()?);
+                        while self.eat_punct(',') {
+                            vals.push(self.int()?);
+                        }
+                    }
+                    directives.push((d, vals, dpos));
+                }
+                Tok::DotWord(d) if d == ".pragma" => {
+                    self.bump();
+                    self.bump();
+                    self.expect_punct(';')?;
+                }
+                _ => break,
+            }
+        }
+        let body = if self.eat_punct(';') {
+            None
+        } else if self.is_punct('{') {
+            Some(self.block_body()?)
+        } else {
+            return Err(self.syntax_error());
+        };
+        Ok(Function {
+            kind,
+            linkage,
+            name,
+            pos,
+            rets,
+            params,
+            directives,
+            body,
+        })
+    }
+
+    fn param_list(&mut self) -> PResult<Vec<Param>> {
+        self.expect_punct('(')?;
+        let mut out = Vec::new();
+        if self.eat_punct(')') {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.param()?);
+            if self.eat_punct(')') {
+                return Ok(out);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    fn param(&mut self) -> PResult<Param> {
+        let space = match self.bump() {
+            Tok::DotWord(d) if d == ".param" || d == ".reg" => d,
+            _ => {
+                self.i -= 1;
+                return Err(self.syntax_error());
+            }
+        };
+        let mut ty = String::new();
+        while let Tok::DotWord(d) = self.peek().clone() {
+            self.bump();
+            match d.as_str() {
+                ".align" => {
+                    self.int()?;
+                }
+                ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
+                _ if d.starts_with(".shared::") => {}
+                _ => ty = d,
+            }
+        }
+        if ty.is_empty() {
+            return Err(self.syntax_error());
+        }
+        let (name, pos) = match self.peek() {
+            // `_` is a legal (anonymous) name in prototypes.
+            Tok::Ident(_) => self.ident()?,
+            _ => return Err(self.syntax_error()),
+        };
+        let mut array = None;
+        if self.eat_punct('[') {
+            array = Some(if self.is_punct(']') {
+                0
+            } else {
+                self.int()?.clamp(0, u32::MAX as i128) as u64
+            });
+            self.expect_punct(']')?;
+        }
+        Ok(Param {
+            space,
+            ty,
+            name,
+            pos,
+            array,
+        })
+    }
+
+    /// A variable declaration after its linkage: `.shared .align 16 .b8 s[256];`.
+    fn var_decl(&mut self, linkage: Vec<String>) -> PResult<VarDecl> {
+        let space = match self.peek().clone() {
+            Tok::DotWord(d)
+                if matches!(
+                    d.as_str(),
+                    ".reg" | ".shared" | ".local" | ".const" | ".global" | ".param" | ".tex"
+                ) || d.starts_with(".shared::") =>
+            {
+                self.bump();
+                d
+            }
+            _ => return Err(self.syntax_error()),
+        };
+        let mut ty = String::new();
+        let mut vector = None;
+        let mut align = None;
+        while let Tok::DotWord(d) = self.peek().clone() {
+            self.bump();
+            match d.as_str() {
+                ".align" => align = Some(self.int()?),
+                ".v2" => vector = Some(2),
+                ".v4" => vector = Some(4),
+                ".v8" => vector = Some(8),
+                ".attribute" => {
+                    self.expect_punct('(')?;
+                    while !self.eat_punct(')') {
+                        if *self.peek() == Tok::Eof {
+                            return Err(self.syntax_error());
+                        }
+                        self.bump();
+                    }
+                }
+                ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
+                _ => ty = d,
+            }
+        }
+        if ty.is_empty() {
+            return Err(self.syntax_error());
+        }
+        let mut names = Vec::new();
+        loop {
+            let (name, pos) = self.ident()?;
+            let mut d = DeclName {
+                name,
+                pos,
+                range: None,
+                array: Vec::new(),
+                has_init: false,
+            };
+            if self.eat_punct('<') {
+                d.range = Some(self.int()?.clamp(0, u32::MAX as i128) as u32);
+                self.expect_punct('>')?;
+            }
+            while self.eat_punct('[') {
+                if self.eat_punct(']') {
+                    d.array.push(None);
+                } else {
+                    let n = self.int()?;
+                    d.array.push(Some(n.clamp(0, u32::MAX as i128) as u64));
+                    self.expect_punct(']')?;
+                }
+            }
+            if self.eat_punct('=') {
+                d.has_init = true;
+                self.initializer()?;
+            }
+            names.push(d);
+            if !self.eat_punct(',') {
+                break;
+            }
+        }
+        self.expect_punct(';')?;
+        Ok(VarDecl {
+            linkage,
+            space,
+            ty,
+            vector,
+            align,
+            names,
+        })
+    }
+
+    /// Skips an initializer: a scalar, a name (address), or nested braces.
+    fn initializer(&mut self) -> PResult<()> {
+        if self.is_punct('{') {
+            self.skip_braced()
+        } else {
+            let mut n = 0;
+            while !self.is_punct(';') && !self.is_punct(',') {
+                if *self.peek() == Tok::Eof || n > 64 {
+                    return Err(self.syntax_error());
+                }
+                self.bump();
+                n += 1;
+            }
+            Ok(())
+        }
+    }
+
+    /// `{ statements }`, with nested blocks.
+    fn block_body(&mut self) -> PResult<Vec<Stmt>> {
+        self.expect_punct('{')?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diag::error(self.pos(), "Blocks nested too deeply".into()));
+        }
+        let mut out = Vec::new();
+        loop {
+            let pos = self.pos();
+            match self.peek().clone() {
+                Tok::Punct('}') => {
+                    self.bump();
+                    break;
+                }
+                Tok::Eof => return Err(self.syntax_error()),
+                Tok::Punct('{') => {
+                    let inner = self.block_body()?;
+                    out.push(Stmt::Block(inner, pos));
+                }
+                Tok::Punct(';') => {
+                    self.bump();
+                }
+                Tok::DotWord(d) => match d.as_str() {
+                    ".loc" | ".file" => {
+                        self.bump();
+                        self.skip_line(pos.line);
+                    }
+                    ".pragma" => {
+                        self.bump();
+                        self.bump();
+                        self.expect_punct(';')?;
+                    }
+                    _ => {
+                        let mut linkage = Vec::new();
+                        while let Tok::DotWord(l) = self.peek().clone() {
+                            if l == ".extern" || l == ".weak" || l == ".visible" {
+                                linkage.push(l);
+                                self.bump();
+                            } else {
+                                break;
+                            }
+                        }
+                        out.push(Stmt::Decl(self.var_decl(linkage)?));
+                    }
+                },
+                Tok::Ident(name) if *self.peek_at(1) == Tok::Punct(':') => {
+                    self.bump();
+                    self.bump();
+                    if self.is_dot(".callprototype") {
+                        self.bump();
+                        // `(.param .b32 _) _ (.param .b32 _);`
+                        if self.is_punct('(') {
+                            self.param_list()?;
+                        }
+                        self.ident()?;
+                        if self.is_punct('(') {
+                            self.param_list()?;
+                        }
+                        self.expect_punct(';')?;
+                        out.push(Stmt::Prototype(name, pos));
+                    } else {
+                        out.push(Stmt::Label(name, pos));
+                    }
+                }
+                _ => out.push(Stmt::Inst(self.instruction()?)),
+            }
+        }
+        self.depth -= 1;
+        Ok(out)
+    }
+
+    fn instruction(&mut self) -> PResult<Inst> {
+        let pos = self.pos();
+        let mut guard = None;
+        if self.eat_punct('@') {
+            let neg = self.eat_punct('!');
+            let gpos = self.pos();
+            let (name, _) = self.ident()?;
+            guard = Some((
+                neg,
+                Operand {
+                    kind: OpKind::Name {
+                        name,
+                        comp: None,
+                        negated: false,
+                    },
+                    pos: gpos,
+                },
+            ));
+        }
+        let (opcode, _) = self.ident()?;
+        let mut mods = Vec::new();
+        while let Tok::DotWord(d) = self.peek().clone() {
+            self.bump();
+            mods.push(d);
+        }
+        let mut operands = Vec::new();
+        if !self.is_punct(';') {
+            loop {
+                operands.push(self.operand(0)?);
+                if !self.eat_punct(',') {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(';')?;
+        Ok(Inst {
+            guard,
+            opcode,
+            mods,
+            operands,
+            pos,
+        })
+    }
+
+    fn operand(&mut self, depth: usize) -> PResult<Operand> {
+        if depth > 8 {
+            return Err(self.syntax_error());
+        }
+        let pos = self.pos();
+        let kind = match self.peek().clone() {
+            Tok::Ident(s) if s == "_" => {
+                self.bump();
+                OpKind::Sink
+            }
+            Tok::Punct('!') => {
+                self.bump();
+                let (name, _) = self.ident()?;
+                OpKind::Name {
+                    name,
+                    comp: None,
+                    negated: true,
+                }
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                let mut comp = None;
+                if let Tok::DotWord(c) = self.peek().clone() {
+                    if matches!(c.as_str(), ".x" | ".y" | ".z" | ".w") {
+                        self.bump();
+                        comp = Some(c);
+                    }
+                }
+                if self.is_punct('+') {
+                    self.bump();
+                    let off = self.int()?;
+                    OpKind::SymOffset(name, off)
+                } else {
+                    OpKind::Name {
+                        name,
+                        comp,
+                        negated: false,
+                    }
+                }
+            }
+            Tok::Int(_) | Tok::Punct('-') => {
+                if self.is_punct('-') && matches!(self.peek_at(1), Tok::Float(_)) {
+                    self.bump();
+                    match self.bump() {
+                        Tok::Float(crate::lexer::FloatLit::Decimal(v)) => {
+                            OpKind::Float(crate::lexer::FloatLit::Decimal(-v))
+                        }
+                        Tok::Float(f) => OpKind::Float(f),
+                        _ => return Err(self.syntax_error()),
+                    }
+                } else {
+                    OpKind::Int(self.int()?)
+                }
+            }
+            Tok::Float(f) => {
+                self.bump();
+                OpKind::Float(f)
+            }
+            Tok::Punct('{') => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.is_punct('}') {
+                    loop {
+                        items.push(self.operand(depth + 1)?);
+                        if !self.eat_punct(',') {
+                            break;
+                        }
+                    }
+                }
+                self.expect_punct('}')?;
+                OpKind::Vector(items)
+            }
+            Tok::Punct('(') => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.is_punct(')') {
+                    loop {
+                        items.push(self.operand(depth + 1)?);
+                        if !self.eat_punct(',') {
+                            break;
+                        }
+                    }
+                }
+                self.expect_punct(')')?;
+                OpKind::List(items)
+            }
+            Tok::Punct('[') => {
+                self.bump();
+                self.address()?
+            }
+            _ => return Err(self.syntax_error()),
+        };
+        let op = Operand { kind, pos };
+        if self.is_punct('|') {
+            self.bump();
+            let second = self.operand(depth + 1)?;
+            return Ok(Operand {
+                kind: OpKind::Pair(Box::new(op), Box::new(second)),
+                pos,
+            });
+        }
+        Ok(op)
+    }
+
+    /// After `[`: `reg`, `reg+imm`, `reg+-imm`, `sym+imm`, `imm`, and the
+    /// tensor form `tmap, {c0, c1}`. `reg-imm` is a syntax error, as in ptxas.
+    fn address(&mut self) -> PResult<OpKind> {
+        let mut base = None;
+        let mut offset = 0;
+        match self.peek().clone() {
+            Tok::Ident(name) => {
+                self.bump();
+                base = Some(name);
+                if self.eat_punct('+') {
+                    offset = self.int()?;
+                }
+            }
+            Tok::Int(_) => offset = self.int()?,
+            _ => return Err(self.syntax_error()),
+        }
+        let mut extra = Vec::new();
+        while self.eat_punct(',') {
+            extra.push(self.operand(1)?);
+        }
+        self.expect_punct(']')?;
+        Ok(OpKind::Addr {
+            base,
+            offset,
+            extra,
+        })
+    }
+}
+
+/// `.version 8.0` lexes as a decimal float; re-read the digits as written so
+/// that `8.10` is not mistaken for `8.1`.
+fn version_from_text(t: &Token, _pos: Pos) -> Option<(u32, u32)> {
+    match t.tok {
+        Tok::Float(crate::lexer::FloatLit::Decimal(v)) if (0.0..1000.0).contains(&v) => {
+            let s = format!("{v}");
+            let (a, b) = s.split_once('.').unwrap_or((s.as_str(), "0"));
+            Some((a.parse().ok()?, b.parse().ok()?))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 p, .param .align 8 .b8 s[16])\n.maxntid 256, 1, 1\n{\n\
+        .reg .pred %p<2>; .reg .b32 %r<5>; .reg .b64 %rd<4>;\n\
+        ld.param.u64 %rd1, [p];\n@!%p1 bra $L1;\n\
+        { .reg .b64 %t; st.global.v2.u32 [%rd1+-4], {%r1, _}; }\n\
+        $L1:\n mov.u32 %r2, %tid.x;\n ret;\n}\n";
+
+    #[test]
+    fn parses_a_small_kernel() {
+        let m = parse(SMALL).unwrap();
+        assert_eq!(m.version.unwrap().0, (8, 0));
+        let Item::Func(f) = &m.items[0] else {
+            panic!("not a function")
+        };
+        assert_eq!(f.params.len(), 2);
+        assert_eq!(f.params[1].array, Some(16));
+        assert_eq!(f.directives[0].1, vec![256, 1, 1]);
+        assert_eq!(f.body.as_ref().unwrap().len(), 9);
+    }
+
+    #[test]
+    fn reg_minus_imm_is_a_syntax_error() {
+        let src = SMALL.replace("[%rd1+-4]", "[%rd1-4]");
+        let e = parse(&src).unwrap_err();
+        assert!(e.msg.contains("Parsing error near '-'"), "{}", e.msg);
+        assert_eq!(e.pos.line, 10);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.entry k() {}{}",
+            "{".repeat(5000),
+            "}".repeat(5001)
+        );
+        assert!(parse(&src).is_err());
+    }
+}

@@ -1,0 +1,923 @@
+//! Per-instruction rules: operand counts and types under the relaxed type
+//! rules, state-space rules for memory instructions, branch and call
+//! targets, and the target/version each instruction family needs.
+//!
+//! The messages are ptxas's own words (`Arguments mismatch for instruction
+//! 'add'`), because the point of the crate is to predict ptxas's verdict and
+//! to explain it in the vocabulary a student will meet from the real tool.
+
+use crate::ast::{Inst, OpKind, Operand};
+use crate::check::{Cx, Res};
+use crate::isa::{self, Fit, Kind, Need};
+
+type Ty = (Kind, u32);
+
+/// Every PTX instruction name ptxas 13.5 knows, for the "unknown
+/// instruction" check. Families are checked in more depth below.
+const KNOWN: &[&str] = &[
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "alloca",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "bra",
+    "brev",
+    "brkpt",
+    "brx",
+    "call",
+    "clusterlaunchcontrol",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cp",
+    "createpolicy",
+    "cvt",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "exit",
+    "fence",
+    "fma",
+    "fns",
+    "getctarank",
+    "griddepcontrol",
+    "isspacep",
+    "istypep",
+    "ld",
+    "ldmatrix",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad24",
+    "madc",
+    "mapa",
+    "match",
+    "max",
+    "mbarrier",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "movmatrix",
+    "mul",
+    "mul24",
+    "multimem",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "pmevent",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "ret",
+    "rsqrt",
+    "sad",
+    "selp",
+    "set",
+    "setmaxnreg",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "st",
+    "stackrestore",
+    "stacksave",
+    "stmatrix",
+    "sub",
+    "subc",
+    "suld",
+    "suq",
+    "sured",
+    "sust",
+    "szext",
+    "tanh",
+    "tcgen05",
+    "testp",
+    "tex",
+    "tld4",
+    "trap",
+    "txq",
+    "vabsdiff",
+    "vabsdiff2",
+    "vabsdiff4",
+    "vadd",
+    "vadd2",
+    "vadd4",
+    "vavrg2",
+    "vavrg4",
+    "vmad",
+    "vmax",
+    "vmax2",
+    "vmax4",
+    "vmin",
+    "vmin2",
+    "vmin4",
+    "vote",
+    "vset",
+    "vset2",
+    "vset4",
+    "vshl",
+    "vshr",
+    "vsub",
+    "vsub2",
+    "vsub4",
+    "wgmma",
+    "wmma",
+    "xor",
+    "st.async",
+    "red.async",
+    "tensormap",
+    "cp.async",
+    "ld.global",
+];
+
+/// The instruction's data type: the last type modifier.
+fn inst_type(i: &Inst) -> Option<(String, Ty)> {
+    i.mods
+        .iter()
+        .rev()
+        .find_map(|m| isa::type_info(m).map(|t| (m.clone(), t)))
+}
+
+fn space_of(i: &Inst) -> Option<&str> {
+    i.mods.iter().find(|m| isa::is_space(m)).map(String::as_str)
+}
+
+/// The name ptxas uses in "Arguments mismatch for instruction '...'".
+fn mismatch_name(i: &Inst) -> String {
+    match i.opcode.as_str() {
+        "mul" | "mad" if i.has(".wide") => format!("{}.wide", i.opcode),
+        "cvta" if i.has(".to") => "cvta.to".into(),
+        _ => i.opcode.clone(),
+    }
+}
+
+/// One operand's expected form.
+#[derive(Copy, Clone)]
+enum E {
+    /// A register (or `_`) of this type.
+    Dst(Ty, Fit),
+    /// A register or immediate of this type.
+    Src(Ty, Fit),
+    /// A predicate register, possibly `!%p`.
+    Pred,
+}
+
+pub fn check_inst(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    if !KNOWN.contains(&op) {
+        cx.error(
+            i.pos,
+            format!("Not a name of any known instruction: '{op}'"),
+        );
+        return;
+    }
+    if let Some((neg, g)) = &i.guard {
+        let _ = neg;
+        guard(cx, g);
+    }
+    features(cx, i);
+    // Names used anywhere must exist (labels and call targets are checked
+    // by their own instructions, where ptxas gives the same message).
+    let mut unknown = Vec::new();
+    for o in &i.operands {
+        each_name(o, &mut |name, pos| {
+            if matches!(cx.resolve(name), Res::Unknown) {
+                unknown.push((pos, name.to_string()));
+            }
+        });
+    }
+    if !unknown.is_empty() {
+        for (pos, name) in unknown {
+            cx.error(pos, format!("Unknown symbol '{name}'"));
+        }
+        return;
+    }
+    // Special registers only in mov and cvt.
+    if !matches!(op, "mov" | "cvt") {
+        for o in &i.operands {
+            if let OpKind::Name { name, .. } = &o.kind {
+                if matches!(cx.resolve(name), Res::Special(_)) {
+                    cx.error(
+                        o.pos,
+                        format!("Special register argument not allowed for instruction '{op}'"),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+    for o in &i.operands {
+        if let OpKind::Addr { base: Some(b), .. } = &o.kind {
+            if let Res::Reg(s) = cx.resolve(b) {
+                if matches!(isa::type_info(&s.ty), Some((Kind::Float | Kind::Pred, _))) {
+                    cx.error(
+                        o.pos,
+                        format!(
+                            "Illegal to use symbol '{b}' of type {} as address operand. Use integer or bit only.",
+                            s.ty
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+    match op {
+        "tcgen05" | "wgmma" => tensor(cx, i),
+        "ld" | "ldu" | "st" => memory(cx, i),
+        "atom" | "red" => atomic(cx, i),
+        "mov" => mov(cx, i),
+        "cvt" => cvt(cx, i),
+        "cvta" => cvta(cx, i),
+        "bra" => branch(cx, i),
+        "call" => call(cx, i),
+        "ret" | "exit" | "trap" | "brkpt" => {
+            count(cx, i, 0, 0);
+        }
+        "bar" | "barrier" if !i.has(".cluster") && !i.has(".warp") => {
+            if i.operands.is_empty() {
+                mismatch(cx, i);
+            }
+        }
+        _ => alu(cx, i),
+    }
+}
+
+fn guard(cx: &mut Cx, g: &Operand) {
+    if let OpKind::Name { name, .. } = &g.kind {
+        match cx.resolve(name) {
+            Res::Unknown => cx.error(g.pos, format!("Unknown symbol '{name}'")),
+            Res::Reg(s) if s.ty == ".pred" => {}
+            _ => cx.error(g.pos, "Predicate expression expected".into()),
+        }
+    }
+}
+
+fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
+    match &o.kind {
+        OpKind::Name { name, .. } | OpKind::SymOffset(name, _) => f(name, o.pos),
+        OpKind::Addr { base, extra, .. } => {
+            if let Some(b) = base {
+                f(b, o.pos);
+            }
+            for e in extra {
+                each_name(e, f);
+            }
+        }
+        OpKind::Vector(v) | OpKind::List(v) => v.iter().for_each(|e| each_name(e, f)),
+        OpKind::Pair(a, b) => {
+            each_name(a, f);
+            each_name(b, f);
+        }
+        _ => {}
+    }
+}
+
+fn mismatch(cx: &mut Cx, i: &Inst) {
+    let name = mismatch_name(i);
+    cx.error(
+        i.pos,
+        format!("Arguments mismatch for instruction '{name}'"),
+    );
+}
+
+fn count(cx: &mut Cx, i: &Inst, lo: usize, hi: usize) -> bool {
+    let n = i.operands.len();
+    if n < lo || n > hi {
+        mismatch(cx, i);
+        return false;
+    }
+    true
+}
+
+/// Whether operand `o` fits expectation `e`. Immediates must suit the
+/// type: an integer cannot feed a float operation and a float bit
+/// pattern cannot feed an integer one (`.bN` takes both).
+fn fits(cx: &Cx, o: &Operand, e: E) -> bool {
+    let reg_fits = |name: &str, t: Ty, fit: Fit| match cx.resolve(name) {
+        Res::Reg(s) => s.vector || isa::type_info(&s.ty).is_some_and(|r| isa::fits(t, r, fit)),
+        Res::Var(_) | Res::Func(_) => matches!(t.0, Kind::Bits | Kind::Unsigned | Kind::Signed),
+        Res::Special(sp) => isa::special(&sp).is_some_and(|s| s.ty.1 == t.1 || t.1 == 16),
+        _ => false,
+    };
+    match (e, &o.kind) {
+        (E::Dst(..), OpKind::Sink) => true,
+        (E::Dst(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
+        (E::Src(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
+        (E::Src(t, _), OpKind::Int(_)) => t.0 != Kind::Float,
+        (E::Src(t, _), OpKind::Float(_)) => matches!(t.0, Kind::Float | Kind::Bits),
+        (E::Src(t, fit), OpKind::Vector(v)) | (E::Dst(t, fit), OpKind::Vector(v)) => v
+            .iter()
+            .all(|x| fits(cx, x, E::Src(t, fit)) || matches!(x.kind, OpKind::Sink)),
+        (E::Pred, OpKind::Name { name, .. }) => {
+            matches!(cx.resolve(name), Res::Reg(s) if s.ty == ".pred")
+        }
+        (E::Pred, OpKind::Int(_)) => true,
+        (E::Dst(t, fit), OpKind::Pair(a, b)) => fits(cx, a, E::Dst(t, fit)) && fits(cx, b, E::Pred),
+        _ => false,
+    }
+}
+
+fn expect(cx: &mut Cx, i: &Inst, es: &[E]) {
+    if i.operands.len() != es.len() || i.operands.iter().zip(es).any(|(o, e)| !fits(cx, o, *e)) {
+        mismatch(cx, i);
+    }
+}
+
+fn u32t() -> Ty {
+    (Kind::Unsigned, 32)
+}
+
+/// Arithmetic, logic, comparison and the other register-to-register forms.
+fn alu(cx: &mut Cx, i: &Inst) {
+    let Some((_, t)) = inst_type(i) else { return };
+    let (d, s) = (E::Dst(t, Fit::Exact), E::Src(t, Fit::Exact));
+    let u = E::Src(u32t(), Fit::Exact);
+    let wide = (t.0, t.1 * 2);
+    match i.opcode.as_str() {
+        "add" | "sub" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "copysign"
+        | "addc" | "subc" | "mul24" => {
+            if i.opcode == "min" || i.opcode == "max" {
+                // min/max with three sources exist from 8.8; do not judge them.
+                if i.operands.len() != 3 {
+                    return;
+                }
+            }
+            expect(cx, i, &[d, s, s])
+        }
+        "mul" if i.has(".wide") => expect(cx, i, &[E::Dst(wide, Fit::Exact), s, s]),
+        "mul" => expect(cx, i, &[d, s, s]),
+        "mad" if i.has(".wide") => {
+            let w = E::Src(wide, Fit::Exact);
+            expect(cx, i, &[E::Dst(wide, Fit::Exact), s, s, w])
+        }
+        "mad" | "fma" | "mad24" | "madc" => expect(cx, i, &[d, s, s, s]),
+        "neg" | "abs" | "not" | "cnot" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "ex2"
+        | "lg2" | "tanh" | "brev" => expect(cx, i, &[d, s]),
+        "popc" | "clz" | "bfind" => expect(cx, i, &[E::Dst(u32t(), Fit::Exact), s]),
+        "shl" | "shr" => expect(cx, i, &[d, s, u]),
+        "bfe" => expect(cx, i, &[d, s, u, u]),
+        "bfi" => expect(cx, i, &[d, s, s, u, u]),
+        "selp" => expect(cx, i, &[d, s, s, E::Pred]),
+        "setp" => {
+            let pd = E::Dst((Kind::Pred, 1), Fit::Exact);
+            if i.operands.len() == 4 {
+                expect(cx, i, &[pd, s, s, E::Pred])
+            } else {
+                expect(cx, i, &[pd, s, s])
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mov(cx: &mut Cx, i: &Inst) {
+    let Some((_, t)) = inst_type(i) else {
+        return mismatch(cx, i);
+    };
+    if !count(cx, i, 2, 2) {
+        return;
+    }
+    let src = &i.operands[1];
+    if let OpKind::Name { name, comp, .. } = &src.kind {
+        if let Some(sp) = isa::special(name) {
+            if sp.vector && comp.is_none() {
+                cx.error(
+                    i.pos,
+                    "Argument vector size mismatch for instruction 'mov'".into(),
+                );
+                return;
+            }
+            let ok = sp.ty.0 == t.0 && sp.ty.1 == t.1
+                || (sp.ty.0 != Kind::Pred
+                    && t.0 != Kind::Pred
+                    && t.0 != Kind::Float
+                    && (t.1 == sp.ty.1 || t.1 == 16));
+            if !ok || !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) {
+                mismatch(cx, i);
+            }
+            return;
+        }
+    }
+    // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`) are not judged.
+    if matches!(src.kind, OpKind::Vector(_)) || matches!(i.operands[0].kind, OpKind::Vector(_)) {
+        return;
+    }
+    if matches!(src.kind, OpKind::SymOffset(..)) {
+        return;
+    }
+    expect(cx, i, &[E::Dst(t, Fit::Exact), E::Src(t, Fit::Exact)]);
+}
+
+fn cvt(cx: &mut Cx, i: &Inst) {
+    let types: Vec<Ty> = i.mods.iter().filter_map(|m| isa::type_info(m)).collect();
+    if types.len() != 2 {
+        return mismatch(cx, i);
+    }
+    let (dt, st) = (types[0], types[1]);
+    if !count(cx, i, 2, 2) {
+        return;
+    }
+    let src_ok = match &i.operands[1].kind {
+        OpKind::Name { name, .. } if isa::special(name).is_some() => true,
+        _ => fits(cx, &i.operands[1], E::Src(st, Fit::Wider)),
+    };
+    if !src_ok || !fits(cx, &i.operands[0], E::Dst(dt, Fit::Wider)) {
+        return mismatch(cx, i);
+    }
+    let int = |t: Ty| matches!(t.0, Kind::Unsigned | Kind::Signed | Kind::Bits);
+    let rounding = i.mods.iter().any(|m| {
+        matches!(
+            m.as_str(),
+            ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs" | ".rni" | ".rzi" | ".rmi" | ".rpi"
+        )
+    });
+    let needs = (dt.0 == Kind::Float && int(st))
+        || (int(dt) && st.0 == Kind::Float)
+        || (dt.0 == Kind::Float && st.0 == Kind::Float && dt.1 < st.1);
+    if needs && !rounding {
+        cx.error(
+            i.pos,
+            "Rounding modifier required for instruction 'cvt'".into(),
+        );
+    }
+}
+
+fn cvta(cx: &mut Cx, i: &Inst) {
+    let Some((_, t)) = inst_type(i) else {
+        return mismatch(cx, i);
+    };
+    if !count(cx, i, 2, 2) {
+        return;
+    }
+    let s = E::Src(t, Fit::Exact);
+    if !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) || !fits(cx, &i.operands[1], s) {
+        return mismatch(cx, i);
+    }
+    if t.1 == 32 {
+        abi32(cx, i);
+    }
+}
+
+/// ptxas's fatal for any 32-bit generic or global address under
+/// `.address_size 64`; its wording depends on the target.
+fn abi32(cx: &mut Cx, i: &Inst) {
+    let msg = match &cx.target {
+        Some(t) if t.sm >= 90 => {
+            "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."
+        }
+        _ => "32-Bit compilation is no longer supported",
+    };
+    cx.error(i.pos, msg.into());
+}
+
+fn branch(cx: &mut Cx, i: &Inst) {
+    if !count(cx, i, 1, 1) {
+        return;
+    }
+    if let OpKind::Name { name, .. } = &i.operands[0].kind {
+        if !cx.is_label(name) {
+            cx.error(i.operands[0].pos, format!("Unknown symbol '{name}'"));
+        }
+    }
+}
+
+fn call(cx: &mut Cx, i: &Inst) {
+    // call[.uni] [(rets),] target[, (args)][, proto];
+    let ops = &i.operands;
+    let mut k = 0;
+    if matches!(ops.first().map(|o| &o.kind), Some(OpKind::List(_))) {
+        k = 1;
+    }
+    let Some(target) = ops.get(k) else {
+        return mismatch(cx, i);
+    };
+    let OpKind::Name { name, .. } = &target.kind else {
+        return mismatch(cx, i);
+    };
+    match cx.resolve(name) {
+        Res::Func(crate::ast::FuncKind::Entry) => cx.error(
+            target.pos,
+            "Illegal call target, device function expected".into(),
+        ),
+        Res::Func(_) => {
+            if let Some(f) = cx.func(name) {
+                let nargs = match ops.get(k + 1).map(|o| &o.kind) {
+                    Some(OpKind::List(v)) => v.len(),
+                    _ => 0,
+                };
+                let nrets = if k == 1 {
+                    match &ops[0].kind {
+                        OpKind::List(v) => v.len(),
+                        _ => 0,
+                    }
+                } else {
+                    0
+                };
+                if nargs != f.params.len() || nrets != f.rets.len() {
+                    cx.error(
+                        i.pos,
+                        format!("Function '{name}' called with mismatched parameters"),
+                    );
+                }
+            }
+        }
+        Res::Reg(_) => {
+            let has_proto = ops
+                .last()
+                .is_some_and(|o| matches!(&o.kind, OpKind::Name { name, .. } if cx.is_proto(name)));
+            if !has_proto {
+                cx.error(i.pos, format!("Call to '{name}' requires call prototype"));
+            }
+        }
+        _ => mismatch(cx, i),
+    }
+}
+
+/// ld, ldu, st: type fit, vector width, and every state-space rule.
+fn memory(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    let is_store = op == "st";
+    let Some((tname, t)) = inst_type(i) else {
+        return mismatch(cx, i);
+    };
+    if t.0 == Kind::Pred {
+        cx.error(
+            i.pos,
+            format!("Unexpected instruction types specified for '{op}'"),
+        );
+        return;
+    }
+    let space = space_of(i).unwrap_or("");
+    if i.has(".nc") {
+        if is_store {
+            cx.error(i.pos, "Illegal modifier '.nc' for instruction 'st'".into());
+            return;
+        }
+        if space != ".global" {
+            cx.error(i.pos, "Modifier '.nc' requires .global space".into());
+            return;
+        }
+    }
+    if is_store && space == ".const" {
+        cx.error(i.pos, "State space incorrect for instruction 'st'".into());
+        return;
+    }
+    for sem in [".relaxed", ".acquire", ".release"] {
+        if i.has(sem)
+            && ![".cta", ".cluster", ".gpu", ".sys"]
+                .iter()
+                .any(|s| i.has(s))
+        {
+            cx.error(
+                i.pos,
+                format!("Modifier '{sem}' requires scope with '{op}' instruction"),
+            );
+            return;
+        }
+    }
+    if !count(cx, i, 2, 2) {
+        return;
+    }
+    let (addr, data) = if is_store {
+        (&i.operands[0], &i.operands[1])
+    } else {
+        (&i.operands[1], &i.operands[0])
+    };
+    let vec_n = i.mods.iter().find_map(|m| match m.as_str() {
+        ".v2" => Some(2),
+        ".v4" => Some(4),
+        ".v8" => Some(8),
+        _ => None,
+    });
+    if let Some(n) = vec_n {
+        if n * t.1 > 128 {
+            cx.need(
+                "256 bit wide load/store",
+                Need::new(100, (8, 8)),
+                i.pos,
+                false,
+            );
+        }
+    }
+    let data_ok = match (&data.kind, vec_n) {
+        (OpKind::Vector(v), Some(n)) => {
+            v.len() == n as usize
+                && v.iter().all(|x| {
+                    matches!(x.kind, OpKind::Sink) && !is_store
+                        || fits(cx, x, E::Src(t, Fit::Wider))
+                })
+        }
+        (OpKind::Vector(_), None) | (_, Some(_)) => false,
+        (OpKind::Sink, None) => !is_store,
+        (_, None) => fits(cx, data, E::Src(t, Fit::Wider)),
+    };
+    if !data_ok || !matches!(addr.kind, OpKind::Addr { .. }) {
+        return mismatch(cx, i);
+    }
+    let _ = tname;
+    address(cx, i, addr, space, is_store);
+}
+
+/// Checks an address operand against the instruction's state space.
+fn address(cx: &mut Cx, i: &Inst, addr: &Operand, space: &str, write: bool) {
+    let OpKind::Addr { base, .. } = &addr.kind else {
+        return;
+    };
+    let op = i.opcode.as_str();
+    let Some(base) = base else {
+        if space != ".local" {
+            cx.error(
+                i.pos,
+                "Immediate addresses allowed only for .local state space".into(),
+            );
+        }
+        return;
+    };
+    match cx.resolve(base) {
+        Res::Reg(s) => {
+            let Some((k, w)) = isa::type_info(&s.ty) else {
+                return;
+            };
+            if k == Kind::Float || k == Kind::Pred {
+                cx.error(
+                    addr.pos,
+                    format!(
+                        "Illegal to use symbol '{base}' of type {} as address operand. Use integer or bit only.",
+                        s.ty
+                    ),
+                );
+            } else if w == 32 && matches!(space, "" | ".global") {
+                abi32(cx, i);
+            }
+        }
+        Res::Var(s) => {
+            let sym_space = s.space.split("::").next().unwrap_or("");
+            let inst_space = space.split("::").next().unwrap_or("");
+            if !inst_space.is_empty() && sym_space != inst_space {
+                cx.error(
+                    i.pos,
+                    format!(
+                        "State space mismatch between instruction and address in instruction '{op}'"
+                    ),
+                );
+            } else if write && s.entry_param && sym_space == ".param" {
+                cx.error(
+                    i.pos,
+                    format!("Illegal to write to function input parameter '{base}'"),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+fn atomic(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    let space = space_of(i).unwrap_or("");
+    if i.has(".sub") {
+        cx.error(i.pos, "Unknown modifier '.sub'".into());
+        return;
+    }
+    if op == "red" && i.has(".cas") {
+        cx.error(
+            i.pos,
+            "Illegal modifier '.cas' for instruction 'red'".into(),
+        );
+        return;
+    }
+    if matches!(space, ".local" | ".const" | ".param") {
+        cx.error(
+            i.pos,
+            format!("State space incorrect for instruction '{op}'"),
+        );
+        return;
+    }
+    let Some((tname, t)) = inst_type(i) else {
+        return mismatch(cx, i);
+    };
+    let allowed: &[&str] = if i.has(".add") {
+        &[
+            ".u32", ".s32", ".u64", ".f64", ".f16", ".f16x2", ".f32", ".bf16", ".bf16x2",
+        ]
+    } else if i.has(".max") || i.has(".min") {
+        &[
+            ".u32", ".s32", ".u64", ".s64", ".f16", ".f16x2", ".bf16", ".bf16x2",
+        ]
+    } else {
+        &[]
+    };
+    if !allowed.is_empty() && !allowed.contains(&tname.as_str()) {
+        let opn = if i.has(".add") {
+            ".add"
+        } else if i.has(".max") {
+            ".max"
+        } else {
+            ".min"
+        };
+        let list = allowed.join(" or ");
+        cx.error(
+            i.pos,
+            format!("Operation {opn} requires {list} type for instruction '{op}'"),
+        );
+        return;
+    }
+    if tname.starts_with(".bf16") && i.has(".add") {
+        cx.need(
+            &format!("{op}.add.bf16{space}"),
+            Need::new(90, (7, 8)),
+            i.pos,
+            true,
+        );
+    }
+    if i.has_prefix(".v") {
+        return;
+    }
+    let is_cas = i.has(".cas");
+    let s = E::Src(t, Fit::Exact);
+    let (addr, rest): (&Operand, &[Operand]) = if op == "red" {
+        match i.operands.split_first() {
+            Some((a, r)) => (a, r),
+            None => return mismatch(cx, i),
+        }
+    } else {
+        if i.operands.len() < 2 || !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) {
+            return mismatch(cx, i);
+        }
+        (&i.operands[1], &i.operands[2..])
+    };
+    let want = if is_cas { 2 } else { 1 };
+    let no_operand = i.has(".inc") || i.has(".dec");
+    let _ = no_operand;
+    if rest.len() != want || rest.iter().any(|o| !fits(cx, o, s)) {
+        return mismatch(cx, i);
+    }
+    if !matches!(addr.kind, OpKind::Addr { .. }) {
+        return mismatch(cx, i);
+    }
+    address(cx, i, addr, space, false);
+}
+
+/// Target and version needs of instruction families and modifiers
+/// (ptx-facts §1, §4–§7).
+fn features(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    let full = i.full_name();
+    for m in &i.mods {
+        match m.as_str() {
+            ".shared::cluster" => cx.need("::cluster", Need::new(90, (7, 8)), i.pos, false),
+            ".shared::cta" => cx.need("::cta", Need::new(0, (7, 8)), i.pos, false),
+            ".cluster" if op != "barrier" => {
+                cx.need(".cluster scope", Need::new(90, (7, 8)), i.pos, false)
+            }
+            ".b128" => cx.uses_types(".b128", i.pos),
+            _ if m.starts_with(".L1::") || m.starts_with(".L2::") => {
+                cx.need(m, Need::new(0, (7, 4)), i.pos, false)
+            }
+            _ => {}
+        }
+    }
+    for o in &i.operands {
+        if let OpKind::Name { name, .. } = &o.kind {
+            if let Some(sp) = isa::special(name) {
+                if let Some(need) = sp.needs {
+                    cx.need(name, need, o.pos, false);
+                }
+            }
+        }
+    }
+    let first = i.mods.first().map(String::as_str).unwrap_or("");
+    match op {
+        "wgmma" => {
+            let name = format!("wgmma{first}");
+            cx.need(&name, Need::only(isa::WGMMA_TARGETS, (8, 0)), i.pos, true)
+        }
+        "tcgen05" => {
+            let name = format!("tcgen05{first}");
+            cx.need(&name, Need::only(isa::TCGEN05_TARGETS, (8, 6)), i.pos, true)
+        }
+        "setmaxnreg" => {
+            let name = format!("setmaxnreg{first}");
+            cx.need(&name, Need::only(isa::SETMAXNREG_TARGETS, (8, 0)), i.pos, true)
+        }
+        "cvta" | "isspacep" if i.has(".param") => cx.need(
+            "cvta/isspacep with .param state space",
+            Need::new(0, (7, 7)),
+            i.pos,
+            false,
+        ),
+        "isspacep" if i.has(".param::entry") => {
+            cx.need("isspacep.param::entry", Need::new(0, (8, 3)), i.pos, false)
+        }
+        "cvt" if i.mods.iter().any(|m| m.starts_with(".bf16")) => {
+            cx.need("cvt with .bf16", Need::new(80, (7, 0)), i.pos, false)
+        }
+        "barrier" if i.has(".cluster") => {
+            cx.need(&full_prefix(i, 3), Need::new(90, (7, 8)), i.pos, false);
+            if i.has(".relaxed") {
+                cx.need(".relaxed", Need::new(90, (8, 0)), i.pos, false);
+            }
+        }
+        "mapa" => cx.need("mapa", Need::new(90, (7, 8)), i.pos, false),
+        "getctarank" => cx.need("getctarank", Need::new(90, (7, 8)), i.pos, false),
+        "stmatrix" => cx.need("stmatrix", Need::new(90, (7, 8)), i.pos, false),
+        "ldmatrix" => cx.need("ldmatrix", Need::new(75, (6, 5)), i.pos, false),
+        "elect" => cx.need("elect", Need::new(90, (8, 0)), i.pos, false),
+        "redux" => cx.need("redux.sync", Need::new(80, (7, 0)), i.pos, false),
+        "griddepcontrol" => cx.need("griddepcontrol", Need::new(90, (7, 8)), i.pos, false),
+        "mma" if i.has(".m16n8k16") => cx.need(".m16n8k16", Need::new(80, (7, 0)), i.pos, false),
+        "cp" if i.has(".async") && i.has(".bulk") => {
+            cx.need(&full_prefix(i, 4), Need::new(90, (8, 0)), i.pos, false)
+        }
+        "cp" if i.has(".async") => cx.need("cp.async", Need::new(80, (7, 0)), i.pos, false),
+        "mbarrier" => {
+            if i.has(".try_wait") {
+                cx.need("mbarrier.try_wait", Need::new(90, (7, 8)), i.pos, false)
+            } else if i.has(".expect_tx") {
+                cx.need("mbarrier.arrive.expect_tx", Need::new(90, (8, 0)), i.pos, false)
+            } else {
+                cx.need("mbarrier", Need::new(80, (7, 0)), i.pos, false)
+            }
+        }
+        "fence" if i.has(".proxy") => cx.need(".async", Need::new(90, (8, 0)), i.pos, false),
+        "shfl" | "vote" if !i.has(".sync") => cx.error(
+            i.pos,
+            format!(
+                "Instruction '{op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4"
+            ),
+        ),
+        "fence" if ![".cta", ".cluster", ".gpu", ".sys"].iter().any(|s| i.has(s)) && !i.has(".proxy") && !i.has_prefix(".mbarrier_init") => {
+            cx.error(i.pos, "Scope modifier required for instruction 'fence'".into())
+        }
+        _ => {}
+    }
+    let _ = full;
+}
+
+/// `opcode.m1.m2...` with the first `n - 1` modifiers, for feature names.
+fn full_prefix(i: &Inst, n: usize) -> String {
+    let mut s = i.opcode.clone();
+    for m in i.mods.iter().take(n.saturating_sub(1)) {
+        s.push_str(m);
+    }
+    s
+}
+
+/// The few tensor-core shapes ptxas checks that are cheap to predict:
+/// operand counts of `wgmma.mma_async` (f16/bf16) and `tcgen05` alloc and
+/// dealloc, and the `.b32` type of tcgen05 alloc/dealloc/ld/st.
+fn tensor(cx: &mut Cx, i: &Inst) {
+    let first = i.mods.first().map(String::as_str).unwrap_or("");
+    let name = format!("{}{first}", i.opcode);
+    if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") {
+        if inst_type(i).is_some_and(|(t, _)| t != ".b32") {
+            cx.error(
+                i.pos,
+                format!("Unexpected instruction types specified for '{name}'"),
+            );
+            return;
+        }
+        if matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") && i.operands.len() != 2 {
+            cx.error(
+                i.pos,
+                format!("Arguments mismatch for instruction '{name}'"),
+            );
+        }
+    }
+    if i.opcode == "wgmma" && first == ".mma_async" && (i.has(".f16") || i.has(".bf16")) {
+        let a_in_regs = matches!(i.operands.get(1).map(|o| &o.kind), Some(OpKind::Vector(_)));
+        let want = if a_in_regs { 7 } else { 8 };
+        if i.operands.len() != want {
+            cx.error(
+                i.pos,
+                format!("Arguments mismatch for instruction '{name}'"),
+            );
+        }
+    }
+}
