@@ -123,6 +123,46 @@ impl Parser<'_> {
                 self.expect_punct(Punct::Semi, "after `return` statement")?;
                 StmtKind::Return(value)
             }
+            TokenKind::Keyword(
+                Keyword::Switch | Keyword::Case | Keyword::Default | Keyword::PragmaUnroll,
+            ) => self.switch_or_pragma()?,
+            TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
+                let what = unsupported_keyword(*k).unwrap_or("this construct");
+                return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
+            }
+            TokenKind::Ident
+                if !self.starts_type(0)
+                    && self.peek_at(1).kind == TokenKind::Ident
+                    && !self.at_eof_at(1) =>
+            {
+                return self.error(tok.span, format!("unknown type name `{}`", tok.text));
+            }
+            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => {
+                return self.error(
+                    tok.span,
+                    "labels and `goto` are not supported by kernelc yet",
+                );
+            }
+            _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
+            _ => {
+                let e = self.expr()?;
+                self.expect_punct(Punct::Semi, "after expression")?;
+                StmtKind::Expr(e)
+            }
+        };
+        Ok(Stmt {
+            kind,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    /// `switch`, its labels and `#pragma unroll`: kept out of
+    /// `statement_inner` so that the frame recursing per nesting level stays
+    /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
+    #[inline(never)]
+    fn switch_or_pragma(&mut self) -> PResult<StmtKind> {
+        let tok = self.peek().clone();
+        Ok(match &tok.kind {
             TokenKind::Keyword(Keyword::Switch) => {
                 self.bump();
                 let cond = self.paren_cond("`switch`")?;
@@ -158,33 +198,10 @@ impl Parser<'_> {
                 let stmt = Box::new(self.statement()?);
                 StmtKind::Unroll { count, stmt }
             }
-            TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
-                let what = unsupported_keyword(*k).unwrap_or("this construct");
-                return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
-            }
-            TokenKind::Ident
-                if !self.starts_type(0)
-                    && self.peek_at(1).kind == TokenKind::Ident
-                    && !self.at_eof_at(1) =>
-            {
-                return self.error(tok.span, format!("unknown type name `{}`", tok.text));
-            }
-            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => {
-                return self.error(
-                    tok.span,
-                    "labels and `goto` are not supported by kernelc yet",
-                );
-            }
-            _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
             _ => {
-                let e = self.expr()?;
-                self.expect_punct(Punct::Semi, "after expression")?;
-                StmtKind::Expr(e)
+                let sp = self.span();
+                return self.error(sp, "expected a statement");
             }
-        };
-        Ok(Stmt {
-            kind,
-            span: start.to(self.prev_span()),
         })
     }
 
