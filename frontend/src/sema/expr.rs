@@ -723,7 +723,7 @@ impl Checker {
         rhs: &ast::Expr,
         span: Span,
     ) -> Option<Expr> {
-        let l = self.expr(lhs);
+        let l = self.expr_nodecay(lhs);
         let r = self.expr(rhs);
         let (l, r) = (l?, r?);
         let ty = l.ty.clone();
