@@ -151,7 +151,7 @@ fn module_variable_errors() {
     assert!(errors("int g;").contains("without a memory space"));
     assert!(errors("extern __device__ int g;").contains("`extern` variables are supported"));
     assert!(errors("__device__ int g = 1; __device__ int h = g;").contains("must be a constant"));
-    assert!(errors("__device__ void f() __launch_bounds__(32) {}").is_empty() == false);
+    assert!(!errors("__device__ void f() __launch_bounds__(32) {}").is_empty());
     assert!(errors("__launch_bounds__(32) __device__ void f() {}")
         .contains("applies only to `__global__`"));
 }

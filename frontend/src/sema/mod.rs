@@ -96,10 +96,8 @@ pub(crate) fn check_program(tu: &ast::TranslationUnit) -> (Program, Vec<Diagnost
     let mut defs = Vec::new();
     for item in &tu.items {
         if let ast::Item::Function(f) = item {
-            if c.declare_function(f, defs.len()).is_some() {
-                if f.body.is_some() {
-                    defs.push(f.name_span);
-                }
+            if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
+                defs.push(f.name_span);
             }
         }
     }
