@@ -1,16 +1,64 @@
 //! The untyped syntax tree produced by the parser.
 //!
 //! It mirrors the source closely (names are strings, no conversions) so that
-//! `--emit ast` is recognisable to whoever wrote the code. Types are already
-//! resolved to [`CType`] because the subset has no user-defined types.
+//! `--emit ast` is recognisable to whoever wrote the code. Base types are
+//! already resolved to [`CType`] (typedef names are replaced by the parser);
+//! array sizes stay expressions, since only sema can evaluate constants such
+//! as enumerators.
 
 use crate::diag::Span;
 use crate::types::CType;
 
-/// A whole source file: functions (prototypes and definitions) in order.
+/// A whole source file: its top-level items in source order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TranslationUnit {
-    pub functions: Vec<FunctionDecl>,
+    pub items: Vec<Item>,
+}
+
+/// A top-level declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Function(FunctionDecl),
+    /// A file-scope variable (`__shared__`, `__constant__`, `__device__`, or
+    /// a plain `const` integer usable in constant expressions).
+    Var(VarDecl),
+    Enum(EnumDecl),
+}
+
+/// `enum [Name] { A, B = 3 }`: the constants (the type itself is `int`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDecl {
+    pub enumerators: Vec<(String, Option<Expr>, Span)>,
+    pub span: Span,
+}
+
+/// Storage and memory-space specifiers of a variable declaration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Storage {
+    pub shared: bool,
+    pub constant: bool,
+    pub device: bool,
+    pub is_extern: bool,
+    pub is_static: bool,
+    /// Where the first of these specifiers was written (for messages).
+    pub span: Span,
+}
+
+/// An initializer: an expression or a braced list (C99 6.7.9).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Expr(Expr),
+    List(Vec<Init>, Span),
+}
+
+impl Init {
+    /// The initializer's source span.
+    pub fn span(&self) -> Span {
+        match self {
+            Init::Expr(e) => e.span,
+            Init::List(_, s) => *s,
+        }
+    }
 }
 
 /// Declaration specifiers that apply to functions.
@@ -38,6 +86,8 @@ pub struct FunctionDecl {
     pub ret_span: Span,
     pub params: Vec<ParamDecl>,
     pub body: Option<Block>,
+    /// `__launch_bounds__(max_threads[, min_blocks])`, unevaluated.
+    pub launch_bounds: Option<(Expr, Option<Expr>, Span)>,
 }
 
 /// A type as written, plus qualifiers of the declared object itself.
@@ -55,6 +105,9 @@ pub struct QualType {
 pub struct ParamDecl {
     pub name: Option<String>,
     pub ty: QualType,
+    /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
+    /// is adjusted to a pointer as C says.
+    pub dims: Vec<Option<Expr>>,
     pub span: Span,
 }
 
@@ -71,7 +124,11 @@ pub struct VarDecl {
     pub name: String,
     pub name_span: Span,
     pub ty: QualType,
-    pub init: Option<Expr>,
+    /// Array declarator sizes, outermost first (`int a[2][3]` is `[2, 3]`);
+    /// `None` for `[]`.
+    pub dims: Vec<Option<Expr>>,
+    pub storage: Storage,
+    pub init: Option<Init>,
     pub span: Span,
 }
 
@@ -112,6 +169,21 @@ pub enum StmtKind {
     Continue,
     Return(Option<Expr>),
     Empty,
+    Switch {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    /// `case VALUE:` (a label; the statement after it is separate).
+    Case(Expr),
+    /// `default:`.
+    Default,
+    /// A local `enum { ... };`.
+    Enum(EnumDecl),
+    /// `#pragma unroll [count]` before `stmt` (which must be a loop).
+    Unroll {
+        count: Option<Expr>,
+        stmt: Box<Stmt>,
+    },
 }
 
 /// An expression with its span.

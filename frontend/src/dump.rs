@@ -4,14 +4,19 @@
 //! how precedence grouped an expression.
 
 use crate::ast::{
-    Block, Expr, ExprKind, FunctionDecl, QualType, Stmt, StmtKind, TranslationUnit, UnaryOp,
+    Block, EnumDecl, Expr, ExprKind, FunctionDecl, Init, Item, QualType, Stmt, StmtKind,
+    TranslationUnit, UnaryOp, VarDecl,
 };
 
 /// Renders the whole translation unit.
 pub fn dump_ast(tu: &TranslationUnit) -> String {
     let mut d = Dumper { out: String::new() };
-    for f in &tu.functions {
-        d.function(f);
+    for item in &tu.items {
+        match item {
+            Item::Function(f) => d.function(f),
+            Item::Var(v) => d.var(v, 0),
+            Item::Enum(e) => d.enum_decl(e, 0),
+        }
     }
     d.out
 }
@@ -86,6 +91,60 @@ impl Dumper {
         }
     }
 
+    fn var(&mut self, v: &VarDecl, depth: usize) {
+        let st = &v.storage;
+        let mut flags = String::new();
+        for (on, name) in [
+            (st.is_extern, " extern"),
+            (st.is_static, " static"),
+            (st.shared, " __shared__"),
+            (st.constant, " __constant__"),
+            (st.device, " __device__"),
+        ] {
+            if on {
+                flags.push_str(name);
+            }
+        }
+        let dims: String = v
+            .dims
+            .iter()
+            .map(|d| if d.is_some() { "[N]" } else { "[]" })
+            .collect();
+        self.line(
+            depth,
+            &format!("Decl {}: {}{dims}{flags}", v.name, qual(&v.ty)),
+        );
+        for d in v.dims.iter().flatten() {
+            self.line(depth + 1, "ArraySize");
+            self.expr(d, depth + 2);
+        }
+        if let Some(i) = &v.init {
+            self.init(i, depth + 1);
+        }
+    }
+
+    fn init(&mut self, i: &Init, depth: usize) {
+        match i {
+            Init::Expr(e) => self.expr(e, depth),
+            Init::List(items, _) => {
+                self.line(depth, "InitList");
+                for i in items {
+                    self.init(i, depth + 1);
+                }
+            }
+        }
+    }
+
+    fn enum_decl(&mut self, e: &EnumDecl, depth: usize) {
+        self.line(depth, "Enum");
+        for (name, value, _) in &e.enumerators {
+            self.line(depth + 1, &format!("Enumerator {name}"));
+            if let Some(v) = value {
+                self.expr(v, depth + 2);
+            }
+        }
+    }
+
     fn block(&mut self, b: &Block, depth: usize) {
         self.line(depth, "Block");
         for s in &b.stmts {
@@ -101,11 +160,26 @@ impl Dumper {
             }
             StmtKind::Decl(vars) => {
                 for v in vars {
-                    self.line(depth, &format!("Decl {}: {}", v.name, qual(&v.ty)));
-                    if let Some(i) = &v.init {
-                        self.expr(i, depth + 1);
-                    }
+                    self.var(v, depth);
                 }
+            }
+            StmtKind::Switch { cond, body } => {
+                self.line(depth, "Switch");
+                self.expr(cond, depth + 1);
+                self.stmt(body, depth + 1);
+            }
+            StmtKind::Case(v) => {
+                self.line(depth, "Case");
+                self.expr(v, depth + 1);
+            }
+            StmtKind::Default => self.line(depth, "Default"),
+            StmtKind::Enum(e) => self.enum_decl(e, depth),
+            StmtKind::Unroll { count, stmt } => {
+                self.line(depth, "PragmaUnroll");
+                if let Some(c) = count {
+                    self.expr(c, depth + 1);
+                }
+                self.stmt(stmt, depth + 1);
             }
             StmtKind::Block(b) => self.block(b, depth),
             StmtKind::If { cond, then, els } => {

@@ -28,6 +28,7 @@ pub mod types;
 pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
 pub use dump::{dump_ast, dump_expr};
 pub use lower::lower;
+pub use preprocess::DEFAULT_CUDA_ARCH;
 pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 
@@ -36,6 +37,30 @@ pub use types::{usual_arithmetic, CType};
 pub struct Options {
     /// `-D NAME` (`None`, defines to `1`) or `-D NAME=VALUE`.
     pub defines: Vec<(String, Option<String>)>,
+}
+
+impl Options {
+    /// Sets `__CUDA_ARCH__` for target `sm_<sm>` (the SM number times ten:
+    /// `with_cuda_arch(90)` defines it as `900`). Without it the value is
+    /// [`DEFAULT_CUDA_ARCH`] (750, sm_75). kernelc compiles device code only,
+    /// so `__CUDA_ARCH__` is always defined. It is a `-D` entry rather than a
+    /// field so that code building `Options { defines }` keeps compiling.
+    pub fn with_cuda_arch(mut self, sm: u32) -> Options {
+        self.defines.retain(|(n, _)| n != "__CUDA_ARCH__");
+        self.defines
+            .push(("__CUDA_ARCH__".to_string(), Some((sm * 10).to_string())));
+        self
+    }
+
+    /// The `__CUDA_ARCH__` value these options give.
+    pub fn cuda_arch(&self) -> u32 {
+        self.defines
+            .iter()
+            .rev()
+            .find(|(n, _)| n == "__CUDA_ARCH__")
+            .and_then(|(_, v)| v.as_deref()?.parse().ok())
+            .unwrap_or(DEFAULT_CUDA_ARCH)
+    }
 }
 
 /// Whether any diagnostic is an error (warnings alone do not fail a phase).

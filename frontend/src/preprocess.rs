@@ -1,24 +1,67 @@
-//! A deliberately tiny preprocessor: object-like macros only.
+//! A small token-level preprocessor: the subset of C's that kernels use.
+//!
+//! Supported: object- and function-like `#define` (arguments are
+//! macro-expanded before substitution, as C requires), `#undef`,
+//! `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` with `defined` and
+//! integer constant expressions, `#error`, `-D` options, the predefined
+//! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the two headers kernelc provides
+//! itself, and `#pragma unroll [N]`. Everything else (`#` stringizing, `##`
+//! pasting, other headers and pragmas) is rejected with a diagnostic rather
+//! than silently misinterpreted.
 //!
 //! It works on tokens rather than text so spans stay exact. Expanded tokens
-//! take the span of the macro *use*, so errors inside an expansion still point
-//! at the line the user wrote. Anything beyond `#define`/`#undef` of object-like
-//! macros, a couple of harmless `#include`s and `#pragma unroll` is rejected
-//! with a diagnostic rather than silently misinterpreted.
+//! take the span of the outermost macro *use*, so errors inside an expansion
+//! still point at the line the user wrote.
+//!
+//! `#pragma unroll [N]` becomes the token pair [`Keyword::PragmaUnroll`] ...
+//! [`Keyword::PragmaEnd`] around its (expanded) argument, so the parser can
+//! attach it to the loop that follows. Their spellings contain a space, so no
+//! source identifier can ever lex as them.
 
 use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Span};
 use crate::lexer::lex_raw;
-use crate::token::{Punct, Token, TokenKind};
+use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
 
 /// Headers whose declarations kernelc provides itself; including them is a no-op.
 const KNOWN_HEADERS: &[&str] = &["<cuda_runtime.h>", "<stdint.h>"];
 
-/// Macro expansion nesting limit (guards against `#define A B` / `#define B A`
-/// style cycles that slip past the active-set check, and runaway growth).
+/// Macro expansion nesting limit (guards against runaway growth; true
+/// recursion is already stopped by the active-macro check).
 const MAX_EXPANSION_DEPTH: usize = 64;
+
+/// `__CUDA_ARCH__` unless [`Options::with_cuda_arch`] (or `-D`) sets it: sm_75, the oldest
+/// target kernelc (and CUDA 13) supports, so the guarded code is the most
+/// portable variant.
+pub const DEFAULT_CUDA_ARCH: u32 = 750;
+
+/// A macro: its parameters (function-like) and its replacement tokens.
+struct Macro {
+    params: Option<Vec<String>>,
+    body: Vec<Token>,
+}
+
+/// One level of `#if` nesting.
+struct Cond {
+    /// Lines in the current branch are compiled.
+    active: bool,
+    /// Some branch of this `#if` was already taken.
+    taken: bool,
+    /// The enclosing region is active (else no branch here can be).
+    parent: bool,
+    /// `#else` was seen (another `#elif`/`#else` is an error).
+    seen_else: bool,
+    span: Span,
+}
+
+struct Pp<'s> {
+    source: &'s str,
+    macros: HashMap<String, Macro>,
+    conds: Vec<Cond>,
+    diags: &'s mut Vec<Diagnostic>,
+}
 
 /// Runs directives and macro substitution over raw tokens.
 pub(crate) fn preprocess(
@@ -27,15 +70,27 @@ pub(crate) fn preprocess(
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
-    let mut macros: HashMap<String, Vec<Token>> = HashMap::new();
-    for (name, value) in &opts.defines {
+    let mut pp = Pp {
+        source,
+        macros: HashMap::new(),
+        conds: Vec::new(),
+        diags,
+    };
+    let arch = DEFAULT_CUDA_ARCH.to_string();
+    let mut defines: Vec<(String, Option<String>)> = vec![
+        ("__CUDA_ARCH__".to_string(), Some(arch)),
+        ("__CUDACC__".to_string(), None),
+        ("__NVCC__".to_string(), None),
+    ];
+    defines.extend(opts.defines.iter().cloned());
+    for (name, value) in &defines {
         let valid = name
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid {
-            diags.push(Diagnostic::error(
+            pp.diags.push(Diagnostic::error(
                 Span::default(),
                 format!("invalid macro name `{name}` in `-D` option"),
             ));
@@ -43,34 +98,51 @@ pub(crate) fn preprocess(
         }
         let (tokens, errs) = lex_raw(value.as_deref().unwrap_or("1"));
         if !errs.is_empty() {
-            diags.push(Diagnostic::error(
+            pp.diags.push(Diagnostic::error(
                 Span::default(),
                 format!("invalid value for `-D {name}`: {}", errs[0].message),
             ));
             continue;
         }
-        macros.insert(name.clone(), tokens);
+        pp.macros.insert(
+            name.clone(),
+            Macro {
+                params: None,
+                body: tokens,
+            },
+        );
     }
 
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
-        let tok = &raw[i];
-        let prev_end = if i == 0 { 0 } else { raw[i - 1].span.end };
-        let at_line_start = i == 0 || newline_between(source, prev_end, tok.span.start);
-        if tok.kind == TokenKind::Punct(Punct::Hash) && at_line_start {
+        if pp.is_directive_start(&raw, i) {
             // The directive runs to the end of the (logical) line.
             let mut j = i + 1;
             while j < raw.len() && !newline_between(source, raw[j - 1].span.end, raw[j].span.start)
             {
                 j += 1;
             }
-            directive(source, &raw[i..j], &mut macros, diags);
+            pp.directive(&raw[i..j], &mut out);
             i = j;
             continue;
         }
-        expand(tok, tok.span, &macros, &mut Vec::new(), &mut out, diags);
-        i += 1;
+        // A run of ordinary tokens up to the next directive.
+        let mut j = i + 1;
+        while j < raw.len() && !pp.is_directive_start(&raw, j) {
+            j += 1;
+        }
+        if pp.active() {
+            pp.expand_seq(&raw[i..j], None, &mut Vec::new(), &mut out);
+        }
+        i = j;
+    }
+    if let Some(c) = pp.conds.last() {
+        let span = c.span;
+        pp.diags.push(Diagnostic::error(
+            span,
+            "unterminated `#if` (missing `#endif`)",
+        ));
     }
     out
 }
@@ -82,131 +154,527 @@ fn newline_between(source: &str, a: u32, b: u32) -> bool {
     (a..b).any(|k| bytes[k] == b'\n' && !(k > 0 && bytes[k - 1] == b'\\'))
 }
 
-/// Substitutes macros in one token, recursively, into `out`.
-fn expand(
-    tok: &Token,
-    use_span: Span,
-    macros: &HashMap<String, Vec<Token>>,
-    active: &mut Vec<String>,
-    out: &mut Vec<Token>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let is_name = matches!(tok.kind, TokenKind::Ident | TokenKind::Keyword(_));
-    match macros.get(&tok.text) {
-        Some(body) if is_name && !active.contains(&tok.text) => {
-            if active.len() >= MAX_EXPANSION_DEPTH {
-                diags.push(Diagnostic::error(
-                    use_span,
-                    "macro expansion nests too deeply",
-                ));
-                return;
-            }
-            active.push(tok.text.clone());
-            for t in body {
-                expand(t, use_span, macros, active, out, diags);
-            }
-            active.pop();
-        }
-        _ => out.push(Token {
-            span: use_span,
-            ..tok.clone()
-        }),
+fn is_name(t: &Token) -> bool {
+    matches!(t.kind, TokenKind::Ident | TokenKind::Keyword(_))
+}
+
+fn is_punct(t: &Token, p: Punct) -> bool {
+    t.kind == TokenKind::Punct(p)
+}
+
+/// A token made by the preprocessor (`#pragma` markers, `#if` values).
+fn synth(kind: TokenKind, text: &str, span: Span) -> Token {
+    Token {
+        kind,
+        text: text.to_string(),
+        span,
     }
 }
 
-/// Handles one directive line (`line[0]` is the `#`).
-fn directive(
-    source: &str,
-    line: &[Token],
-    macros: &mut HashMap<String, Vec<Token>>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let hash = line[0].span;
-    let Some(name_tok) = line.get(1) else {
-        return; // The null directive `#` is allowed and does nothing.
-    };
-    let whole = hash.to(line[line.len() - 1].span);
-    let rest = &line[2..];
-    match name_tok.text.as_str() {
-        "define" => {
-            let Some(name) = rest.first() else {
-                diags.push(Diagnostic::error(
-                    whole,
-                    "macro name missing after `#define`",
-                ));
-                return;
+impl Pp<'_> {
+    fn active(&self) -> bool {
+        self.conds.last().is_none_or(|c| c.active)
+    }
+
+    fn is_directive_start(&self, raw: &[Token], i: usize) -> bool {
+        is_punct(&raw[i], Punct::Hash)
+            && (i == 0 || newline_between(self.source, raw[i - 1].span.end, raw[i].span.start))
+    }
+
+    fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, msg));
+    }
+
+    /// Expands macros in `toks` into `out`. `span` (the outermost use) replaces
+    /// every produced token's span; `active` lists the macros being expanded.
+    fn expand_seq(
+        &mut self,
+        toks: &[Token],
+        span: Option<Span>,
+        active: &mut Vec<String>,
+        out: &mut Vec<Token>,
+    ) {
+        let mut i = 0;
+        while i < toks.len() {
+            let tok = &toks[i];
+            let at = span.unwrap_or(tok.span);
+            let is_macro = is_name(tok) && !active.contains(&tok.text);
+            let Some(m) = self.macros.get(&tok.text).filter(|_| is_macro) else {
+                out.push(Token {
+                    span: at,
+                    ..tok.clone()
+                });
+                i += 1;
+                continue;
             };
-            if !matches!(name.kind, TokenKind::Ident | TokenKind::Keyword(_)) {
-                diags.push(Diagnostic::error(
-                    name.span,
-                    "macro name must be an identifier",
-                ));
+            if active.len() >= MAX_EXPANSION_DEPTH {
+                self.error(at, "macro expansion nests too deeply");
                 return;
             }
-            if let Some(next) = rest.get(1) {
-                if next.kind == TokenKind::Punct(Punct::LParen) && next.span.start == name.span.end
-                {
-                    diags.push(Diagnostic::error(
-                        name.span.to(next.span),
-                        "function-like macros are not supported by kernelc yet",
-                    ));
-                    return;
+            let Some(params) = m.params.clone() else {
+                let body = m.body.clone();
+                active.push(tok.text.clone());
+                self.expand_seq(&body, Some(at), active, out);
+                active.pop();
+                i += 1;
+                continue;
+            };
+            // A function-like macro name not followed by `(` is an ordinary name.
+            if !toks.get(i + 1).is_some_and(|t| is_punct(t, Punct::LParen)) {
+                out.push(Token {
+                    span: at,
+                    ..tok.clone()
+                });
+                i += 1;
+                continue;
+            }
+            let body = m.body.clone();
+            let Some((args, close)) = self.collect_args(toks, i + 1) else {
+                let msg = format!("unterminated call of macro `{}`", tok.text);
+                self.error(at, msg);
+                return;
+            };
+            let call_span = span.unwrap_or(tok.span.to(toks[close].span));
+            let args = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+                Vec::new()
+            } else {
+                args
+            };
+            if args.len() != params.len() {
+                let msg = format!(
+                    "macro `{}` takes {} argument(s), but {} were given",
+                    tok.text,
+                    params.len(),
+                    args.len()
+                );
+                self.error(call_span, msg);
+                i = close + 1;
+                continue;
+            }
+            // Arguments are fully expanded first (C 6.10.3.1), then substituted.
+            let mut expanded = Vec::new();
+            for a in &args {
+                let mut e = Vec::new();
+                self.expand_seq(a, Some(call_span), active, &mut e);
+                expanded.push(e);
+            }
+            let mut substituted = Vec::new();
+            for t in &body {
+                match params.iter().position(|p| is_name(t) && *p == t.text) {
+                    Some(k) => substituted.extend(expanded[k].iter().cloned()),
+                    None => substituted.push(t.clone()),
                 }
             }
-            if let Some(bad) = rest[1..]
-                .iter()
-                .find(|t| matches!(t.kind, TokenKind::Punct(Punct::Hash | Punct::HashHash)))
-            {
-                diags.push(Diagnostic::error(
-                    bad.span,
-                    "`#` and `##` in macros are not supported by kernelc",
-                ));
+            active.push(tok.text.clone());
+            self.expand_seq(&substituted, Some(call_span), active, out);
+            active.pop();
+            i = close + 1;
+        }
+    }
+
+    /// The comma-separated arguments after the `(` at `open`, and the index
+    /// of the closing `)`; `None` when it never closes.
+    fn collect_args(&self, toks: &[Token], open: usize) -> Option<(Vec<Vec<Token>>, usize)> {
+        let mut args = vec![Vec::new()];
+        let mut depth = 0usize;
+        for (k, t) in toks.iter().enumerate().skip(open + 1) {
+            match t.kind {
+                TokenKind::Punct(Punct::LParen) => depth += 1,
+                TokenKind::Punct(Punct::RParen) if depth == 0 => return Some((args, k)),
+                TokenKind::Punct(Punct::RParen) => depth -= 1,
+                TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                    args.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(last) = args.last_mut() {
+                last.push(t.clone());
+            }
+        }
+        None
+    }
+
+    /// Handles one directive line (`line[0]` is the `#`).
+    fn directive(&mut self, line: &[Token], out: &mut Vec<Token>) {
+        let hash = line[0].span;
+        let Some(name_tok) = line.get(1) else {
+            return; // The null directive `#` is allowed and does nothing.
+        };
+        let whole = hash.to(line[line.len() - 1].span);
+        let rest = &line[2..];
+        let name = name_tok.text.as_str();
+        // Conditionals are tracked even inside skipped regions.
+        match name {
+            "if" | "ifdef" | "ifndef" => {
+                let parent = self.active();
+                let value = parent && self.condition(name, rest, whole);
+                self.conds.push(Cond {
+                    active: value,
+                    taken: value,
+                    parent,
+                    seen_else: false,
+                    span: whole,
+                });
                 return;
             }
-            macros.insert(name.text.clone(), rest[1..].to_vec());
-        }
-        "undef" => match rest.first() {
-            Some(name) => {
-                macros.remove(&name.text);
+            "elif" | "else" => {
+                let Some(c) = self.conds.last() else {
+                    self.error(whole, format!("`#{name}` without `#if`"));
+                    return;
+                };
+                if c.seen_else {
+                    self.error(whole, format!("`#{name}` after `#else`"));
+                    return;
+                }
+                let go =
+                    c.parent && !c.taken && (name == "else" || self.condition(name, rest, whole));
+                if let Some(c) = self.conds.last_mut() {
+                    c.active = go;
+                    c.taken |= go;
+                    c.seen_else = name == "else";
+                }
+                return;
             }
-            None => diags.push(Diagnostic::error(
-                whole,
-                "macro name missing after `#undef`",
-            )),
-        },
-        "include" => {
-            let text = match (rest.first(), rest.last()) {
-                (Some(a), Some(b)) => source
-                    .get(a.span.start as usize..b.span.end as usize)
-                    .unwrap_or("")
-                    .to_string(),
-                _ => String::new(),
-            };
-            if !KNOWN_HEADERS.contains(&text.as_str()) {
-                diags.push(
-                    Diagnostic::error(
+            "endif" => {
+                if self.conds.pop().is_none() {
+                    self.error(whole, "`#endif` without `#if`");
+                }
+                return;
+            }
+            _ => {}
+        }
+        if !self.active() {
+            return;
+        }
+        match name {
+            "define" => self.define(rest, whole),
+            "undef" => match rest.first() {
+                Some(name) => {
+                    self.macros.remove(&name.text);
+                }
+                None => self.error(whole, "macro name missing after `#undef`"),
+            },
+            "include" => {
+                let text = match (rest.first(), rest.last()) {
+                    (Some(a), Some(b)) => self
+                        .source
+                        .get(a.span.start as usize..b.span.end as usize)
+                        .unwrap_or("")
+                        .to_string(),
+                    _ => String::new(),
+                };
+                if !KNOWN_HEADERS.contains(&text.as_str()) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            whole,
+                            format!("`#include {text}` is not supported by kernelc"),
+                        )
+                        .with_note(
+                            "only <cuda_runtime.h> and <stdint.h> may be included; they are ignored",
+                        ),
+                    );
+                }
+            }
+            "pragma" => {
+                if rest.first().map(|t| t.text.as_str()) != Some("unroll") {
+                    self.error(
                         whole,
-                        format!("`#include {text}` is not supported by kernelc"),
-                    )
-                    .with_note(
-                        "only <cuda_runtime.h> and <stdint.h> may be included; they are ignored",
-                    ),
-                );
-            }
-        }
-        "pragma" => {
-            if rest.first().map(|t| t.text.as_str()) != Some("unroll") {
-                diags.push(Diagnostic::error(
+                        "this `#pragma` is not supported by kernelc (only `#pragma unroll`)",
+                    );
+                    return;
+                }
+                out.push(synth(
+                    TokenKind::Keyword(Keyword::PragmaUnroll),
+                    "#pragma unroll",
                     whole,
-                    "this `#pragma` is not supported by kernelc (only `#pragma unroll`)",
+                ));
+                self.expand_seq(&rest[1..], None, &mut Vec::new(), out);
+                out.push(synth(
+                    TokenKind::Keyword(Keyword::PragmaEnd),
+                    "#pragma end",
+                    whole,
                 ));
             }
+            "error" => self.error(whole, "`#error` directive"),
+            other => {
+                let msg = format!("`#{other}` is not supported by kernelc");
+                self.error(hash.to(name_tok.span), msg);
+            }
         }
-        other => {
-            diags.push(Diagnostic::error(
-                hash.to(name_tok.span),
-                format!("`#{other}` is not supported by kernelc"),
+    }
+
+    fn define(&mut self, rest: &[Token], whole: Span) {
+        let Some(name) = rest.first() else {
+            self.error(whole, "macro name missing after `#define`");
+            return;
+        };
+        if !is_name(name) {
+            self.error(name.span, "macro name must be an identifier");
+            return;
+        }
+        let mut body_start = 1;
+        let mut params = None;
+        if let Some(next) = rest.get(1) {
+            if is_punct(next, Punct::LParen) && next.span.start == name.span.end {
+                // Function-like: `NAME(a, b)` with no space before `(`.
+                let mut ps = Vec::new();
+                let mut k = 2;
+                let mut ok = false;
+                while let Some(t) = rest.get(k) {
+                    k += 1;
+                    if is_punct(t, Punct::RParen) {
+                        ok = true;
+                        break;
+                    }
+                    if is_punct(t, Punct::Ellipsis) {
+                        self.error(t.span, "variadic macros are not supported by kernelc");
+                        return;
+                    }
+                    if !is_name(t) || ps.contains(&t.text) {
+                        self.error(t.span, "invalid macro parameter");
+                        return;
+                    }
+                    ps.push(t.text.clone());
+                    match rest.get(k) {
+                        Some(c) if is_punct(c, Punct::Comma) => k += 1,
+                        Some(c) if is_punct(c, Punct::RParen) => {}
+                        _ => {
+                            self.error(whole, "expected `,` or `)` in macro parameter list");
+                            return;
+                        }
+                    }
+                }
+                if !ok {
+                    self.error(whole, "unterminated macro parameter list");
+                    return;
+                }
+                body_start = k;
+                params = Some(ps);
+            }
+        }
+        let body = rest.get(body_start..).unwrap_or(&[]);
+        if let Some(bad) = body
+            .iter()
+            .find(|t| matches!(t.kind, TokenKind::Punct(Punct::Hash | Punct::HashHash)))
+        {
+            self.error(
+                bad.span,
+                "`#` and `##` in macros are not supported by kernelc",
+            );
+            return;
+        }
+        self.macros.insert(
+            name.text.clone(),
+            Macro {
+                params,
+                body: body.to_vec(),
+            },
+        );
+    }
+
+    /// Evaluates the condition of `#if`/`#ifdef`/`#ifndef`/`#elif`.
+    fn condition(&mut self, kind: &str, rest: &[Token], whole: Span) -> bool {
+        if kind == "ifdef" || kind == "ifndef" {
+            let Some(name) = rest.first().filter(|t| is_name(t)) else {
+                self.error(whole, format!("macro name missing after `#{kind}`"));
+                return false;
+            };
+            return self.macros.contains_key(&name.text) == (kind == "ifdef");
+        }
+        // `defined X` / `defined(X)` first, before expansion.
+        let mut replaced = Vec::new();
+        let mut k = 0;
+        while k < rest.len() {
+            let t = &rest[k];
+            if t.text == "defined" && is_name(t) {
+                let (name, next) = match rest.get(k + 1) {
+                    Some(p) if is_punct(p, Punct::LParen) => {
+                        match (rest.get(k + 2), rest.get(k + 3)) {
+                            (Some(n), Some(c)) if is_name(n) && is_punct(c, Punct::RParen) => {
+                                (n, k + 4)
+                            }
+                            _ => {
+                                self.error(t.span, "expected `defined(NAME)`");
+                                return false;
+                            }
+                        }
+                    }
+                    Some(n) if is_name(n) => (n, k + 2),
+                    _ => {
+                        self.error(t.span, "expected a macro name after `defined`");
+                        return false;
+                    }
+                };
+                let v = u64::from(self.macros.contains_key(&name.text));
+                replaced.push(synth(
+                    TokenKind::Int {
+                        value: v,
+                        ty: crate::types::CType::INT,
+                    },
+                    if v == 1 { "1" } else { "0" },
+                    t.span,
+                ));
+                k = next;
+                continue;
+            }
+            replaced.push(t.clone());
+            k += 1;
+        }
+        let mut expanded = Vec::new();
+        self.expand_seq(&replaced, None, &mut Vec::new(), &mut expanded);
+        if expanded.is_empty() {
+            self.error(whole, format!("`#{kind}` with no expression"));
+            return false;
+        }
+        let mut ev = CondEval {
+            toks: &expanded,
+            pos: 0,
+            error: None,
+        };
+        let v = ev.ternary(0);
+        if ev.error.is_none() && ev.pos < expanded.len() {
+            ev.error = Some((
+                expanded[ev.pos].span,
+                "unexpected token in `#if` expression".into(),
             ));
+        }
+        match ev.error {
+            Some((span, msg)) => {
+                self.error(span, msg);
+                false
+            }
+            None => v != 0,
+        }
+    }
+}
+
+/// Evaluates a `#if` expression over expanded tokens, in `i128` (wide enough
+/// for every `intmax_t`/`uintmax_t` value). Identifiers left after expansion
+/// are 0, as C says.
+struct CondEval<'t> {
+    toks: &'t [Token],
+    pos: usize,
+    error: Option<(Span, String)>,
+}
+
+impl CondEval<'_> {
+    fn peek_punct(&self) -> Option<Punct> {
+        match self.toks.get(self.pos)?.kind {
+            TokenKind::Punct(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn fail(&mut self, msg: &str) -> i128 {
+        if self.error.is_none() {
+            let span = self
+                .toks
+                .get(self.pos)
+                .or(self.toks.last())
+                .map_or(Span::default(), |t| t.span);
+            self.error = Some((span, msg.to_string()));
+        }
+        0
+    }
+
+    fn ternary(&mut self, depth: usize) -> i128 {
+        if depth > 200 {
+            return self.fail("`#if` expression nests too deeply");
+        }
+        let c = self.binary(1, depth);
+        if self.peek_punct() != Some(Punct::Question) {
+            return c;
+        }
+        self.pos += 1;
+        let a = self.ternary(depth + 1);
+        if self.peek_punct() != Some(Punct::Colon) {
+            return self.fail("expected `:` in `#if` expression");
+        }
+        self.pos += 1;
+        let b = self.ternary(depth + 1);
+        if c != 0 {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn binary(&mut self, min: u8, depth: usize) -> i128 {
+        let mut l = self.unary(depth);
+        while let Some(p) = self.peek_punct() {
+            let prec = match p {
+                Punct::OrOr => 1,
+                Punct::AndAnd => 2,
+                Punct::Pipe => 3,
+                Punct::Caret => 4,
+                Punct::Amp => 5,
+                Punct::EqEq | Punct::Ne => 6,
+                Punct::Lt | Punct::Le | Punct::Gt | Punct::Ge => 7,
+                Punct::Shl | Punct::Shr => 8,
+                Punct::Plus | Punct::Minus => 9,
+                Punct::Star | Punct::Slash | Punct::Percent => 10,
+                _ => break,
+            };
+            if prec < min {
+                break;
+            }
+            self.pos += 1;
+            let r = self.binary(prec + 1, depth + 1);
+            l = match p {
+                Punct::OrOr => i128::from(l != 0 || r != 0),
+                Punct::AndAnd => i128::from(l != 0 && r != 0),
+                Punct::Pipe => l | r,
+                Punct::Caret => l ^ r,
+                Punct::Amp => l & r,
+                Punct::EqEq => i128::from(l == r),
+                Punct::Ne => i128::from(l != r),
+                Punct::Lt => i128::from(l < r),
+                Punct::Le => i128::from(l <= r),
+                Punct::Gt => i128::from(l > r),
+                Punct::Ge => i128::from(l >= r),
+                Punct::Shl => l.checked_shl(r.clamp(0, 127) as u32).unwrap_or(0),
+                Punct::Shr => l >> r.clamp(0, 127),
+                Punct::Plus => l.wrapping_add(r),
+                Punct::Minus => l.wrapping_sub(r),
+                Punct::Star => l.wrapping_mul(r),
+                _ if r == 0 => return self.fail("division by zero in `#if` expression"),
+                Punct::Slash => l.wrapping_div(r),
+                _ => l.wrapping_rem(r),
+            };
+        }
+        l
+    }
+
+    fn unary(&mut self, depth: usize) -> i128 {
+        if depth > 200 {
+            return self.fail("`#if` expression nests too deeply");
+        }
+        let Some(t) = self.toks.get(self.pos) else {
+            return self.fail("`#if` expression ends early");
+        };
+        self.pos += 1;
+        match &t.kind {
+            TokenKind::Int { value, .. } => i128::from(*value),
+            TokenKind::Char(v) => i128::from(*v),
+            TokenKind::Keyword(Keyword::True) => 1,
+            TokenKind::Ident | TokenKind::Keyword(_) => 0,
+            TokenKind::Punct(Punct::LParen) => {
+                let v = self.ternary(depth + 1);
+                if self.peek_punct() != Some(Punct::RParen) {
+                    return self.fail("expected `)` in `#if` expression");
+                }
+                self.pos += 1;
+                v
+            }
+            TokenKind::Punct(Punct::Minus) => self.unary(depth + 1).wrapping_neg(),
+            TokenKind::Punct(Punct::Plus) => self.unary(depth + 1),
+            TokenKind::Punct(Punct::Bang) => i128::from(self.unary(depth + 1) == 0),
+            TokenKind::Punct(Punct::Tilde) => !self.unary(depth + 1),
+            _ => {
+                self.pos -= 1;
+                self.fail("invalid token in `#if` expression")
+            }
         }
     }
 }

@@ -67,6 +67,10 @@ keywords! {
     ForceInline => "__forceinline__", NoInline => "__noinline__",
     Global => "__global__", Device => "__device__", Host => "__host__",
     True => "true", False => "false",
+    LaunchBounds => "__launch_bounds__",
+    // Made only by the preprocessor around `#pragma unroll`'s argument; the
+    // space in the spelling keeps source identifiers from ever matching.
+    PragmaUnroll => "#pragma unroll", PragmaEnd => "#pragma end",
     // Recognised only to reject them clearly.
     Shared => "__shared__", Constant => "__constant__", Managed => "__managed__",
     Switch => "switch", Case => "case", Default => "default", Goto => "goto",

@@ -24,11 +24,47 @@ pub struct LocalId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);
 
+/// Index of a module variable within [`Program::globals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+
 /// All function definitions of the file, in source order of definition
-/// (prototypes are merged into their definitions).
+/// (prototypes are merged into their definitions), and its module variables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub functions: Vec<Function>,
+    pub globals: Vec<GlobalVar>,
+}
+
+/// The memory a module variable lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSpace {
+    /// `__shared__`: one copy per thread block.
+    Shared,
+    /// `__constant__`: read-only in device code.
+    Constant,
+    /// `__device__`: global memory.
+    Device,
+}
+
+/// A variable with static storage: file-scope `__shared__`/`__constant__`/
+/// `__device__` ones, and function-scope `__shared__` ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalVar {
+    /// The module-level name. A function-scope `__shared__` variable `v` in
+    /// function `f` is named `f$v` (`$` is valid in PTX names, `.` is not),
+    /// with `$2`, `$3`, ... appended for further ones of the same name.
+    pub name: String,
+    pub ty: CType,
+    pub space: MemSpace,
+    /// Initial bytes, little-endian (`__constant__`/`__device__` only).
+    pub init: Option<Vec<u8>>,
+    /// `extern __shared__ T buf[]`: sized at launch.
+    pub dynamic: bool,
+    /// `static`: not visible outside the module.
+    pub is_static: bool,
+    pub is_const: bool,
+    pub span: Span,
 }
 
 /// A checked function definition.
@@ -50,6 +86,8 @@ pub struct Function {
     /// All variables: `locals[i]` is `LocalId(i)`; the first
     /// `params.len()` entries are the parameters in order.
     pub locals: Vec<LocalVar>,
+    /// `__launch_bounds__(max_threads, min_blocks)`, evaluated.
+    pub launch_bounds: Option<(u32, Option<u32>)>,
 }
 
 /// A function parameter (also present in `Function::locals`).
@@ -72,6 +110,21 @@ pub struct LocalVar {
     pub is_const: bool,
     pub is_param: bool,
     pub span: Span,
+    /// Lives in memory (a `.local` stack slot) rather than in a register:
+    /// arrays, and scalars whose address is taken.
+    pub in_memory: bool,
+    /// The value of a `const` integer initialized by a constant expression,
+    /// usable where C++ requires constant expressions (array sizes, `case`).
+    pub const_value: Option<i128>,
+}
+
+/// `#pragma unroll` on a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unroll {
+    /// `#pragma unroll`: unroll completely.
+    Full,
+    /// `#pragma unroll N` (`1` means do not unroll).
+    Count(u32),
 }
 
 /// `{ ... }`; scoping is already resolved into `LocalId`s.
@@ -98,6 +151,9 @@ pub enum StmtKind {
     Decl {
         local: LocalId,
         init: Option<Expr>,
+        /// A braced initializer, flattened: every scalar of the object at its
+        /// byte offset (elements the list omits are explicit zeros).
+        list: Option<Vec<(u64, Expr)>>,
     },
     Block(Block),
     If {
@@ -108,10 +164,12 @@ pub enum StmtKind {
     While {
         cond: Expr,
         body: Box<Stmt>,
+        unroll: Option<Unroll>,
     },
     DoWhile {
         body: Box<Stmt>,
         cond: Expr,
+        unroll: Option<Unroll>,
     },
     /// `init` holds zero or more `Decl`/`Expr` statements scoped to the loop.
     For {
@@ -119,7 +177,19 @@ pub enum StmtKind {
         cond: Option<Expr>,
         step: Option<Expr>,
         body: Box<Stmt>,
+        unroll: Option<Unroll>,
     },
+    /// `switch`: `cond` is the promoted controlling value; `cases` maps each
+    /// `case` value (converted to `cond`'s type) to its label index, and the
+    /// labels appear as [`StmtKind::Label`] directly in `body`.
+    Switch {
+        cond: Expr,
+        cases: Vec<(i128, u32)>,
+        default: Option<u32>,
+        body: Block,
+    },
+    /// A `case`/`default` label of the enclosing `switch` (by index).
+    Label(u32),
     Break,
     Continue,
     /// The value (if any) already has the function's return type.
@@ -222,6 +292,8 @@ pub enum CastKind {
 pub enum Place {
     /// A local variable or parameter.
     Local(LocalId),
+    /// A module variable.
+    Global(GlobalId),
     /// The object a pointer-typed expression points to.
     Deref(Box<Expr>),
     /// `base[index]`: `base` is a pointer, `index` a 64-bit integer.
@@ -241,6 +313,11 @@ pub enum ExprKind {
     FloatConst(f64),
     /// Reads a local variable.
     Local(LocalId),
+    /// Reads a (scalar) module variable.
+    Global(GlobalId),
+    /// The address of an object (`&x`, and arrays decaying to a pointer to
+    /// their first element). The result type is the C pointer type.
+    AddrOf(Box<Place>),
     /// Reads a CUDA built-in index.
     Builtin(BuiltinVar, Dim),
     Unary {

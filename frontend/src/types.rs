@@ -1,8 +1,8 @@
 //! C types as the frontend understands them (LP64 data model).
 //!
 //! One type representation is shared by the syntax tree (casts, declarations)
-//! and the typed tree, because this subset has no typedefs or structs: a type
-//! is fully known as soon as its specifiers are parsed.
+//! and the typed tree: typedef names are replaced while parsing, so a base
+//! type is known as soon as its specifiers are parsed.
 
 use std::fmt;
 
@@ -33,6 +33,9 @@ pub enum CType {
         /// This pointer itself is `__restrict__`-qualified.
         restrict: bool,
     },
+    /// `elem[len]`; `len` is `None` for an incomplete `T[]` (only
+    /// `extern __shared__` arrays, and initializers before they are counted).
+    Array { elem: Box<CType>, len: Option<u64> },
 }
 
 impl CType {
@@ -111,6 +114,28 @@ impl CType {
             CType::Bool => Some(1),
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
+            CType::Array { elem, len } => elem.size()?.checked_mul((*len)?),
+        }
+    }
+
+    /// Alignment in bytes (natural alignment; arrays align like elements).
+    pub fn align(&self) -> u64 {
+        match self {
+            CType::Array { elem, .. } => elem.align(),
+            other => other.size().unwrap_or(1).max(1),
+        }
+    }
+
+    /// Whether this is an array type.
+    pub fn is_array(&self) -> bool {
+        matches!(self, CType::Array { .. })
+    }
+
+    /// The innermost non-array element type (`float` for `float[2][3]`).
+    pub fn scalar_elem(&self) -> &CType {
+        match self {
+            CType::Array { elem, .. } => elem.scalar_elem(),
+            other => other,
         }
     }
 
@@ -192,6 +217,19 @@ impl fmt::Display for CType {
                     (_, true) => f.write_str(name),
                     (_, false) => write!(f, "unsigned {name}"),
                 }
+            }
+            CType::Array { .. } => {
+                // `float[2][3]`: the outer length is written first.
+                let mut dims = String::new();
+                let mut t = self;
+                while let CType::Array { elem, len } = t {
+                    match len {
+                        Some(n) => dims.push_str(&format!("[{n}]")),
+                        None => dims.push_str("[]"),
+                    }
+                    t = elem;
+                }
+                write!(f, "{t}{dims}")
             }
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),

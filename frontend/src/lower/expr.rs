@@ -84,7 +84,18 @@ impl FunctionLowerer<'_, '_> {
         let v = match &e.kind {
             ExprKind::IntConst(n) => self.b.iconst(value_type(&e.ty), *n as i64),
             ExprKind::FloatConst(x) => self.b.fconst(value_type(&e.ty), *x),
-            ExprKind::Local(l) => self.b.use_var(Self::var(*l)),
+            ExprKind::Local(l) => match self.slot(*l) {
+                Some(slot) => {
+                    let p = self.b.stack_addr(slot);
+                    self.load(p, &e.ty, MemFlags::default())
+                }
+                None => self.b.use_var(Self::var(*l)),
+            },
+            ExprKind::Global(g) => {
+                let p = self.global_address(*g);
+                self.load(p, &e.ty, MemFlags::default())
+            }
+            ExprKind::AddrOf(place) => self.address_of(place),
             ExprKind::Builtin(var, dim) => self.b.special(special_reg(*var, *dim)),
             ExprKind::Unary { op, operand } => {
                 let x = self.expr(operand);
@@ -258,9 +269,32 @@ impl FunctionLowerer<'_, '_> {
         self.b.icmp(IntCC::Ne, v, zero)
     }
 
+    /// The address of a place, in the space the frontend knows it is in.
+    fn address_of(&mut self, place: &Place) -> Value {
+        match self.place(place) {
+            PlaceRef::Mem { ptr, .. } => ptr,
+            PlaceRef::Var(l) => {
+                // Sema puts every address-taken local in memory.
+                let span = self.typed.locals[l.0 as usize].span;
+                self.error(span, "internal: address of a register variable");
+                self.zero(Type::Ptr(AddrSpace::Generic))
+            }
+        }
+    }
+
     fn place(&mut self, target: &Place) -> PlaceRef {
         match target {
-            Place::Local(l) => PlaceRef::Var(*l),
+            Place::Local(l) => match self.slot(*l) {
+                Some(slot) => PlaceRef::Mem {
+                    ptr: self.b.stack_addr(slot),
+                    flags: MemFlags::default(),
+                },
+                None => PlaceRef::Var(*l),
+            },
+            Place::Global(g) => PlaceRef::Mem {
+                ptr: self.global_address(*g),
+                flags: MemFlags::default(),
+            },
             Place::Deref(ptr) => {
                 let flags = self.flags_for(ptr);
                 PlaceRef::Mem {

@@ -9,18 +9,27 @@
 //! (that is all the host can pass), so they are lowered as `ptr<global>`
 //! when the body never assigns to them. Every other pointer is generic; where
 //! a global pointer flows into a generic place an `addrspacecast` is made.
-//! Proving more (shared, const, local) is the memory-space passes' job.
+//! Proving more is the memory-space passes' job. Addresses the frontend forms
+//! itself keep their space: `&x` of a local in memory is the `ptr<local>` of
+//! its stack slot, a `__shared__` array decays to a `ptr<shared>`, and so on;
+//! `coerce` casts them to generic where they meet a C pointer variable,
+//! parameter or return value.
+//!
+//! Locals in memory (arrays, and scalars whose address is taken, as sema
+//! marks them) get one stack slot each; every other local stays an SSA
+//! variable. Module variables become IR globals, in `Program::globals` order.
 
 mod expr;
 mod stmt;
 
 use crate::diag::{Diagnostic, Span};
-use crate::typed::{self, LocalId, Place};
+use crate::typed::{self, LocalId, MemSpace, Place};
 use crate::types::CType;
 use midend::builder::InstBuilder;
 use midend::ir::{
-    AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, Linkage, Module, ParamAttrs,
-    Signature, SourceSpan, Type, Value,
+    AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
+    Linkage, MemFlags, Module, ParamAttrs, Signature, SourceSpan, StackSlot, StackSlotData, Type,
+    Value,
 };
 use midend::ssa::{FunctionBuilder, Variable};
 
@@ -28,6 +37,28 @@ use midend::ssa::{FunctionBuilder, Variable};
 /// in the same order, so `typed::FuncId(n)` is IR `FuncId` n.
 pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     let mut module = Module::new();
+    let mut globals = Vec::new();
+    for g in &program.globals {
+        let size = if g.dynamic {
+            0
+        } else {
+            u32::try_from(g.ty.size().unwrap_or(0)).unwrap_or(u32::MAX)
+        };
+        let linkage = if g.is_static {
+            Linkage::Internal
+        } else {
+            Linkage::External
+        };
+        globals.push(module.push_global(GlobalVarData {
+            name: g.name.clone(),
+            space: space_of(g.space),
+            size,
+            align: g.ty.align() as u32,
+            init: g.init.clone(),
+            linkage,
+            dynamic: g.dynamic,
+        }));
+    }
     // Declare every function first, so calls can find their callee's signature.
     for f in &program.functions {
         let sig = signature_of(f);
@@ -43,6 +74,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         };
         let mut attrs = FuncAttrs::new(kind, linkage);
         attrs.noinline = f.noinline;
+        attrs.launch_bounds = f.launch_bounds;
         module.push_function(Function::new(f.name.clone(), sig, attrs));
     }
     let signatures: Vec<Signature> = module
@@ -53,7 +85,13 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     for (i, f) in program.functions.iter().enumerate() {
         let func = &mut module.functions[FuncId::from_u32(i as u32)];
-        lower_function(f, func, &signatures, &mut diags);
+        lower_function(
+            f,
+            func,
+            &signatures,
+            (&program.globals, &globals),
+            &mut diags,
+        );
     }
     if diags.is_empty() {
         Ok(module)
@@ -74,8 +112,8 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Float { bits: 32 } => Type::F32,
         CType::Float { .. } => Type::F64,
         CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
-        // `void` values never reach a register; callers check first.
-        CType::Void => Type::I32,
+        // `void` and array values never reach a register; callers check first.
+        CType::Void | CType::Array { .. } => Type::I32,
     }
 }
 
@@ -130,11 +168,21 @@ fn signature_of(f: &typed::Function) -> Signature {
     Signature { params, returns }
 }
 
-/// Targets of `break` and `continue` in the innermost loop.
+/// The IR address space of a module variable's memory.
+fn space_of(s: MemSpace) -> AddrSpace {
+    match s {
+        MemSpace::Shared => AddrSpace::Shared,
+        MemSpace::Constant => AddrSpace::Const,
+        MemSpace::Device => AddrSpace::Global,
+    }
+}
+
+/// Targets of `break` and `continue` in the innermost loop or `switch`
+/// (a `switch` has no `continue` target of its own).
 #[derive(Copy, Clone)]
 struct LoopTargets {
     break_to: Block,
-    continue_to: Block,
+    continue_to: Option<Block>,
 }
 
 /// The state of lowering one function.
@@ -147,6 +195,12 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     var_types: Vec<Type>,
     /// The value of `TargetValue` inside the innermost assignment.
     target_values: Vec<Value>,
+    /// The stack slot of each local that lives in memory, by `LocalId`.
+    slots: Vec<Option<StackSlot>>,
+    /// The program's module variables and their IR globals.
+    globals: (&'a [typed::GlobalVar], &'a [GlobalVar]),
+    /// The label blocks of the innermost `switch`.
+    labels: Vec<Vec<Block>>,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -154,8 +208,21 @@ fn lower_function(
     f: &typed::Function,
     func: &mut Function,
     signatures: &[Signature],
+    globals: (&[typed::GlobalVar], &[GlobalVar]),
     diags: &mut Vec<Diagnostic>,
 ) {
+    let slots: Vec<Option<StackSlot>> = f
+        .locals
+        .iter()
+        .map(|l| {
+            l.in_memory.then(|| {
+                func.stack_slots.push(StackSlotData {
+                    size: u32::try_from(l.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX),
+                    align: l.ty.align() as u32,
+                })
+            })
+        })
+        .collect();
     let mut b = FunctionBuilder::new(func);
     let mut var_types = Vec::new();
     for (i, local) in f.locals.iter().enumerate() {
@@ -177,6 +244,9 @@ fn lower_function(
         loops: Vec::new(),
         var_types,
         target_values: Vec::new(),
+        slots,
+        globals,
+        labels: Vec::new(),
         diags,
     };
     let params = lw.b.func.params().to_vec();
@@ -186,7 +256,17 @@ fn lower_function(
         } else {
             v
         };
-        lw.b.def_var(Variable::from_u32(p.local.0), v);
+        match lw.slots[p.local.0 as usize] {
+            // A parameter whose address is taken starts as a copy in memory.
+            Some(slot) => {
+                let addr = lw.b.stack_addr(slot);
+                let v = lw.coerce(v, abi_type(&p.ty));
+                let v = lw.coerce(v, value_type(&p.ty));
+                let stored = lw.coerce(v, abi_type(&p.ty));
+                lw.b.store(stored, addr, MemFlags::default());
+            }
+            None => lw.b.def_var(Variable::from_u32(p.local.0), v),
+        }
     }
     lw.with_span(f.body.span, |lw| lw.block(&f.body));
     lw.with_span(f.body.span, |lw| lw.finish_body());
@@ -270,6 +350,18 @@ impl FunctionLowerer<'_, '_> {
         } else {
             self.b.jump(to, vec![]);
         }
+    }
+
+    /// The stack slot of `local`, if it lives in memory.
+    pub(crate) fn slot(&self, local: LocalId) -> Option<StackSlot> {
+        self.slots.get(local.0 as usize).copied().flatten()
+    }
+
+    /// The address of module variable `g`, in its own space.
+    pub(crate) fn global_address(&mut self, g: typed::GlobalId) -> Value {
+        let space = space_of(self.globals.0[g.0 as usize].space);
+        let gv = self.globals.1[g.0 as usize];
+        self.b.global_addr(space, gv)
     }
 
     pub(crate) fn var_type(&self, local: LocalId) -> Type {

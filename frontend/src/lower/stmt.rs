@@ -16,19 +16,32 @@
 
 use super::{FunctionLowerer, LoopTargets};
 use crate::typed::{Block, Expr, ExprKind, Place, Stmt, StmtKind};
+use crate::types::CType;
 use midend::builder::InstBuilder;
+use midend::ir::{IntCC, MemFlags, Type};
 
 impl FunctionLowerer<'_, '_> {
     pub(crate) fn block(&mut self, block: &Block) {
         for s in &block.stmts {
-            if self.is_dead() {
-                break;
+            // Code after `return`/`break` is unreachable, up to the next
+            // `switch` label (the only way back in: there is no `goto`).
+            if self.is_dead() && !matches!(s.kind, StmtKind::Label(_)) {
+                continue;
             }
             self.with_span(s.span, |lw| lw.stmt(s));
         }
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        if let StmtKind::Label(l) = s.kind {
+            let Some(&to) = self.labels.last().and_then(|ls| ls.get(l as usize)) else {
+                self.error(s.span, "internal: `case` label outside a `switch`");
+                return;
+            };
+            self.jump_if_live(to);
+            self.b.switch_to_block(to);
+            return;
+        }
         if self.is_dead() {
             return;
         }
@@ -36,23 +49,54 @@ impl FunctionLowerer<'_, '_> {
             StmtKind::Expr(e) => {
                 self.expr_for_effect(e);
             }
-            StmtKind::Decl { local, init } => {
-                if let Some(init) = init {
+            StmtKind::Decl { local, init, list } => {
+                let ty = self.typed.locals[local.0 as usize].ty.clone();
+                if let Some(slot) = self.slot(*local) {
+                    let base = self.b.stack_addr(slot);
+                    if let Some(init) = init {
+                        let v = self.expr(init);
+                        self.store_value(base, v, &ty);
+                    }
+                    for (off, e) in list.iter().flatten() {
+                        let v = self.expr(e);
+                        let off = self.b.iconst(Type::I64, *off as i64);
+                        let p = self.b.ptroffset(base, off);
+                        self.store_value(p, v, &e.ty);
+                    }
+                } else if let Some(init) = init {
                     let ty = self.var_type(*local);
                     let v = self.expr(init);
                     let v = self.coerce(v, ty);
                     self.b.def_var(Self::var(*local), v);
+                } else if let Some(list) = list {
+                    // `int x = {5};`: a scalar with a braced initializer.
+                    if let Some((_, e)) = list.first() {
+                        let ty = self.var_type(*local);
+                        let v = self.expr(e);
+                        let v = self.coerce(v, ty);
+                        self.b.def_var(Self::var(*local), v);
+                    }
                 }
             }
             StmtKind::Block(b) => self.block(b),
             StmtKind::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
-            StmtKind::While { cond, body } => self.loop_stmt(Some(cond), None, body, false),
-            StmtKind::DoWhile { body, cond } => self.loop_stmt(Some(cond), None, body, true),
+            // `#pragma unroll` hints are kept in the typed tree; the IR has no
+            // loop metadata yet, so lowering does not use them.
+            StmtKind::While { cond, body, .. } => self.loop_stmt(Some(cond), None, body, false),
+            StmtKind::DoWhile { body, cond, .. } => self.loop_stmt(Some(cond), None, body, true),
+            StmtKind::Switch {
+                cond,
+                cases,
+                default,
+                body,
+            } => self.switch_stmt(cond, cases, *default, body),
+            StmtKind::Label(_) => {}
             StmtKind::For {
                 init,
                 cond,
                 step,
                 body,
+                ..
             } => {
                 for s in init {
                     self.with_span(s.span, |lw| lw.stmt(s));
@@ -60,19 +104,16 @@ impl FunctionLowerer<'_, '_> {
                 self.loop_stmt(cond.as_ref(), step.as_ref(), body, false);
             }
             StmtKind::Break | StmtKind::Continue => {
-                let Some(targets) = self.loops.last().copied() else {
-                    let what = if matches!(s.kind, StmtKind::Break) {
-                        "`break`"
-                    } else {
-                        "`continue`"
-                    };
+                let is_break = matches!(s.kind, StmtKind::Break);
+                let to = if is_break {
+                    self.loops.last().map(|t| t.break_to)
+                } else {
+                    self.loops.iter().rev().find_map(|t| t.continue_to)
+                };
+                let Some(to) = to else {
+                    let what = if is_break { "`break`" } else { "`continue`" };
                     self.error(s.span, format!("{what} outside of a loop"));
                     return;
-                };
-                let to = if matches!(s.kind, StmtKind::Break) {
-                    targets.break_to
-                } else {
-                    targets.continue_to
                 };
                 self.b.jump(to, vec![]);
             }
@@ -141,7 +182,7 @@ impl FunctionLowerer<'_, '_> {
         self.b.switch_to_block(body_block);
         self.loops.push(LoopTargets {
             break_to: exit,
-            continue_to: latch,
+            continue_to: Some(latch),
         });
         self.with_span(body.span, |lw| lw.stmt(body));
         self.loops.pop();
@@ -161,6 +202,75 @@ impl FunctionLowerer<'_, '_> {
         self.b.switch_to_block(exit);
     }
 
+    /// Stores a register value of C type `ty` to `ptr` (bools as bytes).
+    pub(crate) fn store_value(&mut self, ptr: midend::ir::Value, v: midend::ir::Value, ty: &CType) {
+        let v = self.coerce(v, super::value_type(ty));
+        let stored = self.coerce(v, super::abi_type(ty));
+        self.b.store(stored, ptr, MemFlags::default());
+    }
+
+    /// `switch`: a chain of equality tests on the value, one per `case`
+    /// (the IR has no jump table instruction), then the `default` label or
+    /// the exit. Each label is a block, so fallthrough is just a jump.
+    fn switch_stmt(
+        &mut self,
+        cond: &Expr,
+        cases: &[(i128, u32)],
+        default: Option<u32>,
+        body: &Block,
+    ) {
+        let v = self.expr(cond);
+        let ty = self.b.value_type(v);
+        let n = cases.len() + usize::from(default.is_some());
+        let labels: Vec<_> = (0..n).map(|_| self.b.create_block()).collect();
+        let exit = self.b.create_block();
+        for &(value, label) in cases {
+            let next = self.b.create_block();
+            let c = self.b.iconst(ty, value as i64);
+            let eq = self.b.icmp(IntCC::Eq, v, c);
+            self.b
+                .brif(eq, labels[label as usize], vec![], next, vec![]);
+            self.b.seal_block(next);
+            self.b.switch_to_block(next);
+        }
+        let fallback = default.map_or(exit, |d| labels[d as usize]);
+        self.b.jump(fallback, vec![]);
+        // Body code before the first label is unreachable: park it in a
+        // block nothing jumps to.
+        let before = self.b.create_block();
+        self.b.seal_block(before);
+        self.b.switch_to_block(before);
+        self.loops.push(LoopTargets {
+            break_to: exit,
+            continue_to: None,
+        });
+        self.labels.push(labels.clone());
+        self.block_with_labels(body, &labels);
+        self.labels.pop();
+        self.loops.pop();
+        self.jump_if_live(exit);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+    }
+
+    /// Lowers a `switch` body, sealing each label block once the jump into
+    /// it from the previous statement exists.
+    fn block_with_labels(&mut self, body: &Block, labels: &[midend::ir::Block]) {
+        for s in &body.stmts {
+            if let StmtKind::Label(l) = s.kind {
+                self.with_span(s.span, |lw| lw.stmt(s));
+                if let Some(&b) = labels.get(l as usize) {
+                    self.b.seal_block(b);
+                }
+                continue;
+            }
+            if self.is_dead() {
+                continue;
+            }
+            self.with_span(s.span, |lw| lw.stmt(s));
+        }
+    }
+
     /// Evaluates `e` only for its effects.
     pub(crate) fn expr_for_effect(&mut self, e: &Expr) {
         self.eval(e);
@@ -177,7 +287,10 @@ pub(crate) fn visit_places(block: &Block, f: &mut dyn FnMut(&Place)) {
 fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
     match &s.kind {
         StmtKind::Expr(e) => visit_expr(e, f),
-        StmtKind::Decl { init, .. } => init.iter().for_each(|e| visit_expr(e, f)),
+        StmtKind::Decl { init, list, .. } => {
+            init.iter().for_each(|e| visit_expr(e, f));
+            list.iter().flatten().for_each(|(_, e)| visit_expr(e, f));
+        }
         StmtKind::Block(b) => visit_places(b, f),
         StmtKind::If { cond, then, els } => {
             visit_expr(cond, f);
@@ -186,7 +299,7 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
                 visit_stmt(e, f);
             }
         }
-        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+        StmtKind::While { cond, body, .. } | StmtKind::DoWhile { body, cond, .. } => {
             visit_expr(cond, f);
             visit_stmt(body, f);
         }
@@ -195,6 +308,7 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
             cond,
             step,
             body,
+            ..
         } => {
             init.iter().for_each(|s| visit_stmt(s, f));
             cond.iter()
@@ -202,14 +316,22 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
                 .for_each(|e| visit_expr(e, f));
             visit_stmt(body, f);
         }
+        StmtKind::Switch { cond, body, .. } => {
+            visit_expr(cond, f);
+            visit_places(body, f);
+        }
         StmtKind::Return(Some(e)) => visit_expr(e, f),
-        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => {}
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty
+        | StmtKind::Label(_) => {}
     }
 }
 
 fn visit_place_operands(p: &Place, f: &mut dyn FnMut(&Place)) {
     match p {
-        Place::Local(_) => {}
+        Place::Local(_) | Place::Global(_) => {}
         Place::Deref(e) => visit_expr(e, f),
         Place::Index { base, index, .. } => {
             visit_expr(base, f);
@@ -236,6 +358,7 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         | ExprKind::Not(a)
         | ExprKind::Cast { expr: a, .. }
         | ExprKind::Deref(a) => visit_expr(a, f),
+        ExprKind::AddrOf(p) => visit_place_operands(p, f),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Compare { lhs, rhs, .. }
         | ExprKind::Logical { lhs, rhs, .. }
@@ -261,6 +384,7 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         ExprKind::IntConst(_)
         | ExprKind::FloatConst(_)
         | ExprKind::Local(_)
+        | ExprKind::Global(_)
         | ExprKind::Builtin(..)
         | ExprKind::TargetValue
         | ExprKind::SyncThreads => {}

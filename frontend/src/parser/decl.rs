@@ -2,7 +2,9 @@
 //! type names.
 
 use super::{PResult, Parser};
-use crate::ast::{FnSpecs, FunctionDecl, ParamDecl, QualType, VarDecl};
+use crate::ast::{
+    EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Storage, VarDecl,
+};
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
@@ -29,17 +31,10 @@ pub(crate) fn named_type(name: &str) -> Option<CType> {
 pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
-        Shared => "`__shared__` memory",
-        Constant => "`__constant__` memory",
         Managed => "`__managed__` memory",
-        Switch => "`switch`",
-        Case => "`case`",
-        Default => "`default`",
         Goto => "`goto`",
         Struct => "`struct`",
         Union => "`union`",
-        Enum => "`enum`",
-        Typedef => "`typedef`",
         Class => "`class`",
         Template | Typename => "`template`",
         New => "`new`",
@@ -74,6 +69,7 @@ struct TypeSpecs {
     signed: u32,
     unsigned: u32,
     named: Option<CType>,
+    named_const: bool,
     is_const: bool,
     is_volatile: bool,
     restrict: Option<Span>,
@@ -120,9 +116,41 @@ impl TypeSpecs {
     }
 }
 
+/// Everything in a declaration's specifiers besides the type itself.
+#[derive(Default)]
+pub(super) struct DeclSpecs {
+    pub fns: FnSpecs,
+    pub storage: Storage,
+    /// `typedef` was written (at this span).
+    pub typedef: Option<Span>,
+    pub launch_bounds: Option<(Expr, Option<Expr>, Span)>,
+    /// The first specifier that only makes sense on a function, for messages.
+    pub fn_only: Option<(Keyword, Span)>,
+}
+
+impl DeclSpecs {
+    /// The first storage, function or typedef specifier, if any was written.
+    fn first_non_type(&self) -> Option<Span> {
+        let s = &self.storage;
+        if s.shared || s.constant || s.device || s.is_extern || s.is_static {
+            return Some(s.span);
+        }
+        self.typedef
+            .or(self.fn_only.map(|f| f.1))
+            .or(self.launch_bounds.as_ref().map(|l| l.2))
+    }
+}
+
 impl Parser<'_> {
-    /// Whether the current token can start a type name (for casts, sizeof and
-    /// local declarations).
+    /// A typedef name or a `<stdint.h>`-style name, with its `const`-ness.
+    fn type_named(&self, name: &str) -> Option<(CType, bool)> {
+        match self.typedefs.get(name) {
+            Some(t) => Some(t.clone()),
+            None => named_type(name).map(|t| (t, false)),
+        }
+    }
+
+    /// Whether the token `n` ahead can start a type name (for casts, sizeof).
     pub(super) fn starts_type(&self, n: usize) -> bool {
         let t = self.peek_at(n);
         if self.at_eof_at(n) {
@@ -144,18 +172,36 @@ impl Parser<'_> {
                     | Keyword::Unsigned
                     | Keyword::Const
                     | Keyword::Volatile
+                    | Keyword::Enum
             ),
-            TokenKind::Ident => named_type(&t.text).is_some(),
+            TokenKind::Ident => self.type_named(&t.text).is_some(),
             _ => false,
         }
     }
 
-    /// Parses declaration specifiers: function specifiers go to `fns` (when
-    /// given), type specifiers and qualifiers to the returned base type.
-    /// `None` means no type specifier was written at all.
-    fn specifiers(&mut self, mut fns: Option<&mut FnSpecs>) -> PResult<(Option<QualType>, Span)> {
+    /// Whether the token `n` ahead can start a local declaration.
+    pub(super) fn starts_decl(&self, n: usize) -> bool {
+        self.starts_type(n)
+            || (!self.at_eof_at(n)
+                && matches!(
+                    self.peek_at(n).kind,
+                    TokenKind::Keyword(
+                        Keyword::Shared
+                            | Keyword::Constant
+                            | Keyword::Device
+                            | Keyword::Typedef
+                            | Keyword::Static
+                            | Keyword::Extern
+                    )
+                ))
+    }
+
+    /// Parses declaration specifiers: the base type (`None` when no type
+    /// specifier was written at all), its span, and everything else.
+    fn specifiers(&mut self) -> PResult<(Option<QualType>, Span, DeclSpecs)> {
         let start = self.span();
         let mut ts = TypeSpecs::default();
+        let mut ds = DeclSpecs::default();
         loop {
             let tok = self.peek().clone();
             if self.at_eof() {
@@ -164,6 +210,11 @@ impl Parser<'_> {
             match &tok.kind {
                 TokenKind::Keyword(k) => {
                     let k = *k;
+                    let storage_span = |ds: &mut DeclSpecs| {
+                        if ds.storage.span == Span::default() {
+                            ds.storage.span = tok.span;
+                        }
+                    };
                     match k {
                         Keyword::Void => ts.void += 1,
                         Keyword::Bool | Keyword::CBool => ts.bool_ += 1,
@@ -180,46 +231,68 @@ impl Parser<'_> {
                         Keyword::Restrict | Keyword::Restrict2 | Keyword::CRestrict => {
                             ts.restrict = Some(tok.span)
                         }
-                        Keyword::Extern
-                        | Keyword::Static
-                        | Keyword::Inline
+                        Keyword::Extern => {
+                            if matches!(&self.peek_at(1).kind, TokenKind::Str(s) if s == "C") {
+                                self.pos += 1;
+                                ds.fns.extern_c = true;
+                            } else if let TokenKind::Str(s) = &self.peek_at(1).kind {
+                                let msg = format!("unknown language linkage `extern \"{s}\"`");
+                                let span = self.peek_at(1).span;
+                                return self.error(span, msg);
+                            } else {
+                                storage_span(&mut ds);
+                                ds.storage.is_extern = true;
+                            }
+                        }
+                        Keyword::Static => {
+                            storage_span(&mut ds);
+                            ds.fns.is_static = true;
+                            ds.storage.is_static = true;
+                        }
+                        Keyword::Device => {
+                            storage_span(&mut ds);
+                            ds.fns.device = true;
+                            ds.storage.device = true;
+                        }
+                        Keyword::Shared => {
+                            storage_span(&mut ds);
+                            ds.storage.shared = true;
+                        }
+                        Keyword::Constant => {
+                            storage_span(&mut ds);
+                            ds.storage.constant = true;
+                        }
+                        Keyword::Typedef => ds.typedef = Some(tok.span),
+                        Keyword::Inline
                         | Keyword::ForceInline
                         | Keyword::NoInline
                         | Keyword::Global
-                        | Keyword::Device
                         | Keyword::Host => {
-                            let Some(f) = fns.as_deref_mut() else {
-                                let what = if k == Keyword::Static {
-                                    "`static` local variables are".to_string()
-                                } else {
-                                    format!("`{}` here is", k.as_str())
-                                };
-                                return self.error(
-                                    tok.span,
-                                    format!("{what} not supported by kernelc yet"),
-                                );
-                            };
+                            ds.fn_only.get_or_insert((k, tok.span));
                             match k {
-                                Keyword::Extern => {
-                                    if matches!(&self.peek_at(1).kind, TokenKind::Str(s) if s == "C")
-                                    {
-                                        self.pos += 1;
-                                        f.extern_c = true;
-                                    } else if let TokenKind::Str(s) = &self.peek_at(1).kind {
-                                        let msg =
-                                            format!("unknown language linkage `extern \"{s}\"`");
-                                        let span = self.peek_at(1).span;
-                                        return self.error(span, msg);
-                                    }
-                                }
-                                Keyword::Static => f.is_static = true,
-                                Keyword::Inline => f.inline = true,
-                                Keyword::ForceInline => f.forceinline = true,
-                                Keyword::NoInline => f.noinline = true,
-                                Keyword::Global => f.global = true,
-                                Keyword::Device => f.device = true,
-                                _ => f.host = true,
+                                Keyword::Inline => ds.fns.inline = true,
+                                Keyword::ForceInline => ds.fns.forceinline = true,
+                                Keyword::NoInline => ds.fns.noinline = true,
+                                Keyword::Global => ds.fns.global = true,
+                                _ => ds.fns.host = true,
                             }
+                        }
+                        Keyword::LaunchBounds => {
+                            self.bump();
+                            ds.launch_bounds = Some(self.launch_bounds(tok.span)?);
+                            ds.fn_only.get_or_insert((k, tok.span));
+                            ts.any = true;
+                            continue;
+                        }
+                        Keyword::Enum => {
+                            self.bump();
+                            self.enum_specifier(tok.span)?;
+                            if ts.named.is_some() {
+                                return self.error(tok.span, "two types in one declaration");
+                            }
+                            ts.named = Some(CType::INT);
+                            ts.any = true;
+                            continue;
                         }
                         _ => {
                             if let Some(what) = unsupported_keyword(k) {
@@ -233,10 +306,27 @@ impl Parser<'_> {
                     }
                     ts.any = true;
                 }
-                TokenKind::Ident if ts.named.is_none() && named_type(&tok.text).is_some() => {
-                    // `size_t` etc. act as type specifiers only if nothing else
-                    // named the type yet (so `unsigned size_t` is rejected).
-                    ts.named = named_type(&tok.text);
+                TokenKind::Ident if ts.named.is_none() && self.type_named(&tok.text).is_some() => {
+                    // Typedef names act as type specifiers only if nothing else
+                    // named the type yet (so `unsigned size_t` is rejected, and
+                    // `T T2` declares a variable `T2`... of type `T`).
+                    let has_basic = ts.void
+                        + ts.bool_
+                        + ts.char_
+                        + ts.short
+                        + ts.int
+                        + ts.long
+                        + ts.float
+                        + ts.double
+                        + ts.signed
+                        + ts.unsigned
+                        > 0;
+                    if has_basic {
+                        break;
+                    }
+                    let (t, c) = self.type_named(&tok.text).unwrap_or((CType::INT, false));
+                    ts.named = Some(t);
+                    ts.named_const = c;
                     ts.any = true;
                 }
                 _ => break,
@@ -263,20 +353,76 @@ impl Parser<'_> {
             > 0
             || ts.named.is_some();
         if !has_type {
-            return Ok((None, span));
+            return Ok((None, span, ds));
         }
         match ts.resolve() {
             Some(ty) => Ok((
                 Some(QualType {
                     ty,
-                    is_const: ts.is_const,
+                    is_const: ts.is_const || ts.named_const,
                     is_volatile: ts.is_volatile,
                     span,
                 }),
                 span,
+                ds,
             )),
             None => self.error(span, "invalid combination of type specifiers"),
         }
+    }
+
+    /// `(N)` or `(N, M)` after `__launch_bounds__`.
+    fn launch_bounds(&mut self, kw: Span) -> PResult<(Expr, Option<Expr>, Span)> {
+        self.expect_punct(Punct::LParen, "after `__launch_bounds__`")?;
+        let max = self.assign_expr()?;
+        let min = if self.eat_punct(Punct::Comma) {
+            Some(self.assign_expr()?)
+        } else {
+            None
+        };
+        if self.eat_punct(Punct::Comma) {
+            let sp = self.prev_span();
+            return self.error(
+                sp,
+                "the third `__launch_bounds__` argument (max blocks per cluster) is not supported by kernelc yet",
+            );
+        }
+        self.expect_punct(Punct::RParen, "to close `__launch_bounds__`")?;
+        Ok((max, min, kw.to(self.prev_span())))
+    }
+
+    /// After `enum`: an optional tag and an optional `{ A, B = 1, }` body.
+    /// The body is queued in `pending_enums`; the type itself is `int`.
+    fn enum_specifier(&mut self, kw: Span) -> PResult<()> {
+        if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+            self.bump();
+        }
+        if !self.eat_punct(Punct::LBrace) {
+            return Ok(());
+        }
+        let mut enumerators = Vec::new();
+        while !self.is_punct(Punct::RBrace) {
+            if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                let msg = format!("expected an enumerator name, found {}", self.found());
+                let sp = self.span();
+                return self.error(sp, msg);
+            }
+            let name = self.bump();
+            let value = if self.eat_punct(Punct::Assign) {
+                Some(self.cond_value()?)
+            } else {
+                None
+            };
+            enumerators.push((name.text, value, name.span));
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_punct(Punct::RBrace, "to close the `enum`")?;
+        self.pending_enums.push(EnumDecl {
+            enumerators,
+            span: kw.to(self.prev_span()),
+        });
+        Ok(())
     }
 
     /// Parses `*` with qualifiers (`* const __restrict__ *`) on top of `base`.
@@ -313,30 +459,105 @@ impl Parser<'_> {
         ty
     }
 
-    /// Rejects array and function declarators after a name.
-    fn no_array_suffix(&mut self) -> PResult<()> {
-        if self.is_punct(Punct::LBracket) {
-            let span = self.span();
-            return self.error(span, "arrays are not supported by kernelc yet");
+    /// Array declarator suffixes `[N][M]` (`[]` gives `None`).
+    fn dims(&mut self) -> PResult<Vec<Option<Expr>>> {
+        let mut dims = Vec::new();
+        while self.eat_punct(Punct::LBracket) {
+            if self.eat_punct(Punct::RBracket) {
+                dims.push(None);
+                continue;
+            }
+            let e = self.assign_expr()?;
+            self.expect_punct(Punct::RBracket, "to close the array size")?;
+            dims.push(Some(e));
         }
-        Ok(())
+        Ok(dims)
+    }
+
+    /// An initializer after `=`: an expression or a braced list.
+    fn initializer(&mut self) -> PResult<Init> {
+        if !self.is_punct(Punct::LBrace) {
+            return Ok(Init::Expr(self.assign_expr()?));
+        }
+        self.enter()?;
+        let open = self.bump().span;
+        let mut items = Vec::new();
+        while !self.is_punct(Punct::RBrace) {
+            if self.is_punct(Punct::Dot) || self.is_punct(Punct::LBracket) {
+                let sp = self.span();
+                self.leave();
+                return self.error(
+                    sp,
+                    "designated initializers are not supported by kernelc yet",
+                );
+            }
+            match self.initializer() {
+                Ok(i) => items.push(i),
+                Err(e) => {
+                    self.leave();
+                    return Err(e);
+                }
+            }
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+        }
+        let close = self.expect_punct(Punct::RBrace, "to close the initializer list");
+        self.leave();
+        Ok(Init::List(items, open.to(close?)))
     }
 
     /// A type name as in casts and `sizeof(...)`: specifiers and pointers.
     pub(super) fn type_name(&mut self) -> PResult<QualType> {
-        let (base, span) = self.specifiers(None)?;
+        let (base, span, ds) = self.specifiers()?;
+        if let Some(sp) = ds.first_non_type() {
+            return self.error(
+                sp,
+                "a storage or function specifier cannot appear in a type name",
+            );
+        }
         match base {
             Some(b) => Ok(self.pointers(b)),
             None => self.error(span, "expected a type"),
         }
     }
 
-    /// A local declaration `T a = 1, *b;` (the `;` is consumed).
-    pub(super) fn local_decl(&mut self) -> PResult<Vec<VarDecl>> {
-        let (base, span) = self.specifiers(None)?;
-        let Some(base) = base else {
-            return self.error(span, "expected a type");
-        };
+    /// Records `typedef` declarators; arrays of them are not supported.
+    fn typedef_names(&mut self, base: QualType) -> PResult<()> {
+        loop {
+            let ty = self.pointers(base.clone());
+            if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                if self.is_punct(Punct::Semi) {
+                    break;
+                }
+                let msg = format!("expected a type name, found {}", self.found());
+                let sp = self.span();
+                return self.error(sp, msg);
+            }
+            let name = self.bump();
+            if self.is_punct(Punct::LBracket) || self.is_punct(Punct::LParen) {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    "array and function typedefs are not supported by kernelc yet",
+                );
+            }
+            self.typedefs.insert(name.text, (ty.ty, ty.is_const));
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_punct(Punct::Semi, "after `typedef`")?;
+        Ok(())
+    }
+
+    /// Declarators of variables after the specifiers, up to and including `;`.
+    fn var_declarators(
+        &mut self,
+        base: QualType,
+        storage: Storage,
+        local: bool,
+    ) -> PResult<Vec<VarDecl>> {
         let mut out = Vec::new();
         loop {
             let ty = self.pointers(base.clone());
@@ -346,24 +567,28 @@ impl Parser<'_> {
                 return self.error(sp, msg);
             }
             let name_tok = self.bump();
-            self.no_array_suffix()?;
+            let dims = self.dims()?;
             if self.is_punct(Punct::LParen) {
                 let sp = self.span();
-                return self.error(
-                    sp,
-                    "function declarations inside functions are not supported by kernelc",
-                );
+                let msg = if local {
+                    "function declarations inside functions are not supported by kernelc"
+                } else {
+                    "expected `;` after a variable declaration"
+                };
+                return self.error(sp, msg);
             }
             let init = if self.eat_punct(Punct::Assign) {
-                Some(self.assign_expr()?)
+                Some(self.initializer()?)
             } else {
                 None
             };
-            let end = init.as_ref().map_or(name_tok.span, |e| e.span);
+            let end = init.as_ref().map_or(self.prev_span(), Init::span);
             out.push(VarDecl {
                 name: name_tok.text,
                 name_span: name_tok.span,
                 ty,
+                dims,
+                storage: storage.clone(),
                 init,
                 span: base.span.to(end),
             });
@@ -375,14 +600,59 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    /// A function prototype or definition at top level.
-    pub(super) fn function_decl(&mut self, in_extern_c: bool) -> PResult<FunctionDecl> {
-        let start = self.span();
-        let mut specs = FnSpecs {
-            extern_c: in_extern_c,
-            ..FnSpecs::default()
+    /// A local declaration `T a = 1, *b;` (the `;` is consumed). A `typedef`
+    /// or a bare `enum {...};` gives no variables.
+    pub(super) fn local_decl(&mut self) -> PResult<Vec<VarDecl>> {
+        let (base, span, ds) = self.specifiers()?;
+        if let Some((k, sp)) = ds.fn_only {
+            return self.error(
+                sp,
+                format!("`{}` here is not supported by kernelc yet", k.as_str()),
+            );
+        }
+        let st = &ds.storage;
+        if st.constant || st.device {
+            let what = if st.constant {
+                "__constant__"
+            } else {
+                "__device__"
+            };
+            return self.error(
+                st.span,
+                format!("`{what}` variables inside functions are not supported by kernelc"),
+            );
+        }
+        if st.is_static && !st.shared {
+            return self.error(
+                st.span,
+                "`static` local variables are not supported by kernelc yet",
+            );
+        }
+        if st.is_extern && !st.shared {
+            return self.error(
+                st.span,
+                "`extern` local variables are not supported by kernelc",
+            );
+        }
+        let Some(base) = base else {
+            return self.error(span, "expected a type");
         };
-        let (base, spec_span) = self.specifiers(Some(&mut specs))?;
+        if ds.typedef.is_some() {
+            self.typedef_names(base)?;
+            return Ok(Vec::new());
+        }
+        if self.eat_punct(Punct::Semi) {
+            return Ok(Vec::new()); // `enum E { ... };` or a useless `int;`
+        }
+        self.var_declarators(base, ds.storage, true)
+    }
+
+    /// A top-level declaration: a function prototype or definition, a
+    /// `typedef`, an `enum`, or variables.
+    pub(super) fn external_decl(&mut self, in_extern_c: bool) -> PResult<Vec<Item>> {
+        let start = self.span();
+        let (base, spec_span, mut ds) = self.specifiers()?;
+        ds.fns.extern_c |= in_extern_c;
         let base = match base {
             Some(b) => b,
             None => {
@@ -399,27 +669,37 @@ impl Parser<'_> {
                     let sp = self.span();
                     return self.error(sp, msg);
                 }
-                let msg = format!("expected a function declaration, found {}", self.found());
-                let sp = if spec_span == Span::default() {
+                let msg = format!("expected a declaration, found {}", self.found());
+                let sp = if spec_span == Span::default() || !self.at_eof() {
                     self.span()
                 } else {
                     spec_span
                 };
-                let sp = if self.at_eof() { sp } else { self.span() };
                 return self.error(sp, msg);
             }
         };
-        let ret = self.pointers(base);
-        if self.peek().kind != TokenKind::Ident || self.at_eof() {
-            let msg = format!("expected a function name, found {}", self.found());
-            let sp = self.span();
-            return self.error(sp, msg);
+        if ds.typedef.is_some() {
+            self.typedef_names(base)?;
+            return Ok(Vec::new());
+        }
+        if self.eat_punct(Punct::Semi) {
+            return Ok(Vec::new());
+        }
+        // A function has `name (` after the pointers; anything else is a variable.
+        let save = self.pos;
+        let ret = self.pointers(base.clone());
+        let is_function = self.peek().kind == TokenKind::Ident
+            && !self.at_eof()
+            && self.is_punct_at(1, Punct::LParen);
+        if !is_function {
+            self.pos = save;
+            if let Some((k, sp)) = ds.fn_only {
+                return self.error(sp, format!("`{}` applies only to functions", k.as_str()));
+            }
+            let vars = self.var_declarators(base, ds.storage, false)?;
+            return Ok(vars.into_iter().map(Item::Var).collect());
         }
         let name_tok = self.bump();
-        if !self.is_punct(Punct::LParen) {
-            let sp = name_tok.span;
-            return self.error(sp, "global variables are not supported by kernelc yet");
-        }
         self.bump();
         let params = self.params()?;
         let body = if self.eat_punct(Punct::Semi) {
@@ -434,16 +714,26 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(sp, msg);
         };
-        Ok(FunctionDecl {
+        let st = &ds.storage;
+        if st.shared || st.constant {
+            let what = if st.shared {
+                "__shared__"
+            } else {
+                "__constant__"
+            };
+            return self.error(st.span, format!("a function cannot be `{what}`"));
+        }
+        Ok(vec![Item::Function(FunctionDecl {
             name: name_tok.text,
             name_span: name_tok.span,
             span: start.to(self.prev_span()),
-            specs,
+            specs: ds.fns,
             ret: ret.ty,
             ret_span: ret.span,
             params,
             body,
-        })
+            launch_bounds: ds.launch_bounds,
+        })])
     }
 
     /// Parameter list after `(`, consuming the `)`.
@@ -461,8 +751,25 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, "variadic functions are not supported by kernelc");
             }
+            if self.is_kw(Keyword::Struct) {
+                let sp = self.span();
+                return self.error(sp, "`struct` is not supported by kernelc yet");
+            }
+            if self.peek().text == "__grid_constant__" {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    "`__grid_constant__` parameters are not supported by kernelc yet (the PTX backend cannot pass parameters in param space)",
+                );
+            }
             let start = self.span();
-            let (base, span) = self.specifiers(None)?;
+            let (base, span, ds) = self.specifiers()?;
+            if let Some(sp) = ds.first_non_type() {
+                return self.error(
+                    sp,
+                    "a storage or function specifier cannot appear on a parameter",
+                );
+            }
             let Some(base) = base else {
                 let msg = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                     format!("unknown type name `{}`", self.peek().text)
@@ -478,10 +785,11 @@ impl Parser<'_> {
             } else {
                 None
             };
-            self.no_array_suffix()?;
+            let dims = self.dims()?;
             out.push(ParamDecl {
                 name,
                 ty,
+                dims,
                 span: start.to(self.prev_span()),
             });
             if self.eat_punct(Punct::Comma) {

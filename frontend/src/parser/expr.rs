@@ -120,6 +120,14 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
+    /// A conditional expression (no assignment or comma), as `case` needs.
+    pub(super) fn cond_value(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.cond_expr();
+        self.leave();
+        r
+    }
+
     /// `c ? a : b` (the middle is a full expression; the last an assignment
     /// expression, as C++ and most C compilers accept).
     fn cond_expr(&mut self) -> PResult<Expr> {

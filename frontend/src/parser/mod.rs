@@ -9,9 +9,12 @@ mod decl;
 mod expr;
 mod stmt;
 
-use crate::ast::TranslationUnit;
+use std::collections::HashMap;
+
+use crate::ast::{EnumDecl, Item, TranslationUnit};
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::CType;
 
 /// Maximum nesting of expressions/statements (also bounds tree depth).
 pub(crate) const MAX_DEPTH: usize = 256;
@@ -32,14 +35,16 @@ pub(crate) fn parse_tokens(
         pos: 0,
         diags: Vec::new(),
         depth: 0,
+        typedefs: HashMap::new(),
+        pending_enums: Vec::new(),
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
             text: String::new(),
             span: Span::new(source_len, source_len),
         },
     };
-    let functions = p.translation_unit();
-    (TranslationUnit { functions }, p.diags)
+    let items = p.translation_unit();
+    (TranslationUnit { items }, p.diags)
 }
 
 pub(crate) struct Parser<'t> {
@@ -47,6 +52,13 @@ pub(crate) struct Parser<'t> {
     pos: usize,
     diags: Vec<Diagnostic>,
     depth: usize,
+    /// `typedef` names seen so far: the type and whether it is `const`.
+    /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
+    /// a function stays visible after it.)
+    typedefs: HashMap<String, (CType, bool)>,
+    /// `enum { ... }` bodies met inside declaration specifiers, emitted as
+    /// their own item or statement before the declaration that holds them.
+    pending_enums: Vec<EnumDecl>,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
 }
@@ -216,8 +228,8 @@ impl Parser<'_> {
         }
     }
 
-    /// Top level: function declarations and `extern "C" { ... }` blocks.
-    fn translation_unit(&mut self) -> Vec<crate::ast::FunctionDecl> {
+    /// Top level: declarations and `extern "C" { ... }` blocks.
+    fn translation_unit(&mut self) -> Vec<Item> {
         let mut out = Vec::new();
         let mut extern_c_blocks = Vec::new();
         while !self.at_eof() {
@@ -235,8 +247,10 @@ impl Parser<'_> {
                 continue;
             }
             let start = self.pos;
-            match self.function_decl(!extern_c_blocks.is_empty()) {
-                Ok(f) => out.push(f),
+            let r = self.external_decl(!extern_c_blocks.is_empty());
+            out.extend(self.pending_enums.drain(..).map(Item::Enum));
+            match r {
+                Ok(items) => out.extend(items),
                 Err(Recorded) => {
                     self.sync_stmt();
                     if self.pos == start {

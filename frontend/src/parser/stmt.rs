@@ -25,7 +25,15 @@ impl Parser<'_> {
                 break;
             }
             let before = self.pos;
-            match self.statement() {
+            let r = self.statement();
+            for e in self.pending_enums.drain(..) {
+                let span = e.span;
+                stmts.push(Stmt {
+                    kind: StmtKind::Enum(e),
+                    span,
+                });
+            }
+            match r {
                 Ok(s) => stmts.push(s),
                 Err(Recorded) => {
                     self.sync_stmt();
@@ -115,15 +123,12 @@ impl Parser<'_> {
                 self.expect_punct(Punct::Semi, "after `return` statement")?;
                 StmtKind::Return(value)
             }
-            TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_type(0) => {
+            TokenKind::Keyword(
+                Keyword::Switch | Keyword::Case | Keyword::Default | Keyword::PragmaUnroll,
+            ) => self.switch_or_pragma()?,
+            TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
                 return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
-            }
-            TokenKind::Keyword(Keyword::Static) => {
-                return self.error(
-                    tok.span,
-                    "`static` local variables are not supported by kernelc yet",
-                );
             }
             TokenKind::Ident
                 if !self.starts_type(0)
@@ -138,7 +143,7 @@ impl Parser<'_> {
                     "labels and `goto` are not supported by kernelc yet",
                 );
             }
-            _ if self.starts_type(0) => StmtKind::Decl(self.local_decl()?),
+            _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
             _ => {
                 let e = self.expr()?;
                 self.expect_punct(Punct::Semi, "after expression")?;
@@ -148,6 +153,55 @@ impl Parser<'_> {
         Ok(Stmt {
             kind,
             span: start.to(self.prev_span()),
+        })
+    }
+
+    /// `switch`, its labels and `#pragma unroll`: kept out of
+    /// `statement_inner` so that the frame recursing per nesting level stays
+    /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
+    #[inline(never)]
+    fn switch_or_pragma(&mut self) -> PResult<StmtKind> {
+        let tok = self.peek().clone();
+        Ok(match &tok.kind {
+            TokenKind::Keyword(Keyword::Switch) => {
+                self.bump();
+                let cond = self.paren_cond("`switch`")?;
+                let body = Box::new(self.statement()?);
+                StmtKind::Switch { cond, body }
+            }
+            TokenKind::Keyword(Keyword::Case) => {
+                self.bump();
+                let value = self.cond_value()?;
+                self.expect_punct(Punct::Colon, "after `case` value")?;
+                StmtKind::Case(value)
+            }
+            TokenKind::Keyword(Keyword::Default) => {
+                self.bump();
+                self.expect_punct(Punct::Colon, "after `default`")?;
+                StmtKind::Default
+            }
+            TokenKind::Keyword(Keyword::PragmaUnroll) => {
+                self.bump();
+                let count = if self.is_kw(Keyword::PragmaEnd) {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                if !self.eat_kw(Keyword::PragmaEnd) {
+                    let msg = format!(
+                        "expected the end of `#pragma unroll`, found {}",
+                        self.found()
+                    );
+                    let sp = self.span();
+                    return self.error(sp, msg);
+                }
+                let stmt = Box::new(self.statement()?);
+                StmtKind::Unroll { count, stmt }
+            }
+            _ => {
+                let sp = self.span();
+                return self.error(sp, "expected a statement");
+            }
         })
     }
 
@@ -165,7 +219,7 @@ impl Parser<'_> {
         let init = if self.is_punct(Punct::Semi) {
             self.bump();
             None
-        } else if self.starts_type(0) {
+        } else if self.starts_decl(0) {
             let start = self.span();
             let decls = self.local_decl()?;
             Some(Box::new(Stmt {

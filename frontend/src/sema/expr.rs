@@ -1,10 +1,12 @@
 //! Expression typing: C's operator rules producing explicit typed nodes.
 
 use super::convert::{cast_kind, convert, is_null_const, offset64, pointees_compatible, promote};
-use super::Checker;
+use super::{Binding, Checker};
 use crate::ast::{self, BinaryOp, UnaryOp};
 use crate::diag::{Diagnostic, Span};
-use crate::typed::{BinOp, BuiltinVar, CmpOp, Dim, Expr, ExprKind, LogicalOp, Place, UnOp};
+use crate::typed::{
+    BinOp, BuiltinVar, CmpOp, Dim, Expr, ExprKind, LogicalOp, MemSpace, Place, UnOp,
+};
 use crate::types::{usual_arithmetic, CType};
 
 /// CUDA/libc functions programs commonly call that kernelc does not provide yet.
@@ -80,8 +82,79 @@ fn int_const(v: i128, ty: CType, span: Span) -> Expr {
 }
 
 impl Checker {
-    /// Types an expression. `None` means an error was reported.
+    /// Types an expression; arrays decay to a pointer to their first element
+    /// (C 6.3.2.1). `None` means an error was reported.
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Option<Expr> {
+        let t = self.expr_nodecay(e)?;
+        Some(self.decay(t))
+    }
+
+    /// An array-typed lvalue as a pointer to its first element.
+    fn decay(&mut self, e: Expr) -> Expr {
+        let CType::Array { elem, .. } = &e.ty else {
+            return e;
+        };
+        let elem = (**elem).clone();
+        let span = e.span;
+        match self.lvalue_place(e) {
+            Some((place, is_const)) => mk(
+                ExprKind::AddrOf(Box::new(place)),
+                CType::Pointer {
+                    pointee: Box::new(elem),
+                    pointee_const: is_const,
+                    pointee_volatile: false,
+                    restrict: false,
+                },
+                span,
+            ),
+            None => mk(ExprKind::IntConst(0), CType::LONG, span),
+        }
+    }
+
+    /// The place an lvalue expression designates, and whether it is `const`.
+    /// Taking a local's place this way puts the local in memory.
+    fn lvalue_place(&mut self, e: Expr) -> Option<(Place, bool)> {
+        let pointee_const = |t: &CType| {
+            matches!(
+                t,
+                CType::Pointer {
+                    pointee_const: true,
+                    ..
+                }
+            )
+        };
+        Some(match e.kind {
+            ExprKind::Local(id) => {
+                let v = &mut self.locals[id.0 as usize];
+                v.in_memory = true;
+                (Place::Local(id), v.is_const)
+            }
+            ExprKind::Global(id) => (Place::Global(id), self.globals[id.0 as usize].is_const),
+            ExprKind::Deref(p) => {
+                let c = pointee_const(&p.ty);
+                (Place::Deref(p), c)
+            }
+            ExprKind::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let c = pointee_const(&base.ty);
+                (
+                    Place::Index {
+                        base,
+                        index,
+                        elem_size,
+                    },
+                    c,
+                )
+            }
+            _ => return None,
+        })
+    }
+
+    /// Types an expression without array decay (operands of `sizeof`, `&`).
+    fn expr_nodecay(&mut self, e: &ast::Expr) -> Option<Expr> {
         use ast::ExprKind as A;
         let span = e.span;
         match &e.kind {
@@ -141,7 +214,7 @@ impl Checker {
             }
             A::SizeofType(t) => self.sizeof(&t.ty, span),
             A::SizeofExpr(x) => {
-                let inner = self.expr(x)?;
+                let inner = self.expr_nodecay(x)?;
                 self.sizeof(&inner.ty, span)
             }
             A::Index { base, index } => {
@@ -160,9 +233,21 @@ impl Checker {
     }
 
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
-        if let Some(id) = self.lookup(name) {
-            let ty = self.locals[id.0 as usize].ty.clone();
-            return Some(mk(ExprKind::Local(id), ty, span));
+        match self.lookup(name) {
+            Some(Binding::Local(id)) => {
+                let ty = self.locals[id.0 as usize].ty.clone();
+                return Some(mk(ExprKind::Local(id), ty, span));
+            }
+            Some(Binding::Const(v, ty)) => return Some(int_const(v, ty, span)),
+            Some(Binding::Global(id)) => {
+                let ty = self.globals[id.0 as usize].ty.clone();
+                return Some(mk(ExprKind::Global(id), ty, span));
+            }
+            None => {}
+        }
+        if name == "warpSize" {
+            // A constant on every GPU kernelc targets.
+            return Some(int_const(32, CType::INT, span));
         }
         let msg = if builtin_var(name).is_some() {
             format!("`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`")
@@ -209,6 +294,10 @@ impl Checker {
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
+        if op == UnaryOp::AddrOf {
+            let e = self.expr_nodecay(operand)?;
+            return self.addr_of(e, span);
+        }
         let e = self.expr(operand)?;
         let bad = |c: &mut Checker, what: &str, e: &Expr| {
             c.error(
@@ -272,7 +361,7 @@ impl Checker {
                     None
                 }
             },
-            UnaryOp::AddrOf => self.addr_of(e, span),
+            UnaryOp::AddrOf => unreachable!("handled before typing the operand"),
         }
     }
 
@@ -297,12 +386,19 @@ impl Checker {
                     span,
                 ))
             }
-            ExprKind::Local(_) => {
-                self.error(
+            ExprKind::Local(_) | ExprKind::Global(_) => {
+                let ty = e.ty.clone();
+                let (place, is_const) = self.lvalue_place(e)?;
+                Some(mk(
+                    ExprKind::AddrOf(Box::new(place)),
+                    CType::Pointer {
+                        pointee: Box::new(ty),
+                        pointee_const: is_const,
+                        pointee_volatile: false,
+                        restrict: false,
+                    },
                     span,
-                    "taking the address of a local variable is not supported by kernelc yet",
-                );
-                None
+                ))
             }
             _ => {
                 self.error(span, "cannot take the address of an rvalue");
@@ -313,7 +409,26 @@ impl Checker {
 
     /// Converts an lvalue expression into a place, checking it is writable.
     fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
+        if e.ty.is_array() {
+            self.error(e.span, "arrays cannot be assigned");
+            return None;
+        }
         let (place, is_const, what) = match e.kind {
+            ExprKind::Global(id) => {
+                let g = &self.globals[id.0 as usize];
+                if g.space == MemSpace::Constant {
+                    self.error(
+                        e.span,
+                        "`__constant__` variables cannot be written in device code",
+                    );
+                    return None;
+                }
+                (
+                    Place::Global(id),
+                    g.is_const,
+                    format!("variable `{}`", g.name),
+                )
+            }
             ExprKind::Local(id) => {
                 let v = &self.locals[id.0 as usize];
                 (
@@ -338,6 +453,13 @@ impl Checker {
                 index,
                 elem_size,
             } => {
+                if self.is_constant_memory(&base) {
+                    self.error(
+                        e.span,
+                        "`__constant__` variables cannot be written in device code",
+                    );
+                    return None;
+                }
                 let c = matches!(
                     base.ty,
                     CType::Pointer {
@@ -379,6 +501,25 @@ impl Checker {
             return None;
         }
         Some(place)
+    }
+
+    /// Whether `ptr` is the address of (an element of) a `__constant__`
+    /// variable, known without any analysis.
+    fn is_constant_memory(&self, ptr: &Expr) -> bool {
+        let mut p = ptr;
+        loop {
+            match &p.kind {
+                ExprKind::AddrOf(place) => {
+                    return match &**place {
+                        Place::Global(g) => self.globals[g.0 as usize].space == MemSpace::Constant,
+                        Place::Index { base, .. } => self.is_constant_memory(base),
+                        _ => false,
+                    }
+                }
+                ExprKind::PtrAdd { ptr, .. } | ExprKind::PtrSub { ptr, .. } => p = ptr,
+                _ => return false,
+            }
+        }
     }
 
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
@@ -582,7 +723,7 @@ impl Checker {
         rhs: &ast::Expr,
         span: Span,
     ) -> Option<Expr> {
-        let l = self.expr(lhs);
+        let l = self.expr_nodecay(lhs);
         let r = self.expr(rhs);
         let (l, r) = (l?, r?);
         let ty = l.ty.clone();
@@ -739,8 +880,12 @@ impl Checker {
             return None;
         };
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
-        if let Some(id) = self.lookup(name) {
-            let ty = self.locals[id.0 as usize].ty.clone();
+        if let Some(b) = self.lookup(name) {
+            let ty = match b {
+                Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),
+                Binding::Const(_, t) => t,
+                Binding::Global(id) => self.globals[id.0 as usize].ty.clone(),
+            };
             self.error(
                 callee.span,
                 format!("called object `{name}` of type `{ty}` is not a function"),

@@ -6,13 +6,17 @@
 //! reported in one run.
 
 mod convert;
+mod decl;
 mod expr;
 
 use std::collections::HashMap;
 
 use crate::ast;
 use crate::diag::{Diagnostic, Span};
-use crate::typed::{Block, FuncId, Function, LocalId, LocalVar, Param, Program, Stmt, StmtKind};
+use crate::typed::{
+    Block, FuncId, Function, GlobalId, GlobalVar, LocalId, LocalVar, Param, Program, Stmt,
+    StmtKind, Unroll,
+};
 use crate::types::CType;
 use convert::strip_restrict;
 
@@ -32,16 +36,43 @@ struct FnSig {
     first_call: Option<Span>,
 }
 
+/// What a name in scope refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Binding {
+    Local(LocalId),
+    /// An enumerator or a file-scope `const` integer: a constant of a type.
+    Const(i128, CType),
+    Global(GlobalId),
+}
+
+/// The `switch` being checked: its controlling type and labels so far.
+struct SwitchCtx {
+    cases: Vec<(i128, u32, Span)>,
+    default: Option<(u32, Span)>,
+    labels: u32,
+}
+
 /// Checker state: global function table plus per-function scopes.
 pub(crate) struct Checker {
     sigs: Vec<FnSig>,
     by_name: HashMap<String, usize>,
     diags: Vec<Diagnostic>,
     locals: Vec<LocalVar>,
-    scopes: Vec<Vec<(String, LocalId)>>,
+    /// Block scopes of the current function, innermost last.
+    scopes: Vec<Vec<(String, Binding)>>,
+    /// Enumerators, file-scope constants and module variables.
+    file_scope: Vec<(String, Binding, Span)>,
+    globals: Vec<GlobalVar>,
     ret: CType,
     fn_name: String,
+    /// Loops around the current statement (`continue` targets).
     loop_depth: u32,
+    /// Loops and `switch`es around the current statement (`break` targets).
+    break_depth: u32,
+    switches: Vec<SwitchCtx>,
+    /// Set while checking the statements directly in a `switch` body, the
+    /// only place kernelc accepts `case` labels.
+    label_ok: bool,
 }
 
 /// Checks a translation unit.
@@ -52,23 +83,39 @@ pub(crate) fn check_program(tu: &ast::TranslationUnit) -> (Program, Vec<Diagnost
         diags: Vec::new(),
         locals: Vec::new(),
         scopes: Vec::new(),
+        file_scope: Vec::new(),
+        globals: Vec::new(),
         ret: CType::Void,
         fn_name: String::new(),
         loop_depth: 0,
+        break_depth: 0,
+        switches: Vec::new(),
+        label_ok: false,
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = Vec::new();
-    for f in &tu.functions {
-        if let Some(idx) = c.declare_function(f, defs.len()) {
-            if f.body.is_some() {
-                defs.push((f, idx));
+    for item in &tu.items {
+        if let ast::Item::Function(f) = item {
+            if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
+                defs.push(f.name_span);
             }
         }
     }
-    // Pass 2: bodies.
+    // Pass 2: file-scope declarations and bodies, in source order (a body
+    // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
-    for (f, idx) in defs {
-        functions.push(c.function(f, idx));
+    for item in &tu.items {
+        match item {
+            ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
+                functions.push(c.function(f, 0));
+            }
+            ast::Item::Function(_) => {}
+            ast::Item::Var(v) => c.file_var(v),
+            ast::Item::Enum(e) => {
+                c.scopes.clear();
+                c.enum_decl(e);
+            }
+        }
     }
     for (name, &i) in &c.by_name {
         let s = &c.sigs[i];
@@ -91,7 +138,8 @@ pub(crate) fn check_program(tu: &ast::TranslationUnit) -> (Program, Vec<Diagnost
             f.forceinline |= s.forceinline;
         }
     }
-    (Program { functions }, c.diags)
+    let globals = std::mem::take(&mut c.globals);
+    (Program { functions, globals }, c.diags)
 }
 
 impl Checker {
@@ -189,9 +237,12 @@ impl Checker {
         self.ret = f.ret.clone();
         self.fn_name = f.name.clone();
         self.loop_depth = 0;
+        self.break_depth = 0;
+        self.switches.clear();
         let mut params = Vec::new();
         for p in &f.params {
-            let (ty, restrict) = strip_restrict(&p.ty.ty);
+            let ty = self.param_type(p);
+            let (ty, restrict) = strip_restrict(&ty);
             let name = p.name.clone().unwrap_or_default();
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
             params.push(Param {
@@ -209,6 +260,7 @@ impl Checker {
         };
         let body_ast = f.body.as_ref().unwrap_or(&empty);
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
+        let launch_bounds = self.launch_bounds(f);
         let s = &f.specs;
         Function {
             name: f.name.clone(),
@@ -226,6 +278,7 @@ impl Checker {
                 span: body_ast.span,
             },
             locals: std::mem::take(&mut self.locals),
+            launch_bounds,
         }
     }
 
@@ -241,19 +294,7 @@ impl Checker {
     ) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
         if !name.is_empty() {
-            let scope = self.scopes.last_mut();
-            if let Some(scope) = scope {
-                if let Some((_, prev)) = scope.iter().find(|(n, _)| n == name) {
-                    let prev_span = self.locals[prev.0 as usize].span;
-                    self.diags.push(
-                        Diagnostic::error(span, format!("redefinition of `{name}`"))
-                            .with_label(prev_span, "previous declaration is here"),
-                    );
-                }
-            }
-            if let Some(scope) = self.scopes.last_mut() {
-                scope.push((name.to_string(), id));
-            }
+            self.bind(name, Binding::Local(id), span);
         }
         self.locals.push(LocalVar {
             name: name.to_string(),
@@ -261,22 +302,58 @@ impl Checker {
             is_const,
             is_param,
             span,
+            in_memory: false,
+            const_value: None,
         });
         id
     }
 
-    fn lookup(&self, name: &str) -> Option<LocalId> {
+    /// Binds `name` in the innermost scope (the file scope outside
+    /// functions), reporting a redefinition in the same scope.
+    fn bind(&mut self, name: &str, b: Binding, span: Span) {
+        let prev = match self.scopes.last() {
+            Some(scope) => scope
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, b)| b.clone()),
+            None => self
+                .file_scope
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, b, _)| b.clone()),
+        };
+        if let Some(prev) = prev {
+            let mut d = Diagnostic::error(span, format!("redefinition of `{name}`"));
+            if let Binding::Local(l) = prev {
+                d = d.with_label(
+                    self.locals[l.0 as usize].span,
+                    "previous declaration is here",
+                );
+            }
+            self.diags.push(d);
+        }
+        match self.scopes.last_mut() {
+            Some(scope) => scope.push((name.to_string(), b)),
+            None => self.file_scope.push((name.to_string(), b, span)),
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
         self.scopes
             .iter()
             .rev()
             .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, id)| *id)
+            .map(|(n, b)| (n, b))
+            .chain(self.file_scope.iter().rev().map(|(n, b, _)| (n, b)))
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b.clone())
     }
 
     fn block(&mut self, b: &ast::Block) -> Block {
         self.scopes.push(Vec::new());
+        let saved = std::mem::replace(&mut self.label_ok, false);
         let stmts = b.stmts.iter().map(|s| self.stmt(s)).collect();
+        self.label_ok = saved;
         self.scopes.pop();
         Block {
             stmts,
@@ -292,16 +369,59 @@ impl Checker {
 
     fn loop_body(&mut self, s: &ast::Stmt) -> Box<Stmt> {
         self.loop_depth += 1;
+        self.break_depth += 1;
+        let saved = std::mem::replace(&mut self.label_ok, false);
         let body = self.stmt(s);
+        self.label_ok = saved;
         self.loop_depth -= 1;
+        self.break_depth -= 1;
         Box::new(body)
+    }
+
+    /// `#pragma unroll [count]` before a statement, which must be a loop.
+    fn unroll(&mut self, count: Option<&ast::Expr>, s: &ast::Stmt, span: Span) -> Stmt {
+        let hint = match count {
+            None => Some(Unroll::Full),
+            Some(c) => {
+                let v = self.expr(c).and_then(|e| self.const_int(&e));
+                match v.and_then(|v| u32::try_from(v).ok()).filter(|v| *v >= 1) {
+                    Some(n) => Some(Unroll::Count(n)),
+                    None => {
+                        self.error(
+                            c.span,
+                            "the `#pragma unroll` count must be a positive integer constant",
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        let mut st = self.stmt(s);
+        match &mut st.kind {
+            StmtKind::While { unroll, .. }
+            | StmtKind::DoWhile { unroll, .. }
+            | StmtKind::For { unroll, .. } => *unroll = hint,
+            StmtKind::Empty => {}
+            _ => self.diags.push(Diagnostic::warning(
+                span,
+                "`#pragma unroll` must be followed by a loop; ignored",
+            )),
+        }
+        st
     }
 
     /// Checks declarations, returning one `Decl` statement per declarator.
     fn decls(&mut self, vars: &[ast::VarDecl]) -> Vec<Stmt> {
         let mut out = Vec::new();
         for v in vars {
-            let ty = strip_restrict(&v.ty.ty).0;
+            if v.storage.shared {
+                self.local_shared(v);
+                continue;
+            }
+            let Some(ty) = self.var_type(v) else {
+                continue;
+            };
+            let ty = strip_restrict(&ty).0;
             if ty == CType::Void {
                 self.error(
                     v.name_span,
@@ -310,14 +430,43 @@ impl Checker {
             }
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
-            let init = match &v.init {
-                Some(i) => self
-                    .expr(i)
-                    .and_then(|e| self.assign_convert(e, &ty, "initialization", v.name_span)),
-                None => None,
-            };
+            let (mut init, mut list) = (None, None);
+            match &v.init {
+                Some(ast::Init::Expr(i)) if !ty.is_array() => {
+                    init = self
+                        .expr(i)
+                        .and_then(|e| self.assign_convert(e, &ty, "initialization", v.name_span));
+                }
+                Some(i) => {
+                    if let Some((leaves, len)) = self.flatten_init(&ty, i) {
+                        list = Some(leaves);
+                        if let CType::Array { elem, len: None } = &ty {
+                            let full = CType::Array {
+                                elem: elem.clone(),
+                                len: Some(len),
+                            };
+                            self.locals[local.0 as usize].ty = full;
+                        }
+                    }
+                }
+                None => {}
+            }
+            let final_ty = self.locals[local.0 as usize].ty.clone();
+            if final_ty.is_array() {
+                self.locals[local.0 as usize].in_memory = true;
+                if final_ty.size().is_none() {
+                    self.error(
+                        v.name_span,
+                        format!("array `{}` needs a size or an initializer", v.name),
+                    );
+                }
+            }
+            if v.ty.is_const && final_ty.is_integer() {
+                let value = init.as_ref().and_then(|e| self.const_int(e));
+                self.locals[local.0 as usize].const_value = value;
+            }
             out.push(Stmt {
-                kind: StmtKind::Decl { local, init },
+                kind: StmtKind::Decl { local, init, list },
                 span: v.span,
             });
         }
@@ -357,7 +506,11 @@ impl Checker {
                 let cond = self.cond(cond);
                 let body = self.loop_body(body);
                 match cond {
-                    Some(cond) => StmtKind::While { cond, body },
+                    Some(cond) => StmtKind::While {
+                        cond,
+                        body,
+                        unroll: None,
+                    },
                     None => StmtKind::Empty,
                 }
             }
@@ -365,10 +518,34 @@ impl Checker {
                 let body = self.loop_body(body);
                 let cond = self.cond(cond);
                 match cond {
-                    Some(cond) => StmtKind::DoWhile { body, cond },
+                    Some(cond) => StmtKind::DoWhile {
+                        body,
+                        cond,
+                        unroll: None,
+                    },
                     None => StmtKind::Empty,
                 }
             }
+            A::Switch { cond, body } => self.switch_stmt(cond, body),
+            A::Case(_) | A::Default => {
+                let what = if matches!(s.kind, A::Case(_)) {
+                    "`case`"
+                } else {
+                    "`default`"
+                };
+                let msg = if self.switches.is_empty() {
+                    format!("{what} label not within a `switch` statement")
+                } else {
+                    format!("{what} labels nested inside another statement of the `switch` are not supported by kernelc")
+                };
+                self.error(s.span, msg);
+                StmtKind::Empty
+            }
+            A::Enum(e) => {
+                self.enum_decl(e);
+                StmtKind::Empty
+            }
+            A::Unroll { count, stmt } => return self.unroll(count.as_ref(), stmt, s.span),
             A::For {
                 init,
                 cond,
@@ -395,18 +572,25 @@ impl Checker {
                         cond: Some(c),
                         step,
                         body,
+                        unroll: None,
                     },
                     None => StmtKind::For {
                         init,
                         cond: None,
                         step,
                         body,
+                        unroll: None,
                     },
                 }
             }
             A::Break | A::Continue => {
                 let is_break = matches!(s.kind, A::Break);
-                if self.loop_depth == 0 {
+                let depth = if is_break {
+                    self.break_depth
+                } else {
+                    self.loop_depth
+                };
+                if depth == 0 {
                     let what = if is_break { "break" } else { "continue" };
                     self.error(s.span, format!("`{what}` statement not in a loop"));
                 }

@@ -1,0 +1,711 @@
+//! Declarations beyond plain scalars: array types, initializer lists,
+//! module variables (`__shared__`, `__constant__`, `__device__`), enums,
+//! `switch`, `__launch_bounds__`, and the integer constant expressions they
+//! all need.
+//!
+//! Constant expressions are evaluated on the *typed* tree, after C's
+//! conversions are explicit, so `(unsigned char)300` or `-1u >> 1` fold
+//! exactly as the program would compute them at run time.
+
+use std::collections::BTreeMap;
+
+use super::{Binding, Checker, SwitchCtx};
+use crate::ast;
+use crate::diag::{Diagnostic, Span};
+use crate::typed::{
+    BinOp, Block, CastKind, CmpOp, Expr, ExprKind, GlobalId, GlobalVar, LogicalOp, MemSpace, Stmt,
+    StmtKind, UnOp,
+};
+use crate::types::CType;
+
+/// The largest object kernelc lays out (the `.local`/`.shared` limits are far
+/// below it; this only keeps sizes in `u32` for the IR).
+const MAX_OBJECT_SIZE: u64 = u32::MAX as u64;
+
+/// Reduces `v` to the range of integer type `ty` (two's complement wrap).
+fn wrap(v: i128, ty: &CType) -> i128 {
+    match ty {
+        CType::Bool => i128::from(v != 0),
+        CType::Int { bits, signed } => {
+            let bits = u32::from(*bits);
+            let m = v & ((1i128 << bits) - 1);
+            if *signed && m >= 1i128 << (bits - 1) {
+                m - (1i128 << bits)
+            } else {
+                m
+            }
+        }
+        _ => v,
+    }
+}
+
+impl Checker {
+    /// The value of an integer constant expression, or `None` when `e` is
+    /// not one (variables, calls, loads, division by zero...).
+    pub(crate) fn const_int(&self, e: &Expr) -> Option<i128> {
+        let v = match &e.kind {
+            ExprKind::IntConst(v) => *v,
+            ExprKind::Local(id) => self.locals.get(id.0 as usize)?.const_value?,
+            ExprKind::Cast { kind, expr } => match kind {
+                CastKind::IntToInt | CastKind::BoolToInt => self.const_int(expr)?,
+                CastKind::ToBool if expr.ty.is_integer() => i128::from(self.const_int(expr)? != 0),
+                CastKind::FloatToInt => {
+                    let f = self.const_float(expr)?.trunc();
+                    if !(-1e38..1e38).contains(&f) {
+                        return None;
+                    }
+                    f as i128
+                }
+                _ => return None,
+            },
+            ExprKind::Unary { op, operand } => {
+                let x = self.const_int(operand)?;
+                match op {
+                    UnOp::Neg => x.wrapping_neg(),
+                    UnOp::BitNot => !x,
+                }
+            }
+            ExprKind::Not(x) => i128::from(self.const_int(x)? == 0),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
+                match op {
+                    BinOp::Add => a.wrapping_add(b),
+                    BinOp::Sub => a.wrapping_sub(b),
+                    BinOp::Mul => a.wrapping_mul(b),
+                    BinOp::Div if b != 0 => a.wrapping_div(b),
+                    BinOp::Rem if b != 0 => a.wrapping_rem(b),
+                    BinOp::Div | BinOp::Rem => return None,
+                    BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?.min(127))?,
+                    BinOp::Shr => a >> u32::try_from(b).ok()?.min(127),
+                    BinOp::BitAnd => a & b,
+                    BinOp::BitOr => a | b,
+                    BinOp::BitXor => a ^ b,
+                }
+            }
+            ExprKind::Compare { op, lhs, rhs } if lhs.ty.is_integer() => {
+                let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
+                i128::from(match op {
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Gt => a > b,
+                    CmpOp::Ge => a >= b,
+                    CmpOp::Eq => a == b,
+                    CmpOp::Ne => a != b,
+                })
+            }
+            ExprKind::Logical { op, lhs, rhs } => {
+                let a = self.const_int(lhs)? != 0;
+                i128::from(match op {
+                    LogicalOp::And => a && self.const_int(rhs)? != 0,
+                    LogicalOp::Or => a || self.const_int(rhs)? != 0,
+                })
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                if self.const_int(cond)? != 0 {
+                    self.const_int(then)?
+                } else {
+                    self.const_int(els)?
+                }
+            }
+            _ => return None,
+        };
+        Some(wrap(v, &e.ty))
+    }
+
+    /// The value of a floating constant expression (for initializers).
+    fn const_float(&self, e: &Expr) -> Option<f64> {
+        let v = match &e.kind {
+            ExprKind::FloatConst(x) => *x,
+            ExprKind::Cast { kind, expr } => match kind {
+                CastKind::IntToFloat | CastKind::BoolToFloat => self.const_int(expr)? as f64,
+                CastKind::FloatToFloat => self.const_float(expr)?,
+                _ => return None,
+            },
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => -self.const_float(operand)?,
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.const_float(lhs)?, self.const_float(rhs)?);
+                match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(if e.ty == CType::FLOAT {
+            f64::from(v as f32)
+        } else {
+            v
+        })
+    }
+
+    /// Types `e` and evaluates it as an integer constant expression,
+    /// reporting `what` needs one when it is not.
+    fn require_const(&mut self, e: &ast::Expr, what: &str) -> Option<i128> {
+        let t = self.expr(e)?;
+        if !t.ty.is_integer() {
+            self.error(
+                e.span,
+                format!("{what} must have an integer type, not `{}`", t.ty),
+            );
+            return None;
+        }
+        let v = self.const_int(&t);
+        if v.is_none() {
+            self.error(
+                e.span,
+                format!("{what} must be an integer constant expression"),
+            );
+        }
+        v
+    }
+
+    /// Wraps `elem` in the declarator's array dimensions (innermost last).
+    fn array_type(
+        &mut self,
+        elem: CType,
+        dims: &[Option<ast::Expr>],
+        name_span: Span,
+    ) -> Option<CType> {
+        let mut lens = Vec::new();
+        for (k, d) in dims.iter().enumerate() {
+            match d {
+                None if k == 0 => lens.push(None),
+                None => {
+                    self.error(
+                        name_span,
+                        "only the first dimension of an array may be omitted",
+                    );
+                    return None;
+                }
+                Some(e) => {
+                    let v = self.require_const(e, "an array size")?;
+                    if v <= 0 || v > i128::from(MAX_OBJECT_SIZE) {
+                        self.error(e.span, format!("invalid array size {v}"));
+                        return None;
+                    }
+                    lens.push(Some(v as u64));
+                }
+            }
+        }
+        let mut ty = elem;
+        if !lens.is_empty() && matches!(ty, CType::Void) {
+            self.error(name_span, "array of `void`");
+            return None;
+        }
+        for len in lens.into_iter().rev() {
+            ty = CType::Array {
+                elem: Box::new(ty),
+                len,
+            };
+        }
+        if ty.size().is_some_and(|s| s > MAX_OBJECT_SIZE) {
+            self.error(name_span, "array is too large");
+            return None;
+        }
+        Some(ty)
+    }
+
+    /// The declared type of a variable, arrays included.
+    pub(super) fn var_type(&mut self, v: &ast::VarDecl) -> Option<CType> {
+        self.array_type(v.ty.ty.clone(), &v.dims, v.name_span)
+    }
+
+    /// A parameter's type: `T a[]` / `T a[N][M]` is adjusted to `T (*)[M]`.
+    pub(super) fn param_type(&mut self, p: &ast::ParamDecl) -> CType {
+        if p.dims.is_empty() {
+            return p.ty.ty.clone();
+        }
+        let inner = self
+            .array_type(p.ty.ty.clone(), &p.dims[1..], p.span)
+            .unwrap_or(CType::INT);
+        CType::Pointer {
+            pointee: Box::new(inner),
+            pointee_const: p.ty.is_const,
+            pointee_volatile: p.ty.is_volatile,
+            restrict: false,
+        }
+    }
+
+    /// `enum { A, B = 5, C }`: binds each enumerator as an `int` constant.
+    pub(super) fn enum_decl(&mut self, e: &ast::EnumDecl) {
+        let mut next: i128 = 0;
+        for (name, value, span) in &e.enumerators {
+            let v = match value {
+                Some(x) => self.require_const(x, "an enumerator value").unwrap_or(next),
+                None => next,
+            };
+            if i32::try_from(v).is_err() {
+                self.error(
+                    *span,
+                    format!("enumerator `{name}` = {v} does not fit in `int`"),
+                );
+            }
+            self.bind(
+                name,
+                Binding::Const(wrap(v, &CType::INT), CType::INT),
+                *span,
+            );
+            next = v + 1;
+        }
+    }
+
+    /// `__launch_bounds__(N[, M])` of a function, evaluated.
+    pub(super) fn launch_bounds(&mut self, f: &ast::FunctionDecl) -> Option<(u32, Option<u32>)> {
+        let (max, min, span) = f.launch_bounds.as_ref()?;
+        if !f.specs.global {
+            self.error(
+                *span,
+                "`__launch_bounds__` applies only to `__global__` functions",
+            );
+            return None;
+        }
+        let eval = |c: &mut Checker, e: &ast::Expr| {
+            let v = c.require_const(e, "a `__launch_bounds__` argument")?;
+            match u32::try_from(v) {
+                Ok(n) if n > 0 => Some(n),
+                _ => {
+                    c.error(e.span, format!("invalid `__launch_bounds__` value {v}"));
+                    None
+                }
+            }
+        };
+        let max = eval(self, max)?;
+        let min = match min {
+            Some(m) => Some(eval(self, m)?),
+            None => None,
+        };
+        Some((max, min))
+    }
+
+    /// Flattens a braced (or scalar) initializer for an object of type `ty`
+    /// into every scalar leaf at its byte offset, zeros included. Also
+    /// returns the number of outer elements, which sizes `T x[] = {...}`.
+    pub(super) fn flatten_init(
+        &mut self,
+        ty: &CType,
+        init: &ast::Init,
+    ) -> Option<(Vec<(u64, Expr)>, u64)> {
+        let mut leaves = BTreeMap::new();
+        let count = match init {
+            ast::Init::List(items, span) => {
+                let mut pos = 0;
+                let n = self.fill(ty, items, &mut pos, 0, &mut leaves)?;
+                if pos < items.len() {
+                    self.error(items[pos].span(), "excess elements in initializer");
+                    return None;
+                }
+                if items.is_empty() && ty.is_array() && ty.size().is_none() {
+                    self.error(*span, "an array cannot be sized by an empty initializer");
+                    return None;
+                }
+                n
+            }
+            ast::Init::Expr(e) => {
+                self.error(
+                    e.span,
+                    format!("an array of type `{ty}` must be initialized with a braced list"),
+                );
+                return None;
+            }
+        };
+        let full = match ty {
+            CType::Array { elem, len: None } => CType::Array {
+                elem: elem.clone(),
+                len: Some(count),
+            },
+            t => t.clone(),
+        };
+        let mut out = Vec::new();
+        zero_fill(&full, 0, &mut leaves, &mut out, init.span());
+        Some((out, count))
+    }
+
+    /// Fills the object `ty` at `off` from `items[*pos..]` (brace elision:
+    /// an aggregate element without its own braces takes items from here).
+    /// Returns how many elements of `ty` (if an array) were initialized.
+    fn fill(
+        &mut self,
+        ty: &CType,
+        items: &[ast::Init],
+        pos: &mut usize,
+        off: u64,
+        out: &mut BTreeMap<u64, Expr>,
+    ) -> Option<u64> {
+        let CType::Array { elem, len } = ty else {
+            self.element(ty, items, pos, off, out)?;
+            return Some(1);
+        };
+        let esize = elem.size().unwrap_or(0);
+        let mut k = 0u64;
+        while *pos < items.len() && len.is_none_or(|n| k < n) {
+            self.element(elem, items, pos, off + k * esize, out)?;
+            k += 1;
+        }
+        Some(k)
+    }
+
+    /// Initializes one element of type `ty` from `items[*pos]`.
+    fn element(
+        &mut self,
+        ty: &CType,
+        items: &[ast::Init],
+        pos: &mut usize,
+        off: u64,
+        out: &mut BTreeMap<u64, Expr>,
+    ) -> Option<()> {
+        match &items[*pos] {
+            ast::Init::List(sub, span) => {
+                *pos += 1;
+                if !ty.is_array() && sub.len() != 1 {
+                    self.error(
+                        *span,
+                        format!("a braced initializer for `{ty}` needs exactly one value"),
+                    );
+                    return None;
+                }
+                let mut p = 0;
+                self.fill(ty, sub, &mut p, off, out)?;
+                if p < sub.len() {
+                    self.error(sub[p].span(), "excess elements in initializer");
+                    return None;
+                }
+            }
+            ast::Init::Expr(e) if ty.is_array() => {
+                let _ = e;
+                self.fill(ty, items, pos, off, out)?;
+            }
+            ast::Init::Expr(e) => {
+                *pos += 1;
+                let t = self.expr(e)?;
+                let t = self.assign_convert(t, ty, "initialization", e.span)?;
+                out.insert(off, t);
+            }
+        }
+        Some(())
+    }
+
+    /// Little-endian bytes of a flattened constant initializer.
+    fn init_bytes(&mut self, size: u64, leaves: &[(u64, Expr)]) -> Option<Vec<u8>> {
+        let mut bytes = vec![0u8; size as usize];
+        for (off, e) in leaves {
+            let chunk: Vec<u8> = match &e.ty {
+                CType::Float { bits: 32 } => {
+                    let v = self.const_float(e);
+                    v.map(|v| (v as f32).to_le_bytes().to_vec())
+                }
+                CType::Float { .. } => self.const_float(e).map(|v| v.to_le_bytes().to_vec()),
+                CType::Int { bits, .. } => self
+                    .const_int(e)
+                    .map(|v| (v as u64).to_le_bytes()[..usize::from(*bits / 8)].to_vec()),
+                CType::Bool => self.const_int(e).map(|v| vec![u8::from(v != 0)]),
+                _ => {
+                    self.error(
+                        e.span,
+                        "pointer initializers of module variables are not supported by kernelc yet",
+                    );
+                    return None;
+                }
+            }
+            .or_else(|| {
+                self.error(
+                    e.span,
+                    "the initializer of a module variable must be a constant",
+                );
+                None
+            })?;
+            let at = *off as usize;
+            bytes[at..at + chunk.len()].copy_from_slice(&chunk);
+        }
+        Some(bytes)
+    }
+
+    /// A file-scope variable declaration.
+    pub(super) fn file_var(&mut self, v: &ast::VarDecl) {
+        self.scopes.clear();
+        let st = &v.storage;
+        if !(st.shared || st.constant || st.device) {
+            // A `const` integer with a constant initializer is a named
+            // constant, usable in device code as in C++.
+            if v.ty.is_const && v.ty.ty.is_integer() && v.dims.is_empty() && !st.is_extern {
+                if let Some(ast::Init::Expr(e)) = &v.init {
+                    let ty = v.ty.ty.clone();
+                    let val = self
+                        .expr(e)
+                        .and_then(|t| self.assign_convert(t, &ty, "initialization", v.name_span))
+                        .and_then(|t| {
+                            let c = self.const_int(&t);
+                            if c.is_none() {
+                                self.error(
+                                    e.span,
+                                    "the initializer of a file-scope `const` must be a constant",
+                                );
+                            }
+                            c
+                        });
+                    if let Some(val) = val {
+                        self.bind(&v.name, Binding::Const(val, ty), v.name_span);
+                    }
+                    return;
+                }
+            }
+            self.diags.push(
+                Diagnostic::error(
+                    v.name_span,
+                    format!("file-scope variable `{}` without a memory space is not supported by kernelc", v.name),
+                )
+                .with_note("declare it `__device__`, `__constant__` or `__shared__` (or a `const` integer with a constant value)"),
+            );
+            return;
+        }
+        let name = v.name.clone();
+        self.module_var(v, name);
+    }
+
+    /// A `__shared__` variable declared inside a function: static storage,
+    /// so a module variable named `function$variable`.
+    pub(super) fn local_shared(&mut self, v: &ast::VarDecl) {
+        let name = if v.storage.is_extern {
+            v.name.clone()
+        } else {
+            let base = format!("{}${}", self.fn_name, v.name);
+            let mut name = base.clone();
+            let mut n = 2;
+            while self.globals.iter().any(|g| g.name == name) {
+                name = format!("{base}${n}");
+                n += 1;
+            }
+            name
+        };
+        self.module_var(v, name);
+    }
+
+    /// Checks a module variable and binds its name to it.
+    fn module_var(&mut self, v: &ast::VarDecl, name: String) {
+        let st = &v.storage;
+        let Some(ty) = self.var_type(v) else {
+            return;
+        };
+        let space = if st.shared {
+            if st.constant {
+                self.error(
+                    st.span,
+                    "a variable cannot be both `__shared__` and `__constant__`",
+                );
+                return;
+            }
+            MemSpace::Shared
+        } else if st.constant {
+            MemSpace::Constant
+        } else {
+            MemSpace::Device
+        };
+        if ty == CType::Void || ty.scalar_elem() == &CType::Void {
+            self.error(
+                v.name_span,
+                format!("variable `{}` has type `void`", v.name),
+            );
+            return;
+        }
+        let mut dynamic = false;
+        if st.is_extern {
+            let unsized_array = matches!(ty, CType::Array { len: None, .. });
+            if space != MemSpace::Shared || !unsized_array || v.init.is_some() {
+                self.error(
+                    st.span,
+                    "`extern` variables are supported by kernelc only as `extern __shared__ T name[]` (dynamic shared memory)",
+                );
+                return;
+            }
+            dynamic = true;
+            if let Some(i) = self
+                .globals
+                .iter()
+                .position(|g| g.name == name && g.dynamic)
+            {
+                // Every `extern __shared__` array is the same memory.
+                self.bind(&v.name, Binding::Global(GlobalId(i as u32)), v.name_span);
+                return;
+            }
+        }
+        let mut ty = ty;
+        let mut init = None;
+        if let Some(i) = &v.init {
+            if space == MemSpace::Shared {
+                self.error(
+                    i.span(),
+                    "`__shared__` variables cannot have an initializer",
+                );
+                return;
+            }
+            let flat = match i {
+                ast::Init::Expr(e) if !ty.is_array() => self
+                    .expr(e)
+                    .and_then(|t| self.assign_convert(t, &ty, "initialization", v.name_span))
+                    .map(|t| (vec![(0, t)], 1)),
+                _ => self.flatten_init(&ty, i),
+            };
+            let Some((leaves, count)) = flat else {
+                return;
+            };
+            if let CType::Array { elem, len: None } = &ty {
+                ty = CType::Array {
+                    elem: elem.clone(),
+                    len: Some(count),
+                };
+            }
+            init = self.init_bytes(ty.size().unwrap_or(0), &leaves);
+            if init.is_none() {
+                return;
+            }
+        }
+        if !dynamic && ty.size().is_none() {
+            self.error(v.name_span, format!("variable `{}` needs a size", v.name));
+            return;
+        }
+        if self.by_name.contains_key(&name) || self.globals.iter().any(|g| g.name == name) {
+            self.error(v.name_span, format!("redefinition of `{}`", v.name));
+            return;
+        }
+        let id = GlobalId(self.globals.len() as u32);
+        self.globals.push(GlobalVar {
+            name,
+            ty,
+            space,
+            init,
+            dynamic,
+            is_static: st.is_static,
+            is_const: v.ty.is_const,
+            span: v.name_span,
+        });
+        self.bind(&v.name, Binding::Global(id), v.name_span);
+    }
+
+    /// `switch (cond) body`: only labels directly in the body's block count.
+    pub(super) fn switch_stmt(&mut self, cond: &ast::Expr, body: &ast::Stmt) -> StmtKind {
+        let c = self.expr(cond);
+        let c = match c {
+            Some(c) if c.ty.is_integer() => Some(super::convert::promote(c)),
+            Some(c) => {
+                self.error(
+                    c.span,
+                    format!("a `switch` needs an integer value, not `{}`", c.ty),
+                );
+                None
+            }
+            None => None,
+        };
+        let ty = c.as_ref().map_or(CType::INT, |c| c.ty.clone());
+        self.switches.push(SwitchCtx {
+            cases: Vec::new(),
+            default: None,
+            labels: 0,
+        });
+        self.break_depth += 1;
+        self.scopes.push(Vec::new());
+        let stmts: &[ast::Stmt] = match &body.kind {
+            ast::StmtKind::Block(b) => &b.stmts,
+            _ => std::slice::from_ref(body),
+        };
+        let mut out = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                ast::StmtKind::Case(value) => {
+                    let v = self.require_const(value, "a `case` value");
+                    let ctx = self.switches.last_mut().expect("pushed above");
+                    let label = ctx.labels;
+                    ctx.labels += 1;
+                    if let Some(v) = v.map(|v| wrap(v, &ty)) {
+                        if let Some(&(_, _, prev)) = ctx.cases.iter().find(|c| c.0 == v) {
+                            self.diags.push(
+                                Diagnostic::error(s.span, format!("duplicate `case` value {v}"))
+                                    .with_label(prev, "previous `case` here"),
+                            );
+                        } else {
+                            ctx.cases.push((v, label, s.span));
+                        }
+                    }
+                    out.push(Stmt {
+                        kind: StmtKind::Label(label),
+                        span: s.span,
+                    });
+                }
+                ast::StmtKind::Default => {
+                    let ctx = self.switches.last_mut().expect("pushed above");
+                    let label = ctx.labels;
+                    ctx.labels += 1;
+                    if let Some((_, prev)) = ctx.default {
+                        self.diags.push(
+                            Diagnostic::error(s.span, "multiple `default` labels in one `switch`")
+                                .with_label(prev, "previous `default` here"),
+                        );
+                    } else {
+                        ctx.default = Some((label, s.span));
+                    }
+                    out.push(Stmt {
+                        kind: StmtKind::Label(label),
+                        span: s.span,
+                    });
+                }
+                _ => {
+                    let st = self.stmt(s);
+                    out.push(st);
+                }
+            }
+        }
+        self.scopes.pop();
+        self.break_depth -= 1;
+        let ctx = self.switches.pop().expect("pushed above");
+        let Some(cond) = c else {
+            return StmtKind::Empty;
+        };
+        StmtKind::Switch {
+            cond,
+            cases: ctx.cases.iter().map(|c| (c.0, c.1)).collect(),
+            default: ctx.default.map(|d| d.0),
+            body: Block {
+                stmts: out,
+                span: body.span,
+            },
+        }
+    }
+}
+
+/// Appends every scalar leaf of `ty` at `off`: the initialized ones from
+/// `given`, zeros for the rest.
+fn zero_fill(
+    ty: &CType,
+    off: u64,
+    given: &mut BTreeMap<u64, Expr>,
+    out: &mut Vec<(u64, Expr)>,
+    span: Span,
+) {
+    match ty {
+        CType::Array { elem, len: Some(n) } => {
+            let esize = elem.size().unwrap_or(0);
+            for k in 0..*n {
+                zero_fill(elem, off + k * esize, given, out, span);
+            }
+        }
+        _ => {
+            let zero = |kind, ty: CType| Expr { kind, ty, span };
+            let e = given.remove(&off).unwrap_or_else(|| match ty {
+                CType::Float { .. } => zero(ExprKind::FloatConst(0.0), ty.clone()),
+                CType::Pointer { .. } => zero(
+                    ExprKind::Cast {
+                        kind: CastKind::IntToPtr,
+                        expr: Box::new(zero(ExprKind::IntConst(0), CType::LONG)),
+                    },
+                    ty.clone(),
+                ),
+                _ => zero(ExprKind::IntConst(0), ty.clone()),
+            });
+            out.push((off, e));
+        }
+    }
+}
