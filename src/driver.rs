@@ -75,9 +75,7 @@ pub fn compile_source(
     source: &str,
     opts: &CompileOptions,
 ) -> Result<String, CompileError> {
-    let fe_opts = frontend::Options {
-        defines: opts.defines.clone(),
-    };
+    let fe_opts = frontend_options(opts.target.sm(), &opts.defines);
     let fail = |diags: Vec<Diagnostic>| CompileError {
         rendered: frontend::render_diagnostics(file_name, source, &diags),
     };
@@ -133,6 +131,15 @@ fn check_ptx(ptx: &str) -> Result<(), CompileError> {
             report.rendered("<output>", ptx)
         ),
     })
+}
+
+/// The frontend's options for a target: `__CUDA_ARCH__` as nvcc sets it for
+/// `-arch=sm_XY` (`XY0`), then the user's `-D`s, so an explicit
+/// `-D __CUDA_ARCH__=...` still wins.
+pub fn frontend_options(sm: u32, defines: &[(String, Option<String>)]) -> frontend::Options {
+    let mut fe = frontend::Options::default().with_cuda_arch(sm);
+    fe.defines.extend(defines.iter().cloned());
+    fe
 }
 
 /// Runs the `-O` pipeline with nvcc's default floating-point options,

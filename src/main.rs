@@ -365,7 +365,7 @@ fn expand_specs(args: Vec<String>) -> Result<Vec<String>, String> {
 }
 
 fn run_run(args: RunArgs) -> Result<(), String> {
-    Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
+    let target = Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
     let req = kernelc::run::RunRequest {
         input: args.input,
         kernel: args.kernel,
@@ -374,6 +374,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         shared_bytes: args.shared_bytes,
         opt_level: args.opt_level,
         fmad: args.fmad,
+        sm: target.sm(),
         defines: args.defines.iter().map(|d| parse_define(d)).collect(),
         engine: match args.engine {
             EngineArg::Interp => kernelc::run::Engine::Interp,

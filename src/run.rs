@@ -323,6 +323,8 @@ pub struct RunRequest {
     pub opt_level: Option<u8>,
     /// `--fmad`: contract multiply-adds, as compilation does.
     pub fmad: bool,
+    /// The target's `sm` number (from `-arch`), for `__CUDA_ARCH__`.
+    pub sm: u32,
     pub defines: Vec<(String, Option<String>)>,
     pub engine: Engine,
     pub max_steps: u64,
@@ -362,9 +364,7 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
             source: None,
         });
     }
-    let fe = frontend::Options {
-        defines: req.defines.clone(),
-    };
+    let fe = driver::frontend_options(req.sm, &req.defines);
     let fail = |d: Vec<Diagnostic>| frontend::render_diagnostics(&name, &text, &d);
     let program = frontend::check(&text, &fe).map_err(fail)?;
     let mut module = frontend::lower(&program).map_err(fail)?;

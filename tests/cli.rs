@@ -179,6 +179,28 @@ fn fmad_controls_contraction() {
     assert_eq!(out.status.code(), Some(2), "clap rejects a bad value");
 }
 
+/// `-arch=sm_XY` defines `__CUDA_ARCH__` as `XY0`, as nvcc does; `-D` overrides it.
+#[test]
+fn cuda_arch_follows_the_target() {
+    let dir = scratch("arch");
+    let src = dir.join("a.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 900\n    p[0] = __CUDA_ARCH__;\n#else\n    p[0] = 7;\n#endif\n}\n",
+    )
+    .unwrap();
+    let s = src.to_str().unwrap();
+    let ir = |args: &[&str]| {
+        let mut all = vec![s, "--emit", "ir"];
+        all.extend_from_slice(args);
+        stdout(&kernelc(&all))
+    };
+    assert!(ir(&["-arch=sm_90"]).contains("iconst.i32 900"));
+    assert!(ir(&["-arch=sm_80"]).contains("iconst.i32 7"));
+    assert!(ir(&["-arch=sm_80", "-D", "__CUDA_ARCH__=1000"]).contains("iconst.i32 1000"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn every_emit_kind_works() {
     for emit in ["tokens", "ast", "ir", "ir-opt", "ptx"] {

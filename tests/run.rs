@@ -23,6 +23,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         shared_bytes: 0,
         opt_level: Some(opt_level),
         fmad: true,
+        sm: 80,
         defines: Vec::new(),
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
