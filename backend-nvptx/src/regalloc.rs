@@ -197,12 +197,28 @@ fn run_smallest(view: &View) -> Result<(ra::Output, ra::MachineEnv), String> {
             .map(|out| (out, env))
             .map_err(|e| format!("regalloc2: {e}"))
     };
+    // One instruction needs all its operands of a class in registers at
+    // once: fewer than that is `TooManyLiveRegs`, not a spill.
     let mut lo = [1usize; 3];
+    for ops in &view.operands {
+        let mut n = [0usize; 3];
+        for op in ops {
+            n[op.class() as usize] += 1;
+        }
+        for c in 0..3 {
+            lo[c] = lo[c].max(n[c]);
+        }
+    }
     let mut hi = [REGS_PER_CLASS; 3];
     while (0..3).any(|c| lo[c] < hi[c]) {
         let mid: [usize; 3] = std::array::from_fn(|c| (lo[c] + hi[c]) / 2);
-        let (out, _) = run(mid)?;
-        let spills = spilled(&out);
+        let spills = match ra::run(view, &machine_env(mid), &options) {
+            Ok(out) => spilled(&out),
+            // Some class was too small, and regalloc2 does not say which:
+            // grow them all (this only costs compaction, never correctness).
+            Err(ra::RegAllocError::TooManyLiveRegs) => [true; 3],
+            Err(e) => return Err(format!("regalloc2: {e}")),
+        };
         for c in 0..3 {
             if lo[c] < hi[c] {
                 if spills[c] {
@@ -284,6 +300,33 @@ fn shape(body: &[MInst], blocks: &[MBlock]) -> Shape {
     Shape { blocks: out }
 }
 
+/// Renumbers the view blocks in reverse postorder, and returns with them
+/// the view indices in layout order (how the rewritten body is printed).
+///
+/// regalloc2's checker needs this: its first pass visits blocks in index
+/// order, and a block seen before all its predecessors starts from an
+/// empty state that the meet can never refill, so a block laid out after a
+/// loop body it jumps back into (common here) would look undefined.
+fn in_rpo(shape: Shape) -> (Shape, Vec<usize>) {
+    let succs: Vec<Vec<usize>> = shape.blocks.iter().map(|(s, _)| s.clone()).collect();
+    let order = reverse_postorder(&succs);
+    let mut pos = vec![usize::MAX; succs.len()];
+    for (k, &b) in order.iter().enumerate() {
+        pos[b] = k;
+    }
+    let mut old: Vec<Option<(Vec<usize>, Vec<Item>)>> =
+        shape.blocks.into_iter().map(Some).collect();
+    let blocks = order
+        .iter()
+        .map(|&b| {
+            let (ss, items) = old[b].take().expect("each block once");
+            (ss.iter().map(|&s| pos[s]).collect(), items)
+        })
+        .collect();
+    let physical = (0..succs.len()).map(|b| pos[b]).collect();
+    (Shape { blocks }, physical)
+}
+
 /// Reverse postorder of the view blocks from the entry.
 fn reverse_postorder(succs: &[Vec<usize>]) -> Vec<usize> {
     let mut seen = vec![false; succs.len()];
@@ -317,7 +360,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
         return Ok(());
     }
     let blocks = cfg::build(&mf.body)?;
-    let shape = shape(&mf.body, &blocks);
+    let (shape, physical) = in_rpo(shape(&mf.body, &blocks));
     let body = &mf.body;
 
     // Dense numbering of the allocated registers, and how often each is written.
@@ -507,7 +550,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
             .run()
             .map_err(|e| format!("regalloc2 checker: {e:?}"))?;
     }
-    rewrite(mf, &view, &output);
+    rewrite(mf, &view, &physical, &output);
     Ok(())
 }
 
@@ -534,7 +577,7 @@ fn loc(alloc: ra::Allocation, class: RegClass) -> Loc {
 }
 
 /// Writes regalloc2's answer back into `mf`.
-fn rewrite(mf: &mut MFunction, view: &View, out: &ra::Output) {
+fn rewrite(mf: &mut MFunction, view: &View, physical: &[usize], out: &ra::Output) {
     // Edits by (instruction, after?).
     let mut edits: HashMap<(usize, bool), Vec<(Loc, Loc)>> = HashMap::new();
     for (point, edit) in &out.edits {
@@ -611,8 +654,11 @@ fn rewrite(mf: &mut MFunction, view: &View, out: &ra::Output) {
 
     let mut body = Vec::with_capacity(mf.body.len());
     let mut tail = Vec::new();
-    for (i, item) in view.items.iter().enumerate() {
-        match *item {
+    let in_layout = physical
+        .iter()
+        .flat_map(|&b| view.blocks[b].start..view.blocks[b].end);
+    for i in in_layout {
+        match view.items[i] {
             Item::Real(b) => {
                 let mut inst = mf.body[b].clone();
                 let allocs = out.inst_allocs(ra::Inst::new(i));
@@ -623,6 +669,13 @@ fn rewrite(mf: &mut MFunction, view: &View, out: &ra::Output) {
                         k += 1;
                     }
                 });
+                // A copy whose two sides got the same register is gone.
+                if matches!(&inst, MInst::Unary { op: UnaryOp::Mov, dst, src: MOperand::Reg(s), .. } if s == dst)
+                {
+                    body.extend(moves_at(i, false));
+                    body.extend(moves_at(i, true));
+                    continue;
+                }
                 if let (MInst::Bra { target, .. }, Some(l)) = (&mut inst, stub_label.get(&b)) {
                     *target = l.clone();
                 }
