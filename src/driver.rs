@@ -5,7 +5,7 @@
 //! Nothing here touches files: the binary (`main.rs`) reads the input and
 //! writes the output, so the whole pipeline can be driven from tests.
 
-use backend_nvptx::Target;
+use backend_nvptx::{RegallocMode, Target};
 use frontend::Diagnostic;
 use midend::ir::Module;
 use midend::text::{write_module, PrintOptions};
@@ -24,6 +24,10 @@ pub enum Emit {
     /// PTX assembly (the default).
     #[default]
     Ptx,
+    /// The machine IR just before PTX printing (after register allocation).
+    Mir,
+    /// An x86-64 ELF object embedding the PTX as data ([`compile_object`]).
+    Obj,
 }
 
 /// Everything the command line can ask of one compilation.
@@ -41,6 +45,23 @@ pub struct CompileOptions {
     pub ir_spans: bool,
     /// `--fmad`: contract multiply-adds into `fma` (nvcc's default).
     pub fmad: bool,
+    /// `--regalloc`: keep virtual registers or compact them with regalloc2.
+    pub regalloc: RegallocMode,
+}
+
+impl CompileOptions {
+    /// What the PTX's first line says made it: the version and every
+    /// option that changes the output, spelled as on the command line.
+    pub fn producer(&self) -> String {
+        format!(
+            "kernelc {} (-arch={} -O{} --fmad={} --regalloc={})",
+            env!("CARGO_PKG_VERSION"),
+            self.target,
+            self.opt_level,
+            self.fmad,
+            self.regalloc
+        )
+    }
 }
 
 impl Default for CompileOptions {
@@ -53,6 +74,7 @@ impl Default for CompileOptions {
             emit: Emit::Ptx,
             ir_spans: false,
             fmad: true,
+            regalloc: RegallocMode::Virtual,
         }
     }
 }
@@ -106,12 +128,39 @@ pub fn compile_source(
     let be_opts = backend_nvptx::Options {
         target: opts.target,
         ptx_version: opts.ptx_version,
+        regalloc: opts.regalloc,
+        producer: Some(opts.producer()),
     };
+    if opts.emit == Emit::Mir {
+        return backend_nvptx::compile_module_mir(&module, &be_opts).map_err(|e| CompileError {
+            rendered: format!("error: {e}\n"),
+        });
+    }
     let ptx = backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
         rendered: format!("error: {e}\n"),
     })?;
     check_ptx(&ptx)?;
     Ok(ptx)
+}
+
+/// Compiles to PTX and wraps it in an x86-64 ELF object with the symbols
+/// `<name>_ptx` and `<name>_ptx_len`, where `name` is `symbol_stem` made a
+/// C identifier (the CLI passes the input file's stem).
+pub fn compile_object(
+    file_name: &str,
+    source: &str,
+    symbol_stem: &str,
+    opts: &CompileOptions,
+) -> Result<Vec<u8>, CompileError> {
+    let ptx_opts = CompileOptions {
+        emit: Emit::Ptx,
+        ..opts.clone()
+    };
+    let ptx = compile_source(file_name, source, &ptx_opts)?;
+    let name = backend_nvptx::obj::c_identifier(symbol_stem);
+    backend_nvptx::obj::write_object(&name, &ptx).map_err(|e| CompileError {
+        rendered: format!("error: {e}\n"),
+    })
 }
 
 /// In debug and test builds, every PTX kernelc emits is judged by

@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
-//!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
-//!                 [--ir-spans]
+//!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
+//!                 [--ir-spans] [--fmad=true|false] [--regalloc=virtual|regalloc2]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
@@ -17,7 +17,7 @@
 //! compiler error (a bug) exits with 101.
 
 use clap::{Parser, ValueEnum};
-use kernelc::backend_nvptx::Target;
+use kernelc::backend_nvptx::{RegallocMode, Target};
 use kernelc::driver::{self, CompileOptions, Emit};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,18 @@ enum EmitArg {
     Ir,
     IrOpt,
     Ptx,
+    /// The machine IR before PTX printing.
+    Mir,
+    /// An x86-64 ELF object with the PTX as data (needs `-o`).
+    Obj,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum RegallocArg {
+    /// One virtual register per value (ptxas allocates).
+    Virtual,
+    /// Compact .b32/.b64/.pred registers with regalloc2.
+    Regalloc2,
 }
 
 /// Compile a CUDA-C kernel file to PTX.
@@ -79,6 +91,9 @@ struct CompileArgs {
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     fmad: bool,
+    /// How to assign registers: virtual (one per value) or regalloc2 (compacted).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "virtual")]
+    regalloc: RegallocArg,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
@@ -295,12 +310,31 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             EmitArg::Ir => Emit::Ir,
             EmitArg::IrOpt => Emit::IrOpt,
             EmitArg::Ptx => Emit::Ptx,
+            EmitArg::Mir => Emit::Mir,
+            EmitArg::Obj => Emit::Obj,
         },
         ir_spans: args.ir_spans,
         fmad: args.fmad,
+        regalloc: match args.regalloc {
+            RegallocArg::Virtual => RegallocMode::Virtual,
+            RegallocArg::Regalloc2 => RegallocMode::Regalloc2,
+        },
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
+    if opts.emit == Emit::Obj {
+        // Binary output never goes to a terminal.
+        let Some(output) = args.output.as_deref() else {
+            return Err("error: `--emit obj` needs an output file (`-o FILE.o`)".into());
+        };
+        let stem = args
+            .input
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let bytes = driver::compile_object(&name, &source, &stem, &opts).map_err(|e| e.rendered)?;
+        return write_output_bytes(Some(output), &bytes);
+    }
     let out = driver::compile_source(&name, &source, &opts).map_err(|e| e.rendered)?;
     write_output(args.output.as_deref(), &out)
 }
@@ -391,10 +425,15 @@ fn run_run(args: RunArgs) -> Result<(), String> {
 /// Writes to stdout, or to `path` through a temporary file in the same
 /// directory that is renamed into place, so readers never see a partial file.
 fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
+    write_output_bytes(path, text.as_bytes())
+}
+
+/// [`write_output`] for bytes (`--emit obj`).
+fn write_output_bytes(path: Option<&Path>, text: &[u8]) -> Result<(), String> {
     let Some(path) = path else {
         let mut stdout = std::io::stdout().lock();
         return stdout
-            .write_all(text.as_bytes())
+            .write_all(text)
             .and_then(|()| stdout.flush())
             .map_err(|e| format!("error: cannot write to stdout: {e}"));
     };

@@ -147,10 +147,7 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
                     return Err(format!("input IR is invalid: {errors:?}"));
                 }
                 driver::optimize(&mut module, opts.opt_level).map_err(|e| e.rendered)?;
-                let be = kernelc::backend_nvptx::Options {
-                    target: opts.target,
-                    ptx_version: None,
-                };
+                let be = kernelc::backend_nvptx::Options::new(opts.target);
                 kernelc::backend_nvptx::compile_module(&module, &be).map_err(|e| e.to_string())?
             };
             common::assert_ptxas_accepts(&ptx, &arch, &path.display().to_string());

@@ -5,6 +5,8 @@
 //! 1. [`isel`] selects PTX machine instructions ([`minst::MInst`]) for each
 //!    IR function, with one virtual register per IR value, and lowers block
 //!    arguments to copies on the edges ([`copies`]).
+//!    With `--regalloc=regalloc2`, [`regalloc`] then compacts the `.b32`,
+//!    `.b64` and `.pred` registers with the regalloc2 crate.
 //! 2. [`target`] decides the `.version` from the target and the features used.
 //! 3. [`emit`] prints the module.
 //!
@@ -23,11 +25,16 @@
 //! - It knows nothing of the C source: only IR goes in.
 //! - It does no I/O: it returns the PTX as a string.
 
+pub mod cfg;
 pub mod copies;
 pub mod emit;
 pub mod isel;
 pub mod mfunc;
 pub mod minst;
+pub mod mir;
+pub mod obj;
+pub mod operands;
+pub mod regalloc;
 pub mod target;
 
 use core::fmt;
@@ -36,6 +43,25 @@ use std::collections::{BTreeSet, HashMap};
 
 pub use target::{Features, PtxVersion, Target, UnknownTarget};
 
+/// How registers are assigned (`--regalloc`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum RegallocMode {
+    /// One virtual register per value; ptxas allocates (nvcc's way).
+    #[default]
+    Virtual,
+    /// Compact `.b32`/`.b64`/`.pred` registers with regalloc2 ([`regalloc`]).
+    Regalloc2,
+}
+
+impl fmt::Display for RegallocMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RegallocMode::Virtual => "virtual",
+            RegallocMode::Regalloc2 => "regalloc2",
+        })
+    }
+}
+
 /// What to compile for.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -43,6 +69,11 @@ pub struct Options {
     /// Overrides the `.version` the backend would pick (`--ptx-version 8.0`).
     /// It may not be older than what the target and the used features need.
     pub ptx_version: Option<(u32, u32)>,
+    pub regalloc: RegallocMode,
+    /// Who made the file, for the first comment line (`kernelc 0.1.0
+    /// (-arch=sm_90 -O3 ...)`). The driver knows the version and the
+    /// options; the backend only prints it. `None` prints `kernelc`.
+    pub producer: Option<String>,
 }
 
 impl Options {
@@ -50,6 +81,8 @@ impl Options {
         Options {
             target,
             ptx_version: None,
+            regalloc: RegallocMode::Virtual,
+            producer: None,
         }
     }
 }
@@ -80,12 +113,65 @@ fn module_error(message: String) -> BackendError {
     }
 }
 
+/// A module after selection (and allocation), ready to print.
+pub struct Selected {
+    /// Device functions first, then kernels.
+    pub functions: Vec<mfunc::MFunction>,
+    /// Positions in `functions` that need a forward declaration.
+    pub declare: BTreeSet<usize>,
+    pub version: PtxVersion,
+}
+
 /// Compiles a whole module to PTX text.
 ///
 /// Device functions are printed before kernels, each in module order, so a
 /// kernel always sees the definitions of what it calls; a device function
 /// that calls one printed later gets a forward declaration at the top.
 pub fn compile_module(module: &Module, opts: &Options) -> Result<String, BackendError> {
+    let sel = select_module(module, opts)?;
+    let mut out = String::new();
+    emit::write_header(&mut out, opts.producer.as_deref(), sel.version, opts.target);
+    if !module.globals.is_empty() {
+        out.push('\n');
+    }
+    for (_, g) in module.globals.iter() {
+        emit::write_global(&mut out, g).map_err(module_error)?;
+    }
+    if !sel.declare.is_empty() {
+        out.push('\n');
+    }
+    for &p in &sel.declare {
+        emit::write_declaration(&mut out, &sel.functions[p]);
+    }
+    for mf in &sel.functions {
+        out.push('\n');
+        emit::write_function(&mut out, mf);
+    }
+    Ok(out)
+}
+
+/// The machine IR just before printing (`--emit mir`): per function, its
+/// blocks with their edges and the machine instructions, after register
+/// allocation when one was asked for.
+pub fn compile_module_mir(module: &Module, opts: &Options) -> Result<String, BackendError> {
+    let sel = select_module(module, opts)?;
+    let mut out = format!(
+        "; machine IR, {} (.version {}.{}), --regalloc={}\n",
+        opts.target, sel.version.0, sel.version.1, opts.regalloc
+    );
+    for mf in &sel.functions {
+        out.push('\n');
+        mir::write_function(&mut out, mf).map_err(|message| BackendError {
+            function: Some(mf.name.clone()),
+            message,
+        })?;
+    }
+    Ok(out)
+}
+
+/// Selects every function, allocates registers if asked, and decides the
+/// `.version`: everything before printing.
+pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, BackendError> {
     // Printing order: device functions, then kernels.
     let mut order: Vec<FuncId> = module
         .functions
@@ -107,12 +193,16 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
     let mut features = Features::default();
     for (index, &id) in order.iter().enumerate() {
         let func = &module.functions[id];
-        let mf = isel::select_function(module, func, index, opts.target).map_err(|message| {
-            BackendError {
-                function: Some(func.name.clone()),
-                message,
-            }
-        })?;
+        let fail = |message| BackendError {
+            function: Some(func.name.clone()),
+            message,
+        };
+        let mut mf = isel::select_function(module, func, index, opts.target).map_err(fail)?;
+        if opts.regalloc == RegallocMode::Regalloc2 {
+            // Debug builds (every test) also run regalloc2's checker, which
+            // proves the allocation against the view symbolically.
+            regalloc::allocate(&mut mf, cfg!(debug_assertions)).map_err(fail)?;
+        }
         features.extend(&mf.features);
         selected.push(mf);
     }
@@ -145,23 +235,9 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
         None => needed,
     };
 
-    let mut out = String::new();
-    emit::write_header(&mut out, version, opts.target);
-    if !module.globals.is_empty() {
-        out.push('\n');
-    }
-    for (_, g) in module.globals.iter() {
-        emit::write_global(&mut out, g).map_err(module_error)?;
-    }
-    if !declare.is_empty() {
-        out.push('\n');
-    }
-    for &p in &declare {
-        emit::write_declaration(&mut out, &selected[p]);
-    }
-    for mf in &selected {
-        out.push('\n');
-        emit::write_function(&mut out, mf);
-    }
-    Ok(out)
+    Ok(Selected {
+        functions: selected,
+        declare,
+        version,
+    })
 }

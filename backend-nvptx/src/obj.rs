@@ -1,0 +1,64 @@
+//! `--emit obj`: the PTX wrapped in a host object file.
+//!
+//! A CUDA host program usually embeds its device code and hands it to the
+//! driver API (`cuModuleLoadData`) at run time. This writes an x86-64 ELF
+//! relocatable with two symbols a C program can declare and link against:
+//!
+//! ```c
+//! extern const char vadd_ptx[];                 /* the PTX, NUL-terminated */
+//! extern const unsigned long long vadd_ptx_len; /* its length, without the NUL */
+//! ```
+
+use object::write::{Object, Symbol, SymbolSection};
+use object::{write::StandardSection, SymbolScope};
+use object::{Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind};
+
+/// Turns a file stem into a C identifier: every character that cannot be
+/// in one becomes `_`, and a leading digit gets a `_` in front.
+pub fn c_identifier(stem: &str) -> String {
+    let mut id: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if id.is_empty() || id.starts_with(|c: char| c.is_ascii_digit()) {
+        id.insert(0, '_');
+    }
+    id
+}
+
+/// Writes the object file: `<name>_ptx` (the bytes of `ptx` and a NUL) and
+/// `<name>_ptx_len` (a little-endian u64), both global data in `.rodata`.
+/// `name` must already be a C identifier ([`c_identifier`]).
+pub fn write_object(name: &str, ptx: &str) -> Result<Vec<u8>, String> {
+    let mut obj = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+    let rodata = obj.section_id(StandardSection::ReadOnlyData);
+    let mut bytes = ptx.as_bytes().to_vec();
+    bytes.push(0);
+    let mut add = |sym: String, data: &[u8], align: u64| {
+        let offset = obj.append_section_data(rodata, data, align);
+        obj.add_symbol(Symbol {
+            name: sym.into_bytes(),
+            value: offset,
+            size: data.len() as u64,
+            kind: SymbolKind::Data,
+            scope: SymbolScope::Linkage,
+            weak: false,
+            section: SymbolSection::Section(rodata),
+            flags: SymbolFlags::None,
+        });
+    };
+    add(format!("{name}_ptx"), &bytes, 1);
+    add(
+        format!("{name}_ptx_len"),
+        &(ptx.len() as u64).to_le_bytes(),
+        8,
+    );
+    obj.write()
+        .map_err(|e| format!("cannot write the object file: {e}"))
+}
