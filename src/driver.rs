@@ -131,14 +131,21 @@ pub fn compile_source(
         regalloc: opts.regalloc,
         producer: Some(opts.producer()),
     };
-    if opts.emit == Emit::Mir {
-        return backend_nvptx::compile_module_mir(&module, &be_opts).map_err(|e| CompileError {
+    // A backend error at an instruction with a span (e.g. an operation the
+    // target lacks) points at the user's code, like any other diagnostic.
+    let backend_fail = |e: backend_nvptx::BackendError| match e.span {
+        Some(span) => fail(vec![Diagnostic::error(
+            frontend::Span::new(span.start, span.end),
+            e.to_string(),
+        )]),
+        None => CompileError {
             rendered: format!("error: {e}\n"),
-        });
+        },
+    };
+    if opts.emit == Emit::Mir {
+        return backend_nvptx::compile_module_mir(&module, &be_opts).map_err(backend_fail);
     }
-    let ptx = backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
-        rendered: format!("error: {e}\n"),
-    })?;
+    let ptx = backend_nvptx::compile_module(&module, &be_opts).map_err(backend_fail)?;
     check_ptx(&ptx)?;
     Ok(ptx)
 }

@@ -93,6 +93,10 @@ pub struct BackendError {
     /// The function being compiled, if the error belongs to one.
     pub function: Option<String>,
     pub message: String,
+    /// The source span of the instruction that could not be selected (when
+    /// it has one), so the driver can point at the user's code: an
+    /// instruction the target lacks is the user's error, not a crash.
+    pub span: Option<midend::ir::SourceSpan>,
 }
 
 impl fmt::Display for BackendError {
@@ -110,6 +114,7 @@ fn module_error(message: String) -> BackendError {
     BackendError {
         function: None,
         message,
+        span: None,
     }
 }
 
@@ -164,6 +169,7 @@ pub fn compile_module_mir(module: &Module, opts: &Options) -> Result<String, Bac
         mir::write_function(&mut out, mf).map_err(|message| BackendError {
             function: Some(mf.name.clone()),
             message,
+            span: None,
         })?;
     }
     Ok(out)
@@ -196,8 +202,14 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
         let fail = |message| BackendError {
             function: Some(func.name.clone()),
             message,
+            span: None,
         };
-        let mut mf = isel::select_function(module, func, index, opts.target).map_err(fail)?;
+        let mut mf =
+            isel::select_function(module, func, index, opts.target).map_err(|e| BackendError {
+                function: Some(func.name.clone()),
+                message: e.message,
+                span: e.span,
+            })?;
         if opts.regalloc == RegallocMode::Regalloc2 {
             // Debug builds (every test) also run regalloc2's checker, which
             // proves the allocation against the view symbolically.

@@ -37,6 +37,14 @@ use std::collections::{HashMap, HashSet};
 /// A selection error: what was not selected, and why.
 pub type IselResult<T> = Result<T, String>;
 
+/// A selection failure, with the source span of the instruction it
+/// happened at when the instruction has one.
+#[derive(Clone, Debug)]
+pub struct IselError {
+    pub message: String,
+    pub span: Option<midend::ir::SourceSpan>,
+}
+
 /// The register class that holds a value of type `ty`.
 ///
 /// Shared-memory pointers are kept 32-bit, as nvcc does: the shared window
@@ -203,12 +211,29 @@ struct Isel<'a> {
     skipped: HashSet<Value>,
 }
 
-/// Selects one function. `func_index` numbers its labels.
+/// Selects one function. `func_index` numbers its labels. A failure at an
+/// instruction carries that instruction's source span.
 pub fn select_function(
     module: &Module,
     func: &Function,
     func_index: usize,
     target: Target,
+) -> Result<MFunction, IselError> {
+    let mut failed_at = None;
+    select(module, func, func_index, target, &mut failed_at).map_err(|message| IselError {
+        message,
+        span: failed_at
+            .map(|inst: Inst| func.spans[inst])
+            .filter(|s| !s.is_none()),
+    })
+}
+
+fn select(
+    module: &Module,
+    func: &Function,
+    func_index: usize,
+    target: Target,
+    failed_at: &mut Option<Inst>,
 ) -> IselResult<MFunction> {
     let mut isel = Isel {
         module,
@@ -235,7 +260,7 @@ pub fn select_function(
     isel.find_folded_addresses();
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
-    isel.lower_blocks()?;
+    isel.lower_blocks(failed_at)?;
     isel.drop_unused_labels();
     let ret = match func.signature.returns.as_slice() {
         [] => None,
@@ -532,7 +557,7 @@ impl Isel<'_> {
         }
     }
 
-    fn lower_blocks(&mut self) -> IselResult<()> {
+    fn lower_blocks(&mut self, failed_at: &mut Option<Inst>) -> IselResult<()> {
         let blocks = self.func.layout.blocks().to_vec();
         let targets: HashSet<Block> = blocks
             .iter()
@@ -549,6 +574,7 @@ impl Isel<'_> {
             }
             for &inst in insts {
                 self.lower_inst(inst, next).map_err(|e| {
+                    *failed_at = Some(inst);
                     let op = self.func.dfg.insts[inst].opcode();
                     format!("`{op}` ({inst} in {block}): {e}")
                 })?;

@@ -82,7 +82,8 @@ impl Isel<'_> {
         let space = atom_space(self.ty(ptr))?;
         let (_, addr) = self.address(ptr)?;
         let b = self.operand(value)?;
-        let dst = self.is_used(res).then(|| self.def(res));
+        // `red` has no `exch` form: an exchange always names a destination.
+        let dst = (self.is_used(res) || op == AtomicOp::Exch).then(|| self.def(res));
         self.emit(MInst::Atom {
             scope: scope_suffix(scope),
             space,
