@@ -7,6 +7,7 @@ mod contract;
 mod dce;
 mod fold;
 mod gvn;
+pub mod memspace;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
@@ -36,6 +37,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "remove instructions whose results are unused and that have no effect",
     ),
     (
+        "memspace",
+        "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
+    ),
+    (
         "simplify",
         "fold, cfg-cleanup and dce, repeated until nothing changes",
     ),
@@ -54,13 +59,21 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
         passes.push("contract");
     }
     if level > 0 {
-        passes.extend(["simplify", "gvn", "dce"]);
+        passes.extend(["memspace", "simplify", "gvn", "dce"]);
     }
     passes
 }
 
 /// Runs the pass called `name` over every function of the module.
 pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
+    // Module-level passes see the whole module at once.
+    let module_pass: Option<fn(&mut Module) -> Result<bool, String>> = match name {
+        "memspace" => Some(memspace::memspace),
+        _ => None,
+    };
+    if let Some(pass) = module_pass {
+        return pass(module).map(|_| ());
+    }
     let pass: fn(&mut Function) -> bool = match name {
         "fold" => fold_constants,
         "cfg-cleanup" => cleanup_cfg,
