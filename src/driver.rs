@@ -8,6 +8,7 @@
 use backend_nvptx::Target;
 use frontend::Diagnostic;
 use midend::ir::Module;
+use midend::passes::memspace;
 use midend::text::{write_module, PrintOptions};
 
 /// What the compiler should print.
@@ -41,6 +42,10 @@ pub struct CompileOptions {
     pub ir_spans: bool,
     /// `--fmad`: contract multiply-adds into `fma` (nvcc's default).
     pub fmad: bool,
+    /// `--memspace=on|off`; `None`: on at -O1 and above.
+    pub memspace: Option<bool>,
+    /// The knobs of memory-space inference.
+    pub memspace_opts: memspace::Options,
 }
 
 impl Default for CompileOptions {
@@ -53,6 +58,8 @@ impl Default for CompileOptions {
             emit: Emit::Ptx,
             ir_spans: false,
             fmad: true,
+            memspace: None,
+            memspace_opts: memspace::Options::default(),
         }
     }
 }
@@ -69,12 +76,78 @@ impl std::fmt::Display for CompileError {
     }
 }
 
+/// A successful compilation: the requested output, and what the compiler
+/// has to say on the side (warnings, `--dump-ip-msp`, `--explain-memspace`),
+/// meant for stderr.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    pub output: String,
+    pub messages: String,
+}
+
 /// Compiles one source file held in memory and returns the requested output.
 pub fn compile_source(
     file_name: &str,
     source: &str,
     opts: &CompileOptions,
 ) -> Result<String, CompileError> {
+    compile_source_with_messages(file_name, source, opts).map(|c| c.output)
+}
+
+/// The pass list of a compilation: the `-O` pipeline, with memory-space
+/// inference added or removed by `--memspace`.
+pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
+    let mut passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
+    match opts.memspace {
+        Some(false) => passes.retain(|&p| p != "memspace"),
+        Some(true) if !passes.contains(&"memspace") => {
+            let at = passes.iter().position(|&p| p == "contract").map_or(0, |i| i + 1);
+            passes.insert(at, "memspace");
+        }
+        _ => {}
+    }
+    passes
+}
+
+/// Renders the memory-space report: diagnostics with source snippets, the
+/// transcript and the explanation with a prefix on every line. Returns the
+/// text and whether there was an error.
+fn render_memspace_report(
+    file_name: &str,
+    source: &str,
+    report: &memspace::Report,
+) -> (String, bool) {
+    let diags: Vec<Diagnostic> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let span = frontend::Span {
+                start: d.span.start,
+                end: d.span.end,
+            };
+            match d.severity {
+                memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
+                memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
+            }
+            .with_note(format!("in function `{}`", d.function))
+        })
+        .collect();
+    let mut out = frontend::render_diagnostics(file_name, source, &diags);
+    for line in report.transcript.lines() {
+        out.push_str(&format!("ip-msp: {line}\n"));
+    }
+    for line in report.explanation.lines() {
+        out.push_str(&format!("memspace: {line}\n"));
+    }
+    (out, report.has_errors())
+}
+
+/// [`compile_source`], also returning the side messages.
+pub fn compile_source_with_messages(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
     let fe_opts = frontend::Options {
         defines: opts.defines.clone(),
     };
@@ -84,11 +157,17 @@ pub fn compile_source(
     match opts.emit {
         Emit::Tokens => {
             let tokens = frontend::lex(source, &fe_opts).map_err(fail)?;
-            return Ok(frontend::dump_tokens(&tokens));
+            return Ok(Compiled {
+                output: frontend::dump_tokens(&tokens),
+                ..Compiled::default()
+            });
         }
         Emit::Ast => {
             let tu = frontend::parse(source, &fe_opts).map_err(fail)?;
-            return Ok(frontend::dump_ast(&tu));
+            return Ok(Compiled {
+                output: frontend::dump_ast(&tu),
+                ..Compiled::default()
+            });
         }
         _ => {}
     }
@@ -99,20 +178,38 @@ pub fn compile_source(
         spans: opts.ir_spans,
     };
     if opts.emit == Emit::Ir {
-        return Ok(write_module(&module, print));
+        return Ok(Compiled {
+            output: write_module(&module, print),
+            ..Compiled::default()
+        });
     }
-    let passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
-    run_passes(&mut module, &passes, |_, _| {})?;
+    let passes = passes_for(opts);
+    let mut report = memspace::Report::default();
+    run_passes_with(
+        &mut module,
+        &passes,
+        &opts.memspace_opts,
+        &mut report,
+        |_, _| {},
+    )?;
+    let (messages, failed) = render_memspace_report(file_name, source, &report);
+    if failed {
+        return Err(CompileError { rendered: messages });
+    }
     if opts.emit == Emit::IrOpt {
-        return Ok(write_module(&module, print));
+        return Ok(Compiled {
+            output: write_module(&module, print),
+            messages,
+        });
     }
     let be_opts = backend_nvptx::Options {
         target: opts.target,
         ptx_version: opts.ptx_version,
     };
-    backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
+    let output = backend_nvptx::compile_module(&module, &be_opts).map_err(|e| CompileError {
         rendered: format!("error: {e}\n"),
-    })
+    })?;
+    Ok(Compiled { output, messages })
 }
 
 /// Runs the `-O` pipeline with nvcc's default floating-point options,
@@ -127,12 +224,40 @@ pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> 
 pub fn run_passes(
     module: &mut Module,
     passes: &[&str],
+    after_pass: impl FnMut(&str, &Module),
+) -> Result<(), CompileError> {
+    let mut report = memspace::Report::default();
+    run_passes_with(
+        module,
+        passes,
+        &memspace::Options::default(),
+        &mut report,
+        after_pass,
+    )
+}
+
+/// [`run_passes`] with the memory-space knobs; the pass's report (its
+/// diagnostics, transcript and explanation) is added to `report`, and the
+/// caller decides how to show it.
+pub fn run_passes_with(
+    module: &mut Module,
+    passes: &[&str],
+    ms_opts: &memspace::Options,
+    report: &mut memspace::Report,
     mut after_pass: impl FnMut(&str, &Module),
 ) -> Result<(), CompileError> {
     for &name in passes {
-        midend::passes::run_pass(module, name).map_err(|message| CompileError {
-            rendered: format!("error: {message}\n"),
-        })?;
+        if name == "memspace" {
+            let r = memspace::infer_memory_spaces(module, ms_opts);
+            report.diagnostics.extend(r.diagnostics);
+            report.transcript.push_str(&r.transcript);
+            report.explanation.push_str(&r.explanation);
+            report.changed |= r.changed;
+        } else {
+            midend::passes::run_pass(module, name).map_err(|message| CompileError {
+                rendered: format!("error: {message}\n"),
+            })?;
+        }
         check_ir(module, &format!("after pass `{name}`"))?;
         after_pass(name, module);
     }

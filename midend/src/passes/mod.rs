@@ -67,12 +67,17 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
 /// Runs the pass called `name` over every function of the module.
 pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
     // Module-level passes see the whole module at once.
-    let module_pass: Option<fn(&mut Module) -> Result<bool, String>> = match name {
-        "memspace" => Some(memspace::memspace),
-        _ => None,
-    };
-    if let Some(pass) = module_pass {
-        return pass(module).map(|_| ());
+    if name == "memspace" {
+        return memspace::memspace(module, &memspace::Options::default()).map(|_| ());
+    }
+    // `memspace(knob;knob=value)`: the same pass with knobs, so that a
+    // filetest can set them (`clone-budget=0`, `conservative`, ...).
+    if let Some(knobs) = name
+        .strip_prefix("memspace(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let opts = memspace::Options::parse_knobs(knobs)?;
+        return memspace::memspace(module, &opts).map(|_| ());
     }
     let pass: fn(&mut Function) -> bool = match name {
         "fold" => fold_constants,

@@ -210,8 +210,10 @@ impl Driver<'_> {
                     _ => None,
                 })
                 .collect();
+            let mut seen: Vec<FuncId> = Vec::new();
             for g in callees {
-                if Self::is_candidate(module, g) && !self.queued[g.index()] {
+                if Self::is_candidate(module, g) && !seen.contains(&g) {
+                    seen.push(g);
                     affected += 1;
                 }
                 self.enqueue(module, g);
@@ -306,7 +308,9 @@ impl Driver<'_> {
                     module.functions[g].name
                 );
                 let n = self.reanalyze(module, g);
-                let _ = writeln!(self.log, "{n} callees are affected");
+                if n > 0 {
+                    let _ = writeln!(self.log, "{n} callees are affected");
+                }
             }
         }
     }

@@ -49,6 +49,10 @@ pub struct Analysis {
     pub why: SecondaryMap<Value, Why>,
     /// Per return slot: the meet of the spaces of every returned value.
     pub returns: Vec<Space>,
+    /// Whether the value's space rests on an assumption (a knob such as
+    /// `--param-always-point-to-global`) rather than a proof. Run-time space
+    /// tests (`is_space`) are not folded on assumptions.
+    pub assumed: SecondaryMap<Value, bool>,
 }
 
 impl Analysis {
@@ -172,6 +176,7 @@ pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis
         }
     }
 
+    mark_assumptions(func, &mut a, &insts);
     a.returns = vec![Space::Bottom; func.signature.returns.len()];
     for &inst in &insts {
         if let InstData::Return { args } = &dfg.insts[inst] {
@@ -183,6 +188,47 @@ pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis
         }
     }
     a
+}
+
+/// Marks the values whose space comes from an assumption: seeds of kernel
+/// parameters taken on trust, pointers loaded under `--track-indir-load`,
+/// and everything derived from them.
+fn mark_assumptions(func: &Function, a: &mut Analysis, insts: &[crate::ir::Inst]) {
+    let dfg = &func.dfg;
+    for &p in func.params() {
+        if matches!(a.why[p], Why::Param(t) if t.contains("--param-always-point-to-global")) {
+            a.assumed[p] = true;
+        }
+    }
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds <= insts.len() + 1 {
+        changed = false;
+        rounds += 1;
+        for &inst in insts {
+            let data = &dfg.insts[inst];
+            if let Some(&r) = dfg.inst_results(inst).first() {
+                let from = match a.why[r] {
+                    Why::Assumed(_) => true,
+                    Why::Cast(v) | Why::Derived(v) => a.assumed[v],
+                    _ => false,
+                } || matches!(data, InstData::Ternary { opcode: Opcode::Select, args: [_, x, y] }
+                        if a.assumed[dfg.resolve_aliases(*x)] || a.assumed[dfg.resolve_aliases(*y)]);
+                if from && !a.assumed[r] {
+                    a.assumed[r] = true;
+                    changed = true;
+                }
+            }
+            for dest in data.branch_destinations() {
+                for (&arg, &param) in dest.args.iter().zip(dfg.block_params(dest.block)) {
+                    if a.assumed[dfg.resolve_aliases(arg)] && !a.assumed[param] {
+                        a.assumed[param] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The element of the result of one instruction whose result is `ptr<generic>`.

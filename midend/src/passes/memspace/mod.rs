@@ -68,6 +68,39 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Reads knobs written as `name` or `name=value`, separated by `;`
+    /// (the spelling of `memspace(...)` in a pass list).
+    pub fn parse_knobs(text: &str) -> Result<Options, String> {
+        let mut o = Options::default();
+        for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
+            let (name, value) = match knob.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (knob, None),
+            };
+            let flag = || match value {
+                None | Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                Some(v) => Err(format!("memspace knob `{name}` takes true or false, got `{v}`")),
+            };
+            match name {
+                "conservative" => o.conservative = flag()?,
+                "param-always-point-to-global" => o.param_always_point_to_global = flag()?,
+                "track-indir-load" => o.track_indir_load = flag()?,
+                "track-int2ptr" => o.track_int2ptr = flag()?,
+                "assume-global" => o.assume_global = flag()?,
+                "clone-budget" => {
+                    o.clone_budget = value
+                        .and_then(|v| v.parse().ok())
+                        .ok_or_else(|| format!("memspace knob `clone-budget` needs a number, got `{knob}`"))?
+                }
+                _ => return Err(format!("unknown memspace knob `{name}`")),
+            }
+        }
+        Ok(o)
+    }
+}
+
 /// How bad a diagnostic is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Severity {
@@ -114,10 +147,10 @@ pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
     report
 }
 
-/// The pass-table entry (`--passes memspace`): default knobs. Errors are
-/// returned as text without source spans, since IR text has none.
-pub fn memspace(module: &mut Module) -> Result<bool, String> {
-    let report = infer_memory_spaces(module, &Options::default());
+/// The pass-table entry (`--passes memspace`). Errors are returned as text
+/// without source spans, since IR text has none; warnings are dropped.
+pub fn memspace(module: &mut Module, opts: &Options) -> Result<bool, String> {
+    let report = infer_memory_spaces(module, opts);
     if report.has_errors() {
         let msgs: Vec<String> = report
             .diagnostics

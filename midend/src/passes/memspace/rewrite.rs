@@ -394,7 +394,12 @@ impl Rewriter<'_> {
                 InstData::IsSpace { space: asked, arg } => {
                     if let Type::Ptr(known) = self.ty(arg) {
                         if known != AddrSpace::Generic {
-                            match decide_is_space(asked, known) {
+                            let decided = if self.an.assumed[arg] {
+                                None
+                            } else {
+                                decide_is_space(asked, known)
+                            };
+                            match decided {
                                 Some(yes) => {
                                     self.func.dfg.insts[inst] = InstData::Iconst {
                                         ty: Type::I1,
