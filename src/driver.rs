@@ -101,7 +101,10 @@ pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
     match opts.memspace {
         Some(false) => passes.retain(|&p| p != "memspace"),
         Some(true) if !passes.contains(&"memspace") => {
-            let at = passes.iter().position(|&p| p == "contract").map_or(0, |i| i + 1);
+            let at = passes
+                .iter()
+                .position(|&p| p == "contract")
+                .map_or(0, |i| i + 1);
             passes.insert(at, "memspace");
         }
         _ => {}

@@ -182,7 +182,11 @@ impl Driver<'_> {
         while let Some(h) = todo.pop() {
             steps += 1;
             if steps > 64 * module.functions.len() + 64 {
-                let _ = writeln!(self.log, "giving up re-analysis at @{}", module.functions[h].name);
+                let _ = writeln!(
+                    self.log,
+                    "giving up re-analysis at @{}",
+                    module.functions[h].name
+                );
                 break;
             }
             let a = self.analyze(module, h);
@@ -381,13 +385,20 @@ impl Driver<'_> {
         }
     }
 
-    fn make_clone(&mut self, module: &mut Module, g: FuncId, root: FuncId, sig: &[AddrSpace]) -> FuncId {
+    fn make_clone(
+        &mut self,
+        module: &mut Module,
+        g: FuncId,
+        root: FuncId,
+        sig: &[AddrSpace],
+    ) -> FuncId {
         let mut f = module.functions[g].clone();
         f.name = clone_name(module, &module.functions[root], sig);
         f.attrs.linkage = Linkage::Internal;
         let mut seeds = initial_seeds(&f, self.opts);
         for (k, &s) in sig.iter().enumerate() {
-            if f.signature.params[k].ty == Type::Ptr(AddrSpace::Generic) && s != AddrSpace::Generic {
+            if f.signature.params[k].ty == Type::Ptr(AddrSpace::Generic) && s != AddrSpace::Generic
+            {
                 seeds[k] = (Space::Concrete(s), "parameter of a clone specialized to it");
             } else if let Some(&(prev, why)) = self.state.seeds[g.index()].get(k) {
                 if prev.concrete().is_some() {
@@ -414,7 +425,11 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
     let mut d = Driver {
         opts,
         state: State {
-            seeds: module.functions.values().map(|f| initial_seeds(f, opts)).collect(),
+            seeds: module
+                .functions
+                .values()
+                .map(|f| initial_seeds(f, opts))
+                .collect(),
             returns: module
                 .functions
                 .values()

@@ -266,10 +266,7 @@ fn transfer(
             let from = get(*ptr);
             if opts.track_indir_load
                 && opts.param_always_point_to_global
-                && matches!(
-                    from,
-                    Space::Concrete(AddrSpace::Param | AddrSpace::Const)
-                )
+                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
             {
                 (
                     Space::Concrete(AddrSpace::Global),
@@ -306,7 +303,12 @@ fn transfer(
                 ),
             }
         }
-        InstData::Call { func: callee, .. } => ((boundary.callee_return)(*callee), Why::CallResult(*callee)),
-        _ => (Space::Generic, Why::Lost("made by an instruction the walker does not model")),
+        InstData::Call { func: callee, .. } => {
+            ((boundary.callee_return)(*callee), Why::CallResult(*callee))
+        }
+        _ => (
+            Space::Generic,
+            Why::Lost("made by an instruction the walker does not model"),
+        ),
     }
 }

@@ -81,7 +81,9 @@ impl Options {
             let flag = || match value {
                 None | Some("true") => Ok(true),
                 Some("false") => Ok(false),
-                Some(v) => Err(format!("memspace knob `{name}` takes true or false, got `{v}`")),
+                Some(v) => Err(format!(
+                    "memspace knob `{name}` takes true or false, got `{v}`"
+                )),
             };
             match name {
                 "conservative" => o.conservative = flag()?,
@@ -90,9 +92,9 @@ impl Options {
                 "track-int2ptr" => o.track_int2ptr = flag()?,
                 "assume-global" => o.assume_global = flag()?,
                 "clone-budget" => {
-                    o.clone_budget = value
-                        .and_then(|v| v.parse().ok())
-                        .ok_or_else(|| format!("memspace knob `clone-budget` needs a number, got `{knob}`"))?
+                    o.clone_budget = value.and_then(|v| v.parse().ok()).ok_or_else(|| {
+                        format!("memspace knob `clone-budget` needs a number, got `{knob}`")
+                    })?
                 }
                 _ => return Err(format!("unknown memspace knob `{name}`")),
             }

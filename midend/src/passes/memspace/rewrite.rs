@@ -104,9 +104,6 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
             report.changed = true;
         }
     }
-    if state.seeds.len() > 0 && module.functions.len() > sigs.params.len() {
-        report.changed = true;
-    }
 }
 
 /// Whether `is_space asked` is decided by knowing the pointer is in `known`.
@@ -251,10 +248,16 @@ impl Rewriter<'_> {
                     ..
                 } => self.func.dfg.values[r].ty = Type::Ptr(s),
                 InstData::Call { func, .. } => {
-                    let t = self.sigs.returns[func.index()].first().copied().unwrap_or(GENERIC);
+                    let t = self.sigs.returns[func.index()]
+                        .first()
+                        .copied()
+                        .unwrap_or(GENERIC);
                     if t != GENERIC {
                         self.func.dfg.values[r].ty = t;
-                    } else if s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param {
+                    } else if s != AddrSpace::Generic
+                        && s.has_generic_form()
+                        && s != AddrSpace::Param
+                    {
                         self.split_result(inst, r, s);
                     }
                 }
@@ -385,11 +388,11 @@ impl Rewriter<'_> {
                         arg,
                     };
                 }
-                InstData::IntCompare { cond, args: [a, b] } => {
-                    if self.ty(a).is_ptr() && self.ty(a) != self.ty(b) {
-                        let (a, b) = (self.fit(a, orig[a], inst), self.fit(b, orig[b], inst));
-                        self.func.dfg.insts[inst] = InstData::IntCompare { cond, args: [a, b] };
-                    }
+                InstData::IntCompare { cond, args: [a, b] }
+                    if self.ty(a).is_ptr() && self.ty(a) != self.ty(b) =>
+                {
+                    let (a, b) = (self.fit(a, orig[a], inst), self.fit(b, orig[b], inst));
+                    self.func.dfg.insts[inst] = InstData::IntCompare { cond, args: [a, b] };
                 }
                 InstData::IsSpace { space: asked, arg } => {
                     if let Type::Ptr(known) = self.ty(arg) {
@@ -408,7 +411,8 @@ impl Rewriter<'_> {
                                 }
                                 None => {
                                     let arg = self.fit(arg, GENERIC, inst);
-                                    self.func.dfg.insts[inst] = InstData::IsSpace { space: asked, arg };
+                                    self.func.dfg.insts[inst] =
+                                        InstData::IsSpace { space: asked, arg };
                                 }
                             }
                         }
@@ -446,7 +450,11 @@ impl Rewriter<'_> {
     fn check_atomic(&mut self, ptr: Value, inst: Inst) -> Value {
         match self.ty(ptr) {
             Type::Ptr(AddrSpace::Local) => {
-                self.diag(Severity::Error, inst, "Cannot do atomic on local memory".into());
+                self.diag(
+                    Severity::Error,
+                    inst,
+                    "Cannot do atomic on local memory".into(),
+                );
                 self.fit(ptr, GENERIC, inst)
             }
             Type::Ptr(AddrSpace::Const) => {
