@@ -8,6 +8,7 @@
 use backend_nvptx::{RegallocMode, Target};
 use frontend::Diagnostic;
 use midend::ir::Module;
+use midend::passes::memspace;
 use midend::text::{write_module, PrintOptions};
 
 /// What the compiler should print.
@@ -45,6 +46,10 @@ pub struct CompileOptions {
     pub ir_spans: bool,
     /// `--fmad`: contract multiply-adds into `fma` (nvcc's default).
     pub fmad: bool,
+    /// `--memspace=on|off`; `None`: on at -O1 and above.
+    pub memspace: Option<bool>,
+    /// The knobs of memory-space inference.
+    pub memspace_opts: memspace::Options,
     /// `--regalloc`: keep virtual registers or compact them with regalloc2.
     pub regalloc: RegallocMode,
 }
@@ -74,6 +79,8 @@ impl Default for CompileOptions {
             emit: Emit::Ptx,
             ir_spans: false,
             fmad: true,
+            memspace: None,
+            memspace_opts: memspace::Options::default(),
             regalloc: RegallocMode::Virtual,
         }
     }
@@ -91,12 +98,81 @@ impl std::fmt::Display for CompileError {
     }
 }
 
+/// A successful compilation: the requested output, and what the compiler
+/// has to say on the side (warnings, `--dump-ip-msp`, `--explain-memspace`),
+/// meant for stderr.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    pub output: String,
+    pub messages: String,
+}
+
 /// Compiles one source file held in memory and returns the requested output.
 pub fn compile_source(
     file_name: &str,
     source: &str,
     opts: &CompileOptions,
 ) -> Result<String, CompileError> {
+    compile_source_with_messages(file_name, source, opts).map(|c| c.output)
+}
+
+/// The pass list of a compilation: the `-O` pipeline, with memory-space
+/// inference added or removed by `--memspace`.
+pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
+    let mut passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
+    match opts.memspace {
+        Some(false) => passes.retain(|&p| p != "memspace"),
+        Some(true) if !passes.contains(&"memspace") => {
+            let at = passes
+                .iter()
+                .position(|&p| p == "contract")
+                .map_or(0, |i| i + 1);
+            passes.insert(at, "memspace");
+        }
+        _ => {}
+    }
+    passes
+}
+
+/// Renders the memory-space report: diagnostics with source snippets, the
+/// transcript and the explanation with a prefix on every line. Returns the
+/// text and whether there was an error.
+fn render_memspace_report(
+    file_name: &str,
+    source: &str,
+    report: &memspace::Report,
+) -> (String, bool) {
+    let diags: Vec<Diagnostic> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let span = frontend::Span {
+                start: d.span.start,
+                end: d.span.end,
+            };
+            match d.severity {
+                memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
+                memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
+            }
+            .with_note(format!("in function `{}`", d.function))
+        })
+        .collect();
+    let mut out = frontend::render_diagnostics(file_name, source, &diags);
+    for line in report.transcript.lines() {
+        out.push_str(&format!("ip-msp: {line}\n"));
+    }
+    for line in report.explanation.lines() {
+        out.push_str(&format!("memspace: {line}\n"));
+    }
+    (out, report.has_errors())
+}
+
+/// [`compile_source`], also returning the side messages.
+pub fn compile_source_with_messages(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
     let fe_opts = frontend_options(opts.target.sm(), &opts.defines);
     let fail = |diags: Vec<Diagnostic>| CompileError {
         rendered: frontend::render_diagnostics(file_name, source, &diags),
@@ -104,11 +180,17 @@ pub fn compile_source(
     match opts.emit {
         Emit::Tokens => {
             let tokens = frontend::lex(source, &fe_opts).map_err(fail)?;
-            return Ok(frontend::dump_tokens(&tokens));
+            return Ok(Compiled {
+                output: frontend::dump_tokens(&tokens),
+                ..Compiled::default()
+            });
         }
         Emit::Ast => {
             let tu = frontend::parse(source, &fe_opts).map_err(fail)?;
-            return Ok(frontend::dump_ast(&tu));
+            return Ok(Compiled {
+                output: frontend::dump_ast(&tu),
+                ..Compiled::default()
+            });
         }
         _ => {}
     }
@@ -119,11 +201,29 @@ pub fn compile_source(
         spans: opts.ir_spans,
     };
     if opts.emit == Emit::Ir {
-        return Ok(write_module(&module, print));
+        return Ok(Compiled {
+            output: write_module(&module, print),
+            ..Compiled::default()
+        });
     }
-    optimize_with(&mut module, opts.opt_level, opts.fmad)?;
+    let passes = passes_for(opts);
+    let mut report = memspace::Report::default();
+    run_passes_with(
+        &mut module,
+        &passes,
+        &opts.memspace_opts,
+        &mut report,
+        |_, _| {},
+    )?;
+    let (messages, failed) = render_memspace_report(file_name, source, &report);
+    if failed {
+        return Err(CompileError { rendered: messages });
+    }
     if opts.emit == Emit::IrOpt {
-        return Ok(write_module(&module, print));
+        return Ok(Compiled {
+            output: write_module(&module, print),
+            messages,
+        });
     }
     let be_opts = backend_nvptx::Options {
         target: opts.target,
@@ -143,31 +243,35 @@ pub fn compile_source(
         },
     };
     if opts.emit == Emit::Mir {
-        return backend_nvptx::compile_module_mir(&module, &be_opts).map_err(backend_fail);
+        let output = backend_nvptx::compile_module_mir(&module, &be_opts).map_err(backend_fail)?;
+        return Ok(Compiled { output, messages });
     }
-    let ptx = backend_nvptx::compile_module(&module, &be_opts).map_err(backend_fail)?;
-    check_ptx(&ptx)?;
-    Ok(ptx)
+    let output = backend_nvptx::compile_module(&module, &be_opts).map_err(backend_fail)?;
+    check_ptx(&output)?;
+    Ok(Compiled { output, messages })
 }
 
 /// Compiles to PTX and wraps it in an x86-64 ELF object with the symbols
 /// `<name>_ptx` and `<name>_ptx_len`, where `name` is `symbol_stem` made a
-/// C identifier (the CLI passes the input file's stem).
+/// C identifier (the CLI passes the input file's stem). Side messages are
+/// returned with it.
 pub fn compile_object(
     file_name: &str,
     source: &str,
     symbol_stem: &str,
     opts: &CompileOptions,
-) -> Result<Vec<u8>, CompileError> {
+) -> Result<(Vec<u8>, String), CompileError> {
     let ptx_opts = CompileOptions {
         emit: Emit::Ptx,
         ..opts.clone()
     };
-    let ptx = compile_source(file_name, source, &ptx_opts)?;
+    let compiled = compile_source_with_messages(file_name, source, &ptx_opts)?;
     let name = backend_nvptx::obj::c_identifier(symbol_stem);
-    backend_nvptx::obj::write_object(&name, &ptx).map_err(|e| CompileError {
-        rendered: format!("error: {e}\n"),
-    })
+    let bytes =
+        backend_nvptx::obj::write_object(&name, &compiled.output).map_err(|e| CompileError {
+            rendered: format!("error: {e}\n"),
+        })?;
+    Ok((bytes, compiled.messages))
 }
 
 /// In debug and test builds, every PTX kernelc emits is judged by
@@ -204,7 +308,8 @@ pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> 
     optimize_with(module, opt_level, true)
 }
 
-/// Runs the `-O` pipeline, contracting multiply-adds when `fmad` is set.
+/// Runs the `-O` pipeline (with the default memory-space knobs),
+/// contracting multiply-adds when `fmad` is set.
 pub fn optimize_with(module: &mut Module, opt_level: u8, fmad: bool) -> Result<(), CompileError> {
     let passes = midend::passes::pipeline(opt_level, fmad);
     run_passes(module, &passes, |_, _| {})
@@ -215,12 +320,40 @@ pub fn optimize_with(module: &mut Module, opt_level: u8, fmad: bool) -> Result<(
 pub fn run_passes(
     module: &mut Module,
     passes: &[&str],
+    after_pass: impl FnMut(&str, &Module),
+) -> Result<(), CompileError> {
+    let mut report = memspace::Report::default();
+    run_passes_with(
+        module,
+        passes,
+        &memspace::Options::default(),
+        &mut report,
+        after_pass,
+    )
+}
+
+/// [`run_passes`] with the memory-space knobs; the pass's report (its
+/// diagnostics, transcript and explanation) is added to `report`, and the
+/// caller decides how to show it.
+pub fn run_passes_with(
+    module: &mut Module,
+    passes: &[&str],
+    ms_opts: &memspace::Options,
+    report: &mut memspace::Report,
     mut after_pass: impl FnMut(&str, &Module),
 ) -> Result<(), CompileError> {
     for &name in passes {
-        midend::passes::run_pass(module, name).map_err(|message| CompileError {
-            rendered: format!("error: {message}\n"),
-        })?;
+        if name == "memspace" {
+            let r = memspace::infer_memory_spaces(module, ms_opts);
+            report.diagnostics.extend(r.diagnostics);
+            report.transcript.push_str(&r.transcript);
+            report.explanation.push_str(&r.explanation);
+            report.changed |= r.changed;
+        } else {
+            midend::passes::run_pass(module, name).map_err(|message| CompileError {
+                rendered: format!("error: {message}\n"),
+            })?;
+        }
         check_ir(module, &format!("after pass `{name}`"))?;
         after_pass(name, module);
     }

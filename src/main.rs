@@ -4,11 +4,18 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=true|false] [--regalloc=virtual|regalloc2]
+//!                 [--memspace=on|off] [memory-space knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
+//!                      [memory-space knobs]
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
 //!             [--spec FILE.run] [--max-steps N] ARG...
 //! kernelc validate FILE.ptx
+//!
+//! memory-space knobs: --memspace-conservative, --clone-budget N,
+//!   --param-always-point-to-global=true|false, --track-indir-load,
+//!   --track-int2ptr, --memspace-assume-global (unsafe), --dump-ip-msp,
+//!   --explain-memspace, -Wgeneric
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -16,7 +23,7 @@
 //! never leaves a partial file. User errors exit with code 1; an internal
 //! compiler error (a bug) exits with 101.
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, ValueEnum};
 use kernelc::backend_nvptx::{RegallocMode, Target};
 use kernelc::driver::{self, CompileOptions, Emit};
 use std::io::Write;
@@ -42,6 +49,71 @@ enum RegallocArg {
     Virtual,
     /// Compact .b32/.b64/.pred registers with regalloc2.
     Regalloc2,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+/// The knobs of memory-space inference (`docs/memspace.md`), shared by
+/// `kernelc` and `kernelc opt`.
+#[derive(Args, Debug)]
+struct MemspaceArgs {
+    /// Treat a merge with an input of unknown space as generic at once, and do
+    /// no inter-procedural specialization.
+    #[arg(long)]
+    memspace_conservative: bool,
+    /// How many clones specialization may attempt: -1 unlimited, 0 none.
+    #[arg(long, value_name = "N", default_value_t = -1, allow_negative_numbers = true)]
+    clone_budget: i64,
+    /// Generic pointer parameters of kernels point to global memory (as in nvcc).
+    #[arg(long, value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    param_always_point_to_global: bool,
+    /// Follow pointers loaded from param/const memory (assumed global with
+    /// --param-always-point-to-global); off: such pointers are generic.
+    #[arg(long)]
+    track_indir_load: bool,
+    /// Follow `inttoptr` back to the `ptrtoint` it came from; off: generic.
+    #[arg(long)]
+    track_int2ptr: bool,
+    /// UNSAFE: access memory through every pointer of unknown space as global
+    /// memory (wrong for shared or local memory). Off by default.
+    #[arg(long)]
+    memspace_assume_global: bool,
+    /// Print the inter-procedural worklist transcript to stderr (`ip-msp:` lines).
+    #[arg(long)]
+    dump_ip_msp: bool,
+    /// Print each generic pointer's inferred space and why to stderr (`memspace:` lines).
+    #[arg(long)]
+    explain_memspace: bool,
+    /// Warnings: `-Wgeneric` warns about every generic load, store or atomic left in a kernel.
+    #[arg(short = 'W', value_name = "WARNING")]
+    warnings: Vec<String>,
+}
+
+impl MemspaceArgs {
+    fn options(&self) -> Result<kernelc::midend::passes::memspace::Options, String> {
+        for w in &self.warnings {
+            if w != "generic" {
+                return Err(format!("error: unknown warning `-W{w}` (known: -Wgeneric)"));
+            }
+        }
+        Ok(kernelc::midend::passes::memspace::Options {
+            conservative: self.memspace_conservative,
+            clone_budget: self.clone_budget,
+            param_always_point_to_global: self.param_always_point_to_global,
+            track_indir_load: self.track_indir_load,
+            track_int2ptr: self.track_int2ptr,
+            assume_global: self.memspace_assume_global,
+            dump_ip_msp: self.dump_ip_msp,
+            explain: self.explain_memspace,
+            warn_generic: self.warnings.iter().any(|w| w == "generic"),
+        })
+    }
 }
 
 /// Compile a CUDA-C kernel file to PTX.
@@ -97,6 +169,11 @@ struct CompileArgs {
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
+    /// Memory-space inference (on by default at -O1 and above).
+    #[arg(long, value_enum, value_name = "on|off")]
+    memspace: Option<OnOff>,
+    #[command(flatten)]
+    ms: MemspaceArgs,
 }
 
 /// Read IR text, run passes over it, and print the IR (the course tool).
@@ -117,6 +194,8 @@ struct OptArgs {
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    ms: MemspaceArgs,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -319,6 +398,8 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             RegallocArg::Virtual => RegallocMode::Virtual,
             RegallocArg::Regalloc2 => RegallocMode::Regalloc2,
         },
+        memspace: args.memspace.map(|m| matches!(m, OnOff::On)),
+        memspace_opts: args.ms.options()?,
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
@@ -332,11 +413,15 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let bytes = driver::compile_object(&name, &source, &stem, &opts).map_err(|e| e.rendered)?;
+        let (bytes, messages) =
+            driver::compile_object(&name, &source, &stem, &opts).map_err(|e| e.rendered)?;
+        eprint!("{messages}");
         return write_output_bytes(Some(output), &bytes);
     }
-    let out = driver::compile_source(&name, &source, &opts).map_err(|e| e.rendered)?;
-    write_output(args.output.as_deref(), &out)
+    let out =
+        driver::compile_source_with_messages(&name, &source, &opts).map_err(|e| e.rendered)?;
+    eprint!("{}", out.messages);
+    write_output(args.output.as_deref(), &out.output)
 }
 
 fn run_opt(args: OptArgs) -> Result<(), String> {
@@ -362,8 +447,10 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
     let opts = kernelc::midend::text::PrintOptions {
         spans: args.ir_spans,
     };
+    let ms_opts = args.ms.options()?;
+    let mut report = kernelc::midend::passes::memspace::Report::default();
     let mut out = String::new();
-    driver::run_passes(&mut module, &names, |name, m| {
+    driver::run_passes_with(&mut module, &names, &ms_opts, &mut report, |name, m| {
         if args.print_after_all {
             out.push_str(&format!("; after {name}\n"));
             out.push_str(&kernelc::midend::text::write_module(m, opts));
@@ -371,6 +458,26 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
         }
     })
     .map_err(|e| e.rendered)?;
+    for line in report.transcript.lines() {
+        eprintln!("ip-msp: {line}");
+    }
+    for line in report.explanation.lines() {
+        eprintln!("memspace: {line}");
+    }
+    let mut failed = false;
+    for d in &report.diagnostics {
+        let level = match d.severity {
+            kernelc::midend::passes::memspace::Severity::Error => {
+                failed = true;
+                "error"
+            }
+            kernelc::midend::passes::memspace::Severity::Warning => "warning",
+        };
+        eprintln!("{level}: {} (in @{})", d.message, d.function);
+    }
+    if failed {
+        return Err("error: memory-space inference failed\n".into());
+    }
     if !args.print_after_all {
         out = kernelc::midend::text::write_module(&module, opts);
     }

@@ -237,7 +237,7 @@ fn emitted_ir_parses_back_with_opt() {
             "opt",
             k,
             "--passes",
-            "contract,simplify,gvn,dce",
+            "contract,memspace,simplify,gvn,dce",
         ]));
         assert_eq!(
             spelled_out, ir_opt,

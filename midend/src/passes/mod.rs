@@ -7,6 +7,7 @@ mod contract;
 mod dce;
 mod fold;
 mod gvn;
+pub mod memspace;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
@@ -36,6 +37,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "remove instructions whose results are unused and that have no effect",
     ),
     (
+        "memspace",
+        "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
+    ),
+    (
         "simplify",
         "fold, cfg-cleanup and dce, repeated until nothing changes",
     ),
@@ -54,13 +59,26 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
         passes.push("contract");
     }
     if level > 0 {
-        passes.extend(["simplify", "gvn", "dce"]);
+        passes.extend(["memspace", "simplify", "gvn", "dce"]);
     }
     passes
 }
 
 /// Runs the pass called `name` over every function of the module.
 pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
+    // Module-level passes see the whole module at once.
+    if name == "memspace" {
+        return memspace::memspace(module, &memspace::Options::default()).map(|_| ());
+    }
+    // `memspace(knob;knob=value)`: the same pass with knobs, so that a
+    // filetest can set them (`clone-budget=0`, `conservative`, ...).
+    if let Some(knobs) = name
+        .strip_prefix("memspace(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let opts = memspace::Options::parse_knobs(knobs)?;
+        return memspace::memspace(module, &opts).map(|_| ());
+    }
     let pass: fn(&mut Function) -> bool = match name {
         "fold" => fold_constants,
         "cfg-cleanup" => cleanup_cfg,

@@ -47,7 +47,7 @@ extern "C" __global__ void spin(volatile int* flag) { while (*flag == 0) { } }
 // check: mul.f64
 // check: cvt.rn.f32.f64
 // check: setp.hi.u32
-// check: call.uni (retval0), dot3, (param0, param1);
+// check: call.uni (retval0), dot3__global_global, (param0, param1);
 // check: .visible .entry empty_kernel()
 // nextln: {
 // check: ret;

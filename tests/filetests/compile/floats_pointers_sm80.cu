@@ -42,9 +42,8 @@ extern "C" __global__ void floats(double* d, float* f, const float* __restrict__
 // check: cvt.rzi.s32.f32
 // check: cvt.rzi.u32.f64
 // check: st.global.f64
-// check: cvta.global.u64
-// check: call.uni addto, (param0, param1);
+// check: call.uni addto__global, (param0, param1);
 // check: setp.neu.f32
-// check: ld.volatile.f32
-// check: st.volatile.f32
+// check: ld.volatile.global.f32
+// check: st.volatile.global.f32
 // check: selp.b64

@@ -1,0 +1,486 @@
+//! Inter-procedural propagation: the worklist of callees.
+//!
+//! A device function's generic pointer parameter is whatever its callers
+//! pass. Each call site *votes* with the lattice element of its argument;
+//! the meet of the votes is `Bottom` (no caller has a known space yet), one
+//! concrete space (all agree) or `Generic` (they disagree: the POISON).
+//!
+//! * An internal function (all callers visible) whose callers agree is
+//!   specialized in place: the parameter's seed becomes the vote, and the
+//!   rewrite changes the parameter's type.
+//! * An external function (unknown callers may pass anything), or an
+//!   internal one whose callers disagree, is cloned once per
+//!   argument-space signature seen at its call sites. The clone is internal,
+//!   named after the spaces (`helper__shared`), and the matching calls are
+//!   retargeted to it. Clones are keyed by (original, signature), so a
+//!   recursive call inside a clone finds the clone itself and the process
+//!   ends.
+//! * A function whose returns all agree publishes its return space, and its
+//!   callers are walked again.
+//!
+//! Every change re-enqueues the functions whose votes it can change (the
+//! callees of a re-analysed function), until the worklist is empty. The
+//! lattice bounds the changes of seeds and returns, and the clone budget
+//! and the clone key bound the clones; a step cap guards against a bug.
+
+use super::intra::{analyze, Analysis, Boundary};
+use super::lattice::Space;
+use super::{Options, Report};
+use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
+use cranelift_entity::EntityRef;
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+
+/// What the propagation found, per function (indexed by `FuncId::index`).
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    /// Per parameter: the element the walker starts from, and why.
+    pub seeds: Vec<Vec<(Space, &'static str)>>,
+    /// Per return slot: the space callers may rely on.
+    pub returns: Vec<Vec<Space>>,
+    /// The final phase-1 result of every function.
+    pub analyses: Vec<Analysis>,
+    /// For each function, the function it was (eventually) cloned from.
+    pub root: Vec<FuncId>,
+}
+
+impl State {
+    /// The space a call to `f` returns in its first slot (`Bottom`: not known yet).
+    pub fn return_space(&self, f: FuncId) -> Space {
+        self.returns
+            .get(f.index())
+            .and_then(|r| r.first().copied())
+            .unwrap_or(Space::Bottom)
+    }
+}
+
+/// The walker's starting point for each parameter of `f` (before any vote).
+fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
+    f.signature
+        .params
+        .iter()
+        .map(|p| match p.ty {
+            Type::Ptr(AddrSpace::Generic) if f.is_kernel() => {
+                if opts.param_always_point_to_global {
+                    (
+                        Space::Concrete(AddrSpace::Global),
+                        "kernel parameter (--param-always-point-to-global)",
+                    )
+                } else {
+                    (Space::Generic, "kernel parameter")
+                }
+            }
+            Type::Ptr(AddrSpace::Generic) => match f.attrs.linkage {
+                Linkage::External => (
+                    Space::Generic,
+                    "parameter of an external function (unknown callers)",
+                ),
+                Linkage::Internal if opts.conservative => {
+                    (Space::Generic, "parameter (--memspace-conservative)")
+                }
+                Linkage::Internal => (Space::Bottom, "parameter, from the votes of its callers"),
+            },
+            Type::Ptr(s) => (Space::Concrete(s), "declared"),
+            _ => (Space::Bottom, "not a pointer"),
+        })
+        .collect()
+}
+
+/// A call site's vote for one argument: a space the callee can be
+/// specialized to, or POISON. Param space is not addressable from a device
+/// function, so it poisons.
+fn vote_of(s: Space) -> Space {
+    match s {
+        Space::Concrete(AddrSpace::Param | AddrSpace::Tmem) => Space::Generic,
+        s => s,
+    }
+}
+
+/// The name a clone gets: the original's plus one word per pointer
+/// parameter, valid as a PTX identifier.
+fn clone_name(module: &Module, root: &Function, sig: &[AddrSpace]) -> String {
+    let words: Vec<String> = root
+        .signature
+        .params
+        .iter()
+        .zip(sig)
+        .filter(|(p, _)| p.ty == Type::Ptr(AddrSpace::Generic))
+        .map(|(_, s)| s.name().replace("::", "_"))
+        .collect();
+    let base = format!("{}__{}", root.name, words.join("_"));
+    let mut name = base.clone();
+    let mut n = 2;
+    while module.function_by_name(&name).is_some() {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The calls of the module, as (caller, instruction, callee), in a fixed order.
+fn all_calls(module: &Module) -> Vec<(FuncId, Inst, FuncId)> {
+    let mut out = Vec::new();
+    for (id, f) in module.functions.iter() {
+        for (_, inst) in f.layout.insts() {
+            if let InstData::Call { func, .. } = f.dfg.insts[inst] {
+                out.push((id, inst, func));
+            }
+        }
+    }
+    out
+}
+
+struct Driver<'a> {
+    opts: &'a Options,
+    state: State,
+    work: VecDeque<FuncId>,
+    queued: Vec<bool>,
+    clones: BTreeMap<(FuncId, Vec<AddrSpace>), FuncId>,
+    attempts: i64,
+    log: String,
+}
+
+impl Driver<'_> {
+    fn analyze(&self, module: &Module, f: FuncId) -> Analysis {
+        let ret = |g: FuncId| self.state.return_space(g);
+        let boundary = Boundary {
+            params: &self.state.seeds[f.index()],
+            callee_return: &ret,
+        };
+        analyze(&module.functions[f], &boundary, self.opts)
+    }
+
+    /// Whether votes over `f`'s call sites can change anything for it.
+    fn is_candidate(module: &Module, f: FuncId) -> bool {
+        let func = &module.functions[f];
+        func.attrs.kind == FuncKind::Device
+            && func.entry_block().is_some()
+            && func
+                .signature
+                .params
+                .iter()
+                .any(|p| p.ty == Type::Ptr(AddrSpace::Generic))
+    }
+
+    fn enqueue(&mut self, module: &Module, f: FuncId) {
+        if self.opts.conservative || !Self::is_candidate(module, f) {
+            return;
+        }
+        if !self.queued[f.index()] {
+            self.queued[f.index()] = true;
+            self.work.push_back(f);
+        }
+    }
+
+    /// Walks `f` again; when its return space changes, walks its callers
+    /// too. Every walked function's callees are enqueued, since the spaces
+    /// of their arguments may have changed. Returns how many were enqueued.
+    fn reanalyze(&mut self, module: &Module, f: FuncId) -> usize {
+        let mut todo = vec![f];
+        let mut affected = 0;
+        let mut steps = 0;
+        while let Some(h) = todo.pop() {
+            steps += 1;
+            if steps > 64 * module.functions.len() + 64 {
+                let _ = writeln!(
+                    self.log,
+                    "giving up re-analysis at @{}",
+                    module.functions[h].name
+                );
+                break;
+            }
+            let a = self.analyze(module, h);
+            if a.returns != self.state.returns[h.index()] {
+                self.state.returns[h.index()] = a.returns.clone();
+                if let Some(Space::Concrete(s)) = a.returns.first() {
+                    let _ = writeln!(
+                        self.log,
+                        "{} : return memory space is resolved : {s}",
+                        module.functions[h].name
+                    );
+                }
+                for (caller, _, callee) in all_calls(module) {
+                    if callee == h && !todo.contains(&caller) {
+                        todo.push(caller);
+                    }
+                }
+            }
+            self.state.analyses[h.index()] = a;
+            let callees: Vec<FuncId> = module.functions[h]
+                .layout
+                .insts()
+                .filter_map(|(_, i)| match module.functions[h].dfg.insts[i] {
+                    InstData::Call { func, .. } => Some(func),
+                    _ => None,
+                })
+                .collect();
+            let mut seen: Vec<FuncId> = Vec::new();
+            for g in callees {
+                if Self::is_candidate(module, g) && !seen.contains(&g) {
+                    seen.push(g);
+                    affected += 1;
+                }
+                self.enqueue(module, g);
+            }
+        }
+        affected
+    }
+
+    /// Per parameter of `g`, the meet of the votes of `sites`.
+    fn votes(&self, module: &Module, g: FuncId, sites: &[(FuncId, Inst)]) -> Vec<Space> {
+        let n = module.functions[g].signature.params.len();
+        let mut votes = vec![Space::Bottom; n];
+        for &(caller, inst) in sites {
+            let cf = &module.functions[caller];
+            if let InstData::Call { args, .. } = &cf.dfg.insts[inst] {
+                for (k, &a) in args.iter().enumerate().take(n) {
+                    let s = self.state.analyses[caller.index()].get(cf, a);
+                    votes[k] = votes[k].meet(vote_of(s));
+                }
+            }
+        }
+        votes
+    }
+
+    /// One visit of the callee `g`.
+    fn process(&mut self, module: &mut Module, g: FuncId) {
+        let sites: Vec<(FuncId, Inst)> = all_calls(module)
+            .into_iter()
+            .filter(|&(_, _, c)| c == g)
+            .map(|(f, i, _)| (f, i))
+            .collect();
+        if sites.is_empty() {
+            return;
+        }
+        let generic: Vec<usize> = module.functions[g]
+            .signature
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.ty == Type::Ptr(AddrSpace::Generic))
+            .map(|(k, _)| k)
+            .collect();
+        let internal = module.functions[g].attrs.linkage == Linkage::Internal;
+        let votes = self.votes(module, g, &sites);
+
+        // Which parameters need a clone: for an internal function, those
+        // whose callers disagree; for an external one, any with a concrete vote
+        // somewhere.
+        let clone_params: Vec<usize> = generic
+            .iter()
+            .copied()
+            .filter(|&k| {
+                if internal {
+                    votes[k] == Space::Generic
+                        && self.state.seeds[g.index()][k].0.concrete().is_none()
+                } else {
+                    true
+                }
+            })
+            .collect();
+        if !clone_params.is_empty() {
+            self.clone_for_sites(module, g, &sites, &clone_params);
+        }
+
+        if internal {
+            // In place: the votes of the call sites that are left.
+            let sites: Vec<(FuncId, Inst)> = all_calls(module)
+                .into_iter()
+                .filter(|&(_, _, c)| c == g)
+                .map(|(f, i, _)| (f, i))
+                .collect();
+            let votes = self.votes(module, g, &sites);
+            let mut changed = 0;
+            for &k in &generic {
+                let old = self.state.seeds[g.index()][k].0;
+                if votes[k] != Space::Bottom && votes[k] != old {
+                    self.state.seeds[g.index()][k] = (
+                        votes[k],
+                        if votes[k] == Space::Generic {
+                            "parameter: its callers disagree"
+                        } else {
+                            "parameter: all its callers agree"
+                        },
+                    );
+                    changed += 1;
+                }
+            }
+            if changed > 0 {
+                let _ = writeln!(
+                    self.log,
+                    "{} : changed in argument memory space ({changed} arguments)",
+                    module.functions[g].name
+                );
+                let n = self.reanalyze(module, g);
+                if n > 0 {
+                    let _ = writeln!(self.log, "{n} callees are affected");
+                }
+            }
+        }
+    }
+
+    /// Clones `g` once per signature of `params` seen at `sites` (reusing a
+    /// clone made before) and retargets the calls.
+    fn clone_for_sites(
+        &mut self,
+        module: &mut Module,
+        g: FuncId,
+        sites: &[(FuncId, Inst)],
+        params: &[usize],
+    ) {
+        let root = self.state.root[g.index()];
+        let mut retargeted: Vec<FuncId> = Vec::new();
+        let mut new_clones: Vec<FuncId> = Vec::new();
+        for &(caller, inst) in sites {
+            let cf = &module.functions[caller];
+            let InstData::Call { args, .. } = &cf.dfg.insts[inst] else {
+                continue;
+            };
+            let seeds = &self.state.seeds[g.index()];
+            let mut sig: Vec<AddrSpace> = seeds.iter().map(|s| s.0.final_space()).collect();
+            let mut any = false;
+            for &k in params {
+                let s = vote_of(self.state.analyses[caller.index()].get(cf, args[k]));
+                sig[k] = s.final_space();
+                any |= s.concrete().is_some();
+            }
+            if !any {
+                continue;
+            }
+            let key = (root, sig.clone());
+            let clone = match self.clones.get(&key) {
+                Some(&c) => c,
+                None => {
+                    let name = &module.functions[g].name;
+                    if self.opts.clone_budget >= 0 && self.attempts >= self.opts.clone_budget {
+                        let _ = writeln!(self.log, "avoid cloning of {name}");
+                        continue;
+                    }
+                    self.attempts += 1;
+                    let c = self.make_clone(module, g, root, &sig);
+                    new_clones.push(c);
+                    c
+                }
+            };
+            if clone == g {
+                continue;
+            }
+            if let InstData::Call { func, .. } = &mut module.functions[caller].dfg.insts[inst] {
+                *func = clone;
+            }
+            if !retargeted.contains(&caller) {
+                retargeted.push(caller);
+            }
+        }
+        for c in new_clones {
+            self.reanalyze(module, c);
+            self.enqueue(module, c);
+        }
+        let mut affected = 0;
+        for caller in retargeted {
+            affected += self.reanalyze(module, caller);
+        }
+        if affected > 0 {
+            let _ = writeln!(self.log, "{affected} callees are affected");
+        }
+    }
+
+    fn make_clone(
+        &mut self,
+        module: &mut Module,
+        g: FuncId,
+        root: FuncId,
+        sig: &[AddrSpace],
+    ) -> FuncId {
+        let mut f = module.functions[g].clone();
+        f.name = clone_name(module, &module.functions[root], sig);
+        f.attrs.linkage = Linkage::Internal;
+        let mut seeds = initial_seeds(&f, self.opts);
+        for (k, &s) in sig.iter().enumerate() {
+            if f.signature.params[k].ty == Type::Ptr(AddrSpace::Generic) && s != AddrSpace::Generic
+            {
+                seeds[k] = (Space::Concrete(s), "parameter of a clone specialized to it");
+            } else if let Some(&(prev, why)) = self.state.seeds[g.index()].get(k) {
+                if prev.concrete().is_some() {
+                    seeds[k] = (prev, why);
+                }
+            }
+        }
+        let _ = writeln!(self.log, "{} is cloned", f.name);
+        let id = module.push_function(f);
+        self.state.seeds.push(seeds);
+        self.state.returns.push(Vec::new());
+        self.state.analyses.push(Analysis::default());
+        self.state.root.push(root);
+        self.queued.push(false);
+        self.clones.insert((root, sig.to_vec()), id);
+        id
+    }
+}
+
+/// Runs phase 1 on every function and the inter-procedural worklist to a
+/// fixed point. Clones are added to `module`; no type changes yet.
+pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> State {
+    let n = module.functions.len();
+    let mut d = Driver {
+        opts,
+        state: State {
+            seeds: module
+                .functions
+                .values()
+                .map(|f| initial_seeds(f, opts))
+                .collect(),
+            returns: module
+                .functions
+                .values()
+                .map(|f| vec![Space::Bottom; f.signature.returns.len()])
+                .collect(),
+            analyses: vec![Analysis::default(); n],
+            root: module.functions.keys().collect(),
+        },
+        work: VecDeque::new(),
+        queued: vec![false; n],
+        clones: BTreeMap::new(),
+        attempts: 0,
+        log: String::new(),
+    };
+    // Return spaces first, callee before caller as far as the order allows;
+    // repeated until they settle (each can only rise twice).
+    for _ in 0..2 * n + 2 {
+        let mut changed = false;
+        for f in module.functions.keys() {
+            let a = d.analyze(module, f);
+            if a.returns != d.state.returns[f.index()] {
+                d.state.returns[f.index()] = a.returns.clone();
+                changed = true;
+            }
+            d.state.analyses[f.index()] = a;
+        }
+        if !changed {
+            break;
+        }
+    }
+    for f in module.functions.keys().collect::<Vec<_>>() {
+        d.enqueue(module, f);
+    }
+    let _ = writeln!(d.log, "Initial work list size : {}", d.work.len());
+    let mut steps = 0;
+    while let Some(g) = d.work.pop_front() {
+        d.queued[g.index()] = false;
+        steps += 1;
+        if steps > 10_000 {
+            let _ = writeln!(d.log, "work list did not drain; stopping");
+            break;
+        }
+        d.process(module, g);
+    }
+    // One last walk of everything, so that every analysis reflects the
+    // final seeds, returns and call targets.
+    for f in module.functions.keys() {
+        d.state.analyses[f.index()] = d.analyze(module, f);
+    }
+    if opts.dump_ip_msp {
+        report.transcript = d.log;
+    }
+    d.state
+}

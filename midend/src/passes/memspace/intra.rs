@@ -1,0 +1,314 @@
+//! Phase 1: the intra-procedural walker.
+//!
+//! Given what is known at the function's boundary (a lattice element per
+//! parameter, and the return spaces of its callees), this computes a lattice
+//! element for every pointer value of one function by iterating the transfer
+//! functions to a fixed point. It changes nothing: the rewrite (phase 2)
+//! and the inter-procedural driver read the result.
+//!
+//! A value whose *type* already names a concrete space needs no inference:
+//! the type is the proof. Only `ptr<generic>` values are inferred, from how
+//! they were made: a cast of a concrete pointer keeps the source's space, an
+//! offset keeps its base's, and every merge (select, block parameter) takes
+//! the meet of its inputs.
+
+use super::lattice::Space;
+use super::Options;
+use crate::ir::{AddrSpace, FuncId, Function, InstData, Opcode, Type, Value, ValueDef};
+use cranelift_entity::SecondaryMap;
+
+/// Why a value ended with its element: the last step that changed it. The
+/// chain of `Derived`/`Cast` links read backwards is the value's provenance.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Why {
+    /// Not a pointer, or never reached (unreachable code).
+    #[default]
+    Unknown,
+    /// The value's type names the space.
+    Declared,
+    /// A function parameter, seeded from the boundary (the text says how).
+    Param(&'static str),
+    /// A cast to generic of this value: the space of the source survives.
+    Cast(Value),
+    /// Offset from, or passed on from, this value (ptroffset, block argument).
+    Derived(Value),
+    /// Two values with different spaces met (at a select or block parameter).
+    Met(Value, Space, Value, Space),
+    /// Provenance was lost here; the text says how.
+    Lost(&'static str),
+    /// The result of a call; the callee's return space.
+    CallResult(FuncId),
+    /// Assumed from a knob; the text says which.
+    Assumed(&'static str),
+}
+
+/// The result of the walker for one function.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub space: SecondaryMap<Value, Space>,
+    pub why: SecondaryMap<Value, Why>,
+    /// Per return slot: the meet of the spaces of every returned value.
+    pub returns: Vec<Space>,
+    /// Whether the value's space rests on an assumption (a knob such as
+    /// `--param-always-point-to-global`) rather than a proof. Run-time space
+    /// tests (`is_space`) are not folded on assumptions.
+    pub assumed: SecondaryMap<Value, bool>,
+}
+
+impl Analysis {
+    /// The element of `v` (after following aliases).
+    pub fn get(&self, func: &Function, v: Value) -> Space {
+        self.space[func.dfg.resolve_aliases(v)]
+    }
+}
+
+/// What the walker knows about the world outside the function.
+pub struct Boundary<'a> {
+    /// One element (and its reason) per parameter of the signature.
+    pub params: &'a [(Space, &'static str)],
+    /// The space a call to a function returns (`Bottom`: not known yet).
+    pub callee_return: &'a dyn Fn(FuncId) -> Space,
+}
+
+/// Walks an `inttoptr` operand back through integer additions to the
+/// `ptrtoint` it came from, if any (`--track-int2ptr`).
+fn int_source(func: &Function, mut v: Value) -> Option<Value> {
+    for _ in 0..16 {
+        let ValueDef::Result(inst, 0) = func.dfg.value_def(func.dfg.resolve_aliases(v)) else {
+            return None;
+        };
+        match &func.dfg.insts[inst] {
+            InstData::Convert {
+                opcode: Opcode::Ptrtoint,
+                arg,
+                ..
+            } => return Some(*arg),
+            // An integer added to an address stays in the same window: this
+            // is pointer arithmetic done by hand.
+            InstData::Binary {
+                opcode: Opcode::Iadd | Opcode::Isub,
+                args: [a, _],
+            } => v = *a,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Runs the walker over `func` to a fixed point.
+pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis {
+    let dfg = &func.dfg;
+    let mut a = Analysis::default();
+    let ptr_space = |v: Value| dfg.value_type(v).addr_space();
+
+    // Seeds: concrete types are facts; the entry parameters come from the boundary.
+    for (v, data) in dfg.values.iter() {
+        if let Type::Ptr(s) = data.ty {
+            if s != AddrSpace::Generic {
+                a.space[v] = Space::Concrete(s);
+                a.why[v] = Why::Declared;
+            }
+        }
+    }
+    for (k, &p) in func.params().iter().enumerate() {
+        if ptr_space(p) == Some(AddrSpace::Generic) {
+            let (seed, why) = boundary
+                .params
+                .get(k)
+                .copied()
+                .unwrap_or((Space::Generic, "parameter not in the signature"));
+            a.space[p] = seed;
+            a.why[p] = Why::Param(why);
+        }
+    }
+
+    // The order of the layout visits most definitions before their uses, so
+    // few rounds are needed; each round can only move values up the
+    // three-level lattice, so the loop ends.
+    let insts: Vec<_> = func.layout.insts().map(|(_, i)| i).collect();
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 4 * dfg.values.len() + 4 {
+        changed = false;
+        rounds += 1;
+        for &inst in &insts {
+            let data = &dfg.insts[inst];
+            let get = |a: &Analysis, v: Value| a.space[dfg.resolve_aliases(v)];
+            if let Some(&r) = dfg.inst_results(inst).first() {
+                if ptr_space(r) == Some(AddrSpace::Generic) {
+                    let (s, why) = transfer(func, &a, data, boundary, opts);
+                    let s = a.space[r].meet(s);
+                    if s != a.space[r] {
+                        a.space[r] = s;
+                        a.why[r] = why;
+                        changed = true;
+                    }
+                }
+            }
+            for dest in data.branch_destinations() {
+                let params = dfg.block_params(dest.block);
+                for (&arg, &param) in dest.args.iter().zip(params) {
+                    if ptr_space(param) != Some(AddrSpace::Generic) {
+                        continue;
+                    }
+                    let mut incoming = get(&a, arg);
+                    if opts.conservative && incoming == Space::Bottom {
+                        incoming = Space::Generic;
+                    }
+                    let old = a.space[param];
+                    let new = old.meet(incoming);
+                    if new != old {
+                        a.why[param] = match (old, incoming) {
+                            (Space::Concrete(_), Space::Concrete(_)) => {
+                                let first = match a.why[param] {
+                                    Why::Derived(v) => v,
+                                    _ => param,
+                                };
+                                Why::Met(first, old, dfg.resolve_aliases(arg), incoming)
+                            }
+                            _ => Why::Derived(dfg.resolve_aliases(arg)),
+                        };
+                        a.space[param] = new;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+
+    mark_assumptions(func, &mut a, &insts);
+    a.returns = vec![Space::Bottom; func.signature.returns.len()];
+    for &inst in &insts {
+        if let InstData::Return { args } = &dfg.insts[inst] {
+            for (k, &v) in args.iter().enumerate() {
+                if k < a.returns.len() && ptr_space(v).is_some() {
+                    a.returns[k] = a.returns[k].meet(a.get(func, v));
+                }
+            }
+        }
+    }
+    a
+}
+
+/// Marks the values whose space comes from an assumption: seeds of kernel
+/// parameters taken on trust, pointers loaded under `--track-indir-load`,
+/// and everything derived from them.
+fn mark_assumptions(func: &Function, a: &mut Analysis, insts: &[crate::ir::Inst]) {
+    let dfg = &func.dfg;
+    for &p in func.params() {
+        if matches!(a.why[p], Why::Param(t) if t.contains("--param-always-point-to-global")) {
+            a.assumed[p] = true;
+        }
+    }
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds <= insts.len() + 1 {
+        changed = false;
+        rounds += 1;
+        for &inst in insts {
+            let data = &dfg.insts[inst];
+            if let Some(&r) = dfg.inst_results(inst).first() {
+                let from = match a.why[r] {
+                    Why::Assumed(_) => true,
+                    Why::Cast(v) | Why::Derived(v) => a.assumed[v],
+                    _ => false,
+                } || matches!(data, InstData::Ternary { opcode: Opcode::Select, args: [_, x, y] }
+                        if a.assumed[dfg.resolve_aliases(*x)] || a.assumed[dfg.resolve_aliases(*y)]);
+                if from && !a.assumed[r] {
+                    a.assumed[r] = true;
+                    changed = true;
+                }
+            }
+            for dest in data.branch_destinations() {
+                for (&arg, &param) in dest.args.iter().zip(dfg.block_params(dest.block)) {
+                    if a.assumed[dfg.resolve_aliases(arg)] && !a.assumed[param] {
+                        a.assumed[param] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The element of the result of one instruction whose result is `ptr<generic>`.
+fn transfer(
+    func: &Function,
+    a: &Analysis,
+    data: &InstData,
+    boundary: &Boundary,
+    opts: &Options,
+) -> (Space, Why) {
+    let dfg = &func.dfg;
+    let get = |v: Value| a.space[dfg.resolve_aliases(v)];
+    let res = |v: Value| dfg.resolve_aliases(v);
+    match data {
+        InstData::AddrSpaceCast { arg, .. } => (get(*arg), Why::Cast(res(*arg))),
+        InstData::Binary {
+            opcode: Opcode::PtrOffset,
+            args: [p, _],
+        } => (get(*p), Why::Derived(res(*p))),
+        InstData::Ternary {
+            opcode: Opcode::Select,
+            args: [_, x, y],
+        } => {
+            let (sx, sy) = (get(*x), get(*y));
+            let why = match (sx, sy) {
+                (Space::Concrete(p), Space::Concrete(q)) if p != q => {
+                    Why::Met(res(*x), sx, res(*y), sy)
+                }
+                (Space::Bottom, _) => Why::Derived(res(*y)),
+                _ => Why::Derived(res(*x)),
+            };
+            (sx.meet(sy), why)
+        }
+        InstData::Load { ptr, .. } => {
+            let from = get(*ptr);
+            if opts.track_indir_load
+                && opts.param_always_point_to_global
+                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
+            {
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from param/const memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
+                )
+            } else if opts.track_indir_load {
+                (
+                    Space::Generic,
+                    Why::Lost("loaded from memory that the host does not fill"),
+                )
+            } else {
+                (
+                    Space::Generic,
+                    Why::Lost("loaded from memory (--track-indir-load is off)"),
+                )
+            }
+        }
+        InstData::Convert {
+            opcode: Opcode::Inttoptr,
+            arg,
+            ..
+        } => {
+            if !opts.track_int2ptr {
+                return (
+                    Space::Generic,
+                    Why::Lost("made from an integer (--track-int2ptr is off)"),
+                );
+            }
+            match int_source(func, *arg) {
+                Some(p) => (get(p), Why::Derived(res(p))),
+                None => (
+                    Space::Generic,
+                    Why::Lost("made from an integer that is not an address"),
+                ),
+            }
+        }
+        InstData::Call { func: callee, .. } => {
+            ((boundary.callee_return)(*callee), Why::CallResult(*callee))
+        }
+        _ => (
+            Space::Generic,
+            Why::Lost("made by an instruction the walker does not model"),
+        ),
+    }
+}

@@ -1,0 +1,166 @@
+//! Memory-space inference: prove which state space each `ptr<generic>`
+//! points into, and retype it, so the backend can emit `ld.global` or
+//! `ld.shared` instead of a generic access that the hardware must resolve at
+//! run time.
+//!
+//! The pass is module-level and runs in three steps (see `docs/memspace.md`):
+//!
+//! 1. [`intra`] (phase 1): a lattice walker per function, to a fixed point.
+//! 2. [`interproc`]: votes over the call sites of every device function; a
+//!    function whose callers agree is specialized in place (internal) or
+//!    cloned per argument-space signature (external, or disagreeing
+//!    callers); return spaces are published to callers; all of it to a
+//!    fixed point over a worklist.
+//! 3. [`rewrite`] (phase 2): types change to the proved spaces, casts that
+//!    became no-ops fold, `is_space` folds to a constant, and a cast back to
+//!    generic is inserted wherever a concrete pointer meets a place that
+//!    stays generic. The IR is valid afterwards.
+
+pub mod interproc;
+pub mod intra;
+pub mod lattice;
+pub mod rewrite;
+
+pub use lattice::Space;
+
+use crate::ir::{Module, SourceSpan};
+
+/// The knobs of the pass (the `kernelc` options of the same names).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Treat a merge with an input of unknown space as generic at once, and
+    /// never specialize parameters from call sites (`--memspace-conservative`).
+    pub conservative: bool,
+    /// Clone attempts allowed: -1 unlimited, 0 none (`--clone-budget`).
+    pub clone_budget: i64,
+    /// Generic pointer parameters of kernels point to global memory
+    /// (`--param-always-point-to-global`, true by default as in nvcc).
+    pub param_always_point_to_global: bool,
+    /// Follow pointers loaded from memory (`--track-indir-load`).
+    pub track_indir_load: bool,
+    /// Follow `inttoptr` back to a `ptrtoint` (`--track-int2ptr`).
+    pub track_int2ptr: bool,
+    /// UNSAFE: treat every access through a pointer of unknown space as a
+    /// global access (`--memspace-assume-global`). Wrong for shared or
+    /// local memory reached through such a pointer.
+    pub assume_global: bool,
+    /// Print the worklist transcript (`--dump-ip-msp`).
+    pub dump_ip_msp: bool,
+    /// Print each pointer value's final space and why (`--explain-memspace`).
+    pub explain: bool,
+    /// Warn about every generic load, store or atomic left in a kernel (`-Wgeneric`).
+    pub warn_generic: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            conservative: false,
+            clone_budget: -1,
+            param_always_point_to_global: true,
+            track_indir_load: false,
+            track_int2ptr: false,
+            assume_global: false,
+            dump_ip_msp: false,
+            explain: false,
+            warn_generic: false,
+        }
+    }
+}
+
+impl Options {
+    /// Reads knobs written as `name` or `name=value`, separated by `;`
+    /// (the spelling of `memspace(...)` in a pass list).
+    pub fn parse_knobs(text: &str) -> Result<Options, String> {
+        let mut o = Options::default();
+        for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
+            let (name, value) = match knob.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (knob, None),
+            };
+            let flag = || match value {
+                None | Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                Some(v) => Err(format!(
+                    "memspace knob `{name}` takes true or false, got `{v}`"
+                )),
+            };
+            match name {
+                "conservative" => o.conservative = flag()?,
+                "param-always-point-to-global" => o.param_always_point_to_global = flag()?,
+                "track-indir-load" => o.track_indir_load = flag()?,
+                "track-int2ptr" => o.track_int2ptr = flag()?,
+                "assume-global" => o.assume_global = flag()?,
+                "clone-budget" => {
+                    o.clone_budget = value.and_then(|v| v.parse().ok()).ok_or_else(|| {
+                        format!("memspace knob `clone-budget` needs a number, got `{knob}`")
+                    })?
+                }
+                _ => return Err(format!("unknown memspace knob `{name}`")),
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A message for the user, at the source span of the instruction concerned
+/// (the span is empty for IR that did not come from source).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// The function the instruction is in.
+    pub function: String,
+    pub span: SourceSpan,
+}
+
+/// Everything the pass has to say besides the rewritten module.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+    /// The `--dump-ip-msp` transcript (empty unless asked for).
+    pub transcript: String,
+    /// The `--explain-memspace` text (empty unless asked for).
+    pub explanation: String,
+    /// Whether the module changed.
+    pub changed: bool,
+}
+
+impl Report {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Runs the whole pass over a module with the given knobs.
+pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
+    let mut report = Report::default();
+    let state = interproc::propagate(module, opts, &mut report);
+    rewrite::rewrite_module(module, &state, opts, &mut report);
+    report
+}
+
+/// The pass-table entry (`--passes memspace`). Errors are returned as text
+/// without source spans, since IR text has none; warnings are dropped.
+pub fn memspace(module: &mut Module, opts: &Options) -> Result<bool, String> {
+    let report = infer_memory_spaces(module, opts);
+    if report.has_errors() {
+        let msgs: Vec<String> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| format!("{} (in @{})", d.message, d.function))
+            .collect();
+        return Err(msgs.join("\nerror: "));
+    }
+    Ok(report.changed)
+}

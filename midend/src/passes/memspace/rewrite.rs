@@ -1,0 +1,526 @@
+//! Phase 2: the rewrite.
+//!
+//! With the fixed point of phases 1 and the inter-procedural propagation in
+//! hand, every `ptr<generic>` value proved to point into one space gets that
+//! space in its type (block parameters, signatures and returns included),
+//! and then each instruction is made consistent with the new types:
+//!
+//! * a cast whose source already has the target's type disappears (this
+//!   also folds a cast of a cast back to the original pointer);
+//! * `is_space S p` with `p` of known space becomes a constant;
+//! * wherever a concrete pointer flows into a place that stays generic — a
+//!   generic parameter or return, a block parameter that stays generic,
+//!   a pointer stored to memory, `ptrtoint` — a cast to generic is inserted;
+//! * values whose representation is fixed as generic (loaded from memory,
+//!   made by `inttoptr`, returned by a function whose return type stays
+//!   generic) keep their generic result and get a `cvta.to` cast after them.
+//!
+//! `ptrtoint` always sees the generic address: the integer a program makes
+//! from a pointer must not change with what the compiler proved.
+
+use super::interproc::State;
+use super::intra::{Analysis, Why};
+use super::lattice::Space;
+use super::{Diagnostic, Options, Report, Severity};
+use crate::ir::{
+    AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, Type, Value, ValueData,
+    ValueDef,
+};
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::fmt::Write as _;
+
+const GENERIC: Type = Type::Ptr(AddrSpace::Generic);
+
+/// The final parameter and return types of every function.
+struct Signatures {
+    params: Vec<Vec<Type>>,
+    returns: Vec<Vec<Type>>,
+}
+
+fn final_signatures(module: &Module, state: &State) -> Signatures {
+    let mut params = Vec::new();
+    let mut returns = Vec::new();
+    for (id, f) in module.functions.iter() {
+        let seeds = &state.seeds[id.index()];
+        params.push(
+            f.signature
+                .params
+                .iter()
+                .enumerate()
+                .map(|(k, p)| match p.ty {
+                    GENERIC => Type::Ptr(seeds[k].0.final_space()),
+                    t => t,
+                })
+                .collect(),
+        );
+        // Only a function whose callers are all in the module may change
+        // what it returns.
+        let internal = f.attrs.linkage == Linkage::Internal && !f.is_kernel();
+        let rets = &state.returns[id.index()];
+        returns.push(
+            f.signature
+                .returns
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| match t {
+                    GENERIC if internal => {
+                        Type::Ptr(rets.get(k).copied().unwrap_or(Space::Bottom).final_space())
+                    }
+                    t => t,
+                })
+                .collect(),
+        );
+    }
+    Signatures { params, returns }
+}
+
+/// Rewrites every function of the module.
+pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report: &mut Report) {
+    let sigs = final_signatures(module, state);
+    let ids: Vec<FuncId> = module.functions.keys().collect();
+    if opts.explain {
+        for &id in &ids {
+            explain(
+                &module.functions[id],
+                &state.analyses[id.index()],
+                module,
+                &mut report.explanation,
+            );
+        }
+    }
+    for id in ids {
+        let before = module.functions[id].clone();
+        let mut rw = Rewriter {
+            func: &mut module.functions[id],
+            an: &state.analyses[id.index()],
+            sigs: &sigs,
+            opts,
+            diags: Vec::new(),
+        };
+        rw.run(id);
+        let diags = rw.diags;
+        report.diagnostics.extend(diags);
+        if module.functions[id] != before {
+            report.changed = true;
+        }
+    }
+}
+
+/// Whether `is_space asked` is decided by knowing the pointer is in `known`.
+fn decide_is_space(asked: AddrSpace, known: AddrSpace) -> Option<bool> {
+    use AddrSpace::*;
+    match (asked, known) {
+        _ if asked == known => Some(true),
+        // The CTA's shared window lies inside the cluster's.
+        (SharedCluster, Shared) => Some(true),
+        (Shared, SharedCluster) => None,
+        (Param, _) | (_, Param) => None,
+        _ => Some(false),
+    }
+}
+
+struct Rewriter<'a> {
+    func: &'a mut Function,
+    an: &'a Analysis,
+    sigs: &'a Signatures,
+    opts: &'a Options,
+    diags: Vec<Diagnostic>,
+}
+
+impl Rewriter<'_> {
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+
+    fn diag(&mut self, severity: Severity, inst: Inst, message: String) {
+        self.diags.push(Diagnostic {
+            severity,
+            message,
+            function: self.func.name.clone(),
+            span: self.func.spans[inst],
+        });
+    }
+
+    /// A new `addrspacecast.<to> v` placed before `at`.
+    fn cast_before(&mut self, v: Value, to: AddrSpace, at: Inst) -> Value {
+        let inst = self
+            .func
+            .dfg
+            .make_inst(InstData::AddrSpaceCast { to, arg: v }, &[Type::Ptr(to)]);
+        self.func.layout.insert_inst_before(inst, at);
+        self.func.spans[inst] = self.func.spans[at];
+        self.func.dfg.inst_results(inst)[0]
+    }
+
+    /// `v` with the type `want`, through casts inserted before `at` (two,
+    /// through generic, between two different concrete spaces).
+    fn fit(&mut self, v: Value, want: Type, at: Inst) -> Value {
+        let have = self.ty(v);
+        match (have, want) {
+            (Type::Ptr(h), Type::Ptr(w)) if h != w => {
+                if h == AddrSpace::Generic || w == AddrSpace::Generic {
+                    self.cast_before(v, w, at)
+                } else {
+                    let g = self.cast_before(v, AddrSpace::Generic, at);
+                    self.cast_before(g, w, at)
+                }
+            }
+            _ => v,
+        }
+    }
+
+    /// Gives the result `r` of `inst` a fresh generic value and turns `r`
+    /// into a cast of it to `space`, placed right after `inst`: `r` keeps
+    /// its uses and gets its proved type.
+    fn split_result(&mut self, inst: Inst, r: Value, space: AddrSpace) {
+        let dfg = &mut self.func.dfg;
+        let ValueDef::Result(_, n) = dfg.value_def(r) else {
+            return;
+        };
+        let fresh = dfg.values.push(ValueData {
+            ty: GENERIC,
+            def: ValueDef::Result(inst, n),
+        });
+        dfg.results[inst][n as usize] = fresh;
+        let cast = dfg.make_inst(
+            InstData::AddrSpaceCast {
+                to: space,
+                arg: fresh,
+            },
+            &[],
+        );
+        dfg.results[cast] = vec![r];
+        dfg.values[r] = ValueData {
+            ty: Type::Ptr(space),
+            def: ValueDef::Result(cast, 0),
+        };
+        let block = self.func.layout.inst_block(inst).expect("placed");
+        let insts = self.func.layout.block_insts(block);
+        let pos = insts.iter().position(|&i| i == inst).expect("in its block");
+        match insts.get(pos + 1).copied() {
+            Some(next) => self.func.layout.insert_inst_before(cast, next),
+            None => self.func.layout.append_inst(cast, block),
+        }
+        self.func.spans[cast] = self.func.spans[inst];
+    }
+
+    fn run(&mut self, id: FuncId) {
+        self.func.dfg.resolve_all_aliases();
+        let orig: SecondaryMap<Value, Type> = {
+            let mut m = SecondaryMap::with_default(Type::I1);
+            for (v, d) in self.func.dfg.values.iter() {
+                m[v] = d.ty;
+            }
+            m
+        };
+        let space = |v: Value| self.an.space[v].final_space();
+
+        // 1. Types: signature, block parameters, results.
+        for (k, p) in self.func.signature.params.iter_mut().enumerate() {
+            p.ty = self.sigs.params[id.index()][k];
+        }
+        self.func.signature.returns = self.sigs.returns[id.index()].clone();
+        let blocks: Vec<_> = self.func.layout.blocks().to_vec();
+        for &b in &blocks {
+            for &p in self.func.dfg.block_params(b).to_vec().iter() {
+                if orig[p] == GENERIC {
+                    self.func.dfg.values[p].ty = Type::Ptr(space(p));
+                }
+            }
+        }
+        let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
+        for &inst in &insts {
+            let Some(&r) = self.func.dfg.inst_results(inst).first() else {
+                continue;
+            };
+            if orig[r] != GENERIC {
+                continue;
+            }
+            let s = space(r);
+            match self.func.dfg.insts[inst] {
+                InstData::AddrSpaceCast { .. }
+                | InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    ..
+                }
+                | InstData::Ternary {
+                    opcode: Opcode::Select,
+                    ..
+                } => self.func.dfg.values[r].ty = Type::Ptr(s),
+                InstData::Call { func, .. } => {
+                    let t = self.sigs.returns[func.index()]
+                        .first()
+                        .copied()
+                        .unwrap_or(GENERIC);
+                    if t != GENERIC {
+                        self.func.dfg.values[r].ty = t;
+                    } else if s != AddrSpace::Generic
+                        && s.has_generic_form()
+                        && s != AddrSpace::Param
+                    {
+                        self.split_result(inst, r, s);
+                    }
+                }
+                // Loaded, made from an integer, or anything else: the bits
+                // are a generic address; convert them after the fact.
+                _ => {
+                    if s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param {
+                        self.split_result(inst, r, s);
+                    }
+                }
+            }
+        }
+
+        // 2. Make every instruction agree with the new types.
+        let is_kernel = self.func.is_kernel();
+        for &inst in &insts {
+            let data = self.func.dfg.insts[inst].clone();
+            match data {
+                InstData::AddrSpaceCast { arg, .. } => {
+                    let r = self.func.dfg.inst_results(inst)[0];
+                    let (rt, at) = (self.ty(r), self.ty(arg));
+                    if rt == at {
+                        self.func.dfg.change_to_alias(r, arg);
+                        self.func.layout.remove_inst(inst);
+                        continue;
+                    }
+                    let (Type::Ptr(to), Type::Ptr(from)) = (rt, at) else {
+                        continue;
+                    };
+                    let arg = if to != AddrSpace::Generic && from != AddrSpace::Generic {
+                        self.cast_before(arg, AddrSpace::Generic, inst)
+                    } else {
+                        arg
+                    };
+                    self.func.dfg.insts[inst] = InstData::AddrSpaceCast { to, arg };
+                }
+                InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    args: [p, off],
+                } => {
+                    let want = self.ty(self.func.dfg.inst_results(inst)[0]);
+                    let p = self.fit(p, want, inst);
+                    self.func.dfg.insts[inst] = InstData::Binary {
+                        opcode: Opcode::PtrOffset,
+                        args: [p, off],
+                    };
+                }
+                InstData::Ternary {
+                    opcode: Opcode::Select,
+                    args: [c, a, b],
+                } => {
+                    let want = self.ty(self.func.dfg.inst_results(inst)[0]);
+                    let (a, b) = (self.fit(a, want, inst), self.fit(b, want, inst));
+                    self.func.dfg.insts[inst] = InstData::Ternary {
+                        opcode: Opcode::Select,
+                        args: [c, a, b],
+                    };
+                }
+                InstData::Jump { .. } | InstData::Brif { .. } => {
+                    let mut data = data;
+                    for dest in data.branch_destinations_mut() {
+                        let params = self.func.dfg.block_params(dest.block).to_vec();
+                        for (a, p) in dest.args.iter_mut().zip(params) {
+                            let want = self.ty(p);
+                            *a = self.fit(*a, want, inst);
+                        }
+                    }
+                    self.func.dfg.insts[inst] = data;
+                }
+                InstData::Store { value, ptr, flags } => {
+                    // Memory holds what the program stored: generic addresses.
+                    let value = self.fit(value, orig[value], inst);
+                    let ptr = match self.ty(ptr) {
+                        Type::Ptr(s) if !s.is_writable() => self.fit(ptr, GENERIC, inst),
+                        _ => self.assume_global(ptr, inst),
+                    };
+                    self.func.dfg.insts[inst] = InstData::Store { value, ptr, flags };
+                }
+                InstData::Load { ty, ptr, flags } => {
+                    let ptr = self.assume_global(ptr, inst);
+                    self.func.dfg.insts[inst] = InstData::Load { ty, ptr, flags };
+                }
+                InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
+                    let mut data = data;
+                    let ptr = data.mem_ptr().expect("atomics access memory");
+                    let ptr = self.check_atomic(ptr, inst);
+                    let ptr = self.assume_global(ptr, inst);
+                    match &mut data {
+                        InstData::AtomicRmw { args, .. } => args[0] = ptr,
+                        InstData::AtomicCas { args, .. } => args[0] = ptr,
+                        _ => {}
+                    }
+                    self.func.dfg.insts[inst] = data;
+                }
+                InstData::Call { func, args } => {
+                    let want = self.sigs.params[func.index()].clone();
+                    let args = args
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &a)| match want.get(k) {
+                            Some(&t) => self.fit(a, t, inst),
+                            None => a,
+                        })
+                        .collect();
+                    self.func.dfg.insts[inst] = InstData::Call { func, args };
+                }
+                InstData::Return { args } => {
+                    let want = self.func.signature.returns.clone();
+                    let args = args
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &a)| match want.get(k) {
+                            Some(&t) => self.fit(a, t, inst),
+                            None => a,
+                        })
+                        .collect();
+                    self.func.dfg.insts[inst] = InstData::Return { args };
+                }
+                InstData::Convert {
+                    opcode: Opcode::Ptrtoint,
+                    ty,
+                    arg,
+                } => {
+                    let arg = self.fit(arg, orig[arg], inst);
+                    self.func.dfg.insts[inst] = InstData::Convert {
+                        opcode: Opcode::Ptrtoint,
+                        ty,
+                        arg,
+                    };
+                }
+                InstData::IntCompare { cond, args: [a, b] }
+                    if self.ty(a).is_ptr() && self.ty(a) != self.ty(b) =>
+                {
+                    let (a, b) = (self.fit(a, orig[a], inst), self.fit(b, orig[b], inst));
+                    self.func.dfg.insts[inst] = InstData::IntCompare { cond, args: [a, b] };
+                }
+                InstData::IsSpace { space: asked, arg } => {
+                    if let Type::Ptr(known) = self.ty(arg) {
+                        if known != AddrSpace::Generic {
+                            let decided = if self.an.assumed[arg] {
+                                None
+                            } else {
+                                decide_is_space(asked, known)
+                            };
+                            match decided {
+                                Some(yes) => {
+                                    self.func.dfg.insts[inst] = InstData::Iconst {
+                                        ty: Type::I1,
+                                        imm: yes as i64,
+                                    }
+                                }
+                                None => {
+                                    let arg = self.fit(arg, GENERIC, inst);
+                                    self.func.dfg.insts[inst] =
+                                        InstData::IsSpace { space: asked, arg };
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.func.dfg.resolve_all_aliases();
+
+        if is_kernel && self.opts.warn_generic {
+            let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
+            for inst in insts {
+                let data = &self.func.dfg.insts[inst];
+                if let Some(p) = data.mem_ptr() {
+                    if self.ty(p) == GENERIC {
+                        let what = match data.opcode() {
+                            Opcode::Load => "load",
+                            Opcode::Store => "store",
+                            _ => "atomic",
+                        };
+                        let msg = format!(
+                            "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
+                            self.func.name
+                        );
+                        self.diag(Severity::Warning, inst, msg);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The atomic rules of the seeds: local and const memory have no atomics.
+    /// The pointer is kept generic so that the IR stays valid.
+    fn check_atomic(&mut self, ptr: Value, inst: Inst) -> Value {
+        match self.ty(ptr) {
+            Type::Ptr(AddrSpace::Local) => {
+                self.diag(
+                    Severity::Error,
+                    inst,
+                    "Cannot do atomic on local memory".into(),
+                );
+                self.fit(ptr, GENERIC, inst)
+            }
+            Type::Ptr(AddrSpace::Const) => {
+                self.diag(
+                    Severity::Error,
+                    inst,
+                    "Cannot do atomic operation on const memory".into(),
+                );
+                self.fit(ptr, GENERIC, inst)
+            }
+            Type::Ptr(AddrSpace::Param) => self.fit(ptr, GENERIC, inst),
+            _ => ptr,
+        }
+    }
+
+    /// `--memspace-assume-global` (unsafe): an access through a pointer of
+    /// unknown space becomes a global access, with a warning.
+    fn assume_global(&mut self, ptr: Value, inst: Inst) -> Value {
+        if !self.opts.assume_global || self.ty(ptr) != GENERIC {
+            return ptr;
+        }
+        self.diag(
+            Severity::Warning,
+            inst,
+            "Cannot tell what pointer points to, assuming global memory space".into(),
+        );
+        self.cast_before(ptr, AddrSpace::Global, inst)
+    }
+}
+
+/// The `--explain-memspace` text of one function: every `ptr<generic>`
+/// value with its final element and the step that decided it.
+fn explain(func: &Function, an: &Analysis, module: &Module, out: &mut String) {
+    let mut values: Vec<Value> = Vec::new();
+    for &b in func.layout.blocks() {
+        values.extend(func.dfg.block_params(b));
+        for &i in func.layout.block_insts(b) {
+            values.extend(func.dfg.inst_results(i));
+        }
+    }
+    values.retain(|&v| func.dfg.value_type(v) == GENERIC);
+    let _ = writeln!(out, "@{}:", func.name);
+    if values.is_empty() {
+        let _ = writeln!(out, "  (no generic pointers)");
+    }
+    for v in values {
+        let s = an.space[v];
+        let why = match an.why[v] {
+            Why::Unknown => "never reached".to_string(),
+            Why::Declared => "declared".to_string(),
+            Why::Param(t) => t.to_string(),
+            Why::Cast(src) => format!("cast to generic of {src} ({})", an.space[src]),
+            Why::Derived(src) => format!("from {src} ({})", an.space[src]),
+            Why::Met(a, sa, b, sb) => format!("{a} ({sa}) met {b} ({sb})"),
+            Why::Lost(t) => format!("provenance lost: {t}"),
+            Why::CallResult(f) => match module.functions.get(f) {
+                Some(f) => format!("returned by @{}", f.name),
+                None => "returned by a call".to_string(),
+            },
+            Why::Assumed(t) => t.to_string(),
+        };
+        let shown = if s == Space::Bottom {
+            "generic (bottom)".to_string()
+        } else {
+            s.to_string()
+        };
+        let _ = writeln!(out, "  {v}: {shown} ← {why}");
+    }
+}

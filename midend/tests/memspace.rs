@@ -1,0 +1,258 @@
+//! Memory-space inference: the lattice laws (property tests), the
+//! diagnostics of the rewrite, and the knobs that filetests cannot reach.
+
+use midend::ir::{AddrSpace, Module};
+use midend::passes::memspace::{infer_memory_spaces, Options, Severity, Space};
+use midend::text::{parse_module, write_module, PrintOptions};
+use midend::verifier::verify_module;
+use proptest::prelude::*;
+
+fn space() -> impl Strategy<Value = Space> {
+    proptest::sample::select(Space::all())
+}
+
+proptest! {
+    #[test]
+    fn meet_is_commutative(a in space(), b in space()) {
+        prop_assert_eq!(a.meet(b), b.meet(a));
+    }
+
+    #[test]
+    fn meet_is_associative(a in space(), b in space(), c in space()) {
+        prop_assert_eq!(a.meet(b).meet(c), a.meet(b.meet(c)));
+    }
+
+    #[test]
+    fn meet_is_idempotent(a in space()) {
+        prop_assert_eq!(a.meet(a), a);
+    }
+
+    #[test]
+    fn bottom_is_the_identity(a in space()) {
+        prop_assert_eq!(Space::Bottom.meet(a), a);
+        prop_assert_eq!(a.meet(Space::Bottom), a);
+    }
+
+    #[test]
+    fn generic_absorbs(a in space()) {
+        prop_assert_eq!(Space::Generic.meet(a), Space::Generic);
+        prop_assert_eq!(a.meet(Space::Generic), Space::Generic);
+    }
+
+    #[test]
+    fn meet_is_an_upper_bound(a in space(), b in space()) {
+        let m = a.meet(b);
+        prop_assert!(a.le(m) && b.le(m));
+    }
+}
+
+#[test]
+fn the_lattice_is_three_levels_high() {
+    for s in Space::all() {
+        assert!(Space::Bottom.le(s) && s.le(Space::Generic));
+    }
+    let g = Space::Concrete(AddrSpace::Global);
+    let s = Space::Concrete(AddrSpace::Shared);
+    assert!(!g.le(s) && !s.le(g));
+}
+
+fn run(text: &str, opts: &Options) -> (Module, midend::passes::memspace::Report) {
+    let mut m = parse_module(text).expect("parses");
+    verify_module(&m).expect("valid before");
+    let report = infer_memory_spaces(&mut m, opts);
+    if let Err(errs) = verify_module(&m) {
+        let mut s = String::new();
+        for (f, e) in errs {
+            s.push_str(&e.annotate(&m.functions[f], Some(&m)));
+        }
+        panic!("invalid after memspace:\n{s}");
+    }
+    (m, report)
+}
+
+const ATOMIC_LOCAL: &str = "
+device external @f(i32) -> i32 {
+    ss0 = stack 4, align 4
+block0(v0: i32):
+    v1 = stack_addr ss0
+    v2 = addrspacecast.ptr<generic> v1
+    v3 = atomic_rmw add gpu v2, v0
+    return v3
+}
+";
+
+#[test]
+fn atomic_on_local_memory_is_an_error() {
+    let (m, r) = run(ATOMIC_LOCAL, &Options::default());
+    assert!(r.has_errors());
+    let d = &r.diagnostics[0];
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.message, "Cannot do atomic on local memory");
+    assert_eq!(d.function, "f");
+    // The IR stays valid: the atomic keeps a generic pointer.
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("atomic_rmw add gpu v"), "{text}");
+}
+
+#[test]
+fn atomic_on_const_memory_is_reported() {
+    let text = "
+gv0 = const @c, size 4, align 4
+
+device external @f(i32) -> i32 {
+block0(v0: i32):
+    v1 = global_addr.ptr<const> gv0
+    v2 = addrspacecast.ptr<generic> v1
+    v3 = atomic_cas gpu v2, v0, v0
+    return v3
+}
+";
+    let (_, r) = run(text, &Options::default());
+    assert_eq!(r.diagnostics.len(), 1);
+    assert_eq!(
+        r.diagnostics[0].message,
+        "Cannot do atomic operation on const memory"
+    );
+}
+
+#[test]
+fn spans_of_diagnostics_come_from_the_instruction() {
+    let mut m = parse_module(ATOMIC_LOCAL).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let func = &mut m.functions[f];
+    let atomic = func
+        .layout
+        .insts()
+        .map(|(_, i)| i)
+        .find(|&i| func.dfg.insts[i].opcode() == midend::ir::Opcode::AtomicRmw)
+        .unwrap();
+    func.spans[atomic] = midend::ir::SourceSpan::new(10, 20);
+    let r = infer_memory_spaces(&mut m, &Options::default());
+    assert_eq!(r.diagnostics[0].span, midend::ir::SourceSpan::new(10, 20));
+}
+
+const LOADED: &str = "
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    v2 = load.ptr<generic> v0
+    v3 = load.f32 v2
+    store v3, v1
+    return
+}
+";
+
+#[test]
+fn generic_warning_and_unsafe_assume_global() {
+    let opts = Options {
+        warn_generic: true,
+        ..Options::default()
+    };
+    let (_, r) = run(LOADED, &opts);
+    assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+    assert_eq!(r.diagnostics[0].severity, Severity::Warning);
+    assert!(r.diagnostics[0]
+        .message
+        .starts_with("generic load left in kernel `k`"));
+
+    let opts = Options {
+        assume_global: true,
+        ..Options::default()
+    };
+    let (m, r) = run(LOADED, &opts);
+    assert!(r.diagnostics[0]
+        .message
+        .contains("Cannot tell what pointer points to, assuming global memory space"));
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("addrspacecast.ptr<global> v2"), "{text}");
+}
+
+#[test]
+fn int2ptr_tracking_is_a_knob() {
+    let text = "
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    v2 = ptrtoint.i64 v1
+    v3 = iconst.i64 8
+    v4 = iadd v2, v3
+    v5 = inttoptr.ptr<generic> v4
+    v6 = iconst.i32 1
+    store v6, v5
+    return
+}
+";
+    let (m, _) = run(text, &Options::default());
+    let off = write_module(&m, PrintOptions::default());
+    assert!(!off.contains("addrspacecast.ptr<global>"), "{off}");
+    let opts = Options {
+        track_int2ptr: true,
+        ..Options::default()
+    };
+    let (m, _) = run(text, &opts);
+    let on = write_module(&m, PrintOptions::default());
+    // The integer is a generic address, so the pointer made from it is
+    // generic and converted after the fact.
+    assert!(on.contains("addrspacecast.ptr<global>"), "{on}");
+}
+
+#[test]
+fn kernel_parameter_assumption_is_a_knob() {
+    let text = "
+kernel external @k(ptr<generic>) {
+block0(v0: ptr<generic>):
+    v1 = iconst.i32 1
+    store v1, v0
+    return
+}
+";
+    let (m, _) = run(text, &Options::default());
+    let on = write_module(&m, PrintOptions::default());
+    assert!(on.contains("kernel external @k(ptr<global>)"), "{on}");
+    let opts = Options {
+        param_always_point_to_global: false,
+        ..Options::default()
+    };
+    let (m, _) = run(text, &opts);
+    let off = write_module(&m, PrintOptions::default());
+    assert!(off.contains("kernel external @k(ptr<generic>)"), "{off}");
+}
+
+#[test]
+fn conservative_mode_does_no_specialization() {
+    let text = "
+device internal @set(ptr<generic>) {
+block0(v0: ptr<generic>):
+    v1 = iconst.i32 1
+    store v1, v0
+    return
+}
+
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    call @set(v1)
+    return
+}
+";
+    let opts = Options {
+        conservative: true,
+        dump_ip_msp: true,
+        ..Options::default()
+    };
+    let (m, r) = run(text, &opts);
+    let out = write_module(&m, PrintOptions::default());
+    assert!(out.contains("device internal @set(ptr<generic>)"), "{out}");
+    assert!(r.transcript.contains("Initial work list size : 0"));
+}
+
+#[test]
+fn unknown_knobs_are_rejected() {
+    assert!(Options::parse_knobs("clone-budget=2;track-int2ptr").is_ok());
+    assert_eq!(
+        Options::parse_knobs("clone-budget=2").unwrap().clone_budget,
+        2
+    );
+    assert!(Options::parse_knobs("nonsense").is_err());
+    assert!(Options::parse_knobs("clone-budget=x").is_err());
+}
