@@ -3,7 +3,8 @@
 //! ```text
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|ptx] [-D NAME[=VAL]] [--ptx-version X.Y]
-//!                 [--ir-spans]
+//!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B]
+//!                 [--use_fast_math]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
@@ -79,6 +80,25 @@ struct CompileArgs {
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     fmad: bool,
+    /// Flush `float` denormals to zero (recorded; kernelc keeps them, see docs/math.md).
+    #[arg(long, value_name = "true|false", default_value = "false",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    ftz: bool,
+    /// IEEE-rounded `float` division; `false` uses the approximate division.
+    #[arg(long = "prec-div", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_div: bool,
+    /// IEEE-rounded `sqrtf` (recorded; kernelc's `sqrtf` is always correctly rounded).
+    #[arg(long = "prec-sqrt", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_sqrt: bool,
+    /// Fast math: implies -ftz=true -prec-div=false -prec-sqrt=false --fmad=true,
+    /// and `expf`, `logf`, `sinf`, `cosf`, `powf` become `__expf`, ...
+    #[arg(long = "use_fast_math")]
+    use_fast_math: bool,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
@@ -174,7 +194,8 @@ struct RunArgs {
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90` and `-ptx`.
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, and the one-dash spellings of the
+/// floating-point options (`-ftz=true`, `-prec-div=false`, ...).
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     for arg in args {
@@ -184,6 +205,12 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
             out.push("--gpu-architecture".into());
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
+            .iter()
+            .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
+        {
+            // nvcc spells these with one dash as well as two.
+            out.push(format!("-{arg}"));
         } else {
             out.push(arg);
         }
@@ -298,6 +325,12 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         },
         ir_spans: args.ir_spans,
         fmad: args.fmad,
+        float: driver::FloatOptions {
+            ftz: args.ftz,
+            prec_div: args.prec_div,
+            prec_sqrt: args.prec_sqrt,
+            fast_math: args.use_fast_math,
+        },
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
