@@ -410,7 +410,10 @@ pub enum ExprKind {
     /// A CUDA built-in function other than `__syncthreads` (see
     /// [`Intrinsic`] for what each one's `args` are); the node's `ty` is the
     /// C result type.
-    Intrinsic { op: Intrinsic, args: Vec<Expr> },
+    Intrinsic {
+        op: Intrinsic,
+        args: Vec<Expr>,
+    },
     /// Evaluates `lhs`, discards it, yields `rhs`.
     Comma {
         lhs: Box<Expr>,
@@ -526,7 +529,10 @@ pub enum Intrinsic {
     /// `__threadfence*()`.
     Fence(Scope),
     /// `atomicOP(p, v)`: `[T*, T]`, result the old `T`.
-    Atomic { op: AtomicKind, scope: Scope },
+    Atomic {
+        op: AtomicKind,
+        scope: Scope,
+    },
     /// `atomicCAS(p, compare, v)`: `[T*, T, T]`.
     AtomicCas(Scope),
     /// `__shfl*_sync(mask, v, lane, width)`: `[unsigned, T, int|unsigned, int]`.

@@ -211,7 +211,11 @@ impl FunctionLowerer<'_, '_> {
     /// rejects it; a CAS always writes its destination.
     fn exchange_by_cas(&mut self, scope: MemScope, p: Value, v: Value) -> Value {
         let ty = self.b.value_type(v);
-        let int_ty = if ty.bits() == 64 { Type::I64 } else { Type::I32 };
+        let int_ty = if ty.bits() == 64 {
+            Type::I64
+        } else {
+            Type::I32
+        };
         let new = if ty == int_ty {
             v
         } else {

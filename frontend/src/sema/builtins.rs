@@ -195,8 +195,16 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         restrict: false,
     };
     Some(match name {
-        "__syncthreads_count" => (I::BarrierRed(BarrierKind::Count), vec![CType::INT], CType::INT),
-        "__syncthreads_and" => (I::BarrierRed(BarrierKind::And), vec![CType::INT], CType::INT),
+        "__syncthreads_count" => (
+            I::BarrierRed(BarrierKind::Count),
+            vec![CType::INT],
+            CType::INT,
+        ),
+        "__syncthreads_and" => (
+            I::BarrierRed(BarrierKind::And),
+            vec![CType::INT],
+            CType::INT,
+        ),
         "__syncthreads_or" => (I::BarrierRed(BarrierKind::Or), vec![CType::INT], CType::INT),
         "__syncwarp" => (I::SyncWarp, vec![CType::UINT], CType::Void),
         "__threadfence_block" => (I::Fence(Scope::Block), vec![], CType::Void),
@@ -325,21 +333,26 @@ impl Checker {
         span: Span,
     ) -> Option<Expr> {
         // `__syncwarp(mask = 0xffffffff)` is the one default argument here.
-        let min = if op == Intrinsic::SyncWarp { 0 } else { params.len() };
+        let min = if op == Intrinsic::SyncWarp {
+            0
+        } else {
+            params.len()
+        };
         if !self.arg_count(name, &args, min, params.len(), span) {
             return None;
         }
         if op == Intrinsic::SyncWarp && args.is_empty() {
             args.push(uint_const(0xffff_ffff, span));
         }
-        if matches!(
-            op,
-            Intrinsic::IsSpace(_) | Intrinsic::CvtaGenericToShared
-        ) && !args[0].ty.is_pointer()
+        if matches!(op, Intrinsic::IsSpace(_) | Intrinsic::CvtaGenericToShared)
+            && !args[0].ty.is_pointer()
         {
             self.error(
                 args[0].span,
-                format!("argument 1 of `{name}` must be a pointer, got `{}`", args[0].ty),
+                format!(
+                    "argument 1 of `{name}` must be a pointer, got `{}`",
+                    args[0].ty
+                ),
             );
             return None;
         }
@@ -397,7 +410,13 @@ impl Checker {
         Some(intrinsic(op, args, pointee, span))
     }
 
-    fn shuffle(&mut self, name: &str, k: ShflKind, mut args: Vec<Expr>, span: Span) -> Option<Expr> {
+    fn shuffle(
+        &mut self,
+        name: &str,
+        k: ShflKind,
+        mut args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
         if !self.arg_count(name, &args, 3, 4, span) {
             return None;
         }
@@ -414,7 +433,10 @@ impl Checker {
         if !ty.is_arithmetic() {
             self.error(
                 args[1].span,
-                format!("no matching overload of `{name}` for a value of type `{}`", args[1].ty),
+                format!(
+                    "no matching overload of `{name}` for a value of type `{}`",
+                    args[1].ty
+                ),
             );
             return None;
         }
