@@ -94,7 +94,7 @@ impl FunctionLowerer<'_, '_> {
                     Opcode::Clz
                 };
                 let n = self.b.unary(opcode, x);
-                self.to_i32(n)
+                self.count_as_int(n)
             }
             I::Ffs => {
                 // The lowest set bit alone, then its position from the top:
@@ -106,7 +106,7 @@ impl FunctionLowerer<'_, '_> {
                 let lead = self.b.unary(Opcode::Clz, low);
                 let bits = self.b.iconst(t, i64::from(t.bits()));
                 let pos = self.b.isub(bits, lead);
-                self.to_i32(pos)
+                self.count_as_int(pos)
             }
             I::Brev => {
                 let x = self.expr(&args[0]);
@@ -162,7 +162,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// A 64-bit count (of `__popcll`, ...) as the `int` CUDA returns.
-    fn to_i32(&mut self, v: Value) -> Value {
+    fn count_as_int(&mut self, v: Value) -> Value {
         if self.b.value_type(v) == Type::I64 {
             self.b.convert(Opcode::Trunc, Type::I32, v)
         } else {

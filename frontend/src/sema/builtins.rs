@@ -401,7 +401,7 @@ impl Checker {
                 return None;
             }
         };
-        let params = vec![args[0].ty.clone(), pointee.clone(), pointee.clone()];
+        let params = [args[0].ty.clone(), pointee.clone(), pointee.clone()];
         let args = self.convert_args(name, args, &params[..n])?;
         let op = match op {
             Some(op) => Intrinsic::Atomic { op, scope },
