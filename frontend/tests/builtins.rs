@@ -15,6 +15,7 @@ fn ir_with(src: &str, opts: &Options) -> String {
     let p = check(src, opts)
         .unwrap_or_else(|d| panic!("{}", frontend::render_diagnostics("t.cu", src, &d)));
     let m = lower(&p).unwrap_or_else(|d| panic!("{d:?}"));
+    verified(&m);
     write_module(&m, PrintOptions::default())
 }
 
@@ -22,12 +23,24 @@ fn ir_with(src: &str, opts: &Options) -> String {
 /// final contents of every buffer argument.
 fn run(src: &str, kernel: &str, threads: u32, args: Vec<KernelArg>) -> Vec<Vec<u8>> {
     let m = lower(&ok(src)).unwrap_or_else(|d| panic!("{d:?}"));
+    verified(&m);
     let config = LaunchConfig {
         block: [threads, 1, 1],
         ..LaunchConfig::default()
     };
     let out = run_kernel(&m, kernel, &args, &config).unwrap_or_else(|e| panic!("{e}"));
     out.buffers.into_iter().flatten().collect()
+}
+
+/// Lowering must produce IR the verifier accepts.
+fn verified(m: &midend::ir::Module) {
+    if let Err(errors) = midend::verifier::verify_module(m) {
+        let text: Vec<String> = errors
+            .iter()
+            .map(|(f, e)| e.annotate(&m.functions[*f], Some(m)))
+            .collect();
+        panic!("invalid IR after lowering:\n{}", text.join("\n"));
+    }
 }
 
 fn zeros(bytes: usize) -> KernelArg {

@@ -158,7 +158,7 @@ impl FunctionLowerer<'_, '_> {
         let neg = self.b.fcmp(FloatCC::Olt, x, zero);
         let large = self.b.select(neg, neg_mag, mag);
 
-        let limit = self.fconst(Type::F32, TANH_SERIES_LIMIT);
+        let limit = self.fconst(Type::F32, f32_value(TANH_SERIES_LIMIT));
         let small = self.b.fcmp(FloatCC::Olt, a, limit);
         self.b.select(small, series, large)
     }
