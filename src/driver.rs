@@ -52,6 +52,8 @@ pub struct CompileOptions {
     pub memspace_opts: memspace::Options,
     /// `--regalloc`: keep virtual registers or compact them with regalloc2.
     pub regalloc: RegallocMode,
+    /// `-ftz`, `-prec-div`, `-prec-sqrt` and `--use_fast_math`.
+    pub float: FloatOptions,
 }
 
 impl CompileOptions {
@@ -69,6 +71,54 @@ impl CompileOptions {
     }
 }
 
+/// nvcc's floating-point options other than `--fmad`. They change how the
+/// frontend types `/` and the math functions (see docs/math.md).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FloatOptions {
+    /// `-ftz=true|false`: recorded; kernelc keeps denormals either way.
+    pub ftz: bool,
+    /// `-prec-div=true|false`: `false` makes `float` division approximate.
+    pub prec_div: bool,
+    /// `-prec-sqrt=true|false`: recorded; `sqrtf` stays correctly rounded.
+    pub prec_sqrt: bool,
+    /// `--use_fast_math`: the fast math intrinsics, and what [`Self::effective`] implies.
+    pub fast_math: bool,
+}
+
+impl Default for FloatOptions {
+    /// nvcc's defaults.
+    fn default() -> Self {
+        FloatOptions {
+            ftz: false,
+            prec_div: true,
+            prec_sqrt: true,
+            fast_math: false,
+        }
+    }
+}
+
+impl FloatOptions {
+    /// The options in force: `--use_fast_math` implies `-ftz=true
+    /// -prec-div=false -prec-sqrt=false` (and `--fmad=true`, which
+    /// [`fmad_in_force`] applies), as nvcc documents.
+    pub fn effective(self) -> FloatOptions {
+        if !self.fast_math {
+            return self;
+        }
+        FloatOptions {
+            ftz: true,
+            prec_div: false,
+            prec_sqrt: false,
+            fast_math: true,
+        }
+    }
+}
+
+/// Whether multiply-adds are contracted: `--fmad`, or `--use_fast_math`.
+pub fn fmad_in_force(opts: &CompileOptions) -> bool {
+    opts.fmad || opts.float.fast_math
+}
+
 impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
@@ -82,6 +132,7 @@ impl Default for CompileOptions {
             memspace: None,
             memspace_opts: memspace::Options::default(),
             regalloc: RegallocMode::Virtual,
+            float: FloatOptions::default(),
         }
     }
 }
@@ -119,7 +170,7 @@ pub fn compile_source(
 /// The pass list of a compilation: the `-O` pipeline, with memory-space
 /// inference added or removed by `--memspace`.
 pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
-    let mut passes = midend::passes::pipeline(opts.opt_level, opts.fmad);
+    let mut passes = midend::passes::pipeline(opts.opt_level, fmad_in_force(opts));
     match opts.memspace {
         Some(false) => passes.retain(|&p| p != "memspace"),
         Some(true) if !passes.contains(&"memspace") => {
@@ -173,7 +224,10 @@ pub fn compile_source_with_messages(
     source: &str,
     opts: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    let fe_opts = frontend_options(opts.target.sm(), &opts.defines);
+    let fe_opts = with_float_options(
+        frontend_options(opts.target.sm(), &opts.defines),
+        opts.float,
+    );
     let fail = |diags: Vec<Diagnostic>| CompileError {
         rendered: frontend::render_diagnostics(file_name, source, &diags),
     };
@@ -300,6 +354,20 @@ pub fn frontend_options(sm: u32, defines: &[(String, Option<String>)]) -> fronte
     let mut fe = frontend::Options::default().with_cuda_arch(sm);
     fe.defines.extend(defines.iter().cloned());
     fe
+}
+
+/// `fe` with the floating-point options in force (after `--use_fast_math`'s
+/// implications). `kernelc run` uses [`frontend_options`] alone, so it runs
+/// with nvcc's default floating-point options.
+pub fn with_float_options(fe: frontend::Options, float: FloatOptions) -> frontend::Options {
+    let f = float.effective();
+    frontend::Options {
+        ftz: f.ftz,
+        prec_div: f.prec_div,
+        prec_sqrt: f.prec_sqrt,
+        fast_math: f.fast_math,
+        ..fe
+    }
 }
 
 /// Runs the `-O` pipeline with nvcc's default floating-point options,

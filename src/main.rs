@@ -3,8 +3,8 @@
 //! ```text
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
-//!                 [--ir-spans] [--fmad=true|false] [--regalloc=virtual|regalloc2]
-//!                 [--memspace=on|off] [memory-space knobs]
+//!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
+//!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //!                      [memory-space knobs]
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
@@ -166,6 +166,25 @@ struct CompileArgs {
     /// How to assign registers: virtual (one per value) or regalloc2 (compacted).
     #[arg(long, value_enum, value_name = "MODE", default_value = "virtual")]
     regalloc: RegallocArg,
+    /// Flush `float` denormals to zero (recorded; kernelc keeps them, see docs/math.md).
+    #[arg(long, value_name = "true|false", default_value = "false",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    ftz: bool,
+    /// IEEE-rounded `float` division; `false` uses the approximate division.
+    #[arg(long = "prec-div", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_div: bool,
+    /// IEEE-rounded `sqrtf` (recorded; kernelc's `sqrtf` is always correctly rounded).
+    #[arg(long = "prec-sqrt", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_sqrt: bool,
+    /// Fast math: implies -ftz=true -prec-div=false -prec-sqrt=false --fmad=true,
+    /// and `expf`, `logf`, `sinf`, `cosf`, `powf` become `__expf`, ...
+    #[arg(long = "use_fast_math")]
+    use_fast_math: bool,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
     #[arg(long = "ptx", hide = true)]
     ptx: bool,
@@ -268,7 +287,8 @@ struct RunArgs {
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90` and `-ptx`.
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, and the one-dash spellings of the
+/// floating-point options (`-ftz=true`, `-prec-div=false`, ...).
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     for arg in args {
@@ -278,6 +298,12 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
             out.push("--gpu-architecture".into());
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
+            .iter()
+            .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
+        {
+            // nvcc spells these with one dash as well as two.
+            out.push(format!("-{arg}"));
         } else {
             out.push(arg);
         }
@@ -400,6 +426,12 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         },
         memspace: args.memspace.map(|m| matches!(m, OnOff::On)),
         memspace_opts: args.ms.options()?,
+        float: driver::FloatOptions {
+            ftz: args.ftz,
+            prec_div: args.prec_div,
+            prec_sqrt: args.prec_sqrt,
+            fast_math: args.use_fast_math,
+        },
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();

@@ -33,10 +33,37 @@ pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 
 /// Caller-provided configuration.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// `-D NAME` (`None`, defines to `1`) or `-D NAME=VALUE`.
     pub defines: Vec<(String, Option<String>)>,
+    /// nvcc's `-ftz`: flush single-precision denormals to zero. Recorded
+    /// only: the IR has no flush-to-zero forms yet, so results keep IEEE
+    /// denormals whatever this says (see `docs/math.md`).
+    pub ftz: bool,
+    /// nvcc's `-prec-div`: `false` makes `/` on `float` the approximate
+    /// division (`fdiv_approx`, like `__fdividef`).
+    pub prec_div: bool,
+    /// nvcc's `-prec-sqrt`. kernelc keeps the correctly rounded `sqrt` either
+    /// way (never less accurate than nvcc's choice); recorded for the docs.
+    pub prec_sqrt: bool,
+    /// nvcc's `--use_fast_math`: `expf`, `logf`, `sinf`, `cosf`, `powf` call
+    /// their fast intrinsics (`__expf`, ...). The driver also sets the three
+    /// fields above and `--fmad=true`, as nvcc does.
+    pub fast_math: bool,
+}
+
+impl Default for Options {
+    /// nvcc's defaults: IEEE division and square root, no flushing, no fast math.
+    fn default() -> Self {
+        Options {
+            defines: Vec::new(),
+            ftz: false,
+            prec_div: true,
+            prec_sqrt: true,
+            fast_math: false,
+        }
+    }
 }
 
 impl Options {
@@ -100,7 +127,7 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
 /// Parses and type-checks `source`.
 pub fn check(source: &str, opts: &Options) -> Result<typed::Program, Vec<Diagnostic>> {
     let tu = parse(source, opts)?;
-    let (program, mut diags) = sema::check_program(&tu);
+    let (program, mut diags) = sema::check_program(&tu, opts);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         return Err(diags);

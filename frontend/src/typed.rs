@@ -407,9 +407,159 @@ pub enum ExprKind {
     },
     /// `__syncthreads()` (type void).
     SyncThreads,
+    /// A CUDA built-in function other than `__syncthreads` (see
+    /// [`Intrinsic`] for what each one's `args` are); the node's `ty` is the
+    /// C result type.
+    Intrinsic {
+        op: Intrinsic,
+        args: Vec<Expr>,
+    },
     /// Evaluates `lhs`, discards it, yields `rhs`.
     Comma {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+}
+
+/// The set of threads an atomic or a fence orders memory for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// `_block` variants and `__threadfence_block`.
+    Block,
+    /// CUDA's default: the whole device.
+    Device,
+    /// `_system` variants and `__threadfence_system`.
+    System,
+}
+
+/// The operation of an `atomicOP` read-modify-write; signedness of `Min`
+/// and `Max` comes from the pointee type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicKind {
+    Add,
+    /// Lowered as an add of the negated value.
+    Sub,
+    Exch,
+    Min,
+    Max,
+    /// CUDA's wrapping increment: `old >= v ? 0 : old + 1`.
+    Inc,
+    /// CUDA's wrapping decrement: `old == 0 || old > v ? v : old - 1`.
+    Dec,
+    And,
+    Or,
+    Xor,
+}
+
+/// How a warp shuffle picks its source lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflKind {
+    Idx,
+    Up,
+    Down,
+    Xor,
+}
+
+/// A warp vote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteKind {
+    Ballot,
+    Any,
+    All,
+    Uni,
+}
+
+/// A block-wide barrier that reduces a predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierKind {
+    Count,
+    And,
+    Or,
+}
+
+/// The state space a `__isGlobal`-style test asks about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpaceKind {
+    Global,
+    Shared,
+    Constant,
+    Local,
+}
+
+/// Math functions; the float type is the node's `ty`. `Fast*` are CUDA's
+/// intrinsics (`__expf`, ...), which trade accuracy for speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Rsqrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Sin,
+    Cos,
+    Tanh,
+    Pow,
+    Fabs,
+    Fmin,
+    Fmax,
+    Floor,
+    Ceil,
+    Trunc,
+    /// C's `round`: halfway cases away from zero.
+    Round,
+    Fma,
+    FastExp,
+    FastLog,
+    FastSin,
+    FastCos,
+    FastPow,
+    /// `__fdividef`, and `/` on `float` under `-prec-div=false`.
+    FastDiv,
+}
+
+/// A CUDA built-in function. Arguments are already converted to the types
+/// listed here (`T` is the node's result type unless said otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    /// `__syncthreads_count/_and/_or(pred)`: `[bool]`, result `int`.
+    BarrierRed(BarrierKind),
+    /// `__syncwarp(mask)`: `[unsigned]`.
+    SyncWarp,
+    /// `__threadfence*()`.
+    Fence(Scope),
+    /// `atomicOP(p, v)`: `[T*, T]`, result the old `T`.
+    Atomic {
+        op: AtomicKind,
+        scope: Scope,
+    },
+    /// `atomicCAS(p, compare, v)`: `[T*, T, T]`.
+    AtomicCas(Scope),
+    /// `__shfl*_sync(mask, v, lane, width)`: `[unsigned, T, int|unsigned, int]`.
+    Shfl(ShflKind),
+    /// `__ballot_sync`/`__any_sync`/`__all_sync`/`__uni_sync(mask, pred)`: `[unsigned, bool]`.
+    Vote(VoteKind),
+    /// `__activemask()`: `unsigned`.
+    ActiveMask,
+    /// `clock()` (`long`) and `clock64()` (`long long`): both read the
+    /// 64-bit cycle counter, as nvcc does.
+    Clock64,
+    /// `__nanosleep(ns)`: `[unsigned]`.
+    Nanosleep,
+    /// `__popc`/`__popcll`, `__clz`/`__clzll`, `__ffs`/`__ffsll` (result
+    /// `int`) and `__brev`/`__brevll`: one 32- or 64-bit integer.
+    Popc,
+    Clz,
+    Ffs,
+    Brev,
+    /// `__ldg(p)`: `[const T*]`, a read-only load of global memory.
+    Ldg,
+    /// `__isGlobal(p)` and friends: `[const void*]`, result `unsigned` 0/1.
+    IsSpace(SpaceKind),
+    /// `__cvta_generic_to_shared(p)`: `[const void*]`, result `size_t`.
+    CvtaGenericToShared,
+    /// `__cvta_shared_to_generic(a)`: `[size_t]`, result `void*`.
+    CvtaSharedToGeneric,
+    /// A math function on `float` or `double` arguments.
+    Math(MathFn),
 }

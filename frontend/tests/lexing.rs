@@ -123,6 +123,7 @@ fn dump_tokens_format() {
 fn defines_from_options_and_file() {
     let opts = Options {
         defines: vec![("N".into(), Some("256".into())), ("FLAG".into(), None)],
+        ..Options::default()
     };
     let toks = lex("#define M N\nM FLAG\n#undef M\nM", &opts).unwrap();
     let texts: Vec<_> = toks.iter().map(|t| t.text.as_str()).collect();

@@ -68,6 +68,7 @@ fn cuda_arch_and_defines() {
     );
     let d = Options {
         defines: vec![("DEBUG".into(), None)],
+        ..Options::default()
     };
     assert_eq!(texts("#ifdef DEBUG\nd\n#endif __CUDACC__", &d), ["d"]);
 }

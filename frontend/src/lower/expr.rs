@@ -191,6 +191,7 @@ impl FunctionLowerer<'_, '_> {
                 self.b.barrier();
                 return None;
             }
+            ExprKind::Intrinsic { op, args } => return self.intrinsic(*op, args, &e.ty),
             ExprKind::Comma { lhs, rhs } => {
                 self.eval(lhs);
                 return self.eval(rhs);
@@ -255,7 +256,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// Loads a value of C type `ty` (bools are bytes in memory).
-    fn load(&mut self, ptr: Value, ty: &CType, flags: MemFlags) -> Value {
+    pub(crate) fn load(&mut self, ptr: Value, ty: &CType, flags: MemFlags) -> Value {
         let v = self.b.load(abi_type(ty), ptr, flags);
         if *ty == CType::Bool {
             self.byte_to_bool(v)

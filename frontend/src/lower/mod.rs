@@ -20,6 +20,8 @@
 //! variable. Module variables become IR globals, in `Program::globals` order.
 
 mod expr;
+mod intrinsic;
+mod math;
 mod stmt;
 
 use crate::diag::{Diagnostic, Span};

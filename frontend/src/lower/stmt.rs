@@ -380,7 +380,9 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
             visit_expr(then, f);
             visit_expr(els, f);
         }
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit_expr(a, f)),
+        ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
+            args.iter().for_each(|a| visit_expr(a, f))
+        }
         ExprKind::IntConst(_)
         | ExprKind::FloatConst(_)
         | ExprKind::Local(_)

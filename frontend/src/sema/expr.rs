@@ -11,56 +11,68 @@ use crate::types::{usual_arithmetic, CType};
 
 /// CUDA/libc functions programs commonly call that kernelc does not provide yet.
 const UNSUPPORTED_FUNCTIONS: &[&str] = &[
-    "atomicAdd",
-    "atomicSub",
-    "atomicExch",
-    "atomicMin",
-    "atomicMax",
-    "atomicCAS",
-    "atomicInc",
-    "atomicDec",
-    "atomicAnd",
-    "atomicOr",
-    "atomicXor",
-    "__syncwarp",
-    "__shfl_sync",
-    "__shfl_down_sync",
-    "__shfl_up_sync",
-    "__shfl_xor_sync",
-    "__ballot_sync",
-    "__threadfence",
-    "__ldg",
     "printf",
     "malloc",
     "free",
-    "sqrtf",
-    "sqrt",
-    "rsqrtf",
-    "expf",
-    "exp",
-    "__expf",
-    "logf",
-    "log",
-    "sinf",
-    "cosf",
-    "tanf",
-    "powf",
-    "pow",
-    "fabsf",
-    "fabs",
-    "fminf",
-    "fmaxf",
-    "fmin",
-    "fmax",
+    "assert",
     "min",
     "max",
-    "floorf",
-    "ceilf",
-    "floor",
-    "ceil",
-    "roundf",
     "abs",
-    "__fdividef",
+    "tanf",
+    "asinf",
+    "acosf",
+    "atanf",
+    "atan2f",
+    "sinhf",
+    "coshf",
+    "exp10f",
+    "expm1f",
+    "log10f",
+    "log1pf",
+    "cbrtf",
+    "hypotf",
+    "erff",
+    "fmodf",
+    "copysignf",
+    "sincosf",
+    "__tanf",
+    "__log2f",
+    "__exp10f",
+    "__saturatef",
+    "__mul24",
+    "__umul24",
+    "__mulhi",
+    "__umulhi",
+    "__float_as_int",
+    "__int_as_float",
+    "__float_as_uint",
+    "__uint_as_float",
+    "__double_as_longlong",
+    "__longlong_as_double",
+    "__float2int_rn",
+    "__int2float_rn",
+    "__ldcg",
+    "__ldca",
+    "__ldcs",
+    "__ldlu",
+    "__ldcv",
+    "__stcg",
+    "__stcs",
+    "__stwb",
+    "__stwt",
+    "__match_any_sync",
+    "__match_all_sync",
+    "__reduce_add_sync",
+    "__shfl",
+    "__shfl_down",
+    "__shfl_up",
+    "__shfl_xor",
+    "__ballot",
+    "__any",
+    "__all",
+    "__prof_trigger",
+    "__trap",
+    "__brkpt",
 ];
 
 fn builtin_var(name: &str) -> Option<BuiltinVar> {
@@ -251,7 +263,10 @@ impl Checker {
         }
         let msg = if builtin_var(name).is_some() {
             format!("`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`")
-        } else if self.by_name.contains_key(name) || name == "__syncthreads" {
+        } else if self.by_name.contains_key(name)
+            || name == "__syncthreads"
+            || super::builtins::is_builtin_name(name)
+        {
             format!("function `{name}` can only be called (function pointers are not supported by kernelc)")
         } else {
             format!("use of undeclared identifier `{name}`")
@@ -652,7 +667,12 @@ impl Checker {
                     B::Mul => BinOp::Mul,
                     _ => BinOp::Div,
                 };
-                Some(self.arith(op, l, r, span))
+                let e = self.arith(op, l, r, span);
+                Some(if op == BinOp::Div {
+                    self.fast_division(e)
+                } else {
+                    e
+                })
             }
             B::Rem | B::BitAnd | B::BitOr | B::BitXor if both_int => {
                 let op = match op {
@@ -898,6 +918,18 @@ impl Checker {
                 return None;
             }
             return Some(mk(ExprKind::SyncThreads, CType::Void, span));
+        }
+        if !self.by_name.contains_key(name.as_str()) {
+            if let Some(result) = self.builtin_call(name, typed_args, span) {
+                return result;
+            }
+            let msg = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
+                format!("`{name}` is not supported by kernelc yet")
+            } else {
+                format!("use of undeclared identifier `{name}`")
+            };
+            self.error(callee.span, msg);
+            return None;
         }
         let Some(&sig_idx) = self.by_name.get(name.as_str()) else {
             let msg = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {

@@ -5,6 +5,7 @@
 //! yields `None` and is dropped) so every independent error in the file is
 //! reported in one run.
 
+mod builtins;
 mod convert;
 mod decl;
 mod expr;
@@ -73,10 +74,16 @@ pub(crate) struct Checker {
     /// Set while checking the statements directly in a `switch` body, the
     /// only place kernelc accepts `case` labels.
     label_ok: bool,
+    /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
+    /// which decide how `/` and some math functions are typed.
+    opts: crate::Options,
 }
 
 /// Checks a translation unit.
-pub(crate) fn check_program(tu: &ast::TranslationUnit) -> (Program, Vec<Diagnostic>) {
+pub(crate) fn check_program(
+    tu: &ast::TranslationUnit,
+    opts: &crate::Options,
+) -> (Program, Vec<Diagnostic>) {
     let mut c = Checker {
         sigs: Vec::new(),
         by_name: HashMap::new(),
@@ -91,6 +98,7 @@ pub(crate) fn check_program(tu: &ast::TranslationUnit) -> (Program, Vec<Diagnost
         break_depth: 0,
         switches: Vec::new(),
         label_ok: false,
+        opts: opts.clone(),
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = Vec::new();

@@ -1,0 +1,259 @@
+//! Lowering CUDA built-in functions (everything but the math library, which
+//! is in `math.rs`) to the IR's atomic, collective and bit instructions.
+//!
+//! Sema has already picked the overload, so each argument has its
+//! parameter's C type and the node's type is the result type.
+
+use super::FunctionLowerer;
+use crate::typed::{
+    AtomicKind, BarrierKind, Expr, Intrinsic, Scope, ShflKind, SpaceKind, VoteKind,
+};
+use crate::types::CType;
+use midend::builder::InstBuilder;
+use midend::ir::{
+    AddrSpace, AtomicOp, BarrierRedOp, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg, Type,
+    Value, VoteMode,
+};
+
+fn mem_scope(s: Scope) -> MemScope {
+    match s {
+        Scope::Block => MemScope::Cta,
+        Scope::Device => MemScope::Gpu,
+        Scope::System => MemScope::Sys,
+    }
+}
+
+fn is_signed(ty: &CType) -> bool {
+    matches!(ty, CType::Int { signed: true, .. })
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// Lowers a built-in call; `None` for the ones that return `void`.
+    pub(crate) fn intrinsic(&mut self, op: Intrinsic, args: &[Expr], ty: &CType) -> Option<Value> {
+        use Intrinsic as I;
+        let v = match op {
+            I::BarrierRed(k) => {
+                let p = self.bool_value(&args[0]);
+                let (rop, count) = match k {
+                    BarrierKind::Count => (BarrierRedOp::Popc, true),
+                    BarrierKind::And => (BarrierRedOp::And, false),
+                    BarrierKind::Or => (BarrierRedOp::Or, false),
+                };
+                let r = self.b.barrier_red(rop, p);
+                if count {
+                    r
+                } else {
+                    self.b.convert(Opcode::Zext, Type::I32, r)
+                }
+            }
+            I::SyncWarp => {
+                let mask = self.expr(&args[0]);
+                self.b.warp_sync(mask);
+                return None;
+            }
+            I::Fence(s) => {
+                self.b.fence(mem_scope(s));
+                return None;
+            }
+            I::Nanosleep => {
+                let ns = self.expr(&args[0]);
+                self.b.nanosleep(ns);
+                return None;
+            }
+            I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
+            I::AtomicCas(scope) => {
+                let p = self.atomic_pointer(&args[0]);
+                let e = self.expr(&args[1]);
+                let n = self.expr(&args[2]);
+                self.b.atomic_cas(mem_scope(scope), p, e, n)
+            }
+            I::Shfl(k) => self.shuffle(k, args),
+            I::Vote(k) => {
+                let mask = self.expr(&args[0]);
+                let p = self.bool_value(&args[1]);
+                let mode = match k {
+                    VoteKind::Ballot => VoteMode::Ballot,
+                    VoteKind::Any => VoteMode::Any,
+                    VoteKind::All => VoteMode::All,
+                    VoteKind::Uni => VoteMode::Uni,
+                };
+                let r = self.b.vote(mode, p, mask);
+                if k == VoteKind::Ballot {
+                    r
+                } else {
+                    self.b.convert(Opcode::Zext, Type::I32, r)
+                }
+            }
+            I::ActiveMask => self.b.special(SpecialReg::ActiveMask),
+            I::Clock64 => self.b.special(SpecialReg::Clock64),
+            I::Popc | I::Clz => {
+                let x = self.expr(&args[0]);
+                let opcode = if op == I::Popc {
+                    Opcode::Popcnt
+                } else {
+                    Opcode::Clz
+                };
+                let n = self.b.unary(opcode, x);
+                self.count_as_int(n)
+            }
+            I::Ffs => {
+                // The lowest set bit alone, then its position from the top:
+                // `bits - clz(x & -x)`, which is 0 for x == 0 as CUDA wants.
+                let x = self.expr(&args[0]);
+                let t = self.b.value_type(x);
+                let neg = self.b.unary(Opcode::Ineg, x);
+                let low = self.b.binary(Opcode::Band, x, neg);
+                let lead = self.b.unary(Opcode::Clz, low);
+                let bits = self.b.iconst(t, i64::from(t.bits()));
+                let pos = self.b.isub(bits, lead);
+                self.count_as_int(pos)
+            }
+            I::Brev => {
+                let x = self.expr(&args[0]);
+                self.b.unary(Opcode::Bitrev, x)
+            }
+            I::Ldg => {
+                // `__ldg` reads global memory through the read-only path;
+                // like nvcc, convert the pointer to a global one first.
+                let p = self.expr(&args[0]);
+                let p = self.pointer_into(AddrSpace::Global, p);
+                let flags = MemFlags {
+                    invariant: true,
+                    ..MemFlags::default()
+                };
+                self.load(p, ty, flags)
+            }
+            I::IsSpace(s) => {
+                let p = self.expr(&args[0]);
+                let space = match s {
+                    SpaceKind::Global => AddrSpace::Global,
+                    SpaceKind::Shared => AddrSpace::Shared,
+                    SpaceKind::Constant => AddrSpace::Const,
+                    SpaceKind::Local => AddrSpace::Local,
+                };
+                let r = self.b.is_space(space, p);
+                self.b.convert(Opcode::Zext, Type::I32, r)
+            }
+            I::CvtaGenericToShared => {
+                let p = self.expr(&args[0]);
+                let s = self.pointer_into(AddrSpace::Shared, p);
+                self.b.convert(Opcode::Ptrtoint, Type::I64, s)
+            }
+            I::CvtaSharedToGeneric => {
+                let a = self.expr(&args[0]);
+                let s = self
+                    .b
+                    .convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Shared), a);
+                self.b.addrspacecast(AddrSpace::Generic, s)
+            }
+            I::Math(f) => self.math(f, args, ty),
+        };
+        Some(v)
+    }
+
+    /// `p` as a pointer into `space`: unchanged if it already is one, else
+    /// through generic (the program promises that it points there).
+    fn pointer_into(&mut self, space: AddrSpace, p: Value) -> Value {
+        if self.b.value_type(p) == Type::Ptr(space) {
+            return p;
+        }
+        let p = self.coerce(p, Type::Ptr(AddrSpace::Generic));
+        self.b.addrspacecast(space, p)
+    }
+
+    /// A 64-bit count (of `__popcll`, ...) as the `int` CUDA returns.
+    fn count_as_int(&mut self, v: Value) -> Value {
+        if self.b.value_type(v) == Type::I64 {
+            self.b.convert(Opcode::Trunc, Type::I32, v)
+        } else {
+            v
+        }
+    }
+
+    /// The address operand of an atomic. PTX atomics work on global, shared
+    /// and generic addresses; any other known space goes through generic.
+    fn atomic_pointer(&mut self, e: &Expr) -> Value {
+        let p = self.expr(e);
+        match self.b.value_type(p) {
+            Type::Ptr(AddrSpace::Global | AddrSpace::Shared | AddrSpace::Generic) => p,
+            _ => self.coerce(p, Type::Ptr(AddrSpace::Generic)),
+        }
+    }
+
+    fn atomic(&mut self, op: AtomicKind, scope: Scope, args: &[Expr], ty: &CType) -> Value {
+        let p = self.atomic_pointer(&args[0]);
+        let mut v = self.expr(&args[1]);
+
+        let signed = is_signed(ty);
+        let aop = match op {
+            AtomicKind::Add => AtomicOp::Add,
+            AtomicKind::Sub => {
+                v = self.b.unary(Opcode::Ineg, v);
+                AtomicOp::Add
+            }
+            AtomicKind::Exch => AtomicOp::Exch,
+            AtomicKind::Min if signed => AtomicOp::Smin,
+            AtomicKind::Min => AtomicOp::Umin,
+            AtomicKind::Max if signed => AtomicOp::Smax,
+            AtomicKind::Max => AtomicOp::Umax,
+            AtomicKind::Inc => AtomicOp::Inc,
+            AtomicKind::Dec => AtomicOp::Dec,
+            AtomicKind::And => AtomicOp::And,
+            AtomicKind::Or => AtomicOp::Or,
+            AtomicKind::Xor => AtomicOp::Xor,
+        };
+        self.b.atomic_rmw(aop, mem_scope(scope), p, v)
+    }
+
+    /// `__shfl*_sync(mask, v, lane, width)`. The `c` operand of PTX
+    /// `shfl.sync` packs the segment mask `(32 - width) << 8` with the
+    /// clamp lane (31 for idx/down/xor; 0 for up, which clamps at the
+    /// segment start), exactly as CUDA's headers compute it. 64-bit values
+    /// travel as two 32-bit halves.
+    fn shuffle(&mut self, k: ShflKind, args: &[Expr]) -> Value {
+        let mask = self.expr(&args[0]);
+        let v = self.expr(&args[1]);
+        let lane = self.expr(&args[2]);
+        let width = self.expr(&args[3]);
+        let mode = match k {
+            ShflKind::Idx => ShuffleMode::Idx,
+            ShflKind::Up => ShuffleMode::Up,
+            ShflKind::Down => ShuffleMode::Down,
+            ShflKind::Xor => ShuffleMode::Bfly,
+        };
+        let warp = self.b.iconst(Type::I32, 32);
+        let rest = self.b.isub(warp, width);
+        let eight = self.b.iconst(Type::I32, 8);
+        let seg = self.b.binary(Opcode::Ishl, rest, eight);
+        let clamp = if k == ShflKind::Up {
+            seg
+        } else {
+            let last = self.b.iconst(Type::I32, 0x1f);
+            self.b.binary(Opcode::Bor, seg, last)
+        };
+        let ty = self.b.value_type(v);
+        if ty.bits() == 32 {
+            return self.b.shuffle(mode, v, lane, clamp, mask);
+        }
+        let bits = if ty == Type::F64 {
+            self.b.convert(Opcode::Bitcast, Type::I64, v)
+        } else {
+            v
+        };
+        let lo = self.b.convert(Opcode::Trunc, Type::I32, bits);
+        let shift = self.b.iconst(Type::I64, 32);
+        let high = self.b.binary(Opcode::Ushr, bits, shift);
+        let hi = self.b.convert(Opcode::Trunc, Type::I32, high);
+        let lo = self.b.shuffle(mode, lo, lane, clamp, mask);
+        let hi = self.b.shuffle(mode, hi, lane, clamp, mask);
+        let lo = self.b.convert(Opcode::Zext, Type::I64, lo);
+        let hi = self.b.convert(Opcode::Zext, Type::I64, hi);
+        let hi = self.b.binary(Opcode::Ishl, hi, shift);
+        let joined = self.b.binary(Opcode::Bor, hi, lo);
+        if ty == Type::F64 {
+            self.b.convert(Opcode::Bitcast, Type::F64, joined)
+        } else {
+            joined
+        }
+    }
+}

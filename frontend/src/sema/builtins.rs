@@ -1,0 +1,580 @@
+//! CUDA built-in functions: atomics, warp collectives, fences, bit
+//! functions, `__ldg`, address-space tests and the math library.
+//!
+//! CUDA declares these as overloaded C++ functions in its headers. kernelc
+//! has no overloading, so each one is resolved here the way C++ overload
+//! resolution would pick among CUDA's declarations, and becomes one
+//! [`ExprKind::Intrinsic`] node whose arguments already have the parameter
+//! types of the chosen overload. Lowering then never needs C knowledge.
+//!
+//! Limitation: kernelc's `long` and `long long` are the same type, so the
+//! `long long` overloads also accept `long` (and `unsigned long long` ones
+//! `unsigned long`/`size_t`), which nvcc would reject for some functions.
+
+use super::convert::{convert, promote};
+use super::Checker;
+use crate::diag::Span;
+use crate::typed::{
+    AtomicKind, BarrierKind, Expr, ExprKind, Intrinsic, MathFn, Scope, ShflKind, SpaceKind,
+    VoteKind,
+};
+use crate::types::CType;
+
+/// The pointee types each atomic accepts, as CUDA declares its overloads.
+fn atomic_types(op: Option<AtomicKind>) -> &'static [CType] {
+    use AtomicKind as A;
+    const I_U_ULL: &[CType] = &[CType::INT, CType::UINT, CType::ULONG];
+    match op {
+        Some(A::Add) => &[
+            CType::INT,
+            CType::UINT,
+            CType::ULONG,
+            CType::FLOAT,
+            CType::DOUBLE,
+        ],
+        Some(A::Sub) => &[CType::INT, CType::UINT],
+        Some(A::Exch) => &[CType::INT, CType::UINT, CType::ULONG, CType::FLOAT],
+        Some(A::Min | A::Max) => &[CType::INT, CType::UINT, CType::LONG, CType::ULONG],
+        Some(A::Inc | A::Dec) => &[CType::UINT],
+        Some(A::And | A::Or | A::Xor) | None => I_U_ULL,
+    }
+}
+
+/// CUDA's spelling of a type in an overload list.
+fn cuda_name(t: &CType) -> &'static str {
+    match *t {
+        CType::INT => "int",
+        CType::UINT => "unsigned int",
+        CType::LONG => "long long",
+        CType::ULONG => "unsigned long long",
+        CType::FLOAT => "float",
+        _ => "double",
+    }
+}
+
+/// The atomic an `atomicXxx` name denotes (`None` inside is `atomicCAS`).
+fn atomic_kind(base: &str) -> Option<Option<AtomicKind>> {
+    use AtomicKind as A;
+    Some(Some(match base {
+        "atomicAdd" => A::Add,
+        "atomicSub" => A::Sub,
+        "atomicExch" => A::Exch,
+        "atomicMin" => A::Min,
+        "atomicMax" => A::Max,
+        "atomicInc" => A::Inc,
+        "atomicDec" => A::Dec,
+        "atomicAnd" => A::And,
+        "atomicOr" => A::Or,
+        "atomicXor" => A::Xor,
+        "atomicCAS" => return Some(None),
+        _ => return None,
+    }))
+}
+
+/// A math function name: the function and whether it is the `float`
+/// spelling (`sqrtf`, `__expf`); the others are C++'s overloaded names,
+/// whose type follows the arguments.
+fn math_fn(name: &str) -> Option<(MathFn, bool)> {
+    use MathFn as M;
+    Some(match name {
+        "sqrtf" => (M::Sqrt, true),
+        "rsqrtf" => (M::Rsqrt, true),
+        "expf" => (M::Exp, true),
+        "exp2f" => (M::Exp2, true),
+        "logf" => (M::Log, true),
+        "log2f" => (M::Log2, true),
+        "sinf" => (M::Sin, true),
+        "cosf" => (M::Cos, true),
+        "tanhf" => (M::Tanh, true),
+        "powf" => (M::Pow, true),
+        "fabsf" => (M::Fabs, true),
+        "fminf" => (M::Fmin, true),
+        "fmaxf" => (M::Fmax, true),
+        "floorf" => (M::Floor, true),
+        "ceilf" => (M::Ceil, true),
+        "truncf" => (M::Trunc, true),
+        "roundf" => (M::Round, true),
+        "fmaf" => (M::Fma, true),
+        "__expf" => (M::FastExp, true),
+        "__logf" => (M::FastLog, true),
+        "__sinf" => (M::FastSin, true),
+        "__cosf" => (M::FastCos, true),
+        "__powf" => (M::FastPow, true),
+        "__fdividef" => (M::FastDiv, true),
+        "sqrt" => (M::Sqrt, false),
+        "rsqrt" => (M::Rsqrt, false),
+        "exp" => (M::Exp, false),
+        "exp2" => (M::Exp2, false),
+        "log" => (M::Log, false),
+        "log2" => (M::Log2, false),
+        "sin" => (M::Sin, false),
+        "cos" => (M::Cos, false),
+        "tanh" => (M::Tanh, false),
+        "pow" => (M::Pow, false),
+        "fabs" => (M::Fabs, false),
+        "fmin" => (M::Fmin, false),
+        "fmax" => (M::Fmax, false),
+        "floor" => (M::Floor, false),
+        "ceil" => (M::Ceil, false),
+        "trunc" => (M::Trunc, false),
+        "round" => (M::Round, false),
+        "fma" => (M::Fma, false),
+        _ => return None,
+    })
+}
+
+fn arity(f: MathFn) -> usize {
+    match f {
+        MathFn::Pow | MathFn::FastPow | MathFn::Fmin | MathFn::Fmax | MathFn::FastDiv => 2,
+        MathFn::Fma => 3,
+        _ => 1,
+    }
+}
+
+/// Math functions kernelc computes only in single precision: the IR's
+/// transcendental instructions are `f32` approximations, and there is no
+/// accurate way to build the `double` versions from them.
+fn float_only(f: MathFn) -> bool {
+    use MathFn as M;
+    matches!(
+        f,
+        M::Rsqrt | M::Exp | M::Exp2 | M::Log | M::Log2 | M::Sin | M::Cos | M::Tanh | M::Pow
+    )
+}
+
+/// Whether `name` is a built-in function of this module (for messages
+/// about names used without a call).
+pub(super) fn is_builtin_name(name: &str) -> bool {
+    let base = strip_scope(name).0;
+    atomic_kind(base).is_some()
+        || math_fn(name).is_some()
+        || fixed_builtin(name).is_some()
+        || shfl_kind(name).is_some()
+        || vote_kind(name).is_some()
+}
+
+/// `atomicAdd_block` → (`atomicAdd`, block scope).
+fn strip_scope(name: &str) -> (&str, Scope) {
+    if let Some(b) = name.strip_suffix("_block") {
+        (b, Scope::Block)
+    } else if let Some(b) = name.strip_suffix("_system") {
+        (b, Scope::System)
+    } else {
+        (name, Scope::Device)
+    }
+}
+
+fn shfl_kind(name: &str) -> Option<ShflKind> {
+    Some(match name {
+        "__shfl_sync" => ShflKind::Idx,
+        "__shfl_up_sync" => ShflKind::Up,
+        "__shfl_down_sync" => ShflKind::Down,
+        "__shfl_xor_sync" => ShflKind::Xor,
+        _ => return None,
+    })
+}
+
+fn vote_kind(name: &str) -> Option<VoteKind> {
+    Some(match name {
+        "__ballot_sync" => VoteKind::Ballot,
+        "__any_sync" => VoteKind::Any,
+        "__all_sync" => VoteKind::All,
+        "__uni_sync" => VoteKind::Uni,
+        _ => return None,
+    })
+}
+
+/// Built-ins with one fixed signature: the intrinsic, the parameter types,
+/// the number of trailing parameters with defaults, and the result type.
+fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
+    use Intrinsic as I;
+    let void_ptr = CType::Pointer {
+        pointee: Box::new(CType::Void),
+        pointee_const: true,
+        pointee_volatile: false,
+        restrict: false,
+    };
+    Some(match name {
+        "__syncthreads_count" => (
+            I::BarrierRed(BarrierKind::Count),
+            vec![CType::INT],
+            CType::INT,
+        ),
+        "__syncthreads_and" => (
+            I::BarrierRed(BarrierKind::And),
+            vec![CType::INT],
+            CType::INT,
+        ),
+        "__syncthreads_or" => (I::BarrierRed(BarrierKind::Or), vec![CType::INT], CType::INT),
+        "__syncwarp" => (I::SyncWarp, vec![CType::UINT], CType::Void),
+        "__threadfence_block" => (I::Fence(Scope::Block), vec![], CType::Void),
+        "__threadfence" => (I::Fence(Scope::Device), vec![], CType::Void),
+        "__threadfence_system" => (I::Fence(Scope::System), vec![], CType::Void),
+        "__activemask" => (I::ActiveMask, vec![], CType::UINT),
+        "clock" => (I::Clock64, vec![], CType::LONG),
+        "clock64" => (I::Clock64, vec![], CType::LONG),
+        "__nanosleep" => (I::Nanosleep, vec![CType::UINT], CType::Void),
+        "__popc" => (I::Popc, vec![CType::UINT], CType::INT),
+        "__popcll" => (I::Popc, vec![CType::ULONG], CType::INT),
+        "__clz" => (I::Clz, vec![CType::INT], CType::INT),
+        "__clzll" => (I::Clz, vec![CType::LONG], CType::INT),
+        "__ffs" => (I::Ffs, vec![CType::INT], CType::INT),
+        "__ffsll" => (I::Ffs, vec![CType::LONG], CType::INT),
+        "__brev" => (I::Brev, vec![CType::UINT], CType::UINT),
+        "__brevll" => (I::Brev, vec![CType::ULONG], CType::ULONG),
+        "__isGlobal" => (I::IsSpace(SpaceKind::Global), vec![void_ptr], CType::UINT),
+        "__isShared" => (I::IsSpace(SpaceKind::Shared), vec![void_ptr], CType::UINT),
+        "__isConstant" => (I::IsSpace(SpaceKind::Constant), vec![void_ptr], CType::UINT),
+        "__isLocal" => (I::IsSpace(SpaceKind::Local), vec![void_ptr], CType::UINT),
+        "__cvta_generic_to_shared" => (I::CvtaGenericToShared, vec![void_ptr], CType::ULONG),
+        "__cvta_shared_to_generic" => (
+            I::CvtaSharedToGeneric,
+            vec![CType::ULONG],
+            CType::ptr_to(CType::Void),
+        ),
+        _ => return None,
+    })
+}
+
+fn intrinsic(op: Intrinsic, args: Vec<Expr>, ty: CType, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Intrinsic { op, args },
+        ty,
+        span,
+    }
+}
+
+fn uint_const(v: i128, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::IntConst(v),
+        ty: CType::UINT,
+        span,
+    }
+}
+
+impl Checker {
+    /// Types a call of the built-in `name`. `None` if `name` is not a
+    /// built-in; `Some(None)` if it is and an error was reported.
+    pub(super) fn builtin_call(
+        &mut self,
+        name: &str,
+        args: Vec<Option<Expr>>,
+        span: Span,
+    ) -> Option<Option<Expr>> {
+        let (base, scope) = strip_scope(name);
+        let known = atomic_kind(base).is_some()
+            || fixed_builtin(name).is_some()
+            || shfl_kind(name).is_some()
+            || vote_kind(name).is_some()
+            || math_fn(name).is_some()
+            || name == "__ldg";
+        if !known {
+            return None;
+        }
+        // Every argument was typed already; errors in them are reported.
+        let args: Option<Vec<Expr>> = args.into_iter().collect();
+        let args = args?;
+        Some(if let Some(op) = atomic_kind(base) {
+            self.atomic(name, op, scope, args, span)
+        } else if let Some((op, params, ret)) = fixed_builtin(name) {
+            self.fixed(name, op, &params, ret, args, span)
+        } else if let Some(k) = shfl_kind(name) {
+            self.shuffle(name, k, args, span)
+        } else if let Some(k) = vote_kind(name) {
+            self.vote(name, k, args, span)
+        } else if let Some((f, is_float)) = math_fn(name) {
+            self.math(name, f, is_float, args, span)
+        } else {
+            self.ldg(args, span)
+        })
+    }
+
+    fn arg_count(&mut self, name: &str, args: &[Expr], min: usize, max: usize, span: Span) -> bool {
+        if (min..=max).contains(&args.len()) {
+            return true;
+        }
+        let want = if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        self.error(
+            span,
+            format!(
+                "`{name}` takes {want} argument{}, have {}",
+                if max == 1 { "" } else { "s" },
+                args.len()
+            ),
+        );
+        false
+    }
+
+    /// Converts each argument to its parameter type as a call would.
+    fn convert_args(&mut self, name: &str, args: Vec<Expr>, params: &[CType]) -> Option<Vec<Expr>> {
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (i, (a, p)) in args.into_iter().zip(params).enumerate() {
+            let at = a.span;
+            match self.assign_convert(a, p, &format!("argument {} of `{name}`", i + 1), at) {
+                Some(a) => out.push(a),
+                None => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+
+    fn fixed(
+        &mut self,
+        name: &str,
+        op: Intrinsic,
+        params: &[CType],
+        ret: CType,
+        mut args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        // `__syncwarp(mask = 0xffffffff)` is the one default argument here.
+        let min = if op == Intrinsic::SyncWarp {
+            0
+        } else {
+            params.len()
+        };
+        if !self.arg_count(name, &args, min, params.len(), span) {
+            return None;
+        }
+        if op == Intrinsic::SyncWarp && args.is_empty() {
+            args.push(uint_const(0xffff_ffff, span));
+        }
+        if matches!(op, Intrinsic::IsSpace(_) | Intrinsic::CvtaGenericToShared)
+            && !args[0].ty.is_pointer()
+        {
+            self.error(
+                args[0].span,
+                format!(
+                    "argument 1 of `{name}` must be a pointer, got `{}`",
+                    args[0].ty
+                ),
+            );
+            return None;
+        }
+        let mut args = self.convert_args(name, args, params)?;
+        if let Intrinsic::BarrierRed(_) = op {
+            // CUDA's parameter is an `int`; the barrier reduces `!= 0`.
+            let pred = args.pop()?;
+            args.push(self.make_bool(pred)?);
+        }
+        Some(intrinsic(op, args, ret, span))
+    }
+
+    fn atomic(
+        &mut self,
+        name: &str,
+        op: Option<AtomicKind>,
+        scope: Scope,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let n = if op.is_none() { 3 } else { 2 };
+        if !self.arg_count(name, &args, n, n, span) {
+            return None;
+        }
+        let allowed = atomic_types(op);
+        let pointee = match &args[0].ty {
+            CType::Pointer {
+                pointee,
+                pointee_const: false,
+                pointee_volatile: false,
+                ..
+            } if allowed.contains(pointee) => (**pointee).clone(),
+            other => {
+                let list: Vec<String> = allowed
+                    .iter()
+                    .map(|t| format!("`{} *`", cuda_name(t)))
+                    .collect();
+                self.error(
+                    args[0].span,
+                    format!(
+                        "no matching overload of `{name}` for a first argument of type `{other}`; \
+                         it takes a pointer to non-const {}",
+                        list.join(", ")
+                    ),
+                );
+                return None;
+            }
+        };
+        let params = [args[0].ty.clone(), pointee.clone(), pointee.clone()];
+        let args = self.convert_args(name, args, &params[..n])?;
+        let op = match op {
+            Some(op) => Intrinsic::Atomic { op, scope },
+            None => Intrinsic::AtomicCas(scope),
+        };
+        Some(intrinsic(op, args, pointee, span))
+    }
+
+    fn shuffle(
+        &mut self,
+        name: &str,
+        k: ShflKind,
+        mut args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        if !self.arg_count(name, &args, 3, 4, span) {
+            return None;
+        }
+        if args.len() == 3 {
+            args.push(Expr {
+                kind: ExprKind::IntConst(32),
+                ty: CType::INT,
+                span,
+            });
+        }
+        // Overload resolution on the value: promotions pick `int`, and
+        // every other arithmetic type has its own overload.
+        let ty = args[1].ty.promoted();
+        if !ty.is_arithmetic() {
+            self.error(
+                args[1].span,
+                format!(
+                    "no matching overload of `{name}` for a value of type `{}`",
+                    args[1].ty
+                ),
+            );
+            return None;
+        }
+        let lane = if matches!(k, ShflKind::Up | ShflKind::Down) {
+            CType::UINT
+        } else {
+            CType::INT
+        };
+        let params = [CType::UINT, ty.clone(), lane, CType::INT];
+        let args = self.convert_args(name, args, &params)?;
+        Some(intrinsic(Intrinsic::Shfl(k), args, ty, span))
+    }
+
+    fn vote(&mut self, name: &str, k: VoteKind, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if !self.arg_count(name, &args, 2, 2, span) {
+            return None;
+        }
+        let mut args = self.convert_args(name, args, &[CType::UINT, CType::INT])?;
+        let pred = args.pop()?;
+        args.push(self.make_bool(pred)?);
+        let ret = if k == VoteKind::Ballot {
+            CType::UINT
+        } else {
+            CType::INT
+        };
+        Some(intrinsic(Intrinsic::Vote(k), args, ret, span))
+    }
+
+    fn ldg(&mut self, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if !self.arg_count("__ldg", &args, 1, 1, span) {
+            return None;
+        }
+        let pointee = match &args[0].ty {
+            CType::Pointer { pointee, .. }
+                if matches!(**pointee, CType::Int { .. } | CType::Float { .. }) =>
+            {
+                (**pointee).clone()
+            }
+            other => {
+                self.error(
+                    args[0].span,
+                    format!(
+                        "no matching overload of `__ldg` for an argument of type `{other}`; \
+                         kernelc supports pointers to integer and floating types"
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(intrinsic(Intrinsic::Ldg, args, pointee, span))
+    }
+
+    fn math(
+        &mut self,
+        name: &str,
+        f: MathFn,
+        is_float: bool,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let n = arity(f);
+        if !self.arg_count(name, &args, n, n, span) {
+            return None;
+        }
+        for a in &args {
+            let bad = if is_float {
+                !a.ty.is_arithmetic()
+            } else {
+                // CUDA's device overloads of these names take `float` or
+                // `double`; nvcc resolves others to host-only templates.
+                !a.ty.is_float()
+            };
+            if bad {
+                let want = if is_float {
+                    "an arithmetic type"
+                } else {
+                    "`float` or `double` (nvcc rejects other types here)"
+                };
+                self.error(
+                    a.span,
+                    format!("argument of `{name}` has type `{}`; expected {want}", a.ty),
+                );
+                return None;
+            }
+        }
+        // C++'s overloads: `float` if every argument is `float`, `double` if
+        // every one is `double`; only `pow` also mixes them (as `double`).
+        let all = |t: CType| args.iter().all(|a| a.ty == t);
+        let ty = if is_float || all(CType::FLOAT) {
+            CType::FLOAT
+        } else if all(CType::DOUBLE) || f == MathFn::Pow {
+            CType::DOUBLE
+        } else {
+            self.error(
+                span,
+                format!("the arguments of `{name}` must be all `float` or all `double`"),
+            );
+            return None;
+        };
+        if ty == CType::DOUBLE && float_only(f) {
+            self.error(
+                span,
+                format!(
+                    "`{name}` on `double` is not supported by kernelc yet \
+                     (it has no accurate double-precision version; see docs/math.md)"
+                ),
+            );
+            return None;
+        }
+        let f = if self.opts.fast_math {
+            match f {
+                MathFn::Exp => MathFn::FastExp,
+                MathFn::Log => MathFn::FastLog,
+                MathFn::Sin => MathFn::FastSin,
+                MathFn::Cos => MathFn::FastCos,
+                MathFn::Pow => MathFn::FastPow,
+                f => f,
+            }
+        } else {
+            f
+        };
+        let args = args.into_iter().map(|a| convert(promote(a), &ty)).collect();
+        Some(intrinsic(Intrinsic::Math(f), args, ty, span))
+    }
+
+    /// `l / r` on `float` under `-prec-div=false`: the approximate division.
+    pub(super) fn fast_division(&self, e: Expr) -> Expr {
+        if self.opts.prec_div || e.ty != CType::FLOAT {
+            return e;
+        }
+        match e.kind {
+            ExprKind::Binary { lhs, rhs, .. } => intrinsic(
+                Intrinsic::Math(MathFn::FastDiv),
+                vec![*lhs, *rhs],
+                e.ty,
+                e.span,
+            ),
+            kind => Expr { kind, ..e },
+        }
+    }
+}
