@@ -136,7 +136,11 @@ fn find_replacements(
                         });
                     }
                 }
-                _ if data.opcode().has_side_effects() => avail.clear(),
+                // Branches only pass values along; anything else with an effect
+                // (barrier, fence, atomic, call, ...) may let memory change.
+                _ if data.opcode().has_side_effects() && !data.opcode().is_terminator() => {
+                    avail.clear()
+                }
                 _ => {}
             }
         }
