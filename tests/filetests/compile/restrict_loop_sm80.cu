@@ -13,8 +13,8 @@ extern "C" __global__ void dot(const float* __restrict__ w, const int* __restric
 }
 // check: .visible .entry dot(
 // check: ld.global.nc.u32
-// nextln: $L__BB0_1:
+// check: $L__BB0_1:
 // check: ld.global.nc.f32
-// nextln: ld.global.f32
+// check: ld.global.f32
 // not: ld.global.nc
 // check: st.global.f32
