@@ -8,7 +8,8 @@
 use backend_nvptx::{RegallocMode, Target};
 use frontend::Diagnostic;
 use midend::ir::Module;
-use midend::passes::memspace;
+use midend::passes::mark_invariant::Note;
+use midend::passes::{memspace, restrict};
 use midend::text::{write_module, PrintOptions};
 
 /// What the compiler should print.
@@ -54,6 +55,14 @@ pub struct CompileOptions {
     pub regalloc: RegallocMode,
     /// `-ftz`, `-prec-div`, `-prec-sqrt` and `--use_fast_math`.
     pub float: FloatOptions,
+    /// `--process-restrict=0|1`; `None`: on at -O1 and above.
+    pub process_restrict: Option<bool>,
+    /// The knobs of restrict processing (`--apply-multi-level-restrict`,
+    /// `--allow-restrict-in-struct`, `--dump-restrict`).
+    pub restrict_opts: restrict::Options,
+    /// `--explain-nc`: say for every global load of a kernel whether it
+    /// became `ld.global.nc`, and why not.
+    pub explain_nc: bool,
 }
 
 impl CompileOptions {
@@ -133,6 +142,9 @@ impl Default for CompileOptions {
             memspace_opts: memspace::Options::default(),
             regalloc: RegallocMode::Virtual,
             float: FloatOptions::default(),
+            process_restrict: None,
+            restrict_opts: restrict::Options::default(),
+            explain_nc: false,
         }
     }
 }
@@ -182,7 +194,72 @@ pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
         }
         _ => {}
     }
+    match opts.process_restrict {
+        Some(false) => passes.retain(|&p| p != "restrict"),
+        Some(true) if !passes.contains(&"restrict") => {
+            let at = passes
+                .iter()
+                .position(|&p| p == "memspace" || p == "contract")
+                .map_or(0, |i| i + 1);
+            passes.insert(at, "restrict");
+        }
+        _ => {}
+    }
     passes
+}
+
+/// What restrict processing and `mark-invariant` have to say: the
+/// `--dump-restrict` listing and the notes behind `--explain-nc`.
+#[derive(Clone, Debug, Default)]
+pub struct RestrictOutput {
+    pub dump: String,
+    pub nc_notes: Vec<Note>,
+}
+
+/// `line:col` (both from 1) of a byte offset of `source`.
+fn line_col(source: &str, offset: u32) -> String {
+    let upto = &source[..(offset as usize).min(source.len())];
+    let line = upto.matches('\n').count() + 1;
+    let col = upto.len() - upto.rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{line}:{col}")
+}
+
+/// Renders `--dump-restrict` (`restrict:` lines) and `--explain-nc`
+/// (`explain-nc:` lines, with source positions when the IR has spans).
+pub fn render_restrict_output(
+    file_name: &str,
+    source: &str,
+    out: &RestrictOutput,
+    dump: bool,
+    explain: bool,
+) -> String {
+    let mut text = String::new();
+    if dump {
+        for line in out.dump.lines() {
+            text.push_str(&format!("restrict: {line}\n"));
+        }
+    }
+    if explain {
+        for note in &out.nc_notes {
+            let at = if note.span.is_none() {
+                String::new()
+            } else {
+                format!("{file_name}:{}: ", line_col(source, note.span.start))
+            };
+            let mut line = format!(
+                "explain-nc: {at}@{} `{}`: {}",
+                note.function,
+                note.what,
+                note.message()
+            );
+            if let Some(span) = note.culprit_span().filter(|s| !s.is_none()) {
+                line.push_str(&format!(" at {file_name}:{}", line_col(source, span.start)));
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text
 }
 
 /// Renders the memory-space report: diagnostics with source snippets, the
@@ -262,17 +339,27 @@ pub fn compile_source_with_messages(
     }
     let passes = passes_for(opts);
     let mut report = memspace::Report::default();
-    run_passes_with(
+    let mut rs_out = RestrictOutput::default();
+    run_passes_ext(
         &mut module,
         &passes,
         &opts.memspace_opts,
+        &opts.restrict_opts,
         &mut report,
+        &mut rs_out,
         |_, _| {},
     )?;
-    let (messages, failed) = render_memspace_report(file_name, source, &report);
+    let (mut messages, failed) = render_memspace_report(file_name, source, &report);
     if failed {
         return Err(CompileError { rendered: messages });
     }
+    messages.push_str(&render_restrict_output(
+        file_name,
+        source,
+        &rs_out,
+        opts.restrict_opts.dump,
+        opts.explain_nc,
+    ));
     if opts.emit == Emit::IrOpt {
         return Ok(Compiled {
             output: write_module(&module, print),
@@ -408,10 +495,40 @@ pub fn run_passes_with(
     passes: &[&str],
     ms_opts: &memspace::Options,
     report: &mut memspace::Report,
+    after_pass: impl FnMut(&str, &Module),
+) -> Result<(), CompileError> {
+    run_passes_ext(
+        module,
+        passes,
+        ms_opts,
+        &restrict::Options::default(),
+        report,
+        &mut RestrictOutput::default(),
+        after_pass,
+    )
+}
+
+/// [`run_passes_with`] with the restrict knobs too; the `--dump-restrict`
+/// listing and the `--explain-nc` notes go to `rs_out`.
+pub fn run_passes_ext(
+    module: &mut Module,
+    passes: &[&str],
+    ms_opts: &memspace::Options,
+    rs_opts: &restrict::Options,
+    report: &mut memspace::Report,
+    rs_out: &mut RestrictOutput,
     mut after_pass: impl FnMut(&str, &Module),
 ) -> Result<(), CompileError> {
     for &name in passes {
-        if name == "memspace" {
+        if name == "restrict" {
+            let r =
+                midend::passes::run_restrict(module, rs_opts).map_err(|message| CompileError {
+                    rendered: format!("error: {message}\n"),
+                })?;
+            rs_out.dump.push_str(&r.dump);
+        } else if name == "mark-invariant" {
+            midend::passes::mark_invariant::mark_module(module, &mut rs_out.nc_notes);
+        } else if name == "memspace" {
             let r = memspace::infer_memory_spaces(module, ms_opts);
             report.diagnostics.extend(r.diagnostics);
             report.transcript.push_str(&r.transcript);

@@ -5,6 +5,7 @@
 //!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
+//!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //!                      [memory-space knobs]
 //! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
@@ -16,6 +17,8 @@
 //!   --param-always-point-to-global=true|false, --track-indir-load,
 //!   --track-int2ptr, --memspace-assume-global (unsafe), --dump-ip-msp,
 //!   --explain-memspace, -Wgeneric
+//! restrict knobs: --process-restrict=0|1, --apply-multi-level-restrict,
+//!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given; the output file is written
@@ -116,6 +119,27 @@ impl MemspaceArgs {
     }
 }
 
+/// The knobs of restrict processing and its consumers (`docs/restrict.md`).
+#[derive(Args, Debug)]
+struct RestrictArgs {
+    /// Restrict processing: 1 on (the default at -O1 and above), 0 off.
+    #[arg(long, value_name = "0|1",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    process_restrict: Option<bool>,
+    /// Follow `T**`: pointers loaded through a restricted pointer get their own scope.
+    #[arg(long)]
+    apply_multi_level_restrict: bool,
+    /// Accept a restricted pointer inside a by-value aggregate (otherwise an error).
+    #[arg(long)]
+    allow_restrict_in_struct: bool,
+    /// Print the accesses restrict processing stamped, before and after (`restrict:` lines).
+    #[arg(long)]
+    dump_restrict: bool,
+    /// Print, for every global load of a kernel, whether it became `ld.global.nc` and why not.
+    #[arg(long)]
+    explain_nc: bool,
+}
+
 /// Compile a CUDA-C kernel file to PTX.
 #[derive(Parser, Debug)]
 #[command(
@@ -193,6 +217,8 @@ struct CompileArgs {
     memspace: Option<OnOff>,
     #[command(flatten)]
     ms: MemspaceArgs,
+    #[command(flatten)]
+    rs: RestrictArgs,
 }
 
 /// Read IR text, run passes over it, and print the IR (the course tool).
@@ -432,6 +458,13 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             prec_sqrt: args.prec_sqrt,
             fast_math: args.use_fast_math,
         },
+        process_restrict: args.rs.process_restrict,
+        restrict_opts: kernelc::midend::passes::restrict::Options {
+            multi_level: args.rs.apply_multi_level_restrict,
+            allow_in_struct: args.rs.allow_restrict_in_struct,
+            dump: args.rs.dump_restrict,
+        },
+        explain_nc: args.rs.explain_nc,
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();

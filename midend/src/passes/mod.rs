@@ -7,13 +7,21 @@ mod contract;
 mod dce;
 mod fold;
 mod gvn;
+mod hoist;
+mod load_elim;
+pub mod mark_invariant;
 pub mod memspace;
+pub mod restrict;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
 pub use fold::fold_constants;
 pub use gvn::number_values;
+pub use hoist::hoist_invariant_loads;
+pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
+pub use mark_invariant::mark_invariant_loads;
+pub use restrict::process_restrict;
 
 use crate::ir::{Function, Module};
 
@@ -41,6 +49,22 @@ pub const PASSES: &[(&str, &str)] = &[
         "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
     ),
     (
+        "restrict",
+        "turn __restrict__ parameters into noalias and alias scopes on every access (docs/restrict.md)",
+    ),
+    (
+        "mark-invariant",
+        "mark global loads of restrict memory that the kernel never writes invariant (ld.global.nc)",
+    ),
+    (
+        "load-elim",
+        "remove loads of values already loaded or stored, across stores that cannot alias",
+    ),
+    (
+        "hoist-loads",
+        "move invariant loads out of loops into a preheader",
+    ),
+    (
         "simplify",
         "fold, cfg-cleanup and dce, repeated until nothing changes",
     ),
@@ -59,7 +83,16 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
         passes.push("contract");
     }
     if level > 0 {
-        passes.extend(["memspace", "simplify", "gvn", "dce"]);
+        passes.extend([
+            "memspace",
+            "restrict",
+            "simplify",
+            "gvn",
+            "mark-invariant",
+            "load-elim",
+            "hoist-loads",
+            "dce",
+        ]);
     }
     passes
 }
@@ -79,7 +112,27 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         let opts = memspace::Options::parse_knobs(knobs)?;
         return memspace::memspace(module, &opts).map(|_| ());
     }
+    if let Some(knobs) = name
+        .strip_prefix("restrict(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let opts = restrict::Options::parse_knobs(knobs)?;
+        return run_restrict(module, &opts).map(|_| ());
+    }
+    match name {
+        "restrict" => return run_restrict(module, &restrict::Options::default()).map(|_| ()),
+        "mark-invariant" => {
+            mark_invariant_loads(module);
+            return Ok(());
+        }
+        "load-elim" => {
+            eliminate_loads_module(module);
+            return Ok(());
+        }
+        _ => {}
+    }
     let pass: fn(&mut Function) -> bool = match name {
+        "hoist-loads" => hoist_invariant_loads,
         "fold" => fold_constants,
         "cfg-cleanup" => cleanup_cfg,
         "dce" => eliminate_dead_code,
@@ -98,6 +151,27 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         pass(func);
     }
     Ok(())
+}
+
+/// Restrict processing over every function of a module. Refused shapes
+/// (restrict inside an aggregate) are errors, as text without spans.
+pub fn run_restrict(
+    module: &mut Module,
+    opts: &restrict::Options,
+) -> Result<restrict::Report, String> {
+    let mut report = restrict::Report::default();
+    for func in module.functions.values_mut() {
+        restrict::process_function(func, opts, &mut report);
+    }
+    if !report.diagnostics.is_empty() {
+        let msgs: Vec<String> = report
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} (in @{})", d.message, d.function))
+            .collect();
+        return Err(msgs.join("\nerror: "));
+    }
+    Ok(report)
 }
 
 /// Folding, CFG cleanup and dead-code elimination until none of them changes

@@ -1,0 +1,150 @@
+//! `load-elim`: redundant-load elimination and store-to-load forwarding.
+//!
+//! A load that reads exactly the bytes an earlier load read, or an earlier
+//! store wrote, with nothing in between that may have changed them, is
+//! replaced by the value already in hand. "Nothing in between" is decided by
+//! the alias analysis: a store in between only matters if it may alias.
+//!
+//! The walk keeps a list of *available* accesses (address, type, value)
+//! while it goes down a block. A block starts with the list its only
+//! predecessor ended with, when it has exactly one (then every path into it
+//! comes through that predecessor's end); otherwise with nothing. That is
+//! the "extended basic block" form of the idea: always sound, and enough for
+//! the `if` bodies that the frontend makes.
+//!
+//! Never across a barrier, fence, atomic, call, warp sync or any other
+//! instruction with an effect other than a store: other threads may write
+//! shared or global memory there, and the program may rely on seeing it.
+//! Volatile accesses are never removed, never reused, and a volatile store
+//! still kills what it may alias.
+
+use crate::analysis::{AliasAnalysis, DominatorTree};
+use crate::ir::{Block, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value};
+use cranelift_entity::PrimaryMap;
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug)]
+struct Available {
+    /// The load or store that made the value available.
+    inst: Inst,
+    ty: Type,
+    value: Value,
+}
+
+/// The pass-table entry over a module (so module variables' sizes are known).
+pub fn eliminate_loads_module(module: &mut Module) -> bool {
+    let globals = &module.globals;
+    let mut changed = false;
+    for func in module.functions.values_mut() {
+        changed |= eliminate_with(func, Some(globals));
+    }
+    changed
+}
+
+/// Eliminates redundant loads in one function; returns whether anything changed.
+pub fn eliminate_redundant_loads(func: &mut Function) -> bool {
+    eliminate_with(func, None)
+}
+
+fn eliminate_with(
+    func: &mut Function,
+    globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+) -> bool {
+    let replacements = find_replacements(func, globals);
+    if replacements.is_empty() {
+        return false;
+    }
+    for (load, value) in replacements {
+        if let Some(res) = func.dfg.first_result(load) {
+            func.dfg.change_to_alias(res, value);
+        }
+        func.layout.remove_inst(load);
+    }
+    func.dfg.resolve_all_aliases();
+    true
+}
+
+/// The loads to remove, each with the value that replaces it.
+fn find_replacements(
+    func: &Function,
+    globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+) -> Vec<(Inst, Value)> {
+    let aa = match globals {
+        Some(g) => AliasAnalysis::with_globals(func, g),
+        None => AliasAnalysis::new(func),
+    };
+    let domtree = DominatorTree::compute(func);
+    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in domtree.reverse_post_order() {
+        for s in func.successors(b) {
+            let list = preds.entry(s).or_default();
+            if !list.contains(&b) {
+                list.push(b);
+            }
+        }
+    }
+    let mut out_state: HashMap<Block, Vec<Available>> = HashMap::new();
+    let mut replaced: Vec<(Inst, Value)> = Vec::new();
+    // Replacement values may themselves be loads that were replaced.
+    let resolve = |replaced: &[(Inst, Value)], v: Value| {
+        let mut v = v;
+        for _ in 0..replaced.len() + 1 {
+            match replaced
+                .iter()
+                .find(|(i, _)| func.dfg.first_result(*i) == Some(v))
+            {
+                Some(&(_, to)) => v = to,
+                None => break,
+            }
+        }
+        v
+    };
+    for &block in domtree.reverse_post_order() {
+        let mut avail: Vec<Available> = match preds.get(&block).map(Vec::as_slice) {
+            Some([only]) if *only != block => out_state.get(only).cloned().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for &inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            match data {
+                InstData::Load { ty, flags, .. } => {
+                    if flags.volatile {
+                        continue;
+                    }
+                    let Some(res) = func.dfg.first_result(inst) else {
+                        continue;
+                    };
+                    match avail
+                        .iter()
+                        .find(|a| a.ty == *ty && aa.must_alias(a.inst, inst))
+                    {
+                        Some(a) => replaced.push((inst, resolve(&replaced, a.value))),
+                        None => avail.push(Available {
+                            inst,
+                            ty: *ty,
+                            value: res,
+                        }),
+                    }
+                }
+                InstData::Store { value, flags, .. } => {
+                    avail.retain(|a| !aa.may_alias(a.inst, inst));
+                    if !flags.volatile {
+                        avail.push(Available {
+                            inst,
+                            ty: func.dfg.value_type(*value),
+                            value: resolve(&replaced, *value),
+                        });
+                    }
+                }
+                // Branches only pass values along; anything else with an effect
+                // (barrier, fence, atomic, call, ...) may let memory change.
+                _ if data.opcode().has_side_effects() && !data.opcode().is_terminator() => {
+                    avail.clear()
+                }
+                _ => {}
+            }
+        }
+        out_state.insert(block, avail);
+    }
+    replaced
+}

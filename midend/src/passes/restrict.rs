@@ -1,0 +1,276 @@
+//! Restrict processing: turn the source's `__restrict__` into facts the
+//! alias analysis can use (`docs/restrict.md`).
+//!
+//! The frontend records `__restrict__` as `ParamAttrs::restrict` and nothing
+//! else: a promise in the user's words. This pass makes it the compiler's:
+//!
+//! - the canonical `noalias` attribute is set on each restricted pointer
+//!   parameter (`restrict` stays, so diagnostics can still name the keyword);
+//! - each such parameter gets an alias scope, and every load and store whose
+//!   pointer is derived only from restricted roots (through `ptroffset`,
+//!   `addrspacecast`, `select` and block parameters) is stamped
+//!   `scopes(...)` with the scopes of its roots: a join of two roots carries
+//!   both;
+//! - every access whose roots are all identified (parameters, module
+//!   variables, stack slots) is stamped `noalias(...)` with the restricted
+//!   scopes it is *not* derived from;
+//! - `restrict_processed` is set, so a second run (after cloning, or by a
+//!   pass list that names the pass twice) changes nothing.
+//!
+//! It runs after `memspace`, so the clones that inference makes are
+//! processed like any other function, each with its own scopes.
+
+use crate::analysis::{Provenance, Root};
+use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, SourceSpan};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// The knobs of the pass (the `kernelc` options of the same names).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Follow `T**`: a pointer loaded through a restricted pointer gets a
+    /// scope of its own (`--apply-multi-level-restrict`).
+    pub multi_level: bool,
+    /// Accept a restricted pointer inside a by-value aggregate and scope the
+    /// pointers loaded from it (`--allow-restrict-in-struct`).
+    pub allow_in_struct: bool,
+    /// Record the stamped accesses before and after (`--dump-restrict`).
+    pub dump: bool,
+}
+
+impl Options {
+    /// Reads knobs separated by `;` (the spelling of `restrict(...)` in a
+    /// pass list): `multi-level`, `allow-in-struct`.
+    pub fn parse_knobs(text: &str) -> Result<Options, String> {
+        let mut o = Options::default();
+        for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
+            match knob {
+                "multi-level" => o.multi_level = true,
+                "allow-in-struct" => o.allow_in_struct = true,
+                "dump" => o.dump = true,
+                _ => return Err(format!("unknown restrict knob `{knob}`")),
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// An error found while processing: a shape the pass refuses.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Diagnostic {
+    pub message: String,
+    pub function: String,
+    pub span: SourceSpan,
+}
+
+/// What the pass has to say besides the rewritten functions.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Errors (restrict inside an aggregate without `--allow-restrict-in-struct`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The `--dump-restrict` listing.
+    pub dump: String,
+    pub changed: bool,
+}
+
+/// The diagnostic for a restricted pointer inside an aggregate.
+pub const RESTRICT_IN_STRUCT: &str = "function contains restrict keyword in struct";
+
+/// The pass-table entry: processes one function with the default knobs.
+pub fn process_restrict(func: &mut Function) -> bool {
+    let mut report = Report::default();
+    process_function(func, &Options::default(), &mut report)
+}
+
+/// Processes one function; returns whether it changed.
+pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report) -> bool {
+    if func.attrs.restrict_processed {
+        if opts.dump {
+            let _ = writeln!(report.dump, "@{}: already processed", func.name);
+        }
+        return false;
+    }
+    let prov = Provenance::compute(func);
+    let mut scope_of: BTreeMap<Root, AliasScope> = BTreeMap::new();
+    let mut all_scopes: Vec<AliasScope> = Vec::new();
+    // Aggregates passed by value whose fields hold a restricted pointer
+    // (the frontend marks the aggregate parameter itself `restrict`).
+    let mut struct_roots: BTreeSet<u32> = BTreeSet::new();
+    for n in 0..func.signature.params.len() {
+        let param = &func.signature.params[n];
+        if !param.attrs.restrict {
+            continue;
+        }
+        if param.attrs.byval.is_some() {
+            if opts.allow_in_struct {
+                struct_roots.insert(n as u32);
+            } else {
+                report.diagnostics.push(Diagnostic {
+                    message: format!("{RESTRICT_IN_STRUCT} (parameter {n})"),
+                    function: func.name.clone(),
+                    span: SourceSpan::default(),
+                });
+            }
+            continue;
+        }
+        if !param.ty.is_ptr() {
+            continue;
+        }
+        func.signature.params[n].attrs.noalias = true;
+        let scope = func.alias_scopes.push(AliasScopeData {
+            name: format!("arg{n}"),
+        });
+        scope_of.insert(Root::Param(n as u32), scope);
+        all_scopes.push(scope);
+    }
+    // Pointers loaded through restricted pointers (`T**`) or out of an
+    // aggregate with a restricted field: one scope per outer scope (per
+    // aggregate), so two loads of the same element still share a scope.
+    // Loads are visited in layout order; a load's pointer roots are loads
+    // that come before it in a dominating position, so one pass suffices.
+    if opts.multi_level || !struct_roots.is_empty() {
+        let mut derived: BTreeMap<String, AliasScope> = BTreeMap::new();
+        let loads: Vec<Inst> = func
+            .layout
+            .insts()
+            .map(|(_, i)| i)
+            .filter(|&i| matches!(func.dfg.insts[i], InstData::Load { ty, .. } if ty.is_ptr()))
+            .collect();
+        for load in loads {
+            let InstData::Load { ptr, .. } = func.dfg.insts[load] else {
+                continue;
+            };
+            let roots = prov.roots_of(func, ptr);
+            if roots.is_empty() {
+                continue;
+            }
+            let key = if roots.len() == 1
+                && matches!(roots.first(), Some(Root::Param(n)) if struct_roots.contains(n))
+            {
+                let Some(Root::Param(n)) = roots.first() else {
+                    continue;
+                };
+                format!("arg{n}.field")
+            } else if opts.multi_level && roots.iter().all(|r| scope_of.contains_key(r)) {
+                let names: Vec<String> = roots
+                    .iter()
+                    .map(|r| func.alias_scopes[scope_of[r]].name.clone())
+                    .collect();
+                format!("{}.deref", names.join("+"))
+            } else {
+                continue;
+            };
+            let scope = *derived.entry(key.clone()).or_insert_with(|| {
+                let s = func.alias_scopes.push(AliasScopeData { name: key });
+                all_scopes.push(s);
+                s
+            });
+            scope_of.insert(Root::Load(load), scope);
+        }
+    }
+    if opts.dump {
+        let _ = writeln!(report.dump, "@{}:", func.name);
+        for s in &all_scopes {
+            let _ = writeln!(report.dump, "  {s} = \"{}\"", func.alias_scopes[*s].name);
+        }
+    }
+    let accesses: Vec<Inst> = func
+        .layout
+        .insts()
+        .map(|(_, i)| i)
+        .filter(|&i| func.dfg.insts[i].mem_flags().is_some())
+        .collect();
+    let mut changed = !all_scopes.is_empty();
+    for inst in accesses {
+        let Some(ptr) = func.dfg.insts[inst].mem_ptr() else {
+            continue;
+        };
+        let roots = prov.roots_of(func, ptr);
+        let mine: BTreeSet<AliasScope> = roots
+            .iter()
+            .filter_map(|r| scope_of.get(r))
+            .copied()
+            .collect();
+        let fully_scoped = !roots.is_empty() && roots.iter().all(|r| scope_of.contains_key(r));
+        // A pointer loaded from memory or made up by a call could be derived
+        // from any restricted pointer, so only identified roots earn `noalias`.
+        let identified = !roots.is_empty()
+            && roots.iter().all(|r| {
+                !matches!(r, Root::Opaque)
+                    && (scope_of.contains_key(r) || !matches!(r, Root::Load(_)))
+            });
+        let before = func.dfg.insts[inst]
+            .mem_flags()
+            .cloned()
+            .unwrap_or_default();
+        let mut after = before.clone();
+        if fully_scoped {
+            for s in &mine {
+                if !after.scopes.contains(s) {
+                    after.scopes.push(*s);
+                }
+            }
+        }
+        if identified {
+            for s in all_scopes.iter().filter(|s| !mine.contains(s)) {
+                if !after.noalias.contains(s) {
+                    after.noalias.push(*s);
+                }
+            }
+        }
+        if after == before {
+            continue;
+        }
+        if opts.dump {
+            let _ = writeln!(
+                report.dump,
+                "  {}: before {} after {}",
+                describe(func, inst),
+                flags_text(&before),
+                flags_text(&after)
+            );
+        }
+        if let InstData::Load { flags, .. } | InstData::Store { flags, .. } =
+            &mut func.dfg.insts[inst]
+        {
+            *flags = after;
+        }
+        changed = true;
+    }
+    func.attrs.restrict_processed = true;
+    report.changed |= changed;
+    true
+}
+
+/// `load v3` / `store v5` with the result, for the dump.
+fn describe(func: &Function, inst: Inst) -> String {
+    match &func.dfg.insts[inst] {
+        InstData::Load { ptr, .. } => match func.dfg.first_result(inst) {
+            Some(r) => format!("{r} = load {ptr}"),
+            None => format!("load {ptr}"),
+        },
+        InstData::Store { value, ptr, .. } => format!("store {value}, {ptr}"),
+        other => format!("{}", other.opcode()),
+    }
+}
+
+fn flags_text(f: &crate::ir::MemFlags) -> String {
+    let list = |v: &[AliasScope]| {
+        v.iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !f.scopes.is_empty() {
+        parts.push(format!("scopes({})", list(&f.scopes)));
+    }
+    if !f.noalias.is_empty() {
+        parts.push(format!("noalias({})", list(&f.noalias)));
+    }
+    if parts.is_empty() {
+        "[]".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
