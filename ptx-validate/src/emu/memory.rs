@@ -126,6 +126,10 @@ pub fn decode_space(space: Space, addr: u64) -> Result<Loc, String> {
     }
     if addr >> 32 != 0 {
         return Err(match decode_generic(addr) {
+            Some(l) if l.space == Space::Global => format!(
+                "wrong state space: {addr:#x} is a global address (global addresses are generic ones), not a {} address",
+                space.name()
+            ),
             Some(l) => format!(
                 "wrong state space: {addr:#x} is a generic address (in the window of {} memory), not a {} address; convert it with cvta.to.{}",
                 l.space.name(),
