@@ -656,12 +656,22 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
     }
 }
 
+/// A filetest kernel's launch: file, kernel, grid, dynamic shared bytes,
+/// arguments.
+type FiletestCase = (
+    &'static str,
+    &'static str,
+    [u32; 3],
+    u32,
+    &'static [&'static str],
+);
+
 /// The compile filetests' kernels (locals, constants with initializers,
 /// shared and dynamic shared memory, switch, calls, doubles, volatile),
 /// compiled at -O0 and -O3 and run in both engines.
 #[test]
 fn filetest_kernels_agree_in_the_interpreter_and_the_emulator() {
-    let cases: &[(&str, &str, [u32; 3], u32, &[&str])] = &[
+    let cases: &[FiletestCase] = &[
         (
             "control_flow_sm90.cu",
             "flow",

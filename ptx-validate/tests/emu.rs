@@ -198,8 +198,8 @@ fn shared_memory_barriers_and_atomics() {
         st.global.v2.u32 [%rd1+256], {%r10, %r11};\n\
         DONE:";
     let out = run_body(decls, body, 62, 66).unwrap_or_else(|e| panic!("{e}"));
-    for t in 0..61 {
-        assert_eq!(out[t], t as u32 + 1);
+    for (t, v) in out.iter().enumerate().take(61) {
+        assert_eq!(*v, t as u32 + 1, "thread {t}");
     }
     assert_eq!(out[64], 62, "atomic count");
     assert_eq!(out[65], (0..62).sum::<u32>(), "generic atomic sum");

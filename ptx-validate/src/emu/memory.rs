@@ -177,7 +177,7 @@ impl Alloc {
                 self.bytes.len()
             ));
         }
-        if len > 1 && offset % len.min(16) != 0 {
+        if len > 1 && !offset.is_multiple_of(len.min(16)) {
             return Err(format!(
                 "misaligned access: {len} bytes at offset {offset} of {}",
                 self.name
