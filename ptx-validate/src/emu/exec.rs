@@ -14,6 +14,7 @@ use super::memory::{self, Alloc, Loc, Space};
 use super::ops::{self, mask, sext};
 use super::program::{Func, Inst, Kind, Op, Program, Sreg, Sym, Ty};
 use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
+use crate::lexer::FloatLit;
 use std::collections::BTreeMap;
 
 /// An error inside one instruction, before it is located.
@@ -333,6 +334,10 @@ impl<'a> Exec<'a> {
         Ok(match op {
             Op::Reg(r) => fr.regs[*r] & m,
             Op::NotReg(r) => u64::from(fr.regs[*r] & 1 == 0),
+            // An integer literal where a float is expected means its value.
+            Op::Imm(v) if ty.is_float() => {
+                super::program::float_bits(FloatLit::Decimal(*v as f64), ty) & m
+            }
             Op::Imm(v) => (*v as u64) & m,
             Op::FImm(f) => super::program::float_bits(*f, ty) & m,
             Op::Special(s) => self.special(t, *s) & m,

@@ -262,7 +262,7 @@ fn setup(
                 if data.len() as u64 >= 1 << 32 {
                     return Err(format!("argument {i}: a buffer must be under 4 GiB"));
                 }
-                global.push(Alloc::new(format!("buffer arg{i}"), data.clone()));
+                global.push(Alloc::new(format!("global buffer arg{i}"), data.clone()));
                 let addr = memory::generic(Space::Global, global.len() - 1, 0);
                 bytes.copy_from_slice(&addr.to_le_bytes());
                 buffer_slots.push(Some(global.len() - 1));
