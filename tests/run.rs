@@ -604,8 +604,8 @@ fn ulps(a: f32, b: f32) -> u32 {
     (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
 }
 
-/// nvcc's PTX of each sample, run in the emulator, against the interpreter
-/// at -O3. nvcc contracts `a * b + c` to `fma.rn` as kernelc's default
+/// nvcc's PTX of each sample and filetest kernel, run in the emulator,
+/// against the interpreter at -O3. nvcc contracts `a * b + c` to `fma.rn` as kernelc's default
 /// `--fmad=true` does and keeps the order of the additions, so the samples
 /// agree bitwise; the comparison would accept at most 2 ulp per `f32`
 /// element (the bound for a kernel where nvcc picks other operations, such
@@ -654,6 +654,58 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
             "{name}: nvcc's PTX differs in {inexact} elements"
         );
     }
+    // The filetest kernels too (integer and double work, locals, shared
+    // memory, calls); nvcc mangles a kernel without `extern "C"`.
+    for (file, kernel, grid, shared, args) in FILETEST_CASES {
+        let ptx = dir.join(format!("{file}.ptx"));
+        let src = common::root().join("tests/filetests/compile").join(file);
+        let out = Command::new(&nvcc)
+            .args(["-ptx", "-arch=sm_90", "-o"])
+            .arg(&ptx)
+            .arg(&src)
+            .output()
+            .expect("cannot run nvcc");
+        assert!(out.status.success(), "nvcc {file}: {}", stderr(&out));
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        let mangled = format!("_Z{}{kernel}", kernel.len());
+        let entry = text
+            .lines()
+            .filter_map(|l| l.split(".entry ").nth(1))
+            .map(|l| l.trim_end_matches('(').trim())
+            .find(|n| *n == *kernel || n.starts_with(&mangled))
+            .unwrap_or_else(|| panic!("{file}: no entry for {kernel}"))
+            .to_string();
+        let mut req = filetest_request(file, kernel, *grid, *shared, args, 3);
+        let want = buffers(&req);
+        req.engine = Engine::Emu;
+        req.input = ptx;
+        req.kernel = entry;
+        assert_eq!(want, buffers(&req), "{file}: nvcc's PTX in the emulator");
+    }
+}
+
+fn filetest_request(
+    file: &str,
+    kernel: &str,
+    grid: [u32; 3],
+    shared: u32,
+    args: &[&str],
+    level: u8,
+) -> RunRequest {
+    RunRequest {
+        input: common::root().join("tests/filetests/compile").join(file),
+        kernel: kernel.to_string(),
+        grid,
+        block: [64, 1, 1],
+        shared_bytes: shared,
+        opt_level: Some(level),
+        fmad: true,
+        sm: 90,
+        defines: Vec::new(),
+        engine: Engine::Interp,
+        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        args: args.iter().map(|a| a.to_string()).collect(),
+    }
 }
 
 /// A filetest kernel's launch: file, kernel, grid, dynamic shared bytes,
@@ -666,69 +718,57 @@ type FiletestCase = (
     &'static [&'static str],
 );
 
+const FILETEST_CASES: &[FiletestCase] = &[
+    (
+        "control_flow_sm90.cu",
+        "flow",
+        [2, 1, 1],
+        0,
+        &["i32[]:zeros:128", "i32:100"],
+    ),
+    (
+        "storage_switch_sm90.cu",
+        "k",
+        [2, 1, 1],
+        260,
+        &["f32[]:zeros:128", "f32[]:rand:128:3", "i32:100"],
+    ),
+    (
+        "floats_pointers_sm80.cu",
+        "floats",
+        [2, 1, 1],
+        0,
+        &[
+            "f64[]:rand:128:1",
+            "f32[]:rand:128:2",
+            "f32[]:rand:128:3",
+            "i32:100",
+        ],
+    ),
+    (
+        "edge_cases_sm90.cu",
+        "edge",
+        [1, 1, 1],
+        0,
+        &[
+            "f32[]:zeros:200",
+            "i32:20",
+            "u32:7",
+            "f64:1.5",
+            "f64[]:rand:8:1",
+            "i32[]:zeros:128",
+        ],
+    ),
+];
+
 /// The compile filetests' kernels (locals, constants with initializers,
 /// shared and dynamic shared memory, switch, calls, doubles, volatile),
 /// compiled at -O0 and -O3 and run in both engines.
 #[test]
 fn filetest_kernels_agree_in_the_interpreter_and_the_emulator() {
-    let cases: &[FiletestCase] = &[
-        (
-            "control_flow_sm90.cu",
-            "flow",
-            [2, 1, 1],
-            0,
-            &["i32[]:zeros:128", "i32:100"],
-        ),
-        (
-            "storage_switch_sm90.cu",
-            "k",
-            [2, 1, 1],
-            260,
-            &["f32[]:zeros:128", "f32[]:rand:128:3", "i32:100"],
-        ),
-        (
-            "floats_pointers_sm80.cu",
-            "floats",
-            [2, 1, 1],
-            0,
-            &[
-                "f64[]:rand:128:1",
-                "f32[]:rand:128:2",
-                "f32[]:rand:128:3",
-                "i32:100",
-            ],
-        ),
-        (
-            "edge_cases_sm90.cu",
-            "edge",
-            [1, 1, 1],
-            0,
-            &[
-                "f32[]:zeros:200",
-                "i32:20",
-                "u32:7",
-                "f64:1.5",
-                "f64[]:rand:8:1",
-                "i32[]:zeros:128",
-            ],
-        ),
-    ];
-    for (file, kernel, grid, shared, args) in cases {
+    for (file, kernel, grid, shared, args) in FILETEST_CASES {
         for level in [0, 3] {
-            let req = RunRequest {
-                input: common::root().join("tests/filetests/compile").join(file),
-                kernel: kernel.to_string(),
-                grid: *grid,
-                block: [64, 1, 1],
-                shared_bytes: *shared,
-                opt_level: Some(level),
-                fmad: true,
-                sm: 90,
-                defines: Vec::new(),
-                engine: Engine::Interp,
-                max_steps: midend::interp::DEFAULT_MAX_STEPS,
-                args: args.iter().map(|a| a.to_string()).collect(),
-            };
+            let req = filetest_request(file, kernel, *grid, *shared, args, level);
             let want = buffers(&req);
             let got = buffers(&with_engine(req, Engine::Emu));
             assert_eq!(want, got, "{file} at -O{level}");

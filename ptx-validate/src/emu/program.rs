@@ -224,6 +224,8 @@ fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
         "%total_smem_size" => Sreg::TotalSmem,
         "%smid" | "%gridid" | "%globaltimer_hi" | "%cluster_ctarank" => Sreg::Const(0),
         "%nsmid" | "%cluster_nctarank" => Sreg::Const(1),
+        // PTX's predefined constant.
+        "WARP_SZ" => Sreg::Const(32),
         _ => return None,
     })
 }
