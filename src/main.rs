@@ -8,7 +8,7 @@
 //!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
 //!                      [memory-space knobs]
-//! kernelc run FILE.cu|FILE.kir --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
+//! kernelc run FILE.cu|FILE.kir|FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
 //!             [--spec FILE.run] [--max-steps N] ARG...
 //! kernelc validate FILE.ptx
@@ -247,14 +247,14 @@ struct OptArgs {
 enum EngineArg {
     /// The IR interpreter.
     Interp,
-    /// The PTX emulator (not available yet).
+    /// The PTX emulator: runs the backend's PTX (or a .ptx file as written).
     Emu,
     /// A real GPU (not available yet).
     Gpu,
 }
 
-/// Run a kernel without a GPU: compile it, run it in the IR interpreter,
-/// write each buffer to DIR/argK.bin and print a summary per buffer.
+/// Run a kernel without a GPU: compile it, run it in the IR interpreter (or
+/// its PTX in the PTX emulator, `--engine emu`), write each buffer to DIR/argK.bin and print a summary per buffer.
 #[derive(Parser, Debug)]
 #[command(
     name = "kernelc run",
@@ -264,7 +264,7 @@ ARG is a scalar `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`, or a
 i8 u8 i32 u32 i64 u64 f32 f64. See docs/running.md."
 )]
 struct RunArgs {
-    /// The source (.cu) or IR (.kir) file.
+    /// The source (.cu) or IR (.kir) file; a .ptx file with `--engine emu`.
     input: PathBuf,
     /// The kernel to launch.
     #[arg(long)]

@@ -3,10 +3,11 @@
 //! The command compiles a `.cu` file to IR (or reads a `.kir` file), binds
 //! the kernel arguments given on the command line, runs the kernel in the
 //! IR interpreter ([`midend::interp`]), writes every buffer back to
-//! `DIR/argK.bin`, and prints one summary line per buffer. The engines that
-//! will run the PTX itself (`emu`, a PTX emulator, and `gpu`, a real device)
-//! are named already so scripts can be written against the final interface;
-//! today they report that they are not available.
+//! `DIR/argK.bin`, and prints one summary line per buffer. `--engine emu`
+//! compiles the same way, through the backend, and runs the PTX in the PTX
+//! emulator of ptx-validate instead (a `.ptx` input is run as written); the
+//! `gpu` engine (a real device) is named already so scripts can be written
+//! against the final interface, and reports that it is not available.
 //!
 //! Argument syntax (documented for users in `docs/running.md`):
 //! - scalars `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`;
@@ -23,15 +24,17 @@ use crate::driver;
 use frontend::{Diagnostic, Span};
 use midend::interp::{self, Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
+use ptx_validate::emu;
 use std::path::{Path, PathBuf};
 
 /// The engine that runs the kernel.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum Engine {
-    /// The IR interpreter (the only one available in this release).
+    /// The IR interpreter.
     #[default]
     Interp,
-    /// A PTX emulator (planned).
+    /// The PTX emulator ([`ptx_validate::emu`]): runs the PTX the backend
+    /// produced (or a `.ptx` file as given).
     Emu,
     /// A real GPU through the CUDA driver (planned).
     Gpu,
@@ -441,12 +444,7 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
 pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
     match req.engine {
         Engine::Interp => {}
-        Engine::Emu => {
-            return Err(
-                "error: engine `emu` (the PTX emulator) is not available yet; use `--engine interp`"
-                    .into(),
-            )
-        }
+        Engine::Emu => return execute_emu(req),
         Engine::Gpu => {
             return Err(
                 "error: engine `gpu` (running on a real GPU) is not available yet; use `--engine interp`"
@@ -483,6 +481,100 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
             RunError::Fault(f) => render_fault(&f, program.source.as_ref()),
         },
     )?;
+    let args = parsed
+        .iter()
+        .zip(out.buffers)
+        .map(|(a, buf)| match a {
+            ArgValue::Scalar { elem, .. } | ArgValue::Buffer { elem, .. } => (*elem, buf),
+        })
+        .collect();
+    Ok(RunResult {
+        args,
+        steps: out.steps,
+    })
+}
+
+/// The PTX `--engine emu` runs, and the name faults are rendered under: a
+/// `.ptx` file as written, or the backend's output for the program that
+/// the interpreter would run (same `-O`, `--fmad`, `-arch`).
+fn load_ptx(req: &RunRequest) -> Result<(String, String), String> {
+    let name = req.input.display().to_string();
+    if req.input.extension().is_some_and(|e| e == "ptx") {
+        let text = std::fs::read_to_string(&req.input)
+            .map_err(|e| format!("error: cannot read `{name}`: {e}"))?;
+        return Ok((name, text));
+    }
+    let program = load_program(req)?;
+    let target = backend_nvptx::Target::parse(&format!("sm_{}", req.sm))
+        .map_err(|e| format!("error: {e}"))?;
+    let opts = backend_nvptx::Options {
+        target,
+        ptx_version: None,
+        regalloc: backend_nvptx::RegallocMode::Virtual,
+        producer: None,
+    };
+    let ptx = backend_nvptx::compile_module(&program.module, &opts)
+        .map_err(|e| format!("error: {e}\n"))?;
+    Ok((format!("{name} (as PTX)"), ptx))
+}
+
+/// Renders an emulator fault against the PTX line of the instruction.
+fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
+    let [bx, by, bz] = fault.block;
+    let [tx, ty, tz] = fault.thread;
+    let mut location = format!(
+        "in kernel `{}`, block ({bx},{by},{bz}), thread ({tx},{ty},{tz})",
+        fault.kernel
+    );
+    if fault.function != fault.kernel {
+        location.push_str(&format!(", in function `{}`", fault.function));
+    }
+    location.push_str(&format!(", at PTX line {}", fault.line));
+    let span = Span::new(
+        u32::try_from(fault.start).unwrap_or(u32::MAX),
+        u32::try_from(fault.end).unwrap_or(u32::MAX),
+    );
+    let mut d =
+        Diagnostic::error(span, format!("kernel fault: {}", fault.message)).with_note(location);
+    for n in &fault.notes {
+        d = d.with_note(n.clone());
+    }
+    frontend::render_diagnostics(name, ptx, &[d])
+}
+
+/// `--engine emu`: the same arguments and outputs as the interpreter, with
+/// the kernel run as PTX.
+fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
+    let parsed: Vec<ArgValue> = req
+        .args
+        .iter()
+        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
+        .collect::<Result<_, _>>()?;
+    let (name, ptx) = load_ptx(req)?;
+    let args: Vec<emu::KernelArg> = parsed
+        .iter()
+        .map(|a| match a {
+            ArgValue::Scalar { elem, bits } => emu::KernelArg::Scalar {
+                bits: *bits,
+                bytes: elem.size() as u32,
+                float: elem.is_float(),
+                name: elem.name().to_string(),
+            },
+            ArgValue::Buffer { bytes, .. } => emu::KernelArg::Buffer(bytes.clone()),
+        })
+        .collect();
+    let config = emu::LaunchConfig {
+        grid: req.grid,
+        block: req.block,
+        dynamic_shared_bytes: req.shared_bytes,
+        max_steps_per_thread: req.max_steps,
+        ..emu::LaunchConfig::default()
+    };
+    let out = emu::run_ptx(&ptx, &req.kernel, &args, &config).map_err(|e| match e {
+        emu::RunError::Load(m) => format!("error: {name}: {m}\n"),
+        emu::RunError::Setup(m) => format!("error: {m}\n"),
+        emu::RunError::Fault(f) => render_emu_fault(&f, &name, &ptx),
+    })?;
     let args = parsed
         .iter()
         .zip(out.buffers)

@@ -561,17 +561,308 @@ fn argument_errors_exit_with_1() {
 }
 
 #[test]
-fn later_engines_say_they_are_not_available() {
-    for engine in ["emu", "gpu"] {
-        let e = fails(&[
-            "run",
-            "samples/vadd.cu",
-            "--spec",
-            "samples/vadd.run",
-            "--engine",
-            engine,
-        ]);
-        assert!(e.contains(&format!("engine `{engine}`")), "{e}");
-        assert!(e.contains("not available yet"), "{e}");
+fn the_gpu_engine_says_it_is_not_available() {
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--spec",
+        "samples/vadd.run",
+        "--engine",
+        "gpu",
+    ]);
+    assert!(e.contains("engine `gpu`"), "{e}");
+    assert!(e.contains("not available yet"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// The PTX emulator (`--engine emu`) against the interpreter.
+// ---------------------------------------------------------------------------
+
+fn with_engine(mut req: RunRequest, engine: Engine) -> RunRequest {
+    req.engine = engine;
+    req
+}
+
+/// The backend is checked end to end: the PTX of every sample at -O3, run
+/// in the emulator, leaves exactly the bytes the interpreter leaves at -O0
+/// and at -O3.
+#[test]
+fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
+    for name in samples() {
+        let o0 = buffers(&spec_request(&name, 0));
+        let o3 = buffers(&spec_request(&name, 3));
+        let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
+        assert_eq!(o0, o3, "{name}: interpreter -O0 and -O3 disagree");
+        assert_eq!(o3, emu, "{name}: the emulator on the -O3 PTX disagrees");
+        let emu0 = buffers(&with_engine(spec_request(&name, 0), Engine::Emu));
+        assert_eq!(o0, emu0, "{name}: the emulator on the -O0 PTX disagrees");
     }
+}
+
+/// Units in the last place between two floats of the same sign.
+fn ulps(a: f32, b: f32) -> u32 {
+    (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
+}
+
+/// nvcc's PTX of each sample and filetest kernel, run in the emulator,
+/// against the interpreter at -O3. nvcc contracts `a * b + c` to `fma.rn` as kernelc's default
+/// `--fmad=true` does and keeps the order of the additions, so the samples
+/// agree bitwise; the comparison would accept at most 2 ulp per `f32`
+/// element (the bound for a kernel where nvcc picks other operations, such
+/// as `.approx` math), but every current sample is required to be exact.
+#[test]
+fn the_emulator_runs_nvccs_ptx_of_every_sample() {
+    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
+        eprintln!(
+            "SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): emu on nvcc's PTX"
+        );
+        return;
+    };
+    let dir = scratch("nvcc-emu");
+    for name in samples() {
+        let ptx = dir.join(format!("{name}.ptx"));
+        let out = Command::new(&nvcc)
+            .args(["-ptx", "-arch=sm_90", "-o"])
+            .arg(&ptx)
+            .arg(common::root().join(format!("samples/{name}.cu")))
+            .output()
+            .expect("cannot run nvcc");
+        assert!(out.status.success(), "nvcc {name}: {}", stderr(&out));
+        let want = buffers(&spec_request(&name, 3));
+        let mut req = with_engine(spec_request(&name, 3), Engine::Emu);
+        req.input = ptx;
+        let got = execute(&req).unwrap_or_else(|e| panic!("{name} (nvcc's PTX):\n{e}"));
+        let mut inexact = 0;
+        let pairs = got
+            .args
+            .iter()
+            .filter_map(|(elem, b)| b.as_ref().map(|b| (*elem, b)));
+        for (k, ((elem, g), w)) in pairs.zip(&want).enumerate() {
+            if elem.name() != "f32" {
+                assert_eq!(g, w, "{name}: buffer {k} differs");
+                continue;
+            }
+            for (i, (x, y)) in f32s(g).iter().zip(f32s(w)).enumerate() {
+                if x.to_bits() != y.to_bits() {
+                    inexact += 1;
+                    assert!(ulps(*x, y) <= 2, "{name}: buffer {k}[{i}]: {x} vs {y}");
+                }
+            }
+        }
+        assert_eq!(
+            inexact, 0,
+            "{name}: nvcc's PTX differs in {inexact} elements"
+        );
+    }
+    // The filetest kernels too (integer and double work, locals, shared
+    // memory, calls); nvcc mangles a kernel without `extern "C"`.
+    for (file, kernel, grid, shared, args) in FILETEST_CASES {
+        let ptx = dir.join(format!("{file}.ptx"));
+        let src = common::root().join("tests/filetests/compile").join(file);
+        let out = Command::new(&nvcc)
+            .args(["-ptx", "-arch=sm_90", "-o"])
+            .arg(&ptx)
+            .arg(&src)
+            .output()
+            .expect("cannot run nvcc");
+        assert!(out.status.success(), "nvcc {file}: {}", stderr(&out));
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        let mangled = format!("_Z{}{kernel}", kernel.len());
+        let entry = text
+            .lines()
+            .filter_map(|l| l.split(".entry ").nth(1))
+            .map(|l| l.trim_end_matches('(').trim())
+            .find(|n| *n == *kernel || n.starts_with(&mangled))
+            .unwrap_or_else(|| panic!("{file}: no entry for {kernel}"))
+            .to_string();
+        let mut req = filetest_request(file, kernel, *grid, *shared, args, 3);
+        let want = buffers(&req);
+        req.engine = Engine::Emu;
+        req.input = ptx;
+        req.kernel = entry;
+        assert_eq!(want, buffers(&req), "{file}: nvcc's PTX in the emulator");
+    }
+}
+
+fn filetest_request(
+    file: &str,
+    kernel: &str,
+    grid: [u32; 3],
+    shared: u32,
+    args: &[&str],
+    level: u8,
+) -> RunRequest {
+    RunRequest {
+        input: common::root().join("tests/filetests/compile").join(file),
+        kernel: kernel.to_string(),
+        grid,
+        block: [64, 1, 1],
+        shared_bytes: shared,
+        opt_level: Some(level),
+        fmad: true,
+        sm: 90,
+        defines: Vec::new(),
+        engine: Engine::Interp,
+        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        args: args.iter().map(|a| a.to_string()).collect(),
+    }
+}
+
+/// A filetest kernel's launch: file, kernel, grid, dynamic shared bytes,
+/// arguments.
+type FiletestCase = (
+    &'static str,
+    &'static str,
+    [u32; 3],
+    u32,
+    &'static [&'static str],
+);
+
+const FILETEST_CASES: &[FiletestCase] = &[
+    (
+        "control_flow_sm90.cu",
+        "flow",
+        [2, 1, 1],
+        0,
+        &["i32[]:zeros:128", "i32:100"],
+    ),
+    (
+        "storage_switch_sm90.cu",
+        "k",
+        [2, 1, 1],
+        260,
+        &["f32[]:zeros:128", "f32[]:rand:128:3", "i32:100"],
+    ),
+    (
+        "floats_pointers_sm80.cu",
+        "floats",
+        [2, 1, 1],
+        0,
+        &[
+            "f64[]:rand:128:1",
+            "f32[]:rand:128:2",
+            "f32[]:rand:128:3",
+            "i32:100",
+        ],
+    ),
+    (
+        "edge_cases_sm90.cu",
+        "edge",
+        [1, 1, 1],
+        0,
+        &[
+            "f32[]:zeros:200",
+            "i32:20",
+            "u32:7",
+            "f64:1.5",
+            "f64[]:rand:8:1",
+            "i32[]:zeros:128",
+        ],
+    ),
+];
+
+/// The compile filetests' kernels (locals, constants with initializers,
+/// shared and dynamic shared memory, switch, calls, doubles, volatile),
+/// compiled at -O0 and -O3 and run in both engines.
+#[test]
+fn filetest_kernels_agree_in_the_interpreter_and_the_emulator() {
+    for (file, kernel, grid, shared, args) in FILETEST_CASES {
+        for level in [0, 3] {
+            let req = filetest_request(file, kernel, *grid, *shared, args, level);
+            let want = buffers(&req);
+            let got = buffers(&with_engine(req, Engine::Emu));
+            assert_eq!(want, got, "{file} at -O{level}");
+        }
+    }
+}
+
+/// Atomics of every kind, shuffles, votes, block reductions, `isspacep`,
+/// the bit and math operations: the collectives filetest as written, in
+/// both engines. Only the clock differs (each engine counts its own
+/// instructions), so the buffer that stores it is left out.
+#[test]
+fn collectives_agree_in_the_interpreter_and_the_emulator() {
+    let req = RunRequest {
+        input: common::root().join("tests/filetests/compile/collectives_sm80.kir"),
+        kernel: "collectives".into(),
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        shared_bytes: 0,
+        opt_level: None,
+        fmad: true,
+        sm: 80,
+        defines: Vec::new(),
+        engine: Engine::Interp,
+        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        args: [
+            "i32[]:iota:256",
+            "f32[]:zeros:256",
+            "i32[]:iota:256",
+            "i32[]:zeros:256",
+        ]
+        .map(String::from)
+        .to_vec(),
+    };
+    let want = buffers(&req);
+    let got = buffers(&with_engine(req, Engine::Emu));
+    assert_eq!(want[..3], got[..3]);
+}
+
+#[test]
+fn emu_prints_the_interpreters_summary_lines() {
+    let base = ["run", "samples/saxpy.cu", "--spec", "samples/saxpy.run"];
+    let interp = kernelc(&base);
+    let emu = kernelc(&[&base[..], &["--engine", "emu"]].concat());
+    assert!(emu.status.success(), "{}", stderr(&emu));
+    assert_eq!(stdout(&interp), stdout(&emu));
+}
+
+/// A hand-written PTX file that reads shared memory through a global
+/// address: the fault names the instruction and its PTX line.
+#[test]
+fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
+    let dir = scratch("emu-wrong-space");
+    let ptx = write(
+        &dir,
+        "wrong.ptx",
+        ".version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry wrong(.param .u64 p)
+{
+\t.reg .b32 %r<2>;
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [p];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tld.shared.u32 %r1, [%rd2];
+\tst.global.u32 [%rd2], %r1;
+\tret;
+}
+",
+    );
+    let err = fails(&[
+        "run",
+        &ptx,
+        "--engine",
+        "emu",
+        "--kernel",
+        "wrong",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "u32[]:zeros:4",
+    ]);
+    assert!(
+        err.contains("kernel fault: ld.shared.u32: wrong state space:"),
+        "{err}"
+    );
+    assert!(err.contains("not a shared address"), "{err}");
+    assert!(err.contains("wrong.ptx:11:"), "{err}");
+    assert!(err.contains("ld.shared.u32 %r1, [%rd2];"), "{err}");
+    assert!(
+        err.contains("block (0,0,0), thread (0,0,0), at PTX line 11"),
+        "{err}"
+    );
 }

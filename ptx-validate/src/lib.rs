@@ -26,6 +26,7 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod driver;
+pub mod emu;
 pub mod isa;
 pub mod lexer;
 pub mod parser;

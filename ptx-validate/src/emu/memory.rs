@@ -1,0 +1,234 @@
+//! The emulator's memory: PTX's state spaces kept apart, each a list of
+//! allocations, and the two kinds of address that reach them.
+//!
+//! A *generic* address is `tag << 48 | (index + 1) << 32 | offset`, the same
+//! windows the IR interpreter uses (`midend/src/interp/memory.rs`): the tag
+//! names the space (1 global, 2 shared, 3 const, 4 local, 5 param), the index
+//! the allocation and the offset the byte. A *space* address (what
+//! `cvta.to.SPACE` produces, what `mov %r, smem` gives, what `ld.shared`
+//! expects) is, for global memory, the generic address itself (on a GPU
+//! `cvta.to.global` is the identity), and for the other spaces a compact
+//! 32-bit number `(index + 1) << 20 | offset`, because PTX code truncates
+//! shared and local addresses to 32 bits (`cvt.u32.u64` after
+//! `cvta.to.shared`). Keeping the two kinds distinct is what lets the
+//! emulator catch the backend bugs that matter: an `ld.shared` through a
+//! generic or global address, an `ld.global` through a shared window
+//! address, or a generic access through a shared-space number that was
+//! never converted with `cvta.shared`.
+
+/// A PTX state space that holds data.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, PartialOrd, Ord)]
+pub enum Space {
+    Global,
+    Shared,
+    Const,
+    Local,
+    Param,
+}
+
+impl Space {
+    /// The space a modifier names (`.shared::cta` is the CTA's shared
+    /// memory; clusters have one CTA here).
+    pub fn from_mod(m: &str) -> Option<Space> {
+        Some(match m {
+            ".global" => Space::Global,
+            ".shared" | ".shared::cta" | ".shared::cluster" => Space::Shared,
+            ".const" => Space::Const,
+            ".local" => Space::Local,
+            ".param" | ".param::entry" | ".param::func" => Space::Param,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Const => "const",
+            Space::Local => "local",
+            Space::Param => "param",
+        }
+    }
+
+    fn tag(self) -> u64 {
+        match self {
+            Space::Global => 1,
+            Space::Shared => 2,
+            Space::Const => 3,
+            Space::Local => 4,
+            Space::Param => 5,
+        }
+    }
+
+    fn of_tag(tag: u64) -> Option<Space> {
+        Some(match tag {
+            1 => Space::Global,
+            2 => Space::Shared,
+            3 => Space::Const,
+            4 => Space::Local,
+            5 => Space::Param,
+            _ => return None,
+        })
+    }
+}
+
+/// Bits of the offset in a generic address.
+const GEN_OFFSET_BITS: u32 = 32;
+/// Bits of the offset in a compact (32-bit) space address: 1 MiB, more than
+/// any shared (227 KiB), const (64 KiB), param or local (512 KiB) object.
+pub const SPACE_OFFSET_BITS: u32 = 20;
+/// The most allocations a compact space address can name.
+pub const MAX_SPACE_ALLOCS: usize = (1 << (32 - SPACE_OFFSET_BITS)) - 1;
+
+/// The generic address of byte `offset` of allocation `index` of `space`.
+pub fn generic(space: Space, index: usize, offset: u64) -> u64 {
+    (space.tag() << 48) | ((index as u64 + 1) << GEN_OFFSET_BITS) | offset
+}
+
+/// The address of the byte in `space` itself (what `cvta.to` gives).
+pub fn space_addr(space: Space, index: usize, offset: u64) -> u64 {
+    match space {
+        Space::Global => generic(space, index, offset),
+        _ => ((index as u64 + 1) << SPACE_OFFSET_BITS).wrapping_add(offset) & 0xffff_ffff,
+    }
+}
+
+/// A location: which space, which allocation (`usize::MAX` below the first),
+/// which byte.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Loc {
+    pub space: Space,
+    pub index: usize,
+    pub offset: u64,
+}
+
+/// Takes a generic address apart; `None` when it is in no window.
+pub fn decode_generic(addr: u64) -> Option<Loc> {
+    let space = Space::of_tag(addr >> 48)?;
+    Some(Loc {
+        space,
+        index: (((addr >> GEN_OFFSET_BITS) & 0xffff) as usize).wrapping_sub(1),
+        offset: addr & 0xffff_ffff,
+    })
+}
+
+/// Takes a space address of `space` apart, or says why it is not one.
+pub fn decode_space(space: Space, addr: u64) -> Result<Loc, String> {
+    if space == Space::Global {
+        return match decode_generic(addr) {
+            Some(l) if l.space == Space::Global => Ok(l),
+            Some(l) => Err(format!(
+                "wrong state space: {addr:#x} is an address in the generic window of {} memory, not a global address",
+                l.space.name()
+            )),
+            None => Err(format!("{addr:#x} is not a global address")),
+        };
+    }
+    if addr >> 32 != 0 {
+        return Err(match decode_generic(addr) {
+            Some(l) if l.space == Space::Global => format!(
+                "wrong state space: {addr:#x} is a global address (global addresses are generic ones), not a {} address",
+                space.name()
+            ),
+            Some(l) => format!(
+                "wrong state space: {addr:#x} is a generic address (in the window of {} memory), not a {} address; convert it with cvta.to.{}",
+                l.space.name(),
+                space.name(),
+                space.name()
+            ),
+            None => format!("{addr:#x} is not a {} address", space.name()),
+        });
+    }
+    Ok(Loc {
+        space,
+        index: ((addr >> SPACE_OFFSET_BITS) as usize).wrapping_sub(1),
+        offset: addr & ((1 << SPACE_OFFSET_BITS) - 1),
+    })
+}
+
+/// One block of memory: a buffer, a variable, a parameter.
+#[derive(Clone, Debug)]
+pub struct Alloc {
+    /// What it is, for fault messages (`buffer arg2`, `smem`).
+    pub name: String,
+    pub bytes: Vec<u8>,
+    /// Stores fault (kernel parameters, `.const`).
+    pub read_only: bool,
+}
+
+impl Alloc {
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> Alloc {
+        Alloc {
+            name: name.into(),
+            bytes,
+            read_only: false,
+        }
+    }
+
+    /// Checks that `len` bytes at `offset` lie inside, and are aligned.
+    pub fn check(&self, offset: u64, len: u64) -> Result<usize, String> {
+        if offset
+            .checked_add(len)
+            .is_none_or(|e| e > self.bytes.len() as u64)
+        {
+            return Err(format!(
+                "out-of-bounds access: {len} bytes at offset {offset} of {} ({} bytes)",
+                self.name,
+                self.bytes.len()
+            ));
+        }
+        if len > 1 && !offset.is_multiple_of(len.min(16)) {
+            return Err(format!(
+                "misaligned access: {len} bytes at offset {offset} of {}",
+                self.name
+            ));
+        }
+        Ok(offset as usize)
+    }
+
+    /// Reads `len` (1..=8) bytes, little-endian; the caller has checked.
+    pub fn read(&self, offset: usize, len: usize) -> u64 {
+        let mut v = 0u64;
+        for (i, b) in self.bytes[offset..offset + len].iter().enumerate() {
+            v |= u64::from(*b) << (8 * i);
+        }
+        v
+    }
+
+    /// Writes the low `len` bytes of `value`; the caller has checked.
+    pub fn write(&mut self, offset: usize, len: usize, value: u64) {
+        for (i, b) in self.bytes[offset..offset + len].iter_mut().enumerate() {
+            *b = (value >> (8 * i)) as u8;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_round_trip_and_spaces_are_told_apart() {
+        let g = generic(Space::Shared, 2, 12);
+        assert_eq!(
+            decode_generic(g),
+            Some(Loc {
+                space: Space::Shared,
+                index: 2,
+                offset: 12
+            })
+        );
+        let s = space_addr(Space::Shared, 2, 12);
+        assert!(s < 1 << 32);
+        assert_eq!(decode_space(Space::Shared, s).unwrap().index, 2);
+        assert!(decode_space(Space::Shared, g)
+            .unwrap_err()
+            .contains("generic address"));
+        let gl = generic(Space::Global, 0, 4);
+        assert_eq!(space_addr(Space::Global, 0, 4), gl);
+        assert!(decode_space(Space::Global, g)
+            .unwrap_err()
+            .contains("window of shared"));
+        assert_eq!(decode_generic(s), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! A PTX emulator: runs one `.entry` of a PTX module over a grid of blocks of
+//! threads, without a GPU.
+//!
+//! Why it exists: kernelc's IR interpreter (`midend/src/interp`) checks that
+//! the optimizer preserves meaning, but not that the backend does. Running
+//! the PTX itself, and requiring the same bytes as the interpreter, checks
+//! instruction selection, the calling convention and the address-space
+//! handling of the backend. Because it reads any PTX, it also runs nvcc's
+//! output, which makes nvcc an independent oracle. It lives in ptx-validate
+//! (which never imports the compiler) for the same reason the validator
+//! does: it must not share the compiler's idea of what PTX means.
+//!
+//! The model mirrors the interpreter's, so results compare bitwise:
+//! - blocks run one after another; in a block, each thread runs until it
+//!   reaches a barrier, a warp collective or its end, then the next;
+//!   barriers release when every live thread waits, and warp collectives
+//!   resolve per group of lanes at the same instruction ([`exec`]);
+//! - state spaces are separate lists of allocations, reached through
+//!   generic addresses (windows over the spaces) or space addresses
+//!   ([`memory`]); an access through the wrong kind is a fault that names
+//!   the PTX line;
+//! - arithmetic has PTX's results where C has none ([`ops`]).
+//!
+//! Every registers holds raw bits, masked to the width it was declared
+//! with. Memory is zero-filled where a GPU leaves garbage, so runs are
+//! deterministic. The emulator never panics on any PTX: what it cannot run
+//! is an error that says "not supported by the emulator".
+
+mod exec;
+pub mod memory;
+pub mod ops;
+pub mod program;
+
+use memory::{Alloc, Space};
+use program::{Kind, Program};
+
+/// The launch: grid, block, dynamic shared memory and limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of `.extern .shared` memory (the third `<<<>>>` parameter).
+    pub dynamic_shared_bytes: u32,
+    /// The most instructions one thread may execute.
+    pub max_steps_per_thread: u64,
+    /// The deepest call stack, counting the kernel's frame.
+    pub max_call_depth: usize,
+}
+
+/// Default step limit per thread (the interpreter's).
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+
+impl Default for LaunchConfig {
+    fn default() -> Self {
+        LaunchConfig {
+            grid: [1; 3],
+            block: [1; 3],
+            dynamic_shared_bytes: 0,
+            max_steps_per_thread: DEFAULT_MAX_STEPS,
+            max_call_depth: 64,
+        }
+    }
+}
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A buffer in global memory, bound to a 64-bit parameter (its address),
+    /// or copied into a `.b8 name[N]` parameter (a by-value aggregate).
+    Buffer(Vec<u8>),
+    /// A scalar: its bits, its size in bytes, whether it is a float, and the
+    /// type name the user wrote (for messages).
+    Scalar {
+        bits: u64,
+        bytes: u32,
+        float: bool,
+        name: String,
+    },
+}
+
+/// What a finished launch leaves behind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// Each buffer argument's final contents; `None` for scalars.
+    pub buffers: Vec<Option<Vec<u8>>>,
+    /// Instructions executed over all threads.
+    pub steps: u64,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FaultKind {
+    OutOfBounds,
+    /// An access whose address is not of the instruction's state space.
+    WrongSpace,
+    /// `cvta.to` of an address outside that space's window.
+    BadCast,
+    Misaligned,
+    NullPointer,
+    /// Access to `.local`/`.param` storage of a call that has returned.
+    Dangling,
+    ReadOnly,
+    BarrierDivergence,
+    StepLimit,
+    CallDepth,
+    Trap,
+    /// An instruction or form the emulator does not implement.
+    Unsupported,
+}
+
+/// A run-time error, located at a PTX instruction of one thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// Starts with the instruction as written (`ld.shared.u32: ...`).
+    pub message: String,
+    pub kernel: String,
+    pub function: String,
+    /// 1-based line and column of the instruction in the PTX.
+    pub line: u32,
+    pub col: u32,
+    /// Byte range of the instruction in the PTX text.
+    pub start: usize,
+    pub end: usize,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(
+            f,
+            "{} (kernel `{}`, block ({bx},{by},{bz}), thread ({tx},{ty},{tz}), PTX line {})",
+            self.message, self.kernel, self.line
+        )
+    }
+}
+
+/// Why a launch did not complete.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// The PTX does not parse or names something undeclared.
+    Load(String),
+    /// The launch is wrong (unknown kernel, arguments that do not fit).
+    Setup(String),
+    Fault(Box<Fault>),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Load(m) | RunError::Setup(m) => f.write_str(m),
+            RunError::Fault(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Everything built before the first thread runs.
+pub(crate) struct Setup {
+    pub kernel: usize,
+    pub global: Vec<Alloc>,
+    pub constant: Vec<Alloc>,
+    pub kparams: Vec<Alloc>,
+    pub shared_template: Vec<Alloc>,
+    /// Where each module variable lives: its space and allocation.
+    pub var_loc: Vec<(Space, usize)>,
+    /// For each argument, the global allocation of its buffer.
+    pub buffer_slots: Vec<Option<usize>>,
+}
+
+/// Parses `src` and runs `kernel` with `args` over `config`.
+pub fn run_ptx(
+    src: &str,
+    kernel: &str,
+    args: &[KernelArg],
+    config: &LaunchConfig,
+) -> Result<RunOutput, RunError> {
+    let module = crate::parser::parse(src)
+        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
+    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    let setup = setup(&prog, kernel, args, config).map_err(RunError::Setup)?;
+    exec::run(&prog, setup, config)
+}
+
+fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
+    for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
+        if d == 0 || d > m {
+            return Err(format!(
+                "{what} dimension {} is {d}; it must be between 1 and {m}",
+                ["x", "y", "z"][i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Binds the arguments and places the module variables.
+fn setup(
+    prog: &Program,
+    kernel: &str,
+    args: &[KernelArg],
+    config: &LaunchConfig,
+) -> Result<Setup, String> {
+    let entries: Vec<&str> = prog
+        .funcs
+        .iter()
+        .filter(|f| f.kind == crate::ast::FuncKind::Entry)
+        .map(|f| f.name.as_str())
+        .collect();
+    let kid = prog
+        .funcs
+        .iter()
+        .position(|f| f.name == kernel && f.kind == crate::ast::FuncKind::Entry)
+        .ok_or_else(|| {
+            format!(
+                "no kernel (`.entry`) named `{kernel}` in the PTX (kernels: {})",
+                if entries.is_empty() {
+                    "none".to_string()
+                } else {
+                    entries.join(", ")
+                }
+            )
+        })?;
+    let func = &prog.funcs[kid];
+    if !func.has_body {
+        return Err(format!("kernel `{kernel}` has no body"));
+    }
+    check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
+    check_dims("block", config.block, [1024, 1024, 64])?;
+    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+    if threads > 1024 {
+        return Err(format!(
+            "a block of {threads} threads is more than the 1024 CUDA allows"
+        ));
+    }
+    if func.kparams.len() != args.len() {
+        let n = func.kparams.len();
+        return Err(format!(
+            "kernel `{kernel}` takes {n} argument{}, but {} {} given",
+            if n == 1 { "" } else { "s" },
+            args.len(),
+            if args.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    let mut global = Vec::new();
+    let mut kparams = Vec::new();
+    let mut buffer_slots = Vec::new();
+    for (i, ((pname, ty, size), arg)) in func.kparams.iter().zip(args).enumerate() {
+        let tname = format!("{:?}{}", ty.kind, ty.bits).to_lowercase();
+        let tname = if ty.kind == Kind::Pred {
+            "pred".to_string()
+        } else {
+            tname
+        };
+        let mut bytes = vec![0u8; *size as usize];
+        match arg {
+            KernelArg::Buffer(data) if *size == 8 && ty.bits == 64 && !ty.is_float() => {
+                if data.len() as u64 >= 1 << 32 {
+                    return Err(format!("argument {i}: a buffer must be under 4 GiB"));
+                }
+                global.push(Alloc::new(format!("global buffer arg{i}"), data.clone()));
+                let addr = memory::generic(Space::Global, global.len() - 1, 0);
+                bytes.copy_from_slice(&addr.to_le_bytes());
+                buffer_slots.push(Some(global.len() - 1));
+            }
+            KernelArg::Buffer(data) if ty.bits == 8 && data.len() as u64 == *size => {
+                bytes.copy_from_slice(data);
+                buffer_slots.push(None);
+            }
+            KernelArg::Buffer(data) => {
+                return Err(format!(
+                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a buffer of {} bytes cannot be bound to",
+                    data.len()
+                ))
+            }
+            KernelArg::Scalar {
+                bits,
+                bytes: n,
+                float,
+                name,
+            } => {
+                let fits = u64::from(*n) == *size
+                    && match ty.kind {
+                        Kind::F | Kind::BF => *float,
+                        Kind::B => true,
+                        _ => !*float,
+                    };
+                if !fits {
+                    return Err(format!(
+                        "argument {i}: parameter {i} of `{kernel}` (`{pname}`) has type .{tname}, but a {name} was given"
+                    ));
+                }
+                bytes.copy_from_slice(&bits.to_le_bytes()[..*n as usize]);
+                buffer_slots.push(None);
+            }
+        }
+        let mut a = Alloc::new(format!("parameter {pname}"), bytes);
+        a.read_only = true;
+        kparams.push(a);
+    }
+
+    let static_shared: u64 = prog
+        .vars
+        .iter()
+        .filter(|v| v.space == Space::Shared && !v.dynamic)
+        .map(|v| v.size)
+        .sum();
+    let total = static_shared + u64::from(config.dynamic_shared_bytes);
+    if total > 227 * 1024 {
+        return Err(format!(
+            "the block needs {total} bytes of shared memory, more than the 232448 a GPU offers"
+        ));
+    }
+    let mut constant = Vec::new();
+    let mut shared_template = Vec::new();
+    let mut dynamic = None;
+    let mut var_loc = Vec::new();
+    for v in &prog.vars {
+        let loc = match v.space {
+            Space::Shared if v.dynamic => {
+                let idx = *dynamic.get_or_insert_with(|| {
+                    shared_template.push(Alloc::new(
+                        "dynamic shared memory",
+                        vec![0; config.dynamic_shared_bytes as usize],
+                    ));
+                    shared_template.len() - 1
+                });
+                (Space::Shared, idx)
+            }
+            Space::Shared => {
+                shared_template.push(Alloc::new(v.name.clone(), v.init.clone()));
+                (Space::Shared, shared_template.len() - 1)
+            }
+            Space::Global => {
+                global.push(Alloc::new(v.name.clone(), v.init.clone()));
+                (Space::Global, global.len() - 1)
+            }
+            Space::Const => {
+                let mut a = Alloc::new(v.name.clone(), v.init.clone());
+                a.read_only = true;
+                constant.push(a);
+                (Space::Const, constant.len() - 1)
+            }
+            Space::Local | Space::Param => {
+                return Err(format!(
+                    "module-scope .{} variable `{}` is not supported by the emulator",
+                    v.space.name(),
+                    v.name
+                ))
+            }
+        };
+        var_loc.push(loc);
+    }
+    if shared_template.len() > memory::MAX_SPACE_ALLOCS
+        || constant.len() > memory::MAX_SPACE_ALLOCS
+        || global.len() > 0xfffe
+    {
+        return Err("too many variables for the emulator's address windows".into());
+    }
+    Ok(Setup {
+        kernel: kid,
+        global,
+        constant,
+        kparams,
+        shared_template,
+        var_loc,
+        buffer_slots,
+    })
+}

@@ -1,0 +1,635 @@
+//! The parsed module made ready to run: every name resolved once, before the
+//! first thread starts, so execution never looks a string up and an unknown
+//! register or label is a load-time error rather than a fault in thread 513.
+//!
+//! Each function's body is flattened into one instruction list; nested
+//! `{ }` blocks only scope names (a `.reg` in a block shadows an outer one
+//! and gets its own slot), labels become instruction indices, and the
+//! `.local` and `.param` variables a body declares become *frame variables*
+//! that each call allocates afresh (a `.param` in a call scope is where the
+//! caller puts an argument).
+
+use super::memory::Space;
+use crate::ast::{self, FuncKind, Item, OpKind, Stmt};
+use crate::lexer::{lex, FloatLit, Pos, Tok};
+use std::collections::HashMap;
+
+/// A PTX type as an instruction modifier names it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Ty {
+    pub kind: Kind,
+    pub bits: u32,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// `.bN`: untyped bits.
+    B,
+    U,
+    S,
+    F,
+    /// `.bf16`.
+    BF,
+    Pred,
+}
+
+impl Ty {
+    pub fn parse(s: &str) -> Option<Ty> {
+        let (kind, bits) = match s {
+            ".pred" => (Kind::Pred, 1),
+            ".bf16" => (Kind::BF, 16),
+            _ => {
+                let body = s.strip_prefix('.')?;
+                let (k, n) = body.split_at(1);
+                let kind = match k {
+                    "b" => Kind::B,
+                    "u" => Kind::U,
+                    "s" => Kind::S,
+                    "f" => Kind::F,
+                    _ => return None,
+                };
+                let bits: u32 = n.parse().ok()?;
+                if !matches!(bits, 8 | 16 | 32 | 64 | 128) {
+                    return None;
+                }
+                (kind, bits)
+            }
+        };
+        Some(Ty { kind, bits })
+    }
+    pub fn bytes(self) -> u64 {
+        u64::from(self.bits.div_ceil(8))
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self.kind, Kind::F | Kind::BF)
+    }
+    pub fn is_signed(self) -> bool {
+        self.kind == Kind::S
+    }
+}
+
+/// A special register.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Sreg {
+    Tid(usize),
+    Ntid(usize),
+    Ctaid(usize),
+    Nctaid(usize),
+    LaneId,
+    WarpId,
+    NWarpId,
+    Clock,
+    Clock64,
+    LaneMask(&'static str),
+    DynSmem,
+    TotalSmem,
+    /// `%smid`, `%gridid` and the like: a constant.
+    Const(u64),
+}
+
+/// What a name in an operand refers to.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Sym {
+    /// A module variable (or a function's `.shared`/`.global` one).
+    Var(usize),
+    /// A frame variable of the running function.
+    Frame(usize),
+    /// A kernel parameter.
+    KParam(usize),
+}
+
+/// A resolved operand.
+#[derive(Clone, Debug)]
+pub enum Op {
+    Reg(usize),
+    /// `!%p` (a negated predicate source).
+    NotReg(usize),
+    Imm(i128),
+    FImm(FloatLit),
+    Special(Sreg),
+    /// The address of a symbol, plus an offset.
+    Sym(Sym, i128),
+    /// `[base+offset]`.
+    Addr(Option<Box<Op>>, i128),
+    Vector(Vec<Op>),
+    List(Vec<Op>),
+    Pair(Box<Op>, Box<Op>),
+    Label(usize),
+    Func(usize),
+    Sink,
+}
+
+/// One instruction, resolved.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub guard: Option<(bool, usize)>,
+    pub opcode: String,
+    pub mods: Vec<String>,
+    pub ops: Vec<Op>,
+    pub pos: Pos,
+    /// Byte offset just past the instruction's `;`.
+    pub end: usize,
+}
+
+impl Inst {
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.iter().any(|x| x == m)
+    }
+    /// `opcode.mod1.mod2`, as written.
+    pub fn name(&self) -> String {
+        let mut s = self.opcode.clone();
+        for m in &self.mods {
+            s.push_str(m);
+        }
+        s
+    }
+    /// The types among the modifiers, in order (`cvt.f32.s32` gives two).
+    pub fn types(&self) -> Vec<Ty> {
+        self.mods.iter().filter_map(|m| Ty::parse(m)).collect()
+    }
+    /// The state space among the modifiers, if any.
+    pub fn space(&self) -> Option<Space> {
+        self.mods.iter().find_map(|m| Space::from_mod(m))
+    }
+}
+
+/// A variable with storage: module-level, or a function's frame variable.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: String,
+    pub space: Space,
+    pub size: u64,
+    /// `.extern .shared x[]`: dynamic shared memory.
+    pub dynamic: bool,
+    pub init: Vec<u8>,
+}
+
+/// A register slot: its name and width (for masking writes).
+#[derive(Clone, Debug)]
+pub struct Reg {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub kind: FuncKind,
+    pub pos: Pos,
+    /// Kernel parameters (entries only): name, type, byte size.
+    pub kparams: Vec<(String, Ty, u64)>,
+    /// Return then argument `.param`s of a `.func`: the first frame variables.
+    pub n_rets: usize,
+    pub n_params: usize,
+    pub regs: Vec<Reg>,
+    pub frame_vars: Vec<Var>,
+    pub insts: Vec<Inst>,
+    pub has_body: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub vars: Vec<Var>,
+    pub funcs: Vec<Func>,
+}
+
+impl Program {
+    pub fn func_by_name(&self, name: &str) -> Option<usize> {
+        self.funcs.iter().position(|f| f.name == name)
+    }
+}
+
+fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
+    let dim = || match comp {
+        Some(".y") => 1,
+        Some(".z") => 2,
+        _ => 0,
+    };
+    Some(match name {
+        "%tid" => Sreg::Tid(dim()),
+        "%ntid" => Sreg::Ntid(dim()),
+        "%ctaid" => Sreg::Ctaid(dim()),
+        "%nctaid" => Sreg::Nctaid(dim()),
+        "%laneid" => Sreg::LaneId,
+        "%warpid" => Sreg::WarpId,
+        "%nwarpid" => Sreg::NWarpId,
+        "%clock" => Sreg::Clock,
+        "%clock64" | "%globaltimer" | "%globaltimer_lo" => Sreg::Clock64,
+        "%lanemask_eq" => Sreg::LaneMask("eq"),
+        "%lanemask_lt" => Sreg::LaneMask("lt"),
+        "%lanemask_le" => Sreg::LaneMask("le"),
+        "%lanemask_gt" => Sreg::LaneMask("gt"),
+        "%lanemask_ge" => Sreg::LaneMask("ge"),
+        "%dynamic_smem_size" => Sreg::DynSmem,
+        "%total_smem_size" => Sreg::TotalSmem,
+        "%smid" | "%gridid" | "%globaltimer_hi" | "%cluster_ctarank" => Sreg::Const(0),
+        "%nsmid" | "%cluster_nctarank" => Sreg::Const(1),
+        // PTX's predefined constant.
+        "WARP_SZ" => Sreg::Const(32),
+        _ => return None,
+    })
+}
+
+/// Bytes of one element of a declared type (`.v4 .f32` counts 16).
+fn elem_bytes(d: &ast::VarDecl) -> Result<u64, String> {
+    let ty = Ty::parse(&d.ty).ok_or_else(|| format!("unsupported variable type `{}`", d.ty))?;
+    Ok(ty.bytes() * u64::from(d.vector.unwrap_or(1)))
+}
+
+/// Reads the initializer after a declared name from the source tokens (the
+/// parser skips initializers; the emulator needs their bytes).
+fn initializer(src: &str, name_pos: Pos, ty: Ty, size: u64) -> Result<Vec<u8>, String> {
+    let toks = lex(src);
+    let Some(mut i) = toks.iter().position(|t| t.pos.offset == name_pos.offset) else {
+        return Ok(vec![0; size as usize]);
+    };
+    while i < toks.len() && toks[i].tok != Tok::Punct('=') {
+        if matches!(toks[i].tok, Tok::Punct(';') | Tok::Eof) {
+            return Ok(vec![0; size as usize]);
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    let mut neg = false;
+    i += 1;
+    while i < toks.len() {
+        match &toks[i].tok {
+            Tok::Punct(';') | Tok::Eof => break,
+            Tok::Punct(',') if out.len() as u64 >= size && size > 0 => break,
+            Tok::Punct('-') => neg = true,
+            Tok::Int(v) => {
+                let v = if neg { -v } else { *v };
+                neg = false;
+                let bits = if ty.is_float() {
+                    float_bits(FloatLit::Decimal(v as f64), ty)
+                } else {
+                    v as u64
+                };
+                out.extend_from_slice(&bits.to_le_bytes()[..ty.bytes() as usize]);
+            }
+            Tok::Float(f) => {
+                let f = match (*f, neg) {
+                    (FloatLit::Decimal(x), true) => FloatLit::Decimal(-x),
+                    (f, _) => f,
+                };
+                neg = false;
+                out.extend_from_slice(&float_bits(f, ty).to_le_bytes()[..ty.bytes() as usize]);
+            }
+            Tok::Ident(n) => {
+                return Err(format!(
+                    "the initializer of a variable uses the address of `{n}`, which the emulator does not support"
+                ))
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.resize(size.max(out.len() as u64) as usize, 0);
+    out.truncate(size as usize);
+    Ok(out)
+}
+
+/// The bits of a float literal as a value of `ty` (an integer type keeps
+/// the literal's own bits: `mov.b32 %r, 0f3F800000`).
+pub fn float_bits(f: FloatLit, ty: Ty) -> u64 {
+    match (f, ty.bits) {
+        (FloatLit::F32Bits(b), 64) if ty.is_float() => f64::from(f32::from_bits(b)).to_bits(),
+        (FloatLit::F32Bits(b), _) => u64::from(b),
+        (FloatLit::F64Bits(b), 32) if ty.is_float() => {
+            u64::from((f64::from_bits(b) as f32).to_bits())
+        }
+        (FloatLit::F64Bits(b), _) => b,
+        (FloatLit::Decimal(x), 64) => x.to_bits(),
+        (FloatLit::Decimal(x), _) => u64::from((x as f32).to_bits()),
+    }
+}
+
+fn var_of(src: &str, d: &ast::VarDecl, n: &ast::DeclName) -> Result<Var, String> {
+    let space = Space::from_mod(&d.space).ok_or_else(|| {
+        format!(
+            "variables in `{}` are not supported by the emulator",
+            d.space
+        )
+    })?;
+    let count: u64 = n.array.iter().map(|a| a.unwrap_or(0)).product();
+    let elem = elem_bytes(d)?;
+    let size = if n.array.is_empty() {
+        elem
+    } else {
+        elem * count
+    };
+    let dynamic = d.linkage.iter().any(|l| l == ".extern") && n.array.contains(&None);
+    let init = if n.has_init {
+        let ty = Ty::parse(&d.ty).unwrap_or(Ty {
+            kind: Kind::B,
+            bits: 8,
+        });
+        initializer(src, n.pos, ty, size)?
+    } else {
+        vec![0; size as usize]
+    };
+    Ok(Var {
+        name: n.name.clone(),
+        space,
+        size,
+        dynamic,
+        init,
+    })
+}
+
+fn param_size(p: &ast::Param) -> Result<u64, String> {
+    let ty = Ty::parse(&p.ty).ok_or_else(|| format!("unsupported parameter type `{}`", p.ty))?;
+    Ok(ty.bytes() * p.array.unwrap_or(1).max(1))
+}
+
+/// Scoped names while a body is compiled.
+struct Scope<'a> {
+    src: &'a str,
+    module_names: &'a HashMap<String, Sym>,
+    funcs: &'a HashMap<String, usize>,
+    stack: Vec<HashMap<String, Sym>>,
+    regs: Vec<HashMap<String, usize>>,
+    labels: HashMap<String, usize>,
+    func: Func,
+    vars: &'a mut Vec<Var>,
+}
+
+impl Scope<'_> {
+    fn reg(&self, name: &str) -> Option<usize> {
+        self.regs.iter().rev().find_map(|m| m.get(name).copied())
+    }
+    fn sym(&self, name: &str) -> Option<Sym> {
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|m| m.get(name).copied())
+            .or_else(|| self.module_names.get(name).copied())
+    }
+
+    fn declare(&mut self, d: &ast::VarDecl) -> Result<(), String> {
+        for n in &d.names {
+            if d.space == ".reg" {
+                let ty = Ty::parse(&d.ty)
+                    .ok_or_else(|| format!("registers of type `{}` are not supported", d.ty))?;
+                let names: Vec<String> = match n.range {
+                    Some(k) => (0..k).map(|i| format!("{}{i}", n.name)).collect(),
+                    None => vec![n.name.clone()],
+                };
+                for name in names {
+                    let slot = self.func.regs.len();
+                    self.func.regs.push(Reg {
+                        name: name.clone(),
+                        ty,
+                    });
+                    self.regs.last_mut().expect("a scope").insert(name, slot);
+                }
+                continue;
+            }
+            let var = var_of(self.src, d, n)?;
+            let sym = match var.space {
+                Space::Local | Space::Param => {
+                    self.func.frame_vars.push(var);
+                    Sym::Frame(self.func.frame_vars.len() - 1)
+                }
+                _ => {
+                    self.vars.push(var);
+                    Sym::Var(self.vars.len() - 1)
+                }
+            };
+            self.stack
+                .last_mut()
+                .expect("a scope")
+                .insert(n.name.clone(), sym);
+        }
+        Ok(())
+    }
+
+    fn operand(&self, o: &ast::Operand) -> Result<Op, String> {
+        Ok(match &o.kind {
+            OpKind::Name {
+                name,
+                comp,
+                negated,
+            } => {
+                if let Some(r) = self.reg(name) {
+                    if *negated {
+                        Op::NotReg(r)
+                    } else {
+                        Op::Reg(r)
+                    }
+                } else if let Some(s) = special(name, comp.as_deref()) {
+                    Op::Special(s)
+                } else if let Some(&l) = self.labels.get(name) {
+                    Op::Label(l)
+                } else if let Some(s) = self.sym(name) {
+                    Op::Sym(s, 0)
+                } else if let Some(&f) = self.funcs.get(name) {
+                    Op::Func(f)
+                } else {
+                    return Err(format!("line {}: unknown name `{name}`", o.pos.line));
+                }
+            }
+            OpKind::Int(v) => Op::Imm(*v),
+            OpKind::Float(f) => Op::FImm(*f),
+            OpKind::Addr {
+                base,
+                offset,
+                extra,
+            } => {
+                if !extra.is_empty() {
+                    return Err(format!(
+                        "line {}: tensor addresses are not supported by the emulator",
+                        o.pos.line
+                    ));
+                }
+                let base = match base {
+                    None => None,
+                    Some(b) => Some(Box::new(self.operand(&ast::Operand {
+                        kind: OpKind::Name {
+                            name: b.clone(),
+                            comp: None,
+                            negated: false,
+                        },
+                        pos: o.pos,
+                    })?)),
+                };
+                Op::Addr(base, *offset)
+            }
+            OpKind::Vector(items) => Op::Vector(
+                items
+                    .iter()
+                    .map(|i| self.operand(i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            OpKind::List(items) => Op::List(
+                items
+                    .iter()
+                    .map(|i| self.operand(i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            OpKind::Pair(a, b) => Op::Pair(Box::new(self.operand(a)?), Box::new(self.operand(b)?)),
+            OpKind::SymOffset(name, off) => match self.sym(name) {
+                Some(s) => Op::Sym(s, *off),
+                None => return Err(format!("line {}: unknown symbol `{name}`", o.pos.line)),
+            },
+            OpKind::Sink => Op::Sink,
+        })
+    }
+
+    /// Pass 1: the index every label will have.
+    fn collect_labels(&mut self, body: &[Stmt], count: &mut usize) {
+        for s in body {
+            match s {
+                Stmt::Inst(_) => *count += 1,
+                Stmt::Label(name, _) => {
+                    self.labels.insert(name.clone(), *count);
+                }
+                Stmt::Block(inner, _) => self.collect_labels(inner, count),
+                _ => {}
+            }
+        }
+    }
+
+    /// Pass 2: declarations and instructions, in scope order.
+    fn body(&mut self, body: &[Stmt]) -> Result<(), String> {
+        for s in body {
+            match s {
+                Stmt::Decl(d) => self.declare(d)?,
+                Stmt::Inst(i) => {
+                    let guard = match &i.guard {
+                        None => None,
+                        Some((neg, op)) => match self.operand(op)? {
+                            Op::Reg(r) => Some((*neg, r)),
+                            _ => {
+                                return Err(format!(
+                                    "line {}: the guard is not a predicate register",
+                                    i.pos.line
+                                ))
+                            }
+                        },
+                    };
+                    let ops = i
+                        .operands
+                        .iter()
+                        .map(|o| self.operand(o))
+                        .collect::<Result<_, _>>()?;
+                    let end = self.src[i.pos.offset.min(self.src.len())..]
+                        .find(';')
+                        .map_or(self.src.len(), |e| i.pos.offset + e + 1);
+                    self.func.insts.push(Inst {
+                        guard,
+                        opcode: i.opcode.clone(),
+                        mods: i.mods.clone(),
+                        ops,
+                        pos: i.pos,
+                        end,
+                    });
+                }
+                Stmt::Block(inner, _) => {
+                    self.stack.push(HashMap::new());
+                    self.regs.push(HashMap::new());
+                    let r = self.body(inner);
+                    self.stack.pop();
+                    self.regs.pop();
+                    r?;
+                }
+                Stmt::Label(..) | Stmt::Prototype(..) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a parsed module. `src` is its text (for initializers and the
+/// extent of each instruction).
+pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
+    let mut prog = Program::default();
+    let mut module_names = HashMap::new();
+    let mut funcs = HashMap::new();
+    // Functions first (a call may precede the callee's definition); a
+    // declaration followed by a definition keeps the definition.
+    for item in &m.items {
+        if let Item::Func(f) = item {
+            let idx = match funcs.get(&f.name) {
+                Some(&i) => i,
+                None => {
+                    funcs.insert(f.name.clone(), prog.funcs.len());
+                    prog.funcs.push(Func {
+                        name: f.name.clone(),
+                        kind: f.kind,
+                        pos: f.pos,
+                        kparams: Vec::new(),
+                        n_rets: 0,
+                        n_params: 0,
+                        regs: Vec::new(),
+                        frame_vars: Vec::new(),
+                        insts: Vec::new(),
+                        has_body: false,
+                    });
+                    prog.funcs.len() - 1
+                }
+            };
+            if f.body.is_some() {
+                prog.funcs[idx].has_body = true;
+            }
+        }
+    }
+    for item in &m.items {
+        if let Item::Var(d) = item {
+            for n in &d.names {
+                let v = var_of(src, d, n)?;
+                module_names.insert(n.name.clone(), Sym::Var(prog.vars.len()));
+                prog.vars.push(v);
+            }
+        }
+    }
+    for item in &m.items {
+        let Item::Func(f) = item else { continue };
+        let Some(body) = &f.body else { continue };
+        let idx = funcs[&f.name];
+        let mut func = prog.funcs[idx].clone();
+        let mut params = HashMap::new();
+        let regs = HashMap::new();
+        if f.kind == FuncKind::Entry {
+            for (i, p) in f.params.iter().enumerate() {
+                let ty = Ty::parse(&p.ty)
+                    .ok_or_else(|| format!("unsupported parameter type `{}`", p.ty))?;
+                func.kparams.push((p.name.clone(), ty, param_size(p)?));
+                params.insert(p.name.clone(), Sym::KParam(i));
+            }
+        } else {
+            for p in f.rets.iter().chain(&f.params) {
+                if p.space != ".param" {
+                    return Err(format!(
+                        "line {}: `.reg` parameters of `{}` are not supported by the emulator",
+                        p.pos.line, f.name
+                    ));
+                }
+                params.insert(p.name.clone(), Sym::Frame(func.frame_vars.len()));
+                func.frame_vars.push(Var {
+                    name: p.name.clone(),
+                    space: Space::Param,
+                    size: param_size(p)?,
+                    dynamic: false,
+                    init: Vec::new(),
+                });
+            }
+            func.n_rets = f.rets.len();
+            func.n_params = f.params.len();
+        }
+        let mut scope = Scope {
+            src,
+            module_names: &module_names,
+            funcs: &funcs,
+            stack: vec![params],
+            regs: vec![regs],
+            labels: HashMap::new(),
+            func,
+            vars: &mut prog.vars,
+        };
+        scope.collect_labels(body, &mut 0);
+        scope.body(body)?;
+        prog.funcs[idx] = scope.func;
+    }
+    Ok(prog)
+}

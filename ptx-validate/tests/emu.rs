@@ -1,0 +1,329 @@
+//! The PTX emulator on hand-written PTX: a few kernels per instruction
+//! group, checked against values worked out by hand, and the faults (wrong
+//! state space, bad conversions, divergence, step limit, unsupported
+//! instructions) with the PTX line they name.
+
+use ptx_validate::emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+/// A kernel `k(.param .u64 out)` with `body`, run on `threads` threads of
+/// one block with a zeroed `out` of `n` u32 words; returns `out`.
+fn run_body(decls: &str, body: &str, threads: u32, n: usize) -> Result<Vec<u32>, RunError> {
+    let src = format!(
+        "{HEAD}{decls}\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<8>; .reg .b16 %h<8>; .reg .b32 %r<32>; .reg .b64 %rd<16>;\n\
+         .reg .f32 %f<16>; .reg .f64 %fd<8>;\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n\
+         {body}\n ret;\n}}\n"
+    );
+    let config = LaunchConfig {
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_ptx(&src, "k", &[KernelArg::Buffer(vec![0; n * 4])], &config)?;
+    let bytes = out.buffers[0].clone().expect("a buffer");
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+/// Runs a single-thread body that stores results into out[0..n].
+fn one(body: &str, n: usize) -> Vec<u32> {
+    run_body("", body, 1, n).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fault(decls: &str, body: &str, threads: u32) -> Box<ptx_validate::emu::Fault> {
+    match run_body(decls, body, threads, 64) {
+        Err(RunError::Fault(f)) => f,
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+#[test]
+fn integer_arithmetic_follows_ptx() {
+    let out = one(
+        "mov.u32 %r2, 7; mov.u32 %r3, 0;\n\
+         div.s32 %r4, %r2, %r3; st.global.u32 [%rd1], %r4;\n\
+         rem.u32 %r4, %r2, %r3; st.global.u32 [%rd1+4], %r4;\n\
+         mov.u32 %r5, -7; div.s32 %r4, %r5, 2; st.global.u32 [%rd1+8], %r4;\n\
+         rem.s32 %r4, %r5, 2; st.global.u32 [%rd1+12], %r4;\n\
+         shl.b32 %r4, %r2, 40; st.global.u32 [%rd1+16], %r4;\n\
+         shr.s32 %r4, %r5, 33; st.global.u32 [%rd1+20], %r4;\n\
+         mul.hi.u32 %r4, %r5, 16; st.global.u32 [%rd1+24], %r4;\n\
+         mul.wide.s32 %rd4, %r5, 3; st.global.u64 [%rd1+32], %rd4;\n\
+         mad.lo.s32 %r4, %r2, %r2, %r5; st.global.u32 [%rd1+40], %r4;\n\
+         min.u32 %r4, %r5, %r2; st.global.u32 [%rd1+44], %r4;\n\
+         max.s32 %r4, %r5, %r2; st.global.u32 [%rd1+48], %r4;\n\
+         popc.b32 %r4, %r5; st.global.u32 [%rd1+52], %r4;\n\
+         clz.b32 %r4, %r2; st.global.u32 [%rd1+56], %r4;\n\
+         brev.b32 %r4, %r2; st.global.u32 [%rd1+60], %r4;\n\
+         neg.s32 %r4, %r2; st.global.u32 [%rd1+64], %r4;\n\
+         abs.s32 %r4, %r5; st.global.u32 [%rd1+68], %r4;\n\
+         bfe.u32 %r4, %r5, 4, 8; st.global.u32 [%rd1+72], %r4;\n\
+         xor.b32 %r4, %r5, %r2; not.b32 %r4, %r4; st.global.u32 [%rd1+76], %r4;",
+        20,
+    );
+    let m7 = (-7i32) as u32;
+    assert_eq!(out[0], u32::MAX, "div by zero");
+    assert_eq!(out[1], 7, "rem by zero");
+    assert_eq!(out[2], (-3i32) as u32);
+    assert_eq!(out[3], (-1i32) as u32);
+    assert_eq!(out[4], 0, "shl clamps");
+    assert_eq!(out[5], u32::MAX, "shr.s sign fill");
+    assert_eq!(out[6], 15, "mul.hi.u32");
+    assert_eq!(
+        u64::from(out[8]) | (u64::from(out[9]) << 32),
+        (-21i64) as u64
+    );
+    assert_eq!(out[10], 42);
+    assert_eq!(out[11], 7);
+    assert_eq!(out[12], 7);
+    assert_eq!(out[13], m7.count_ones());
+    assert_eq!(out[14], 29);
+    assert_eq!(out[15], 7u32.reverse_bits());
+    assert_eq!(out[16], m7);
+    assert_eq!(out[17], 7);
+    assert_eq!(out[18], (m7 >> 4) & 0xff);
+    assert_eq!(out[19], !(m7 ^ 7));
+}
+
+#[test]
+fn conversions_extend_truncate_and_saturate() {
+    let out = one(
+        "mov.u32 %r2, 0x1ff; cvt.u8.u32 %h1, %r2; cvt.u32.u8 %r3, %h1; st.global.u32 [%rd1], %r3;\n\
+         cvt.s32.s8 %r3, %r2; st.global.u32 [%rd1+4], %r3;\n\
+         mov.f32 %f1, 0f4F000000; cvt.rzi.s32.f32 %r3, %f1; st.global.u32 [%rd1+8], %r3;\n\
+         mov.f32 %f1, 0f7FC00000; cvt.rzi.s32.f32 %r3, %f1; st.global.u32 [%rd1+12], %r3;\n\
+         mov.f32 %f1, 0fC0200000; cvt.rmi.s32.f32 %r3, %f1; st.global.u32 [%rd1+16], %r3;\n\
+         cvt.rni.s32.f32 %r3, %f1; st.global.u32 [%rd1+20], %r3;\n\
+         cvt.rzi.u32.f32 %r3, %f1; st.global.u32 [%rd1+24], %r3;\n\
+         mov.u32 %r2, -3; cvt.rn.f32.s32 %f2, %r2; st.global.f32 [%rd1+28], %f2;\n\
+         cvt.rn.f32.u32 %f2, %r2; st.global.f32 [%rd1+32], %f2;\n\
+         cvt.s64.s32 %rd4, %r2; st.global.u64 [%rd1+40], %rd4;\n\
+         cvt.u64.u32 %rd4, %r2; st.global.u64 [%rd1+48], %rd4;\n\
+         mov.f64 %fd1, 0d3FB999999999999A; cvt.rn.f32.f64 %f3, %fd1; st.global.f32 [%rd1+56], %f3;\n\
+         cvt.f64.f32 %fd2, %f3; cvt.rzi.f64.f64 %fd3, %fd2; st.global.f64 [%rd1+64], %fd2;",
+        18,
+    );
+    assert_eq!(out[0], 0xff);
+    assert_eq!(out[1], u32::MAX, "cvt.s32.s8 of 0xff");
+    assert_eq!(out[2], i32::MAX as u32, "saturates");
+    assert_eq!(out[3], 0, "NaN gives 0");
+    assert_eq!(out[4], (-3i32) as u32, "rmi of -2.5");
+    assert_eq!(out[5], (-2i32) as u32, "rni of -2.5 (ties to even)");
+    assert_eq!(out[6], 0, "negative to unsigned saturates at 0");
+    assert_eq!(out[7], f(-3.0));
+    assert_eq!(out[8], f(4294967293u32 as f32));
+    assert_eq!((out[10], out[11]), ((-3i32) as u32, u32::MAX));
+    assert_eq!((out[12], out[13]), ((-3i32) as u32, 0));
+    assert_eq!(out[14], f(0.1));
+    let d = f64::from(0.1f32).to_bits();
+    assert_eq!((out[16], out[17]), (d as u32, (d >> 32) as u32));
+}
+
+#[test]
+fn floats_compare_and_round_like_ptx() {
+    let out = one(
+        "mov.f32 %f1, 0f7FC00000; mov.f32 %f2, 0f3F800000;\n\
+         setp.ltu.f32 %p1, %f1, %f2; selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd1], %r2;\n\
+         setp.lt.f32 %p1, %f1, %f2; selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd1+4], %r2;\n\
+         setp.neu.f32 %p1, %f1, %f1; selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd1+8], %r2;\n\
+         setp.nan.f32 %p1, %f1, %f2; selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd1+12], %r2;\n\
+         min.f32 %f3, %f1, %f2; st.global.f32 [%rd1+16], %f3;\n\
+         mov.f32 %f4, 0f00000000; div.rn.f32 %f3, %f4, %f4; st.global.f32 [%rd1+20], %f3;\n\
+         mov.f32 %f5, 0f40400000; fma.rn.f32 %f3, %f5, %f5, %f2; st.global.f32 [%rd1+24], %f3;\n\
+         sqrt.rn.f32 %f3, %f5; st.global.f32 [%rd1+28], %f3;\n\
+         ex2.approx.f32 %f3, %f5; st.global.f32 [%rd1+32], %f3;\n\
+         neg.f32 %f3, %f4; st.global.f32 [%rd1+36], %f3;\n\
+         mov.u32 %r3, 5; mov.u32 %r4, 7; setp.hi.u32 %p2, %r3, %r4;\n\
+         setp.ls.and.u32 %p3|%p4, %r3, %r4, %p2; selp.u32 %r2, 1, 0, %p4; st.global.u32 [%rd1+40], %r2;\n\
+         mov.u32 %r5, -1; setp.lo.u32 %p5, %r3, %r5; selp.u32 %r2, 1, 0, %p5; st.global.u32 [%rd1+44], %r2;",
+        12,
+    );
+    assert_eq!(&out[..4], &[1, 0, 1, 1]);
+    assert_eq!(out[4], f(1.0), "min with a NaN gives the other operand");
+    assert_eq!(out[5], 0x7fff_ffff, "canonical NaN");
+    assert_eq!(out[6], f(10.0));
+    assert_eq!(out[7], f(3f32.sqrt()));
+    assert_eq!(out[8], f(8.0));
+    assert_eq!(out[9], f(-0.0));
+    assert_eq!(out[10], 0, "q = !(5 <= 7) and false");
+    assert_eq!(out[11], 1, "unsigned 5 < 0xffffffff");
+}
+
+#[test]
+fn vectors_calls_locals_and_const_initializers() {
+    let decls = ".const .align 4 .b8 tbl[8] = {1, 0, 0, 0, 2, 0, 0, 0};\n\
+        .func (.param .b32 ret) twice(.param .b32 x)\n{\n .reg .b32 %a<3>;\n\
+        ld.param.u32 %a1, [x]; shl.b32 %a2, %a1, 1; st.param.u32 [ret], %a2; ret;\n}\n";
+    let body = ".local .align 8 .b8 stack[16];\n\
+        mov.u32 %r2, 21;\n\
+        { .param .b32 p0; st.param.u32 [p0], %r2; .param .b32 r0;\n\
+          call.uni (r0), twice, (p0); ld.param.u32 %r3, [r0]; }\n\
+        st.global.u32 [%rd1], %r3;\n\
+        mov.u64 %rd5, tbl; ld.const.u32 %r4, [%rd5+4]; st.global.u32 [%rd1+4], %r4;\n\
+        st.local.v2.u32 [stack], {%r3, %r4}; mov.u64 %rd6, stack; cvta.local.u64 %rd7, %rd6;\n\
+        ld.v2.u32 {%r5, %r6}, [%rd7]; add.s32 %r7, %r5, %r6; st.global.u32 [%rd1+8], %r7;\n\
+        mov.b64 %rd8, {%r5, %r6}; mov.b64 {%r8, %r9}, %rd8; st.global.v2.u32 [%rd1+16], {%r9, %r8};\n\
+        isspacep.local %p1, %rd7; isspacep.global %p2, %rd7; selp.u32 %r10, 1, 0, %p1;\n\
+        selp.u32 %r11, 1, 0, %p2; st.global.v2.u32 [%rd1+24], {%r10, %r11};";
+    let out = run_body(decls, body, 1, 8).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&out[..3], &[42, 2, 44]);
+    assert_eq!(&out[4..8], &[2, 42, 1, 0]);
+}
+
+#[test]
+fn shared_memory_barriers_and_atomics() {
+    let decls = ".shared .align 4 .b8 smem[256];";
+    // Each thread writes its id into shared memory, waits, then reads its
+    // neighbour's; thread 0 also counts everyone with an atomic.
+    let body = "mov.u32 %r2, smem; shl.b32 %r3, %r1, 2; add.s32 %r4, %r2, %r3;\n\
+        st.shared.u32 [%r4], %r1;\n\
+        bar.sync 0;\n\
+        add.s32 %r5, %r1, 1; and.b32 %r5, %r5, 63; shl.b32 %r5, %r5, 2; add.s32 %r6, %r2, %r5;\n\
+        ld.shared.u32 %r7, [%r6];\n\
+        st.global.u32 [%rd3], %r7;\n\
+        atom.shared.add.u32 %r8, [smem+252], 1;\n\
+        cvta.shared.u64 %rd5, smem; atom.add.u32 %r9, [%rd5+248], %r1;\n\
+        bar.sync 0;\n\
+        setp.eq.u32 %p1, %r1, 0; @!%p1 bra DONE;\n\
+        ld.shared.u32 %r10, [smem+252]; ld.shared.u32 %r11, [smem+248];\n\
+        st.global.v2.u32 [%rd1+256], {%r10, %r11};\n\
+        DONE:";
+    let out = run_body(decls, body, 62, 66).unwrap_or_else(|e| panic!("{e}"));
+    for (t, v) in out.iter().enumerate().take(61) {
+        assert_eq!(*v, t as u32 + 1, "thread {t}");
+    }
+    assert_eq!(out[64], 62, "atomic count");
+    assert_eq!(out[65], (0..62).sum::<u32>(), "generic atomic sum");
+}
+
+#[test]
+fn warp_collectives_resolve_per_group() {
+    let body = "activemask.b32 %r2;\n\
+        shfl.sync.down.b32 %r3|%p1, %r1, 1, 31, %r2;\n\
+        setp.lt.u32 %p2, %r1, 40;\n\
+        vote.sync.ballot.b32 %r4, %p2, %r2;\n\
+        bar.red.popc.u32 %r5, 0, %p2;\n\
+        redux.sync.add.u32 %r6, %r1, %r2;\n\
+        bar.warp.sync %r2;\n\
+        st.global.u32 [%rd3], %r3;\n\
+        st.global.u32 [%rd3+256], %r4;\n\
+        st.global.u32 [%rd3+512], %r5;\n\
+        st.global.u32 [%rd3+768], %r6;\n\
+        st.global.u32 [%rd3+1024], %r2;";
+    let out = run_body("", body, 48, 64 * 5).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out[0], 1);
+    assert_eq!(out[31], 31, "the last lane of a segment reads itself");
+    assert_eq!(out[40], 41);
+    assert_eq!(out[47], 47, "no lane 48 in the partial warp");
+    assert_eq!(out[64], u32::MAX, "warp 0: every lane < 40");
+    assert_eq!(out[64 + 32], 0xff, "warp 1: lanes 32..39");
+    assert_eq!(out[128], 40, "bar.red.popc over the block");
+    assert_eq!(out[192], (0..32).sum::<u32>());
+    assert_eq!(out[192 + 40], (32..48).sum::<u32>());
+    assert_eq!(out[256 + 40], 0xffff, "activemask of the partial warp");
+}
+
+#[test]
+fn a_wrong_space_access_is_a_fault_naming_the_ptx_line() {
+    let f = fault("", "ld.shared.u32 %r2, [%rd1];", 1);
+    assert_eq!(f.kind, FaultKind::WrongSpace);
+    assert_eq!(f.line, 14, "the line of the ld.shared");
+    assert!(
+        f.message.starts_with("ld.shared.u32: wrong state space"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("global address"), "{}", f.message);
+
+    let decls = ".shared .align 4 .b8 smem[16];";
+    let f = fault(
+        decls,
+        "cvta.shared.u64 %rd4, smem; ld.global.u32 %r2, [%rd4];",
+        1,
+    );
+    assert_eq!(f.kind, FaultKind::WrongSpace);
+    assert!(
+        f.message.contains("window of shared memory"),
+        "{}",
+        f.message
+    );
+
+    let f = fault(decls, "mov.u64 %rd4, smem; ld.u32 %r2, [%rd4];", 1);
+    assert_eq!(f.kind, FaultKind::WrongSpace);
+    assert!(f.message.contains("convert it with cvta"), "{}", f.message);
+
+    let f = fault("", "cvta.to.shared.u64 %rd4, %rd1;", 1);
+    assert_eq!(f.kind, FaultKind::BadCast);
+
+    let f = fault("", "ld.global.u32 %r2, [%rd1+256];", 1);
+    assert_eq!(f.kind, FaultKind::OutOfBounds);
+    let f = fault("", "ld.global.u32 %r2, [%rd1+2];", 1);
+    assert_eq!(f.kind, FaultKind::Misaligned);
+    let f = fault("", "ld.param.u64 %rd4, [out]; st.param.u64 [out], %rd4;", 1);
+    assert_eq!(f.kind, FaultKind::ReadOnly);
+}
+
+#[test]
+fn divergence_step_limit_trap_and_unsupported_are_reported() {
+    let f = fault("", "setp.eq.u32 %p1, %r1, 0; @%p1 bra L; bar.sync 0; L:", 4);
+    assert_eq!(f.kind, FaultKind::BarrierDivergence);
+    assert_eq!(f.thread, [1, 0, 0]);
+    let f = fault("", "L: bra L;", 1);
+    assert_eq!(f.kind, FaultKind::StepLimit);
+    let f = fault("", "trap;", 1);
+    assert_eq!(f.kind, FaultKind::Trap);
+    let f = fault("", "mov.f32 %f1, 0f3F800000; testp.finite.f32 %p1, %f1;", 1);
+    assert_eq!(f.kind, FaultKind::Unsupported);
+    assert!(
+        f.message.contains("not supported by the emulator"),
+        "{}",
+        f.message
+    );
+    // A shuffle whose member mask names a lane that waits elsewhere.
+    let f = fault(
+        "",
+        "setp.eq.u32 %p1, %r1, 0; @%p1 bra L;\n shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n L: bar.warp.sync -1;",
+        2,
+    );
+    assert_eq!(f.kind, FaultKind::BarrierDivergence);
+}
+
+#[test]
+fn launch_errors_come_before_any_thread_runs() {
+    let src = format!("{HEAD}.visible .entry k(.param .u32 n) {{ ret; }}\n");
+    let cfg = LaunchConfig::default();
+    let err = run_ptx(&src, "nope", &[], &cfg).unwrap_err();
+    assert!(err.to_string().contains("kernels: k"), "{err}");
+    let float = KernelArg::Scalar {
+        bits: 0,
+        bytes: 4,
+        float: true,
+        name: "f32".into(),
+    };
+    let err = run_ptx(&src, "k", &[float], &cfg).unwrap_err();
+    assert!(
+        err.to_string().contains("has type .u32, but a f32"),
+        "{err}"
+    );
+    let err = run_ptx("garbage", "k", &[], &cfg).unwrap_err();
+    assert!(matches!(err, RunError::Load(_)), "{err}");
+    // Hostile input never panics.
+    for s in [
+        "",
+        ".version 8.0",
+        "{{{{",
+        "\u{0}\u{1}",
+        &src.replace("ret", "bra X"),
+    ] {
+        let _ = run_ptx(s, "k", &[], &cfg);
+    }
+}
