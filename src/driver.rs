@@ -326,8 +326,51 @@ pub fn compile_source_with_messages(
         _ => {}
     }
     let program = frontend::check(source, &fe_opts).map_err(fail)?;
-    let mut module = frontend::lower(&program).map_err(fail)?;
+    let module = frontend::lower(&program).map_err(fail)?;
     check_ir(&module, "after lowering")?;
+    compile_module_with_messages(file_name, source, module, opts)
+}
+
+/// Compiles IR text (a `.kir` file) as `compile_source_with_messages`
+/// compiles C: verified, then the same passes and backend. Source spans in
+/// IR text point into a C file that is not at hand, so diagnostics here come
+/// without snippets.
+pub fn compile_ir_with_messages(
+    file_name: &str,
+    text: &str,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    if matches!(opts.emit, Emit::Tokens | Emit::Ast) {
+        return Err(CompileError {
+            rendered: format!(
+                "error: `{file_name}` is IR: `--emit tokens` and `--emit ast` need C source\n"
+            ),
+        });
+    }
+    let module = midend::text::parse_module(text).map_err(|e| CompileError {
+        rendered: format!("error: {file_name}:{e}\n"),
+    })?;
+    if let Err(errors) = midend::verifier::verify_module(&module) {
+        let mut rendered = format!("error: `{file_name}` is not valid IR\n");
+        for (func, errs) in errors {
+            rendered.push_str(&errs.annotate(&module.functions[func], Some(&module)));
+        }
+        return Err(CompileError { rendered });
+    }
+    compile_module_with_messages(file_name, "", module, opts)
+}
+
+/// The shared second half: the `-O` pipeline and the backend, for a module
+/// made from `source` (empty when there is no C source to point into).
+fn compile_module_with_messages(
+    file_name: &str,
+    source: &str,
+    mut module: Module,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let fail = |diags: Vec<Diagnostic>| CompileError {
+        rendered: frontend::render_diagnostics(file_name, source, &diags),
+    };
     let print = PrintOptions {
         spans: opts.ir_spans,
     };

@@ -166,6 +166,9 @@ struct CompileArgs {
         default_value = "sm_80"
     )]
     arch: String,
+    /// Target triple; kernelc writes `nvptx64-nvidia-cuda` only.
+    #[arg(long, value_name = "TRIPLE", default_value = "nvptx64-nvidia-cuda")]
+    target: String,
     /// Optimization level, 0 to 3.
     #[arg(short = 'O', value_name = "N", default_value_t = 3,
           value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -425,6 +428,7 @@ fn parse_define(d: &str) -> (String, Option<String>) {
 }
 
 fn run_compile(args: CompileArgs) -> Result<(), String> {
+    Target::check_triple(&args.target).map_err(|e| format!("error: {e}"))?;
     let target = Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
     let opts = CompileOptions {
         target,
@@ -483,8 +487,14 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         eprint!("{messages}");
         return write_output_bytes(Some(output), &bytes);
     }
-    let out =
-        driver::compile_source_with_messages(&name, &source, &opts).map_err(|e| e.rendered)?;
+    // `.kir` input is IR text: the same pipeline, minus the frontend.
+    let is_ir = args.input.extension().is_some_and(|e| e == "kir");
+    let out = if is_ir {
+        driver::compile_ir_with_messages(&name, &source, &opts)
+    } else {
+        driver::compile_source_with_messages(&name, &source, &opts)
+    }
+    .map_err(|e| e.rendered)?;
     eprint!("{}", out.messages);
     write_output(args.output.as_deref(), &out.output)
 }

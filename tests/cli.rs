@@ -113,6 +113,35 @@ fn bad_options_are_user_errors() {
 }
 
 #[test]
+fn target_triple_must_be_nvptx64() {
+    let out = kernelc(&["samples/vadd.cu", "--target", "nvptx64-nvidia-cuda"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = kernelc(&["samples/vadd.cu", "--target", "x86_64-unknown-linux-gnu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("only generates code for `nvptx64-nvidia-cuda`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A feature the target lacks is a located diagnostic naming the target it needs.
+#[test]
+fn cluster_dims_on_sm80_is_a_located_error() {
+    let out = kernelc(&[
+        "tests/filetests/compile/cluster_dims_sm90.cu",
+        "-arch=sm_80",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`__cluster_dims__` needs sm_90 or newer (the target is sm_80)"),
+        "{err}"
+    );
+    assert!(err.contains("cluster_dims_sm90.cu:3:28"), "{err}");
+}
+
+#[test]
 fn ptx_version_override() {
     let out = kernelc(&["samples/vadd.cu", "-arch=sm_90", "--ptx-version", "8.5"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -244,6 +273,41 @@ fn emitted_ir_parses_back_with_opt() {
             "{sample}: the -O3 pipeline spelled out"
         );
     }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A `.kir` file compiles like a `.cu` one, minus the frontend: the same
+/// passes and backend, and the same PTX as compiling the C source.
+#[test]
+fn kir_input_compiles_to_the_same_ptx() {
+    let dir = scratch("kir");
+    let kir = dir.join("saxpy.kir");
+    let ir = stdout(&kernelc(&[
+        "samples/saxpy.cu",
+        "--emit",
+        "ir",
+        "-arch=sm_90",
+    ]));
+    std::fs::write(&kir, &ir).unwrap();
+    let from_ir = kernelc(&[kir.to_str().unwrap(), "-arch=sm_90"]);
+    assert!(from_ir.status.success(), "{}", stderr(&from_ir));
+    let from_c = stdout(&kernelc(&["samples/saxpy.cu", "-arch=sm_90"]));
+    assert_eq!(stdout(&from_ir), from_c);
+    let tokens = kernelc(&[kir.to_str().unwrap(), "--emit", "tokens"]);
+    assert_eq!(tokens.status.code(), Some(1));
+    assert!(
+        stderr(&tokens).contains("need C source"),
+        "{}",
+        stderr(&tokens)
+    );
+    let bad = dir.join("bad.kir");
+    std::fs::write(
+        &bad,
+        "kernel external @k() {\nblock0:\n    v1 = iadd v2, v3\n}\n",
+    )
+    .unwrap();
+    let out = kernelc(&[bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -312,3 +312,50 @@ fn blessed_checks_match_their_output() {
     assert!(match_checks(&again.checks, &output.replace("return", "trap")).is_err());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Every IR opcode appears in at least one `test compile` filetest, so each
+/// instruction has been selected and assembled by real ptxas somewhere.
+#[test]
+fn every_opcode_has_a_compile_filetest() {
+    use kernelc::midend::ir::{Module, Opcode};
+    use std::collections::BTreeSet;
+    let mut files = Vec::new();
+    collect(&common::root().join("tests/filetests/compile"), &mut files);
+    let mut seen: BTreeSet<&'static str> = BTreeSet::new();
+    let mut note = |m: &Module| {
+        for f in m.functions.values() {
+            for (_, inst) in f.layout.insts() {
+                seen.insert(f.dfg.insts[inst].opcode().name());
+            }
+        }
+    };
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let test = parse_file(path, &text);
+        if path.extension().is_some_and(|e| e == "kir") {
+            note(&parse_module(&test.body).unwrap());
+        } else {
+            // The IR as lowered and as optimized: both reach the backend
+            // (at -O0 and -O3 respectively).
+            for emit in [Emit::Ir, Emit::IrOpt] {
+                let opts = CompileOptions {
+                    target: kernelc::backend_nvptx::Target::parse("sm_90").unwrap(),
+                    emit,
+                    ..CompileOptions::default()
+                };
+                if let Ok(ir) = driver::compile_source("f.cu", &test.body, &opts) {
+                    note(&parse_module(&ir).unwrap());
+                }
+            }
+        }
+    }
+    let missing: Vec<&str> = Opcode::ALL
+        .iter()
+        .map(|o| o.name())
+        .filter(|n| !seen.contains(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "opcodes without a compile filetest: {missing:?}"
+    );
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use kernelc::backend_nvptx::Target;
+use kernelc::backend_nvptx::{RegallocMode, Target};
 use kernelc::driver::{compile_source, CompileOptions, Emit};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,20 +54,28 @@ fn sample_ir_snapshots() {
     }
 }
 
+/// Every sample for sm_80, sm_90 and sm_100a, at -O0 and -O3, in both
+/// register modes: real ptxas (and ptx-validate) must accept each PTX.
 #[test]
-fn samples_assemble_with_ptxas_for_sm80_and_sm90() {
+fn samples_assemble_with_ptxas_for_every_main_target() {
     for path in samples() {
-        for arch in ["sm_80", "sm_90"] {
+        let source = std::fs::read_to_string(&path).unwrap();
+        for arch in ["sm_80", "sm_90", "sm_100a"] {
             for level in [0u8, 3] {
-                let source = std::fs::read_to_string(&path).unwrap();
-                let opts = CompileOptions {
-                    target: Target::parse(arch).unwrap(),
-                    opt_level: level,
-                    ..CompileOptions::default()
-                };
-                let ptx = compile_source("sample", &source, &opts).unwrap();
-                let what = format!("{} -O{level} for {arch}", path.display());
-                common::assert_ptxas_accepts(&ptx, arch, &what);
+                for regalloc in [RegallocMode::Virtual, RegallocMode::Regalloc2] {
+                    let opts = CompileOptions {
+                        target: Target::parse(arch).unwrap(),
+                        opt_level: level,
+                        regalloc,
+                        ..CompileOptions::default()
+                    };
+                    let ptx = compile_source("sample", &source, &opts).unwrap();
+                    let what = format!(
+                        "{} -O{level} --regalloc={regalloc} for {arch}",
+                        path.display()
+                    );
+                    common::assert_ptxas_accepts(&ptx, arch, &what);
+                }
             }
         }
     }

@@ -111,6 +111,10 @@ pub fn write_function(out: &mut String, f: &MFunction) {
     }
     write_signature(out, f);
     out.push('\n');
+    if let Some([x, y, z]) = f.cluster_dims {
+        let _ = writeln!(out, ".explicitcluster");
+        let _ = writeln!(out, ".reqnctapercluster {x}, {y}, {z}");
+    }
     if let Some(n) = f.max_threads {
         let _ = writeln!(out, ".maxntid {n}, 1, 1");
     }

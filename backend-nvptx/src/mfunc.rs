@@ -33,6 +33,8 @@ pub struct MFunction {
     /// `__launch_bounds__`: `.maxntid` and `.minnctapersm`.
     pub max_threads: Option<u32>,
     pub min_blocks: Option<u32>,
+    /// `__cluster_dims__`: `.explicitcluster` and `.reqnctapercluster`.
+    pub cluster_dims: Option<[u32; 3]>,
     pub locals: Vec<LocalArray>,
     /// For each register class, the highest register number used (0 = none).
     pub max_reg: [u32; 6],

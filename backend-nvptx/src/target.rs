@@ -108,6 +108,24 @@ impl Target {
             .parse()
             .expect("the NVPTX triple is known to target-lexicon")
     }
+
+    /// Checks a `--target` triple: kernelc writes 64-bit NVPTX only.
+    /// target-lexicon parses it, so any spelling it knows for that
+    /// architecture is accepted; everything else is a clear error.
+    pub fn check_triple(text: &str) -> Result<Triple, String> {
+        let triple: Triple = text
+            .parse()
+            .map_err(|e| format!("`{text}` is not a target triple ({e})"))?;
+        match triple.architecture {
+            target_lexicon::Architecture::Nvptx64 => Ok(triple),
+            target_lexicon::Architecture::Unknown if text.starts_with("nvptx-") => Err(format!(
+                "target `{text}` is 32-bit NVPTX, which ptxas no longer supports; use `{TRIPLE}`"
+            )),
+            other => Err(format!(
+                "kernelc only generates code for `{TRIPLE}`, not for `{text}` (architecture `{other}`)"
+            )),
+        }
+    }
 }
 
 impl fmt::Display for Target {
@@ -170,6 +188,19 @@ mod tests {
         assert_eq!(sm80.ptx_version(&f), (7, 7));
         let sm100 = Target::parse("sm_100a").unwrap();
         assert_eq!(sm100.ptx_version(&f), (8, 6));
+    }
+
+    #[test]
+    fn only_64_bit_nvptx_triples_are_accepted() {
+        assert!(Target::check_triple("nvptx64-nvidia-cuda").is_ok());
+        let x86 = Target::check_triple("x86_64-unknown-linux-gnu").unwrap_err();
+        assert!(
+            x86.contains("only generates code for `nvptx64-nvidia-cuda`"),
+            "{x86}"
+        );
+        let bad = Target::check_triple("not a triple").unwrap_err();
+        assert!(bad.contains("is not a target triple"), "{bad}");
+        assert!(Target::check_triple("nvptx-nvidia-cuda").is_err());
     }
 
     #[test]

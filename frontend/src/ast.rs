@@ -88,6 +88,8 @@ pub struct FunctionDecl {
     pub body: Option<Block>,
     /// `__launch_bounds__(max_threads[, min_blocks])`, unevaluated.
     pub launch_bounds: Option<(Expr, Option<Expr>, Span)>,
+    /// `__cluster_dims__(x[, y[, z]])`, unevaluated.
+    pub cluster_dims: Option<(Vec<Expr>, Span)>,
 }
 
 /// A type as written, plus qualifiers of the declared object itself.

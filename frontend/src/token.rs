@@ -68,6 +68,7 @@ keywords! {
     Global => "__global__", Device => "__device__", Host => "__host__",
     True => "true", False => "false",
     LaunchBounds => "__launch_bounds__",
+    ClusterDims => "__cluster_dims__",
     // Made only by the preprocessor around `#pragma unroll`'s argument; the
     // space in the spelling keeps source identifiers from ever matching.
     PragmaUnroll => "#pragma unroll", PragmaEnd => "#pragma end",

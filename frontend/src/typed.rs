@@ -88,6 +88,8 @@ pub struct Function {
     pub locals: Vec<LocalVar>,
     /// `__launch_bounds__(max_threads, min_blocks)`, evaluated.
     pub launch_bounds: Option<(u32, Option<u32>)>,
+    /// `__cluster_dims__(x, y, z)`, evaluated (missing dimensions are 1).
+    pub cluster_dims: Option<[u32; 3]>,
 }
 
 /// A function parameter (also present in `Function::locals`).

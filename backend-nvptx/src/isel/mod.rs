@@ -272,6 +272,12 @@ fn select(
         Some((t, b)) if func.is_kernel() => (Some(t), b),
         _ => (None, None),
     };
+    let cluster_dims = func.attrs.cluster_dims.filter(|_| func.is_kernel());
+    if cluster_dims.is_some() && target.sm() < 90 {
+        return Err(format!(
+            "thread-block clusters (`__cluster_dims__`) need sm_90 or newer (target is {target})"
+        ));
+    }
     Ok(MFunction {
         name: func.name.clone(),
         is_kernel: func.is_kernel(),
@@ -280,6 +286,7 @@ fn select(
         ret,
         max_threads,
         min_blocks,
+        cluster_dims,
         locals: isel.locals,
         max_reg: isel.next,
         body: isel.body,

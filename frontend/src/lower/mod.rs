@@ -77,6 +77,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         let mut attrs = FuncAttrs::new(kind, linkage);
         attrs.noinline = f.noinline;
         attrs.launch_bounds = f.launch_bounds;
+        attrs.cluster_dims = f.cluster_dims;
         module.push_function(Function::new(f.name.clone(), sig, attrs));
     }
     let signatures: Vec<Signature> = module

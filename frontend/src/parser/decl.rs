@@ -124,6 +124,7 @@ pub(super) struct DeclSpecs {
     /// `typedef` was written (at this span).
     pub typedef: Option<Span>,
     pub launch_bounds: Option<(Expr, Option<Expr>, Span)>,
+    pub cluster_dims: Option<(Vec<Expr>, Span)>,
     /// The first specifier that only makes sense on a function, for messages.
     pub fn_only: Option<(Keyword, Span)>,
 }
@@ -138,6 +139,7 @@ impl DeclSpecs {
         self.typedef
             .or(self.fn_only.map(|f| f.1))
             .or(self.launch_bounds.as_ref().map(|l| l.2))
+            .or(self.cluster_dims.as_ref().map(|c| c.1))
     }
 }
 
@@ -284,6 +286,13 @@ impl Parser<'_> {
                             ts.any = true;
                             continue;
                         }
+                        Keyword::ClusterDims => {
+                            self.bump();
+                            ds.cluster_dims = Some(self.cluster_dims(tok.span)?);
+                            ds.fn_only.get_or_insert((k, tok.span));
+                            ts.any = true;
+                            continue;
+                        }
                         Keyword::Enum => {
                             self.bump();
                             self.enum_specifier(tok.span)?;
@@ -388,6 +397,17 @@ impl Parser<'_> {
         }
         self.expect_punct(Punct::RParen, "to close `__launch_bounds__`")?;
         Ok((max, min, kw.to(self.prev_span())))
+    }
+
+    /// `(X)`, `(X, Y)` or `(X, Y, Z)` after `__cluster_dims__`.
+    fn cluster_dims(&mut self, kw: Span) -> PResult<(Vec<Expr>, Span)> {
+        self.expect_punct(Punct::LParen, "after `__cluster_dims__`")?;
+        let mut dims = vec![self.assign_expr()?];
+        while self.eat_punct(Punct::Comma) {
+            dims.push(self.assign_expr()?);
+        }
+        self.expect_punct(Punct::RParen, "to close `__cluster_dims__`")?;
+        Ok((dims, kw.to(self.prev_span())))
     }
 
     /// After `enum`: an optional tag and an optional `{ A, B = 1, }` body.
@@ -733,6 +753,7 @@ impl Parser<'_> {
             params,
             body,
             launch_bounds: ds.launch_bounds,
+            cluster_dims: ds.cluster_dims,
         })])
     }
 

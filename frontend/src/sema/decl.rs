@@ -283,6 +283,48 @@ impl Checker {
         Some((max, min))
     }
 
+    /// `__cluster_dims__(x[, y[, z]])` of a kernel, evaluated; the missing
+    /// dimensions are 1, as in CUDA.
+    pub(super) fn cluster_dims(&mut self, f: &ast::FunctionDecl) -> Option<[u32; 3]> {
+        let (dims, span) = f.cluster_dims.as_ref()?;
+        if !f.specs.global {
+            self.error(
+                *span,
+                "`__cluster_dims__` applies only to `__global__` functions",
+            );
+            return None;
+        }
+        if dims.len() > 3 {
+            self.error(*span, "`__cluster_dims__` takes at most three dimensions");
+            return None;
+        }
+        // Clusters are a Hopper feature: say so where the attribute is
+        // written rather than failing later in the backend.
+        let arch = self.opts.cuda_arch();
+        if arch < 900 {
+            self.error(
+                *span,
+                format!(
+                    "`__cluster_dims__` needs sm_90 or newer (the target is sm_{})",
+                    arch / 10
+                ),
+            );
+            return None;
+        }
+        let mut out = [1u32; 3];
+        for (slot, e) in out.iter_mut().zip(dims) {
+            let v = self.require_const(e, "a `__cluster_dims__` dimension")?;
+            match u32::try_from(v) {
+                Ok(n) if n > 0 => *slot = n,
+                _ => {
+                    self.error(e.span, format!("invalid `__cluster_dims__` dimension {v}"));
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// Flattens a braced (or scalar) initializer for an object of type `ty`
     /// into every scalar leaf at its byte offset, zeros included. Also
     /// returns the number of outer elements, which sizes `T x[] = {...}`.

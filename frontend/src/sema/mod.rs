@@ -269,6 +269,7 @@ impl Checker {
         let body_ast = f.body.as_ref().unwrap_or(&empty);
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
         let launch_bounds = self.launch_bounds(f);
+        let cluster_dims = self.cluster_dims(f);
         let s = &f.specs;
         Function {
             name: f.name.clone(),
@@ -287,6 +288,7 @@ impl Checker {
             },
             locals: std::mem::take(&mut self.locals),
             launch_bounds,
+            cluster_dims,
         }
     }
 

@@ -72,6 +72,9 @@ pub struct FuncAttrs {
     pub restrict_processed: bool,
     /// `__launch_bounds__(max_threads, min_blocks)`.
     pub launch_bounds: Option<(u32, Option<u32>)>,
+    /// `__cluster_dims__(x, y, z)`: the kernel runs in thread-block clusters
+    /// of this shape (sm_90 and newer).
+    pub cluster_dims: Option<[u32; 3]>,
 }
 
 impl FuncAttrs {
@@ -82,6 +85,7 @@ impl FuncAttrs {
             noinline: false,
             restrict_processed: false,
             launch_bounds: None,
+            cluster_dims: None,
         }
     }
 }

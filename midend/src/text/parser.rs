@@ -318,6 +318,15 @@ fn header(cur: &mut Cursor) -> Result<Header> {
             };
             cur.expect_punct(')')?;
             attrs.launch_bounds = Some((max_threads, min_blocks));
+        } else if cur.eat_word("cluster_dims") {
+            cur.expect_punct('(')?;
+            let x = cur.u32()?;
+            cur.expect_punct(',')?;
+            let y = cur.u32()?;
+            cur.expect_punct(',')?;
+            let z = cur.u32()?;
+            cur.expect_punct(')')?;
+            attrs.cluster_dims = Some([x, y, z]);
         } else {
             break;
         }

@@ -186,6 +186,9 @@ impl FuncWriter<'_> {
         if f.attrs.restrict_processed {
             self.out.push_str(" restrict_processed");
         }
+        if let Some([x, y, z]) = f.attrs.cluster_dims {
+            write!(self.out, " cluster_dims({x}, {y}, {z})")?;
+        }
         match f.attrs.launch_bounds {
             Some((n, Some(m))) => write!(self.out, " launch_bounds({n}, {m})")?,
             Some((n, None)) => write!(self.out, " launch_bounds({n})")?,

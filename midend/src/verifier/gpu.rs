@@ -136,6 +136,11 @@ fn check_signature(cx: &mut Ctx) {
             cx.at_func(format!("noalias parameter {k} is not a pointer"));
         }
     }
+    match func.attrs.cluster_dims {
+        Some(_) if !kernel => cx.at_func("cluster_dims on a device function"),
+        Some(dims) if dims.contains(&0) => cx.at_func("cluster_dims must be positive"),
+        _ => {}
+    }
     match func.attrs.launch_bounds {
         Some(_) if !kernel => cx.at_func("launch_bounds on a device function"),
         Some((0, _)) => cx.at_func("launch_bounds max threads must be positive"),
