@@ -127,8 +127,8 @@ impl Elem {
             Elem::U32 => (u as u32).to_string(),
             Elem::I64 => (u as i64).to_string(),
             Elem::U64 => u.to_string(),
-            Elem::F32 => f32::from_bits(u as u32).to_string(),
-            Elem::F64 => f64::from_bits(u).to_string(),
+            Elem::F32 => compact_f32(f32::from_bits(u as u32)),
+            Elem::F64 => compact_f64(f64::from_bits(u)),
         }
     }
 
@@ -590,6 +590,26 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
 
 /// The summary line of buffer `k`: its type and length, the first three
 /// elements, and the sum (exact for integers, in f64 for floats).
+/// The shortest decimal that reads back to `x`, in exponent form when plain
+/// decimals would need more than a few leading or trailing zeros (a tiny
+/// `f64` would otherwise print hundreds of digits).
+fn compact_f64(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// [`compact_f64`] for `f32`, keeping `f32`'s own shortest digits.
+fn compact_f32(x: f32) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 pub fn summarize(k: usize, elem: Elem, bytes: &[u8]) -> String {
     let size = elem.size();
     let n = bytes.len() / size;
@@ -611,7 +631,7 @@ pub fn summarize(k: usize, elem: Elem, bytes: &[u8]) -> String {
                 Num::Int(i) => i as f64,
             })
             .sum();
-        s.to_string()
+        compact_f64(s)
     } else {
         let s: i128 = items
             .iter()
@@ -700,6 +720,14 @@ mod tests {
         assert_eq!(
             summarize(0, Elem::I8, &[0xff, 2]),
             "arg0 i8[2]: -1, 2 sum 1"
+        );
+        let tiny: Vec<u8> = [1e-300f64, 2.5e20, 0.5]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        assert_eq!(
+            summarize(1, Elem::F64, &tiny),
+            "arg1 f64[3]: 1e-300, 2.5e20, 0.5 sum 2.5e20"
         );
     }
 }

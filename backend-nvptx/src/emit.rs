@@ -92,7 +92,14 @@ fn write_signature(out: &mut String, f: &MFunction) {
     out.push_str("(\n");
     for (i, p) in f.params.iter().enumerate() {
         let sep = if i + 1 < f.params.len() { "," } else { "" };
-        let _ = writeln!(out, "\t.param {} {}{sep}", p.ty, p.name);
+        match p.bytes {
+            Some((size, align)) => {
+                let _ = writeln!(out, "\t.param .align {align} .b8 {}[{size}]{sep}", p.name);
+            }
+            None => {
+                let _ = writeln!(out, "\t.param {} {}{sep}", p.ty, p.name);
+            }
+        }
     }
     out.push(')');
 }

@@ -17,6 +17,9 @@ pub struct LocalArray {
 pub struct ParamDecl {
     pub ty: PtxType,
     pub name: String,
+    /// A by-value aggregate: `.param .align A .b8 name[size]` as
+    /// `(size, align)` (then `ty` is unused).
+    pub bytes: Option<(u32, u32)>,
 }
 
 /// A function after instruction selection.

@@ -53,6 +53,14 @@ impl Isel<'_> {
                 }
             }
             Some(InstData::StackAddr { slot }) => AddrBase::Sym(super::local_symbol(slot.as_u32())),
+            // A by-value kernel parameter read in param space: its name.
+            _ if space == Space::Param
+                && self
+                    .param_syms
+                    .contains_key(&self.func.dfg.resolve_aliases(base)) =>
+            {
+                AddrBase::Sym(self.param_syms[&self.func.dfg.resolve_aliases(base)].clone())
+            }
             _ => AddrBase::Reg(self.reg(base)?),
         };
         Ok((space, Address { base, offset }))

@@ -209,6 +209,9 @@ struct Isel<'a> {
     wide_muls: HashMap<Value, (bool, Value, Value)>,
     /// Extensions whose only use is such a `mul.wide`: not emitted.
     skipped: HashSet<Value>,
+    /// By-value kernel parameters: their value is the address of the
+    /// `.param` aggregate with this name.
+    param_syms: HashMap<Value, String>,
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
@@ -250,6 +253,7 @@ fn select(
         uses: HashMap::new(),
         wide_muls: HashMap::new(),
         skipped: HashSet::new(),
+        param_syms: HashMap::new(),
     };
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
@@ -307,6 +311,7 @@ pub fn param_decls(func: &Function) -> Vec<ParamDecl> {
                 device_param_ty(p.ty)
             },
             name: format!("{}_param_{i}", func.name),
+            bytes: p.attrs.byval.filter(|_| func.is_kernel()),
         })
         .collect()
 }
@@ -522,10 +527,24 @@ impl Isel<'_> {
         }
         for ((decl, abi), v) in decls.iter().zip(&self.func.signature.params).zip(values) {
             if abi.attrs.byval.is_some() || abi.attrs.grid_constant {
-                return Err(format!(
-                    "by-value aggregate / __grid_constant__ parameter `{}` is not supported yet",
-                    decl.name
-                ));
+                // A kernel's aggregate lives in param space and the value is
+                // its address: loads fold to `[name+off]` (see `address`),
+                // and a register copy serves every other use.
+                if !self.func.is_kernel() || abi.ty != Type::Ptr(AddrSpace::Param) {
+                    return Err(format!(
+                        "by-value aggregate / __grid_constant__ parameter `{}` of a device function is not supported yet",
+                        decl.name
+                    ));
+                }
+                let dst = self.def(v);
+                self.param_syms.insert(v, decl.name.clone());
+                self.emit(MInst::Unary {
+                    op: UnaryOp::Mov,
+                    ty: PtxType::B64,
+                    dst,
+                    src: Operand::Sym(decl.name.clone()),
+                });
+                continue;
             }
             let addr = Address {
                 base: AddrBase::Sym(decl.name.clone()),
