@@ -5,15 +5,14 @@
 //! `ptxas` on `PATH`, then the project-local install under `.tools/`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Where `scripts/test` installs the pinned CUDA wheels, relative to the workspace root.
 pub const LOCAL_CUDA_DIR: &str = ".tools/cuda-13.5/nvidia/cu13/bin";
 
-/// Locates ptxas, or returns `None` when there is none.
+/// Locates ptxas, or returns `None` when there is none (ptx-validate's
+/// search: `$KERNELC_PTXAS`, `PATH`, `$CUDA_HOME/bin`, then `.tools/`).
 pub fn find_ptxas() -> Option<PathBuf> {
-    find_tool("KERNELC_PTXAS", "ptxas")
+    ptx_validate::driver::find_ptxas(Some(Path::new(env!("CARGO_MANIFEST_DIR"))))
 }
 
 /// Locates nvcc (only the local install has the nvvm it needs to run offline).
@@ -54,32 +53,17 @@ pub struct PtxasOutcome {
 }
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) with the given ptxas, discarding
-/// the object. `extra` are additional ptxas flags such as `-v`.
+/// the object. `extra` are additional ptxas flags such as `-v`. (ptx-validate
+/// runs ptxas for both of us.)
 pub fn assemble(
     ptxas: &Path,
     ptx: &str,
     arch: &str,
     extra: &[&str],
 ) -> std::io::Result<PtxasOutcome> {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("kernelc-ptxas-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let input = dir.join("input.ptx");
-    std::fs::write(&input, ptx)?;
-    let out = Command::new(ptxas)
-        .arg(format!("-arch={arch}"))
-        .args(extra)
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.join("out.cubin"))
-        .output();
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = out?;
-    let mut output = String::from_utf8_lossy(&out.stdout).into_owned();
-    output.push_str(&String::from_utf8_lossy(&out.stderr));
+    let out = ptx_validate::driver::assemble(ptxas, ptx, arch, extra)?;
     Ok(PtxasOutcome {
-        success: out.status.success(),
-        output,
+        success: out.accepted,
+        output: out.raw,
     })
 }

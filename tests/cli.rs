@@ -4,30 +4,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use common::{kernelc, scratch, stderr, stdout};
 
-fn kernelc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kernelc"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("cannot run kernelc")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kernelc-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
 
 #[test]
 fn readme_compile_command_prints_ptx() {

@@ -3,24 +3,10 @@
 //! which prints the embedded PTX back: it must be byte-for-byte what
 //! `--emit ptx` prints.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{kernelc, scratch};
 use std::process::Command;
-
-fn kernelc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_kernelc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cannot run kernelc")
-}
-
-/// A fresh scratch directory under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 const PRINTER: &str = r#"
 #include <stdio.h>

@@ -5,9 +5,11 @@
 
 mod common;
 
+use common::{kernelc, scratch, stderr, stdout};
+
 use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
 /// The request a sample's run spec describes (the same words the CLI would
 /// see after `--spec`).
@@ -208,28 +210,6 @@ fn matmul_clamp_matches_a_rust_reference() {
 // ---------------------------------------------------------------------------
 // The command line.
 // ---------------------------------------------------------------------------
-
-fn kernelc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kernelc"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("cannot run kernelc")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kernelc-run-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);

@@ -100,6 +100,12 @@ pub fn parse_messages(raw: &str) -> Vec<Message> {
 
 /// Assembles `ptx` with `ptxas -arch=<from .target>`, discarding the cubin.
 pub fn run_ptxas(ptxas: &Path, ptx: &str) -> std::io::Result<Outcome> {
+    assemble(ptxas, ptx, &arch_of(ptx), &[])
+}
+
+/// Assembles `ptx` with `ptxas -arch=<arch> <extra...>`, discarding the
+/// cubin. The one place that runs ptxas (kernelc's tests use it too).
+pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, extra: &[&str]) -> std::io::Result<Outcome> {
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "ptx-validate-{}-{}",
@@ -110,7 +116,8 @@ pub fn run_ptxas(ptxas: &Path, ptx: &str) -> std::io::Result<Outcome> {
     let input = dir.join("in.ptx");
     std::fs::write(&input, ptx)?;
     let out = Command::new(ptxas)
-        .arg(format!("-arch={}", arch_of(ptx)))
+        .arg(format!("-arch={arch}"))
+        .args(extra)
         .arg(&input)
         .arg("-o")
         .arg(dir.join("out.cubin"))

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// The workspace root.
 pub fn root() -> &'static Path {
@@ -46,4 +47,31 @@ pub fn assert_ptxas_accepts(ptx: &str, arch: &str, what: &str) {
         "ptxas -arch={arch} rejected the PTX of {what}:\n{}\n--- PTX ---\n{ptx}",
         outcome.output
     );
+}
+
+/// Runs the `kernelc` binary in the workspace root.
+pub fn kernelc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernelc"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("cannot run kernelc")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test's files, under Cargo's per-target
+/// temporary directory (so parallel test binaries never collide).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
