@@ -6,7 +6,7 @@
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
 //! near 1 is linear growth; 2 is quadratic. `KERNELC_GROWTH_MAX=N` sets the
-//! largest size (default 64000 statements; helpers and calls scale down
+//! largest size (default 16000 statements; helpers and calls scale down
 //! from it), `KERNELC_GROWTH_RUNS=N` the runs per point (default 3).
 //!
 //! This is not a criterion benchmark: it needs many sizes and one number
@@ -103,7 +103,7 @@ fn sizes(min: usize, max: usize) -> Vec<usize> {
 }
 
 fn main() {
-    let max = env_usize("KERNELC_GROWTH_MAX", 64_000);
+    let max = env_usize("KERNELC_GROWTH_MAX", 16_000);
     let runs = env_usize("KERNELC_GROWTH_RUNS", 3).max(1);
     let wanted: Vec<String> = std::env::args()
         .skip(1)
@@ -154,8 +154,16 @@ fn main() {
         println!("{header}");
         let mut points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); p::STAGES.len() + 1];
         let mut pass_points: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        let mut simplify_points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
+        let mut rounds = Vec::new();
         for &n in &ns {
             let src = make(n);
+            let lowered = p::lower(&p::check(&src, &p::frontend_options()));
+            let (r, sub) = p::simplify_breakdown(&lowered, &p::options());
+            rounds.push(r);
+            for (pts, t) in simplify_points.iter_mut().zip(sub) {
+                pts.push((n as f64, t.as_secs_f64().max(1e-9)));
+            }
             let times = time_stages(&src, runs);
             for (i, (pass, t)) in time_passes(&src, runs).into_iter().enumerate() {
                 if pass_points.len() <= i {
@@ -186,6 +194,14 @@ fn main() {
         for (pass, pts) in &pass_points {
             let last = pts.last().map_or(0.0, |p| p.1 * 1e3);
             line.push_str(&format!(" {pass} {last:.1} ({:.2});", log_log_slope(pts)));
+        }
+        println!("{line}");
+        let mut line = format!(
+            "{name:<10} simplify rounds per size {rounds:?}; at the largest size (ms, exponent):"
+        );
+        for (sub, pts) in ["fold", "cfg-cleanup", "dce"].iter().zip(&simplify_points) {
+            let last = pts.last().map_or(0.0, |p| p.1 * 1e3);
+            line.push_str(&format!(" {sub} {last:.1} ({:.2});", log_log_slope(pts)));
         }
         println!("{line}");
         if let Some((stage, slope)) = worst {

@@ -33,9 +33,20 @@ fn bench_sources(c: &mut Criterion, group: &str, cases: Vec<(usize, String)>) {
     g.finish();
 }
 
+/// Sizes of the kernels: 1k and 10k statements, and 100k with
+/// `KERNELC_BENCH_LARGE=1` (minutes per shape while the midend grows
+/// faster than linearly; see docs/performance.md).
+fn kernel_sizes() -> Vec<usize> {
+    let mut sizes = vec![1_000, 10_000];
+    if std::env::var("KERNELC_BENCH_LARGE").is_ok_and(|v| v == "1") {
+        sizes.push(100_000);
+    }
+    sizes
+}
+
 fn kernels(c: &mut Criterion) {
     for shape in Shape::ALL {
-        let cases = [1_000, 10_000, 100_000]
+        let cases = kernel_sizes()
             .into_iter()
             .map(|n| (n, gen::kernel(shape, n)))
             .collect();

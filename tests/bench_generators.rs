@@ -3,9 +3,9 @@
 //! are compiled here (and assembled by ptxas when it is available), so a
 //! generator cannot rot unnoticed between benchmark runs.
 
+mod common;
 #[path = "../benches/support/mod.rs"]
 mod support;
-mod common;
 
 use support::gen::{self, Shape};
 use support::pipeline as p;
