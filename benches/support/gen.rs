@@ -1,0 +1,165 @@
+//! Generators of large CUDA-C kernels for the benchmarks: source text whose
+//! size is a parameter, so compile time can be measured against it.
+//!
+//! Every generated program stays inside kernelc's language subset and is
+//! also valid CUDA. `tests/bench_generators.rs` compiles small instances
+//! of each shape, so a generator that drifts out of the subset fails a test
+//! rather than a benchmark run.
+
+use std::fmt::Write;
+
+/// The kind of statement a generated kernel is made of.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Straight-line integer and float arithmetic on a few rotating variables.
+    Straight,
+    /// Small counted `for` loops, each with an arithmetic body.
+    Loops,
+    /// `if`/`else` diamonds.
+    Ifs,
+    /// Loads and stores through global pointers and a local array.
+    Indexing,
+    /// All of the above, in turn.
+    Mixed,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 5] = [
+        Shape::Straight,
+        Shape::Loops,
+        Shape::Ifs,
+        Shape::Indexing,
+        Shape::Mixed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Straight => "straight",
+            Shape::Loops => "loops",
+            Shape::Ifs => "ifs",
+            Shape::Indexing => "indexing",
+            Shape::Mixed => "mixed",
+        }
+    }
+}
+
+/// How many float and int variables the statements rotate through.
+const VARS: usize = 8;
+
+/// A kernel `big` of about `statements` statements of the given shape. A
+/// compound statement (a loop or an `if`) counts as the statements it holds
+/// plus one.
+pub fn kernel(shape: Shape, statements: usize) -> String {
+    let mut s = String::with_capacity(statements * 48 + 512);
+    s.push_str(
+        "extern \"C\" __global__ void big(float* out, const float* in, int* idx, int n)\n{\n",
+    );
+    s.push_str("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n");
+    s.push_str("    float buf[8] = {0.0f};\n");
+    for v in 0..VARS {
+        let _ = writeln!(s, "    float f{v} = in[i + {v}];");
+        let _ = writeln!(s, "    int k{v} = i + {v};");
+    }
+    let mut emitted = 0;
+    let mut step = 0usize;
+    while emitted < statements {
+        let kind = match shape {
+            Shape::Mixed => Shape::ALL[step % 4],
+            other => other,
+        };
+        emitted += chunk(&mut s, kind, step);
+        step += 1;
+    }
+    for v in 0..VARS {
+        let _ = writeln!(
+            s,
+            "    out[i * {VARS} + {v}] = f{v} + (float)k{v} + buf[{v}];"
+        );
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Appends one chunk of `kind` and returns how many statements it counts.
+fn chunk(s: &mut String, kind: Shape, step: usize) -> usize {
+    let a = step % VARS;
+    let b = (step + 3) % VARS;
+    let c = (step + 5) % VARS;
+    match kind {
+        Shape::Straight | Shape::Mixed => {
+            let _ = writeln!(s, "    f{a} = f{b} * 1.5f + f{c} - (float)k{a};");
+            let _ = writeln!(s, "    k{a} = k{b} * 3 + (k{c} >> 1) + {step};");
+            2
+        }
+        Shape::Loops => {
+            let _ = writeln!(s, "    for (int j = 0; j < {}; ++j) {{", 2 + step % 5);
+            let _ = writeln!(s, "        f{a} = f{a} * 0.5f + f{b};");
+            let _ = writeln!(s, "        k{a} = k{a} + j * k{c};");
+            s.push_str("    }\n");
+            3
+        }
+        Shape::Ifs => {
+            let _ = writeln!(s, "    if (f{a} > f{b}) {{");
+            let _ = writeln!(s, "        f{a} = f{a} - f{c};");
+            s.push_str("    } else {\n");
+            let _ = writeln!(s, "        k{a} = k{a} ^ k{c};");
+            s.push_str("    }\n");
+            3
+        }
+        Shape::Indexing => {
+            let _ = writeln!(s, "    f{a} = f{a} + in[(k{b} & 1023) + {}];", step % 64);
+            let _ = writeln!(s, "    buf[k{c} & 7] = f{a};");
+            let _ = writeln!(s, "    idx[(k{a} & 255) * {}] = k{b};", 1 + step % 4);
+            3
+        }
+    }
+}
+
+/// A kernel with `helpers` `__noinline__` helpers that take generic
+/// pointers, and `calls` call sites that pass them global and shared
+/// pointers in turn. Each helper also calls the previous one, so the spaces
+/// the call sites prove must travel down a chain of callers: the worst case
+/// for inter-procedural memory-space propagation.
+pub fn helpers(helpers: usize, calls: usize) -> String {
+    assert!(helpers > 0);
+    let mut s = String::with_capacity(helpers * 160 + calls * 80 + 512);
+    s.push_str("__device__ __noinline__ float h0(const float* p, int k)\n{\n");
+    s.push_str("    return p[k & 63] * 2.0f;\n}\n\n");
+    for h in 1..helpers {
+        let _ = writeln!(
+            s,
+            "__device__ __noinline__ float h{h}(const float* p, int k)\n{{\n    return p[k & 63] + h{}(p, k + {h});\n}}\n",
+            h - 1
+        );
+    }
+    s.push_str("extern \"C\" __global__ void calls(const float* in, float* out, int n)\n{\n");
+    s.push_str("    __shared__ float tile[256];\n");
+    s.push_str("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n");
+    s.push_str("    tile[threadIdx.x] = in[i];\n");
+    s.push_str("    __syncthreads();\n");
+    s.push_str("    float acc = 0.0f;\n");
+    for c in 0..calls {
+        let h = c % helpers;
+        let ptr = if c % 2 == 0 { "tile" } else { "in" };
+        let _ = writeln!(s, "    acc = acc + h{h}({ptr} + {}, i + {c});", c % 64);
+    }
+    s.push_str("    out[i] = acc;\n}\n");
+    s
+}
+
+/// The samples shipped in `samples/`, as (name, source).
+pub fn samples() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("samples/ is readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let src = std::fs::read_to_string(&p).expect("sample is readable");
+            (name, src)
+        })
+        .collect();
+    out.sort();
+    out
+}
