@@ -92,10 +92,46 @@ impl Layout {
         }
     }
 
+    /// Removes every instruction in `insts` from its block, in one sweep per
+    /// block (removing them one by one would cost a scan each).
+    pub fn remove_insts(&mut self, insts: &std::collections::HashSet<Inst>) {
+        let mut blocks: Vec<Block> = insts.iter().filter_map(|&i| self.inst_block(i)).collect();
+        blocks.sort();
+        blocks.dedup();
+        for b in blocks {
+            self.block_insts[b].retain(|i| !insts.contains(i));
+        }
+        for &i in insts {
+            self.inst_block[i] = None.into();
+        }
+    }
+
+    /// Moves every instruction of `from` to the end of `to`, keeping their order.
+    pub fn move_insts_to_end(&mut self, from: Block, to: Block) {
+        let moved = std::mem::take(&mut self.block_insts[from]);
+        for &i in &moved {
+            self.inst_block[i] = to.into();
+        }
+        self.block_insts[to].extend(moved);
+    }
+
+    /// Removes every block in `blocks` (and their instructions) at once.
+    pub fn remove_blocks(&mut self, blocks: &std::collections::HashSet<Block>) {
+        self.blocks.retain(|b| !blocks.contains(b));
+        for &b in blocks {
+            self.block_inserted[b] = false;
+            for inst in std::mem::take(&mut self.block_insts[b]) {
+                self.inst_block[inst] = None.into();
+            }
+        }
+    }
+
+    /// Where `inst` is in `block`, searched from the end: passes mostly
+    /// touch terminators and recent instructions, which this finds at once.
     fn position(&self, inst: Inst, block: Block) -> usize {
         self.block_insts[block]
             .iter()
-            .position(|&i| i == inst)
+            .rposition(|&i| i == inst)
             .expect("layout out of sync")
     }
 

@@ -8,6 +8,7 @@
 
 use crate::ir::{Block, Function, InstData};
 use cranelift_entity::SecondaryMap;
+use std::collections::HashSet;
 
 /// Cleans the CFG; returns whether anything changed.
 pub fn cleanup_cfg(func: &mut Function) -> bool {
@@ -75,55 +76,55 @@ fn remove_unreachable_blocks(func: &mut Function) -> bool {
             }
         }
     }
-    let dead: Vec<Block> = func
+    let dead: HashSet<Block> = func
         .layout
         .blocks()
         .iter()
         .copied()
         .filter(|&b| !reached[b])
         .collect();
-    for &b in &dead {
-        func.layout.remove_block(b);
-    }
+    func.layout.remove_blocks(&dead);
     !dead.is_empty()
 }
 
 fn merge_straight_line_blocks(func: &mut Function) -> bool {
-    let mut changed = false;
-    loop {
-        // Count incoming edges (a `brif` with both arms to one block counts twice).
-        let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
-        for &b in func.layout.blocks() {
-            for s in func.successors(b) {
-                edges[s] += 1;
-            }
+    // Incoming edges, counted once (a `brif` with both arms to one block
+    // counts twice). A merge moves the successor's outgoing edges to the
+    // predecessor without changing any count that a later merge reads, so
+    // one sweep in layout order merges every chain, each block once.
+    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
+    for &b in func.layout.blocks() {
+        for s in func.successors(b) {
+            edges[s] += 1;
         }
-        let entry = func.layout.entry_block();
-        let candidate = func.layout.blocks().iter().copied().find_map(|pred| {
-            let jump = func.layout.last_inst(pred)?;
+    }
+    let entry = func.layout.entry_block();
+    let mut merged: HashSet<Block> = HashSet::new();
+    let order: Vec<Block> = func.layout.blocks().to_vec();
+    for pred in order {
+        if merged.contains(&pred) {
+            continue;
+        }
+        // Keep merging into `pred` while it ends in a jump to a block that
+        // only it reaches.
+        while let Some(jump) = func.layout.last_inst(pred) {
             let InstData::Jump { dest } = &func.dfg.insts[jump] else {
-                return None;
+                break;
             };
             let succ = dest.block;
-            (succ != pred && Some(succ) != entry && edges[succ] == 1).then_some((pred, jump, succ))
-        });
-        let Some((pred, jump, succ)) = candidate else {
-            return changed;
-        };
-        let InstData::Jump { dest } = func.dfg.insts[jump].clone() else {
-            unreachable!()
-        };
-        let params = func.dfg.block_params(succ).to_vec();
-        for (param, arg) in params.into_iter().zip(dest.args) {
-            func.dfg.change_to_alias(param, arg);
+            if succ == pred || Some(succ) == entry || edges[succ] != 1 || merged.contains(&succ) {
+                break;
+            }
+            let args = dest.args.clone();
+            let params = func.dfg.block_params(succ).to_vec();
+            for (param, arg) in params.into_iter().zip(args) {
+                func.dfg.change_to_alias(param, arg);
+            }
+            func.layout.remove_inst(jump);
+            func.layout.move_insts_to_end(succ, pred);
+            merged.insert(succ);
         }
-        func.layout.remove_inst(jump);
-        let moved = func.layout.block_insts(succ).to_vec();
-        for inst in moved {
-            func.layout.remove_inst(inst);
-            func.layout.append_inst(inst, pred);
-        }
-        func.layout.remove_block(succ);
-        changed = true;
     }
+    func.layout.remove_blocks(&merged);
+    !merged.is_empty()
 }

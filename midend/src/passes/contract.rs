@@ -39,6 +39,7 @@ pub fn contract_fma(func: &mut Function) -> bool {
         }
     };
     let mut changed = false;
+    let mut fused = std::collections::HashSet::new();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         let InstData::Binary {
@@ -79,8 +80,9 @@ pub fn contract_fma(func: &mut Function) -> bool {
             opcode: Opcode::Fma,
             args: [a, b, c],
         };
-        func.layout.remove_inst(mul);
+        fused.insert(mul);
         changed = true;
     }
+    func.layout.remove_insts(&fused);
     changed
 }

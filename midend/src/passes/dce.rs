@@ -35,9 +35,7 @@ pub fn eliminate_dead_code(func: &mut Function) -> bool {
         if removed.is_empty() {
             return changed;
         }
-        for inst in removed {
-            func.layout.remove_inst(inst);
-        }
+        func.layout.remove_insts(&removed.into_iter().collect());
         changed = true;
     }
 }

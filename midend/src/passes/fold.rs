@@ -218,6 +218,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
 /// Folds what can be folded; returns whether anything changed.
 pub fn fold_constants(func: &mut Function) -> bool {
     let mut changed = false;
+    let mut dead = std::collections::HashSet::new();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         // Operands may have been forwarded by an earlier fold in this sweep.
@@ -229,12 +230,13 @@ pub fn fold_constants(func: &mut Function) -> bool {
             Some(Fold::Forward(to)) => {
                 let result = func.dfg.inst_results(inst)[0];
                 func.dfg.change_to_alias(result, to);
-                func.layout.remove_inst(inst);
+                dead.insert(inst);
             }
             None => continue,
         }
         changed = true;
     }
+    func.layout.remove_insts(&dead);
     if changed {
         func.dfg.resolve_all_aliases();
     }

@@ -9,7 +9,7 @@
 
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Whether two instances of `data` with equal operands always give equal results.
 fn is_pure(data: &InstData) -> bool {
@@ -24,13 +24,31 @@ fn is_pure(data: &InstData) -> bool {
 }
 
 /// Replaces redundant computations; returns whether anything changed.
+///
+/// The blocks are visited in dominator-tree preorder with a scoped table:
+/// entering a block adds its computations, leaving its dominator subtree
+/// takes them out again, so whatever the table holds dominates the current
+/// block. Each lookup is then a single hash probe.
 pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
-    // Key: the instruction's operands and immediates, plus its result types.
+    // Key: the instruction's operands and immediates, plus its result type.
     // `Debug` output is a faithful key (floats print their exact value).
-    let mut seen: HashMap<String, Vec<(Block, Value)>> = HashMap::new();
-    let mut changed = false;
-    for &block in domtree.reverse_post_order() {
+    let mut table: HashMap<String, Value> = HashMap::new();
+    // Keys added per block, to undo when its subtree is done.
+    let mut added: Vec<(Block, Vec<String>)> = Vec::new();
+    let mut dead = HashSet::new();
+    for &block in domtree.preorder() {
+        // Leave the subtrees of blocks that do not dominate this one.
+        while let Some((top, _)) = added.last() {
+            if domtree.dominates(*top, block) {
+                break;
+            }
+            let (_, keys) = added.pop().expect("checked above");
+            for k in keys {
+                table.remove(&k);
+            }
+        }
+        let mut keys = Vec::new();
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
         for inst in insts {
             let mut data = func.dfg.insts[inst].clone();
@@ -41,20 +59,21 @@ pub fn number_values(func: &mut Function) -> bool {
                 continue;
             }
             let key = format!("{data:?} -> {}", func.dfg.value_type(results[0]));
-            let candidates = seen.entry(key).or_default();
-            match candidates
-                .iter()
-                .find(|&&(b, _)| domtree.dominates(b, block))
-            {
-                Some(&(_, earlier)) => {
+            match table.get(&key) {
+                Some(&earlier) => {
                     func.dfg.change_to_alias(results[0], earlier);
-                    func.layout.remove_inst(inst);
-                    changed = true;
+                    dead.insert(inst);
                 }
-                None => candidates.push((block, results[0])),
+                None => {
+                    table.insert(key.clone(), results[0]);
+                    keys.push(key);
+                }
             }
         }
+        added.push((block, keys));
     }
+    let changed = !dead.is_empty();
+    func.layout.remove_insts(&dead);
     if changed {
         func.dfg.resolve_all_aliases();
     }
