@@ -42,9 +42,9 @@ fn unsupported_constructs() {
         "__managed__",
     );
     has(
-        &errors("struct S { int a; };"),
-        "`struct` is not supported by kernelc yet",
-        "struct S",
+        &errors("union U { int a; float b; };"),
+        "`union` is not supported by kernelc yet",
+        "union U",
     );
     has(
         &errors("template <typename T> __device__ T f(T x) { return x; }"),

@@ -19,6 +19,7 @@
 //! marks them) get one stack slot each; every other local stays an SSA
 //! variable. Module variables become IR globals, in `Program::globals` order.
 
+mod aggregate;
 mod expr;
 mod intrinsic;
 mod math;
@@ -114,6 +115,9 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Float { bits: 32 } => Type::F32,
         CType::Float { .. } => Type::F64,
         CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
+        // The value of a struct expression is the address of its memory
+        // (see `lower/aggregate.rs`).
+        CType::Struct(_) => Type::Ptr(AddrSpace::Generic),
         // `void` and array values never reach a register; callers check first.
         CType::Void | CType::Array { .. } => Type::I32,
     }
@@ -149,10 +153,15 @@ fn param_var_type(f: &typed::Function, p: &typed::Param) -> Type {
 }
 
 fn signature_of(f: &typed::Function) -> Signature {
-    let params = f
-        .params
-        .iter()
-        .map(|p| AbiParam {
+    // A struct result is returned through a hidden first parameter, the
+    // address of the caller's temporary (see `aggregate.rs`).
+    let sret = f.ret.is_struct().then(|| AbiParam {
+        ty: Type::Ptr(AddrSpace::Generic),
+        attrs: ParamAttrs::default(),
+    });
+    let params = sret
+        .into_iter()
+        .chain(f.params.iter().map(|p| AbiParam {
             ty: match param_var_type(f, p) {
                 Type::I1 => Type::I8,
                 t => t,
@@ -161,10 +170,10 @@ fn signature_of(f: &typed::Function) -> Signature {
                 restrict: p.restrict,
                 ..ParamAttrs::default()
             },
-        })
+        }))
         .collect();
     let returns = match f.ret {
-        CType::Void => vec![],
+        CType::Void | CType::Struct(_) => vec![],
         ref t => vec![abi_type(t)],
     };
     Signature { params, returns }
@@ -203,6 +212,8 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     globals: (&'a [typed::GlobalVar], &'a [GlobalVar]),
     /// The label blocks of the innermost `switch`.
     labels: Vec<Vec<Block>>,
+    /// The hidden result address of a function that returns a struct.
+    sret: Option<Value>,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -217,7 +228,9 @@ fn lower_function(
         .locals
         .iter()
         .map(|l| {
-            l.in_memory.then(|| {
+            // A struct parameter already lives in the caller's memory.
+            let by_pointer = l.is_param && l.ty.is_struct();
+            (l.in_memory && !by_pointer).then(|| {
                 func.stack_slots.push(StackSlotData {
                     size: u32::try_from(l.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX),
                     align: l.ty.align() as u32,
@@ -249,9 +262,13 @@ fn lower_function(
         slots,
         globals,
         labels: Vec::new(),
+        sret: None,
         diags,
     };
-    let params = lw.b.func.params().to_vec();
+    let mut params = lw.b.func.params().to_vec();
+    if f.ret.is_struct() && !params.is_empty() {
+        lw.sret = Some(params.remove(0));
+    }
     for (p, v) in f.params.iter().zip(params) {
         let v = if p.ty == CType::Bool {
             lw.byte_to_bool(v)
@@ -303,7 +320,7 @@ impl FunctionLowerer<'_, '_> {
             return;
         }
         match &self.typed.ret {
-            CType::Void => {
+            CType::Void | CType::Struct(_) => {
                 self.b.ret(vec![]);
             }
             // Falling off the end of a non-void function leaves the result

@@ -8,6 +8,7 @@
 mod decl;
 mod expr;
 mod stmt;
+mod structs;
 
 use std::collections::HashMap;
 
@@ -37,6 +38,8 @@ pub(crate) fn parse_tokens(
         depth: 0,
         typedefs: HashMap::new(),
         pending_enums: Vec::new(),
+        structs: HashMap::new(),
+        next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
             text: String::new(),
@@ -59,6 +62,10 @@ pub(crate) struct Parser<'t> {
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
+    /// Struct tags defined so far (one table, like `typedefs`).
+    structs: HashMap<String, std::sync::Arc<crate::types::StructDef>>,
+    /// The id the next struct definition gets.
+    next_struct_id: u32,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
 }

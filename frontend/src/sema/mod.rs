@@ -9,6 +9,7 @@ mod builtins;
 mod convert;
 mod decl;
 mod expr;
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -189,6 +190,16 @@ impl Checker {
             if p.ty.ty == CType::Void {
                 self.error(p.span, "a parameter cannot have type `void`");
             }
+            if s.global && p.ty.ty.is_struct() && p.dims.is_empty() {
+                self.diags.push(
+                    Diagnostic::error(
+                        p.span,
+                        format!("by-value struct parameters of kernels (`{}`) are not supported by kernelc yet", p.ty.ty),
+                    )
+                    .with_note("the PTX backend cannot pass aggregates in `.param` space yet")
+                    .with_note("pass a pointer to the struct in device memory instead"),
+                );
+            }
             params.push(strip_restrict(&p.ty.ty).0);
         }
         if let Some(&i) = self.by_name.get(&f.name) {
@@ -301,6 +312,7 @@ impl Checker {
         span: Span,
     ) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
+        let ty_is_struct = ty.is_struct();
         if !name.is_empty() {
             self.bind(name, Binding::Local(id), span);
         }
@@ -310,7 +322,9 @@ impl Checker {
             is_const,
             is_param,
             span,
-            in_memory: false,
+            // Structs always live in memory (their value is their address
+            // in lowering; see `lower/aggregate.rs`).
+            in_memory: ty_is_struct,
             const_value: None,
         });
         id
