@@ -14,6 +14,7 @@
 //! midend IR, built through its SSA builder).
 
 pub mod ast;
+pub mod codes;
 mod diag;
 mod dump;
 mod lexer;
@@ -105,6 +106,7 @@ pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> 
     }
     let (raw, mut diags) = lexer::lex_raw(source);
     let tokens = preprocess::preprocess(source, raw, opts, &mut diags);
+    codes::assign_codes(&mut diags, codes::LEX_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         return Err(diags);
@@ -117,6 +119,7 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
     let tokens = lex(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
     let (tu, mut diags) = parser::parse_tokens(&tokens, len);
+    codes::assign_codes(&mut diags, codes::PARSE_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         return Err(diags);
@@ -124,13 +127,25 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
     Ok(tu)
 }
 
-/// Parses and type-checks `source`.
+/// Parses and type-checks `source`. Warnings are dropped; see
+/// [`check_with_warnings`].
 pub fn check(source: &str, opts: &Options) -> Result<typed::Program, Vec<Diagnostic>> {
+    check_with_warnings(source, opts).map(|(program, _)| program)
+}
+
+/// Parses and type-checks `source`, also returning the warnings (sorted by
+/// position, each with its code). On failure the list holds the errors and
+/// the warnings together.
+pub fn check_with_warnings(
+    source: &str,
+    opts: &Options,
+) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let tu = parse(source, opts)?;
     let (program, mut diags) = sema::check_program(&tu, opts);
+    codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
+    diag::sort_diagnostics(&mut diags);
     if has_errors(&diags) {
-        diag::sort_diagnostics(&mut diags);
         return Err(diags);
     }
-    Ok(program)
+    Ok((program, diags))
 }

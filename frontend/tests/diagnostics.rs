@@ -22,7 +22,7 @@ fn undeclared_identifier() {
     let r = errors("__global__ void k(int* p) {\n    p[0] = foo + 1;\n}\n");
     has(
         &r,
-        "error: use of undeclared identifier `foo`",
+        "error[E0001]: use of undeclared identifier `foo`",
         "p[0] = foo + 1;",
     );
     assert!(r.contains("test.cu:2:12"), "{r}");

@@ -113,7 +113,7 @@ impl Checker {
     }
 
     /// The value of a floating constant expression (for initializers).
-    fn const_float(&self, e: &Expr) -> Option<f64> {
+    pub(crate) fn const_float(&self, e: &Expr) -> Option<f64> {
         let v = match &e.kind {
             ExprKind::FloatConst(x) => *x,
             ExprKind::Cast { kind, expr } => match kind {

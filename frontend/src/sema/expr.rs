@@ -254,6 +254,7 @@ impl Checker {
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
         match self.lookup(name) {
             Some(Binding::Local(id)) => {
+                self.mark_used(id);
                 let ty = self.locals[id.0 as usize].ty.clone();
                 return Some(mk(ExprKind::Local(id), ty, span));
             }
@@ -821,6 +822,9 @@ impl Checker {
                     _ => CmpOp::Ne,
                 };
                 let (l, r) = if both_arith {
+                    if both_int {
+                        self.sign_compare_warning(&l, &r, span);
+                    }
                     let ty = usual_arithmetic(&lt, &rt);
                     (convert(l, &ty), convert(r, &ty))
                 } else if lt.is_pointer() && rt.is_pointer() {

@@ -10,6 +10,7 @@ mod convert;
 mod decl;
 mod expr;
 mod vectors;
+mod warnings;
 
 use std::collections::HashMap;
 
@@ -60,6 +61,8 @@ pub(crate) struct Checker {
     by_name: HashMap<String, usize>,
     diags: Vec<Diagnostic>,
     locals: Vec<LocalVar>,
+    /// Whether each local of the current function has been referenced.
+    used: Vec<bool>,
     /// Block scopes of the current function, innermost last.
     scopes: Vec<Vec<(String, Binding)>>,
     /// Enumerators, file-scope constants and module variables.
@@ -90,6 +93,7 @@ pub(crate) fn check_program(
         by_name: HashMap::new(),
         diags: Vec::new(),
         locals: Vec::new(),
+        used: Vec::new(),
         scopes: Vec::new(),
         file_scope: Vec::new(),
         globals: Vec::new(),
@@ -252,6 +256,7 @@ impl Checker {
     /// Checks one function definition.
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
         self.locals = Vec::new();
+        self.used = Vec::new();
         self.scopes = vec![Vec::new()];
         self.ret = f.ret.clone();
         self.fn_name = f.name.clone();
@@ -280,6 +285,7 @@ impl Checker {
         let body_ast = f.body.as_ref().unwrap_or(&empty);
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
         let launch_bounds = self.launch_bounds(f);
+        self.unused_warnings();
         let s = &f.specs;
         Function {
             name: f.name.clone(),
@@ -316,6 +322,7 @@ impl Checker {
         if !name.is_empty() {
             self.bind(name, Binding::Local(id), span);
         }
+        self.used.push(is_param);
         self.locals.push(LocalVar {
             name: name.to_string(),
             ty,
