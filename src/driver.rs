@@ -88,7 +88,8 @@ fn apply_warning_mode(diags: Vec<Diagnostic>, mode: WarningMode) -> Vec<Diagnost
         .map(|mut d| {
             if !d.is_error() && mode == WarningMode::Error {
                 d.severity = frontend::Severity::Error;
-                d.notes.push("treated as an error because of `-Werror`".into());
+                d.notes
+                    .push("treated as an error because of `-Werror`".into());
             }
             d
         })

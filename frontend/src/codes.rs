@@ -209,7 +209,9 @@ pub(crate) fn classify(d: &Diagnostic, fallback: &'static str) -> &'static str {
         .iter()
         .filter(|c| c.code.starts_with('W') == warning)
         .find(|c| c.phrases.iter().any(|p| d.message.contains(p)))
-        .map_or(if warning { WARNING_FALLBACK } else { fallback }, |c| c.code)
+        .map_or(if warning { WARNING_FALLBACK } else { fallback }, |c| {
+            c.code
+        })
 }
 
 /// Gives every diagnostic without a code one (`fallback` for errors that

@@ -140,9 +140,41 @@ pub fn check_with_warnings(
     source: &str,
     opts: &Options,
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let tu = parse(source, opts)?;
+    let tokens = lex(source, opts)?;
+    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
+    let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len);
+    codes::assign_codes(&mut parse_diags, codes::PARSE_FALLBACK);
     let (program, mut diags) = sema::check_program(&tu, opts);
     codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
+    if has_errors(&parse_diags) {
+        // The parser recovered, so sema still checks what it read and one
+        // run reports more than the first syntax error. Only errors that
+        // cannot be echoes of it are kept: none from a function that had a
+        // syntax error, and no undeclared names (their declaration may be
+        // what failed to parse). Warnings wait for a clean parse.
+        let broken: Vec<Span> = tu
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                ast::Item::Function(f) => Some(f.span),
+                _ => None,
+            })
+            .filter(|s| {
+                parse_diags
+                    .iter()
+                    .any(|d| d.span.start >= s.start && d.span.start <= s.end)
+            })
+            .collect();
+        parse_diags.extend(diags.into_iter().filter(|d| {
+            d.is_error()
+                && d.code != Some("E0001")
+                && !broken
+                    .iter()
+                    .any(|s| d.span.start >= s.start && d.span.start <= s.end)
+        }));
+        diag::sort_diagnostics(&mut parse_diags);
+        return Err(parse_diags);
+    }
     diag::sort_diagnostics(&mut diags);
     if has_errors(&diags) {
         return Err(diags);

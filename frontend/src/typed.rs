@@ -421,7 +421,10 @@ pub enum ExprKind {
     },
     /// Reads the member at byte `offset` of the struct `base` (`s.x`,
     /// `p->x`, `f().x`); the node's `ty` is the member's type.
-    Field { base: Box<Expr>, offset: u64 },
+    Field {
+        base: Box<Expr>,
+        offset: u64,
+    },
     /// A struct value built from its members (`make_float4(...)`): every
     /// scalar member at its byte offset, already of the member's type.
     StructLit(Vec<(u64, Expr)>),

@@ -97,10 +97,34 @@ impl StructDef {
 /// are left out: CUDA 13 deprecates them in favour of `_16a`/`_32a` forms.
 pub fn vector_type(name: &str) -> Option<CType> {
     const ELEMS: [(&str, CType); 12] = [
-        ("char", CType::Int { bits: 8, signed: true }),
-        ("uchar", CType::Int { bits: 8, signed: false }),
-        ("short", CType::Int { bits: 16, signed: true }),
-        ("ushort", CType::Int { bits: 16, signed: false }),
+        (
+            "char",
+            CType::Int {
+                bits: 8,
+                signed: true,
+            },
+        ),
+        (
+            "uchar",
+            CType::Int {
+                bits: 8,
+                signed: false,
+            },
+        ),
+        (
+            "short",
+            CType::Int {
+                bits: 16,
+                signed: true,
+            },
+        ),
+        (
+            "ushort",
+            CType::Int {
+                bits: 16,
+                signed: false,
+            },
+        ),
         ("int", CType::INT),
         ("uint", CType::UINT),
         ("long", CType::LONG),

@@ -150,7 +150,10 @@ __global__ void k(Particle *ps, float *out) {{
         // ps[i].x += 1.5 and ps[i].y = old x; id untouched.
         let rec = &parts[i * 32..i * 32 + 32];
         assert_eq!(f32s(&rec[0..8]), [x + 1.5, x]);
-        assert_eq!(i32::from_le_bytes(rec[8..12].try_into().unwrap()), 100 + i as i32);
+        assert_eq!(
+            i32::from_le_bytes(rec[8..12].try_into().unwrap()),
+            100 + i as i32
+        );
     }
 }
 
@@ -230,7 +233,10 @@ fn struct_diagnostics() {
     let e = errors("struct S { int a; }; __global__ void k(S s) { }");
     assert!(e.contains("by-value struct parameters of kernels"), "{e}");
     let e = errors("struct S { int a; }; __global__ void k(S *p) { p.a = 1; }");
-    assert!(e.contains("is not a struct") && e.contains("use `->`"), "{e}");
+    assert!(
+        e.contains("is not a struct") && e.contains("use `->`"),
+        "{e}"
+    );
     let e = errors("struct S { int a; }; __global__ void k(S *p) { p->b = 1; }");
     assert!(e.contains("no member named `b` in `S`"), "{e}");
     let e = errors("__global__ void k() { struct T *p; }");
@@ -242,7 +248,10 @@ fn struct_diagnostics() {
     let e = errors("struct S { int a; }; __global__ void k(const S *p) { p->a = 1; }");
     assert!(e.contains("const"), "{e}");
     let e = errors("struct S { int a; }; __constant__ S c; __global__ void k() { c.a = 1; }");
-    assert!(e.contains("`__constant__` variables cannot be written"), "{e}");
+    assert!(
+        e.contains("`__constant__` variables cannot be written"),
+        "{e}"
+    );
     let e = errors("struct S { int a; }; __global__ void k(float *o) { S s; o[0] = s + 1; }");
     assert!(e.contains("invalid operands"), "{e}");
     let e = errors("__global__ void k() { float4 v = make_float4(1, 2); }");

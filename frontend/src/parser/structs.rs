@@ -118,7 +118,10 @@ impl Parser<'_> {
             }
             let (base, span, ds) = self.specifiers()?;
             if let Some(sp) = ds.first_non_type() {
-                return self.error(sp, "a storage or function specifier cannot appear on a struct member");
+                return self.error(
+                    sp,
+                    "a storage or function specifier cannot appear on a struct member",
+                );
             }
             let Some(base) = base else {
                 let msg = if self.peek().kind == TokenKind::Ident {
@@ -154,7 +157,9 @@ impl Parser<'_> {
                     let len = match d {
                         Some(e) => match const_dim(e) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
-                            Some(v) => return self.error(e.span, format!("invalid array size {v}")),
+                            Some(v) => {
+                                return self.error(e.span, format!("invalid array size {v}"))
+                            }
                             None => {
                                 self.diags.push(
                                     Diagnostic::error(
@@ -179,7 +184,8 @@ impl Parser<'_> {
                     };
                 }
                 if mty.size().is_none() {
-                    return self.error(name.span, format!("member `{}` has type `void`", name.text));
+                    return self
+                        .error(name.span, format!("member `{}` has type `void`", name.text));
                 }
                 if mty.size().is_some_and(|s| s > MAX_MEMBER_SIZE) {
                     return self.error(name.span, "struct member is too large");

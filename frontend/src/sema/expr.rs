@@ -279,8 +279,27 @@ impl Checker {
         } else {
             format!("use of undeclared identifier `{name}`")
         };
-        self.error(span, msg);
+        let mut d = Diagnostic::error(span, msg);
+        if let Some(similar) = self.similar_name(name) {
+            d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
+        }
+        self.diags.push(d);
         None
+    }
+
+    /// A name in scope within two edits of `name` (a likely typo).
+    fn similar_name(&self, name: &str) -> Option<String> {
+        let names = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.iter().map(|(n, _)| n))
+            .chain(self.file_scope.iter().map(|(n, _, _)| n));
+        names
+            .filter(|n| n.len() > 1 && n.as_str() != name)
+            .map(|n| (edit_distance(n, name), n))
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, n)| n.clone())
     }
 
     fn member(
@@ -321,10 +340,16 @@ impl Checker {
                 _ => {
                     let mut d = Diagnostic::error(
                         field_span,
-                        format!("member reference type `{}` is not a pointer to a struct", b.ty),
+                        format!(
+                            "member reference type `{}` is not a pointer to a struct",
+                            b.ty
+                        ),
                     );
                     if b.ty.is_struct() {
-                        d = d.with_note(format!("use `.` instead of `->`: `{}` is a struct, not a pointer", b.ty));
+                        d = d.with_note(format!(
+                            "use `.` instead of `->`: `{}` is a struct, not a pointer",
+                            b.ty
+                        ));
                     }
                     self.diags.push(d);
                     return None;
@@ -373,7 +398,10 @@ impl Checker {
     /// address taken); struct rvalues such as call results do not.
     pub(super) fn is_lvalue(e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Deref(_) | ExprKind::Index { .. } => true,
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Deref(_)
+            | ExprKind::Index { .. } => true,
             ExprKind::Field { base, .. } => Self::is_lvalue(base),
             _ => false,
         }
@@ -382,7 +410,15 @@ impl Checker {
     /// Whether the object an lvalue designates is `const` (a `const`
     /// variable, or reached through a pointer to `const`).
     fn lvalue_is_const(&self, e: &Expr) -> bool {
-        let through = |t: &CType| matches!(t, CType::Pointer { pointee_const: true, .. });
+        let through = |t: &CType| {
+            matches!(
+                t,
+                CType::Pointer {
+                    pointee_const: true,
+                    ..
+                }
+            )
+        };
         match &e.kind {
             ExprKind::Local(id) => self.locals[id.0 as usize].is_const,
             ExprKind::Global(id) => self.globals[id.0 as usize].is_const,
@@ -487,7 +523,10 @@ impl Checker {
                 ))
             }
             ExprKind::Field { .. } if !Self::is_lvalue(&e) => {
-                self.error(span, "cannot take the address of a member of a temporary struct");
+                self.error(
+                    span,
+                    "cannot take the address of a member of a temporary struct",
+                );
                 None
             }
             ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Field { .. } => {
@@ -1131,6 +1170,21 @@ impl Checker {
             span,
         ))
     }
+}
+
+/// Levenshtein distance (names are short, so the quadratic table is fine).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 fn to_binop(op: BinaryOp) -> BinOp {

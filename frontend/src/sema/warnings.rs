@@ -67,7 +67,9 @@ impl Checker {
         self.diags.push(
             Diagnostic::warning(e.span, msg)
                 .with_code("W0002")
-                .with_note(format!("write `({to})` before the value if the conversion is intended")),
+                .with_note(format!(
+                    "write `({to})` before the value if the conversion is intended"
+                )),
         );
     }
 
