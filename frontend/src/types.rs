@@ -67,13 +67,13 @@ impl StructDef {
         let mut fields = Vec::new();
         for (name, ty) in members {
             let a = ty.align();
-            offset = offset.div_ceil(a) * a;
+            offset = offset.div_ceil(a).saturating_mul(a);
             align = align.max(a);
             let size = ty.size().unwrap_or(0);
             fields.push(Field { name, ty, offset });
             offset = offset.saturating_add(size);
         }
-        let size = offset.max(1).div_ceil(align) * align;
+        let size = offset.max(1).div_ceil(align).saturating_mul(align);
         StructDef {
             id,
             name,
@@ -162,6 +162,20 @@ pub fn vector_type(name: &str) -> Option<CType> {
         members,
         align,
     ))))
+}
+
+/// How many scalars an object of type `ty` holds (saturating), so a copy
+/// can be refused before its leaves are listed.
+pub fn leaf_count(ty: &CType) -> u64 {
+    match ty {
+        CType::Array { elem, len } => leaf_count(elem).saturating_mul(len.unwrap_or(0)),
+        CType::Struct(s) => s
+            .fields
+            .iter()
+            .fold(0u64, |n, f| n.saturating_add(leaf_count(&f.ty))),
+        CType::Void => 0,
+        _ => 1,
+    }
 }
 
 /// Every scalar inside an object of type `ty` placed at `off`, with its

@@ -22,13 +22,25 @@
 
 use super::FunctionLowerer;
 use crate::typed::Expr;
-use crate::types::{scalar_leaves, CType};
+use crate::types::{leaf_count, scalar_leaves, CType};
+
+/// The most scalars one struct copy may move: each is a load and a store,
+/// and the IR has no block copy, so a huge struct would make huge code.
+const MAX_COPY_LEAVES: u64 = 4096;
 use midend::builder::InstBuilder;
 use midend::ir::{MemFlags, StackSlotData, Type, Value};
 
 impl FunctionLowerer<'_, '_> {
     /// Copies the struct of type `ty` at `src` to `dst`, scalar by scalar.
     pub(crate) fn copy_struct(&mut self, dst: Value, src: Value, ty: &CType) {
+        if leaf_count(ty) > MAX_COPY_LEAVES {
+            let span = self.typed.body.span;
+            self.error(
+                span,
+                format!("copying `{ty}` ({} scalars) is not supported by kernelc yet (at most {MAX_COPY_LEAVES}); pass a pointer instead", leaf_count(ty)),
+            );
+            return;
+        }
         let mut leaves = Vec::new();
         scalar_leaves(ty, 0, &mut leaves);
         for (off, leaf) in leaves {

@@ -99,6 +99,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     if diags.is_empty() {
         Ok(module)
     } else {
+        crate::codes::assign_codes(&mut diags, crate::codes::CHECK_FALLBACK);
         Err(diags)
     }
 }
