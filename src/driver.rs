@@ -63,6 +63,37 @@ pub struct CompileOptions {
     /// `--explain-nc`: say for every global load of a kernel whether it
     /// became `ld.global.nc`, and why not.
     pub explain_nc: bool,
+    /// What to do with the frontend's warnings (`-w`, `-Werror`).
+    pub warnings: WarningMode,
+}
+
+/// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WarningMode {
+    /// Print warnings on stderr and go on (the default).
+    #[default]
+    Show,
+    /// `-w`: print no warnings.
+    Silence,
+    /// `-Werror`: a warning fails the compilation, as an error.
+    Error,
+}
+
+/// Applies the warning mode to frontend diagnostics: drops warnings under
+/// `-w`, turns them into errors under `-Werror`.
+fn apply_warning_mode(diags: Vec<Diagnostic>, mode: WarningMode) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .filter(|d| d.is_error() || mode != WarningMode::Silence)
+        .map(|mut d| {
+            if !d.is_error() && mode == WarningMode::Error {
+                d.severity = frontend::Severity::Error;
+                d.notes
+                    .push("treated as an error because of `-Werror`".into());
+            }
+            d
+        })
+        .collect()
 }
 
 impl CompileOptions {
@@ -145,6 +176,7 @@ impl Default for CompileOptions {
             process_restrict: None,
             restrict_opts: restrict::Options::default(),
             explain_nc: false,
+            warnings: WarningMode::Show,
         }
     }
 }
@@ -306,7 +338,11 @@ pub fn compile_source_with_messages(
         opts.float,
     );
     let fail = |diags: Vec<Diagnostic>| CompileError {
-        rendered: frontend::render_diagnostics(file_name, source, &diags),
+        rendered: frontend::render_diagnostics(
+            file_name,
+            source,
+            &apply_warning_mode(diags, opts.warnings),
+        ),
     };
     match opts.emit {
         Emit::Tokens => {
@@ -325,10 +361,16 @@ pub fn compile_source_with_messages(
         }
         _ => {}
     }
-    let program = frontend::check(source, &fe_opts).map_err(fail)?;
+    let (program, warnings) = frontend::check_with_warnings(source, &fe_opts).map_err(fail)?;
+    let warnings = apply_warning_mode(warnings, opts.warnings);
+    if warnings.iter().any(Diagnostic::is_error) {
+        return Err(fail(warnings));
+    }
+    // Warnings come first among the side messages.
+    let warning_text = frontend::render_diagnostics(file_name, source, &warnings);
     let module = frontend::lower(&program).map_err(fail)?;
     check_ir(&module, "after lowering")?;
-    compile_module_with_messages(file_name, source, module, opts)
+    compile_module_with_messages(file_name, source, module, opts, warning_text)
 }
 
 /// Compiles IR text (a `.kir` file) as `compile_source_with_messages`
@@ -357,16 +399,18 @@ pub fn compile_ir_with_messages(
         }
         return Err(CompileError { rendered });
     }
-    compile_module_with_messages(file_name, "", module, opts)
+    compile_module_with_messages(file_name, "", module, opts, String::new())
 }
 
 /// The shared second half: the `-O` pipeline and the backend, for a module
 /// made from `source` (empty when there is no C source to point into).
+/// `warnings` (already rendered) lead the side messages.
 fn compile_module_with_messages(
     file_name: &str,
     source: &str,
     mut module: Module,
     opts: &CompileOptions,
+    warning_text: String,
 ) -> Result<Compiled, CompileError> {
     let fail = |diags: Vec<Diagnostic>| CompileError {
         rendered: frontend::render_diagnostics(file_name, source, &diags),
@@ -377,7 +421,7 @@ fn compile_module_with_messages(
     if opts.emit == Emit::Ir {
         return Ok(Compiled {
             output: write_module(&module, print),
-            ..Compiled::default()
+            messages: warning_text,
         });
     }
     let passes = passes_for(opts);
@@ -392,10 +436,13 @@ fn compile_module_with_messages(
         &mut rs_out,
         |_, _| {},
     )?;
-    let (mut messages, failed) = render_memspace_report(file_name, source, &report);
+    let (report_text, failed) = render_memspace_report(file_name, source, &report);
     if failed {
-        return Err(CompileError { rendered: messages });
+        return Err(CompileError {
+            rendered: warning_text + &report_text,
+        });
     }
+    let mut messages = warning_text + &report_text;
     messages.push_str(&render_restrict_output(
         file_name,
         source,

@@ -149,6 +149,7 @@ struct RestrictArgs {
     after_help = "\
 Also: `kernelc opt FILE.kir [--passes a,b] [--print-after-all] [-o OUT]` reads IR text,\n\
 runs passes and prints the IR (see `kernelc opt --help`).\n\
+And: `kernelc --explain CODE` explains a diagnostic code such as E0001 (docs/diagnostics.md).\n\
 And: `kernelc run FILE.cu --kernel NAME --grid X --block X ARG...` runs a kernel without a GPU\n\
 (see `kernelc run --help` and docs/running.md).\n\
 And: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints its minimum .version/.target."
@@ -156,6 +157,12 @@ And: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints it
 struct CompileArgs {
     /// The source file (.cu).
     input: PathBuf,
+    /// Print no warnings (nvcc's `-w`).
+    #[arg(short = 'w')]
+    no_warnings: bool,
+    /// Make every warning an error (`-Werror`, or nvcc's `-Werror all-warnings`).
+    #[arg(long = "Werror")]
+    werror: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
@@ -320,11 +327,19 @@ struct RunArgs {
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...).
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
+    let mut skip_all_warnings = false;
     for arg in args {
+        let after_werror = std::mem::take(&mut skip_all_warnings);
         if let Some(v) = arg.strip_prefix("-arch=") {
             out.push(format!("--gpu-architecture={v}"));
         } else if arg == "-arch" {
             out.push("--gpu-architecture".into());
+        } else if arg == "-Werror" || arg == "--Werror" || arg == "-Werror=all-warnings" {
+            out.push("--Werror".into());
+            skip_all_warnings = true;
+            continue;
+        } else if arg == "all-warnings" && after_werror {
+            // nvcc's `-Werror all-warnings`: the kind kernelc always means.
         } else if arg == "-ptx" {
             out.push("--ptx".into());
         } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
@@ -362,6 +377,8 @@ fn main() -> ExitCode {
         let mut rest = vec![format!("{} run", args[0])];
         rest.extend(args.into_iter().skip(2));
         expand_specs(rest).and_then(|rest| run_run(RunArgs::parse_from(rest)))
+    } else if args.get(1).map(String::as_str) == Some("--explain") {
+        explain(args.get(2).map(String::as_str))
     } else if args.get(1).map(String::as_str) == Some("validate") {
         run_validate(&args[2..])
     } else {
@@ -376,6 +393,23 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+    }
+}
+
+/// `kernelc --explain CODE`: what a diagnostic code means, with an example
+/// and the fix (the table is `frontend/src/codes.rs`).
+fn explain(code: Option<&str>) -> Result<(), String> {
+    let Some(code) = code else {
+        return Err("error: usage: kernelc --explain CODE (e.g. E0001)".into());
+    };
+    match kernelc::frontend::codes::explain(code) {
+        Some(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        None => Err(format!(
+            "error: `{code}` is not a kernelc diagnostic code (see docs/diagnostics.md)"
+        )),
     }
 }
 
@@ -469,6 +503,13 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             dump: args.rs.dump_restrict,
         },
         explain_nc: args.rs.explain_nc,
+        warnings: if args.werror {
+            driver::WarningMode::Error
+        } else if args.no_warnings {
+            driver::WarningMode::Silence
+        } else {
+            driver::WarningMode::Show
+        },
     };
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();

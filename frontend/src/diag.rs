@@ -50,6 +50,10 @@ pub struct Diagnostic {
     pub labels: Vec<(Span, String)>,
     /// Free-form notes shown after the snippet.
     pub notes: Vec<String>,
+    /// The stable code of this kind of diagnostic (`E0001`, `W0002`; see
+    /// `codes.rs`), shown as `error[E0001]`. Stages fill it in when the
+    /// site that made the diagnostic did not.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -61,6 +65,7 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             notes: Vec::new(),
+            code: None,
         }
     }
 
@@ -76,6 +81,17 @@ impl Diagnostic {
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.labels.push((span, message.into()));
         self
+    }
+
+    /// Sets the code (`E0001`, `W0002`, ...).
+    pub fn with_code(mut self, code: &'static str) -> Diagnostic {
+        self.code = Some(code);
+        self
+    }
+
+    /// Whether this is an error (warnings and notes do not fail a build).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
     }
 
     /// Adds a note.
@@ -124,6 +140,10 @@ pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -
                 .iter()
                 .map(|(s, m)| Label::secondary((), clamp(source, *s)).with_message(m.clone())),
         );
+        let base = match d.code {
+            Some(c) => base.with_code(c),
+            None => base,
+        };
         let cs = base
             .with_message(d.message.clone())
             .with_labels(labels)
@@ -132,8 +152,9 @@ pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -
             Ok(text) => out.push_str(&text),
             Err(_) => {
                 // Fall back to a snippet-less line rather than losing the error.
+                let code = d.code.map(|c| format!("[{c}]")).unwrap_or_default();
                 out.push_str(&format!(
-                    "error: {} ({}:{}..{})\n",
+                    "error{code}: {} ({}:{}..{})\n",
                     d.message, file_name, d.span.start, d.span.end
                 ));
             }

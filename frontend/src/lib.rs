@@ -14,6 +14,7 @@
 //! midend IR, built through its SSA builder).
 
 pub mod ast;
+pub mod codes;
 mod diag;
 mod dump;
 mod lexer;
@@ -105,6 +106,7 @@ pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> 
     }
     let (raw, mut diags) = lexer::lex_raw(source);
     let tokens = preprocess::preprocess(source, raw, opts, &mut diags);
+    codes::assign_codes(&mut diags, codes::LEX_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         return Err(diags);
@@ -117,6 +119,7 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
     let tokens = lex(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
     let (tu, mut diags) = parser::parse_tokens(&tokens, len);
+    codes::assign_codes(&mut diags, codes::PARSE_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         return Err(diags);
@@ -124,13 +127,57 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
     Ok(tu)
 }
 
-/// Parses and type-checks `source`.
+/// Parses and type-checks `source`. Warnings are dropped; see
+/// [`check_with_warnings`].
 pub fn check(source: &str, opts: &Options) -> Result<typed::Program, Vec<Diagnostic>> {
-    let tu = parse(source, opts)?;
+    check_with_warnings(source, opts).map(|(program, _)| program)
+}
+
+/// Parses and type-checks `source`, also returning the warnings (sorted by
+/// position, each with its code). On failure the list holds the errors and
+/// the warnings together.
+pub fn check_with_warnings(
+    source: &str,
+    opts: &Options,
+) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let tokens = lex(source, opts)?;
+    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
+    let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len);
+    codes::assign_codes(&mut parse_diags, codes::PARSE_FALLBACK);
     let (program, mut diags) = sema::check_program(&tu, opts);
+    codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
+    if has_errors(&parse_diags) {
+        // The parser recovered, so sema still checks what it read and one
+        // run reports more than the first syntax error. Only errors that
+        // cannot be echoes of it are kept: none from a function that had a
+        // syntax error, and no undeclared names (their declaration may be
+        // what failed to parse). Warnings wait for a clean parse.
+        let broken: Vec<Span> = tu
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                ast::Item::Function(f) => Some(f.span),
+                _ => None,
+            })
+            .filter(|s| {
+                parse_diags
+                    .iter()
+                    .any(|d| d.span.start >= s.start && d.span.start <= s.end)
+            })
+            .collect();
+        parse_diags.extend(diags.into_iter().filter(|d| {
+            d.is_error()
+                && d.code != Some("E0001")
+                && !broken
+                    .iter()
+                    .any(|s| d.span.start >= s.start && d.span.start <= s.end)
+        }));
+        diag::sort_diagnostics(&mut parse_diags);
+        return Err(parse_diags);
+    }
+    diag::sort_diagnostics(&mut diags);
     if has_errors(&diags) {
-        diag::sort_diagnostics(&mut diags);
         return Err(diags);
     }
-    Ok(program)
+    Ok((program, diags))
 }

@@ -11,7 +11,9 @@
 //!   pointer) and the result is `int` 0/1;
 //! * pointer offsets are 64-bit integers (sign- or zero-extended from the
 //!   source type) and nodes carry the element size in bytes;
-//! * variables are [`LocalId`]s into [`Function::locals`], parameters first.
+//! * variables are [`LocalId`]s into [`Function::locals`], parameters first;
+//! * struct-typed expressions are values of their struct type: assignment,
+//!   initialization, arguments and `return` copy them (lowering decides how).
 
 use crate::diag::Span;
 use crate::types::CType;
@@ -304,6 +306,9 @@ pub enum Place {
         index: Box<Expr>,
         elem_size: u64,
     },
+    /// The member at byte `offset` of the struct that `base` (a
+    /// struct-typed expression, an lvalue) designates.
+    Field { base: Box<Expr>, offset: u64 },
 }
 
 /// Expression forms. See the module docs for the invariants.
@@ -416,6 +421,15 @@ pub enum ExprKind {
         op: Intrinsic,
         args: Vec<Expr>,
     },
+    /// Reads the member at byte `offset` of the struct `base` (`s.x`,
+    /// `p->x`, `f().x`); the node's `ty` is the member's type.
+    Field {
+        base: Box<Expr>,
+        offset: u64,
+    },
+    /// A struct value built from its members (`make_float4(...)`): every
+    /// scalar member at its byte offset, already of the member's type.
+    StructLit(Vec<(u64, Expr)>),
     /// Evaluates `lhs`, discards it, yields `rhs`.
     Comma {
         lhs: Box<Expr>,

@@ -5,6 +5,198 @@
 //! type is known as soon as its specifiers are parsed.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// One member of a struct, at its byte offset.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: CType,
+    pub offset: u64,
+}
+
+/// A complete struct type with its layout, computed once when the parser
+/// meets the definition. Types are compared by `id` (C's struct types are
+/// nominal: two definitions with the same members are still different).
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Unique per definition within one parse; CUDA's vector types use
+    /// fixed ids below [`FIRST_USER_STRUCT_ID`].
+    pub id: u32,
+    /// The tag (`struct P`), or the typedef name of an anonymous struct.
+    pub name: String,
+    /// Whether `name` is a tag (printed `struct P`) rather than a typedef.
+    pub tagged: bool,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+}
+
+/// Ids at or above this belong to user-defined structs.
+pub const FIRST_USER_STRUCT_ID: u32 = 1000;
+
+impl PartialEq for StructDef {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for StructDef {}
+
+impl Hash for StructDef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+impl StructDef {
+    /// Lays out `fields` (name and type, in order) with C's rules: each
+    /// member at the next multiple of its alignment, the struct aligned like
+    /// its most aligned member (or `min_align`, for CUDA's vector types) and
+    /// padded to a multiple of that. An empty struct has size 1, as in C++.
+    pub fn layout(
+        id: u32,
+        name: String,
+        tagged: bool,
+        members: Vec<(String, CType)>,
+        min_align: u64,
+    ) -> StructDef {
+        let mut offset = 0u64;
+        let mut align = min_align.max(1);
+        let mut fields = Vec::new();
+        for (name, ty) in members {
+            let a = ty.align();
+            offset = offset.div_ceil(a).saturating_mul(a);
+            align = align.max(a);
+            let size = ty.size().unwrap_or(0);
+            fields.push(Field { name, ty, offset });
+            offset = offset.saturating_add(size);
+        }
+        let size = offset.max(1).div_ceil(align).saturating_mul(align);
+        StructDef {
+            id,
+            name,
+            tagged,
+            fields,
+            size,
+            align,
+        }
+    }
+
+    /// The member called `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// CUDA's built-in vector types (`vector_types.h`): element type, count and
+/// alignment. Two- and four-element vectors are aligned to their size (at
+/// most 16 bytes), three-element ones like their element. Returns `None`
+/// for other names. The 64-bit four-element types (`double4`, `long4`, ...)
+/// are left out: CUDA 13 deprecates them in favour of `_16a`/`_32a` forms.
+pub fn vector_type(name: &str) -> Option<CType> {
+    const ELEMS: [(&str, CType); 12] = [
+        (
+            "char",
+            CType::Int {
+                bits: 8,
+                signed: true,
+            },
+        ),
+        (
+            "uchar",
+            CType::Int {
+                bits: 8,
+                signed: false,
+            },
+        ),
+        (
+            "short",
+            CType::Int {
+                bits: 16,
+                signed: true,
+            },
+        ),
+        (
+            "ushort",
+            CType::Int {
+                bits: 16,
+                signed: false,
+            },
+        ),
+        ("int", CType::INT),
+        ("uint", CType::UINT),
+        ("long", CType::LONG),
+        ("ulong", CType::ULONG),
+        ("longlong", CType::LONG),
+        ("ulonglong", CType::ULONG),
+        ("float", CType::FLOAT),
+        ("double", CType::DOUBLE),
+    ];
+    let split = name.find(|c: char| c.is_ascii_digit())?;
+    let (base, count) = name.split_at(split);
+    let n: u64 = match count {
+        "1" => 1,
+        "2" => 2,
+        "3" => 3,
+        "4" => 4,
+        _ => return None,
+    };
+    let k = ELEMS.iter().position(|(b, _)| *b == base)?;
+    let elem = ELEMS[k].1.clone();
+    let esize = elem.size()?;
+    if n == 4 && esize == 8 {
+        return None;
+    }
+    let align = if n == 3 { esize } else { (esize * n).min(16) };
+    let members = ["x", "y", "z", "w"][..n as usize]
+        .iter()
+        .map(|f| (f.to_string(), elem.clone()))
+        .collect();
+    let id = 1 + (k as u32) * 4 + (n as u32 - 1);
+    Some(CType::Struct(Arc::new(StructDef::layout(
+        id,
+        name.to_string(),
+        false,
+        members,
+        align,
+    ))))
+}
+
+/// How many scalars an object of type `ty` holds (saturating), so a copy
+/// can be refused before its leaves are listed.
+pub fn leaf_count(ty: &CType) -> u64 {
+    match ty {
+        CType::Array { elem, len } => leaf_count(elem).saturating_mul(len.unwrap_or(0)),
+        CType::Struct(s) => s
+            .fields
+            .iter()
+            .fold(0u64, |n, f| n.saturating_add(leaf_count(&f.ty))),
+        CType::Void => 0,
+        _ => 1,
+    }
+}
+
+/// Every scalar inside an object of type `ty` placed at `off`, with its
+/// offset: what a struct copy loads and stores.
+pub fn scalar_leaves(ty: &CType, off: u64, out: &mut Vec<(u64, CType)>) {
+    match ty {
+        CType::Array { elem, len } => {
+            let esize = elem.size().unwrap_or(0);
+            for k in 0..len.unwrap_or(0) {
+                scalar_leaves(elem, off + k * esize, out);
+            }
+        }
+        CType::Struct(s) => {
+            for f in &s.fields {
+                scalar_leaves(&f.ty, off + f.offset, out);
+            }
+        }
+        CType::Void => {}
+        other => out.push((off, other.clone())),
+    }
+}
 
 /// A C type after specifier resolution.
 ///
@@ -36,6 +228,8 @@ pub enum CType {
     /// `elem[len]`; `len` is `None` for an incomplete `T[]` (only
     /// `extern __shared__` arrays, and initializers before they are counted).
     Array { elem: Box<CType>, len: Option<u64> },
+    /// A struct (also CUDA's vector types such as `float4`).
+    Struct(Arc<StructDef>),
 }
 
 impl CType {
@@ -115,6 +309,7 @@ impl CType {
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
             CType::Array { elem, len } => elem.size()?.checked_mul((*len)?),
+            CType::Struct(s) => Some(s.size),
         }
     }
 
@@ -122,7 +317,21 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array { elem, .. } => elem.align(),
+            CType::Struct(s) => s.align,
             other => other.size().unwrap_or(1).max(1),
+        }
+    }
+
+    /// Whether this is a struct type.
+    pub fn is_struct(&self) -> bool {
+        matches!(self, CType::Struct(_))
+    }
+
+    /// The struct definition of a struct type.
+    pub fn struct_def(&self) -> Option<&StructDef> {
+        match self {
+            CType::Struct(s) => Some(s),
+            _ => None,
         }
     }
 
@@ -231,6 +440,9 @@ impl fmt::Display for CType {
                 }
                 write!(f, "{t}{dims}")
             }
+            // CUDA is C++: a struct is named without the `struct` keyword.
+            CType::Struct(s) if s.name.is_empty() => f.write_str("(anonymous struct)"),
+            CType::Struct(s) => f.write_str(&s.name),
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),
             CType::Pointer {

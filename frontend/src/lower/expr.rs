@@ -196,6 +196,11 @@ impl FunctionLowerer<'_, '_> {
                 self.eval(lhs);
                 return self.eval(rhs);
             }
+            ExprKind::Field { base, offset } => {
+                let p = self.field_address(base, *offset);
+                self.load(p, &e.ty, MemFlags::default())
+            }
+            ExprKind::StructLit(fields) => self.struct_lit(fields, &e.ty),
         };
         Some(v)
     }
@@ -257,6 +262,10 @@ impl FunctionLowerer<'_, '_> {
 
     /// Loads a value of C type `ty` (bools are bytes in memory).
     pub(crate) fn load(&mut self, ptr: Value, ty: &CType, flags: MemFlags) -> Value {
+        if ty.is_struct() {
+            // A struct's value is its address; users copy from there.
+            return ptr;
+        }
         let v = self.b.load(abi_type(ty), ptr, flags);
         if *ty == CType::Bool {
             self.byte_to_bool(v)
@@ -290,7 +299,17 @@ impl FunctionLowerer<'_, '_> {
                     ptr: self.b.stack_addr(slot),
                     flags: MemFlags::default(),
                 },
+                // A struct parameter's variable holds the address of the
+                // caller's copy.
+                None if self.typed.locals[l.0 as usize].ty.is_struct() => PlaceRef::Mem {
+                    ptr: self.b.use_var(Self::var(*l)),
+                    flags: MemFlags::default(),
+                },
                 None => PlaceRef::Var(*l),
+            },
+            Place::Field { base, offset } => PlaceRef::Mem {
+                ptr: self.field_address(base, *offset),
+                flags: MemFlags::default(),
             },
             Place::Global(g) => PlaceRef::Mem {
                 ptr: self.global_address(*g),
@@ -331,6 +350,10 @@ impl FunctionLowerer<'_, '_> {
                 let v = self.coerce(v, self.var_type(*l));
                 self.b.def_var(Self::var(*l), v);
                 v
+            }
+            PlaceRef::Mem { ptr, .. } if ty.is_struct() => {
+                self.copy_struct(*ptr, v, ty);
+                *ptr
             }
             PlaceRef::Mem { ptr, flags } => {
                 let v = self.coerce(v, value_type(ty));
@@ -391,14 +414,28 @@ impl FunctionLowerer<'_, '_> {
 
     fn call(&mut self, callee: crate::typed::FuncId, args: &[Expr], ty: &CType) -> Option<Value> {
         let sig = self.signatures[callee.0 as usize].clone();
-        let mut values = Vec::with_capacity(args.len());
-        for (arg, param) in args.iter().zip(&sig.params) {
+        let mut values = Vec::with_capacity(args.len() + 1);
+        // A struct result is written to a temporary the caller provides.
+        let sret = ty.is_struct().then(|| self.temp_struct(ty));
+        if let Some(tmp) = sret {
+            values.push(self.coerce(tmp, Type::Ptr(AddrSpace::Generic)));
+        }
+        let params = sig.params.iter().skip(usize::from(sret.is_some()));
+        for (arg, param) in args.iter().zip(params) {
             let v = self.expr(arg);
+            let v = if arg.ty.is_struct() {
+                self.struct_arg(v, &arg.ty)
+            } else {
+                v
+            };
             values.push(self.coerce(v, param.ty));
         }
         let inst = self
             .b
             .call(FuncId::from_u32(callee.0), values, &sig.returns);
+        if sret.is_some() {
+            return sret;
+        }
         let result = self.b.func.dfg.first_result(inst)?;
         Some(if *ty == CType::Bool {
             self.byte_to_bool(result)

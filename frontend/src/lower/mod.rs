@@ -19,6 +19,7 @@
 //! marks them) get one stack slot each; every other local stays an SSA
 //! variable. Module variables become IR globals, in `Program::globals` order.
 
+mod aggregate;
 mod expr;
 mod intrinsic;
 mod math;
@@ -99,6 +100,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     if diags.is_empty() {
         Ok(module)
     } else {
+        crate::codes::assign_codes(&mut diags, crate::codes::CHECK_FALLBACK);
         Err(diags)
     }
 }
@@ -115,6 +117,9 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Float { bits: 32 } => Type::F32,
         CType::Float { .. } => Type::F64,
         CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
+        // The value of a struct expression is the address of its memory
+        // (see `lower/aggregate.rs`).
+        CType::Struct(_) => Type::Ptr(AddrSpace::Generic),
         // `void` and array values never reach a register; callers check first.
         CType::Void | CType::Array { .. } => Type::I32,
     }
@@ -150,22 +155,41 @@ fn param_var_type(f: &typed::Function, p: &typed::Param) -> Type {
 }
 
 fn signature_of(f: &typed::Function) -> Signature {
-    let params = f
-        .params
-        .iter()
-        .map(|p| AbiParam {
-            ty: match param_var_type(f, p) {
-                Type::I1 => Type::I8,
-                t => t,
-            },
-            attrs: ParamAttrs {
-                restrict: p.restrict,
-                ..ParamAttrs::default()
-            },
-        })
+    // A struct result is returned through a hidden first parameter, the
+    // address of the caller's temporary (see `aggregate.rs`).
+    let sret = f.ret.is_struct().then(|| AbiParam {
+        ty: Type::Ptr(AddrSpace::Generic),
+        attrs: ParamAttrs::default(),
+    });
+    let params = sret
+        .into_iter()
+        .chain(f.params.iter().map(|p| {
+            // A kernel's struct parameter is an aggregate in `.param` space;
+            // the value the kernel receives is its address there.
+            if f.is_kernel && p.ty.is_struct() {
+                let size = u32::try_from(p.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX);
+                return AbiParam {
+                    ty: Type::Ptr(AddrSpace::Param),
+                    attrs: ParamAttrs {
+                        byval: Some((size, p.ty.align() as u32)),
+                        ..ParamAttrs::default()
+                    },
+                };
+            }
+            AbiParam {
+                ty: match param_var_type(f, p) {
+                    Type::I1 => Type::I8,
+                    t => t,
+                },
+                attrs: ParamAttrs {
+                    restrict: p.restrict,
+                    ..ParamAttrs::default()
+                },
+            }
+        }))
         .collect();
     let returns = match f.ret {
-        CType::Void => vec![],
+        CType::Void | CType::Struct(_) => vec![],
         ref t => vec![abi_type(t)],
     };
     Signature { params, returns }
@@ -204,6 +228,8 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     globals: (&'a [typed::GlobalVar], &'a [GlobalVar]),
     /// The label blocks of the innermost `switch`.
     labels: Vec<Vec<Block>>,
+    /// The hidden result address of a function that returns a struct.
+    sret: Option<Value>,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -218,7 +244,9 @@ fn lower_function(
         .locals
         .iter()
         .map(|l| {
-            l.in_memory.then(|| {
+            // A struct parameter already lives in the caller's memory.
+            let by_pointer = l.is_param && l.ty.is_struct();
+            (l.in_memory && !by_pointer).then(|| {
                 func.stack_slots.push(StackSlotData {
                     size: u32::try_from(l.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX),
                     align: l.ty.align() as u32,
@@ -250,10 +278,25 @@ fn lower_function(
         slots,
         globals,
         labels: Vec::new(),
+        sret: None,
         diags,
     };
-    let params = lw.b.func.params().to_vec();
+    let mut params = lw.b.func.params().to_vec();
+    if f.ret.is_struct() && !params.is_empty() {
+        lw.sret = Some(params.remove(0));
+    }
     for (p, v) in f.params.iter().zip(params) {
+        if f.is_kernel && p.ty.is_struct() {
+            // Kernel parameters are read-only in PTX but a C function may
+            // change its copy: the kernel works on a local copy (reading
+            // it in place when it is never written is a later optimization).
+            let copy = lw.temp_struct(&p.ty);
+            let src = lw.b.addrspacecast(AddrSpace::Generic, v);
+            let dst = lw.b.addrspacecast(AddrSpace::Generic, copy);
+            lw.copy_struct(dst, src, &p.ty);
+            lw.b.def_var(Variable::from_u32(p.local.0), dst);
+            continue;
+        }
         let v = if p.ty == CType::Bool {
             lw.byte_to_bool(v)
         } else {
@@ -304,7 +347,7 @@ impl FunctionLowerer<'_, '_> {
             return;
         }
         match &self.typed.ret {
-            CType::Void => {
+            CType::Void | CType::Struct(_) => {
                 self.b.ret(vec![]);
             }
             // Falling off the end of a non-void function leaves the result

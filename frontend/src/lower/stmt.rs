@@ -117,6 +117,14 @@ impl FunctionLowerer<'_, '_> {
                 };
                 self.b.jump(to, vec![]);
             }
+            StmtKind::Return(Some(e)) if e.ty.is_struct() => {
+                // The result goes to the caller's memory (see `aggregate.rs`).
+                let src = self.expr(e);
+                if let Some(dst) = self.sret {
+                    self.copy_struct(dst, src, &e.ty);
+                }
+                self.b.ret(vec![]);
+            }
             StmtKind::Return(value) => {
                 let args = match value {
                     Some(e) => {
@@ -204,6 +212,11 @@ impl FunctionLowerer<'_, '_> {
 
     /// Stores a register value of C type `ty` to `ptr` (bools as bytes).
     pub(crate) fn store_value(&mut self, ptr: midend::ir::Value, v: midend::ir::Value, ty: &CType) {
+        if ty.is_struct() {
+            // `v` is the address of the struct to copy.
+            self.copy_struct(ptr, v, ty);
+            return;
+        }
         let v = self.coerce(v, super::value_type(ty));
         let stored = self.coerce(v, super::abi_type(ty));
         self.b.store(stored, ptr, MemFlags::default());
@@ -333,6 +346,7 @@ fn visit_place_operands(p: &Place, f: &mut dyn FnMut(&Place)) {
     match p {
         Place::Local(_) | Place::Global(_) => {}
         Place::Deref(e) => visit_expr(e, f),
+        Place::Field { base, .. } => visit_expr(base, f),
         Place::Index { base, index, .. } => {
             visit_expr(base, f);
             visit_expr(index, f);
@@ -357,7 +371,9 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         ExprKind::Unary { operand: a, .. }
         | ExprKind::Not(a)
         | ExprKind::Cast { expr: a, .. }
-        | ExprKind::Deref(a) => visit_expr(a, f),
+        | ExprKind::Deref(a)
+        | ExprKind::Field { base: a, .. } => visit_expr(a, f),
+        ExprKind::StructLit(fields) => fields.iter().for_each(|(_, e)| visit_expr(e, f)),
         ExprKind::AddrOf(p) => visit_place_operands(p, f),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Compare { lhs, rhs, .. }

@@ -33,7 +33,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     Some(match k {
         Managed => "`__managed__` memory",
         Goto => "`goto`",
-        Struct => "`struct`",
         Union => "`union`",
         Class => "`class`",
         Template | Typename => "`template`",
@@ -131,7 +130,7 @@ pub(super) struct DeclSpecs {
 
 impl DeclSpecs {
     /// The first storage, function or typedef specifier, if any was written.
-    fn first_non_type(&self) -> Option<Span> {
+    pub(super) fn first_non_type(&self) -> Option<Span> {
         let s = &self.storage;
         if s.shared || s.constant || s.device || s.is_extern || s.is_static {
             return Some(s.span);
@@ -148,7 +147,11 @@ impl Parser<'_> {
     fn type_named(&self, name: &str) -> Option<(CType, bool)> {
         match self.typedefs.get(name) {
             Some(t) => Some(t.clone()),
-            None => named_type(name).map(|t| (t, false)),
+            // In C++ a struct's tag names its type without `struct`.
+            None => named_type(name)
+                .or_else(|| self.structs.get(name).map(|d| CType::Struct(d.clone())))
+                .or_else(|| crate::types::vector_type(name))
+                .map(|t| (t, false)),
         }
     }
 
@@ -175,6 +178,7 @@ impl Parser<'_> {
                     | Keyword::Const
                     | Keyword::Volatile
                     | Keyword::Enum
+                    | Keyword::Struct
             ),
             TokenKind::Ident => self.type_named(&t.text).is_some(),
             _ => false,
@@ -200,7 +204,7 @@ impl Parser<'_> {
 
     /// Parses declaration specifiers: the base type (`None` when no type
     /// specifier was written at all), its span, and everything else.
-    fn specifiers(&mut self) -> PResult<(Option<QualType>, Span, DeclSpecs)> {
+    pub(super) fn specifiers(&mut self) -> PResult<(Option<QualType>, Span, DeclSpecs)> {
         let start = self.span();
         let mut ts = TypeSpecs::default();
         let mut ds = DeclSpecs::default();
@@ -290,6 +294,16 @@ impl Parser<'_> {
                             self.bump();
                             ds.cluster_dims = Some(self.cluster_dims(tok.span)?);
                             ds.fn_only.get_or_insert((k, tok.span));
+                            ts.any = true;
+                            continue;
+                        }
+                        k if Self::is_struct_kw(k) => {
+                            self.bump();
+                            let t = self.struct_specifier(tok.span)?;
+                            if ts.named.is_some() {
+                                return self.error(tok.span, "two types in one declaration");
+                            }
+                            ts.named = Some(t);
                             ts.any = true;
                             continue;
                         }
@@ -446,7 +460,7 @@ impl Parser<'_> {
     }
 
     /// Parses `*` with qualifiers (`* const __restrict__ *`) on top of `base`.
-    fn pointers(&mut self, mut ty: QualType) -> QualType {
+    pub(super) fn pointers(&mut self, mut ty: QualType) -> QualType {
         while self.is_punct(Punct::Star) {
             let star = self.bump().span;
             let mut q = (false, false, false);
@@ -480,7 +494,7 @@ impl Parser<'_> {
     }
 
     /// Array declarator suffixes `[N][M]` (`[]` gives `None`).
-    fn dims(&mut self) -> PResult<Vec<Option<Expr>>> {
+    pub(super) fn dims(&mut self) -> PResult<Vec<Option<Expr>>> {
         let mut dims = Vec::new();
         while self.eat_punct(Punct::LBracket) {
             if self.eat_punct(Punct::RBracket) {
@@ -562,7 +576,8 @@ impl Parser<'_> {
                     "array and function typedefs are not supported by kernelc yet",
                 );
             }
-            self.typedefs.insert(name.text, (ty.ty, ty.is_const));
+            let named = Self::name_anonymous_struct(ty.ty, &name.text);
+            self.typedefs.insert(name.text, (named, ty.is_const));
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
@@ -771,10 +786,6 @@ impl Parser<'_> {
             if self.is_punct(Punct::Ellipsis) {
                 let sp = self.span();
                 return self.error(sp, "variadic functions are not supported by kernelc");
-            }
-            if self.is_kw(Keyword::Struct) {
-                let sp = self.span();
-                return self.error(sp, "`struct` is not supported by kernelc yet");
             }
             if self.peek().text == "__grid_constant__" {
                 let sp = self.span();

@@ -8,6 +8,7 @@
 mod decl;
 mod expr;
 mod stmt;
+mod structs;
 
 use std::collections::HashMap;
 
@@ -37,6 +38,8 @@ pub(crate) fn parse_tokens(
         depth: 0,
         typedefs: HashMap::new(),
         pending_enums: Vec::new(),
+        structs: HashMap::new(),
+        next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
             text: String::new(),
@@ -59,6 +62,10 @@ pub(crate) struct Parser<'t> {
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
+    /// Struct tags defined so far (one table, like `typedefs`).
+    structs: HashMap<String, std::sync::Arc<crate::types::StructDef>>,
+    /// The id the next struct definition gets.
+    next_struct_id: u32,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
 }
@@ -158,7 +165,33 @@ impl Parser<'_> {
                 p.as_str(),
                 self.found()
             );
-            self.error(span, msg)
+            let help = match p {
+                Punct::Semi => {
+                    Some("help: C ends every statement and declaration with `;`; add one here")
+                }
+                Punct::RParen => Some(
+                    "help: every `(` needs a matching `)`; check the parentheses before this point",
+                ),
+                _ => None,
+            };
+            let mut d = Diagnostic::error(span, msg);
+            if let Some(h) = help {
+                d = d.with_note(h);
+            }
+            self.diags.push(d);
+            // A `;` missing before something that starts a new statement
+            // (a name, a keyword, `}`) was most likely forgotten at the end
+            // of a line: go on as if it were there, so the next statement
+            // is still checked instead of being skipped by resync.
+            let starts_next = !self.at_eof()
+                && matches!(
+                    self.peek().kind,
+                    TokenKind::Ident | TokenKind::Keyword(_) | TokenKind::Punct(Punct::RBrace)
+                );
+            if p == Punct::Semi && starts_next {
+                return Ok(span);
+            }
+            Err(Recorded)
         }
     }
 
@@ -195,6 +228,8 @@ impl Parser<'_> {
                 TokenKind::Punct(Punct::LBrace) => {
                     self.skip_braces();
                     if parens == 0 {
+                        // `struct ... { ... };`: the `;` belongs to it.
+                        self.eat_punct(Punct::Semi);
                         return;
                     }
                     continue;

@@ -170,6 +170,9 @@ impl Checker {
             self.diags.push(Diagnostic::error(e.span, msg));
             return None;
         }
+        if what != "compound assignment" {
+            self.narrowing_warning(&e, to);
+        }
         Some(convert(e, to))
     }
 }

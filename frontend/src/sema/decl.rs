@@ -113,7 +113,7 @@ impl Checker {
     }
 
     /// The value of a floating constant expression (for initializers).
-    fn const_float(&self, e: &Expr) -> Option<f64> {
+    pub(crate) fn const_float(&self, e: &Expr) -> Option<f64> {
         let v = match &e.kind {
             ExprKind::FloatConst(x) => *x,
             ExprKind::Cast { kind, expr } => match kind {
@@ -379,6 +379,15 @@ impl Checker {
         off: u64,
         out: &mut BTreeMap<u64, Expr>,
     ) -> Option<u64> {
+        if let CType::Struct(def) = ty {
+            for f in &def.fields {
+                if *pos >= items.len() {
+                    break;
+                }
+                self.element(&f.ty, items, pos, off + f.offset, out)?;
+            }
+            return Some(1);
+        }
         let CType::Array { elem, len } = ty else {
             self.element(ty, items, pos, off, out)?;
             return Some(1);
@@ -404,7 +413,7 @@ impl Checker {
         match &items[*pos] {
             ast::Init::List(sub, span) => {
                 *pos += 1;
-                if !ty.is_array() && sub.len() != 1 {
+                if !ty.is_array() && !ty.is_struct() && sub.len() != 1 {
                     self.error(
                         *span,
                         format!("a braced initializer for `{ty}` needs exactly one value"),
@@ -421,6 +430,22 @@ impl Checker {
             ast::Init::Expr(e) if ty.is_array() => {
                 let _ = e;
                 self.fill(ty, items, pos, off, out)?;
+            }
+            ast::Init::Expr(e) if ty.is_struct() => {
+                // A struct value initializes the whole member; anything else
+                // starts brace elision into its members (C 6.7.9p13). Typing
+                // is tried once quietly to tell the two apart.
+                let mark = self.diags.len();
+                match self.expr(e) {
+                    Some(t) if t.ty == *ty => {
+                        *pos += 1;
+                        out.insert(off, t);
+                    }
+                    _ => {
+                        self.diags.truncate(mark);
+                        self.fill(ty, items, pos, off, out)?;
+                    }
+                }
             }
             ast::Init::Expr(e) => {
                 *pos += 1;
@@ -732,6 +757,17 @@ fn zero_fill(
             let esize = elem.size().unwrap_or(0);
             for k in 0..*n {
                 zero_fill(elem, off + k * esize, given, out, span);
+            }
+        }
+        CType::Struct(def) => {
+            if given.get(&off).is_some_and(|e| e.ty == *ty) {
+                if let Some(e) = given.remove(&off) {
+                    out.push((off, e));
+                }
+                return;
+            }
+            for f in &def.fields {
+                zero_fill(&f.ty, off + f.offset, given, out, span);
             }
         }
         _ => {

@@ -161,6 +161,13 @@ impl Checker {
                     c,
                 )
             }
+            ExprKind::Field { base, offset } => {
+                let c = self.lvalue_is_const(&base);
+                if let ExprKind::Local(id) = base.kind {
+                    self.locals[id.0 as usize].in_memory = true;
+                }
+                (Place::Field { base, offset }, c)
+            }
             _ => return None,
         })
     }
@@ -247,6 +254,7 @@ impl Checker {
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
         match self.lookup(name) {
             Some(Binding::Local(id)) => {
+                self.mark_used(id);
                 let ty = self.locals[id.0 as usize].ty.clone();
                 return Some(mk(ExprKind::Local(id), ty, span));
             }
@@ -271,8 +279,27 @@ impl Checker {
         } else {
             format!("use of undeclared identifier `{name}`")
         };
-        self.error(span, msg);
+        let mut d = Diagnostic::error(span, msg);
+        if let Some(similar) = self.similar_name(name) {
+            d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
+        }
+        self.diags.push(d);
         None
+    }
+
+    /// A name in scope within two edits of `name` (a likely typo).
+    fn similar_name(&self, name: &str) -> Option<String> {
+        let names = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.iter().map(|(n, _)| n))
+            .chain(self.file_scope.iter().map(|(n, _, _)| n));
+        names
+            .filter(|n| n.len() > 1 && n.as_str() != name)
+            .map(|n| (edit_distance(n, name), n))
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, n)| n.clone())
     }
 
     fn member(
@@ -301,11 +328,105 @@ impl Checker {
             }
         }
         let op = if arrow { "->" } else { "." };
-        self.error(
+        let b = if arrow {
+            self.expr(base)?
+        } else {
+            self.expr_nodecay(base)?
+        };
+        let base_span = b.span;
+        let sty = if arrow {
+            match b.ty.pointee() {
+                Some(t @ CType::Struct(_)) => t.clone(),
+                _ => {
+                    let mut d = Diagnostic::error(
+                        field_span,
+                        format!(
+                            "member reference type `{}` is not a pointer to a struct",
+                            b.ty
+                        ),
+                    );
+                    if b.ty.is_struct() {
+                        d = d.with_note(format!(
+                            "use `.` instead of `->`: `{}` is a struct, not a pointer",
+                            b.ty
+                        ));
+                    }
+                    self.diags.push(d);
+                    return None;
+                }
+            }
+        } else if b.ty.is_struct() {
+            b.ty.clone()
+        } else {
+            let mut d = Diagnostic::error(
+                field_span,
+                format!("member reference base type `{}` is not a struct", b.ty),
+            );
+            if b.ty.pointee().is_some_and(CType::is_struct) {
+                d = d.with_note(format!("`{}` is a pointer; use `->` instead of `.`", b.ty));
+            }
+            self.diags.push(d);
+            return None;
+        };
+        let def = sty.struct_def()?;
+        let Some(f) = def.field(field) else {
+            let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+            self.diags.push(
+                Diagnostic::error(field_span, format!("no member named `{field}` in `{sty}`"))
+                    .with_note(format!("`{sty}` has {}", names.join(", "))),
+            );
+            return None;
+        };
+        let (fty, offset) = (f.ty.clone(), f.offset);
+        let base = if arrow {
+            mk(ExprKind::Deref(Box::new(b)), sty, base_span)
+        } else {
+            b
+        };
+        let _ = op;
+        Some(mk(
+            ExprKind::Field {
+                base: Box::new(base),
+                offset,
+            },
+            fty,
             span,
-            format!("member access with `{op}` is not supported by kernelc yet (structs are not supported)"),
-        );
-        None
+        ))
+    }
+
+    /// Whether `e` designates an object (so it may be assigned or have its
+    /// address taken); struct rvalues such as call results do not.
+    pub(super) fn is_lvalue(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Deref(_)
+            | ExprKind::Index { .. } => true,
+            ExprKind::Field { base, .. } => Self::is_lvalue(base),
+            _ => false,
+        }
+    }
+
+    /// Whether the object an lvalue designates is `const` (a `const`
+    /// variable, or reached through a pointer to `const`).
+    fn lvalue_is_const(&self, e: &Expr) -> bool {
+        let through = |t: &CType| {
+            matches!(
+                t,
+                CType::Pointer {
+                    pointee_const: true,
+                    ..
+                }
+            )
+        };
+        match &e.kind {
+            ExprKind::Local(id) => self.locals[id.0 as usize].is_const,
+            ExprKind::Global(id) => self.globals[id.0 as usize].is_const,
+            ExprKind::Deref(p) => through(&p.ty),
+            ExprKind::Index { base, .. } => through(&base.ty),
+            ExprKind::Field { base, .. } => self.lvalue_is_const(base),
+            _ => false,
+        }
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
@@ -401,7 +522,14 @@ impl Checker {
                     span,
                 ))
             }
-            ExprKind::Local(_) | ExprKind::Global(_) => {
+            ExprKind::Field { .. } if !Self::is_lvalue(&e) => {
+                self.error(
+                    span,
+                    "cannot take the address of a member of a temporary struct",
+                );
+                None
+            }
+            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Field { .. } => {
                 let ty = e.ty.clone();
                 let (place, is_const) = self.lvalue_place(e)?;
                 Some(mk(
@@ -497,6 +625,21 @@ impl Checker {
                 self.error(e.span, "built-in index variables are read-only");
                 return None;
             }
+            ExprKind::Field { .. } if Self::is_lvalue(&e) => {
+                if self.is_constant_object(&e) {
+                    self.error(
+                        e.span,
+                        "`__constant__` variables cannot be written in device code",
+                    );
+                    return None;
+                }
+                let c = self.lvalue_is_const(&e);
+                let ExprKind::Field { base, offset } = e.kind else {
+                    return None;
+                };
+                let what = format!("a member of a `{}`", base.ty);
+                (Place::Field { base, offset }, c, what)
+            }
             _ => {
                 self.diags.push(
                     Diagnostic::error(e.span, "expression is not assignable")
@@ -518,6 +661,16 @@ impl Checker {
         Some(place)
     }
 
+    /// Whether the lvalue `e` lies in a `__constant__` variable.
+    fn is_constant_object(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Global(g) => self.globals[g.0 as usize].space == MemSpace::Constant,
+            ExprKind::Field { base, .. } => self.is_constant_object(base),
+            ExprKind::Index { base, .. } | ExprKind::Deref(base) => self.is_constant_memory(base),
+            _ => false,
+        }
+    }
+
     /// Whether `ptr` is the address of (an element of) a `__constant__`
     /// variable, known without any analysis.
     fn is_constant_memory(&self, ptr: &Expr) -> bool {
@@ -528,6 +681,7 @@ impl Checker {
                     return match &**place {
                         Place::Global(g) => self.globals[g.0 as usize].space == MemSpace::Constant,
                         Place::Index { base, .. } => self.is_constant_memory(base),
+                        Place::Field { base, .. } => self.is_constant_object(base),
                         _ => false,
                     }
                 }
@@ -707,6 +861,9 @@ impl Checker {
                     _ => CmpOp::Ne,
                 };
                 let (l, r) = if both_arith {
+                    if both_int {
+                        self.sign_compare_warning(&l, &r, span);
+                    }
                     let ty = usual_arithmetic(&lt, &rt);
                     (convert(l, &ty), convert(r, &ty))
                 } else if lt.is_pointer() && rt.is_pointer() {
@@ -920,6 +1077,9 @@ impl Checker {
             return Some(mk(ExprKind::SyncThreads, CType::Void, span));
         }
         if !self.by_name.contains_key(name.as_str()) {
+            if let Some(result) = self.vector_make(name, &typed_args, span) {
+                return result;
+            }
             if let Some(result) = self.builtin_call(name, typed_args, span) {
                 return result;
             }
@@ -1010,6 +1170,21 @@ impl Checker {
             span,
         ))
     }
+}
+
+/// Levenshtein distance (names are short, so the quadratic table is fine).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 fn to_binop(op: BinaryOp) -> BinOp {

@@ -9,6 +9,8 @@ mod builtins;
 mod convert;
 mod decl;
 mod expr;
+mod vectors;
+mod warnings;
 
 use std::collections::HashMap;
 
@@ -59,6 +61,8 @@ pub(crate) struct Checker {
     by_name: HashMap<String, usize>,
     diags: Vec<Diagnostic>,
     locals: Vec<LocalVar>,
+    /// Whether each local of the current function has been referenced.
+    used: Vec<bool>,
     /// Block scopes of the current function, innermost last.
     scopes: Vec<Vec<(String, Binding)>>,
     /// Enumerators, file-scope constants and module variables.
@@ -89,6 +93,7 @@ pub(crate) fn check_program(
         by_name: HashMap::new(),
         diags: Vec::new(),
         locals: Vec::new(),
+        used: Vec::new(),
         scopes: Vec::new(),
         file_scope: Vec::new(),
         globals: Vec::new(),
@@ -241,6 +246,7 @@ impl Checker {
     /// Checks one function definition.
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
         self.locals = Vec::new();
+        self.used = Vec::new();
         self.scopes = vec![Vec::new()];
         self.ret = f.ret.clone();
         self.fn_name = f.name.clone();
@@ -270,6 +276,7 @@ impl Checker {
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
         let launch_bounds = self.launch_bounds(f);
         let cluster_dims = self.cluster_dims(f);
+        self.unused_warnings();
         let s = &f.specs;
         Function {
             name: f.name.clone(),
@@ -303,16 +310,20 @@ impl Checker {
         span: Span,
     ) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
+        let ty_is_struct = ty.is_struct();
         if !name.is_empty() {
             self.bind(name, Binding::Local(id), span);
         }
+        self.used.push(is_param);
         self.locals.push(LocalVar {
             name: name.to_string(),
             ty,
             is_const,
             is_param,
             span,
-            in_memory: false,
+            // Structs always live in memory (their value is their address
+            // in lowering; see `lower/aggregate.rs`).
+            in_memory: ty_is_struct,
             const_value: None,
         });
         id

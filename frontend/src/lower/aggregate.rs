@@ -1,0 +1,100 @@
+//! Structs in lowering.
+//!
+//! The IR has no aggregate values, so the value of a struct-typed
+//! expression is the *address* of memory holding it: a local's stack slot,
+//! a module variable, the object a pointer points to, or a temporary slot
+//! for a call result or a `make_float4(...)`. Assignment, initialization,
+//! argument passing and `return` copy the struct member by member
+//! ([`FunctionLowerer::copy_struct`]), one load and one store per scalar,
+//! so padding is never read.
+//!
+//! Calls: the IR's and the PTX backend's parameters are scalars (the
+//! backend has no `.param .b8 name[N]` aggregates yet), so
+//! * a struct argument is copied by the caller into a temporary stack slot,
+//!   and the callee receives that slot's generic address; the parameter's
+//!   variable holds this address, and its members are read and written
+//!   there (C's by-value semantics: the caller's object is untouched);
+//! * a struct result is written by the callee through a hidden first
+//!   parameter, the generic address of a temporary the caller allocates.
+//!
+//! Kernels cannot take struct parameters: the host passes them in param
+//! space, which needs the backend support above (sema rejects them).
+
+use super::FunctionLowerer;
+use crate::typed::Expr;
+use crate::types::{leaf_count, scalar_leaves, CType};
+
+/// The most scalars one struct copy may move: each is a load and a store,
+/// and the IR has no block copy, so a huge struct would make huge code.
+const MAX_COPY_LEAVES: u64 = 4096;
+use midend::builder::InstBuilder;
+use midend::ir::{MemFlags, StackSlotData, Type, Value};
+
+impl FunctionLowerer<'_, '_> {
+    /// Copies the struct of type `ty` at `src` to `dst`, scalar by scalar.
+    pub(crate) fn copy_struct(&mut self, dst: Value, src: Value, ty: &CType) {
+        if leaf_count(ty) > MAX_COPY_LEAVES {
+            let span = self.typed.body.span;
+            self.error(
+                span,
+                format!("copying `{ty}` ({} scalars) is not supported by kernelc yet (at most {MAX_COPY_LEAVES}); pass a pointer instead", leaf_count(ty)),
+            );
+            return;
+        }
+        let mut leaves = Vec::new();
+        scalar_leaves(ty, 0, &mut leaves);
+        for (off, leaf) in leaves {
+            let at = |lw: &mut Self, base: Value| {
+                if off == 0 {
+                    return base;
+                }
+                let k = lw.b.iconst(Type::I64, off as i64);
+                lw.b.ptroffset(base, k)
+            };
+            let from = at(self, src);
+            let to = at(self, dst);
+            // Raw bytes: a `bool` is copied as its byte, not re-normalized.
+            let t = super::abi_type(&leaf);
+            let v = self.b.load(t, from, MemFlags::default());
+            self.b.store(v, to, MemFlags::default());
+        }
+    }
+
+    /// A fresh stack slot for a temporary of type `ty`, and its address.
+    pub(crate) fn temp_struct(&mut self, ty: &CType) -> Value {
+        let slot = self.b.func.stack_slots.push(StackSlotData {
+            size: u32::try_from(ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX),
+            align: ty.align() as u32,
+        });
+        self.b.stack_addr(slot)
+    }
+
+    /// The caller's copy of a struct argument whose value (address) is `v`.
+    pub(crate) fn struct_arg(&mut self, v: Value, ty: &CType) -> Value {
+        let tmp = self.temp_struct(ty);
+        self.copy_struct(tmp, v, ty);
+        tmp
+    }
+
+    /// The address of the member at `offset` of the struct `base`.
+    pub(crate) fn field_address(&mut self, base: &Expr, offset: u64) -> Value {
+        let p = self.expr(base);
+        if offset == 0 {
+            return p;
+        }
+        let k = self.b.iconst(Type::I64, offset as i64);
+        self.b.ptroffset(p, k)
+    }
+
+    /// A struct built from its members, in a temporary.
+    pub(crate) fn struct_lit(&mut self, fields: &[(u64, Expr)], ty: &CType) -> Value {
+        let tmp = self.temp_struct(ty);
+        for (off, e) in fields {
+            let v = self.expr(e);
+            let k = self.b.iconst(Type::I64, *off as i64);
+            let p = self.b.ptroffset(tmp, k);
+            self.store_value(p, v, &e.ty);
+        }
+        tmp
+    }
+}

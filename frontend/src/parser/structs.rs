@@ -1,0 +1,229 @@
+//! `struct` definitions and references.
+//!
+//! The parser lays a struct out as soon as its closing `}` is read, because
+//! types are resolved while parsing (a typedef name is replaced by its type,
+//! see `ast.rs`). That needs the sizes of member arrays, so they must be
+//! constant expressions the parser can evaluate on its own: literals,
+//! arithmetic and `sizeof(type)` (macros are already expanded). Enumerators
+//! and `const` variables are values only sema knows, so they are rejected
+//! with a hint.
+
+use std::sync::Arc;
+
+use super::{PResult, Parser};
+use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::diag::{Diagnostic, Span};
+use crate::token::{Keyword, Punct, TokenKind};
+use crate::types::{CType, StructDef};
+
+/// Largest struct member array kernelc lays out (as for variables).
+const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
+
+/// Evaluates a member array size written with literals, operators and
+/// `sizeof(type)`; `None` when it uses anything else.
+fn const_dim(e: &Expr) -> Option<i128> {
+    Some(match &e.kind {
+        ExprKind::IntLit { value, .. } => i128::from(*value),
+        ExprKind::CharLit(v) => i128::from(*v),
+        ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
+        ExprKind::Unary { op, operand } => {
+            let v = const_dim(operand)?;
+            match op {
+                UnaryOp::Plus => v,
+                UnaryOp::Neg => -v,
+                _ => return None,
+            }
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (const_dim(lhs)?, const_dim(rhs)?);
+            match op {
+                BinaryOp::Add => a.checked_add(b)?,
+                BinaryOp::Sub => a.checked_sub(b)?,
+                BinaryOp::Mul => a.checked_mul(b)?,
+                BinaryOp::Div => a.checked_div(b)?,
+                BinaryOp::Rem => a.checked_rem(b)?,
+                BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?)?,
+                BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+impl Parser<'_> {
+    /// After `struct`: `Tag`, `Tag { members }` or `{ members }`.
+    pub(super) fn struct_specifier(&mut self, kw: Span) -> PResult<CType> {
+        let tag = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+            Some(self.bump())
+        } else {
+            None
+        };
+        if !self.is_punct(Punct::LBrace) {
+            let Some(tag) = tag else {
+                let msg = format!("expected a struct name or `{{`, found {}", self.found());
+                let sp = self.span();
+                return self.error(sp, msg);
+            };
+            return match self.structs.get(&tag.text) {
+                Some(def) => Ok(CType::Struct(def.clone())),
+                None => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            tag.span,
+                            format!(
+                                "`struct {}` is used before its definition; incomplete struct types are not supported by kernelc yet",
+                                tag.text
+                            ),
+                        )
+                        .with_note("define the struct (with its members) before this use"),
+                    );
+                    Err(super::Recorded)
+                }
+            };
+        }
+        if let Some(t) = &tag {
+            if self.structs.contains_key(&t.text) {
+                let msg = format!("redefinition of `struct {}`", t.text);
+                return self.error(t.span, msg);
+            }
+        }
+        self.enter()?;
+        let members = self.struct_members();
+        self.leave();
+        let members = members?;
+        let id = self.next_struct_id;
+        self.next_struct_id += 1;
+        let (name, tagged) = match &tag {
+            Some(t) => (t.text.clone(), true),
+            None => (String::new(), false),
+        };
+        let def = Arc::new(StructDef::layout(id, name, tagged, members, 1));
+        if let Some(t) = tag {
+            self.structs.insert(t.text, def.clone());
+        }
+        let _ = kw;
+        Ok(CType::Struct(def))
+    }
+
+    /// `{ T a; U b[4], *c; ... }`, consuming both braces.
+    fn struct_members(&mut self) -> PResult<Vec<(String, CType)>> {
+        self.bump();
+        let mut members: Vec<(String, CType)> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        while !self.is_punct(Punct::RBrace) {
+            if self.at_eof() {
+                let sp = self.span();
+                return self.error(sp, "expected `}` to close the struct, found end of file");
+            }
+            let (base, span, ds) = self.specifiers()?;
+            if let Some(sp) = ds.first_non_type() {
+                return self.error(
+                    sp,
+                    "a storage or function specifier cannot appear on a struct member",
+                );
+            }
+            let Some(base) = base else {
+                let msg = if self.peek().kind == TokenKind::Ident {
+                    format!("unknown type name `{}`", self.peek().text)
+                } else {
+                    format!("expected a member declaration, found {}", self.found())
+                };
+                let sp = if self.at_eof() { span } else { self.span() };
+                return self.error(sp, msg);
+            };
+            if self.is_punct(Punct::Semi) {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    "anonymous struct members are not supported by kernelc yet; give the member a name",
+                );
+            }
+            loop {
+                let ty = self.pointers(base.clone());
+                if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                    let msg = format!("expected a member name, found {}", self.found());
+                    let sp = self.span();
+                    return self.error(sp, msg);
+                }
+                let name = self.bump();
+                let dims = self.dims()?;
+                if self.is_punct(Punct::Colon) {
+                    let sp = self.span();
+                    return self.error(sp, "bit-fields are not supported by kernelc yet");
+                }
+                let mut mty = ty.ty;
+                for d in dims.iter().rev() {
+                    let len = match d {
+                        Some(e) => match const_dim(e) {
+                            Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
+                            Some(v) => {
+                                return self.error(e.span, format!("invalid array size {v}"))
+                            }
+                            None => {
+                                self.diags.push(
+                                    Diagnostic::error(
+                                        e.span,
+                                        "kernelc needs the size of a struct member array to be a literal expression",
+                                    )
+                                    .with_note("use a number or a `#define` (enumerators and `const` variables are not allowed here yet)"),
+                                );
+                                return Err(super::Recorded);
+                            }
+                        },
+                        None => {
+                            return self.error(
+                                name.span,
+                                "flexible array members are not supported by kernelc",
+                            )
+                        }
+                    };
+                    mty = CType::Array {
+                        elem: Box::new(mty),
+                        len: Some(len),
+                    };
+                }
+                if mty.size().is_none() {
+                    return self
+                        .error(name.span, format!("member `{}` has type `void`", name.text));
+                }
+                if mty.size().is_some_and(|s| s > MAX_MEMBER_SIZE) {
+                    return self.error(name.span, "struct member is too large");
+                }
+                if let Some(k) = members.iter().position(|(n, _)| *n == name.text) {
+                    self.diags.push(
+                        Diagnostic::error(name.span, format!("duplicate member `{}`", name.text))
+                            .with_label(spans[k], "previous declaration is here"),
+                    );
+                    return Err(super::Recorded);
+                }
+                members.push((name.text, mty));
+                spans.push(name.span);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+            }
+            self.expect_punct(Punct::Semi, "after a struct member")?;
+        }
+        self.bump();
+        Ok(members)
+    }
+
+    /// `typedef struct { ... } Name;` names the anonymous struct `Name`
+    /// in messages (its identity, the id, stays the same).
+    pub(super) fn name_anonymous_struct(ty: CType, name: &str) -> CType {
+        match &ty {
+            CType::Struct(s) if s.name.is_empty() => {
+                let mut def = (**s).clone();
+                def.name = name.to_string();
+                CType::Struct(Arc::new(def))
+            }
+            _ => ty,
+        }
+    }
+
+    /// Whether the keyword starts a struct specifier.
+    pub(super) fn is_struct_kw(k: Keyword) -> bool {
+        k == Keyword::Struct
+    }
+}

@@ -1,0 +1,120 @@
+//! Diagnostic codes, `--explain` texts, warnings, parser recovery, and
+//! snapshots of the rendered output for a representative set of errors and
+//! warnings (read them when they change: they are what users see).
+
+use frontend::codes::{explain, CODES};
+use frontend::{check_with_warnings, render_diagnostics, Options};
+
+/// Everything `src` reports, rendered (errors and warnings alike).
+fn rendered(src: &str) -> String {
+    let diags = match check_with_warnings(src, &Options::default()) {
+        Ok((_, warnings)) => warnings,
+        Err(d) => d,
+    };
+    render_diagnostics("t.cu", src, &diags)
+}
+
+/// The codes `src` reports, in order.
+fn codes(src: &str) -> Vec<&'static str> {
+    let diags = match check_with_warnings(src, &Options::default()) {
+        Ok((_, warnings)) => warnings,
+        Err(d) => d,
+    };
+    diags.iter().map(|d| d.code.unwrap_or("none")).collect()
+}
+
+#[test]
+fn every_code_is_documented_and_explained() {
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/diagnostics.md"
+    ))
+    .unwrap();
+    for c in CODES {
+        assert!(
+            docs.contains(&format!("`{}`", c.code)),
+            "{} missing from docs",
+            c.code
+        );
+        let text = explain(c.code).unwrap();
+        assert!(text.contains("Example:") && text.contains("Fix:"), "{text}");
+    }
+    assert!(explain("e0001").is_some());
+    assert!(explain("E9999").is_none());
+}
+
+#[test]
+fn errors_get_the_code_of_their_kind() {
+    let k = |body: &str| {
+        format!("struct P {{ float x; }};\n__global__ void k(float *o, const float *c, P *p, int n) {{ {body} }}")
+    };
+    assert_eq!(codes(&k("o[0] = nope;")), ["E0001"]);
+    assert_eq!(codes(&k("union U { int a; };")), ["E0002"]);
+    assert_eq!(codes(&k("o[0] = 1")), ["E0003"]);
+    assert_eq!(codes(&k("o[0] = p[0] + 1.0f;")), ["E0004"]);
+    assert_eq!(codes(&k("c[0] = 1.0f;")), ["E0005"]);
+    assert_eq!(codes(&k("int a; int a;")), ["W0001", "E0006", "W0001"]);
+    assert_eq!(codes(&k("o[0] = make_float2(1.0f);")), ["E0007"]);
+    assert_eq!(codes(&k("p.x = 1;")), ["E0008"]);
+    assert_eq!(codes(&k("float b[n];")), ["E0009"]);
+    assert_eq!(codes("#error stop\n"), ["E0010"]);
+    assert_eq!(codes(&k("break;")), ["E0011"]);
+    assert_eq!(codes("__global__ int k() { return 0; }"), ["E0012"]);
+}
+
+#[test]
+fn warnings_are_returned_on_success() {
+    let src = "__global__ void k(float *o, unsigned n, double d) {
+        int i = 3.5; float f = d; char c = 300; int unused = 4;
+        int j = threadIdx.x;
+        if (j < n) o[j] = f + i + c;
+        float ok = 0.1; unsigned char uc = 255; int _skip = 1; int three = 3.0;
+        if (j < 4) o[0] = ok + uc + three;
+        if (threadIdx.x < 32) o[1] = 0;
+    }";
+    let (_, w) = check_with_warnings(src, &Options::default()).unwrap();
+    let got: Vec<_> = w.iter().map(|d| d.code.unwrap()).collect();
+    assert_eq!(got, ["W0002", "W0002", "W0002", "W0001", "W0003"], "{w:#?}");
+}
+
+#[test]
+fn parser_recovers_and_sema_reports_other_functions() {
+    let src = "__device__ int f(int x) {\n    int y = x + 1\n    return y;\n}\n\
+        __global__ void k(float *out) {\n    out[0] = (out[1] * 2;\n}\n\
+        __global__ void g(float *out) {\n    out[0] = out + 1;\n}\n";
+    assert_eq!(codes(src), ["E0003", "E0003", "E0004"]);
+}
+
+#[test]
+fn snapshot_undeclared_with_typo_help() {
+    insta::assert_snapshot!(rendered(
+        "__global__ void k(float *out, float scale) {\n    out[0] = scael * 2.0f;\n}\n"
+    ));
+}
+
+#[test]
+fn snapshot_missing_semicolon_and_paren() {
+    insta::assert_snapshot!(rendered(
+        "__global__ void k(int *p) {\n    p[0] = 1\n    p[1] = (p[0] + 2;\n}\n"
+    ));
+}
+
+#[test]
+fn snapshot_member_access_mistakes() {
+    insta::assert_snapshot!(rendered(
+        "struct P { float x, y; };\n__global__ void k(P *p, P q) {}\n\
+         __global__ void m(P *p) {\n    p.x = 1.0f;\n    p->z = 2.0f;\n}\n"
+    ));
+}
+
+#[test]
+fn snapshot_not_supported() {
+    insta::assert_snapshot!(rendered("union U { int a; float b; };\n"));
+}
+
+#[test]
+fn snapshot_warnings() {
+    insta::assert_snapshot!(rendered(
+        "__global__ void k(float *o, unsigned n, double d) {\n    int i = 3.5;\n    float f = d;\n    char c = 300;\n    int unused = 4;\n    int j = threadIdx.x;\n    if (j < n) o[j] = f + i + c;\n}\n"
+    ));
+}
