@@ -9,6 +9,8 @@ mod builtins;
 mod convert;
 mod decl;
 mod expr;
+mod tensor;
+pub(crate) use tensor::fragment_lengths;
 
 use std::collections::HashMap;
 
