@@ -626,12 +626,28 @@ fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
     for name in samples() {
         let o0 = buffers(&spec_request(&name, 0));
         let o3 = buffers(&spec_request(&name, 3));
+        if NOT_EMULATED.contains(&name.as_str()) {
+            continue;
+        }
         let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
         assert_eq!(o0, o3, "{name}: interpreter -O0 and -O3 disagree");
         assert_eq!(o3, emu, "{name}: the emulator on the -O3 PTX disagrees");
         let emu0 = buffers(&with_engine(spec_request(&name, 0), Engine::Emu));
         assert_eq!(o0, emu0, "{name}: the emulator on the -O0 PTX disagrees");
     }
+}
+
+/// Samples the PTX emulator cannot run yet: it executes `cp.async` but
+/// not the warp-wide tensor-core instructions (`wmma`, `mma.sync`,
+/// `ldmatrix`), which it reports as "not supported by the emulator". The
+/// interpreter runs them, and `*_matches_a_rust_reference` checks it.
+const NOT_EMULATED: &[&str] = &["mma_ldmatrix_gemm", "wmma_gemm"];
+
+#[test]
+fn the_emulator_says_it_cannot_run_tensor_cores() {
+    let req = with_engine(spec_request("wmma_gemm", 3), Engine::Emu);
+    let err = execute(&req).expect_err("wmma is not emulated").to_string();
+    assert!(err.contains("not supported by the emulator"), "{err}");
 }
 
 /// Units in the last place between two floats of the same sign.
@@ -655,9 +671,14 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
     };
     let dir = scratch("nvcc-emu");
     for name in samples() {
+        if NOT_EMULATED.contains(&name.as_str()) {
+            continue;
+        }
         let ptx = dir.join(format!("{name}.ptx"));
         let out = Command::new(&nvcc)
-            .args(["-ptx", "-arch=sm_90", "-o"])
+            .args(["-ptx", "-arch=sm_90", "-I"])
+            .arg(common::root().join("include"))
+            .arg("-o")
             .arg(&ptx)
             .arg(common::root().join(format!("samples/{name}.cu")))
             .output()
@@ -900,4 +921,58 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
         err.contains("block (0,0,0), thread (0,0,0), at PTX line 11"),
         "{err}"
     );
+}
+
+fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `C = (A & 7) * (B & 7)` for row-major `m x k` and `k x n` matrices: the
+/// values the tensor-core samples stage as f16. Every sum is a small integer,
+/// so f32 holds it exactly whatever the order of the additions.
+fn small_int_gemm(a: &[i32], b: &[i32], m: usize, n: usize, k: usize) -> Vec<f32> {
+    let mut c = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let s: i32 = (0..k)
+                .map(|p| (a[i * k + p] & 7) * (b[p * n + j] & 7))
+                .sum();
+            c[i * n + j] = s as f32;
+        }
+    }
+    c
+}
+
+#[test]
+fn wmma_gemm_matches_a_rust_reference() {
+    let req = spec_request("wmma_gemm", 3);
+    assert_eq!(req.args[3..], ["i32:32", "i32:32", "i32:48"]);
+    let a = i32s(&input(&req.args[0]));
+    let b = i32s(&input(&req.args[1]));
+    let out = buffers(&req);
+    let want = small_int_gemm(&a, &b, 32, 32, 48);
+    assert_bitwise(&f32s(&out[2]), &want, "wmma_gemm c");
+}
+
+#[test]
+fn mma_ldmatrix_gemm_matches_a_rust_reference() {
+    let req = spec_request("mma_ldmatrix_gemm", 3);
+    assert_eq!(req.args[3..], ["i32:16", "i32:32"]);
+    let a = i32s(&input(&req.args[0]));
+    let b = i32s(&input(&req.args[1]));
+    let out = buffers(&req);
+    let want = small_int_gemm(&a, &b, 32, 16, 32);
+    assert_bitwise(&f32s(&out[2]), &want, "mma_gemm c");
+}
+
+#[test]
+fn cp_async_copy_matches_a_rust_reference() {
+    let req = spec_request("cp_async_copy", 3);
+    let x = f32s(&input(&req.args[0]));
+    let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
+    let out = buffers(&req);
+    assert_bitwise(&f32s(&out[1]), &want, "cp_async_copy out");
 }

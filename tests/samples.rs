@@ -93,7 +93,8 @@ fn samples_compile_with_nvcc() {
     std::fs::create_dir_all(&out_dir).unwrap();
     for path in samples() {
         let out = Command::new(&nvcc)
-            .args(["-ptx", "-arch=sm_90"])
+            .args(["-ptx", "-arch=sm_90", "-I"])
+            .arg(common::root().join("include"))
             .arg(&path)
             .arg("-o")
             .arg(out_dir.join(format!("{}.ptx", stem(&path))))

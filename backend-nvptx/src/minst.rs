@@ -547,6 +547,43 @@ pub enum MInst {
         dst: Reg,
         src: Operand,
     },
+    /// An async-copy, mbarrier or tensor-core instruction: the full
+    /// opcode with its modifiers, then operands in PTX order. These have
+    /// many spellings and vector operands, so one generic form serves all.
+    Accel {
+        op: String,
+        args: Vec<AccelArg>,
+    },
+}
+
+/// An operand of [`MInst::Accel`].
+#[derive(Clone, PartialEq, Debug)]
+pub enum AccelArg {
+    /// A register written.
+    Def(Reg),
+    /// A vector of registers written: `{%f1, %f2, ...}`.
+    DefVec(Vec<Reg>),
+    /// A source operand.
+    Use(Operand),
+    /// A vector of registers read.
+    UseVec(Vec<Reg>),
+    /// A memory address `[base+offset]`.
+    Addr(Address),
+}
+
+impl fmt::Display for AccelArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let vec = |f: &mut fmt::Formatter<'_>, regs: &[Reg]| {
+            let names: Vec<String> = regs.iter().map(Reg::to_string).collect();
+            write!(f, "{{{}}}", names.join(", "))
+        };
+        match self {
+            AccelArg::Def(r) => write!(f, "{r}"),
+            AccelArg::Use(o) => write!(f, "{o}"),
+            AccelArg::DefVec(rs) | AccelArg::UseVec(rs) => vec(f, rs),
+            AccelArg::Addr(a) => write!(f, "{a}"),
+        }
+    }
 }
 
 impl fmt::Display for MInst {
@@ -674,6 +711,14 @@ impl fmt::Display for MInst {
             }
             MInst::Activemask { dst } => write!(f, "activemask.b32 {dst};"),
             MInst::UnaryNamed { op, dst, src } => write!(f, "{op} {dst}, {src};"),
+            MInst::Accel { op, args } => {
+                f.write_str(op)?;
+                for (i, a) in args.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{a}")?;
+                }
+                f.write_str(";")
+            }
             MInst::Call { callee, ret, args } => {
                 f.write_str("call.uni ")?;
                 if let Some(r) = ret {

@@ -6,7 +6,7 @@
 //! walks the uses first, then the def, so the k-th register it reports is
 //! always the k-th operand regalloc2 was told about.
 
-use crate::minst::{AddrBase, Address, MInst, Operand, Reg};
+use crate::minst::{AccelArg, AddrBase, Address, MInst, Operand, Reg};
 
 /// Whether an instruction reads or writes a register.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -116,6 +116,25 @@ impl MInst {
                 Some(dst)
             }
             MInst::Activemask { dst } => Some(dst),
+            MInst::Accel { args, .. } => {
+                for a in args.iter_mut() {
+                    match a {
+                        AccelArg::Use(o) => operand(o, f),
+                        AccelArg::UseVec(rs) => rs.iter_mut().for_each(|r| f(r, RegUse::Use)),
+                        AccelArg::Addr(addr) => address(addr, f),
+                        AccelArg::Def(_) | AccelArg::DefVec(_) => {}
+                    }
+                }
+                // Several defs: report them here, after every use.
+                for a in args.iter_mut() {
+                    match a {
+                        AccelArg::Def(r) => f(r, RegUse::Def),
+                        AccelArg::DefVec(rs) => rs.iter_mut().for_each(|r| f(r, RegUse::Def)),
+                        _ => {}
+                    }
+                }
+                None
+            }
             MInst::BarSync
             | MInst::Trap
             | MInst::Ret

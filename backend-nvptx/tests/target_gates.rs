@@ -69,3 +69,69 @@ block0:
         "{ptx}"
     );
 }
+
+/// Compiles `body` (one kernel over `v0: ptr<global>` and a shared
+/// variable `v1`) for `target`, returning the error if any.
+fn accel_on(body: &str, target: &str) -> Result<(), backend_nvptx::BackendError> {
+    let text = format!(
+        "gv0 = shared @bar, size 64, align 16
+
+kernel external @k(ptr<global>) {{
+block0(v0: ptr<global>):
+    v1 = global_addr.ptr<shared> gv0
+    v2 = iconst.i32 1
+{body}
+    return
+}}
+"
+    );
+    let module = parse_module(&text).unwrap();
+    compile_module(&module, &Options::new(Target::parse(target).unwrap())).map(|_| ())
+}
+
+#[test]
+fn async_copies_and_mbarriers_name_their_minimum_target() {
+    let cases = [
+        ("    cp_async ca 16 v1, v0 !10..20", "sm_75", "sm_80", "cp.async"),
+        ("    cp_async_commit !10..20", "sm_75", "sm_80", "cp.async"),
+        ("    mbarrier_init v1, v2 !10..20", "sm_75", "sm_80", "mbarrier"),
+        (
+            "    v3 = mbarrier_try_wait_parity v1, v2 !10..20",
+            "sm_80",
+            "sm_90",
+            "mbarrier.try_wait.parity",
+        ),
+        (
+            "    v3 = mbarrier_arrive_expect_tx v1, v2 !10..20",
+            "sm_89",
+            "sm_90",
+            "mbarrier.arrive.expect_tx",
+        ),
+        ("    fence_proxy_async !10..20", "sm_80", "sm_90", "fence.proxy.async"),
+        (
+            "    v3, v4, v5, v6 = wmma_load a row bf16 v0, v2 !10..20",
+            "sm_75",
+            "sm_80",
+            "bf16",
+        ),
+        (
+            "    v3, v4, v5, v6 = ldmatrix x4 v1\n    stmatrix x4 v1, v3, v4, v5, v6 !10..20",
+            "sm_89",
+            "sm_90",
+            "stmatrix",
+        ),
+        (
+            "    v3, v4, v5, v6 = ldmatrix x4 v1\n    v7 = fconst.f32 0.0\n    v8, v9, v10, v11 = mma f16 v3, v4, v5, v6, v3, v4, v7, v7, v7, v7 !10..20",
+            "sm_75",
+            "sm_80",
+            "m16n8k16",
+        ),
+    ];
+    for (body, low, min, what) in cases {
+        let err = accel_on(body, low).expect_err(body);
+        assert_eq!(err.span, Some(SourceSpan::new(10, 20)), "{body}");
+        assert!(err.message.contains(min), "{}", err.message);
+        assert!(err.message.contains(what), "{}", err.message);
+        assert!(accel_on(body, min).is_ok(), "{body} on {min}");
+    }
+}

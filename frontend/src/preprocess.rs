@@ -26,7 +26,14 @@ use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
 
 /// Headers whose declarations kernelc provides itself; including them is a no-op.
-const KNOWN_HEADERS: &[&str] = &["<cuda_runtime.h>", "<stdint.h>"];
+/// Headers kernelc accepts and ignores: their declarations are built in.
+/// `kernelc.cuh` defines the `kernelc_*` tensor built-ins for nvcc.
+const KNOWN_HEADERS: &[&str] = &[
+    "<cuda_runtime.h>",
+    "<stdint.h>",
+    "\"kernelc.cuh\"",
+    "<kernelc.cuh>",
+];
 
 /// Macro expansion nesting limit (guards against runaway growth; true
 /// recursion is already stopped by the active-macro check).
@@ -371,7 +378,7 @@ impl Pp<'_> {
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(
-                            "only <cuda_runtime.h> and <stdint.h> may be included; they are ignored",
+                            "only <cuda_runtime.h>, <stdint.h> and \"kernelc.cuh\" may be included; they are ignored",
                         ),
                     );
                 }

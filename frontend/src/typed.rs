@@ -578,4 +578,6 @@ pub enum Intrinsic {
     CvtaSharedToGeneric,
     /// A math function on `float` or `double` arguments.
     Math(MathFn),
+    /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
+    Accel(midend::ir::AccelOp),
 }

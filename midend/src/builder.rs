@@ -5,9 +5,9 @@
 //! frontend and the passes spell instructions the same way.
 
 use crate::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, FloatCC, FuncId, Function, GlobalVar,
-    Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg, StackSlot, Type,
-    Value, VoteMode,
+    AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, FloatCC, FuncId, Function,
+    GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg,
+    StackSlot, Type, Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -19,6 +19,8 @@ pub trait InstBuilder {
     fn value_type(&self, v: Value) -> Type;
     /// The single result of an instruction just built.
     fn result(&self, inst: Inst) -> Value;
+    /// Every result of `inst`, in order (for the multi-result `accel` forms).
+    fn results(&self, inst: Inst) -> Vec<Value>;
 
     fn build_value(&mut self, data: InstData, ty: Type) -> Value {
         let inst = self.build(data, &[ty]);
@@ -205,6 +207,13 @@ pub trait InstBuilder {
         };
         self.build(data, &[])
     }
+    /// An async-copy, mbarrier or tensor-core operation; returns its
+    /// results (none, one, or a whole fragment).
+    fn accel(&mut self, op: AccelOp, args: Vec<Value>) -> Vec<Value> {
+        let types = op.result_types();
+        let inst = self.build(InstData::Accel { op, args }, &types);
+        self.results(inst)
+    }
     fn is_space(&mut self, space: AddrSpace, ptr: Value) -> Value {
         self.build_value(InstData::IsSpace { space, arg: ptr }, Type::I1)
     }
@@ -277,5 +286,8 @@ impl InstBuilder for FuncCursor<'_> {
     }
     fn result(&self, inst: Inst) -> Value {
         self.func.dfg.first_result(inst).expect("no result")
+    }
+    fn results(&self, inst: Inst) -> Vec<Value> {
+        self.func.dfg.inst_results(inst).to_vec()
     }
 }

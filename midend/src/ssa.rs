@@ -324,4 +324,7 @@ impl InstBuilder for FunctionBuilder<'_> {
     fn result(&self, inst: Inst) -> Value {
         self.func.dfg.first_result(inst).expect("no result")
     }
+    fn results(&self, inst: Inst) -> Vec<Value> {
+        self.func.dfg.inst_results(inst).to_vec()
+    }
 }

@@ -225,6 +225,7 @@ fn build_every_opcode_kernel() -> Function {
     c.warp_sync(mask);
     c.nanosleep(one);
     c.is_space(Shared, generic);
+    accel_ops(&mut c, tile, elem, one);
     c.brif(flag, trap_block, vec![], join, vec![called]);
     let mut c = FuncCursor::at_end(c.func, trap_block);
     c.trap();
@@ -234,6 +235,73 @@ fn build_every_opcode_kernel() -> Function {
     let mut c = FuncCursor::at_end(c.func, exit);
     c.ret(vec![]);
     f
+}
+
+/// One of each `accel` form, fragments flowing from loads to mma to stores.
+fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
+    use midend::ir::{AccelOp as A, CpCache, Frag, MatLayout, MmaType};
+    let (row, col) = (MatLayout::Row, MatLayout::Col);
+    c.accel(
+        A::CpAsync {
+            cache: CpCache::Cg,
+            size: 16,
+        },
+        vec![tile, global],
+    );
+    c.accel(A::CpAsyncCommit, vec![]);
+    c.accel(A::CpAsyncWait { n: 0 }, vec![]);
+    c.accel(A::CpAsyncWaitAll, vec![]);
+    c.accel(A::MbarInit, vec![tile, one]);
+    let token = c.accel(A::MbarArrive, vec![tile]);
+    c.accel(A::MbarArriveExpectTx, vec![tile, one]);
+    c.accel(A::MbarTestWait, vec![tile, token[0]]);
+    c.accel(A::MbarTryWaitParity, vec![tile, one]);
+    c.accel(A::FenceProxyAsync, vec![]);
+    let load = |c: &mut FuncCursor, frag, ty| {
+        c.accel(
+            A::WmmaLoad {
+                frag,
+                layout: row,
+                ty,
+            },
+            vec![global, one],
+        )
+    };
+    let mut args = load(c, Frag::A, MmaType::F16);
+    args.extend(load(c, Frag::B, MmaType::F16));
+    args.extend(load(c, Frag::C, MmaType::F32));
+    let d = c.accel(
+        A::WmmaMma {
+            a: row,
+            b: col,
+            ty: MmaType::F16,
+        },
+        args,
+    );
+    let mut store = vec![global];
+    store.extend(d.iter().copied());
+    store.push(one);
+    c.accel(A::WmmaStore { layout: row }, store);
+    let frag = c.accel(
+        A::Ldmatrix {
+            num: 4,
+            trans: false,
+        },
+        vec![tile],
+    );
+    let mut mma = frag.clone();
+    mma.extend(&frag[..2]);
+    mma.extend(&d[..4]);
+    c.accel(A::Mma { ty: MmaType::F16 }, mma);
+    let mut st = vec![tile];
+    st.extend(frag);
+    c.accel(
+        A::Stmatrix {
+            num: 4,
+            trans: true,
+        },
+        st,
+    );
 }
 
 // ---------------------------------------------------------------- valid IR

@@ -16,6 +16,7 @@
 //! Anything not handled returns an error that names the opcode and type; the
 //! selector never panics on IR the verifier accepts.
 
+mod accel;
 mod arith;
 mod convert;
 mod memory;
@@ -721,6 +722,10 @@ impl Isel<'_> {
             InstData::BarrierRed { op, arg } => self.barrier_red(*op, res()?, *arg),
             InstData::Effect { opcode, arg } => self.effect(*opcode, *arg),
             InstData::IsSpace { space, arg } => self.is_space(*space, res()?, *arg),
+            InstData::Accel { op, args } => {
+                let (args, results) = (args.clone(), results.to_vec());
+                self.accel(*op, &args, &results)
+            }
             InstData::Nullary { opcode } => match opcode {
                 Opcode::Barrier => {
                     self.emit(MInst::BarSync);

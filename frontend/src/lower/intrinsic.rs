@@ -60,6 +60,7 @@ impl FunctionLowerer<'_, '_> {
                 self.b.nanosleep(ns);
                 return None;
             }
+            I::Accel(op) => return self.accel_intrinsic(op, args),
             I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
             I::AtomicCas(scope) => {
                 let p = self.atomic_pointer(&args[0]);

@@ -24,6 +24,7 @@ mod expr;
 mod intrinsic;
 mod math;
 mod stmt;
+mod tensor;
 
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{self, LocalId, MemSpace, Place};

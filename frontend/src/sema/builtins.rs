@@ -261,6 +261,10 @@ impl Checker {
         args: Vec<Option<Expr>>,
         span: Span,
     ) -> Option<Option<Expr>> {
+        if let Some((op, params, ret)) = super::tensor::tensor_builtin(name) {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            return Some(args.and_then(|a| self.tensor_call(name, op, &params, ret, a, span)));
+        }
         let (base, scope) = strip_scope(name);
         let known = atomic_kind(base).is_some()
             || fixed_builtin(name).is_some()

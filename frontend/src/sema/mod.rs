@@ -9,8 +9,10 @@ mod builtins;
 mod convert;
 mod decl;
 mod expr;
+mod tensor;
 mod vectors;
 mod warnings;
+pub(crate) use tensor::fragment_lengths;
 
 use std::collections::HashMap;
 

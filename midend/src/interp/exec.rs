@@ -10,7 +10,9 @@ use crate::ir::{
 };
 use cranelift_entity::EntityRef;
 
+mod accel;
 mod collective;
+mod fragment;
 
 /// One activation of a function.
 struct Frame {
@@ -53,6 +55,8 @@ struct Thread {
 enum Stop {
     Barrier(FuncId, Inst),
     Warp(FuncId, Inst),
+    /// Found an mbarrier phase incomplete: let the other threads run first.
+    Yield,
     Returned,
 }
 
@@ -202,6 +206,7 @@ impl<'m> Exec<'m> {
                 t.state = match stop.map_err(with_kernel)? {
                     Stop::Barrier(f, i) => State::AtBarrier(f, i),
                     Stop::Warp(f, i) => State::AtWarp(f, i),
+                    Stop::Yield => State::Running,
                     Stop::Returned => State::Done,
                 };
             }
@@ -215,6 +220,10 @@ impl<'m> Exec<'m> {
                 .resolve_warp_collectives(&mut threads)
                 .map_err(with_kernel)?
             {
+                continue;
+            }
+            // A thread that yielded at an mbarrier wait tries again.
+            if threads.iter().any(|t| t.state == State::Running) {
                 continue;
             }
             if done > 0 {
@@ -604,6 +613,7 @@ impl<'m> Exec<'m> {
                 }
                 old
             }
+            InstData::Accel { op, args } => return self.accel(t, fid, func, inst, *op, args),
             InstData::IsSpace { space, arg } => {
                 let a = val(*arg);
                 let actual = memory::decode(a).map(|d| d.space);

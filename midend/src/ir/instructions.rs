@@ -5,6 +5,7 @@
 //! (the shape of its operands), each carrying its [`Opcode`]. Result values
 //! and their types live in the data-flow graph, not here.
 
+use super::accel::AccelOp;
 use super::entities::{AliasScope, Block, FuncId, GlobalVar, StackSlot, Value};
 use super::types::{AddrSpace, Type};
 use core::fmt;
@@ -158,6 +159,24 @@ named_enum! {
         IsSpace = "is_space",
         /// Suspend the thread for about the given number of nanoseconds.
         Nanosleep = "nanosleep",
+        // Asynchronous copies, mbarriers and tensor cores: the `accel`
+        // format, described in `accel.rs`.
+        CpAsync = "cp_async",
+        CpAsyncCommit = "cp_async_commit",
+        CpAsyncWait = "cp_async_wait",
+        CpAsyncWaitAll = "cp_async_wait_all",
+        MbarrierInit = "mbarrier_init",
+        MbarrierArrive = "mbarrier_arrive",
+        MbarrierArriveExpectTx = "mbarrier_arrive_expect_tx",
+        MbarrierTestWait = "mbarrier_test_wait",
+        MbarrierTryWaitParity = "mbarrier_try_wait_parity",
+        FenceProxyAsync = "fence_proxy_async",
+        WmmaLoad = "wmma_load",
+        WmmaMma = "wmma_mma",
+        WmmaStore = "wmma_store",
+        Mma = "mma",
+        Ldmatrix = "ldmatrix",
+        Stmatrix = "stmatrix",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -195,6 +214,8 @@ pub enum Format {
     /// One operand, no result, an effect (`warp_sync`, `nanosleep`).
     Effect,
     IsSpace,
+    /// Async copies, mbarriers and tensor cores ([`AccelOp`]).
+    Accel,
     Jump,
     Brif,
     Return,
@@ -232,6 +253,22 @@ impl Opcode {
             Shuffle => Format::Shuffle,
             Vote => Format::Vote,
             IsSpace => Format::IsSpace,
+            CpAsync
+            | CpAsyncCommit
+            | CpAsyncWait
+            | CpAsyncWaitAll
+            | MbarrierInit
+            | MbarrierArrive
+            | MbarrierArriveExpectTx
+            | MbarrierTestWait
+            | MbarrierTryWaitParity
+            | FenceProxyAsync
+            | WmmaLoad
+            | WmmaMma
+            | WmmaStore
+            | Mma
+            | Ldmatrix
+            | Stmatrix => Format::Accel,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,
@@ -263,6 +300,7 @@ impl Opcode {
                 | Nanosleep
                 | Trap
         ) || self.is_terminator()
+            || (self.format() == Format::Accel && !matches!(self, WmmaMma | Mma))
     }
 
     /// Whether the result depends on which other threads execute the same
@@ -277,6 +315,12 @@ impl Opcode {
                 | Opcode::BarrierRed
                 | Opcode::WarpSync
                 | Opcode::Barrier
+                | Opcode::WmmaLoad
+                | Opcode::WmmaMma
+                | Opcode::WmmaStore
+                | Opcode::Mma
+                | Opcode::Ldmatrix
+                | Opcode::Stmatrix
         )
     }
 }
@@ -533,6 +577,12 @@ pub enum InstData {
         space: AddrSpace,
         arg: Value,
     },
+    /// An async copy, mbarrier or tensor-core operation; `op` fixes how
+    /// many operands `args` holds and what they are.
+    Accel {
+        op: AccelOp,
+        args: Vec<Value>,
+    },
     Jump {
         dest: BlockCall,
     },
@@ -573,6 +623,7 @@ impl InstData {
             InstData::BarrierRed { .. } => Opcode::BarrierRed,
             InstData::Effect { opcode, .. } => *opcode,
             InstData::IsSpace { .. } => Opcode::IsSpace,
+            InstData::Accel { op, .. } => op.opcode(),
             InstData::Jump { .. } => Opcode::Jump,
             InstData::Brif { .. } => Opcode::Brif,
             InstData::Return { .. } => Opcode::Return,
@@ -616,9 +667,9 @@ impl InstData {
                 f(*value);
                 f(*ptr)
             }
-            InstData::Call { args, .. } | InstData::Return { args } => {
-                args.iter().copied().for_each(f)
-            }
+            InstData::Call { args, .. }
+            | InstData::Return { args }
+            | InstData::Accel { args, .. } => args.iter().copied().for_each(f),
             InstData::Jump { dest } => dest.args.iter().copied().for_each(f),
             InstData::Brif {
                 cond,
@@ -662,9 +713,9 @@ impl InstData {
                 *value = f(*value);
                 *ptr = f(*ptr);
             }
-            InstData::Call { args, .. } | InstData::Return { args } => {
-                args.iter_mut().for_each(|a| *a = f(*a))
-            }
+            InstData::Call { args, .. }
+            | InstData::Return { args }
+            | InstData::Accel { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
             InstData::Jump { dest } => dest.args.iter_mut().for_each(|a| *a = f(*a)),
             InstData::Brif {
                 cond,
@@ -719,6 +770,12 @@ impl InstData {
             InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => Some(*ptr),
             InstData::AtomicRmw { args, .. } => Some(args[0]),
             InstData::AtomicCas { args, .. } => Some(args[0]),
+            InstData::Accel { op, args } if !op.operand_kinds().is_empty() => {
+                match op.operand_kinds()[0] {
+                    super::accel::OperandKind::Ptr(_) => args.first().copied(),
+                    super::accel::OperandKind::Ty(_) => None,
+                }
+            }
             _ => None,
         }
     }

@@ -4,6 +4,7 @@
 //! Start with [`Function`] (what a function holds) and [`InstData`] (what an
 //! instruction holds); `docs/ir.md` is the reference for the text format.
 
+mod accel;
 mod dfg;
 mod entities;
 mod function;
@@ -12,6 +13,7 @@ mod layout;
 mod module;
 mod types;
 
+pub use accel::{wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType, OperandKind};
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{AliasScope, Block, FuncId, GlobalVar, Inst, StackSlot, Value};
 pub use function::{

@@ -119,6 +119,9 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
                     InstData::Store { .. }
                     | InstData::AtomicRmw { .. }
                     | InstData::AtomicCas { .. } => clobbers.push(inst),
+                    // The alias analysis knows no access of these, so it
+                    // answers "may alias" for every load: conservative.
+                    InstData::Accel { op, .. } if op.writes_memory() => clobbers.push(inst),
                     InstData::Call { func: callee, .. }
                         if writers.contains(callee) && bad_call.is_none() =>
                     {
@@ -205,6 +208,7 @@ pub fn functions_that_write(module: &Module) -> HashSet<FuncId> {
                 InstData::Store { .. }
                 | InstData::AtomicRmw { .. }
                 | InstData::AtomicCas { .. } => true,
+                InstData::Accel { op, .. } => op.writes_memory(),
                 InstData::Call { func: callee, .. } => writers.contains(callee),
                 _ => false,
             });

@@ -18,7 +18,9 @@
 //! ask for gigabytes of placeholders.
 
 use super::lexer::{lex, Tok, Token};
-use crate::ir::{AbiParam, AtomicOp, BarrierRedOp, Format, MemScope, ShuffleMode, VoteMode};
+use crate::ir::{
+    AbiParam, AccelOp, AtomicOp, BarrierRedOp, Format, MemScope, ShuffleMode, VoteMode,
+};
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, FloatCC, FuncAttrs, FuncId,
     FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC, Linkage, MemFlags, Module,
@@ -1028,6 +1030,24 @@ impl<'c> FuncParser<'c> {
                 })?;
                 let [arg] = self.operands(cur, op)?;
                 one(InstData::IsSpace { space, arg }, Known(Type::I1))
+            }
+            Format::Accel => {
+                // Modifiers are words and numbers up to the first value.
+                let loc = cur.loc();
+                let mut words = Vec::new();
+                while !cur.at_entity("v") {
+                    match *cur.peek() {
+                        Tok::Word(w) | Tok::Num(w) => {
+                            words.push(w);
+                            cur.advance();
+                        }
+                        _ => break,
+                    }
+                }
+                let aop = AccelOp::from_modifiers(op, &words).or_else(|m| error(loc, m))?;
+                let args = self.value_list(cur)?;
+                let rules = aop.result_types().into_iter().map(Known).collect();
+                Ok((InstData::Accel { op: aop, args }, Some(rules)))
             }
             Format::Jump => {
                 let dest = self.block_call(cur)?;

@@ -383,6 +383,13 @@ impl FuncWriter<'_> {
                 self.value(*arg)?;
             }
             InstData::Nullary { .. } => write!(self.out, "{op}")?,
+            InstData::Accel { op: aop, args } => {
+                write!(self.out, "{aop}")?;
+                if !args.is_empty() {
+                    self.out.push(' ');
+                    self.values(args)?;
+                }
+            }
             InstData::Jump { dest } => {
                 write!(self.out, "{op} ")?;
                 self.block_call(dest)?;

@@ -1,7 +1,9 @@
 //! Phase 4: operand and result types of every instruction.
 
 use super::Ctx;
-use crate::ir::{AddrSpace, AtomicOp, Format, Inst, InstData, Opcode, Type, Value};
+use crate::ir::{
+    AccelOp, AddrSpace, AtomicOp, Format, Inst, InstData, Opcode, OperandKind, Type, Value,
+};
 use crate::text::write_float;
 
 /// Phase 4.
@@ -38,6 +40,7 @@ fn data_format(data: &InstData) -> Format {
         InstData::BarrierRed { .. } => Format::BarrierRed,
         InstData::Effect { .. } => Format::Effect,
         InstData::IsSpace { .. } => Format::IsSpace,
+        InstData::Accel { .. } => Format::Accel,
         InstData::Jump { .. } => Format::Jump,
         InstData::Brif { .. } => Format::Brif,
         InstData::Return { .. } => Format::Return,
@@ -161,6 +164,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     };
     let expected = match data {
         InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
+        InstData::Accel { op, .. } => Some(op.result_types().len()),
         InstData::Store { .. }
         | InstData::Nullary { .. }
         | InstData::Fence { .. }
@@ -541,6 +545,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
+        InstData::Accel { op: aop, args } => check_accel(cx, inst, *aop, args),
         InstData::Return { args } => {
             let returns = &func.signature.returns;
             if args.len() != returns.len() {
@@ -563,6 +568,60 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
+    }
+}
+
+/// Operand count, operand types and spaces, and result types of an
+/// `accel` instruction, all as [`AccelOp`] describes them.
+fn check_accel(cx: &mut Ctx, inst: Inst, op: AccelOp, args: &[Value]) {
+    let dfg = &cx.func.dfg;
+    if let Some(msg) = op.modifier_error() {
+        cx.at_inst(inst, msg);
+    }
+    let kinds = op.operand_kinds();
+    if kinds.len() != args.len() {
+        let msg = format!(
+            "{} takes {} operands, got {}",
+            op.opcode(),
+            kinds.len(),
+            args.len()
+        );
+        cx.at_inst(inst, msg);
+        return;
+    }
+    let mut errors = Vec::new();
+    for (k, (&a, kind)) in args.iter().zip(kinds).enumerate() {
+        let t = dfg.value_type(a);
+        match kind {
+            OperandKind::Ty(want) if t != want => {
+                errors.push(format!(
+                    "{} operand {k} must be {want}, got {t}",
+                    op.opcode()
+                ));
+            }
+            OperandKind::Ptr(spaces) if !matches!(t, Type::Ptr(s) if spaces.contains(&s)) => {
+                let list: Vec<String> = spaces.iter().map(|s| format!("ptr<{s}>")).collect();
+                errors.push(format!(
+                    "{} operand {k} must be {}, got {t}",
+                    op.opcode(),
+                    list.join(" or ")
+                ));
+            }
+            _ => {}
+        }
+    }
+    let results = &dfg.results[inst];
+    for (k, (&r, want)) in results.iter().zip(op.result_types()).enumerate() {
+        let t = dfg.value_type(r);
+        if t != want {
+            errors.push(format!(
+                "{} result {k} must be {want}, got {t}",
+                op.opcode()
+            ));
+        }
+    }
+    for e in errors {
+        cx.at_inst(inst, e);
     }
 }
 

@@ -921,6 +921,30 @@ impl<'a> Exec<'a> {
                 t.state = State::AtWarp(fidx, pc);
                 Ok(Flow::Stop)
             }
+            // Threads run one at a time, so an async copy is done at once and
+            // its groups have nothing left to wait for (a missing wait is not
+            // caught). The bulk and mbarrier forms are not emulated.
+            "cp" if inst.has(".async") && !inst.has(".bulk") && !inst.has(".mbarrier") => {
+                if inst.has(".commit_group") || inst.has(".wait_group") || inst.has(".wait_all") {
+                    return Ok(Flow::Next);
+                }
+                let dst = self.addr(t, op(0)?)?;
+                let src = self.addr(t, op(1)?)?;
+                let size = match op(2)? {
+                    Op::Imm(n @ (4 | 8 | 16)) => *n as u64,
+                    _ => return Err(unsupported("a cp.async size other than 4, 8 or 16")),
+                };
+                if inst.mods.iter().any(|m| m.starts_with(".L2")) || inst.ops.len() > 3 {
+                    return Err(unsupported(
+                        "cp.async with a prefetch hint or a source size",
+                    ));
+                }
+                for off in (0..size).step_by(4) {
+                    let v = self.load(t, Some(Space::Global), src.wrapping_add(off), 4)?;
+                    self.store(t, Some(Space::Shared), dst.wrapping_add(off), 4, v)?;
+                }
+                Ok(Flow::Next)
+            }
             "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
             | "pmevent" | "brkpt" => Ok(Flow::Next),
             _ => Err(unsupported(format!("the instruction `{}`", inst.name()))),

@@ -17,8 +17,8 @@
 use super::{raw, Exec, State, Thread};
 use crate::interp::{FaultKind, RunError};
 use crate::ir::{
-    BarrierRedOp, FuncId, Function, Inst, InstData, ShuffleMode, SpecialReg, Value, ValueDef,
-    VoteMode,
+    AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ShuffleMode, SpecialReg,
+    Value, ValueDef, VoteMode,
 };
 use cranelift_entity::EntityRef;
 use std::collections::BTreeMap;
@@ -105,6 +105,10 @@ impl Exec<'_> {
                 InstData::Effect { arg, .. } => Some(*arg),
                 _ => None,
             };
+            if let InstData::Accel { op, args } = data {
+                self.resolve_accel(threads, &members, fid, inst, *op, args)?;
+                continue;
+            }
             for &i in &members {
                 let Some(m) = mask_arg else { break };
                 let mask = value_of(&threads[i], func, m) as u32;
@@ -178,6 +182,63 @@ impl Exec<'_> {
             }
         }
         Ok(progress)
+    }
+
+    /// Runs a warp-wide `accel` instruction (`.sync.aligned` in PTX: the
+    /// whole warp must reach it together) and releases its lanes.
+    fn resolve_accel(
+        &mut self,
+        threads: &mut [Thread],
+        members: &[usize],
+        fid: FuncId,
+        inst: Inst,
+        op: AccelOp,
+        args: &[Value],
+    ) -> Result<(), RunError> {
+        let func = self.func(fid);
+        let mut members = members.to_vec();
+        members.sort_by_key(|&i| threads[i].linear % 32);
+        if members.len() != 32 {
+            let r = raw(
+                FaultKind::BarrierDivergence,
+                format!(
+                    "`{}` needs all 32 lanes of the warp together, but {} reached it",
+                    op.opcode(),
+                    members.len()
+                ),
+                fid,
+                Some(inst),
+            );
+            return Err(self.fault(&threads[members[0]], r));
+        }
+        let argv: Vec<Vec<u64>> = members
+            .iter()
+            .map(|&i| {
+                args.iter()
+                    .map(|&a| value_of(&threads[i], func, a))
+                    .collect()
+            })
+            .collect();
+        let space = args
+            .first()
+            .and_then(|&a| func.dfg.value_type(a).addr_space())
+            .unwrap_or(AddrSpace::Generic);
+        let results = self
+            .accel_warp(threads, &members, (fid, inst), op, &argv, space)
+            .map_err(|r| self.fault(&threads[members[0]], r))?;
+        for (&i, vals) in members.iter().zip(results) {
+            let frame = threads[i]
+                .frames
+                .last_mut()
+                .expect("a waiting thread has a frame");
+            for (&r, v) in func.dfg.inst_results(inst).iter().zip(vals) {
+                if let Some(slot) = frame.values.get_mut(r.index()) {
+                    *slot = v;
+                }
+            }
+            threads[i].state = State::Running;
+        }
+        Ok(())
     }
 
     /// Releases a block barrier that every live thread waits at, computing

@@ -23,8 +23,8 @@ use super::intra::{Analysis, Why};
 use super::lattice::Space;
 use super::{Diagnostic, Options, Report, Severity};
 use crate::ir::{
-    AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, Type, Value, ValueData,
-    ValueDef,
+    AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, OperandKind, Type, Value,
+    ValueData, ValueDef,
 };
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
@@ -326,6 +326,29 @@ impl Rewriter<'_> {
                         }
                     }
                     self.func.dfg.insts[inst] = data;
+                }
+                InstData::Accel { op, mut args } => {
+                    // An operand that must be in one space (cp_async's shared
+                    // destination, its global source, an mbarrier) keeps a
+                    // generic type when inference proved another space: the
+                    // program is wrong there, and the warning says where.
+                    for (k, kind) in op.operand_kinds().into_iter().enumerate() {
+                        let OperandKind::Ptr(allowed) = kind else {
+                            continue;
+                        };
+                        if let Type::Ptr(s) = self.ty(args[k]) {
+                            if !allowed.contains(&s) {
+                                let msg = format!(
+                                    "operand {k} of `{}` must point to {} memory, but it points to {s} memory",
+                                    op.opcode(),
+                                    allowed[0]
+                                );
+                                self.diag(Severity::Warning, inst, msg);
+                                args[k] = self.fit(args[k], GENERIC, inst);
+                            }
+                        }
+                    }
+                    self.func.dfg.insts[inst] = InstData::Accel { op, args };
                 }
                 InstData::Store { value, ptr, flags } => {
                     // Memory holds what the program stored: generic addresses.

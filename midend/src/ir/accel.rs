@@ -1,0 +1,512 @@
+//! Asynchronous copies, memory barriers and tensor-core operations: the
+//! instructions of the `accel` format.
+//!
+//! They share one format because they share one shape: a handful of
+//! compile-time modifiers (a layout, a size, a fragment kind) and a flat list
+//! of value operands whose length the modifiers fix. A matrix fragment lives
+//! in registers, so it is simply several values: `wmma_load` has eight
+//! results and `wmma_mma` takes twenty-four operands. Everything about an
+//! operation's operands and results (how many, which types, which spaces)
+//! is answered here, once, so the parser, the verifier, the builder and the
+//! back end cannot disagree.
+
+use super::instructions::Opcode;
+use super::types::{AddrSpace, Type};
+use core::fmt;
+
+/// The cache policy of `cp_async`: `ca` caches in L1 and L2 (4, 8 or 16
+/// bytes), `cg` only in L2 (16 bytes only).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CpCache {
+    Ca,
+    Cg,
+}
+
+/// Which operand of `D = A * B + C` a `wmma_load` reads.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Frag {
+    A,
+    B,
+    C,
+}
+
+/// How a matrix tile is laid out in memory: `row` means element `(r, c)`
+/// is at `ptr[r * ldm + c]`, `col` at `ptr[c * ldm + r]`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MatLayout {
+    Row,
+    Col,
+}
+
+/// The element type of a fragment in memory. A and B are `f16` or `bf16`
+/// (two per 32-bit register); C and D are `f32` (one per register).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MmaType {
+    F16,
+    Bf16,
+    F32,
+}
+
+/// An `accel` operation with its compile-time modifiers.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AccelOp {
+    /// `cp_async ca 16 dst, src`: copy `size` bytes from global to shared
+    /// memory without passing through registers. Completes asynchronously;
+    /// see `cp_async_commit` / `cp_async_wait`.
+    CpAsync { cache: CpCache, size: u8 },
+    /// Closes the current group of this thread's `cp_async`s.
+    CpAsyncCommit,
+    /// Waits until at most `n` of this thread's committed groups are pending.
+    CpAsyncWait { n: u8 },
+    /// Waits for every `cp_async` of this thread, committed or not.
+    CpAsyncWaitAll,
+    /// `mbarrier_init bar, count`: an 8-byte shared barrier expecting `count` arrivals.
+    MbarInit,
+    /// `v = mbarrier_arrive bar`: one arrival; `v` is the phase token.
+    MbarArrive,
+    /// `v = mbarrier_arrive_expect_tx bar, bytes`: expect `bytes` of
+    /// asynchronous transactions, then arrive (sm_90).
+    MbarArriveExpectTx,
+    /// `p = mbarrier_test_wait bar, token`: whether the phase of `token` completed.
+    MbarTestWait,
+    /// `p = mbarrier_try_wait_parity bar, parity`: whether the phase with
+    /// this parity completed (sm_90; may wait a little before answering).
+    MbarTryWaitParity,
+    /// Orders this thread's generic-proxy shared-memory accesses before
+    /// later async-proxy ones (sm_90).
+    FenceProxyAsync,
+    /// `v0..vN = wmma_load a row f16 ptr, ldm`: a 16x16x16 fragment, warp-wide.
+    WmmaLoad {
+        frag: Frag,
+        layout: MatLayout,
+        ty: MmaType,
+    },
+    /// `d0..d7 = wmma_mma row col f16 a.., b.., c..`: `D = A * B + C`, f32 accumulate.
+    WmmaMma {
+        a: MatLayout,
+        b: MatLayout,
+        ty: MmaType,
+    },
+    /// `wmma_store row ptr, d0..d7, ldm`: stores an f32 accumulator tile.
+    WmmaStore { layout: MatLayout },
+    /// `d0..d3 = mma f16 a0..a3, b0, b1, c0..c3`: `mma.sync.m16n8k16.row.col`, f32 accumulate.
+    Mma { ty: MmaType },
+    /// `v.. = ldmatrix x4 [trans] ptr`: loads `num` 8x8 b16 matrices from
+    /// shared memory, each lane giving one row address.
+    Ldmatrix { num: u8, trans: bool },
+    /// `stmatrix x4 [trans] ptr, v..`: the inverse of `ldmatrix` (sm_90).
+    Stmatrix { num: u8, trans: bool },
+}
+
+/// What an operand of an `accel` instruction must be.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum OperandKind {
+    /// A pointer into one of these spaces.
+    Ptr(&'static [AddrSpace]),
+    /// A value of exactly this type.
+    Ty(Type),
+}
+
+const SHARED: &[AddrSpace] = &[AddrSpace::Shared, AddrSpace::Generic];
+const GLOBAL: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Generic];
+const TILE: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Shared, AddrSpace::Generic];
+
+impl MmaType {
+    fn name(self) -> &'static str {
+        match self {
+            MmaType::F16 => "f16",
+            MmaType::Bf16 => "bf16",
+            MmaType::F32 => "f32",
+        }
+    }
+}
+
+impl MatLayout {
+    fn name(self) -> &'static str {
+        match self {
+            MatLayout::Row => "row",
+            MatLayout::Col => "col",
+        }
+    }
+}
+
+/// Registers of a 16x16x16 WMMA fragment. f16 A and B take eight 32-bit
+/// registers (PTX specifies them so; the fragment holds each element
+/// twice on some GPUs), bf16 ones four.
+pub fn wmma_frag_len(frag: Frag, ty: MmaType) -> usize {
+    match (frag, ty) {
+        (Frag::C, _) => 8,
+        (_, MmaType::Bf16) => 4,
+        _ => 8,
+    }
+}
+
+impl AccelOp {
+    /// The opcode this operation is printed with.
+    pub fn opcode(self) -> Opcode {
+        use AccelOp::*;
+        match self {
+            CpAsync { .. } => Opcode::CpAsync,
+            CpAsyncCommit => Opcode::CpAsyncCommit,
+            CpAsyncWait { .. } => Opcode::CpAsyncWait,
+            CpAsyncWaitAll => Opcode::CpAsyncWaitAll,
+            MbarInit => Opcode::MbarrierInit,
+            MbarArrive => Opcode::MbarrierArrive,
+            MbarArriveExpectTx => Opcode::MbarrierArriveExpectTx,
+            MbarTestWait => Opcode::MbarrierTestWait,
+            MbarTryWaitParity => Opcode::MbarrierTryWaitParity,
+            FenceProxyAsync => Opcode::FenceProxyAsync,
+            WmmaLoad { .. } => Opcode::WmmaLoad,
+            WmmaMma { .. } => Opcode::WmmaMma,
+            WmmaStore { .. } => Opcode::WmmaStore,
+            Mma { .. } => Opcode::Mma,
+            Ldmatrix { .. } => Opcode::Ldmatrix,
+            Stmatrix { .. } => Opcode::Stmatrix,
+        }
+    }
+
+    /// The types of the results, in order.
+    pub fn result_types(self) -> Vec<Type> {
+        use AccelOp::*;
+        match self {
+            MbarArrive | MbarArriveExpectTx => vec![Type::I64],
+            MbarTestWait | MbarTryWaitParity => vec![Type::I1],
+            WmmaLoad { frag, ty, .. } => {
+                let t = if frag == Frag::C {
+                    Type::F32
+                } else {
+                    Type::I32
+                };
+                vec![t; wmma_frag_len(frag, ty)]
+            }
+            WmmaMma { .. } => vec![Type::F32; 8],
+            Mma { .. } => vec![Type::F32; 4],
+            Ldmatrix { num, .. } => vec![Type::I32; usize::from(num)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// What each operand must be, in order.
+    pub fn operand_kinds(self) -> Vec<OperandKind> {
+        use AccelOp::*;
+        use OperandKind::{Ptr, Ty};
+        let i32s = |n| vec![Ty(Type::I32); n];
+        let f32s = |n| vec![Ty(Type::F32); n];
+        match self {
+            CpAsync { .. } => vec![Ptr(SHARED), Ptr(GLOBAL)],
+            CpAsyncCommit | CpAsyncWait { .. } | CpAsyncWaitAll | FenceProxyAsync => Vec::new(),
+            MbarInit | MbarArriveExpectTx | MbarTryWaitParity => {
+                vec![Ptr(SHARED), Ty(Type::I32)]
+            }
+            MbarArrive => vec![Ptr(SHARED)],
+            MbarTestWait => vec![Ptr(SHARED), Ty(Type::I64)],
+            WmmaLoad { .. } => vec![Ptr(TILE), Ty(Type::I32)],
+            WmmaMma { ty, .. } => {
+                let mut v = i32s(wmma_frag_len(Frag::A, ty));
+                v.extend(i32s(wmma_frag_len(Frag::B, ty)));
+                v.extend(f32s(8));
+                v
+            }
+            WmmaStore { .. } => {
+                let mut v = vec![Ptr(TILE)];
+                v.extend(f32s(8));
+                v.push(Ty(Type::I32));
+                v
+            }
+            Mma { .. } => {
+                let mut v = i32s(6);
+                v.extend(f32s(4));
+                v
+            }
+            Ldmatrix { .. } => vec![Ptr(SHARED)],
+            Stmatrix { num, .. } => {
+                let mut v = vec![Ptr(SHARED)];
+                v.extend(i32s(usize::from(num)));
+                v
+            }
+        }
+    }
+
+    /// Whether the result depends on the other lanes of the warp (the
+    /// operation is `.sync.aligned` in PTX: every lane runs it together).
+    pub fn is_warp_collective(self) -> bool {
+        use AccelOp::*;
+        matches!(
+            self,
+            WmmaLoad { .. }
+                | WmmaMma { .. }
+                | WmmaStore { .. }
+                | Mma { .. }
+                | Ldmatrix { .. }
+                | Stmatrix { .. }
+        )
+    }
+
+    /// Whether the operation only computes its results from its operands
+    /// (so an unused one may be deleted). Everything that touches memory,
+    /// waits, or orders memory must stay.
+    pub fn is_pure(self) -> bool {
+        matches!(self, AccelOp::WmmaMma { .. } | AccelOp::Mma { .. })
+    }
+
+    /// Whether the operation reads memory through its first operand.
+    pub fn reads_memory(self) -> bool {
+        use AccelOp::*;
+        matches!(
+            self,
+            CpAsync { .. }
+                | WmmaLoad { .. }
+                | Ldmatrix { .. }
+                | MbarArrive
+                | MbarArriveExpectTx
+                | MbarTestWait
+                | MbarTryWaitParity
+        )
+    }
+
+    /// Whether the operation writes memory (so a pass must treat it as a
+    /// clobber of anything its pointer may reach).
+    pub fn writes_memory(self) -> bool {
+        use AccelOp::*;
+        matches!(
+            self,
+            CpAsync { .. }
+                | MbarInit
+                | MbarArrive
+                | MbarArriveExpectTx
+                | WmmaStore { .. }
+                | Stmatrix { .. }
+        )
+    }
+
+    /// The modifiers printed between the opcode and the operands.
+    pub fn modifiers(self) -> Vec<String> {
+        use AccelOp::*;
+        let s = |x: &str| x.to_string();
+        match self {
+            CpAsync { cache, size } => {
+                let c = if cache == CpCache::Ca { "ca" } else { "cg" };
+                vec![s(c), size.to_string()]
+            }
+            CpAsyncWait { n } => vec![n.to_string()],
+            WmmaLoad { frag, layout, ty } => {
+                let f = match frag {
+                    Frag::A => "a",
+                    Frag::B => "b",
+                    Frag::C => "c",
+                };
+                vec![s(f), s(layout.name()), s(ty.name())]
+            }
+            WmmaMma { a, b, ty } => vec![s(a.name()), s(b.name()), s(ty.name())],
+            WmmaStore { layout } => vec![s(layout.name())],
+            Mma { ty } => vec![s(ty.name())],
+            Ldmatrix { num, trans } | Stmatrix { num, trans } => {
+                let mut v = vec![format!("x{num}")];
+                if trans {
+                    v.push(s("trans"));
+                }
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Parses the modifiers of `op` (the words [`AccelOp::modifiers`] prints).
+    pub fn from_modifiers(op: Opcode, words: &[&str]) -> Result<AccelOp, String> {
+        use AccelOp::*;
+        let layout = |w: &str| match w {
+            "row" => Ok(MatLayout::Row),
+            "col" => Ok(MatLayout::Col),
+            _ => Err(format!("expected a layout 'row' or 'col', found '{w}'")),
+        };
+        let ty = |w: &str| match w {
+            "f16" => Ok(MmaType::F16),
+            "bf16" => Ok(MmaType::Bf16),
+            "f32" => Ok(MmaType::F32),
+            _ => Err(format!("expected 'f16', 'bf16' or 'f32', found '{w}'")),
+        };
+        let want = |n: usize| {
+            if words.len() == n {
+                Ok(())
+            } else {
+                Err(format!(
+                    "'{op}' takes {n} modifier(s), found {}",
+                    words.len()
+                ))
+            }
+        };
+        let x = |w: &str| match w {
+            "x1" => Ok(1),
+            "x2" => Ok(2),
+            "x4" => Ok(4),
+            _ => Err(format!("expected 'x1', 'x2' or 'x4', found '{w}'")),
+        };
+        let matrices = |words: &[&str]| -> Result<(u8, bool), String> {
+            match words {
+                [n] => Ok((x(n)?, false)),
+                [n, "trans"] => Ok((x(n)?, true)),
+                _ => Err(format!("'{op}' takes 'x1', 'x2' or 'x4' and maybe 'trans'")),
+            }
+        };
+        Ok(match op {
+            Opcode::CpAsync => {
+                want(2)?;
+                let cache = match words[0] {
+                    "ca" => CpCache::Ca,
+                    "cg" => CpCache::Cg,
+                    w => return Err(format!("expected 'ca' or 'cg', found '{w}'")),
+                };
+                let size = match words[1] {
+                    "4" => 4,
+                    "8" => 8,
+                    "16" => 16,
+                    w => return Err(format!("cp_async copies 4, 8 or 16 bytes, not '{w}'")),
+                };
+                CpAsync { cache, size }
+            }
+            Opcode::CpAsyncWait => {
+                want(1)?;
+                let n = words[0]
+                    .parse::<u8>()
+                    .map_err(|_| format!("expected a group count, found '{}'", words[0]))?;
+                CpAsyncWait { n }
+            }
+            Opcode::WmmaLoad => {
+                want(3)?;
+                let frag = match words[0] {
+                    "a" => Frag::A,
+                    "b" => Frag::B,
+                    "c" => Frag::C,
+                    w => return Err(format!("expected a fragment 'a', 'b' or 'c', found '{w}'")),
+                };
+                WmmaLoad {
+                    frag,
+                    layout: layout(words[1])?,
+                    ty: ty(words[2])?,
+                }
+            }
+            Opcode::WmmaMma => {
+                want(3)?;
+                WmmaMma {
+                    a: layout(words[0])?,
+                    b: layout(words[1])?,
+                    ty: ty(words[2])?,
+                }
+            }
+            Opcode::WmmaStore => {
+                want(1)?;
+                WmmaStore {
+                    layout: layout(words[0])?,
+                }
+            }
+            Opcode::Mma => {
+                want(1)?;
+                Mma { ty: ty(words[0])? }
+            }
+            Opcode::Ldmatrix => {
+                let (num, trans) = matrices(words)?;
+                Ldmatrix { num, trans }
+            }
+            Opcode::Stmatrix => {
+                let (num, trans) = matrices(words)?;
+                Stmatrix { num, trans }
+            }
+            other => {
+                want(0)?;
+                match other {
+                    Opcode::CpAsyncCommit => CpAsyncCommit,
+                    Opcode::CpAsyncWaitAll => CpAsyncWaitAll,
+                    Opcode::MbarrierInit => MbarInit,
+                    Opcode::MbarrierArrive => MbarArrive,
+                    Opcode::MbarrierArriveExpectTx => MbarArriveExpectTx,
+                    Opcode::MbarrierTestWait => MbarTestWait,
+                    Opcode::MbarrierTryWaitParity => MbarTryWaitParity,
+                    Opcode::FenceProxyAsync => FenceProxyAsync,
+                    _ => return Err(format!("'{other}' is not an accel operation")),
+                }
+            }
+        })
+    }
+
+    /// A problem with the modifiers that the types cannot show, e.g. a
+    /// `cg` copy that is not 16 bytes or an f32 A fragment.
+    pub fn modifier_error(self) -> Option<String> {
+        use AccelOp::*;
+        match self {
+            CpAsync {
+                cache: CpCache::Cg,
+                size,
+            } if size != 16 => Some(format!("cp_async cg copies 16 bytes, not {size}")),
+            WmmaLoad { frag, ty, .. } if (frag == Frag::C) != (ty == MmaType::F32) => {
+                Some("wmma_load: A and B are f16 or bf16, C is f32".into())
+            }
+            WmmaMma {
+                ty: MmaType::F32, ..
+            }
+            | Mma { ty: MmaType::F32 } => Some("the A and B of an mma are f16 or bf16".into()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for AccelOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.opcode().name())?;
+        for m in self.modifiers() {
+            write!(f, " {m}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modifiers_round_trip() {
+        use AccelOp::*;
+        let ops = [
+            CpAsync {
+                cache: CpCache::Ca,
+                size: 8,
+            },
+            CpAsyncCommit,
+            CpAsyncWait { n: 1 },
+            CpAsyncWaitAll,
+            MbarInit,
+            MbarArrive,
+            MbarArriveExpectTx,
+            MbarTestWait,
+            MbarTryWaitParity,
+            FenceProxyAsync,
+            WmmaLoad {
+                frag: Frag::B,
+                layout: MatLayout::Col,
+                ty: MmaType::Bf16,
+            },
+            WmmaMma {
+                a: MatLayout::Row,
+                b: MatLayout::Col,
+                ty: MmaType::F16,
+            },
+            WmmaStore {
+                layout: MatLayout::Row,
+            },
+            Mma { ty: MmaType::Bf16 },
+            Ldmatrix {
+                num: 4,
+                trans: true,
+            },
+            Stmatrix {
+                num: 2,
+                trans: false,
+            },
+        ];
+        for op in ops {
+            let words = op.modifiers();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            assert_eq!(AccelOp::from_modifiers(op.opcode(), &words), Ok(op));
+        }
+    }
+}
