@@ -86,7 +86,8 @@ fn ten_thousand_nested_macro_arguments() {
 fn self_referential_macros_stop() {
     // C's rule: a macro is not expanded inside its own expansion, so this
     // is `X + 1` with an undeclared `X`.
-    let src = "#define X X + 1\n#define A B\n#define B A\n__global__ void k(int *p) { *p = X + A; }\n";
+    let src =
+        "#define X X + 1\n#define A B\n#define B A\n__global__ void k(int *p) { *p = X + A; }\n";
     run_bounded(src.to_string(), Duration::from_secs(20), |src| {
         let d = diagnostics(src);
         assert!(d.contains("X"), "{d}");

@@ -171,7 +171,10 @@ pub fn nvcc_accepts(k: &Kernel, nvcc: &Path, dir: &Path) -> Result<(), Failure> 
     let _ = std::fs::remove_file(&src);
     let _ = std::fs::remove_file(dir.join(format!("{}-nvcc.ptx", k.name)));
     if !out.status.success() {
-        return Err(fail("nvcc", String::from_utf8_lossy(&out.stderr).into_owned()));
+        return Err(fail(
+            "nvcc",
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
     Ok(())
 }

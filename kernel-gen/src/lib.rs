@@ -202,11 +202,22 @@ impl Gen {
     }
 
     fn module(&mut self, name: &str, seed: u64) {
-        let _ = writeln!(self.out, "// kernel-gen seed {seed}: UB-free by construction (see kernel-gen/src/lib.rs)");
+        let _ = writeln!(
+            self.out,
+            "// kernel-gen seed {seed}: UB-free by construction (see kernel-gen/src/lib.rs)"
+        );
         let cdata: Vec<String> = (0..16).map(|_| self.constant()).collect();
         let gdata: Vec<String> = (0..16).map(|_| self.constant()).collect();
-        let _ = writeln!(self.out, "__constant__ unsigned cdata[16] = {{{}}};", cdata.join(", "));
-        let _ = writeln!(self.out, "__device__ unsigned gdata[16] = {{{}}};", gdata.join(", "));
+        let _ = writeln!(
+            self.out,
+            "__constant__ unsigned cdata[16] = {{{}}};",
+            cdata.join(", ")
+        );
+        let _ = writeln!(
+            self.out,
+            "__device__ unsigned gdata[16] = {{{}}};",
+            gdata.join(", ")
+        );
         let _ = writeln!(self.out, "__shared__ unsigned fsh[{BLOCK}];\n");
         let n_helpers = self.rng.below(5);
         for _ in 0..n_helpers {
@@ -386,7 +397,11 @@ impl Gen {
 
     fn helper(&mut self) {
         self.ctx = Ctx::Helper;
-        let noinline = if self.rng.chance(50) { "__noinline__ " } else { "" };
+        let noinline = if self.rng.chance(50) {
+            "__noinline__ "
+        } else {
+            ""
+        };
         match self.rng.below(3) {
             0 => {
                 let name = self.fresh("h");
@@ -531,9 +546,7 @@ impl Gen {
             1 => {
                 let e = self.expr(2);
                 let m = 1u32 << self.rng.below(5);
-                self.line(&format!(
-                    "{v} += __shfl_xor_sync(0xffffffffu, {e}, {m});"
-                ));
+                self.line(&format!("{v} += __shfl_xor_sync(0xffffffffu, {e}, {m});"));
             }
             _ => {
                 let c = self.cond(2);
@@ -634,7 +647,11 @@ impl Gen {
                         self.line(&format!("{f}({p}, {e});"));
                     }
                     _ => {
-                        let t = if self.rng.chance(50) { "&scnt[0]" } else { "&counters[0]" };
+                        let t = if self.rng.chance(50) {
+                            "&scnt[0]"
+                        } else {
+                            "&counters[0]"
+                        };
                         self.line(&format!("bump({t}, {e});"));
                     }
                 }

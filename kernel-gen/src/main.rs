@@ -18,7 +18,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: kernel-gen SEED | kernel-gen --seeds N [--start S] --check [--nvcc] [--keep DIR]");
+    eprintln!(
+        "usage: kernel-gen SEED | kernel-gen --seeds N [--start S] --check [--nvcc] [--keep DIR]"
+    );
     ExitCode::from(2)
 }
 
@@ -68,7 +70,11 @@ fn main() -> ExitCode {
         None => (start, seeds.unwrap_or(100)),
     };
     let ptxas = kernelc::ptxas::find_ptxas();
-    let nvcc_path = if nvcc { kernelc::ptxas::find_nvcc() } else { None };
+    let nvcc_path = if nvcc {
+        kernelc::ptxas::find_nvcc()
+    } else {
+        None
+    };
     if ptxas.is_none() {
         eprintln!("kernel-gen: ptxas not found; checking with ptx-validate only");
     }

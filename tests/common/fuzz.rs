@@ -45,10 +45,7 @@ pub fn corpus(dir: &Path, exts: &[&str]) -> Vec<(String, String)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if exts
-                .iter()
-                .any(|x| p.extension().is_some_and(|e| e == *x))
-            {
+            } else if exts.iter().any(|x| p.extension().is_some_and(|e| e == *x)) {
                 if let Ok(text) = std::fs::read_to_string(&p) {
                     out.push((p.display().to_string(), text));
                 }
@@ -62,12 +59,61 @@ pub fn corpus(dir: &Path, exts: &[&str]) -> Vec<(String, String)> {
 /// Pieces that make mutants interesting to a C-like or assembly parser:
 /// brackets, operators, keywords and directives.
 const PIECES: &[&str] = &[
-    "(", ")", "{", "}", "[", "]", ";", ",", "*", "&", "-", "+", "<<", "?", ":", "=", "0", "1",
-    "-1", "0x80000000", "4294967295", "1e39", "0.5f", "int ", "unsigned ", "float ", "void ",
-    "__shared__ ", "__device__ ", "__global__ ", "if (", "while (", "for (;;)", "return ",
-    "__syncthreads();", "#define X X\n", "#if 1\n", "#endif\n", "\n", "\"", "'", "/*", "//",
-    "block0", "v0", "i32", "ptr<shared>", "ld.global", ".reg", "%r1", "@%p1 ", "bra ", ".u64",
-    "\u{e9}", "\0",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "*",
+    "&",
+    "-",
+    "+",
+    "<<",
+    "?",
+    ":",
+    "=",
+    "0",
+    "1",
+    "-1",
+    "0x80000000",
+    "4294967295",
+    "1e39",
+    "0.5f",
+    "int ",
+    "unsigned ",
+    "float ",
+    "void ",
+    "__shared__ ",
+    "__device__ ",
+    "__global__ ",
+    "if (",
+    "while (",
+    "for (;;)",
+    "return ",
+    "__syncthreads();",
+    "#define X X\n",
+    "#if 1\n",
+    "#endif\n",
+    "\n",
+    "\"",
+    "'",
+    "/*",
+    "//",
+    "block0",
+    "v0",
+    "i32",
+    "ptr<shared>",
+    "ld.global",
+    ".reg",
+    "%r1",
+    "@%p1 ",
+    "bra ",
+    ".u64",
+    "\u{e9}",
+    "\0",
 ];
 
 /// One mutant of `base`: a few byte flips, deletions, insertions of
@@ -114,11 +160,7 @@ pub fn mutate(base: &str, rng: &mut Rng) -> String {
 
 /// Runs `f(input)` on a fresh thread with an ordinary 2 MiB stack, under
 /// `catch_unwind`, and waits at most `limit`. Returns why it failed.
-pub fn run_bounded(
-    input: String,
-    limit: Duration,
-    f: fn(&str),
-) -> Result<(), String> {
+pub fn run_bounded(input: String, limit: Duration, f: fn(&str)) -> Result<(), String> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("fuzz-input".into())
