@@ -3,8 +3,8 @@
 //! ptxas accept the PTX, and the interpreter (-O0, -O3) and the PTX
 //! emulator (-O0 and -O3 PTX) leave bitwise identical buffers. The suite
 //! checks [`SEEDS`] seeds; `cargo run -p kernel-gen --release -- --seeds
-//! 1000 --check` checks many more. Kernels that once failed are kept in
-//! `tests/regressions/` and checked here too.
+//! 1000 --check` checks many more. A kernel that fails there is reduced
+//! (`kernelc reduce`) and kept in `tests/regressions/` with its own test.
 
 mod common;
 
