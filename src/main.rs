@@ -12,6 +12,7 @@
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
 //!             [--spec FILE.run] [--max-steps N] ARG...
 //! kernelc validate FILE.ptx
+//! kernelc reduce FILE.cu --until "<shell test>" [-o OUT] [--timeout SECS] [--max-tests N]
 //!
 //! memory-space knobs: --memspace-conservative, --clone-budget N,
 //!   --param-always-point-to-global=true|false, --track-indir-load,
@@ -25,6 +26,8 @@
 //! atomically (a temporary file renamed into place), so a failed compilation
 //! never leaves a partial file. User errors exit with code 1; an internal
 //! compiler error (a bug) exits with 101.
+
+mod reduce;
 
 use clap::{Args, Parser, ValueEnum};
 use kernelc::backend_nvptx::{RegallocMode, Target};
@@ -152,7 +155,8 @@ runs passes and prints the IR (see `kernelc opt --help`).\n\
 And: `kernelc --explain CODE` explains a diagnostic code such as E0001 (docs/diagnostics.md).\n\
 And: `kernelc run FILE.cu --kernel NAME --grid X --block X ARG...` runs a kernel without a GPU\n\
 (see `kernelc run --help` and docs/running.md).\n\
-And: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints its minimum .version/.target."
+And: `kernelc validate FILE.ptx` checks PTX offline (ptx-validate) and prints its minimum .version/.target.\n\
+And: `kernelc reduce FILE.cu --until \"<shell test>\"` shrinks a failing input (see `kernelc reduce --help`)."
 )]
 struct CompileArgs {
     /// The source file (.cu).
@@ -251,6 +255,28 @@ struct OptArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     ms: MemspaceArgs,
+}
+
+/// Shrink a failing input: delete lines, bracket groups and tokens while the
+/// shell test keeps succeeding (exit status 0).
+#[derive(Parser, Debug)]
+#[command(name = "kernelc reduce")]
+struct ReduceArgs {
+    /// The input to reduce (any text; usually a .cu kernel).
+    input: PathBuf,
+    /// The test, run as `sh -c TEST sh CANDIDATE`: the candidate file is `$1`
+    /// (and `{}` in TEST). It must succeed on the original input.
+    #[arg(long, value_name = "SHELL TEST")]
+    until: String,
+    /// Where candidates go and the result stays (default: FILE.reduced.cu).
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Seconds one test may run; a slower one counts as failing.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+    /// Stop after this many tests, keeping the best result so far.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_tests: usize,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -379,6 +405,10 @@ fn main() -> ExitCode {
         expand_specs(rest).and_then(|rest| run_run(RunArgs::parse_from(rest)))
     } else if args.get(1).map(String::as_str) == Some("--explain") {
         explain(args.get(2).map(String::as_str))
+    } else if args.get(1).map(String::as_str) == Some("reduce") {
+        let mut rest = vec![format!("{} reduce", args[0])];
+        rest.extend(args.into_iter().skip(2));
+        run_reduce(ReduceArgs::parse_from(rest))
     } else if args.get(1).map(String::as_str) == Some("validate") {
         run_validate(&args[2..])
     } else {
@@ -438,6 +468,35 @@ fn run_validate(files: &[String]) -> Result<(), String> {
     } else {
         Err(failed)
     }
+}
+
+/// `kernelc reduce`: see `reduce.rs`. Prints the size before and after.
+fn run_reduce(args: ReduceArgs) -> Result<(), String> {
+    let source = read_input(&args.input)?;
+    let output = args
+        .output
+        .unwrap_or_else(|| reduce::default_output(&args.input));
+    if output == args.input {
+        return Err(
+            "error: the output must differ from the input (it is overwritten by every candidate)"
+                .into(),
+        );
+    }
+    let opts = reduce::ReduceOptions {
+        until: args.until,
+        output: output.clone(),
+        timeout: std::time::Duration::from_secs(args.timeout),
+        max_tests: args.max_tests,
+    };
+    let r = reduce::reduce(&source, &opts)?;
+    eprintln!(
+        "kernelc reduce: {} -> {} bytes in {} tests; wrote {}",
+        source.len(),
+        r.text.len(),
+        r.tests,
+        output.display()
+    );
+    Ok(())
 }
 
 fn read_input(path: &Path) -> Result<String, String> {

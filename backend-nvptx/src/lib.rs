@@ -177,7 +177,35 @@ pub fn compile_module_mir(module: &Module, opts: &Options) -> Result<String, Bac
 
 /// Selects every function, allocates registers if asked, and decides the
 /// `.version`: everything before printing.
+/// Whether `name` can be a PTX identifier: a letter, `_` or `$`, then
+/// letters, digits, `_` and `$`. IR names are free-form text; PTX's are not.
+fn is_ptx_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Every function and variable name must be spellable in PTX.
+fn check_names(module: &Module) -> Result<(), BackendError> {
+    let names = module
+        .functions
+        .values()
+        .map(|f| f.name.as_str())
+        .chain(module.globals.values().map(|g| g.name.as_str()));
+    for name in names {
+        if !is_ptx_identifier(name) {
+            return Err(module_error(format!(
+                "`{name}` is not a valid PTX name (use letters, digits, `_` and `$`, not starting with a digit)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, BackendError> {
+    check_names(module)?;
     // Printing order: device functions, then kernels.
     let mut order: Vec<FuncId> = module
         .functions

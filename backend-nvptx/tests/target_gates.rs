@@ -135,3 +135,19 @@ fn async_copies_and_mbarriers_name_their_minimum_target() {
         assert!(accel_on(body, min).is_ok(), "{body} on {min}");
     }
 }
+
+/// IR names are free text; a name PTX cannot spell is a clear error, not
+/// PTX that ptxas would reject.
+#[test]
+fn names_must_be_ptx_identifiers() {
+    let module = parse_module("gv0 = shared @t.le, size 4, align 4\n").unwrap();
+    let err = compile_module(&module, &Options::new(Target::parse("sm_80").unwrap()))
+        .expect_err("`t.le` is not a PTX name");
+    assert!(
+        err.message.contains("`t.le` is not a valid PTX name"),
+        "{}",
+        err.message
+    );
+    let ok = parse_module("gv0 = shared @k$tile_2, size 4, align 4\n").unwrap();
+    assert!(compile_module(&ok, &Options::new(Target::parse("sm_80").unwrap())).is_ok());
+}

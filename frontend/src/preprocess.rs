@@ -39,6 +39,19 @@ const KNOWN_HEADERS: &[&str] = &[
 /// recursion is already stopped by the active-macro check).
 const MAX_EXPANSION_DEPTH: usize = 64;
 
+/// Recursion limit of the expander itself, which also recurses into each
+/// macro argument (`F(F(F(...)))`): without it, 10,000 nested arguments
+/// overflowed the stack. Each nesting level of a function-like macro takes
+/// two (argument, then body), so this allows well over 64 real levels.
+const MAX_EXPANDER_RECURSION: usize = 200;
+
+/// The most tokens macro expansion may work through (bodies and arguments,
+/// counted at every level) in one translation unit. Recursion is
+/// impossible, but `#define E1 E0 E0`, `#define E2 E1 E1`, ... doubles per
+/// level, so 40 lines could ask for 2^40 tokens; real kernels expand far
+/// fewer than this.
+const MAX_EXPANDED_TOKENS: usize = 1 << 20;
+
 /// `__CUDA_ARCH__` unless [`Options::with_cuda_arch`] (or `-D`) sets it: sm_75, the oldest
 /// target kernelc (and CUDA 13) supports, so the guarded code is the most
 /// portable variant.
@@ -68,6 +81,13 @@ struct Pp<'s> {
     macros: HashMap<String, Macro>,
     conds: Vec<Cond>,
     diags: &'s mut Vec<Diagnostic>,
+    /// Current recursion depth of [`Pp::expand_seq`].
+    recursion: usize,
+    /// Tokens produced by macro expansion so far.
+    expanded: usize,
+    /// A limit was hit: expansion stops everywhere (one diagnostic, and no
+    /// more exponential work).
+    runaway: bool,
 }
 
 /// Runs directives and macro substitution over raw tokens.
@@ -82,6 +102,9 @@ pub(crate) fn preprocess(
         macros: HashMap::new(),
         conds: Vec::new(),
         diags,
+        recursion: 0,
+        expanded: 0,
+        runaway: false,
     };
     let arch = DEFAULT_CUDA_ARCH.to_string();
     let mut defines: Vec<(String, Option<String>)> = vec![
@@ -194,7 +217,41 @@ impl Pp<'_> {
 
     /// Expands macros in `toks` into `out`. `span` (the outermost use) replaces
     /// every produced token's span; `active` lists the macros being expanded.
+    /// Bounded in depth and in output (see [`MAX_EXPANDER_RECURSION`],
+    /// [`MAX_EXPANDED_TOKENS`]), so hostile macros end in a diagnostic.
     fn expand_seq(
+        &mut self,
+        toks: &[Token],
+        span: Option<Span>,
+        active: &mut Vec<String>,
+        out: &mut Vec<Token>,
+    ) {
+        if self.runaway {
+            return;
+        }
+        let at = span.or(toks.first().map(|t| t.span)).unwrap_or_default();
+        if self.recursion >= MAX_EXPANDER_RECURSION {
+            self.error(at, "macro expansion nests too deeply");
+            self.runaway = true;
+            return;
+        }
+        if span.is_some() {
+            self.expanded += toks.len();
+            if self.expanded > MAX_EXPANDED_TOKENS {
+                self.error(
+                    at,
+                    format!("macro expansion is too large (over {MAX_EXPANDED_TOKENS} tokens)"),
+                );
+                self.runaway = true;
+                return;
+            }
+        }
+        self.recursion += 1;
+        self.expand_seq_inner(toks, span, active, out);
+        self.recursion -= 1;
+    }
+
+    fn expand_seq_inner(
         &mut self,
         toks: &[Token],
         span: Option<Span>,
@@ -216,6 +273,7 @@ impl Pp<'_> {
             };
             if active.len() >= MAX_EXPANSION_DEPTH {
                 self.error(at, "macro expansion nests too deeply");
+                self.runaway = true;
                 return;
             }
             let Some(params) = m.params.clone() else {
