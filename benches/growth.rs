@@ -103,6 +103,12 @@ fn sizes(min: usize, max: usize) -> Vec<usize> {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; a `cargo test --all-targets` run does
+    // not, and should not spend minutes measuring.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("growth: a measurement, not a test; run `cargo bench --bench growth`");
+        return;
+    }
     let max = env_usize("KERNELC_GROWTH_MAX", 16_000);
     let runs = env_usize("KERNELC_GROWTH_RUNS", 3).max(1);
     let wanted: Vec<String> = std::env::args()
