@@ -44,15 +44,6 @@ impl Layout {
         self.block_inserted[block] = true;
     }
 
-    /// Removes `block` (and so its instructions) from the layout.
-    pub fn remove_block(&mut self, block: Block) {
-        self.blocks.retain(|&b| b != block);
-        self.block_inserted[block] = false;
-        for inst in std::mem::take(&mut self.block_insts[block]) {
-            self.inst_block[inst] = None.into();
-        }
-    }
-
     /// The instructions of `block`, in order.
     pub fn block_insts(&self, block: Block) -> &[Inst] {
         &self.block_insts[block]
