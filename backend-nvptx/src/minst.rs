@@ -455,6 +455,22 @@ pub enum MInst {
         addr: Address,
         src: Operand,
     },
+    /// `ld.space.v2/.v4.ty {d0, d1, ...}, [addr]`: a vector load (the
+    /// address is aligned to the whole vector).
+    LdVec {
+        space: Space,
+        kind: LoadKind,
+        ty: PtxType,
+        dsts: Vec<Reg>,
+        addr: Address,
+    },
+    /// `st.space.v2/.v4.ty [addr], {s0, s1, ...}`: a vector store.
+    StVec {
+        space: Space,
+        ty: PtxType,
+        addr: Address,
+        srcs: Vec<Reg>,
+    },
     /// `bar.sync 0`: all threads of the CTA wait here.
     BarSync,
     Trap,
@@ -646,6 +662,42 @@ impl fmt::Display for MInst {
             } => {
                 let v = if *volatile { ".volatile" } else { "" };
                 write!(f, "st{v}{}{ty} {addr}, {src};", space.suffix())
+            }
+            MInst::LdVec {
+                space,
+                kind,
+                ty,
+                dsts,
+                addr,
+            } => {
+                let (pre, post) = match kind {
+                    LoadKind::Plain => ("", ""),
+                    LoadKind::Volatile => (".volatile", ""),
+                    LoadKind::NonCoherent => ("", ".nc"),
+                };
+                let regs: Vec<String> = dsts.iter().map(|r| r.to_string()).collect();
+                write!(
+                    f,
+                    "ld{pre}{}{post}.v{}{ty} {{{}}}, {addr};",
+                    space.suffix(),
+                    dsts.len(),
+                    regs.join(", ")
+                )
+            }
+            MInst::StVec {
+                space,
+                ty,
+                addr,
+                srcs,
+            } => {
+                let regs: Vec<String> = srcs.iter().map(|r| r.to_string()).collect();
+                write!(
+                    f,
+                    "st{}.v{}{ty} {addr}, {{{}}};",
+                    space.suffix(),
+                    srcs.len(),
+                    regs.join(", ")
+                )
             }
             MInst::BarSync => f.write_str("bar.sync 0;"),
             MInst::Trap => f.write_str("trap;"),

@@ -67,6 +67,16 @@ impl MInst {
                 operand(src, f);
                 None
             }
+            MInst::LdVec { dsts, addr, .. } => {
+                address(addr, f);
+                dsts.iter_mut().for_each(|r| f(r, RegUse::Def));
+                None
+            }
+            MInst::StVec { addr, srcs, .. } => {
+                address(addr, f);
+                srcs.iter_mut().for_each(|r| f(r, RegUse::Use));
+                None
+            }
             MInst::Bra { guard, .. } => {
                 if let Some((p, _)) = guard {
                     f(p, RegUse::Use);

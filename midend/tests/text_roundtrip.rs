@@ -538,6 +538,7 @@ impl BodyGen<'_> {
             invariant: self.r.chance(30),
             scopes: subset(&mut self.r),
             noalias: subset(&mut self.r),
+            align: if self.r.chance(20) { 1u32 << self.r.below(5) } else { 0 },
         }
     }
 

@@ -21,6 +21,7 @@ mod arith;
 mod convert;
 mod memory;
 mod sync;
+mod vector;
 
 use crate::copies::{self, Copy};
 use crate::mfunc::{class_index, LocalArray, MFunction, ParamDecl};
@@ -213,6 +214,10 @@ struct Isel<'a> {
     /// By-value kernel parameters: their value is the address of the
     /// `.param` aggregate with this name.
     param_syms: HashMap<Value, String>,
+    /// Vector groups by their leading instruction (see `vector.rs`).
+    vec_groups: HashMap<Inst, vector::VecGroup>,
+    /// Every member of a vector group, with the group's leader.
+    vec_member: HashMap<Inst, Inst>,
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
@@ -255,6 +260,8 @@ fn select(
         wide_muls: HashMap::new(),
         skipped: HashSet::new(),
         param_syms: HashMap::new(),
+        vec_groups: HashMap::new(),
+        vec_member: HashMap::new(),
     };
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
@@ -263,6 +270,7 @@ fn select(
     }
     isel.find_wide_multiplies();
     isel.find_folded_addresses();
+    isel.find_vector_groups();
     let params = isel.lower_params()?;
     isel.lower_stack_slots();
     isel.lower_blocks(failed_at)?;
@@ -681,6 +689,14 @@ impl Isel<'_> {
             InstData::StackAddr { slot } => {
                 let dst = self.def(res()?);
                 self.mov_address(dst, Operand::Sym(local_symbol(slot.as_u32())));
+                Ok(())
+            }
+            InstData::Load { .. } | InstData::Store { .. }
+                if self.vec_member.contains_key(&inst) =>
+            {
+                if self.vec_member[&inst] == inst {
+                    self.lower_vector_group(inst)?;
+                }
                 Ok(())
             }
             InstData::Load { ty, ptr, flags } => {

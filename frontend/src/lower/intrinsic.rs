@@ -118,6 +118,12 @@ impl FunctionLowerer<'_, '_> {
                 // like nvcc, convert the pointer to a global one first.
                 let p = self.expr(&args[0]);
                 let p = self.pointer_into(AddrSpace::Global, p);
+                if ty.is_struct() {
+                    // A vector type: its members, read-only, into a temporary.
+                    let tmp = self.temp_struct(ty);
+                    self.copy_struct_with(tmp, p, ty, true);
+                    return Some(tmp);
+                }
                 let flags = MemFlags {
                     invariant: true,
                     ..MemFlags::default()

@@ -475,7 +475,8 @@ impl Checker {
         }
         let pointee = match &args[0].ty {
             CType::Pointer { pointee, .. }
-                if matches!(**pointee, CType::Int { .. } | CType::Float { .. }) =>
+                if matches!(**pointee, CType::Int { .. } | CType::Float { .. })
+                    || is_ldg_vector(pointee) =>
             {
                 (**pointee).clone()
             }
@@ -484,7 +485,8 @@ impl Checker {
                     args[0].span,
                     format!(
                         "no matching overload of `__ldg` for an argument of type `{other}`; \
-                         kernelc supports pointers to integer and floating types"
+                         kernelc supports pointers to integer and floating types and to \
+                         the two- and four-element vector types CUDA overloads it for"
                     ),
                 );
                 return None;
@@ -580,5 +582,20 @@ impl Checker {
             ),
             kind => Expr { kind, ..e },
         }
+    }
+}
+
+/// Whether `__ldg` has an overload for a pointer to `ty`: CUDA declares it
+/// for these vector types (`sm_32_intrinsics.h`).
+fn is_ldg_vector(ty: &CType) -> bool {
+    const NAMES: [&str; 17] = [
+        "char2", "char4", "short2", "short4", "int2", "int4", "longlong2", "uchar2", "uchar4",
+        "ushort2", "ushort4", "uint2", "uint4", "ulonglong2", "float2", "float4", "double2",
+    ];
+    match ty {
+        CType::Struct(def) => {
+            def.id < crate::types::FIRST_USER_STRUCT_ID && NAMES.contains(&def.name.as_str())
+        }
+        _ => false,
     }
 }

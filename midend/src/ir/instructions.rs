@@ -457,6 +457,12 @@ pub struct MemFlags {
     pub scopes: Vec<AliasScope>,
     /// Alias scopes this access is known not to alias.
     pub noalias: Vec<AliasScope>,
+    /// A known alignment of the address in bytes (a power of two), or 0 when
+    /// only the natural alignment of the accessed type is known. The
+    /// frontend sets it on the members of a whole-struct copy (a CUDA vector
+    /// type is aligned to its size), and the backend uses it to combine
+    /// adjacent accesses into one `ld.v4`/`st.v2`.
+    pub align: u32,
 }
 
 /// A branch target with the arguments passed to the target block's parameters.

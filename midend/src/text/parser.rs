@@ -763,7 +763,7 @@ impl<'c> FuncParser<'c> {
         Ok(out)
     }
 
-    /// `volatile invariant scopes(scope0) noalias(scope1)`, any subset, any order.
+    /// `volatile invariant align(16) scopes(scope0) noalias(scope1)`, any subset, any order.
     fn mem_flags(&mut self, cur: &mut Cursor) -> Result<MemFlags> {
         let mut flags = MemFlags::default();
         loop {
@@ -771,6 +771,10 @@ impl<'c> FuncParser<'c> {
                 flags.volatile = true;
             } else if cur.eat_word("invariant") {
                 flags.invariant = true;
+            } else if cur.eat_word("align") {
+                cur.expect_punct('(')?;
+                flags.align = cur.u32()?;
+                cur.expect_punct(')')?;
             } else if cur.eat_word("scopes") {
                 flags.scopes.extend(self.scope_list(cur)?);
             } else if cur.eat_word("noalias") {

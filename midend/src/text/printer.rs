@@ -267,6 +267,9 @@ impl FuncWriter<'_> {
         if flags.invariant {
             self.out.push_str(" invariant");
         }
+        if flags.align != 0 {
+            write!(self.out, " align({})", flags.align)?;
+        }
         if !flags.scopes.is_empty() {
             self.out.push_str(" scopes(");
             self.list(&flags.scopes, |w, s| write!(w.out, "{s}"))?;

@@ -55,8 +55,14 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                     }
                 }
             }
-            InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => {
+            InstData::Load { ptr, flags, .. } | InstData::Store { ptr, flags, .. } => {
                 let op = data.opcode();
+                if flags.align != 0 && !flags.align.is_power_of_two() {
+                    cx.at_inst(
+                        inst,
+                        format!("{op} alignment {} is not a power of two", flags.align),
+                    );
+                }
                 if let Type::Ptr(space) = ty(*ptr) {
                     if !space.allows_load_store() {
                         cx.at_inst(

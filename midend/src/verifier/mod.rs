@@ -148,7 +148,8 @@
 //!   `noalias` parameters are pointers (`restrict parameter K is not a
 //!   pointer`, `noalias parameter K is not a pointer`).
 //! - Stack slots have a power-of-two alignment (`ssN alignment A is not a
-//!   power of two`, on the function).
+//!   power of two`, on the function), and so does a load's or store's
+//!   `align(A)` flag when present (`load alignment A is not a power of two`).
 //! - `ptroffset` keeps the address space (`ptroffset changes the address
 //!   space from A to B`).
 //! - `addrspacecast` converts between generic and one specific space: never
