@@ -83,6 +83,9 @@ fn write_signature(out: &mut String, f: &MFunction) {
         if let Some(ty) = f.ret {
             let _ = write!(out, "(.param {ty} func_retval0) ");
         }
+        if let Some((size, align)) = f.ret_bytes {
+            let _ = write!(out, "(.param .align {align} .b8 func_retval0[{size}]) ");
+        }
     }
     out.push_str(&f.name);
     if f.params.is_empty() {

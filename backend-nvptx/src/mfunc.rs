@@ -33,6 +33,8 @@ pub struct MFunction {
     pub params: Vec<ParamDecl>,
     /// The `.param` type of `func_retval0`, for device functions that return a value.
     pub ret: Option<PtxType>,
+    /// A struct result: `.param .align A .b8 func_retval0[N]` as `(N, A)`.
+    pub ret_bytes: Option<(u32, u32)>,
     /// `__launch_bounds__`: `.maxntid` and `.minnctapersm`.
     pub max_threads: Option<u32>,
     pub min_blocks: Option<u32>,

@@ -489,6 +489,13 @@ pub enum MInst {
         ty: PtxType,
         name: String,
     },
+    /// `.param .align A .b8 name[N];` inside a call scope: an aggregate
+    /// argument or result.
+    ParamArray {
+        name: String,
+        size: u32,
+        align: u32,
+    },
     /// `call.uni (ret), callee, (args...)`.
     Call {
         callee: String,
@@ -713,6 +720,9 @@ impl fmt::Display for MInst {
             MInst::ScopeOpen => f.write_str("{"),
             MInst::ScopeClose => f.write_str("}"),
             MInst::ParamDecl { ty, name } => write!(f, ".param {ty} {name};"),
+            MInst::ParamArray { name, size, align } => {
+                write!(f, ".param .align {align} .b8 {name}[{size}];")
+            }
             MInst::Atom {
                 scope,
                 space,

@@ -27,6 +27,9 @@ pub fn write_function(out: &mut String, f: &MFunction) -> Result<(), String> {
     if let Some(ty) = f.ret {
         let _ = writeln!(out, "  return {ty}");
     }
+    if let Some((size, align)) = f.ret_bytes {
+        let _ = writeln!(out, "  return .b8[{size}] align {align}");
+    }
     for l in &f.locals {
         let _ = writeln!(out, "  local {}[{}] align {}", l.name, l.size, l.align);
     }

@@ -152,6 +152,7 @@ impl MInst {
             | MInst::ScopeOpen
             | MInst::ScopeClose
             | MInst::ParamDecl { .. }
+            | MInst::ParamArray { .. }
             | MInst::Call { .. }
             | MInst::Membar { .. } => None,
         };

@@ -538,7 +538,11 @@ impl BodyGen<'_> {
             invariant: self.r.chance(30),
             scopes: subset(&mut self.r),
             noalias: subset(&mut self.r),
-            align: if self.r.chance(20) { 1u32 << self.r.below(5) } else { 0 },
+            align: if self.r.chance(20) {
+                1u32 << self.r.below(5)
+            } else {
+                0
+            },
         }
     }
 
@@ -749,6 +753,7 @@ fn random_signature(r: &mut Rng) -> Signature {
                 noalias: r.chance(30),
                 grid_constant: r.chance(20),
                 byval: r.chance(20).then(|| (r.below(64) as u32, 1 << r.below(5))),
+                sret: r.chance(10).then(|| (r.below(64) as u32, 1 << r.below(5))),
             },
         })
         .collect();
@@ -1020,6 +1025,7 @@ const TOKENS: &[&str] = &[
     "0x01",
     "restrict",
     "byval",
+    "sret",
     "launch_bounds",
     "noinline",
     "; c",

@@ -38,6 +38,18 @@ impl Isel<'_> {
             offset = sum;
             base = args[0];
         }
+        // A by-value aggregate (or the struct result) of a device function
+        // lives in its `.param` array, whatever the pointer's type says.
+        if let Some(name) = self.param_syms.get(&self.func.dfg.resolve_aliases(base)) {
+            let name = name.clone();
+            return Ok((
+                Space::Param,
+                Address {
+                    base: AddrBase::Sym(name),
+                    offset,
+                },
+            ));
+        }
         let base = match self.def_inst(base) {
             // A variable addressed in its own space: use its name.
             Some(InstData::GlobalAddr { gv }) => {

@@ -17,6 +17,7 @@
 //! selector never panics on IR the verifier accepts.
 
 mod accel;
+mod aggregate;
 mod arith;
 mod convert;
 mod memory;
@@ -271,7 +272,19 @@ fn select(
     isel.find_wide_multiplies();
     isel.find_folded_addresses();
     isel.find_vector_groups();
-    let params = isel.lower_params()?;
+    let params: Vec<ParamDecl> = isel
+        .lower_params()?
+        .into_iter()
+        .zip(&func.signature.params)
+        .filter(|(_, abi)| func.is_kernel() || abi.attrs.sret.is_none())
+        .map(|(d, _)| d)
+        .collect();
+    let ret_bytes = func
+        .signature
+        .params
+        .iter()
+        .find_map(|p| p.attrs.sret)
+        .filter(|_| !func.is_kernel());
     isel.lower_stack_slots();
     isel.lower_blocks(failed_at)?;
     isel.drop_unused_labels();
@@ -297,6 +310,7 @@ fn select(
         visible: func.attrs.linkage == Linkage::External,
         params,
         ret,
+        ret_bytes,
         max_threads,
         min_blocks,
         cluster_dims,
@@ -308,19 +322,33 @@ fn select(
 }
 
 /// The formal `.param` list and call-site types of a function signature.
+/// One per IR parameter; a device function's `sret` parameter is
+/// `func_retval0` (it is declared as the return value, not a parameter),
+/// and the numbering of the others skips it, as nvcc's does.
 pub fn param_decls(func: &Function) -> Vec<ParamDecl> {
+    let mut n = 0;
     func.signature
         .params
         .iter()
-        .enumerate()
-        .map(|(i, p)| ParamDecl {
-            ty: if func.is_kernel() {
-                kernel_param_ty(p.ty)
-            } else {
-                device_param_ty(p.ty)
-            },
-            name: format!("{}_param_{i}", func.name),
-            bytes: p.attrs.byval.filter(|_| func.is_kernel()),
+        .map(|p| {
+            if let Some(bytes) = p.attrs.sret.filter(|_| !func.is_kernel()) {
+                return ParamDecl {
+                    ty: PtxType::B8,
+                    name: "func_retval0".into(),
+                    bytes: Some(bytes),
+                };
+            }
+            let decl = ParamDecl {
+                ty: if func.is_kernel() {
+                    kernel_param_ty(p.ty)
+                } else {
+                    device_param_ty(p.ty)
+                },
+                name: format!("{}_param_{n}", func.name),
+                bytes: p.attrs.byval,
+            };
+            n += 1;
+            decl
         })
         .collect()
 }
@@ -535,6 +563,10 @@ impl Isel<'_> {
             return Err("the entry block's parameters do not match the signature".into());
         }
         for ((decl, abi), v) in decls.iter().zip(&self.func.signature.params).zip(values) {
+            if !self.func.is_kernel() && (abi.attrs.byval.is_some() || abi.attrs.sret.is_some()) {
+                self.aggregate_param(v, &decl.name, abi.attrs.byval.is_some())?;
+                continue;
+            }
             if abi.attrs.byval.is_some() || abi.attrs.grid_constant {
                 // A kernel's aggregate lives in param space and the value is
                 // its address: loads fold to `[name+off]` (see `address`),
@@ -914,8 +946,20 @@ impl Isel<'_> {
         }
         self.emit(MInst::ScopeOpen);
         let mut names = Vec::new();
-        for (i, (&a, abi)) in args.iter().zip(&target.signature.params).enumerate() {
-            let name = format!("param{i}");
+        let mut sret = None;
+        let mut n = 0;
+        for (&a, abi) in args.iter().zip(&target.signature.params) {
+            if let Some((size, align)) = abi.attrs.sret {
+                sret = Some((a, size, align));
+                continue;
+            }
+            let name = format!("param{n}");
+            n += 1;
+            if let Some((size, align)) = abi.attrs.byval {
+                self.aggregate_arg(a, &name, size, align)?;
+                names.push(name);
+                continue;
+            }
             self.emit(MInst::ParamDecl {
                 ty: device_param_ty(abi.ty),
                 name: name.clone(),
@@ -926,6 +970,9 @@ impl Isel<'_> {
             };
             self.store(Space::Param, false, a, addr)?;
             names.push(name);
+        }
+        if let Some((a, size, align)) = sret {
+            return self.aggregate_result_call(&target.name, names, a, size, align);
         }
         let ret = match (target.signature.returns.as_slice(), result) {
             ([], _) => None,

@@ -61,9 +61,12 @@ impl Isel<'_> {
         let dfg = &self.func.dfg;
         let (is_load, ty, ptr, flags) = match &dfg.insts[inst] {
             InstData::Load { ty, ptr, flags } => (true, *ty, *ptr, flags),
-            InstData::Store { value, ptr, flags } => {
-                (false, dfg.value_type(dfg.resolve_aliases(*value)), *ptr, flags)
-            }
+            InstData::Store { value, ptr, flags } => (
+                false,
+                dfg.value_type(dfg.resolve_aliases(*value)),
+                *ptr,
+                flags,
+            ),
             _ => return None,
         };
         if flags.volatile

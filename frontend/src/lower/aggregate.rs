@@ -8,17 +8,19 @@
 //! ([`FunctionLowerer::copy_struct`]), one load and one store per scalar,
 //! so padding is never read.
 //!
-//! Calls: the IR's and the PTX backend's parameters are scalars (the
-//! backend has no `.param .b8 name[N]` aggregates yet), so
-//! * a struct argument is copied by the caller into a temporary stack slot,
-//!   and the callee receives that slot's generic address; the parameter's
-//!   variable holds this address, and its members are read and written
-//!   there (C's by-value semantics: the caller's object is untouched);
+//! Calls follow PTX's `.param` convention for aggregates:
+//! * a struct argument is the address of the caller's object; the
+//!   parameter is `byval(N, A)`, so the call copies the bytes into the
+//!   callee's `.param .align A .b8 name[N]` array (the interpreter into a
+//!   fresh local allocation), and the callee copies that, member by member,
+//!   into a local it may change (C's by-value semantics);
 //! * a struct result is written by the callee through a hidden first
-//!   parameter, the generic address of a temporary the caller allocates.
+//!   parameter marked `sret(N, A)`, the address of a temporary the caller
+//!   allocates; in PTX the callee's stores go to `func_retval0` and the
+//!   call copies the bytes to the temporary.
 //!
-//! Kernels cannot take struct parameters: the host passes them in param
-//! space, which needs the backend support above (sema rejects them).
+//! A kernel's struct parameter is a `ptr<param>` aggregate that the kernel
+//! copies to a local at entry.
 
 use super::FunctionLowerer;
 use crate::typed::Expr;
@@ -117,13 +119,6 @@ impl FunctionLowerer<'_, '_> {
             align: ty.align() as u32,
         });
         self.b.stack_addr(slot)
-    }
-
-    /// The caller's copy of a struct argument whose value (address) is `v`.
-    pub(crate) fn struct_arg(&mut self, v: Value, ty: &CType) -> Value {
-        let tmp = self.temp_struct(ty);
-        self.copy_struct(tmp, v, ty);
-        tmp
     }
 
     /// The address of the member at `offset` of the struct `base`.

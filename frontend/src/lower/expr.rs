@@ -422,12 +422,9 @@ impl FunctionLowerer<'_, '_> {
         }
         let params = sig.params.iter().skip(usize::from(sret.is_some()));
         for (arg, param) in args.iter().zip(params) {
+            // A struct argument is the address of the caller's object: the
+            // call copies its bytes into the callee's `.param` array.
             let v = self.expr(arg);
-            let v = if arg.ty.is_struct() {
-                self.struct_arg(v, &arg.ty)
-            } else {
-                v
-            };
             values.push(self.coerce(v, param.ty));
         }
         let inst = self

@@ -155,12 +155,22 @@ fn param_var_type(f: &typed::Function, p: &typed::Param) -> Type {
     }
 }
 
+/// The size and alignment of a struct passed or returned by value.
+fn aggregate_size_align(ty: &CType) -> (u32, u32) {
+    let size = u32::try_from(ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX);
+    (size, ty.align() as u32)
+}
+
 fn signature_of(f: &typed::Function) -> Signature {
     // A struct result is returned through a hidden first parameter, the
-    // address of the caller's temporary (see `aggregate.rs`).
+    // address of the caller's temporary, marked `sret` so that the backend
+    // returns it in `func_retval0` (see `aggregate.rs`).
     let sret = f.ret.is_struct().then(|| AbiParam {
         ty: Type::Ptr(AddrSpace::Generic),
-        attrs: ParamAttrs::default(),
+        attrs: ParamAttrs {
+            sret: Some(aggregate_size_align(&f.ret)),
+            ..ParamAttrs::default()
+        },
     });
     let params = sret
         .into_iter()
@@ -168,11 +178,21 @@ fn signature_of(f: &typed::Function) -> Signature {
             // A kernel's struct parameter is an aggregate in `.param` space;
             // the value the kernel receives is its address there.
             if f.is_kernel && p.ty.is_struct() {
-                let size = u32::try_from(p.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX);
                 return AbiParam {
                     ty: Type::Ptr(AddrSpace::Param),
                     attrs: ParamAttrs {
-                        byval: Some((size, p.ty.align() as u32)),
+                        byval: Some(aggregate_size_align(&p.ty)),
+                        ..ParamAttrs::default()
+                    },
+                };
+            }
+            // A device function's struct parameter: the address of the
+            // caller's object; the callee gets its own copy (`byval`).
+            if p.ty.is_struct() {
+                return AbiParam {
+                    ty: Type::Ptr(AddrSpace::Generic),
+                    attrs: ParamAttrs {
+                        byval: Some(aggregate_size_align(&p.ty)),
                         ..ParamAttrs::default()
                     },
                 };
@@ -295,6 +315,16 @@ fn lower_function(
             let src = lw.b.addrspacecast(AddrSpace::Generic, v);
             let dst = lw.b.addrspacecast(AddrSpace::Generic, copy);
             lw.copy_struct(dst, src, &p.ty);
+            lw.b.def_var(Variable::from_u32(p.local.0), dst);
+            continue;
+        }
+        if p.ty.is_struct() {
+            // A device function's by-value struct: `v` points to the
+            // callee's `.param` copy, which is read-only in PTX; the body
+            // works on a local copy, read from there member by member.
+            let copy = lw.temp_struct(&p.ty);
+            let dst = lw.b.addrspacecast(AddrSpace::Generic, copy);
+            lw.copy_struct(dst, v, &p.ty);
             lw.b.def_var(Variable::from_u32(p.local.0), dst);
             continue;
         }

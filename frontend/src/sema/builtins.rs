@@ -589,8 +589,23 @@ impl Checker {
 /// for these vector types (`sm_32_intrinsics.h`).
 fn is_ldg_vector(ty: &CType) -> bool {
     const NAMES: [&str; 17] = [
-        "char2", "char4", "short2", "short4", "int2", "int4", "longlong2", "uchar2", "uchar4",
-        "ushort2", "ushort4", "uint2", "uint4", "ulonglong2", "float2", "float4", "double2",
+        "char2",
+        "char4",
+        "short2",
+        "short4",
+        "int2",
+        "int4",
+        "longlong2",
+        "uchar2",
+        "uchar4",
+        "ushort2",
+        "ushort4",
+        "uint2",
+        "uint4",
+        "ulonglong2",
+        "float2",
+        "float4",
+        "double2",
     ];
     match ty {
         CType::Struct(def) => {

@@ -324,6 +324,51 @@ impl<'m> Exec<'m> {
                 vec![0; data.size as usize],
             ));
         }
+        // A device function's by-value aggregate parameter points to the
+        // callee's own copy of the bytes (PTX's `.param` array), made here.
+        if func.attrs.kind == crate::ir::FuncKind::Device {
+            for ((abi, &p), &a) in func
+                .signature
+                .params
+                .iter()
+                .zip(func.dfg.block_params(entry))
+                .zip(args)
+            {
+                let Some((size, _)) = abi.attrs.byval else {
+                    continue;
+                };
+                let mut bytes = Vec::with_capacity(size as usize);
+                for i in 0..u64::from(size) {
+                    let b = self
+                        .load(t, AddrSpace::Generic, a.wrapping_add(i), 1)
+                        .map_err(|e| {
+                            raw(
+                                access_fault(&e),
+                                format!("by-value argument of `{}`: {e}", func.name),
+                                caller,
+                                None,
+                            )
+                        })?;
+                    bytes.push(b as u8);
+                }
+                t.local_bytes += u64::from(size);
+                if t.local_bytes > MAX_LOCAL_BYTES || t.local.len() >= memory::MAX_ALLOCS {
+                    return Err(raw(
+                        FaultKind::OutOfMemory,
+                        format!(
+                            "local memory exhausted: the thread needs more than {MAX_LOCAL_BYTES} bytes of stack"
+                        ),
+                        caller,
+                        None,
+                    ));
+                }
+                t.local
+                    .push(Alloc::new(format!("{p} of @{}", func.name), bytes));
+                if let Some(slot) = values.get_mut(p.index()) {
+                    *slot = memory::make_addr(AddrSpace::Local, t.local.len() - 1, 0);
+                }
+            }
+        }
         t.frames.push(Frame {
             func: func_id,
             block: entry,

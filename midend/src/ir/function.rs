@@ -35,7 +35,14 @@ pub struct ParamAttrs {
     /// `__grid_constant__`: the kernel reads the parameter in place (param space).
     pub grid_constant: bool,
     /// Passed by value as an aggregate of this many bytes and this alignment.
+    /// In a device function the parameter points to the callee's own copy
+    /// (PTX passes it as `.param .align A .b8 name[N]`).
     pub byval: Option<(u32, u32)>,
+    /// The address where a device function writes its aggregate result of
+    /// this many bytes and this alignment (C's struct return). The caller
+    /// passes the address of its temporary; PTX returns the bytes in
+    /// `.param .align A .b8 func_retval0[N]`, which the caller copies there.
+    pub sret: Option<(u32, u32)>,
 }
 
 /// One parameter of a signature.

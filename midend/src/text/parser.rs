@@ -357,6 +357,13 @@ fn param(cur: &mut Cursor) -> Result<AbiParam> {
             let align = cur.u32()?;
             cur.expect_punct(')')?;
             p.attrs.byval = Some((size, align));
+        } else if cur.eat_word("sret") {
+            cur.expect_punct('(')?;
+            let size = cur.u32()?;
+            cur.expect_punct(',')?;
+            let align = cur.u32()?;
+            cur.expect_punct(')')?;
+            p.attrs.sret = Some((size, align));
         } else {
             return Ok(p);
         }

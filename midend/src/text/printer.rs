@@ -174,6 +174,9 @@ impl FuncWriter<'_> {
             if let Some((size, align)) = p.attrs.byval {
                 write!(self.out, " byval({size}, {align})")?;
             }
+            if let Some((size, align)) = p.attrs.sret {
+                write!(self.out, " sret({size}, {align})")?;
+            }
         }
         self.out.push(')');
         if !f.signature.returns.is_empty() {

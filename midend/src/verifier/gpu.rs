@@ -121,6 +121,26 @@ fn check_signature(cx: &mut Ctx) {
         if p.attrs.grid_constant && !kernel {
             cx.at_func(format!("grid_constant parameter {k} in a device function"));
         }
+        if let Some((_, align)) = p.attrs.sret {
+            if kernel {
+                cx.at_func(format!("sret parameter {k} in a kernel"));
+            } else if !t.is_ptr() {
+                cx.at_func(format!("sret parameter {k} must be a pointer, got {t}"));
+            }
+            if p.attrs.byval.is_some() {
+                cx.at_func(format!("parameter {k} is both byval and sret"));
+            }
+            if !align.is_power_of_two() {
+                cx.at_func(format!(
+                    "sret parameter {k} alignment {align} is not a power of two"
+                ));
+            }
+            if !func.signature.returns.is_empty() {
+                cx.at_func(format!(
+                    "sret parameter {k} in a function that returns values"
+                ));
+            }
+        }
         if let Some((_, align)) = p.attrs.byval {
             if kernel && t != Type::Ptr(AddrSpace::Param) {
                 cx.at_func(format!(

@@ -144,7 +144,11 @@
 //!   `ptr<param>` in a kernel (`byval parameter K of a kernel must be
 //!   ptr<param>, got T`) and some pointer in a device function (`byval
 //!   parameter K must be a pointer, got T`), with a power-of-two alignment
-//!   (`byval parameter K alignment A is not a power of two`); `restrict` and
+//!   (`byval parameter K alignment A is not a power of two`); an `sret`
+//!   parameter is a pointer of a device function that returns no values
+//!   (`sret parameter K in a kernel`, `sret parameter K must be a pointer,
+//!   got T`, `parameter K is both byval and sret`, `sret parameter K in a
+//!   function that returns values`), with a power-of-two alignment; `restrict` and
 //!   `noalias` parameters are pointers (`restrict parameter K is not a
 //!   pointer`, `noalias parameter K is not a pointer`).
 //! - Stack slots have a power-of-two alignment (`ssN alignment A is not a

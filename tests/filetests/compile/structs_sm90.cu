@@ -55,8 +55,13 @@ extern "C" __global__ void vectors(float4 *a, int2 *b, double2 *d) {
 // check: .const .align 8 .b8 c_part[32] = {0, 0, 128, 63, 0, 0, 0, 64, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 64, 1, 2, 3, 0, 0, 0, 0, 0};
 // check: .shared .align 16 .b8 s_vec[512];
 // check: .global .align 16 .b8 g_d2[16];
-// check: .func mk(
+// check: .func (.param .align 8 .b8 func_retval0[32]) mk(
+// check: st.param.v2.f32 [func_retval0], {
+// check: st.param.f64 [func_retval0+16],
 // check: .func (.param .b32 func_retval0) sum(
+// check: .param .align 8 .b8 sum_param_0[32]
+// check: ld.param.v2.f32 {
+// check: ld.param.f64 %fd1, [sum_param_0+16];
 // check: .entry particles(
 // check: .local .align 8 .b8
 // check: .entry vectors(

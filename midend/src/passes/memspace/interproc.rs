@@ -304,7 +304,14 @@ impl Driver<'_> {
             .params
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.ty == Type::Ptr(AddrSpace::Generic))
+            // A by-value aggregate or a struct result is reached through a
+            // pointer the calling convention makes (the callee's `.param`
+            // copy, the caller's temporary): it keeps its generic type.
+            .filter(|(_, p)| {
+                p.ty == Type::Ptr(AddrSpace::Generic)
+                    && p.attrs.byval.is_none()
+                    && p.attrs.sret.is_none()
+            })
             .map(|(k, _)| k)
             .collect();
         let internal = module.functions[g].attrs.linkage == Linkage::Internal;
