@@ -22,7 +22,14 @@ pub fn write_function(out: &mut String, f: &MFunction) -> Result<(), String> {
     let vis = if f.visible { " visible" } else { "" };
     let _ = writeln!(out, "function {} ({kind}{vis}) {{", f.name);
     for p in &f.params {
-        let _ = writeln!(out, "  param {} {}", p.ty, p.name);
+        match p.bytes {
+            Some((size, align)) => {
+                let _ = writeln!(out, "  param .b8[{size}] align {align} {}", p.name);
+            }
+            None => {
+                let _ = writeln!(out, "  param {} {}", p.ty, p.name);
+            }
+        }
     }
     if let Some(ty) = f.ret {
         let _ = writeln!(out, "  return {ty}");

@@ -158,7 +158,7 @@ impl Isel<'_> {
         };
         let width = [4u32, 2]
             .into_iter()
-            .find(|&w| w * piece <= 16 && w * piece <= align && size % (w * piece) == 0)
+            .find(|&w| w * piece <= 16 && w * piece <= align && size.is_multiple_of(w * piece))
             .unwrap_or(1);
         let step = piece * width;
         let mut off = 0;
