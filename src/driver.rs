@@ -310,11 +310,17 @@ fn render_memspace_report(
                 start: d.span.start,
                 end: d.span.end,
             };
-            match d.severity {
+            let diag = match d.severity {
                 memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
                 memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
-            }
-            .with_note(format!("in function `{}`", d.function))
+            };
+            d.labels
+                .iter()
+                .filter(|(s, _)| !s.is_none())
+                .fold(diag, |diag, (s, text)| {
+                    diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
+                })
+                .with_note(format!("in function `{}`", d.function))
         })
         .collect();
     let mut out = frontend::render_diagnostics(file_name, source, &diags);

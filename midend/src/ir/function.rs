@@ -5,7 +5,7 @@ use super::dfg::DataFlowGraph;
 use super::entities::{AliasScope, Block, Inst, StackSlot, Value};
 use super::instructions::InstData;
 use super::layout::Layout;
-use super::types::Type;
+use super::types::{AddrSpace, Type};
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 /// Kernel entry (`__global__`, PTX `.entry`) or device function (`.func`).
@@ -75,6 +75,12 @@ pub struct FuncAttrs {
     /// `__cluster_dims__(x, y, z)`: the kernel runs in thread-block clusters
     /// of this shape (sm_90 and newer).
     pub cluster_dims: Option<[u32; 3]>,
+    /// The state space memory-space inference proved for each parameter
+    /// (`None` for a parameter that is not a pointer), published after its
+    /// rewrite. It can be narrower than the signature's type: a function
+    /// whose callers are unknown keeps `ptr<generic>` in its signature, but
+    /// its body may have proved more (printed `arg_spaces(global, none)`).
+    pub arg_spaces: Option<Vec<Option<AddrSpace>>>,
 }
 
 impl FuncAttrs {
@@ -86,6 +92,7 @@ impl FuncAttrs {
             restrict_processed: false,
             launch_bounds: None,
             cluster_dims: None,
+            arg_spaces: None,
         }
     }
 }

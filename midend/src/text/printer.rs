@@ -189,6 +189,13 @@ impl FuncWriter<'_> {
         if let Some([x, y, z]) = f.attrs.cluster_dims {
             write!(self.out, " cluster_dims({x}, {y}, {z})")?;
         }
+        if let Some(spaces) = &f.attrs.arg_spaces {
+            let words: Vec<&str> = spaces
+                .iter()
+                .map(|s| s.map_or("none", |s| s.name()))
+                .collect();
+            write!(self.out, " arg_spaces({})", words.join(", "))?;
+        }
         match f.attrs.launch_bounds {
             Some((n, Some(m))) => write!(self.out, " launch_bounds({n}, {m})")?,
             Some((n, None)) => write!(self.out, " launch_bounds({n})")?,
