@@ -36,6 +36,9 @@ pub struct ParamAttrs {
     pub grid_constant: bool,
     /// Passed by value as an aggregate of this many bytes and this alignment.
     pub byval: Option<(u32, u32)>,
+    /// For a by-value aggregate: the byte offsets of its `__restrict__`
+    /// pointer fields (the frontend also sets `restrict` then).
+    pub restrict_fields: Vec<u32>,
 }
 
 /// One parameter of a signature.

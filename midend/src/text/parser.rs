@@ -377,6 +377,15 @@ fn param(cur: &mut Cursor) -> Result<AbiParam> {
             let align = cur.u32()?;
             cur.expect_punct(')')?;
             p.attrs.byval = Some((size, align));
+        } else if cur.eat_word("restrict_fields") {
+            cur.expect_punct('(')?;
+            loop {
+                p.attrs.restrict_fields.push(cur.u32()?);
+                if !cur.eat_punct(',') {
+                    cur.expect_punct(')')?;
+                    break;
+                }
+            }
         } else {
             return Ok(p);
         }

@@ -174,6 +174,15 @@ impl FuncWriter<'_> {
             if let Some((size, align)) = p.attrs.byval {
                 write!(self.out, " byval({size}, {align})")?;
             }
+            if !p.attrs.restrict_fields.is_empty() {
+                let offs: Vec<String> = p
+                    .attrs
+                    .restrict_fields
+                    .iter()
+                    .map(|o| o.to_string())
+                    .collect();
+                write!(self.out, " restrict_fields({})", offs.join(", "))?;
+            }
         }
         self.out.push(')');
         if !f.signature.returns.is_empty() {
