@@ -278,3 +278,154 @@ fn arg_spaces_round_trip_through_the_text_format() {
     );
     assert_eq!(parse_module(&printed).unwrap(), m);
 }
+
+/// cuobjdump, from `$KERNELC_CUOBJDUMP` (which `scripts/test` exports). In CI
+/// it is required; locally a missing one skips the SASS tests loudly.
+fn cuobjdump_or_skip(what: &str) -> Option<PathBuf> {
+    match std::env::var_os("KERNELC_CUOBJDUMP").map(PathBuf::from) {
+        Some(p) if p.is_file() => Some(p),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("cuobjdump is required in CI: set KERNELC_CUOBJDUMP (scripts/test does)")
+        }
+        _ => {
+            eprintln!("SKIPPED (cuobjdump not found; run ./scripts/test to install it): {what}");
+            None
+        }
+    }
+}
+
+/// Per SASS function (`Function : name`), the generic memory instructions:
+/// `LD`, `ST`, `ATOM`, `RED` (a generic address), as opposed to their
+/// global (`LDG`, `STG`, `ATOMG`, `REDG`), shared (`LDS`, `STS`, `ATOMS`,
+/// `LDSM`) and local (`LDL`, `STL`) forms and constant-bank `LDC`.
+fn generic_sass(sass: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut func = String::new();
+    for line in sass.lines() {
+        if let Some(name) = line.trim().strip_prefix("Function : ") {
+            func = name.trim().to_string();
+            continue;
+        }
+        let Some(rest) = line.trim().strip_prefix("/*") else {
+            continue;
+        };
+        let Some((_, inst)) = rest.split_once("*/") else {
+            continue;
+        };
+        let mut words = inst.split_whitespace();
+        let mut op = words.next().unwrap_or("");
+        if op.starts_with('@') {
+            op = words.next().unwrap_or("");
+        }
+        let base = op.split('.').next().unwrap_or("");
+        if matches!(base, "LD" | "ST" | "ATOM" | "RED") {
+            out.push((func.clone(), inst.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// The SASS of `source` compiled by kernelc (with `opts`) and ptxas for sm_90.
+fn sass_of(
+    name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    cuobjdump: &PathBuf,
+) -> (String, String) {
+    let ptxas = common::ptxas_or_skip(name).expect("ptxas is checked before");
+    let out =
+        compile_source_with_messages(name, source, opts).unwrap_or_else(|e| panic!("{name}:\n{e}"));
+    let dir = common::scratch(&format!("sass-{}", name.replace(['/', '.'], "_")));
+    let ptx = dir.join("k.ptx");
+    let cubin = dir.join("k.cubin");
+    std::fs::write(&ptx, &out.output).unwrap();
+    let st = std::process::Command::new(&ptxas)
+        .args(["-arch=sm_90", "-o"])
+        .arg(&cubin)
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{name}: ptxas: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let dump = std::process::Command::new(cuobjdump)
+        .arg("--dump-sass")
+        .arg(&cubin)
+        .output()
+        .unwrap();
+    assert!(dump.status.success(), "{name}: cuobjdump failed");
+    (
+        out.output,
+        String::from_utf8_lossy(&dump.stdout).into_owned(),
+    )
+}
+
+/// The functions a PTX file declares `.visible .func`: originals kept for
+/// callers outside the module, whose pointers stay generic.
+fn external_funcs(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| l.strip_prefix(".visible .func"))
+        .filter_map(|rest| {
+            let rest = rest.trim_start();
+            let rest = if rest.starts_with('(') {
+                rest.split_once(')').map(|(_, r)| r.trim_start())?
+            } else {
+                rest
+            };
+            rest.split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn sass_has_no_generic_memory_instruction_where_the_spaces_are_provable() {
+    let what = "SASS generic-instruction count";
+    if common::ptxas_or_skip(what).is_none() {
+        return;
+    }
+    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+        return;
+    };
+    let mut sources = sources();
+    sources.push(common::root().join("tests/fixtures/memspace/sass_kernels.cu"));
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        ..CompileOptions::default()
+    };
+    for path in sources {
+        let name = path.display().to_string();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let (ptx, sass) = sass_of(&name, &source, &opts, &cuobjdump);
+        assert!(sass.contains("Function : "), "{name}: no SASS:\n{sass}");
+        let external = external_funcs(&ptx);
+        let generic: Vec<_> = generic_sass(&sass)
+            .into_iter()
+            .filter(|(f, _)| !external.contains(f))
+            .collect();
+        assert!(generic.is_empty(), "{name}: generic SASS {generic:?}");
+    }
+}
+
+#[test]
+fn the_sass_count_sees_generic_instructions_when_memspace_is_off() {
+    let what = "SASS generic-instruction count (memspace off)";
+    if common::ptxas_or_skip(what).is_none() {
+        return;
+    }
+    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+        return;
+    };
+    let path = common::root().join("tests/fixtures/memspace/sass_kernels.cu");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        memspace: Some(false),
+        ..CompileOptions::default()
+    };
+    let (_, sass) = sass_of("sass_kernels_off.cu", &source, &opts, &cuobjdump);
+    assert!(!generic_sass(&sass).is_empty(), "{sass}");
+}
