@@ -310,11 +310,17 @@ fn render_memspace_report(
                 start: d.span.start,
                 end: d.span.end,
             };
-            match d.severity {
+            let diag = match d.severity {
                 memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
                 memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
-            }
-            .with_note(format!("in function `{}`", d.function))
+            };
+            d.labels
+                .iter()
+                .filter(|(s, _)| !s.is_none())
+                .fold(diag, |diag, (s, text)| {
+                    diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
+                })
+                .with_note(format!("in function `{}`", d.function))
         })
         .collect();
     let mut out = frontend::render_diagnostics(file_name, source, &diags);
@@ -574,7 +580,20 @@ pub fn run_passes(
         &memspace::Options::default(),
         &mut report,
         after_pass,
-    )
+    )?;
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == memspace::Severity::Error)
+        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CompileError {
+            rendered: errors.concat(),
+        })
+    }
 }
 
 /// [`run_passes`] with the memory-space knobs; the pass's report (its
@@ -611,10 +630,21 @@ pub fn run_passes_ext(
 ) -> Result<(), CompileError> {
     for &name in passes {
         if name == "restrict" {
-            let r =
-                midend::passes::run_restrict(module, rs_opts).map_err(|message| CompileError {
-                    rendered: format!("error: {message}\n"),
-                })?;
+            // Its errors (restrict in a struct) join the memory-space
+            // report, which the caller renders with source spans.
+            let mut r = restrict::Report::default();
+            for func in module.functions.values_mut() {
+                restrict::process_function(func, rs_opts, &mut r);
+            }
+            report
+                .diagnostics
+                .extend(r.diagnostics.into_iter().map(|d| memspace::Diagnostic {
+                    severity: memspace::Severity::Error,
+                    message: d.message,
+                    function: d.function,
+                    span: d.span,
+                    labels: vec![(d.span, d.label)],
+                }));
             rs_out.dump.push_str(&r.dump);
         } else if name == "mark-invariant" {
             midend::passes::mark_invariant::mark_module(module, &mut rs_out.nc_notes);

@@ -106,3 +106,326 @@ fn transcript_and_warnings_are_reported() {
         "the warning points at the source: {m}"
     );
 }
+
+/// The rendered error of compiling `source` (which must fail).
+fn compile_error(name: &str, source: &str) -> String {
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        ..CompileOptions::default()
+    };
+    match compile_source_with_messages(name, source, &opts) {
+        Ok(_) => panic!("{name} compiled, but it must fail"),
+        Err(e) => e.rendered,
+    }
+}
+
+#[test]
+fn a_global_pointer_into_an_mbarrier_is_an_error_with_both_spans() {
+    let source = "__global__ void k(unsigned long long* bar, float* out) {\n\
+                  \x20   unsigned long long* b = bar + 1;\n\
+                  \x20   kernelc_mbarrier_init(b, 1);\n\
+                  \x20   out[0] = 1.0f;\n\
+                  }\n";
+    let e = compile_error("bar.cu", source);
+    assert!(
+        e.contains(
+            "error: operand 0 of `mbarrier_init` must point to shared memory, but it points to global memory"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("bar.cu:3:5"),
+        "the error is at the mbarrier: {e}"
+    );
+    assert!(
+        e.contains("2 │     unsigned long long* b = bar + 1;")
+            && e.contains("the pointer is proved to point to global memory here"),
+        "the label is where the space was proved: {e}"
+    );
+}
+
+#[test]
+fn a_cp_async_to_a_global_destination_is_an_error() {
+    let source = "__global__ void k(float* dst, const float* src) {\n\
+                  \x20   kernelc_cp_async_cg_16(dst, src);\n\
+                  }\n";
+    let e = compile_error("cp.cu", source);
+    assert!(
+        e.contains("error: operand 0 of `cp_async` must point to shared memory, but it points to global memory"),
+        "{e}"
+    );
+    assert!(e.contains("cp.cu:2:5"), "{e}");
+}
+
+#[test]
+fn one_pointer_demanded_in_two_spaces_is_an_error_with_both_spans() {
+    let source = "__device__ void stage(float* p, unsigned long long* q) {\n\
+                  \x20   kernelc_cp_async_cg_16(p, (float*)q);\n\
+                  \x20   kernelc_mbarrier_init(q, 1);\n\
+                  }\n";
+    let e = compile_error("two.cu", source);
+    assert!(
+        e.contains("error: operand 0 of `mbarrier_init` must point to shared memory, but the same pointer must point to global memory for `cp_async`"),
+        "{e}"
+    );
+    assert!(e.contains("two.cu:3:5"), "{e}");
+    assert!(
+        e.contains("`cp_async` needs global memory here (operand 1)"),
+        "the other demand is labelled: {e}"
+    );
+    // The same pointer as both operands of one cp_async.
+    let source = "__device__ void copy_self(float* p) {\n\
+                  \x20   kernelc_cp_async_cg_16(p, p);\n\
+                  }\n";
+    let e = compile_error("self.cu", source);
+    assert!(
+        e.contains("operand 1 of `cp_async` must point to global memory, but the same pointer must point to shared memory for `cp_async`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn backward_refinement_removes_the_generic_accesses_of_a_staging_helper() {
+    // `stage` is external: its signature stays generic, but it always reaches
+    // the cp_async, so its body reads `src` with ld.global.
+    let source = "__device__ __noinline__ float stage(float* dst, const float* src) {\n\
+                  \x20   kernelc_cp_async_cg_16(dst, src);\n\
+                  \x20   kernelc_cp_async_wait_all();\n\
+                  \x20   return src[1];\n\
+                  }\n";
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        ..CompileOptions::default()
+    };
+    let out = compile_source_with_messages("stage.cu", source, &opts).unwrap();
+    assert!(out.output.contains("ld.global.f32"), "{}", out.output);
+    let mut ir_opts = opts.clone();
+    ir_opts.emit = kernelc::driver::Emit::IrOpt;
+    let ir = compile_source_with_messages("stage.cu", source, &ir_opts).unwrap();
+    assert!(
+        ir.output.contains("arg_spaces(shared, global)"),
+        "{}",
+        ir.output
+    );
+}
+
+#[test]
+fn wmma_on_constant_or_local_memory_is_an_error() {
+    let source = "__constant__ float ctile[256];\n\
+                  __global__ void k(float* out) {\n\
+                  \x20   float acc[8];\n\
+                  \x20   float tile[256];\n\
+                  \x20   for (int i = 0; i < 256; i++) tile[i] = out[i];\n\
+                  \x20   kernelc_wmma_load_c_f32_row(acc, ctile, 16);\n\
+                  \x20   kernelc_wmma_store_d_f32_row(tile, acc, 16);\n\
+                  \x20   out[threadIdx.x] = tile[threadIdx.x] + acc[0];\n\
+                  }\n";
+    let e = compile_error("wmma.cu", source);
+    assert!(
+        e.contains("error: Cannot do WMMA on constant memory"),
+        "{e}"
+    );
+    assert!(e.contains("wmma.cu:6:5"), "{e}");
+    assert!(e.contains("error: Cannot do WMMA on local memory"), "{e}");
+    assert!(e.contains("wmma.cu:7:5"), "{e}");
+    assert!(
+        e.contains("the pointer is proved to point to local memory here"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_cli_reports_a_contradiction_with_both_spans() {
+    let dir = common::scratch("memspace-contradiction");
+    let file = dir.join("bar.cu");
+    std::fs::write(
+        &file,
+        "__global__ void k(unsigned long long* bar) {\n    kernelc_mbarrier_init(bar + 2, 1);\n}\n",
+    )
+    .unwrap();
+    let out = common::kernelc(&[file.to_str().unwrap(), "-arch=sm_90", "-o", "/dev/null"]);
+    assert!(!out.status.success());
+    let e = common::stderr(&out);
+    assert!(
+        e.contains("must point to shared memory, but it points to global memory"),
+        "{e}"
+    );
+    assert!(e.contains("bar.cu:2:5"), "{e}");
+}
+
+#[test]
+fn arg_spaces_round_trip_through_the_text_format() {
+    use kernelc::midend::text::{parse_module, write_module, PrintOptions};
+    let text = "device external @f(ptr<generic>, i32, ptr<generic>) arg_spaces(shared, none, shared::cluster) {\n\
+                block0(v0: ptr<generic>, v1: i32, v2: ptr<generic>):\n\
+                \x20   return\n\
+                }\n";
+    let m = parse_module(text).unwrap();
+    let f = m.functions.values().next().unwrap();
+    use kernelc::midend::ir::AddrSpace;
+    assert_eq!(
+        f.attrs.arg_spaces,
+        Some(vec![
+            Some(AddrSpace::Shared),
+            None,
+            Some(AddrSpace::SharedCluster)
+        ])
+    );
+    let printed = write_module(&m, PrintOptions::default());
+    assert!(
+        printed.contains("arg_spaces(shared, none, shared::cluster) {"),
+        "{printed}"
+    );
+    assert_eq!(parse_module(&printed).unwrap(), m);
+}
+
+/// cuobjdump, from `$KERNELC_CUOBJDUMP` (which `scripts/test` exports). In CI
+/// it is required; locally a missing one skips the SASS tests loudly.
+fn cuobjdump_or_skip(what: &str) -> Option<PathBuf> {
+    match std::env::var_os("KERNELC_CUOBJDUMP").map(PathBuf::from) {
+        Some(p) if p.is_file() => Some(p),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("cuobjdump is required in CI: set KERNELC_CUOBJDUMP (scripts/test does)")
+        }
+        _ => {
+            eprintln!("SKIPPED (cuobjdump not found; run ./scripts/test to install it): {what}");
+            None
+        }
+    }
+}
+
+/// Per SASS function (`Function : name`), the generic memory instructions:
+/// `LD`, `ST`, `ATOM`, `RED` (a generic address), as opposed to their
+/// global (`LDG`, `STG`, `ATOMG`, `REDG`), shared (`LDS`, `STS`, `ATOMS`,
+/// `LDSM`) and local (`LDL`, `STL`) forms and constant-bank `LDC`.
+fn generic_sass(sass: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut func = String::new();
+    for line in sass.lines() {
+        if let Some(name) = line.trim().strip_prefix("Function : ") {
+            func = name.trim().to_string();
+            continue;
+        }
+        let Some(rest) = line.trim().strip_prefix("/*") else {
+            continue;
+        };
+        let Some((_, inst)) = rest.split_once("*/") else {
+            continue;
+        };
+        let mut words = inst.split_whitespace();
+        let mut op = words.next().unwrap_or("");
+        if op.starts_with('@') {
+            op = words.next().unwrap_or("");
+        }
+        let base = op.split('.').next().unwrap_or("");
+        if matches!(base, "LD" | "ST" | "ATOM" | "RED") {
+            out.push((func.clone(), inst.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// The SASS of `source` compiled by kernelc (with `opts`) and ptxas for sm_90.
+fn sass_of(
+    name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    cuobjdump: &PathBuf,
+) -> (String, String) {
+    let ptxas = common::ptxas_or_skip(name).expect("ptxas is checked before");
+    let out =
+        compile_source_with_messages(name, source, opts).unwrap_or_else(|e| panic!("{name}:\n{e}"));
+    let dir = common::scratch(&format!("sass-{}", name.replace(['/', '.'], "_")));
+    let ptx = dir.join("k.ptx");
+    let cubin = dir.join("k.cubin");
+    std::fs::write(&ptx, &out.output).unwrap();
+    let st = std::process::Command::new(&ptxas)
+        .args(["-arch=sm_90", "-o"])
+        .arg(&cubin)
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{name}: ptxas: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let dump = std::process::Command::new(cuobjdump)
+        .arg("--dump-sass")
+        .arg(&cubin)
+        .output()
+        .unwrap();
+    assert!(dump.status.success(), "{name}: cuobjdump failed");
+    (
+        out.output,
+        String::from_utf8_lossy(&dump.stdout).into_owned(),
+    )
+}
+
+/// The functions a PTX file declares `.visible .func`: originals kept for
+/// callers outside the module, whose pointers stay generic.
+fn external_funcs(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| l.strip_prefix(".visible .func"))
+        .filter_map(|rest| {
+            let rest = rest.trim_start();
+            let rest = if rest.starts_with('(') {
+                rest.split_once(')').map(|(_, r)| r.trim_start())?
+            } else {
+                rest
+            };
+            rest.split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn sass_has_no_generic_memory_instruction_where_the_spaces_are_provable() {
+    let what = "SASS generic-instruction count";
+    if common::ptxas_or_skip(what).is_none() {
+        return;
+    }
+    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+        return;
+    };
+    let mut sources = sources();
+    sources.push(common::root().join("tests/fixtures/memspace/sass_kernels.cu"));
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        ..CompileOptions::default()
+    };
+    for path in sources {
+        let name = path.display().to_string();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let (ptx, sass) = sass_of(&name, &source, &opts, &cuobjdump);
+        assert!(sass.contains("Function : "), "{name}: no SASS:\n{sass}");
+        let external = external_funcs(&ptx);
+        let generic: Vec<_> = generic_sass(&sass)
+            .into_iter()
+            .filter(|(f, _)| !external.contains(f))
+            .collect();
+        assert!(generic.is_empty(), "{name}: generic SASS {generic:?}");
+    }
+}
+
+#[test]
+fn the_sass_count_sees_generic_instructions_when_memspace_is_off() {
+    let what = "SASS generic-instruction count (memspace off)";
+    if common::ptxas_or_skip(what).is_none() {
+        return;
+    }
+    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+        return;
+    };
+    let path = common::root().join("tests/fixtures/memspace/sass_kernels.cu");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let opts = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        memspace: Some(false),
+        ..CompileOptions::default()
+    };
+    let (_, sass) = sass_of("sass_kernels_off.cu", &source, &opts, &cuobjdump);
+    assert!(!generic_sass(&sass).is_empty(), "{sass}");
+}

@@ -185,3 +185,153 @@ fn restrict_in_an_aggregate_is_refused_unless_allowed() {
     assert!(text.contains("alias_scope \"arg0.field\""), "{text}");
     assert!(text.contains("v3 = load.f32 v2 scopes(scope0)"), "{text}");
 }
+
+const STRUCT_SOURCE: &str = "\
+struct Args { const float* __restrict__ x; float* __restrict__ y; int n; };
+__global__ void k(Args a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.n) a.y[i] = a.x[i] * 2.0f;
+}
+";
+
+#[test]
+fn restrict_in_a_struct_from_source_needs_the_knob() {
+    let err = driver::compile_source("args.cu", STRUCT_SOURCE, &CompileOptions::default())
+        .unwrap_err()
+        .rendered;
+    assert!(
+        err.contains("error: function contains restrict keyword in struct"),
+        "{err}"
+    );
+    assert!(
+        err.contains("args.cu:4:13"),
+        "the first read of the struct: {err}"
+    );
+    let opts = CompileOptions {
+        restrict_opts: restrict::Options {
+            allow_in_struct: true,
+            ..restrict::Options::default()
+        },
+        ..CompileOptions::default()
+    };
+    let ptx = driver::compile_source("args.cu", STRUCT_SOURCE, &opts).unwrap();
+    // Read in place from param space: no copy to local memory, and the
+    // pointer fields keep their global provenance and their restrict.
+    assert!(!ptx.contains(".local"), "{ptx}");
+    assert!(ptx.contains("ld.param.u64"), "{ptx}");
+    assert_eq!(ptx.matches("ld.global.nc.f32").count(), 1, "{ptx}");
+    assert!(ptx.contains("st.global.f32"), "{ptx}");
+    let ir_opts = CompileOptions {
+        emit: Emit::IrOpt,
+        ..opts.clone()
+    };
+    let ir = driver::compile_source("args.cu", STRUCT_SOURCE, &ir_opts).unwrap();
+    assert!(
+        ir.contains("restrict byval(24, 8) restrict_fields(0, 8)"),
+        "{ir}"
+    );
+    assert!(ir.contains("alias_scope \"arg0.field0\""), "{ir}");
+    assert!(ir.contains("alias_scope \"arg0.field8\""), "{ir}");
+}
+
+#[test]
+fn restrict_in_a_struct_is_idempotent() {
+    let opts = CompileOptions {
+        emit: Emit::Ir,
+        ..CompileOptions::default()
+    };
+    let text = driver::compile_source("args.cu", STRUCT_SOURCE, &opts).unwrap();
+    let mut once = kernelc::midend::text::parse_module(&text).unwrap();
+    let ms = kernelc::midend::passes::memspace::Options::default();
+    let rs = restrict::Options {
+        allow_in_struct: true,
+        ..restrict::Options::default()
+    };
+    let mut report = Default::default();
+    let mut out = Default::default();
+    driver::run_passes_ext(
+        &mut once,
+        &["memspace", "restrict"],
+        &ms,
+        &rs,
+        &mut report,
+        &mut out,
+        |_, _| {},
+    )
+    .unwrap();
+    let mut twice = once.clone();
+    driver::run_passes_ext(
+        &mut twice,
+        &["restrict"],
+        &ms,
+        &rs,
+        &mut report,
+        &mut out,
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(once, twice);
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+/// A struct parameter read in place and one that the kernel writes (so it
+/// is copied to local memory first) give the same results, with and
+/// without optimization.
+#[test]
+fn struct_parameters_read_in_place_compute_the_same_results() {
+    let in_place = "struct P { float a; int n; float s; };\n\
+        __global__ void k(P p, float* out) {\n\
+            int i = threadIdx.x;\n\
+            if (i < p.n) out[i] = p.a * i + p.s;\n\
+        }\n";
+    let copied = "struct P { float a; int n; float s; };\n\
+        __global__ void k(P p, float* out) {\n\
+            int i = threadIdx.x;\n\
+            p.s = p.s + 0.0f;\n\
+            if (i < p.n) out[i] = p.a * i + p.s;\n\
+        }\n";
+    let mut bytes = Vec::new();
+    bytes.extend(1.5f32.to_le_bytes());
+    bytes.extend(20i32.to_le_bytes());
+    bytes.extend(0.25f32.to_le_bytes());
+    let mut results = Vec::new();
+    for (src, level) in [(in_place, 0), (in_place, 3), (copied, 0), (copied, 3)] {
+        let opts = CompileOptions {
+            emit: Emit::Ir,
+            opt_level: level,
+            ..CompileOptions::default()
+        };
+        let text = driver::compile_source("p.cu", src, &opts).unwrap();
+        let mut module = kernelc::midend::text::parse_module(&text).unwrap();
+        if level > 0 {
+            driver::optimize(&mut module, level).unwrap();
+        }
+        if src == in_place {
+            assert!(!text.contains("stack"), "read in place: {text}");
+        }
+        let args = [
+            KernelArg::Buffer(bytes.clone()),
+            KernelArg::Buffer(vec![0; 32 * 4]),
+        ];
+        let config = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..LaunchConfig::default()
+        };
+        let out = interp::run_kernel(&module, "k", &args, &config).unwrap();
+        results.push(out.buffers[1].clone().unwrap());
+    }
+    let expect: Vec<u8> = (0..32)
+        .flat_map(|i| {
+            let v = if i < 20 {
+                1.5f32 * i as f32 + 0.25
+            } else {
+                0.0
+            };
+            v.to_le_bytes()
+        })
+        .collect();
+    for r in &results {
+        assert_eq!(r, &expect);
+    }
+}

@@ -754,6 +754,7 @@ fn random_signature(r: &mut Rng) -> Signature {
                 grid_constant: r.chance(20),
                 byval: r.chance(20).then(|| (r.below(64) as u32, 1 << r.below(5))),
                 sret: r.chance(10).then(|| (r.below(64) as u32, 1 << r.below(5))),
+                restrict_fields: (0..r.below(3)).map(|k| 8 * k as u32).collect(),
             },
         })
         .collect();

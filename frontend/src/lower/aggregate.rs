@@ -23,7 +23,7 @@
 //! copies to a local at entry.
 
 use super::FunctionLowerer;
-use crate::typed::Expr;
+use crate::typed::{Block, Expr, ExprKind, LocalId, Place, Stmt, StmtKind};
 use crate::types::{leaf_count, scalar_leaves, CType};
 
 /// The most scalars one struct copy may move: each is a load and a store,
@@ -141,5 +141,188 @@ impl FunctionLowerer<'_, '_> {
             self.store_value(p, v, &e.ty);
         }
         tmp
+    }
+}
+
+/// Whether a kernel may read its struct parameter `local` where the host put
+/// it (param space) instead of copying it to local memory first: the body
+/// never writes the struct or a member of it, never takes its address or a
+/// member's (an array member decays to an address, so it counts), and never
+/// picks it in a `?:` (whose arms must share one pointer type). Reading a
+/// member, copying the whole struct, and passing it by value all read the
+/// param space directly.
+pub(crate) fn struct_param_read_only(body: &Block, local: LocalId) -> bool {
+    let mut ok = true;
+    for s in &body.stmts {
+        scan_stmt(s, local, &mut ok);
+    }
+    ok
+}
+
+/// Whether `e` designates (part of) the struct `local`: the local itself or
+/// a chain of members of it.
+fn rooted_at(e: &Expr, local: LocalId) -> bool {
+    match &e.kind {
+        ExprKind::Local(l) => *l == local,
+        ExprKind::Field { base, .. } => rooted_at(base, local),
+        _ => false,
+    }
+}
+
+fn place_rooted_at(p: &Place, local: LocalId) -> bool {
+    match p {
+        Place::Local(l) => *l == local,
+        Place::Field { base, .. } => rooted_at(base, local),
+        _ => false,
+    }
+}
+
+fn scan_stmt(s: &Stmt, local: LocalId, ok: &mut bool) {
+    let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
+    match &s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => ex(e, ok),
+        StmtKind::Decl { init, list, .. } => {
+            init.iter().for_each(|e| ex(e, ok));
+            list.iter().flatten().for_each(|(_, e)| ex(e, ok));
+        }
+        StmtKind::Block(b) | StmtKind::Switch { body: b, .. } => {
+            if let StmtKind::Switch { cond, .. } = &s.kind {
+                ex(cond, ok);
+            }
+            b.stmts.iter().for_each(|s| scan_stmt(s, local, ok));
+        }
+        StmtKind::If { cond, then, els } => {
+            ex(cond, ok);
+            scan_stmt(then, local, ok);
+            if let Some(e) = els {
+                scan_stmt(e, local, ok);
+            }
+        }
+        StmtKind::While { cond, body, .. } | StmtKind::DoWhile { body, cond, .. } => {
+            ex(cond, ok);
+            scan_stmt(body, local, ok);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } => {
+            init.iter().for_each(|s| scan_stmt(s, local, ok));
+            cond.iter().chain(step.iter()).for_each(|e| ex(e, ok));
+            scan_stmt(body, local, ok);
+        }
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty
+        | StmtKind::Label(_) => {}
+    }
+}
+
+fn scan_place(p: &Place, local: LocalId, ok: &mut bool) {
+    match p {
+        Place::Local(_) | Place::Global(_) => {}
+        Place::Deref(e) | Place::Field { base: e, .. } => scan_expr(e, local, ok),
+        Place::Index { base, index, .. } => {
+            scan_expr(base, local, ok);
+            scan_expr(index, local, ok);
+        }
+    }
+}
+
+fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
+    if !*ok {
+        return;
+    }
+    let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
+    match &e.kind {
+        ExprKind::Assign { target, value, .. } => {
+            if place_rooted_at(target, local) {
+                *ok = false;
+            }
+            scan_place(target, local, ok);
+            ex(value, ok);
+        }
+        ExprKind::IncDec {
+            target, new_value, ..
+        } => {
+            if place_rooted_at(target, local) {
+                *ok = false;
+            }
+            scan_place(target, local, ok);
+            ex(new_value, ok);
+        }
+        ExprKind::AddrOf(p) => {
+            if place_rooted_at(p, local) {
+                *ok = false;
+            }
+            scan_place(p, local, ok);
+        }
+        ExprKind::Ternary { cond, then, els } => {
+            if e.ty.is_struct() && (rooted_at(then, local) || rooted_at(els, local)) {
+                *ok = false;
+            }
+            ex(cond, ok);
+            ex(then, ok);
+            ex(els, ok);
+        }
+        ExprKind::Unary { operand: a, .. }
+        | ExprKind::Not(a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::Deref(a)
+        | ExprKind::Field { base: a, .. } => ex(a, ok),
+        ExprKind::StructLit(fields) => fields.iter().for_each(|(_, e)| ex(e, ok)),
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Compare { lhs, rhs, .. }
+        | ExprKind::Logical { lhs, rhs, .. }
+        | ExprKind::Comma { lhs, rhs }
+        | ExprKind::PtrDiff { lhs, rhs, .. } => {
+            ex(lhs, ok);
+            ex(rhs, ok);
+        }
+        ExprKind::Index { base, index, .. } => {
+            ex(base, ok);
+            ex(index, ok);
+        }
+        ExprKind::PtrAdd { ptr, offset, .. } | ExprKind::PtrSub { ptr, offset, .. } => {
+            ex(ptr, ok);
+            ex(offset, ok);
+        }
+        ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
+            args.iter().for_each(|a| ex(a, ok))
+        }
+        ExprKind::IntConst(_)
+        | ExprKind::FloatConst(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Builtin(..)
+        | ExprKind::TargetValue
+        | ExprKind::SyncThreads => {}
+    }
+}
+
+/// The byte offsets of the `__restrict__` pointers inside a struct (nested
+/// structs and arrays of structs included), for restrict processing.
+pub(crate) fn restrict_field_offsets(ty: &CType, base: u64, out: &mut Vec<u32>) {
+    match ty {
+        CType::Struct(def) => {
+            for f in &def.fields {
+                restrict_field_offsets(&f.ty, base + f.offset, out);
+            }
+        }
+        CType::Array { elem, len: Some(n) } => {
+            let size = elem.size().unwrap_or(0);
+            for k in 0..(*n).min(64) {
+                restrict_field_offsets(elem, base + k * size, out);
+            }
+        }
+        CType::Pointer { restrict: true, .. } => {
+            if let Ok(off) = u32::try_from(base) {
+                out.push(off);
+            }
+        }
+        _ => {}
     }
 }

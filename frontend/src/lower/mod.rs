@@ -178,10 +178,16 @@ fn signature_of(f: &typed::Function) -> Signature {
             // A kernel's struct parameter is an aggregate in `.param` space;
             // the value the kernel receives is its address there.
             if f.is_kernel && p.ty.is_struct() {
+                // `__restrict__` pointer fields: the aggregate is marked
+                // `restrict`, with their offsets for restrict processing.
+                let mut restrict_fields = Vec::new();
+                aggregate::restrict_field_offsets(&p.ty, 0, &mut restrict_fields);
                 return AbiParam {
                     ty: Type::Ptr(AddrSpace::Param),
                     attrs: ParamAttrs {
                         byval: Some(aggregate_size_align(&p.ty)),
+                        restrict: !restrict_fields.is_empty(),
+                        restrict_fields,
                         ..ParamAttrs::default()
                     },
                 };
@@ -277,8 +283,16 @@ fn lower_function(
         .collect();
     let mut b = FunctionBuilder::new(func);
     let mut var_types = Vec::new();
+    // A kernel's struct parameter that the body only reads is used where the
+    // host put it: its variable is the `ptr<param>` itself, so member reads
+    // are `ld.param` and a pointer member keeps the provenance of a kernel
+    // argument (global, and its `__restrict__`).
+    let in_place = |p: &typed::Param| {
+        f.is_kernel && p.ty.is_struct() && aggregate::struct_param_read_only(&f.body, p.local)
+    };
     for (i, local) in f.locals.iter().enumerate() {
         let ty = match f.params.get(i) {
+            Some(p) if local.is_param && in_place(p) => Type::Ptr(AddrSpace::Param),
             Some(p) if local.is_param => param_var_type(f, p),
             _ => value_type(&local.ty),
         };
@@ -307,10 +321,14 @@ fn lower_function(
         lw.sret = Some(params.remove(0));
     }
     for (p, v) in f.params.iter().zip(params) {
+        if in_place(p) {
+            lw.b.def_var(Variable::from_u32(p.local.0), v);
+            continue;
+        }
         if f.is_kernel && p.ty.is_struct() {
             // Kernel parameters are read-only in PTX but a C function may
-            // change its copy: the kernel works on a local copy (reading
-            // it in place when it is never written is a later optimization).
+            // change its copy, or take its address: then the kernel works on
+            // a local copy.
             let copy = lw.temp_struct(&p.ty);
             let src = lw.b.addrspacecast(AddrSpace::Generic, v);
             let dst = lw.b.addrspacecast(AddrSpace::Generic, copy);

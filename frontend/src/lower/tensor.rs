@@ -65,6 +65,20 @@ impl FunctionLowerer<'_, '_> {
         if let AccelOp::CpAsyncWait { .. } = op {
             operands.clear();
         }
+        // A pointer of a space the operation does not admit (a `__constant__`
+        // tile, a local array) goes in as generic: memory-space inference
+        // proves its space again and reports it with the seeds' wording
+        // (`Cannot do WMMA on local memory`), where lowering cannot.
+        for (k, kind) in op.operand_kinds().into_iter().enumerate() {
+            let (midend::ir::OperandKind::Ptr(allowed), Some(&v)) = (kind, operands.get(k)) else {
+                continue;
+            };
+            if let Type::Ptr(s) = self.b.func.dfg.value_type(v) {
+                if !allowed.contains(&s) {
+                    operands[k] = self.b.addrspacecast(midend::ir::AddrSpace::Generic, v);
+                }
+            }
+        }
         let results = self.b.accel(op, operands);
         if let Some(k) = out_param {
             let slots = self.fragment_slots(values[k], results.len());

@@ -5,7 +5,7 @@ use super::dfg::DataFlowGraph;
 use super::entities::{AliasScope, Block, Inst, StackSlot, Value};
 use super::instructions::InstData;
 use super::layout::Layout;
-use super::types::Type;
+use super::types::{AddrSpace, Type};
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 /// Kernel entry (`__global__`, PTX `.entry`) or device function (`.func`).
@@ -43,6 +43,9 @@ pub struct ParamAttrs {
     /// passes the address of its temporary; PTX returns the bytes in
     /// `.param .align A .b8 func_retval0[N]`, which the caller copies there.
     pub sret: Option<(u32, u32)>,
+    /// For a by-value aggregate: the byte offsets of its `__restrict__`
+    /// pointer fields (the frontend also sets `restrict` then).
+    pub restrict_fields: Vec<u32>,
 }
 
 /// One parameter of a signature.
@@ -82,6 +85,12 @@ pub struct FuncAttrs {
     /// `__cluster_dims__(x, y, z)`: the kernel runs in thread-block clusters
     /// of this shape (sm_90 and newer).
     pub cluster_dims: Option<[u32; 3]>,
+    /// The state space memory-space inference proved for each parameter
+    /// (`None` for a parameter that is not a pointer), published after its
+    /// rewrite. It can be narrower than the signature's type: a function
+    /// whose callers are unknown keeps `ptr<generic>` in its signature, but
+    /// its body may have proved more (printed `arg_spaces(global, none)`).
+    pub arg_spaces: Option<Vec<Option<AddrSpace>>>,
 }
 
 impl FuncAttrs {
@@ -93,6 +102,7 @@ impl FuncAttrs {
             restrict_processed: false,
             launch_bounds: None,
             cluster_dims: None,
+            arg_spaces: None,
         }
     }
 }

@@ -61,6 +61,8 @@ pub struct Diagnostic {
     pub message: String,
     pub function: String,
     pub span: SourceSpan,
+    /// What the span shows.
+    pub label: String,
 }
 
 /// What the pass has to say besides the rewritten functions.
@@ -105,10 +107,24 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
             if opts.allow_in_struct {
                 struct_roots.insert(n as u32);
             } else {
+                // Point at the first read of the aggregate, if any.
+                let span = func
+                    .layout
+                    .insts()
+                    .map(|(_, i)| i)
+                    .find(|&i| {
+                        matches!(func.dfg.insts[i], InstData::Load { ptr, .. }
+                            if prov.roots_of(func, ptr).iter().eq([&Root::Param(n as u32)]))
+                    })
+                    .map(|i| func.spans[i])
+                    .unwrap_or_default();
                 report.diagnostics.push(Diagnostic {
-                    message: format!("{RESTRICT_IN_STRUCT} (parameter {n})"),
+                    message: RESTRICT_IN_STRUCT.to_string(),
                     function: func.name.clone(),
-                    span: SourceSpan::default(),
+                    span,
+                    label: format!(
+                        "parameter {n} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
+                    ),
                 });
             }
             continue;
@@ -147,10 +163,21 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
             let key = if roots.len() == 1
                 && matches!(roots.first(), Some(Root::Param(n)) if struct_roots.contains(n))
             {
-                let Some(Root::Param(n)) = roots.first() else {
+                let Some(&Root::Param(n)) = roots.first() else {
                     continue;
                 };
-                format!("arg{n}.field")
+                let fields = &func.signature.params[n as usize].attrs.restrict_fields;
+                if fields.is_empty() {
+                    // IR that does not say which fields: every pointer
+                    // loaded from the aggregate shares one scope.
+                    format!("arg{n}.field")
+                } else {
+                    // Only the `__restrict__` fields, each its own scope.
+                    match const_offset(func, ptr) {
+                        Some(off) if fields.contains(&off) => format!("arg{n}.field{off}"),
+                        _ => continue,
+                    }
+                }
             } else if opts.multi_level && roots.iter().all(|r| scope_of.contains_key(r)) {
                 let names: Vec<String> = roots
                     .iter()
@@ -240,6 +267,40 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
     func.attrs.restrict_processed = true;
     report.changed |= changed;
     true
+}
+
+/// The constant byte offset of `ptr` from the entry parameter it is derived
+/// from through `ptroffset`s of constants, if it is.
+fn const_offset(func: &Function, ptr: crate::ir::Value) -> Option<u32> {
+    use crate::ir::{Opcode, ValueDef};
+    let dfg = &func.dfg;
+    let mut v = dfg.resolve_aliases(ptr);
+    let mut off: i64 = 0;
+    for _ in 0..64 {
+        match dfg.value_def(v) {
+            ValueDef::Param(b, _) if Some(b) == func.entry_block() => {
+                return u32::try_from(off).ok();
+            }
+            ValueDef::Result(i, 0) => match dfg.insts[i] {
+                InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    args: [p, k],
+                } => {
+                    let ValueDef::Result(ki, 0) = dfg.value_def(dfg.resolve_aliases(k)) else {
+                        return None;
+                    };
+                    let InstData::Iconst { imm, .. } = dfg.insts[ki] else {
+                        return None;
+                    };
+                    off = off.checked_add(imm)?;
+                    v = dfg.resolve_aliases(p);
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// `load v3` / `store v5` with the result, for the dump.

@@ -329,6 +329,26 @@ fn header(cur: &mut Cursor) -> Result<Header> {
             let z = cur.u32()?;
             cur.expect_punct(')')?;
             attrs.cluster_dims = Some([x, y, z]);
+        } else if cur.eat_word("arg_spaces") {
+            cur.expect_punct('(')?;
+            let mut spaces = Vec::new();
+            if !cur.eat_punct(')') {
+                loop {
+                    let (w, loc) = cur.word("an address space or 'none'")?;
+                    spaces.push(match w {
+                        "none" => None,
+                        w => Some(
+                            w.parse::<AddrSpace>()
+                                .or_else(|_| error(loc, format!("unknown address space '{w}'")))?,
+                        ),
+                    });
+                    if !cur.eat_punct(',') {
+                        cur.expect_punct(')')?;
+                        break;
+                    }
+                }
+            }
+            attrs.arg_spaces = Some(spaces);
         } else {
             break;
         }
@@ -364,6 +384,15 @@ fn param(cur: &mut Cursor) -> Result<AbiParam> {
             let align = cur.u32()?;
             cur.expect_punct(')')?;
             p.attrs.sret = Some((size, align));
+        } else if cur.eat_word("restrict_fields") {
+            cur.expect_punct('(')?;
+            loop {
+                p.attrs.restrict_fields.push(cur.u32()?);
+                if !cur.eat_punct(',') {
+                    cur.expect_punct(')')?;
+                    break;
+                }
+            }
         } else {
             return Ok(p);
         }

@@ -177,6 +177,15 @@ impl FuncWriter<'_> {
             if let Some((size, align)) = p.attrs.sret {
                 write!(self.out, " sret({size}, {align})")?;
             }
+            if !p.attrs.restrict_fields.is_empty() {
+                let offs: Vec<String> = p
+                    .attrs
+                    .restrict_fields
+                    .iter()
+                    .map(|o| o.to_string())
+                    .collect();
+                write!(self.out, " restrict_fields({})", offs.join(", "))?;
+            }
         }
         self.out.push(')');
         if !f.signature.returns.is_empty() {
@@ -191,6 +200,13 @@ impl FuncWriter<'_> {
         }
         if let Some([x, y, z]) = f.attrs.cluster_dims {
             write!(self.out, " cluster_dims({x}, {y}, {z})")?;
+        }
+        if let Some(spaces) = &f.attrs.arg_spaces {
+            let words: Vec<&str> = spaces
+                .iter()
+                .map(|s| s.map_or("none", |s| s.name()))
+                .collect();
+            write!(self.out, " arg_spaces({})", words.join(", "))?;
         }
         match f.attrs.launch_bounds {
             Some((n, Some(m))) => write!(self.out, " launch_bounds({n}, {m})")?,

@@ -14,8 +14,11 @@
 
 use super::lattice::Space;
 use super::Options;
-use crate::ir::{AddrSpace, FuncId, Function, InstData, Opcode, Type, Value, ValueDef};
+use crate::ir::{
+    AddrSpace, Block, FuncId, Function, Inst, InstData, Opcode, OperandKind, Type, Value, ValueDef,
+};
 use cranelift_entity::SecondaryMap;
+use std::collections::BTreeMap;
 
 /// Why a value ended with its element: the last step that changed it. The
 /// chain of `Derived`/`Cast` links read backwards is the value's provenance.
@@ -40,6 +43,22 @@ pub enum Why {
     CallResult(FuncId),
     /// Assumed from a knob; the text says which.
     Assumed(&'static str),
+    /// Refined backwards: this instruction admits only one state space for
+    /// an operand derived from the value, and it runs whenever the value
+    /// is made (see [`Demand`]).
+    Demanded(Inst),
+}
+
+/// A backward refinement: operand `operand` of `inst` admits only `space`
+/// (`cp_async`'s source must be global, its destination shared, an
+/// mbarrier shared, ...), and `root` is where the operand's generic value
+/// came from, through pointer offsets only.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Demand {
+    pub inst: Inst,
+    pub operand: usize,
+    pub space: AddrSpace,
+    pub root: Value,
 }
 
 /// The result of the walker for one function.
@@ -53,6 +72,11 @@ pub struct Analysis {
     /// `--param-always-point-to-global`) rather than a proof. Run-time space
     /// tests (`is_space`) are not folded on assumptions.
     pub assumed: SecondaryMap<Value, bool>,
+    /// The backward refinements that were applied, in layout order.
+    pub demands: Vec<Demand>,
+    /// Two instructions that demand different spaces of the same root:
+    /// the program is wrong (the first demand was applied, not the second).
+    pub conflicts: Vec<(Demand, Demand)>,
 }
 
 impl Analysis {
@@ -95,8 +119,164 @@ fn int_source(func: &Function, mut v: Value) -> Option<Value> {
     None
 }
 
-/// Runs the walker over `func` to a fixed point.
+/// Runs the walker over `func` to a fixed point, with the backward
+/// refinements of the instructions that admit only one space: the forward
+/// walk runs, the demands it leaves unmet become seeds of their roots, and
+/// the walk runs again until no new demand applies (each round adds at
+/// least one root, so this ends).
 pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis {
+    let mut refined: BTreeMap<Value, Demand> = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    loop {
+        let mut a = forward(func, boundary, opts, &refined);
+        let mut new = false;
+        for d in demands(func, &a) {
+            match refined.get(&d.root) {
+                Some(first) if first.space != d.space => {
+                    if !conflicts.contains(&(*first, d)) {
+                        conflicts.push((*first, d));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    refined.insert(d.root, d);
+                    new = true;
+                }
+            }
+        }
+        if !new {
+            let mut ds: Vec<Demand> = refined.into_values().collect();
+            ds.sort_by_key(|d| (d.inst, d.operand));
+            a.demands = ds;
+            a.conflicts = conflicts;
+            return a;
+        }
+    }
+}
+
+/// The only concrete space an accel operand of this kind admits, if there
+/// is exactly one.
+pub fn single_space(kind: OperandKind) -> Option<AddrSpace> {
+    let OperandKind::Ptr(allowed) = kind else {
+        return None;
+    };
+    let mut concrete = allowed.iter().copied().filter(|&s| s != AddrSpace::Generic);
+    match (concrete.next(), concrete.next()) {
+        (Some(s), None) => Some(s),
+        _ => None,
+    }
+}
+
+/// Whether every path from the start of `from` to the end of the function
+/// passes through `through` (a return, a trap or a block without
+/// successors ends a path).
+fn always_passes(func: &Function, from: Block, through: Block) -> bool {
+    let mut seen = vec![from];
+    let mut stack = vec![from];
+    while let Some(b) = stack.pop() {
+        if b == through {
+            continue;
+        }
+        let succs = func.successors(b);
+        if succs.is_empty() {
+            return false;
+        }
+        for s in succs {
+            if !seen.contains(&s) {
+                seen.push(s);
+                stack.push(s);
+            }
+        }
+    }
+    true
+}
+
+/// The unmet demands of `func` under the analysis `a`: generic operands of
+/// single-space instructions whose root may be refined. A root may be
+/// refined when the instruction runs every time the root is made: a
+/// parameter whose function always reaches the instruction, or a value
+/// (loaded, made from an integer, returned by a call) made earlier in the
+/// instruction's own block. A root whose space is the meet of two spaces
+/// is not refined: some path may bring the other space.
+fn demands(func: &Function, a: &Analysis) -> Vec<Demand> {
+    let dfg = &func.dfg;
+    let mut out = Vec::new();
+    for (block, inst) in func.layout.insts() {
+        let InstData::Accel { op, args } = &dfg.insts[inst] else {
+            continue;
+        };
+        for (k, kind) in op.operand_kinds().into_iter().enumerate() {
+            let Some(space) = single_space(kind) else {
+                continue;
+            };
+            let Some(&arg) = args.get(k) else { continue };
+            let mut v = dfg.resolve_aliases(arg);
+            if dfg.value_type(v) != Type::Ptr(AddrSpace::Generic) {
+                continue;
+            }
+            if a.space[v].concrete().is_some() {
+                continue;
+            }
+            // Back through pointer offsets to the root.
+            let mut steps = 0;
+            while let ValueDef::Result(i, 0) = dfg.value_def(v) {
+                match dfg.insts[i] {
+                    InstData::Binary {
+                        opcode: Opcode::PtrOffset,
+                        args: [p, _],
+                    } if steps < 64 => {
+                        v = dfg.resolve_aliases(p);
+                        steps += 1;
+                    }
+                    _ => break,
+                }
+            }
+            if matches!(a.why[v], Why::Met(..)) {
+                continue;
+            }
+            let applies = match dfg.value_def(v) {
+                ValueDef::Param(b, _) => {
+                    Some(b) == func.entry_block() && always_passes(func, b, block)
+                }
+                ValueDef::Result(def, _) => {
+                    matches!(
+                        dfg.insts[def],
+                        InstData::Load { .. }
+                            | InstData::Call { .. }
+                            | InstData::Convert {
+                                opcode: Opcode::Inttoptr,
+                                ..
+                            }
+                    ) && func.layout.inst_block(def) == Some(block)
+                        && {
+                            let insts = func.layout.block_insts(block);
+                            let at = |x: Inst| insts.iter().position(|&i| i == x);
+                            at(def) < at(inst)
+                        }
+                }
+                _ => false,
+            };
+            if applies {
+                out.push(Demand {
+                    inst,
+                    operand: k,
+                    space,
+                    root: v,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One forward walk to a fixed point; the roots in `refined` are seeded
+/// with the space their demand asks for.
+fn forward(
+    func: &Function,
+    boundary: &Boundary,
+    opts: &Options,
+    refined: &BTreeMap<Value, Demand>,
+) -> Analysis {
     let dfg = &func.dfg;
     let mut a = Analysis::default();
     let ptr_space = |v: Value| dfg.value_type(v).addr_space();
@@ -119,6 +299,12 @@ pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis
                 .unwrap_or((Space::Generic, "parameter not in the signature"));
             a.space[p] = seed;
             a.why[p] = Why::Param(why);
+            if let Some(d) = refined.get(&p) {
+                if seed.concrete().is_none() {
+                    a.space[p] = Space::Concrete(d.space);
+                    a.why[p] = Why::Demanded(d.inst);
+                }
+            }
         }
     }
 
@@ -136,7 +322,10 @@ pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis
             let get = |a: &Analysis, v: Value| a.space[dfg.resolve_aliases(v)];
             if let Some(&r) = dfg.inst_results(inst).first() {
                 if ptr_space(r) == Some(AddrSpace::Generic) {
-                    let (s, why) = transfer(func, &a, data, boundary, opts);
+                    let (s, why) = match refined.get(&r) {
+                        Some(d) => (Space::Concrete(d.space), Why::Demanded(d.inst)),
+                        None => transfer(func, &a, data, boundary, opts),
+                    };
                     let s = a.space[r].meet(s);
                     if s != a.space[r] {
                         a.space[r] = s;
@@ -264,7 +453,18 @@ fn transfer(
         }
         InstData::Load { ptr, .. } => {
             let from = get(*ptr);
-            if opts.track_indir_load
+            if opts.param_always_point_to_global
+                && func.is_kernel()
+                && from == Space::Concrete(AddrSpace::Param)
+            {
+                // The host fills a kernel's parameter buffer, so a pointer in
+                // it (a field of a struct passed by value) is a pointer the
+                // host passed: global, like a pointer parameter.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from a kernel parameter (--param-always-point-to-global)"),
+                )
+            } else if opts.track_indir_load
                 && opts.param_always_point_to_global
                 && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
             {

@@ -119,6 +119,9 @@ pub struct Diagnostic {
     /// The function the instruction is in.
     pub function: String,
     pub span: SourceSpan,
+    /// Other places the message refers to (where a space was proved, the
+    /// other instruction of a contradiction), each with its label.
+    pub labels: Vec<(SourceSpan, String)>,
 }
 
 /// Everything the pass has to say besides the rewritten module.

@@ -23,8 +23,8 @@ use super::intra::{Analysis, Why};
 use super::lattice::Space;
 use super::{Diagnostic, Options, Report, Severity};
 use crate::ir::{
-    AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, OperandKind, Type, Value,
-    ValueData, ValueDef,
+    AccelOp, AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, OperandKind,
+    Type, Value, ValueData, ValueDef,
 };
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
@@ -133,12 +133,121 @@ impl Rewriter<'_> {
     }
 
     fn diag(&mut self, severity: Severity, inst: Inst, message: String) {
+        self.diag_with(severity, inst, message, Vec::new());
+    }
+
+    fn diag_with(
+        &mut self,
+        severity: Severity,
+        inst: Inst,
+        message: String,
+        labels: Vec<(Inst, String)>,
+    ) {
+        let labels = labels
+            .into_iter()
+            .map(|(i, text)| (self.func.spans[i], text))
+            .collect();
         self.diags.push(Diagnostic {
             severity,
             message,
             function: self.func.name.clone(),
             span: self.func.spans[inst],
+            labels,
         });
+    }
+
+    /// The instruction where the space of `v` was proved: the first step
+    /// of its provenance that is an instruction (the cast to generic of a
+    /// shared variable's address, of a stack slot, of a kernel parameter).
+    fn origin(&self, v: Value) -> Option<Inst> {
+        let dfg = &self.func.dfg;
+        let mut v = dfg.resolve_aliases(v);
+        let mut found = None;
+        for _ in 0..256 {
+            if let ValueDef::Result(i, _) = dfg.value_def(v) {
+                found = Some(i);
+            }
+            match self.an.why[v] {
+                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Demanded(i) => return Some(i),
+                _ => break,
+            }
+        }
+        found
+    }
+
+    /// A label at the place where `v` was proved to be in `space`.
+    fn origin_label(&self, v: Value, space: AddrSpace) -> Vec<(Inst, String)> {
+        self.origin(v)
+            .map(|i| {
+                (
+                    i,
+                    format!("the pointer is proved to point to {space} memory here"),
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+
+    /// Reports demands that contradict each other: one pointer feeding two
+    /// operands that admit different spaces. Returns the operands reported.
+    fn report_conflicts(&mut self) -> Vec<(Inst, usize)> {
+        let mut done = Vec::new();
+        for (first, second) in self.an.conflicts.clone() {
+            let op = |rw: &Self, i: Inst| rw.func.dfg.insts[i].opcode();
+            let msg = format!(
+                "operand {} of `{}` must point to {} memory, but the same pointer must point to {} memory for `{}`",
+                second.operand,
+                op(self, second.inst),
+                second.space,
+                first.space,
+                op(self, first.inst),
+            );
+            let label = format!(
+                "`{}` needs {} memory here (operand {})",
+                op(self, first.inst),
+                first.space,
+                first.operand
+            );
+            self.diag_with(Severity::Error, second.inst, msg, vec![(first.inst, label)]);
+            done.push((second.inst, second.operand));
+        }
+        done
+    }
+
+    /// Gives the entry parameter `p` (number `n`) a fresh generic value and
+    /// turns `p` into a cast of it to `space` at the top of the entry
+    /// block: the signature keeps `ptr<generic>`, the body uses the space
+    /// a backward refinement proved.
+    fn split_param(&mut self, n: usize, p: Value, space: AddrSpace, anchor: Option<Inst>) {
+        let Some(entry) = self.func.entry_block() else {
+            return;
+        };
+        let dfg = &mut self.func.dfg;
+        let fresh = dfg.values.push(ValueData {
+            ty: GENERIC,
+            def: ValueDef::Param(entry, n as u32),
+        });
+        dfg.blocks[entry].params[n] = fresh;
+        let cast = dfg.make_inst(
+            InstData::AddrSpaceCast {
+                to: space,
+                arg: fresh,
+            },
+            &[],
+        );
+        dfg.results[cast] = vec![p];
+        dfg.values[p] = ValueData {
+            ty: Type::Ptr(space),
+            def: ValueDef::Result(cast, 0),
+        };
+        match anchor {
+            Some(first) => {
+                self.func.layout.insert_inst_before(cast, first);
+                self.func.spans[cast] = self.func.spans[first];
+            }
+            None => self.func.layout.append_inst(cast, entry),
+        }
     }
 
     /// A new `addrspacecast.<to> v` placed before `at`.
@@ -214,6 +323,7 @@ impl Rewriter<'_> {
             m
         };
         let space = |v: Value| self.an.space[v].final_space();
+        let orig_params = self.func.params().to_vec();
 
         // 1. Types: signature, block parameters, results.
         for (k, p) in self.func.signature.params.iter_mut().enumerate() {
@@ -221,9 +331,22 @@ impl Rewriter<'_> {
         }
         self.func.signature.returns = self.sigs.returns[id.index()].clone();
         let blocks: Vec<_> = self.func.layout.blocks().to_vec();
+        let entry = self.func.entry_block();
+        // The casts of refined parameters go before the entry's first
+        // instruction, in parameter order.
+        let anchor = entry.and_then(|e| self.func.layout.block_insts(e).first().copied());
         for &b in &blocks {
-            for &p in self.func.dfg.block_params(b).to_vec().iter() {
-                if orig[p] == GENERIC {
+            for (n, &p) in self.func.dfg.block_params(b).to_vec().iter().enumerate() {
+                if orig[p] != GENERIC {
+                    continue;
+                }
+                let declared = self.sigs.params[id.index()].get(n).copied();
+                if Some(b) == entry && declared == Some(GENERIC) {
+                    let s = space(p);
+                    if s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param {
+                        self.split_param(n, p, s, anchor);
+                    }
+                } else {
                     self.func.dfg.values[p].ty = Type::Ptr(space(p));
                 }
             }
@@ -273,6 +396,7 @@ impl Rewriter<'_> {
 
         // 2. Make every instruction agree with the new types.
         let is_kernel = self.func.is_kernel();
+        let conflicted = self.report_conflicts();
         for &inst in &insts {
             let data = self.func.dfg.insts[inst].clone();
             match data {
@@ -328,25 +452,45 @@ impl Rewriter<'_> {
                     self.func.dfg.insts[inst] = data;
                 }
                 InstData::Accel { op, mut args } => {
-                    // An operand that must be in one space (cp_async's shared
-                    // destination, its global source, an mbarrier) keeps a
-                    // generic type when inference proved another space: the
-                    // program is wrong there, and the warning says where.
+                    // An operand proved to be in a space the instruction
+                    // does not admit (a global pointer as an mbarrier, a
+                    // local one as a WMMA tile) is an error, with the place
+                    // where the space was proved; the operand is cast back
+                    // to generic so that the IR stays valid.
+                    let wmma = matches!(op, AccelOp::WmmaLoad { .. } | AccelOp::WmmaStore { .. });
                     for (k, kind) in op.operand_kinds().into_iter().enumerate() {
                         let OperandKind::Ptr(allowed) = kind else {
                             continue;
                         };
-                        if let Type::Ptr(s) = self.ty(args[k]) {
-                            if !allowed.contains(&s) {
-                                let msg = format!(
+                        let Type::Ptr(s) = self.ty(args[k]) else {
+                            continue;
+                        };
+                        if allowed.contains(&s) {
+                            continue;
+                        }
+                        if !conflicted.contains(&(inst, k)) {
+                            let msg = match s {
+                                AddrSpace::Const if wmma => {
+                                    "Cannot do WMMA on constant memory".to_string()
+                                }
+                                AddrSpace::Local if wmma => {
+                                    "Cannot do WMMA on local memory".to_string()
+                                }
+                                _ => format!(
                                     "operand {k} of `{}` must point to {} memory, but it points to {s} memory",
                                     op.opcode(),
-                                    allowed[0]
-                                );
-                                self.diag(Severity::Warning, inst, msg);
-                                args[k] = self.fit(args[k], GENERIC, inst);
-                            }
+                                    allowed
+                                        .iter()
+                                        .filter(|&&a| a != AddrSpace::Generic)
+                                        .map(|a| a.name())
+                                        .collect::<Vec<_>>()
+                                        .join(" or ")
+                                ),
+                            };
+                            let labels = self.origin_label(args[k], s);
+                            self.diag_with(Severity::Error, inst, msg, labels);
                         }
+                        args[k] = self.fit(args[k], GENERIC, inst);
                     }
                     self.func.dfg.insts[inst] = InstData::Accel { op, args };
                 }
@@ -446,6 +590,27 @@ impl Rewriter<'_> {
         }
         self.func.dfg.resolve_all_aliases();
 
+        // Publish what was proved about each parameter.
+        let spaces: Vec<Option<AddrSpace>> = self
+            .func
+            .signature
+            .params
+            .iter()
+            .enumerate()
+            .map(|(n, p)| match p.ty {
+                Type::Ptr(declared) => Some(match orig_params.get(n) {
+                    Some(&v) => match orig[v] {
+                        GENERIC => space(v),
+                        Type::Ptr(s) => s,
+                        _ => declared,
+                    },
+                    None => declared,
+                }),
+                _ => None,
+            })
+            .collect();
+        self.func.attrs.arg_spaces = spaces.iter().any(Option::is_some).then_some(spaces);
+
         if is_kernel && self.opts.warn_generic {
             let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
             for inst in insts {
@@ -538,6 +703,10 @@ fn explain(func: &Function, an: &Analysis, module: &Module, out: &mut String) {
                 None => "returned by a call".to_string(),
             },
             Why::Assumed(t) => t.to_string(),
+            Why::Demanded(i) => format!(
+                "refined backwards: `{}` admits only this space, and it always runs after this value is made",
+                func.dfg.insts[i].opcode()
+            ),
         };
         let shown = if s == Space::Bottom {
             "generic (bottom)".to_string()
