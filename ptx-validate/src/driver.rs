@@ -132,6 +132,27 @@ pub fn assemble_cubin(ptxas: &Path, ptx: &str) -> std::io::Result<CubinReport> {
     Ok(CubinReport { outcome, kernels })
 }
 
+/// The `--stats` table of `ptx` (one row per kernel: registers, stack
+/// frame, static shared memory, spill stores and loads, barriers), or a
+/// one-line reason when ptxas cannot run, rejects the PTX, or writes a
+/// cubin this crate cannot read.
+pub fn stats(ptxas: &Path, ptx: &str) -> Result<String, String> {
+    let report =
+        assemble_cubin(ptxas, ptx).map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()))?;
+    if !report.outcome.accepted {
+        return Err(format!(
+            "ptxas -arch={} rejected the PTX:\n{}",
+            arch_of(ptx),
+            report.outcome.raw.trim_end()
+        ));
+    }
+    match report.kernels {
+        Some(Ok(cubin)) => Ok(crate::cubin::stats_table(&cubin.kernels)),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("ptxas wrote no cubin".to_string()),
+    }
+}
+
 /// Runs ptxas on `ptx` and returns what it said and the cubin's bytes (if
 /// it wrote one).
 fn assemble_keeping(

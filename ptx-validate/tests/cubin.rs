@@ -193,3 +193,39 @@ fn cubin_figures_equal_ptxas_verbose() {
         files.len()
     );
 }
+
+#[test]
+fn standalone_stats_flag_prints_the_table() {
+    if ptxas_or_skip("ptx-validate --stats").is_none() {
+        return;
+    }
+    let file = here().join("tests/cubin/shared_local_barriers.ptx");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-validate"))
+        .arg("--stats")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert!(rows.contains(&vec![
+        "kernel", "regs", "stack", "shared", "spill-st", "spill-ld", "barriers"
+    ]));
+    // ptxas -v: 10 registers, 64 bytes stack frame, 1000 bytes smem, no
+    // spills, 2 barriers.
+    assert!(
+        rows.contains(&vec!["withshared", "10", "64", "1000", "0", "0", "2"]),
+        "{text}"
+    );
+    assert!(
+        rows.contains(&vec!["small", "8", "0", "0", "0", "0", "0"]),
+        "{text}"
+    );
+}
