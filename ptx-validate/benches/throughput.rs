@@ -10,10 +10,13 @@
 //!   address arithmetic, loads, float math, compares, branches and stores
 //!   over tens of thousands of registers: one huge function.
 //!
-//! For each, it prints the best time (of a few runs) of the lexer, the parser (which
-//! lexes too) and the whole validation (parse and check), the validation
-//! throughput in MB/s, and the wall time of `ptxas -arch=sm_90` on the same
-//! file when ptxas is installed. `PTXV_BENCH_MB=N` sets the size of each
+//! For each, it prints the best time (of a few runs) of the lexer, the
+//! parser (which lexes too) and the whole validation (parse and check), the
+//! validation throughput in MB/s, and the time of `ptxas -arch=sm_90` on the
+//! same file when ptxas is installed. Validation and ptxas are timed in
+//! wall time and in CPU time (Linux's per-thread and per-child clocks),
+//! because on a shared machine the wall time mostly measures the
+//! neighbours; the ratio `ptxas/v` compares CPU times. `PTXV_BENCH_MB=N` sets the size of each
 //! input (default 8), `PTXV_BENCH_RUNS=N` the runs per figure (default 5);
 //! `PTXV_BENCH_PTXAS=0` skips ptxas.
 //!
@@ -31,17 +34,47 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The best time of `runs` runs of `f`: on a shared machine the other
-/// loads only ever add time, so the minimum is the least noisy figure.
-fn best(runs: usize, mut f: impl FnMut()) -> Duration {
-    (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
+/// The CPU time this thread has run, from Linux's
+/// `/proc/thread-self/schedstat` (nanoseconds on the CPU, first field).
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// The CPU time of this process's waited-for children (`cutime + cstime`
+/// of `/proc/self/stat`, in clock ticks of 1/100 s).
+fn children_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = text.rsplit(')').next()?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let user: u64 = fields.get(13)?.parse().ok()?;
+    let system: u64 = fields.get(14)?.parse().ok()?;
+    Some(Duration::from_millis((user + system) * 10))
+}
+
+/// Wall and CPU time of one run of `f` (CPU time is the wall time where
+/// Linux's per-thread clock cannot be read).
+fn timed(f: impl FnOnce()) -> (Duration, Duration) {
+    let cpu0 = thread_cpu();
+    let start = Instant::now();
+    f();
+    let wall = start.elapsed();
+    let cpu = match (cpu0, thread_cpu()) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => wall,
+    };
+    (wall, cpu)
+}
+
+/// The best (wall, CPU) times of `runs` runs of `f`: on a shared machine
+/// the other loads only ever add time, so the minimum is the least noisy
+/// figure, and CPU time leaves out the waits for a core.
+fn best(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
+    let times: Vec<(Duration, Duration)> = (0..runs.max(1)).map(|_| timed(&mut f)).collect();
+    let wall = times.iter().map(|t| t.0).min().unwrap_or_default();
+    let cpu = times.iter().map(|t| t.1).min().unwrap_or_default();
+    (wall, cpu)
 }
 
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\n";
@@ -157,26 +190,29 @@ fn one_kernel(bytes: usize) -> String {
     s
 }
 
-/// The wall time of `ptxas -arch=sm_90` on `ptx` (one run), or why not.
-fn time_ptxas(ptx: &str) -> Result<Duration, String> {
+/// The wall and CPU times of `ptxas -arch=sm_90` on `ptx` (one run), or
+/// why not.
+fn time_ptxas(ptx: &str) -> Result<(Duration, Duration), String> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
     let ptxas = ptx_validate::driver::find_ptxas(workspace).ok_or("ptxas not found")?;
+    let cpu0 = children_cpu();
     let start = Instant::now();
     let out = ptx_validate::driver::assemble(&ptxas, ptx, "sm_90", &[])
         .map_err(|e| format!("cannot run ptxas: {e}"))?;
-    let t = start.elapsed();
+    let wall = start.elapsed();
+    let cpu = match (cpu0, children_cpu()) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => wall,
+    };
     if !out.accepted {
-        return Err(format!(
-            "ptxas rejected it: {}",
-            out.raw.lines().next().unwrap_or("")
-        ));
+        let first = out.raw.lines().next().unwrap_or("");
+        return Err(format!("ptxas rejected it: {first}"));
     }
-    Ok(t)
+    Ok((wall, cpu))
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` would pass
-    // nothing useful either: this program takes no arguments.
+    // `cargo bench` passes `--bench`; this program takes no arguments.
     let mb = env_usize("PTXV_BENCH_MB", 8);
     let runs = env_usize("PTXV_BENCH_RUNS", 5);
     let with_ptxas = std::env::var("PTXV_BENCH_PTXAS").map_or(true, |v| v != "0");
@@ -184,9 +220,20 @@ fn main() {
         ("corpus×N", corpus_module(mb << 20)),
         ("one-kernel", one_kernel(mb << 20)),
     ];
+    println!("ms, best of {runs} (ptxas: one run); (cpu): CPU time of the thread or of ptxas");
     println!(
-        "{:<11} {:>8} {:>9} {:>9} {:>11} {:>9} {:>10} {:>8}",
-        "input", "MB", "lex ms", "parse ms", "validate ms", "MB/s", "ptxas ms", "ptxas/v"
+        "{:<11} {:>6} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8}",
+        "input",
+        "MB",
+        "lex",
+        "parse",
+        "validate",
+        "(cpu)",
+        "MB/s",
+        "(cpu)",
+        "ptxas",
+        "(cpu)",
+        "ptxas/v"
     );
     for (name, ptx) in &inputs {
         let report = ptx_validate::validate(ptx);
@@ -196,33 +243,37 @@ fn main() {
             continue;
         }
         let size = ptx.len() as f64 / (1u64 << 20) as f64;
-        let lex = best(runs, || {
+        let (lex, _) = best(runs, || {
             black_box(ptx_validate::lexer::lex(black_box(ptx)));
         });
-        let parse = best(runs, || {
+        let (parse, _) = best(runs, || {
             let _ = black_box(ptx_validate::parser::parse(black_box(ptx)));
         });
-        let validate = best(runs, || {
+        let (validate, validate_cpu) = best(runs, || {
             black_box(ptx_validate::validate(black_box(ptx)));
         });
-        let mbps = size / validate.as_secs_f64();
+        let ms = |d: Duration| format!("{:.0}", d.as_secs_f64() * 1e3);
+        let rate = |d: Duration| format!("{:.1}", size / d.as_secs_f64().max(1e-9));
         let ptxas = if with_ptxas {
             time_ptxas(ptx)
         } else {
             Err("skipped".to_string())
         };
-        let (ptxas_ms, ratio) = match &ptxas {
-            Ok(t) => (
-                format!("{:.0}", t.as_secs_f64() * 1e3),
-                format!("{:.0}×", t.as_secs_f64() / validate.as_secs_f64()),
-            ),
-            Err(_) => ("-".to_string(), "-".to_string()),
+        let (ptxas_wall, ptxas_cpu, ratio) = match &ptxas {
+            Ok((wall, cpu)) => {
+                let r = cpu.as_secs_f64() / validate_cpu.as_secs_f64().max(1e-9);
+                (ms(*wall), ms(*cpu), format!("{r:.0}×"))
+            }
+            Err(_) => ("-".into(), "-".into(), "-".into()),
         };
         println!(
-            "{name:<11} {size:>8.2} {:>9.1} {:>9.1} {:>11.1} {mbps:>9.1} {ptxas_ms:>10} {ratio:>8}",
-            lex.as_secs_f64() * 1e3,
-            parse.as_secs_f64() * 1e3,
-            validate.as_secs_f64() * 1e3,
+            "{name:<11} {size:>6.2} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6} {ptxas_wall:>7} {ptxas_cpu:>7} {ratio:>8}",
+            ms(lex),
+            ms(parse),
+            ms(validate),
+            ms(validate_cpu),
+            rate(validate),
+            rate(validate_cpu),
         );
         if let Err(why) = ptxas {
             println!("  (ptxas: {why})");
