@@ -4,6 +4,7 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
+//!                 [--stats]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
@@ -196,6 +197,10 @@ struct CompileArgs {
     /// With `--emit ir`/`ir-opt`: show each instruction's source span (`!start..end`).
     #[arg(long)]
     ir_spans: bool,
+    /// After compiling, assemble the PTX with ptxas and print each kernel's
+    /// registers, stack, shared memory, spills and barriers (from the cubin) on stderr.
+    #[arg(long)]
+    stats: bool,
     /// Contract `a * b + c` into one fused multiply-add (nvcc's default).
     #[arg(long, value_name = "true|false", default_value = "true",
           action = clap::ArgAction::Set,
@@ -570,6 +575,9 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             driver::WarningMode::Show
         },
     };
+    if args.stats && opts.emit != Emit::Ptx {
+        return Err("error: `--stats` needs PTX output (`--emit ptx`, the default)".into());
+    }
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
     if opts.emit == Emit::Obj {
@@ -596,7 +604,11 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     }
     .map_err(|e| e.rendered)?;
     eprint!("{}", out.messages);
-    write_output(args.output.as_deref(), &out.output)
+    write_output(args.output.as_deref(), &out.output)?;
+    if args.stats {
+        eprint!("{}", kernelc::ptxas::stats(&out.output)?);
+    }
+    Ok(())
 }
 
 fn run_opt(args: OptArgs) -> Result<(), String> {

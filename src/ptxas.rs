@@ -67,3 +67,14 @@ pub fn assemble(
         output: out.raw,
     })
 }
+
+/// `--stats`: assembles `ptx` with ptxas (`-arch` from its `.target`) and
+/// returns each kernel's resources, read from the cubin, as a table.
+pub fn stats(ptx: &str) -> Result<String, String> {
+    let ptxas = find_ptxas().ok_or_else(|| {
+        "error: `--stats` needs NVIDIA's ptxas: set KERNELC_PTXAS, put it on PATH, \
+         or run ./scripts/test to install it"
+            .to_string()
+    })?;
+    ptx_validate::driver::stats(&ptxas, ptx).map_err(|e| format!("error: --stats: {e}"))
+}

@@ -12,6 +12,7 @@ use crate::diag::Diag;
 use crate::isa::{self, Kind, Need, Target, Version};
 use crate::lexer::Pos;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// What a declared name is.
 #[derive(Clone, Debug)]
@@ -25,11 +26,12 @@ pub struct Sym {
     pub vector: bool,
 }
 
-/// A name resolved in the current scope.
+/// A name resolved in the current scope. The symbol is shared, not
+/// copied: every operand is resolved, and a copy would be two allocations.
 #[derive(Clone, Debug)]
 pub enum Res {
-    Reg(Sym),
-    Var(Sym),
+    Reg(Rc<Sym>),
+    Var(Rc<Sym>),
     Func(FuncKind),
     Label,
     Special(String),
@@ -38,9 +40,9 @@ pub enum Res {
 
 #[derive(Default)]
 struct Scope {
-    exact: HashMap<String, Sym>,
+    exact: HashMap<String, Rc<Sym>>,
     /// `%r<8>`: prefix `%r` → (count, symbol).
-    ranges: HashMap<String, (u32, Sym)>,
+    ranges: HashMap<String, (u32, Rc<Sym>)>,
 }
 
 /// The result of checking: diagnostics and the module's minimum needs.
@@ -55,7 +57,7 @@ pub struct Cx<'a> {
     pub target: Option<Target>,
     pub version: Version,
     funcs: HashMap<&'a str, &'a Function>,
-    globals: HashMap<String, Sym>,
+    globals: HashMap<String, Rc<Sym>>,
     scopes: Vec<Scope>,
     labels: HashSet<String>,
     protos: HashSet<String>,
@@ -108,7 +110,7 @@ pub fn check_module(m: &Module) -> Checked {
                         entry_param: false,
                         vector: v.vector.is_some(),
                     };
-                    if cx.globals.insert(n.name.clone(), sym).is_some() {
+                    if cx.globals.insert(n.name.clone(), Rc::new(sym)).is_some() {
                         cx.diags.push(Diag::error(
                             n.pos,
                             format!("Duplicate definition of variable '{}'", n.name),
@@ -311,7 +313,7 @@ impl<'a> Cx<'a> {
                 entry_param: f.kind == FuncKind::Entry,
                 vector: false,
             };
-            if top.exact.insert(p.name.clone(), sym).is_some() {
+            if top.exact.insert(p.name.clone(), Rc::new(sym)).is_some() {
                 self.error(
                     p.pos,
                     format!("Duplicate definition of variable '{}'", p.name),
@@ -357,8 +359,11 @@ impl<'a> Cx<'a> {
                 vector: v.vector.is_some(),
             };
             let dup = match n.range {
-                Some(count) => scope.ranges.insert(n.name.clone(), (count, sym)).is_some(),
-                None => scope.exact.insert(n.name.clone(), sym).is_some(),
+                Some(count) => scope
+                    .ranges
+                    .insert(n.name.clone(), (count, Rc::new(sym)))
+                    .is_some(),
+                None => scope.exact.insert(n.name.clone(), Rc::new(sym)).is_some(),
             };
             if dup {
                 dups.push((n.pos, n.name.clone()));
@@ -419,11 +424,11 @@ impl<'a> Cx<'a> {
     }
 }
 
-fn wrap(s: &Sym) -> Res {
+fn wrap(s: &Rc<Sym>) -> Res {
     if s.space == ".reg" {
-        Res::Reg(s.clone())
+        Res::Reg(Rc::clone(s))
     } else {
-        Res::Var(s.clone())
+        Res::Var(Rc::clone(s))
     }
 }
 

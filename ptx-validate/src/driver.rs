@@ -106,6 +106,61 @@ pub fn run_ptxas(ptxas: &Path, ptx: &str) -> std::io::Result<Outcome> {
 /// Assembles `ptx` with `ptxas -arch=<arch> <extra...>`, discarding the
 /// cubin. The one place that runs ptxas (kernelc's tests use it too).
 pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, extra: &[&str]) -> std::io::Result<Outcome> {
+    assemble_keeping(ptxas, ptx, arch, extra).map(|(outcome, _)| outcome)
+}
+
+/// What ptxas said, and the resources of each kernel read from its cubin.
+#[derive(Debug)]
+pub struct CubinReport {
+    pub outcome: Outcome,
+    /// `None` when ptxas rejected the PTX; otherwise the kernels, or why
+    /// the cubin could not be read.
+    pub kernels: Option<Result<crate::cubin::Cubin, crate::cubin::CubinError>>,
+}
+
+/// Assembles `ptx` with `ptxas -v -arch=<from .target>` to a cubin and reads
+/// each kernel's resources from it ([`crate::cubin::read_cubin`]); the
+/// spill figures, which the cubin does not record, come from `-v`.
+pub fn assemble_cubin(ptxas: &Path, ptx: &str) -> std::io::Result<CubinReport> {
+    let (outcome, cubin) = assemble_keeping(ptxas, ptx, &arch_of(ptx), &["-v"])?;
+    let kernels = cubin.filter(|_| outcome.accepted).map(|bytes| {
+        let mut cubin = crate::cubin::read_cubin(&bytes)?;
+        let verbose = crate::cubin::parse_verbose(&outcome.raw);
+        crate::cubin::merge_verbose(&mut cubin.kernels, &verbose);
+        Ok(cubin)
+    });
+    Ok(CubinReport { outcome, kernels })
+}
+
+/// The `--stats` table of `ptx` (one row per kernel: registers, stack
+/// frame, static shared memory, spill stores and loads, barriers), or a
+/// one-line reason when ptxas cannot run, rejects the PTX, or writes a
+/// cubin this crate cannot read.
+pub fn stats(ptxas: &Path, ptx: &str) -> Result<String, String> {
+    let report =
+        assemble_cubin(ptxas, ptx).map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()))?;
+    if !report.outcome.accepted {
+        return Err(format!(
+            "ptxas -arch={} rejected the PTX:\n{}",
+            arch_of(ptx),
+            report.outcome.raw.trim_end()
+        ));
+    }
+    match report.kernels {
+        Some(Ok(cubin)) => Ok(crate::cubin::stats_table(&cubin.kernels)),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("ptxas wrote no cubin".to_string()),
+    }
+}
+
+/// Runs ptxas on `ptx` and returns what it said and the cubin's bytes (if
+/// it wrote one).
+fn assemble_keeping(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+    extra: &[&str],
+) -> std::io::Result<(Outcome, Option<Vec<u8>>)> {
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "ptx-validate-{}-{}",
@@ -122,15 +177,17 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, extra: &[&str]) -> std::io:
         .arg("-o")
         .arg(dir.join("out.cubin"))
         .output();
+    let cubin = std::fs::read(dir.join("out.cubin")).ok();
     let _ = std::fs::remove_dir_all(&dir);
     let out = out?;
     let mut raw = String::from_utf8_lossy(&out.stdout).into_owned();
     raw.push_str(&String::from_utf8_lossy(&out.stderr));
-    Ok(Outcome {
+    let outcome = Outcome {
         accepted: out.status.success(),
         messages: parse_messages(&raw),
         raw,
-    })
+    };
+    Ok((outcome, cubin))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod cubin;
 pub mod diag;
 pub mod driver;
 pub mod emu;

@@ -1,18 +1,31 @@
 //! `ptx-validate FILE.ptx...`: prints each file's diagnostics in ptxas's
 //! form (or rendered with `--pretty`) and its minimum `.version`/`.target`.
+//! With `--stats`, each file is also assembled by ptxas and each kernel's
+//! resources are read from the cubin and printed as a table.
 //! Exit code 0 when every file is predicted valid, 1 otherwise, 2 on usage
-//! or I/O errors.
+//! or I/O errors (and when `--stats` finds no ptxas).
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pretty = args.iter().any(|a| a == "--pretty");
+    let stats = args.iter().any(|a| a == "--stats");
     let files: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     if files.is_empty() || args.iter().any(|a| a == "--help") {
-        eprintln!("usage: ptx-validate [--pretty] FILE.ptx...");
+        eprintln!("usage: ptx-validate [--pretty] [--stats] FILE.ptx...");
         return ExitCode::from(2);
     }
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    let ptxas = match stats.then(|| ptx_validate::driver::find_ptxas(workspace)) {
+        Some(None) => {
+            eprintln!(
+                "ptx-validate: --stats needs NVIDIA's ptxas ($KERNELC_PTXAS, PATH, $CUDA_HOME/bin)"
+            );
+            return ExitCode::from(2);
+        }
+        found => found.flatten(),
+    };
     let mut all_ok = true;
     for f in files {
         let src = match std::fs::read(f) {
@@ -30,6 +43,15 @@ fn main() -> ExitCode {
         }
         println!("{f}: {}", report.minimum_line());
         all_ok &= report.ok();
+        if let Some(ptxas) = &ptxas {
+            match ptx_validate::driver::stats(ptxas, &src) {
+                Ok(table) => print!("{table}"),
+                Err(e) => {
+                    eprintln!("ptx-validate: {f}: {e}");
+                    all_ok = false;
+                }
+            }
+        }
     }
     if all_ok {
         ExitCode::SUCCESS

@@ -43,11 +43,18 @@ impl Parser {
     fn pos(&self) -> Pos {
         self.toks[self.i.min(self.toks.len() - 1)].pos
     }
-    fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
-        if self.i < self.toks.len() - 1 {
+    /// Moves past the current token (never past `Eof`).
+    fn bump(&mut self) {
+        if self.i + 1 < self.toks.len() {
             self.i += 1;
         }
+    }
+    /// The current token, cloned, and moves past it. [`Parser::bump`] is
+    /// the cheap form for when the token is not needed: a clone of a word
+    /// is an allocation, and the parser's speed is mostly its allocations.
+    fn next(&mut self) -> Tok {
+        let t = self.peek().clone();
+        self.bump();
         t
     }
     fn is_punct(&self, c: char) -> bool {
@@ -91,18 +98,17 @@ impl Parser {
 
     fn ident(&mut self) -> PResult<(String, Pos)> {
         let pos = self.pos();
-        match self.peek().clone() {
-            Tok::Ident(s) => {
-                self.bump();
-                Ok((s, pos))
-            }
-            _ => Err(self.syntax_error()),
-        }
+        let name = match self.peek() {
+            Tok::Ident(s) => s.clone(),
+            _ => return Err(self.syntax_error()),
+        };
+        self.bump();
+        Ok((name, pos))
     }
 
     fn int(&mut self) -> PResult<i128> {
         let neg = self.eat_punct('-');
-        match self.bump() {
+        match self.next() {
             Tok::Int(v) => Ok(if neg { -v } else { v }),
             _ => {
                 self.i = self.i.saturating_sub(1);
@@ -123,7 +129,7 @@ impl Parser {
         self.expect_punct('{')?;
         let mut depth = 1usize;
         while depth > 0 {
-            match self.bump() {
+            match self.next() {
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') => depth -= 1,
                 Tok::Eof => return Err(self.syntax_error()),
@@ -143,7 +149,7 @@ impl Parser {
                 Tok::DotWord(d) => match d.as_str() {
                     ".version" => {
                         self.bump();
-                        let v = match self.bump() {
+                        let v = match self.next() {
                             Tok::Float(crate::lexer::FloatLit::Decimal(_)) => {
                                 let t = &self.toks[self.i - 1];
                                 version_from_text(t, pos)
@@ -309,7 +315,7 @@ impl Parser {
     }
 
     fn param(&mut self) -> PResult<Param> {
-        let space = match self.bump() {
+        let space = match self.next() {
             Tok::DotWord(d) if d == ".param" || d == ".reg" => d,
             _ => {
                 self.i -= 1;
@@ -464,7 +470,13 @@ impl Parser {
         let mut out = Vec::new();
         loop {
             let pos = self.pos();
-            match self.peek().clone() {
+            // Only a label's name is needed here; an instruction's words are
+            // read (and copied) once, by `instruction`.
+            let mut label = match self.peek() {
+                Tok::Ident(name) if *self.peek_at(1) == Tok::Punct(':') => Some(name.clone()),
+                _ => None,
+            };
+            match self.peek() {
                 Tok::Punct('}') => {
                     self.bump();
                     break;
@@ -500,7 +512,8 @@ impl Parser {
                         out.push(Stmt::Decl(self.var_decl(linkage)?));
                     }
                 },
-                Tok::Ident(name) if *self.peek_at(1) == Tok::Punct(':') => {
+                Tok::Ident(_) if label.is_some() => {
+                    let name = label.take().unwrap_or_default();
                     self.bump();
                     self.bump();
                     if self.is_dot(".callprototype") {
@@ -547,7 +560,8 @@ impl Parser {
         }
         let (opcode, _) = self.ident()?;
         let mut mods = Vec::new();
-        while let Tok::DotWord(d) = self.peek().clone() {
+        while let Tok::DotWord(d) = self.peek() {
+            let d = d.clone();
             self.bump();
             mods.push(d);
         }
@@ -613,7 +627,7 @@ impl Parser {
             Tok::Int(_) | Tok::Punct('-') => {
                 if self.is_punct('-') && matches!(self.peek_at(1), Tok::Float(_)) {
                     self.bump();
-                    match self.bump() {
+                    match self.next() {
                         Tok::Float(crate::lexer::FloatLit::Decimal(v)) => {
                             OpKind::Float(crate::lexer::FloatLit::Decimal(-v))
                         }
