@@ -30,6 +30,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
         args: Vec::new(),
+        ..RunRequest::default()
     };
     let words = kernelc::run::spec_words(&spec);
     let mut it = words.iter();
@@ -595,18 +596,242 @@ fn argument_errors_exit_with_1() {
     assert!(e.contains("sm_1"), "{e}");
 }
 
+// ---------------------------------------------------------------------------
+// The float options and warning flags reach `kernelc run`.
+// ---------------------------------------------------------------------------
+
+/// saxpy's `y` after a command-line run with `extra` options.
+fn saxpy_cli(extra: &[&str], tag: &str) -> Vec<f32> {
+    let dir = scratch(&format!("saxpy-{tag}"));
+    let d = dir.display().to_string();
+    let mut args = vec![
+        "run",
+        "samples/saxpy.cu",
+        "--spec",
+        "samples/saxpy.run",
+        "--out",
+        &d,
+    ];
+    args.extend_from_slice(extra);
+    let out = kernelc(&args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    f32s(&std::fs::read(dir.join("arg3.bin")).unwrap())
+}
+
+/// `--fmad` on the command line decides contraction in both engines, in
+/// nvcc's spellings; `--use_fast_math` implies `--fmad=true` (as when
+/// compiling), and the other float options keep saxpy's results.
 #[test]
-fn the_gpu_engine_says_it_is_not_available() {
+fn float_options_reach_the_run_as_they_reach_compilation() {
+    let req = spec_request("saxpy", 3);
+    let x = f32s(&input(&req.args[2]));
+    let y = f32s(&input(&req.args[3]));
+    let fused: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2.5f32.mul_add(*x, *y))
+        .collect();
+    let split: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    assert_ne!(fused, split, "the inputs must tell the two apart");
+    for engine in ["interp", "emu"] {
+        let e = ["--engine", engine];
+        let run = |opts: &[&str], tag: &str| {
+            saxpy_cli(&[&e[..], opts].concat(), &format!("{engine}-{tag}"))
+        };
+        assert_bitwise(&run(&[], "default"), &fused, "default (--fmad=true)");
+        assert_bitwise(&run(&["--fmad=true"], "t"), &fused, "--fmad=true");
+        assert_bitwise(&run(&["--fmad=false"], "f"), &split, "--fmad=false");
+        assert_bitwise(&run(&["-fmad=false"], "f1"), &split, "-fmad=false");
+        assert_bitwise(
+            &run(&["--fmad=false", "--use_fast_math"], "fast"),
+            &fused,
+            "--fmad=false --use_fast_math",
+        );
+        assert_bitwise(
+            &run(
+                &["-ftz=true", "-prec-div=false", "-prec-sqrt=false"],
+                "other",
+            ),
+            &fused,
+            "-ftz -prec-div -prec-sqrt",
+        );
+    }
+}
+
+/// `-w` silences the frontend's warnings in a run, `-Werror` makes them
+/// errors (exit 1, nothing run), and by default they go to stderr.
+#[test]
+fn warning_flags_reach_the_run() {
+    let dir = scratch("warn");
+    let src = write(
+        &dir,
+        "unused.cu",
+        "extern \"C\" __global__ void k(int *p) { int unused = 3; p[0] = 1; }\n",
+    );
+    let base = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "i32[]:zeros:1",
+    ];
+    let shown = kernelc(&base);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    assert!(
+        stderr(&shown).contains("unused variable `unused`"),
+        "{}",
+        stderr(&shown)
+    );
+    assert!(
+        stdout(&shown).contains("arg0 i32[1]: 1 sum 1"),
+        "{}",
+        stdout(&shown)
+    );
+    let quiet = kernelc(&[&base[..], &["-w"]].concat());
+    assert!(quiet.status.success());
+    assert_eq!(stderr(&quiet), "");
+    let err = fails(&[&base[..], &["-Werror"]].concat());
+    assert!(err.contains("error"), "{err}");
+    assert!(
+        err.contains("treated as an error because of `-Werror`"),
+        "{err}"
+    );
+    let err = fails(&[&base[..], &["-Werror", "--engine", "emu"]].concat());
+    assert!(err.contains("unused variable"), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// The GPU engine (`--engine gpu`). This machine may have no CUDA driver: the
+// tests that need one print a `SKIPPED: no CUDA driver` line and return.
+// ---------------------------------------------------------------------------
+
+fn gpu_or_skip(what: &str) -> bool {
+    if kernelc::gpu::driver_available() {
+        true
+    } else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): {what}");
+        false
+    }
+}
+
+/// Without a driver, the gpu engine says so and points at the emulator:
+/// exit 1, no panic, nothing compiled.
+#[test]
+fn without_a_cuda_driver_the_gpu_engine_says_so() {
+    if kernelc::gpu::driver_available() {
+        eprintln!("SKIPPED: a CUDA driver is present: the no-driver message");
+        return;
+    }
+    for input in ["samples/vadd.cu", "samples/vadd.ptx-does-not-exist.ptx"] {
+        let e = fails(&[
+            "run",
+            input,
+            "--spec",
+            "samples/vadd.run",
+            "--engine",
+            "gpu",
+            "--time",
+            "5",
+        ]);
+        assert!(e.contains("no CUDA driver found"), "{e}");
+        assert!(e.contains("--engine emu"), "{e}");
+        assert!(
+            !e.contains("panic") && !e.contains("internal compiler error"),
+            "{e}"
+        );
+    }
+    let req = with_engine(spec_request("vadd", 3), Engine::Gpu);
+    let e = execute(&req).expect_err("no driver");
+    assert!(e.contains("no CUDA driver found"), "{e}");
+}
+
+/// `--time` and `--racecheck` belong to one engine each.
+#[test]
+fn time_needs_the_gpu_and_racecheck_the_interpreter() {
     let e = fails(&[
         "run",
         "samples/vadd.cu",
         "--spec",
         "samples/vadd.run",
+        "--time",
+        "3",
+    ]);
+    assert!(e.contains("`--time`") && e.contains("--engine gpu"), "{e}");
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--spec",
+        "samples/vadd.run",
+        "--racecheck",
+        "--engine",
+        "emu",
+    ]);
+    assert!(
+        e.contains("`--racecheck`") && e.contains("--engine interp"),
+        "{e}"
+    );
+}
+
+/// Every sample on the GPU leaves the emulator's bytes (the same PTX: the
+/// samples use no `.approx` instruction and no order-dependent float atomic).
+#[test]
+fn every_sample_on_the_gpu_matches_the_emulator() {
+    if !gpu_or_skip("every sample on the GPU against the emulator") {
+        return;
+    }
+    for name in samples() {
+        let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
+        let gpu = buffers(&with_engine(spec_request(&name, 3), Engine::Gpu));
+        assert_eq!(emu, gpu, "{name}: the GPU disagrees with the emulator");
+    }
+}
+
+/// A `.ptx` file runs on the GPU as written, `--time` prints the median,
+/// and PTX the driver's JIT rejects comes back with the JIT's log.
+#[test]
+fn gpu_runs_ptx_files_times_launches_and_shows_jit_logs() {
+    if !gpu_or_skip("PTX files, --time and JIT logs on the GPU") {
+        return;
+    }
+    let dir = scratch("gpu-ptx");
+    let ptx = kernelc(&["samples/vadd.cu", "-arch=sm_80"]);
+    assert!(ptx.status.success(), "{}", stderr(&ptx));
+    let file = write(&dir, "vadd.ptx", &stdout(&ptx));
+    let out = kernelc(&[
+        "run",
+        &file,
+        "--spec",
+        "samples/vadd.run",
+        "--engine",
+        "gpu",
+        "--time",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let want = kernelc(&["run", "samples/vadd.cu", "--spec", "samples/vadd.run"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[..3].join("\n") + "\n", stdout(&want), "{text}");
+    assert!(lines[3].starts_with("time: median "), "{text}");
+    assert!(lines[3].contains("over 5 launches"), "{text}");
+    // A PTX ISA version no driver knows: the emulator's parser reads it, the
+    // JIT refuses it and says why.
+    let bad = stdout(&ptx).replacen(".version ", ".version 99.0\n// was ", 1);
+    let file = write(&dir, "bad.ptx", &bad);
+    let e = fails(&[
+        "run",
+        &file,
+        "--spec",
+        "samples/vadd.run",
         "--engine",
         "gpu",
     ]);
-    assert!(e.contains("engine `gpu`"), "{e}");
-    assert!(e.contains("not available yet"), "{e}");
+    assert!(e.contains("the driver's JIT rejected the PTX"), "{e}");
+    assert!(e.contains("JIT error log"), "{e}");
 }
 
 // ---------------------------------------------------------------------------
@@ -761,6 +986,7 @@ fn filetest_request(
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
         args: args.iter().map(|a| a.to_string()).collect(),
+        ..RunRequest::default()
     }
 }
 
@@ -858,6 +1084,7 @@ fn collectives_agree_in_the_interpreter_and_the_emulator() {
         ]
         .map(String::from)
         .to_vec(),
+        ..RunRequest::default()
     };
     let want = buffers(&req);
     let got = buffers(&with_engine(req, Engine::Emu));

@@ -51,6 +51,9 @@ pub struct LaunchConfig {
     pub max_steps_per_thread: u64,
     /// The deepest call stack, counting the kernel's own frame.
     pub max_call_depth: usize,
+    /// Report shared-memory races between barriers as faults
+    /// (`kernelc run --racecheck`, [`race`]).
+    pub racecheck: bool,
 }
 
 impl Default for LaunchConfig {
@@ -61,6 +64,7 @@ impl Default for LaunchConfig {
             dynamic_shared_bytes: 0,
             max_steps_per_thread: DEFAULT_MAX_STEPS,
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            racecheck: false,
         }
     }
 }
