@@ -478,6 +478,12 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
             for n in &fault.notes {
                 d = d.with_note(n.clone());
             }
+            if let Some(rel) = &fault.related {
+                match rel.span {
+                    Some(s) => d = d.with_label(Span::new(s.start, s.end), rel.message.clone()),
+                    None => d = d.with_note(format!("{} (IR {})", rel.message, rel.inst)),
+                }
+            }
             frontend::render_diagnostics(name, text, &[d])
         }
         _ => {
@@ -493,6 +499,16 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
             }
             for n in &fault.notes {
                 out.push_str(&format!("  = note: {n}\n"));
+            }
+            if let Some(rel) = &fault.related {
+                out.push_str(&format!(
+                    "  = note: {}: in `{}` at IR {}",
+                    rel.message, rel.function, rel.inst
+                ));
+                if let Some(span) = rel.span {
+                    out.push_str(&format!(", source bytes {}..{}", span.start, span.end));
+                }
+                out.push('\n');
             }
             out
         }

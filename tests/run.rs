@@ -1203,3 +1203,121 @@ fn cp_async_copy_matches_a_rust_reference() {
     let out = buffers(&req);
     assert_bitwise(&f32s(&out[1]), &want, "cp_async_copy out");
 }
+
+// ---------------------------------------------------------------------------
+// `--racecheck`: shared-memory races between barriers (interpreter).
+// ---------------------------------------------------------------------------
+
+/// A kernel that reads its neighbour's shared element with the barrier
+/// left out is reported with both accesses; with the barrier, or with the
+/// race confined to one warp and a `__syncwarp` between, it is not.
+#[test]
+fn racecheck_reports_a_missing_barrier_with_both_accesses() {
+    let dir = scratch("race");
+    let racy = "extern \"C\" __global__ void k(float *out) {\n\
+                \x20 __shared__ float tile[64];\n\
+                \x20 int t = threadIdx.x;\n\
+                \x20 tile[t] = out[t];\n\
+                \x20 SYNC\n\
+                \x20 out[t] = tile[(t + 1) % 64];\n\
+                }\n";
+    let run = |sync: &str, block: &str, tag: &str, extra: &[&str]| {
+        let src = write(&dir, &format!("{tag}.cu"), &racy.replace("SYNC", sync));
+        let mut args = vec![
+            "run",
+            &src,
+            "--kernel",
+            "k",
+            "--grid",
+            "2",
+            "--block",
+            block,
+            "f32[]:iota:128",
+        ];
+        args.extend_from_slice(extra);
+        kernelc(&[&args[..], &["--racecheck"]].concat())
+    };
+    for level in ["-O0", "-O3"] {
+        let out = run("", "64", "none", &[level]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains("kernel fault: shared-memory race"), "{e}");
+        assert!(e.contains("of `"), "{e}");
+        // This access (the write of thread 1) and the earlier read of thread 0.
+        assert!(e.contains("tile[t] = out[t];"), "{e}");
+        assert!(e.contains("out[t] = tile[(t + 1) % 64];"), "{e}");
+        assert!(e.contains("thread (0,0,0) read here"), "{e}");
+        assert!(e.contains("block (0,0,0), thread (1,0,0)"), "{e}");
+        assert!(stdout(&out).is_empty(), "nothing is printed after a fault");
+    }
+    let ok = run("__syncthreads();", "64", "barrier", &[]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    // One warp: `__syncwarp` orders its lanes. Without the flag, the racy
+    // kernel runs (in the interpreter's order) and exits 0.
+    let racy32 = racy.replace("64", "32");
+    let src = write(&dir, "warp.cu", &racy32.replace("SYNC", "__syncwarp();"));
+    let args = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "f32[]:iota:32",
+    ];
+    let ok = kernelc(&[&args[..], &["--racecheck"]].concat());
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let src = write(&dir, "warp-racy.cu", &racy32.replace("SYNC", ""));
+    let args = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "f32[]:iota:32",
+    ];
+    assert!(kernelc(&args).status.success());
+    let e = fails(&[&args[..], &["--racecheck"]].concat());
+    assert!(e.contains("shared-memory race"), "{e}");
+    // A write after another thread's write: write-write.
+    let src = write(
+        &dir,
+        "ww.cu",
+        "extern \"C\" __global__ void k(int *out) {\n  __shared__ int x;\n  x = threadIdx.x;\n  out[0] = 1;\n}\n",
+    );
+    let e = fails(&[
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "2",
+        "i32[]:zeros:1",
+        "--racecheck",
+    ]);
+    assert!(
+        e.contains("this write of 4 bytes") && e.contains("a write of the same bytes"),
+        "{e}"
+    );
+}
+
+/// Every sample that uses shared memory is race-free at -O0 and -O3.
+#[test]
+fn racecheck_passes_the_samples() {
+    for name in samples() {
+        for level in [0, 3] {
+            let mut req = spec_request(&name, level);
+            req.racecheck = true;
+            if let Err(e) = execute(&req) {
+                panic!("{name} -O{level} --racecheck:\n{e}");
+            }
+        }
+    }
+}

@@ -121,8 +121,21 @@ pub enum FaultKind {
     /// Local or shared memory beyond the hardware's limits.
     OutOfMemory,
     Trap,
+    /// A shared-memory race between barriers (`--racecheck`).
+    Race,
     /// IR the verifier would have rejected.
     Internal,
+}
+
+/// A second place a fault is about (the other access of a race).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelatedSite {
+    /// The instruction's source span, when it has one.
+    pub span: Option<SourceSpan>,
+    pub function: String,
+    pub inst: Inst,
+    /// What happened there.
+    pub message: String,
 }
 
 /// A run-time error of the kernel, located at an instruction of a thread.
@@ -142,6 +155,8 @@ pub struct Fault {
     pub thread: [u32; 3],
     /// Extra lines (e.g. which threads had returned at a divergent barrier).
     pub notes: Vec<String>,
+    /// The other access of a race.
+    pub related: Option<RelatedSite>,
 }
 
 impl std::fmt::Display for Fault {
