@@ -108,9 +108,7 @@ impl RaceState {
         now: Access,
     ) -> Option<Race> {
         let mut found = None;
-        let Some(bytes) = self.shadow.get(index) else {
-            return None;
-        };
+        let bytes = self.shadow.get(index)?;
         let end = (offset + len).min(bytes.len());
         for b in bytes.get(offset..end).unwrap_or(&[]) {
             if found.is_some() {
