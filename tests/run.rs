@@ -851,9 +851,6 @@ fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
     for name in samples() {
         let o0 = buffers(&spec_request(&name, 0));
         let o3 = buffers(&spec_request(&name, 3));
-        if NOT_EMULATED.contains(&name.as_str()) {
-            continue;
-        }
         let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
         assert_eq!(o0, o3, "{name}: interpreter -O0 and -O3 disagree");
         assert_eq!(o3, emu, "{name}: the emulator on the -O3 PTX disagrees");
@@ -862,17 +859,15 @@ fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
     }
 }
 
-/// Samples the PTX emulator cannot run yet: it executes `cp.async` but
-/// not the warp-wide tensor-core instructions (`wmma`, `mma.sync`,
-/// `ldmatrix`), which it reports as "not supported by the emulator". The
-/// interpreter runs them, and `*_matches_a_rust_reference` checks it.
-const NOT_EMULATED: &[&str] = &["mma_ldmatrix_gemm", "wmma_gemm"];
-
+/// The tensor instructions need the whole warp: a block of 16 threads is
+/// a clean fault in the emulator, not a panic or a wrong result.
 #[test]
-fn the_emulator_says_it_cannot_run_tensor_cores() {
-    let req = with_engine(spec_request("wmma_gemm", 3), Engine::Emu);
-    let err = execute(&req).expect_err("wmma is not emulated").to_string();
-    assert!(err.contains("not supported by the emulator"), "{err}");
+fn the_emulators_tensor_instructions_need_a_full_warp() {
+    let mut req = with_engine(spec_request("wmma_gemm", 3), Engine::Emu);
+    req.block = [16, 1, 1];
+    let err = execute(&req).expect_err("a partial warp").to_string();
+    assert!(err.contains("needs all 32 lanes of the warp"), "{err}");
+    assert!(err.contains("wmma.load.a.sync.aligned"), "{err}");
 }
 
 /// Units in the last place between two floats of the same sign.
@@ -896,9 +891,6 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
     };
     let dir = scratch("nvcc-emu");
     for name in samples() {
-        if NOT_EMULATED.contains(&name.as_str()) {
-            continue;
-        }
         let ptx = dir.join(format!("{name}.ptx"));
         let out = Command::new(&nvcc)
             .args(["-ptx", "-arch=sm_90", "-I"])
@@ -1157,42 +1149,94 @@ fn i32s(bytes: &[u8]) -> Vec<i32> {
         .collect()
 }
 
-/// `C = (A & 7) * (B & 7)` for row-major `m x k` and `k x n` matrices: the
-/// values the tensor-core samples stage as f16. Every sum is a small integer,
-/// so f32 holds it exactly whatever the order of the additions.
-fn small_int_gemm(a: &[i32], b: &[i32], m: usize, n: usize, k: usize) -> Vec<f32> {
-    let mut c = vec![0f32; m * n];
+/// The f16 value of a small integer, through its bits (as the samples
+/// build them) and back, exactly: the CPU reference sees the numbers the
+/// tensor cores see.
+fn f16_exact(v: i32) -> f32 {
+    let bits = if v == 0 {
+        0u32
+    } else {
+        let e = 31 - v.leading_zeros() as i32;
+        (((e + 15) << 10) as u32) | ((v << (10 - e)) as u32 & 0x3ff)
+    };
+    let (exp, frac) = ((bits >> 10) & 0x1f, bits & 0x3ff);
+    if exp == 0 {
+        frac as f32 * 2f32.powi(-24)
+    } else {
+        (1.0 + frac as f32 / 1024.0) * 2f32.powi(exp as i32 - 15)
+    }
+}
+
+/// `C = A * B` for row-major `m x k` and `k x n` matrices of the f16
+/// values of `A & 7` and `B & 7` (the values the tensor-core samples
+/// stage), summed in f64, with each element's error bound for an f32
+/// accumulation of `k` products: `k * 2^-24 * sum |a| |b|`.
+fn f16_gemm(a: &[i32], b: &[i32], m: usize, n: usize, k: usize) -> Vec<(f64, f64)> {
+    let mut c = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let s: i32 = (0..k)
-                .map(|p| (a[i * k + p] & 7) * (b[p * n + j] & 7))
-                .sum();
-            c[i * n + j] = s as f32;
+            let (mut s, mut mag) = (0f64, 0f64);
+            for p in 0..k {
+                let x =
+                    f64::from(f16_exact(a[i * k + p] & 7)) * f64::from(f16_exact(b[p * n + j] & 7));
+                s += x;
+                mag += x.abs();
+            }
+            c.push((s, k as f64 * 2f64.powi(-24) * mag));
         }
     }
     c
 }
 
+/// The tolerance check of a GEMM result. For the samples' inputs every sum
+/// is a small integer, which f32 holds exactly in any order, so the bound
+/// is met with equality: the test also requires exact results.
+fn assert_gemm(got: &[f32], want: &[(f64, f64)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (&g, &(w, tol))) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(g) - w).abs() <= tol,
+            "{what}[{i}]: got {g}, want {w} +- {tol}"
+        );
+        assert_eq!(f64::from(g), w, "{what}[{i}]: small-integer sums are exact");
+    }
+}
+
+/// Every engine and level: the interpreter at -O0 and -O3, the emulator
+/// on the -O0 and -O3 PTX.
+fn every_engine(sample: &str) -> Vec<(String, Vec<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for engine in [Engine::Interp, Engine::Emu] {
+        for level in [0, 3] {
+            let req = with_engine(spec_request(sample, level), engine);
+            out.push((format!("{sample} {engine:?} -O{level}"), buffers(&req)));
+        }
+    }
+    out
+}
+
 #[test]
-fn wmma_gemm_matches_a_rust_reference() {
+fn wmma_gemm_matches_a_cpu_reference_in_every_engine() {
     let req = spec_request("wmma_gemm", 3);
     assert_eq!(req.args[3..], ["i32:32", "i32:32", "i32:48"]);
     let a = i32s(&input(&req.args[0]));
     let b = i32s(&input(&req.args[1]));
-    let out = buffers(&req);
-    let want = small_int_gemm(&a, &b, 32, 32, 48);
-    assert_bitwise(&f32s(&out[2]), &want, "wmma_gemm c");
+    let want = f16_gemm(&a, &b, 32, 32, 48);
+    for (what, out) in every_engine("wmma_gemm") {
+        assert_gemm(&f32s(&out[2]), &want, &what);
+    }
 }
 
 #[test]
-fn mma_ldmatrix_gemm_matches_a_rust_reference() {
+fn mma_ldmatrix_gemm_matches_a_cpu_reference_in_every_engine() {
     let req = spec_request("mma_ldmatrix_gemm", 3);
     assert_eq!(req.args[3..], ["i32:16", "i32:32"]);
     let a = i32s(&input(&req.args[0]));
     let b = i32s(&input(&req.args[1]));
-    let out = buffers(&req);
-    let want = small_int_gemm(&a, &b, 32, 16, 32);
-    assert_bitwise(&f32s(&out[2]), &want, "mma_gemm c");
+    let want = f16_gemm(&a, &b, 32, 16, 32);
+    for (what, out) in every_engine("mma_ldmatrix_gemm") {
+        assert_gemm(&f32s(&out[2]), &want, &what);
+    }
 }
 
 #[test]
@@ -1200,8 +1244,9 @@ fn cp_async_copy_matches_a_rust_reference() {
     let req = spec_request("cp_async_copy", 3);
     let x = f32s(&input(&req.args[0]));
     let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
-    let out = buffers(&req);
-    assert_bitwise(&f32s(&out[1]), &want, "cp_async_copy out");
+    for (what, out) in every_engine("cp_async_copy") {
+        assert_bitwise(&f32s(&out[1]), &want, &what);
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1318,6 +1363,51 @@ fn racecheck_passes_the_samples() {
             if let Err(e) = execute(&req) {
                 panic!("{name} -O{level} --racecheck:\n{e}");
             }
+        }
+    }
+}
+
+/// An mbarrier used as a block barrier: thread 0 initializes it for the
+/// whole block, every thread writes its slot, arrives, and spins on
+/// `test_wait` until the phase completes, then reads its neighbour's slot.
+/// The spinning threads yield in both engines, so the others get to
+/// arrive; both engines give the same bytes at -O0 and -O3.
+#[test]
+fn mbarrier_phases_agree_in_the_interpreter_and_the_emulator() {
+    let dir = scratch("mbarrier");
+    let src = write(
+        &dir,
+        "mbar.cu",
+        "#include \"kernelc.cuh\"\n\
+         extern \"C\" __global__ void k(int *out) {\n\
+         \x20 __shared__ unsigned long long bar;\n\
+         \x20 __shared__ int slot[64];\n\
+         \x20 int t = threadIdx.x;\n\
+         \x20 if (t == 0) kernelc_mbarrier_init(&bar, 64);\n\
+         \x20 __syncthreads();\n\
+         \x20 slot[t] = 10 * t + 1;\n\
+         \x20 unsigned long long token = kernelc_mbarrier_arrive(&bar);\n\
+         \x20 while (!kernelc_mbarrier_test_wait(&bar, token)) {}\n\
+         \x20 out[t] = slot[(t + 1) % 64];\n\
+         }\n",
+    );
+    let want: Vec<u8> = (0..64i32)
+        .flat_map(|t| (10 * ((t + 1) % 64) + 1).to_le_bytes())
+        .collect();
+    for engine in [Engine::Interp, Engine::Emu] {
+        for level in [0, 3] {
+            let req = RunRequest {
+                input: src.clone().into(),
+                kernel: "k".into(),
+                block: [64, 1, 1],
+                opt_level: Some(level),
+                engine,
+                args: vec!["i32[]:zeros:64".into()],
+                defines: Vec::new(),
+                ..RunRequest::default()
+            };
+            let out = buffers(&req);
+            assert_eq!(out[0], want, "{engine:?} -O{level}");
         }
     }
 }
