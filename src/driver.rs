@@ -81,7 +81,7 @@ pub enum WarningMode {
 
 /// Applies the warning mode to frontend diagnostics: drops warnings under
 /// `-w`, turns them into errors under `-Werror`.
-fn apply_warning_mode(diags: Vec<Diagnostic>, mode: WarningMode) -> Vec<Diagnostic> {
+pub fn apply_warning_mode(diags: Vec<Diagnostic>, mode: WarningMode) -> Vec<Diagnostic> {
     diags
         .into_iter()
         .filter(|d| d.is_error() || mode != WarningMode::Silence)

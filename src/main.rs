@@ -11,7 +11,8 @@
 //!                      [memory-space knobs]
 //! kernelc run FILE.cu|FILE.kir|FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
-//!             [--spec FILE.run] [--max-steps N] ARG...
+//!             [--spec FILE.run] [--max-steps N] [--time N] [--racecheck]
+//!             [float options] [-w] [-Werror] ARG...
 //! kernelc validate FILE.ptx
 //! kernelc reduce FILE.cu --until "<shell test>" [-o OUT] [--timeout SECS] [--max-tests N]
 //!
@@ -290,7 +291,7 @@ enum EngineArg {
     Interp,
     /// The PTX emulator: runs the backend's PTX (or a .ptx file as written).
     Emu,
-    /// A real GPU (not available yet).
+    /// A real GPU through the CUDA driver (the backend's PTX, or a .ptx file).
     Gpu,
 }
 
@@ -305,7 +306,7 @@ ARG is a scalar `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`, or a
 i8 u8 i32 u32 i64 u64 f32 f64. See docs/running.md."
 )]
 struct RunArgs {
-    /// The source (.cu) or IR (.kir) file; a .ptx file with `--engine emu`.
+    /// The source (.cu) or IR (.kir) file; a .ptx file with `--engine emu` or `gpu`.
     input: PathBuf,
     /// The kernel to launch.
     #[arg(long)]
@@ -342,6 +343,36 @@ struct RunArgs {
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     fmad: bool,
+    /// Flush `float` denormals to zero, as when compiling.
+    #[arg(long, value_name = "true|false", default_value = "false",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    ftz: bool,
+    /// IEEE-rounded `float` division, as when compiling.
+    #[arg(long = "prec-div", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_div: bool,
+    /// IEEE-rounded `sqrtf`, as when compiling.
+    #[arg(long = "prec-sqrt", value_name = "true|false", default_value = "true",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    prec_sqrt: bool,
+    /// Fast math, as when compiling (implies --fmad=true).
+    #[arg(long = "use_fast_math")]
+    use_fast_math: bool,
+    /// Print no warnings.
+    #[arg(short = 'w')]
+    no_warnings: bool,
+    /// Make every warning an error.
+    #[arg(long = "Werror")]
+    werror: bool,
+    /// With `--engine gpu`: time N more launches with CUDA events and print the median.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    time: u32,
+    /// With `--engine interp`: report shared-memory races between barriers.
+    #[arg(long)]
+    racecheck: bool,
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -711,6 +742,21 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         },
         max_steps: args.max_steps,
         args: args.args,
+        float: driver::FloatOptions {
+            ftz: args.ftz,
+            prec_div: args.prec_div,
+            prec_sqrt: args.prec_sqrt,
+            fast_math: args.use_fast_math,
+        },
+        warnings: if args.werror {
+            driver::WarningMode::Error
+        } else if args.no_warnings {
+            driver::WarningMode::Silence
+        } else {
+            driver::WarningMode::Show
+        },
+        time: args.time,
+        racecheck: args.racecheck,
     };
     let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
     write_output(None, &summary)

@@ -5,9 +5,11 @@
 //! IR interpreter ([`midend::interp`]), writes every buffer back to
 //! `DIR/argK.bin`, and prints one summary line per buffer. `--engine emu`
 //! compiles the same way, through the backend, and runs the PTX in the PTX
-//! emulator of ptx-validate instead (a `.ptx` input is run as written); the
-//! `gpu` engine (a real device) is named already so scripts can be written
-//! against the final interface, and reports that it is not available.
+//! emulator of ptx-validate instead (a `.ptx` input is run as written), and
+//! `--engine gpu` runs the same PTX on a real device through the CUDA
+//! driver ([`crate::gpu`]). The float options and warning flags of
+//! compilation (`--fmad`, `-ftz`, `-prec-div`, `-prec-sqrt`,
+//! `--use_fast_math`, `-w`, `-Werror`) apply to the run's compilation too.
 //!
 //! Argument syntax (documented for users in `docs/running.md`):
 //! - scalars `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`;
@@ -20,7 +22,8 @@
 //! integer keeps its low bits, an `f32` is `(x >> 40) / 2^24` and an `f64`
 //! `(x >> 11) / 2^53`, both uniform in `[0, 1)`.
 
-use crate::driver;
+use crate::driver::{self, FloatOptions, WarningMode};
+use crate::gpu;
 use frontend::{Diagnostic, Span};
 use midend::interp::{self, Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
@@ -36,7 +39,7 @@ pub enum Engine {
     /// The PTX emulator ([`ptx_validate::emu`]): runs the PTX the backend
     /// produced (or a `.ptx` file as given).
     Emu,
-    /// A real GPU through the CUDA driver (planned).
+    /// A real GPU through the CUDA driver ([`crate::gpu`]).
     Gpu,
 }
 
@@ -332,13 +335,58 @@ pub struct RunRequest {
     pub engine: Engine,
     pub max_steps: u64,
     pub args: Vec<String>,
+    /// `-ftz`, `-prec-div`, `-prec-sqrt`, `--use_fast_math`, as compilation
+    /// takes them (`--use_fast_math` also forces `--fmad=true`).
+    pub float: FloatOptions,
+    /// `-w` / `-Werror` for the frontend's warnings.
+    pub warnings: WarningMode,
+    /// `--time N` (gpu engine): time N more launches and report the median.
+    pub time: u32,
+    /// `--racecheck` (interp engine): report shared-memory races.
+    pub racecheck: bool,
+}
+
+impl Default for RunRequest {
+    /// An empty request with every option at its command-line default.
+    fn default() -> Self {
+        RunRequest {
+            input: PathBuf::new(),
+            kernel: String::new(),
+            grid: [1; 3],
+            block: [1; 3],
+            shared_bytes: 0,
+            opt_level: None,
+            fmad: true,
+            sm: 80,
+            defines: Vec::new(),
+            engine: Engine::Interp,
+            max_steps: interp::DEFAULT_MAX_STEPS,
+            args: Vec::new(),
+            float: FloatOptions::default(),
+            warnings: WarningMode::Show,
+            time: 0,
+            racecheck: false,
+        }
+    }
+}
+
+impl RunRequest {
+    /// Whether multiply-adds are contracted: `--fmad`, or `--use_fast_math`.
+    fn fmad_in_force(&self) -> bool {
+        self.fmad || self.float.fast_math
+    }
 }
 
 /// A finished run: each argument's type and, for buffers, its final bytes.
 #[derive(Clone, Debug)]
 pub struct RunResult {
     pub args: Vec<(Elem, Option<Vec<u8>>)>,
+    /// Instructions executed over all threads (0 on a GPU).
     pub steps: u64,
+    /// The compiler's warnings, rendered, for stderr.
+    pub messages: String,
+    /// `--time`: the median kernel time in milliseconds, and the device.
+    pub timing: Option<(f64, String)>,
 }
 
 /// The program as the interpreter will run it, and where it came from (for
@@ -347,6 +395,8 @@ struct Program {
     module: Module,
     /// `(file name, source text)` of a `.cu` input.
     source: Option<(String, String)>,
+    /// The frontend's warnings, rendered.
+    messages: String,
 }
 
 fn load_program(req: &RunRequest) -> Result<Program, String> {
@@ -360,26 +410,36 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         verify(&module, &format!("`{name}` is not valid IR"))?;
         // Without `-O`, IR runs exactly as written: no pass at all.
         if let Some(level) = req.opt_level {
-            driver::optimize_with(&mut module, level, req.fmad).map_err(|e| e.rendered)?;
+            driver::optimize_with(&mut module, level, req.fmad_in_force())
+                .map_err(|e| e.rendered)?;
         }
         return Ok(Program {
             module,
             source: None,
+            messages: String::new(),
         });
     }
-    let fe = driver::frontend_options(req.sm, &req.defines);
-    let fail = |d: Vec<Diagnostic>| frontend::render_diagnostics(&name, &text, &d);
-    let program = frontend::check(&text, &fe).map_err(fail)?;
+    let fe = driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float);
+    let fail = |d: Vec<Diagnostic>| {
+        frontend::render_diagnostics(&name, &text, &driver::apply_warning_mode(d, req.warnings))
+    };
+    let (program, warnings) = frontend::check_with_warnings(&text, &fe).map_err(fail)?;
+    let warnings = driver::apply_warning_mode(warnings, req.warnings);
+    if warnings.iter().any(Diagnostic::is_error) {
+        return Err(frontend::render_diagnostics(&name, &text, &warnings));
+    }
+    let messages = frontend::render_diagnostics(&name, &text, &warnings);
     let mut module = frontend::lower(&program).map_err(fail)?;
     verify(
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize_with(&mut module, req.opt_level.unwrap_or(3), req.fmad)
+    driver::optimize_with(&mut module, req.opt_level.unwrap_or(3), req.fmad_in_force())
         .map_err(|e| e.rendered)?;
     Ok(Program {
         module,
         source: Some((name, text)),
+        messages,
     })
 }
 
@@ -418,6 +478,12 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
             for n in &fault.notes {
                 d = d.with_note(n.clone());
             }
+            if let Some(rel) = &fault.related {
+                match rel.span {
+                    Some(s) => d = d.with_label(Span::new(s.start, s.end), rel.message.clone()),
+                    None => d = d.with_note(format!("{} (IR {})", rel.message, rel.inst)),
+                }
+            }
             frontend::render_diagnostics(name, text, &[d])
         }
         _ => {
@@ -434,6 +500,16 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
             for n in &fault.notes {
                 out.push_str(&format!("  = note: {n}\n"));
             }
+            if let Some(rel) = &fault.related {
+                out.push_str(&format!(
+                    "  = note: {}: in `{}` at IR {}",
+                    rel.message, rel.function, rel.inst
+                ));
+                if let Some(span) = rel.span {
+                    out.push_str(&format!(", source bytes {}..{}", span.start, span.end));
+                }
+                out.push('\n');
+            }
             out
         }
     }
@@ -442,15 +518,21 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
 /// Compiles (or reads) the program, binds the arguments and runs the kernel.
 /// Errors come back rendered, ready for stderr.
 pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
+    if req.time > 0 && req.engine != Engine::Gpu {
+        return Err(
+            "error: `--time` measures launches on a real GPU; it needs `--engine gpu`\n".into(),
+        );
+    }
+    if req.racecheck && req.engine != Engine::Interp {
+        return Err(
+            "error: `--racecheck` is done by the IR interpreter; use it with `--engine interp`\n"
+                .into(),
+        );
+    }
     match req.engine {
         Engine::Interp => {}
         Engine::Emu => return execute_emu(req),
-        Engine::Gpu => {
-            return Err(
-                "error: engine `gpu` (running on a real GPU) is not available yet; use `--engine interp`"
-                    .into(),
-            )
-        }
+        Engine::Gpu => return execute_gpu(req),
     }
     let parsed: Vec<ArgValue> = req
         .args
@@ -473,6 +555,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         block: req.block,
         dynamic_shared_bytes: req.shared_bytes,
         max_steps_per_thread: req.max_steps,
+        racecheck: req.racecheck,
         ..LaunchConfig::default()
     };
     let out = interp::run_kernel(&program.module, &req.kernel, &kernel_args, &config).map_err(
@@ -491,18 +574,32 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
     Ok(RunResult {
         args,
         steps: out.steps,
+        messages: program.messages,
+        timing: None,
     })
 }
 
 /// The PTX `--engine emu` runs, and the name faults are rendered under: a
 /// `.ptx` file as written, or the backend's output for the program that
 /// the interpreter would run (same `-O`, `--fmad`, `-arch`).
-fn load_ptx(req: &RunRequest) -> Result<(String, String), String> {
+struct Ptx {
+    /// The name faults are rendered under.
+    name: String,
+    text: String,
+    /// The compiler's warnings, rendered.
+    messages: String,
+}
+
+fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
     let name = req.input.display().to_string();
     if req.input.extension().is_some_and(|e| e == "ptx") {
         let text = std::fs::read_to_string(&req.input)
             .map_err(|e| format!("error: cannot read `{name}`: {e}"))?;
-        return Ok((name, text));
+        return Ok(Ptx {
+            name,
+            text,
+            messages: String::new(),
+        });
     }
     let program = load_program(req)?;
     let target = backend_nvptx::Target::parse(&format!("sm_{}", req.sm))
@@ -515,7 +612,11 @@ fn load_ptx(req: &RunRequest) -> Result<(String, String), String> {
     };
     let ptx = backend_nvptx::compile_module(&program.module, &opts)
         .map_err(|e| format!("error: {e}\n"))?;
-    Ok((format!("{name} (as PTX)"), ptx))
+    Ok(Ptx {
+        name: format!("{name} (as PTX)"),
+        text: ptx,
+        messages: program.messages,
+    })
 }
 
 /// Renders an emulator fault against the PTX line of the instruction.
@@ -550,19 +651,12 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
         .iter()
         .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
         .collect::<Result<_, _>>()?;
-    let (name, ptx) = load_ptx(req)?;
-    let args: Vec<emu::KernelArg> = parsed
-        .iter()
-        .map(|a| match a {
-            ArgValue::Scalar { elem, bits } => emu::KernelArg::Scalar {
-                bits: *bits,
-                bytes: elem.size() as u32,
-                float: elem.is_float(),
-                name: elem.name().to_string(),
-            },
-            ArgValue::Buffer { bytes, .. } => emu::KernelArg::Buffer(bytes.clone()),
-        })
-        .collect();
+    let Ptx {
+        name,
+        text: ptx,
+        messages,
+    } = load_ptx(req)?;
+    let args = emu_args(&parsed);
     let config = emu::LaunchConfig {
         grid: req.grid,
         block: req.block,
@@ -585,6 +679,59 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
     Ok(RunResult {
         args,
         steps: out.steps,
+        messages,
+        timing: None,
+    })
+}
+
+/// The arguments as the emulator (and the GPU engine) bind them.
+fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
+    parsed
+        .iter()
+        .map(|a| match a {
+            ArgValue::Scalar { elem, bits } => emu::KernelArg::Scalar {
+                bits: *bits,
+                bytes: elem.size() as u32,
+                float: elem.is_float(),
+                name: elem.name().to_string(),
+            },
+            ArgValue::Buffer { bytes, .. } => emu::KernelArg::Buffer(bytes.clone()),
+        })
+        .collect()
+}
+
+/// `--engine gpu`: the emulator's PTX and argument binding, run on device 0.
+/// Without a CUDA driver this fails before compiling anything.
+fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
+    gpu::probe()?;
+    let parsed: Vec<ArgValue> = req
+        .args
+        .iter()
+        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
+        .collect::<Result<_, _>>()?;
+    let ptx = load_ptx(req)?;
+    let args = emu_args(&parsed);
+    let out = gpu::run(&gpu::Launch {
+        ptx: &ptx.text,
+        kernel: &req.kernel,
+        args: &args,
+        grid: req.grid,
+        block: req.block,
+        shared_bytes: req.shared_bytes,
+        time_launches: req.time,
+    })?;
+    let args = parsed
+        .iter()
+        .zip(out.buffers)
+        .map(|(a, buf)| match a {
+            ArgValue::Scalar { elem, .. } | ArgValue::Buffer { elem, .. } => (*elem, buf),
+        })
+        .collect();
+    Ok(RunResult {
+        args,
+        steps: 0,
+        messages: ptx.messages,
+        timing: out.median_ms.map(|ms| (ms, out.device)),
     })
 }
 
@@ -651,6 +798,7 @@ pub fn summarize(k: usize, elem: Elem, bytes: &[u8]) -> String {
 /// returns the summary text for stdout.
 pub fn run_and_report(req: &RunRequest, out_dir: Option<&Path>) -> Result<String, String> {
     let result = execute(req)?;
+    eprint!("{}", result.messages);
     if let Some(dir) = out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("error: cannot create `{}`: {e}", dir.display()))?;
@@ -668,6 +816,12 @@ pub fn run_and_report(req: &RunRequest, out_dir: Option<&Path>) -> Result<String
             text.push_str(&summarize(k, *elem, bytes));
             text.push('\n');
         }
+    }
+    if let Some((ms, device)) = &result.timing {
+        text.push_str(&format!(
+            "time: median {ms:.6} ms over {} launches on {device} (CUDA events)\n",
+            req.time
+        ));
     }
     Ok(text)
 }

@@ -30,6 +30,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
         args: Vec::new(),
+        ..RunRequest::default()
     };
     let words = kernelc::run::spec_words(&spec);
     let mut it = words.iter();
@@ -595,18 +596,242 @@ fn argument_errors_exit_with_1() {
     assert!(e.contains("sm_1"), "{e}");
 }
 
+// ---------------------------------------------------------------------------
+// The float options and warning flags reach `kernelc run`.
+// ---------------------------------------------------------------------------
+
+/// saxpy's `y` after a command-line run with `extra` options.
+fn saxpy_cli(extra: &[&str], tag: &str) -> Vec<f32> {
+    let dir = scratch(&format!("saxpy-{tag}"));
+    let d = dir.display().to_string();
+    let mut args = vec![
+        "run",
+        "samples/saxpy.cu",
+        "--spec",
+        "samples/saxpy.run",
+        "--out",
+        &d,
+    ];
+    args.extend_from_slice(extra);
+    let out = kernelc(&args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    f32s(&std::fs::read(dir.join("arg3.bin")).unwrap())
+}
+
+/// `--fmad` on the command line decides contraction in both engines, in
+/// nvcc's spellings; `--use_fast_math` implies `--fmad=true` (as when
+/// compiling), and the other float options keep saxpy's results.
 #[test]
-fn the_gpu_engine_says_it_is_not_available() {
+fn float_options_reach_the_run_as_they_reach_compilation() {
+    let req = spec_request("saxpy", 3);
+    let x = f32s(&input(&req.args[2]));
+    let y = f32s(&input(&req.args[3]));
+    let fused: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2.5f32.mul_add(*x, *y))
+        .collect();
+    let split: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    assert_ne!(fused, split, "the inputs must tell the two apart");
+    for engine in ["interp", "emu"] {
+        let e = ["--engine", engine];
+        let run = |opts: &[&str], tag: &str| {
+            saxpy_cli(&[&e[..], opts].concat(), &format!("{engine}-{tag}"))
+        };
+        assert_bitwise(&run(&[], "default"), &fused, "default (--fmad=true)");
+        assert_bitwise(&run(&["--fmad=true"], "t"), &fused, "--fmad=true");
+        assert_bitwise(&run(&["--fmad=false"], "f"), &split, "--fmad=false");
+        assert_bitwise(&run(&["-fmad=false"], "f1"), &split, "-fmad=false");
+        assert_bitwise(
+            &run(&["--fmad=false", "--use_fast_math"], "fast"),
+            &fused,
+            "--fmad=false --use_fast_math",
+        );
+        assert_bitwise(
+            &run(
+                &["-ftz=true", "-prec-div=false", "-prec-sqrt=false"],
+                "other",
+            ),
+            &fused,
+            "-ftz -prec-div -prec-sqrt",
+        );
+    }
+}
+
+/// `-w` silences the frontend's warnings in a run, `-Werror` makes them
+/// errors (exit 1, nothing run), and by default they go to stderr.
+#[test]
+fn warning_flags_reach_the_run() {
+    let dir = scratch("warn");
+    let src = write(
+        &dir,
+        "unused.cu",
+        "extern \"C\" __global__ void k(int *p) { int unused = 3; p[0] = 1; }\n",
+    );
+    let base = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "i32[]:zeros:1",
+    ];
+    let shown = kernelc(&base);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    assert!(
+        stderr(&shown).contains("unused variable `unused`"),
+        "{}",
+        stderr(&shown)
+    );
+    assert!(
+        stdout(&shown).contains("arg0 i32[1]: 1 sum 1"),
+        "{}",
+        stdout(&shown)
+    );
+    let quiet = kernelc(&[&base[..], &["-w"]].concat());
+    assert!(quiet.status.success());
+    assert_eq!(stderr(&quiet), "");
+    let err = fails(&[&base[..], &["-Werror"]].concat());
+    assert!(err.contains("error"), "{err}");
+    assert!(
+        err.contains("treated as an error because of `-Werror`"),
+        "{err}"
+    );
+    let err = fails(&[&base[..], &["-Werror", "--engine", "emu"]].concat());
+    assert!(err.contains("unused variable"), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// The GPU engine (`--engine gpu`). This machine may have no CUDA driver: the
+// tests that need one print a `SKIPPED: no CUDA driver` line and return.
+// ---------------------------------------------------------------------------
+
+fn gpu_or_skip(what: &str) -> bool {
+    if kernelc::gpu::driver_available() {
+        true
+    } else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): {what}");
+        false
+    }
+}
+
+/// Without a driver, the gpu engine says so and points at the emulator:
+/// exit 1, no panic, nothing compiled.
+#[test]
+fn without_a_cuda_driver_the_gpu_engine_says_so() {
+    if kernelc::gpu::driver_available() {
+        eprintln!("SKIPPED: a CUDA driver is present: the no-driver message");
+        return;
+    }
+    for input in ["samples/vadd.cu", "samples/vadd.ptx-does-not-exist.ptx"] {
+        let e = fails(&[
+            "run",
+            input,
+            "--spec",
+            "samples/vadd.run",
+            "--engine",
+            "gpu",
+            "--time",
+            "5",
+        ]);
+        assert!(e.contains("no CUDA driver found"), "{e}");
+        assert!(e.contains("--engine emu"), "{e}");
+        assert!(
+            !e.contains("panic") && !e.contains("internal compiler error"),
+            "{e}"
+        );
+    }
+    let req = with_engine(spec_request("vadd", 3), Engine::Gpu);
+    let e = execute(&req).expect_err("no driver");
+    assert!(e.contains("no CUDA driver found"), "{e}");
+}
+
+/// `--time` and `--racecheck` belong to one engine each.
+#[test]
+fn time_needs_the_gpu_and_racecheck_the_interpreter() {
     let e = fails(&[
         "run",
         "samples/vadd.cu",
         "--spec",
         "samples/vadd.run",
+        "--time",
+        "3",
+    ]);
+    assert!(e.contains("`--time`") && e.contains("--engine gpu"), "{e}");
+    let e = fails(&[
+        "run",
+        "samples/vadd.cu",
+        "--spec",
+        "samples/vadd.run",
+        "--racecheck",
+        "--engine",
+        "emu",
+    ]);
+    assert!(
+        e.contains("`--racecheck`") && e.contains("--engine interp"),
+        "{e}"
+    );
+}
+
+/// Every sample on the GPU leaves the emulator's bytes (the same PTX: the
+/// samples use no `.approx` instruction and no order-dependent float atomic).
+#[test]
+fn every_sample_on_the_gpu_matches_the_emulator() {
+    if !gpu_or_skip("every sample on the GPU against the emulator") {
+        return;
+    }
+    for name in samples() {
+        let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
+        let gpu = buffers(&with_engine(spec_request(&name, 3), Engine::Gpu));
+        assert_eq!(emu, gpu, "{name}: the GPU disagrees with the emulator");
+    }
+}
+
+/// A `.ptx` file runs on the GPU as written, `--time` prints the median,
+/// and PTX the driver's JIT rejects comes back with the JIT's log.
+#[test]
+fn gpu_runs_ptx_files_times_launches_and_shows_jit_logs() {
+    if !gpu_or_skip("PTX files, --time and JIT logs on the GPU") {
+        return;
+    }
+    let dir = scratch("gpu-ptx");
+    let ptx = kernelc(&["samples/vadd.cu", "-arch=sm_80"]);
+    assert!(ptx.status.success(), "{}", stderr(&ptx));
+    let file = write(&dir, "vadd.ptx", &stdout(&ptx));
+    let out = kernelc(&[
+        "run",
+        &file,
+        "--spec",
+        "samples/vadd.run",
+        "--engine",
+        "gpu",
+        "--time",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let want = kernelc(&["run", "samples/vadd.cu", "--spec", "samples/vadd.run"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[..3].join("\n") + "\n", stdout(&want), "{text}");
+    assert!(lines[3].starts_with("time: median "), "{text}");
+    assert!(lines[3].contains("over 5 launches"), "{text}");
+    // A PTX ISA version no driver knows: the emulator's parser reads it, the
+    // JIT refuses it and says why.
+    let bad = stdout(&ptx).replacen(".version ", ".version 99.0\n// was ", 1);
+    let file = write(&dir, "bad.ptx", &bad);
+    let e = fails(&[
+        "run",
+        &file,
+        "--spec",
+        "samples/vadd.run",
         "--engine",
         "gpu",
     ]);
-    assert!(e.contains("engine `gpu`"), "{e}");
-    assert!(e.contains("not available yet"), "{e}");
+    assert!(e.contains("the driver's JIT rejected the PTX"), "{e}");
+    assert!(e.contains("JIT error log"), "{e}");
 }
 
 // ---------------------------------------------------------------------------
@@ -626,9 +851,6 @@ fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
     for name in samples() {
         let o0 = buffers(&spec_request(&name, 0));
         let o3 = buffers(&spec_request(&name, 3));
-        if NOT_EMULATED.contains(&name.as_str()) {
-            continue;
-        }
         let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
         assert_eq!(o0, o3, "{name}: interpreter -O0 and -O3 disagree");
         assert_eq!(o3, emu, "{name}: the emulator on the -O3 PTX disagrees");
@@ -637,17 +859,15 @@ fn every_sample_agrees_bitwise_in_the_interpreter_and_the_emulator() {
     }
 }
 
-/// Samples the PTX emulator cannot run yet: it executes `cp.async` but
-/// not the warp-wide tensor-core instructions (`wmma`, `mma.sync`,
-/// `ldmatrix`), which it reports as "not supported by the emulator". The
-/// interpreter runs them, and `*_matches_a_rust_reference` checks it.
-const NOT_EMULATED: &[&str] = &["mma_ldmatrix_gemm", "wmma_gemm"];
-
+/// The tensor instructions need the whole warp: a block of 16 threads is
+/// a clean fault in the emulator, not a panic or a wrong result.
 #[test]
-fn the_emulator_says_it_cannot_run_tensor_cores() {
-    let req = with_engine(spec_request("wmma_gemm", 3), Engine::Emu);
-    let err = execute(&req).expect_err("wmma is not emulated").to_string();
-    assert!(err.contains("not supported by the emulator"), "{err}");
+fn the_emulators_tensor_instructions_need_a_full_warp() {
+    let mut req = with_engine(spec_request("wmma_gemm", 3), Engine::Emu);
+    req.block = [16, 1, 1];
+    let err = execute(&req).expect_err("a partial warp").to_string();
+    assert!(err.contains("needs all 32 lanes of the warp"), "{err}");
+    assert!(err.contains("wmma.load.a.sync.aligned"), "{err}");
 }
 
 /// Units in the last place between two floats of the same sign.
@@ -671,9 +891,6 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
     };
     let dir = scratch("nvcc-emu");
     for name in samples() {
-        if NOT_EMULATED.contains(&name.as_str()) {
-            continue;
-        }
         let ptx = dir.join(format!("{name}.ptx"));
         let out = Command::new(&nvcc)
             .args(["-ptx", "-arch=sm_90", "-I"])
@@ -761,6 +978,7 @@ fn filetest_request(
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
         args: args.iter().map(|a| a.to_string()).collect(),
+        ..RunRequest::default()
     }
 }
 
@@ -858,6 +1076,7 @@ fn collectives_agree_in_the_interpreter_and_the_emulator() {
         ]
         .map(String::from)
         .to_vec(),
+        ..RunRequest::default()
     };
     let want = buffers(&req);
     let got = buffers(&with_engine(req, Engine::Emu));
@@ -930,42 +1149,94 @@ fn i32s(bytes: &[u8]) -> Vec<i32> {
         .collect()
 }
 
-/// `C = (A & 7) * (B & 7)` for row-major `m x k` and `k x n` matrices: the
-/// values the tensor-core samples stage as f16. Every sum is a small integer,
-/// so f32 holds it exactly whatever the order of the additions.
-fn small_int_gemm(a: &[i32], b: &[i32], m: usize, n: usize, k: usize) -> Vec<f32> {
-    let mut c = vec![0f32; m * n];
+/// The f16 value of a small integer, through its bits (as the samples
+/// build them) and back, exactly: the CPU reference sees the numbers the
+/// tensor cores see.
+fn f16_exact(v: i32) -> f32 {
+    let bits = if v == 0 {
+        0u32
+    } else {
+        let e = 31 - v.leading_zeros() as i32;
+        (((e + 15) << 10) as u32) | ((v << (10 - e)) as u32 & 0x3ff)
+    };
+    let (exp, frac) = ((bits >> 10) & 0x1f, bits & 0x3ff);
+    if exp == 0 {
+        frac as f32 * 2f32.powi(-24)
+    } else {
+        (1.0 + frac as f32 / 1024.0) * 2f32.powi(exp as i32 - 15)
+    }
+}
+
+/// `C = A * B` for row-major `m x k` and `k x n` matrices of the f16
+/// values of `A & 7` and `B & 7` (the values the tensor-core samples
+/// stage), summed in f64, with each element's error bound for an f32
+/// accumulation of `k` products: `k * 2^-24 * sum |a| |b|`.
+fn f16_gemm(a: &[i32], b: &[i32], m: usize, n: usize, k: usize) -> Vec<(f64, f64)> {
+    let mut c = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let s: i32 = (0..k)
-                .map(|p| (a[i * k + p] & 7) * (b[p * n + j] & 7))
-                .sum();
-            c[i * n + j] = s as f32;
+            let (mut s, mut mag) = (0f64, 0f64);
+            for p in 0..k {
+                let x =
+                    f64::from(f16_exact(a[i * k + p] & 7)) * f64::from(f16_exact(b[p * n + j] & 7));
+                s += x;
+                mag += x.abs();
+            }
+            c.push((s, k as f64 * 2f64.powi(-24) * mag));
         }
     }
     c
 }
 
+/// The tolerance check of a GEMM result. For the samples' inputs every sum
+/// is a small integer, which f32 holds exactly in any order, so the bound
+/// is met with equality: the test also requires exact results.
+fn assert_gemm(got: &[f32], want: &[(f64, f64)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (&g, &(w, tol))) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(g) - w).abs() <= tol,
+            "{what}[{i}]: got {g}, want {w} +- {tol}"
+        );
+        assert_eq!(f64::from(g), w, "{what}[{i}]: small-integer sums are exact");
+    }
+}
+
+/// Every engine and level: the interpreter at -O0 and -O3, the emulator
+/// on the -O0 and -O3 PTX.
+fn every_engine(sample: &str) -> Vec<(String, Vec<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for engine in [Engine::Interp, Engine::Emu] {
+        for level in [0, 3] {
+            let req = with_engine(spec_request(sample, level), engine);
+            out.push((format!("{sample} {engine:?} -O{level}"), buffers(&req)));
+        }
+    }
+    out
+}
+
 #[test]
-fn wmma_gemm_matches_a_rust_reference() {
+fn wmma_gemm_matches_a_cpu_reference_in_every_engine() {
     let req = spec_request("wmma_gemm", 3);
     assert_eq!(req.args[3..], ["i32:32", "i32:32", "i32:48"]);
     let a = i32s(&input(&req.args[0]));
     let b = i32s(&input(&req.args[1]));
-    let out = buffers(&req);
-    let want = small_int_gemm(&a, &b, 32, 32, 48);
-    assert_bitwise(&f32s(&out[2]), &want, "wmma_gemm c");
+    let want = f16_gemm(&a, &b, 32, 32, 48);
+    for (what, out) in every_engine("wmma_gemm") {
+        assert_gemm(&f32s(&out[2]), &want, &what);
+    }
 }
 
 #[test]
-fn mma_ldmatrix_gemm_matches_a_rust_reference() {
+fn mma_ldmatrix_gemm_matches_a_cpu_reference_in_every_engine() {
     let req = spec_request("mma_ldmatrix_gemm", 3);
     assert_eq!(req.args[3..], ["i32:16", "i32:32"]);
     let a = i32s(&input(&req.args[0]));
     let b = i32s(&input(&req.args[1]));
-    let out = buffers(&req);
-    let want = small_int_gemm(&a, &b, 32, 16, 32);
-    assert_bitwise(&f32s(&out[2]), &want, "mma_gemm c");
+    let want = f16_gemm(&a, &b, 32, 16, 32);
+    for (what, out) in every_engine("mma_ldmatrix_gemm") {
+        assert_gemm(&f32s(&out[2]), &want, &what);
+    }
 }
 
 #[test]
@@ -973,6 +1244,170 @@ fn cp_async_copy_matches_a_rust_reference() {
     let req = spec_request("cp_async_copy", 3);
     let x = f32s(&input(&req.args[0]));
     let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
-    let out = buffers(&req);
-    assert_bitwise(&f32s(&out[1]), &want, "cp_async_copy out");
+    for (what, out) in every_engine("cp_async_copy") {
+        assert_bitwise(&f32s(&out[1]), &want, &what);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// `--racecheck`: shared-memory races between barriers (interpreter).
+// ---------------------------------------------------------------------------
+
+/// A kernel that reads its neighbour's shared element with the barrier
+/// left out is reported with both accesses; with the barrier, or with the
+/// race confined to one warp and a `__syncwarp` between, it is not.
+#[test]
+fn racecheck_reports_a_missing_barrier_with_both_accesses() {
+    let dir = scratch("race");
+    let racy = "extern \"C\" __global__ void k(float *out) {\n\
+                \x20 __shared__ float tile[64];\n\
+                \x20 int t = threadIdx.x;\n\
+                \x20 tile[t] = out[t];\n\
+                \x20 SYNC\n\
+                \x20 out[t] = tile[(t + 1) % 64];\n\
+                }\n";
+    let run = |sync: &str, block: &str, tag: &str, extra: &[&str]| {
+        let src = write(&dir, &format!("{tag}.cu"), &racy.replace("SYNC", sync));
+        let mut args = vec![
+            "run",
+            &src,
+            "--kernel",
+            "k",
+            "--grid",
+            "2",
+            "--block",
+            block,
+            "f32[]:iota:128",
+        ];
+        args.extend_from_slice(extra);
+        kernelc(&[&args[..], &["--racecheck"]].concat())
+    };
+    for level in ["-O0", "-O3"] {
+        let out = run("", "64", "none", &[level]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains("kernel fault: shared-memory race"), "{e}");
+        assert!(e.contains("of `"), "{e}");
+        // This access (the write of thread 1) and the earlier read of thread 0.
+        assert!(e.contains("tile[t] = out[t];"), "{e}");
+        assert!(e.contains("out[t] = tile[(t + 1) % 64];"), "{e}");
+        assert!(e.contains("thread (0,0,0) read here"), "{e}");
+        assert!(e.contains("block (0,0,0), thread (1,0,0)"), "{e}");
+        assert!(stdout(&out).is_empty(), "nothing is printed after a fault");
+    }
+    let ok = run("__syncthreads();", "64", "barrier", &[]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    // One warp: `__syncwarp` orders its lanes. Without the flag, the racy
+    // kernel runs (in the interpreter's order) and exits 0.
+    let racy32 = racy.replace("64", "32");
+    let src = write(&dir, "warp.cu", &racy32.replace("SYNC", "__syncwarp();"));
+    let args = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "f32[]:iota:32",
+    ];
+    let ok = kernelc(&[&args[..], &["--racecheck"]].concat());
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let src = write(&dir, "warp-racy.cu", &racy32.replace("SYNC", ""));
+    let args = [
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "f32[]:iota:32",
+    ];
+    assert!(kernelc(&args).status.success());
+    let e = fails(&[&args[..], &["--racecheck"]].concat());
+    assert!(e.contains("shared-memory race"), "{e}");
+    // A write after another thread's write: write-write.
+    let src = write(
+        &dir,
+        "ww.cu",
+        "extern \"C\" __global__ void k(int *out) {\n  __shared__ int x;\n  x = threadIdx.x;\n  out[0] = 1;\n}\n",
+    );
+    let e = fails(&[
+        "run",
+        &src,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "2",
+        "i32[]:zeros:1",
+        "--racecheck",
+    ]);
+    assert!(
+        e.contains("this write of 4 bytes") && e.contains("a write of the same bytes"),
+        "{e}"
+    );
+}
+
+/// Every sample that uses shared memory is race-free at -O0 and -O3.
+#[test]
+fn racecheck_passes_the_samples() {
+    for name in samples() {
+        for level in [0, 3] {
+            let mut req = spec_request(&name, level);
+            req.racecheck = true;
+            if let Err(e) = execute(&req) {
+                panic!("{name} -O{level} --racecheck:\n{e}");
+            }
+        }
+    }
+}
+
+/// An mbarrier used as a block barrier: thread 0 initializes it for the
+/// whole block, every thread writes its slot, arrives, and spins on
+/// `test_wait` until the phase completes, then reads its neighbour's slot.
+/// The spinning threads yield in both engines, so the others get to
+/// arrive; both engines give the same bytes at -O0 and -O3.
+#[test]
+fn mbarrier_phases_agree_in_the_interpreter_and_the_emulator() {
+    let dir = scratch("mbarrier");
+    let src = write(
+        &dir,
+        "mbar.cu",
+        "#include \"kernelc.cuh\"\n\
+         extern \"C\" __global__ void k(int *out) {\n\
+         \x20 __shared__ unsigned long long bar;\n\
+         \x20 __shared__ int slot[64];\n\
+         \x20 int t = threadIdx.x;\n\
+         \x20 if (t == 0) kernelc_mbarrier_init(&bar, 64);\n\
+         \x20 __syncthreads();\n\
+         \x20 slot[t] = 10 * t + 1;\n\
+         \x20 unsigned long long token = kernelc_mbarrier_arrive(&bar);\n\
+         \x20 while (!kernelc_mbarrier_test_wait(&bar, token)) {}\n\
+         \x20 out[t] = slot[(t + 1) % 64];\n\
+         }\n",
+    );
+    let want: Vec<u8> = (0..64i32)
+        .flat_map(|t| (10 * ((t + 1) % 64) + 1).to_le_bytes())
+        .collect();
+    for engine in [Engine::Interp, Engine::Emu] {
+        for level in [0, 3] {
+            let req = RunRequest {
+                input: src.clone().into(),
+                kernel: "k".into(),
+                block: [64, 1, 1],
+                opt_level: Some(level),
+                engine,
+                args: vec!["i32[]:zeros:64".into()],
+                defines: Vec::new(),
+                ..RunRequest::default()
+            };
+            let out = buffers(&req);
+            assert_eq!(out[0], want, "{engine:?} -O{level}");
+        }
+    }
 }

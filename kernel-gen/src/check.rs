@@ -108,6 +108,7 @@ pub fn run(
             engine,
             max_steps: 1_000_000,
             args: k.args.clone(),
+            ..RunRequest::default()
         };
         let result = kernelc::run::execute(&req).map_err(|e| fail(&stage, e))?;
         Ok(result.args.into_iter().map(|(_, b)| b).collect())

@@ -13,6 +13,7 @@ use cranelift_entity::EntityRef;
 mod accel;
 mod collective;
 mod fragment;
+mod race;
 
 /// One activation of a function.
 struct Frame {
@@ -66,6 +67,8 @@ struct Raw {
     message: String,
     func: FuncId,
     inst: Option<Inst>,
+    /// Another instruction the fault is about, and what happened there.
+    related: Option<(FuncId, Inst, String)>,
 }
 
 fn raw(kind: FaultKind, message: impl Into<String>, func: FuncId, inst: Option<Inst>) -> Raw {
@@ -74,6 +77,7 @@ fn raw(kind: FaultKind, message: impl Into<String>, func: FuncId, inst: Option<I
         message: message.into(),
         func,
         inst,
+        related: None,
     }
 }
 
@@ -98,6 +102,8 @@ struct Exec<'m> {
     global_addrs: Vec<u64>,
     shared: Vec<Alloc>,
     ctaid: [u32; 3],
+    /// The race checker's state for the running block (`--racecheck`).
+    race: Option<race::RaceState>,
 }
 
 pub(super) fn run(
@@ -113,6 +119,7 @@ pub(super) fn run(
         global_addrs: setup.global_addrs,
         shared: Vec::new(),
         ctaid: [0; 3],
+        race: None,
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -121,6 +128,13 @@ pub(super) fn run(
             for bx in 0..gx {
                 exec.ctaid = [bx, by, bz];
                 exec.shared = setup.shared_template.clone();
+                if config.racecheck {
+                    let threads: u32 = config.block.iter().product();
+                    exec.race = Some(race::RaceState::new(
+                        exec.shared.iter().map(|a| a.bytes.len()),
+                        threads.div_ceil(32) as usize,
+                    ));
+                }
                 steps += exec.run_block(kernel, &setup.param_bits)?;
             }
         }
@@ -154,6 +168,15 @@ impl<'m> Exec<'m> {
             .zip(func)
             .map(|(i, f)| f.spans[i])
             .filter(|s| !s.is_none());
+        let related = r.related.map(|(fid, inst, message)| {
+            let f = self.module.functions.get(fid);
+            super::RelatedSite {
+                span: f.map(|f| f.spans[inst]).filter(|s| !s.is_none()),
+                function: f.map_or_else(String::new, |f| f.name.clone()),
+                inst,
+                message,
+            }
+        });
         RunError::Fault(Box::new(Fault {
             kind: r.kind,
             message: r.message,
@@ -164,6 +187,7 @@ impl<'m> Exec<'m> {
             block: self.ctaid,
             thread: t.tid,
             notes: Vec::new(),
+            related,
         }))
     }
 
@@ -259,6 +283,9 @@ impl<'m> Exec<'m> {
                 return Err(with_kernel(err));
             }
             self.release_barrier(&mut threads).map_err(with_kernel)?;
+            if let Some(race) = self.race.as_mut() {
+                race.barrier();
+            }
         }
         Ok(threads.iter().map(|t| t.steps).sum())
     }
@@ -592,8 +619,11 @@ impl<'m> Exec<'m> {
             }
             InstData::Load { ty: lty, ptr, .. } => {
                 let space = ty(*ptr).addr_space().unwrap_or(AddrSpace::Generic);
-                self.load(t, space, val(*ptr), lty.bytes())
-                    .map_err(|e| fail(access_fault(&e), format!("load.{lty}: {e}")))?
+                let v = self
+                    .load(t, space, val(*ptr), lty.bytes())
+                    .map_err(|e| fail(access_fault(&e), format!("load.{lty}: {e}")))?;
+                self.race_check(t, fid, inst, val(*ptr), lty.bytes(), false)?;
+                v
             }
             InstData::Store { value, ptr, .. } => {
                 let space = ty(*ptr).addr_space().unwrap_or(AddrSpace::Generic);
@@ -601,6 +631,7 @@ impl<'m> Exec<'m> {
                 let (v, p) = (val(*value), val(*ptr));
                 self.store(t, space, p, vty.bytes(), v)
                     .map_err(|e| fail(access_fault(&e), format!("store.{vty}: {e}")))?;
+                self.race_check(t, fid, inst, p, vty.bytes(), true)?;
                 return Ok(None);
             }
             InstData::Call { func: callee, args } => {

@@ -51,6 +51,9 @@ pub struct LaunchConfig {
     pub max_steps_per_thread: u64,
     /// The deepest call stack, counting the kernel's own frame.
     pub max_call_depth: usize,
+    /// Report shared-memory races between barriers as faults
+    /// (`kernelc run --racecheck`, [`race`]).
+    pub racecheck: bool,
 }
 
 impl Default for LaunchConfig {
@@ -61,6 +64,7 @@ impl Default for LaunchConfig {
             dynamic_shared_bytes: 0,
             max_steps_per_thread: DEFAULT_MAX_STEPS,
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            racecheck: false,
         }
     }
 }
@@ -117,8 +121,21 @@ pub enum FaultKind {
     /// Local or shared memory beyond the hardware's limits.
     OutOfMemory,
     Trap,
+    /// A shared-memory race between barriers (`--racecheck`).
+    Race,
     /// IR the verifier would have rejected.
     Internal,
+}
+
+/// A second place a fault is about (the other access of a race).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelatedSite {
+    /// The instruction's source span, when it has one.
+    pub span: Option<SourceSpan>,
+    pub function: String,
+    pub inst: Inst,
+    /// What happened there.
+    pub message: String,
 }
 
 /// A run-time error of the kernel, located at an instruction of a thread.
@@ -138,6 +155,8 @@ pub struct Fault {
     pub thread: [u32; 3],
     /// Extra lines (e.g. which threads had returned at a divergent barrier).
     pub notes: Vec<String>,
+    /// The other access of a race.
+    pub related: Option<RelatedSite>,
 }
 
 impl std::fmt::Display for Fault {

@@ -17,6 +17,8 @@ use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
 use crate::lexer::FloatLit;
 use std::collections::BTreeMap;
 
+mod tensor;
+
 /// An error inside one instruction, before it is located.
 struct E {
     kind: FaultKind,
@@ -84,6 +86,9 @@ enum Flow {
     Stay,
     /// The thread stopped (barrier, collective, exit).
     Stop,
+    /// The thread waits for an mbarrier phase: go on to the next
+    /// instruction, but let the other threads run first.
+    Yield,
 }
 
 struct Exec<'a> {
@@ -193,6 +198,10 @@ impl<'a> Exec<'a> {
             if self.resolve_warp(&mut threads)? {
                 continue;
             }
+            // A thread that yielded at an mbarrier wait tries again.
+            if threads.iter().any(|t| t.state == State::Running) {
+                continue;
+            }
             self.release_barrier(&mut threads)?;
         }
     }
@@ -261,6 +270,10 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Jump(l)) => t.frames.last_mut().expect("frame").pc = l,
                 Ok(Flow::Stay) => {}
                 Ok(Flow::Stop) => return Ok(()),
+                Ok(Flow::Yield) => {
+                    t.frames.last_mut().expect("frame").pc += 1;
+                    return Ok(());
+                }
                 Err(err) => return Err(self.fault(t, err, vec![])),
             }
         }
@@ -917,10 +930,11 @@ impl<'a> Exec<'a> {
                 t.state = State::AtBarrier(fidx, pc);
                 Ok(Flow::Stop)
             }
-            "shfl" | "vote" | "activemask" | "redux" => {
+            "shfl" | "vote" | "activemask" | "redux" | "wmma" | "mma" | "ldmatrix" | "stmatrix" => {
                 t.state = State::AtWarp(fidx, pc);
                 Ok(Flow::Stop)
             }
+            "mbarrier" => self.mbarrier(t, inst),
             // Threads run one at a time, so an async copy is done at once and
             // its groups have nothing left to wait for (a missing wait is not
             // caught). The bulk and mbarrier forms are not emulated.
@@ -949,6 +963,92 @@ impl<'a> Exec<'a> {
             | "pmevent" | "brkpt" => Ok(Flow::Next),
             _ => Err(unsupported(format!("the instruction `{}`", inst.name()))),
         }
+    }
+
+    /// `mbarrier.init/arrive[.expect_tx]/test_wait/try_wait[.parity]` on a
+    /// 64-bit object: bit 63 is the phase, bits 0..20 the arrivals still
+    /// expected, 20..40 the count of each phase, 40..63 the transaction
+    /// bytes still expected. A wait that finds its phase incomplete yields,
+    /// so the threads that will arrive get to run.
+    fn mbarrier(&mut self, t: &mut Thread, inst: &Inst) -> R<Flow> {
+        const COUNT: u64 = (1 << 20) - 1;
+        const TX: u64 = (1 << 23) - 1;
+        let op = |i: usize| {
+            inst.ops
+                .get(i)
+                .ok_or_else(|| e(FaultKind::Unsupported, "missing operand".to_string()))
+        };
+        let b64 = Ty {
+            kind: Kind::B,
+            bits: 64,
+        };
+        let space = inst.space();
+        let name = inst.name();
+        if inst.has(".init") {
+            let addr = self.addr(t, op(0)?)?;
+            let count = self.get(t, op(1)?, b64)? & 0xffff_ffff;
+            if count == 0 || count > COUNT {
+                return Err(e(
+                    FaultKind::Unsupported,
+                    format!("mbarrier count {count} is outside 1..={COUNT}"),
+                ));
+            }
+            self.store(t, space, addr, 8, (count << 20) | count)?;
+            return Ok(Flow::Next);
+        }
+        if inst.has(".arrive") && !inst.has(".noComplete") && !inst.has(".release.cluster") {
+            let addr = self.addr(t, op(1)?)?;
+            let tx = if inst.has(".expect_tx") {
+                self.get(t, op(2)?, b64)? & 0xffff_ffff
+            } else {
+                0
+            };
+            let state = self.load(t, space, addr, 8)?;
+            let (mut pending, count) = (state & COUNT, (state >> 20) & COUNT);
+            let mut bytes = (state >> 40) & TX;
+            if pending == 0 || count == 0 {
+                return Err(e(
+                    FaultKind::Unsupported,
+                    format!("{name}: the mbarrier was not initialized"),
+                ));
+            }
+            pending -= 1;
+            bytes = (bytes + tx).min(TX);
+            let mut phase = state >> 63;
+            if pending == 0 && bytes == 0 {
+                phase ^= 1;
+                pending = count;
+            }
+            self.store(
+                t,
+                space,
+                addr,
+                8,
+                (phase << 63) | (bytes << 40) | (count << 20) | pending,
+            )?;
+            // The token is the phase the arrival belongs to.
+            self.set(t, op(0)?, state >> 63, b64)?;
+            return Ok(Flow::Next);
+        }
+        if inst.has(".test_wait") || inst.has(".try_wait") {
+            let addr = self.addr(t, op(1)?)?;
+            // A parity, or a token from `arrive` (the phase, 0 or 1).
+            let want = self.get(t, op(2)?, b64)? & 1;
+            let state = self.load(t, space, addr, 8)?;
+            // The phase `want` is over once the current phase differs.
+            let done = (state >> 63) != want;
+            self.set(
+                t,
+                op(0)?,
+                u64::from(done),
+                Ty {
+                    kind: Kind::Pred,
+                    bits: 1,
+                },
+            )?;
+            return Ok(if done { Flow::Next } else { Flow::Yield });
+        }
+        Err(unsupported(format!("`{name}`")))
     }
 
     fn atomic(&mut self, t: &mut Thread, inst: &Inst, tys: &[Ty]) -> R<Flow> {
@@ -1086,6 +1186,8 @@ impl<'a> Exec<'a> {
                 "shfl" => inst.ops.get(4),
                 "vote" | "redux" => inst.ops.get(2),
                 "activemask" => None,
+                // `.sync.aligned`: the whole warp, checked by `resolve_tensor`.
+                op if tensor::is_tensor(op) => None,
                 _ => inst.ops.first(),
             };
             let mut masks = Vec::new();
@@ -1115,6 +1217,14 @@ impl<'a> Exec<'a> {
                     }
                 }
                 masks.push(m);
+            }
+            if tensor::is_tensor(&inst.opcode) {
+                self.resolve_tensor(threads, &members, f, pc)?;
+                for &i in &members {
+                    threads[i].frames.last_mut().expect("frame").pc += 1;
+                    threads[i].state = State::Running;
+                }
+                continue;
             }
             // Inputs first (all lanes read before any writes).
             let val = |i: usize, k: usize, ty: Ty| -> Result<u64, RunError> {

@@ -186,33 +186,42 @@ pub fn run_ptx(
     exec::run(&prog, setup, config)
 }
 
-fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
-    for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
-        if d == 0 || d > m {
-            return Err(format!(
-                "{what} dimension {} is {d}; it must be between 1 and {m}",
-                ["x", "y", "z"][i]
-            ));
-        }
-    }
-    Ok(())
+/// How one kernel argument reaches its `.param`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound<'a> {
+    /// A buffer in global memory: the parameter holds its address.
+    Buffer(&'a [u8]),
+    /// The parameter's own bytes: a scalar, or a by-value aggregate.
+    Bytes(Vec<u8>),
 }
 
-/// Binds the arguments and places the module variables.
-fn setup(
-    prog: &Program,
+/// Binds `args` to the parameters of `kernel` in `src` by the parameter
+/// types, exactly as [`run_ptx`] does: a buffer binds to a 64-bit integer
+/// parameter (its address) or is copied into a `.b8 name[N]` aggregate of
+/// its size; a scalar must have the parameter's size and kind. The GPU
+/// engine of `kernelc run` binds through this too, so both engines accept
+/// the same launches.
+pub fn bind_params<'a>(
+    src: &str,
     kernel: &str,
-    args: &[KernelArg],
-    config: &LaunchConfig,
-) -> Result<Setup, String> {
+    args: &'a [KernelArg],
+) -> Result<Vec<Bound<'a>>, RunError> {
+    let module = crate::parser::parse(src)
+        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
+    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    let func = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
+    bind_args(&prog.funcs[func], kernel, args).map_err(RunError::Setup)
+}
+
+/// The index of the `.entry` named `kernel`.
+fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
     let entries: Vec<&str> = prog
         .funcs
         .iter()
         .filter(|f| f.kind == crate::ast::FuncKind::Entry)
         .map(|f| f.name.as_str())
         .collect();
-    let kid = prog
-        .funcs
+    prog.funcs
         .iter()
         .position(|f| f.name == kernel && f.kind == crate::ast::FuncKind::Entry)
         .ok_or_else(|| {
@@ -224,19 +233,14 @@ fn setup(
                     entries.join(", ")
                 }
             )
-        })?;
-    let func = &prog.funcs[kid];
-    if !func.has_body {
-        return Err(format!("kernel `{kernel}` has no body"));
-    }
-    check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
-    check_dims("block", config.block, [1024, 1024, 64])?;
-    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
-    if threads > 1024 {
-        return Err(format!(
-            "a block of {threads} threads is more than the 1024 CUDA allows"
-        ));
-    }
+        })
+}
+
+fn bind_args<'a>(
+    func: &program::Func,
+    kernel: &str,
+    args: &'a [KernelArg],
+) -> Result<Vec<Bound<'a>>, String> {
     if func.kparams.len() != args.len() {
         let n = func.kparams.len();
         return Err(format!(
@@ -246,9 +250,7 @@ fn setup(
             if args.len() == 1 { "was" } else { "were" }
         ));
     }
-    let mut global = Vec::new();
-    let mut kparams = Vec::new();
-    let mut buffer_slots = Vec::new();
+    let mut out = Vec::new();
     for (i, ((pname, ty, size), arg)) in func.kparams.iter().zip(args).enumerate() {
         let tname = format!("{:?}{}", ty.kind, ty.bits).to_lowercase();
         let tname = if ty.kind == Kind::Pred {
@@ -256,20 +258,15 @@ fn setup(
         } else {
             tname
         };
-        let mut bytes = vec![0u8; *size as usize];
-        match arg {
+        out.push(match arg {
             KernelArg::Buffer(data) if *size == 8 && ty.bits == 64 && !ty.is_float() => {
                 if data.len() as u64 >= 1 << 32 {
                     return Err(format!("argument {i}: a buffer must be under 4 GiB"));
                 }
-                global.push(Alloc::new(format!("global buffer arg{i}"), data.clone()));
-                let addr = memory::generic(Space::Global, global.len() - 1, 0);
-                bytes.copy_from_slice(&addr.to_le_bytes());
-                buffer_slots.push(Some(global.len() - 1));
+                Bound::Buffer(data)
             }
             KernelArg::Buffer(data) if ty.bits == 8 && data.len() as u64 == *size => {
-                bytes.copy_from_slice(data);
-                buffer_slots.push(None);
+                Bound::Bytes(data.clone())
             }
             KernelArg::Buffer(data) => {
                 return Err(format!(
@@ -294,10 +291,66 @@ fn setup(
                         "argument {i}: parameter {i} of `{kernel}` (`{pname}`) has type .{tname}, but a {name} was given"
                     ));
                 }
-                bytes.copy_from_slice(&bits.to_le_bytes()[..*n as usize]);
-                buffer_slots.push(None);
+                Bound::Bytes(bits.to_le_bytes()[..*n as usize].to_vec())
             }
+        });
+    }
+    Ok(out)
+}
+
+fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
+    for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
+        if d == 0 || d > m {
+            return Err(format!(
+                "{what} dimension {} is {d}; it must be between 1 and {m}",
+                ["x", "y", "z"][i]
+            ));
         }
+    }
+    Ok(())
+}
+
+/// Binds the arguments and places the module variables.
+fn setup(
+    prog: &Program,
+    kernel: &str,
+    args: &[KernelArg],
+    config: &LaunchConfig,
+) -> Result<Setup, String> {
+    let kid = find_kernel(prog, kernel)?;
+    let func = &prog.funcs[kid];
+    if !func.has_body {
+        return Err(format!("kernel `{kernel}` has no body"));
+    }
+    check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
+    check_dims("block", config.block, [1024, 1024, 64])?;
+    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+    if threads > 1024 {
+        return Err(format!(
+            "a block of {threads} threads is more than the 1024 CUDA allows"
+        ));
+    }
+    let mut global = Vec::new();
+    let mut kparams = Vec::new();
+    let mut buffer_slots = Vec::new();
+    for (i, ((pname, _, _), bound)) in func
+        .kparams
+        .iter()
+        .zip(bind_args(func, kernel, args)?)
+        .enumerate()
+    {
+        let bytes = match bound {
+            Bound::Buffer(data) => {
+                global.push(Alloc::new(format!("global buffer arg{i}"), data.to_vec()));
+                let addr = memory::generic(Space::Global, global.len() - 1, 0);
+                buffer_slots.push(Some(global.len() - 1));
+                addr.to_le_bytes().to_vec()
+            }
+            Bound::Bytes(bytes) => {
+                buffer_slots.push(None);
+                bytes
+            }
+        };
         let mut a = Alloc::new(format!("parameter {pname}"), bytes);
         a.read_only = true;
         kparams.push(a);

@@ -132,6 +132,7 @@ impl Exec<'_> {
                     self.store(t, space(0), dst + off, 4, v).map_err(|e| {
                         fail(format!("cp_async destination: {e}"), access_fault(&e))
                     })?;
+                    self.race_check(t, fid, inst, dst + off, 4, true)?;
                 }
                 Vec::new()
             }

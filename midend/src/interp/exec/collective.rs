@@ -16,6 +16,7 @@
 
 use super::{raw, Exec, State, Thread};
 use crate::interp::{FaultKind, RunError};
+use crate::ir::Opcode;
 use crate::ir::{
     AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ShuffleMode, SpecialReg,
     Value, ValueDef, VoteMode,
@@ -108,6 +109,16 @@ impl Exec<'_> {
             if let InstData::Accel { op, args } = data {
                 self.resolve_accel(threads, &members, fid, inst, *op, args)?;
                 continue;
+            }
+            if let (
+                InstData::Effect {
+                    opcode: Opcode::WarpSync,
+                    ..
+                },
+                Some(race),
+            ) = (data, self.race.as_mut())
+            {
+                race.warp_sync(warp);
             }
             for &i in &members {
                 let Some(m) = mask_arg else { break };
