@@ -98,6 +98,8 @@ struct Exec<'m> {
     global_addrs: Vec<u64>,
     shared: Vec<Alloc>,
     ctaid: [u32; 3],
+    /// The kernel's cluster shape (`[1, 1, 1]` without `__cluster_dims__`).
+    cluster: [u32; 3],
 }
 
 pub(super) fn run(
@@ -113,6 +115,10 @@ pub(super) fn run(
         global_addrs: setup.global_addrs,
         shared: Vec::new(),
         ctaid: [0; 3],
+        cluster: module.functions[kernel]
+            .attrs
+            .cluster_dims
+            .map_or([1; 3], |d| d.map(|n| n.max(1))),
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -410,6 +416,25 @@ impl<'m> Exec<'m> {
             SpecialReg::DynamicSmemSize => self.config.dynamic_shared_bytes,
             // Read as a warp collective (see `collective.rs`); never here.
             SpecialReg::ActiveMask => 0,
+            // Clusters tile the grid in the kernel's `__cluster_dims__`
+            // (one block each without it).
+            SpecialReg::ClusterCtaidX => cx % self.cluster[0],
+            SpecialReg::ClusterCtaidY => cy % self.cluster[1],
+            SpecialReg::ClusterCtaidZ => cz % self.cluster[2],
+            SpecialReg::ClusterNctaidX => self.cluster[0],
+            SpecialReg::ClusterNctaidY => self.cluster[1],
+            SpecialReg::ClusterNctaidZ => self.cluster[2],
+            SpecialReg::ClusteridX => cx / self.cluster[0],
+            SpecialReg::ClusteridY => cy / self.cluster[1],
+            SpecialReg::ClusteridZ => cz / self.cluster[2],
+            SpecialReg::NclusteridX => gx.div_ceil(self.cluster[0]),
+            SpecialReg::NclusteridY => gy.div_ceil(self.cluster[1]),
+            SpecialReg::NclusteridZ => gz.div_ceil(self.cluster[2]),
+            SpecialReg::ClusterCtarank => {
+                let [kx, ky, _] = self.cluster;
+                (cx % kx) + kx * ((cy % ky) + ky * (cz % self.cluster[2]))
+            }
+            SpecialReg::ClusterNctarank => self.cluster.iter().product(),
         })
     }
 

@@ -117,6 +117,9 @@ pub enum FaultKind {
     /// Local or shared memory beyond the hardware's limits.
     OutOfMemory,
     Trap,
+    /// An operation the interpreter does not model (a TMA copy, which needs
+    /// a real tensor map; memory of another block of a cluster).
+    Unsupported,
     /// IR the verifier would have rejected.
     Internal,
 }
