@@ -57,7 +57,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
             name: g.name.clone(),
             space: space_of(g.space),
             size,
-            align: g.ty.align() as u32,
+            align: g.ty.align().max(g.align) as u32,
             init: g.init.clone(),
             linkage,
             dynamic: g.dynamic,
@@ -173,6 +173,7 @@ fn signature_of(f: &typed::Function) -> Signature {
                     ty: Type::Ptr(AddrSpace::Param),
                     attrs: ParamAttrs {
                         byval: Some((size, p.ty.align() as u32)),
+                        grid_constant: p.grid_constant,
                         ..ParamAttrs::default()
                     },
                 };
@@ -287,6 +288,13 @@ fn lower_function(
         lw.sret = Some(params.remove(0));
     }
     for (p, v) in f.params.iter().zip(params) {
+        if f.is_kernel && p.ty.is_struct() && p.grid_constant {
+            // `__grid_constant__` (and `const`): read in place, through
+            // its generic address (`cvta.param`), never copied.
+            let addr = lw.b.addrspacecast(AddrSpace::Generic, v);
+            lw.b.def_var(Variable::from_u32(p.local.0), addr);
+            continue;
+        }
         if f.is_kernel && p.ty.is_struct() {
             // Kernel parameters are read-only in PTX but a C function may
             // change its copy: the kernel works on a local copy (reading
