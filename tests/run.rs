@@ -98,7 +98,10 @@ fn every_sample_has_a_run_spec_and_runs_identically_at_o0_and_o3() {
             .lines()
             .find_map(|l| l.trim().strip_prefix("# kernelc-skip:"))
         {
-            eprintln!("SKIPPED samples/{name}.cu on the interpreter: {}", why.trim());
+            eprintln!(
+                "SKIPPED samples/{name}.cu on the interpreter: {}",
+                why.trim()
+            );
             continue;
         }
         let o0 = buffers(&spec_request(&name, 0));

@@ -105,7 +105,10 @@ __global__ void k(const __grid_constant__ CUtensorMap map, int x) {
 fn a_grid_constant_tensor_map_is_read_in_place_through_cvta_param() {
     let ptx = compile(TMA, "sm_90").unwrap();
     assert!(ptx.contains(".param .align 64 .b8 k_param_0[128]"), "{ptx}");
-    assert!(ptx.contains(".shared .align 128 .b8 k$tile[1024];"), "{ptx}");
+    assert!(
+        ptx.contains(".shared .align 128 .b8 k$tile[1024];"),
+        "{ptx}"
+    );
     assert!(ptx.contains("cvta.param.u64"), "{ptx}");
     assert!(
         ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [k$tile], [%rd"),
@@ -133,14 +136,23 @@ fn a_grid_constant_parameter_must_be_const() {
 #[test]
 fn every_hopper_builtin_is_gated_at_sm90_at_its_call() {
     let cases = [
-        ("kernelc_tma_load_1d(s, &map, &bar, 0);", "cp.async.bulk.tensor"),
-        ("kernelc_tma_store_2d(&map, s, 0, 0);", "cp.async.bulk.tensor"),
+        (
+            "kernelc_tma_load_1d(s, &map, &bar, 0);",
+            "cp.async.bulk.tensor",
+        ),
+        (
+            "kernelc_tma_store_2d(&map, s, 0, 0);",
+            "cp.async.bulk.tensor",
+        ),
         ("kernelc_cp_async_bulk_commit();", "cp.async.bulk"),
         ("kernelc_cp_async_bulk_wait(0);", "cp.async.bulk"),
         ("kernelc_cp_async_bulk_wait_read(0);", "cp.async.bulk"),
         ("out[0] = *(float *)kernelc_mapa(s, 1);", "mapa"),
         ("kernelc_cluster_arrive();", "barrier.cluster.arrive"),
-        ("kernelc_cluster_arrive_relaxed();", "barrier.cluster.arrive"),
+        (
+            "kernelc_cluster_arrive_relaxed();",
+            "barrier.cluster.arrive",
+        ),
         ("kernelc_cluster_wait();", "barrier.cluster.wait"),
         ("out[0] = kernelc_cluster_ctarank();", "%cluster_ctarank"),
         ("out[0] = kernelc_cluster_nctarank();", "%cluster_nctarank"),
@@ -156,7 +168,10 @@ fn every_hopper_builtin_is_gated_at_sm90_at_its_call() {
         let err = compile(&src, "sm_80").expect_err(call);
         let want = format!("Feature '{feature}' requires .target sm_90 or higher");
         assert!(err.contains(&want), "{call}: {err}");
-        assert!(err.contains("k.cu:4:"), "{call}: the error points at the call: {err}");
+        assert!(
+            err.contains("k.cu:4:"),
+            "{call}: the error points at the call: {err}"
+        );
         let ptx = compile(&src, "sm_90").unwrap_or_else(|e| panic!("{call}: {e}"));
         common::assert_ptxas_accepts(&ptx, "sm_90", call);
     }

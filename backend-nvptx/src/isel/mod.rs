@@ -703,7 +703,10 @@ impl Isel<'_> {
             }
             InstData::SpecialReg { reg } => {
                 if reg.is_cluster() {
-                    self.require_sm90(&format!("%{}", reg.name().trim_end_matches(['.', 'x', 'y', 'z'])))?;
+                    self.require_sm90(&format!(
+                        "%{}",
+                        reg.name().trim_end_matches(['.', 'x', 'y', 'z'])
+                    ))?;
                 }
                 let dst = self.def(res()?);
                 if *reg == SpecialReg::ActiveMask {

@@ -282,7 +282,9 @@ impl Checker {
             let (ty, restrict) = strip_restrict(&ty);
             let name = p.name.clone().unwrap_or_default();
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
-            let grid_constant = p.grid_constant.is_some_and(|sp| self.grid_constant(f, p, sp));
+            let grid_constant = p
+                .grid_constant
+                .is_some_and(|sp| self.grid_constant(f, p, sp));
             params.push(Param {
                 name,
                 ty,
