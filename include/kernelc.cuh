@@ -199,3 +199,88 @@ KC_STMATRIX(kernelc_stmatrix, "")
 #define kernelc_stmatrix_x4_trans kc_stmatrix_trans_x4
 KC_STMATRIX(kc_stmatrix_trans, ".trans")
 #endif
+
+// ---- Hopper: TMA and thread-block clusters (sm_90) ------------------------
+// CUDA's tensor map (cuda.h): 128 opaque bytes that the host encodes with
+// cuTensorMapEncodeTiled and passes as `const __grid_constant__ CUtensorMap`.
+#if !defined(__cuda_cuda_h__) && !defined(KC_HAVE_CUTENSORMAP)
+#define KC_HAVE_CUTENSORMAP
+typedef struct __align__(64) CUtensorMap_st {
+    unsigned long long opaque[16];
+} CUtensorMap;
+#endif
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// TMA load: the box at the coordinates into shared memory; the mbarrier
+// counts its bytes down. TMA store: the inverse, in a bulk group.
+#define KC_COMMA ,
+#define KC_TMA(RANK, COORDS_DECL, COORDS_PTX, COORDS_IN)                                  \
+    KC_INLINE void kernelc_tma_load_##RANK(void *smem, const CUtensorMap *map,            \
+                                           unsigned long long *bar COORDS_DECL) {         \
+        asm volatile("cp.async.bulk.tensor." #RANK ".shared::cluster.global"              \
+                     ".mbarrier::complete_tx::bytes [%0], [%1, {" COORDS_PTX "}], [%2];"   \
+                     ::"r"(kc_smem(smem)), "l"(map), "r"(kc_smem(bar)) COORDS_IN          \
+                     : "memory");                                                         \
+    }                                                                                     \
+    KC_INLINE void kernelc_tma_store_##RANK(const CUtensorMap *map,                       \
+                                            const void *smem COORDS_DECL) {               \
+        asm volatile("cp.async.bulk.tensor." #RANK ".global.shared::cta.bulk_group"       \
+                     " [%1, {" COORDS_PTX "}], [%0];"                                      \
+                     ::"r"(kc_smem(smem)), "l"(map), "r"(0) COORDS_IN : "memory");        \
+    }
+// Operands %0-%2 are taken by the addresses; the coordinates follow.
+KC_TMA(1d, KC_COMMA int c0, "%3", KC_COMMA "r"(c0))
+KC_TMA(2d, KC_COMMA int c0 KC_COMMA int c1, "%3, %4", KC_COMMA "r"(c0) KC_COMMA "r"(c1))
+KC_TMA(3d, KC_COMMA int c0 KC_COMMA int c1 KC_COMMA int c2, "%3, %4, %5",
+       KC_COMMA "r"(c0) KC_COMMA "r"(c1) KC_COMMA "r"(c2))
+KC_TMA(4d, KC_COMMA int c0 KC_COMMA int c1 KC_COMMA int c2 KC_COMMA int c3, "%3, %4, %5, %6",
+       KC_COMMA "r"(c0) KC_COMMA "r"(c1) KC_COMMA "r"(c2) KC_COMMA "r"(c3))
+KC_TMA(5d, KC_COMMA int c0 KC_COMMA int c1 KC_COMMA int c2 KC_COMMA int c3 KC_COMMA int c4,
+       "%3, %4, %5, %6, %7",
+       KC_COMMA "r"(c0) KC_COMMA "r"(c1) KC_COMMA "r"(c2) KC_COMMA "r"(c3) KC_COMMA "r"(c4))
+
+KC_INLINE void kernelc_cp_async_bulk_commit(void) {
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+#define kernelc_cp_async_bulk_wait(N) \
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory")
+#define kernelc_cp_async_bulk_wait_read(N) \
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory")
+
+// Distributed shared memory: the same variable in the block of the
+// cluster with this rank (generic in, generic out).
+KC_INLINE void *kernelc_mapa(void *p, unsigned rank) {
+    void *r;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(p), "r"(rank));
+    return r;
+}
+KC_INLINE void kernelc_cluster_arrive(void) {
+    asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+KC_INLINE void kernelc_cluster_arrive_relaxed(void) {
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+KC_INLINE void kernelc_cluster_wait(void) {
+    asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
+}
+#define KC_SREG(NAME, REG)                                                 \
+    KC_INLINE unsigned NAME(void) {                                         \
+        unsigned v;                                                         \
+        asm volatile("mov.u32 %0, %%" REG ";" : "=r"(v));                   \
+        return v;                                                           \
+    }
+KC_SREG(kernelc_cluster_ctarank, "cluster_ctarank")
+KC_SREG(kernelc_cluster_nctarank, "cluster_nctarank")
+KC_SREG(kernelc_clusterid_x, "clusterid.x")
+KC_SREG(kernelc_clusterid_y, "clusterid.y")
+KC_SREG(kernelc_clusterid_z, "clusterid.z")
+KC_SREG(kernelc_nclusterid_x, "nclusterid.x")
+KC_SREG(kernelc_nclusterid_y, "nclusterid.y")
+KC_SREG(kernelc_nclusterid_z, "nclusterid.z")
+KC_SREG(kernelc_cluster_ctaid_x, "cluster_ctaid.x")
+KC_SREG(kernelc_cluster_ctaid_y, "cluster_ctaid.y")
+KC_SREG(kernelc_cluster_ctaid_z, "cluster_ctaid.z")
+KC_SREG(kernelc_cluster_nctaid_x, "cluster_nctaid.x")
+KC_SREG(kernelc_cluster_nctaid_y, "cluster_nctaid.y")
+KC_SREG(kernelc_cluster_nctaid_z, "cluster_nctaid.z")
+#endif

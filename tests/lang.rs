@@ -176,6 +176,7 @@ fn request(input: &Path, kernel: &str, threads: u32, args: &[&str]) -> RunReques
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
         args: args.iter().map(|s| s.to_string()).collect(),
+        ..RunRequest::default()
     }
 }
 

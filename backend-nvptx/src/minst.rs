@@ -204,6 +204,8 @@ pub enum Space {
     Const,
     Local,
     Param,
+    /// Shared memory of any block of the cluster (sm_90).
+    SharedCluster,
 }
 
 impl Space {
@@ -216,6 +218,7 @@ impl Space {
             Space::Const => ".const",
             Space::Local => ".local",
             Space::Param => ".param",
+            Space::SharedCluster => ".shared::cluster",
         }
     }
 }
@@ -592,6 +595,9 @@ pub enum AccelArg {
     UseVec(Vec<Reg>),
     /// A memory address `[base+offset]`.
     Addr(Address),
+    /// A tensor address of TMA: the tensor map and the box coordinates,
+    /// `[%rd1, {%r1, %r2}]`.
+    TensorAddr { map: Reg, coords: Vec<Reg> },
 }
 
 impl fmt::Display for AccelArg {
@@ -605,6 +611,11 @@ impl fmt::Display for AccelArg {
             AccelArg::Use(o) => write!(f, "{o}"),
             AccelArg::DefVec(rs) | AccelArg::UseVec(rs) => vec(f, rs),
             AccelArg::Addr(a) => write!(f, "{a}"),
+            AccelArg::TensorAddr { map, coords } => {
+                write!(f, "[{map}, ")?;
+                vec(f, coords)?;
+                f.write_str("]")
+            }
         }
     }
 }

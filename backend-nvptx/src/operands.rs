@@ -132,6 +132,10 @@ impl MInst {
                         AccelArg::Use(o) => operand(o, f),
                         AccelArg::UseVec(rs) => rs.iter_mut().for_each(|r| f(r, RegUse::Use)),
                         AccelArg::Addr(addr) => address(addr, f),
+                        AccelArg::TensorAddr { map, coords } => {
+                            f(map, RegUse::Use);
+                            coords.iter_mut().for_each(|r| f(r, RegUse::Use));
+                        }
                         AccelArg::Def(_) | AccelArg::DefVec(_) => {}
                     }
                 }

@@ -40,6 +40,8 @@ pub struct Storage {
     pub device: bool,
     pub is_extern: bool,
     pub is_static: bool,
+    /// `__align__(N)`: the variable's least alignment (0 when not given).
+    pub align: u64,
     /// Where the first of these specifiers was written (for messages).
     pub span: Span,
 }
@@ -107,6 +109,8 @@ pub struct QualType {
 pub struct ParamDecl {
     pub name: Option<String>,
     pub ty: QualType,
+    /// `__grid_constant__` was written (at this span).
+    pub grid_constant: Option<Span>,
     /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
     /// is adjusted to a pointer as C says.
     pub dims: Vec<Option<Expr>>,

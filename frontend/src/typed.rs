@@ -63,6 +63,8 @@ pub struct GlobalVar {
     pub init: Option<Vec<u8>>,
     /// `extern __shared__ T buf[]`: sized at launch.
     pub dynamic: bool,
+    /// `__align__(N)`: the least alignment asked for (0 when none).
+    pub align: u64,
     /// `static`: not visible outside the module.
     pub is_static: bool,
     pub is_const: bool,
@@ -101,6 +103,8 @@ pub struct Param {
     pub ty: CType,
     /// The parameter is a `__restrict__` pointer.
     pub restrict: bool,
+    /// `__grid_constant__`: a kernel reads it in place, in param space.
+    pub grid_constant: bool,
     pub span: Span,
     pub local: LocalId,
 }
@@ -580,4 +584,7 @@ pub enum Intrinsic {
     Math(MathFn),
     /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
     Accel(midend::ir::AccelOp),
+    /// A cluster special register (`kernelc_cluster_ctarank()`, ...):
+    /// no arguments, result `unsigned`.
+    Special(midend::ir::SpecialReg),
 }

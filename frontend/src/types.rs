@@ -164,6 +164,27 @@ pub fn vector_type(name: &str) -> Option<CType> {
     ))))
 }
 
+/// The id of CUDA's `CUtensorMap` (below the user ids, above the vectors').
+pub const TENSOR_MAP_ID: u32 = 900;
+
+/// CUDA's `CUtensorMap` (`cuda.h`): the opaque 128-byte, 64-byte aligned
+/// descriptor of a tensor that TMA copies read. The host encodes it
+/// (`cuTensorMapEncodeTiled`) and passes it as a `const __grid_constant__`
+/// kernel parameter; the kernel only takes its address.
+pub fn tensor_map_type() -> CType {
+    let opaque = CType::Array {
+        elem: Box::new(CType::ULONG),
+        len: Some(16),
+    };
+    CType::Struct(Arc::new(StructDef::layout(
+        TENSOR_MAP_ID,
+        "CUtensorMap".to_string(),
+        false,
+        vec![("opaque".to_string(), opaque)],
+        64,
+    )))
+}
+
 /// How many scalars an object of type `ty` holds (saturating), so a copy
 /// can be refused before its leaves are listed.
 pub fn leaf_count(ty: &CType) -> u64 {

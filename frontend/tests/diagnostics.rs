@@ -52,9 +52,24 @@ fn unsupported_constructs() {
         "template",
     );
     has(
-        &errors("__global__ void k(__grid_constant__ const int x) { }"),
-        "`__grid_constant__` parameters are not supported by kernelc yet",
+        &errors("__global__ void k(__grid_constant__ CUtensorMap m) { }"),
+        "a `__grid_constant__` parameter must be `const`-qualified",
+        "__grid_constant__ CUtensorMap m",
+    );
+    has(
+        &errors("__device__ void f(const __grid_constant__ int x) { }"),
+        "`__grid_constant__` applies only to parameters of a `__global__` function",
         "__grid_constant__",
+    );
+    has(
+        &errors("__shared__ __grid_constant__ int s;"),
+        "`__grid_constant__` applies only to parameters of a `__global__` function",
+        "__grid_constant__",
+    );
+    has(
+        &errors("__shared__ __align__(24) int s;"),
+        "`__align__` takes a power of two",
+        "24",
     );
     has(
         &errors("__global__ void k(float* p) { p[0] = tanf(2.0f); }"),

@@ -302,6 +302,16 @@ fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
         },
         st,
     );
+    // Hopper: TMA with a tensor map in global memory, bulk groups, mapa,
+    // a shared::cluster access and the cluster barrier.
+    c.accel(A::TmaLoad { dims: 2 }, vec![tile, global, tile, one, one]);
+    c.accel(A::TmaStore { dims: 1 }, vec![global, tile, one]);
+    c.accel(A::BulkCommit, vec![]);
+    c.accel(A::BulkWait { n: 0, read: true }, vec![]);
+    let remote = c.accel(A::Mapa, vec![tile, one]);
+    c.load(Type::I32, remote[0], MemFlags::default());
+    c.accel(A::ClusterArrive { relaxed: false }, vec![]);
+    c.accel(A::ClusterWait, vec![]);
 }
 
 // ---------------------------------------------------------------- valid IR

@@ -13,6 +13,17 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Why the run tests skip a sample, from a `# kernelc-skip: reason` line
+/// of its run spec (`samples/NAME.run`): the interpreter cannot run it (a
+/// TMA copy, a cluster of several blocks). `None` for a runnable sample.
+#[allow(dead_code)]
+pub fn run_skip_reason(sample: &str) -> Option<String> {
+    let spec = std::fs::read_to_string(root().join(format!("samples/{sample}.run"))).ok()?;
+    spec.lines()
+        .find_map(|l| l.trim().strip_prefix("# kernelc-skip:"))
+        .map(|why| why.trim().to_string())
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }

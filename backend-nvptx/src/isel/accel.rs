@@ -33,6 +33,12 @@ fn requirement(op: AccelOp) -> (u32, (u32, u32), &'static str) {
         Mma { .. } => (80, (7, 0), "mma.sync.m16n8k16"),
         Ldmatrix { .. } => (75, (6, 5), "ldmatrix"),
         Stmatrix { .. } => (90, (7, 8), "stmatrix"),
+        TmaLoad { .. } | TmaStore { .. } => (90, (8, 0), "cp.async.bulk.tensor"),
+        BulkCommit | BulkWait { .. } => (90, (8, 0), "cp.async.bulk"),
+        Mapa => (90, (7, 8), "mapa"),
+        // The `.release`/`.relaxed`/`.acquire` qualifiers need 8.0.
+        ClusterArrive { .. } => (90, (8, 0), "barrier.cluster.arrive"),
+        ClusterWait => (90, (8, 0), "barrier.cluster.wait"),
     }
 }
 
@@ -97,6 +103,64 @@ impl Isel<'_> {
             }
             _ => self.address(ptr),
         }
+    }
+
+    /// Refuses cluster features (`::cluster` spaces, cluster registers)
+    /// below sm_90, in ptxas's words.
+    pub(super) fn require_sm90(&self, what: &str) -> IselResult<()> {
+        if self.target.sm() < 90 {
+            return Err(format!(
+                "Feature '{what}' requires .target sm_90 or higher (the target is {})",
+                self.target
+            ));
+        }
+        Ok(())
+    }
+
+    /// The tensor-map operand of a TMA copy: ptxas takes only a 64-bit
+    /// generic address (the `.param` symbol itself is refused, ptx-facts
+    /// §7e), so a `__grid_constant__` parameter goes through `cvta.param`
+    /// and a global pointer through `cvta.global`.
+    fn tensor_map(&mut self, ptr: Value) -> IselResult<Reg> {
+        let src = self.reg(ptr)?;
+        let space = match self.ty(ptr) {
+            Type::Ptr(AddrSpace::Param) => {
+                self.features.require("cvta.param", (7, 7));
+                Space::Param
+            }
+            Type::Ptr(AddrSpace::Global) => Space::Global,
+            _ => return Ok(src),
+        };
+        let dst = self.new_reg(RegClass::B64);
+        self.emit(MInst::Cvta {
+            to_space: false,
+            space,
+            dst,
+            src: src.into(),
+        });
+        Ok(dst)
+    }
+
+    /// `mapa` wants the 64-bit shared address of this block's variable.
+    fn shared_address_64(&mut self, ptr: Value) -> IselResult<Reg> {
+        let src = self.reg(ptr)?;
+        let wide = self.new_reg(RegClass::B64);
+        match self.ty(ptr) {
+            Type::Ptr(AddrSpace::Generic) => self.emit(MInst::Cvta {
+                to_space: true,
+                space: Space::Shared,
+                dst: wide,
+                src: src.into(),
+            }),
+            _ => self.emit(MInst::Cvt {
+                round: None,
+                dst_ty: PtxType::U64,
+                src_ty: PtxType::U32,
+                dst: wide,
+                src: src.into(),
+            }),
+        }
+        Ok(wide)
     }
 
     fn regs_of(&mut self, vals: &[Value]) -> IselResult<Vec<Reg>> {
@@ -255,6 +319,46 @@ impl Isel<'_> {
                 };
                 format!("{base}.sync.aligned.m8n8.x{num}{t}{}.b16", space.suffix())
             }
+            AccelOp::TmaLoad { dims } => {
+                let (_, dst) = self.accel_address(args[0], AddrSpace::Shared, false)?;
+                let map = self.tensor_map(args[1])?;
+                let (_, bar) = self.accel_address(args[2], AddrSpace::Shared, false)?;
+                let coords = self.regs_of(&args[3..])?;
+                out.push(AccelArg::Addr(dst));
+                out.push(AccelArg::TensorAddr { map, coords });
+                out.push(AccelArg::Addr(bar));
+                format!(
+                    "cp.async.bulk.tensor.{dims}d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                )
+            }
+            AccelOp::TmaStore { dims } => {
+                let map = self.tensor_map(args[0])?;
+                let (_, src) = self.accel_address(args[1], AddrSpace::Shared, false)?;
+                let coords = self.regs_of(&args[2..])?;
+                out.push(AccelArg::TensorAddr { map, coords });
+                out.push(AccelArg::Addr(src));
+                format!("cp.async.bulk.tensor.{dims}d.global.shared::cta.bulk_group")
+            }
+            AccelOp::BulkCommit => "cp.async.bulk.commit_group".into(),
+            AccelOp::BulkWait { n, read } => {
+                out.push(AccelArg::Use(crate::minst::Operand::Imm(i64::from(n))));
+                let r = if read { ".read" } else { "" };
+                format!("cp.async.bulk.wait_group{r}")
+            }
+            AccelOp::Mapa => {
+                let src = self.shared_address_64(args[0])?;
+                let rank = self.operand(args[1])?;
+                let dst = self.def(results[0]);
+                out.push(AccelArg::Def(dst));
+                out.push(AccelArg::Use(src.into()));
+                out.push(AccelArg::Use(rank));
+                "mapa.shared::cluster.u64".into()
+            }
+            AccelOp::ClusterArrive { relaxed } => {
+                let sem = if relaxed { ".relaxed" } else { ".release" };
+                format!("barrier.cluster.arrive{sem}")
+            }
+            AccelOp::ClusterWait => "barrier.cluster.wait.acquire".into(),
         };
         self.emit(MInst::Accel {
             op: name,

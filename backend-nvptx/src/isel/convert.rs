@@ -260,6 +260,9 @@ impl Isel<'_> {
             (AddrSpace::Generic, space) => self.cast_from_generic(dst, src, space),
             (space, AddrSpace::Generic) => {
                 let ptx_space = cvta_space(space)?;
+                if space == AddrSpace::SharedCluster {
+                    self.require_sm90("::cluster")?;
+                }
                 if space == AddrSpace::Param {
                     self.features.require("cvta.param", (7, 7));
                 }
@@ -299,6 +302,9 @@ impl Isel<'_> {
             return Err("addrspacecast from generic to `param` is not supported".into());
         }
         let ptx_space = cvta_space(space)?;
+        if space == AddrSpace::SharedCluster {
+            self.require_sm90("::cluster")?;
+        }
         let wide = if dst.class == RegClass::B32 {
             self.new_reg(RegClass::B64)
         } else {
@@ -325,6 +331,7 @@ fn cvta_space(space: AddrSpace) -> IselResult<Space> {
         AddrSpace::Const => Ok(Space::Const),
         AddrSpace::Local => Ok(Space::Local),
         AddrSpace::Param => Ok(Space::Param),
+        AddrSpace::SharedCluster => Ok(Space::SharedCluster),
         _ => Err(format!(
             "no generic conversion for `ptr<{space}>` (not supported yet)"
         )),

@@ -20,6 +20,9 @@ impl Isel<'_> {
             return Err(format!("memory access through non-pointer `{pty}`"));
         };
         let space = space_of(space)?;
+        if space == Space::SharedCluster {
+            self.require_sm90("::cluster")?;
+        }
         // Peel `ptroffset base, const` links into the immediate offset.
         let mut base = ptr;
         let mut offset: i64 = 0;

@@ -148,7 +148,8 @@ fn space_of(space: AddrSpace) -> IselResult<Space> {
         AddrSpace::Const => Space::Const,
         AddrSpace::Local => Space::Local,
         AddrSpace::Param => Space::Param,
-        AddrSpace::Tmem | AddrSpace::SharedCluster => {
+        AddrSpace::SharedCluster => Space::SharedCluster,
+        AddrSpace::Tmem => {
             return Err(format!(
                 "memory access to `ptr<{space}>` is not supported yet"
             ))
@@ -749,6 +750,12 @@ impl Isel<'_> {
                 self.call(func, &args, result)
             }
             InstData::SpecialReg { reg } => {
+                if reg.is_cluster() {
+                    self.require_sm90(&format!(
+                        "%{}",
+                        reg.name().trim_end_matches(['.', 'x', 'y', 'z'])
+                    ))?;
+                }
                 let dst = self.def(res()?);
                 if *reg == SpecialReg::ActiveMask {
                     self.emit(MInst::Activemask { dst });

@@ -63,7 +63,12 @@ fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
 /// The space an atomic may name. PTX has no atomics on local, const or param.
 fn atom_space(ptr_ty: Type) -> IselResult<Space> {
     match ptr_ty {
-        Type::Ptr(s @ (AddrSpace::Global | AddrSpace::Shared | AddrSpace::Generic)) => space_of(s),
+        Type::Ptr(
+            s @ (AddrSpace::Global
+            | AddrSpace::Shared
+            | AddrSpace::SharedCluster
+            | AddrSpace::Generic),
+        ) => space_of(s),
         other => Err(format!("atomics through `{other}` are not selected")),
     }
 }

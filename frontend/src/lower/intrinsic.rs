@@ -87,6 +87,7 @@ impl FunctionLowerer<'_, '_> {
             }
             I::ActiveMask => self.b.special(SpecialReg::ActiveMask),
             I::Clock64 => self.b.special(SpecialReg::Clock64),
+            I::Special(reg) => self.b.special(reg),
             I::Popc | I::Clz => {
                 let x = self.expr(&args[0]);
                 let opcode = if op == I::Popc {

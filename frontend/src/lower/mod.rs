@@ -57,7 +57,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
             name: g.name.clone(),
             space: space_of(g.space),
             size,
-            align: g.ty.align() as u32,
+            align: g.ty.align().max(g.align) as u32,
             init: g.init.clone(),
             linkage,
             dynamic: g.dynamic,
@@ -188,6 +188,7 @@ fn signature_of(f: &typed::Function) -> Signature {
                         byval: Some(aggregate_size_align(&p.ty)),
                         restrict: !restrict_fields.is_empty(),
                         restrict_fields,
+                        grid_constant: p.grid_constant,
                         ..ParamAttrs::default()
                     },
                 };
@@ -321,6 +322,13 @@ fn lower_function(
         lw.sret = Some(params.remove(0));
     }
     for (p, v) in f.params.iter().zip(params) {
+        if f.is_kernel && p.ty.is_struct() && p.grid_constant {
+            // `__grid_constant__` (and `const`): read in place, through
+            // its generic address (`cvta.param`), never copied.
+            let addr = lw.b.addrspacecast(AddrSpace::Generic, v);
+            lw.b.def_var(Variable::from_u32(p.local.0), addr);
+            continue;
+        }
         if in_place(p) {
             lw.b.def_var(Variable::from_u32(p.local.0), v);
             continue;

@@ -11,7 +11,7 @@ use super::FunctionLowerer;
 use crate::sema::fragment_lengths;
 use crate::typed::Expr;
 use midend::builder::InstBuilder;
-use midend::ir::{AccelOp, MemFlags, Opcode, Type, Value};
+use midend::ir::{AccelOp, AddrSpace, MemFlags, Opcode, Type, Value};
 
 impl FunctionLowerer<'_, '_> {
     /// `frag + 4 * i` for each `i < n`: the elements of a fragment array.
@@ -62,7 +62,7 @@ impl FunctionLowerer<'_, '_> {
         }
         // WMMA store writes through its tile pointer (first), then the
         // fragment, then the stride: the operand order of the instruction.
-        if let AccelOp::CpAsyncWait { .. } = op {
+        if let AccelOp::CpAsyncWait { .. } | AccelOp::BulkWait { .. } = op {
             operands.clear();
         }
         // A pointer of a space the operation does not admit (a `__constant__`
@@ -89,6 +89,12 @@ impl FunctionLowerer<'_, '_> {
         }
         match op {
             AccelOp::MbarArrive | AccelOp::MbarArriveExpectTx => results.first().copied(),
+            // C sees a plain (generic) pointer; memory-space inference
+            // follows the cast back to `shared::cluster`.
+            AccelOp::Mapa => {
+                let p = *results.first()?;
+                Some(self.b.addrspacecast(AddrSpace::Generic, p))
+            }
             AccelOp::MbarTestWait | AccelOp::MbarTryWaitParity => {
                 let p = *results.first()?;
                 Some(self.b.convert(Opcode::Zext, Type::I32, p))

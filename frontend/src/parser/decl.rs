@@ -126,6 +126,8 @@ pub(super) struct DeclSpecs {
     pub cluster_dims: Option<(Vec<Expr>, Span)>,
     /// The first specifier that only makes sense on a function, for messages.
     pub fn_only: Option<(Keyword, Span)>,
+    /// `__grid_constant__` (only a kernel parameter may have it).
+    pub grid_constant: Option<Span>,
 }
 
 impl DeclSpecs {
@@ -139,6 +141,7 @@ impl DeclSpecs {
             .or(self.fn_only.map(|f| f.1))
             .or(self.launch_bounds.as_ref().map(|l| l.2))
             .or(self.cluster_dims.as_ref().map(|c| c.1))
+            .or(self.grid_constant)
     }
 }
 
@@ -151,6 +154,7 @@ impl Parser<'_> {
             None => named_type(name)
                 .or_else(|| self.structs.get(name).map(|d| CType::Struct(d.clone())))
                 .or_else(|| crate::types::vector_type(name))
+                .or_else(|| (name == "CUtensorMap").then(crate::types::tensor_map_type))
                 .map(|t| (t, false)),
         }
     }
@@ -328,6 +332,30 @@ impl Parser<'_> {
                         }
                     }
                     ts.any = true;
+                }
+                TokenKind::Ident if tok.text == "__align__" => {
+                    self.bump();
+                    self.expect_punct(Punct::LParen, "after `__align__`")?;
+                    let n = self.peek().clone();
+                    match n.kind {
+                        TokenKind::Int { value, .. }
+                            if value.is_power_of_two() && value <= 1024 =>
+                        {
+                            ds.storage.align = ds.storage.align.max(value);
+                        }
+                        _ => {
+                            return self.error(
+                                n.span,
+                                "`__align__` takes a power of two up to 1024, written as a literal",
+                            )
+                        }
+                    }
+                    self.bump();
+                    self.expect_punct(Punct::RParen, "to close `__align__`")?;
+                    continue;
+                }
+                TokenKind::Ident if tok.text == "__grid_constant__" => {
+                    ds.grid_constant.get_or_insert(tok.span);
                 }
                 TokenKind::Ident if ts.named.is_none() && self.type_named(&tok.text).is_some() => {
                     // Typedef names act as type specifiers only if nothing else
@@ -544,6 +572,12 @@ impl Parser<'_> {
     /// A type name as in casts and `sizeof(...)`: specifiers and pointers.
     pub(super) fn type_name(&mut self) -> PResult<QualType> {
         let (base, span, ds) = self.specifiers()?;
+        if let Some(sp) = ds.grid_constant {
+            return self.error(
+                sp,
+                "`__grid_constant__` applies only to parameters of a `__global__` function",
+            );
+        }
         if let Some(sp) = ds.first_non_type() {
             return self.error(
                 sp,
@@ -639,6 +673,12 @@ impl Parser<'_> {
     /// or a bare `enum {...};` gives no variables.
     pub(super) fn local_decl(&mut self) -> PResult<Vec<VarDecl>> {
         let (base, span, ds) = self.specifiers()?;
+        if let Some(sp) = ds.grid_constant {
+            return self.error(
+                sp,
+                "`__grid_constant__` applies only to parameters of a `__global__` function",
+            );
+        }
         if let Some((k, sp)) = ds.fn_only {
             return self.error(
                 sp,
@@ -687,6 +727,12 @@ impl Parser<'_> {
     pub(super) fn external_decl(&mut self, in_extern_c: bool) -> PResult<Vec<Item>> {
         let start = self.span();
         let (base, spec_span, mut ds) = self.specifiers()?;
+        if let Some(sp) = ds.grid_constant {
+            return self.error(
+                sp,
+                "`__grid_constant__` applies only to parameters of a `__global__` function",
+            );
+        }
         ds.fns.extern_c |= in_extern_c;
         let base = match base {
             Some(b) => b,
@@ -787,15 +833,9 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, "variadic functions are not supported by kernelc");
             }
-            if self.peek().text == "__grid_constant__" {
-                let sp = self.span();
-                return self.error(
-                    sp,
-                    "`__grid_constant__` parameters are not supported by kernelc yet (the PTX backend cannot pass parameters in param space)",
-                );
-            }
             let start = self.span();
-            let (base, span, ds) = self.specifiers()?;
+            let (base, span, mut ds) = self.specifiers()?;
+            let grid_constant = ds.grid_constant.take();
             if let Some(sp) = ds.first_non_type() {
                 return self.error(
                     sp,
@@ -821,6 +861,7 @@ impl Parser<'_> {
             out.push(ParamDecl {
                 name,
                 ty,
+                grid_constant,
                 dims,
                 span: start.to(self.prev_span()),
             });

@@ -211,6 +211,10 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__threadfence" => (I::Fence(Scope::Device), vec![], CType::Void),
         "__threadfence_system" => (I::Fence(Scope::System), vec![], CType::Void),
         "__activemask" => (I::ActiveMask, vec![], CType::UINT),
+        _ if name.starts_with("kernelc_") => {
+            let reg = super::tensor::cluster_register(name)?;
+            (I::Special(reg), vec![], CType::UINT)
+        }
         "clock" => (I::Clock64, vec![], CType::LONG),
         "clock64" => (I::Clock64, vec![], CType::LONG),
         "__nanosleep" => (I::Nanosleep, vec![CType::UINT], CType::Void),

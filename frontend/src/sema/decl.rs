@@ -646,6 +646,7 @@ impl Checker {
             space,
             init,
             dynamic,
+            align: st.align,
             is_static: st.is_static,
             is_const: v.ty.is_const,
             span: v.name_span,

@@ -245,6 +245,27 @@ impl Checker {
         Some(self.sigs.len() - 1)
     }
 
+    /// Whether a `__grid_constant__` parameter is allowed: only on a
+    /// kernel, and only `const`, as CUDA requires (the kernel reads the
+    /// parameter where the launch put it, so it must not change it).
+    fn grid_constant(&mut self, f: &ast::FunctionDecl, p: &ast::ParamDecl, sp: Span) -> bool {
+        if !f.specs.global {
+            self.error(
+                sp,
+                "`__grid_constant__` applies only to parameters of a `__global__` function",
+            );
+            return false;
+        }
+        if !p.ty.is_const || !p.dims.is_empty() {
+            self.error(
+                p.span,
+                "a `__grid_constant__` parameter must be `const`-qualified, as CUDA requires (e.g. `const __grid_constant__ CUtensorMap tmap`)",
+            );
+            return false;
+        }
+        true
+    }
+
     /// Checks one function definition.
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
         self.locals = Vec::new();
@@ -261,10 +282,14 @@ impl Checker {
             let (ty, restrict) = strip_restrict(&ty);
             let name = p.name.clone().unwrap_or_default();
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
+            let grid_constant = p
+                .grid_constant
+                .is_some_and(|sp| self.grid_constant(f, p, sp));
             params.push(Param {
                 name,
                 ty,
                 restrict,
+                grid_constant,
                 span: p.span,
                 local,
             });

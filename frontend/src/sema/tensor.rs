@@ -17,7 +17,19 @@ use super::Checker;
 use crate::diag::Span;
 use crate::typed::{Expr, ExprKind, Intrinsic};
 use crate::types::CType;
-use midend::ir::{wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType};
+use midend::ir::{wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType, SpecialReg};
+
+/// The cluster special register read by a built-in such as
+/// `kernelc_cluster_ctarank()` or `kernelc_clusterid_x()`: the PTX name
+/// with `kernelc_` in front and `_x` for `.x`.
+pub(crate) fn cluster_register(name: &str) -> Option<SpecialReg> {
+    let rest = name.strip_prefix("kernelc_")?;
+    let ptx = match rest.rsplit_once('_') {
+        Some((base, axis @ ("x" | "y" | "z"))) => format!("{base}.{axis}"),
+        _ => rest.to_string(),
+    };
+    SpecialReg::from_name(&ptx).filter(|r| r.is_cluster())
+}
 
 fn ptr(pointee: CType, konst: bool) -> CType {
     CType::Pointer {
@@ -93,6 +105,47 @@ pub(crate) fn tensor_builtin(name: &str) -> Option<(AccelOp, Vec<CType>, CType)>
             (A::MbarTryWaitParity, vec![bar, CType::UINT], CType::INT)
         }
         ["fence", "proxy", "async"] => (A::FenceProxyAsync, vec![], CType::Void),
+        ["tma", which @ ("load" | "store"), rank] => {
+            let dims = match *rank {
+                "1d" => 1,
+                "2d" => 2,
+                "3d" => 3,
+                "4d" => 4,
+                "5d" => 5,
+                _ => return None,
+            };
+            let map = ptr(crate::types::tensor_map_type(), true);
+            let coords = vec![CType::INT; usize::from(dims)];
+            let params = if *which == "load" {
+                [vec![void_p, map, bar], coords].concat()
+            } else {
+                [vec![map, cvoid_p], coords].concat()
+            };
+            let op = if *which == "load" {
+                A::TmaLoad { dims }
+            } else {
+                A::TmaStore { dims }
+            };
+            (op, params, CType::Void)
+        }
+        ["cp", "async", "bulk", "commit"] => (A::BulkCommit, vec![], CType::Void),
+        // The count is checked (and made an immediate) by the caller.
+        ["cp", "async", "bulk", "wait"] => (
+            A::BulkWait { n: 0, read: false },
+            vec![CType::INT],
+            CType::Void,
+        ),
+        ["cp", "async", "bulk", "wait", "read"] => (
+            A::BulkWait { n: 0, read: true },
+            vec![CType::INT],
+            CType::Void,
+        ),
+        ["mapa"] => (A::Mapa, vec![void_p.clone(), CType::UINT], void_p),
+        ["cluster", "arrive"] => (A::ClusterArrive { relaxed: false }, vec![], CType::Void),
+        ["cluster", "arrive", "relaxed"] => {
+            (A::ClusterArrive { relaxed: true }, vec![], CType::Void)
+        }
+        ["cluster", "wait"] => (A::ClusterWait, vec![], CType::Void),
         ["wmma", "load", f @ ("a" | "b"), ty, l] => {
             let frag = if *f == "a" { Frag::A } else { Frag::B };
             let op = A::WmmaLoad {
@@ -189,9 +242,14 @@ impl Checker {
             return None;
         }
         let mut op = op;
-        if let AccelOp::CpAsyncWait { .. } = op {
+        if let AccelOp::CpAsyncWait { .. } | AccelOp::BulkWait { .. } = op {
             match self.const_int(&args[0]) {
-                Some(n @ 0..=255) => op = AccelOp::CpAsyncWait { n: n as u8 },
+                Some(n @ 0..=255) => {
+                    op = match op {
+                        AccelOp::BulkWait { read, .. } => AccelOp::BulkWait { n: n as u8, read },
+                        _ => AccelOp::CpAsyncWait { n: n as u8 },
+                    }
+                }
                 _ => {
                     let msg = format!(
                         "the group count of `{name}` must be a constant from 0 to 255 (PTX takes it as an immediate)"
@@ -240,5 +298,17 @@ mod tests {
         assert!(tensor_builtin("kernelc_ldmatrix_x3").is_none());
         assert!(tensor_builtin("kernelc_mbarrier_try_wait_parity").is_some());
         assert!(tensor_builtin("wmma_mma_f16_row_col").is_none());
+        assert!(tensor_builtin("kernelc_tma_load_5d").is_some());
+        assert!(tensor_builtin("kernelc_tma_store_6d").is_none());
+        assert!(tensor_builtin("kernelc_cp_async_bulk_wait_read").is_some());
+        assert_eq!(
+            cluster_register("kernelc_cluster_ctaid_y"),
+            Some(SpecialReg::ClusterCtaidY)
+        );
+        assert_eq!(
+            cluster_register("kernelc_cluster_nctarank"),
+            Some(SpecialReg::ClusterNctarank)
+        );
+        assert_eq!(cluster_register("kernelc_tid_x"), None);
     }
 }

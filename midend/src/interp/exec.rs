@@ -104,6 +104,8 @@ struct Exec<'m> {
     ctaid: [u32; 3],
     /// The race checker's state for the running block (`--racecheck`).
     race: Option<race::RaceState>,
+    /// The kernel's cluster shape (`[1, 1, 1]` without `__cluster_dims__`).
+    cluster: [u32; 3],
 }
 
 pub(super) fn run(
@@ -120,6 +122,10 @@ pub(super) fn run(
         shared: Vec::new(),
         ctaid: [0; 3],
         race: None,
+        cluster: module.functions[kernel]
+            .attrs
+            .cluster_dims
+            .map_or([1; 3], |d| d.map(|n| n.max(1))),
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -482,6 +488,25 @@ impl<'m> Exec<'m> {
             SpecialReg::DynamicSmemSize => self.config.dynamic_shared_bytes,
             // Read as a warp collective (see `collective.rs`); never here.
             SpecialReg::ActiveMask => 0,
+            // Clusters tile the grid in the kernel's `__cluster_dims__`
+            // (one block each without it).
+            SpecialReg::ClusterCtaidX => cx % self.cluster[0],
+            SpecialReg::ClusterCtaidY => cy % self.cluster[1],
+            SpecialReg::ClusterCtaidZ => cz % self.cluster[2],
+            SpecialReg::ClusterNctaidX => self.cluster[0],
+            SpecialReg::ClusterNctaidY => self.cluster[1],
+            SpecialReg::ClusterNctaidZ => self.cluster[2],
+            SpecialReg::ClusteridX => cx / self.cluster[0],
+            SpecialReg::ClusteridY => cy / self.cluster[1],
+            SpecialReg::ClusteridZ => cz / self.cluster[2],
+            SpecialReg::NclusteridX => gx.div_ceil(self.cluster[0]),
+            SpecialReg::NclusteridY => gy.div_ceil(self.cluster[1]),
+            SpecialReg::NclusteridZ => gz.div_ceil(self.cluster[2]),
+            SpecialReg::ClusterCtarank => {
+                let [kx, ky, _] = self.cluster;
+                (cx % kx) + kx * ((cy % ky) + ky * (cz % self.cluster[2]))
+            }
+            SpecialReg::ClusterNctarank => self.cluster.iter().product(),
         })
     }
 

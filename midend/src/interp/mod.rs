@@ -123,6 +123,9 @@ pub enum FaultKind {
     Trap,
     /// A shared-memory race between barriers (`--racecheck`).
     Race,
+    /// An operation the interpreter does not model (a TMA copy, which needs
+    /// a real tensor map; memory of another block of a cluster).
+    Unsupported,
     /// IR the verifier would have rejected.
     Internal,
 }

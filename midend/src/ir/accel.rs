@@ -96,6 +96,28 @@ pub enum AccelOp {
     Ldmatrix { num: u8, trans: bool },
     /// `stmatrix x4 [trans] ptr, v..`: the inverse of `ldmatrix` (sm_90).
     Stmatrix { num: u8, trans: bool },
+    /// `tma_load dim2 dst, tmap, bar, c0, c1`: a TMA copy of the box at the
+    /// coordinates of the tensor map `tmap` (a 128-byte `CUtensorMap`) into
+    /// shared memory at `dst`; the mbarrier `bar` counts its bytes down
+    /// (`cp.async.bulk.tensor...mbarrier::complete_tx::bytes`, sm_90).
+    TmaLoad { dims: u8 },
+    /// `tma_store dim2 tmap, src, c0, c1`: the inverse, from shared memory to
+    /// the tensor in global memory, tracked by bulk groups (sm_90).
+    TmaStore { dims: u8 },
+    /// Closes this thread's current bulk group (`cp.async.bulk.commit_group`).
+    BulkCommit,
+    /// `cp_async_bulk_wait [read] n`: waits until at most `n` of this
+    /// thread's bulk groups are pending; with `read`, only until their
+    /// sources have been read (so the shared buffer may be reused).
+    BulkWait { n: u8, read: bool },
+    /// `v = mapa p, rank`: the address of the same shared variable in the
+    /// block of the cluster with this rank (distributed shared memory, sm_90).
+    Mapa,
+    /// `cluster_arrive [relaxed]`: this thread arrives at the cluster
+    /// barrier; without `relaxed` it releases its earlier memory accesses.
+    ClusterArrive { relaxed: bool },
+    /// Waits until every thread of the cluster arrived (with acquire).
+    ClusterWait,
 }
 
 /// What an operand of an `accel` instruction must be.
@@ -110,6 +132,9 @@ pub enum OperandKind {
 const SHARED: &[AddrSpace] = &[AddrSpace::Shared, AddrSpace::Generic];
 const GLOBAL: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Generic];
 const TILE: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Shared, AddrSpace::Generic];
+/// A tensor map: a `__grid_constant__` parameter (param space, or its
+/// generic address) or one in global memory.
+const TENSOR_MAP: &[AddrSpace] = &[AddrSpace::Generic, AddrSpace::Param, AddrSpace::Global];
 
 impl MmaType {
     fn name(self) -> &'static str {
@@ -162,6 +187,13 @@ impl AccelOp {
             Mma { .. } => Opcode::Mma,
             Ldmatrix { .. } => Opcode::Ldmatrix,
             Stmatrix { .. } => Opcode::Stmatrix,
+            TmaLoad { .. } => Opcode::TmaLoad,
+            TmaStore { .. } => Opcode::TmaStore,
+            BulkCommit => Opcode::CpAsyncBulkCommit,
+            BulkWait { .. } => Opcode::CpAsyncBulkWait,
+            Mapa => Opcode::Mapa,
+            ClusterArrive { .. } => Opcode::ClusterArrive,
+            ClusterWait => Opcode::ClusterWait,
         }
     }
 
@@ -182,6 +214,7 @@ impl AccelOp {
             WmmaMma { .. } => vec![Type::F32; 8],
             Mma { .. } => vec![Type::F32; 4],
             Ldmatrix { num, .. } => vec![Type::I32; usize::from(num)],
+            Mapa => vec![Type::Ptr(AddrSpace::SharedCluster)],
             _ => Vec::new(),
         }
     }
@@ -194,7 +227,14 @@ impl AccelOp {
         let f32s = |n| vec![Ty(Type::F32); n];
         match self {
             CpAsync { .. } => vec![Ptr(SHARED), Ptr(GLOBAL)],
-            CpAsyncCommit | CpAsyncWait { .. } | CpAsyncWaitAll | FenceProxyAsync => Vec::new(),
+            CpAsyncCommit
+            | CpAsyncWait { .. }
+            | CpAsyncWaitAll
+            | FenceProxyAsync
+            | BulkCommit
+            | BulkWait { .. }
+            | ClusterArrive { .. }
+            | ClusterWait => Vec::new(),
             MbarInit | MbarArriveExpectTx | MbarTryWaitParity => {
                 vec![Ptr(SHARED), Ty(Type::I32)]
             }
@@ -224,6 +264,17 @@ impl AccelOp {
                 v.extend(i32s(usize::from(num)));
                 v
             }
+            TmaLoad { dims } => {
+                let mut v = vec![Ptr(SHARED), Ptr(TENSOR_MAP), Ptr(SHARED)];
+                v.extend(i32s(usize::from(dims)));
+                v
+            }
+            TmaStore { dims } => {
+                let mut v = vec![Ptr(TENSOR_MAP), Ptr(SHARED)];
+                v.extend(i32s(usize::from(dims)));
+                v
+            }
+            Mapa => vec![Ptr(SHARED), Ty(Type::I32)],
         }
     }
 
@@ -246,7 +297,10 @@ impl AccelOp {
     /// (so an unused one may be deleted). Everything that touches memory,
     /// waits, or orders memory must stay.
     pub fn is_pure(self) -> bool {
-        matches!(self, AccelOp::WmmaMma { .. } | AccelOp::Mma { .. })
+        matches!(
+            self,
+            AccelOp::WmmaMma { .. } | AccelOp::Mma { .. } | AccelOp::Mapa
+        )
     }
 
     /// Whether the operation reads memory through its first operand.
@@ -261,6 +315,8 @@ impl AccelOp {
                 | MbarArriveExpectTx
                 | MbarTestWait
                 | MbarTryWaitParity
+                | TmaStore { .. }
+                | ClusterWait
         )
     }
 
@@ -276,6 +332,11 @@ impl AccelOp {
                 | MbarArriveExpectTx
                 | WmmaStore { .. }
                 | Stmatrix { .. }
+                | TmaLoad { .. }
+                | TmaStore { .. }
+                | BulkWait { .. }
+                | ClusterArrive { .. }
+                | ClusterWait
         )
     }
 
@@ -307,6 +368,16 @@ impl AccelOp {
                 }
                 v
             }
+            TmaLoad { dims } | TmaStore { dims } => vec![format!("dim{dims}")],
+            BulkWait { n, read } => {
+                let mut v = Vec::new();
+                if read {
+                    v.push(s("read"));
+                }
+                v.push(n.to_string());
+                v
+            }
+            ClusterArrive { relaxed: true } => vec![s("relaxed")],
             _ => Vec::new(),
         }
     }
@@ -411,6 +482,38 @@ impl AccelOp {
                 let (num, trans) = matrices(words)?;
                 Stmatrix { num, trans }
             }
+            Opcode::TmaLoad | Opcode::TmaStore => {
+                want(1)?;
+                let dims = match words[0] {
+                    "dim1" => 1,
+                    "dim2" => 2,
+                    "dim3" => 3,
+                    "dim4" => 4,
+                    "dim5" => 5,
+                    w => return Err(format!("expected a rank 'dim1' to 'dim5', found '{w}'")),
+                };
+                if op == Opcode::TmaLoad {
+                    TmaLoad { dims }
+                } else {
+                    TmaStore { dims }
+                }
+            }
+            Opcode::CpAsyncBulkWait => {
+                let (read, n) = match words {
+                    ["read", n] => (true, *n),
+                    [n] => (false, *n),
+                    _ => return Err(format!("'{op}' takes 'read' (maybe) and a group count")),
+                };
+                let n = n
+                    .parse::<u8>()
+                    .map_err(|_| format!("expected a group count, found '{n}'"))?;
+                BulkWait { n, read }
+            }
+            Opcode::ClusterArrive => match words {
+                [] => ClusterArrive { relaxed: false },
+                ["relaxed"] => ClusterArrive { relaxed: true },
+                _ => return Err(format!("'{op}' takes at most the modifier 'relaxed'")),
+            },
             other => {
                 want(0)?;
                 match other {
@@ -422,6 +525,9 @@ impl AccelOp {
                     Opcode::MbarrierTestWait => MbarTestWait,
                     Opcode::MbarrierTryWaitParity => MbarTryWaitParity,
                     Opcode::FenceProxyAsync => FenceProxyAsync,
+                    Opcode::CpAsyncBulkCommit => BulkCommit,
+                    Opcode::Mapa => Mapa,
+                    Opcode::ClusterWait => ClusterWait,
                     _ => return Err(format!("'{other}' is not an accel operation")),
                 }
             }
@@ -502,6 +608,15 @@ mod tests {
                 num: 2,
                 trans: false,
             },
+            TmaLoad { dims: 1 },
+            TmaStore { dims: 5 },
+            BulkCommit,
+            BulkWait { n: 0, read: true },
+            BulkWait { n: 3, read: false },
+            Mapa,
+            ClusterArrive { relaxed: false },
+            ClusterArrive { relaxed: true },
+            ClusterWait,
         ];
         for op in ops {
             let words = op.modifiers();

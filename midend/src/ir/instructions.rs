@@ -177,6 +177,14 @@ named_enum! {
         Mma = "mma",
         Ldmatrix = "ldmatrix",
         Stmatrix = "stmatrix",
+        // Hopper: TMA (bulk tensor copies) and thread-block clusters.
+        TmaLoad = "tma_load",
+        TmaStore = "tma_store",
+        CpAsyncBulkCommit = "cp_async_bulk_commit",
+        CpAsyncBulkWait = "cp_async_bulk_wait",
+        Mapa = "mapa",
+        ClusterArrive = "cluster_arrive",
+        ClusterWait = "cluster_wait",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -268,7 +276,14 @@ impl Opcode {
             | WmmaStore
             | Mma
             | Ldmatrix
-            | Stmatrix => Format::Accel,
+            | Stmatrix
+            | TmaLoad
+            | TmaStore
+            | CpAsyncBulkCommit
+            | CpAsyncBulkWait
+            | Mapa
+            | ClusterArrive
+            | ClusterWait => Format::Accel,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,
@@ -300,7 +315,7 @@ impl Opcode {
                 | Nanosleep
                 | Trap
         ) || self.is_terminator()
-            || (self.format() == Format::Accel && !matches!(self, WmmaMma | Mma))
+            || (self.format() == Format::Accel && !matches!(self, WmmaMma | Mma | Mapa))
     }
 
     /// Whether the result depends on which other threads execute the same
@@ -321,6 +336,8 @@ impl Opcode {
                 | Opcode::Mma
                 | Opcode::Ldmatrix
                 | Opcode::Stmatrix
+                | Opcode::ClusterArrive
+                | Opcode::ClusterWait
         )
     }
 }
@@ -368,10 +385,25 @@ named_enum! {
         ActiveMask = "activemask",
         /// Bytes of dynamic shared memory of the launch.
         DynamicSmemSize = "dynamic_smem_size",
+        /// This block's rank in its cluster, and the cluster's block count
+        /// (sm_90; a launch without clusters has clusters of one block).
+        ClusterCtarank = "cluster_ctarank", ClusterNctarank = "cluster_nctarank",
+        /// The cluster's position in the grid of clusters, and that grid's shape.
+        ClusteridX = "clusterid.x", ClusteridY = "clusterid.y", ClusteridZ = "clusterid.z",
+        NclusteridX = "nclusterid.x", NclusteridY = "nclusterid.y", NclusteridZ = "nclusterid.z",
+        /// This block's position in its cluster, and the cluster's shape.
+        ClusterCtaidX = "cluster_ctaid.x", ClusterCtaidY = "cluster_ctaid.y", ClusterCtaidZ = "cluster_ctaid.z",
+        ClusterNctaidX = "cluster_nctaid.x", ClusterNctaidY = "cluster_nctaid.y", ClusterNctaidZ = "cluster_nctaid.z",
     }
 }
 
 impl SpecialReg {
+    /// Whether the register describes thread-block clusters (PTX has them
+    /// from sm_90 on).
+    pub fn is_cluster(self) -> bool {
+        self.name().contains("cluster")
+    }
+
     /// The type of the value a `special` instruction reads.
     pub fn ty(self) -> Type {
         match self {

@@ -213,6 +213,40 @@ impl Exec<'_> {
                 }
                 Vec::new()
             }
+            AccelOp::TmaLoad { .. } | AccelOp::TmaStore { .. } => {
+                let msg = format!(
+                    "{} is not supported by the interpreter: a TMA copy needs a tensor map that the CUDA driver encodes (run it on a GPU)",
+                    op.opcode()
+                );
+                return Err(fail(msg, FaultKind::Unsupported));
+            }
+            // No TMA copy ever runs here, so there is nothing to wait for.
+            AccelOp::BulkCommit | AccelOp::BulkWait { .. } => Vec::new(),
+            AccelOp::Mapa => {
+                // Each block runs alone, so only the block's own shared
+                // memory exists: a cluster of one block.
+                let rank = argv[1] & 0xffff_ffff;
+                if self.cluster != [1, 1, 1] || rank != 0 {
+                    let msg = format!(
+                        "mapa to rank {rank}: the interpreter runs one block at a time, so it cannot reach another block's shared memory (clusters are not modelled)"
+                    );
+                    return Err(fail(msg, FaultKind::Unsupported));
+                }
+                vec![argv[0]]
+            }
+            AccelOp::ClusterArrive { .. } | AccelOp::ClusterWait => {
+                if self.cluster != [1, 1, 1] {
+                    let msg = "the cluster barrier: the interpreter runs one block at a time, so clusters of more than one block are not modelled".to_string();
+                    return Err(fail(msg, FaultKind::Unsupported));
+                }
+                // A cluster of one block: arriving costs nothing, and
+                // waiting is a barrier of the block (every thread arrives
+                // before it waits).
+                if op == AccelOp::ClusterWait {
+                    return Ok(Some(Stop::Barrier(fid, inst)));
+                }
+                Vec::new()
+            }
             _ => return Ok(Some(Stop::Warp(fid, inst))),
         };
         self.set_results(t, func, inst, &results);
