@@ -33,6 +33,9 @@ fn requirement(op: AccelOp) -> (u32, (u32, u32), &'static str) {
         Mma { .. } => (80, (7, 0), "mma.sync.m16n8k16"),
         Ldmatrix { .. } => (75, (6, 5), "ldmatrix"),
         Stmatrix { .. } => (90, (7, 8), "stmatrix"),
+        // wgmma, setmaxnreg and tcgen05 are gated by target name in
+        // `wgmma_tcgen05.rs` before this table is asked.
+        _ => (0, (0, 0), "arch-specific"),
     }
 }
 
@@ -57,7 +60,7 @@ impl Isel<'_> {
     /// instruction has no generic form (`generic_ok` false); a shared
     /// address is then narrowed to the 32 bits kernelc keeps shared
     /// pointers in.
-    fn accel_address(
+    pub(super) fn accel_address(
         &mut self,
         ptr: Value,
         want: AddrSpace,
@@ -113,6 +116,9 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Value],
     ) -> IselResult<()> {
+        if super::wgmma_tcgen05::is_arch_specific(op) {
+            return self.accel_arch_specific(op, args, results);
+        }
         let (sm, version, what) = requirement(op);
         if self.target.sm() < sm {
             return Err(format!(
@@ -255,6 +261,7 @@ impl Isel<'_> {
                 };
                 format!("{base}.sync.aligned.m8n8.x{num}{t}{}.b16", space.suffix())
             }
+            other => return Err(format!("`{}` is selected elsewhere", other.opcode())),
         };
         self.emit(MInst::Accel {
             op: name,

@@ -21,6 +21,7 @@ mod arith;
 mod convert;
 mod memory;
 mod sync;
+mod wgmma_tcgen05;
 
 use crate::copies::{self, Copy};
 use crate::mfunc::{class_index, LocalArray, MFunction, ParamDecl};
