@@ -580,4 +580,11 @@ pub enum Intrinsic {
     Math(MathFn),
     /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
     Accel(midend::ir::AccelOp),
+    /// `kernelc_wgmma_desc` / `kernelc_tcgen05_smem_desc(p, lbo, sbo,
+    /// code)`: `[const void*, unsigned, unsigned, int]`, result `unsigned
+    /// long long`; `code` is the constant layout-type field
+    /// (`sema/wgmma_tcgen05.rs`).
+    SmemDesc {
+        tcgen05: bool,
+    },
 }
