@@ -783,7 +783,7 @@ impl AccelOp {
 /// Whether `setmaxnreg` accepts this register count: a multiple of 8 from
 /// 24 to 256 (ptxas rejects other values).
 pub fn setmaxnreg_ok(regs: u16) -> bool {
-    regs % 8 == 0 && (24..=256).contains(&regs)
+    regs.is_multiple_of(8) && (24..=256).contains(&regs)
 }
 
 impl fmt::Display for AccelOp {
