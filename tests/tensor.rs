@@ -292,11 +292,14 @@ fn sample_target(src: &str) -> &str {
 /// Compiles a sample at its target with kernelc (ptxas must accept it,
 /// with the accumulators in registers) and with nvcc and the header.
 fn check_sample(file: &str, needle: &str) {
-    let path = common::root().join("samples").join(file);
+    // In a subfolder until every suite that walks samples/*.cu honours the
+    // `// kernelc-target:` line (they compile each sample for sm_80/sm_90
+    // and run it in the interpreter).
+    let path = common::root().join("samples/arch-specific").join(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let arch = sample_target(&src);
     let ptx = compile_source(
-        &format!("samples/{file}"),
+        &format!("samples/arch-specific/{file}"),
         &src,
         &CompileOptions {
             target: Target::parse(arch).unwrap(),
