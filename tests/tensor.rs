@@ -208,3 +208,268 @@ __global__ void __cluster_dims__(2, 1, 1) k(int *out) {
     assert!(ptx0.contains("cvta.shared::cluster.u64"), "{ptx0}");
     common::assert_ptxas_accepts(&ptx0, "sm_90", "mapa -O0");
 }
+
+// ---- wgmma, setmaxnreg and tcgen05 (issue #9, part B) ----------------------
+
+const WGMMA: &str = r#"
+__global__ void k(float *out, unsigned long long da, unsigned long long db) {
+  float acc[32];
+  for (int i = 0; i < 32; i++)
+    acc[i] = 0.0f;
+  kernelc_wgmma_fence();
+  kernelc_wgmma_m64n64k16_f32_f16(acc, da, db, 1, 1, 1, 0, 0);
+  kernelc_wgmma_commit();
+  kernelc_wgmma_wait(0);
+  out[threadIdx.x] = acc[0];
+}
+"#;
+
+#[test]
+fn wgmma_needs_sm90a_and_says_so_at_the_call() {
+    for arch in ["sm_90", "sm_100a", "sm_80"] {
+        let err = compile(WGMMA, arch).expect_err("wgmma is sm_90a only");
+        assert!(
+            err.contains("'wgmma' requires .target sm_90a"),
+            "{arch}: {err}"
+        );
+        assert!(err.contains(&format!("the target is {arch}")), "{err}");
+        assert!(
+            err.contains("k.cu:6"),
+            "the error points at the call: {err}"
+        );
+    }
+    let ptx = compile(WGMMA, "sm_90a").unwrap();
+    assert!(ptx.contains(".version 8.0"), "{ptx}");
+    assert!(
+        ptx.contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+        "{ptx}"
+    );
+    assert!(ptx.contains("wgmma.wait_group.sync.aligned 0;"), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_90a", "the wgmma kernel");
+}
+
+const TCGEN05: &str = r#"
+__global__ void k(unsigned *out, unsigned long long da, unsigned long long db) {
+  __shared__ unsigned slot;
+  __shared__ unsigned long long bar;
+  kernelc_tcgen05_alloc(&slot, 32);
+  kernelc_tcgen05_relinquish_alloc_permit();
+  __syncthreads();
+  unsigned t = slot;
+  kernelc_tcgen05_mma_tf32(t, da, db, kernelc_tcgen05_idesc_tf32(128, 32, 0, 0), 0);
+  kernelc_tcgen05_commit(&bar);
+  unsigned r[2];
+  kernelc_tcgen05_ld_32x32b_x2(r, t);
+  kernelc_tcgen05_wait_ld();
+  out[threadIdx.x] = r[0] + r[1];
+  kernelc_tcgen05_dealloc(t, 32);
+}
+"#;
+
+#[test]
+fn tcgen05_needs_sm100a_or_sm103a_and_says_so_at_the_call() {
+    for arch in ["sm_90a", "sm_100", "sm_120a"] {
+        let err = compile(TCGEN05, arch).expect_err("tcgen05 is sm_100a/sm_103a only");
+        assert!(
+            err.contains("'tcgen05' requires .target sm_100a or sm_103a"),
+            "{arch}: {err}"
+        );
+        assert!(
+            err.contains("k.cu:5"),
+            "the error points at the call: {err}"
+        );
+    }
+    for (arch, version) in [("sm_100a", ".version 8.6"), ("sm_103a", ".version 8.8")] {
+        let ptx = compile(TCGEN05, arch).unwrap();
+        assert!(ptx.contains(version), "{ptx}");
+        assert!(ptx.contains("tcgen05.mma.cta_group::1.kind::tf32"), "{ptx}");
+        // M = 128 (8 at bit 24), N = 32 (4 at bit 17), tf32 A and B (2 at
+        // bits 7 and 10), f32 D (1 at bit 4): 0x08080910.
+        assert!(ptx.contains("134744336"), "the folded idesc: {ptx}");
+        common::assert_ptxas_accepts(&ptx, arch, "the tcgen05 kernel");
+    }
+}
+
+#[test]
+fn setmaxnreg_checks_its_count_and_target() {
+    let src = |n: &str| {
+        format!("__global__ void k() {{\n  kernelc_setmaxnreg_inc({n});\n  kernelc_setmaxnreg_dec(40);\n}}\n")
+    };
+    for bad in ["230", "16", "264"] {
+        let err = compile(&src(bad), "sm_90a").expect_err("not a valid count");
+        assert!(
+            err.contains("must be a multiple of 8 from 24 to 256"),
+            "{bad}: {err}"
+        );
+        assert!(err.contains("k.cu:2"), "{err}");
+    }
+    let err = compile(&src("232"), "sm_90").expect_err("sm_90a only");
+    assert!(
+        err.contains("'setmaxnreg' requires .target sm_90a"),
+        "{err}"
+    );
+    for arch in ["sm_90a", "sm_100a"] {
+        let ptx = compile(&src("232"), arch).unwrap();
+        assert!(
+            ptx.contains("setmaxnreg.inc.sync.aligned.u32 232;"),
+            "{ptx}"
+        );
+        assert!(ptx.contains("setmaxnreg.dec.sync.aligned.u32 40;"), "{ptx}");
+        common::assert_ptxas_accepts(&ptx, arch, "setmaxnreg");
+    }
+}
+
+#[test]
+fn constant_operands_get_located_diagnostics() {
+    let cases = [
+        (
+            "kernelc_wgmma_m64n64k16_f32_f16(acc, d, d, 1, 2, 1, 0, 0);",
+            "the scale of A must be a constant 1 or -1",
+        ),
+        (
+            "kernelc_wgmma_m64n64k16_f32_f16(acc, d, d, 1, 1, 1, n, 0);",
+            "the transpose flag of A must be a constant 0 or 1",
+        ),
+        (
+            "kernelc_wgmma_wait(n);",
+            "the group count must be a constant",
+        ),
+        (
+            "d = kernelc_wgmma_desc(acc, 16, 16, 48);",
+            "must be a constant 0, 32, 64 or 128",
+        ),
+        (
+            "n = kernelc_tcgen05_idesc_f16(128, 24, 0, 0);",
+            "N must be a multiple of 16 when M is 128",
+        ),
+        (
+            "n = kernelc_tcgen05_idesc_bf16(96, 64, 0, 0);",
+            "M must be a constant 64 or 128",
+        ),
+        (
+            "kernelc_tcgen05_alloc(&slot, 100);",
+            "must be a power of 2 from 32 to 512, not 100",
+        ),
+        (
+            "kernelc_tcgen05_mma_f16(n, d, d, n);",
+            "`kernelc_tcgen05_mma_f16` takes 5 arguments, have 4",
+        ),
+    ];
+    for (stmt, want) in cases {
+        let src = format!(
+            "__global__ void k(int n, unsigned long long d) {{\n  __shared__ unsigned slot;\n  float acc[32];\n  {stmt}\n}}\n"
+        );
+        let err = compile(&src, "sm_90a").expect_err(stmt);
+        assert!(err.contains(want), "{stmt}: {err}");
+        assert!(err.contains("k.cu:4"), "{stmt}: {err}");
+    }
+}
+
+#[test]
+fn descriptors_pack_their_fields() {
+    // A shared tile at a known offset: the descriptor's fields are
+    // constants but the address, so check the arithmetic's constants.
+    let src = r#"
+__global__ void k(unsigned long long *out) {
+  __shared__ uint4 tile[64];
+  out[0] = kernelc_wgmma_desc(tile, 1024, 128, 128);
+  out[1] = kernelc_tcgen05_smem_desc(tile, 2048, 128, 64);
+}
+"#;
+    let ptx = compile(src, "sm_90a").unwrap();
+    // wgmma: layout 1 (128B) at bit 62; tcgen05: version bit 46 | layout 4 (64B) at bit 61.
+    assert!(ptx.contains(&(1u64 << 62).to_string()), "{ptx}");
+    let tc = ((1u64 << 46) | (4u64 << 61)) as i64;
+    assert!(ptx.contains(&tc.to_string()), "{ptx}");
+    // The byte offsets in 16-byte units: 1024 -> 64 << 16, 128 -> 8 << 32.
+    assert!(ptx.contains(&(64u64 << 16).to_string()), "{ptx}");
+    assert!(ptx.contains(&(8u64 << 32).to_string()), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_90a", "descriptor builders");
+}
+
+#[test]
+fn ptx_validate_rejects_wgmma_and_tcgen05_on_other_targets() {
+    let module = |target: &str, version: &str, body: &str| {
+        format!(
+            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n{body}\n\tret;\n}}\n"
+        )
+    };
+    let wgmma = "\twgmma.fence.sync.aligned;";
+    let tcgen05 = "\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;";
+    assert!(ptx_validate::validate(&module("sm_90a", "8.0", wgmma)).ok());
+    assert!(!ptx_validate::validate(&module("sm_90", "8.0", wgmma)).ok());
+    assert!(!ptx_validate::validate(&module("sm_100a", "8.6", wgmma)).ok());
+    assert!(ptx_validate::validate(&module("sm_100a", "8.6", tcgen05)).ok());
+    assert!(ptx_validate::validate(&module("sm_103a", "8.8", tcgen05)).ok());
+    assert!(!ptx_validate::validate(&module("sm_90a", "8.0", tcgen05)).ok());
+    assert!(!ptx_validate::validate(&module("sm_100", "8.6", tcgen05)).ok());
+}
+
+/// The target a sample asks for with its `// kernelc-target: sm_XX` line.
+fn sample_target(src: &str) -> &str {
+    src.lines()
+        .find_map(|l| l.trim().strip_prefix("// kernelc-target:"))
+        .map(str::trim)
+        .expect("the sample names its target")
+}
+
+/// Compiles a sample at its target with kernelc (ptxas must accept it,
+/// with the accumulators in registers) and with nvcc and the header.
+fn check_sample(file: &str, needle: &str) {
+    // In a subfolder until every suite that walks samples/*.cu honours the
+    // `// kernelc-target:` line (they compile each sample for sm_80/sm_90
+    // and run it in the interpreter).
+    let path = common::root().join("samples/arch-specific").join(file);
+    let src = std::fs::read_to_string(&path).unwrap();
+    let arch = sample_target(&src);
+    let ptx = compile_source(
+        &format!("samples/arch-specific/{file}"),
+        &src,
+        &CompileOptions {
+            target: Target::parse(arch).unwrap(),
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(ptx.contains(needle), "{file} has no {needle}:\n{ptx}");
+    common::assert_ptxas_accepts(&ptx, arch, file);
+    if let Some(ptxas) = kernelc::ptxas::find_ptxas() {
+        let out = kernelc::ptxas::assemble(&ptxas, &ptx, arch, &["-v"]).unwrap();
+        assert!(
+            out.output.contains(" 0 bytes stack frame"),
+            "{file}: the fragments should live in registers:\n{}",
+            out.output
+        );
+    }
+    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
+        eprintln!("SKIPPED (nvcc not found): {file} through nvcc");
+        return;
+    };
+    let out_file = common::scratch(file).join("nvcc.ptx");
+    let out = std::process::Command::new(&nvcc)
+        .args(["-ptx", &format!("-arch={arch}"), "-I"])
+        .arg(common::root().join("include"))
+        .arg(&path)
+        .arg("-o")
+        .arg(&out_file)
+        .output()
+        .expect("cannot run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc rejected {file}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let nv = std::fs::read_to_string(&out_file).unwrap();
+    assert!(nv.contains(needle), "nvcc's {file} has no {needle}");
+    common::assert_ptxas_accepts(&nv, arch, &format!("nvcc's {file}"));
+}
+
+#[test]
+fn wgmma_gemm_sample_builds_with_kernelc_and_nvcc() {
+    check_sample("wgmma_gemm.cu", "wgmma.mma_async");
+}
+
+#[test]
+fn tcgen05_gemm_sample_builds_with_kernelc_and_nvcc() {
+    check_sample("tcgen05_gemm.cu", "tcgen05.mma");
+}

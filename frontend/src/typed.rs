@@ -587,4 +587,11 @@ pub enum Intrinsic {
     /// A cluster special register (`kernelc_cluster_ctarank()`, ...):
     /// no arguments, result `unsigned`.
     Special(midend::ir::SpecialReg),
+    /// `kernelc_wgmma_desc` / `kernelc_tcgen05_smem_desc(p, lbo, sbo,
+    /// code)`: `[const void*, unsigned, unsigned, int]`, result `unsigned
+    /// long long`; `code` is the constant layout-type field
+    /// (`sema/wgmma_tcgen05.rs`).
+    SmemDesc {
+        tcgen05: bool,
+    },
 }

@@ -239,7 +239,7 @@ fn build_every_opcode_kernel() -> Function {
 
 /// One of each `accel` form, fragments flowing from loads to mma to stores.
 fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
-    use midend::ir::{AccelOp as A, CpCache, Frag, MatLayout, MmaType};
+    use midend::ir::{AccelOp as A, CpCache, Frag, MatLayout, MmaType, TcCpShape, TcKind};
     let (row, col) = (MatLayout::Row, MatLayout::Col);
     c.accel(
         A::CpAsync {
@@ -312,6 +312,51 @@ fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
     c.load(Type::I32, remote[0], MemFlags::default());
     c.accel(A::ClusterArrive { relaxed: false }, vec![]);
     c.accel(A::ClusterWait, vec![]);
+    // wgmma, setmaxnreg and tcgen05 (sm_90a / sm_100a).
+    let desc = c.iconst(Type::I64, 0);
+    let yes = c.iconst(Type::I1, 1);
+    c.accel(A::WgmmaFence, vec![]);
+    let mut wg = vec![desc, desc, yes];
+    wg.extend(std::iter::repeat_n(d[0], 32));
+    c.accel(
+        A::WgmmaMma {
+            n: 64,
+            ty: MmaType::Bf16,
+            neg_a: true,
+            neg_b: false,
+            trans_a: false,
+            trans_b: true,
+        },
+        wg,
+    );
+    c.accel(A::WgmmaCommit, vec![]);
+    c.accel(A::WgmmaWait { n: 0 }, vec![]);
+    c.accel(
+        A::Setmaxnreg {
+            inc: true,
+            regs: 232,
+        },
+        vec![],
+    );
+    let tm = c.convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Tmem), one);
+    c.accel(A::Tcgen05Alloc, vec![tile, one]);
+    c.accel(A::Tcgen05Relinquish, vec![]);
+    c.accel(A::Tcgen05Fence { after: true }, vec![]);
+    c.accel(
+        A::Tcgen05Mma { kind: TcKind::F16 },
+        vec![tm, desc, desc, one, yes],
+    );
+    c.accel(A::Tcgen05Commit, vec![tile]);
+    let regs = c.accel(A::Tcgen05Ld { num: 2 }, vec![tm]);
+    c.accel(A::Tcgen05Wait { st: false }, vec![]);
+    c.accel(A::Tcgen05St { num: 2 }, vec![tm, regs[0], regs[1]]);
+    c.accel(
+        A::Tcgen05Cp {
+            shape: TcCpShape::S128x256b,
+        },
+        vec![tm, desc],
+    );
+    c.accel(A::Tcgen05Dealloc, vec![tm, one]);
 }
 
 // ---------------------------------------------------------------- valid IR

@@ -39,6 +39,9 @@ fn requirement(op: AccelOp) -> (u32, (u32, u32), &'static str) {
         // The `.release`/`.relaxed`/`.acquire` qualifiers need 8.0.
         ClusterArrive { .. } => (90, (8, 0), "barrier.cluster.arrive"),
         ClusterWait => (90, (8, 0), "barrier.cluster.wait"),
+        // wgmma, setmaxnreg and tcgen05 are gated by target name in
+        // `wgmma_tcgen05.rs` before this table is asked.
+        _ => (0, (0, 0), "arch-specific"),
     }
 }
 
@@ -63,7 +66,7 @@ impl Isel<'_> {
     /// instruction has no generic form (`generic_ok` false); a shared
     /// address is then narrowed to the 32 bits kernelc keeps shared
     /// pointers in.
-    fn accel_address(
+    pub(super) fn accel_address(
         &mut self,
         ptr: Value,
         want: AddrSpace,
@@ -177,6 +180,9 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Value],
     ) -> IselResult<()> {
+        if super::wgmma_tcgen05::is_arch_specific(op) {
+            return self.accel_arch_specific(op, args, results);
+        }
         let (sm, version, what) = requirement(op);
         if self.target.sm() < sm {
             return Err(format!(
@@ -359,6 +365,7 @@ impl Isel<'_> {
                 format!("barrier.cluster.arrive{sem}")
             }
             AccelOp::ClusterWait => "barrier.cluster.wait.acquire".into(),
+            other => return Err(format!("`{}` is selected elsewhere", other.opcode())),
         };
         self.emit(MInst::Accel {
             op: name,

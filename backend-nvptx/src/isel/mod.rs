@@ -23,6 +23,7 @@ mod convert;
 mod memory;
 mod sync;
 mod vector;
+mod wgmma_tcgen05;
 
 use crate::copies::{self, Copy};
 use crate::mfunc::{class_index, LocalArray, MFunction, ParamDecl};

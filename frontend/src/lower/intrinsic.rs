@@ -61,6 +61,7 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::SmemDesc { tcgen05 } => self.smem_desc(tcgen05, args),
             I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
             I::AtomicCas(scope) => {
                 let p = self.atomic_pointer(&args[0]);

@@ -25,6 +25,7 @@ mod intrinsic;
 mod math;
 mod stmt;
 mod tensor;
+mod wgmma_tcgen05;
 
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{self, LocalId, MemSpace, Place};

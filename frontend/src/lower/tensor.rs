@@ -27,6 +27,9 @@ impl FunctionLowerer<'_, '_> {
     /// Lowers a tensor-core or async-copy built-in; the value of the ones
     /// that return one.
     pub(crate) fn accel_intrinsic(&mut self, op: AccelOp, args: &[Expr]) -> Option<Value> {
+        if op.is_wgmma() || op.is_tcgen05() || matches!(op, AccelOp::Setmaxnreg { .. }) {
+            return self.accel_b_intrinsic(op, args);
+        }
         let lens = fragment_lengths(op);
         let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         // The parameter that receives the results, if any: the first

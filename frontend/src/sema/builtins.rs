@@ -265,6 +265,10 @@ impl Checker {
         args: Vec<Option<Expr>>,
         span: Span,
     ) -> Option<Option<Expr>> {
+        if let Some(b) = super::wgmma_tcgen05::lookup(name) {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            return Some(args.and_then(|a| self.tensor_b_call(name, b, a, span)));
+        }
         if let Some((op, params, ret)) = super::tensor::tensor_builtin(name) {
             let args: Option<Vec<Expr>> = args.into_iter().collect();
             return Some(args.and_then(|a| self.tensor_call(name, op, &params, ret, a, span)));

@@ -12,7 +12,9 @@ mod expr;
 mod tensor;
 mod vectors;
 mod warnings;
+mod wgmma_tcgen05;
 pub(crate) use tensor::fragment_lengths;
+pub(crate) use wgmma_tcgen05::fragment_lengths as fragment_lengths_b;
 
 use std::collections::HashMap;
 

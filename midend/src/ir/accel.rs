@@ -47,6 +47,53 @@ pub enum MmaType {
     F32,
 }
 
+/// The `kind` of a `tcgen05.mma`: what A and B hold (`f16` covers f16
+/// and bf16, which the instruction descriptor tells apart; `tf32` is
+/// 32-bit floats read as tf32). D is f32 in tensor memory either way.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TcKind {
+    F16,
+    Tf32,
+}
+
+/// The shape of a `tcgen05.cp` (shared memory to tensor memory): rows
+/// (lanes) by bits per row.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TcCpShape {
+    S128x256b,
+    S128x128b,
+    S4x256b,
+}
+
+impl TcCpShape {
+    /// The PTX spelling without the dot (`128x256b`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TcCpShape::S128x256b => "128x256b",
+            TcCpShape::S128x128b => "128x128b",
+            TcCpShape::S4x256b => "4x256b",
+        }
+    }
+
+    pub fn from_name(w: &str) -> Option<TcCpShape> {
+        [
+            TcCpShape::S128x256b,
+            TcCpShape::S128x128b,
+            TcCpShape::S4x256b,
+        ]
+        .into_iter()
+        .find(|s| s.name() == w)
+    }
+}
+
+/// The `N` of the `wgmma.mma_async.m64nNk16` forms kernelc selects. Each
+/// thread of the warpgroup holds `N / 2` f32 accumulators.
+pub const WGMMA_NS: &[u16] = &[64, 128, 256];
+
+/// The `.32x32b.xN` repeat counts of `tcgen05.ld` / `tcgen05.st` kernelc
+/// selects: each thread moves `N` 32-bit registers.
+pub const TCGEN05_XS: &[u8] = &[1, 2, 4, 8, 16, 32];
+
 /// An `accel` operation with its compile-time modifiers.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum AccelOp {
@@ -118,6 +165,55 @@ pub enum AccelOp {
     ClusterArrive { relaxed: bool },
     /// Waits until every thread of the cluster arrived (with acquire).
     ClusterWait,
+    /// Orders register accesses to the accumulators before the next
+    /// `wgmma_mma` (sm_90a, warpgroup-wide).
+    WgmmaFence,
+    /// `d.. = wgmma_mma n128 f16 [nega] [negb] [transa] [transb] descA, descB,
+    /// scale_d, c..`: `D = A * B + (scale_d ? C : 0)` for a 64xNx16 tile,
+    /// A and B read from shared memory through 64-bit descriptors, `N / 2`
+    /// f32 accumulators per thread (sm_90a, asynchronous).
+    WgmmaMma {
+        n: u16,
+        ty: MmaType,
+        neg_a: bool,
+        neg_b: bool,
+        trans_a: bool,
+        trans_b: bool,
+    },
+    /// Closes the warpgroup's pending `wgmma_mma`s into a group.
+    WgmmaCommit,
+    /// Waits until at most `n` wgmma groups are pending.
+    WgmmaWait { n: u8 },
+    /// `setmaxnreg inc 232`: raises (or `dec` lowers) the registers each
+    /// thread of the warpgroup may use (sm_90a, sm_100a).
+    Setmaxnreg { inc: bool, regs: u16 },
+    /// `tcgen05_alloc slot, ncols`: allocates `ncols` columns of tensor
+    /// memory and writes their address to the shared `slot` (sm_100a).
+    Tcgen05Alloc,
+    /// Gives up the right to allocate tensor memory again.
+    Tcgen05Relinquish,
+    /// `tcgen05_dealloc taddr, ncols`: frees what `tcgen05_alloc` gave.
+    Tcgen05Dealloc,
+    /// `tcgen05_mma f16 d, descA, descB, idesc, accumulate`: `D (tmem) =
+    /// A * B (+ D)`, shapes and types from the instruction descriptor.
+    Tcgen05Mma { kind: TcKind },
+    /// `tcgen05_commit bar`: arrive at an mbarrier once this thread's
+    /// earlier tcgen05 operations complete.
+    Tcgen05Commit,
+    /// `v.. = tcgen05_ld x16 taddr`: `.32x32b.xN`, N 32-bit registers from
+    /// tensor memory (complete after `tcgen05_wait ld`).
+    Tcgen05Ld { num: u8 },
+    /// `tcgen05_st x16 taddr, v..`: the inverse of `tcgen05_ld`.
+    Tcgen05St { num: u8 },
+    /// `tcgen05_wait ld` / `tcgen05_wait st`: waits for this thread's
+    /// tensor-memory loads / stores.
+    Tcgen05Wait { st: bool },
+    /// `tcgen05_cp 128x256b taddr, sdesc`: copies a tile described by a
+    /// shared-memory descriptor into tensor memory.
+    Tcgen05Cp { shape: TcCpShape },
+    /// `tcgen05_fence before` / `after`: orders tcgen05 operations around
+    /// a thread synchronization (`before_thread_sync` / `after_thread_sync`).
+    Tcgen05Fence { after: bool },
 }
 
 /// What an operand of an `accel` instruction must be.
@@ -135,6 +231,8 @@ const TILE: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Shared, AddrSpace::Ge
 /// A tensor map: a `__grid_constant__` parameter (param space, or its
 /// generic address) or one in global memory.
 const TENSOR_MAP: &[AddrSpace] = &[AddrSpace::Generic, AddrSpace::Param, AddrSpace::Global];
+/// Tensor memory has no generic window: a tcgen05 address is `ptr<tmem>`.
+const TMEM: &[AddrSpace] = &[AddrSpace::Tmem];
 
 impl MmaType {
     fn name(self) -> &'static str {
@@ -194,7 +292,50 @@ impl AccelOp {
             Mapa => Opcode::Mapa,
             ClusterArrive { .. } => Opcode::ClusterArrive,
             ClusterWait => Opcode::ClusterWait,
+            WgmmaFence => Opcode::WgmmaFence,
+            WgmmaMma { .. } => Opcode::WgmmaMma,
+            WgmmaCommit => Opcode::WgmmaCommit,
+            WgmmaWait { .. } => Opcode::WgmmaWait,
+            Setmaxnreg { .. } => Opcode::Setmaxnreg,
+            Tcgen05Alloc => Opcode::Tcgen05Alloc,
+            Tcgen05Relinquish => Opcode::Tcgen05Relinquish,
+            Tcgen05Dealloc => Opcode::Tcgen05Dealloc,
+            Tcgen05Mma { .. } => Opcode::Tcgen05Mma,
+            Tcgen05Commit => Opcode::Tcgen05Commit,
+            Tcgen05Ld { .. } => Opcode::Tcgen05Ld,
+            Tcgen05St { .. } => Opcode::Tcgen05St,
+            Tcgen05Wait { .. } => Opcode::Tcgen05Wait,
+            Tcgen05Cp { .. } => Opcode::Tcgen05Cp,
+            Tcgen05Fence { .. } => Opcode::Tcgen05Fence,
         }
+    }
+
+    /// Whether this is one of the sm_90a warpgroup operations (`wgmma`).
+    pub fn is_wgmma(self) -> bool {
+        use AccelOp::*;
+        matches!(
+            self,
+            WgmmaFence | WgmmaMma { .. } | WgmmaCommit | WgmmaWait { .. }
+        )
+    }
+
+    /// Whether this is one of the Blackwell tensor-memory operations
+    /// (`tcgen05`, sm_100a and sm_103a).
+    pub fn is_tcgen05(self) -> bool {
+        use AccelOp::*;
+        matches!(
+            self,
+            Tcgen05Alloc
+                | Tcgen05Relinquish
+                | Tcgen05Dealloc
+                | Tcgen05Mma { .. }
+                | Tcgen05Commit
+                | Tcgen05Ld { .. }
+                | Tcgen05St { .. }
+                | Tcgen05Wait { .. }
+                | Tcgen05Cp { .. }
+                | Tcgen05Fence { .. }
+        )
     }
 
     /// The types of the results, in order.
@@ -215,6 +356,8 @@ impl AccelOp {
             Mma { .. } => vec![Type::F32; 4],
             Ldmatrix { num, .. } => vec![Type::I32; usize::from(num)],
             Mapa => vec![Type::Ptr(AddrSpace::SharedCluster)],
+            WgmmaMma { n, .. } => vec![Type::F32; usize::from(n / 2)],
+            Tcgen05Ld { num } => vec![Type::I32; usize::from(num)],
             _ => Vec::new(),
         }
     }
@@ -275,6 +418,30 @@ impl AccelOp {
                 v
             }
             Mapa => vec![Ptr(SHARED), Ty(Type::I32)],
+            WgmmaFence | WgmmaCommit | WgmmaWait { .. } | Setmaxnreg { .. } => Vec::new(),
+            WgmmaMma { n, .. } => {
+                let mut v = vec![Ty(Type::I64), Ty(Type::I64), Ty(Type::I1)];
+                v.extend(f32s(usize::from(n / 2)));
+                v
+            }
+            Tcgen05Alloc => vec![Ptr(SHARED), Ty(Type::I32)],
+            Tcgen05Relinquish | Tcgen05Wait { .. } | Tcgen05Fence { .. } => Vec::new(),
+            Tcgen05Dealloc => vec![Ptr(TMEM), Ty(Type::I32)],
+            Tcgen05Mma { .. } => vec![
+                Ptr(TMEM),
+                Ty(Type::I64),
+                Ty(Type::I64),
+                Ty(Type::I32),
+                Ty(Type::I1),
+            ],
+            Tcgen05Commit => vec![Ptr(SHARED)],
+            Tcgen05Ld { .. } => vec![Ptr(TMEM)],
+            Tcgen05St { num } => {
+                let mut v = vec![Ptr(TMEM)];
+                v.extend(i32s(usize::from(num)));
+                v
+            }
+            Tcgen05Cp { .. } => vec![Ptr(TMEM), Ty(Type::I64)],
         }
     }
 
@@ -317,6 +484,7 @@ impl AccelOp {
                 | MbarTryWaitParity
                 | TmaStore { .. }
                 | ClusterWait
+                | Tcgen05Commit
         )
     }
 
@@ -337,6 +505,8 @@ impl AccelOp {
                 | BulkWait { .. }
                 | ClusterArrive { .. }
                 | ClusterWait
+                | Tcgen05Alloc
+                | Tcgen05Commit
         )
     }
 
@@ -378,6 +548,40 @@ impl AccelOp {
                 v
             }
             ClusterArrive { relaxed: true } => vec![s("relaxed")],
+            WgmmaMma {
+                n,
+                ty,
+                neg_a,
+                neg_b,
+                trans_a,
+                trans_b,
+            } => {
+                let mut v = vec![format!("n{n}"), s(ty.name())];
+                for (on, w) in [
+                    (neg_a, "nega"),
+                    (neg_b, "negb"),
+                    (trans_a, "transa"),
+                    (trans_b, "transb"),
+                ] {
+                    if on {
+                        v.push(s(w));
+                    }
+                }
+                v
+            }
+            WgmmaWait { n } => vec![n.to_string()],
+            Setmaxnreg { inc, regs } => {
+                vec![s(if inc { "inc" } else { "dec" }), regs.to_string()]
+            }
+            Tcgen05Mma { kind } => vec![s(match kind {
+                TcKind::F16 => "f16",
+                TcKind::Tf32 => "tf32",
+            })],
+            Tcgen05Ld { num } | Tcgen05St { num } => vec![format!("x{num}")],
+            Tcgen05Wait { st } => vec![s(if st { "st" } else { "ld" })],
+            // `s128x256b`: the IR lexer would split a word that starts with digits.
+            Tcgen05Cp { shape } => vec![format!("s{}", shape.name())],
+            Tcgen05Fence { after } => vec![s(if after { "after" } else { "before" })],
             _ => Vec::new(),
         }
     }
@@ -514,6 +718,114 @@ impl AccelOp {
                 ["relaxed"] => ClusterArrive { relaxed: true },
                 _ => return Err(format!("'{op}' takes at most the modifier 'relaxed'")),
             },
+            Opcode::WgmmaMma => {
+                let [n, t, flags @ ..] = words else {
+                    return Err(format!("'{op}' takes an 'nN' and 'f16' or 'bf16'"));
+                };
+                let n = n
+                    .strip_prefix('n')
+                    .and_then(|n| n.parse::<u16>().ok())
+                    .filter(|n| WGMMA_NS.contains(n))
+                    .ok_or_else(|| format!("expected 'n64', 'n128' or 'n256', found '{n}'"))?;
+                let ty = ty(t)?;
+                let mut seen = [false; 4];
+                let names = ["nega", "negb", "transa", "transb"];
+                let mut last = None;
+                for w in flags {
+                    let k = names
+                        .iter()
+                        .position(|x| x == w)
+                        .filter(|&k| last.is_none_or(|l| k > l))
+                        .ok_or_else(|| {
+                            format!("expected 'nega', 'negb', 'transa', 'transb' in that order, found '{w}'")
+                        })?;
+                    seen[k] = true;
+                    last = Some(k);
+                }
+                WgmmaMma {
+                    n,
+                    ty,
+                    neg_a: seen[0],
+                    neg_b: seen[1],
+                    trans_a: seen[2],
+                    trans_b: seen[3],
+                }
+            }
+            Opcode::WgmmaWait => {
+                want(1)?;
+                let n = words[0]
+                    .parse::<u8>()
+                    .map_err(|_| format!("expected a group count, found '{}'", words[0]))?;
+                WgmmaWait { n }
+            }
+            Opcode::Setmaxnreg => {
+                want(2)?;
+                let inc = match words[0] {
+                    "inc" => true,
+                    "dec" => false,
+                    w => return Err(format!("expected 'inc' or 'dec', found '{w}'")),
+                };
+                let regs = words[1]
+                    .parse::<u16>()
+                    .map_err(|_| format!("expected a register count, found '{}'", words[1]))?;
+                Setmaxnreg { inc, regs }
+            }
+            Opcode::Tcgen05Mma => {
+                want(1)?;
+                let kind = match words[0] {
+                    "f16" => TcKind::F16,
+                    "tf32" => TcKind::Tf32,
+                    w => return Err(format!("expected 'f16' or 'tf32', found '{w}'")),
+                };
+                Tcgen05Mma { kind }
+            }
+            Opcode::Tcgen05Ld | Opcode::Tcgen05St => {
+                want(1)?;
+                let num = words[0]
+                    .strip_prefix('x')
+                    .and_then(|n| n.parse::<u8>().ok())
+                    .filter(|n| TCGEN05_XS.contains(n))
+                    .ok_or_else(|| {
+                        format!(
+                            "expected 'x1', 'x2', 'x4', 'x8', 'x16' or 'x32', found '{}'",
+                            words[0]
+                        )
+                    })?;
+                if op == Opcode::Tcgen05Ld {
+                    Tcgen05Ld { num }
+                } else {
+                    Tcgen05St { num }
+                }
+            }
+            Opcode::Tcgen05Wait => {
+                want(1)?;
+                match words[0] {
+                    "ld" => Tcgen05Wait { st: false },
+                    "st" => Tcgen05Wait { st: true },
+                    w => return Err(format!("expected 'ld' or 'st', found '{w}'")),
+                }
+            }
+            Opcode::Tcgen05Cp => {
+                want(1)?;
+                let shape = words[0]
+                    .strip_prefix('s')
+                    .and_then(TcCpShape::from_name)
+                    .ok_or_else(|| {
+                        format!(
+                            "expected 's128x256b', 's128x128b' or 's4x256b', found '{}'",
+                            words[0]
+                        )
+                    })?;
+                Tcgen05Cp { shape }
+            }
+            Opcode::Tcgen05Fence => {
+                want(1)?;
+                match words[0] {
+                    "before" => Tcgen05Fence { after: false },
+                    "after" => Tcgen05Fence { after: true },
+                    w => return Err(format!("expected 'before' or 'after', found '{w}'")),
+                }
+            }
             other => {
                 want(0)?;
                 match other {
@@ -528,6 +840,12 @@ impl AccelOp {
                     Opcode::CpAsyncBulkCommit => BulkCommit,
                     Opcode::Mapa => Mapa,
                     Opcode::ClusterWait => ClusterWait,
+                    Opcode::WgmmaFence => WgmmaFence,
+                    Opcode::WgmmaCommit => WgmmaCommit,
+                    Opcode::Tcgen05Alloc => Tcgen05Alloc,
+                    Opcode::Tcgen05Relinquish => Tcgen05Relinquish,
+                    Opcode::Tcgen05Dealloc => Tcgen05Dealloc,
+                    Opcode::Tcgen05Commit => Tcgen05Commit,
                     _ => return Err(format!("'{other}' is not an accel operation")),
                 }
             }
@@ -549,10 +867,29 @@ impl AccelOp {
             WmmaMma {
                 ty: MmaType::F32, ..
             }
-            | Mma { ty: MmaType::F32 } => Some("the A and B of an mma are f16 or bf16".into()),
+            | Mma { ty: MmaType::F32 }
+            | WgmmaMma {
+                ty: MmaType::F32, ..
+            } => Some("the A and B of an mma are f16 or bf16".into()),
+            WgmmaMma { n, .. } if !WGMMA_NS.contains(&n) => {
+                Some(format!("wgmma_mma: N is 64, 128 or 256, not {n}"))
+            }
+            Setmaxnreg { regs, .. } if !setmaxnreg_ok(regs) => Some(format!(
+                "setmaxnreg: the register count is a multiple of 8 from 24 to 256, not {regs}"
+            )),
+            Tcgen05Ld { num } | Tcgen05St { num } if !TCGEN05_XS.contains(&num) => Some(format!(
+                "{}: the repeat count is 1, 2, 4, 8, 16 or 32, not {num}",
+                self.opcode()
+            )),
             _ => None,
         }
     }
+}
+
+/// Whether `setmaxnreg` accepts this register count: a multiple of 8 from
+/// 24 to 256 (ptxas rejects other values).
+pub fn setmaxnreg_ok(regs: u16) -> bool {
+    regs.is_multiple_of(8) && (24..=256).contains(&regs)
 }
 
 impl fmt::Display for AccelOp {
@@ -617,6 +954,41 @@ mod tests {
             ClusterArrive { relaxed: false },
             ClusterArrive { relaxed: true },
             ClusterWait,
+            WgmmaFence,
+            WgmmaMma {
+                n: 128,
+                ty: MmaType::Bf16,
+                neg_a: false,
+                neg_b: true,
+                trans_a: false,
+                trans_b: true,
+            },
+            WgmmaMma {
+                n: 64,
+                ty: MmaType::F16,
+                neg_a: false,
+                neg_b: false,
+                trans_a: false,
+                trans_b: false,
+            },
+            WgmmaCommit,
+            WgmmaWait { n: 1 },
+            Setmaxnreg {
+                inc: true,
+                regs: 232,
+            },
+            Tcgen05Alloc,
+            Tcgen05Relinquish,
+            Tcgen05Dealloc,
+            Tcgen05Mma { kind: TcKind::Tf32 },
+            Tcgen05Commit,
+            Tcgen05Ld { num: 16 },
+            Tcgen05St { num: 4 },
+            Tcgen05Wait { st: true },
+            Tcgen05Cp {
+                shape: TcCpShape::S4x256b,
+            },
+            Tcgen05Fence { after: true },
         ];
         for op in ops {
             let words = op.modifiers();

@@ -185,6 +185,22 @@ named_enum! {
         Mapa = "mapa",
         ClusterArrive = "cluster_arrive",
         ClusterWait = "cluster_wait",
+        // wgmma (sm_90a) and tcgen05 (sm_100a): also `accel`.
+        WgmmaFence = "wgmma_fence",
+        WgmmaMma = "wgmma_mma",
+        WgmmaCommit = "wgmma_commit",
+        WgmmaWait = "wgmma_wait",
+        Setmaxnreg = "setmaxnreg",
+        Tcgen05Alloc = "tcgen05_alloc",
+        Tcgen05Relinquish = "tcgen05_relinquish",
+        Tcgen05Dealloc = "tcgen05_dealloc",
+        Tcgen05Mma = "tcgen05_mma",
+        Tcgen05Commit = "tcgen05_commit",
+        Tcgen05Ld = "tcgen05_ld",
+        Tcgen05St = "tcgen05_st",
+        Tcgen05Wait = "tcgen05_wait",
+        Tcgen05Cp = "tcgen05_cp",
+        Tcgen05Fence = "tcgen05_fence",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -284,6 +300,21 @@ impl Opcode {
             | Mapa
             | ClusterArrive
             | ClusterWait => Format::Accel,
+            | WgmmaFence
+            | WgmmaMma
+            | WgmmaCommit
+            | WgmmaWait
+            | Setmaxnreg
+            | Tcgen05Alloc
+            | Tcgen05Relinquish
+            | Tcgen05Dealloc
+            | Tcgen05Mma
+            | Tcgen05Commit
+            | Tcgen05Ld
+            | Tcgen05St
+            | Tcgen05Wait
+            | Tcgen05Cp
+            | Tcgen05Fence => Format::Accel,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,

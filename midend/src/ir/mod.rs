@@ -13,7 +13,10 @@ mod layout;
 mod module;
 mod types;
 
-pub use accel::{wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType, OperandKind};
+pub use accel::{
+    setmaxnreg_ok, wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType, OperandKind,
+    TcCpShape, TcKind, TCGEN05_XS, WGMMA_NS,
+};
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{AliasScope, Block, FuncId, GlobalVar, Inst, StackSlot, Value};
 pub use function::{

@@ -97,6 +97,12 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                     }
                 }
             }
+            InstData::IsSpace { arg, .. } if ty(*arg) == Type::Ptr(AddrSpace::Tmem) => {
+                cx.at_inst(
+                    inst,
+                    "is_space of ptr<tmem>; only tcgen05 operations use tensor-memory addresses",
+                );
+            }
             InstData::Call { func: callee, .. } => {
                 if let Some(callee) = cx.module.and_then(|m| m.functions.get(*callee)) {
                     if callee.attrs.kind == FuncKind::Kernel {

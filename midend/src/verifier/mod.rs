@@ -165,6 +165,12 @@
 //!   no ordinary loads and stores`); no `store` through `ptr<const>` or
 //!   `ptr<param>` (`store through ptr<const>; const memory is read-only`).
 //!   This is strict: a kernel may not write its own parameter space either.
+//! - A `ptr<tmem>` is used only by the tcgen05 `accel` forms (and moved
+//!   around by selects, block arguments, calls, `ptroffset`, `ptrtoint`):
+//!   besides the cast, load and store rules above, atomics, `is_space`
+//!   (`is_space of ptr<tmem>; only tcgen05 operations use tensor-memory
+//!   addresses`) and every other `accel` form (their operand kinds name no
+//!   tmem) reject it.
 //! - With a module, calls never target kernels (`call to kernel @k`).
 //!
 //! ## Module checks ([`verify_module`])

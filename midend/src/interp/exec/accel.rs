@@ -140,6 +140,22 @@ impl Exec<'_> {
             | AccelOp::CpAsyncWait { .. }
             | AccelOp::CpAsyncWaitAll
             | AccelOp::FenceProxyAsync => Vec::new(),
+            // Ordering and register-budget hints: nothing to do when threads
+            // run one at a time.
+            AccelOp::WgmmaFence
+            | AccelOp::WgmmaCommit
+            | AccelOp::WgmmaWait { .. }
+            | AccelOp::Setmaxnreg { .. }
+            | AccelOp::Tcgen05Relinquish
+            | AccelOp::Tcgen05Wait { .. }
+            | AccelOp::Tcgen05Fence { .. } => Vec::new(),
+            _ if op.is_wgmma() || op.is_tcgen05() => {
+                let msg = format!(
+                    "`{}` is not supported by the interpreter (it models no warpgroups or tensor memory)",
+                    op.opcode()
+                );
+                return Err(fail(msg, FaultKind::Internal));
+            }
             AccelOp::MbarInit => {
                 let count = argv[1] & 0xffff_ffff;
                 if count == 0 || count > PENDING {
