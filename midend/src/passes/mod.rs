@@ -8,10 +8,13 @@ mod dce;
 mod fold;
 mod gvn;
 mod hoist;
+mod licm;
 mod load_elim;
 pub mod mark_invariant;
 pub mod memspace;
 pub mod restrict;
+mod sroa;
+mod unroll;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
@@ -19,9 +22,12 @@ pub use dce::eliminate_dead_code;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
+pub use licm::hoist_loop_invariants;
 pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
 pub use mark_invariant::mark_invariant_loads;
 pub use restrict::process_restrict;
+pub use sroa::split_local_arrays;
+pub use unroll::unroll_loops;
 
 use crate::ir::{Function, Module};
 
@@ -68,6 +74,18 @@ pub const PASSES: &[(&str, &str)] = &[
         "simplify",
         "fold, cfg-cleanup and dce, repeated until nothing changes",
     ),
+    (
+        "unroll",
+        "fully unroll small loops with a constant trip count, and #pragma unroll loops",
+    ),
+    (
+        "sroa",
+        "split local arrays accessed only at constant offsets into SSA values",
+    ),
+    (
+        "licm",
+        "move pure loop-invariant computations out of loops into a preheader",
+    ),
 ];
 
 /// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
@@ -87,6 +105,11 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "memspace",
             "restrict",
             "simplify",
+            "unroll",
+            "simplify",
+            "sroa",
+            "simplify",
+            "licm",
             "gvn",
             "mark-invariant",
             "load-elim",
@@ -139,6 +162,9 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "simplify" => simplify,
         "gvn" => number_values,
         "contract" => contract_fma,
+        "unroll" => unroll_loops,
+        "licm" => hoist_loop_invariants,
+        "sroa" => split_local_arrays,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
