@@ -154,10 +154,18 @@ impl LoopAnalysis {
 /// Gives loop `index` a preheader if it has none: a new block that takes the
 /// header's parameters and jumps to the header, to which every entering edge
 /// is redirected. The new block is added to the enclosing loops' bodies, so
-/// the analysis stays valid. Returns the preheader.
-pub fn ensure_preheader(func: &mut Function, analysis: &mut LoopAnalysis, index: usize) -> Block {
+/// the analysis stays valid. Returns the preheader and whether it is new.
+///
+/// A new preheader is **not** placed in the layout yet: the caller places
+/// it, best just before the header, with `Layout::insert_blocks_before`
+/// (once for all the preheaders it made, so the cost stays linear).
+pub fn ensure_preheader(
+    func: &mut Function,
+    analysis: &mut LoopAnalysis,
+    index: usize,
+) -> (Block, bool) {
     if let Some(pre) = analysis.loops[index].preheader {
-        return pre;
+        return (pre, false);
     }
     let header = analysis.loops[index].header;
     let entering: Vec<Block> = func
@@ -168,7 +176,6 @@ pub fn ensure_preheader(func: &mut Function, analysis: &mut LoopAnalysis, index:
         .filter(|&b| !analysis.loops[index].contains(b) && func.successors(b).contains(&header))
         .collect();
     let pre = func.dfg.make_block();
-    func.layout.append_block(pre);
     let types: Vec<_> = func
         .dfg
         .block_params(header)
@@ -202,7 +209,7 @@ pub fn ensure_preheader(func: &mut Function, analysis: &mut LoopAnalysis, index:
         up = analysis.loops[p].parent;
     }
     analysis.loops[index].preheader = Some(pre);
-    pre
+    (pre, true)
 }
 
 #[cfg(test)]
@@ -276,7 +283,10 @@ block5:
         let func = module.functions.values_mut().next().unwrap();
         let dt = DominatorTree::compute(func);
         let mut la = LoopAnalysis::compute(func, &dt);
-        let pre = ensure_preheader(func, &mut la, 0);
+        let (pre, new) = ensure_preheader(func, &mut la, 0);
+        assert!(new);
+        func.layout
+            .insert_blocks_before(&[(Block::from_u32(2), vec![pre])].into());
         assert!(la.loops[1].contains(pre));
         assert_eq!(func.successors(pre), vec![Block::from_u32(2)]);
         assert_eq!(func.successors(Block::from_u32(1))[0], pre);

@@ -59,6 +59,8 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
         .map(|(i, &b)| (b, i))
         .collect();
     let mut changed = false;
+    // Made preheaders, placed at the end just before their headers.
+    let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
     for index in 0..loops.loops.len() {
         let lp = &loops.loops[index];
         let mut blocks: Vec<Block> = lp.blocks.iter().copied().collect();
@@ -119,7 +121,10 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
         if to_move.iter().all(|&i| is_constant(&func.dfg.insts[i])) {
             continue;
         }
-        let pre = ensure_preheader(func, &mut loops, index);
+        let (pre, new) = ensure_preheader(func, &mut loops, index);
+        if new {
+            made.insert(loops.loops[index].header, vec![pre]);
+        }
         let term = func
             .layout
             .last_inst(pre)
@@ -130,6 +135,7 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
         }
         changed = true;
     }
+    func.layout.insert_blocks_before(&made);
     if changed {
         func.dfg.resolve_all_aliases();
     }

@@ -5,6 +5,7 @@
 mod cfg_cleanup;
 mod contract;
 mod dce;
+mod divconst;
 mod fold;
 mod gvn;
 mod hoist;
@@ -19,6 +20,7 @@ mod unroll;
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
+pub use divconst::expand_const_division;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
@@ -83,6 +85,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "split local arrays accessed only at constant offsets into SSA values",
     ),
     (
+        "divconst",
+        "integer division and remainder by a power of two as shifts and masks",
+    ),
+    (
         "licm",
         "move pure loop-invariant computations out of loops into a preheader",
     ),
@@ -109,6 +115,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "simplify",
             "sroa",
             "simplify",
+            "divconst",
             "licm",
             "gvn",
             "mark-invariant",
@@ -165,6 +172,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "unroll" => unroll_loops,
         "licm" => hoist_loop_invariants,
         "sroa" => split_local_arrays,
+        "divconst" => expand_const_division,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
