@@ -20,7 +20,7 @@
 
 use super::DominatorTree;
 use crate::ir::{Block, BlockCall, Function, InstData};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One natural loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,9 +135,30 @@ impl LoopAnalysis {
         // Inner (smaller) loops first; a loop strictly inside another is
         // always smaller, so the sort puts every child before its parent.
         loops.sort_by_key(|l| (l.blocks.len(), l.header));
+        // Parents, smallest loops first: a loop adopts every loop found in
+        // its blocks that has no parent yet (going up from the innermost
+        // one seen there). Linear in the loops' sizes times the depth,
+        // where asking every larger loop would be quadratic in the number
+        // of loops.
+        let mut innermost: HashMap<Block, usize> = HashMap::new();
         for i in 0..loops.len() {
-            let parent = (i + 1..loops.len()).find(|&j| loops[j].contains(loops[i].header));
-            loops[i].parent = parent;
+            let blocks: Vec<Block> = loops[i].blocks.iter().copied().collect();
+            for b in blocks {
+                match innermost.get(&b) {
+                    Some(&k) => {
+                        let mut top = k;
+                        while let Some(p) = loops[top].parent {
+                            top = p;
+                        }
+                        if top != i {
+                            loops[top].parent = Some(i);
+                        }
+                    }
+                    None => {
+                        innermost.insert(b, i);
+                    }
+                }
+            }
         }
         for i in (0..loops.len()).rev() {
             loops[i].depth = loops[i].parent.map_or(1, |p| loops[p].depth + 1);
