@@ -88,6 +88,14 @@ fn unroll_round(func: &mut Function) -> bool {
             }
         }
     }
+    // Layout positions, to lay each loop's copies out in its own order.
+    let position: HashMap<Block, usize> = func
+        .layout
+        .blocks()
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i))
+        .collect();
     let mut touched: HashSet<usize> = HashSet::new();
     let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut removed: HashSet<Block> = HashSet::new();
@@ -101,7 +109,7 @@ fn unroll_round(func: &mut Function) -> bool {
         let Some(plan) = plan(func, lp, &preds) else {
             continue;
         };
-        let (new_blocks, first) = unroll(func, lp, &plan);
+        let (new_blocks, first) = unroll(func, lp, &plan, &position);
         groups.insert(lp.header, new_blocks);
         firsts.insert(lp.header, first);
         removed.extend(lp.blocks.iter().copied());
@@ -317,16 +325,22 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
 
 /// Makes the copies of `lp` and redirects the edges into it. Returns the
 /// new blocks in layout order; the caller places them and removes the old.
-fn unroll(func: &mut Function, lp: &Loop, plan: &Plan) -> (Vec<Block>, Block) {
+fn unroll(
+    func: &mut Function,
+    lp: &Loop,
+    plan: &Plan,
+    position: &HashMap<Block, usize>,
+) -> (Vec<Block>, Block) {
     // The loop's blocks in layout order, header first.
     let mut order: Vec<Block> = vec![lp.header];
-    order.extend(
-        func.layout
-            .blocks()
-            .iter()
-            .copied()
-            .filter(|&b| b != lp.header && lp.contains(b)),
-    );
+    let mut rest: Vec<Block> = lp
+        .blocks
+        .iter()
+        .copied()
+        .filter(|&b| b != lp.header)
+        .collect();
+    rest.sort_by_key(|b| position.get(b).copied().unwrap_or(usize::MAX));
+    order.extend(rest);
     let copies = plan.trips as usize;
     // Blocks of every copy (the last copy is the header alone), with
     // parameters like the originals.
