@@ -90,14 +90,11 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
                     }
                     match func.dfg.value_def(a) {
                         ValueDef::Result(def, _) => match func.layout.inst_block(def) {
-                            Some(b) if lp.contains(b) => {
-                                if is_constant(&func.dfg.insts[def]) {
-                                    consts.push(def);
-                                    true
-                                } else {
-                                    false
-                                }
+                            Some(b) if lp.contains(b) && is_constant(&func.dfg.insts[def]) => {
+                                consts.push(def);
+                                true
                             }
+                            Some(b) if lp.contains(b) => false,
                             Some(_) => true,
                             None => false,
                         },
