@@ -615,9 +615,22 @@ impl Isel<'_> {
         Ok(decls)
     }
 
-    /// Declares one `.local` byte array per stack slot.
+    /// Declares one `.local` byte array per stack slot that some placed
+    /// `stack_addr` still uses (`sroa` leaves split slots unused).
     fn lower_stack_slots(&mut self) {
+        let used: HashSet<_> = self
+            .func
+            .layout
+            .insts()
+            .filter_map(|(_, i)| match self.func.dfg.insts[i] {
+                InstData::StackAddr { slot } => Some(slot),
+                _ => None,
+            })
+            .collect();
         for (slot, data) in self.func.stack_slots.iter() {
+            if !used.contains(&slot) {
+                continue;
+            }
             self.locals.push(LocalArray {
                 name: local_symbol(slot.as_u32()),
                 size: data.size.max(1),

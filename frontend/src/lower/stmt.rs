@@ -80,10 +80,14 @@ impl FunctionLowerer<'_, '_> {
             }
             StmtKind::Block(b) => self.block(b),
             StmtKind::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
-            // `#pragma unroll` hints are kept in the typed tree; the IR has no
-            // loop metadata yet, so lowering does not use them.
-            StmtKind::While { cond, body, .. } => self.loop_stmt(Some(cond), None, body, false),
-            StmtKind::DoWhile { body, cond, .. } => self.loop_stmt(Some(cond), None, body, true),
+            // `#pragma unroll` hints go on the loop's header block
+            // (`Function::loop_hints`), where the `unroll` pass reads them.
+            StmtKind::While { cond, body, unroll } => {
+                self.loop_stmt(Some(cond), None, body, false, *unroll)
+            }
+            StmtKind::DoWhile { body, cond, unroll } => {
+                self.loop_stmt(Some(cond), None, body, true, *unroll)
+            }
             StmtKind::Switch {
                 cond,
                 cases,
@@ -96,12 +100,12 @@ impl FunctionLowerer<'_, '_> {
                 cond,
                 step,
                 body,
-                ..
+                unroll,
             } => {
                 for s in init {
                     self.with_span(s.span, |lw| lw.stmt(s));
                 }
-                self.loop_stmt(cond.as_ref(), step.as_ref(), body, false);
+                self.loop_stmt(cond.as_ref(), step.as_ref(), body, false, *unroll);
             }
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(s.kind, StmtKind::Break);
@@ -169,11 +173,22 @@ impl FunctionLowerer<'_, '_> {
         step: Option<&Expr>,
         body: &Stmt,
         body_first: bool,
+        unroll: Option<crate::typed::Unroll>,
     ) {
         let header = self.b.create_block();
         let body_block = self.b.create_block();
         let latch = self.b.create_block();
         let exit = self.b.create_block();
+        if let Some(hint) = unroll {
+            // The block the back edge returns to: the test, or for
+            // do/while the body.
+            let at = if body_first { body_block } else { header };
+            let hint = match hint {
+                crate::typed::Unroll::Full => midend::ir::LoopHint::Full,
+                crate::typed::Unroll::Count(n) => midend::ir::LoopHint::Count(n),
+            };
+            self.b.func.loop_hints.insert(at, hint);
+        }
         self.b
             .jump(if body_first { body_block } else { header }, vec![]);
 

@@ -2,6 +2,8 @@
 
 pub mod alias;
 mod dominators;
+pub mod loops;
 
 pub use alias::{AliasAnalysis, Provenance, Root};
 pub use dominators::DominatorTree;
+pub use loops::{ensure_preheader, Loop, LoopAnalysis};

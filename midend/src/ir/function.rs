@@ -150,6 +150,18 @@ pub struct Function {
     pub alias_scopes: PrimaryMap<AliasScope, AliasScopeData>,
     /// The source span each instruction came from (default = none).
     pub spans: SecondaryMap<Inst, SourceSpan>,
+    /// `#pragma unroll` hints, keyed by the loop's header block (printed
+    /// as `unroll block3 full` lines in the preamble).
+    pub loop_hints: std::collections::BTreeMap<Block, LoopHint>,
+}
+
+/// What `#pragma unroll` asked of a loop.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LoopHint {
+    /// `#pragma unroll`: unroll completely when the trip count is known.
+    Full,
+    /// `#pragma unroll N`: unroll by `N`; `1` forbids unrolling.
+    Count(u32),
 }
 
 impl Function {
@@ -163,6 +175,7 @@ impl Function {
             stack_slots: PrimaryMap::new(),
             alias_scopes: PrimaryMap::new(),
             spans: SecondaryMap::new(),
+            loop_hints: Default::default(),
         }
     }
 

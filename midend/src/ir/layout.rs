@@ -44,6 +44,23 @@ impl Layout {
         self.block_inserted[block] = true;
     }
 
+    /// Places new blocks: each group just before the block it is keyed by
+    /// (which must be in the layout), in one sweep over the layout.
+    pub fn insert_blocks_before(&mut self, groups: &std::collections::HashMap<Block, Vec<Block>>) {
+        let mut order = Vec::with_capacity(self.blocks.len());
+        for &b in &self.blocks {
+            if let Some(group) = groups.get(&b) {
+                for &nb in group {
+                    assert!(!self.block_inserted[nb], "{nb} is already in the layout");
+                    self.block_inserted[nb] = true;
+                    order.push(nb);
+                }
+            }
+            order.push(b);
+        }
+        self.blocks = order;
+    }
+
     /// The instructions of `block`, in order.
     pub fn block_insts(&self, block: Block) -> &[Inst] {
         &self.block_insts[block]

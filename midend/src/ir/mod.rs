@@ -20,8 +20,8 @@ pub use accel::{
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{AliasScope, Block, FuncId, GlobalVar, Inst, StackSlot, Value};
 pub use function::{
-    AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, ParamAttrs, Signature,
-    SourceSpan, StackSlotData,
+    AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, LoopHint, ParamAttrs,
+    Signature, SourceSpan, StackSlotData,
 };
 pub use instructions::{
     AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, MemScope,

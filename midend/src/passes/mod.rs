@@ -5,23 +5,31 @@
 mod cfg_cleanup;
 mod contract;
 mod dce;
+mod divconst;
 mod fold;
 mod gvn;
 mod hoist;
+mod licm;
 mod load_elim;
 pub mod mark_invariant;
 pub mod memspace;
 pub mod restrict;
+mod sroa;
+mod unroll;
 
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
+pub use divconst::expand_const_division;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
+pub use licm::hoist_loop_invariants;
 pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
 pub use mark_invariant::mark_invariant_loads;
 pub use restrict::process_restrict;
+pub use sroa::split_local_arrays;
+pub use unroll::unroll_loops;
 
 use crate::ir::{Function, Module};
 
@@ -68,6 +76,22 @@ pub const PASSES: &[(&str, &str)] = &[
         "simplify",
         "fold, cfg-cleanup and dce, repeated until nothing changes",
     ),
+    (
+        "unroll",
+        "fully unroll small loops with a constant trip count, and #pragma unroll loops",
+    ),
+    (
+        "sroa",
+        "split local arrays accessed only at constant offsets into SSA values",
+    ),
+    (
+        "divconst",
+        "integer division and remainder by a power of two as shifts and masks",
+    ),
+    (
+        "licm",
+        "move pure loop-invariant computations out of loops into a preheader",
+    ),
 ];
 
 /// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
@@ -87,6 +111,12 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "memspace",
             "restrict",
             "simplify",
+            "unroll",
+            "simplify",
+            "sroa",
+            "simplify",
+            "divconst",
+            "licm",
             "gvn",
             "mark-invariant",
             "load-elim",
@@ -139,6 +169,10 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "simplify" => simplify,
         "gvn" => number_values,
         "contract" => contract_fma,
+        "unroll" => unroll_loops,
+        "licm" => hoist_loop_invariants,
+        "sroa" => split_local_arrays,
+        "divconst" => expand_const_division,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(

@@ -619,6 +619,7 @@ struct FuncParser<'c> {
     blocks: HashMap<Block, BlockData>,
     block_order: Vec<Block>,
     slots: HashMap<StackSlot, StackSlotData>,
+    hints: std::collections::BTreeMap<Block, crate::ir::LoopHint>,
     scopes: HashMap<AliasScope, AliasScopeData>,
     insts: Vec<PendingInst>,
     uses: Vec<(Use, Loc)>,
@@ -633,6 +634,7 @@ impl<'c> FuncParser<'c> {
             blocks: HashMap::new(),
             block_order: Vec::new(),
             slots: HashMap::new(),
+            hints: Default::default(),
             scopes: HashMap::new(),
             insts: Vec::new(),
             uses: Vec::new(),
@@ -656,6 +658,7 @@ impl<'c> FuncParser<'c> {
                 }
                 _ if cur.at_entity("ss") => self.stack_slot(cur)?,
                 _ if cur.at_entity("scope") => self.alias_scope(cur)?,
+                _ if cur.peek_word() == Some("unroll") => self.loop_hint(cur)?,
                 _ if cur.at_entity("block") => current = Some(self.block_header(cur)?),
                 _ => match current {
                     Some(block) => self.inst(cur, block)?,
@@ -683,6 +686,22 @@ impl<'c> FuncParser<'c> {
             .is_some()
         {
             return error(loc, format!("{ss} is defined twice"));
+        }
+        Ok(())
+    }
+
+    /// `unroll block3 full` or `unroll block3 4`: a `#pragma unroll` hint.
+    fn loop_hint(&mut self, cur: &mut Cursor) -> Result<()> {
+        cur.expect_word("unroll")?;
+        let (block, loc) = cur.entity::<Block>("block", "a block")?;
+        let hint = if cur.eat_word("full") {
+            crate::ir::LoopHint::Full
+        } else {
+            crate::ir::LoopHint::Count(cur.u32()?)
+        };
+        cur.end_of_line()?;
+        if self.hints.insert(block, hint).is_some() {
+            return error(loc, format!("{block} has two unroll hints"));
         }
         Ok(())
     }
@@ -1186,6 +1205,7 @@ impl<'c> FuncParser<'c> {
             name: String::new(),
         };
         func.alias_scopes = fill_gaps(self.scopes, placeholder);
+        func.loop_hints = self.hints;
         for &b in &self.block_order {
             func.layout.append_block(b);
         }

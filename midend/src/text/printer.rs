@@ -146,7 +146,18 @@ impl FuncWriter<'_> {
     }
 
     fn preamble_is_empty(&self) -> bool {
-        self.func.stack_slots.is_empty() && self.func.alias_scopes.is_empty()
+        self.func.stack_slots.is_empty()
+            && self.func.alias_scopes.is_empty()
+            && self.printed_hints().next().is_none()
+    }
+
+    /// The loop hints whose header is still in the layout.
+    fn printed_hints(&self) -> impl Iterator<Item = (Block, crate::ir::LoopHint)> + '_ {
+        self.func
+            .loop_hints
+            .iter()
+            .filter(|(b, _)| self.func.layout.is_block_inserted(**b))
+            .map(|(b, h)| (*b, *h))
     }
 
     fn header(&mut self) -> fmt::Result {
@@ -226,6 +237,13 @@ impl FuncWriter<'_> {
         }
         for (scope, data) in self.func.alias_scopes.iter() {
             writeln!(self.out, "    {scope} = alias_scope {:?}", data.name)?;
+        }
+        let hints: Vec<_> = self.printed_hints().collect();
+        for (block, hint) in hints {
+            match hint {
+                crate::ir::LoopHint::Full => writeln!(self.out, "    unroll {block} full")?,
+                crate::ir::LoopHint::Count(n) => writeln!(self.out, "    unroll {block} {n}")?,
+            }
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 // test compile sm_80
 // Every integer width and signedness: C's promotions and usual arithmetic
 // conversions pick signed or unsigned division, shifts and comparisons.
+// The signed `/ 2` becomes shifts (divconst): `shr.s32`, not `div.s32`.
 extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short s,
                                 char c, unsigned char uc)
 {
@@ -33,7 +34,7 @@ extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short
 // check: rem.u32
 // check: shl.b32
 // check: shr.u32
-// check: div.s32
+// check: shr.s32
 // check: rem.s32
 // check: mul.wide.s32
 // check: shr.s64

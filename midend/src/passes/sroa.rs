@@ -1,0 +1,387 @@
+//! `sroa`: scalar replacement of local arrays.
+//!
+//! A C local array (or a struct, or a scalar whose address was taken) lives
+//! in a stack slot, which the backend turns into a `.local` array in memory.
+//! When every access to the slot is a load or store at a *constant* byte
+//! offset, and the address never escapes (never stored, passed to a call,
+//! compared, cast, or sent through a block parameter), each accessed piece
+//! of the slot is just a variable. This pass turns each piece into SSA
+//! values: a store defines the piece, a load reads its current definition.
+//! Tensor-core fragments (`unsigned fa[8]`) and accumulators then stay in
+//! registers. Indices become constants after `unroll` and `simplify`, which
+//! is why this pass runs after them.
+//!
+//! A slot is split only when its pieces are clean: every access lies inside
+//! the slot, accesses at one offset all use one type, and pieces at
+//! different offsets do not overlap (no reading an `i32` as two `i16`s).
+//! Volatile accesses keep the slot in memory.
+//!
+//! SSA form is built the classic way (Cytron et al.), per piece: block
+//! parameters go on the iterated dominance frontier of the blocks that store
+//! the piece, pruned to the blocks where the piece is live on entry; then
+//! one walk down the dominator tree gives every load the definition that
+//! reaches it. The entry block counts as a definition: memory of a fresh
+//! slot reads as zero (as the interpreter gives it), so a read before any
+//! write reads zero here too. The dead addresses are left to `dce`.
+
+use crate::analysis::DominatorTree;
+use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value, ValueDef};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// The control-flow facts every piece needs, computed once.
+struct Cfg {
+    domtree: DominatorTree,
+    /// Reachable predecessors, each once.
+    preds: HashMap<Block, Vec<Block>>,
+    /// Dominance frontiers.
+    df: HashMap<Block, Vec<Block>>,
+}
+
+/// One access to a slot.
+struct Access {
+    inst: Inst,
+    block: Block,
+    offset: i64,
+    ty: Type,
+    is_store: bool,
+}
+
+/// The pass-table entry; returns whether any slot was split.
+pub fn split_local_arrays(func: &mut Function) -> bool {
+    let Some(entry) = func.entry_block() else {
+        return false;
+    };
+    let domtree = DominatorTree::compute(func);
+    // Addresses derived from a slot at a constant offset, found in an order
+    // where definitions come first.
+    let mut addr: HashMap<Value, (StackSlot, i64)> = HashMap::new();
+    let mut escaped: HashSet<StackSlot> = HashSet::new();
+    for &b in domtree.reverse_post_order() {
+        for &inst in func.layout.block_insts(b) {
+            match &func.dfg.insts[inst] {
+                InstData::StackAddr { slot } => {
+                    addr.insert(func.dfg.inst_results(inst)[0], (*slot, 0));
+                }
+                InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    args: [p, off],
+                } => {
+                    if let Some(&(slot, base)) = addr.get(&func.dfg.resolve_aliases(*p)) {
+                        match constant(func, *off).and_then(|c| base.checked_add(c)) {
+                            Some(o) => {
+                                addr.insert(func.dfg.inst_results(inst)[0], (slot, o));
+                            }
+                            None => {
+                                escaped.insert(slot);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if addr.is_empty() {
+        return false;
+    }
+    // Every use of an address: a load or store through it, or an offset
+    // from it; anything else lets it escape.
+    let mut accesses: BTreeMap<StackSlot, Vec<Access>> = BTreeMap::new();
+    for (block, inst) in func.layout.insts() {
+        let data = &func.dfg.insts[inst];
+        let tracked = |v: Value| addr.get(&func.dfg.resolve_aliases(v)).copied();
+        match data {
+            InstData::Load { ty, ptr, flags } => {
+                if let Some((slot, offset)) = tracked(*ptr) {
+                    if flags.volatile || !domtree.is_reachable(block) {
+                        escaped.insert(slot);
+                    }
+                    accesses.entry(slot).or_default().push(Access {
+                        inst,
+                        block,
+                        offset,
+                        ty: *ty,
+                        is_store: false,
+                    });
+                }
+                continue;
+            }
+            InstData::Store { value, ptr, flags } => {
+                if let Some((slot, _)) = tracked(*value) {
+                    escaped.insert(slot);
+                }
+                if let Some((slot, offset)) = tracked(*ptr) {
+                    if flags.volatile || !domtree.is_reachable(block) {
+                        escaped.insert(slot);
+                    }
+                    accesses.entry(slot).or_default().push(Access {
+                        inst,
+                        block,
+                        offset,
+                        ty: func.dfg.value_type(*value),
+                        is_store: true,
+                    });
+                }
+                continue;
+            }
+            InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args: [p, _],
+            } if func
+                .dfg
+                .inst_results(inst)
+                .first()
+                .is_some_and(|r| addr.contains_key(r)) =>
+            {
+                let _ = p;
+                continue;
+            }
+            _ => {}
+        }
+        data.for_each_arg(|v| {
+            if let Some((slot, _)) = tracked(v) {
+                escaped.insert(slot);
+            }
+        });
+    }
+    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in domtree.reverse_post_order() {
+        let mut seen = Vec::new();
+        for s in func.successors(b) {
+            if !seen.contains(&s) {
+                seen.push(s);
+                preds.entry(s).or_default().push(b);
+            }
+        }
+    }
+    // An entry block with predecessors, or unreachable blocks (which would
+    // need arguments for new parameters): leave such a function alone.
+    if preds.contains_key(&entry)
+        || func
+            .layout
+            .blocks()
+            .iter()
+            .any(|&b| !domtree.is_reachable(b))
+    {
+        return false;
+    }
+    let df = frontiers(&domtree, &preds);
+    let cfg = Cfg { domtree, preds, df };
+    let mut changed = false;
+    let mut dead: HashSet<Inst> = HashSet::new();
+    for (slot, list) in accesses {
+        if escaped.contains(&slot) {
+            continue;
+        }
+        let Some(pieces) = pieces(func, slot, &list) else {
+            continue;
+        };
+        for (offset, ty) in pieces {
+            let mine: Vec<&Access> = list.iter().filter(|a| a.offset == offset).collect();
+            promote(func, &cfg, entry, ty, &mine, &mut dead);
+        }
+        changed = true;
+    }
+    if changed {
+        func.layout.remove_insts(&dead);
+        func.dfg.resolve_all_aliases();
+    }
+    changed
+}
+
+fn constant(func: &Function, v: Value) -> Option<i64> {
+    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
+        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
+            InstData::Iconst { imm, .. } => Some(imm),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The pieces (offset, type) of a slot, if its accesses split it cleanly.
+fn pieces(func: &Function, slot: StackSlot, list: &[Access]) -> Option<Vec<(i64, Type)>> {
+    let size = i64::from(func.stack_slots[slot].size);
+    let mut by_offset: BTreeMap<i64, Type> = BTreeMap::new();
+    for a in list {
+        if !(a.ty.is_int() || a.ty.is_float()) || a.ty == Type::I1 {
+            return None;
+        }
+        if a.offset < 0 || a.offset + i64::from(a.ty.bytes()) > size {
+            return None;
+        }
+        if *by_offset.entry(a.offset).or_insert(a.ty) != a.ty {
+            return None;
+        }
+    }
+    let mut end = 0;
+    for (&off, ty) in &by_offset {
+        if off < end {
+            return None;
+        }
+        end = off + i64::from(ty.bytes());
+    }
+    Some(by_offset.into_iter().collect())
+}
+
+/// Builds SSA values for one piece, given all its loads and stores.
+fn promote(
+    func: &mut Function,
+    cfg: &Cfg,
+    entry: Block,
+    ty: Type,
+    accesses: &[&Access],
+    dead: &mut HashSet<Inst>,
+) {
+    // Per block: whether it stores the piece, and whether it reads it
+    // before storing it (upward exposed).
+    let domtree = &cfg.domtree;
+    let mut stores: BTreeSet<Block> = BTreeSet::new();
+    let mut exposed: HashSet<Block> = HashSet::new();
+    let in_block = |b: Block| accesses.iter().filter(move |a| a.block == b);
+    let blocks: HashSet<Block> = accesses.iter().map(|a| a.block).collect();
+    for &b in &blocks {
+        let mut order: Vec<&&Access> = in_block(b).collect();
+        let pos: HashMap<Inst, usize> = func
+            .layout
+            .block_insts(b)
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (x, i))
+            .collect();
+        order.sort_by_key(|a| pos[&a.inst]);
+        if let Some(first) = order.first() {
+            if !first.is_store {
+                exposed.insert(b);
+            }
+        }
+        if order.iter().any(|a| a.is_store) {
+            stores.insert(b);
+        }
+    }
+    // Live on entry: upward exposed, or live out without a store.
+    let mut live_in: HashSet<Block> = exposed.clone();
+    let mut work: Vec<Block> = exposed.iter().copied().collect();
+    work.sort();
+    while let Some(b) = work.pop() {
+        for &p in cfg.preds.get(&b).into_iter().flatten() {
+            if !stores.contains(&p) && live_in.insert(p) {
+                work.push(p);
+            }
+        }
+    }
+    // Parameters on the iterated dominance frontier of the stores (and of
+    // the entry, whose definition is the zero).
+    let mut params: HashMap<Block, Value> = HashMap::new();
+    let mut work: Vec<Block> = stores.iter().copied().chain([entry]).collect();
+    work.sort();
+    work.dedup();
+    let mut queued: HashSet<Block> = work.iter().copied().collect();
+    while let Some(b) = work.pop() {
+        for &f in cfg.df.get(&b).into_iter().flatten() {
+            if !live_in.contains(&f) || params.contains_key(&f) {
+                continue;
+            }
+            let p = func.dfg.append_block_param(f, ty);
+            params.insert(f, p);
+            if queued.insert(f) {
+                work.push(f);
+            }
+        }
+    }
+    // The zero a fresh slot reads as.
+    let zero_data = if ty.is_float() {
+        InstData::Fconst { ty, value: 0.0 }
+    } else {
+        InstData::Iconst { ty, imm: 0 }
+    };
+    let zero_inst = func.dfg.make_inst(zero_data, &[ty]);
+    let zero = func.dfg.inst_results(zero_inst)[0];
+    match func.layout.block_insts(entry).first().copied() {
+        Some(first) => func.layout.insert_inst_before(zero_inst, first),
+        None => func.layout.append_inst(zero_inst, entry),
+    }
+    // Walk the dominator tree: the value at a block's entry is its
+    // parameter, or the value at the end of its immediate dominator.
+    let mut end: HashMap<Block, Value> = HashMap::new();
+    let kind: HashMap<Inst, bool> = accesses.iter().map(|a| (a.inst, a.is_store)).collect();
+    for &b in domtree.preorder() {
+        let mut cur = match params.get(&b) {
+            Some(&p) => p,
+            None => match domtree.idom(b) {
+                Some(d) => end[&d],
+                None => zero,
+            },
+        };
+        if blocks.contains(&b) {
+            for &inst in func.layout.block_insts(b) {
+                match kind.get(&inst) {
+                    Some(true) => {
+                        let InstData::Store { value, .. } = func.dfg.insts[inst] else {
+                            unreachable!("a store access");
+                        };
+                        cur = func.dfg.resolve_aliases(value);
+                        dead.insert(inst);
+                    }
+                    Some(false) => {
+                        let r = func.dfg.inst_results(inst)[0];
+                        func.dfg.change_to_alias(r, cur);
+                        dead.insert(inst);
+                    }
+                    None => {}
+                }
+            }
+        }
+        end.insert(b, cur);
+    }
+    // Arguments for the new parameters, on every edge into their blocks.
+    for &b in domtree.reverse_post_order() {
+        let Some(term) = func.layout.last_inst(b) else {
+            continue;
+        };
+        let out = end[&b];
+        let mut data = func.dfg.insts[term].clone();
+        let mut touched = false;
+        for d in data.branch_destinations_mut() {
+            if params.contains_key(&d.block) {
+                d.args.push(out);
+                touched = true;
+            }
+        }
+        if touched {
+            func.dfg.insts[term] = data;
+        }
+    }
+}
+
+/// Every block's dominance frontier: the blocks where its dominance ends
+/// (it dominates a predecessor, not strictly the block itself). Cooper,
+/// Harvey and Kennedy's walk up from each predecessor of each join.
+fn frontiers(
+    domtree: &DominatorTree,
+    preds: &HashMap<Block, Vec<Block>>,
+) -> HashMap<Block, Vec<Block>> {
+    let mut df: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &join in domtree.reverse_post_order() {
+        let Some(ps) = preds.get(&join).filter(|ps| ps.len() >= 2) else {
+            continue;
+        };
+        let Some(idom) = domtree.idom(join) else {
+            continue;
+        };
+        for &p in ps {
+            let mut runner = p;
+            while runner != idom {
+                let list = df.entry(runner).or_default();
+                if !list.contains(&join) {
+                    list.push(join);
+                }
+                match domtree.idom(runner) {
+                    Some(up) => runner = up,
+                    None => break,
+                }
+            }
+        }
+    }
+    df
+}

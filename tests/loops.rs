@@ -1,0 +1,293 @@
+//! The loop passes (`unroll`, `sroa`, `licm`) and `divconst`, end to end:
+//! kernels they transform compute the same bits at -O0 and -O3, in the
+//! interpreter and the PTX emulator; division by powers of two is exact on
+//! the edge values (INT_MIN, -1, negative dividends); every sample computes
+//! the same bits with each of these passes switched off; and the tensor-core
+//! samples keep their fragments in registers (no `.local` memory).
+
+mod common;
+
+use common::scratch;
+use kernelc::driver::{self, CompileOptions, Emit};
+use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
+use kernelc::midend::ir::Module;
+use kernelc::midend::passes;
+use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
+use std::path::Path;
+
+/// The passes of this work; each can be left out of the -O3 pipeline.
+const LOOP_PASSES: [&str; 4] = ["unroll", "sroa", "licm", "divconst"];
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.display().to_string()
+}
+
+fn request(src: &str, kernel: &str, args: &[String], opt: u8, engine: Engine) -> RunRequest {
+    RunRequest {
+        input: src.into(),
+        kernel: kernel.into(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        shared_bytes: 0,
+        opt_level: Some(opt),
+        fmad: true,
+        sm: 80,
+        defines: Vec::new(),
+        engine,
+        max_steps: kernelc::midend::interp::DEFAULT_MAX_STEPS,
+        args: args.to_vec(),
+    }
+}
+
+fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
+    let result =
+        execute(req).unwrap_or_else(|e| panic!("{:?} -O{:?}: {e}", req.engine, req.opt_level));
+    result.args.into_iter().filter_map(|(_, b)| b).collect()
+}
+
+/// Runs at -O0 and -O3 in the interpreter and at -O3 in the emulator;
+/// all three must agree bitwise. Returns the buffers.
+fn agree(src: &str, kernel: &str, args: &[String]) -> Vec<Vec<u8>> {
+    let o0 = buffers(&request(src, kernel, args, 0, Engine::Interp));
+    let o3 = buffers(&request(src, kernel, args, 3, Engine::Interp));
+    let emu = buffers(&request(src, kernel, args, 3, Engine::Emu));
+    assert_eq!(o0, o3, "{kernel}: -O0 and -O3 disagree");
+    assert_eq!(
+        o3, emu,
+        "{kernel}: the interpreter and the emulator disagree"
+    );
+    o3
+}
+
+fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn ptx(name: &str, source: &str) -> String {
+    driver::compile_source(name, source, &CompileOptions::default()).unwrap()
+}
+
+const LOOPS: &str = r#"
+// Counted loops of every kind the passes touch: an unrolled fill of a
+// local array, a #pragma unroll accumulation into a local array carried
+// around a variable loop (SROA'd), a #pragma unroll 1 loop, a count-down
+// loop, and loop-invariant arithmetic.
+extern "C" __global__ void loops(const int* in, int* out, int n) {
+  int t = threadIdx.x;
+  int acc[4];
+  int w[4];
+  for (int i = 0; i < 4; i++) {
+    acc[i] = 0;
+    w[i] = in[(t + i) % 32] - 7;
+  }
+  for (int k = 0; k < n; k++) {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      acc[i] += w[i] * (k + 1) + (blockDim.x * n) / 4;
+  }
+  int s = 0;
+#pragma unroll 1
+  for (int i = 0; i < 3; i++)
+    s += (s + acc[0] * i) % 8;
+  for (int i = 12; i >= 0; i -= 4)
+    s += acc[i / 4] / -4 + (acc[3] >> 1);
+  unsigned u = (unsigned)acc[1];
+  out[t] = s + (int)(u / 16u) + (int)(u % 16u);
+}
+"#;
+
+#[test]
+fn transformed_loops_compute_the_same_bits_at_every_level_and_engine() {
+    let dir = scratch("loops");
+    let src = dir.join("loops.cu");
+    std::fs::write(&src, LOOPS).unwrap();
+    let src = src.display().to_string();
+    let args: Vec<String> = vec![
+        "i32[]:rand:32:7".into(),
+        "i32[]:zeros:32".into(),
+        "i32:5".into(),
+    ];
+    let out = agree(&src, "loops", &args);
+    assert!(i32s(&out[1]).iter().any(|&x| x != 0));
+    // The loops really were transformed: no local memory is left at -O3,
+    // and the #pragma unroll 1 loop is still a loop.
+    let text = ptx("loops", LOOPS);
+    assert!(!text.contains(".local"), "{text}");
+    assert!(!text.contains("div.s32"), "{text}");
+    assert!(!text.contains("rem.s32"), "{text}");
+    let opts = CompileOptions {
+        emit: Emit::IrOpt,
+        ..CompileOptions::default()
+    };
+    let ir = driver::compile_source("loops", LOOPS, &opts).unwrap();
+    assert!(ir.contains("unroll block"), "{ir}");
+}
+
+const DIVS: &str = r#"
+extern "C" __global__ void divs(const int* in, int* out, int n) {
+  int t = threadIdx.x;
+  if (t < n) {
+    int x = in[t];
+    long long y = (long long)x * 3;
+    unsigned u = (unsigned)x;
+    out[t * 10 + 0] = x / 2;
+    out[t * 10 + 1] = x % 2;
+    out[t * 10 + 2] = x / 8;
+    out[t * 10 + 3] = x % 8;
+    out[t * 10 + 4] = x / -4;
+    out[t * 10 + 5] = x % -4;
+    out[t * 10 + 6] = (int)(y / 1024);
+    out[t * 10 + 7] = (int)(y % 1024);
+    out[t * 10 + 8] = (int)(u / 16u);
+    out[t * 10 + 9] = (int)(u % 1073741824u);
+  }
+}
+"#;
+
+#[test]
+fn division_by_powers_of_two_is_exact_on_edge_values() {
+    let values: Vec<i32> = vec![
+        i32::MIN,
+        i32::MIN + 1,
+        -1025,
+        -1024,
+        -9,
+        -8,
+        -7,
+        -4,
+        -3,
+        -2,
+        -1,
+        0,
+        1,
+        2,
+        3,
+        7,
+        8,
+        9,
+        1023,
+        1024,
+        i32::MAX - 1,
+        i32::MAX,
+    ];
+    let dir = scratch("divs");
+    let src = dir.join("divs.cu");
+    std::fs::write(&src, DIVS).unwrap();
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let file = write(&dir, "in.bin", &bytes);
+    let args: Vec<String> = vec![
+        format!("i32[]:@{file}"),
+        format!("i32[]:zeros:{}", 10 * values.len()),
+        format!("i32:{}", values.len()),
+    ];
+    let out = i32s(&agree(&src.display().to_string(), "divs", &args)[1]);
+    for (t, &x) in values.iter().enumerate() {
+        let y = i64::from(x) * 3;
+        let u = x as u32;
+        let want = [
+            x / 2,
+            x % 2,
+            x / 8,
+            x % 8,
+            x / -4,
+            x % -4,
+            (y / 1024) as i32,
+            (y % 1024) as i32,
+            (u / 16) as i32,
+            (u % 1073741824) as i32,
+        ];
+        assert_eq!(&out[t * 10..t * 10 + 10], &want, "x = {x}");
+    }
+    let text = ptx("divs", DIVS);
+    assert!(!text.contains("div."), "{text}");
+    assert!(!text.contains("rem."), "{text}");
+}
+
+fn samples() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::root().join("samples"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "cu").then(|| p.file_stem().unwrap().to_string_lossy().into())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn source(sample: &str) -> String {
+    std::fs::read_to_string(common::root().join(format!("samples/{sample}.cu"))).unwrap()
+}
+
+fn optimized(sample: &str, without: Option<&str>) -> Module {
+    let opts = CompileOptions {
+        emit: Emit::Ir,
+        ..CompileOptions::default()
+    };
+    let text = driver::compile_source(sample, &source(sample), &opts).unwrap();
+    let mut module = kernelc::midend::text::parse_module(&text).unwrap();
+    let pipeline: Vec<&str> = passes::pipeline_for_level(3)
+        .into_iter()
+        .filter(|p| Some(*p) != without)
+        .collect();
+    driver::run_passes(&mut module, &pipeline, |_, _| {}).unwrap();
+    module
+}
+
+/// Runs the sample's run spec on a module in the interpreter.
+fn run(sample: &str, module: &Module) -> Vec<Option<Vec<u8>>> {
+    let spec =
+        std::fs::read_to_string(common::root().join(format!("samples/{sample}.run"))).unwrap();
+    let words = kernelc::run::spec_words(&spec);
+    let mut config = LaunchConfig::default();
+    let mut kernel = String::new();
+    let mut args = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let mut value = || it.next().unwrap().clone();
+        match w.as_str() {
+            "--kernel" => kernel = value(),
+            "--grid" => config.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
+            "--block" => config.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
+            "--shared-bytes" => config.dynamic_shared_bytes = value().parse().unwrap(),
+            _ => args.push(match parse_arg(w).unwrap() {
+                ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
+                    ty: elem.ir_type(),
+                    bits,
+                },
+                ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes),
+            }),
+        }
+    }
+    interp::run_kernel(module, &kernel, &args, &config)
+        .unwrap_or_else(|e| panic!("{sample}: {e:?}"))
+        .buffers
+}
+
+#[test]
+fn every_sample_computes_the_same_bits_with_each_loop_pass_switched_off() {
+    for pass in LOOP_PASSES {
+        assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
+    }
+    for sample in samples() {
+        let all = run(&sample, &optimized(&sample, None));
+        for pass in LOOP_PASSES {
+            let off = run(&sample, &optimized(&sample, Some(pass)));
+            assert_eq!(all, off, "{sample}: results differ without `{pass}`");
+        }
+    }
+}
+
+#[test]
+fn tensor_core_fragments_stay_in_registers() {
+    for sample in ["wmma_gemm", "mma_ldmatrix_gemm"] {
+        let text = ptx(sample, &source(sample));
+        assert!(!text.contains(".local"), "{sample}:\n{text}");
+        assert!(!text.contains("ld.local") && !text.contains("st.local"));
+    }
+}
