@@ -80,6 +80,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         attrs.noinline = f.noinline;
         attrs.launch_bounds = f.launch_bounds;
         attrs.cluster_dims = f.cluster_dims;
+        attrs.ftz = program.ftz;
         module.push_function(Function::new(f.name.clone(), sig, attrs));
     }
     let signatures: Vec<Signature> = module

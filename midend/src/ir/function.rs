@@ -82,6 +82,13 @@ pub struct FuncAttrs {
     /// `__cluster_dims__(x, y, z)`: the kernel runs in thread-block clusters
     /// of this shape (sm_90 and newer).
     pub cluster_dims: Option<[u32; 3]>,
+    /// `ftz`: single-precision arithmetic flushes subnormal inputs and
+    /// results to a zero of the same sign (nvcc's `-ftz=true`, LLVM's
+    /// `denormal-fp-math-f32=preserve-sign`). It covers the `f32` forms that
+    /// have PTX `.ftz` variants (docs/math.md lists them); `f64` never
+    /// flushes. The backend emits the `.ftz` forms, and the interpreter
+    /// flushes the same operands.
+    pub ftz: bool,
 }
 
 impl FuncAttrs {
@@ -93,6 +100,7 @@ impl FuncAttrs {
             restrict_processed: false,
             launch_bounds: None,
             cluster_dims: None,
+            ftz: false,
         }
     }
 }
