@@ -23,6 +23,8 @@ mod aggregate;
 mod expr;
 mod intrinsic;
 mod math;
+mod math_f64;
+mod math_f64_consts;
 mod stmt;
 mod tensor;
 
