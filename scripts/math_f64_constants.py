@@ -96,8 +96,8 @@ def main():
     print(f"pub(super) const PIO2_3: f64 = {lit(p3)};")
     print(f"pub(super) const TWO_OVER_PI: f64 = {lit(2 / PI)};")
     # Taylor coefficients.
-    em1 = [lit(F(1, math.factorial(n))) for n in range(2, 14)]
-    print(f"/// 1/n! for n = 2..13: e^r - 1 = r + r^2 (1/2! + r/3! + ...).")
+    em1 = [lit(F(1, math.factorial(n))) for n in range(2, 17)]
+    print(f"/// 1/n! for n = 2..16: e^r - 1 = r + r^2 (1/2! + r/3! + ...).")
     print(f"pub(super) const EXPM1_TAYLOR: [f64; {len(em1)}] = [{', '.join(em1)}];")
     ex2 = [lit(LN2 ** n / math.factorial(n)) for n in range(1, 14)]
     print(f"/// (ln 2)^n / n! for n = 1..13: 2^r = 1 + sum c_n r^n.")

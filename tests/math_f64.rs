@@ -292,14 +292,18 @@ fn double_math_is_accurate() {
         1.0,
     );
 
-    // sin, cos: |x| < 2^20 (the documented range), near multiples of pi/2,
-    // and small arguments.
-    let mut xs: Vec<f64> = (0..N - 600)
-        .map(|_| uniform(&mut r, -(2f64.powi(20)), 2f64.powi(20)))
+    // sin, cos: |x| < 2^50 (the documented range; every binade), near
+    // multiples of pi/2 (the hard cases of the reduction), small arguments.
+    let mut xs: Vec<f64> = (0..N - 1000)
+        .map(|_| binades(&mut r, -30, 49) * if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 })
         .collect();
     xs.extend((0..300).map(|_| uniform(&mut r, -10.0, 10.0)));
     xs.extend((1..=200).map(|k| k as f64 * std::f64::consts::FRAC_PI_2));
-    xs.extend((0..100).map(|_| binades(&mut r, -40, 0)));
+    xs.extend((0..500).map(|_| {
+        let k = (r.next_u64() >> 16) as f64;
+        let near = k * std::f64::consts::FRAC_PI_2;
+        f64::from_bits(near.to_bits() + r.next_u64() % 3 - 1)
+    }));
     let mut sc = SPECIALS.to_vec();
     sc.retain(|v| v.abs() < 1e10 || !v.is_finite());
     sc.extend(xs);
@@ -308,23 +312,31 @@ fn double_math_is_accurate() {
     check(
         "sin",
         measure(&compiled, "k_sin", &xs, &zs, |x, _| x.sin()),
-        1.5,
+        1.0,
     );
     check(
         "cos",
         measure(&compiled, "k_cos", &xs, &zs, |x, _| x.cos()),
-        1.5,
+        1.0,
     );
+    // Past 2^50: NaN (no accurate reduction there).
+    let big = [2f64.powi(50), -1e300, f64::MAX];
+    for k in ["k_sin", "k_cos"] {
+        let got = interp_run(&compiled.0, k, &big, &[0.0; 3], 1);
+        assert!(got.iter().all(|g| g.is_nan()), "{k} past 2^50: {got:?}");
+    }
 
     let mut xs: Vec<f64> = (0..N - 300).map(|_| uniform(&mut r, -25.0, 25.0)).collect();
     xs.extend(
         (0..300).map(|_| binades(&mut r, -40, 0) * if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 }),
     );
     let xs = with_specials(xs);
+    // Rust's `tanh` (the system libm) is itself off by up to 2 ulp: against
+    // a 50-digit reference kernelc's tanh is within 1 (docs/math.md).
     check(
         "tanh",
         measure(&compiled, "k_tanh", &xs, &zeros, |x, _| x.tanh()),
-        2.0,
+        3.0,
     );
 
     let xs: Vec<f64> = with_specials((0..N).map(|_| binades(&mut r, -1074, 1023)).collect());
@@ -354,7 +366,7 @@ fn double_math_is_accurate() {
     check(
         "pow",
         measure(&compiled, "k_pow", &xs, &ys, |x, y| x.powf(y)),
-        2.0,
+        1.0,
     );
 }
 

@@ -25,6 +25,10 @@ struct LogParts {
     f: Value,
 }
 
+/// The largest `|x|` (exclusive) for which `sin` and `cos` reduce their
+/// argument accurately (docs/math.md).
+pub(super) const SIN_COS_LIMIT: f64 = 1_125_899_906_842_624.0; // 2^50
+
 /// `exp`'s reduction: `x = k·ln2 + r` with `|r| <= ln2/2` (about).
 struct ExpParts {
     /// `k` as an `i64`.
@@ -94,14 +98,16 @@ impl FunctionLowerer<'_, '_> {
         self.b.select(nan, x, r)
     }
 
-    /// `x = k·ln2 + r` for `x` in `[-746, 710]`. `k·LN2_HI` is exact
-    /// (`LN2_HI` has 42 bits) and so is `x - k·LN2_HI` (both are multiples
-    /// of 2^-54 and the difference is below 1/2), so `r` carries only the
-    /// rounding of the last step.
-    fn exp_reduce(&mut self, x: Value) -> ExpParts {
+    /// `x = k·ln2 + r` for `x` in `[-746, 710]`, `k` the nearest integer
+    /// to `x/ln2` (`|r| <= 0.35`) or, with `down`, the one below (`r` in
+    /// `[0, 0.7)`). `k·LN2_HI` is exact (`LN2_HI` has 42 bits) and so is
+    /// `x - k·LN2_HI` (both are multiples of 2^-54 and the difference is
+    /// below 1), so `r` carries only the rounding of the last step.
+    fn exp_reduce(&mut self, x: Value, down: bool) -> ExpParts {
         let inv = self.d(INV_LN2);
         let t = self.b.fmul(x, inv);
-        let kf = self.b.unary(Opcode::Nearest, t);
+        let round = if down { Opcode::Floor } else { Opcode::Nearest };
+        let kf = self.b.unary(round, t);
         let nk = self.neg(kf);
         let hi = self.d(LN2_HI);
         let lo = self.d(LN2_LO);
@@ -111,8 +117,8 @@ impl FunctionLowerer<'_, '_> {
         ExpParts { k, r }
     }
 
-    /// `e^r - 1` for `|r| <= 0.35`: `r + r²·(1/2! + r/3! + ... + r^11/13!)`.
-    /// The Taylor remainder is below 2^-57 relative.
+    /// `e^r - 1` for `r` in `[-0.35, 0.7)`: `r + r²·(1/2! + r/3! + ... +
+    /// r^14/16!)`. The Taylor remainder is below 2^-57 relative.
     fn expm1_poly(&mut self, r: Value) -> Value {
         let h = self.horner(&EXPM1_TAYLOR, r);
         let r2 = self.b.fmul(r, r);
@@ -130,7 +136,7 @@ impl FunctionLowerer<'_, '_> {
     /// `exp(x) = 2^k · (1 + expm1(r))`.
     pub(super) fn exp_f64(&mut self, x: Value) -> Value {
         let xc = self.clamp(x, -746.0, 710.0);
-        let ExpParts { k, r } = self.exp_reduce(xc);
+        let ExpParts { k, r } = self.exp_reduce(xc, false);
         let p1 = self.expm1_poly(r);
         let one = self.d(1.0);
         let p = self.b.fadd(one, p1);
@@ -344,7 +350,7 @@ impl FunctionLowerer<'_, '_> {
         let in_range = self.cmp(FloatCC::Olt, aph, 746.0);
         let pl = self.b.select(in_range, pl, zero);
         let pc = self.clamp(ph, -746.0, 710.0);
-        let ExpParts { k, r } = self.exp_reduce(pc);
+        let ExpParts { k, r } = self.exp_reduce(pc, false);
         let r = self.b.fadd(r, pl);
         let p1 = self.expm1_poly(r);
         let one = self.d(1.0);
@@ -394,7 +400,8 @@ impl FunctionLowerer<'_, '_> {
     /// `sin` and `cos` of `x`, reduced by `π/2`: `k = nearest(x·2/π)`,
     /// `r = x - k·π/2` with `π/2` in three parts (Cody–Waite; the first
     /// step is exact with `fma`), then Taylor polynomials on `|r| <= π/4`
-    /// and the quadrant `k mod 4`. `cos` is `sin` one quadrant on.
+    /// and the quadrant `k mod 4`. `cos` is `sin` one quadrant on. The
+    /// result is accurate for `|x| < 2^50`; beyond, it is NaN.
     pub(super) fn sin_cos_f64(&mut self, x: Value, cos: bool) -> Value {
         let tp = self.d(TWO_OVER_PI);
         let t = self.b.fmul(x, tp);
@@ -441,6 +448,14 @@ impl FunctionLowerer<'_, '_> {
         let v = self.b.select(use_cos, c, s);
         let nv = self.neg(v);
         let res = self.b.select(negate, nv, v);
+        // Past 2^50 the reduction loses its accuracy (k·PIO2_1 is no
+        // longer exact, and x/(π/2) no longer rounds to the right k):
+        // NaN rather than a wrong number.
+        let ax = self.b.unary(Opcode::Fabs, x);
+        let in_range = self.cmp(FloatCC::Olt, ax, SIN_COS_LIMIT);
+        let nan = self.d(f64::NAN);
+        let res = self.b.select(in_range, res, nan);
+        let res = self.keep_nan(x, res);
         if cos {
             res
         } else {
@@ -452,13 +467,15 @@ impl FunctionLowerer<'_, '_> {
 
     /// `tanh(x) = sign(x)·E/(E + 2)` with `E = expm1(2|x|) = 2^k·(e^r - 1)
     /// + (2^k - 1)` (one `fma`), which stays accurate as `|x|` goes to 0.
-    /// Past `|x| = 22` the result is `±1`.
+    /// `k` is rounded down, so `r >= 0` and the two terms of `E` never
+    /// cancel. The quotient is corrected once for the roundings of `E + 2`
+    /// and of the division. Past `|x| = 22` the result is `±1`.
     pub(super) fn tanh_f64(&mut self, x: Value) -> Value {
         let a = self.b.unary(Opcode::Fabs, x);
         let lim = self.d(22.0);
         let ac = self.b.binary(Opcode::Fmin, a, lim);
         let two_a = self.b.fadd(ac, ac);
-        let ExpParts { k, r } = self.exp_reduce(two_a);
+        let ExpParts { k, r } = self.exp_reduce(two_a, true);
         let p1 = self.expm1_poly(r);
         let s = self.pow2i(k);
         let one = self.d(1.0);
@@ -466,7 +483,20 @@ impl FunctionLowerer<'_, '_> {
         let em = self.b.fma(s, p1, sm1);
         let two = self.d(2.0);
         let den = self.b.fadd(em, two);
+        // The rounding error of `den` (a two-sum, larger operand first).
+        let em_big = self.cmp(FloatCC::Ogt, em, 2.0);
+        let a1 = self.sub(em, den);
+        let a1 = self.b.fadd(a1, two);
+        let b1 = self.sub(two, den);
+        let b1 = self.b.fadd(b1, em);
+        let den_err = self.b.select(em_big, a1, b1);
+        // t = em/den, then t += (em - t·den - t·den_err)/den.
         let t = self.b.binary(Opcode::Fdiv, em, den);
+        let nt = self.neg(t);
+        let res = self.b.fma(nt, den, em);
+        let res = self.b.fma(nt, den_err, res);
+        let corr = self.b.binary(Opcode::Fdiv, res, den);
+        let t = self.b.fadd(t, corr);
         // copysign(t, x)
         let tb = self.b.convert(Opcode::Bitcast, Type::I64, t);
         let xb = self.b.convert(Opcode::Bitcast, Type::I64, x);

@@ -17,8 +17,8 @@ pub(super) const PIO2_1: f64 = 1.5707963267948966;
 pub(super) const PIO2_2: f64 = 6.123233995736766e-17;
 pub(super) const PIO2_3: f64 = -1.4973849048591698e-33;
 pub(super) const TWO_OVER_PI: f64 = 0.6366197723675814;
-/// 1/n! for n = 2..13: e^r - 1 = r + r^2 (1/2! + r/3! + ...).
-pub(super) const EXPM1_TAYLOR: [f64; 12] = [
+/// 1/n! for n = 2..16: e^r - 1 = r + r^2 (1/2! + r/3! + ...).
+pub(super) const EXPM1_TAYLOR: [f64; 15] = [
     0.5,
     0.16666666666666666,
     0.041666666666666664,
@@ -31,6 +31,9 @@ pub(super) const EXPM1_TAYLOR: [f64; 12] = [
     2.505210838544172e-08,
     2.08767569878681e-09,
     1.6059043836821613e-10,
+    1.1470745597729725e-11,
+    7.647163731819816e-13,
+    4.779477332387385e-14,
 ];
 /// (ln 2)^n / n! for n = 1..13: 2^r = 1 + sum c_n r^n.
 pub(super) const EXP2_TAYLOR: [f64; 13] = [
