@@ -57,7 +57,11 @@ extern "C" __global__ void k_exact(const double* x, const double* y, double* out
 "#;
 
 fn compile() -> (Module, String) {
-    let fe = driver::frontend_options(80, &[]);
+    compile_with(driver::FloatOptions::default())
+}
+
+fn compile_with(float: driver::FloatOptions) -> (Module, String) {
+    let fe = driver::with_float_options(driver::frontend_options(80, &[]), float);
     let program = frontend::check(SOURCE, &fe)
         .unwrap_or_else(|d| panic!("{}", frontend::render_diagnostics("m.cu", SOURCE, &d)));
     let mut module = frontend::lower(&program).expect("the kernels lower");
@@ -497,4 +501,30 @@ fn nvcc_compiles_the_double_math_source() {
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--use_fast_math` (and `-ftz`) change single precision only: the double
+/// functions keep their exact instructions and give the same bits.
+#[test]
+fn fast_math_leaves_double_alone() {
+    let fast = compile_with(driver::FloatOptions {
+        fast_math: true,
+        ..driver::FloatOptions::default()
+    });
+    assert!(
+        !fast.1.contains(".approx") && !fast.1.contains(".ftz"),
+        "{}",
+        fast.1
+    );
+    let plain = compile();
+    let xs = [0.3, -2.5, 700.0, 1e-310];
+    for k in ["k_exp", "k_log", "k_sin", "k_tanh"] {
+        let a = interp_run(&plain.0, k, &xs, &xs, 1);
+        let b = interp_run(&fast.0, k, &xs, &xs, 1);
+        assert_eq!(
+            a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{k}"
+        );
+    }
 }
