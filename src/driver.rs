@@ -100,8 +100,25 @@ impl CompileOptions {
     /// What the PTX's first line says made it: the version and every
     /// option that changes the output, spelled as on the command line.
     pub fn producer(&self) -> String {
+        // The floating-point options appear only when they differ from
+        // nvcc's defaults.
+        let f = self.float;
+        let mut float = String::new();
+        if f.fast_math {
+            float.push_str(" --use_fast_math");
+        } else {
+            for (on, text) in [
+                (f.ftz, " -ftz=true"),
+                (!f.prec_div, " -prec-div=false"),
+                (!f.prec_sqrt, " -prec-sqrt=false"),
+            ] {
+                if on {
+                    float.push_str(text);
+                }
+            }
+        }
         format!(
-            "kernelc {} (-arch={} -O{} --fmad={} --regalloc={})",
+            "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={})",
             env!("CARGO_PKG_VERSION"),
             self.target,
             self.opt_level,
@@ -115,7 +132,8 @@ impl CompileOptions {
 /// frontend types `/` and the math functions (see docs/math.md).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FloatOptions {
-    /// `-ftz=true|false`: recorded; kernelc keeps denormals either way.
+    /// `-ftz=true|false`: `true` flushes `f32` subnormals to zero (the
+    /// IR's `ftz` function attribute, the `.ftz` forms of PTX).
     pub ftz: bool,
     /// `-prec-div=true|false`: `false` makes `float` division approximate.
     pub prec_div: bool,

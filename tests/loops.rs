@@ -38,6 +38,7 @@ fn request(src: &str, kernel: &str, args: &[String], opt: u8, engine: Engine) ->
         engine,
         max_steps: kernelc::midend::interp::DEFAULT_MAX_STEPS,
         args: args.to_vec(),
+        ..RunRequest::default()
     }
 }
 

@@ -28,6 +28,7 @@
 pub mod cfg;
 pub mod copies;
 pub mod emit;
+pub mod ftz;
 pub mod isel;
 pub mod mfunc;
 pub mod minst;
@@ -242,6 +243,9 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
             // Debug builds (every test) also run regalloc2's checker, which
             // proves the allocation against the view symbolically.
             regalloc::allocate(&mut mf, cfg!(debug_assertions)).map_err(fail)?;
+        }
+        if func.attrs.ftz {
+            ftz::use_ftz_forms(&mut mf);
         }
         features.extend(&mf.features);
         selected.push(mf);

@@ -97,6 +97,12 @@ pub enum PtxType {
     BF16,
     F32,
     F64,
+    /// `.ftz.f32`: `f32` with the flush-to-zero modifier, which PTX writes
+    /// directly before the type in every form kernelc emits (`add.ftz.f32`,
+    /// `setp.lt.ftz.f32`, `sqrt.rn.ftz.f32`; `cvt` puts it before both
+    /// types). Only the last step of selection makes it, for functions
+    /// marked `ftz` ([`crate::ftz`]).
+    F32Ftz,
 }
 
 impl PtxType {
@@ -120,6 +126,7 @@ impl PtxType {
             BF16 => ".bf16",
             F32 => ".f32",
             F64 => ".f64",
+            F32Ftz => ".ftz.f32",
         }
     }
 }
@@ -646,7 +653,17 @@ impl fmt::Display for MInst {
                 src,
             } => {
                 let r = round.map_or("", |r| r.name());
-                write!(f, "cvt{r}{dst_ty}{src_ty} {dst}, {src};")
+                let plain = |t: &PtxType| match t {
+                    PtxType::F32Ftz => PtxType::F32,
+                    t => *t,
+                };
+                let ftz = if *dst_ty == PtxType::F32Ftz || *src_ty == PtxType::F32Ftz {
+                    ".ftz"
+                } else {
+                    ""
+                };
+                let (d, s) = (plain(dst_ty), plain(src_ty));
+                write!(f, "cvt{r}{ftz}{d}{s} {dst}, {src};")
             }
             MInst::Cvta {
                 to_space,

@@ -38,9 +38,9 @@ pub use types::{usual_arithmetic, CType};
 pub struct Options {
     /// `-D NAME` (`None`, defines to `1`) or `-D NAME=VALUE`.
     pub defines: Vec<(String, Option<String>)>,
-    /// nvcc's `-ftz`: flush single-precision denormals to zero. Recorded
-    /// only: the IR has no flush-to-zero forms yet, so results keep IEEE
-    /// denormals whatever this says (see `docs/math.md`).
+    /// nvcc's `-ftz`: flush single-precision denormals to zero. Every
+    /// function gets the IR's `ftz` attribute, so the backend emits the
+    /// `.ftz` forms and the interpreter flushes (see `docs/math.md`).
     pub ftz: bool,
     /// nvcc's `-prec-div`: `false` makes `/` on `float` the approximate
     /// division (`fdiv_approx`, like `__fdividef`).

@@ -36,6 +36,9 @@ pub struct GlobalId(pub u32);
 pub struct Program {
     pub functions: Vec<Function>,
     pub globals: Vec<GlobalVar>,
+    /// `-ftz=true`: every function flushes `f32` subnormals (the IR's `ftz`
+    /// function attribute).
+    pub ftz: bool,
 }
 
 /// The memory a module variable lives in.

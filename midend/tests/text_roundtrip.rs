@@ -776,6 +776,7 @@ fn random_function(r: &mut Rng, env: &Env, id: usize) -> Function {
     let mut attrs = FuncAttrs::new(kind, linkage);
     attrs.noinline = r.chance(30);
     attrs.restrict_processed = r.chance(30);
+    attrs.ftz = r.chance(30);
     if r.chance(30) {
         let n = r.below(1025) as u32;
         attrs.launch_bounds = Some((n, r.chance(50).then(|| r.below(9) as u32)));

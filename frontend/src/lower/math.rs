@@ -43,8 +43,8 @@ fn f32_value(x: f64) -> f64 {
 }
 
 impl FunctionLowerer<'_, '_> {
-    /// Lowers a math function on `ty` (`float` or `double`; sema allows
-    /// `double` only for the functions with an exact IR instruction).
+    /// Lowers a math function on `ty` (`float` or `double`; the `double`
+    /// transcendental functions are in `math_f64.rs`).
     pub(crate) fn math(&mut self, f: MathFn, args: &[Expr], ty: &CType) -> Value {
         let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         let x = vals[0];
@@ -53,6 +53,21 @@ impl FunctionLowerer<'_, '_> {
         } else {
             Type::F64
         };
+        if t == Type::F64 {
+            // The double-precision library (`math_f64.rs`).
+            match f {
+                MathFn::Rsqrt => return self.rsqrt_f64(x),
+                MathFn::Exp => return self.exp_f64(x),
+                MathFn::Exp2 => return self.exp2_f64(x),
+                MathFn::Log => return self.log_f64(x),
+                MathFn::Log2 => return self.log2_f64(x),
+                MathFn::Sin => return self.sin_cos_f64(x, false),
+                MathFn::Cos => return self.sin_cos_f64(x, true),
+                MathFn::Tanh => return self.tanh_f64(x),
+                MathFn::Pow => return self.pow_f64(x, vals[1]),
+                _ => {}
+            }
+        }
         match f {
             MathFn::Sqrt => self.b.unary(Opcode::Sqrt, x),
             MathFn::Rsqrt => self.b.unary(Opcode::Rsqrt, x),

@@ -23,6 +23,8 @@ mod aggregate;
 mod expr;
 mod intrinsic;
 mod math;
+mod math_f64;
+mod math_f64_consts;
 mod stmt;
 mod tensor;
 mod wgmma_tcgen05;
@@ -81,6 +83,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         attrs.noinline = f.noinline;
         attrs.launch_bounds = f.launch_bounds;
         attrs.cluster_dims = f.cluster_dims;
+        attrs.ftz = program.ftz;
         module.push_function(Function::new(f.name.clone(), sig, attrs));
     }
     let signatures: Vec<Signature> = module

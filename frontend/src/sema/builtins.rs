@@ -131,17 +131,6 @@ fn arity(f: MathFn) -> usize {
     }
 }
 
-/// Math functions kernelc computes only in single precision: the IR's
-/// transcendental instructions are `f32` approximations, and there is no
-/// accurate way to build the `double` versions from them.
-fn float_only(f: MathFn) -> bool {
-    use MathFn as M;
-    matches!(
-        f,
-        M::Rsqrt | M::Exp | M::Exp2 | M::Log | M::Log2 | M::Sin | M::Cos | M::Tanh | M::Pow
-    )
-}
-
 /// Whether `name` is a built-in function of this module (for messages
 /// about names used without a call).
 pub(super) fn is_builtin_name(name: &str) -> bool {
@@ -550,17 +539,8 @@ impl Checker {
             );
             return None;
         };
-        if ty == CType::DOUBLE && float_only(f) {
-            self.error(
-                span,
-                format!(
-                    "`{name}` on `double` is not supported by kernelc yet \
-                     (it has no accurate double-precision version; see docs/math.md)"
-                ),
-            );
-            return None;
-        }
-        let f = if self.opts.fast_math {
+        // `--use_fast_math` changes only the single-precision functions.
+        let f = if self.opts.fast_math && ty == CType::FLOAT {
             match f {
                 MathFn::Exp => MathFn::FastExp,
                 MathFn::Log => MathFn::FastLog,

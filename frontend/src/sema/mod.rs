@@ -156,7 +156,15 @@ pub(crate) fn check_program(
         }
     }
     let globals = std::mem::take(&mut c.globals);
-    (Program { functions, globals }, c.diags)
+    let ftz = c.opts.ftz;
+    (
+        Program {
+            functions,
+            globals,
+            ftz,
+        },
+        c.diags,
+    )
 }
 
 impl Checker {

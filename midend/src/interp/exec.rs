@@ -1,8 +1,8 @@
 //! Running threads: the per-thread call stack, one instruction at a time,
 //! and the block scheduler that makes `barrier` work.
 
-use super::eval;
 use super::memory::{self, AccessError, Alloc, GridMemory};
+use super::{eval, ftz};
 use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup, MAX_LOCAL_BYTES};
 use crate::ir::{
     AddrSpace, Block, FuncId, Function, Inst, InstData, Module, Opcode, SpecialReg, Type, Value,
@@ -575,7 +575,9 @@ impl<'m> Exec<'m> {
             InstData::Fconst { ty, value } => eval::f64_to_float(*value, *ty),
             InstData::Unary { opcode, arg } => {
                 let a = val(*arg);
-                if result_ty.is_float() {
+                if result_ty.is_float() && func.attrs.ftz {
+                    ftz::float_unary(*opcode, result_ty, a)
+                } else if result_ty.is_float() {
                     eval::float_unary(*opcode, result_ty, a)
                 } else {
                     eval::int_unary(*opcode, result_ty.bits(), a)
@@ -586,6 +588,8 @@ impl<'m> Exec<'m> {
                 if *opcode == Opcode::PtrOffset {
                     let off = eval::sext(b, ty(args[1]).bits());
                     a.wrapping_add(off as u64)
+                } else if result_ty.is_float() && func.attrs.ftz {
+                    ftz::float_binary(*opcode, result_ty, a, b)
                 } else if result_ty.is_float() {
                     eval::float_binary(*opcode, result_ty, a, b)
                 } else {
@@ -600,6 +604,8 @@ impl<'m> Exec<'m> {
                     } else {
                         c
                     }
+                } else if func.attrs.ftz {
+                    ftz::fma(result_ty, a, b, c)
                 } else {
                     eval::fma(result_ty, a, b, c)
                 }
@@ -611,13 +617,25 @@ impl<'m> Exec<'m> {
                 val(args[1]),
             )),
             InstData::FloatCompare { cond, args } => {
-                u64::from(eval::fcmp(*cond, ty(args[0]), val(args[0]), val(args[1])))
+                let compare = if func.attrs.ftz {
+                    ftz::fcmp
+                } else {
+                    eval::fcmp
+                };
+                u64::from(compare(*cond, ty(args[0]), val(args[0]), val(args[1])))
             }
             InstData::Convert {
                 opcode,
                 ty: to,
                 arg,
-            } => eval::convert(*opcode, ty(*arg), *to, val(*arg)),
+            } => {
+                let convert = if func.attrs.ftz {
+                    ftz::convert
+                } else {
+                    eval::convert
+                };
+                convert(*opcode, ty(*arg), *to, val(*arg))
+            }
             InstData::AddrSpaceCast { to, arg } => {
                 let a = val(*arg);
                 let from = ty(*arg).addr_space().unwrap_or(AddrSpace::Generic);

@@ -30,6 +30,7 @@
 
 pub mod eval;
 mod exec;
+pub mod ftz;
 pub mod memory;
 
 use crate::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};

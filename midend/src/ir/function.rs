@@ -91,6 +91,13 @@ pub struct FuncAttrs {
     /// whose callers are unknown keeps `ptr<generic>` in its signature, but
     /// its body may have proved more (printed `arg_spaces(global, none)`).
     pub arg_spaces: Option<Vec<Option<AddrSpace>>>,
+    /// `ftz`: single-precision arithmetic flushes subnormal inputs and
+    /// results to a zero of the same sign (nvcc's `-ftz=true`, LLVM's
+    /// `denormal-fp-math-f32=preserve-sign`). It covers the `f32` forms that
+    /// have PTX `.ftz` variants (docs/math.md lists them); `f64` never
+    /// flushes. The backend emits the `.ftz` forms, and the interpreter
+    /// flushes the same operands.
+    pub ftz: bool,
 }
 
 impl FuncAttrs {
@@ -103,6 +110,7 @@ impl FuncAttrs {
             launch_bounds: None,
             cluster_dims: None,
             arg_spaces: None,
+            ftz: false,
         }
     }
 }

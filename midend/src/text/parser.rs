@@ -310,6 +310,8 @@ fn header(cur: &mut Cursor) -> Result<Header> {
             attrs.noinline = true;
         } else if cur.eat_word("restrict_processed") {
             attrs.restrict_processed = true;
+        } else if cur.eat_word("ftz") {
+            attrs.ftz = true;
         } else if cur.eat_word("launch_bounds") {
             cur.expect_punct('(')?;
             let max_threads = cur.u32()?;

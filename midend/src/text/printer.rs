@@ -209,6 +209,9 @@ impl FuncWriter<'_> {
         if f.attrs.restrict_processed {
             self.out.push_str(" restrict_processed");
         }
+        if f.attrs.ftz {
+            self.out.push_str(" ftz");
+        }
         if let Some([x, y, z]) = f.attrs.cluster_dims {
             write!(self.out, " cluster_dims({x}, {y}, {z})")?;
         }
