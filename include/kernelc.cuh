@@ -283,6 +283,8 @@ KC_SREG(kernelc_cluster_ctaid_z, "cluster_ctaid.z")
 KC_SREG(kernelc_cluster_nctaid_x, "cluster_nctaid.x")
 KC_SREG(kernelc_cluster_nctaid_y, "cluster_nctaid.y")
 KC_SREG(kernelc_cluster_nctaid_z, "cluster_nctaid.z")
+#endif
+
 // ---- wgmma and setmaxnreg (sm_90a) ---------------------------------------
 // Compiled only for an architecture-specific target (`-arch=sm_90a`); the
 // immediates (scales, transposes, counts) are template arguments so that

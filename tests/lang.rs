@@ -25,6 +25,8 @@ extern "C" __global__ void vectors(const float4 *a, float4 *b, double2 *d, const
     float4 w = tile[(i + 1) % n];
     float4 c = c_tab[i % 4];
     w.x += c.x + bias.x;
+    w.y -= c.y + bias.y;
+    w.z *= c.z + bias.z;
     w.w += c.w + bias.w;
     b[i] = w;
     double2 e = d[i];
@@ -38,7 +40,7 @@ extern "C" __global__ void vectors(const float4 *a, float4 *b, double2 *d, const
     *gp = make_float2(g.y, g.x);
     f2[i + 2 * n] = g;
     uchar4 q = c4[i];
-    q.w = q.x + q.y;
+    q.w = q.x + q.y + q.w;
     c4[i + n] = q;
 }
 "#;
@@ -113,7 +115,8 @@ fn vector_and_struct_kernels_assemble_for_every_target_and_register_mode() {
                 "ld.global.v4.f32",
                 "st.shared.v4.f32",
                 "ld.const.v4.f32",
-                "ld.param.v4.f32",
+                // `bias` is read in place, field by field where used.
+                "ld.param.f32 %f",
                 "ld.global.nc.v4.u32",
                 "ld.global.v2.f64",
                 "st.global.v2.f64",
@@ -254,8 +257,8 @@ fn vector_accesses_agree_across_engines_and_levels() {
         let c = c_tab(i);
         let want = [
             a[4 * j] + (c[0] + bias[0]),
-            a[4 * j + 1],
-            a[4 * j + 2],
+            a[4 * j + 1] - (c[1] + bias[1]),
+            a[4 * j + 2] * (c[2] + bias[2]),
             a[4 * j + 3] + (c[3] + bias[3]),
         ];
         assert_eq!(&b[4 * i..4 * i + 4], &want, "b[{i}]");
@@ -268,7 +271,7 @@ fn vector_accesses_agree_across_engines_and_levels() {
     let c4 = &out[6];
     for i in 0..n {
         let q = &c4[4 * i..4 * i + 4];
-        let want = [q[0], q[1], q[2], q[0].wrapping_add(q[1])];
+        let want = [q[0], q[1], q[2], q[0].wrapping_add(q[1]).wrapping_add(q[3])];
         assert_eq!(&c4[4 * (i + n)..4 * (i + n) + 4], &want, "c4[{i}]");
     }
 }

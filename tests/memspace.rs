@@ -406,8 +406,44 @@ fn sass_has_no_generic_memory_instruction_where_the_spaces_are_provable() {
             .into_iter()
             .filter(|(f, _)| !external.contains(f))
             .collect();
+        if dsmem_accesses(&ptx) {
+            // sm_90 has no SASS opcode of its own for distributed shared
+            // memory: ptxas turns `ld/st/atom/red.shared::cluster` into
+            // `LD.E`/`ST.E`/`ATOM.E`. Here the PTX itself must be free of
+            // generic accesses instead.
+            let generic_ptx: Vec<&str> = ptx
+                .lines()
+                .map(str::trim)
+                .filter(|l| {
+                    ["ld.", "st.", "atom.", "red."]
+                        .iter()
+                        .any(|op| l.starts_with(op))
+                        && !l.contains(".shared")
+                        && !l.contains(".global")
+                        && !l.contains(".local")
+                        && !l.contains(".const")
+                        && !l.contains(".param")
+                })
+                .collect();
+            assert!(
+                generic_ptx.is_empty(),
+                "{name}: generic PTX {generic_ptx:?}"
+            );
+            println!("{name}: shared::cluster accesses are generic in SASS; PTX checked instead");
+            continue;
+        }
         assert!(generic.is_empty(), "{name}: generic SASS {generic:?}");
     }
+}
+
+/// Whether the PTX reads or writes distributed shared memory.
+fn dsmem_accesses(ptx: &str) -> bool {
+    ptx.lines().map(str::trim).any(|l| {
+        ["ld.", "st.", "atom.", "red."]
+            .iter()
+            .any(|op| l.starts_with(op))
+            && l.contains(".shared::cluster")
+    })
 }
 
 #[test]

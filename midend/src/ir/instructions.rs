@@ -300,21 +300,9 @@ impl Opcode {
             | Mapa
             | ClusterArrive
             | ClusterWait => Format::Accel,
-            | WgmmaFence
-            | WgmmaMma
-            | WgmmaCommit
-            | WgmmaWait
-            | Setmaxnreg
-            | Tcgen05Alloc
-            | Tcgen05Relinquish
-            | Tcgen05Dealloc
-            | Tcgen05Mma
-            | Tcgen05Commit
-            | Tcgen05Ld
-            | Tcgen05St
-            | Tcgen05Wait
-            | Tcgen05Cp
-            | Tcgen05Fence => Format::Accel,
+            WgmmaFence | WgmmaMma | WgmmaCommit | WgmmaWait | Setmaxnreg | Tcgen05Alloc
+            | Tcgen05Relinquish | Tcgen05Dealloc | Tcgen05Mma | Tcgen05Commit | Tcgen05Ld
+            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence => Format::Accel,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,

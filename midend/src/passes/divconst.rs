@@ -79,9 +79,14 @@ pub fn expand_const_division(func: &mut Function) -> bool {
                     continue;
                 }
                 let sign = b.iconst(ty, i64::from(w - 1));
-                let t = b.binary(Opcode::Sshr, x, sign, ty);
-                let wk = b.iconst(ty, i64::from(w - k));
-                let bias = b.binary(Opcode::Ushr, t, wk, ty);
+                let bias = if k == 1 {
+                    // The bias is the sign bit itself: one shift.
+                    b.binary(Opcode::Ushr, x, sign, ty)
+                } else {
+                    let t = b.binary(Opcode::Sshr, x, sign, ty);
+                    let wk = b.iconst(ty, i64::from(w - k));
+                    b.binary(Opcode::Ushr, t, wk, ty)
+                };
                 let sum = b.binary(Opcode::Iadd, x, bias, ty);
                 if opcode == Opcode::Sdiv {
                     let kv = b.iconst(ty, i64::from(k));

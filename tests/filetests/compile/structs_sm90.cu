@@ -61,7 +61,7 @@ extern "C" __global__ void vectors(float4 *a, int2 *b, double2 *d) {
 // check: .func (.param .b32 func_retval0) sum(
 // check: .param .align 8 .b8 sum_param_0[32]
 // check: ld.param.v2.f32 {
-// check: ld.param.f64 %fd1, [sum_param_0+16];
+// check: ld.param.u32 %r1, [sum_param_0+8];
 // check: .entry particles(
 // check: .local .align 8 .b8
 // check: .entry vectors(

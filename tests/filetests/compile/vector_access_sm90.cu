@@ -15,6 +15,8 @@ extern "C" __global__ void vectors(const float4 *a, float4 *b, double2 *d, const
   float4 w = tile[(i + 1) % 64];
   float4 c = c_tab[i % 4];
   w.x += c.x + bias.x;
+  w.y += c.y + bias.y;
+  w.z += c.z + bias.z;
   w.w += c.w + bias.w;
   b[i] = w;
   double2 e = d[i];
@@ -34,25 +36,21 @@ extern "C" __global__ void vectors(const float4 *a, float4 *b, double2 *d, const
   c4[i + n] = q;
 }
 
-// check: ld.param.v4.f32
-// check: st.local.v4.f32
-// check: ld.global.v4.f32
-// check: st.local.v4.f32
+
+// The copies into locals are gone (sroa); what is left is one vector
+// access per whole-vector load or store. The by-value parameter `bias` is
+// read in place, field by field where it is used.
+// check: ld.global.v4.f32 {
 // check: st.shared.v4.f32
 // check: ld.shared.v4.f32
-// check: st.local.v4.f32
 // check: ld.const.v4.f32
-// check: st.local.v4.f32
+// check: ld.param.f32 %f13, [vectors_param_8];
 // check: st.global.v4.f32
 // check: ld.global.v2.f64
-// check: st.local.v2.f64
 // check: st.global.v2.f64
 // check: ld.global.nc.v4.u32
-// check: st.local.v4.u32
-// check: st.local.v4.u32
-// check: st.global.v4.u32
+// check: st.global.v4.u32 [g_last],
 // check: ld.global.v4.u32
-// check: st.local.v4.u32
 // check: st.global.v4.u32
 // check: ld.global.v2.f32
 // check: st.local.v2.f32
@@ -60,8 +58,6 @@ extern "C" __global__ void vectors(const float4 *a, float4 *b, double2 *d, const
 // check: ld.local.v2.f32
 // check: st.global.v2.f32
 // check: ld.global.v4.u16
-// check: st.local.v4.u16
 // check: st.global.v4.u16
 // check: ld.global.v4.u8
-// check: st.local.v4.u8
 // check: st.global.v4.u8
