@@ -472,6 +472,18 @@ fn transfer(
                     Space::Concrete(AddrSpace::Global),
                     Why::Assumed("loaded from param/const memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
                 )
+            } else if opts.track_indir_load
+                && opts.param_always_point_to_global
+                && from == Space::Concrete(AddrSpace::Global)
+            {
+                // The buffers a kernel reads from global memory were filled
+                // by the host, with the same kind of pointers it passes as
+                // parameters. nvcc assumes this by default; here it is an
+                // assumption behind the knob, never a proof.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from global memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
+                )
             } else if opts.track_indir_load {
                 (
                     Space::Generic,

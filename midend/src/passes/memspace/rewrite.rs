@@ -611,6 +611,9 @@ impl Rewriter<'_> {
             .collect();
         self.func.attrs.arg_spaces = spaces.iter().any(Option::is_some).then_some(spaces);
 
+        // Run-time space tests prove the space where they passed.
+        super::guards::refine_guarded_accesses(self.func);
+
         if is_kernel && self.opts.warn_generic {
             let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
             for inst in insts {
