@@ -332,13 +332,17 @@ fn render_memspace_report(
                 memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
                 memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
             };
-            d.labels
+            let diag = d
+                .labels
                 .iter()
                 .filter(|(s, _)| !s.is_none())
                 .fold(diag, |diag, (s, text)| {
                     diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
                 })
-                .with_note(format!("in function `{}`", d.function))
+                .with_note(format!("in function `{}`", d.function));
+            d.notes
+                .iter()
+                .fold(diag, |diag, note| diag.with_note(note.clone()))
         })
         .collect();
     let mut out = frontend::render_diagnostics(file_name, source, &diags);
@@ -662,6 +666,7 @@ pub fn run_passes_ext(
                     function: d.function,
                     span: d.span,
                     labels: vec![(d.span, d.label)],
+                    notes: Vec::new(),
                 }));
             rs_out.dump.push_str(&r.dump);
         } else if name == "mark-invariant" {

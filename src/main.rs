@@ -19,7 +19,7 @@
 //! memory-space knobs: --memspace-conservative, --clone-budget N,
 //!   --param-always-point-to-global=true|false, --track-indir-load,
 //!   --track-int2ptr, --memspace-assume-global (unsafe), --dump-ip-msp,
-//!   --explain-memspace, -Wgeneric
+//!   --explain-memspace, --memspace-verbose, -Wgeneric
 //! restrict knobs: --process-restrict=0|1, --apply-multi-level-restrict,
 //!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```
@@ -98,6 +98,9 @@ struct MemspaceArgs {
     /// Print each generic pointer's inferred space and why to stderr (`memspace:` lines).
     #[arg(long)]
     explain_memspace: bool,
+    /// The verbose trace: --dump-ip-msp and --explain-memspace together.
+    #[arg(long)]
+    memspace_verbose: bool,
     /// Warnings: `-Wgeneric` warns about every generic load, store or atomic left in a kernel.
     #[arg(short = 'W', value_name = "WARNING")]
     warnings: Vec<String>,
@@ -117,8 +120,8 @@ impl MemspaceArgs {
             track_indir_load: self.track_indir_load,
             track_int2ptr: self.track_int2ptr,
             assume_global: self.memspace_assume_global,
-            dump_ip_msp: self.dump_ip_msp,
-            explain: self.explain_memspace,
+            dump_ip_msp: self.dump_ip_msp || self.memspace_verbose,
+            explain: self.explain_memspace || self.memspace_verbose,
             warn_generic: self.warnings.iter().any(|w| w == "generic"),
         })
     }

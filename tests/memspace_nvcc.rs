@@ -104,7 +104,10 @@ fn generic_counts(sass: &str) -> BTreeMap<String, usize> {
             func = Some(name);
             continue;
         }
-        let Some((_, inst)) = line.trim().strip_prefix("/*").and_then(|r| r.split_once("*/"))
+        let Some((_, inst)) = line
+            .trim()
+            .strip_prefix("/*")
+            .and_then(|r| r.split_once("*/"))
         else {
             continue;
         };
@@ -154,7 +157,9 @@ fn sass(tools: &Tools, dir: &Path, stem: &str, ptx: &str) -> String {
         &format!("ptxas on {stem}"),
     );
     run(
-        Command::new(&tools.cuobjdump).arg("--dump-sass").arg(&cubin),
+        Command::new(&tools.cuobjdump)
+            .arg("--dump-sass")
+            .arg(&cubin),
         &format!("cuobjdump on {stem}"),
     )
 }
@@ -303,6 +308,9 @@ fn the_sass_counter_reads_cuobjdump_lines() {
     let counts = generic_counts(sass);
     assert_eq!(counts["atomics"], 2);
     assert_eq!(counts["k"], 2);
-    assert_eq!(plain_name("_Z19helpers_both_spacesPKfPf"), "helpers_both_spaces");
+    assert_eq!(
+        plain_name("_Z19helpers_both_spacesPKfPf"),
+        "helpers_both_spaces"
+    );
     assert_eq!(plain_name("plain"), "plain");
 }

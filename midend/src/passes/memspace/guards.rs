@@ -167,7 +167,10 @@ pub fn refine_guarded_accesses(func: &mut Function) -> bool {
                 continue;
             }
             let cast = func.dfg.make_inst(
-                InstData::AddrSpaceCast { to: space, arg: ptr },
+                InstData::AddrSpaceCast {
+                    to: space,
+                    arg: ptr,
+                },
                 &[Type::Ptr(space)],
             );
             func.layout.insert_inst_before(cast, inst);

@@ -123,6 +123,8 @@ pub struct Diagnostic {
     /// Other places the message refers to (where a space was proved, the
     /// other instruction of a contradiction), each with its label.
     pub labels: Vec<(SourceSpan, String)>,
+    /// Notes without a place (a parameter's callers are outside the module).
+    pub notes: Vec<String>,
 }
 
 /// Everything the pass has to say besides the rewritten module.

@@ -153,6 +153,7 @@ impl Rewriter<'_> {
             function: self.func.name.clone(),
             span: self.func.spans[inst],
             labels,
+            notes: Vec::new(),
         });
     }
 
@@ -629,11 +630,100 @@ impl Rewriter<'_> {
                             "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
                             self.func.name
                         );
-                        self.diag(Severity::Warning, inst, msg);
+                        let (labels, notes) = self.why_generic(p);
+                        self.diag_with(Severity::Warning, inst, msg, labels);
+                        if let Some(d) = self.diags.last_mut() {
+                            d.notes = notes;
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Why `p` stayed generic, for the `-Wgeneric` warning: labels at the
+    /// place where two spaces met (a select, or the branch that brought the
+    /// second space to a block parameter) and where each of them was
+    /// proved, or at the place where provenance was lost (a load, an
+    /// `inttoptr`, a call); notes for what has no place in this function.
+    fn why_generic(&self, p: Value) -> (Vec<(Inst, String)>, Vec<String>) {
+        let dfg = &self.func.dfg;
+        let mut v = dfg.resolve_aliases(p);
+        let def_inst = |v: Value| match dfg.value_def(v) {
+            ValueDef::Result(i, _) => Some(i),
+            _ => None,
+        };
+        for _ in 0..256 {
+            match self.an.why[v] {
+                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Met(a, sa, b, sb) => {
+                    let meet = def_inst(v).or_else(|| self.branch_passing(v, b));
+                    let mut labels = Vec::new();
+                    if let Some(i) = meet {
+                        let what = if def_inst(v).is_some() {
+                            "select"
+                        } else {
+                            "merge of control flow"
+                        };
+                        labels.push((
+                            i,
+                            format!("a {sa} pointer and a {sb} pointer meet here ({what})"),
+                        ));
+                    }
+                    for (x, s) in [(a, sa), (b, sb)] {
+                        if let (Some(i), Space::Concrete(space)) = (self.origin(x), s) {
+                            if Some(i) != meet {
+                                labels.push((i, format!("this pointer points to {space} memory")));
+                            }
+                        }
+                    }
+                    let note = format!(
+                        "the pointer may point to {sa} or to {sb} memory, so it stays generic"
+                    );
+                    return (labels, vec![note]);
+                }
+                Why::Lost(t) => {
+                    let labels = def_inst(v)
+                        .map(|i| (i, format!("provenance is lost here: {t}")))
+                        .into_iter()
+                        .collect();
+                    return (labels, vec![format!("provenance lost: {t}")]);
+                }
+                Why::CallResult(_) => {
+                    let labels = def_inst(v)
+                        .map(|i| (i, "returned by this call, in no single space".to_string()))
+                        .into_iter()
+                        .collect();
+                    return (
+                        labels,
+                        vec![
+                            "the pointers that the callee returns are not all in one space"
+                                .to_string(),
+                        ],
+                    );
+                }
+                Why::Param(t) => return (Vec::new(), vec![format!("the pointer is a {t}")]),
+                Why::Assumed(t) => return (Vec::new(), vec![t.to_string()]),
+                _ => break,
+            }
+        }
+        (Vec::new(), Vec::new())
+    }
+
+    /// A branch that passes `arg` to the block whose parameter is `param`.
+    fn branch_passing(&self, param: Value, arg: Value) -> Option<Inst> {
+        let dfg = &self.func.dfg;
+        let ValueDef::Param(block, n) = dfg.value_def(param) else {
+            return None;
+        };
+        self.func.layout.insts().map(|(_, i)| i).find(|&i| {
+            dfg.insts[i].branch_destinations().iter().any(|d| {
+                d.block == block
+                    && d.args
+                        .get(n as usize)
+                        .is_some_and(|&x| dfg.resolve_aliases(x) == arg)
+            })
+        })
     }
 
     /// The atomic rules of the seeds: local and const memory have no atomics.
