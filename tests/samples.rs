@@ -5,11 +5,12 @@
 //!
 //! A sample that needs a newer GPU says so in a comment line of its own,
 //! `// kernelc-target: sm_90` (or `sm_90a`, `sm_100a`, ...). It is then
-//! snapshotted and compiled by nvcc for that target, and assembled only for
-//! the main targets that can run it: those with at least its SM number,
-//! and, for an arch-specific target (`a` or `f`), only that target itself.
-//! Without the line a sample is snapshotted and compiled by nvcc for
-//! sm_90 and assembled for every main target.
+//! snapshotted and compiled by nvcc for that target, and assembled for it
+//! and for the main targets that can run it: those with at least its SM
+//! number, and, for an arch-specific target (`a` or `f`), only that target
+//! itself. Without the line a sample is snapshotted and compiled by nvcc
+//! for sm_90 and assembled for every main target. The rules live in
+//! `tests/common/mod.rs`, shared with every suite that walks the samples.
 
 mod common;
 
