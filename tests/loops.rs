@@ -209,25 +209,22 @@ fn division_by_powers_of_two_is_exact_on_edge_values() {
     assert!(!text.contains("rem."), "{text}");
 }
 
+/// The samples the interpreter can run (the others' run specs say why
+/// not).
 fn samples() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("samples"))
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.unwrap().path();
-            (p.extension()? == "cu").then(|| p.file_stem().unwrap().to_string_lossy().into())
-        })
-        .collect();
-    names.sort();
-    names
+    common::runnable_samples()
 }
 
 fn source(sample: &str) -> String {
-    std::fs::read_to_string(common::root().join(format!("samples/{sample}.cu"))).unwrap()
+    common::sample_source(sample)
 }
 
 fn optimized(sample: &str, without: Option<&str>) -> Module {
+    // sm_80, or the sample's own target when it needs a newer one.
+    let target = common::target_for(&source(sample), "sm_80");
     let opts = CompileOptions {
         emit: Emit::Ir,
+        target: kernelc::backend_nvptx::Target::parse(&target).unwrap(),
         ..CompileOptions::default()
     };
     let text = driver::compile_source(sample, &source(sample), &opts).unwrap();
@@ -276,10 +273,6 @@ fn every_sample_computes_the_same_bits_with_each_loop_pass_switched_off() {
         assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
     }
     for sample in samples() {
-        if let Some(why) = common::run_skip_reason(&sample) {
-            println!("SKIPPED {sample}: {why}");
-            continue;
-        }
         let all = run(&sample, &optimized(&sample, None));
         for pass in LOOP_PASSES {
             let off = run(&sample, &optimized(&sample, Some(pass)));

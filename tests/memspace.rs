@@ -10,14 +10,24 @@ use kernelc::driver::{compile_source_with_messages, CompileOptions};
 use std::path::PathBuf;
 
 fn sources() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(common::root().join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
+    let mut v = common::sample_paths();
     v.push(common::root().join("tests/filetests/compile/memspace_locals_sm90.cu"));
     v.sort();
     v
+}
+
+/// sm_90, or the target a sample names when sm_90 cannot run it (wgmma
+/// needs sm_90a, tcgen05 sm_100a).
+fn target_of(source: &str) -> String {
+    common::target_for(source, "sm_90")
+}
+
+/// The options that compile `source` for [`target_of`] it.
+fn options_for(source: &str) -> CompileOptions {
+    CompileOptions {
+        target: Target::parse(&target_of(source)).unwrap(),
+        ..CompileOptions::default()
+    }
 }
 
 /// Generic memory instructions in kernels and internal functions (the
@@ -56,10 +66,7 @@ fn generic_accesses(ptx: &str) -> Vec<String> {
 fn no_generic_access_is_left_where_the_space_is_provable() {
     for path in sources() {
         let source = std::fs::read_to_string(&path).unwrap();
-        let opts = CompileOptions {
-            target: Target::parse("sm_90").unwrap(),
-            ..CompileOptions::default()
-        };
+        let opts = options_for(&source);
         let name = path.display().to_string();
         let out = compile_source_with_messages(&name, &source, &opts)
             .unwrap_or_else(|e| panic!("{name}:\n{e}"));
@@ -325,7 +332,8 @@ fn generic_sass(sass: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The SASS of `source` compiled by kernelc (with `opts`) and ptxas for sm_90.
+/// The SASS of `source` compiled by kernelc (with `opts`) and ptxas for
+/// `opts`'s target.
 fn sass_of(
     name: &str,
     source: &str,
@@ -340,7 +348,8 @@ fn sass_of(
     let cubin = dir.join("k.cubin");
     std::fs::write(&ptx, &out.output).unwrap();
     let st = std::process::Command::new(&ptxas)
-        .args(["-arch=sm_90", "-o"])
+        .arg(format!("-arch={}", opts.target.name()))
+        .arg("-o")
         .arg(&cubin)
         .arg(&ptx)
         .output()
@@ -392,13 +401,12 @@ fn sass_has_no_generic_memory_instruction_where_the_spaces_are_provable() {
     };
     let mut sources = sources();
     sources.push(common::root().join("tests/fixtures/memspace/sass_kernels.cu"));
-    let opts = CompileOptions {
-        target: Target::parse("sm_90").unwrap(),
-        ..CompileOptions::default()
-    };
     for path in sources {
         let name = path.display().to_string();
         let source = std::fs::read_to_string(&path).unwrap();
+        // Each sample at sm_90, or at its own target when it needs a newer
+        // or an arch-specific one.
+        let opts = options_for(&source);
         let (ptx, sass) = sass_of(&name, &source, &opts, &cuobjdump);
         assert!(sass.contains("Function : "), "{name}: no SASS:\n{sass}");
         let external = external_funcs(&ptx);

@@ -15,29 +15,33 @@ use kernelc::run::{parse_arg, ArgValue};
 /// The passes this work added; "off" is the -O3 pipeline without them.
 const NEW_PASSES: [&str; 4] = ["restrict", "mark-invariant", "load-elim", "hoist-loads"];
 
+/// The samples the interpreter can run (the others' run specs say why
+/// not), each compiled for the target it names, if any.
 fn samples() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("samples"))
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.unwrap().path();
-            (p.extension()? == "cu").then(|| p.file_stem().unwrap().to_string_lossy().into())
-        })
-        // Samples the interpreter cannot run (their run spec says why).
-        .filter(|name: &String| common::run_skip_reason(name).is_none())
-        .collect();
-    names.sort();
-    names
+    common::runnable_samples()
 }
 
 fn source(sample: &str) -> String {
-    std::fs::read_to_string(common::root().join(format!("samples/{sample}.cu"))).unwrap()
+    common::sample_source(sample)
+}
+
+/// sm_80, or the sample's own target when it needs a newer one.
+fn options(sample: &str) -> CompileOptions {
+    CompileOptions {
+        target: kernelc::backend_nvptx::Target::parse(&common::target_for(
+            &source(sample),
+            "sm_80",
+        ))
+        .unwrap(),
+        ..CompileOptions::default()
+    }
 }
 
 /// The sample's IR straight from the frontend.
 fn lowered(sample: &str) -> Module {
     let opts = CompileOptions {
         emit: Emit::Ir,
-        ..CompileOptions::default()
+        ..options(sample)
     };
     let text = driver::compile_source(sample, &source(sample), &opts).unwrap();
     kernelc::midend::text::parse_module(&text).unwrap()

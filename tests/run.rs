@@ -25,7 +25,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         shared_bytes: 0,
         opt_level: Some(opt_level),
         fmad: true,
-        sm: 80,
+        sm: common::run_sm(&common::sample_source(sample)),
         defines: Vec::new(),
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
@@ -48,31 +48,10 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
 }
 
 /// The samples with a run spec that the interpreter can run. A spec line
-/// `# kernelc-skip: reason` marks one it cannot (a TMA copy, a cluster of
-/// several blocks); it is left out here, loudly.
+/// `# kernelc-skip: reason` marks one it cannot (a TMA copy, a wgmma); it
+/// is left out here, loudly.
 fn samples() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("samples"))
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.unwrap().path();
-            (p.extension()? == "cu").then(|| p.file_stem().unwrap().to_string_lossy().into())
-        })
-        .filter(|name: &String| {
-            assert!(
-                common::root().join(format!("samples/{name}.run")).exists(),
-                "samples/{name}.cu has no run spec"
-            );
-            match common::run_skip_reason(name) {
-                Some(why) => {
-                    eprintln!("SKIPPED samples/{name}.cu on the interpreter: {why}");
-                    false
-                }
-                None => true,
-            }
-        })
-        .collect();
-    names.sort();
-    names
+    common::runnable_samples()
 }
 
 /// The buffers of a run, in argument order.
@@ -107,20 +86,6 @@ fn every_sample_has_a_run_spec_and_runs_identically_at_o0_and_o3() {
     let names = samples();
     assert!(names.len() >= 3, "{names:?}");
     for name in names {
-        // A spec line `# kernelc-skip: reason` marks a sample the
-        // interpreter cannot run (a TMA copy, a cluster of several blocks).
-        let spec = std::fs::read_to_string(common::root().join(format!("samples/{name}.run")))
-            .unwrap_or_else(|e| panic!("samples/{name}.run: {e}"));
-        if let Some(why) = spec
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("# kernelc-skip:"))
-        {
-            eprintln!(
-                "SKIPPED samples/{name}.cu on the interpreter: {}",
-                why.trim()
-            );
-            continue;
-        }
         let o0 = buffers(&spec_request(&name, 0));
         let o3 = buffers(&spec_request(&name, 3));
         assert!(!o0.is_empty(), "{name}: the spec passes no buffer");
@@ -922,8 +887,9 @@ fn the_emulator_runs_nvccs_ptx_of_every_sample() {
     let dir = scratch("nvcc-emu");
     for name in samples() {
         let ptx = dir.join(format!("{name}.ptx"));
+        let arch = common::target_for(&common::sample_source(&name), "sm_90");
         let out = Command::new(&nvcc)
-            .args(["-ptx", "-arch=sm_90", "-I"])
+            .args(["-ptx", &format!("-arch={arch}"), "-I"])
             .arg(common::root().join("include"))
             .arg("-o")
             .arg(&ptx)

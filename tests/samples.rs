@@ -5,11 +5,12 @@
 //!
 //! A sample that needs a newer GPU says so in a comment line of its own,
 //! `// kernelc-target: sm_90` (or `sm_90a`, `sm_100a`, ...). It is then
-//! snapshotted and compiled by nvcc for that target, and assembled only for
-//! the main targets that can run it: those with at least its SM number,
-//! and, for an arch-specific target (`a` or `f`), only that target itself.
-//! Without the line a sample is snapshotted and compiled by nvcc for
-//! sm_90 and assembled for every main target.
+//! snapshotted and compiled by nvcc for that target, and assembled for it
+//! and for the main targets that can run it: those with at least its SM
+//! number, and, for an arch-specific target (`a` or `f`), only that target
+//! itself. Without the line a sample is snapshotted and compiled by nvcc
+//! for sm_90 and assembled for every main target. The rules live in
+//! `tests/common/mod.rs`, shared with every suite that walks the samples.
 
 mod common;
 
@@ -19,79 +20,67 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn samples() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(common::root().join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    v.sort();
+    let v = common::sample_paths();
     assert!(v.len() >= 3, "expected at least three samples");
     v
 }
 
-/// The targets every sample is assembled for, when it can run there.
-const MAIN_TARGETS: [&str; 3] = ["sm_80", "sm_90", "sm_100a"];
-
-/// The `// kernelc-target: sm_XX` line of a sample, if it has one.
-fn declared_target(path: &Path) -> Option<String> {
-    let source = std::fs::read_to_string(path).unwrap();
-    let line = source
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("// kernelc-target:"))?;
-    let name = line.trim().to_string();
-    Target::parse(&name).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Some(name)
+fn source(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The target a sample is snapshotted and compiled by nvcc for.
+/// The target a sample is snapshotted and compiled by nvcc for: its own,
+/// or sm_90 when it names none.
 fn own_target(path: &Path) -> String {
-    declared_target(path).unwrap_or_else(|| "sm_90".to_string())
-}
-
-/// Whether code for `needed` can be compiled for `arch`: a newer or equal
-/// SM, and exactly the same target when `needed` is arch-specific
-/// (`sm_90a` code does not assemble for `sm_100a`, ptx-facts §1).
-fn can_run(arch: &str, needed: &str) -> bool {
-    let (a, n) = (Target::parse(arch).unwrap(), Target::parse(needed).unwrap());
-    let specific = needed.ends_with('a') || needed.ends_with('f');
-    a.sm() >= n.sm() && (!specific || arch == needed)
+    common::declared_target(&source(path)).unwrap_or_else(|| "sm_90".to_string())
 }
 
 /// The targets a sample is assembled for.
 fn assembly_targets(path: &Path) -> Vec<String> {
-    let Some(needed) = declared_target(path) else {
-        return MAIN_TARGETS.iter().map(|t| t.to_string()).collect();
-    };
-    let mut v: Vec<String> = MAIN_TARGETS
-        .iter()
-        .filter(|t| can_run(t, &needed))
-        .map(|t| t.to_string())
-        .collect();
-    if !v.contains(&needed) {
-        v.push(needed);
-    }
-    v
+    common::assembly_targets(&source(path))
 }
 
 #[test]
 fn target_lines_choose_the_targets() {
+    use common::{can_run, target_for, MAIN_TARGETS};
     assert!(can_run("sm_100a", "sm_90"));
     assert!(!can_run("sm_80", "sm_90"));
     assert!(!can_run("sm_100a", "sm_90a"));
+    assert!(!can_run("sm_90", "sm_90a"));
     assert!(can_run("sm_90a", "sm_90a"));
     assert!(can_run("sm_100a", "sm_100a"));
-    let dir = std::env::temp_dir().join(format!("kernelc-target-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    assert!(!can_run("sm_103a", "sm_100a"));
+    let dir = common::scratch("target-lines");
     let p = dir.join("k.cu");
     std::fs::write(&p, "// kernelc-target: sm_90a\n__global__ void k() {}\n").unwrap();
     assert_eq!(assembly_targets(&p), ["sm_90a"]);
     assert_eq!(own_target(&p), "sm_90a");
+    assert_eq!(target_for(&source(&p), "sm_90"), "sm_90a");
     std::fs::write(&p, "// kernelc-target: sm_90\n__global__ void k() {}\n").unwrap();
     assert_eq!(assembly_targets(&p), ["sm_90", "sm_100a"]);
+    assert_eq!(target_for(&source(&p), "sm_80"), "sm_90");
+    assert_eq!(target_for(&source(&p), "sm_100a"), "sm_100a");
+    assert_eq!(common::run_sm(&source(&p)), 90);
     std::fs::write(&p, "__global__ void k() {}\n").unwrap();
     assert_eq!(assembly_targets(&p), MAIN_TARGETS);
     assert_eq!(own_target(&p), "sm_90");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(target_for(&source(&p), "sm_80"), "sm_80");
+    assert_eq!(common::run_sm(&source(&p)), 80);
+}
+
+/// Every sample's target line names a target kernelc knows, and each one
+/// the interpreter cannot run says why in its run spec.
+#[test]
+fn every_sample_has_a_known_target_and_a_run_spec() {
+    for path in samples() {
+        let src = source(&path);
+        let _ = common::declared_target(&src);
+        let name = common::sample_name(&path);
+        assert!(
+            common::root().join(format!("samples/{name}.run")).exists(),
+            "samples/{name}.cu has no run spec"
+        );
+    }
 }
 
 fn compile(path: &Path, arch: &str, emit: Emit) -> String {

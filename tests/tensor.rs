@@ -405,25 +405,17 @@ fn ptx_validate_rejects_wgmma_and_tcgen05_on_other_targets() {
     assert!(!ptx_validate::validate(&module("sm_100", "8.6", tcgen05)).ok());
 }
 
-/// The target a sample asks for with its `// kernelc-target: sm_XX` line.
-fn sample_target(src: &str) -> &str {
-    src.lines()
-        .find_map(|l| l.trim().strip_prefix("// kernelc-target:"))
-        .map(str::trim)
-        .expect("the sample names its target")
-}
-
 /// Compiles a sample at its target with kernelc (ptxas must accept it,
 /// with the accumulators in registers) and with nvcc and the header.
-fn check_sample(file: &str, needle: &str) {
-    // In a subfolder until every suite that walks samples/*.cu honours the
-    // `// kernelc-target:` line (they compile each sample for sm_80/sm_90
-    // and run it in the interpreter).
-    let path = common::root().join("samples/arch-specific").join(file);
+/// Returns kernelc's PTX and what `ptxas -v` said about it (empty without
+/// ptxas).
+fn check_sample(file: &str, needle: &str) -> (String, String) {
+    let path = common::root().join("samples").join(file);
     let src = std::fs::read_to_string(&path).unwrap();
-    let arch = sample_target(&src);
+    let arch = common::declared_target(&src).expect("the sample names its target");
+    let arch = arch.as_str();
     let ptx = compile_source(
-        &format!("samples/arch-specific/{file}"),
+        &format!("samples/{file}"),
         &src,
         &CompileOptions {
             target: Target::parse(arch).unwrap(),
@@ -432,7 +424,12 @@ fn check_sample(file: &str, needle: &str) {
     )
     .unwrap_or_else(|e| panic!("{file}: {e}"));
     assert!(ptx.contains(needle), "{file} has no {needle}:\n{ptx}");
+    assert!(
+        !ptx.contains(".local"),
+        "{file}: the fragments should be SSA values, not local memory:\n{ptx}"
+    );
     common::assert_ptxas_accepts(&ptx, arch, file);
+    let mut info = String::new();
     if let Some(ptxas) = kernelc::ptxas::find_ptxas() {
         let out = kernelc::ptxas::assemble(&ptxas, &ptx, arch, &["-v"]).unwrap();
         assert!(
@@ -440,36 +437,68 @@ fn check_sample(file: &str, needle: &str) {
             "{file}: the fragments should live in registers:\n{}",
             out.output
         );
+        info = out.output;
     }
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
+    if let Some(nvcc) = kernelc::ptxas::find_nvcc() {
+        let out_file = common::scratch(file).join("nvcc.ptx");
+        let out = std::process::Command::new(&nvcc)
+            .args(["-ptx", &format!("-arch={arch}"), "-I"])
+            .arg(common::root().join("include"))
+            .arg(&path)
+            .arg("-o")
+            .arg(&out_file)
+            .output()
+            .expect("cannot run nvcc");
+        assert!(
+            out.status.success(),
+            "nvcc rejected {file}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let nv = std::fs::read_to_string(&out_file).unwrap();
+        assert!(nv.contains(needle), "nvcc's {file} has no {needle}");
+        common::assert_ptxas_accepts(&nv, arch, &format!("nvcc's {file}"));
+    } else {
         eprintln!("SKIPPED (nvcc not found): {file} through nvcc");
-        return;
-    };
-    let out_file = common::scratch(file).join("nvcc.ptx");
-    let out = std::process::Command::new(&nvcc)
-        .args(["-ptx", &format!("-arch={arch}"), "-I"])
-        .arg(common::root().join("include"))
-        .arg(&path)
-        .arg("-o")
-        .arg(&out_file)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc rejected {file}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let nv = std::fs::read_to_string(&out_file).unwrap();
-    assert!(nv.contains(needle), "nvcc's {file} has no {needle}");
-    common::assert_ptxas_accepts(&nv, arch, &format!("nvcc's {file}"));
+    }
+    (ptx, info)
 }
 
+/// The wgmma sample loads its tiles with TMA and chains its four MMAs in
+/// registers: nothing reads or stores an accumulator between them (such
+/// a read would make ptxas wait for the asynchronous MMA, info C7517).
 #[test]
 fn wgmma_gemm_sample_builds_with_kernelc_and_nvcc() {
-    check_sample("wgmma_gemm.cu", "wgmma.mma_async");
+    let (ptx, info) = check_sample("wgmma_gemm.cu", "wgmma.mma_async");
+    assert!(ptx.contains("cp.async.bulk.tensor.2d"), "{ptx}");
+    assert!(ptx.contains("mbarrier.try_wait.parity"), "{ptx}");
+    assert!(
+        ptx.contains(".param .align 64 .b8 wgmma_gemm_param_0[128]"),
+        "{ptx}"
+    );
+    assert_eq!(ptx.matches("wgmma.mma_async").count(), 4, "{ptx}");
+    let body: Vec<&str> = ptx
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| !l.starts_with("wgmma.mma_async"))
+        .take_while(|l| !l.starts_with("wgmma.commit_group"))
+        .collect();
+    for line in body.iter().filter(|l| !l.starts_with("wgmma.mma_async")) {
+        assert!(
+            !line.starts_with("st.") && !line.contains(".f32"),
+            "an accumulator is touched between the MMAs: `{line}`\n{ptx}"
+        );
+    }
+    assert!(
+        !info.contains("C7517"),
+        "ptxas serializes the MMAs:\n{info}"
+    );
 }
 
 #[test]
 fn tcgen05_gemm_sample_builds_with_kernelc_and_nvcc() {
-    check_sample("tcgen05_gemm.cu", "tcgen05.mma");
+    let (ptx, _) = check_sample("tcgen05_gemm.cu", "tcgen05.mma");
+    assert!(
+        ptx.contains("tcgen05.ld.sync.aligned.32x32b.x16.b32"),
+        "{ptx}"
+    );
 }

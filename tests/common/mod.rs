@@ -13,15 +13,141 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+// ---------------------------------------------------------------------------
+// The samples (`samples/*.cu`), their targets and their run specs. Every
+// suite that walks the samples goes through these helpers, so a sample's
+// `// kernelc-target: sm_XX` line and its run spec's `# kernelc-skip:
+// reason` line mean the same thing everywhere.
+// ---------------------------------------------------------------------------
+
+/// Every sample source, `samples/*.cu`, sorted.
+pub fn sample_paths() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
+        .expect("samples/ is readable")
+        .map(|e| e.expect("a samples/ entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every sample's name (`vadd` for `samples/vadd.cu`), sorted.
+pub fn sample_names() -> Vec<String> {
+    sample_paths().iter().map(|p| sample_name(p)).collect()
+}
+
+/// `vadd` for `samples/vadd.cu`.
+pub fn sample_name(path: &Path) -> String {
+    path.file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The source of sample `name`.
+pub fn sample_source(name: &str) -> String {
+    std::fs::read_to_string(root().join(format!("samples/{name}.cu")))
+        .unwrap_or_else(|e| panic!("samples/{name}.cu: {e}"))
+}
+
+/// The targets every sample is assembled for, when it can run there.
+pub const MAIN_TARGETS: [&str; 3] = ["sm_80", "sm_90", "sm_100a"];
+
+/// The target named by a `// kernelc-target: sm_XX` line of `source`, if
+/// there is one. Panics on a name kernelc does not know (a broken sample).
+pub fn declared_target(source: &str) -> Option<String> {
+    let name = source
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("// kernelc-target:"))?
+        .trim()
+        .to_string();
+    if let Err(e) = kernelc::backend_nvptx::Target::parse(&name) {
+        panic!("`// kernelc-target: {name}`: {e}");
+    }
+    Some(name)
+}
+
+/// Whether an arch-specific target (`sm_90a`, `sm_100f`): its code runs
+/// on that target only.
+pub fn is_arch_specific(target: &str) -> bool {
+    target.ends_with('a') || target.ends_with('f')
+}
+
+/// Whether code for `needed` can be compiled for `arch`: a newer or equal
+/// SM, and exactly the same target when `needed` is arch-specific
+/// (`sm_90a` code does not assemble for `sm_100a`, ptx-facts §1).
+pub fn can_run(arch: &str, needed: &str) -> bool {
+    use kernelc::backend_nvptx::Target;
+    let (Ok(a), Ok(n)) = (Target::parse(arch), Target::parse(needed)) else {
+        return false;
+    };
+    a.sm() >= n.sm() && (!is_arch_specific(needed) || arch == needed)
+}
+
+/// The target a suite that compiles every sample for `usual` uses for a
+/// sample with `source`: `usual` when the sample can run there, else the
+/// sample's own target.
+pub fn target_for(source: &str, usual: &str) -> String {
+    match declared_target(source) {
+        Some(needed) if !can_run(usual, &needed) => needed,
+        _ => usual.to_string(),
+    }
+}
+
+/// The targets a sample with `source` is assembled for: the main targets
+/// that can run it, and its own target.
+pub fn assembly_targets(source: &str) -> Vec<String> {
+    let needed = declared_target(source);
+    let mut v: Vec<String> = MAIN_TARGETS
+        .iter()
+        .filter(|t| needed.as_deref().is_none_or(|n| can_run(t, n)))
+        .map(|t| t.to_string())
+        .collect();
+    if let Some(n) = needed {
+        if !v.contains(&n) {
+            v.push(n);
+        }
+    }
+    v
+}
+
+/// The SM number of the target that the interpreter compiles sample
+/// `source` for (`__CUDA_ARCH__`): sm_80, or the sample's own if newer.
+pub fn run_sm(source: &str) -> u32 {
+    let target = target_for(source, "sm_80");
+    kernelc::backend_nvptx::Target::parse(&target).map_or(80, |t| t.sm())
+}
+
 /// Why the run tests skip a sample, from a `# kernelc-skip: reason` line
 /// of its run spec (`samples/NAME.run`): the interpreter cannot run it (a
-/// TMA copy, a cluster of several blocks). `None` for a runnable sample.
-#[allow(dead_code)]
+/// TMA copy, a wgmma). `None` for a runnable sample.
 pub fn run_skip_reason(sample: &str) -> Option<String> {
     let spec = std::fs::read_to_string(root().join(format!("samples/{sample}.run"))).ok()?;
     spec.lines()
         .find_map(|l| l.trim().strip_prefix("# kernelc-skip:"))
         .map(|why| why.trim().to_string())
+}
+
+/// The samples the interpreter and the emulator run: every sample must
+/// have a run spec, and one whose spec says `# kernelc-skip: reason` is
+/// left out, loudly.
+pub fn runnable_samples() -> Vec<String> {
+    sample_names()
+        .into_iter()
+        .filter(|name| {
+            assert!(
+                root().join(format!("samples/{name}.run")).exists(),
+                "samples/{name}.cu has no run spec"
+            );
+            match run_skip_reason(name) {
+                Some(why) => {
+                    eprintln!("SKIPPED samples/{name}.cu on the interpreter: {why}");
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect()
 }
 
 fn in_ci() -> bool {

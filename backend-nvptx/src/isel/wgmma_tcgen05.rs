@@ -12,9 +12,9 @@
 //! written in brackets (`[%r5]`); it is never converted to anything else.
 
 use super::{Isel, IselResult};
-use crate::minst::{AccelArg, AddrBase, Address, MInst, Operand, Space, UnaryOp};
+use crate::minst::{AccelArg, AddrBase, Address, MInst, Operand, Reg, Space, UnaryOp};
 use crate::target::Target;
-use midend::ir::{AccelOp, AddrSpace, MmaType, TcKind, Value};
+use midend::ir::{AccelOp, AddrSpace, InstData, MmaType, TcKind, Value, ValueDef};
 
 /// The targets that have `wgmma`.
 const WGMMA_TARGETS: &[&str] = &["sm_90a"];
@@ -68,6 +68,49 @@ impl Isel<'_> {
         })
     }
 
+    /// The register of accumulator `result` of a `wgmma.mma_async` whose
+    /// input is `input`. PTX reads and writes an accumulator in one
+    /// register; in SSA the input and the result are distinct values.
+    ///
+    /// When the input dies at the MMA (its only use) and is defined in the
+    /// MMA's own block (so every execution of the MMA sees a fresh
+    /// definition, also inside a loop), the result simply takes the
+    /// input's register. A constant input is put in a fresh register by a
+    /// `mov`, which the result then takes. Otherwise the input is copied
+    /// into a new register first. The copy matters: a `mov` that *reads*
+    /// the result of an earlier, still running MMA makes ptxas wait for it
+    /// (info C7517), so chained MMAs would no longer overlap.
+    fn wgmma_accumulator(&mut self, input: Value, result: Value) -> IselResult<Reg> {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let (input, result) = (dfg.resolve_aliases(input), dfg.resolve_aliases(result));
+        let block_of = |v: Value| match dfg.value_def(v) {
+            ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+            ValueDef::Param(block, _) => Some(block),
+            ValueDef::Alias(_) | ValueDef::Detached => None,
+        };
+        let here = block_of(result);
+        let konst = matches!(
+            self.def_inst(input),
+            Some(InstData::Iconst { .. } | InstData::Fconst { .. })
+        );
+        let dies_here = self.use_count(input) == 1 && here.is_some() && block_of(input) == here;
+        if !self.regs.contains_key(&result) && (konst || dies_here) {
+            let reg = self.reg(input)?;
+            self.regs.insert(result, reg);
+            return Ok(reg);
+        }
+        let dst = self.def(result);
+        let src = self.operand(input)?;
+        self.emit(MInst::Unary {
+            op: UnaryOp::Mov,
+            ty: crate::minst::PtxType::F32,
+            dst,
+            src,
+        });
+        Ok(dst)
+    }
+
     /// Selects a wgmma, setmaxnreg or tcgen05 operation.
     pub(super) fn accel_arch_specific(
         &mut self,
@@ -97,20 +140,11 @@ impl Isel<'_> {
                 trans_a,
                 trans_b,
             } => {
-                // PTX reads and writes the accumulators in the same
-                // registers; in SSA the inputs and results are distinct
-                // values, so the inputs are copied into the result
-                // registers first (ptxas coalesces the copies).
-                let d: Vec<_> = results.iter().map(|&r| self.def(r)).collect();
-                for (k, &dst) in d.iter().enumerate() {
-                    let src = self.operand(args[3 + k])?;
-                    self.emit(MInst::Unary {
-                        op: UnaryOp::Mov,
-                        ty: crate::minst::PtxType::F32,
-                        dst,
-                        src,
-                    });
-                }
+                let d = results
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &r)| self.wgmma_accumulator(args[3 + k], r))
+                    .collect::<IselResult<Vec<_>>>()?;
                 out.push(AccelArg::DefVec(d));
                 out.push(AccelArg::Use(Operand::Reg(self.reg(args[0])?)));
                 out.push(AccelArg::Use(Operand::Reg(self.reg(args[1])?)));
