@@ -208,6 +208,25 @@ impl F64Math<'_, '_> {
         self.b.fmul(p, s2)
     }
 
+    /// The product of `a = ah (+ al)` and `b = bh + bl` as `hi + lo`: `hi =
+    /// ah·bh` rounded, `lo` its rounding error (`fma`, exact) plus the
+    /// cross terms `ah·bl` and `al·bh`, in that order. (`al·bl` is dropped.)
+    fn mul_dd(
+        &mut self,
+        (ah, al): (Value, Option<Value>),
+        (bh, bl): (Value, Value),
+    ) -> (Value, Value) {
+        let hi = self.b.fmul(ah, bh);
+        let nhi = self.neg(hi);
+        let lo = self.b.fma(ah, bh, nhi);
+        let lo = self.b.fma(ah, bl, lo);
+        let lo = match al {
+            Some(al) => self.b.fma(al, bh, lo),
+            None => lo,
+        };
+        (hi, lo)
+    }
+
     /// NaN in, NaN out: `select(x is NaN, x, r)`.
     fn keep_nan(&mut self, x: Value, r: Value) -> Value {
         let nan = self.b.fcmp(FloatCC::Uno, x, x);
@@ -361,10 +380,7 @@ impl F64Math<'_, '_> {
         let lf = self.log1p_core(f);
         let hi = self.d(LOG2E_HI);
         let lo = self.d(LOG2E_LO);
-        let p = self.b.fmul(lf, hi);
-        let np = self.neg(p);
-        let err = self.b.fma(lf, hi, np);
-        let err = self.b.fma(lf, lo, err);
+        let (p, err) = self.mul_dd((lf, None), (hi, lo));
         let frac = self.b.fadd(p, err);
         let r = self.b.fadd(e, frac);
         self.log_specials(x, r)
@@ -395,19 +411,11 @@ impl F64Math<'_, '_> {
         let two_sh = self.b.fadd(s_h, s_h);
         let z_l = self.b.fma(two_sh, s_l, z_l);
         // s³ = c_h + c_l.
-        let c_h = self.b.fmul(z_h, s_h);
-        let nc = self.neg(c_h);
-        let c_l = self.b.fma(z_h, s_h, nc);
-        let c_l = self.b.fma(z_h, s_l, c_l);
-        let c_l = self.b.fma(z_l, s_h, c_l);
+        let (c_h, c_l) = self.mul_dd((z_h, Some(z_l)), (s_h, s_l));
         // (2/3)·s³ = t_h + t_l.
         let tt_hi = self.d(TWO_THIRDS_HI);
         let tt_lo = self.d(TWO_THIRDS_LO);
-        let t_h = self.b.fmul(tt_hi, c_h);
-        let nt = self.neg(t_h);
-        let t_l = self.b.fma(tt_hi, c_h, nt);
-        let t_l = self.b.fma(tt_hi, c_l, t_l);
-        let t_l = self.b.fma(tt_lo, c_h, t_l);
+        let (t_h, t_l) = self.mul_dd((tt_hi, Some(tt_lo)), (c_h, c_l));
         // s⁵·Q(s²), Q = 2/5 + 2s²/7 + ...
         let q = self.horner(&ATANH_TAYLOR[1..], z_h);
         let z2 = self.b.fmul(z_h, z_h);
@@ -457,10 +465,7 @@ impl F64Math<'_, '_> {
         let lh = self.b.select(is_inf, inf, lh);
         let edge = self.b.binary(Opcode::Bor, is_zero, is_inf);
         let ll = self.b.select(edge, zero, ll);
-        let ph = self.b.fmul(y, lh);
-        let nph = self.neg(ph);
-        let pl = self.b.fma(y, lh, nph);
-        let pl = self.b.fma(y, ll, pl);
+        let (ph, pl) = self.mul_dd((y, None), (lh, ll));
         // Out of range (or infinite) products: the low part is meaningless.
         let aph = self.b.unary(Opcode::Fabs, ph);
         let in_range = self.cmp(FloatCC::Olt, aph, 746.0);
@@ -763,11 +768,7 @@ impl F64Math<'_, '_> {
         // r = (fh + fl)·π/2, with the product's rounding error kept.
         let p1 = self.d(PIO2_1);
         let p2 = self.d(PIO2_2);
-        let ph = self.b.fmul(fh, p1);
-        let nph = self.neg(ph);
-        let err = self.b.fma(fh, p1, nph);
-        let err = self.b.fma(fh, p2, err);
-        let err = self.b.fma(fl, p1, err);
+        let (ph, err) = self.mul_dd((fh, Some(fl)), (p1, p2));
         let r = self.b.fadd(ph, err);
         // The above reduced |x|: for a negative x, -k and -r.
         let x_neg = self.b.icmp(IntCC::Slt, bits, zero);
