@@ -25,26 +25,24 @@ import sys
 PREC = 2 ** -400  # error bound of the series evaluations below
 
 
-def atanh_inv(n):
-    """atanh(1/n) = sum 1/((2k+1) n^(2k+1)), summed until the terms are tiny."""
+def arctan_series(n, alternating):
+    """atan(1/n) (alternating) or atanh(1/n): the sum of
+    (+-1)^k / ((2k+1) n^(2k+1)), summed until the terms are tiny."""
     total, k = F(0), 0
     while True:
         term = F(1, (2 * k + 1) * n ** (2 * k + 1))
         if term < PREC:
             return total
-        total += term
+        total += -term if alternating and k % 2 else term
         k += 1
+
+
+def atanh_inv(n):
+    return arctan_series(n, False)
 
 
 def atan_inv(n):
-    """atan(1/n) by its alternating series."""
-    total, k = F(0), 0
-    while True:
-        term = F(1, (2 * k + 1) * n ** (2 * k + 1))
-        if term < PREC:
-            return total
-        total += term if k % 2 == 0 else -term
-        k += 1
+    return arctan_series(n, True)
 
 
 PI = 16 * atan_inv(5) - 4 * atan_inv(239)  # Machin
