@@ -9,37 +9,80 @@ divided by factorials), rounded once to double.
 Run it to regenerate the Rust constants:
     python3 scripts/math_f64_constants.py > frontend/src/lower/math_f64_consts.rs
     cargo fmt
+
+and, with `--sin-cos-reference`, the reference values of `sin` and `cos`
+that tests/math_f64.rs checks (large arguments, and the doubles closest to
+multiples of pi/2 in every binade), correctly rounded from an exact
+reduction and 300-bit series:
+    python3 scripts/math_f64_constants.py --sin-cos-reference > tests/fixtures/sin_cos_reference.txt
 """
 from fractions import Fraction as F
 import math
+import random
+import struct
+import sys
 
 PREC = 2 ** -400  # error bound of the series evaluations below
 
 
-def atanh_inv(n):
-    """atanh(1/n) = sum 1/((2k+1) n^(2k+1)), summed until the terms are tiny."""
+def arctan_series(n, alternating):
+    """atan(1/n) (alternating) or atanh(1/n): the sum of
+    (+-1)^k / ((2k+1) n^(2k+1)), summed until the terms are tiny."""
     total, k = F(0), 0
     while True:
         term = F(1, (2 * k + 1) * n ** (2 * k + 1))
         if term < PREC:
             return total
-        total += term
+        total += -term if alternating and k % 2 else term
         k += 1
+
+
+def atanh_inv(n):
+    return arctan_series(n, False)
 
 
 def atan_inv(n):
-    """atan(1/n) by its alternating series."""
-    total, k = F(0), 0
-    while True:
-        term = F(1, (2 * k + 1) * n ** (2 * k + 1))
-        if term < PREC:
-            return total
-        total += term if k % 2 == 0 else -term
-        k += 1
+    return arctan_series(n, True)
 
 
 PI = 16 * atan_inv(5) - 4 * atan_inv(239)  # Machin
 LN2 = 2 * atanh_inv(3)
+
+
+def pi_scaled(bits):
+    """pi * 2^bits, truncated, from Machin's formula in integer fixed point
+    (64 guard bits absorb the truncation of every term)."""
+    guard = 64
+    one = 1 << (bits + guard)
+
+    def atan_inv_fixed(n):
+        total, term, k = 0, one // n, 0
+        while term:
+            t = term // (2 * k + 1)
+            total += -t if k % 2 else t
+            term //= n * n
+            k += 1
+        return total
+
+    return (16 * atan_inv_fixed(5) - 4 * atan_inv_fixed(239)) >> guard
+
+
+# pi to 1600 bits (for the table of 2/pi and the exact reductions of the
+# reference values: a double is below 2^1024).
+PI_BITS = 1600
+PI_INT = pi_scaled(PI_BITS)
+# 2/pi to 1300 bits: bit j (weight 2^-j) of 2/pi is bit 1300 - j here.
+TOP_BITS = 1300
+TWO_OVER_PI_INT = (1 << (TOP_BITS + PI_BITS + 1)) // PI_INT
+# Payne-Hanek table: 32 zero bits, then the first 39*32 bits of 2/pi, in
+# 32-bit words, most significant first (math_f64.rs, `rem_pio2_large`).
+TABLE_WORDS = 40
+
+
+def two_over_pi_table():
+    n = (TABLE_WORDS - 1) * 32
+    g = TWO_OVER_PI_INT >> (TOP_BITS - n)
+    return [0] + [(g >> (32 * (TABLE_WORDS - 2 - i))) & 0xFFFFFFFF for i in range(TABLE_WORDS - 1)]
 
 
 def rnd(x):
@@ -115,7 +158,91 @@ def main():
     print(f"/// (-1)^k/(2k)! for k = 2..9: cos r = 1 - r^2/2 + r^4 (c2 + c3 r^2 + ...).")
     print(f"pub(super) const COS_TAYLOR: [f64; {len(cs)}] = [{', '.join(cs)}];")
     print(f"pub(super) const SQRT2: f64 = {lit(math.sqrt(2))};")
+    words = ", ".join(f"0x{w:08x}" for w in two_over_pi_table())
+    print("/// 32 zero bits, then the bits of 2/pi after the binary point, in 32-bit")
+    print("/// words, most significant first (the table of `rem_pio2_large`).")
+    print(f"pub(super) const TWO_OVER_PI_WORDS: [u32; {TABLE_WORDS}] = [{words}];")
+
+
+def bits_of(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def sin_cos_exact(x):
+    """sin x and cos x correctly rounded: x - k pi/2 exactly (pi to
+    PI_BITS bits: an absolute error below 2^-570), then 300-bit series."""
+    prec = 300
+    pio2 = F(PI_INT, 1 << (PI_BITS + 1))
+    fx = F(x)
+    k = round(fx / pio2)
+    r = fx - k * pio2
+    big_r = round(r * (1 << prec))
+    r2 = big_r * big_r >> prec
+    # sin r = sum (-1)^i r^(2i+1)/(2i+1)!, cos r = sum (-1)^i r^(2i)/(2i)!
+    s, term, i = 0, big_r, 1
+    while term:
+        s += term
+        term = -(term * r2 >> prec) // ((2 * i) * (2 * i + 1))
+        i += 1
+    c, term, i = 0, 1 << prec, 1
+    while term:
+        c += term
+        term = -(term * r2 >> prec) // ((2 * i - 1) * (2 * i))
+        i += 1
+    sv, cv = F(s, 1 << prec), F(c, 1 << prec)
+    quads = [(sv, cv), (cv, -sv), (-sv, -cv), (-cv, sv)]
+    sn, cs = quads[k % 4]
+    return float(sn), float(cs)
+
+
+def near_multiples(e):
+    """The integers q < 2^53 for which q * 2^e is closest to a multiple of
+    pi/2 (the last two convergents of the continued fraction of
+    2^e * 2/pi mod 1)."""
+    shift = TOP_BITS - e
+    num = TWO_OVER_PI_INT % (1 << shift)
+    alpha = F(num, 1 << shift)
+    h0, h1, k0, k1 = 0, 1, 1, 0
+    out = []
+    a = alpha
+    while True:
+        ai = a.numerator // a.denominator
+        k0, k1 = k1, ai * k1 + k0
+        if k1 >= 1 << 53:
+            break
+        if k1 > 0:
+            out.append(k1)
+        frac = a - ai
+        if frac == 0:
+            break
+        a = 1 / frac
+    return out[-2:]
+
+
+def sin_cos_reference():
+    """Lines `x sin(x) cos(x)` (the bits in hex) for tests/math_f64.rs."""
+    rng = random.Random(20240611)
+    xs = [6381956970095103 * 2.0**797, 2.0**50, 2.0**50 - 0.25, 2.0**1023, 1.7976931348623157e308]
+    # The doubles nearest to multiples of pi/2, every binade from 2^25 up.
+    for e in range(-28, 972):
+        for q in near_multiples(e):
+            xs.append(q * 2.0**e)
+    # Random arguments in every binade from 2^40 to 2^1023.
+    for _ in range(1000):
+        e = rng.randint(40, 1023)
+        m = 1 + rng.getrandbits(52) / 2.0**52
+        xs.append(m * 2.0**e if e < 1023 else m * 2.0**1022 * 2.0)
+    print("# x sin(x) cos(x): the bits of each double in hex, correctly rounded")
+    print("# references from scripts/math_f64_constants.py --sin-cos-reference")
+    for i, x in enumerate(xs):
+        if i % 2:
+            x = -x
+        s, c = sin_cos_exact(x)
+        print(f"{bits_of(x):016x} {bits_of(s):016x} {bits_of(c):016x}")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--sin-cos-reference"]:
+        sin_cos_reference()
+    else:
+        main()

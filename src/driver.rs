@@ -355,6 +355,19 @@ fn render_memspace_report(
     (out, report.has_errors())
 }
 
+/// How a failed stage's diagnostics become a [`CompileError`]: the
+/// `-w`/`-Werror` mode applied (it leaves errors as they are), then rendered
+/// with snippets of `source` (none when it is empty).
+fn diagnostics_failure<'a>(
+    file_name: &'a str,
+    source: &'a str,
+    mode: WarningMode,
+) -> impl Fn(Vec<Diagnostic>) -> CompileError + Copy + 'a {
+    move |diags| CompileError {
+        rendered: frontend::render_diagnostics(file_name, source, &apply_warning_mode(diags, mode)),
+    }
+}
+
 /// [`compile_source`], also returning the side messages.
 pub fn compile_source_with_messages(
     file_name: &str,
@@ -365,13 +378,7 @@ pub fn compile_source_with_messages(
         frontend_options(opts.target.sm(), &opts.defines),
         opts.float,
     );
-    let fail = |diags: Vec<Diagnostic>| CompileError {
-        rendered: frontend::render_diagnostics(
-            file_name,
-            source,
-            &apply_warning_mode(diags, opts.warnings),
-        ),
-    };
+    let fail = diagnostics_failure(file_name, source, opts.warnings);
     match opts.emit {
         Emit::Tokens => {
             let tokens = frontend::lex(source, &fe_opts).map_err(fail)?;
@@ -440,9 +447,7 @@ fn compile_module_with_messages(
     opts: &CompileOptions,
     warning_text: String,
 ) -> Result<Compiled, CompileError> {
-    let fail = |diags: Vec<Diagnostic>| CompileError {
-        rendered: frontend::render_diagnostics(file_name, source, &diags),
-    };
+    let fail = diagnostics_failure(file_name, source, opts.warnings);
     let print = PrintOptions {
         spans: opts.ir_spans,
     };

@@ -296,8 +296,9 @@ fn double_math_is_accurate() {
         1.0,
     );
 
-    // sin, cos: |x| < 2^50 (the documented range; every binade), near
+    // sin, cos below 2^50, the Cody–Waite path (every binade), near
     // multiples of pi/2 (the hard cases of the reduction), small arguments.
+    // Larger arguments: `sin_cos_match_the_exact_reference`.
     let mut xs: Vec<f64> = (0..N - 1000)
         .map(|_| binades(&mut r, -30, 49) * if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 })
         .collect();
@@ -323,11 +324,12 @@ fn double_math_is_accurate() {
         measure(&compiled, "k_cos", &xs, &zs, |x, _| x.cos()),
         1.0,
     );
-    // Past 2^50: NaN (no accurate reduction there).
-    let big = [2f64.powi(50), -1e300, f64::MAX];
+    // Infinities give NaN (the huge finite arguments are checked against
+    // the reference in `sin_cos_match_the_exact_reference`).
+    let inf = [f64::INFINITY, f64::NEG_INFINITY];
     for k in ["k_sin", "k_cos"] {
-        let got = interp_run(&compiled.0, k, &big, &[0.0; 3], 1);
-        assert!(got.iter().all(|g| g.is_nan()), "{k} past 2^50: {got:?}");
+        let got = interp_run(&compiled.0, k, &inf, &[0.0; 2], 1);
+        assert!(got.iter().all(|g| g.is_nan()), "{k}(±inf): {got:?}");
     }
 
     let mut xs: Vec<f64> = (0..N - 300).map(|_| uniform(&mut r, -25.0, 25.0)).collect();
@@ -372,6 +374,65 @@ fn double_math_is_accurate() {
         measure(&compiled, "k_pow", &xs, &ys, |x, y| x.powf(y)),
         1.0,
     );
+}
+
+/// `sin` and `cos` against correctly rounded values that
+/// `scripts/math_f64_constants.py --sin-cos-reference` computed with an
+/// exact reduction: the doubles closest to multiples of π/2 in every binade
+/// from 2^25 to 2^1023 (where the reduction cancels the most bits, down to
+/// 6381956970095103·2^797), random arguments from 2^40 to `DBL_MAX`, and
+/// the edges of the Payne–Hanek branch at 2^50.
+#[test]
+fn sin_cos_match_the_exact_reference() {
+    let compiled = compile();
+    let rows: Vec<[f64; 3]> = include_str!("fixtures/sin_cos_reference.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let v: Vec<f64> = l
+                .split_whitespace()
+                .map(|h| f64::from_bits(u64::from_str_radix(h, 16).unwrap()))
+                .collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    assert!(rows.len() > 2000, "{} reference rows", rows.len());
+    let xs: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let zs = vec![0.0; xs.len()];
+    for (kernel, col) in [("k_sin", 1), ("k_cos", 2)] {
+        let got = interp_run(&compiled.0, kernel, &xs, &zs, 1);
+        let m = xs.len().min(256);
+        let emu_got = emu_run(&compiled.1, kernel, &xs[..m], &zs[..m], 1);
+        for i in 0..m {
+            assert_eq!(
+                got[i].to_bits(),
+                emu_got[i].to_bits(),
+                "{kernel}({:e}): interpreter and emulator differ",
+                xs[i]
+            );
+        }
+        let mut worst = (0.0, 0.0);
+        let mut big = (0.0, 0.0);
+        for (i, row) in rows.iter().enumerate() {
+            let e = ulps(got[i], row[col]);
+            if e > worst.0 {
+                worst = (e, row[0]);
+            }
+            if row[0].abs() >= 2f64.powi(50) && e > big.0 {
+                big = (e, row[0]);
+            }
+        }
+        eprintln!(
+            "{kernel}: max {} ulp (at {:e}); {} ulp at 2^50 and above (at {:e})",
+            worst.0, worst.1, big.0, big.1
+        );
+        assert!(
+            worst.0 <= 1.0,
+            "{kernel}: {} ulp at x = {:e}",
+            worst.0,
+            worst.1
+        );
+    }
 }
 
 /// C's special cases of `pow` (C11 F.10.4.4), checked bit for bit.

@@ -5,6 +5,9 @@
 //!
 //! Every function is expanded inline, without branches: special values
 //! (NaN, infinities, zeros, subnormals) are handled by `select`s at the end.
+//! The one exception is `sin`/`cos` of a huge argument (`|x| >= 2^50`),
+//! which branches to a helper function emitted once per module
+//! ([`MathHelpers`]).
 //! The constants come from `math_f64_consts.rs`, which
 //! `scripts/math_f64_constants.py` derives with exact arithmetic. The
 //! methods and their measured accuracy are in docs/math.md; the test is
@@ -13,7 +16,11 @@
 use super::math_f64_consts::*;
 use super::FunctionLowerer;
 use midend::builder::InstBuilder;
-use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
+use midend::ir::{
+    AbiParam, AddrSpace, FloatCC, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
+    IntCC, Linkage, MemFlags, Module, Opcode, Signature, Type, Value,
+};
+use midend::ssa::FunctionBuilder;
 
 /// `log`'s operand parts: `x = 2^e · m` with `m` in `[sqrt(1/2), sqrt(2))`.
 struct LogParts {
@@ -25,8 +32,9 @@ struct LogParts {
     f: Value,
 }
 
-/// The largest `|x|` (exclusive) for which `sin` and `cos` reduce their
-/// argument accurately (docs/math.md).
+/// The largest `|x|` (exclusive) for which `sin` and `cos` use the short
+/// Cody–Waite reduction; larger arguments go to the Payne–Hanek helper
+/// (docs/math.md).
 pub(super) const SIN_COS_LIMIT: f64 = 1_125_899_906_842_624.0; // 2^50
 
 /// `exp`'s reduction: `x = k·ln2 + r` with `|r| <= ln2/2` (about).
@@ -37,7 +45,115 @@ struct ExpParts {
     r: Value,
 }
 
-impl FunctionLowerer<'_, '_> {
+/// The helper functions a module needs, emitted once after every function
+/// is lowered (their ids follow the program's functions).
+pub(super) struct MathHelpers {
+    /// The id the next requested helper gets.
+    next: u32,
+    /// `__kernelc_sin_cos_large`, if some function calls it.
+    sin_cos_large: Option<FuncId>,
+}
+
+/// The name of the helper that computes `sin`/`cos` of `|x| >= 2^50`.
+const SIN_COS_LARGE: &str = "__kernelc_sin_cos_large";
+
+impl MathHelpers {
+    /// `first_free` is the id the first helper will have.
+    pub(super) fn new(first_free: usize) -> Self {
+        MathHelpers {
+            next: first_free as u32,
+            sin_cos_large: None,
+        }
+    }
+
+    fn sin_cos_large(&mut self) -> FuncId {
+        *self.sin_cos_large.get_or_insert_with(|| {
+            let id = FuncId::from_u32(self.next);
+            self.next += 1;
+            id
+        })
+    }
+
+    /// Appends the requested helpers (and their tables) to `module`.
+    pub(super) fn emit(self, module: &mut Module, ftz: bool) {
+        let Some(id) = self.sin_cos_large else {
+            return;
+        };
+        let init = TWO_OVER_PI_WORDS
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>();
+        let table = module.push_global(GlobalVarData {
+            name: "__kernelc_two_over_pi".into(),
+            space: AddrSpace::Const,
+            size: init.len() as u32,
+            align: 4,
+            init: Some(init),
+            linkage: Linkage::Internal,
+            dynamic: false,
+        });
+        let sig = Signature {
+            params: vec![AbiParam::new(Type::F64), AbiParam::new(Type::I64)],
+            returns: vec![Type::F64],
+        };
+        let mut attrs = FuncAttrs::new(FuncKind::Device, Linkage::Internal);
+        attrs.ftz = ftz;
+        let pushed = module.push_function(Function::new(SIN_COS_LARGE.to_string(), sig, attrs));
+        debug_assert_eq!(pushed, id, "helpers are appended in id order");
+        let mut b = FunctionBuilder::new(&mut module.functions[pushed]);
+        F64Math { b: &mut b }.sin_cos_large_body(table);
+        b.finalize();
+    }
+}
+
+/// Builds the double-precision functions with an SSA builder: inside a C
+/// function being lowered, or into a helper function.
+struct F64Math<'x, 'f> {
+    b: &'x mut FunctionBuilder<'f>,
+}
+
+impl<'f> FunctionLowerer<'_, 'f> {
+    fn f64_math(&mut self) -> F64Math<'_, 'f> {
+        F64Math { b: &mut self.b }
+    }
+
+    pub(super) fn exp_f64(&mut self, x: Value) -> Value {
+        self.f64_math().exp_f64(x)
+    }
+
+    pub(super) fn exp2_f64(&mut self, x: Value) -> Value {
+        self.f64_math().exp2_f64(x)
+    }
+
+    pub(super) fn log_f64(&mut self, x: Value) -> Value {
+        self.f64_math().log_f64(x)
+    }
+
+    pub(super) fn log2_f64(&mut self, x: Value) -> Value {
+        self.f64_math().log2_f64(x)
+    }
+
+    pub(super) fn pow_f64(&mut self, x: Value, y: Value) -> Value {
+        self.f64_math().pow_f64(x, y)
+    }
+
+    pub(super) fn tanh_f64(&mut self, x: Value) -> Value {
+        self.f64_math().tanh_f64(x)
+    }
+
+    pub(super) fn rsqrt_f64(&mut self, x: Value) -> Value {
+        self.f64_math().rsqrt_f64(x)
+    }
+
+    /// `sin x` or (`cos`) `cos x`; arguments of 2^50 and more call the
+    /// module's helper.
+    pub(super) fn sin_cos_f64(&mut self, x: Value, cos: bool) -> Value {
+        let large = self.math_helpers.sin_cos_large();
+        self.f64_math().sin_cos_f64(x, cos, large)
+    }
+}
+
+impl F64Math<'_, '_> {
     fn d(&mut self, v: f64) -> Value {
         self.b.fconst(Type::F64, v)
     }
@@ -92,6 +208,25 @@ impl FunctionLowerer<'_, '_> {
         self.b.fmul(p, s2)
     }
 
+    /// The product of `a = ah (+ al)` and `b = bh + bl` as `hi + lo`: `hi =
+    /// ah·bh` rounded, `lo` its rounding error (`fma`, exact) plus the
+    /// cross terms `ah·bl` and `al·bh`, in that order. (`al·bl` is dropped.)
+    fn mul_dd(
+        &mut self,
+        (ah, al): (Value, Option<Value>),
+        (bh, bl): (Value, Value),
+    ) -> (Value, Value) {
+        let hi = self.b.fmul(ah, bh);
+        let nhi = self.neg(hi);
+        let lo = self.b.fma(ah, bh, nhi);
+        let lo = self.b.fma(ah, bl, lo);
+        let lo = match al {
+            Some(al) => self.b.fma(al, bh, lo),
+            None => lo,
+        };
+        (hi, lo)
+    }
+
     /// NaN in, NaN out: `select(x is NaN, x, r)`.
     fn keep_nan(&mut self, x: Value, r: Value) -> Value {
         let nan = self.b.fcmp(FloatCC::Uno, x, x);
@@ -134,7 +269,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// `exp(x) = 2^k · (1 + expm1(r))`.
-    pub(super) fn exp_f64(&mut self, x: Value) -> Value {
+    fn exp_f64(&mut self, x: Value) -> Value {
         let xc = self.clamp(x, -746.0, 710.0);
         let ExpParts { k, r } = self.exp_reduce(xc, false);
         let p1 = self.expm1_poly(r);
@@ -146,7 +281,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// `exp2(x) = 2^k · 2^r` with `k = nearest(x)`, `r = x - k` exact, and
     /// `2^r = 1 + r·(c1 + c2·r + ...)`, `c_n = (ln 2)^n / n!`.
-    pub(super) fn exp2_f64(&mut self, x: Value) -> Value {
+    fn exp2_f64(&mut self, x: Value) -> Value {
         let xc = self.clamp(x, -1080.0, 1030.0);
         let kf = self.b.unary(Opcode::Nearest, xc);
         let r = self.sub(xc, kf);
@@ -227,7 +362,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// `log(x) = e·ln2 + log(1+f)`, with `e·LN2_HI` exact and the rest
     /// added in one `fma`.
-    pub(super) fn log_f64(&mut self, x: Value) -> Value {
+    fn log_f64(&mut self, x: Value) -> Value {
         let LogParts { e, f, .. } = self.log_parts(x);
         let lf = self.log1p_core(f);
         let lo = self.d(LN2_LO);
@@ -240,15 +375,12 @@ impl FunctionLowerer<'_, '_> {
     /// `log2(x) = e + log(1+f)·log2(e)`, the product carried with its
     /// rounding error (`fma`) and the low part of `log2(e)`. Exact for
     /// powers of two.
-    pub(super) fn log2_f64(&mut self, x: Value) -> Value {
+    fn log2_f64(&mut self, x: Value) -> Value {
         let LogParts { e, f, .. } = self.log_parts(x);
         let lf = self.log1p_core(f);
         let hi = self.d(LOG2E_HI);
         let lo = self.d(LOG2E_LO);
-        let p = self.b.fmul(lf, hi);
-        let np = self.neg(p);
-        let err = self.b.fma(lf, hi, np);
-        let err = self.b.fma(lf, lo, err);
+        let (p, err) = self.mul_dd((lf, None), (hi, lo));
         let frac = self.b.fadd(p, err);
         let r = self.b.fadd(e, frac);
         self.log_specials(x, r)
@@ -279,19 +411,11 @@ impl FunctionLowerer<'_, '_> {
         let two_sh = self.b.fadd(s_h, s_h);
         let z_l = self.b.fma(two_sh, s_l, z_l);
         // s³ = c_h + c_l.
-        let c_h = self.b.fmul(z_h, s_h);
-        let nc = self.neg(c_h);
-        let c_l = self.b.fma(z_h, s_h, nc);
-        let c_l = self.b.fma(z_h, s_l, c_l);
-        let c_l = self.b.fma(z_l, s_h, c_l);
+        let (c_h, c_l) = self.mul_dd((z_h, Some(z_l)), (s_h, s_l));
         // (2/3)·s³ = t_h + t_l.
         let tt_hi = self.d(TWO_THIRDS_HI);
         let tt_lo = self.d(TWO_THIRDS_LO);
-        let t_h = self.b.fmul(tt_hi, c_h);
-        let nt = self.neg(t_h);
-        let t_l = self.b.fma(tt_hi, c_h, nt);
-        let t_l = self.b.fma(tt_hi, c_l, t_l);
-        let t_l = self.b.fma(tt_lo, c_h, t_l);
+        let (t_h, t_l) = self.mul_dd((tt_hi, Some(tt_lo)), (c_h, c_l));
         // s⁵·Q(s²), Q = 2/5 + 2s²/7 + ...
         let q = self.horner(&ATANH_TAYLOR[1..], z_h);
         let z2 = self.b.fmul(z_h, z_h);
@@ -328,7 +452,7 @@ impl FunctionLowerer<'_, '_> {
     /// product `y·log|x|` with its rounding error (`fma`), and the low part
     /// added to `exp`'s reduced argument. Then C's special cases (C11
     /// F.10.4.4).
-    pub(super) fn pow_f64(&mut self, x: Value, y: Value) -> Value {
+    fn pow_f64(&mut self, x: Value, y: Value) -> Value {
         let ax = self.b.unary(Opcode::Fabs, x);
         let (lh, ll) = self.log_dd(ax);
         // log 0 = -inf and log inf = inf, which `log_dd` does not make.
@@ -341,10 +465,7 @@ impl FunctionLowerer<'_, '_> {
         let lh = self.b.select(is_inf, inf, lh);
         let edge = self.b.binary(Opcode::Bor, is_zero, is_inf);
         let ll = self.b.select(edge, zero, ll);
-        let ph = self.b.fmul(y, lh);
-        let nph = self.neg(ph);
-        let pl = self.b.fma(y, lh, nph);
-        let pl = self.b.fma(y, ll, pl);
+        let (ph, pl) = self.mul_dd((y, None), (lh, ll));
         // Out of range (or infinite) products: the low part is meaningless.
         let aph = self.b.unary(Opcode::Fabs, ph);
         let in_range = self.cmp(FloatCC::Olt, aph, 746.0);
@@ -399,10 +520,11 @@ impl FunctionLowerer<'_, '_> {
 
     /// `sin` and `cos` of `x`, reduced by `π/2`: `k = nearest(x·2/π)`,
     /// `r = x - k·π/2` with `π/2` in three parts (Cody–Waite; the first
-    /// step is exact with `fma`), then Taylor polynomials on `|r| <= π/4`
-    /// and the quadrant `k mod 4`. `cos` is `sin` one quadrant on. The
-    /// result is accurate for `|x| < 2^50`; beyond, it is NaN.
-    pub(super) fn sin_cos_f64(&mut self, x: Value, cos: bool) -> Value {
+    /// step is exact with `fma`), then [`Self::sin_cos_poly`]. That
+    /// reduction is accurate for `|x| < 2^50`; larger arguments branch to
+    /// `large`, the module's helper function (`sin_cos_large_body`), which
+    /// reduces them exactly.
+    fn sin_cos_f64(&mut self, x: Value, cos: bool, large: FuncId) -> Value {
         let tp = self.d(TWO_OVER_PI);
         let t = self.b.fmul(x, tp);
         let kf = self.b.unary(Opcode::Nearest, t);
@@ -413,6 +535,43 @@ impl FunctionLowerer<'_, '_> {
         let r = self.b.fma(nk, p1, x);
         let r = self.b.fma(nk, p2, r);
         let r = self.b.fma(nk, p3, r);
+        let k = self.b.convert(Opcode::Fptosi, Type::I64, kf);
+        let shift = self.l(i64::from(cos));
+        let k = self.b.iadd(k, shift);
+        let fast = self.sin_cos_poly(r, k);
+        // |x| >= 2^50 (infinities too, not NaN): the helper.
+        let ax = self.b.unary(Opcode::Fabs, x);
+        let big = self.cmp(FloatCC::Oge, ax, SIN_COS_LIMIT);
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let res = self.b.append_block_param(join, Type::F64);
+        self.b.brif(big, slow, vec![], join, vec![fast]);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let call = self.b.call(large, vec![x, shift], &[Type::F64]);
+        let slow_res = self.b.func.dfg.inst_results(call)[0];
+        self.b.jump(join, vec![slow_res]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        // sin(±inf) = cos(±inf) = NaN; NaN stays NaN.
+        let is_inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
+        let nan = self.d(f64::NAN);
+        let res = self.b.select(is_inf, nan, res);
+        let res = self.keep_nan(x, res);
+        if cos {
+            res
+        } else {
+            // sin(±0) = ±0 (the reduction gives +0 for -0).
+            let is_zero = self.cmp(FloatCC::Oeq, x, 0.0);
+            self.b.select(is_zero, x, res)
+        }
+    }
+
+    /// `sin r` or `cos r` for `|r| <= π/4` (about), picked and signed by
+    /// the quadrant `k mod 4` (an `i64`; `cos` passes `k + 1`): `sin r = r
+    /// + r³·S(r²)` and `cos r = 1 - r²/2 + r⁴·C(r²)` (Taylor), the rounding
+    /// of `1 - r²/2` recovered.
+    fn sin_cos_poly(&mut self, r: Value, k: Value) -> Value {
         let z = self.b.fmul(r, r);
         // sin r = r + r³·S(z).
         let sp = self.horner(&SIN_TAYLOR, z);
@@ -431,13 +590,6 @@ impl FunctionLowerer<'_, '_> {
         let err = self.b.fadd(err, tail);
         let c = self.b.fadd(w, err);
         // Quadrant.
-        let k = self.b.convert(Opcode::Fptosi, Type::I64, kf);
-        let k = if cos {
-            let one_i = self.l(1);
-            self.b.iadd(k, one_i)
-        } else {
-            k
-        };
         let one_i = self.l(1);
         let two_i = self.l(2);
         let zero_i = self.l(0);
@@ -447,22 +599,184 @@ impl FunctionLowerer<'_, '_> {
         let negate = self.b.icmp(IntCC::Ne, second, zero_i);
         let v = self.b.select(use_cos, c, s);
         let nv = self.neg(v);
-        let res = self.b.select(negate, nv, v);
-        // Past 2^50 the reduction loses its accuracy (k·PIO2_1 is no
-        // longer exact, and x/(π/2) no longer rounds to the right k):
-        // NaN rather than a wrong number.
-        let ax = self.b.unary(Opcode::Fabs, x);
-        let in_range = self.cmp(FloatCC::Olt, ax, SIN_COS_LIMIT);
-        let nan = self.d(f64::NAN);
-        let res = self.b.select(in_range, res, nan);
-        let res = self.keep_nan(x, res);
-        if cos {
-            res
-        } else {
-            // sin(±0) = ±0 (the reduction gives +0 for -0).
-            let is_zero = self.cmp(FloatCC::Oeq, x, 0.0);
-            self.b.select(is_zero, x, res)
+        self.b.select(negate, nv, v)
+    }
+
+    /// The body of the helper `__kernelc_sin_cos_large(x, shift)`: `sin x`
+    /// (`shift` 0) or `cos x` (`shift` 1) for `|x| >= 2^50`, reduced
+    /// exactly by [`Self::rem_pio2_large`].
+    fn sin_cos_large_body(&mut self, table: GlobalVar) {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        self.b.seal_block(entry);
+        let params = self.b.func.params().to_vec();
+        let (x, shift) = (params[0], params[1]);
+        let (r, k) = self.rem_pio2_large(x, table);
+        let k = self.b.iadd(k, shift);
+        let res = self.sin_cos_poly(r, k);
+        self.b.ret(vec![res]);
+    }
+
+    /// Payne–Hanek reduction of a finite `|x| >= 2^50`: `x = (k + f)·π/2`
+    /// with an integer `k` and `|f| <= 1/2`; returns `r = f·π/2` (rounded
+    /// once) and `k` modulo 4 (an `i64` whose two low bits are right).
+    ///
+    /// `x = M·2^E` with a 53-bit integer `M`. Only the bits of 2/π after
+    /// position `E - 2` matter for `x·(2/π)/4 mod 1` (the earlier ones add
+    /// integers), and 192 of them are enough: the next ones add below
+    /// `M·2^-192 < 2^-139`, while `|f|` is never below 2^-62 for a double.
+    /// These 192 bits, six 32-bit words `V`, are cut from `table` (32 zero
+    /// bits, then 2/π) at bit offset `E - 2 + 32`. The product `M·V` is
+    /// formed in 32-bit limbs with `i64` arithmetic (`M = m1·2^32 + m0`),
+    /// keeping only the limbs below the binary point: `u = frac(x·2/π/4)`
+    /// to 192 bits. Its top two bits are the quadrant, and the next 128,
+    /// read as a signed number, are `f` (a negative one adds one to `k`).
+    /// `f` is normalized with `clz` and converted to a double-double, and
+    /// multiplied by π/2 in double-double arithmetic.
+    fn rem_pio2_large(&mut self, x: Value, table: GlobalVar) -> (Value, Value) {
+        let mask32 = self.l(0xffff_ffff);
+        let bits = self.b.convert(Opcode::Bitcast, Type::I64, x);
+        let c52 = self.l(52);
+        let ex = self.b.binary(Opcode::Ushr, bits, c52);
+        let c7ff = self.l(0x7ff);
+        let ex = self.b.binary(Opcode::Band, ex, c7ff);
+        let mmask = self.l(0x000f_ffff_ffff_ffff);
+        let mant = self.b.binary(Opcode::Band, bits, mmask);
+        let hidden = self.l(1 << 52);
+        let m = self.b.binary(Opcode::Bor, mant, hidden);
+        // Bit offset of the window in the table: E - 2 + 32, E = ex - 1075
+        // (clamped: infinities and small inputs read some window).
+        let bias = self.l(1045);
+        let off = self.b.isub(ex, bias);
+        let zero = self.l(0);
+        let off = self.b.binary(Opcode::Smax, off, zero);
+        let max_off = self.l(32 * (TWO_OVER_PI_WORDS.len() as i64 - 8));
+        let off = self.b.binary(Opcode::Smin, off, max_off);
+        let c5 = self.l(5);
+        let word = self.b.binary(Opcode::Ushr, off, c5);
+        let c31 = self.l(31);
+        let q = self.b.binary(Opcode::Band, off, c31);
+        let q_back = self.b.isub(c31, q);
+        // Seven table words from `word` on.
+        let base = self.b.global_addr(AddrSpace::Const, table);
+        let c4 = self.l(4);
+        let byte = self.b.imul(word, c4);
+        let t: Vec<Value> = (0..7)
+            .map(|i| {
+                let at = self.l(4 * i);
+                let at = self.b.iadd(byte, at);
+                let p = self.b.ptroffset(base, at);
+                let w = self.b.load(Type::I32, p, MemFlags::default());
+                self.b.convert(Opcode::Zext, Type::I64, w)
+            })
+            .collect();
+        // V_k = the 32 bits at offset `q` in t_k t_(k+1) (no shift by 32).
+        let one = self.l(1);
+        let v: Vec<Value> = (0..6)
+            .map(|k| {
+                let a = self.b.binary(Opcode::Ishl, t[k], q);
+                let b = self.b.binary(Opcode::Ushr, t[k + 1], one);
+                let b = self.b.binary(Opcode::Ushr, b, q_back);
+                let w = self.b.binary(Opcode::Bor, a, b);
+                self.b.binary(Opcode::Band, w, mask32)
+            })
+            .collect();
+        let c32 = self.l(32);
+        let m0 = self.b.binary(Opcode::Band, m, mask32);
+        let m1 = self.b.binary(Opcode::Ushr, m, c32);
+        let p0: Vec<Value> = v.iter().map(|&vk| self.b.imul(m0, vk)).collect();
+        let p1: Vec<Value> = v.iter().map(|&vk| self.b.imul(m1, vk)).collect();
+        // Limb t (weight 2^-32t, t = 1..6) sums lo(p0[t-1]), hi(p0[t]),
+        // lo(p1[t]) and hi(p1[t+1]), plus the carry from below.
+        let mut u = [zero; 7];
+        let mut carry = zero;
+        for limb in (1..7).rev() {
+            let mut s = self.b.binary(Opcode::Band, p0[limb - 1], mask32);
+            s = self.b.iadd(s, carry);
+            if limb < 6 {
+                let h = self.b.binary(Opcode::Ushr, p0[limb], c32);
+                s = self.b.iadd(s, h);
+                let l = self.b.binary(Opcode::Band, p1[limb], mask32);
+                s = self.b.iadd(s, l);
+            }
+            if limb + 1 < 6 {
+                let h = self.b.binary(Opcode::Ushr, p1[limb + 1], c32);
+                s = self.b.iadd(s, h);
+            }
+            u[limb] = self.b.binary(Opcode::Band, s, mask32);
+            carry = self.b.binary(Opcode::Ushr, s, c32);
         }
+        // 4u = quadrant + f: the fraction's 128 bits after the first two.
+        let join = |me: &mut Self, h: Value, l: Value| {
+            let h = me.b.binary(Opcode::Ishl, h, c32);
+            me.b.binary(Opcode::Bor, h, l)
+        };
+        let a = join(self, u[1], u[2]);
+        let bw = join(self, u[3], u[4]);
+        let cw = join(self, u[5], u[6]);
+        let two = self.l(2);
+        let c62 = self.l(62);
+        let c63 = self.l(63);
+        let a2 = self.b.binary(Opcode::Ishl, a, two);
+        let a_in = self.b.binary(Opcode::Ushr, bw, c62);
+        let a2 = self.b.binary(Opcode::Bor, a2, a_in);
+        let b2 = self.b.binary(Opcode::Ishl, bw, two);
+        let b_in = self.b.binary(Opcode::Ushr, cw, c62);
+        let b2 = self.b.binary(Opcode::Bor, b2, b_in);
+        let c30 = self.l(30);
+        let quad = self.b.binary(Opcode::Ushr, u[1], c30);
+        let round_up = self.b.binary(Opcode::Ushr, a2, c63);
+        let k = self.b.iadd(quad, round_up);
+        // |f| as a 128-bit magnitude: negate (a2, b2) when f < 0.
+        let neg = self.b.icmp(IntCC::Slt, a2, zero);
+        let nb = self.b.unary(Opcode::Ineg, b2);
+        let na = self.b.unary(Opcode::Bnot, a2);
+        let b_zero = self.b.icmp(IntCC::Eq, b2, zero);
+        let na1 = self.b.iadd(na, one);
+        let na = self.b.select(b_zero, na1, na);
+        let ha = self.b.select(neg, na, a2);
+        let hb = self.b.select(neg, nb, b2);
+        // Normalize: top bit of `nh` set, |f| = (nh + nl·2^-64)·2^(-64-s).
+        let s = self.b.unary(Opcode::Clz, ha);
+        let nh = self.b.binary(Opcode::Ishl, ha, s);
+        let s_back = self.b.isub(c63, s);
+        let lo_in = self.b.binary(Opcode::Ushr, hb, one);
+        let lo_in = self.b.binary(Opcode::Ushr, lo_in, s_back);
+        let nh = self.b.binary(Opcode::Bor, nh, lo_in);
+        let nl = self.b.binary(Opcode::Ishl, hb, s);
+        // Exact conversions: the top 53 bits of `nh`, its low 11 bits.
+        let low11 = self.l(0x7ff);
+        let top_mask = self.l(!0x7ff);
+        let top = self.b.binary(Opcode::Band, nh, top_mask);
+        let low = self.b.binary(Opcode::Band, nh, low11);
+        let hd = self.b.convert(Opcode::Uitofp, Type::F64, top);
+        let ld = self.b.convert(Opcode::Uitofp, Type::F64, low);
+        let nld = self.b.convert(Opcode::Uitofp, Type::F64, nl);
+        let two_m64 = self.d(2f64.powi(-64));
+        let ld = self.b.fma(nld, two_m64, ld);
+        let c64 = self.l(64);
+        let e = self.b.iadd(s, c64);
+        let e = self.b.unary(Opcode::Ineg, e);
+        let scale = self.pow2i(e);
+        let fh = self.b.fmul(hd, scale);
+        let fl = self.b.fmul(ld, scale);
+        let nfh = self.neg(fh);
+        let nfl = self.neg(fl);
+        let fh = self.b.select(neg, nfh, fh);
+        let fl = self.b.select(neg, nfl, fl);
+        // r = (fh + fl)·π/2, with the product's rounding error kept.
+        let p1 = self.d(PIO2_1);
+        let p2 = self.d(PIO2_2);
+        let (ph, err) = self.mul_dd((fh, Some(fl)), (p1, p2));
+        let r = self.b.fadd(ph, err);
+        // The above reduced |x|: for a negative x, -k and -r.
+        let x_neg = self.b.icmp(IntCC::Slt, bits, zero);
+        let nr = self.neg(r);
+        let nk = self.b.unary(Opcode::Ineg, k);
+        let r = self.b.select(x_neg, nr, r);
+        let k = self.b.select(x_neg, nk, k);
+        (r, k)
     }
 
     /// `tanh(x) = sign(x)·E/(E + 2)` with `E = expm1(2|x|) = 2^k·(e^r - 1)
@@ -470,7 +784,7 @@ impl FunctionLowerer<'_, '_> {
     /// `k` is rounded down, so `r >= 0` and the two terms of `E` never
     /// cancel. The quotient is corrected once for the roundings of `E + 2`
     /// and of the division. Past `|x| = 22` the result is `±1`.
-    pub(super) fn tanh_f64(&mut self, x: Value) -> Value {
+    fn tanh_f64(&mut self, x: Value) -> Value {
         let a = self.b.unary(Opcode::Fabs, x);
         let lim = self.d(22.0);
         let ac = self.b.binary(Opcode::Fmin, a, lim);
@@ -509,7 +823,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// `rsqrt(x) = 1 / sqrt(x)`: two correctly rounded operations (PTX's
     /// `rsqrt.approx.f64` is far less accurate).
-    pub(super) fn rsqrt_f64(&mut self, x: Value) -> Value {
+    fn rsqrt_f64(&mut self, x: Value) -> Value {
         let s = self.b.unary(Opcode::Sqrt, x);
         let one = self.d(1.0);
         self.b.binary(Opcode::Fdiv, one, s)

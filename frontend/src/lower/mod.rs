@@ -92,6 +92,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         .map(|f| f.signature.clone())
         .collect();
     let mut diags = Vec::new();
+    let mut helpers = math_f64::MathHelpers::new(program.functions.len());
     for (i, f) in program.functions.iter().enumerate() {
         let func = &mut module.functions[FuncId::from_u32(i as u32)];
         lower_function(
@@ -99,9 +100,10 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
             func,
             &signatures,
             (&program.globals, &globals),
-            &mut diags,
+            (&mut diags, &mut helpers),
         );
     }
+    helpers.emit(&mut module, program.ftz);
     if diags.is_empty() {
         Ok(module)
     } else {
@@ -263,6 +265,8 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     /// The hidden result address of a function that returns a struct.
     sret: Option<Value>,
     diags: &'a mut Vec<Diagnostic>,
+    /// The module's helper functions that the math library calls.
+    math_helpers: &'a mut math_f64::MathHelpers,
 }
 
 fn lower_function(
@@ -270,7 +274,7 @@ fn lower_function(
     func: &mut Function,
     signatures: &[Signature],
     globals: (&[typed::GlobalVar], &[GlobalVar]),
-    diags: &mut Vec<Diagnostic>,
+    (diags, math_helpers): (&mut Vec<Diagnostic>, &mut math_f64::MathHelpers),
 ) {
     let slots: Vec<Option<StackSlot>> = f
         .locals
@@ -320,6 +324,7 @@ fn lower_function(
         labels: Vec::new(),
         sret: None,
         diags,
+        math_helpers,
     };
     let mut params = lw.b.func.params().to_vec();
     if f.ret.is_struct() && !params.is_empty() {

@@ -653,6 +653,67 @@ pub enum InstData {
     },
 }
 
+/// The one description of where each format keeps its value operands:
+/// `[run0, run1, run2]`, slices of adjacent operands in order, for
+/// `InstData::operand_runs` (`as_slice`, `from_ref`) and `operand_runs_mut`
+/// (`as_mut_slice`, `from_mut`).
+macro_rules! operand_runs {
+    ($data:expr, $as_slice:ident, $one:ident) => {{
+        use core::slice::$one;
+        match $data {
+            InstData::Iconst { .. }
+            | InstData::Fconst { .. }
+            | InstData::GlobalAddr { .. }
+            | InstData::StackAddr { .. }
+            | InstData::SpecialReg { .. }
+            | InstData::Nullary { .. }
+            | InstData::Fence { .. } => Default::default(),
+            InstData::Unary { arg, .. }
+            | InstData::Convert { arg, .. }
+            | InstData::AddrSpaceCast { arg, .. }
+            | InstData::BarrierRed { arg, .. }
+            | InstData::Effect { arg, .. }
+            | InstData::IsSpace { arg, .. }
+            | InstData::Load { ptr: arg, .. } => {
+                [$one(arg), Default::default(), Default::default()]
+            }
+            InstData::Binary { args, .. }
+            | InstData::IntCompare { args, .. }
+            | InstData::FloatCompare { args, .. }
+            | InstData::AtomicRmw { args, .. }
+            | InstData::Vote { args, .. } => {
+                [args.$as_slice(), Default::default(), Default::default()]
+            }
+            InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
+                [args.$as_slice(), Default::default(), Default::default()]
+            }
+            InstData::Shuffle { args, .. } => {
+                [args.$as_slice(), Default::default(), Default::default()]
+            }
+            InstData::Store { value, ptr, .. } => [$one(value), $one(ptr), Default::default()],
+            InstData::Call { args, .. }
+            | InstData::Return { args }
+            | InstData::Accel { args, .. } => {
+                [args.$as_slice(), Default::default(), Default::default()]
+            }
+            InstData::Jump { dest } => [
+                dest.args.$as_slice(),
+                Default::default(),
+                Default::default(),
+            ],
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => [
+                $one(cond),
+                then_dest.args.$as_slice(),
+                else_dest.args.$as_slice(),
+            ],
+        }
+    }};
+}
+
 impl InstData {
     pub fn opcode(&self) -> Opcode {
         match self {
@@ -694,94 +755,33 @@ impl InstData {
         out
     }
 
+    /// The value operands, in order (branch arguments included), as at most
+    /// three runs of adjacent values.
+    #[inline]
+    fn operand_runs(&self) -> [&[Value]; 3] {
+        operand_runs!(self, as_slice, from_ref)
+    }
+
+    /// [`Self::operand_runs`], mutable.
+    #[inline]
+    fn operand_runs_mut(&mut self) -> [&mut [Value]; 3] {
+        operand_runs!(self, as_mut_slice, from_mut)
+    }
+
     /// Calls `f` on every value operand, in order, including branch arguments.
+    #[inline]
     pub fn for_each_arg(&self, mut f: impl FnMut(Value)) {
-        match self {
-            InstData::Iconst { .. }
-            | InstData::Fconst { .. }
-            | InstData::GlobalAddr { .. }
-            | InstData::StackAddr { .. }
-            | InstData::SpecialReg { .. }
-            | InstData::Nullary { .. }
-            | InstData::Fence { .. } => {}
-            InstData::Unary { arg, .. }
-            | InstData::Convert { arg, .. }
-            | InstData::AddrSpaceCast { arg, .. }
-            | InstData::BarrierRed { arg, .. }
-            | InstData::Effect { arg, .. }
-            | InstData::IsSpace { arg, .. } => f(*arg),
-            InstData::Binary { args, .. }
-            | InstData::IntCompare { args, .. }
-            | InstData::FloatCompare { args, .. }
-            | InstData::AtomicRmw { args, .. }
-            | InstData::Vote { args, .. } => args.iter().copied().for_each(f),
-            InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
-                args.iter().copied().for_each(f)
-            }
-            InstData::Shuffle { args, .. } => args.iter().copied().for_each(f),
-            InstData::Load { ptr, .. } => f(*ptr),
-            InstData::Store { value, ptr, .. } => {
-                f(*value);
-                f(*ptr)
-            }
-            InstData::Call { args, .. }
-            | InstData::Return { args }
-            | InstData::Accel { args, .. } => args.iter().copied().for_each(f),
-            InstData::Jump { dest } => dest.args.iter().copied().for_each(f),
-            InstData::Brif {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                f(*cond);
-                then_dest.args.iter().copied().for_each(&mut f);
-                else_dest.args.iter().copied().for_each(f);
-            }
+        for run in self.operand_runs() {
+            run.iter().copied().for_each(&mut f);
         }
     }
 
     /// Rewrites every value operand (including branch arguments) through `f`.
+    #[inline]
     pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
-        match self {
-            InstData::Iconst { .. }
-            | InstData::Fconst { .. }
-            | InstData::GlobalAddr { .. }
-            | InstData::StackAddr { .. }
-            | InstData::SpecialReg { .. }
-            | InstData::Nullary { .. }
-            | InstData::Fence { .. } => {}
-            InstData::Unary { arg, .. }
-            | InstData::Convert { arg, .. }
-            | InstData::AddrSpaceCast { arg, .. }
-            | InstData::BarrierRed { arg, .. }
-            | InstData::Effect { arg, .. }
-            | InstData::IsSpace { arg, .. } => *arg = f(*arg),
-            InstData::Binary { args, .. }
-            | InstData::IntCompare { args, .. }
-            | InstData::FloatCompare { args, .. }
-            | InstData::AtomicRmw { args, .. }
-            | InstData::Vote { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
-            InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
-                args.iter_mut().for_each(|a| *a = f(*a))
-            }
-            InstData::Shuffle { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
-            InstData::Load { ptr, .. } => *ptr = f(*ptr),
-            InstData::Store { value, ptr, .. } => {
-                *value = f(*value);
-                *ptr = f(*ptr);
-            }
-            InstData::Call { args, .. }
-            | InstData::Return { args }
-            | InstData::Accel { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
-            InstData::Jump { dest } => dest.args.iter_mut().for_each(|a| *a = f(*a)),
-            InstData::Brif {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                *cond = f(*cond);
-                then_dest.args.iter_mut().for_each(|a| *a = f(*a));
-                else_dest.args.iter_mut().for_each(|a| *a = f(*a));
+        for run in self.operand_runs_mut() {
+            for a in run {
+                *a = f(*a);
             }
         }
     }
