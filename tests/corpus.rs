@@ -147,22 +147,13 @@ fn kernels_compile_and_assemble_s_to_z() {
 // ----------------------------------------------------- 3. memory spaces --
 
 /// The body of the function or kernel `name` in `ptx` (from its header to
-/// the closing brace at the start of a line).
+/// the closing brace at the start of a line; prototypes are skipped).
 fn function_body<'a>(ptx: &'a str, name: &str) -> &'a str {
-    let start = ptx
-        .lines()
-        .map(|l| (l, l.as_ptr() as usize - ptx.as_ptr() as usize))
-        .find(|(l, _)| {
-            (l.starts_with(".visible .entry ")
-                || l.starts_with(".entry ")
-                || l.contains(".func "))
-                && l.contains(&format!(" {name}("))
-        })
-        .map(|(_, at)| at)
-        .unwrap_or_else(|| panic!("no function `{name}` in the PTX:\n{ptx}"));
-    let rest = &ptx[start..];
-    let end = rest.find("\n}").map_or(rest.len(), |e| e + 2);
-    &rest[..end]
+    functions(ptx)
+        .into_iter()
+        .find(|f| f.0 == name)
+        .map(|f| f.2)
+        .unwrap_or_else(|| panic!("no function `{name}` in the PTX:\n{ptx}"))
 }
 
 /// The memory instructions (`ld`, `st`, `atom`, `red`) of a PTX text.
@@ -186,36 +177,91 @@ fn has_space(op: &str) -> bool {
     })
 }
 
-/// Generic accesses in kernels and internal functions (clones). An external
-/// `.visible .func` keeps a generic original for callers kernelc cannot see,
-/// so it is left out, as in tests/memspace.rs.
-fn generic_accesses(ptx: &str) -> Vec<String> {
+/// The functions of a PTX text: name, whether it is a kernel, and body.
+fn functions(ptx: &str) -> Vec<(String, bool, &str)> {
     let mut out = Vec::new();
-    let mut external = false;
-    for line in ptx.lines() {
-        if line.starts_with(".visible .func") {
-            external = true;
-        } else if line.starts_with(".visible .entry") || line.starts_with(".func") {
-            external = false;
+    let mut at = 0;
+    for line in ptx.split_inclusive('\n') {
+        let kernel = line.contains(".entry ");
+        if kernel || line.starts_with(".func ") || line.starts_with(".visible .func ") {
+            // The name is the identifier before the parameter list's `(`
+            // (after the return value's `(...)`, if any).
+            let head = line.trim_end();
+            let head = head.strip_suffix('(').unwrap_or(head);
+            let name = head.rsplit([' ', ')']).next().unwrap_or("").to_string();
+            let rest = &ptx[at..];
+            // A prototype (`.func ... name(...);`) has no body.
+            let brace = rest.find("\n{").unwrap_or(rest.len());
+            if rest.find(';').is_some_and(|semi| semi < brace) {
+                at += line.len();
+                continue;
+            }
+            let end = rest.find("\n}").map_or(rest.len(), |e| e + 2);
+            out.push((name, kernel, &rest[..end]));
         }
-        if external {
+        at += line.len();
+    }
+    out
+}
+
+/// Generic accesses in kernels and in every function they reach through
+/// calls. An external `.visible .func` that no kernel reaches is the
+/// generic original kept for callers kernelc cannot see (the kernels call
+/// its clones), so it is left out; one that a kernel does reach counts, as
+/// it would in the SASS.
+fn generic_accesses(ptx: &str) -> Vec<String> {
+    let funcs = functions(ptx);
+    let mut reached: Vec<&str> = funcs.iter().filter(|f| f.1).map(|f| f.0.as_str()).collect();
+    let mut i = 0;
+    while i < reached.len() {
+        let body = funcs.iter().find(|f| f.0 == reached[i]).unwrap().2;
+        for (callee, _, _) in &funcs {
+            let called = body.contains(&format!("call.uni {callee},"))
+                || body.contains(&format!("call.uni (retval0), {callee},"));
+            if called && !reached.contains(&callee.as_str()) {
+                reached.push(callee);
+            }
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for (name, _, body) in &funcs {
+        if !reached.contains(&name.as_str()) {
             continue;
         }
-        for op in memory_ops(line) {
+        for op in memory_ops(body) {
             if !has_space(op) {
-                out.push(op.to_string());
+                out.push(format!("{name}: {op}"));
             }
         }
     }
     out
 }
 
+/// Files whose PTX still holds generic accesses where the space is
+/// provable: known bugs (docs/testing.md, "Known gaps"). The test checks
+/// that they are still there, so a fix shows up as a failure to update.
+const KNOWN_GENERIC: &[(&str, usize)] = &[
+    // The pointers travel inside a by-value struct to an external helper;
+    // memory-space inference does not follow pointers through struct fields
+    // of byval arguments, so the kernel calls the generic original.
+    ("restrict_struct.cu", 3),
+];
+
 #[test]
 fn no_generic_access_where_the_space_is_provable() {
     for (file, _) in KERNELS {
         let ptx = ptx_sm90(file);
         let generic = generic_accesses(&ptx);
-        assert!(generic.is_empty(), "{file}: generic accesses {generic:?}");
+        match KNOWN_GENERIC.iter().find(|(f, _)| f == file) {
+            Some((_, n)) => assert_eq!(
+                generic.len(),
+                *n,
+                "{file}: the known generic accesses changed (fixed? update KNOWN_GENERIC \
+                 and docs/testing.md): {generic:?}"
+            ),
+            None => assert!(generic.is_empty(), "{file}: generic accesses {generic:?}"),
+        }
     }
 }
 
@@ -254,13 +300,19 @@ fn restricted_inputs_are_nc_and_written_pointers_are_not() {
     let ptx = ptx_sm90("vector_float4.cu");
     let (nc, plain) = global_loads(&ptx, "scale_add4");
     assert_eq!(nc.len(), 2, "{nc:?} {plain:?}");
-    assert!(nc.iter().all(|l| l.starts_with("ld.global.nc.v4.f32")), "{nc:?}");
+    assert!(
+        nc.iter().all(|l| l.starts_with("ld.global.nc.v4.f32")),
+        "{nc:?}"
+    );
     assert!(plain.is_empty(), "{plain:?}");
     let body = function_body(&ptx, "scale_add4");
     assert!(body.contains("st.global.v4.f32"), "{body}");
     let (nc, plain) = global_loads(&ptx, "norms4");
     assert!(nc.is_empty(), "{nc:?}");
-    assert!(plain.iter().any(|l| l.starts_with("ld.global.v4.f32")), "{plain:?}");
+    assert!(
+        plain.iter().any(|l| l.starts_with("ld.global.v4.f32")),
+        "{plain:?}"
+    );
 
     // Restrict inside a struct parameter (with the flag): x is .nc, y is
     // written, so it is not.
@@ -697,7 +749,11 @@ fn warp_reduce_down(vals: &mut [f32; 32]) {
     while offset > 0 {
         let prev = *vals;
         for l in 0..32 {
-            let src = if l + offset < 32 { prev[l + offset] } else { prev[l] };
+            let src = if l + offset < 32 {
+                prev[l + offset]
+            } else {
+                prev[l]
+            };
             vals[l] = prev[l] + src;
         }
         offset /= 2;
@@ -833,10 +889,30 @@ fn spmv_csr_matches_reference() {
     let x: Vec<f32> = (0..cols).map(|i| (i as f32).sin()).collect();
     let l = Launch::new("spmv_csr.cu", "spmv_csr_scalar", [5, 1, 1], [64, 1, 1])
         .arg(format!("i32:{rows}"))
-        .arg(file_arg(&dir, "row_ptr.bin", "i32", &le_bytes(&row_ptr, i32::to_le_bytes)))
-        .arg(file_arg(&dir, "col_idx.bin", "i32", &le_bytes(&col_idx, i32::to_le_bytes)))
-        .arg(file_arg(&dir, "values.bin", "f32", &le_bytes(&values, f32::to_le_bytes)))
-        .arg(file_arg(&dir, "x.bin", "f32", &le_bytes(&x, f32::to_le_bytes)))
+        .arg(file_arg(
+            &dir,
+            "row_ptr.bin",
+            "i32",
+            &le_bytes(&row_ptr, i32::to_le_bytes),
+        ))
+        .arg(file_arg(
+            &dir,
+            "col_idx.bin",
+            "i32",
+            &le_bytes(&col_idx, i32::to_le_bytes),
+        ))
+        .arg(file_arg(
+            &dir,
+            "values.bin",
+            "f32",
+            &le_bytes(&values, f32::to_le_bytes),
+        ))
+        .arg(file_arg(
+            &dir,
+            "x.bin",
+            "f32",
+            &le_bytes(&x, f32::to_le_bytes),
+        ))
         .arg(format!("f32[]:zeros:{rows}"));
     let want: Vec<f32> = (0..rows)
         .map(|r| {
@@ -858,11 +934,21 @@ fn softmax_matches_reference() {
     let input: Vec<f32> = (0..rows * cols)
         .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.17)
         .collect();
-    let mut l = Launch::new("softmax.cu", "softmax_rows", [rows as u32, 1, 1], [64, 1, 1])
-        .arg(file_arg(&dir, "in.bin", "f32", &le_bytes(&input, f32::to_le_bytes)))
-        .arg(format!("f32[]:zeros:{}", rows * cols))
-        .arg(format!("i32:{rows}"))
-        .arg(format!("i32:{cols}"));
+    let mut l = Launch::new(
+        "softmax.cu",
+        "softmax_rows",
+        [rows as u32, 1, 1],
+        [64, 1, 1],
+    )
+    .arg(file_arg(
+        &dir,
+        "in.bin",
+        "f32",
+        &le_bytes(&input, f32::to_le_bytes),
+    ))
+    .arg(format!("f32[]:zeros:{}", rows * cols))
+    .arg(format!("i32:{rows}"))
+    .arg(format!("i32:{cols}"));
     l.engines_bitwise = true;
     for (run, out) in l.run().iter().enumerate() {
         let got = f32s(&out[1]);
@@ -902,7 +988,12 @@ fn struct_by_value_matches_reference() {
     let input = f32s(&l.input(1));
     let (lo, hi) = (-scale, scale + bias);
     let want: Vec<f32> = (0..n as usize)
-        .map(|i| scale.mul_add(input[i * stride as usize], bias).max(lo).min(hi))
+        .map(|i| {
+            scale
+                .mul_add(input[i * stride as usize], bias)
+                .max(lo)
+                .min(hi)
+        })
         .collect();
     assert_f32_bitwise(&l.run()[0][2], &want, "affine_clamp");
 
@@ -914,7 +1005,11 @@ fn struct_by_value_matches_reference() {
         .arg("f32:2")
         .arg("i32:500");
     let (x, y) = (f32s(&l.input(0)), f32s(&l.input(1)));
-    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2f32.mul_add(*x, *y)).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2f32.mul_add(*x, *y))
+        .collect();
     assert_f32_bitwise(&l.run()[0][1], &want, "axpy_view");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1046,7 +1141,11 @@ fn restrict_kernels_match_reference() {
         .arg(format!("f32[]:rand:{n}:18"))
         .arg(format!("f32[]:rand:{n}:19"));
     let (x, y) = (f32s(&l.input(2)), f32s(&l.input(3)));
-    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5f32.mul_add(*x, *y)).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| 2.5f32.mul_add(*x, *y))
+        .collect();
     assert_f32_bitwise(&l.run()[0][3], &want, "saxpy");
 
     let l = Launch::new("restrict_nc.cu", "add_plain", [4, 1, 1], [256, 1, 1])
@@ -1064,7 +1163,12 @@ fn double_precision_matches_reference() {
     let n = 200usize;
     let t: Vec<f64> = (0..n).map(|i| i as f64 * 0.05).collect();
     let l = Launch::new("double_math.cu", "damped", [2, 1, 1], [128, 1, 1])
-        .arg(file_arg(&dir, "t.bin", "f64", &le_bytes(&t, f64::to_le_bytes)))
+        .arg(file_arg(
+            &dir,
+            "t.bin",
+            "f64",
+            &le_bytes(&t, f64::to_le_bytes),
+        ))
         .arg(format!("f64[]:zeros:{n}"))
         .arg(format!("i32:{n}"));
     let got = f64s(&l.run()[0][1]);
@@ -1116,7 +1220,11 @@ fn float4_kernels_match_reference() {
         .arg("f32:0.75")
         .arg(format!("i32:{n4}"));
     let (a, b) = (f32s(&l.input(0)), f32s(&l.input(1)));
-    let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| 0.75f32.mul_add(*a, *b)).collect();
+    let want: Vec<f32> = a
+        .iter()
+        .zip(&b)
+        .map(|(a, b)| 0.75f32.mul_add(*a, *b))
+        .collect();
     assert_f32_bitwise(&l.run()[0][2], &want, "scale_add4");
 
     let l = Launch::new("vector_float4.cu", "norms4", [2, 1, 1], [64, 1, 1])
