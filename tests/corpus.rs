@@ -132,7 +132,7 @@ fn kernels_compile_and_assemble_a_to_h() {
 
 #[test]
 fn kernels_compile_and_assemble_i_to_r() {
-    for (file, _) in KERNELS.iter().filter(|(f, _)| f >= &"i" && f < &"s") {
+    for (file, _) in KERNELS.iter().filter(|(f, _)| ("i".."s").contains(f)) {
         compile_everywhere(file);
     }
 }
@@ -685,7 +685,7 @@ fn histogram_matches_reference() {
     let dir = scratch("histogram");
     let n = 3000usize;
     // A skewed byte stream, given as a file.
-    let data: Vec<u8> = (0..n).map(|i| ((i * i) % 251 ^ (i % 7)) as u8).collect();
+    let data: Vec<u8> = (0..n).map(|i| (((i * i) % 251) ^ (i % 7)) as u8).collect();
     let l = Launch::new("histogram.cu", "histogram256", [3, 1, 1], [128, 1, 1])
         .arg(file_arg(&dir, "data.bin", "u8", &data))
         .arg(format!("i32:{n}"))
