@@ -111,6 +111,10 @@ pub(crate) fn preprocess(
         ("__CUDA_ARCH__".to_string(), Some(arch)),
         ("__CUDACC__".to_string(), None),
         ("__NVCC__".to_string(), None),
+        // CUDA's headers spell the GNU `__inline__` (used in many textbook
+        // kernels: `__inline__ __device__ float warpReduceSum(...)`) as
+        // plain `inline`; so does kernelc.
+        ("__inline__".to_string(), Some("inline".to_string())),
     ];
     defines.extend(opts.defines.iter().cloned());
     for (name, value) in &defines {

@@ -71,6 +71,9 @@ fn cuda_arch_and_defines() {
         ..Options::default()
     };
     assert_eq!(texts("#ifdef DEBUG\nd\n#endif __CUDACC__", &d), ["d"]);
+    // CUDA's headers make the GNU spelling `__inline__` plain `inline`.
+    let toks = lex("__inline__ __device__", &Options::default()).unwrap();
+    assert_eq!(toks[0].kind, TokenKind::Keyword(Keyword::Inline));
 }
 
 #[test]

@@ -27,7 +27,7 @@
 
 use super::{Isel, IselResult};
 use crate::minst::{AddrBase, Address, MInst, PtxType, Reg, RegClass, Space};
-use midend::ir::{InstData, Opcode, Value};
+use midend::ir::{AddrSpace, InstData, Opcode, Type, Value};
 
 impl Isel<'_> {
     /// Checks that the aggregate parameter `v` is only read (`byval`) or
@@ -100,13 +100,27 @@ impl Isel<'_> {
             size,
             align,
         });
-        let (space, from) = self.address(ptr)?;
+        let (space, from) = self.address(self.through_generic_cast(ptr))?;
         let to = Address {
             base: AddrBase::Sym(name.to_string()),
             offset: 0,
         };
         self.copy_bytes((space, from), (Space::Param, to), size, align);
         Ok(())
+    }
+
+    /// The pointer to copy an aggregate through: the IR passes by-value
+    /// and result aggregates as generic pointers, usually a cast of the
+    /// caller's stack slot, so the copy reads (or writes) the concrete
+    /// space (`ld.local`) rather than the generic address (`ld`).
+    fn through_generic_cast(&self, ptr: Value) -> Value {
+        match self.def_inst(ptr) {
+            Some(InstData::AddrSpaceCast {
+                to: AddrSpace::Generic,
+                arg,
+            }) if matches!(self.ty(*arg), Type::Ptr(s) if s != AddrSpace::Generic) => *arg,
+            _ => ptr,
+        }
     }
 
     /// A call whose callee returns a struct: the result comes back in
@@ -129,7 +143,7 @@ impl Isel<'_> {
             ret: Some("retval0".into()),
             args,
         });
-        let (space, to) = self.address(dst)?;
+        let (space, to) = self.address(self.through_generic_cast(dst))?;
         let from = Address {
             base: AddrBase::Sym("retval0".into()),
             offset: 0,
