@@ -65,6 +65,9 @@ pub struct CompileOptions {
     pub explain_nc: bool,
     /// What to do with the frontend's warnings (`-w`, `-Werror`).
     pub warnings: WarningMode,
+    /// `--disable-pass NAME`: passes left out of the `-O` pipeline, so that
+    /// a student (or a test) can see what each one changes.
+    pub disable_passes: Vec<String>,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -117,8 +120,13 @@ impl CompileOptions {
                 }
             }
         }
+        let mut disabled = String::new();
+        for pass in &self.disable_passes {
+            disabled.push_str(" --disable-pass ");
+            disabled.push_str(pass);
+        }
         format!(
-            "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={})",
+            "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={}{disabled})",
             env!("CARGO_PKG_VERSION"),
             self.target,
             self.opt_level,
@@ -195,6 +203,7 @@ impl Default for CompileOptions {
             restrict_opts: restrict::Options::default(),
             explain_nc: false,
             warnings: WarningMode::Show,
+            disable_passes: Vec::new(),
         }
     }
 }
@@ -255,7 +264,23 @@ pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
         }
         _ => {}
     }
+    passes.retain(|p| !opts.disable_passes.iter().any(|d| d == p));
     passes
+}
+
+/// Checks the names given to `--disable-pass`: each must name a pass of
+/// the pipeline.
+pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
+    for name in names {
+        if !midend::passes::PASSES.iter().any(|(n, _)| n == name) {
+            let known: Vec<&str> = midend::passes::PASSES.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "error: `--disable-pass {name}`: no such pass; the passes are: {}",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(names.to_vec())
 }
 
 /// What restrict processing and `mark-invariant` have to say: the
@@ -589,7 +614,18 @@ pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> 
 /// Runs the `-O` pipeline (with the default memory-space knobs),
 /// contracting multiply-adds when `fmad` is set.
 pub fn optimize_with(module: &mut Module, opt_level: u8, fmad: bool) -> Result<(), CompileError> {
-    let passes = midend::passes::pipeline(opt_level, fmad);
+    optimize_without(module, opt_level, fmad, &[])
+}
+
+/// [`optimize_with`] with the passes named in `disabled` left out.
+pub fn optimize_without(
+    module: &mut Module,
+    opt_level: u8,
+    fmad: bool,
+    disabled: &[String],
+) -> Result<(), CompileError> {
+    let mut passes = midend::passes::pipeline(opt_level, fmad);
+    passes.retain(|p| !disabled.iter().any(|d| d == p));
     run_passes(module, &passes, |_, _| {})
 }
 

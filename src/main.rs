@@ -238,6 +238,10 @@ struct CompileArgs {
     /// Memory-space inference (on by default at -O1 and above).
     #[arg(long, value_enum, value_name = "on|off")]
     memspace: Option<OnOff>,
+    /// Leave this pass out of the -O pipeline (repeatable; the names are
+    /// in docs/passes.md).
+    #[arg(long = "disable-pass", value_name = "PASS")]
+    disable_pass: Vec<String>,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
@@ -376,6 +380,9 @@ struct RunArgs {
     /// With `--engine interp`: report shared-memory races between barriers.
     #[arg(long)]
     racecheck: bool,
+    /// Leave this pass out of the -O pipeline (repeatable).
+    #[arg(long = "disable-pass", value_name = "PASS")]
+    disable_pass: Vec<String>,
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -601,6 +608,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             dump: args.rs.dump_restrict,
         },
         explain_nc: args.rs.explain_nc,
+        disable_passes: driver::check_pass_names(&args.disable_pass)?,
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {
@@ -760,6 +768,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         },
         time: args.time,
         racecheck: args.racecheck,
+        disable_passes: driver::check_pass_names(&args.disable_pass)?,
     };
     let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
     write_output(None, &summary)

@@ -344,6 +344,8 @@ pub struct RunRequest {
     pub time: u32,
     /// `--racecheck` (interp engine): report shared-memory races.
     pub racecheck: bool,
+    /// `--disable-pass NAME`: passes left out of the `-O` pipeline.
+    pub disable_passes: Vec<String>,
 }
 
 impl Default for RunRequest {
@@ -366,6 +368,7 @@ impl Default for RunRequest {
             warnings: WarningMode::Show,
             time: 0,
             racecheck: false,
+            disable_passes: Vec::new(),
         }
     }
 }
@@ -410,7 +413,7 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         verify(&module, &format!("`{name}` is not valid IR"))?;
         // Without `-O`, IR runs exactly as written: no pass at all.
         if let Some(level) = req.opt_level {
-            driver::optimize_with(&mut module, level, req.fmad_in_force())
+            driver::optimize_without(&mut module, level, req.fmad_in_force(), &req.disable_passes)
                 .map_err(|e| e.rendered)?;
         }
         return Ok(Program {
@@ -434,8 +437,13 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize_with(&mut module, req.opt_level.unwrap_or(3), req.fmad_in_force())
-        .map_err(|e| e.rendered)?;
+    driver::optimize_without(
+        &mut module,
+        req.opt_level.unwrap_or(3),
+        req.fmad_in_force(),
+        &req.disable_passes,
+    )
+    .map_err(|e| e.rendered)?;
     Ok(Program {
         module,
         source: Some((name, text)),
