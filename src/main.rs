@@ -775,7 +775,8 @@ fn run_run(args: RunArgs) -> Result<(), String> {
 }
 
 /// Writes to stdout, or to `path` through a temporary file in the same
-/// directory that is renamed into place, so readers never see a partial file.
+/// directory that is renamed into place, so readers never see a partial file
+/// (a device or FIFO such as `/dev/null` is written in place instead).
 fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
     write_output_bytes(path, text.as_bytes())
 }
@@ -789,6 +790,19 @@ fn write_output_bytes(path: Option<&Path>, text: &[u8]) -> Result<(), String> {
             .and_then(|()| stdout.flush())
             .map_err(|e| format!("error: cannot write to stdout: {e}"));
     };
+    let fail = |e: std::io::Error| format!("error: cannot write `{}`: {e}", path.display());
+    // A device, a pipe or a socket (`-o /dev/null`, `-o /dev/stdout`, a
+    // FIFO) is written in place: renaming a temporary file onto it would
+    // replace the special file with a plain one.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(fail)?;
+            return out.write_all(text).and_then(|()| out.flush()).map_err(fail);
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -799,7 +813,6 @@ fn write_output_bytes(path: Option<&Path>, text: &[u8]) -> Result<(), String> {
         file_name.unwrap_or_else(|| "out".into()),
         std::process::id()
     ));
-    let fail = |e: std::io::Error| format!("error: cannot write `{}`: {e}", path.display());
     std::fs::write(&tmp, text).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);

@@ -123,3 +123,42 @@ fn the_output_is_replaced_whole() {
     assert_eq!(listing(&dir), ["k.cu", "k.ptx"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A special file given to `-o` stays what it is: a FIFO receives the PTX
+/// and is still a FIFO afterwards (a rename of a temporary file onto it
+/// would have replaced it with a plain file — the same fate `/dev/null`
+/// met before this rule).
+#[test]
+fn a_special_output_file_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special");
+    std::fs::write(dir.join("good.cu"), GOOD).unwrap();
+    let fifo = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !matches!(made, Ok(s) if s.success()) {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let out = kernelc(&dir, &["good.cu", "-o", "pipe"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = reader.join().unwrap();
+    assert!(
+        text.contains(".entry k("),
+        "the PTX went through the FIFO: {text}"
+    );
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(listing(&dir), ["good.cu", "pipe"], "no temporary file left");
+
+    // `/dev/null` stays a character device.
+    let out = kernelc(&dir, &["good.cu", "-o", "/dev/null"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let null = std::fs::metadata("/dev/null").unwrap();
+    assert!(
+        null.file_type().is_char_device(),
+        "/dev/null is no longer a device"
+    );
+}
