@@ -58,6 +58,22 @@ pub const CODES: &[CodeInfo] = &[
         fix: "Make both operands the same signedness, e.g. `if (i >= 0 && (unsigned)i < n)` or declare `n` as `int`.",
     },
     CodeInfo {
+        code: "W0004",
+        title: "preprocessor warning",
+        phrases: &["unknown `#pragma`", "`#warning`"],
+        explanation: "The preprocessor met something it ignores: a `#pragma` kernelc does not act on (it knows `#pragma unroll` and `#pragma once`; nvcc also warns about pragmas it does not know), or a `#warning` directive, whose text is shown.",
+        example: "#pragma GCC optimize(\"O3\")   // W0004: ignored",
+        fix: "Remove the pragma, or guard it with `#ifndef __KERNELC__`-style conditionals if another compiler needs it.",
+    },
+    CodeInfo {
+        code: "W0005",
+        title: "narrowing conversion in a brace initializer",
+        phrases: &["narrowing conversion"],
+        explanation: "A value in a C++ brace initializer (`int x{f};`, `S s{a, b};`, `float v[2] = {i, j};`) is converted to a type that cannot hold every value of its own type, and it is not a constant that fits. Standard C++ rejects such a narrowing conversion; nvcc warns (#2361-D), and so does kernelc. W0002 reports the cases that lose information in any initializer (a fraction, a constant that does not fit).",
+        example: "__global__ void k(float *o, int i) {\n    float f{i};   // W0005: int to float may round\n    o[0] = f;\n}",
+        fix: "Convert explicitly (`float f{(float)i};`), or use `=` instead of braces if the conversion is intended.",
+    },
+    CodeInfo {
         code: "E0001",
         title: "use of an undeclared identifier",
         phrases: &["undeclared identifier", "unknown type name"],

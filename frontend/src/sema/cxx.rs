@@ -73,6 +73,11 @@ fn named_cast_error(kind: NamedCastKind, e: &Expr, to: &CType) -> Option<&'stati
     let same = from.unqualified() == to.unqualified();
     match kind {
         NamedCastKind::Static => {
+            if from.is_pointer() && to.is_pointer() && casts_away_quals(from, to) {
+                return Some(
+                    "`static_cast` cannot cast away `const` or `volatile`; use `const_cast`",
+                );
+            }
             if *to == CType::Void || same || (from.is_arithmetic() && to.is_arithmetic()) {
                 return None;
             }
@@ -426,7 +431,7 @@ impl Checker {
                     from.span,
                     format!("narrowing conversion from `{ft}` to `{tt}` in a brace initializer"),
                 )
-                .with_code("W0004")
+                .with_code("W0005")
                 .with_note(format!(
                     "standard C++ rejects this; write `({tt})` before the value if it is intended"
                 )),
