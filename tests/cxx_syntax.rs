@@ -56,11 +56,13 @@ __device__ void accumulate(Stats &s, const float &v) {
     s.count += 1;
 }
 
+__device__ float spread(const Stats &s) { return s.max - s.min; }
+
 __host__ __device__ constexpr int clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
 // One row of a 4x8 tile per group of 8 threads: the row's statistics, and
 // each element's sorted neighbour gap scaled by pi.
-extern "C" __global__ void row_stats(const float *__restrict__ in, Stats *out, float *scaled) {
+extern "C" __global__ void row_stats(const float *__restrict__ in, Stats *out, float *scaled, float *spreads) {
     __shared__ float tile[ROWS][TILE];
     int t = threadIdx.x;
     int r = t / TILE, c = t % TILE;
@@ -72,6 +74,7 @@ extern "C" __global__ void row_stats(const float *__restrict__ in, Stats *out, f
             CALL(accumulate, s, v);
         }
         out[r] = s;
+        spreads[r] = spread(out[r]);
     }
     auto m = static_cast<double>(tile[r][c]) * 0x1p-1;
     float lo = tile[r][c], hi = tile[r][clamp_index(c + 1, TILE)];
@@ -219,8 +222,14 @@ fn row_stats_match_a_reference() {
         &src,
         "row_stats",
         32,
-        &["f32[]:rand:32:11", "u8[]:zeros:64", "f32[]:zeros:32"],
+        &[
+            "f32[]:rand:32:11",
+            "u8[]:zeros:64",
+            "f32[]:zeros:32",
+            "f32[]:zeros:4",
+        ],
     ));
+    let spreads = f32s(&out[3]);
     let input = f32s(&out[0]);
     let stats = &out[1];
     let scaled = f32s(&out[2]);
@@ -239,6 +248,7 @@ fn row_stats_match_a_reference() {
         assert_eq!(f32::from_bits(got[1]), min, "min of row {r}");
         assert_eq!(f32::from_bits(got[2]), sum, "sum of row {r}");
         assert_eq!(got[3], 8, "count of row {r}");
+        assert_eq!(spreads[r], max - min, "spread of row {r}");
         for c in 0..8 {
             let (mut lo, mut hi) = (row[c], row[(c + 1).min(7)]);
             if lo > hi {

@@ -25,6 +25,12 @@ pub(crate) enum Header {
 
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
 pub(crate) const PREDEFINED: &[&str] = &[
+    // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
+    // tests these to pick features (`#if CUDART_VERSION >= 12000`).
+    "__CUDACC_VER_MAJOR__ 13",
+    "__CUDACC_VER_MINOR__ 5",
+    "__CUDACC_VER_BUILD__ 37",
+    "CUDART_VERSION 13050",
     // <math.h>
     "INFINITY (__builtin_inff())",
     "NAN (__builtin_nanf(\"\"))",
@@ -91,6 +97,9 @@ pub(crate) const PREDEFINED: &[&str] = &[
     "EXIT_FAILURE 1",
     "RAND_MAX 2147483647",
 ];
+
+/// `<cuda.h>` (the driver API's version; its declarations are host code).
+const CUDA_H: &[&str] = &["CUDA_VERSION 13050"];
 
 /// `<float.h>` / `<cfloat>`.
 const FLOAT_H: &[&str] = &[
@@ -255,11 +264,11 @@ pub(crate) fn header(name: &str) -> Option<Header> {
     Some(match name {
         // Everything these declare that kernelc supports is built in or
         // predefined; including them again changes nothing.
-        "<cuda_runtime.h>" | "<cuda_runtime_api.h>" | "<cuda.h>"
-        | "<device_launch_parameters.h>" | "<math.h>" | "<cmath>" | "<limits.h>"
+        "<cuda_runtime.h>" | "<cuda_runtime_api.h>" | "<device_launch_parameters.h>" | "<math.h>" | "<cmath>" | "<limits.h>"
         | "<climits>" | "<stdio.h>" | "<cstdio>" | "<stdlib.h>" | "<cstdlib>"
         | "<stddef.h>" | "<cstddef>" | "<assert.h>" | "<cassert>" | "\"kernelc.cuh\""
         | "<kernelc.cuh>" => Header::Macros(none),
+        "<cuda.h>" => Header::Macros(CUDA_H),
         "<float.h>" | "<cfloat>" => Header::Macros(FLOAT_H),
         "<stdint.h>" | "<cstdint>" => Header::Macros(STDINT_H),
         "<math_constants.h>" => Header::Macros(MATH_CONSTANTS_H),

@@ -642,6 +642,10 @@ impl Parser<'_> {
     fn typedef_names(&mut self, base: QualType) -> PResult<()> {
         loop {
             let ty = self.pointers(base.clone());
+            if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+                let sp = self.span();
+                return self.error(sp, "reference typedefs are not supported by kernelc");
+            }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 if self.is_punct(Punct::Semi) {
                     break;

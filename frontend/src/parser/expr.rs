@@ -201,6 +201,10 @@ impl Parser<'_> {
     fn cast_inner(&mut self) -> PResult<Expr> {
         let open = self.bump().span;
         let ty = self.type_name()?;
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(sp, "casts to reference types are not supported by kernelc");
+        }
         self.expect_punct(Punct::RParen, "to close the cast")?;
         let e = self.cast_expr()?;
         let span = open.to(e.span);

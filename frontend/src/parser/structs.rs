@@ -151,6 +151,10 @@ impl Parser<'_> {
             }
             loop {
                 let ty = self.pointers(base.clone());
+                if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+                    let sp = self.span();
+                    return self.error(sp, "reference members are not supported by kernelc");
+                }
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();
