@@ -210,11 +210,11 @@ pub enum StmtKind {
     Enum(EnumDecl),
     /// `for (T x : range) body` (`var` has no initializer).
     RangeFor {
-        var: VarDecl,
+        var: Box<VarDecl>,
         range: Expr,
         body: Box<Stmt>,
     },
-    StaticAssert(StaticAssert),
+    StaticAssert(Box<StaticAssert>),
     /// `#pragma unroll [count]` before `stmt` (which must be a loop).
     Unroll {
         count: Option<Expr>,

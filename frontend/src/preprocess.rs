@@ -1,13 +1,16 @@
 //! A small token-level preprocessor: the subset of C's that kernels use.
 //!
 //! Supported: object- and function-like `#define` (arguments are
-//! macro-expanded before substitution, as C requires), `#undef`,
-//! `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` with `defined` and
-//! integer constant expressions, `#error`, `-D` options, the predefined
-//! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the two headers kernelc provides
-//! itself, and `#pragma unroll [N]`. Everything else (`#` stringizing, `##`
-//! pasting, other headers and pragmas) is rejected with a diagnostic rather
-//! than silently misinterpreted.
+//! macro-expanded before substitution, as C requires, except the operands
+//! of `#` and `##`), variadic macros (`...`, `__VA_ARGS__`), `#` stringizing
+//! and `##` pasting, `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
+//! `#endif` with `defined` and integer constant expressions, `#error`,
+//! `#warning`, `-D` options, `__LINE__`/`__FILE__`, the predefined
+//! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the macros nvcc makes visible
+//! without an `#include`, the headers in [`crate::headers`], `#pragma unroll
+//! [N]` and `#pragma once`. Other pragmas are ignored with a warning; other
+//! headers and directives are rejected with a diagnostic rather than
+//! silently misinterpreted.
 //!
 //! It works on tokens rather than text so spans stay exact. Expanded tokens
 //! take the span of the outermost macro *use*, so errors inside an expansion

@@ -541,6 +541,7 @@ impl Parser<'_> {
     }
 
     /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name.
+    #[inline(never)]
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();
@@ -570,6 +571,7 @@ impl Parser<'_> {
     }
 
     /// `static_cast<T>(e)` and its kin, at the keyword.
+    #[inline(never)]
     fn named_cast(&mut self, kind: NamedCastKind) -> PResult<Expr> {
         let start = self.bump().span;
         self.expect_punct(Punct::Lt, &format!("after `{}`", kind.as_str()))?;
@@ -605,6 +607,7 @@ impl Parser<'_> {
     /// `HUGE_VAL(F)`: `__builtin_inff()`, `__builtin_huge_val()`,
     /// `__builtin_nanf("")` (the string is the NaN's payload, `""` for 0,
     /// or a number), ... as floating literals. `None` for other names.
+    #[inline(never)]
     fn float_builtin(&mut self) -> PResult<Option<Expr>> {
         let name = self.peek().text.clone();
         let (ty, nan) = match name.as_str() {

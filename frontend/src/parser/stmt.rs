@@ -104,7 +104,7 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::For) => self.for_stmt()?,
             TokenKind::Keyword(Keyword::StaticAssert) => {
-                StmtKind::StaticAssert(self.static_assert()?)
+                StmtKind::StaticAssert(Box::new(self.static_assert()?))
             }
             TokenKind::Keyword(Keyword::Break) => {
                 self.bump();
@@ -127,7 +127,11 @@ impl Parser<'_> {
                 StmtKind::Return(value)
             }
             TokenKind::Keyword(
-                Keyword::Switch | Keyword::Case | Keyword::Default | Keyword::PragmaUnroll,
+                Keyword::Switch
+                | Keyword::Case
+                | Keyword::Default
+                | Keyword::PragmaUnroll
+                | Keyword::StaticAssert,
             ) => self.switch_or_pragma()?,
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
@@ -159,7 +163,7 @@ impl Parser<'_> {
         })
     }
 
-    /// `switch`, its labels and `#pragma unroll`: kept out of
+    /// `switch`, its labels, `#pragma unroll` and `static_assert`: kept out of
     /// `statement_inner` so that the frame recursing per nesting level stays
     /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
     #[inline(never)]
@@ -182,6 +186,9 @@ impl Parser<'_> {
                 self.bump();
                 self.expect_punct(Punct::Colon, "after `default`")?;
                 StmtKind::Default
+            }
+            TokenKind::Keyword(Keyword::StaticAssert) => {
+                StmtKind::StaticAssert(Box::new(self.static_assert()?))
             }
             TokenKind::Keyword(Keyword::PragmaUnroll) => {
                 self.bump();
@@ -218,6 +225,7 @@ impl Parser<'_> {
 
     /// `static_assert(cond, "message");` or `static_assert(cond);`, at the
     /// keyword (the `;` is consumed).
+    #[inline(never)]
     pub(super) fn static_assert(&mut self) -> PResult<StaticAssert> {
         let start = self.bump().span;
         self.expect_punct(Punct::LParen, "after `static_assert`")?;
@@ -253,6 +261,7 @@ impl Parser<'_> {
 
     /// After `for (`: `T x :` or `T &x :` starts a range-based `for`. Tries
     /// that shape and rewinds when it does not match, leaving no trace.
+    #[inline(never)]
     fn range_for_var(&mut self) -> Option<VarDecl> {
         let save = (self.pos, self.diags.len(), self.pending_enums.len());
         let start = self.span();
@@ -300,6 +309,7 @@ impl Parser<'_> {
         }
     }
 
+    #[inline(never)]
     fn for_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::LParen, "after `for`")?;
@@ -308,7 +318,11 @@ impl Parser<'_> {
                 let range = self.expr()?;
                 self.expect_punct(Punct::RParen, "to close the `for` header")?;
                 let body = Box::new(self.statement()?);
-                return Ok(StmtKind::RangeFor { var, range, body });
+                return Ok(StmtKind::RangeFor {
+                    var: Box::new(var),
+                    range,
+                    body,
+                });
             }
         }
         let init = if self.is_punct(Punct::Semi) {

@@ -142,6 +142,7 @@ impl Checker {
     /// `static_cast<T>(e)`, `reinterpret_cast<T>(e)`, `const_cast<T>(e)`:
     /// C++'s rules decide whether the cast is allowed; an allowed one is
     /// then the same conversion as the C cast.
+    #[inline(never)]
     pub(super) fn named_cast(
         &mut self,
         kind: NamedCastKind,
@@ -165,6 +166,7 @@ impl Checker {
     }
 
     /// `T()`: zero of a scalar type.
+    #[inline(never)]
     pub(super) fn zero_init(&mut self, ty: &QualType, span: Span) -> Option<Expr> {
         let t = strip_restrict(&ty.ty).0;
         let zero = match &t {
@@ -190,6 +192,7 @@ impl Checker {
     }
 
     /// `static_assert(cond[, "message"])`, checked now.
+    #[inline(never)]
     pub(super) fn static_assert(&mut self, sa: &ast::StaticAssert) {
         let Some(e) = self.expr(&sa.cond) else {
             return;
@@ -277,6 +280,7 @@ impl Checker {
 
     /// `T &r = init;` (or `auto &r`, `const T &r`): a local holding the
     /// object's address, bound so that `r` dereferences it.
+    #[inline(never)]
     pub(super) fn reference_decl(&mut self, v: &ast::VarDecl) -> Option<Stmt> {
         let init = match &v.init {
             Some(ast::Init::Expr(e)) => e,
@@ -329,6 +333,7 @@ impl Checker {
     /// The type and typed initializer of `auto x = init;` (arrays decay,
     /// top-level `const` is dropped unless written: C++'s deduction for
     /// `auto`). `auto x{init}` deduces the same way.
+    #[inline(never)]
     pub(super) fn auto_init(&mut self, v: &ast::VarDecl) -> Option<(CType, Expr)> {
         let init = match &v.init {
             Some(ast::Init::Expr(e)) => e,
@@ -368,6 +373,7 @@ impl Checker {
 
     /// A scalar initialized with braces, `int x{3}`, `float y = {}`: one
     /// value (or none, for zero).
+    #[inline(never)]
     pub(super) fn scalar_braces(
         &mut self,
         items: &[ast::Init],
@@ -399,6 +405,7 @@ impl Checker {
     /// the cases W0002 does not already report (a non-constant integer
     /// converted to `float`, or to an integer type that cannot hold all its
     /// values).
+    #[inline(never)]
     pub(super) fn brace_narrowing(&mut self, converted: &Expr) {
         let ExprKind::Cast { expr: from, .. } = &converted.kind else {
             return;
@@ -442,6 +449,7 @@ impl Checker {
     /// `for (T x : arr) body` and `for (T &x : arr) body` over an array of
     /// known length `n`: `for (T *p = arr, long k = 0; k < n; ++k) { T x =
     /// p[k]; body }`, with `x` a reference to `p[k]` in the second form.
+    #[inline(never)]
     pub(super) fn range_for(
         &mut self,
         var: &ast::VarDecl,
@@ -621,6 +629,7 @@ impl Checker {
 
     /// A `constexpr` local needs a constant initializer (nvcc rejects any
     /// other); its value is then known to constant expressions.
+    #[inline(never)]
     pub(super) fn constexpr_check(
         &mut self,
         v: &ast::VarDecl,
