@@ -727,9 +727,7 @@ impl Parser<'_> {
                 return self.error(sp, msg);
             }
             let direct_braces = self.is_punct(Punct::LBrace);
-            let init = if direct_braces {
-                Some(self.initializer()?)
-            } else if self.eat_punct(Punct::Assign) {
+            let init = if direct_braces || self.eat_punct(Punct::Assign) {
                 Some(self.initializer()?)
             } else {
                 None

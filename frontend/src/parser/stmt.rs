@@ -103,9 +103,6 @@ impl Parser<'_> {
                 StmtKind::DoWhile { body, cond }
             }
             TokenKind::Keyword(Keyword::For) => self.for_stmt()?,
-            TokenKind::Keyword(Keyword::StaticAssert) => {
-                StmtKind::StaticAssert(Box::new(self.static_assert()?))
-            }
             TokenKind::Keyword(Keyword::Break) => {
                 self.bump();
                 self.expect_punct(Punct::Semi, "after `break`")?;
