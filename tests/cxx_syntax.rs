@@ -98,6 +98,29 @@ extern "C" __global__ void histogram(const unsigned *data, int n, unsigned *bins
     if (t < BINS) atomicAdd(&dst[t], local[t]);
 }
 
+// The first position of `target + t` in a matrix, leaving both loops with
+// `goto`, and one retry by a backward `goto` when it is missing.
+extern "C" __global__ void search(const int *m, int *out, int rows, int cols, int target) {
+    int t = threadIdx.x;
+    int hit = -1;
+    int tries = 0;
+    int r, c;
+retry:
+    tries++;
+    for (r = 0; r < rows; r++) {
+        for (c = 0; c < cols; c++) {
+            if (m[r * cols + c] == target + t) goto found;
+        }
+    }
+    if (tries < 2) goto retry;
+    goto done;
+found:
+    hit = r * cols + c;
+done:
+    out[2 * t] = hit;
+    out[2 * t + 1] = tries;
+}
+
 // The values of the header macros, as the kernel sees them.
 extern "C" __global__ void limits(int *iout, float *fout, double *dout) {
     int ints[]{INT_MAX, INT_MIN, (int)UINT8_MAX, INT16_MIN, CHAR_BIT, (int)(LLONG_MAX >> 40)};
@@ -137,7 +160,12 @@ fn sample_style_cxx_assembles_for_every_target_and_register_mode() {
             // No warning either: the file is clean C++.
             assert!(stderr(&o).is_empty(), "{arch} {mode}: {}", stderr(&o));
             let ptx = std::fs::read_to_string(&out).unwrap();
-            for needle in [".entry row_stats", ".entry histogram", ".entry limits"] {
+            for needle in [
+                ".entry row_stats",
+                ".entry histogram",
+                ".entry search",
+                ".entry limits",
+            ] {
                 assert!(ptx.contains(needle), "no `{needle}` in\n{ptx}");
             }
             common::assert_ptxas_accepts(&ptx, arch, &format!("cxx_syntax {arch} {mode}"));
@@ -277,6 +305,36 @@ fn histogram_matches_a_reference() {
         want[(d % 8) as usize] += 1;
     }
     assert_eq!(words32(&out[1]), want);
+}
+
+#[test]
+fn goto_search_matches_a_reference() {
+    let dir = scratch("cxx-syntax-search");
+    let src = write_source(&dir);
+    let out = run_everywhere(request(
+        &src,
+        "search",
+        8,
+        &[
+            "i32[]:iota:48",
+            "i32[]:zeros:16",
+            "i32:6",
+            "i32:8",
+            "i32:44",
+        ],
+    ));
+    let m: Vec<i32> = words32(&out[0]).into_iter().map(|w| w as i32).collect();
+    let got: Vec<i32> = words32(&out[1]).into_iter().map(|w| w as i32).collect();
+    // Threads 0-3 find 44..47; threads 4-7 look for 48..51, which are
+    // missing, and retry once.
+    for t in 0..8 {
+        let want = m
+            .iter()
+            .position(|&x| x == 44 + t as i32)
+            .map_or(-1, |p| p as i32);
+        let tries = if want < 0 { 2 } else { 1 };
+        assert_eq!(&got[2 * t..2 * t + 2], &[want, tries], "thread {t}");
+    }
 }
 
 #[test]

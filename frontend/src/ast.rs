@@ -215,6 +215,14 @@ pub enum StmtKind {
         body: Box<Stmt>,
     },
     StaticAssert(Box<StaticAssert>),
+    /// `goto name;`.
+    Goto(String),
+    /// `name: stmt` (a `goto` target).
+    Labeled {
+        label: String,
+        label_span: Span,
+        stmt: Box<Stmt>,
+    },
     /// `#pragma unroll [count]` before `stmt` (which must be a loop).
     Unroll {
         count: Option<Expr>,

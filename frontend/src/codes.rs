@@ -159,7 +159,7 @@ pub const CODES: &[CodeInfo] = &[
         code: "E0011",
         title: "misplaced statement",
         phrases: &["not in a loop", "not within a `switch`", "must return a value", "should not return a value", "label"],
-        explanation: "A statement appears where it has no meaning: `break` or `continue` outside a loop, `case` outside a `switch`, `return` without a value in a non-void function, or with one in a `void` function.",
+        explanation: "A statement appears where it has no meaning: `break` or `continue` outside a loop, `case` outside a `switch`, `return` without a value in a non-void function, or with one in a `void` function; or a `goto` names a label the function does not define, or jumps into the scope of a variable past its initialization (C++ forbids it, and nvcc rejects it).",
         example: "__device__ int f(int x) {\n    if (x) return;   // E0011: f must return an int\n    return 1;\n}",
         fix: "Move the statement into the construct it belongs to, or make the `return` match the function's type.",
     },

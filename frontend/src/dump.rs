@@ -199,6 +199,11 @@ impl Dumper {
             StmtKind::Default => self.line(depth, "Default"),
             StmtKind::Enum(e) => self.enum_decl(e, depth),
             StmtKind::StaticAssert(sa) => self.static_assert(sa, depth),
+            StmtKind::Goto(l) => self.line(depth, &format!("Goto {l}")),
+            StmtKind::Labeled { label, stmt, .. } => {
+                self.line(depth, &format!("Label {label}"));
+                self.stmt(stmt, depth + 1);
+            }
             StmtKind::RangeFor { var, range, body } => {
                 self.line(depth, "RangeFor");
                 self.var(var, depth + 1);

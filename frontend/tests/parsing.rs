@@ -184,6 +184,16 @@ __global__ void f(float *p) {
     ] {
         assert!(dump.contains(needle), "no `{needle}` in\n{dump}");
     }
+    let tu = parse(
+        "__global__ void f() { again: goto again; }",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(
+        dump_ast(&tu).contains("Label again\n      Goto again"),
+        "{}",
+        dump_ast(&tu)
+    );
     // `(float(x) + 1)` is a parenthesized expression, not a C cast.
     assert!(expr_tree("(float(x) + 1)").starts_with("Binary +\n  Cast to float"));
     // Hex floats and the `<math.h>` built-ins are floating literals.

@@ -32,7 +32,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Managed => "`__managed__` memory",
-        Goto => "`goto`",
         Union => "`union`",
         Class => "`class`",
         Template | Typename => "`template`",

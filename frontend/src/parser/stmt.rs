@@ -128,7 +128,8 @@ impl Parser<'_> {
                 | Keyword::Case
                 | Keyword::Default
                 | Keyword::PragmaUnroll
-                | Keyword::StaticAssert,
+                | Keyword::StaticAssert
+                | Keyword::Goto,
             ) => self.switch_or_pragma()?,
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
@@ -141,12 +142,7 @@ impl Parser<'_> {
             {
                 return self.error(tok.span, format!("unknown type name `{}`", tok.text));
             }
-            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => {
-                return self.error(
-                    tok.span,
-                    "labels and `goto` are not supported by kernelc yet",
-                );
-            }
+            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
             _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
             _ => {
                 let e = self.expr()?;
@@ -160,7 +156,8 @@ impl Parser<'_> {
         })
     }
 
-    /// `switch`, its labels, `#pragma unroll` and `static_assert`: kept out of
+    /// `switch`, its labels, `#pragma unroll`, `static_assert`, `goto` and
+    /// labels: kept out of
     /// `statement_inner` so that the frame recursing per nesting level stays
     /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
     #[inline(never)]
@@ -186,6 +183,39 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::StaticAssert) => {
                 StmtKind::StaticAssert(Box::new(self.static_assert()?))
+            }
+            TokenKind::Keyword(Keyword::Goto) => {
+                self.bump();
+                if self.is_punct(Punct::Star) {
+                    let sp = self.span();
+                    return self.error(sp, "computed `goto` is not supported by kernelc");
+                }
+                if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                    let msg = format!("expected a label name after `goto`, found {}", self.found());
+                    let sp = self.span();
+                    return self.error(sp, msg);
+                }
+                let label = self.bump().text;
+                self.expect_punct(Punct::Semi, "after `goto` statement")?;
+                StmtKind::Goto(label)
+            }
+            TokenKind::Ident => {
+                // `name:` labels the statement after it.
+                let label = self.bump();
+                self.bump(); // `:`
+                if self.is_punct(Punct::RBrace) {
+                    let sp = self.span();
+                    return self.error(
+                        sp,
+                        "a label must be followed by a statement (write `label: ;` at the end of a block)",
+                    );
+                }
+                let stmt = Box::new(self.statement()?);
+                StmtKind::Labeled {
+                    label: label.text,
+                    label_span: label.span,
+                    stmt,
+                }
             }
             TokenKind::Keyword(Keyword::PragmaUnroll) => {
                 self.bump();

@@ -320,6 +320,7 @@ impl Checker {
         let addr = self.assign_convert(addr, &ptr_ty, "initialization", v.name_span)?;
         let local = self.declare_local(&v.name, ptr_ty, true, false, v.name_span);
         self.rebind_as_ref(&v.name, local);
+        self.initialized.insert(local);
         Some(Stmt {
             kind: StmtKind::Decl {
                 local,
@@ -594,6 +595,7 @@ impl Checker {
             let addr = self.bind_reference(element, &ptr_ty, &what)?;
             let local = self.declare_local(&var.name, ptr_ty, true, false, var.name_span);
             self.rebind_as_ref(&var.name, local);
+            self.initialized.insert(local);
             return Some(Stmt {
                 kind: StmtKind::Decl {
                     local,
@@ -617,6 +619,7 @@ impl Checker {
         }
         let init = self.assign_convert(element, &ty, "initialization", var.name_span)?;
         let local = self.declare_local(&var.name, ty, var.ty.is_const, false, var.name_span);
+        self.initialized.insert(local);
         Some(Stmt {
             kind: StmtKind::Decl {
                 local,

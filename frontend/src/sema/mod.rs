@@ -10,6 +10,7 @@ mod convert;
 mod cxx;
 mod decl;
 mod expr;
+mod labels;
 mod tensor;
 mod vectors;
 mod warnings;
@@ -94,6 +95,13 @@ pub(crate) struct Checker {
     /// Values of `constexpr` floating locals of the current function, for
     /// constant expressions (integer constants are `LocalVar::const_value`).
     const_floats: HashMap<LocalId, f64>,
+    /// Locals declared with an initializer (a jump into their scope is
+    /// ill-formed C++; see `labels.rs`).
+    initialized: std::collections::HashSet<LocalId>,
+    /// The labels of the current function, by name.
+    goto_labels: HashMap<String, labels::LabelInfo>,
+    /// `goto`s of the current function, checked at its end.
+    gotos: Vec<labels::PendingGoto>,
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
@@ -120,6 +128,9 @@ pub(crate) fn check_program(
         switches: Vec::new(),
         label_ok: false,
         const_floats: HashMap::new(),
+        initialized: std::collections::HashSet::new(),
+        goto_labels: HashMap::new(),
+        gotos: Vec::new(),
         opts: opts.clone(),
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
@@ -311,6 +322,9 @@ impl Checker {
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
         self.locals = Vec::new();
         self.const_floats.clear();
+        self.initialized.clear();
+        self.goto_labels.clear();
+        self.gotos.clear();
         self.used = Vec::new();
         self.scopes = vec![Vec::new()];
         self.ret = f.ret.clone();
@@ -350,6 +364,7 @@ impl Checker {
         };
         let body_ast = f.body.as_ref().unwrap_or(&empty);
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
+        self.finish_labels();
         let launch_bounds = self.launch_bounds(f);
         let cluster_dims = self.cluster_dims(f);
         self.unused_warnings();
@@ -611,6 +626,9 @@ impl Checker {
                 let value = init.as_ref().and_then(|e| self.const_int(e));
                 self.locals[local.0 as usize].const_value = value;
             }
+            if init.is_some() || list.is_some() {
+                self.initialized.insert(local);
+            }
             out.push(Stmt {
                 kind: StmtKind::Decl { local, init, list },
                 span: v.span,
@@ -696,6 +714,12 @@ impl Checker {
                 StmtKind::Empty
             }
             A::RangeFor { var, range, body } => self.range_for(var, range, body, s.span),
+            A::Goto(label) => self.goto_stmt(label, s.span),
+            A::Labeled {
+                label,
+                label_span,
+                stmt,
+            } => self.labeled_stmt(label, *label_span, stmt, s.span),
             A::Unroll { count, stmt } => return self.unroll(count.as_ref(), stmt, s.span),
             A::For {
                 init,
