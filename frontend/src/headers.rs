@@ -93,6 +93,7 @@ pub(crate) const PREDEFINED: &[&str] = &[
     "SSIZE_MAX LONG_MAX",
     // <stddef.h>, <stdlib.h>
     "NULL 0L",
+    "offsetof(TYPE, MEMBER) __builtin_offsetof(TYPE, MEMBER)",
     "EXIT_SUCCESS 0",
     "EXIT_FAILURE 1",
     "RAND_MAX 2147483647",

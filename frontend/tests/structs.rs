@@ -96,6 +96,10 @@ static_assert(sizeof(T8) == 8, \"T8\");
 struct __align__(4) Y { double d; };
 static_assert(sizeof(Y) == 8, \"Y\");
 __shared__ A16 tile[4];
+static_assert(alignof(A16) == 16 && alignof(W) == 8 && alignof(T8) == 8 && alignof(Y) == 8, \"alignof\");
+static_assert(offsetof(W, x) == 8 && offsetof(X, v) == 16 && offsetof(X, v.b) == 20, \"offsetof\");
+struct Arr { char c; A16 a[3]; };
+static_assert(offsetof(Arr, a[2].b) == 52 && sizeof(Arr) == 64, \"offsetof into arrays\");
 __global__ void k(long *o) {
     W w; X x; T8 t[3];
     o[0] = (char *)&w.x - (char *)&w; o[1] = (char *)&x.v - (char *)&x; o[2] = sizeof t;
@@ -111,6 +115,8 @@ __global__ void k(long *o) {
     );
     let r = errors("struct __align__(3) S { int a; };");
     assert!(r.contains("`__align__` takes a power of two"), "{r}");
+    let r = errors("struct S { int a; };\nstatic_assert(offsetof(S, b) == 0);");
+    assert!(r.contains("no member named `b` in `S`"), "{r}");
     let r = errors("struct __align__(16) S;");
     assert!(
         r.contains("the alignment belongs to a struct definition"),

@@ -405,6 +405,15 @@ impl Parser<'_> {
                 return self.functional_cast();
             }
             TokenKind::Ident
+                if self.is_punct_at(1, Punct::LParen)
+                    && matches!(
+                        tok.text.as_str(),
+                        "alignof" | "__alignof__" | "__builtin_offsetof"
+                    ) =>
+            {
+                return self.layout_query();
+            }
+            TokenKind::Ident
                 if self.is_punct_at(1, Punct::LParen) && tok.text.starts_with("__builtin_") =>
             {
                 if let Some(e) = self.float_builtin()? {
@@ -654,5 +663,88 @@ impl Parser<'_> {
             (true, false) => f64::from_bits(0x7ff8_0000_0000_0000 | payload),
         };
         Ok(Some(mk(ExprKind::FloatLit { value, ty }, start.to(close))))
+    }
+}
+
+impl Parser<'_> {
+    /// `alignof(T)` and `__builtin_offsetof(T, member)` (what `offsetof`
+    /// expands to): constants of type `size_t`, computed here, since the
+    /// parser already knows every type's layout.
+    #[inline(never)]
+    fn layout_query(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        self.bump(); // `(`
+        let ty = self.type_name()?;
+        let value = if kw.text == "__builtin_offsetof" {
+            self.expect_punct(Punct::Comma, "after the type of `offsetof`")?;
+            self.member_designator(&ty.ty)?
+        } else {
+            if ty.ty.size().is_none() {
+                return self.error(
+                    ty.span,
+                    format!("`alignof` of the incomplete type `{}`", ty.ty),
+                );
+            }
+            ty.ty.align()
+        };
+        let close = self.expect_punct(Punct::RParen, &format!("to close `{}(`", kw.text))?;
+        Ok(mk(
+            ExprKind::IntLit {
+                value,
+                ty: CType::ULONG,
+            },
+            kw.span.to(close),
+        ))
+    }
+
+    /// The byte offset of `m`, `m.n`, `m[2].n`, ... inside `ty`.
+    fn member_designator(&mut self, ty: &CType) -> PResult<u64> {
+        let mut ty = ty.clone();
+        let mut offset = 0u64;
+        let mut first = true;
+        loop {
+            if first || self.eat_punct(Punct::Dot) {
+                first = false;
+                let name = self.peek().clone();
+                if name.kind != TokenKind::Ident || self.at_eof() {
+                    let msg = format!(
+                        "expected a member name in `offsetof`, found {}",
+                        self.found()
+                    );
+                    return self.error(name.span, msg);
+                }
+                self.bump();
+                let Some(def) = ty.struct_def() else {
+                    return self.error(name.span, format!("`offsetof` needs a struct, not `{ty}`"));
+                };
+                let Some(f) = def.field(&name.text) else {
+                    let msg = format!("no member named `{}` in `{ty}`", name.text);
+                    return self.error(name.span, msg);
+                };
+                offset += f.offset;
+                ty = f.ty.clone();
+            } else if self.eat_punct(Punct::LBracket) {
+                let idx = self.peek().clone();
+                let TokenKind::Int { value, .. } = idx.kind else {
+                    return self.error(
+                        idx.span,
+                        "kernelc needs an `offsetof` array index written as a literal",
+                    );
+                };
+                self.bump();
+                self.expect_punct(Punct::RBracket, "to close the index")?;
+                let CType::Array { elem, .. } = &ty else {
+                    return self.error(
+                        idx.span,
+                        format!("`offsetof` indexes `{ty}`, which is not an array"),
+                    );
+                };
+                let esize = elem.size().unwrap_or(0);
+                offset = offset.saturating_add(value.saturating_mul(esize));
+                ty = (**elem).clone();
+            } else {
+                return Ok(offset);
+            }
+        }
     }
 }
