@@ -788,6 +788,13 @@ impl Pp<'_> {
             self.error(t.span, "`##` cannot be at either end of a macro body");
             return;
         }
+        if let Some(t) = body.iter().find(|t| t.text == "__VA_OPT__") {
+            self.error(
+                t.span,
+                "`__VA_OPT__` is not supported by kernelc; use GNU's `, ## __VA_ARGS__`",
+            );
+            return;
+        }
         if !variadic {
             if let Some(t) = body.iter().find(|t| t.text == "__VA_ARGS__") {
                 self.error(

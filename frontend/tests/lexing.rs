@@ -148,6 +148,7 @@ fn directives() {
         "#include <cuda_fp16.h>",
         "#include <cooperative_groups.h>",
         "#define V(args...) args",
+        "#define W(f, ...) f(0 __VA_OPT__(,) __VA_ARGS__)",
         "#line 4",
     ] {
         let err = lex(bad, &Options::default()).unwrap_err();
