@@ -413,13 +413,14 @@ impl Checker {
         };
         let (ft, tt) = (&from.ty, &converted.ty);
         let narrowing = match (ft, tt) {
-            (CType::Int { bits, .. }, CType::Float { bits: fb }) => match self.const_int(from) {
+            (CType::Int { .. }, CType::Float { bits: fb }) => match self.const_int(from) {
                 Some(v) => {
                     let mant = if *fb == 32 { 24 } else { 53 };
                     let mag = v.unsigned_abs();
                     mag >= 1u128 << mant && mag.trailing_zeros() < 128 - mag.leading_zeros() - mant
                 }
-                None => *bits >= 8,
+                // C++: any non-constant integer to a floating type.
+                None => true,
             },
             (
                 CType::Int {
