@@ -23,6 +23,15 @@ pub enum Item {
     /// a plain `const` integer usable in constant expressions).
     Var(VarDecl),
     Enum(EnumDecl),
+    StaticAssert(StaticAssert),
+}
+
+/// `static_assert(cond, "message")` or `static_assert(cond)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticAssert {
+    pub cond: Expr,
+    pub message: Option<String>,
+    pub span: Span,
 }
 
 /// `enum [Name] { A, B = 3 }`: the constants (the type itself is `int`).
@@ -42,6 +51,9 @@ pub struct Storage {
     pub is_static: bool,
     /// `__align__(N)`: the variable's least alignment (0 when not given).
     pub align: u64,
+    /// `constexpr` was written (at this span): the initializer must be a
+    /// constant expression, and the variable is `const`.
+    pub constexpr: Option<Span>,
     /// Where the first of these specifiers was written (for messages).
     pub span: Span,
 }
@@ -111,6 +123,8 @@ pub struct ParamDecl {
     pub ty: QualType,
     /// `__grid_constant__` was written (at this span).
     pub grid_constant: Option<Span>,
+    /// A reference parameter `T &name` (the `&`'s span); `ty` is `T`.
+    pub by_ref: Option<Span>,
     /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
     /// is adjusted to a pointer as C says.
     pub dims: Vec<Option<Expr>>,
@@ -135,6 +149,15 @@ pub struct VarDecl {
     pub dims: Vec<Option<Expr>>,
     pub storage: Storage,
     pub init: Option<Init>,
+    /// A reference `T &name = lvalue;` (the `&`'s span); `ty` is `T`.
+    pub by_ref: Option<Span>,
+    /// `auto` was written instead of a type (at this span): the type comes
+    /// from the initializer, and `ty.ty` is only a placeholder (`void`, or a
+    /// pointer to `void` for `auto *p`).
+    pub auto: Option<Span>,
+    /// The initializer was written `name{...}` (C++ direct-list
+    /// initialization) rather than after `=`.
+    pub direct_braces: bool,
     pub span: Span,
 }
 
@@ -185,6 +208,21 @@ pub enum StmtKind {
     Default,
     /// A local `enum { ... };`.
     Enum(EnumDecl),
+    /// `for (T x : range) body` (`var` has no initializer).
+    RangeFor {
+        var: Box<VarDecl>,
+        range: Expr,
+        body: Box<Stmt>,
+    },
+    StaticAssert(Box<StaticAssert>),
+    /// `goto name;`.
+    Goto(String),
+    /// `name: stmt` (a `goto` target).
+    Labeled {
+        label: String,
+        label_span: Span,
+        stmt: Box<Stmt>,
+    },
     /// `#pragma unroll [count]` before `stmt` (which must be a loop).
     Unroll {
         count: Option<Expr>,
@@ -208,6 +246,25 @@ pub enum UnaryOp {
     BitNot,
     Deref,
     AddrOf,
+}
+
+/// The C++ named casts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedCastKind {
+    Static,
+    Reinterpret,
+    Const,
+}
+
+impl NamedCastKind {
+    /// The keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NamedCastKind::Static => "static_cast",
+            NamedCastKind::Reinterpret => "reinterpret_cast",
+            NamedCastKind::Const => "const_cast",
+        }
+    }
 }
 
 /// Binary operators including comparisons, logical operators and comma.
@@ -301,10 +358,22 @@ pub enum ExprKind {
         then: Box<Expr>,
         els: Box<Expr>,
     },
+    /// A C cast `(T)e`, or a functional cast `T(e)` (C++: the same
+    /// meaning when `T` is a simple type name).
     Cast {
         ty: QualType,
         expr: Box<Expr>,
     },
+    /// `static_cast<T>(e)`, `reinterpret_cast<T>(e)` or `const_cast<T>(e)`.
+    NamedCast {
+        kind: NamedCastKind,
+        ty: QualType,
+        expr: Box<Expr>,
+    },
+    /// `T()`: a value-initialized scalar (zero).
+    ZeroInit(QualType),
+    /// `nullptr`.
+    Nullptr,
     SizeofType(QualType),
     SizeofExpr(Box<Expr>),
     Index {

@@ -58,6 +58,22 @@ pub const CODES: &[CodeInfo] = &[
         fix: "Make both operands the same signedness, e.g. `if (i >= 0 && (unsigned)i < n)` or declare `n` as `int`.",
     },
     CodeInfo {
+        code: "W0004",
+        title: "preprocessor warning",
+        phrases: &["unknown `#pragma`", "`#warning`"],
+        explanation: "The preprocessor met something it ignores: a `#pragma` kernelc does not act on (it knows `#pragma unroll` and `#pragma once`; nvcc also warns about pragmas it does not know), or a `#warning` directive, whose text is shown.",
+        example: "#pragma GCC optimize(\"O3\")   // W0004: ignored",
+        fix: "Remove the pragma, or guard it with `#ifndef __KERNELC__`-style conditionals if another compiler needs it.",
+    },
+    CodeInfo {
+        code: "W0005",
+        title: "narrowing conversion in a brace initializer",
+        phrases: &["narrowing conversion"],
+        explanation: "A value in a C++ brace initializer (`int x{f};`, `S s{a, b};`, `float v[2] = {i, j};`) is converted to a type that cannot hold every value of its own type, and it is not a constant that fits. Standard C++ rejects such a narrowing conversion; nvcc warns (#2361-D), and so does kernelc. W0002 reports the cases that lose information in any initializer (a fraction, a constant that does not fit).",
+        example: "__global__ void k(float *o, int i) {\n    float f{i};   // W0005: int to float may round\n    o[0] = f;\n}",
+        fix: "Convert explicitly (`float f{(float)i};`), or use `=` instead of braces if the conversion is intended.",
+    },
+    CodeInfo {
         code: "E0001",
         title: "use of an undeclared identifier",
         phrases: &["undeclared identifier", "unknown type name"],
@@ -86,7 +102,7 @@ pub const CODES: &[CodeInfo] = &[
     CodeInfo {
         code: "E0004",
         title: "type mismatch",
-        phrases: &["cannot convert", "invalid operand", "cannot cast", "incompatible operand types", "expected a scalar value", "cannot use a `void` value", "subscripted value", "array subscript has type", "indirection requires", "cannot dereference", "cannot index", "arithmetic on a pointer to `void`", "has type `void`", "cannot increment", "invalid application of `sizeof`", "arrays cannot be assigned", "must be initialized with a braced list", "needs exactly one value", "excess elements"],
+        phrases: &["cannot convert", "invalid operand", "cannot cast", "incompatible operand types", "expected a scalar value", "cannot use a `void` value", "subscripted value", "array subscript has type", "indirection requires", "cannot dereference", "cannot index", "arithmetic on a pointer to `void`", "has type `void`", "cannot increment", "invalid application of `sizeof`", "arrays cannot be assigned", "must be initialized with a braced list", "needs exactly one value", "excess elements", "must bind to an object", "must be initialized with an object", "`auto` variable", "cannot deduce `auto`", "`auto *` needs", "reference to `void`"],
         explanation: "An operand or value has a type the operation does not accept: a struct where a number is needed, a pointer converted to an unrelated pointer, a `void` value used, an initializer that does not fit the object.",
         example: "struct P { float x; };\n__global__ void k(float *o, P *p) {\n    o[0] = p[0] + 1.0f;   // E0004: `P` is not a number\n}",
         fix: "Use the member or element you meant (`p[0].x + 1.0f`), or convert explicitly with a cast where C allows it.",
@@ -94,7 +110,7 @@ pub const CODES: &[CodeInfo] = &[
     CodeInfo {
         code: "E0005",
         title: "assignment to a read-only object",
-        phrases: &["because it is `const`", "cannot be written", "read-only", "not assignable", "discards the", "address of an rvalue", "address of a member of a temporary"],
+        phrases: &["because it is `const`", "cannot be written", "read-only", "not assignable", "discards the", "address of an rvalue", "address of a member of a temporary", "cannot bind to a `const` object"],
         explanation: "The program writes to something that may not be written: a `const` variable, memory reached through a pointer to `const`, a `__constant__` variable (read-only on the device), a built-in index such as `threadIdx.x`, or a value that is not an object at all.",
         example: "__global__ void k(const float *in) {\n    in[0] = 1.0f;   // E0005\n}",
         fix: "Write to a non-`const` object; drop `const` from the declaration if the write is intended; fill `__constant__` memory from the host.",
@@ -126,7 +142,7 @@ pub const CODES: &[CodeInfo] = &[
     CodeInfo {
         code: "E0009",
         title: "constant expression required",
-        phrases: &["constant expression", "must be a constant", "invalid array size", "must have an integer type", "needs a size", "may be omitted", "array is too large", "does not fit in `int`", "must be a positive integer constant", "literal expression", "invalid `__launch_bounds__` value"],
+        phrases: &["constant expression", "must be a constant", "invalid array size", "must have an integer type", "needs a size", "may be omitted", "array is too large", "does not fit in `int`", "must be a positive integer constant", "literal expression", "invalid `__launch_bounds__` value", "`constexpr` variable"],
         explanation: "Array sizes, `case` values, enumerators, `#pragma unroll` counts, `__launch_bounds__` arguments and the initializers of module variables must be integer (or, for initializers, arithmetic) constants known at compile time.",
         example: "__global__ void k(int n) {\n    float buf[n];   // E0009: variable-length arrays are not C++\n}",
         fix: "Use a literal, a `#define`, an enumerator or a `const int` with a constant initializer.",
@@ -143,7 +159,7 @@ pub const CODES: &[CodeInfo] = &[
         code: "E0011",
         title: "misplaced statement",
         phrases: &["not in a loop", "not within a `switch`", "must return a value", "should not return a value", "label"],
-        explanation: "A statement appears where it has no meaning: `break` or `continue` outside a loop, `case` outside a `switch`, `return` without a value in a non-void function, or with one in a `void` function.",
+        explanation: "A statement appears where it has no meaning: `break` or `continue` outside a loop, `case` outside a `switch`, `return` without a value in a non-void function, or with one in a `void` function; or a `goto` names a label the function does not define, or jumps into the scope of a variable past its initialization (C++ forbids it, and nvcc rejects it).",
         example: "__device__ int f(int x) {\n    if (x) return;   // E0011: f must return an int\n    return 1;\n}",
         fix: "Move the statement into the construct it belongs to, or make the `return` match the function's type.",
     },
@@ -154,6 +170,14 @@ pub const CODES: &[CodeInfo] = &[
         explanation: "A declaration breaks CUDA's rules for functions and memory spaces: kernels (`__global__`) return `void` and are not `__device__`, device code is marked `__global__` or `__device__`, file-scope variables live in `__device__`, `__constant__` or `__shared__` memory, and `__shared__` variables have no initializer.",
         example: "__global__ int k(int *p) { return 0; }   // E0012: kernels return void",
         fix: "Follow the rule the message names: return results through a pointer parameter, add the memory-space specifier, initialize `__shared__` memory in the kernel.",
+    },
+    CodeInfo {
+        code: "E0013",
+        title: "static assertion failed",
+        phrases: &["static assertion failed"],
+        explanation: "The condition of a `static_assert` evaluated to zero at compile time. The message after the comma, if any, is shown; it usually says what the code assumes (a struct's size, the width of a type).",
+        example: "struct P { float x, y, z; };\nstatic_assert(sizeof(P) == 16, \"P must be 16 bytes\");   // E0013: it is 12",
+        fix: "Make the assumption true (add padding, `__align__(16)`), or correct the assertion.",
     },
     CodeInfo {
         code: "E0099",

@@ -4,8 +4,8 @@
 //! how precedence grouped an expression.
 
 use crate::ast::{
-    Block, EnumDecl, Expr, ExprKind, FunctionDecl, Init, Item, QualType, Stmt, StmtKind,
-    TranslationUnit, UnaryOp, VarDecl,
+    Block, EnumDecl, Expr, ExprKind, FunctionDecl, Init, Item, QualType, StaticAssert, Stmt,
+    StmtKind, TranslationUnit, UnaryOp, VarDecl,
 };
 
 /// Renders the whole translation unit.
@@ -16,6 +16,7 @@ pub fn dump_ast(tu: &TranslationUnit) -> String {
             Item::Function(f) => d.function(f),
             Item::Var(v) => d.var(v, 0),
             Item::Enum(e) => d.enum_decl(e, 0),
+            Item::StaticAssert(sa) => d.static_assert(sa, 0),
         }
     }
     d.out
@@ -84,7 +85,8 @@ impl Dumper {
         self.line(0, &format!("{kind} {} -> {}{flags}", f.name, f.ret));
         for p in &f.params {
             let name = p.name.as_deref().unwrap_or("<unnamed>");
-            self.line(1, &format!("Param {name}: {}", qual(&p.ty)));
+            let r = if p.by_ref.is_some() { " &" } else { "" };
+            self.line(1, &format!("Param {name}: {}{r}", qual(&p.ty)));
         }
         if let Some(b) = &f.body {
             self.block(b, 1);
@@ -100,6 +102,9 @@ impl Dumper {
             (st.shared, " __shared__"),
             (st.constant, " __constant__"),
             (st.device, " __device__"),
+            (st.constexpr.is_some(), " constexpr"),
+            (v.by_ref.is_some(), " &"),
+            (v.direct_braces, " {init}"),
         ] {
             if on {
                 flags.push_str(name);
@@ -110,10 +115,21 @@ impl Dumper {
             .iter()
             .map(|d| if d.is_some() { "[N]" } else { "[]" })
             .collect();
-        self.line(
-            depth,
-            &format!("Decl {}: {}{dims}{flags}", v.name, qual(&v.ty)),
-        );
+        let ty = if v.auto.is_some() {
+            let mut q = String::new();
+            if v.ty.is_const {
+                q.push_str("const ");
+            }
+            if v.ty.ty.is_pointer() {
+                q.push_str("auto *");
+            } else {
+                q.push_str("auto");
+            }
+            q
+        } else {
+            qual(&v.ty)
+        };
+        self.line(depth, &format!("Decl {}: {ty}{dims}{flags}", v.name));
         for d in v.dims.iter().flatten() {
             self.line(depth + 1, "ArraySize");
             self.expr(d, depth + 2);
@@ -133,6 +149,14 @@ impl Dumper {
                 }
             }
         }
+    }
+
+    fn static_assert(&mut self, sa: &StaticAssert, depth: usize) {
+        match &sa.message {
+            Some(m) => self.line(depth, &format!("StaticAssert {m:?}")),
+            None => self.line(depth, "StaticAssert"),
+        }
+        self.expr(&sa.cond, depth + 1);
     }
 
     fn enum_decl(&mut self, e: &EnumDecl, depth: usize) {
@@ -174,6 +198,18 @@ impl Dumper {
             }
             StmtKind::Default => self.line(depth, "Default"),
             StmtKind::Enum(e) => self.enum_decl(e, depth),
+            StmtKind::StaticAssert(sa) => self.static_assert(sa, depth),
+            StmtKind::Goto(l) => self.line(depth, &format!("Goto {l}")),
+            StmtKind::Labeled { label, stmt, .. } => {
+                self.line(depth, &format!("Label {label}"));
+                self.stmt(stmt, depth + 1);
+            }
+            StmtKind::RangeFor { var, range, body } => {
+                self.line(depth, "RangeFor");
+                self.var(var, depth + 1);
+                self.expr(range, depth + 1);
+                self.stmt(body, depth + 1);
+            }
             StmtKind::Unroll { count, stmt } => {
                 self.line(depth, "PragmaUnroll");
                 if let Some(c) = count {
@@ -287,6 +323,12 @@ impl Dumper {
                 self.line(depth, &format!("Cast to {}", qual(ty)));
                 self.expr(expr, d);
             }
+            ExprKind::NamedCast { kind, ty, expr } => {
+                self.line(depth, &format!("{} to {}", kind.as_str(), qual(ty)));
+                self.expr(expr, d);
+            }
+            ExprKind::ZeroInit(t) => self.line(depth, &format!("ZeroInit {}", qual(t))),
+            ExprKind::Nullptr => self.line(depth, "Nullptr"),
             ExprKind::SizeofType(t) => self.line(depth, &format!("SizeofType {}", qual(t))),
             ExprKind::SizeofExpr(x) => {
                 self.line(depth, "SizeofExpr");

@@ -138,7 +138,7 @@ impl Lexer<'_> {
         let is_hex = lower.starts_with("0x");
         let is_float = !is_hex && (lower.contains('.') || lower.contains('e'));
         let result = if is_hex && (lower.contains('.') || lower.contains('p')) {
-            Err("hexadecimal floating literals are not supported by kernelc yet".to_string())
+            hex_float_literal(&lower)
         } else if is_float {
             float_literal(&lower)
         } else {
@@ -308,6 +308,115 @@ fn float_literal(lower: &str) -> Result<TokenKind, String> {
         Ok(_) if valid => Err("floating literal is out of range".into()),
         _ => Err(format!("invalid floating literal `{lower}`")),
     }
+}
+
+/// Parses a hexadecimal floating literal (already lower-cased), such as
+/// `0x1.8p3` or `0x1p-149f`: hex digits with an optional point, a binary
+/// exponent (required, as in C), and an optional `f` suffix. The value is
+/// rounded once, to nearest-even, straight to the literal's type (rounding to
+/// `double` first and then to `float` could round twice).
+fn hex_float_literal(lower: &str) -> Result<TokenKind, String> {
+    let invalid = || format!("invalid hexadecimal floating literal `{lower}`");
+    let body = lower.strip_prefix("0x").ok_or_else(invalid)?;
+    let Some(p) = body.find('p') else {
+        return Err(format!(
+            "hexadecimal floating literal `{lower}` needs a binary exponent (`p`)"
+        ));
+    };
+    let (digits, rest) = body.split_at(p);
+    let rest = &rest[1..];
+    let (exp_text, ty) = match rest.strip_suffix('f') {
+        Some(e) => (e, CType::FLOAT),
+        None if rest.ends_with('l') => {
+            return Err("`long double` literals are not supported by kernelc".into())
+        }
+        None => (rest, CType::DOUBLE),
+    };
+    let (int_part, frac_part) = match digits.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (digits, ""),
+    };
+    let all_hex = |s: &str| s.bytes().all(|c| c.is_ascii_hexdigit());
+    if (int_part.is_empty() && frac_part.is_empty()) || !all_hex(int_part) || !all_hex(frac_part) {
+        return Err(invalid());
+    }
+    let exp: i64 = match exp_text.parse::<i64>() {
+        Ok(e) => e.clamp(-100_000, 100_000),
+        Err(_)
+            if !exp_text.is_empty()
+                && exp_text
+                    .trim_start_matches(['+', '-'])
+                    .bytes()
+                    .all(|c| c.is_ascii_digit()) =>
+        {
+            // Exponents too long for i64 are far outside any range.
+            if exp_text.starts_with('-') {
+                -100_000
+            } else {
+                100_000
+            }
+        }
+        Err(_) => return Err(invalid()),
+    };
+    // The significand as an integer with a sticky bit for digits beyond
+    // 60 bits, and the power of two it is scaled by.
+    let mut mant: u64 = 0;
+    let mut sticky = false;
+    let mut scale = exp;
+    for (k, c) in int_part.bytes().chain(frac_part.bytes()).enumerate() {
+        let d = u64::from((c as char).to_digit(16).unwrap_or(0));
+        if k >= int_part.len() {
+            scale -= 4;
+        }
+        if mant >> 56 != 0 {
+            sticky |= d != 0;
+            scale += 4;
+        } else {
+            mant = mant * 16 + d;
+        }
+    }
+    let bits = if ty == CType::FLOAT { 24 } else { 53 };
+    let min_exp = if ty == CType::FLOAT { -149 } else { -1074 };
+    let value = round_binary(mant, sticky, scale, bits, min_exp);
+    let max = if ty == CType::FLOAT {
+        f64::from(f32::MAX)
+    } else {
+        f64::MAX
+    };
+    if value > max {
+        return Err("floating literal is out of range".into());
+    }
+    Ok(TokenKind::Float { value, ty })
+}
+
+/// `mant * 2^scale` (plus a sticky bit below `mant`) rounded to nearest-even
+/// with `bits` significant bits, the least bit weighing at least
+/// `2^min_exp` (the subnormal range). Overflow gives infinity.
+fn round_binary(mant: u64, sticky: bool, scale: i64, bits: u32, min_exp: i64) -> f64 {
+    if mant == 0 {
+        return 0.0;
+    }
+    let width = 64 - i64::from(mant.leading_zeros());
+    // The weight of the result's least significant bit.
+    let lsb = (scale + width - i64::from(bits)).max(min_exp);
+    let shift = lsb - scale;
+    let (mut q, rem_half, rem_low) = if shift <= 0 {
+        (u128::from(mant) << (-shift).min(64), false, sticky)
+    } else if shift >= 66 {
+        (0, false, true)
+    } else {
+        let m = u128::from(mant);
+        let q = m >> shift;
+        let half = (m >> (shift - 1)) & 1 == 1;
+        let low = m & ((1u128 << (shift - 1)) - 1) != 0 || sticky;
+        (q, half, low)
+    };
+    if rem_half && (rem_low || q & 1 == 1) {
+        q += 1;
+    }
+    // `q` has at most `bits + 1` bits, so it converts to f64 exactly.
+    let e = i32::try_from(lsb.clamp(-2000, 2000)).unwrap_or(0);
+    (q as f64) * 2f64.powi(e.max(-1022)) * 2f64.powi((e + 1022).min(0))
 }
 
 /// Parses an integer literal and picks its C type (C11 6.4.4.1): the first

@@ -17,6 +17,7 @@ pub mod ast;
 pub mod codes;
 mod diag;
 mod dump;
+mod headers;
 mod lexer;
 mod lower;
 mod parser;
@@ -52,6 +53,8 @@ pub struct Options {
     /// their fast intrinsics (`__expf`, ...). The driver also sets the three
     /// fields above and `--fmad=true`, as nvcc does.
     pub fast_math: bool,
+    /// The file name `__FILE__` expands to (`"<input>"` when `None`).
+    pub file_name: Option<String>,
 }
 
 impl Default for Options {
@@ -63,11 +66,18 @@ impl Default for Options {
             prec_div: true,
             prec_sqrt: true,
             fast_math: false,
+            file_name: None,
         }
     }
 }
 
 impl Options {
+    /// Sets the name `__FILE__` expands to.
+    pub fn with_file_name(mut self, name: &str) -> Options {
+        self.file_name = Some(name.to_string());
+        self
+    }
+
     /// Sets `__CUDA_ARCH__` for target `sm_<sm>` (the SM number times ten:
     /// `with_cuda_arch(90)` defines it as `900`). Without it the value is
     /// [`DEFAULT_CUDA_ARCH`] (750, sm_75). kernelc compiles device code only,
@@ -96,8 +106,18 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
-/// Lexes and preprocesses `source`.
+/// Lexes and preprocesses `source`. Preprocessor warnings (an unknown
+/// `#pragma`, `#warning`) are dropped here; [`check_with_warnings`] returns
+/// them.
 pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> {
+    lex_with_warnings(source, opts).map(|(tokens, _)| tokens)
+}
+
+/// Lexes and preprocesses `source`, also returning the warnings.
+fn lex_with_warnings(
+    source: &str,
+    opts: &Options,
+) -> Result<(Vec<Token>, Vec<Diagnostic>), Vec<Diagnostic>> {
     if u32::try_from(source.len()).is_err() {
         return Err(vec![Diagnostic::error(
             Span::default(),
@@ -111,7 +131,7 @@ pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> 
         diag::sort_diagnostics(&mut diags);
         return Err(diags);
     }
-    Ok(tokens)
+    Ok((tokens, diags))
 }
 
 /// Lexes and parses `source` into a syntax tree.
@@ -140,11 +160,12 @@ pub fn check_with_warnings(
     source: &str,
     opts: &Options,
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let tokens = lex(source, opts)?;
+    let (tokens, pp_warnings) = lex_with_warnings(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
     let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len);
     codes::assign_codes(&mut parse_diags, codes::PARSE_FALLBACK);
     let (program, mut diags) = sema::check_program(&tu, opts);
+    diags.extend(pp_warnings);
     codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
     if has_errors(&parse_diags) {
         // The parser recovered, so sema still checks what it read and one

@@ -1,13 +1,16 @@
 //! A small token-level preprocessor: the subset of C's that kernels use.
 //!
 //! Supported: object- and function-like `#define` (arguments are
-//! macro-expanded before substitution, as C requires), `#undef`,
-//! `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` with `defined` and
-//! integer constant expressions, `#error`, `-D` options, the predefined
-//! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the two headers kernelc provides
-//! itself, and `#pragma unroll [N]`. Everything else (`#` stringizing, `##`
-//! pasting, other headers and pragmas) is rejected with a diagnostic rather
-//! than silently misinterpreted.
+//! macro-expanded before substitution, as C requires, except the operands
+//! of `#` and `##`), variadic macros (`...`, `__VA_ARGS__`), `#` stringizing
+//! and `##` pasting, `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
+//! `#endif` with `defined` and integer constant expressions, `#error`,
+//! `#warning`, `-D` options, `__LINE__`/`__FILE__`, the predefined
+//! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the macros nvcc makes visible
+//! without an `#include`, the headers in [`crate::headers`], `#pragma unroll
+//! [N]` and `#pragma once`. Other pragmas are ignored with a warning; other
+//! headers and directives are rejected with a diagnostic rather than
+//! silently misinterpreted.
 //!
 //! It works on tokens rather than text so spans stay exact. Expanded tokens
 //! take the span of the outermost macro *use*, so errors inside an expansion
@@ -21,19 +24,10 @@
 use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Span};
+use crate::headers::Header;
 use crate::lexer::lex_raw;
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
-
-/// Headers whose declarations kernelc provides itself; including them is a no-op.
-/// Headers kernelc accepts and ignores: their declarations are built in.
-/// `kernelc.cuh` defines the `kernelc_*` tensor built-ins for nvcc.
-const KNOWN_HEADERS: &[&str] = &[
-    "<cuda_runtime.h>",
-    "<stdint.h>",
-    "\"kernelc.cuh\"",
-    "<kernelc.cuh>",
-];
 
 /// Macro expansion nesting limit (guards against runaway growth; true
 /// recursion is already stopped by the active-macro check).
@@ -58,8 +52,10 @@ const MAX_EXPANDED_TOKENS: usize = 1 << 20;
 pub const DEFAULT_CUDA_ARCH: u32 = 750;
 
 /// A macro: its parameters (function-like) and its replacement tokens.
+/// A variadic macro's last parameter is `__VA_ARGS__`.
 struct Macro {
     params: Option<Vec<String>>,
+    variadic: bool,
     body: Vec<Token>,
 }
 
@@ -78,6 +74,8 @@ struct Cond {
 
 struct Pp<'s> {
     source: &'s str,
+    /// What `__FILE__` expands to.
+    file_name: String,
     macros: HashMap<String, Macro>,
     conds: Vec<Cond>,
     diags: &'s mut Vec<Diagnostic>,
@@ -99,6 +97,10 @@ pub(crate) fn preprocess(
 ) -> Vec<Token> {
     let mut pp = Pp {
         source,
+        file_name: opts
+            .file_name
+            .clone()
+            .unwrap_or_else(|| "<input>".to_string()),
         macros: HashMap::new(),
         conds: Vec::new(),
         diags,
@@ -142,9 +144,13 @@ pub(crate) fn preprocess(
             name.clone(),
             Macro {
                 params: None,
+                variadic: false,
                 body: tokens,
             },
         );
+    }
+    for def in crate::headers::PREDEFINED {
+        pp.builtin_define(def);
     }
 
     let mut out = Vec::with_capacity(raw.len());
@@ -203,6 +209,35 @@ fn synth(kind: TokenKind, text: &str, span: Span) -> Token {
         text: text.to_string(),
         span,
     }
+}
+
+/// How a string literal holding `s` is spelled (`"` and `\\` escaped).
+fn string_spelling(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// `#arg`: the argument's tokens as one string literal, separated by a
+/// space where the source had white space between them (C 6.10.3.2).
+fn stringize(arg: &[Token], at: Span) -> Token {
+    let mut text = String::new();
+    for (k, t) in arg.iter().enumerate() {
+        if k > 0 {
+            let prev = arg[k - 1].span;
+            if prev.end < t.span.start || prev == t.span {
+                text.push(' ');
+            }
+        }
+        text.push_str(&t.text);
+    }
+    synth(TokenKind::Str(text.clone()), &string_spelling(&text), at)
 }
 
 impl Pp<'_> {
@@ -267,6 +302,13 @@ impl Pp<'_> {
             let tok = &toks[i];
             let at = span.unwrap_or(tok.span);
             let is_macro = is_name(tok) && !active.contains(&tok.text);
+            if is_macro && !self.macros.contains_key(&tok.text) {
+                if let Some(t) = self.dynamic_macro(&tok.text, at) {
+                    out.push(t);
+                    i += 1;
+                    continue;
+                }
+            }
             let Some(m) = self.macros.get(&tok.text).filter(|_| is_macro) else {
                 out.push(Token {
                     span: at,
@@ -297,48 +339,206 @@ impl Pp<'_> {
                 i += 1;
                 continue;
             }
-            let body = m.body.clone();
+            let (body, variadic) = (m.body.clone(), m.variadic);
             let Some((args, close)) = self.collect_args(toks, i + 1) else {
                 let msg = format!("unterminated call of macro `{}`", tok.text);
                 self.error(at, msg);
                 return;
             };
             let call_span = span.unwrap_or(tok.span.to(toks[close].span));
-            let args = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+            let mut args = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
                 Vec::new()
             } else {
                 args
             };
+            let named = params.len() - usize::from(variadic);
+            if variadic && args.len() >= named {
+                // Everything past the named parameters is `__VA_ARGS__`,
+                // commas included.
+                let rest = args.split_off(named.min(args.len()));
+                let mut va = Vec::new();
+                for (k, a) in rest.into_iter().enumerate() {
+                    if k > 0 {
+                        va.push(synth(TokenKind::Punct(Punct::Comma), ",", call_span));
+                    }
+                    va.extend(a);
+                }
+                args.push(va);
+            }
             if args.len() != params.len() {
                 let msg = format!(
-                    "macro `{}` takes {} argument(s), but {} were given",
+                    "macro `{}` takes {}{} argument(s), but {} were given",
                     tok.text,
-                    params.len(),
+                    if variadic { "at least " } else { "" },
+                    named,
                     args.len()
                 );
                 self.error(call_span, msg);
                 i = close + 1;
                 continue;
             }
-            // Arguments are fully expanded first (C 6.10.3.1), then substituted.
+            // Arguments are fully expanded first (C 6.10.3.1), then
+            // substituted; operands of `#` and `##` are not expanded.
             let mut expanded = Vec::new();
             for a in &args {
                 let mut e = Vec::new();
                 self.expand_seq(a, Some(call_span), active, &mut e);
                 expanded.push(e);
             }
-            let mut substituted = Vec::new();
-            for t in &body {
-                match params.iter().position(|p| is_name(t) && *p == t.text) {
-                    Some(k) => substituted.extend(expanded[k].iter().cloned()),
-                    None => substituted.push(t.clone()),
-                }
-            }
+            let Some(substituted) = self.substitute(&body, &params, &args, &expanded, call_span)
+            else {
+                i = close + 1;
+                continue;
+            };
             active.push(tok.text.clone());
             self.expand_seq(&substituted, Some(call_span), active, out);
             active.pop();
             i = close + 1;
         }
+    }
+
+    /// `__LINE__` (the line of the outermost macro use, as in C) and
+    /// `__FILE__`.
+    fn dynamic_macro(&self, name: &str, at: Span) -> Option<Token> {
+        match name {
+            "__LINE__" => {
+                let upto = (at.start as usize).min(self.source.len());
+                let line = 1 + self.source.as_bytes()[..upto]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64;
+                Some(synth(
+                    TokenKind::Int {
+                        value: line,
+                        ty: crate::types::CType::INT,
+                    },
+                    &line.to_string(),
+                    at,
+                ))
+            }
+            "__FILE__" => Some(synth(
+                TokenKind::Str(self.file_name.clone()),
+                &string_spelling(&self.file_name),
+                at,
+            )),
+            _ => None,
+        }
+    }
+
+    /// Defines one predefined or header macro (`NAME body` or
+    /// `NAME(params) body`), unless the program or `-D` already did.
+    fn builtin_define(&mut self, def: &str) {
+        let (tokens, errs) = lex_raw(def);
+        let defined = tokens
+            .first()
+            .is_some_and(|t| self.macros.contains_key(&t.text));
+        if !errs.is_empty() || defined {
+            return;
+        }
+        self.define(&tokens, Span::default());
+    }
+
+    /// The body of a function-like macro with its arguments in place:
+    /// `#p` becomes the string of `p`'s tokens as written, `a ## b` pastes
+    /// two tokens into one, and a parameter next to neither is replaced by
+    /// its expanded argument. `None` after an error.
+    fn substitute(
+        &mut self,
+        body: &[Token],
+        params: &[String],
+        raw: &[Vec<Token>],
+        expanded: &[Vec<Token>],
+        at: Span,
+    ) -> Option<Vec<Token>> {
+        let param = |t: &Token| {
+            if is_name(t) {
+                params.iter().position(|p| *p == t.text)
+            } else {
+                None
+            }
+        };
+        let mut out: Vec<Token> = Vec::new();
+        // The last thing pushed was an empty argument (a "placemarker"): a
+        // `##` after it pastes onto nothing.
+        let mut placemarker = false;
+        let mut k = 0;
+        while k < body.len() {
+            let t = &body[k];
+            if is_punct(t, Punct::Hash) {
+                if let Some(p) = body.get(k + 1).and_then(param) {
+                    out.push(stringize(&raw[p], at));
+                    placemarker = false;
+                    k += 2;
+                    continue;
+                }
+            }
+            if is_punct(t, Punct::HashHash) {
+                let Some(next) = body.get(k + 1) else {
+                    return Some(out); // Rejected at `#define`; be safe.
+                };
+                k += 2;
+                let rhs: Vec<Token> = match param(next) {
+                    Some(p) => raw[p].clone(),
+                    None => vec![next.clone()],
+                };
+                // GNU's `, ## __VA_ARGS__`: the comma goes when the variable
+                // arguments are empty.
+                let va_comma = next.text == "__VA_ARGS__"
+                    && !placemarker
+                    && out.last().is_some_and(|l| is_punct(l, Punct::Comma));
+                if va_comma {
+                    if rhs.is_empty() {
+                        out.pop();
+                    }
+                    out.extend(rhs);
+                    placemarker = false;
+                    continue;
+                }
+                let Some(first) = rhs.first() else {
+                    continue; // `x ## <empty>` is `x`.
+                };
+                if placemarker || out.is_empty() {
+                    out.extend(rhs.iter().cloned());
+                    placemarker = false;
+                    continue;
+                }
+                let lhs = out.pop()?;
+                let text = format!("{}{}", lhs.text, first.text);
+                let (mut pasted, errs) = lex_raw(&text);
+                if pasted.len() != 1 || !errs.is_empty() {
+                    self.error(
+                        at,
+                        format!(
+                            "pasting `{}` and `{}` with `##` does not give a valid token",
+                            lhs.text, first.text
+                        ),
+                    );
+                    return None;
+                }
+                let mut tok = pasted.remove(0);
+                tok.span = at;
+                out.push(tok);
+                out.extend(rhs[1..].iter().cloned());
+                placemarker = false;
+                continue;
+            }
+            match param(t) {
+                Some(p) => {
+                    let before_paste = body
+                        .get(k + 1)
+                        .is_some_and(|n| is_punct(n, Punct::HashHash));
+                    let arg = if before_paste { &raw[p] } else { &expanded[p] };
+                    out.extend(arg.iter().cloned());
+                    placemarker = arg.is_empty();
+                }
+                None => {
+                    out.push(t.clone());
+                    placemarker = false;
+                }
+            }
+            k += 1;
+        }
+        Some(out)
     }
 
     /// The comma-separated arguments after the `(` at `open`, and the index
@@ -433,37 +633,62 @@ impl Pp<'_> {
                         .to_string(),
                     _ => String::new(),
                 };
-                if !KNOWN_HEADERS.contains(&text.as_str()) {
-                    self.diags.push(
+                match crate::headers::header(&text) {
+                    Some(Header::Macros(defs)) => {
+                        for def in defs {
+                            self.builtin_define(def);
+                        }
+                    }
+                    Some(Header::Unsupported(what)) => self.diags.push(
+                        Diagnostic::error(
+                            whole,
+                            format!("`#include {text}` is not supported by kernelc"),
+                        )
+                        .with_note(format!("kernelc does not provide {what}")),
+                    ),
+                    None => self.diags.push(
                         Diagnostic::error(
                             whole,
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(
-                            "only <cuda_runtime.h>, <stdint.h> and \"kernelc.cuh\" may be included; they are ignored",
+                            "kernelc compiles one file: it knows the standard C headers, cuda_runtime.h, cuda.h, math_constants.h and \"kernelc.cuh\" (docs/language.md lists them)",
                         ),
-                    );
+                    ),
                 }
             }
-            "pragma" => {
-                if rest.first().map(|t| t.text.as_str()) != Some("unroll") {
-                    self.error(
+            "pragma" => match rest.first().map(|t| t.text.as_str()) {
+                Some("unroll") => {
+                    out.push(synth(
+                        TokenKind::Keyword(Keyword::PragmaUnroll),
+                        "#pragma unroll",
                         whole,
-                        "this `#pragma` is not supported by kernelc (only `#pragma unroll`)",
-                    );
-                    return;
+                    ));
+                    self.expand_seq(&rest[1..], None, &mut Vec::new(), out);
+                    out.push(synth(
+                        TokenKind::Keyword(Keyword::PragmaEnd),
+                        "#pragma end",
+                        whole,
+                    ));
                 }
-                out.push(synth(
-                    TokenKind::Keyword(Keyword::PragmaUnroll),
-                    "#pragma unroll",
-                    whole,
-                ));
-                self.expand_seq(&rest[1..], None, &mut Vec::new(), out);
-                out.push(synth(
-                    TokenKind::Keyword(Keyword::PragmaEnd),
-                    "#pragma end",
-                    whole,
-                ));
+                // kernelc compiles a single file, so it is always included once.
+                Some("once") => {}
+                _ => self.diags.push(
+                    Diagnostic::warning(whole, "unknown `#pragma` ignored")
+                        .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
+                ),
+            },
+            "warning" => {
+                let text = match (rest.first(), rest.last()) {
+                    (Some(a), Some(b)) => self
+                        .source
+                        .get(a.span.start as usize..b.span.end as usize)
+                        .unwrap_or("")
+                        .to_string(),
+                    _ => String::new(),
+                };
+                self.diags
+                    .push(Diagnostic::warning(whole, format!("`#warning` {text}")));
             }
             "error" => self.error(whole, "`#error` directive"),
             other => {
@@ -484,6 +709,7 @@ impl Pp<'_> {
         }
         let mut body_start = 1;
         let mut params = None;
+        let mut variadic = false;
         if let Some(next) = rest.get(1) {
             if is_punct(next, Punct::LParen) && next.span.start == name.span.end {
                 // Function-like: `NAME(a, b)` with no space before `(`.
@@ -497,10 +723,18 @@ impl Pp<'_> {
                         break;
                     }
                     if is_punct(t, Punct::Ellipsis) {
-                        self.error(t.span, "variadic macros are not supported by kernelc");
-                        return;
+                        // `...` ends the list; its arguments are `__VA_ARGS__`.
+                        if !rest.get(k).is_some_and(|c| is_punct(c, Punct::RParen)) {
+                            self.error(t.span, "`...` must be the last macro parameter");
+                            return;
+                        }
+                        ps.push("__VA_ARGS__".to_string());
+                        variadic = true;
+                        k += 1;
+                        ok = true;
+                        break;
                     }
-                    if !is_name(t) || ps.contains(&t.text) {
+                    if !is_name(t) || ps.contains(&t.text) || t.text == "__VA_ARGS__" {
                         self.error(t.span, "invalid macro parameter");
                         return;
                     }
@@ -508,6 +742,13 @@ impl Pp<'_> {
                     match rest.get(k) {
                         Some(c) if is_punct(c, Punct::Comma) => k += 1,
                         Some(c) if is_punct(c, Punct::RParen) => {}
+                        Some(c) if is_punct(c, Punct::Ellipsis) => {
+                            self.error(
+                                c.span,
+                                "named variadic macro parameters (`args...`) are not supported by kernelc; use `...` and `__VA_ARGS__`",
+                            );
+                            return;
+                        }
                         _ => {
                             self.error(whole, "expected `,` or `)` in macro parameter list");
                             return;
@@ -523,20 +764,51 @@ impl Pp<'_> {
             }
         }
         let body = rest.get(body_start..).unwrap_or(&[]);
-        if let Some(bad) = body
-            .iter()
-            .find(|t| matches!(t.kind, TokenKind::Punct(Punct::Hash | Punct::HashHash)))
+        if let Some(ps) = &params {
+            // C 6.10.3.2-3: `#` must name a parameter, and `##` needs an
+            // operand on both sides.
+            for (k, t) in body.iter().enumerate() {
+                let names_param = body
+                    .get(k + 1)
+                    .is_some_and(|n| is_name(n) && ps.contains(&n.text));
+                if is_punct(t, Punct::Hash) && !names_param {
+                    self.error(
+                        t.span,
+                        "`#` in a function-like macro must be followed by a parameter name",
+                    );
+                    return;
+                }
+            }
+        }
+        if let Some(t) = [body.first(), body.last()]
+            .into_iter()
+            .flatten()
+            .find(|t| is_punct(t, Punct::HashHash))
         {
+            self.error(t.span, "`##` cannot be at either end of a macro body");
+            return;
+        }
+        if let Some(t) = body.iter().find(|t| t.text == "__VA_OPT__") {
             self.error(
-                bad.span,
-                "`#` and `##` in macros are not supported by kernelc",
+                t.span,
+                "`__VA_OPT__` is not supported by kernelc; use GNU's `, ## __VA_ARGS__`",
             );
             return;
+        }
+        if !variadic {
+            if let Some(t) = body.iter().find(|t| t.text == "__VA_ARGS__") {
+                self.error(
+                    t.span,
+                    "`__VA_ARGS__` can only appear in the body of a variadic macro",
+                );
+                return;
+            }
         }
         self.macros.insert(
             name.text.clone(),
             Macro {
                 params,
+                variadic,
                 body: body.to_vec(),
             },
         );

@@ -82,6 +82,7 @@ keywords! {
     Try => "try", Catch => "catch", Asm => "asm", Asm2 => "__asm__", Nullptr => "nullptr",
     StaticCast => "static_cast", ReinterpretCast => "reinterpret_cast",
     ConstCast => "const_cast", Constexpr => "constexpr", Decltype => "decltype",
+    StaticAssert => "static_assert",
 }
 
 macro_rules! puncts {

@@ -201,6 +201,10 @@ pub enum StmtKind {
     },
     /// A `case`/`default` label of the enclosing `switch` (by index).
     Label(u32),
+    /// `goto`: a jump to the function's label with this index.
+    Goto(u32),
+    /// `name:` as a `goto` target (index into the function's labels).
+    GotoLabel(u32),
     Break,
     Continue,
     /// The value (if any) already has the function's return type.

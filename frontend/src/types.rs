@@ -62,11 +62,25 @@ impl StructDef {
         members: Vec<(String, CType)>,
         min_align: u64,
     ) -> StructDef {
+        let members = members.into_iter().map(|(n, t)| (n, t, 1)).collect();
+        Self::layout_aligned(id, name, tagged, members, min_align)
+    }
+
+    /// [`StructDef::layout`] where each member may also ask for a least
+    /// alignment (`__align__(N) int x;`; 1 when not given). An alignment
+    /// below the natural one changes nothing, as in nvcc.
+    pub fn layout_aligned(
+        id: u32,
+        name: String,
+        tagged: bool,
+        members: Vec<(String, CType, u64)>,
+        min_align: u64,
+    ) -> StructDef {
         let mut offset = 0u64;
         let mut align = min_align.max(1);
         let mut fields = Vec::new();
-        for (name, ty) in members {
-            let a = ty.align();
+        for (name, ty, least) in members {
+            let a = ty.align().max(least);
             offset = offset.div_ceil(a).saturating_mul(a);
             align = align.max(a);
             let size = ty.size().unwrap_or(0);

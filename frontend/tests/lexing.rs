@@ -140,17 +140,51 @@ fn self_referential_macro_terminates() {
 
 #[test]
 fn directives() {
-    let ok = "#include <cuda_runtime.h>\n#include <stdint.h>\nx";
+    let ok = "#include <cuda_runtime.h>\n#include <stdint.h>\n#include <stdio.h>\n#pragma once\nx";
     assert_eq!(lex(ok, &Options::default()).unwrap().len(), 1);
     for bad in [
-        "#include <stdio.h>",
         "#include \"foo.h\"",
-        "#define S(x) #x",
-        "#define CAT(a, b) a ## b",
-        "#pragma once",
+        "#include <vector>",
+        "#include <cuda_fp16.h>",
+        "#include <cooperative_groups.h>",
+        "#define V(args...) args",
+        "#define W(f, ...) f(0 __VA_OPT__(,) __VA_ARGS__)",
         "#line 4",
     ] {
         let err = lex(bad, &Options::default()).unwrap_err();
         assert!(err[0].message.contains("not supported"), "{bad}: {err:?}");
+        assert!(err[0].span.end > err[0].span.start, "{bad}: no span");
+    }
+}
+
+#[test]
+fn hexadecimal_floating_literals() {
+    let value = |src: &str| match &lex(src, &Options::default()).unwrap()[0].kind {
+        TokenKind::Float { value, ty } => (*value, ty.to_string()),
+        other => panic!("{src}: {other:?}"),
+    };
+    assert_eq!(value("0x1p-3f"), (0.125, "float".into()));
+    assert_eq!(value("0x1.8p1"), (3.0, "double".into()));
+    assert_eq!(value("0X.8P0"), (0.5, "double".into()));
+    assert_eq!(value("0xAp+2"), (40.0, "double".into()));
+    assert_eq!(value("0x1.fffffep127f").0, f64::from(f32::MAX));
+    assert_eq!(value("0x1p-149f").0, f64::from(f32::from_bits(1)));
+    assert_eq!(value("0x1.fffffffffffffp1023").0, f64::MAX);
+    assert_eq!(value("0x1p-1074").0, f64::from_bits(1));
+    // Rounded once, to nearest-even, straight to the literal's type:
+    // 1 + 2^-24 + 2^-52 is just above the halfway point between two floats.
+    assert_eq!(
+        value("0x1.0000010000001p0f").0,
+        f64::from(1.0f32 + f32::EPSILON)
+    );
+    assert_eq!(value("0x1.000001p0f").0, 1.0);
+    assert_eq!(
+        value("0x1.000003p0f").0,
+        f64::from(1.0f32 + 2.0 * f32::EPSILON)
+    );
+    // Digits beyond 64 bits still count (as a sticky bit).
+    assert_eq!(value("0x1.00000000000000000000001p0").0, 1.0);
+    for bad in ["0x1.8", "0x1p", "0x1pq", "0x1p2l", "0x1p200f", "0xg.1p1"] {
+        assert!(lex(bad, &Options::default()).is_err(), "{bad}");
     }
 }

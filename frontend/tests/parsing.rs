@@ -152,3 +152,53 @@ fn statements() {
         assert!(d.contains(s), "{s} in {d}");
     }
 }
+
+/// The C++ spellings keep their shape in `--emit ast`.
+#[test]
+fn cxx_spellings_in_the_ast() {
+    let src = "static_assert(sizeof(int) == 4, \"int\");
+constexpr int N = 4;
+__device__ void swap(float &a, float &b) { float t = a; a = b; b = t; }
+__global__ void f(float *p) {
+    auto x = static_cast<float>(N);
+    const auto &r = p[0];
+    int v{3};
+    float *q = nullptr;
+    for (float &e : p) e = float(v) + int();
+}";
+    let tu = parse(src, &Options::default()).unwrap_or_else(|d| panic!("{d:?}"));
+    let dump = dump_ast(&tu);
+    for needle in [
+        "StaticAssert \"int\"",
+        "Decl N: const int constexpr",
+        "Param a: float &",
+        "Decl x: auto\n",
+        "static_cast to float",
+        "Decl r: const auto &",
+        "Decl v: int {init}",
+        "Nullptr",
+        "RangeFor\n",
+        "Decl e: float &",
+        "Cast to float",
+        "ZeroInit int",
+    ] {
+        assert!(dump.contains(needle), "no `{needle}` in\n{dump}");
+    }
+    let tu = parse(
+        "__global__ void f() { again: goto again; }",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(
+        dump_ast(&tu).contains("Label again\n      Goto again"),
+        "{}",
+        dump_ast(&tu)
+    );
+    // `(float(x) + 1)` is a parenthesized expression, not a C cast.
+    assert!(expr_tree("(float(x) + 1)").starts_with("Binary +\n  Cast to float"));
+    // Hex floats and the `<math.h>` built-ins are floating literals.
+    assert_eq!(expr_tree("0x1p-2f"), "FloatLit 0.25 (float)");
+    assert_eq!(expr_tree("__builtin_inff()"), "FloatLit inf (float)");
+    assert_eq!(expr_tree("__builtin_huge_val()"), "FloatLit inf (double)");
+    assert!(expr_tree("__builtin_nanf(\"\")").starts_with("FloatLit NaN (float)"));
+}

@@ -165,3 +165,79 @@ fn rendering_clamps_bad_spans() {
     let out = render_diagnostics("x.cu", "aé b", &d);
     assert!(out.contains("boom"));
 }
+
+/// A kernel written with the C++ spellings and the preprocessor's `#`,
+/// `##` and `__VA_ARGS__`: every truncation and random mutation is checked
+/// and, when it passes, lowered, without a panic.
+const CXX_KERNEL: &str = r#"#include <cfloat>
+#define CAT(a, b) a ## b
+#define S(x) #x
+#define CALL(f, ...) f(__VA_ARGS__)
+constexpr int N = 4;
+struct __align__(16) P { float x; int n; };
+static_assert(sizeof(P) == 16, S(P));
+__device__ void swap(float &a, float &b) { float t = a; a = b; b = t; }
+__global__ void k(float *o, const P *ps) {
+    float v[N]{1, 2, 3, 4};
+    auto best = -FLT_MAX;
+    for (const float &x : v) best = x > best ? x : best;
+    for (auto &x : v) x *= static_cast<float>(ps[0].n);
+    float a = v[0], CAT(b, 2) = float(v[1]);
+    CALL(swap, a, b2);
+    const P &p = ps[threadIdx.x];
+    int *q = nullptr;
+    o[threadIdx.x] = a + b2 + best + p.x + 0x1p-4f + (q == nullptr);
+}
+"#;
+
+fn run_and_lower(src: &str) {
+    match check(src, &Options::default()) {
+        Err(d) => {
+            assert!(!d.is_empty());
+            let _ = render_diagnostics("fuzz.cu", src, &d);
+        }
+        Ok(p) => {
+            let _ = frontend::lower(&p);
+        }
+    }
+}
+
+#[test]
+fn cxx_kernel_truncations_and_mutations() {
+    assert!(check(CXX_KERNEL, &Options::default()).is_ok());
+    for end in 0..=CXX_KERNEL.len() {
+        if CXX_KERNEL.is_char_boundary(end) {
+            run_and_lower(&CXX_KERNEL[..end]);
+        }
+    }
+    let mut rng = Rng(777);
+    let src = CXX_KERNEL.as_bytes();
+    for _ in 0..400 {
+        let mut b = src.to_vec();
+        for _ in 0..3 {
+            let i = (rng.next() % b.len() as u64) as usize;
+            match rng.next() % 3 {
+                0 => b[i] = (rng.next() % 128) as u8,
+                1 => {
+                    b.remove(i);
+                }
+                _ => b.insert(i, b"(){};*&#:<>"[(rng.next() % 11) as usize]),
+            }
+        }
+        run_and_lower(&String::from_utf8_lossy(&b));
+    }
+    // Pasting and stringizing in hostile shapes end in diagnostics.
+    for src in [
+        "#define P(a, b) a ## b\nP(P(1, 2), P(3, 4))",
+        "#define P(...) __VA_ARGS__ ## __VA_ARGS__\nP(a, b)",
+        "#define Q(x) # x ## x\nQ(y)",
+        "#define E(...) , ## __VA_ARGS__\nE()",
+        "#define R(x) R(x) ## x\nR(1)",
+        "static_cast<",
+        "__global__ void k() { for (auto &x : ) ; }",
+        "__global__ void k() { __builtin_nanf(1); }",
+        "__global__ void k() { __builtin_nanf(\"0x\"); }",
+    ] {
+        run_and_lower(src);
+    }
+}

@@ -78,6 +78,52 @@ __global__ void k(long *o) {{
     );
 }
 
+/// `struct __align__(N)` raises a struct's alignment (and so its size);
+/// `__align__(N)` on a member raises that member's. A smaller `N` changes
+/// nothing (nvcc warns that it is ignored). The `static_assert`s are the
+/// ones nvcc 13.5 accepts for the same declarations.
+#[test]
+fn align_on_structs_and_members_matches_nvcc() {
+    let src = "
+struct __align__(16) A16 { float a; int b; };
+static_assert(sizeof(A16) == 16, \"A16\");
+struct W { char c; __align__(8) int x; };
+static_assert(sizeof(W) == 16, \"W\");
+struct X { char c; A16 v; };
+static_assert(sizeof(X) == 32, \"X\");
+typedef struct __align__(8) { float a; } T8;
+static_assert(sizeof(T8) == 8, \"T8\");
+struct __align__(4) Y { double d; };
+static_assert(sizeof(Y) == 8, \"Y\");
+__shared__ A16 tile[4];
+static_assert(alignof(A16) == 16 && alignof(W) == 8 && alignof(T8) == 8 && alignof(Y) == 8, \"alignof\");
+static_assert(offsetof(W, x) == 8 && offsetof(X, v) == 16 && offsetof(X, v.b) == 20, \"offsetof\");
+struct Arr { char c; A16 a[3]; };
+static_assert(offsetof(Arr, a[2].b) == 52 && sizeof(Arr) == 64, \"offsetof into arrays\");
+__global__ void k(long *o) {
+    W w; X x; T8 t[3];
+    o[0] = (char *)&w.x - (char *)&w; o[1] = (char *)&x.v - (char *)&x; o[2] = sizeof t;
+    o[3] = (char *)&tile[1] - (char *)&tile[0];
+}";
+    let out = run(src, "k", 1, vec![KernelArg::Buffer(vec![0; 4 * 8])]);
+    assert_eq!(i64s(&out[0]), [8, 16, 24, 16]);
+    let m = lower(&ok(src)).unwrap();
+    let text = midend::text::write_module(&m, midend::text::PrintOptions::default());
+    assert!(
+        text.contains("shared [64 x i8] align 16") || text.contains("align 16"),
+        "{text}"
+    );
+    let r = errors("struct __align__(3) S { int a; };");
+    assert!(r.contains("`__align__` takes a power of two"), "{r}");
+    let r = errors("struct S { int a; };\nstatic_assert(offsetof(S, b) == 0);");
+    assert!(r.contains("no member named `b` in `S`"), "{r}");
+    let r = errors("struct __align__(16) S;");
+    assert!(
+        r.contains("the alignment belongs to a struct definition"),
+        "{r}"
+    );
+}
+
 /// Alignment reaches the IR: a struct module variable and a stack slot get
 /// the struct's alignment.
 #[test]

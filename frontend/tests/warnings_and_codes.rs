@@ -118,3 +118,24 @@ fn snapshot_warnings() {
         "__global__ void k(float *o, unsigned n, double d) {\n    int i = 3.5;\n    float f = d;\n    char c = 300;\n    int unused = 4;\n    int j = threadIdx.x;\n    if (j < n) o[j] = f + i + c;\n}\n"
     ));
 }
+
+#[test]
+fn snapshot_cxx_misuse() {
+    insta::assert_snapshot!(rendered(
+        "#pragma GCC unroll 4\n__device__ void inc(int &x) { x++; }\n__global__ void k(const float *p, int *o, int i) {\n    inc(i + 1);\n    int *q = static_cast<int *>(p);\n    float f{i};\n    static_assert(sizeof(float) == 8, \"float is 8 bytes\");\n    for (float x : p) o[0] = x;\n}\n"
+    ));
+}
+
+#[test]
+fn cxx_codes() {
+    assert_eq!(codes("#pragma foo\n__global__ void k() {}"), ["W0004"]);
+    assert_eq!(
+        codes("__global__ void k(float *o, int i) { float f{i}; o[0] = f; }"),
+        ["W0005"]
+    );
+    assert_eq!(codes("static_assert(0, \"no\");"), ["E0013"]);
+    assert_eq!(
+        codes("__global__ void k(int i) { constexpr int c = i; (void)c; }"),
+        ["E0009"]
+    );
+}

@@ -217,7 +217,9 @@ fn scan_stmt(s: &Stmt, local: LocalId, ok: &mut bool) {
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Empty
-        | StmtKind::Label(_) => {}
+        | StmtKind::Label(_)
+        | StmtKind::Goto(_)
+        | StmtKind::GotoLabel(_) => {}
     }
 }
 

@@ -262,6 +262,10 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     globals: (&'a [typed::GlobalVar], &'a [GlobalVar]),
     /// The label blocks of the innermost `switch`.
     labels: Vec<Vec<Block>>,
+    /// The block of each `goto` label, made at its first `goto` or
+    /// definition and sealed when the body is done (a later `goto` may
+    /// still jump to it).
+    goto_blocks: std::collections::BTreeMap<u32, Block>,
     /// The hidden result address of a function that returns a struct.
     sret: Option<Value>,
     diags: &'a mut Vec<Diagnostic>,
@@ -322,6 +326,7 @@ fn lower_function(
         slots,
         globals,
         labels: Vec::new(),
+        goto_blocks: std::collections::BTreeMap::new(),
         sret: None,
         diags,
         math_helpers,
@@ -382,6 +387,9 @@ fn lower_function(
     }
     lw.with_span(f.body.span, |lw| lw.block(&f.body));
     lw.with_span(f.body.span, |lw| lw.finish_body());
+    for block in std::mem::take(&mut lw.goto_blocks).into_values() {
+        lw.b.seal_block(block);
+    }
     lw.b.finalize();
 }
 
@@ -440,9 +448,10 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// Whether control cannot reach the current point: the block already
-    /// ended (after `return`, `break`, `continue`), or nothing branches to it
-    /// (the join after an `if` whose arms both returned). The language has no
-    /// labels, so code after such a point in the same block is never run.
+    /// ended (after `return`, `break`, `continue`, `goto`), or nothing
+    /// branches to it (the join after an `if` whose arms both returned).
+    /// Code after such a point is never run unless a label comes first
+    /// (`block` in `stmt.rs` keeps those).
     pub(crate) fn is_dead(&self) -> bool {
         self.b.is_filled()
             || self

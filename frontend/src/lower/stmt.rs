@@ -23,16 +23,48 @@ use midend::ir::{IntCC, MemFlags, Type};
 impl FunctionLowerer<'_, '_> {
     pub(crate) fn block(&mut self, block: &Block) {
         for s in &block.stmts {
-            // Code after `return`/`break` is unreachable, up to the next
-            // `switch` label (the only way back in: there is no `goto`).
-            if self.is_dead() && !matches!(s.kind, StmtKind::Label(_)) {
+            // Code after `return`/`break`/`goto` is unreachable, up to the
+            // next `switch` label or `goto` label, which may be nested in a
+            // statement (`goto in; ... { in: ... }`).
+            if self.is_dead() && !matches!(s.kind, StmtKind::Label(_)) && !has_goto_label(s) {
                 continue;
             }
             self.with_span(s.span, |lw| lw.stmt(s));
         }
     }
 
+    /// The block of `goto` label `id`.
+    fn goto_block(&mut self, id: u32) -> midend::ir::Block {
+        if let Some(&b) = self.goto_blocks.get(&id) {
+            return b;
+        }
+        let b = self.b.create_block();
+        self.goto_blocks.insert(id, b);
+        b
+    }
+
     fn stmt(&mut self, s: &Stmt) {
+        match s.kind {
+            StmtKind::GotoLabel(id) => {
+                let to = self.goto_block(id);
+                self.jump_if_live(to);
+                self.b.switch_to_block(to);
+                return;
+            }
+            StmtKind::Goto(id) if !self.is_dead() => {
+                let to = self.goto_block(id);
+                self.b.jump(to, vec![]);
+                return;
+            }
+            _ => {}
+        }
+        if self.is_dead() && has_goto_label(s) && self.b.is_filled() {
+            // Unreachable code that holds a label: build it in a block of its
+            // own with no predecessor, so the label's `goto`s can enter it.
+            let fresh = self.b.create_block();
+            self.b.seal_block(fresh);
+            self.b.switch_to_block(fresh);
+        }
         if let StmtKind::Label(l) = s.kind {
             let Some(&to) = self.labels.last().and_then(|ls| ls.get(l as usize)) else {
                 self.error(s.span, "internal: `case` label outside a `switch`");
@@ -42,7 +74,7 @@ impl FunctionLowerer<'_, '_> {
             self.b.switch_to_block(to);
             return;
         }
-        if self.is_dead() {
+        if self.is_dead() && !has_goto_label(s) {
             return;
         }
         match &s.kind {
@@ -94,7 +126,7 @@ impl FunctionLowerer<'_, '_> {
                 default,
                 body,
             } => self.switch_stmt(cond, cases, *default, body),
-            StmtKind::Label(_) => {}
+            StmtKind::Label(_) | StmtKind::Goto(_) | StmtKind::GotoLabel(_) => {}
             StmtKind::For {
                 init,
                 cond,
@@ -353,7 +385,9 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Empty
-        | StmtKind::Label(_) => {}
+        | StmtKind::Label(_)
+        | StmtKind::Goto(_)
+        | StmtKind::GotoLabel(_) => {}
     }
 }
 
@@ -421,5 +455,20 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         | ExprKind::Builtin(..)
         | ExprKind::TargetValue
         | ExprKind::SyncThreads => {}
+    }
+}
+
+/// Whether `s` holds a `goto` label (a way into it from elsewhere).
+fn has_goto_label(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::GotoLabel(_) => true,
+        StmtKind::Block(b) => b.stmts.iter().any(has_goto_label),
+        StmtKind::If { then, els, .. } => {
+            has_goto_label(then) || els.as_deref().is_some_and(has_goto_label)
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => has_goto_label(body),
+        StmtKind::For { init, body, .. } => init.iter().any(has_goto_label) || has_goto_label(body),
+        StmtKind::Switch { body, .. } => body.stmts.iter().any(has_goto_label),
+        _ => false,
     }
 }

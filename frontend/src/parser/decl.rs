@@ -32,7 +32,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Managed => "`__managed__` memory",
-        Goto => "`goto`",
         Union => "`union`",
         Class => "`class`",
         Template | Typename => "`template`",
@@ -40,15 +39,11 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
         Delete => "`delete`",
         Namespace => "`namespace`",
         Using => "`using`",
-        Auto => "`auto`",
         Register => "`register`",
         Operator => "`operator` overloading",
         This => "`this`",
         Throw | Try | Catch => "exception handling",
         Asm | Asm2 => "inline assembly",
-        Nullptr => "`nullptr`",
-        StaticCast | ReinterpretCast | ConstCast => "C++ named casts",
-        Constexpr => "`constexpr`",
         Decltype => "`decltype`",
         _ => return None,
     })
@@ -128,6 +123,8 @@ pub(super) struct DeclSpecs {
     pub fn_only: Option<(Keyword, Span)>,
     /// `__grid_constant__` (only a kernel parameter may have it).
     pub grid_constant: Option<Span>,
+    /// `auto` in place of a type (only a local with an initializer may have it).
+    pub auto: Option<Span>,
 }
 
 impl DeclSpecs {
@@ -138,6 +135,8 @@ impl DeclSpecs {
             return Some(s.span);
         }
         self.typedef
+            .or(s.constexpr)
+            .or(self.auto)
             .or(self.fn_only.map(|f| f.1))
             .or(self.launch_bounds.as_ref().map(|l| l.2))
             .or(self.cluster_dims.as_ref().map(|c| c.1))
@@ -147,7 +146,7 @@ impl DeclSpecs {
 
 impl Parser<'_> {
     /// A typedef name or a `<stdint.h>`-style name, with its `const`-ness.
-    fn type_named(&self, name: &str) -> Option<(CType, bool)> {
+    pub(super) fn type_named(&self, name: &str) -> Option<(CType, bool)> {
         match self.typedefs.get(name) {
             Some(t) => Some(t.clone()),
             // In C++ a struct's tag names its type without `struct`.
@@ -202,6 +201,8 @@ impl Parser<'_> {
                             | Keyword::Typedef
                             | Keyword::Static
                             | Keyword::Extern
+                            | Keyword::Auto
+                            | Keyword::Constexpr
                     )
                 ))
     }
@@ -237,6 +238,18 @@ impl Parser<'_> {
                         Keyword::Signed => ts.signed += 1,
                         Keyword::Unsigned => ts.unsigned += 1,
                         Keyword::Const => ts.is_const = true,
+                        Keyword::Constexpr => {
+                            // A `constexpr` variable is `const`; on a
+                            // function it changes nothing kernelc models.
+                            ts.is_const = true;
+                            ds.storage.constexpr.get_or_insert(tok.span);
+                        }
+                        Keyword::Auto => {
+                            if ds.auto.is_some() {
+                                return self.error(tok.span, "`auto` written twice");
+                            }
+                            ds.auto = Some(tok.span);
+                        }
                         Keyword::Volatile => ts.is_volatile = true,
                         Keyword::Restrict | Keyword::Restrict2 | Keyword::CRestrict => {
                             ts.restrict = Some(tok.span)
@@ -335,23 +348,8 @@ impl Parser<'_> {
                 }
                 TokenKind::Ident if tok.text == "__align__" => {
                     self.bump();
-                    self.expect_punct(Punct::LParen, "after `__align__`")?;
-                    let n = self.peek().clone();
-                    match n.kind {
-                        TokenKind::Int { value, .. }
-                            if value.is_power_of_two() && value <= 1024 =>
-                        {
-                            ds.storage.align = ds.storage.align.max(value);
-                        }
-                        _ => {
-                            return self.error(
-                                n.span,
-                                "`__align__` takes a power of two up to 1024, written as a literal",
-                            )
-                        }
-                    }
-                    self.bump();
-                    self.expect_punct(Punct::RParen, "to close `__align__`")?;
+                    let a = self.align_arg(tok.span)?;
+                    ds.storage.align = ds.storage.align.max(a);
                     continue;
                 }
                 TokenKind::Ident if tok.text == "__grid_constant__" => {
@@ -391,6 +389,34 @@ impl Parser<'_> {
                 "`__restrict__` requires a pointer type; write it after the `*`",
             );
         }
+        if let Some(a) = ds.auto {
+            let other = ts.void
+                + ts.bool_
+                + ts.char_
+                + ts.short
+                + ts.int
+                + ts.long
+                + ts.float
+                + ts.double
+                + ts.signed
+                + ts.unsigned
+                > 0
+                || ts.named.is_some();
+            if other {
+                return self.error(a, "`auto` cannot be combined with a type");
+            }
+            // A placeholder the declaration replaces with the initializer's type.
+            return Ok((
+                Some(QualType {
+                    ty: CType::Void,
+                    is_const: ts.is_const,
+                    is_volatile: ts.is_volatile,
+                    span,
+                }),
+                span,
+                ds,
+            ));
+        }
         let has_type = ts.void
             + ts.bool_
             + ts.char_
@@ -419,6 +445,24 @@ impl Parser<'_> {
             )),
             None => self.error(span, "invalid combination of type specifiers"),
         }
+    }
+
+    /// `(N)` after `__align__`: a power of two up to 1024, as a literal.
+    pub(super) fn align_arg(&mut self, _kw: Span) -> PResult<u64> {
+        self.expect_punct(Punct::LParen, "after `__align__`")?;
+        let n = self.peek().clone();
+        let value = match n.kind {
+            TokenKind::Int { value, .. } if value.is_power_of_two() && value <= 1024 => value,
+            _ => {
+                return self.error(
+                    n.span,
+                    "`__align__` takes a power of two up to 1024, written as a literal",
+                )
+            }
+        };
+        self.bump();
+        self.expect_punct(Punct::RParen, "to close `__align__`")?;
+        Ok(value)
     }
 
     /// `(N)` or `(N, M)` after `__launch_bounds__`.
@@ -578,6 +622,9 @@ impl Parser<'_> {
                 "`__grid_constant__` applies only to parameters of a `__global__` function",
             );
         }
+        if let Some(sp) = ds.auto {
+            return self.error(sp, "`auto` in a type name is not supported by kernelc");
+        }
         if let Some(sp) = ds.first_non_type() {
             return self.error(
                 sp,
@@ -594,6 +641,10 @@ impl Parser<'_> {
     fn typedef_names(&mut self, base: QualType) -> PResult<()> {
         loop {
             let ty = self.pointers(base.clone());
+            if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+                let sp = self.span();
+                return self.error(sp, "reference typedefs are not supported by kernelc");
+            }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 if self.is_punct(Punct::Semi) {
                     break;
@@ -620,16 +671,41 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A reference declarator's `&` (after any `*`s); `&&` is rejected.
+    pub(super) fn reference(&mut self) -> PResult<Option<Span>> {
+        if self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(sp, "rvalue references (`&&`) are not supported by kernelc");
+        }
+        if !self.is_punct(Punct::Amp) {
+            return Ok(None);
+        }
+        let amp = self.bump().span;
+        if self.is_punct(Punct::Star) || self.is_punct(Punct::Amp) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                "pointers to references and references to references are not valid C++",
+            );
+        }
+        Ok(Some(amp))
+    }
+
     /// Declarators of variables after the specifiers, up to and including `;`.
     fn var_declarators(
         &mut self,
         base: QualType,
         storage: Storage,
         local: bool,
+        auto: Option<Span>,
     ) -> PResult<Vec<VarDecl>> {
         let mut out = Vec::new();
         loop {
             let ty = self.pointers(base.clone());
+            let by_ref = self.reference()?;
+            if let (Some(r), false) = (by_ref, local) {
+                return self.error(r, "references at file scope are not supported by kernelc");
+            }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 let msg = format!("expected a variable name, found {}", self.found());
                 let sp = self.span();
@@ -637,6 +713,9 @@ impl Parser<'_> {
             }
             let name_tok = self.bump();
             let dims = self.dims()?;
+            if let (Some(r), false) = (by_ref, dims.is_empty()) {
+                return self.error(r, "arrays of references are not valid C++");
+            }
             if self.is_punct(Punct::LParen) {
                 let sp = self.span();
                 let msg = if local {
@@ -646,7 +725,8 @@ impl Parser<'_> {
                 };
                 return self.error(sp, msg);
             }
-            let init = if self.eat_punct(Punct::Assign) {
+            let direct_braces = self.is_punct(Punct::LBrace);
+            let init = if direct_braces || self.eat_punct(Punct::Assign) {
                 Some(self.initializer()?)
             } else {
                 None
@@ -659,6 +739,9 @@ impl Parser<'_> {
                 dims,
                 storage: storage.clone(),
                 init,
+                by_ref,
+                auto,
+                direct_braces,
                 span: base.span.to(end),
             });
             if !self.eat_punct(Punct::Comma) {
@@ -712,6 +795,9 @@ impl Parser<'_> {
         let Some(base) = base else {
             return self.error(span, "expected a type");
         };
+        if let (Some(sp), Some(_)) = (ds.auto, ds.typedef) {
+            return self.error(sp, "`auto` cannot be used in a `typedef`");
+        }
         if ds.typedef.is_some() {
             self.typedef_names(base)?;
             return Ok(Vec::new());
@@ -719,7 +805,7 @@ impl Parser<'_> {
         if self.eat_punct(Punct::Semi) {
             return Ok(Vec::new()); // `enum E { ... };` or a useless `int;`
         }
-        self.var_declarators(base, ds.storage, true)
+        self.var_declarators(base, ds.storage, true, ds.auto)
     }
 
     /// A top-level declaration: a function prototype or definition, a
@@ -759,6 +845,12 @@ impl Parser<'_> {
                 return self.error(sp, msg);
             }
         };
+        if let Some(sp) = ds.auto {
+            return self.error(
+                sp,
+                "`auto` outside function bodies is not supported by kernelc",
+            );
+        }
         if ds.typedef.is_some() {
             self.typedef_names(base)?;
             return Ok(Vec::new());
@@ -769,6 +861,13 @@ impl Parser<'_> {
         // A function has `name (` after the pointers; anything else is a variable.
         let save = self.pos;
         let ret = self.pointers(base.clone());
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                "references at file scope and functions returning references are not supported by kernelc",
+            );
+        }
         let is_function = self.peek().kind == TokenKind::Ident
             && !self.at_eof()
             && self.is_punct_at(1, Punct::LParen);
@@ -777,7 +876,7 @@ impl Parser<'_> {
             if let Some((k, sp)) = ds.fn_only {
                 return self.error(sp, format!("`{}` applies only to functions", k.as_str()));
             }
-            let vars = self.var_declarators(base, ds.storage, false)?;
+            let vars = self.var_declarators(base, ds.storage, false, None)?;
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
         let name_tok = self.bump();
@@ -836,6 +935,9 @@ impl Parser<'_> {
             let start = self.span();
             let (base, span, mut ds) = self.specifiers()?;
             let grid_constant = ds.grid_constant.take();
+            if let Some(sp) = ds.auto {
+                return self.error(sp, "`auto` parameters are not supported by kernelc");
+            }
             if let Some(sp) = ds.first_non_type() {
                 return self.error(
                     sp,
@@ -852,16 +954,21 @@ impl Parser<'_> {
                 return self.error(sp, msg);
             };
             let ty = self.pointers(base);
+            let by_ref = self.reference()?;
             let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                 Some(self.bump().text)
             } else {
                 None
             };
             let dims = self.dims()?;
+            if let (Some(r), false) = (by_ref, dims.is_empty()) {
+                return self.error(r, "arrays of references are not valid C++");
+            }
             out.push(ParamDecl {
                 name,
                 ty,
                 grid_constant,
+                by_ref,
                 dims,
                 span: start.to(self.prev_span()),
             });

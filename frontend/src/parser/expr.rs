@@ -2,9 +2,10 @@
 
 use super::decl::unsupported_keyword;
 use super::{PResult, Parser};
-use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
+use crate::types::CType;
 
 /// Binding power of a binary operator token (higher binds tighter), C order.
 fn binary_op(p: Punct) -> Option<(BinaryOp, u8)> {
@@ -183,9 +184,12 @@ impl Parser<'_> {
         result
     }
 
-    /// `(type) expr` or a unary expression.
+    /// `(type) expr` or a unary expression. `(float(x) + 1)` is no cast:
+    /// a one-token type name followed by `(` is a functional cast inside
+    /// parentheses.
     fn cast_expr(&mut self) -> PResult<Expr> {
-        if self.is_punct(Punct::LParen) && self.starts_type(1) {
+        let functional = self.simple_type_at(1).is_some() && self.is_punct_at(2, Punct::LParen);
+        if self.is_punct(Punct::LParen) && self.starts_type(1) && !functional {
             self.enter()?;
             let r = self.cast_inner();
             self.leave();
@@ -197,6 +201,10 @@ impl Parser<'_> {
     fn cast_inner(&mut self) -> PResult<Expr> {
         let open = self.bump().span;
         let ty = self.type_name()?;
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(sp, "casts to reference types are not supported by kernelc");
+        }
         self.expect_punct(Punct::RParen, "to close the cast")?;
         let e = self.cast_expr()?;
         let span = open.to(e.span);
@@ -253,6 +261,29 @@ impl Parser<'_> {
             ));
         }
         if self.eat_kw(Keyword::Sizeof) {
+            // `sizeof "text"` / `sizeof("text")`: the one place kernelc can
+            // use a string literal's value (for instance from `#x`).
+            let paren = usize::from(self.is_punct(Punct::LParen));
+            if let TokenKind::Str(text) = &self.peek_at(paren).kind {
+                if paren == 0 || self.is_punct_at(2, Punct::RParen) {
+                    let len = text.len() as u64 + 1;
+                    self.pos += 1 + 2 * paren;
+                    let span = start.to(self.prev_span());
+                    let ty = QualType {
+                        ty: CType::Array {
+                            elem: Box::new(CType::Int {
+                                bits: 8,
+                                signed: true,
+                            }),
+                            len: Some(len),
+                        },
+                        is_const: true,
+                        is_volatile: false,
+                        span,
+                    };
+                    return Ok(mk(ExprKind::SizeofType(ty), span));
+                }
+            }
             if self.is_punct(Punct::LParen) && self.starts_type(1) {
                 self.bump();
                 let ty = self.type_name()?;
@@ -368,6 +399,28 @@ impl Parser<'_> {
             return self.error(sp, "expected an expression, found end of file");
         }
         let kind = match &tok.kind {
+            TokenKind::Ident
+                if self.is_punct_at(1, Punct::LParen) && self.simple_type_at(0).is_some() =>
+            {
+                return self.functional_cast();
+            }
+            TokenKind::Ident
+                if self.is_punct_at(1, Punct::LParen)
+                    && matches!(
+                        tok.text.as_str(),
+                        "alignof" | "__alignof__" | "__builtin_offsetof"
+                    ) =>
+            {
+                return self.layout_query();
+            }
+            TokenKind::Ident
+                if self.is_punct_at(1, Punct::LParen) && tok.text.starts_with("__builtin_") =>
+            {
+                if let Some(e) = self.float_builtin()? {
+                    return Ok(e);
+                }
+                ExprKind::Ident(tok.text.clone())
+            }
             TokenKind::Ident => ExprKind::Ident(tok.text.clone()),
             TokenKind::Int { value, ty } => ExprKind::IntLit {
                 value: *value,
@@ -398,17 +451,37 @@ impl Parser<'_> {
                     "`::` (C++ scope resolution) is not supported by kernelc",
                 )
             }
+            TokenKind::Keyword(
+                k @ (Keyword::StaticCast | Keyword::ReinterpretCast | Keyword::ConstCast),
+            ) => {
+                let kind = match k {
+                    Keyword::StaticCast => NamedCastKind::Static,
+                    Keyword::ReinterpretCast => NamedCastKind::Reinterpret,
+                    _ => NamedCastKind::Const,
+                };
+                return self.named_cast(kind);
+            }
+            TokenKind::Keyword(Keyword::Nullptr) => ExprKind::Nullptr,
             TokenKind::Keyword(k) => {
                 if let Some(what) = unsupported_keyword(*k) {
                     return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
+                }
+                if self.simple_type_at(0).is_some() && self.is_punct_at(1, Punct::LParen) {
+                    return self.functional_cast();
                 }
                 if self.starts_type(0) && self.is_punct_at(1, Punct::LParen) {
                     return self.error(
                         tok.span,
                         format!(
-                            "functional-style casts are not supported by kernelc; write `({})expr`",
+                            "this functional-style cast is not valid C++: only a one-word type name may be used, as in `float(x)`; write `({})expr`",
                             tok.text
                         ),
+                    );
+                }
+                if self.starts_type(0) && self.is_punct_at(1, Punct::LBrace) {
+                    return self.error(
+                        tok.span,
+                        "brace-initialized temporaries (`T{...}`) are not supported by kernelc",
                     );
                 }
                 return self.error(
@@ -425,5 +498,253 @@ impl Parser<'_> {
         };
         self.bump();
         Ok(mk(kind, tok.span))
+    }
+}
+
+impl Parser<'_> {
+    /// The type a one-token type name `n` tokens ahead names, for
+    /// functional casts (`float(x)`, `unsigned(x)`, `size_t(x)`, `S(s)`).
+    /// C++ allows only a single-word name there: `unsigned int(x)` is not
+    /// a cast.
+    pub(super) fn simple_type_at(&self, n: usize) -> Option<QualType> {
+        if self.at_eof_at(n) {
+            return None;
+        }
+        let t = self.peek_at(n);
+        let ty = match &t.kind {
+            TokenKind::Keyword(k) => match k {
+                Keyword::Void => CType::Void,
+                Keyword::Bool => CType::Bool,
+                Keyword::Char => CType::Int {
+                    bits: 8,
+                    signed: true,
+                },
+                Keyword::Short => CType::Int {
+                    bits: 16,
+                    signed: true,
+                },
+                Keyword::Int | Keyword::Signed => CType::INT,
+                Keyword::Unsigned => CType::UINT,
+                Keyword::Long => CType::LONG,
+                Keyword::Float => CType::FLOAT,
+                Keyword::Double => CType::DOUBLE,
+                _ => return None,
+            },
+            TokenKind::Ident => {
+                let (ty, is_const) = self.type_named(&t.text)?;
+                return Some(QualType {
+                    ty,
+                    is_const,
+                    is_volatile: false,
+                    span: t.span,
+                });
+            }
+            _ => return None,
+        };
+        Some(QualType {
+            ty,
+            is_const: false,
+            is_volatile: false,
+            span: t.span,
+        })
+    }
+
+    /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name.
+    #[inline(never)]
+    fn functional_cast(&mut self) -> PResult<Expr> {
+        let Some(ty) = self.simple_type_at(0) else {
+            let sp = self.span();
+            return self.error(sp, "expected a type name");
+        };
+        let start = self.bump().span;
+        self.bump(); // `(`
+        if self.eat_punct(Punct::RParen) {
+            return Ok(mk(ExprKind::ZeroInit(ty), start.to(self.prev_span())));
+        }
+        let e = self.assign_expr()?;
+        if self.is_punct(Punct::Comma) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                "a functional cast takes one value (constructors are not supported by kernelc)",
+            );
+        }
+        let close = self.expect_punct(Punct::RParen, "to close the functional cast")?;
+        Ok(mk(
+            ExprKind::Cast {
+                ty,
+                expr: Box::new(e),
+            },
+            start.to(close),
+        ))
+    }
+
+    /// `static_cast<T>(e)` and its kin, at the keyword.
+    #[inline(never)]
+    fn named_cast(&mut self, kind: NamedCastKind) -> PResult<Expr> {
+        let start = self.bump().span;
+        self.expect_punct(Punct::Lt, &format!("after `{}`", kind.as_str()))?;
+        let ty = self.type_name()?;
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                format!(
+                    "`{}` to a reference type is not supported by kernelc",
+                    kind.as_str()
+                ),
+            );
+        }
+        self.expect_punct(
+            Punct::Gt,
+            &format!("to close the type of `{}`", kind.as_str()),
+        )?;
+        self.expect_punct(Punct::LParen, &format!("after `{}<...>`", kind.as_str()))?;
+        let e = self.expr()?;
+        let close = self.expect_punct(Punct::RParen, "to close the cast")?;
+        Ok(mk(
+            ExprKind::NamedCast {
+                kind,
+                ty,
+                expr: Box::new(e),
+            },
+            start.to(close),
+        ))
+    }
+
+    /// The GCC built-ins C's `<math.h>` uses for `INFINITY`, `NAN` and
+    /// `HUGE_VAL(F)`: `__builtin_inff()`, `__builtin_huge_val()`,
+    /// `__builtin_nanf("")` (the string is the NaN's payload, `""` for 0,
+    /// or a number), ... as floating literals. `None` for other names.
+    #[inline(never)]
+    fn float_builtin(&mut self) -> PResult<Option<Expr>> {
+        let name = self.peek().text.clone();
+        let (ty, nan) = match name.as_str() {
+            "__builtin_inff" | "__builtin_huge_valf" => (CType::FLOAT, false),
+            "__builtin_inf" | "__builtin_huge_val" => (CType::DOUBLE, false),
+            "__builtin_nanf" => (CType::FLOAT, true),
+            "__builtin_nan" => (CType::DOUBLE, true),
+            _ => return Ok(None),
+        };
+        let start = self.bump().span;
+        self.bump(); // `(`
+        let mut payload = 0u64;
+        if nan {
+            let tok = self.peek().clone();
+            let TokenKind::Str(text) = &tok.kind else {
+                return self.error(tok.span, format!("`{name}` takes a string literal"));
+            };
+            let parsed = if text.is_empty() {
+                Some(0)
+            } else if let Some(h) = text.strip_prefix("0x").or(text.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16).ok()
+            } else {
+                text.parse::<u64>().ok()
+            };
+            // The payload fills the mantissa below the quiet bit.
+            let limit = if ty == CType::FLOAT { 1 << 22 } else { 1 << 51 };
+            match parsed {
+                Some(p) if p < limit => payload = p,
+                _ => {
+                    return self.error(
+                        tok.span,
+                        format!("kernelc needs the payload of `{name}` to be \"\" or a number that fits below the quiet bit"),
+                    )
+                }
+            }
+            self.bump();
+        }
+        let close = self.expect_punct(Punct::RParen, &format!("to close `{name}(`"))?;
+        let value = match (nan, ty == CType::FLOAT) {
+            (false, _) => f64::INFINITY,
+            // A float NaN is kept as the double whose conversion to float
+            // gives these bits: the payload sits at the top of the mantissa.
+            (true, true) => f64::from_bits(0x7ff8_0000_0000_0000 | (payload << 29)),
+            (true, false) => f64::from_bits(0x7ff8_0000_0000_0000 | payload),
+        };
+        Ok(Some(mk(ExprKind::FloatLit { value, ty }, start.to(close))))
+    }
+}
+
+impl Parser<'_> {
+    /// `alignof(T)` and `__builtin_offsetof(T, member)` (what `offsetof`
+    /// expands to): constants of type `size_t`, computed here, since the
+    /// parser already knows every type's layout.
+    #[inline(never)]
+    fn layout_query(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        self.bump(); // `(`
+        let ty = self.type_name()?;
+        let value = if kw.text == "__builtin_offsetof" {
+            self.expect_punct(Punct::Comma, "after the type of `offsetof`")?;
+            self.member_designator(&ty.ty)?
+        } else {
+            if ty.ty.size().is_none() {
+                return self.error(
+                    ty.span,
+                    format!("`alignof` of the incomplete type `{}`", ty.ty),
+                );
+            }
+            ty.ty.align()
+        };
+        let close = self.expect_punct(Punct::RParen, &format!("to close `{}(`", kw.text))?;
+        Ok(mk(
+            ExprKind::IntLit {
+                value,
+                ty: CType::ULONG,
+            },
+            kw.span.to(close),
+        ))
+    }
+
+    /// The byte offset of `m`, `m.n`, `m[2].n`, ... inside `ty`.
+    fn member_designator(&mut self, ty: &CType) -> PResult<u64> {
+        let mut ty = ty.clone();
+        let mut offset = 0u64;
+        let mut first = true;
+        loop {
+            if first || self.eat_punct(Punct::Dot) {
+                first = false;
+                let name = self.peek().clone();
+                if name.kind != TokenKind::Ident || self.at_eof() {
+                    let msg = format!(
+                        "expected a member name in `offsetof`, found {}",
+                        self.found()
+                    );
+                    return self.error(name.span, msg);
+                }
+                self.bump();
+                let Some(def) = ty.struct_def() else {
+                    return self.error(name.span, format!("`offsetof` needs a struct, not `{ty}`"));
+                };
+                let Some(f) = def.field(&name.text) else {
+                    let msg = format!("no member named `{}` in `{ty}`", name.text);
+                    return self.error(name.span, msg);
+                };
+                offset += f.offset;
+                ty = f.ty.clone();
+            } else if self.eat_punct(Punct::LBracket) {
+                let idx = self.peek().clone();
+                let TokenKind::Int { value, .. } = idx.kind else {
+                    return self.error(
+                        idx.span,
+                        "kernelc needs an `offsetof` array index written as a literal",
+                    );
+                };
+                self.bump();
+                self.expect_punct(Punct::RBracket, "to close the index")?;
+                let CType::Array { elem, .. } = &ty else {
+                    return self.error(
+                        idx.span,
+                        format!("`offsetof` indexes `{ty}`, which is not an array"),
+                    );
+                };
+                let esize = elem.size().unwrap_or(0);
+                offset = offset.saturating_add(value.saturating_mul(esize));
+                ty = (**elem).clone();
+            } else {
+                return Ok(offset);
+            }
+        }
     }
 }

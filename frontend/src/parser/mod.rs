@@ -282,6 +282,13 @@ impl Parser<'_> {
                 continue;
             }
             let start = self.pos;
+            if self.is_kw(Keyword::StaticAssert) {
+                match self.static_assert() {
+                    Ok(sa) => out.push(Item::StaticAssert(sa)),
+                    Err(Recorded) => self.sync_stmt(),
+                }
+                continue;
+            }
             let r = self.external_decl(!extern_c_blocks.is_empty());
             out.extend(self.pending_enums.drain(..).map(Item::Enum));
             match r {

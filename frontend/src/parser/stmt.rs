@@ -2,7 +2,7 @@
 
 use super::decl::unsupported_keyword;
 use super::{PResult, Parser, Recorded};
-use crate::ast::{Block, Stmt, StmtKind};
+use crate::ast::{Block, StaticAssert, Stmt, StmtKind, VarDecl};
 use crate::diag::Diagnostic;
 use crate::token::{Keyword, Punct, TokenKind};
 
@@ -124,7 +124,12 @@ impl Parser<'_> {
                 StmtKind::Return(value)
             }
             TokenKind::Keyword(
-                Keyword::Switch | Keyword::Case | Keyword::Default | Keyword::PragmaUnroll,
+                Keyword::Switch
+                | Keyword::Case
+                | Keyword::Default
+                | Keyword::PragmaUnroll
+                | Keyword::StaticAssert
+                | Keyword::Goto,
             ) => self.switch_or_pragma()?,
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
@@ -137,12 +142,7 @@ impl Parser<'_> {
             {
                 return self.error(tok.span, format!("unknown type name `{}`", tok.text));
             }
-            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => {
-                return self.error(
-                    tok.span,
-                    "labels and `goto` are not supported by kernelc yet",
-                );
-            }
+            TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
             _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
             _ => {
                 let e = self.expr()?;
@@ -156,7 +156,8 @@ impl Parser<'_> {
         })
     }
 
-    /// `switch`, its labels and `#pragma unroll`: kept out of
+    /// `switch`, its labels, `#pragma unroll`, `static_assert`, `goto` and
+    /// labels: kept out of
     /// `statement_inner` so that the frame recursing per nesting level stays
     /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
     #[inline(never)]
@@ -179,6 +180,42 @@ impl Parser<'_> {
                 self.bump();
                 self.expect_punct(Punct::Colon, "after `default`")?;
                 StmtKind::Default
+            }
+            TokenKind::Keyword(Keyword::StaticAssert) => {
+                StmtKind::StaticAssert(Box::new(self.static_assert()?))
+            }
+            TokenKind::Keyword(Keyword::Goto) => {
+                self.bump();
+                if self.is_punct(Punct::Star) {
+                    let sp = self.span();
+                    return self.error(sp, "computed `goto` is not supported by kernelc");
+                }
+                if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                    let msg = format!("expected a label name after `goto`, found {}", self.found());
+                    let sp = self.span();
+                    return self.error(sp, msg);
+                }
+                let label = self.bump().text;
+                self.expect_punct(Punct::Semi, "after `goto` statement")?;
+                StmtKind::Goto(label)
+            }
+            TokenKind::Ident => {
+                // `name:` labels the statement after it.
+                let label = self.bump();
+                self.bump(); // `:`
+                if self.is_punct(Punct::RBrace) {
+                    let sp = self.span();
+                    return self.error(
+                        sp,
+                        "a label must be followed by a statement (write `label: ;` at the end of a block)",
+                    );
+                }
+                let stmt = Box::new(self.statement()?);
+                StmtKind::Labeled {
+                    label: label.text,
+                    label_span: label.span,
+                    stmt,
+                }
             }
             TokenKind::Keyword(Keyword::PragmaUnroll) => {
                 self.bump();
@@ -213,9 +250,108 @@ impl Parser<'_> {
         Ok(e)
     }
 
+    /// `static_assert(cond, "message");` or `static_assert(cond);`, at the
+    /// keyword (the `;` is consumed).
+    #[inline(never)]
+    pub(super) fn static_assert(&mut self) -> PResult<StaticAssert> {
+        let start = self.bump().span;
+        self.expect_punct(Punct::LParen, "after `static_assert`")?;
+        let cond = self.assign_expr()?;
+        let mut message = None;
+        if self.eat_punct(Punct::Comma) {
+            // Adjacent string literals are one string, as in C.
+            let mut text = String::new();
+            let mut any = false;
+            while let TokenKind::Str(s) = &self.peek().kind {
+                text.push_str(s);
+                any = true;
+                self.bump();
+            }
+            if !any {
+                let msg = format!(
+                    "expected a string literal as the `static_assert` message, found {}",
+                    self.found()
+                );
+                let sp = self.span();
+                return self.error(sp, msg);
+            }
+            message = Some(text);
+        }
+        self.expect_punct(Punct::RParen, "to close `static_assert`")?;
+        let end = self.expect_punct(Punct::Semi, "after `static_assert(...)`")?;
+        Ok(StaticAssert {
+            cond,
+            message,
+            span: start.to(end),
+        })
+    }
+
+    /// After `for (`: `T x :` or `T &x :` starts a range-based `for`. Tries
+    /// that shape and rewinds when it does not match, leaving no trace.
+    #[inline(never)]
+    fn range_for_var(&mut self) -> Option<VarDecl> {
+        let save = (self.pos, self.diags.len(), self.pending_enums.len());
+        let start = self.span();
+        let parsed = (|| -> PResult<Option<VarDecl>> {
+            let (base, _, ds) = self.specifiers()?;
+            let Some(base) = base else { return Ok(None) };
+            let st = &ds.storage;
+            if ds.typedef.is_some()
+                || st.shared
+                || st.constant
+                || st.device
+                || st.is_extern
+                || st.is_static
+            {
+                return Ok(None);
+            }
+            let ty = self.pointers(base);
+            let by_ref = self.reference()?;
+            if self.peek().kind != TokenKind::Ident || !self.is_punct_at(1, Punct::Colon) {
+                return Ok(None);
+            }
+            let name = self.bump();
+            self.bump(); // `:`
+            Ok(Some(VarDecl {
+                name: name.text,
+                name_span: name.span,
+                ty,
+                dims: Vec::new(),
+                storage: ds.storage,
+                init: None,
+                by_ref,
+                auto: ds.auto,
+                direct_braces: false,
+                span: start.to(name.span),
+            }))
+        })();
+        match parsed {
+            Ok(Some(v)) => Some(v),
+            _ => {
+                self.pos = save.0;
+                self.diags.truncate(save.1);
+                self.pending_enums.truncate(save.2);
+                None
+            }
+        }
+    }
+
+    #[inline(never)]
     fn for_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::LParen, "after `for`")?;
+        if self.starts_decl(0) {
+            if let Some(var) = self.range_for_var() {
+                let range = self.expr()?;
+                self.expect_punct(Punct::RParen, "to close the `for` header")?;
+                let body = Box::new(self.statement()?);
+                return Ok(StmtKind::RangeFor {
+                    var: Box::new(var),
+                    range,
+                    body,
+                });
+            }
+        }
         let init = if self.is_punct(Punct::Semi) {
             self.bump();
             None

@@ -54,12 +54,22 @@ fn const_dim(e: &Expr) -> Option<i128> {
 impl Parser<'_> {
     /// After `struct`: `Tag`, `Tag { members }` or `{ members }`.
     pub(super) fn struct_specifier(&mut self, kw: Span) -> PResult<CType> {
+        // `struct __align__(16) V { ... }`: the struct's least alignment.
+        let mut align = 1;
+        if self.peek().kind == TokenKind::Ident && self.peek().text == "__align__" {
+            let at = self.bump().span;
+            align = self.align_arg(at)?;
+        }
         let tag = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
             Some(self.bump())
         } else {
             None
         };
         if !self.is_punct(Punct::LBrace) {
+            if align > 1 {
+                let sp = self.span();
+                return self.error(sp, "expected `{` after `__align__(N)`: the alignment belongs to a struct definition");
+            }
             let Some(tag) = tag else {
                 let msg = format!("expected a struct name or `{{`, found {}", self.found());
                 let sp = self.span();
@@ -98,7 +108,7 @@ impl Parser<'_> {
             Some(t) => (t.text.clone(), true),
             None => (String::new(), false),
         };
-        let def = Arc::new(StructDef::layout(id, name, tagged, members, 1));
+        let def = Arc::new(StructDef::layout_aligned(id, name, tagged, members, align));
         if let Some(t) = tag {
             self.structs.insert(t.text, def.clone());
         }
@@ -107,9 +117,9 @@ impl Parser<'_> {
     }
 
     /// `{ T a; U b[4], *c; ... }`, consuming both braces.
-    fn struct_members(&mut self) -> PResult<Vec<(String, CType)>> {
+    fn struct_members(&mut self) -> PResult<Vec<(String, CType, u64)>> {
         self.bump();
-        let mut members: Vec<(String, CType)> = Vec::new();
+        let mut members: Vec<(String, CType, u64)> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         while !self.is_punct(Punct::RBrace) {
             if self.at_eof() {
@@ -141,6 +151,10 @@ impl Parser<'_> {
             }
             loop {
                 let ty = self.pointers(base.clone());
+                if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+                    let sp = self.span();
+                    return self.error(sp, "reference members are not supported by kernelc");
+                }
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();
@@ -190,14 +204,14 @@ impl Parser<'_> {
                 if mty.size().is_some_and(|s| s > MAX_MEMBER_SIZE) {
                     return self.error(name.span, "struct member is too large");
                 }
-                if let Some(k) = members.iter().position(|(n, _)| *n == name.text) {
+                if let Some(k) = members.iter().position(|(n, _, _)| *n == name.text) {
                     self.diags.push(
                         Diagnostic::error(name.span, format!("duplicate member `{}`", name.text))
                             .with_label(spans[k], "previous declaration is here"),
                     );
                     return Err(super::Recorded);
                 }
-                members.push((name.text, mty));
+                members.push((name.text, mty, ds.storage.align.max(1)));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {
                     break;

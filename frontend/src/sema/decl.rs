@@ -116,6 +116,7 @@ impl Checker {
     pub(crate) fn const_float(&self, e: &Expr) -> Option<f64> {
         let v = match &e.kind {
             ExprKind::FloatConst(x) => *x,
+            ExprKind::Local(id) => *self.const_floats.get(id)?,
             ExprKind::Cast { kind, expr } => match kind {
                 CastKind::IntToFloat | CastKind::BoolToFloat => self.const_int(expr)? as f64,
                 CastKind::FloatToFloat => self.const_float(expr)?,
@@ -499,6 +500,29 @@ impl Checker {
         if !(st.shared || st.constant || st.device) {
             // A `const` integer with a constant initializer is a named
             // constant, usable in device code as in C++.
+            if st.constexpr.is_some() && v.ty.ty.is_float() && v.dims.is_empty() {
+                // A `constexpr` floating constant: its value, like a macro.
+                if let Some(ast::Init::Expr(e)) = &v.init {
+                    let ty = v.ty.ty.clone();
+                    let val = self
+                        .expr(e)
+                        .and_then(|t| self.assign_convert(t, &ty, "initialization", v.name_span))
+                        .and_then(|t| {
+                            let c = self.const_float(&t);
+                            if c.is_none() {
+                                self.error(
+                                    e.span,
+                                    "the initializer of a `constexpr` variable must be a constant",
+                                );
+                            }
+                            c
+                        });
+                    if let Some(val) = val {
+                        self.bind(&v.name, Binding::ConstFloat(val, ty), v.name_span);
+                    }
+                    return;
+                }
+            }
             if v.ty.is_const && v.ty.ty.is_integer() && v.dims.is_empty() && !st.is_extern {
                 if let Some(ast::Init::Expr(e)) = &v.init {
                     let ty = v.ty.ty.clone();

@@ -102,7 +102,7 @@ impl Checker {
     }
 
     /// An array-typed lvalue as a pointer to its first element.
-    fn decay(&mut self, e: Expr) -> Expr {
+    pub(super) fn decay(&mut self, e: Expr) -> Expr {
         let CType::Array { elem, .. } = &e.ty else {
             return e;
         };
@@ -173,7 +173,7 @@ impl Checker {
     }
 
     /// Types an expression without array decay (operands of `sizeof`, `&`).
-    fn expr_nodecay(&mut self, e: &ast::Expr) -> Option<Expr> {
+    pub(super) fn expr_nodecay(&mut self, e: &ast::Expr) -> Option<Expr> {
         use ast::ExprKind as A;
         let span = e.span;
         match &e.kind {
@@ -231,6 +231,9 @@ impl Checker {
                 let inner = self.expr(expr)?;
                 self.explicit_cast(inner, &ty.ty, span)
             }
+            A::NamedCast { kind, ty, expr } => self.named_cast(*kind, ty, expr, span),
+            A::ZeroInit(ty) => self.zero_init(ty, span),
+            A::Nullptr => Some(super::cxx::null_pointer(span)),
             A::SizeofType(t) => self.sizeof(&t.ty, span),
             A::SizeofExpr(x) => {
                 let inner = self.expr_nodecay(x)?;
@@ -259,6 +262,14 @@ impl Checker {
                 return Some(mk(ExprKind::Local(id), ty, span));
             }
             Some(Binding::Const(v, ty)) => return Some(int_const(v, ty, span)),
+            Some(Binding::ConstFloat(v, ty)) => return Some(mk(ExprKind::FloatConst(v), ty, span)),
+            Some(Binding::Ref(id)) => {
+                self.mark_used(id);
+                let ptr = self.locals[id.0 as usize].ty.clone();
+                let ty = ptr.pointee().cloned().unwrap_or(CType::INT);
+                let p = mk(ExprKind::Local(id), ptr, span);
+                return Some(mk(ExprKind::Deref(Box::new(p)), ty, span));
+            }
             Some(Binding::Global(id)) => {
                 let ty = self.globals[id.0 as usize].ty.clone();
                 return Some(mk(ExprKind::Global(id), ty, span));
@@ -409,7 +420,7 @@ impl Checker {
 
     /// Whether the object an lvalue designates is `const` (a `const`
     /// variable, or reached through a pointer to `const`).
-    fn lvalue_is_const(&self, e: &Expr) -> bool {
+    pub(super) fn lvalue_is_const(&self, e: &Expr) -> bool {
         let through = |t: &CType| {
             matches!(
                 t,
@@ -501,7 +512,7 @@ impl Checker {
         }
     }
 
-    fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
+    pub(super) fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
         match e.kind {
             // `&*p` is `p`.
             ExprKind::Deref(p) => Some(Expr { span, ..*p }),
@@ -989,7 +1000,7 @@ impl Checker {
         ))
     }
 
-    fn explicit_cast(&mut self, e: Expr, to: &CType, span: Span) -> Option<Expr> {
+    pub(super) fn explicit_cast(&mut self, e: Expr, to: &CType, span: Span) -> Option<Expr> {
         let to = super::convert::strip_restrict(to).0;
         if e.ty == to {
             return Some(Expr { span, ..e });
@@ -1060,7 +1071,12 @@ impl Checker {
         if let Some(b) = self.lookup(name) {
             let ty = match b {
                 Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),
-                Binding::Const(_, t) => t,
+                Binding::Ref(id) => self.locals[id.0 as usize]
+                    .ty
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(CType::INT),
+                Binding::Const(_, t) | Binding::ConstFloat(_, t) => t,
                 Binding::Global(id) => self.globals[id.0 as usize].ty.clone(),
             };
             self.error(
@@ -1121,6 +1137,7 @@ impl Checker {
             return None;
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
+        let refs = sig.refs.clone();
         if self.sigs[sig_idx].first_call.is_none() {
             self.sigs[sig_idx].first_call = Some(span);
         }
@@ -1147,8 +1164,14 @@ impl Checker {
         let mut ok = true;
         for (i, (a, p)) in typed_args.into_iter().zip(&params).enumerate() {
             let what = format!("argument {} of `{name}`", i + 1);
+            let by_ref = refs.get(i).copied().unwrap_or(false);
             match a.and_then(|a| {
                 let at = a.span;
+                if by_ref {
+                    // A reference parameter receives the object's address.
+                    let addr = self.bind_reference(a, p, &what)?;
+                    return self.assign_convert(addr, p, &what, at);
+                }
                 self.assign_convert(a, p, &what, at)
             }) {
                 Some(a) => out.push(a),

@@ -7,8 +7,10 @@
 
 mod builtins;
 mod convert;
+mod cxx;
 mod decl;
 mod expr;
+mod labels;
 mod tensor;
 mod vectors;
 mod warnings;
@@ -30,7 +32,10 @@ use convert::strip_restrict;
 /// What is known about a function name from its declarations.
 struct FnSig {
     ret: CType,
+    /// Parameter types; a reference parameter `T &` is a `T *` here.
     params: Vec<CType>,
+    /// Which parameters are references (the call passes an address).
+    refs: Vec<bool>,
     is_kernel: bool,
     /// Name span of the first declaration (calls must come after it).
     first_decl: Span,
@@ -49,7 +54,12 @@ pub(crate) enum Binding {
     Local(LocalId),
     /// An enumerator or a file-scope `const` integer: a constant of a type.
     Const(i128, CType),
+    /// A file-scope `constexpr` floating constant.
+    ConstFloat(f64, CType),
     Global(GlobalId),
+    /// A reference: the local holds the address of the object it names,
+    /// and every use of the name is an implicit dereference.
+    Ref(LocalId),
 }
 
 /// The `switch` being checked: its controlling type and labels so far.
@@ -82,6 +92,16 @@ pub(crate) struct Checker {
     /// Set while checking the statements directly in a `switch` body, the
     /// only place kernelc accepts `case` labels.
     label_ok: bool,
+    /// Values of `constexpr` floating locals of the current function, for
+    /// constant expressions (integer constants are `LocalVar::const_value`).
+    const_floats: HashMap<LocalId, f64>,
+    /// Locals declared with an initializer (a jump into their scope is
+    /// ill-formed C++; see `labels.rs`).
+    initialized: std::collections::HashSet<LocalId>,
+    /// The labels of the current function, by name.
+    goto_labels: HashMap<String, labels::LabelInfo>,
+    /// `goto`s of the current function, checked at its end.
+    gotos: Vec<labels::PendingGoto>,
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
@@ -107,6 +127,10 @@ pub(crate) fn check_program(
         break_depth: 0,
         switches: Vec::new(),
         label_ok: false,
+        const_floats: HashMap::new(),
+        initialized: std::collections::HashSet::new(),
+        goto_labels: HashMap::new(),
+        gotos: Vec::new(),
         opts: opts.clone(),
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
@@ -131,6 +155,10 @@ pub(crate) fn check_program(
             ast::Item::Enum(e) => {
                 c.scopes.clear();
                 c.enum_decl(e);
+            }
+            ast::Item::StaticAssert(sa) => {
+                c.scopes.clear();
+                c.static_assert(sa);
             }
         }
     }
@@ -202,16 +230,29 @@ impl Checker {
             );
         }
         let mut params = Vec::new();
+        let mut refs = Vec::new();
         for p in &f.params {
             if p.ty.ty == CType::Void {
                 self.error(p.span, "a parameter cannot have type `void`");
             }
-            params.push(strip_restrict(&p.ty.ty).0);
+            if let (Some(r), true) = (p.by_ref, s.global) {
+                self.error(r, "reference parameters of kernels are not supported by kernelc (the host cannot pass a device reference); pass a pointer");
+            }
+            let ty = strip_restrict(&p.ty.ty).0;
+            params.push(match p.by_ref {
+                Some(_) => cxx::reference_to(&p.ty),
+                None => ty,
+            });
+            refs.push(p.by_ref.is_some());
         }
         if let Some(&i) = self.by_name.get(&f.name) {
             let prev = &self.sigs[i];
             let prev_decl = prev.first_decl;
-            if prev.ret != f.ret || prev.params != params || prev.is_kernel != s.global {
+            if prev.ret != f.ret
+                || prev.params != params
+                || prev.refs != refs
+                || prev.is_kernel != s.global
+            {
                 self.diags.push(
                     Diagnostic::error(f.name_span, format!("conflicting types for `{}`", f.name))
                         .with_label(prev_decl, "previous declaration is here")
@@ -240,6 +281,7 @@ impl Checker {
         self.sigs.push(FnSig {
             ret: f.ret.clone(),
             params,
+            refs,
             is_kernel: s.global,
             first_decl: f.name_span,
             def: f
@@ -279,6 +321,10 @@ impl Checker {
     /// Checks one function definition.
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
         self.locals = Vec::new();
+        self.const_floats.clear();
+        self.initialized.clear();
+        self.goto_labels.clear();
+        self.gotos.clear();
         self.used = Vec::new();
         self.scopes = vec![Vec::new()];
         self.ret = f.ret.clone();
@@ -290,8 +336,15 @@ impl Checker {
         for p in &f.params {
             let ty = self.param_type(p);
             let (ty, restrict) = strip_restrict(&ty);
+            let ty = match p.by_ref {
+                Some(_) => cxx::reference_to(&p.ty),
+                None => ty,
+            };
             let name = p.name.clone().unwrap_or_default();
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
+            if p.by_ref.is_some() {
+                self.rebind_as_ref(&name, local);
+            }
             let grid_constant = p
                 .grid_constant
                 .is_some_and(|sp| self.grid_constant(f, p, sp));
@@ -311,6 +364,7 @@ impl Checker {
         };
         let body_ast = f.body.as_ref().unwrap_or(&empty);
         let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
+        self.finish_labels();
         let launch_bounds = self.launch_bounds(f);
         let cluster_dims = self.cluster_dims(f);
         self.unused_warnings();
@@ -396,6 +450,24 @@ impl Checker {
         }
     }
 
+    /// Makes the innermost binding of `name` (just declared as `id`) a
+    /// reference.
+    fn rebind_as_ref(&mut self, name: &str, id: LocalId) {
+        if let Some(scope) = self.scopes.last_mut() {
+            if let Some(b) = scope.iter_mut().rev().find(|(n, _)| n == name) {
+                b.1 = Binding::Ref(id);
+            }
+        }
+    }
+
+    /// The local `name` names in the innermost scope, if any.
+    fn lookup_local(&self, name: &str) -> Option<LocalId> {
+        match self.lookup(name)? {
+            Binding::Local(id) => Some(id),
+            _ => None,
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<Binding> {
         self.scopes
             .iter()
@@ -476,10 +548,23 @@ impl Checker {
                 self.local_shared(v);
                 continue;
             }
-            let Some(ty) = self.var_type(v) else {
+            if v.by_ref.is_some() {
+                out.extend(self.reference_decl(v));
                 continue;
+            }
+            let mut deduced = None;
+            let ty = if v.auto.is_some() {
+                let Some((ty, e)) = self.auto_init(v) else {
+                    continue;
+                };
+                deduced = Some(e);
+                ty
+            } else {
+                let Some(ty) = self.var_type(v) else {
+                    continue;
+                };
+                strip_restrict(&ty).0
             };
-            let ty = strip_restrict(&ty).0;
             if ty == CType::Void {
                 self.error(
                     v.name_span,
@@ -489,14 +574,29 @@ impl Checker {
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
             let (mut init, mut list) = (None, None);
-            match &v.init {
-                Some(ast::Init::Expr(i)) if !ty.is_array() => {
+            let braces = matches!(v.init, Some(ast::Init::List(..)));
+            match (&v.init, deduced) {
+                (_, Some(e)) => {
+                    init = self.assign_convert(e, &ty, "initialization", v.name_span);
+                }
+                (Some(ast::Init::List(items, span)), None) if !ty.is_array() && !ty.is_struct() => {
+                    init = self.scalar_braces(items, *span, &ty, v.name_span);
+                    if let Some(e) = &init {
+                        self.brace_narrowing(&e.clone());
+                    }
+                }
+                (Some(ast::Init::Expr(i)), None) if !ty.is_array() => {
                     init = self
                         .expr(i)
                         .and_then(|e| self.assign_convert(e, &ty, "initialization", v.name_span));
                 }
-                Some(i) => {
+                (Some(i), None) => {
                     if let Some((leaves, len)) = self.flatten_init(&ty, i) {
+                        if braces {
+                            for (_, leaf) in &leaves {
+                                self.brace_narrowing(leaf);
+                            }
+                        }
                         list = Some(leaves);
                         if let CType::Array { elem, len: None } = &ty {
                             let full = CType::Array {
@@ -507,7 +607,10 @@ impl Checker {
                         }
                     }
                 }
-                None => {}
+                (None, None) => {}
+            }
+            if let Some(sp) = v.storage.constexpr {
+                self.constexpr_check(v, sp, init.as_ref(), list.as_deref());
             }
             let final_ty = self.locals[local.0 as usize].ty.clone();
             if final_ty.is_array() {
@@ -522,6 +625,9 @@ impl Checker {
             if v.ty.is_const && final_ty.is_integer() {
                 let value = init.as_ref().and_then(|e| self.const_int(e));
                 self.locals[local.0 as usize].const_value = value;
+            }
+            if init.is_some() || list.is_some() {
+                self.initialized.insert(local);
             }
             out.push(Stmt {
                 kind: StmtKind::Decl { local, init, list },
@@ -603,6 +709,17 @@ impl Checker {
                 self.enum_decl(e);
                 StmtKind::Empty
             }
+            A::StaticAssert(sa) => {
+                self.static_assert(sa);
+                StmtKind::Empty
+            }
+            A::RangeFor { var, range, body } => self.range_for(var, range, body, s.span),
+            A::Goto(label) => self.goto_stmt(label, s.span),
+            A::Labeled {
+                label,
+                label_span,
+                stmt,
+            } => self.labeled_stmt(label, *label_span, stmt, s.span),
             A::Unroll { count, stmt } => return self.unroll(count.as_ref(), stmt, s.span),
             A::For {
                 init,

@@ -1,0 +1,295 @@
+//! The standard and CUDA headers kernelc knows, and the macros each brings.
+//!
+//! kernelc reads no files, so a header is a list of macro definitions here.
+//! nvcc force-includes `cuda_runtime.h`, which pulls in the C library's
+//! `math.h`, `limits.h`, `stdlib.h` and `stddef.h`; so `INFINITY`, `M_PI`,
+//! `INT_MAX` or `NULL` work in a `.cu` file with no `#include` at all, and
+//! kernelc predefines them ([`PREDEFINED`]). Others (`FLT_MAX`, `INT32_MAX`,
+//! `CUDART_PI_F`) appear in nvcc only after their header, and so here
+//! ([`header_macros`]). Each value was compared with the PTX nvcc makes for
+//! it (`frontend/tests/preprocessor.rs` holds the bits).
+//!
+//! Floating values that no decimal literal can spell (infinity, NaN) use the
+//! GCC built-ins that the C library itself uses, `__builtin_inff()`,
+//! `__builtin_nanf("")` and friends, which the parser understands (and nvcc
+//! accepts when a program spells them out).
+
+/// What an `#include` of a name means.
+pub(crate) enum Header {
+    /// Known; defines these macros (`NAME body`, or `NAME(params) body`).
+    Macros(&'static [&'static str]),
+    /// Known, but its declarations (half types, cooperative groups, ...)
+    /// are beyond kernelc: the reason for the diagnostic.
+    Unsupported(&'static str),
+}
+
+/// Macros visible in every CUDA translation unit, as `NAME body` lines.
+pub(crate) const PREDEFINED: &[&str] = &[
+    // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
+    // tests these to pick features (`#if CUDART_VERSION >= 12000`).
+    "__CUDACC_VER_MAJOR__ 13",
+    "__CUDACC_VER_MINOR__ 5",
+    "__CUDACC_VER_BUILD__ 37",
+    "CUDART_VERSION 13050",
+    // <math.h>
+    "INFINITY (__builtin_inff())",
+    "NAN (__builtin_nanf(\"\"))",
+    "HUGE_VALF (__builtin_huge_valf())",
+    "HUGE_VAL (__builtin_huge_val())",
+    "MAXFLOAT 3.40282347e+38F",
+    "FP_NAN 0",
+    "FP_INFINITE 1",
+    "FP_ZERO 2",
+    "FP_SUBNORMAL 3",
+    "FP_NORMAL 4",
+    "M_E 2.7182818284590452354",
+    "M_LOG2E 1.4426950408889634074",
+    "M_LOG10E 0.43429448190325182765",
+    "M_LN2 0.69314718055994530942",
+    "M_LN10 2.30258509299404568402",
+    "M_PI 3.14159265358979323846",
+    "M_PI_2 1.57079632679489661923",
+    "M_PI_4 0.78539816339744830962",
+    "M_1_PI 0.31830988618379067154",
+    "M_2_PI 0.63661977236758134308",
+    "M_2_SQRTPI 1.12837916709551257390",
+    "M_SQRT2 1.41421356237309504880",
+    "M_SQRT1_2 0.70710678118654752440",
+    "M_Ef 2.7182818284590452354f",
+    "M_LOG2Ef 1.4426950408889634074f",
+    "M_LOG10Ef 0.43429448190325182765f",
+    "M_LN2f 0.69314718055994530942f",
+    "M_LN10f 2.30258509299404568402f",
+    "M_PIf 3.14159265358979323846f",
+    "M_PI_2f 1.57079632679489661923f",
+    "M_PI_4f 0.78539816339744830962f",
+    "M_1_PIf 0.31830988618379067154f",
+    "M_2_PIf 0.63661977236758134308f",
+    "M_2_SQRTPIf 1.12837916709551257390f",
+    "M_SQRT2f 1.41421356237309504880f",
+    "M_SQRT1_2f 0.70710678118654752440f",
+    // <limits.h> (LP64, `char` signed)
+    "CHAR_BIT 8",
+    "SCHAR_MAX 0x7f",
+    "SCHAR_MIN (-SCHAR_MAX - 1)",
+    "UCHAR_MAX (SCHAR_MAX * 2 + 1)",
+    "CHAR_MAX SCHAR_MAX",
+    "CHAR_MIN SCHAR_MIN",
+    "SHRT_MAX 0x7fff",
+    "SHRT_MIN (-SHRT_MAX - 1)",
+    "USHRT_MAX (SHRT_MAX * 2 + 1)",
+    "INT_MAX 0x7fffffff",
+    "INT_MIN (-INT_MAX - 1)",
+    "UINT_MAX (INT_MAX * 2U + 1U)",
+    "LONG_MAX 0x7fffffffffffffffL",
+    "LONG_MIN (-LONG_MAX - 1L)",
+    "ULONG_MAX (LONG_MAX * 2UL + 1UL)",
+    "LLONG_MAX 0x7fffffffffffffffLL",
+    "LLONG_MIN (-LLONG_MAX - 1LL)",
+    "ULLONG_MAX (LLONG_MAX * 2ULL + 1ULL)",
+    "LONG_LONG_MAX LLONG_MAX",
+    "LONG_LONG_MIN LLONG_MIN",
+    "ULONG_LONG_MAX ULLONG_MAX",
+    "SSIZE_MAX LONG_MAX",
+    // <stddef.h>, <stdlib.h>
+    "NULL 0L",
+    "offsetof(TYPE, MEMBER) __builtin_offsetof(TYPE, MEMBER)",
+    "EXIT_SUCCESS 0",
+    "EXIT_FAILURE 1",
+    "RAND_MAX 2147483647",
+];
+
+/// `<cuda.h>` (the driver API's version; its declarations are host code).
+const CUDA_H: &[&str] = &["CUDA_VERSION 13050"];
+
+/// `<float.h>` / `<cfloat>`.
+const FLOAT_H: &[&str] = &[
+    "FLT_RADIX 2",
+    "FLT_MANT_DIG 24",
+    "DBL_MANT_DIG 53",
+    "FLT_DIG 6",
+    "DBL_DIG 15",
+    "FLT_MIN_EXP (-125)",
+    "DBL_MIN_EXP (-1021)",
+    "FLT_MAX_EXP 128",
+    "DBL_MAX_EXP 1024",
+    "FLT_MIN_10_EXP (-37)",
+    "DBL_MIN_10_EXP (-307)",
+    "FLT_MAX_10_EXP 38",
+    "DBL_MAX_10_EXP 308",
+    "FLT_MAX 0x1.fffffep+127f",
+    "FLT_MIN 0x1p-126f",
+    "FLT_EPSILON 0x1p-23f",
+    "FLT_TRUE_MIN 0x1p-149f",
+    "DBL_MAX 0x1.fffffffffffffp+1023",
+    "DBL_MIN 0x1p-1022",
+    "DBL_EPSILON 0x1p-52",
+    "DBL_TRUE_MIN 0x1p-1074",
+];
+
+/// `<stdint.h>` / `<cstdint>` (the types themselves are built in).
+const STDINT_H: &[&str] = &[
+    "INT8_MAX 127",
+    "INT8_MIN (-128)",
+    "UINT8_MAX 255",
+    "INT16_MAX 32767",
+    "INT16_MIN (-32767 - 1)",
+    "UINT16_MAX 65535",
+    "INT32_MAX 2147483647",
+    "INT32_MIN (-2147483647 - 1)",
+    "UINT32_MAX 4294967295U",
+    "INT64_MAX 9223372036854775807L",
+    "INT64_MIN (-9223372036854775807L - 1)",
+    "UINT64_MAX 18446744073709551615UL",
+    "INTPTR_MAX INT64_MAX",
+    "INTPTR_MIN INT64_MIN",
+    "UINTPTR_MAX UINT64_MAX",
+    "PTRDIFF_MAX INT64_MAX",
+    "PTRDIFF_MIN INT64_MIN",
+    "SIZE_MAX UINT64_MAX",
+    "INT8_C(c) c",
+    "INT16_C(c) c",
+    "INT32_C(c) c",
+    "INT64_C(c) c ## L",
+    "UINT8_C(c) c",
+    "UINT16_C(c) c",
+    "UINT32_C(c) c ## U",
+    "UINT64_C(c) c ## UL",
+];
+
+/// `<math_constants.h>`: CUDA's `CUDART_*` constants. Where CUDA spells a
+/// value as bits (`__int_as_float(0x7f800000U)`), the same value is written
+/// as a hexadecimal float or a GCC built-in.
+const MATH_CONSTANTS_H: &[&str] = &[
+    "CUDART_INF_F __builtin_huge_valf()",
+    "CUDART_NAN_F __builtin_nanf(\"0x3fffff\")",
+    "CUDART_MIN_DENORM_F 0x1p-149f",
+    "CUDART_MAX_NORMAL_F 0x1.fffffep+127f",
+    "CUDART_NEG_ZERO_F (-0.0F)",
+    "CUDART_ZERO_F 0.0F",
+    "CUDART_ONE_F 1.0F",
+    "CUDART_SQRT_HALF_F 0.707106781F",
+    "CUDART_SQRT_HALF_HI_F 0.707106781F",
+    "CUDART_SQRT_HALF_LO_F 1.210161749e-08F",
+    "CUDART_SQRT_TWO_F 1.414213562F",
+    "CUDART_THIRD_F 0.333333333F",
+    "CUDART_PIO4_F 0.785398163F",
+    "CUDART_PIO2_F 1.570796327F",
+    "CUDART_3PIO4_F 2.356194490F",
+    "CUDART_2_OVER_PI_F 0.636619772F",
+    "CUDART_SQRT_2_OVER_PI_F 0.797884561F",
+    "CUDART_PI_F 3.141592654F",
+    "CUDART_L2E_F 1.442695041F",
+    "CUDART_L2T_F 3.321928094F",
+    "CUDART_LG2_F 0.301029996F",
+    "CUDART_LGE_F 0.434294482F",
+    "CUDART_LN2_F 0.693147181F",
+    "CUDART_LNT_F 2.302585093F",
+    "CUDART_LNPI_F 1.144729886F",
+    "CUDART_TWO_TO_M126_F 1.175494351e-38F",
+    "CUDART_TWO_TO_126_F 8.507059173e37F",
+    "CUDART_NORM_HUGE_F 3.402823466e38F",
+    "CUDART_TWO_TO_23_F 8388608.0F",
+    "CUDART_TWO_TO_24_F 16777216.0F",
+    "CUDART_TWO_TO_31_F 2147483648.0F",
+    "CUDART_TWO_TO_32_F 4294967296.0F",
+    "CUDART_REMQUO_BITS_F 3U",
+    "CUDART_REMQUO_MASK_F (~((~0U) << CUDART_REMQUO_BITS_F))",
+    "CUDART_TRIG_PLOSS_F 105615.0F",
+    "CUDART_INF __builtin_huge_val()",
+    "CUDART_NAN (-__builtin_nan(\"\"))",
+    "CUDART_NEG_ZERO (-0.0)",
+    "CUDART_MIN_DENORM 0x1p-1074",
+    "CUDART_ZERO 0.0",
+    "CUDART_ONE 1.0",
+    "CUDART_SQRT_TWO 1.4142135623730951e+0",
+    "CUDART_SQRT_HALF 7.0710678118654757e-1",
+    "CUDART_SQRT_HALF_HI 7.0710678118654757e-1",
+    "CUDART_SQRT_HALF_LO (-4.8336466567264567e-17)",
+    "CUDART_THIRD 3.3333333333333333e-1",
+    "CUDART_TWOTHIRD 6.6666666666666667e-1",
+    "CUDART_PIO4 7.8539816339744828e-1",
+    "CUDART_PIO4_HI 7.8539816339744828e-1",
+    "CUDART_PIO4_LO 3.0616169978683830e-17",
+    "CUDART_PIO2 1.5707963267948966e+0",
+    "CUDART_PIO2_HI 1.5707963267948966e+0",
+    "CUDART_PIO2_LO 6.1232339957367660e-17",
+    "CUDART_3PIO4 2.3561944901923448e+0",
+    "CUDART_2_OVER_PI 6.3661977236758138e-1",
+    "CUDART_PI 3.1415926535897931e+0",
+    "CUDART_PI_HI 3.1415926535897931e+0",
+    "CUDART_PI_LO 1.2246467991473532e-16",
+    "CUDART_SQRT_2PI 2.5066282746310007e+0",
+    "CUDART_SQRT_2PI_HI 2.5066282746310007e+0",
+    "CUDART_SQRT_2PI_LO (-1.8328579980459167e-16)",
+    "CUDART_SQRT_PIO2 1.2533141373155003e+0",
+    "CUDART_SQRT_PIO2_HI 1.2533141373155003e+0",
+    "CUDART_SQRT_PIO2_LO (-9.1642899902295834e-17)",
+    "CUDART_SQRT_2OPI 7.9788456080286536e-1",
+    "CUDART_L2E 1.4426950408889634e+0",
+    "CUDART_L2E_HI 1.4426950408889634e+0",
+    "CUDART_L2E_LO 2.0355273740931033e-17",
+    "CUDART_L2T 3.3219280948873622e+0",
+    "CUDART_LG2 3.0102999566398120e-1",
+    "CUDART_LG2_HI 3.0102999566398120e-1",
+    "CUDART_LG2_LO (-2.8037281277851704e-18)",
+    "CUDART_LGE 4.3429448190325182e-1",
+    "CUDART_LGE_HI 4.3429448190325182e-1",
+    "CUDART_LGE_LO 1.09831965021676510e-17",
+    "CUDART_LN2 6.9314718055994529e-1",
+    "CUDART_LN2_HI 6.9314718055994529e-1",
+    "CUDART_LN2_LO 2.3190468138462996e-17",
+    "CUDART_LNT 2.3025850929940459e+0",
+    "CUDART_LNT_HI 2.3025850929940459e+0",
+    "CUDART_LNT_LO (-2.1707562233822494e-16)",
+    "CUDART_LNPI 1.1447298858494002e+0",
+    "CUDART_LN2_X_1024 7.0978271289338397e+2",
+    "CUDART_LN2_X_1025 7.1047586007394398e+2",
+    "CUDART_LN2_X_1075 7.4513321910194122e+2",
+    "CUDART_LG2_X_1024 3.0825471555991675e+2",
+    "CUDART_LG2_X_1075 3.2360724533877976e+2",
+    "CUDART_TWO_TO_23 8388608.0",
+    "CUDART_TWO_TO_52 4503599627370496.0",
+    "CUDART_TWO_TO_53 9007199254740992.0",
+    "CUDART_TWO_TO_54 18014398509481984.0",
+    "CUDART_TWO_TO_M54 5.5511151231257827e-17",
+    "CUDART_TWO_TO_M1022 2.22507385850720140e-308",
+    "CUDART_TRIG_PLOSS 2147483648.0",
+    "CUDART_DBL2INT_CVT 6755399441055744.0",
+];
+
+/// What `#include <name>` (`name` with its `<>` or quotes) means, or
+/// `None` for a header kernelc does not know.
+pub(crate) fn header(name: &str) -> Option<Header> {
+    let none: &[&str] = &[];
+    Some(match name {
+        // Everything these declare that kernelc supports is built in or
+        // predefined; including them again changes nothing.
+        "<cuda_runtime.h>" | "<cuda_runtime_api.h>" | "<device_launch_parameters.h>" | "<math.h>" | "<cmath>" | "<limits.h>"
+        | "<climits>" | "<stdio.h>" | "<cstdio>" | "<stdlib.h>" | "<cstdlib>"
+        | "<stddef.h>" | "<cstddef>" | "<assert.h>" | "<cassert>" | "\"kernelc.cuh\""
+        | "<kernelc.cuh>" => Header::Macros(none),
+        "<cuda.h>" => Header::Macros(CUDA_H),
+        "<float.h>" | "<cfloat>" => Header::Macros(FLOAT_H),
+        "<stdint.h>" | "<cstdint>" => Header::Macros(STDINT_H),
+        "<math_constants.h>" => Header::Macros(MATH_CONSTANTS_H),
+        "<cuda_fp16.h>" | "<cuda_bf16.h>" | "<cuda_fp8.h>" => {
+            Header::Unsupported("the half, bfloat16 and fp8 types and their functions")
+        }
+        "<cooperative_groups.h>" => Header::Unsupported(
+            "cooperative groups (a C++ template library); use `__syncthreads()` and the `__shfl_*_sync` functions",
+        ),
+        "<mma.h>" => Header::Unsupported(
+            "the `nvcuda::wmma` templates; kernelc's tensor-core built-ins are in docs/tensor-cores.md",
+        ),
+        "<cuda/pipeline>" | "<cuda/barrier>" | "<cuda/atomic>" | "<cuda_pipeline.h>"
+        | "<cuda_awbarrier.h>" => Header::Unsupported(
+            "libcu++ and the pipeline primitives; kernelc's async-copy built-ins are in docs/tensor-cores.md",
+        ),
+        "<curand_kernel.h>" | "<curand.h>" => Header::Unsupported("cuRAND"),
+        _ if name.starts_with("<cub/") || name.starts_with("<thrust/") || name.starts_with("<cuda/") => {
+            Header::Unsupported("CUB, Thrust and libcu++ (C++ template libraries)")
+        }
+        _ => return None,
+    })
+}

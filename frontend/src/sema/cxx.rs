@@ -1,0 +1,679 @@
+//! C++ spellings over what the C core already has: named casts, `nullptr`,
+//! `T()`, `static_assert`, `auto`, `constexpr`, brace initialization,
+//! references and range-based `for`.
+//!
+//! None of them needs a new node in the typed tree. A reference is a local
+//! (or parameter) holding the address of the object it names, and every use
+//! of its name is a dereference ([`super::Binding::Ref`]); so `swap(a, b)`
+//! on two locals takes their addresses, which puts them in stack slots that
+//! the midend's promotion pass turns back into registers after inlining,
+//! and a reference to shared or global memory is a pointer whose space
+//! memory-space inference recovers. A range-based `for` over an array is
+//! the counted loop it means.
+
+use super::convert::{is_null_const, strip_restrict};
+use super::Checker;
+use crate::ast::{self, NamedCastKind, QualType};
+use crate::diag::{Diagnostic, Span};
+use crate::typed::{CastKind, CmpOp, Expr, ExprKind, Place, Stmt, StmtKind};
+use crate::types::CType;
+
+fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+/// The pointer type a reference to `t` is lowered as.
+pub(super) fn reference_to(t: &QualType) -> CType {
+    CType::Pointer {
+        pointee: Box::new(strip_restrict(&t.ty).0),
+        pointee_const: t.is_const,
+        pointee_volatile: t.is_volatile,
+        restrict: false,
+    }
+}
+
+/// `nullptr`: a null `void *`, which converts to every pointer type and to
+/// no integer (C++'s `std::nullptr_t` behaves the same in every context
+/// kernelc accepts).
+pub(super) fn null_pointer(span: Span) -> Expr {
+    let zero = mk(ExprKind::IntConst(0), CType::LONG, span);
+    mk(
+        ExprKind::Cast {
+            kind: CastKind::IntToPtr,
+            expr: Box::new(zero),
+        },
+        CType::ptr_to(CType::Void),
+        span,
+    )
+}
+
+/// The `const`/`volatile` of a pointer's pointee.
+fn pointee_quals(t: &CType) -> (bool, bool) {
+    match t {
+        CType::Pointer {
+            pointee_const,
+            pointee_volatile,
+            ..
+        } => (*pointee_const, *pointee_volatile),
+        _ => (false, false),
+    }
+}
+
+/// Whether converting pointer `from` to pointer `to` drops a qualifier of
+/// the pointee, which only `const_cast` may do.
+fn casts_away_quals(from: &CType, to: &CType) -> bool {
+    let (fc, fv) = pointee_quals(from);
+    let (tc, tv) = pointee_quals(to);
+    (fc && !tc) || (fv && !tv)
+}
+
+/// Why C++ rejects `kind<to>(e)`, or `None` when it is allowed.
+fn named_cast_error(kind: NamedCastKind, e: &Expr, to: &CType) -> Option<&'static str> {
+    let from = &e.ty;
+    let same = from.unqualified() == to.unqualified();
+    match kind {
+        NamedCastKind::Static => {
+            if from.is_pointer() && to.is_pointer() && casts_away_quals(from, to) {
+                return Some(
+                    "`static_cast` cannot cast away `const` or `volatile`; use `const_cast`",
+                );
+            }
+            if *to == CType::Void || same || (from.is_arithmetic() && to.is_arithmetic()) {
+                return None;
+            }
+            if from.is_pointer() && *to == CType::Bool {
+                return None;
+            }
+            if to.is_pointer() && is_null_const(e) {
+                return None;
+            }
+            if from.is_pointer() && to.is_pointer() {
+                let (fp, tp) = (from.pointee()?, to.pointee()?);
+                if fp.unqualified() != tp.unqualified() && *fp != CType::Void && *tp != CType::Void
+                {
+                    return Some("`static_cast` cannot convert between unrelated pointer types; use `reinterpret_cast`");
+                }
+                if casts_away_quals(from, to) {
+                    return Some(
+                        "`static_cast` cannot cast away `const` or `volatile`; use `const_cast`",
+                    );
+                }
+                return None;
+            }
+            if (from.is_pointer() && to.is_integer()) || (from.is_integer() && to.is_pointer()) {
+                return Some("`static_cast` cannot convert between pointers and integers; use `reinterpret_cast`");
+            }
+            Some("`static_cast` cannot perform this conversion")
+        }
+        NamedCastKind::Reinterpret => {
+            if from.is_pointer() && to.is_pointer() {
+                if casts_away_quals(from, to) {
+                    return Some("`reinterpret_cast` cannot cast away `const` or `volatile`; use `const_cast`");
+                }
+                return None;
+            }
+            if from.is_pointer() && to.is_integer() {
+                return match to {
+                    CType::Int { bits: 64, .. } => None,
+                    _ => Some("`reinterpret_cast` from a pointer to an integer narrower than the pointer loses its value"),
+                };
+            }
+            if from.is_integer() && *from != CType::Bool && to.is_pointer() {
+                return None;
+            }
+            if same && from.is_integer() {
+                return None;
+            }
+            Some("`reinterpret_cast` converts only between pointers, and between pointers and integers; use `static_cast` for arithmetic conversions")
+        }
+        NamedCastKind::Const => {
+            if from.is_pointer() && to.is_pointer() {
+                let (fp, tp) = (from.pointee()?, to.pointee()?);
+                if fp.unqualified() == tp.unqualified() {
+                    return None;
+                }
+            }
+            Some("`const_cast` only converts between pointer types that differ in `const` or `volatile`")
+        }
+    }
+}
+
+impl Checker {
+    /// `static_cast<T>(e)`, `reinterpret_cast<T>(e)`, `const_cast<T>(e)`:
+    /// C++'s rules decide whether the cast is allowed; an allowed one is
+    /// then the same conversion as the C cast.
+    #[inline(never)]
+    pub(super) fn named_cast(
+        &mut self,
+        kind: NamedCastKind,
+        ty: &QualType,
+        expr: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let e = self.expr(expr)?;
+        let to = strip_restrict(&ty.ty).0;
+        if let Some(why) = named_cast_error(kind, &e, &to) {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    format!("cannot cast `{}` to `{to}` with `{}`", e.ty, kind.as_str()),
+                )
+                .with_note(why),
+            );
+            return None;
+        }
+        self.explicit_cast(e, &to, span)
+    }
+
+    /// `T()`: zero of a scalar type.
+    #[inline(never)]
+    pub(super) fn zero_init(&mut self, ty: &QualType, span: Span) -> Option<Expr> {
+        let t = strip_restrict(&ty.ty).0;
+        let zero = match &t {
+            CType::Float { .. } => mk(ExprKind::FloatConst(0.0), t.clone(), span),
+            CType::Int { .. } | CType::Bool => mk(ExprKind::IntConst(0), t.clone(), span),
+            CType::Pointer { .. } => {
+                let n = null_pointer(span);
+                return self.explicit_cast(n, &t, span);
+            }
+            CType::Void => {
+                let z = mk(ExprKind::IntConst(0), CType::INT, span);
+                return self.explicit_cast(z, &CType::Void, span);
+            }
+            _ => {
+                self.error(
+                    span,
+                    format!("value-initialized temporaries of type `{t}` (`{t}()`) are not supported by kernelc"),
+                );
+                return None;
+            }
+        };
+        Some(zero)
+    }
+
+    /// `static_assert(cond[, "message"])`, checked now.
+    #[inline(never)]
+    pub(super) fn static_assert(&mut self, sa: &ast::StaticAssert) {
+        let Some(e) = self.expr(&sa.cond) else {
+            return;
+        };
+        let value = if e.ty.is_integer() {
+            self.const_int(&e)
+        } else {
+            None
+        };
+        match value {
+            None => self.error(
+                sa.cond.span,
+                "the condition of `static_assert` must be an integer constant expression",
+            ),
+            Some(0) => {
+                let msg = match &sa.message {
+                    Some(m) => format!("static assertion failed: {m}"),
+                    None => "static assertion failed".to_string(),
+                };
+                self.error(sa.cond.span, msg);
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// The address a reference of pointer type `ptr_ty` (to `T`) binds to
+    /// for the value `e`: an lvalue of type `T` itself, or, for a `const`
+    /// reference, a temporary holding `e` converted to `T` (C++'s
+    /// temporary materialization). `what` names the reference for messages.
+    pub(super) fn bind_reference(&mut self, e: Expr, ptr_ty: &CType, what: &str) -> Option<Expr> {
+        let span = e.span;
+        let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
+        let (const_ref, _) = pointee_quals(ptr_ty);
+        if Self::is_lvalue(&e) && e.ty.unqualified() == want.unqualified() {
+            if !const_ref && self.lvalue_is_const(&e) {
+                self.error(
+                    span,
+                    format!(
+                        "{what}: a non-const reference `{want} &` cannot bind to a `const` object"
+                    ),
+                );
+                return None;
+            }
+            return self.addr_of(e, span);
+        }
+        if !const_ref {
+            let found = if Self::is_lvalue(&e) {
+                format!("an object of type `{}`", e.ty)
+            } else {
+                "a temporary value".to_string()
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    format!("{what}: a non-const reference `{want} &` must bind to an object of type `{want}`, not {found}"),
+                )
+                .with_note("make the reference `const` to bind it to a value"),
+            );
+            return None;
+        }
+        let value = self.assign_convert(e, &want, what, span)?;
+        let tmp = self.declare_local("", want.clone(), false, false, span);
+        self.mark_used(tmp);
+        let store = mk(
+            ExprKind::Assign {
+                target: Place::Local(tmp),
+                op: None,
+                value: Box::new(value),
+            },
+            want.clone(),
+            span,
+        );
+        let local = mk(ExprKind::Local(tmp), want, span);
+        let addr = self.addr_of(local, span)?;
+        let ty = addr.ty.clone();
+        Some(mk(
+            ExprKind::Comma {
+                lhs: Box::new(store),
+                rhs: Box::new(addr),
+            },
+            ty,
+            span,
+        ))
+    }
+
+    /// `T &r = init;` (or `auto &r`, `const T &r`): a local holding the
+    /// object's address, bound so that `r` dereferences it.
+    #[inline(never)]
+    pub(super) fn reference_decl(&mut self, v: &ast::VarDecl) -> Option<Stmt> {
+        let init = match &v.init {
+            Some(ast::Init::Expr(e)) => e,
+            Some(ast::Init::List(items, _)) if items.len() == 1 => match &items[0] {
+                ast::Init::Expr(e) => e,
+                ast::Init::List(_, sp) => {
+                    self.error(*sp, "a reference cannot be initialized with a nested list");
+                    return None;
+                }
+            },
+            _ => {
+                self.error(
+                    v.name_span,
+                    format!("reference `{}` must be initialized with an object", v.name),
+                );
+                return None;
+            }
+        };
+        let e = self.expr_nodecay(init)?;
+        let target = if v.auto.is_some() {
+            QualType {
+                ty: e.ty.clone(),
+                is_const: v.ty.is_const || self.lvalue_is_const(&e),
+                is_volatile: v.ty.is_volatile,
+                span: v.ty.span,
+            }
+        } else {
+            v.ty.clone()
+        };
+        if target.ty == CType::Void {
+            self.error(v.name_span, "a reference to `void` is not valid C++");
+            return None;
+        }
+        let ptr_ty = reference_to(&target);
+        let what = format!("reference `{}`", v.name);
+        let addr = self.bind_reference(e, &ptr_ty, &what)?;
+        let addr = self.assign_convert(addr, &ptr_ty, "initialization", v.name_span)?;
+        let local = self.declare_local(&v.name, ptr_ty, true, false, v.name_span);
+        self.rebind_as_ref(&v.name, local);
+        self.initialized.insert(local);
+        Some(Stmt {
+            kind: StmtKind::Decl {
+                local,
+                init: Some(addr),
+                list: None,
+            },
+            span: v.span,
+        })
+    }
+
+    /// The type and typed initializer of `auto x = init;` (arrays decay,
+    /// top-level `const` is dropped unless written: C++'s deduction for
+    /// `auto`). `auto x{init}` deduces the same way.
+    #[inline(never)]
+    pub(super) fn auto_init(&mut self, v: &ast::VarDecl) -> Option<(CType, Expr)> {
+        let init = match &v.init {
+            Some(ast::Init::Expr(e)) => e,
+            Some(ast::Init::List(items, sp)) => match items.as_slice() {
+                [ast::Init::Expr(e)] if v.direct_braces => e,
+                _ => {
+                    self.error(
+                        *sp,
+                        "`auto` with a braced list (a `std::initializer_list`) is not supported by kernelc",
+                    );
+                    return None;
+                }
+            },
+            None => {
+                self.error(
+                    v.name_span,
+                    format!("`auto` variable `{}` needs an initializer", v.name),
+                );
+                return None;
+            }
+        };
+        let e = self.expr(init)?;
+        if e.ty == CType::Void {
+            self.error(e.span, "cannot deduce `auto` from a `void` value");
+            return None;
+        }
+        let ty = strip_restrict(&e.ty).0;
+        if v.ty.ty.is_pointer() && !ty.is_pointer() {
+            self.error(
+                e.span,
+                format!("`auto *` needs a pointer initializer, not `{ty}`"),
+            );
+            return None;
+        }
+        Some((ty, e))
+    }
+
+    /// A scalar initialized with braces, `int x{3}`, `float y = {}`: one
+    /// value (or none, for zero).
+    #[inline(never)]
+    pub(super) fn scalar_braces(
+        &mut self,
+        items: &[ast::Init],
+        span: Span,
+        ty: &CType,
+        at: Span,
+    ) -> Option<Expr> {
+        match items {
+            [] => {
+                let z = mk(ExprKind::IntConst(0), CType::INT, span);
+                Some(super::convert::convert(z, ty))
+            }
+            [ast::Init::Expr(e)] => {
+                let t = self.expr(e)?;
+                self.assign_convert(t, ty, "initialization", at)
+            }
+            _ => {
+                self.error(
+                    span,
+                    format!("a braced initializer for `{ty}` needs exactly one value"),
+                );
+                None
+            }
+        }
+    }
+
+    /// C++ forbids narrowing conversions in brace initialization; nvcc
+    /// warns (#2361-D) rather than failing, and so does kernelc: W0004 for
+    /// the cases W0002 does not already report (a non-constant integer
+    /// converted to `float`, or to an integer type that cannot hold all its
+    /// values).
+    #[inline(never)]
+    pub(super) fn brace_narrowing(&mut self, converted: &Expr) {
+        let ExprKind::Cast { expr: from, .. } = &converted.kind else {
+            return;
+        };
+        let (ft, tt) = (&from.ty, &converted.ty);
+        let narrowing = match (ft, tt) {
+            (CType::Int { .. }, CType::Float { bits: fb }) => match self.const_int(from) {
+                Some(v) => {
+                    let mant = if *fb == 32 { 24 } else { 53 };
+                    let mag = v.unsigned_abs();
+                    mag >= 1u128 << mant && mag.trailing_zeros() < 128 - mag.leading_zeros() - mant
+                }
+                // C++: any non-constant integer to a floating type.
+                None => true,
+            },
+            (
+                CType::Int {
+                    bits: fb,
+                    signed: fs,
+                },
+                CType::Int {
+                    bits: tb,
+                    signed: ts,
+                },
+            ) => self.const_int(from).is_none() && (tb < fb || (fs != ts && (tb == fb || *fs))),
+            _ => false,
+        };
+        if narrowing {
+            self.diags.push(
+                Diagnostic::warning(
+                    from.span,
+                    format!("narrowing conversion from `{ft}` to `{tt}` in a brace initializer"),
+                )
+                .with_code("W0005")
+                .with_note(format!(
+                    "standard C++ rejects this; write `({tt})` before the value if it is intended"
+                )),
+            );
+        }
+    }
+
+    /// `for (T x : arr) body` and `for (T &x : arr) body` over an array of
+    /// known length `n`: `for (T *p = arr, long k = 0; k < n; ++k) { T x =
+    /// p[k]; body }`, with `x` a reference to `p[k]` in the second form.
+    #[inline(never)]
+    pub(super) fn range_for(
+        &mut self,
+        var: &ast::VarDecl,
+        range: &ast::Expr,
+        body: &ast::Stmt,
+        span: Span,
+    ) -> StmtKind {
+        self.scopes.push(Vec::new());
+        let r = self.range_for_inner(var, range, body, span);
+        self.scopes.pop();
+        r.unwrap_or(StmtKind::Empty)
+    }
+
+    fn range_for_inner(
+        &mut self,
+        var: &ast::VarDecl,
+        range: &ast::Expr,
+        body: &ast::Stmt,
+        span: Span,
+    ) -> Option<StmtKind> {
+        let r = self.expr_nodecay(range)?;
+        let (elem, n) = match &r.ty {
+            CType::Array { elem, len: Some(n) } => ((**elem).clone(), *n),
+            other => {
+                self.error(
+                    range.span,
+                    format!("range-based `for` over a `{other}` is not supported by kernelc (only over arrays of known length)"),
+                );
+                return None;
+            }
+        };
+        let rspan = r.span;
+        let elem_const = Self::is_lvalue(&r) && self.lvalue_is_const(&r);
+        let base = self.decay(r);
+        let elem_size = elem.size().unwrap_or(1);
+        let p = self.declare_local("", base.ty.clone(), false, false, rspan);
+        let k = self.declare_local("", CType::LONG, false, false, rspan);
+        self.mark_used(p);
+        self.mark_used(k);
+        let local = |id, ty: &CType| mk(ExprKind::Local(id), ty.clone(), rspan);
+        let long = |v: i128| mk(ExprKind::IntConst(v), CType::LONG, rspan);
+        let ptr_ty = base.ty.clone();
+        let init = vec![
+            Stmt {
+                kind: StmtKind::Decl {
+                    local: p,
+                    init: Some(base),
+                    list: None,
+                },
+                span: rspan,
+            },
+            Stmt {
+                kind: StmtKind::Decl {
+                    local: k,
+                    init: Some(long(0)),
+                    list: None,
+                },
+                span: rspan,
+            },
+        ];
+        let cmp = mk(
+            ExprKind::Compare {
+                op: CmpOp::Lt,
+                lhs: Box::new(local(k, &CType::LONG)),
+                rhs: Box::new(long(i128::from(n))),
+            },
+            CType::INT,
+            rspan,
+        );
+        let cond = self.make_bool(cmp)?;
+        let next = mk(
+            ExprKind::Binary {
+                op: crate::typed::BinOp::Add,
+                lhs: Box::new(mk(ExprKind::TargetValue, CType::LONG, rspan)),
+                rhs: Box::new(long(1)),
+            },
+            CType::LONG,
+            rspan,
+        );
+        let step = mk(
+            ExprKind::IncDec {
+                target: Place::Local(k),
+                pre: true,
+                inc: true,
+                new_value: Box::new(next),
+            },
+            CType::LONG,
+            rspan,
+        );
+        let element = mk(
+            ExprKind::Index {
+                base: Box::new(local(p, &ptr_ty)),
+                index: Box::new(local(k, &CType::LONG)),
+                elem_size,
+            },
+            elem.clone(),
+            rspan,
+        );
+        // The loop variable, declared in a scope of its own around the body.
+        self.scopes.push(Vec::new());
+        let decl = self.range_for_var(var, element, elem, elem_const);
+        let body = self.loop_body(body);
+        self.scopes.pop();
+        let decl = decl?;
+        let block = crate::typed::Block {
+            stmts: vec![decl, *body],
+            span,
+        };
+        Some(StmtKind::For {
+            init,
+            cond: Some(cond),
+            step: Some(step),
+            body: Box::new(Stmt {
+                kind: StmtKind::Block(block),
+                span,
+            }),
+            unroll: None,
+        })
+    }
+
+    /// The declaration of a range-`for` variable from the current element.
+    fn range_for_var(
+        &mut self,
+        var: &ast::VarDecl,
+        element: Expr,
+        elem: CType,
+        elem_const: bool,
+    ) -> Option<Stmt> {
+        if var.by_ref.is_some() {
+            let target = if var.auto.is_some() {
+                QualType {
+                    ty: elem,
+                    is_const: var.ty.is_const || elem_const,
+                    is_volatile: var.ty.is_volatile,
+                    span: var.ty.span,
+                }
+            } else {
+                var.ty.clone()
+            };
+            let ptr_ty = reference_to(&target);
+            let what = format!("reference `{}`", var.name);
+            let addr = self.bind_reference(element, &ptr_ty, &what)?;
+            let local = self.declare_local(&var.name, ptr_ty, true, false, var.name_span);
+            self.rebind_as_ref(&var.name, local);
+            self.initialized.insert(local);
+            return Some(Stmt {
+                kind: StmtKind::Decl {
+                    local,
+                    init: Some(addr),
+                    list: None,
+                },
+                span: var.span,
+            });
+        }
+        let ty = if var.auto.is_some() {
+            elem
+        } else {
+            strip_restrict(&var.ty.ty).0
+        };
+        if ty.is_array() {
+            self.error(
+                var.name_span,
+                "a range-based `for` over an array of arrays needs a reference variable (`auto &row`)",
+            );
+            return None;
+        }
+        let init = self.assign_convert(element, &ty, "initialization", var.name_span)?;
+        let local = self.declare_local(&var.name, ty, var.ty.is_const, false, var.name_span);
+        self.initialized.insert(local);
+        Some(Stmt {
+            kind: StmtKind::Decl {
+                local,
+                init: Some(init),
+                list: None,
+            },
+            span: var.span,
+        })
+    }
+
+    /// A `constexpr` local needs a constant initializer (nvcc rejects any
+    /// other); its value is then known to constant expressions.
+    #[inline(never)]
+    pub(super) fn constexpr_check(
+        &mut self,
+        v: &ast::VarDecl,
+        at: Span,
+        init: Option<&Expr>,
+        list: Option<&[(u64, Expr)]>,
+    ) {
+        if v.init.is_none() {
+            self.error(
+                at,
+                format!("`constexpr` variable `{}` needs an initializer", v.name),
+            );
+            return;
+        }
+        let leaves = init
+            .into_iter()
+            .chain(list.into_iter().flat_map(|l| l.iter().map(|(_, e)| e)));
+        for e in leaves {
+            let constant = match &e.ty {
+                CType::Int { .. } | CType::Bool => self.const_int(e).is_some(),
+                CType::Float { .. } => self.const_float(e).is_some(),
+                _ => false,
+            };
+            if !constant {
+                self.error(
+                    e.span,
+                    format!(
+                        "the initializer of `constexpr` variable `{}` must be a constant expression",
+                        v.name
+                    ),
+                );
+                return;
+            }
+        }
+        if let (Some(e), Some(id)) = (init, self.lookup_local(&v.name)) {
+            if e.ty.is_float() {
+                if let Some(x) = self.const_float(e) {
+                    self.const_floats.insert(id, x);
+                }
+            }
+        }
+    }
+}

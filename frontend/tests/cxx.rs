@@ -1,0 +1,427 @@
+//! C++ spellings over the C core: named and functional casts, `nullptr`,
+//! `auto`, `constexpr`, brace initialization, `static_assert`, references
+//! and range-based `for`. Typing rules are checked on the typed tree,
+//! misuse on the rendered diagnostics, and the kernels run in the IR
+//! interpreter against results computed here. Every accepted snippet is
+//! also valid for nvcc (`tests/cxx_syntax.rs` compiles the kernels with it).
+
+mod common;
+
+use common::{errors, ok, ty};
+use frontend::typed::{ExprKind, StmtKind};
+use frontend::{check_with_warnings, lower, CType, Options};
+use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+
+fn run(src: &str, kernel: &str, threads: u32, args: Vec<KernelArg>) -> Vec<Vec<u8>> {
+    let m = lower(&ok(src)).unwrap_or_else(|d| panic!("{d:?}"));
+    if let Err(errors) = midend::verifier::verify_module(&m) {
+        let text: Vec<String> = errors
+            .iter()
+            .map(|(f, e)| e.annotate(&m.functions[*f], Some(&m)))
+            .collect();
+        panic!("invalid IR after lowering:\n{}", text.join("\n"));
+    }
+    let config = LaunchConfig {
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_kernel(&m, kernel, &args, &config).unwrap_or_else(|e| panic!("{e}"));
+    out.buffers.into_iter().flatten().collect()
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn f32_buf(v: &[f32]) -> KernelArg {
+    KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
+/// Asserts `src` fails with `message` somewhere in the rendering, with a caret.
+fn fails(src: &str, message: &str) {
+    let r = errors(src);
+    assert!(r.contains(message), "missing `{message}` in:\n{r}");
+    assert!(r.contains('^'), "no caret in:\n{r}");
+}
+
+#[test]
+fn named_casts_follow_cpp_rules() {
+    assert_eq!(ty("static_cast<int>(f)"), CType::INT);
+    assert_eq!(ty("static_cast<double>(i) + 1"), CType::DOUBLE);
+    assert_eq!(ty("static_cast<bool>(p)"), CType::Bool);
+    assert_eq!(ty("static_cast<float *>(vp)").to_string(), "float *");
+    assert_eq!(
+        ty("static_cast<const float *>(fp)").to_string(),
+        "const float *"
+    );
+    assert_eq!(ty("static_cast<void>(i)"), CType::Void);
+    assert_eq!(ty("reinterpret_cast<int *>(fp)").to_string(), "int *");
+    assert_eq!(ty("reinterpret_cast<unsigned long>(p)"), CType::ULONG);
+    assert_eq!(ty("reinterpret_cast<float *>(l)").to_string(), "float *");
+    assert_eq!(ty("const_cast<float *>(cfp)").to_string(), "float *");
+    // A named cast is the C cast once allowed: `(int)f` is FloatToInt.
+    let ExprKind::Cast { kind, .. } = common::typed_expr("static_cast<int>(f)").kind else {
+        panic!("not a cast");
+    };
+    assert_eq!(kind, frontend::typed::CastKind::FloatToInt);
+    let k = |body: &str| {
+        format!("__global__ void k(float *fp, const float *cfp, int i, float f) {{ {body}; }}")
+    };
+    fails(
+        &k("static_cast<int *>(fp)"),
+        "unrelated pointer types; use `reinterpret_cast`",
+    );
+    fails(&k("static_cast<float *>(cfp)"), "cannot cast away `const`");
+    fails(&k("static_cast<long>(fp)"), "between pointers and integers");
+    fails(&k("reinterpret_cast<int>(fp)"), "narrower than the pointer");
+    fails(&k("reinterpret_cast<float>(i)"), "use `static_cast`");
+    fails(&k("reinterpret_cast<float *>(cfp)"), "use `const_cast`");
+    fails(&k("const_cast<int *>(cfp)"), "`const_cast` only converts");
+    fails(&k("const_cast<int>(i)"), "`const_cast` only converts");
+    fails(
+        &k("static_cast<float &>(f)"),
+        "to a reference type is not supported by kernelc",
+    );
+    let r = errors(&k("static_cast<int *>(fp)"));
+    assert!(
+        r.contains("error[E0004]: cannot cast `float *` to `int *` with `static_cast`"),
+        "{r}"
+    );
+}
+
+#[test]
+fn functional_casts_zero_and_nullptr() {
+    // At the start of a statement `float(i);` declares `i` (C++), so these
+    // casts come after a comma.
+    assert_eq!(ty("0, float(i)"), CType::FLOAT);
+    assert_eq!(ty("0, unsigned(f) + 1"), CType::UINT);
+    assert_eq!(ty("0, size_t(i)"), CType::ULONG);
+    assert_eq!(ty("(float(i) + 1)"), CType::FLOAT);
+    assert_eq!(ty("0, double()"), CType::DOUBLE);
+    let ExprKind::Comma { rhs, .. } = common::typed_expr("0, int()").kind else {
+        panic!()
+    };
+    assert!(matches!(rhs.kind, ExprKind::IntConst(0)));
+    assert_eq!(ty("nullptr").to_string(), "void *");
+    assert_eq!(ty("p = nullptr").to_string(), "int *");
+    assert_eq!(ty("p == nullptr"), CType::INT);
+    assert_eq!(ty("b ? fp : nullptr").to_string(), "float *");
+    fails(
+        "__global__ void k() { int x = nullptr; }",
+        "cannot convert `void *` to `int`",
+    );
+    fails(
+        "__global__ void k(float *o) { o[0] = unsigned int(2); }",
+        "expected an expression",
+    );
+    fails(
+        "__global__ void k(float *o) { o[0] = float(1, 2); }",
+        "a functional cast takes one value",
+    );
+    fails(
+        "struct S { int a; }; __global__ void k(int *o) { S s = S(); o[0] = s.a; }",
+        "value-initialized temporaries of type `S`",
+    );
+}
+
+#[test]
+fn auto_takes_the_initializers_type_after_decay() {
+    let prog = ok("__global__ void k(const float *in, int n) {
+        auto a = 1.5f; auto b = n * 2u; auto c = in; const auto d = 'x'; auto *e = in + 1;
+        float arr[3] = {1, 2, 3}; auto f = arr; auto g{2.0}; auto h = a;
+        (void)b; (void)c; (void)d; (void)e; (void)f; (void)g; (void)h;
+    }");
+    let locals = &prog.functions[0].locals;
+    let t = |name: &str| {
+        let l = locals.iter().find(|l| l.name == name).unwrap();
+        (l.ty.to_string(), l.is_const)
+    };
+    assert_eq!(t("a"), ("float".into(), false));
+    assert_eq!(t("b"), ("unsigned int".into(), false));
+    assert_eq!(t("c"), ("const float *".into(), false));
+    assert_eq!(t("d"), ("int".into(), true));
+    assert_eq!(t("e"), ("const float *".into(), false));
+    assert_eq!(t("f"), ("float *".into(), false));
+    assert_eq!(t("g"), ("double".into(), false));
+    fails(
+        "__global__ void k() { auto x; }",
+        "`auto` variable `x` needs an initializer",
+    );
+    fails(
+        "__global__ void k(int i) { auto *p = i; }",
+        "`auto *` needs a pointer initializer",
+    );
+    fails(
+        "__global__ void k() { auto x = {1, 2}; }",
+        "`std::initializer_list`) is not supported by kernelc",
+    );
+    fails(
+        "__device__ void f(auto x) {}",
+        "`auto` parameters are not supported by kernelc",
+    );
+    fails(
+        "auto g = 3;",
+        "`auto` outside function bodies is not supported by kernelc",
+    );
+    fails(
+        "__global__ void k() { auto int x = 1; }",
+        "`auto` cannot be combined with a type",
+    );
+}
+
+#[test]
+fn constexpr_values_are_constant_expressions() {
+    let prog = ok("constexpr int N = 4;
+        constexpr float HALF = 0.5f;
+        constexpr unsigned MASK = (1u << N) - 1;
+        static_assert(MASK == 15, \"mask\");
+        constexpr __device__ int twice(int x) { return 2 * x; }
+        __host__ __device__ inline float sq(float x) { return x * x; }
+        __global__ void k(float *o) {
+            constexpr int M = N * 2;
+            constexpr float Q = HALF * 3.0f;
+            constexpr float R = Q + 1.0f;
+            float buf[M];
+            #pragma unroll M
+            for (int i = 0; i < M; i++) buf[i] = i * HALF;
+            static_assert(sizeof(buf) == 32);
+            o[threadIdx.x] = buf[threadIdx.x % M] + R + sq(2.0f) + twice(N);
+        }");
+    assert_eq!(prog.functions.len(), 3);
+    fails(
+        "__global__ void k(int n) { constexpr int m = n; }",
+        "the initializer of `constexpr` variable `m` must be a constant expression",
+    );
+    fails(
+        "__device__ int v; constexpr int c = v;",
+        "must be a constant",
+    );
+    fails(
+        "__global__ void k() { constexpr int m; }",
+        "needs an initializer",
+    );
+    fails(
+        "constexpr int N = 4; __global__ void k() { N = 5; }",
+        "expression is not assignable",
+    );
+}
+
+#[test]
+fn static_assert_is_checked_at_compile_time() {
+    ok(
+        "static_assert(sizeof(float4) == 16, \"float4\");\nstatic_assert(sizeof(int) == 4);\n\
+        __global__ void k() { static_assert(sizeof(long) == 8, \"LP64\" \" model\"); }",
+    );
+    let r = errors(
+        "struct P { float x, y; };\nstatic_assert(sizeof(P) == 12, \"P must be packed\");\n",
+    );
+    assert!(
+        r.contains("static assertion failed: P must be packed"),
+        "{r}"
+    );
+    assert!(r.contains("test.cu:2:15"), "{r}");
+    fails("static_assert(0);", "static assertion failed");
+    fails(
+        "__global__ void k(int n) { static_assert(n > 0, \"n\"); }",
+        "the condition of `static_assert` must be an integer constant expression",
+    );
+    fails(
+        "static_assert(1, 2);",
+        "expected a string literal as the `static_assert` message",
+    );
+}
+
+#[test]
+fn brace_initialization_and_narrowing_warnings() {
+    let src = "struct S { int a; float b; };
+        __global__ void k(float *o, int i, float f, long l) {
+            int x{3}; float y{}; S s{4, 2.5f}; int arr[3]{1, 2}; float4 v{1, 2, 3, 4};
+            float n1{i}; int n2{l}; int n3{f}; unsigned n4{i}; char ok1{100}; float ok2{3};
+            o[0] = x + y + s.a + s.b + arr[1] + arr[2] + v.w + n1 + n2 + n3 + n4 + ok1 + ok2;
+        }";
+    let (_, warnings) = check_with_warnings(src, &Options::default()).unwrap();
+    let w5: Vec<&str> = warnings
+        .iter()
+        .filter(|w| w.code == Some("W0005"))
+        .map(|w| &src[w.span.start as usize..w.span.end as usize])
+        .collect();
+    // `int` to `float`, `long` to `int`, `int` to `unsigned`; `f` to `int`
+    // is W0002 (it drops the fraction in any initializer).
+    assert_eq!(w5, ["i", "l", "i"], "{warnings:?}");
+    assert!(warnings.iter().any(
+        |w| w.code == Some("W0002") && &src[w.span.start as usize..w.span.end as usize] == "f"
+    ));
+    let out = run(
+        "struct S { int a; float b; };
+        __global__ void k(float *o) {
+            int x{3}; float y{}; S s{4, 2.5f}; int arr[3]{1, 2}; float4 v{1, 2, 3, 4}; int z = {7};
+            o[0] = x; o[1] = y; o[2] = s.a; o[3] = s.b; o[4] = arr[1]; o[5] = arr[2]; o[6] = v.w; o[7] = z;
+        }",
+        "k",
+        1,
+        vec![f32_buf(&[9.0; 8])],
+    );
+    assert_eq!(f32s(&out[0]), [3.0, 0.0, 4.0, 2.5, 2.0, 0.0, 4.0, 7.0]);
+    fails(
+        "__global__ void k() { int x{1, 2}; }",
+        "needs exactly one value",
+    );
+}
+
+#[test]
+fn references_are_addresses_with_implicit_dereference() {
+    let prog = ok("__device__ void swap(float &a, float &b) { float t = a; a = b; b = t; }
+        __device__ float twice(const float &x) { return 2.0f * x; }
+        __global__ void k(float *o) { float a = o[0], b = o[1]; swap(a, b); o[2] = twice(a + b); o[3] = twice(a); }");
+    let swap = &prog.functions[0];
+    assert_eq!(swap.params[0].ty.to_string(), "float *");
+    assert_eq!(prog.functions[1].params[0].ty.to_string(), "const float *");
+    let k = &prog.functions[2];
+    // `a` and `b` are passed by address, so they live in memory.
+    for name in ["a", "b"] {
+        let l = k.locals.iter().find(|l| l.name == name).unwrap();
+        assert!(l.in_memory, "{name} should be address-taken");
+    }
+    // `twice(a + b)` binds the `const` reference to a temporary.
+    let StmtKind::Expr(e) = &k.body.stmts[2].kind else {
+        panic!()
+    };
+    let ExprKind::Assign { value, .. } = &e.kind else {
+        panic!()
+    };
+    let ExprKind::Call { args, .. } = &value.kind else {
+        panic!("{value:?}")
+    };
+    let ExprKind::Cast { expr: arg, .. } = &args[0].kind else {
+        panic!("{:?}", args[0])
+    };
+    assert!(matches!(arg.kind, ExprKind::Comma { .. }), "{arg:?}");
+
+    let out = run(
+        "__device__ void swap(float &a, float &b) { float t = a; a = b; b = t; }
+        __device__ void bump(int &c, const int &by) { c += by; }
+        __device__ float twice(const float &x) { return 2.0f * x; }
+        __global__ void k(float *o, int *counts) {
+            __shared__ float tile[4];
+            int i = threadIdx.x;
+            tile[i] = o[i];
+            __syncthreads();
+            float a = tile[i], b = tile[(i + 1) % 4];
+            swap(a, b);
+            float &r = o[i];
+            r = a - b + twice(a + 1.0f);
+            const float &cr = tile[i];
+            int n = 0;
+            int &rn = n;
+            rn += 5;
+            bump(n, i);
+            bump(counts[i], n);
+            o[4 + i] = cr + n;
+        }",
+        "k",
+        4,
+        vec![
+            f32_buf(&[1.0, 2.0, 4.0, 8.0, 0.0, 0.0, 0.0, 0.0]),
+            KernelArg::Buffer(vec![0; 16]),
+        ],
+    );
+    let o = f32s(&out[0]);
+    let input = [1.0f32, 2.0, 4.0, 8.0];
+    for i in 0..4 {
+        let (a, b) = (input[(i + 1) % 4], input[i]);
+        assert_eq!(o[i], a - b + 2.0 * (a + 1.0), "o[{i}]");
+        assert_eq!(o[4 + i], input[i] + (5 + i) as f32, "o[4 + {i}]");
+    }
+    assert_eq!(i32s(&out[1]), [5, 6, 7, 8]);
+}
+
+#[test]
+fn reference_misuse_is_located() {
+    fails(
+        "__device__ void f(int &x) { x = 1; }\n__global__ void k() { f(3); }",
+        "argument 1 of `f`: a non-const reference `int &` must bind to an object of type `int`, not a temporary value",
+    );
+    fails(
+        "__device__ void f(int &x) { x = 1; }\n__global__ void k(float v) { f(v); }",
+        "not an object of type `float`",
+    );
+    fails(
+        "__device__ void f(float &x) { x = 1; }\n__global__ void k(const float *p) { f(p[0]); }",
+        "cannot bind to a `const` object",
+    );
+    fails(
+        "__global__ void k(const float *p) { const float &r = p[0]; r = 2.0f; }",
+        "because it is `const`",
+    );
+    fails(
+        "__global__ void k() { int &r; }",
+        "reference `r` must be initialized",
+    );
+    fails(
+        "__global__ void k(int &x) { }",
+        "reference parameters of kernels are not supported by kernelc",
+    );
+    fails(
+        "__device__ int &f(int *p) { return *p; }",
+        "functions returning references are not supported by kernelc",
+    );
+    fails(
+        "__device__ int g; __device__ int &r = g;",
+        "not supported by kernelc",
+    );
+    fails(
+        "__global__ void k(int x) { int &&r = x; }",
+        "rvalue references (`&&`) are not supported by kernelc",
+    );
+    fails(
+        "__device__ void f(int &x);\n__device__ void f(int *x);",
+        "conflicting types for `f`",
+    );
+}
+
+#[test]
+fn range_for_over_arrays() {
+    let out = run(
+        "struct P { float x, y; };
+        __constant__ float weights[4] = {0.5f, 0.25f, 2.0f, 1.0f};
+        __global__ void k(float *o) {
+            float v[4] = {1, 2, 3, 4};
+            float s = 0;
+            for (float x : v) s += x;
+            for (float &x : v) x *= 2;
+            for (auto x : v) s += x;
+            float w = 0;
+            for (const auto &c : weights) w += c;
+            int m[2][3] = {{1, 2, 3}, {4, 5, 6}};
+            int t = 0;
+            for (auto &row : m) for (int e : row) { if (e == 5) continue; t += e; }
+            P ps[2] = {{1, 2}, {3, 4}};
+            float py = 0;
+            for (P p : ps) { p.x = 100; py += p.y; }
+            for (P &p : ps) p.x += 1;
+            int n = 0;
+            for (int e : v) { if (e > 4) break; n++; }
+            o[0] = s; o[1] = w; o[2] = t; o[3] = py; o[4] = ps[0].x + ps[1].x; o[5] = n;
+        }",
+        "k",
+        1,
+        vec![f32_buf(&[0.0; 6])],
+    );
+    assert_eq!(f32s(&out[0]), [30.0, 3.75, 16.0, 6.0, 6.0, 2.0]);
+    fails(
+        "__global__ void k(float *p) { for (float x : p) { } }",
+        "range-based `for` over a `float *` is not supported by kernelc",
+    );
+    fails(
+        "__global__ void k() { const int c[2] = {1, 2}; for (int &x : c) x = 0; }",
+        "cannot bind to a `const` object",
+    );
+}
