@@ -156,6 +156,22 @@ impl FunctionLowerer<'_, '_> {
                 self.b.addrspacecast(AddrSpace::Generic, s)
             }
             I::Math(f) => self.math(f, args, ty),
+            I::MinMax { .. }
+            | I::Abs
+            | I::Reinterpret
+            | I::DoubleHalf { .. }
+            | I::HiLoToDouble
+            | I::ConvertRounded(_)
+            | I::Mul24
+            | I::MulHi
+            | I::Sad
+            | I::BytePerm
+            | I::FunnelShift { .. }
+            | I::HalfAdd { .. }
+            | I::Classify(_)
+            | I::Ldexp
+            | I::Frexp
+            | I::Modf => self.device_fn(op, args, ty),
         };
         Some(v)
     }

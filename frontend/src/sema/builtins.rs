@@ -101,6 +101,17 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "__cosf" => (M::FastCos, true),
         "__powf" => (M::FastPow, true),
         "__fdividef" => (M::FastDiv, true),
+        "rintf" | "nearbyintf" => (M::Rint, true),
+        "__saturatef" => (M::Saturate, true),
+        "copysignf" => (M::Copysign, true),
+        "fdimf" => (M::Fdim, true),
+        "fmodf" => (M::Fmod, true),
+        "remainderf" => (M::Remainder, true),
+        "rint" | "nearbyint" => (M::Rint, false),
+        "copysign" => (M::Copysign, false),
+        "fdim" => (M::Fdim, false),
+        "fmod" => (M::Fmod, false),
+        "remainder" => (M::Remainder, false),
         "sqrt" => (M::Sqrt, false),
         "rsqrt" => (M::Rsqrt, false),
         "exp" => (M::Exp, false),
@@ -125,7 +136,15 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
 
 fn arity(f: MathFn) -> usize {
     match f {
-        MathFn::Pow | MathFn::FastPow | MathFn::Fmin | MathFn::Fmax | MathFn::FastDiv => 2,
+        MathFn::Pow
+        | MathFn::FastPow
+        | MathFn::Fmin
+        | MathFn::Fmax
+        | MathFn::FastDiv
+        | MathFn::Copysign
+        | MathFn::Fdim
+        | MathFn::Fmod
+        | MathFn::Remainder => 2,
         MathFn::Fma => 3,
         _ => 1,
     }
@@ -140,6 +159,7 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
         || fixed_builtin(name).is_some()
         || shfl_kind(name).is_some()
         || vote_kind(name).is_some()
+        || super::device_fns::is_device_fn(name)
 }
 
 /// `atomicAdd_block` → (`atomicAdd`, block scope).
@@ -268,6 +288,7 @@ impl Checker {
             || shfl_kind(name).is_some()
             || vote_kind(name).is_some()
             || math_fn(name).is_some()
+            || super::device_fns::is_device_fn(name)
             || name == "__ldg";
         if !known {
             return None;
@@ -285,12 +306,21 @@ impl Checker {
             self.vote(name, k, args, span)
         } else if let Some((f, is_float)) = math_fn(name) {
             self.math(name, f, is_float, args, span)
+        } else if super::device_fns::is_device_fn(name) {
+            self.device_fn_call(name, args, span)
         } else {
             self.ldg(args, span)
         })
     }
 
-    fn arg_count(&mut self, name: &str, args: &[Expr], min: usize, max: usize, span: Span) -> bool {
+    pub(super) fn arg_count(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        min: usize,
+        max: usize,
+        span: Span,
+    ) -> bool {
         if (min..=max).contains(&args.len()) {
             return true;
         }
@@ -311,7 +341,12 @@ impl Checker {
     }
 
     /// Converts each argument to its parameter type as a call would.
-    fn convert_args(&mut self, name: &str, args: Vec<Expr>, params: &[CType]) -> Option<Vec<Expr>> {
+    pub(super) fn convert_args(
+        &mut self,
+        name: &str,
+        args: Vec<Expr>,
+        params: &[CType],
+    ) -> Option<Vec<Expr>> {
         let mut out = Vec::new();
         let mut ok = true;
         for (i, (a, p)) in args.into_iter().zip(params).enumerate() {
@@ -324,7 +359,7 @@ impl Checker {
         ok.then_some(out)
     }
 
-    fn fixed(
+    pub(super) fn fixed(
         &mut self,
         name: &str,
         op: Intrinsic,

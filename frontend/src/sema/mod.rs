@@ -8,6 +8,7 @@
 mod builtins;
 mod convert;
 mod decl;
+mod device_fns;
 mod expr;
 mod tensor;
 mod vectors;
