@@ -400,7 +400,20 @@ impl FunctionLowerer<'_, '_> {
         let uno = self.b.fcmp(FloatCC::Uno, x, y);
         let bad = self.b.binary(Opcode::Bor, y_zero, x_inf);
         let bad = self.b.binary(Opcode::Bor, bad, uno);
-        let nan = self.fconst(t, f64::NAN);
+        let nan = self.canonical_nan(t);
         self.b.select(bad, nan, res)
+    }
+
+    /// PTX's canonical NaN (`0x7fffffff`, all ones for `f64`), made from
+    /// integer bits: the NaN that `add`, `mul`, ... produce, so a NaN this
+    /// library returns is the same on every engine.
+    pub(crate) fn canonical_nan(&mut self, t: Type) -> Value {
+        let (bt, bits) = if t == Type::F32 {
+            (Type::I32, 0x7fff_ffff)
+        } else {
+            (Type::I64, i64::MAX)
+        };
+        let bits = self.b.iconst(bt, bits);
+        self.b.convert(Opcode::Bitcast, t, bits)
     }
 }
