@@ -129,6 +129,34 @@ extern "C" __global__ void convert(const float* fa, const double* da, const long
     g[6] = __ull2double_ru(w); g[7] = __ull2double_rd(w); g[8] = __int2double_rn(k);
     g[9] = __uint2double_rn(u);
 }
+extern "C" __global__ void rounded(const float* fa, const double* da, float* of, double* od,
+                                   int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float a = fa[3 * i], b = fa[3 * i + 1], c = fa[3 * i + 2];
+    double x = da[3 * i], y = da[3 * i + 1], z = da[3 * i + 2];
+    float* f = of + 29 * i;
+    f[0] = __fadd_rn(a, b); f[1] = __fadd_rz(a, b); f[2] = __fadd_ru(a, b); f[3] = __fadd_rd(a, b);
+    f[4] = __fsub_rn(a, b); f[5] = __fsub_rz(a, b); f[6] = __fsub_ru(a, b); f[7] = __fsub_rd(a, b);
+    f[8] = __fmul_rn(a, b); f[9] = __fmul_rz(a, b); f[10] = __fmul_ru(a, b); f[11] = __fmul_rd(a, b);
+    f[12] = __fdiv_rn(a, b); f[13] = __fdiv_rz(a, b); f[14] = __fdiv_ru(a, b);
+    f[15] = __fdiv_rd(a, b);
+    f[16] = __fmaf_rn(a, b, c); f[17] = __fmaf_rz(a, b, c); f[18] = __fmaf_ru(a, b, c);
+    f[19] = __fmaf_rd(a, b, c);
+    f[20] = __frcp_rn(b); f[21] = __frcp_rz(b); f[22] = __frcp_ru(b); f[23] = __frcp_rd(b);
+    f[24] = __fsqrt_rn(a); f[25] = __fsqrt_rz(a); f[26] = __fsqrt_ru(a); f[27] = __fsqrt_rd(a);
+    f[28] = __frsqrt_rn(a);
+    double* d = od + 28 * i;
+    d[0] = __dadd_rn(x, y); d[1] = __dadd_rz(x, y); d[2] = __dadd_ru(x, y); d[3] = __dadd_rd(x, y);
+    d[4] = __dsub_rn(x, y); d[5] = __dsub_rz(x, y); d[6] = __dsub_ru(x, y); d[7] = __dsub_rd(x, y);
+    d[8] = __dmul_rn(x, y); d[9] = __dmul_rz(x, y); d[10] = __dmul_ru(x, y); d[11] = __dmul_rd(x, y);
+    d[12] = __ddiv_rn(x, y); d[13] = __ddiv_rz(x, y); d[14] = __ddiv_ru(x, y);
+    d[15] = __ddiv_rd(x, y);
+    d[16] = __fma_rn(x, y, z); d[17] = __fma_rz(x, y, z); d[18] = __fma_ru(x, y, z);
+    d[19] = __fma_rd(x, y, z);
+    d[20] = __drcp_rn(y); d[21] = __drcp_rz(y); d[22] = __drcp_ru(y); d[23] = __drcp_rd(y);
+    d[24] = __dsqrt_rn(x); d[25] = __dsqrt_rz(x); d[26] = __dsqrt_ru(x); d[27] = __dsqrt_rd(x);
+}
 "#;
 
 const BLOCK: u32 = 64;
@@ -320,7 +348,7 @@ fn integer_functions_are_exact() {
     let mut w = Vec::new();
     for i in 0..n {
         let pick32 = |r: &mut SplitMix64, j: usize| {
-            if (i + j) % 3 == 0 {
+            if (i + j).is_multiple_of(3) {
                 INT_EDGES[(r.next_u64() % INT_EDGES.len() as u64) as usize]
             } else {
                 r.next_u64() as i32 >> (r.next_u64() % 24)
@@ -983,6 +1011,358 @@ fn conversions_round_as_asked() {
             assert!(
                 same64(got, *want),
                 "to double {j}: m={m}: got {got:e}, want {want:e}"
+            );
+        }
+    }
+}
+
+/// `a + b = s + e` exactly (Knuth's TwoSum; no overflow).
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// How the candidate `c` compares with the exact `s + e` (`s` the nearest
+/// double to the exact value, `c` one of its neighbours or itself, so
+/// `c - s` is exact).
+fn against(c: f64, s: f64, e: f64) -> std::cmp::Ordering {
+    if c.is_infinite() {
+        return if c > 0.0 {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Less
+        };
+    }
+    (c - s).partial_cmp(&e).unwrap()
+}
+
+/// The directed result, with IEEE's sign for an exact zero sum: `-0`
+/// when rounding down unless both addends are `+0`.
+fn zero_sum_sign(r: f64, mode: &str, addends: (f64, f64), exact_zero: bool) -> f64 {
+    let plus = |v: f64| v == 0.0 && v.is_sign_positive();
+    if exact_zero && mode == "rd" && !(plus(addends.0) && plus(addends.1)) {
+        -0.0
+    } else {
+        r
+    }
+}
+
+#[test]
+fn explicitly_rounded_arithmetic_is_correctly_rounded() {
+    use std::cmp::Ordering;
+    let mut rng = SplitMix64(31);
+    let n = 1024;
+    let mut fa = Vec::new();
+    let mut da = Vec::new();
+    // Doubles whose products and quotients stay clear of underflow and
+    // overflow, so that the error terms below are exact; 26-bit ones for
+    // `fma`'s factors make `a·b` exact too.
+    let moderate = |r: &mut SplitMix64| {
+        let m = 1.0 + (r.next_u64() >> 12) as f64 / (1u64 << 52) as f64;
+        let e = (r.next_u64() % 400) as i32 - 200;
+        let s = if r.next_u64().is_multiple_of(2) {
+            1.0
+        } else {
+            -1.0
+        };
+        s * m * 2f64.powi(e)
+    };
+    let edges32 = [
+        (1.0, 3.0, 0.0),
+        (-1.0, 3.0, 1.0),
+        (1.0, 2e-30, 0.0),
+        (f32::MAX, 2.0, -f32::MAX),
+        (-f32::MAX, f32::MAX, 1.0),
+        (1e-30, 1e-30, -1e-45),
+        (2.0, 0.0, 0.0),
+        (-0.0, 0.0, -0.0),
+        (1.0, -1.0, 1.0),
+        (2.0, 3.0, -6.0),
+        (f32::INFINITY, 2.0, 1.0),
+        (f32::NAN, 1.0, 1.0),
+        (5e-39, 3.0, 7e-45),
+        (0.0, -0.0, 0.0),
+    ];
+    for i in 0..n {
+        let (a, b, c) = if i < edges32.len() {
+            edges32[i]
+        } else {
+            let v = |r: &mut SplitMix64| {
+                let x = f32::from_bits(r.next_u64() as u32);
+                if x.is_finite() {
+                    x
+                } else {
+                    1.5
+                }
+            };
+            let a = v(&mut rng);
+            // Same-magnitude operands now and then (cancellation, ties).
+            let b = if i % 3 == 0 {
+                -a * (1.0 + (i % 7) as f32 * 2f32.powi(-23))
+            } else {
+                v(&mut rng)
+            };
+            (a, b, v(&mut rng))
+        };
+        fa.extend([a, b, c]);
+        let (x, y, z) = match i {
+            0 => (1.0, 3.0, 0.0),
+            1 => (f64::MAX, 2.0, 0.0),
+            2 => (1.0, -1.0, 1.0),
+            3 => (-0.0, 0.0, -0.0),
+            4 => (2.0, 3.0, -6.0),
+            5 => (f64::INFINITY, 0.5, 1.0),
+            _ => {
+                let x = moderate(&mut rng);
+                let y = if i % 3 == 0 {
+                    -x * (1.0 + (i % 5) as f64 * f64::EPSILON)
+                } else {
+                    moderate(&mut rng)
+                };
+                (
+                    x,
+                    y,
+                    if i % 2 == 0 {
+                        0.0
+                    } else {
+                        moderate(&mut rng) * 1e-10
+                    },
+                )
+            }
+        };
+        da.extend([x, y, z]);
+    }
+    let bufs = vec![
+        to_bytes(&fa, f32::to_le_bytes),
+        to_bytes(&da, f64::to_le_bytes),
+        vec![0; 4 * 29 * n],
+        vec![0; 8 * 28 * n],
+    ];
+    let out = run_all("rounded", &bufs, n);
+    let of = words(&out[2], f32::from_le_bytes);
+    let od = words(&out[3], f64::from_le_bytes);
+    let modes = ["rn", "rz", "ru", "rd"];
+    for i in 0..n {
+        let (a, b, c) = (fa[3 * i], fa[3 * i + 1], fa[3 * i + 2]);
+        let (wa, wb, wc) = (f64::from(a), f64::from(b), f64::from(c));
+        let mut want: Vec<f32> = Vec::new();
+        // add, sub: exact sum as a TwoSum pair in f64.
+        for (p, q, near) in [(wa, wb, a + b), (wa, -wb, a - b)] {
+            let (s, e) = two_sum(p, q);
+            for m in modes {
+                if !(p.is_finite() && q.is_finite()) {
+                    want.push(near);
+                    continue;
+                }
+                let r = directed32(near, m, |cand| against(f64::from(cand), s, e));
+                want.push(zero_sum_sign(f64::from(r), m, (p, q), s == 0.0 && e == 0.0) as f32);
+            }
+        }
+        // mul: exact in f64.
+        let p = wa * wb;
+        for m in modes {
+            want.push(directed32(a * b, m, |cand| {
+                f64::from(cand).partial_cmp(&p).unwrap_or(Ordering::Equal)
+            }));
+        }
+        // div: sign(cand·b - a)·sign(b), cand·b exact in f64.
+        let div = |num: f64, den: f64, near: f32, m: &str| {
+            if den == 0.0 || num.is_infinite() || den.is_infinite() {
+                return near;
+            }
+            directed32(near, m, |cand| {
+                let o = (f64::from(cand) * den)
+                    .partial_cmp(&num)
+                    .unwrap_or(Ordering::Equal);
+                if den < 0.0 {
+                    o.reverse()
+                } else {
+                    o
+                }
+            })
+        };
+        for m in modes {
+            want.push(div(wa, wb, a / b, m));
+        }
+        // fma: a·b exact in f64, then TwoSum with c.
+        let (s, e) = two_sum(p, wc);
+        let fma_near = a.mul_add(b, c);
+        for m in modes {
+            let r = if !p.is_finite() || !wc.is_finite() {
+                fma_near
+            } else {
+                directed32(fma_near, m, |cand| against(f64::from(cand), s, e))
+            };
+            want.push(zero_sum_sign(f64::from(r), m, (p, wc), s == 0.0 && e == 0.0) as f32);
+        }
+        for m in modes {
+            want.push(div(1.0, wb, 1.0 / b, m));
+        }
+        // sqrt: cand² exact in f64.
+        for m in modes {
+            let near = a.sqrt();
+            want.push(if a <= 0.0 || !a.is_finite() {
+                near
+            } else {
+                directed32(near, m, |cand| {
+                    (f64::from(cand) * f64::from(cand))
+                        .partial_cmp(&wa)
+                        .unwrap()
+                })
+            });
+        }
+        // rsqrt, to nearest: the midpoints around the f64 estimate decide,
+        // by the exact sign of m²·a - 1.
+        let y0 = (1.0 / wa.sqrt()) as f32;
+        let rs = if a > 0.0 && a.is_finite() {
+            let mid = |u: f32, v: f32| (f64::from(u) + f64::from(v)) / 2.0;
+            let past = |m: f64| (m * m).mul_add(wa, -1.0);
+            if past(mid(y0, y0.next_up())) < 0.0 {
+                y0.next_up()
+            } else if past(mid(y0, y0.next_down())) > 0.0 {
+                y0.next_down()
+            } else {
+                y0
+            }
+        } else {
+            y0
+        };
+        want.push(rs);
+        for (j, w) in want.iter().enumerate() {
+            let got = of[29 * i + j];
+            assert!(
+                same32(got, *w),
+                "float op {j} (mode {}) on a={a:e} b={b:e} c={c:e}: got {got:e} ({:#x}), want {w:e} ({:#x})",
+                modes[j % 4],
+                got.to_bits(),
+                w.to_bits()
+            );
+        }
+
+        let (x, y, z) = (da[3 * i], da[3 * i + 1], da[3 * i + 2]);
+        let mut want: Vec<f64> = Vec::new();
+        for (p, q) in [(x, y), (x, -y)] {
+            let (s, e) = two_sum(p, q);
+            for m in modes {
+                let r = if !s.is_finite() && p.is_finite() && q.is_finite() {
+                    // Overflow: the exact sum is beyond every finite double.
+                    directed64(s, m, |cand| {
+                        if cand.is_infinite() {
+                            cand.partial_cmp(&0.0).unwrap()
+                        } else if s > 0.0 {
+                            Ordering::Less
+                        } else {
+                            Ordering::Greater
+                        }
+                    })
+                } else if !s.is_finite() {
+                    s
+                } else {
+                    directed64(s, m, |cand| against(cand, s, e))
+                };
+                want.push(zero_sum_sign(r, m, (p, q), s == 0.0 && e == 0.0));
+            }
+        }
+        let prod = |p: f64, q: f64, m: &str| {
+            let near = p * q;
+            if !near.is_finite() {
+                if !p.is_finite() || !q.is_finite() {
+                    return near;
+                }
+                return directed64(near, m, |cand| {
+                    if cand.is_infinite() {
+                        cand.partial_cmp(&0.0).unwrap()
+                    } else if near > 0.0 {
+                        Ordering::Less
+                    } else {
+                        Ordering::Greater
+                    }
+                });
+            }
+            let err = p.mul_add(q, -near);
+            directed64(near, m, |cand| against(cand, near, err))
+        };
+        for m in modes {
+            want.push(prod(x, y, m));
+        }
+        let quot = |p: f64, q: f64, m: &str| {
+            let near = p / q;
+            if !near.is_finite() || q == 0.0 || !p.is_finite() {
+                return near;
+            }
+            directed64(near, m, |cand| {
+                // sign(cand·q - p)·sign(q): cand·q = t + te exactly.
+                let t = cand * q;
+                let te = cand.mul_add(q, -t);
+                let o = if t.is_infinite() {
+                    // |cand·q| is past every double, so past |p|.
+                    t.partial_cmp(&0.0).unwrap()
+                } else {
+                    (t - p).partial_cmp(&-te).unwrap()
+                };
+                if q < 0.0 {
+                    o.reverse()
+                } else {
+                    o
+                }
+            })
+        };
+        for m in modes {
+            want.push(quot(x, y, m));
+        }
+        let fma_near = x.mul_add(y, z);
+        for m in modes {
+            let r = if z == 0.0 && x.is_finite() && y.is_finite() {
+                // fma(x, y, 0) rounds x·y once: the product's reference
+                // (a zero product keeps fma's own zero sign).
+                let r = prod(x, y, m);
+                if r == 0.0 {
+                    fma_near
+                } else {
+                    r
+                }
+            } else if !fma_near.is_finite() {
+                fma_near
+            } else {
+                // Factors with 26 bits or not: x·y = p + pe exactly.
+                let p = x * y;
+                let pe = x.mul_add(y, -p);
+                let (s, e) = two_sum(p, z);
+                let (s2, e2) = two_sum(s, pe);
+                let r = directed64(fma_near, m, |cand| {
+                    let d = cand - s2;
+                    d.partial_cmp(&(e + e2)).unwrap()
+                });
+                zero_sum_sign(r, m, (p, z), s2 == 0.0 && e + e2 == 0.0)
+            };
+            want.push(r);
+        }
+        for m in modes {
+            want.push(quot(1.0, y, m));
+        }
+        for m in modes {
+            let near = x.sqrt();
+            want.push(if x <= 0.0 || !x.is_finite() {
+                near
+            } else {
+                directed64(near, m, |cand| {
+                    let t = cand * cand;
+                    let te = cand.mul_add(cand, -t);
+                    if t.is_infinite() {
+                        Ordering::Greater
+                    } else {
+                        (t - x).partial_cmp(&-te).unwrap()
+                    }
+                })
+            });
+        }
+        for (j, w) in want.iter().enumerate() {
+            let got = od[28 * i + j];
+            assert!(
+                same64(got, *w),
+                "double op {j} (mode {}) on x={x:e} y={y:e} z={z:e}: got {got:e}, want {w:e}",
+                modes[j % 4]
             );
         }
     }

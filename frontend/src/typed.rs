@@ -566,6 +566,21 @@ pub enum RoundMode {
     Down,
 }
 
+/// The operation of an explicitly rounded arithmetic intrinsic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Fma,
+    /// `1/x`.
+    Rcp,
+    Sqrt,
+    /// `1/sqrt(x)`, correctly rounded (`__frsqrt_rn`).
+    Rsqrt,
+}
+
 /// A floating-point class test (`isnan`, ...); the result is `int` 0/1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatClass {
@@ -660,6 +675,13 @@ pub enum Intrinsic {
     /// (plus one before the shift when `round`) without overflow.
     HalfAdd {
         round: bool,
+    },
+    /// `__fadd_rz(x, y)`, `__dmul_ru`, `__fmaf_rd(x, y, z)`, `__frcp_rn`,
+    /// `__dsqrt_rz`, ...: `[T; n]` with `T` the node's type, rounded once
+    /// in the given direction and never contracted with other operations.
+    RoundedArith {
+        op: ArithOp,
+        mode: RoundMode,
     },
     /// `isnan`, `isinf`, `isfinite`, `signbit`: `[F]`, result `int`.
     Classify(FloatClass),

@@ -15,7 +15,7 @@
 //!   a 64-bit integer.
 
 use super::{value_type, FunctionLowerer};
-use crate::typed::{Expr, FloatClass, Intrinsic, RoundMode};
+use crate::typed::{ArithOp, Expr, FloatClass, Intrinsic, RoundMode};
 use crate::types::CType;
 use midend::builder::InstBuilder;
 use midend::ir::{FloatCC, IntCC, MemFlags, Opcode, Type, Value};
@@ -127,8 +127,104 @@ impl FunctionLowerer<'_, '_> {
             I::Ldexp => self.ldexp(x, vals[1]),
             I::Frexp => self.frexp(x, vals[1]),
             I::Modf => self.modf(x, vals[1]),
+            I::RoundedArith { op, mode } => self.rounded_arith(op, mode, &vals),
             _ => unreachable!("not a device function: {op:?}"),
         }
+    }
+
+    /// `__fadd_rz` and the other explicitly rounded operations: one IR
+    /// instruction with that rounding (`fadd_rz`, ...; the `_rn` add and
+    /// multiply are `fadd_rn`/`fmul_rn`, which the `contract` pass leaves
+    /// alone). A subtraction adds the negated operand (exact, and rounded
+    /// the same in every direction), a reciprocal divides 1.
+    fn rounded_arith(&mut self, op: ArithOp, mode: RoundMode, v: &[Value]) -> Value {
+        use Opcode as O;
+        let pick = |n: O, z: O, u: O, d: O| match mode {
+            RoundMode::Nearest => n,
+            RoundMode::Zero => z,
+            RoundMode::Up => u,
+            RoundMode::Down => d,
+        };
+        let t = self.b.value_type(v[0]);
+        match op {
+            ArithOp::Add | ArithOp::Sub => {
+                let b = if op == ArithOp::Sub {
+                    self.b.unary(O::Fneg, v[1])
+                } else {
+                    v[1]
+                };
+                let o = pick(O::FaddRn, O::FaddRz, O::FaddRu, O::FaddRd);
+                self.b.binary(o, v[0], b)
+            }
+            ArithOp::Mul => {
+                let o = pick(O::FmulRn, O::FmulRz, O::FmulRu, O::FmulRd);
+                self.b.binary(o, v[0], v[1])
+            }
+            ArithOp::Div | ArithOp::Rcp => {
+                let (a, b) = if op == ArithOp::Rcp {
+                    (self.b.fconst(t, 1.0), v[0])
+                } else {
+                    (v[0], v[1])
+                };
+                let o = pick(O::Fdiv, O::FdivRz, O::FdivRu, O::FdivRd);
+                self.b.binary(o, a, b)
+            }
+            ArithOp::Fma => {
+                let o = pick(O::Fma, O::FmaRz, O::FmaRu, O::FmaRd);
+                self.b.fma_op(o, v[0], v[1], v[2])
+            }
+            ArithOp::Sqrt => {
+                let o = pick(O::Sqrt, O::SqrtRz, O::SqrtRu, O::SqrtRd);
+                self.b.unary(o, v[0])
+            }
+            ArithOp::Rsqrt => self.rsqrt_rn_f32(v[0]),
+        }
+    }
+
+    /// `__frsqrt_rn(x)`: `1/sqrt(x)` correctly rounded. `y = 1/sqrt(x)` in
+    /// `double` is within 2^-52 (relative) of the true value, so its
+    /// rounding to `float` is right unless the true value and `y` lie on
+    /// opposite sides of the midpoint `m` between two floats next to `y`.
+    /// That is decided exactly: `1/sqrt(x) > m` exactly when
+    /// `m²·x < 1`, where `m²` (25-bit `m`) is exact in `double` and the
+    /// sign of `fma(m², x, -1)` is exact. (The true value is never a
+    /// midpoint: `1/m²` is not a `float` for a 25-bit odd `m`.) Zeros,
+    /// infinities, negative numbers and NaN take the `double` result.
+    fn rsqrt_rn_f32(&mut self, x: Value) -> Value {
+        let xd = self.b.convert(Opcode::Fpext, Type::F64, x);
+        let s = self.b.unary(Opcode::Sqrt, xd);
+        let one = self.b.fconst(Type::F64, 1.0);
+        let yd = self.b.binary(Opcode::Fdiv, one, s);
+        let y = self.b.convert(Opcode::Fptrunc, Type::F32, yd);
+        let yw = self.b.convert(Opcode::Fpext, Type::F64, y);
+        // The midpoint on the side of `yd`, and whether the truth is past it.
+        let up = self.b.fcmp(FloatCC::Ogt, yd, yw);
+        let bits = self.b.convert(Opcode::Bitcast, Type::I32, y);
+        let one_i = self.b.iconst(Type::I32, 1);
+        let minus_one = self.b.iconst(Type::I32, -1);
+        let delta = self.b.select(up, one_i, minus_one);
+        let nb = self.b.iadd(bits, delta);
+        let neighbour = self.b.convert(Opcode::Bitcast, Type::F32, nb);
+        let nw = self.b.convert(Opcode::Fpext, Type::F64, neighbour);
+        let sum = self.b.fadd(yw, nw);
+        let half = self.b.fconst(Type::F64, 0.5);
+        let m = self.b.fmul(sum, half);
+        let m2 = self.b.fmul(m, m);
+        let minus = self.b.fconst(Type::F64, -1.0);
+        let d = self.b.fma(m2, xd, minus);
+        let zero = self.b.fconst(Type::F64, 0.0);
+        // Up: past the midpoint when m²x < 1; down: when m²x > 1.
+        let below = self.b.fcmp(FloatCC::Olt, d, zero);
+        let above = self.b.fcmp(FloatCC::Ogt, d, zero);
+        let past = self.b.select(up, below, above);
+        // Only for a positive, finite, nonzero result.
+        let fzero = self.b.fconst(Type::F32, 0.0);
+        let inf = self.b.fconst(Type::F32, f64::INFINITY);
+        let pos = self.b.fcmp(FloatCC::Ogt, y, fzero);
+        let fin = self.b.fcmp(FloatCC::Olt, y, inf);
+        let ok = self.b.binary(Opcode::Band, pos, fin);
+        let fix = self.b.binary(Opcode::Band, ok, past);
+        self.b.select(fix, neighbour, y)
     }
 
     /// `hi:lo` as one 64-bit integer (both `i32`).

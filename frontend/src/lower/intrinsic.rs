@@ -171,7 +171,8 @@ impl FunctionLowerer<'_, '_> {
             | I::Classify(_)
             | I::Ldexp
             | I::Frexp
-            | I::Modf => self.device_fn(op, args, ty),
+            | I::Modf
+            | I::RoundedArith { .. } => self.device_fn(op, args, ty),
         };
         Some(v)
     }

@@ -19,7 +19,7 @@
 use super::convert::convert;
 use super::Checker;
 use crate::diag::{Diagnostic, Span};
-use crate::typed::{Expr, ExprKind, FloatClass, Intrinsic, MathFn, RoundMode};
+use crate::typed::{ArithOp, Expr, ExprKind, FloatClass, Intrinsic, MathFn, RoundMode};
 use crate::types::CType;
 
 /// How well an argument matches a parameter (C++ [over.ics.rank]; lower is
@@ -262,6 +262,39 @@ fn float_with_extra(name: &str) -> Option<(Intrinsic, bool)> {
     })
 }
 
+/// An explicitly rounded arithmetic intrinsic: `__fadd_rz`, `__dsub_ru`,
+/// `__fmaf_rn`, `__fma_rd`, `__frcp_rz`, `__dsqrt_rn`, `__frsqrt_rn`, ...
+fn rounded_arith(name: &str) -> Option<(ArithOp, RoundMode, CType)> {
+    let rest = name.strip_prefix("__")?;
+    let (stem, rnd) = rest.rsplit_once('_')?;
+    let mode = match rnd {
+        "rn" => RoundMode::Nearest,
+        "rz" => RoundMode::Zero,
+        "ru" => RoundMode::Up,
+        "rd" => RoundMode::Down,
+        _ => return None,
+    };
+    let (op, ty) = match stem {
+        "fadd" => (ArithOp::Add, CType::FLOAT),
+        "fsub" => (ArithOp::Sub, CType::FLOAT),
+        "fmul" => (ArithOp::Mul, CType::FLOAT),
+        "fdiv" => (ArithOp::Div, CType::FLOAT),
+        "fmaf" => (ArithOp::Fma, CType::FLOAT),
+        "frcp" => (ArithOp::Rcp, CType::FLOAT),
+        "fsqrt" => (ArithOp::Sqrt, CType::FLOAT),
+        "frsqrt" if mode == RoundMode::Nearest => (ArithOp::Rsqrt, CType::FLOAT),
+        "dadd" => (ArithOp::Add, CType::DOUBLE),
+        "dsub" => (ArithOp::Sub, CType::DOUBLE),
+        "dmul" => (ArithOp::Mul, CType::DOUBLE),
+        "ddiv" => (ArithOp::Div, CType::DOUBLE),
+        "fma" => (ArithOp::Fma, CType::DOUBLE),
+        "drcp" => (ArithOp::Rcp, CType::DOUBLE),
+        "dsqrt" => (ArithOp::Sqrt, CType::DOUBLE),
+        _ => return None,
+    };
+    Some((op, mode, ty))
+}
+
 /// Whether `name` is one of this module's functions.
 pub(super) fn is_device_fn(name: &str) -> bool {
     matches!(name, "min" | "max" | "abs")
@@ -270,6 +303,7 @@ pub(super) fn is_device_fn(name: &str) -> bool {
         || rounding_to_long(name).is_some()
         || class_test(name).is_some()
         || float_with_extra(name).is_some()
+        || rounded_arith(name).is_some()
 }
 
 fn node(kind: ExprKind, ty: CType, span: Span) -> Expr {
@@ -310,7 +344,7 @@ impl Checker {
             if !self.arg_count(name, &args, 1, 1, span) {
                 return None;
             }
-            let x = self.convert_args(name, args, &[from.clone()])?;
+            let x = self.convert_args(name, args, std::slice::from_ref(&from))?;
             let rounded = intrinsic(Intrinsic::Math(f), x, from, span);
             return Some(convert(rounded, &CType::LONG));
         }
@@ -324,6 +358,23 @@ impl Checker {
                 Intrinsic::Classify(class),
                 vec![x],
                 CType::INT,
+                span,
+            ));
+        }
+        if let Some((op, mode, ty)) = rounded_arith(name) {
+            let n = match op {
+                ArithOp::Fma => 3,
+                ArithOp::Rcp | ArithOp::Sqrt | ArithOp::Rsqrt => 1,
+                _ => 2,
+            };
+            if !self.arg_count(name, &args, n, n, span) {
+                return None;
+            }
+            let args = self.convert_args(name, args, &vec![ty.clone(); n])?;
+            return Some(intrinsic(
+                Intrinsic::RoundedArith { op, mode },
+                args,
+                ty,
                 span,
             ));
         }
@@ -415,7 +466,9 @@ impl Checker {
         if !self.arg_count(name, &args, 1, 1, span) {
             return None;
         }
-        let x = self.convert_args(name, args, &[from.clone()])?.pop()?;
+        let x = self
+            .convert_args(name, args, std::slice::from_ref(&from))?
+            .pop()?;
         if from.is_float() && !to.is_float() {
             let round = match mode {
                 RoundMode::Nearest => Some(MathFn::Rint),
