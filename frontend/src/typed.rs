@@ -551,6 +551,34 @@ pub enum MathFn {
     Fmod,
     /// `remainderf(x, y)`: `x - nearest(x / y)·y`, exact.
     Remainder,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    /// `atan2(y, x)`.
+    Atan2,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Exp10,
+    Expm1,
+    Log10,
+    Log1p,
+    Cbrt,
+    /// `1/cbrt(x)`.
+    Rcbrt,
+    Hypot,
+    /// `sin(πx)`, `cos(πx)`.
+    Sinpi,
+    Cospi,
+    /// `__tanf`, `__log2f`, `__log10f`, `__exp10f`: PTX's approximate
+    /// instructions.
+    FastTan,
+    FastLog2,
+    FastLog10,
+    FastExp10,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).
@@ -682,6 +710,13 @@ pub enum Intrinsic {
     RoundedArith {
         op: ArithOp,
         mode: RoundMode,
+    },
+    /// `sincos(x, s, c)`, `sincospi`, `__sincosf`: `[F, F*, F*]`, stores
+    /// `sin` and `cos` of `x` (`πx` for `pi`; the approximate instructions
+    /// for `fast`), result `void`.
+    SinCos {
+        pi: bool,
+        fast: bool,
     },
     /// `isnan`, `isinf`, `isfinite`, `signbit`: `[F]`, result `int`.
     Classify(FloatClass),

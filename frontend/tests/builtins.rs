@@ -504,3 +504,28 @@ fn device_function_overloads() {
         "{err}"
     );
 }
+
+/// `--use_fast_math` turns `tanf`, `log10f`, `exp10f` and `sincosf` into
+/// their approximate `__` forms, as nvcc does, and leaves `double` alone.
+#[test]
+fn fast_math_uses_the_fast_intrinsics() {
+    let src = "__global__ void k(float *p, double *d) {\n\
+        p[0] = tanf(p[1]); p[2] = log10f(p[3]); p[4] = exp10f(p[5]);\n\
+        sincosf(p[6], p + 7, p + 8); d[0] = tan(d[1]); }";
+    let default = ir_with(src, &Options::default());
+    assert!(
+        !default.contains("= sin ") && !default.contains("= ex2 ") && !default.contains("= lg2 "),
+        "accurate forms by default: {default}"
+    );
+    let fast = Options {
+        fast_math: true,
+        prec_div: false,
+        ..Options::default()
+    };
+    let text = ir_with(src, &fast);
+    for op in ["= sin ", "= cos ", "= lg2 ", "= ex2 ", "fdiv_approx"] {
+        assert!(text.contains(op), "{op} under fast math: {text}");
+    }
+    // tanf's and sincosf's sin and cos, and nothing for the double tan.
+    assert_eq!(text.matches("= sin ").count(), 2, "{text}");
+}

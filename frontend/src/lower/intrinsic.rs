@@ -61,6 +61,10 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::SinCos { pi, fast } => {
+                self.sincos(pi, fast, args);
+                return None;
+            }
             I::SmemDesc { tcgen05 } => self.smem_desc(tcgen05, args),
             I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
             I::AtomicCas(scope) => {

@@ -19,6 +19,9 @@ const LOG2E_HI: f64 = 1.442_695_021_629_333_5;
 const LOG2E_LO: f64 = 1.925_963_033_500_011_3e-8;
 /// `ln(2)` rounded to `f32`.
 const LN2: f64 = 0.693_147_182_464_599_6;
+/// `log10(2)` and `log2(10)` (rounded to `f32` where used).
+const LOG10_2: f64 = std::f64::consts::LOG10_2;
+const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// Taylor coefficients of `tanh x = x (1 + c1 x² + c2 x⁴ + ...)`, enough
 /// for below one ulp on `|x| < 0.55` (checked against a reference).
@@ -67,6 +70,11 @@ impl FunctionLowerer<'_, '_> {
                 MathFn::Pow => return self.pow_f64(x, vals[1]),
                 _ => {}
             }
+            if let Some(r) = self.math_f64_ext(f, &vals) {
+                return r;
+            }
+        } else if let Some(r) = self.math_f32_via_f64(f, &vals) {
+            return r;
         }
         match f {
             MathFn::Sqrt => self.b.unary(Opcode::Sqrt, x),
@@ -118,7 +126,125 @@ impl FunctionLowerer<'_, '_> {
             }
             MathFn::Fmod => self.fmod(x, vals[1], false),
             MathFn::Remainder => self.fmod(x, vals[1], true),
+            MathFn::FastTan => {
+                let s = self.b.unary(Opcode::Sin, x);
+                let c = self.b.unary(Opcode::Cos, x);
+                self.b.binary(Opcode::FdivApprox, s, c)
+            }
+            MathFn::FastLog2 => self.b.unary(Opcode::Lg2, x),
+            MathFn::FastLog10 => {
+                let l = self.b.unary(Opcode::Lg2, x);
+                let c = self.fconst(Type::F32, f32_value(LOG10_2));
+                self.b.fmul(l, c)
+            }
+            MathFn::FastExp10 => {
+                let c = self.fconst(Type::F32, f32_value(LOG2_10));
+                let p = self.b.fmul(x, c);
+                self.b.unary(Opcode::Ex2, p)
+            }
+            // The rest are `double` functions, or `float` ones computed
+            // through them (above).
+            _ => unreachable!("{f:?} on {t} is lowered above"),
         }
+    }
+
+    /// The `double` functions of `math_f64_ext.rs`.
+    fn math_f64_ext(&mut self, f: MathFn, v: &[Value]) -> Option<Value> {
+        let x = v[0];
+        Some(match f {
+            MathFn::Tan => self.tan_f64(x),
+            MathFn::Asin => self.asin_f64(x),
+            MathFn::Acos => self.acos_f64(x),
+            MathFn::Atan => self.atan_f64(x),
+            MathFn::Atan2 => self.atan2_f64(x, v[1]),
+            MathFn::Sinh => self.sinh_f64(x),
+            MathFn::Cosh => self.cosh_f64(x),
+            MathFn::Asinh => self.asinh_f64(x),
+            MathFn::Acosh => self.acosh_f64(x),
+            MathFn::Atanh => self.atanh_f64(x),
+            MathFn::Exp10 => self.exp10_f64(x),
+            MathFn::Expm1 => self.expm1_f64(x),
+            MathFn::Log10 => self.log10_f64(x),
+            MathFn::Log1p => self.log1p_f64(x),
+            MathFn::Cbrt => self.cbrt_f64(x),
+            MathFn::Rcbrt => {
+                let c = self.cbrt_f64(x);
+                let one = self.fconst(Type::F64, 1.0);
+                self.b.binary(Opcode::Fdiv, one, c)
+            }
+            MathFn::Hypot => self.hypot_f64(x, v[1]),
+            MathFn::Sinpi => self.sinpi_f64(x, false),
+            MathFn::Cospi => self.sinpi_f64(x, true),
+            _ => return None,
+        })
+    }
+
+    /// The `float` forms of the `math_f64_ext.rs` functions: the `double`
+    /// function on the widened arguments, rounded once to `float`.
+    fn math_f32_via_f64(&mut self, f: MathFn, v: &[Value]) -> Option<Value> {
+        if !matches!(
+            f,
+            MathFn::Tan
+                | MathFn::Asin
+                | MathFn::Acos
+                | MathFn::Atan
+                | MathFn::Atan2
+                | MathFn::Sinh
+                | MathFn::Cosh
+                | MathFn::Asinh
+                | MathFn::Acosh
+                | MathFn::Atanh
+                | MathFn::Exp10
+                | MathFn::Expm1
+                | MathFn::Log10
+                | MathFn::Log1p
+                | MathFn::Cbrt
+                | MathFn::Rcbrt
+                | MathFn::Hypot
+                | MathFn::Sinpi
+                | MathFn::Cospi
+        ) {
+            return None;
+        }
+        let wide: Vec<Value> = v
+            .iter()
+            .map(|&a| self.b.convert(Opcode::Fpext, Type::F64, a))
+            .collect();
+        let r = self.math_f64_ext(f, &wide)?;
+        Some(self.b.convert(Opcode::Fptrunc, Type::F32, r))
+    }
+
+    /// `sincos(x, s, c)` and friends: both results stored through the
+    /// pointers (to a local or to any memory).
+    pub(crate) fn sincos(&mut self, pi: bool, fast: bool, args: &[Expr]) {
+        let x = self.expr(&args[0]);
+        let sp = self.expr(&args[1]);
+        let cp = self.expr(&args[2]);
+        let t = self.b.value_type(x);
+        let (s, c) = if fast {
+            (self.b.unary(Opcode::Sin, x), self.b.unary(Opcode::Cos, x))
+        } else {
+            let w = if t == Type::F32 {
+                self.b.convert(Opcode::Fpext, Type::F64, x)
+            } else {
+                x
+            };
+            let (s, c) = if pi {
+                (self.sinpi_f64(w, false), self.sinpi_f64(w, true))
+            } else {
+                self.sincos_f64(w)
+            };
+            if t == Type::F32 {
+                (
+                    self.b.convert(Opcode::Fptrunc, Type::F32, s),
+                    self.b.convert(Opcode::Fptrunc, Type::F32, c),
+                )
+            } else {
+                (s, c)
+            }
+        };
+        self.b.store(s, sp, midend::ir::MemFlags::default());
+        self.b.store(c, cp, midend::ir::MemFlags::default());
     }
 
     fn fconst(&mut self, t: Type, v: f64) -> Value {

@@ -26,6 +26,7 @@ mod intrinsic;
 mod math;
 mod math_f64;
 mod math_f64_consts;
+mod math_f64_ext;
 mod stmt;
 mod tensor;
 mod wgmma_tcgen05;

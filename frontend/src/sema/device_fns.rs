@@ -295,6 +295,19 @@ fn rounded_arith(name: &str) -> Option<(ArithOp, RoundMode, CType)> {
     Some((op, mode, ty))
 }
 
+/// `sincos`-style functions: `pi`, `fast`, and whether the name fixes
+/// `float` (the others are overloaded on `float` and `double`).
+fn sincos(name: &str) -> Option<(bool, bool, bool)> {
+    Some(match name {
+        "sincosf" => (false, false, true),
+        "sincospif" => (true, false, true),
+        "__sincosf" => (false, true, true),
+        "sincos" => (false, false, false),
+        "sincospi" => (true, false, false),
+        _ => return None,
+    })
+}
+
 /// Whether `name` is one of this module's functions.
 pub(super) fn is_device_fn(name: &str) -> bool {
     matches!(name, "min" | "max" | "abs")
@@ -304,6 +317,7 @@ pub(super) fn is_device_fn(name: &str) -> bool {
         || class_test(name).is_some()
         || float_with_extra(name).is_some()
         || rounded_arith(name).is_some()
+        || sincos(name).is_some()
 }
 
 fn node(kind: ExprKind, ty: CType, span: Span) -> Expr {
@@ -375,6 +389,36 @@ impl Checker {
                 Intrinsic::RoundedArith { op, mode },
                 args,
                 ty,
+                span,
+            ));
+        }
+        if let Some((pi, fast, is_float)) = sincos(name) {
+            if !self.arg_count(name, &args, 3, 3, span) {
+                return None;
+            }
+            let ty = if is_float {
+                CType::FLOAT
+            } else {
+                self.float_or_double(name, &args[0])?
+            };
+            // `--use_fast_math` makes `sincosf` the approximate form, as
+            // with nvcc.
+            let fast = fast || (self.opts.fast_math && ty == CType::FLOAT && !pi);
+            for a in &args[1..] {
+                if !a.ty.is_pointer() {
+                    self.error(
+                        a.span,
+                        format!("arguments 2 and 3 of `{name}` must be pointers to `{ty}`"),
+                    );
+                    return None;
+                }
+            }
+            let p = CType::ptr_to(ty.clone());
+            let args = self.convert_args(name, args, &[ty, p.clone(), p])?;
+            return Some(intrinsic(
+                Intrinsic::SinCos { pi, fast },
+                args,
+                CType::Void,
                 span,
             ));
         }
