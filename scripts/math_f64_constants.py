@@ -158,6 +158,28 @@ def main():
     print(f"/// (-1)^k/(2k)! for k = 2..9: cos r = 1 - r^2/2 + r^4 (c2 + c3 r^2 + ...).")
     print(f"pub(super) const COS_TAYLOR: [f64; {len(cs)}] = [{', '.join(cs)}];")
     print(f"pub(super) const SQRT2: f64 = {lit(math.sqrt(2))};")
+    # atan: the Taylor series and atan at the reduction points 1/4, 1/2,
+    # 3/4 (= pi/4 - atan(1/7)) and 1 (= pi/4), each as hi + lo.
+    atn = [lit(F((-1) ** k, 2 * k + 1)) for k in range(1, 12)]
+    print(f"/// (-1)^k/(2k+1) for k = 1..11: atan t = t + t^3 (c1 + c2 t^2 + ...).")
+    print(f"pub(super) const ATAN_TAYLOR: [f64; {len(atn)}] = [{', '.join(atn)}];")
+    points = [atan_inv(4), atan_inv(2), PI / 4 - atan_inv(7), PI / 4]
+    his = ", ".join(lit(split(v, 2)[0]) for v in points)
+    los = ", ".join(lit(split(v, 2)[1]) for v in points)
+    print("/// atan(1/4), atan(1/2), atan(3/4), atan(1): high and low parts.")
+    print(f"pub(super) const ATAN_POINTS_HI: [f64; 4] = [{his}];")
+    print(f"pub(super) const ATAN_POINTS_LO: [f64; 4] = [{los}];")
+    hi, lo = split(PI, 2)
+    print(f"pub(super) const PI_HI: f64 = {lit(hi)};")
+    print(f"pub(super) const PI_LO: f64 = {lit(lo)};")
+    # ln 10 = 3 ln 2 + ln(5/4) = 3 ln 2 + 2 atanh(1/9).
+    ln10 = 3 * LN2 + 2 * atanh_inv(9)
+    hi, lo = split(ln10, 2)
+    print(f"pub(super) const LN10_HI: f64 = {lit(hi)};")
+    print(f"pub(super) const LN10_LO: f64 = {lit(lo)};")
+    hi, lo = split(1 / ln10, 2)
+    print(f"pub(super) const LOG10E_HI: f64 = {lit(hi)};")
+    print(f"pub(super) const LOG10E_LO: f64 = {lit(lo)};")
     words = ", ".join(f"0x{w:08x}" for w in two_over_pi_table())
     print("/// 32 zero bits, then the bits of 2/pi after the binary point, in 32-bit")
     print("/// words, most significant first (the table of `rem_pio2_large`).")

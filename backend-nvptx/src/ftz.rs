@@ -4,7 +4,8 @@
 //! attributes say `ftz`, this last step rewrites every single-precision
 //! instruction that has a `.ftz` variant to that variant, the way nvcc does
 //! under `-ftz=true`: `add`, `sub`, `mul`, `div.rn`, `div.approx`, `min`,
-//! `max`, `fma.rn`, `neg`, `abs`, `sqrt.rn`, `setp`, the `.approx`
+//! `max`, `fma`, `neg`, `abs`, `sqrt`, each also with an explicit rounding
+//! (`add.rz`, `sqrt.rp`, ...), `setp`, the `.approx`
 //! functions (`rsqrt`, `ex2`, `lg2`, `sin`, `cos`), the rounding
 //! conversions `cvt.rXi.f32.f32`, and `cvt` from `f32` to `f64` or an
 //! integer and from `f64` to `f32`. `tanh.approx.f32` has no `.ftz` form;
@@ -35,7 +36,10 @@ fn rewrite(inst: &mut MInst) {
         }
         MInst::Binary { op, ty, .. } => {
             use BinaryOp::*;
-            if matches!(op, Add | Sub | Mul | DivRn | DivApprox | Min | Max) {
+            if matches!(
+                op,
+                Add | Sub | Mul | DivRn | DivApprox | Min | Max | AddR(_) | MulR(_) | DivR(_)
+            ) {
                 f32_ftz(ty);
             }
         }
@@ -70,6 +74,9 @@ fn ftz_name(op: &str) -> Option<&'static str> {
         "cvt.rpi.f32.f32" => "cvt.rpi.ftz.f32.f32",
         "cvt.rzi.f32.f32" => "cvt.rzi.ftz.f32.f32",
         "cvt.rni.f32.f32" => "cvt.rni.ftz.f32.f32",
+        "sqrt.rz.f32" => "sqrt.rz.ftz.f32",
+        "sqrt.rp.f32" => "sqrt.rp.ftz.f32",
+        "sqrt.rm.f32" => "sqrt.rm.ftz.f32",
         _ => return None,
     })
 }

@@ -10,6 +10,7 @@
 //! real allocation, so every IR value simply gets a fresh one.
 
 use core::fmt;
+use midend::ir::Rounding as FloatRounding;
 
 /// A PTX register class; each has its own name prefix and `.reg` line.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -278,12 +279,30 @@ pub enum BinaryOp {
     Shr,
     Min,
     Max,
+    /// Float add, multiply and divide with an explicit rounding
+    /// (`add.rz.f32`, `mul.rn.f64`, `div.rp.f32`, ...).
+    AddR(FloatRounding),
+    MulR(FloatRounding),
+    DivR(FloatRounding),
 }
 
 impl BinaryOp {
     pub fn name(self) -> &'static str {
         use BinaryOp::*;
+        use FloatRounding as R;
         match self {
+            AddR(R::Nearest) => "add.rn",
+            AddR(R::Zero) => "add.rz",
+            AddR(R::Up) => "add.rp",
+            AddR(R::Down) => "add.rm",
+            MulR(R::Nearest) => "mul.rn",
+            MulR(R::Zero) => "mul.rz",
+            MulR(R::Up) => "mul.rp",
+            MulR(R::Down) => "mul.rm",
+            DivR(R::Nearest) => "div.rn",
+            DivR(R::Zero) => "div.rz",
+            DivR(R::Up) => "div.rp",
+            DivR(R::Down) => "div.rm",
             Add => "add",
             Sub => "sub",
             MulLo => "mul.lo",
@@ -412,8 +431,10 @@ pub enum MInst {
         a: Operand,
         b: Operand,
     },
-    /// `fma.rn.ty dst, a, b, c`: `a * b + c` rounded once.
+    /// `fma.rnd.ty dst, a, b, c`: `a * b + c` rounded once (`.rn` for
+    /// C's `fma`; the others for `__fmaf_rz`, ...).
     Fma {
+        rnd: FloatRounding,
         ty: PtxType,
         dst: Reg,
         a: Operand,
@@ -634,7 +655,14 @@ impl fmt::Display for MInst {
             MInst::Binary { op, ty, dst, a, b } => {
                 write!(f, "{}{ty} {dst}, {a}, {b};", op.name())
             }
-            MInst::Fma { ty, dst, a, b, c } => write!(f, "fma.rn{ty} {dst}, {a}, {b}, {c};"),
+            MInst::Fma {
+                rnd,
+                ty,
+                dst,
+                a,
+                b,
+                c,
+            } => write!(f, "fma.{rnd}{ty} {dst}, {a}, {b}, {c};"),
             MInst::Setp { cmp, ty, dst, a, b } => {
                 write!(f, "setp.{}{ty} {dst}, {a}, {b};", cmp.name())
             }

@@ -543,6 +543,84 @@ pub enum MathFn {
     FastPow,
     /// `__fdividef`, and `/` on `float` under `-prec-div=false`.
     FastDiv,
+    /// `rintf`, `nearbyintf`: to the nearest integral value, ties to even.
+    Rint,
+    /// `__saturatef`: clamped to `[0, 1]`, NaN to `+0`.
+    Saturate,
+    /// `copysignf(x, y)`: the magnitude of `x` with the sign of `y`.
+    Copysign,
+    /// `fdimf(x, y)`: `x - y` if `x > y`, else `+0` (NaN stays NaN).
+    Fdim,
+    /// `fmodf(x, y)`: `x - trunc(x / y)·y`, exact.
+    Fmod,
+    /// `remainderf(x, y)`: `x - nearest(x / y)·y`, exact.
+    Remainder,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    /// `atan2(y, x)`.
+    Atan2,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Exp10,
+    Expm1,
+    Log10,
+    Log1p,
+    Cbrt,
+    /// `1/cbrt(x)`.
+    Rcbrt,
+    Hypot,
+    /// `sin(πx)`, `cos(πx)`.
+    Sinpi,
+    Cospi,
+    /// `__tanf`, `__log2f`, `__log10f`, `__exp10f`: PTX's approximate
+    /// instructions.
+    FastTan,
+    FastLog2,
+    FastLog10,
+    FastExp10,
+}
+
+/// A rounding direction of the conversion intrinsics (`__int2float_rz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundMode {
+    /// To nearest, ties to even.
+    Nearest,
+    /// Toward zero.
+    Zero,
+    /// Toward positive infinity.
+    Up,
+    /// Toward negative infinity.
+    Down,
+}
+
+/// The operation of an explicitly rounded arithmetic intrinsic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Fma,
+    /// `1/x`.
+    Rcp,
+    Sqrt,
+    /// `1/sqrt(x)`, correctly rounded (`__frsqrt_rn`).
+    Rsqrt,
+}
+
+/// A floating-point class test (`isnan`, ...); the result is `int` 0/1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatClass {
+    Nan,
+    Inf,
+    Finite,
+    /// The sign bit is set (also for `-0` and negative NaNs).
+    Signbit,
 }
 
 /// A CUDA built-in function. Arguments are already converted to the types
@@ -589,6 +667,71 @@ pub enum Intrinsic {
     CvtaSharedToGeneric,
     /// A math function on `float` or `double` arguments.
     Math(MathFn),
+    /// `min`/`max` and their `umin`, `llmax`, ... spellings: `[T, T]`,
+    /// `T` an integer or floating type (`fmin`/`fmax` for floats).
+    MinMax {
+        max: bool,
+    },
+    /// `abs`, `labs`, `llabs`: `[T]`; the integer forms wrap at the
+    /// most negative value, as PTX `abs` does.
+    Abs,
+    /// `__float_as_int` and friends: `[S]`, the bits of `S` read as `T`
+    /// (the same width).
+    Reinterpret,
+    /// `__double2hiint` (`hi`) / `__double2loint`: `[double]`, result `int`.
+    DoubleHalf {
+        hi: bool,
+    },
+    /// `__hiloint2double(hi, lo)`: `[int, int]`, result `double`.
+    HiLoToDouble,
+    /// An integer or `double` to floating conversion with a directed
+    /// rounding (`__int2float_rz`, `__double2float_ru`, ...): `[S]`. The
+    /// rounding-to-nearest forms are plain casts.
+    ConvertRounded(RoundMode),
+    /// `__mul24`/`__umul24`: `[T, T]` (`int` or `unsigned`), the low 32
+    /// bits of the product of the low 24 bits of each.
+    Mul24,
+    /// `__mulhi`, `__umulhi`, `__mul64hi`, `__umul64hi`: `[T, T]`, the high
+    /// half of the double-width product (signedness from `T`).
+    MulHi,
+    /// `__sad`/`__usad(x, y, z)`: `[T, T, unsigned]`, `|x - y| + z`.
+    Sad,
+    /// `__byte_perm(x, y, s)`: `[unsigned; 3]`.
+    BytePerm,
+    /// `__funnelshift_l/_lc/_r/_rc(lo, hi, shift)`: `[unsigned; 3]`.
+    FunnelShift {
+        left: bool,
+        clamp: bool,
+    },
+    /// `__hadd`, `__rhadd`, `__uhadd`, `__urhadd`: `[T, T]`, `(x + y) >> 1`
+    /// (plus one before the shift when `round`) without overflow.
+    HalfAdd {
+        round: bool,
+    },
+    /// `__fadd_rz(x, y)`, `__dmul_ru`, `__fmaf_rd(x, y, z)`, `__frcp_rn`,
+    /// `__dsqrt_rz`, ...: `[T; n]` with `T` the node's type, rounded once
+    /// in the given direction and never contracted with other operations.
+    RoundedArith {
+        op: ArithOp,
+        mode: RoundMode,
+    },
+    /// `sincos(x, s, c)`, `sincospi`, `__sincosf`: `[F, F*, F*]`, stores
+    /// `sin` and `cos` of `x` (`πx` for `pi`; the approximate instructions
+    /// for `fast`), result `void`.
+    SinCos {
+        pi: bool,
+        fast: bool,
+    },
+    /// `isnan`, `isinf`, `isfinite`, `signbit`: `[F]`, result `int`.
+    Classify(FloatClass),
+    /// `ldexpf(x, n)`, `scalbnf(x, n)`: `[F, int]`, `x·2^n` rounded once.
+    Ldexp,
+    /// `frexpf(x, e)`: `[F, int*]`; stores the exponent, returns the
+    /// fraction in `[0.5, 1)`.
+    Frexp,
+    /// `modff(x, ip)`: `[F, F*]`; stores the integral part, returns the
+    /// fractional part (both with the sign of `x`).
+    Modf,
     /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
     Accel(midend::ir::AccelOp),
     /// A cluster special register (`kernelc_cluster_ctarank()`, ...):

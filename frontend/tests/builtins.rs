@@ -427,3 +427,105 @@ fn floating_point_options() {
         "expf is __expf under fast math: {text}"
     );
 }
+
+/// `min`/`max`/`abs` resolve among CUDA's overloads as C++ does (checked
+/// against nvcc 13.5: the mixed `int`/`unsigned` overloads are unsigned,
+/// `float`/`double` is `double`, and calls no overload fits better than
+/// another are ambiguous there too).
+#[test]
+fn device_function_overloads() {
+    use frontend::CType;
+    assert_eq!(common::ty("min(i, i)"), CType::INT);
+    assert_eq!(common::ty("min(i, u)"), CType::UINT);
+    assert_eq!(common::ty("max(u, i)"), CType::UINT);
+    assert_eq!(common::ty("min(s, u)"), CType::UINT);
+    assert_eq!(common::ty("min(c, c)"), CType::INT);
+    assert_eq!(common::ty("max(ll, ull)"), CType::ULONG);
+    assert_eq!(common::ty("min(f, f)"), CType::FLOAT);
+    assert_eq!(common::ty("min(f, 1.0)"), CType::DOUBLE);
+    assert_eq!(common::ty("max(d, f)"), CType::DOUBLE);
+    assert_eq!(common::ty("abs(s)"), CType::INT);
+    assert_eq!(common::ty("abs(b)"), CType::INT);
+    assert_eq!(common::ty("abs(f)"), CType::FLOAT);
+    assert_eq!(common::ty("abs(ll)"), CType::LONG);
+    assert_eq!(common::ty("llabs(i)"), CType::LONG);
+    assert_eq!(common::ty("__float_as_int(f)"), CType::INT);
+    assert_eq!(common::ty("__double2loint(d)"), CType::INT);
+    assert_eq!(common::ty("__ull2double_rz(ull)"), CType::DOUBLE);
+    assert_eq!(common::ty("__float2uint_ru(f)"), CType::UINT);
+    assert_eq!(common::ty("lroundf(f)"), CType::LONG);
+    assert_eq!(common::ty("isnan(d)"), CType::INT);
+    assert_eq!(common::ty("__umul64hi(ull, ull)"), CType::ULONG);
+    assert_eq!(common::ty("__sad(i, i, u)"), CType::UINT);
+    assert_eq!(common::ty("ldexp(d, i)"), CType::DOUBLE);
+    assert_eq!(common::ty("frexpf(f, p)"), CType::FLOAT);
+    assert_eq!(common::ty("fmod(f, f)"), CType::FLOAT);
+    // The mixed `int`/`unsigned` overload converts the `int` argument.
+    let e = common::typed_expr("min(i, u)");
+    let frontend::typed::ExprKind::Intrinsic { args, .. } = &e.kind else {
+        panic!("{e:?}");
+    };
+    assert!(common::is_cast(&args[0]) && args[0].ty == CType::UINT);
+
+    for (call, want) in [
+        (
+            "min(i, ll)",
+            "call to `min` with arguments of type `int`, `long` is ambiguous",
+        ),
+        ("min(f, 0)", "is ambiguous"),
+        ("max(i, d)", "is ambiguous"),
+        ("min(ul, i)", "is ambiguous"),
+        (
+            "abs(u)",
+            "call to `abs` with arguments of type `unsigned int` is ambiguous",
+        ),
+        ("min(p, i)", "no matching overload of `min`"),
+        ("min(i)", "`min` takes 2 arguments, have 1"),
+        ("isnan(i)", "expected `float` or `double`"),
+        (
+            "frexpf(f, i)",
+            "argument 2 of `frexpf` must be a pointer to `int`",
+        ),
+        (
+            "__int2double_rz(i)",
+            "use of undeclared identifier `__int2double_rz`",
+        ),
+    ] {
+        let src = format!("__global__ void k({}) {{ {call}; }}", common::PARAMS);
+        let err = errors(&src);
+        assert!(err.contains(want), "{call}: {err}");
+    }
+    let err = errors(&format!(
+        "__global__ void k({}) {{ min(f, 0); }}",
+        common::PARAMS
+    ));
+    assert!(
+        err.contains("`min(float, float)`") && err.contains("`min(int, int)`"),
+        "{err}"
+    );
+}
+
+/// `--use_fast_math` turns `tanf`, `log10f`, `exp10f` and `sincosf` into
+/// their approximate `__` forms, as nvcc does, and leaves `double` alone.
+#[test]
+fn fast_math_uses_the_fast_intrinsics() {
+    let src = "__global__ void k(float *p, double *d) {\n\
+        p[0] = tanf(p[1]); p[2] = log10f(p[3]); p[4] = exp10f(p[5]);\n\
+        sincosf(p[6], p + 7, p + 8); d[0] = tan(d[1]); }";
+    let default = ir_with(src, &Options::default());
+    assert!(
+        !default.contains("= sin ") && !default.contains("= ex2 ") && !default.contains("= lg2 "),
+        "accurate forms by default: {default}"
+    );
+    let fast = Options {
+        fast_math: true,
+        prec_div: false,
+        ..Options::default()
+    };
+    let text = ir_with(src, &fast);
+    for op in ["= sin ", "= cos ", "= lg2 ", "= ex2 ", "fdiv_approx"] {
+        assert!(text.contains(op), "{op} under fast math: {text}");
+    }
+    // tanf's and sincosf's sin and cos, and nothing for the double tan.
+    assert_eq!(text.matches("= sin ").count(), 2, "{text}");
+}

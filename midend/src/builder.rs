@@ -73,6 +73,15 @@ pub trait InstBuilder {
         };
         self.build_value(data, ty)
     }
+    /// `fma` or one of its explicitly rounded forms (`fma_rz`, ...).
+    fn fma_op(&mut self, opcode: Opcode, a: Value, b: Value, c: Value) -> Value {
+        let ty = self.value_type(a);
+        let data = InstData::Ternary {
+            opcode,
+            args: [a, b, c],
+        };
+        self.build_value(data, ty)
+    }
     /// `if c { a } else { b }`.
     fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
         let ty = self.value_type(a);

@@ -180,6 +180,17 @@ fn build_every_opcode_kernel() -> Function {
     for op in [Fadd, Fsub, Fmul, Fdiv, FdivApprox, Fmin, Fmax] {
         fx = c.binary(op, fx, x);
     }
+    for op in [
+        FaddRn, FaddRz, FaddRu, FaddRd, FmulRn, FmulRz, FmulRu, FmulRd, FdivRz, FdivRu, FdivRd,
+    ] {
+        fx = c.binary(op, fx, x);
+    }
+    for op in [SqrtRz, SqrtRu, SqrtRd] {
+        fx = c.unary(op, fx);
+    }
+    for op in [FmaRz, FmaRu, FmaRd] {
+        fx = c.fma_op(op, fx, x, x);
+    }
     for op in [Popcnt, Clz, Bitrev] {
         acc = c.unary(op, acc);
     }

@@ -229,6 +229,14 @@ impl Isel<'_> {
             (Opcode::FdivApprox, Type::F32) => BinaryOp::DivApprox,
             (Opcode::Fmin, _) => BinaryOp::Min,
             (Opcode::Fmax, _) => BinaryOp::Max,
+            (_, Type::F32 | Type::F64) if op.explicit_rounding().is_some() => {
+                match op.explicit_rounding() {
+                    Some((Opcode::Fadd, r)) => BinaryOp::AddR(r),
+                    Some((Opcode::Fmul, r)) => BinaryOp::MulR(r),
+                    Some((_, r)) => BinaryOp::DivR(r),
+                    None => unreachable!("checked by the guard"),
+                }
+            }
             _ => return Err(format!("`{op}` on `{ty}` is not selected")),
         };
         if ty == Type::F16 && matches!(bop, BinaryOp::Min | BinaryOp::Max) && self.target.sm() < 80
@@ -250,13 +258,23 @@ impl Isel<'_> {
 
     pub(super) fn ternary(&mut self, op: Opcode, res: Value, args: [Value; 3]) -> IselResult<()> {
         match op {
-            Opcode::Fma => {
+            Opcode::Fma | Opcode::FmaRz | Opcode::FmaRu | Opcode::FmaRd => {
+                let rnd = op
+                    .explicit_rounding()
+                    .map_or(midend::ir::Rounding::Nearest, |(_, r)| r);
                 let ty = float_ty(self.ty(res))?;
                 let a = self.reg(args[0])?.into();
                 let b = self.operand(args[1])?;
                 let c = self.operand(args[2])?;
                 let dst = self.def(res);
-                self.emit(MInst::Fma { ty, dst, a, b, c });
+                self.emit(MInst::Fma {
+                    rnd,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    c,
+                });
                 Ok(())
             }
             Opcode::Select => self.select(res, args[0], args[1], args[2]),

@@ -269,13 +269,20 @@ impl Isel<'_> {
             (Ftrunc, Type::F64) => "cvt.rzi.f64.f64",
             (Nearest, Type::F32) => "cvt.rni.f32.f32",
             (Nearest, Type::F64) => "cvt.rni.f64.f64",
+            (SqrtRz, Type::F32) => "sqrt.rz.f32",
+            (SqrtRz, Type::F64) => "sqrt.rz.f64",
+            (SqrtRu, Type::F32) => "sqrt.rp.f32",
+            (SqrtRu, Type::F64) => "sqrt.rp.f64",
+            (SqrtRd, Type::F32) => "sqrt.rm.f32",
+            (SqrtRd, Type::F64) => "sqrt.rm.f64",
             (Bitrev, Type::I32) => "brev.b32",
             (Bitrev, Type::I64) => "brev.b64",
             (Popcnt | Clz, Type::I32 | Type::I64) => {
                 return self.count_bits(op, res, arg).map(|()| true)
             }
             (
-                Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Bitrev,
+                Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Bitrev
+                | SqrtRz | SqrtRu | SqrtRd,
                 _,
             ) => return Err(format!("`{op}` on `{ty}` is not selected")),
             _ => return Ok(false),

@@ -61,6 +61,10 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::SinCos { pi, fast } => {
+                self.sincos(pi, fast, args);
+                return None;
+            }
             I::SmemDesc { tcgen05 } => self.smem_desc(tcgen05, args),
             I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
             I::AtomicCas(scope) => {
@@ -156,6 +160,23 @@ impl FunctionLowerer<'_, '_> {
                 self.b.addrspacecast(AddrSpace::Generic, s)
             }
             I::Math(f) => self.math(f, args, ty),
+            I::MinMax { .. }
+            | I::Abs
+            | I::Reinterpret
+            | I::DoubleHalf { .. }
+            | I::HiLoToDouble
+            | I::ConvertRounded(_)
+            | I::Mul24
+            | I::MulHi
+            | I::Sad
+            | I::BytePerm
+            | I::FunnelShift { .. }
+            | I::HalfAdd { .. }
+            | I::Classify(_)
+            | I::Ldexp
+            | I::Frexp
+            | I::Modf
+            | I::RoundedArith { .. } => self.device_fn(op, args, ty),
         };
         Some(v)
     }

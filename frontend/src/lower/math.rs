@@ -19,6 +19,9 @@ const LOG2E_HI: f64 = 1.442_695_021_629_333_5;
 const LOG2E_LO: f64 = 1.925_963_033_500_011_3e-8;
 /// `ln(2)` rounded to `f32`.
 const LN2: f64 = 0.693_147_182_464_599_6;
+/// `log10(2)` and `log2(10)` (rounded to `f32` where used).
+const LOG10_2: f64 = std::f64::consts::LOG10_2;
+const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// Taylor coefficients of `tanh x = x (1 + c1 x² + c2 x⁴ + ...)`, enough
 /// for below one ulp on `|x| < 0.55` (checked against a reference).
@@ -67,6 +70,11 @@ impl FunctionLowerer<'_, '_> {
                 MathFn::Pow => return self.pow_f64(x, vals[1]),
                 _ => {}
             }
+            if let Some(r) = self.math_f64_ext(f, &vals) {
+                return r;
+            }
+        } else if let Some(r) = self.math_f32_via_f64(f, &vals) {
+            return r;
         }
         match f {
             MathFn::Sqrt => self.b.unary(Opcode::Sqrt, x),
@@ -98,7 +106,145 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Tanh => self.tanh_f32(x),
             MathFn::FastPow => self.fast_pow(x, vals[1]),
             MathFn::Pow => self.pow_f32(x, vals[1]),
+            MathFn::Rint => self.b.unary(Opcode::Nearest, x),
+            MathFn::Saturate => {
+                // `max` returns the non-NaN operand, so NaN becomes +0, and
+                // `-0 < +0` makes `-0` become +0 too (as `cvt.sat`).
+                let zero = self.fconst(t, 0.0);
+                let one = self.fconst(t, 1.0);
+                let lo = self.b.binary(Opcode::Fmax, x, zero);
+                self.b.binary(Opcode::Fmin, lo, one)
+            }
+            MathFn::Copysign => self.copysign(x, vals[1]),
+            MathFn::Fdim => {
+                // `x - y` unless `x <= y` (then +0); NaN falls through to
+                // the subtraction, which gives NaN.
+                let d = self.b.binary(Opcode::Fsub, x, vals[1]);
+                let le = self.b.fcmp(FloatCC::Ole, x, vals[1]);
+                let zero = self.fconst(t, 0.0);
+                self.b.select(le, zero, d)
+            }
+            MathFn::Fmod => self.fmod(x, vals[1], false),
+            MathFn::Remainder => self.fmod(x, vals[1], true),
+            MathFn::FastTan => {
+                let s = self.b.unary(Opcode::Sin, x);
+                let c = self.b.unary(Opcode::Cos, x);
+                self.b.binary(Opcode::FdivApprox, s, c)
+            }
+            MathFn::FastLog2 => self.b.unary(Opcode::Lg2, x),
+            MathFn::FastLog10 => {
+                let l = self.b.unary(Opcode::Lg2, x);
+                let c = self.fconst(Type::F32, f32_value(LOG10_2));
+                self.b.fmul(l, c)
+            }
+            MathFn::FastExp10 => {
+                let c = self.fconst(Type::F32, f32_value(LOG2_10));
+                let p = self.b.fmul(x, c);
+                self.b.unary(Opcode::Ex2, p)
+            }
+            // The rest are `double` functions, or `float` ones computed
+            // through them (above).
+            _ => unreachable!("{f:?} on {t} is lowered above"),
         }
+    }
+
+    /// The `double` functions of `math_f64_ext.rs`.
+    fn math_f64_ext(&mut self, f: MathFn, v: &[Value]) -> Option<Value> {
+        let x = v[0];
+        Some(match f {
+            MathFn::Tan => self.tan_f64(x),
+            MathFn::Asin => self.asin_f64(x),
+            MathFn::Acos => self.acos_f64(x),
+            MathFn::Atan => self.atan_f64(x),
+            MathFn::Atan2 => self.atan2_f64(x, v[1]),
+            MathFn::Sinh => self.sinh_f64(x),
+            MathFn::Cosh => self.cosh_f64(x),
+            MathFn::Asinh => self.asinh_f64(x),
+            MathFn::Acosh => self.acosh_f64(x),
+            MathFn::Atanh => self.atanh_f64(x),
+            MathFn::Exp10 => self.exp10_f64(x),
+            MathFn::Expm1 => self.expm1_f64(x),
+            MathFn::Log10 => self.log10_f64(x),
+            MathFn::Log1p => self.log1p_f64(x),
+            MathFn::Cbrt => self.cbrt_f64(x),
+            MathFn::Rcbrt => {
+                let c = self.cbrt_f64(x);
+                let one = self.fconst(Type::F64, 1.0);
+                self.b.binary(Opcode::Fdiv, one, c)
+            }
+            MathFn::Hypot => self.hypot_f64(x, v[1]),
+            MathFn::Sinpi => self.sinpi_f64(x, false),
+            MathFn::Cospi => self.sinpi_f64(x, true),
+            _ => return None,
+        })
+    }
+
+    /// The `float` forms of the `math_f64_ext.rs` functions: the `double`
+    /// function on the widened arguments, rounded once to `float`.
+    fn math_f32_via_f64(&mut self, f: MathFn, v: &[Value]) -> Option<Value> {
+        if !matches!(
+            f,
+            MathFn::Tan
+                | MathFn::Asin
+                | MathFn::Acos
+                | MathFn::Atan
+                | MathFn::Atan2
+                | MathFn::Sinh
+                | MathFn::Cosh
+                | MathFn::Asinh
+                | MathFn::Acosh
+                | MathFn::Atanh
+                | MathFn::Exp10
+                | MathFn::Expm1
+                | MathFn::Log10
+                | MathFn::Log1p
+                | MathFn::Cbrt
+                | MathFn::Rcbrt
+                | MathFn::Hypot
+                | MathFn::Sinpi
+                | MathFn::Cospi
+        ) {
+            return None;
+        }
+        let wide: Vec<Value> = v
+            .iter()
+            .map(|&a| self.b.convert(Opcode::Fpext, Type::F64, a))
+            .collect();
+        let r = self.math_f64_ext(f, &wide)?;
+        Some(self.b.convert(Opcode::Fptrunc, Type::F32, r))
+    }
+
+    /// `sincos(x, s, c)` and friends: both results stored through the
+    /// pointers (to a local or to any memory).
+    pub(crate) fn sincos(&mut self, pi: bool, fast: bool, args: &[Expr]) {
+        let x = self.expr(&args[0]);
+        let sp = self.expr(&args[1]);
+        let cp = self.expr(&args[2]);
+        let t = self.b.value_type(x);
+        let (s, c) = if fast {
+            (self.b.unary(Opcode::Sin, x), self.b.unary(Opcode::Cos, x))
+        } else {
+            let w = if t == Type::F32 {
+                self.b.convert(Opcode::Fpext, Type::F64, x)
+            } else {
+                x
+            };
+            let (s, c) = if pi {
+                (self.sinpi_f64(w, false), self.sinpi_f64(w, true))
+            } else {
+                self.sincos_f64(w)
+            };
+            if t == Type::F32 {
+                (
+                    self.b.convert(Opcode::Fptrunc, Type::F32, s),
+                    self.b.convert(Opcode::Fptrunc, Type::F32, c),
+                )
+            } else {
+                (s, c)
+            }
+        };
+        self.b.store(s, sp, midend::ir::MemFlags::default());
+        self.b.store(c, cp, midend::ir::MemFlags::default());
     }
 
     fn fconst(&mut self, t: Type, v: f64) -> Value {
@@ -209,5 +355,191 @@ impl FunctionLowerer<'_, '_> {
         let x_one = self.b.fcmp(FloatCC::Oeq, x, one);
         let trivial = self.b.binary(Opcode::Bor, y_zero, x_one);
         self.b.select(trivial, one, r)
+    }
+}
+
+/// The parts of a finite float `|x| = m·2^e` with an integer `m`
+/// (`i64`, the implicit bit included for normal numbers) and `e` (`i32`).
+struct IntParts {
+    m: Value,
+    e: Value,
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// `|x|` as `m·2^e` (see [`IntParts`]); for a subnormal the exponent
+    /// is the smallest one and `m` has no implicit bit.
+    fn int_parts(&mut self, x: Value) -> IntParts {
+        let t = self.b.value_type(x);
+        let (bt, mbits, bias) = if t == Type::F32 {
+            (Type::I32, 23, 127)
+        } else {
+            (Type::I64, 52, 1023)
+        };
+        let bits = self.b.convert(Opcode::Bitcast, bt, x);
+        let bits = if bt == Type::I32 {
+            self.b.convert(Opcode::Zext, Type::I64, bits)
+        } else {
+            bits
+        };
+        let mmask = self.b.iconst(Type::I64, (1i64 << mbits) - 1);
+        let mant = self.b.binary(Opcode::Band, bits, mmask);
+        let sh = self.b.iconst(Type::I64, mbits);
+        let field = self.b.binary(Opcode::Ushr, bits, sh);
+        let emask = self
+            .b
+            .iconst(Type::I64, if t == Type::F32 { 0xff } else { 0x7ff });
+        let field = self.b.binary(Opcode::Band, field, emask);
+        let zero = self.b.iconst(Type::I64, 0);
+        let sub = self.b.icmp(midend::ir::IntCC::Eq, field, zero);
+        let implicit = self.b.iconst(Type::I64, 1i64 << mbits);
+        let with_bit = self.b.binary(Opcode::Bor, mant, implicit);
+        let m = self.b.select(sub, mant, with_bit);
+        let one = self.b.iconst(Type::I64, 1);
+        let field = self.b.select(sub, one, field);
+        let field = self.b.convert(Opcode::Trunc, Type::I32, field);
+        let off = self.b.iconst(Type::I32, bias + mbits);
+        let e = self.b.isub(field, off);
+        IntParts { m, e }
+    }
+
+    /// `2^k` in the float type `t`, from the bits (`k` an `i32` in the
+    /// normal exponent range of `t`).
+    fn pow2_of(&mut self, t: Type, k: Value) -> Value {
+        if t == Type::F32 {
+            let bias = self.b.iconst(Type::I32, 127);
+            let biased = self.b.iadd(k, bias);
+            let sh = self.b.iconst(Type::I32, 23);
+            let bits = self.b.binary(Opcode::Ishl, biased, sh);
+            self.b.convert(Opcode::Bitcast, Type::F32, bits)
+        } else {
+            let k = self.b.convert(Opcode::Sext, Type::I64, k);
+            let bias = self.b.iconst(Type::I64, 1023);
+            let biased = self.b.iadd(k, bias);
+            let sh = self.b.iconst(Type::I64, 52);
+            let bits = self.b.binary(Opcode::Ishl, biased, sh);
+            self.b.convert(Opcode::Bitcast, Type::F64, bits)
+        }
+    }
+
+    /// `fmod(x, y)` (`remainder` false) and `remainder(x, y)`, exact.
+    ///
+    /// With `|x| = ma·2^ea` and `|y| = mb·2^eb` (integers `ma`, `mb`),
+    /// `fmod(|x|, |y|) = (ma·2^(ea-eb) mod mb)·2^eb`. The loop computes
+    /// that residue as long division in steps of at most `K` bits
+    /// (`r = (r << s) mod mb`, with `K` such that `r << K` fits 64 bits:
+    /// 40 for `float`, 11 for `double`), so it runs at most 7 (`float`) or
+    /// 191 (`double`) times, and not at all when `|x| < 2|y|`-ish inputs
+    /// need no shifting. The residue converts exactly and is scaled by
+    /// `2^eb` in two exact halves. `remainder` also keeps the low bit of
+    /// the quotient: it subtracts `|y|` once more when the residue is
+    /// above `|y|/2`, or equal to it with an odd quotient (ties to even).
+    /// The sign is the sign of `x`; `y = 0`, `x = ±inf` and NaN give NaN,
+    /// and `y = ±inf` gives `x`.
+    pub(crate) fn fmod(&mut self, x: Value, y: Value, remainder: bool) -> Value {
+        use midend::ir::IntCC;
+        let t = self.b.value_type(x);
+        let step_bits = if t == Type::F32 { 40 } else { 11 };
+        let a = self.b.unary(Opcode::Fabs, x);
+        let bmag = self.b.unary(Opcode::Fabs, y);
+        let pa = self.int_parts(a);
+        let pb = self.int_parts(bmag);
+        let inf = self.fconst(t, f64::INFINITY);
+        let zero = self.fconst(t, 0.0);
+        let a_finite = self.b.fcmp(FloatCC::Olt, a, inf);
+        let b_pos = self.b.fcmp(FloatCC::Ogt, bmag, zero);
+        let a_ge_b = self.b.fcmp(FloatCC::Oge, a, bmag);
+        let ordinary = self.b.binary(Opcode::Band, a_finite, b_pos);
+        let ordinary = self.b.binary(Opcode::Band, ordinary, a_ge_b);
+        let d = self.b.isub(pa.e, pb.e);
+        let zero32 = self.b.iconst(Type::I32, 0);
+        let d0 = self.b.select(ordinary, d, zero32);
+        // A zero divisor (only when not `ordinary`) must not trap the
+        // first division: divide by 1 instead.
+        let one64 = self.b.iconst(Type::I64, 1);
+        let mb = self.b.select(ordinary, pb.m, one64);
+        let q0 = self.b.binary(Opcode::Udiv, pa.m, mb);
+        let r0 = self.b.binary(Opcode::Urem, pa.m, mb);
+
+        let header = self.b.create_block();
+        let r = self.b.append_block_param(header, Type::I64);
+        let dd = self.b.append_block_param(header, Type::I32);
+        let q = self.b.append_block_param(header, Type::I64);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        let rf = self.b.append_block_param(exit, Type::I64);
+        let qf = self.b.append_block_param(exit, Type::I64);
+        self.b.jump(header, vec![r0, d0, q0]);
+        self.b.switch_to_block(header);
+        let more = self.b.icmp(IntCC::Sgt, dd, zero32);
+        self.b.brif(more, body, vec![], exit, vec![r, q]);
+        self.b.seal_block(body);
+        self.b.switch_to_block(body);
+        let kmax = self.b.iconst(Type::I32, step_bits);
+        let s = self.b.binary(Opcode::Smin, dd, kmax);
+        let s64 = self.b.convert(Opcode::Zext, Type::I64, s);
+        let shifted = self.b.binary(Opcode::Ishl, r, s64);
+        let qq = self.b.binary(Opcode::Udiv, shifted, mb);
+        let rr = self.b.binary(Opcode::Urem, shifted, mb);
+        let d_next = self.b.isub(dd, s);
+        self.b.jump(header, vec![rr, d_next, qq]);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+
+        // The residue times 2^eb, exactly (two halves of the exponent).
+        let rfl = self.b.convert(Opcode::Uitofp, t, rf);
+        let one32 = self.b.iconst(Type::I32, 1);
+        let k1 = self.b.binary(Opcode::Sshr, pb.e, one32);
+        let k2 = self.b.isub(pb.e, k1);
+        let s1 = self.pow2_of(t, k1);
+        let s2 = self.pow2_of(t, k2);
+        let fm = self.b.fmul(rfl, s1);
+        let fm = self.b.fmul(fm, s2);
+        // |x| < |y| (and y = inf, x = 0): fmod(|x|, |y|) = |x|.
+        let small = self.b.fcmp(FloatCC::Olt, a, bmag);
+        let mag = self.b.select(small, a, fm);
+        let mag = if remainder {
+            let q_low = self.b.binary(Opcode::Band, qf, one64);
+            let zero64 = self.b.iconst(Type::I64, 0);
+            let odd = self.b.icmp(IntCC::Ne, q_low, zero64);
+            let not_small = self.b.unary(Opcode::Bnot, small);
+            let odd = self.b.binary(Opcode::Band, odd, not_small);
+            let twice = self.b.fadd(mag, mag);
+            let gt = self.b.fcmp(FloatCC::Ogt, twice, bmag);
+            let eq = self.b.fcmp(FloatCC::Oeq, twice, bmag);
+            let tie_up = self.b.binary(Opcode::Band, eq, odd);
+            let down = self.b.binary(Opcode::Bor, gt, tie_up);
+            let less = self.b.binary(Opcode::Fsub, mag, bmag);
+            self.b.select(down, less, mag)
+        } else {
+            mag
+        };
+        let neg = self.b.unary(Opcode::Fneg, mag);
+        let bt = if t == Type::F32 { Type::I32 } else { Type::I64 };
+        let xb = self.b.convert(Opcode::Bitcast, bt, x);
+        let zb = self.b.iconst(bt, 0);
+        let x_neg = self.b.icmp(IntCC::Slt, xb, zb);
+        let res = self.b.select(x_neg, neg, mag);
+        // NaN for y = 0, x = ±inf, or a NaN operand.
+        let y_zero = self.b.fcmp(FloatCC::Oeq, y, zero);
+        let x_inf = self.b.fcmp(FloatCC::Oeq, a, inf);
+        let uno = self.b.fcmp(FloatCC::Uno, x, y);
+        let bad = self.b.binary(Opcode::Bor, y_zero, x_inf);
+        let bad = self.b.binary(Opcode::Bor, bad, uno);
+        let nan = self.canonical_nan(t);
+        self.b.select(bad, nan, res)
+    }
+
+    /// PTX's canonical NaN (`0x7fffffff`, all ones for `f64`), made from
+    /// integer bits: the NaN that `add`, `mul`, ... produce, so a NaN this
+    /// library returns is the same on every engine.
+    pub(crate) fn canonical_nan(&mut self, t: Type) -> Value {
+        let (bt, bits) = if t == Type::F32 {
+            (Type::I32, 0x7fff_ffff)
+        } else {
+            (Type::I64, i64::MAX)
+        };
+        let bits = self.b.iconst(bt, bits);
+        self.b.convert(Opcode::Bitcast, t, bits)
     }
 }

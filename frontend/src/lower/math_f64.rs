@@ -23,13 +23,13 @@ use midend::ir::{
 use midend::ssa::FunctionBuilder;
 
 /// `log`'s operand parts: `x = 2^e · m` with `m` in `[sqrt(1/2), sqrt(2))`.
-struct LogParts {
+pub(super) struct LogParts {
     /// The exponent `e`, as a `double`.
-    e: Value,
+    pub(super) e: Value,
     /// `m`.
-    m: Value,
+    pub(super) m: Value,
     /// `f = m - 1`, exact.
-    f: Value,
+    pub(super) f: Value,
 }
 
 /// The largest `|x|` (exclusive) for which `sin` and `cos` use the short
@@ -38,11 +38,11 @@ struct LogParts {
 pub(super) const SIN_COS_LIMIT: f64 = 1_125_899_906_842_624.0; // 2^50
 
 /// `exp`'s reduction: `x = k·ln2 + r` with `|r| <= ln2/2` (about).
-struct ExpParts {
+pub(super) struct ExpParts {
     /// `k` as an `i64`.
-    k: Value,
+    pub(super) k: Value,
     /// `r`.
-    r: Value,
+    pub(super) r: Value,
 }
 
 /// The helper functions a module needs, emitted once after every function
@@ -66,7 +66,7 @@ impl MathHelpers {
         }
     }
 
-    fn sin_cos_large(&mut self) -> FuncId {
+    pub(super) fn sin_cos_large(&mut self) -> FuncId {
         *self.sin_cos_large.get_or_insert_with(|| {
             let id = FuncId::from_u32(self.next);
             self.next += 1;
@@ -108,12 +108,12 @@ impl MathHelpers {
 
 /// Builds the double-precision functions with an SSA builder: inside a C
 /// function being lowered, or into a helper function.
-struct F64Math<'x, 'f> {
-    b: &'x mut FunctionBuilder<'f>,
+pub(super) struct F64Math<'x, 'f> {
+    pub(super) b: &'x mut FunctionBuilder<'f>,
 }
 
 impl<'f> FunctionLowerer<'_, 'f> {
-    fn f64_math(&mut self) -> F64Math<'_, 'f> {
+    pub(super) fn f64_math(&mut self) -> F64Math<'_, 'f> {
         F64Math { b: &mut self.b }
     }
 
@@ -154,29 +154,29 @@ impl<'f> FunctionLowerer<'_, 'f> {
 }
 
 impl F64Math<'_, '_> {
-    fn d(&mut self, v: f64) -> Value {
+    pub(super) fn d(&mut self, v: f64) -> Value {
         self.b.fconst(Type::F64, v)
     }
 
-    fn l(&mut self, v: i64) -> Value {
+    pub(super) fn l(&mut self, v: i64) -> Value {
         self.b.iconst(Type::I64, v)
     }
 
-    fn sub(&mut self, a: Value, b: Value) -> Value {
+    pub(super) fn sub(&mut self, a: Value, b: Value) -> Value {
         self.b.binary(Opcode::Fsub, a, b)
     }
 
-    fn neg(&mut self, a: Value) -> Value {
+    pub(super) fn neg(&mut self, a: Value) -> Value {
         self.b.unary(Opcode::Fneg, a)
     }
 
-    fn cmp(&mut self, cc: FloatCC, a: Value, v: f64) -> Value {
+    pub(super) fn cmp(&mut self, cc: FloatCC, a: Value, v: f64) -> Value {
         let c = self.d(v);
         self.b.fcmp(cc, a, c)
     }
 
     /// `c[0] + x·(c[1] + x·(c[2] + ...))` with `fma`.
-    fn horner(&mut self, coeffs: &[f64], x: Value) -> Value {
+    pub(super) fn horner(&mut self, coeffs: &[f64], x: Value) -> Value {
         let (&last, rest) = coeffs.split_last().expect("a polynomial has a coefficient");
         let mut acc = self.d(last);
         for &c in rest.iter().rev() {
@@ -187,7 +187,7 @@ impl F64Math<'_, '_> {
     }
 
     /// `2^k` for an `i64` `k` in `[-1022, 1023]`, made from its bits.
-    fn pow2i(&mut self, k: Value) -> Value {
+    pub(super) fn pow2i(&mut self, k: Value) -> Value {
         let bias = self.l(1023);
         let biased = self.b.iadd(k, bias);
         let shift = self.l(52);
@@ -198,7 +198,7 @@ impl F64Math<'_, '_> {
     /// `p · 2^k` for `k` in about `[-1100, 1100]`: two exact scalings by
     /// `2^(k/2)`, so that only the last one rounds (into the subnormals) or
     /// overflows.
-    fn scale(&mut self, p: Value, k: Value) -> Value {
+    pub(super) fn scale(&mut self, p: Value, k: Value) -> Value {
         let one = self.l(1);
         let k1 = self.b.binary(Opcode::Sshr, k, one);
         let k2 = self.b.isub(k, k1);
@@ -211,7 +211,7 @@ impl F64Math<'_, '_> {
     /// The product of `a = ah (+ al)` and `b = bh + bl` as `hi + lo`: `hi =
     /// ah·bh` rounded, `lo` its rounding error (`fma`, exact) plus the
     /// cross terms `ah·bl` and `al·bh`, in that order. (`al·bl` is dropped.)
-    fn mul_dd(
+    pub(super) fn mul_dd(
         &mut self,
         (ah, al): (Value, Option<Value>),
         (bh, bl): (Value, Value),
@@ -228,7 +228,7 @@ impl F64Math<'_, '_> {
     }
 
     /// NaN in, NaN out: `select(x is NaN, x, r)`.
-    fn keep_nan(&mut self, x: Value, r: Value) -> Value {
+    pub(super) fn keep_nan(&mut self, x: Value, r: Value) -> Value {
         let nan = self.b.fcmp(FloatCC::Uno, x, x);
         self.b.select(nan, x, r)
     }
@@ -238,7 +238,7 @@ impl F64Math<'_, '_> {
     /// `[0, 0.7)`). `k·LN2_HI` is exact (`LN2_HI` has 42 bits) and so is
     /// `x - k·LN2_HI` (both are multiples of 2^-54 and the difference is
     /// below 1), so `r` carries only the rounding of the last step.
-    fn exp_reduce(&mut self, x: Value, down: bool) -> ExpParts {
+    pub(super) fn exp_reduce(&mut self, x: Value, down: bool) -> ExpParts {
         let inv = self.d(INV_LN2);
         let t = self.b.fmul(x, inv);
         let round = if down { Opcode::Floor } else { Opcode::Nearest };
@@ -254,14 +254,14 @@ impl F64Math<'_, '_> {
 
     /// `e^r - 1` for `r` in `[-0.35, 0.7)`: `r + r²·(1/2! + r/3! + ... +
     /// r^14/16!)`. The Taylor remainder is below 2^-57 relative.
-    fn expm1_poly(&mut self, r: Value) -> Value {
+    pub(super) fn expm1_poly(&mut self, r: Value) -> Value {
         let h = self.horner(&EXPM1_TAYLOR, r);
         let r2 = self.b.fmul(r, r);
         self.b.fma(h, r2, r)
     }
 
     /// Clamps `x` into `[lo, hi]` (NaN becomes `hi`; callers restore it).
-    fn clamp(&mut self, x: Value, lo: f64, hi: f64) -> Value {
+    pub(super) fn clamp(&mut self, x: Value, lo: f64, hi: f64) -> Value {
         let h = self.d(hi);
         let l = self.d(lo);
         let x = self.b.binary(Opcode::Fmin, x, h);
@@ -269,7 +269,7 @@ impl F64Math<'_, '_> {
     }
 
     /// `exp(x) = 2^k · (1 + expm1(r))`.
-    fn exp_f64(&mut self, x: Value) -> Value {
+    pub(super) fn exp_f64(&mut self, x: Value) -> Value {
         let xc = self.clamp(x, -746.0, 710.0);
         let ExpParts { k, r } = self.exp_reduce(xc, false);
         let p1 = self.expm1_poly(r);
@@ -294,7 +294,7 @@ impl F64Math<'_, '_> {
     }
 
     /// Splits a positive `x` (subnormals included) into `2^e · m`.
-    fn log_parts(&mut self, x: Value) -> LogParts {
+    pub(super) fn log_parts(&mut self, x: Value) -> LogParts {
         let sub = self.cmp(FloatCC::Olt, x, f64::MIN_POSITIVE);
         let two54 = self.d(2f64.powi(54));
         let scaled = self.b.fmul(x, two54);
@@ -329,7 +329,7 @@ impl F64Math<'_, '_> {
     /// `R = s²·(2/3 + 2s²/5 + ...)` (the Taylor series of atanh; `s² <=
     /// 0.0295`, eleven terms leave below 2^-60). `f` is exact, so the only
     /// sizeable roundings are those of `f²/2` and of the last subtraction.
-    fn log1p_core(&mut self, f: Value) -> Value {
+    pub(super) fn log1p_core(&mut self, f: Value) -> Value {
         let two = self.d(2.0);
         let d = self.b.fadd(two, f);
         let s = self.b.binary(Opcode::Fdiv, f, d);
@@ -347,7 +347,7 @@ impl F64Math<'_, '_> {
 
     /// C's special cases of `log`/`log2`: `log(±0) = -inf`, `log(x < 0) =
     /// NaN`, `log(inf) = inf`, NaN stays NaN.
-    fn log_specials(&mut self, x: Value, r: Value) -> Value {
+    pub(super) fn log_specials(&mut self, x: Value, r: Value) -> Value {
         let is_inf = self.cmp(FloatCC::Oeq, x, f64::INFINITY);
         let inf = self.d(f64::INFINITY);
         let r = self.b.select(is_inf, inf, r);
@@ -391,7 +391,7 @@ impl F64Math<'_, '_> {
     /// as `s_h + s_l`, `log m = 2s + (2/3)s³ + s⁵·Q(s²)`: the first two
     /// terms in double-double arithmetic, the third (below 2^-13 of the
     /// total) in plain double.
-    fn log_dd(&mut self, x: Value) -> (Value, Value) {
+    pub(super) fn log_dd(&mut self, x: Value) -> (Value, Value) {
         let LogParts { e, m, f } = self.log_parts(x);
         let one = self.d(1.0);
         // m + 1 = d_h + d_l exactly.
@@ -524,7 +524,9 @@ impl F64Math<'_, '_> {
     /// reduction is accurate for `|x| < 2^50`; larger arguments branch to
     /// `large`, the module's helper function (`sin_cos_large_body`), which
     /// reduces them exactly.
-    fn sin_cos_f64(&mut self, x: Value, cos: bool, large: FuncId) -> Value {
+    /// `x = k·π/2 + r` for `|x| < 2^50`: `k = nearest(x·2/π)` (an `i64`)
+    /// and `r` by three `fma` steps with π/2 in three parts (Cody–Waite).
+    pub(super) fn reduce_pio2(&mut self, x: Value) -> (Value, Value) {
         let tp = self.d(TWO_OVER_PI);
         let t = self.b.fmul(x, tp);
         let kf = self.b.unary(Opcode::Nearest, t);
@@ -536,6 +538,11 @@ impl F64Math<'_, '_> {
         let r = self.b.fma(nk, p2, r);
         let r = self.b.fma(nk, p3, r);
         let k = self.b.convert(Opcode::Fptosi, Type::I64, kf);
+        (r, k)
+    }
+
+    fn sin_cos_f64(&mut self, x: Value, cos: bool, large: FuncId) -> Value {
+        let (r, k) = self.reduce_pio2(x);
         let shift = self.l(i64::from(cos));
         let k = self.b.iadd(k, shift);
         let fast = self.sin_cos_poly(r, k);
@@ -571,7 +578,7 @@ impl F64Math<'_, '_> {
     /// the quadrant `k mod 4` (an `i64`; `cos` passes `k + 1`): `sin r = r
     /// + r³·S(r²)` and `cos r = 1 - r²/2 + r⁴·C(r²)` (Taylor), the rounding
     /// of `1 - r²/2` recovered.
-    fn sin_cos_poly(&mut self, r: Value, k: Value) -> Value {
+    pub(super) fn sin_cos_poly(&mut self, r: Value, k: Value) -> Value {
         let z = self.b.fmul(r, r);
         // sin r = r + r³·S(z).
         let sp = self.horner(&SIN_TAYLOR, z);

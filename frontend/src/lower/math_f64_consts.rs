@@ -90,6 +90,39 @@ pub(super) const COS_TAYLOR: [f64; 8] = [
     -1.5619206968586225e-16,
 ];
 pub(super) const SQRT2: f64 = 1.4142135623730951;
+/// (-1)^k/(2k+1) for k = 1..11: atan t = t + t^3 (c1 + c2 t^2 + ...).
+pub(super) const ATAN_TAYLOR: [f64; 11] = [
+    -0.3333333333333333,
+    0.2,
+    -0.14285714285714285,
+    0.1111111111111111,
+    -0.09090909090909091,
+    0.07692307692307693,
+    -0.06666666666666667,
+    0.058823529411764705,
+    -0.05263157894736842,
+    0.047619047619047616,
+    -0.043478260869565216,
+];
+/// atan(1/4), atan(1/2), atan(3/4), atan(1): high and low parts.
+pub(super) const ATAN_POINTS_HI: [f64; 4] = [
+    0.24497866312686414,
+    0.4636476090008061,
+    0.6435011087932844,
+    0.7853981633974483,
+];
+pub(super) const ATAN_POINTS_LO: [f64; 4] = [
+    1.0698755618734451e-17,
+    2.2698777452961687e-17,
+    1.5834785051444286e-17,
+    3.061616997868383e-17,
+];
+pub(super) const PI_HI: f64 = 3.141592653589793;
+pub(super) const PI_LO: f64 = 1.2246467991473532e-16;
+pub(super) const LN10_HI: f64 = 2.302585092994046;
+pub(super) const LN10_LO: f64 = -2.1707562233822494e-16;
+pub(super) const LOG10E_HI: f64 = 0.4342944819032518;
+pub(super) const LOG10E_LO: f64 = 1.098319650216765e-17;
 /// 32 zero bits, then the bits of 2/pi after the binary point, in 32-bit
 /// words, most significant first (the table of `rem_pio2_large`).
 pub(super) const TWO_OVER_PI_WORDS: [u32; 40] = [

@@ -20,11 +20,13 @@
 //! variable. Module variables become IR globals, in `Program::globals` order.
 
 mod aggregate;
+mod device_fns;
 mod expr;
 mod intrinsic;
 mod math;
 mod math_f64;
 mod math_f64_consts;
+mod math_f64_ext;
 mod stmt;
 mod tensor;
 mod wgmma_tcgen05;

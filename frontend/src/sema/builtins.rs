@@ -101,6 +101,59 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "__cosf" => (M::FastCos, true),
         "__powf" => (M::FastPow, true),
         "__fdividef" => (M::FastDiv, true),
+        "rintf" | "nearbyintf" => (M::Rint, true),
+        "__saturatef" => (M::Saturate, true),
+        "copysignf" => (M::Copysign, true),
+        "fdimf" => (M::Fdim, true),
+        "fmodf" => (M::Fmod, true),
+        "remainderf" => (M::Remainder, true),
+        "rint" | "nearbyint" => (M::Rint, false),
+        "copysign" => (M::Copysign, false),
+        "fdim" => (M::Fdim, false),
+        "fmod" => (M::Fmod, false),
+        "remainder" => (M::Remainder, false),
+        "tanf" => (M::Tan, true),
+        "asinf" => (M::Asin, true),
+        "acosf" => (M::Acos, true),
+        "atanf" => (M::Atan, true),
+        "atan2f" => (M::Atan2, true),
+        "sinhf" => (M::Sinh, true),
+        "coshf" => (M::Cosh, true),
+        "asinhf" => (M::Asinh, true),
+        "acoshf" => (M::Acosh, true),
+        "atanhf" => (M::Atanh, true),
+        "exp10f" => (M::Exp10, true),
+        "expm1f" => (M::Expm1, true),
+        "log10f" => (M::Log10, true),
+        "log1pf" => (M::Log1p, true),
+        "cbrtf" => (M::Cbrt, true),
+        "rcbrtf" => (M::Rcbrt, true),
+        "hypotf" => (M::Hypot, true),
+        "sinpif" => (M::Sinpi, true),
+        "cospif" => (M::Cospi, true),
+        "__tanf" => (M::FastTan, true),
+        "__log2f" => (M::FastLog2, true),
+        "__log10f" => (M::FastLog10, true),
+        "__exp10f" => (M::FastExp10, true),
+        "tan" => (M::Tan, false),
+        "asin" => (M::Asin, false),
+        "acos" => (M::Acos, false),
+        "atan" => (M::Atan, false),
+        "atan2" => (M::Atan2, false),
+        "sinh" => (M::Sinh, false),
+        "cosh" => (M::Cosh, false),
+        "asinh" => (M::Asinh, false),
+        "acosh" => (M::Acosh, false),
+        "atanh" => (M::Atanh, false),
+        "exp10" => (M::Exp10, false),
+        "expm1" => (M::Expm1, false),
+        "log10" => (M::Log10, false),
+        "log1p" => (M::Log1p, false),
+        "cbrt" => (M::Cbrt, false),
+        "rcbrt" => (M::Rcbrt, false),
+        "hypot" => (M::Hypot, false),
+        "sinpi" => (M::Sinpi, false),
+        "cospi" => (M::Cospi, false),
         "sqrt" => (M::Sqrt, false),
         "rsqrt" => (M::Rsqrt, false),
         "exp" => (M::Exp, false),
@@ -125,7 +178,17 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
 
 fn arity(f: MathFn) -> usize {
     match f {
-        MathFn::Pow | MathFn::FastPow | MathFn::Fmin | MathFn::Fmax | MathFn::FastDiv => 2,
+        MathFn::Pow
+        | MathFn::FastPow
+        | MathFn::Fmin
+        | MathFn::Fmax
+        | MathFn::FastDiv
+        | MathFn::Copysign
+        | MathFn::Fdim
+        | MathFn::Fmod
+        | MathFn::Remainder
+        | MathFn::Atan2
+        | MathFn::Hypot => 2,
         MathFn::Fma => 3,
         _ => 1,
     }
@@ -140,6 +203,7 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
         || fixed_builtin(name).is_some()
         || shfl_kind(name).is_some()
         || vote_kind(name).is_some()
+        || super::device_fns::is_device_fn(name)
 }
 
 /// `atomicAdd_block` → (`atomicAdd`, block scope).
@@ -268,6 +332,7 @@ impl Checker {
             || shfl_kind(name).is_some()
             || vote_kind(name).is_some()
             || math_fn(name).is_some()
+            || super::device_fns::is_device_fn(name)
             || name == "__ldg";
         if !known {
             return None;
@@ -285,12 +350,21 @@ impl Checker {
             self.vote(name, k, args, span)
         } else if let Some((f, is_float)) = math_fn(name) {
             self.math(name, f, is_float, args, span)
+        } else if super::device_fns::is_device_fn(name) {
+            self.device_fn_call(name, args, span)
         } else {
             self.ldg(args, span)
         })
     }
 
-    fn arg_count(&mut self, name: &str, args: &[Expr], min: usize, max: usize, span: Span) -> bool {
+    pub(super) fn arg_count(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        min: usize,
+        max: usize,
+        span: Span,
+    ) -> bool {
         if (min..=max).contains(&args.len()) {
             return true;
         }
@@ -311,7 +385,12 @@ impl Checker {
     }
 
     /// Converts each argument to its parameter type as a call would.
-    fn convert_args(&mut self, name: &str, args: Vec<Expr>, params: &[CType]) -> Option<Vec<Expr>> {
+    pub(super) fn convert_args(
+        &mut self,
+        name: &str,
+        args: Vec<Expr>,
+        params: &[CType],
+    ) -> Option<Vec<Expr>> {
         let mut out = Vec::new();
         let mut ok = true;
         for (i, (a, p)) in args.into_iter().zip(params).enumerate() {
@@ -324,7 +403,7 @@ impl Checker {
         ok.then_some(out)
     }
 
-    fn fixed(
+    pub(super) fn fixed(
         &mut self,
         name: &str,
         op: Intrinsic,
@@ -547,6 +626,10 @@ impl Checker {
                 MathFn::Sin => MathFn::FastSin,
                 MathFn::Cos => MathFn::FastCos,
                 MathFn::Pow => MathFn::FastPow,
+                MathFn::Tan => MathFn::FastTan,
+                MathFn::Log2 => MathFn::FastLog2,
+                MathFn::Log10 => MathFn::FastLog10,
+                MathFn::Exp10 => MathFn::FastExp10,
                 f => f,
             }
         } else {

@@ -9,6 +9,7 @@ mod builtins;
 mod convert;
 mod cxx;
 mod decl;
+mod device_fns;
 mod expr;
 mod labels;
 mod tensor;

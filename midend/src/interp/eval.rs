@@ -252,6 +252,10 @@ fn min_max(op: Opcode, a: f64, b: f64) -> f64 {
 /// Unary float operations: `fneg` and `fabs` work on the sign bit only (no
 /// NaN canonicalization, as `neg.f32`/`abs.f32`); `sqrt` rounds.
 pub fn float_unary(op: Opcode, ty: Type, a: u64) -> u64 {
+    if let Some((base, _)) = op.explicit_rounding() {
+        let nearest = float_unary(base, ty, a);
+        return super::rounding::eval(op, ty, &[a], nearest);
+    }
     let sign = match ty {
         Type::F64 => 1u64 << 63,
         Type::F32 => 1 << 31,
@@ -347,6 +351,10 @@ pub fn int_unary(op: Opcode, bits: u32, a: u64) -> u64 {
 
 /// Binary float operations.
 pub fn float_binary(op: Opcode, ty: Type, a: u64, b: u64) -> u64 {
+    if let Some((base, _)) = op.explicit_rounding() {
+        let nearest = float_binary(base, ty, a, b);
+        return super::rounding::eval(op, ty, &[a, b], nearest);
+    }
     if matches!(op, Opcode::Fmin | Opcode::Fmax) {
         let (x, y) = (float_to_f64(a, ty), float_to_f64(b, ty));
         if x.is_nan() && y.is_nan() {
@@ -394,6 +402,12 @@ pub fn float_binary(op: Opcode, ty: Type, a: u64, b: u64) -> u64 {
 
 /// `fma a, b, c` with a single rounding (for 16-bit floats: computed in f64
 /// then rounded, which is single-rounding except in rare wide-exponent cases).
+/// `fma` and its explicitly rounded forms (`fma_rz`, ...).
+pub fn ternary(op: Opcode, ty: Type, a: u64, b: u64, c: u64) -> u64 {
+    let nearest = fma(ty, a, b, c);
+    super::rounding::eval(op, ty, &[a, b, c], nearest)
+}
+
 pub fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
     match ty {
         Type::F32 => {

@@ -605,9 +605,9 @@ impl<'m> Exec<'m> {
                         c
                     }
                 } else if func.attrs.ftz {
-                    ftz::fma(result_ty, a, b, c)
+                    ftz::ternary(*opcode, result_ty, a, b, c)
                 } else {
-                    eval::fma(result_ty, a, b, c)
+                    eval::ternary(*opcode, result_ty, a, b, c)
                 }
             }
             InstData::IntCompare { cond, args } => u64::from(eval::icmp(

@@ -9,7 +9,9 @@
 //! `backend-nvptx/src/ftz.rs` and docs/math.md:
 //! - flushed operands and result: `fadd`, `fsub`, `fmul`, `fdiv`,
 //!   `fdiv_approx`, `fmin`, `fmax`, `fma`, `sqrt`, `rsqrt`, `ex2`, `lg2`,
-//!   `sin`, `cos`, `floor`, `ceil`, `ftrunc`, `nearest`;
+//!   `sin`, `cos`, `floor`, `ceil`, `ftrunc`, `nearest`, and the
+//!   explicitly rounded `fadd_rz`, `fmul_rn`, `fdiv_ru`, `sqrt_rd`,
+//!   `fma_rz`, ... (PTX `add.rz.ftz.f32`, ...);
 //! - flushed operand only: `fneg`, `fabs` (their result is then never
 //!   subnormal), `fcmp`, `fpext` from `f32`, `fptosi`/`fptoui` from `f32`;
 //! - flushed result only: `fptrunc` to `f32`;
@@ -60,6 +62,12 @@ pub fn float_binary(op: Opcode, ty: Type, a: u64, b: u64) -> u64 {
 pub fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
     let f = |x| flush(ty, x);
     f(eval::fma(ty, f(a), f(b), f(c)))
+}
+
+/// [`eval::ternary`] in a function marked `ftz`.
+pub fn ternary(op: Opcode, ty: Type, a: u64, b: u64, c: u64) -> u64 {
+    let f = |x| flush(ty, x);
+    f(eval::ternary(op, ty, f(a), f(b), f(c)))
 }
 
 /// [`eval::fcmp`] in a function marked `ftz`.

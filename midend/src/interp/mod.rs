@@ -32,6 +32,7 @@ pub mod eval;
 mod exec;
 pub mod ftz;
 pub mod memory;
+mod rounding;
 
 use crate::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
 use memory::{Alloc, GridMemory};

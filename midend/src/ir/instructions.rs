@@ -106,6 +106,28 @@ named_enum! {
         Fmax = "fmax",
         /// Fused multiply-add: `a * b + c` with one rounding.
         Fma = "fma",
+        // Float arithmetic with an explicit rounding (CUDA's `__fadd_rz`,
+        // `__dmul_ru`, ...; PTX `add.rz.f32`, ...), `f32` and `f64` only.
+        // `_rn` is round to nearest even, like `fadd`, but never contracted
+        // into an `fma` (`__fadd_rn`, `__fmul_rn`); `_rz` rounds toward
+        // zero, `_ru` toward +inf, `_rd` toward -inf.
+        FaddRn = "fadd_rn",
+        FaddRz = "fadd_rz",
+        FaddRu = "fadd_ru",
+        FaddRd = "fadd_rd",
+        FmulRn = "fmul_rn",
+        FmulRz = "fmul_rz",
+        FmulRu = "fmul_ru",
+        FmulRd = "fmul_rd",
+        FdivRz = "fdiv_rz",
+        FdivRu = "fdiv_ru",
+        FdivRd = "fdiv_rd",
+        SqrtRz = "sqrt_rz",
+        SqrtRu = "sqrt_ru",
+        SqrtRd = "sqrt_rd",
+        FmaRz = "fma_rz",
+        FmaRu = "fma_ru",
+        FmaRd = "fma_rd",
         Icmp = "icmp",
         Fcmp = "fcmp",
         /// `select c, a, b`: `a` if `c` else `b`.
@@ -252,11 +274,14 @@ impl Opcode {
             Iconst => Format::Iconst,
             Fconst => Format::Fconst,
             Ineg | Bnot | Fneg | Fabs | Sqrt | Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor
-            | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev => Format::Unary,
+            | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev | SqrtRz | SqrtRu | SqrtRd => {
+                Format::Unary
+            }
             Iadd | Isub | Imul | Sdiv | Udiv | Srem | Urem | Band | Bor | Bxor | Ishl | Ushr
             | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox | Fmin
-            | Fmax | PtrOffset => Format::Binary,
-            Fma | Select => Format::Ternary,
+            | Fmax | PtrOffset | FaddRn | FaddRz | FaddRu | FaddRd | FmulRn | FmulRz | FmulRu
+            | FmulRd | FdivRz | FdivRu | FdivRd => Format::Binary,
+            Fma | Select | FmaRz | FmaRu | FmaRd => Format::Ternary,
             Icmp => Format::IntCompare,
             Fcmp => Format::FloatCompare,
             Sext | Zext | Trunc | Fpext | Fptrunc | Sitofp | Uitofp | Fptosi | Fptoui | Bitcast
@@ -309,6 +334,35 @@ impl Opcode {
         }
     }
 
+    /// The rounding of a float operation with an explicit one (`fadd_rz`,
+    /// ...), and the operation it rounds: `Fadd`, `Fmul`, `Fdiv`, `Sqrt`
+    /// or `Fma`.
+    pub fn explicit_rounding(self) -> Option<(Opcode, Rounding)> {
+        use Opcode::*;
+        use Rounding::{Down, Up, Zero};
+        const NEAREST: Rounding = Rounding::Nearest;
+        Some(match self {
+            FaddRn => (Fadd, NEAREST),
+            FaddRz => (Fadd, Zero),
+            FaddRu => (Fadd, Up),
+            FaddRd => (Fadd, Down),
+            FmulRn => (Fmul, NEAREST),
+            FmulRz => (Fmul, Zero),
+            FmulRu => (Fmul, Up),
+            FmulRd => (Fmul, Down),
+            FdivRz => (Fdiv, Zero),
+            FdivRu => (Fdiv, Up),
+            FdivRd => (Fdiv, Down),
+            SqrtRz => (Sqrt, Zero),
+            SqrtRu => (Sqrt, Up),
+            SqrtRd => (Sqrt, Down),
+            FmaRz => (Fma, Zero),
+            FmaRu => (Fma, Up),
+            FmaRd => (Fma, Down),
+            _ => return None,
+        })
+    }
+
     /// Whether the instruction ends a block.
     pub fn is_terminator(self) -> bool {
         matches!(
@@ -358,6 +412,20 @@ impl Opcode {
                 | Opcode::ClusterArrive
                 | Opcode::ClusterWait
         )
+    }
+}
+
+named_enum! {
+    /// An IEEE rounding direction, with its PTX modifier as the name.
+    Rounding {
+        /// To nearest, ties to even (`.rn`).
+        Nearest = "rn",
+        /// Toward zero (`.rz`).
+        Zero = "rz",
+        /// Toward +inf (`.rp`).
+        Up = "rp",
+        /// Toward -inf (`.rm`).
+        Down = "rm",
     }
 }
 

@@ -25,7 +25,7 @@ pub use function::{
 };
 pub use instructions::{
     AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, MemScope,
-    Opcode, ShuffleMode, SpecialReg, VoteMode,
+    Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
 };
 pub use layout::Layout;
 pub use module::{GlobalVarData, Module};

@@ -76,7 +76,12 @@ fn is_float_op(op: Opcode) -> bool {
             | Fmin
             | Fmax
             | Fma
-    )
+    ) || op.explicit_rounding().is_some()
+}
+
+/// Float ops PTX has only for `f32` and `f64` (the explicit roundings).
+fn is_f32_f64_only(op: Opcode) -> bool {
+    op.explicit_rounding().is_some()
 }
 
 /// Float ops PTX has only for `f32` (the `.approx` forms).
@@ -246,6 +251,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             if is_f32_only(op) && t.is_float() && t != Type::F32 {
                 cx.at_inst(inst, format!("{op} needs f32, got {t}"));
             }
+            if is_f32_f64_only(op) && !matches!(t, Type::F32 | Type::F64) {
+                cx.at_inst(inst, format!("{op} needs f32 or f64, got {t}"));
+            }
             if is_wide_bit_op(op) && t.is_int() && !matches!(t, Type::I32 | Type::I64) {
                 cx.at_inst(inst, format!("{op} needs i32 or i64, got {t}"));
             }
@@ -277,6 +285,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 if is_f32_only(op) && ta.is_float() && ta != Type::F32 {
                     cx.at_inst(inst, format!("{op} needs f32, got {ta}"));
                 }
+                if is_f32_f64_only(op) && !matches!(ta, Type::F32 | Type::F64) {
+                    cx.at_inst(inst, format!("{op} needs f32 or f64, got {ta}"));
+                }
             }
             want_operand_type(cx, ta);
         }
@@ -297,6 +308,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             match args[1..].iter().map(|&v| ty(v)).find(|&t| t != ta) {
                 Some(other) => cx.at_inst(inst, format!("{op} operands differ: {ta} and {other}")),
                 None => operand_kind(cx, ta),
+            }
+            if is_f32_f64_only(op) && !matches!(ta, Type::F32 | Type::F64) {
+                cx.at_inst(inst, format!("{op} needs f32 or f64, got {ta}"));
             }
             want_operand_type(cx, ta);
         }

@@ -502,11 +502,16 @@ impl<'a> Exec<'a> {
                 .ok_or_else(|| e(FaultKind::Unsupported, "missing operand".to_string()))
         };
         let code = inst.opcode.as_str();
+        // A directed rounding (`add.rz.f32`, ...), applied after the
+        // round-to-nearest result by `directed::round`.
+        let directed = inst
+            .mods
+            .iter()
+            .find(|m| matches!(m.as_str(), ".rz" | ".rm" | ".rp"))
+            .map(String::as_str);
         let float_rounding_ok = || {
-            !inst
-                .mods
-                .iter()
-                .any(|m| matches!(m.as_str(), ".rz" | ".rm" | ".rp"))
+            directed.is_none()
+                || matches!(code, "add" | "sub" | "mul" | "div" | "fma" | "sqrt" | "rcp")
         };
         match code {
             "mov" => {
@@ -594,6 +599,9 @@ impl<'a> Exec<'a> {
                         "min" | "max" => ops::float_min_max(code, ty, a, b, inst.has(".NaN")),
                         _ => ops::float_binary(code, ty, a, b)?,
                     };
+                    if let Some(rnd) = directed {
+                        r = super::directed::round(code, rnd, ty, &[a, b], r);
+                    }
                     if ftz {
                         r = ops::ftz(ty, r);
                     }
@@ -637,7 +645,12 @@ impl<'a> Exec<'a> {
                     let c = self.get(t, op(3)?, ty)?;
                     let ftz = inst.has(".ftz");
                     let f = |x| if ftz { ops::ftz(ty, x) } else { x };
-                    let mut r = f(ops::fma(ty, f(a), f(b), f(c)));
+                    let (a, b, c) = (f(a), f(b), f(c));
+                    let mut r = ops::fma(ty, a, b, c);
+                    if let Some(rnd) = directed {
+                        r = super::directed::round("fma", rnd, ty, &[a, b, c], r);
+                    }
+                    let mut r = f(r);
                     if inst.has(".sat") {
                         r = ops::fsat(ty, r);
                     }
@@ -715,6 +728,9 @@ impl<'a> Exec<'a> {
                 let a = self.get(t, op(1)?, ty)?;
                 let a = if ftz { ops::ftz(ty, a) } else { a };
                 let mut r = ops::float_unary(code, ty, a)?;
+                if let Some(rnd) = directed {
+                    r = super::directed::round(code, rnd, ty, &[a], r);
+                }
                 if ftz {
                     r = ops::ftz(ty, r);
                 }

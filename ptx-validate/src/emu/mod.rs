@@ -26,6 +26,7 @@
 //! deterministic. The emulator never panics on any PTX: what it cannot run
 //! is an error that says "not supported by the emulator".
 
+mod directed;
 mod exec;
 pub mod memory;
 pub mod ops;
