@@ -399,10 +399,12 @@ pub fn compile_source_with_messages(
     source: &str,
     opts: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
+    // `__FILE__` is the path as given, as nvcc spells it.
     let fe_opts = with_float_options(
         frontend_options(opts.target.sm(), &opts.defines),
         opts.float,
-    );
+    )
+    .with_file_name(file_name);
     let fail = diagnostics_failure(file_name, source, opts.warnings);
     match opts.emit {
         Emit::Tokens => {

@@ -422,7 +422,8 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
             messages: String::new(),
         });
     }
-    let fe = driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float);
+    let fe = driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float)
+        .with_file_name(&name);
     let fail = |d: Vec<Diagnostic>| {
         frontend::render_diagnostics(&name, &text, &driver::apply_warning_mode(d, req.warnings))
     };

@@ -382,3 +382,24 @@ fn header_macros_reach_the_kernel_exactly() {
         ]
     );
 }
+
+/// `__FILE__` is the input path exactly as the command line gave it, as in
+/// nvcc, both when compiling and under `kernelc run`.
+#[test]
+fn file_macro_is_the_path_given_on_the_command_line() {
+    let dir = scratch("file-macro");
+    let src = dir.join("where.cu");
+    std::fs::write(
+        &src,
+        "#define WHERE __FILE__\nextern \"C\" __global__ void k(int *o) { o[0] = __LINE__; }\nWHERE\n",
+    )
+    .unwrap();
+    let path = src.to_str().unwrap();
+    let out = kernelc(&[path, "--emit", "tokens"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tokens = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        tokens.contains(&format!("string-literal '\"{path}\"'")),
+        "__FILE__ expands to the given path:\n{tokens}"
+    );
+}
