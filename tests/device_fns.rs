@@ -157,6 +157,15 @@ extern "C" __global__ void rounded(const float* fa, const double* da, float* of,
     d[20] = __drcp_rn(y); d[21] = __drcp_rz(y); d[22] = __drcp_ru(y); d[23] = __drcp_rd(y);
     d[24] = __dsqrt_rn(x); d[25] = __dsqrt_rz(x); d[26] = __dsqrt_ru(x); d[27] = __dsqrt_rd(x);
 }
+
+extern "C" __global__ void nan_constants(float* o, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    o[4 * i] = NAN;
+    o[4 * i + 1] = __int_as_float(0x7fffffff);
+    o[4 * i + 2] = __int_as_float(0xffc00001);
+    o[4 * i + 3] = NAN;
+}
 "#;
 
 const BLOCK: u32 = 64;
@@ -1365,5 +1374,23 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                 modes[j % 4]
             );
         }
+    }
+}
+
+/// A NaN constant keeps its bits through every engine and level: GVN must
+/// not merge NaNs with different payloads, and the interpreter loads a NaN
+/// constant with the bits the backend prints (not the canonical NaN that
+/// arithmetic produces).
+#[test]
+fn nan_constants_keep_their_bits() {
+    let n = 8;
+    let out = run_all("nan_constants", &[vec![0u8; 16 * n]], n);
+    let bits = words(&out[0], u32::from_le_bytes);
+    for i in 0..n {
+        assert_eq!(
+            bits[4 * i..4 * i + 4],
+            [0x7fc0_0000, 0x7fff_ffff, 0xffc0_0001, 0x7fc0_0000],
+            "thread {i}"
+        );
     }
 }

@@ -409,7 +409,7 @@ impl Isel<'_> {
             InstData::Fconst {
                 ty: Type::F32,
                 value,
-            } => Some(Operand::F32((*value as f32).to_bits())),
+            } => Some(Operand::F32(midend::ir::f32_const_bits(*value))),
             InstData::Fconst {
                 ty: Type::F64,
                 value,
@@ -1054,11 +1054,11 @@ fn load_kind(flags: &MemFlags, space: Space) -> LoadKind {
 /// the 16-bit pattern (only `mov.b16` takes those).
 fn float_imm(ty: Type, value: f64) -> IselResult<Operand> {
     Ok(match ty {
-        Type::F32 => Operand::F32((value as f32).to_bits()),
+        Type::F32 => Operand::F32(midend::ir::f32_const_bits(value)),
         Type::F64 => Operand::F64(value.to_bits()),
         Type::F16 => Operand::Imm(i64::from(f32_to_f16_bits(value as f32))),
         // bf16 is the top half of an f32 (the IR guarantees the value is exact).
-        Type::BF16 => Operand::Imm(i64::from(((value as f32).to_bits() >> 16) as u16)),
+        Type::BF16 => Operand::Imm(i64::from((midend::ir::f32_const_bits(value) >> 16) as u16)),
         _ => return Err(format!("fconst of type `{ty}`")),
     })
 }

@@ -201,6 +201,21 @@ pub fn float_to_f64(bits: u64, ty: Type) -> f64 {
     }
 }
 
+/// The bits of an `fconst`: exact for every value the IR allows, and a NaN
+/// constant keeps its payload as the backend prints it (a NaN from
+/// arithmetic is canonical instead; see [`f64_to_float`]).
+pub fn const_float_bits(x: f64, ty: Type) -> u64 {
+    match ty {
+        Type::F64 => x.to_bits(),
+        Type::F32 => u64::from(crate::ir::f32_const_bits(x)),
+        // The 16-bit NaNs as the backend writes them: a quiet NaN with the
+        // sign (f16), the top half of the f32 bits (bf16).
+        Type::F16 if x.is_nan() => (u64::from(x.is_sign_negative()) << 15) | 0x7e00,
+        Type::BF16 if x.is_nan() => u64::from(crate::ir::f32_const_bits(x) >> 16),
+        _ => f64_to_float(x, ty),
+    }
+}
+
 /// Rounds an f64 to `ty` (nearest even); NaN becomes the canonical NaN.
 pub fn f64_to_float(x: f64, ty: Type) -> u64 {
     if x.is_nan() {

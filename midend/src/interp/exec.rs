@@ -572,7 +572,7 @@ impl<'m> Exec<'m> {
             .map_or(Type::I64, |&r| ty(r));
         let result: u64 = match data {
             InstData::Iconst { ty, imm } => (*imm as u64) & eval::mask(ty.bits()),
-            InstData::Fconst { ty, value } => eval::f64_to_float(*value, *ty),
+            InstData::Fconst { ty, value } => eval::const_float_bits(*value, *ty),
             InstData::Unary { opcode, arg } => {
                 let a = val(*arg);
                 if result_ty.is_float() && func.attrs.ftz {

@@ -782,6 +782,25 @@ macro_rules! operand_runs {
     }};
 }
 
+/// The IEEE bits of an `f32` constant held as an f64 (see
+/// [`InstData::Fconst`]). Finite values and infinities are exact; a NaN keeps
+/// its sign and the top 23 bits of its payload, with the quiet bit set if
+/// nothing else is left, so `0x7fffffff` and `0x7fc00000` stay distinct.
+/// Rust's `as` cast leaves a NaN's payload unspecified, hence the bit work.
+/// The backend prints this and the interpreter loads it, so both agree.
+pub fn f32_const_bits(value: f64) -> u32 {
+    if !value.is_nan() {
+        return (value as f32).to_bits();
+    }
+    let bits = value.to_bits();
+    let sign = ((bits >> 63) as u32) << 31;
+    let mut payload = ((bits >> 29) as u32) & 0x7f_ffff;
+    if payload == 0 {
+        payload = 0x40_0000;
+    }
+    sign | 0x7f80_0000 | payload
+}
+
 impl InstData {
     pub fn opcode(&self) -> Opcode {
         match self {

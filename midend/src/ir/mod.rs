@@ -24,8 +24,8 @@ pub use function::{
     Signature, SourceSpan, StackSlotData,
 };
 pub use instructions::{
-    AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags, MemScope,
-    Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
+    f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags,
+    MemScope, Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
 };
 pub use layout::Layout;
 pub use module::{GlobalVarData, Module};

@@ -32,7 +32,8 @@ fn is_pure(data: &InstData) -> bool {
 pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     // Key: the instruction's operands and immediates, plus its result type.
-    // `Debug` output is a faithful key (floats print their exact value).
+    // `Debug` output is a faithful key for everything but a float constant,
+    // whose NaNs all print as `NaN`: those are keyed by their bits.
     let mut table: HashMap<String, Value> = HashMap::new();
     // Keys added per block, to undo when its subtree is done.
     let mut added: Vec<(Block, Vec<String>)> = Vec::new();
@@ -58,7 +59,10 @@ pub fn number_values(func: &mut Function) -> bool {
             if results.len() != 1 || !is_pure(&data) {
                 continue;
             }
-            let key = format!("{data:?} -> {}", func.dfg.value_type(results[0]));
+            let key = match &data {
+                InstData::Fconst { ty, value } => format!("fconst {ty} {:#x}", value.to_bits()),
+                _ => format!("{data:?} -> {}", func.dfg.value_type(results[0])),
+            };
             match table.get(&key) {
                 Some(&earlier) => {
                     func.dfg.change_to_alias(results[0], earlier);
