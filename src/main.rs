@@ -383,6 +383,9 @@ struct RunArgs {
     /// Leave this pass out of the -O pipeline (repeatable).
     #[arg(long = "disable-pass", value_name = "PASS")]
     disable_pass: Vec<String>,
+    /// Accept `__restrict__` pointers inside by-value structs (as when compiling).
+    #[arg(long = "allow-restrict-in-struct")]
+    allow_restrict_in_struct: bool,
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -769,6 +772,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         time: args.time,
         racecheck: args.racecheck,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
+        allow_restrict_in_struct: args.allow_restrict_in_struct,
     };
     let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
     write_output(None, &summary)

@@ -210,8 +210,8 @@ fn restrict_in_a_struct_from_source_needs_the_knob() {
         "{err}"
     );
     assert!(
-        err.contains("args.cu:4:13"),
-        "the first read of the struct: {err}"
+        err.contains("args.cu:4:27"),
+        "the first access through a restricted field: {err}"
     );
     let opts = CompileOptions {
         restrict_opts: restrict::Options {

@@ -155,6 +155,56 @@ pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
     report
 }
 
+/// The atomic rules of the seeds at every optimization level, also where
+/// the pass itself does not run (`-O0`, `--memspace=off`): an atomic whose
+/// pointer is proved to point to local memory (`int c; atomicAdd(&c, 1)`)
+/// or to const memory is an error, with its span, exactly as the full pass
+/// reports it. Phase 1 and the inter-procedural propagation run on a copy
+/// of the module (so a helper called with a local address is seen through
+/// its clone); nothing is rewritten.
+pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
+    use crate::ir::{AddrSpace, InstData, Type};
+    let mut copy = module.clone();
+    let quiet = Options {
+        dump_ip_msp: false,
+        explain: false,
+        warn_generic: false,
+        assume_global: false,
+        ..opts.clone()
+    };
+    let state = interproc::propagate(&mut copy, &quiet, &mut Report::default());
+    let mut out = Vec::new();
+    for (id, func) in copy.functions.iter() {
+        let an = &state.analyses[cranelift_entity::EntityRef::index(id)];
+        for (_, inst) in func.layout.insts() {
+            let ptr = match &func.dfg.insts[inst] {
+                InstData::AtomicRmw { args, .. } => args[0],
+                InstData::AtomicCas { args, .. } => args[0],
+                _ => continue,
+            };
+            let space = match func.dfg.value_type(ptr) {
+                Type::Ptr(AddrSpace::Generic) => an.get(func, ptr).concrete(),
+                Type::Ptr(s) => Some(s),
+                _ => None,
+            };
+            let message = match space {
+                Some(AddrSpace::Local) => "Cannot do atomic on local memory",
+                Some(AddrSpace::Const) => "Cannot do atomic operation on const memory",
+                _ => continue,
+            };
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                message: message.to_string(),
+                function: func.name.clone(),
+                span: func.spans[inst],
+                labels: Vec::new(),
+                notes: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
 /// The pass-table entry (`--passes memspace`). Errors are returned as text
 /// without source spans, since IR text has none; warnings are dropped.
 pub fn memspace(module: &mut Module, opts: &Options) -> Result<bool, String> {

@@ -169,7 +169,9 @@ impl Rewriter<'_> {
                 found = Some(i);
             }
             match self.an.why[v] {
-                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Cast(src) | Why::Derived(src) | Why::Stored(src) if src != v => {
+                    v = dfg.resolve_aliases(src)
+                }
                 Why::Demanded(i) => return Some(i),
                 _ => break,
             }
@@ -655,15 +657,17 @@ impl Rewriter<'_> {
         };
         for _ in 0..256 {
             match self.an.why[v] {
-                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Cast(src) | Why::Derived(src) | Why::Stored(src) if src != v => {
+                    v = dfg.resolve_aliases(src)
+                }
                 Why::Met(a, sa, b, sb) => {
                     let meet = def_inst(v).or_else(|| self.branch_passing(v, b));
                     let mut labels = Vec::new();
                     if let Some(i) = meet {
-                        let what = if def_inst(v).is_some() {
-                            "select"
-                        } else {
-                            "merge of control flow"
+                        let what = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
+                            Some(Opcode::Load) => "loaded from a local variable both were stored to",
+                            Some(_) => "select",
+                            None => "merge of control flow",
                         };
                         labels.push((
                             i,
@@ -789,6 +793,10 @@ fn explain(func: &Function, an: &Analysis, module: &Module, out: &mut String) {
             Why::Param(t) => t.to_string(),
             Why::Cast(src) => format!("cast to generic of {src} ({})", an.space[src]),
             Why::Derived(src) => format!("from {src} ({})", an.space[src]),
+            Why::Stored(src) => format!(
+                "loaded from local memory where {src} ({}) was stored",
+                an.space[src]
+            ),
             Why::Met(a, sa, b, sb) => format!("{a} ({sa}) met {b} ({sb})"),
             Why::Lost(t) => format!("provenance lost: {t}"),
             Why::CallResult(f) => match module.functions.get(f) {
