@@ -44,6 +44,7 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("spmv_csr.cu", &[]),
     ("stencil.cu", &[]),
     ("struct_params.cu", &[]),
+    ("struct_spaces.cu", &[]),
     ("transpose.cu", &[]),
     ("vector_float4.cu", &[]),
 ];
@@ -1040,6 +1041,30 @@ fn helpers_across_spaces_match_reference() {
     // hits[0]: thread 0 of each of the 5 blocks; hits[1]: the threads with a
     // whole window.
     assert_eq!(u32s(&out[2]), [5, (n - 3) as u32]);
+}
+
+#[test]
+fn pointers_in_structs_by_value_match_reference() {
+    // Three blocks of 256 threads, the last one partial: each block copies
+    // its slice to shared memory (x2) and back out (x0.5) through one
+    // helper cloned per field space, then adds the shared copy to `acc`
+    // through a helper that gets the pointers inside a nested struct.
+    let n = 600usize;
+    let l = Launch::new("struct_spaces.cu", "struct_spaces", [3, 1, 1], [256, 1, 1])
+        .arg(format!("f32[]:rand:{n}:21"))
+        .arg(format!("f32[]:zeros:{n}"))
+        .arg(format!("f32[]:rand:{n}:22"))
+        .arg(format!("i32:{n}"));
+    let (input, acc) = (f32s(&l.input(0)), f32s(&l.input(2)));
+    let out_want: Vec<f32> = input.iter().map(|v| 0.5 * (2.0 * v)).collect();
+    let acc_want: Vec<f32> = input
+        .iter()
+        .zip(&acc)
+        .map(|(v, a)| 2.0 * v + a)
+        .collect();
+    let out = &l.run()[0];
+    assert_f32_bitwise(&out[1], &out_want, "out");
+    assert_f32_bitwise(&out[2], &acc_want, "acc");
 }
 
 #[test]
