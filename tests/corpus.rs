@@ -43,6 +43,7 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("softmax.cu", &[]),
     ("spmv_csr.cu", &[]),
     ("stencil.cu", &[]),
+    ("struct_array_param.cu", &[]),
     ("struct_params.cu", &[]),
     ("struct_spaces.cu", &[]),
     ("transpose.cu", &[]),
@@ -237,6 +238,19 @@ fn generic_accesses(ptx: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[test]
+fn struct_parameters_only_read_stay_in_param_space() {
+    // Array members read by index (constant after unrolling, or a run-time
+    // index) do not force a copy of the struct to local memory.
+    let ptx = ptx_sm90("struct_array_param.cu");
+    assert!(!ptx.contains(".local"), "{ptx}");
+    let pick = function_body(&ptx, "pick_coeff");
+    assert!(
+        pick.lines().any(|l| l.trim().starts_with("ld.param.f32") && l.contains("[%rd")),
+        "the run-time index reads param space through a register:\n{pick}"
+    );
 }
 
 #[test]
@@ -562,7 +576,7 @@ impl Launch {
                     .enumerate()
                     .map(|(k, (_, b))| {
                         let by_value = self.args[k].starts_with("u8[]:@")
-                            && self.file == "struct_params.cu"
+                            && ["struct_params.cu", "struct_array_param.cu"].contains(&self.file)
                             && k == 0;
                         if by_value {
                             Vec::new()
@@ -993,6 +1007,32 @@ fn struct_by_value_matches_reference() {
         })
         .collect();
     assert_f32_bitwise(&l.run()[0][2], &want, "affine_clamp");
+
+    // A struct with an array member, read in place by constant and by
+    // run-time indices.
+    let coeffs = [0.5f32, -1.25, 2.0, 0.75, -0.5, 0.125, 1.5, -2.0];
+    let (n, pick) = (300usize, 3i32);
+    let mut poly = le_bytes(&coeffs, f32::to_le_bytes);
+    poly.extend((n as i32).to_le_bytes());
+    poly.extend(pick.to_le_bytes());
+    let l = Launch::new("struct_array_param.cu", "horner", [2, 1, 1], [256, 1, 1])
+        .arg(file_arg(&dir, "poly.bin", "u8", &poly))
+        .arg(format!("f32[]:rand:{n}:15"))
+        .arg(format!("f32[]:zeros:{n}"));
+    let want: Vec<f32> = f32s(&l.input(1))
+        .iter()
+        .map(|&v| coeffs.iter().rev().fold(0f32, |acc, &c| acc.mul_add(v, c)))
+        .collect();
+    assert_f32_bitwise(&l.run()[0][2], &want, "horner");
+    let l = Launch::new("struct_array_param.cu", "pick_coeff", [2, 1, 1], [256, 1, 1])
+        .arg(file_arg(&dir, "poly.bin", "u8", &poly))
+        .arg(format!("i32[]:rand:{n}:16"))
+        .arg(format!("f32[]:zeros:{n}"));
+    let want: Vec<f32> = i32s(&l.input(1))
+        .iter()
+        .map(|&s| coeffs[(s.wrapping_add(pick) & 7) as usize])
+        .collect();
+    assert_f32_bitwise(&l.run()[0][2], &want, "pick_coeff");
 
     // A struct of restricted pointers built in the kernel and passed by
     // value to a helper.
