@@ -630,7 +630,13 @@ pub fn optimize_without(
     fmad: bool,
     disabled: &[String],
 ) -> Result<(), CompileError> {
-    optimize_for_run(module, opt_level, fmad, disabled, &restrict::Options::default())
+    optimize_for_run(
+        module,
+        opt_level,
+        fmad,
+        disabled,
+        &restrict::Options::default(),
+    )
 }
 
 /// [`optimize_without`] with the restrict knobs (`kernelc run

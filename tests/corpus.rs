@@ -248,7 +248,8 @@ fn struct_parameters_only_read_stay_in_param_space() {
     assert!(!ptx.contains(".local"), "{ptx}");
     let pick = function_body(&ptx, "pick_coeff");
     assert!(
-        pick.lines().any(|l| l.trim().starts_with("ld.param.f32") && l.contains("[%rd")),
+        pick.lines()
+            .any(|l| l.trim().starts_with("ld.param.f32") && l.contains("[%rd")),
         "the run-time index reads param space through a register:\n{pick}"
     );
 }
@@ -1024,10 +1025,15 @@ fn struct_by_value_matches_reference() {
         .map(|&v| coeffs.iter().rev().fold(0f32, |acc, &c| acc.mul_add(v, c)))
         .collect();
     assert_f32_bitwise(&l.run()[0][2], &want, "horner");
-    let l = Launch::new("struct_array_param.cu", "pick_coeff", [2, 1, 1], [256, 1, 1])
-        .arg(file_arg(&dir, "poly.bin", "u8", &poly))
-        .arg(format!("i32[]:rand:{n}:16"))
-        .arg(format!("f32[]:zeros:{n}"));
+    let l = Launch::new(
+        "struct_array_param.cu",
+        "pick_coeff",
+        [2, 1, 1],
+        [256, 1, 1],
+    )
+    .arg(file_arg(&dir, "poly.bin", "u8", &poly))
+    .arg(format!("i32[]:rand:{n}:16"))
+    .arg(format!("f32[]:zeros:{n}"));
     let want: Vec<f32> = i32s(&l.input(1))
         .iter()
         .map(|&s| coeffs[(s.wrapping_add(pick) & 7) as usize])
@@ -1097,11 +1103,7 @@ fn pointers_in_structs_by_value_match_reference() {
         .arg(format!("i32:{n}"));
     let (input, acc) = (f32s(&l.input(0)), f32s(&l.input(2)));
     let out_want: Vec<f32> = input.iter().map(|v| 0.5 * (2.0 * v)).collect();
-    let acc_want: Vec<f32> = input
-        .iter()
-        .zip(&acc)
-        .map(|(v, a)| 2.0 * v + a)
-        .collect();
+    let acc_want: Vec<f32> = input.iter().zip(&acc).map(|(v, a)| 2.0 * v + a).collect();
     let out = &l.run()[0];
     assert_f32_bitwise(&out[1], &out_want, "out");
     assert_f32_bitwise(&out[2], &acc_want, "acc");

@@ -15,13 +15,19 @@
 //! 4. its pointer is derived only from restricted roots (the access carries
 //!    `scopes(...)`, stamped by `restrict`);
 //! 5. no store or atomic of the kernel may alias it (by
-//!    [`AliasAnalysis`]), and the kernel calls no function that writes memory.
+//!    [`AliasAnalysis`]), and no call may write it: each device function
+//!    has a summary of what it may write ([`WriteSummary`]: through which
+//!    of its parameters, which module variables, or memory it cannot name),
+//!    and a call writes through the arguments it passes for those
+//!    parameters, which the alias analysis compares with the load.
 //!
 //! With `explain`, every global load gets a line saying which rule decided.
 
-use crate::analysis::{AliasAnalysis, Provenance};
-use crate::ir::{AddrSpace, FuncId, Inst, InstData, Module, SourceSpan};
-use std::collections::HashSet;
+use crate::analysis::{AliasAnalysis, Provenance, Root};
+use crate::ir::{
+    AddrSpace, FuncId, Function, GlobalVar, Inst, InstData, Module, SourceSpan, Value,
+};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Why a global load did or did not become `.nc`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -40,7 +46,7 @@ pub enum Verdict {
     NotProcessed,
     /// A store or atomic that may alias it (described), at this span.
     WrittenAt(String, SourceSpan),
-    /// The kernel calls a function that writes memory.
+    /// The kernel calls a function that may write the load's memory.
     CallWrites(String, SourceSpan),
 }
 
@@ -79,7 +85,7 @@ impl Note {
                 format!("not .nc: the memory may be written (by `{inst}`)")
             }
             Verdict::CallWrites(callee, _) => {
-                format!("not .nc: the kernel calls @{callee}, which writes memory")
+                format!("not .nc: the kernel calls @{callee}, which may write this memory")
             }
         }
     }
@@ -101,7 +107,7 @@ pub fn mark_invariant_loads(module: &mut Module) -> bool {
 
 /// Marks the loads of every kernel; appends one note per global load.
 pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
-    let writers = functions_that_write(module);
+    let summaries = write_summaries(module);
     let ids: Vec<FuncId> = module.functions.keys().collect();
     let mut changed = false;
     for id in ids {
@@ -114,6 +120,9 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
             let prov = Provenance::compute(func);
             let mut clobbers: Vec<Inst> = Vec::new();
             let mut bad_call: Option<(String, SourceSpan)> = None;
+            // What calls write: (callee, span, pointers written through,
+            // module variables written).
+            let mut call_writes: Vec<CallWrite> = Vec::new();
             for (_, inst) in func.layout.insts() {
                 match &func.dfg.insts[inst] {
                     InstData::Store { .. }
@@ -122,10 +131,29 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
                     // The alias analysis knows no access of these, so it
                     // answers "may alias" for every load: conservative.
                     InstData::Accel { op, .. } if op.writes_memory() => clobbers.push(inst),
-                    InstData::Call { func: callee, .. }
-                        if writers.contains(callee) && bad_call.is_none() =>
-                    {
-                        bad_call = Some((module.functions[*callee].name.clone(), func.spans[inst]))
+                    InstData::Call { func: callee, args } => {
+                        let name = || module.functions[*callee].name.clone();
+                        match summaries.get(callee) {
+                            Some(w) if w.unknown => {
+                                if bad_call.is_none() {
+                                    bad_call = Some((name(), func.spans[inst]));
+                                }
+                            }
+                            Some(w) if w.writes() => {
+                                call_writes.push(CallWrite {
+                                    callee: name(),
+                                    span: func.spans[inst],
+                                    through: w
+                                        .params
+                                        .iter()
+                                        .filter_map(|&k| args.get(k as usize).copied())
+                                        .collect(),
+                                    globals: w.globals.iter().copied().collect(),
+                                    indirect: w.indirect,
+                                });
+                            }
+                            _ => {}
+                        }
                     }
                     _ => {}
                 }
@@ -164,6 +192,14 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
                     Verdict::WrittenAt(describe(func, w), func.spans[w])
                 } else if let Some((name, span)) = &bad_call {
                     Verdict::CallWrites(name.clone(), *span)
+                } else if let Some(c) = call_writes.iter().find(|c| {
+                    c.through.iter().any(|&p| aa.may_write_through(p, inst))
+                        || c.globals
+                            .iter()
+                            .any(|&g| aa.may_write_object(Root::Global(g), inst))
+                        || (c.indirect && aa.may_write_object(Root::Opaque, inst))
+                }) {
+                    Verdict::CallWrites(c.callee.clone(), c.span)
                 } else {
                     Verdict::NonCoherent
                 };
@@ -193,32 +229,141 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
     changed
 }
 
-/// The functions that may write memory: those with a store or an atomic,
-/// and, to a fixed point, those that call one.
-pub fn functions_that_write(module: &Module) -> HashSet<FuncId> {
-    let mut writers: HashSet<FuncId> = HashSet::new();
+/// The writes of one call, as a kernel sees them.
+struct CallWrite {
+    callee: String,
+    span: SourceSpan,
+    /// The arguments the callee may write through (anywhere around them).
+    through: Vec<Value>,
+    /// The module variables it may write.
+    globals: Vec<GlobalVar>,
+    /// Whether it may write through pointers it got from memory.
+    indirect: bool,
+}
+
+/// What a function may write to memory that its caller can see (its own
+/// stack slots and shared or local memory aside: a kernel's global loads
+/// cannot read those).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteSummary {
+    /// It may write memory it cannot name at all (an accelerator
+    /// instruction, a function without a body).
+    pub unknown: bool,
+    /// It may write through a pointer loaded from memory, made from an
+    /// integer or returned by a call: never memory reached only through a
+    /// restricted parameter that the caller does not capture.
+    pub indirect: bool,
+    /// The parameters through which (at any offset) it may write.
+    pub params: BTreeSet<u32>,
+    /// The module variables it may write.
+    pub globals: BTreeSet<GlobalVar>,
+}
+
+impl WriteSummary {
+    fn writes(&self) -> bool {
+        self.unknown || self.indirect || !self.params.is_empty() || !self.globals.is_empty()
+    }
+}
+
+/// The write summary of every function, to a fixed point over calls (a
+/// summary only grows, and it is bounded, so this ends).
+pub fn write_summaries(module: &Module) -> HashMap<FuncId, WriteSummary> {
+    let mut sums: HashMap<FuncId, WriteSummary> = module
+        .functions
+        .keys()
+        .map(|f| (f, WriteSummary::default()))
+        .collect();
+    let provs: HashMap<FuncId, Provenance> = module
+        .functions
+        .iter()
+        .map(|(id, f)| (id, Provenance::compute(f)))
+        .collect();
     let mut changed = true;
     while changed {
         changed = false;
         for (id, func) in module.functions.iter() {
-            if writers.contains(&id) {
-                continue;
-            }
-            let writes = func.layout.insts().any(|(_, i)| match &func.dfg.insts[i] {
-                InstData::Store { .. }
-                | InstData::AtomicRmw { .. }
-                | InstData::AtomicCas { .. } => true,
-                InstData::Accel { op, .. } => op.writes_memory(),
-                InstData::Call { func: callee, .. } => writers.contains(callee),
-                _ => false,
-            });
-            if writes {
-                writers.insert(id);
+            let new = summarize(module, func, &provs[&id], &sums);
+            if new != sums[&id] {
+                sums.insert(id, new);
                 changed = true;
             }
         }
     }
-    writers
+    sums
+}
+
+/// One function's summary, given its callees' current summaries.
+fn summarize(
+    module: &Module,
+    func: &Function,
+    prov: &Provenance,
+    sums: &HashMap<FuncId, WriteSummary>,
+) -> WriteSummary {
+    let mut w = WriteSummary::default();
+    if func.entry_block().is_none() {
+        w.unknown = true;
+        return w;
+    }
+    // A write through `ptr`: attributed to its roots.
+    let through = |w: &mut WriteSummary, ptr: Value| {
+        let space = func.dfg.value_type(ptr).addr_space();
+        if !matches!(space, None | Some(AddrSpace::Global | AddrSpace::Generic)) {
+            return;
+        }
+        let roots = prov.roots_of(func, ptr);
+        if roots.is_empty() {
+            w.indirect = true;
+        }
+        for r in roots {
+            match r {
+                Root::Param(n) => {
+                    w.params.insert(n);
+                }
+                Root::Global(g) => {
+                    let space = module.globals.get(g).map(|d| d.space);
+                    if !matches!(space, Some(AddrSpace::Shared | AddrSpace::Local)) {
+                        w.globals.insert(g);
+                    }
+                }
+                // This function's own frame.
+                Root::Stack(_) => {}
+                Root::Load(_) | Root::Opaque => w.indirect = true,
+            }
+        }
+    };
+    for (_, inst) in func.layout.insts() {
+        match &func.dfg.insts[inst] {
+            InstData::Store { ptr, .. } => through(&mut w, *ptr),
+            InstData::AtomicRmw { args, .. } => through(&mut w, args[0]),
+            InstData::AtomicCas { args, .. } => through(&mut w, args[0]),
+            InstData::Accel { op, .. } if op.writes_memory() => w.unknown = true,
+            InstData::Call { func: callee, args } => match sums.get(callee) {
+                Some(c) => {
+                    w.unknown |= c.unknown;
+                    w.indirect |= c.indirect;
+                    w.globals.extend(c.globals.iter().copied());
+                    for &k in &c.params {
+                        match args.get(k as usize) {
+                            Some(&a) => through(&mut w, a),
+                            None => w.unknown = true,
+                        }
+                    }
+                }
+                None => w.unknown = true,
+            },
+            _ => {}
+        }
+    }
+    w
+}
+
+/// The functions that may write memory a caller can see.
+pub fn functions_that_write(module: &Module) -> HashSet<FuncId> {
+    write_summaries(module)
+        .into_iter()
+        .filter(|(_, w)| w.writes())
+        .map(|(f, _)| f)
+        .collect()
 }
 
 /// An access as the IR text writes it, without flags: `v7 = load.f32 v5`.

@@ -24,9 +24,9 @@
 //! and the clone key bound the clones; a step cap guards against a bug.
 
 use super::intra::{analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds};
-use crate::analysis::LocalCells;
 use super::lattice::Space;
 use super::{Options, Report};
+use crate::analysis::LocalCells;
 use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, VecDeque};
@@ -67,9 +67,10 @@ fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
             // pointer the calling convention makes (the callee's `.param`
             // copy, the caller's temporary); what it holds is followed
             // field by field instead.
-            Type::Ptr(AddrSpace::Generic) if p.attrs.byval.is_some() || p.attrs.sret.is_some() => {
-                (Space::Generic, "by-value aggregate (the calling convention's pointer)")
-            }
+            Type::Ptr(AddrSpace::Generic) if p.attrs.byval.is_some() || p.attrs.sret.is_some() => (
+                Space::Generic,
+                "by-value aggregate (the calling convention's pointer)",
+            ),
             Type::Ptr(AddrSpace::Generic) if f.is_kernel() => {
                 if opts.param_always_point_to_global {
                     (
@@ -254,6 +255,9 @@ struct Driver<'a> {
     clones: BTreeMap<(FuncId, Signature), FuncId>,
     attempts: i64,
     log: String,
+    /// The module stores only global pointers to memory that may be global
+    /// (see [`closed_world_holds`]).
+    closed_world: bool,
 }
 
 impl Driver<'_> {
@@ -265,6 +269,7 @@ impl Driver<'_> {
             callee_return: &ret,
             fields: &self.state.fields[f.index()],
             byval_arg: &byval,
+            closed_world: self.closed_world,
         };
         analyze(&module.functions[f], &boundary, self.opts)
     }
@@ -377,7 +382,13 @@ impl Driver<'_> {
     /// What `caller` passes in the pointer field at byte `off` of the
     /// aggregate it passes by value as `arg`: the space of the pointers it
     /// stored there, when its memory can be followed.
-    fn field_vote(&self, cf: &Function, caller: FuncId, arg: Option<crate::ir::Value>, off: i64) -> Space {
+    fn field_vote(
+        &self,
+        cf: &Function,
+        caller: FuncId,
+        arg: Option<crate::ir::Value>,
+        off: i64,
+    ) -> Space {
         let a = &self.state.analyses[caller.index()];
         let Some((base, at)) = arg.and_then(|v| a.cells.address(cf, v)) else {
             return Space::Generic;
@@ -630,7 +641,188 @@ impl Driver<'_> {
 
 /// Runs phase 1 on every function and the inter-procedural worklist to a
 /// fixed point. Clones are added to `module`; no type changes yet.
+///
+/// Pointers loaded from global memory are global when the module never
+/// stores any other kind of pointer where global memory may be. That fact
+/// depends on the spaces the propagation proves, which depend on it in
+/// turn; it is settled the optimistic way: propagate on a copy of the
+/// module assuming it, and keep it only if the result confirms it (every
+/// pointer stored is then global by induction over the program's stores).
 pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> State {
+    let closed_world = opts.track_indir_load && loads_pointers_from_memory(module) && {
+        let mut copy = module.clone();
+        let state = propagate_with(&mut copy, opts, true, &mut String::new());
+        closed_world_holds(&copy, &state)
+    };
+    let mut log = String::new();
+    let state = propagate_with(module, opts, closed_world, &mut log);
+    if opts.dump_ip_msp {
+        report.transcript = log;
+    }
+    state
+}
+
+/// Whether some function loads a pointer from memory that is not its own
+/// followed local memory (only then does the closed-world fact matter).
+fn loads_pointers_from_memory(module: &Module) -> bool {
+    module.functions.values().any(|f| {
+        f.layout.insts().any(|(_, i)| {
+            matches!(
+                f.dfg.insts[i],
+                InstData::Load {
+                    ty: Type::Ptr(_),
+                    ..
+                }
+            )
+        })
+    })
+}
+
+/// Whether, under the final `state`, no instruction of `module` can put a
+/// pointer that is not global into global memory:
+///
+/// * every store of a pointer whose destination may be global memory (a
+///   global or generic destination) stores a pointer proved global;
+/// * no integer made from a pointer not proved global (`ptrtoint`) is
+///   stored, passed to a call, returned or used by an atomic (it could be
+///   written to memory as bits and read back as a pointer);
+/// * no TMA store copies shared memory (where any pointer may be) to
+///   global memory, and every called function has a body.
+pub fn closed_world_holds(module: &Module, state: &State) -> bool {
+    for (id, f) in module.functions.iter() {
+        let Some(a) = state.analyses.get(id.index()) else {
+            return false;
+        };
+        let space_of = |v| match f.dfg.value_type(v) {
+            Type::Ptr(AddrSpace::Generic) => a.get(f, v),
+            Type::Ptr(s) => Space::Concrete(s),
+            _ => Space::Generic,
+        };
+        let mut from_pointers: Vec<crate::ir::Value> = Vec::new();
+        for (_, inst) in f.layout.insts() {
+            match &f.dfg.insts[inst] {
+                InstData::Store { value, ptr, .. } if f.dfg.value_type(*value).is_ptr() => {
+                    let dest_may_be_global = !matches!(
+                        space_of(*ptr),
+                        Space::Concrete(
+                            AddrSpace::Shared
+                                | AddrSpace::SharedCluster
+                                | AddrSpace::Local
+                                | AddrSpace::Tmem
+                        )
+                    );
+                    let value_global = f.dfg.value_type(*value) == Type::Ptr(AddrSpace::Generic)
+                        && space_of(*value) == Space::Concrete(AddrSpace::Global);
+                    if dest_may_be_global && !value_global {
+                        return false;
+                    }
+                }
+                InstData::Convert {
+                    opcode: crate::ir::Opcode::Ptrtoint,
+                    arg,
+                    ..
+                } if space_of(*arg) != Space::Concrete(AddrSpace::Global) => {
+                    from_pointers.extend(f.dfg.inst_results(inst));
+                }
+                InstData::Accel {
+                    op: crate::ir::AccelOp::TmaStore { .. },
+                    ..
+                } => return false,
+                InstData::Call { func, .. }
+                    if module
+                        .functions
+                        .get(*func)
+                        .is_none_or(|g| g.entry_block().is_none()) =>
+                {
+                    return false
+                }
+                _ => {}
+            }
+        }
+        if integers_escape(f, from_pointers) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether an integer computed from `roots` (through integer arithmetic,
+/// conversions, selects, block parameters and shuffles) is stored, passed
+/// to a call, returned, or written by an atomic or an accelerator
+/// instruction: then its bits may reach memory and be read back as a
+/// pointer.
+fn integers_escape(f: &Function, roots: Vec<crate::ir::Value>) -> bool {
+    if roots.is_empty() {
+        return false;
+    }
+    let mut tainted: std::collections::BTreeSet<crate::ir::Value> = roots.into_iter().collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (_, inst) in f.layout.insts() {
+            let data = &f.dfg.insts[inst];
+            let mut uses_tainted = false;
+            data.for_each_arg(|v| uses_tainted |= tainted.contains(&f.dfg.resolve_aliases(v)));
+            if !uses_tainted {
+                continue;
+            }
+            match data {
+                InstData::Unary { .. }
+                | InstData::Binary { .. }
+                | InstData::Ternary { .. }
+                | InstData::Convert { .. } => {
+                    for &r in f.dfg.inst_results(inst) {
+                        changed |= tainted.insert(r);
+                    }
+                }
+                InstData::IntCompare { .. } | InstData::Load { .. } | InstData::IsSpace { .. } => {}
+                // Through memory only as the address, never as the bits.
+                InstData::Store { value, .. }
+                | InstData::AtomicRmw {
+                    args: [_, value], ..
+                } => {
+                    if tainted.contains(&f.dfg.resolve_aliases(*value)) {
+                        return true;
+                    }
+                }
+                InstData::AtomicCas {
+                    args: [_, x, y], ..
+                } => {
+                    if [x, y]
+                        .iter()
+                        .any(|v| tainted.contains(&f.dfg.resolve_aliases(**v)))
+                    {
+                        return true;
+                    }
+                }
+                InstData::Jump { .. } | InstData::Brif { .. } => {
+                    for dest in data.branch_destinations() {
+                        let params = f.dfg.block_params(dest.block);
+                        for (&arg, &p) in dest.args.iter().zip(params) {
+                            if tainted.contains(&f.dfg.resolve_aliases(arg)) {
+                                changed |= tainted.insert(p);
+                            }
+                        }
+                    }
+                }
+                InstData::Shuffle { .. } => {
+                    for &r in f.dfg.inst_results(inst) {
+                        changed |= tainted.insert(r);
+                    }
+                }
+                _ => return true,
+            }
+        }
+    }
+    false
+}
+
+fn propagate_with(
+    module: &mut Module,
+    opts: &Options,
+    closed_world: bool,
+    log: &mut String,
+) -> State {
     let n = module.functions.len();
     let mut d = Driver {
         opts,
@@ -659,6 +851,7 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
         clones: BTreeMap::new(),
         attempts: 0,
         log: String::new(),
+        closed_world,
     };
     // Return spaces first, callee before caller as far as the order allows;
     // repeated until they settle (each can only rise twice).
@@ -695,8 +888,6 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
     for f in module.functions.keys() {
         d.state.analyses[f.index()] = d.analyze(module, f);
     }
-    if opts.dump_ip_msp {
-        report.transcript = d.log;
-    }
+    log.push_str(&d.log);
     d.state
 }

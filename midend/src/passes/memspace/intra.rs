@@ -110,6 +110,10 @@ pub struct Boundary<'a> {
     pub fields: &'a FieldSeeds,
     /// Whether argument `k` of a call to a function is passed by value.
     pub byval_arg: &'a dyn Fn(FuncId, usize) -> bool,
+    /// Whether every pointer the module may store to global memory is
+    /// global (see `interproc::closed_world_holds`): then a pointer loaded
+    /// from global memory was put there by the host or by such a store.
+    pub closed_world: bool,
 }
 
 /// Walks an `inttoptr` operand back through integer additions to the
@@ -233,7 +237,9 @@ fn demands(func: &Function, a: &Analysis) -> Vec<Demand> {
             if dfg.value_type(v) != Type::Ptr(AddrSpace::Generic) {
                 continue;
             }
-            if a.space[v].concrete().is_some() {
+            // A space the walker only assumed (a pointer loaded from memory
+            // the host fills) gives way to the one the instruction proves.
+            if a.space[v].concrete().is_some() && !a.assumed[v] {
                 continue;
             }
             // Back through pointer offsets to the root.
@@ -503,35 +509,39 @@ fn transfer(
                     Space::Concrete(AddrSpace::Global),
                     Why::Assumed("loaded from a kernel parameter (--param-always-point-to-global)"),
                 )
-            } else if opts.track_indir_load
-                && opts.param_always_point_to_global
-                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
-            {
-                (
-                    Space::Concrete(AddrSpace::Global),
-                    Why::Assumed("loaded from param/const memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
-                )
-            } else if opts.track_indir_load
-                && opts.param_always_point_to_global
-                && from == Space::Concrete(AddrSpace::Global)
-            {
-                // The buffers a kernel reads from global memory were filled
-                // by the host, with the same kind of pointers it passes as
-                // parameters. nvcc assumes this by default; here it is an
-                // assumption behind the knob, never a proof.
-                (
-                    Space::Concrete(AddrSpace::Global),
-                    Why::Assumed("loaded from global memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
-                )
-            } else if opts.track_indir_load {
+            } else if !opts.track_indir_load {
                 (
                     Space::Generic,
-                    Why::Lost("loaded from memory that the host does not fill"),
+                    Why::Lost("loaded from memory (--track-indir-load is off)"),
+                )
+            } else if opts.param_always_point_to_global
+                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
+            {
+                // Only the host writes param and const memory, with the
+                // same kind of pointers it passes as parameters.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from param/const memory, which only the host writes (--track-indir-load, --param-always-point-to-global)"),
+                )
+            } else if from == Space::Concrete(AddrSpace::Global)
+                && opts.param_always_point_to_global
+                && boundary.closed_world
+            {
+                // Global memory holds what the host put there and what the
+                // module stores; the module stores only global pointers.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from global memory, where the module stores only global pointers (--track-indir-load)"),
+                )
+            } else if from == Space::Concrete(AddrSpace::Global) {
+                (
+                    Space::Generic,
+                    Why::Lost("loaded from global memory, where the module also stores pointers that are not proved global"),
                 )
             } else {
                 (
                     Space::Generic,
-                    Why::Lost("loaded from memory (--track-indir-load is off)"),
+                    Why::Lost("loaded from memory that is not global, param or const"),
                 )
             }
         }
@@ -623,7 +633,13 @@ fn loaded_space(func: &Function, a: &Analysis, content: &Content) -> Option<(Spa
 
 /// The element of the generic pointer at byte `off` of `base` in `func`, as
 /// a call passing that memory by value shows it to the callee.
-pub fn space_in_memory(func: &Function, a: &Analysis, base: Base, off: i64, opts: &Options) -> Space {
+pub fn space_in_memory(
+    func: &Function,
+    a: &Analysis,
+    base: Base,
+    off: i64,
+    opts: &Options,
+) -> Space {
     let content = a.cells.content(base, off, 8);
     if let Some((s, _)) = loaded_space(func, a, &content) {
         return s;

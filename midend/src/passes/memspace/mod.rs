@@ -37,9 +37,13 @@ pub struct Options {
     /// Generic pointer parameters of kernels point to global memory
     /// (`--param-always-point-to-global`, true by default as in nvcc).
     pub param_always_point_to_global: bool,
-    /// Follow pointers loaded from memory (`--track-indir-load`).
+    /// Follow pointers loaded from memory (`--track-indir-load`, on by
+    /// default): a pointer loaded from param or const memory (which only
+    /// the host writes) is global, and one loaded from global memory is
+    /// global when the module stores no other kind of pointer there.
     pub track_indir_load: bool,
-    /// Follow `inttoptr` back to a `ptrtoint` (`--track-int2ptr`).
+    /// Follow `inttoptr` back to a `ptrtoint` through integer additions
+    /// (`--track-int2ptr`, on by default).
     pub track_int2ptr: bool,
     /// UNSAFE: treat every access through a pointer of unknown space as a
     /// global access (`--memspace-assume-global`). Wrong for shared or
@@ -59,8 +63,8 @@ impl Default for Options {
             conservative: false,
             clone_budget: -1,
             param_always_point_to_global: true,
-            track_indir_load: false,
-            track_int2ptr: false,
+            track_indir_load: true,
+            track_int2ptr: true,
             assume_global: false,
             dump_ip_msp: false,
             explain: false,
