@@ -306,6 +306,29 @@ impl<'a> AliasAnalysis<'a> {
         !self.roots_disjoint(ptr, acc.ptr)
     }
 
+    /// Whether a write through `w` (anywhere around it) may touch memory
+    /// that `target` points into (anywhere around it): spaces and distinct
+    /// objects decide.
+    pub fn may_overlap_objects(&self, w: Value, target: Value) -> bool {
+        let space = |v: Value| {
+            self.func
+                .dfg
+                .value_type(v)
+                .addr_space()
+                .unwrap_or(AddrSpace::Generic)
+        };
+        if !spaces_may_overlap(space(w), space(target)) || !space(target).is_writable() {
+            return false;
+        }
+        !self.roots_disjoint(w, target)
+    }
+
+    /// Whether the object `root` may hold memory that `target` points into.
+    pub fn object_may_hold(&self, root: Root, target: Value) -> bool {
+        let roots = self.prov.roots_of(self.func, target);
+        roots.is_empty() || roots.iter().any(|&r| !self.objects_distinct(root, r))
+    }
+
     /// Whether a write anywhere in the object `root` (a module variable a
     /// callee writes) may touch the bytes that `load` reads.
     pub fn may_write_object(&self, root: Root, load: Inst) -> bool {

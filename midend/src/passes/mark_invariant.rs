@@ -34,6 +34,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 pub enum Verdict {
     /// Marked invariant now (or already was).
     NonCoherent,
+    /// In a device function: marked invariant because every call passes
+    /// read-only restricted memory.
+    NonCoherentFromCallers,
     Volatile,
     /// The pointer is generic, so the load may not be a global access.
     Generic,
@@ -66,6 +69,9 @@ impl Note {
     pub fn message(&self) -> String {
         match &self.verdict {
             Verdict::NonCoherent => "ld.global.nc".to_string(),
+            Verdict::NonCoherentFromCallers => {
+                "ld.global.nc (every call passes read-only restricted memory)".to_string()
+            }
             Verdict::Volatile => "not .nc: the load is volatile".to_string(),
             Verdict::Generic => {
                 "not .nc: the pointer is generic (memory-space inference could not prove global)"
@@ -105,128 +111,310 @@ pub fn mark_invariant_loads(module: &mut Module) -> bool {
     mark_module(module, &mut notes)
 }
 
-/// Marks the loads of every kernel; appends one note per global load.
-pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
-    let summaries = write_summaries(module);
-    let ids: Vec<FuncId> = module.functions.keys().collect();
-    let mut changed = false;
-    for id in ids {
-        if !module.functions[id].is_kernel() {
-            continue;
-        }
-        let decisions = {
-            let func = &module.functions[id];
-            let aa = AliasAnalysis::with_module(func, module);
-            let prov = Provenance::compute(func);
-            let mut clobbers: Vec<Inst> = Vec::new();
-            let mut bad_call: Option<(String, SourceSpan)> = None;
-            // What calls write: (callee, span, pointers written through,
-            // module variables written).
-            let mut call_writes: Vec<CallWrite> = Vec::new();
-            for (_, inst) in func.layout.insts() {
-                match &func.dfg.insts[inst] {
-                    InstData::Store { .. }
-                    | InstData::AtomicRmw { .. }
-                    | InstData::AtomicCas { .. } => clobbers.push(inst),
-                    // The alias analysis knows no access of these, so it
-                    // answers "may alias" for every load: conservative.
-                    InstData::Accel { op, .. } if op.writes_memory() => clobbers.push(inst),
-                    InstData::Call { func: callee, args } => {
-                        let name = || module.functions[*callee].name.clone();
-                        match summaries.get(callee) {
-                            Some(w) if w.unknown => {
-                                if bad_call.is_none() {
-                                    bad_call = Some((name(), func.spans[inst]));
-                                }
-                            }
-                            Some(w) if w.writes() => {
-                                call_writes.push(CallWrite {
-                                    callee: name(),
-                                    span: func.spans[inst],
-                                    through: w
-                                        .params
-                                        .iter()
-                                        .filter_map(|&k| args.get(k as usize).copied())
-                                        .collect(),
-                                    globals: w.globals.iter().copied().collect(),
-                                    indirect: w.indirect,
-                                });
-                            }
-                            _ => {}
-                        }
+/// Everything a kernel (or a device function) writes, as its loads see it.
+struct Writes {
+    /// Its own stores, atomics and memory-writing accelerator instructions.
+    clobbers: Vec<Inst>,
+    /// The first call to a function that writes what nobody can name.
+    bad_call: Option<(String, SourceSpan)>,
+    /// The calls that write through their arguments or module variables.
+    call_writes: Vec<CallWrite>,
+}
+
+fn collect_writes(
+    module: &Module,
+    func: &Function,
+    summaries: &HashMap<FuncId, WriteSummary>,
+) -> Writes {
+    let mut w = Writes {
+        clobbers: Vec::new(),
+        bad_call: None,
+        call_writes: Vec::new(),
+    };
+    for (_, inst) in func.layout.insts() {
+        match &func.dfg.insts[inst] {
+            InstData::Store { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
+                w.clobbers.push(inst)
+            }
+            // The alias analysis knows no access of these, so it answers
+            // "may alias" for every load: conservative.
+            InstData::Accel { op, .. } if op.writes_memory() => w.clobbers.push(inst),
+            InstData::Call { func: callee, args } => {
+                let name = || module.functions[*callee].name.clone();
+                match summaries.get(callee) {
+                    Some(s) if s.unknown => {
+                        w.bad_call.get_or_insert_with(|| (name(), func.spans[inst]));
                     }
+                    Some(s) if s.writes() => w.call_writes.push(CallWrite {
+                        callee: name(),
+                        span: func.spans[inst],
+                        through: s
+                            .params
+                            .iter()
+                            .filter_map(|&k| args.get(k as usize).copied())
+                            .collect(),
+                        globals: s.globals.iter().copied().collect(),
+                        indirect: s.indirect,
+                    }),
                     _ => {}
                 }
             }
-            let mut out = Vec::new();
-            for (_, inst) in func.layout.insts() {
-                let InstData::Load { ptr, flags, .. } = &func.dfg.insts[inst] else {
-                    continue;
-                };
-                let space = func.dfg.value_type(*ptr).addr_space();
-                if !matches!(space, Some(AddrSpace::Global | AddrSpace::Generic)) {
-                    continue;
-                }
-                let restricted_root = |canonical: bool| {
-                    prov.roots_of(func, *ptr).iter().any(|r| {
-                        matches!(r, crate::analysis::Root::Param(n)
-                        if { let a = &func.signature.params[*n as usize].attrs;
-                             if canonical { a.noalias } else { a.restrict } })
-                    })
-                };
-                let verdict = if flags.volatile {
-                    Verdict::Volatile
-                } else if space == Some(AddrSpace::Generic) {
-                    Verdict::Generic
-                } else if flags.invariant {
-                    Verdict::NonCoherent
-                } else if flags.scopes.is_empty() {
-                    if restricted_root(true) {
-                        Verdict::ScopeLost
-                    } else if restricted_root(false) {
-                        Verdict::NotProcessed
-                    } else {
-                        Verdict::NoRestrictRoot
+            _ => {}
+        }
+    }
+    w
+}
+
+impl Writes {
+    /// The call that may write the bytes `load` reads, if any.
+    fn call_writing(&self, aa: &AliasAnalysis, load: Inst) -> Option<&CallWrite> {
+        self.call_writes.iter().find(|c| {
+            c.through.iter().any(|&p| aa.may_write_through(p, load))
+                || c.globals
+                    .iter()
+                    .any(|&g| aa.may_write_object(Root::Global(g), load))
+                || (c.indirect && aa.may_write_object(Root::Opaque, load))
+        })
+    }
+
+    /// Whether anything may write the memory `target` points into, at any
+    /// offset (what a callee reading through it may read).
+    fn may_write_memory_of(&self, func: &Function, aa: &AliasAnalysis, target: Value) -> bool {
+        self.bad_call.is_some()
+            || self
+                .clobbers
+                .iter()
+                .any(|&w| match func.dfg.insts[w].mem_ptr() {
+                    Some(p) if !matches!(func.dfg.insts[w], InstData::Accel { .. }) => {
+                        aa.may_overlap_objects(p, target)
                     }
-                } else if let Some(&w) = clobbers.iter().find(|&&w| aa.may_alias(w, inst)) {
-                    Verdict::WrittenAt(describe(func, w), func.spans[w])
-                } else if let Some((name, span)) = &bad_call {
-                    Verdict::CallWrites(name.clone(), *span)
-                } else if let Some(c) = call_writes.iter().find(|c| {
-                    c.through.iter().any(|&p| aa.may_write_through(p, inst))
-                        || c.globals
-                            .iter()
-                            .any(|&g| aa.may_write_object(Root::Global(g), inst))
-                        || (c.indirect && aa.may_write_object(Root::Opaque, inst))
-                }) {
-                    Verdict::CallWrites(c.callee.clone(), c.span)
+                    _ => true,
+                })
+            || self.call_writes.iter().any(|c| {
+                c.through.iter().any(|&p| aa.may_overlap_objects(p, target))
+                    || c.globals
+                        .iter()
+                        .any(|&g| aa.object_may_hold(Root::Global(g), target))
+                    || (c.indirect && aa.object_may_hold(Root::Opaque, target))
+            })
+    }
+}
+
+/// Marks the loads of every kernel; appends one note per global load. Then
+/// marks the loads of device functions that read, through a parameter,
+/// memory that every call passes read-only and restricted.
+pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
+    let summaries = write_summaries(module);
+    let ids: Vec<FuncId> = module.functions.keys().collect();
+    let mut decisions: Vec<(FuncId, Note)> = Vec::new();
+    for &id in &ids {
+        let func = &module.functions[id];
+        if !func.is_kernel() {
+            continue;
+        }
+        let aa = AliasAnalysis::with_module(func, module);
+        let prov = aa.provenance();
+        let writes = collect_writes(module, func, &summaries);
+        for (_, inst) in func.layout.insts() {
+            let InstData::Load { ptr, flags, .. } = &func.dfg.insts[inst] else {
+                continue;
+            };
+            let space = func.dfg.value_type(*ptr).addr_space();
+            if !matches!(space, Some(AddrSpace::Global | AddrSpace::Generic)) {
+                continue;
+            }
+            let restricted_root = |canonical: bool| {
+                prov.roots_of(func, *ptr).iter().any(|r| {
+                    matches!(r, Root::Param(n)
+                    if { let a = &func.signature.params[*n as usize].attrs;
+                         if canonical { a.noalias } else { a.restrict } })
+                })
+            };
+            let verdict = if flags.volatile {
+                Verdict::Volatile
+            } else if space == Some(AddrSpace::Generic) {
+                Verdict::Generic
+            } else if flags.invariant {
+                Verdict::NonCoherent
+            } else if flags.scopes.is_empty() {
+                if restricted_root(true) {
+                    Verdict::ScopeLost
+                } else if restricted_root(false) {
+                    Verdict::NotProcessed
                 } else {
-                    Verdict::NonCoherent
-                };
-                out.push(Note {
+                    Verdict::NoRestrictRoot
+                }
+            } else if let Some(&w) = writes.clobbers.iter().find(|&&w| aa.may_alias(w, inst)) {
+                Verdict::WrittenAt(describe(func, w), func.spans[w])
+            } else if let Some((name, span)) = &writes.bad_call {
+                Verdict::CallWrites(name.clone(), *span)
+            } else if let Some(c) = writes.call_writing(&aa, inst) {
+                Verdict::CallWrites(c.callee.clone(), c.span)
+            } else {
+                Verdict::NonCoherent
+            };
+            decisions.push((
+                id,
+                Note {
                     function: func.name.clone(),
                     load: inst,
                     what: describe(func, inst),
                     span: func.spans[inst],
                     verdict,
-                });
-            }
-            out
-        };
-        let func = &mut module.functions[id];
-        for note in decisions {
-            if note.verdict == Verdict::NonCoherent {
-                if let InstData::Load { flags, .. } = &mut func.dfg.insts[note.load] {
-                    if !flags.invariant {
-                        flags.invariant = true;
-                        changed = true;
-                    }
-                }
-            }
-            notes.push(note);
+                },
+            ));
         }
     }
+    for (id, load) in device_loads(module, &summaries) {
+        let func = &module.functions[id];
+        decisions.push((
+            id,
+            Note {
+                function: func.name.clone(),
+                load,
+                what: describe(func, load),
+                span: func.spans[load],
+                verdict: Verdict::NonCoherentFromCallers,
+            },
+        ));
+    }
+    let mut changed = false;
+    for (id, note) in decisions {
+        if matches!(
+            note.verdict,
+            Verdict::NonCoherent | Verdict::NonCoherentFromCallers
+        ) {
+            let func = &mut module.functions[id];
+            if let InstData::Load { flags, .. } = &mut func.dfg.insts[note.load] {
+                if !flags.invariant {
+                    flags.invariant = true;
+                    changed = true;
+                }
+            }
+        }
+        notes.push(note);
+    }
     changed
+}
+
+/// The loads of internal device functions that may be `ld.global.nc`: not
+/// volatile, `ptr<global>`, and derived only from parameters through which
+/// every call passes read-only restricted memory. A call passes such
+/// memory when its argument comes only from `noalias` parameters of a
+/// kernel that nothing in the kernel (its stores, its callees' writes) may
+/// write, or only from such parameters of a calling device function. The
+/// set is found from the optimistic side (every parameter qualifies, then
+/// the ones a call site refutes drop out until none does), so recursion
+/// settles too. All callers of an internal function are in the module.
+fn device_loads(module: &Module, summaries: &HashMap<FuncId, WriteSummary>) -> Vec<(FuncId, Inst)> {
+    // Call sites per callee: (caller, arguments).
+    let mut sites: HashMap<FuncId, Vec<(FuncId, Vec<Value>)>> = HashMap::new();
+    for (id, f) in module.functions.iter() {
+        for (_, inst) in f.layout.insts() {
+            if let InstData::Call { func: callee, args } = &f.dfg.insts[inst] {
+                sites.entry(*callee).or_default().push((id, args.clone()));
+            }
+        }
+    }
+    let mut candidates: BTreeSet<(FuncId, u32)> = BTreeSet::new();
+    for (id, f) in module.functions.iter() {
+        let internal = f.attrs.linkage == crate::ir::Linkage::Internal;
+        if f.is_kernel() || !internal || f.entry_block().is_none() || !sites.contains_key(&id) {
+            continue;
+        }
+        for (k, p) in f.signature.params.iter().enumerate() {
+            if p.ty.is_ptr() && p.attrs.byval.is_none() && p.attrs.sret.is_none() {
+                candidates.insert((id, k as u32));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let analyses: HashMap<FuncId, AliasAnalysis> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.entry_block().is_some())
+        .map(|(id, f)| (id, AliasAnalysis::with_module(f, module)))
+        .collect();
+    let kernel_writes: HashMap<FuncId, Writes> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.is_kernel())
+        .map(|(id, f)| (id, collect_writes(module, f, summaries)))
+        .collect();
+    let mut set = candidates;
+    loop {
+        let refuted: Vec<(FuncId, u32)> = set
+            .iter()
+            .copied()
+            .filter(|&(g, k)| {
+                !sites[&g].iter().all(|(caller, args)| {
+                    let Some(&arg) = args.get(k as usize) else {
+                        return false;
+                    };
+                    let cf = &module.functions[*caller];
+                    let Some(aa) = analyses.get(caller) else {
+                        return false;
+                    };
+                    let roots = aa.provenance().roots_of(cf, arg);
+                    if roots.is_empty() {
+                        return false;
+                    }
+                    if cf.is_kernel() {
+                        let noalias = |n: u32| {
+                            cf.signature
+                                .params
+                                .get(n as usize)
+                                .is_some_and(|p| p.attrs.noalias)
+                        };
+                        roots
+                            .iter()
+                            .all(|r| matches!(r, Root::Param(n) if noalias(*n)))
+                            && !kernel_writes[caller].may_write_memory_of(cf, aa, arg)
+                    } else {
+                        roots
+                            .iter()
+                            .all(|r| matches!(r, Root::Param(n) if set.contains(&(*caller, *n))))
+                    }
+                })
+            })
+            .collect();
+        if refuted.is_empty() {
+            break;
+        }
+        for r in refuted {
+            set.remove(&r);
+        }
+    }
+    let mut out = Vec::new();
+    for &id in analyses.keys().collect::<BTreeSet<_>>() {
+        if !set.iter().any(|&(g, _)| g == id) {
+            continue;
+        }
+        let f = &module.functions[id];
+        let prov = analyses[&id].provenance();
+        for (_, inst) in f.layout.insts() {
+            let InstData::Load { ptr, flags, .. } = &f.dfg.insts[inst] else {
+                continue;
+            };
+            if flags.volatile
+                || flags.invariant
+                || f.dfg.value_type(*ptr) != crate::ir::Type::Ptr(AddrSpace::Global)
+            {
+                continue;
+            }
+            let roots = prov.roots_of(f, *ptr);
+            if !roots.is_empty()
+                && roots
+                    .iter()
+                    .all(|r| matches!(r, Root::Param(n) if set.contains(&(id, *n))))
+            {
+                out.push((id, inst));
+            }
+        }
+    }
+    out
 }
 
 /// The writes of one call, as a kernel sees them.
