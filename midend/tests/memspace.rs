@@ -228,6 +228,40 @@ block0(v0: ptr<global>):
     let text = write_module(&m, PrintOptions::default());
     assert!(text.contains("addrspacecast.ptr<global> v"), "{text}");
 
+    // A shared pointer kept in local memory and read back as an integer,
+    // which is stored to global memory: the bits can come back as a pointer.
+    let punned = "
+gv0 = shared @s, size 64, align 4
+
+kernel external @k(ptr<global>, ptr<global>) {
+    ss0 = stack 8, align 8
+
+block0(v0: ptr<global>, v1: ptr<global>):
+    v2 = stack_addr ss0
+    v3 = global_addr.ptr<shared> gv0
+    v4 = addrspacecast.ptr<generic> v3
+    store v4, v2
+    v5 = load.i64 v2
+    store v5, v0
+    v6 = load.ptr<generic> v1
+    v7 = load.f32 v6
+    store v7, v1
+    return
+}
+";
+    let (m, _) = run(punned, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(!text.contains("addrspacecast.ptr<global> v"), "{text}");
+    // Read back as a pointer and used as one, the local copy is harmless.
+    let as_pointer = punned.replace(
+        "    v5 = load.i64 v2\n    store v5, v0\n",
+        "    v5 = load.ptr<generic> v2\n    v11 = load.f32 v5\n    store v11, v0\n",
+    );
+    assert_ne!(as_pointer, punned);
+    let (m, _) = run(&as_pointer, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("addrspacecast.ptr<global> v"), "{text}");
+
     // Off: loaded pointers are generic.
     let opts = Options {
         track_indir_load: false,

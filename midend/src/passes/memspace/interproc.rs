@@ -256,7 +256,7 @@ struct Driver<'a> {
     attempts: i64,
     log: String,
     /// The module stores only global pointers to memory that may be global
-    /// (see [`closed_world_holds`]).
+    /// (see `closed_world::closed_world_holds`).
     closed_world: bool,
 }
 
@@ -649,6 +649,7 @@ impl Driver<'_> {
 /// module assuming it, and keep it only if the result confirms it (every
 /// pointer stored is then global by induction over the program's stores).
 pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> State {
+    use super::closed_world::{closed_world_holds, loads_pointers_from_memory};
     let closed_world = opts.track_indir_load && loads_pointers_from_memory(module) && {
         let mut copy = module.clone();
         let state = propagate_with(&mut copy, opts, true, &mut String::new());
@@ -660,161 +661,6 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
         report.transcript = log;
     }
     state
-}
-
-/// Whether some function loads a pointer from memory that is not its own
-/// followed local memory (only then does the closed-world fact matter).
-fn loads_pointers_from_memory(module: &Module) -> bool {
-    module.functions.values().any(|f| {
-        f.layout.insts().any(|(_, i)| {
-            matches!(
-                f.dfg.insts[i],
-                InstData::Load {
-                    ty: Type::Ptr(_),
-                    ..
-                }
-            )
-        })
-    })
-}
-
-/// Whether, under the final `state`, no instruction of `module` can put a
-/// pointer that is not global into global memory:
-///
-/// * every store of a pointer whose destination may be global memory (a
-///   global or generic destination) stores a pointer proved global;
-/// * no integer made from a pointer not proved global (`ptrtoint`) is
-///   stored, passed to a call, returned or used by an atomic (it could be
-///   written to memory as bits and read back as a pointer);
-/// * no TMA store copies shared memory (where any pointer may be) to
-///   global memory, and every called function has a body.
-pub fn closed_world_holds(module: &Module, state: &State) -> bool {
-    for (id, f) in module.functions.iter() {
-        let Some(a) = state.analyses.get(id.index()) else {
-            return false;
-        };
-        let space_of = |v| match f.dfg.value_type(v) {
-            Type::Ptr(AddrSpace::Generic) => a.get(f, v),
-            Type::Ptr(s) => Space::Concrete(s),
-            _ => Space::Generic,
-        };
-        let mut from_pointers: Vec<crate::ir::Value> = Vec::new();
-        for (_, inst) in f.layout.insts() {
-            match &f.dfg.insts[inst] {
-                InstData::Store { value, ptr, .. } if f.dfg.value_type(*value).is_ptr() => {
-                    let dest_may_be_global = !matches!(
-                        space_of(*ptr),
-                        Space::Concrete(
-                            AddrSpace::Shared
-                                | AddrSpace::SharedCluster
-                                | AddrSpace::Local
-                                | AddrSpace::Tmem
-                        )
-                    );
-                    let value_global = f.dfg.value_type(*value) == Type::Ptr(AddrSpace::Generic)
-                        && space_of(*value) == Space::Concrete(AddrSpace::Global);
-                    if dest_may_be_global && !value_global {
-                        return false;
-                    }
-                }
-                InstData::Convert {
-                    opcode: crate::ir::Opcode::Ptrtoint,
-                    arg,
-                    ..
-                } if space_of(*arg) != Space::Concrete(AddrSpace::Global) => {
-                    from_pointers.extend(f.dfg.inst_results(inst));
-                }
-                InstData::Accel {
-                    op: crate::ir::AccelOp::TmaStore { .. },
-                    ..
-                } => return false,
-                InstData::Call { func, .. }
-                    if module
-                        .functions
-                        .get(*func)
-                        .is_none_or(|g| g.entry_block().is_none()) =>
-                {
-                    return false
-                }
-                _ => {}
-            }
-        }
-        if integers_escape(f, from_pointers) {
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether an integer computed from `roots` (through integer arithmetic,
-/// conversions, selects, block parameters and shuffles) is stored, passed
-/// to a call, returned, or written by an atomic or an accelerator
-/// instruction: then its bits may reach memory and be read back as a
-/// pointer.
-fn integers_escape(f: &Function, roots: Vec<crate::ir::Value>) -> bool {
-    if roots.is_empty() {
-        return false;
-    }
-    let mut tainted: std::collections::BTreeSet<crate::ir::Value> = roots.into_iter().collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (_, inst) in f.layout.insts() {
-            let data = &f.dfg.insts[inst];
-            let mut uses_tainted = false;
-            data.for_each_arg(|v| uses_tainted |= tainted.contains(&f.dfg.resolve_aliases(v)));
-            if !uses_tainted {
-                continue;
-            }
-            match data {
-                InstData::Unary { .. }
-                | InstData::Binary { .. }
-                | InstData::Ternary { .. }
-                | InstData::Convert { .. } => {
-                    for &r in f.dfg.inst_results(inst) {
-                        changed |= tainted.insert(r);
-                    }
-                }
-                InstData::IntCompare { .. } | InstData::Load { .. } | InstData::IsSpace { .. } => {}
-                // Through memory only as the address, never as the bits.
-                InstData::Store { value, .. }
-                | InstData::AtomicRmw {
-                    args: [_, value], ..
-                } => {
-                    if tainted.contains(&f.dfg.resolve_aliases(*value)) {
-                        return true;
-                    }
-                }
-                InstData::AtomicCas {
-                    args: [_, x, y], ..
-                } => {
-                    if [x, y]
-                        .iter()
-                        .any(|v| tainted.contains(&f.dfg.resolve_aliases(**v)))
-                    {
-                        return true;
-                    }
-                }
-                InstData::Jump { .. } | InstData::Brif { .. } => {
-                    for dest in data.branch_destinations() {
-                        let params = f.dfg.block_params(dest.block);
-                        for (&arg, &p) in dest.args.iter().zip(params) {
-                            if tainted.contains(&f.dfg.resolve_aliases(arg)) {
-                                changed |= tainted.insert(p);
-                            }
-                        }
-                    }
-                }
-                InstData::Shuffle { .. } => {
-                    for &r in f.dfg.inst_results(inst) {
-                        changed |= tainted.insert(r);
-                    }
-                }
-                _ => return true,
-            }
-        }
-    }
-    false
 }
 
 fn propagate_with(

@@ -16,6 +16,7 @@
 //!    generic is inserted wherever a concrete pointer meets a place that
 //!    stays generic. The IR is valid afterwards.
 
+pub mod closed_world;
 pub mod guards;
 pub mod interproc;
 pub mod intra;
