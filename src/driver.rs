@@ -496,6 +496,12 @@ fn compile_module_with_messages(
         &mut rs_out,
         |_, _| {},
     )?;
+    if !passes.contains(&"memspace") {
+        // Atomics on local or const memory are errors at every level.
+        report
+            .diagnostics
+            .extend(memspace::check_atomics(&module, &opts.memspace_opts));
+    }
     let (report_text, failed) = render_memspace_report(file_name, source, &report);
     if failed {
         return Err(CompileError {
@@ -626,9 +632,56 @@ pub fn optimize_without(
     fmad: bool,
     disabled: &[String],
 ) -> Result<(), CompileError> {
+    optimize_for_run(
+        module,
+        opt_level,
+        fmad,
+        disabled,
+        &restrict::Options::default(),
+    )
+}
+
+/// [`optimize_without`] with the restrict knobs (`kernelc run
+/// --allow-restrict-in-struct`). Atomics on local or const memory are
+/// errors here too when memory-space inference is not among the passes.
+pub fn optimize_for_run(
+    module: &mut Module,
+    opt_level: u8,
+    fmad: bool,
+    disabled: &[String],
+    rs_opts: &restrict::Options,
+) -> Result<(), CompileError> {
     let mut passes = midend::passes::pipeline(opt_level, fmad);
     passes.retain(|p| !disabled.iter().any(|d| d == p));
-    run_passes(module, &passes, |_, _| {})
+    let ms_opts = memspace::Options::default();
+    let mut report = memspace::Report::default();
+    run_passes_ext(
+        module,
+        &passes,
+        &ms_opts,
+        rs_opts,
+        &mut report,
+        &mut RestrictOutput::default(),
+        |_, _| {},
+    )?;
+    if !passes.contains(&"memspace") {
+        report
+            .diagnostics
+            .extend(memspace::check_atomics(module, &ms_opts));
+    }
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == memspace::Severity::Error)
+        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CompileError {
+            rendered: errors.concat(),
+        })
+    }
 }
 
 /// Runs the named passes in order, verifying after each one. `after_pass` is

@@ -81,12 +81,20 @@ struct MemspaceArgs {
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     param_always_point_to_global: bool,
-    /// Follow pointers loaded from param/const memory (assumed global with
-    /// --param-always-point-to-global); off: such pointers are generic.
-    #[arg(long)]
+    /// Follow pointers loaded from memory (default true): from param or const
+    /// memory they are global, from global memory when the module stores no
+    /// other kind of pointer there; false: such pointers are generic.
+    #[arg(long, value_name = "true|false", default_value = "true",
+          num_args = 0..=1, default_missing_value = "true", require_equals = true,
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
     track_indir_load: bool,
-    /// Follow `inttoptr` back to the `ptrtoint` it came from; off: generic.
-    #[arg(long)]
+    /// Follow `inttoptr` back to the `ptrtoint` it came from (default true);
+    /// false: generic.
+    #[arg(long, value_name = "true|false", default_value = "true",
+          num_args = 0..=1, default_missing_value = "true", require_equals = true,
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
     track_int2ptr: bool,
     /// UNSAFE: access memory through every pointer of unknown space as global
     /// memory (wrong for shared or local memory). Off by default.
@@ -383,6 +391,9 @@ struct RunArgs {
     /// Leave this pass out of the -O pipeline (repeatable).
     #[arg(long = "disable-pass", value_name = "PASS")]
     disable_pass: Vec<String>,
+    /// Accept `__restrict__` pointers inside by-value structs (as when compiling).
+    #[arg(long = "allow-restrict-in-struct")]
+    allow_restrict_in_struct: bool,
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -769,6 +780,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         time: args.time,
         racecheck: args.racecheck,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
+        allow_restrict_in_struct: args.allow_restrict_in_struct,
     };
     let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
     write_output(None, &summary)

@@ -346,6 +346,9 @@ pub struct RunRequest {
     pub racecheck: bool,
     /// `--disable-pass NAME`: passes left out of the `-O` pipeline.
     pub disable_passes: Vec<String>,
+    /// `--allow-restrict-in-struct`: accept (and use) `__restrict__`
+    /// pointers inside by-value structs, as compilation does with the flag.
+    pub allow_restrict_in_struct: bool,
 }
 
 impl Default for RunRequest {
@@ -369,6 +372,7 @@ impl Default for RunRequest {
             time: 0,
             racecheck: false,
             disable_passes: Vec::new(),
+            allow_restrict_in_struct: false,
         }
     }
 }
@@ -377,6 +381,14 @@ impl RunRequest {
     /// Whether multiply-adds are contracted: `--fmad`, or `--use_fast_math`.
     fn fmad_in_force(&self) -> bool {
         self.fmad || self.float.fast_math
+    }
+
+    /// The restrict knobs a run takes.
+    fn restrict_options(&self) -> midend::passes::restrict::Options {
+        midend::passes::restrict::Options {
+            allow_in_struct: self.allow_restrict_in_struct,
+            ..Default::default()
+        }
     }
 }
 
@@ -413,8 +425,14 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         verify(&module, &format!("`{name}` is not valid IR"))?;
         // Without `-O`, IR runs exactly as written: no pass at all.
         if let Some(level) = req.opt_level {
-            driver::optimize_without(&mut module, level, req.fmad_in_force(), &req.disable_passes)
-                .map_err(|e| e.rendered)?;
+            driver::optimize_for_run(
+                &mut module,
+                level,
+                req.fmad_in_force(),
+                &req.disable_passes,
+                &req.restrict_options(),
+            )
+            .map_err(|e| e.rendered)?;
         }
         return Ok(Program {
             module,
@@ -438,11 +456,12 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize_without(
+    driver::optimize_for_run(
         &mut module,
         req.opt_level.unwrap_or(3),
         req.fmad_in_force(),
         &req.disable_passes,
+        &req.restrict_options(),
     )
     .map_err(|e| e.rendered)?;
     Ok(Program {

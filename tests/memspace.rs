@@ -98,6 +98,9 @@ fn transcript_and_warnings_are_reported() {
     opts.memspace_opts.dump_ip_msp = true;
     opts.memspace_opts.explain = true;
     opts.memspace_opts.warn_generic = true;
+    // The pointer read from `t` stays generic only without the closed-world
+    // rule (the module stores no pointer, so it would be global).
+    opts.memspace_opts.track_indir_load = false;
     let out = compile_source_with_messages("t.cu", source, &opts).unwrap();
     let m = &out.messages;
     assert!(m.contains("ip-msp: Initial work list size : 1"), "{m}");
@@ -472,4 +475,47 @@ fn the_sass_count_sees_generic_instructions_when_memspace_is_off() {
     };
     let (_, sass) = sass_of("sass_kernels_off.cu", &source, &opts, &cuobjdump);
     assert!(!generic_sass(&sass).is_empty(), "{sass}");
+}
+
+#[test]
+fn pointers_in_struct_fields_reach_the_sass_concrete() {
+    // tests/corpus/struct_spaces.cu passes pointers to __noinline__ helpers
+    // inside structs passed by value (global and shared fields, a nested
+    // struct copied whole). With memory-space inference, the clones and the
+    // specialized static helper hold no generic memory instruction; without
+    // it, the helpers access memory generically.
+    let what = "SASS of pointers in struct fields";
+    if common::ptxas_or_skip(what).is_none() {
+        return;
+    }
+    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+        return;
+    };
+    let path = common::root().join("tests/corpus/struct_spaces.cu");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let on = CompileOptions {
+        target: Target::parse("sm_90").unwrap(),
+        ..CompileOptions::default()
+    };
+    let (ptx, sass) = sass_of("struct_spaces.cu", &source, &on, &cuobjdump);
+    for clone in ["copy_scaled__global_shared", "copy_scaled__shared_global"] {
+        assert!(ptx.contains(&format!(".func {clone}(")), "{clone}:\n{ptx}");
+    }
+    let external = external_funcs(&ptx);
+    assert_eq!(external, ["copy_scaled"], "{ptx}");
+    let generic: Vec<_> = generic_sass(&sass)
+        .into_iter()
+        .filter(|(f, _)| !external.contains(f))
+        .collect();
+    assert!(generic.is_empty(), "generic SASS {generic:?}");
+    let off = CompileOptions {
+        memspace: Some(false),
+        ..on
+    };
+    let (_, sass) = sass_of("struct_spaces_off.cu", &source, &off, &cuobjdump);
+    let generic = generic_sass(&sass);
+    assert!(
+        generic.iter().any(|(f, _)| f == "struct_spaces"),
+        "without inference the kernel's helpers are generic: {generic:?}"
+    );
 }

@@ -120,24 +120,50 @@ fn conservative_mode_does_no_interprocedural_specialization() {
     assert!(err.contains("ip-msp: Initial work list size : 0"), "{err}");
 }
 
+/// A kernel that stores a shared pointer to global memory: a pointer loaded
+/// from global memory may then be that one.
+const SHARED_STORED: &str = "\
+__global__ void k(float** slots, float* out) {
+    __shared__ float s[32];
+    s[threadIdx.x] = 1.0f;
+    if (threadIdx.x == 0) slots[blockIdx.x] = s;
+    __syncthreads();
+    float* p = slots[blockIdx.x];
+    out[threadIdx.x] = p[threadIdx.x];
+}
+";
+
 #[test]
-fn track_indir_load_assumes_global_for_loaded_pointers() {
-    let (off, _) = compile("indir0.cu", MIXED, &[]);
-    let (on, _) = compile("indir1.cu", MIXED, &["--track-indir-load"]);
+fn track_indir_load_follows_pointers_loaded_from_global_memory() {
+    // On by default: MIXED stores no pointer, so the pointer it loads from
+    // global memory is global.
+    let (off, _) = compile("indir0.cu", MIXED, &["--track-indir-load=false"]);
+    let (on, _) = compile("indir1.cu", MIXED, &[]);
+    let (named, _) = compile("indir2.cu", MIXED, &["--track-indir-load"]);
     assert!(
         generic_accesses(&on) < generic_accesses(&off),
         "{off}\n----\n{on}"
+    );
+    assert_eq!(on, named);
+    // A shared pointer stored to global memory: the loaded one stays generic.
+    let (ptx, err) = compile("indir3.cu", SHARED_STORED, &["--explain-memspace"]);
+    assert_eq!(generic_accesses(&ptx), 1, "{ptx}");
+    assert!(
+        err.contains("loaded from global memory, where the module also stores pointers that are not proved global"),
+        "{err}"
     );
 }
 
 #[test]
 fn track_int2ptr_follows_integers_back_to_the_pointer() {
-    let (off, _) = compile("i2p0.cu", MIXED, &[]);
-    let (on, _) = compile("i2p1.cu", MIXED, &["--track-int2ptr"]);
+    let (off, _) = compile("i2p0.cu", MIXED, &["--track-int2ptr=false"]);
+    let (on, _) = compile("i2p1.cu", MIXED, &[]);
+    let (named, _) = compile("i2p2.cu", MIXED, &["--track-int2ptr=true"]);
     assert!(
         generic_accesses(&on) < generic_accesses(&off),
         "{off}\n----\n{on}"
     );
+    assert_eq!(on, named);
 }
 
 #[test]
@@ -194,7 +220,17 @@ block0(v0: ptr<generic>):
 
 #[test]
 fn explain_memspace_says_why_per_pointer() {
-    let (_, err) = compile("explain.cu", MIXED, &["--explain-memspace"]);
+    let (_, err) = compile("explain_on.cu", MIXED, &["--explain-memspace"]);
+    assert!(
+        err.contains("global ← loaded from global memory, where the module stores only global pointers (--track-indir-load)"),
+        "{err}"
+    );
+    let off = [
+        "--explain-memspace",
+        "--track-indir-load=false",
+        "--track-int2ptr=false",
+    ];
+    let (_, err) = compile("explain.cu", MIXED, &off);
     assert!(err.contains("memspace: @k:"), "{err}");
     assert!(
         err.contains("provenance lost: loaded from memory (--track-indir-load is off)"),
@@ -220,6 +256,15 @@ fn wgeneric_names_where_two_spaces_met() {
     );
     assert!(err.contains("meet.cu:4:5"), "{err}");
     assert!(
+        err.contains("a shared pointer and a global pointer meet here")
+            || err.contains("a global pointer and a shared pointer meet here"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this pointer points to global memory"),
+        "{err}"
+    );
+    assert!(
         err.contains("this pointer points to shared memory"),
         "{err}"
     );
@@ -234,7 +279,12 @@ fn wgeneric_names_where_two_spaces_met() {
 
 #[test]
 fn wgeneric_names_where_provenance_was_lost() {
-    let (_, err) = compile("lost.cu", MIXED, &["-Wgeneric"]);
+    let args = [
+        "-Wgeneric",
+        "--track-indir-load=false",
+        "--track-int2ptr=false",
+    ];
+    let (_, err) = compile("lost.cu", MIXED, &args);
     assert!(
         err.contains("provenance is lost here: loaded from memory (--track-indir-load is off)"),
         "{err}"

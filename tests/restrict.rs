@@ -210,8 +210,8 @@ fn restrict_in_a_struct_from_source_needs_the_knob() {
         "{err}"
     );
     assert!(
-        err.contains("args.cu:4:13"),
-        "the first read of the struct: {err}"
+        err.contains("args.cu:4:27"),
+        "the first access through a restricted field: {err}"
     );
     let opts = CompileOptions {
         restrict_opts: restrict::Options {
@@ -340,4 +340,67 @@ fn struct_parameters_read_in_place_compute_the_same_results() {
     for r in &results {
         assert_eq!(r, &expect);
     }
+}
+
+/// Restricted inputs across calls: a callee that writes through another
+/// restricted pointer or into a module variable leaves the input `.nc`; a
+/// callee that writes through the input itself does not; a helper that only
+/// reads a restricted input reads it with `.nc` when every call passes
+/// read-only restricted memory, and without when one call passes memory the
+/// kernel writes.
+const CALLS_SOURCE: &str = "\
+__device__ float counter[4];
+__device__ __noinline__ void poke(float *p) { p[0] = 1.0f; }
+__device__ __noinline__ void tally(int k) { counter[k & 3] += 1.0f; }
+__device__ __noinline__ float get(const float *p, int i) { return p[i]; }
+__device__ __noinline__ float get_w(const float *p, int i) { return p[i]; }
+extern \"C\" __global__ void other(const float *__restrict__ r, float *__restrict__ out) {
+    int i = threadIdx.x;
+    poke(out + i);
+    tally(i);
+    out[i] += r[i];
+}
+extern \"C\" __global__ void same(const float *__restrict__ r, float *__restrict__ out) {
+    int i = threadIdx.x;
+    poke((float *)r + 32 + i);
+    out[i] = r[i];
+}
+extern \"C\" __global__ void helper(const float *__restrict__ r, float *__restrict__ w, float *__restrict__ out) {
+    int i = threadIdx.x;
+    out[i] = get(r, i) + get_w(w, i);
+    w[i] = 0.0f;
+}
+";
+
+#[test]
+fn nc_across_calls() {
+    let opts = CompileOptions {
+        target: kernelc::backend_nvptx::Target::parse("sm_90").unwrap(),
+        explain_nc: true,
+        ..CompileOptions::default()
+    };
+    let out = driver::compile_source_with_messages("calls.cu", CALLS_SOURCE, &opts).unwrap();
+    let ptx = &out.output;
+    common::assert_ptxas_accepts(ptx, "sm_90", "calls.cu");
+    let body = |name: &str| -> String {
+        let start = ptx
+            .find(&format!(" {name}("))
+            .unwrap_or_else(|| panic!("no {name}:\n{ptx}"));
+        let rest = &ptx[start..];
+        rest[..rest.find("\n}").unwrap()].to_string()
+    };
+    let nc = |name: &str| body(name).matches("ld.global.nc.f32").count();
+    assert_eq!(nc("other"), 1, "{}", body("other"));
+    assert_eq!(nc("same"), 0, "{}", body("same"));
+    assert_eq!(nc("get__global"), 1, "{}", body("get__global"));
+    assert_eq!(nc("get_w__global"), 0, "{}", body("get_w__global"));
+    let m = &out.messages;
+    assert!(
+        m.contains("@same `v21 = load.f32 v20`: not .nc: the kernel calls @poke__global, which may write this memory"),
+        "{m}"
+    );
+    assert!(
+        m.contains("@get__global `v6 = load.f32 v5`: ld.global.nc (every call passes read-only restricted memory)"),
+        "{m}"
+    );
 }

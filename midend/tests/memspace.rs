@@ -146,6 +146,7 @@ block0(v0: ptr<global>):
 fn generic_warning_and_unsafe_assume_global() {
     let opts = Options {
         warn_generic: true,
+        track_indir_load: false,
         ..Options::default()
     };
     let (_, r) = run(LOADED, &opts);
@@ -157,6 +158,7 @@ fn generic_warning_and_unsafe_assume_global() {
 
     let opts = Options {
         assume_global: true,
+        track_indir_load: false,
         ..Options::default()
     };
     let (m, r) = run(LOADED, &opts);
@@ -165,6 +167,109 @@ fn generic_warning_and_unsafe_assume_global() {
         .contains("Cannot tell what pointer points to, assuming global memory space"));
     let text = write_module(&m, PrintOptions::default());
     assert!(text.contains("addrspacecast.ptr<global> v2"), "{text}");
+}
+
+/// A pointer loaded from global memory is global when the module stores no
+/// other kind of pointer where global memory may be (the closed world);
+/// one shared pointer stored to global memory, or a shared address turned
+/// into an integer that is stored, undoes it.
+#[test]
+fn pointers_loaded_from_global_memory_in_a_closed_world() {
+    let (m, _) = run(LOADED, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("addrspacecast.ptr<global> v"), "{text}");
+
+    let shared_stored = "
+gv0 = shared @s, size 64, align 4
+
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    v7 = global_addr.ptr<shared> gv0
+    v8 = addrspacecast.ptr<generic> v7
+    store v8, v0
+    v2 = load.ptr<generic> v0
+    v3 = load.f32 v2
+    store v3, v1
+    return
+}
+";
+    let (m, _) = run(shared_stored, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(!text.contains("addrspacecast.ptr<global> v"), "{text}");
+
+    let as_integer = "
+gv0 = shared @s, size 64, align 4
+
+kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = addrspacecast.ptr<generic> v0
+    v7 = global_addr.ptr<shared> gv0
+    v8 = addrspacecast.ptr<generic> v7
+    v9 = ptrtoint.i64 v8
+    store v9, v0
+    v2 = load.ptr<generic> v0
+    v3 = load.f32 v2
+    store v3, v1
+    return
+}
+";
+    let (m, _) = run(as_integer, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(!text.contains("addrspacecast.ptr<global> v"), "{text}");
+
+    // An integer made from a shared address that is only compared does not
+    // reach memory.
+    let compared = as_integer.replace(
+        "    store v9, v0\n",
+        "    v10 = iconst.i64 0\n    v11 = icmp eq v9, v10\n",
+    );
+    let (m, _) = run(&compared, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("addrspacecast.ptr<global> v"), "{text}");
+
+    // A shared pointer kept in local memory and read back as an integer,
+    // which is stored to global memory: the bits can come back as a pointer.
+    let punned = "
+gv0 = shared @s, size 64, align 4
+
+kernel external @k(ptr<global>, ptr<global>) {
+    ss0 = stack 8, align 8
+
+block0(v0: ptr<global>, v1: ptr<global>):
+    v2 = stack_addr ss0
+    v3 = global_addr.ptr<shared> gv0
+    v4 = addrspacecast.ptr<generic> v3
+    store v4, v2
+    v5 = load.i64 v2
+    store v5, v0
+    v6 = load.ptr<generic> v1
+    v7 = load.f32 v6
+    store v7, v1
+    return
+}
+";
+    let (m, _) = run(punned, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(!text.contains("addrspacecast.ptr<global> v"), "{text}");
+    // Read back as a pointer and used as one, the local copy is harmless.
+    let as_pointer = punned.replace(
+        "    v5 = load.i64 v2\n    store v5, v0\n",
+        "    v5 = load.ptr<generic> v2\n    v11 = load.f32 v5\n    store v11, v0\n",
+    );
+    assert_ne!(as_pointer, punned);
+    let (m, _) = run(&as_pointer, &Options::default());
+    let text = write_module(&m, PrintOptions::default());
+    assert!(text.contains("addrspacecast.ptr<global> v"), "{text}");
+
+    // Off: loaded pointers are generic.
+    let opts = Options {
+        track_indir_load: false,
+        ..Options::default()
+    };
+    let (m, _) = run(LOADED, &opts);
+    let text = write_module(&m, PrintOptions::default());
+    assert!(!text.contains("addrspacecast.ptr<global> v"), "{text}");
 }
 
 #[test]
@@ -182,14 +287,15 @@ block0(v0: ptr<global>):
     return
 }
 ";
-    let (m, _) = run(text, &Options::default());
-    let off = write_module(&m, PrintOptions::default());
-    assert!(!off.contains("addrspacecast.ptr<global>"), "{off}");
     let opts = Options {
-        track_int2ptr: true,
+        track_int2ptr: false,
         ..Options::default()
     };
     let (m, _) = run(text, &opts);
+    let off = write_module(&m, PrintOptions::default());
+    assert!(!off.contains("addrspacecast.ptr<global>"), "{off}");
+    // On by default.
+    let (m, _) = run(text, &Options::default());
     let on = write_module(&m, PrintOptions::default());
     // The integer is a generic address, so the pointer made from it is
     // generic and converted after the fact.

@@ -285,7 +285,15 @@ fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
             ex(rhs, ok);
         }
         ExprKind::Index { base, index, .. } => {
-            ex(base, ok);
+            // Reading an element of an array member (`p.coeffs[k]`): the
+            // array decays to its address only to be read at once, which
+            // param space allows (`ld.param` through a register).
+            match &base.kind {
+                ExprKind::AddrOf(place) if place_rooted_at(place, local) => {
+                    scan_place(place, local, ok)
+                }
+                _ => ex(base, ok),
+            }
             ex(index, ok);
         }
         ExprKind::PtrAdd { ptr, offset, .. } | ExprKind::PtrSub { ptr, offset, .. } => {

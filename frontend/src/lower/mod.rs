@@ -202,12 +202,17 @@ fn signature_of(f: &typed::Function) -> Signature {
                 };
             }
             // A device function's struct parameter: the address of the
-            // caller's object; the callee gets its own copy (`byval`).
+            // caller's object; the callee gets its own copy (`byval`),
+            // marked like a kernel's when it has `__restrict__` fields.
             if p.ty.is_struct() {
+                let mut restrict_fields = Vec::new();
+                aggregate::restrict_field_offsets(&p.ty, 0, &mut restrict_fields);
                 return AbiParam {
                     ty: Type::Ptr(AddrSpace::Generic),
                     attrs: ParamAttrs {
                         byval: Some(aggregate_size_align(&p.ty)),
+                        restrict: !restrict_fields.is_empty(),
+                        restrict_fields,
                         ..ParamAttrs::default()
                     },
                 };

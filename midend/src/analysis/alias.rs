@@ -20,7 +20,13 @@
 //! 4. **Distinct objects.** Every pointer is traced back to its roots
 //!    ([`Provenance`]). Two distinct stack slots, two distinct (sized)
 //!    module variables, a stack slot and anything that is not itself, or a
-//!    `noalias` parameter and another identified object never overlap.
+//!    `noalias` parameter and another identified object never overlap. A
+//!    `noalias` parameter that the function never *captures* (stores to
+//!    memory, passes to a call, returns or turns into an integer) does not
+//!    overlap a pointer loaded from memory or made by a call or from an
+//!    integer either: such a pointer cannot be based on the parameter, and
+//!    memory reached through a restricted pointer is reached through no
+//!    pointer that is not based on it.
 //! 5. **Offsets.** Two accesses at constant offsets from the same base value
 //!    whose byte ranges do not intersect do not alias.
 
@@ -162,16 +168,22 @@ pub struct AliasAnalysis<'a> {
     /// Sizes of module variables, when the module is known (a variable of
     /// size 0 is dynamic shared memory, which every other one may overlap).
     global_sizes: Option<HashMap<GlobalVar, u32>>,
+    /// The parameters whose value (or a pointer derived from it) escapes:
+    /// stored, passed to a call, returned or made an integer.
+    captured: BTreeSet<u32>,
 }
 
 impl<'a> AliasAnalysis<'a> {
     /// The analysis of a function seen alone: distinct module variables are
     /// not assumed disjoint (dynamic shared memory might be any of them).
     pub fn new(func: &'a Function) -> Self {
+        let prov = Provenance::compute(func);
+        let captured = captured_params(func, &prov);
         AliasAnalysis {
             func,
-            prov: Provenance::compute(func),
+            prov,
             global_sizes: None,
+            captured,
         }
     }
 
@@ -274,6 +286,62 @@ impl<'a> AliasAnalysis<'a> {
         true
     }
 
+    /// Whether a write through `ptr` at any offset and of any size (what a
+    /// callee may do with a pointer argument) may touch the bytes that
+    /// `load` reads. Only the rules that do not need the write's offset or
+    /// its restrict stamps apply: spaces, read-only memory, distinct objects.
+    pub fn may_write_through(&self, ptr: Value, load: Inst) -> bool {
+        let Some(acc) = self.access(load) else {
+            return true;
+        };
+        let space = self
+            .func
+            .dfg
+            .value_type(ptr)
+            .addr_space()
+            .unwrap_or(AddrSpace::Generic);
+        if !spaces_may_overlap(space, acc.space) || !acc.space.is_writable() {
+            return false;
+        }
+        !self.roots_disjoint(ptr, acc.ptr)
+    }
+
+    /// Whether a write through `w` (anywhere around it) may touch memory
+    /// that `target` points into (anywhere around it): spaces and distinct
+    /// objects decide.
+    pub fn may_overlap_objects(&self, w: Value, target: Value) -> bool {
+        let space = |v: Value| {
+            self.func
+                .dfg
+                .value_type(v)
+                .addr_space()
+                .unwrap_or(AddrSpace::Generic)
+        };
+        if !spaces_may_overlap(space(w), space(target)) || !space(target).is_writable() {
+            return false;
+        }
+        !self.roots_disjoint(w, target)
+    }
+
+    /// Whether the object `root` may hold memory that `target` points into.
+    pub fn object_may_hold(&self, root: Root, target: Value) -> bool {
+        let roots = self.prov.roots_of(self.func, target);
+        roots.is_empty() || roots.iter().any(|&r| !self.objects_distinct(root, r))
+    }
+
+    /// Whether a write anywhere in the object `root` (a module variable a
+    /// callee writes) may touch the bytes that `load` reads.
+    pub fn may_write_object(&self, root: Root, load: Inst) -> bool {
+        let Some(acc) = self.access(load) else {
+            return true;
+        };
+        if !acc.space.is_writable() {
+            return false;
+        }
+        let roots = self.prov.roots_of(self.func, acc.ptr);
+        roots.is_empty() || roots.iter().any(|&r| !self.objects_distinct(root, r))
+    }
+
     /// `v` as a base value plus a constant byte offset, looking through
     /// `ptroffset` by a constant and `addrspacecast` (which keeps the
     /// address: the same bytes, seen through another window).
@@ -330,7 +398,15 @@ impl<'a> AliasAnalysis<'a> {
                 .and_then(|m| m.get(&g))
                 .is_some_and(|&s| s > 0)
         };
+        let kept = |n: u32| noalias(n) && !self.captured.contains(&n);
         match (x, y) {
+            // Not based on the parameter: nothing captured it.
+            (Root::Param(n), Root::Load(_) | Root::Opaque)
+            | (Root::Load(_) | Root::Opaque, Root::Param(n))
+                if kept(n) =>
+            {
+                true
+            }
             (Root::Opaque, _) | (_, Root::Opaque) | (Root::Load(_), _) | (_, Root::Load(_)) => {
                 false
             }
@@ -342,6 +418,43 @@ impl<'a> AliasAnalysis<'a> {
             (Root::Param(n), Root::Global(_)) | (Root::Global(_), Root::Param(n)) => noalias(n),
         }
     }
+}
+
+/// The parameters of `func` that a pointer derived from them escapes
+/// through: stored to memory as a value, passed to a call, returned, or
+/// turned into an integer (which could be stored, or turned back).
+fn captured_params(func: &Function, prov: &Provenance) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    let mut escape = |v: Value| {
+        if !func.dfg.value_type(v).is_ptr() {
+            return;
+        }
+        for r in prov.roots_of(func, v) {
+            if let Root::Param(n) = r {
+                out.insert(n);
+            }
+        }
+    };
+    for (_, inst) in func.layout.insts() {
+        match &func.dfg.insts[inst] {
+            InstData::Store { value, .. } => escape(*value),
+            InstData::Call { args, .. } | InstData::Return { args } => {
+                args.iter().for_each(|&a| escape(a))
+            }
+            InstData::Convert {
+                opcode: Opcode::Ptrtoint,
+                arg,
+                ..
+            } => escape(*arg),
+            InstData::AtomicRmw { args, .. } => escape(args[1]),
+            InstData::AtomicCas { args, .. } => {
+                escape(args[1]);
+                escape(args[2]);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Rule 1: whether two state spaces may hold the same bytes.

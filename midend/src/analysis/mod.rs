@@ -1,9 +1,11 @@
 //! Analyses: facts about a function that passes (and the verifier) read.
 
 pub mod alias;
+pub mod cells;
 mod dominators;
 pub mod loops;
 
 pub use alias::{AliasAnalysis, Provenance, Root};
+pub use cells::{Base, Content, LocalCells};
 pub use dominators::DominatorTree;
 pub use loops::{ensure_preheader, Loop, LoopAnalysis};

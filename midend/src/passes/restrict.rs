@@ -20,7 +20,7 @@
 //! It runs after `memspace`, so the clones that inference makes are
 //! processed like any other function, each with its own scopes.
 
-use crate::analysis::{Provenance, Root};
+use crate::analysis::{Content, LocalCells, Provenance, Root};
 use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, SourceSpan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -107,17 +107,16 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
             if opts.allow_in_struct {
                 struct_roots.insert(n as u32);
             } else {
-                // Point at the first read of the aggregate, if any.
-                let span = func
-                    .layout
-                    .insts()
-                    .map(|(_, i)| i)
-                    .find(|&i| {
-                        matches!(func.dfg.insts[i], InstData::Load { ptr, .. }
-                            if prov.roots_of(func, ptr).iter().eq([&Root::Param(n as u32)]))
-                    })
-                    .map(|i| func.spans[i])
-                    .unwrap_or_default();
+                let span = first_field_read(func, &prov, n as u32);
+                // A clone of the function (memory-space inference makes
+                // them) says the same thing at the same place: once is enough.
+                let said = report
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.message == RESTRICT_IN_STRUCT && d.span == span && !span.is_none());
+                if said {
+                    continue;
+                }
                 report.diagnostics.push(Diagnostic {
                     message: RESTRICT_IN_STRUCT.to_string(),
                     function: func.name.clone(),
@@ -145,6 +144,10 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
     // Loads are visited in layout order; a load's pointer roots are loads
     // that come before it in a dominating position, so one pass suffices.
     if opts.multi_level || !struct_roots.is_empty() {
+        // Callees are not known here, so memory passed to any call is not
+        // followed: fewer scopes, never a wrong one.
+        let cells = LocalCells::compute(func, &|_, _| false);
+        let mut field_keys: BTreeMap<Inst, Option<String>> = BTreeMap::new();
         let mut derived: BTreeMap<String, AliasScope> = BTreeMap::new();
         let loads: Vec<Inst> = func
             .layout
@@ -160,7 +163,10 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
             if roots.is_empty() {
                 continue;
             }
-            let key = if roots.len() == 1
+            let through_memory = field_key(func, &cells, &struct_roots, load, &mut field_keys, 0);
+            let key = if let Some(key) = through_memory {
+                key
+            } else if roots.len() == 1
                 && matches!(roots.first(), Some(Root::Param(n)) if struct_roots.contains(n))
             {
                 let Some(&Root::Param(n)) = roots.first() else {
@@ -267,6 +273,112 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
     func.attrs.restrict_processed = true;
     report.changed |= changed;
     true
+}
+
+/// The scope name of the restricted aggregate field that the pointer
+/// loaded by `load` comes from, seen through the function's own memory: a
+/// load of a `__restrict__` field of an aggregate parameter (`arg0.field8`),
+/// or a load of local memory where only pointers loaded from that one field
+/// were ever stored (the frontend's copy of a by-value struct, a struct
+/// copied to another variable). `None` when it is not one.
+fn field_key(
+    func: &Function,
+    cells: &LocalCells,
+    struct_roots: &BTreeSet<u32>,
+    load: Inst,
+    memo: &mut BTreeMap<Inst, Option<String>>,
+    depth: u32,
+) -> Option<String> {
+    if let Some(k) = memo.get(&load) {
+        return k.clone();
+    }
+    let InstData::Load { ty, ptr, .. } = func.dfg.insts[load] else {
+        return None;
+    };
+    if !ty.is_ptr() || depth > 16 {
+        return None;
+    }
+    // A load that (through memory) reaches itself is on a cycle: no key.
+    memo.insert(load, None);
+    let key = match cells.content_at(func, ptr, ty.bytes()) {
+        Content::Param(n, off) if struct_roots.contains(&n) => {
+            let fields = &func.signature.params[n as usize].attrs.restrict_fields;
+            if fields.is_empty() {
+                Some(format!("arg{n}.field"))
+            } else {
+                u32::try_from(off)
+                    .ok()
+                    .filter(|o| fields.contains(o))
+                    .map(|o| format!("arg{n}.field{o}"))
+            }
+        }
+        Content::Stored(values) => {
+            let mut keys = values.iter().map(|&v| {
+                let loaded = through_casts(func, v)?;
+                field_key(func, cells, struct_roots, loaded, memo, depth + 1)
+            });
+            let first = keys.next().flatten();
+            if first.is_some() && keys.all(|k| k == first) {
+                first
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    memo.insert(load, key.clone());
+    key
+}
+
+/// Where the diagnostic about a restricted field of aggregate parameter `n`
+/// points: the first access in the source through a pointer taken from the
+/// aggregate (through the function's copy of it, if it made one), else the
+/// first read of the aggregate, else nowhere.
+fn first_field_read(func: &Function, prov: &Provenance, n: u32) -> SourceSpan {
+    let cells = LocalCells::compute(func, &|_, _| false);
+    let roots: BTreeSet<u32> = [n].into();
+    let mut memo = BTreeMap::new();
+    let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
+    let through_field = insts.iter().copied().find(|&i| {
+        if func.spans[i].is_none() {
+            return false;
+        }
+        let Some(ptr) = func.dfg.insts[i].mem_ptr() else {
+            return false;
+        };
+        prov.roots_of(func, ptr).iter().any(|r| match r {
+            Root::Load(l) => field_key(func, &cells, &roots, *l, &mut memo, 0).is_some(),
+            _ => false,
+        })
+    });
+    let first_read = || {
+        insts.iter().copied().find(|&i| {
+            matches!(func.dfg.insts[i], InstData::Load { ptr, .. }
+                if prov.roots_of(func, ptr).iter().eq([&Root::Param(n)]))
+        })
+    };
+    through_field
+        .or_else(first_read)
+        .map(|i| func.spans[i])
+        .unwrap_or_default()
+}
+
+/// The load that made `v`, looking through address-space casts (the same
+/// address seen through another window; memory-space inference adds them).
+fn through_casts(func: &Function, v: crate::ir::Value) -> Option<Inst> {
+    let dfg = &func.dfg;
+    let mut v = dfg.resolve_aliases(v);
+    for _ in 0..16 {
+        let crate::ir::ValueDef::Result(i, 0) = dfg.value_def(v) else {
+            return None;
+        };
+        match dfg.insts[i] {
+            InstData::AddrSpaceCast { arg, .. } => v = dfg.resolve_aliases(arg),
+            InstData::Load { .. } => return Some(i),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The constant byte offset of `ptr` from the entry parameter it is derived

@@ -23,9 +23,10 @@
 //! lattice bounds the changes of seeds and returns, and the clone budget
 //! and the clone key bound the clones; a step cap guards against a bug.
 
-use super::intra::{analyze, Analysis, Boundary};
+use super::intra::{analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds};
 use super::lattice::Space;
 use super::{Options, Report};
+use crate::analysis::LocalCells;
 use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, VecDeque};
@@ -36,6 +37,8 @@ use std::fmt::Write as _;
 pub struct State {
     /// Per parameter: the element the walker starts from, and why.
     pub seeds: Vec<Vec<(Space, &'static str)>>,
+    /// Per pointer field of a by-value parameter: the same.
+    pub fields: Vec<FieldSeeds>,
     /// Per return slot: the space callers may rely on.
     pub returns: Vec<Vec<Space>>,
     /// The final phase-1 result of every function.
@@ -60,6 +63,14 @@ fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
         .params
         .iter()
         .map(|p| match p.ty {
+            // A by-value aggregate or a struct result is reached through a
+            // pointer the calling convention makes (the callee's `.param`
+            // copy, the caller's temporary); what it holds is followed
+            // field by field instead.
+            Type::Ptr(AddrSpace::Generic) if p.attrs.byval.is_some() || p.attrs.sret.is_some() => (
+                Space::Generic,
+                "by-value aggregate (the calling convention's pointer)",
+            ),
             Type::Ptr(AddrSpace::Generic) if f.is_kernel() => {
                 if opts.param_always_point_to_global {
                     (
@@ -86,6 +97,50 @@ fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
         .collect()
 }
 
+/// Whether argument `k` of a call to `f` is passed by value.
+fn byval_arg(module: &Module, f: FuncId, k: usize) -> bool {
+    module
+        .functions
+        .get(f)
+        .and_then(|g| g.signature.params.get(k))
+        .is_some_and(|p| p.attrs.byval.is_some())
+}
+
+/// The walker's starting point for the pointer fields of `f`'s by-value
+/// parameters (before any vote).
+fn initial_fields(module: &Module, f: &Function, opts: &Options) -> FieldSeeds {
+    let cells = LocalCells::compute(f, &|g, k| byval_arg(module, g, k));
+    byval_fields(f, &cells)
+        .into_iter()
+        .map(|key| {
+            let seed = match f.attrs.linkage {
+                Linkage::External => (
+                    Space::Generic,
+                    "field of a by-value parameter of an external function (unknown callers)",
+                ),
+                Linkage::Internal if opts.conservative => (
+                    Space::Generic,
+                    "field of a by-value parameter (--memspace-conservative)",
+                ),
+                Linkage::Internal => (
+                    Space::Bottom,
+                    "field of a by-value parameter, from the votes of its callers",
+                ),
+            };
+            (key, seed)
+        })
+        .collect()
+}
+
+/// A clone's key besides its original: the space of every parameter, then
+/// of every pointer field of a by-value parameter (in the order of the
+/// original's [`FieldSeeds`]).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
+struct Signature {
+    params: Vec<AddrSpace>,
+    fields: Vec<AddrSpace>,
+}
+
 /// A call site's vote for one argument: a space the callee can be
 /// specialized to, or POISON. Param space is not addressable from a device
 /// function, so it poisons.
@@ -98,15 +153,26 @@ fn vote_of(s: Space) -> Space {
 
 /// The name a clone gets: the original's plus one word per pointer
 /// parameter, valid as a PTX identifier.
-fn clone_name(module: &Module, root: &Function, sig: &[AddrSpace]) -> String {
-    let words: Vec<String> = root
-        .signature
-        .params
-        .iter()
-        .zip(sig)
-        .filter(|(p, _)| p.ty == Type::Ptr(AddrSpace::Generic))
-        .map(|(_, s)| s.name().replace("::", "_"))
-        .collect();
+fn clone_name(module: &Module, root: &Function, fields: &FieldSeeds, sig: &Signature) -> String {
+    let word = |s: &AddrSpace| s.name().replace("::", "_");
+    let mut words: Vec<String> = Vec::new();
+    for (k, (p, s)) in root.signature.params.iter().zip(&sig.params).enumerate() {
+        if p.ty != Type::Ptr(AddrSpace::Generic) {
+            continue;
+        }
+        // A by-value aggregate is named by the spaces of its pointer fields.
+        let of_param: Vec<String> = fields
+            .keys()
+            .zip(&sig.fields)
+            .filter(|((n, _), _)| *n as usize == k)
+            .map(|(_, s)| word(s))
+            .collect();
+        if of_param.is_empty() {
+            words.push(word(s));
+        } else {
+            words.extend(of_param);
+        }
+    }
     let base = format!("{}__{}", root.name, words.join("_"));
     let mut name = base.clone();
     let mut n = 2;
@@ -186,17 +252,24 @@ struct Driver<'a> {
     state: State,
     work: VecDeque<FuncId>,
     queued: Vec<bool>,
-    clones: BTreeMap<(FuncId, Vec<AddrSpace>), FuncId>,
+    clones: BTreeMap<(FuncId, Signature), FuncId>,
     attempts: i64,
     log: String,
+    /// The module stores only global pointers to memory that may be global
+    /// (see `closed_world::closed_world_holds`).
+    closed_world: bool,
 }
 
 impl Driver<'_> {
     fn analyze(&self, module: &Module, f: FuncId) -> Analysis {
         let ret = |g: FuncId| self.state.return_space(g);
+        let byval = |g: FuncId, k: usize| byval_arg(module, g, k);
         let boundary = Boundary {
             params: &self.state.seeds[f.index()],
             callee_return: &ret,
+            fields: &self.state.fields[f.index()],
+            byval_arg: &byval,
+            closed_world: self.closed_world,
         };
         analyze(&module.functions[f], &boundary, self.opts)
     }
@@ -277,10 +350,19 @@ impl Driver<'_> {
         affected
     }
 
-    /// Per parameter of `g`, the meet of the votes of `sites`.
-    fn votes(&self, module: &Module, g: FuncId, sites: &[(FuncId, Inst)]) -> Vec<Space> {
+    /// Per parameter of `g`, the meet of the votes of `sites`; then per
+    /// pointer field of a by-value parameter (in the order of `g`'s field
+    /// seeds), the same.
+    fn votes(
+        &self,
+        module: &Module,
+        g: FuncId,
+        sites: &[(FuncId, Inst)],
+    ) -> (Vec<Space>, Vec<Space>) {
         let n = module.functions[g].signature.params.len();
+        let keys: Vec<(u32, i64)> = self.state.fields[g.index()].keys().copied().collect();
         let mut votes = vec![Space::Bottom; n];
+        let mut field_votes = vec![Space::Bottom; keys.len()];
         for &(caller, inst) in sites {
             let cf = &module.functions[caller];
             if let InstData::Call { args, .. } = &cf.dfg.insts[inst] {
@@ -288,9 +370,30 @@ impl Driver<'_> {
                     let s = self.state.analyses[caller.index()].get(cf, a);
                     votes[k] = votes[k].meet(vote_of(s));
                 }
+                for (j, &(p, off)) in keys.iter().enumerate() {
+                    let s = self.field_vote(cf, caller, args.get(p as usize).copied(), off);
+                    field_votes[j] = field_votes[j].meet(vote_of(s));
+                }
             }
         }
-        votes
+        (votes, field_votes)
+    }
+
+    /// What `caller` passes in the pointer field at byte `off` of the
+    /// aggregate it passes by value as `arg`: the space of the pointers it
+    /// stored there, when its memory can be followed.
+    fn field_vote(
+        &self,
+        cf: &Function,
+        caller: FuncId,
+        arg: Option<crate::ir::Value>,
+        off: i64,
+    ) -> Space {
+        let a = &self.state.analyses[caller.index()];
+        let Some((base, at)) = arg.and_then(|v| a.cells.address(cf, v)) else {
+            return Space::Generic;
+        };
+        space_in_memory(cf, a, base, at + off, self.opts)
     }
 
     /// One visit of the callee `g`.
@@ -315,7 +418,8 @@ impl Driver<'_> {
             .map(|(k, _)| k)
             .collect();
         let internal = module.functions[g].attrs.linkage == Linkage::Internal;
-        let votes = self.votes(module, g, &sites);
+        let (votes, field_votes) = self.votes(module, g, &sites);
+        let field_keys: Vec<(u32, i64)> = self.state.fields[g.index()].keys().copied().collect();
 
         // Which parameters need a clone: for an internal function, those
         // whose callers disagree; for an external one, any with a concrete vote
@@ -332,15 +436,46 @@ impl Driver<'_> {
                 }
             })
             .collect();
-        if !clone_params.is_empty() {
-            self.clone_for_sites(module, g, &sites, &clone_params);
+        let clone_fields: Vec<usize> = (0..field_keys.len())
+            .filter(|&j| {
+                if internal {
+                    field_votes[j] == Space::Generic
+                        && self.state.fields[g.index()][&field_keys[j]]
+                            .0
+                            .concrete()
+                            .is_none()
+                } else {
+                    true
+                }
+            })
+            .collect();
+        if !clone_params.is_empty() || !clone_fields.is_empty() {
+            self.clone_for_sites(module, g, &sites, &clone_params, &clone_fields);
         }
 
         if internal {
             // In place: the votes of the call sites that are left.
             let sites = self.calls.sites(g);
-            let votes = self.votes(module, g, &sites);
+            let (votes, field_votes) = self.votes(module, g, &sites);
             let mut changed = 0;
+            for (j, key) in field_keys.iter().enumerate() {
+                let old = self.state.fields[g.index()][key].0;
+                let vote = field_votes[j];
+                if vote != Space::Bottom && vote != old {
+                    self.state.fields[g.index()].insert(
+                        *key,
+                        (
+                            vote,
+                            if vote == Space::Generic {
+                                "field of a by-value parameter: its callers disagree"
+                            } else {
+                                "field of a by-value parameter: all its callers agree"
+                            },
+                        ),
+                    );
+                    changed += 1;
+                }
+            }
             for &k in &generic {
                 let old = self.state.seeds[g.index()][k].0;
                 if votes[k] != Space::Bottom && votes[k] != old {
@@ -377,8 +512,10 @@ impl Driver<'_> {
         g: FuncId,
         sites: &[(FuncId, Inst)],
         params: &[usize],
+        fields: &[usize],
     ) {
         let root = self.state.root[g.index()];
+        let field_keys: Vec<(u32, i64)> = self.state.fields[g.index()].keys().copied().collect();
         let mut retargeted: Vec<FuncId> = Vec::new();
         let mut new_clones: Vec<FuncId> = Vec::new();
         for &(caller, inst) in sites {
@@ -387,11 +524,23 @@ impl Driver<'_> {
                 continue;
             };
             let seeds = &self.state.seeds[g.index()];
-            let mut sig: Vec<AddrSpace> = seeds.iter().map(|s| s.0.final_space()).collect();
+            let mut sig = Signature {
+                params: seeds.iter().map(|s| s.0.final_space()).collect(),
+                fields: self.state.fields[g.index()]
+                    .values()
+                    .map(|s| s.0.final_space())
+                    .collect(),
+            };
             let mut any = false;
             for &k in params {
                 let s = vote_of(self.state.analyses[caller.index()].get(cf, args[k]));
-                sig[k] = s.final_space();
+                sig.params[k] = s.final_space();
+                any |= s.concrete().is_some();
+            }
+            for &j in fields {
+                let (p, off) = field_keys[j];
+                let s = vote_of(self.field_vote(cf, caller, args.get(p as usize).copied(), off));
+                sig.fields[j] = s.final_space();
                 any |= s.concrete().is_some();
             }
             if !any {
@@ -442,13 +591,31 @@ impl Driver<'_> {
         module: &mut Module,
         g: FuncId,
         root: FuncId,
-        sig: &[AddrSpace],
+        sig: &Signature,
     ) -> FuncId {
         let mut f = module.functions[g].clone();
-        f.name = clone_name(module, &module.functions[root], sig);
+        f.name = clone_name(
+            module,
+            &module.functions[root],
+            &self.state.fields[g.index()],
+            sig,
+        );
         f.attrs.linkage = Linkage::Internal;
         let mut seeds = initial_seeds(&f, self.opts);
-        for (k, &s) in sig.iter().enumerate() {
+        let mut fields = initial_fields(module, &f, self.opts);
+        for ((key, seed), &s) in fields.iter_mut().zip(&sig.fields) {
+            if s != AddrSpace::Generic {
+                *seed = (
+                    Space::Concrete(s),
+                    "field of a by-value parameter of a clone specialized to it",
+                );
+            } else if let Some(&(prev, why)) = self.state.fields[g.index()].get(key) {
+                if prev.concrete().is_some() {
+                    *seed = (prev, why);
+                }
+            }
+        }
+        for (k, &s) in sig.params.iter().enumerate() {
             if f.signature.params[k].ty == Type::Ptr(AddrSpace::Generic) && s != AddrSpace::Generic
             {
                 seeds[k] = (Space::Concrete(s), "parameter of a clone specialized to it");
@@ -462,18 +629,46 @@ impl Driver<'_> {
         let id = module.push_function(f);
         self.calls.add_function(module, id);
         self.state.seeds.push(seeds);
+        self.state.fields.push(fields);
         self.state.returns.push(Vec::new());
         self.state.analyses.push(Analysis::default());
         self.state.root.push(root);
         self.queued.push(false);
-        self.clones.insert((root, sig.to_vec()), id);
+        self.clones.insert((root, sig.clone()), id);
         id
     }
 }
 
 /// Runs phase 1 on every function and the inter-procedural worklist to a
 /// fixed point. Clones are added to `module`; no type changes yet.
+///
+/// Pointers loaded from global memory are global when the module never
+/// stores any other kind of pointer where global memory may be. That fact
+/// depends on the spaces the propagation proves, which depend on it in
+/// turn; it is settled the optimistic way: propagate on a copy of the
+/// module assuming it, and keep it only if the result confirms it (every
+/// pointer stored is then global by induction over the program's stores).
 pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> State {
+    use super::closed_world::{closed_world_holds, loads_pointers_from_memory};
+    let closed_world = opts.track_indir_load && loads_pointers_from_memory(module) && {
+        let mut copy = module.clone();
+        let state = propagate_with(&mut copy, opts, true, &mut String::new());
+        closed_world_holds(&copy, &state)
+    };
+    let mut log = String::new();
+    let state = propagate_with(module, opts, closed_world, &mut log);
+    if opts.dump_ip_msp {
+        report.transcript = log;
+    }
+    state
+}
+
+fn propagate_with(
+    module: &mut Module,
+    opts: &Options,
+    closed_world: bool,
+    log: &mut String,
+) -> State {
     let n = module.functions.len();
     let mut d = Driver {
         opts,
@@ -483,6 +678,11 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
                 .functions
                 .values()
                 .map(|f| initial_seeds(f, opts))
+                .collect(),
+            fields: module
+                .functions
+                .values()
+                .map(|f| initial_fields(module, f, opts))
                 .collect(),
             returns: module
                 .functions
@@ -497,6 +697,7 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
         clones: BTreeMap::new(),
         attempts: 0,
         log: String::new(),
+        closed_world,
     };
     // Return spaces first, callee before caller as far as the order allows;
     // repeated until they settle (each can only rise twice).
@@ -533,8 +734,6 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
     for f in module.functions.keys() {
         d.state.analyses[f.index()] = d.analyze(module, f);
     }
-    if opts.dump_ip_msp {
-        report.transcript = d.log;
-    }
+    log.push_str(&d.log);
     d.state
 }

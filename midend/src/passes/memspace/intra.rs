@@ -14,6 +14,7 @@
 
 use super::lattice::Space;
 use super::Options;
+use crate::analysis::{Base, Content, LocalCells};
 use crate::ir::{
     AddrSpace, Block, FuncId, Function, Inst, InstData, Opcode, OperandKind, Type, Value, ValueDef,
 };
@@ -35,6 +36,9 @@ pub enum Why {
     Cast(Value),
     /// Offset from, or passed on from, this value (ptroffset, block argument).
     Derived(Value),
+    /// Loaded from local memory where this value was stored (every value
+    /// stored to those bytes is in the same space).
+    Stored(Value),
     /// Two values with different spaces met (at a select or block parameter).
     Met(Value, Space, Value, Space),
     /// Provenance was lost here; the text says how.
@@ -77,7 +81,17 @@ pub struct Analysis {
     /// Two instructions that demand different spaces of the same root:
     /// the program is wrong (the first demand was applied, not the second).
     pub conflicts: Vec<(Demand, Demand)>,
+    /// The function's own memory (stack slots, by-value parameters), as far
+    /// as it can be followed.
+    pub cells: LocalCells,
+    /// The boundary's elements for the pointer fields of by-value
+    /// parameters, as the walk used them.
+    pub fields: FieldSeeds,
 }
+
+/// Per pointer field of a by-value parameter, (parameter, byte offset): the
+/// element a load of it starts from, and why.
+pub type FieldSeeds = BTreeMap<(u32, i64), (Space, &'static str)>;
 
 impl Analysis {
     /// The element of `v` (after following aliases).
@@ -92,6 +106,14 @@ pub struct Boundary<'a> {
     pub params: &'a [(Space, &'static str)],
     /// The space a call to a function returns (`Bottom`: not known yet).
     pub callee_return: &'a dyn Fn(FuncId) -> Space,
+    /// The pointer fields of by-value parameters, as the callers pass them.
+    pub fields: &'a FieldSeeds,
+    /// Whether argument `k` of a call to a function is passed by value.
+    pub byval_arg: &'a dyn Fn(FuncId, usize) -> bool,
+    /// Whether every pointer the module may store to global memory is
+    /// global (see `interproc::closed_world_holds`): then a pointer loaded
+    /// from global memory was put there by the host or by such a store.
+    pub closed_world: bool,
 }
 
 /// Walks an `inttoptr` operand back through integer additions to the
@@ -127,8 +149,9 @@ fn int_source(func: &Function, mut v: Value) -> Option<Value> {
 pub fn analyze(func: &Function, boundary: &Boundary, opts: &Options) -> Analysis {
     let mut refined: BTreeMap<Value, Demand> = BTreeMap::new();
     let mut conflicts = Vec::new();
+    let cells = LocalCells::compute(func, boundary.byval_arg);
     loop {
-        let mut a = forward(func, boundary, opts, &refined);
+        let mut a = forward(func, boundary, opts, &refined, cells.clone());
         let mut new = false;
         for d in demands(func, &a) {
             match refined.get(&d.root) {
@@ -214,7 +237,9 @@ fn demands(func: &Function, a: &Analysis) -> Vec<Demand> {
             if dfg.value_type(v) != Type::Ptr(AddrSpace::Generic) {
                 continue;
             }
-            if a.space[v].concrete().is_some() {
+            // A space the walker only assumed (a pointer loaded from memory
+            // the host fills) gives way to the one the instruction proves.
+            if a.space[v].concrete().is_some() && !a.assumed[v] {
                 continue;
             }
             // Back through pointer offsets to the root.
@@ -276,9 +301,14 @@ fn forward(
     boundary: &Boundary,
     opts: &Options,
     refined: &BTreeMap<Value, Demand>,
+    cells: LocalCells,
 ) -> Analysis {
     let dfg = &func.dfg;
-    let mut a = Analysis::default();
+    let mut a = Analysis {
+        cells,
+        fields: boundary.fields.clone(),
+        ..Analysis::default()
+    };
     let ptr_space = |v: Value| dfg.value_type(v).addr_space();
 
     // Seeds: concrete types are facts; the entry parameters come from the boundary.
@@ -397,10 +427,21 @@ fn mark_assumptions(func: &Function, a: &mut Analysis, insts: &[crate::ir::Inst]
         for &inst in insts {
             let data = &dfg.insts[inst];
             if let Some(&r) = dfg.inst_results(inst).first() {
+                let stored_assumed = match (a.why[r], data) {
+                    (Why::Stored(_), InstData::Load { ptr, .. }) => {
+                        match a.cells.content_at(func, *ptr, 8) {
+                            Content::Stored(vs) => {
+                                vs.iter().any(|&v| a.assumed[dfg.resolve_aliases(v)])
+                            }
+                            _ => false,
+                        }
+                    }
+                    _ => false,
+                };
                 let from = match a.why[r] {
                     Why::Assumed(_) => true,
                     Why::Cast(v) | Why::Derived(v) => a.assumed[v],
-                    _ => false,
+                    _ => stored_assumed,
                 } || matches!(data, InstData::Ternary { opcode: Opcode::Select, args: [_, x, y] }
                         if a.assumed[dfg.resolve_aliases(*x)] || a.assumed[dfg.resolve_aliases(*y)]);
                 if from && !a.assumed[r] {
@@ -452,6 +493,10 @@ fn transfer(
             (sx.meet(sy), why)
         }
         InstData::Load { ptr, .. } => {
+            let content = a.cells.content_at(func, *ptr, 8);
+            if let Some(found) = loaded_space(func, a, &content) {
+                return found;
+            }
             let from = get(*ptr);
             if opts.param_always_point_to_global
                 && func.is_kernel()
@@ -464,35 +509,39 @@ fn transfer(
                     Space::Concrete(AddrSpace::Global),
                     Why::Assumed("loaded from a kernel parameter (--param-always-point-to-global)"),
                 )
-            } else if opts.track_indir_load
-                && opts.param_always_point_to_global
-                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
-            {
-                (
-                    Space::Concrete(AddrSpace::Global),
-                    Why::Assumed("loaded from param/const memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
-                )
-            } else if opts.track_indir_load
-                && opts.param_always_point_to_global
-                && from == Space::Concrete(AddrSpace::Global)
-            {
-                // The buffers a kernel reads from global memory were filled
-                // by the host, with the same kind of pointers it passes as
-                // parameters. nvcc assumes this by default; here it is an
-                // assumption behind the knob, never a proof.
-                (
-                    Space::Concrete(AddrSpace::Global),
-                    Why::Assumed("loaded from global memory: assumed global (--track-indir-load, --param-always-point-to-global)"),
-                )
-            } else if opts.track_indir_load {
+            } else if !opts.track_indir_load {
                 (
                     Space::Generic,
-                    Why::Lost("loaded from memory that the host does not fill"),
+                    Why::Lost("loaded from memory (--track-indir-load is off)"),
+                )
+            } else if opts.param_always_point_to_global
+                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
+            {
+                // Only the host writes param and const memory, with the
+                // same kind of pointers it passes as parameters.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from param/const memory, which only the host writes (--track-indir-load, --param-always-point-to-global)"),
+                )
+            } else if from == Space::Concrete(AddrSpace::Global)
+                && opts.param_always_point_to_global
+                && boundary.closed_world
+            {
+                // Global memory holds what the host put there and what the
+                // module stores; the module stores only global pointers.
+                (
+                    Space::Concrete(AddrSpace::Global),
+                    Why::Assumed("loaded from global memory, where the module stores only global pointers (--track-indir-load)"),
+                )
+            } else if from == Space::Concrete(AddrSpace::Global) {
+                (
+                    Space::Generic,
+                    Why::Lost("loaded from global memory, where the module also stores pointers that are not proved global"),
                 )
             } else {
                 (
                     Space::Generic,
-                    Why::Lost("loaded from memory (--track-indir-load is off)"),
+                    Why::Lost("loaded from memory that is not global, param or const"),
                 )
             }
         }
@@ -523,4 +572,107 @@ fn transfer(
             Why::Lost("made by an instruction the walker does not model"),
         ),
     }
+}
+
+/// The element of a generic pointer loaded from `content`, when the
+/// function's own memory decides it: the meet of every pointer stored to
+/// those bytes of a slot, or the boundary's element for a pointer field of
+/// a by-value parameter. `None` leaves the decision to the other rules (a
+/// kernel's parameter buffer, memory that is not followed).
+fn loaded_space(func: &Function, a: &Analysis, content: &Content) -> Option<(Space, Why)> {
+    let dfg = &func.dfg;
+    match content {
+        Content::Stored(values) => {
+            let mut acc = Space::Bottom;
+            let mut met: Option<Why> = None;
+            let mut link: Option<Value> = None;
+            for &v in values {
+                let v = dfg.resolve_aliases(v);
+                if dfg.value_type(v) != Type::Ptr(AddrSpace::Generic) {
+                    // Bits of another type (a concrete pointer's own
+                    // representation, an integer): not a generic address
+                    // the walker can vouch for.
+                    return Some((
+                        Space::Generic,
+                        Why::Lost("loaded from local memory that also holds something other than a generic pointer"),
+                    ));
+                }
+                let s = a.space[v];
+                if let (Space::Concrete(p), Space::Concrete(q)) = (acc, s) {
+                    if p != q && met.is_none() {
+                        let first = link.unwrap_or(v);
+                        met = Some(Why::Met(first, acc, v, s));
+                    }
+                }
+                let next = acc.meet(s);
+                if next != acc || link.is_none() {
+                    link = Some(v);
+                }
+                acc = next;
+            }
+            let why = met.unwrap_or(Why::Stored(link.unwrap_or(values[0])));
+            Some((acc, why))
+        }
+        Content::Param(n, off) => {
+            let param = func.signature.params.get(*n as usize)?;
+            if param.ty != Type::Ptr(AddrSpace::Generic) {
+                // A kernel's aggregate in param space: the parameter rules.
+                return None;
+            }
+            Some(match a.fields.get(&(*n, *off)) {
+                Some(&(s, why)) => (s, Why::Param(why)),
+                None => (
+                    Space::Generic,
+                    Why::Lost("a field of a by-value parameter that is not followed"),
+                ),
+            })
+        }
+        Content::Unknown => None,
+    }
+}
+
+/// The element of the generic pointer at byte `off` of `base` in `func`, as
+/// a call passing that memory by value shows it to the callee.
+pub fn space_in_memory(
+    func: &Function,
+    a: &Analysis,
+    base: Base,
+    off: i64,
+    opts: &Options,
+) -> Space {
+    let content = a.cells.content(base, off, 8);
+    if let Some((s, _)) = loaded_space(func, a, &content) {
+        return s;
+    }
+    match content {
+        // A kernel's struct parameter: filled by the host.
+        Content::Param(..) if func.is_kernel() && opts.param_always_point_to_global => {
+            Space::Concrete(AddrSpace::Global)
+        }
+        _ => Space::Generic,
+    }
+}
+
+/// The pointer fields of the by-value parameters of `func` that it reads:
+/// every (parameter, offset) that a load of a generic pointer reads from an
+/// unwritten by-value parameter of a device function.
+pub fn byval_fields(func: &Function, cells: &LocalCells) -> Vec<(u32, i64)> {
+    let mut out = Vec::new();
+    if func.is_kernel() {
+        return out;
+    }
+    for (_, inst) in func.layout.insts() {
+        if let InstData::Load { ty, ptr, .. } = func.dfg.insts[inst] {
+            if ty != Type::Ptr(AddrSpace::Generic) {
+                continue;
+            }
+            if let Content::Param(n, off) = cells.content_at(func, ptr, 8) {
+                if !out.contains(&(n, off)) {
+                    out.push((n, off));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
 }

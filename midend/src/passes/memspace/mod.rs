@@ -16,6 +16,7 @@
 //!    generic is inserted wherever a concrete pointer meets a place that
 //!    stays generic. The IR is valid afterwards.
 
+pub mod closed_world;
 pub mod guards;
 pub mod interproc;
 pub mod intra;
@@ -37,9 +38,13 @@ pub struct Options {
     /// Generic pointer parameters of kernels point to global memory
     /// (`--param-always-point-to-global`, true by default as in nvcc).
     pub param_always_point_to_global: bool,
-    /// Follow pointers loaded from memory (`--track-indir-load`).
+    /// Follow pointers loaded from memory (`--track-indir-load`, on by
+    /// default): a pointer loaded from param or const memory (which only
+    /// the host writes) is global, and one loaded from global memory is
+    /// global when the module stores no other kind of pointer there.
     pub track_indir_load: bool,
-    /// Follow `inttoptr` back to a `ptrtoint` (`--track-int2ptr`).
+    /// Follow `inttoptr` back to a `ptrtoint` through integer additions
+    /// (`--track-int2ptr`, on by default).
     pub track_int2ptr: bool,
     /// UNSAFE: treat every access through a pointer of unknown space as a
     /// global access (`--memspace-assume-global`). Wrong for shared or
@@ -59,8 +64,8 @@ impl Default for Options {
             conservative: false,
             clone_budget: -1,
             param_always_point_to_global: true,
-            track_indir_load: false,
-            track_int2ptr: false,
+            track_indir_load: true,
+            track_int2ptr: true,
             assume_global: false,
             dump_ip_msp: false,
             explain: false,
@@ -153,6 +158,56 @@ pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
     let state = interproc::propagate(module, opts, &mut report);
     rewrite::rewrite_module(module, &state, opts, &mut report);
     report
+}
+
+/// The atomic rules of the seeds at every optimization level, also where
+/// the pass itself does not run (`-O0`, `--memspace=off`): an atomic whose
+/// pointer is proved to point to local memory (`int c; atomicAdd(&c, 1)`)
+/// or to const memory is an error, with its span, exactly as the full pass
+/// reports it. Phase 1 and the inter-procedural propagation run on a copy
+/// of the module (so a helper called with a local address is seen through
+/// its clone); nothing is rewritten.
+pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
+    use crate::ir::{AddrSpace, InstData, Type};
+    let mut copy = module.clone();
+    let quiet = Options {
+        dump_ip_msp: false,
+        explain: false,
+        warn_generic: false,
+        assume_global: false,
+        ..opts.clone()
+    };
+    let state = interproc::propagate(&mut copy, &quiet, &mut Report::default());
+    let mut out = Vec::new();
+    for (id, func) in copy.functions.iter() {
+        let an = &state.analyses[cranelift_entity::EntityRef::index(id)];
+        for (_, inst) in func.layout.insts() {
+            let ptr = match &func.dfg.insts[inst] {
+                InstData::AtomicRmw { args, .. } => args[0],
+                InstData::AtomicCas { args, .. } => args[0],
+                _ => continue,
+            };
+            let space = match func.dfg.value_type(ptr) {
+                Type::Ptr(AddrSpace::Generic) => an.get(func, ptr).concrete(),
+                Type::Ptr(s) => Some(s),
+                _ => None,
+            };
+            let message = match space {
+                Some(AddrSpace::Local) => "Cannot do atomic on local memory",
+                Some(AddrSpace::Const) => "Cannot do atomic operation on const memory",
+                _ => continue,
+            };
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                message: message.to_string(),
+                function: func.name.clone(),
+                span: func.spans[inst],
+                labels: Vec::new(),
+                notes: Vec::new(),
+            });
+        }
+    }
+    out
 }
 
 /// The pass-table entry (`--passes memspace`). Errors are returned as text

@@ -91,6 +91,7 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
     for id in ids {
         let before = module.functions[id].clone();
         let mut rw = Rewriter {
+            orig: &before,
             func: &mut module.functions[id],
             an: &state.analyses[id.index()],
             sigs: &sigs,
@@ -120,6 +121,10 @@ fn decide_is_space(asked: AddrSpace, known: AddrSpace) -> Option<bool> {
 }
 
 struct Rewriter<'a> {
+    /// The function as phase 1 saw it: the analysis's values and reasons
+    /// refer to it, so explanations (where a space was proved, where two
+    /// met) are read there, not in the IR being rewritten.
+    orig: &'a Function,
     func: &'a mut Function,
     an: &'a Analysis,
     sigs: &'a Signatures,
@@ -161,7 +166,7 @@ impl Rewriter<'_> {
     /// of its provenance that is an instruction (the cast to generic of a
     /// shared variable's address, of a stack slot, of a kernel parameter).
     fn origin(&self, v: Value) -> Option<Inst> {
-        let dfg = &self.func.dfg;
+        let dfg = &self.orig.dfg;
         let mut v = dfg.resolve_aliases(v);
         let mut found = None;
         for _ in 0..256 {
@@ -169,7 +174,9 @@ impl Rewriter<'_> {
                 found = Some(i);
             }
             match self.an.why[v] {
-                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Cast(src) | Why::Derived(src) | Why::Stored(src) if src != v => {
+                    v = dfg.resolve_aliases(src)
+                }
                 Why::Demanded(i) => return Some(i),
                 _ => break,
             }
@@ -630,6 +637,13 @@ impl Rewriter<'_> {
                             "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
                             self.func.name
                         );
+                        // The access's pointer as phase 1 saw it (the
+                        // rewrite may have put a cast in between).
+                        let p = if inst.index() < self.orig.dfg.insts.len() {
+                            self.orig.dfg.insts[inst].mem_ptr().unwrap_or(p)
+                        } else {
+                            p
+                        };
                         let (labels, notes) = self.why_generic(p);
                         self.diag_with(Severity::Warning, inst, msg, labels);
                         if let Some(d) = self.diags.last_mut() {
@@ -647,7 +661,7 @@ impl Rewriter<'_> {
     /// proved, or at the place where provenance was lost (a load, an
     /// `inttoptr`, a call); notes for what has no place in this function.
     fn why_generic(&self, p: Value) -> (Vec<(Inst, String)>, Vec<String>) {
-        let dfg = &self.func.dfg;
+        let dfg = &self.orig.dfg;
         let mut v = dfg.resolve_aliases(p);
         let def_inst = |v: Value| match dfg.value_def(v) {
             ValueDef::Result(i, _) => Some(i),
@@ -655,15 +669,19 @@ impl Rewriter<'_> {
         };
         for _ in 0..256 {
             match self.an.why[v] {
-                Why::Cast(src) | Why::Derived(src) if src != v => v = dfg.resolve_aliases(src),
+                Why::Cast(src) | Why::Derived(src) | Why::Stored(src) if src != v => {
+                    v = dfg.resolve_aliases(src)
+                }
                 Why::Met(a, sa, b, sb) => {
                     let meet = def_inst(v).or_else(|| self.branch_passing(v, b));
                     let mut labels = Vec::new();
                     if let Some(i) = meet {
-                        let what = if def_inst(v).is_some() {
-                            "select"
-                        } else {
-                            "merge of control flow"
+                        let what = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
+                            Some(Opcode::Load) => {
+                                "loaded from a local variable both were stored to"
+                            }
+                            Some(_) => "select",
+                            None => "merge of control flow",
                         };
                         labels.push((
                             i,
@@ -712,11 +730,11 @@ impl Rewriter<'_> {
 
     /// A branch that passes `arg` to the block whose parameter is `param`.
     fn branch_passing(&self, param: Value, arg: Value) -> Option<Inst> {
-        let dfg = &self.func.dfg;
+        let dfg = &self.orig.dfg;
         let ValueDef::Param(block, n) = dfg.value_def(param) else {
             return None;
         };
-        self.func.layout.insts().map(|(_, i)| i).find(|&i| {
+        self.orig.layout.insts().map(|(_, i)| i).find(|&i| {
             dfg.insts[i].branch_destinations().iter().any(|d| {
                 d.block == block
                     && d.args
@@ -789,6 +807,10 @@ fn explain(func: &Function, an: &Analysis, module: &Module, out: &mut String) {
             Why::Param(t) => t.to_string(),
             Why::Cast(src) => format!("cast to generic of {src} ({})", an.space[src]),
             Why::Derived(src) => format!("from {src} ({})", an.space[src]),
+            Why::Stored(src) => format!(
+                "loaded from local memory where {src} ({}) was stored",
+                an.space[src]
+            ),
             Why::Met(a, sa, b, sb) => format!("{a} ({sa}) met {b} ({sb})"),
             Why::Lost(t) => format!("provenance lost: {t}"),
             Why::CallResult(f) => match module.functions.get(f) {
