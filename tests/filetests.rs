@@ -211,11 +211,17 @@ fn bless(path: &Path, test: &FileTest, output: &str) {
     let mut text = format!("{l} test {}\n", test.command);
     text.push_str(test.body.trim_end());
     text.push_str("\n\n");
-    let mut first = true;
-    for line in output.lines().filter(|l| !l.trim().is_empty()) {
-        let kind = if first { "check" } else { "nextln" };
+    // `nextln:` means the very next output line, so a line after a blank
+    // one (which gets no check of its own) starts over with `check:`.
+    let mut follows_check = false;
+    for line in output.lines() {
+        if line.trim().is_empty() {
+            follows_check = false;
+            continue;
+        }
+        let kind = if follows_check { "nextln" } else { "check" };
         text.push_str(&format!("{l} {kind}: {}\n", line.trim()));
-        first = false;
+        follows_check = true;
     }
     std::fs::write(path, text).expect("cannot bless file");
 }
@@ -295,7 +301,9 @@ fn blessed_checks_match_their_output() {
     let dir = std::env::temp_dir().join(format!("kernelc-bless-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.kir");
-    let original = "; test print\ndevice external @f() {\nblock0:\n    return\n}\n; check: nothing like this\n";
+    // Two functions, so the printed output has a blank line between them.
+    let original = "; test print\ndevice external @f() {\nblock0:\n    return\n}\n\
+                    device external @g() {\nblock0:\n    return\n}\n; check: nothing like this\n";
     std::fs::write(&path, original).unwrap();
     let test = parse_file(&path, original);
     let output = run_command(&path, &test).unwrap();
@@ -308,7 +316,8 @@ fn blessed_checks_match_their_output() {
         again.checks.len(),
         output.lines().filter(|l| !l.trim().is_empty()).count()
     );
-    assert!(match_checks(&again.checks, &output).is_ok());
+    assert!(output.contains("\n\n"), "the output has a blank line: {output}");
+    assert!(match_checks(&again.checks, &output).is_ok(), "{blessed}");
     assert!(match_checks(&again.checks, &output.replace("return", "trap")).is_err());
     let _ = std::fs::remove_dir_all(dir);
 }
