@@ -11,7 +11,9 @@
 
 use object::write::{Object, Symbol, SymbolSection};
 use object::{write::StandardSection, SymbolScope};
-use object::{Architecture, BinaryFormat, Endianness, SectionFlags, SectionKind, SymbolFlags, SymbolKind};
+use object::{
+    Architecture, BinaryFormat, Endianness, SectionFlags, SectionKind, SymbolFlags, SymbolKind,
+};
 
 /// Turns a file stem into a C identifier: every character that cannot be
 /// in one becomes `_`, and a leading digit gets a `_` in front.
