@@ -20,7 +20,8 @@ pub struct Sym {
     /// `.reg`, `.shared`, `.param`, ... with its dot.
     pub space: String,
     pub ty: String,
-    /// A parameter of an `.entry`: ptxas forbids writing to it.
+    /// An input parameter of an `.entry` or a `.func`: ptxas forbids
+    /// writing to it.
     pub entry_param: bool,
     /// A declaration with a vector type (`.reg .v2 .f32`).
     pub vector: bool,
@@ -313,12 +314,15 @@ impl<'a> Cx<'a> {
         let Some(body) = &f.body else { return };
         self.scopes.clear();
         let mut top = Scope::default();
-        for p in f.rets.iter().chain(&f.params) {
+        let n_rets = f.rets.len();
+        for (k, p) in f.rets.iter().chain(&f.params).enumerate() {
             self.uses_types(&p.ty, p.pos);
             let sym = Sym {
                 space: p.space.clone(),
                 ty: p.ty.clone(),
-                entry_param: f.kind == FuncKind::Entry,
+                // Input parameters are read-only in kernels and in device
+                // functions alike; return parameters are written.
+                entry_param: k >= n_rets,
                 vector: false,
             };
             if top.exact.insert(p.name.clone(), Rc::new(sym)).is_some() {

@@ -903,8 +903,12 @@ fn features(cx: &mut Cx, i: &Inst) {
         }
         "barrier" if i.has(".cluster") => {
             cx.need(&full_prefix(i, 3), Need::new(90, (7, 8)), i.pos, false);
-            if i.has(".relaxed") {
-                cx.need(".relaxed", Need::new(90, (8, 0)), i.pos, false);
+            // Any explicit semantics (.relaxed, and .release/.acquire, which
+            // nvcc spells out) needs PTX 8.0.
+            for sem in [".relaxed", ".release", ".acquire"] {
+                if i.has(sem) {
+                    cx.need(sem, Need::new(90, (8, 0)), i.pos, false);
+                }
             }
         }
         "mapa" => cx.need("mapa", Need::new(90, (7, 8)), i.pos, false),
