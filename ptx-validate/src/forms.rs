@@ -183,13 +183,12 @@ fn type_count(i: &Inst) -> Option<String> {
 /// `popc.u32`, `rem.f32`, `min.b32` are all rejected).
 fn type_legal(i: &Inst) -> Option<String> {
     let op = i.opcode.as_str();
-    let types: Vec<&str> = i
+    let mut types = i
         .mods
         .iter()
         .filter(|m| isa::type_info(m).is_some())
-        .map(String::as_str)
-        .collect();
-    let &ty = types.last()?;
+        .map(String::as_str);
+    let ty = types.clone().next_back()?;
     let (kind, width) = isa::type_info(ty)?;
     let bad = || Some(format!("Unexpected instruction types specified for '{op}'"));
     let bits = kind == Kind::Bits;
@@ -204,7 +203,7 @@ fn type_legal(i: &Inst) -> Option<String> {
         "popc" | "clz" | "brev" => matches!(ty, ".b32" | ".b64"),
         "bfind" => matches!(ty, ".u32" | ".u64" | ".s32" | ".s64"),
         "copysign" | "testp" => matches!(ty, ".f32" | ".f64"),
-        "dp4a" | "dp2a" => types.iter().all(|t| matches!(*t, ".u32" | ".s32")),
+        "dp4a" | "dp2a" => types.all(|t| matches!(t, ".u32" | ".s32")),
         "shf" => ty == ".b32",
         "bfe" => matches!(ty, ".u32" | ".s32" | ".u64" | ".s64"),
         "bfi" => matches!(ty, ".b32" | ".b64"),
@@ -465,6 +464,12 @@ fn family_name(i: &Inst) -> String {
 
 /// `.sync` and `.aligned` on the warp- and warpgroup-wide instructions.
 fn sync_aligned(i: &Inst) -> Option<String> {
+    if !matches!(
+        i.opcode.as_str(),
+        "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" | "setmaxnreg" | "mma" | "tcgen05" | "wgmma"
+    ) {
+        return None;
+    }
     let first = i.mods.first().map(String::as_str).unwrap_or("");
     let (sync, aligned) = (i.has(".sync"), i.has(".aligned"));
     let name = family_name(i);
