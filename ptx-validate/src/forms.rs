@@ -703,7 +703,15 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             if ty != ".b32" {
                 return Some("Unexpected instruction types specified for 'shfl'".into());
             }
-            if i.operands.len() != 5 {
+            // Only the source may be a float bit pattern (`0f...`, .b32); the
+            // lane, clamp and mask operands are integers.
+            let float_ok = |k: usize, o: &Operand| match &o.kind {
+                OpKind::Float(crate::lexer::FloatLit::F32Bits(_)) => k == 1,
+                OpKind::Float(_) => false,
+                _ => true,
+            };
+            if i.operands.len() != 5 || !i.operands.iter().enumerate().all(|(k, o)| float_ok(k, o))
+            {
                 return Some("Arguments mismatch for instruction 'shfl'".into());
             }
             None

@@ -1002,6 +1002,7 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
         "movmatrix" => cx.need("movmatrix", Need::new(75, (7, 8)), pos, true),
         "tanh" => cx.need("tanh", Need::new(75, (7, 0)), pos, true),
         "applypriority" => cx.need("applypriority", Need::new(80, (7, 4)), pos, true),
+        "szext" | "bmsk" => cx.need(op, Need::new(0, (7, 6)), pos, false),
         "redux" if i.has(".f32") => cx.need(
             "redux.sync.f32",
             Need::only(isa::REDUX_F32_TARGETS, (8, 6)),
