@@ -756,6 +756,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         opt_level: args.opt_level,
         fmad: args.fmad,
         sm: target.sm(),
+        arch: Some(args.arch.clone()),
         defines: args.defines.iter().map(|d| parse_define(d)).collect(),
         engine: match args.engine {
             EngineArg::Interp => kernelc::run::Engine::Interp,

@@ -331,6 +331,10 @@ pub struct RunRequest {
     pub fmad: bool,
     /// The target's `sm` number (from `-arch`), for `__CUDA_ARCH__`.
     pub sm: u32,
+    /// The whole `-arch` name when it is not plain `sm_{sm}` (`sm_90a`,
+    /// `sm_100a`): the emu and gpu engines compile for exactly that target,
+    /// since wgmma, setmaxnreg and tcgen05 exist only there.
+    pub arch: Option<String>,
     pub defines: Vec<(String, Option<String>)>,
     pub engine: Engine,
     pub max_steps: u64,
@@ -363,6 +367,7 @@ impl Default for RunRequest {
             opt_level: None,
             fmad: true,
             sm: 80,
+            arch: None,
             defines: Vec::new(),
             engine: Engine::Interp,
             max_steps: interp::DEFAULT_MAX_STEPS,
@@ -630,8 +635,8 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         });
     }
     let program = load_program(req)?;
-    let target = backend_nvptx::Target::parse(&format!("sm_{}", req.sm))
-        .map_err(|e| format!("error: {e}"))?;
+    let arch = req.arch.clone().unwrap_or_else(|| format!("sm_{}", req.sm));
+    let target = backend_nvptx::Target::parse(&arch).map_err(|e| format!("error: {e}"))?;
     let opts = backend_nvptx::Options {
         target,
         ptx_version: None,
@@ -697,19 +702,32 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
         emu::RunError::Setup(m) => format!("error: {m}\n"),
         emu::RunError::Fault(f) => render_emu_fault(&f, &name, &ptx),
     })?;
-    let args = parsed
-        .iter()
-        .zip(out.buffers)
-        .map(|(a, buf)| match a {
-            ArgValue::Scalar { elem, .. } | ArgValue::Buffer { elem, .. } => (*elem, buf),
-        })
-        .collect();
+    let args = with_param_buffers(&parsed, out.buffers);
     Ok(RunResult {
         args,
         steps: out.steps,
         messages,
         timing: None,
     })
+}
+
+/// Pairs each argument with its final contents. The PTX engines return
+/// nothing for a buffer bound to a by-value `.param` aggregate (a struct
+/// parameter): it lives in read-only param space, so its contents after the
+/// run are the bytes given, and they are reported and written to
+/// `--out DIR` like every other buffer, as the interpreter does.
+fn with_param_buffers(
+    parsed: &[ArgValue],
+    buffers: Vec<Option<Vec<u8>>>,
+) -> Vec<(Elem, Option<Vec<u8>>)> {
+    parsed
+        .iter()
+        .zip(buffers)
+        .map(|(a, buf)| match a {
+            ArgValue::Scalar { elem, .. } => (*elem, buf),
+            ArgValue::Buffer { elem, bytes } => (*elem, buf.or_else(|| Some(bytes.clone()))),
+        })
+        .collect()
 }
 
 /// The arguments as the emulator (and the GPU engine) bind them.
@@ -748,13 +766,7 @@ fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
         shared_bytes: req.shared_bytes,
         time_launches: req.time,
     })?;
-    let args = parsed
-        .iter()
-        .zip(out.buffers)
-        .map(|(a, buf)| match a {
-            ArgValue::Scalar { elem, .. } | ArgValue::Buffer { elem, .. } => (*elem, buf),
-        })
-        .collect();
+    let args = with_param_buffers(&parsed, out.buffers);
     Ok(RunResult {
         args,
         steps: 0,

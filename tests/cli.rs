@@ -322,11 +322,26 @@ fn validate_subcommand_accepts_kernelc_output_and_rejects_bad_ptx() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = kernelc(&["validate", good.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // vadd uses nothing newer than sm_75, so that is its oldest target; the
+    // version is the lowest its own target (sm_90) accepts.
     assert!(
-        stdout(&out).contains("minimum: .version 7.8, .target sm_90"),
+        stdout(&out).contains("minimum: .version 7.8, .target sm_75"),
         "{}",
         stdout(&out)
     );
+    // The cluster sample's cluster registers, mapa and barrier.cluster
+    // exist from sm_90 on.
+    let cl = dir.join("cluster.ptx");
+    let out = kernelc(&[
+        "samples/cluster_reduce.cu",
+        "-arch=sm_90",
+        "-o",
+        cl.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = kernelc(&["validate", cl.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(".target sm_90"), "{}", stdout(&out));
 
     let ptx = std::fs::read_to_string(&good).unwrap();
     let bad = dir.join("bad.ptx");

@@ -50,7 +50,10 @@ fn object_links_into_a_c_program_and_holds_the_ptx() {
         let c = dir.join("main.c");
         std::fs::write(&c, PRINTER).unwrap();
         let exe = dir.join(format!("print_{mode}"));
+        // --fatal-warnings: an object without `.note.GNU-stack` makes GNU ld
+        // warn that it implies an executable stack.
         let cc = Command::new("cc")
+            .arg("-Wl,--fatal-warnings")
             .arg(&c)
             .arg(&obj)
             .arg("-o")

@@ -316,7 +316,10 @@ fn blessed_checks_match_their_output() {
         again.checks.len(),
         output.lines().filter(|l| !l.trim().is_empty()).count()
     );
-    assert!(output.contains("\n\n"), "the output has a blank line: {output}");
+    assert!(
+        output.contains("\n\n"),
+        "the output has a blank line: {output}"
+    );
     assert!(match_checks(&again.checks, &output).is_ok(), "{blessed}");
     assert!(match_checks(&again.checks, &output.replace("return", "trap")).is_err());
     let _ = std::fs::remove_dir_all(dir);

@@ -308,7 +308,11 @@ fn setmaxnreg_checks_its_count_and_target() {
         err.contains("'setmaxnreg' requires .target sm_90a"),
         "{err}"
     );
-    for arch in ["sm_90a", "sm_100a"] {
+    // Every architecture-specific target has it, consumer Blackwell too;
+    // plain targets do not.
+    let err = compile(&src("232"), "sm_120").expect_err("not on plain sm_120");
+    assert!(err.contains("'setmaxnreg' requires .target"), "{err}");
+    for arch in ["sm_90a", "sm_100a", "sm_103a", "sm_120a"] {
         let ptx = compile(&src("232"), arch).unwrap();
         assert!(
             ptx.contains("setmaxnreg.inc.sync.aligned.u32 232;"),

@@ -11,7 +11,9 @@
 
 use object::write::{Object, Symbol, SymbolSection};
 use object::{write::StandardSection, SymbolScope};
-use object::{Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind};
+use object::{
+    Architecture, BinaryFormat, Endianness, SectionFlags, SectionKind, SymbolFlags, SymbolKind,
+};
 
 /// Turns a file stem into a C identifier: every character that cannot be
 /// in one becomes `_`, and a leading digit gets a `_` in front.
@@ -59,6 +61,14 @@ pub fn write_object(name: &str, ptx: &str) -> Result<Vec<u8>, String> {
         &(ptx.len() as u64).to_le_bytes(),
         8,
     );
+    // An empty, non-executable `.note.GNU-stack` says the object needs no
+    // executable stack; without it GNU ld assumes one and warns ("missing
+    // .note.GNU-stack section implies executable stack").
+    let note = obj.add_section(Vec::new(), b".note.GNU-stack".to_vec(), SectionKind::Other);
+    obj.section_mut(note).flags = SectionFlags::Elf {
+        sh_type: object::elf::SHT_PROGBITS,
+        sh_flags: object::elf::SectionFlags(0),
+    };
     obj.write()
         .map_err(|e| format!("cannot write the object file: {e}"))
 }

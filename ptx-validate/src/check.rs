@@ -20,7 +20,8 @@ pub struct Sym {
     /// `.reg`, `.shared`, `.param`, ... with its dot.
     pub space: String,
     pub ty: String,
-    /// A parameter of an `.entry`: ptxas forbids writing to it.
+    /// An input parameter of an `.entry` or a `.func`: ptxas forbids
+    /// writing to it.
     pub entry_param: bool,
     /// A declaration with a vector type (`.reg .v2 .f32`).
     pub vector: bool,
@@ -103,6 +104,7 @@ pub fn check_module(m: &Module) -> Checked {
             }
             Item::Var(v) => {
                 cx.uses_types(&v.ty, v.names.first().map(|n| n.pos).unwrap_or_default());
+                cx.decl_rules(v);
                 for n in &v.names {
                     let sym = Sym {
                         space: v.space.clone(),
@@ -210,10 +212,17 @@ impl<'a> Cx<'a> {
     }
 
     fn finish(self) -> Checked {
+        // The oldest target that has every feature used: the first of an
+        // exact list that is new enough, else the newest SM number needed,
+        // and never below the oldest target ptxas 13.5 still knows.
+        let sm = self.need_sm.max(isa::OLDEST_SM);
         let min_target = match self.need_only {
-            Some(list) => list.first().map(|s| s.to_string()),
-            None if self.need_sm > 0 => Some(format!("sm_{}", self.need_sm)),
-            None => self.target.as_ref().map(Target::name),
+            Some(list) => list
+                .iter()
+                .find(|t| Target::parse(t).is_some_and(|t| t.sm >= sm))
+                .or(list.last())
+                .map(|s| s.to_string()),
+            None => Some(format!("sm_{sm}")),
         };
         let mut diags = self.diags;
         diags.sort_by_key(|d| (d.pos.line, d.pos.col));
@@ -305,12 +314,15 @@ impl<'a> Cx<'a> {
         let Some(body) = &f.body else { return };
         self.scopes.clear();
         let mut top = Scope::default();
-        for p in f.rets.iter().chain(&f.params) {
+        let n_rets = f.rets.len();
+        for (k, p) in f.rets.iter().chain(&f.params).enumerate() {
             self.uses_types(&p.ty, p.pos);
             let sym = Sym {
                 space: p.space.clone(),
                 ty: p.ty.clone(),
-                entry_param: f.kind == FuncKind::Entry,
+                // Input parameters are read-only in kernels and in device
+                // functions alike; return parameters are written.
+                entry_param: k >= n_rets,
                 vector: false,
             };
             if top.exact.insert(p.name.clone(), Rc::new(sym)).is_some() {
@@ -323,7 +335,11 @@ impl<'a> Cx<'a> {
         self.scopes.push(top);
         self.labels.clear();
         self.protos.clear();
-        collect_labels(body, &mut self.labels, &mut self.protos);
+        let mut dups = Vec::new();
+        collect_labels(body, &mut self.labels, &mut self.protos, &mut dups);
+        for (pos, name) in dups {
+            self.error(pos, format!("Duplicate definition of label '{name}'"));
+        }
         self.block(body);
         self.scopes.clear();
     }
@@ -341,9 +357,43 @@ impl<'a> Cx<'a> {
         self.scopes.pop();
     }
 
+    /// What any declaration must respect: a power-of-two alignment, and
+    /// initializers only where memory is loaded with the module (`.global`,
+    /// `.const`), never in `.shared`, `.local`, `.reg` or `.param`.
+    fn decl_rules(&mut self, v: &VarDecl) {
+        let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        if let Some(a) = v.align {
+            if a <= 0 || a & (a - 1) != 0 {
+                self.error(pos, "Alignment must be a power of two".into());
+            }
+        }
+        if !v.linkage.iter().any(|l| l == ".extern") {
+            for n in &v.names {
+                if !n.has_init && n.array.iter().any(|d| matches!(d, None | Some(0))) {
+                    self.error(
+                        n.pos,
+                        format!("Non-external variable '{}' has incomplete type", n.name),
+                    );
+                }
+            }
+        }
+        if !matches!(v.space.as_str(), ".global" | ".const") {
+            for n in v.names.iter().filter(|n| n.has_init) {
+                self.error(
+                    n.pos,
+                    format!(
+                        "No initial value is allowed for '{}' in this state space",
+                        n.name
+                    ),
+                );
+            }
+        }
+    }
+
     fn declare(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
         self.uses_types(&v.ty, pos);
+        self.decl_rules(v);
         if v.space == ".reg" && isa::type_info(&v.ty).is_none() {
             self.error(pos, format!("Unknown type '{}' for .reg declaration", v.ty));
         }
@@ -445,16 +495,23 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     Some((prefix, num.parse().ok()?))
 }
 
-fn collect_labels(stmts: &[Stmt], labels: &mut HashSet<String>, protos: &mut HashSet<String>) {
+/// Labels are function-wide, so one defined twice (in any blocks) is an
+/// error; `dups` receives the second definitions.
+fn collect_labels(
+    stmts: &[Stmt],
+    labels: &mut HashSet<String>,
+    protos: &mut HashSet<String>,
+    dups: &mut Vec<(Pos, String)>,
+) {
     for s in stmts {
         match s {
-            Stmt::Label(l, _) => {
-                labels.insert(l.clone());
+            Stmt::Label(l, pos) if !labels.insert(l.clone()) => {
+                dups.push((*pos, l.clone()));
             }
             Stmt::Prototype(p, _) => {
                 protos.insert(p.clone());
             }
-            Stmt::Block(inner, _) => collect_labels(inner, labels, protos),
+            Stmt::Block(inner, _) => collect_labels(inner, labels, protos, dups),
             _ => {}
         }
     }

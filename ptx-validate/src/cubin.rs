@@ -238,11 +238,13 @@ const RESERVED_SMEM: u64 = 1024;
 /// Reads every kernel (`.entry`) of a cubin.
 ///
 /// Registers come from the module-wide `REGCOUNT` (older targets also put
-/// them in the top byte of `.text.<kernel>`'s `sh_info`; when both are
-/// present they must agree). Static shared memory is the size of
-/// `.nv.shared.<kernel>` less the system-reserved block that sm_90 and
-/// later cubins declare with a `.nv.shared.reserved.*` section (its size is
-/// the `.nv.reservedSmem.cap` symbol when present, else 1 KiB).
+/// a count in the top byte of `.text.<kernel>`'s `sh_info`, used only when
+/// `REGCOUNT` is missing: in `-G` cubins the two differ, and `ptxas -v`
+/// prints `REGCOUNT`). Static shared memory is the size of
+/// `.nv.shared.<kernel>` less the system-reserved block of sm_90 and later
+/// cubins, which declare it with a `.nv.shared.reserved.*` section and a
+/// `.nv.reservedSmem.offset0` symbol (debug cubins only with the symbol);
+/// its size is the `.nv.reservedSmem.cap` symbol when present, else 1 KiB.
 pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
     let header = elf::FileHeader64::<Endianness>::parse(data)?;
     let endian = header.endian()?;
@@ -285,7 +287,7 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
                 per_kernel.insert(kernel.to_string(), attrs);
             }
         } else if name.starts_with(".nv.shared.reserved.") {
-            reserved = RESERVED_SMEM;
+            reserved = reserved.max(RESERVED_SMEM);
         } else if let Some(kernel) = name.strip_prefix(".nv.shared.") {
             shared.insert(kernel.to_string(), section.sh_size(endian));
         } else if let Some(kernel) = name.strip_prefix(".text.") {
@@ -294,27 +296,31 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
     }
 
     let mut kernels = Vec::new();
+    let mut cap = None;
     for (index, sym) in symbols.enumerate() {
         let name = symbols.symbol_name(endian, sym)?;
-        if name == b".nv.reservedSmem.cap" && reserved > 0 {
-            reserved = sym.st_value.get(endian);
+        // Debug (`-G`) cubins have no `.nv.shared.reserved.*` section, but
+        // their kernels' shared sections hold the block all the same; the
+        // `.nv.reservedSmem.offset0` symbol that refers to it is in both.
+        if name.starts_with(b".nv.reservedSmem.offset") {
+            reserved = reserved.max(RESERVED_SMEM);
+        }
+        if name == b".nv.reservedSmem.cap" {
+            cap = Some(sym.st_value.get(endian));
         }
         if sym.st_type() != elf::STT_FUNC || sym.st_other.0 & STO_CUDA_ENTRY == 0 {
             continue;
         }
         let name = String::from_utf8_lossy(name).into_owned();
         let index = u32::try_from(index.0).unwrap_or(u32::MAX);
-        let mut registers = global.regs.get(&index).copied();
-        if let Some(&from_text) = text_regs.get(&name).filter(|&&r| r != 0) {
-            match registers {
-                Some(r) if r != from_text => {
-                    return err(format!(
-                        "kernel {name}: REGCOUNT says {r} registers, its .text section {from_text}"
-                    ))
-                }
-                _ => registers = Some(from_text),
-            }
-        }
+        // REGCOUNT is what `ptxas -v` prints. The `.text` byte agrees with it
+        // in optimized cubins but not in debug (`-G`) ones, where it stays at
+        // 32 while REGCOUNT says 36 or 45; it is only a fallback.
+        let registers = global
+            .regs
+            .get(&index)
+            .copied()
+            .or_else(|| text_regs.get(&name).copied().filter(|&r| r != 0));
         let mut k = KernelResources {
             registers: registers.unwrap_or(0),
             stack_frame: global.frame.get(&index).copied().unwrap_or(0),
@@ -336,6 +342,9 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
             }
         }
         kernels.push(k);
+    }
+    if reserved > 0 {
+        reserved = cap.unwrap_or(reserved);
     }
     for k in &mut kernels {
         k.shared = k.shared.saturating_sub(reserved);

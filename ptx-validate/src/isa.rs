@@ -37,6 +37,9 @@ impl Target {
     }
 }
 
+/// The oldest SM ptxas 13.5 compiles for (CUDA 13 dropped sm_50 to sm_72).
+pub const OLDEST_SM: u32 = 75;
+
 /// The lowest `.version` ptxas 13.5 accepts for a target, or `None` when
 /// ptxas 13.5 does not know the target at all.
 pub fn target_floor(t: &Target) -> Option<Version> {
@@ -48,7 +51,7 @@ pub fn target_floor(t: &Target) -> Option<Version> {
         89 => (7, 8),
         88 => (9, 0),
         90 => (7, 8),
-        100 | 101 => (8, 6),
+        100 => (8, 6),
         103 => (8, 8),
         107 => (9, 4),
         110 => (9, 0),
@@ -93,7 +96,7 @@ pub fn type_info(t: &str) -> Option<(Kind, u32)> {
         ".s64" => (Kind::Signed, 64),
         ".f16" | ".bf16" => (Kind::Float, 16),
         ".f16x2" | ".bf16x2" | ".f32" | ".tf32" => (Kind::Float, 32),
-        ".f64" => (Kind::Float, 64),
+        ".f64" | ".f32x2" => (Kind::Float, 64),
         ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0" => (Kind::Bits, 8),
         ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" => (Kind::Bits, 16),
         ".e4m3x4" | ".e5m2x4" => (Kind::Bits, 32),
@@ -207,12 +210,25 @@ impl Need {
 }
 
 pub const WGMMA_TARGETS: &[&str] = &["sm_90a"];
+/// ptxas 13.5 knows no sm_101 (CUDA 13 renamed it sm_110).
 pub const TCGEN05_TARGETS: &[&str] = &[
-    "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+    "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
 ];
+/// Every architecture- or family-specific target from sm_90a on, the
+/// consumer Blackwells (sm_120a, sm_121a) included.
 pub const SETMAXNREG_TARGETS: &[&str] = &[
-    "sm_90a", "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+    "sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_120a",
+    "sm_120f", "sm_121a", "sm_121f",
 ];
+/// `tensormap.replace`: the same targets as `setmaxnreg`.
+pub const TENSORMAP_TARGETS: &[&str] = SETMAXNREG_TARGETS;
+/// The 8-bit `ldmatrix`/`stmatrix` shapes (`.m16n16`, `.m16n8`, `.m8n16`).
+pub const MATRIX_B8_TARGETS: &[&str] = &[
+    "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_120a", "sm_120f",
+    "sm_121a", "sm_121f",
+];
+/// `redux.sync` on `.f32`.
+pub const REDUX_F32_TARGETS: &[&str] = &["sm_100a", "sm_100f", "sm_103a", "sm_103f"];
 
 /// The state spaces an address may name, with their dots.
 pub fn is_space(m: &str) -> bool {

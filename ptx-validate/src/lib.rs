@@ -19,7 +19,8 @@
 //!   nesting depth is bounded; no indexing assumes well-formed input.
 //!
 //! Pipeline: [`lexer`] → [`parser`] (syntax tree in [`ast`]) → [`check`]
-//! (symbols, header, features) with [`rules`] (per instruction), using the
+//! (symbols, header, features) with [`rules`] (per instruction, after the
+//! spelling checks of [`forms`]), using the
 //! facts in [`isa`]; diagnostics in [`diag`].
 
 pub mod ast;
@@ -28,6 +29,7 @@ pub mod cubin;
 pub mod diag;
 pub mod driver;
 pub mod emu;
+pub mod forms;
 pub mod isa;
 pub mod lexer;
 pub mod parser;

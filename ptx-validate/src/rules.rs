@@ -9,6 +9,7 @@
 use crate::ast::{Inst, OpKind, Operand};
 use crate::check::{Cx, Res};
 use crate::isa::{self, Fit, Kind, Need};
+use crate::lexer::FloatLit;
 
 type Ty = (Kind, u32);
 
@@ -248,6 +249,9 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
             }
         }
     }
+    if crate::forms::check_forms(cx, i) {
+        return;
+    }
     match op {
         "tcgen05" | "wgmma" => tensor(cx, i),
         "ld" | "ldu" | "st" => memory(cx, i),
@@ -331,7 +335,15 @@ fn fits(cx: &Cx, o: &Operand, e: E) -> bool {
         (E::Dst(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, _), OpKind::Int(_)) => t.0 != Kind::Float,
-        (E::Src(t, _), OpKind::Float(_)) => matches!(t.0, Kind::Float | Kind::Bits),
+        // A float literal feeds a float type; a bit type takes only the
+        // bit-pattern spelling of its own width (`0f...` for .b32, `0d...`
+        // for .b64), never a decimal like `1.5`.
+        (E::Src(t, _), OpKind::Float(f)) => match (t.0, f) {
+            (Kind::Float, _) => true,
+            (Kind::Bits, FloatLit::F32Bits(_)) => t.1 == 32,
+            (Kind::Bits, FloatLit::F64Bits(_)) => t.1 == 64,
+            _ => false,
+        },
         (E::Src(t, fit), OpKind::Vector(v)) | (E::Dst(t, fit), OpKind::Vector(v)) => v
             .iter()
             .all(|x| fits(cx, x, E::Src(t, fit)) || matches!(x.kind, OpKind::Sink)),
@@ -414,7 +426,9 @@ fn mov(cx: &mut Cx, i: &Inst) {
                 );
                 return;
             }
-            let ok = sp.ty.0 == t.0 && sp.ty.1 == t.1
+            // ptxas lets %gridid (64-bit) be read into 32 bits.
+            let ok = (name == "%gridid" && t.1 == 32)
+                || sp.ty.0 == t.0 && sp.ty.1 == t.1
                 || (sp.ty.0 != Kind::Pred
                     && t.0 != Kind::Pred
                     && t.0 != Kind::Float
@@ -441,6 +455,20 @@ fn cvt(cx: &mut Cx, i: &Inst) {
         return mismatch(cx, i);
     }
     let (dt, st) = (types[0], types[1]);
+    let packed = |k: usize| {
+        i.mods
+            .iter()
+            .filter(|m| isa::type_info(m).is_some())
+            .nth(k)
+            .is_some_and(|m| m.ends_with("x2") || m.ends_with("x4"))
+    };
+    if packed(0) || packed(1) {
+        // Packing conversions (`cvt.rn.bf16x2.f32 d, a, b`,
+        // `cvt.rn.satfinite.e4m3x2.f32 d, a, b`) take one source per
+        // element; unpacking ones one packed source.
+        count(cx, i, 2, 5);
+        return;
+    }
     if !count(cx, i, 2, 2) {
         return;
     }
@@ -452,20 +480,45 @@ fn cvt(cx: &mut Cx, i: &Inst) {
         return mismatch(cx, i);
     }
     let int = |t: Ty| matches!(t.0, Kind::Unsigned | Kind::Signed | Kind::Bits);
-    let rounding = i.mods.iter().any(|m| {
-        matches!(
-            m.as_str(),
-            ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs" | ".rni" | ".rzi" | ".rmi" | ".rpi"
-        )
-    });
-    let needs = (dt.0 == Kind::Float && int(st))
-        || (int(dt) && st.0 == Kind::Float)
-        || (dt.0 == Kind::Float && st.0 == Kind::Float && dt.1 < st.1);
-    if needs && !rounding {
-        cx.error(
-            i.pos,
-            "Rounding modifier required for instruction 'cvt'".into(),
-        );
+    let float_rnd = i
+        .mods
+        .iter()
+        .any(|m| matches!(m.as_str(), ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs"));
+    let int_rnd = i
+        .mods
+        .iter()
+        .any(|m| matches!(m.as_str(), ".rni" | ".rzi" | ".rmi" | ".rpi"));
+    let (to_float, from_float) = (dt.0 == Kind::Float, st.0 == Kind::Float);
+    let illegal = || "Illegal rounding modifier for instruction 'cvt'".to_string();
+    let required = || "Rounding modifier required for instruction 'cvt'".to_string();
+    // Which rounding each direction takes (measured): float to integer an
+    // integer rounding (.rzi); integer to float and float narrowing a
+    // float rounding (.rn); float to the same float an integer rounding or
+    // none; integer to integer and float widening none.
+    let tf32 = i.has(".tf32");
+    let problem = if tf32 {
+        None
+    } else if int(dt) && int(st) {
+        (float_rnd || int_rnd).then(illegal)
+    } else if int(dt) && from_float {
+        if float_rnd {
+            Some(illegal())
+        } else {
+            (!int_rnd).then(required)
+        }
+    } else if (to_float && int(st)) || dt.1 < st.1 {
+        if int_rnd {
+            Some(illegal())
+        } else {
+            (!float_rnd).then(required)
+        }
+    } else if dt.1 > st.1 {
+        (float_rnd || int_rnd).then(illegal)
+    } else {
+        float_rnd.then(illegal)
+    };
+    if let Some(msg) = problem {
+        cx.error(i.pos, msg);
     }
 }
 
@@ -601,6 +654,11 @@ fn memory(cx: &mut Cx, i: &Inst) {
             );
             return;
         }
+    }
+    if i.has(".async") {
+        // st.async [remote], value, [mbarrier]: judged by count only.
+        count(cx, i, 3, 3);
+        return;
     }
     if !count(cx, i, 2, 2) {
         return;
@@ -759,6 +817,11 @@ fn atomic(cx: &mut Cx, i: &Inst) {
     if i.has_prefix(".v") {
         return;
     }
+    if i.has(".async") {
+        // red.async [remote], value, [mbarrier].
+        count(cx, i, 3, 3);
+        return;
+    }
     let is_cas = i.has(".cas");
     let s = E::Src(t, Fit::Exact);
     let (addr, rest): (&Operand, &[Operand]) = if op == "red" {
@@ -840,8 +903,12 @@ fn features(cx: &mut Cx, i: &Inst) {
         }
         "barrier" if i.has(".cluster") => {
             cx.need(&full_prefix(i, 3), Need::new(90, (7, 8)), i.pos, false);
-            if i.has(".relaxed") {
-                cx.need(".relaxed", Need::new(90, (8, 0)), i.pos, false);
+            // Any explicit semantics (.relaxed, and .release/.acquire, which
+            // nvcc spells out) needs PTX 8.0.
+            for sem in [".relaxed", ".release", ".acquire"] {
+                if i.has(sem) {
+                    cx.need(sem, Need::new(90, (8, 0)), i.pos, false);
+                }
             }
         }
         "mapa" => cx.need("mapa", Need::new(90, (7, 8)), i.pos, false),
@@ -878,6 +945,129 @@ fn features(cx: &mut Cx, i: &Inst) {
         _ => {}
     }
     let _ = full;
+    newer_features(cx, i);
+}
+
+/// Needs of forms newer than the ones above, measured with ptxas 13.5
+/// (`tests/forms.rs` keeps the measurements).
+fn newer_features(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    let pos = i.pos;
+    let any = |p: &str| i.mods.iter().any(|m| m.starts_with(p));
+    match op {
+        "wmma" => {
+            for t in [".bf16", ".tf32", ".f64"] {
+                if i.has(t) {
+                    cx.need(t, Need::new(80, (7, 0)), pos, false);
+                }
+            }
+        }
+        "mma" => {
+            if i.has(".bf16") || i.has(".tf32") {
+                cx.need(".bf16/.tf32 mma", Need::new(80, (7, 0)), pos, false);
+            }
+            if i.has(".f64") && any(".m16n8k") {
+                cx.need("mma.m16n8kX.f64", Need::new(90, (7, 8)), pos, false);
+            } else if i.has(".f64") {
+                cx.need("mma.f64", Need::new(80, (7, 0)), pos, false);
+            }
+            if any(".e4m3") || any(".e5m2") {
+                cx.need("mma with .e4m3/.e5m2", Need::new(89, (8, 4)), pos, false);
+            }
+        }
+        "cvt" => {
+            if i.has(".tf32") {
+                cx.need(".tf32", Need::new(80, (7, 0)), pos, false);
+            }
+            if any(".e4m3") || any(".e5m2") {
+                // PTX 8.1 introduced them for sm_89; sm_90 had them from 7.8.
+                let hopper = cx.target.as_ref().is_some_and(|t| t.sm >= 90);
+                let v = if hopper { (7, 8) } else { (8, 1) };
+                cx.need(".e4m3/.e5m2", Need::new(89, v), pos, false);
+            }
+        }
+        "prefetch" if i.has(".tensormap") => {
+            cx.need(".tensormap", Need::new(90, (8, 0)), pos, false)
+        }
+        "multimem" => cx.need("multimem", Need::new(90, (8, 1)), pos, true),
+        "tensormap" => cx.need(
+            "tensormap.replace",
+            Need::only(isa::TENSORMAP_TARGETS, (8, 3)),
+            pos,
+            true,
+        ),
+        "clusterlaunchcontrol" => {
+            cx.need("clusterlaunchcontrol", Need::new(100, (8, 6)), pos, true)
+        }
+        "movmatrix" => cx.need("movmatrix", Need::new(75, (7, 8)), pos, true),
+        "tanh" => cx.need("tanh", Need::new(75, (7, 0)), pos, true),
+        "applypriority" => cx.need("applypriority", Need::new(80, (7, 4)), pos, true),
+        "szext" | "bmsk" => cx.need(op, Need::new(0, (7, 6)), pos, false),
+        "redux" if i.has(".f32") => cx.need(
+            "redux.sync.f32",
+            Need::only(isa::REDUX_F32_TARGETS, (8, 6)),
+            pos,
+            true,
+        ),
+        "ldmatrix" | "stmatrix" if i.has(".m16n16") || i.has(".m16n8") || i.has(".m8n16") => cx
+            .need(
+                &format!("{op}.b8"),
+                Need::only(isa::MATRIX_B8_TARGETS, (8, 6)),
+                pos,
+                true,
+            ),
+        "min" | "max" => {
+            if i.has(".xorsign") {
+                cx.need(".xorsign", Need::new(86, (7, 2)), pos, false);
+            }
+            if i.operands.len() == 4 {
+                cx.need("three-source min/max", Need::new(100, (8, 8)), pos, false);
+            }
+        }
+        "fence" if any(".proxy.tensormap") || any(".tensormap") => {
+            cx.need(".proxy.tensormap", Need::new(90, (8, 3)), pos, false)
+        }
+        "mbarrier" if i.has(".shared::cluster") => cx.need(
+            "mbarrier on .shared::cluster",
+            Need::new(90, (8, 0)),
+            pos,
+            false,
+        ),
+        "discard" => cx.need("discard", Need::new(80, (7, 4)), pos, false),
+        "createpolicy" => cx.need(
+            &format!(
+                "createpolicy{}",
+                i.mods.first().map(String::as_str).unwrap_or("")
+            ),
+            Need::new(80, (7, 4)),
+            pos,
+            false,
+        ),
+        "atom" | "red" if i.has(".noftz") && i.has(".f32") => cx.need(
+            &format!("{op} with .noftz and .f32"),
+            Need::new(0, (9, 4)),
+            pos,
+            false,
+        ),
+        "st" | "red" if i.has(".async") => {
+            cx.need(&format!("{op}.async"), Need::new(90, (8, 1)), pos, true)
+        }
+        _ => {}
+    }
+    if matches!(op, "add" | "sub" | "mul" | "fma") && i.has(".f32x2") {
+        cx.need(".f32x2", Need::new(100, (8, 6)), pos, false);
+    }
+    if i.has(".bf16") || i.has(".bf16x2") {
+        match op {
+            "add" | "sub" | "mul" | "ex2" => {
+                cx.need(&format!("{op}.bf16"), Need::new(90, (7, 8)), pos, false)
+            }
+            "fma" | "min" | "max" | "neg" | "abs" => {
+                cx.need(&format!("{op}.bf16"), Need::new(80, (7, 0)), pos, false)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `opcode.m1.m2...` with the first `n - 1` modifiers, for feature names.

@@ -456,3 +456,77 @@ fn agreement_with_ptxas_on_mutants() {
         "agreement on invalid files {rate_invalid:.2}% is below 98%"
     );
 }
+
+/// PTX ISA versions ptxas 13.5 knows, oldest first.
+const VERSIONS: &[&str] = &[
+    "6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0", "7.1", "7.2", "7.3", "7.4", "7.5", "7.6",
+    "7.7", "7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8", "9.0", "9.1",
+    "9.2", "9.3", "9.4", "9.5",
+];
+/// The generic (non-`a`, non-`f`) targets, oldest first.
+const PLAIN_TARGETS: &[&str] = &[
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_103", "sm_110", "sm_120",
+    "sm_121",
+];
+
+fn set_header(src: &str, directive: &str, value: &str) -> String {
+    src.lines()
+        .map(|l| {
+            if l.starts_with(directive) {
+                format!("{directive} {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What `minimum: .version V, .target T` promises, checked with ptxas on
+/// every valid corpus file: the file assembles at its own target with
+/// `.version V` and not with the version before it, and assembles on
+/// target T (under a version new enough for T) and not on the plain
+/// target before T.
+#[test]
+fn reported_minimum_is_what_ptxas_accepts() {
+    let Some(ptxas) = ptxas_or_skip("minimum .version/.target against ptxas") else {
+        return;
+    };
+    let mut wrong = Vec::new();
+    for (name, src) in corpus() {
+        let r = ptx_validate::validate(&src);
+        let (a, b) = r.min_version;
+        let v = format!("{a}.{b}");
+        let t = r.min_target.clone().expect("a minimum target");
+        let accepts = |s: &str| driver::run_ptxas(&ptxas, s).expect("run ptxas").accepted;
+        if !accepts(&set_header(&src, ".version", &v)) {
+            wrong.push(format!("{name}: rejected with .version {v}"));
+        }
+        let k = VERSIONS
+            .iter()
+            .position(|x| *x == v)
+            .expect("a known version");
+        if k > 0 && accepts(&set_header(&src, ".version", VERSIONS[k - 1])) {
+            wrong.push(format!(
+                "{name}: also accepted with .version {}",
+                VERSIONS[k - 1]
+            ));
+        }
+        let retarget =
+            |target: &str| set_header(&set_header(&src, ".target", target), ".version", "9.0");
+        if !accepts(&retarget(&t)) {
+            wrong.push(format!("{name}: rejected on .target {t}"));
+        }
+        let sm: u32 = t[3..].trim_end_matches(['a', 'f']).parse().unwrap();
+        if let Some(lower) = PLAIN_TARGETS
+            .iter()
+            .rev()
+            .find(|x| x[3..].parse::<u32>().unwrap() < sm)
+        {
+            if accepts(&retarget(lower)) {
+                wrong.push(format!("{name}: minimum {t}, but {lower} accepts it too"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -281,7 +281,7 @@ fn divergence_step_limit_trap_and_unsupported_are_reported() {
     assert_eq!(f.kind, FaultKind::StepLimit);
     let f = fault("", "trap;", 1);
     assert_eq!(f.kind, FaultKind::Trap);
-    let f = fault("", "mov.f32 %f1, 0f3F800000; testp.finite.f32 %p1, %f1;", 1);
+    let f = fault("", "sad.u32 %r2, %r1, %r1, %r1;", 1);
     assert_eq!(f.kind, FaultKind::Unsupported);
     assert!(
         f.message.contains("not supported by the emulator"),

@@ -4,7 +4,7 @@
 //! Unlike the forms in `accel.rs`, these exist only on *architecture-
 //! specific* targets: `wgmma` on `sm_90a` alone (ptxas rejects it on
 //! `sm_90` and on every later GPU), `tcgen05` on `sm_100a` and `sm_103a`,
-//! `setmaxnreg` on all of them. Asking for one elsewhere is an error at the
+//! `setmaxnreg` on all of them and on `sm_120a`. Asking for one elsewhere is an error at the
 //! call that names the targets that have it. The `.version` each needs is
 //! recorded as a feature (`shared/ptx-facts.md` §7).
 //!
@@ -20,8 +20,9 @@ use midend::ir::{AccelOp, AddrSpace, InstData, MmaType, TcKind, Value, ValueDef}
 const WGMMA_TARGETS: &[&str] = &["sm_90a"];
 /// The targets (in kernelc's table) that have `tcgen05`.
 const TCGEN05_TARGETS: &[&str] = &["sm_100a", "sm_103a"];
-/// The targets (in kernelc's table) that have `setmaxnreg`.
-const SETMAXNREG_TARGETS: &[&str] = &["sm_90a", "sm_100a", "sm_103a"];
+/// The targets (in kernelc's table) that have `setmaxnreg`: every
+/// architecture-specific one (ptxas 13.5 accepts it on sm_120a too).
+const SETMAXNREG_TARGETS: &[&str] = &["sm_90a", "sm_100a", "sm_103a", "sm_120a"];
 
 /// `(targets that have it, minimum .version, its name in messages)`.
 fn requirement(op: AccelOp) -> (&'static [&'static str], (u32, u32), &'static str) {

@@ -13,10 +13,12 @@
 use super::memory::{self, Alloc, Loc, Space};
 use super::ops::{self, mask, sext};
 use super::program::{Func, Inst, Kind, Op, Program, Sreg, Sym, Ty};
+use super::rounding;
 use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
 use crate::lexer::FloatLit;
 use std::collections::BTreeMap;
 
+mod bits;
 mod tensor;
 
 /// An error inside one instruction, before it is located.
@@ -502,17 +504,8 @@ impl<'a> Exec<'a> {
                 .ok_or_else(|| e(FaultKind::Unsupported, "missing operand".to_string()))
         };
         let code = inst.opcode.as_str();
-        // A directed rounding (`add.rz.f32`, ...), applied after the
-        // round-to-nearest result by `directed::round`.
-        let directed = inst
-            .mods
-            .iter()
-            .find(|m| matches!(m.as_str(), ".rz" | ".rm" | ".rp"))
-            .map(String::as_str);
-        let float_rounding_ok = || {
-            directed.is_none()
-                || matches!(code, "add" | "sub" | "mul" | "div" | "fma" | "sqrt" | "rcp")
-        };
+        // `.rz`, `.rm`, `.rp` on float arithmetic (rounding.rs).
+        let directed = rounding::dir_of(&inst.mods);
         match code {
             "mov" => {
                 let ty = ty()?;
@@ -583,25 +576,17 @@ impl<'a> Exec<'a> {
                 let a = self.get(t, op(1)?, ty)?;
                 let b = self.get(t, op(2)?, ty)?;
                 let (r, rty) = if ty.is_float() {
-                    if !float_rounding_ok() {
-                        return Err(unsupported(format!(
-                            "`{}` (directed rounding)",
-                            inst.name()
-                        )));
-                    }
                     let ftz = inst.has(".ftz");
                     let (a, b) = if ftz {
                         (ops::ftz(ty, a), ops::ftz(ty, b))
                     } else {
                         (a, b)
                     };
-                    let mut r = match code {
-                        "min" | "max" => ops::float_min_max(code, ty, a, b, inst.has(".NaN")),
+                    let mut r = match (code, directed) {
+                        ("min" | "max", _) => ops::float_min_max(code, ty, a, b, inst.has(".NaN")),
+                        (_, Some(dir)) => ops::float_binary_directed(code, ty, a, b, dir)?,
                         _ => ops::float_binary(code, ty, a, b)?,
                     };
-                    if let Some(rnd) = directed {
-                        r = super::directed::round(code, rnd, ty, &[a, b], r);
-                    }
                     if ftz {
                         r = ops::ftz(ty, r);
                     }
@@ -636,20 +621,16 @@ impl<'a> Exec<'a> {
                 let a = self.get(t, op(1)?, ty)?;
                 let b = self.get(t, op(2)?, ty)?;
                 if ty.is_float() {
-                    if !float_rounding_ok() {
-                        return Err(unsupported(format!(
-                            "`{}` (directed rounding)",
-                            inst.name()
-                        )));
+                    if ty.bits < 32 {
+                        return Err(unsupported(format!("`{}`", inst.name())));
                     }
                     let c = self.get(t, op(3)?, ty)?;
                     let ftz = inst.has(".ftz");
                     let f = |x| if ftz { ops::ftz(ty, x) } else { x };
-                    let (a, b, c) = (f(a), f(b), f(c));
-                    let mut r = ops::fma(ty, a, b, c);
-                    if let Some(rnd) = directed {
-                        r = super::directed::round("fma", rnd, ty, &[a, b, c], r);
-                    }
+                    let r = match directed {
+                        Some(dir) => ops::fma_directed(ty, f(a), f(b), f(c), dir),
+                        None => ops::fma(ty, f(a), f(b), f(c)),
+                    };
                     let mut r = f(r);
                     if inst.has(".sat") {
                         r = ops::fsat(ty, r);
@@ -718,19 +699,21 @@ impl<'a> Exec<'a> {
                 if !ty.is_float() || ty.bits < 32 {
                     return Err(unsupported(format!("`{}`", inst.name())));
                 }
-                if !float_rounding_ok() {
-                    return Err(unsupported(format!(
-                        "`{}` (directed rounding)",
-                        inst.name()
-                    )));
-                }
                 let ftz = inst.has(".ftz");
                 let a = self.get(t, op(1)?, ty)?;
                 let a = if ftz { ops::ftz(ty, a) } else { a };
-                let mut r = ops::float_unary(code, ty, a)?;
-                if let Some(rnd) = directed {
-                    r = super::directed::round(code, rnd, ty, &[a], r);
-                }
+                let mut r = match directed {
+                    Some(dir) if matches!(code, "sqrt" | "rcp") => {
+                        ops::float_unary_directed(code, ty, a, dir)
+                    }
+                    Some(_) => {
+                        return Err(unsupported(format!(
+                            "`{}` (directed rounding)",
+                            inst.name()
+                        )))
+                    }
+                    None => ops::float_unary(code, ty, a)?,
+                };
                 if ftz {
                     r = ops::ftz(ty, r);
                 }
@@ -976,8 +959,10 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Next)
             }
             "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
-            | "pmevent" | "brkpt" => Ok(Flow::Next),
-            _ => Err(unsupported(format!("the instruction `{}`", inst.name()))),
+            | "pmevent" | "brkpt" | "setmaxnreg" => Ok(Flow::Next),
+            _ => self
+                .step_bits(t, inst)
+                .unwrap_or_else(|| Err(unsupported(format!("the instruction `{}`", inst.name())))),
         }
     }
 

@@ -26,11 +26,11 @@
 //! deterministic. The emulator never panics on any PTX: what it cannot run
 //! is an error that says "not supported by the emulator".
 
-mod directed;
 mod exec;
 pub mod memory;
 pub mod ops;
 pub mod program;
+pub mod rounding;
 
 use memory::{Alloc, Space};
 use program::{Kind, Program};
@@ -183,8 +183,35 @@ pub fn run_ptx(
     let module = crate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     let prog = program::build(src, &module).map_err(RunError::Load)?;
+    single_block_clusters(&module, kernel)?;
     let setup = setup(&prog, kernel, args, config).map_err(RunError::Setup)?;
     exec::run(&prog, setup, config)
+}
+
+/// The emulator runs one block at a time, each with its own shared memory,
+/// so it cannot model a cluster of several blocks reaching into each
+/// other's shared memory; such a kernel is refused before it runs, rather
+/// than run with every block pretending to be alone.
+fn single_block_clusters(module: &crate::ast::Module, kernel: &str) -> Result<(), RunError> {
+    for item in &module.items {
+        let crate::ast::Item::Func(f) = item else {
+            continue;
+        };
+        if f.name != kernel {
+            continue;
+        }
+        for (d, values, _) in &f.directives {
+            if d == ".reqnctapercluster" && values.iter().product::<i128>() > 1 {
+                let dims: Vec<String> = values.iter().map(i128::to_string).collect();
+                return Err(RunError::Setup(format!(
+                    "`{kernel}` runs in clusters of {} blocks (`.reqnctapercluster {}`): clusters of more than one block are not supported by the emulator, which runs one block at a time",
+                    values.iter().product::<i128>(),
+                    dims.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How one kernel argument reaches its `.param`.

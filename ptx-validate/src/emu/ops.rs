@@ -14,6 +14,7 @@
 //! more accurate than a GPU, which may differ in the last bits.
 
 use super::program::{Kind, Ty};
+use super::rounding::{self, Dir};
 
 pub fn mask(bits: u32) -> u64 {
     if bits >= 64 {
@@ -297,6 +298,48 @@ pub fn float_binary(op: &str, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
     ))
 }
 
+/// `add`, `sub`, `mul`, `div` on floats with `.rz`, `.rm` or `.rp`.
+pub fn float_binary_directed(op: &str, ty: Ty, a: u64, b: u64, dir: Dir) -> Result<u64, String> {
+    if !matches!(op, "add" | "sub" | "mul" | "div") {
+        return Err(format!("float `{op}` is not supported by the emulator"));
+    }
+    match ty.bits {
+        32 => {
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            Ok(canon32(rounding::binary32(op, x, y, dir)))
+        }
+        64 => Ok(canon64(rounding::binary64(
+            op,
+            f64::from_bits(a),
+            f64::from_bits(b),
+            dir,
+        ))),
+        n => Err(format!(
+            "{n}-bit float arithmetic is not supported by the emulator"
+        )),
+    }
+}
+
+/// `fma` with `.rz`, `.rm` or `.rp`.
+pub fn fma_directed(ty: Ty, a: u64, b: u64, c: u64, dir: Dir) -> u64 {
+    if ty.bits == 32 {
+        let f = |x: u64| f32::from_bits(x as u32);
+        canon32(rounding::fma32(f(a), f(b), f(c), dir))
+    } else {
+        let f = f64::from_bits;
+        canon64(rounding::fma64(f(a), f(b), f(c), dir))
+    }
+}
+
+/// `sqrt` and `rcp` with `.rz`, `.rm` or `.rp`.
+pub fn float_unary_directed(op: &str, ty: Ty, a: u64, dir: Dir) -> u64 {
+    if ty.bits == 32 {
+        canon32(rounding::unary32(op, f32::from_bits(a as u32), dir))
+    } else {
+        canon64(rounding::unary64(op, f64::from_bits(a), dir))
+    }
+}
+
 /// `min`/`max` on floats: a NaN operand yields the other, `-0 < +0`; with
 /// `.NaN`, a NaN operand yields the canonical NaN.
 pub fn float_min_max(op: &str, ty: Ty, a: u64, b: u64, nan: bool) -> u64 {
@@ -379,14 +422,18 @@ pub fn cvt(dst: Ty, src: Ty, rnd: &str, sat: bool, a: u64) -> Result<u64, String
             })
         }
         (true, false) => {
-            if !matches!(rnd, "" | ".rn") || dst.kind != Kind::F || dst.bits < 32 {
+            if dst.kind != Kind::F || dst.bits < 32 {
                 return unsupported();
             }
             let v = int_val(src, a);
-            Ok(if dst.bits == 64 {
-                (v as f64).to_bits()
-            } else {
-                u64::from((v as f32).to_bits())
+            Ok(match (rnd, dst.bits) {
+                ("" | ".rn", 64) => (v as f64).to_bits(),
+                ("" | ".rn", _) => u64::from((v as f32).to_bits()),
+                (r, bits) => match rounding::dir_of([&r.to_string()]) {
+                    Some(d) if bits == 64 => rounding::int_to_f64(v, d).to_bits(),
+                    Some(d) => u64::from(rounding::int_to_f32(v, d).to_bits()),
+                    None => return unsupported(),
+                },
             })
         }
         (false, true) => {
@@ -418,7 +465,14 @@ pub fn cvt(dst: Ty, src: Ty, rnd: &str, sat: bool, a: u64) -> Result<u64, String
                         from_f64(dst, x)
                     }
                 }
-                _ => return unsupported(),
+                // Narrowing f64 to f32 with a directed rounding; widening
+                // is exact, so any rounding gives the nearest.
+                _ if x.is_nan() => canonical_nan(dst.bits),
+                _ if dst.bits >= src.bits => from_f64(dst, x),
+                r => match rounding::dir_of([&r.to_string()]) {
+                    Some(d) => u64::from(rounding::f64_to_f32(x, d).to_bits()),
+                    None => return unsupported(),
+                },
             };
             Ok(if sat { fsat(dst, r) } else { r })
         }
@@ -590,7 +644,20 @@ mod tests {
             cvt(f32t, f64t, ".rn", false, 0.1f64.to_bits()).unwrap(),
             f(0.1)
         );
-        assert!(cvt(f32t, s32, ".rz", false, 1).is_err());
+        // Directed roundings of int-to-float and narrowing conversions.
+        assert_eq!(
+            cvt(f32t, s32, ".rz", false, 16_777_217).unwrap(),
+            f(16_777_216.0)
+        );
+        assert_eq!(
+            cvt(f32t, s32, ".rp", false, 16_777_217).unwrap(),
+            f(16_777_218.0)
+        );
+        assert_eq!(
+            cvt(f32t, f64t, ".rm", false, 0.1f64.to_bits()).unwrap(),
+            f(0.1f32.next_down())
+        );
+        assert!(cvt(t(".f16"), s32, ".rz", false, 1).is_err());
     }
 
     #[test]

@@ -224,6 +224,12 @@ fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
         "%total_smem_size" => Sreg::TotalSmem,
         "%smid" | "%gridid" | "%globaltimer_hi" | "%cluster_ctarank" => Sreg::Const(0),
         "%nsmid" | "%cluster_nctarank" => Sreg::Const(1),
+        // Clusters of one block (run_ptx refuses kernels with bigger ones):
+        // each block is its own cluster.
+        "%clusterid" => Sreg::Ctaid(dim()),
+        "%nclusterid" => Sreg::Nctaid(dim()),
+        "%cluster_ctaid" | "%is_explicit_cluster" => Sreg::Const(0),
+        "%cluster_nctaid" => Sreg::Const(1),
         // PTX's predefined constant.
         "WARP_SZ" => Sreg::Const(32),
         _ => return None,

@@ -1,0 +1,1142 @@
+//! The spelling of an instruction: which modifiers it must carry, which it
+//! may not, which immediates are in range, and which matrix shapes and
+//! fragment sizes exist. ptxas checks these before it looks at operand
+//! types, so they get their own module; [`crate::rules`] calls
+//! [`check_forms`] first and stops at the first problem it reports.
+//!
+//! Every rule here was found by giving ptxas 13.5 the instruction with and
+//! without the modifier (the table in `tests/forms.rs` keeps those
+//! experiments, and re-runs them against ptxas when it is installed). The
+//! messages are ptxas's own.
+
+use crate::ast::{Inst, OpKind, Operand};
+use crate::check::{Cx, Res};
+use crate::isa::{self, Kind};
+
+/// Checks the instruction's modifiers, immediates and shapes. Returns
+/// `true` when it reported an error, so the caller does not pile operand
+/// errors on top of it.
+pub fn check_forms(cx: &mut Cx, i: &Inst) -> bool {
+    let before = cx.diags.len();
+    if let Some(msg) = first_problem(cx, i) {
+        cx.error(i.pos, msg);
+    }
+    cx.diags.len() > before
+}
+
+fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
+    unknown_qualified(i)
+        .or_else(|| special_operands(i))
+        .or_else(|| result_register(i))
+        .or_else(|| type_count(i))
+        .or_else(|| type_legal(i))
+        .or_else(|| fixed_modifiers(i))
+        .or_else(|| sync_aligned(i))
+        .or_else(|| arithmetic(i))
+        .or_else(|| compare(i))
+        .or_else(|| warp(cx, i))
+        .or_else(|| barrier(i))
+        .or_else(|| immediates(i))
+        .or_else(|| matrix(i))
+        .or_else(|| pack(cx, i))
+}
+
+/// `mov.b32 {%h1, %h2}, %r` and `mov.b64 %rd, {%r1, %r2}`: two or four
+/// elements that together are exactly as wide as the type.
+fn pack(cx: &Cx, i: &Inst) -> Option<String> {
+    if i.opcode != "mov" || i.operands.len() != 2 {
+        return None;
+    }
+    let (_, width) = i.mods.iter().rev().find_map(|m| isa::type_info(m))?;
+    let v = i.operands.iter().find_map(|o| match &o.kind {
+        OpKind::Vector(v) => Some(v),
+        _ => None,
+    })?;
+    if v.len() != 2 && v.len() != 4 {
+        return Some(format!("Illegal vector size: {}", v.len()));
+    }
+    let mut total = 0;
+    for e in v {
+        let OpKind::Name { name, .. } = &e.kind else {
+            return None;
+        };
+        total += cx.reg_type(name)?.1;
+    }
+    (total != width).then(|| "Arguments mismatch for instruction 'mov'".into())
+}
+
+/// `::` qualifies only some modifiers: `.shared::cta`, `.param::entry`,
+/// `.L2::128B`, ... A state space that has no such qualifier
+/// (`.global::cluster`, `.local::cta`) is an unknown modifier to ptxas.
+fn unknown_qualified(i: &Inst) -> Option<String> {
+    i.mods
+        .iter()
+        .find(|m| {
+            m.split_once("::").is_some_and(|(head, _)| {
+                matches!(
+                    head,
+                    ".global" | ".local" | ".const" | ".nc" | ".reg" | ".tex"
+                )
+            })
+        })
+        .map(|m| format!("Unknown modifier '{m}'"))
+}
+
+/// Special registers are read-only, and only the vector ones (`%tid`,
+/// `%ntid`, `%ctaid`, ...) have components.
+fn special_operands(i: &Inst) -> Option<String> {
+    for (k, o) in i.operands.iter().enumerate() {
+        let OpKind::Name { name, comp, .. } = &o.kind else {
+            continue;
+        };
+        let Some(sp) = isa::special(name) else {
+            continue;
+        };
+        if k == 0 && matches!(i.opcode.as_str(), "mov" | "cvt") {
+            return Some("Read-only special register cannot be destination argument".into());
+        }
+        if let (Some(c), false) = (comp, sp.vector) {
+            return Some(format!("Unknown field '{c}'"));
+        }
+    }
+    None
+}
+
+/// Families whose spelling carries exactly one type (`add.s32`, never
+/// `add` or `add.s32.s32`). The others (cvt, dp4a, mma, wmma, set, slct,
+/// tcgen05, ...) carry several or none and are judged elsewhere.
+const ONE_TYPE: &[&str] = &[
+    "abs",
+    "add",
+    "and",
+    "atom",
+    "bfe",
+    "bfi",
+    "bfind",
+    "brev",
+    "clz",
+    "cnot",
+    "copysign",
+    "cvta",
+    "div",
+    "ex2",
+    "fma",
+    "ld",
+    "ldu",
+    "lg2",
+    "mad",
+    "max",
+    "min",
+    "mov",
+    "mul",
+    "neg",
+    "not",
+    "or",
+    "popc",
+    "rcp",
+    "red",
+    "rem",
+    "rsqrt",
+    "selp",
+    "setp",
+    "shl",
+    "shr",
+    "sin",
+    "cos",
+    "sqrt",
+    "st",
+    "sub",
+    "tanh",
+    "testp",
+    "xor",
+    "nanosleep",
+    "activemask",
+    "mul24",
+    "mad24",
+    "redux",
+    "match",
+];
+
+fn type_count(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if !ONE_TYPE.contains(&op) || i.has(".async") || (op == "mov" && i.operands.len() != 2) {
+        return None;
+    }
+    let n = i
+        .mods
+        .iter()
+        .filter(|m| isa::type_info(m).is_some())
+        .count();
+    if n == 1 {
+        return None;
+    }
+    let name = match op {
+        "cvta" if i.has(".to") => "cvta.to".to_string(),
+        _ => op.to_string(),
+    };
+    Some(format!(
+        "Unexpected instruction types specified for '{name}'"
+    ))
+}
+
+/// Which types each family takes (measured: `and.u32`, `shl.s32`,
+/// `popc.u32`, `rem.f32`, `min.b32` are all rejected).
+fn type_legal(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    let mut types = i
+        .mods
+        .iter()
+        .filter(|m| isa::type_info(m).is_some())
+        .map(String::as_str);
+    let ty = types.clone().next_back()?;
+    let (kind, width) = isa::type_info(ty)?;
+    let bad = || Some(format!("Unexpected instruction types specified for '{op}'"));
+    let bits = kind == Kind::Bits;
+    let int = matches!(kind, Kind::Signed | Kind::Unsigned);
+    let ok = match op {
+        "and" | "or" | "xor" | "not" => kind == Kind::Pred || (bits && (16..=64).contains(&width)),
+        "cnot" => bits && (16..=64).contains(&width),
+        "shl" => bits && (16..=64).contains(&width),
+        "shr" => (bits || int) && (16..=64).contains(&width),
+        "rem" => int,
+        "min" | "max" => kind != Kind::Bits && kind != Kind::Pred,
+        "popc" | "clz" | "brev" => matches!(ty, ".b32" | ".b64"),
+        "bfind" => matches!(ty, ".u32" | ".u64" | ".s32" | ".s64"),
+        "copysign" | "testp" => matches!(ty, ".f32" | ".f64"),
+        "dp4a" | "dp2a" => types.all(|t| matches!(t, ".u32" | ".s32")),
+        "shf" => ty == ".b32",
+        "bfe" => matches!(ty, ".u32" | ".s32" | ".u64" | ".s64"),
+        "bfi" => matches!(ty, ".b32" | ".b64"),
+        "mul24" | "mad24" => matches!(ty, ".u32" | ".s32"),
+        "activemask" => ty == ".b32",
+        "match" => matches!(ty, ".b32" | ".b64"),
+        "nanosleep" if kind == Kind::Signed => {
+            return Some("Instruction 'nanosleep' requires '.u32' type".into())
+        }
+        "nanosleep" => ty == ".u32",
+        "redux" => return redux_type(i, ty),
+        "neg" | "abs" if kind == Kind::Unsigned => {
+            return Some(format!(
+                "Instruction '{op}' applies only to signed numeric types"
+            ))
+        }
+        "neg" | "abs" => kind != Kind::Bits && kind != Kind::Pred,
+        "atom" | "red" => return atomic_type(i, ty),
+        _ => true,
+    };
+    if ok {
+        None
+    } else if matches!(op, "shf" | "mul24" | "mad24") {
+        Some(format!(
+            "Unexpected instruction types specified for '{}'",
+            full_prefix(i, 1)
+        ))
+    } else {
+        bad()
+    }
+}
+
+/// `redux.sync`: bitwise operations on `.b32`, arithmetic on `.u32`/`.s32`
+/// (and `.f32` min/max on the targets that have it).
+fn redux_type(i: &Inst, ty: &str) -> Option<String> {
+    let bitwise = [".and", ".or", ".xor"].into_iter().find(|m| i.has(m));
+    let arith = [".add", ".min", ".max"].into_iter().find(|m| i.has(m));
+    let ok = match (bitwise, arith) {
+        (Some(_), _) => ty == ".b32",
+        (_, Some(m)) => matches!(ty, ".u32" | ".s32") || (ty == ".f32" && m != ".add"),
+        _ => return None,
+    };
+    if ok {
+        return None;
+    }
+    if !matches!(ty, ".b32" | ".u32" | ".s32" | ".f32") {
+        return Some("Unexpected instruction types specified for 'redux'".into());
+    }
+    Some(format!(
+        "Incorrect type '{ty}' for operation '{}' in instruction 'redux'",
+        bitwise.or(arith).unwrap_or("")
+    ))
+}
+
+/// The types each atomic operation takes (`.add` is judged in rules.rs).
+fn atomic_type(i: &Inst, ty: &str) -> Option<String> {
+    let op = &i.opcode;
+    let need = |list: &[&str]| {
+        Some(format!(
+            "Operation {} requires {} type for instruction '{op}'",
+            [".exch", ".and", ".or", ".xor", ".inc", ".dec"]
+                .into_iter()
+                .find(|m| i.has(m))
+                .unwrap_or(""),
+            list.join(" or ")
+        ))
+    };
+    if i.has(".exch") && !matches!(ty, ".b32" | ".b64" | ".b128") {
+        return need(&[".b32", ".b64", ".b128"]);
+    }
+    if (i.has(".and") || i.has(".or") || i.has(".xor")) && !matches!(ty, ".b32" | ".b64") {
+        return need(&[".b32", ".b64"]);
+    }
+    if (i.has(".inc") || i.has(".dec")) && ty != ".u32" {
+        return need(&[".u32"]);
+    }
+    if i.has(".cas") && !matches!(ty, ".b16" | ".b32" | ".b64" | ".b128") {
+        return Some(format!("Unexpected instruction types specified for '{op}'"));
+    }
+    None
+}
+
+/// Modifiers drawn from a fixed set: `shf` needs `.wrap` or `.clamp`,
+/// `prmt` takes one of its six modes, `membar` has no `.cluster`,
+/// `prefetch` reads global or local memory only.
+fn fixed_modifiers(i: &Inst) -> Option<String> {
+    match i.opcode.as_str() {
+        "shf" if !i.has(".wrap") && !i.has(".clamp") => Some(format!(
+            "Clamp modifier required for instruction '{}'",
+            full_prefix(i, 1)
+        )),
+        "prmt" => i
+            .mods
+            .iter()
+            .find(|m| {
+                isa::type_info(m).is_none()
+                    && !matches!(
+                        m.as_str(),
+                        ".f4e" | ".b4e" | ".rc8" | ".ecl" | ".ecr" | ".rc16"
+                    )
+            })
+            .map(|m| format!("Unknown modifier '{m}'")),
+        "bmsk" | "szext" if !i.has(".wrap") && !i.has(".clamp") => Some(format!(
+            "Clamp modifier required for instruction '{}'",
+            i.opcode
+        )),
+        "ld" | "ldu" if i.has(".release") => Some(format!(
+            "Illegal modifier '.release' for instruction '{}'",
+            i.opcode
+        )),
+        "st" if i.has(".acquire") => {
+            Some("Illegal modifier '.acquire' for instruction 'st'".into())
+        }
+        "ld" | "st"
+            if i.has(".volatile")
+                && [".relaxed", ".acquire", ".release", ".weak"]
+                    .iter()
+                    .any(|m| i.has(m)) =>
+        {
+            Some("Duplicate .relaxed modifier".into())
+        }
+        "match" | "redux" if !i.has(".sync") => Some(format!(
+            ".sync modifier required for instruction '{}'",
+            i.opcode
+        )),
+        "atom" | "red" if ROUNDING.iter().any(|r| i.has(r)) => Some(format!(
+            "Illegal rounding modifier for instruction '{}'",
+            i.opcode
+        )),
+        "cvta" => {
+            let space = i
+                .mods
+                .iter()
+                .find(|m| !matches!(m.as_str(), ".to" | ".u32" | ".u64"));
+            match space.map(String::as_str) {
+                None => Some("State space modifier required for instruction 'cvta'".into()),
+                Some(m) if !isa::is_space(m) => {
+                    Some(format!("Parsing error near '{m}': syntax error"))
+                }
+                _ => None,
+            }
+        }
+        "membar" if i.has(".cluster") => {
+            Some("Illegal modifier '.cluster' for instruction 'membar'".into())
+        }
+        "prefetch" | "prefetchu"
+            if i.mods
+                .iter()
+                .any(|m| m.starts_with(".shared") || matches!(m.as_str(), ".const" | ".param")) =>
+        {
+            Some(format!(
+                "State space incorrect for instruction '{}'",
+                i.opcode
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Instructions whose first operand is written: it must be a register
+/// (or a sink), never an immediate.
+const WRITES_FIRST: &[&str] = &[
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "and",
+    "atom",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "brev",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cvt",
+    "cvta",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "fma",
+    "fns",
+    "getctarank",
+    "isspacep",
+    "ld",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad24",
+    "madc",
+    "mapa",
+    "max",
+    "min",
+    "mov",
+    "mul",
+    "mul24",
+    "neg",
+    "not",
+    "or",
+    "popc",
+    "prmt",
+    "rcp",
+    "redux",
+    "rem",
+    "rsqrt",
+    "sad",
+    "selp",
+    "set",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "sub",
+    "subc",
+    "szext",
+    "tanh",
+    "testp",
+    "vote",
+    "xor",
+];
+
+fn result_register(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if !WRITES_FIRST.contains(&op) {
+        return None;
+    }
+    match i.operands.first().map(|o| &o.kind) {
+        Some(OpKind::Int(_) | OpKind::Float(_)) => {
+            Some(format!("Result register required for instruction '{op}'"))
+        }
+        _ => None,
+    }
+}
+
+/// The name ptxas quotes for the warp-wide families: the opcode with its
+/// first modifier (or two, for `wmma.load.a`), `::` suffixes dropped.
+fn family_name(i: &Inst) -> String {
+    let take = match i.opcode.as_str() {
+        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" => 0,
+        "wmma" if i.mods.first().is_some_and(|m| m != ".mma") => 2,
+        _ => 1,
+    };
+    let mut s = i.opcode.clone();
+    for m in i.mods.iter().take(take) {
+        s.push_str(m.split("::").next().unwrap_or(m));
+    }
+    s
+}
+
+/// `.sync` and `.aligned` on the warp- and warpgroup-wide instructions.
+fn sync_aligned(i: &Inst) -> Option<String> {
+    if !matches!(
+        i.opcode.as_str(),
+        "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" | "setmaxnreg" | "mma" | "tcgen05" | "wgmma"
+    ) {
+        return None;
+    }
+    let first = i.mods.first().map(String::as_str).unwrap_or("");
+    let (sync, aligned) = (i.has(".sync"), i.has(".aligned"));
+    let name = family_name(i);
+    let tcgen05_warp = i.opcode == "tcgen05"
+        && matches!(
+            first.split("::").next().unwrap_or(""),
+            ".alloc" | ".dealloc" | ".relinquish_alloc_permit" | ".ld" | ".st" | ".wait"
+        );
+    if i.opcode == "tcgen05" && first.starts_with(".fence") && sync {
+        return Some(format!("Illegal modifier '.sync' for instruction '{name}'"));
+    }
+    let both = matches!(
+        i.opcode.as_str(),
+        "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" | "setmaxnreg"
+    ) || (i.opcode == "mma" && !i.has(".sp") && !i.has_prefix(".sp::"))
+        || tcgen05_warp;
+    if both {
+        // With both missing, ptxas names `.aligned` for these two families
+        // and `.sync` for the others.
+        let aligned_first = i.opcode == "setmaxnreg" || i.opcode == "tcgen05";
+        if !sync && (aligned || !aligned_first) {
+            return Some(format!(".sync modifier required for instruction '{name}'"));
+        }
+        if !aligned {
+            return Some(format!(
+                ".aligned modifier required for instruction '{name}'"
+            ));
+        }
+    }
+    if i.opcode == "wgmma" && !sync {
+        return Some(format!(".sync modifier required for instruction '{name}'"));
+    }
+    None
+}
+
+const ROUNDING: &[&str] = &[".rn", ".rz", ".rm", ".rp"];
+
+/// Rounding, `.approx`, `.full`, `.ftz`, `.sat`, and `.lo/.hi/.wide` on
+/// the arithmetic instructions, for the integer types and for f32/f64
+/// (the 16-bit and packed float forms follow other rules and are left
+/// alone).
+fn arithmetic(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    let ty = i
+        .mods
+        .iter()
+        .rev()
+        .find(|m| isa::type_info(m).is_some())?
+        .as_str();
+    let int = matches!(isa::type_info(ty), Some((Kind::Signed | Kind::Unsigned, _)));
+    let (f32, f64) = (ty == ".f32", ty == ".f64");
+    if !(int || f32 || f64) {
+        return None;
+    }
+    let rnd = ROUNDING.iter().any(|r| i.has(r));
+    let approx = i.has(".approx");
+    let lohi = [".lo", ".hi", ".wide"].into_iter().find(|m| i.has(m));
+    let illegal = |m: &str| Some(format!("Illegal modifier '{m}' for instruction '{op}'"));
+    let bad_rounding = || Some(format!("Illegal rounding modifier for instruction '{op}'"));
+    let types = |name: &str| {
+        Some(format!(
+            "Unexpected instruction types specified for '{name}'"
+        ))
+    };
+    match op {
+        "add" | "sub" | "mul" | "mad" | "fma" => {
+            if approx {
+                return illegal(".approx");
+            }
+            if int {
+                if op == "fma" {
+                    return types(op);
+                }
+                if matches!(op, "mul" | "mad") && lohi.is_none() {
+                    return types(op);
+                }
+                if rnd {
+                    return if matches!(op, "mul" | "mad") {
+                        types(op)
+                    } else {
+                        bad_rounding()
+                    };
+                }
+                return None;
+            }
+            if let Some(m) = lohi {
+                if matches!(op, "mul" | "mad") {
+                    return types(&format!("{op}{m}"));
+                }
+            }
+            if f64 && i.has(".ftz") {
+                return illegal(".ftz");
+            }
+            if f64 && i.has(".sat") {
+                return illegal(".sat");
+            }
+            if matches!(op, "mad" | "fma") && !rnd {
+                return Some(format!("Rounding modifier required for instruction '{op}'"));
+            }
+            None
+        }
+        "div" => {
+            if int {
+                if approx {
+                    return illegal(".approx");
+                }
+                return if rnd { bad_rounding() } else { None };
+            }
+            if f32 && !(rnd || approx || i.has(".full")) {
+                return Some(
+                    "Rounding modifier or '.approx' modifier required for instruction 'div'".into(),
+                );
+            }
+            if f64 {
+                if approx {
+                    return illegal(".approx");
+                }
+                if i.has(".full") {
+                    return types("div.full");
+                }
+                if !rnd {
+                    return Some("Rounding modifier required for instruction 'div'".into());
+                }
+            }
+            None
+        }
+        "rem" | "min" | "max" | "neg" | "abs" if rnd => bad_rounding(),
+        "sqrt" | "rcp" if !int => {
+            if f32 && !(rnd || approx) {
+                return Some(format!(
+                    "Rounding modifier or '.approx' modifier required for instruction '{op}'"
+                ));
+            }
+            if f64 && op == "sqrt" {
+                if approx {
+                    return illegal(".approx");
+                }
+                if !rnd {
+                    return Some("Rounding modifier required for instruction 'sqrt'".into());
+                }
+            }
+            if f64 && op == "rcp" {
+                if approx && !i.has(".ftz") {
+                    return Some(
+                        "'.ftz' modifier required for instruction 'rcp.approx.f64'".into(),
+                    );
+                }
+                if !(rnd || approx) {
+                    return Some(
+                        "Rounding modifier or '.approx' modifier required for instruction 'rcp'"
+                            .into(),
+                    );
+                }
+            }
+            None
+        }
+        "rsqrt" if !int && !approx => {
+            Some(".approx modifier required for instruction 'rsqrt'".into())
+        }
+        "ex2" | "lg2" | "sin" | "cos" | "tanh" if !int => {
+            if f64 {
+                return types(op);
+            }
+            if !approx {
+                return Some(format!(".approx modifier required for instruction '{op}'"));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+const CMP_SIGNED: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+const CMP_UNSIGNED_ONLY: &[&str] = &[".lo", ".ls", ".hi", ".hs"];
+const CMP_FLOAT_ONLY: &[&str] = &[
+    ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan",
+];
+
+/// `setp` (comparison, boolean operation, type) and `selp` (type).
+fn compare(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    let ty = i.mods.iter().rev().find_map(|m| isa::type_info(m));
+    if op == "selp" && ty.is_some_and(|t| t.0 == Kind::Pred) {
+        return Some("Unexpected instruction types specified for 'selp'".into());
+    }
+    if op != "setp" {
+        return None;
+    }
+    let cmp = i.mods.iter().find(|m| {
+        let m = m.as_str();
+        CMP_SIGNED.contains(&m) || CMP_UNSIGNED_ONLY.contains(&m) || CMP_FLOAT_ONLY.contains(&m)
+    });
+    let Some(cmp) = cmp else {
+        return Some("Comparison modifier required for instruction 'setp'".into());
+    };
+    let (kind, _) = ty?;
+    if kind == Kind::Pred {
+        return Some("Unexpected instruction types specified for 'setp'".into());
+    }
+    let c = cmp.as_str();
+    let ok = match kind {
+        Kind::Float => CMP_SIGNED.contains(&c) || CMP_FLOAT_ONLY.contains(&c),
+        Kind::Unsigned => CMP_SIGNED.contains(&c) || CMP_UNSIGNED_ONLY.contains(&c),
+        Kind::Signed => CMP_SIGNED.contains(&c),
+        Kind::Bits => matches!(c, ".eq" | ".ne"),
+        Kind::Pred => false,
+    };
+    if !ok {
+        return Some("Mismatch between instruction type and comparison qualifier".into());
+    }
+    let boolop = i.has(".and") || i.has(".or") || i.has(".xor");
+    match (boolop, i.operands.len()) {
+        (true, 3) => Some("Arguments mismatch for instruction 'setp'".into()),
+        (false, 4) => Some("Boolean operation is required for instruction 'setp'".into()),
+        _ => None,
+    }
+}
+
+/// `shfl.sync` and `vote.sync`: mode, type and operand count.
+fn warp(cx: &Cx, i: &Inst) -> Option<String> {
+    if !i.has(".sync") {
+        return None;
+    }
+    let ty = i.mods.iter().rev().find(|m| isa::type_info(m).is_some());
+    let ty = ty.map(String::as_str).unwrap_or("");
+    match i.opcode.as_str() {
+        "shfl" => {
+            if ![".up", ".down", ".bfly", ".idx"].iter().any(|m| i.has(m)) {
+                return Some("Shuffle modifier required for instruction 'shfl'".into());
+            }
+            if ty != ".b32" {
+                return Some("Unexpected instruction types specified for 'shfl'".into());
+            }
+            // Only the source may be a float bit pattern (`0f...`, .b32); the
+            // lane, clamp and mask operands are integers.
+            let float_ok = |k: usize, o: &Operand| match &o.kind {
+                OpKind::Float(crate::lexer::FloatLit::F32Bits(_)) => k == 1,
+                OpKind::Float(_) => false,
+                _ => true,
+            };
+            if i.operands.len() != 5 || !i.operands.iter().enumerate().all(|(k, o)| float_ok(k, o))
+            {
+                return Some("Arguments mismatch for instruction 'shfl'".into());
+            }
+            None
+        }
+        "vote" => {
+            if i.has(".ballot") && ty != ".b32" {
+                return Some("Unexpected instruction types specified for 'vote'".into());
+            }
+            for m in [".any", ".all", ".uni"] {
+                if i.has(m) && ty != ".pred" {
+                    return Some(format!(
+                        "Instruction 'vote' requires '.pred' type with '{m}' modifier."
+                    ));
+                }
+            }
+            if i.operands.len() != 3 || !is_pred_or_imm(cx, &i.operands[1]) {
+                return Some("Arguments mismatch for instruction 'vote'".into());
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn is_pred_or_imm(cx: &Cx, o: &Operand) -> bool {
+    match &o.kind {
+        OpKind::Name { name, .. } => matches!(cx.resolve(name), Res::Reg(s) if s.ty == ".pred"),
+        OpKind::Int(_) => true,
+        _ => false,
+    }
+}
+
+/// Barrier numbers (0..15), thread counts (multiples of the warp size),
+/// and the operand counts of `bar.arrive` and `barrier.cluster`.
+fn barrier(i: &Inst) -> Option<String> {
+    if !matches!(i.opcode.as_str(), "bar" | "barrier") {
+        return None;
+    }
+    if i.has(".warp") {
+        return (i.operands.len() != 1)
+            .then(|| format!("Arguments mismatch for instruction '{}.warp'", i.opcode));
+    }
+    if i.has(".cluster") {
+        if !i.operands.is_empty() {
+            return Some(format!(
+                "Arguments mismatch for instruction '{}'",
+                full_prefix(i, 2)
+            ));
+        }
+        return None;
+    }
+    let red = i.has(".red");
+    let (id_at, count_at) = if red { (1, 2) } else { (0, 1) };
+    if i.has(".arrive") && i.operands.len() != 2 {
+        return Some(format!(
+            "Arguments mismatch for instruction '{}'",
+            full_prefix(i, 1)
+        ));
+    }
+    if let Some(OpKind::Int(n)) = i.operands.get(id_at).map(|o| &o.kind) {
+        if !(0..=15).contains(n) {
+            return Some(format!(
+                "Barrier number '{n}' out of range, expected to be in range [0..15]"
+            ));
+        }
+    }
+    let has_count = if red {
+        i.operands.len() == 4
+    } else {
+        i.operands.len() == 2
+    };
+    if has_count {
+        if let Some(OpKind::Int(n)) = i.operands.get(count_at).map(|o| &o.kind) {
+            if n % 32 != 0 {
+                return Some(
+                    "Number of threads participating in barrier must be in multiple of warp size"
+                        .into(),
+                );
+            }
+        }
+    }
+    None
+}
+
+/// `opcode.m1...` with the first `n` modifiers.
+fn full_prefix(i: &Inst, n: usize) -> String {
+    let mut s = i.opcode.clone();
+    for m in i.mods.iter().take(n) {
+        s.push_str(m);
+    }
+    s
+}
+
+/// Immediates with a fixed set of values: the `cp.async` size, the
+/// `setmaxnreg` register count, the `wgmma.wait_group` count.
+fn immediates(i: &Inst) -> Option<String> {
+    let imm = |k: usize| match i.operands.get(k).map(|o| &o.kind) {
+        Some(OpKind::Int(n)) => Some(*n),
+        _ => None,
+    };
+    match i.opcode.as_str() {
+        "cp" if i.has(".async") && (i.has(".ca") || i.has(".cg")) => {
+            let n = imm(2)?;
+            if i.has(".cg") && n != 16 {
+                return Some(format!(
+                    "Argument 2 of instruction 'cp.async': unexpected value '{n}', expected to be 16"
+                ));
+            }
+            if ![4, 8, 16].contains(&n) {
+                return Some(format!(
+                    "Argument 2 of instruction 'cp.async': unexpected value '{n}', expected to be 4 or 8 or 16"
+                ));
+            }
+            None
+        }
+        "setmaxnreg" => {
+            let n = imm(0)?;
+            let name = full_prefix(i, 1);
+            if !(24..=256).contains(&n) {
+                return Some(format!(
+                    "Argument 1 of instruction '{name}': value '{n}' out of range, expected to be in range [24..256]"
+                ));
+            }
+            if n % 8 != 0 {
+                return Some(format!(
+                    "Argument 1 of instruction '{name}': unexpected value '{n}', expected to be multiple of 8"
+                ));
+            }
+            None
+        }
+        "pmevent" if !i.has(".mask") => {
+            let n = imm(0)?;
+            (!(0..=15).contains(&n)).then(|| {
+                format!(
+                    "Argument 0 of instruction 'pmevent': value '{n}' out of range, expected to be in range [0..15]"
+                )
+            })
+        }
+        "discard" => {
+            let n = imm(1)?;
+            (n != 128).then(|| {
+                format!(
+                    "Argument 2 of instruction 'discard': unexpected value '{n}', expected to be 128"
+                )
+            })
+        }
+        "createpolicy" if i.has(".fractional") => {
+            let f = match i.operands.get(1).map(|o| &o.kind) {
+                Some(OpKind::Float(crate::lexer::FloatLit::Decimal(f))) => *f,
+                _ => return None,
+            };
+            (!(f > 0.0 && f <= 1.0)).then(|| {
+                format!(
+                    "Argument 2 of instruction 'createpolicy.fractional': value '{f:.6}' out of range, expected to be in range (0.000000 .. 1.000000]"
+                )
+            })
+        }
+        "wgmma" if i.has(".wait_group") => match i.operands.as_slice() {
+            [o] if matches!(o.kind, OpKind::Int(_)) => None,
+            _ => Some("Arguments mismatch for instruction 'wgmma.wait_group'".into()),
+        },
+        _ => None,
+    }
+}
+
+fn vec_len(o: Option<&Operand>) -> Option<usize> {
+    match o.map(|o| &o.kind) {
+        Some(OpKind::Vector(v)) => Some(v.len()),
+        _ => None,
+    }
+}
+
+/// The `.xN` count of ldmatrix, stmatrix and tcgen05.ld/st.
+fn x_count(i: &Inst) -> Option<(String, u32)> {
+    i.mods.iter().find_map(|m| {
+        let n = m.strip_prefix(".x")?;
+        n.parse().ok().map(|n| (m.clone(), n))
+    })
+}
+
+/// Matrix shapes and fragment sizes of ldmatrix, stmatrix, tcgen05.ld/st,
+/// mma and wmma.
+fn matrix(i: &Inst) -> Option<String> {
+    match i.opcode.as_str() {
+        "ldmatrix" | "stmatrix" if i.has(".m8n8") => {
+            let (m, n) = x_count(i)?;
+            if ![1, 2, 4].contains(&n) {
+                return Some(format!("Unknown modifier '{m}'"));
+            }
+            let arg = if i.opcode == "ldmatrix" { 0 } else { 1 };
+            match vec_len(i.operands.get(arg)) {
+                Some(len) if len != n as usize => Some(format!(
+                    "Vector of size {n} is expected for argument {arg} of instruction '{}'",
+                    i.opcode
+                )),
+                _ => None,
+            }
+        }
+        "tcgen05" if i.has(".ld") || i.has(".st") => {
+            let (m, n) = x_count(i)?;
+            if !n.is_power_of_two() || n > 128 {
+                return Some(format!("Unknown modifier '{m}'"));
+            }
+            if i.has_prefix(".pack") || i.has_prefix(".unpack") {
+                return None;
+            }
+            let per = if i.has(".16x128b") {
+                2
+            } else if i.has(".16x256b") {
+                4
+            } else if i.has(".32x32b") || i.has(".16x64b") || i.has(".16x32bx2") {
+                1
+            } else {
+                return None;
+            };
+            let (arg, name) = if i.has(".ld") {
+                (0, "tcgen05.ld")
+            } else {
+                (1, "tcgen05.st")
+            };
+            match vec_len(i.operands.get(arg)) {
+                Some(len) if len != (n * per) as usize => Some(format!(
+                    "Argument {arg} of instruction '{name}': Argument vector size mismatch"
+                )),
+                _ => None,
+            }
+        }
+        "mma" => mma(i),
+        "wmma" => wmma(i),
+        _ => None,
+    }
+}
+
+fn shape_of(i: &Inst) -> Option<&str> {
+    i.mods
+        .iter()
+        .find(|m| {
+            m.starts_with(".m")
+                && m[2..].contains('n')
+                && m.contains('k')
+                && m[2..].chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
+        .map(String::as_str)
+}
+
+/// mma.sync fragments: (shape, A type) → registers of A, B, and of an f32
+/// (or s32, f64) C/D; an f16 C/D has half as many.
+fn mma_sizes(shape: &str, a: &str) -> Option<(usize, usize, usize)> {
+    Some(match (a, shape) {
+        (".f16", ".m8n8k4") => (2, 2, 8),
+        (".f16" | ".bf16", ".m16n8k8") => (2, 1, 4),
+        (".f16" | ".bf16", ".m16n8k16") => (4, 2, 4),
+        (".tf32", ".m16n8k4") => (2, 1, 4),
+        (".tf32", ".m16n8k8") => (4, 2, 4),
+        (".f64", ".m8n8k4") => (1, 1, 2),
+        (".f64", ".m16n8k4") => (2, 1, 4),
+        (".f64", ".m16n8k8") => (4, 2, 4),
+        (".f64", ".m16n8k16") => (8, 4, 4),
+        (".s8" | ".u8", ".m8n8k16") | (".s4" | ".u4", ".m8n8k32") | (".b1", ".m8n8k128") => {
+            (1, 1, 2)
+        }
+        (".s8" | ".u8", ".m16n8k16") | (".s4" | ".u4", ".m16n8k32") | (".b1", ".m16n8k128") => {
+            (2, 1, 4)
+        }
+        (".s8" | ".u8", ".m16n8k32") | (".s4" | ".u4", ".m16n8k64") | (".b1", ".m16n8k256") => {
+            (4, 2, 4)
+        }
+        (".e4m3" | ".e5m2", ".m16n8k32") => (4, 2, 4),
+        _ => return None,
+    })
+}
+
+fn mma(i: &Inst) -> Option<String> {
+    if i.has(".sp")
+        || i.mods.iter().any(|m| {
+            m.starts_with(".sp::") || m.starts_with(".kind") || m.starts_with(".block_scale")
+        })
+    {
+        return None;
+    }
+    let shape = shape_of(i)?;
+    let types: Vec<&str> = i
+        .mods
+        .iter()
+        .filter(|m| isa::type_info(m).is_some())
+        .map(String::as_str)
+        .collect();
+    let [d, a, _b, c] = types.as_slice() else {
+        return None;
+    };
+    if ![
+        ".f16", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1", ".e4m3", ".e5m2",
+    ]
+    .contains(a)
+    {
+        return None;
+    }
+    let Some((na, nb, nc)) = mma_sizes(shape, a) else {
+        return Some(format!(
+            "Illegal matrix shape '{shape}' for instruction 'mma'"
+        ));
+    };
+    let acc = |t: &str| if t == ".f16" { nc / 2 } else { nc };
+    let want = [acc(d), na, nb, acc(c)];
+    let got: Vec<Option<usize>> = (0..4).map(|k| vec_len(i.operands.get(k))).collect();
+    if got.iter().zip(want).any(|(g, w)| g.is_some_and(|g| g != w)) {
+        return Some("Argument vector size mismatch for instruction 'mma'".into());
+    }
+    None
+}
+
+/// The WMMA shapes ptxas knows, and which A/B types each takes.
+const WMMA_SHAPES: &[&str] = &[
+    ".m16n16k16",
+    ".m32n8k16",
+    ".m8n32k16",
+    ".m16n16k8",
+    ".m8n8k4",
+    ".m8n8k32",
+    ".m8n8k128",
+];
+
+/// Registers of an A and a B fragment for (shape, type), when they exist.
+fn wmma_ab(shape: &str, t: &str) -> Option<(usize, usize)> {
+    Some(match (t, shape) {
+        (".f16", ".m16n16k16" | ".m32n8k16" | ".m8n32k16") => (8, 8),
+        (".bf16", ".m16n16k16") => (4, 4),
+        (".bf16", ".m32n8k16") => (8, 2),
+        (".bf16", ".m8n32k16") => (2, 8),
+        (".s8" | ".u8", ".m16n16k16") => (2, 2),
+        (".s8" | ".u8", ".m32n8k16") => (4, 1),
+        (".s8" | ".u8", ".m8n32k16") => (1, 4),
+        (".tf32", ".m16n16k8") => (4, 4),
+        (".f64", ".m8n8k4") | (".s4" | ".u4", ".m8n8k32") | (".b1", ".m8n8k128") => (1, 1),
+        _ => return None,
+    })
+}
+
+/// Registers of a C or D fragment.
+fn wmma_cd(shape: &str, t: &str) -> Option<usize> {
+    Some(match (t, shape) {
+        (".f16", ".m16n16k16" | ".m32n8k16" | ".m8n32k16") => 4,
+        (".f32", ".m16n16k16" | ".m32n8k16" | ".m8n32k16" | ".m16n16k8") => 8,
+        (".s32", ".m16n16k16" | ".m32n8k16" | ".m8n32k16") => 8,
+        (".s32", ".m8n8k32" | ".m8n8k128") | (".f64", ".m8n8k4") => 2,
+        _ => return None,
+    })
+}
+
+fn wmma(i: &Inst) -> Option<String> {
+    let shape = i
+        .mods
+        .iter()
+        .find(|m| {
+            m.starts_with(".m")
+                && m.contains('k')
+                && m[2..].starts_with(|c: char| c.is_ascii_digit())
+        })?
+        .as_str();
+    if !WMMA_SHAPES.contains(&shape) {
+        return Some(format!("Unknown modifier '{shape}'"));
+    }
+    let types: Vec<&str> = i
+        .mods
+        .iter()
+        .filter(|m| isa::type_info(m).is_some())
+        .map(String::as_str)
+        .collect();
+    let name = family_name(i);
+    let wrong_type = || {
+        Some(format!(
+            "Incorrect instruction type specified for {name} with shape '{shape}'"
+        ))
+    };
+    let mismatch = || {
+        Some(format!(
+            "Argument vector size mismatch for instruction '{name}'"
+        ))
+    };
+    let differs = |k: usize, want: usize| vec_len(i.operands.get(k)).is_some_and(|g| g != want);
+    match i.mods.first().map(String::as_str) {
+        Some(".load") => {
+            let t = *types.last()?;
+            let want = match i.mods.get(1).map(String::as_str) {
+                Some(".a") => wmma_ab(shape, t).map(|(a, _)| a),
+                Some(".b") => wmma_ab(shape, t).map(|(_, b)| b),
+                Some(".c") => wmma_cd(shape, t),
+                _ => return None,
+            };
+            let Some(want) = want else {
+                return wrong_type();
+            };
+            if differs(0, want) {
+                return mismatch();
+            }
+            None
+        }
+        Some(".store") => {
+            let want = wmma_cd(shape, types.last()?);
+            let Some(want) = want else {
+                return wrong_type();
+            };
+            if differs(1, want) {
+                return mismatch();
+            }
+            None
+        }
+        Some(".mma") => {
+            // f16 inputs spell only D and C (`.f32.f32`); the others spell
+            // D, A, B, C (`.f32.bf16.bf16.f32`).
+            let (d, a, c) = match types.as_slice() {
+                [d, c] => (*d, ".f16", *c),
+                [d, a, _, c] => (*d, *a, *c),
+                _ => return None,
+            };
+            let (Some((na, nb)), Some(nd), Some(nc)) =
+                (wmma_ab(shape, a), wmma_cd(shape, d), wmma_cd(shape, c))
+            else {
+                return wrong_type();
+            };
+            if differs(0, nd) || differs(1, na) || differs(2, nb) || differs(3, nc) {
+                return mismatch();
+            }
+            None
+        }
+        _ => None,
+    }
+}
