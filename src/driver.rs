@@ -120,13 +120,75 @@ impl CompileOptions {
                 }
             }
         }
-        let mut disabled = String::new();
+        // Everything else that can change the output, when it is not the
+        // default: the macros, the PTX version, the passes and their knobs.
+        let mut extra = String::new();
+        for (name, value) in &self.defines {
+            match value {
+                Some(v) => extra.push_str(&format!(" -D{name}={v}")),
+                None => extra.push_str(&format!(" -D{name}")),
+            }
+        }
+        if let Some((major, minor)) = self.ptx_version {
+            extra.push_str(&format!(" --ptx-version {major}.{minor}"));
+        }
         for pass in &self.disable_passes {
-            disabled.push_str(" --disable-pass ");
-            disabled.push_str(pass);
+            extra.push_str(" --disable-pass ");
+            extra.push_str(pass);
+        }
+        if let Some(on) = self.memspace {
+            extra.push_str(if on {
+                " --memspace=on"
+            } else {
+                " --memspace=off"
+            });
+        }
+        let (m, dm) = (&self.memspace_opts, memspace::Options::default());
+        for (differs, text) in [
+            (
+                m.conservative != dm.conservative,
+                " --memspace-conservative".to_string(),
+            ),
+            (
+                m.clone_budget != dm.clone_budget,
+                format!(" --clone-budget {}", m.clone_budget),
+            ),
+            (
+                m.param_always_point_to_global != dm.param_always_point_to_global,
+                format!(
+                    " --param-always-point-to-global={}",
+                    m.param_always_point_to_global
+                ),
+            ),
+            (
+                m.track_indir_load != dm.track_indir_load,
+                format!(" --track-indir-load={}", m.track_indir_load),
+            ),
+            (
+                m.track_int2ptr != dm.track_int2ptr,
+                format!(" --track-int2ptr={}", m.track_int2ptr),
+            ),
+            (m.assume_global, " --memspace-assume-global".to_string()),
+        ] {
+            if differs {
+                extra.push_str(&text);
+            }
+        }
+        if let Some(on) = self.process_restrict {
+            extra.push_str(if on {
+                " --process-restrict=1"
+            } else {
+                " --process-restrict=0"
+            });
+        }
+        if self.restrict_opts.multi_level {
+            extra.push_str(" --apply-multi-level-restrict");
+        }
+        if self.restrict_opts.allow_in_struct {
+            extra.push_str(" --allow-restrict-in-struct");
         }
         format!(
-            "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={}{disabled})",
+            "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={}{extra})",
             env!("CARGO_PKG_VERSION"),
             self.target,
             self.opt_level,
