@@ -706,6 +706,7 @@ pub fn optimize_without(
 /// [`optimize_without`] with the restrict knobs (`kernelc run
 /// --allow-restrict-in-struct`). Atomics on local or const memory are
 /// errors here too when memory-space inference is not among the passes.
+/// With no source at hand (IR input), errors name the function only.
 pub fn optimize_for_run(
     module: &mut Module,
     opt_level: u8,
@@ -713,6 +714,51 @@ pub fn optimize_for_run(
     disabled: &[String],
     rs_opts: &restrict::Options,
 ) -> Result<(), CompileError> {
+    let report = optimize_report(module, opt_level, fmad, disabled, rs_opts)?;
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == memspace::Severity::Error)
+        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CompileError {
+            rendered: errors.concat(),
+        })
+    }
+}
+
+/// [`optimize_for_run`] for a module lowered from `source`: errors are
+/// rendered with their source snippets, as when compiling.
+pub fn optimize_source_for_run(
+    module: &mut Module,
+    file_name: &str,
+    source: &str,
+    opt_level: u8,
+    fmad: bool,
+    disabled: &[String],
+    rs_opts: &restrict::Options,
+) -> Result<(), CompileError> {
+    let report = optimize_report(module, opt_level, fmad, disabled, rs_opts)?;
+    let (rendered, failed) = render_memspace_report(file_name, source, &report);
+    if failed {
+        Err(CompileError { rendered })
+    } else {
+        Ok(())
+    }
+}
+
+/// The `-O` pipeline for `kernelc run`, returning memory-space inference's
+/// report (and the atomic checks when that pass is left out).
+fn optimize_report(
+    module: &mut Module,
+    opt_level: u8,
+    fmad: bool,
+    disabled: &[String],
+    rs_opts: &restrict::Options,
+) -> Result<memspace::Report, CompileError> {
     let mut passes = midend::passes::pipeline(opt_level, fmad);
     passes.retain(|p| !disabled.iter().any(|d| d == p));
     let ms_opts = memspace::Options::default();
@@ -731,19 +777,7 @@ pub fn optimize_for_run(
             .diagnostics
             .extend(memspace::check_atomics(module, &ms_opts));
     }
-    let errors: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == memspace::Severity::Error)
-        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(CompileError {
-            rendered: errors.concat(),
-        })
-    }
+    Ok(report)
 }
 
 /// Runs the named passes in order, verifying after each one. `after_pass` is

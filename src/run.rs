@@ -461,8 +461,10 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize_for_run(
+    driver::optimize_source_for_run(
         &mut module,
+        &name,
+        &text,
         req.opt_level.unwrap_or(3),
         req.fmad_in_force(),
         &req.disable_passes,

@@ -593,3 +593,42 @@ fn clusters_of_several_blocks_are_refused_clearly() {
         );
     }
 }
+
+/// A memory-space error found while preparing a run (an atomic on a local
+/// variable) points at the source line, as when compiling, at every level.
+#[test]
+fn run_errors_from_memory_space_inference_are_located() {
+    let dir = scratch("run-located");
+    let src = dir.join("atomic_local.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(int *o) {\n    int c = 0;\n    atomicAdd(&c, 1);\n    o[0] = c;\n}\n",
+    )
+    .unwrap();
+    let path = src.to_str().unwrap();
+    for level in ["-O0", "-O3"] {
+        let out = kernelc(&[
+            "run",
+            path,
+            level,
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "i32[]:zeros:1",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{level}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("Cannot do atomic on local memory"),
+            "{level}: {err}"
+        );
+        assert!(
+            err.contains("atomic_local.cu:3:5"),
+            "{level}: located: {err}"
+        );
+        assert!(err.contains("atomicAdd(&c, 1);"), "{level}: snippet: {err}");
+    }
+}
