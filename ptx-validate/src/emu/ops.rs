@@ -65,7 +65,10 @@ pub fn int_binary(op: &str, ty: Ty, a: u64, b: u64, sat: bool) -> Result<u64, St
         "add" => a.wrapping_add(b),
         "sub" => a.wrapping_sub(b),
         "mul.lo" => a.wrapping_mul(b),
-        "mul.hi" => ((int_val(ty, a) * int_val(ty, b)) >> bits) as u64,
+        // The full product needs 128 bits; unsigned 64-bit operands would
+        // overflow an i128, so they multiply as u128.
+        "mul.hi" if signed => ((int_val(ty, a) * int_val(ty, b)) >> bits) as u64 & m,
+        "mul.hi" => ((u128::from(a) * u128::from(b)) >> bits) as u64 & m,
         "and" => a & b,
         "or" => a | b,
         "xor" => a ^ b,
@@ -577,6 +580,20 @@ mod tests {
         assert_eq!(
             int_binary("mul.hi", u32t, 0xffff_ffff, 2, false).unwrap(),
             1
+        );
+        // 64-bit high products: the unsigned one needs all 128 bits.
+        let (u64t, s64t) = (t(".u64"), t(".s64"));
+        assert_eq!(
+            int_binary("mul.hi", u64t, u64::MAX, u64::MAX, false).unwrap(),
+            u64::MAX - 1
+        );
+        assert_eq!(
+            int_binary("mul.hi", s64t, (-3i64) as u64, 1 << 62, false).unwrap(),
+            ((-3i128 << 62) >> 64) as u64
+        );
+        assert_eq!(
+            int_binary("mul.hi", s32, (-2i32) as u32 as u64, 3, false).unwrap(),
+            0xffff_ffff
         );
         assert_eq!(
             int_binary("add", s32, 0x7fff_ffff, 1, true).unwrap(),
