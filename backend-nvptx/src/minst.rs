@@ -239,6 +239,9 @@ pub enum UnaryOp {
     Abs,
     /// IEEE square root (`sqrt.approx` would be faster but inexact).
     SqrtRn,
+    /// IEEE reciprocal, correctly rounded: exactly `div.rn` of 1 by the
+    /// operand, in fewer instructions.
+    RcpRn,
 }
 
 impl UnaryOp {
@@ -249,6 +252,7 @@ impl UnaryOp {
             UnaryOp::Not => "not",
             UnaryOp::Abs => "abs",
             UnaryOp::SqrtRn => "sqrt.rn",
+            UnaryOp::RcpRn => "rcp.rn",
         }
     }
 }
