@@ -3,6 +3,7 @@
 pub mod alias;
 mod dominators;
 pub mod loops;
+pub mod ranges;
 
 pub use alias::{AliasAnalysis, Provenance, Root};
 pub use dominators::DominatorTree;

@@ -7,7 +7,7 @@
 //! -1`, shifting by the width or more) are left alone rather than folded to
 //! an arbitrary value.
 
-use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value};
+use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 /// The constant an `iconst` defines, as a value of `ty`'s width.
 fn constant_of(func: &Function, v: Value) -> Option<i64> {
@@ -164,6 +164,24 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
                 ty,
                 imm: sext(r, ty.bits()),
             }))
+        }
+        // The sign of a float constant: exact, whatever the value (NaN too).
+        InstData::Unary {
+            opcode: opcode @ (Opcode::Fneg | Opcode::Fabs),
+            arg,
+        } => {
+            let ValueDef::Result(def, 0) = func.dfg.value_def(arg) else {
+                return None;
+            };
+            let InstData::Fconst { ty, value } = func.dfg.insts[def] else {
+                return None;
+            };
+            let value = if opcode == Opcode::Fneg {
+                -value
+            } else {
+                value.abs()
+            };
+            Some(Fold::Rewrite(InstData::Fconst { ty, value }))
         }
         InstData::Convert { opcode, ty, arg } if ty.is_int() => {
             let from = func.dfg.value_type(arg);
