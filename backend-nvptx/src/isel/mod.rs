@@ -868,8 +868,10 @@ impl Isel<'_> {
     }
 
     /// `brif c, T(..), E(..)`: branch to T when `c`, else fall into E's copies.
-    /// When T's edge needs copies they go in a stub after the block, reached
-    /// only by the taken branch, so they never run on the E edge.
+    /// When only T's edge needs copies, the branch goes to E when `c` is
+    /// false and T's copies follow it. When both need copies, T's go in a
+    /// stub after the block, reached only by the taken branch, so they never
+    /// run on the E edge.
     fn brif(
         &mut self,
         cond: Value,
@@ -899,6 +901,19 @@ impl Isel<'_> {
                 self.mov(c.dst, c.src);
             }
             self.branch_to(else_dest.block, next);
+            return Ok(());
+        }
+        if else_copies.is_empty() {
+            // The mirror image: branch to E when `c` is false, else fall
+            // into T's copies (no stub needed).
+            self.emit(MInst::Bra {
+                guard: Some((p, true)),
+                target: else_label,
+            });
+            for c in then_copies {
+                self.mov(c.dst, c.src);
+            }
+            self.branch_to(then_dest.block, next);
             return Ok(());
         }
         self.stubs += 1;

@@ -48,9 +48,27 @@ pub fn inline_calls(module: &mut Module) -> bool {
     let recursive = on_cycles(module);
     let mut changed = false;
     for &caller in &order {
+        // The calls are collected once: inlining one moves the others to
+        // other blocks but keeps their instructions.
+        let calls: Vec<Inst> = module.functions[caller]
+            .layout
+            .insts()
+            .filter(|&(_, i)| {
+                matches!(module.functions[caller].dfg.insts[i], InstData::Call { .. })
+            })
+            .map(|(_, i)| i)
+            .collect();
+        let mut size = size(&module.functions[caller]);
         let mut inlined = false;
-        while let Some((call, callee)) = find_site(module, caller, &recursive) {
+        for call in calls {
+            if size >= CALLER_LIMIT {
+                break;
+            }
+            let Some(callee) = inlinable(module, caller, call, &recursive) else {
+                continue;
+            };
             let body = module.functions[callee].clone();
+            size += body.layout.insts().count();
             inline_one(&mut module.functions[caller], call, &body);
             inlined = true;
         }
@@ -172,31 +190,27 @@ fn size(func: &Function) -> usize {
     func.layout.insts().count()
 }
 
-/// The first call in `caller` that may be inlined, with its callee.
-fn find_site(
+/// The callee of `call` in `caller`, if the call may be inlined.
+fn inlinable(
     module: &Module,
     caller: FuncId,
+    call: Inst,
     recursive: &HashSet<FuncId>,
-) -> Option<(Inst, FuncId)> {
+) -> Option<FuncId> {
     let f = &module.functions[caller];
-    if size(f) >= CALLER_LIMIT {
+    let InstData::Call { func: callee, .. } = f.dfg.insts[call] else {
         return None;
-    }
-    f.layout.insts().find_map(|(_, inst)| {
-        let InstData::Call { func: callee, .. } = f.dfg.insts[inst] else {
-            return None;
-        };
-        let g = module.functions.get(callee)?;
-        let ok = callee != caller
-            && !recursive.contains(&callee)
-            && g.attrs.kind == FuncKind::Device
-            && !g.attrs.noinline
-            && g.attrs.ftz == f.attrs.ftz
-            && g.entry_block().is_some()
-            && size(g) <= INLINE_BUDGET
-            && byval_params_read_only(g);
-        ok.then_some((inst, callee))
-    })
+    };
+    let g = module.functions.get(callee)?;
+    let ok = callee != caller
+        && !recursive.contains(&callee)
+        && g.attrs.kind == FuncKind::Device
+        && !g.attrs.noinline
+        && g.attrs.ftz == f.attrs.ftz
+        && g.entry_block().is_some()
+        && size(g) <= INLINE_BUDGET
+        && byval_params_read_only(g);
+    ok.then_some(callee)
 }
 
 /// Whether every by-value aggregate parameter of `g` is only read, and `g`
@@ -267,7 +281,7 @@ fn byval_params_read_only(g: &Function) -> bool {
 /// Inlines `callee` (a copy of the called function) at `call` in `caller`.
 fn inline_one(caller: &mut Function, call: Inst, callee: &Function) {
     let InstData::Call { args, .. } = caller.dfg.insts[call].clone() else {
-        unreachable!("find_site returns calls");
+        unreachable!("inlinable accepts only calls");
     };
     let block = caller.layout.inst_block(call).expect("the call is placed");
     // 1. Split the block after the call.
@@ -290,7 +304,7 @@ fn inline_one(caller: &mut Function, call: Inst, callee: &Function) {
     // 2. Copy the callee.
     let mut blocks: HashMap<Block, Block> = HashMap::new();
     let mut values: HashMap<Value, Value> = HashMap::new();
-    let entry = callee.entry_block().expect("checked by find_site");
+    let entry = callee.entry_block().expect("checked by inlinable");
     for (&p, &a) in callee.dfg.block_params(entry).iter().zip(&args) {
         values.insert(p, a);
     }

@@ -139,11 +139,10 @@ fn find_replacements(
                 InstData::Store { value, flags, .. } => {
                     let stored = resolve(&replaced, *value);
                     let ty = func.dfg.value_type(*value);
+                    // Values in the list are already resolved.
                     let holds_already = !flags.volatile
                         && avail.iter().any(|a| {
-                            a.ty == ty
-                                && resolve(&replaced, a.value) == stored
-                                && aa.must_alias(a.inst, inst)
+                            a.ty == ty && a.value == stored && aa.must_alias(a.inst, inst)
                         });
                     if holds_already {
                         dead_stores.push(inst);

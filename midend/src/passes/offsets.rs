@@ -45,6 +45,7 @@
 use crate::analysis::ranges::Ranges;
 use crate::analysis::DominatorTree;
 use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
+use std::collections::HashMap;
 
 /// How many definitions deep an offset is taken apart.
 pub const MAX_DEPTH: u32 = 6;
@@ -53,13 +54,14 @@ pub const MAX_DEPTH: u32 = 6;
 pub fn fold_address_offsets(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let mut ranges = Ranges::new();
+    let mut peeled: HashMap<Value, (Value, i64)> = HashMap::new();
     let mut changed = false;
     // Dominators first, so an address is rewritten after the addresses it
     // is built on.
     for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
         for inst in insts {
-            changed |= rewrite_ptroffset(func, &mut ranges, inst);
+            changed |= rewrite_ptroffset(func, &mut ranges, &mut peeled, inst);
         }
     }
     if changed {
@@ -234,9 +236,47 @@ fn split(
     }
 }
 
+/// A pointer as the root of its chain of constant `ptroffset`s plus their
+/// sum. Remembered per pointer, so a long chain (`p++` unrolled) is walked
+/// once, not once per address built on it.
+fn peel(func: &Function, memo: &mut HashMap<Value, (Value, i64)>, p: Value) -> (Value, i64) {
+    let p = func.dfg.resolve_aliases(p);
+    let mut chain = Vec::new();
+    let mut at = p;
+    let (root, mut k) = loop {
+        if let Some(&known) = memo.get(&at) {
+            break known;
+        }
+        match def_of(func, at) {
+            Some(InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args: [b, o],
+            }) => match iconst_of(func, o) {
+                Some(c) => {
+                    chain.push((at, c));
+                    at = func.dfg.resolve_aliases(b);
+                }
+                None => break (at, 0),
+            },
+            _ => break (at, 0),
+        }
+    };
+    // Record the sums from the root outward.
+    for &(v, c) in chain.iter().rev() {
+        k = k.wrapping_add(c);
+        memo.insert(v, (root, k));
+    }
+    (root, k)
+}
+
 /// Rewrites one `ptroffset` (if `inst` is one) so that its constant part
 /// is outermost. Returns whether it changed.
-fn rewrite_ptroffset(func: &mut Function, ranges: &mut Ranges, inst: Inst) -> bool {
+fn rewrite_ptroffset(
+    func: &mut Function,
+    ranges: &mut Ranges,
+    peeled: &mut HashMap<Value, (Value, i64)>,
+    inst: Inst,
+) -> bool {
     let InstData::Binary {
         opcode: Opcode::PtrOffset,
         args: [base, off],
@@ -254,23 +294,13 @@ fn rewrite_ptroffset(func: &mut Function, ranges: &mut Ranges, inst: Inst) -> bo
     }
     let em = Emitter { at: inst };
     // Constant links of the base chain come out ...
-    let mut base = base;
-    let mut k: i64 = 0;
-    let mut peeled = false;
-    while let Some(InstData::Binary {
-        opcode: Opcode::PtrOffset,
-        args: [b, o],
-    }) = def_of(func, base)
-    {
-        let Some(c) = iconst_of(func, o) else { break };
-        k = k.wrapping_add(c);
-        base = b;
-        peeled = true;
-    }
+    let original = func.dfg.resolve_aliases(base);
+    let (base, mut k) = peel(func, peeled, original);
+    let peeled_any = base != original;
     // ... and so does the offset's.
     let (rest, c) = match split(func, ranges, &em, off, 0) {
         Some((rest, c)) => (rest, c),
-        None if peeled => (off, 0),
+        None if peeled_any => (off, 0),
         None => return false,
     };
     k = k.wrapping_add(c);
