@@ -125,6 +125,54 @@ fn identity(op: Opcode, ka: Option<i64>, kb: Option<i64>, a: Value, b: Value) ->
     }
 }
 
+/// The operand left when an addition and a subtraction cancel, or an
+/// operation meets itself: `a - (a - x)` is `x`, `(x + y) - y` is `x`,
+/// `(x - y) + y` is `x`, `x & x` and `x | x` are `x`. Each holds in
+/// wrapping arithmetic, so for every width and value.
+fn cancellation(func: &Function, op: Opcode, a: Value, b: Value) -> Option<Value> {
+    let binary = |v: Value| match func.dfg.value_def(v) {
+        crate::ir::ValueDef::Result(i, 0) => match func.dfg.insts[i] {
+            InstData::Binary { opcode, args } => Some((opcode, args)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let res = |v: Value| func.dfg.resolve_aliases(v);
+    match op {
+        Opcode::Band | Opcode::Bor if a == b => Some(a),
+        Opcode::Isub => {
+            // a - (a - x) = x
+            if let Some((Opcode::Isub, [p, x])) = binary(b) {
+                if res(p) == a {
+                    return Some(res(x));
+                }
+            }
+            // (x + y) - y = x, (y + x) - y = x
+            if let Some((Opcode::Iadd, [x, y])) = binary(a) {
+                if res(y) == b {
+                    return Some(res(x));
+                }
+                if res(x) == b {
+                    return Some(res(y));
+                }
+            }
+            None
+        }
+        Opcode::Iadd => {
+            // (x - y) + y = x, y + (x - y) = x
+            for (l, r) in [(a, b), (b, a)] {
+                if let Some((Opcode::Isub, [x, y])) = binary(l) {
+                    if res(y) == r {
+                        return Some(res(x));
+                    }
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
 /// What to do with one instruction.
 enum Fold {
     /// Replace the instruction's data (same results).
@@ -148,6 +196,13 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             // `x * 1`, `x + 0` and friends keep `x`.
             if let Some(kept) = identity(opcode, k(a), k(b), a, b) {
                 return Some(Fold::Forward(kept));
+            }
+            if let Some(kept) = cancellation(func, opcode, a, b) {
+                return Some(Fold::Forward(kept));
+            }
+            // `x - x` and `x ^ x` are zero.
+            if a == b && matches!(opcode, Opcode::Isub | Opcode::Bxor) {
+                return Some(Fold::Rewrite(InstData::Iconst { ty, imm: 0 }));
             }
             let imm = fold_binary(opcode, ty, k(a)?, k(b)?)?;
             Some(Fold::Rewrite(InstData::Iconst { ty, imm }))

@@ -18,6 +18,7 @@ pub mod memspace;
 mod merge_branches;
 mod offsets;
 pub mod restrict;
+mod rotate;
 mod speculate;
 mod sroa;
 mod unroll;
@@ -37,6 +38,7 @@ pub use mark_invariant::mark_invariant_loads;
 pub use merge_branches::merge_branches;
 pub use offsets::fold_address_offsets;
 pub use restrict::process_restrict;
+pub use rotate::rotate_loops;
 pub use sroa::split_local_arrays;
 pub use unroll::unroll_loops;
 
@@ -112,6 +114,10 @@ pub const PASSES: &[(&str, &str)] = &[
     (
         "merge-arms",
         "hoist loads both arms of a branch make, sink stores both arms end with",
+    ),
+    (
+        "rotate",
+        "turn top-tested loops into a guard and a bottom-tested loop (not in -O; see docs/passes.md)",
     ),
     (
         "merge-branches",
@@ -210,6 +216,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "fold-offsets" => fold_address_offsets,
         "merge-branches" => merge_branches,
         "merge-arms" => merge_arms,
+        "rotate" => rotate_loops,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
