@@ -60,6 +60,14 @@ pub fn number_values(func: &mut Function) -> bool {
     // when hoisting was not allowed (a loop in the way); the list is short.
     let mut table: HashMap<String, Vec<(Value, Inst, Block)>> = HashMap::new();
     let mut dead = HashSet::new();
+    // Values something reads. An unused computation (left for `dce`) must
+    // not make another copy move: it takes no part.
+    let mut used: HashSet<Value> = HashSet::new();
+    for (_, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            used.insert(func.dfg.resolve_aliases(v));
+        });
+    }
     for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
         for inst in insts {
@@ -67,7 +75,7 @@ pub fn number_values(func: &mut Function) -> bool {
             data.map_args(|v| func.dfg.resolve_aliases(v));
             func.dfg.insts[inst] = data.clone();
             let results = func.dfg.inst_results(inst).to_vec();
-            if results.len() != 1 || !is_pure(&data) {
+            if results.len() != 1 || !is_pure(&data) || !used.contains(&results[0]) {
                 continue;
             }
             let key = format!("{data:?} -> {}", func.dfg.value_type(results[0]));

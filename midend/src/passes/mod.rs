@@ -150,7 +150,6 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "divconst",
             "fold-offsets",
             "merge-branches",
-            "simplify",
             "licm",
             "gvn",
             "merge-arms",
