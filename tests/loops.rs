@@ -3,7 +3,10 @@
 //! interpreter and the PTX emulator; division by powers of two is exact on
 //! the edge values (INT_MIN, -1, negative dividends); every sample computes
 //! the same bits with each of these passes switched off; and the tensor-core
-//! samples keep their fragments in registers (no `.local` memory).
+//! samples keep their fragments in registers (no `.local` memory). The
+//! code-generation passes (inlining, address offsets, merged branches and
+//! arms, hoisting GVN, redundant stores) compute the same bits as a Rust
+//! reference, each of them switched off as well.
 
 mod common;
 
@@ -207,6 +210,149 @@ fn division_by_powers_of_two_is_exact_on_edge_values() {
     let text = ptx("divs", DIVS);
     assert!(!text.contains("div."), "{text}");
     assert!(!text.contains("rem."), "{text}");
+}
+
+const CODEGEN: &str = r#"
+// One kernel for the code-generation passes: small helpers to inline (one
+// takes a struct by value), an unrolled fill of a shared tile whose rows
+// differ by constant offsets, a Hillis-Steele scan whose if/else arms load
+// and store the same addresses, short-circuit conditions, `1 / x`, and a
+// struct copied out and back with one field changed.
+struct Pair { float a; float b; };
+
+__device__ float pair_sum(Pair p) { return p.a + p.b; }
+
+__device__ int clamp_to(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+extern "C" __global__ void codegen(const float* in, float* out, Pair* pairs, int n, int w) {
+  __shared__ float tile[4][33];
+  __shared__ float buf[2][32];
+  int t = threadIdx.x;
+  for (int j = 0; j < 4; j++)
+    tile[j][t] = in[clamp_to(j * 32 + t - 1, 0, n - 1)];
+  __syncthreads();
+  int pout = 0, pin = 1;
+  buf[pout][t] = tile[0][t] + tile[3][t];
+  __syncthreads();
+  for (int d = 1; d < 32; d <<= 1) {
+    pout = 1 - pout;
+    pin = 1 - pout;
+    if (t >= d)
+      buf[pout][t] = buf[pin][t] + buf[pin][t - d];
+    else
+      buf[pout][t] = buf[pin][t];
+    __syncthreads();
+  }
+  out[t] = buf[pout][t];
+  if ((t < n && t + 1 < w) || t == 0)
+    out[32 + t] = 1.0f / tile[1][t];
+  else
+    out[32 + t] = 0.0f;
+  Pair p = pairs[t];
+  p.a += 1.0f;
+  pairs[t] = p;
+  out[64 + t] = pair_sum(pairs[t]);
+}
+"#;
+
+/// The passes of the code-generation work; each can be left out.
+const CODEGEN_PASSES: [&str; 6] = [
+    "inline",
+    "fold-offsets",
+    "merge-branches",
+    "gvn",
+    "merge-arms",
+    "load-elim",
+];
+
+/// What `codegen` computes, in Rust (same operations, same order).
+fn codegen_reference(input: &[f32], pairs: &[f32], n: i32, w: i32) -> (Vec<f32>, Vec<f32>) {
+    let clamp = |v: i32, lo: i32, hi: i32| v.max(lo).min(hi);
+    let mut tile = [[0f32; 32]; 4];
+    for (j, row) in tile.iter_mut().enumerate() {
+        for (t, x) in row.iter_mut().enumerate() {
+            *x = input[clamp(j as i32 * 32 + t as i32 - 1, 0, n - 1) as usize];
+        }
+    }
+    let mut buf = [[0f32; 32]; 2];
+    let mut pout = 0usize;
+    for t in 0..32 {
+        buf[pout][t] = tile[0][t] + tile[3][t];
+    }
+    let mut d = 1;
+    while d < 32 {
+        pout = 1 - pout;
+        let pin = 1 - pout;
+        for t in 0..32 {
+            buf[pout][t] = if t >= d {
+                buf[pin][t] + buf[pin][t - d]
+            } else {
+                buf[pin][t]
+            };
+        }
+        d <<= 1;
+    }
+    let mut out = vec![0f32; 96];
+    let mut new_pairs = pairs.to_vec();
+    for t in 0..32usize {
+        out[t] = buf[pout][t];
+        let ti = t as i32;
+        out[32 + t] = if (ti < n && ti + 1 < w) || ti == 0 {
+            1.0 / tile[1][t]
+        } else {
+            0.0
+        };
+        new_pairs[2 * t] += 1.0;
+        out[64 + t] = new_pairs[2 * t] + new_pairs[2 * t + 1];
+    }
+    (out, new_pairs)
+}
+
+#[test]
+fn code_generation_passes_compute_the_same_bits_as_a_reference() {
+    let dir = scratch("codegen");
+    let src = dir.join("codegen.cu");
+    std::fs::write(&src, CODEGEN).unwrap();
+    let src = src.display().to_string();
+    // Deterministic inputs away from zero (the kernel divides by them).
+    let input: Vec<f32> = (0..128)
+        .map(|i| 0.75 + ((i * 37) % 101) as f32 / 13.0)
+        .collect();
+    let pairs: Vec<f32> = (0..64)
+        .map(|i| ((i * 53) % 89) as f32 / 7.0 - 5.0)
+        .collect();
+    let bytes = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let (n, w) = (40, 20);
+    let args: Vec<String> = vec![
+        format!("f32[]:@{}", write(&dir, "in.bin", &bytes(&input))),
+        "f32[]:zeros:96".into(),
+        format!("f32[]:@{}", write(&dir, "pairs.bin", &bytes(&pairs))),
+        format!("i32:{n}"),
+        format!("i32:{w}"),
+    ];
+    let out = agree(&src, "codegen", &args);
+    let (want_out, want_pairs) = codegen_reference(&input, &pairs, n, w);
+    let f32s = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|x| x.to_bits()).collect() };
+    assert_eq!(f32s(&out[1]), bits(&want_out), "out");
+    assert_eq!(f32s(&out[2]), bits(&want_pairs), "pairs");
+    // Each pass left out, the bits stay the same.
+    for pass in CODEGEN_PASSES {
+        assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
+        let mut req = request(&src, "codegen", &args, 3, Engine::Interp);
+        req.disable_passes = vec![pass.to_string()];
+        assert_eq!(buffers(&req), out, "results differ without `{pass}`");
+    }
+    // And the passes did their work: no call is left, the tile's rows
+    // are constant offsets from one address, and `1 / x` is `rcp.rn`.
+    let text = ptx("codegen", CODEGEN);
+    assert!(!text.contains("call"), "{text}");
+    assert!(text.contains("+132]") && text.contains("+264]"), "{text}");
+    assert!(text.contains("rcp.rn.f32"), "{text}");
 }
 
 /// The samples the interpreter can run (the others' run specs say why

@@ -4,8 +4,8 @@
 //! attributes say `ftz`, this last step rewrites every single-precision
 //! instruction that has a `.ftz` variant to that variant, the way nvcc does
 //! under `-ftz=true`: `add`, `sub`, `mul`, `div.rn`, `div.approx`, `min`,
-//! `max`, `fma`, `neg`, `abs`, `sqrt`, each also with an explicit rounding
-//! (`add.rz`, `sqrt.rp`, ...), `setp`, the `.approx`
+//! `max`, `fma`, `neg`, `abs`, `sqrt`, `rcp.rn`, each also with an explicit
+//! rounding (`add.rz`, `sqrt.rp`, ...), `setp`, the `.approx`
 //! functions (`rsqrt`, `ex2`, `lg2`, `sin`, `cos`), the rounding
 //! conversions `cvt.rXi.f32.f32`, and `cvt` from `f32` to `f64` or an
 //! integer and from `f64` to `f32`. `tanh.approx.f32` has no `.ftz` form;
@@ -30,7 +30,10 @@ fn rewrite(inst: &mut MInst) {
     };
     match inst {
         MInst::Unary { op, ty, .. } => {
-            if matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::SqrtRn) {
+            if matches!(
+                op,
+                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::SqrtRn | UnaryOp::RcpRn
+            ) {
                 f32_ftz(ty);
             }
         }

@@ -240,6 +240,9 @@ pub enum UnaryOp {
     Abs,
     /// IEEE square root (`sqrt.approx` would be faster but inexact).
     SqrtRn,
+    /// IEEE reciprocal, correctly rounded: exactly `div.rn` of 1 by the
+    /// operand, in fewer instructions.
+    RcpRn,
 }
 
 impl UnaryOp {
@@ -250,6 +253,7 @@ impl UnaryOp {
             UnaryOp::Not => "not",
             UnaryOp::Abs => "abs",
             UnaryOp::SqrtRn => "sqrt.rn",
+            UnaryOp::RcpRn => "rcp.rn",
         }
     }
 }

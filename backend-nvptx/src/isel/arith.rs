@@ -221,6 +221,23 @@ impl Isel<'_> {
     fn float_binary(&mut self, op: Opcode, res: Value, a: Value, b: Value) -> IselResult<()> {
         let ty = self.ty(res);
         let pty = float_ty(ty)?;
+        // `1 / x` correctly rounded is `rcp.rn x`: the same bits (both round
+        // the exact quotient once), and a shorter sequence than `div.rn`.
+        let one = match self.def_inst(a) {
+            Some(InstData::Fconst { value, .. }) => *value == 1.0,
+            _ => false,
+        };
+        if op == Opcode::Fdiv && one && matches!(ty, Type::F32 | Type::F64) {
+            let src = self.reg(b)?.into();
+            let dst = self.def(res);
+            self.emit(MInst::Unary {
+                op: UnaryOp::RcpRn,
+                ty: pty,
+                dst,
+                src,
+            });
+            return Ok(());
+        }
         let bop = match (op, ty) {
             (Opcode::Fadd, _) => BinaryOp::Add,
             (Opcode::Fsub, _) => BinaryOp::Sub,

@@ -221,6 +221,8 @@ struct Isel<'a> {
     vec_groups: HashMap<Inst, vector::VecGroup>,
     /// Every member of a vector group, with the group's leader.
     vec_member: HashMap<Inst, Inst>,
+    /// The function's dominator tree (where edge copies may go early).
+    domtree: midend::analysis::DominatorTree,
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
@@ -265,6 +267,7 @@ fn select(
         param_syms: HashMap::new(),
         vec_groups: HashMap::new(),
         vec_member: HashMap::new(),
+        domtree: midend::analysis::DominatorTree::compute(func),
     };
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
@@ -868,8 +871,10 @@ impl Isel<'_> {
     }
 
     /// `brif c, T(..), E(..)`: branch to T when `c`, else fall into E's copies.
-    /// When T's edge needs copies they go in a stub after the block, reached
-    /// only by the taken branch, so they never run on the E edge.
+    /// When only T's edge needs copies, the branch goes to E when `c` is
+    /// false and T's copies follow it. When both need copies, T's go in a
+    /// stub after the block, reached only by the taken branch, so they never
+    /// run on the E edge.
     fn brif(
         &mut self,
         cond: Value,
@@ -899,6 +904,44 @@ impl Isel<'_> {
                 self.mov(c.dst, c.src);
             }
             self.branch_to(else_dest.block, next);
+            return Ok(());
+        }
+        if else_copies.is_empty() {
+            // T's copies may run before the branch when nothing on the way
+            // to E reads T's parameters (E is not dominated by T, so no
+            // code after E sees them unless it passes T again) and no copy
+            // overwrites the predicate. A loop's back edge then reads
+            // `copies; @p bra header`, the shape ptxas recognizes.
+            let early = !self.domtree.dominates(then_dest.block, else_dest.block)
+                && then_copies.iter().all(|c| c.dst != p);
+            if early {
+                for c in then_copies {
+                    self.mov(c.dst, c.src);
+                }
+                if Some(then_dest.block) == next {
+                    self.emit(MInst::Bra {
+                        guard: Some((p, true)),
+                        target: else_label,
+                    });
+                } else {
+                    self.emit(MInst::Bra {
+                        guard: Some((p, false)),
+                        target: then_label,
+                    });
+                    self.branch_to(else_dest.block, next);
+                }
+                return Ok(());
+            }
+            // Else: branch to E when `c` is false, and fall into T's
+            // copies (no stub needed).
+            self.emit(MInst::Bra {
+                guard: Some((p, true)),
+                target: else_label,
+            });
+            for c in then_copies {
+                self.mov(c.dst, c.src);
+            }
+            self.branch_to(then_dest.block, next);
             return Ok(());
         }
         self.stubs += 1;

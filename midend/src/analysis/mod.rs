@@ -4,6 +4,7 @@ pub mod alias;
 pub mod cells;
 mod dominators;
 pub mod loops;
+pub mod ranges;
 
 pub use alias::{AliasAnalysis, Provenance, Root};
 pub use cells::{Base, Content, LocalCells};

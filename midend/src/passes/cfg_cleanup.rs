@@ -21,22 +21,42 @@ pub fn cleanup_cfg(func: &mut Function) -> bool {
     threaded | removed | merged
 }
 
-/// A block with no parameters that only jumps on (`block8: jump block2(v1)`)
-/// is skipped: branches to it go straight to its target. The jump's
-/// arguments are defined in blocks that dominate the empty block, so they
-/// also dominate every branch into it, and can be passed from there.
+/// A block that only jumps on (`block8: jump block2(v1)`) is skipped:
+/// branches to it go straight to its target. The jump's arguments are
+/// defined in blocks that dominate the empty block, so they also dominate
+/// every branch into it, and can be passed from there. A block with
+/// parameters that only forwards them (`block25(v1, v2): jump block8(v1,
+/// v2)`, what a loop pass leaves when it made a preheader and moved nothing
+/// into it) is skipped too, with each branch's own arguments put in the
+/// parameters' places, when nothing else reads the parameters.
 fn thread_empty_blocks(func: &mut Function) -> bool {
     let entry = func.layout.entry_block();
     let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = SecondaryMap::new();
+    let mut any_params = false;
     for &b in func.layout.blocks() {
         let insts = func.layout.block_insts(b);
-        if Some(b) == entry || insts.len() != 1 || !func.dfg.block_params(b).is_empty() {
+        if Some(b) == entry || insts.len() != 1 {
             continue;
         }
         if let InstData::Jump { dest } = &func.dfg.insts[insts[0]] {
             if dest.block != b {
+                any_params |= !func.dfg.block_params(b).is_empty();
                 forward[b] = Some(dest.clone());
             }
+        }
+    }
+    // Parameters read anywhere but in their own block's jump.
+    let mut read_elsewhere: std::collections::HashSet<crate::ir::Value> = Default::default();
+    if any_params {
+        for (block, inst) in func.layout.insts() {
+            func.dfg.insts[inst].for_each_arg(|v| {
+                let v = func.dfg.resolve_aliases(v);
+                if let crate::ir::ValueDef::Param(home, _) = func.dfg.value_def(v) {
+                    if home != block {
+                        read_elsewhere.insert(v);
+                    }
+                }
+            });
         }
     }
     let mut changed = false;
@@ -49,12 +69,30 @@ fn thread_empty_blocks(func: &mut Function) -> bool {
         for dest in data.branch_destinations_mut() {
             // Follow one hop only: a chain is shortened one hop per round, and
             // a cycle of empty blocks is never followed forever.
-            if let Some(to) = forward[dest.block].clone() {
-                if dest.args.is_empty() && to.block != b {
-                    *dest = to;
-                    changed = true;
-                }
+            let Some(to) = forward[dest.block].clone() else {
+                continue;
+            };
+            if to.block == b {
+                continue;
             }
+            let params = func.dfg.block_params(dest.block);
+            if params.len() != dest.args.len() || params.iter().any(|p| read_elsewhere.contains(p))
+            {
+                continue;
+            }
+            let args = to
+                .args
+                .iter()
+                .map(|&a| {
+                    let a = func.dfg.resolve_aliases(a);
+                    match params.iter().position(|&p| p == a) {
+                        Some(i) => dest.args[i],
+                        None => a,
+                    }
+                })
+                .collect();
+            *dest = crate::ir::BlockCall::new(to.block, args);
+            changed = true;
         }
         func.dfg.insts[last] = data;
     }

@@ -7,7 +7,7 @@
 //! -1`, shifting by the width or more) are left alone rather than folded to
 //! an arbitrary value.
 
-use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value};
+use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 /// The constant an `iconst` defines, as a value of `ty`'s width.
 fn constant_of(func: &Function, v: Value) -> Option<i64> {
@@ -125,6 +125,54 @@ fn identity(op: Opcode, ka: Option<i64>, kb: Option<i64>, a: Value, b: Value) ->
     }
 }
 
+/// The operand left when an addition and a subtraction cancel, or an
+/// operation meets itself: `a - (a - x)` is `x`, `(x + y) - y` is `x`,
+/// `(x - y) + y` is `x`, `x & x` and `x | x` are `x`. Each holds in
+/// wrapping arithmetic, so for every width and value.
+fn cancellation(func: &Function, op: Opcode, a: Value, b: Value) -> Option<Value> {
+    let binary = |v: Value| match func.dfg.value_def(v) {
+        crate::ir::ValueDef::Result(i, 0) => match func.dfg.insts[i] {
+            InstData::Binary { opcode, args } => Some((opcode, args)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let res = |v: Value| func.dfg.resolve_aliases(v);
+    match op {
+        Opcode::Band | Opcode::Bor if a == b => Some(a),
+        Opcode::Isub => {
+            // a - (a - x) = x
+            if let Some((Opcode::Isub, [p, x])) = binary(b) {
+                if res(p) == a {
+                    return Some(res(x));
+                }
+            }
+            // (x + y) - y = x, (y + x) - y = x
+            if let Some((Opcode::Iadd, [x, y])) = binary(a) {
+                if res(y) == b {
+                    return Some(res(x));
+                }
+                if res(x) == b {
+                    return Some(res(y));
+                }
+            }
+            None
+        }
+        Opcode::Iadd => {
+            // (x - y) + y = x, y + (x - y) = x
+            for (l, r) in [(a, b), (b, a)] {
+                if let Some((Opcode::Isub, [x, y])) = binary(l) {
+                    if res(y) == r {
+                        return Some(res(x));
+                    }
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
 /// What to do with one instruction.
 enum Fold {
     /// Replace the instruction's data (same results).
@@ -149,6 +197,13 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             if let Some(kept) = identity(opcode, k(a), k(b), a, b) {
                 return Some(Fold::Forward(kept));
             }
+            if let Some(kept) = cancellation(func, opcode, a, b) {
+                return Some(Fold::Forward(kept));
+            }
+            // `x - x` and `x ^ x` are zero.
+            if a == b && matches!(opcode, Opcode::Isub | Opcode::Bxor) {
+                return Some(Fold::Rewrite(InstData::Iconst { ty, imm: 0 }));
+            }
             let imm = fold_binary(opcode, ty, k(a)?, k(b)?)?;
             Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
         }
@@ -164,6 +219,24 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
                 ty,
                 imm: sext(r, ty.bits()),
             }))
+        }
+        // The sign of a float constant: exact, whatever the value (NaN too).
+        InstData::Unary {
+            opcode: opcode @ (Opcode::Fneg | Opcode::Fabs),
+            arg,
+        } => {
+            let ValueDef::Result(def, 0) = func.dfg.value_def(arg) else {
+                return None;
+            };
+            let InstData::Fconst { ty, value } = func.dfg.insts[def] else {
+                return None;
+            };
+            let value = if opcode == Opcode::Fneg {
+                -value
+            } else {
+                value.abs()
+            };
+            Some(Fold::Rewrite(InstData::Fconst { ty, value }))
         }
         InstData::Convert { opcode, ty, arg } if ty.is_int() => {
             let from = func.dfg.value_type(arg);

@@ -7,9 +7,14 @@
 //! different memory, `%warpid` and the clocks change while a thread runs, and
 //! a warp collective (`shfl`, `vote`) depends on which lanes execute it.
 
-use crate::analysis::DominatorTree;
+use super::speculate::is_cheap_speculatable;
+use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
 use std::collections::{HashMap, HashSet};
+
+/// How many computations of one key the table remembers in blocks that
+/// do not dominate each other.
+const MAX_CANDIDATES: usize = 8;
 
 /// Whether two instances of `data` with equal operands always give equal results.
 fn is_pure(data: &InstData) -> bool {
@@ -25,56 +30,94 @@ fn is_pure(data: &InstData) -> bool {
 
 /// Replaces redundant computations; returns whether anything changed.
 ///
-/// The blocks are visited in dominator-tree preorder with a scoped table:
-/// entering a block adds its computations, leaving its dominator subtree
-/// takes them out again, so whatever the table holds dominates the current
-/// block. Each lookup is then a single hash probe.
+/// The blocks are visited in reverse post-order (every block after its
+/// dominators) with one table of the computations seen so far. A lookup
+/// that finds an earlier computation in a dominating block reuses its
+/// result. One that finds it in a block that does not dominate this one
+/// (the `then` and the `else` of an `if`, or two `if`s one after the
+/// other, both computing `tile + 4 * tid.x`) *hoists* it: the earlier
+/// instruction moves to the end of the nearest block that dominates both,
+/// and serves both. The operands are available there: each is defined in a
+/// block that dominates both uses, hence dominates their nearest common
+/// dominator too. Only cheap, speculatable instructions are hoisted
+/// (`speculate.rs`): the common dominator may run on paths that needed
+/// neither copy. And nothing is hoisted into a loop that does not contain
+/// both copies, where it would run on every iteration.
 pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
+    let loops = LoopAnalysis::compute(func, &domtree);
+    // The innermost loop of each block (loops come inner first).
+    let mut innermost: HashMap<Block, usize> = HashMap::new();
+    for (i, lp) in loops.loops.iter().enumerate() {
+        for &b in &lp.blocks {
+            innermost.entry(b).or_insert(i);
+        }
+    }
     // Key: the instruction's operands and immediates, plus its result type.
     // `Debug` output is a faithful key for everything but a float constant,
     // whose NaNs all print as `NaN`: those are keyed by their bits.
-    let mut table: HashMap<String, Value> = HashMap::new();
-    // Keys added per block, to undo when its subtree is done.
-    let mut added: Vec<(Block, Vec<String>)> = Vec::new();
+    // Value: earlier computations of the key, each with its result, its
+    // instruction and the block it sits in now. A key has more than one
+    // when hoisting was not allowed (a loop in the way); the list is short.
+    let mut table: HashMap<String, Vec<(Value, Inst, Block)>> = HashMap::new();
     let mut dead = HashSet::new();
-    for &block in domtree.preorder() {
-        // Leave the subtrees of blocks that do not dominate this one.
-        while let Some((top, _)) = added.last() {
-            if domtree.dominates(*top, block) {
-                break;
-            }
-            let (_, keys) = added.pop().expect("checked above");
-            for k in keys {
-                table.remove(&k);
-            }
-        }
-        let mut keys = Vec::new();
+    // Values something reads. An unused computation (left for `dce`) must
+    // not make another copy move: it takes no part.
+    let mut used: HashSet<Value> = HashSet::new();
+    for (_, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            used.insert(func.dfg.resolve_aliases(v));
+        });
+    }
+    for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
         for inst in insts {
             let mut data = func.dfg.insts[inst].clone();
             data.map_args(|v| func.dfg.resolve_aliases(v));
             func.dfg.insts[inst] = data.clone();
             let results = func.dfg.inst_results(inst).to_vec();
-            if results.len() != 1 || !is_pure(&data) {
+            if results.len() != 1 || !is_pure(&data) || !used.contains(&results[0]) {
                 continue;
             }
             let key = match &data {
                 InstData::Fconst { ty, value } => format!("fconst {ty} {:#x}", value.to_bits()),
                 _ => format!("{data:?} -> {}", func.dfg.value_type(results[0])),
             };
-            match table.get(&key) {
-                Some(&earlier) => {
-                    func.dfg.change_to_alias(results[0], earlier);
-                    dead.insert(inst);
-                }
-                None => {
-                    table.insert(key.clone(), results[0]);
-                    keys.push(key);
-                }
+            let seen = table.entry(key).or_default();
+            if let Some(&(earlier, _, _)) = seen.iter().find(|c| domtree.dominates(c.2, block)) {
+                func.dfg.change_to_alias(results[0], earlier);
+                dead.insert(inst);
+                continue;
             }
+            let hoist_to = if is_cheap_speculatable(&data) {
+                seen.iter().enumerate().find_map(|(n, &(_, _, home))| {
+                    let lca = common_dominator(&domtree, home, block);
+                    let stays_out_of_loops = match innermost.get(&lca) {
+                        None => true,
+                        Some(&l) => loops.loops[l].contains(home) && loops.loops[l].contains(block),
+                    };
+                    stays_out_of_loops.then_some((n, lca))
+                })
+            } else {
+                None
+            };
+            let Some((n, lca)) = hoist_to else {
+                if seen.len() < MAX_CANDIDATES {
+                    seen.push((results[0], inst, block));
+                }
+                continue;
+            };
+            let (earlier, at, _) = seen[n];
+            let term = func
+                .layout
+                .last_inst(lca)
+                .expect("a dominator has a terminator");
+            func.layout.remove_inst(at);
+            func.layout.insert_inst_before(at, term);
+            seen[n].2 = lca;
+            func.dfg.change_to_alias(results[0], earlier);
+            dead.insert(inst);
         }
-        added.push((block, keys));
     }
     let changed = !dead.is_empty();
     func.layout.remove_insts(&dead);
@@ -82,4 +125,15 @@ pub fn number_values(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
+}
+
+/// The nearest block that dominates both `a` and `b`.
+fn common_dominator(domtree: &DominatorTree, a: Block, b: Block) -> Block {
+    let mut x = a;
+    while !domtree.dominates(x, b) {
+        x = domtree
+            .idom(x)
+            .expect("the entry dominates every reachable block");
+    }
+    x
 }

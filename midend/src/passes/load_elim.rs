@@ -12,6 +12,13 @@
 //! the "extended basic block" form of the idea: always sound, and enough for
 //! the `if` bodies that the frontend makes.
 //!
+//! The same list finds *redundant stores*: a store of the value that the
+//! memory is known to hold already (it was just loaded from, or stored to,
+//! the same address) changes nothing and goes. C code that copies a struct
+//! out, changes some fields and copies it back (`Particle p = ps[i]; p.x
+//! += ...; ps[i] = p;`) stores every unchanged field back; removing those
+//! stores also ends the loaded values' lives early.
+//!
 //! Never across a barrier, fence, atomic, call, warp sync or any other
 //! instruction with an effect other than a store: other threads may write
 //! shared or global memory there, and the program may rely on seeing it.
@@ -50,10 +57,11 @@ fn eliminate_with(
     func: &mut Function,
     globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
 ) -> bool {
-    let replacements = find_replacements(func, globals);
-    if replacements.is_empty() {
+    let (replacements, dead_stores) = find_replacements(func, globals);
+    if replacements.is_empty() && dead_stores.is_empty() {
         return false;
     }
+    func.layout.remove_insts(&dead_stores.into_iter().collect());
     for (load, value) in replacements {
         if let Some(res) = func.dfg.first_result(load) {
             func.dfg.change_to_alias(res, value);
@@ -64,11 +72,12 @@ fn eliminate_with(
     true
 }
 
-/// The loads to remove, each with the value that replaces it.
+/// The loads to remove, each with the value that replaces it, and the
+/// stores to remove.
 fn find_replacements(
     func: &Function,
     globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
-) -> Vec<(Inst, Value)> {
+) -> (Vec<(Inst, Value)>, Vec<Inst>) {
     let aa = match globals {
         Some(g) => AliasAnalysis::with_globals(func, g),
         None => AliasAnalysis::new(func),
@@ -85,6 +94,7 @@ fn find_replacements(
     }
     let mut out_state: HashMap<Block, Vec<Available>> = HashMap::new();
     let mut replaced: Vec<(Inst, Value)> = Vec::new();
+    let mut dead_stores: Vec<Inst> = Vec::new();
     // Replacement values may themselves be loads that were replaced.
     let resolve = |replaced: &[(Inst, Value)], v: Value| {
         let mut v = v;
@@ -127,6 +137,17 @@ fn find_replacements(
                     }
                 }
                 InstData::Store { value, flags, .. } => {
+                    let stored = resolve(&replaced, *value);
+                    let ty = func.dfg.value_type(*value);
+                    // Values in the list are already resolved.
+                    let holds_already = !flags.volatile
+                        && avail.iter().any(|a| {
+                            a.ty == ty && a.value == stored && aa.must_alias(a.inst, inst)
+                        });
+                    if holds_already {
+                        dead_stores.push(inst);
+                        continue;
+                    }
                     avail.retain(|a| !aa.may_alias(a.inst, inst));
                     if !flags.volatile {
                         avail.push(Available {
@@ -146,5 +167,5 @@ fn find_replacements(
         }
         out_state.insert(block, avail);
     }
-    replaced
+    (replaced, dead_stores)
 }

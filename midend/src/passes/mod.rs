@@ -2,6 +2,7 @@
 //! verb, in its own module. The pass manager here is just a name table and
 //! the `-O` pipelines; the driver verifies after every pass.
 
+mod arms;
 mod cfg_cleanup;
 mod contract;
 mod dce;
@@ -9,14 +10,20 @@ mod divconst;
 mod fold;
 mod gvn;
 mod hoist;
+mod inline;
 mod licm;
 mod load_elim;
 pub mod mark_invariant;
 pub mod memspace;
+mod merge_branches;
+mod offsets;
 pub mod restrict;
+mod rotate;
+mod speculate;
 mod sroa;
 mod unroll;
 
+pub use arms::merge_arms;
 pub use cfg_cleanup::cleanup_cfg;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
@@ -24,10 +31,14 @@ pub use divconst::expand_const_division;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
+pub use inline::inline_calls;
 pub use licm::hoist_loop_invariants;
 pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
 pub use mark_invariant::mark_invariant_loads;
+pub use merge_branches::merge_branches;
+pub use offsets::fold_address_offsets;
 pub use restrict::process_restrict;
+pub use rotate::rotate_loops;
 pub use sroa::split_local_arrays;
 pub use unroll::unroll_loops;
 
@@ -92,6 +103,26 @@ pub const PASSES: &[(&str, &str)] = &[
         "licm",
         "move pure loop-invariant computations out of loops into a preheader",
     ),
+    (
+        "inline",
+        "replace calls of small device functions by a copy of their body",
+    ),
+    (
+        "fold-offsets",
+        "move the constant part of address offsets outward, into the address immediate",
+    ),
+    (
+        "merge-arms",
+        "hoist loads both arms of a branch make, sink stores both arms end with",
+    ),
+    (
+        "rotate",
+        "turn top-tested loops into a guard and a bottom-tested loop (not in -O; see docs/passes.md)",
+    ),
+    (
+        "merge-branches",
+        "turn a chain of branches to a common destination (&&, ||) into one branch",
+    ),
 ];
 
 /// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
@@ -108,6 +139,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
     }
     if level > 0 {
         passes.extend([
+            "inline",
             "memspace",
             "restrict",
             "simplify",
@@ -116,12 +148,15 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "sroa",
             "simplify",
             "divconst",
+            "fold-offsets",
+            "merge-branches",
             "licm",
             "gvn",
+            "merge-arms",
             "mark-invariant",
             "load-elim",
             "hoist-loads",
-            "dce",
+            "simplify",
         ]);
     }
     passes
@@ -159,6 +194,10 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
             eliminate_loads_module(module);
             return Ok(());
         }
+        "inline" => {
+            inline_calls(module);
+            return Ok(());
+        }
         _ => {}
     }
     let pass: fn(&mut Function) -> bool = match name {
@@ -173,6 +212,10 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "licm" => hoist_loop_invariants,
         "sroa" => split_local_arrays,
         "divconst" => expand_const_division,
+        "fold-offsets" => fold_address_offsets,
+        "merge-branches" => merge_branches,
+        "merge-arms" => merge_arms,
+        "rotate" => rotate_loops,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(

@@ -35,12 +35,16 @@ struct Cfg {
     preds: HashMap<Block, Vec<Block>>,
     /// Dominance frontiers.
     df: HashMap<Block, Vec<Block>>,
+    /// Each block's index in the dominator tree's preorder.
+    preorder: HashMap<Block, usize>,
 }
 
 /// One access to a slot.
 struct Access {
     inst: Inst,
     block: Block,
+    /// Position in its block (filled in once all accesses are known).
+    pos: usize,
     offset: i64,
     ty: Type,
     is_store: bool,
@@ -99,6 +103,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
                     accesses.entry(slot).or_default().push(Access {
                         inst,
                         block,
+                        pos: 0,
                         offset,
                         ty: *ty,
                         is_store: false,
@@ -117,6 +122,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
                     accesses.entry(slot).or_default().push(Access {
                         inst,
                         block,
+                        pos: 0,
                         offset,
                         ty: func.dfg.value_type(*value),
                         is_store: true,
@@ -166,18 +172,48 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         return false;
     }
     let df = frontiers(&domtree, &preds);
-    let cfg = Cfg { domtree, preds, df };
+    let preorder: HashMap<Block, usize> = domtree
+        .preorder()
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i))
+        .collect();
+    let cfg = Cfg {
+        domtree,
+        preds,
+        df,
+        preorder,
+    };
+    // Each access's position in its block, from one scan of each block
+    // that has accesses (not one per piece).
+    let mut positions: HashMap<Inst, usize> = HashMap::new();
+    let access_blocks: BTreeSet<Block> = accesses.values().flatten().map(|a| a.block).collect();
+    for b in access_blocks {
+        for (i, &inst) in func.layout.block_insts(b).iter().enumerate() {
+            positions.insert(inst, i);
+        }
+    }
     let mut changed = false;
     let mut dead: HashSet<Inst> = HashSet::new();
-    for (slot, list) in accesses {
+    for (slot, mut list) in accesses {
         if escaped.contains(&slot) {
             continue;
         }
         let Some(pieces) = pieces(func, slot, &list) else {
             continue;
         };
+        for a in &mut list {
+            a.pos = positions[&a.inst];
+        }
+        // Each piece's accesses, in dominator-tree preorder of their
+        // blocks and in order within a block.
+        let mut by_offset: BTreeMap<i64, Vec<&Access>> = BTreeMap::new();
+        for a in &list {
+            by_offset.entry(a.offset).or_default().push(a);
+        }
         for (offset, ty) in pieces {
-            let mine: Vec<&Access> = list.iter().filter(|a| a.offset == offset).collect();
+            let mut mine = by_offset.remove(&offset).unwrap_or_default();
+            mine.sort_by_key(|a| (cfg.preorder[&a.block], a.pos));
             promote(func, &cfg, entry, ty, &mine, &mut dead);
         }
         changed = true;
@@ -224,7 +260,13 @@ fn pieces(func: &Function, slot: StackSlot, list: &[Access]) -> Option<Vec<(i64,
     Some(by_offset.into_iter().collect())
 }
 
-/// Builds SSA values for one piece, given all its loads and stores.
+/// Builds SSA values for one piece, given all its loads and stores (in
+/// dominator-tree preorder of their blocks, and in order within a block).
+///
+/// The work is proportional to the piece's accesses, its new parameters
+/// and the dominator-tree steps between them, not to the function's size,
+/// so a slot of many pieces (a 64-float accumulator) costs no pass over
+/// the whole function per piece.
 fn promote(
     func: &mut Function,
     cfg: &Cfg,
@@ -234,29 +276,17 @@ fn promote(
     dead: &mut HashSet<Inst>,
 ) {
     // Per block: whether it stores the piece, and whether it reads it
-    // before storing it (upward exposed).
-    let domtree = &cfg.domtree;
+    // before storing it (upward exposed). Accesses come grouped by block,
+    // in order.
     let mut stores: BTreeSet<Block> = BTreeSet::new();
     let mut exposed: HashSet<Block> = HashSet::new();
-    let in_block = |b: Block| accesses.iter().filter(move |a| a.block == b);
-    let blocks: HashSet<Block> = accesses.iter().map(|a| a.block).collect();
-    for &b in &blocks {
-        let mut order: Vec<&&Access> = in_block(b).collect();
-        let pos: HashMap<Inst, usize> = func
-            .layout
-            .block_insts(b)
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| (x, i))
-            .collect();
-        order.sort_by_key(|a| pos[&a.inst]);
-        if let Some(first) = order.first() {
-            if !first.is_store {
-                exposed.insert(b);
-            }
+    for (i, a) in accesses.iter().enumerate() {
+        let first_in_block = i == 0 || accesses[i - 1].block != a.block;
+        if first_in_block && !a.is_store {
+            exposed.insert(a.block);
         }
-        if order.iter().any(|a| a.is_store) {
-            stores.insert(b);
+        if a.is_store {
+            stores.insert(a.block);
         }
     }
     // Live on entry: upward exposed, or live out without a store.
@@ -301,57 +331,95 @@ fn promote(
         Some(first) => func.layout.insert_inst_before(zero_inst, first),
         None => func.layout.append_inst(zero_inst, entry),
     }
-    // Walk the dominator tree: the value at a block's entry is its
-    // parameter, or the value at the end of its immediate dominator.
+    // The value of the piece at the end of each block that was asked
+    // about: the block's last store, or else its value on entry, which is
+    // its parameter, or else the value at the end of its immediate
+    // dominator (the zero above the entry). Blocks with accesses are
+    // visited in preorder, so their dominators are settled first.
     let mut end: HashMap<Block, Value> = HashMap::new();
-    let kind: HashMap<Inst, bool> = accesses.iter().map(|a| (a.inst, a.is_store)).collect();
-    for &b in domtree.preorder() {
-        let mut cur = match params.get(&b) {
-            Some(&p) => p,
-            None => match domtree.idom(b) {
-                Some(d) => end[&d],
-                None => zero,
-            },
-        };
-        if blocks.contains(&b) {
-            for &inst in func.layout.block_insts(b) {
-                match kind.get(&inst) {
-                    Some(true) => {
-                        let InstData::Store { value, .. } = func.dfg.insts[inst] else {
-                            unreachable!("a store access");
-                        };
-                        cur = func.dfg.resolve_aliases(value);
-                        dead.insert(inst);
-                    }
-                    Some(false) => {
-                        let r = func.dfg.inst_results(inst)[0];
-                        func.dfg.change_to_alias(r, cur);
-                        dead.insert(inst);
-                    }
-                    None => {}
-                }
+    let mut i = 0;
+    while i < accesses.len() {
+        let b = accesses[i].block;
+        let mut cur = value_at_entry(cfg, &params, &mut end, zero, b);
+        while i < accesses.len() && accesses[i].block == b {
+            let inst = accesses[i].inst;
+            if accesses[i].is_store {
+                let InstData::Store { value, .. } = func.dfg.insts[inst] else {
+                    unreachable!("a store access");
+                };
+                cur = func.dfg.resolve_aliases(value);
+            } else {
+                let r = func.dfg.inst_results(inst)[0];
+                func.dfg.change_to_alias(r, cur);
             }
+            dead.insert(inst);
+            i += 1;
         }
         end.insert(b, cur);
     }
     // Arguments for the new parameters, on every edge into their blocks.
-    for &b in domtree.reverse_post_order() {
-        let Some(term) = func.layout.last_inst(b) else {
-            continue;
-        };
-        let out = end[&b];
-        let mut data = func.dfg.insts[term].clone();
-        let mut touched = false;
-        for d in data.branch_destinations_mut() {
-            if params.contains_key(&d.block) {
-                d.args.push(out);
-                touched = true;
+    let mut param_blocks: Vec<Block> = params.keys().copied().collect();
+    param_blocks.sort();
+    for f in param_blocks {
+        for &p in cfg.preds.get(&f).into_iter().flatten() {
+            let out = match end.get(&p) {
+                Some(&v) => v,
+                None => {
+                    let v = value_at_entry(cfg, &params, &mut end, zero, p);
+                    end.insert(p, v);
+                    v
+                }
+            };
+            let term = func
+                .layout
+                .last_inst(p)
+                .expect("a predecessor has a branch");
+            let mut data = func.dfg.insts[term].clone();
+            for d in data.branch_destinations_mut() {
+                if d.block == f {
+                    d.args.push(out);
+                }
             }
-        }
-        if touched {
             func.dfg.insts[term] = data;
         }
     }
+}
+
+/// The value of a piece on entry to `b`: its parameter there, or the value
+/// at the end of the nearest dominator that has a parameter or an entry in
+/// `end` (blocks without stores pass the value through), or the zero.
+/// Iterative, and it remembers every block it walks through.
+fn value_at_entry(
+    cfg: &Cfg,
+    params: &HashMap<Block, Value>,
+    end: &mut HashMap<Block, Value>,
+    zero: Value,
+    b: Block,
+) -> Value {
+    if let Some(&p) = params.get(&b) {
+        return p;
+    }
+    // Walk up until a known value; every block on the way (strict
+    // dominators of `b`) has no store of the piece, so it passes the same
+    // value through.
+    let mut path = Vec::new();
+    let mut at = cfg.domtree.idom(b);
+    let v = loop {
+        let Some(d) = at else { break zero };
+        if let Some(&v) = end.get(&d) {
+            break v;
+        }
+        if let Some(&p) = params.get(&d) {
+            path.push(d);
+            break p;
+        }
+        path.push(d);
+        at = cfg.domtree.idom(d);
+    };
+    for d in path {
+        end.insert(d, v);
+    }
+    v
 }
 
 /// Every block's dominance frontier: the blocks where its dominance ends

@@ -2,7 +2,7 @@
 // Edge forms a user writes: for(;;) with break, *p++ = x, chained and
 // compound assignments to array elements, int/unsigned comparisons, double
 // parameters, a kernel with no parameters and a volatile spin loop.
-__device__ double dot3(const double* a, const double* __restrict__ b) {
+__device__ __noinline__ double dot3(const double* a, const double* __restrict__ b) {
     double s = 0.0;
     for (int i = 0; i < 3; ++i) s += a[i] * b[i];
     return s;

@@ -2,7 +2,7 @@
 // float and double arithmetic and conversions, pointer arithmetic and
 // differences, volatile accesses, and a generic device-function parameter
 // that receives a global pointer (an addrspacecast, then cvta.global).
-__device__ void addto(float* p, float v) { *p += v; }
+__device__ __noinline__ void addto(float* p, float v) { *p += v; }
 
 extern "C" __global__ void floats(double* d, float* f, const float* __restrict__ g, int n)
 {

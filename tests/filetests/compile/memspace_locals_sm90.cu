@@ -4,7 +4,7 @@
 // all proved global, so the kernel has no generic load or store and the
 // helpers are called through their `__global` clones.
 __device__ __noinline__ float load_at(const float* p, int i) { return p[i]; }
-__device__ void bump(float* p, float v) { *p += v; }
+__device__ __noinline__ void bump(float* p, float v) { *p += v; }
 
 __global__ void locals(float* a, float* b, int n) {
     int i = threadIdx.x;

@@ -1,0 +1,336 @@
+//! `rotate`: loops that test at the top become a guard and a loop that
+//! tests at the bottom.
+//!
+//! C's `for` and `while` lower to a header that tests and branches out or
+//! into the body, and a latch that jumps back to the header:
+//!
+//! ```text
+//! block0:                                  block0:
+//!     jump block1(v1)                          v10 = icmp slt v1, v0      ; the guard
+//! block1(v2: i32):                             brif v10, block2(v1), block3(v1)
+//!     v3 = icmp slt v2, v0                 block2(v11: i32):              ; the body
+//!     brif v3, block2, block3                  ...
+//! block2:                          ==>         v5 = iadd v11, v4
+//!     ...                                      v12 = icmp slt v5, v0      ; the test, at the bottom
+//!     v5 = iadd v2, v4                         brif v12, block2(v5), block3(v5)
+//!     jump block1(v5)                      block3(v13: i32):
+//! block3:                                      ...
+//! ```
+//!
+//! Each iteration then runs one branch instead of two, and the body's entry
+//! becomes the loop's header: what `licm` moves out of the loop lands after
+//! the guard, so the grid stride of a grid-stride loop (`blockDim.x *
+//! gridDim.x`) is computed only by threads that enter the loop. With the
+//! invariant computed before the test, ptxas keeps worse code (it reloads
+//! the memory descriptor into uniform registers in every iteration).
+//!
+//! The test is copied to the loop's entry (the guard) and to every latch,
+//! so it must be small: the header may hold at most [`MAX_TEST`] cheap,
+//! speculatable instructions besides its branch (`speculate.rs`), used
+//! nowhere else. The loop must leave only from the header, to an exit
+//! block that nothing else enters, and every latch must end in a plain
+//! jump. The header's parameters become parameters of the body's entry
+//! (inside the loop) and of the exit block (after it). Loops are visited
+//! inner first; a loop whose blocks another rotation touched waits for the
+//! next round.
+//!
+//! It must run after `unroll`, which wants loops in the top-tested form.
+//!
+//! It is not in the `-O` pipelines. ptxas unrolls bottom-tested loops (as
+//! it does nvcc's), so rotated loops come out several times larger in SASS
+//! and use registers up to nvcc's level, where today's top-tested loops
+//! stay small; without a GPU to measure run time, the static measures
+//! decide (docs/performance.md has the numbers). `kernelc opt --passes
+//! ...,rotate,licm,...` shows what it does.
+
+use super::speculate::{is_cheap_speculatable, is_constant};
+use crate::analysis::{ensure_preheader, DominatorTree, Loop, LoopAnalysis};
+use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// The most non-constant instructions a header's test may have.
+pub const MAX_TEST: usize = 4;
+
+/// The pass-table entry; returns whether any loop was rotated.
+pub fn rotate_loops(func: &mut Function) -> bool {
+    let mut changed = false;
+    // Each round rotates at least one loop; nesting depth bounds the
+    // rounds in practice, the cap guards bugs.
+    for _ in 0..64 {
+        if !rotate_round(func) {
+            break;
+        }
+        changed = true;
+    }
+    if changed {
+        func.dfg.resolve_all_aliases();
+    }
+    changed
+}
+
+/// A loop this pass can rotate.
+struct Plan {
+    header: Block,
+    /// The header's successor inside the loop, and the one outside.
+    body: Block,
+    exit: Block,
+    /// Whether the body is the `then` side of the header's branch.
+    body_is_then: bool,
+    /// The header's instructions before its branch, and its condition.
+    test: Vec<Inst>,
+    cond: Value,
+}
+
+fn rotate_round(func: &mut Function) -> bool {
+    let Some(entry) = func.layout.entry_block() else {
+        return false;
+    };
+    let domtree = DominatorTree::compute(func);
+    let mut loops = LoopAnalysis::compute(func, &domtree);
+    let mut preds: HashMap<Block, u32> = HashMap::new();
+    for &b in func.layout.blocks() {
+        for s in func.successors(b) {
+            *preds.entry(s).or_default() += 1;
+        }
+    }
+    // Values read outside the block that defines them.
+    let mut escapes: HashSet<Value> = HashSet::new();
+    for (block, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            let v = func.dfg.resolve_aliases(v);
+            let home = match func.dfg.value_def(v) {
+                ValueDef::Result(i, _) => func.layout.inst_block(i),
+                ValueDef::Param(b, _) => Some(b),
+                _ => None,
+            };
+            if home != Some(block) {
+                escapes.insert(v);
+            }
+        });
+    }
+    let mut touched: HashSet<Block> = HashSet::new();
+    let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut dead: HashSet<Block> = HashSet::new();
+    for index in 0..loops.loops.len() {
+        let lp = &loops.loops[index];
+        if lp.blocks.iter().any(|b| touched.contains(b)) || lp.header == entry {
+            continue;
+        }
+        let Some(plan) = plan(func, lp, &preds, &escapes) else {
+            continue;
+        };
+        if touched.contains(&plan.exit) {
+            continue;
+        }
+        let (pre, new) = ensure_preheader(func, &mut loops, index);
+        if new {
+            made.insert(plan.header, vec![pre]);
+        }
+        let lp = loops.loops[index].clone();
+        if !ends_in_jump_to(func, pre, plan.header) {
+            continue;
+        }
+        touched.extend(lp.blocks.iter().copied());
+        touched.insert(pre);
+        touched.insert(plan.exit);
+        rotate(func, &domtree, &lp, pre, &plan);
+        dead.insert(plan.header);
+    }
+    func.layout.insert_blocks_before(&made);
+    func.layout.remove_blocks(&dead);
+    !dead.is_empty()
+}
+
+fn ends_in_jump_to(func: &Function, b: Block, target: Block) -> bool {
+    func.layout.last_inst(b).is_some_and(
+        |t| matches!(&func.dfg.insts[t], InstData::Jump { dest } if dest.block == target),
+    )
+}
+
+fn plan(
+    func: &Function,
+    lp: &Loop,
+    preds: &HashMap<Block, u32>,
+    escapes: &HashSet<Value>,
+) -> Option<Plan> {
+    let header = lp.header;
+    let insts = func.layout.block_insts(header);
+    let (&term, test) = insts.split_last()?;
+    let InstData::Brif {
+        cond,
+        then_dest,
+        else_dest,
+    } = &func.dfg.insts[term]
+    else {
+        return None;
+    };
+    if !then_dest.args.is_empty() || !else_dest.args.is_empty() {
+        return None;
+    }
+    let (body, exit, body_is_then) =
+        match (lp.contains(then_dest.block), lp.contains(else_dest.block)) {
+            (true, false) => (then_dest.block, else_dest.block, true),
+            (false, true) => (else_dest.block, then_dest.block, false),
+            _ => return None,
+        };
+    // Already a bottom-tested loop (the header is its own latch), or one
+    // with more than one way in or out.
+    if body == header
+        || lp.exits.len() != 1
+        || preds.get(&body) != Some(&1)
+        || preds.get(&exit) != Some(&1)
+        || !func.dfg.block_params(body).is_empty()
+        || !func.dfg.block_params(exit).is_empty()
+    {
+        return None;
+    }
+    let mut cost = 0;
+    for &inst in test {
+        let data = &func.dfg.insts[inst];
+        if !is_cheap_speculatable(data) || func.dfg.inst_results(inst).len() != 1 {
+            return None;
+        }
+        if escapes.contains(&func.dfg.inst_results(inst)[0]) {
+            return None;
+        }
+        if !is_constant(data) {
+            cost += 1;
+        }
+    }
+    if cost > MAX_TEST {
+        return None;
+    }
+    for &latch in &lp.latches {
+        if !ends_in_jump_to(func, latch, header) {
+            return None;
+        }
+    }
+    Some(Plan {
+        header,
+        body,
+        exit,
+        body_is_then,
+        test: test.to_vec(),
+        cond: func.dfg.resolve_aliases(*cond),
+    })
+}
+
+fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, plan: &Plan) {
+    let header = plan.header;
+    let params: Vec<Value> = func.dfg.block_params(header).to_vec();
+    let types: Vec<Type> = params.iter().map(|&p| func.dfg.value_type(p)).collect();
+    let in_body: Vec<Value> = types
+        .iter()
+        .map(|&t| func.dfg.append_block_param(plan.body, t))
+        .collect();
+    // Uses of the header's parameters: in the loop they read the body's,
+    // after it (everything the exit dominates) the exit's. The exit gets
+    // parameters only for the values used after the loop.
+    let inside: Vec<Block> = lp.blocks.iter().copied().filter(|&b| b != header).collect();
+    substitute(func, &inside, &params, &in_body);
+    let mut outside = vec![plan.exit];
+    let mut i = 0;
+    while i < outside.len() {
+        outside.extend(domtree.children(outside[i]).iter().copied());
+        i += 1;
+    }
+    let used_after = used_in(func, &outside, &params);
+    let mut kept: Vec<Value> = Vec::new();
+    let mut after: Vec<Value> = Vec::new();
+    for (k, &p) in params.iter().enumerate() {
+        if used_after[k] {
+            kept.push(p);
+            after.push(func.dfg.append_block_param(plan.exit, types[k]));
+        }
+    }
+    substitute(func, &outside, &kept, &after);
+    // The test, copied to the guard and to every latch.
+    for &from in std::iter::once(&pre).chain(&lp.latches) {
+        let term = func.layout.last_inst(from).expect("ends in a jump");
+        let InstData::Jump { dest } = func.dfg.insts[term].clone() else {
+            unreachable!("checked by plan");
+        };
+        let mut map: HashMap<Value, Value> =
+            params.iter().copied().zip(dest.args.clone()).collect();
+        for &inst in &plan.test {
+            let mut data = func.dfg.insts[inst].clone();
+            data.map_args(|v| {
+                let v = func.dfg.resolve_aliases(v);
+                map.get(&v).copied().unwrap_or(v)
+            });
+            let ty = func.dfg.value_type(func.dfg.inst_results(inst)[0]);
+            let copy = func.dfg.make_inst(data, &[ty]);
+            func.spans[copy] = func.spans[inst];
+            func.layout.insert_inst_before(copy, term);
+            map.insert(
+                func.dfg.inst_results(inst)[0],
+                func.dfg.first_result(copy).expect("one result"),
+            );
+        }
+        let cond = map.get(&plan.cond).copied().unwrap_or(plan.cond);
+        let exit_args: Vec<Value> = dest
+            .args
+            .iter()
+            .zip(&used_after)
+            .filter(|(_, &used)| used)
+            .map(|(&a, _)| a)
+            .collect();
+        let to_body = BlockCall::new(plan.body, dest.args);
+        let to_exit = BlockCall::new(plan.exit, exit_args);
+        let (then_dest, else_dest) = if plan.body_is_then {
+            (to_body, to_exit)
+        } else {
+            (to_exit, to_body)
+        };
+        func.dfg.insts[term] = InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        };
+    }
+    if let Some(hint) = func.loop_hints.remove(&header) {
+        func.loop_hints.insert(plan.body, hint);
+    }
+}
+
+/// Which of `values` the instructions of `blocks` read.
+fn used_in(func: &Function, blocks: &[Block], values: &[Value]) -> Vec<bool> {
+    let mut used = vec![false; values.len()];
+    for &b in blocks {
+        for &inst in func.layout.block_insts(b) {
+            func.dfg.insts[inst].for_each_arg(|v| {
+                let v = func.dfg.resolve_aliases(v);
+                if let Some(k) = values.iter().position(|&x| x == v) {
+                    used[k] = true;
+                }
+            });
+        }
+    }
+    used
+}
+
+/// Rewrites, in the instructions of `blocks`, every use of `from[i]` to
+/// `to[i]`.
+fn substitute(func: &mut Function, blocks: &[Block], from: &[Value], to: &[Value]) {
+    let map: HashMap<Value, Value> = from.iter().copied().zip(to.iter().copied()).collect();
+    for &b in blocks {
+        let insts: Vec<Inst> = func.layout.block_insts(b).to_vec();
+        for inst in insts {
+            let mut data = func.dfg.insts[inst].clone();
+            let mut hit = false;
+            data.map_args(|v| {
+                let v = func.dfg.resolve_aliases(v);
+                match map.get(&v) {
+                    Some(&n) => {
+                        hit = true;
+                        n
+                    }
+                    None => v,
+                }
+            });
+            if hit {
+                func.dfg.insts[inst] = data;
+            }
+        }
+    }
+}
