@@ -83,7 +83,9 @@ fn engines(c: &mut Criterion) {
                     ty: elem.ir_type(),
                     bits: *bits,
                 },
-                ArgValue::Buffer { bytes, .. } => interp::KernelArg::Buffer(bytes.clone()),
+                ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
+                    interp::KernelArg::Buffer(bytes.clone())
+                }
             })
             .collect();
         let eargs: Vec<emu::KernelArg> = l
@@ -93,10 +95,12 @@ fn engines(c: &mut Criterion) {
                 ArgValue::Scalar { elem, bits } => emu::KernelArg::Scalar {
                     bits: *bits,
                     bytes: elem.size() as u32,
-                    float: matches!(elem.name(), "f32" | "f64"),
+                    float: matches!(elem.name(), "f32" | "f64" | "f16"),
                     name: elem.name().into(),
                 },
-                ArgValue::Buffer { bytes, .. } => emu::KernelArg::Buffer(bytes.clone()),
+                ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
+                    emu::KernelArg::Buffer(bytes.clone())
+                }
             })
             .collect();
         let iconfig = interp::LaunchConfig {

@@ -31,6 +31,7 @@ const SYMBOLS: &[&str] = &[
     "cuGetErrorString",
     "cuDeviceGet",
     "cuDeviceGetName",
+    "cuDeviceGetAttribute",
     "cuDevicePrimaryCtxRetain",
     "cuDevicePrimaryCtxRelease_v2",
     "cuCtxSetCurrent",
@@ -49,7 +50,96 @@ const SYMBOLS: &[&str] = &[
     "cuEventSynchronize",
     "cuEventElapsedTime_v2",
     "cuEventDestroy_v2",
+    "cuTensorMapEncodeTiled",
 ];
+
+/// Bytes of a `CUtensorMap` (the driver's opaque, 64-byte aligned object).
+pub const TENSOR_MAP_BYTES: usize = 128;
+
+/// The driver's data type for a tensor map over elements named `elem`
+/// (`kernelc run`'s names), or `None` where TMA has none (`i8`).
+pub fn tensor_map_type(elem: &str) -> Option<sys::CUtensorMapDataType> {
+    use sys::CUtensorMapDataType as T;
+    Some(match elem {
+        "u8" => T::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        "i32" => T::CU_TENSOR_MAP_DATA_TYPE_INT32,
+        "u32" => T::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+        "i64" => T::CU_TENSOR_MAP_DATA_TYPE_INT64,
+        "u64" => T::CU_TENSOR_MAP_DATA_TYPE_UINT64,
+        "f16" => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        "f32" => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        "f64" => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+        _ => return None,
+    })
+}
+
+/// A 2-D tensor map over a row-major `rows x cols` matrix: boxes of
+/// `box_rows x box_cols` elements, no swizzle, no interleave, no L2
+/// promotion, out-of-bounds elements read as zero.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapShape {
+    pub elem: &'static str,
+    pub elem_bytes: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub box_rows: u32,
+    pub box_cols: u32,
+}
+
+/// A tensor-map argument: the shape and the matrix's initial contents.
+pub struct TensorMapData<'a> {
+    pub shape: TensorMapShape,
+    pub data: &'a [u8],
+}
+
+/// Encodes the tensor map of `shape` over the device matrix at `address`.
+fn encode_tensor_map(shape: &TensorMapShape, address: sys::CUdeviceptr) -> Result<Vec<u8>, String> {
+    let dtype = tensor_map_type(shape.elem).ok_or_else(|| {
+        format!(
+            "error: engine `gpu`: no tensor map holds `{}` elements\n",
+            shape.elem
+        )
+    })?;
+    // Innermost dimension first, as the driver wants; the row pitch is the
+    // only stride (a multiple of 16 bytes, which the driver checks).
+    let dims: [u64; 2] = [u64::from(shape.cols), u64::from(shape.rows)];
+    let strides: [u64; 1] = [u64::from(shape.cols) * u64::from(shape.elem_bytes)];
+    let boxes: [u32; 2] = [shape.box_cols, shape.box_rows];
+    let element_strides: [u32; 2] = [1, 1];
+    let mut map = sys::CUtensorMap { opaque: [0; 16] };
+    // SAFETY: every array holds the rank's entries (2, and 1 stride); the
+    // address is a live allocation of the matrix's size.
+    let r = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            dtype,
+            2,
+            address as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(format!(
+            "error: engine `gpu`: the driver cannot encode a tensor map of a {}x{} `{}` matrix \
+             with {}x{} boxes: {}\n  = note: the row pitch must be a multiple of 16 bytes, each \
+             box side at most 256 elements, and a box row a multiple of 16 bytes\n",
+            shape.rows,
+            shape.cols,
+            shape.elem,
+            shape.box_rows,
+            shape.box_cols,
+            describe(r)
+        ));
+    }
+    Ok(map.opaque.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
 
 /// Whether a CUDA driver library can be loaded on this machine.
 pub fn driver_available() -> bool {
@@ -119,11 +209,44 @@ fn check(r: sys::CUresult, what: &str) -> Result<(), String> {
     }
 }
 
+/// The compute capability of device 0 as an SM number (90 for an H100 or
+/// H200), so callers can skip kernels built for a newer target.
+pub fn device_sm() -> Result<u32, String> {
+    probe()?;
+    // SAFETY: plain driver calls with valid out-pointers.
+    unsafe {
+        check(sys::cuInit(0), "cuInit (is there a usable GPU?)")?;
+        let mut dev: sys::CUdevice = 0;
+        check(sys::cuDeviceGet(&mut dev, 0), "cuDeviceGet(0)")?;
+        let (mut major, mut minor) = (0i32, 0i32);
+        check(
+            sys::cuDeviceGetAttribute(
+                &mut major,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                dev,
+            ),
+            "cuDeviceGetAttribute",
+        )?;
+        check(
+            sys::cuDeviceGetAttribute(
+                &mut minor,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                dev,
+            ),
+            "cuDeviceGetAttribute",
+        )?;
+        Ok((major * 10 + minor) as u32)
+    }
+}
+
 /// A launch for the GPU.
 pub struct Launch<'a> {
     pub ptx: &'a str,
     pub kernel: &'a str,
     pub args: &'a [KernelArg],
+    /// For each argument, its tensor map when it is one (`args` then holds
+    /// a 128-byte placeholder aggregate in its place).
+    pub tensor_maps: &'a [Option<TensorMapData<'a>>],
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: u32,
@@ -321,7 +444,26 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
     // buffer has its own address), and each parameter's bytes.
     let mut buffers: Vec<Option<(DeviceBuffer, &[u8])>> = Vec::new();
     let mut param_bytes: Vec<Vec<u8>> = Vec::new();
-    for b in &bound {
+    for (k, b) in bound.iter().enumerate() {
+        if let Some(Some(tmap)) = launch.tensor_maps.get(k) {
+            if !matches!(b, Bound::Bytes(bytes) if bytes.len() == TENSOR_MAP_BYTES) {
+                return Err(format!(
+                    "error: argument {k} is a tensor map, but parameter {k} of `{}` is not a \
+                     by-value `CUtensorMap` (a 128-byte `.param` aggregate)\n",
+                    launch.kernel
+                ));
+            }
+            let mut ptr: sys::CUdeviceptr = 0;
+            // SAFETY: a valid out-pointer.
+            check(
+                unsafe { sys::cuMemAlloc_v2(&mut ptr, tmap.data.len().max(1)) },
+                "cuMemAlloc",
+            )?;
+            let guard = DeviceBuffer(ptr);
+            param_bytes.push(encode_tensor_map(&tmap.shape, ptr)?);
+            buffers.push(Some((guard, tmap.data)));
+            continue;
+        }
         match b {
             Bound::Buffer(data) => {
                 let mut ptr: sys::CUdeviceptr = 0;

@@ -55,10 +55,13 @@ pub enum Elem {
     U64,
     F32,
     F64,
+    /// IEEE half precision, stored as its 16 bits (for `unsigned short`
+    /// and `__half` data, such as the f16 tiles of a tensor-core kernel).
+    F16,
 }
 
 impl Elem {
-    const ALL: [(&'static str, Elem); 8] = [
+    const ALL: [(&'static str, Elem); 9] = [
         ("i8", Elem::I8),
         ("u8", Elem::U8),
         ("i32", Elem::I32),
@@ -67,6 +70,7 @@ impl Elem {
         ("u64", Elem::U64),
         ("f32", Elem::F32),
         ("f64", Elem::F64),
+        ("f16", Elem::F16),
     ];
 
     fn parse(s: &str) -> Option<Elem> {
@@ -84,6 +88,7 @@ impl Elem {
     pub fn size(self) -> usize {
         match self {
             Elem::I8 | Elem::U8 => 1,
+            Elem::F16 => 2,
             Elem::I32 | Elem::U32 | Elem::F32 => 4,
             Elem::I64 | Elem::U64 | Elem::F64 => 8,
         }
@@ -97,11 +102,12 @@ impl Elem {
             Elem::I64 | Elem::U64 => Type::I64,
             Elem::F32 => Type::F32,
             Elem::F64 => Type::F64,
+            Elem::F16 => Type::F16,
         }
     }
 
     fn is_float(self) -> bool {
-        matches!(self, Elem::F32 | Elem::F64)
+        matches!(self, Elem::F32 | Elem::F64 | Elem::F16)
     }
 
     fn is_signed(self) -> bool {
@@ -114,6 +120,7 @@ impl Elem {
         match self {
             Elem::F32 => u64::from((x as f32).to_bits()),
             Elem::F64 => (x as f64).to_bits(),
+            Elem::F16 => half_bits(x as f64),
             _ => x,
         }
     }
@@ -132,6 +139,7 @@ impl Elem {
             Elem::U64 => u.to_string(),
             Elem::F32 => compact_f32(f32::from_bits(u as u32)),
             Elem::F64 => compact_f64(f64::from_bits(u)),
+            Elem::F16 => compact_f32(half_value(u) as f32),
         }
     }
 
@@ -149,8 +157,19 @@ impl Elem {
             Elem::U64 => Num::Int(i128::from(u)),
             Elem::F32 => Num::Float(f64::from(f32::from_bits(u as u32))),
             Elem::F64 => Num::Float(f64::from_bits(u)),
+            Elem::F16 => Num::Float(half_value(u)),
         }
     }
+}
+
+/// The f16 nearest to `x` (ties to even), as bits.
+fn half_bits(x: f64) -> u64 {
+    midend::interp::eval::f64_to_float(x, Type::F16)
+}
+
+/// The value of f16 bits (exact in f64).
+fn half_value(bits: u64) -> f64 {
+    midend::interp::eval::float_to_f64(bits & 0xffff, Type::F16)
 }
 
 enum Num {
@@ -161,8 +180,87 @@ enum Num {
 /// One kernel argument as parsed from the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
-    Scalar { elem: Elem, bits: u64 },
-    Buffer { elem: Elem, bytes: Vec<u8> },
+    Scalar {
+        elem: Elem,
+        bits: u64,
+    },
+    Buffer {
+        elem: Elem,
+        bytes: Vec<u8>,
+    },
+    /// `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE`: a row-major matrix in
+    /// global memory and a 2-D tensor map describing it (a `CUtensorMap`
+    /// parameter, for TMA). Only the GPU engine can run it: the CUDA
+    /// driver encodes the map.
+    TensorMap {
+        elem: Elem,
+        bytes: Vec<u8>,
+        map: gpu::TensorMapShape,
+    },
+}
+
+impl ArgValue {
+    /// The element type, which the summary and `--out` files use.
+    pub fn elem(&self) -> Elem {
+        match self {
+            ArgValue::Scalar { elem, .. }
+            | ArgValue::Buffer { elem, .. }
+            | ArgValue::TensorMap { elem, .. } => *elem,
+        }
+    }
+}
+
+/// `ROWSxCOLS` (both at least 1).
+fn parse_matrix_dims(text: &str, what: &str) -> Result<[u32; 2], String> {
+    let bad = || format!("`{text}` is not a valid {what} (expected ROWSxCOLS, e.g. `64x64`)");
+    let (r, c) = text.split_once('x').ok_or_else(bad)?;
+    let r: u32 = r.parse().map_err(|_| bad())?;
+    let c: u32 = c.parse().map_err(|_| bad())?;
+    if r == 0 || c == 0 {
+        return Err(bad());
+    }
+    Ok([r, c])
+}
+
+/// The `tmap:` argument after its prefix: `T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE`.
+fn parse_tensor_map(rest: &str) -> Result<ArgValue, String> {
+    let usage = "a tensor map is `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (e.g. \
+                 `tmap:f32:64x64:32x32:iota:4096`)";
+    let mut parts = rest.splitn(4, ':');
+    let (Some(ty), Some(dims), Some(boxd), Some(source)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(usage.into());
+    };
+    let elem = Elem::parse(ty)
+        .filter(|e| gpu::tensor_map_type(e.name()).is_some())
+        .ok_or_else(|| {
+            format!("`{ty}` cannot be a tensor map's element (use u8, i32, u32, i64, u64, f16, f32 or f64)")
+        })?;
+    let [rows, cols] = parse_matrix_dims(dims, "matrix size")?;
+    let [box_rows, box_cols] = parse_matrix_dims(boxd, "box size")?;
+    let ArgValue::Buffer { bytes, .. } = parse_buffer(elem, source)? else {
+        unreachable!("parse_buffer makes buffers")
+    };
+    let want = u64::from(rows) * u64::from(cols);
+    let have = (bytes.len() / elem.size()) as u64;
+    if have != want {
+        return Err(format!(
+            "the {rows}x{cols} matrix needs {want} elements, and `{source}` gives {have}"
+        ));
+    }
+    Ok(ArgValue::TensorMap {
+        elem,
+        bytes,
+        map: gpu::TensorMapShape {
+            elem: elem.name(),
+            elem_bytes: elem.size() as u32,
+            rows,
+            cols,
+            box_rows,
+            box_cols,
+        },
+    })
 }
 
 /// splitmix64: a tiny, well-mixed, seedable generator. Documented so that
@@ -184,6 +282,7 @@ fn rand_bits(elem: Elem, x: u64) -> u64 {
     match elem {
         Elem::F32 => u64::from(((x >> 40) as f32 / (1u64 << 24) as f32).to_bits()),
         Elem::F64 => ((x >> 11) as f64 / (1u64 << 53) as f64).to_bits(),
+        Elem::F16 => half_bits((x >> 40) as f64 / (1u64 << 24) as f64),
         _ => x,
     }
 }
@@ -210,17 +309,20 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
             "expected TYPE:VALUE (e.g. `i32:5`) or TYPE[]:SOURCE (e.g. `f32[]:zeros:1024`)".into(),
         ));
     };
+    if ty == "tmap" {
+        return parse_tensor_map(rest).map_err(bad);
+    }
     if let Some(elem_name) = ty.strip_suffix("[]") {
         let elem = Elem::parse(elem_name).ok_or_else(|| {
             bad(format!(
-                "unknown element type `{elem_name}` (use i8, u8, i32, u32, i64, u64, f32 or f64)"
+                "unknown element type `{elem_name}` (use i8, u8, i32, u32, i64, u64, f16, f32 or f64)"
             ))
         })?;
         return parse_buffer(elem, rest).map_err(bad);
     }
     let elem = Elem::parse(ty).ok_or_else(|| {
         bad(format!(
-            "unknown scalar type `{ty}` (use i32, u32, i64, u64, f32 or f64; `{ty}[]:...` for a buffer)"
+            "unknown scalar type `{ty}` (use i8, u8, i32, u32, i64, u64, f16, f32 or f64; `{ty}[]:...` for a buffer)"
         ))
     })?;
     let not = |kind: &str| bad(format!("`{rest}` is not a valid {kind}"));
@@ -233,6 +335,7 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
         Elem::U64 => rest.parse::<u64>().map_err(|_| not("u64"))?,
         Elem::F32 => u64::from(rest.parse::<f32>().map_err(|_| not("f32"))?.to_bits()),
         Elem::F64 => rest.parse::<f64>().map_err(|_| not("f64"))?.to_bits(),
+        Elem::F16 => half_bits(rest.parse::<f64>().map_err(|_| not("f16"))?),
     };
     Ok(ArgValue::Scalar { elem, bits })
 }
@@ -550,6 +653,30 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
     }
 }
 
+/// The arguments of `req`, parsed. A tensor map needs the GPU engine: the
+/// interpreter and the emulator have no TMA unit to read it.
+fn parse_args(req: &RunRequest) -> Result<Vec<ArgValue>, String> {
+    let parsed: Vec<ArgValue> = req
+        .args
+        .iter()
+        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
+        .collect::<Result<_, _>>()?;
+    if req.engine != Engine::Gpu {
+        if let Some(k) = parsed
+            .iter()
+            .position(|a| matches!(a, ArgValue::TensorMap { .. }))
+        {
+            return Err(format!(
+                "error: argument {k} (`{}`) is a tensor map, which only `--engine gpu` can run\n  \
+                 = note: the CUDA driver encodes tensor maps, and neither the interpreter nor the \
+                 emulator models the TMA unit that reads them\n",
+                req.args[k]
+            ));
+        }
+    }
+    Ok(parsed)
+}
+
 /// Compiles (or reads) the program, binds the arguments and runs the kernel.
 /// Errors come back rendered, ready for stderr.
 pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
@@ -569,11 +696,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         Engine::Emu => return execute_emu(req),
         Engine::Gpu => return execute_gpu(req),
     }
-    let parsed: Vec<ArgValue> = req
-        .args
-        .iter()
-        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
-        .collect::<Result<_, _>>()?;
+    let parsed = parse_args(req)?;
     let program = load_program(req)?;
     let kernel_args: Vec<KernelArg> = parsed
         .iter()
@@ -582,7 +705,9 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
                 ty: elem.ir_type(),
                 bits: *bits,
             },
-            ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes.clone()),
+            ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
+                KernelArg::Buffer(bytes.clone())
+            }
         })
         .collect();
     let config = LaunchConfig {
@@ -602,9 +727,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
     let args = parsed
         .iter()
         .zip(out.buffers)
-        .map(|(a, buf)| match a {
-            ArgValue::Scalar { elem, .. } | ArgValue::Buffer { elem, .. } => (*elem, buf),
-        })
+        .map(|(a, buf)| (a.elem(), buf))
         .collect();
     Ok(RunResult {
         args,
@@ -681,11 +804,7 @@ fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
 /// `--engine emu`: the same arguments and outputs as the interpreter, with
 /// the kernel run as PTX.
 fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
-    let parsed: Vec<ArgValue> = req
-        .args
-        .iter()
-        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
-        .collect::<Result<_, _>>()?;
+    let parsed = parse_args(req)?;
     let Ptx {
         name,
         text: ptx,
@@ -727,7 +846,9 @@ fn with_param_buffers(
         .zip(buffers)
         .map(|(a, buf)| match a {
             ArgValue::Scalar { elem, .. } => (*elem, buf),
-            ArgValue::Buffer { elem, bytes } => (*elem, buf.or_else(|| Some(bytes.clone()))),
+            ArgValue::Buffer { elem, bytes } | ArgValue::TensorMap { elem, bytes, .. } => {
+                (*elem, buf.or_else(|| Some(bytes.clone())))
+            }
         })
         .collect()
 }
@@ -744,6 +865,9 @@ fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
                 name: elem.name().to_string(),
             },
             ArgValue::Buffer { bytes, .. } => emu::KernelArg::Buffer(bytes.clone()),
+            // Bound as the 128-byte by-value `CUtensorMap` parameter; the GPU
+            // engine writes the encoded map there.
+            ArgValue::TensorMap { .. } => emu::KernelArg::Buffer(vec![0; gpu::TENSOR_MAP_BYTES]),
         })
         .collect()
 }
@@ -752,17 +876,24 @@ fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
 /// Without a CUDA driver this fails before compiling anything.
 fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
     gpu::probe()?;
-    let parsed: Vec<ArgValue> = req
-        .args
-        .iter()
-        .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
-        .collect::<Result<_, _>>()?;
+    let parsed = parse_args(req)?;
     let ptx = load_ptx(req)?;
     let args = emu_args(&parsed);
+    let tensor_maps: Vec<Option<gpu::TensorMapData>> = parsed
+        .iter()
+        .map(|a| match a {
+            ArgValue::TensorMap { bytes, map, .. } => Some(gpu::TensorMapData {
+                shape: map.clone(),
+                data: bytes.as_slice(),
+            }),
+            _ => None,
+        })
+        .collect();
     let out = gpu::run(&gpu::Launch {
         ptx: &ptx.text,
         kernel: &req.kernel,
         args: &args,
+        tensor_maps: &tensor_maps,
         grid: req.grid,
         block: req.block,
         shared_bytes: req.shared_bytes,

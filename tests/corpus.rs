@@ -542,7 +542,9 @@ impl Launch {
     fn input(&self, k: usize) -> Vec<u8> {
         match parse_arg(&self.args[k]).unwrap() {
             ArgValue::Buffer { bytes, .. } => bytes,
-            ArgValue::Scalar { .. } => panic!("argument {k} is a scalar"),
+            ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } => {
+                panic!("argument {k} is not a buffer")
+            }
         }
     }
 

@@ -41,6 +41,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
             "--grid" => req.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
             "--block" => req.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
             "--shared-bytes" => req.shared_bytes = value().parse().unwrap(),
+            w if w.starts_with("-arch=") => req.arch = Some(w["-arch=".len()..].to_string()),
             _ => req.args.push(w.clone()),
         }
     }
@@ -63,7 +64,7 @@ fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
 fn input(text: &str) -> Vec<u8> {
     match parse_arg(text).unwrap() {
         ArgValue::Buffer { bytes, .. } => bytes,
-        ArgValue::Scalar { .. } => panic!("{text} is a scalar"),
+        ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } => panic!("{text} is not a buffer"),
     }
 }
 
@@ -532,7 +533,7 @@ fn argument_errors_exit_with_1() {
     for (bad, msg) in [
         ("f32[]:rand:10", "`rand:N:SEED`"),
         ("q32:1", "unknown scalar type `q32`"),
-        ("f16[]:zeros:4", "unknown element type `f16`"),
+        ("f8[]:zeros:4", "unknown element type `f8`"),
         ("i32:12x", "`12x` is not a valid i32"),
         ("u32:-1", "`-1` is not a valid u32"),
         ("f32[]:@/nonexistent/x.bin", "cannot read buffer file"),
@@ -778,11 +779,221 @@ fn every_sample_on_the_gpu_matches_the_emulator() {
     if !gpu_or_skip("every sample on the GPU against the emulator") {
         return;
     }
+    let device = kernelc::gpu::device_sm().expect("the device's compute capability");
     for name in samples() {
-        let emu = buffers(&with_engine(spec_request(&name, 3), Engine::Emu));
-        let gpu = buffers(&with_engine(spec_request(&name, 3), Engine::Gpu));
+        let req = spec_request(&name, 3);
+        if req.sm > device {
+            eprintln!(
+                "SKIPPED samples/{name}.cu on the GPU: built for sm_{}, the device is sm_{device}",
+                req.sm
+            );
+            continue;
+        }
+        let emu = buffers(&with_engine(req.clone(), Engine::Emu));
+        let gpu = buffers(&with_engine(req, Engine::Gpu));
         assert_eq!(emu, gpu, "{name}: the GPU disagrees with the emulator");
     }
+}
+
+/// f16 bits of a small integer (exact: |v| <= 2048).
+fn f16_of_int(v: i32) -> u16 {
+    if v == 0 {
+        return 0;
+    }
+    let sign = if v < 0 { 0x8000 } else { 0 };
+    let a = v.unsigned_abs();
+    let e = 31 - a.leading_zeros(); // a = 1.m * 2^e
+    let man = (a << (10 - e)) & 0x3ff;
+    sign | (((e + 15) as u16) << 10) | man as u16
+}
+
+/// Without a GPU, a tensor-map argument is refused by the engines that
+/// cannot read one, and a malformed one is an argument error.
+#[test]
+fn tensor_map_arguments_need_the_gpu_engine() {
+    let e = fails(&[
+        "run",
+        "samples/tma_tile_copy.cu",
+        "--spec",
+        "samples/tma_tile_copy.run",
+    ]);
+    assert!(
+        e.contains("is a tensor map, which only `--engine gpu` can run"),
+        "{e}"
+    );
+    let e = fails(&[
+        "run",
+        "samples/tma_tile_copy.cu",
+        "--spec",
+        "samples/tma_tile_copy.run",
+        "--engine",
+        "emu",
+    ]);
+    assert!(e.contains("only `--engine gpu` can run"), "{e}");
+    for (arg, why) in [
+        (
+            "tmap:i8:4x4:4x4:zeros:16",
+            "cannot be a tensor map's element",
+        ),
+        ("tmap:f32:4x4:4x4:zeros:15", "needs 16 elements"),
+        ("tmap:f32:4x0:4x4:zeros:16", "not a valid matrix size"),
+        ("tmap:f32:4x4", "a tensor map is `tmap:"),
+    ] {
+        let err = parse_arg(arg).expect_err(arg);
+        assert!(err.contains(why), "{arg}: {err}");
+    }
+    let ArgValue::TensorMap { bytes, map, .. } = parse_arg("tmap:f16:2x8:2x8:iota:16").unwrap()
+    else {
+        panic!("not a tensor map")
+    };
+    assert_eq!(
+        (map.rows, map.cols, map.box_rows, map.box_cols),
+        (2, 8, 2, 8)
+    );
+    assert_eq!(&bytes[..6], &[0, 0, 0, 0x3c, 0, 0x40], "f16 0, 1, 2");
+    assert_eq!(f16_of_int(3), 0x4200);
+    assert_eq!(f16_of_int(-2), 0xc000);
+    // The GPU engine binds arguments with the emulator's binder, which must
+    // read the parameters of PTX whose body the emulator cannot build (a
+    // TMA copy's tensor address): each map is a 128-byte aggregate.
+    let ptx = kernelc(&["samples/tma_tile_copy.cu", "-arch=sm_90"]);
+    assert!(ptx.status.success(), "{}", stderr(&ptx));
+    let maps = [
+        ptx_validate::emu::KernelArg::Buffer(vec![0; 128]),
+        ptx_validate::emu::KernelArg::Buffer(vec![0; 128]),
+    ];
+    let bound = ptx_validate::emu::bind_params(&stdout(&ptx), "tma_tile_copy", &maps)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(bound
+        .iter()
+        .all(|b| matches!(b, ptx_validate::emu::Bound::Bytes(v) if v.len() == 128)));
+}
+
+/// The Hopper samples, which only a GPU can run: the TMA copy leaves
+/// exactly 2 * its input, the cluster reduction its clusters' sums, and
+/// wgmma on small integers (exact in f16
+/// and in every order of f32 accumulation) leaves exactly A * B.
+#[test]
+fn hopper_samples_on_the_gpu_tma_clusters_wgmma() {
+    if !gpu_or_skip("the TMA, cluster and wgmma samples on the GPU") {
+        return;
+    }
+    let device = kernelc::gpu::device_sm().expect("the device's compute capability");
+    if device < 90 {
+        eprintln!("SKIPPED: TMA needs sm_90 or newer; the device is sm_{device}");
+        return;
+    }
+    let dir = scratch("gpu-tensor");
+    let out = dir.join("tma").display().to_string();
+    let run = kernelc(&[
+        "run",
+        "samples/tma_tile_copy.cu",
+        "--spec",
+        "samples/tma_tile_copy.run",
+        "--engine",
+        "gpu",
+        "--out",
+        &out,
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let got = std::fs::read(dir.join("tma/arg1.bin")).unwrap();
+    let want: Vec<u8> = (0..4096)
+        .flat_map(|i| (2.0 * i as f32).to_le_bytes())
+        .collect();
+    assert!(got == want, "the TMA copy did not leave 2 * in");
+
+    // A cluster of two blocks: each block leaves the sum of its cluster's
+    // 512 inputs, read through distributed shared memory.
+    let out = dir.join("cluster").display().to_string();
+    let run = kernelc(&[
+        "run",
+        "samples/cluster_reduce.cu",
+        "--spec",
+        "samples/cluster_reduce.run",
+        "--engine",
+        "gpu",
+        "--out",
+        &out,
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let x = f32s(&std::fs::read(dir.join("cluster/arg0.bin")).unwrap());
+    let y = f32s(&std::fs::read(dir.join("cluster/arg1.bin")).unwrap());
+    for (b, got) in y.iter().enumerate() {
+        let c = b / 2;
+        let want: f64 = x[512 * c..512 * (c + 1)]
+            .iter()
+            .map(|&v| f64::from(v))
+            .sum();
+        assert!(
+            (f64::from(*got) - want).abs() <= 1e-5 * want.abs(),
+            "block {b} of cluster_reduce left {got}, want {want}"
+        );
+    }
+
+    // wgmma_gemm targets sm_90a, whose PTX runs on sm_90 devices only.
+    if device != 90 {
+        eprintln!("SKIPPED: wgmma_gemm is built for sm_90a; the device is sm_{device}");
+        return;
+    }
+    let (a, bt): (Vec<i32>, Vec<i32>) = (0..4096)
+        .map(|i| ((i * 7 + i / 64) % 9 - 4, (i * 5 + 3 * (i / 64)) % 7 - 3))
+        .unzip();
+    let file = |name: &str, v: &[i32]| {
+        let bytes: Vec<u8> = v
+            .iter()
+            .flat_map(|&x| f16_of_int(x).to_le_bytes())
+            .collect();
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let (fa, fb) = (file("a.bin", &a), file("bt.bin", &bt));
+    let out = dir.join("wgmma").display().to_string();
+    let run = kernelc(&[
+        "run",
+        "samples/wgmma_gemm.cu",
+        "--kernel",
+        "wgmma_gemm",
+        "--grid",
+        "1",
+        "--block",
+        "128",
+        "-arch=sm_90a",
+        "--engine",
+        "gpu",
+        "--out",
+        &out,
+        &format!("tmap:f16:64x64:64x8:@{fa}"),
+        &format!("tmap:f16:64x64:64x8:@{fb}"),
+        "f32[]:zeros:4096",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let got = std::fs::read(dir.join("wgmma/arg2.bin")).unwrap();
+    let mut bad = 0;
+    for i in 0..64 {
+        for j in 0..64 {
+            let want: i32 = (0..64).map(|k| a[i * 64 + k] * bt[j * 64 + k]).sum();
+            let at = 4 * (i * 64 + j);
+            let have = f32::from_le_bytes(got[at..at + 4].try_into().unwrap());
+            if have != want as f32 {
+                if bad < 8 {
+                    eprintln!("C[{i}][{j}] = {have}, want {want}");
+                }
+                bad += 1;
+            }
+        }
+    }
+    assert_eq!(bad, 0, "wgmma_gemm left {bad} wrong elements of C");
+    // The spec's own random inputs run too.
+    let run = kernelc(&[
+        "run",
+        "samples/wgmma_gemm.cu",
+        "--spec",
+        "samples/wgmma_gemm.run",
+        "--engine",
+        "gpu",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
 }
 
 /// A `.ptx` file runs on the GPU as written, `--time` prints the median,
