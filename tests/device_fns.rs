@@ -15,7 +15,7 @@
 
 mod common;
 
-use kernelc::backend_nvptx::{self, RegallocMode, Target};
+use kernelc::backend_nvptx::{self, Target};
 use kernelc::driver;
 use kernelc::frontend;
 use kernelc::midend::interp::{self, KernelArg};
@@ -297,39 +297,9 @@ fn fmin64(x: f64, y: f64, max: bool) -> f64 {
 fn ptxas_and_nvcc_accept_the_device_functions() {
     for level in [0, 3] {
         let (module, _) = compile(level);
-        for arch in ["sm_80", "sm_90"] {
-            for regalloc in [RegallocMode::Virtual, RegallocMode::Regalloc2] {
-                let mut opts = backend_nvptx::Options::new(Target::parse(arch).unwrap());
-                opts.regalloc = regalloc;
-                let ptx = backend_nvptx::compile_module(&module, &opts).expect("selects");
-                common::assert_ptxas_accepts(
-                    &ptx,
-                    arch,
-                    &format!("the device functions (-O{level}, {regalloc:?})"),
-                );
-            }
-        }
+        common::assert_ptxas_accepts_module(&module, &format!("the device functions (-O{level})"));
     }
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!(
-            "SKIPPED (nvcc not found; ./scripts/test installs it): device functions through nvcc"
-        );
-        return;
-    };
-    let dir = common::scratch("device_fns_nvcc");
-    let src = dir.join("device_fns.cu");
-    std::fs::write(&src, SOURCE).unwrap();
-    let out = std::process::Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_80", "-o"])
-        .arg(dir.join("device_fns.ptx"))
-        .arg(&src)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc rejected the source:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_nvcc_accepts(SOURCE, "the device functions");
 }
 
 const INT_EDGES: [i32; 12] = [
@@ -793,59 +763,72 @@ fn float_functions_are_exact() {
     }
 }
 
+/// What [`directed`] needs of a float type: its neighbours and infinities.
+trait Neighbours: Copy + PartialOrd {
+    const INF: Self;
+    const NEG_INF: Self;
+    const ZERO: Self;
+    fn below(self) -> Self;
+    fn above(self) -> Self;
+    fn nan(self) -> bool;
+}
+
+impl Neighbours for f32 {
+    const INF: f32 = f32::INFINITY;
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    const ZERO: f32 = 0.0;
+    fn below(self) -> f32 {
+        self.next_down()
+    }
+    fn above(self) -> f32 {
+        self.next_up()
+    }
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+}
+
+impl Neighbours for f64 {
+    const INF: f64 = f64::INFINITY;
+    const NEG_INF: f64 = f64::NEG_INFINITY;
+    const ZERO: f64 = 0.0;
+    fn below(self) -> f64 {
+        self.next_down()
+    }
+    fn above(self) -> f64 {
+        self.next_up()
+    }
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+}
+
 /// The float nearest `exact` on the side `mode` asks for ("rz", "ru",
 /// "rd"; "rn" is Rust's own conversion), chosen among the three
 /// neighbours of the nearest float by comparing exactly with `cmp`
 /// (negative: the float is below the exact value).
-fn directed32(nearest: f32, mode: &str, cmp: impl Fn(f32) -> std::cmp::Ordering) -> f32 {
+fn directed<T: Neighbours>(nearest: T, mode: &str, cmp: impl Fn(T) -> std::cmp::Ordering) -> T {
     use std::cmp::Ordering::*;
-    if nearest.is_nan() {
+    if nearest.nan() {
         return nearest;
     }
-    let cands = [nearest.next_down(), nearest, nearest.next_up()];
-    let below = cands
-        .iter()
-        .copied()
-        .filter(|&c| cmp(c) != Greater)
-        .fold(f32::NEG_INFINITY, f32::max);
-    let above = cands
-        .iter()
-        .copied()
-        .filter(|&c| cmp(c) != Less)
-        .fold(f32::INFINITY, f32::min);
-    match mode {
-        "rn" => nearest,
-        "ru" => above,
-        "rd" => below,
-        _ => {
-            if cmp(0.0) == Less {
-                below
-            } else {
-                above
-            }
+    let cands = [nearest.below(), nearest, nearest.above()];
+    let mut below = T::NEG_INF;
+    let mut above = T::INF;
+    for c in cands {
+        if cmp(c) != Greater && c > below {
+            below = c;
+        }
+        if cmp(c) != Less && c < above {
+            above = c;
         }
     }
-}
-
-fn directed64(nearest: f64, mode: &str, cmp: impl Fn(f64) -> std::cmp::Ordering) -> f64 {
-    use std::cmp::Ordering::*;
-    let cands = [nearest.next_down(), nearest, nearest.next_up()];
-    let below = cands
-        .iter()
-        .copied()
-        .filter(|&c| cmp(c) != Greater)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let above = cands
-        .iter()
-        .copied()
-        .filter(|&c| cmp(c) != Less)
-        .fold(f64::INFINITY, f64::min);
     match mode {
         "rn" => nearest,
         "ru" => above,
         "rd" => below,
         _ => {
-            if cmp(0.0) == Less {
+            if cmp(T::ZERO) == Less {
                 below
             } else {
                 above
@@ -990,11 +973,11 @@ fn conversions_round_as_asked() {
             (i128::from(w), w as f32),
         ] {
             for mode in modes {
-                want_f.push(directed32(near, mode, |c| cmp_int(f64::from(c), src)));
+                want_f.push(directed(near, mode, |c| cmp_int(f64::from(c), src)));
             }
         }
         for mode in modes {
-            want_f.push(directed32(p as f32, mode, |c| {
+            want_f.push(directed(p as f32, mode, |c| {
                 f64::from(c)
                     .partial_cmp(&p)
                     .unwrap_or(std::cmp::Ordering::Equal)
@@ -1011,7 +994,7 @@ fn conversions_round_as_asked() {
         let mut want_d = Vec::new();
         for (src, near) in [(i128::from(m), m as f64), (i128::from(w), w as f64)] {
             for mode in modes {
-                want_d.push(directed64(near, mode, |c| cmp_int(c, src)));
+                want_d.push(directed(near, mode, |c| cmp_int(c, src)));
             }
         }
         want_d.extend([f64::from(k), f64::from(u)]);
@@ -1164,14 +1147,14 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                     want.push(near);
                     continue;
                 }
-                let r = directed32(near, m, |cand| against(f64::from(cand), s, e));
+                let r = directed(near, m, |cand| against(f64::from(cand), s, e));
                 want.push(zero_sum_sign(f64::from(r), m, (p, q), s == 0.0 && e == 0.0) as f32);
             }
         }
         // mul: exact in f64.
         let p = wa * wb;
         for m in modes {
-            want.push(directed32(a * b, m, |cand| {
+            want.push(directed(a * b, m, |cand| {
                 f64::from(cand).partial_cmp(&p).unwrap_or(Ordering::Equal)
             }));
         }
@@ -1180,7 +1163,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             if den == 0.0 || num.is_infinite() || den.is_infinite() {
                 return near;
             }
-            directed32(near, m, |cand| {
+            directed(near, m, |cand| {
                 let o = (f64::from(cand) * den)
                     .partial_cmp(&num)
                     .unwrap_or(Ordering::Equal);
@@ -1201,7 +1184,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             let r = if !p.is_finite() || !wc.is_finite() {
                 fma_near
             } else {
-                directed32(fma_near, m, |cand| against(f64::from(cand), s, e))
+                directed(fma_near, m, |cand| against(f64::from(cand), s, e))
             };
             want.push(zero_sum_sign(f64::from(r), m, (p, wc), s == 0.0 && e == 0.0) as f32);
         }
@@ -1214,7 +1197,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             want.push(if a <= 0.0 || !a.is_finite() {
                 near
             } else {
-                directed32(near, m, |cand| {
+                directed(near, m, |cand| {
                     (f64::from(cand) * f64::from(cand))
                         .partial_cmp(&wa)
                         .unwrap()
@@ -1256,7 +1239,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             for m in modes {
                 let r = if !s.is_finite() && p.is_finite() && q.is_finite() {
                     // Overflow: the exact sum is beyond every finite double.
-                    directed64(s, m, |cand| {
+                    directed(s, m, |cand| {
                         if cand.is_infinite() {
                             cand.partial_cmp(&0.0).unwrap()
                         } else if s > 0.0 {
@@ -1268,7 +1251,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                 } else if !s.is_finite() {
                     s
                 } else {
-                    directed64(s, m, |cand| against(cand, s, e))
+                    directed(s, m, |cand| against(cand, s, e))
                 };
                 want.push(zero_sum_sign(r, m, (p, q), s == 0.0 && e == 0.0));
             }
@@ -1279,7 +1262,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                 if !p.is_finite() || !q.is_finite() {
                     return near;
                 }
-                return directed64(near, m, |cand| {
+                return directed(near, m, |cand| {
                     if cand.is_infinite() {
                         cand.partial_cmp(&0.0).unwrap()
                     } else if near > 0.0 {
@@ -1290,7 +1273,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                 });
             }
             let err = p.mul_add(q, -near);
-            directed64(near, m, |cand| against(cand, near, err))
+            directed(near, m, |cand| against(cand, near, err))
         };
         for m in modes {
             want.push(prod(x, y, m));
@@ -1300,7 +1283,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             if !near.is_finite() || q == 0.0 || !p.is_finite() {
                 return near;
             }
-            directed64(near, m, |cand| {
+            directed(near, m, |cand| {
                 // sign(cand·q - p)·sign(q): cand·q = t + te exactly.
                 let t = cand * q;
                 let te = cand.mul_add(q, -t);
@@ -1339,7 +1322,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
                 let pe = x.mul_add(y, -p);
                 let (s, e) = two_sum(p, z);
                 let (s2, e2) = two_sum(s, pe);
-                let r = directed64(fma_near, m, |cand| {
+                let r = directed(fma_near, m, |cand| {
                     let d = cand - s2;
                     d.partial_cmp(&(e + e2)).unwrap()
                 });
@@ -1355,7 +1338,7 @@ fn explicitly_rounded_arithmetic_is_correctly_rounded() {
             want.push(if x <= 0.0 || !x.is_finite() {
                 near
             } else {
-                directed64(near, m, |cand| {
+                directed(near, m, |cand| {
                     let t = cand * cand;
                     let te = cand.mul_add(cand, -t);
                     if t.is_infinite() {

@@ -12,10 +12,8 @@ mod common;
 use kernelc::backend_nvptx::{self, Target};
 use kernelc::driver;
 use kernelc::frontend;
-use kernelc::midend::interp::{self, KernelArg};
-use kernelc::midend::ir::{Module, Type};
+use kernelc::midend::ir::Module;
 use kernelc::run::SplitMix64;
-use ptx_validate::emu;
 
 const SOURCE: &str = r#"
 #define UNARY(NAME, F) \
@@ -70,62 +68,6 @@ fn compile_with(float: driver::FloatOptions) -> (Module, String) {
     let ptx = backend_nvptx::compile_module(&module, &backend_nvptx::Options::new(target))
         .expect("the backend selects the kernels");
     (module, ptx)
-}
-
-fn bytes(v: &[f64]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn doubles(b: &[u8]) -> Vec<f64> {
-    b.chunks(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-const BLOCK: u32 = 128;
-
-fn interp_run(module: &Module, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    let n = x.len();
-    let args = [
-        KernelArg::Buffer(bytes(x)),
-        KernelArg::Buffer(bytes(y)),
-        KernelArg::Buffer(vec![0; 8 * per * n]),
-        KernelArg::Scalar {
-            ty: Type::I32,
-            bits: n as u64,
-        },
-    ];
-    let cfg = interp::LaunchConfig {
-        grid: [(n as u32).div_ceil(BLOCK), 1, 1],
-        block: [BLOCK, 1, 1],
-        ..interp::LaunchConfig::default()
-    };
-    let out = interp::run_kernel(module, kernel, &args, &cfg)
-        .unwrap_or_else(|e| panic!("{kernel} on the interpreter: {e:?}"));
-    doubles(out.buffers[2].as_ref().unwrap())
-}
-
-fn emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    let n = x.len();
-    let args = [
-        emu::KernelArg::Buffer(bytes(x)),
-        emu::KernelArg::Buffer(bytes(y)),
-        emu::KernelArg::Buffer(vec![0; 8 * per * n]),
-        emu::KernelArg::Scalar {
-            bits: n as u64,
-            bytes: 4,
-            float: false,
-            name: "int".into(),
-        },
-    ];
-    let cfg = emu::LaunchConfig {
-        grid: [(n as u32).div_ceil(BLOCK), 1, 1],
-        block: [BLOCK, 1, 1],
-        ..emu::LaunchConfig::default()
-    };
-    let out = emu::run_ptx(ptx, kernel, &args, &cfg)
-        .unwrap_or_else(|e| panic!("{kernel} on the emulator: {e:?}"));
-    doubles(out.buffers[2].as_ref().unwrap())
 }
 
 /// The distance in ulps between `got` and `want`: the number of doubles
@@ -192,10 +134,10 @@ fn measure(
     y: &[f64],
     f: impl Fn(f64, f64) -> f64,
 ) -> (f64, f64, f64) {
-    let got = interp_run(module, kernel, x, y, 1);
+    let got = common::math_interp_run(module, kernel, x, y, 1);
     // A subset on the emulator: the same bits.
     let m = x.len().min(256);
-    let emu_got = emu_run(ptx, kernel, &x[..m], &y[..m], 1);
+    let emu_got = common::math_emu_run(ptx, kernel, &x[..m], &y[..m], 1);
     for i in 0..m {
         assert!(
             got[i].to_bits() == emu_got[i].to_bits() || (got[i].is_nan() && emu_got[i].is_nan()),
@@ -328,7 +270,7 @@ fn double_math_is_accurate() {
     // the reference in `sin_cos_match_the_exact_reference`).
     let inf = [f64::INFINITY, f64::NEG_INFINITY];
     for k in ["k_sin", "k_cos"] {
-        let got = interp_run(&compiled.0, k, &inf, &[0.0; 2], 1);
+        let got = common::math_interp_run(&compiled.0, k, &inf, &[0.0; 2], 1);
         assert!(got.iter().all(|g| g.is_nan()), "{k}(±inf): {got:?}");
     }
 
@@ -400,9 +342,9 @@ fn sin_cos_match_the_exact_reference() {
     let xs: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     let zs = vec![0.0; xs.len()];
     for (kernel, col) in [("k_sin", 1), ("k_cos", 2)] {
-        let got = interp_run(&compiled.0, kernel, &xs, &zs, 1);
+        let got = common::math_interp_run(&compiled.0, kernel, &xs, &zs, 1);
         let m = xs.len().min(256);
-        let emu_got = emu_run(&compiled.1, kernel, &xs[..m], &zs[..m], 1);
+        let emu_got = common::math_emu_run(&compiled.1, kernel, &xs[..m], &zs[..m], 1);
         for i in 0..m {
             assert_eq!(
                 got[i].to_bits(),
@@ -466,7 +408,7 @@ fn pow_special_cases_follow_c() {
             ys.push(y);
         }
     }
-    let got = interp_run(&compiled.0, "k_pow", &xs, &ys, 1);
+    let got = common::math_interp_run(&compiled.0, "k_pow", &xs, &ys, 1);
     for i in 0..xs.len() {
         let want = xs[i].powf(ys[i]);
         let ok = got[i].to_bits() == want.to_bits()
@@ -497,8 +439,8 @@ fn exact_double_functions() {
     ]);
     xs.extend((0..200).map(|_| uniform(&mut r, -1e6, 1e6)));
     let ys: Vec<f64> = xs.iter().rev().copied().collect();
-    let got = interp_run(&compiled.0, "k_exact", &xs, &ys, 9);
-    let emu_got = emu_run(&compiled.1, "k_exact", &xs, &ys, 9);
+    let got = common::math_interp_run(&compiled.0, "k_exact", &xs, &ys, 9);
+    let emu_got = common::math_emu_run(&compiled.1, "k_exact", &xs, &ys, 9);
     let c_round = |a: f64| a.round();
     for i in 0..xs.len() {
         let (a, b) = (xs[i], ys[i]);
@@ -543,25 +485,7 @@ fn exact_double_functions() {
 /// nvcc compiles the same source (CUDA declares every function used).
 #[test]
 fn nvcc_compiles_the_double_math_source() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): double math through nvcc");
-        return;
-    };
-    let dir = common::scratch("math_f64_nvcc");
-    let cu = dir.join("m.cu");
-    std::fs::write(&cu, SOURCE).unwrap();
-    let out = std::process::Command::new(nvcc)
-        .args(["-arch=sm_80", "-ptx", "-o"])
-        .arg(dir.join("m.ptx"))
-        .arg(&cu)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc rejected the source:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    common::assert_nvcc_accepts(SOURCE, "the double math source");
 }
 
 /// `--use_fast_math` (and `-ftz`) change single precision only: the double
@@ -580,8 +504,8 @@ fn fast_math_leaves_double_alone() {
     let plain = compile();
     let xs = [0.3, -2.5, 700.0, 1e-310];
     for k in ["k_exp", "k_log", "k_sin", "k_tanh"] {
-        let a = interp_run(&plain.0, k, &xs, &xs, 1);
-        let b = interp_run(&fast.0, k, &xs, &xs, 1);
+        let a = common::math_interp_run(&plain.0, k, &xs, &xs, 1);
+        let b = common::math_interp_run(&fast.0, k, &xs, &xs, 1);
         assert_eq!(
             a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
             b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),

@@ -16,13 +16,11 @@
 
 mod common;
 
-use kernelc::backend_nvptx::{self, RegallocMode, Target};
+use kernelc::backend_nvptx::{self, Target};
 use kernelc::driver;
 use kernelc::frontend;
-use kernelc::midend::interp::{self, KernelArg};
-use kernelc::midend::ir::{Module, Type};
+use kernelc::midend::ir::Module;
 use kernelc::run::SplitMix64;
-use ptx_validate::emu;
 
 const SOURCE: &str = r#"
 #define UNARY(NAME, F) \
@@ -80,8 +78,6 @@ extern "C" __global__ void sincos_all(const double* x, const double* y, double* 
 }
 "#;
 
-const BLOCK: u32 = 128;
-
 fn compile(level: u8) -> (Module, String) {
     let fe = driver::frontend_options(80, &[]);
     let program = frontend::check(SOURCE, &fe)
@@ -92,60 +88,6 @@ fn compile(level: u8) -> (Module, String) {
     let ptx = backend_nvptx::compile_module(&module, &backend_nvptx::Options::new(target))
         .expect("the backend selects the kernels");
     (module, ptx)
-}
-
-fn bytes(v: &[f64]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn doubles(b: &[u8]) -> Vec<f64> {
-    b.chunks(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn interp_run(module: &Module, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    let n = x.len();
-    let args = [
-        KernelArg::Buffer(bytes(x)),
-        KernelArg::Buffer(bytes(y)),
-        KernelArg::Buffer(vec![0; 8 * per * n]),
-        KernelArg::Scalar {
-            ty: Type::I32,
-            bits: n as u64,
-        },
-    ];
-    let cfg = interp::LaunchConfig {
-        grid: [(n as u32).div_ceil(BLOCK), 1, 1],
-        block: [BLOCK, 1, 1],
-        ..interp::LaunchConfig::default()
-    };
-    let out = interp::run_kernel(module, kernel, &args, &cfg)
-        .unwrap_or_else(|e| panic!("{kernel} on the interpreter: {e:?}"));
-    doubles(out.buffers[2].as_ref().unwrap())
-}
-
-fn emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    let n = x.len();
-    let args = [
-        emu::KernelArg::Buffer(bytes(x)),
-        emu::KernelArg::Buffer(bytes(y)),
-        emu::KernelArg::Buffer(vec![0; 8 * per * n]),
-        emu::KernelArg::Scalar {
-            bits: n as u64,
-            bytes: 4,
-            float: false,
-            name: "int".into(),
-        },
-    ];
-    let cfg = emu::LaunchConfig {
-        grid: [(n as u32).div_ceil(BLOCK), 1, 1],
-        block: [BLOCK, 1, 1],
-        ..emu::LaunchConfig::default()
-    };
-    let out = emu::run_ptx(ptx, kernel, &args, &cfg)
-        .unwrap_or_else(|e| panic!("{kernel} on the emulator: {e:?}"));
-    doubles(out.buffers[2].as_ref().unwrap())
 }
 
 /// Ulps between two values of a type with `bits` (32 or 64): the number
@@ -248,11 +190,11 @@ fn measure(
     bits: u32,
     f: impl Fn(f64, f64) -> f64,
 ) -> (f64, f64, f64) {
-    let got = interp_run(&builds[1].0, kernel, x, y, 1);
+    let got = common::math_interp_run(&builds[1].0, kernel, x, y, 1);
     let m = x.len().min(200);
-    let o0 = interp_run(&builds[0].0, kernel, &x[..m], &y[..m], 1);
-    let e0 = emu_run(&builds[0].1, kernel, &x[..m], &y[..m], 1);
-    let e3 = emu_run(&builds[1].1, kernel, &x[..m], &y[..m], 1);
+    let o0 = common::math_interp_run(&builds[0].0, kernel, &x[..m], &y[..m], 1);
+    let e0 = common::math_emu_run(&builds[0].1, kernel, &x[..m], &y[..m], 1);
+    let e3 = common::math_emu_run(&builds[1].1, kernel, &x[..m], &y[..m], 1);
     for i in 0..m {
         for (name, other) in [
             ("-O0", o0[i]),
@@ -471,7 +413,8 @@ fn special_values_follow_c() {
         if matches!(stem, "sinpi" | "cospi" | "exp10") {
             continue;
         }
-        let got = interp_run(&builds[1].0, &format!("d_{stem}"), &specials, &specials, 1);
+        let got =
+            common::math_interp_run(&builds[1].0, &format!("d_{stem}"), &specials, &specials, 1);
         for (i, &x) in specials.iter().enumerate() {
             let want = f(x);
             let exact = want == 0.0 || want.is_infinite() || want.is_nan();
@@ -497,7 +440,7 @@ fn special_values_follow_c() {
         ("d_atan2", f64::atan2 as fn(f64, f64) -> f64),
         ("d_hypot", f64::hypot),
     ] {
-        let got = interp_run(&builds[1].0, kernel, &x, &y, 1);
+        let got = common::math_interp_run(&builds[1].0, kernel, &x, &y, 1);
         for i in 0..x.len() {
             let want = f(x[i], y[i]);
             if want == 0.0 || want.is_infinite() || want.is_nan() {
@@ -517,10 +460,10 @@ fn special_values_follow_c() {
 fn sincos_stores_through_local_and_global_pointers() {
     let builds = [compile(0), compile(3)];
     let x = inputs(400, (-30, 20), (-10.0, 10.0), true);
-    let got = interp_run(&builds[1].0, "sincos_all", &x, &x, 8);
+    let got = common::math_interp_run(&builds[1].0, "sincos_all", &x, &x, 8);
     let m = 200;
-    let e3 = emu_run(&builds[1].1, "sincos_all", &x[..m], &x[..m], 8);
-    let o0 = interp_run(&builds[0].0, "sincos_all", &x[..m], &x[..m], 8);
+    let e3 = common::math_emu_run(&builds[1].1, "sincos_all", &x[..m], &x[..m], 8);
+    let o0 = common::math_interp_run(&builds[0].0, "sincos_all", &x[..m], &x[..m], 8);
     for i in 0..8 * m {
         assert!(
             got[i].to_bits() == e3[i].to_bits() || (got[i].is_nan() && e3[i].is_nan()),
@@ -594,7 +537,7 @@ fn fast_intrinsics_use_the_approximate_instructions() {
     // the documented bounds of docs/math.md).
     let x: Vec<f64> = (1..400).map(|i| f64::from(i as f32 * 0.0123)).collect();
     let close = |kernel: &str, f: fn(f64) -> f64| {
-        let got = interp_run(&builds[1].0, kernel, &x, &x, 1);
+        let got = common::math_interp_run(&builds[1].0, kernel, &x, &x, 1);
         for (g, &v) in got.iter().zip(&x) {
             let want = f(v);
             assert!(
@@ -613,35 +556,7 @@ fn fast_intrinsics_use_the_approximate_instructions() {
 fn ptxas_and_nvcc_accept_the_math_source() {
     for level in [0, 3] {
         let (module, _) = compile(level);
-        for arch in ["sm_80", "sm_90"] {
-            for regalloc in [RegallocMode::Virtual, RegallocMode::Regalloc2] {
-                let mut opts = backend_nvptx::Options::new(Target::parse(arch).unwrap());
-                opts.regalloc = regalloc;
-                let ptx = backend_nvptx::compile_module(&module, &opts).expect("selects");
-                common::assert_ptxas_accepts(
-                    &ptx,
-                    arch,
-                    &format!("the math kernels (-O{level}, {regalloc:?})"),
-                );
-            }
-        }
+        common::assert_ptxas_accepts_module(&module, &format!("the math kernels (-O{level})"));
     }
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): math through nvcc");
-        return;
-    };
-    let dir = common::scratch("math_more_nvcc");
-    let src = dir.join("math_more.cu");
-    std::fs::write(&src, SOURCE).unwrap();
-    let out = std::process::Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_80", "-o"])
-        .arg(dir.join("math_more.ptx"))
-        .arg(&src)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc rejected the source:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_nvcc_accepts(SOURCE, "the math kernels");
 }

@@ -214,3 +214,118 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Compiles `source` with nvcc (`-ptx -arch=sm_80`) and panics with nvcc's
+/// messages if it is rejected, so a test can show its CUDA is valid for
+/// NVIDIA's compiler too. Without nvcc, prints a loud skip line.
+pub fn assert_nvcc_accepts(source: &str, what: &str) {
+    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
+        eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): {what} through nvcc");
+        return;
+    };
+    let dir = scratch(&format!(
+        "nvcc-{}",
+        what.replace(|c: char| !c.is_alphanumeric(), "_")
+    ));
+    let src = dir.join("source.cu");
+    std::fs::write(&src, source).unwrap();
+    let out = Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_80", "-o"])
+        .arg(dir.join("source.ptx"))
+        .arg(&src)
+        .output()
+        .expect("cannot run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc rejected {what}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Assembles `module` with ptxas for sm_80 and sm_90, in both register
+/// modes (each call's `what` names the -O level or other variant).
+pub fn assert_ptxas_accepts_module(module: &kernelc::midend::ir::Module, what: &str) {
+    use kernelc::backend_nvptx::{self, RegallocMode, Target};
+    for arch in ["sm_80", "sm_90"] {
+        for regalloc in [RegallocMode::Virtual, RegallocMode::Regalloc2] {
+            let mut opts = backend_nvptx::Options::new(Target::parse(arch).unwrap());
+            opts.regalloc = regalloc;
+            let ptx = backend_nvptx::compile_module(module, &opts).expect("selects");
+            assert_ptxas_accepts(&ptx, arch, &format!("{what} ({regalloc:?})"));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Math kernels of the form `K(const double *x, const double *y, double *out,
+// int n)`, one thread per element and `per` outputs per element, run on the
+// interpreter and on the emulator (tests/math_f64.rs, tests/math_more.rs).
+// ---------------------------------------------------------------------------
+
+/// Threads per block of the math kernels' launches.
+pub const MATH_BLOCK: u32 = 128;
+
+pub fn f64_bytes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn f64s(b: &[u8]) -> Vec<f64> {
+    b.chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `kernel(x, y, out, n)` on the IR interpreter; returns `out`.
+pub fn math_interp_run(
+    module: &kernelc::midend::ir::Module,
+    kernel: &str,
+    x: &[f64],
+    y: &[f64],
+    per: usize,
+) -> Vec<f64> {
+    use kernelc::midend::interp::{self, KernelArg};
+    let n = x.len();
+    let args = [
+        KernelArg::Buffer(f64_bytes(x)),
+        KernelArg::Buffer(f64_bytes(y)),
+        KernelArg::Buffer(vec![0; 8 * per * n]),
+        KernelArg::Scalar {
+            ty: kernelc::midend::ir::Type::I32,
+            bits: n as u64,
+        },
+    ];
+    let cfg = interp::LaunchConfig {
+        grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
+        block: [MATH_BLOCK, 1, 1],
+        ..interp::LaunchConfig::default()
+    };
+    let out = interp::run_kernel(module, kernel, &args, &cfg)
+        .unwrap_or_else(|e| panic!("{kernel} on the interpreter: {e:?}"));
+    f64s(out.buffers[2].as_ref().unwrap())
+}
+
+/// `kernel(x, y, out, n)` on the PTX emulator; returns `out`.
+pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
+    use ptx_validate::emu;
+    let n = x.len();
+    let args = [
+        emu::KernelArg::Buffer(f64_bytes(x)),
+        emu::KernelArg::Buffer(f64_bytes(y)),
+        emu::KernelArg::Buffer(vec![0; 8 * per * n]),
+        emu::KernelArg::Scalar {
+            bits: n as u64,
+            bytes: 4,
+            float: false,
+            name: "int".into(),
+        },
+    ];
+    let cfg = emu::LaunchConfig {
+        grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
+        block: [MATH_BLOCK, 1, 1],
+        ..emu::LaunchConfig::default()
+    };
+    let out = emu::run_ptx(ptx, kernel, &args, &cfg)
+        .unwrap_or_else(|e| panic!("{kernel} on the emulator: {e:?}"));
+    f64s(out.buffers[2].as_ref().unwrap())
+}
