@@ -438,3 +438,56 @@ fn tensor_core_fragments_stay_in_registers() {
         assert!(!text.contains("ld.local") && !text.contains("st.local"));
     }
 }
+
+/// `--enable-pass rotate` adds loop rotation before `licm`: a loop that
+/// tests at the top becomes a guard and a loop that tests at the bottom, so
+/// an invariant load of a possibly-zero-trip loop can leave it (under the
+/// guard, where it runs only if the loop does). Without the flag the load
+/// stays in the loop. The first line names the flag; a pass that is in the
+/// pipeline already cannot be "enabled".
+#[test]
+fn enable_pass_rotate_lets_an_invariant_load_leave_a_top_tested_loop() {
+    let dir = scratch("enable-rotate");
+    let src = dir.join("scale.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void scale(const float *__restrict__ a, \
+         const float *__restrict__ x, float *__restrict__ y, int n) {\n\
+         for (int i = threadIdx.x; i < n; i += blockDim.x)\n    y[i] = *a * x[i];\n}\n",
+    )
+    .unwrap();
+    let src = src.display().to_string();
+    // Whether the load of `*a` (the first parameter, `%rd2`) comes before
+    // the first label: the loop's head in both shapes (the guard of the
+    // rotated loop branches forward, to a later label).
+    let load_before_loop = |ptx: &str| {
+        let load = ptx
+            .find("ld.global.nc.f32 %f1, [%rd2]")
+            .expect("the load of *a");
+        let label = ptx.find("\n$L__BB0_").expect("a label");
+        load < label
+    };
+    let plain = common::kernelc(&[&src, "-arch=sm_90"]);
+    assert!(plain.status.success(), "{}", common::stderr(&plain));
+    let plain = common::stdout(&plain);
+    assert!(
+        !load_before_loop(&plain),
+        "without rotate the load stays:\n{plain}"
+    );
+    let rotated = common::kernelc(&[&src, "-arch=sm_90", "--enable-pass", "rotate"]);
+    assert!(rotated.status.success(), "{}", common::stderr(&rotated));
+    let rotated = common::stdout(&rotated);
+    assert!(
+        load_before_loop(&rotated),
+        "with rotate the load leaves the loop:\n{rotated}"
+    );
+    assert!(rotated
+        .lines()
+        .next()
+        .unwrap()
+        .contains("--enable-pass rotate"));
+    common::assert_ptxas_accepts(&rotated, "sm_90", "the rotated loop");
+    let bad = common::kernelc(&[&src, "--enable-pass", "licm"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(common::stderr(&bad).contains("only a pass outside the -O pipeline"));
+}
