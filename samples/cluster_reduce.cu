@@ -11,7 +11,8 @@
 // proves the mapped pointers are `shared::cluster`, so the accesses are
 // `atom.shared::cluster` and `ld.shared::cluster`.
 // The interpreter runs one block at a time and does not model clusters
-// of more than one block, so the run spec is skipped.
+// of more than one block, so only `kernelc run --engine gpu` runs its
+// run spec.
 // kernelc-target: sm_90
 #include "kernelc.cuh"
 

@@ -9,8 +9,9 @@
 // barrier's phase 0, doubles its elements in place, and after a proxy
 // fence thread 0 writes the tile back with a TMA store, committed as a
 // bulk group and waited for until shared memory has been read out.
-// The interpreter cannot run it (a tensor map is encoded by the CUDA
-// driver), so its run spec is skipped; see docs/tensor-cores.md.
+// The interpreter and the emulator cannot run it (a tensor map is encoded
+// by the CUDA driver); `kernelc run --engine gpu` does, with the tensor
+// maps its run spec describes; see docs/tensor-cores.md.
 // kernelc-target: sm_90
 #include "kernelc.cuh"
 

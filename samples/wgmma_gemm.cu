@@ -29,7 +29,7 @@
 // registers; the K loop is unrolled too, so each MMA takes the previous
 // one's registers as they are and ptxas need not wait between them.
 // The interpreter and the emulator cannot run it (no tensor map, no
-// wgmma); see its run spec.
+// wgmma); `kernelc run --engine gpu` does, with its run spec.
 #include "kernelc.cuh"
 
 #define TILE 64 // M = N = K
