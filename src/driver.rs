@@ -68,14 +68,7 @@ pub struct CompileOptions {
     /// `--disable-pass NAME`: passes left out of the `-O` pipeline, so that
     /// a student (or a test) can see what each one changes.
     pub disable_passes: Vec<String>,
-    /// `--enable-pass NAME`: passes outside the `-O` pipeline added at their
-    /// place in it ([`OPTIONAL_PASSES`]).
-    pub enable_passes: Vec<String>,
 }
-
-/// The passes that are not in the `-O` pipeline but can be added to it
-/// with `--enable-pass`, each with the pass it goes before.
-pub const OPTIONAL_PASSES: &[(&str, &str)] = &[("rotate", "licm")];
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -141,10 +134,6 @@ impl CompileOptions {
         }
         for pass in &self.disable_passes {
             extra.push_str(" --disable-pass ");
-            extra.push_str(pass);
-        }
-        for pass in &self.enable_passes {
-            extra.push_str(" --enable-pass ");
             extra.push_str(pass);
         }
         if let Some(on) = self.memspace {
@@ -277,7 +266,6 @@ impl Default for CompileOptions {
             explain_nc: false,
             warnings: WarningMode::Show,
             disable_passes: Vec::new(),
-            enable_passes: Vec::new(),
         }
     }
 }
@@ -338,34 +326,8 @@ pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
         }
         _ => {}
     }
-    for name in &opts.enable_passes {
-        let Some(&(pass, before)) = OPTIONAL_PASSES.iter().find(|(p, _)| p == name) else {
-            continue;
-        };
-        if let Some(at) = passes.iter().position(|&p| p == before) {
-            if !passes.contains(&pass) {
-                passes.insert(at, pass);
-            }
-        }
-    }
     passes.retain(|p| !opts.disable_passes.iter().any(|d| d == p));
     passes
-}
-
-/// Checks the names given to `--enable-pass`: each must name a pass that
-/// the `-O` pipeline leaves out ([`OPTIONAL_PASSES`]).
-pub fn check_enable_pass_names(names: &[String]) -> Result<Vec<String>, String> {
-    for name in names {
-        if !OPTIONAL_PASSES.iter().any(|(p, _)| p == name) {
-            let optional: Vec<&str> = OPTIONAL_PASSES.iter().map(|(p, _)| *p).collect();
-            return Err(format!(
-                "error: `--enable-pass {name}`: only a pass outside the -O pipeline can be \
-                 enabled ({}); the others run at -O1 and above already\n",
-                optional.join(", ")
-            ));
-        }
-    }
-    Ok(names.to_vec())
 }
 
 /// Checks the names given to `--disable-pass`: each must name a pass of

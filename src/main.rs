@@ -250,9 +250,6 @@ struct CompileArgs {
     /// in docs/passes.md).
     #[arg(long = "disable-pass", value_name = "PASS")]
     disable_pass: Vec<String>,
-    /// Add a pass that the -O pipeline leaves out (repeatable; `rotate`).
-    #[arg(long = "enable-pass", value_name = "PASS")]
-    enable_pass: Vec<String>,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
@@ -623,7 +620,6 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         },
         explain_nc: args.rs.explain_nc,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
-        enable_passes: driver::check_enable_pass_names(&args.enable_pass)?,
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {

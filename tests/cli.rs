@@ -245,7 +245,7 @@ fn emitted_ir_parses_back_with_opt() {
             "opt",
             k,
             "--passes",
-            "contract,inline,memspace,restrict,simplify,unroll,simplify,sroa,simplify,divconst,fold-offsets,merge-branches,licm,gvn,merge-arms,mark-invariant,load-elim,hoist-loads,simplify",
+            "contract,inline,memspace,restrict,simplify,unroll,simplify,sroa,simplify,divconst,fold-offsets,merge-branches,rotate,licm,gvn,merge-arms,mark-invariant,load-elim,hoist-loads,simplify",
         ]));
         assert_eq!(
             spelled_out, ir_opt,

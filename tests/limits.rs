@@ -224,6 +224,7 @@ fn code_generation_passes_are_linear_in_a_long_kernel() {
         "inline",
         "fold-offsets",
         "merge-branches",
+        "rotate",
         "gvn",
         "merge-arms",
     ] {

@@ -150,6 +150,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "divconst",
             "fold-offsets",
             "merge-branches",
+            "rotate",
             "licm",
             "gvn",
             "merge-arms",
