@@ -552,6 +552,18 @@ pub enum MInst {
         /// The replacement value of `cas`.
         c: Option<Operand>,
     },
+    /// `atom{.scope}{.space}.op.vN.ty {d0, ..}, [addr], {s0, ..}`: a vector
+    /// atomic, each element on its own (sm_90, PTX 8.1); `red...` without
+    /// destinations when no old element is used.
+    AtomVec {
+        scope: &'static str,
+        space: Space,
+        op: &'static str,
+        ty: PtxType,
+        dsts: Option<Vec<Reg>>,
+        addr: Address,
+        srcs: Vec<Reg>,
+    },
     /// `membar.cta`, `membar.gl` or `membar.sys` (CUDA's `__threadfence*`).
     Membar {
         level: &'static str,
@@ -802,6 +814,35 @@ impl fmt::Display for MInst {
                     write!(f, ", {c}")?;
                 }
                 f.write_str(";")
+            }
+            MInst::AtomVec {
+                scope,
+                space,
+                op,
+                ty,
+                dsts,
+                addr,
+                srcs,
+            } => {
+                let sp = space.suffix();
+                let list = |rs: &[Reg]| {
+                    let names: Vec<String> = rs.iter().map(|r| r.to_string()).collect();
+                    names.join(", ")
+                };
+                let n = srcs.len();
+                match dsts {
+                    Some(ds) => write!(
+                        f,
+                        "atom{scope}{sp}.{op}.v{n}{ty} {{{}}}, {addr}, {{{}}};",
+                        list(ds),
+                        list(srcs)
+                    ),
+                    None => write!(
+                        f,
+                        "red{scope}{sp}.{op}.v{n}{ty} {addr}, {{{}}};",
+                        list(srcs)
+                    ),
+                }
             }
             MInst::Membar { level } => write!(f, "membar.{level};"),
             MInst::Shfl {

@@ -93,6 +93,16 @@ impl MInst {
                 }
                 dst.as_mut()
             }
+            MInst::AtomVec {
+                dsts, addr, srcs, ..
+            } => {
+                address(addr, f);
+                srcs.iter_mut().for_each(|r| f(r, RegUse::Use));
+                if let Some(ds) = dsts {
+                    ds.iter_mut().for_each(|r| f(r, RegUse::Def));
+                }
+                None
+            }
             MInst::Shfl {
                 dst, a, b, c, mask, ..
             } => {

@@ -633,12 +633,14 @@ pub enum Intrinsic {
     SyncWarp,
     /// `__threadfence*()`.
     Fence(Scope),
-    /// `atomicOP(p, v)`: `[T*, T]`, result the old `T`.
+    /// `atomicOP(p, v)`: `[T*, T]`, result the old `T`. For `atomicAdd`,
+    /// `T` may be `float2` or `float4` (sm_90): each element is added
+    /// atomically on its own.
     Atomic {
         op: AtomicKind,
         scope: Scope,
     },
-    /// `atomicCAS(p, compare, v)`: `[T*, T, T]`.
+    /// `atomicCAS(p, compare, v)`: `[T*, T, T]`, `T` also `unsigned short`.
     AtomicCas(Scope),
     /// `__shfl*_sync(mask, v, lane, width)`: `[unsigned, T, int|unsigned, int]`.
     Shfl(ShflKind),

@@ -161,6 +161,21 @@ pub trait InstBuilder {
         };
         self.build_value(data, ty)
     }
+    /// Atomic read-modify-write of the vector `elems` at `ptr`, element by
+    /// element; gives the old elements.
+    fn atomic_vec(
+        &mut self,
+        op: AtomicOp,
+        scope: MemScope,
+        ptr: Value,
+        elems: &[Value],
+    ) -> Vec<Value> {
+        let types: Vec<Type> = elems.iter().map(|&e| self.value_type(e)).collect();
+        let mut args = vec![ptr];
+        args.extend_from_slice(elems);
+        let inst = self.build(InstData::AtomicVec { op, scope, args }, &types);
+        self.results(inst)
+    }
     fn fence(&mut self, scope: MemScope) -> Inst {
         self.build(InstData::Fence { scope }, &[])
     }

@@ -658,3 +658,76 @@ fn every_filetest_kernel_runs_without_panicking() {
     }
     assert!(ran >= 3, "only {ran} kernels ran");
 }
+
+/// `atomic_vec add` adds each element and gives the old ones; it needs a
+/// global address aligned to the whole vector. `atomic_cas` on `i16`
+/// compares and swaps two bytes.
+#[test]
+fn vector_atomics_and_the_16_bit_cas() {
+    let text = "kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = fconst.f32 1.5
+    v2 = fconst.f32 -2.0
+    v3, v4 = atomic_vec add gpu v0, v1, v2
+    v5, v6 = atomic_vec add gpu v0, v4, v3
+    v7 = iconst.i64 8
+    v8 = ptroffset v0, v7
+    store v5, v8
+    v9 = iconst.i64 12
+    v10 = ptroffset v0, v9
+    store v6, v10
+    return
+}
+";
+    let mut bytes = Vec::new();
+    for x in [10.0f32, 20.0, 0.0, 0.0] {
+        bytes.extend(x.to_le_bytes());
+    }
+    let out = run(text, vec![KernelArg::Buffer(bytes)], &one_thread()).unwrap();
+    let got: Vec<f32> = out.buffers[0]
+        .as_ref()
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // After the first: (11.5, 18); the second adds (old y, old x) = (20, 10).
+    assert_eq!(got, vec![31.5, 28.0, 11.5, 18.0]);
+
+    // Misaligned: a float2 at byte 4.
+    let bad = "kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = fconst.f32 1.0
+    v2 = iconst.i64 4
+    v3 = ptroffset v0, v2
+    v4, v5 = atomic_vec add gpu v3, v1, v1
+    return
+}
+";
+    assert_eq!(
+        fault_kind(run(
+            bad,
+            vec![KernelArg::Buffer(vec![0; 16])],
+            &one_thread()
+        )),
+        FaultKind::Misaligned
+    );
+
+    let cas = "kernel external @k(ptr<global>) {
+block0(v0: ptr<global>):
+    v1 = iconst.i16 0
+    v2 = iconst.i16 -2
+    v3 = atomic_cas gpu v0, v1, v2
+    v4 = atomic_cas gpu v0, v1, v1
+    v5 = iconst.i64 2
+    v6 = ptroffset v0, v5
+    store v4, v6
+    return
+}
+";
+    let out = run(cas, vec![KernelArg::Buffer(vec![0; 4])], &one_thread()).unwrap();
+    // The first swaps 0 for 0xfffe; the second finds 0xfffe and leaves it.
+    assert_eq!(
+        out.buffers[0].as_deref(),
+        Some(&[0xfe, 0xff, 0xfe, 0xff][..])
+    );
+}

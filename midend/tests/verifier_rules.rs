@@ -227,6 +227,7 @@ fn build_every_opcode_kernel() -> Function {
     c.barrier();
     let old = c.atomic_rmw(AtomicOp::Add, MemScope::Gpu, elem, sel);
     c.atomic_cas(MemScope::Cta, tile, old, sel);
+    c.atomic_vec(AtomicOp::Add, MemScope::Sys, elem, &[fx, fx]);
     c.fence(MemScope::Sys);
     let mask = c.iconst(Type::I32, -1);
     let lane_clamp = c.iconst(Type::I32, 31);

@@ -785,6 +785,10 @@ impl Isel<'_> {
                 self.atomic_rmw(*op, *scope, res()?, args[0], args[1])
             }
             InstData::AtomicCas { scope, args } => self.atomic_cas(*scope, res()?, *args),
+            InstData::AtomicVec { op, scope, args } => {
+                let (args, results) = (args.clone(), results.to_vec());
+                self.atomic_vec(*op, *scope, &args, &results)
+            }
             InstData::Fence { scope } => {
                 self.fence(*scope);
                 Ok(())

@@ -110,6 +110,8 @@ impl Isel<'_> {
     ) -> IselResult<()> {
         let ty = self.ty(args[1]);
         let pty = match ty {
+            // In 16-bit registers: ptxas refuses `.b32` ones here.
+            Type::I16 => PtxType::B16,
             Type::I32 => PtxType::B32,
             Type::I64 => PtxType::B64,
             _ => return Err(format!("`atomic_cas` on `{ty}` is not selected")),
@@ -129,6 +131,67 @@ impl Isel<'_> {
             addr,
             b,
             c: Some(c),
+        });
+        Ok(())
+    }
+
+    /// `atomic_vec add` on two or four `f32`: `atom.global.add.v2.f32` (or
+    /// `red` when no old element is read). PTX has vector atomics on
+    /// global memory only, and a generic address as nvcc leaves it in a
+    /// function that cannot know better; sm_90 and PTX ISA 8.1.
+    pub(super) fn atomic_vec(
+        &mut self,
+        op: AtomicOp,
+        scope: MemScope,
+        args: &[Value],
+        results: &[Value],
+    ) -> IselResult<()> {
+        let what = "atom instruction with vector types";
+        if self.target.sm() < 90 {
+            return Err(format!(
+                "Feature '{what}' requires .target sm_90 or higher (the target is {}): `atomicAdd` on `float2`/`float4` needs sm_90 or newer",
+                self.target
+            ));
+        }
+        let Some((&ptr, elems)) = args.split_first() else {
+            return Err("`atomic_vec` without an address".into());
+        };
+        if op != AtomicOp::Add
+            || !matches!(elems.len(), 2 | 4)
+            || elems.iter().any(|&e| self.ty(e) != Type::F32)
+        {
+            return Err(format!(
+                "`atomic_vec {op}` on {} elements of `{}` is not selected",
+                elems.len(),
+                elems.first().map_or(Type::F32, |&e| self.ty(e))
+            ));
+        }
+        let space = match self.ty(ptr) {
+            Type::Ptr(s @ (AddrSpace::Global | AddrSpace::Generic)) => space_of(s)?,
+            other => {
+                return Err(format!(
+                    "vector atomics through `{other}` are not selected (they need global memory)"
+                ))
+            }
+        };
+        self.features.require(what, (8, 1));
+        let (_, addr) = self.address(ptr)?;
+        let srcs = elems
+            .iter()
+            .map(|&e| self.reg(e))
+            .collect::<IselResult<Vec<_>>>()?;
+        let dsts = results
+            .iter()
+            .any(|&r| self.is_used(r))
+            .then(|| results.iter().map(|&r| self.def(r)).collect());
+        self.emit(MInst::AtomVec {
+            scope: scope_suffix(scope),
+            space,
+            op: "add",
+            ty: PtxType::F32,
+            dsts,
+            addr,
+            srcs,
         });
         Ok(())
     }

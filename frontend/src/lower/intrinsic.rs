@@ -8,7 +8,7 @@ use super::FunctionLowerer;
 use crate::typed::{
     AtomicKind, BarrierKind, Expr, Intrinsic, Scope, ShflKind, SpaceKind, VoteKind,
 };
-use crate::types::CType;
+use crate::types::{CType, StructDef};
 use midend::builder::InstBuilder;
 use midend::ir::{
     AddrSpace, AtomicOp, BarrierRedOp, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg, Type,
@@ -211,6 +211,9 @@ impl FunctionLowerer<'_, '_> {
     }
 
     fn atomic(&mut self, op: AtomicKind, scope: Scope, args: &[Expr], ty: &CType) -> Value {
+        if let CType::Struct(def) = ty {
+            return self.vector_atomic_add(scope, args, def);
+        }
         let p = self.atomic_pointer(&args[0]);
         let mut v = self.expr(&args[1]);
 
@@ -233,6 +236,56 @@ impl FunctionLowerer<'_, '_> {
             AtomicKind::Xor => AtomicOp::Xor,
         };
         self.b.atomic_rmw(aop, mem_scope(scope), p, v)
+    }
+
+    /// `atomicAdd` on `float2`/`float4`: one `atomic_vec add` of the
+    /// elements (each added atomically on its own, as PTX's vector `atom`
+    /// does). Struct values live in memory, so the elements are loaded
+    /// from the argument and the old ones stored to a fresh temporary,
+    /// which is the result.
+    fn vector_atomic_add(&mut self, scope: Scope, args: &[Expr], def: &StructDef) -> Value {
+        // Only global memory has vector atomics; a pointer in another known
+        // space goes through generic, and memory-space inference (or its
+        // check at -O0) reports it.
+        let p = self.expr(&args[0]);
+        let p = match self.b.value_type(p) {
+            Type::Ptr(AddrSpace::Global | AddrSpace::Generic) => p,
+            _ => self.coerce(p, Type::Ptr(AddrSpace::Generic)),
+        };
+        let src = self.expr(&args[1]);
+        let align = MemFlags {
+            align: def.align as u32,
+            ..MemFlags::default()
+        };
+        let mut elems = Vec::new();
+        for f in &def.fields {
+            let at = self.field_at(src, f.offset);
+            let flags = if f.offset == 0 {
+                align.clone()
+            } else {
+                MemFlags::default()
+            };
+            elems.push(self.b.load(Type::F32, at, flags));
+        }
+        let olds = self
+            .b
+            .atomic_vec(AtomicOp::Add, mem_scope(scope), p, &elems);
+        let ty = CType::Struct(std::sync::Arc::new(def.clone()));
+        let out = self.temp_struct(&ty);
+        for (f, old) in def.fields.iter().zip(olds) {
+            let at = self.field_at(out, f.offset);
+            self.b.store(old, at, MemFlags::default());
+        }
+        out
+    }
+
+    /// `base` plus a constant byte offset.
+    fn field_at(&mut self, base: Value, off: u64) -> Value {
+        if off == 0 {
+            return base;
+        }
+        let k = self.b.iconst(Type::I64, off as i64);
+        self.b.ptroffset(base, k)
     }
 
     /// `__shfl*_sync(mask, v, lane, width)`. The `c` operand of PTX

@@ -20,35 +20,58 @@ use crate::typed::{
 };
 use crate::types::CType;
 
+/// C `unsigned short`.
+const USHORT: CType = CType::Int {
+    bits: 16,
+    signed: false,
+};
+
+/// The vector type `name` (`float2`, `float4`).
+fn vector(name: &str) -> CType {
+    crate::types::vector_type(name).expect("a CUDA vector type")
+}
+
 /// The pointee types each atomic accepts, as CUDA declares its overloads.
-fn atomic_types(op: Option<AtomicKind>) -> &'static [CType] {
+/// `atomicAdd` on `float2`/`float4` (sm_90) exists at every scope;
+/// `atomicCAS` on `unsigned short` (sm_70) only at the device scope.
+fn atomic_types(op: Option<AtomicKind>, scope: Scope) -> Vec<CType> {
     use AtomicKind as A;
-    const I_U_ULL: &[CType] = &[CType::INT, CType::UINT, CType::ULONG];
+    let i_u_ull = vec![CType::INT, CType::UINT, CType::ULONG];
     match op {
-        Some(A::Add) => &[
+        Some(A::Add) => vec![
             CType::INT,
             CType::UINT,
             CType::ULONG,
             CType::FLOAT,
             CType::DOUBLE,
+            vector("float2"),
+            vector("float4"),
         ],
-        Some(A::Sub) => &[CType::INT, CType::UINT],
-        Some(A::Exch) => &[CType::INT, CType::UINT, CType::ULONG, CType::FLOAT],
-        Some(A::Min | A::Max) => &[CType::INT, CType::UINT, CType::LONG, CType::ULONG],
-        Some(A::Inc | A::Dec) => &[CType::UINT],
-        Some(A::And | A::Or | A::Xor) | None => I_U_ULL,
+        Some(A::Sub) => vec![CType::INT, CType::UINT],
+        Some(A::Exch) => vec![CType::INT, CType::UINT, CType::ULONG, CType::FLOAT],
+        Some(A::Min | A::Max) => vec![CType::INT, CType::UINT, CType::LONG, CType::ULONG],
+        Some(A::Inc | A::Dec) => vec![CType::UINT],
+        Some(A::And | A::Or | A::Xor) => i_u_ull,
+        None if scope == Scope::Device => {
+            let mut v = i_u_ull;
+            v.push(USHORT);
+            v
+        }
+        None => i_u_ull,
     }
 }
 
 /// CUDA's spelling of a type in an overload list.
-fn cuda_name(t: &CType) -> &'static str {
-    match *t {
-        CType::INT => "int",
-        CType::UINT => "unsigned int",
-        CType::LONG => "long long",
-        CType::ULONG => "unsigned long long",
-        CType::FLOAT => "float",
-        _ => "double",
+fn cuda_name(t: &CType) -> String {
+    match t {
+        &CType::INT => "int".into(),
+        &CType::UINT => "unsigned int".into(),
+        &CType::LONG => "long long".into(),
+        &CType::ULONG => "unsigned long long".into(),
+        &CType::FLOAT => "float".into(),
+        &USHORT => "unsigned short".into(),
+        CType::Struct(def) => def.name.clone(),
+        _ => "double".into(),
     }
 }
 
@@ -457,7 +480,7 @@ impl Checker {
         if !self.arg_count(name, &args, n, n, span) {
             return None;
         }
-        let allowed = atomic_types(op);
+        let allowed = atomic_types(op, scope);
         let pointee = match &args[0].ty {
             CType::Pointer {
                 pointee,
@@ -481,6 +504,19 @@ impl Checker {
                 return None;
             }
         };
+        // The vector forms are Hopper's (CUDA declares them for
+        // `__CUDA_ARCH__ >= 900` only): say so here, at the call.
+        if matches!(pointee, CType::Struct(_)) && self.opts.cuda_arch() < 900 {
+            self.error(
+                span,
+                format!(
+                    "`{name}` on `{} *` needs sm_90 or newer (the target is sm_{})",
+                    cuda_name(&pointee),
+                    self.opts.cuda_arch() / 10
+                ),
+            );
+            return None;
+        }
         let params = [args[0].ty.clone(), pointee.clone(), pointee.clone()];
         let args = self.convert_args(name, args, &params[..n])?;
         let op = match op {

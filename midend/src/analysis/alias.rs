@@ -213,17 +213,30 @@ impl<'a> AliasAnalysis<'a> {
     pub fn access(&self, inst: Inst) -> Option<Access> {
         let dfg = &self.func.dfg;
         let data = &dfg.insts[inst];
-        let (ptr, ty, writes, flags) = match data {
-            InstData::Load { ty, ptr, flags } => (*ptr, *ty, false, flags.clone()),
+        let (ptr, size, writes, flags) = match data {
+            InstData::Load { ty, ptr, flags } => (*ptr, ty.bytes(), false, flags.clone()),
             InstData::Store { value, ptr, flags } => {
-                (*ptr, dfg.value_type(*value), true, flags.clone())
+                (*ptr, dfg.value_type(*value).bytes(), true, flags.clone())
             }
-            InstData::AtomicRmw { args, .. } => {
-                (args[0], dfg.value_type(args[1]), true, MemFlags::default())
-            }
-            InstData::AtomicCas { args, .. } => {
-                (args[0], dfg.value_type(args[1]), true, MemFlags::default())
-            }
+            InstData::AtomicRmw { args, .. } => (
+                args[0],
+                dfg.value_type(args[1]).bytes(),
+                true,
+                MemFlags::default(),
+            ),
+            InstData::AtomicCas { args, .. } => (
+                args[0],
+                dfg.value_type(args[1]).bytes(),
+                true,
+                MemFlags::default(),
+            ),
+            // The whole vector, element after element.
+            InstData::AtomicVec { args, .. } => (
+                *args.first()?,
+                args[1..].iter().map(|&e| dfg.value_type(e).bytes()).sum(),
+                true,
+                MemFlags::default(),
+            ),
             _ => return None,
         };
         let space = dfg
@@ -232,7 +245,7 @@ impl<'a> AliasAnalysis<'a> {
             .unwrap_or(AddrSpace::Generic);
         Some(Access {
             ptr,
-            size: ty.bytes(),
+            size,
             space,
             writes,
             flags,

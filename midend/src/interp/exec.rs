@@ -732,6 +732,44 @@ impl<'m> Exec<'m> {
                 }
                 old
             }
+            InstData::AtomicVec { op, args, .. } => {
+                let space = ty(args[0]).addr_space().unwrap_or(AddrSpace::Generic);
+                let p = val(args[0]);
+                let elems: Vec<(u64, Type)> = args[1..].iter().map(|&a| (val(a), ty(a))).collect();
+                let width: u32 = elems.iter().map(|&(_, et)| et.bytes()).sum();
+                // PTX's vector atomics reach global memory only (a generic
+                // address must land there), aligned to the whole vector.
+                if let Some(d) = memory::decode(p).filter(|_| p != 0) {
+                    if d.space != AddrSpace::Global {
+                        let msg = format!(
+                            "atomic_vec {op}: vector atomics need global memory, but the address points to {} memory",
+                            d.space
+                        );
+                        return Err(fail(FaultKind::WrongSpace, msg));
+                    }
+                }
+                if p != 0 && !p.is_multiple_of(u64::from(width)) {
+                    let msg = format!(
+                        "atomic_vec {op}: address {p:#x} is not aligned to the {width}-byte vector"
+                    );
+                    return Err(fail(FaultKind::Misaligned, msg));
+                }
+                let mut olds = Vec::with_capacity(elems.len());
+                let mut at = p;
+                for (v, et) in elems {
+                    let n = et.bytes();
+                    let old = self
+                        .load(t, space, at, n)
+                        .map_err(|e| fail(access_fault(&e), format!("atomic_vec {op}: {e}")))?;
+                    let new = eval::atomic(*op, et, old, v);
+                    self.store(t, space, at, n, new)
+                        .map_err(|e| fail(access_fault(&e), format!("atomic_vec {op}: {e}")))?;
+                    olds.push(old);
+                    at = at.wrapping_add(u64::from(n));
+                }
+                self.set_results(t, func, inst, &olds);
+                return Ok(None);
+            }
             InstData::Accel { op, args } => return self.accel(t, fid, func, inst, *op, args),
             InstData::IsSpace { space, arg } => {
                 let a = val(*arg);

@@ -173,6 +173,11 @@ named_enum! {
         AtomicRmw = "atomic_rmw",
         /// Atomic compare-and-swap; the result is the old value.
         AtomicCas = "atomic_cas",
+        /// Atomic read-modify-write of a short vector in global memory, one
+        /// element at a time (`atomicAdd` on `float2`/`float4`, sm_90):
+        /// `v1, v2 = atomic_vec add gpu p, a, b`; the results are the old
+        /// elements.
+        AtomicVec = "atomic_vec",
         /// Exchange a value between the lanes of a warp (`__shfl*_sync`).
         Shuffle = "shfl",
         /// A warp vote (`__all_sync`, `__any_sync`, `__ballot_sync`, ...).
@@ -253,6 +258,8 @@ pub enum Format {
     Nullary,
     AtomicRmw,
     AtomicCas,
+    /// `atomic_vec`: an address and two or four elements.
+    AtomicVec,
     Fence,
     Shuffle,
     Vote,
@@ -299,6 +306,7 @@ impl Opcode {
             Fence => Format::Fence,
             AtomicRmw => Format::AtomicRmw,
             AtomicCas => Format::AtomicCas,
+            AtomicVec => Format::AtomicVec,
             Shuffle => Format::Shuffle,
             Vote => Format::Vote,
             IsSpace => Format::IsSpace,
@@ -385,6 +393,7 @@ impl Opcode {
                 | Fence
                 | AtomicRmw
                 | AtomicCas
+                | AtomicVec
                 | Nanosleep
                 | Trap
         ) || self.is_terminator()
@@ -675,6 +684,12 @@ pub enum InstData {
         scope: MemScope,
         args: [Value; 3],
     },
+    /// `args = [ptr, element0, element1, ...]`: one result per element.
+    AtomicVec {
+        op: AtomicOp,
+        scope: MemScope,
+        args: Vec<Value>,
+    },
     Fence {
         scope: MemScope,
     },
@@ -761,6 +776,7 @@ macro_rules! operand_runs {
             InstData::Store { value, ptr, .. } => [$one(value), $one(ptr), Default::default()],
             InstData::Call { args, .. }
             | InstData::Return { args }
+            | InstData::AtomicVec { args, .. }
             | InstData::Accel { args, .. } => {
                 [args.$as_slice(), Default::default(), Default::default()]
             }
@@ -822,6 +838,7 @@ impl InstData {
             InstData::SpecialReg { .. } => Opcode::SpecialReg,
             InstData::AtomicRmw { .. } => Opcode::AtomicRmw,
             InstData::AtomicCas { .. } => Opcode::AtomicCas,
+            InstData::AtomicVec { .. } => Opcode::AtomicVec,
             InstData::Fence { .. } => Opcode::Fence,
             InstData::Shuffle { .. } => Opcode::Shuffle,
             InstData::Vote { .. } => Opcode::Vote,
@@ -914,6 +931,7 @@ impl InstData {
             InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => Some(*ptr),
             InstData::AtomicRmw { args, .. } => Some(args[0]),
             InstData::AtomicCas { args, .. } => Some(args[0]),
+            InstData::AtomicVec { args, .. } => args.first().copied(),
             InstData::Accel { op, args } if !op.operand_kinds().is_empty() => {
                 match op.operand_kinds()[0] {
                     super::accel::OperandKind::Ptr(_) => args.first().copied(),

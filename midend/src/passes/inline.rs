@@ -232,7 +232,11 @@ fn byval_params_read_only(g: &Function) -> bool {
         op.is_convergent()
             || matches!(
                 op,
-                Opcode::Call | Opcode::Fence | Opcode::AtomicRmw | Opcode::AtomicCas
+                Opcode::Call
+                    | Opcode::Fence
+                    | Opcode::AtomicRmw
+                    | Opcode::AtomicCas
+                    | Opcode::AtomicVec
             )
             || (op.has_side_effects() && !matches!(op, Opcode::Store) && !op.is_terminator())
     });

@@ -133,9 +133,10 @@ fn collect_writes(
     };
     for (_, inst) in func.layout.insts() {
         match &func.dfg.insts[inst] {
-            InstData::Store { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
-                w.clobbers.push(inst)
-            }
+            InstData::Store { .. }
+            | InstData::AtomicRmw { .. }
+            | InstData::AtomicCas { .. }
+            | InstData::AtomicVec { .. } => w.clobbers.push(inst),
             // The alias analysis knows no access of these, so it answers
             // "may alias" for every load: conservative.
             InstData::Accel { op, .. } if op.writes_memory() => w.clobbers.push(inst),
@@ -524,6 +525,7 @@ fn summarize(
             InstData::Store { ptr, .. } => through(&mut w, *ptr),
             InstData::AtomicRmw { args, .. } => through(&mut w, args[0]),
             InstData::AtomicCas { args, .. } => through(&mut w, args[0]),
+            InstData::AtomicVec { args, .. } => through(&mut w, args[0]),
             InstData::Accel { op, .. } if op.writes_memory() => w.unknown = true,
             InstData::Call { func: callee, args } => match sums.get(callee) {
                 Some(c) => {

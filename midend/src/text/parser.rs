@@ -1052,6 +1052,21 @@ impl<'c> FuncParser<'c> {
                 let args = self.operands(cur, op)?;
                 one(InstData::AtomicCas { scope, args }, SameAs(args[1]))
             }
+            Format::AtomicVec => {
+                let aop = named(cur, "an atomic operation like 'add'", AtomicOp::from_name)?;
+                let scope = named(cur, "a scope: cta, gpu or sys", MemScope::from_name)?;
+                let args = self.value_list(cur)?;
+                // One result per element, each of its element's type.
+                let rules = args.iter().skip(1).map(|&a| SameAs(a)).collect();
+                Ok((
+                    InstData::AtomicVec {
+                        op: aop,
+                        scope,
+                        args,
+                    },
+                    Some(rules),
+                ))
+            }
             Format::Fence => {
                 let scope = named(cur, "a scope: cta, gpu or sys", MemScope::from_name)?;
                 none(InstData::Fence { scope })

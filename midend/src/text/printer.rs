@@ -404,6 +404,14 @@ impl FuncWriter<'_> {
                 write!(self.out, "{op} {scope} ")?;
                 self.values(args)?;
             }
+            InstData::AtomicVec {
+                op: aop,
+                scope,
+                args,
+            } => {
+                write!(self.out, "{op} {aop} {scope} ")?;
+                self.values(args)?;
+            }
             InstData::Fence { scope } => write!(self.out, "{op} {scope}")?,
             InstData::Shuffle { mode, args } => {
                 write!(self.out, "{op} {mode} ")?;

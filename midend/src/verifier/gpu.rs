@@ -97,6 +97,16 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                     }
                 }
             }
+            InstData::AtomicVec { args, .. } => {
+                if let Some(Type::Ptr(space)) = args.first().map(|&p| ty(p)) {
+                    if !matches!(space, AddrSpace::Global | AddrSpace::Generic) {
+                        cx.at_inst(
+                            inst,
+                            format!("atomic_vec through ptr<{space}>; vector atomics need global (or generic) memory"),
+                        );
+                    }
+                }
+            }
             InstData::IsSpace { arg, .. } if ty(*arg) == Type::Ptr(AddrSpace::Tmem) => {
                 cx.at_inst(
                     inst,

@@ -124,6 +124,13 @@
 //!   return types (`call to @f takes N arguments, got M`, `argument K of call
 //!   to @f has type T, expected U`, `result K of call to @f has type T,
 //!   expected U`). Without a module calls are not checked at all.
+//! - `atomic_rmw` and `atomic_cas` take a pointer (`atomic_rmw address must
+//!   be a pointer, got T`) and the types PTX's `atom` has for the operation
+//!   (`atomic_rmw inc does not take i64`; `atomic_cas needs i16, i32 or i64,
+//!   got T`). `atomic_vec` takes a pointer and two or four `f32` elements
+//!   (`atomic_vec takes 2 or 4 elements, got N`, `atomic_vec element K must
+//!   be f32, got T`), only `add` (`atomic_vec exch is not an operation on
+//!   vectors; only add is`), and has one result per element of its type.
 //! - `return` gives the signature's returns (`return gives N values,
 //!   signature returns M`, `return value K has type T, signature says U`).
 //! - Branch arguments have the types of the target's parameters
@@ -171,6 +178,10 @@
 //!   (`is_space of ptr<tmem>; only tcgen05 operations use tensor-memory
 //!   addresses`) and every other `accel` form (their operand kinds name no
 //!   tmem) reject it.
+//! - Atomics go through global, shared or generic pointers (`atomic_rmw
+//!   through ptr<local>; atomics need global, shared or generic memory`), a
+//!   vector atomic through global or generic ones only (`atomic_vec through
+//!   ptr<shared>; vector atomics need global (or generic) memory`).
 //! - With a module, calls never target kernels (`call to kernel @k`).
 //!
 //! ## Module checks ([`verify_module`])

@@ -34,6 +34,7 @@ fn data_format(data: &InstData) -> Format {
         InstData::Nullary { .. } => Format::Nullary,
         InstData::AtomicRmw { .. } => Format::AtomicRmw,
         InstData::AtomicCas { .. } => Format::AtomicCas,
+        InstData::AtomicVec { .. } => Format::AtomicVec,
         InstData::Fence { .. } => Format::Fence,
         InstData::Shuffle { .. } => Format::Shuffle,
         InstData::Vote { .. } => Format::Vote,
@@ -105,6 +106,54 @@ fn atomic_types(op: AtomicOp) -> &'static [Type] {
     }
 }
 
+/// `atomic_vec OP scope p, e0, e1[, e2, e3]`: an address and two or four
+/// elements of one type that `OP` takes as a vector (PTX has `add` on `f32`
+/// only), each result the type of its element.
+fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
+    let dfg = &cx.func.dfg;
+    let Some((&p, elems)) = args.split_first() else {
+        cx.at_inst(inst, "atomic_vec needs an address");
+        return;
+    };
+    let tp = dfg.value_type(p);
+    let types: Vec<Type> = elems.iter().map(|&e| dfg.value_type(e)).collect();
+    let results: Vec<Type> = dfg.results[inst]
+        .iter()
+        .map(|&r| dfg.value_type(r))
+        .collect();
+    if !tp.is_ptr() {
+        cx.at_inst(
+            inst,
+            format!("atomic_vec address must be a pointer, got {tp}"),
+        );
+    }
+    if !matches!(elems.len(), 2 | 4) {
+        cx.at_inst(
+            inst,
+            format!("atomic_vec takes 2 or 4 elements, got {}", elems.len()),
+        );
+    }
+    if op != AtomicOp::Add {
+        cx.at_inst(
+            inst,
+            format!("atomic_vec {op} is not an operation on vectors; only add is"),
+        );
+    }
+    for (k, &t) in types.iter().enumerate() {
+        if t != Type::F32 {
+            cx.at_inst(inst, format!("atomic_vec element {k} must be f32, got {t}"));
+        }
+    }
+    for (k, (&r, &t)) in results.iter().zip(&types).enumerate() {
+        if r != t {
+            cx.at_inst(
+                inst,
+                format!("atomic_vec result {k} has type {r}, its element is {t}"),
+            );
+        }
+    }
+}
+
 /// Whether `imm` fits `ty` as a signed or an unsigned number (`i1`: 0 or 1).
 pub(crate) fn iconst_fits(ty: Type, imm: i64) -> bool {
     match ty {
@@ -170,6 +219,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     let expected = match data {
         InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
         InstData::Accel { op, .. } => Some(op.result_types().len()),
+        InstData::AtomicVec { args, .. } => Some(args.len().saturating_sub(1)),
         InstData::Store { .. }
         | InstData::Nullary { .. }
         | InstData::Fence { .. }
@@ -469,11 +519,12 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             }
             if te != tn {
                 cx.at_inst(inst, format!("atomic_cas operands differ: {te} and {tn}"));
-            } else if !matches!(te, Type::I32 | Type::I64) {
-                cx.at_inst(inst, format!("atomic_cas needs i32 or i64, got {te}"));
+            } else if !matches!(te, Type::I16 | Type::I32 | Type::I64) {
+                cx.at_inst(inst, format!("atomic_cas needs i16, i32 or i64, got {te}"));
             }
             want_operand_type(cx, te);
         }
+        InstData::AtomicVec { op: aop, args, .. } => check_atomic_vec(cx, inst, *aop, args),
         InstData::Shuffle { args, .. } => {
             let tv = ty(args[0]);
             if !matches!(tv, Type::I32 | Type::F32) {

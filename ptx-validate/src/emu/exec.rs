@@ -1056,9 +1056,18 @@ impl<'a> Exec<'a> {
         let ty = *tys
             .last()
             .ok_or_else(|| unsupported(format!("`{}` without a type", inst.name())))?;
+        let vector = inst.mods.iter().find_map(|m| match m.as_str() {
+            ".v2" => Some(2u64),
+            ".v4" => Some(4),
+            _ => None,
+        });
+        if let Some(n) = vector {
+            return self.vector_atomic(t, inst, ty, n);
+        }
+        // 16-bit integers only in a compare-and-swap (`atom.cas.b16`).
         if inst.mods.iter().any(|m| m.starts_with(".v"))
             || ty.bits > 64
-            || ty.bits < 32 && !ty.is_float()
+            || ty.bits < 32 && !ty.is_float() && !(ty.bits == 16 && inst.has(".cas"))
         {
             return Err(unsupported(format!("`{}`", inst.name())));
         }
@@ -1101,6 +1110,83 @@ impl<'a> Exec<'a> {
         self.store(t, space, addr, n, new)?;
         if !is_red {
             self.set(t, get_op(0)?, old, ty)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `atom.add.v2.f32 {d..}, [a], {b..}` and `red.add.v4.f32 [a], {b..}`
+    /// (sm_90): each element is added on its own, in global memory only
+    /// (a generic address must land there), at an address aligned to the
+    /// whole vector.
+    fn vector_atomic(&mut self, t: &mut Thread, inst: &Inst, ty: Ty, n: u64) -> R<Flow> {
+        let add = inst.has(".add") && ty.is_float() && ty.bits == 32;
+        if !add {
+            return Err(unsupported(format!("`{}`", inst.name())));
+        }
+        let is_red = inst.opcode == "red";
+        let first = usize::from(!is_red);
+        let ops = &inst.ops;
+        let get_op = |i: usize| ops.get(i).ok_or_else(|| unsupported("a missing operand"));
+        let addr = self.addr(t, get_op(first)?)?;
+        let space = inst.space();
+        match space {
+            Some(Space::Global) => {}
+            None => {
+                if let Some(loc) = memory::decode_generic(addr).filter(|_| addr != 0) {
+                    if loc.space != Space::Global {
+                        return Err(e(
+                            FaultKind::WrongSpace,
+                            format!(
+                                "`{}`: vector atomics need global memory, but {addr:#x} is a {} address",
+                                inst.name(),
+                                loc.space.name()
+                            ),
+                        ));
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(unsupported(format!(
+                    "`{}` on this state space",
+                    inst.name()
+                )))
+            }
+        }
+        let size = ty.bytes();
+        if addr != 0 && !addr.is_multiple_of(n * size) {
+            return Err(e(
+                FaultKind::Misaligned,
+                format!(
+                    "`{}`: address {addr:#x} is not aligned to the {}-byte vector",
+                    inst.name(),
+                    n * size
+                ),
+            ));
+        }
+        let Op::Vector(srcs) = get_op(first + 1)? else {
+            return Err(unsupported("a vector atomic without a vector of values"));
+        };
+        if srcs.len() as u64 != n {
+            return Err(unsupported(
+                "a vector atomic with the wrong number of values",
+            ));
+        }
+        let mut olds = Vec::with_capacity(srcs.len());
+        for (k, src) in srcs.iter().enumerate() {
+            let b = self.get(t, src, ty)?;
+            let at = addr.wrapping_add(size * k as u64);
+            let old = self.load(t, space, at, size)?;
+            let new = ops::atomic("add", ty, old, b)?;
+            self.store(t, space, at, size, new)?;
+            olds.push(old);
+        }
+        if !is_red {
+            let Op::Vector(dsts) = get_op(0)? else {
+                return Err(unsupported("a vector atomic without a vector destination"));
+            };
+            for (d, old) in dsts.iter().zip(olds) {
+                self.set(t, d, old, ty)?;
+            }
         }
         Ok(Flow::Next)
     }

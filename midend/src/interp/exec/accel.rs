@@ -269,7 +269,7 @@ impl Exec<'_> {
         Ok(None)
     }
 
-    fn set_results(&self, t: &mut Thread, func: &Function, inst: Inst, values: &[u64]) {
+    pub(super) fn set_results(&self, t: &mut Thread, func: &Function, inst: Inst, values: &[u64]) {
         let frame = t.frames.last_mut().expect("a running thread has a frame");
         for (&r, &v) in func.dfg.inst_results(inst).iter().zip(values) {
             if let Some(slot) = frame.values.get_mut(r.index()) {

@@ -227,6 +227,14 @@ fn integers_escape(f: &Function, roots: Vec<Value>) -> bool {
                         return true;
                     }
                 }
+                InstData::AtomicVec { args, .. } => {
+                    if args[1..]
+                        .iter()
+                        .any(|v| tainted.contains(&f.dfg.resolve_aliases(*v)))
+                    {
+                        return true;
+                    }
+                }
                 InstData::Jump { .. } | InstData::Brif { .. } => {
                     for dest in data.branch_destinations() {
                         let params = f.dfg.block_params(dest.block);

@@ -89,6 +89,10 @@ fn root(func: &Function, p: Value) -> Value {
 /// verifier refuses stores to constant memory and atomics on local or
 /// constant memory, so those keep their generic pointer.
 fn admits(data: &InstData, space: AddrSpace) -> bool {
+    // PTX's vector atomics reach global memory only.
+    if matches!(data, InstData::AtomicVec { .. }) {
+        return space == AddrSpace::Global;
+    }
     match space {
         AddrSpace::Global | AddrSpace::Shared => true,
         AddrSpace::Local => matches!(data, InstData::Load { .. } | InstData::Store { .. }),
@@ -102,6 +106,7 @@ fn set_mem_ptr(data: &mut InstData, ptr: Value) {
         InstData::Load { ptr: p, .. } | InstData::Store { ptr: p, .. } => *p = ptr,
         InstData::AtomicRmw { args, .. } => args[0] = ptr,
         InstData::AtomicCas { args, .. } => args[0] = ptr,
+        InstData::AtomicVec { args, .. } => args[0] = ptr,
         _ => {}
     }
 }

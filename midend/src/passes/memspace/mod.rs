@@ -163,8 +163,9 @@ pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
 /// The atomic rules of the seeds at every optimization level, also where
 /// the pass itself does not run (`-O0`, `--memspace=off`): an atomic whose
 /// pointer is proved to point to local memory (`int c; atomicAdd(&c, 1)`)
-/// or to const memory is an error, with its span, exactly as the full pass
-/// reports it. Phase 1 and the inter-procedural propagation run on a copy
+/// or to const memory is an error, and so is a vector atomic (`atomicAdd`
+/// on `float2`/`float4`) whose pointer is proved to point anywhere but
+/// global memory, each with its span, exactly as the full pass reports it. Phase 1 and the inter-procedural propagation run on a copy
 /// of the module (so a helper called with a local address is seen through
 /// its clone); nothing is rewritten.
 pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
@@ -182,9 +183,10 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
     for (id, func) in copy.functions.iter() {
         let an = &state.analyses[cranelift_entity::EntityRef::index(id)];
         for (_, inst) in func.layout.insts() {
-            let ptr = match &func.dfg.insts[inst] {
-                InstData::AtomicRmw { args, .. } => args[0],
-                InstData::AtomicCas { args, .. } => args[0],
+            let (ptr, vector) = match &func.dfg.insts[inst] {
+                InstData::AtomicRmw { args, .. } => (args[0], false),
+                InstData::AtomicCas { args, .. } => (args[0], false),
+                InstData::AtomicVec { args, .. } => (args[0], true),
                 _ => continue,
             };
             let space = match func.dfg.value_type(ptr) {
@@ -193,13 +195,15 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
                 _ => None,
             };
             let message = match space {
-                Some(AddrSpace::Local) => "Cannot do atomic on local memory",
-                Some(AddrSpace::Const) => "Cannot do atomic operation on const memory",
+                Some(AddrSpace::Global) | None => continue,
+                Some(s) if vector => vector_atomic_message(s),
+                Some(AddrSpace::Local) => "Cannot do atomic on local memory".to_string(),
+                Some(AddrSpace::Const) => "Cannot do atomic operation on const memory".to_string(),
                 _ => continue,
             };
             out.push(Diagnostic {
                 severity: Severity::Error,
-                message: message.to_string(),
+                message,
                 function: func.name.clone(),
                 span: func.spans[inst],
                 labels: Vec::new(),
@@ -208,6 +212,12 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// The error for a vector atomic (`atomicAdd` on `float2`/`float4`) whose
+/// pointer is proved to point to `space`, which is not global memory.
+pub(crate) fn vector_atomic_message(space: crate::ir::AddrSpace) -> String {
+    format!("Cannot do vector atomic on {space} memory: `atomicAdd` on `float2` and `float4` needs global memory")
 }
 
 /// The pass-table entry (`--passes memspace`). Errors are returned as text

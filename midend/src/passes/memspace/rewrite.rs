@@ -527,6 +527,15 @@ impl Rewriter<'_> {
                     }
                     self.func.dfg.insts[inst] = data;
                 }
+                InstData::AtomicVec {
+                    op,
+                    scope,
+                    mut args,
+                } => {
+                    let ptr = self.check_vector_atomic(args[0], inst);
+                    args[0] = self.assume_global(ptr, inst);
+                    self.func.dfg.insts[inst] = InstData::AtomicVec { op, scope, args };
+                }
                 InstData::Call { func, args } => {
                     let want = self.sigs.params[func.index()].clone();
                     let args = args
@@ -765,6 +774,20 @@ impl Rewriter<'_> {
                 self.fit(ptr, GENERIC, inst)
             }
             Type::Ptr(AddrSpace::Param) => self.fit(ptr, GENERIC, inst),
+            _ => ptr,
+        }
+    }
+
+    /// A vector atomic's pointer: PTX has them on global memory only, so a
+    /// pointer proved to point anywhere else is an error (and goes back to
+    /// generic, to keep the IR valid).
+    fn check_vector_atomic(&mut self, ptr: Value, inst: Inst) -> Value {
+        match self.ty(ptr) {
+            Type::Ptr(AddrSpace::Global | AddrSpace::Generic) => ptr,
+            Type::Ptr(s) => {
+                self.diag(Severity::Error, inst, super::vector_atomic_message(s));
+                self.fit(ptr, GENERIC, inst)
+            }
             _ => ptr,
         }
     }
