@@ -529,3 +529,86 @@ fn fast_math_uses_the_fast_intrinsics() {
     // tanf's and sincosf's sin and cos, and nothing for the double tan.
     assert_eq!(text.matches("= sin ").count(), 2, "{text}");
 }
+
+/// `expf` over its whole range on the interpreter (whose `ex2` is exact):
+/// within 2 ulp of the exact value wherever the result is normal, within
+/// one unit of the smallest subnormal where it is subnormal, 0 below
+/// about -103.97, infinity above about 88.72, and the IEEE special cases
+/// (`expf(-inf) = 0`, `expf(inf) = inf`, NaN stays NaN, `expf(±0) = 1`).
+#[test]
+fn expf_is_accurate_over_its_whole_range() {
+    let src = "__global__ void k(const float *x, float *o, int n) {\n\
+        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = expf(x[i]); }";
+    let mut xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        88.72283,
+        88.72284,
+        89.0,
+        1e30,
+        -1e30,
+        -87.33654,
+        -103.97,
+        -103.98,
+        -104.0,
+        -150.0,
+        1e-30,
+        -1e-30,
+        f32::MIN_POSITIVE,
+    ];
+    // A dense sweep of [-105, 90] and every binade of small arguments.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..30_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let u = (state >> 40) as f32 / (1u64 << 24) as f32;
+        xs.push(if i % 3 == 0 {
+            let e = (i % 60) as i32 - 50;
+            (u + 1.0) * 2f32.powi(e) * if i % 2 == 0 { 1.0 } else { -1.0 }
+        } else {
+            -105.0 + 195.0 * u
+        });
+    }
+    let n = xs.len();
+    let b = run(
+        src,
+        "k",
+        1024,
+        vec![
+            f32_buffer(&xs),
+            zeros(n * 4),
+            KernelArg::Scalar {
+                ty: midend::ir::Type::I32,
+                bits: n as u64,
+            },
+        ],
+    );
+    let o = f32s(&b[1]);
+    let tiny = f64::from(f32::from_bits(1));
+    for (&x, &got) in xs.iter().zip(&o) {
+        let want = f64::from(x).exp();
+        if x.is_nan() {
+            assert!(got.is_nan(), "expf(NaN) = {got}");
+        } else if want > f64::from(f32::MAX) * (1.0 + 2f64.powi(-25)) {
+            assert_eq!(got, f32::INFINITY, "expf({x})");
+        } else if want < f64::from(f32::MIN_POSITIVE) {
+            assert!(
+                (f64::from(got) - want).abs() <= tiny,
+                "expf({x}) = {got:e}, want {want:e} (subnormal)"
+            );
+        } else {
+            assert!(
+                ulps(got, want) <= 2.0,
+                "expf({x}) = {got:e}, want {want:e}: {} ulp",
+                ulps(got, want)
+            );
+        }
+    }
+    assert_eq!(o[0], 1.0);
+    assert_eq!(o[1], 1.0);
+    assert_eq!(o[3], 0.0);
+}
