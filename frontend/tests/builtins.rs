@@ -567,7 +567,7 @@ fn expf_is_accurate_over_its_whole_range() {
         state ^= state << 17;
         let u = (state >> 40) as f32 / (1u64 << 24) as f32;
         xs.push(if i % 3 == 0 {
-            let e = (i % 60) as i32 - 50;
+            let e = i % 60 - 50;
             (u + 1.0) * 2f32.powi(e) * if i % 2 == 0 { 1.0 } else { -1.0 }
         } else {
             -105.0 + 195.0 * u
