@@ -1,8 +1,15 @@
 //! Dead-code elimination: an instruction whose results nobody uses and that
 //! has no effect (no store, call, barrier, volatile load or terminator) goes.
+//! So does a store into a stack slot that nothing ever reads: when every use
+//! of the slot's address (through `ptroffset` and address-space casts) is
+//! the address of a non-volatile store, the slot's contents are never
+//! observed, and its stores, then its address arithmetic, are dead. (A
+//! by-value struct argument's copy in the callee, whose fields were all
+//! read from the parameter itself, is such a slot.)
 
-use crate::ir::{Function, Inst, InstData, Value};
+use crate::ir::{Function, Inst, InstData, Opcode, StackSlot, Value};
 use cranelift_entity::SecondaryMap;
+use std::collections::HashSet;
 
 /// Whether removing `data` (when its results are unused) keeps the program's meaning.
 fn is_removable(data: &InstData) -> bool {
@@ -12,8 +19,72 @@ fn is_removable(data: &InstData) -> bool {
     }
 }
 
+/// The stores into stack slots that nothing reads: for each slot whose
+/// address (and every pointer derived from it by `ptroffset` or an address
+/// space cast) is used only as the address of non-volatile stores.
+fn write_only_slot_stores(func: &Function) -> HashSet<Inst> {
+    // Who uses each value, and how.
+    let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
+    let mut roots: Vec<(StackSlot, Value)> = Vec::new();
+    for (_, inst) in func.layout.insts() {
+        let data = &func.dfg.insts[inst];
+        data.for_each_arg(|v| users[v].push(inst));
+        if let InstData::StackAddr { slot } = data {
+            if let Some(&r) = func.dfg.inst_results(inst).first() {
+                roots.push((*slot, r));
+            }
+        }
+    }
+    let mut dead = HashSet::new();
+    // A slot may have several `stack_addr`s: all must qualify.
+    let mut by_slot: Vec<(StackSlot, Vec<Value>)> = Vec::new();
+    for (slot, v) in roots {
+        match by_slot.iter_mut().find(|(s, _)| *s == slot) {
+            Some((_, vs)) => vs.push(v),
+            None => by_slot.push((slot, vec![v])),
+        }
+    }
+    'slots: for (_, addrs) in by_slot {
+        let mut stores = Vec::new();
+        let mut work = addrs;
+        let mut seen: HashSet<Value> = HashSet::new();
+        while let Some(p) = work.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            for &user in &users[p] {
+                match &func.dfg.insts[user] {
+                    InstData::Store { value, ptr, flags }
+                        if *ptr == p && *value != p && !flags.volatile =>
+                    {
+                        stores.push(user)
+                    }
+                    InstData::Binary {
+                        opcode: Opcode::PtrOffset,
+                        args,
+                    } if args[0] == p && args[1] != p => {
+                        work.extend(func.dfg.inst_results(user).iter().copied())
+                    }
+                    InstData::AddrSpaceCast { .. } => {
+                        work.extend(func.dfg.inst_results(user).iter().copied())
+                    }
+                    // Read, passed on, compared, stored as a value: live.
+                    _ => continue 'slots,
+                }
+            }
+        }
+        dead.extend(stores);
+    }
+    dead
+}
+
 /// Removes dead instructions; returns whether anything was removed.
 pub fn eliminate_dead_code(func: &mut Function) -> bool {
+    let dead_stores = write_only_slot_stores(func);
+    let had_dead_stores = !dead_stores.is_empty();
+    if had_dead_stores {
+        func.layout.remove_insts(&dead_stores);
+    }
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| uses[v] += 1);
@@ -33,7 +104,7 @@ pub fn eliminate_dead_code(func: &mut Function) -> bool {
             }
         }
         if removed.is_empty() {
-            return changed;
+            return changed || had_dead_stores;
         }
         func.layout.remove_insts(&removed.into_iter().collect());
         changed = true;
