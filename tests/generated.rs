@@ -45,6 +45,17 @@ fn generated_kernels_agree_second_half() {
     check_seeds(SEEDS / 2..SEEDS, "b");
 }
 
+/// Seeds that once failed, checked in every run. 5169 and 5566: the
+/// optimizer moved a generic-to-shared cast above the `__isShared` test
+/// guarding it, and the interpreter faulted at the cast (a cast is now no
+/// fault; an access through a wrong-space pointer is).
+#[test]
+fn generated_kernels_that_once_failed() {
+    for seed in [5169, 5566] {
+        check_seeds(seed..seed + 1, &format!("regression-{seed}"));
+    }
+}
+
 #[test]
 fn generation_is_deterministic_and_varied() {
     let a = kernel_gen::generate(7);

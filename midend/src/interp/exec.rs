@@ -636,26 +636,12 @@ impl<'m> Exec<'m> {
                 };
                 convert(*opcode, ty(*arg), *to, val(*arg))
             }
-            InstData::AddrSpaceCast { to, arg } => {
-                let a = val(*arg);
-                let from = ty(*arg).addr_space().unwrap_or(AddrSpace::Generic);
-                // The concrete side of the cast is the space the pointer must be in.
-                let need = if *to == AddrSpace::Generic { from } else { *to };
-                if a != 0 {
-                    let actual = memory::decode(a).map(|d| d.space);
-                    if !actual.is_some_and(|s| memory::space_matches(need, s)) {
-                        let what = actual.map_or_else(
-                            || format!("address {a:#x}, which is in no memory space"),
-                            |s| format!("an address in {s} memory"),
-                        );
-                        return Err(fail(
-                            FaultKind::BadCast,
-                            format!("bad address-space cast: ptr<{from}> to ptr<{to}> of {what}"),
-                        ));
-                    }
-                }
-                a
-            }
+            // A cast never faults: passes move casts to where they run
+            // speculatively (above the `__isShared` test that guards them),
+            // as PTX's `cvta` allows. The address keeps the space it really
+            // is in, so an access through a pointer cast to the wrong space
+            // is the fault ("wrong space"), where the program reads it.
+            InstData::AddrSpaceCast { arg, .. } => val(*arg),
             InstData::GlobalAddr { gv } => self.global_addrs.get(gv.index()).copied().unwrap_or(0),
             InstData::StackAddr { slot } => {
                 memory::make_addr(AddrSpace::Local, frame.slot_base + slot.index(), 0)

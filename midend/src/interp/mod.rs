@@ -110,8 +110,6 @@ pub enum FaultKind {
     /// Access through a pointer whose type names another space than the one
     /// its address is in, or a forged address.
     WrongSpace,
-    /// `addrspacecast` of a pointer to a space it does not point into.
-    BadCast,
     Misaligned,
     NullPointer,
     /// Access to a stack slot of a call that has returned.

@@ -430,6 +430,19 @@ impl<'a> Exec<'a> {
             Space::Param => t.params.get_mut(loc.index.wrapping_sub(kp)),
         };
         found.ok_or_else(|| {
+            // `memory::BAD_CONVERSION`'s low bits name allocation 0xbad - 1.
+            if loc.index
+                == (memory::BAD_CONVERSION >> memory::SPACE_OFFSET_BITS & 0xfff) as usize - 1
+            {
+                return e(
+                    FaultKind::WrongSpace,
+                    format!(
+                        "the address comes from a `cvta` of an address outside the {} window \
+                         (a pointer converted to a space it does not point into)",
+                        loc.space.name()
+                    ),
+                );
+            }
             let kind = if matches!(loc.space, Space::Local | Space::Param) {
                 FaultKind::Dangling
             } else {
@@ -846,38 +859,21 @@ impl<'a> Exec<'a> {
                         bits: 64,
                     },
                 )?;
+                // An address outside the window converts to a value no access
+                // can use (`memory::BAD_CONVERSION`): the fault, if any, is at
+                // the access, as on a GPU.
                 let r = if a == 0 {
                     0
                 } else if inst.has(".to") {
                     match memory::decode_generic(a) {
                         Some(l) if l.space == space => memory::space_addr(space, l.index, l.offset),
-                        Some(l) => {
-                            return Err(e(
-                                FaultKind::BadCast,
-                                format!(
-                                    "bad address-space conversion: {a:#x} is in the generic window of {} memory, not of {} memory",
-                                    l.space.name(),
-                                    space.name()
-                                ),
-                            ))
-                        }
-                        None => {
-                            return Err(e(
-                                FaultKind::BadCast,
-                                format!(
-                                    "bad address-space conversion: {a:#x} is not a generic address (no window holds it)"
-                                ),
-                            ))
-                        }
+                        _ => memory::BAD_CONVERSION,
                     }
                 } else {
-                    let l = memory::decode_space(space, a).map_err(|m| {
-                        e(
-                            FaultKind::BadCast,
-                            format!("bad address-space conversion: {m}"),
-                        )
-                    })?;
-                    memory::generic(space, l.index, l.offset)
+                    match memory::decode_space(space, a) {
+                        Ok(l) => memory::generic(space, l.index, l.offset),
+                        Err(_) => memory::BAD_CONVERSION,
+                    }
                 };
                 self.set(t, op(0)?, r, ty)?;
                 Ok(Flow::Next)

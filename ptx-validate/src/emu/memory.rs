@@ -80,6 +80,14 @@ pub const SPACE_OFFSET_BITS: u32 = 20;
 /// The most allocations a compact space address can name.
 pub const MAX_SPACE_ALLOCS: usize = (1 << (32 - SPACE_OFFSET_BITS)) - 1;
 
+/// What `cvta` gives for an address outside the window (or the space) it
+/// converts: PTX leaves the result undefined and does not trap, and
+/// compilers run `cvta` speculatively (above the `isspacep` test that guards
+/// it), so the conversion itself is no fault. This value is in no window
+/// and names no allocation of any space, in its 64 bits and in its low 32
+/// (`0xbad` is allocation 2988), so any access through it, or near it, is.
+pub const BAD_CONVERSION: u64 = 0xbad0_0000_bad0_0000;
+
 /// The generic address of byte `offset` of allocation `index` of `space`.
 pub fn generic(space: Space, index: usize, offset: u64) -> u64 {
     (space.tag() << 48) | ((index as u64 + 1) << GEN_OFFSET_BITS) | offset

@@ -93,8 +93,6 @@ pub enum FaultKind {
     OutOfBounds,
     /// An access whose address is not of the instruction's state space.
     WrongSpace,
-    /// `cvta.to` of an address outside that space's window.
-    BadCast,
     Misaligned,
     NullPointer,
     /// Access to `.local`/`.param` storage of a call that has returned.
