@@ -15,7 +15,8 @@
 //! - scalars `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`;
 //! - buffers `T[]:@file.bin` (raw little-endian contents), `T[]:zeros:N`,
 //!   `T[]:iota:N` (0, 1, 2, ...), `T[]:rand:N:SEED`, with `T` one of
-//!   `i8 u8 i32 u32 i64 u64 f32 f64`.
+//!   `i8 u8 i32 u32 i64 u64 f16 f32 f64`;
+//! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU engine only).
 //!
 //! `rand` uses splitmix64 (Steele, Lea and Flood), so a seed gives the same
 //! data on every machine: each element takes the next 64-bit output; an
