@@ -78,7 +78,9 @@ pub fn tensor_map_type(elem: &str) -> Option<sys::CUtensorMapDataType> {
 /// promotion, out-of-bounds elements read as zero.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapShape {
+    /// The element type's name (for messages) and the driver's type.
     pub elem: &'static str,
+    pub dtype: sys::CUtensorMapDataType,
     pub elem_bytes: u32,
     pub rows: u32,
     pub cols: u32,
@@ -94,12 +96,6 @@ pub struct TensorMapData<'a> {
 
 /// Encodes the tensor map of `shape` over the device matrix at `address`.
 fn encode_tensor_map(shape: &TensorMapShape, address: sys::CUdeviceptr) -> Result<Vec<u8>, String> {
-    let dtype = tensor_map_type(shape.elem).ok_or_else(|| {
-        format!(
-            "error: engine `gpu`: no tensor map holds `{}` elements\n",
-            shape.elem
-        )
-    })?;
     // Innermost dimension first, as the driver wants; the row pitch is the
     // only stride (a multiple of 16 bytes, which the driver checks).
     let dims: [u64; 2] = [u64::from(shape.cols), u64::from(shape.rows)];
@@ -112,7 +108,7 @@ fn encode_tensor_map(shape: &TensorMapShape, address: sys::CUdeviceptr) -> Resul
     let r = unsafe {
         sys::cuTensorMapEncodeTiled(
             &mut map,
-            dtype,
+            shape.dtype,
             2,
             address as *mut c_void,
             dims.as_ptr(),
@@ -209,15 +205,24 @@ fn check(r: sys::CUresult, what: &str) -> Result<(), String> {
     }
 }
 
-/// The compute capability of device 0 as an SM number (90 for an H100 or
-/// H200), so callers can skip kernels built for a newer target.
-pub fn device_sm() -> Result<u32, String> {
-    probe()?;
+/// `cuInit` and device 0 (the driver library is known to be there).
+fn device0() -> Result<sys::CUdevice, String> {
     // SAFETY: plain driver calls with valid out-pointers.
     unsafe {
         check(sys::cuInit(0), "cuInit (is there a usable GPU?)")?;
         let mut dev: sys::CUdevice = 0;
         check(sys::cuDeviceGet(&mut dev, 0), "cuDeviceGet(0)")?;
+        Ok(dev)
+    }
+}
+
+/// The compute capability of device 0 as an SM number (90 for an H100 or
+/// H200), so callers can skip kernels built for a newer target.
+pub fn device_sm() -> Result<u32, String> {
+    probe()?;
+    let dev = device0()?;
+    // SAFETY: plain driver calls with valid out-pointers.
+    unsafe {
         let (mut major, mut minor) = (0i32, 0i32);
         check(
             sys::cuDeviceGetAttribute(
@@ -279,9 +284,7 @@ impl Context {
     fn open() -> Result<(Context, String), String> {
         // SAFETY: plain driver calls with valid out-pointers.
         unsafe {
-            check(sys::cuInit(0), "cuInit (is there a usable GPU?)")?;
-            let mut dev: sys::CUdevice = 0;
-            check(sys::cuDeviceGet(&mut dev, 0), "cuDeviceGet(0)")?;
+            let dev = device0()?;
             let mut ctx: sys::CUcontext = std::ptr::null_mut();
             check(
                 sys::cuDevicePrimaryCtxRetain(&mut ctx, dev),

@@ -233,16 +233,14 @@ fn parse_tensor_map(rest: &str) -> Result<ArgValue, String> {
     else {
         return Err(usage.into());
     };
-    let elem = Elem::parse(ty)
-        .filter(|e| gpu::tensor_map_type(e.name()).is_some())
+    let (elem, dtype) = Elem::parse(ty)
+        .and_then(|e| gpu::tensor_map_type(e.name()).map(|d| (e, d)))
         .ok_or_else(|| {
             format!("`{ty}` cannot be a tensor map's element (use u8, i32, u32, i64, u64, f16, f32 or f64)")
         })?;
     let [rows, cols] = parse_matrix_dims(dims, "matrix size")?;
     let [box_rows, box_cols] = parse_matrix_dims(boxd, "box size")?;
-    let ArgValue::Buffer { bytes, .. } = parse_buffer(elem, source)? else {
-        unreachable!("parse_buffer makes buffers")
-    };
+    let bytes = parse_buffer(elem, source)?;
     let want = u64::from(rows) * u64::from(cols);
     let have = (bytes.len() / elem.size()) as u64;
     if have != want {
@@ -255,6 +253,7 @@ fn parse_tensor_map(rest: &str) -> Result<ArgValue, String> {
         bytes,
         map: gpu::TensorMapShape {
             elem: elem.name(),
+            dtype,
             elem_bytes: elem.size() as u32,
             rows,
             cols,
@@ -319,7 +318,9 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
                 "unknown element type `{elem_name}` (use i8, u8, i32, u32, i64, u64, f16, f32 or f64)"
             ))
         })?;
-        return parse_buffer(elem, rest).map_err(bad);
+        return parse_buffer(elem, rest)
+            .map(|bytes| ArgValue::Buffer { elem, bytes })
+            .map_err(bad);
     }
     let elem = Elem::parse(ty).ok_or_else(|| {
         bad(format!(
@@ -341,7 +342,8 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
     Ok(ArgValue::Scalar { elem, bits })
 }
 
-fn parse_buffer(elem: Elem, source: &str) -> Result<ArgValue, String> {
+/// The bytes of a buffer of `elem` from its source (`@FILE`, `zeros:N`, ...).
+fn parse_buffer(elem: Elem, source: &str) -> Result<Vec<u8>, String> {
     let size = elem.size();
     let from_bits = |n: usize, mut f: Box<dyn FnMut(u64) -> u64>| {
         let mut bytes = Vec::with_capacity(n * size);
@@ -386,7 +388,7 @@ fn parse_buffer(elem: Elem, source: &str) -> Result<ArgValue, String> {
             }
         }
     };
-    Ok(ArgValue::Buffer { elem, bytes })
+    Ok(bytes)
 }
 
 /// Parses `X[,Y[,Z]]` into three dimensions (missing ones are 1).
