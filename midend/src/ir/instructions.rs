@@ -941,6 +941,18 @@ impl InstData {
             _ => None,
         }
     }
+
+    /// Replaces the pointer operand of a load, store or atomic (an
+    /// accelerator instruction keeps its operands); others are unchanged.
+    pub fn set_mem_ptr(&mut self, ptr: Value) {
+        match self {
+            InstData::Load { ptr: p, .. } | InstData::Store { ptr: p, .. } => *p = ptr,
+            InstData::AtomicRmw { args, .. } => args[0] = ptr,
+            InstData::AtomicCas { args, .. } => args[0] = ptr,
+            InstData::AtomicVec { args, .. } => args[0] = ptr,
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use crate::ir::{Function, Inst, InstData, Opcode, StackSlot, Value};
 use cranelift_entity::SecondaryMap;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Whether removing `data` (when its results are unused) keeps the program's meaning.
 fn is_removable(data: &InstData) -> bool {
@@ -23,25 +23,27 @@ fn is_removable(data: &InstData) -> bool {
 /// address (and every pointer derived from it by `ptroffset` or an address
 /// space cast) is used only as the address of non-volatile stores.
 fn write_only_slot_stores(func: &Function) -> HashSet<Inst> {
-    // Who uses each value, and how.
+    let mut dead = HashSet::new();
+    // `dce` runs often (inside every `simplify`), and most functions have
+    // no slot address left by then: a scan without allocating says so.
+    let has_slot_address = func
+        .layout
+        .insts()
+        .any(|(_, i)| matches!(func.dfg.insts[i], InstData::StackAddr { .. }));
+    if !has_slot_address {
+        return dead;
+    }
+    // Who uses each value; each slot's `stack_addr`s (all must qualify).
     let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
-    let mut roots: Vec<(StackSlot, Value)> = Vec::new();
+    let mut by_slot: HashMap<StackSlot, Vec<Value>> = HashMap::new();
     for (_, inst) in func.layout.insts() {
         let data = &func.dfg.insts[inst];
         data.for_each_arg(|v| users[v].push(inst));
         if let InstData::StackAddr { slot } = data {
-            if let Some(&r) = func.dfg.inst_results(inst).first() {
-                roots.push((*slot, r));
-            }
-        }
-    }
-    let mut dead = HashSet::new();
-    // A slot may have several `stack_addr`s: all must qualify.
-    let mut by_slot: Vec<(StackSlot, Vec<Value>)> = Vec::new();
-    for (slot, v) in roots {
-        match by_slot.iter_mut().find(|(s, _)| *s == slot) {
-            Some((_, vs)) => vs.push(v),
-            None => by_slot.push((slot, vec![v])),
+            by_slot
+                .entry(*slot)
+                .or_default()
+                .extend(func.dfg.inst_results(inst).first().copied());
         }
     }
     'slots: for (_, addrs) in by_slot {

@@ -522,10 +522,10 @@ fn summarize(
     };
     for (_, inst) in func.layout.insts() {
         match &func.dfg.insts[inst] {
-            InstData::Store { ptr, .. } => through(&mut w, *ptr),
-            InstData::AtomicRmw { args, .. } => through(&mut w, args[0]),
-            InstData::AtomicCas { args, .. } => through(&mut w, args[0]),
-            InstData::AtomicVec { args, .. } => through(&mut w, args[0]),
+            d @ (InstData::Store { .. }
+            | InstData::AtomicRmw { .. }
+            | InstData::AtomicCas { .. }
+            | InstData::AtomicVec { .. }) => through(&mut w, d.mem_ptr().expect("writes memory")),
             InstData::Accel { op, .. } if op.writes_memory() => w.unknown = true,
             InstData::Call { func: callee, args } => match sums.get(callee) {
                 Some(c) => {

@@ -101,16 +101,6 @@ fn admits(data: &InstData, space: AddrSpace) -> bool {
     }
 }
 
-fn set_mem_ptr(data: &mut InstData, ptr: Value) {
-    match data {
-        InstData::Load { ptr: p, .. } | InstData::Store { ptr: p, .. } => *p = ptr,
-        InstData::AtomicRmw { args, .. } => args[0] = ptr,
-        InstData::AtomicCas { args, .. } => args[0] = ptr,
-        InstData::AtomicVec { args, .. } => args[0] = ptr,
-        _ => {}
-    }
-}
-
 /// Applies every guard of `func`. Returns whether anything changed.
 pub fn refine_guarded_accesses(func: &mut Function) -> bool {
     if func.entry_block().is_none() {
@@ -182,7 +172,7 @@ pub fn refine_guarded_accesses(func: &mut Function) -> bool {
             func.spans[cast] = func.spans[inst];
             let narrowed = func.dfg.inst_results(cast)[0];
             let mut data = data;
-            set_mem_ptr(&mut data, narrowed);
+            data.set_mem_ptr(narrowed);
             func.dfg.insts[inst] = data;
             changed = true;
         }

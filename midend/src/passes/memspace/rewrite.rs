@@ -520,11 +520,7 @@ impl Rewriter<'_> {
                     let ptr = data.mem_ptr().expect("atomics access memory");
                     let ptr = self.check_atomic(ptr, inst);
                     let ptr = self.assume_global(ptr, inst);
-                    match &mut data {
-                        InstData::AtomicRmw { args, .. } => args[0] = ptr,
-                        InstData::AtomicCas { args, .. } => args[0] = ptr,
-                        _ => {}
-                    }
+                    data.set_mem_ptr(ptr);
                     self.func.dfg.insts[inst] = data;
                 }
                 InstData::AtomicVec {
