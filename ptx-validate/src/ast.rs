@@ -150,3 +150,15 @@ pub enum OpKind {
     /// `_`, the sink.
     Sink,
 }
+
+/// The element count of a vector instruction's `.v2`/`.v4`/`.v8` modifier,
+/// if it has one (the validator's and the emulator's instructions both
+/// keep their modifiers as written).
+pub fn vector_width(mods: &[String]) -> Option<u32> {
+    mods.iter().find_map(|m| match m.as_str() {
+        ".v2" => Some(2),
+        ".v4" => Some(4),
+        ".v8" => Some(8),
+        _ => None,
+    })
+}

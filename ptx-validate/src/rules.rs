@@ -668,7 +668,7 @@ fn memory(cx: &mut Cx, i: &Inst) {
     } else {
         (&i.operands[1], &i.operands[0])
     };
-    let vec_n = vector_width(i);
+    let vec_n = crate::ast::vector_width(&i.mods);
     if let Some(n) = vec_n {
         if n * t.1 > 128 {
             cx.need(
@@ -809,7 +809,7 @@ fn atomic(cx: &mut Cx, i: &Inst) {
             true,
         );
     }
-    let vec_n = vector_width(i);
+    let vec_n = crate::ast::vector_width(&i.mods);
     if let Some(n) = vec_n {
         return vector_atomic(cx, i, space, &tname, t, n as usize);
     }
@@ -863,16 +863,6 @@ fn atomic(cx: &mut Cx, i: &Inst) {
 /// only; the values and the destination are braced vectors of that many
 /// registers (no sink among the sources). Each case was checked with
 /// ptxas 13.5, and the messages are its own.
-/// The element count of a `.v2`/`.v4`/`.v8` instruction, if it is one.
-fn vector_width(i: &Inst) -> Option<u32> {
-    i.mods.iter().find_map(|m| match m.as_str() {
-        ".v2" => Some(2),
-        ".v4" => Some(4),
-        ".v8" => Some(8),
-        _ => None,
-    })
-}
-
 fn vector_atomic(cx: &mut Cx, i: &Inst, space: &str, tname: &str, t: Ty, n: usize) {
     let op = i.opcode.as_str();
     let what = format!("{op} instruction with vector types");

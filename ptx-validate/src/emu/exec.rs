@@ -430,10 +430,7 @@ impl<'a> Exec<'a> {
             Space::Param => t.params.get_mut(loc.index.wrapping_sub(kp)),
         };
         found.ok_or_else(|| {
-            // `memory::BAD_CONVERSION`'s low bits name allocation 0xbad - 1.
-            if loc.index
-                == (memory::BAD_CONVERSION >> memory::SPACE_OFFSET_BITS & 0xfff) as usize - 1
-            {
+            if memory::is_bad_conversion(&loc) {
                 return e(
                     FaultKind::WrongSpace,
                     format!(
@@ -1052,11 +1049,10 @@ impl<'a> Exec<'a> {
         let ty = *tys
             .last()
             .ok_or_else(|| unsupported(format!("`{}` without a type", inst.name())))?;
-        let vector = inst.mods.iter().find_map(|m| match m.as_str() {
-            ".v2" => Some(2u64),
-            ".v4" => Some(4),
-            _ => None,
-        });
+        // Vector atomics have two or four elements (`.v8` is no atomic).
+        let vector = crate::ast::vector_width(&inst.mods)
+            .filter(|&n| n <= 4)
+            .map(u64::from);
         if let Some(n) = vector {
             return self.vector_atomic(t, inst, ty, n);
         }

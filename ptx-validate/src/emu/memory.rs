@@ -88,6 +88,13 @@ pub const MAX_SPACE_ALLOCS: usize = (1 << (32 - SPACE_OFFSET_BITS)) - 1;
 /// (`0xbad` is allocation 2988), so any access through it, or near it, is.
 pub const BAD_CONVERSION: u64 = 0xbad0_0000_bad0_0000;
 
+/// Whether `loc`, an allocation that does not exist, is what an address
+/// made from [`BAD_CONVERSION`] (its low 32 bits, or near them) names.
+pub fn is_bad_conversion(loc: &Loc) -> bool {
+    let index = (BAD_CONVERSION & 0xffff_ffff) >> SPACE_OFFSET_BITS;
+    loc.index == index as usize - 1
+}
+
 /// The generic address of byte `offset` of allocation `index` of `space`.
 pub fn generic(space: Space, index: usize, offset: u64) -> u64 {
     (space.tag() << 48) | ((index as u64 + 1) << GEN_OFFSET_BITS) | offset
