@@ -797,16 +797,12 @@ fn every_sample_on_the_gpu_matches_the_emulator() {
     }
 }
 
-/// f16 bits of a small integer (exact: |v| <= 2048).
+/// f16 bits of a small integer (exact: |v| <= 2048), by the conversion
+/// the interpreter uses.
 fn f16_of_int(v: i32) -> u16 {
-    if v == 0 {
-        return 0;
-    }
-    let sign = if v < 0 { 0x8000 } else { 0 };
-    let a = v.unsigned_abs();
-    let e = 31 - a.leading_zeros(); // a = 1.m * 2^e
-    let man = (a << (10 - e)) & 0x3ff;
-    sign | (((e + 15) as u16) << 10) | man as u16
+    let bits =
+        kernelc::midend::interp::eval::f64_to_float(f64::from(v), kernelc::midend::ir::Type::F16);
+    bits as u16
 }
 
 /// Without a GPU, a tensor-map argument is refused by the engines that
@@ -860,15 +856,16 @@ fn tensor_map_arguments_need_the_gpu_engine() {
     // TMA copy's tensor address): each map is a 128-byte aggregate.
     let ptx = kernelc(&["samples/tma_tile_copy.cu", "-arch=sm_90"]);
     assert!(ptx.status.success(), "{}", stderr(&ptx));
+    let map_bytes = kernelc::gpu::TENSOR_MAP_BYTES;
     let maps = [
-        ptx_validate::emu::KernelArg::Buffer(vec![0; 128]),
-        ptx_validate::emu::KernelArg::Buffer(vec![0; 128]),
+        ptx_validate::emu::KernelArg::Buffer(vec![0; map_bytes]),
+        ptx_validate::emu::KernelArg::Buffer(vec![0; map_bytes]),
     ];
     let bound = ptx_validate::emu::bind_params(&stdout(&ptx), "tma_tile_copy", &maps)
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(bound
         .iter()
-        .all(|b| matches!(b, ptx_validate::emu::Bound::Bytes(v) if v.len() == 128)));
+        .all(|b| matches!(b, ptx_validate::emu::Bound::Bytes(v) if v.len() == map_bytes)));
 }
 
 /// The Hopper samples, which only a GPU can run: the TMA copy leaves

@@ -443,26 +443,9 @@ fn check_sample(file: &str, needle: &str) -> (String, String) {
         );
         info = out.output;
     }
-    if let Some(nvcc) = kernelc::ptxas::find_nvcc() {
-        let out_file = common::scratch(file).join("nvcc.ptx");
-        let out = std::process::Command::new(&nvcc)
-            .args(["-ptx", &format!("-arch={arch}"), "-I"])
-            .arg(common::root().join("include"))
-            .arg(&path)
-            .arg("-o")
-            .arg(&out_file)
-            .output()
-            .expect("cannot run nvcc");
-        assert!(
-            out.status.success(),
-            "nvcc rejected {file}:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let nv = std::fs::read_to_string(&out_file).unwrap();
+    if let Some(nv) = common::nvcc_ptx(&path, arch, file) {
         assert!(nv.contains(needle), "nvcc's {file} has no {needle}");
         common::assert_ptxas_accepts(&nv, arch, &format!("nvcc's {file}"));
-    } else {
-        eprintln!("SKIPPED (nvcc not found): {file} through nvcc");
     }
     (ptx, info)
 }

@@ -232,25 +232,9 @@ fn the_16_bit_cas_needs_no_newer_version() {
 /// and `atom.shared.cas.b16`.
 #[test]
 fn nvcc_emits_the_same_atomic_forms() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): the fixture through nvcc");
+    let Some(text) = common::nvcc_ptx(&common::root().join(FIXTURE), "sm_90", "the fixture") else {
         return;
     };
-    let dir = scratch("va-nvcc");
-    let out_file = dir.join("nvcc.ptx");
-    let out = std::process::Command::new(&nvcc)
-        .args(["-ptx", "-arch=sm_90"])
-        .arg(common::root().join(FIXTURE))
-        .arg("-o")
-        .arg(&out_file)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&out_file).unwrap();
     for form in [
         "add.v2.f32",
         "global.cta.add.v2.f32",

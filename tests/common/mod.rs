@@ -215,24 +215,25 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Compiles `source` with nvcc (`-ptx -arch=sm_80`) and panics with nvcc's
-/// messages if it is rejected, so a test can show its CUDA is valid for
-/// NVIDIA's compiler too. Without nvcc, prints a loud skip line.
-pub fn assert_nvcc_accepts(source: &str, what: &str) {
+/// nvcc's PTX for the CUDA file `src` at `arch` (with kernelc's header on
+/// the include path); panics with nvcc's messages if it is rejected.
+/// Without nvcc, prints a loud skip line and returns `None`.
+pub fn nvcc_ptx(src: &Path, arch: &str, what: &str) -> Option<String> {
     let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
         eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): {what} through nvcc");
-        return;
+        return None;
     };
     let dir = scratch(&format!(
         "nvcc-{}",
         what.replace(|c: char| !c.is_alphanumeric(), "_")
     ));
-    let src = dir.join("source.cu");
-    std::fs::write(&src, source).unwrap();
+    let out_file = dir.join("nvcc.ptx");
     let out = Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_80", "-o"])
-        .arg(dir.join("source.ptx"))
-        .arg(&src)
+        .args(["-ptx", &format!("-arch={arch}"), "-I"])
+        .arg(root().join("include"))
+        .arg(src)
+        .arg("-o")
+        .arg(&out_file)
         .output()
         .expect("cannot run nvcc");
     assert!(
@@ -240,6 +241,23 @@ pub fn assert_nvcc_accepts(source: &str, what: &str) {
         "nvcc rejected {what}:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let ptx = std::fs::read_to_string(&out_file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(ptx)
+}
+
+/// Compiles the CUDA text `source` with nvcc (`-ptx -arch=sm_80`) and
+/// panics with nvcc's messages if it is rejected, so a test can show its
+/// CUDA is valid for NVIDIA's compiler too. Without nvcc, prints a loud
+/// skip line.
+pub fn assert_nvcc_accepts(source: &str, what: &str) {
+    let dir = scratch(&format!(
+        "nvcc-src-{}",
+        what.replace(|c: char| !c.is_alphanumeric(), "_")
+    ));
+    let src = dir.join("source.cu");
+    std::fs::write(&src, source).unwrap();
+    nvcc_ptx(&src, "sm_80", what);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
