@@ -12,10 +12,9 @@ mod common;
 
 use common::scratch;
 use kernelc::driver::{self, CompileOptions, Emit};
-use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
 use kernelc::midend::ir::Module;
 use kernelc::midend::passes;
-use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
+use kernelc::run::{execute, Engine, RunRequest};
 use std::path::Path;
 
 /// The passes of this work; each can be left out of the -O3 pipeline.
@@ -384,48 +383,15 @@ fn optimized(sample: &str, without: Option<&str>) -> Module {
     module
 }
 
-/// Runs the sample's run spec on a module in the interpreter.
-fn run(sample: &str, module: &Module) -> Vec<Option<Vec<u8>>> {
-    let spec =
-        std::fs::read_to_string(common::root().join(format!("samples/{sample}.run"))).unwrap();
-    let words = kernelc::run::spec_words(&spec);
-    let mut config = LaunchConfig::default();
-    let mut kernel = String::new();
-    let mut args = Vec::new();
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let mut value = || it.next().unwrap().clone();
-        match w.as_str() {
-            "--kernel" => kernel = value(),
-            "--grid" => config.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
-            "--block" => config.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
-            "--shared-bytes" => config.dynamic_shared_bytes = value().parse().unwrap(),
-            // The module is compiled by the test itself, for its own target.
-            w if w.starts_with("-arch=") => {}
-            _ => args.push(match parse_arg(w).unwrap() {
-                ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
-                    ty: elem.ir_type(),
-                    bits,
-                },
-                ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes),
-                ArgValue::TensorMap { .. } => panic!("{w}: a tensor map in an interpreter run"),
-            }),
-        }
-    }
-    interp::run_kernel(module, &kernel, &args, &config)
-        .unwrap_or_else(|e| panic!("{sample}: {e:?}"))
-        .buffers
-}
-
 #[test]
 fn every_sample_computes_the_same_bits_with_each_loop_pass_switched_off() {
     for pass in LOOP_PASSES {
         assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
     }
     for sample in samples() {
-        let all = run(&sample, &optimized(&sample, None));
+        let all = common::run_spec_in_interp(&sample, &optimized(&sample, None));
         for pass in LOOP_PASSES {
-            let off = run(&sample, &optimized(&sample, Some(pass)));
+            let off = common::run_spec_in_interp(&sample, &optimized(&sample, Some(pass)));
             assert_eq!(all, off, "{sample}: results differ without `{pass}`");
         }
     }

@@ -10,7 +10,6 @@ use kernelc::driver::{self, CompileOptions, Emit};
 use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
 use kernelc::midend::ir::Module;
 use kernelc::midend::passes::{self, restrict};
-use kernelc::run::{parse_arg, ArgValue};
 
 /// The passes this work added; "off" is the -O3 pipeline without them.
 const NEW_PASSES: [&str; 4] = ["restrict", "mark-invariant", "load-elim", "hoist-loads"];
@@ -57,44 +56,11 @@ fn optimized(sample: &str, with_new: bool) -> Module {
     module
 }
 
-/// Runs the sample's run spec on a module and returns every buffer.
-fn run(sample: &str, module: &Module) -> Vec<Option<Vec<u8>>> {
-    let spec =
-        std::fs::read_to_string(common::root().join(format!("samples/{sample}.run"))).unwrap();
-    let words = kernelc::run::spec_words(&spec);
-    let mut config = LaunchConfig::default();
-    let mut kernel = String::new();
-    let mut args = Vec::new();
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let mut value = || it.next().unwrap().clone();
-        match w.as_str() {
-            "--kernel" => kernel = value(),
-            "--grid" => config.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
-            "--block" => config.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
-            "--shared-bytes" => config.dynamic_shared_bytes = value().parse().unwrap(),
-            // The module is compiled by the test itself, for its own target.
-            w if w.starts_with("-arch=") => {}
-            _ => args.push(match parse_arg(w).unwrap() {
-                ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
-                    ty: elem.ir_type(),
-                    bits,
-                },
-                ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes),
-                ArgValue::TensorMap { .. } => panic!("{w}: a tensor map in an interpreter run"),
-            }),
-        }
-    }
-    interp::run_kernel(module, &kernel, &args, &config)
-        .unwrap_or_else(|e| panic!("{sample}: {e:?}"))
-        .buffers
-}
-
 #[test]
 fn every_sample_computes_the_same_bits_with_the_new_passes_on_and_off() {
     for sample in samples() {
-        let on = run(&sample, &optimized(&sample, true));
-        let off = run(&sample, &optimized(&sample, false));
+        let on = common::run_spec_in_interp(&sample, &optimized(&sample, true));
+        let off = common::run_spec_in_interp(&sample, &optimized(&sample, false));
         assert_eq!(on, off, "{sample}: results differ with the restrict passes");
     }
 }

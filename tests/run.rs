@@ -15,37 +15,23 @@ use std::process::Command;
 /// see after `--spec`).
 fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
     let root = common::root();
-    let spec = std::fs::read_to_string(root.join(format!("samples/{sample}.run")))
-        .unwrap_or_else(|e| panic!("samples/{sample}.run: {e}"));
-    let mut req = RunRequest {
+    let l = common::spec_launch(sample);
+    RunRequest {
         input: root.join(format!("samples/{sample}.cu")),
-        kernel: String::new(),
-        grid: [1; 3],
-        block: [1; 3],
-        shared_bytes: 0,
+        kernel: l.kernel,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: l.shared_bytes,
         opt_level: Some(opt_level),
         fmad: true,
         sm: common::run_sm(&common::sample_source(sample)),
+        arch: l.arch,
         defines: Vec::new(),
         engine: Engine::Interp,
         max_steps: midend::interp::DEFAULT_MAX_STEPS,
-        args: Vec::new(),
+        args: l.args,
         ..RunRequest::default()
-    };
-    let words = kernelc::run::spec_words(&spec);
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let mut value = || it.next().expect("option without a value").clone();
-        match w.as_str() {
-            "--kernel" => req.kernel = value(),
-            "--grid" => req.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
-            "--block" => req.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
-            "--shared-bytes" => req.shared_bytes = value().parse().unwrap(),
-            w if w.starts_with("-arch=") => req.arch = Some(w["-arch=".len()..].to_string()),
-            _ => req.args.push(w.clone()),
-        }
     }
-    req
 }
 
 /// The samples with a run spec that the interpreter can run. A spec line

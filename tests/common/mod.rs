@@ -150,6 +150,79 @@ pub fn runnable_samples() -> Vec<String> {
         .collect()
 }
 
+/// One launch as a sample's run spec (`samples/NAME.run`) describes it.
+pub struct SpecLaunch {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    /// `-arch=sm_XX` when the spec names its target.
+    pub arch: Option<String>,
+    /// The arguments as written (`f32[]:iota:1000`, ...).
+    pub args: Vec<String>,
+}
+
+/// Parses the run spec of sample `name`: the same words the CLI sees
+/// after `--spec`.
+pub fn spec_launch(name: &str) -> SpecLaunch {
+    let spec = std::fs::read_to_string(root().join(format!("samples/{name}.run")))
+        .unwrap_or_else(|e| panic!("samples/{name}.run: {e}"));
+    let mut l = SpecLaunch {
+        kernel: String::new(),
+        grid: [1; 3],
+        block: [1; 3],
+        shared_bytes: 0,
+        arch: None,
+        args: Vec::new(),
+    };
+    let words = kernelc::run::spec_words(&spec);
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let mut value = || it.next().expect("option without a value").clone();
+        match w.as_str() {
+            "--kernel" => l.kernel = value(),
+            "--grid" => l.grid = kernelc::run::parse_dims(&value(), "grid").unwrap(),
+            "--block" => l.block = kernelc::run::parse_dims(&value(), "block").unwrap(),
+            "--shared-bytes" => l.shared_bytes = value().parse().unwrap(),
+            w if w.starts_with("-arch=") => l.arch = Some(w["-arch=".len()..].to_string()),
+            _ => l.args.push(w.clone()),
+        }
+    }
+    l
+}
+
+/// Runs sample `name`'s spec on `module` (compiled by the test itself) in
+/// the interpreter and returns every buffer.
+pub fn run_spec_in_interp(
+    name: &str,
+    module: &kernelc::midend::ir::Module,
+) -> Vec<Option<Vec<u8>>> {
+    use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
+    use kernelc::run::{parse_arg, ArgValue};
+    let l = spec_launch(name);
+    let args: Vec<KernelArg> = l
+        .args
+        .iter()
+        .map(|w| match parse_arg(w).unwrap() {
+            ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
+                ty: elem.ir_type(),
+                bits,
+            },
+            ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes),
+            ArgValue::TensorMap { .. } => panic!("{w}: a tensor map in an interpreter run"),
+        })
+        .collect();
+    let config = LaunchConfig {
+        grid: l.grid,
+        block: l.block,
+        dynamic_shared_bytes: l.shared_bytes,
+        ..LaunchConfig::default()
+    };
+    interp::run_kernel(module, &l.kernel, &args, &config)
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+        .buffers
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
