@@ -24,10 +24,43 @@
 //! and `st.param.f32` of the fields. At the call site the backend knows
 //! only the size and alignment, so it copies in pieces of the alignment
 //! (at most 8 bytes, vectors of two or four when the alignment allows).
+//!
+//! Most by-value arguments are built for the call: the caller stores the
+//! fields into a stack slot and passes the slot. Copying that slot through
+//! `.local` memory (`st.local` of each field, then `ld.local` + `st.param`
+//! of each piece) is what nvcc avoids, and so does [`Isel::find_direct_byval`]:
+//! when the value of every field at the call is known (the slot's address
+//! never escapes, and each field's last store before the call is found),
+//! the call stores those values straight into its `.param` array:
+//!
+//! ```ptx
+//! .param .align 8 .b8 param0[24];
+//! st.param.b64 [param0+0], %rd10;      // s.src
+//! st.param.b64 [param0+8], %rd11;      // s.dst
+//! st.param.b32 [param0+16], %r7;       // s.count
+//! ```
+//!
+//! and when nothing reads the slot otherwise, its stores and the slot itself
+//! disappear.
 
 use super::{Isel, IselResult};
 use crate::minst::{AddrBase, Address, MInst, PtxType, Reg, RegClass, Space};
-use midend::ir::{AddrSpace, InstData, Opcode, Type, Value};
+use midend::analysis::{Base, LocalCells};
+use midend::ir::{AddrSpace, Block, FuncId, Inst, InstData, Opcode, StackSlot, Type, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Every use of one stack slot's address, for [`Isel::find_direct_byval`].
+#[derive(Default)]
+struct SlotUses {
+    /// Stores into the slot: (store, its block, offset, bytes, value).
+    stores: Vec<(Inst, Block, i64, u32, Value)>,
+    /// By-value arguments: (call, its block, argument number).
+    calls: Vec<(Inst, Block, usize)>,
+    /// The `stack_addr`, casts and offsets that make the slot's pointers.
+    derived: Vec<Inst>,
+    /// Some other use (a load, a comparison, ...): the slot stays.
+    other: bool,
+}
 
 impl Isel<'_> {
     /// Checks that the aggregate parameter `v` is only read (`byval`) or
@@ -83,6 +116,166 @@ impl Isel<'_> {
         }
         self.param_syms
             .insert(dfg.resolve_aliases(v), name.to_string());
+        Ok(())
+    }
+
+    /// Finds the by-value arguments whose fields can be stored straight into
+    /// the call's `.param` array (see the module comment), and the slots
+    /// that are then not needed at all.
+    pub(super) fn find_direct_byval(&mut self) {
+        let (module, func) = (self.module, self.func);
+        let byval_arg = |g: FuncId, k: usize| {
+            module
+                .functions
+                .get(g)
+                .and_then(|f| f.signature.params.get(k))
+                .is_some_and(|p| p.attrs.byval.is_some())
+        };
+        let cells = LocalCells::compute(func, &byval_arg);
+        let slot_of = |v: Value| match cells.location(func, v) {
+            Some((Base::Slot(s), o)) => Some((s, o)),
+            _ => None,
+        };
+        let mut slots: BTreeMap<StackSlot, SlotUses> = BTreeMap::new();
+        let mut order: HashMap<Inst, usize> = HashMap::new();
+        for (n, (block, inst)) in func.layout.insts().enumerate() {
+            order.insert(inst, n);
+            let data = &func.dfg.insts[inst];
+            let result = func.dfg.first_result(inst);
+            match data {
+                InstData::StackAddr { .. }
+                | InstData::AddrSpaceCast { .. }
+                | InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    ..
+                } if result.and_then(slot_of).is_some() => {
+                    if let Some((s, _)) = result.and_then(slot_of) {
+                        slots.entry(s).or_default().derived.push(inst);
+                    }
+                    // An offset's second operand is an integer, never a slot.
+                }
+                InstData::Store { value, ptr, .. } => {
+                    if let Some((s, _)) = slot_of(*value) {
+                        slots.entry(s).or_default().other = true;
+                    }
+                    match slot_of(*ptr) {
+                        Some((s, Some(o))) => {
+                            let bytes = func.dfg.value_type(*value).bytes();
+                            let v = func.dfg.resolve_aliases(*value);
+                            let uses = slots.entry(s).or_default();
+                            uses.stores.push((inst, block, o, bytes, v));
+                        }
+                        Some((s, None)) => slots.entry(s).or_default().other = true,
+                        None => {}
+                    }
+                }
+                InstData::Call { func: g, args } => {
+                    for (k, &a) in args.iter().enumerate() {
+                        match slot_of(a) {
+                            Some((s, Some(0))) if byval_arg(*g, k) => {
+                                slots.entry(s).or_default().calls.push((inst, block, k))
+                            }
+                            Some((s, _)) => slots.entry(s).or_default().other = true,
+                            None => {}
+                        }
+                    }
+                }
+                other => other.for_each_arg(|a| {
+                    if let Some((s, _)) = slot_of(a) {
+                        slots.entry(s).or_default().other = true;
+                    }
+                }),
+            }
+        }
+        for (slot, uses) in slots {
+            if uses.calls.is_empty() || !cells.is_followed(Base::Slot(slot)) {
+                continue;
+            }
+            let Some(plan) = self.byval_fields_at_calls(&uses, &order) else {
+                continue;
+            };
+            self.direct_byval.extend(plan);
+            if !uses.other {
+                self.skipped_insts
+                    .extend(uses.stores.iter().map(|s| s.0).chain(uses.derived));
+            }
+        }
+    }
+
+    /// For each by-value use of one slot, the value of every field at the
+    /// call: the last store to those bytes before the call in its block,
+    /// or else the only store to them in the function, in a block that
+    /// dominates the call (then no other value can be there). `None` when
+    /// some field's value is not known, or two stores overlap partly.
+    #[allow(clippy::type_complexity)]
+    fn byval_fields_at_calls(
+        &self,
+        uses: &SlotUses,
+        order: &HashMap<Inst, usize>,
+    ) -> Option<Vec<((Inst, usize), Vec<(i64, Value)>)>> {
+        let mut ranges: Vec<(i64, u32)> = uses.stores.iter().map(|s| (s.2, s.3)).collect();
+        ranges.sort_unstable();
+        ranges.dedup();
+        let overlap = ranges
+            .windows(2)
+            .any(|w| w[0].0 + i64::from(w[0].1) > w[1].0);
+        if overlap {
+            return None;
+        }
+        let mut plan = Vec::new();
+        for &(call, block, k) in &uses.calls {
+            let mut fields = Vec::new();
+            for &(off, bytes) in &ranges {
+                let to_range = || {
+                    uses.stores
+                        .iter()
+                        .filter(move |s| (s.2, s.3) == (off, bytes))
+                };
+                let before = to_range()
+                    .filter(|s| s.1 == block && order[&s.0] < order[&call])
+                    .max_by_key(|s| order[&s.0]);
+                let value = match before {
+                    Some(s) => s.4,
+                    None => {
+                        let mut all = to_range();
+                        let only = all.next()?;
+                        if all.next().is_some()
+                            || only.1 == block
+                            || !self.domtree.dominates(only.1, block)
+                        {
+                            return None;
+                        }
+                        only.4
+                    }
+                };
+                fields.push((off, value));
+            }
+            plan.push(((call, k), fields));
+        }
+        Some(plan)
+    }
+
+    /// Declares the `.param` array `name` of a call and stores the fields
+    /// that [`Isel::find_direct_byval`] found for it.
+    pub(super) fn direct_aggregate_arg(
+        &mut self,
+        fields: &[(i64, Value)],
+        name: &str,
+        size: u32,
+        align: u32,
+    ) -> IselResult<()> {
+        self.emit(MInst::ParamArray {
+            name: name.to_string(),
+            size,
+            align,
+        });
+        for &(offset, value) in fields {
+            let to = Address {
+                base: AddrBase::Sym(name.to_string()),
+                offset,
+            };
+            self.store(Space::Param, false, value, to)?;
+        }
         Ok(())
     }
 

@@ -223,6 +223,12 @@ struct Isel<'a> {
     vec_member: HashMap<Inst, Inst>,
     /// The function's dominator tree (where edge copies may go early).
     domtree: midend::analysis::DominatorTree,
+    /// By-value arguments stored field by field into the call's `.param`
+    /// array, by (call, argument number): each field's offset and value.
+    direct_byval: HashMap<(Inst, usize), Vec<(i64, Value)>>,
+    /// Instructions not emitted: the stores into, and the address of, a
+    /// slot that only by-value calls read (see `aggregate.rs`).
+    skipped_insts: HashSet<Inst>,
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
@@ -268,6 +274,8 @@ fn select(
         vec_groups: HashMap::new(),
         vec_member: HashMap::new(),
         domtree: midend::analysis::DominatorTree::compute(func),
+        direct_byval: HashMap::new(),
+        skipped_insts: HashSet::new(),
     };
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
@@ -277,6 +285,7 @@ fn select(
     isel.find_wide_multiplies();
     isel.find_folded_addresses();
     isel.find_vector_groups();
+    isel.find_direct_byval();
     let params: Vec<ParamDecl> = isel
         .lower_params()?
         .into_iter()
@@ -625,6 +634,7 @@ impl Isel<'_> {
             .func
             .layout
             .insts()
+            .filter(|(_, i)| !self.skipped_insts.contains(i))
             .filter_map(|(_, i)| match self.func.dfg.insts[i] {
                 InstData::StackAddr { slot } => Some(slot),
                 _ => None,
@@ -688,6 +698,9 @@ impl Isel<'_> {
         let results = self.func.dfg.inst_results(inst);
         let result = results.first().copied();
         let res = || result.ok_or_else(|| format!("`{}` has no result", data.opcode()));
+        if self.skipped_insts.contains(&inst) {
+            return Ok(());
+        }
         match data {
             // Constants are materialized at their uses (see `operand`/`reg`).
             InstData::Iconst { .. } | InstData::Fconst { .. } => Ok(()),
@@ -764,7 +777,7 @@ impl Isel<'_> {
             }
             InstData::Call { func, args } => {
                 let (func, args) = (*func, args.clone());
-                self.call(func, &args, result)
+                self.call(inst, func, &args, result)
             }
             InstData::SpecialReg { reg } => {
                 if reg.is_cluster() {
@@ -991,6 +1004,7 @@ impl Isel<'_> {
     /// The braces keep the `param`/`retval` names local to this call.
     fn call(
         &mut self,
+        inst: Inst,
         callee: midend::ir::FuncId,
         args: &[Value],
         result: Option<Value>,
@@ -1016,7 +1030,7 @@ impl Isel<'_> {
         let mut names = Vec::new();
         let mut sret = None;
         let mut n = 0;
-        for (&a, abi) in args.iter().zip(&target.signature.params) {
+        for (k, (&a, abi)) in args.iter().zip(&target.signature.params).enumerate() {
             if let Some((size, align)) = abi.attrs.sret {
                 sret = Some((a, size, align));
                 continue;
@@ -1024,7 +1038,10 @@ impl Isel<'_> {
             let name = format!("param{n}");
             n += 1;
             if let Some((size, align)) = abi.attrs.byval {
-                self.aggregate_arg(a, &name, size, align)?;
+                match self.direct_byval.get(&(inst, k)).cloned() {
+                    Some(fields) => self.direct_aggregate_arg(&fields, &name, size, align)?,
+                    None => self.aggregate_arg(a, &name, size, align)?,
+                }
                 names.push(name);
                 continue;
             }

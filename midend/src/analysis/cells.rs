@@ -213,6 +213,12 @@ impl LocalCells {
         cells
     }
 
+    /// Where `v` points, if into followed-or-not memory of this function:
+    /// the base and the constant offset (`None` when not constant).
+    pub fn location(&self, func: &Function, v: Value) -> Option<(Base, Option<i64>)> {
+        self.get(func, v)
+    }
+
     fn get(&self, func: &Function, v: Value) -> Option<(Base, Option<i64>)> {
         self.addr.get(&func.dfg.resolve_aliases(v)).copied()
     }

@@ -2,12 +2,14 @@
 //! constants become constants; identities (`x + 0`, `x * 1`, `p + 0`) keep
 //! their operand; a `select` on a constant picks its arm, and a `brif` on a
 //! constant becomes a `jump`.
+//! A pointer cast to the generic window and straight back to its own space
+//! is the pointer itself.
 //!
 //! Operations whose result C leaves undefined (division by zero, `INT_MIN /
 //! -1`, shifting by the width or more) are left alone rather than folded to
 //! an arbitrary value.
 
-use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
+use crate::ir::{AddrSpace, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 /// The constant an `iconst` defines, as a value of `ty`'s width.
 fn constant_of(func: &Function, v: Value) -> Option<i64> {
@@ -185,6 +187,29 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
     let data = &func.dfg.insts[inst];
     let k = |v| constant_of(func, v);
     match *data {
+        // A pointer taken to the generic window and back to the space it
+        // came from is the pointer itself (`cvta.to.shared` undoes
+        // `cvta.shared`). The other round trip, generic -> space -> generic,
+        // is not an identity: it changes a pointer outside the window.
+        InstData::AddrSpaceCast { to, arg } => {
+            let result = func.dfg.inst_results(inst)[0];
+            let inner = match func.dfg.value_def(arg) {
+                ValueDef::Result(i, 0) => match func.dfg.insts[i] {
+                    InstData::AddrSpaceCast {
+                        to: AddrSpace::Generic,
+                        arg: x,
+                    } => Some(x),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if func.dfg.value_type(arg) == func.dfg.value_type(result) {
+                return Some(Fold::Forward(arg));
+            }
+            let x = inner?;
+            (to != AddrSpace::Generic && func.dfg.value_type(x) == Type::Ptr(to))
+                .then_some(Fold::Forward(x))
+        }
         InstData::Binary {
             opcode,
             args: [a, b],

@@ -22,11 +22,18 @@
 //! Never across a barrier, fence, atomic, call, warp sync or any other
 //! instruction with an effect other than a store: other threads may write
 //! shared or global memory there, and the program may rely on seeing it.
+//! The one exception is a stack slot whose address never escapes (see
+//! [`LocalCells`]): local memory belongs to the thread, and a callee that
+//! was handed the slot by value got a copy, so a struct built in a slot,
+//! passed to a `__noinline__` helper and read again after the call is read
+//! from the values already in hand.
 //! Volatile accesses are never removed, never reused, and a volatile store
 //! still kills what it may alias.
 
-use crate::analysis::{AliasAnalysis, DominatorTree};
-use crate::ir::{Block, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value};
+use crate::analysis::{AliasAnalysis, Base, DominatorTree, LocalCells};
+use crate::ir::{
+    Block, FuncId, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value,
+};
 use cranelift_entity::PrimaryMap;
 use std::collections::HashMap;
 
@@ -39,25 +46,37 @@ struct Available {
 }
 
 /// The pass-table entry over a module (so module variables' sizes are known).
+/// (Calls keep what is known of slots passed to them by value: the module
+/// says which arguments those are.)
 pub fn eliminate_loads_module(module: &mut Module) -> bool {
+    let byval: HashMap<FuncId, Vec<bool>> = module
+        .functions
+        .iter()
+        .map(|(id, f)| {
+            let flags = f.signature.params.iter().map(|p| p.attrs.byval.is_some());
+            (id, flags.collect())
+        })
+        .collect();
+    let byval_arg = |g: FuncId, k: usize| byval.get(&g).and_then(|v| v.get(k)) == Some(&true);
     let globals = &module.globals;
     let mut changed = false;
     for func in module.functions.values_mut() {
-        changed |= eliminate_with(func, Some(globals));
+        changed |= eliminate_with(func, Some(globals), &byval_arg);
     }
     changed
 }
 
 /// Eliminates redundant loads in one function; returns whether anything changed.
 pub fn eliminate_redundant_loads(func: &mut Function) -> bool {
-    eliminate_with(func, None)
+    eliminate_with(func, None, &|_, _| false)
 }
 
 fn eliminate_with(
     func: &mut Function,
     globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+    byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> bool {
-    let (replacements, dead_stores) = find_replacements(func, globals);
+    let (replacements, dead_stores) = find_replacements(func, globals, byval_arg);
     if replacements.is_empty() && dead_stores.is_empty() {
         return false;
     }
@@ -77,10 +96,20 @@ fn eliminate_with(
 fn find_replacements(
     func: &Function,
     globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+    byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> (Vec<(Inst, Value)>, Vec<Inst>) {
     let aa = match globals {
         Some(g) => AliasAnalysis::with_globals(func, g),
         None => AliasAnalysis::new(func),
+    };
+    // Accesses to a stack slot nothing else can reach survive any effect.
+    let cells = LocalCells::compute(func, byval_arg);
+    let private = |a: &Available| {
+        let ptr = match &func.dfg.insts[a.inst] {
+            InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => *ptr,
+            _ => return false,
+        };
+        matches!(cells.address(func, ptr), Some((b @ Base::Slot(_), _)) if cells.is_followed(b))
     };
     let domtree = DominatorTree::compute(func);
     let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
@@ -160,7 +189,7 @@ fn find_replacements(
                 // Branches only pass values along; anything else with an effect
                 // (barrier, fence, atomic, call, ...) may let memory change.
                 _ if data.opcode().has_side_effects() && !data.opcode().is_terminator() => {
-                    avail.clear()
+                    avail.retain(&private)
                 }
                 _ => {}
             }
