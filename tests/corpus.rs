@@ -29,6 +29,7 @@ use std::process::Command;
 /// Every accepted kernel file, with the extra options it needs.
 const KERNELS: &[(&str, &[&str])] = &[
     ("byval_helpers.cu", &[]),
+    ("clamps.cu", &[]),
     ("const_memory.cu", &[]),
     ("double_math.cu", &[]),
     ("dynamic_shared.cu", &[]),
@@ -1154,6 +1155,48 @@ fn structs_built_for_by_value_calls_match_reference() {
     }
     let out = &l.run()[0];
     assert_f32_bitwise(&out[1], &want, "out");
+}
+
+#[test]
+fn clamps_match_reference() {
+    // `fold` turns these selects into `min`/`max` at -O3; -O0 keeps them.
+    let l = Launch::new("clamps.cu", "clamps", [8, 1, 1], [128, 1, 1])
+        .arg("i32[]:rand:1024:5")
+        .arg("i32[]:rand:1024:6")
+        .arg("i32[]:zeros:8192")
+        .arg("u32[]:zeros:4096");
+    let (a, b) = (i32s(&l.input(0)), i32s(&l.input(1)));
+    let (mut o, mut u) = (Vec::new(), Vec::new());
+    for i in 0..1024usize {
+        let x = a[i] >> (i & 31);
+        let y = b[i] >> ((i * 7) & 31);
+        let (ux, uy) = (a[i] as u32, (b[i] as u32) >> (i & 15));
+        o.extend([
+            x.min(y),
+            x.max(y),
+            x.clamp(-127, 127),
+            x.clamp(-5, 1000),
+            x.min(3),
+            if x > 10 { 10 } else { x.max(20) },
+            x.min(y),
+            x.max(y),
+        ]);
+        u.extend([
+            ux.min(uy),
+            ux.clamp(16, 255),
+            ux.max(uy),
+            uy.clamp(3, 0x8000_0000),
+        ]);
+    }
+    let out = &l.run()[0];
+    assert_eq!(i32s(&out[2]), o, "signed");
+    assert_eq!(u32s(&out[3]), u, "unsigned");
+    let ptx = ptx_sm90("clamps.cu");
+    let body = function_body(&ptx, "clamps");
+    assert!(
+        body.matches("min.").count() + body.matches("max.").count() >= 12,
+        "{body}"
+    );
 }
 
 #[test]

@@ -387,6 +387,12 @@ pub enum Rounding {
     Rn,
     /// Round toward zero to an integer (float→int, C's truncation).
     Rzi,
+    /// Round to the nearest integer, ties to even (`rint` then convert).
+    Rni,
+    /// Round toward minus infinity to an integer (`floor` then convert).
+    Rmi,
+    /// Round toward plus infinity to an integer (`ceil` then convert).
+    Rpi,
 }
 
 impl Rounding {
@@ -394,6 +400,9 @@ impl Rounding {
         match self {
             Rounding::Rn => ".rn",
             Rounding::Rzi => ".rzi",
+            Rounding::Rni => ".rni",
+            Rounding::Rmi => ".rmi",
+            Rounding::Rpi => ".rpi",
         }
     }
 }

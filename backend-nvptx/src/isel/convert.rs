@@ -9,7 +9,7 @@
 
 use super::{cvt_float_ty, cvt_int_ty, Isel, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, Reg, RegClass, Rounding, Space};
-use midend::ir::{AddrSpace, Opcode, Type, Value};
+use midend::ir::{AddrSpace, InstData, Opcode, Type, Value};
 
 impl Isel<'_> {
     pub(super) fn convert(
@@ -116,9 +116,10 @@ impl Isel<'_> {
                     self.features.require("cvt from .bf16", (7, 1));
                 }
                 let signed = op == Opcode::Fptosi;
+                let (arg, round) = self.fused_rounding(arg).unwrap_or((arg, Rounding::Rzi));
                 let src = self.reg(arg)?;
                 let d = cvt_int_ty(to, signed)?;
-                self.cvt(Some(Rounding::Rzi), d, cvt_float_ty(from)?, dst, src);
+                self.cvt(Some(round), d, cvt_float_ty(from)?, dst, src);
             }
             Opcode::Bitcast => {
                 if from.bits() != to.bits() || from == Type::I1 || from.is_ptr() || to.is_ptr() {
@@ -335,5 +336,55 @@ fn cvta_space(space: AddrSpace) -> IselResult<Space> {
         _ => Err(format!(
             "no generic conversion for `ptr<{space}>` (not supported yet)"
         )),
+    }
+}
+
+impl Isel<'_> {
+    /// `fptosi (nearest x)` (`__float2int_rn`, `lrintf`, `(int)floorf(x)`)
+    /// is one `cvt.rni.s32.f32`: the float `x` and the integer rounding of
+    /// the convert, in place of the `rzi` that C's truncation needs. Both
+    /// forms saturate and turn NaN into 0 alike, so the result is the same.
+    fn fused_rounding(&self, v: Value) -> Option<(Value, Rounding)> {
+        let InstData::Unary { opcode, arg } = self.def_inst(v)? else {
+            return None;
+        };
+        if !matches!(self.ty(*arg), Type::F32 | Type::F64) {
+            return None;
+        }
+        let round = match opcode {
+            Opcode::Nearest => Rounding::Rni,
+            Opcode::Floor => Rounding::Rmi,
+            Opcode::Ceil => Rounding::Rpi,
+            Opcode::Ftrunc => Rounding::Rzi,
+            _ => return None,
+        };
+        Some((*arg, round))
+    }
+
+    /// The roundings whose only uses are float-to-integer converts, which
+    /// do the rounding themselves (see [`Isel::fused_rounding`]): not emitted.
+    pub(super) fn find_fused_roundings(&mut self) {
+        let mut converts: std::collections::HashMap<Value, u32> = Default::default();
+        for (_, inst) in self.func.layout.insts() {
+            let InstData::Convert {
+                opcode: Opcode::Fptosi | Opcode::Fptoui,
+                arg,
+                ..
+            } = self.func.dfg.insts[inst]
+            else {
+                continue;
+            };
+            let arg = self.func.dfg.resolve_aliases(arg);
+            if self.fused_rounding(arg).is_some() {
+                *converts.entry(arg).or_default() += 1;
+            }
+        }
+        for (v, n) in converts {
+            if n == self.use_count(v) {
+                if let midend::ir::ValueDef::Result(def, _) = self.func.dfg.value_def(v) {
+                    self.skipped_insts.insert(def);
+                }
+            }
+        }
     }
 }

@@ -286,6 +286,7 @@ fn select(
     isel.find_folded_addresses();
     isel.find_vector_groups();
     isel.find_direct_byval();
+    isel.find_fused_roundings();
     let params: Vec<ParamDecl> = isel
         .lower_params()?
         .into_iter()

@@ -210,6 +210,26 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             (to != AddrSpace::Generic && func.dfg.value_type(x) == Type::Ptr(to))
                 .then_some(Fold::Forward(x))
         }
+        // IEEE arithmetic on two float constants (`1.0f / 255.0f`): Rust's
+        // `f32`/`f64` operations round to nearest even, as `add.rn`,
+        // `mul.rn` and `div.rn` do. Subnormal operands or results are left
+        // to the GPU (under `-ftz` it flushes them), and so is a NaN (its
+        // payload is the hardware's choice).
+        InstData::Binary {
+            opcode: opcode @ (Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv),
+            args: [a, b],
+        } => {
+            let fk = |v: Value| match func.dfg.value_def(v) {
+                ValueDef::Result(def, 0) => match func.dfg.insts[def] {
+                    InstData::Fconst { ty, value } => Some((ty, value)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let ((ty, x), (_, y)) = (fk(a)?, fk(b)?);
+            let value = fold_float(opcode, ty, x, y)?;
+            Some(Fold::Rewrite(InstData::Fconst { ty, value }))
+        }
         InstData::Binary {
             opcode,
             args: [a, b],
@@ -295,6 +315,9 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             if a == b {
                 return Some(Fold::Forward(a));
             }
+            if let Some(m) = select_min_max(func, c, a, b) {
+                return Some(Fold::Rewrite(m));
+            }
             Some(Fold::Forward(if k(c)? & 1 != 0 { a } else { b }))
         }
         InstData::Brif {
@@ -311,6 +334,85 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
         }
         _ => None,
     }
+}
+
+/// An integer `select` that is a minimum or a maximum, as `smin`/`smax`/
+/// `umin`/`umax` (one `min`/`max` instruction instead of `setp` + `selp`):
+///
+/// - `select (x < y), x, y` is `min(x, y)`; with the arms swapped, `max`
+///   (and the same for `<=`, `>`, `>=`, signed or unsigned);
+/// - the clamp `x > hi ? hi : max(x, lo)` with constants `lo <= hi` is
+///   `min(max(x, lo), hi)`: when `x > hi`, `max(x, lo)` is `x`, so the
+///   minimum is `hi`; otherwise both operands of `max` are at most `hi`.
+///   The mirror `x < lo ? lo : min(x, hi)` is `max(min(x, hi), lo)`.
+fn select_min_max(func: &Function, c: Value, a: Value, b: Value) -> Option<InstData> {
+    let ValueDef::Result(cmp, 0) = func.dfg.value_def(c) else {
+        return None;
+    };
+    let InstData::IntCompare { cond, args: [x, y] } = func.dfg.insts[cmp] else {
+        return None;
+    };
+    if !func.dfg.value_type(x).is_int() {
+        return None;
+    }
+    let r = |v: Value| func.dfg.resolve_aliases(v);
+    let (x, y, a, b) = (r(x), r(y), r(a), r(b));
+    let signed = match cond {
+        IntCC::Slt | IntCC::Sle | IntCC::Sgt | IntCC::Sge => true,
+        IntCC::Ult | IntCC::Ule | IntCC::Ugt | IntCC::Uge => false,
+        _ => return None,
+    };
+    let less = matches!(cond, IntCC::Slt | IntCC::Sle | IntCC::Ult | IntCC::Ule);
+    let (min, max) = if signed {
+        (Opcode::Smin, Opcode::Smax)
+    } else {
+        (Opcode::Umin, Opcode::Umax)
+    };
+    let binary = |opcode, p, q| InstData::Binary {
+        opcode,
+        args: [p, q],
+    };
+    if (a, b) == (x, y) {
+        return Some(binary(if less { min } else { max }, x, y));
+    }
+    if (a, b) == (y, x) {
+        return Some(binary(if less { max } else { min }, x, y));
+    }
+    // The clamp: `a` is the constant `y`, `b` is `max(x, lo)` (or `min`).
+    if a != y {
+        return None;
+    }
+    let bound = constant_of(func, y)?;
+    let ValueDef::Result(inner, 0) = func.dfg.value_def(b) else {
+        return None;
+    };
+    let InstData::Binary {
+        opcode,
+        args: [p, q],
+    } = func.dfg.insts[inner]
+    else {
+        return None;
+    };
+    let other = match (r(p), r(q)) {
+        (p, q) if p == x => q,
+        (p, q) if q == x => p,
+        _ => return None,
+    };
+    let other = constant_of(func, other)?;
+    let bits = func.dfg.value_type(x).bits();
+    let le = |lo: i64, hi: i64| {
+        if signed {
+            lo <= hi
+        } else {
+            zext(lo, bits) <= zext(hi, bits)
+        }
+    };
+    let fits = if less {
+        opcode == min && le(bound, other)
+    } else {
+        opcode == max && le(other, bound)
+    };
+    fits.then(|| binary(if less { max } else { min }, b, y))
 }
 
 /// Folds what can be folded; returns whether anything changed.
@@ -339,4 +441,46 @@ pub fn fold_constants(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
+}
+
+/// `x op y` rounded as the GPU's `.rn` instruction of type `ty` rounds it,
+/// or `None` where folding could differ from running it (see above).
+fn fold_float(opcode: Opcode, ty: Type, x: f64, y: f64) -> Option<f64> {
+    let plain = |v: f64| v.is_infinite() || v == 0.0 || (v.is_finite() && v.is_normal());
+    let plain32 = |v: f32| v.is_infinite() || v == 0.0 || (v.is_finite() && v.is_normal());
+    let r = match ty {
+        Type::F32 => {
+            let (x, y) = (x as f32, y as f32);
+            if !plain32(x) || !plain32(y) {
+                return None;
+            }
+            let r = match opcode {
+                Opcode::Fadd => x + y,
+                Opcode::Fsub => x - y,
+                Opcode::Fmul => x * y,
+                _ => x / y,
+            };
+            if !plain32(r) {
+                return None;
+            }
+            f64::from(r)
+        }
+        Type::F64 => {
+            if !plain(x) || !plain(y) {
+                return None;
+            }
+            let r = match opcode {
+                Opcode::Fadd => x + y,
+                Opcode::Fsub => x - y,
+                Opcode::Fmul => x * y,
+                _ => x / y,
+            };
+            if !plain(r) {
+                return None;
+            }
+            r
+        }
+        _ => return None,
+    };
+    Some(r)
 }
