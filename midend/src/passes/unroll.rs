@@ -13,7 +13,9 @@
 //!
 //! The induction variable `v4` starts at a constant (every entering edge
 //! passes the same `iconst`), steps by a constant (`iadd`/`isub` with an
-//! `iconst`) and is compared with a constant. The pass runs the counter at
+//! `iconst`, or `imul`, `ishl`, `sshr`, `ushr`, `sdiv`, `udiv`: the
+//! `for (o = 16; o > 0; o >>= 1)` of a warp reduction) and is compared with
+//! a constant. The pass runs the counter at
 //! compile time, at the variable's width and with its wrap-around, to get
 //! the trip count `N`. It then lays out `N` copies of the loop's blocks, one
 //! after the other: in copy `k` the header's test becomes a jump into the
@@ -264,7 +266,8 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
         }
     }
     let start = start?;
-    // The step: the latch passes `iv + C` or `iv - C`.
+    // The step: the latch passes `iv + C`, `iv - C`, `iv * C`, `iv << C`,
+    // `iv >> C` or `iv / C` (the halving loops of tree reductions).
     let latch_term = func.layout.last_inst(latch)?;
     let back = func.dfg.insts[latch_term]
         .branch_destinations()
@@ -276,24 +279,41 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
     let ValueDef::Result(step_inst, _) = func.dfg.value_def(func.dfg.resolve_aliases(back)) else {
         return None;
     };
-    let step: i64 = match func.dfg.insts[step_inst] {
-        InstData::Binary {
-            opcode: Opcode::Iadd,
-            args: [a, b],
-        } => {
-            if func.dfg.resolve_aliases(a) == iv {
-                constant(func, b)?
-            } else if func.dfg.resolve_aliases(b) == iv {
-                constant(func, a)?
-            } else {
-                return None;
-            }
+    let InstData::Binary {
+        opcode,
+        args: [a, b],
+    } = func.dfg.insts[step_inst]
+    else {
+        return None;
+    };
+    let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
+    let k = match opcode {
+        // Commutative: the constant may be either operand.
+        Opcode::Iadd | Opcode::Imul if a == iv => constant(func, b)?,
+        Opcode::Iadd | Opcode::Imul if b == iv => constant(func, a)?,
+        Opcode::Isub | Opcode::Ishl | Opcode::Sshr | Opcode::Ushr | Opcode::Sdiv | Opcode::Udiv
+            if a == iv =>
+        {
+            constant(func, b)?
         }
-        InstData::Binary {
-            opcode: Opcode::Isub,
-            args: [a, b],
-        } if func.dfg.resolve_aliases(a) == iv => constant(func, b)?.checked_neg()?,
         _ => return None,
+    };
+    let step = |x: i128| -> Option<i128> {
+        let (sx, ux) = wrap(x, bits);
+        let (sk, uk) = wrap(k as i128, bits);
+        Some(match opcode {
+            Opcode::Iadd => x + sk,
+            Opcode::Isub => x - sk,
+            Opcode::Imul => x * sk,
+            // A shift by the width or more is undefined: not simulated.
+            Opcode::Ishl if (0..bits as i128).contains(&uk) => ux << uk,
+            Opcode::Sshr if (0..bits as i128).contains(&uk) => sx >> uk,
+            Opcode::Ushr if (0..bits as i128).contains(&uk) => ux >> uk,
+            // Rust's `/` truncates toward zero, as C's does.
+            Opcode::Sdiv if sk != 0 && !(sk == -1 && sx == -(1i128 << (bits - 1))) => sx / sk,
+            Opcode::Udiv if uk != 0 => ux / uk,
+            _ => return None,
+        })
     };
     // Run the counter.
     let mut x = start as i128;
@@ -303,7 +323,7 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
         if trips > MAX_SIMULATED {
             return None;
         }
-        x = wrap(x + step as i128, bits).0;
+        x = wrap(step(x)?, bits).0;
     }
     let size: usize = lp
         .blocks
