@@ -47,6 +47,7 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("stencil.cu", &[]),
     ("struct_array_param.cu", &[]),
     ("struct_params.cu", &[]),
+    ("struct_select.cu", &[]),
     ("struct_spaces.cu", &[]),
     ("transpose.cu", &[]),
     ("vector_float4.cu", &[]),
@@ -1197,6 +1198,41 @@ fn clamps_match_reference() {
         body.matches("min.").count() + body.matches("max.").count() >= 12,
         "{body}"
     );
+}
+
+#[test]
+fn struct_conditionals_match_reference() {
+    let (n, total) = (100usize, 128usize);
+    let l = Launch::new("struct_select.cu", "struct_select", [2, 1, 1], [64, 1, 1])
+        .arg(format!("f32[]:rand:{}:41", 4 * total))
+        .arg(format!("i32[]:rand:{}:42", 3 * total))
+        .arg(format!("f32[]:zeros:{}", 4 * total))
+        .arg(format!("i32[]:zeros:{}", 3 * total))
+        .arg(format!("i32:{n}"));
+    let (pos, pts) = (f32s(&l.input(0)), i32s(&l.input(1)));
+    let mut v = Vec::new();
+    let mut p: Vec<i32> = Vec::new();
+    for i in 0..total {
+        if i < n {
+            v.extend_from_slice(&pos[4 * i..4 * i + 4]);
+        } else {
+            v.extend([-1.0, -2.0, -3.0, -4.0]);
+        }
+        let t = i % 64;
+        if t & 1 == 1 {
+            let j = i - t + (63 - t);
+            p.extend_from_slice(&pts[3 * j..3 * j + 3]);
+        } else {
+            p.extend([
+                (i as f32).to_bits() as i32,
+                0.5f32.to_bits() as i32,
+                -(i as i32),
+            ]);
+        }
+    }
+    let out = &l.run()[0];
+    assert_f32_bitwise(&out[2], &v, "out");
+    assert_eq!(i32s(&out[3]), p, "outp");
 }
 
 #[test]

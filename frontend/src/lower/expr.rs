@@ -379,6 +379,9 @@ impl FunctionLowerer<'_, '_> {
 
     fn ternary(&mut self, cond: &Expr, then: &Expr, els: &Expr, ty: &CType) -> Option<Value> {
         let result_ty = value_type(ty);
+        if ty.is_struct() {
+            return Some(self.struct_ternary(cond, then, els, ty, result_ty));
+        }
         if *ty != CType::Void && is_speculatable(then, 0) && is_speculatable(els, 0) {
             let c = self.bool_value(cond);
             let a = self.expr(then);
@@ -410,6 +413,35 @@ impl FunctionLowerer<'_, '_> {
         self.b.seal_block(join);
         self.b.switch_to_block(join);
         result
+    }
+
+    /// A struct-valued `c ? a : b`: each arm copies its struct into one
+    /// temporary, whose address is the value. (Choosing between the two
+    /// arms' addresses instead would join, say, a global element and a
+    /// local one into one pointer, which only a generic access can read.)
+    fn struct_ternary(
+        &mut self,
+        cond: &Expr,
+        then: &Expr,
+        els: &Expr,
+        ty: &CType,
+        result_ty: Type,
+    ) -> Value {
+        let tmp = self.temp_struct(ty);
+        let then_block = self.b.create_block();
+        let else_block = self.b.create_block();
+        let join = self.b.create_block();
+        self.branch_on(cond, then_block, else_block);
+        for (block, arm) in [(then_block, then), (else_block, els)] {
+            self.b.seal_block(block);
+            self.b.switch_to_block(block);
+            let v = self.expr(arm);
+            self.copy_struct(tmp, v, ty);
+            self.b.jump(join, vec![]);
+        }
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        self.coerce(tmp, result_ty)
     }
 
     fn call(&mut self, callee: crate::typed::FuncId, args: &[Expr], ty: &CType) -> Option<Value> {

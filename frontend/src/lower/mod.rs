@@ -83,6 +83,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         };
         let mut attrs = FuncAttrs::new(kind, linkage);
         attrs.noinline = f.noinline;
+        attrs.forceinline = f.forceinline;
         attrs.launch_bounds = f.launch_bounds;
         attrs.cluster_dims = f.cluster_dims;
         attrs.ftz = program.ftz;

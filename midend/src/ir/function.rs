@@ -78,6 +78,8 @@ pub struct FuncAttrs {
     pub linkage: Linkage,
     /// Never inline (`__noinline__`).
     pub noinline: bool,
+    /// Inline whatever the callee's size (`__forceinline__`).
+    pub forceinline: bool,
     /// Restrict processing has run on this function (it is idempotent).
     pub restrict_processed: bool,
     /// `__launch_bounds__(max_threads, min_blocks)`.
@@ -106,6 +108,7 @@ impl FuncAttrs {
             kind,
             linkage,
             noinline: false,
+            forceinline: false,
             restrict_processed: false,
             launch_bounds: None,
             cluster_dims: None,

@@ -5,7 +5,8 @@
 //! and a return, and the callee cannot be optimized for the caller's
 //! arguments (constants, address spaces, loop positions). nvcc inlines
 //! device functions as a matter of course; this pass does it for functions
-//! of at most [`INLINE_BUDGET`] instructions.
+//! of at most [`INLINE_BUDGET`] instructions, and for `__forceinline__`
+//! ones (`forceinline` in the IR) whatever their size.
 //!
 //! Inlining a call site `call @f(args)` in block `B`:
 //!
@@ -208,7 +209,7 @@ fn inlinable(
         && !g.attrs.noinline
         && g.attrs.ftz == f.attrs.ftz
         && g.entry_block().is_some()
-        && size(g) <= INLINE_BUDGET
+        && (g.attrs.forceinline || size(g) <= INLINE_BUDGET)
         && byval_params_read_only(g);
     ok.then_some(callee)
 }

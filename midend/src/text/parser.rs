@@ -308,6 +308,8 @@ fn header(cur: &mut Cursor) -> Result<Header> {
     loop {
         if cur.eat_word("noinline") {
             attrs.noinline = true;
+        } else if cur.eat_word("forceinline") {
+            attrs.forceinline = true;
         } else if cur.eat_word("restrict_processed") {
             attrs.restrict_processed = true;
         } else if cur.eat_word("ftz") {

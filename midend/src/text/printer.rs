@@ -206,6 +206,9 @@ impl FuncWriter<'_> {
         if f.attrs.noinline {
             self.out.push_str(" noinline");
         }
+        if f.attrs.forceinline {
+            self.out.push_str(" forceinline");
+        }
         if f.attrs.restrict_processed {
             self.out.push_str(" restrict_processed");
         }
