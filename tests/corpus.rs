@@ -41,6 +41,7 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("restrict_nc.cu", &[]),
     ("restrict_struct.cu", &["--allow-restrict-in-struct"]),
     ("restrict_struct_param.cu", &["--allow-restrict-in-struct"]),
+    ("rgba_gray.cu", &[]),
     ("scan_blelloch.cu", &[]),
     ("softmax.cu", &[]),
     ("spmv_csr.cu", &[]),
@@ -1233,6 +1234,29 @@ fn struct_conditionals_match_reference() {
     let out = &l.run()[0];
     assert_f32_bitwise(&out[2], &v, "out");
     assert_eq!(i32s(&out[3]), p, "outp");
+}
+
+#[test]
+fn rgba_to_grey_matches_reference() {
+    let n = 500usize;
+    let l = Launch::new("rgba_gray.cu", "rgba_gray", [4, 1, 1], [128, 1, 1])
+        .arg(format!("u8[]:rand:{}:51", 4 * n))
+        .arg(format!("f32[]:zeros:{n}"))
+        .arg(format!("i32:{n}"));
+    let px = l.input(0);
+    let out = &l.run()[0];
+    let got = f32s(&out[1]);
+    for i in 0..n {
+        let (x, y, z) = (px[4 * i] as f32, px[4 * i + 1] as f32, px[4 * i + 2] as f32);
+        let want = (0.299f32 * x + 0.587 * y + 0.114 * z) / 255.0;
+        assert!(
+            (got[i] - want).abs() <= 1e-6,
+            "pixel {i}: {} against {want}",
+            got[i]
+        );
+    }
+    let ptx = ptx_sm90("rgba_gray.cu");
+    assert!(ptx.contains("ld.global.nc.v4.u8"), "{ptx}");
 }
 
 #[test]

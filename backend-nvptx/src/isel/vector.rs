@@ -21,6 +21,13 @@
 //!
 //! The first load of a group (the last store) then emits the vector
 //! access, and the other members emit nothing.
+//!
+//! Loads may leave one lane of a `.v4` out: three loads of a 4-element
+//! window aligned to the whole window (`p.x`, `p.y`, `p.z` of a `uchar4`
+//! or `float4` whose `w` the program never reads) are still one `ld.v4`,
+//! with a register nothing reads in the fourth lane. The window lies in
+//! one aligned block of its own size, so the extra element is inside the
+//! object that the alignment came from.
 
 use super::{mem_ty, Isel, IselResult};
 use crate::minst::{MInst, Operand};
@@ -31,6 +38,10 @@ use midend::ir::{Block, Inst, InstData, MemFlags, Opcode, Type, Value};
 pub(super) struct VecGroup {
     /// The members, in address order.
     pub members: Vec<Inst>,
+    /// The lanes of the vector access: the member at each one, or `None`
+    /// for a lane no member reads (a `.v4` load of a `uchar4` whose `w` is
+    /// never used reads it into a register nothing uses, as nvcc does).
+    pub lanes: Vec<Option<Inst>>,
 }
 
 impl Isel<'_> {
@@ -148,11 +159,19 @@ impl Isel<'_> {
             }
         }
         let run = members.iter().take_while(|m| m.is_some()).count();
+        let present = members.iter().flatten().count();
+        if is_load && run < 4 && present == 3 && most >= 4 && align >= 4 * size {
+            return Some(VecGroup {
+                members: members.iter().flatten().copied().collect(),
+                lanes: members,
+            });
+        }
         let n = [4usize, 2]
             .into_iter()
             .find(|&n| n <= run && n <= most && align >= n as i64 * size)?;
         Some(VecGroup {
             members: members[..n].iter().flatten().copied().collect(),
+            lanes: members[..n].to_vec(),
         })
     }
 
@@ -166,7 +185,11 @@ impl Isel<'_> {
                 let (space, addr) = self.address(ptr)?;
                 let kind = super::load_kind(&flags, space);
                 let mut dsts = Vec::new();
-                for &m in &group.members {
+                for lane in &group.lanes {
+                    let Some(m) = *lane else {
+                        dsts.push(self.new_reg(super::class_of(ty)));
+                        continue;
+                    };
                     let r = self
                         .func
                         .dfg
