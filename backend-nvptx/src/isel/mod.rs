@@ -914,6 +914,22 @@ impl Isel<'_> {
             return Ok(());
         }
         if then_copies.is_empty() {
+            // The mirror image of the early copies below: E's copies run
+            // before the branch, and T's path overwrites them or never
+            // reads them. `v = c ? load : 0` is then `mov v, 0; @!p bra;
+            // ld v`, a triangle ptxas predicates, not a diamond of moves.
+            let early = !self.domtree.dominates(else_dest.block, then_dest.block)
+                && else_copies.iter().all(|c| c.dst != p);
+            if early && Some(then_dest.block) == next {
+                for c in else_copies {
+                    self.mov(c.dst, c.src);
+                }
+                self.emit(MInst::Bra {
+                    guard: Some((p, true)),
+                    target: else_label,
+                });
+                return Ok(());
+            }
             self.emit(MInst::Bra {
                 guard: Some((p, false)),
                 target: then_label,
@@ -960,6 +976,41 @@ impl Isel<'_> {
                 self.mov(c.dst, c.src);
             }
             self.branch_to(then_dest.block, next);
+            return Ok(());
+        }
+        // Both edges have copies. When each side's copies may run early (as
+        // above, and neither set reads what the other writes), all run
+        // before one branch and no stub is needed: a rotated loop's latch
+        // is `exit copies; back-edge copies; @p bra header`.
+        let early_then = !self.domtree.dominates(then_dest.block, else_dest.block)
+            && then_copies.iter().all(|c| c.dst != p);
+        let early_else = !self.domtree.dominates(else_dest.block, then_dest.block)
+            && else_copies.iter().all(|c| c.dst != p);
+        let writes =
+            |cs: &[crate::copies::Copy]| -> HashSet<Reg> { cs.iter().map(|c| c.dst).collect() };
+        let reads_any = |cs: &[crate::copies::Copy], w: &HashSet<Reg>| {
+            cs.iter()
+                .any(|c| matches!(c.src, Operand::Reg(r) if w.contains(&r)))
+        };
+        let independent = !reads_any(&then_copies, &writes(&else_copies))
+            && !reads_any(&else_copies, &writes(&then_copies))
+            && writes(&then_copies).is_disjoint(&writes(&else_copies));
+        if early_then && early_else && independent {
+            for c in else_copies.into_iter().chain(then_copies) {
+                self.mov(c.dst, c.src);
+            }
+            if Some(then_dest.block) == next {
+                self.emit(MInst::Bra {
+                    guard: Some((p, true)),
+                    target: else_label,
+                });
+            } else {
+                self.emit(MInst::Bra {
+                    guard: Some((p, false)),
+                    target: then_label,
+                });
+                self.branch_to(else_dest.block, next);
+            }
             return Ok(());
         }
         self.stubs += 1;

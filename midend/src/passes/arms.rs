@@ -20,7 +20,10 @@
 //!   writes it. The `if`/`else` becomes an `if` that computes a value.
 //!
 //! What is left in the arms is often a single `add` or nothing, which
-//! `cfg-cleanup` and the backend's predication finish.
+//! `cfg-cleanup` and the backend's predication finish. An arm that only
+//! defines constants and jumps (`c ? p[i] : 0.0f`) has them moved up to
+//! the branching block first, so that it is empty and the branch passes
+//! the constant to the join itself.
 //!
 //! The arms must be entered only from the branch (so the hoisted load does
 //! not move onto another path), volatile accesses are never touched, and
@@ -34,7 +37,7 @@ const MAX_SCAN: usize = 32;
 
 /// The pass-table entry; returns whether anything moved.
 pub fn merge_arms(func: &mut Function) -> bool {
-    let mut changed = false;
+    let mut changed = super::cfg_cleanup::hoist_constants_of_jump_blocks(func);
     let preds = predecessors(func);
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
     for &a in &blocks {
