@@ -267,6 +267,8 @@ pub enum BinaryOp {
     MulLo,
     /// Integer multiply giving the full double-width product (`mul.wide`).
     MulWide,
+    /// Integer multiply keeping the high half (`mul.hi`).
+    MulHi,
     /// Float multiply.
     Mul,
     /// Integer division (truncating).
@@ -311,6 +313,7 @@ impl BinaryOp {
             Sub => "sub",
             MulLo => "mul.lo",
             MulWide => "mul.wide",
+            MulHi => "mul.hi",
             Mul => "mul",
             Div => "div",
             DivRn => "div.rn",

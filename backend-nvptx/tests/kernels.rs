@@ -570,3 +570,53 @@ fn every_target_gets_its_floor_version() {
         assert_ptxas_accepts(&ptx, name);
     }
 }
+
+/// The high half of a 32 x 32 -> 64-bit product (`__umulhi`'s shape, and
+/// `divconst`'s) is one `mul.hi`; when the full product is used too, it
+/// stays a `mul.wide` and a shift.
+#[test]
+fn high_half_of_a_wide_product_is_mul_hi() {
+    let text = "kernel external @k(i32, i32, ptr<global>, ptr<global>, ptr<global>) {
+block0(v0: i32, v1: i32, v2: ptr<global>, v3: ptr<global>, v4: ptr<global>):
+    v5 = zext.i64 v0
+    v6 = zext.i64 v1
+    v7 = imul v5, v6
+    v8 = iconst.i64 32
+    v9 = ushr v7, v8
+    v10 = trunc.i32 v9
+    store v10, v2
+    v11 = sext.i64 v0
+    v12 = iconst.i64 -1840700269
+    v13 = imul v11, v12
+    v14 = ushr v13, v8
+    v15 = trunc.i32 v14
+    store v15, v3
+    v16 = iconst.i64 1717986919
+    v17 = imul v11, v16
+    v18 = ushr v17, v8
+    v19 = trunc.i32 v18
+    v20 = trunc.i32 v17
+    v21 = iadd v19, v20
+    store v21, v4
+    return
+}
+";
+    let module = midend::text::parse_module(text).unwrap();
+    let ptx = compile_and_check(&module);
+    assert_contains(
+        &ptx,
+        &[
+            "mul.hi.u32",
+            "mul.hi.s32",
+            ", -1840700269;",
+            "mul.wide.s32 %rd",
+            ", 1717986919;",
+        ],
+    );
+    // The extensions feed only multiplies: none is emitted.
+    assert!(
+        !ptx.contains("cvt.u64.u32") && !ptx.contains("cvt.s64.s32"),
+        "{ptx}"
+    );
+    assert_eq!(ptx.matches("mul.hi").count(), 2, "{ptx}");
+}

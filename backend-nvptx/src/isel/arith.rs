@@ -26,7 +26,8 @@ impl Isel<'_> {
     /// Finds `imul.i64 (ext x), k` and `imul.i64 (ext x), (ext y)` with
     /// 32-bit `x`, `y` and a constant `k` that fits 32 bits: one `mul.wide`
     /// computes the full 64-bit product of the 32-bit operands (the index
-    /// math of every `a[i]`). An extension used only there is not emitted.
+    /// math of every `a[i]`). An extension read only by such multiplies is
+    /// not emitted.
     pub(super) fn find_wide_multiplies(&mut self) {
         let mut found = Vec::new();
         for (_, inst) in self.func.layout.insts() {
@@ -59,14 +60,84 @@ impl Isel<'_> {
                 found.push((res, signed, x, y, a, ext_b));
             }
         }
+        // Reads of each extension by these multiplies.
+        let mut reads: std::collections::HashMap<Value, u32> = Default::default();
         for (res, signed, x, y, ext_a, ext_b) in found {
             self.wide_muls.insert(res, (signed, x, y));
             for ext in std::iter::once(ext_a).chain(ext_b) {
-                if self.use_count(ext) == 1 {
-                    self.skipped.insert(self.func.dfg.resolve_aliases(ext));
-                }
+                *reads.entry(self.func.dfg.resolve_aliases(ext)).or_default() += 1;
             }
         }
+        for (ext, n) in reads {
+            if self.use_count(ext) == n {
+                self.skipped.insert(ext);
+            }
+        }
+    }
+
+    /// Finds `trunc.i32 (ushr (imul.i64 (ext x), y), 32)` whose multiply is
+    /// a `mul.wide` (above) used only there: the high half of the 64-bit
+    /// product of two 32-bit values, one `mul.hi` (the front end's
+    /// `__umulhi`/`__mulhi` and `divconst`'s magic multiplications). The
+    /// multiply and the shift are then not emitted.
+    pub(super) fn find_high_multiplies(&mut self) {
+        let mut found = Vec::new();
+        for (_, inst) in self.func.layout.insts() {
+            let InstData::Convert {
+                opcode: Opcode::Trunc,
+                ty: Type::I32,
+                arg,
+            } = self.func.dfg.insts[inst]
+            else {
+                continue;
+            };
+            let Some(res) = self.func.dfg.first_result(inst) else {
+                continue;
+            };
+            let shifted = self.func.dfg.resolve_aliases(arg);
+            let Some(&InstData::Binary {
+                opcode: Opcode::Ushr | Opcode::Sshr,
+                args: [product, amount],
+            }) = self.def_inst(shifted)
+            else {
+                continue;
+            };
+            let product = self.func.dfg.resolve_aliases(product);
+            if !matches!(self.immediate(amount), Some(Operand::Imm(32)))
+                || self.use_count(shifted) != 1
+                || self.use_count(product) != 1
+            {
+                continue;
+            }
+            if let Some(&mul) = self.wide_muls.get(&product) {
+                found.push((res, mul, shifted, product));
+            }
+        }
+        for (res, mul, shifted, product) in found {
+            self.high_muls.insert(res, mul);
+            self.wide_muls.remove(&product);
+            self.skipped.insert(shifted);
+            self.skipped.insert(product);
+        }
+    }
+
+    /// `mul.hi.s32`/`mul.hi.u32` for a `trunc` found above.
+    pub(super) fn high_multiply(&mut self, res: Value) -> IselResult<bool> {
+        let Some(&(signed, x, y)) = self.high_muls.get(&res) else {
+            return Ok(false);
+        };
+        let a = self.reg(x)?.into();
+        let b = self.operand(y)?;
+        let dst = self.def(res);
+        let ty = if signed { PtxType::S32 } else { PtxType::U32 };
+        self.emit(MInst::Binary {
+            op: BinaryOp::MulHi,
+            ty,
+            dst,
+            a,
+            b,
+        });
+        Ok(true)
     }
 
     pub(super) fn unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {

@@ -212,7 +212,11 @@ struct Isel<'a> {
     /// `imul.i64` results computed with one `mul.wide` from 32-bit operands:
     /// whether signed, and the two 32-bit operands (the second may be a constant).
     wide_muls: HashMap<Value, (bool, Value, Value)>,
-    /// Extensions whose only use is such a `mul.wide`: not emitted.
+    /// `trunc.i32` results computed with one `mul.hi` (the high half of
+    /// such a product): whether signed, and the two 32-bit operands.
+    high_muls: HashMap<Value, (bool, Value, Value)>,
+    /// Extensions whose only use is such a `mul.wide`, and the multiplies
+    /// and shifts a `mul.hi` replaces: not emitted.
     skipped: HashSet<Value>,
     /// By-value kernel parameters: their value is the address of the
     /// `.param` aggregate with this name.
@@ -269,6 +273,7 @@ fn select(
         folded: HashSet::new(),
         uses: HashMap::new(),
         wide_muls: HashMap::new(),
+        high_muls: HashMap::new(),
         skipped: HashSet::new(),
         param_syms: HashMap::new(),
         vec_groups: HashMap::new(),
@@ -283,6 +288,7 @@ fn select(
         });
     }
     isel.find_wide_multiplies();
+    isel.find_high_multiplies();
     isel.find_folded_addresses();
     isel.find_vector_groups();
     isel.find_direct_byval();
@@ -706,13 +712,24 @@ impl Isel<'_> {
             // Constants are materialized at their uses (see `operand`/`reg`).
             InstData::Iconst { .. } | InstData::Fconst { .. } => Ok(()),
             InstData::Unary { opcode, arg } => self.unary(*opcode, res()?, *arg),
-            InstData::Binary { .. } if result.is_some_and(|r| self.folded.contains(&r)) => Ok(()),
+            InstData::Binary { .. }
+                if result
+                    .is_some_and(|r| self.folded.contains(&r) || self.skipped.contains(&r)) =>
+            {
+                Ok(())
+            }
             InstData::Binary { opcode, args } => self.binary(*opcode, res()?, args[0], args[1]),
             InstData::Ternary { opcode, args } => self.ternary(*opcode, res()?, *args),
             InstData::IntCompare { cond, args } => self.icmp(*cond, res()?, args[0], args[1]),
             InstData::FloatCompare { cond, args } => self.fcmp(*cond, res()?, args[0], args[1]),
             InstData::Convert { .. } if result.is_some_and(|r| self.skipped.contains(&r)) => Ok(()),
-            InstData::Convert { opcode, ty, arg } => self.convert(*opcode, *ty, res()?, *arg),
+            InstData::Convert { opcode, ty, arg } => {
+                let (opcode, ty, arg, res) = (*opcode, *ty, *arg, res()?);
+                if self.high_multiply(res)? {
+                    return Ok(());
+                }
+                self.convert(opcode, ty, res, arg)
+            }
             InstData::AddrSpaceCast { to, arg } => {
                 let from = self.ty(*arg);
                 let Type::Ptr(from) = from else {

@@ -42,7 +42,7 @@ extern "C" __global__ void flow(int* out, int n)
 // check: call.uni (retval0), fact, (param0);
 // check: .func (.param .b8 func_retval0) is_even(
 // check: .visible .entry flow(
-// check: rem.s32
+// check: mul.hi.s32
 // check: call.uni (retval0), is_even, (param0);
 // check: call.uni (retval0), fact, (param0);
 // check: st.global.u32

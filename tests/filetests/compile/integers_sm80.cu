@@ -1,7 +1,9 @@
 // test compile sm_80
 // Every integer width and signedness: C's promotions and usual arithmetic
 // conversions pick signed or unsigned division, shifts and comparisons.
-// The signed `/ 2` becomes shifts (divconst): `shr.s32`, not `div.s32`.
+// The signed `/ 2` becomes shifts (divconst): `shr.s32`, not `div.s32`;
+// `/ 3u`, `% 7u` and `% 1000` become multiplications by magic reciprocals
+// (`mul.hi`), not `div.u32`/`rem.u32`/`rem.s32`.
 extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short s,
                                 char c, unsigned char uc)
 {
@@ -30,12 +32,15 @@ extern "C" __global__ void ints(int* out, const unsigned* in, long long n, short
 // check: .target sm_80
 // check: .param .u64 ints_param_2
 // check: setp.ge.s64
-// check: div.u32
-// check: rem.u32
+// check: mul.hi.u32 %r7, %r6, 2863311531;
+// nextln: shr.u32 %r8, %r7, 1;
+// check: mul.hi.u32 %r9, %r6, 613566757;
+// not: div.
 // check: shl.b32
 // check: shr.u32
 // check: shr.s32
-// check: rem.s32
+// not: rem.
+// check: mul.hi.s32
 // check: mul.wide.s32
 // check: shr.s64
 // check: st.global.u32
