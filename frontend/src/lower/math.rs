@@ -6,8 +6,8 @@
 //! `fabs`, `floor`, `fma`, ...), build from the approximate `f32`
 //! instructions (`ex2`, `lg2`, `sin`, `cos`) only where nothing better is
 //! available, and spend a few extra instructions where that buys accuracy
-//! cheaply (the split product in `expf`). `tanhf`, `expm1f` and `log1pf`
-//! are `f32` polynomials in `math_f32.rs`; the other `float` forms of the
+//! cheaply (the split product in `expf`). `tanhf`, `expm1f`, `log1pf` and
+//! `atanf` are `f32` polynomials in `math_f32.rs`; the other `float` forms of the
 //! `math_f64_ext.rs` functions are computed in `double` and rounded once
 //! (`math_f32_via_f64`).
 
@@ -92,6 +92,7 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Tanh => self.tanh_f32(x),
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
+            MathFn::Atan => self.atan_f32(x),
             MathFn::FastPow => self.fast_pow(x, vals[1]),
             MathFn::Pow => self.pow_f32(x, vals[1]),
             MathFn::Rint => self.b.unary(Opcode::Nearest, x),
@@ -175,7 +176,6 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Tan
                 | MathFn::Asin
                 | MathFn::Acos
-                | MathFn::Atan
                 | MathFn::Atan2
                 | MathFn::Sinh
                 | MathFn::Cosh

@@ -1,5 +1,5 @@
 //! Single-precision functions computed natively in `f32`: `tanhf`,
-//! `expm1f` and `log1pf`. (The other `float` functions of
+//! `expm1f`, `log1pf` and `atanf`. (The other `float` functions of
 //! `math_f64_ext.rs` still go through `double`; see `math.rs`.)
 //!
 //! Each one reduces its argument with exact `f32` steps and evaluates a
@@ -48,10 +48,26 @@ const LOG1P_R: [f32; 9] = [
     -0.076_446_47,
 ];
 
+/// `atan t = t + t³·A(t²)` on `[0, 1]` (relative error 2^-25.8).
+const ATAN_A: [f32; 8] = [
+    -0.333_331_53,
+    0.199_937_72,
+    -0.142_110_48,
+    0.106_659_755,
+    -0.075_521_52,
+    0.043_211_12,
+    -0.016_367_469,
+    0.002_920_577_3,
+];
+
+/// `π/2` rounded to `f32`, and the part that the rounding dropped.
+const PIO2: f32 = 1.570_796_4;
+const PIO2_LO: f32 = -4.371_139e-8;
+
 /// `log2(e)` and `ln 2` rounded to `f32`, and the part of `ln 2` that the
 /// rounding dropped.
-const LOG2E: f32 = 1.442_695;
-const LN2: f32 = 0.693_147_2;
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+const LN2: f32 = std::f32::consts::LN_2;
 const LN2_LO: f32 = -1.904_654_2e-9;
 
 /// The bits of `√½` rounded to `f32`: `log1pf` splits `1 + x` into
@@ -207,5 +223,38 @@ impl FunctionLowerer<'_, '_> {
         let x_inf = self.b.fcmp(FloatCC::Oeq, x, inf);
         let keep = self.b.binary(Opcode::Bor, x_zero, x_inf);
         self.b.select(keep, x, r)
+    }
+
+    /// `atanf`: on `a = |x|`, `t = a` up to 1 and `t = 1/a` above, where
+    /// `atan a = π/2 - atan t`. `1/a` is the approximate reciprocal
+    /// refined by one Newton step (`e = 1 - a·r`, `r + r·e`, both `fma`),
+    /// which leaves it within about half an ulp, so its error reaches the
+    /// result attenuated. `atan t = t + t³·A(t²)`; `π/2` is added in two
+    /// parts. `a` is clamped to 2^60 before the reciprocal (`atan` is
+    /// `π/2` in `float` long before, and `inf` would make the Newton step
+    /// NaN); NaN takes the `t = a` branch. The sign of `x` is put back at
+    /// the end (`atan(-0) = -0`).
+    pub(super) fn atan_f32(&mut self, x: Value) -> Value {
+        let a = self.b.unary(Opcode::Fabs, x);
+        let one = self.c32(1.0);
+        let cap = self.c32(2f32.powi(60));
+        let ac = self.b.binary(Opcode::Fmin, a, cap);
+        let r0 = self.b.binary(Opcode::FdivApprox, one, ac);
+        let nac = self.b.unary(Opcode::Fneg, ac);
+        let e = self.b.fma(nac, r0, one);
+        let r = self.b.fma(r0, e, r0);
+        let big = self.b.fcmp(FloatCC::Ogt, a, one);
+        let t = self.b.select(big, r, a);
+
+        let s = self.b.fmul(t, t);
+        let p = self.horner32(&ATAN_A, s);
+        let ts = self.b.fmul(t, s);
+        let at = self.b.fma(ts, p, t);
+        let lo = self.c32(PIO2_LO);
+        let d = self.b.binary(Opcode::Fsub, lo, at);
+        let hi = self.c32(PIO2);
+        let far = self.b.fadd(d, hi);
+        let mag = self.b.select(big, far, at);
+        self.copysign(mag, x)
     }
 }
