@@ -6,7 +6,10 @@
 //! `fabs`, `floor`, `fma`, ...), build from the approximate `f32`
 //! instructions (`ex2`, `lg2`, `sin`, `cos`) only where nothing better is
 //! available, and spend a few extra instructions where that buys accuracy
-//! cheaply (the split product in `expf`, the polynomial in `tanhf`).
+//! cheaply (the split product in `expf`). `tanhf`, `expm1f`, `log1pf` and
+//! `atanf` are `f32` polynomials in `math_f32.rs`; the other `float` forms of the
+//! `math_f64_ext.rs` functions are computed in `double` and rounded once
+//! (`math_f32_via_f64`).
 
 use super::FunctionLowerer;
 use crate::typed::{Expr, MathFn};
@@ -22,23 +25,6 @@ const LN2: f64 = 0.693_147_182_464_599_6;
 /// `log10(2)` and `log2(10)` (rounded to `f32` where used).
 const LOG10_2: f64 = std::f64::consts::LOG10_2;
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
-
-/// Taylor coefficients of `tanh x = x (1 + c1 x² + c2 x⁴ + ...)`, enough
-/// for below one ulp on `|x| < 0.55` (checked against a reference).
-const TANH_SERIES: [f64; 8] = [
-    -1.0 / 3.0,
-    2.0 / 15.0,
-    -17.0 / 315.0,
-    62.0 / 2835.0,
-    -1382.0 / 155_925.0,
-    21844.0 / 6_081_075.0,
-    -929_569.0 / 638_512_875.0,
-    6_404_582.0 / 10_854_718_875.0,
-];
-
-/// Below this `|x|`, `tanhf` uses the series; above, the `expf` formula
-/// (which cancels badly near zero).
-const TANH_SERIES_LIMIT: f64 = 0.55;
 
 /// `f32` constants as written above are rounded once, here.
 fn f32_value(x: f64) -> f64 {
@@ -104,6 +90,9 @@ impl FunctionLowerer<'_, '_> {
                 self.b.fmul(l, ln2)
             }
             MathFn::Tanh => self.tanh_f32(x),
+            MathFn::Expm1 => self.expm1_f32(x),
+            MathFn::Log1p => self.log1p_f32(x),
+            MathFn::Atan => self.atan_f32(x),
             MathFn::FastPow => self.fast_pow(x, vals[1]),
             MathFn::Pow => self.pow_f32(x, vals[1]),
             MathFn::Rint => self.b.unary(Opcode::Nearest, x),
@@ -187,7 +176,6 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Tan
                 | MathFn::Asin
                 | MathFn::Acos
-                | MathFn::Atan
                 | MathFn::Atan2
                 | MathFn::Sinh
                 | MathFn::Cosh
@@ -195,9 +183,7 @@ impl FunctionLowerer<'_, '_> {
                 | MathFn::Acosh
                 | MathFn::Atanh
                 | MathFn::Exp10
-                | MathFn::Expm1
                 | MathFn::Log10
-                | MathFn::Log1p
                 | MathFn::Cbrt
                 | MathFn::Rcbrt
                 | MathFn::Hypot
@@ -290,38 +276,6 @@ impl FunctionLowerer<'_, '_> {
         let big = self.b.unary(Opcode::Ex2, p);
         let small = self.b.unary(Opcode::Ex2, r);
         self.b.fmul(big, small)
-    }
-
-    /// `tanhf`: an odd Taylor polynomial for `|x| < 0.55`, else
-    /// `sign(x)·(1 - 2/(e^{2|x|} + 1))` with the accurate `expf` above.
-    /// (PTX's `tanh.approx` has a relative error of about 2^-11, far from
-    /// CUDA's 2 ulp, so kernelc does not use it for `tanhf`.)
-    fn tanh_f32(&mut self, x: Value) -> Value {
-        let s = self.b.fmul(x, x);
-        let mut acc = self.fconst(Type::F32, f32_value(TANH_SERIES[7]));
-        for &c in TANH_SERIES[..7].iter().rev() {
-            let c = self.fconst(Type::F32, f32_value(c));
-            acc = self.b.fma(acc, s, c);
-        }
-        let xs = self.b.fmul(x, s);
-        let series = self.b.fma(xs, acc, x);
-
-        let a = self.b.unary(Opcode::Fabs, x);
-        let two = self.fconst(Type::F32, 2.0);
-        let two_a = self.b.fmul(a, two);
-        let e = self.exp_f32(two_a);
-        let one = self.fconst(Type::F32, 1.0);
-        let e1 = self.b.fadd(e, one);
-        let q = self.b.binary(Opcode::Fdiv, two, e1);
-        let mag = self.b.binary(Opcode::Fsub, one, q);
-        let neg_mag = self.b.unary(Opcode::Fneg, mag);
-        let zero = self.fconst(Type::F32, 0.0);
-        let neg = self.b.fcmp(FloatCC::Olt, x, zero);
-        let large = self.b.select(neg, neg_mag, mag);
-
-        let limit = self.fconst(Type::F32, f32_value(TANH_SERIES_LIMIT));
-        let small = self.b.fcmp(FloatCC::Olt, a, limit);
-        self.b.select(small, series, large)
     }
 
     /// `__powf(x, y) = 2^(y·log2 x)`, as CUDA defines it.

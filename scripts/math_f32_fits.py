@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Derives the polynomial coefficients of frontend/src/lower/math_f32.rs.
+
+Each polynomial is a weighted minimax fit, found by Lawson's algorithm
+(least squares on Chebyshev nodes, reweighted by the error until the
+error curve levels out), in 40-digit mpmath arithmetic. The weight makes
+the quantity minimised the relative error of the function's final
+result, not of the polynomial alone. The coefficients are then rounded
+to float and printed; the maximum weighted error (before rounding) is
+printed as a power of two.
+
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan ...]
+"""
+
+import struct
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 40
+
+
+def f32(v):
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def fit(g, w, a, b, degree, npts=300, iters=40):
+    """Minimises max |w(x)·(sum c_j x^j - g(x))| over [a, b]."""
+    xs = [a + (b - a) * (1 - mp.cos(mp.pi * (i + 0.5) / npts)) / 2 for i in range(npts)]
+    gv = [g(x) for x in xs]
+    wv = [w(x) for x in xs]
+    n = degree + 1
+    rows = [[x**j for j in range(n)] for x in xs]
+    u = [mp.mpf(1) / npts] * npts
+    best = None
+    for _ in range(iters):
+        m = mp.matrix(n, n)
+        r = mp.matrix(n, 1)
+        for i in range(npts):
+            ww = u[i] * wv[i] ** 2
+            for j in range(n):
+                r[j] += ww * rows[i][j] * gv[i]
+                for k in range(n):
+                    m[j, k] += ww * rows[i][j] * rows[i][k]
+        c = mp.lu_solve(m, r)
+        errs = [abs(wv[i] * (sum(c[j] * rows[i][j] for j in range(n)) - gv[i])) for i in range(npts)]
+        worst = max(errs)
+        if best is None or worst < best[0]:
+            best = (worst, [c[j] for j in range(n)])
+        total = sum(u[i] * errs[i] for i in range(npts))
+        u = [u[i] * errs[i] / total for i in range(npts)]
+    return best
+
+
+def odd(f):
+    """f(x) = x + x³·P(x²): P as a function of s = x², and its weight."""
+    g = lambda s: (f(mp.sqrt(s)) - mp.sqrt(s)) / s**1.5
+    w = lambda s: s**1.5 / f(mp.sqrt(s))
+    return g, w
+
+
+def plus_square(f):
+    """f(x) = x + x²·Q(x): Q and its weight."""
+    g = lambda x: (f(x) - x) / x**2
+    w = lambda x: x**2 / f(x)
+    return g, w
+
+
+LN2 = mp.log(2)
+FITS = {
+    # tanh x = x + x³·P(x²) for |x| < 1.
+    "tanh": (odd(mp.tanh), mp.mpf("1e-30"), mp.mpf(1), 6),
+    # e^r - 1 = r + r²·Q(r) for |r| <= ln2/2 (with 1% to spare).
+    "expm1": (plus_square(mp.expm1), -LN2 / 2 * 1.01, LN2 / 2 * 1.01, 5),
+    # log(1 + f) = f + f²·R(f) for f in [√½ - 1, √2 - 1] (and a little).
+    "log1p": (plus_square(mp.log1p), mp.sqrt(0.5) - 1.002, mp.sqrt(2) - 0.998, 8),
+    # atan t = t + t³·A(t²) for t in [0, 1].
+    "atan": (odd(mp.atan), mp.mpf("1e-30"), mp.mpf(1), 7),
+}
+
+
+def main(names):
+    for name in names or FITS:
+        (g, w), a, b, degree = FITS[name]
+        worst, c = fit(g, w, mp.mpf(a), mp.mpf(b), degree)
+        print(f"{name}: degree {degree}, max relative error 2^{mp.nstr(mp.log(worst, 2), 4)}")
+        for v in c:
+            print(f"    {f32(v)!r},")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
