@@ -631,8 +631,8 @@ mod tests {
         let sd = d.wrapping_neg();
         for base in [
             d,
-            2 * d,
-            3 * d,
+            d.wrapping_mul(2),
+            d.wrapping_mul(3),
             top,
             stop,
             top.wrapping_sub(d),

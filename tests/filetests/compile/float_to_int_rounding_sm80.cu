@@ -13,7 +13,7 @@ extern "C" __global__ void to_int(const float *a, int *o, long long *l) {
 }
 // check: ld.global.f32 %f1,
 // not: cvt.rni.f32.f32
-// check: cvt.rni.s32.f32 %r4, %f1;
-// check: cvt.rmi.s32.f32 %r5, %f1;
-// check: cvt.rpi.s32.f32 %r6, %f1;
-// check: cvt.rni.s64.f32 %rd14, %f1;
+// check: cvt.rni.s32.f32 %r
+// check: cvt.rmi.s32.f32 %r
+// check: cvt.rpi.s32.f32 %r
+// check: cvt.rni.s64.f32 %rd
