@@ -318,7 +318,7 @@ enum EngineArg {
     after_help = "\
 ARG is a scalar `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`, or a buffer\n\
 `T[]:@file.bin`, `T[]:zeros:N`, `T[]:iota:N`, `T[]:rand:N:SEED` with T in\n\
-i8 u8 i32 u32 i64 u64 f16 f32 f64, or, for `--engine gpu`, a tensor map\n\
+i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64, or, for `--engine gpu`, a tensor map\n\
 `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (SOURCE as for a buffer). See docs/running.md."
 )]
 struct RunArgs {

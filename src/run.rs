@@ -50,6 +50,8 @@ pub enum Engine {
 pub enum Elem {
     I8,
     U8,
+    I16,
+    U16,
     I32,
     U32,
     I64,
@@ -62,9 +64,11 @@ pub enum Elem {
 }
 
 impl Elem {
-    const ALL: [(&'static str, Elem); 9] = [
+    const ALL: [(&'static str, Elem); 11] = [
         ("i8", Elem::I8),
         ("u8", Elem::U8),
+        ("i16", Elem::I16),
+        ("u16", Elem::U16),
         ("i32", Elem::I32),
         ("u32", Elem::U32),
         ("i64", Elem::I64),
@@ -89,7 +93,7 @@ impl Elem {
     pub fn size(self) -> usize {
         match self {
             Elem::I8 | Elem::U8 => 1,
-            Elem::F16 => 2,
+            Elem::I16 | Elem::U16 | Elem::F16 => 2,
             Elem::I32 | Elem::U32 | Elem::F32 => 4,
             Elem::I64 | Elem::U64 | Elem::F64 => 8,
         }
@@ -99,6 +103,7 @@ impl Elem {
     pub fn ir_type(self) -> Type {
         match self {
             Elem::I8 | Elem::U8 => Type::I8,
+            Elem::I16 | Elem::U16 => Type::I16,
             Elem::I32 | Elem::U32 => Type::I32,
             Elem::I64 | Elem::U64 => Type::I64,
             Elem::F32 => Type::F32,
@@ -112,7 +117,7 @@ impl Elem {
     }
 
     fn is_signed(self) -> bool {
-        matches!(self, Elem::I8 | Elem::I32 | Elem::I64)
+        matches!(self, Elem::I8 | Elem::I16 | Elem::I32 | Elem::I64)
     }
 
     /// The bits of element `x` (an integer keeps its low bits; a float is
@@ -134,6 +139,8 @@ impl Elem {
         match self {
             Elem::I8 => (u as u8 as i8).to_string(),
             Elem::U8 => (u as u8).to_string(),
+            Elem::I16 => (u as u16 as i16).to_string(),
+            Elem::U16 => (u as u16).to_string(),
             Elem::I32 => (u as u32 as i32).to_string(),
             Elem::U32 => (u as u32).to_string(),
             Elem::I64 => (u as i64).to_string(),
@@ -152,6 +159,8 @@ impl Elem {
         match self {
             Elem::I8 => Num::Int(i128::from(u as u8 as i8)),
             Elem::U8 => Num::Int(i128::from(u as u8)),
+            Elem::I16 => Num::Int(i128::from(u as u16 as i16)),
+            Elem::U16 => Num::Int(i128::from(u as u16)),
             Elem::I32 => Num::Int(i128::from(u as u32 as i32)),
             Elem::U32 => Num::Int(i128::from(u as u32)),
             Elem::I64 => Num::Int(i128::from(u as i64)),
@@ -315,7 +324,7 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
     if let Some(elem_name) = ty.strip_suffix("[]") {
         let elem = Elem::parse(elem_name).ok_or_else(|| {
             bad(format!(
-                "unknown element type `{elem_name}` (use i8, u8, i32, u32, i64, u64, f16, f32 or f64)"
+                "unknown element type `{elem_name}` (use i8, u8, i16, u16, i32, u32, i64, u64, f16, f32 or f64)"
             ))
         })?;
         return parse_buffer(elem, rest)
@@ -324,13 +333,15 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
     }
     let elem = Elem::parse(ty).ok_or_else(|| {
         bad(format!(
-            "unknown scalar type `{ty}` (use i8, u8, i32, u32, i64, u64, f16, f32 or f64; `{ty}[]:...` for a buffer)"
+            "unknown scalar type `{ty}` (use i8, u8, i16, u16, i32, u32, i64, u64, f16, f32 or f64; `{ty}[]:...` for a buffer)"
         ))
     })?;
     let not = |kind: &str| bad(format!("`{rest}` is not a valid {kind}"));
     let bits = match elem {
         Elem::I8 => u64::from(rest.parse::<i8>().map_err(|_| not("i8"))? as u8),
         Elem::U8 => u64::from(rest.parse::<u8>().map_err(|_| not("u8"))?),
+        Elem::I16 => u64::from(rest.parse::<i16>().map_err(|_| not("i16"))? as u16),
+        Elem::U16 => u64::from(rest.parse::<u16>().map_err(|_| not("u16"))?),
         Elem::I32 => u64::from(rest.parse::<i32>().map_err(|_| not("i32"))? as u32),
         Elem::U32 => u64::from(rest.parse::<u32>().map_err(|_| not("u32"))?),
         Elem::I64 => rest.parse::<i64>().map_err(|_| not("i64"))? as u64,
@@ -1030,6 +1041,21 @@ mod tests {
                 bytes: vec![0, 1, 2]
             })
         );
+        assert_eq!(
+            parse_arg("i16:-2"),
+            Ok(ArgValue::Scalar {
+                elem: Elem::I16,
+                bits: 0xfffe
+            })
+        );
+        assert_eq!(
+            parse_arg("u16[]:iota:2"),
+            Ok(ArgValue::Buffer {
+                elem: Elem::U16,
+                bytes: vec![0, 0, 1, 0]
+            })
+        );
+        assert!(parse_arg("i16:40000").is_err());
         assert!(parse_arg("f32[]:rand:4").is_err());
         assert!(parse_arg("i33:1").is_err());
         assert!(parse_arg("u32:-1").is_err());
