@@ -186,6 +186,27 @@ impl Isel<'_> {
             });
             return Ok(());
         }
+        // A constant first operand of a commutative operation goes second,
+        // where PTX takes an immediate (`mul.lo.s32 %r8, %r6, 4`, not a
+        // `mov` of 4 into a register first).
+        let commutative = matches!(
+            op,
+            Opcode::Iadd
+                | Opcode::Imul
+                | Opcode::Band
+                | Opcode::Bor
+                | Opcode::Bxor
+                | Opcode::Smin
+                | Opcode::Smax
+                | Opcode::Umin
+                | Opcode::Umax
+                | Opcode::Fadd
+                | Opcode::Fmul
+        );
+        let (a, b) = match (self.immediate(a), self.immediate(b)) {
+            (Some(_), None) if commutative => (b, a),
+            _ => (a, b),
+        };
         let ty = self.ty(res);
         if ty.is_float() {
             return self.float_binary(op, res, a, b);

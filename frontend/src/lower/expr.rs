@@ -40,6 +40,38 @@ fn is_signed(ty: &CType) -> bool {
     matches!(ty, CType::Int { signed: true, .. })
 }
 
+/// `offset` as a widened signed 32-bit (or narrower) `rest + k` or `rest -
+/// k` with a constant `k`: the operand and the constant (negated for `-`).
+fn signed_constant_addend(offset: &Expr) -> Option<(&Expr, i64)> {
+    let ExprKind::Cast {
+        kind: CastKind::IntToInt,
+        expr: inner,
+    } = &offset.kind
+    else {
+        return None;
+    };
+    if !is_signed(&inner.ty) || inner.ty.size()? >= offset.ty.size()? {
+        return None;
+    }
+    let ExprKind::Binary { op, lhs, rhs } = &inner.kind else {
+        return None;
+    };
+    let constant = |e: &Expr| match e.kind {
+        ExprKind::IntConst(k) => i64::try_from(k).ok().filter(|k| k.unsigned_abs() < 1 << 31),
+        _ => None,
+    };
+    match op {
+        BinOp::Add => match (constant(lhs), constant(rhs)) {
+            (_, Some(k)) => Some((&**lhs, k)),
+            (Some(k), None) => Some((&**rhs, k)),
+            _ => None,
+        },
+        BinOp::Sub => constant(rhs).map(|k| (&**lhs, -k)),
+        _ => None,
+    }
+    .filter(|(rest, _)| rest.ty == inner.ty)
+}
+
 /// Whether evaluating `e` is cheap and cannot fault or have effects, so both
 /// arms of a `?:` may be computed and a `select` used instead of branches.
 fn is_speculatable(e: &Expr, depth: u32) -> bool {
@@ -243,7 +275,27 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// `offset * elem_size` as an `i64` byte count (the offset is already 64-bit).
+    ///
+    /// A signed index with a constant addend, `p[8 * i + 3]` (a widened
+    /// `int`), is `(sext(8 * i) + 3) * size`: C makes signed overflow
+    /// undefined, so `8 * i + 3` does not wrap and its widening is the sum of
+    /// the widened parts. Written that way, every `p[8 * i + k]` shares the
+    /// address `p + sext(8 * i) * size` and adds a constant, which the
+    /// backend puts in the address immediate (`st.global [%rd5+12]`), as
+    /// nvcc does. (An `unsigned` index may wrap, so it is left alone.)
     fn scaled_offset(&mut self, offset: &Expr, elem_size: u64) -> Value {
+        if let Some((rest, k)) = signed_constant_addend(offset) {
+            let v = self.expr(rest);
+            let wide = self.b.convert(Opcode::Sext, Type::I64, v);
+            let scaled = if elem_size == 1 {
+                wide
+            } else {
+                let size = self.b.iconst(Type::I64, elem_size as i64);
+                self.b.imul(wide, size)
+            };
+            let bytes = self.b.iconst(Type::I64, k.wrapping_mul(elem_size as i64));
+            return self.b.iadd(scaled, bytes);
+        }
         let off = self.expr(offset);
         let off = self.coerce(off, Type::I64);
         if elem_size == 1 {
