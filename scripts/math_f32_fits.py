@@ -9,7 +9,7 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10 ...]
 """
 
 import struct
@@ -66,7 +66,16 @@ def plus_square(f):
     return g, w
 
 
+def log_scaled(c, c_hi):
+    """c·log(1 + f) = f·c_hi + f·Q(f), `c_hi` being `c` rounded to float:
+    Q (whose constant term is the rounding error of `c_hi`) and its weight."""
+    g = lambda f: (c * mp.log1p(f) - f * c_hi) / f
+    w = lambda f: f / (c * mp.log1p(f))
+    return g, w
+
+
 LN2 = mp.log(2)
+LOG10E = 1 / mp.log(10)
 FITS = {
     # tanh x = x + x³·P(x²) for |x| < 1.
     "tanh": (odd(mp.tanh), mp.mpf("1e-30"), mp.mpf(1), 6),
@@ -76,6 +85,13 @@ FITS = {
     "log1p": (plus_square(mp.log1p), mp.sqrt(0.5) - 1.002, mp.sqrt(2) - 0.998, 8),
     # atan t = t + t³·A(t²) for t in [0, 1].
     "atan": (odd(mp.atan), mp.mpf("1e-30"), mp.mpf(1), 7),
+    # asin t = t + t³·S(t²) for t in [0, 9/16] (t² up to 81/256; the
+    # reduced argument of the other branch stays below sqrt(7/32)).
+    "asin": (odd(mp.asin), mp.mpf("1e-30"), mp.mpf(81) / 256, 5),
+    # sinh x = x + x³·H(x²) for |x| < 1.
+    "sinh": (odd(mp.sinh), mp.mpf("1e-30"), mp.mpf(1), 3),
+    # log10(1 + f) = f·log10(e)_hi + f·Q(f) on the interval of "log1p".
+    "log10": (log_scaled(LOG10E, mp.mpf(f32(LOG10E))), mp.sqrt(0.5) - 1.002, mp.sqrt(2) - 0.998, 9),
 }
 
 

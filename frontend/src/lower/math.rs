@@ -6,8 +6,9 @@
 //! `fabs`, `floor`, `fma`, ...), build from the approximate `f32`
 //! instructions (`ex2`, `lg2`, `sin`, `cos`) only where nothing better is
 //! available, and spend a few extra instructions where that buys accuracy
-//! cheaply (the split product in `expf`). `tanhf`, `expm1f`, `log1pf` and
-//! `atanf` are `f32` polynomials in `math_f32.rs`; the other `float` forms of the
+//! cheaply (the split product in `expf`). `tanhf`, `expm1f`, `log1pf`,
+//! `atanf`, `atan2f`, `asinf`, `acosf`, `sinhf`, `coshf`, `log10f` and
+//! `hypotf` are `f32` code in `math_f32.rs`; the other `float` forms of the
 //! `math_f64_ext.rs` functions are computed in `double` and rounded once
 //! (`math_f32_via_f64`).
 
@@ -93,6 +94,13 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
             MathFn::Atan => self.atan_f32(x),
+            MathFn::Atan2 => self.atan2_f32(x, vals[1]),
+            MathFn::Asin => self.asin_f32(x),
+            MathFn::Acos => self.acos_f32(x),
+            MathFn::Sinh => self.sinh_f32(x),
+            MathFn::Cosh => self.cosh_f32(x),
+            MathFn::Log10 => self.log10_f32(x),
+            MathFn::Hypot => self.hypot_f32(x, vals[1]),
             MathFn::FastPow => self.fast_pow(x, vals[1]),
             MathFn::Pow => self.pow_f32(x, vals[1]),
             MathFn::Rint => self.b.unary(Opcode::Nearest, x),
@@ -174,19 +182,12 @@ impl FunctionLowerer<'_, '_> {
         if !matches!(
             f,
             MathFn::Tan
-                | MathFn::Asin
-                | MathFn::Acos
-                | MathFn::Atan2
-                | MathFn::Sinh
-                | MathFn::Cosh
                 | MathFn::Asinh
                 | MathFn::Acosh
                 | MathFn::Atanh
                 | MathFn::Exp10
-                | MathFn::Log10
                 | MathFn::Cbrt
                 | MathFn::Rcbrt
-                | MathFn::Hypot
                 | MathFn::Sinpi
                 | MathFn::Cospi
         ) {

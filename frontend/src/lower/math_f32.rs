@@ -1,5 +1,6 @@
 //! Single-precision functions computed natively in `f32`: `tanhf`,
-//! `expm1f`, `log1pf` and `atanf`. (The other `float` functions of
+//! `expm1f`, `log1pf`, `atanf`, `atan2f`, `asinf`, `acosf`, `sinhf`,
+//! `coshf`, `log10f` and `hypotf`. (The other `float` functions of
 //! `math_f64_ext.rs` still go through `double`; see `math.rs`.)
 //!
 //! Each one reduces its argument with exact `f32` steps and evaluates a
@@ -11,7 +12,7 @@
 
 use super::FunctionLowerer;
 use midend::builder::InstBuilder;
-use midend::ir::{FloatCC, Opcode, Type, Value};
+use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
 
 /// `tanh x = x + x³·P(x²)` on `|x| < 1` (relative error 2^-27.7).
 const TANH_P: [f32; 7] = [
@@ -59,6 +60,41 @@ const ATAN_A: [f32; 8] = [
     -0.016_367_469,
     0.002_920_577_3,
 ];
+
+/// `asin t = t + t³·S(t²)` on `[0, 9/16]` (relative error 2^-29.0).
+const ASIN_S: [f32; 6] = [
+    0.166_666_31,
+    0.075_021_13,
+    0.044_230_297,
+    0.034_021_344,
+    0.006_714_943,
+    0.047_511_287,
+];
+
+/// `sinh x = x + x³·H(x²)` on `|x| < 1` (relative error 2^-34.2).
+const SINH_H: [f32; 4] = [0.166_666_67, 0.008_333_35, 0.000_198_361_6, 2.816_951_6e-6];
+
+/// `log10(1 + f) = f·LOG10E_HI + f·Q(f)` on the interval of `LOG1P_R`
+/// (relative error 2^-27.8); `Q(0)` is the part of `log10 e` that
+/// `LOG10E_HI` dropped.
+const LOG10_Q: [f32; 10] = [
+    -1.010_219_6e-8,
+    -0.217_147_19,
+    0.144_764_78,
+    -0.108_580_8,
+    0.086_868_27,
+    -0.072_125_055,
+    0.061_569_467,
+    -0.057_555_72,
+    0.056_207_58,
+    -0.033_200_94,
+];
+
+/// `log10(e)` and `log10(2)` rounded to `f32`, and the part of `log10(2)`
+/// that the rounding dropped.
+const LOG10E_HI: f32 = std::f32::consts::LOG10_E;
+const LOG10_2_HI: f32 = std::f32::consts::LOG10_2;
+const LOG10_2_LO: f32 = -1.432_098_9e-8;
 
 /// `π/2` rounded to `f32`, and the part that the rounding dropped.
 const PIO2: f32 = 1.570_796_4;
@@ -245,16 +281,301 @@ impl FunctionLowerer<'_, '_> {
         let r = self.b.fma(r0, e, r0);
         let big = self.b.fcmp(FloatCC::Ogt, a, one);
         let t = self.b.select(big, r, a);
-
-        let s = self.b.fmul(t, t);
-        let p = self.horner32(&ATAN_A, s);
-        let ts = self.b.fmul(t, s);
-        let at = self.b.fma(ts, p, t);
+        let at = self.atan_unit(t);
         let lo = self.c32(PIO2_LO);
         let d = self.b.binary(Opcode::Fsub, lo, at);
         let hi = self.c32(PIO2);
         let far = self.b.fadd(d, hi);
         let mag = self.b.select(big, far, at);
         self.copysign(mag, x)
+    }
+
+    /// `atan t = t + t³·A(t²)` for `t` in `[0, 1]`.
+    fn atan_unit(&mut self, t: Value) -> Value {
+        let s = self.b.fmul(t, t);
+        let p = self.horner32(&ATAN_A, s);
+        let ts = self.b.fmul(t, s);
+        self.b.fma(ts, p, t)
+    }
+
+    /// `atan2f(y, x)`: `t = min/max` of `|x|`, `|y|` by the correctly
+    /// rounded division (so `t` is within half an ulp), `a = atan t` by
+    /// the `atanf` polynomial, then by the octant `a`, `π/2 - a`,
+    /// `π - a` or `π/2 + a`: `k·π/2 ± a` with `k` in {0, 1, 2} and `π/2`
+    /// in two parts (two `fma`; `k = 0` leaves `a` exact). The sign of `y`
+    /// is put back at the end. Where both operands are zeros or both
+    /// infinities the quotient is NaN; `t` is then 0 or 1, which gives
+    /// C's `±0`, `±π`, `±π/4` and `±3π/4` (a negative `x`, `-0` included,
+    /// is told by its sign bit). NaN operands give NaN.
+    pub(super) fn atan2_f32(&mut self, y: Value, x: Value) -> Value {
+        let ax = self.b.unary(Opcode::Fabs, x);
+        let ay = self.b.unary(Opcode::Fabs, y);
+        let swap = self.b.fcmp(FloatCC::Ogt, ay, ax);
+        let mx = self.b.select(swap, ay, ax);
+        let mn = self.b.select(swap, ax, ay);
+        let q = self.b.binary(Opcode::Fdiv, mn, mx);
+        let same = self.b.fcmp(FloatCC::Oeq, ax, ay);
+        let zero = self.c32(0.0);
+        let zeros = self.b.fcmp(FloatCC::Oeq, ax, zero);
+        let one = self.c32(1.0);
+        let tq = self.b.select(zeros, zero, one);
+        let t = self.b.select(same, tq, q);
+        let a = self.atan_unit(t);
+
+        let xb = self.b.convert(Opcode::Bitcast, Type::I32, x);
+        let zb = self.i32c(0);
+        let neg = self.b.icmp(IntCC::Slt, xb, zb);
+        let flip = self.b.binary(Opcode::Bxor, swap, neg);
+        let na = self.b.unary(Opcode::Fneg, a);
+        let sa = self.b.select(flip, na, a);
+        let two = self.c32(2.0);
+        let k = self.b.select(neg, two, zero);
+        let k = self.b.select(swap, one, k);
+        let lo = self.c32(PIO2_LO);
+        let lo = self.b.fma(k, lo, sa);
+        let hi = self.c32(PIO2);
+        let mag = self.b.fma(k, hi, lo);
+        self.copysign(mag, y)
+    }
+
+    /// The common part of `asinf` and `acosf`: with `a = |x|`, `r` close
+    /// to `asin t` (an unrounded sum `t + tail`, see below) and whether
+    /// `a` is above 9/16.
+    ///
+    /// Up to 9/16, `t = a` and `asin t = t + t³·S(t²)`. Above,
+    /// `asin a = π/2 - 2·asin t` with `t = sqrt(z)`, `z = (1 - a)/2`
+    /// (one exact `fma`), and `t < sqrt(7/32)`, so `asin t < 1/2`. `t`
+    /// comes from the approximate `rsqrt`: `t = z·y`, and the part it
+    /// misses, `(z - t²)·y/2` (the residual exact by `fma`), joins the
+    /// polynomial's term, so neither the rounding of the square root nor
+    /// the error of `rsqrt` (near 2^-23 on a GPU) reaches the result
+    /// doubled. `rsqrt` takes `z + 2^-60`, which is `z` except at `z = 0`
+    /// (`a = 1`, where `rsqrt(0) = inf` would make `t` NaN); a negative
+    /// `z` (`a > 1`) and NaN give NaN.
+    fn asin_core(&mut self, x: Value) -> (Value, Value) {
+        let a = self.b.unary(Opcode::Fabs, x);
+        let m_half = self.c32(-0.5);
+        let half = self.c32(0.5);
+        let zb = self.b.fma(a, m_half, half);
+        let tiny = self.c32(2f32.powi(-60));
+        let zg = self.b.fadd(zb, tiny);
+        let y = self.b.unary(Opcode::Rsqrt, zg);
+        let s0 = self.b.fmul(zb, y);
+        let ns0 = self.b.unary(Opcode::Fneg, s0);
+        let e = self.b.fma(ns0, s0, zb);
+        let hy = self.b.fmul(y, half);
+        let c = self.b.fmul(e, hy);
+
+        let limit = self.c32(0.5625);
+        let big = self.b.fcmp(FloatCC::Ogt, a, limit);
+        let aa = self.b.fmul(a, a);
+        let z = self.b.select(big, zb, aa);
+        let t = self.b.select(big, s0, a);
+        let zero = self.c32(0.0);
+        let c = self.b.select(big, c, zero);
+        let p = self.horner32(&ASIN_S, z);
+        let tz = self.b.fmul(t, z);
+        let tail = self.b.fma(tz, p, c);
+        let r = self.b.fadd(t, tail);
+        (r, big)
+    }
+
+    /// `asinf`: `r` (see [`Self::asin_core`]) up to 9/16, else
+    /// `(π/2)_lo - 2r + (π/2)_hi`; the sign of `x` at the end.
+    pub(super) fn asin_f32(&mut self, x: Value) -> Value {
+        let (r, big) = self.asin_core(x);
+        let m_two = self.c32(-2.0);
+        let lo = self.c32(PIO2_LO);
+        let d = self.b.fma(r, m_two, lo);
+        let hi = self.c32(PIO2);
+        let far = self.b.fadd(d, hi);
+        let mag = self.b.select(big, far, r);
+        self.copysign(mag, x)
+    }
+
+    /// `acosf`: `π/2 - asin x` up to 9/16 (`π/2` in two parts), else
+    /// `2r` for a positive `x` and `π - 2r` for a negative one, all as
+    /// `fma(k, r, lo) + hi`.
+    pub(super) fn acos_f32(&mut self, x: Value) -> Value {
+        let (r, big) = self.asin_core(x);
+        let xb = self.b.convert(Opcode::Bitcast, Type::I32, x);
+        let zb = self.i32c(0);
+        let neg = self.b.icmp(IntCC::Slt, xb, zb);
+        let one = self.c32(1.0);
+        let m_one = self.c32(-1.0);
+        let two = self.c32(2.0);
+        let m_two = self.c32(-2.0);
+        let zero = self.c32(0.0);
+        let near_k = self.b.select(neg, one, m_one);
+        let far_k = self.b.select(neg, m_two, two);
+        let k = self.b.select(big, far_k, near_k);
+        let pi_lo = self.c32(2.0 * PIO2_LO);
+        let far_lo = self.b.select(neg, pi_lo, zero);
+        let pio2_lo = self.c32(PIO2_LO);
+        let lo = self.b.select(big, far_lo, pio2_lo);
+        let pi = self.c32(2.0 * PIO2);
+        let far_hi = self.b.select(neg, pi, zero);
+        let pio2 = self.c32(PIO2);
+        let hi = self.b.select(big, far_hi, pio2);
+        let d = self.b.fma(k, r, lo);
+        self.b.fadd(d, hi)
+    }
+
+    /// `H = e^a/4` for `a` in `[0, 89.5]`: the reduction of `expm1f`
+    /// (`r = a - j·ln 2` in two `fma`) with `j` the nearest integer to
+    /// `a·log2 e`, found by adding `1.5·2^23` in the `fma` that forms the
+    /// product (its rounding drops the fraction), `p = e^r - 1` by the
+    /// polynomial of `expm1f`, and `H = t + t·p` with `t = 2^(j-2)` from
+    /// the bits (finite up to `j = 129`).
+    fn exp_quarter(&mut self, a: Value) -> Value {
+        let l2e = self.c32(LOG2E);
+        let shift = self.c32(1.5 * 2f32.powi(23));
+        let js = self.b.fma(a, l2e, shift);
+        let j = self.b.binary(Opcode::Fsub, js, shift);
+        let nj = self.b.unary(Opcode::Fneg, j);
+        let ln2 = self.c32(LN2);
+        let r = self.b.fma(nj, ln2, a);
+        let ln2_lo = self.c32(LN2_LO);
+        let r = self.b.fma(nj, ln2_lo, r);
+        let q = self.horner32(&EXPM1_Q, r);
+        let rr = self.b.fmul(r, r);
+        let p = self.b.fma(rr, q, r);
+        // The low bits of `js` hold `j` (plus 2^22, which the shift
+        // drops).
+        let jb = self.b.convert(Opcode::Bitcast, Type::I32, js);
+        let sh = self.i32c(23);
+        let jt = self.b.binary(Opcode::Ishl, jb, sh);
+        let bias = self.i32c(125 << 23);
+        let tb = self.b.iadd(jt, bias);
+        let t = self.b.convert(Opcode::Bitcast, Type::F32, tb);
+        self.b.fma(t, p, t)
+    }
+
+    /// `|x|` clamped to 89.5 (past it `sinh` and `cosh` overflow; NaN
+    /// passes) and `e^|x|/4` of it.
+    fn exp_quarter_abs(&mut self, x: Value) -> (Value, Value) {
+        let a = self.b.unary(Opcode::Fabs, x);
+        let cap = self.c32(89.5);
+        let over = self.b.fcmp(FloatCC::Ogt, a, cap);
+        let ac = self.b.select(over, cap, a);
+        (a, self.exp_quarter(ac))
+    }
+
+    /// `coshf`: `(e^a + e^-a)/2 = 2H + 1/(8H)` with `H = e^a/4`
+    /// ([`Self::exp_quarter`]), one `fma` on the approximate division;
+    /// the two terms have one sign, and the second is at most half the
+    /// first, so the division's error (relative, near 2^-23 on a GPU)
+    /// costs at most a quarter of an ulp. `2H` is exact inside the `fma`,
+    /// which overflows to `inf` exactly when the result does.
+    pub(super) fn cosh_f32(&mut self, x: Value) -> Value {
+        let (_, h) = self.exp_quarter_abs(x);
+        let c = self.c32(0.125);
+        let q = self.b.binary(Opcode::FdivApprox, c, h);
+        let two = self.c32(2.0);
+        self.b.fma(h, two, q)
+    }
+
+    /// `sinhf`: `x + x³·H(x²)` for `|x| < 1`, else `2H - 1/(8H)` as in
+    /// `coshf` (at `|x| = 1` the subtracted term is a sixth of the
+    /// result). The sign of `x` is put back at the end.
+    pub(super) fn sinh_f32(&mut self, x: Value) -> Value {
+        let (a, h) = self.exp_quarter_abs(x);
+        let c = self.c32(-0.125);
+        let q = self.b.binary(Opcode::FdivApprox, c, h);
+        let two = self.c32(2.0);
+        let large = self.b.fma(h, two, q);
+
+        let aa = self.b.fmul(a, a);
+        let p = self.horner32(&SINH_H, aa);
+        let a3 = self.b.fmul(a, aa);
+        let poly = self.b.fma(a3, p, a);
+        let one = self.c32(1.0);
+        let small = self.b.fcmp(FloatCC::Olt, a, one);
+        let mag = self.b.select(small, poly, large);
+        self.copysign(mag, x)
+    }
+
+    /// `log10f`: `x = 2^k·m` with `m` in `[√½, √2)` from the bits (a
+    /// subnormal `x` is first scaled by 2^23), `f = m - 1` (exact), and
+    /// `log10 x = k·log10(2) + f·LOG10E_HI + f·Q(f)`: both constants in
+    /// two parts, the large products inside `fma`, so only the last two
+    /// additions round. C's special cases by `select`: `±0` gives `-inf`,
+    /// a negative `x` NaN, `+inf` itself.
+    pub(super) fn log10_f32(&mut self, x: Value) -> Value {
+        let min_normal = self.c32(f32::MIN_POSITIVE);
+        let sub = self.b.fcmp(FloatCC::Olt, x, min_normal);
+        let up = self.c32(2f32.powi(23));
+        let xu = self.b.fmul(x, up);
+        let xs = self.b.select(sub, xu, x);
+        let xb = self.b.convert(Opcode::Bitcast, Type::I32, xs);
+        let sq = self.i32c(SQRT_HALF_BITS);
+        let ub = self.b.isub(xb, sq);
+        let sh = self.i32c(23);
+        let k = self.b.binary(Opcode::Sshr, ub, sh);
+        let mmask = self.i32c(0x007f_ffff);
+        let mb = self.b.binary(Opcode::Band, ub, mmask);
+        let mb = self.b.iadd(mb, sq);
+        let m = self.b.convert(Opcode::Bitcast, Type::F32, mb);
+        let one = self.c32(1.0);
+        let f = self.b.binary(Opcode::Fsub, m, one);
+        let kf = self.b.convert(Opcode::Sitofp, Type::F32, k);
+        let k23 = self.c32(23.0);
+        let kd = self.b.binary(Opcode::Fsub, kf, k23);
+        let kf = self.b.select(sub, kd, kf);
+
+        let q = self.horner32(&LOG10_Q, f);
+        let fq = self.b.fmul(f, q);
+        let lo = self.c32(LOG10_2_LO);
+        let c1 = self.b.fma(kf, lo, fq);
+        let l10e = self.c32(LOG10E_HI);
+        let c2 = self.b.fma(f, l10e, c1);
+        let hi = self.c32(LOG10_2_HI);
+        let core = self.b.fma(kf, hi, c2);
+
+        let zero = self.c32(0.0);
+        let pos = self.b.fcmp(FloatCC::Ogt, x, zero);
+        let is_zero = self.b.fcmp(FloatCC::Oeq, x, zero);
+        let ninf = self.c32(f32::NEG_INFINITY);
+        let nan = self.canonical_nan(Type::F32);
+        let bad = self.b.select(is_zero, ninf, nan);
+        let r = self.b.select(pos, core, bad);
+        let inf = self.c32(f32::INFINITY);
+        let is_inf = self.b.fcmp(FloatCC::Oeq, x, inf);
+        self.b.select(is_inf, x, r)
+    }
+
+    /// `hypotf`: with `M` the larger of `|x|`, `|y|` and `E` its biased
+    /// exponent (at least 1), both are scaled by `2^(128-E)` (exact; `M`
+    /// lands in `[2, 4)`, below 2 for a subnormal), `sqrt(fma(m, m, n·n))`
+    /// is scaled back by `2^(E-127)/2` (exact unless the result is
+    /// subnormal): no overflow or underflow in between, and two roundings
+    /// before the square root's. A NaN operand reaches the scaling and
+    /// gives NaN; an infinite one gives `+inf`, NaN or not (C's rule).
+    pub(super) fn hypot_f32(&mut self, x: Value, y: Value) -> Value {
+        let ax = self.b.unary(Opcode::Fabs, x);
+        let ay = self.b.unary(Opcode::Fabs, y);
+        let gt = self.b.fcmp(FloatCC::Ogt, ax, ay);
+        let mx = self.b.select(gt, ax, ay);
+        let mn = self.b.select(gt, ay, ax);
+        let mb = self.b.convert(Opcode::Bitcast, Type::I32, mx);
+        let emask = self.i32c(0x7f80_0000);
+        let eb = self.b.binary(Opcode::Band, mb, emask);
+        let least = self.i32c(0x0080_0000);
+        let eb = self.b.binary(Opcode::Smax, eb, least);
+        let sb = self.b.isub(emask, eb);
+        let scale = self.b.convert(Opcode::Bitcast, Type::F32, sb);
+        let back = self.b.convert(Opcode::Bitcast, Type::F32, eb);
+        let m = self.b.fmul(mx, scale);
+        let n = self.b.fmul(mn, scale);
+        let nn = self.b.fmul(n, n);
+        let ss = self.b.fma(m, m, nn);
+        let r = self.b.unary(Opcode::Sqrt, ss);
+        let half = self.c32(0.5);
+        let r = self.b.fmul(r, half);
+        let res = self.b.fmul(r, back);
+        let most = self.b.binary(Opcode::Fmax, ax, ay);
+        let inf = self.c32(f32::INFINITY);
+        let is_inf = self.b.fcmp(FloatCC::Oeq, most, inf);
+        self.b.select(is_inf, most, res)
     }
 }
