@@ -49,6 +49,16 @@ use midend::analysis::{Base, LocalCells};
 use midend::ir::{AddrSpace, Block, FuncId, Inst, InstData, Opcode, StackSlot, Type, Value};
 use std::collections::{BTreeMap, HashMap};
 
+/// One field of a by-value argument stored straight into `.param`.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ByvalField {
+    /// The value the field holds at the call.
+    Known(Value),
+    /// Not one known value (set on some paths only): read from the slot,
+    /// `bytes` wide.
+    FromSlot { slot: StackSlot, bytes: u32 },
+}
+
 /// Every use of one stack slot's address, for [`Isel::find_direct_byval`].
 #[derive(Default)]
 struct SlotUses {
@@ -191,13 +201,49 @@ impl Isel<'_> {
             if uses.calls.is_empty() || !cells.is_followed(Base::Slot(slot)) {
                 continue;
             }
-            let Some(plan) = self.byval_fields_at_calls(&uses, &order) else {
+            let Some(mut plan) = self.byval_fields_at_calls(slot, &uses, &order) else {
                 continue;
             };
+            // A call whose fields mostly come from the slot anyway is
+            // cheaper as the plain copy in pieces of the alignment.
+            let mut copied_whole = false;
+            plan.retain(|((call, k), fields)| {
+                let cost: usize = fields
+                    .iter()
+                    .map(|(_, f)| match f {
+                        ByvalField::Known(_) => 1,
+                        ByvalField::FromSlot { .. } => 2,
+                    })
+                    .sum();
+                let pieces = match &func.dfg.insts[*call] {
+                    InstData::Call { func: g, .. } => module
+                        .functions
+                        .get(*g)
+                        .and_then(|f| f.signature.params.get(*k))
+                        .and_then(|p| p.attrs.byval)
+                        .map_or(0, |(size, align)| size.div_ceil(align.clamp(1, 8)) as usize),
+                    _ => 0,
+                };
+                let direct = cost <= 2 * pieces;
+                copied_whole |= !direct;
+                direct
+            });
+            // The fields some call still reads from the slot.
+            let read: Vec<i64> = plan
+                .iter()
+                .flat_map(|(_, fields)| fields)
+                .filter(|(_, f)| matches!(f, ByvalField::FromSlot { .. }))
+                .map(|(off, _)| *off)
+                .collect();
             self.direct_byval.extend(plan);
-            if !uses.other {
-                self.skipped_insts
-                    .extend(uses.stores.iter().map(|s| s.0).chain(uses.derived));
+            if uses.other || copied_whole {
+                continue;
+            }
+            // Stores nothing reads go; with them all gone, the slot too.
+            let dead = uses.stores.iter().filter(|s| !read.contains(&s.2));
+            self.skipped_insts.extend(dead.map(|s| s.0));
+            if read.is_empty() {
+                self.skipped_insts.extend(uses.derived);
             }
         }
     }
@@ -205,14 +251,16 @@ impl Isel<'_> {
     /// For each by-value use of one slot, the value of every field at the
     /// call: the last store to those bytes before the call in its block,
     /// or else the only store to them in the function, in a block that
-    /// dominates the call (then no other value can be there). `None` when
-    /// some field's value is not known, or two stores overlap partly.
+    /// dominates the call (then no other value can be there). A field with
+    /// no such value is read from the slot at the call. `None` when two
+    /// stores overlap partly.
     #[allow(clippy::type_complexity)]
     fn byval_fields_at_calls(
         &self,
+        slot: StackSlot,
         uses: &SlotUses,
         order: &HashMap<Inst, usize>,
-    ) -> Option<Vec<((Inst, usize), Vec<(i64, Value)>)>> {
+    ) -> Option<Vec<((Inst, usize), Vec<(i64, ByvalField)>)>> {
         let mut ranges: Vec<(i64, u32)> = uses.stores.iter().map(|s| (s.2, s.3)).collect();
         ranges.sort_unstable();
         ranges.dedup();
@@ -234,18 +282,19 @@ impl Isel<'_> {
                 let before = to_range()
                     .filter(|s| s.1 == block && order[&s.0] < order[&call])
                     .max_by_key(|s| order[&s.0]);
+                let from_slot = ByvalField::FromSlot { slot, bytes };
                 let value = match before {
-                    Some(s) => s.4,
+                    Some(s) => ByvalField::Known(s.4),
                     None => {
                         let mut all = to_range();
-                        let only = all.next()?;
-                        if all.next().is_some()
-                            || only.1 == block
-                            || !self.domtree.dominates(only.1, block)
-                        {
-                            return None;
+                        match (all.next(), all.next()) {
+                            (Some(only), None)
+                                if only.1 != block && self.domtree.dominates(only.1, block) =>
+                            {
+                                ByvalField::Known(only.4)
+                            }
+                            _ => from_slot,
                         }
-                        only.4
                     }
                 };
                 fields.push((off, value));
@@ -259,7 +308,7 @@ impl Isel<'_> {
     /// that [`Isel::find_direct_byval`] found for it.
     pub(super) fn direct_aggregate_arg(
         &mut self,
-        fields: &[(i64, Value)],
+        fields: &[(i64, ByvalField)],
         name: &str,
         size: u32,
         align: u32,
@@ -269,12 +318,35 @@ impl Isel<'_> {
             size,
             align,
         });
-        for &(offset, value) in fields {
+        for &(offset, field) in fields {
             let to = Address {
                 base: AddrBase::Sym(name.to_string()),
                 offset,
             };
-            self.store(Space::Param, false, value, to)?;
+            match field {
+                ByvalField::Known(value) => self.store(Space::Param, false, value, to)?,
+                ByvalField::FromSlot { slot, bytes } => {
+                    let ty = match bytes {
+                        1 => Type::I8,
+                        2 => Type::I16,
+                        4 => Type::I32,
+                        _ => Type::I64,
+                    };
+                    let reg = self.new_reg(super::class_of(ty));
+                    let from = Address {
+                        base: AddrBase::Sym(super::local_symbol(slot.as_u32())),
+                        offset,
+                    };
+                    self.load(Space::Local, super::LoadKind::Plain, ty, reg, from)?;
+                    self.emit(MInst::St {
+                        space: Space::Param,
+                        volatile: false,
+                        ty: super::mem_ty(ty)?,
+                        addr: to,
+                        src: reg.into(),
+                    });
+                }
+            }
         }
         Ok(())
     }

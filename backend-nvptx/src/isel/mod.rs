@@ -229,7 +229,7 @@ struct Isel<'a> {
     domtree: midend::analysis::DominatorTree,
     /// By-value arguments stored field by field into the call's `.param`
     /// array, by (call, argument number): each field's offset and value.
-    direct_byval: HashMap<(Inst, usize), Vec<(i64, Value)>>,
+    direct_byval: HashMap<(Inst, usize), Vec<(i64, aggregate::ByvalField)>>,
     /// Instructions not emitted: the stores into, and the address of, a
     /// slot that only by-value calls read (see `aggregate.rs`).
     skipped_insts: HashSet<Inst>,
