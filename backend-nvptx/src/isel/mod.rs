@@ -969,18 +969,7 @@ impl Isel<'_> {
                 for c in then_copies {
                     self.mov(c.dst, c.src);
                 }
-                if Some(then_dest.block) == next {
-                    self.emit(MInst::Bra {
-                        guard: Some((p, true)),
-                        target: else_label,
-                    });
-                } else {
-                    self.emit(MInst::Bra {
-                        guard: Some((p, false)),
-                        target: then_label,
-                    });
-                    self.branch_to(else_dest.block, next);
-                }
+                self.two_way_branch(p, (then_dest.block, then_label), else_dest.block, next);
                 return Ok(());
             }
             // Else: branch to E when `c` is false, and fall into T's
@@ -1016,18 +1005,7 @@ impl Isel<'_> {
             for c in else_copies.into_iter().chain(then_copies) {
                 self.mov(c.dst, c.src);
             }
-            if Some(then_dest.block) == next {
-                self.emit(MInst::Bra {
-                    guard: Some((p, true)),
-                    target: else_label,
-                });
-            } else {
-                self.emit(MInst::Bra {
-                    guard: Some((p, false)),
-                    target: then_label,
-                });
-                self.branch_to(else_dest.block, next);
-            }
+            self.two_way_branch(p, (then_dest.block, then_label), else_dest.block, next);
             return Ok(());
         }
         self.stubs += 1;
@@ -1049,6 +1027,29 @@ impl Isel<'_> {
         }
         self.branch_to(then_dest.block, next);
         Ok(())
+    }
+
+    /// `@p bra T` then on to E (`E` falls through when it comes next), or
+    /// `@!p bra E` when T comes next: a branch whose edge copies are done.
+    fn two_way_branch(
+        &mut self,
+        p: Reg,
+        (then_block, then_label): (Block, Label),
+        else_block: Block,
+        next: Option<Block>,
+    ) {
+        if Some(then_block) == next {
+            self.emit(MInst::Bra {
+                guard: Some((p, true)),
+                target: block_label(self.func_index, else_block),
+            });
+        } else {
+            self.emit(MInst::Bra {
+                guard: Some((p, false)),
+                target: then_label,
+            });
+            self.branch_to(else_block, next);
+        }
     }
 
     fn ret(&mut self, args: &[Value]) -> IselResult<()> {

@@ -446,41 +446,33 @@ pub fn fold_constants(func: &mut Function) -> bool {
 /// `x op y` rounded as the GPU's `.rn` instruction of type `ty` rounds it,
 /// or `None` where folding could differ from running it (see above).
 fn fold_float(opcode: Opcode, ty: Type, x: f64, y: f64) -> Option<f64> {
-    let plain = |v: f64| v.is_infinite() || v == 0.0 || (v.is_finite() && v.is_normal());
-    let plain32 = |v: f32| v.is_infinite() || v == 0.0 || (v.is_finite() && v.is_normal());
-    let r = match ty {
-        Type::F32 => {
-            let (x, y) = (x as f32, y as f32);
-            if !plain32(x) || !plain32(y) {
-                return None;
-            }
-            let r = match opcode {
-                Opcode::Fadd => x + y,
-                Opcode::Fsub => x - y,
-                Opcode::Fmul => x * y,
-                _ => x / y,
-            };
-            if !plain32(r) {
-                return None;
-            }
-            f64::from(r)
-        }
-        Type::F64 => {
-            if !plain(x) || !plain(y) {
-                return None;
-            }
-            let r = match opcode {
-                Opcode::Fadd => x + y,
-                Opcode::Fsub => x - y,
-                Opcode::Fmul => x * y,
-                _ => x / y,
-            };
-            if !plain(r) {
-                return None;
-            }
-            r
-        }
-        _ => return None,
+    let plain = |v: f64| v.is_infinite() || v == 0.0 || v.is_normal();
+    let plain32 = |v: f32| v.is_infinite() || v == 0.0 || v.is_normal();
+    match ty {
+        Type::F32 => ieee(opcode, x as f32, y as f32, plain32).map(f64::from),
+        Type::F64 => ieee(opcode, x, y, plain),
+        _ => None,
+    }
+}
+
+/// One IEEE operation in the precision of `T`, when its operands and its
+/// result are all `plain` (zero, normal or infinite).
+fn ieee<T>(opcode: Opcode, x: T, y: T, plain: impl Fn(T) -> bool) -> Option<T>
+where
+    T: Copy
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
+{
+    if !plain(x) || !plain(y) {
+        return None;
+    }
+    let r = match opcode {
+        Opcode::Fadd => x + y,
+        Opcode::Fsub => x - y,
+        Opcode::Fmul => x * y,
+        _ => x / y,
     };
-    Some(r)
+    plain(r).then_some(r)
 }
