@@ -7,8 +7,9 @@
 //! instructions (`ex2`, `lg2`, `sin`, `cos`) only where nothing better is
 //! available, and spend a few extra instructions where that buys accuracy
 //! cheaply (the split product in `expf`). `tanhf`, `expm1f`, `log1pf`,
-//! `atanf`, `atan2f`, `asinf`, `acosf`, `sinhf`, `coshf`, `log10f` and
-//! `hypotf` are `f32` code in `math_f32.rs`; the other `float` forms of the
+//! `atanf`, `atan2f`, `asinf`, `acosf`, `sinhf`, `coshf`, `log10f`,
+//! `hypotf`, `exp10f`, `cbrtf` and `rcbrtf` are `f32` code in
+//! `math_f32.rs`; the other `float` forms of the
 //! `math_f64_ext.rs` functions are computed in `double` and rounded once
 //! (`math_f32_via_f64`).
 
@@ -101,6 +102,9 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Cosh => self.cosh_f32(x),
             MathFn::Log10 => self.log10_f32(x),
             MathFn::Hypot => self.hypot_f32(x, vals[1]),
+            MathFn::Exp10 => self.exp10_f32(x),
+            MathFn::Cbrt => self.cbrt_f32(x),
+            MathFn::Rcbrt => self.rcbrt_f32(x),
             MathFn::FastPow => self.fast_pow(x, vals[1]),
             MathFn::Pow => self.pow_f32(x, vals[1]),
             MathFn::Rint => self.b.unary(Opcode::Nearest, x),
@@ -185,9 +189,6 @@ impl FunctionLowerer<'_, '_> {
                 | MathFn::Asinh
                 | MathFn::Acosh
                 | MathFn::Atanh
-                | MathFn::Exp10
-                | MathFn::Cbrt
-                | MathFn::Rcbrt
                 | MathFn::Sinpi
                 | MathFn::Cospi
         ) {

@@ -1,6 +1,6 @@
 //! Single-precision functions computed natively in `f32`: `tanhf`,
 //! `expm1f`, `log1pf`, `atanf`, `atan2f`, `asinf`, `acosf`, `sinhf`,
-//! `coshf`, `log10f` and `hypotf`. (The other `float` functions of
+//! `coshf`, `log10f`, `hypotf`, `exp10f`, `cbrtf` and `rcbrtf`. (The other `float` functions of
 //! `math_f64_ext.rs` still go through `double`; see `math.rs`.)
 //!
 //! Each one reduces its argument with exact `f32` steps and evaluates a
@@ -109,6 +109,10 @@ const LN2_LO: f32 = -1.904_654_2e-9;
 /// The bits of `√½` rounded to `f32`: `log1pf` splits `1 + x` into
 /// `2^k·m` with `m` in `[√½, √2)` by subtracting them.
 const SQRT_HALF_BITS: i64 = 0x3f35_04f3;
+
+/// `log2(10)` rounded to `f32`, and the part that the rounding dropped.
+const LOG2_10_HI: f32 = std::f32::consts::LOG2_10;
+const LOG2_10_LO: f32 = 7.059_537e-8;
 
 impl FunctionLowerer<'_, '_> {
     fn c32(&mut self, v: f32) -> Value {
@@ -577,5 +581,94 @@ impl FunctionLowerer<'_, '_> {
         let inf = self.c32(f32::INFINITY);
         let is_inf = self.b.fcmp(FloatCC::Oeq, most, inf);
         self.b.select(is_inf, most, res)
+    }
+
+    /// `exp10f`: as `expf` (`math.rs`): `p = x·log2(10)` rounded, the
+    /// rounding error recovered by `fma` and the low part of `log2(10)`
+    /// added to it (`r`), and `10^x = 2^p·2^r`. Past `|p| = 256` (the
+    /// result is 0 or `inf` there, and `r` may be NaN) `r` is 0; NaN and
+    /// the infinities go through `2^p` alone.
+    pub(super) fn exp10_f32(&mut self, x: Value) -> Value {
+        let hi = self.c32(LOG2_10_HI);
+        let lo = self.c32(LOG2_10_LO);
+        let p = self.b.fmul(x, hi);
+        let neg_p = self.b.unary(Opcode::Fneg, p);
+        let err = self.b.fma(x, hi, neg_p);
+        let r = self.b.fma(x, lo, err);
+        let abs_p = self.b.unary(Opcode::Fabs, p);
+        let limit = self.c32(256.0);
+        let in_range = self.b.fcmp(FloatCC::Olt, abs_p, limit);
+        let zero = self.c32(0.0);
+        let r = self.b.select(in_range, r, zero);
+        let big = self.b.unary(Opcode::Ex2, p);
+        let small = self.b.unary(Opcode::Ex2, r);
+        self.b.fmul(big, small)
+    }
+
+    /// `cbrtf`: with `a = |x|`, `z = 2^(-2·log2(a)/3)` by `lg2` and `ex2`
+    /// (relative error near 2^-19 on a GPU; `lg2` takes subnormals, and
+    /// `z` stays finite from `2^-149` to `2^128`), `Y = a·z` (close to
+    /// the root) kept exactly as `y + yl` by `fma`, and one Newton step
+    /// `Y + Y·e/3` with `e = 1 - Y³/a = 1 - Y²·z`. With `u + ul = y·z`
+    /// exact, `e = 1 - y·u - y·ul - 2·yl·u` up to terms near 2^-48, and
+    /// `y·u` is near 1, so `fma(-y, u, 1)` rounds a small value; the
+    /// `yl` terms fold into the step: `Y·(1 + e/3) = y + (e'·y + yl)/3`
+    /// with `e'` the rest of `e`. The result is the rounding of a value
+    /// within about 2^-38 of the cube root. Where `x + x == x` (`±0`,
+    /// `±inf`) the result is `x`; NaN gives NaN.
+    pub(super) fn cbrt_f32(&mut self, x: Value) -> Value {
+        let a = self.b.unary(Opcode::Fabs, x);
+        let l = self.b.unary(Opcode::Lg2, a);
+        let m_two_thirds = self.c32(-2.0 / 3.0);
+        let l3 = self.b.fmul(l, m_two_thirds);
+        let z = self.b.unary(Opcode::Ex2, l3);
+        let y = self.b.fmul(a, z);
+        let ny = self.b.unary(Opcode::Fneg, y);
+        let yl = self.b.fma(a, z, ny);
+        let u = self.b.fmul(y, z);
+        let nu = self.b.unary(Opcode::Fneg, u);
+        let ul = self.b.fma(y, z, nu);
+        let one = self.c32(1.0);
+        let e = self.b.fma(ny, u, one);
+        let e = self.b.fma(ny, ul, e);
+        let q = self.b.fma(e, y, yl);
+        let third = self.c32(1.0 / 3.0);
+        let y1 = self.b.fma(q, third, y);
+        let sum = self.b.fadd(x, x);
+        let special = self.b.fcmp(FloatCC::Oeq, sum, x);
+        let mag = self.b.select(special, a, y1);
+        self.copysign(mag, x)
+    }
+
+    /// `rcbrtf`: `z = 2^(-log2(a)/3)` for `a = |x|`, then one Newton step
+    /// `z + z·e/3` with `e = 1 - a·z³`: `w + wl = a·z` and `t + tl = z²`
+    /// exactly by `fma`, so `e = 1 - w·t - wl·t - w·tl` up to terms near
+    /// 2^-48, the first `fma` rounding a small value (`w·t` is near 1),
+    /// and the step ends in one `fma`. For `±0` and `±inf` (`x + x == x`)
+    /// `z` itself is `inf` or 0; the sign of `x` is put back at the end.
+    pub(super) fn rcbrt_f32(&mut self, x: Value) -> Value {
+        let a = self.b.unary(Opcode::Fabs, x);
+        let l = self.b.unary(Opcode::Lg2, a);
+        let m_third = self.c32(-1.0 / 3.0);
+        let l3 = self.b.fmul(l, m_third);
+        let z = self.b.unary(Opcode::Ex2, l3);
+        let w = self.b.fmul(a, z);
+        let nw = self.b.unary(Opcode::Fneg, w);
+        let wl = self.b.fma(a, z, nw);
+        let t = self.b.fmul(z, z);
+        let nt = self.b.unary(Opcode::Fneg, t);
+        let tl = self.b.fma(z, z, nt);
+        let one = self.c32(1.0);
+        let e = self.b.fma(nw, t, one);
+        let nwl = self.b.unary(Opcode::Fneg, wl);
+        let e = self.b.fma(nwl, t, e);
+        let e = self.b.fma(nw, tl, e);
+        let third = self.c32(1.0 / 3.0);
+        let zt = self.b.fmul(z, third);
+        let z1 = self.b.fma(zt, e, z);
+        let sum = self.b.fadd(x, x);
+        let special = self.b.fcmp(FloatCC::Oeq, sum, x);
+        let mag = self.b.select(special, z, z1);
+        self.copysign(mag, x)
     }
 }
