@@ -9,10 +9,10 @@
 
 mod common;
 
-use common::scratch;
+use common::{run_buffers as buffers, scratch};
 use kernelc::backend_nvptx::Target;
 use kernelc::driver::{self, CompileOptions};
-use kernelc::run::{execute, Engine, RunRequest};
+use kernelc::run::{Engine, RunRequest};
 
 const KERNEL: &str = r#"
 extern "C" __global__ void divs(const int* in, const long long* in64, int* out,
@@ -211,12 +211,6 @@ fn request(src: &str, args: &[String], opt: u8, engine: Engine) -> RunRequest {
         args: args.to_vec(),
         ..RunRequest::default()
     }
-}
-
-fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
-    let result =
-        execute(req).unwrap_or_else(|e| panic!("{:?} -O{:?}: {e}", req.engine, req.opt_level));
-    result.args.into_iter().filter_map(|(_, b)| b).collect()
 }
 
 #[test]

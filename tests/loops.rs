@@ -10,11 +10,11 @@
 
 mod common;
 
-use common::scratch;
+use common::{run_buffers as buffers, scratch};
 use kernelc::driver::{self, CompileOptions, Emit};
 use kernelc::midend::ir::Module;
 use kernelc::midend::passes;
-use kernelc::run::{execute, Engine, RunRequest};
+use kernelc::run::{Engine, RunRequest};
 use std::path::Path;
 
 /// The passes of this work; each can be left out of the -O3 pipeline.
@@ -42,12 +42,6 @@ fn request(src: &str, kernel: &str, args: &[String], opt: u8, engine: Engine) ->
         args: args.to_vec(),
         ..RunRequest::default()
     }
-}
-
-fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
-    let result =
-        execute(req).unwrap_or_else(|e| panic!("{:?} -O{:?}: {e}", req.engine, req.opt_level));
-    result.args.into_iter().filter_map(|(_, b)| b).collect()
 }
 
 /// Runs at -O0 and -O3 in the interpreter and at -O3 in the emulator;

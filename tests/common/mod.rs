@@ -420,3 +420,11 @@ pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -
         .unwrap_or_else(|e| panic!("{kernel} on the emulator: {e:?}"));
     f64s(out.buffers[2].as_ref().unwrap())
 }
+
+/// Runs a `kernelc run` request and returns the buffers it leaves, in
+/// argument order (scalars have none).
+pub fn run_buffers(req: &kernelc::run::RunRequest) -> Vec<Vec<u8>> {
+    let result = kernelc::run::execute(req)
+        .unwrap_or_else(|e| panic!("{:?} -O{:?}: {e}", req.engine, req.opt_level));
+    result.args.into_iter().filter_map(|(_, b)| b).collect()
+}
