@@ -272,19 +272,9 @@ fn parse_tensor_map(rest: &str) -> Result<ArgValue, String> {
     })
 }
 
-/// splitmix64: a tiny, well-mixed, seedable generator. Documented so that
-/// anyone can regenerate the same data outside kernelc.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+/// splitmix64, documented so that anyone can regenerate the same data
+/// outside kernelc (it lives in the midend, whose tests use it too).
+pub use midend::rng::SplitMix64;
 
 /// The bits of a `rand` element drawn from `x`.
 fn rand_bits(elem: Elem, x: u64) -> u64 {

@@ -177,14 +177,8 @@ fn inputs() -> (Vec<i32>, Vec<i64>) {
         (1 << 32) + 1,
         -(1 << 32),
     ];
-    let mut state = 0x1234_5678u64;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = kernelc::run::SplitMix64(0x1234_5678);
+    let mut next = || rng.next_u64();
     while xs.len() < THREADS {
         let shift = next() % 32;
         xs.push((next() as u32 >> shift) as i32 * if next() % 2 == 0 { 1 } else { -1 });

@@ -12,6 +12,7 @@ pub mod builder;
 pub mod interp;
 pub mod ir;
 pub mod passes;
+pub mod rng;
 pub mod ssa;
 pub mod text;
 pub mod verifier;

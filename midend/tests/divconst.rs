@@ -8,6 +8,7 @@
 use midend::interp::{run_kernel, KernelArg, LaunchConfig};
 use midend::ir::{InstData, Module, Opcode};
 use midend::passes::expand_const_division;
+use midend::rng::SplitMix64;
 use midend::text::parse_module;
 
 const OPS: [&str; 4] = ["sdiv", "srem", "udiv", "urem"];
@@ -71,24 +72,13 @@ fn run(module: &Module, input: &[u8]) -> Vec<u8> {
     result.buffers[1].clone().unwrap()
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 fn sext(x: u64, bits: u32) -> i64 {
     ((x << (64 - bits)) as i64) >> (64 - bits)
 }
 
 /// The dividends: the edges of the type, neighbours of multiples of `d`,
 /// then random values of every magnitude.
-fn dividends(bits: u32, d: i64, rng: &mut Rng) -> Vec<u64> {
+fn dividends(bits: u32, d: i64, rng: &mut SplitMix64) -> Vec<u64> {
     let mask = if bits == 64 {
         u64::MAX
     } else {
@@ -105,8 +95,8 @@ fn dividends(bits: u32, d: i64, rng: &mut Rng) -> Vec<u64> {
         }
     }
     while v.len() < (BLOCK * BLOCKS) as usize {
-        let shift = rng.next() % 64;
-        v.push(rng.next() >> shift);
+        let shift = rng.next_u64() % 64;
+        v.push(rng.next_u64() >> shift);
     }
     v.into_iter().map(|x| x & mask).collect()
 }
@@ -127,7 +117,7 @@ fn divisions_left(module: &Module) -> usize {
         .count()
 }
 
-fn check(ty: &str, bits: u32, d: i64, rng: &mut Rng) {
+fn check(ty: &str, bits: u32, d: i64, rng: &mut SplitMix64) {
     let bytes = bits / 8;
     // Constants are written sign-extended from their width.
     let d = sext(d as u64, bits);
@@ -180,7 +170,7 @@ fn check(ty: &str, bits: u32, d: i64, rng: &mut Rng) {
     }
 }
 
-fn divisors(bits: u32, rng: &mut Rng) -> Vec<i64> {
+fn divisors(bits: u32, rng: &mut SplitMix64) -> Vec<i64> {
     let mut v: Vec<i64> = vec![
         3,
         5,
@@ -217,15 +207,15 @@ fn divisors(bits: u32, rng: &mut Rng) -> Vec<i64> {
     // The ones left alone: 0, ±1, ± powers of two, the most negative.
     v.extend([0, 1, -1, 2, -2, 64, -64, 1i64 << (bits - 1)]);
     for _ in 0..12 {
-        let shift = rng.next() % 64;
-        v.push((rng.next() >> shift) as i64);
+        let shift = rng.next_u64() % 64;
+        v.push((rng.next_u64() >> shift) as i64);
     }
     v
 }
 
 #[test]
 fn rewritten_divisions_compute_the_same_bits_in_the_interpreter() {
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64(7);
     for (ty, bits) in [("i8", 8), ("i16", 16), ("i32", 32), ("i64", 64)] {
         for d in divisors(bits, &mut rng) {
             check(ty, bits, d, &mut rng);

@@ -397,16 +397,12 @@ fn error_messages_name_the_place() {
 // ---------------------------------------------------------------------------
 // Random functions built through the builder.
 
-/// A small deterministic generator (splitmix64), so a failing seed reproduces.
-struct Rng(u64);
+/// The crate's splitmix64, so a failing seed reproduces.
+struct Rng(midend::rng::SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
@@ -811,7 +807,7 @@ fn random_function(r: &mut Rng, env: &Env, id: usize) -> Function {
         blocks.push(b);
     }
     let mut g = BodyGen {
-        r: Rng(r.next()),
+        r: Rng(midend::rng::SplitMix64(r.next())),
         env,
         entry_pool: Vec::new(),
         pool: Vec::new(),
@@ -839,7 +835,7 @@ fn random_function(r: &mut Rng, env: &Env, id: usize) -> Function {
 /// A module of one to three random functions that may call each other
 /// (forward and backward) and a few random globals.
 fn random_module(seed: u64, allow_nan: bool) -> Module {
-    let mut r = Rng(seed);
+    let mut r = Rng(midend::rng::SplitMix64(seed));
     let mut m = Module::new();
     for i in 0..r.below(4) {
         let dynamic = r.chance(20);
