@@ -134,6 +134,9 @@ impl Isel<'_> {
     /// that are then not needed at all.
     pub(super) fn find_direct_byval(&mut self) {
         let (module, func) = (self.module, self.func);
+        if func.stack_slots.is_empty() {
+            return;
+        }
         let byval_arg = |g: FuncId, k: usize| {
             module
                 .functions
@@ -326,25 +329,12 @@ impl Isel<'_> {
             match field {
                 ByvalField::Known(value) => self.store(Space::Param, false, value, to)?,
                 ByvalField::FromSlot { slot, bytes } => {
-                    let ty = match bytes {
-                        1 => Type::I8,
-                        2 => Type::I16,
-                        4 => Type::I32,
-                        _ => Type::I64,
-                    };
-                    let reg = self.new_reg(super::class_of(ty));
                     let from = Address {
                         base: AddrBase::Sym(super::local_symbol(slot.as_u32())),
                         offset,
                     };
-                    self.load(Space::Local, super::LoadKind::Plain, ty, reg, from)?;
-                    self.emit(MInst::St {
-                        space: Space::Param,
-                        volatile: false,
-                        ty: super::mem_ty(ty)?,
-                        addr: to,
-                        src: reg.into(),
-                    });
+                    // One piece of the field's own width.
+                    self.copy_bytes((Space::Local, from), (Space::Param, to), bytes, bytes);
                 }
             }
         }

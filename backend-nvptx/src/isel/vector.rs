@@ -36,12 +36,18 @@ use midend::ir::{Block, Inst, InstData, MemFlags, Opcode, Type, Value};
 /// A group of accesses combined into one vector access.
 #[derive(Clone, Debug)]
 pub(super) struct VecGroup {
-    /// The members, in address order.
-    pub members: Vec<Inst>,
-    /// The lanes of the vector access: the member at each one, or `None`
-    /// for a lane no member reads (a `.v4` load of a `uchar4` whose `w` is
-    /// never used reads it into a register nothing uses, as nvcc does).
+    /// The lanes of the vector access, in address order: the member at
+    /// each one, or `None` for a lane no member reads (a `.v4` load of a
+    /// `uchar4` whose `w` is never used reads it into a register nothing
+    /// uses, as nvcc does).
     pub lanes: Vec<Option<Inst>>,
+}
+
+impl VecGroup {
+    /// The members, in address order.
+    pub fn members(&self) -> impl Iterator<Item = Inst> + '_ {
+        self.lanes.iter().flatten().copied()
+    }
 }
 
 impl Isel<'_> {
@@ -103,11 +109,11 @@ impl Isel<'_> {
                 }
                 if let Some(group) = self.group_from(&insts, i) {
                     let lead = if matches!(self.func.dfg.insts[insts[i]], InstData::Load { .. }) {
-                        group.members[0]
+                        insts[i]
                     } else {
-                        *group.members.last().unwrap_or(&insts[i])
+                        group.members().last().unwrap_or(insts[i])
                     };
-                    for &m in &group.members {
+                    for m in group.members() {
                         self.vec_member.insert(m, lead);
                     }
                     self.vec_groups.insert(lead, group);
@@ -161,16 +167,12 @@ impl Isel<'_> {
         let run = members.iter().take_while(|m| m.is_some()).count();
         let present = members.iter().flatten().count();
         if is_load && run < 4 && present == 3 && most >= 4 && align >= 4 * size {
-            return Some(VecGroup {
-                members: members.iter().flatten().copied().collect(),
-                lanes: members,
-            });
+            return Some(VecGroup { lanes: members });
         }
         let n = [4usize, 2]
             .into_iter()
             .find(|&n| n <= run && n <= most && align >= n as i64 * size)?;
         Some(VecGroup {
-            members: members[..n].iter().flatten().copied().collect(),
             lanes: members[..n].to_vec(),
         })
     }
@@ -178,7 +180,7 @@ impl Isel<'_> {
     /// Emits the vector access of the group led by `lead`.
     pub(super) fn lower_vector_group(&mut self, lead: Inst) -> IselResult<()> {
         let group = self.vec_groups[&lead].clone();
-        let first = group.members[0];
+        let first = group.lanes[0].ok_or("a vector group without its first lane")?;
         let data = self.func.dfg.insts[first].clone();
         match data {
             InstData::Load { ty, ptr, flags } => {
@@ -212,7 +214,7 @@ impl Isel<'_> {
                     return Err("store to `const` memory".into());
                 }
                 let mut srcs = Vec::new();
-                for &m in &group.members {
+                for m in group.members() {
                     let InstData::Store { value, .. } = self.func.dfg.insts[m] else {
                         return Err("a store group holds a non-store".into());
                     };

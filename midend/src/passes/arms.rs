@@ -37,8 +37,9 @@ const MAX_SCAN: usize = 32;
 
 /// The pass-table entry; returns whether anything moved.
 pub fn merge_arms(func: &mut Function) -> bool {
-    let mut changed = super::cfg_cleanup::hoist_constants_of_jump_blocks(func);
     let preds = predecessors(func);
+    // Moves instructions between blocks only: `preds` stays true.
+    let mut changed = hoist_constants_of_jump_blocks(func, &preds);
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
     for &a in &blocks {
         while hoist_one_load(func, a, &preds) {
@@ -204,4 +205,51 @@ fn sink_one_store(func: &mut Function, j: Block, preds: &SecondaryMap<Block, Vec
         None => func.layout.append_inst(s1, j),
     }
     true
+}
+
+/// A block that holds nothing but constants and a jump (`block2: v9 =
+/// fconst.f32 0.0; jump block3(v9)`, the `: 0.0f` arm of `c ? p[i] : 0.0f`)
+/// and has one predecessor gets its constants moved to the end of that
+/// predecessor, which dominates it. A constant costs nothing where it is
+/// defined (the backend writes it into each use), and the block is then
+/// empty, so the branch can go straight to the join with the constant as
+/// its argument. This runs here, late in the pipeline (after the loop
+/// passes, whose loop shapes it would change), and the `simplify` after
+/// `merge-arms` threads the emptied blocks.
+fn hoist_constants_of_jump_blocks(
+    func: &mut Function,
+    preds: &SecondaryMap<Block, Vec<Block>>,
+) -> bool {
+    let entry = func.layout.entry_block();
+    let mut changed = false;
+    let blocks: Vec<Block> = func.layout.blocks().to_vec();
+    for b in blocks {
+        let insts = func.layout.block_insts(b).to_vec();
+        let (Some((&last, consts)), &[pred]) = (insts.split_last(), preds[b].as_slice()) else {
+            continue;
+        };
+        let only_constants = consts.iter().all(|&i| {
+            matches!(
+                func.dfg.insts[i],
+                InstData::Iconst { .. } | InstData::Fconst { .. }
+            )
+        });
+        if Some(b) == entry
+            || pred == b
+            || consts.is_empty()
+            || !only_constants
+            || !matches!(func.dfg.insts[last], InstData::Jump { .. })
+        {
+            continue;
+        }
+        let Some(at) = func.layout.last_inst(pred) else {
+            continue;
+        };
+        for &i in consts {
+            func.layout.remove_inst(i);
+            func.layout.insert_inst_before(i, at);
+        }
+        changed = true;
+    }
+    changed
 }

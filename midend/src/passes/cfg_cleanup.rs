@@ -21,57 +21,6 @@ pub fn cleanup_cfg(func: &mut Function) -> bool {
     threaded | removed | merged
 }
 
-/// A block that holds nothing but constants and a jump (`block2: v9 =
-/// fconst.f32 0.0; jump block3(v9)`, the `: 0.0f` arm of `c ? p[i] : 0.0f`)
-/// and has one predecessor gets its constants moved to the end of that
-/// predecessor, which dominates it. A constant costs nothing where it is
-/// defined (the backend writes it into each use), and the block is then
-/// empty, so the branch can go straight to the join with the constant as
-/// its argument. `merge-arms` calls this late in the pipeline (after the
-/// loop passes, whose loop shapes it would change), and the `simplify`
-/// after it threads the emptied blocks.
-pub(crate) fn hoist_constants_of_jump_blocks(func: &mut Function) -> bool {
-    let entry = func.layout.entry_block();
-    let mut preds: SecondaryMap<Block, (u32, Option<Block>)> = SecondaryMap::new();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            preds[s].0 += 1;
-            preds[s].1 = Some(b);
-        }
-    }
-    let mut changed = false;
-    let blocks: Vec<Block> = func.layout.blocks().to_vec();
-    for b in blocks {
-        let insts = func.layout.block_insts(b).to_vec();
-        let (Some((&last, consts)), (1, Some(pred))) = (insts.split_last(), preds[b]) else {
-            continue;
-        };
-        let only_constants = consts.iter().all(|&i| {
-            matches!(
-                func.dfg.insts[i],
-                InstData::Iconst { .. } | InstData::Fconst { .. }
-            )
-        });
-        if Some(b) == entry
-            || pred == b
-            || consts.is_empty()
-            || !only_constants
-            || !matches!(func.dfg.insts[last], InstData::Jump { .. })
-        {
-            continue;
-        }
-        let Some(at) = func.layout.last_inst(pred) else {
-            continue;
-        };
-        for &i in consts {
-            func.layout.remove_inst(i);
-            func.layout.insert_inst_before(i, at);
-        }
-        changed = true;
-    }
-    changed
-}
-
 /// A block that only jumps on (`block8: jump block2(v1)`) is skipped:
 /// branches to it go straight to its target. The jump's arguments are
 /// defined in blocks that dominate the empty block, so they also dominate
