@@ -10,7 +10,7 @@
 
 mod common;
 
-use kernelc::run::{execute, parse_dims, spec_words, Engine, RunRequest};
+use kernelc::run::{execute, Engine, RunRequest};
 
 fn files() -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(common::root().join("tests/outside"))
@@ -43,36 +43,30 @@ fn every_outside_kernel_compiles_and_assembles() {
 }
 
 /// One line of launches.txt: the file and the `kernelc run` words.
-fn launches() -> Vec<(String, Vec<String>)> {
+fn launches() -> Vec<(String, common::SpecLaunch)> {
     let text = std::fs::read_to_string(common::root().join("tests/outside/launches.txt")).unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let (file, words) = l.split_once('|').expect("FILE|WORDS");
-            (file.to_string(), spec_words(words))
+            (file.to_string(), common::parse_launch(words))
         })
         .collect()
 }
 
-fn run(file: &str, words: &[String], engine: Engine, level: u8) -> Vec<Option<Vec<u8>>> {
-    let mut req = RunRequest {
+fn run(file: &str, l: &common::SpecLaunch, engine: Engine, level: u8) -> Vec<Option<Vec<u8>>> {
+    let req = RunRequest {
         input: common::root().join("tests/outside").join(file),
+        kernel: l.kernel.clone(),
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: l.shared_bytes,
+        args: l.args.clone(),
         opt_level: Some(level),
         sm: 90,
         engine,
         ..RunRequest::default()
     };
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let mut value = || it.next().expect("option without a value").clone();
-        match w.as_str() {
-            "--kernel" => req.kernel = value(),
-            "--grid" => req.grid = parse_dims(&value(), "grid").unwrap(),
-            "--block" => req.block = parse_dims(&value(), "block").unwrap(),
-            "--shared-bytes" => req.shared_bytes = value().parse().unwrap(),
-            _ => req.args.push(w.clone()),
-        }
-    }
     let what = format!("{file} {} {engine:?} -O{level}", req.kernel);
     let result = execute(&req).unwrap_or_else(|e| panic!("{what}:\n{e}"));
     result.args.into_iter().map(|(_, b)| b).collect()
@@ -82,19 +76,19 @@ fn run(file: &str, words: &[String], engine: Engine, level: u8) -> Vec<Option<Ve
 fn outside_kernels_agree_between_interpreter_and_emulator() {
     let launches = launches();
     assert!(launches.len() >= 39, "{} launches", launches.len());
-    for (file, words) in &launches {
-        let reference = run(file, words, Engine::Interp, 0);
+    for (file, launch) in &launches {
+        let reference = run(file, launch, Engine::Interp, 0);
         assert!(
             reference
                 .iter()
                 .flatten()
                 .any(|b| b.iter().any(|&x| x != 0)),
-            "{file} {words:?}: nothing written"
+            "{file} {launch:?}: nothing written"
         );
-        let optimized = run(file, words, Engine::Emu, 3);
+        let optimized = run(file, launch, Engine::Emu, 3);
         assert!(
             reference == optimized,
-            "{file} {words:?}: the interpreter at -O0 and the emulator at -O3 differ"
+            "{file} {launch:?}: the interpreter at -O0 and the emulator at -O3 differ"
         );
     }
 }

@@ -151,6 +151,7 @@ pub fn runnable_samples() -> Vec<String> {
 }
 
 /// One launch as a sample's run spec (`samples/NAME.run`) describes it.
+#[derive(Debug)]
 pub struct SpecLaunch {
     pub kernel: String,
     pub grid: [u32; 3],
@@ -167,6 +168,12 @@ pub struct SpecLaunch {
 pub fn spec_launch(name: &str) -> SpecLaunch {
     let spec = std::fs::read_to_string(root().join(format!("samples/{name}.run")))
         .unwrap_or_else(|e| panic!("samples/{name}.run: {e}"));
+    parse_launch(&spec)
+}
+
+/// A launch from the words `kernelc run` takes after the file name
+/// (`--kernel K --grid G --block B ARG...`).
+pub fn parse_launch(spec: &str) -> SpecLaunch {
     let mut l = SpecLaunch {
         kernel: String::new(),
         grid: [1; 3],
