@@ -182,7 +182,7 @@ pub fn parse_launch(spec: &str) -> SpecLaunch {
         arch: None,
         args: Vec::new(),
     };
-    let words = kernelc::run::spec_words(&spec);
+    let words = kernelc::run::spec_words(spec);
     let mut it = words.iter();
     while let Some(w) = it.next() {
         let mut value = || it.next().expect("option without a value").clone();
