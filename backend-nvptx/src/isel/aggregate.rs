@@ -307,60 +307,48 @@ impl Isel<'_> {
         Some(plan)
     }
 
-    /// Declares the `.param` array `name` of a call and stores the fields
-    /// that [`Isel::find_direct_byval`] found for it.
-    pub(super) fn direct_aggregate_arg(
+    /// Declares the `.param` array `name` of a call and fills it: with the
+    /// fields [`Isel::find_direct_byval`] found for it (`direct`), or else
+    /// with the `size` bytes at `ptr`.
+    pub(super) fn aggregate_arg(
         &mut self,
-        fields: &[(i64, ByvalField)],
+        ptr: Value,
+        direct: Option<&[(i64, ByvalField)]>,
         name: &str,
-        size: u32,
-        align: u32,
+        (size, align): (u32, u32),
     ) -> IselResult<()> {
         self.emit(MInst::ParamArray {
             name: name.to_string(),
             size,
             align,
         });
+        let to = |offset| Address {
+            base: AddrBase::Sym(name.to_string()),
+            offset,
+        };
+        let Some(fields) = direct else {
+            let (space, from) = self.address(self.through_generic_cast(ptr))?;
+            self.copy_bytes((space, from), (Space::Param, to(0)), size, align);
+            return Ok(());
+        };
         for &(offset, field) in fields {
-            let to = Address {
-                base: AddrBase::Sym(name.to_string()),
-                offset,
-            };
             match field {
-                ByvalField::Known(value) => self.store(Space::Param, false, value, to)?,
+                ByvalField::Known(value) => self.store(Space::Param, false, value, to(offset))?,
                 ByvalField::FromSlot { slot, bytes } => {
                     let from = Address {
                         base: AddrBase::Sym(super::local_symbol(slot.as_u32())),
                         offset,
                     };
                     // One piece of the field's own width.
-                    self.copy_bytes((Space::Local, from), (Space::Param, to), bytes, bytes);
+                    self.copy_bytes(
+                        (Space::Local, from),
+                        (Space::Param, to(offset)),
+                        bytes,
+                        bytes,
+                    );
                 }
             }
         }
-        Ok(())
-    }
-
-    /// Declares the `.param` array `name` of a call and fills it with the
-    /// `size` bytes at `ptr`.
-    pub(super) fn aggregate_arg(
-        &mut self,
-        ptr: Value,
-        name: &str,
-        size: u32,
-        align: u32,
-    ) -> IselResult<()> {
-        self.emit(MInst::ParamArray {
-            name: name.to_string(),
-            size,
-            align,
-        });
-        let (space, from) = self.address(self.through_generic_cast(ptr))?;
-        let to = Address {
-            base: AddrBase::Sym(name.to_string()),
-            offset: 0,
-        };
-        self.copy_bytes((space, from), (Space::Param, to), size, align);
         Ok(())
     }
 

@@ -1108,10 +1108,8 @@ impl Isel<'_> {
             let name = format!("param{n}");
             n += 1;
             if let Some((size, align)) = abi.attrs.byval {
-                match self.direct_byval.get(&(inst, k)).cloned() {
-                    Some(fields) => self.direct_aggregate_arg(&fields, &name, size, align)?,
-                    None => self.aggregate_arg(a, &name, size, align)?,
-                }
+                let direct = self.direct_byval.get(&(inst, k)).cloned();
+                self.aggregate_arg(a, direct.as_deref(), &name, (size, align))?;
                 names.push(name);
                 continue;
             }
