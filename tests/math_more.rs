@@ -58,6 +58,7 @@ BINARYF(f_atan2, atan2f) BINARYF(f_hypot, hypotf)
 UNARYF(f_fast_tan, __tanf) UNARYF(f_fast_log2, __log2f) UNARYF(f_fast_log10, __log10f)
 UNARYF(f_fast_exp10, __exp10f)
 UNARYF(f_tanh, tanhf)
+UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 
 /* sincos through pointers to locals and to global memory. */
 extern "C" __global__ void sincos_all(const double* x, const double* y, double* out, int n) {
@@ -434,7 +435,7 @@ type Dense = (&'static str, fn(f64) -> f64, (i32, i32), (f64, f64), f64);
 #[test]
 fn native_float_math_is_accurate() {
     let builds = [compile(0), compile(3)];
-    let table: [Dense; 12] = [
+    let table: [Dense; 13] = [
         ("tanh", f64::tanh, (-149, 5), (-12.0, 12.0), 2.0),
         ("expm1", f64::exp_m1, (-149, 7), (-30.0, 90.0), 1.0),
         ("log1p", f64::ln_1p, (-149, 127), (-1.0, 4.0), 1.0),
@@ -444,9 +445,12 @@ fn native_float_math_is_accurate() {
         ("sinh", f64::sinh, (-149, 7), (-90.0, 90.0), 3.0),
         ("cosh", f64::cosh, (-149, 7), (-90.0, 90.0), 2.0),
         ("log10", f64::log10, (-149, 127), (0.0, 10.0), 2.0),
-        ("exp10", |x| 10f64.powf(x), (-149, 6), (-48.0, 40.0), 2.0),
+        ("exp10", |x| 10f64.powf(x), (-149, 6), (-48.0, 40.0), 1.0),
         ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
         ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
+        // expf with an exact `ex2`: one rounding of `r` and of the result
+        // (a GPU adds the `ex2.approx` error: the GPU test below).
+        ("exp", f64::exp, (-149, 7), (-104.0, 89.0), 1.0),
     ];
     for (seed, (stem, f, (elo, ehi), (lo, hi), bound)) in table.into_iter().enumerate() {
         let mut x = Vec::new();
@@ -688,6 +692,139 @@ fn fast_intrinsics_use_the_approximate_instructions() {
     close("f_fast_log2", f64::log2);
     close("f_fast_log10", f64::log10);
     close("f_fast_exp10", |v| 10f64.powf(v));
+}
+
+/// The same sweeps on a GPU (skipped without a CUDA driver): there
+/// `ex2.approx`, `lg2.approx`, `rsqrt.approx` and `rcp.approx` have the
+/// hardware's error, which the interpreter and the emulator leave out.
+/// Every function must stay within the bound docs/math.md gives for a GPU.
+/// All errors are printed before any bound is checked.
+#[test]
+fn math_on_the_gpu_stays_within_the_bounds() {
+    if !kernelc::gpu::driver_available() {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): the math sweeps on the GPU");
+        return;
+    }
+    let (_, ptx) = compile(3);
+    let mut rows: Vec<(String, (f64, f64, f64), f64)> = Vec::new();
+    let mut run = |name: String,
+                   kernel: &str,
+                   x: &[f64],
+                   y: &[f64],
+                   bits: u32,
+                   f: &dyn Fn(f64, f64) -> f64,
+                   bound: f64| {
+        let got = common::math_gpu_run(&ptx, kernel, x, y, 1);
+        let mut worst = (0.0, f64::NAN, f64::NAN);
+        for i in 0..x.len() {
+            let want = f(x[i], y[i]);
+            let want = if bits == 32 {
+                f64::from(want as f32)
+            } else {
+                want
+            };
+            let e = ulps(got[i], want, bits);
+            if e > worst.0 {
+                worst = (e, x[i], y[i]);
+            }
+        }
+        rows.push((name, worst, bound));
+    };
+    for (seed, (stem, f, binade, range, bound64, bound32)) in unary_table().into_iter().enumerate()
+    {
+        let x = inputs(seed as u64, binade, range, false);
+        run(
+            stem.to_string(),
+            &format!("d_{stem}"),
+            &x,
+            &x,
+            64,
+            &|a, _| f(a),
+            bound64,
+        );
+        let (elo, ehi) = (binade.0.max(-149), binade.1.min(127));
+        let x = inputs(seed as u64 + 100, (elo, ehi), range, true);
+        run(
+            format!("{stem}f"),
+            &format!("f_{stem}"),
+            &x,
+            &x,
+            32,
+            &|a, _| f(a),
+            bound32,
+        );
+    }
+    let dense: [Dense; 14] = [
+        ("tanh", f64::tanh, (-149, 5), (-12.0, 12.0), 2.0),
+        ("expm1", f64::exp_m1, (-149, 7), (-30.0, 90.0), 1.0),
+        ("log1p", f64::ln_1p, (-149, 127), (-1.0, 4.0), 1.0),
+        ("atan", f64::atan, (-149, 127), (-4.0, 4.0), 2.0),
+        ("asin", f64::asin, (-149, -1), (-1.0, 1.0), 2.0),
+        ("acos", f64::acos, (-149, -1), (-1.0, 1.0), 2.0),
+        ("sinh", f64::sinh, (-149, 7), (-90.0, 90.0), 3.0),
+        ("cosh", f64::cosh, (-149, 7), (-90.0, 90.0), 2.0),
+        ("log10", f64::log10, (-149, 127), (0.0, 10.0), 2.0),
+        ("exp10", |x| 10f64.powf(x), (-149, 6), (-48.0, 40.0), 2.0),
+        ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
+        ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
+        ("exp", f64::exp, (-149, 7), (-104.0, 89.0), 2.0),
+        ("exp2", f64::exp2, (-149, 7), (-150.0, 128.0), 2.0),
+    ];
+    for (seed, (stem, f, (elo, ehi), (lo, hi), bound)) in dense.into_iter().enumerate() {
+        let mut x = Vec::new();
+        for k in 0..10 {
+            x.extend(inputs(
+                5000 + 10 * seed as u64 + k,
+                (elo, ehi),
+                (lo, hi),
+                true,
+            ));
+        }
+        run(
+            format!("{stem}f (dense)"),
+            &format!("f_{stem}"),
+            &x,
+            &x,
+            32,
+            &|a, _| f(a),
+            bound,
+        );
+    }
+    let mut r = SplitMix64(6000);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for i in 0..30_000 {
+        let a = binades(&mut r, -149, 127, true);
+        let b = if i % 2 == 0 {
+            binades(&mut r, -149, 127, true)
+        } else {
+            a * binades(&mut r, -3, 3, true)
+        };
+        x.push(f64::from(a as f32));
+        y.push(f64::from(b as f32));
+    }
+    run(
+        "atan2f (dense)".into(),
+        "f_atan2",
+        &x,
+        &y,
+        32,
+        &f64::atan2,
+        3.0,
+    );
+    run(
+        "hypotf (dense)".into(),
+        "f_hypot",
+        &x,
+        &y,
+        32,
+        &f64::hypot,
+        3.0,
+    );
+    for (name, (e, a, b), bound) in &rows {
+        eprintln!("GPU {name}: max error {e} ulp (at x = {a:e}, y = {b:e}), bound {bound}");
+    }
+    let over: Vec<_> = rows.iter().filter(|r| r.1 .0 > r.2).collect();
+    assert!(over.is_empty(), "over the bound on the GPU: {over:?}");
 }
 
 #[test]

@@ -428,6 +428,35 @@ pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -
     f64s(out.buffers[2].as_ref().unwrap())
 }
 
+/// [`math_emu_run`] on the GPU (device 0, through the CUDA driver).
+pub fn math_gpu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
+    use ptx_validate::emu::KernelArg;
+    let n = x.len();
+    let args = [
+        KernelArg::Buffer(f64_bytes(x)),
+        KernelArg::Buffer(f64_bytes(y)),
+        KernelArg::Buffer(vec![0; 8 * per * n]),
+        KernelArg::Scalar {
+            bits: n as u64,
+            bytes: 4,
+            float: false,
+            name: "int".into(),
+        },
+    ];
+    let launch = kernelc::gpu::Launch {
+        ptx,
+        kernel,
+        args: &args,
+        tensor_maps: &[None, None, None, None],
+        grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
+        block: [MATH_BLOCK, 1, 1],
+        shared_bytes: 0,
+        time_launches: 0,
+    };
+    let out = kernelc::gpu::run(&launch).unwrap_or_else(|e| panic!("{kernel} on the GPU: {e}"));
+    f64s(out.buffers[2].as_ref().unwrap())
+}
+
 /// Runs a `kernelc run` request and returns the buffers it leaves, in
 /// argument order (scalars have none).
 pub fn run_buffers(req: &kernelc::run::RunRequest) -> Vec<Vec<u8>> {

@@ -257,27 +257,12 @@ impl FunctionLowerer<'_, '_> {
         self.b.select(up, away, tr)
     }
 
-    /// `expf(x) = 2^(x·log2 e)`. The product is split into its rounded
-    /// value `p` and the rounding error `r` (by `fma`, plus the error of
-    /// `log2 e` itself), and `2^p · 2^r` is formed, so the error does not
-    /// grow with `|x|` as it does for `__expf`.
+    /// `expf(x) = 2^(x·log2 e)`: an integer power of two times `2^r` for
+    /// a small `r` that carries the rounding error of the product, so the
+    /// error does not grow with `|x|` as it does for `__expf`
+    /// (`math_f32.rs`, `exp2_of_product`).
     fn exp_f32(&mut self, x: Value) -> Value {
-        let hi = self.fconst(Type::F32, f32_value(LOG2E_HI));
-        let lo = self.fconst(Type::F32, f32_value(LOG2E_LO));
-        let p = self.b.fmul(x, hi);
-        let neg_p = self.b.unary(Opcode::Fneg, p);
-        let err = self.b.fma(x, hi, neg_p);
-        let r = self.b.fma(x, lo, err);
-        // Past the range of `f32` results, `r` may be NaN (inf - inf);
-        // then `2^p` alone is the answer (0 or inf).
-        let abs_p = self.b.unary(Opcode::Fabs, p);
-        let limit = self.fconst(Type::F32, 256.0);
-        let in_range = self.b.fcmp(FloatCC::Olt, abs_p, limit);
-        let zero = self.fconst(Type::F32, 0.0);
-        let r = self.b.select(in_range, r, zero);
-        let big = self.b.unary(Opcode::Ex2, p);
-        let small = self.b.unary(Opcode::Ex2, r);
-        self.b.fmul(big, small)
+        self.exp2_of_product(x, LOG2E_HI as f32, LOG2E_LO as f32)
     }
 
     /// `__powf(x, y) = 2^(y·log2 x)`, as CUDA defines it.
