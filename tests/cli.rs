@@ -241,12 +241,8 @@ fn emitted_ir_parses_back_with_opt() {
         let optimized = stdout(&kernelc(&["opt", k]));
         let ir_opt = stdout(&kernelc(&[&src, "--emit", "ir-opt"]));
         assert_eq!(optimized, ir_opt, "{sample}: opt = --emit ir-opt");
-        let spelled_out = stdout(&kernelc(&[
-            "opt",
-            k,
-            "--passes",
-            "contract,inline,memspace,restrict,simplify,unroll,simplify,sroa,simplify,divconst,fold-offsets,merge-branches,rotate,licm,gvn,merge-arms,mark-invariant,load-elim,hoist-loads,simplify",
-        ]));
+        let pipeline = kernelc::midend::passes::pipeline_for_level(3).join(",");
+        let spelled_out = stdout(&kernelc(&["opt", k, "--passes", &pipeline]));
         assert_eq!(
             spelled_out, ir_opt,
             "{sample}: the -O3 pipeline spelled out"

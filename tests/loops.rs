@@ -18,7 +18,14 @@ use kernelc::run::{Engine, RunRequest};
 use std::path::Path;
 
 /// The passes of this work; each can be left out of the -O3 pipeline.
-const LOOP_PASSES: [&str; 4] = ["unroll", "sroa", "licm", "divconst"];
+const LOOP_PASSES: [&str; 6] = [
+    "unroll",
+    "sroa",
+    "licm",
+    "divconst",
+    "rotate",
+    "unroll-runtime",
+];
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
@@ -123,6 +130,143 @@ fn transformed_loops_compute_the_same_bits_at_every_level_and_engine() {
     };
     let ir = driver::compile_source("loops", LOOPS, &opts).unwrap();
     assert!(ir.contains("unroll block"), "{ir}");
+}
+
+const RUNTIME: &str = r#"
+// Loops whose trip count is known only at run time, each a different one
+// per thread (0 to 13 iterations: none, fewer than four, whole fours,
+// fours and leftovers): a multi-block body with a condition (SpMV's
+// shape), an xorshift chain, a `long long` counter, an `unsigned` one, a
+// `!=` test, and one with `#pragma unroll 1`.
+extern "C" __global__ void runtime_trips(const int* cols, const double* vals, const double* x,
+                                         double* y, unsigned* z, int rows, int top) {
+  int t = threadIdx.x;
+  int n = t % 14;
+  double sum = 0.0;
+  for (int k = 0; k < n; ++k) {
+    int c = cols[k * rows + t];
+    double v = vals[k * rows + t];
+    if (c >= 0 && v != 0.0) sum += v * x[c];
+  }
+  y[t] = sum;
+  unsigned s = 2463534242u + t;
+  for (int r = 0; r < n; ++r) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+  }
+  z[6 * t] = s;
+  long long acc = 0;
+  for (long long i = t; i < (long long)t + n; ++i) acc += i * i;
+  z[6 * t + 1] = (unsigned)acc;
+  unsigned h = 0;
+  for (unsigned u = 3; u < 3u + (unsigned)n; ++u) h = h * 31u + u;
+  z[6 * t + 2] = h;
+  int m = 0;
+  for (int j = 0; j != n; ++j) m += cols[j] ^ j;
+  z[6 * t + 3] = m;
+  int q = 1;
+#pragma unroll 1
+  for (int j = 0; j < n; ++j) q = q * 3 + j;
+  z[6 * t + 4] = q;
+  // A counter that runs up to INT_MAX (`top`): its address, linear in the
+  // widened counter, is a pointer stepped by 4 bytes.
+  int b = 0;
+  for (int r = top - n; r < top; ++r) b += cols[(long long)r - (long long)(top - 13)];
+  z[6 * t + 5] = b;
+}
+"#;
+
+/// `strength-reduce` and `unroll-runtime`: every trip count from 0 to 13
+/// gives the same bits at -O0 and -O3 and on both engines (and a GPU, when
+/// there is one) as a Rust reference; the loops whose counter only steps were unrolled (four
+/// copies of the xorshift step in a row) and their leftovers (and the
+/// `#pragma unroll 1` loop) carry `.pragma "nounroll"`.
+#[test]
+fn runtime_trip_count_loops_unroll_by_four_with_leftovers() {
+    let dir = scratch("unroll-runtime");
+    let rows = 32usize;
+    let mut r = kernelc::run::SplitMix64(77);
+    let cols: Vec<i32> = (0..14 * rows)
+        .map(|_| (r.next_u64() % 40) as i32 - 8)
+        .collect();
+    let vals: Vec<f64> = (0..14 * rows)
+        .map(|i| {
+            if i % 5 == 0 {
+                0.0
+            } else {
+                (r.next_u64() % 1000) as f64 / 64.0
+            }
+        })
+        .collect();
+    let x: Vec<f64> = (0..32).map(|i| 0.5 + i as f64).collect();
+    let bytes = |v: &[u8]| v.to_vec();
+    let cols_b: Vec<u8> = cols.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let vals_b: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let x_b: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let args = vec![
+        format!("i32[]:@{}", write(&dir, "cols.bin", &bytes(&cols_b))),
+        format!("f64[]:@{}", write(&dir, "vals.bin", &bytes(&vals_b))),
+        format!("f64[]:@{}", write(&dir, "x.bin", &bytes(&x_b))),
+        "f64[]:zeros:32".into(),
+        "u32[]:zeros:192".into(),
+        format!("i32:{rows}"),
+        "i32:2147483647".into(),
+    ];
+    let src = write(&dir, "runtime.cu", RUNTIME.as_bytes());
+    let out = agree(&src, "runtime_trips", &args);
+    // On a GPU (when there is a driver), the same bytes: the kernel has no
+    // approximate instruction and no float atomic.
+    if kernelc::gpu::driver_available() {
+        let gpu = buffers(&request(&src, "runtime_trips", &args, 3, Engine::Gpu));
+        assert_eq!(gpu, out, "runtime_trips: the GPU and the emulator disagree");
+    } else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): runtime_trips on the GPU");
+    }
+    let y: Vec<f64> = out[3]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let z: Vec<u32> = out[4]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for t in 0..32usize {
+        let n = t % 14;
+        let mut sum = 0.0f64;
+        for k in 0..n {
+            let (c, v) = (cols[k * rows + t], vals[k * rows + t]);
+            if c >= 0 && v != 0.0 {
+                sum = v.mul_add(x[c as usize], sum);
+            }
+        }
+        assert_eq!(y[t].to_bits(), sum.to_bits(), "spmv row {t}");
+        let mut s = 2_463_534_242u32.wrapping_add(t as u32);
+        for _ in 0..n {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+        }
+        let acc: i64 = (t as i64..(t + n) as i64).map(|i| i * i).sum();
+        let h = (3..3 + n as u32).fold(0u32, |h, u| h.wrapping_mul(31).wrapping_add(u));
+        let m: i32 = (0..n as i32).map(|j| cols[j as usize] ^ j).sum();
+        let q = (0..n as i32).fold(1i32, |q, j| q * 3 + j);
+        let b: i32 = cols[13 - n..13].iter().sum();
+        assert_eq!(
+            &z[6 * t..6 * t + 6],
+            &[s, acc as u32, h, m as u32, q as u32, b as u32],
+            "thread {t}"
+        );
+    }
+    let text = ptx("runtime_trips", RUNTIME);
+    // The SpMV loop and the INT_MAX loop (their addresses strength-reduced,
+    // so the counter only steps) and the xorshift loop are unrolled, each
+    // leaving a `nounroll` remainder; the three loops that compute with
+    // their counter are left to ptxas; and the `#pragma unroll 1` loop has
+    // its own `nounroll`.
+    assert_eq!(text.matches(".pragma \"nounroll\";").count(), 4, "{text}");
+    let xorshift = "shl.b32";
+    assert!(text.matches(xorshift).count() >= 10, "{text}");
 }
 
 const DIVS: &str = r#"

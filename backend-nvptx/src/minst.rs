@@ -528,6 +528,10 @@ pub enum MInst {
         target: Label,
     },
     Label(Label),
+    /// `.pragma "nounroll";` at the head of a loop's header block: ptxas
+    /// leaves the loop as it is (`#pragma unroll 1`, and the remainder loop
+    /// of a loop `unroll-runtime` unrolled).
+    NoUnroll,
     /// `{`: opens a scope so a call's `.param` names stay local to it.
     ScopeOpen,
     ScopeClose,
@@ -801,6 +805,7 @@ impl fmt::Display for MInst {
                 write!(f, "bra {target};")
             }
             MInst::Label(l) => write!(f, "{l}:"),
+            MInst::NoUnroll => f.write_str(".pragma \"nounroll\";"),
             MInst::ScopeOpen => f.write_str("{"),
             MInst::ScopeClose => f.write_str("}"),
             MInst::ParamDecl { ty, name } => write!(f, ".param {ty} {name};"),

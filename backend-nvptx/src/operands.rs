@@ -163,6 +163,7 @@ impl MInst {
             | MInst::Trap
             | MInst::Ret
             | MInst::Label(_)
+            | MInst::NoUnroll
             | MInst::ScopeOpen
             | MInst::ScopeClose
             | MInst::ParamDecl { .. }

@@ -33,8 +33,8 @@ use crate::minst::{
 };
 use crate::target::{Features, Target};
 use midend::ir::{
-    AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, MemFlags, Module,
-    Opcode, SpecialReg, Type, Value, ValueDef,
+    AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, LoopHint, MemFlags,
+    Module, Opcode, SpecialReg, Type, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -669,6 +669,9 @@ impl Isel<'_> {
             if targets.contains(&block) {
                 self.emit(MInst::Label(block_label(self.func_index, block)));
             }
+            if self.func.loop_hints.get(&block) == Some(&LoopHint::Count(1)) {
+                self.emit(MInst::NoUnroll);
+            }
             let next = blocks.get(i + 1).copied();
             let insts = self.func.layout.block_insts(block);
             if insts.is_empty() {
@@ -856,7 +859,8 @@ impl Isel<'_> {
                 else_dest,
             } => {
                 let (cond, t, e) = (*cond, then_dest.clone(), else_dest.clone());
-                self.brif(cond, &t, &e, next)
+                let from = self.func.layout.inst_block(inst).expect("a placed branch");
+                self.brif(from, cond, &t, &e, next)
             }
             InstData::Return { args } => {
                 let args = args.clone();
@@ -912,6 +916,7 @@ impl Isel<'_> {
     /// run on the E edge.
     fn brif(
         &mut self,
+        from: Block,
         cond: Value,
         then_dest: &BlockCall,
         else_dest: &BlockCall,
@@ -963,7 +968,7 @@ impl Isel<'_> {
             // code after E sees them unless it passes T again) and no copy
             // overwrites the predicate. A loop's back edge then reads
             // `copies; @p bra header`, the shape ptxas recognizes.
-            let early = !self.domtree.dominates(then_dest.block, else_dest.block)
+            let early = self.copies_may_run_early(from, then_dest.block, else_dest.block)
                 && then_copies.iter().all(|c| c.dst != p);
             if early {
                 for c in then_copies {
@@ -988,9 +993,9 @@ impl Isel<'_> {
         // above, and neither set reads what the other writes), all run
         // before one branch and no stub is needed: a rotated loop's latch
         // is `exit copies; back-edge copies; @p bra header`.
-        let early_then = !self.domtree.dominates(then_dest.block, else_dest.block)
+        let early_then = self.copies_may_run_early(from, then_dest.block, else_dest.block)
             && then_copies.iter().all(|c| c.dst != p);
-        let early_else = !self.domtree.dominates(else_dest.block, then_dest.block)
+        let early_else = self.copies_may_run_early(from, else_dest.block, then_dest.block)
             && else_copies.iter().all(|c| c.dst != p);
         let writes =
             |cs: &[crate::copies::Copy]| -> HashSet<Reg> { cs.iter().map(|c| c.dst).collect() };
@@ -1027,6 +1032,55 @@ impl Isel<'_> {
         }
         self.branch_to(then_dest.block, next);
         Ok(())
+    }
+
+    /// Whether the copies into `dest`'s parameters may run before the
+    /// branch in `from`, on the way to `other` too: nothing reached from
+    /// `other` reads them before `dest` sets them again. So it is when
+    /// `dest` does not dominate `other` (a reader after `other` is dominated
+    /// by `dest` and passes it again), and for a back edge `from -> dest`
+    /// when `other` is outside that edge's loop (the blocks that reach `from`
+    /// without passing `dest`) and every reader of `dest`'s parameters is
+    /// inside it: from `other`, a path into the loop enters through `dest`.
+    /// (The main loop of `unroll-runtime` leaves to a block it dominates.)
+    fn copies_may_run_early(&self, from: Block, dest: Block, other: Block) -> bool {
+        if !self.domtree.dominates(dest, other) {
+            return true;
+        }
+        if !self.domtree.dominates(dest, from) {
+            return false;
+        }
+        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+        for &b in self.func.layout.blocks() {
+            for s in self.func.successors(b) {
+                preds.entry(s).or_default().push(b);
+            }
+        }
+        let mut body: HashSet<Block> = HashSet::from([dest, from]);
+        let mut work = vec![from];
+        while let Some(b) = work.pop() {
+            if b == dest {
+                continue;
+            }
+            for &p in preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+                if body.insert(p) {
+                    work.push(p);
+                }
+            }
+        }
+        if body.contains(&other) {
+            return false;
+        }
+        let params: HashSet<Value> = self.func.dfg.block_params(dest).iter().copied().collect();
+        self.func.layout.insts().all(|(b, inst)| {
+            body.contains(&b) || {
+                let mut reads = false;
+                self.func.dfg.insts[inst].for_each_arg(|v| {
+                    reads |= params.contains(&self.func.dfg.resolve_aliases(v));
+                });
+                !reads
+            }
+        })
     }
 
     /// `@p bra T` then on to E (`E` falls through when it comes next), or

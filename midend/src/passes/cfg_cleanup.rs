@@ -1,7 +1,8 @@
 //! Control-flow cleanup: skips blocks that only jump on, removes blocks no
 //! path from the entry reaches, and merges a block into its predecessor when
 //! that predecessor jumps straight to it and nothing else does (the block's
-//! parameters become the jump's arguments).
+//! parameters become the jump's arguments). A block that one edge enters
+//! takes that edge's arguments in place of its parameters.
 //!
 //! The frontend emits a block for every `if`, loop and join point; this pass
 //! turns the straight-line pieces back into single blocks.
@@ -15,10 +16,11 @@ pub fn cleanup_cfg(func: &mut Function) -> bool {
     let threaded = thread_empty_blocks(func);
     let removed = remove_unreachable_blocks(func);
     let merged = merge_straight_line_blocks(func);
-    if merged {
+    let forwarded = forward_single_edge_params(func);
+    if merged || forwarded {
         func.dfg.resolve_all_aliases();
     }
-    threaded | removed | merged
+    threaded | removed | merged | forwarded
 }
 
 /// A block that only jumps on (`block8: jump block2(v1)`) is skipped:
@@ -165,4 +167,58 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
     }
     func.layout.remove_blocks(&merged);
     !merged.is_empty()
+}
+
+/// A block that exactly one edge enters (a preheader under a guard's
+/// `brif`, say) needs no parameters: the edge's arguments are defined
+/// where they dominate its branch, so they dominate the block too. Each
+/// parameter becomes an alias of its argument, and both go, so a constant
+/// passed in (a loop counter's first value) is seen as one by `fold`.
+fn forward_single_edge_params(func: &mut Function) -> bool {
+    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+    for &b in func.layout.blocks() {
+        for s in func.successors(b) {
+            edges[s] += 1;
+            from[s] = Some(b);
+        }
+    }
+    let entry = func.layout.entry_block();
+    let mut changed = false;
+    let blocks: Vec<Block> = func.layout.blocks().to_vec();
+    for b in blocks {
+        let Some(pred) = from[b] else {
+            continue;
+        };
+        if Some(b) == entry || edges[b] != 1 || pred == b || func.dfg.block_params(b).is_empty() {
+            continue;
+        }
+        let Some(branch) = func.layout.last_inst(pred) else {
+            continue;
+        };
+        let mut data = func.dfg.insts[branch].clone();
+        let mut args = None;
+        for d in data.branch_destinations_mut() {
+            if d.block == b {
+                args = Some(std::mem::take(&mut d.args));
+            }
+        }
+        let Some(args) = args else {
+            continue;
+        };
+        let params = func.dfg.block_params(b).to_vec();
+        if args.len() != params.len() {
+            continue;
+        }
+        // Removing renumbers the parameters left, so alias after.
+        for k in (0..params.len()).rev() {
+            func.dfg.remove_block_param(b, k);
+        }
+        for (p, a) in params.into_iter().zip(args) {
+            func.dfg.change_to_alias(p, a);
+        }
+        func.dfg.insts[branch] = data;
+        changed = true;
+    }
+    changed
 }

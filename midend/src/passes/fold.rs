@@ -106,9 +106,12 @@ fn fold_icmp(cond: IntCC, ty: Type, a: i64, b: i64) -> bool {
 }
 
 /// The operand an algebraic identity keeps: `x + 0`, `0 + x`, `x - 0`,
-/// `x * 1`, `1 * x`, `x | 0`, `x ^ 0`, shifts by 0, divisions by 1.
+/// `x * 1`, `1 * x`, `x | 0`, `x ^ 0`, shifts by 0, divisions by 1; and
+/// the zero of `x * 0`, `0 * x`, `x & 0`, `0 & x`.
 fn identity(op: Opcode, ka: Option<i64>, kb: Option<i64>, a: Value, b: Value) -> Option<Value> {
     match (op, ka, kb) {
+        (Opcode::Imul | Opcode::Band, Some(0), _) => Some(a),
+        (Opcode::Imul | Opcode::Band, _, Some(0)) => Some(b),
         (Opcode::Iadd | Opcode::Bor | Opcode::Bxor, Some(0), _) => Some(b),
         (Opcode::Imul, Some(1), _) => Some(b),
         (

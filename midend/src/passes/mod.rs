@@ -21,7 +21,9 @@ pub mod restrict;
 mod rotate;
 mod speculate;
 mod sroa;
+mod strength;
 mod unroll;
+mod unroll_runtime;
 
 pub use arms::merge_arms;
 pub use cfg_cleanup::cleanup_cfg;
@@ -40,7 +42,9 @@ pub use offsets::fold_address_offsets;
 pub use restrict::process_restrict;
 pub use rotate::rotate_loops;
 pub use sroa::split_local_arrays;
+pub use strength::reduce_strength;
 pub use unroll::unroll_loops;
+pub use unroll_runtime::unroll_runtime_loops;
 
 use crate::ir::{Function, Module};
 
@@ -117,7 +121,15 @@ pub const PASSES: &[(&str, &str)] = &[
     ),
     (
         "rotate",
-        "turn top-tested loops into a guard and a bottom-tested loop (not in -O; see docs/passes.md)",
+        "turn top-tested loops into a guard and a bottom-tested loop",
+    ),
+    (
+        "strength-reduce",
+        "carry addresses and indices linear in a loop counter as counters of their own",
+    ),
+    (
+        "unroll-runtime",
+        "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
     ),
     (
         "merge-branches",
@@ -152,6 +164,10 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "merge-branches",
             "rotate",
             "licm",
+            "gvn",
+            "strength-reduce",
+            "dce",
+            "unroll-runtime",
             "gvn",
             "merge-arms",
             "mark-invariant",
@@ -217,6 +233,8 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "merge-branches" => merge_branches,
         "merge-arms" => merge_arms,
         "rotate" => rotate_loops,
+        "unroll-runtime" => unroll_runtime_loops,
+        "strength-reduce" => reduce_strength,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(

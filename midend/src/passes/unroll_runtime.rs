@@ -1,0 +1,632 @@
+//! `unroll-runtime`: unrolling by four of small loops whose trip count is
+//! known only when the kernel runs, with the leftover iterations in the
+//! original loop.
+//!
+//! It takes the bottom-tested loops `rotate` makes of C's counted loops,
+//! where a guard has already checked that the first iteration runs:
+//!
+//! ```text
+//! block2:                                  block2:
+//!     v36 = icmp slt v11, v3                   v36 = icmp slt v11, v3
+//!     brif v36, block4(v11, v10), block6(v10)  brif v36, block7(v11, v10), block6(v10)
+//! block4(v33: i32, v34: i32):              block7(v40: i32, v41: i32):      ; setup
+//!     ...                                      v42 = isub v3, v40           ; T, at least 1
+//!     v26 = iadd v33, v25      ; +1            v45 = band v42, 3            ; T mod 4
+//!     v37 = icmp slt v26, v3                   v46 = isub v42, v45          ; whole fours
+//!     brif v37, block4(v26, v24),              v44 = icmp ult (v42 - 1), 3  ; T < 4
+//!               block6(v24)        ==>         brif v44, block4(v40, v41), block8(v40, v41, v46)
+//! block6(v35: i32):                        block8(.., v47: i32): ...        ; four copies of the
+//!     ...                                      ...                          ; body, one after the
+//!                                              v50 = isub v47, 4            ; other; the last one
+//!                                              v51 = icmp ne v50, 0         ; counts the fours down
+//!                                              brif v51, block8(.., v50), block9
+//!                                          block9:
+//!                                              v52 = icmp ne v45, 0         ; leftovers?
+//!                                              brif v52, block4(..), block6(..)
+//!                                          block4(v33: i32, v34: i32):      ; the original loop,
+//!                                              ...                          ; `#pragma unroll 1`
+//! ```
+//!
+//! The counter must be a header parameter that steps by +1 (`iadd` of the
+//! constant 1) in the one latch, the latch's test must compare the stepped
+//! counter with a value from outside the loop (`slt`, `ult` or `ne`, either
+//! way round, either branch polarity), and the one edge that enters the loop
+//! must be guarded by the same comparison of the counter's first value.
+//! Nothing else in the loop may read the counter: a body that computes
+//! addresses from it (what `strength-reduce`, which runs first, could not
+//! turn into counters of their own) is left to ptxas, which unrolls such a
+//! loop and strength-reduces the copies together; four copies made here
+//! would each recompute their index.
+//! Then `T = n - a` (unsigned, at the counter's width) is exactly the number
+//! of iterations and at least 1. The loop must leave only from its latch,
+//! no value made inside it may be read outside except through the exit
+//! edge's arguments, it must hold no inner loop, and it must stay within
+//! [`BUDGET`] instructions. Loops with calls, barriers, warp shuffles,
+//! votes, `warp_sync`, asynchronous copies or tensor-core operations are
+//! left alone: with different trip counts in one warp, the copies would
+//! put the lanes of one iteration at different instructions. So are loops
+//! with an unroll pragma.
+//!
+//! Why: ptxas unrolls the loops it is given by itself (by four, then two,
+//! then one), and nvcc hands it loops already unrolled by four with a
+//! `.pragma "nounroll"` remainder, which ptxas leaves alone. With the same
+//! shape, ptxas makes the same code; without it, a loop like SpMV's came
+//! out with seven copies of its body instead of five (docs/passes.md).
+//! The remainder loop gets the `#pragma unroll 1` hint, which the backend
+//! prints as `.pragma "nounroll"`.
+
+use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
+use crate::ir::{
+    Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Type, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+/// The most instructions a loop may have to be unrolled (four copies and
+/// the remainder: five times this after the pass).
+pub const BUDGET: usize = 48;
+/// The unroll factor.
+const FACTOR: i64 = 4;
+
+/// The pass-table entry; returns whether any loop was unrolled.
+pub fn unroll_runtime_loops(func: &mut Function) -> bool {
+    if func.layout.entry_block().is_none() {
+        return false;
+    }
+    let domtree = DominatorTree::compute(func);
+    let analysis = LoopAnalysis::compute(func, &domtree);
+    // Values read outside the loop that defines them (branch arguments
+    // included; the exit edge's are allowed separately).
+    let mut readers: HashMap<Value, Vec<Block>> = HashMap::new();
+    for (block, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            let v = func.dfg.resolve_aliases(v);
+            readers.entry(v).or_default().push(block);
+        });
+    }
+    let position: HashMap<Block, usize> = func
+        .layout
+        .blocks()
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i))
+        .collect();
+    let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
+    let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
+    for (index, lp) in analysis.loops.iter().enumerate() {
+        if inner.contains(&index) || Some(lp.header) == func.layout.entry_block() {
+            continue;
+        }
+        let Some(plan) = plan(func, lp, &readers) else {
+            continue;
+        };
+        let made = unroll(func, lp, &plan, &position);
+        groups.insert(lp.header, made);
+    }
+    if groups.is_empty() {
+        return false;
+    }
+    func.layout.insert_blocks_before(&groups);
+    true
+}
+
+/// What [`plan`] found out about a loop.
+struct Plan {
+    latch: Block,
+    /// The block whose branch enters the loop (the guard, or the preheader
+    /// below it).
+    guard: Block,
+    /// Index of the counter among the header's parameters.
+    counter: usize,
+    /// The loop-invariant bound the counter runs up to.
+    bound: Value,
+    /// The latch's destinations: back to the header, and out.
+    back: BlockCall,
+    exit: BlockCall,
+}
+
+/// `cc` with its operands swapped (`a < b` as `b > a`).
+fn swap(cc: IntCC) -> IntCC {
+    match cc {
+        IntCC::Slt => IntCC::Sgt,
+        IntCC::Sle => IntCC::Sge,
+        IntCC::Sgt => IntCC::Slt,
+        IntCC::Sge => IntCC::Sle,
+        IntCC::Ult => IntCC::Ugt,
+        IntCC::Ule => IntCC::Uge,
+        IntCC::Ugt => IntCC::Ult,
+        IntCC::Uge => IntCC::Ule,
+        other => other,
+    }
+}
+
+/// The condition that is false exactly when `cc` is true.
+fn negate(cc: IntCC) -> IntCC {
+    match cc {
+        IntCC::Eq => IntCC::Ne,
+        IntCC::Ne => IntCC::Eq,
+        IntCC::Slt => IntCC::Sge,
+        IntCC::Sge => IntCC::Slt,
+        IntCC::Sgt => IntCC::Sle,
+        IntCC::Sle => IntCC::Sgt,
+        IntCC::Ult => IntCC::Uge,
+        IntCC::Uge => IntCC::Ult,
+        IntCC::Ugt => IntCC::Ule,
+        IntCC::Ule => IntCC::Ugt,
+    }
+}
+
+/// The comparison `branch` makes to go to `to`, as `(cc, x, y)` meaning
+/// "goes to `to` when `x cc y`"; `None` unless it is a `brif` on an
+/// `icmp` with `to` on exactly one side.
+fn staying_test(func: &Function, branch: Inst, to: Block) -> Option<(IntCC, Value, Value)> {
+    let InstData::Brif {
+        cond,
+        then_dest,
+        else_dest,
+    } = &func.dfg.insts[branch]
+    else {
+        return None;
+    };
+    let then_side = match (then_dest.block == to, else_dest.block == to) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => return None,
+    };
+    let ValueDef::Result(test, _) = func.dfg.value_def(func.dfg.resolve_aliases(*cond)) else {
+        return None;
+    };
+    let InstData::IntCompare { cond: cc, args } = func.dfg.insts[test] else {
+        return None;
+    };
+    let cc = if then_side { cc } else { negate(cc) };
+    let [x, y] = args.map(|v| func.dfg.resolve_aliases(v));
+    Some((cc, x, y))
+}
+
+/// `(cc, x, y)` as "`v cc other`" when one side is `v`.
+fn oriented(test: (IntCC, Value, Value), v: Value) -> Option<(IntCC, Value)> {
+    let (cc, x, y) = test;
+    if x == v && y != v {
+        Some((cc, y))
+    } else if y == v && x != v {
+        Some((swap(cc), x))
+    } else {
+        None
+    }
+}
+
+/// The block that defines `v` (an instruction's or a parameter's).
+fn home(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(i, _) => func.layout.inst_block(i),
+        ValueDef::Param(b, _) => Some(b),
+        _ => None,
+    }
+}
+
+/// Whether `v` is `iadd x, 1` (either operand order); returns `x`.
+fn plus_one(func: &Function, v: Value) -> Option<Value> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    let InstData::Binary {
+        opcode: Opcode::Iadd,
+        args,
+    } = func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    let [a, b] = args.map(|v| func.dfg.resolve_aliases(v));
+    let one = |v: Value| match func.dfg.value_def(v) {
+        ValueDef::Result(i, _) => matches!(func.dfg.insts[i], InstData::Iconst { imm: 1, .. }),
+        _ => false,
+    };
+    if one(b) {
+        Some(a)
+    } else if one(a) {
+        Some(b)
+    } else {
+        None
+    }
+}
+
+/// Whether `lp` has the shape the module comment describes.
+fn plan(func: &Function, lp: &Loop, readers: &HashMap<Value, Vec<Block>>) -> Option<Plan> {
+    if func.loop_hints.contains_key(&lp.header) || lp.latches.len() != 1 {
+        return None;
+    }
+    let latch = lp.latches[0];
+    if lp.exits.len() != 1 || lp.exits[0].0 != latch {
+        return None;
+    }
+    // Size and contents.
+    let mut size = 0;
+    for &b in &lp.blocks {
+        for &inst in func.layout.block_insts(b) {
+            size += 1;
+            let forbidden = matches!(
+                func.dfg.insts[inst],
+                InstData::Call { .. }
+                    | InstData::Nullary { .. }
+                    | InstData::Shuffle { .. }
+                    | InstData::Vote { .. }
+                    | InstData::BarrierRed { .. }
+                    | InstData::Effect { .. }
+                    | InstData::Accel { .. }
+            );
+            if forbidden {
+                return None;
+            }
+        }
+    }
+    if size > BUDGET {
+        return None;
+    }
+    // The latch: `brif (i + 1) cc n, header(..., i + 1, ...), exit(...)`.
+    let branch = func.layout.last_inst(latch)?;
+    let InstData::Brif {
+        then_dest,
+        else_dest,
+        ..
+    } = &func.dfg.insts[branch]
+    else {
+        return None;
+    };
+    let (back, exit) = if then_dest.block == lp.header {
+        (then_dest.clone(), else_dest.clone())
+    } else {
+        (else_dest.clone(), then_dest.clone())
+    };
+    if lp.contains(exit.block) {
+        return None;
+    }
+    let test = staying_test(func, branch, lp.header)?;
+    let params = func.dfg.block_params(lp.header);
+    let mut found = None;
+    for (k, &p) in params.iter().enumerate() {
+        let next = func.dfg.resolve_aliases(*back.args.get(k)?);
+        if plus_one(func, next) != Some(p) {
+            continue;
+        }
+        if let Some((cc, bound)) = oriented(test, next) {
+            found = Some((k, p, cc, bound));
+            break;
+        }
+    }
+    let (counter, p, cc, bound) = found?;
+    // The counter only steps and is tested: a body that also computes
+    // addresses from it (what `strength-reduce` could not turn into
+    // counters of their own) is left to ptxas, which unrolls and reduces
+    // it together.
+    let step = func.dfg.resolve_aliases(back.args[counter]);
+    for &b in &lp.blocks {
+        for &inst in func.layout.block_insts(b) {
+            let mut reads = false;
+            func.dfg.insts[inst].for_each_arg(|v| reads |= func.dfg.resolve_aliases(v) == p);
+            let steps = func.dfg.inst_results(inst).first() == Some(&step);
+            if reads && !steps {
+                return None;
+            }
+        }
+    }
+    if !matches!(cc, IntCC::Slt | IntCC::Ult | IntCC::Ne) {
+        return None;
+    }
+    if !matches!(func.dfg.value_type(p), Type::I32 | Type::I64) {
+        return None;
+    }
+    if home(func, bound).is_none_or(|b| lp.contains(b)) {
+        return None;
+    }
+    // One edge enters, from a guard that makes the same comparison of the
+    // counter's first value.
+    let mut entering = Vec::new();
+    for &b in func.layout.blocks() {
+        if !lp.contains(b) && func.successors(b).contains(&lp.header) {
+            entering.push(b);
+        }
+    }
+    let [guard] = entering[..] else {
+        return None;
+    };
+    if guard_proves_first_trip(func, lp.header, guard, counter, (cc, bound)) != Some(true) {
+        return None;
+    }
+    // Nothing made inside the loop is read outside it, except by the
+    // latch's exit edge.
+    for &b in &lp.blocks {
+        let mut made: Vec<Value> = func.dfg.block_params(b).to_vec();
+        for &inst in func.layout.block_insts(b) {
+            made.extend(func.dfg.inst_results(inst).iter().copied());
+        }
+        for v in made {
+            for &r in readers.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+                if !lp.contains(r) {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(Plan {
+        latch,
+        guard,
+        counter,
+        bound,
+        back,
+        exit,
+    })
+}
+
+/// Whether the edge from `guard` into `header` is taken only when the
+/// counter's first value `a` satisfies `a cc bound`: `guard` ends in a
+/// `brif` on that comparison, or it is a preheader (`licm` makes them)
+/// that only jumps to `header` and is itself entered by such a `brif`
+/// (the first value may then be one of its parameters).
+pub(super) fn guard_proves_first_trip(
+    func: &Function,
+    header: Block,
+    guard: Block,
+    counter: usize,
+    want: (IntCC, Value),
+) -> Option<bool> {
+    let branch = func.layout.last_inst(guard)?;
+    match &func.dfg.insts[branch] {
+        InstData::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } => {
+            let dest = if then_dest.block == header {
+                then_dest
+            } else {
+                else_dest
+            };
+            let first = func.dfg.resolve_aliases(*dest.args.get(counter)?);
+            let test = staying_test(func, branch, header)?;
+            Some(oriented(test, first) == Some(want))
+        }
+        InstData::Jump { dest } => {
+            let mut first = func.dfg.resolve_aliases(*dest.args.get(counter)?);
+            let preds: Vec<Block> = func
+                .layout
+                .blocks()
+                .iter()
+                .copied()
+                .filter(|&b| func.successors(b).contains(&guard))
+                .collect();
+            let [above] = preds[..] else {
+                return None;
+            };
+            let branch = func.layout.last_inst(above)?;
+            let test = staying_test(func, branch, guard)?;
+            if let Some(j) = func
+                .dfg
+                .block_params(guard)
+                .iter()
+                .position(|&p| p == first)
+            {
+                let InstData::Brif {
+                    then_dest,
+                    else_dest,
+                    ..
+                } = &func.dfg.insts[branch]
+                else {
+                    return None;
+                };
+                let into = if then_dest.block == guard {
+                    then_dest
+                } else {
+                    else_dest
+                };
+                first = func.dfg.resolve_aliases(*into.args.get(j)?);
+            }
+            Some(oriented(test, first) == Some(want))
+        }
+        _ => None,
+    }
+}
+
+/// Appends `data` to `block` and returns its first result.
+fn append(func: &mut Function, block: Block, data: InstData, ty: Type) -> Value {
+    let inst = func.dfg.make_inst(data, &[ty]);
+    func.layout.append_inst(inst, block);
+    func.dfg.inst_results(inst)[0]
+}
+
+fn iconst(func: &mut Function, block: Block, ty: Type, imm: i64) -> Value {
+    append(func, block, InstData::Iconst { ty, imm }, ty)
+}
+
+fn binary(func: &mut Function, block: Block, opcode: Opcode, a: Value, b: Value) -> Value {
+    let ty = func.dfg.value_type(a);
+    append(
+        func,
+        block,
+        InstData::Binary {
+            opcode,
+            args: [a, b],
+        },
+        ty,
+    )
+}
+
+fn icmp(func: &mut Function, block: Block, cond: IntCC, a: Value, b: Value) -> Value {
+    append(
+        func,
+        block,
+        InstData::IntCompare { cond, args: [a, b] },
+        Type::I1,
+    )
+}
+
+/// Builds the setup block, the four copies and the leftover test; points
+/// the guard at the setup block and marks the original loop `unroll 1`.
+/// Returns the new blocks in layout order.
+fn unroll(
+    func: &mut Function,
+    lp: &Loop,
+    plan: &Plan,
+    position: &HashMap<Block, usize>,
+) -> Vec<Block> {
+    let header = lp.header;
+    let ty = func
+        .dfg
+        .value_type(func.dfg.block_params(header)[plan.counter]);
+    let mut order: Vec<Block> = lp.blocks.iter().copied().filter(|&b| b != header).collect();
+    order.sort_by_key(|b| position.get(b).copied().unwrap_or(usize::MAX));
+    order.insert(0, header);
+
+    // setup(params): T = n - a; leftovers T & 3; fours T - (T & 3).
+    let setup = func.dfg.make_block();
+    let params: Vec<Value> = func
+        .dfg
+        .block_params(header)
+        .to_vec()
+        .into_iter()
+        .map(|p| {
+            let t = func.dfg.value_type(p);
+            func.dfg.append_block_param(setup, t)
+        })
+        .collect();
+    let a = params[plan.counter];
+    let trips = binary(func, setup, Opcode::Isub, plan.bound, a);
+    let one = iconst(func, setup, ty, 1);
+    let mask = iconst(func, setup, ty, FACTOR - 1);
+    let left = binary(func, setup, Opcode::Band, trips, mask);
+    let fours = binary(func, setup, Opcode::Isub, trips, left);
+    let less = binary(func, setup, Opcode::Isub, trips, one);
+    let small = icmp(func, setup, IntCC::Ult, less, mask);
+
+    // The copies' blocks; copy 0's header also takes the count of fours.
+    let mut block_maps: Vec<HashMap<Block, Block>> = Vec::new();
+    let mut value_maps: Vec<HashMap<Value, Value>> = Vec::new();
+    let mut new_blocks = vec![setup];
+    let mut count = None;
+    for k in 0..FACTOR {
+        let mut bm = HashMap::new();
+        let mut vm = HashMap::new();
+        for &b in &order {
+            let nb = func.dfg.make_block();
+            for p in func.dfg.block_params(b).to_vec() {
+                let np = func.dfg.append_block_param(nb, func.dfg.value_type(p));
+                vm.insert(p, np);
+            }
+            if k == 0 && b == header {
+                count = Some(func.dfg.append_block_param(nb, ty));
+            }
+            bm.insert(b, nb);
+            new_blocks.push(nb);
+        }
+        block_maps.push(bm);
+        value_maps.push(vm);
+    }
+    let count = count.expect("copy 0 has a header");
+    let leftover = func.dfg.make_block();
+    new_blocks.push(leftover);
+
+    // The instructions of every copy, then their operands.
+    let latch_branch = func.layout.last_inst(plan.latch).expect("the latch ends");
+    let mut made: Vec<(usize, Inst)> = Vec::new();
+    for (k, (bm, vm)) in block_maps.iter().zip(value_maps.iter_mut()).enumerate() {
+        for &b in &order {
+            for inst in func.layout.block_insts(b).to_vec() {
+                if inst == latch_branch {
+                    continue;
+                }
+                let types: Vec<Type> = func
+                    .dfg
+                    .inst_results(inst)
+                    .iter()
+                    .map(|&r| func.dfg.value_type(r))
+                    .collect();
+                let ni = func.dfg.make_inst(func.dfg.insts[inst].clone(), &types);
+                let olds = func.dfg.inst_results(inst).to_vec();
+                let news = func.dfg.inst_results(ni).to_vec();
+                vm.extend(olds.into_iter().zip(news));
+                func.layout.append_inst(ni, bm[&b]);
+                func.spans[ni] = func.spans[inst];
+                made.push((k, ni));
+            }
+        }
+    }
+    for (k, ni) in made {
+        let vm = &value_maps[k];
+        let bm = &block_maps[k];
+        let mut data = func.dfg.insts[ni].clone();
+        data.map_args(|v| {
+            let v = func.dfg.resolve_aliases(v);
+            vm.get(&v).copied().unwrap_or(v)
+        });
+        for d in data.branch_destinations_mut() {
+            if let Some(&nb) = bm.get(&d.block) {
+                d.block = nb;
+            }
+        }
+        func.dfg.insts[ni] = data;
+    }
+    let map_args = |func: &Function, vm: &HashMap<Value, Value>, args: &[Value]| -> Vec<Value> {
+        args.iter()
+            .map(|&v| {
+                let v = func.dfg.resolve_aliases(v);
+                vm.get(&v).copied().unwrap_or(v)
+            })
+            .collect()
+    };
+    // Copies 0..3 go on to the next; copy 3 counts down and loops.
+    for k in 0..FACTOR as usize {
+        let latch = block_maps[k][&plan.latch];
+        let args = map_args(func, &value_maps[k], &plan.back.args);
+        if k + 1 < FACTOR as usize {
+            let dest = BlockCall::new(block_maps[k + 1][&header], args);
+            let jump = func.dfg.make_inst(InstData::Jump { dest }, &[]);
+            func.layout.append_inst(jump, latch);
+            func.spans[jump] = func.spans[latch_branch];
+        } else {
+            let step = iconst(func, latch, ty, FACTOR);
+            let rest = binary(func, latch, Opcode::Isub, count, step);
+            let zero = iconst(func, latch, ty, 0);
+            let more = icmp(func, latch, IntCC::Ne, rest, zero);
+            let mut again = args.clone();
+            again.push(rest);
+            let data = InstData::Brif {
+                cond: more,
+                then_dest: BlockCall::new(block_maps[0][&header], again),
+                else_dest: BlockCall::new(leftover, Vec::new()),
+            };
+            let br = func.dfg.make_inst(data, &[]);
+            func.layout.append_inst(br, latch);
+            func.spans[br] = func.spans[latch_branch];
+            // leftover: into the original loop when T & 3 != 0, else out.
+            let zero = iconst(func, leftover, ty, 0);
+            let any = icmp(func, leftover, IntCC::Ne, left, zero);
+            let out = map_args(func, &value_maps[k], &plan.exit.args);
+            let data = InstData::Brif {
+                cond: any,
+                then_dest: BlockCall::new(header, args),
+                else_dest: BlockCall::new(plan.exit.block, out),
+            };
+            let br = func.dfg.make_inst(data, &[]);
+            func.layout.append_inst(br, leftover);
+            func.spans[br] = func.spans[latch_branch];
+        }
+    }
+    // setup: fewer than four iterations go straight to the original loop.
+    let mut with_count = params.clone();
+    with_count.push(fours);
+    let data = InstData::Brif {
+        cond: small,
+        then_dest: BlockCall::new(header, params),
+        else_dest: BlockCall::new(block_maps[0][&header], with_count),
+    };
+    let br = func.dfg.make_inst(data, &[]);
+    func.layout.append_inst(br, setup);
+    let guard_branch = func.layout.last_inst(plan.guard).expect("the guard ends");
+    func.spans[br] = func.spans[guard_branch];
+    for d in func.dfg.insts[guard_branch].branch_destinations_mut() {
+        if d.block == header {
+            d.block = setup;
+        }
+    }
+    func.loop_hints.insert(header, LoopHint::Count(1));
+    new_blocks
+}
