@@ -269,6 +269,107 @@ fn runtime_trip_count_loops_unroll_by_four_with_leftovers() {
     assert!(text.matches(xorshift).count() >= 10, "{text}");
 }
 
+const BREAKS: &str = r#"
+// Loops that also leave from their body, which `rotate` turns into a
+// guard and a bottom-tested loop: a search whose `break` goes to the code
+// after the loop (which reads the counter), a `break` after a store (the
+// store's block is reached only from the body), and a `goto` out of the
+// loop to a block that the loop's normal exit also reaches (the counter
+// arrives there as a block parameter). Every thread scans a different
+// distance (`n` is per thread).
+extern "C" __global__ void breaks(const int* in, int* out, int len) {
+  int t = threadIdx.x;
+  int n = (t * 7) % (len + 1);
+  int key = in[t] & 15;
+  int i = 0;
+  for (; i < n; ++i)
+    if ((in[i] & 15) == key) break;
+  out[t] = i;
+  int j = 0;
+  while (j < n) {
+    if ((in[j] & 7) == (t & 7)) {
+      out[32 + t] = 2 * j + 1;
+      break;
+    }
+    ++j;
+  }
+  out[64 + t] = j;
+  int k = n - 1;
+  for (; k >= 0; --k) {
+    if (in[k] < 0) goto seen;
+  }
+  k = -100;
+seen:
+  out[96 + t] = k;
+}
+"#;
+
+/// `rotate` on loops with a `break`: the bits of a Rust reference at -O0
+/// and -O3 and on both engines (and a GPU, when there is one), and every
+/// loop is rotated (its test is at the bottom: no block ends in a `jump`
+/// back to an earlier block).
+#[test]
+fn loops_with_a_break_are_rotated_and_compute_the_same_bits() {
+    let dir = scratch("breaks");
+    let len = 40i32;
+    let mut r = kernelc::run::SplitMix64(5);
+    let input: Vec<i32> = (0..len).map(|_| (r.next_u64() % 64) as i32 - 4).collect();
+    let in_b: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let args = vec![
+        format!("i32[]:@{}", write(&dir, "in.bin", &in_b)),
+        "i32[]:zeros:128".into(),
+        format!("i32:{len}"),
+    ];
+    let src = write(&dir, "breaks.cu", BREAKS.as_bytes());
+    let bufs = agree(&src, "breaks", &args);
+    if kernelc::gpu::driver_available() {
+        let gpu = buffers(&request(&src, "breaks", &args, 3, Engine::Gpu));
+        assert_eq!(gpu, bufs, "breaks: the GPU and the emulator disagree");
+    } else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): breaks on the GPU");
+    }
+    let out = i32s(&bufs[1]);
+    for t in 0..32usize {
+        let n = (t * 7) % (len as usize + 1);
+        let key = input[t] & 15;
+        let i = (0..n).find(|&i| input[i] & 15 == key).unwrap_or(n);
+        let j = (0..n).find(|&j| input[j] & 7 == (t as i32 & 7));
+        let k = (0..n).rev().find(|&k| input[k] < 0);
+        assert_eq!(out[t], i as i32, "search, thread {t}");
+        assert_eq!(
+            out[32 + t],
+            j.map_or(0, |j| 2 * j as i32 + 1),
+            "store, thread {t}"
+        );
+        assert_eq!(out[64 + t], j.unwrap_or(n) as i32, "while, thread {t}");
+        assert_eq!(
+            out[96 + t],
+            k.map_or(-100, |k| k as i32),
+            "goto, thread {t}"
+        );
+    }
+    let opts = CompileOptions {
+        emit: Emit::IrOpt,
+        ..CompileOptions::default()
+    };
+    let ir = driver::compile_source("breaks", BREAKS, &opts).unwrap();
+    // A rotated loop's latch branches back with `brif`; a top-tested one
+    // jumps back to its header.
+    let mut seen = Vec::new();
+    for line in ir.lines().map(str::trim) {
+        if line.starts_with("block") {
+            seen.push(line.split(['(', ':']).next().unwrap().to_string());
+        } else if let Some(dest) = line.strip_prefix("jump ") {
+            let dest = dest.split('(').next().unwrap();
+            assert!(
+                !seen.iter().any(|b| b == dest),
+                "a jump back to {dest}:\n{ir}"
+            );
+        }
+    }
+    assert!(seen.len() > 8, "{ir}");
+}
+
 const DIVS: &str = r#"
 extern "C" __global__ void divs(const int* in, int* out, int n) {
   int t = threadIdx.x;

@@ -27,12 +27,16 @@
 //! The test is copied to the loop's entry (the guard) and to every latch,
 //! so it must be small: the header may hold at most [`MAX_TEST`] cheap,
 //! speculatable instructions besides its branch (`speculate.rs`), used
-//! nowhere else. The loop must leave only from the header, to an exit
-//! block that nothing else enters, and every latch must end in a plain
-//! jump. The header's parameters become parameters of the body's entry
-//! (inside the loop) and of the exit block (after it). Loops are visited
-//! inner first; a loop whose blocks another rotation touched waits for the
-//! next round.
+//! nowhere else, and every latch must end in a plain jump. The header's
+//! parameters become parameters of the body's entry (inside the loop) and
+//! of the header's exit block (after it). The loop may also leave from
+//! other blocks (a `break`): to the header's exit, whose only other
+//! predecessors must then be blocks that only the body leads to (in the
+//! loop or after it), which pass it the body's parameters, or to blocks
+//! that only the body leads to, which read the body's parameters. A loop whose header's parameters are read anywhere
+//! else after it (a block both ways out reach) is left alone. Loops are
+//! visited inner first; a loop whose blocks another rotation touched
+//! waits for the next round.
 //!
 //! It must run after `unroll`, which wants loops in the top-tested form.
 //!
@@ -86,10 +90,10 @@ fn rotate_round(func: &mut Function) -> bool {
     };
     let domtree = DominatorTree::compute(func);
     let mut loops = LoopAnalysis::compute(func, &domtree);
-    let mut preds: HashMap<Block, u32> = HashMap::new();
+    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
-            *preds.entry(s).or_default() += 1;
+            preds.entry(s).or_default().push(b);
         }
     }
     // Values read outside the block that defines them.
@@ -115,10 +119,14 @@ fn rotate_round(func: &mut Function) -> bool {
         if lp.blocks.iter().any(|b| touched.contains(b)) || lp.header == entry {
             continue;
         }
-        let Some(plan) = plan(func, lp, &preds, &escapes) else {
+        let Some(plan) = plan(func, &domtree, lp, &preds, &escapes) else {
             continue;
         };
-        if touched.contains(&plan.exit) {
+        // The blocks whose uses or branches change must all be as the
+        // dominator tree saw them.
+        if touched.contains(&plan.exit)
+            || subtree(&domtree, plan.body).any(|b| touched.contains(&b))
+        {
             continue;
         }
         let (pre, new) = ensure_preheader(func, &mut loops, index);
@@ -148,8 +156,9 @@ fn ends_in_jump_to(func: &Function, b: Block, target: Block) -> bool {
 
 fn plan(
     func: &Function,
+    domtree: &DominatorTree,
     lp: &Loop,
-    preds: &HashMap<Block, u32>,
+    preds: &HashMap<Block, Vec<Block>>,
     escapes: &HashSet<Value>,
 ) -> Option<Plan> {
     let header = lp.header;
@@ -173,15 +182,35 @@ fn plan(
             _ => return None,
         };
     // Already a bottom-tested loop (the header is its own latch), or one
-    // with more than one way in or out.
+    // whose body or exit is entered from elsewhere.
+    let no_preds = Vec::new();
+    let exit_preds = preds.get(&exit).unwrap_or(&no_preds);
     if body == header
-        || lp.exits.len() != 1
-        || preds.get(&body) != Some(&1)
-        || preds.get(&exit) != Some(&1)
+        || preds.get(&body).map(Vec::len) != Some(1)
+        || exit_preds.iter().filter(|&&p| p == header).count() != 1
+        || exit_preds
+            .iter()
+            .any(|&p| p != header && !domtree.dominates(body, p))
         || !func.dfg.block_params(body).is_empty()
         || !func.dfg.block_params(exit).is_empty()
     {
         return None;
+    }
+    // The header's parameters, read after the loop, must be read where
+    // the body or the exit dominates (their values there are the body's
+    // or the exit's new parameters).
+    let params: &[Value] = func.dfg.block_params(header);
+    for (block, inst) in func.layout.insts() {
+        if block == header || domtree.dominates(body, block) || domtree.dominates(exit, block) {
+            continue;
+        }
+        let mut reads = false;
+        func.dfg.insts[inst].for_each_arg(|v| {
+            reads |= params.contains(&func.dfg.resolve_aliases(v));
+        });
+        if reads {
+            return None;
+        }
     }
     let mut cost = 0;
     for &inst in test {
@@ -222,10 +251,11 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
         .iter()
         .map(|&t| func.dfg.append_block_param(plan.body, t))
         .collect();
-    // Uses of the header's parameters: in the loop they read the body's,
+    // Uses of the header's parameters: in the loop (and after a `break`
+    // that leaves to a block only the body leads to) they read the body's,
     // after it (everything the exit dominates) the exit's. The exit gets
     // parameters only for the values used after the loop.
-    let inside: Vec<Block> = lp.blocks.iter().copied().filter(|&b| b != header).collect();
+    let inside: Vec<Block> = subtree(domtree, plan.body).collect();
     substitute(func, &inside, &params, &in_body);
     let mut outside = vec![plan.exit];
     let mut i = 0;
@@ -243,6 +273,25 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
         }
     }
     substitute(func, &outside, &kept, &after);
+    // Other ways from the loop to the exit pass the body's values.
+    let from_body: Vec<Value> = in_body
+        .iter()
+        .zip(&used_after)
+        .filter(|(_, &used)| used)
+        .map(|(&v, _)| v)
+        .collect();
+    if !from_body.is_empty() {
+        for &b in &inside {
+            let Some(term) = func.layout.last_inst(b) else {
+                continue;
+            };
+            for dest in func.dfg.insts[term].branch_destinations_mut() {
+                if dest.block == plan.exit {
+                    dest.args.extend(from_body.iter().copied());
+                }
+            }
+        }
+    }
     // The test, copied to the guard and to every latch.
     for &from in std::iter::once(&pre).chain(&lp.latches) {
         let term = func.layout.last_inst(from).expect("ends in a jump");
@@ -290,6 +339,16 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
     if let Some(hint) = func.loop_hints.remove(&header) {
         func.loop_hints.insert(plan.body, hint);
     }
+}
+
+/// `top` and every block it dominates.
+fn subtree(domtree: &DominatorTree, top: Block) -> impl Iterator<Item = Block> + '_ {
+    let mut stack = vec![top];
+    std::iter::from_fn(move || {
+        let b = stack.pop()?;
+        stack.extend(domtree.children(b).iter().copied());
+        Some(b)
+    })
 }
 
 /// Which of `values` the instructions of `blocks` read.

@@ -29,7 +29,10 @@
 //! A value is reduced when it is linear, some instruction that is not
 //! itself linear in the same counter reads it (a load's address, a `sext`
 //! of a wrapping index, a comparison) and it contains a multiply or a
-//! shift: replacing `i + k` would only trade one add for another. Each
+//! shift: replacing `i + k` would only trade one add for another. A 64-bit
+//! integer read only by right shifts (the high half of `divconst`'s
+//! multiply) is left alone: its one `mul.wide` is cheaper than a 64-bit
+//! counter's two additions. Each
 //! reduced value becomes a new header parameter, with its first value
 //! computed in the preheader and its step (`X·step`) added in the latch; the
 //! old instructions are left to `dce`.
@@ -285,9 +288,12 @@ fn reduce_loop(
         );
     }
     // The roots: costly linear values read by an instruction that is not
-    // linear in the same counter.
-    let mut roots: Vec<(Inst, Value)> = Vec::new();
-    let mut seen: HashSet<Value> = HashSet::new();
+    // linear in the same counter. A 64-bit product read only by right
+    // shifts is the high half of a multiply (`divconst`'s `i / 3`): one
+    // `mul.hi` or `mul.wide` per iteration is cheaper than a 64-bit
+    // counter, so it is left alone.
+    let mut candidates: Vec<Value> = Vec::new();
+    let mut worth: HashSet<Value> = HashSet::new();
     for &b in &order {
         for &inst in func.layout.block_insts(b) {
             let reader_linear = func
@@ -296,6 +302,13 @@ fn reduce_loop(
                 .first()
                 .and_then(|r| linear.get(r))
                 .map(|l| l.counter);
+            let high_half = matches!(
+                &func.dfg.insts[inst],
+                InstData::Binary {
+                    opcode: Opcode::Ushr | Opcode::Sshr,
+                    ..
+                }
+            );
             let mut found = Vec::new();
             func.dfg.insts[inst].for_each_arg(|v| {
                 let v = func.dfg.resolve_aliases(v);
@@ -306,13 +319,23 @@ fn reduce_loop(
                 }
             });
             for v in found {
-                if seen.insert(v) {
-                    let ValueDef::Result(def, _) = func.dfg.value_def(v) else {
-                        continue;
-                    };
-                    roots.push((def, v));
+                if !candidates.contains(&v) {
+                    candidates.push(v);
+                }
+                let wide_product = !linear[&v].pointer && func.dfg.value_type(v) == Type::I64;
+                if !(high_half && wide_product) {
+                    worth.insert(v);
                 }
             }
+        }
+    }
+    let mut roots: Vec<(Inst, Value)> = Vec::new();
+    for v in candidates {
+        if !worth.contains(&v) {
+            continue;
+        }
+        if let ValueDef::Result(def, _) = func.dfg.value_def(v) {
+            roots.push((def, v));
         }
     }
     if roots.is_empty() {
