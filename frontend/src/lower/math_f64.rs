@@ -18,7 +18,7 @@ use super::FunctionLowerer;
 use midend::builder::InstBuilder;
 use midend::ir::{
     AbiParam, AddrSpace, FloatCC, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
-    IntCC, Linkage, MemFlags, Module, Opcode, Signature, Type, Value,
+    IntCC, Linkage, MemFlags, Module, Opcode, ParamAttrs, Signature, StackSlotData, Type, Value,
 };
 use midend::ssa::FunctionBuilder;
 
@@ -92,9 +92,18 @@ impl MathHelpers {
             linkage: Linkage::Internal,
             dynamic: false,
         });
+        // (r, k) come back in a 16-byte `.param` result (`sret`): `r` at
+        // offset 0, `k` at 8.
+        let out = AbiParam {
+            ty: Type::Ptr(AddrSpace::Generic),
+            attrs: ParamAttrs {
+                sret: Some((16, 8)),
+                ..ParamAttrs::default()
+            },
+        };
         let sig = Signature {
-            params: vec![AbiParam::new(Type::F64), AbiParam::new(Type::I64)],
-            returns: vec![Type::F64],
+            params: vec![out, AbiParam::new(Type::F64)],
+            returns: vec![],
         };
         let mut attrs = FuncAttrs::new(FuncKind::Device, Linkage::Internal);
         attrs.ftz = ftz;
@@ -329,10 +338,11 @@ impl F64Math<'_, '_> {
     /// `R = s²·(2/3 + 2s²/5 + ...)` (the Taylor series of atanh; `s² <=
     /// 0.0295`, eleven terms leave below 2^-60). `f` is exact, so the only
     /// sizeable roundings are those of `f²/2` and of the last subtraction.
+    /// `s` comes from [`Self::quotient_near_half`], not a `div.rn.f64`.
     pub(super) fn log1p_core(&mut self, f: Value) -> Value {
         let two = self.d(2.0);
         let d = self.b.fadd(two, f);
-        let s = self.b.binary(Opcode::Fdiv, f, d);
+        let s = self.quotient_near_half(f, d);
         let z = self.b.fmul(s, s);
         let p = self.horner(&ATANH_TAYLOR, z);
         let big_r = self.b.fmul(z, p);
@@ -343,6 +353,33 @@ impl F64Math<'_, '_> {
         let st = self.b.fmul(s, t);
         let inner = self.sub(hfsq, st);
         self.sub(f, inner)
+    }
+
+    /// `f / d` for `d = 2 + f` (rounded) and `f` in `[sqrt(1/2) - 1,
+    /// sqrt(2) - 1]`, without a division: a `div.rn.f64` is a short
+    /// sequence on the GPU plus a slow path of about ninety instructions
+    /// that ptxas must keep for arguments this code never passes. The
+    /// reciprocal `q` of `d` starts as a quadratic in `f` (a minimax fit of
+    /// `1/(2 + f)` on the interval, relative error 2^-9.6), and two Newton
+    /// steps (`q + q·(1 - d·q)`, each two `fma`) square the error twice, to
+    /// 2^-38. Then `s = f·q` is corrected once by its residual: `s + q·(f -
+    /// s·d)` (the residual exact in an `fma`), which leaves about 2^-76 on
+    /// top of the last rounding, as accurate as the division. Nine
+    /// instructions, all exact IEEE operations, so every engine and GPU
+    /// gives the same bits.
+    pub(super) fn quotient_near_half(&mut self, f: Value, d: Value) -> Value {
+        let q = self.horner(&RECIP_TWO_PLUS_F, f);
+        let one = self.d(1.0);
+        let nd = self.neg(d);
+        let mut q = q;
+        for _ in 0..2 {
+            let e = self.b.fma(nd, q, one);
+            q = self.b.fma(q, e, q);
+        }
+        let s = self.b.fmul(f, q);
+        let nf = self.neg(s);
+        let r = self.b.fma(nf, d, f);
+        self.b.fma(r, q, s)
     }
 
     /// C's special cases of `log`/`log2`: `log(±0) = -inf`, `log(x < 0) =
@@ -542,24 +579,12 @@ impl F64Math<'_, '_> {
     }
 
     fn sin_cos_f64(&mut self, x: Value, cos: bool, large: FuncId) -> Value {
-        let (r, k) = self.reduce_pio2(x);
+        // |x| >= 2^50 (infinities too, not NaN): the helper reduces.
+        let (r, k) = self.reduce_pio2_any(x, large);
         let shift = self.l(i64::from(cos));
         let k = self.b.iadd(k, shift);
-        let fast = self.sin_cos_poly(r, k);
-        // |x| >= 2^50 (infinities too, not NaN): the helper.
+        let res = self.sin_cos_poly(r, k);
         let ax = self.b.unary(Opcode::Fabs, x);
-        let big = self.cmp(FloatCC::Oge, ax, SIN_COS_LIMIT);
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let res = self.b.append_block_param(join, Type::F64);
-        self.b.brif(big, slow, vec![], join, vec![fast]);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(slow);
-        let call = self.b.call(large, vec![x, shift], &[Type::F64]);
-        let slow_res = self.b.func.dfg.inst_results(call)[0];
-        self.b.jump(join, vec![slow_res]);
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
         // sin(±inf) = cos(±inf) = NaN; NaN stays NaN.
         let is_inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
         let nan = self.d(f64::NAN);
@@ -609,20 +634,56 @@ impl F64Math<'_, '_> {
         self.b.select(negate, nv, v)
     }
 
-    /// The body of the helper `__kernelc_sin_cos_large(x, shift)`: `sin x`
-    /// (`shift` 0) or `cos x` (`shift` 1) for `|x| >= 2^50`, reduced
-    /// exactly by [`Self::rem_pio2_large`].
+    /// The body of the helper `__kernelc_sin_cos_large(out, x)`: the exact
+    /// reduction of `|x| >= 2^50` by [`Self::rem_pio2_large`], `r` stored
+    /// at `out` and `k` at `out + 8` (a struct result, so PTX returns both
+    /// in `func_retval0`). The caller evaluates the polynomials, once for
+    /// both paths.
     fn sin_cos_large_body(&mut self, table: GlobalVar) {
         let entry = self.b.create_block();
         self.b.append_block_params_for_function_params(entry);
         self.b.switch_to_block(entry);
         self.b.seal_block(entry);
         let params = self.b.func.params().to_vec();
-        let (x, shift) = (params[0], params[1]);
+        let (out, x) = (params[0], params[1]);
         let (r, k) = self.rem_pio2_large(x, table);
-        let k = self.b.iadd(k, shift);
-        let res = self.sin_cos_poly(r, k);
-        self.b.ret(vec![res]);
+        self.b.store(r, out, MemFlags::default());
+        let eight = self.l(8);
+        let at = self.b.ptroffset(out, eight);
+        self.b.store(k, at, MemFlags::default());
+        self.b.ret(vec![]);
+    }
+
+    /// `x = k·π/2 + r` for any finite `x`: [`Self::reduce_pio2`] below
+    /// 2^50, the helper `large` above (a branch; infinities go there too
+    /// and come back as garbage that the callers replace by NaN).
+    pub(super) fn reduce_pio2_any(&mut self, x: Value, large: FuncId) -> (Value, Value) {
+        let (r_fast, k_fast) = self.reduce_pio2(x);
+        let ax = self.b.unary(Opcode::Fabs, x);
+        let big = self.cmp(FloatCC::Oge, ax, SIN_COS_LIMIT);
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let r = self.b.append_block_param(join, Type::F64);
+        let k = self.b.append_block_param(join, Type::I64);
+        self.b.brif(big, slow, vec![], join, vec![r_fast, k_fast]);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let slot = self
+            .b
+            .func
+            .stack_slots
+            .push(StackSlotData { size: 16, align: 8 });
+        let tmp = self.b.stack_addr(slot);
+        let out = self.b.addrspacecast(AddrSpace::Generic, tmp);
+        self.b.call(large, vec![out, x], &[]);
+        let r_slow = self.b.load(Type::F64, tmp, MemFlags::default());
+        let eight = self.l(8);
+        let at = self.b.ptroffset(tmp, eight);
+        let k_slow = self.b.load(Type::I64, at, MemFlags::default());
+        self.b.jump(join, vec![r_slow, k_slow]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        (r, k)
     }
 
     /// Payne–Hanek reduction of a finite `|x| >= 2^50`: `x = (k + f)·π/2`
@@ -674,24 +735,31 @@ impl F64Math<'_, '_> {
                 let at = self.l(4 * i);
                 let at = self.b.iadd(byte, at);
                 let p = self.b.ptroffset(base, at);
-                let w = self.b.load(Type::I32, p, MemFlags::default());
-                self.b.convert(Opcode::Zext, Type::I64, w)
+                self.b.load(Type::I32, p, MemFlags::default())
             })
             .collect();
-        // V_k = the 32 bits at offset `q` in t_k t_(k+1) (no shift by 32).
-        let one = self.l(1);
+        // V_k = the 32 bits at offset `q` in t_k t_(k+1) (no shift by 32),
+        // in 32-bit arithmetic.
+        let q = self.b.convert(Opcode::Trunc, Type::I32, q);
+        let q_back = self.b.convert(Opcode::Trunc, Type::I32, q_back);
+        let one32 = self.b.iconst(Type::I32, 1);
         let v: Vec<Value> = (0..6)
             .map(|k| {
                 let a = self.b.binary(Opcode::Ishl, t[k], q);
-                let b = self.b.binary(Opcode::Ushr, t[k + 1], one);
+                let b = self.b.binary(Opcode::Ushr, t[k + 1], one32);
                 let b = self.b.binary(Opcode::Ushr, b, q_back);
                 let w = self.b.binary(Opcode::Bor, a, b);
-                self.b.binary(Opcode::Band, w, mask32)
+                self.b.convert(Opcode::Zext, Type::I64, w)
             })
             .collect();
+        // The products of 32-bit halves, each one `mul.wide.u32`.
         let c32 = self.l(32);
-        let m0 = self.b.binary(Opcode::Band, m, mask32);
+        let m0 = self.b.convert(Opcode::Trunc, Type::I32, m);
+        let m0 = self.b.convert(Opcode::Zext, Type::I64, m0);
         let m1 = self.b.binary(Opcode::Ushr, m, c32);
+        let m1 = self.b.convert(Opcode::Trunc, Type::I32, m1);
+        let m1 = self.b.convert(Opcode::Zext, Type::I64, m1);
+        let one = self.l(1);
         let p0: Vec<Value> = v.iter().map(|&vk| self.b.imul(m0, vk)).collect();
         let p1: Vec<Value> = v.iter().map(|&vk| self.b.imul(m1, vk)).collect();
         // Limb t (weight 2^-32t, t = 1..6) sums lo(p0[t-1]), hi(p0[t]),

@@ -119,31 +119,14 @@ impl F64Math<'_, '_> {
     /// `sin x` and `cos x` from one reduction: `x = k·π/2 + r` as in
     /// `sin`/`cos`, both polynomials on `r`, and the quadrant `k mod 4`
     /// picks `(±sin r, ±cos r)` or `(±cos r, ∓sin r)`. `|x| >= 2^50` calls
-    /// the Payne–Hanek helper twice.
+    /// the Payne–Hanek helper once for `r` and `k`.
     pub(super) fn sin_cos_pair(&mut self, x: Value, large: FuncId) -> (Value, Value) {
-        let (r, k) = self.reduce_pio2(x);
-        let s = self.sin_cos_poly(r, k);
+        let (r, k) = self.reduce_pio2_any(x, large);
+        let rs = self.sin_cos_poly(r, k);
         let one = self.l(1);
         let k1 = self.b.iadd(k, one);
-        let c = self.sin_cos_poly(r, k1);
+        let rc = self.sin_cos_poly(r, k1);
         let ax = self.b.unary(Opcode::Fabs, x);
-        let big = self.cmp(FloatCC::Oge, ax, super::math_f64::SIN_COS_LIMIT);
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let rs = self.b.append_block_param(join, Type::F64);
-        let rc = self.b.append_block_param(join, Type::F64);
-        self.b.brif(big, slow, vec![], join, vec![s, c]);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(slow);
-        let zero = self.l(0);
-        let call = self.b.call(large, vec![x, zero], &[Type::F64]);
-        let slow_s = self.b.func.dfg.inst_results(call)[0];
-        let one = self.l(1);
-        let call = self.b.call(large, vec![x, one], &[Type::F64]);
-        let slow_c = self.b.func.dfg.inst_results(call)[0];
-        self.b.jump(join, vec![slow_s, slow_c]);
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
         let is_inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
         let nan = self.d(f64::NAN);
         let rs = self.b.select(is_inf, nan, rs);
