@@ -8,9 +8,11 @@
 //! The walk keeps a list of *available* accesses (address, type, value)
 //! while it goes down a block. A block starts with the list its only
 //! predecessor ended with, when it has exactly one (then every path into it
-//! comes through that predecessor's end); otherwise with nothing. That is
-//! the "extended basic block" form of the idea: always sound, and enough for
-//! the `if` bodies that the frontend makes.
+//! comes through that predecessor's end). A block that several edges
+//! enter (the join after an `if`) starts with the list of its immediate
+//! dominator, less the entries that an instruction on some path from the
+//! dominator to it may change ([`from_dominator`]): a struct built before
+//! an `if` whose arms do not touch it is still known after the `if`.
 //!
 //! The same list finds *redundant stores*: a store of the value that the
 //! memory is known to hold already (it was just loaded from, or stored to,
@@ -91,6 +93,65 @@ fn eliminate_with(
     true
 }
 
+/// The most instructions [`from_dominator`] looks at for one join.
+const JOIN_SCAN_LIMIT: usize = 400;
+
+/// What a block entered by several edges knows: what its immediate
+/// dominator ended with, less what any instruction on a path from there
+/// may change. Those instructions are in the blocks found by walking
+/// backwards from the block's predecessors up to the dominator (every such
+/// block is dominated by it; a loop through the block puts the block and
+/// its loop in the walk, so their effects count too). Past
+/// [`JOIN_SCAN_LIMIT`] instructions the block starts with nothing.
+fn from_dominator(
+    func: &Function,
+    domtree: &DominatorTree,
+    preds: &HashMap<Block, Vec<Block>>,
+    out_state: &HashMap<Block, Vec<Available>>,
+    block: Block,
+    aa: &AliasAnalysis,
+    private: &dyn Fn(&Available) -> bool,
+) -> Vec<Available> {
+    let Some(idom) = domtree.idom(block) else {
+        return Vec::new();
+    };
+    let Some(start) = out_state.get(&idom) else {
+        return Vec::new();
+    };
+    if start.is_empty() {
+        return Vec::new();
+    }
+    let mut avail = start.clone();
+    let mut seen: Vec<Block> = vec![idom];
+    let mut stack: Vec<Block> = preds.get(&block).cloned().unwrap_or_default();
+    let mut scanned = 0;
+    while let Some(b) = stack.pop() {
+        if seen.contains(&b) {
+            continue;
+        }
+        seen.push(b);
+        for &inst in func.layout.block_insts(b) {
+            scanned += 1;
+            if scanned > JOIN_SCAN_LIMIT {
+                return Vec::new();
+            }
+            let data = &func.dfg.insts[inst];
+            match data {
+                InstData::Store { .. } => avail.retain(|a| !aa.may_alias(a.inst, inst)),
+                _ if data.opcode().has_side_effects() && !data.opcode().is_terminator() => {
+                    avail.retain(private)
+                }
+                _ => {}
+            }
+        }
+        if avail.is_empty() {
+            return avail;
+        }
+        stack.extend(preds.get(&b).into_iter().flatten().copied());
+    }
+    avail
+}
+
 /// The loads to remove, each with the value that replaces it, and the
 /// stores to remove.
 fn find_replacements(
@@ -141,6 +202,9 @@ fn find_replacements(
     for &block in domtree.reverse_post_order() {
         let mut avail: Vec<Available> = match preds.get(&block).map(Vec::as_slice) {
             Some([only]) if *only != block => out_state.get(only).cloned().unwrap_or_default(),
+            Some(list) if !list.is_empty() => {
+                from_dominator(func, &domtree, &preds, &out_state, block, &aa, &private)
+            }
             _ => Vec::new(),
         };
         for &inst in func.layout.block_insts(block) {
