@@ -4,6 +4,7 @@
 
 mod arms;
 mod cfg_cleanup;
+pub mod const_pool;
 mod contract;
 mod dce;
 mod divconst;
@@ -27,6 +28,7 @@ mod unroll_runtime;
 
 pub use arms::merge_arms;
 pub use cfg_cleanup::cleanup_cfg;
+pub use const_pool::pool_constants;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
 pub use divconst::expand_const_division;
@@ -132,6 +134,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
     ),
     (
+        "const-pool",
+        "read double constants that SASS cannot hold as immediates from a .const table",
+    ),
+    (
         "merge-branches",
         "turn a chain of branches to a common destination (&&, ||) into one branch",
     ),
@@ -174,6 +180,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "load-elim",
             "hoist-loads",
             "simplify",
+            "const-pool",
         ]);
     }
     passes
@@ -209,6 +216,10 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         }
         "load-elim" => {
             eliminate_loads_module(module);
+            return Ok(());
+        }
+        "const-pool" => {
+            pool_constants(module);
             return Ok(());
         }
         "inline" => {
