@@ -50,48 +50,98 @@ pub(super) struct ExpParts {
 pub(super) struct MathHelpers {
     /// The id the next requested helper gets.
     next: u32,
+    /// The id the next requested table gets (tables follow the program's
+    /// module variables).
+    next_global: u32,
     /// `__kernelc_sin_cos_large`, if some function calls it.
     sin_cos_large: Option<FuncId>,
+    /// The tables requested so far, in id order: id, name, bytes, alignment.
+    tables: Vec<(GlobalVar, &'static str, Vec<u8>, u32)>,
+    /// `__kernelc_two_over_pi`, once requested.
+    two_over_pi: Option<GlobalVar>,
+    /// `__kernelc_sin_cos_coeffs`, once requested.
+    sin_cos_coeffs: Option<GlobalVar>,
 }
 
 /// The name of the helper that computes `sin`/`cos` of `|x| >= 2^50`.
 const SIN_COS_LARGE: &str = "__kernelc_sin_cos_large";
 
 impl MathHelpers {
-    /// `first_free` is the id the first helper will have.
-    pub(super) fn new(first_free: usize) -> Self {
+    /// `first_free` is the id the first helper will have, `first_global`
+    /// the id of the first table.
+    pub(super) fn new(first_free: usize, first_global: usize) -> Self {
         MathHelpers {
             next: first_free as u32,
+            next_global: first_global as u32,
             sin_cos_large: None,
+            tables: Vec::new(),
+            two_over_pi: None,
+            sin_cos_coeffs: None,
         }
     }
 
-    pub(super) fn sin_cos_large(&mut self) -> FuncId {
-        *self.sin_cos_large.get_or_insert_with(|| {
+    fn table(&mut self, name: &'static str, bytes: Vec<u8>, align: u32) -> GlobalVar {
+        let id = GlobalVar::from_u32(self.next_global);
+        self.next_global += 1;
+        self.tables.push((id, name, bytes, align));
+        id
+    }
+
+    /// What `sin`, `cos`, `tan` and `sincos` need: the Payne–Hanek helper
+    /// (with its table) and the polynomial table.
+    pub(super) fn trig(&mut self) -> Trig {
+        if self.two_over_pi.is_none() {
+            let bytes = TWO_OVER_PI_WORDS
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>();
+            self.two_over_pi = Some(self.table("__kernelc_two_over_pi", bytes, 4));
+        }
+        let large = *self.sin_cos_large.get_or_insert_with(|| {
             let id = FuncId::from_u32(self.next);
             self.next += 1;
             id
-        })
+        });
+        Trig {
+            large,
+            coeffs: self.sin_cos_coeffs(),
+        }
     }
 
-    /// Appends the requested helpers (and their tables) to `module`.
+    /// `__kernelc_sin_cos_coeffs`: the sine polynomial's coefficients, then
+    /// the cosine's ([`F64Math::sin_cos_poly`]).
+    pub(super) fn sin_cos_coeffs(&mut self) -> GlobalVar {
+        if let Some(g) = self.sin_cos_coeffs {
+            return g;
+        }
+        let bytes = SIN_TAYLOR
+            .iter()
+            .chain(&COS_TAYLOR)
+            .flat_map(|c| c.to_le_bytes())
+            .collect::<Vec<u8>>();
+        let g = self.table("__kernelc_sin_cos_coeffs", bytes, 8);
+        self.sin_cos_coeffs = Some(g);
+        g
+    }
+
+    /// Appends the requested tables and helpers to `module`.
     pub(super) fn emit(self, module: &mut Module, ftz: bool) {
+        for (id, name, init, align) in self.tables {
+            let pushed = module.push_global(GlobalVarData {
+                name: name.into(),
+                space: AddrSpace::Const,
+                size: init.len() as u32,
+                align,
+                init: Some(init),
+                linkage: Linkage::Internal,
+                dynamic: false,
+            });
+            debug_assert_eq!(pushed, id, "tables are appended in id order");
+        }
         let Some(id) = self.sin_cos_large else {
             return;
         };
-        let init = TWO_OVER_PI_WORDS
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect::<Vec<u8>>();
-        let table = module.push_global(GlobalVarData {
-            name: "__kernelc_two_over_pi".into(),
-            space: AddrSpace::Const,
-            size: init.len() as u32,
-            align: 4,
-            init: Some(init),
-            linkage: Linkage::Internal,
-            dynamic: false,
-        });
+        let table = self.two_over_pi.expect("requested with the helper");
         // (r, k) come back in a 16-byte `.param` result (`sret`): `r` at
         // offset 0, `k` at 8.
         let out = AbiParam {
@@ -113,6 +163,15 @@ impl MathHelpers {
         F64Math { b: &mut b }.sin_cos_large_body(table);
         b.finalize();
     }
+}
+
+/// The module-level pieces of `sin` and `cos`.
+#[derive(Clone, Copy)]
+pub(super) struct Trig {
+    /// `__kernelc_sin_cos_large`.
+    pub(super) large: FuncId,
+    /// `__kernelc_sin_cos_coeffs`.
+    pub(super) coeffs: GlobalVar,
 }
 
 /// Builds the double-precision functions with an SSA builder: inside a C
@@ -157,8 +216,8 @@ impl<'f> FunctionLowerer<'_, 'f> {
     /// `sin x` or (`cos`) `cos x`; arguments of 2^50 and more call the
     /// module's helper.
     pub(super) fn sin_cos_f64(&mut self, x: Value, cos: bool) -> Value {
-        let large = self.math_helpers.sin_cos_large();
-        self.f64_math().sin_cos_f64(x, cos, large)
+        let trig = self.math_helpers.trig();
+        self.f64_math().sin_cos_f64(x, cos, trig)
     }
 }
 
@@ -578,12 +637,12 @@ impl F64Math<'_, '_> {
         (r, k)
     }
 
-    fn sin_cos_f64(&mut self, x: Value, cos: bool, large: FuncId) -> Value {
+    fn sin_cos_f64(&mut self, x: Value, cos: bool, trig: Trig) -> Value {
         // |x| >= 2^50 (infinities too, not NaN): the helper reduces.
-        let (r, k) = self.reduce_pio2_any(x, large);
+        let (r, k) = self.reduce_pio2_any(x, trig.large);
         let shift = self.l(i64::from(cos));
         let k = self.b.iadd(k, shift);
-        let res = self.sin_cos_poly(r, k);
+        let res = self.sin_cos_poly(r, k, trig.coeffs);
         let ax = self.b.unary(Opcode::Fabs, x);
         // sin(±inf) = cos(±inf) = NaN; NaN stays NaN.
         let is_inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
@@ -600,19 +659,40 @@ impl F64Math<'_, '_> {
     }
 
     /// `sin r` or `cos r` for `|r| <= π/4` (about), picked and signed by
-    /// the quadrant `k mod 4` (an `i64`; `cos` passes `k + 1`): `sin r = r
-    /// + r³·S(r²)` and `cos r = 1 - r²/2 + r⁴·C(r²)` (Taylor), the rounding
-    /// of `1 - r²/2` recovered.
-    pub(super) fn sin_cos_poly(&mut self, r: Value, k: Value) -> Value {
+    /// the quadrant `k mod 4` (an `i64`; `cos` passes `k + 1`):
+    /// `sin r = r + r³·S(r²)` and `cos r = 1 - r²/2 + r⁴·C(r²)` (Taylor),
+    /// the rounding of `1 - r²/2` recovered. Only one of `S` and `C` is evaluated: the
+    /// parity of `k` picks its coefficients from the table `coeffs` (`S`
+    /// at byte 0, `C` at 64), as nvcc's `sin` does, and both finishing
+    /// steps (a few instructions) use that one value, a `select` keeping
+    /// the right one. Each result has the bits that evaluating both
+    /// polynomials gave.
+    pub(super) fn sin_cos_poly(&mut self, r: Value, k: Value, coeffs: GlobalVar) -> Value {
         let z = self.b.fmul(r, r);
+        let one_i = self.l(1);
+        let odd = self.b.binary(Opcode::Band, k, one_i);
+        let stride = self.l(8 * SIN_TAYLOR.len() as i64);
+        let at = self.b.imul(odd, stride);
+        let base = self.b.global_addr(AddrSpace::Const, coeffs);
+        let base = self.b.ptroffset(base, at);
+        let c: Vec<Value> = (0..SIN_TAYLOR.len())
+            .map(|i| {
+                let off = self.l(8 * i as i64);
+                let p = self.b.ptroffset(base, off);
+                self.b.load(Type::F64, p, MemFlags::default())
+            })
+            .collect();
+        let (&last, rest) = c.split_last().expect("coefficients");
+        let mut p = last;
+        for &ci in rest.iter().rev() {
+            p = self.b.fma(p, z, ci);
+        }
         // sin r = r + r³·S(z).
-        let sp = self.horner(&SIN_TAYLOR, z);
         let r3 = self.b.fmul(r, z);
-        let s = self.b.fma(r3, sp, r);
+        let s = self.b.fma(r3, p, r);
         // cos r = 1 - z/2 + z²·C(z), with the rounding of 1 - z/2 recovered.
-        let cp = self.horner(&COS_TAYLOR, z);
         let z2 = self.b.fmul(z, z);
-        let tail = self.b.fmul(z2, cp);
+        let tail = self.b.fmul(z2, p);
         let half = self.d(0.5);
         let hz = self.b.fmul(z, half);
         let one = self.d(1.0);
@@ -622,10 +702,8 @@ impl F64Math<'_, '_> {
         let err = self.b.fadd(err, tail);
         let c = self.b.fadd(w, err);
         // Quadrant.
-        let one_i = self.l(1);
         let two_i = self.l(2);
         let zero_i = self.l(0);
-        let odd = self.b.binary(Opcode::Band, k, one_i);
         let use_cos = self.b.icmp(IntCC::Ne, odd, zero_i);
         let second = self.b.binary(Opcode::Band, k, two_i);
         let negate = self.b.icmp(IntCC::Ne, second, zero_i);

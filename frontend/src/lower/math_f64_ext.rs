@@ -12,26 +12,26 @@
 //! midpoint between two floats (then it is 1 ulp off). docs/math.md gives
 //! each method and the accuracy measured by `tests/math_more.rs`.
 
-use super::math_f64::{ExpParts, F64Math, LogParts};
+use super::math_f64::{ExpParts, F64Math, LogParts, Trig};
 use super::math_f64_consts::*;
 use super::FunctionLowerer;
 use midend::builder::InstBuilder;
-use midend::ir::{FloatCC, FuncId, IntCC, Opcode, Type, Value};
+use midend::ir::{FloatCC, GlobalVar, IntCC, Opcode, Type, Value};
 
 /// Past this `|x|`, `asinh`/`acosh` are `log(2|x|)` to double precision.
 const LOG_REGION: f64 = 268_435_456.0; // 2^28
 
 impl FunctionLowerer<'_, '_> {
     pub(super) fn tan_f64(&mut self, x: Value) -> Value {
-        let large = self.math_helpers.sin_cos_large();
-        let (s, c) = self.f64_math().sin_cos_pair(x, large);
+        let trig = self.math_helpers.trig();
+        let (s, c) = self.f64_math().sin_cos_pair(x, trig);
         self.b.binary(Opcode::Fdiv, s, c)
     }
 
     /// `sin x` and `cos x` with one reduction (`sincos`).
     pub(super) fn sincos_f64(&mut self, x: Value) -> (Value, Value) {
-        let large = self.math_helpers.sin_cos_large();
-        self.f64_math().sin_cos_pair(x, large)
+        let trig = self.math_helpers.trig();
+        self.f64_math().sin_cos_pair(x, trig)
     }
 
     pub(super) fn atan_f64(&mut self, x: Value) -> Value {
@@ -95,7 +95,8 @@ impl FunctionLowerer<'_, '_> {
     }
 
     pub(super) fn sinpi_f64(&mut self, x: Value, cos: bool) -> Value {
-        self.f64_math().sinpi_f64(x, cos)
+        let coeffs = self.math_helpers.sin_cos_coeffs();
+        self.f64_math().sinpi_f64(x, cos, coeffs)
     }
 }
 
@@ -120,12 +121,12 @@ impl F64Math<'_, '_> {
     /// `sin`/`cos`, both polynomials on `r`, and the quadrant `k mod 4`
     /// picks `(±sin r, ±cos r)` or `(±cos r, ∓sin r)`. `|x| >= 2^50` calls
     /// the Payne–Hanek helper once for `r` and `k`.
-    pub(super) fn sin_cos_pair(&mut self, x: Value, large: FuncId) -> (Value, Value) {
-        let (r, k) = self.reduce_pio2_any(x, large);
-        let rs = self.sin_cos_poly(r, k);
+    pub(super) fn sin_cos_pair(&mut self, x: Value, trig: Trig) -> (Value, Value) {
+        let (r, k) = self.reduce_pio2_any(x, trig.large);
+        let rs = self.sin_cos_poly(r, k, trig.coeffs);
         let one = self.l(1);
         let k1 = self.b.iadd(k, one);
-        let rc = self.sin_cos_poly(r, k1);
+        let rc = self.sin_cos_poly(r, k1, trig.coeffs);
         let ax = self.b.unary(Opcode::Fabs, x);
         let is_inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
         let nan = self.d(f64::NAN);
@@ -565,7 +566,7 @@ impl F64Math<'_, '_> {
     /// `|f| <= 1/4`), `r = π·f` with π in two parts, and the quadrant `m`
     /// (reduced mod 4 while still a float, so huge `x` stay exact) picks
     /// `±sin r` or `±cos r`.
-    pub(super) fn sinpi_f64(&mut self, x: Value, cos: bool) -> Value {
+    pub(super) fn sinpi_f64(&mut self, x: Value, cos: bool, coeffs: GlobalVar) -> Value {
         // From 2^53 on every double is an even integer: sinpi is 0 and
         // cospi 1, which the reduction of 0 gives (and 2x cannot overflow).
         let ax = self.b.unary(Opcode::Fabs, x);
@@ -597,7 +598,7 @@ impl F64Math<'_, '_> {
         } else {
             k
         };
-        let v = self.sin_cos_poly(r, k);
+        let v = self.sin_cos_poly(r, k, coeffs);
         // ±inf and NaN give NaN.
         let inf = self.cmp(FloatCC::Oeq, ax, f64::INFINITY);
         let nan = self.d(f64::NAN);

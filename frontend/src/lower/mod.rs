@@ -96,7 +96,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         .map(|f| f.signature.clone())
         .collect();
     let mut diags = Vec::new();
-    let mut helpers = math_f64::MathHelpers::new(program.functions.len());
+    let mut helpers = math_f64::MathHelpers::new(program.functions.len(), globals.len());
     for (i, f) in program.functions.iter().enumerate() {
         let func = &mut module.functions[FuncId::from_u32(i as u32)];
         lower_function(
