@@ -226,20 +226,7 @@ fn measure_n(
             );
         }
     }
-    let mut worst = (0.0, f64::NAN, f64::NAN);
-    for i in 0..x.len() {
-        let want = f(x[i], y[i]);
-        let want = if bits == 32 {
-            f64::from(want as f32)
-        } else {
-            want
-        };
-        let e = ulps(got[i], want, bits);
-        if e > worst.0 {
-            worst = (e, x[i], y[i]);
-        }
-    }
-    worst
+    worst_error(&got, x, y, bits, &f)
 }
 
 fn check(name: &str, worst: (f64, f64, f64), bound: f64) {
@@ -426,16 +413,38 @@ type Reference = (&'static str, fn(f64) -> f64);
 /// function with a dense sweep.
 type Dense = (&'static str, fn(f64) -> f64, (i32, i32), (f64, f64), f64);
 
-/// The `float` functions computed natively in `f32` (`math_f32.rs`), on
-/// 30,000 inputs each (2,000 of them also on the emulator) against the
-/// `f64` function rounded to `float`, with CUDA's bounds. The emulator and
-/// the interpreter compute `ex2`/`div.approx` exactly; a GPU's error in
-/// them is budgeted in docs/math.md (`tanhf` measures 1 ulp here, with the
-/// bound at CUDA's 2).
-#[test]
-fn native_float_math_is_accurate() {
-    let builds = [compile(0), compile(3)];
-    let table: [Dense; 13] = [
+/// The largest error of `got` against `f` (rounded to `float` when `bits`
+/// is 32), in ulps, with the arguments where it happens.
+fn worst_error(
+    got: &[f64],
+    x: &[f64],
+    y: &[f64],
+    bits: u32,
+    f: &dyn Fn(f64, f64) -> f64,
+) -> (f64, f64, f64) {
+    let mut worst = (0.0, f64::NAN, f64::NAN);
+    for i in 0..x.len() {
+        let want = f(x[i], y[i]);
+        let want = if bits == 32 {
+            f64::from(want as f32)
+        } else {
+            want
+        };
+        let e = ulps(got[i], want, bits);
+        if e > worst.0 {
+            worst = (e, x[i], y[i]);
+        }
+    }
+    worst
+}
+
+/// The `float` functions with a dense sweep. With exact `ex2` (interpreter,
+/// emulator) `expf` and `exp10f` are within 1 ulp: one rounding of `r` and
+/// of the result; a GPU adds the `ex2.approx` error (2 ulp, CUDA's bound),
+/// and also sweeps `exp2f`.
+fn dense_table(on_gpu: bool) -> Vec<Dense> {
+    let ex2_bound = if on_gpu { 2.0 } else { 1.0 };
+    let mut table: Vec<Dense> = vec![
         ("tanh", f64::tanh, (-149, 5), (-12.0, 12.0), 2.0),
         ("expm1", f64::exp_m1, (-149, 7), (-30.0, 90.0), 1.0),
         ("log1p", f64::ln_1p, (-149, 127), (-1.0, 4.0), 1.0),
@@ -445,23 +454,41 @@ fn native_float_math_is_accurate() {
         ("sinh", f64::sinh, (-149, 7), (-90.0, 90.0), 3.0),
         ("cosh", f64::cosh, (-149, 7), (-90.0, 90.0), 2.0),
         ("log10", f64::log10, (-149, 127), (0.0, 10.0), 2.0),
-        ("exp10", |x| 10f64.powf(x), (-149, 6), (-48.0, 40.0), 1.0),
+        (
+            "exp10",
+            |x| 10f64.powf(x),
+            (-149, 6),
+            (-48.0, 40.0),
+            ex2_bound,
+        ),
         ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
         ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
-        // expf with an exact `ex2`: one rounding of `r` and of the result
-        // (a GPU adds the `ex2.approx` error: the GPU test below).
-        ("exp", f64::exp, (-149, 7), (-104.0, 89.0), 1.0),
+        ("exp", f64::exp, (-149, 7), (-104.0, 89.0), ex2_bound),
     ];
-    for (seed, (stem, f, (elo, ehi), (lo, hi), bound)) in table.into_iter().enumerate() {
-        let mut x = Vec::new();
-        for k in 0..10 {
-            x.extend(inputs(
-                1000 + 10 * seed as u64 + k,
-                (elo, ehi),
-                (lo, hi),
-                true,
-            ));
-        }
+    if on_gpu {
+        table.push(("exp2", f64::exp2, (-149, 7), (-150.0, 128.0), 2.0));
+    }
+    table
+}
+
+/// 30,000 `float` inputs for a dense sweep: ten seeds from `seed` on.
+fn dense_inputs(seed: u64, binade: (i32, i32), range: (f64, f64)) -> Vec<f64> {
+    (0..10)
+        .flat_map(|k| inputs(seed + k, binade, range, true))
+        .collect()
+}
+
+/// The `float` functions computed natively in `f32` (`math_f32.rs`), on
+/// 30,000 inputs each (2,000 of them also on the emulator) against the
+/// `f64` function rounded to `float`, with CUDA's bounds. The emulator and
+/// the interpreter compute `ex2`/`div.approx` exactly; a GPU's error in
+/// them is budgeted in docs/math.md (`tanhf` measures 1 ulp here, with the
+/// bound at CUDA's 2).
+#[test]
+fn native_float_math_is_accurate() {
+    let builds = [compile(0), compile(3)];
+    for (seed, (stem, f, binade, range, bound)) in dense_table(false).into_iter().enumerate() {
+        let x = dense_inputs(1000 + 10 * seed as u64, binade, range);
         let worst = measure_n(&builds, &format!("f_{stem}"), &x, &x, 32, 2000, |a, _| f(a));
         check(&format!("{stem}f (dense)"), worst, bound);
     }
@@ -715,19 +742,7 @@ fn math_on_the_gpu_stays_within_the_bounds() {
                    f: &dyn Fn(f64, f64) -> f64,
                    bound: f64| {
         let got = common::math_gpu_run(&ptx, kernel, x, y, 1);
-        let mut worst = (0.0, f64::NAN, f64::NAN);
-        for i in 0..x.len() {
-            let want = f(x[i], y[i]);
-            let want = if bits == 32 {
-                f64::from(want as f32)
-            } else {
-                want
-            };
-            let e = ulps(got[i], want, bits);
-            if e > worst.0 {
-                worst = (e, x[i], y[i]);
-            }
-        }
+        let worst = worst_error(&got, x, y, bits, f);
         rows.push((name, worst, bound));
     };
     for (seed, (stem, f, binade, range, bound64, bound32)) in unary_table().into_iter().enumerate()
@@ -754,32 +769,8 @@ fn math_on_the_gpu_stays_within_the_bounds() {
             bound32,
         );
     }
-    let dense: [Dense; 14] = [
-        ("tanh", f64::tanh, (-149, 5), (-12.0, 12.0), 2.0),
-        ("expm1", f64::exp_m1, (-149, 7), (-30.0, 90.0), 1.0),
-        ("log1p", f64::ln_1p, (-149, 127), (-1.0, 4.0), 1.0),
-        ("atan", f64::atan, (-149, 127), (-4.0, 4.0), 2.0),
-        ("asin", f64::asin, (-149, -1), (-1.0, 1.0), 2.0),
-        ("acos", f64::acos, (-149, -1), (-1.0, 1.0), 2.0),
-        ("sinh", f64::sinh, (-149, 7), (-90.0, 90.0), 3.0),
-        ("cosh", f64::cosh, (-149, 7), (-90.0, 90.0), 2.0),
-        ("log10", f64::log10, (-149, 127), (0.0, 10.0), 2.0),
-        ("exp10", |x| 10f64.powf(x), (-149, 6), (-48.0, 40.0), 2.0),
-        ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
-        ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
-        ("exp", f64::exp, (-149, 7), (-104.0, 89.0), 2.0),
-        ("exp2", f64::exp2, (-149, 7), (-150.0, 128.0), 2.0),
-    ];
-    for (seed, (stem, f, (elo, ehi), (lo, hi), bound)) in dense.into_iter().enumerate() {
-        let mut x = Vec::new();
-        for k in 0..10 {
-            x.extend(inputs(
-                5000 + 10 * seed as u64 + k,
-                (elo, ehi),
-                (lo, hi),
-                true,
-            ));
-        }
+    for (seed, (stem, f, binade, range, bound)) in dense_table(true).into_iter().enumerate() {
+        let x = dense_inputs(5000 + 10 * seed as u64, binade, range);
         run(
             format!("{stem}f (dense)"),
             &format!("f_{stem}"),

@@ -447,6 +447,23 @@ named_enum! {
     }
 }
 
+impl IntCC {
+    /// The condition with its operands swapped: `a < b` is `b > a`.
+    pub fn swapped(self) -> IntCC {
+        match self {
+            IntCC::Slt => IntCC::Sgt,
+            IntCC::Sle => IntCC::Sge,
+            IntCC::Sgt => IntCC::Slt,
+            IntCC::Sge => IntCC::Sle,
+            IntCC::Ult => IntCC::Ugt,
+            IntCC::Ule => IntCC::Uge,
+            IntCC::Ugt => IntCC::Ult,
+            IntCC::Uge => IntCC::Ule,
+            other => other,
+        }
+    }
+}
+
 named_enum! {
     /// Float comparison conditions. `o*` are false when either side is NaN
     /// (C's `==`, `<`, ...); `u*` are true then (C's `!=` is `une`).

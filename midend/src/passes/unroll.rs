@@ -180,20 +180,6 @@ fn compare(cc: IntCC, a: i128, b: i128, bits: u32) -> bool {
     }
 }
 
-fn swap(cc: IntCC) -> IntCC {
-    match cc {
-        IntCC::Slt => IntCC::Sgt,
-        IntCC::Sle => IntCC::Sge,
-        IntCC::Sgt => IntCC::Slt,
-        IntCC::Sge => IntCC::Sle,
-        IntCC::Ult => IntCC::Ugt,
-        IntCC::Ule => IntCC::Uge,
-        IntCC::Ugt => IntCC::Ult,
-        IntCC::Uge => IntCC::Ule,
-        other => other,
-    }
-}
-
 /// Whether `lp` has the counted shape, its trip count, and whether the
 /// budget allows unrolling it.
 fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Option<Plan> {
@@ -238,7 +224,7 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
     };
     let (iv_index, cc, limit) = match (param_index(args[0]), param_index(args[1])) {
         (Some(i), _) => (i, cc, constant(func, args[1])?),
-        (None, Some(i)) => (i, swap(cc), constant(func, args[0])?),
+        (None, Some(i)) => (i, cc.swapped(), constant(func, args[0])?),
         _ => return None,
     };
     let iv = params[iv_index];

@@ -124,21 +124,6 @@ struct Plan {
     exit: BlockCall,
 }
 
-/// `cc` with its operands swapped (`a < b` as `b > a`).
-fn swap(cc: IntCC) -> IntCC {
-    match cc {
-        IntCC::Slt => IntCC::Sgt,
-        IntCC::Sle => IntCC::Sge,
-        IntCC::Sgt => IntCC::Slt,
-        IntCC::Sge => IntCC::Sle,
-        IntCC::Ult => IntCC::Ugt,
-        IntCC::Ule => IntCC::Uge,
-        IntCC::Ugt => IntCC::Ult,
-        IntCC::Uge => IntCC::Ule,
-        other => other,
-    }
-}
-
 /// The condition that is false exactly when `cc` is true.
 fn negate(cc: IntCC) -> IntCC {
     match cc {
@@ -189,7 +174,7 @@ fn oriented(test: (IntCC, Value, Value), v: Value) -> Option<(IntCC, Value)> {
     if x == v && y != v {
         Some((cc, y))
     } else if y == v && x != v {
-        Some((swap(cc), x))
+        Some((cc.swapped(), x))
     } else {
         None
     }
