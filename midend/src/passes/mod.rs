@@ -11,6 +11,7 @@ mod divconst;
 mod fold;
 mod gvn;
 mod hoist;
+mod ifconv;
 mod inline;
 mod licm;
 mod load_elim;
@@ -35,6 +36,7 @@ pub use divconst::expand_const_division;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
+pub use ifconv::convert_ifs;
 pub use inline::inline_calls;
 pub use licm::hoist_loop_invariants;
 pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
@@ -134,6 +136,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
     ),
     (
+        "if-convert",
+        "turn a short if without else into straight-line code and selects",
+    ),
+    (
         "const-pool",
         "read double constants that SASS cannot hold as immediates from a .const table",
     ),
@@ -176,6 +182,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "unroll-runtime",
             "gvn",
             "merge-arms",
+            "if-convert",
             "mark-invariant",
             "load-elim",
             "hoist-loads",
@@ -243,6 +250,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "fold-offsets" => fold_address_offsets,
         "merge-branches" => merge_branches,
         "merge-arms" => merge_arms,
+        "if-convert" => convert_ifs,
         "rotate" => rotate_loops,
         "unroll-runtime" => unroll_runtime_loops,
         "strength-reduce" => reduce_strength,

@@ -1,0 +1,159 @@
+//! `if-convert`: a short `if` without an `else` becomes straight-line code
+//! and `select`s.
+//!
+//! `if (lane >= d) v += t;` lowers to a block that computes `v + t` and
+//! jumps to the join with it, while the branch around it passes the old
+//! `v`. On the GPU that is a branch, and a copy on each edge into the join
+//! (the join's parameter is one register). When the `if` body is a
+//! couple of cheap, speculatable instructions (`speculate.rs`), it is
+//! cheaper to compute them always and pick the value:
+//!
+//! ```text
+//! block0:                                   block0:
+//!     v5 = icmp sge v3, v4                      v5 = icmp sge v3, v4
+//!     brif v5, block1, block2(v1)               v6 = fadd v1, v2
+//! block1:                                ==>    v7 = select v5, v6, v1
+//!     v6 = fadd v1, v2                          jump block2(v7)
+//!     jump block2(v6)
+//! ```
+//!
+//! ptxas turns the `select` of an `add` into a predicated add, as it does
+//! with nvcc's PTX. The pass takes a "triangle": a block `A` ending in a
+//! `brif` whose one side is a block `T` entered only from `A`, with no
+//! parameters, ending in a jump to the other side `J`. `T`'s instructions
+//! must all be cheap and speculatable, and the non-constant ones plus the
+//! `select`s needed (one per parameter of `J` whose two incoming values
+//! differ) at most [`MAX_COST`]. Parameters of type `i1` are left alone
+//! (PTX has no `selp` for predicates). `T` is left without predecessors
+//! for `cfg-cleanup` to remove.
+
+use super::speculate::{is_cheap_speculatable, is_constant};
+use crate::ir::{Block, BlockCall, Function, Inst, InstData, Opcode, Type, Value};
+use std::collections::HashMap;
+
+/// The most instructions a converted `if` may add to the path that skipped it.
+pub const MAX_COST: usize = 3;
+
+/// The pass-table entry; returns whether any `if` was converted.
+pub fn convert_ifs(func: &mut Function) -> bool {
+    let mut preds: HashMap<Block, usize> = HashMap::new();
+    for &b in func.layout.blocks() {
+        for s in func.successors(b) {
+            *preds.entry(s).or_default() += 1;
+        }
+    }
+    let blocks: Vec<Block> = func.layout.blocks().to_vec();
+    let mut changed = false;
+    for a in blocks {
+        let Some(term) = func.layout.last_inst(a) else {
+            continue;
+        };
+        let InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = func.dfg.insts[term].clone()
+        else {
+            continue;
+        };
+        let plan = [
+            (true, &then_dest, &else_dest),
+            (false, &else_dest, &then_dest),
+        ]
+        .into_iter()
+        .find_map(|(t_is_then, t, j)| {
+            triangle(func, &preds, a, t, j).map(|(body, args)| (t_is_then, t.block, j, body, args))
+        });
+        let Some((t_is_then, t_block, j, body, t_args)) = plan else {
+            continue;
+        };
+        for inst in body {
+            func.layout.remove_inst(inst);
+            func.layout.insert_inst_before(inst, term);
+        }
+        let cond = func.dfg.resolve_aliases(cond);
+        let mut args = Vec::with_capacity(t_args.len());
+        for (&tv, &jv) in t_args.iter().zip(&j.args) {
+            let jv = func.dfg.resolve_aliases(jv);
+            if tv == jv {
+                args.push(tv);
+                continue;
+            }
+            let (x, y) = if t_is_then { (tv, jv) } else { (jv, tv) };
+            let ty = func.dfg.value_type(tv);
+            let sel = func.dfg.make_inst(
+                InstData::Ternary {
+                    opcode: Opcode::Select,
+                    args: [cond, x, y],
+                },
+                &[ty],
+            );
+            func.spans[sel] = func.spans[term];
+            func.layout.insert_inst_before(sel, term);
+            args.push(func.dfg.first_result(sel).expect("one result"));
+        }
+        func.dfg.insts[term] = InstData::Jump {
+            dest: BlockCall::new(j.block, args),
+        };
+        // T no longer has a predecessor; A no longer reaches T.
+        preds.insert(t_block, 0);
+        changed = true;
+    }
+    if changed {
+        func.dfg.resolve_all_aliases();
+    }
+    changed
+}
+
+/// When `t` is a convertible body between `a` and `j`: its instructions
+/// (without the jump) and the arguments it passes to `j`.
+fn triangle(
+    func: &Function,
+    preds: &HashMap<Block, usize>,
+    a: Block,
+    t: &BlockCall,
+    j: &BlockCall,
+) -> Option<(Vec<Inst>, Vec<Value>)> {
+    if t.block == j.block || t.block == a || !t.args.is_empty() || preds.get(&t.block) != Some(&1) {
+        return None;
+    }
+    if !func.dfg.block_params(t.block).is_empty() {
+        return None;
+    }
+    let insts = func.layout.block_insts(t.block);
+    let (&last, body) = insts.split_last()?;
+    let InstData::Jump { dest } = &func.dfg.insts[last] else {
+        return None;
+    };
+    if dest.block != j.block {
+        return None;
+    }
+    let params = func.dfg.block_params(j.block);
+    if params.iter().any(|&p| func.dfg.value_type(p) == Type::I1) {
+        return None;
+    }
+    let t_args: Vec<Value> = dest
+        .args
+        .iter()
+        .map(|&v| func.dfg.resolve_aliases(v))
+        .collect();
+    let j_args: Vec<Value> = j
+        .args
+        .iter()
+        .map(|&v| func.dfg.resolve_aliases(v))
+        .collect();
+    let mut cost = t_args.iter().zip(&j_args).filter(|(x, y)| x != y).count();
+    for &inst in body {
+        let data = &func.dfg.insts[inst];
+        if !is_cheap_speculatable(data) || func.dfg.inst_results(inst).len() != 1 {
+            return None;
+        }
+        if !is_constant(data) {
+            cost += 1;
+        }
+    }
+    if cost > MAX_COST {
+        return None;
+    }
+    Some((body.to_vec(), t_args))
+}
