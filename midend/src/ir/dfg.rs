@@ -115,6 +115,18 @@ impl DataFlowGraph {
         self.values[v].def
     }
 
+    /// The integer constant `v` stands for (through aliases), if an
+    /// `iconst` defines it.
+    pub fn iconst_value(&self, v: Value) -> Option<i64> {
+        match self.value_def(self.resolve_aliases(v)) {
+            ValueDef::Result(inst, _) => match self.insts[inst] {
+                InstData::Iconst { imm, .. } => Some(imm),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Whether `v` is an index this graph has allocated.
     pub fn value_is_valid(&self, v: Value) -> bool {
         self.values.is_valid(v)

@@ -1,7 +1,7 @@
 //! A function: its signature and attributes, the data-flow graph, the layout,
 //! its stack frame, and side tables (alias scopes, source spans).
 
-use super::dfg::DataFlowGraph;
+use super::dfg::{DataFlowGraph, ValueDef};
 use super::entities::{AliasScope, Block, Inst, StackSlot, Value};
 use super::instructions::InstData;
 use super::layout::Layout;
@@ -212,6 +212,16 @@ impl Function {
         let inst = self.dfg.make_inst(data, result_types);
         self.layout.append_inst(inst, block);
         inst
+    }
+
+    /// The block that defines `v`: its instruction's block, or the block
+    /// it is a parameter of (`None` for an alias or an unplaced result).
+    pub fn def_block(&self, v: Value) -> Option<Block> {
+        match self.dfg.value_def(v) {
+            ValueDef::Result(inst, _) => self.layout.inst_block(inst),
+            ValueDef::Param(b, _) => Some(b),
+            _ => None,
+        }
     }
 
     /// The successors of `block` (targets of its terminator), in order, with repeats.

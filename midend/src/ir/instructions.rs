@@ -448,6 +448,22 @@ named_enum! {
 }
 
 impl IntCC {
+    /// The condition that holds exactly when this one does not.
+    pub fn inverse(self) -> IntCC {
+        match self {
+            IntCC::Eq => IntCC::Ne,
+            IntCC::Ne => IntCC::Eq,
+            IntCC::Slt => IntCC::Sge,
+            IntCC::Sge => IntCC::Slt,
+            IntCC::Sgt => IntCC::Sle,
+            IntCC::Sle => IntCC::Sgt,
+            IntCC::Ult => IntCC::Uge,
+            IntCC::Uge => IntCC::Ult,
+            IntCC::Ugt => IntCC::Ule,
+            IntCC::Ule => IntCC::Ugt,
+        }
+    }
+
     /// The condition with its operands swapped: `a < b` is `b > a`.
     pub fn swapped(self) -> IntCC {
         match self {

@@ -79,7 +79,7 @@
 //! Division by `0`, `1` and `-1`, and by the most negative value, are left
 //! alone (`fold` handles `/ 1`; the others are undefined or rare in C).
 
-use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
+use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value};
 
 /// The pass-table entry; returns whether anything was rewritten.
 pub fn expand_const_division(func: &mut Function) -> bool {
@@ -97,7 +97,7 @@ pub fn expand_const_division(func: &mut Function) -> bool {
         }
         let x = func.dfg.resolve_aliases(args[0]);
         let ty = func.dfg.value_type(x);
-        let Some(d) = constant(func, args[1]) else {
+        let Some(d) = func.dfg.iconst_value(args[1]) else {
             continue;
         };
         let w = ty.bits();
@@ -388,16 +388,6 @@ fn signed_by_constant(b: &mut Emitter, rem: bool, x: Value, ty: Type, d: i64) ->
         b.binary(Opcode::Isub, x, qd, ty)
     } else {
         q
-    }
-}
-
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
-        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
-            InstData::Iconst { imm, .. } => Some(imm),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -70,17 +70,6 @@ pub fn fold_address_offsets(func: &mut Function) -> bool {
     changed
 }
 
-fn iconst_of(func: &Function, v: Value) -> Option<i64> {
-    let v = func.dfg.resolve_aliases(v);
-    match func.dfg.value_def(v) {
-        ValueDef::Result(i, 0) => match func.dfg.insts[i] {
-            InstData::Iconst { imm, .. } => Some(imm),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn def_of(func: &Function, v: Value) -> Option<InstData> {
     match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
         ValueDef::Result(i, 0) => Some(func.dfg.insts[i].clone()),
@@ -148,7 +137,7 @@ fn split(
             args: [a, b],
         } => {
             for (x, y) in [(a, b), (b, a)] {
-                if let Some(k) = iconst_of(func, y) {
+                if let Some(k) = func.dfg.iconst_value(y) {
                     return Some(match split(func, ranges, em, x, d) {
                         Some((rest, c)) => (rest, canon(c.wrapping_add(k), bits)),
                         None => (x, k),
@@ -165,7 +154,7 @@ fn split(
             opcode: Opcode::Isub,
             args: [a, b],
         } => {
-            if let Some(k) = iconst_of(func, b) {
+            if let Some(k) = func.dfg.iconst_value(b) {
                 return Some(match split(func, ranges, em, a, d) {
                     Some((rest, c)) => (rest, canon(c.wrapping_sub(k), bits)),
                     None => (a, canon(k.wrapping_neg(), bits)),
@@ -184,7 +173,7 @@ fn split(
             opcode: Opcode::Imul,
             args: [a, b],
         } => {
-            let (x, m) = match (iconst_of(func, a), iconst_of(func, b)) {
+            let (x, m) = match (func.dfg.iconst_value(a), func.dfg.iconst_value(b)) {
                 (_, Some(m)) => (a, m),
                 (Some(m), None) => (b, m),
                 _ => return None,
@@ -200,7 +189,10 @@ fn split(
             opcode: Opcode::Ishl,
             args: [a, b],
         } => {
-            let s = iconst_of(func, b).filter(|&s| (0..bits as i64).contains(&s))?;
+            let s = func
+                .dfg
+                .iconst_value(b)
+                .filter(|&s| (0..bits as i64).contains(&s))?;
             let (rest, c) = split(func, ranges, em, a, d)?;
             Some((
                 em.binary(func, Opcode::Ishl, rest, b),
@@ -251,7 +243,7 @@ fn peel(func: &Function, memo: &mut HashMap<Value, (Value, i64)>, p: Value) -> (
             Some(InstData::Binary {
                 opcode: Opcode::PtrOffset,
                 args: [b, o],
-            }) => match iconst_of(func, o) {
+            }) => match func.dfg.iconst_value(o) {
                 Some(c) => {
                     chain.push((at, c));
                     at = func.dfg.resolve_aliases(b);
@@ -289,7 +281,7 @@ fn rewrite_ptroffset(
     if oty != Type::I64 {
         return false;
     }
-    if iconst_of(func, off).is_some() {
+    if func.dfg.iconst_value(off).is_some() {
         return false;
     }
     let em = Emitter { at: inst };

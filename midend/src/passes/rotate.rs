@@ -48,7 +48,7 @@
 
 use super::speculate::{is_cheap_speculatable, is_constant};
 use crate::analysis::{ensure_preheader, DominatorTree, Loop, LoopAnalysis};
-use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value, ValueDef};
+use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
 use std::collections::{HashMap, HashSet};
 
 /// The most non-constant instructions a header's test may have.
@@ -101,12 +101,7 @@ fn rotate_round(func: &mut Function) -> bool {
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             let v = func.dfg.resolve_aliases(v);
-            let home = match func.dfg.value_def(v) {
-                ValueDef::Result(i, _) => func.layout.inst_block(i),
-                ValueDef::Param(b, _) => Some(b),
-                _ => None,
-            };
-            if home != Some(block) {
+            if func.def_block(v) != Some(block) {
                 escapes.insert(v);
             }
         });

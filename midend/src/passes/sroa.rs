@@ -25,7 +25,7 @@
 //! write reads zero here too. The dead addresses are left to `dce`.
 
 use crate::analysis::DominatorTree;
-use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value, ValueDef};
+use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The control-flow facts every piece needs, computed once.
@@ -71,7 +71,11 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
                     args: [p, off],
                 } => {
                     if let Some(&(slot, base)) = addr.get(&func.dfg.resolve_aliases(*p)) {
-                        match constant(func, *off).and_then(|c| base.checked_add(c)) {
+                        match func
+                            .dfg
+                            .iconst_value(*off)
+                            .and_then(|c| base.checked_add(c))
+                        {
                             Some(o) => {
                                 addr.insert(func.dfg.inst_results(inst)[0], (slot, o));
                             }
@@ -223,16 +227,6 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
-}
-
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
-        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
-            InstData::Iconst { imm, .. } => Some(imm),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// The pieces (offset, type) of a slot, if its accesses split it cleanly.

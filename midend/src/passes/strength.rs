@@ -127,25 +127,6 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     changed
 }
 
-/// The constant an `iconst` defines.
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => match func.dfg.insts[i] {
-            InstData::Iconst { imm, .. } => Some(imm),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn defining_block(func: &Function, v: Value) -> Option<Block> {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => func.layout.inst_block(i),
-        ValueDef::Param(b, _) => Some(b),
-        _ => None,
-    }
-}
-
 fn reduce_loop(
     func: &mut Function,
     analysis: &mut LoopAnalysis,
@@ -186,9 +167,8 @@ fn reduce_loop(
         }
         _ => return false,
     };
-    let invariant = |func: &Function, v: Value| -> bool {
-        defining_block(func, v).is_some_and(|b| !lp.contains(b))
-    };
+    let invariant =
+        |func: &Function, v: Value| -> bool { func.def_block(v).is_some_and(|b| !lp.contains(b)) };
     // The counters.
     let params = func.dfg.block_params(header).to_vec();
     let mut counters: HashMap<Value, (usize, Counter)> = HashMap::new();
@@ -209,8 +189,8 @@ fn reduce_loop(
         };
         let [x, y] = args.map(|v| func.dfg.resolve_aliases(v));
         let step = match (x == p, y == p) {
-            (true, false) => constant(func, y),
-            (false, true) => constant(func, x),
+            (true, false) => func.dfg.iconst_value(y),
+            (false, true) => func.dfg.iconst_value(x),
             _ => None,
         };
         let Some(step) = step else {
@@ -515,7 +495,7 @@ fn linear_form(
     };
     let inv = |v: Value| -> Option<Sym> {
         let v = func.dfg.resolve_aliases(v);
-        if let Some(c) = constant(func, v) {
+        if let Some(c) = func.dfg.iconst_value(v) {
             return Some(Sym::Const(c));
         }
         invariant(func, v).then_some(Sym::Val(v))
@@ -554,7 +534,7 @@ fn linear_form(
                 }
                 Opcode::Ishl => {
                     let e = of(x)?;
-                    let c = constant(func, func.dfg.resolve_aliases(y))?;
+                    let c = func.dfg.iconst_value(func.dfg.resolve_aliases(y))?;
                     let bits = func.dfg.value_type(x).bits();
                     if e.pointer || !(0..i64::from(bits)).contains(&c) || c >= 63 {
                         return None;

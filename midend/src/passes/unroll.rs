@@ -141,17 +141,6 @@ fn unroll_round(func: &mut Function) -> bool {
     true
 }
 
-/// The constant an `iconst` defines, if `v` is one.
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
-        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
-            InstData::Iconst { imm, .. } => Some(imm),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// `x` wrapped to `bits`, as a signed and as an unsigned number.
 fn wrap(x: i128, bits: u32) -> (i128, i128) {
     let mask = (1i128 << bits) - 1;
@@ -223,8 +212,8 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
             .position(|&p| p == func.dfg.resolve_aliases(v))
     };
     let (iv_index, cc, limit) = match (param_index(args[0]), param_index(args[1])) {
-        (Some(i), _) => (i, cc, constant(func, args[1])?),
-        (None, Some(i)) => (i, cc.swapped(), constant(func, args[0])?),
+        (Some(i), _) => (i, cc, func.dfg.iconst_value(args[1])?),
+        (None, Some(i)) => (i, cc.swapped(), func.dfg.iconst_value(args[0])?),
         _ => return None,
     };
     let iv = params[iv_index];
@@ -243,7 +232,7 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
         };
         for d in func.dfg.insts[t].branch_destinations() {
             if d.block == lp.header {
-                let c = constant(func, d.args[iv_index])?;
+                let c = func.dfg.iconst_value(d.args[iv_index])?;
                 if start.is_some_and(|s| s != c) {
                     return None;
                 }
@@ -275,12 +264,12 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
     let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
     let k = match opcode {
         // Commutative: the constant may be either operand.
-        Opcode::Iadd | Opcode::Imul if a == iv => constant(func, b)?,
-        Opcode::Iadd | Opcode::Imul if b == iv => constant(func, a)?,
+        Opcode::Iadd | Opcode::Imul if a == iv => func.dfg.iconst_value(b)?,
+        Opcode::Iadd | Opcode::Imul if b == iv => func.dfg.iconst_value(a)?,
         Opcode::Isub | Opcode::Ishl | Opcode::Sshr | Opcode::Ushr | Opcode::Sdiv | Opcode::Udiv
             if a == iv =>
         {
-            constant(func, b)?
+            func.dfg.iconst_value(b)?
         }
         _ => return None,
     };

@@ -124,22 +124,6 @@ struct Plan {
     exit: BlockCall,
 }
 
-/// The condition that is false exactly when `cc` is true.
-fn negate(cc: IntCC) -> IntCC {
-    match cc {
-        IntCC::Eq => IntCC::Ne,
-        IntCC::Ne => IntCC::Eq,
-        IntCC::Slt => IntCC::Sge,
-        IntCC::Sge => IntCC::Slt,
-        IntCC::Sgt => IntCC::Sle,
-        IntCC::Sle => IntCC::Sgt,
-        IntCC::Ult => IntCC::Uge,
-        IntCC::Uge => IntCC::Ult,
-        IntCC::Ugt => IntCC::Ule,
-        IntCC::Ule => IntCC::Ugt,
-    }
-}
-
 /// The comparison `branch` makes to go to `to`, as `(cc, x, y)` meaning
 /// "goes to `to` when `x cc y`"; `None` unless it is a `brif` on an
 /// `icmp` with `to` on exactly one side.
@@ -163,7 +147,7 @@ fn staying_test(func: &Function, branch: Inst, to: Block) -> Option<(IntCC, Valu
     let InstData::IntCompare { cond: cc, args } = func.dfg.insts[test] else {
         return None;
     };
-    let cc = if then_side { cc } else { negate(cc) };
+    let cc = if then_side { cc } else { cc.inverse() };
     let [x, y] = args.map(|v| func.dfg.resolve_aliases(v));
     Some((cc, x, y))
 }
@@ -180,15 +164,6 @@ fn oriented(test: (IntCC, Value, Value), v: Value) -> Option<(IntCC, Value)> {
     }
 }
 
-/// The block that defines `v` (an instruction's or a parameter's).
-fn home(func: &Function, v: Value) -> Option<Block> {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => func.layout.inst_block(i),
-        ValueDef::Param(b, _) => Some(b),
-        _ => None,
-    }
-}
-
 /// Whether `v` is `iadd x, 1` (either operand order); returns `x`.
 fn plus_one(func: &Function, v: Value) -> Option<Value> {
     let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
@@ -202,13 +177,9 @@ fn plus_one(func: &Function, v: Value) -> Option<Value> {
         return None;
     };
     let [a, b] = args.map(|v| func.dfg.resolve_aliases(v));
-    let one = |v: Value| match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => matches!(func.dfg.insts[i], InstData::Iconst { imm: 1, .. }),
-        _ => false,
-    };
-    if one(b) {
+    if func.dfg.iconst_value(b) == Some(1) {
         Some(a)
-    } else if one(a) {
+    } else if func.dfg.iconst_value(a) == Some(1) {
         Some(b)
     } else {
         None
@@ -300,7 +271,7 @@ fn plan(func: &Function, lp: &Loop, readers: &HashMap<Value, Vec<Block>>) -> Opt
     if !matches!(func.dfg.value_type(p), Type::I32 | Type::I64) {
         return None;
     }
-    if home(func, bound).is_none_or(|b| lp.contains(b)) {
+    if func.def_block(bound).is_none_or(|b| lp.contains(b)) {
         return None;
     }
     // One edge enters, from a guard that makes the same comparison of the
