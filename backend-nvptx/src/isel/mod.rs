@@ -227,6 +227,10 @@ struct Isel<'a> {
     vec_member: HashMap<Inst, Inst>,
     /// The function's dominator tree (where edge copies may go early).
     domtree: midend::analysis::DominatorTree,
+    /// Each block's predecessors, and the blocks that read each block
+    /// parameter (for edge copies on back edges).
+    preds: HashMap<Block, Vec<Block>>,
+    param_readers: HashMap<Value, Vec<Block>>,
     /// By-value arguments stored field by field into the call's `.param`
     /// array, by (call, argument number): each field's offset and value.
     direct_byval: HashMap<(Inst, usize), Vec<(i64, aggregate::ByvalField)>>,
@@ -279,13 +283,24 @@ fn select(
         vec_groups: HashMap::new(),
         vec_member: HashMap::new(),
         domtree: midend::analysis::DominatorTree::compute(func),
+        preds: HashMap::new(),
+        param_readers: HashMap::new(),
         direct_byval: HashMap::new(),
         skipped_insts: HashSet::new(),
     };
-    for (_, inst) in func.layout.insts() {
+    for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
-            *isel.uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
+            let v = func.dfg.resolve_aliases(v);
+            *isel.uses.entry(v).or_default() += 1;
+            if matches!(func.dfg.value_def(v), ValueDef::Param(..)) {
+                isel.param_readers.entry(v).or_default().push(block);
+            }
         });
+    }
+    for &b in func.layout.blocks() {
+        for s in func.successors(b) {
+            isel.preds.entry(s).or_default().push(b);
+        }
     }
     isel.find_wide_multiplies();
     isel.find_high_multiplies();
@@ -1050,19 +1065,13 @@ impl Isel<'_> {
         if !self.domtree.dominates(dest, from) {
             return false;
         }
-        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-        for &b in self.func.layout.blocks() {
-            for s in self.func.successors(b) {
-                preds.entry(s).or_default().push(b);
-            }
-        }
         let mut body: HashSet<Block> = HashSet::from([dest, from]);
         let mut work = vec![from];
         while let Some(b) = work.pop() {
             if b == dest {
                 continue;
             }
-            for &p in preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+            for &p in self.preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
                 if body.insert(p) {
                     work.push(p);
                 }
@@ -1071,15 +1080,10 @@ impl Isel<'_> {
         if body.contains(&other) {
             return false;
         }
-        let params: HashSet<Value> = self.func.dfg.block_params(dest).iter().copied().collect();
-        self.func.layout.insts().all(|(b, inst)| {
-            body.contains(&b) || {
-                let mut reads = false;
-                self.func.dfg.insts[inst].for_each_arg(|v| {
-                    reads |= params.contains(&self.func.dfg.resolve_aliases(v));
-                });
-                !reads
-            }
+        self.func.dfg.block_params(dest).iter().all(|p| {
+            self.param_readers
+                .get(p)
+                .is_none_or(|readers| readers.iter().all(|b| body.contains(b)))
         })
     }
 
