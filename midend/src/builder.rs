@@ -6,8 +6,8 @@
 
 use crate::ir::{
     AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, FloatCC, FuncId, Function,
-    GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg,
-    StackSlot, Type, Value, VoteMode,
+    GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SourceSpan,
+    SpecialReg, StackSlot, Type, Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -278,6 +278,8 @@ pub enum CursorPosition {
 pub struct FuncCursor<'f> {
     pub func: &'f mut Function,
     pub pos: CursorPosition,
+    /// The source span every new instruction gets (none: the default).
+    pub span: Option<SourceSpan>,
 }
 
 impl<'f> FuncCursor<'f> {
@@ -285,6 +287,7 @@ impl<'f> FuncCursor<'f> {
         FuncCursor {
             func,
             pos: CursorPosition::AtEnd(block),
+            span: None,
         }
     }
 
@@ -292,6 +295,18 @@ impl<'f> FuncCursor<'f> {
         FuncCursor {
             func,
             pos: CursorPosition::Before(inst),
+            span: None,
+        }
+    }
+
+    /// Before `inst`, with `inst`'s source span on every new instruction
+    /// (what a pass that expands or rewrites `inst` wants).
+    pub fn before_with_span(func: &'f mut Function, inst: Inst) -> Self {
+        let span = func.spans[inst];
+        FuncCursor {
+            func,
+            pos: CursorPosition::Before(inst),
+            span: Some(span),
         }
     }
 }
@@ -302,6 +317,9 @@ impl InstBuilder for FuncCursor<'_> {
         match self.pos {
             CursorPosition::AtEnd(block) => self.func.layout.append_inst(inst, block),
             CursorPosition::Before(at) => self.func.layout.insert_inst_before(inst, at),
+        }
+        if let Some(span) = self.span {
+            self.func.spans[inst] = span;
         }
         inst
     }

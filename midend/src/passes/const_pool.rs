@@ -21,6 +21,7 @@
 //! loads afterwards; the interpreter and the emulator read the table like
 //! any `__constant__` variable.
 
+use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{
     AddrSpace, Block, GlobalVarData, Inst, InstData, Linkage, MemFlags, Module, Type, Value,
     ValueDef,
@@ -95,43 +96,11 @@ pub fn pool_constants(module: &mut Module) -> bool {
             let new = match loaded.get(&(block, bits)) {
                 Some(&v) => v,
                 None => {
-                    let addr = func.dfg.make_inst(
-                        InstData::GlobalAddr { gv: pool },
-                        &[Type::Ptr(AddrSpace::Const)],
-                    );
-                    func.layout.insert_inst_before(addr, inst);
-                    let base = func.dfg.first_result(addr).expect("one result");
-                    let off = func.dfg.make_inst(
-                        InstData::Iconst {
-                            ty: Type::I64,
-                            imm: slots[&bits],
-                        },
-                        &[Type::I64],
-                    );
-                    func.layout.insert_inst_before(off, inst);
-                    let off = func.dfg.first_result(off).expect("one result");
-                    let at = func.dfg.make_inst(
-                        InstData::Binary {
-                            opcode: crate::ir::Opcode::PtrOffset,
-                            args: [base, off],
-                        },
-                        &[Type::Ptr(AddrSpace::Const)],
-                    );
-                    func.layout.insert_inst_before(at, inst);
-                    let at = func.dfg.first_result(at).expect("one result");
-                    let load = func.dfg.make_inst(
-                        InstData::Load {
-                            ty: Type::F64,
-                            ptr: at,
-                            flags: MemFlags::default(),
-                        },
-                        &[Type::F64],
-                    );
-                    func.layout.insert_inst_before(load, inst);
-                    for i in [addr, load] {
-                        func.spans[i] = func.spans[inst];
-                    }
-                    let v = func.dfg.first_result(load).expect("one result");
+                    let mut cur = FuncCursor::before_with_span(func, inst);
+                    let addr = cur.global_addr(AddrSpace::Const, pool);
+                    let off = cur.iconst(Type::I64, slots[&bits]);
+                    let at = cur.ptroffset(addr, off);
+                    let v = cur.load(Type::F64, at, MemFlags::default());
                     loaded.insert((block, bits), v);
                     v
                 }

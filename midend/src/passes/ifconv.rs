@@ -28,7 +28,8 @@
 //! for `cfg-cleanup` to remove.
 
 use super::speculate::{is_cheap_speculatable, is_constant};
-use crate::ir::{Block, BlockCall, Function, Inst, InstData, Opcode, Type, Value};
+use crate::builder::{FuncCursor, InstBuilder};
+use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
 use std::collections::HashMap;
 
 /// The most instructions a converted `if` may add to the path that skipped it.
@@ -80,17 +81,7 @@ pub fn convert_ifs(func: &mut Function) -> bool {
                 continue;
             }
             let (x, y) = if t_is_then { (tv, jv) } else { (jv, tv) };
-            let ty = func.dfg.value_type(tv);
-            let sel = func.dfg.make_inst(
-                InstData::Ternary {
-                    opcode: Opcode::Select,
-                    args: [cond, x, y],
-                },
-                &[ty],
-            );
-            func.spans[sel] = func.spans[term];
-            func.layout.insert_inst_before(sel, term);
-            args.push(func.dfg.first_result(sel).expect("one result"));
+            args.push(FuncCursor::before_with_span(func, term).select(cond, x, y));
         }
         func.dfg.insts[term] = InstData::Jump {
             dest: BlockCall::new(j.block, args),

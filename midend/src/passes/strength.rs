@@ -39,6 +39,7 @@
 
 use super::unroll_runtime::guard_proves_first_trip;
 use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
+use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
@@ -354,21 +355,14 @@ fn reduce_loop(
                 _ => c.wrapping_sub(c0),
             };
             let int_ty = if l.pointer { Type::I64 } else { ty };
-            let k = emit_before(
-                func,
-                def,
-                InstData::Iconst {
-                    ty: int_ty,
-                    imm: delta,
-                },
-                int_ty,
-            );
             let op = if l.pointer {
                 Opcode::PtrOffset
             } else {
                 Opcode::Iadd
             };
-            let same = emit_binary(func, def, op, q, k, ty);
+            let mut cur = FuncCursor::before_with_span(func, def);
+            let k = cur.iconst(int_ty, delta);
+            let same = cur.binary(op, q, k);
             func.layout.remove_inst(def);
             func.dfg.change_to_alias(v, same);
             continue;
@@ -385,36 +379,28 @@ fn reduce_loop(
         // First value: scale·widen(a) + offset, in the preheader.
         let a = func.dfg.resolve_aliases(pre_args[l.counter]);
         let a = match l.widened {
-            Some(op) => emit_before(
-                func,
-                pre_jump,
-                InstData::Convert {
-                    opcode: op,
-                    ty: Type::I64,
-                    arg: a,
-                },
-                Type::I64,
-            ),
+            Some(op) => FuncCursor::before_with_span(func, pre_jump).convert(op, Type::I64, a),
             None => a,
         };
         let int_ty = if l.pointer { Type::I64 } else { ty };
         let scale = build(func, pre_jump, &l.scale, int_ty);
-        let scaled = emit_binary(func, pre_jump, Opcode::Imul, scale, a, int_ty);
+        let scaled = FuncCursor::before_with_span(func, pre_jump).imul(scale, a);
         let first = if l.pointer {
-            let base = build_pointer(func, pre_jump, &l.offset, ty);
-            emit_binary(func, pre_jump, Opcode::PtrOffset, base, scaled, ty)
+            let base = build_pointer(func, pre_jump, &l.offset);
+            FuncCursor::before_with_span(func, pre_jump).ptroffset(base, scaled)
         } else {
             let offset = build(func, pre_jump, &l.offset, int_ty);
-            emit_binary(func, pre_jump, Opcode::Iadd, scaled, offset, int_ty)
+            FuncCursor::before_with_span(func, pre_jump).iadd(scaled, offset)
         };
         let step = Sym::mul(l.scale.clone(), Sym::Const(counter.step));
         let step = build(func, pre_jump, &step, int_ty);
         // The new parameter, and its step in the latch.
         let q = func.dfg.append_block_param(header, ty);
+        let mut cur = FuncCursor::before_with_span(func, back_branch);
         let next = if l.pointer {
-            emit_binary(func, back_branch, Opcode::PtrOffset, q, step, ty)
+            cur.ptroffset(q, step)
         } else {
-            emit_binary(func, back_branch, Opcode::Iadd, q, step, int_ty)
+            cur.iadd(q, step)
         };
         push_arg(func, pre_jump, header, first);
         push_arg(func, back_branch, header, next);
@@ -589,32 +575,6 @@ fn linear_form(
     }
 }
 
-fn emit_before(func: &mut Function, before: Inst, data: InstData, ty: Type) -> Value {
-    let inst = func.dfg.make_inst(data, &[ty]);
-    func.layout.insert_inst_before(inst, before);
-    func.spans[inst] = func.spans[before];
-    func.dfg.inst_results(inst)[0]
-}
-
-fn emit_binary(
-    func: &mut Function,
-    before: Inst,
-    opcode: Opcode,
-    a: Value,
-    b: Value,
-    ty: Type,
-) -> Value {
-    emit_before(
-        func,
-        before,
-        InstData::Binary {
-            opcode,
-            args: [a, b],
-        },
-        ty,
-    )
-}
-
 /// Materializes an integer `Sym` of type `ty` before `before`.
 fn build(func: &mut Function, before: Inst, s: &Sym, ty: Type) -> Value {
     match s {
@@ -624,7 +584,7 @@ fn build(func: &mut Function, before: Inst, s: &Sym, ty: Type) -> Value {
                 Type::I32 => i64::from(*c as i32),
                 _ => *c,
             };
-            emit_before(func, before, InstData::Iconst { ty, imm }, ty)
+            FuncCursor::before_with_span(func, before).iconst(ty, imm)
         }
         Sym::Val(v) => *v,
         Sym::Add(a, b) | Sym::Sub(a, b) | Sym::Mul(a, b) => {
@@ -635,13 +595,13 @@ fn build(func: &mut Function, before: Inst, s: &Sym, ty: Type) -> Value {
                 Sym::Sub(..) => Opcode::Isub,
                 _ => Opcode::Imul,
             };
-            emit_binary(func, before, op, x, y, ty)
+            FuncCursor::before_with_span(func, before).binary(op, x, y)
         }
     }
 }
 
-/// Materializes a pointer `Sym` (`base + integer part`) of type `ty`.
-fn build_pointer(func: &mut Function, before: Inst, s: &Sym, ty: Type) -> Value {
+/// Materializes a pointer `Sym` (`base + integer part`).
+fn build_pointer(func: &mut Function, before: Inst, s: &Sym) -> Value {
     match s {
         Sym::Add(a, b) => {
             let Sym::Val(base) = **a else {
@@ -651,7 +611,7 @@ fn build_pointer(func: &mut Function, before: Inst, s: &Sym, ty: Type) -> Value 
                 return base;
             }
             let off = build(func, before, b, Type::I64);
-            emit_binary(func, before, Opcode::PtrOffset, base, off, ty)
+            FuncCursor::before_with_span(func, before).ptroffset(base, off)
         }
         _ => unreachable!("a pointer offset is `base + offset`"),
     }

@@ -56,6 +56,7 @@
 //! prints as `.pragma "nounroll"`.
 
 use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
+use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Type, Value, ValueDef,
 };
@@ -382,39 +383,6 @@ pub(super) fn guard_proves_first_trip(
     }
 }
 
-/// Appends `data` to `block` and returns its first result.
-fn append(func: &mut Function, block: Block, data: InstData, ty: Type) -> Value {
-    let inst = func.dfg.make_inst(data, &[ty]);
-    func.layout.append_inst(inst, block);
-    func.dfg.inst_results(inst)[0]
-}
-
-fn iconst(func: &mut Function, block: Block, ty: Type, imm: i64) -> Value {
-    append(func, block, InstData::Iconst { ty, imm }, ty)
-}
-
-fn binary(func: &mut Function, block: Block, opcode: Opcode, a: Value, b: Value) -> Value {
-    let ty = func.dfg.value_type(a);
-    append(
-        func,
-        block,
-        InstData::Binary {
-            opcode,
-            args: [a, b],
-        },
-        ty,
-    )
-}
-
-fn icmp(func: &mut Function, block: Block, cond: IntCC, a: Value, b: Value) -> Value {
-    append(
-        func,
-        block,
-        InstData::IntCompare { cond, args: [a, b] },
-        Type::I1,
-    )
-}
-
 /// Builds the setup block, the four copies and the leftover test; points
 /// the guard at the setup block and marks the original loop `unroll 1`.
 /// Returns the new blocks in layout order.
@@ -445,13 +413,14 @@ fn unroll(
         })
         .collect();
     let a = params[plan.counter];
-    let trips = binary(func, setup, Opcode::Isub, plan.bound, a);
-    let one = iconst(func, setup, ty, 1);
-    let mask = iconst(func, setup, ty, FACTOR - 1);
-    let left = binary(func, setup, Opcode::Band, trips, mask);
-    let fours = binary(func, setup, Opcode::Isub, trips, left);
-    let less = binary(func, setup, Opcode::Isub, trips, one);
-    let small = icmp(func, setup, IntCC::Ult, less, mask);
+    let mut cur = FuncCursor::at_end(func, setup);
+    let trips = cur.isub(plan.bound, a);
+    let one = cur.iconst(ty, 1);
+    let mask = cur.iconst(ty, FACTOR - 1);
+    let left = cur.binary(Opcode::Band, trips, mask);
+    let fours = cur.isub(trips, left);
+    let less = cur.isub(trips, one);
+    let small = cur.icmp(IntCC::Ult, less, mask);
 
     // The copies' blocks; copy 0's header also takes the count of fours.
     let mut block_maps: Vec<HashMap<Block, Block>> = Vec::new();
@@ -538,10 +507,11 @@ fn unroll(
             func.layout.append_inst(jump, latch);
             func.spans[jump] = func.spans[latch_branch];
         } else {
-            let step = iconst(func, latch, ty, FACTOR);
-            let rest = binary(func, latch, Opcode::Isub, count, step);
-            let zero = iconst(func, latch, ty, 0);
-            let more = icmp(func, latch, IntCC::Ne, rest, zero);
+            let mut cur = FuncCursor::at_end(func, latch);
+            let step = cur.iconst(ty, FACTOR);
+            let rest = cur.isub(count, step);
+            let zero = cur.iconst(ty, 0);
+            let more = cur.icmp(IntCC::Ne, rest, zero);
             let mut again = args.clone();
             again.push(rest);
             let data = InstData::Brif {
@@ -553,8 +523,9 @@ fn unroll(
             func.layout.append_inst(br, latch);
             func.spans[br] = func.spans[latch_branch];
             // leftover: into the original loop when T & 3 != 0, else out.
-            let zero = iconst(func, leftover, ty, 0);
-            let any = icmp(func, leftover, IntCC::Ne, left, zero);
+            let mut cur = FuncCursor::at_end(func, leftover);
+            let zero = cur.iconst(ty, 0);
+            let any = cur.icmp(IntCC::Ne, left, zero);
             let out = map_args(func, &value_maps[k], &plan.exit.args);
             let data = InstData::Brif {
                 cond: any,
