@@ -314,6 +314,14 @@ fn plan(func: &Function, lp: &Loop, readers: &HashMap<Value, Vec<Block>>) -> Opt
     })
 }
 
+/// The destination of `branch` that goes to `to`.
+fn edge_to(func: &Function, branch: Inst, to: Block) -> Option<&BlockCall> {
+    func.dfg.insts[branch]
+        .branch_destinations()
+        .into_iter()
+        .find(|d| d.block == to)
+}
+
 /// Whether the edge from `guard` into `header` is taken only when the
 /// counter's first value `a` satisfies `a cc bound`: `guard` ends in a
 /// `brif` on that comparison, or it is a preheader (`licm` makes them)
@@ -328,16 +336,8 @@ pub(super) fn guard_proves_first_trip(
 ) -> Option<bool> {
     let branch = func.layout.last_inst(guard)?;
     match &func.dfg.insts[branch] {
-        InstData::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } => {
-            let dest = if then_dest.block == header {
-                then_dest
-            } else {
-                else_dest
-            };
+        InstData::Brif { .. } => {
+            let dest = edge_to(func, branch, header)?;
             let first = func.dfg.resolve_aliases(*dest.args.get(counter)?);
             let test = staying_test(func, branch, header)?;
             Some(oriented(test, first) == Some(want))
@@ -362,19 +362,7 @@ pub(super) fn guard_proves_first_trip(
                 .iter()
                 .position(|&p| p == first)
             {
-                let InstData::Brif {
-                    then_dest,
-                    else_dest,
-                    ..
-                } = &func.dfg.insts[branch]
-                else {
-                    return None;
-                };
-                let into = if then_dest.block == guard {
-                    then_dest
-                } else {
-                    else_dest
-                };
+                let into = edge_to(func, branch, guard)?;
                 first = func.dfg.resolve_aliases(*into.args.get(j)?);
             }
             Some(oriented(test, first) == Some(want))
