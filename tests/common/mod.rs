@@ -403,21 +403,29 @@ pub fn math_interp_run(
     f64s(out.buffers[2].as_ref().unwrap())
 }
 
-/// `kernel(x, y, out, n)` on the PTX emulator; returns `out`.
-pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    use ptx_validate::emu;
+/// The arguments `(x, y, out, n)` of a math kernel, for the emulator and
+/// the GPU (which take the same argument type).
+fn math_ptx_args(x: &[f64], y: &[f64], per: usize) -> [ptx_validate::emu::KernelArg; 4] {
+    use ptx_validate::emu::KernelArg;
     let n = x.len();
-    let args = [
-        emu::KernelArg::Buffer(f64_bytes(x)),
-        emu::KernelArg::Buffer(f64_bytes(y)),
-        emu::KernelArg::Buffer(vec![0; 8 * per * n]),
-        emu::KernelArg::Scalar {
+    [
+        KernelArg::Buffer(f64_bytes(x)),
+        KernelArg::Buffer(f64_bytes(y)),
+        KernelArg::Buffer(vec![0; 8 * per * n]),
+        KernelArg::Scalar {
             bits: n as u64,
             bytes: 4,
             float: false,
             name: "int".into(),
         },
-    ];
+    ]
+}
+
+/// `kernel(x, y, out, n)` on the PTX emulator; returns `out`.
+pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
+    use ptx_validate::emu;
+    let n = x.len();
+    let args = math_ptx_args(x, y, per);
     let cfg = emu::LaunchConfig {
         grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
         block: [MATH_BLOCK, 1, 1],
@@ -430,19 +438,8 @@ pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -
 
 /// [`math_emu_run`] on the GPU (device 0, through the CUDA driver).
 pub fn math_gpu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    use ptx_validate::emu::KernelArg;
     let n = x.len();
-    let args = [
-        KernelArg::Buffer(f64_bytes(x)),
-        KernelArg::Buffer(f64_bytes(y)),
-        KernelArg::Buffer(vec![0; 8 * per * n]),
-        KernelArg::Scalar {
-            bits: n as u64,
-            bytes: 4,
-            float: false,
-            name: "int".into(),
-        },
-    ];
+    let args = math_ptx_args(x, y, per);
     let launch = kernelc::gpu::Launch {
         ptx,
         kernel,
