@@ -97,6 +97,20 @@ struct Linear {
     pointer: bool,
 }
 
+impl Linear {
+    /// The counter with index `k` itself: `1·i + 0`.
+    fn counter(k: usize) -> Linear {
+        Linear {
+            counter: k,
+            widened: None,
+            scale: Sym::Const(1),
+            offset: Sym::Const(0),
+            costly: false,
+            pointer: false,
+        }
+    }
+}
+
 /// A counter: a header parameter stepping by `step`.
 #[derive(Clone, Copy)]
 struct Counter {
@@ -113,13 +127,21 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let mut analysis = LoopAnalysis::compute(func, &domtree);
     let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
+    // Layout positions (new preheaders join the layout only at the end).
+    let position: HashMap<Block, usize> = func
+        .layout
+        .blocks()
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i))
+        .collect();
     let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut changed = false;
     for index in 0..analysis.loops.len() {
         if inner.contains(&index) {
             continue;
         }
-        changed |= reduce_loop(func, &mut analysis, index, &mut made);
+        changed |= reduce_loop(func, &mut analysis, index, &position, &mut made);
     }
     if changed {
         func.layout.insert_blocks_before(&made);
@@ -132,6 +154,7 @@ fn reduce_loop(
     func: &mut Function,
     analysis: &mut LoopAnalysis,
     index: usize,
+    position: &HashMap<Block, usize>,
     made: &mut HashMap<Block, Vec<Block>>,
 ) -> bool {
     let lp = analysis.loops[index].clone();
@@ -235,16 +258,14 @@ fn reduce_loop(
     if counters.is_empty() {
         return false;
     }
-    // Linear values, in layout order (operands before their readers).
-    let mut linear: HashMap<Value, Linear> = HashMap::new();
+    // Linear values, in layout order (operands before their readers),
+    // starting from the counters themselves.
+    let mut linear: HashMap<Value, Linear> = counters
+        .iter()
+        .map(|(&p, &(k, _))| (p, Linear::counter(k)))
+        .collect();
     let mut order: Vec<Block> = lp.blocks.iter().copied().collect();
-    order.sort_by_key(|&b| {
-        func.layout
-            .blocks()
-            .iter()
-            .position(|&x| x == b)
-            .unwrap_or(usize::MAX)
-    });
+    order.sort_by_key(|b| position.get(b).copied().unwrap_or(usize::MAX));
     for &b in &order {
         for &inst in func.layout.block_insts(b) {
             let Some(&r) = func.dfg.inst_results(inst).first() else {
@@ -254,19 +275,6 @@ fn reduce_loop(
                 linear.insert(r, l);
             }
         }
-    }
-    for (&p, &(k, _)) in &counters {
-        linear.insert(
-            p,
-            Linear {
-                counter: k,
-                widened: None,
-                scale: Sym::Const(1),
-                offset: Sym::Const(0),
-                costly: false,
-                pointer: false,
-            },
-        );
     }
     // The roots: costly linear values read by an instruction that is not
     // linear in the same counter. A 64-bit product read only by right
@@ -465,20 +473,7 @@ fn linear_form(
     counters: &HashMap<Value, (usize, Counter)>,
     invariant: &dyn Fn(&Function, Value) -> bool,
 ) -> Option<Linear> {
-    let of = |v: Value| -> Option<Linear> {
-        let v = func.dfg.resolve_aliases(v);
-        if let Some(&(k, _)) = counters.get(&v) {
-            return Some(Linear {
-                counter: k,
-                widened: None,
-                scale: Sym::Const(1),
-                offset: Sym::Const(0),
-                costly: false,
-                pointer: false,
-            });
-        }
-        linear.get(&v).cloned()
-    };
+    let of = |v: Value| -> Option<Linear> { linear.get(&func.dfg.resolve_aliases(v)).cloned() };
     let inv = |v: Value| -> Option<Sym> {
         let v = func.dfg.resolve_aliases(v);
         if let Some(c) = func.dfg.iconst_value(v) {
@@ -563,12 +558,8 @@ fn linear_form(
                 _ => c.widens.1,
             };
             ok.then_some(Linear {
-                counter: k,
                 widened: Some(*op),
-                scale: Sym::Const(1),
-                offset: Sym::Const(0),
-                costly: false,
-                pointer: false,
+                ..Linear::counter(k)
             })
         }
         _ => None,
