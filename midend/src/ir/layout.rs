@@ -26,6 +26,15 @@ impl Layout {
         &self.blocks
     }
 
+    /// Each placed block's index in layout order.
+    pub fn block_positions(&self) -> std::collections::HashMap<Block, usize> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b, i))
+            .collect()
+    }
+
     pub fn entry_block(&self) -> Option<Block> {
         self.blocks.first().copied()
     }

@@ -128,13 +128,7 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     let mut analysis = LoopAnalysis::compute(func, &domtree);
     let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     // Layout positions (new preheaders join the layout only at the end).
-    let position: HashMap<Block, usize> = func
-        .layout
-        .blocks()
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| (b, i))
-        .collect();
+    let position = func.layout.block_positions();
     let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut changed = false;
     for index in 0..analysis.loops.len() {

@@ -91,13 +91,7 @@ fn unroll_round(func: &mut Function) -> bool {
         }
     }
     // Layout positions, to lay each loop's copies out in its own order.
-    let position: HashMap<Block, usize> = func
-        .layout
-        .blocks()
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| (b, i))
-        .collect();
+    let position = func.layout.block_positions();
     let mut touched: HashSet<usize> = HashSet::new();
     let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut removed: HashSet<Block> = HashSet::new();

@@ -84,13 +84,7 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
             readers.entry(v).or_default().push(block);
         });
     }
-    let position: HashMap<Block, usize> = func
-        .layout
-        .blocks()
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| (b, i))
-        .collect();
+    let position = func.layout.block_positions();
     let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
     let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     for (index, lp) in analysis.loops.iter().enumerate() {
