@@ -16,6 +16,11 @@ fn generated_kernels_compile_and_assemble() {
     for shape in Shape::ALL {
         let ptx = p::whole(&gen::kernel(shape, 40), &opts);
         common::assert_ptxas_accepts(&ptx, "sm_90", &format!("generated {}", shape.name()));
+        if shape == Shape::RuntimeLoops {
+            // The loops are the run-time-trip kind that `unroll-runtime`
+            // unrolls (its remainder loops carry the pragma).
+            assert!(ptx.contains(".pragma \"nounroll\";"), "{ptx}");
+        }
     }
     let ptx = p::whole(&gen::helpers(5, 12), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated helpers");

@@ -21,15 +21,22 @@ pub enum Shape {
     Indexing,
     /// All of the above, in turn.
     Mixed,
+    /// Loops whose trip count is a kernel argument, every third one with a
+    /// `break`: the loops that `rotate`, `strength-reduce` and
+    /// `unroll-runtime` transform (and that must not cost a pass over the
+    /// whole function each).
+    RuntimeLoops,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 5] = [
+    /// `Mixed` takes its statements from the first four, in turn.
+    pub const ALL: [Shape; 6] = [
         Shape::Straight,
         Shape::Loops,
         Shape::Ifs,
         Shape::Indexing,
         Shape::Mixed,
+        Shape::RuntimeLoops,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +46,7 @@ impl Shape {
             Shape::Ifs => "ifs",
             Shape::Indexing => "indexing",
             Shape::Mixed => "mixed",
+            Shape::RuntimeLoops => "runtime-loops",
         }
     }
 }
@@ -103,6 +111,18 @@ fn chunk(s: &mut String, kind: Shape, step: usize) -> usize {
             let _ = writeln!(s, "        f{a} = f{a} - f{c};");
             s.push_str("    } else {\n");
             let _ = writeln!(s, "        k{a} = k{a} ^ k{c};");
+            s.push_str("    }\n");
+            3
+        }
+        Shape::RuntimeLoops => {
+            let _ = writeln!(s, "    for (int j = {}; j < n; ++j) {{", step % 3);
+            let _ = writeln!(s, "        f{a} = f{a} * 0.5f + f{b};");
+            let _ = writeln!(s, "        k{a} = k{a} + j * k{c};");
+            if step % 3 == 2 {
+                let _ = writeln!(s, "        if (k{a} > {}) break;", 1000 + step);
+                s.push_str("    }\n");
+                return 4;
+            }
             s.push_str("    }\n");
             3
         }

@@ -72,6 +72,48 @@ fn signed_constant_addend(offset: &Expr) -> Option<(&Expr, i64)> {
     .filter(|(rest, _)| rest.ty == inner.ty)
 }
 
+/// A widened signed index `a + k` (or `k + a`) whose `k` is one of the
+/// `for` counters being lowered: `(a, k)`. As with a constant addend, the
+/// sum cannot overflow (C leaves that undefined), so its widening is the sum
+/// of the widened parts, and `p[a + k]` is `(p + sext(a) * size) + sext(k) *
+/// size`. Once `unroll` makes `k` a constant in each copy, every access
+/// shares the address `p + sext(a) * size` plus a constant that the memory
+/// instruction takes as its displacement (nvcc's `[%rd4+12]`); where the loop
+/// stays, `p + sext(a) * size` is loop-invariant and leaves it. Split only
+/// for counters: for other variables the one 32-bit add is cheaper.
+fn signed_variable_addend<'e>(
+    offset: &'e Expr,
+    counters: &[LocalId],
+) -> Option<(&'e Expr, &'e Expr)> {
+    let ExprKind::Cast {
+        kind: CastKind::IntToInt,
+        expr: inner,
+    } = &offset.kind
+    else {
+        return None;
+    };
+    if !is_signed(&inner.ty) || inner.ty.size()? >= offset.ty.size()? {
+        return None;
+    }
+    let ExprKind::Binary {
+        op: BinOp::Add,
+        lhs,
+        rhs,
+    } = &inner.kind
+    else {
+        return None;
+    };
+    let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
+    let (rest, k) = if counter(rhs) {
+        (lhs, rhs)
+    } else if counter(lhs) {
+        (rhs, lhs)
+    } else {
+        return None;
+    };
+    (rest.ty == inner.ty && k.ty == inner.ty).then_some((&**rest, &**k))
+}
+
 /// Whether evaluating `e` is cheap and cannot fault or have effects, so both
 /// arms of a `?:` may be computed and a `select` used instead of branches.
 fn is_speculatable(e: &Expr, depth: u32) -> bool {
@@ -295,6 +337,19 @@ impl FunctionLowerer<'_, '_> {
             };
             let bytes = self.b.iconst(Type::I64, k.wrapping_mul(elem_size as i64));
             return self.b.iadd(scaled, bytes);
+        }
+        if let Some((rest, counter)) = signed_variable_addend(offset, &self.counters) {
+            let parts = [rest, counter].map(|e| {
+                let v = self.expr(e);
+                let wide = self.b.convert(Opcode::Sext, Type::I64, v);
+                if elem_size == 1 {
+                    wide
+                } else {
+                    let size = self.b.iconst(Type::I64, elem_size as i64);
+                    self.b.imul(wide, size)
+                }
+            });
+            return self.b.iadd(parts[0], parts[1]);
         }
         let off = self.expr(offset);
         let off = self.coerce(off, Type::I64);

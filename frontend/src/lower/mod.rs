@@ -261,6 +261,10 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     typed: &'a typed::Function,
     signatures: &'a [Signature],
     loops: Vec<LoopTargets>,
+    /// The variables declared in the `init` of the `for` loops being
+    /// lowered (their counters, in practice): an index `a + k` with such a
+    /// `k` is split into two widened parts (`scaled_offset`).
+    counters: Vec<typed::LocalId>,
     /// The IR type of each local's variable, by `LocalId`.
     var_types: Vec<Type>,
     /// The value of `TargetValue` inside the innermost assignment.
@@ -330,6 +334,7 @@ fn lower_function(
         typed: f,
         signatures,
         loops: Vec::new(),
+        counters: Vec::new(),
         var_types,
         target_values: Vec::new(),
         slots,

@@ -137,7 +137,14 @@ impl FunctionLowerer<'_, '_> {
                 for s in init {
                     self.with_span(s.span, |lw| lw.stmt(s));
                 }
+                let outer = self.counters.len();
+                self.counters
+                    .extend(init.iter().filter_map(|s| match &s.kind {
+                        StmtKind::Decl { local, .. } => Some(*local),
+                        _ => None,
+                    }));
                 self.loop_stmt(cond.as_ref(), step.as_ref(), body, false, *unroll);
+                self.counters.truncate(outer);
             }
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(s.kind, StmtKind::Break);

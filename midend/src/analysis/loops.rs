@@ -20,7 +20,7 @@
 
 use super::DominatorTree;
 use crate::ir::{Block, BlockCall, Function, InstData};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// One natural loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +33,11 @@ pub struct Loop {
     pub latches: Vec<Block>,
     /// The edges that leave the loop: (block inside, block outside).
     pub exits: Vec<(Block, Block)>,
+    /// The blocks outside the loop with an edge to the header, sorted, each
+    /// once. [`ensure_preheader`] keeps it right (the new preheader
+    /// replaces them); passes that change other edges into a header must
+    /// not trust it for that loop afterwards.
+    pub entering: Vec<Block>,
     /// The one block outside the loop that enters it, when it has the header
     /// as its only successor (and the header is not the entry block).
     pub preheader: Option<Block>,
@@ -64,18 +69,11 @@ pub struct LoopAnalysis {
 impl LoopAnalysis {
     pub fn compute(func: &Function, domtree: &DominatorTree) -> LoopAnalysis {
         let rpo = domtree.reverse_post_order();
-        let mut preds: BTreeMap<Block, Vec<Block>> = BTreeMap::new();
-        for &b in rpo {
-            for s in func.successors(b) {
-                preds.entry(s).or_default().push(b);
-            }
-        }
+        let preds = func.predecessors();
         let mut loops = Vec::new();
         for &header in rpo {
-            let mut latches: Vec<Block> = preds
-                .get(&header)
-                .into_iter()
-                .flatten()
+            let mut latches: Vec<Block> = preds[header]
+                .iter()
                 .copied()
                 .filter(|&p| domtree.dominates(header, p))
                 .collect();
@@ -89,10 +87,8 @@ impl LoopAnalysis {
             while let Some(b) = work.pop() {
                 if blocks.insert(b) {
                     work.extend(
-                        preds
-                            .get(&b)
-                            .into_iter()
-                            .flatten()
+                        preds[b]
+                            .iter()
                             .copied()
                             .filter(|&p| domtree.is_reachable(p)),
                     );
@@ -106,14 +102,19 @@ impl LoopAnalysis {
                     }
                 }
             }
-            let entering: Vec<Block> = preds
-                .get(&header)
-                .into_iter()
-                .flatten()
+            // Every edge into the header from outside, unreachable blocks
+            // included (a new preheader takes them all over).
+            let outside: Vec<Block> = preds[header]
+                .iter()
                 .copied()
                 .filter(|p| !blocks.contains(p))
                 .collect();
-            let preheader = match entering.as_slice() {
+            let reachable: Vec<Block> = outside
+                .iter()
+                .copied()
+                .filter(|&p| domtree.is_reachable(p))
+                .collect();
+            let preheader = match reachable.as_slice() {
                 [only]
                     if func.successors(*only).iter().all(|&s| s == header)
                         && Some(header) != func.entry_block() =>
@@ -122,11 +123,15 @@ impl LoopAnalysis {
                 }
                 _ => None,
             };
+            let mut entering = outside;
+            entering.sort();
+            entering.dedup();
             loops.push(Loop {
                 header,
                 blocks,
                 latches,
                 exits,
+                entering,
                 preheader,
                 parent: None,
                 depth: 1,
@@ -189,13 +194,7 @@ pub fn ensure_preheader(
         return (pre, false);
     }
     let header = analysis.loops[index].header;
-    let entering: Vec<Block> = func
-        .layout
-        .blocks()
-        .iter()
-        .copied()
-        .filter(|&b| !analysis.loops[index].contains(b) && func.successors(b).contains(&header))
-        .collect();
+    let entering = std::mem::take(&mut analysis.loops[index].entering);
     let pre = func.dfg.make_block();
     let types: Vec<_> = func
         .dfg
@@ -230,6 +229,7 @@ pub fn ensure_preheader(
         up = analysis.loops[p].parent;
     }
     analysis.loops[index].preheader = Some(pre);
+    analysis.loops[index].entering = vec![pre];
     (pre, true)
 }
 

@@ -235,4 +235,21 @@ impl Function {
             None => Vec::new(),
         }
     }
+
+    /// The predecessors of every block in the layout, one entry per edge
+    /// (a `brif` with both sides on one block counts twice), in layout
+    /// order. A block with none (or one not in the layout) reads as empty.
+    /// One walk over the terminators: passes that look at many loops or
+    /// blocks build this once instead of scanning the layout per block.
+    pub fn predecessors(&self) -> SecondaryMap<Block, Vec<Block>> {
+        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for &b in self.layout.blocks() {
+            if let Some(term) = self.layout.last_inst(b) {
+                for d in self.dfg.insts[term].branch_destinations() {
+                    preds[d.block].push(b);
+                }
+            }
+        }
+        preds
+    }
 }

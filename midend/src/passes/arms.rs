@@ -37,7 +37,7 @@ const MAX_SCAN: usize = 32;
 
 /// The pass-table entry; returns whether anything moved.
 pub fn merge_arms(func: &mut Function) -> bool {
-    let preds = predecessors(func);
+    let preds = func.predecessors();
     // Moves instructions between blocks only: `preds` stays true.
     let mut changed = hoist_constants_of_jump_blocks(func, &preds);
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
@@ -46,7 +46,7 @@ pub fn merge_arms(func: &mut Function) -> bool {
             changed = true;
         }
     }
-    let preds = predecessors(func);
+    let preds = func.predecessors();
     for &j in &blocks {
         while sink_one_store(func, j, &preds) {
             changed = true;
@@ -56,17 +56,6 @@ pub fn merge_arms(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
-}
-
-/// The predecessors of each block (one entry per edge).
-fn predecessors(func: &Function) -> SecondaryMap<Block, Vec<Block>> {
-    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            preds[s].push(b);
-        }
-    }
-    preds
 }
 
 /// Whether an instruction ends the stretch of an arm where a load may be

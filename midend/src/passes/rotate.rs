@@ -49,6 +49,7 @@
 use super::speculate::{is_cheap_speculatable, is_constant};
 use crate::analysis::{ensure_preheader, DominatorTree, Loop, LoopAnalysis};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
+use cranelift_entity::SecondaryMap;
 use std::collections::{HashMap, HashSet};
 
 /// The most non-constant instructions a header's test may have.
@@ -90,20 +91,19 @@ fn rotate_round(func: &mut Function) -> bool {
     };
     let domtree = DominatorTree::compute(func);
     let mut loops = LoopAnalysis::compute(func, &domtree);
-    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            preds.entry(s).or_default().push(b);
-        }
-    }
-    // Values read outside the block that defines them.
+    let preds = func.predecessors();
+    // Values read outside the block that defines them, and every reader
+    // of each value. A rotation adds readers (the copies of its test); it
+    // registers them, so the map stays complete for the rest of the round.
     let mut escapes: HashSet<Value> = HashSet::new();
+    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::new();
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             let v = func.dfg.resolve_aliases(v);
             if func.def_block(v) != Some(block) {
                 escapes.insert(v);
             }
+            readers.entry(v).or_default().push(inst);
         });
     }
     let mut touched: HashSet<Block> = HashSet::new();
@@ -114,7 +114,7 @@ fn rotate_round(func: &mut Function) -> bool {
         if lp.blocks.iter().any(|b| touched.contains(b)) || lp.header == entry {
             continue;
         }
-        let Some(plan) = plan(func, &domtree, lp, &preds, &escapes) else {
+        let Some(plan) = plan(func, &domtree, lp, &preds, &escapes, &readers) else {
             continue;
         };
         // The blocks whose uses or branches change must all be as the
@@ -135,7 +135,7 @@ fn rotate_round(func: &mut Function) -> bool {
         touched.extend(lp.blocks.iter().copied());
         touched.insert(pre);
         touched.insert(plan.exit);
-        rotate(func, &domtree, &lp, pre, &plan);
+        rotate(func, &domtree, &lp, pre, &plan, &preds, &mut readers);
         dead.insert(plan.header);
     }
     func.layout.insert_blocks_before(&made);
@@ -153,8 +153,9 @@ fn plan(
     func: &Function,
     domtree: &DominatorTree,
     lp: &Loop,
-    preds: &HashMap<Block, Vec<Block>>,
+    preds: &SecondaryMap<Block, Vec<Block>>,
     escapes: &HashSet<Value>,
+    readers: &HashMap<Value, Vec<Inst>>,
 ) -> Option<Plan> {
     let header = lp.header;
     let insts = func.layout.block_insts(header);
@@ -178,10 +179,9 @@ fn plan(
         };
     // Already a bottom-tested loop (the header is its own latch), or one
     // whose body or exit is entered from elsewhere.
-    let no_preds = Vec::new();
-    let exit_preds = preds.get(&exit).unwrap_or(&no_preds);
+    let exit_preds = &preds[exit];
     if body == header
-        || preds.get(&body).map(Vec::len) != Some(1)
+        || preds[body].len() != 1
         || exit_preds.iter().filter(|&&p| p == header).count() != 1
         || exit_preds
             .iter()
@@ -194,17 +194,15 @@ fn plan(
     // The header's parameters, read after the loop, must be read where
     // the body or the exit dominates (their values there are the body's
     // or the exit's new parameters).
-    let params: &[Value] = func.dfg.block_params(header);
-    for (block, inst) in func.layout.insts() {
-        if block == header || domtree.dominates(body, block) || domtree.dominates(exit, block) {
-            continue;
-        }
-        let mut reads = false;
-        func.dfg.insts[inst].for_each_arg(|v| {
-            reads |= params.contains(&func.dfg.resolve_aliases(v));
-        });
-        if reads {
-            return None;
+    for p in func.dfg.block_params(header) {
+        for &inst in readers.get(p).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(block) = func.layout.inst_block(inst) else {
+                continue;
+            };
+            if block != header && !domtree.dominates(body, block) && !domtree.dominates(exit, block)
+            {
+                return None;
+            }
         }
     }
     let mut cost = 0;
@@ -238,7 +236,15 @@ fn plan(
     })
 }
 
-fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, plan: &Plan) {
+fn rotate(
+    func: &mut Function,
+    domtree: &DominatorTree,
+    lp: &Loop,
+    pre: Block,
+    plan: &Plan,
+    preds: &SecondaryMap<Block, Vec<Block>>,
+    readers: &mut HashMap<Value, Vec<Inst>>,
+) {
     let header = plan.header;
     let params: Vec<Value> = func.dfg.block_params(header).to_vec();
     let types: Vec<Type> = params.iter().map(|&p| func.dfg.value_type(p)).collect();
@@ -249,25 +255,39 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
     // Uses of the header's parameters: in the loop (and after a `break`
     // that leaves to a block only the body leads to) they read the body's,
     // after it (everything the exit dominates) the exit's. The exit gets
-    // parameters only for the values used after the loop.
-    let inside: Vec<Block> = subtree(domtree, plan.body).collect();
-    substitute(func, &inside, &params, &in_body);
-    let mut outside = vec![plan.exit];
-    let mut i = 0;
-    while i < outside.len() {
-        outside.extend(domtree.children(outside[i]).iter().copied());
-        i += 1;
-    }
-    let used_after = used_in(func, &outside, &params);
-    let mut kept: Vec<Value> = Vec::new();
-    let mut after: Vec<Value> = Vec::new();
-    for (k, &p) in params.iter().enumerate() {
-        if used_after[k] {
-            kept.push(p);
-            after.push(func.dfg.append_block_param(plan.exit, types[k]));
+    // parameters only for the values used after the loop. Only the
+    // parameters' readers are visited: a walk over the blocks the exit
+    // dominates would cost the rest of the function per loop.
+    let mut used_after = vec![false; params.len()];
+    let mut inside: Vec<(Inst, usize)> = Vec::new();
+    let mut outside: Vec<(Inst, usize)> = Vec::new();
+    for (k, p) in params.iter().enumerate() {
+        for &inst in readers.get(p).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(block) = func.layout.inst_block(inst) else {
+                continue;
+            };
+            if domtree.dominates(plan.body, block) {
+                inside.push((inst, k));
+            } else if domtree.dominates(plan.exit, block) {
+                outside.push((inst, k));
+                used_after[k] = true;
+            }
         }
     }
-    substitute(func, &outside, &kept, &after);
+    let after: Vec<Option<Value>> = (0..params.len())
+        .map(|k| used_after[k].then(|| func.dfg.append_block_param(plan.exit, types[k])))
+        .collect();
+    for (inst, k) in inside {
+        replace_use(func, inst, params[k], in_body[k]);
+    }
+    for (inst, k) in outside {
+        replace_use(
+            func,
+            inst,
+            params[k],
+            after[k].expect("used after the loop"),
+        );
+    }
     // Other ways from the loop to the exit pass the body's values.
     let from_body: Vec<Value> = in_body
         .iter()
@@ -276,7 +296,13 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
         .map(|(&v, _)| v)
         .collect();
     if !from_body.is_empty() {
-        for &b in &inside {
+        let mut from: Vec<Block> = preds[plan.exit]
+            .iter()
+            .copied()
+            .filter(|&b| domtree.dominates(plan.body, b))
+            .collect();
+        from.dedup();
+        for b in from {
             let Some(term) = func.layout.last_inst(b) else {
                 continue;
             };
@@ -303,6 +329,7 @@ fn rotate(func: &mut Function, domtree: &DominatorTree, lp: &Loop, pre: Block, p
             });
             let ty = func.dfg.value_type(func.dfg.inst_results(inst)[0]);
             let copy = func.dfg.make_inst(data, &[ty]);
+            func.dfg.insts[copy].for_each_arg(|v| readers.entry(v).or_default().push(copy));
             func.spans[copy] = func.spans[inst];
             func.layout.insert_inst_before(copy, term);
             map.insert(
@@ -346,44 +373,16 @@ fn subtree(domtree: &DominatorTree, top: Block) -> impl Iterator<Item = Block> +
     })
 }
 
-/// Which of `values` the instructions of `blocks` read.
-fn used_in(func: &Function, blocks: &[Block], values: &[Value]) -> Vec<bool> {
-    let mut used = vec![false; values.len()];
-    for &b in blocks {
-        for &inst in func.layout.block_insts(b) {
-            func.dfg.insts[inst].for_each_arg(|v| {
-                let v = func.dfg.resolve_aliases(v);
-                if let Some(k) = values.iter().position(|&x| x == v) {
-                    used[k] = true;
-                }
-            });
+/// Rewrites `inst`'s reads of `from` to `to`.
+fn replace_use(func: &mut Function, inst: Inst, from: Value, to: Value) {
+    let mut data = func.dfg.insts[inst].clone();
+    data.map_args(|v| {
+        let v = func.dfg.resolve_aliases(v);
+        if v == from {
+            to
+        } else {
+            v
         }
-    }
-    used
-}
-
-/// Rewrites, in the instructions of `blocks`, every use of `from[i]` to
-/// `to[i]`.
-fn substitute(func: &mut Function, blocks: &[Block], from: &[Value], to: &[Value]) {
-    let map: HashMap<Value, Value> = from.iter().copied().zip(to.iter().copied()).collect();
-    for &b in blocks {
-        let insts: Vec<Inst> = func.layout.block_insts(b).to_vec();
-        for inst in insts {
-            let mut data = func.dfg.insts[inst].clone();
-            let mut hit = false;
-            data.map_args(|v| {
-                let v = func.dfg.resolve_aliases(v);
-                match map.get(&v) {
-                    Some(&n) => {
-                        hit = true;
-                        n
-                    }
-                    None => v,
-                }
-            });
-            if hit {
-                func.dfg.insts[inst] = data;
-            }
-        }
-    }
+    });
+    func.dfg.insts[inst] = data;
 }

@@ -41,6 +41,7 @@ use super::unroll_runtime::guard_proves_first_trip;
 use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
+use cranelift_entity::SecondaryMap;
 use std::collections::{HashMap, HashSet};
 
 /// A loop-invariant quantity, built in the preheader when it is needed.
@@ -129,13 +130,18 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     // Layout positions (new preheaders join the layout only at the end).
     let position = func.layout.block_positions();
+    // Predecessors as they were at the start. The pass changes edges only
+    // by giving loops preheaders, which moves the entering edges of a
+    // header into a new block; a header also has its latch, so the map
+    // still tells a block with one predecessor from one with several.
+    let preds = func.predecessors();
     let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut changed = false;
     for index in 0..analysis.loops.len() {
         if inner.contains(&index) {
             continue;
         }
-        changed |= reduce_loop(func, &mut analysis, index, &position, &mut made);
+        changed |= reduce_loop(func, &mut analysis, index, &position, &preds, &mut made);
     }
     if changed {
         func.layout.insert_blocks_before(&made);
@@ -149,6 +155,7 @@ fn reduce_loop(
     analysis: &mut LoopAnalysis,
     index: usize,
     position: &HashMap<Block, usize>,
+    preds: &SecondaryMap<Block, Vec<Block>>,
     made: &mut HashMap<Block, Vec<Block>>,
 ) -> bool {
     let lp = analysis.loops[index].clone();
@@ -157,14 +164,7 @@ fn reduce_loop(
         return false;
     };
     // The one block that enters the loop: a preheader, or a guard.
-    let entering: Vec<Block> = func
-        .layout
-        .blocks()
-        .iter()
-        .copied()
-        .filter(|&b| !lp.contains(b) && func.successors(b).contains(&header))
-        .collect();
-    let [enter] = entering[..] else {
+    let [enter] = lp.entering[..] else {
         return false;
     };
     let Some(back_branch) = func.layout.last_inst(latch) else {
@@ -237,7 +237,7 @@ fn reduce_loop(
                         back_branch,
                         func.dfg.inst_results(cmp)[0],
                         header,
-                    ) && guard_proves_first_trip(func, header, enter, k, (cc, bound))
+                    ) && guard_proves_first_trip(func, preds, header, enter, k, (cc, bound))
                         == Some(true) =>
                 {
                     (cc == IntCC::Slt, cc == IntCC::Ult)

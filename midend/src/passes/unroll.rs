@@ -38,6 +38,7 @@
 //! changed); rounds repeat, so an outer loop whose inner loop went away can
 //! be unrolled next. The work is linear in the size of the result.
 
+use super::speculate::is_constant;
 use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Value, ValueDef,
@@ -294,11 +295,13 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
         }
         x = wrap(step(x)?, bits).0;
     }
+    // Constants do not count: each copy shares them once `gvn` has run.
     let size: usize = lp
         .blocks
         .iter()
-        .map(|&b| func.layout.block_insts(b).len())
-        .sum();
+        .flat_map(|&b| func.layout.block_insts(b))
+        .filter(|&&i| !is_constant(&func.dfg.insts[i]))
+        .count();
     let grown = size.saturating_mul(trips as usize);
     let allowed = match hint {
         Some(LoopHint::Full) => grown <= PRAGMA_BUDGET,

@@ -60,6 +60,7 @@ use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Type, Value, ValueDef,
 };
+use cranelift_entity::SecondaryMap;
 use std::collections::{HashMap, HashSet};
 
 /// The most instructions a loop may have to be unrolled (four copies and
@@ -85,16 +86,26 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
         });
     }
     let position = func.layout.block_positions();
+    // Kept up to date as loops are unrolled (the new blocks join the
+    // layout only at the end, so a scan of the layout would miss them).
+    let mut preds = func.predecessors();
     let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
     let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     for (index, lp) in analysis.loops.iter().enumerate() {
         if inner.contains(&index) || Some(lp.header) == func.layout.entry_block() {
             continue;
         }
-        let Some(plan) = plan(func, lp, &readers) else {
+        let Some(plan) = plan(func, lp, &readers, &preds) else {
             continue;
         };
         let made = unroll(func, lp, &plan, &position);
+        // The guard now enters the setup block; the setup block and the
+        // leftover test enter the loop, and the leftover test leaves it.
+        let (setup, leftover) = (made[0], made[made.len() - 1]);
+        preds[lp.header].retain(|&b| b != plan.guard);
+        preds[lp.header].extend([setup, leftover]);
+        preds[setup].push(plan.guard);
+        preds[plan.exit.block].push(leftover);
         groups.insert(lp.header, made);
     }
     if groups.is_empty() {
@@ -182,7 +193,12 @@ fn plus_one(func: &Function, v: Value) -> Option<Value> {
 }
 
 /// Whether `lp` has the shape the module comment describes.
-fn plan(func: &Function, lp: &Loop, readers: &HashMap<Value, Vec<Block>>) -> Option<Plan> {
+fn plan(
+    func: &Function,
+    lp: &Loop,
+    readers: &HashMap<Value, Vec<Block>>,
+    preds: &SecondaryMap<Block, Vec<Block>>,
+) -> Option<Plan> {
     if func.loop_hints.contains_key(&lp.header) || lp.latches.len() != 1 {
         return None;
     }
@@ -271,16 +287,16 @@ fn plan(func: &Function, lp: &Loop, readers: &HashMap<Value, Vec<Block>>) -> Opt
     }
     // One edge enters, from a guard that makes the same comparison of the
     // counter's first value.
-    let mut entering = Vec::new();
-    for &b in func.layout.blocks() {
-        if !lp.contains(b) && func.successors(b).contains(&lp.header) {
-            entering.push(b);
-        }
-    }
+    let mut entering: Vec<Block> = preds[lp.header]
+        .iter()
+        .copied()
+        .filter(|&b| !lp.contains(b))
+        .collect();
+    entering.dedup();
     let [guard] = entering[..] else {
         return None;
     };
-    if guard_proves_first_trip(func, lp.header, guard, counter, (cc, bound)) != Some(true) {
+    if guard_proves_first_trip(func, preds, lp.header, guard, counter, (cc, bound)) != Some(true) {
         return None;
     }
     // Nothing made inside the loop is read outside it, except by the
@@ -323,6 +339,7 @@ fn edge_to(func: &Function, branch: Inst, to: Block) -> Option<&BlockCall> {
 /// (the first value may then be one of its parameters).
 pub(super) fn guard_proves_first_trip(
     func: &Function,
+    preds: &SecondaryMap<Block, Vec<Block>>,
     header: Block,
     guard: Block,
     counter: usize,
@@ -338,14 +355,7 @@ pub(super) fn guard_proves_first_trip(
         }
         InstData::Jump { dest } => {
             let mut first = func.dfg.resolve_aliases(*dest.args.get(counter)?);
-            let preds: Vec<Block> = func
-                .layout
-                .blocks()
-                .iter()
-                .copied()
-                .filter(|&b| func.successors(b).contains(&guard))
-                .collect();
-            let [above] = preds[..] else {
+            let [above] = preds[guard][..] else {
                 return None;
             };
             let branch = func.layout.last_inst(above)?;
