@@ -19,6 +19,7 @@ pub mod mark_invariant;
 pub mod memspace;
 mod merge_branches;
 mod offsets;
+mod rebase;
 pub mod restrict;
 mod rotate;
 mod speculate;
@@ -43,6 +44,7 @@ pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
 pub use mark_invariant::mark_invariant_loads;
 pub use merge_branches::merge_branches;
 pub use offsets::fold_address_offsets;
+pub use rebase::rebase_addresses;
 pub use restrict::process_restrict;
 pub use rotate::rotate_loops;
 pub use sroa::split_local_arrays;
@@ -136,6 +138,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
     ),
     (
+        "rebase",
+        "in a loop, address a row's elements from the kernel parameter: p + (row + i) * size",
+    ),
+    (
         "if-convert",
         "turn a short if without else into straight-line code and selects",
     ),
@@ -180,6 +186,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "strength-reduce",
             "dce",
             "unroll-runtime",
+            "rebase",
             "gvn",
             "merge-arms",
             "if-convert",
@@ -254,6 +261,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "rotate" => rotate_loops,
         "unroll-runtime" => unroll_runtime_loops,
         "strength-reduce" => reduce_strength,
+        "rebase" => rebase_addresses,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(

@@ -1,0 +1,192 @@
+//! `rebase`: inside a loop, address an element of a row from the kernel
+//! parameter, not from a row pointer made before the loop.
+//!
+//! `const float *x = in + row * cols;` followed by a loop over `x[c]`
+//! lowers to a row pointer made once and an offset from it in the loop:
+//!
+//! ```text
+//! block0(v0: ptr<global>, ...):                block0(v0: ptr<global>, ...):
+//!     v11 = imul v9, v10          ; row*cols*4     ...
+//!     v12 = ptroffset v0, v11                  block3(v30: i32):
+//!     ...                              ==>         v29 = sext.i64 v30
+//! block3(v30: i32):                                v40 = iadd v9, v29   ; row*cols + c
+//!     v29 = sext.i64 v30                           v41 = imul v40, v10
+//!     v31 = imul v29, v10         ; c*4            v32 = ptroffset v0, v41
+//!     v32 = ptroffset v12, v31                     v33 = load.f32 v32
+//!     v33 = load.f32 v32
+//! ```
+//!
+//! Both compute the same address (`in + (row*cols + c)*4`, exactly, in
+//! wrapping 64-bit arithmetic). The row pointer is a 64-bit value that
+//! must live in a pair of registers through the loop (and through
+//! everything between the loops that use it), because the `IMAD.WIDE`
+//! ptxas makes of `c * 4 + x` takes its addend from vector registers. The
+//! parameter `in` needs no register at all: ptxas reads it from the
+//! constant bank where the driver put it. So the rewritten form keeps only
+//! the 64-bit `row * cols` live, shared by every row pointer made from it
+//! (`x` and `y` in a LayerNorm). That is the form nvcc's PTX has, and on
+//! the kernels of `tests/outside/` and `tests/corpus/` it is what ptxas
+//! needs to allocate as few registers as for nvcc's (softmax_rows 20 to
+//! 16, layernorm_row 24 to 20); it costs an add per access.
+//!
+//! The pass rewrites `ptroffset(ptroffset(P, X * S), Y * S)` where `P` is
+//! a parameter of a kernel, `S` the same constant on both sides, `X` not a
+//! constant, and the outer `ptroffset` is inside a loop that the inner one
+//! is outside of; and only when every read of the row pointer is such an
+//! access and another row pointer shares its `X` (see below). Loops that
+//! `strength-reduce` turned into pointer increments no longer have this
+//! shape and are left as they are.
+
+use crate::analysis::{DominatorTree, LoopAnalysis};
+use crate::builder::{FuncCursor, InstBuilder};
+use crate::ir::{Block, Function, Inst, InstData, Opcode, Value, ValueDef};
+use std::collections::HashMap;
+
+/// The pass-table entry; returns whether any address was rewritten.
+pub fn rebase_addresses(func: &mut Function) -> bool {
+    if !func.is_kernel() || func.layout.entry_block().is_none() {
+        return false;
+    }
+    let domtree = DominatorTree::compute(func);
+    let loops = LoopAnalysis::compute(func, &domtree);
+    // The innermost loop of each block (the analysis lists inner loops
+    // first).
+    let mut innermost: HashMap<Block, usize> = HashMap::new();
+    for (index, lp) in loops.loops.iter().enumerate() {
+        for &b in &lp.blocks {
+            innermost.entry(b).or_insert(index);
+        }
+    }
+    // How many times each value is read, to tell whether a row pointer
+    // dies once its accesses are rewritten.
+    let mut reads: HashMap<Value, usize> = HashMap::new();
+    for (_, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            *reads.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
+        });
+    }
+    // The accesses that may be rewritten, by row pointer.
+    let mut candidates: Vec<(Inst, Value, Value, Value, Value, Value)> = Vec::new();
+    let mut covered: HashMap<Value, usize> = HashMap::new();
+    for (block, inst) in func.layout.insts() {
+        let Some(&index) = innermost.get(&block) else {
+            continue;
+        };
+        let Some((row, param, x, y, size)) = matches(func, inst) else {
+            continue;
+        };
+        // The row pointer must be made outside the loop (else it is no
+        // longer live through it).
+        if func
+            .def_block(row)
+            .is_none_or(|d| loops.loops[index].contains(d))
+        {
+            continue;
+        }
+        *covered.entry(row).or_default() += 1;
+        candidates.push((inst, row, param, func.dfg.resolve_aliases(x), y, size));
+    }
+    // A row pointer is rewritten away only when every read of it is such
+    // an access (so it dies), and only together with another row pointer
+    // made from the same row offset (`x` and `y`): then one 64-bit value
+    // replaces two through the whole kernel. A lone row pointer would
+    // trade two registers for two and pay an add per access
+    // (cross_entropy's loops grew from 357 to 409 SASS instructions that
+    // way).
+    let mut by_offset: HashMap<Value, Vec<Value>> = HashMap::new();
+    for &(_, row, _, x, _, _) in &candidates {
+        if covered[&row] == reads.get(&row).copied().unwrap_or(0) {
+            let rows = by_offset.entry(x).or_default();
+            if !rows.contains(&row) {
+                rows.push(row);
+            }
+        }
+    }
+    let rewrites: Vec<(Inst, Value, Value, Value, Value)> = candidates
+        .into_iter()
+        .filter(|(_, row, _, x, _, _)| {
+            by_offset
+                .get(x)
+                .is_some_and(|rows| rows.len() >= 2 && rows.contains(row))
+        })
+        .map(|(inst, _, param, x, y, size)| (inst, param, x, y, size))
+        .collect();
+    for &(inst, param, x, y, size) in &rewrites {
+        let scale = func.dfg.iconst_value(size).expect("a constant size");
+        let offset = {
+            let mut cur = FuncCursor::before_with_span(func, inst);
+            let sum = cur.iadd(x, y);
+            // A power of two as a shift: ptxas allocates a 64-bit multiply
+            // by 4 worse than the shift it is (softmax_rows 22 registers
+            // against 16).
+            if scale > 0 && (scale as u64).is_power_of_two() {
+                let ty = cur.value_type(sum);
+                let bits = cur.iconst(ty, i64::from((scale as u64).trailing_zeros()));
+                cur.binary(Opcode::Ishl, sum, bits)
+            } else {
+                cur.imul(sum, size)
+            }
+        };
+        func.dfg.insts[inst] = InstData::Binary {
+            opcode: Opcode::PtrOffset,
+            args: [param, offset],
+        };
+    }
+    !rewrites.is_empty()
+}
+
+/// The definition of `v` when it is an instruction's result.
+fn def(func: &Function, v: Value) -> Option<&InstData> {
+    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
+        ValueDef::Result(inst, _) => Some(&func.dfg.insts[inst]),
+        _ => None,
+    }
+}
+
+/// `v` as `x * size` with a constant `size`: `(x, size)`.
+fn scaled(func: &Function, v: Value) -> Option<(Value, Value)> {
+    match def(func, v)? {
+        InstData::Binary {
+            opcode: Opcode::Imul,
+            args: [a, b],
+        } => {
+            let (a, b) = (func.dfg.resolve_aliases(*a), func.dfg.resolve_aliases(*b));
+            match (func.dfg.iconst_value(a), func.dfg.iconst_value(b)) {
+                (None, Some(_)) => Some((a, b)),
+                (Some(_), None) => Some((b, a)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `inst` as `ptroffset(row, y * size)` with `row = ptroffset(param, x *
+/// size)` and `param` a parameter of the function: `(row, param, x, y,
+/// size)`.
+fn matches(func: &Function, inst: Inst) -> Option<(Value, Value, Value, Value, Value)> {
+    let InstData::Binary {
+        opcode: Opcode::PtrOffset,
+        args: [row, outer],
+    } = &func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    let InstData::Binary {
+        opcode: Opcode::PtrOffset,
+        args: [param, inner],
+    } = def(func, *row)?
+    else {
+        return None;
+    };
+    let param = func.dfg.resolve_aliases(*param);
+    if !func.params().contains(&param) {
+        return None;
+    }
+    let (x, s1) = scaled(func, *inner)?;
+    let (y, s2) = scaled(func, *outer)?;
+    if func.dfg.iconst_value(s1)? != func.dfg.iconst_value(s2)? {
+        return None;
+    }
+    Some((func.dfg.resolve_aliases(*row), param, x, y, s2))
+}
