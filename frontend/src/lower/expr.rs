@@ -40,9 +40,9 @@ fn is_signed(ty: &CType) -> bool {
     matches!(ty, CType::Int { signed: true, .. })
 }
 
-/// `offset` as a widened signed 32-bit (or narrower) `rest + k` or `rest -
-/// k` with a constant `k`: the operand and the constant (negated for `-`).
-fn signed_constant_addend(offset: &Expr) -> Option<(&Expr, i64)> {
+/// `offset` as the widening of a signed, narrower binary expression:
+/// `(inner, op, lhs, rhs)` where `inner` is `lhs op rhs`.
+fn widened_signed_binary(offset: &Expr) -> Option<(&Expr, BinOp, &Expr, &Expr)> {
     let ExprKind::Cast {
         kind: CastKind::IntToInt,
         expr: inner,
@@ -56,17 +56,24 @@ fn signed_constant_addend(offset: &Expr) -> Option<(&Expr, i64)> {
     let ExprKind::Binary { op, lhs, rhs } = &inner.kind else {
         return None;
     };
+    Some((inner, *op, lhs, rhs))
+}
+
+/// `offset` as a widened signed 32-bit (or narrower) `rest + k` or `rest -
+/// k` with a constant `k`: the operand and the constant (negated for `-`).
+fn signed_constant_addend(offset: &Expr) -> Option<(&Expr, i64)> {
+    let (inner, op, lhs, rhs) = widened_signed_binary(offset)?;
     let constant = |e: &Expr| match e.kind {
         ExprKind::IntConst(k) => i64::try_from(k).ok().filter(|k| k.unsigned_abs() < 1 << 31),
         _ => None,
     };
     match op {
         BinOp::Add => match (constant(lhs), constant(rhs)) {
-            (_, Some(k)) => Some((&**lhs, k)),
-            (Some(k), None) => Some((&**rhs, k)),
+            (_, Some(k)) => Some((lhs, k)),
+            (Some(k), None) => Some((rhs, k)),
             _ => None,
         },
-        BinOp::Sub => constant(rhs).map(|k| (&**lhs, -k)),
+        BinOp::Sub => constant(rhs).map(|k| (lhs, -k)),
         _ => None,
     }
     .filter(|(rest, _)| rest.ty == inner.ty)
@@ -85,24 +92,10 @@ fn signed_variable_addend<'e>(
     offset: &'e Expr,
     counters: &[LocalId],
 ) -> Option<(&'e Expr, &'e Expr)> {
-    let ExprKind::Cast {
-        kind: CastKind::IntToInt,
-        expr: inner,
-    } = &offset.kind
-    else {
-        return None;
-    };
-    if !is_signed(&inner.ty) || inner.ty.size()? >= offset.ty.size()? {
+    let (inner, op, lhs, rhs) = widened_signed_binary(offset)?;
+    if op != BinOp::Add {
         return None;
     }
-    let ExprKind::Binary {
-        op: BinOp::Add,
-        lhs,
-        rhs,
-    } = &inner.kind
-    else {
-        return None;
-    };
     let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
     let (rest, k) = if counter(rhs) {
         (lhs, rhs)
@@ -111,7 +104,7 @@ fn signed_variable_addend<'e>(
     } else {
         return None;
     };
-    (rest.ty == inner.ty && k.ty == inner.ty).then_some((&**rest, &**k))
+    (rest.ty == inner.ty && k.ty == inner.ty).then_some((rest, k))
 }
 
 /// Whether evaluating `e` is cheap and cannot fault or have effects, so both
