@@ -6,7 +6,8 @@
 //! samples keep their fragments in registers (no `.local` memory). The
 //! code-generation passes (inlining, address offsets, merged branches and
 //! arms, hoisting GVN, redundant stores) compute the same bits as a Rust
-//! reference, each of them switched off as well.
+//! reference, each of them switched off as well; so do `rebase` and the
+//! frontend's split of an index whose addend is a loop counter.
 
 mod common;
 
@@ -692,4 +693,73 @@ fn rotation_lets_an_invariant_load_leave_a_top_tested_loop() {
         .next()
         .unwrap()
         .contains("--disable-pass rotate"));
+}
+
+const ROWS: &str = r#"
+// Row pointers and loop-counter indices. `x` and `y` are made from one row
+// offset and read only in loops, so `rebase` addresses them from the
+// parameters (`in + ((row * cols + c) << 2)`); `in[8 * t + 2 + k]` has a
+// `for` counter as its addend, so the frontend widens it in two parts and,
+// unrolled, the five loads share one address with displacements; the last
+// loop keeps its counter (run-time trip count). Negative counters included.
+extern "C" __global__ void rows(const float* in, float* out, int* win, int cols) {
+  int t = threadIdx.x;
+  int row = t / 8;
+  const float* x = in + row * cols;
+  float* y = out + row * cols;
+  float m = 0.0f;
+  for (int c = t % 8; c < cols; c += 8) m = fmaxf(m, x[c]);
+  for (int c = t % 8; c < cols; c += 8) y[c] = x[c] - m;
+  int s = 0;
+  for (int k = -2; k < 3; ++k) s += (int)in[8 * t + 2 + k] * (k + 3);
+  for (int k = 0; k < cols; ++k) s += (int)in[t + k];
+  win[t] = s;
+}
+"#;
+
+/// `rebase` and the frontend's split of a loop-counter index: the bits of a
+/// Rust reference at -O0 and -O3 and on both engines, and the PTX has the
+/// shapes the two make (a shift of the summed row offset, displacements).
+#[test]
+fn row_pointers_and_counter_indices_compute_the_same_bits() {
+    let dir = scratch("rows");
+    let cols = 21usize;
+    let len = 8 * 32 + 8;
+    let mut r = kernelc::run::SplitMix64(11);
+    let input: Vec<f32> = (0..len)
+        .map(|_| (r.next_u64() % 200) as f32 / 4.0 - 20.0)
+        .collect();
+    let in_b: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let args = vec![
+        format!("f32[]:@{}", write(&dir, "in.bin", &in_b)),
+        format!("f32[]:zeros:{}", 4 * cols),
+        "i32[]:zeros:32".into(),
+        format!("i32:{cols}"),
+    ];
+    let src = write(&dir, "rows.cu", ROWS.as_bytes());
+    let bufs = agree(&src, "rows", &args);
+    let y: Vec<f32> = bufs[1]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let win = i32s(&bufs[2]);
+    for t in 0..32usize {
+        let (row, lane) = (t / 8, t % 8);
+        let x = &input[row * cols..row * cols + cols];
+        let m = (lane..cols).step_by(8).fold(0.0f32, |m, c| m.max(x[c]));
+        for c in (lane..cols).step_by(8) {
+            assert_eq!(y[row * cols + c], x[c] - m, "y, row {row}, column {c}");
+        }
+        let mut s = 0i32;
+        for k in -2i32..3 {
+            s += input[(8 * t as i32 + 2 + k) as usize] as i32 * (k + 3);
+        }
+        for k in 0..cols {
+            s += input[t + k] as i32;
+        }
+        assert_eq!(win[t], s, "win, thread {t}");
+    }
+    let text = ptx("rows", ROWS);
+    assert!(text.contains("shl.b64"), "{text}");
+    assert!(text.contains("+16];"), "{text}");
 }
