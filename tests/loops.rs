@@ -700,8 +700,10 @@ const ROWS: &str = r#"
 // offset and read only in loops, so `rebase` addresses them from the
 // parameters (`in + ((row * cols + c) << 2)`); `in[8 * t + 2 + k]` has a
 // `for` counter as its addend, so the frontend widens it in two parts and,
-// unrolled, the five loads share one address with displacements; the last
-// loop keeps its counter (run-time trip count). Negative counters included.
+// unrolled, the five loads share one address with displacements; the next
+// loop keeps its counter (run-time trip count), and the last one walks a
+// column (`in[r * cols + t]`: a pointer stepped by a row). Negative counters
+// included.
 extern "C" __global__ void rows(const float* in, float* out, int* win, int cols) {
   int t = threadIdx.x;
   int row = t / 8;
@@ -713,6 +715,7 @@ extern "C" __global__ void rows(const float* in, float* out, int* win, int cols)
   int s = 0;
   for (int k = -2; k < 3; ++k) s += (int)in[8 * t + 2 + k] * (k + 3);
   for (int k = 0; k < cols; ++k) s += (int)in[t + k];
+  for (int r = 0; r < cols / 4; ++r) s += (int)in[r * cols + t] * 3;
   win[t] = s;
 }
 "#;
@@ -756,6 +759,9 @@ fn row_pointers_and_counter_indices_compute_the_same_bits() {
         }
         for k in 0..cols {
             s += input[t + k] as i32;
+        }
+        for r in 0..cols / 4 {
+            s += input[r * cols + t] as i32 * 3;
         }
         assert_eq!(win[t], s, "win, thread {t}");
     }

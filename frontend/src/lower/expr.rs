@@ -97,14 +97,42 @@ fn signed_variable_addend<'e>(
         return None;
     }
     let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
-    let (rest, k) = if counter(rhs) {
+    let (rest, k) = if counter(rhs) || counter_product(rhs, counters).is_some() {
         (lhs, rhs)
-    } else if counter(lhs) {
+    } else if counter(lhs) || counter_product(lhs, counters).is_some() {
         (rhs, lhs)
     } else {
         return None;
     };
     (rest.ty == inner.ty && k.ty == inner.ty).then_some((rest, k))
+}
+
+/// `e` as `k * f` or `f * k` with `k` one of the `for` counters and `f`
+/// of the same signed type: `(k, f)`. In an index `a + k * f` (a row
+/// `k` of width `f`), the product cannot overflow either, so its widening
+/// is `sext(k) * sext(f)`: a multiple of the counter, which
+/// `strength-reduce` turns into a pointer stepped by `f * size`.
+fn counter_product<'e>(e: &'e Expr, counters: &[LocalId]) -> Option<(&'e Expr, &'e Expr)> {
+    let ExprKind::Binary {
+        op: BinOp::Mul,
+        lhs,
+        rhs,
+    } = &e.kind
+    else {
+        return None;
+    };
+    if !is_signed(&e.ty) {
+        return None;
+    }
+    let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
+    let (k, f) = if counter(lhs) {
+        (lhs, rhs)
+    } else if counter(rhs) {
+        (rhs, lhs)
+    } else {
+        return None;
+    };
+    (k.ty == e.ty && f.ty == e.ty).then_some((&**k, &**f))
 }
 
 /// Whether evaluating `e` is cheap and cannot fault or have effects, so both
@@ -333,8 +361,19 @@ impl FunctionLowerer<'_, '_> {
         }
         if let Some((rest, counter)) = signed_variable_addend(offset, &self.counters) {
             let parts = [rest, counter].map(|e| {
-                let v = self.expr(e);
-                let wide = self.b.convert(Opcode::Sext, Type::I64, v);
+                let wide = match counter_product(e, &self.counters) {
+                    Some((k, f)) => {
+                        let k = self.expr(k);
+                        let f = self.expr(f);
+                        let k = self.b.convert(Opcode::Sext, Type::I64, k);
+                        let f = self.b.convert(Opcode::Sext, Type::I64, f);
+                        self.b.imul(k, f)
+                    }
+                    None => {
+                        let v = self.expr(e);
+                        self.b.convert(Opcode::Sext, Type::I64, v)
+                    }
+                };
                 if elem_size == 1 {
                     wide
                 } else {
