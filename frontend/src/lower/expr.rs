@@ -96,15 +96,20 @@ fn signed_variable_addend<'e>(
     if op != BinOp::Add {
         return None;
     }
-    let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
-    let (rest, k) = if counter(rhs) || counter_product(rhs, counters).is_some() {
+    let counter_term = |e: &Expr| is_counter(e, counters) || counter_product(e, counters).is_some();
+    let (rest, k) = if counter_term(rhs) {
         (lhs, rhs)
-    } else if counter(lhs) || counter_product(lhs, counters).is_some() {
+    } else if counter_term(lhs) {
         (rhs, lhs)
     } else {
         return None;
     };
     (rest.ty == inner.ty && k.ty == inner.ty).then_some((rest, k))
+}
+
+/// Whether `e` reads one of the `for` counters being lowered.
+fn is_counter(e: &Expr, counters: &[LocalId]) -> bool {
+    matches!(e.kind, ExprKind::Local(id) if counters.contains(&id))
 }
 
 /// `e` as `k * f` or `f * k` with `k` one of the `for` counters and `f`
@@ -124,10 +129,9 @@ fn counter_product<'e>(e: &'e Expr, counters: &[LocalId]) -> Option<(&'e Expr, &
     if !is_signed(&e.ty) {
         return None;
     }
-    let counter = |e: &Expr| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id));
-    let (k, f) = if counter(lhs) {
+    let (k, f) = if is_counter(lhs, counters) {
         (lhs, rhs)
-    } else if counter(rhs) {
+    } else if is_counter(rhs, counters) {
         (rhs, lhs)
     } else {
         return None;
@@ -350,46 +354,44 @@ impl FunctionLowerer<'_, '_> {
         if let Some((rest, k)) = signed_constant_addend(offset) {
             let v = self.expr(rest);
             let wide = self.b.convert(Opcode::Sext, Type::I64, v);
-            let scaled = if elem_size == 1 {
-                wide
-            } else {
-                let size = self.b.iconst(Type::I64, elem_size as i64);
-                self.b.imul(wide, size)
-            };
+            let scaled = self.scale(wide, elem_size);
             let bytes = self.b.iconst(Type::I64, k.wrapping_mul(elem_size as i64));
             return self.b.iadd(scaled, bytes);
         }
         if let Some((rest, counter)) = signed_variable_addend(offset, &self.counters) {
             let parts = [rest, counter].map(|e| {
-                let wide = match counter_product(e, &self.counters) {
-                    Some((k, f)) => {
-                        let k = self.expr(k);
-                        let f = self.expr(f);
-                        let k = self.b.convert(Opcode::Sext, Type::I64, k);
-                        let f = self.b.convert(Opcode::Sext, Type::I64, f);
-                        self.b.imul(k, f)
-                    }
-                    None => {
-                        let v = self.expr(e);
-                        self.b.convert(Opcode::Sext, Type::I64, v)
-                    }
-                };
-                if elem_size == 1 {
-                    wide
-                } else {
-                    let size = self.b.iconst(Type::I64, elem_size as i64);
-                    self.b.imul(wide, size)
-                }
+                let wide = self.widen_signed_term(e);
+                self.scale(wide, elem_size)
             });
             return self.b.iadd(parts[0], parts[1]);
         }
         let off = self.expr(offset);
         let off = self.coerce(off, Type::I64);
+        self.scale(off, elem_size)
+    }
+
+    /// A signed `int` term of an index, widened to `i64`: `sext(e)`, or
+    /// `sext(k) * sext(f)` for a counter product `k * f` (which cannot
+    /// overflow, C leaving that undefined).
+    fn widen_signed_term(&mut self, e: &Expr) -> Value {
+        let Some((k, f)) = counter_product(e, &self.counters) else {
+            let v = self.expr(e);
+            return self.b.convert(Opcode::Sext, Type::I64, v);
+        };
+        let k = self.expr(k);
+        let f = self.expr(f);
+        let k = self.b.convert(Opcode::Sext, Type::I64, k);
+        let f = self.b.convert(Opcode::Sext, Type::I64, f);
+        self.b.imul(k, f)
+    }
+
+    /// `wide * elem_size` (an `i64` count of elements as bytes).
+    fn scale(&mut self, wide: Value, elem_size: u64) -> Value {
         if elem_size == 1 {
-            return off;
+            return wide;
         }
         let size = self.b.iconst(Type::I64, elem_size as i64);
-        self.b.imul(off, size)
+        self.b.imul(wide, size)
     }
 
     fn flags_for(&self, pointer: &Expr) -> MemFlags {
