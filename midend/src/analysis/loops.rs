@@ -175,6 +175,21 @@ impl LoopAnalysis {
     pub fn innermost(&self, b: Block) -> Option<usize> {
         self.loops.iter().position(|l| l.contains(b))
     }
+
+    /// The innermost loop of every block in a loop, at once: linear in the
+    /// loops' sizes, where asking [`innermost`](Self::innermost) per block
+    /// costs the number of loops each time.
+    pub fn innermost_map(&self) -> HashMap<Block, usize> {
+        let mut map = HashMap::new();
+        // Inner loops come first, so the first loop seen holding a block is
+        // its innermost.
+        for (index, lp) in self.loops.iter().enumerate() {
+            for &b in &lp.blocks {
+                map.entry(b).or_insert(index);
+            }
+        }
+        map
+    }
 }
 
 /// Gives loop `index` a preheader if it has none: a new block that takes the
@@ -296,6 +311,11 @@ block5:
         assert_eq!(la.innermost(Block::from_u32(3)), Some(0));
         assert_eq!(la.innermost(Block::from_u32(4)), Some(1));
         assert_eq!(la.innermost(Block::from_u32(5)), None);
+        let map = la.innermost_map();
+        for b in 0..8 {
+            let b = Block::from_u32(b);
+            assert_eq!(map.get(&b).copied(), la.innermost(b), "{b}");
+        }
     }
 
     #[test]

@@ -115,14 +115,20 @@ impl DataFlowGraph {
         self.values[v].def
     }
 
+    /// The instruction that computes `v` (through aliases), if an
+    /// instruction does (not a block parameter).
+    pub fn defining_data(&self, v: Value) -> Option<&InstData> {
+        match self.value_def(self.resolve_aliases(v)) {
+            ValueDef::Result(inst, _) => Some(&self.insts[inst]),
+            _ => None,
+        }
+    }
+
     /// The integer constant `v` stands for (through aliases), if an
     /// `iconst` defines it.
     pub fn iconst_value(&self, v: Value) -> Option<i64> {
-        match self.value_def(self.resolve_aliases(v)) {
-            ValueDef::Result(inst, _) => match self.insts[inst] {
-                InstData::Iconst { imm, .. } => Some(imm),
-                _ => None,
-            },
+        match self.defining_data(v)? {
+            InstData::Iconst { imm, .. } => Some(*imm),
             _ => None,
         }
     }

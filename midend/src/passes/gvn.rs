@@ -46,13 +46,7 @@ fn is_pure(data: &InstData) -> bool {
 pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let loops = LoopAnalysis::compute(func, &domtree);
-    // The innermost loop of each block (loops come inner first).
-    let mut innermost: HashMap<Block, usize> = HashMap::new();
-    for (i, lp) in loops.loops.iter().enumerate() {
-        for &b in &lp.blocks {
-            innermost.entry(b).or_insert(i);
-        }
-    }
+    let innermost = loops.innermost_map();
     // Key: the instruction's operands and immediates, plus its result type.
     // `Debug` output is a faithful key for everything but a float constant,
     // whose NaNs all print as `NaN`: those are keyed by their bits.

@@ -39,7 +39,7 @@
 
 use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
-use crate::ir::{Block, Function, Inst, InstData, Opcode, Value, ValueDef};
+use crate::ir::{Function, Inst, InstData, Opcode, Value};
 use std::collections::HashMap;
 
 /// The pass-table entry; returns whether any address was rewritten.
@@ -49,14 +49,7 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     }
     let domtree = DominatorTree::compute(func);
     let loops = LoopAnalysis::compute(func, &domtree);
-    // The innermost loop of each block (the analysis lists inner loops
-    // first).
-    let mut innermost: HashMap<Block, usize> = HashMap::new();
-    for (index, lp) in loops.loops.iter().enumerate() {
-        for &b in &lp.blocks {
-            innermost.entry(b).or_insert(index);
-        }
-    }
+    let innermost = loops.innermost_map();
     // How many times each value is read, to tell whether a row pointer
     // dies once its accesses are rewritten.
     let mut reads: HashMap<Value, usize> = HashMap::new();
@@ -135,17 +128,9 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     !rewrites.is_empty()
 }
 
-/// The definition of `v` when it is an instruction's result.
-fn def(func: &Function, v: Value) -> Option<&InstData> {
-    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
-        ValueDef::Result(inst, _) => Some(&func.dfg.insts[inst]),
-        _ => None,
-    }
-}
-
 /// `v` as `x * size` with a constant `size`: `(x, size)`.
 fn scaled(func: &Function, v: Value) -> Option<(Value, Value)> {
-    match def(func, v)? {
+    match func.dfg.defining_data(v)? {
         InstData::Binary {
             opcode: Opcode::Imul,
             args: [a, b],
@@ -175,7 +160,7 @@ fn matches(func: &Function, inst: Inst) -> Option<(Value, Value, Value, Value, V
     let InstData::Binary {
         opcode: Opcode::PtrOffset,
         args: [param, inner],
-    } = def(func, *row)?
+    } = func.dfg.defining_data(*row)?
     else {
         return None;
     };
