@@ -58,26 +58,27 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
             *reads.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
         });
     }
-    // The accesses that may be rewritten, by row pointer.
-    let mut candidates: Vec<(Inst, Value, Value, Value, Value, Value)> = Vec::new();
+    // The accesses that may be rewritten, and how many of each row
+    // pointer's reads they are.
+    let mut candidates: Vec<Access> = Vec::new();
     let mut covered: HashMap<Value, usize> = HashMap::new();
     for (block, inst) in func.layout.insts() {
         let Some(&index) = innermost.get(&block) else {
             continue;
         };
-        let Some((row, param, x, y, size)) = matches(func, inst) else {
+        let Some(access) = matches(func, inst) else {
             continue;
         };
         // The row pointer must be made outside the loop (else it is no
         // longer live through it).
         if func
-            .def_block(row)
+            .def_block(access.row)
             .is_none_or(|d| loops.loops[index].contains(d))
         {
             continue;
         }
-        *covered.entry(row).or_default() += 1;
-        candidates.push((inst, row, param, func.dfg.resolve_aliases(x), y, size));
+        *covered.entry(access.row).or_default() += 1;
+        candidates.push(access);
     }
     // A row pointer is rewritten away only when every read of it is such
     // an access (so it dies), and only together with another row pointer
@@ -87,45 +88,40 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // (cross_entropy's loops grew from 357 to 409 SASS instructions that
     // way).
     let mut by_offset: HashMap<Value, Vec<Value>> = HashMap::new();
-    for &(_, row, _, x, _, _) in &candidates {
-        if covered[&row] == reads.get(&row).copied().unwrap_or(0) {
-            let rows = by_offset.entry(x).or_default();
-            if !rows.contains(&row) {
-                rows.push(row);
+    for a in &candidates {
+        if covered[&a.row] == reads.get(&a.row).copied().unwrap_or(0) {
+            let rows = by_offset.entry(a.x).or_default();
+            if !rows.contains(&a.row) {
+                rows.push(a.row);
             }
         }
     }
-    let rewrites: Vec<(Inst, Value, Value, Value, Value)> = candidates
-        .into_iter()
-        .filter(|(_, row, _, x, _, _)| {
-            by_offset
-                .get(x)
-                .is_some_and(|rows| rows.len() >= 2 && rows.contains(row))
-        })
-        .map(|(inst, _, param, x, y, size)| (inst, param, x, y, size))
-        .collect();
-    for &(inst, param, x, y, size) in &rewrites {
-        let scale = func.dfg.iconst_value(size).expect("a constant size");
+    candidates.retain(|a| {
+        by_offset
+            .get(&a.x)
+            .is_some_and(|rows| rows.len() >= 2 && rows.contains(&a.row))
+    });
+    for a in &candidates {
         let offset = {
-            let mut cur = FuncCursor::before_with_span(func, inst);
-            let sum = cur.iadd(x, y);
+            let mut cur = FuncCursor::before_with_span(func, a.inst);
+            let sum = cur.iadd(a.x, a.y);
             // A power of two as a shift: ptxas allocates a 64-bit multiply
             // by 4 worse than the shift it is (softmax_rows 22 registers
             // against 16).
-            if scale > 0 && (scale as u64).is_power_of_two() {
+            if a.scale > 0 && (a.scale as u64).is_power_of_two() {
                 let ty = cur.value_type(sum);
-                let bits = cur.iconst(ty, i64::from((scale as u64).trailing_zeros()));
+                let bits = cur.iconst(ty, i64::from(a.scale.trailing_zeros()));
                 cur.binary(Opcode::Ishl, sum, bits)
             } else {
-                cur.imul(sum, size)
+                cur.imul(sum, a.size)
             }
         };
-        func.dfg.insts[inst] = InstData::Binary {
+        func.dfg.insts[a.inst] = InstData::Binary {
             opcode: Opcode::PtrOffset,
-            args: [param, offset],
+            args: [a.param, offset],
         };
     }
-    !rewrites.is_empty()
+    !candidates.is_empty()
 }
 
 /// `v` as `x * size` with a constant `size`: `(x, size)`.
@@ -146,10 +142,21 @@ fn scaled(func: &Function, v: Value) -> Option<(Value, Value)> {
     }
 }
 
-/// `inst` as `ptroffset(row, y * size)` with `row = ptroffset(param, x *
-/// size)` and `param` a parameter of the function: `(row, param, x, y,
-/// size)`.
-fn matches(func: &Function, inst: Inst) -> Option<(Value, Value, Value, Value, Value)> {
+/// An address `ptroffset(row, y * size)` whose row pointer is `row =
+/// ptroffset(param, x * size)`, with `param` a parameter of the function
+/// and `size` (`scale`) a constant.
+struct Access {
+    inst: Inst,
+    row: Value,
+    param: Value,
+    x: Value,
+    y: Value,
+    size: Value,
+    scale: i64,
+}
+
+/// `inst` as an [`Access`].
+fn matches(func: &Function, inst: Inst) -> Option<Access> {
     let InstData::Binary {
         opcode: Opcode::PtrOffset,
         args: [row, outer],
@@ -169,9 +176,18 @@ fn matches(func: &Function, inst: Inst) -> Option<(Value, Value, Value, Value, V
         return None;
     }
     let (x, s1) = scaled(func, *inner)?;
-    let (y, s2) = scaled(func, *outer)?;
-    if func.dfg.iconst_value(s1)? != func.dfg.iconst_value(s2)? {
+    let (y, size) = scaled(func, *outer)?;
+    let scale = func.dfg.iconst_value(size)?;
+    if func.dfg.iconst_value(s1)? != scale {
         return None;
     }
-    Some((func.dfg.resolve_aliases(*row), param, x, y, s2))
+    Some(Access {
+        inst,
+        row: func.dfg.resolve_aliases(*row),
+        param,
+        x: func.dfg.resolve_aliases(x),
+        y,
+        size,
+        scale,
+    })
 }
