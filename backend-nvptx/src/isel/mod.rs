@@ -229,7 +229,7 @@ struct Isel<'a> {
     domtree: midend::analysis::DominatorTree,
     /// Each block's predecessors, and the blocks that read each block
     /// parameter (for edge copies on back edges).
-    preds: HashMap<Block, Vec<Block>>,
+    preds: cranelift_entity::SecondaryMap<Block, Vec<Block>>,
     param_readers: HashMap<Value, Vec<Block>>,
     /// By-value arguments stored field by field into the call's `.param`
     /// array, by (call, argument number): each field's offset and value.
@@ -283,7 +283,7 @@ fn select(
         vec_groups: HashMap::new(),
         vec_member: HashMap::new(),
         domtree: midend::analysis::DominatorTree::compute(func),
-        preds: HashMap::new(),
+        preds: func.predecessors(),
         param_readers: HashMap::new(),
         direct_byval: HashMap::new(),
         skipped_insts: HashSet::new(),
@@ -296,11 +296,6 @@ fn select(
                 isel.param_readers.entry(v).or_default().push(block);
             }
         });
-    }
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            isel.preds.entry(s).or_default().push(b);
-        }
     }
     isel.find_wide_multiplies();
     isel.find_high_multiplies();
@@ -1071,7 +1066,7 @@ impl Isel<'_> {
             if b == dest {
                 continue;
             }
-            for &p in self.preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+            for &p in &self.preds[b] {
                 if body.insert(p) {
                     work.push(p);
                 }

@@ -82,15 +82,6 @@ struct Plan {
 fn unroll_round(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let analysis = LoopAnalysis::compute(func, &domtree);
-    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            let list = preds.entry(s).or_default();
-            if !list.contains(&b) {
-                list.push(b);
-            }
-        }
-    }
     // Layout positions, to lay each loop's copies out in its own order.
     let position = func.layout.block_positions();
     let mut touched: HashSet<usize> = HashSet::new();
@@ -103,7 +94,7 @@ fn unroll_round(func: &mut Function) -> bool {
         if touched.contains(&index) {
             continue;
         }
-        let Some(plan) = plan(func, lp, &preds) else {
+        let Some(plan) = plan(func, lp) else {
             continue;
         };
         let (new_blocks, first) = unroll(func, lp, &plan, &position);
@@ -166,7 +157,7 @@ fn compare(cc: IntCC, a: i128, b: i128, bits: u32) -> bool {
 
 /// Whether `lp` has the counted shape, its trip count, and whether the
 /// budget allows unrolling it.
-fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Option<Plan> {
+fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     let hint = func.loop_hints.get(&lp.header).copied();
     if hint == Some(LoopHint::Count(1)) || Some(lp.header) == func.entry_block() {
         return None;
@@ -218,11 +209,8 @@ fn plan(func: &Function, lp: &Loop, preds: &HashMap<Block, Vec<Block>>) -> Optio
     }
     // The start: the same constant on every entering edge.
     let mut start = None;
-    for b in preds.get(&lp.header).into_iter().flatten() {
-        if lp.contains(*b) {
-            continue;
-        }
-        let Some(t) = func.layout.last_inst(*b) else {
+    for &b in &lp.entering {
+        let Some(t) = func.layout.last_inst(b) else {
             continue;
         };
         for d in func.dfg.insts[t].branch_destinations() {
