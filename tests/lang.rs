@@ -308,3 +308,82 @@ fn struct_calls_agree_across_engines_and_levels() {
         assert_eq!(o[n + i], t, "twice at {i}");
     }
 }
+
+/// Compound assignments whose right operand has effects (a post-increment, a
+/// call that writes through a pointer), reads the target itself, or needs a
+/// conversion back to a narrow target. The right operand is computed before
+/// the target's old value is loaded (see `assign` in the frontend); each
+/// operand must still be evaluated exactly once.
+const COMPOUND: &str = r#"
+__device__ int bump(int *c) {
+    int old = *c;
+    *c = old + 1;
+    return old;
+}
+
+extern "C" __global__ void compound(float *a, unsigned *k, unsigned char *q, int n) {
+    int i = threadIdx.x;
+    int j = i;
+    a[i] += a[j++ + n];
+    k[i] += j;
+    int c = 10;
+    k[i + n] *= bump(&c) + 3;
+    k[i + 2 * n] -= c;
+    a[i + n] /= sqrtf(a[i + n] * a[i + n]) + 1.0f;
+    q[i] += 250;
+    k[i + 3 * n] <<= (i & 7);
+    float *p = &a[2 * n];
+    p += i;
+    *p -= 0.5f;
+}
+"#;
+
+#[test]
+fn compound_assignments_evaluate_each_operand_once() {
+    let dir = scratch("lang-compound");
+    let src = write_source(&dir, "compound.cu", COMPOUND);
+    let n = 16usize;
+    let mut r = kernelc::run::SplitMix64(5);
+    let a0: Vec<f32> = (0..3 * n)
+        .map(|_| (r.next_u64() % 4000) as f32 / 16.0 - 125.0)
+        .collect();
+    let k0: Vec<u32> = (0..4 * n).map(|_| r.next_u64() as u32).collect();
+    let q0: Vec<u8> = (0..n).map(|_| r.next_u64() as u8).collect();
+    let file = |name: &str, bytes: Vec<u8>| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let a_arg = format!(
+        "f32[]:@{}",
+        file("a.bin", a0.iter().flat_map(|v| v.to_le_bytes()).collect())
+    );
+    let k_arg = format!(
+        "u32[]:@{}",
+        file("k.bin", k0.iter().flat_map(|v| v.to_le_bytes()).collect())
+    );
+    let q_arg = format!("u8[]:@{}", file("q.bin", q0.clone()));
+    let req = request(
+        &src,
+        "compound",
+        n as u32,
+        &[&a_arg, &k_arg, &q_arg, "i32:16"],
+    );
+    let out = run_everywhere(req, 3);
+    let a = f32s(&out[0]);
+    let k: Vec<u32> = out[1]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..n {
+        let x = a0[i + n];
+        assert_eq!(a[i], a0[i] + x, "a[{i}]");
+        assert_eq!(a[i + n], x / ((x * x).sqrt() + 1.0), "a[{i} + n]");
+        assert_eq!(a[i + 2 * n], a0[i + 2 * n] - 0.5, "a[{i} + 2n]");
+        assert_eq!(k[i], k0[i].wrapping_add(i as u32 + 1), "k[{i}]");
+        assert_eq!(k[i + n], k0[i + n].wrapping_mul(13), "k[{i} + n]");
+        assert_eq!(k[i + 2 * n], k0[i + 2 * n].wrapping_sub(11), "k[{i} + 2n]");
+        assert_eq!(k[i + 3 * n], k0[i + 3 * n] << (i & 7), "k[{i} + 3n]");
+        assert_eq!(out[2][i], q0[i].wrapping_add(250), "q[{i}]");
+    }
+}

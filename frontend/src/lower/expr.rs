@@ -139,6 +139,27 @@ fn counter_product<'e>(e: &'e Expr, counters: &[LocalId]) -> Option<(&'e Expr, &
     (k.ty == e.ty && f.ty == e.ty).then_some((&**k, &**f))
 }
 
+/// The right operand of a compound assignment's `value`, written by sema as
+/// `TargetValue op r` under conversions; `None` for other shapes (pointer
+/// steps), which keep their left-to-right order.
+fn compound_operand(value: &Expr) -> Option<&Expr> {
+    let mut e = value;
+    while let ExprKind::Cast { kind, expr } = &e.kind {
+        if *kind == CastKind::ToBool {
+            return None;
+        }
+        e = expr;
+    }
+    let ExprKind::Binary { lhs, rhs, .. } = &e.kind else {
+        return None;
+    };
+    let mut l = &**lhs;
+    while let ExprKind::Cast { expr, .. } = &l.kind {
+        l = expr;
+    }
+    matches!(l.kind, ExprKind::TargetValue).then_some(&**rhs)
+}
+
 /// Whether evaluating `e` is cheap and cannot fault or have effects, so both
 /// arms of a `?:` may be computed and a `select` used instead of branches.
 fn is_speculatable(e: &Expr, depth: u32) -> bool {
@@ -176,6 +197,10 @@ impl FunctionLowerer<'_, '_> {
 
     /// Evaluates `e`; `None` for `void` expressions.
     pub(crate) fn eval(&mut self, e: &Expr) -> Option<Value> {
+        if let Some(entry) = self.ready.iter_mut().rev().find(|r| std::ptr::eq(r.0, e)) {
+            entry.2 = true;
+            return Some(entry.1);
+        }
         self.with_span(e.span, |lw| lw.eval_inner(e))
     }
 
@@ -506,14 +531,29 @@ impl FunctionLowerer<'_, '_> {
     }
 
     fn assign(&mut self, target: &Place, compound: bool, value: &Expr, ty: &CType) -> Value {
-        let place = self.place(target);
-        if compound {
-            let old = self.read(&place, ty);
-            self.target_values.push(old);
+        if !compound {
+            let place = self.place(target);
+            let v = self.expr(value);
+            return self.write(&place, v, ty);
         }
+        // C leaves the order of the two operands open. As clang does, the
+        // right operand of `t op= r` is computed first and the target's
+        // address and old value after it: a load issued before a long
+        // right-hand side (a division, a square root: code with branches
+        // that ptxas does not move loads across) would stay live across it.
+        let operand = compound_operand(value).filter(|_| *ty != CType::Bool);
+        if let Some(r) = operand {
+            let v = self.expr(r);
+            self.ready.push((r as *const Expr, v, false));
+        }
+        let place = self.place(target);
+        let old = self.read(&place, ty);
+        self.target_values.push(old);
         let v = self.expr(value);
-        if compound {
-            self.target_values.pop();
+        self.target_values.pop();
+        if operand.is_some() {
+            let (_, _, used) = self.ready.pop().expect("pushed above");
+            debug_assert!(used, "a compound assignment's operand was not reused");
         }
         self.write(&place, v, ty)
     }

@@ -269,6 +269,10 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     var_types: Vec<Type>,
     /// The value of `TargetValue` inside the innermost assignment.
     target_values: Vec<Value>,
+    /// Right operands of compound assignments computed ahead of the target's
+    /// old value (see `assign`), by node identity, with whether the value
+    /// was taken.
+    ready: Vec<(*const typed::Expr, Value, bool)>,
     /// The stack slot of each local that lives in memory, by `LocalId`.
     slots: Vec<Option<StackSlot>>,
     /// The program's module variables and their IR globals.
@@ -337,6 +341,7 @@ fn lower_function(
         counters: Vec::new(),
         var_types,
         target_values: Vec::new(),
+        ready: Vec::new(),
         slots,
         globals,
         labels: Vec::new(),
