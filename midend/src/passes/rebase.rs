@@ -105,16 +105,9 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
         let offset = {
             let mut cur = FuncCursor::before_with_span(func, a.inst);
             let sum = cur.iadd(a.x, a.y);
-            // A power of two as a shift: ptxas allocates a 64-bit multiply
-            // by 4 worse than the shift it is (softmax_rows 22 registers
-            // against 16).
-            if a.scale > 0 && (a.scale as u64).is_power_of_two() {
-                let ty = cur.value_type(sum);
-                let bits = cur.iconst(ty, i64::from(a.scale.trailing_zeros()));
-                cur.binary(Opcode::Ishl, sum, bits)
-            } else {
-                cur.imul(sum, a.size)
-            }
+            // A power-of-two size prints as `shl.b64` (isel), which ptxas
+            // allocates better than the multiply.
+            cur.imul(sum, a.size)
         };
         func.dfg.insts[a.inst] = InstData::Binary {
             opcode: Opcode::PtrOffset,
@@ -144,7 +137,7 @@ fn scaled(func: &Function, v: Value) -> Option<(Value, Value)> {
 
 /// An address `ptroffset(row, y * size)` whose row pointer is `row =
 /// ptroffset(param, x * size)`, with `param` a parameter of the function
-/// and `size` (`scale`) a constant.
+/// and `size` a constant.
 struct Access {
     inst: Inst,
     row: Value,
@@ -152,7 +145,6 @@ struct Access {
     x: Value,
     y: Value,
     size: Value,
-    scale: i64,
 }
 
 /// `inst` as an [`Access`].
@@ -188,6 +180,5 @@ fn matches(func: &Function, inst: Inst) -> Option<Access> {
         x: func.dfg.resolve_aliases(x),
         y,
         size,
-        scale,
     })
 }
