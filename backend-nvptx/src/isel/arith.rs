@@ -7,7 +7,7 @@
 
 use super::{bit_ty, float_ty, int_ty, Isel, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, RegClass, UnaryOp};
-use midend::ir::{FloatCC, InstData, IntCC, Opcode, Type, Value};
+use midend::ir::{FloatCC, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 /// The 32-bit value `v` widens, and whether signed, when `v` is
 /// `sext.i64`/`zext.i64` of an `i32`.
@@ -19,6 +19,29 @@ fn extension_of(isel: &Isel, v: Value) -> Option<(bool, Value)> {
             arg,
         } if isel.ty(*arg) == Type::I32 => Some((*op == Opcode::Sext, *arg)),
         _ => None,
+    }
+}
+
+/// Whether `v` is the same in every thread of a block, as far as a short
+/// walk up its definitions shows: a kernel's parameters, constants, the
+/// block-uniform special registers (`blockIdx`, `blockDim`, ...) and
+/// arithmetic on them. ptxas can keep such a value in uniform registers.
+fn is_block_uniform(isel: &Isel, v: Value, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    let func = isel.func;
+    let rec = |a: &Value| is_block_uniform(isel, *a, depth + 1);
+    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
+        ValueDef::Param(block, _) => func.is_kernel() && func.layout.entry_block() == Some(block),
+        ValueDef::Result(inst, 0) => match &func.dfg.insts[inst] {
+            InstData::Iconst { .. } => true,
+            InstData::SpecialReg { reg } => reg.is_block_uniform(),
+            InstData::Unary { arg, .. } | InstData::Convert { arg, .. } => rec(arg),
+            InstData::Binary { args, .. } => args.iter().all(rec),
+            _ => false,
+        },
+        _ => false,
     }
 }
 
@@ -62,10 +85,28 @@ impl Isel<'_> {
         }
         // Reads of each extension by these multiplies.
         let mut reads: std::collections::HashMap<Value, u32> = Default::default();
-        for (res, signed, x, y, ext_a, ext_b) in found {
-            self.wide_muls.insert(res, (signed, x, y));
+        for &(_, _, _, _, ext_a, ext_b) in &found {
             for ext in std::iter::once(ext_a).chain(ext_b) {
                 *reads.entry(self.func.dfg.resolve_aliases(ext)).or_default() += 1;
+            }
+        }
+        for (res, signed, x, y, ext_a, ext_b) in found {
+            let ext_a = self.func.dfg.resolve_aliases(ext_a);
+            // A block-uniform extension that other instructions read is
+            // emitted anyway; scaled by a power of two it prints as
+            // `shl.b64` of that 64-bit value (`binary`). A `mul.wide` of
+            // the 32-bit value instead is a vector `IMAD.WIDE` in SASS,
+            // which pulls a value ptxas could keep in a uniform register
+            // (`blockIdx.x` in `scales[blockIdx.x]`, when
+            // `(size_t)blockIdx.x * cols` also reads its extension) into
+            // vector registers for the whole kernel: quantize_rows 21 -> 16
+            // registers. For a per-thread value the `IMAD.WIDE` is the
+            // shorter code, so it stays.
+            let shared = self.use_count(ext_a) != reads[&ext_a];
+            let power_of_two = ext_b.is_none()
+                && matches!(self.immediate(y), Some(Operand::Imm(k)) if k > 1 && k & (k - 1) == 0);
+            if !(shared && power_of_two && is_block_uniform(self, x, 0)) {
+                self.wide_muls.insert(res, (signed, x, y));
             }
         }
         for (ext, n) in reads {

@@ -541,6 +541,28 @@ impl SpecialReg {
         }
     }
 
+    /// Whether every thread of a block reads the same value: the block's
+    /// position and shape, the grid's, the cluster's and the launch's
+    /// dynamic shared memory size (not the thread's own position, its lane
+    /// or warp, clocks or the active mask).
+    pub fn is_block_uniform(self) -> bool {
+        use SpecialReg::*;
+        self.is_cluster()
+            || matches!(
+                self,
+                NtidX
+                    | NtidY
+                    | NtidZ
+                    | CtaidX
+                    | CtaidY
+                    | CtaidZ
+                    | NctaidX
+                    | NctaidY
+                    | NctaidZ
+                    | DynamicSmemSize
+            )
+    }
+
     /// Whether a thread reads the same value every time during a launch
     /// (so two reads can be merged). Clocks, the warp a thread runs on and
     /// the set of active lanes can change.

@@ -33,14 +33,15 @@
 //! a parameter of a kernel, `S` the same constant on both sides, `X` not a
 //! constant, and the outer `ptroffset` is inside a loop that the inner one
 //! is outside of; and only when every read of the row pointer is such an
-//! access and another row pointer shares its `X` (see below). Loops that
+//! access and either another row pointer shares its `X` or a loop already
+//! computes one of its sums `X + Y` (see below). Loops that
 //! `strength-reduce` turned into pointer increments no longer have this
 //! shape and are left as they are.
 
 use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Function, Inst, InstData, Opcode, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The pass-table entry; returns whether any address was rewritten.
 pub fn rebase_addresses(func: &mut Function) -> bool {
@@ -87,19 +88,43 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // trade two registers for two and pay an add per access
     // (cross_entropy's loops grew from 357 to 409 SASS instructions that
     // way).
+    //
+    // A lone row pointer is also rewritten when a loop already computes
+    // the sum `X + Y` one of its accesses needs (a second array indexed
+    // `(size_t)row * cols + c` directly, as `q` in a quantization kernel):
+    // `gvn` then shares that sum, and again only `X` stays live.
+    let mut sums: HashSet<(Value, Value)> = HashSet::new();
+    for (block, inst) in func.layout.insts() {
+        if let InstData::Binary {
+            opcode: Opcode::Iadd,
+            args: [a, b],
+        } = func.dfg.insts[inst]
+        {
+            if innermost.contains_key(&block) {
+                let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
+                sums.insert((a, b));
+                sums.insert((b, a));
+            }
+        }
+    }
     let mut by_offset: HashMap<Value, Vec<Value>> = HashMap::new();
+    let mut summed: HashSet<Value> = HashSet::new();
     for a in &candidates {
         if covered[&a.row] == reads.get(&a.row).copied().unwrap_or(0) {
             let rows = by_offset.entry(a.x).or_default();
             if !rows.contains(&a.row) {
                 rows.push(a.row);
             }
+            if sums.contains(&(a.x, func.dfg.resolve_aliases(a.y))) {
+                summed.insert(a.row);
+            }
         }
     }
     candidates.retain(|a| {
-        by_offset
-            .get(&a.x)
-            .is_some_and(|rows| rows.len() >= 2 && rows.contains(&a.row))
+        summed.contains(&a.row)
+            || by_offset
+                .get(&a.x)
+                .is_some_and(|rows| rows.len() >= 2 && rows.contains(&a.row))
     });
     for a in &candidates {
         let offset = {
