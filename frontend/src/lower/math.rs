@@ -299,8 +299,9 @@ impl FunctionLowerer<'_, '_> {
     }
 }
 
-/// The parts of a finite float `|x| = m·2^e` with an integer `m`
-/// (`i64`, the implicit bit included for normal numbers) and `e` (`i32`).
+/// The parts of a finite float `|x| = m·2^e` with an integer `m` (the
+/// implicit bit included for normal numbers; `i32` for `float`, `i64` for
+/// `double`) and `e` (`i32`).
 struct IntParts {
     m: Value,
     e: Value,
@@ -311,33 +312,30 @@ impl FunctionLowerer<'_, '_> {
     /// is the smallest one and `m` has no implicit bit.
     fn int_parts(&mut self, x: Value) -> IntParts {
         let t = self.b.value_type(x);
-        let (bt, mbits, bias) = if t == Type::F32 {
-            (Type::I32, 23, 127)
+        let (bt, mbits, emask, bias) = if t == Type::F32 {
+            (Type::I32, 23, 0xff, 127)
         } else {
-            (Type::I64, 52, 1023)
+            (Type::I64, 52, 0x7ff, 1023)
         };
         let bits = self.b.convert(Opcode::Bitcast, bt, x);
-        let bits = if bt == Type::I32 {
-            self.b.convert(Opcode::Zext, Type::I64, bits)
-        } else {
-            bits
-        };
-        let mmask = self.b.iconst(Type::I64, (1i64 << mbits) - 1);
+        let mmask = self.b.iconst(bt, (1i64 << mbits) - 1);
         let mant = self.b.binary(Opcode::Band, bits, mmask);
-        let sh = self.b.iconst(Type::I64, mbits);
+        let sh = self.b.iconst(bt, mbits);
         let field = self.b.binary(Opcode::Ushr, bits, sh);
-        let emask = self
-            .b
-            .iconst(Type::I64, if t == Type::F32 { 0xff } else { 0x7ff });
+        let emask = self.b.iconst(bt, emask);
         let field = self.b.binary(Opcode::Band, field, emask);
-        let zero = self.b.iconst(Type::I64, 0);
+        let zero = self.b.iconst(bt, 0);
         let sub = self.b.icmp(midend::ir::IntCC::Eq, field, zero);
-        let implicit = self.b.iconst(Type::I64, 1i64 << mbits);
+        let implicit = self.b.iconst(bt, 1i64 << mbits);
         let with_bit = self.b.binary(Opcode::Bor, mant, implicit);
         let m = self.b.select(sub, mant, with_bit);
-        let one = self.b.iconst(Type::I64, 1);
+        let one = self.b.iconst(bt, 1);
         let field = self.b.select(sub, one, field);
-        let field = self.b.convert(Opcode::Trunc, Type::I32, field);
+        let field = if bt == Type::I32 {
+            field
+        } else {
+            self.b.convert(Opcode::Trunc, Type::I32, field)
+        };
         let off = self.b.iconst(Type::I32, bias + mbits);
         let e = self.b.isub(field, off);
         IntParts { m, e }
@@ -367,10 +365,14 @@ impl FunctionLowerer<'_, '_> {
     /// With `|x| = ma·2^ea` and `|y| = mb·2^eb` (integers `ma`, `mb`),
     /// `fmod(|x|, |y|) = (ma·2^(ea-eb) mod mb)·2^eb`. The loop computes
     /// that residue as long division in steps of at most `K` bits
-    /// (`r = (r << s) mod mb`, with `K` such that `r << K` fits 64 bits:
-    /// 40 for `float`, 11 for `double`), so it runs at most 7 (`float`) or
+    /// (`r = (r << s) mod mb`, with `K` such that `r << K` fits the
+    /// integer: 8 for `float`, whose 24-bit mantissas are divided in 32
+    /// bits, 11 for `double`, in 64), so it runs at most 32 (`float`) or
     /// 191 (`double`) times, and not at all when `|x| < 2|y|`-ish inputs
-    /// need no shifting. The residue converts exactly and is scaled by
+    /// need no shifting. A 32-bit division is a short inline sequence in
+    /// SASS where a 64-bit one is a called routine; and when `y` is a
+    /// constant, `mb` is one too and `divconst` makes both divisions
+    /// multiplications. The residue converts exactly and is scaled by
     /// `2^eb` in two exact halves. `remainder` also keeps the low bit of
     /// the quotient: it subtracts `|y|` once more when the residue is
     /// above `|y|/2`, or equal to it with an odd quotient (ties to even).
@@ -379,7 +381,11 @@ impl FunctionLowerer<'_, '_> {
     pub(crate) fn fmod(&mut self, x: Value, y: Value, remainder: bool) -> Value {
         use midend::ir::IntCC;
         let t = self.b.value_type(x);
-        let step_bits = if t == Type::F32 { 40 } else { 11 };
+        let (it, step_bits) = if t == Type::F32 {
+            (Type::I32, 8)
+        } else {
+            (Type::I64, 11)
+        };
         let a = self.b.unary(Opcode::Fabs, x);
         let bmag = self.b.unary(Opcode::Fabs, y);
         let pa = self.int_parts(a);
@@ -394,21 +400,23 @@ impl FunctionLowerer<'_, '_> {
         let d = self.b.isub(pa.e, pb.e);
         let zero32 = self.b.iconst(Type::I32, 0);
         let d0 = self.b.select(ordinary, d, zero32);
-        // A zero divisor (only when not `ordinary`) must not trap the
-        // first division: divide by 1 instead.
-        let one64 = self.b.iconst(Type::I64, 1);
-        let mb = self.b.select(ordinary, pb.m, one64);
+        // A zero divisor (only when not `ordinary`, whose results are not
+        // used) must not trap the first division: divide by 1 instead.
+        // (`umax`, not a `select` on `ordinary`, so that a constant `y`
+        // gives a constant divisor.)
+        let one = self.b.iconst(it, 1);
+        let mb = self.b.binary(Opcode::Umax, pb.m, one);
         let q0 = self.b.binary(Opcode::Udiv, pa.m, mb);
         let r0 = self.b.binary(Opcode::Urem, pa.m, mb);
 
         let header = self.b.create_block();
-        let r = self.b.append_block_param(header, Type::I64);
+        let r = self.b.append_block_param(header, it);
         let dd = self.b.append_block_param(header, Type::I32);
-        let q = self.b.append_block_param(header, Type::I64);
+        let q = self.b.append_block_param(header, it);
         let body = self.b.create_block();
         let exit = self.b.create_block();
-        let rf = self.b.append_block_param(exit, Type::I64);
-        let qf = self.b.append_block_param(exit, Type::I64);
+        let rf = self.b.append_block_param(exit, it);
+        let qf = self.b.append_block_param(exit, it);
         self.b.jump(header, vec![r0, d0, q0]);
         self.b.switch_to_block(header);
         let more = self.b.icmp(IntCC::Sgt, dd, zero32);
@@ -416,12 +424,16 @@ impl FunctionLowerer<'_, '_> {
         self.b.seal_block(body);
         self.b.switch_to_block(body);
         let kmax = self.b.iconst(Type::I32, step_bits);
-        let s = self.b.binary(Opcode::Smin, dd, kmax);
-        let s64 = self.b.convert(Opcode::Zext, Type::I64, s);
-        let shifted = self.b.binary(Opcode::Ishl, r, s64);
+        let step = self.b.binary(Opcode::Smin, dd, kmax);
+        let s = if it == Type::I32 {
+            step
+        } else {
+            self.b.convert(Opcode::Zext, Type::I64, step)
+        };
+        let shifted = self.b.binary(Opcode::Ishl, r, s);
         let qq = self.b.binary(Opcode::Udiv, shifted, mb);
         let rr = self.b.binary(Opcode::Urem, shifted, mb);
-        let d_next = self.b.isub(dd, s);
+        let d_next = self.b.isub(dd, step);
         self.b.jump(header, vec![rr, d_next, qq]);
         self.b.seal_block(header);
         self.b.seal_block(exit);
@@ -440,9 +452,9 @@ impl FunctionLowerer<'_, '_> {
         let small = self.b.fcmp(FloatCC::Olt, a, bmag);
         let mag = self.b.select(small, a, fm);
         let mag = if remainder {
-            let q_low = self.b.binary(Opcode::Band, qf, one64);
-            let zero64 = self.b.iconst(Type::I64, 0);
-            let odd = self.b.icmp(IntCC::Ne, q_low, zero64);
+            let q_low = self.b.binary(Opcode::Band, qf, one);
+            let zero_it = self.b.iconst(it, 0);
+            let odd = self.b.icmp(IntCC::Ne, q_low, zero_it);
             let not_small = self.b.unary(Opcode::Bnot, small);
             let odd = self.b.binary(Opcode::Band, odd, not_small);
             let twice = self.b.fadd(mag, mag);
