@@ -769,3 +769,79 @@ fn row_pointers_and_counter_indices_compute_the_same_bits() {
     assert!(text.contains("shl.b64"), "{text}");
     assert!(text.contains("+16];"), "{text}");
 }
+
+const ARGMIN: &str = r#"
+// The index of the nearest of `k` points (k = 0..13 per thread): `if (d <
+// best) { best = d; bi = c; }` is a branch to the same block with other
+// arguments, which `cfg-cleanup` turns into two selects; the loop is then
+// one block that reads its counter only as a picked value, and
+// `unroll-runtime` unrolls it. `cent[2 * c]` and `cent[2 * c + 1]` are
+// widened part by part, so the copies share one pointer. Ties keep the
+// first index (`<` is strict), and a NaN distance is never picked.
+extern "C" __global__ void argmin(const float *pts, const float *cent, int *label, float *dist) {
+    int t = threadIdx.x;
+    int k = t % 14;
+    float x = pts[2 * t], y = pts[2 * t + 1];
+    float best = 3.4e38f;
+    int bi = -1;
+    for (int c = 0; c < k; ++c) {
+        float dx = x - cent[2 * c], dy = y - cent[2 * c + 1];
+        float d = dx * dx + dy * dy;
+        if (d < best) { best = d; bi = c; }
+    }
+    label[t] = bi;
+    dist[t] = best;
+}
+"#;
+
+/// The argmin loop above against a Rust reference, at -O0 and -O3 and on
+/// the emulator; and the PTX has the unrolled shape (selects, a
+/// `nounroll` remainder, displacements off one pointer).
+#[test]
+fn an_argmin_loop_becomes_selects_and_unrolls() {
+    let dir = scratch("argmin");
+    let mut r = kernelc::run::SplitMix64(5);
+    // Small integer coordinates, so that distances tie often.
+    let mut grid = |n: usize| -> Vec<f32> { (0..n).map(|_| (r.next_u64() % 5) as f32).collect() };
+    let pts = grid(64);
+    let mut cent = grid(26);
+    cent[6] = f32::NAN; // point 3's distance is NaN for every thread
+    let f32_bytes = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let args = vec![
+        format!("f32[]:@{}", write(&dir, "pts.bin", &f32_bytes(&pts))),
+        format!("f32[]:@{}", write(&dir, "cent.bin", &f32_bytes(&cent))),
+        "i32[]:zeros:32".into(),
+        "f32[]:zeros:32".into(),
+    ];
+    let src = write(&dir, "argmin.cu", ARGMIN.as_bytes());
+    let out = agree(&src, "argmin", &args);
+    let labels = i32s(&out[2]);
+    let dists: Vec<f32> = out[3]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut ties = 0;
+    for t in 0..32usize {
+        let (x, y) = (pts[2 * t], pts[2 * t + 1]);
+        let (mut best, mut bi) = (3.4e38f32, -1i32);
+        for c in 0..t % 14 {
+            let (dx, dy) = (x - cent[2 * c], y - cent[2 * c + 1]);
+            let d = dx.mul_add(dx, dy * dy);
+            ties += usize::from(d == best);
+            if d < best {
+                best = d;
+                bi = c as i32;
+            }
+        }
+        assert_eq!(
+            (labels[t], dists[t].to_bits()),
+            (bi, best.to_bits()),
+            "thread {t}"
+        );
+    }
+    assert!(ties > 5, "the data should have ties ({ties})");
+    let text = ptx("argmin", ARGMIN);
+    assert!(text.contains(".pragma \"nounroll\";"), "{text}");
+    assert!(text.matches("selp.b32").count() >= 5, "{text}");
+    assert!(text.contains("+28];"), "{text}");
+}

@@ -107,6 +107,13 @@ fn signed_variable_addend<'e>(
     (rest.ty == inner.ty && k.ty == inner.ty).then_some((rest, k))
 }
 
+/// `offset` as a widened signed counter product `k * f` (`p[2 * c]`): the
+/// product, which `widen_signed_term` widens part by part.
+fn widened_counter_product<'e>(offset: &'e Expr, counters: &[LocalId]) -> Option<&'e Expr> {
+    let (inner, op, _, _) = widened_signed_binary(offset)?;
+    (op == BinOp::Mul && counter_product(inner, counters).is_some()).then_some(inner)
+}
+
 /// Whether `e` reads one of the `for` counters being lowered.
 fn is_counter(e: &Expr, counters: &[LocalId]) -> bool {
     matches!(e.kind, ExprKind::Local(id) if counters.contains(&id))
@@ -377,8 +384,7 @@ impl FunctionLowerer<'_, '_> {
     /// nvcc does. (An `unsigned` index may wrap, so it is left alone.)
     fn scaled_offset(&mut self, offset: &Expr, elem_size: u64) -> Value {
         if let Some((rest, k)) = signed_constant_addend(offset) {
-            let v = self.expr(rest);
-            let wide = self.b.convert(Opcode::Sext, Type::I64, v);
+            let wide = self.widen_signed_term(rest);
             let scaled = self.scale(wide, elem_size);
             let bytes = self.b.iconst(Type::I64, k.wrapping_mul(elem_size as i64));
             return self.b.iadd(scaled, bytes);
@@ -389,6 +395,10 @@ impl FunctionLowerer<'_, '_> {
                 self.scale(wide, elem_size)
             });
             return self.b.iadd(parts[0], parts[1]);
+        }
+        if let Some(product) = widened_counter_product(offset, &self.counters) {
+            let wide = self.widen_signed_term(product);
+            return self.scale(wide, elem_size);
         }
         let off = self.expr(offset);
         let off = self.coerce(off, Type::I64);

@@ -7,20 +7,76 @@
 //! The frontend emits a block for every `if`, loop and join point; this pass
 //! turns the straight-line pieces back into single blocks.
 
-use crate::ir::{Block, Function, InstData};
+use crate::builder::{FuncCursor, InstBuilder};
+use crate::ir::{Block, BlockCall, Function, InstData, Type, Value};
 use cranelift_entity::SecondaryMap;
 use std::collections::HashSet;
 
 /// Cleans the CFG; returns whether anything changed.
 pub fn cleanup_cfg(func: &mut Function) -> bool {
     let threaded = thread_empty_blocks(func);
+    let selected = select_between_edges(func);
     let removed = remove_unreachable_blocks(func);
     let merged = merge_straight_line_blocks(func);
     let forwarded = forward_single_edge_params(func);
     if merged || forwarded {
         func.dfg.resolve_all_aliases();
     }
-    threaded | removed | merged | forwarded
+    threaded | selected | removed | merged | forwarded
+}
+
+/// A `brif` whose two edges enter the same block (what skipping the empty
+/// `then` block of `if (d < best) { best = d; bi = c; }` leaves) only
+/// chooses the arguments: it becomes a `jump` with a `select` for each
+/// argument that differs between the edges. Nothing is computed on a path
+/// that did not compute it before; the branch and a copy on each edge go.
+/// Arguments of type `i1` keep the branch (PTX has no `selp` for
+/// predicates).
+fn select_between_edges(func: &mut Function) -> bool {
+    let mut changed = false;
+    let blocks: Vec<Block> = func.layout.blocks().to_vec();
+    for b in blocks {
+        let Some(term) = func.layout.last_inst(b) else {
+            continue;
+        };
+        let InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = &func.dfg.insts[term]
+        else {
+            continue;
+        };
+        if then_dest.block != else_dest.block {
+            continue;
+        }
+        let (cond, dest) = (*cond, then_dest.block);
+        let pairs: Vec<(Value, Value)> = then_dest
+            .args
+            .iter()
+            .zip(&else_dest.args)
+            .map(|(&t, &e)| (func.dfg.resolve_aliases(t), func.dfg.resolve_aliases(e)))
+            .collect();
+        if pairs
+            .iter()
+            .any(|&(t, e)| t != e && func.dfg.value_type(t) == Type::I1)
+        {
+            continue;
+        }
+        let mut args = Vec::with_capacity(pairs.len());
+        for (t, e) in pairs {
+            args.push(if t == e {
+                t
+            } else {
+                FuncCursor::before_with_span(func, term).select(cond, t, e)
+            });
+        }
+        func.dfg.insts[term] = InstData::Jump {
+            dest: BlockCall::new(dest, args),
+        };
+        changed = true;
+    }
+    changed
 }
 
 /// A block that only jumps on (`block8: jump block2(v1)`) is skipped:

@@ -265,13 +265,22 @@ fn plan(
     // addresses from it (what `strength-reduce` could not turn into
     // counters of their own) is left to ptxas, which unrolls and reduces
     // it together.
+    // A `select` may pick the counter as a value (the index of a running
+    // minimum, `bi = c`): each copy reads the counter it already has.
     let step = func.dfg.resolve_aliases(back.args[counter]);
     for &b in &lp.blocks {
         for &inst in func.layout.block_insts(b) {
             let mut reads = false;
             func.dfg.insts[inst].for_each_arg(|v| reads |= func.dfg.resolve_aliases(v) == p);
             let steps = func.dfg.inst_results(inst).first() == Some(&step);
-            if reads && !steps {
+            let picks = match &func.dfg.insts[inst] {
+                InstData::Ternary {
+                    opcode: Opcode::Select,
+                    args: [c, _, _],
+                } => func.dfg.resolve_aliases(*c) != p,
+                _ => false,
+            };
+            if reads && !steps && !picks {
                 return None;
             }
         }
