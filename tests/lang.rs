@@ -387,3 +387,78 @@ fn compound_assignments_evaluate_each_operand_once() {
         assert_eq!(out[2][i], q0[i].wrapping_add(250), "q[{i}]");
     }
 }
+
+/// Byte dot products that the `dp4a` pass turns into one instruction (a
+/// signed `char4` pair plus an addend, an unsigned `uchar4` pair) and
+/// three it must leave alone: the lanes crossed (`c.x * d.y`), mixed
+/// signedness, and a byte that is also stored (`p.x`).
+const DOTS: &str = r#"
+extern "C" __global__ void dots(const char4 *a, const char4 *b, const uchar4 *ua, const uchar4 *ub,
+                                int *out, int bias) {
+    int i = threadIdx.x;
+    char4 x = a[i], y = b[i];
+    out[6 * i] = x.x * y.x + x.y * y.y + bias + x.z * y.z + x.w * y.w;
+    uchar4 u = ua[i], v = ub[i];
+    out[6 * i + 1] = u.x * v.x + u.y * v.y + u.z * v.z + u.w * v.w;
+    char4 c = a[i + 32], d = b[i + 32];
+    out[6 * i + 2] = c.x * d.y + c.y * d.x + c.z * d.z + c.w * d.w;
+    char4 e = a[i + 64];
+    uchar4 f = ub[i + 32];
+    out[6 * i + 3] = e.x * f.x + e.y * f.y + e.z * f.z + e.w * f.w;
+    char4 p = a[i + 96], q = b[i + 96];
+    out[6 * i + 4] = p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
+    out[6 * i + 5] = p.x;
+}
+"#;
+
+#[test]
+fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
+    let dir = scratch("lang-dots");
+    let src = write_source(&dir, "dots.cu", DOTS);
+    let n = 32usize;
+    let req = request(
+        &src,
+        "dots",
+        n as u32,
+        &[
+            "u8[]:rand:512:11",
+            "u8[]:rand:512:12",
+            "u8[]:rand:128:13",
+            "u8[]:rand:256:14",
+            "i32[]:zeros:192",
+            "i32:-1000",
+        ],
+    );
+    let out = run_everywhere(req, 5);
+    let (a, b, ua, ub) = (&out[0], &out[1], &out[2], &out[3]);
+    let got: Vec<i32> = out[4]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let s = |v: u8| i32::from(v as i8);
+    let u = i32::from;
+    for i in 0..n {
+        let lanes = |m: &[u8], k: usize| m[4 * k..4 * k + 4].to_vec();
+        let (x, y) = (lanes(a, i), lanes(b, i));
+        let (w, v) = (lanes(ua, i), lanes(ub, i));
+        let (c, d) = (lanes(a, i + 32), lanes(b, i + 32));
+        let (e, f) = (lanes(a, i + 64), lanes(ub, i + 32));
+        let (p, q) = (lanes(a, i + 96), lanes(b, i + 96));
+        let dot = |f: &dyn Fn(usize) -> i32| (0..4).map(f).sum::<i32>();
+        let want = [
+            dot(&|j| s(x[j]) * s(y[j])) - 1000,
+            dot(&|j| u(w[j]) * u(v[j])),
+            s(c[0]) * s(d[1]) + s(c[1]) * s(d[0]) + s(c[2]) * s(d[2]) + s(c[3]) * s(d[3]),
+            dot(&|j| s(e[j]) * u(f[j])),
+            dot(&|j| s(p[j]) * s(q[j])),
+            s(p[0]),
+        ];
+        assert_eq!(&got[6 * i..6 * i + 6], &want, "thread {i}");
+    }
+    let ptx =
+        kernelc::driver::compile_source("dots", DOTS, &kernelc::driver::CompileOptions::default())
+            .unwrap();
+    assert_eq!(ptx.matches("dp4a.s32.s32").count(), 1, "{ptx}");
+    assert_eq!(ptx.matches("dp4a.u32.u32").count(), 1, "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_80", "dots");
+}

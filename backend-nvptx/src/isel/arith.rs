@@ -447,6 +447,28 @@ impl Isel<'_> {
                 Ok(())
             }
             Opcode::Select => self.select(res, args[0], args[1], args[2]),
+            Opcode::Dp4aS | Opcode::Dp4aU => {
+                use crate::minst::AccelArg;
+                let name = if op == Opcode::Dp4aS {
+                    "dp4a.s32.s32"
+                } else {
+                    "dp4a.u32.u32"
+                };
+                let a = self.reg(args[0])?.into();
+                let b = self.operand(args[1])?;
+                let c = self.operand(args[2])?;
+                let dst = self.def(res);
+                self.emit(MInst::Accel {
+                    op: name.into(),
+                    args: vec![
+                        AccelArg::Def(dst),
+                        AccelArg::Use(a),
+                        AccelArg::Use(b),
+                        AccelArg::Use(c),
+                    ],
+                });
+                Ok(())
+            }
             _ => Err(format!("`{op}` is not selected")),
         }
     }

@@ -604,6 +604,8 @@ impl<'m> Exec<'m> {
                     } else {
                         c
                     }
+                } else if matches!(opcode, Opcode::Dp4aS | Opcode::Dp4aU) {
+                    eval::dp4a(*opcode == Opcode::Dp4aS, a, b, c)
                 } else if func.attrs.ftz {
                     ftz::ternary(*opcode, result_ty, a, b, c)
                 } else {

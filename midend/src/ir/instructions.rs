@@ -132,6 +132,12 @@ named_enum! {
         Fcmp = "fcmp",
         /// `select c, a, b`: `a` if `c` else `b`.
         Select = "select",
+        /// `dp4a_s a, b, c` (`i32`): `c` plus the dot product of the four
+        /// bytes of `a` and of `b`, each sign-extended (`_u`:
+        /// zero-extended), in wrapping arithmetic (CUDA's `__dp4a`, PTX
+        /// `dp4a.s32.s32` / `dp4a.u32.u32`).
+        Dp4aS = "dp4a_s",
+        Dp4aU = "dp4a_u",
         // Conversions: the result type is written on the opcode (`sext.i64 v1`).
         Sext = "sext",
         Zext = "zext",
@@ -288,7 +294,7 @@ impl Opcode {
             | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox | Fmin
             | Fmax | PtrOffset | FaddRn | FaddRz | FaddRu | FaddRd | FmulRn | FmulRz | FmulRu
             | FmulRd | FdivRz | FdivRu | FdivRd => Format::Binary,
-            Fma | Select | FmaRz | FmaRu | FmaRd => Format::Ternary,
+            Fma | Select | FmaRz | FmaRu | FmaRd | Dp4aS | Dp4aU => Format::Ternary,
             Icmp => Format::IntCompare,
             Fcmp => Format::FloatCompare,
             Sext | Zext | Trunc | Fpext | Fptrunc | Sitofp | Uitofp | Fptosi | Fptoui | Bitcast

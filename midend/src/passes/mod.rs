@@ -8,6 +8,7 @@ pub mod const_pool;
 mod contract;
 mod dce;
 mod divconst;
+mod dp4a;
 mod fold;
 mod gvn;
 mod hoist;
@@ -34,6 +35,7 @@ pub use const_pool::pool_constants;
 pub use contract::contract_fma;
 pub use dce::eliminate_dead_code;
 pub use divconst::expand_const_division;
+pub use dp4a::form_dp4a;
 pub use fold::fold_constants;
 pub use gvn::number_values;
 pub use hoist::hoist_invariant_loads;
@@ -142,6 +144,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "in a loop, address a row's elements from the kernel parameter: p + (row + i) * size",
     ),
     (
+        "dp4a",
+        "turn a sum of the four byte products of two aligned words into one dp4a",
+    ),
+    (
         "if-convert",
         "turn a short if without else into straight-line code and selects",
     ),
@@ -188,6 +194,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "unroll-runtime",
             "rebase",
             "gvn",
+            "dp4a",
             "merge-arms",
             "if-convert",
             "mark-invariant",
@@ -262,6 +269,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "unroll-runtime" => unroll_runtime_loops,
         "strength-reduce" => reduce_strength,
         "rebase" => rebase_addresses,
+        "dp4a" => form_dp4a,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(

@@ -362,6 +362,9 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             if is_f32_f64_only(op) && !matches!(ta, Type::F32 | Type::F64) {
                 cx.at_inst(inst, format!("{op} needs f32 or f64, got {ta}"));
             }
+            if matches!(op, Opcode::Dp4aS | Opcode::Dp4aU) && ta != Type::I32 {
+                cx.at_inst(inst, format!("{op} needs i32 operands, got {ta}"));
+            }
             want_operand_type(cx, ta);
         }
         InstData::IntCompare { args: [a, b], .. } | InstData::FloatCompare { args: [a, b], .. } => {

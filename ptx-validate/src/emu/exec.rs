@@ -769,6 +769,30 @@ impl<'a> Exec<'a> {
                 self.set(t, op(0)?, r, ty)?;
                 Ok(Flow::Next)
             }
+            "dp4a" => {
+                // `dp4a.atype.btype d, a, b, c`, each type `.u32` or `.s32`.
+                let (Some(&aty), Some(&bty), None) = (tys.first(), tys.get(1), tys.get(2)) else {
+                    return Err(unsupported(format!("`{}` without two types", inst.name())));
+                };
+                let int32 = |x: Ty| x.bits == 32 && matches!(x.kind, Kind::U | Kind::S);
+                if !int32(aty) || !int32(bty) {
+                    return Err(unsupported(format!("`{}`", inst.name())));
+                }
+                let a = self.get(t, op(1)?, aty)?;
+                let b = self.get(t, op(2)?, bty)?;
+                let rty = Ty {
+                    kind: if aty.is_signed() || bty.is_signed() {
+                        Kind::S
+                    } else {
+                        Kind::U
+                    },
+                    bits: 32,
+                };
+                let c = self.get(t, op(3)?, rty)?;
+                let r = ops::dp4a(aty.is_signed(), bty.is_signed(), a, b, c);
+                self.set(t, op(0)?, r, rty)?;
+                Ok(Flow::Next)
+            }
             "setp" => {
                 let ty = ty()?;
                 let cmp = inst
@@ -1522,5 +1546,63 @@ fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> (u32, bool) {
         (j as u32, true)
     } else {
         (lane, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::emu::{run_ptx, KernelArg, LaunchConfig};
+
+    /// Runs a one-thread kernel `k(.param .u64 out)` with `body` over a
+    /// zeroed `out` of `n` u32 words; returns `out`.
+    fn run_one(body: &str, n: usize) -> Vec<u32> {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 out)\n{{\n\
+             .reg .b32 %r<16>; .reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+             {body}\n ret;\n}}\n"
+        );
+        let out = run_ptx(
+            &src,
+            "k",
+            &[KernelArg::Buffer(vec![0; n * 4])],
+            &LaunchConfig::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let bytes = out.buffers[0].clone().expect("a buffer");
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn dp4a_runs_in_a_kernel() {
+        // Lanes of %r1: 0x7f, 0x80, 0x01, 0xff; of %r2: 0xff, 0x03, 0xfe, 0x02.
+        let out = run_one(
+            "mov.b32 %r1, 0xff01807f; mov.b32 %r2, 0x02fe03ff; mov.b32 %r3, 1000;\n\
+             dp4a.s32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd1], %r4;\n\
+             dp4a.u32.u32 %r4, %r1, %r2, 0; st.global.u32 [%rd1+4], %r4;\n\
+             dp4a.u32.s32 %r4, %r1, %r2, -1; st.global.u32 [%rd1+8], %r4;\n\
+             dp4a.s32.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd1+12], %r4;\n\
+             dp4a.s32.s32 %r4, %r1, 0x01010101, 0; st.global.u32 [%rd1+16], %r4;\n\
+             dp4a.u32.u32 %r4, 0xffffffff, 0xffffffff, 0xffffffff; st.global.u32 [%rd1+20], %r4;\n\
+             mov.b32 %r5, 0x80808080;\n\
+             dp4a.s32.s32 %r4, %r5, %r5, 0x7fffffff; st.global.u32 [%rd1+24], %r4;",
+            7,
+        );
+        assert_eq!(
+            out,
+            vec![
+                485,                                  // -515 + 1000
+                33_533,                               // 32385 + 384 + 254 + 510
+                764,                                  // -127 + 384 - 2 + 510 - 1
+                33_253,                               // 32385 - 384 + 254 - 2 + 1000
+                u32::MAX,                             // 127 - 128 + 1 - 1
+                260_099,                              // 4 * 255^2 - 1
+                0x7fff_ffff_u32.wrapping_add(65_536), // wraps past i32::MAX
+            ]
+        );
     }
 }

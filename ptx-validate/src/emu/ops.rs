@@ -200,6 +200,25 @@ pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     r
 }
 
+/// `dp4a.atype.btype d, a, b, c`: `c` plus the four products of the byte
+/// lanes of `a` and `b` (lane 0 in bits 0..8), each lane sign-extended when
+/// its operand's type is `.s32` (`a_signed`, `b_signed`) and zero-extended
+/// otherwise; all in 32-bit wrapping arithmetic.
+pub fn dp4a(a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let lane = |x: u64, i: u32, signed: bool| -> u32 {
+        let byte = (x >> (8 * i)) & 0xff;
+        if signed {
+            sext(byte, 8) as u32
+        } else {
+            byte as u32
+        }
+    };
+    let sum = (0..4).fold(c as u32, |acc, i| {
+        acc.wrapping_add(lane(a, i, a_signed).wrapping_mul(lane(b, i, b_signed)))
+    });
+    u64::from(sum)
+}
+
 // ---------------------------------------------------------------------------
 // Floats.
 // ---------------------------------------------------------------------------
@@ -629,6 +648,74 @@ mod tests {
         assert_eq!(bfi(b32, 0xf, 0, 4, 4), 0xf0);
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x3210), 0x4433_2211);
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x0004), 0x1111_1155);
+    }
+
+    #[test]
+    fn dp4a_sums_byte_products() {
+        // Lanes of 0xff01_807f: 0x7f, 0x80, 0x01, 0xff.
+        let a = 0xff01_807f;
+        // Signed: 127, -128, 1, -1.
+        let s_lanes = [127i32, -128, 1, -1];
+        // Unsigned: 127, 128, 1, 255.
+        let u_lanes = [127i32, 128, 1, 255];
+        let b = 0x02fe_03ff; // signed: -1, 3, -2, 2; unsigned: 255, 3, 254, 2.
+        let sb = [-1i32, 3, -2, 2];
+        let ub = [255i32, 3, 254, 2];
+        let dot = |x: [i32; 4], y: [i32; 4], c: i32| {
+            x.iter()
+                .zip(y)
+                .fold(c, |acc, (p, q)| acc.wrapping_add(p.wrapping_mul(q))) as u32
+                as u64
+        };
+        // .s32.s32: -127 - 384 - 2 - 2 = -515.
+        assert_eq!(dp4a(true, true, a, b, 0), (-515i32) as u32 as u64);
+        assert_eq!(dp4a(true, true, a, b, 0), dot(s_lanes, sb, 0));
+        // .u32.u32: 32385 + 384 + 254 + 510 = 33533.
+        assert_eq!(dp4a(false, false, a, b, 0), 33533);
+        assert_eq!(dp4a(false, false, a, b, 0), dot(u_lanes, ub, 0));
+        // Mixed: .u32.s32 and .s32.u32.
+        assert_eq!(dp4a(false, true, a, b, 0), dot(u_lanes, sb, 0));
+        assert_eq!(
+            dp4a(false, true, a, b, 0),
+            (-127i32 + 384 - 2 + 510) as u32 as u64
+        );
+        assert_eq!(dp4a(true, false, a, b, 0), dot(s_lanes, ub, 0));
+        assert_eq!(
+            dp4a(true, false, a, b, 0),
+            (32385i32 - 384 + 254 - 2) as u32 as u64
+        );
+        // A nonzero accumulator, negative as well.
+        assert_eq!(dp4a(true, true, a, b, 1000), 485);
+        assert_eq!(
+            dp4a(
+                false,
+                false,
+                0x0403_0201,
+                0x0101_0101,
+                (-10i32) as u32 as u64
+            ),
+            0
+        );
+        // -128 * -128 four times is 65536; all-ones lanes unsigned: 4 * 255^2.
+        assert_eq!(dp4a(true, true, 0x8080_8080, 0x8080_8080, 0), 65536);
+        assert_eq!(
+            dp4a(false, false, u64::from(u32::MAX), u64::from(u32::MAX), 0),
+            260_100
+        );
+        // Wrapping in 32 bits: the sum past u32::MAX, and past i32::MIN.
+        assert_eq!(
+            dp4a(false, false, 0xff, 0xff, 0xffff_ffff),
+            65024 // 0xffff_ffff + 65025 mod 2^32
+        );
+        assert_eq!(
+            dp4a(true, true, 0x7f, 0x80, 0x8000_0000),
+            0x7fff_c080 // i32::MIN - 16256 wraps to the top
+        );
+        // Only the low 32 bits of each operand count.
+        assert_eq!(
+            dp4a(false, false, 0x1_0000_0001, 0x2_0000_0001, 0x3_0000_0000),
+            1
+        );
     }
 
     #[test]
