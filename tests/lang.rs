@@ -409,6 +409,15 @@ extern "C" __global__ void dots(const char4 *a, const char4 *b, const uchar4 *ua
     out[6 * i + 4] = p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
     out[6 * i + 5] = p.x;
 }
+
+extern "C" __global__ void dots_intrinsic(const int *a, const unsigned *b, const char4 *c, const uchar4 *d,
+                                          int *out, unsigned *uout) {
+    int i = threadIdx.x;
+    out[2 * i] = __dp4a(a[i], a[i + 32], i - 16);
+    out[2 * i + 1] = __dp4a(c[i], c[i + 32], -7);
+    uout[2 * i] = __dp4a(b[i], b[i + 32], 3u);
+    uout[2 * i + 1] = __dp4a(d[i], d[i + 32], (unsigned)i);
+}
 "#;
 
 #[test]
@@ -458,7 +467,55 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
     let ptx =
         kernelc::driver::compile_source("dots", DOTS, &kernelc::driver::CompileOptions::default())
             .unwrap();
-    assert_eq!(ptx.matches("dp4a.s32.s32").count(), 1, "{ptx}");
-    assert_eq!(ptx.matches("dp4a.u32.u32").count(), 1, "{ptx}");
+    assert_eq!(ptx.matches("dp4a.s32.s32").count(), 3, "{ptx}");
+    assert_eq!(ptx.matches("dp4a.u32.u32").count(), 3, "{ptx}");
     common::assert_ptxas_accepts(&ptx, "sm_80", "dots");
+
+    // CUDA's `__dp4a`, in its `int`, `unsigned`, `char4` and `uchar4`
+    // forms, against the same reference.
+    let mut req = request(
+        &src,
+        "dots_intrinsic",
+        n as u32,
+        &[
+            "u8[]:rand:256:21",
+            "u8[]:rand:256:22",
+            "u8[]:rand:256:23",
+            "u8[]:rand:256:24",
+            "i32[]:zeros:64",
+            "u32[]:zeros:64",
+        ],
+    );
+    req.kernel = "dots_intrinsic".into();
+    let out = run_everywhere(req, 6);
+    let word = |m: &[u8], k: usize| m[4 * k..4 * k + 4].to_vec();
+    let signed: Vec<i32> = out[4]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let unsigned: Vec<u32> = out[5]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let sdot = |x: Vec<u8>, y: Vec<u8>, c: i32| {
+        (0..4).fold(c, |acc, j| acc.wrapping_add(s(x[j]) * s(y[j])))
+    };
+    let udot = |x: Vec<u8>, y: Vec<u8>, c: u32| {
+        (0..4).fold(c, |acc, j| {
+            acc.wrapping_add(u32::from(x[j]) * u32::from(y[j]))
+        })
+    };
+    for i in 0..n {
+        let (a, b, c, d) = (&out[0], &out[1], &out[2], &out[3]);
+        assert_eq!(
+            signed[2 * i],
+            sdot(word(a, i), word(a, i + 32), i as i32 - 16)
+        );
+        assert_eq!(signed[2 * i + 1], sdot(word(c, i), word(c, i + 32), -7));
+        assert_eq!(unsigned[2 * i], udot(word(b, i), word(b, i + 32), 3));
+        assert_eq!(
+            unsigned[2 * i + 1],
+            udot(word(d, i), word(d, i + 32), i as u32)
+        );
+    }
 }

@@ -659,6 +659,12 @@ pub enum Intrinsic {
     Clz,
     Ffs,
     Brev,
+    /// `__dp4a(a, b, c)`: `[T, T, T]` with `T` `int` (`signed`) or
+    /// `unsigned`: `c` plus the products of the four byte lanes of `a`
+    /// and `b`.
+    Dp4a {
+        signed: bool,
+    },
     /// `__ldg(p)`: `[const T*]`, a read-only load of global memory.
     Ldg,
     /// `__isGlobal(p)` and friends: `[const void*]`, result `unsigned` 0/1.

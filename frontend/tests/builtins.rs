@@ -382,6 +382,10 @@ fn builtin_diagnostics() {
         err.contains("`__shfl` is not supported by kernelc yet"),
         "{err}"
     );
+    let err = errors("__global__ void k(char4 *p, int *o) { o[0] = __dp4a(p[0], o[1], 0); }");
+    assert!(err.contains("no `__dp4a` takes `char4` and `int`"), "{err}");
+    let err = errors("__global__ void k(int *o) { o[0] = __dp4a(o[1], o[2]); }");
+    assert!(err.contains("`__dp4a` takes 3 arguments, have 2"), "{err}");
     // Scopes and the default `__syncwarp` mask.
     let text = ir_with(
         "__global__ void k(int *p) { atomicAdd_block(p, 1); atomicOr_system(p, 2); __syncwarp(); }",

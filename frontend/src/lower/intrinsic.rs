@@ -115,6 +115,28 @@ impl FunctionLowerer<'_, '_> {
                 let pos = self.b.isub(bits, lead);
                 self.count_as_int(pos)
             }
+            I::Dp4a { signed } => {
+                // A `char4`/`uchar4` value is the address of its 4-byte
+                // aligned bytes: one word load reads them.
+                let [a, b, c] = [0, 1, 2].map(|i| {
+                    let v = self.expr(&args[i]);
+                    if args[i].ty.is_struct() {
+                        let flags = midend::ir::MemFlags {
+                            align: 4,
+                            ..Default::default()
+                        };
+                        self.b.load(Type::I32, v, flags)
+                    } else {
+                        v
+                    }
+                });
+                let opcode = if signed { Opcode::Dp4aS } else { Opcode::Dp4aU };
+                let data = midend::ir::InstData::Ternary {
+                    opcode,
+                    args: [a, b, c],
+                };
+                self.b.build_value(data, Type::I32)
+            }
             I::Brev => {
                 let x = self.expr(&args[0]);
                 self.b.unary(Opcode::Bitrev, x)

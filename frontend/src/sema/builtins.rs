@@ -221,7 +221,8 @@ fn arity(f: MathFn) -> usize {
 /// about names used without a call).
 pub(super) fn is_builtin_name(name: &str) -> bool {
     let base = strip_scope(name).0;
-    atomic_kind(base).is_some()
+    name == "__dp4a"
+        || atomic_kind(base).is_some()
         || math_fn(name).is_some()
         || fixed_builtin(name).is_some()
         || shfl_kind(name).is_some()
@@ -351,6 +352,7 @@ impl Checker {
         }
         let (base, scope) = strip_scope(name);
         let known = atomic_kind(base).is_some()
+            || name == "__dp4a"
             || fixed_builtin(name).is_some()
             || shfl_kind(name).is_some()
             || vote_kind(name).is_some()
@@ -365,6 +367,8 @@ impl Checker {
         let args = args?;
         Some(if let Some(op) = atomic_kind(base) {
             self.atomic(name, op, scope, args, span)
+        } else if name == "__dp4a" {
+            self.dp4a(name, args, span)
         } else if let Some((op, params, ret)) = fixed_builtin(name) {
             self.fixed(name, op, &params, ret, args, span)
         } else if let Some(k) = shfl_kind(name) {
@@ -378,6 +382,42 @@ impl Checker {
         } else {
             self.ldg(args, span)
         })
+    }
+
+    /// `__dp4a(a, b, c)`: CUDA's overloads `(int, int, int)`, `(unsigned,
+    /// unsigned, unsigned)`, `(char4, char4, int)` and `(uchar4, uchar4,
+    /// unsigned)`: unsigned when `a` and `b` are both `unsigned int` or
+    /// both `uchar4`. A vector argument stays a vector; lowering reads its
+    /// four bytes as one word.
+    fn dp4a(&mut self, name: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if !self.arg_count(name, &args, 3, 3, span) {
+            return None;
+        }
+        let (c4, uc4) = (vector("char4"), vector("uchar4"));
+        let vectors = args[..2].iter().filter(|a| a.ty.is_struct()).count();
+        let (signed, word) = match vectors {
+            0 => {
+                let unsigned = args[0].ty == CType::UINT && args[1].ty == CType::UINT;
+                let t = if unsigned { CType::UINT } else { CType::INT };
+                (!unsigned, t)
+            }
+            2 if args[0].ty == c4 && args[1].ty == c4 => (true, c4),
+            2 if args[0].ty == uc4 && args[1].ty == uc4 => (false, uc4),
+            _ => {
+                let v = args[..2].iter().find(|a| a.ty.is_struct())?;
+                self.error(
+                    v.span,
+                    format!(
+                        "no `{name}` takes `{}` and `{}`: both `int`, both `unsigned`, both `char4` or both `uchar4`",
+                        args[0].ty, args[1].ty
+                    ),
+                );
+                return None;
+            }
+        };
+        let t = if signed { CType::INT } else { CType::UINT };
+        let args = self.convert_args(name, args, &[word.clone(), word, t.clone()])?;
+        Some(intrinsic(Intrinsic::Dp4a { signed }, args, t, span))
     }
 
     pub(super) fn arg_count(
