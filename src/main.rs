@@ -24,7 +24,7 @@
 //!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```
 //!
-//! Output goes to stdout unless `-o` is given; the output file is written
+//! Output goes to stdout unless `-o` is given (`-o -` is stdout too); the output file is written
 //! atomically (a temporary file renamed into place), so a failed compilation
 //! never leaves a partial file. User errors exit with code 1; an internal
 //! compiler error (a bug) exits with 101.
@@ -180,7 +180,7 @@ struct CompileArgs {
     /// Make every warning an error (`-Werror`, or nvcc's `-Werror all-warnings`).
     #[arg(long = "Werror")]
     werror: bool,
-    /// Write the output here instead of stdout.
+    /// Write the output here instead of stdout (`-` is stdout).
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
     /// Target GPU (nvcc spelling; `-arch=sm_XX` works too).
@@ -271,7 +271,7 @@ struct OptArgs {
     /// Show each instruction's source span (`!start..end`).
     #[arg(long)]
     ir_spans: bool,
-    /// Write the output here instead of stdout.
+    /// Write the output here instead of stdout (`-` is stdout).
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
     #[command(flatten)]
@@ -797,6 +797,8 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
 
 /// [`write_output`] for bytes (`--emit obj`).
 fn write_output_bytes(path: Option<&Path>, text: &[u8]) -> Result<(), String> {
+    // `-o -` is stdout, as for most compilers (not a file named `-`).
+    let path = path.filter(|p| p.as_os_str() != "-");
     let Some(path) = path else {
         let mut stdout = std::io::stdout().lock();
         return stdout

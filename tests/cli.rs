@@ -48,6 +48,21 @@ fn output_file_is_written_and_deterministic() {
     let first = std::fs::read_to_string(&path).unwrap();
     let again = stdout(&kernelc(&["samples/vadd.cu", "-arch=sm_80", "-O2"]));
     assert_eq!(first, again);
+    // `-o -` is stdout, not a file named `-` (run where one would appear).
+    let dash = std::process::Command::new(env!("CARGO_BIN_EXE_kernelc"))
+        .args([
+            common::root().join("samples/vadd.cu").to_str().unwrap(),
+            "-o",
+            "-",
+            "-arch=sm_80",
+            "-O2",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(dash.status.success(), "{}", stderr(&dash));
+    assert_eq!(stdout(&dash), first);
+    assert!(!dir.join("-").exists(), "`-o -` wrote a file named `-`");
     common::assert_ptxas_accepts(&first, "sm_80", "vadd -O2 via -o");
     let _ = std::fs::remove_dir_all(dir);
 }
