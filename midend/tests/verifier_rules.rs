@@ -194,6 +194,9 @@ fn build_every_opcode_kernel() -> Function {
     for op in [Popcnt, Clz, Bitrev] {
         acc = c.unary(op, acc);
     }
+    for op in [Dp4aS, Dp4aU] {
+        acc = c.fma_op(op, acc, acc, acc);
+    }
     fx = c.fma(fx, x, x);
     let fflag = c.fcmp(FloatCC::Olt, fx, x);
     let sel = c.select(fflag, acc, one);
@@ -941,6 +944,15 @@ fn comparisons() {
         c.icmp(IntCC::Ult, p[0], p[1]);
     });
     assert_ok(&f, None);
+}
+
+#[test]
+fn dp4a_needs_i32() {
+    use Type::*;
+    let (f, i) = with_last(&[I64, I64, I64], |c, p| {
+        c.fma_op(Opcode::Dp4aS, p[0], p[1], p[2]);
+    });
+    assert_inst_error(&f, i, "dp4a_s needs i32 operands, got i64");
 }
 
 #[test]

@@ -23,6 +23,7 @@ mod offsets;
 mod rebase;
 pub mod restrict;
 mod rotate;
+mod sink;
 mod speculate;
 mod sroa;
 mod strength;
@@ -49,6 +50,7 @@ pub use offsets::fold_address_offsets;
 pub use rebase::rebase_addresses;
 pub use restrict::process_restrict;
 pub use rotate::rotate_loops;
+pub use sink::sink_values;
 pub use sroa::split_local_arrays;
 pub use strength::reduce_strength;
 pub use unroll::unroll_loops;
@@ -148,6 +150,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "turn a sum of the four byte products of two aligned words into one dp4a",
     ),
     (
+        "sink",
+        "move integer and address arithmetic down to the one block that reads it",
+    ),
+    (
         "if-convert",
         "turn a short if without else into straight-line code and selects",
     ),
@@ -200,6 +206,7 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
             "mark-invariant",
             "load-elim",
             "hoist-loads",
+            "sink",
             "simplify",
             "const-pool",
         ]);
@@ -270,6 +277,7 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "strength-reduce" => reduce_strength,
         "rebase" => rebase_addresses,
         "dp4a" => form_dp4a,
+        "sink" => sink_values,
         _ => {
             let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
