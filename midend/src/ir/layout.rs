@@ -92,6 +92,16 @@ impl Layout {
         self.inst_block[inst] = block.into();
     }
 
+    /// Puts `insts`, in this order, at the top of `block` (one splice,
+    /// however many there are).
+    pub fn prepend_insts(&mut self, block: Block, insts: &[Inst]) {
+        for &inst in insts {
+            assert!(self.inst_block[inst].is_none(), "{inst} is already placed");
+            self.inst_block[inst] = block.into();
+        }
+        self.block_insts[block].splice(0..0, insts.iter().copied());
+    }
+
     /// Inserts `inst` just before `before`, in the same block.
     pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
         let block = self.inst_block(before).expect("`before` is not placed");

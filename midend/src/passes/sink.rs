@@ -92,11 +92,19 @@ pub fn sink_values(func: &mut Function) -> bool {
         changed = true;
         let set: HashSet<Inst> = order.iter().map(|&(_, i)| i).collect();
         func.layout.remove_insts(&set);
-        // Each goes before the current top of its block: readers were
-        // decided first, so what they read ends up above them.
-        for (u, inst) in order {
-            let top = func.layout.block_insts(u)[0];
-            func.layout.insert_inst_before(inst, top);
+        // Readers were decided first: in reverse, what they read comes
+        // above them. One splice per block.
+        let mut tops: HashMap<Block, Vec<Inst>> = HashMap::new();
+        let mut targets = Vec::new();
+        for &(u, inst) in order.iter().rev() {
+            let list = tops.entry(u).or_default();
+            if list.is_empty() {
+                targets.push(u);
+            }
+            list.push(inst);
+        }
+        for u in targets {
+            func.layout.prepend_insts(u, &tops[&u]);
         }
     }
     changed
