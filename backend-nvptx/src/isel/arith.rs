@@ -114,6 +114,32 @@ impl Isel<'_> {
                 self.skipped.insert(ext);
             }
         }
+        // A product read once, as the offset of a 32-bit (shared) address,
+        // is needed only in its low 32 bits: the 32-bit product of the same
+        // operands (`ptroffset` emits it). The `mul.wide` and the
+        // `cvt.u32.u64` after it go.
+        let mut narrow = Vec::new();
+        for (_, inst) in self.func.layout.insts() {
+            if let InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args: [p, off],
+            } = self.func.dfg.insts[inst]
+            {
+                let off = self.func.dfg.resolve_aliases(off);
+                if super::class_of(self.ty(p)) == RegClass::B32
+                    && self.use_count(off) == 1
+                    && self.wide_muls.contains_key(&off)
+                {
+                    narrow.push(off);
+                }
+            }
+        }
+        for off in narrow {
+            if let Some(m) = self.wide_muls.remove(&off) {
+                self.narrow_muls.insert(off, m);
+                self.skipped.insert(off);
+            }
+        }
     }
 
     /// Finds `trunc.i32 (ushr (imul.i64 (ext x), y), 32)` whose multiply is

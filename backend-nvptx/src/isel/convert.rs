@@ -218,6 +218,24 @@ impl Isel<'_> {
                 self.cvt(None, PtxType::S64, PtxType::S32, t, src);
                 t.into()
             }
+            (None, RegClass::B32, Type::I64)
+                if self
+                    .narrow_muls
+                    .contains_key(&self.func.dfg.resolve_aliases(off)) =>
+            {
+                let (signed, x, y) = self.narrow_muls[&self.func.dfg.resolve_aliases(off)];
+                let a = self.reg(x)?.into();
+                let b = self.operand(y)?;
+                let t = self.new_reg(RegClass::B32);
+                self.emit(MInst::Binary {
+                    op: BinaryOp::MulLo,
+                    ty: if signed { PtxType::S32 } else { PtxType::U32 },
+                    dst: t,
+                    a,
+                    b,
+                });
+                t.into()
+            }
             (None, RegClass::B32, Type::I64) => {
                 let src = self.reg(off)?;
                 let t = self.new_reg(RegClass::B32);

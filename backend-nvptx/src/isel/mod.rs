@@ -215,6 +215,10 @@ struct Isel<'a> {
     /// `trunc.i32` results computed with one `mul.hi` (the high half of
     /// such a product): whether signed, and the two 32-bit operands.
     high_muls: HashMap<Value, (bool, Value, Value)>,
+    /// Such products read only as the offset of a 32-bit (shared) address:
+    /// the address needs the low 32 bits, one `mul.lo` of the 32-bit
+    /// operands at the `ptroffset` (the multiply itself is not emitted).
+    narrow_muls: HashMap<Value, (bool, Value, Value)>,
     /// Extensions whose only use is such a `mul.wide`, and the multiplies
     /// and shifts a `mul.hi` replaces: not emitted.
     skipped: HashSet<Value>,
@@ -278,6 +282,7 @@ fn select(
         uses: HashMap::new(),
         wide_muls: HashMap::new(),
         high_muls: HashMap::new(),
+        narrow_muls: HashMap::new(),
         skipped: HashSet::new(),
         param_syms: HashMap::new(),
         vec_groups: HashMap::new(),
