@@ -198,6 +198,97 @@ pub fn parse_launch(spec: &str) -> SpecLaunch {
     l
 }
 
+/// Compiles every `.cu` file of `dir` for sm_90 and assembles it with
+/// ptxas; returns how many files and `__global__` kernels there were.
+pub fn assemble_every_file(dir: &std::path::Path) -> (usize, usize) {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    let mut kernels = 0;
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap();
+        kernels += src.matches("__global__").count();
+        let name = sample_name(path);
+        let ptx = kernelc::driver::compile_source(
+            &name,
+            &src,
+            &kernelc::driver::CompileOptions {
+                target: kernelc::backend_nvptx::Target::parse("sm_90").unwrap(),
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_ptxas_accepts(&ptx, "sm_90", &name);
+    }
+    (files.len(), kernels)
+}
+
+/// The launches of `dir/launches.txt`: one `FILE|WORDS` per line, the words
+/// those `kernelc run` takes after the file.
+pub fn read_launches(dir: &std::path::Path) -> Vec<(String, SpecLaunch)> {
+    let text = std::fs::read_to_string(dir.join("launches.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (file, words) = l.split_once('|').expect("FILE|WORDS");
+            (file.to_string(), parse_launch(words))
+        })
+        .collect()
+}
+
+/// Runs every launch of `dir/launches.txt` in the interpreter at -O0 and in
+/// the PTX emulator at -O3: each must write something, and the same bytes
+/// in both. Returns how many launches ran.
+pub fn launches_agree(dir: &std::path::Path) -> usize {
+    use kernelc::run::Engine;
+    let launches = read_launches(dir);
+    for (file, launch) in &launches {
+        let reference = run_launch(dir, file, launch, Engine::Interp, 0);
+        assert!(
+            reference
+                .iter()
+                .flatten()
+                .any(|b| b.iter().any(|&x| x != 0)),
+            "{file} {launch:?}: nothing written"
+        );
+        let optimized = run_launch(dir, file, launch, Engine::Emu, 3);
+        assert!(
+            reference == optimized,
+            "{file} {launch:?}: the interpreter at -O0 and the emulator at -O3 differ"
+        );
+    }
+    launches.len()
+}
+
+/// Runs launch `l` of `file` in folder `dir` (as `kernelc run` would, for
+/// sm_90 at `-O{level}` on `engine`) and returns every argument's buffer.
+pub fn run_launch(
+    dir: &std::path::Path,
+    file: &str,
+    l: &SpecLaunch,
+    engine: kernelc::run::Engine,
+    level: u8,
+) -> Vec<Option<Vec<u8>>> {
+    let req = kernelc::run::RunRequest {
+        input: dir.join(file),
+        kernel: l.kernel.clone(),
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: l.shared_bytes,
+        args: l.args.clone(),
+        opt_level: Some(level),
+        sm: 90,
+        engine,
+        ..kernelc::run::RunRequest::default()
+    };
+    let what = format!("{file} {} {engine:?} -O{level}", req.kernel);
+    let result = kernelc::run::execute(&req).unwrap_or_else(|e| panic!("{what}:\n{e}"));
+    result.args.into_iter().map(|(_, b)| b).collect()
+}
+
 /// Runs sample `name`'s spec on `module` (compiled by the test itself) in
 /// the interpreter and returns every buffer.
 pub fn run_spec_in_interp(
