@@ -519,3 +519,87 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
         );
     }
 }
+
+/// `fmodf`/`fmod` by constants: the divisor's significand folds to a
+/// constant and `divconst` makes the long division multiplications; the
+/// results must still be exact (Rust's `%` is C's `fmod`).
+const FMOD_CONST: &str = r#"
+extern "C" __global__ void fmod_const(const float *x, const double *d, float *out, double *dout) {
+    int i = threadIdx.x;
+    out[2 * i] = fmodf(x[i], 6.0f);
+    out[2 * i + 1] = fmodf(x[i], 0.7f);
+    dout[i] = fmod(d[i], 360.0);
+}
+"#;
+
+#[test]
+fn fmod_by_a_constant_is_exact() {
+    let dir = scratch("lang-fmod-const");
+    let src = write_source(&dir, "fmod.cu", FMOD_CONST);
+    let n = 64usize;
+    let mut r = kernelc::run::SplitMix64(9);
+    // Magnitudes from tiny to huge, both signs, and a few specials.
+    let xs: Vec<f32> = (0..n)
+        .map(|i| match i {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f32::INFINITY,
+            3 => 6.0,
+            4 => -12.0,
+            _ => {
+                let m = (r.next_u64() % 1_000_000) as f32 / 1000.0;
+                let e = (r.next_u64() % 60) as i32 - 30;
+                let s = if r.next_u64() % 2 == 0 { 1.0 } else { -1.0 };
+                s * m * 2f32.powi(e)
+            }
+        })
+        .collect();
+    let ds: Vec<f64> = (0..n)
+        .map(|_| {
+            let m = (r.next_u64() % 1_000_000_000) as f64 / 1000.0;
+            let e = (r.next_u64() % 200) as i32 - 40;
+            m * 2f64.powi(e) * if r.next_u64() % 2 == 0 { 1.0 } else { -1.0 }
+        })
+        .collect();
+    let fb: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let db: Vec<u8> = ds.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join("x.bin"), fb).unwrap();
+    std::fs::write(dir.join("d.bin"), db).unwrap();
+    let xa = format!("f32[]:@{}", dir.join("x.bin").display());
+    let da = format!("f64[]:@{}", dir.join("d.bin").display());
+    let req = request(
+        &src,
+        "fmod_const",
+        n as u32,
+        &[&xa, &da, "f32[]:zeros:128", "f64[]:zeros:64"],
+    );
+    let out = run_everywhere(req, 4);
+    let (f, d) = (f32s(&out[2]), f64s(&out[3]));
+    for i in 0..n {
+        let want = [xs[i] % 6.0, xs[i] % 0.7];
+        for (k, w) in want.iter().enumerate() {
+            let got = f[2 * i + k];
+            assert!(
+                got.to_bits() == w.to_bits() || (got.is_nan() && w.is_nan()),
+                "fmodf({}, ...)[{k}]: {got} against {w}",
+                xs[i]
+            );
+        }
+        assert_eq!(
+            d[i].to_bits(),
+            (ds[i] % 360.0).to_bits(),
+            "fmod({}, 360)",
+            ds[i]
+        );
+    }
+    let ptx = kernelc::driver::compile_source(
+        "fmod",
+        FMOD_CONST,
+        &kernelc::driver::CompileOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        !ptx.contains("div.u32") && !ptx.contains("rem.u32"),
+        "{ptx}"
+    );
+}

@@ -286,6 +286,31 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             };
             Some(Fold::Rewrite(InstData::Fconst { ty, value }))
         }
+        // The bits of a float constant (`fmodf(x, 6.0f)` takes its
+        // divisor's significand from them): exact for `f32` and `f64`. A
+        // NaN is left alone (its payload is not kept by the `f64` the
+        // constant is held in).
+        InstData::Convert {
+            opcode: Opcode::Bitcast,
+            ty,
+            arg,
+        } if ty.is_int() => {
+            let ValueDef::Result(def, 0) = func.dfg.value_def(arg) else {
+                return None;
+            };
+            let InstData::Fconst { ty: fty, value } = func.dfg.insts[def] else {
+                return None;
+            };
+            if value.is_nan() {
+                return None;
+            }
+            let imm = match (fty, ty) {
+                (Type::F32, Type::I32) => i64::from((value as f32).to_bits() as i32),
+                (Type::F64, Type::I64) => value.to_bits() as i64,
+                _ => return None,
+            };
+            Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
+        }
         InstData::Convert { opcode, ty, arg } if ty.is_int() => {
             let from = func.dfg.value_type(arg);
             let x = k(arg)?;
