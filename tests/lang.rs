@@ -549,7 +549,7 @@ fn fmod_by_a_constant_is_exact() {
             _ => {
                 let m = (r.next_u64() % 1_000_000) as f32 / 1000.0;
                 let e = (r.next_u64() % 60) as i32 - 30;
-                let s = if r.next_u64() % 2 == 0 { 1.0 } else { -1.0 };
+                let s = if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
                 s * m * 2f32.powi(e)
             }
         })
@@ -558,7 +558,7 @@ fn fmod_by_a_constant_is_exact() {
         .map(|_| {
             let m = (r.next_u64() % 1_000_000_000) as f64 / 1000.0;
             let e = (r.next_u64() % 200) as i32 - 40;
-            m * 2f64.powi(e) * if r.next_u64() % 2 == 0 { 1.0 } else { -1.0 }
+            m * 2f64.powi(e) * if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 }
         })
         .collect();
     let fb: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -328,6 +328,25 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             opcode: Opcode::PtrOffset,
             args: [p, off],
         } if k(off) == Some(0) => Some(Fold::Forward(p)),
+        // A comparison of two float constants (what `fmodf` by a constant
+        // asks of its divisor: `6.0 > 0`). The constants are held as `f64`,
+        // exactly, so comparing those is comparing the values; NaN stays
+        // unordered.
+        InstData::FloatCompare { cond, args: [a, b] } => {
+            let fk = |v: Value| match func.dfg.value_def(v) {
+                ValueDef::Result(def, 0) => match func.dfg.insts[def] {
+                    InstData::Fconst { value, .. } => Some(value),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (x, y) = (fk(a)?, fk(b)?);
+            let holds = crate::interp::eval::fcmp(cond, Type::F64, x.to_bits(), y.to_bits());
+            Some(Fold::Rewrite(InstData::Iconst {
+                ty: Type::I1,
+                imm: i64::from(holds),
+            }))
+        }
         InstData::IntCompare { cond, args: [a, b] } => {
             let ty = func.dfg.value_type(a);
             if !ty.is_int() {
