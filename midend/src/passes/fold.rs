@@ -222,14 +222,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             opcode: opcode @ (Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv),
             args: [a, b],
         } => {
-            let fk = |v: Value| match func.dfg.value_def(v) {
-                ValueDef::Result(def, 0) => match func.dfg.insts[def] {
-                    InstData::Fconst { ty, value } => Some((ty, value)),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let ((ty, x), (_, y)) = (fk(a)?, fk(b)?);
+            let ((ty, x), (_, y)) = (float_constant(func, a)?, float_constant(func, b)?);
             let value = fold_float(opcode, ty, x, y)?;
             Some(Fold::Rewrite(InstData::Fconst { ty, value }))
         }
@@ -273,12 +266,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             opcode: opcode @ (Opcode::Fneg | Opcode::Fabs),
             arg,
         } => {
-            let ValueDef::Result(def, 0) = func.dfg.value_def(arg) else {
-                return None;
-            };
-            let InstData::Fconst { ty, value } = func.dfg.insts[def] else {
-                return None;
-            };
+            let (ty, value) = float_constant(func, arg)?;
             let value = if opcode == Opcode::Fneg {
                 -value
             } else {
@@ -295,12 +283,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             ty,
             arg,
         } if ty.is_int() => {
-            let ValueDef::Result(def, 0) = func.dfg.value_def(arg) else {
-                return None;
-            };
-            let InstData::Fconst { ty: fty, value } = func.dfg.insts[def] else {
-                return None;
-            };
+            let (fty, value) = float_constant(func, arg)?;
             if value.is_nan() {
                 return None;
             }
@@ -333,14 +316,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
         // exactly, so comparing those is comparing the values; NaN stays
         // unordered.
         InstData::FloatCompare { cond, args: [a, b] } => {
-            let fk = |v: Value| match func.dfg.value_def(v) {
-                ValueDef::Result(def, 0) => match func.dfg.insts[def] {
-                    InstData::Fconst { value, .. } => Some(value),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let (x, y) = (fk(a)?, fk(b)?);
+            let ((_, x), (_, y)) = (float_constant(func, a)?, float_constant(func, b)?);
             let holds = crate::interp::eval::fcmp(cond, Type::F64, x.to_bits(), y.to_bits());
             Some(Fold::Rewrite(InstData::Iconst {
                 ty: Type::I1,
@@ -379,6 +355,14 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             };
             Some(Fold::Rewrite(InstData::Jump { dest: dest.clone() }))
         }
+        _ => None,
+    }
+}
+
+/// `v` as a float constant: its type and value.
+fn float_constant(func: &Function, v: Value) -> Option<(Type, f64)> {
+    match func.dfg.defining_data(v)? {
+        &InstData::Fconst { ty, value } => Some((ty, value)),
         _ => None,
     }
 }
