@@ -415,9 +415,6 @@ pub fn float_binary(op: Opcode, ty: Type, a: u64, b: u64) -> u64 {
     }
 }
 
-/// `fma a, b, c` with a single rounding (for 16-bit floats: computed in f64
-/// then rounded, which is single-rounding except in rare wide-exponent cases).
-/// `fma` and its explicitly rounded forms (`fma_rz`, ...).
 /// `dp4a`: `c` plus the products of the four byte lanes of `a` and `b`
 /// (sign-extended when `signed`), wrapping at 32 bits.
 pub fn dp4a(signed: bool, a: u64, b: u64, c: u64) -> u64 {
@@ -435,6 +432,9 @@ pub fn dp4a(signed: bool, a: u64, b: u64, c: u64) -> u64 {
     u64::from(sum)
 }
 
+/// `fma a, b, c` with a single rounding (for 16-bit floats: computed in f64
+/// then rounded, which is single-rounding except in rare wide-exponent cases).
+/// `fma` and its explicitly rounded forms (`fma_rz`, ...).
 pub fn ternary(op: Opcode, ty: Type, a: u64, b: u64, c: u64) -> u64 {
     let nearest = fma(ty, a, b, c);
     super::rounding::eval(op, ty, &[a, b, c], nearest)
