@@ -7,8 +7,7 @@
 //! The frontend emits a block for every `if`, loop and join point; this pass
 //! turns the straight-line pieces back into single blocks.
 
-use crate::builder::{FuncCursor, InstBuilder};
-use crate::ir::{Block, BlockCall, Function, InstData, Type, Value};
+use crate::ir::{Block, Function, InstData, Type};
 use cranelift_entity::SecondaryMap;
 use std::collections::HashSet;
 
@@ -50,30 +49,16 @@ fn select_between_edges(func: &mut Function) -> bool {
         if then_dest.block != else_dest.block {
             continue;
         }
-        let (cond, dest) = (*cond, then_dest.block);
-        let pairs: Vec<(Value, Value)> = then_dest
-            .args
-            .iter()
-            .zip(&else_dest.args)
-            .map(|(&t, &e)| (func.dfg.resolve_aliases(t), func.dfg.resolve_aliases(e)))
-            .collect();
-        if pairs
-            .iter()
-            .any(|&(t, e)| t != e && func.dfg.value_type(t) == Type::I1)
-        {
+        let differing_i1 = then_dest.args.iter().zip(&else_dest.args).any(|(&t, &e)| {
+            let (t, e) = (func.dfg.resolve_aliases(t), func.dfg.resolve_aliases(e));
+            t != e && func.dfg.value_type(t) == Type::I1
+        });
+        if differing_i1 {
             continue;
         }
-        let mut args = Vec::with_capacity(pairs.len());
-        for (t, e) in pairs {
-            args.push(if t == e {
-                t
-            } else {
-                FuncCursor::before_with_span(func, term).select(cond, t, e)
-            });
-        }
-        func.dfg.insts[term] = InstData::Jump {
-            dest: BlockCall::new(dest, args),
-        };
+        let (cond, dest) = (*cond, then_dest.block);
+        let (then_args, else_args) = (then_dest.args.clone(), else_dest.args.clone());
+        super::ifconv::jump_selecting(func, term, cond, dest, &then_args, &else_args);
         changed = true;
     }
     changed

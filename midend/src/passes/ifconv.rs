@@ -72,20 +72,12 @@ pub fn convert_ifs(func: &mut Function) -> bool {
             func.layout.remove_inst(inst);
             func.layout.insert_inst_before(inst, term);
         }
-        let cond = func.dfg.resolve_aliases(cond);
-        let mut args = Vec::with_capacity(t_args.len());
-        for (&tv, &jv) in t_args.iter().zip(&j.args) {
-            let jv = func.dfg.resolve_aliases(jv);
-            if tv == jv {
-                args.push(tv);
-                continue;
-            }
-            let (x, y) = if t_is_then { (tv, jv) } else { (jv, tv) };
-            args.push(FuncCursor::before_with_span(func, term).select(cond, x, y));
-        }
-        func.dfg.insts[term] = InstData::Jump {
-            dest: BlockCall::new(j.block, args),
+        let (then_args, else_args) = if t_is_then {
+            (&t_args, &j.args)
+        } else {
+            (&j.args, &t_args)
         };
+        jump_selecting(func, term, cond, j.block, then_args, else_args);
         // T no longer has a predecessor; A no longer reaches T.
         preds.insert(t_block, 0);
         changed = true;
@@ -94,6 +86,33 @@ pub fn convert_ifs(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
+}
+
+/// Replaces the branch `term` with a jump to `dest` that passes `then_args`
+/// where `cond` holds and `else_args` where it does not: a `select` before
+/// `term` for each pair that differs, the value itself where both agree.
+/// (`cfg-cleanup` uses it for a `brif` whose two edges enter one block.)
+pub(super) fn jump_selecting(
+    func: &mut Function,
+    term: Inst,
+    cond: Value,
+    dest: Block,
+    then_args: &[Value],
+    else_args: &[Value],
+) {
+    let cond = func.dfg.resolve_aliases(cond);
+    let mut args = Vec::with_capacity(then_args.len());
+    for (&t, &e) in then_args.iter().zip(else_args) {
+        let (t, e) = (func.dfg.resolve_aliases(t), func.dfg.resolve_aliases(e));
+        args.push(if t == e {
+            t
+        } else {
+            FuncCursor::before_with_span(func, term).select(cond, t, e)
+        });
+    }
+    func.dfg.insts[term] = InstData::Jump {
+        dest: BlockCall::new(dest, args),
+    };
 }
 
 /// When `t` is a convertible body between `a` and `j`: its instructions
