@@ -22,6 +22,14 @@ fn extension_of(isel: &Isel, v: Value) -> Option<(bool, Value)> {
     }
 }
 
+/// `log2(k)` when the constant operand `v` is a power of two above 1.
+fn power_of_two_shift(isel: &Isel, v: Value) -> Option<u32> {
+    match isel.immediate(v) {
+        Some(Operand::Imm(k)) if k > 1 && k & (k - 1) == 0 => Some(k.trailing_zeros()),
+        _ => None,
+    }
+}
+
 /// Whether `v` is the same in every thread of a block, as far as a short
 /// walk up its definitions shows: a kernel's parameters, constants, the
 /// block-uniform special registers (`blockIdx`, `blockDim`, ...) and
@@ -103,8 +111,7 @@ impl Isel<'_> {
             // registers. For a per-thread value the `IMAD.WIDE` is the
             // shorter code, so it stays.
             let shared = self.use_count(ext_a) != reads[&ext_a];
-            let power_of_two = ext_b.is_none()
-                && matches!(self.immediate(y), Some(Operand::Imm(k)) if k > 1 && k & (k - 1) == 0);
+            let power_of_two = ext_b.is_none() && power_of_two_shift(self, y).is_some();
             if !(shared && power_of_two && is_block_uniform(self, x, 0)) {
                 self.wide_muls.insert(res, (signed, x, y));
             }
@@ -300,24 +307,20 @@ impl Isel<'_> {
             return Err(format!("`{op}` on `{ty}` is not selected"));
         }
         use Opcode::*;
-        if op == Imul && ty == Type::I64 {
-            if let Some(Operand::Imm(k)) = self.immediate(b) {
-                if k > 1 && (k & (k - 1)) == 0 {
-                    // ptxas allocates `shl.b64 x, 2` better than
-                    // `mul.lo.s64 x, 4` (a row offset `r * 4` kept live in
-                    // a loop cost softmax_rows 6 registers as a multiply).
-                    let a = self.reg(a)?.into();
-                    let dst = self.def(res);
-                    self.emit(MInst::Binary {
-                        op: BinaryOp::Shl,
-                        ty: PtxType::B64,
-                        dst,
-                        a,
-                        b: Operand::Imm(i64::from(k.trailing_zeros())),
-                    });
-                    return Ok(());
-                }
-            }
+        if let Some(shift) = power_of_two_shift(self, b).filter(|_| op == Imul && ty == Type::I64) {
+            // ptxas allocates `shl.b64 x, 2` better than `mul.lo.s64 x, 4`
+            // (a row offset `r * 4` kept live in a loop cost softmax_rows 6
+            // registers as a multiply).
+            let a = self.reg(a)?.into();
+            let dst = self.def(res);
+            self.emit(MInst::Binary {
+                op: BinaryOp::Shl,
+                ty: PtxType::B64,
+                dst,
+                a,
+                b: Operand::Imm(i64::from(shift)),
+            });
+            return Ok(());
         }
         let (bop, pty) = match op {
             Iadd => (BinaryOp::Add, int_ty(ty, true)?),

@@ -207,6 +207,10 @@ impl Isel<'_> {
         let base = self.reg(p)?;
         let dst = self.def(res);
         let oty = self.ty(off);
+        let narrow = self
+            .narrow_muls
+            .get(&self.func.dfg.resolve_aliases(off))
+            .copied();
         let off = match (self.immediate(off), dst.class, oty) {
             (Some(imm), _, _) => imm,
             (None, RegClass::B64, Type::I64) | (None, RegClass::B32, Type::I32) => {
@@ -218,12 +222,8 @@ impl Isel<'_> {
                 self.cvt(None, PtxType::S64, PtxType::S32, t, src);
                 t.into()
             }
-            (None, RegClass::B32, Type::I64)
-                if self
-                    .narrow_muls
-                    .contains_key(&self.func.dfg.resolve_aliases(off)) =>
-            {
-                let (signed, x, y) = self.narrow_muls[&self.func.dfg.resolve_aliases(off)];
+            (None, RegClass::B32, Type::I64) if narrow.is_some() => {
+                let (signed, x, y) = narrow.expect("tested");
                 let a = self.reg(x)?.into();
                 let b = self.operand(y)?;
                 let t = self.new_reg(RegClass::B32);

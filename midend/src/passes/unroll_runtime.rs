@@ -273,13 +273,9 @@ fn plan(
             let mut reads = false;
             func.dfg.insts[inst].for_each_arg(|v| reads |= func.dfg.resolve_aliases(v) == p);
             let steps = func.dfg.inst_results(inst).first() == Some(&step);
-            let picks = match &func.dfg.insts[inst] {
-                InstData::Ternary {
-                    opcode: Opcode::Select,
-                    args: [c, _, _],
-                } => func.dfg.resolve_aliases(*c) != p,
-                _ => false,
-            };
+            // (The counter is an integer, so it can only be an arm, never
+            // the `i1` condition.)
+            let picks = func.dfg.insts[inst].opcode() == Opcode::Select;
             if reads && !steps && !picks {
                 return None;
             }
