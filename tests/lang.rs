@@ -216,6 +216,18 @@ fn f32s(b: &[u8]) -> Vec<f32> {
         .collect()
 }
 
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 fn f64s(b: &[u8]) -> Vec<f64> {
     b.chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
@@ -371,10 +383,7 @@ fn compound_assignments_evaluate_each_operand_once() {
     );
     let out = run_everywhere(req, 3);
     let a = f32s(&out[0]);
-    let k: Vec<u32> = out[1]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let k = u32s(&out[1]);
     for i in 0..n {
         let x = a0[i + n];
         assert_eq!(a[i], a0[i] + x, "a[{i}]");
@@ -440,10 +449,7 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
     );
     let out = run_everywhere(req, 5);
     let (a, b, ua, ub) = (&out[0], &out[1], &out[2], &out[3]);
-    let got: Vec<i32> = out[4]
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = i32s(&out[4]);
     let s = |v: u8| i32::from(v as i8);
     let u = i32::from;
     for i in 0..n {
@@ -473,7 +479,7 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
 
     // CUDA's `__dp4a`, in its `int`, `unsigned`, `char4` and `uchar4`
     // forms, against the same reference.
-    let mut req = request(
+    let req = request(
         &src,
         "dots_intrinsic",
         n as u32,
@@ -486,17 +492,10 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
             "u32[]:zeros:64",
         ],
     );
-    req.kernel = "dots_intrinsic".into();
     let out = run_everywhere(req, 6);
     let word = |m: &[u8], k: usize| m[4 * k..4 * k + 4].to_vec();
-    let signed: Vec<i32> = out[4]
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    let unsigned: Vec<u32> = out[5]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let signed = i32s(&out[4]);
+    let unsigned = u32s(&out[5]);
     let sdot = |x: Vec<u8>, y: Vec<u8>, c: i32| {
         (0..4).fold(c, |acc, j| acc.wrapping_add(s(x[j]) * s(y[j])))
     };
