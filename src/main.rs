@@ -24,9 +24,9 @@
 //!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```
 //!
-//! Output goes to stdout unless `-o` is given (`-o -` is stdout too); the output file is written
-//! atomically (a temporary file renamed into place), so a failed compilation
-//! never leaves a partial file. User errors exit with code 1; an internal
+//! Output goes to stdout unless `-o` is given (`-o -` is stdout too); the
+//! output file is written atomically (a temporary file renamed into place),
+//! so a failed compilation never leaves a partial file. User errors exit with code 1; an internal
 //! compiler error (a bug) exits with 101.
 
 mod reduce;
