@@ -12,6 +12,7 @@
 //! v17 = ptroffset v14, v16     ; +1          v100 = load.i32 v35 align(4)
 //! v18 = load.i8 v17                          v101 = iconst.i32 0
 //! ...           (b's bytes, from v35)  ==>   v98 = dp4a_s v99, v100, v101
+//!                                            (after `dce`)
 //! v58 = sext.i32 v15
 //! v61 = sext.i32 v36
 //! v62 = imul v58, v61
@@ -37,26 +38,28 @@ use std::collections::HashMap;
 
 /// The pass-table entry; returns whether any sum was rewritten.
 pub fn form_dp4a(func: &mut Function) -> bool {
+    // In one walk: how often each value is read, the values 32-bit adds
+    // read, and each instruction's position in its block.
     let mut uses: HashMap<Value, usize> = HashMap::new();
-    for (_, inst) in func.layout.insts() {
-        func.dfg.insts[inst].for_each_arg(|v| {
-            *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
-        });
-    }
-    let once = |v: Value| uses.get(&v).copied() == Some(1);
-    // The values that 32-bit adds read.
     let mut added: std::collections::HashSet<Value> = Default::default();
-    for (_, inst) in func.layout.insts() {
-        if func
-            .dfg
-            .first_result(inst)
-            .is_some_and(|r| is_iadd32(func, r))
-        {
+    let mut position: HashMap<Inst, usize> = HashMap::new();
+    for &b in func.layout.blocks() {
+        for (n, &inst) in func.layout.block_insts(b).iter().enumerate() {
+            position.insert(inst, n);
+            let adds = func
+                .dfg
+                .first_result(inst)
+                .is_some_and(|r| is_iadd32(func, r));
             func.dfg.insts[inst].for_each_arg(|v| {
-                added.insert(func.dfg.resolve_aliases(v));
+                let v = func.dfg.resolve_aliases(v);
+                *uses.entry(v).or_default() += 1;
+                if adds {
+                    added.insert(v);
+                }
             });
         }
     }
+    let once = |v: Value| uses.get(&v).copied() == Some(1);
     let mut plans = Vec::new();
     for (_, inst) in func.layout.insts() {
         let Some(root) = func.dfg.first_result(inst) else {
@@ -69,7 +72,7 @@ pub fn form_dp4a(func: &mut Function) -> bool {
         }
         let mut leaves = Vec::new();
         collect_leaves(func, root, &once, &mut leaves, true);
-        if let Some(plan) = plan_for(func, inst, &leaves, &once) {
+        if let Some(plan) = plan_for(func, inst, &leaves, &once, &position) {
             plans.push(plan);
         }
     }
@@ -134,6 +137,7 @@ fn plan_for(
     root: Inst,
     leaves: &[Value],
     once: &dyn Fn(Value) -> bool,
+    position: &HashMap<Inst, usize>,
 ) -> Option<Plan> {
     let mut products = Vec::new();
     let mut rest = Vec::new();
@@ -175,12 +179,15 @@ fn plan_for(
         .flat_map(|(_, x, y)| [x.load, y.load])
         .collect();
     let block = func.layout.inst_block(loads[0])?;
-    let insts = func.layout.block_insts(block);
-    let positions: Vec<usize> = loads
+    if loads
         .iter()
-        .map(|&l| insts.iter().position(|&i| i == l))
-        .collect::<Option<_>>()?;
-    let (lo, hi) = (*positions.iter().min()?, *positions.iter().max()?);
+        .any(|&l| func.layout.inst_block(l) != Some(block))
+    {
+        return None;
+    }
+    let insts = func.layout.block_insts(block);
+    let at = |l: &Inst| position[l];
+    let (lo, hi) = (loads.iter().map(at).min()?, loads.iter().map(at).max()?);
     if insts[lo..=hi]
         .iter()
         .any(|&i| func.dfg.insts[i].opcode().has_side_effects())
