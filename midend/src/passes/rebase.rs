@@ -52,12 +52,25 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     let loops = LoopAnalysis::compute(func, &domtree);
     let innermost = loops.innermost_map();
     // How many times each value is read, to tell whether a row pointer
-    // dies once its accesses are rewritten.
+    // dies once its accesses are rewritten; and the sums `a + b` loops
+    // compute (see below), both ways round.
     let mut reads: HashMap<Value, usize> = HashMap::new();
-    for (_, inst) in func.layout.insts() {
+    let mut sums: HashSet<(Value, Value)> = HashSet::new();
+    for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             *reads.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
         });
+        if let InstData::Binary {
+            opcode: Opcode::Iadd,
+            args: [a, b],
+        } = func.dfg.insts[inst]
+        {
+            if innermost.contains_key(&block) {
+                let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
+                sums.insert((a, b));
+                sums.insert((b, a));
+            }
+        }
     }
     // The accesses that may be rewritten, and how many of each row
     // pointer's reads they are.
@@ -93,20 +106,6 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // the sum `X + Y` one of its accesses needs (a second array indexed
     // `(size_t)row * cols + c` directly, as `q` in a quantization kernel):
     // `gvn` then shares that sum, and again only `X` stays live.
-    let mut sums: HashSet<(Value, Value)> = HashSet::new();
-    for (block, inst) in func.layout.insts() {
-        if let InstData::Binary {
-            opcode: Opcode::Iadd,
-            args: [a, b],
-        } = func.dfg.insts[inst]
-        {
-            if innermost.contains_key(&block) {
-                let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
-                sums.insert((a, b));
-                sums.insert((b, a));
-            }
-        }
-    }
     let mut by_offset: HashMap<Value, Vec<Value>> = HashMap::new();
     let mut summed: HashSet<Value> = HashSet::new();
     for a in &candidates {
