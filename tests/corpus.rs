@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
+use common::{i32s, kernelc, scratch, stderr, u32s};
 use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -625,17 +625,6 @@ fn f64s(b: &[u8]) -> Vec<f64> {
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
-fn i32s(b: &[u8]) -> Vec<i32> {
-    b.chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 fn assert_f32_bitwise(got: &[u8], want: &[f32], what: &str) {
     let got = f32s(got);
     assert_eq!(got.len(), want.len(), "{what}: length");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
+use common::{i32s, kernelc, scratch, stderr, u32s};
 use kernelc::run::{execute, Engine, RunRequest};
 use std::path::Path;
 
@@ -213,18 +213,6 @@ fn run_everywhere(req: RunRequest, keep: usize) -> Vec<Vec<u8>> {
 fn f32s(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn i32s(b: &[u8]) -> Vec<i32> {
-    b.chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
 

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{run_buffers as buffers, scratch};
+use common::{i32s, run_buffers as buffers, scratch};
 use kernelc::driver::{self, CompileOptions, Emit};
 use kernelc::midend::ir::Module;
 use kernelc::midend::passes;
@@ -64,13 +64,6 @@ fn agree(src: &str, kernel: &str, args: &[String]) -> Vec<Vec<u8>> {
         "{kernel}: the interpreter and the emulator disagree"
     );
     o3
-}
-
-fn i32s(bytes: &[u8]) -> Vec<i32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 fn ptx(name: &str, source: &str) -> String {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr, stdout};
+use common::{i32s, kernelc, scratch, stderr, stdout};
 
 use kernelc::run::{execute, parse_arg, ArgValue, Engine, RunRequest};
 use std::path::Path;
@@ -1332,13 +1332,6 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
         err.contains("block (0,0,0), thread (0,0,0), at PTX line 11"),
         "{err}"
     );
-}
-
-fn i32s(bytes: &[u8]) -> Vec<i32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 /// The f16 value of a small integer, through its bits (as the samples

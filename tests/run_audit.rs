@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
+use common::{i32s, kernelc, scratch, stderr, u32s};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,16 +29,6 @@ fn buf_i64(v: &[i64]) -> Arg {
 }
 fn buf_f32(v: &[f32]) -> Arg {
     Arg::Buf("f32", v.iter().flat_map(|x| x.to_le_bytes()).collect())
-}
-fn i32s(b: &[u8]) -> Vec<i32> {
-    b.chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 fn i64s(b: &[u8]) -> Vec<i64> {
     b.chunks_exact(8)

@@ -552,3 +552,17 @@ pub fn run_buffers(req: &kernelc::run::RunRequest) -> Vec<Vec<u8>> {
         .unwrap_or_else(|e| panic!("{:?} -O{:?}: {e}", req.engine, req.opt_level));
     result.args.into_iter().filter_map(|(_, b)| b).collect()
 }
+
+/// A buffer as little-endian `i32`s.
+pub fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// A buffer as little-endian `u32`s.
+pub fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
