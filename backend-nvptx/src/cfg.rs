@@ -6,7 +6,7 @@
 //! recovers them from the text-like form, so the selector stays simple.
 
 use crate::minst::{Label, MInst};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A straight-line region of the body: `body[start..end]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -61,7 +61,7 @@ pub fn build(body: &[MInst]) -> Result<Vec<MBlock>, String> {
             preds: Vec::new(),
         })
         .collect();
-    let by_label: HashMap<Label, usize> = blocks
+    let by_label: FxHashMap<Label, usize> = blocks
         .iter()
         .enumerate()
         .filter_map(|(b, blk)| blk.label.clone().map(|l| (l, b)))

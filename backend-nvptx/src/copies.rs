@@ -64,7 +64,7 @@ pub fn sequentialize(copies: &[Copy], mut new_temp: impl FnMut(Reg) -> Reg) -> V
 mod tests {
     use super::*;
     use crate::minst::RegClass;
-    use std::collections::HashMap;
+    use rustc_hash::FxHashMap;
 
     fn r(n: u32) -> Reg {
         Reg {
@@ -74,7 +74,7 @@ mod tests {
     }
 
     /// Runs the sequential moves on a register file and returns it.
-    fn run(moves: &[Copy], init: &HashMap<u32, i64>) -> HashMap<u32, i64> {
+    fn run(moves: &[Copy], init: &FxHashMap<u32, i64>) -> FxHashMap<u32, i64> {
         let mut regs = init.clone();
         for m in moves {
             let v = match &m.src {
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn swap_and_rotation_use_temporaries() {
-        let init: HashMap<u32, i64> = (1..=10).map(|n| (n, n as i64 * 100)).collect();
+        let init: FxHashMap<u32, i64> = (1..=10).map(|n| (n, n as i64 * 100)).collect();
         // r1 <-> r2, rotation r3 <- r4 <- r5 <- r3, plus r6 <- 7, r7 <- r1.
         let par = vec![
             Copy {

@@ -40,7 +40,8 @@ pub mod target;
 
 use core::fmt;
 use midend::ir::{FuncId, InstData, Module};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 pub use target::{Features, PtxVersion, Target, UnknownTarget};
 
@@ -221,7 +222,7 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
             .filter(|(_, f)| f.is_kernel())
             .map(|(id, _)| id),
     );
-    let position: HashMap<FuncId, usize> =
+    let position: FxHashMap<FuncId, usize> =
         order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
 
     let mut selected = Vec::new();

@@ -38,7 +38,8 @@ use crate::mfunc::{class_index, MFunction};
 use crate::minst::{Label, MInst, Operand as MOperand, Reg, RegClass, UnaryOp};
 use crate::operands::RegUse;
 use regalloc2 as ra;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The largest register file per allocated class: regalloc2 encodes a
 /// register number in 6 bits, so 64 is the most it can have.
@@ -253,7 +254,7 @@ fn shape(body: &[MInst], blocks: &[MBlock]) -> Shape {
     let mut next = usize::from(needs_entry);
     // First pass: number every view block.
     let mut index = vec![usize::MAX; blocks.len()];
-    let mut stub_index: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut stub_index: FxHashMap<(usize, usize), usize> = FxHashMap::default();
     for (b, blk) in blocks.iter().enumerate() {
         if !live[b] {
             continue;
@@ -364,7 +365,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
     let body = &mf.body;
 
     // Dense numbering of the allocated registers, and how often each is written.
-    let mut dense: HashMap<Reg, Dense> = HashMap::new();
+    let mut dense: FxHashMap<Reg, Dense> = FxHashMap::default();
     let mut classes: Vec<ra::RegClass> = Vec::new();
     let mut defs: Vec<u32> = Vec::new();
     let item_regs = |item: Item| -> Vec<(Reg, RegUse)> {
@@ -579,7 +580,7 @@ fn loc(alloc: ra::Allocation, class: RegClass) -> Loc {
 /// Writes regalloc2's answer back into `mf`.
 fn rewrite(mf: &mut MFunction, view: &View, physical: &[usize], out: &ra::Output) {
     // Edits by (instruction, after?).
-    let mut edits: HashMap<(usize, bool), Vec<(Loc, Loc)>> = HashMap::new();
+    let mut edits: FxHashMap<(usize, bool), Vec<(Loc, Loc)>> = FxHashMap::default();
     for (point, edit) in &out.edits {
         let ra::Edit::Move { from, to } = edit;
         let class = from
@@ -617,7 +618,7 @@ fn rewrite(mf: &mut MFunction, view: &View, physical: &[usize], out: &ra::Output
             used.insert(from);
         }
     }
-    let mut number: HashMap<Loc, u32> = HashMap::new();
+    let mut number: FxHashMap<Loc, u32> = FxHashMap::default();
     let mut count = [0u32; 6];
     for l in &used {
         let c = &mut count[class_index(l.class)];
@@ -642,7 +643,7 @@ fn rewrite(mf: &mut MFunction, view: &View, physical: &[usize], out: &ra::Output
     };
 
     // Taken edges whose pseudo-block got moves: they need a real stub.
-    let mut stub_label: HashMap<usize, Label> = HashMap::new();
+    let mut stub_label: FxHashMap<usize, Label> = FxHashMap::default();
     for (i, item) in view.items.iter().enumerate() {
         if let Item::Stub { taken: Some(bra) } = item {
             if edits.contains_key(&(i, false)) {

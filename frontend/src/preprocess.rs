@@ -21,7 +21,7 @@
 //! attach it to the loop that follows. Their spellings contain a space, so no
 //! source identifier can ever lex as them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::diag::{Diagnostic, Span};
 use crate::headers::Header;
@@ -76,7 +76,7 @@ struct Pp<'s> {
     source: &'s str,
     /// What `__FILE__` expands to.
     file_name: String,
-    macros: HashMap<String, Macro>,
+    macros: FxHashMap<String, Macro>,
     conds: Vec<Cond>,
     diags: &'s mut Vec<Diagnostic>,
     /// Current recursion depth of [`Pp::expand_seq`].
@@ -101,7 +101,7 @@ pub(crate) fn preprocess(
             .file_name
             .clone()
             .unwrap_or_else(|| "<input>".to_string()),
-        macros: HashMap::new(),
+        macros: FxHashMap::default(),
         conds: Vec::new(),
         diags,
         recursion: 0,

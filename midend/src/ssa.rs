@@ -18,7 +18,7 @@
 use crate::builder::InstBuilder;
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Type, Value};
 use cranelift_entity::{entity_impl, SecondaryMap};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A mutable source-level variable that SSA construction turns into values.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,7 +41,7 @@ pub struct FunctionBuilder<'f> {
     pub func: &'f mut Function,
     current: Option<Block>,
     var_types: SecondaryMap<Variable, Option<Type>>,
-    defs: HashMap<(Variable, Block), Value>,
+    defs: FxHashMap<(Variable, Block), Value>,
     blocks: SecondaryMap<Block, BlockState>,
 }
 
@@ -51,7 +51,7 @@ impl<'f> FunctionBuilder<'f> {
             func,
             current: None,
             var_types: SecondaryMap::new(),
-            defs: HashMap::new(),
+            defs: FxHashMap::default(),
             blocks: SecondaryMap::new(),
         }
     }

@@ -47,7 +47,8 @@ use super::{Isel, IselResult};
 use crate::minst::{AddrBase, Address, MInst, PtxType, Reg, RegClass, Space};
 use midend::analysis::{Base, LocalCells};
 use midend::ir::{AddrSpace, Block, FuncId, Inst, InstData, Opcode, StackSlot, Type, Value};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// One field of a by-value argument stored straight into `.param`.
 #[derive(Clone, Copy, Debug)]
@@ -150,7 +151,7 @@ impl Isel<'_> {
             _ => None,
         };
         let mut slots: BTreeMap<StackSlot, SlotUses> = BTreeMap::new();
-        let mut order: HashMap<Inst, usize> = HashMap::new();
+        let mut order: FxHashMap<Inst, usize> = FxHashMap::default();
         for (n, (block, inst)) in func.layout.insts().enumerate() {
             order.insert(inst, n);
             let data = &func.dfg.insts[inst];
@@ -262,7 +263,7 @@ impl Isel<'_> {
         &self,
         slot: StackSlot,
         uses: &SlotUses,
-        order: &HashMap<Inst, usize>,
+        order: &FxHashMap<Inst, usize>,
     ) -> Option<Vec<((Inst, usize), Vec<(i64, ByvalField)>)>> {
         let mut ranges: Vec<(i64, u32)> = uses.stores.iter().map(|s| (s.2, s.3)).collect();
         ranges.sort_unstable();

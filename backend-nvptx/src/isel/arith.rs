@@ -92,7 +92,7 @@ impl Isel<'_> {
             }
         }
         // Reads of each extension by these multiplies.
-        let mut reads: std::collections::HashMap<Value, u32> = Default::default();
+        let mut reads: rustc_hash::FxHashMap<Value, u32> = Default::default();
         for &(_, _, _, _, ext_a, ext_b) in &found {
             for ext in std::iter::once(ext_a).chain(ext_b) {
                 *reads.entry(self.func.dfg.resolve_aliases(ext)).or_default() += 1;

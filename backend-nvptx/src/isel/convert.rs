@@ -382,7 +382,7 @@ impl Isel<'_> {
     /// The roundings whose only uses are float-to-integer converts, which
     /// do the rounding themselves (see [`Isel::fused_rounding`]): not emitted.
     pub(super) fn find_fused_roundings(&mut self) {
-        let mut converts: std::collections::HashMap<Value, u32> = Default::default();
+        let mut converts: rustc_hash::FxHashMap<Value, u32> = Default::default();
         for (_, inst) in self.func.layout.insts() {
             let InstData::Convert {
                 opcode: Opcode::Fptosi | Opcode::Fptoui,

@@ -36,7 +36,7 @@ use midend::ir::{
     AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, LoopHint, MemFlags,
     Module, Opcode, SpecialReg, Type, Value, ValueDef,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A selection error: what was not selected, and why.
 pub type IselResult<T> = Result<T, String>;
@@ -196,7 +196,7 @@ struct Isel<'a> {
     func: &'a Function,
     func_index: usize,
     target: Target,
-    regs: HashMap<Value, Reg>,
+    regs: FxHashMap<Value, Reg>,
     /// The last number handed out, per class.
     next: [u32; 6],
     body: Vec<MInst>,
@@ -205,42 +205,42 @@ struct Isel<'a> {
     /// Stub labels made so far (for edge copies), to number them.
     stubs: u32,
     /// Values whose computation is folded into every address that uses them.
-    folded: HashSet<Value>,
+    folded: FxHashSet<Value>,
     /// How many operands of placed instructions read each value (an unread
     /// atomic result makes `red` instead of `atom`).
-    uses: HashMap<Value, u32>,
+    uses: FxHashMap<Value, u32>,
     /// `imul.i64` results computed with one `mul.wide` from 32-bit operands:
     /// whether signed, and the two 32-bit operands (the second may be a constant).
-    wide_muls: HashMap<Value, (bool, Value, Value)>,
+    wide_muls: FxHashMap<Value, (bool, Value, Value)>,
     /// `trunc.i32` results computed with one `mul.hi` (the high half of
     /// such a product): whether signed, and the two 32-bit operands.
-    high_muls: HashMap<Value, (bool, Value, Value)>,
+    high_muls: FxHashMap<Value, (bool, Value, Value)>,
     /// Such products read only as the offset of a 32-bit (shared) address:
     /// the address needs the low 32 bits, one `mul.lo` of the 32-bit
     /// operands at the `ptroffset` (the multiply itself is not emitted).
-    narrow_muls: HashMap<Value, (bool, Value, Value)>,
+    narrow_muls: FxHashMap<Value, (bool, Value, Value)>,
     /// Extensions whose only use is such a `mul.wide`, and the multiplies
     /// and shifts a `mul.hi` replaces: not emitted.
-    skipped: HashSet<Value>,
+    skipped: FxHashSet<Value>,
     /// By-value kernel parameters: their value is the address of the
     /// `.param` aggregate with this name.
-    param_syms: HashMap<Value, String>,
+    param_syms: FxHashMap<Value, String>,
     /// Vector groups by their leading instruction (see `vector.rs`).
-    vec_groups: HashMap<Inst, vector::VecGroup>,
+    vec_groups: FxHashMap<Inst, vector::VecGroup>,
     /// Every member of a vector group, with the group's leader.
-    vec_member: HashMap<Inst, Inst>,
+    vec_member: FxHashMap<Inst, Inst>,
     /// The function's dominator tree (where edge copies may go early).
     domtree: midend::analysis::DominatorTree,
     /// Each block's predecessors, and the blocks that read each block
     /// parameter (for edge copies on back edges).
     preds: cranelift_entity::SecondaryMap<Block, Vec<Block>>,
-    param_readers: HashMap<Value, Vec<Block>>,
+    param_readers: FxHashMap<Value, Vec<Block>>,
     /// By-value arguments stored field by field into the call's `.param`
     /// array, by (call, argument number): each field's offset and value.
-    direct_byval: HashMap<(Inst, usize), Vec<(i64, aggregate::ByvalField)>>,
+    direct_byval: FxHashMap<(Inst, usize), Vec<(i64, aggregate::ByvalField)>>,
     /// Instructions not emitted: the stores into, and the address of, a
     /// slot that only by-value calls read (see `aggregate.rs`).
-    skipped_insts: HashSet<Inst>,
+    skipped_insts: FxHashSet<Inst>,
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
@@ -272,26 +272,26 @@ fn select(
         func,
         func_index,
         target,
-        regs: HashMap::new(),
+        regs: FxHashMap::default(),
         next: [0; 6],
         body: Vec::new(),
         features: Features::default(),
         locals: Vec::new(),
         stubs: 0,
-        folded: HashSet::new(),
-        uses: HashMap::new(),
-        wide_muls: HashMap::new(),
-        high_muls: HashMap::new(),
-        narrow_muls: HashMap::new(),
-        skipped: HashSet::new(),
-        param_syms: HashMap::new(),
-        vec_groups: HashMap::new(),
-        vec_member: HashMap::new(),
+        folded: FxHashSet::default(),
+        uses: FxHashMap::default(),
+        wide_muls: FxHashMap::default(),
+        high_muls: FxHashMap::default(),
+        narrow_muls: FxHashMap::default(),
+        skipped: FxHashSet::default(),
+        param_syms: FxHashMap::default(),
+        vec_groups: FxHashMap::default(),
+        vec_member: FxHashMap::default(),
         domtree: midend::analysis::DominatorTree::compute(func),
         preds: func.predecessors(),
-        param_readers: HashMap::new(),
-        direct_byval: HashMap::new(),
-        skipped_insts: HashSet::new(),
+        param_readers: FxHashMap::default(),
+        direct_byval: FxHashMap::default(),
+        skipped_insts: FxHashSet::default(),
     };
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
@@ -558,7 +558,7 @@ impl Isel<'_> {
     /// the pointer of loads and stores). They need no instruction of their own.
     fn find_folded_addresses(&mut self) {
         let dfg = &self.func.dfg;
-        let mut other_use: HashSet<Value> = HashSet::new();
+        let mut other_use: FxHashSet<Value> = FxHashSet::default();
         for (_, inst) in self.func.layout.insts() {
             let data = &dfg.insts[inst];
             let mut args = data.arguments();
@@ -652,7 +652,7 @@ impl Isel<'_> {
     /// Declares one `.local` byte array per stack slot that some placed
     /// `stack_addr` still uses (`sroa` leaves split slots unused).
     fn lower_stack_slots(&mut self) {
-        let used: HashSet<_> = self
+        let used: FxHashSet<_> = self
             .func
             .layout
             .insts()
@@ -676,7 +676,7 @@ impl Isel<'_> {
 
     fn lower_blocks(&mut self, failed_at: &mut Option<Inst>) -> IselResult<()> {
         let blocks = self.func.layout.blocks().to_vec();
-        let targets: HashSet<Block> = blocks
+        let targets: FxHashSet<Block> = blocks
             .iter()
             .flat_map(|&b| self.func.successors(b))
             .collect();
@@ -706,7 +706,7 @@ impl Isel<'_> {
     /// Removes labels no branch names (blocks only reached by falling
     /// through), so the text shows only real jump targets.
     fn drop_unused_labels(&mut self) {
-        let used: HashSet<Label> = self
+        let used: FxHashSet<Label> = self
             .body
             .iter()
             .filter_map(|i| match i {
@@ -1013,8 +1013,8 @@ impl Isel<'_> {
         let early_else = self.copies_may_run_early(from, else_dest.block, then_dest.block)
             && else_copies.iter().all(|c| c.dst != p);
         let writes =
-            |cs: &[crate::copies::Copy]| -> HashSet<Reg> { cs.iter().map(|c| c.dst).collect() };
-        let reads_any = |cs: &[crate::copies::Copy], w: &HashSet<Reg>| {
+            |cs: &[crate::copies::Copy]| -> FxHashSet<Reg> { cs.iter().map(|c| c.dst).collect() };
+        let reads_any = |cs: &[crate::copies::Copy], w: &FxHashSet<Reg>| {
             cs.iter()
                 .any(|c| matches!(c.src, Operand::Reg(r) if w.contains(&r)))
         };
@@ -1065,7 +1065,7 @@ impl Isel<'_> {
         if !self.domtree.dominates(dest, from) {
             return false;
         }
-        let mut body: HashSet<Block> = HashSet::from([dest, from]);
+        let mut body: FxHashSet<Block> = [dest, from].into_iter().collect();
         let mut work = vec![from];
         while let Some(b) = work.pop() {
             if b == dest {

@@ -10,7 +10,7 @@ mod expr;
 mod stmt;
 mod structs;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ast::{EnumDecl, Item, TranslationUnit};
 use crate::diag::{Diagnostic, Span};
@@ -36,9 +36,9 @@ pub(crate) fn parse_tokens(
         pos: 0,
         diags: Vec::new(),
         depth: 0,
-        typedefs: HashMap::new(),
+        typedefs: FxHashMap::default(),
         pending_enums: Vec::new(),
-        structs: HashMap::new(),
+        structs: FxHashMap::default(),
         next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
@@ -58,12 +58,12 @@ pub(crate) struct Parser<'t> {
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
-    typedefs: HashMap<String, (CType, bool)>,
+    typedefs: FxHashMap<String, (CType, bool)>,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
     /// Struct tags defined so far (one table, like `typedefs`).
-    structs: HashMap<String, std::sync::Arc<crate::types::StructDef>>,
+    structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
     /// Returned by `peek` past the end; its empty text marks it as EOF.

@@ -8,7 +8,7 @@
 //! Each label and each `goto` records the initialized locals in scope there,
 //! and a jump is rejected when the label sees one that the `goto` does not.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::{Binding, Checker};
 use crate::ast;
@@ -104,7 +104,7 @@ impl Checker {
 
     /// Checks the function's `goto`s against its labels, then forgets both.
     pub(super) fn finish_labels(&mut self) {
-        let labels: HashMap<String, LabelInfo> = std::mem::take(&mut self.goto_labels);
+        let labels: FxHashMap<String, LabelInfo> = std::mem::take(&mut self.goto_labels);
         for g in std::mem::take(&mut self.gotos) {
             let Some(info) = labels.get(&g.label).filter(|l| l.def.is_some()) else {
                 self.error(g.span, format!("use of undeclared label `{}`", g.label));

@@ -19,7 +19,7 @@ mod wgmma_tcgen05;
 pub(crate) use tensor::fragment_lengths;
 pub(crate) use wgmma_tcgen05::fragment_lengths as fragment_lengths_b;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ast;
 use crate::diag::{Diagnostic, Span};
@@ -73,7 +73,7 @@ struct SwitchCtx {
 /// Checker state: global function table plus per-function scopes.
 pub(crate) struct Checker {
     sigs: Vec<FnSig>,
-    by_name: HashMap<String, usize>,
+    by_name: FxHashMap<String, usize>,
     diags: Vec<Diagnostic>,
     locals: Vec<LocalVar>,
     /// Whether each local of the current function has been referenced.
@@ -95,12 +95,12 @@ pub(crate) struct Checker {
     label_ok: bool,
     /// Values of `constexpr` floating locals of the current function, for
     /// constant expressions (integer constants are `LocalVar::const_value`).
-    const_floats: HashMap<LocalId, f64>,
+    const_floats: FxHashMap<LocalId, f64>,
     /// Locals declared with an initializer (a jump into their scope is
     /// ill-formed C++; see `labels.rs`).
-    initialized: std::collections::HashSet<LocalId>,
+    initialized: rustc_hash::FxHashSet<LocalId>,
     /// The labels of the current function, by name.
-    goto_labels: HashMap<String, labels::LabelInfo>,
+    goto_labels: FxHashMap<String, labels::LabelInfo>,
     /// `goto`s of the current function, checked at its end.
     gotos: Vec<labels::PendingGoto>,
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
@@ -115,7 +115,7 @@ pub(crate) fn check_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut c = Checker {
         sigs: Vec::new(),
-        by_name: HashMap::new(),
+        by_name: FxHashMap::default(),
         diags: Vec::new(),
         locals: Vec::new(),
         used: Vec::new(),
@@ -128,9 +128,9 @@ pub(crate) fn check_program(
         break_depth: 0,
         switches: Vec::new(),
         label_ok: false,
-        const_floats: HashMap::new(),
-        initialized: std::collections::HashSet::new(),
-        goto_labels: HashMap::new(),
+        const_floats: FxHashMap::default(),
+        initialized: rustc_hash::FxHashSet::default(),
+        goto_labels: FxHashMap::default(),
         gotos: Vec::new(),
         opts: opts.clone(),
     };

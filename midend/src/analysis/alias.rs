@@ -35,7 +35,8 @@ use crate::ir::{
     Opcode, StackSlot, Value, ValueDef,
 };
 use cranelift_entity::PrimaryMap;
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// Where a pointer may come from.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -57,7 +58,7 @@ pub enum Root {
 /// parameters. A set, because a join may bring several roots together.
 #[derive(Clone, Debug, Default)]
 pub struct Provenance {
-    roots: HashMap<Value, BTreeSet<Root>>,
+    roots: FxHashMap<Value, BTreeSet<Root>>,
 }
 
 impl Provenance {
@@ -68,7 +69,7 @@ impl Provenance {
         let params: Vec<Value> = func.params().to_vec();
         let entry = func.entry_block();
         // Incoming branch arguments of every block parameter.
-        let mut incoming: HashMap<Value, Vec<Value>> = HashMap::new();
+        let mut incoming: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
         for (_, inst) in func.layout.insts() {
             for dest in func.dfg.insts[inst].branch_destinations() {
                 let block_params = func.dfg.block_params(dest.block);
@@ -167,7 +168,7 @@ pub struct AliasAnalysis<'a> {
     prov: Provenance,
     /// Sizes of module variables, when the module is known (a variable of
     /// size 0 is dynamic shared memory, which every other one may overlap).
-    global_sizes: Option<HashMap<GlobalVar, u32>>,
+    global_sizes: Option<FxHashMap<GlobalVar, u32>>,
     /// The parameters whose value (or a pointer derived from it) escapes:
     /// stored, passed to a call, returned or made an integer.
     captured: BTreeSet<u32>,

@@ -31,7 +31,8 @@
 //! the callers.
 
 use crate::ir::{FuncId, Function, InstData, Opcode, StackSlot, Value, ValueDef};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A piece of memory whose every write is visible in the function.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -64,7 +65,7 @@ pub struct LocalCells {
     /// Each pointer into followed memory: its base and the constant byte
     /// offset from the base's start (`None`: an offset not known, after a
     /// select, a block parameter or a variable offset).
-    addr: HashMap<Value, (Base, Option<i64>)>,
+    addr: FxHashMap<Value, (Base, Option<i64>)>,
     /// Memory that cannot be followed.
     opaque: BTreeSet<Base>,
     /// Every store to followed memory: (offset, bytes, value stored).

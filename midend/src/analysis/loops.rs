@@ -20,7 +20,8 @@
 
 use super::DominatorTree;
 use crate::ir::{Block, BlockCall, Function, InstData};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// One natural loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +146,7 @@ impl LoopAnalysis {
         // one seen there). Linear in the loops' sizes times the depth,
         // where asking every larger loop would be quadratic in the number
         // of loops.
-        let mut innermost: HashMap<Block, usize> = HashMap::new();
+        let mut innermost: FxHashMap<Block, usize> = FxHashMap::default();
         for i in 0..loops.len() {
             let blocks: Vec<Block> = loops[i].blocks.iter().copied().collect();
             for b in blocks {
@@ -179,8 +180,8 @@ impl LoopAnalysis {
     /// The innermost loop of every block in a loop, at once: linear in the
     /// loops' sizes, where asking [`innermost`](Self::innermost) per block
     /// costs the number of loops each time.
-    pub fn innermost_map(&self) -> HashMap<Block, usize> {
-        let mut map = HashMap::new();
+    pub fn innermost_map(&self) -> FxHashMap<Block, usize> {
+        let mut map = FxHashMap::default();
         // Inner loops come first, so the first loop seen holding a block is
         // its innermost.
         for (index, lp) in self.loops.iter().enumerate() {
@@ -327,7 +328,7 @@ block5:
         let (pre, new) = ensure_preheader(func, &mut la, 0);
         assert!(new);
         func.layout
-            .insert_blocks_before(&[(Block::from_u32(2), vec![pre])].into());
+            .insert_blocks_before(&[(Block::from_u32(2), vec![pre])].into_iter().collect());
         assert!(la.loops[1].contains(pre));
         assert_eq!(func.successors(pre), vec![Block::from_u32(2)]);
         assert_eq!(func.successors(Block::from_u32(1))[0], pre);

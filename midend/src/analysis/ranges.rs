@@ -21,7 +21,7 @@
 //! variables, joins) have the full range.
 
 use crate::ir::{Function, InstData, Opcode, SpecialReg, Type, Value, ValueDef};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// How many definitions back a query looks.
 pub const MAX_DEPTH: u32 = 12;
@@ -61,7 +61,7 @@ impl Range {
 /// never changes its meaning, so what the memo holds stays true.
 #[derive(Default)]
 pub struct Ranges {
-    memo: HashMap<Value, Range>,
+    memo: FxHashMap<Value, Range>,
 }
 
 impl Ranges {

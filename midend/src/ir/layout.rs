@@ -27,7 +27,7 @@ impl Layout {
     }
 
     /// Each placed block's index in layout order.
-    pub fn block_positions(&self) -> std::collections::HashMap<Block, usize> {
+    pub fn block_positions(&self) -> rustc_hash::FxHashMap<Block, usize> {
         self.blocks
             .iter()
             .enumerate()
@@ -55,7 +55,7 @@ impl Layout {
 
     /// Places new blocks: each group just before the block it is keyed by
     /// (which must be in the layout), in one sweep over the layout.
-    pub fn insert_blocks_before(&mut self, groups: &std::collections::HashMap<Block, Vec<Block>>) {
+    pub fn insert_blocks_before(&mut self, groups: &rustc_hash::FxHashMap<Block, Vec<Block>>) {
         let mut order = Vec::with_capacity(self.blocks.len());
         for &b in &self.blocks {
             if let Some(group) = groups.get(&b) {
@@ -121,7 +121,7 @@ impl Layout {
 
     /// Removes every instruction in `insts` from its block, in one sweep per
     /// block (removing them one by one would cost a scan each).
-    pub fn remove_insts(&mut self, insts: &std::collections::HashSet<Inst>) {
+    pub fn remove_insts(&mut self, insts: &rustc_hash::FxHashSet<Inst>) {
         let mut blocks: Vec<Block> = insts.iter().filter_map(|&i| self.inst_block(i)).collect();
         blocks.sort();
         blocks.dedup();
@@ -143,7 +143,7 @@ impl Layout {
     }
 
     /// Removes every block in `blocks` (and their instructions) at once.
-    pub fn remove_blocks(&mut self, blocks: &std::collections::HashSet<Block>) {
+    pub fn remove_blocks(&mut self, blocks: &rustc_hash::FxHashSet<Block>) {
         self.blocks.retain(|b| !blocks.contains(b));
         for &b in blocks {
             self.block_inserted[b] = false;

@@ -9,7 +9,7 @@
 
 use crate::ir::{Block, Function, InstData, Type};
 use cranelift_entity::SecondaryMap;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// Cleans the CFG; returns whether anything changed.
 pub fn cleanup_cfg(func: &mut Function) -> bool {
@@ -89,7 +89,7 @@ fn thread_empty_blocks(func: &mut Function) -> bool {
         }
     }
     // Parameters read anywhere but in their own block's jump.
-    let mut read_elsewhere: std::collections::HashSet<crate::ir::Value> = Default::default();
+    let mut read_elsewhere: rustc_hash::FxHashSet<crate::ir::Value> = Default::default();
     if any_params {
         for (block, inst) in func.layout.insts() {
             func.dfg.insts[inst].for_each_arg(|v| {
@@ -157,7 +157,7 @@ fn remove_unreachable_blocks(func: &mut Function) -> bool {
             }
         }
     }
-    let dead: HashSet<Block> = func
+    let dead: FxHashSet<Block> = func
         .layout
         .blocks()
         .iter()
@@ -180,7 +180,7 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
         }
     }
     let entry = func.layout.entry_block();
-    let mut merged: HashSet<Block> = HashSet::new();
+    let mut merged: FxHashSet<Block> = FxHashSet::default();
     let order: Vec<Block> = func.layout.blocks().to_vec();
     for pred in order {
         if merged.contains(&pred) {

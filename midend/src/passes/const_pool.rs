@@ -26,7 +26,7 @@ use crate::ir::{
     AddrSpace, Block, GlobalVarData, Inst, InstData, Linkage, MemFlags, Module, Type, Value,
     ValueDef,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The name of the table.
 pub const POOL_NAME: &str = "__kernelc_f64_pool";
@@ -42,7 +42,7 @@ pub fn pool_constants(module: &mut Module) -> bool {
         return false;
     }
     // Byte offset of each constant (by its bits), in order of first use.
-    let mut slots: HashMap<u64, i64> = HashMap::new();
+    let mut slots: FxHashMap<u64, i64> = FxHashMap::default();
     let mut order: Vec<u64> = Vec::new();
     let mut uses: Vec<Vec<(Inst, Value, u64)>> = Vec::new();
     for func in module.functions.values() {
@@ -89,7 +89,7 @@ pub fn pool_constants(module: &mut Module) -> bool {
             continue;
         }
         // The load of each constant already made in a block.
-        let mut loaded: HashMap<(Block, u64), Value> = HashMap::new();
+        let mut loaded: FxHashMap<(Block, u64), Value> = FxHashMap::default();
         let mut consts: Vec<Inst> = Vec::new();
         for (inst, old, bits) in found {
             let block = func.layout.inst_block(inst).expect("placed");

@@ -39,7 +39,7 @@ pub fn contract_fma(func: &mut Function) -> bool {
         }
     };
     let mut changed = false;
-    let mut fused = std::collections::HashSet::new();
+    let mut fused = rustc_hash::FxHashSet::default();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         let InstData::Binary {

@@ -9,7 +9,7 @@
 
 use crate::ir::{Function, Inst, InstData, Opcode, StackSlot, Value};
 use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Whether removing `data` (when its results are unused) keeps the program's meaning.
 fn is_removable(data: &InstData) -> bool {
@@ -22,8 +22,8 @@ fn is_removable(data: &InstData) -> bool {
 /// The stores into stack slots that nothing reads: for each slot whose
 /// address (and every pointer derived from it by `ptroffset` or an address
 /// space cast) is used only as the address of non-volatile stores.
-fn write_only_slot_stores(func: &Function) -> HashSet<Inst> {
-    let mut dead = HashSet::new();
+fn write_only_slot_stores(func: &Function) -> FxHashSet<Inst> {
+    let mut dead = FxHashSet::default();
     // `dce` runs often (inside every `simplify`), and most functions have
     // no slot address left by then: a scan without allocating says so.
     let has_slot_address = func
@@ -35,7 +35,7 @@ fn write_only_slot_stores(func: &Function) -> HashSet<Inst> {
     }
     // Who uses each value; each slot's `stack_addr`s (all must qualify).
     let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
-    let mut by_slot: HashMap<StackSlot, Vec<Value>> = HashMap::new();
+    let mut by_slot: FxHashMap<StackSlot, Vec<Value>> = FxHashMap::default();
     for (_, inst) in func.layout.insts() {
         let data = &func.dfg.insts[inst];
         data.for_each_arg(|v| users[v].push(inst));
@@ -49,7 +49,7 @@ fn write_only_slot_stores(func: &Function) -> HashSet<Inst> {
     'slots: for (_, addrs) in by_slot {
         let mut stores = Vec::new();
         let mut work = addrs;
-        let mut seen: HashSet<Value> = HashSet::new();
+        let mut seen: FxHashSet<Value> = FxHashSet::default();
         while let Some(p) = work.pop() {
             if !seen.insert(p) {
                 continue;

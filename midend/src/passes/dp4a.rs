@@ -34,15 +34,15 @@
 
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Function, Inst, InstData, MemFlags, Opcode, Type, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The pass-table entry; returns whether any sum was rewritten.
 pub fn form_dp4a(func: &mut Function) -> bool {
     // In one walk: how often each value is read, the values 32-bit adds
     // read, and each instruction's position in its block.
-    let mut uses: HashMap<Value, usize> = HashMap::new();
-    let mut added: std::collections::HashSet<Value> = Default::default();
-    let mut position: HashMap<Inst, usize> = HashMap::new();
+    let mut uses: FxHashMap<Value, usize> = FxHashMap::default();
+    let mut added: rustc_hash::FxHashSet<Value> = Default::default();
+    let mut position: FxHashMap<Inst, usize> = FxHashMap::default();
     for &b in func.layout.blocks() {
         for (n, &inst) in func.layout.block_insts(b).iter().enumerate() {
             position.insert(inst, n);
@@ -137,7 +137,7 @@ fn plan_for(
     root: Inst,
     leaves: &[Value],
     once: &dyn Fn(Value) -> bool,
-    position: &HashMap<Inst, usize>,
+    position: &FxHashMap<Inst, usize>,
 ) -> Option<Plan> {
     let mut products = Vec::new();
     let mut rest = Vec::new();

@@ -449,7 +449,7 @@ fn select_min_max(func: &Function, c: Value, a: Value, b: Value) -> Option<InstD
 /// Folds what can be folded; returns whether anything changed.
 pub fn fold_constants(func: &mut Function) -> bool {
     let mut changed = false;
-    let mut dead = std::collections::HashSet::new();
+    let mut dead = rustc_hash::FxHashSet::default();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         // Operands may have been forwarded by an earlier fold in this sweep.

@@ -9,12 +9,51 @@
 
 use super::speculate::is_cheap_speculatable;
 use crate::analysis::{DominatorTree, LoopAnalysis};
-use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
-use std::collections::{HashMap, HashSet};
+use crate::ir::{Block, Function, Inst, InstData, Opcode, Type, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{Hash, Hasher};
 
 /// How many computations of one key the table remembers in blocks that
 /// do not dominate each other.
 const MAX_CANDIDATES: usize = 8;
+
+/// A pure computation as a table key: the instruction, its operands already
+/// resolved, and its result type. Two keys are equal when they compute the
+/// same value. A float constant compares by its bits: `==` on `f64` would
+/// merge `0.0` with `-0.0` and keep a NaN apart from itself.
+struct Key {
+    data: InstData,
+    ty: Type,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.ty == other.ty
+            && match (&self.data, &other.data) {
+                (InstData::Fconst { ty: a, value: x }, InstData::Fconst { ty: b, value: y }) => {
+                    a == b && x.to_bits() == y.to_bits()
+                }
+                (a, b) => a == b,
+            }
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    /// The opcode, the operands, the result type and a constant's bits: what
+    /// tells most computations apart; equality checks the rest.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.ty.hash(state);
+        self.data.opcode().hash(state);
+        match &self.data {
+            InstData::Iconst { imm, .. } => imm.hash(state),
+            InstData::Fconst { value, .. } => value.to_bits().hash(state),
+            _ => {}
+        }
+        self.data.for_each_arg(|v| v.hash(state));
+    }
+}
 
 /// Whether two instances of `data` with equal operands always give equal results.
 fn is_pure(data: &InstData) -> bool {
@@ -47,17 +86,14 @@ pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let loops = LoopAnalysis::compute(func, &domtree);
     let innermost = loops.innermost_map();
-    // Key: the instruction's operands and immediates, plus its result type.
-    // `Debug` output is a faithful key for everything but a float constant,
-    // whose NaNs all print as `NaN`: those are keyed by their bits.
-    // Value: earlier computations of the key, each with its result, its
+    // Key: the computation ([`Key`]). Value: earlier computations of the key, each with its result, its
     // instruction and the block it sits in now. A key has more than one
     // when hoisting was not allowed (a loop in the way); the list is short.
-    let mut table: HashMap<String, Vec<(Value, Inst, Block)>> = HashMap::new();
-    let mut dead = HashSet::new();
+    let mut table: FxHashMap<Key, Vec<(Value, Inst, Block)>> = FxHashMap::default();
+    let mut dead = FxHashSet::default();
     // Values something reads. An unused computation (left for `dce`) must
     // not make another copy move: it takes no part.
-    let mut used: HashSet<Value> = HashSet::new();
+    let mut used: FxHashSet<Value> = FxHashSet::default();
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             used.insert(func.dfg.resolve_aliases(v));
@@ -68,14 +104,15 @@ pub fn number_values(func: &mut Function) -> bool {
         for inst in insts {
             let mut data = func.dfg.insts[inst].clone();
             data.map_args(|v| func.dfg.resolve_aliases(v));
-            func.dfg.insts[inst] = data.clone();
+            func.dfg.insts[inst].clone_from(&data);
             let results = func.dfg.inst_results(inst).to_vec();
             if results.len() != 1 || !is_pure(&data) || !used.contains(&results[0]) {
                 continue;
             }
-            let key = match &data {
-                InstData::Fconst { ty, value } => format!("fconst {ty} {:#x}", value.to_bits()),
-                _ => format!("{data:?} -> {}", func.dfg.value_type(results[0])),
+            let cheap = is_cheap_speculatable(&data);
+            let key = Key {
+                data,
+                ty: func.dfg.value_type(results[0]),
             };
             let seen = table.entry(key).or_default();
             if let Some(&(earlier, _, _)) = seen.iter().find(|c| domtree.dominates(c.2, block)) {
@@ -83,7 +120,7 @@ pub fn number_values(func: &mut Function) -> bool {
                 dead.insert(inst);
                 continue;
             }
-            let hoist_to = if is_cheap_speculatable(&data) {
+            let hoist_to = if cheap {
                 seen.iter().enumerate().find_map(|(n, &(_, _, home))| {
                     let lca = common_dominator(&domtree, home, block);
                     let stays_out_of_loops = match innermost.get(&lca) {

@@ -27,7 +27,8 @@
 
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, ValueDef};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// The pass-table entry; returns whether anything moved.
 pub fn hoist_invariant_loads(func: &mut Function) -> bool {
@@ -51,7 +52,7 @@ struct Loop {
 }
 
 fn find_loops(func: &Function, domtree: &DominatorTree) -> Vec<Loop> {
-    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &b in domtree.reverse_post_order() {
         for s in func.successors(b) {
             preds.entry(s).or_default().push(b);

@@ -30,14 +30,14 @@
 use super::speculate::{is_cheap_speculatable, is_constant};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The most instructions a converted `if` may add to the path that skipped it.
 pub const MAX_COST: usize = 3;
 
 /// The pass-table entry; returns whether any `if` was converted.
 pub fn convert_ifs(func: &mut Function) -> bool {
-    let mut preds: HashMap<Block, usize> = HashMap::new();
+    let mut preds: FxHashMap<Block, usize> = FxHashMap::default();
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
             *preds.entry(s).or_default() += 1;
@@ -119,7 +119,7 @@ pub(super) fn jump_selecting(
 /// (without the jump) and the arguments it passes to `j`.
 fn triangle(
     func: &Function,
-    preds: &HashMap<Block, usize>,
+    preds: &FxHashMap<Block, usize>,
     a: Block,
     t: &BlockCall,
     j: &BlockCall,

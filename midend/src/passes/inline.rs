@@ -36,7 +36,7 @@ use crate::ir::{
     Block, BlockCall, FuncId, FuncKind, Function, Inst, InstData, Module, Opcode, Type, Value,
     ValueDef,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The most instructions a callee may have to be inlined.
 pub const INLINE_BUDGET: usize = 150;
@@ -94,7 +94,7 @@ fn callees_of(func: &Function) -> Vec<FuncId> {
 /// Every function, each after the functions it calls (cycles broken
 /// anywhere), by an iterative depth-first walk.
 fn callees_first(module: &Module) -> Vec<FuncId> {
-    let mut done: HashSet<FuncId> = HashSet::new();
+    let mut done: FxHashSet<FuncId> = FxHashSet::default();
     let mut order = Vec::new();
     for root in module.functions.keys() {
         if done.contains(&root) {
@@ -120,8 +120,8 @@ fn callees_first(module: &Module) -> Vec<FuncId> {
 
 /// The functions that can reach themselves through calls (Tarjan's
 /// strongly connected components, without recursion).
-fn on_cycles(module: &Module) -> HashSet<FuncId> {
-    let graph: HashMap<FuncId, Vec<FuncId>> = module
+fn on_cycles(module: &Module) -> FxHashSet<FuncId> {
+    let graph: FxHashMap<FuncId, Vec<FuncId>> = module
         .functions
         .iter()
         .map(|(id, f)| {
@@ -132,10 +132,10 @@ fn on_cycles(module: &Module) -> HashSet<FuncId> {
             (id, cs)
         })
         .collect();
-    let mut index: HashMap<FuncId, (usize, usize)> = HashMap::new();
-    let mut on_stack: HashSet<FuncId> = HashSet::new();
+    let mut index: FxHashMap<FuncId, (usize, usize)> = FxHashMap::default();
+    let mut on_stack: FxHashSet<FuncId> = FxHashSet::default();
     let mut scc_stack: Vec<FuncId> = Vec::new();
-    let mut cyclic = HashSet::new();
+    let mut cyclic = FxHashSet::default();
     let mut counter = 0;
     for root in module.functions.keys() {
         if index.contains_key(&root) {
@@ -196,7 +196,7 @@ fn inlinable(
     module: &Module,
     caller: FuncId,
     call: Inst,
-    recursive: &HashSet<FuncId>,
+    recursive: &FxHashSet<FuncId>,
 ) -> Option<FuncId> {
     let f = &module.functions[caller];
     let InstData::Call { func: callee, .. } = f.dfg.insts[call] else {
@@ -245,7 +245,7 @@ fn byval_params_read_only(g: &Function) -> bool {
         return false;
     }
     // Values derived from a by-value parameter by address arithmetic.
-    let mut derived: HashSet<Value> = byval.into_iter().collect();
+    let mut derived: FxHashSet<Value> = byval.into_iter().collect();
     for (_, inst) in g.layout.insts() {
         let data = &g.dfg.insts[inst];
         let reads_derived = |v: Value| derived.contains(&g.dfg.resolve_aliases(v));
@@ -307,8 +307,8 @@ fn inline_one(caller: &mut Function, call: Inst, callee: &Function) {
     // The call instruction becomes a jump, which has no results.
     caller.dfg.results[call].clear();
     // 2. Copy the callee.
-    let mut blocks: HashMap<Block, Block> = HashMap::new();
-    let mut values: HashMap<Value, Value> = HashMap::new();
+    let mut blocks: FxHashMap<Block, Block> = FxHashMap::default();
+    let mut values: FxHashMap<Value, Value> = FxHashMap::default();
     let entry = callee.entry_block().expect("checked by inlinable");
     for (&p, &a) in callee.dfg.block_params(entry).iter().zip(&args) {
         values.insert(p, a);
@@ -325,12 +325,12 @@ fn inline_one(caller: &mut Function, call: Inst, callee: &Function) {
             }
         }
     }
-    let slots: HashMap<_, _> = callee
+    let slots: FxHashMap<_, _> = callee
         .stack_slots
         .iter()
         .map(|(s, d)| (s, caller.stack_slots.push(*d)))
         .collect();
-    let scopes: HashMap<_, _> = callee
+    let scopes: FxHashMap<_, _> = callee
         .alias_scopes
         .iter()
         .map(|(s, d)| (s, caller.alias_scopes.push(d.clone())))
@@ -404,7 +404,7 @@ fn inline_one(caller: &mut Function, call: Inst, callee: &Function) {
         .and_then(|i| layout_blocks.get(i + 1).copied());
     match next {
         Some(n) => {
-            let groups: HashMap<Block, Vec<Block>> = [(n, new_blocks)].into();
+            let groups: FxHashMap<Block, Vec<Block>> = [(n, new_blocks)].into_iter().collect();
             caller.layout.insert_blocks_before(&groups);
         }
         None => {

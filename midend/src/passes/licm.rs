@@ -29,7 +29,7 @@
 
 use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
 use crate::ir::{Block, Function, Inst, InstData, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Whether `data` may run at another place and time with the same result
 /// and no other effect.
@@ -52,7 +52,7 @@ fn is_constant(data: &InstData) -> bool {
 pub fn hoist_loop_invariants(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let mut loops = LoopAnalysis::compute(func, &domtree);
-    let rpo_index: HashMap<Block, usize> = domtree
+    let rpo_index: FxHashMap<Block, usize> = domtree
         .reverse_post_order()
         .iter()
         .enumerate()
@@ -60,7 +60,7 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
         .collect();
     let mut changed = false;
     // Made preheaders, placed at the end just before their headers.
-    let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut made: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for index in 0..loops.loops.len() {
         let lp = &loops.loops[index];
         let mut blocks: Vec<Block> = lp.blocks.iter().copied().collect();
@@ -74,7 +74,7 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
                 .and_then(|h| rpo_index.get(h))
                 .map_or(usize::MAX, |&i| 2 * i),
         });
-        let mut moved: HashSet<Value> = HashSet::new();
+        let mut moved: FxHashSet<Value> = FxHashSet::default();
         let mut to_move: Vec<Inst> = Vec::new();
         for &block in &blocks {
             for &inst in func.layout.block_insts(block) {

@@ -37,7 +37,7 @@ use crate::ir::{
     Block, FuncId, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value,
 };
 use cranelift_entity::PrimaryMap;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 #[derive(Clone, Copy, Debug)]
 struct Available {
@@ -51,7 +51,7 @@ struct Available {
 /// (Calls keep what is known of slots passed to them by value: the module
 /// says which arguments those are.)
 pub fn eliminate_loads_module(module: &mut Module) -> bool {
-    let byval: HashMap<FuncId, Vec<bool>> = module
+    let byval: FxHashMap<FuncId, Vec<bool>> = module
         .functions
         .iter()
         .map(|(id, f)| {
@@ -106,8 +106,8 @@ const JOIN_SCAN_LIMIT: usize = 400;
 fn from_dominator(
     func: &Function,
     domtree: &DominatorTree,
-    preds: &HashMap<Block, Vec<Block>>,
-    out_state: &HashMap<Block, Vec<Available>>,
+    preds: &FxHashMap<Block, Vec<Block>>,
+    out_state: &FxHashMap<Block, Vec<Available>>,
     block: Block,
     aa: &AliasAnalysis,
     private: &dyn Fn(&Available) -> bool,
@@ -173,7 +173,7 @@ fn find_replacements(
         matches!(cells.address(func, ptr), Some((b @ Base::Slot(_), _)) if cells.is_followed(b))
     };
     let domtree = DominatorTree::compute(func);
-    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &b in domtree.reverse_post_order() {
         for s in func.successors(b) {
             let list = preds.entry(s).or_default();
@@ -182,7 +182,7 @@ fn find_replacements(
             }
         }
     }
-    let mut out_state: HashMap<Block, Vec<Available>> = HashMap::new();
+    let mut out_state: FxHashMap<Block, Vec<Available>> = FxHashMap::default();
     let mut replaced: Vec<(Inst, Value)> = Vec::new();
     let mut dead_stores: Vec<Inst> = Vec::new();
     // Replacement values may themselves be loads that were replaced.

@@ -27,7 +27,8 @@ use crate::analysis::{AliasAnalysis, Provenance, Root};
 use crate::ir::{
     AddrSpace, FuncId, Function, GlobalVar, Inst, InstData, Module, SourceSpan, Value,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 
 /// Why a global load did or did not become `.nc`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -124,7 +125,7 @@ struct Writes {
 fn collect_writes(
     module: &Module,
     func: &Function,
-    summaries: &HashMap<FuncId, WriteSummary>,
+    summaries: &FxHashMap<FuncId, WriteSummary>,
 ) -> Writes {
     let mut w = Writes {
         clobbers: Vec::new(),
@@ -307,9 +308,12 @@ pub fn mark_module(module: &mut Module, notes: &mut Vec<Note>) -> bool {
 /// set is found from the optimistic side (every parameter qualifies, then
 /// the ones a call site refutes drop out until none does), so recursion
 /// settles too. All callers of an internal function are in the module.
-fn device_loads(module: &Module, summaries: &HashMap<FuncId, WriteSummary>) -> Vec<(FuncId, Inst)> {
+fn device_loads(
+    module: &Module,
+    summaries: &FxHashMap<FuncId, WriteSummary>,
+) -> Vec<(FuncId, Inst)> {
     // Call sites per callee: (caller, arguments).
-    let mut sites: HashMap<FuncId, Vec<(FuncId, Vec<Value>)>> = HashMap::new();
+    let mut sites: FxHashMap<FuncId, Vec<(FuncId, Vec<Value>)>> = FxHashMap::default();
     for (id, f) in module.functions.iter() {
         for (_, inst) in f.layout.insts() {
             if let InstData::Call { func: callee, args } = &f.dfg.insts[inst] {
@@ -332,13 +336,13 @@ fn device_loads(module: &Module, summaries: &HashMap<FuncId, WriteSummary>) -> V
     if candidates.is_empty() {
         return Vec::new();
     }
-    let analyses: HashMap<FuncId, AliasAnalysis> = module
+    let analyses: FxHashMap<FuncId, AliasAnalysis> = module
         .functions
         .iter()
         .filter(|(_, f)| f.entry_block().is_some())
         .map(|(id, f)| (id, AliasAnalysis::with_module(f, module)))
         .collect();
-    let kernel_writes: HashMap<FuncId, Writes> = module
+    let kernel_writes: FxHashMap<FuncId, Writes> = module
         .functions
         .iter()
         .filter(|(_, f)| f.is_kernel())
@@ -456,13 +460,13 @@ impl WriteSummary {
 
 /// The write summary of every function, to a fixed point over calls (a
 /// summary only grows, and it is bounded, so this ends).
-pub fn write_summaries(module: &Module) -> HashMap<FuncId, WriteSummary> {
-    let mut sums: HashMap<FuncId, WriteSummary> = module
+pub fn write_summaries(module: &Module) -> FxHashMap<FuncId, WriteSummary> {
+    let mut sums: FxHashMap<FuncId, WriteSummary> = module
         .functions
         .keys()
         .map(|f| (f, WriteSummary::default()))
         .collect();
-    let provs: HashMap<FuncId, Provenance> = module
+    let provs: FxHashMap<FuncId, Provenance> = module
         .functions
         .iter()
         .map(|(id, f)| (id, Provenance::compute(f)))
@@ -486,7 +490,7 @@ fn summarize(
     module: &Module,
     func: &Function,
     prov: &Provenance,
-    sums: &HashMap<FuncId, WriteSummary>,
+    sums: &FxHashMap<FuncId, WriteSummary>,
 ) -> WriteSummary {
     let mut w = WriteSummary::default();
     if func.entry_block().is_none() {
@@ -548,7 +552,7 @@ fn summarize(
 }
 
 /// The functions that may write memory a caller can see.
-pub fn functions_that_write(module: &Module) -> HashSet<FuncId> {
+pub fn functions_that_write(module: &Module) -> FxHashSet<FuncId> {
     write_summaries(module)
         .into_iter()
         .filter(|(_, w)| w.writes())

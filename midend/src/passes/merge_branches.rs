@@ -78,7 +78,7 @@ pub fn merge_branches(func: &mut Function) -> bool {
     }
     if changed {
         // The bypassed blocks have no predecessors left.
-        let dead: std::collections::HashSet<Block> = func
+        let dead: rustc_hash::FxHashSet<Block> = func
             .layout
             .blocks()
             .iter()

@@ -45,7 +45,7 @@
 use crate::analysis::ranges::Ranges;
 use crate::analysis::DominatorTree;
 use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// How many definitions deep an offset is taken apart.
 pub const MAX_DEPTH: u32 = 6;
@@ -54,7 +54,7 @@ pub const MAX_DEPTH: u32 = 6;
 pub fn fold_address_offsets(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let mut ranges = Ranges::new();
-    let mut peeled: HashMap<Value, (Value, i64)> = HashMap::new();
+    let mut peeled: FxHashMap<Value, (Value, i64)> = FxHashMap::default();
     let mut changed = false;
     // Dominators first, so an address is rewritten after the addresses it
     // is built on.
@@ -231,7 +231,7 @@ fn split(
 /// A pointer as the root of its chain of constant `ptroffset`s plus their
 /// sum. Remembered per pointer, so a long chain (`p++` unrolled) is walked
 /// once, not once per address built on it.
-fn peel(func: &Function, memo: &mut HashMap<Value, (Value, i64)>, p: Value) -> (Value, i64) {
+fn peel(func: &Function, memo: &mut FxHashMap<Value, (Value, i64)>, p: Value) -> (Value, i64) {
     let p = func.dfg.resolve_aliases(p);
     let mut chain = Vec::new();
     let mut at = p;
@@ -266,7 +266,7 @@ fn peel(func: &Function, memo: &mut HashMap<Value, (Value, i64)>, p: Value) -> (
 fn rewrite_ptroffset(
     func: &mut Function,
     ranges: &mut Ranges,
-    peeled: &mut HashMap<Value, (Value, i64)>,
+    peeled: &mut FxHashMap<Value, (Value, i64)>,
     inst: Inst,
 ) -> bool {
     let InstData::Binary {

@@ -41,7 +41,7 @@
 use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Function, Inst, InstData, Opcode, Value};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pass-table entry; returns whether any address was rewritten.
 pub fn rebase_addresses(func: &mut Function) -> bool {
@@ -54,8 +54,8 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // How many times each value is read, to tell whether a row pointer
     // dies once its accesses are rewritten; and the sums `a + b` loops
     // compute (see below), both ways round.
-    let mut reads: HashMap<Value, usize> = HashMap::new();
-    let mut sums: HashSet<(Value, Value)> = HashSet::new();
+    let mut reads: FxHashMap<Value, usize> = FxHashMap::default();
+    let mut sums: FxHashSet<(Value, Value)> = FxHashSet::default();
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             *reads.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
@@ -75,7 +75,7 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // The accesses that may be rewritten, and how many of each row
     // pointer's reads they are.
     let mut candidates: Vec<Access> = Vec::new();
-    let mut covered: HashMap<Value, usize> = HashMap::new();
+    let mut covered: FxHashMap<Value, usize> = FxHashMap::default();
     for (block, inst) in func.layout.insts() {
         let Some(&index) = innermost.get(&block) else {
             continue;
@@ -106,8 +106,8 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
     // the sum `X + Y` one of its accesses needs (a second array indexed
     // `(size_t)row * cols + c` directly, as `q` in a quantization kernel):
     // `gvn` then shares that sum, and again only `X` stays live.
-    let mut by_offset: HashMap<Value, Vec<Value>> = HashMap::new();
-    let mut summed: HashSet<Value> = HashSet::new();
+    let mut by_offset: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
+    let mut summed: FxHashSet<Value> = FxHashSet::default();
     for a in &candidates {
         if covered[&a.row] == reads.get(&a.row).copied().unwrap_or(0) {
             let rows = by_offset.entry(a.x).or_default();

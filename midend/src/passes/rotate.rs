@@ -50,7 +50,7 @@ use super::speculate::{is_cheap_speculatable, is_constant};
 use crate::analysis::{ensure_preheader, DominatorTree, Loop, LoopAnalysis};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
 use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The most non-constant instructions a header's test may have.
 pub const MAX_TEST: usize = 4;
@@ -95,8 +95,8 @@ fn rotate_round(func: &mut Function) -> bool {
     // Values read outside the block that defines them, and every reader
     // of each value. A rotation adds readers (the copies of its test); it
     // registers them, so the map stays complete for the rest of the round.
-    let mut escapes: HashSet<Value> = HashSet::new();
-    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut escapes: FxHashSet<Value> = FxHashSet::default();
+    let mut readers: FxHashMap<Value, Vec<Inst>> = FxHashMap::default();
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             let v = func.dfg.resolve_aliases(v);
@@ -106,9 +106,9 @@ fn rotate_round(func: &mut Function) -> bool {
             readers.entry(v).or_default().push(inst);
         });
     }
-    let mut touched: HashSet<Block> = HashSet::new();
-    let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
-    let mut dead: HashSet<Block> = HashSet::new();
+    let mut touched: FxHashSet<Block> = FxHashSet::default();
+    let mut made: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+    let mut dead: FxHashSet<Block> = FxHashSet::default();
     for index in 0..loops.loops.len() {
         let lp = &loops.loops[index];
         if lp.blocks.iter().any(|b| touched.contains(b)) || lp.header == entry {
@@ -154,8 +154,8 @@ fn plan(
     domtree: &DominatorTree,
     lp: &Loop,
     preds: &SecondaryMap<Block, Vec<Block>>,
-    escapes: &HashSet<Value>,
-    readers: &HashMap<Value, Vec<Inst>>,
+    escapes: &FxHashSet<Value>,
+    readers: &FxHashMap<Value, Vec<Inst>>,
 ) -> Option<Plan> {
     let header = lp.header;
     let insts = func.layout.block_insts(header);
@@ -243,7 +243,7 @@ fn rotate(
     pre: Block,
     plan: &Plan,
     preds: &SecondaryMap<Block, Vec<Block>>,
-    readers: &mut HashMap<Value, Vec<Inst>>,
+    readers: &mut FxHashMap<Value, Vec<Inst>>,
 ) {
     let header = plan.header;
     let params: Vec<Value> = func.dfg.block_params(header).to_vec();
@@ -319,7 +319,7 @@ fn rotate(
         let InstData::Jump { dest } = func.dfg.insts[term].clone() else {
             unreachable!("checked by plan");
         };
-        let mut map: HashMap<Value, Value> =
+        let mut map: FxHashMap<Value, Value> =
             params.iter().copied().zip(dest.args.clone()).collect();
         for &inst in &plan.test {
             let mut data = func.dfg.insts[inst].clone();

@@ -30,7 +30,7 @@
 
 use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pass-table entry; returns whether anything moved.
 pub fn sink_values(func: &mut Function) -> bool {
@@ -42,7 +42,7 @@ pub fn sink_values(func: &mut Function) -> bool {
     let innermost = loops.innermost_map();
     let mut changed = false;
     for _ in 0..2 {
-        let mut readers: HashMap<Value, Vec<Inst>> = HashMap::new();
+        let mut readers: FxHashMap<Value, Vec<Inst>> = FxHashMap::default();
         for (_, inst) in func.layout.insts() {
             func.dfg.insts[inst].for_each_arg(|v| {
                 readers
@@ -53,7 +53,7 @@ pub fn sink_values(func: &mut Function) -> bool {
         }
         // Decisions, readers first; `moved` is where each moving
         // instruction will be.
-        let mut moved: HashMap<Inst, Block> = HashMap::new();
+        let mut moved: FxHashMap<Inst, Block> = FxHashMap::default();
         let mut order: Vec<(Block, Inst)> = Vec::new();
         for &b in func.layout.blocks() {
             for &inst in func.layout.block_insts(b).iter().rev() {
@@ -90,11 +90,11 @@ pub fn sink_values(func: &mut Function) -> bool {
             break;
         }
         changed = true;
-        let set: HashSet<Inst> = order.iter().map(|&(_, i)| i).collect();
+        let set: FxHashSet<Inst> = order.iter().map(|&(_, i)| i).collect();
         func.layout.remove_insts(&set);
         // Readers were decided first: in reverse, what they read comes
         // above them. One splice per block.
-        let mut tops: HashMap<Block, Vec<Inst>> = HashMap::new();
+        let mut tops: FxHashMap<Block, Vec<Inst>> = FxHashMap::default();
         let mut targets = Vec::new();
         for &(u, inst) in order.iter().rev() {
             let list = tops.entry(u).or_default();

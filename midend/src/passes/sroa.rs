@@ -26,17 +26,18 @@
 
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The control-flow facts every piece needs, computed once.
 struct Cfg {
     domtree: DominatorTree,
     /// Reachable predecessors, each once.
-    preds: HashMap<Block, Vec<Block>>,
+    preds: FxHashMap<Block, Vec<Block>>,
     /// Dominance frontiers.
-    df: HashMap<Block, Vec<Block>>,
+    df: FxHashMap<Block, Vec<Block>>,
     /// Each block's index in the dominator tree's preorder.
-    preorder: HashMap<Block, usize>,
+    preorder: FxHashMap<Block, usize>,
 }
 
 /// One access to a slot.
@@ -58,8 +59,8 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     // Addresses derived from a slot at a constant offset, found in an order
     // where definitions come first.
-    let mut addr: HashMap<Value, (StackSlot, i64)> = HashMap::new();
-    let mut escaped: HashSet<StackSlot> = HashSet::new();
+    let mut addr: FxHashMap<Value, (StackSlot, i64)> = FxHashMap::default();
+    let mut escaped: FxHashSet<StackSlot> = FxHashSet::default();
     for &b in domtree.reverse_post_order() {
         for &inst in func.layout.block_insts(b) {
             match &func.dfg.insts[inst] {
@@ -154,7 +155,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
             }
         });
     }
-    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &b in domtree.reverse_post_order() {
         let mut seen = Vec::new();
         for s in func.successors(b) {
@@ -176,7 +177,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         return false;
     }
     let df = frontiers(&domtree, &preds);
-    let preorder: HashMap<Block, usize> = domtree
+    let preorder: FxHashMap<Block, usize> = domtree
         .preorder()
         .iter()
         .enumerate()
@@ -190,7 +191,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
     };
     // Each access's position in its block, from one scan of each block
     // that has accesses (not one per piece).
-    let mut positions: HashMap<Inst, usize> = HashMap::new();
+    let mut positions: FxHashMap<Inst, usize> = FxHashMap::default();
     let access_blocks: BTreeSet<Block> = accesses.values().flatten().map(|a| a.block).collect();
     for b in access_blocks {
         for (i, &inst) in func.layout.block_insts(b).iter().enumerate() {
@@ -198,7 +199,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         }
     }
     let mut changed = false;
-    let mut dead: HashSet<Inst> = HashSet::new();
+    let mut dead: FxHashSet<Inst> = FxHashSet::default();
     for (slot, mut list) in accesses {
         if escaped.contains(&slot) {
             continue;
@@ -267,13 +268,13 @@ fn promote(
     entry: Block,
     ty: Type,
     accesses: &[&Access],
-    dead: &mut HashSet<Inst>,
+    dead: &mut FxHashSet<Inst>,
 ) {
     // Per block: whether it stores the piece, and whether it reads it
     // before storing it (upward exposed). Accesses come grouped by block,
     // in order.
     let mut stores: BTreeSet<Block> = BTreeSet::new();
-    let mut exposed: HashSet<Block> = HashSet::new();
+    let mut exposed: FxHashSet<Block> = FxHashSet::default();
     for (i, a) in accesses.iter().enumerate() {
         let first_in_block = i == 0 || accesses[i - 1].block != a.block;
         if first_in_block && !a.is_store {
@@ -284,7 +285,7 @@ fn promote(
         }
     }
     // Live on entry: upward exposed, or live out without a store.
-    let mut live_in: HashSet<Block> = exposed.clone();
+    let mut live_in: FxHashSet<Block> = exposed.clone();
     let mut work: Vec<Block> = exposed.iter().copied().collect();
     work.sort();
     while let Some(b) = work.pop() {
@@ -296,11 +297,11 @@ fn promote(
     }
     // Parameters on the iterated dominance frontier of the stores (and of
     // the entry, whose definition is the zero).
-    let mut params: HashMap<Block, Value> = HashMap::new();
+    let mut params: FxHashMap<Block, Value> = FxHashMap::default();
     let mut work: Vec<Block> = stores.iter().copied().chain([entry]).collect();
     work.sort();
     work.dedup();
-    let mut queued: HashSet<Block> = work.iter().copied().collect();
+    let mut queued: FxHashSet<Block> = work.iter().copied().collect();
     while let Some(b) = work.pop() {
         for &f in cfg.df.get(&b).into_iter().flatten() {
             if !live_in.contains(&f) || params.contains_key(&f) {
@@ -330,7 +331,7 @@ fn promote(
     // its parameter, or else the value at the end of its immediate
     // dominator (the zero above the entry). Blocks with accesses are
     // visited in preorder, so their dominators are settled first.
-    let mut end: HashMap<Block, Value> = HashMap::new();
+    let mut end: FxHashMap<Block, Value> = FxHashMap::default();
     let mut i = 0;
     while i < accesses.len() {
         let b = accesses[i].block;
@@ -385,8 +386,8 @@ fn promote(
 /// Iterative, and it remembers every block it walks through.
 fn value_at_entry(
     cfg: &Cfg,
-    params: &HashMap<Block, Value>,
-    end: &mut HashMap<Block, Value>,
+    params: &FxHashMap<Block, Value>,
+    end: &mut FxHashMap<Block, Value>,
     zero: Value,
     b: Block,
 ) -> Value {
@@ -421,9 +422,9 @@ fn value_at_entry(
 /// Harvey and Kennedy's walk up from each predecessor of each join.
 fn frontiers(
     domtree: &DominatorTree,
-    preds: &HashMap<Block, Vec<Block>>,
-) -> HashMap<Block, Vec<Block>> {
-    let mut df: HashMap<Block, Vec<Block>> = HashMap::new();
+    preds: &FxHashMap<Block, Vec<Block>>,
+) -> FxHashMap<Block, Vec<Block>> {
+    let mut df: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &join in domtree.reverse_post_order() {
         let Some(ps) = preds.get(&join).filter(|ps| ps.len() >= 2) else {
             continue;

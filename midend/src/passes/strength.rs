@@ -42,7 +42,7 @@ use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A loop-invariant quantity, built in the preheader when it is needed.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,7 +127,7 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     }
     let domtree = DominatorTree::compute(func);
     let mut analysis = LoopAnalysis::compute(func, &domtree);
-    let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
+    let inner: FxHashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     // Layout positions (new preheaders join the layout only at the end).
     let position = func.layout.block_positions();
     // Predecessors as they were at the start. The pass changes edges only
@@ -135,7 +135,7 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     // header into a new block; a header also has its latch, so the map
     // still tells a block with one predecessor from one with several.
     let preds = func.predecessors();
-    let mut made: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut made: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     let mut changed = false;
     for index in 0..analysis.loops.len() {
         if inner.contains(&index) {
@@ -154,9 +154,9 @@ fn reduce_loop(
     func: &mut Function,
     analysis: &mut LoopAnalysis,
     index: usize,
-    position: &HashMap<Block, usize>,
+    position: &FxHashMap<Block, usize>,
     preds: &SecondaryMap<Block, Vec<Block>>,
-    made: &mut HashMap<Block, Vec<Block>>,
+    made: &mut FxHashMap<Block, Vec<Block>>,
 ) -> bool {
     let lp = analysis.loops[index].clone();
     let header = lp.header;
@@ -189,7 +189,7 @@ fn reduce_loop(
         |func: &Function, v: Value| -> bool { func.def_block(v).is_some_and(|b| !lp.contains(b)) };
     // The counters.
     let params = func.dfg.block_params(header).to_vec();
-    let mut counters: HashMap<Value, (usize, Counter)> = HashMap::new();
+    let mut counters: FxHashMap<Value, (usize, Counter)> = FxHashMap::default();
     for (k, &p) in params.iter().enumerate() {
         let Some(&next) = back_args.get(k) else {
             return false;
@@ -254,7 +254,7 @@ fn reduce_loop(
     }
     // Linear values, in layout order (operands before their readers),
     // starting from the counters themselves.
-    let mut linear: HashMap<Value, Linear> = counters
+    let mut linear: FxHashMap<Value, Linear> = counters
         .iter()
         .map(|(&p, &(k, _))| (p, Linear::counter(k)))
         .collect();
@@ -276,7 +276,7 @@ fn reduce_loop(
     // `mul.hi` or `mul.wide` per iteration is cheaper than a 64-bit
     // counter, so it is left alone.
     let mut candidates: Vec<Value> = Vec::new();
-    let mut worth: HashSet<Value> = HashSet::new();
+    let mut worth: FxHashSet<Value> = FxHashSet::default();
     for &b in &order {
         for &inst in func.layout.block_insts(b) {
             let reader_linear = func
@@ -463,8 +463,8 @@ fn branch_stays_on(func: &Function, branch: Inst, cond: Value, to: Block) -> boo
 fn linear_form(
     func: &Function,
     inst: Inst,
-    linear: &HashMap<Value, Linear>,
-    counters: &HashMap<Value, (usize, Counter)>,
+    linear: &FxHashMap<Value, Linear>,
+    counters: &FxHashMap<Value, (usize, Counter)>,
     invariant: &dyn Fn(&Function, Value) -> bool,
 ) -> Option<Linear> {
     let of = |v: Value| -> Option<Linear> { linear.get(&func.dfg.resolve_aliases(v)).cloned() };

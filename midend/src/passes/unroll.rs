@@ -43,7 +43,7 @@ use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Value, ValueDef,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Instructions (loop size × trips) a loop without a pragma may grow to.
 pub const DEFAULT_BUDGET: usize = 160;
@@ -84,11 +84,11 @@ fn unroll_round(func: &mut Function) -> bool {
     let analysis = LoopAnalysis::compute(func, &domtree);
     // Layout positions, to lay each loop's copies out in its own order.
     let position = func.layout.block_positions();
-    let mut touched: HashSet<usize> = HashSet::new();
-    let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
-    let mut removed: HashSet<Block> = HashSet::new();
+    let mut touched: FxHashSet<usize> = FxHashSet::default();
+    let mut groups: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+    let mut removed: FxHashSet<Block> = FxHashSet::default();
     // Old header -> the header of its first copy.
-    let mut firsts: HashMap<Block, Block> = HashMap::new();
+    let mut firsts: FxHashMap<Block, Block> = FxHashMap::default();
     for (index, lp) in analysis.loops.iter().enumerate() {
         // A loop with an unrolled loop inside has changed under us.
         if touched.contains(&index) {
@@ -316,7 +316,7 @@ fn unroll(
     func: &mut Function,
     lp: &Loop,
     plan: &Plan,
-    position: &HashMap<Block, usize>,
+    position: &FxHashMap<Block, usize>,
 ) -> (Vec<Block>, Block) {
     // The loop's blocks in layout order, header first.
     let mut order: Vec<Block> = vec![lp.header];
@@ -331,12 +331,12 @@ fn unroll(
     let copies = plan.trips as usize;
     // Blocks of every copy (the last copy is the header alone), with
     // parameters like the originals.
-    let mut block_maps: Vec<HashMap<Block, Block>> = Vec::with_capacity(copies + 1);
-    let mut value_maps: Vec<HashMap<Value, Value>> = Vec::with_capacity(copies + 1);
+    let mut block_maps: Vec<FxHashMap<Block, Block>> = Vec::with_capacity(copies + 1);
+    let mut value_maps: Vec<FxHashMap<Value, Value>> = Vec::with_capacity(copies + 1);
     let mut new_blocks = Vec::new();
     for k in 0..=copies {
-        let mut bm = HashMap::new();
-        let mut vm = HashMap::new();
+        let mut bm = FxHashMap::default();
+        let mut vm = FxHashMap::default();
         let these: &[Block] = if k == copies { &order[..1] } else { &order };
         for &b in these {
             let nb = func.dfg.make_block();

@@ -61,7 +61,7 @@ use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Type, Value, ValueDef,
 };
 use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The most instructions a loop may have to be unrolled (four copies and
 /// the remainder: five times this after the pass).
@@ -78,7 +78,7 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
     let analysis = LoopAnalysis::compute(func, &domtree);
     // Values read outside the loop that defines them (branch arguments
     // included; the exit edge's are allowed separately).
-    let mut readers: HashMap<Value, Vec<Block>> = HashMap::new();
+    let mut readers: FxHashMap<Value, Vec<Block>> = FxHashMap::default();
     for (block, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| {
             let v = func.dfg.resolve_aliases(v);
@@ -89,8 +89,8 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
     // Kept up to date as loops are unrolled (the new blocks join the
     // layout only at the end, so a scan of the layout would miss them).
     let mut preds = func.predecessors();
-    let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
-    let inner: HashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
+    let mut groups: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+    let inner: FxHashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     for (index, lp) in analysis.loops.iter().enumerate() {
         if inner.contains(&index) || Some(lp.header) == func.layout.entry_block() {
             continue;
@@ -196,7 +196,7 @@ fn plus_one(func: &Function, v: Value) -> Option<Value> {
 fn plan(
     func: &Function,
     lp: &Loop,
-    readers: &HashMap<Value, Vec<Block>>,
+    readers: &FxHashMap<Value, Vec<Block>>,
     preds: &SecondaryMap<Block, Vec<Block>>,
 ) -> Option<Plan> {
     if func.loop_hints.contains_key(&lp.header) || lp.latches.len() != 1 {
@@ -387,7 +387,7 @@ fn unroll(
     func: &mut Function,
     lp: &Loop,
     plan: &Plan,
-    position: &HashMap<Block, usize>,
+    position: &FxHashMap<Block, usize>,
 ) -> Vec<Block> {
     let header = lp.header;
     let ty = func
@@ -420,13 +420,13 @@ fn unroll(
     let small = cur.icmp(IntCC::Ult, less, mask);
 
     // The copies' blocks; copy 0's header also takes the count of fours.
-    let mut block_maps: Vec<HashMap<Block, Block>> = Vec::new();
-    let mut value_maps: Vec<HashMap<Value, Value>> = Vec::new();
+    let mut block_maps: Vec<FxHashMap<Block, Block>> = Vec::new();
+    let mut value_maps: Vec<FxHashMap<Value, Value>> = Vec::new();
     let mut new_blocks = vec![setup];
     let mut count = None;
     for k in 0..FACTOR {
-        let mut bm = HashMap::new();
-        let mut vm = HashMap::new();
+        let mut bm = FxHashMap::default();
+        let mut vm = FxHashMap::default();
         for &b in &order {
             let nb = func.dfg.make_block();
             for p in func.dfg.block_params(b).to_vec() {
@@ -486,7 +486,7 @@ fn unroll(
         }
         func.dfg.insts[ni] = data;
     }
-    let map_args = |func: &Function, vm: &HashMap<Value, Value>, args: &[Value]| -> Vec<Value> {
+    let map_args = |func: &Function, vm: &FxHashMap<Value, Value>, args: &[Value]| -> Vec<Value> {
         args.iter()
             .map(|&v| {
                 let v = func.dfg.resolve_aliases(v);

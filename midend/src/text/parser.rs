@@ -29,7 +29,7 @@ use crate::ir::{
 };
 use core::fmt;
 use cranelift_entity::{EntityRef, PrimaryMap};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The largest entity number the parser accepts (`v1048576`, `block1048576`, ...).
 /// Gaps below a number are filled with placeholders, so the cap bounds memory.
@@ -250,11 +250,11 @@ struct Header {
 struct Context {
     /// Whether the text is a whole module (so calls and globals can be checked).
     in_module: bool,
-    by_name: HashMap<String, FuncId>,
+    by_name: FxHashMap<String, FuncId>,
     /// Return types of each function of the module, by id.
     returns: Vec<Vec<Type>>,
     /// The globals the module defines (placeholders for gaps excluded).
-    globals: HashSet<GlobalVar>,
+    globals: FxHashSet<GlobalVar>,
 }
 
 fn header(cur: &mut Cursor) -> Result<Header> {
@@ -479,10 +479,10 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
         toks: &toks,
         pos: 0,
     };
-    let mut globals: HashMap<GlobalVar, GlobalVarData> = HashMap::new();
-    let mut global_names: HashSet<String> = HashSet::new();
+    let mut globals: FxHashMap<GlobalVar, GlobalVarData> = FxHashMap::default();
+    let mut global_names: FxHashSet<String> = FxHashSet::default();
     let mut headers: Vec<(Header, usize)> = Vec::new();
-    let mut by_name = HashMap::new();
+    let mut by_name = FxHashMap::default();
     loop {
         cur.skip_newlines();
         match *cur.peek() {
@@ -520,7 +520,7 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
     }
 
     let mut module = Module::new();
-    let defined_globals: HashSet<GlobalVar> = globals.keys().copied().collect();
+    let defined_globals: FxHashSet<GlobalVar> = globals.keys().copied().collect();
     if let Some(max) = globals.keys().map(|g| g.index()).max() {
         for i in 0..=max {
             let data = globals.remove(&GlobalVar::new(i)).unwrap_or(GlobalVarData {
@@ -569,9 +569,9 @@ pub fn parse_function(text: &str) -> core::result::Result<Function, ParseError> 
     let h = header(&mut cur)?;
     let ctx = Context {
         in_module: false,
-        by_name: HashMap::new(),
+        by_name: FxHashMap::default(),
         returns: Vec::new(),
-        globals: HashSet::new(),
+        globals: FxHashSet::default(),
     };
     let func = FuncParser::new(&ctx).body(&mut cur, h)?;
     cur.skip_newlines();
@@ -617,14 +617,14 @@ struct PendingInst {
 /// The state of reading one function body.
 struct FuncParser<'c> {
     ctx: &'c Context,
-    values: HashMap<Value, ValInfo>,
+    values: FxHashMap<Value, ValInfo>,
     /// Values in order of definition, for deterministic error order.
     value_order: Vec<Value>,
-    blocks: HashMap<Block, BlockData>,
+    blocks: FxHashMap<Block, BlockData>,
     block_order: Vec<Block>,
-    slots: HashMap<StackSlot, StackSlotData>,
+    slots: FxHashMap<StackSlot, StackSlotData>,
     hints: std::collections::BTreeMap<Block, crate::ir::LoopHint>,
-    scopes: HashMap<AliasScope, AliasScopeData>,
+    scopes: FxHashMap<AliasScope, AliasScopeData>,
     insts: Vec<PendingInst>,
     uses: Vec<(Use, Loc)>,
 }
@@ -633,13 +633,13 @@ impl<'c> FuncParser<'c> {
     fn new(ctx: &'c Context) -> Self {
         FuncParser {
             ctx,
-            values: HashMap::new(),
+            values: FxHashMap::default(),
             value_order: Vec::new(),
-            blocks: HashMap::new(),
+            blocks: FxHashMap::default(),
             block_order: Vec::new(),
-            slots: HashMap::new(),
+            slots: FxHashMap::default(),
             hints: Default::default(),
-            scopes: HashMap::new(),
+            scopes: FxHashMap::default(),
             insts: Vec::new(),
             uses: Vec::new(),
         }
@@ -1241,11 +1241,11 @@ impl<'c> FuncParser<'c> {
 
     /// Gives every defined value a type, following `SameAs` chains. A chain
     /// that loops back on itself has no type to find, and is an error.
-    fn infer_types(&self) -> Result<HashMap<Value, Type>> {
-        let mut types: HashMap<Value, Type> = HashMap::new();
+    fn infer_types(&self) -> Result<FxHashMap<Value, Type>> {
+        let mut types: FxHashMap<Value, Type> = FxHashMap::default();
         for &v in &self.value_order {
             let mut path = Vec::new();
-            let mut on_path = HashSet::new();
+            let mut on_path = FxHashSet::default();
             let mut cur = v;
             let ty = loop {
                 if let Some(&t) = types.get(&cur) {
@@ -1293,7 +1293,7 @@ fn named<T>(cur: &mut Cursor, expected: &str, lookup: impl Fn(&str) -> Option<T>
 /// Turns a map of numbered entities into a `PrimaryMap`, with `placeholder`
 /// in the numbers nobody defined.
 fn fill_gaps<K: EntityRef + core::hash::Hash + Eq, V: Clone>(
-    mut defined: HashMap<K, V>,
+    mut defined: FxHashMap<K, V>,
     placeholder: V,
 ) -> PrimaryMap<K, V> {
     let mut out = PrimaryMap::new();

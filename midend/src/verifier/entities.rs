@@ -5,14 +5,14 @@
 
 use super::{describe_def, Ctx};
 use crate::ir::{Block, Function, Inst, InstData, Layout, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Phase 1: every referenced entity exists; no operand is detached or an alias.
 pub(super) fn check_entities(cx: &mut Ctx) {
     let func = cx.func;
     let dfg = &func.dfg;
-    let mut seen_blocks = HashSet::new();
-    let mut home: HashMap<Inst, Block> = HashMap::new();
+    let mut seen_blocks = FxHashSet::default();
+    let mut home: FxHashMap<Inst, Block> = FxHashMap::default();
     for &block in func.layout.blocks() {
         if !dfg.blocks.is_valid(block) {
             cx.at_func(format!("layout holds invalid block {block}"));
@@ -238,7 +238,7 @@ pub(super) fn printable_copy(func: &Function) -> Function {
     let mut out = func.clone();
     let dfg = &func.dfg;
     let mut layout = Layout::new();
-    let mut placed = HashSet::new();
+    let mut placed = FxHashSet::default();
     for &block in func.layout.blocks() {
         if !dfg.blocks.is_valid(block) || layout.is_block_inserted(block) {
             continue;

@@ -4,7 +4,7 @@
 use super::{Ctx, VerifierError, VerifierErrors};
 use crate::ir::{AddrSpace, FuncKind, InstData, Module, Opcode, Type};
 use crate::text::CommentAt;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Phase 5.
 pub(super) fn check_gpu(cx: &mut Ctx) {
@@ -199,7 +199,7 @@ pub(super) fn check_globals(module: &Module) -> VerifierErrors {
             message,
         })
     };
-    let mut names = HashMap::new();
+    let mut names = FxHashMap::default();
     for (gv, g) in module.globals.iter() {
         if let Some(&first) = names.get(g.name.as_str()) {
             report(format!(

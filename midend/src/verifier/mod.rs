@@ -208,7 +208,7 @@ use crate::ir::{Block, FuncId, Function, Inst, Module, Value, ValueDef};
 use crate::text::{write_function_with_comments, CommentAt, Comments, PrintOptions};
 use core::fmt;
 use cranelift_entity::packed_option::ReservedValue;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// One problem the verifier found, and the entity it is about.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -253,8 +253,8 @@ impl VerifierErrors {
     /// the function header as `; error: instN: <message>`.
     pub fn annotate(&self, func: &Function, module: Option<&Module>) -> String {
         let printable = entities::printable_copy(func);
-        let shown_blocks: HashSet<Block> = printable.layout.blocks().iter().copied().collect();
-        let shown_insts: HashSet<Inst> = printable.layout.insts().map(|(_, i)| i).collect();
+        let shown_blocks: FxHashSet<Block> = printable.layout.blocks().iter().copied().collect();
+        let shown_insts: FxHashSet<Inst> = printable.layout.insts().map(|(_, i)| i).collect();
         let mut comments = Comments::default();
         for e in &self.0 {
             let shown = match e.location {
@@ -315,7 +315,7 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<(FuncId, VerifierErrors)
     if !globals.is_empty() {
         out.push((module_errors_key(), globals));
     }
-    let mut seen_names = std::collections::HashMap::new();
+    let mut seen_names = rustc_hash::FxHashMap::default();
     for (id, func) in module.functions.iter() {
         let mut errors = match verify_function(func, Some(module)) {
             Ok(()) => Vec::new(),
@@ -351,9 +351,9 @@ pub(crate) struct Ctx<'a> {
     /// The layout with invalid and repeated blocks and instructions left out.
     pub blocks: Vec<(Block, Vec<Inst>)>,
     /// Placed instructions with a dangling reference: later phases skip them.
-    pub bad_insts: HashSet<Inst>,
+    pub bad_insts: FxHashSet<Inst>,
     /// Blocks with an invalid parameter value: later phases skip their params.
-    pub bad_blocks: HashSet<Block>,
+    pub bad_blocks: FxHashSet<Block>,
     /// Repeats found while building `blocks`, reported by phase 2.
     pub repeated_blocks: Vec<Block>,
     pub repeated_insts: Vec<(Inst, Block, Block)>,
@@ -366,8 +366,8 @@ impl<'a> Ctx<'a> {
             module,
             errors: Vec::new(),
             blocks: Vec::new(),
-            bad_insts: HashSet::new(),
-            bad_blocks: HashSet::new(),
+            bad_insts: FxHashSet::default(),
+            bad_blocks: FxHashSet::default(),
             repeated_blocks: Vec::new(),
             repeated_insts: Vec::new(),
         }

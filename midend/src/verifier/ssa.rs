@@ -4,14 +4,14 @@
 use super::{describe_def, is_plain_value, Ctx};
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, Inst, ValueDef};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Phase 3.
 pub(super) fn check_ssa(cx: &mut Ctx) {
     let func = cx.func;
     let dfg = &func.dfg;
-    let in_layout: HashSet<Block> = cx.blocks.iter().map(|(b, _)| *b).collect();
-    let mut position: HashMap<Inst, (Block, usize)> = HashMap::new();
+    let in_layout: FxHashSet<Block> = cx.blocks.iter().map(|(b, _)| *b).collect();
+    let mut position: FxHashMap<Inst, (Block, usize)> = FxHashMap::default();
     for (block, insts) in &cx.blocks {
         for (k, &inst) in insts.iter().enumerate() {
             position.insert(inst, (*block, k));
@@ -21,7 +21,7 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
     let checkable = cx.checkable_insts();
 
     // Branches, and the CFG they make.
-    let mut succs: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut succs: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &(block, inst) in &checkable {
         for dest in dfg.insts[inst].branch_destinations() {
             let target = dest.block;
