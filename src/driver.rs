@@ -68,6 +68,10 @@ pub struct CompileOptions {
     /// `--disable-pass NAME`: passes left out of the `-O` pipeline, so that
     /// a student (or a test) can see what each one changes.
     pub disable_passes: Vec<String>,
+    /// `--threads N`: how many threads optimize and select the functions of
+    /// a module (`0`, the default: as many as the work is worth, up to one
+    /// per core and at most eight). The output is the same for every count.
+    pub threads: usize,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -266,6 +270,7 @@ impl Default for CompileOptions {
             explain_nc: false,
             warnings: WarningMode::Show,
             disable_passes: Vec::new(),
+            threads: 0,
         }
     }
 }
@@ -549,14 +554,14 @@ fn compile_module_with_messages(
     let passes = passes_for(opts);
     let mut report = memspace::Report::default();
     let mut rs_out = RestrictOutput::default();
-    run_passes_ext(
+    optimize_module(
         &mut module,
         &passes,
         &opts.memspace_opts,
         &opts.restrict_opts,
         &mut report,
         &mut rs_out,
-        |_, _| {},
+        opts.threads,
     )?;
     if !passes.contains(&"memspace") {
         // Atomics on local or const memory are errors at every level.
@@ -589,6 +594,7 @@ fn compile_module_with_messages(
         ptx_version: opts.ptx_version,
         regalloc: opts.regalloc,
         producer: Some(opts.producer()),
+        threads: opts.threads,
     };
     // A backend error at an instruction with a span (e.g. an operation the
     // target lacks) points at the user's code, like any other diagnostic.
@@ -763,14 +769,14 @@ fn optimize_report(
     passes.retain(|p| !disabled.iter().any(|d| d == p));
     let ms_opts = memspace::Options::default();
     let mut report = memspace::Report::default();
-    run_passes_ext(
+    optimize_module(
         module,
         &passes,
         &ms_opts,
         rs_opts,
         &mut report,
         &mut RestrictOutput::default(),
-        |_, _| {},
+        0,
     )?;
     if !passes.contains(&"memspace") {
         report
@@ -844,41 +850,103 @@ pub fn run_passes_ext(
 ) -> Result<(), CompileError> {
     let each = verify_each_pass();
     for &name in passes {
-        if name == "restrict" {
-            // Its errors (restrict in a struct) join the memory-space
-            // report, which the caller renders with source spans.
-            let mut r = restrict::Report::default();
-            for func in module.functions.values_mut() {
-                restrict::process_function(func, rs_opts, &mut r);
-            }
-            report
-                .diagnostics
-                .extend(r.diagnostics.into_iter().map(|d| memspace::Diagnostic {
-                    severity: memspace::Severity::Error,
-                    message: d.message,
-                    function: d.function,
-                    span: d.span,
-                    labels: vec![(d.span, d.label)],
-                    notes: Vec::new(),
-                }));
-            rs_out.dump.push_str(&r.dump);
-        } else if name == "mark-invariant" {
-            midend::passes::mark_invariant::mark_module(module, &mut rs_out.nc_notes);
-        } else if name == "memspace" {
-            let r = memspace::infer_memory_spaces(module, ms_opts);
-            report.diagnostics.extend(r.diagnostics);
-            report.transcript.push_str(&r.transcript);
-            report.explanation.push_str(&r.explanation);
-            report.changed |= r.changed;
-        } else {
-            midend::passes::run_pass(module, name).map_err(|message| CompileError {
-                rendered: format!("error: {message}\n"),
-            })?;
-        }
+        run_one_pass(module, name, ms_opts, rs_opts, report, rs_out)?;
         if each {
             check_ir(module, &format!("after pass `{name}`"))?;
         }
         after_pass(name, module);
+    }
+    if !each && !passes.is_empty() {
+        check_ir(
+            module,
+            "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)",
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs one pass of any kind (module-level, function-local, restrict,
+/// memspace), adding what it reports to `report` and `rs_out`.
+fn run_one_pass(
+    module: &mut Module,
+    name: &str,
+    ms_opts: &memspace::Options,
+    rs_opts: &restrict::Options,
+    report: &mut memspace::Report,
+    rs_out: &mut RestrictOutput,
+) -> Result<(), CompileError> {
+    if name == "restrict" {
+        // Its errors (restrict in a struct) join the memory-space
+        // report, which the caller renders with source spans.
+        let mut r = restrict::Report::default();
+        for func in module.functions.values_mut() {
+            restrict::process_function(func, rs_opts, &mut r);
+        }
+        report
+            .diagnostics
+            .extend(r.diagnostics.into_iter().map(|d| memspace::Diagnostic {
+                severity: memspace::Severity::Error,
+                message: d.message,
+                function: d.function,
+                span: d.span,
+                labels: vec![(d.span, d.label)],
+                notes: Vec::new(),
+            }));
+        rs_out.dump.push_str(&r.dump);
+    } else if name == "mark-invariant" {
+        midend::passes::mark_invariant::mark_module(module, &mut rs_out.nc_notes);
+    } else if name == "memspace" {
+        let r = memspace::infer_memory_spaces(module, ms_opts);
+        report.diagnostics.extend(r.diagnostics);
+        report.transcript.push_str(&r.transcript);
+        report.explanation.push_str(&r.explanation);
+        report.changed |= r.changed;
+    } else {
+        midend::passes::run_pass(module, name).map_err(|message| CompileError {
+            rendered: format!("error: {message}\n"),
+        })?;
+    }
+    Ok(())
+}
+
+/// The `-O` pipeline of a compilation: [`run_passes_ext`] without the
+/// per-pass callback, so that each run of consecutive function-local passes
+/// can take the functions one at a time, spread over `threads` threads
+/// (`0`: as many as the work is worth; see `midend::parallel`). The output
+/// is the same for every thread count.
+pub fn optimize_module(
+    module: &mut Module,
+    passes: &[&str],
+    ms_opts: &memspace::Options,
+    rs_opts: &restrict::Options,
+    report: &mut memspace::Report,
+    rs_out: &mut RestrictOutput,
+    threads: usize,
+) -> Result<(), CompileError> {
+    let each = verify_each_pass();
+    let mut rest = passes;
+    while let Some(&first) = rest.first() {
+        let local = rest
+            .iter()
+            .take_while(|&&p| midend::passes::function_pass(p).is_some())
+            .count();
+        if local == 0 {
+            run_one_pass(module, first, ms_opts, rs_opts, report, rs_out)?;
+            if each {
+                check_ir(module, &format!("after pass `{first}`"))?;
+            }
+            rest = &rest[1..];
+            continue;
+        }
+        midend::passes::run_function_passes(module, &rest[..local], threads, each)
+            .map_err(|rendered| CompileError { rendered })?;
+        if each {
+            check_ir(
+                module,
+                &format!("after passes `{}`", rest[..local].join(", ")),
+            )?;
+        }
+        rest = &rest[local..];
     }
     if !each && !passes.is_empty() {
         check_ir(

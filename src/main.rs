@@ -250,6 +250,11 @@ struct CompileArgs {
     /// in docs/passes.md).
     #[arg(long = "disable-pass", value_name = "PASS")]
     disable_pass: Vec<String>,
+    /// Threads that optimize and select the functions of the file (0: as
+    /// many as the work is worth, up to one per core and at most 8). The
+    /// output is the same for every count.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
@@ -621,6 +626,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         },
         explain_nc: args.rs.explain_nc,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
+        threads: args.threads,
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {

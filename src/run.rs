@@ -771,6 +771,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         ptx_version: None,
         regalloc: backend_nvptx::RegallocMode::Virtual,
         producer: None,
+        threads: 0,
     };
     let ptx = backend_nvptx::compile_module(&program.module, &opts)
         .map_err(|e| format!("error: {e}\n"))?;

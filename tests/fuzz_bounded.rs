@@ -65,6 +65,7 @@ fn ir_target(text: &str) {
         ptx_version: None,
         regalloc: kernelc::backend_nvptx::RegallocMode::Virtual,
         producer: None,
+        threads: 1,
     };
     if let Ok(ptx) = kernelc::backend_nvptx::compile_module(&module, &opts) {
         let report = ptx_validate::validate(&ptx);

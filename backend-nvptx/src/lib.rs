@@ -76,6 +76,9 @@ pub struct Options {
     /// (-arch=sm_90 -O3 ...)`). The driver knows the version and the
     /// options; the backend only prints it. `None` prints `kernelc`.
     pub producer: Option<String>,
+    /// How many threads select the functions (`0`: as many as the work is
+    /// worth; see `midend::parallel`). The output is the same for every count.
+    pub threads: usize,
 }
 
 impl Options {
@@ -85,6 +88,7 @@ impl Options {
             ptx_version: None,
             regalloc: RegallocMode::Virtual,
             producer: None,
+            threads: 0,
         }
     }
 }
@@ -225,29 +229,24 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
     let position: FxHashMap<FuncId, usize> =
         order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
 
+    // Each function is selected (and allocated) on its own: the module is
+    // only read. The results come back in printing order.
+    let jobs: Vec<(usize, FuncId)> = order.iter().copied().enumerate().collect();
+    // Selection and printing cost about what four passes do.
+    let work = 4 * jobs
+        .iter()
+        .map(|&(_, id)| module.functions[id].dfg.insts.len())
+        .sum::<usize>();
+    let outcomes = midend::parallel::map_in_order(
+        jobs,
+        midend::parallel::threads_for(work, opts.threads),
+        |&(_, id)| module.functions[id].dfg.insts.len(),
+        |(index, id)| select_one(module, id, index, opts),
+    );
     let mut selected = Vec::new();
     let mut features = Features::default();
-    for (index, &id) in order.iter().enumerate() {
-        let func = &module.functions[id];
-        let fail = |message| BackendError {
-            function: Some(func.name.clone()),
-            message,
-            span: None,
-        };
-        let mut mf =
-            isel::select_function(module, func, index, opts.target).map_err(|e| BackendError {
-                function: Some(func.name.clone()),
-                message: e.message,
-                span: e.span,
-            })?;
-        if opts.regalloc == RegallocMode::Regalloc2 {
-            // Debug builds (every test) also run regalloc2's checker, which
-            // proves the allocation against the view symbolically.
-            regalloc::allocate(&mut mf, cfg!(debug_assertions)).map_err(fail)?;
-        }
-        if func.attrs.ftz {
-            ftz::use_ftz_forms(&mut mf);
-        }
+    for outcome in outcomes {
+        let mf = outcome?;
         features.extend(&mf.features);
         selected.push(mf);
     }
@@ -285,4 +284,35 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
         declare,
         version,
     })
+}
+
+/// Instruction selection, register allocation (when asked) and the `.ftz`
+/// forms for one function, printed `index`-th.
+fn select_one(
+    module: &Module,
+    id: FuncId,
+    index: usize,
+    opts: &Options,
+) -> Result<mfunc::MFunction, BackendError> {
+    let func = &module.functions[id];
+    let fail = |message| BackendError {
+        function: Some(func.name.clone()),
+        message,
+        span: None,
+    };
+    let mut mf =
+        isel::select_function(module, func, index, opts.target).map_err(|e| BackendError {
+            function: Some(func.name.clone()),
+            message: e.message,
+            span: e.span,
+        })?;
+    if opts.regalloc == RegallocMode::Regalloc2 {
+        // Debug builds (every test) also run regalloc2's checker, which
+        // proves the allocation against the view symbolically.
+        regalloc::allocate(&mut mf, cfg!(debug_assertions)).map_err(fail)?;
+    }
+    if func.attrs.ftz {
+        ftz::use_ftz_forms(&mut mf);
+    }
+    Ok(mf)
 }

@@ -8,10 +8,12 @@ use kernelc::frontend::{self, typed::Program};
 use kernelc::midend::ir::Module;
 
 /// The options every benchmark compiles with: `-arch=sm_90 -O3`, as
-/// `scripts/compare-nvcc` does.
+/// `scripts/compare-nvcc` does, on one thread: the benchmarks measure the
+/// work and how it grows (`--threads` spreads it over cores).
 pub fn options() -> CompileOptions {
     CompileOptions {
         target: Target::parse("sm_90").expect("sm_90 is a known target"),
+        threads: 1,
         ..CompileOptions::default()
     }
 }
@@ -61,6 +63,7 @@ pub fn backend(module: &Module, opts: &CompileOptions) -> String {
         ptx_version: opts.ptx_version,
         regalloc: RegallocMode::Virtual,
         producer: Some(opts.producer()),
+        threads: opts.threads,
     };
     backend_nvptx::compile_module(module, &be).expect("the backend succeeds")
 }

@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod builder;
 pub mod interp;
 pub mod ir;
+pub mod parallel;
 pub mod passes;
 pub mod rng;
 pub mod ssa;

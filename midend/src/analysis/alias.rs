@@ -152,14 +152,24 @@ impl Provenance {
 
 /// One memory access as the analysis sees it.
 #[derive(Clone, Debug)]
-pub struct Access {
+pub struct Access<'a> {
     pub ptr: Value,
     /// Bytes accessed.
     pub size: u32,
     pub space: AddrSpace,
     pub writes: bool,
-    pub flags: MemFlags,
+    /// The instruction's flags (none for an atomic).
+    pub flags: &'a MemFlags,
 }
+
+/// The flags of an access that has none (atomics).
+static NO_FLAGS: MemFlags = MemFlags {
+    volatile: false,
+    invariant: false,
+    scopes: Vec::new(),
+    noalias: Vec::new(),
+    align: 0,
+};
 
 /// The alias queries over one function. Build it once per pass run; it is
 /// a snapshot, so rebuild it after changing pointer computations.
@@ -211,32 +221,26 @@ impl<'a> AliasAnalysis<'a> {
     }
 
     /// The access `inst` makes (loads, stores and atomics), if any.
-    pub fn access(&self, inst: Inst) -> Option<Access> {
+    pub fn access(&self, inst: Inst) -> Option<Access<'a>> {
         let dfg = &self.func.dfg;
         let data = &dfg.insts[inst];
         let (ptr, size, writes, flags) = match data {
-            InstData::Load { ty, ptr, flags } => (*ptr, ty.bytes(), false, flags.clone()),
+            InstData::Load { ty, ptr, flags } => (*ptr, ty.bytes(), false, flags),
             InstData::Store { value, ptr, flags } => {
-                (*ptr, dfg.value_type(*value).bytes(), true, flags.clone())
+                (*ptr, dfg.value_type(*value).bytes(), true, flags)
             }
-            InstData::AtomicRmw { args, .. } => (
-                args[0],
-                dfg.value_type(args[1]).bytes(),
-                true,
-                MemFlags::default(),
-            ),
-            InstData::AtomicCas { args, .. } => (
-                args[0],
-                dfg.value_type(args[1]).bytes(),
-                true,
-                MemFlags::default(),
-            ),
+            InstData::AtomicRmw { args, .. } => {
+                (args[0], dfg.value_type(args[1]).bytes(), true, &NO_FLAGS)
+            }
+            InstData::AtomicCas { args, .. } => {
+                (args[0], dfg.value_type(args[1]).bytes(), true, &NO_FLAGS)
+            }
             // The whole vector, element after element.
             InstData::AtomicVec { args, .. } => (
                 *args.first()?,
                 args[1..].iter().map(|&e| dfg.value_type(e).bytes()).sum(),
                 true,
-                MemFlags::default(),
+                &NO_FLAGS,
             ),
             _ => return None,
         };

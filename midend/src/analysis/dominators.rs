@@ -10,6 +10,7 @@
 use crate::ir::{Block, Function};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 #[derive(Clone, Debug, Default)]
 pub struct DominatorTree {
@@ -18,8 +19,12 @@ pub struct DominatorTree {
     /// Position of each reachable block in `rpo`, plus one (0 = unreachable).
     rpo_number: SecondaryMap<Block, u32>,
     idom: SecondaryMap<Block, PackedOption<Block>>,
-    /// The dominator tree's children of each block, in reverse post-order.
-    children: SecondaryMap<Block, Vec<Block>>,
+    /// The dominator tree's children of each block, in reverse post-order:
+    /// those of the block at `rpo[i]` are
+    /// `child_list[child_start[i]..child_start[i + 1]]` (one flat list, not a
+    /// vector per block: passes build this tree many times per function).
+    child_start: Vec<u32>,
+    child_list: Vec<Block>,
     /// Entry and exit numbers of a depth-first walk of the dominator tree:
     /// `a` dominates `b` exactly when `b`'s interval nests in `a`'s, which
     /// makes `dominates` constant-time (the verifier asks it for every use).
@@ -37,7 +42,7 @@ impl DominatorTree {
                 func.successors(b)
                     .into_iter()
                     .filter(|&s| func.layout.is_block_inserted(s))
-                    .collect()
+                    .collect::<SmallVec<[Block; 2]>>()
             }),
             None => DominatorTree::default(),
         }
@@ -46,24 +51,28 @@ impl DominatorTree {
     /// The dominator tree of the graph that `succs` describes, from `entry`.
     /// The verifier uses this form, because it must not trust the function's
     /// branches to name valid blocks.
-    pub fn with_successors(entry: Block, succs: impl Fn(Block) -> Vec<Block>) -> DominatorTree {
+    pub fn with_successors<S: AsRef<[Block]>>(
+        entry: Block,
+        succs: impl Fn(Block) -> S,
+    ) -> DominatorTree {
         let mut tree = DominatorTree::default();
         tree.compute_rpo(entry, &succs);
-        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        // Predecessors of the block at `rpo[i]`, flat as the children are.
+        let n = tree.rpo.len();
+        let mut edges: Vec<(u32, Block)> = Vec::with_capacity(n * 2);
         for &b in &tree.rpo {
-            for s in succs(b) {
-                if !preds[s].contains(&b) {
-                    preds[s].push(b);
-                }
+            for &s in succs(b).as_ref() {
+                edges.push((tree.rpo_number[s] - 1, b));
             }
         }
+        let (pred_start, pred_list) = group_by_index(n, &edges);
         tree.idom[entry] = entry.into();
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in tree.rpo.iter().skip(1) {
+            for (i, &b) in tree.rpo.iter().enumerate().skip(1) {
                 let mut new_idom: Option<Block> = None;
-                for &p in &preds[b] {
+                for &p in &pred_list[pred_start[i] as usize..pred_start[i + 1] as usize] {
                     if tree.idom[p].is_none() {
                         continue; // not processed yet (or unreachable)
                     }
@@ -87,17 +96,19 @@ impl DominatorTree {
     /// Builds the children lists and the pre/post numbering, without
     /// recursion.
     fn number_tree(&mut self, entry: Block) {
-        for &b in self.rpo.iter().skip(1) {
-            if let Some(d) = self.idom(b) {
-                self.children[d].push(b);
-            }
-        }
+        let edges: Vec<(u32, Block)> = self
+            .rpo
+            .iter()
+            .skip(1)
+            .filter_map(|&b| self.idom(b).map(|d| (self.rpo_number[d] - 1, b)))
+            .collect();
+        (self.child_start, self.child_list) = group_by_index(self.rpo.len(), &edges);
         let mut clock = 0u32;
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         self.pre[entry] = clock;
         self.preorder.push(entry);
         while let Some((b, next)) = stack.last_mut() {
-            if let Some(&c) = self.children[*b].get(*next) {
+            if let Some(&c) = self.children(*b).get(*next) {
                 *next += 1;
                 clock += 1;
                 self.pre[c] = clock;
@@ -113,7 +124,13 @@ impl DominatorTree {
 
     /// The blocks `b` immediately dominates.
     pub fn children(&self, b: Block) -> &[Block] {
-        &self.children[b]
+        match self.rpo_number[b] {
+            0 => &[],
+            k => {
+                let i = k as usize - 1;
+                &self.child_list[self.child_start[i] as usize..self.child_start[i + 1] as usize]
+            }
+        }
     }
 
     /// Reachable blocks in dominator-tree preorder: every block comes after
@@ -124,14 +141,14 @@ impl DominatorTree {
     }
 
     /// Depth-first post-order without recursion (kernels can be long).
-    fn compute_rpo(&mut self, entry: Block, succs: &impl Fn(Block) -> Vec<Block>) {
+    fn compute_rpo<S: AsRef<[Block]>>(&mut self, entry: Block, succs: &impl Fn(Block) -> S) {
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
         let mut post = Vec::new();
         // Each frame: a block, its successors, and how many were explored.
-        let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(entry, succs(entry), 0)];
+        let mut stack: Vec<(Block, S, usize)> = vec![(entry, succs(entry), 0)];
         visited[entry] = true;
         while let Some((b, out, next)) = stack.last_mut() {
-            if let Some(&s) = out.get(*next) {
+            if let Some(&s) = out.as_ref().get(*next) {
                 *next += 1;
                 if !visited[s] {
                     visited[s] = true;
@@ -182,4 +199,24 @@ impl DominatorTree {
         }
         self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
+}
+
+/// `(index, block)` pairs (each index below `n`) as one flat list grouped by
+/// index, keeping the pairs' order within a group: the group of index `i`
+/// is `list[start[i]..start[i + 1]]`.
+fn group_by_index(n: usize, pairs: &[(u32, Block)]) -> (Vec<u32>, Vec<Block>) {
+    let mut start = vec![0u32; n + 1];
+    for &(i, _) in pairs {
+        start[i as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![Block::from_u32(0); pairs.len()];
+    for &(i, b) in pairs {
+        list[fill[i as usize] as usize] = b;
+        fill[i as usize] += 1;
+    }
+    (start, list)
 }

@@ -330,7 +330,7 @@ block5:
         func.layout
             .insert_blocks_before(&[(Block::from_u32(2), vec![pre])].into_iter().collect());
         assert!(la.loops[1].contains(pre));
-        assert_eq!(func.successors(pre), vec![Block::from_u32(2)]);
+        assert_eq!(func.successors(pre).as_slice(), [Block::from_u32(2)]);
         assert_eq!(func.successors(Block::from_u32(1))[0], pre);
         assert!(crate::verifier::verify_function(func, None).is_ok());
         // Recomputing agrees with the update.

@@ -7,6 +7,7 @@ use super::instructions::InstData;
 use super::layout::Layout;
 use super::types::{AddrSpace, Type};
 use cranelift_entity::{PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
 
 /// Kernel entry (`__global__`, PTX `.entry`) or device function (`.func`).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -225,14 +226,14 @@ impl Function {
     }
 
     /// The successors of `block` (targets of its terminator), in order, with repeats.
-    pub fn successors(&self, block: Block) -> Vec<Block> {
+    pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         match self.layout.last_inst(block) {
             Some(inst) => self.dfg.insts[inst]
                 .branch_destinations()
                 .iter()
                 .map(|d| d.block)
                 .collect(),
-            None => Vec::new(),
+            None => SmallVec::new(),
         }
     }
 

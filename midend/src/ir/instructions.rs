@@ -9,6 +9,7 @@ use super::accel::AccelOp;
 use super::entities::{AliasScope, Block, FuncId, GlobalVar, StackSlot, Value};
 use super::types::{AddrSpace, Type};
 use core::fmt;
+use smallvec::{smallvec, SmallVec};
 
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal,)* }) => {
@@ -952,28 +953,28 @@ impl InstData {
     }
 
     /// The branch targets of a terminator (empty for anything else).
-    pub fn branch_destinations(&self) -> Vec<&BlockCall> {
+    pub fn branch_destinations(&self) -> SmallVec<[&BlockCall; 2]> {
         match self {
-            InstData::Jump { dest } => vec![dest],
+            InstData::Jump { dest } => smallvec![dest],
             InstData::Brif {
                 then_dest,
                 else_dest,
                 ..
-            } => vec![then_dest, else_dest],
-            _ => Vec::new(),
+            } => smallvec![then_dest, else_dest],
+            _ => SmallVec::new(),
         }
     }
 
     /// Mutable access to the branch targets of a terminator.
-    pub fn branch_destinations_mut(&mut self) -> Vec<&mut BlockCall> {
+    pub fn branch_destinations_mut(&mut self) -> SmallVec<[&mut BlockCall; 2]> {
         match self {
-            InstData::Jump { dest } => vec![dest],
+            InstData::Jump { dest } => smallvec![dest],
             InstData::Brif {
                 then_dest,
                 else_dest,
                 ..
-            } => vec![then_dest, else_dest],
-            _ => Vec::new(),
+            } => smallvec![then_dest, else_dest],
+            _ => SmallVec::new(),
         }
     }
 

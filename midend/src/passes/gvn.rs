@@ -86,9 +86,10 @@ pub fn number_values(func: &mut Function) -> bool {
     let domtree = DominatorTree::compute(func);
     let loops = LoopAnalysis::compute(func, &domtree);
     let innermost = loops.innermost_map();
-    // Key: the computation ([`Key`]). Value: earlier computations of the key, each with its result, its
-    // instruction and the block it sits in now. A key has more than one
-    // when hoisting was not allowed (a loop in the way); the list is short.
+    // Key: the computation ([`Key`]). Value: earlier computations of the
+    // key, each with its result, its instruction and the block it sits in
+    // now. A key has more than one when hoisting was not allowed (a loop in
+    // the way); the list is short.
     let mut table: FxHashMap<Key, Vec<(Value, Inst, Block)>> = FxHashMap::default();
     let mut dead = FxHashSet::default();
     // Values something reads. An unused computation (left for `dce`) must
@@ -105,18 +106,21 @@ pub fn number_values(func: &mut Function) -> bool {
             let mut data = func.dfg.insts[inst].clone();
             data.map_args(|v| func.dfg.resolve_aliases(v));
             func.dfg.insts[inst].clone_from(&data);
-            let results = func.dfg.inst_results(inst).to_vec();
-            if results.len() != 1 || !is_pure(&data) || !used.contains(&results[0]) {
+            let result = match func.dfg.inst_results(inst) {
+                &[result] => result,
+                _ => continue,
+            };
+            if !is_pure(&data) || !used.contains(&result) {
                 continue;
             }
             let cheap = is_cheap_speculatable(&data);
             let key = Key {
                 data,
-                ty: func.dfg.value_type(results[0]),
+                ty: func.dfg.value_type(result),
             };
             let seen = table.entry(key).or_default();
             if let Some(&(earlier, _, _)) = seen.iter().find(|c| domtree.dominates(c.2, block)) {
-                func.dfg.change_to_alias(results[0], earlier);
+                func.dfg.change_to_alias(result, earlier);
                 dead.insert(inst);
                 continue;
             }
@@ -134,7 +138,7 @@ pub fn number_values(func: &mut Function) -> bool {
             };
             let Some((n, lca)) = hoist_to else {
                 if seen.len() < MAX_CANDIDATES {
-                    seen.push((results[0], inst, block));
+                    seen.push((result, inst, block));
                 }
                 continue;
             };
@@ -146,7 +150,7 @@ pub fn number_values(func: &mut Function) -> bool {
             func.layout.remove_inst(at);
             func.layout.insert_inst_before(at, term);
             seen[n].2 = lca;
-            func.dfg.change_to_alias(results[0], earlier);
+            func.dfg.change_to_alias(result, earlier);
             dead.insert(inst);
         }
     }

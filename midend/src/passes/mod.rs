@@ -256,6 +256,24 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         }
         _ => {}
     }
+    let Some(pass) = function_pass(name) else {
+        return Err(unknown_pass(name));
+    };
+    for func in module.functions.values_mut() {
+        pass(func);
+    }
+    Ok(())
+}
+
+fn unknown_pass(name: &str) -> String {
+    let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
+    format!("unknown pass `{name}`; known passes: {}", known.join(", "))
+}
+
+/// The function-local pass called `name`, if there is one: it changes one
+/// function at a time and reads no other, so functions may be processed
+/// independently (see [`run_function_passes`]).
+pub fn function_pass(name: &str) -> Option<fn(&mut Function) -> bool> {
     let pass: fn(&mut Function) -> bool = match name {
         "hoist-loads" => hoist_invariant_loads,
         "fold" => fold_constants,
@@ -278,18 +296,56 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         "rebase" => rebase_addresses,
         "dp4a" => form_dp4a,
         "sink" => sink_values,
-        _ => {
-            let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
-            return Err(format!(
-                "unknown pass `{name}`; known passes: {}",
-                known.join(", ")
-            ));
-        }
+        _ => return None,
     };
-    for func in module.functions.values_mut() {
-        pass(func);
-    }
-    Ok(())
+    Some(pass)
+}
+
+/// Runs function-local passes (each one a [`function_pass`]) over every
+/// function: each function goes through all of `names` in order, and the
+/// functions are spread over threads (`threads`, or `0` for as many as
+/// the work is worth: [`crate::parallel::threads_for`]). The
+/// result is the same as running each pass over every function in turn,
+/// since no pass of the list reads another function. With `verify_each`,
+/// every function is verified after every pass (without the module: calls
+/// are checked by the caller's module-level verification), and the first
+/// failure, in function order, is returned with the pass named.
+pub fn run_function_passes(
+    module: &mut Module,
+    names: &[&str],
+    threads: usize,
+    verify_each: bool,
+) -> Result<(), String> {
+    let passes = names
+        .iter()
+        .map(|&name| {
+            function_pass(name)
+                .map(|p| (name, p))
+                .ok_or_else(|| unknown_pass(name))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let funcs: Vec<&mut Function> = module.functions.values_mut().collect();
+    let work = funcs.iter().map(|f| f.dfg.insts.len()).sum::<usize>() * passes.len();
+    let outcomes = crate::parallel::map_in_order(
+        funcs,
+        crate::parallel::threads_for(work, threads),
+        |f| f.dfg.insts.len(),
+        |func| {
+            for &(name, pass) in &passes {
+                pass(func);
+                if verify_each {
+                    if let Err(errors) = crate::verifier::verify_function(func, None) {
+                        return Err(format!(
+                            "internal compiler error: invalid IR after pass `{name}`\n{}",
+                            errors.annotate(func, None)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        },
+    );
+    outcomes.into_iter().collect()
 }
 
 /// Restrict processing over every function of a module. Refused shapes
