@@ -145,26 +145,36 @@ impl DataFlowGraph {
     }
 
     /// Follows alias links to the value they stand for.
-    pub fn resolve_aliases(&self, mut v: Value) -> Value {
-        // A chain can be at most as long as there are values; the bound keeps a
-        // (buggy) cycle from hanging the compiler.
-        for _ in 0..=self.values.len() {
-            match self.values.get(v).map(|d| d.def) {
-                Some(ValueDef::Alias(to)) => v = to,
-                _ => return v,
-            }
-        }
-        v
+    pub fn resolve_aliases(&self, v: Value) -> Value {
+        resolve_in(&self.values, v)
+    }
+
+    /// Rewrites the operands of `inst` to the values their aliases stand
+    /// for, in place.
+    pub fn resolve_args(&mut self, inst: Inst) {
+        let values = &self.values;
+        self.insts[inst].map_args(|v| resolve_in(values, v));
     }
 
     /// Rewrites every operand of every instruction to its resolved value, so no
     /// instruction refers to an alias any more.
     pub fn resolve_all_aliases(&mut self) {
-        let insts: Vec<Inst> = self.insts.keys().collect();
-        for inst in insts {
-            let mut data = self.insts[inst].clone();
-            data.map_args(|v| self.resolve_aliases(v));
-            self.insts[inst] = data;
+        let values = &self.values;
+        for data in self.insts.values_mut() {
+            data.map_args(|v| resolve_in(values, v));
         }
     }
+}
+
+/// Follows alias links from `v` to the value they stand for.
+fn resolve_in(values: &PrimaryMap<Value, ValueData>, mut v: Value) -> Value {
+    // A chain can be at most as long as there are values; the bound keeps a
+    // (buggy) cycle from hanging the compiler.
+    for _ in 0..=values.len() {
+        match values.get(v).map(|d| d.def) {
+            Some(ValueDef::Alias(to)) => v = to,
+            _ => return v,
+        }
+    }
+    v
 }

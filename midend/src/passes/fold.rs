@@ -453,9 +453,7 @@ pub fn fold_constants(func: &mut Function) -> bool {
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         // Operands may have been forwarded by an earlier fold in this sweep.
-        let mut data = func.dfg.insts[inst].clone();
-        data.map_args(|v| func.dfg.resolve_aliases(v));
-        func.dfg.insts[inst] = data;
+        func.dfg.resolve_args(inst);
         match fold_inst(func, inst) {
             Some(Fold::Rewrite(data)) => func.dfg.insts[inst] = data,
             Some(Fold::Forward(to)) => {

@@ -11,6 +11,7 @@ use super::speculate::is_cheap_speculatable;
 use crate::analysis::{DominatorTree, LoopAnalysis};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 use std::hash::{Hash, Hasher};
 
 /// How many computations of one key the table remembers in blocks that
@@ -55,6 +56,10 @@ impl Hash for Key {
     }
 }
 
+/// Earlier computations of one key: each result, its instruction and the
+/// block the instruction sits in now.
+type Candidates = SmallVec<[(Value, Inst, Block); 1]>;
+
 /// Whether two instances of `data` with equal operands always give equal results.
 fn is_pure(data: &InstData) -> bool {
     let op = data.opcode();
@@ -90,7 +95,7 @@ pub fn number_values(func: &mut Function) -> bool {
     // key, each with its result, its instruction and the block it sits in
     // now. A key has more than one when hoisting was not allowed (a loop in
     // the way); the list is short.
-    let mut table: FxHashMap<Key, Vec<(Value, Inst, Block)>> = FxHashMap::default();
+    let mut table: FxHashMap<Key, Candidates> = FxHashMap::default();
     let mut dead = FxHashSet::default();
     // Values something reads. An unused computation (left for `dce`) must
     // not make another copy move: it takes no part.
@@ -103,19 +108,18 @@ pub fn number_values(func: &mut Function) -> bool {
     for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
         for inst in insts {
-            let mut data = func.dfg.insts[inst].clone();
-            data.map_args(|v| func.dfg.resolve_aliases(v));
-            func.dfg.insts[inst].clone_from(&data);
+            func.dfg.resolve_args(inst);
+            let data = &func.dfg.insts[inst];
             let result = match func.dfg.inst_results(inst) {
                 &[result] => result,
                 _ => continue,
             };
-            if !is_pure(&data) || !used.contains(&result) {
+            if !is_pure(data) || !used.contains(&result) {
                 continue;
             }
-            let cheap = is_cheap_speculatable(&data);
+            let cheap = is_cheap_speculatable(data);
             let key = Key {
-                data,
+                data: data.clone(),
                 ty: func.dfg.value_type(result),
             };
             let seen = table.entry(key).or_default();
