@@ -31,7 +31,8 @@
 //! - `#pragma unroll N`: the same when `N` is at least the trip count
 //!   (partial unrolling is not implemented); `#pragma unroll 1` never;
 //! - no pragma: when the copies stay within [`DEFAULT_BUDGET`] instructions
-//!   and the trip count is at most [`DEFAULT_MAX_TRIPS`].
+//!   ([`BARRIER_BUDGET`] when the body waits at a barrier) and the trip
+//!   count is at most [`DEFAULT_MAX_TRIPS`].
 //!
 //! Loops are taken inner first. In one round every loop that qualifies is
 //! unrolled unless a loop inside it already was in this round (its blocks
@@ -47,6 +48,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Instructions (loop size × trips) a loop without a pragma may grow to.
 pub const DEFAULT_BUDGET: usize = 160;
+/// Instructions a loop without a pragma may grow to when its body waits at
+/// a barrier: a block-wide tree or scan step over shared memory, whose
+/// counter feeds shared addresses and thread-index tests. Unrolled, those
+/// become immediates, as nvcc makes them.
+pub const BARRIER_BUDGET: usize = 512;
 /// The most iterations a loop without a pragma is unrolled for.
 pub const DEFAULT_MAX_TRIPS: u64 = 32;
 /// Instructions a `#pragma unroll` loop may grow to.
@@ -298,10 +304,21 @@ fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     }
     let size = others + constants / 2;
     let grown = size.saturating_mul(trips as usize);
+    let waits = lp.blocks.iter().any(|&b| {
+        func.layout
+            .block_insts(b)
+            .iter()
+            .any(|&i| func.dfg.insts[i].opcode() == Opcode::Barrier)
+    });
+    let budget = if waits {
+        BARRIER_BUDGET
+    } else {
+        DEFAULT_BUDGET
+    };
     let allowed = match hint {
         Some(LoopHint::Full) => grown <= PRAGMA_BUDGET,
         Some(LoopHint::Count(n)) => trips <= u64::from(n) && grown <= PRAGMA_BUDGET,
-        None => grown <= DEFAULT_BUDGET && trips <= DEFAULT_MAX_TRIPS,
+        None => grown <= budget && trips <= DEFAULT_MAX_TRIPS,
     };
     allowed.then_some(Plan {
         trips,
