@@ -590,3 +590,65 @@ fn fmod_by_a_constant_is_exact() {
         "{ptx}"
     );
 }
+
+const MULHI: &str = r#"
+extern "C" __global__ void mulhi_orders(const unsigned *u, const int *s, unsigned *uo, int *so) {
+    int t = threadIdx.x;
+    unsigned a = u[t];
+    int b = s[t];
+    uo[4 * t] = __umulhi(0xD2511F53u, a);
+    uo[4 * t + 1] = __umulhi(a, 0xD2511F53u);
+    uo[4 * t + 2] = __umulhi(0xCD9E8D57u, a ^ 0x9E3779B9u);
+    uo[4 * t + 3] = __umulhi(a, a);
+    so[3 * t] = __mulhi(-12345, b);
+    so[3 * t + 1] = __mulhi(b, -12345);
+    so[3 * t + 2] = __mulhi(2147483647, b);
+}
+"#;
+
+/// `__umulhi`/`__mulhi` with the constant first or second: the same
+/// `mul.hi` (tests/filetests/compile/mulhi_constant_first_sm80.cu) and the
+/// same bits as a 64-bit reference, in the interpreter and the emulator.
+#[test]
+fn mulhi_operand_orders_agree() {
+    let dir = scratch("lang-mulhi");
+    let src = write_source(&dir, "mulhi.cu", MULHI);
+    let n = 64usize;
+    let req = request(
+        &src,
+        "mulhi_orders",
+        n as u32,
+        &[
+            "u32[]:rand:64:31",
+            "i32[]:rand:64:32",
+            "u32[]:zeros:256",
+            "i32[]:zeros:192",
+        ],
+    );
+    let out = run_everywhere(req, 4);
+    let (a, b) = (u32s(&out[0]), i32s(&out[1]));
+    let (uo, so) = (u32s(&out[2]), i32s(&out[3]));
+    let uhi = |x: u32, y: u32| ((u64::from(x) * u64::from(y)) >> 32) as u32;
+    let shi = |x: i32, y: i32| ((i64::from(x) * i64::from(y)) >> 32) as i32;
+    for t in 0..n {
+        let want_u = [
+            uhi(0xD251_1F53, a[t]),
+            uhi(a[t], 0xD251_1F53),
+            uhi(0xCD9E_8D57, a[t] ^ 0x9E37_79B9),
+            uhi(a[t], a[t]),
+        ];
+        assert_eq!(&uo[4 * t..4 * t + 4], &want_u, "thread {t} (unsigned)");
+        let want_s = [shi(-12345, b[t]), shi(b[t], -12345), shi(i32::MAX, b[t])];
+        assert_eq!(&so[3 * t..3 * t + 3], &want_s, "thread {t} (signed)");
+    }
+    let ptx = kernelc::driver::compile_source(
+        "mulhi",
+        MULHI,
+        &kernelc::driver::CompileOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(ptx.matches("mul.hi.u32").count(), 4, "{ptx}");
+    assert_eq!(ptx.matches("mul.hi.s32").count(), 3, "{ptx}");
+    assert!(!ptx.contains("mul.lo.s64"), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_80", "mulhi");
+}

@@ -72,6 +72,13 @@ impl Isel<'_> {
             let Some(res) = self.func.dfg.first_result(inst) else {
                 continue;
             };
+            // The product commutes: `k * ext(x)` (`__umulhi(K, x)`) is
+            // `ext(x) * k`.
+            let (a, b) = if extension_of(self, a).is_none() {
+                (b, a)
+            } else {
+                (a, b)
+            };
             let Some((signed, x)) = extension_of(self, a) else {
                 continue;
             };
