@@ -838,3 +838,83 @@ fn an_argmin_loop_becomes_selects_and_unrolls() {
     assert!(text.matches("selp.b32").count() >= 5, "{text}");
     assert!(text.contains("+28];"), "{text}");
 }
+
+const PARTIAL: &str = r#"
+// `#pragma unroll N` below the trip count: N copies stay a loop.
+extern "C" __global__ void partial(const int *in, int *out, int *after) {
+    int t = threadIdx.x;
+    int s = 0, p = 1;
+    // 64 trips by 4: the counter is read by the body and after the loop.
+    int i;
+#pragma unroll 4
+    for (i = 0; i < 64; i++) {
+        s += in[(t + i) & 127] * (i + 1);
+    }
+    after[3 * t] = i;
+    // 48 trips by 8, stepping by 3 from 2: the test holds only in the first copy.
+#pragma unroll 8
+    for (int j = 2; j < 146; j += 3) {
+        p = p * 3 + in[(j + t) & 127];
+    }
+    // 10 trips by 4 does not divide: left as it is.
+    int q = 0;
+#pragma unroll 4
+    for (int k = 0; k < 10; k++) q ^= in[k + t] << (k & 7);
+    // An inner loop unrolled by 2 inside an outer loop of run-time trips.
+    int r = 0;
+    for (int o = 0; o < t % 5; o++) {
+#pragma unroll 2
+        for (int k = 0; k < 6; k++) r += in[(o * 6 + k + t) & 127] - k;
+    }
+    out[t] = s;
+    after[3 * t + 1] = p;
+    after[3 * t + 2] = q + r;
+}
+"#;
+
+/// `#pragma unroll N` for a trip count N divides: N copies with one exit
+/// test and `nounroll`, so ptxas keeps nvcc's shape (the n-body inner loop
+/// of the helper probes was unrolled 16 times by ptxas, 344 SASS against
+/// nvcc's 123). Results against a Rust reference at -O0/-O3 and on the
+/// emulator.
+#[test]
+fn pragma_unroll_by_a_factor_keeps_a_loop_of_copies() {
+    let dir = scratch("partial");
+    let mut r = kernelc::run::SplitMix64(9);
+    let input: Vec<i32> = (0..160)
+        .map(|_| (r.next_u64() % 1000) as i32 - 500)
+        .collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let args = vec![
+        format!("i32[]:@{}", write(&dir, "in.bin", &bytes)),
+        "i32[]:zeros:32".into(),
+        "i32[]:zeros:96".into(),
+    ];
+    let src = write(&dir, "partial.cu", PARTIAL.as_bytes());
+    let out = agree(&src, "partial", &args);
+    let (sums, after) = (i32s(&out[1]), i32s(&out[2]));
+    for t in 0..32usize {
+        let s = (0..64).fold(0i32, |s, i| {
+            s.wrapping_add(input[(t + i) & 127].wrapping_mul(i as i32 + 1))
+        });
+        let p = (2..146).step_by(3).fold(1i32, |p, j| {
+            p.wrapping_mul(3).wrapping_add(input[(j + t) & 127])
+        });
+        let q = (0..10).fold(0i32, |q, k| q ^ (input[k + t] << (k & 7)));
+        let mut rr = 0i32;
+        for o in 0..t % 5 {
+            for k in 0..6 {
+                rr = rr.wrapping_add(input[(o * 6 + k + t) & 127] - k as i32);
+            }
+        }
+        assert_eq!(sums[t], s, "thread {t}: sum");
+        assert_eq!(
+            &after[3 * t..3 * t + 3],
+            &[64, p, q.wrapping_add(rr)],
+            "thread {t}"
+        );
+    }
+    let text = ptx("partial", PARTIAL);
+    // The two dividing loops and the remainder-free inner one are marked.
+    assert!(text.matches(".pragma \"nounroll\";").count() >= 3, "{text}");
+}

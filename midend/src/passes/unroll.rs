@@ -28,8 +28,11 @@
 //! When to unroll:
 //! - `#pragma unroll` (`unroll block1 full` in the IR): when the trip count
 //!   is known and the copies stay within [`PRAGMA_BUDGET`] instructions;
-//! - `#pragma unroll N`: the same when `N` is at least the trip count
-//!   (partial unrolling is not implemented); `#pragma unroll 1` never;
+//! - `#pragma unroll N`: the same when `N` is at least the trip count;
+//!   below it, when `N` divides the trip count, `N` copies of the body stay
+//!   a loop, which leaves only from the first copy's header (the other
+//!   copies' tests always hold) and carries `unroll 1`, as nvcc marks such
+//!   a loop `.pragma "nounroll"` for ptxas; `#pragma unroll 1` never;
 //! - no pragma: when the copies stay within [`DEFAULT_BUDGET`] instructions
 //!   ([`BARRIER_BUDGET`] when the body waits at a barrier) and the trip
 //!   count is at most [`DEFAULT_MAX_TRIPS`].
@@ -80,6 +83,10 @@ pub fn unroll_loops(func: &mut Function) -> bool {
 /// A loop this pass can unroll, with its trip count.
 struct Plan {
     trips: u64,
+    /// `Some(n)`: `#pragma unroll n` with `n` below the trip count, which
+    /// it divides: `n` copies of the body stay a loop (see [`unroll`]).
+    /// `None`: unrolled fully.
+    factor: Option<u64>,
     /// The header's successor inside the loop, and the one outside.
     body_dest: BlockCall,
     exit_dest: BlockCall,
@@ -315,13 +322,28 @@ fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     } else {
         DEFAULT_BUDGET
     };
+    // `#pragma unroll n` below the trip count: `n` copies, when `n` divides
+    // the trip count (no leftover iterations to run).
+    if let Some(LoopHint::Count(n)) = hint {
+        let n = u64::from(n);
+        if trips > n {
+            let fits = trips.is_multiple_of(n) && size.saturating_mul(n as usize) <= PRAGMA_BUDGET;
+            return fits.then_some(Plan {
+                trips,
+                factor: Some(n),
+                body_dest,
+                exit_dest,
+            });
+        }
+    }
     let allowed = match hint {
         Some(LoopHint::Full) => grown <= PRAGMA_BUDGET,
-        Some(LoopHint::Count(n)) => trips <= u64::from(n) && grown <= PRAGMA_BUDGET,
+        Some(LoopHint::Count(_)) => grown <= PRAGMA_BUDGET,
         None => grown <= budget && trips <= DEFAULT_MAX_TRIPS,
     };
     allowed.then_some(Plan {
         trips,
+        factor: None,
         body_dest,
         exit_dest,
     })
@@ -345,13 +367,18 @@ fn unroll(
         .collect();
     rest.sort_by_key(|b| position.get(b).copied().unwrap_or(usize::MAX));
     order.extend(rest);
-    let copies = plan.trips as usize;
-    // Blocks of every copy (the last copy is the header alone), with
-    // parameters like the originals.
+    // Fully: one copy per trip, then the header alone (the exit). By a
+    // factor: that many copies, the last one's back edge going to the first.
+    let (copies, last) = match plan.factor {
+        None => (plan.trips as usize, plan.trips as usize),
+        Some(n) => (n as usize, n as usize - 1),
+    };
+    let partial = plan.factor.is_some();
+    // Blocks of every copy, with parameters like the originals.
     let mut block_maps: Vec<FxHashMap<Block, Block>> = Vec::with_capacity(copies + 1);
     let mut value_maps: Vec<FxHashMap<Value, Value>> = Vec::with_capacity(copies + 1);
     let mut new_blocks = Vec::new();
-    for k in 0..=copies {
+    for k in 0..=last {
         let mut bm = FxHashMap::default();
         let mut vm = FxHashMap::default();
         let these: &[Block] = if k == copies { &order[..1] } else { &order };
@@ -375,7 +402,7 @@ fn unroll(
     // Instructions: first make them all (so every result has its copy),
     // then rewrite their operands and destinations.
     let mut made: Vec<(usize, Inst, Inst)> = Vec::new();
-    for k in 0..=copies {
+    for k in 0..=last {
         let these: Vec<Block> = if k == copies {
             order[..1].to_vec()
         } else {
@@ -384,7 +411,12 @@ fn unroll(
         for b in these {
             let nb = block_maps[k][&b];
             for inst in func.layout.block_insts(b).to_vec() {
-                let data = if inst == func.layout.last_inst(lp.header).expect("header ends") {
+                // By a factor, the first copy's header keeps the test: the
+                // loop leaves only there, after a multiple of the factor of
+                // trips, which is the trip count. The other copies' tests
+                // always hold.
+                let is_test = inst == func.layout.last_inst(lp.header).expect("header ends");
+                let data = if is_test && !(partial && k == 0) {
                     let dest = if k == copies {
                         plan.exit_dest.clone()
                     } else {
@@ -422,26 +454,37 @@ fn unroll(
         for d in data.branch_destinations_mut() {
             if d.block == lp.header {
                 // A back edge (or, in copy 0..N, the header's own test
-                // going into the body): on to the next copy.
-                d.block = block_maps[(k + 1).min(copies)][&lp.header];
+                // going into the body): on to the next copy; by a factor,
+                // from the last copy back to the first.
+                let next = if partial {
+                    (k + 1) % copies
+                } else {
+                    (k + 1).min(copies)
+                };
+                d.block = block_maps[next][&lp.header];
             } else if let Some(&nb) = block_maps[k].get(&d.block) {
                 d.block = nb;
             }
         }
         func.dfg.insts[ni] = data;
     }
-    // After the loop, the old header's values are the last copy's.
-    let last = &value_maps[copies];
+    // After the loop, the old header's values are those of the copy whose
+    // header leaves: the last one, or by a factor the first.
+    let leaving = &value_maps[if partial { 0 } else { copies }];
     let mut header_values: Vec<Value> = func.dfg.block_params(lp.header).to_vec();
     for &inst in func.layout.block_insts(lp.header) {
         header_values.extend(func.dfg.inst_results(inst).iter().copied());
     }
     for v in header_values {
-        if let Some(&n) = last.get(&v) {
+        if let Some(&n) = leaving.get(&v) {
             func.dfg.change_to_alias(v, n);
         }
     }
     func.loop_hints.remove(&lp.header);
     let first = block_maps[0][&lp.header];
+    if partial {
+        // As nvcc does: ptxas must not unroll the unrolled loop again.
+        func.loop_hints.insert(first, LoopHint::Count(1));
+    }
     (new_blocks, first)
 }
