@@ -652,3 +652,58 @@ fn mulhi_operand_orders_agree() {
     assert!(!ptx.contains("mul.lo.s64"), "{ptx}");
     common::assert_ptxas_accepts(&ptx, "sm_80", "mulhi");
 }
+
+const TRAP: &str = r#"
+extern "C" __global__ void guard(const int *p, float *f, int *out) {
+    int t = threadIdx.x;
+    if (p[t] < 0) __trap();
+    out[t] = p[t] * 2;
+    f[t] = fdividef(f[t], 3.0f) + __fdividef(f[t], 5.0f);
+}
+"#;
+
+/// `__trap()` aborts the kernel (PTX `trap`; a located fault in the
+/// interpreter and the emulator), and `fdividef` is `__fdividef`.
+#[test]
+fn trap_aborts_and_fdividef_is_the_fast_division() {
+    let dir = scratch("lang-trap");
+    let src = write_source(&dir, "trap.cu", TRAP);
+    let ptx =
+        kernelc::driver::compile_source("trap", TRAP, &kernelc::driver::CompileOptions::default())
+            .unwrap();
+    assert_eq!(ptx.matches("trap;").count(), 1, "{ptx}");
+    assert_eq!(ptx.matches("div.approx.f32").count(), 2, "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_80", "trap");
+    // Non-negative inputs: no trap, the same results everywhere.
+    let req = request(
+        &src,
+        "guard",
+        32,
+        &["i32[]:iota:32", "f32[]:iota:32", "i32[]:zeros:32"],
+    );
+    let out = run_everywhere(req, 3);
+    let doubled = i32s(&out[2]);
+    assert_eq!(doubled, (0..32).map(|i| 2 * i).collect::<Vec<i32>>());
+    // A negative input traps, in both engines, at the `__trap()`.
+    let path = src.to_str().unwrap();
+    for engine in ["interp", "emu"] {
+        let o = kernelc(&[
+            "run",
+            path,
+            "--kernel",
+            "guard",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--engine",
+            engine,
+            "i32[]:rand:32:7",
+            "f32[]:iota:32",
+            "i32[]:zeros:32",
+        ]);
+        assert!(!o.status.success(), "{engine}: no fault");
+        let err = stderr(&o);
+        assert!(err.contains("trap"), "{engine}: {err}");
+    }
+}

@@ -653,6 +653,9 @@ pub enum Intrinsic {
     Clock64,
     /// `__nanosleep(ns)`: `[unsigned]`.
     Nanosleep,
+    /// `__trap()`: aborts the kernel (PTX `trap`); the code after it is
+    /// unreachable.
+    Trap,
     /// `__popc`/`__popcll`, `__clz`/`__clzll`, `__ffs`/`__ffsll` (result
     /// `int`) and `__brev`/`__brevll`: one 32- or 64-bit integer.
     Popc,

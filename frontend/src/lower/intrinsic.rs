@@ -60,6 +60,16 @@ impl FunctionLowerer<'_, '_> {
                 self.b.nanosleep(ns);
                 return None;
             }
+            I::Trap => {
+                self.b.trap();
+                // Whatever the expression still emits lands in a block that
+                // nothing enters (cleanup removes it); later statements are
+                // dead code.
+                let after = self.b.create_block();
+                self.b.seal_block(after);
+                self.b.switch_to_block(after);
+                return None;
+            }
             I::Accel(op) => return self.accel_intrinsic(op, args),
             I::SinCos { pi, fast } => {
                 self.sincos(pi, fast, args);

@@ -42,7 +42,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "__any",
     "__all",
     "__prof_trigger",
-    "__trap",
     "__brkpt",
 ];
 
