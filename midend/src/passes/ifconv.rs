@@ -25,7 +25,9 @@
 //! `select`s needed (one per parameter of `J` whose two incoming values
 //! differ) at most [`MAX_COST`]. Parameters of type `i1` are left alone
 //! (PTX has no `selp` for predicates). `T` is left without predecessors
-//! for `cfg-cleanup` to remove.
+//! for `cfg-cleanup` to remove. The edge that skips `T` may pass through
+//! an empty block that only jumps to `J` (entered from `A` alone); that
+//! block is left without predecessors too.
 
 use super::speculate::{is_cheap_speculatable, is_constant};
 use crate::builder::{FuncCursor, InstBuilder};
@@ -33,7 +35,7 @@ use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
 use rustc_hash::FxHashMap;
 
 /// The most instructions a converted `if` may add to the path that skipped it.
-pub const MAX_COST: usize = 3;
+pub const MAX_COST: usize = 6;
 
 /// The pass-table entry; returns whether any `if` was converted.
 pub fn convert_ifs(func: &mut Function) -> bool {
@@ -57,9 +59,15 @@ pub fn convert_ifs(func: &mut Function) -> bool {
         else {
             continue;
         };
+        // The side that skips the body may pass through an empty block
+        // (`rotate` and `licm` leave such edges): the edge it forwards to.
+        let (then_skip, else_skip) = (
+            forwarded(func, &preds, &then_dest),
+            forwarded(func, &preds, &else_dest),
+        );
         let plan = [
-            (true, &then_dest, &else_dest),
-            (false, &else_dest, &then_dest),
+            (true, &then_dest, &else_skip),
+            (false, &else_dest, &then_skip),
         ]
         .into_iter()
         .find_map(|(t_is_then, t, j)| {
@@ -68,6 +76,11 @@ pub fn convert_ifs(func: &mut Function) -> bool {
         let Some((t_is_then, t_block, j, body, t_args)) = plan else {
             continue;
         };
+        // A forwarding block skipped over has no predecessor left.
+        let skipped = if t_is_then { &else_dest } else { &then_dest };
+        if skipped.block != j.block {
+            preds.insert(skipped.block, 0);
+        }
         for inst in body {
             func.layout.remove_inst(inst);
             func.layout.insert_inst_before(inst, term);
@@ -113,6 +126,21 @@ pub(super) fn jump_selecting(
     func.dfg.insts[term] = InstData::Jump {
         dest: BlockCall::new(dest, args),
     };
+}
+
+/// Where the edge `d` leads: through its block when that block is empty
+/// (no parameters, nothing but `jump`) and entered only by this edge.
+fn forwarded(func: &Function, preds: &FxHashMap<Block, usize>, d: &BlockCall) -> BlockCall {
+    if preds.get(&d.block) != Some(&1) || !func.dfg.block_params(d.block).is_empty() {
+        return d.clone();
+    }
+    match func.layout.block_insts(d.block) {
+        [only] => match &func.dfg.insts[*only] {
+            InstData::Jump { dest } if dest.block != d.block => dest.clone(),
+            _ => d.clone(),
+        },
+        _ => d.clone(),
+    }
 }
 
 /// When `t` is a convertible body between `a` and `j`: its instructions
