@@ -846,23 +846,11 @@ pub fn run_passes_ext(
     rs_opts: &restrict::Options,
     report: &mut memspace::Report,
     rs_out: &mut RestrictOutput,
-    mut after_pass: impl FnMut(&str, &Module),
+    after_pass: impl FnMut(&str, &Module),
 ) -> Result<(), CompileError> {
-    let each = verify_each_pass();
-    for &name in passes {
-        run_one_pass(module, name, ms_opts, rs_opts, report, rs_out)?;
-        if each {
-            check_ir(module, &format!("after pass `{name}`"))?;
-        }
-        after_pass(name, module);
-    }
-    if !each && !passes.is_empty() {
-        check_ir(
-            module,
-            "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)",
-        )?;
-    }
-    Ok(())
+    run_pipeline(
+        module, passes, ms_opts, rs_opts, report, rs_out, None, after_pass,
+    )
 }
 
 /// Runs one pass of any kind (module-level, function-local, restrict,
@@ -923,28 +911,58 @@ pub fn optimize_module(
     rs_out: &mut RestrictOutput,
     threads: usize,
 ) -> Result<(), CompileError> {
+    run_pipeline(
+        module,
+        passes,
+        ms_opts,
+        rs_opts,
+        report,
+        rs_out,
+        Some(threads),
+        |_, _| {},
+    )
+}
+
+/// Runs `passes` in order, verifying as [`verify_each_pass`] says. With
+/// `threads`, each run of consecutive function-local passes goes to
+/// `midend::passes::run_function_passes` in one piece (and `after_pass`
+/// sees only the other passes); without, every pass runs over the whole
+/// module and `after_pass` sees each.
+#[allow(clippy::too_many_arguments)]
+fn run_pipeline(
+    module: &mut Module,
+    passes: &[&str],
+    ms_opts: &memspace::Options,
+    rs_opts: &restrict::Options,
+    report: &mut memspace::Report,
+    rs_out: &mut RestrictOutput,
+    threads: Option<usize>,
+    mut after_pass: impl FnMut(&str, &Module),
+) -> Result<(), CompileError> {
     let each = verify_each_pass();
     let mut rest = passes;
     while let Some(&first) = rest.first() {
-        let local = rest
-            .iter()
-            .take_while(|&&p| midend::passes::function_pass(p).is_some())
-            .count();
+        let local = match threads {
+            Some(_) => rest
+                .iter()
+                .take_while(|&&p| midend::passes::function_pass(p).is_some())
+                .count(),
+            None => 0,
+        };
         if local == 0 {
             run_one_pass(module, first, ms_opts, rs_opts, report, rs_out)?;
             if each {
                 check_ir(module, &format!("after pass `{first}`"))?;
             }
+            after_pass(first, module);
             rest = &rest[1..];
             continue;
         }
-        midend::passes::run_function_passes(module, &rest[..local], threads, each)
+        let run = &rest[..local];
+        midend::passes::run_function_passes(module, run, threads.unwrap_or(0), each)
             .map_err(|rendered| CompileError { rendered })?;
         if each {
-            check_ir(
-                module,
-                &format!("after passes `{}`", rest[..local].join(", ")),
-            )?;
+            check_ir(module, &format!("after passes `{}`", run.join(", ")))?;
         }
         rest = &rest[local..];
     }
