@@ -707,3 +707,137 @@ fn trap_aborts_and_fdividef_is_the_fast_division() {
         assert!(err.contains("trap"), "{engine}: {err}");
     }
 }
+
+const LOGB: &str = r#"
+extern "C" __global__ void exponents(const float *x, const double *y, int *ei, float *ef, int *di, double *df) {
+    int t = threadIdx.x;
+    ei[t] = ilogbf(x[t]);
+    ef[t] = logbf(x[t]);
+    di[t] = ilogb(y[t]);
+    df[t] = logb(y[t]);
+}
+"#;
+
+/// `ilogbf`/`ilogb`/`logbf`/`logb` on normals, subnormals and the specials
+/// (CUDA's: `ilogb(0)` and `ilogb(NaN)` are `INT_MIN`, `ilogb(inf)`
+/// `INT_MAX`; `logb(0)` is `-inf`, `logb(inf)` `+inf`), against the
+/// exponent read from the bits.
+#[test]
+fn ilogb_and_logb_read_the_exponent() {
+    let dir = scratch("lang-logb");
+    let src = write_source(&dir, "logb.cu", LOGB);
+    let mut xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0,
+        -1.0,
+        0.75,
+        3.0,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::from_bits(0x0040_0000),
+        -f32::from_bits(0x0000_0123),
+        1e-40,
+        123456.0,
+    ];
+    let mut r = kernelc::run::SplitMix64(3);
+    while xs.len() < 64 {
+        xs.push(f32::from_bits(r.next_u64() as u32));
+    }
+    let ys: Vec<f64> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| match i {
+            11 => f64::from_bits(1),
+            12 => f64::MIN_POSITIVE,
+            13 => -f64::from_bits(0x000f_ffff_ffff_ffff),
+            _ if i >= 16 => f64::from_bits(r.next_u64()),
+            _ => f64::from(x),
+        })
+        .collect();
+    let fx: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let fy: Vec<u8> = ys.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (px, py) = (dir.join("x.bin"), dir.join("y.bin"));
+    std::fs::write(&px, &fx).unwrap();
+    std::fs::write(&py, &fy).unwrap();
+    let (ax, ay) = (
+        format!("f32[]:@{}", px.display()),
+        format!("f64[]:@{}", py.display()),
+    );
+    let req = request(
+        &src,
+        "exponents",
+        64,
+        &[
+            &ax,
+            &ay,
+            "i32[]:zeros:64",
+            "f32[]:zeros:64",
+            "i32[]:zeros:64",
+            "f64[]:zeros:64",
+        ],
+    );
+    let out = run_everywhere(req, 6);
+    let ilogb32 = |x: f32| -> i32 {
+        if x == 0.0 || x.is_nan() {
+            i32::MIN
+        } else if x.is_infinite() {
+            i32::MAX
+        } else {
+            let b = x.to_bits() & 0x7fff_ffff;
+            match b >> 23 {
+                0 => -118 - b.leading_zeros() as i32,
+                e => e as i32 - 127,
+            }
+        }
+    };
+    let ilogb64 = |y: f64| -> i32 {
+        if y == 0.0 || y.is_nan() {
+            i32::MIN
+        } else if y.is_infinite() {
+            i32::MAX
+        } else {
+            let b = y.to_bits() & 0x7fff_ffff_ffff_ffff;
+            match b >> 52 {
+                0 => -1011 - b.leading_zeros() as i32,
+                e => e as i32 - 1023,
+            }
+        }
+    };
+    let logb = |x: f64, e: i32| -> f64 {
+        if x == 0.0 {
+            f64::NEG_INFINITY
+        } else if x.is_nan() || x.is_infinite() {
+            x.abs()
+        } else {
+            f64::from(e)
+        }
+    };
+    let (ei, ef) = (i32s(&out[2]), &out[3]);
+    let (di, df) = (i32s(&out[4]), &out[5]);
+    for t in 0..64 {
+        let (x, y) = (xs[t], ys[t]);
+        let f = f32::from_le_bytes(ef[4 * t..4 * t + 4].try_into().unwrap());
+        let d = f64::from_le_bytes(df[8 * t..8 * t + 8].try_into().unwrap());
+        assert_eq!(ei[t], ilogb32(x), "ilogbf({x:e})");
+        assert_eq!(di[t], ilogb64(y), "ilogb({y:e})");
+        let want_f = logb(f64::from(x), ilogb32(x)) as f32;
+        assert!(
+            f.to_bits() == want_f.to_bits() || (f.is_nan() && want_f.is_nan()),
+            "logbf({x:e}) = {f}"
+        );
+        let want_d = logb(y, ilogb64(y));
+        assert!(
+            d.to_bits() == want_d.to_bits() || (d.is_nan() && want_d.is_nan()),
+            "logb({y:e}) = {d}"
+        );
+    }
+    let ptx =
+        kernelc::driver::compile_source("logb", LOGB, &kernelc::driver::CompileOptions::default())
+            .unwrap();
+    common::assert_ptxas_accepts(&ptx, "sm_80", "logb");
+}

@@ -740,6 +740,11 @@ pub enum Intrinsic {
     /// `frexpf(x, e)`: `[F, int*]`; stores the exponent, returns the
     /// fraction in `[0.5, 1)`.
     Frexp,
+    /// `ilogbf`/`ilogb` (`int: true`: the exponent as an `int`) and
+    /// `logbf`/`logb` (as a floating value): `[float|double]`.
+    Logb {
+        int: bool,
+    },
     /// `modff(x, ip)`: `[F, F*]`; stores the integral part, returns the
     /// fractional part (both with the sign of `x`).
     Modf,

@@ -126,6 +126,7 @@ impl FunctionLowerer<'_, '_> {
             }
             I::Ldexp => self.ldexp(x, vals[1]),
             I::Frexp => self.frexp(x, vals[1]),
+            I::Logb { int } => self.logb(x, int),
             I::Modf => self.modf(x, vals[1]),
             I::RoundedArith { op, mode } => self.rounded_arith(op, mode, &vals),
             _ => unreachable!("not a device function: {op:?}"),
@@ -554,6 +555,46 @@ impl FunctionLowerer<'_, '_> {
     /// sign and mantissa bits of `x` and gets the exponent of 0.5. Zeros,
     /// infinities and NaN are returned with `*e = 0`.
     fn frexp(&mut self, x: Value, e_ptr: Value) -> Value {
+        let (e, m, ordinary) = self.frexp_parts(x);
+        let zero32 = self.b.iconst(Type::I32, 0);
+        let m = self.b.select(ordinary, m, x);
+        let e = self.b.select(ordinary, e, zero32);
+        self.b.store(e, e_ptr, MemFlags::default());
+        m
+    }
+
+    /// `ilogb(x)` (`int`) or `logb(x)`: the exponent of `x`, `e - 1` for
+    /// frexp's `e` (subnormals included). CUDA's specials: `ilogb(±0)` and
+    /// `ilogb(NaN)` are `INT_MIN`, `ilogb(±inf)` is `INT_MAX`; `logb(±0)`
+    /// is `-inf`, `logb(±inf)` is `+inf`, `logb(NaN)` NaN.
+    fn logb(&mut self, x: Value, int: bool) -> Value {
+        let t = self.b.value_type(x);
+        let (e, _, ordinary) = self.frexp_parts(x);
+        let one = self.b.iconst(Type::I32, 1);
+        let e = self.b.isub(e, one);
+        let a = self.b.unary(Opcode::Fabs, x);
+        if int {
+            let inf = self.b.fconst(t, f64::INFINITY);
+            let is_inf = self.b.fcmp(FloatCC::Oeq, a, inf);
+            let max = self.b.iconst(Type::I32, i64::from(i32::MAX));
+            let min = self.b.iconst(Type::I32, i64::from(i32::MIN));
+            let special = self.b.select(is_inf, max, min);
+            self.b.select(ordinary, e, special)
+        } else {
+            let f = self.b.convert(Opcode::Sitofp, t, e);
+            let zero = self.b.fconst(t, 0.0);
+            let is_zero = self.b.fcmp(FloatCC::Oeq, x, zero);
+            let minus_inf = self.b.fconst(t, f64::NEG_INFINITY);
+            // `abs(x)` is `+inf` for either infinity and NaN for NaN.
+            let special = self.b.select(is_zero, minus_inf, a);
+            self.b.select(ordinary, f, special)
+        }
+    }
+
+    /// frexp's exponent `e` and fraction `m` of `x` (`x = m·2^e`, `m` in
+    /// [1/2, 1)), valid when the third value, `ordinary` (finite and not
+    /// zero), holds.
+    fn frexp_parts(&mut self, x: Value) -> (Value, Value, Value) {
         let t = self.b.value_type(x);
         let bt = bits_type(t);
         let (mbits, bias, sub_scale, sub_exp) = if t == Type::F32 {
@@ -607,10 +648,7 @@ impl FunctionLowerer<'_, '_> {
         let finite = self.b.fcmp(FloatCC::Olt, a, inf);
         let not_zero = self.b.unary(Opcode::Bnot, is_zero);
         let ordinary = self.b.binary(Opcode::Band, finite, not_zero);
-        let m = self.b.select(ordinary, m, x);
-        let e = self.b.select(ordinary, e, zero32);
-        self.b.store(e, e_ptr, MemFlags::default());
-        m
+        (e, m, ordinary)
     }
 
     /// `modf(x, ip)`: `*ip = trunc(x)`, and the fraction `x - trunc(x)`

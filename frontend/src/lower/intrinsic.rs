@@ -207,6 +207,7 @@ impl FunctionLowerer<'_, '_> {
             | I::Classify(_)
             | I::Ldexp
             | I::Frexp
+            | I::Logb { .. }
             | I::Modf
             | I::RoundedArith { .. } => self.device_fn(op, args, ty),
         };

@@ -262,6 +262,18 @@ fn float_with_extra(name: &str) -> Option<(Intrinsic, bool)> {
     })
 }
 
+/// `ilogbf`/`ilogb` and `logbf`/`logb`: whether the result is the `int`
+/// exponent, and whether the name fixes `float` (else overloaded).
+fn exponent_fn(name: &str) -> Option<(bool, bool)> {
+    Some(match name {
+        "ilogbf" => (true, true),
+        "ilogb" => (true, false),
+        "logbf" => (false, true),
+        "logb" => (false, false),
+        _ => return None,
+    })
+}
+
 /// An explicitly rounded arithmetic intrinsic: `__fadd_rz`, `__dsub_ru`,
 /// `__fmaf_rn`, `__fma_rd`, `__frcp_rz`, `__dsqrt_rn`, `__frsqrt_rn`, ...
 fn rounded_arith(name: &str) -> Option<(ArithOp, RoundMode, CType)> {
@@ -316,6 +328,7 @@ pub(super) fn is_device_fn(name: &str) -> bool {
         || rounding_to_long(name).is_some()
         || class_test(name).is_some()
         || float_with_extra(name).is_some()
+        || exponent_fn(name).is_some()
         || rounded_arith(name).is_some()
         || sincos(name).is_some()
 }
@@ -374,6 +387,19 @@ impl Checker {
                 CType::INT,
                 span,
             ));
+        }
+        if let Some((int, is_float)) = exponent_fn(name) {
+            if !self.arg_count(name, &args, 1, 1, span) {
+                return None;
+            }
+            let ty = if is_float {
+                CType::FLOAT
+            } else {
+                self.float_or_double(name, &args[0])?
+            };
+            let x = convert(args.into_iter().next()?, &ty);
+            let ret = if int { CType::INT } else { ty };
+            return Some(intrinsic(Intrinsic::Logb { int }, vec![x], ret, span));
         }
         if let Some((op, mode, ty)) = rounded_arith(name) {
             let n = match op {
