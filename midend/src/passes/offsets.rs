@@ -45,7 +45,8 @@
 use crate::analysis::ranges::Ranges;
 use crate::analysis::DominatorTree;
 use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
 
 /// How many definitions deep an offset is taken apart.
 pub const MAX_DEPTH: u32 = 6;
@@ -58,16 +59,48 @@ pub fn fold_address_offsets(func: &mut Function) -> bool {
     let mut changed = false;
     // Dominators first, so an address is rewritten after the addresses it
     // is built on.
+    // The instructions a rewrite makes go in before its `ptroffset`, and
+    // the `ptroffset`s that become aliases go, in one splice per block
+    // (nothing here reads the layout of the block being rewritten).
+    let mut removed: FxHashSet<Inst> = FxHashSet::default();
     for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
+        let mut groups: FxHashMap<Inst, Vec<Inst>> = FxHashMap::default();
         for inst in insts {
-            changed |= rewrite_ptroffset(func, &mut ranges, &mut peeled, inst);
+            let em = Emitter {
+                at: inst,
+                made: RefCell::new(Vec::new()),
+            };
+            match rewrite_ptroffset(func, &mut ranges, &mut peeled, &em) {
+                Rewrite::Unchanged => {}
+                Rewrite::Changed => changed = true,
+                Rewrite::Removed => {
+                    changed = true;
+                    removed.insert(inst);
+                }
+            }
+            let made = em.made.into_inner();
+            if !made.is_empty() {
+                groups.insert(inst, made);
+            }
+        }
+        if !groups.is_empty() {
+            func.layout.insert_before_each(block, &groups);
         }
     }
+    func.layout.remove_insts(&removed);
     if changed {
         func.dfg.resolve_all_aliases();
     }
     changed
+}
+
+/// What [`rewrite_ptroffset`] did to its instruction.
+enum Rewrite {
+    Unchanged,
+    Changed,
+    /// The `ptroffset` is an alias now; the caller takes it out.
+    Removed,
 }
 
 fn def_of(func: &Function, v: Value) -> Option<InstData> {
@@ -86,15 +119,17 @@ fn canon(x: i64, bits: u32) -> i64 {
     }
 }
 
-/// Builds instructions just before `at`.
+/// Builds instructions that go just before `at`, in the order made; the
+/// caller places them (`made`).
 struct Emitter {
     at: Inst,
+    made: RefCell<Vec<Inst>>,
 }
 
 impl Emitter {
     fn inst(&self, func: &mut Function, data: InstData, ty: Type) -> Value {
         let i = func.dfg.make_inst(data, &[ty]);
-        func.layout.insert_inst_before(i, self.at);
+        self.made.borrow_mut().push(i);
         func.dfg.first_result(i).expect("one result")
     }
 
@@ -267,33 +302,33 @@ fn rewrite_ptroffset(
     func: &mut Function,
     ranges: &mut Ranges,
     peeled: &mut FxHashMap<Value, (Value, i64)>,
-    inst: Inst,
-) -> bool {
+    em: &Emitter,
+) -> Rewrite {
+    let inst = em.at;
     let InstData::Binary {
         opcode: Opcode::PtrOffset,
         args: [base, off],
     } = func.dfg.insts[inst]
     else {
-        return false;
+        return Rewrite::Unchanged;
     };
     let oty = func.dfg.value_type(off);
     // An `i32` offset is sign-extended; splitting it would need a proof too.
     if oty != Type::I64 {
-        return false;
+        return Rewrite::Unchanged;
     }
     if func.dfg.iconst_value(off).is_some() {
-        return false;
+        return Rewrite::Unchanged;
     }
-    let em = Emitter { at: inst };
     // Constant links of the base chain come out ...
     let original = func.dfg.resolve_aliases(base);
     let (base, mut k) = peel(func, peeled, original);
     let peeled_any = base != original;
     // ... and so does the offset's.
-    let (rest, c) = match split(func, ranges, &em, off, 0) {
+    let (rest, c) = match split(func, ranges, em, off, 0) {
         Some((rest, c)) => (rest, c),
         None if peeled_any => (off, 0),
-        None => return false,
+        None => return Rewrite::Unchanged,
     };
     k = k.wrapping_add(c);
     let inner = em.inst(
@@ -306,14 +341,13 @@ fn rewrite_ptroffset(
     );
     if k == 0 {
         let result = func.dfg.first_result(inst).expect("ptroffset has a result");
-        func.layout.remove_inst(inst);
         func.dfg.change_to_alias(result, inner);
-        return true;
+        return Rewrite::Removed;
     }
     let kv = em.iconst(func, Type::I64, k);
     func.dfg.insts[inst] = InstData::Binary {
         opcode: Opcode::PtrOffset,
         args: [inner, kv],
     };
-    true
+    Rewrite::Changed
 }
