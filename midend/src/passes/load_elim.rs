@@ -37,7 +37,7 @@ use crate::ir::{
     Block, FuncId, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value,
 };
 use cranelift_entity::PrimaryMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 #[derive(Clone, Copy, Debug)]
 struct Available {
@@ -82,13 +82,15 @@ fn eliminate_with(
     if replacements.is_empty() && dead_stores.is_empty() {
         return false;
     }
-    func.layout.remove_insts(&dead_stores.into_iter().collect());
+    let mut gone: FxHashSet<Inst> = dead_stores.into_iter().collect();
     for (load, value) in replacements {
         if let Some(res) = func.dfg.first_result(load) {
             func.dfg.change_to_alias(res, value);
         }
-        func.layout.remove_inst(load);
+        gone.insert(load);
     }
+    // One sweep per block (a removal one by one scans the block each time).
+    func.layout.remove_insts(&gone);
     func.dfg.resolve_all_aliases();
     true
 }
