@@ -942,29 +942,26 @@ fn run_pipeline(
     let each = verify_each_pass();
     let mut rest = passes;
     while let Some(&first) = rest.first() {
-        let local = match threads {
-            Some(_) => rest
-                .iter()
-                .take_while(|&&p| midend::passes::function_pass(p).is_some())
-                .count(),
-            None => 0,
-        };
-        if local == 0 {
-            run_one_pass(module, first, ms_opts, rs_opts, report, rs_out)?;
+        let local = rest
+            .iter()
+            .take_while(|&&p| midend::passes::function_pass(p).is_some())
+            .count();
+        if let (Some(threads), 1..) = (threads, local) {
+            let run = &rest[..local];
+            midend::passes::run_function_passes(module, run, threads, each)
+                .map_err(|rendered| CompileError { rendered })?;
             if each {
-                check_ir(module, &format!("after pass `{first}`"))?;
+                check_ir(module, &format!("after passes `{}`", run.join(", ")))?;
             }
-            after_pass(first, module);
-            rest = &rest[1..];
+            rest = &rest[local..];
             continue;
         }
-        let run = &rest[..local];
-        midend::passes::run_function_passes(module, run, threads.unwrap_or(0), each)
-            .map_err(|rendered| CompileError { rendered })?;
+        run_one_pass(module, first, ms_opts, rs_opts, report, rs_out)?;
         if each {
-            check_ir(module, &format!("after passes `{}`", run.join(", ")))?;
+            check_ir(module, &format!("after pass `{first}`"))?;
         }
-        rest = &rest[local..];
+        after_pass(first, module);
+        rest = &rest[1..];
     }
     if !each && !passes.is_empty() {
         check_ir(

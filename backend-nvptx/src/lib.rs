@@ -232,15 +232,11 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
     // Each function is selected (and allocated) on its own: the module is
     // only read. The results come back in printing order.
     let jobs: Vec<(usize, FuncId)> = order.iter().copied().enumerate().collect();
-    // Selection and printing cost about what four passes do.
-    let work = 4 * jobs
-        .iter()
-        .map(|&(_, id)| module.functions[id].dfg.insts.len())
-        .sum::<usize>();
+    // Selection costs about what four passes do.
     let outcomes = midend::parallel::map_in_order(
         jobs,
-        midend::parallel::threads_for(work, opts.threads),
-        |&(_, id)| module.functions[id].dfg.insts.len(),
+        opts.threads,
+        |&(_, id)| 4 * module.functions[id].dfg.insts.len(),
         |(index, id)| select_one(module, id, index, opts),
     );
     let mut selected = Vec::new();

@@ -7,7 +7,7 @@
 //! what, or when. With one thread (or one job) everything runs on the
 //! calling thread, as it would without this module.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The threads to use for `work` (instructions times passes over them)
 /// when the user asked for `requested`: that many when it is not `0`;
@@ -20,9 +20,14 @@ pub fn threads_for(work: usize, requested: usize) -> usize {
     if work < MIN_PARALLEL_WORK {
         return 1;
     }
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MAX_AUTO_THREADS)
+    // Asked once per process: on Linux the answer comes from the cgroup
+    // files, which is I/O.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_AUTO_THREADS)
+    })
 }
 
 /// The most threads `0` (automatic) picks: a source file rarely holds more
@@ -37,12 +42,14 @@ pub const MAX_AUTO_THREADS: usize = 8;
 /// and its instruction selection, are below it and ran slower threaded.
 pub const MIN_PARALLEL_WORK: usize = 20_000;
 
-/// `f` applied to every item, on up to `threads` threads; the results come
-/// back in the items' order. Items are taken largest `cost` first, so one
-/// big kernel does not start last and keep the others waiting.
+/// `f` applied to every item, on the threads [`threads_for`] gives for the
+/// items' total `cost` (instructions times passes) and the `requested`
+/// count; the results come back in the items' order. Items are taken
+/// largest `cost` first, so one big kernel does not start last and keep the
+/// others waiting.
 pub fn map_in_order<T, R, F>(
     items: Vec<T>,
-    threads: usize,
+    requested: usize,
     cost: impl Fn(&T) -> usize,
     f: F,
 ) -> Vec<R>
@@ -51,15 +58,17 @@ where
     R: Send,
     F: Fn(T) -> R + Sync,
 {
-    let workers = threads.min(items.len());
+    let costs: Vec<usize> = items.iter().map(&cost).collect();
+    let workers = threads_for(costs.iter().sum(), requested).min(items.len());
     if workers <= 1 {
         return items.into_iter().map(f).collect();
     }
     let count = items.len();
     let mut queue: Vec<(usize, usize, T)> = items
         .into_iter()
+        .zip(costs)
         .enumerate()
-        .map(|(i, item)| (cost(&item), i, item))
+        .map(|(i, (item, c))| (c, i, item))
         .collect();
     // `pop` takes from the end: the cheapest first in the vector, and among
     // equal costs the later item first, so the order is fixed.

@@ -325,11 +325,10 @@ pub fn run_function_passes(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let funcs: Vec<&mut Function> = module.functions.values_mut().collect();
-    let work = funcs.iter().map(|f| f.dfg.insts.len()).sum::<usize>() * passes.len();
     let outcomes = crate::parallel::map_in_order(
         funcs,
-        crate::parallel::threads_for(work, threads),
-        |f| f.dfg.insts.len(),
+        threads,
+        |f| f.dfg.insts.len() * passes.len(),
         |func| {
             for &(name, pass) in &passes {
                 pass(func);
