@@ -64,6 +64,17 @@ fn select_between_edges(func: &mut Function) -> bool {
     changed
 }
 
+/// The jump of a block that holds nothing else and goes to another block.
+pub(super) fn only_jump(func: &Function, b: Block) -> Option<&crate::ir::BlockCall> {
+    match func.layout.block_insts(b) {
+        [only] => match &func.dfg.insts[*only] {
+            InstData::Jump { dest } if dest.block != b => Some(dest),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A block that only jumps on (`block8: jump block2(v1)`) is skipped:
 /// branches to it go straight to its target. The jump's arguments are
 /// defined in blocks that dominate the empty block, so they also dominate
@@ -77,15 +88,12 @@ fn thread_empty_blocks(func: &mut Function) -> bool {
     let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = SecondaryMap::new();
     let mut any_params = false;
     for &b in func.layout.blocks() {
-        let insts = func.layout.block_insts(b);
-        if Some(b) == entry || insts.len() != 1 {
+        if Some(b) == entry {
             continue;
         }
-        if let InstData::Jump { dest } = &func.dfg.insts[insts[0]] {
-            if dest.block != b {
-                any_params |= !func.dfg.block_params(b).is_empty();
-                forward[b] = Some(dest.clone());
-            }
+        if let Some(dest) = only_jump(func, b) {
+            any_params |= !func.dfg.block_params(b).is_empty();
+            forward[b] = Some(dest.clone());
         }
     }
     // Parameters read anywhere but in their own block's jump.

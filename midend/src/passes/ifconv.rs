@@ -134,13 +134,9 @@ fn forwarded(func: &Function, preds: &FxHashMap<Block, usize>, d: &BlockCall) ->
     if preds.get(&d.block) != Some(&1) || !func.dfg.block_params(d.block).is_empty() {
         return d.clone();
     }
-    match func.layout.block_insts(d.block) {
-        [only] => match &func.dfg.insts[*only] {
-            InstData::Jump { dest } if dest.block != d.block => dest.clone(),
-            _ => d.clone(),
-        },
-        _ => d.clone(),
-    }
+    super::cfg_cleanup::only_jump(func, d.block)
+        .unwrap_or(d)
+        .clone()
 }
 
 /// When `t` is a convertible body between `a` and `j`: its instructions
