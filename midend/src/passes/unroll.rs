@@ -298,25 +298,22 @@ fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     }
     // Constants count half: `gvn` shares the ones every copy makes alike,
     // but not those that differ per copy (the counter's values, offsets
-    // scaled from it).
-    let (mut others, mut constants) = (0usize, 0usize);
+    // scaled from it). The same walk sees whether the body waits at a
+    // barrier.
+    let (mut others, mut constants, mut waits) = (0usize, 0usize, false);
     for &b in &lp.blocks {
         for &i in func.layout.block_insts(b) {
-            if is_constant(&func.dfg.insts[i]) {
+            let data = &func.dfg.insts[i];
+            if is_constant(data) {
                 constants += 1;
             } else {
                 others += 1;
             }
+            waits |= data.opcode() == Opcode::Barrier;
         }
     }
     let size = others + constants / 2;
     let grown = size.saturating_mul(trips as usize);
-    let waits = lp.blocks.iter().any(|&b| {
-        func.layout
-            .block_insts(b)
-            .iter()
-            .any(|&i| func.dfg.insts[i].opcode() == Opcode::Barrier)
-    });
     let budget = if waits {
         BARRIER_BUDGET
     } else {
