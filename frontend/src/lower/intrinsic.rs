@@ -65,9 +65,7 @@ impl FunctionLowerer<'_, '_> {
                 // Whatever the expression still emits lands in a block that
                 // nothing enters (cleanup removes it); later statements are
                 // dead code.
-                let after = self.b.create_block();
-                self.b.seal_block(after);
-                self.b.switch_to_block(after);
+                self.start_unreachable_block();
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),

@@ -479,6 +479,14 @@ impl FunctionLowerer<'_, '_> {
                 .is_some_and(|c| self.b.is_unreachable(c))
     }
 
+    /// Continues in a new block that nothing enters (after a `__trap()`, or
+    /// for unreachable code that holds a label).
+    pub(crate) fn start_unreachable_block(&mut self) {
+        let fresh = self.b.create_block();
+        self.b.seal_block(fresh);
+        self.b.switch_to_block(fresh);
+    }
+
     /// Jumps to `to` unless control cannot get here. An unreachable block
     /// that was left open is closed with `trap` (cleanup removes it).
     pub(crate) fn jump_if_live(&mut self, to: Block) {

@@ -61,9 +61,7 @@ impl FunctionLowerer<'_, '_> {
         if self.is_dead() && has_goto_label(s) && self.b.is_filled() {
             // Unreachable code that holds a label: build it in a block of its
             // own with no predecessor, so the label's `goto`s can enter it.
-            let fresh = self.b.create_block();
-            self.b.seal_block(fresh);
-            self.b.switch_to_block(fresh);
+            self.start_unreachable_block();
         }
         if let StmtKind::Label(l) = s.kind {
             let Some(&to) = self.labels.last().and_then(|ls| ls.get(l as usize)) else {
