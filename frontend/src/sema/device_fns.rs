@@ -392,11 +392,7 @@ impl Checker {
             if !self.arg_count(name, &args, 1, 1, span) {
                 return None;
             }
-            let ty = if is_float {
-                CType::FLOAT
-            } else {
-                self.float_or_double(name, &args[0])?
-            };
+            let ty = self.operand_type(name, &args[0], is_float)?;
             let x = convert(args.into_iter().next()?, &ty);
             let ret = if int { CType::INT } else { ty };
             return Some(intrinsic(Intrinsic::Logb { int }, vec![x], ret, span));
@@ -422,11 +418,7 @@ impl Checker {
             if !self.arg_count(name, &args, 3, 3, span) {
                 return None;
             }
-            let ty = if is_float {
-                CType::FLOAT
-            } else {
-                self.float_or_double(name, &args[0])?
-            };
+            let ty = self.operand_type(name, &args[0], is_float)?;
             // `--use_fast_math` makes `sincosf` the approximate form, as
             // with nvcc.
             let fast = fast || (self.opts.fast_math && ty == CType::FLOAT && !pi);
@@ -563,6 +555,16 @@ impl Checker {
         ))
     }
 
+    /// `float` for a name that fixes it (`sincosf`, `ilogbf`, ...), else
+    /// the argument's own `float` or `double` ([`Self::float_or_double`]).
+    fn operand_type(&mut self, name: &str, arg: &Expr, is_float: bool) -> Option<CType> {
+        if is_float {
+            Some(CType::FLOAT)
+        } else {
+            self.float_or_double(name, arg)
+        }
+    }
+
     /// The floating type of an argument of a function overloaded on
     /// `float` and `double` only.
     fn float_or_double(&mut self, name: &str, arg: &Expr) -> Option<CType> {
@@ -593,11 +595,7 @@ impl Checker {
         if !self.arg_count(name, &args, 2, 2, span) {
             return None;
         }
-        let ty = if is_float {
-            CType::FLOAT
-        } else {
-            self.float_or_double(name, &args[0])?
-        };
+        let ty = self.operand_type(name, &args[0], is_float)?;
         let second = match op {
             Intrinsic::Ldexp => CType::INT,
             Intrinsic::Frexp => CType::ptr_to(CType::INT),
