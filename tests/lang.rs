@@ -165,6 +165,12 @@ fn vector_and_struct_kernels_assemble_for_every_target_and_register_mode() {
     }
 }
 
+/// The PTX of `source` with the default options (sm_80, -O3).
+fn default_ptx(name: &str, source: &str) -> String {
+    kernelc::driver::compile_source(name, source, &kernelc::driver::CompileOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
 fn request(input: &Path, kernel: &str, threads: u32, args: &[&str]) -> RunRequest {
     RunRequest {
         input: input.to_path_buf(),
@@ -458,9 +464,7 @@ fn byte_dot_products_become_dp4a_and_compute_the_same_bits() {
         ];
         assert_eq!(&got[6 * i..6 * i + 6], &want, "thread {i}");
     }
-    let ptx =
-        kernelc::driver::compile_source("dots", DOTS, &kernelc::driver::CompileOptions::default())
-            .unwrap();
+    let ptx = default_ptx("dots", DOTS);
     assert_eq!(ptx.matches("dp4a.s32.s32").count(), 3, "{ptx}");
     assert_eq!(ptx.matches("dp4a.u32.u32").count(), 3, "{ptx}");
     common::assert_ptxas_accepts(&ptx, "sm_80", "dots");
@@ -579,12 +583,7 @@ fn fmod_by_a_constant_is_exact() {
             ds[i]
         );
     }
-    let ptx = kernelc::driver::compile_source(
-        "fmod",
-        FMOD_CONST,
-        &kernelc::driver::CompileOptions::default(),
-    )
-    .unwrap();
+    let ptx = default_ptx("fmod", FMOD_CONST);
     assert!(
         !ptx.contains("div.u32") && !ptx.contains("rem.u32"),
         "{ptx}"
@@ -641,12 +640,7 @@ fn mulhi_operand_orders_agree() {
         let want_s = [shi(-12345, b[t]), shi(b[t], -12345), shi(i32::MAX, b[t])];
         assert_eq!(&so[3 * t..3 * t + 3], &want_s, "thread {t} (signed)");
     }
-    let ptx = kernelc::driver::compile_source(
-        "mulhi",
-        MULHI,
-        &kernelc::driver::CompileOptions::default(),
-    )
-    .unwrap();
+    let ptx = default_ptx("mulhi", MULHI);
     assert_eq!(ptx.matches("mul.hi.u32").count(), 4, "{ptx}");
     assert_eq!(ptx.matches("mul.hi.s32").count(), 3, "{ptx}");
     assert!(!ptx.contains("mul.lo.s64"), "{ptx}");
@@ -668,9 +662,7 @@ extern "C" __global__ void guard(const int *p, float *f, int *out) {
 fn trap_aborts_and_fdividef_is_the_fast_division() {
     let dir = scratch("lang-trap");
     let src = write_source(&dir, "trap.cu", TRAP);
-    let ptx =
-        kernelc::driver::compile_source("trap", TRAP, &kernelc::driver::CompileOptions::default())
-            .unwrap();
+    let ptx = default_ptx("trap", TRAP);
     assert_eq!(ptx.matches("trap;").count(), 1, "{ptx}");
     assert_eq!(ptx.matches("div.approx.f32").count(), 2, "{ptx}");
     common::assert_ptxas_accepts(&ptx, "sm_80", "trap");
@@ -836,8 +828,6 @@ fn ilogb_and_logb_read_the_exponent() {
             "logb({y:e}) = {d}"
         );
     }
-    let ptx =
-        kernelc::driver::compile_source("logb", LOGB, &kernelc::driver::CompileOptions::default())
-            .unwrap();
+    let ptx = default_ptx("logb", LOGB);
     common::assert_ptxas_accepts(&ptx, "sm_80", "logb");
 }
