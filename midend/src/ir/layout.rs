@@ -2,11 +2,51 @@
 //! instructions each holds, in what order.
 //!
 //! Plain vectors keep it easy to read; inserting in the middle of a block is
-//! linear in the block's length, which is fine for kernels.
+//! linear in the block's length, so a pass that edits many places of a long
+//! block collects its edits in a [`LayoutEdits`] and applies them at once.
 
 use super::entities::{Block, Inst};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+
+/// Changes to the instruction order, collected while a pass walks a
+/// function and made at once by [`Layout::apply`]: one sweep per block
+/// touched. Made one by one, each insertion or removal costs a scan of its
+/// block and a shift, which is quadratic over a long block.
+///
+/// Positions are named by instructions placed before the edits: several
+/// insertions before the same instruction keep the order they were asked
+/// in, and an instruction both removed and used as a position still anchors
+/// its insertions.
+#[derive(Clone, Debug, Default)]
+pub struct LayoutEdits {
+    before: rustc_hash::FxHashMap<Inst, Vec<Inst>>,
+    after: rustc_hash::FxHashMap<Inst, Vec<Inst>>,
+    removed: rustc_hash::FxHashSet<Inst>,
+}
+
+impl LayoutEdits {
+    /// Places `inst` (not placed yet) just before `at`, after the
+    /// instructions placed before `at` earlier.
+    pub fn insert_before(&mut self, inst: Inst, at: Inst) {
+        self.before.entry(at).or_default().push(inst);
+    }
+
+    /// Places `inst` (not placed yet) just after `at`, after the
+    /// instructions placed after `at` earlier.
+    pub fn insert_after(&mut self, inst: Inst, at: Inst) {
+        self.after.entry(at).or_default().push(inst);
+    }
+
+    /// Takes `inst` out of its block (it stays in the data-flow graph).
+    pub fn remove(&mut self, inst: Inst) {
+        self.removed.insert(inst);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.after.is_empty() && self.removed.is_empty()
+    }
+}
 
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Layout {
@@ -153,6 +193,43 @@ impl Layout {
             self.block_insts[b].retain(|i| !insts.contains(i));
         }
         for &i in insts {
+            self.inst_block[i] = None.into();
+        }
+    }
+
+    /// Makes every change collected in `edits`, one sweep per block touched.
+    pub fn apply(&mut self, edits: LayoutEdits) {
+        if edits.is_empty() {
+            return;
+        }
+        let anchors = edits
+            .before
+            .keys()
+            .chain(edits.after.keys())
+            .chain(edits.removed.iter());
+        let mut blocks: Vec<Block> = anchors.filter_map(|&i| self.inst_block(i)).collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        for b in blocks {
+            let old = std::mem::take(&mut self.block_insts[b]);
+            let mut out = Vec::with_capacity(old.len());
+            for inst in old {
+                if let Some(news) = edits.before.get(&inst) {
+                    out.extend_from_slice(news);
+                }
+                if !edits.removed.contains(&inst) {
+                    out.push(inst);
+                }
+                if let Some(news) = edits.after.get(&inst) {
+                    out.extend_from_slice(news);
+                }
+            }
+            for &i in &out {
+                self.inst_block[i] = b.into();
+            }
+            self.block_insts[b] = out;
+        }
+        for &i in &edits.removed {
             self.inst_block[i] = None.into();
         }
     }

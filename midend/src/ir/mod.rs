@@ -27,6 +27,6 @@ pub use instructions::{
     f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, FloatCC, Format, InstData, IntCC, MemFlags,
     MemScope, Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
 };
-pub use layout::Layout;
+pub use layout::{Layout, LayoutEdits};
 pub use module::{GlobalVarData, Module};
 pub use types::{AddrSpace, Type};

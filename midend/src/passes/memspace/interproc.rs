@@ -153,7 +153,12 @@ fn vote_of(s: Space) -> Space {
 
 /// The name a clone gets: the original's plus one word per pointer
 /// parameter, valid as a PTX identifier.
-fn clone_name(module: &Module, root: &Function, fields: &FieldSeeds, sig: &Signature) -> String {
+fn clone_name(
+    names: &rustc_hash::FxHashSet<String>,
+    root: &Function,
+    fields: &FieldSeeds,
+    sig: &Signature,
+) -> String {
     let word = |s: &AddrSpace| s.name().replace("::", "_");
     let mut words: Vec<String> = Vec::new();
     for (k, (p, s)) in root.signature.params.iter().zip(&sig.params).enumerate() {
@@ -176,7 +181,7 @@ fn clone_name(module: &Module, root: &Function, fields: &FieldSeeds, sig: &Signa
     let base = format!("{}__{}", root.name, words.join("_"));
     let mut name = base.clone();
     let mut n = 2;
-    while module.function_by_name(&name).is_some() {
+    while names.contains(&name) {
         name = format!("{base}_{n}");
         n += 1;
     }
@@ -254,6 +259,9 @@ struct Driver<'a> {
     queued: Vec<bool>,
     clones: BTreeMap<(FuncId, Signature), FuncId>,
     attempts: i64,
+    /// The name of every function of the module, clones included (looking a
+    /// new clone's name up in the module was a scan per clone).
+    names: rustc_hash::FxHashSet<String>,
     log: String,
     /// The module stores only global pointers to memory that may be global
     /// (see `closed_world::closed_world_holds`).
@@ -338,10 +346,9 @@ impl Driver<'_> {
                     _ => None,
                 })
                 .collect();
-            let mut seen: Vec<FuncId> = Vec::new();
+            let mut seen: rustc_hash::FxHashSet<FuncId> = Default::default();
             for g in callees {
-                if Self::is_candidate(module, g) && !seen.contains(&g) {
-                    seen.push(g);
+                if Self::is_candidate(module, g) && seen.insert(g) {
                     affected += 1;
                 }
                 self.enqueue(module, g);
@@ -516,7 +523,8 @@ impl Driver<'_> {
     ) {
         let root = self.state.root[g.index()];
         let field_keys: Vec<(u32, i64)> = self.state.fields[g.index()].keys().copied().collect();
-        let mut retargeted: Vec<FuncId> = Vec::new();
+        // (caller, the callee it called before, the clone it calls now).
+        let mut retargeted: Vec<(FuncId, FuncId, FuncId)> = Vec::new();
         let mut new_clones: Vec<FuncId> = Vec::new();
         for &(caller, inst) in sites {
             let cf = &module.functions[caller];
@@ -568,17 +576,36 @@ impl Driver<'_> {
                 let from = *func;
                 *func = clone;
                 self.calls.retarget(caller, inst, from, clone);
-            }
-            if !retargeted.contains(&caller) {
-                retargeted.push(caller);
+                if !retargeted.contains(&(caller, from, clone)) {
+                    retargeted.push((caller, from, clone));
+                }
             }
         }
-        for c in new_clones {
+        for &c in &new_clones {
             self.reanalyze(module, c);
-            self.enqueue(module, c);
         }
-        let mut affected = 0;
-        for caller in retargeted {
+        // A caller's own walk depends on the call only through the space
+        // the callee returns: a caller whose calls now reach a clone that
+        // returns what the original returned is walked again at the end
+        // (every analysis is), not now. Walking every such caller at once
+        // made the pass quadratic: a kernel calling a chain of n helpers was
+        // walked once per clone, 2n times. The clones that gained call sites
+        // are visited again, since the votes at those sites are new.
+        let mut again: Vec<FuncId> = Vec::new();
+        let mut gained: Vec<FuncId> = Vec::new();
+        for &(caller, from, to) in &retargeted {
+            if self.state.returns[from.index()] != self.state.returns[to.index()]
+                && !again.contains(&caller)
+            {
+                again.push(caller);
+            }
+            if !gained.contains(&to) {
+                gained.push(to);
+            }
+            self.enqueue(module, to);
+        }
+        let mut affected = gained.len();
+        for caller in again {
             affected += self.reanalyze(module, caller);
         }
         if affected > 0 {
@@ -595,7 +622,7 @@ impl Driver<'_> {
     ) -> FuncId {
         let mut f = module.functions[g].clone();
         f.name = clone_name(
-            module,
+            &self.names,
             &module.functions[root],
             &self.state.fields[g.index()],
             sig,
@@ -626,11 +653,18 @@ impl Driver<'_> {
             }
         }
         let _ = writeln!(self.log, "{} is cloned", f.name);
+        self.names.insert(f.name.clone());
         let id = module.push_function(f);
         self.calls.add_function(module, id);
         self.state.seeds.push(seeds);
         self.state.fields.push(fields);
-        self.state.returns.push(Vec::new());
+        // Bottom, as every function starts: the clone's walk raises it.
+        // (An empty list read as a change of return space, and walked every
+        // caller of every new clone.)
+        self.state.returns.push(vec![
+            Space::Bottom;
+            module.functions[id].signature.returns.len()
+        ]);
         self.state.analyses.push(Analysis::default());
         self.state.root.push(root);
         self.queued.push(false);
@@ -696,6 +730,7 @@ fn propagate_with(
         queued: vec![false; n],
         clones: BTreeMap::new(),
         attempts: 0,
+        names: module.functions.values().map(|f| f.name.clone()).collect(),
         log: String::new(),
         closed_world,
     };

@@ -23,8 +23,8 @@ use super::intra::{Analysis, Why};
 use super::lattice::Space;
 use super::{Diagnostic, Options, Report, Severity};
 use crate::ir::{
-    AccelOp, AddrSpace, FuncId, Function, Inst, InstData, Linkage, Module, Opcode, OperandKind,
-    Type, Value, ValueData, ValueDef,
+    AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Linkage, Module, Opcode,
+    OperandKind, Type, Value, ValueData, ValueDef,
 };
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
@@ -97,6 +97,7 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
             sigs: &sigs,
             opts,
             diags: Vec::new(),
+            edits: LayoutEdits::default(),
         };
         rw.run(id);
         let diags = rw.diags;
@@ -130,6 +131,8 @@ struct Rewriter<'a> {
     sigs: &'a Signatures,
     opts: &'a Options,
     diags: Vec<Diagnostic>,
+    /// The casts placed and removed, made at the end of the type rewrite.
+    edits: LayoutEdits,
 }
 
 impl Rewriter<'_> {
@@ -251,7 +254,7 @@ impl Rewriter<'_> {
         };
         match anchor {
             Some(first) => {
-                self.func.layout.insert_inst_before(cast, first);
+                self.edits.insert_before(cast, first);
                 self.func.spans[cast] = self.func.spans[first];
             }
             None => self.func.layout.append_inst(cast, entry),
@@ -264,7 +267,7 @@ impl Rewriter<'_> {
             .func
             .dfg
             .make_inst(InstData::AddrSpaceCast { to, arg: v }, &[Type::Ptr(to)]);
-        self.func.layout.insert_inst_before(inst, at);
+        self.edits.insert_before(inst, at);
         self.func.spans[inst] = self.func.spans[at];
         self.func.dfg.inst_results(inst)[0]
     }
@@ -311,13 +314,7 @@ impl Rewriter<'_> {
             ty: Type::Ptr(space),
             def: ValueDef::Result(cast, 0),
         };
-        let block = self.func.layout.inst_block(inst).expect("placed");
-        let insts = self.func.layout.block_insts(block);
-        let pos = insts.iter().position(|&i| i == inst).expect("in its block");
-        match insts.get(pos + 1).copied() {
-            Some(next) => self.func.layout.insert_inst_before(cast, next),
-            None => self.func.layout.append_inst(cast, block),
-        }
+        self.edits.insert_after(cast, inst);
         self.func.spans[cast] = self.func.spans[inst];
     }
 
@@ -413,7 +410,7 @@ impl Rewriter<'_> {
                     let (rt, at) = (self.ty(r), self.ty(arg));
                     if rt == at {
                         self.func.dfg.change_to_alias(r, arg);
-                        self.func.layout.remove_inst(inst);
+                        self.edits.remove(inst);
                         continue;
                     }
                     let (Type::Ptr(to), Type::Ptr(from)) = (rt, at) else {
@@ -601,6 +598,8 @@ impl Rewriter<'_> {
                 _ => {}
             }
         }
+        let edits = std::mem::take(&mut self.edits);
+        self.func.layout.apply(edits);
         self.func.dfg.resolve_all_aliases();
 
         // Publish what was proved about each parameter.
