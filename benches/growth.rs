@@ -7,7 +7,13 @@
 //! prints the least-squares slope of log(time) against log(size). A slope
 //! near 1 is linear growth; 2 is quadratic. `KERNELC_GROWTH_MAX=N` sets the
 //! largest size (default 16000 statements; helpers and calls scale down
-//! from it), `KERNELC_GROWTH_RUNS=N` the runs per point (default 3).
+//! from it), `KERNELC_GROWTH_RUNS=N` the runs per point (default 3),
+//! `KERNELC_GROWTH_DUMP=DIR` writes each generated source there (to profile
+//! one with `kernelc` itself), and `KERNELC_GROWTH_ICOUNT=1` also counts the
+//! instructions a whole `kernelc` process executes at each size (under
+//! valgrind's cachegrind, when installed) and fits their exponent: time on a
+//! large input grows faster than the work, once the compiler's data no
+//! longer fits the caches, and the count shows the work alone.
 //!
 //! This is not a criterion benchmark: it needs many sizes and one number
 //! per stage, not a distribution per size.
@@ -83,6 +89,39 @@ fn time_stages(src: &str, runs: usize) -> Vec<Duration> {
     ]
 }
 
+/// The instructions one `kernelc` process executes to compile `src` (one
+/// thread), counted by valgrind's cachegrind; `None` without valgrind. The
+/// count does not depend on caches, the allocator's page faults or other
+/// programs on the machine, so its exponent isolates the compiler's own
+/// work from the memory hierarchy's share of the time.
+fn instruction_count(src: &str, name: &str) -> Option<u64> {
+    let dir = std::env::temp_dir().join(format!("kernelc-growth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = dir.join(format!("{name}.cu"));
+    std::fs::write(&file, src).ok()?;
+    let out = std::process::Command::new("valgrind")
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(env!("CARGO_BIN_EXE_kernelc"))
+        .arg(&file)
+        .args(["-arch=sm_90", "-o", "/dev/null", "--threads", "1"])
+        .output()
+        .ok()?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !out.status.success() {
+        return None;
+    }
+    // `==PID== I   refs:      1,650,929,148` (older valgrind) or `I refs:`.
+    String::from_utf8_lossy(&out.stderr).lines().find_map(|l| {
+        let (_, rest) = l.split_once("refs:")?;
+        l.contains(" I ")
+            .then(|| rest.trim().replace(',', "").parse().ok())?
+    })
+}
+
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -110,6 +149,7 @@ fn main() {
         return;
     }
     let max = env_usize("KERNELC_GROWTH_MAX", 16_000);
+    let count_instructions = std::env::var_os("KERNELC_GROWTH_ICOUNT").is_some();
     let runs = env_usize("KERNELC_GROWTH_RUNS", 3).max(1);
     let wanted: Vec<String> = std::env::args()
         .skip(1)
@@ -162,13 +202,23 @@ fn main() {
         let mut pass_points: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         let mut simplify_points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
         let mut rounds = Vec::new();
+        let mut counts: Vec<(f64, f64)> = Vec::new();
         for &n in &ns {
             let src = make(n);
+            if let Ok(dir) = std::env::var("KERNELC_GROWTH_DUMP") {
+                let path = std::path::Path::new(&dir).join(format!("{name}-{n}.cu"));
+                std::fs::write(&path, &src).expect("KERNELC_GROWTH_DUMP is writable");
+            }
             let lowered = p::lower(&p::check(&src, &p::frontend_options()));
             let (r, sub) = p::simplify_breakdown(&lowered, &p::options());
             rounds.push(r);
             for (pts, t) in simplify_points.iter_mut().zip(sub) {
                 pts.push((n as f64, t.as_secs_f64().max(1e-9)));
+            }
+            if count_instructions {
+                if let Some(c) = instruction_count(&src, &format!("{name}-{n}")) {
+                    counts.push((n as f64, c as f64));
+                }
             }
             let times = time_stages(&src, runs);
             for (i, (pass, t)) in time_passes(&src, runs).into_iter().enumerate() {
@@ -210,6 +260,21 @@ fn main() {
             line.push_str(&format!(" {sub} {last:.1} ({:.2});", log_log_slope(pts)));
         }
         println!("{line}");
+        if count_instructions {
+            if counts.len() == ns.len() {
+                let list: Vec<String> = counts
+                    .iter()
+                    .map(|c| format!("{:.0}M", c.1 / 1e6))
+                    .collect();
+                println!(
+                    "{name:<10} instructions executed (valgrind), whole compile: {}; exponent {:.2}",
+                    list.join(", "),
+                    log_log_slope(&counts)
+                );
+            } else {
+                println!("{name:<10} instructions executed: valgrind is not available");
+            }
+        }
         if let Some((stage, slope)) = worst {
             println!("{name}: SUPERLINEAR: stage `{stage}` grows as size^{slope:.2}");
         }
