@@ -9,7 +9,7 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10 ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx ...]
 """
 
 import struct
@@ -74,6 +74,34 @@ def log_scaled(c, c_hi):
     return g, w
 
 
+def erf_small():
+    """erf x = x + x·E(x²): E as a function of s = x², and its weight (the
+    relative error of erf)."""
+    g = lambda s: mp.erf(mp.sqrt(s)) / mp.sqrt(s) - 1
+    w = lambda s: 1 / (g(s) + 1)
+    return g, w
+
+
+def log2_erfc():
+    """log2(erfc a) = L(a), weighted by erfc a: the absolute error of
+    erf a = 1 - 2^L(a)."""
+    g = lambda a: mp.log(mp.erfc(a), 2)
+    w = lambda a: mp.erfc(a) * mp.log(2)
+    return g, w
+
+
+def erfcx_in_u(k):
+    """erfc(a)·e^(a²) = P(u) with u = 2k/(a + k): P and its weight."""
+    a_of = lambda u: 2 * k / u - k
+    g = lambda u: mp.erfc(a_of(u)) * mp.exp(a_of(u) ** 2)
+    w = lambda u: 1 / g(u)
+    return g, w
+
+
+def u_of(a, k):
+    return 2 * k / (mp.mpf(a) + k)
+
+
 LN2 = mp.log(2)
 LOG10E = 1 / mp.log(10)
 FITS = {
@@ -92,6 +120,12 @@ FITS = {
     "sinh": (odd(mp.sinh), mp.mpf("1e-30"), mp.mpf(1), 3),
     # log10(1 + f) = f·log10(e)_hi + f·Q(f) on the interval of "log1p".
     "log10": (log_scaled(LOG10E, mp.mpf(f32(LOG10E))), mp.sqrt(0.5) - 1.002, mp.sqrt(2) - 0.998, 9),
+    # erf x = x + x·E(x²) for |x| < 1.
+    "erf": (erf_small(), mp.mpf("1e-30"), mp.mpf(1), 6),
+    # erf a = 1 - 2^L(a) for a in [0.875, 4].
+    "erf_far": (log2_erfc(), mp.mpf(0.875), mp.mpf(4), 6),
+    # erfc(a)·e^(a²) = P(4/(a + 2)) for a in [0.5, 10.5].
+    "erfcx": (erfcx_in_u(2), u_of(10.5, 2), u_of(0.5, 2), 9),
 }
 
 

@@ -2,7 +2,8 @@
 //! the `float` forms in `math.rs`): `tan`, `sincos`, `asin`, `acos`,
 //! `atan`, `atan2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh`, `exp10`,
 //! `expm1`, `log10`, `log1p`, `cbrt`, `rcbrt`, `hypot`, `sinpi`, `cospi`,
-//! in `double` and `float`, and the fast `__tanf`, `__log2f`, `__log10f`,
+//! in `double` and `float`, `erff`, `erfcf` and `normcdff` (against the
+//! `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
 //! `__exp10f`, `__sincosf`.
 //!
 //! Each function runs on the IR interpreter over a dense sweep (random
@@ -59,6 +60,7 @@ UNARYF(f_fast_tan, __tanf) UNARYF(f_fast_log2, __log2f) UNARYF(f_fast_log10, __l
 UNARYF(f_fast_exp10, __exp10f)
 UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
+UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
 
 /* sincos through pointers to locals and to global memory. */
 extern "C" __global__ void sincos_all(const double* x, const double* y, double* out, int n) {
@@ -438,6 +440,12 @@ fn worst_error(
     worst
 }
 
+/// `Φ(x) = erfc(-x/√2)/2` in `f64`: the rounding of `x/√2` costs about
+/// `2·(x/√2)²` ulps of `f64`, far below an ulp of `float`.
+fn normcdf_ref(x: f64) -> f64 {
+    0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
+}
+
 /// The `float` functions with a dense sweep. With exact `ex2` (interpreter,
 /// emulator) `expf` and `exp10f` are within 1 ulp: one rounding of `r` and
 /// of the result; a GPU adds the `ex2.approx` error (2 ulp, CUDA's bound),
@@ -464,6 +472,11 @@ fn dense_table(on_gpu: bool) -> Vec<Dense> {
         ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
         ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
         ("exp", f64::exp, (-149, 7), (-104.0, 89.0), ex2_bound),
+        // No `ex2` or approximate division in these (`math_erf.rs`).
+        // CUDA's bounds; measured 1, 4 and 4 ulp.
+        ("erf", libm::erf, (-149, 3), (-5.0, 5.0), 2.0),
+        ("erfc", libm::erfc, (-149, 4), (-11.0, 11.0), 4.0),
+        ("normcdf", normcdf_ref, (-149, 5), (-16.0, 16.0), 5.0),
     ];
     if on_gpu {
         table.push(("exp2", f64::exp2, (-149, 7), (-150.0, 128.0), 2.0));
@@ -519,6 +532,91 @@ fn native_float_math_is_accurate() {
     check("atan2f (dense)", worst, 3.0);
     let worst = measure_n(&builds, "f_hypot", &x, &y, 32, 2000, f64::hypot);
     check("hypotf (dense)", worst, 3.0);
+}
+
+/// `erff`, `erfcf` and `normcdff` at the values the sweep compares only
+/// in ulps, bit for bit: signed zeros, infinities, NaN, and the far ends
+/// (`erfcf` reaches the subnormals near 9.2 and rounds to 0 past 10.05).
+#[test]
+fn error_functions_at_their_edges() {
+    let builds = [compile(0), compile(3)];
+    let inf = f64::INFINITY;
+    let cases: [(&str, f64, f64); 17] = [
+        ("f_erf", 0.0, 0.0),
+        ("f_erf", -0.0, -0.0),
+        ("f_erf", inf, 1.0),
+        ("f_erf", -inf, -1.0),
+        ("f_erf", 4.0, 1.0),
+        ("f_erfc", inf, 0.0),
+        ("f_erfc", -inf, 2.0),
+        ("f_erfc", 0.0, 1.0),
+        ("f_erfc", 10.1, 0.0),
+        ("f_erfc", -6.0, 2.0),
+        ("f_erfc", 1e30, 0.0),
+        ("f_normcdf", inf, 1.0),
+        ("f_normcdf", -inf, 0.0),
+        ("f_normcdf", 0.0, 0.5),
+        ("f_normcdf", -0.0, 0.5),
+        ("f_normcdf", -15.0, f64::from(normcdf_ref(-15.0) as f32)),
+        ("f_normcdf", 6.0, f64::from(normcdf_ref(6.0) as f32)),
+    ];
+    for (kernel, x, want) in cases {
+        let got = measure_values(&builds, kernel, x);
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{kernel}({x}) = {got}, want {want}"
+        );
+    }
+    for kernel in ["f_erf", "f_erfc", "f_normcdf"] {
+        assert!(
+            measure_values(&builds, kernel, f64::NAN).is_nan(),
+            "{kernel}(NaN)"
+        );
+    }
+    // Subnormal results of erfcf are within the bound too.
+    let x: Vec<f64> = (0..400)
+        .map(|i| f64::from((9.0 + f64::from(i) * 0.0026) as f32))
+        .collect();
+    let got = common::math_interp_run(&builds[1].0, "f_erfc", &x, &x, 1);
+    let worst = worst_error(&got, &x, &x, 32, &|a, _| libm::erfc(a));
+    check("erfcf (subnormal results)", worst, 4.0);
+}
+
+/// `erf`, `erfc` and `normcdf` on `double` are errors at the call, naming
+/// the `float` form; on `float` the overloads are the `f` functions.
+#[test]
+fn error_functions_on_double_are_diagnosed() {
+    let fe = driver::frontend_options(80, &[]);
+    for name in ["erf", "erfc", "normcdf"] {
+        let src = format!(
+            "extern \"C\" __global__ void k(double* o, float* f) {{\n    o[0] = {name}(o[1]);\n    f[0] = {name}(f[1]);\n}}\n"
+        );
+        let diags = frontend::check(&src, &fe).expect_err("double erf is rejected");
+        let text = frontend::render_diagnostics("e.cu", &src, &diags);
+        assert_eq!(diags.len(), 1, "{text}");
+        assert!(
+            text.contains(&format!(
+                "`{name}` on `double` is not implemented in kernelc"
+            )) && text.contains(&format!("`{name}f`"))
+                && text.contains("e.cu:2:12"),
+            "{text}"
+        );
+    }
+}
+
+/// One input through `kernel` at -O3, checked against -O0 and the emulator.
+fn measure_values(builds: &[(Module, String); 2], kernel: &str, x: f64) -> f64 {
+    let got = common::math_interp_run(&builds[1].0, kernel, &[x], &[x], 1)[0];
+    let o0 = common::math_interp_run(&builds[0].0, kernel, &[x], &[x], 1)[0];
+    let emu = common::math_emu_run(&builds[1].1, kernel, &[x], &[x], 1)[0];
+    for other in [o0, emu] {
+        assert!(
+            got.to_bits() == other.to_bits() || (got.is_nan() && other.is_nan()),
+            "{kernel}({x}): {got} at -O3, {other} elsewhere"
+        );
+    }
+    got
 }
 
 /// The C special values the sweeps above only compare in ulps: zero signs,

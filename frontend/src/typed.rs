@@ -583,6 +583,10 @@ pub enum MathFn {
     FastLog2,
     FastLog10,
     FastExp10,
+    /// `erff`, `erfcf`, `normcdff` (`float` only; docs/math.md).
+    Erf,
+    Erfc,
+    Normcdf,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

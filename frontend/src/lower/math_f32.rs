@@ -26,7 +26,7 @@ const TANH_P: [f32; 7] = [
 ];
 
 /// `e^r - 1 = r + r²·Q(r)` on `|r| <= ln2/2` (relative error 2^-31.9).
-const EXPM1_Q: [f32; 6] = [
+pub(super) const EXPM1_Q: [f32; 6] = [
     0.5,
     0.166_666_66,
     0.041_666_348,
@@ -102,9 +102,9 @@ const PIO2_LO: f32 = -4.371_139e-8;
 
 /// `log2(e)` and `ln 2` rounded to `f32`, and the part of `ln 2` that the
 /// rounding dropped.
-const LOG2E: f32 = std::f32::consts::LOG2_E;
-const LN2: f32 = std::f32::consts::LN_2;
-const LN2_LO: f32 = -1.904_654_2e-9;
+pub(super) const LOG2E: f32 = std::f32::consts::LOG2_E;
+pub(super) const LN2: f32 = std::f32::consts::LN_2;
+pub(super) const LN2_LO: f32 = -1.904_654_2e-9;
 
 /// The bits of `√½` rounded to `f32`: `log1pf` splits `1 + x` into
 /// `2^k·m` with `m` in `[√½, √2)` by subtracting them.
@@ -115,16 +115,16 @@ const LOG2_10_HI: f32 = std::f32::consts::LOG2_10;
 const LOG2_10_LO: f32 = 7.059_537e-8;
 
 impl FunctionLowerer<'_, '_> {
-    fn c32(&mut self, v: f32) -> Value {
+    pub(super) fn c32(&mut self, v: f32) -> Value {
         self.b.fconst(Type::F32, f64::from(v))
     }
 
-    fn i32c(&mut self, v: i64) -> Value {
+    pub(super) fn i32c(&mut self, v: i64) -> Value {
         self.b.iconst(Type::I32, v)
     }
 
     /// `c[0] + c[1]·s + ...` by Horner's rule with `fma`.
-    fn horner32(&mut self, c: &[f32], s: Value) -> Value {
+    pub(super) fn horner32(&mut self, c: &[f32], s: Value) -> Value {
         let mut acc = self.c32(c[c.len() - 1]);
         for &k in c[..c.len() - 1].iter().rev() {
             let k = self.c32(k);

@@ -24,6 +24,7 @@ mod device_fns;
 mod expr;
 mod intrinsic;
 mod math;
+mod math_erf;
 mod math_f32;
 mod math_f64;
 mod math_f64_consts;

@@ -158,6 +158,12 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "__log2f" => (M::FastLog2, true),
         "__log10f" => (M::FastLog10, true),
         "__exp10f" => (M::FastExp10, true),
+        "erff" => (M::Erf, true),
+        "erfcf" => (M::Erfc, true),
+        "normcdff" => (M::Normcdf, true),
+        "erf" => (M::Erf, false),
+        "erfc" => (M::Erfc, false),
+        "normcdf" => (M::Normcdf, false),
         "tan" => (M::Tan, false),
         "asin" => (M::Asin, false),
         "acos" => (M::Acos, false),
@@ -695,6 +701,15 @@ impl Checker {
             );
             return None;
         };
+        if ty == CType::DOUBLE && matches!(f, MathFn::Erf | MathFn::Erfc | MathFn::Normcdf) {
+            self.error(
+                span,
+                format!(
+                    "`{name}` on `double` is not implemented in kernelc (only the `float` form is: `{name}f`); docs/math.md lists what is missing"
+                ),
+            );
+            return None;
+        }
         // `--use_fast_math` changes only the single-precision functions.
         let f = if self.opts.fast_math && ty == CType::FLOAT {
             match f {

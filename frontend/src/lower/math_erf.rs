@@ -1,0 +1,239 @@
+//! The error function family in `float`: `erff`, `erfcf` and `normcdff`
+//! (and the `float` overloads `erf`, `erfc`, `normcdf`).
+//!
+//! * near zero, `erf x = x + x·E(x²)` with a polynomial `E` (`|x|` below
+//!   0.875 in `erff`, 0.5 in the others);
+//! * `erff` away from zero needs `erfc` only to an ulp of 1:
+//!   `erf a = 1 - 2^L(a)` with a polynomial `L` on `[0.875, 4]`;
+//! * `erfcf` and `normcdff` away from zero need `erfc` to its own ulp:
+//!   `erfc a = e^(-a²)·erfcx(a)`, where the scaled complementary function
+//!   `erfcx` is smooth and slowly varying, so a polynomial in
+//!   `u = 4/(a + 2)` fits it on `[0.5, 10.5]`. The factor `e^(-a²)` is
+//!   computed without losing the low bits of `a²`: `a² = hi + lo` exactly
+//!   (`fma`), `e^(-hi)` by the `expm1f` reduction (`j = nearest(-hi·log2
+//!   e)`, an exact first `fma` for the remainder), and `lo` folded into the
+//!   remainder. The scale `2^j` is applied in two halves, so results in the
+//!   subnormal range are rounded once.
+//!
+//! The polynomials come from `scripts/math_f32_fits.py` (`erf`, `erf_far`,
+//! `erfcx`).
+//! docs/math.md gives the errors `tests/math_more.rs` measures.
+
+use super::FunctionLowerer;
+use midend::builder::InstBuilder;
+use midend::ir::{FloatCC, Opcode, Type, Value};
+
+/// `erf x = x + x·E(x²)` on `|x| < 1` (relative error 2^-29.6): the
+/// final `fma` adds a term about a tenth of the result, so the roundings
+/// inside `E` shrink by as much.
+const ERF_E: [f32; 7] = [
+    0.128_379_17,
+    -0.376_126_26,
+    0.112_835_854,
+    -0.026_853_811,
+    0.005_188_327_3,
+    -0.000_801_019_14,
+    7.853_853_5e-5,
+];
+
+/// `erfc(a)·e^(a²) = P(u)`, `u = 4/(a + 2)`, on `a` in `[0.5, 10.5]`
+/// (relative error 2^-29.1).
+const ERFCX_P: [f32; 10] = [
+    3.498_275_4e-6,
+    0.140_992_76,
+    0.070_895_9,
+    0.029_399_373,
+    0.014_623_396,
+    -0.003_266_390_2,
+    0.006_260_622_8,
+    -0.004_729_612_7,
+    0.001_360_036,
+    -0.000_143_912_16,
+];
+
+/// `erf a = 1 - 2^L(a)` on `[0.875, 4]` (absolute error of `erf` 2^-29.1).
+const ERF_L: [f32; 7] = [
+    -0.000_208_027_06,
+    -1.627_200_5,
+    -0.918_737_77,
+    -0.150_401_46,
+    0.032_289_11,
+    -0.004_446_41,
+    0.000_288_400_04,
+];
+
+/// `2/√π` rounded to `f32`: the slope of `erf` at 0, and the factor of a
+/// shift of the argument in `erfc(a + δ) ≈ e^(-a²)·(erfcx(a) - δ·2/√π)`.
+const TWO_OVER_SQRT_PI: f32 = std::f32::consts::FRAC_2_SQRT_PI;
+
+/// `1/√2` rounded to `f32`, and the part that the rounding dropped.
+const SQRT_HALF_HI: f32 = 0.707_106_77;
+const SQRT_HALF_LO: f32 = 1.210_161_7e-8;
+
+/// `erff` uses `x + x·E(x²)` below this magnitude, `1 - 2^L(|x|)` above.
+const ERF_EDGE: f32 = 0.875;
+
+/// Past this `a`, `erfc a` is below half the smallest subnormal (and the
+/// clamp keeps `a²` and the scale finite for huge or infinite inputs).
+const ERFC_CLAMP: f32 = 10.5;
+
+impl FunctionLowerer<'_, '_> {
+    /// `E(x²)` of `erf x = x + x·E(x²)`.
+    fn erf_poly(&mut self, x: Value) -> Value {
+        let s = self.b.fmul(x, x);
+        self.horner32(&ERF_E, s)
+    }
+
+    /// `erfc(a + δ)` for `a >= 0.5` (`δ` a correction far below an ulp of
+    /// `a`): `e^(-a²)·(P(t) - δ·2/√π)`. NaN gives NaN; `a` above
+    /// [`ERFC_CLAMP`] (infinity included) gives 0.
+    fn erfc_far(&mut self, a: Value, delta: Option<Value>) -> Value {
+        let limit = self.c32(ERFC_CLAMP);
+        let over = self.b.fcmp(FloatCC::Ogt, a, limit);
+        let a = self.b.select(over, limit, a);
+
+        // u = 4/(a + 2): the approximate reciprocal and one Newton step
+        // (within about half an ulp, like the division, for less work).
+        let two = self.c32(2.0);
+        let den = self.b.fadd(a, two);
+        let one = self.c32(1.0);
+        let r0 = self.b.binary(Opcode::FdivApprox, one, den);
+        let nden = self.b.unary(Opcode::Fneg, den);
+        let e = self.b.fma(nden, r0, one);
+        let r = self.b.fma(r0, e, r0);
+        let four = self.c32(4.0);
+        let u = self.b.fmul(r, four);
+        let mut p = self.horner32(&ERFCX_P, u);
+        if let Some(d) = delta {
+            let k = self.c32(-TWO_OVER_SQRT_PI);
+            p = self.b.fma(d, k, p);
+        }
+
+        // a² = hi + lo exactly; e^(-hi) = 2^j·e^r with r = -hi - j·ln 2.
+        let hi = self.b.fmul(a, a);
+        let nhi = self.b.unary(Opcode::Fneg, hi);
+        let lo = self.b.fma(a, a, nhi);
+        let l2e = self.c32(super::math_f32::LOG2E);
+        let jx = self.b.fmul(nhi, l2e);
+        let j = self.b.unary(Opcode::Nearest, jx);
+        let nj = self.b.unary(Opcode::Fneg, j);
+        let ln2 = self.c32(super::math_f32::LN2);
+        let r = self.b.fma(nj, ln2, nhi);
+        let ln2_lo = self.c32(super::math_f32::LN2_LO);
+        let r = self.b.fma(nj, ln2_lo, r);
+        let r = self.b.binary(Opcode::Fsub, r, lo);
+        let q = self.horner32(&super::math_f32::EXPM1_Q, r);
+        let rr = self.b.fmul(r, r);
+        let em1 = self.b.fma(rr, q, r);
+        let m = self.b.fma(p, em1, p);
+
+        // 2^j in two halves, each a normal float (j >= -159).
+        let ji = self.b.convert(Opcode::Fptosi, Type::I32, j);
+        let one = self.i32c(1);
+        let j1 = self.b.binary(Opcode::Sshr, ji, one);
+        let j2 = self.b.isub(ji, j1);
+        let s1 = self.pow2_f32(j1);
+        let s2 = self.pow2_f32(j2);
+        let m = self.b.fmul(m, s1);
+        self.b.fmul(m, s2)
+    }
+
+    /// `2^k` as a float, from the bits (`k` in `[-126, 127]`).
+    fn pow2_f32(&mut self, k: Value) -> Value {
+        let bias = self.i32c(127);
+        let e = self.b.iadd(k, bias);
+        let sh = self.i32c(23);
+        let bits = self.b.binary(Opcode::Ishl, e, sh);
+        self.b.convert(Opcode::Bitcast, Type::F32, bits)
+    }
+
+    /// `erff`: `x + x·E(x²)` below [`ERF_EDGE`] in magnitude, else
+    /// `±(1 - 2^L(|x|))`.
+    pub(super) fn erf_f32(&mut self, x: Value) -> Value {
+        // `fma(x, E, x)` keeps the sign of `x`, `-0` included.
+        let e = self.erf_poly(x);
+        let near = self.b.fma(x, e, x);
+        // Above the edge erf needs erfc only to an ulp of 1, not to its own
+        // ulp: one `ex2` of a polynomial, no division. `a` is clamped at 4
+        // (erfc 4 is a quarter of an ulp below 1; NaN passes).
+        let a = self.b.unary(Opcode::Fabs, x);
+        let four = self.c32(4.0);
+        let over = self.b.fcmp(FloatCC::Ogt, a, four);
+        let ac = self.b.select(over, four, a);
+        let l = self.horner32(&ERF_L, ac);
+        let tail = self.b.unary(Opcode::Ex2, l);
+        let one = self.c32(1.0);
+        let far = self.b.binary(Opcode::Fsub, one, tail);
+        let far = self.copysign(far, x);
+        let edge = self.c32(ERF_EDGE);
+        let small = self.b.fcmp(FloatCC::Olt, a, edge);
+        self.b.select(small, near, far)
+    }
+
+    /// `erfcf`: `(1 - x) - x·E(x²)` below 0.5 in magnitude; above,
+    /// `erfc|x|`, and `2 - erfc|x|` for negative `x`.
+    pub(super) fn erfc_f32(&mut self, x: Value) -> Value {
+        // (1 - x) - x·E: `1 - x` is exact for |x| <= 1/2.
+        let e = self.erf_poly(x);
+        let nx = self.b.unary(Opcode::Fneg, x);
+        let one = self.c32(1.0);
+        let omx = self.b.fadd(one, nx);
+        let near = self.b.fma(nx, e, omx);
+        let a = self.b.unary(Opcode::Fabs, x);
+        let far = self.erfc_far(a, None);
+        let two = self.c32(2.0);
+        let reflected = self.b.binary(Opcode::Fsub, two, far);
+        let zero = self.c32(0.0);
+        let negative = self.b.fcmp(FloatCC::Olt, x, zero);
+        let far = self.b.select(negative, reflected, far);
+        let half = self.c32(0.5);
+        let small = self.b.fcmp(FloatCC::Olt, a, half);
+        self.b.select(small, near, far)
+    }
+
+    /// `normcdff`: `erfc(y)/2` with `y = -x/√2`. The product is rounded,
+    /// and `erfc` magnifies a relative error of its argument by about
+    /// `2y²` (200 at the far end), so the part the rounding dropped,
+    /// `δ = fma(x, -c_hi, -y) - x·c_lo`, goes into the result as a first
+    /// order correction. `x` is clamped to `[-20, 20]` first (the results
+    /// there are 0 and 1 in `float`), which keeps `δ` finite.
+    pub(super) fn normcdf_f32(&mut self, x: Value) -> Value {
+        let lim = self.c32(20.0);
+        let over = self.b.fcmp(FloatCC::Ogt, x, lim);
+        let x = self.b.select(over, lim, x);
+        let nlim = self.c32(-20.0);
+        let under = self.b.fcmp(FloatCC::Olt, x, nlim);
+        let x = self.b.select(under, nlim, x);
+
+        let c_hi = self.c32(-SQRT_HALF_HI);
+        let y = self.b.fmul(x, c_hi);
+        let ny = self.b.unary(Opcode::Fneg, y);
+        let d = self.b.fma(x, c_hi, ny);
+        let c_lo = self.c32(-SQRT_HALF_LO);
+        let delta = self.b.fma(x, c_lo, d);
+
+        // |y| < 0.5: (1 - erf(y + δ))/2 = (1/2 - y/2) - (y/2)·E(y²) - δ/√π
+        // (`1/2 - y/2` is exact).
+        let half = self.c32(0.5);
+        let e = self.erf_poly(y);
+        let nhy = self.b.fmul(ny, half);
+        let base = self.b.fadd(half, nhy);
+        let near = self.b.fma(nhy, e, base);
+        let k = self.c32(-0.5 * TWO_OVER_SQRT_PI);
+        let near = self.b.fma(delta, k, near);
+
+        // Otherwise erfc(|y| ± δ)/2, reflected for negative y.
+        let a = self.b.unary(Opcode::Fabs, y);
+        let zero = self.c32(0.0);
+        let negative = self.b.fcmp(FloatCC::Olt, y, zero);
+        let ndelta = self.b.unary(Opcode::Fneg, delta);
+        let shift = self.b.select(negative, ndelta, delta);
+        let far = self.erfc_far(a, Some(shift));
+        let far = self.b.fmul(far, half);
+        let one = self.c32(1.0);
+        let reflected = self.b.binary(Opcode::Fsub, one, far);
+        let far = self.b.select(negative, reflected, far);
+        let small = self.b.fcmp(FloatCC::Olt, a, half);
+        self.b.select(small, near, far)
+    }
+}
