@@ -2,7 +2,8 @@
 //! `cargo bench --bench growth [-- FAMILY...]`.
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
-//! `indexing`, `mixed`, `helpers`, `calls`; all by default) it times every
+//! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `calls`;
+//! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
 //! near 1 is linear growth; 2 is quadratic. `KERNELC_GROWTH_MAX=N` sets the
@@ -177,6 +178,12 @@ fn main() {
         "helpers (2 calls each)",
         sizes(16, max / 64),
         Box::new(|h| gen::helpers(h, 2 * h)),
+    ));
+    families.push((
+        "rewrites",
+        "statements (one long block, one long loop body)",
+        sizes(1_000, max / 2),
+        Box::new(gen::rewrites),
     ));
     families.push((
         "calls",

@@ -167,6 +167,29 @@ pub fn helpers(helpers: usize, calls: usize) -> String {
     s
 }
 
+/// A kernel whose passes rewrite many places of one long block: half the
+/// statements divide loaded values by constants in straight-line code
+/// (`divconst` expands each division in place, `load-elim` forwards the
+/// repeated loads), the other half are loop-invariant products in one
+/// loop body (`licm` moves them all to the preheader). Passes that edit
+/// such a block one instruction at a time, each edit a scan of the block,
+/// grow quadratically here.
+pub fn rewrites(statements: usize) -> String {
+    let half = statements / 2;
+    let mut s = String::with_capacity(statements * 48 + 512);
+    s.push_str("extern \"C\" __global__ void rewrites(int* out, const int* in, const float* x, float a, float b, int n)\n{\n");
+    s.push_str("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    int acc = 0;\n");
+    for j in 0..half {
+        let _ = writeln!(s, "    acc += in[i + {}] / {};", j % 64, j % 29 + 3);
+    }
+    s.push_str("    float f = 0.0f;\n    for (int t = 0; t < n; ++t) {\n");
+    for j in 0..statements - half {
+        let _ = writeln!(s, "        f += x[t] * (a * {j}.0f + b);");
+    }
+    s.push_str("    }\n    out[i] = acc + (int)f;\n}\n");
+    s
+}
+
 /// The samples shipped in `samples/`, as (name, source). The benchmarks
 /// compile for sm_90, so a sample whose `// kernelc-target:` line names an
 /// architecture-specific target (`sm_90a`, `sm_100a`: wgmma, tcgen05) is

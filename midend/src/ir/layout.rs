@@ -38,7 +38,8 @@ impl LayoutEdits {
         self.after.entry(at).or_default().push(inst);
     }
 
-    /// Takes `inst` out of its block (it stays in the data-flow graph).
+    /// Takes `inst` out of its block (it stays in the data-flow graph). An
+    /// instruction removed and inserted elsewhere by the same edits moves.
     pub fn remove(&mut self, inst: Inst) {
         self.removed.insert(inst);
     }
@@ -210,6 +211,11 @@ impl Layout {
         let mut blocks: Vec<Block> = anchors.filter_map(|&i| self.inst_block(i)).collect();
         blocks.sort_unstable();
         blocks.dedup();
+        // Unplaced first: a removed instruction may be placed again
+        // elsewhere (moved), and the sweep below places it.
+        for &i in &edits.removed {
+            self.inst_block[i] = None.into();
+        }
         for b in blocks {
             let old = std::mem::take(&mut self.block_insts[b]);
             let mut out = Vec::with_capacity(old.len());
@@ -228,9 +234,6 @@ impl Layout {
                 self.inst_block[i] = b.into();
             }
             self.block_insts[b] = out;
-        }
-        for &i in &edits.removed {
-            self.inst_block[i] = None.into();
         }
     }
 
@@ -268,5 +271,76 @@ impl Layout {
         self.blocks
             .iter()
             .flat_map(move |&b| self.block_insts[b].iter().map(move |&i| (b, i)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    fn i(n: usize) -> Inst {
+        Inst::new(n)
+    }
+
+    /// Two blocks: b0 = [0, 1, 2, 3], b1 = [4, 5].
+    fn two_blocks() -> (Layout, Block, Block) {
+        let mut l = Layout::new();
+        let (b0, b1) = (Block::new(0), Block::new(1));
+        l.append_block(b0);
+        l.append_block(b1);
+        for n in 0..4 {
+            l.append_inst(i(n), b0);
+        }
+        for n in 4..6 {
+            l.append_inst(i(n), b1);
+        }
+        (l, b0, b1)
+    }
+
+    #[test]
+    fn edits_match_one_by_one_changes() {
+        let (mut batch, b0, b1) = two_blocks();
+        let (mut single, ..) = two_blocks();
+        let mut e = LayoutEdits::default();
+        // New 10 and 11 before 2 (in that order), 12 after 3, 13 before 5;
+        // 1 removed; 0 moved before 5 (after 13).
+        e.insert_before(i(10), i(2));
+        e.insert_before(i(11), i(2));
+        e.insert_after(i(12), i(3));
+        e.insert_before(i(13), i(5));
+        e.remove(i(1));
+        e.remove(i(0));
+        e.insert_before(i(0), i(5));
+        batch.apply(e);
+
+        single.insert_inst_before(i(10), i(2));
+        single.insert_inst_before(i(11), i(2));
+        single.append_inst(i(12), b0);
+        single.insert_inst_before(i(13), i(5));
+        single.remove_inst(i(1));
+        single.remove_inst(i(0));
+        single.insert_inst_before(i(0), i(5));
+
+        assert_eq!(batch.block_insts(b0), &[i(10), i(11), i(2), i(3), i(12)]);
+        assert_eq!(batch.block_insts(b1), &[i(4), i(13), i(0), i(5)]);
+        assert_eq!(batch, single);
+        assert_eq!(batch.inst_block(i(0)), Some(b1));
+        assert_eq!(batch.inst_block(i(1)), None);
+        assert_eq!(batch.inst_block(i(12)), Some(b0));
+    }
+
+    #[test]
+    fn a_removed_anchor_still_places_its_insertions() {
+        let (mut l, b0, _) = two_blocks();
+        let mut e = LayoutEdits::default();
+        e.insert_before(i(7), i(1));
+        e.insert_after(i(8), i(1));
+        e.remove(i(1));
+        l.apply(e);
+        assert_eq!(l.block_insts(b0), &[i(0), i(7), i(8), i(2), i(3)]);
+        let untouched = l.clone();
+        l.apply(LayoutEdits::default());
+        assert_eq!(l, untouched);
     }
 }

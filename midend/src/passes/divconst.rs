@@ -79,11 +79,15 @@
 //! Division by `0`, `1` and `-1`, and by the most negative value, are left
 //! alone (`fold` handles `/ 1`; the others are undefined or rare in C).
 
-use crate::ir::{Function, Inst, InstData, IntCC, Opcode, Type, Value};
+use crate::ir::{Function, Inst, InstData, IntCC, LayoutEdits, Opcode, Type, Value};
 
 /// The pass-table entry; returns whether anything was rewritten.
 pub fn expand_const_division(func: &mut Function) -> bool {
     let mut changed = false;
+    // The expansions go in at once at the end: placing each instruction
+    // on its own costs a scan of its block, quadratic in a long block of
+    // divisions.
+    let mut edits = LayoutEdits::default();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         let InstData::Binary { opcode, args } = func.dfg.insts[inst] else {
@@ -105,14 +109,19 @@ pub fn expand_const_division(func: &mut Function) -> bool {
             continue;
         }
         let result = func.dfg.inst_results(inst)[0];
-        let mut b = Emitter { func, before: inst };
+        let mut b = Emitter {
+            func,
+            before: inst,
+            edits: &mut edits,
+        };
         let Some(new) = rewrite(&mut b, opcode, x, ty, d) else {
             continue;
         };
         func.dfg.change_to_alias(result, new);
-        func.layout.remove_inst(inst);
+        edits.remove(inst);
         changed = true;
     }
+    func.layout.apply(edits);
     if changed {
         func.dfg.resolve_all_aliases();
     }
@@ -395,12 +404,13 @@ fn signed_by_constant(b: &mut Emitter, rem: bool, x: Value, ty: Type, d: i64) ->
 struct Emitter<'f> {
     func: &'f mut Function,
     before: Inst,
+    edits: &'f mut LayoutEdits,
 }
 
 impl Emitter<'_> {
     fn place(&mut self, data: InstData, ty: Type) -> Value {
         let inst = self.func.dfg.make_inst(data, &[ty]);
-        self.func.layout.insert_inst_before(inst, self.before);
+        self.edits.insert_before(inst, self.before);
         self.func.spans[inst] = self.func.spans[self.before];
         self.func.dfg.inst_results(inst)[0]
     }

@@ -26,7 +26,7 @@
 //! load hoisted out of an inner loop can continue out of the outer one.
 
 use crate::analysis::DominatorTree;
-use crate::ir::{Block, BlockCall, Function, Inst, InstData, ValueDef};
+use crate::ir::{Block, BlockCall, Function, Inst, InstData, LayoutEdits, ValueDef};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -108,10 +108,13 @@ fn hoist_round(func: &mut Function) -> bool {
         let Some(term) = func.layout.last_inst(pre) else {
             continue;
         };
+        // Moved in one sweep per block touched.
+        let mut edits = LayoutEdits::default();
         for load in candidates {
-            func.layout.remove_inst(load);
-            func.layout.insert_inst_before(load, term);
+            edits.remove(load);
+            edits.insert_before(load, term);
         }
+        func.layout.apply(edits);
         return true;
     }
     false

@@ -28,7 +28,7 @@
 //! walk may move it again.
 
 use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
-use crate::ir::{Block, Function, Inst, InstData, Value, ValueDef};
+use crate::ir::{Block, Function, Inst, InstData, LayoutEdits, Value, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Whether `data` may run at another place and time with the same result
@@ -126,10 +126,14 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
             .layout
             .last_inst(pre)
             .expect("a preheader ends in a jump");
+        // One sweep per block touched (moving them one by one cost a scan
+        // of the body and of the preheader each).
+        let mut edits = LayoutEdits::default();
         for inst in to_move {
-            func.layout.remove_inst(inst);
-            func.layout.insert_inst_before(inst, term);
+            edits.remove(inst);
+            edits.insert_before(inst, term);
         }
+        func.layout.apply(edits);
         changed = true;
     }
     func.layout.insert_blocks_before(&made);

@@ -187,15 +187,15 @@ fn find_replacements(
     let mut out_state: FxHashMap<Block, Vec<Available>> = FxHashMap::default();
     let mut replaced: Vec<(Inst, Value)> = Vec::new();
     let mut dead_stores: Vec<Inst> = Vec::new();
-    // Replacement values may themselves be loads that were replaced.
-    let resolve = |replaced: &[(Inst, Value)], v: Value| {
+    // Replacement values may themselves be loads that were replaced: the
+    // result of each replaced load, and what replaces it (a map; scanning
+    // `replaced` per access was quadratic in a long block of loads).
+    let mut by_result: FxHashMap<Value, Value> = FxHashMap::default();
+    let resolve = |by_result: &FxHashMap<Value, Value>, v: Value| {
         let mut v = v;
-        for _ in 0..replaced.len() + 1 {
-            match replaced
-                .iter()
-                .find(|(i, _)| func.dfg.first_result(*i) == Some(v))
-            {
-                Some(&(_, to)) => v = to,
+        for _ in 0..by_result.len() + 1 {
+            match by_result.get(&v) {
+                Some(&to) => v = to,
                 None => break,
             }
         }
@@ -223,7 +223,11 @@ fn find_replacements(
                         .iter()
                         .find(|a| a.ty == *ty && aa.must_alias(a.inst, inst))
                     {
-                        Some(a) => replaced.push((inst, resolve(&replaced, a.value))),
+                        Some(a) => {
+                            let to = resolve(&by_result, a.value);
+                            by_result.insert(res, to);
+                            replaced.push((inst, to));
+                        }
                         None => avail.push(Available {
                             inst,
                             ty: *ty,
@@ -232,7 +236,7 @@ fn find_replacements(
                     }
                 }
                 InstData::Store { value, flags, .. } => {
-                    let stored = resolve(&replaced, *value);
+                    let stored = resolve(&by_result, *value);
                     let ty = func.dfg.value_type(*value);
                     // Values in the list are already resolved.
                     let holds_already = !flags.volatile
@@ -248,7 +252,7 @@ fn find_replacements(
                         avail.push(Available {
                             inst,
                             ty: func.dfg.value_type(*value),
-                            value: resolve(&replaced, *value),
+                            value: resolve(&by_result, *value),
                         });
                     }
                 }
