@@ -2,7 +2,7 @@
 //! `cargo bench --bench growth [-- FAMILY...]`.
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
-//! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `calls`;
+//! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`, `calls`;
 //! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
@@ -184,6 +184,12 @@ fn main() {
         "statements (one long block, one long loop body)",
         sizes(1_000, max / 2),
         Box::new(gen::rewrites),
+    ));
+    families.push((
+        "fan-in",
+        "statements (switch cases, then loop exits)",
+        sizes(1_000, max / 2),
+        Box::new(gen::fan_in),
     ));
     families.push((
         "calls",

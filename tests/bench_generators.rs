@@ -26,6 +26,8 @@ fn generated_kernels_compile_and_assemble() {
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated rewrites");
     // The divisions by constants are expanded (no `div` left).
     assert!(!ptx.contains("div.s32"), "{ptx}");
+    let ptx = p::whole(&gen::fan_in(40), &opts);
+    common::assert_ptxas_accepts(&ptx, "sm_90", "generated fan-in");
     let ptx = p::whole(&gen::helpers(5, 12), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated helpers");
     // Every call site's space is proved, so helper clones read shared and

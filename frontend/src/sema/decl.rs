@@ -695,6 +695,7 @@ impl Checker {
         let ty = c.as_ref().map_or(CType::INT, |c| c.ty.clone());
         self.switches.push(SwitchCtx {
             cases: Vec::new(),
+            case_spans: Default::default(),
             default: None,
             labels: 0,
         });
@@ -713,12 +714,13 @@ impl Checker {
                     let label = ctx.labels;
                     ctx.labels += 1;
                     if let Some(v) = v.map(|v| wrap(v, &ty)) {
-                        if let Some(&(_, _, prev)) = ctx.cases.iter().find(|c| c.0 == v) {
+                        if let Some(&prev) = ctx.case_spans.get(&v) {
                             self.diags.push(
                                 Diagnostic::error(s.span, format!("duplicate `case` value {v}"))
                                     .with_label(prev, "previous `case` here"),
                             );
                         } else {
+                            ctx.case_spans.insert(v, s.span);
                             ctx.cases.push((v, label, s.span));
                         }
                     }

@@ -66,6 +66,8 @@ pub(crate) enum Binding {
 /// The `switch` being checked: its controlling type and labels so far.
 struct SwitchCtx {
     cases: Vec<(i128, u32, Span)>,
+    /// The span of each value's `case`, to find a duplicate at once.
+    case_spans: FxHashMap<i128, Span>,
     default: Option<(u32, Span)>,
     labels: u32,
 }

@@ -1,11 +1,23 @@
-//! Dominators, by the iterative algorithm of Cooper, Harvey and Kennedy
-//! ("A Simple, Fast Dominance Algorithm", 2001).
+//! Dominators, by the Semi-NCA algorithm (Georgiadis, Tarjan and Werneck,
+//! "Finding Dominators in Practice", 2006).
 //!
 //! Block `a` dominates `b` when every path from the entry to `b` passes
-//! through `a`. The algorithm numbers blocks in reverse post-order, then
-//! repeatedly sets each block's immediate dominator to the common ancestor
-//! (in the tree built so far) of its already-processed predecessors, until
-//! nothing changes. Unreachable blocks have no dominator and dominate nothing.
+//! through `a`. A depth-first walk numbers the blocks in preorder and
+//! records each one's parent in the walk. The *semidominator* of `w` is
+//! the smallest-numbered block from which a path reaches `w` through
+//! blocks numbered above `w` only; walking the blocks from the last to the
+//! first, it is the smallest semidominator found along the already-walked
+//! ancestors of each predecessor (a forest with path compression keeps
+//! those queries cheap). The immediate dominator is then the nearest
+//! common ancestor, in the dominator tree built so far in preorder, of the
+//! parent and the semidominator: start from the parent and climb while
+//! above the semidominator. Unreachable blocks have no dominator and
+//! dominate nothing.
+//!
+//! (The iterative algorithm of Cooper, Harvey and Kennedy, used before,
+//! walks up the partial tree from every predecessor: quadratic on a
+//! `switch` of thousands of cases, whose exit block has a predecessor at
+//! every depth of the chain of case tests.)
 
 use crate::ir::{Block, Function};
 use cranelift_entity::packed_option::PackedOption;
@@ -56,38 +68,10 @@ impl DominatorTree {
         succs: impl Fn(Block) -> S,
     ) -> DominatorTree {
         let mut tree = DominatorTree::default();
-        tree.compute_rpo(entry, &succs);
-        // Predecessors of the block at `rpo[i]`, flat as the children are.
-        let n = tree.rpo.len();
-        let mut edges: Vec<(u32, Block)> = Vec::with_capacity(n * 2);
-        for &b in &tree.rpo {
-            for &s in succs(b).as_ref() {
-                edges.push((tree.rpo_number[s] - 1, b));
-            }
-        }
-        let (pred_start, pred_list) = group_by_index(n, &edges);
-        tree.idom[entry] = entry.into();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (i, &b) in tree.rpo.iter().enumerate().skip(1) {
-                let mut new_idom: Option<Block> = None;
-                for &p in &pred_list[pred_start[i] as usize..pred_start[i + 1] as usize] {
-                    if tree.idom[p].is_none() {
-                        continue; // not processed yet (or unreachable)
-                    }
-                    new_idom = Some(match new_idom {
-                        None => p,
-                        Some(cur) => tree.intersect(p, cur),
-                    });
-                }
-                if let Some(d) = new_idom {
-                    if tree.idom[b].expand() != Some(d) {
-                        tree.idom[b] = d.into();
-                        changed = true;
-                    }
-                }
-            }
+        let walk = tree.compute_rpo(entry, &succs);
+        let idom = semi_nca(&walk);
+        for (i, &d) in idom.iter().enumerate() {
+            tree.idom[walk.vertex[i]] = walk.vertex[d as usize].into();
         }
         tree.number_tree(entry);
         tree
@@ -140,20 +124,39 @@ impl DominatorTree {
         &self.preorder
     }
 
-    /// Depth-first post-order without recursion (kernels can be long).
-    fn compute_rpo<S: AsRef<[Block]>>(&mut self, entry: Block, succs: &impl Fn(Block) -> S) {
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
+    /// One depth-first walk without recursion (kernels can be long): the
+    /// reverse post-order goes into the tree; the preorder, the walk's
+    /// parents and the predecessors (by preorder number) come back for
+    /// [`semi_nca`].
+    fn compute_rpo<S: AsRef<[Block]>>(
+        &mut self,
+        entry: Block,
+        succs: &impl Fn(Block) -> S,
+    ) -> Walk {
+        // Preorder number plus one (0 = not reached yet).
+        let mut pre: SecondaryMap<Block, u32> = SecondaryMap::new();
+        let mut walk = Walk {
+            vertex: vec![entry],
+            parent: vec![0],
+            pred_start: Vec::new(),
+            pred_list: Vec::new(),
+        };
+        let mut edges: Vec<(u32, u32)> = Vec::new();
         let mut post = Vec::new();
         // Each frame: a block, its successors, and how many were explored.
         let mut stack: Vec<(Block, S, usize)> = vec![(entry, succs(entry), 0)];
-        visited[entry] = true;
+        pre[entry] = 1;
         while let Some((b, out, next)) = stack.last_mut() {
             if let Some(&s) = out.as_ref().get(*next) {
                 *next += 1;
-                if !visited[s] {
-                    visited[s] = true;
+                let from = pre[*b] - 1;
+                if pre[s] == 0 {
+                    pre[s] = walk.vertex.len() as u32 + 1;
+                    walk.vertex.push(s);
+                    walk.parent.push(from);
                     stack.push((s, succs(s), 0));
                 }
+                edges.push((pre[s] - 1, from));
             } else {
                 post.push(*b);
                 stack.pop();
@@ -164,18 +167,8 @@ impl DominatorTree {
             self.rpo_number[b] = i as u32 + 1;
         }
         self.rpo = post;
-    }
-
-    fn intersect(&self, mut a: Block, mut b: Block) -> Block {
-        while a != b {
-            while self.rpo_number[a] > self.rpo_number[b] {
-                a = self.idom[a].expand().expect("processed block has an idom");
-            }
-            while self.rpo_number[b] > self.rpo_number[a] {
-                b = self.idom[b].expand().expect("processed block has an idom");
-            }
-        }
-        a
+        (walk.pred_start, walk.pred_list) = group_pairs(walk.vertex.len(), &edges);
+        walk
     }
 
     /// Reachable blocks, entry first, each after all its dominators.
@@ -204,6 +197,95 @@ impl DominatorTree {
 /// `(index, block)` pairs (each index below `n`) as one flat list grouped by
 /// index, keeping the pairs' order within a group: the group of index `i`
 /// is `list[start[i]..start[i + 1]]`.
+/// The depth-first walk [`semi_nca`] needs, every block named by its
+/// preorder number.
+struct Walk {
+    /// The block of each preorder number (the entry is 0).
+    vertex: Vec<Block>,
+    /// The walk's parent of each block (the entry's is itself).
+    parent: Vec<u32>,
+    /// The predecessors of block `i`:
+    /// `pred_list[pred_start[i]..pred_start[i + 1]]`.
+    pred_start: Vec<u32>,
+    pred_list: Vec<u32>,
+}
+
+/// The immediate dominator of every block of `walk`, by preorder number
+/// (the entry's is itself).
+fn semi_nca(walk: &Walk) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let n = walk.vertex.len();
+    // semi[i]: the semidominator found so far. The forest of walked blocks
+    // links each to its parent; `label[i]` is the block of smallest
+    // semidominator on the compressed path from `i` up to its root.
+    let mut semi: Vec<u32> = (0..n as u32).collect();
+    let mut label: Vec<u32> = (0..n as u32).collect();
+    let mut ancestor: Vec<u32> = vec![NONE; n];
+    let mut path: Vec<u32> = Vec::new();
+    for w in (1..n).rev() {
+        let preds = &walk.pred_list[walk.pred_start[w] as usize..walk.pred_start[w + 1] as usize];
+        for &v in preds {
+            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
+            if semi[u as usize] < semi[w] {
+                semi[w] = semi[u as usize];
+            }
+        }
+        ancestor[w] = walk.parent[w];
+    }
+    let mut idom = walk.parent.clone();
+    for w in 1..n {
+        let mut d = idom[w];
+        while d > semi[w] {
+            d = idom[d as usize];
+        }
+        idom[w] = d;
+    }
+    idom
+}
+
+/// The block of smallest semidominator on the forest path from `v` up to
+/// (not including) its root, compressing the path on the way (without
+/// recursion: the path can be thousands of blocks long).
+fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>) -> u32 {
+    const NONE: u32 = u32::MAX;
+    if ancestor[v as usize] == NONE {
+        return v;
+    }
+    // Climb to the block just below the root, then fold the labels down.
+    path.clear();
+    let mut x = v;
+    while ancestor[ancestor[x as usize] as usize] != NONE {
+        path.push(x);
+        x = ancestor[x as usize];
+    }
+    while let Some(y) = path.pop() {
+        let a = ancestor[y as usize] as usize;
+        if semi[label[a] as usize] < semi[label[y as usize] as usize] {
+            label[y as usize] = label[a];
+        }
+        ancestor[y as usize] = ancestor[a];
+    }
+    label[v as usize]
+}
+
+/// [`group_by_index`] for preorder numbers.
+fn group_pairs(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for &(i, _) in pairs {
+        start[i as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; pairs.len()];
+    for &(i, b) in pairs {
+        list[fill[i as usize] as usize] = b;
+        fill[i as usize] += 1;
+    }
+    (start, list)
+}
+
 fn group_by_index(n: usize, pairs: &[(u32, Block)]) -> (Vec<u32>, Vec<Block>) {
     let mut start = vec![0u32; n + 1];
     for &(i, _) in pairs {

@@ -95,10 +95,19 @@ impl LoopAnalysis {
                     );
                 }
             }
-            let mut exits = Vec::new();
+            let mut exits: Vec<(Block, Block)> = Vec::new();
             for &b in &blocks {
                 for s in func.successors(b) {
-                    if !blocks.contains(&s) && !exits.contains(&(b, s)) {
+                    // A block's exits are pushed together: a duplicate edge
+                    // (a `brif` with both sides on one block) is among them
+                    // (searching every exit was quadratic in a loop with
+                    // thousands of `break`s).
+                    let repeated = exits
+                        .iter()
+                        .rev()
+                        .take_while(|e| e.0 == b)
+                        .any(|e| e.1 == s);
+                    if !blocks.contains(&s) && !repeated {
                         exits.push((b, s));
                     }
                 }

@@ -178,8 +178,11 @@ fn find_replacements(
     let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &b in domtree.reverse_post_order() {
         for s in func.successors(b) {
+            // A block's own edges come together: one look back drops a
+            // second edge to the same successor (`contains` was quadratic
+            // in a block of thousands of predecessors).
             let list = preds.entry(s).or_default();
-            if !list.contains(&b) {
+            if list.last() != Some(&b) {
                 list.push(b);
             }
         }

@@ -66,8 +66,8 @@
 //! - In a reachable block, every use is dominated by its definition
 //!   (`use of vN is not dominated by its definition`). A block parameter is
 //!   defined at the start of its block; a result right after its instruction.
-//!   Dominators come from Cooper, Harvey and Kennedy's iterative algorithm over
-//!   the CFG from the entry block.
+//!   Dominators come from the Semi-NCA algorithm (`analysis/dominators.rs`)
+//!   over the CFG from the entry block.
 //! - In an unreachable block the check is lenient: only a definition in the
 //!   same block must come before the use. (Passes may leave dead blocks behind
 //!   until CFG cleanup; nothing runs them.)
