@@ -302,3 +302,97 @@ fn group_by_index(n: usize, pairs: &[(u32, Block)]) -> (Vec<u32>, Vec<Block>) {
     }
     (start, list)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+    use proptest::prelude::*;
+
+    /// Dominators by definition: `a` dominates `b` when `b` cannot be
+    /// reached from the entry with `a` removed.
+    fn brute_dominates(n: usize, succ: &[Vec<usize>], a: usize, b: usize) -> bool {
+        let reach = |skip: Option<usize>| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![];
+            if skip != Some(0) {
+                seen[0] = true;
+                stack.push(0);
+            }
+            while let Some(x) = stack.pop() {
+                for &s in &succ[x] {
+                    if Some(s) != skip && !seen[s] {
+                        seen[s] = true;
+                        stack.push(s);
+                    }
+                }
+            }
+            seen
+        };
+        let all = reach(None);
+        all[a] && all[b] && (a == b || !reach(Some(a))[b])
+    }
+
+    fn check(n: usize, succ: &[Vec<usize>]) {
+        let blocks: Vec<Block> = (0..n).map(Block::new).collect();
+        let tree = DominatorTree::with_successors(blocks[0], |b| {
+            succ[b.index()]
+                .iter()
+                .map(|&s| blocks[s])
+                .collect::<Vec<_>>()
+        });
+        for a in 0..n {
+            for b in 0..n {
+                assert_eq!(
+                    tree.dominates(blocks[a], blocks[b]),
+                    brute_dominates(n, succ, a, b),
+                    "{a} dom {b} in {succ:?}"
+                );
+            }
+            // The immediate dominator is the closest strict dominator.
+            if let Some(d) = tree.idom(blocks[a]) {
+                let d = d.index();
+                assert!(brute_dominates(n, succ, d, a) && d != a);
+                for c in 0..n {
+                    if c != a && brute_dominates(n, succ, c, a) {
+                        assert!(
+                            brute_dominates(n, succ, c, d),
+                            "{succ:?}: idom({a}) = {d}, {c}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn switch_chain_and_loop_exits() {
+        // 0 tests 1..: test k branches to case k and to test k + 1; every
+        // case jumps to the exit (the last block).
+        let cases = 40;
+        let exit = 2 * cases + 1;
+        let mut succ = vec![vec![]; exit + 1];
+        for k in 0..cases {
+            succ[2 * k].extend([2 * k + 1, 2 * k + 2]);
+            succ[2 * k + 1].push(exit);
+        }
+        succ[2 * cases].push(exit);
+        check(exit + 1, &succ);
+        // An irreducible pair entered from both sides, and a self loop.
+        check(5, &[vec![1, 2], vec![2, 3], vec![1, 4], vec![3, 4], vec![]]);
+    }
+
+    proptest! {
+        #[test]
+        fn semi_nca_matches_the_definition(
+            n in 2usize..14,
+            edges in proptest::collection::vec((0usize..14, 0usize..14), 0..40),
+        ) {
+            let mut succ = vec![vec![]; n];
+            for (a, b) in edges {
+                succ[a % n].push(b % n);
+            }
+            check(n, &succ);
+        }
+    }
+}
