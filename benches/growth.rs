@@ -2,7 +2,8 @@
 //! `cargo bench --bench growth [-- FAMILY...]`.
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
-//! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`, `calls`;
+//! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`,
+//! `globals`, `calls`;
 //! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
@@ -190,6 +191,12 @@ fn main() {
         "statements (switch cases, then loop exits)",
         sizes(1_000, max / 2),
         Box::new(gen::fan_in),
+    ));
+    families.push((
+        "globals",
+        "__constant__ arrays (one load each)",
+        sizes(1_000, max / 4),
+        Box::new(gen::globals),
     ));
     families.push((
         "calls",

@@ -214,6 +214,27 @@ pub fn fan_in(statements: usize) -> String {
     s
 }
 
+/// A kernel that reads `arrays` `__constant__` arrays, one load each, in
+/// one block: many module variables and many loads from distinct bases
+/// (value numbering keys, the loads remembered as available, the window
+/// of vector grouping, the checker's variable names).
+pub fn globals(arrays: usize) -> String {
+    let mut s = String::with_capacity(arrays * 80 + 256);
+    for j in 0..arrays {
+        let _ = writeln!(
+            s,
+            "__constant__ float c{j}[4] = {{1.0f, 2.0f, 3.0f, {j}.0f}};"
+        );
+    }
+    s.push_str("extern \"C\" __global__ void globals(float* out, const int* sel)\n{\n");
+    s.push_str("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float acc = 0.0f;\n");
+    for j in 0..arrays {
+        let _ = writeln!(s, "    acc += c{j}[sel[i] & 3];");
+    }
+    s.push_str("    out[i] = acc;\n}\n");
+    s
+}
+
 /// The samples shipped in `samples/`, as (name, source). The benchmarks
 /// compile for sm_90, so a sample whose `// kernelc-target:` line names an
 /// architecture-specific target (`sm_90a`, `sm_100a`: wgmma, tcgen05) is

@@ -33,6 +33,10 @@ use super::{mem_ty, Isel, IselResult};
 use crate::minst::{MInst, Operand};
 use midend::ir::{Block, Inst, InstData, MemFlags, Opcode, Type, Value};
 
+/// How many instructions after an access [`Isel::group_from`] looks through
+/// for the other lanes of its vector.
+const VECTOR_WINDOW: usize = 512;
+
 /// A group of accesses combined into one vector access.
 #[derive(Clone, Debug)]
 pub(super) struct VecGroup {
@@ -134,7 +138,10 @@ impl Isel<'_> {
         // Offsets found so far: members[k] is at off0 + k * size.
         let mut members: Vec<Option<Inst>> = vec![Some(insts[i]), None, None, None];
         let most = (16 / size).min(4) as usize;
-        for &inst in &insts[i + 1..] {
+        // Members are looked for among the next VECTOR_WINDOW instructions:
+        // without a bound, a long block of loads from different bases was
+        // scanned to its end from every load (quadratic).
+        for &inst in insts[i + 1..].iter().take(VECTOR_WINDOW) {
             let data = &self.func.dfg.insts[inst];
             if self.vec_member.contains_key(&inst) {
                 break;
@@ -146,6 +153,9 @@ impl Isel<'_> {
                     if is_load {
                         if exact && members[k as usize].is_none() {
                             members[k as usize] = Some(inst);
+                            if members[..most].iter().all(Option::is_some) {
+                                break;
+                            }
                         }
                         continue;
                     }

@@ -567,7 +567,7 @@ impl Checker {
             let base = format!("{}${}", self.fn_name, v.name);
             let mut name = base.clone();
             let mut n = 2;
-            while self.globals.iter().any(|g| g.name == name) {
+            while self.global_index.contains_key(&name) {
                 name = format!("{base}${n}");
                 n += 1;
             }
@@ -615,9 +615,10 @@ impl Checker {
             }
             dynamic = true;
             if let Some(i) = self
-                .globals
-                .iter()
-                .position(|g| g.name == name && g.dynamic)
+                .global_index
+                .get(&name)
+                .copied()
+                .filter(|&i| self.globals[i].dynamic)
             {
                 // Every `extern __shared__` array is the same memory.
                 self.bind(&v.name, Binding::Global(GlobalId(i as u32)), v.name_span);
@@ -659,11 +660,12 @@ impl Checker {
             self.error(v.name_span, format!("variable `{}` needs a size", v.name));
             return;
         }
-        if self.by_name.contains_key(&name) || self.globals.iter().any(|g| g.name == name) {
+        if self.by_name.contains_key(&name) || self.global_index.contains_key(&name) {
             self.error(v.name_span, format!("redefinition of `{}`", v.name));
             return;
         }
         let id = GlobalId(self.globals.len() as u32);
+        self.global_index.insert(name.clone(), self.globals.len());
         self.globals.push(GlobalVar {
             name,
             ty,

@@ -85,6 +85,8 @@ pub(crate) struct Checker {
     /// Enumerators, file-scope constants and module variables.
     file_scope: Vec<(String, Binding, Span)>,
     globals: Vec<GlobalVar>,
+    /// The index of each module variable by name (names are unique).
+    global_index: FxHashMap<String, usize>,
     ret: CType,
     fn_name: String,
     /// Loops around the current statement (`continue` targets).
@@ -124,6 +126,7 @@ pub(crate) fn check_program(
         scopes: Vec::new(),
         file_scope: Vec::new(),
         globals: Vec::new(),
+        global_index: FxHashMap::default(),
         ret: CType::Void,
         fn_name: String::new(),
         loop_depth: 0,

@@ -50,6 +50,10 @@ impl Hash for Key {
         match &self.data {
             InstData::Iconst { imm, .. } => imm.hash(state),
             InstData::Fconst { value, .. } => value.to_bits().hash(state),
+            // Without operands the address's variable or slot is what tells
+            // them apart (thousands of `__constant__` arrays hashed alike).
+            InstData::GlobalAddr { gv } => gv.hash(state),
+            InstData::StackAddr { slot } => slot.hash(state),
             _ => {}
         }
         self.data.for_each_arg(|v| v.hash(state));

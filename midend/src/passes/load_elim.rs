@@ -95,6 +95,21 @@ fn eliminate_with(
     true
 }
 
+/// The most accesses a block remembers as available; past it the oldest is
+/// forgotten. Every load and store is compared with each remembered
+/// access, so without a bound a long block of loads from distinct places
+/// costs the square of its length.
+const MAX_AVAILABLE: usize = 256;
+
+/// Adds `a` to the accesses available, forgetting the oldest past
+/// [`MAX_AVAILABLE`].
+fn remember(avail: &mut Vec<Available>, a: Available) {
+    if avail.len() >= MAX_AVAILABLE {
+        avail.remove(0);
+    }
+    avail.push(a);
+}
+
 /// The most instructions [`from_dominator`] looks at for one join.
 const JOIN_SCAN_LIMIT: usize = 400;
 
@@ -231,11 +246,14 @@ fn find_replacements(
                             by_result.insert(res, to);
                             replaced.push((inst, to));
                         }
-                        None => avail.push(Available {
-                            inst,
-                            ty: *ty,
-                            value: res,
-                        }),
+                        None => remember(
+                            &mut avail,
+                            Available {
+                                inst,
+                                ty: *ty,
+                                value: res,
+                            },
+                        ),
                     }
                 }
                 InstData::Store { value, flags, .. } => {
@@ -252,11 +270,14 @@ fn find_replacements(
                     }
                     avail.retain(|a| !aa.may_alias(a.inst, inst));
                     if !flags.volatile {
-                        avail.push(Available {
-                            inst,
-                            ty: func.dfg.value_type(*value),
-                            value: resolve(&by_result, *value),
-                        });
+                        remember(
+                            &mut avail,
+                            Available {
+                                inst,
+                                ty: func.dfg.value_type(*value),
+                                value: resolve(&by_result, *value),
+                            },
+                        );
                     }
                 }
                 // Branches only pass values along; anything else with an effect
