@@ -191,10 +191,11 @@ pub fn rewrites(statements: usize) -> String {
 }
 
 /// A kernel with blocks of many predecessors or exits: a `switch` with
-/// half the statements as cases (its exit block is entered from every
-/// case, and the case tests form a chain as deep as the switch), then a
+/// half the statements as cases, each adding to a local array (its exit
+/// block is entered from every case, the case tests form a chain as deep
+/// as the switch, and `sroa` places the array's values at the exit), then a
 /// loop with the other half as `break`s (an exit edge each). Analyses that
-/// walk a chain per predecessor (dominators), or look each edge up in a
+/// walk a chain per predecessor (dominators, dominance frontiers), or look each edge up in a
 /// list of the others (loop exits, load forwarding, duplicate cases), grow
 /// quadratically here.
 pub fn fan_in(statements: usize) -> String {
@@ -202,11 +203,18 @@ pub fn fan_in(statements: usize) -> String {
     let mut s = String::with_capacity(statements * 48 + 512);
     s.push_str("extern \"C\" __global__ void fan_in(float* out, const float* in, const int* sel, int n)\n{\n");
     s.push_str("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float acc = 0.0f;\n");
+    s.push_str("    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n");
     s.push_str("    switch (sel[i]) {\n");
     for j in 0..half {
-        let _ = writeln!(s, "    case {j}: acc += in[i + {}]; break;", j % 64);
+        let _ = writeln!(
+            s,
+            "    case {j}: part[{}] += in[i + {}]; break;",
+            j % 4,
+            j % 64
+        );
     }
-    s.push_str("    }\n    for (int t = 0; t < n; ++t) {\n");
+    s.push_str("    }\n    acc = part[0] + part[1] + part[2] + part[3];\n");
+    s.push_str("    for (int t = 0; t < n; ++t) {\n");
     for j in 0..statements - half {
         let _ = writeln!(s, "        if (in[t + {}] > {j}.0f) break;", j % 64);
     }

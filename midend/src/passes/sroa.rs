@@ -435,10 +435,15 @@ fn frontiers(
         for &p in ps {
             let mut runner = p;
             while runner != idom {
+                // Joins are taken one at a time, so one already recorded
+                // here is the last entry; and the walk that recorded it went
+                // on up to `idom`, so this one can stop (walking on made a
+                // join of thousands of predecessors quadratic).
                 let list = df.entry(runner).or_default();
-                if !list.contains(&join) {
-                    list.push(join);
+                if list.last() == Some(&join) {
+                    break;
                 }
+                list.push(join);
                 match domtree.idom(runner) {
                     Some(up) => runner = up,
                     None => break,
