@@ -459,7 +459,7 @@ impl Checker {
         body: &ast::Stmt,
         span: Span,
     ) -> StmtKind {
-        self.scopes.push(Vec::new());
+        self.scopes.push(super::Scope::default());
         let r = self.range_for_inner(var, range, body, span);
         self.scopes.pop();
         r.unwrap_or(StmtKind::Empty)
@@ -551,7 +551,7 @@ impl Checker {
             rspan,
         );
         // The loop variable, declared in a scope of its own around the body.
-        self.scopes.push(Vec::new());
+        self.scopes.push(super::Scope::default());
         let decl = self.range_for_var(var, element, elem, elem_const);
         let body = self.loop_body(body);
         self.scopes.pop();

@@ -702,7 +702,7 @@ impl Checker {
             labels: 0,
         });
         self.break_depth += 1;
-        self.scopes.push(Vec::new());
+        self.scopes.push(super::Scope::default());
         let stmts: &[ast::Stmt] = match &body.kind {
             ast::StmtKind::Block(b) => &b.stmts,
             _ => std::slice::from_ref(body),

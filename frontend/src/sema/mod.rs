@@ -72,6 +72,36 @@ struct SwitchCtx {
     labels: u32,
 }
 
+/// One block scope: its bindings in declaration order, and the position of
+/// the latest binding of each name (finding a name was a scan of every
+/// name in scope, quadratic in a scope of thousands of names).
+#[derive(Default)]
+struct Scope {
+    names: Vec<(String, Binding)>,
+    index: FxHashMap<String, usize>,
+}
+
+impl Scope {
+    fn push(&mut self, name: &str, b: Binding) {
+        self.index.insert(name.to_string(), self.names.len());
+        self.names.push((name.to_string(), b));
+    }
+
+    /// The latest binding of `name` in this scope.
+    fn get(&self, name: &str) -> Option<&Binding> {
+        self.index.get(name).map(|&i| &self.names[i].1)
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut Binding> {
+        self.index.get(name).map(|&i| &mut self.names[i].1)
+    }
+
+    /// The bindings in declaration order.
+    fn iter(&self) -> std::slice::Iter<'_, (String, Binding)> {
+        self.names.iter()
+    }
+}
+
 /// Checker state: global function table plus per-function scopes.
 pub(crate) struct Checker {
     sigs: Vec<FnSig>,
@@ -81,9 +111,11 @@ pub(crate) struct Checker {
     /// Whether each local of the current function has been referenced.
     used: Vec<bool>,
     /// Block scopes of the current function, innermost last.
-    scopes: Vec<Vec<(String, Binding)>>,
+    scopes: Vec<Scope>,
     /// Enumerators, file-scope constants and module variables.
     file_scope: Vec<(String, Binding, Span)>,
+    /// The position in `file_scope` of the latest binding of each name.
+    file_index: FxHashMap<String, usize>,
     globals: Vec<GlobalVar>,
     /// The index of each module variable by name (names are unique).
     global_index: FxHashMap<String, usize>,
@@ -125,6 +157,7 @@ pub(crate) fn check_program(
         used: Vec::new(),
         scopes: Vec::new(),
         file_scope: Vec::new(),
+        file_index: FxHashMap::default(),
         globals: Vec::new(),
         global_index: FxHashMap::default(),
         ret: CType::Void,
@@ -332,7 +365,7 @@ impl Checker {
         self.goto_labels.clear();
         self.gotos.clear();
         self.used = Vec::new();
-        self.scopes = vec![Vec::new()];
+        self.scopes = vec![Scope::default()];
         self.ret = f.ret.clone();
         self.fn_name = f.name.clone();
         self.loop_depth = 0;
@@ -430,15 +463,11 @@ impl Checker {
     /// functions), reporting a redefinition in the same scope.
     fn bind(&mut self, name: &str, b: Binding, span: Span) {
         let prev = match self.scopes.last() {
-            Some(scope) => scope
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, b)| b.clone()),
+            Some(scope) => scope.get(name).cloned(),
             None => self
-                .file_scope
-                .iter()
-                .find(|(n, _, _)| n == name)
-                .map(|(_, b, _)| b.clone()),
+                .file_index
+                .get(name)
+                .map(|&i| self.file_scope[i].1.clone()),
         };
         if let Some(prev) = prev {
             let mut d = Diagnostic::error(span, format!("redefinition of `{name}`"));
@@ -451,8 +480,12 @@ impl Checker {
             self.diags.push(d);
         }
         match self.scopes.last_mut() {
-            Some(scope) => scope.push((name.to_string(), b)),
-            None => self.file_scope.push((name.to_string(), b, span)),
+            Some(scope) => scope.push(name, b),
+            None => {
+                self.file_index
+                    .insert(name.to_string(), self.file_scope.len());
+                self.file_scope.push((name.to_string(), b, span));
+            }
         }
     }
 
@@ -460,8 +493,8 @@ impl Checker {
     /// reference.
     fn rebind_as_ref(&mut self, name: &str, id: LocalId) {
         if let Some(scope) = self.scopes.last_mut() {
-            if let Some(b) = scope.iter_mut().rev().find(|(n, _)| n == name) {
-                b.1 = Binding::Ref(id);
+            if let Some(b) = scope.get_mut(name) {
+                *b = Binding::Ref(id);
             }
         }
     }
@@ -478,15 +511,13 @@ impl Checker {
         self.scopes
             .iter()
             .rev()
-            .flat_map(|s| s.iter().rev())
-            .map(|(n, b)| (n, b))
-            .chain(self.file_scope.iter().rev().map(|(n, b, _)| (n, b)))
-            .find(|(n, _)| *n == name)
-            .map(|(_, b)| b.clone())
+            .find_map(|s| s.get(name))
+            .or_else(|| self.file_index.get(name).map(|&i| &self.file_scope[i].1))
+            .cloned()
     }
 
     fn block(&mut self, b: &ast::Block) -> Block {
-        self.scopes.push(Vec::new());
+        self.scopes.push(Scope::default());
         let saved = std::mem::replace(&mut self.label_ok, false);
         let stmts = b.stmts.iter().map(|s| self.stmt(s)).collect();
         self.label_ok = saved;
@@ -733,7 +764,7 @@ impl Checker {
                 step,
                 body,
             } => {
-                self.scopes.push(Vec::new());
+                self.scopes.push(Scope::default());
                 let init = match init.as_deref() {
                     Some(ast::Stmt {
                         kind: A::Decl(vars),
