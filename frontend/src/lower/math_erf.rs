@@ -198,12 +198,7 @@ impl FunctionLowerer<'_, '_> {
     /// order correction. `x` is clamped to `[-20, 20]` first (the results
     /// there are 0 and 1 in `float`), which keeps `δ` finite.
     pub(super) fn normcdf_f32(&mut self, x: Value) -> Value {
-        let lim = self.c32(20.0);
-        let over = self.b.fcmp(FloatCC::Ogt, x, lim);
-        let x = self.b.select(over, lim, x);
-        let nlim = self.c32(-20.0);
-        let under = self.b.fcmp(FloatCC::Olt, x, nlim);
-        let x = self.b.select(under, nlim, x);
+        let x = self.clamp32(x, -20.0, 20.0);
 
         let c_hi = self.c32(-SQRT_HALF_HI);
         let y = self.b.fmul(x, c_hi);

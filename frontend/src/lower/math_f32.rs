@@ -123,6 +123,17 @@ impl FunctionLowerer<'_, '_> {
         self.b.iconst(Type::I32, v)
     }
 
+    /// `x` clamped to `[lo, hi]` by comparisons, so that NaN passes
+    /// through (`fmin`/`fmax` would turn it into a bound).
+    pub(super) fn clamp32(&mut self, x: Value, lo: f32, hi: f32) -> Value {
+        let h = self.c32(hi);
+        let over = self.b.fcmp(FloatCC::Ogt, x, h);
+        let x = self.b.select(over, h, x);
+        let l = self.c32(lo);
+        let under = self.b.fcmp(FloatCC::Olt, x, l);
+        self.b.select(under, l, x)
+    }
+
     /// `c[0] + c[1]·s + ...` by Horner's rule with `fma`.
     pub(super) fn horner32(&mut self, c: &[f32], s: Value) -> Value {
         let mut acc = self.c32(c[c.len() - 1]);
@@ -172,12 +183,7 @@ impl FunctionLowerer<'_, '_> {
     /// `[-40, 88.8]` by comparisons (NaN passes through); below `|x| <
     /// 2^-25` the result is `x` itself (this keeps `-0` and subnormals).
     pub(super) fn expm1_f32(&mut self, x: Value) -> Value {
-        let hi = self.c32(88.8);
-        let over = self.b.fcmp(FloatCC::Ogt, x, hi);
-        let xc = self.b.select(over, hi, x);
-        let lo = self.c32(-40.0);
-        let under = self.b.fcmp(FloatCC::Olt, xc, lo);
-        let xc = self.b.select(under, lo, xc);
+        let xc = self.clamp32(x, -40.0, 88.8);
 
         let l2e = self.c32(LOG2E);
         let jx = self.b.fmul(xc, l2e);

@@ -167,7 +167,7 @@ impl DominatorTree {
             self.rpo_number[b] = i as u32 + 1;
         }
         self.rpo = post;
-        (walk.pred_start, walk.pred_list) = group_pairs(walk.vertex.len(), &edges);
+        (walk.pred_start, walk.pred_list) = group_by_index(walk.vertex.len(), &edges);
         walk
     }
 
@@ -194,9 +194,6 @@ impl DominatorTree {
     }
 }
 
-/// `(index, block)` pairs (each index below `n`) as one flat list grouped by
-/// index, keeping the pairs' order within a group: the group of index `i`
-/// is `list[start[i]..start[i + 1]]`.
 /// The depth-first walk [`semi_nca`] needs, every block named by its
 /// preorder number.
 struct Walk {
@@ -268,8 +265,10 @@ fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mu
     label[v as usize]
 }
 
-/// [`group_by_index`] for preorder numbers.
-fn group_pairs(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+/// `(index, item)` pairs (each index below `n`) as one flat list grouped by
+/// index, keeping the pairs' order within a group: the group of index `i`
+/// is `list[start[i]..start[i + 1]]`.
+fn group_by_index<T: Copy>(n: usize, pairs: &[(u32, T)]) -> (Vec<u32>, Vec<T>) {
     let mut start = vec![0u32; n + 1];
     for &(i, _) in pairs {
         start[i as usize + 1] += 1;
@@ -277,25 +276,11 @@ fn group_pairs(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
     for i in 0..n {
         start[i + 1] += start[i];
     }
+    let Some(&(_, any)) = pairs.first() else {
+        return (start, Vec::new());
+    };
     let mut fill = start.clone();
-    let mut list = vec![0u32; pairs.len()];
-    for &(i, b) in pairs {
-        list[fill[i as usize] as usize] = b;
-        fill[i as usize] += 1;
-    }
-    (start, list)
-}
-
-fn group_by_index(n: usize, pairs: &[(u32, Block)]) -> (Vec<u32>, Vec<Block>) {
-    let mut start = vec![0u32; n + 1];
-    for &(i, _) in pairs {
-        start[i as usize + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut list = vec![Block::from_u32(0); pairs.len()];
+    let mut list = vec![any; pairs.len()];
     for &(i, b) in pairs {
         list[fill[i as usize] as usize] = b;
         fill[i as usize] += 1;
