@@ -9,7 +9,7 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far ...]
 """
 
 import struct
@@ -90,6 +90,26 @@ def log2_erfc():
     return g, w
 
 
+def x_of_w(w):
+    """The x with w = -ln(1 - x²)."""
+    return mp.sqrt(-mp.expm1(-w))
+
+
+def erfinv_near():
+    """erfinv x = x·P(w), w = -ln(1 - x²): P and its weight."""
+    g = lambda w: mp.erfinv(x_of_w(w)) / x_of_w(w)
+    w = lambda v: 1 / g(v)
+    return g, w
+
+
+def erfinv_far():
+    """erfinv x = r·R(r - 3), r = √w: R and its weight (centred: in powers
+    of r itself the terms cancel to a fourteenth of their size)."""
+    g = lambda v: mp.erfinv(x_of_w((v + 3) ** 2)) / (v + 3)
+    w = lambda v: 1 / g(v)
+    return g, w
+
+
 def erfcx_in_u(k):
     """erfc(a)·e^(a²) = P(u) with u = 2k/(a + k): P and its weight."""
     a_of = lambda u: 2 * k / u - k
@@ -124,6 +144,10 @@ FITS = {
     "erf": (erf_small(), mp.mpf("1e-30"), mp.mpf(1), 6),
     # erf a = 1 - 2^L(a) for a in [0.875, 4].
     "erf_far": (log2_erfc(), mp.mpf(0.875), mp.mpf(4), 6),
+    # erfinv x = x·P(w) for w = -ln(1 - x²) in [0, 4].
+    "erfinv": (erfinv_near(), mp.mpf("1e-20"), mp.mpf(4), 9),
+    # erfinv x = r·R(r - 3) for r = √w in [2, √16.2] (x up to 1 - 2^-24).
+    "erfinv_far": (erfinv_far(), mp.mpf(-1), mp.sqrt(mp.mpf("16.2")) - 3, 9),
     # erfc(a)·e^(a²) = P(4/(a + 2)) for a in [0.5, 10.5].
     "erfcx": (erfcx_in_u(2), u_of(10.5, 2), u_of(0.5, 2), 9),
 }

@@ -2,8 +2,8 @@
 //! the `float` forms in `math.rs`): `tan`, `sincos`, `asin`, `acos`,
 //! `atan`, `atan2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh`, `exp10`,
 //! `expm1`, `log10`, `log1p`, `cbrt`, `rcbrt`, `hypot`, `sinpi`, `cospi`,
-//! in `double` and `float`, `erff`, `erfcf` and `normcdff` (against the
-//! `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
+//! in `double` and `float`, `erff`, `erfcf`, `normcdff` and `erfinvf`
+//! (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
 //! `__exp10f`, `__sincosf`.
 //!
 //! Each function runs on the IR interpreter over a dense sweep (random
@@ -61,6 +61,7 @@ UNARYF(f_fast_exp10, __exp10f)
 UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
+UNARYF(f_erfinv, erfinvf)
 
 /* sincos through pointers to locals and to global memory. */
 extern "C" __global__ void sincos_all(const double* x, const double* y, double* out, int n) {
@@ -446,6 +447,39 @@ fn normcdf_ref(x: f64) -> f64 {
     0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
 }
 
+/// `erfinv x` in `f64`: Newton's method on `libm::erf` (from `x·√π/2`
+/// below 0.9 in magnitude; farther out after bisecting [0, 6], where `erf`
+/// is flat). Its error is far below an ulp of `float` down to
+/// `1 - 2^-24`.
+fn erfinv_ref(x: f64) -> f64 {
+    if x.is_nan() || x.abs() > 1.0 {
+        return f64::NAN;
+    }
+    if x.abs() == 1.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    let a = x.abs();
+    let mut y = if a < 0.9 {
+        a * std::f64::consts::PI.sqrt() / 2.0
+    } else {
+        let (mut lo, mut hi) = (0.0f64, 6.0f64);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if libm::erf(mid) < a {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    for _ in 0..6 {
+        let slope = std::f64::consts::FRAC_2_SQRT_PI * (-y * y).exp();
+        y -= (libm::erf(y) - a) / slope;
+    }
+    y.copysign(x)
+}
+
 /// The `float` functions with a dense sweep. With exact `ex2` (interpreter,
 /// emulator) `expf` and `exp10f` are within 1 ulp: one rounding of `r` and
 /// of the result; a GPU adds the `ex2.approx` error (2 ulp, CUDA's bound),
@@ -473,10 +507,19 @@ fn dense_table(on_gpu: bool) -> Vec<Dense> {
         ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
         ("exp", f64::exp, (-149, 7), (-104.0, 89.0), ex2_bound),
         // No `ex2` or approximate division in these (`math_erf.rs`).
-        // CUDA's bounds; measured 1, 4 and 4 ulp.
+        // CUDA's bounds; measured 1, 4 and 4 ulp (erfinv: 2).
         ("erf", libm::erf, (-149, 3), (-5.0, 5.0), 2.0),
         ("erfc", libm::erfc, (-149, 4), (-11.0, 11.0), 4.0),
         ("normcdf", normcdf_ref, (-149, 5), (-16.0, 16.0), 5.0),
+        // CUDA's bound is 2; a GPU's `lg2.approx` moves `w` by up to a
+        // quarter ulp of the result more.
+        (
+            "erfinv",
+            erfinv_ref,
+            (-149, -1),
+            (-1.0, 1.0),
+            if on_gpu { 3.0 } else { 2.0 },
+        ),
     ];
     if on_gpu {
         table.push(("exp2", f64::exp2, (-149, 7), (-150.0, 128.0), 2.0));
@@ -568,12 +611,36 @@ fn error_functions_at_their_edges() {
             "{kernel}({x}) = {got}, want {want}"
         );
     }
-    for kernel in ["f_erf", "f_erfc", "f_normcdf"] {
+    for kernel in ["f_erf", "f_erfc", "f_normcdf", "f_erfinv"] {
         assert!(
             measure_values(&builds, kernel, f64::NAN).is_nan(),
             "{kernel}(NaN)"
         );
     }
+    // erfinvf at its ends: ±1, beyond, the zeros, and 1 - 2^-k up to the
+    // largest float below 1.
+    for (x, want) in [
+        (1.0, f64::INFINITY),
+        (-1.0, f64::NEG_INFINITY),
+        (0.0, 0.0),
+        (-0.0, -0.0),
+    ] {
+        let got = measure_values(&builds, "f_erfinv", x);
+        assert_eq!(got.to_bits(), want.to_bits(), "erfinvf({x}) = {got}");
+    }
+    for x in [1.5, -1.0000001, f64::INFINITY] {
+        assert!(
+            measure_values(&builds, "f_erfinv", x).is_nan(),
+            "erfinvf({x})"
+        );
+    }
+    let near_one: Vec<f64> = (1..=24)
+        .flat_map(|k| [1.0 - 2f64.powi(-k), 2f64.powi(-30) - 1.0 + 2f64.powi(-k)])
+        .map(|v| f64::from(v as f32))
+        .collect();
+    let got = common::math_interp_run(&builds[1].0, "f_erfinv", &near_one, &near_one, 1);
+    let worst = worst_error(&got, &near_one, &near_one, 32, &|a, _| erfinv_ref(a));
+    check("erfinvf (near ±1)", worst, 2.0);
     // Subnormal results of erfcf are within the bound too.
     let x: Vec<f64> = (0..400)
         .map(|i| f64::from((9.0 + f64::from(i) * 0.0026) as f32))
@@ -588,7 +655,7 @@ fn error_functions_at_their_edges() {
 #[test]
 fn error_functions_on_double_are_diagnosed() {
     let fe = driver::frontend_options(80, &[]);
-    for name in ["erf", "erfc", "normcdf"] {
+    for name in ["erf", "erfc", "normcdf", "erfinv"] {
         let src = format!(
             "extern \"C\" __global__ void k(double* o, float* f) {{\n    o[0] = {name}(o[1]);\n    f[0] = {name}(f[1]);\n}}\n"
         );

@@ -583,10 +583,11 @@ pub enum MathFn {
     FastLog2,
     FastLog10,
     FastExp10,
-    /// `erff`, `erfcf`, `normcdff` (`float` only; docs/math.md).
+    /// `erff`, `erfcf`, `normcdff`, `erfinvf` (`float` only; docs/math.md).
     Erf,
     Erfc,
     Normcdf,
+    Erfinv,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

@@ -1,6 +1,7 @@
 // The error function family where it is used: exact GELU (erff), the
 // Black-Scholes formula of CUDA's samples (normcdff with expf, logf,
-// sqrtf), a Gaussian tail probability (erfcf) and a normal CDF table.
+// sqrtf), a Gaussian tail probability (erfcf), a normal CDF table, and
+// Gaussian samples by the inverse CDF (erfinvf).
 
 extern "C" __global__ void gelu_exact(const float* x, float* y, int n)
 {
@@ -46,4 +47,12 @@ extern "C" __global__ void normcdf_table(float* out, float lo, float step, int n
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         out[i] = normcdff(lo + step * (float)i);
+}
+
+// Gaussian samples from uniform ones by the inverse CDF: z = √2·erfinv(2u - 1).
+extern "C" __global__ void gauss_from_uniform(const float* u, float* z, float mean, float sd, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        z[i] = mean + sd * 1.41421356f * erfinvf(2.0f * u[i] - 1.0f);
 }

@@ -95,6 +95,7 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Erf => self.erf_f32(x),
             MathFn::Erfc => self.erfc_f32(x),
             MathFn::Normcdf => self.normcdf_f32(x),
+            MathFn::Erfinv => self.erfinv_f32(x),
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
             MathFn::Atan => self.atan_f32(x),

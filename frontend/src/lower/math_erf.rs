@@ -1,5 +1,5 @@
-//! The error function family in `float`: `erff`, `erfcf` and `normcdff`
-//! (and the `float` overloads `erf`, `erfc`, `normcdf`).
+//! The error function family in `float`: `erff`, `erfcf`, `normcdff` and
+//! `erfinvf` (and the `float` overloads `erf`, `erfc`, `normcdf`, `erfinv`).
 //!
 //! * near zero, `erf x = x + x·E(x²)` with a polynomial `E` (`|x|` below
 //!   0.875 in `erff`, 0.5 in the others);
@@ -60,6 +60,37 @@ const ERF_L: [f32; 7] = [
     0.032_289_11,
     -0.004_446_41,
     0.000_288_400_04,
+];
+
+/// `erfinv x = x·P(w)` for `w = -ln(1 - x²)` in `[0, 4]` (relative error
+/// 2^-30.0).
+const ERFINV_P: [f32; 10] = [
+    0.886_226_95,
+    0.232_013_61,
+    0.011_549_84,
+    -0.002_336_984_5,
+    -0.000_124_438_3,
+    4.264_113e-5,
+    4.692_264e-6,
+    -2.127_300_8e-6,
+    2.381_397_3e-7,
+    -9.588_502e-9,
+];
+
+/// `erfinv x = r·R(r - 3)` for `r = √w` in `[2, √16.2]`, which reaches
+/// the largest `float` below 1 (relative error 2^-29.5). Centred at 3: in
+/// powers of `r` itself the terms cancel to a fourteenth of their size.
+const ERFINV_R: [f32; 10] = [
+    0.944_267_33,
+    0.019_465_007,
+    -0.004_207_146,
+    0.000_254_210_55,
+    0.000_296_412_82,
+    -0.000_173_369_57,
+    4.462_945_8e-5,
+    5.436_182_6e-6,
+    -8.757_221e-6,
+    2.143_077_2e-6,
 ];
 
 /// `2/√π` rounded to `f32`: the slope of `erf` at 0, and the factor of a
@@ -189,6 +220,56 @@ impl FunctionLowerer<'_, '_> {
         let half = self.c32(0.5);
         let small = self.b.fcmp(FloatCC::Olt, a, half);
         self.b.select(small, near, far)
+    }
+
+    /// `erfinvf`: with `w = -ln(1 - x²)` (`1 - x²` by one `fma`, so it
+    /// keeps its relative accuracy as `|x|` nears 1; the log as `logf`
+    /// computes it, `lg2` times `ln 2`), `x·P(w)` for `w < 4`, else
+    /// `±r·R(r - 3)` with `r = √w` and the sign of `x`. `±1` give `±inf`,
+    /// beyond them and NaN give NaN.
+    pub(super) fn erfinv_f32(&mut self, x: Value) -> Value {
+        let nx = self.b.unary(Opcode::Fneg, x);
+        let one = self.c32(1.0);
+        let t = self.b.fma(nx, x, one);
+        let l = self.b.unary(Opcode::Lg2, t);
+        let nln2 = self.c32(-super::math_f32::LN2);
+        let w = self.b.fmul(l, nln2);
+        // P is even in x: x·P(w) keeps the sign, -0 included.
+        let p = self.horner32(&ERFINV_P, w);
+        let near = self.b.fmul(x, p);
+        // The far branch is taken for |x| above about 0.991 only: a branch
+        // (as in nvcc's), not a select, so the common case skips it.
+        let far_block = self.b.create_block();
+        let join = self.b.create_block();
+        let y = self.b.append_block_param(join, Type::F32);
+        let four = self.c32(4.0);
+        let small = self.b.fcmp(FloatCC::Olt, w, four);
+        self.b.brif(small, join, vec![near], far_block, vec![]);
+        self.b.seal_block(far_block);
+        self.b.switch_to_block(far_block);
+        // r = √w from the approximate reciprocal square root and one Heron
+        // step (two `fma`), for less than the correctly rounded `sqrt`
+        // costs; r - 3 is then exact for r in [1.5, 6] (Sterbenz).
+        let r0 = self.b.unary(Opcode::Rsqrt, w);
+        let r = self.b.fmul(w, r0);
+        let nr = self.b.unary(Opcode::Fneg, r);
+        let e = self.b.fma(nr, r, w);
+        let half = self.c32(0.5);
+        let h = self.b.fmul(r0, half);
+        let r = self.b.fma(e, h, r);
+        let three = self.c32(3.0);
+        let v = self.b.binary(Opcode::Fsub, r, three);
+        let q = self.horner32(&ERFINV_R, v);
+        let far = self.b.fmul(r, q);
+        // |x| = 1 makes w infinite (and the steps above NaN): infinity.
+        let inf = self.c32(f32::INFINITY);
+        let edge = self.b.fcmp(FloatCC::Oeq, w, inf);
+        let far = self.b.select(edge, inf, far);
+        let far = self.copysign(far, x);
+        self.b.jump(join, vec![far]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        y
     }
 
     /// `normcdff`: `erfc(y)/2` with `y = -x/√2`. The product is rounded,

@@ -161,6 +161,8 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "erff" => (M::Erf, true),
         "erfcf" => (M::Erfc, true),
         "normcdff" => (M::Normcdf, true),
+        "erfinvf" => (M::Erfinv, true),
+        "erfinv" => (M::Erfinv, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
         "normcdf" => (M::Normcdf, false),
@@ -701,7 +703,12 @@ impl Checker {
             );
             return None;
         };
-        if ty == CType::DOUBLE && matches!(f, MathFn::Erf | MathFn::Erfc | MathFn::Normcdf) {
+        if ty == CType::DOUBLE
+            && matches!(
+                f,
+                MathFn::Erf | MathFn::Erfc | MathFn::Normcdf | MathFn::Erfinv
+            )
+        {
             self.error(
                 span,
                 format!(

@@ -15,7 +15,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "malloc",
     "free",
     "assert",
-    "erfinvf",
     "erfcinvf",
     "erfcxf",
     "normcdfinvf",
