@@ -3,7 +3,7 @@
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
 //! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`,
-//! `globals`, `calls`;
+//! `globals`, `kernels`, `calls`;
 //! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
@@ -197,6 +197,12 @@ fn main() {
         "__constant__ arrays (one load each)",
         sizes(1_000, max / 4),
         Box::new(gen::globals),
+    ));
+    families.push((
+        "kernels",
+        "kernels (a __shared__ array each, one helper)",
+        sizes(250, max / 16),
+        Box::new(gen::kernels),
     ));
     families.push((
         "calls",

@@ -31,6 +31,9 @@ fn generated_kernels_compile_and_assemble() {
     let ptx = p::whole(&gen::globals(20), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated globals");
     assert_eq!(ptx.matches(".const .align").count(), 20, "{ptx}");
+    let ptx = p::whole(&gen::kernels(6), &opts);
+    common::assert_ptxas_accepts(&ptx, "sm_90", "generated kernels");
+    assert_eq!(ptx.matches(".entry").count(), 6, "{ptx}");
     let ptx = p::whole(&gen::helpers(5, 12), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated helpers");
     // Every call site's space is proved, so helper clones read shared and

@@ -243,6 +243,25 @@ pub fn globals(arrays: usize) -> String {
     s
 }
 
+/// `kernels` kernels, each with its own `__shared__` array, calling one
+/// `__noinline__` helper with it or with global memory in turn: per-module
+/// work done once per function (the alias analysis's table of module
+/// variables, the helper's votes and clones) grows quadratically here.
+pub fn kernels(kernels: usize) -> String {
+    let mut s = String::with_capacity(kernels * 200 + 128);
+    s.push_str(
+        "__device__ __noinline__ float pick(const float* p, int i) { return p[i & 63] * 2.0f; }\n",
+    );
+    for j in 0..kernels {
+        let ptr = if j % 2 == 0 { "tile" } else { "in" };
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void k{j}(const float* in, float* out)\n{{\n    __shared__ float tile[64];\n    tile[threadIdx.x & 63] = in[threadIdx.x];\n    __syncthreads();\n    out[threadIdx.x] = pick({ptr}, threadIdx.x + {j});\n}}"
+        );
+    }
+    s
+}
+
 /// The samples shipped in `samples/`, as (name, source). The benchmarks
 /// compile for sm_90, so a sample whose `// kernelc-target:` line names an
 /// architecture-specific target (`sm_90a`, `sm_100a`: wgmma, tcgen05) is

@@ -209,7 +209,18 @@ impl<'a> AliasAnalysis<'a> {
         func: &'a Function,
         globals: &PrimaryMap<GlobalVar, GlobalVarData>,
     ) -> Self {
-        let sizes = globals.iter().map(|(g, d)| (g, d.size)).collect();
+        // Only the variables this function takes the address of can be
+        // roots of its pointers: a map of every variable of the module,
+        // built for every function, was quadratic in a module of many
+        // kernels each with its own `__shared__` array.
+        let mut sizes = FxHashMap::default();
+        for data in func.dfg.insts.values() {
+            if let InstData::GlobalAddr { gv } = *data {
+                if let Some(d) = globals.get(gv) {
+                    sizes.insert(gv, d.size);
+                }
+            }
+        }
         AliasAnalysis {
             global_sizes: Some(sizes),
             ..Self::new(func)
