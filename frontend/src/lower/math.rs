@@ -345,6 +345,19 @@ impl FunctionLowerer<'_, '_> {
         IntParts { m, e }
     }
 
+    /// `p · 2^k` in the float type `t` (`k` an `i32` up to twice the normal
+    /// exponent range): two scalings by `2^(k/2)`, each a normal power of
+    /// two, so only the last one rounds (into the subnormals) or overflows.
+    pub(super) fn scale_pow2(&mut self, t: Type, p: Value, k: Value) -> Value {
+        let one = self.b.iconst(Type::I32, 1);
+        let k1 = self.b.binary(Opcode::Sshr, k, one);
+        let k2 = self.b.isub(k, k1);
+        let s1 = self.pow2_of(t, k1);
+        let s2 = self.pow2_of(t, k2);
+        let p = self.b.fmul(p, s1);
+        self.b.fmul(p, s2)
+    }
+
     /// `2^k` in the float type `t`, from the bits (`k` an `i32` in the
     /// normal exponent range of `t`).
     fn pow2_of(&mut self, t: Type, k: Value) -> Value {
@@ -445,13 +458,7 @@ impl FunctionLowerer<'_, '_> {
 
         // The residue times 2^eb, exactly (two halves of the exponent).
         let rfl = self.b.convert(Opcode::Uitofp, t, rf);
-        let one32 = self.b.iconst(Type::I32, 1);
-        let k1 = self.b.binary(Opcode::Sshr, pb.e, one32);
-        let k2 = self.b.isub(pb.e, k1);
-        let s1 = self.pow2_of(t, k1);
-        let s2 = self.pow2_of(t, k2);
-        let fm = self.b.fmul(rfl, s1);
-        let fm = self.b.fmul(fm, s2);
+        let fm = self.scale_pow2(t, rfl, pb.e);
         // |x| < |y| (and y = inf, x = 0): fmod(|x|, |y|) = |x|.
         let small = self.b.fcmp(FloatCC::Olt, a, bmag);
         let mag = self.b.select(small, a, fm);

@@ -160,22 +160,7 @@ impl FunctionLowerer<'_, '_> {
 
         // 2^j in two halves, each a normal float (j >= -159).
         let ji = self.b.convert(Opcode::Fptosi, Type::I32, j);
-        let one = self.i32c(1);
-        let j1 = self.b.binary(Opcode::Sshr, ji, one);
-        let j2 = self.b.isub(ji, j1);
-        let s1 = self.pow2_f32(j1);
-        let s2 = self.pow2_f32(j2);
-        let m = self.b.fmul(m, s1);
-        self.b.fmul(m, s2)
-    }
-
-    /// `2^k` as a float, from the bits (`k` in `[-126, 127]`).
-    fn pow2_f32(&mut self, k: Value) -> Value {
-        let bias = self.i32c(127);
-        let e = self.b.iadd(k, bias);
-        let sh = self.i32c(23);
-        let bits = self.b.binary(Opcode::Ishl, e, sh);
-        self.b.convert(Opcode::Bitcast, Type::F32, bits)
+        self.scale_pow2(Type::F32, m, ji)
     }
 
     /// `erff`: `x + x·E(x²)` below [`ERF_EDGE`] in magnitude, else
