@@ -143,30 +143,6 @@ impl Layout {
         self.block_insts[block].splice(0..0, insts.iter().copied());
     }
 
-    /// Inserts, for each key of `groups` in `block`, its instructions (in
-    /// their order) just before it: one pass over the block, however many
-    /// there are (inserting them one by one costs a scan and a shift each).
-    pub fn insert_before_each(
-        &mut self,
-        block: Block,
-        groups: &rustc_hash::FxHashMap<Inst, Vec<Inst>>,
-    ) {
-        let old = std::mem::take(&mut self.block_insts[block]);
-        let added: usize = groups.values().map(Vec::len).sum();
-        let mut out = Vec::with_capacity(old.len() + added);
-        for inst in old {
-            if let Some(news) = groups.get(&inst) {
-                for &n in news {
-                    assert!(self.inst_block[n].is_none(), "{n} is already placed");
-                    self.inst_block[n] = block.into();
-                    out.push(n);
-                }
-            }
-            out.push(inst);
-        }
-        self.block_insts[block] = out;
-    }
-
     /// Inserts `inst` just before `before`, in the same block.
     pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
         let block = self.inst_block(before).expect("`before` is not placed");

@@ -44,8 +44,8 @@
 
 use crate::analysis::ranges::Ranges;
 use crate::analysis::DominatorTree;
-use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
-use rustc_hash::{FxHashMap, FxHashSet};
+use crate::ir::{Function, Inst, InstData, LayoutEdits, Opcode, Type, Value, ValueDef};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 
 /// How many definitions deep an offset is taken apart.
@@ -60,12 +60,12 @@ pub fn fold_address_offsets(func: &mut Function) -> bool {
     // Dominators first, so an address is rewritten after the addresses it
     // is built on.
     // The instructions a rewrite makes go in before its `ptroffset`, and
-    // the `ptroffset`s that become aliases go, in one splice per block
-    // (nothing here reads the layout of the block being rewritten).
-    let mut removed: FxHashSet<Inst> = FxHashSet::default();
+    // the `ptroffset`s that become aliases go, all in one `LayoutEdits`
+    // (nothing here reads the layout but each block's list of its own
+    // instructions, taken before its rewrites).
+    let mut edits = LayoutEdits::default();
     for &block in domtree.reverse_post_order() {
         let insts: Vec<Inst> = func.layout.block_insts(block).to_vec();
-        let mut groups: FxHashMap<Inst, Vec<Inst>> = FxHashMap::default();
         for inst in insts {
             let em = Emitter {
                 at: inst,
@@ -76,19 +76,15 @@ pub fn fold_address_offsets(func: &mut Function) -> bool {
                 Rewrite::Changed => changed = true,
                 Rewrite::Removed => {
                     changed = true;
-                    removed.insert(inst);
+                    edits.remove(inst);
                 }
             }
-            let made = em.made.into_inner();
-            if !made.is_empty() {
-                groups.insert(inst, made);
+            for made in em.made.into_inner() {
+                edits.insert_before(made, inst);
             }
         }
-        if !groups.is_empty() {
-            func.layout.insert_before_each(block, &groups);
-        }
     }
-    func.layout.remove_insts(&removed);
+    func.layout.apply(edits);
     if changed {
         func.dfg.resolve_all_aliases();
     }
