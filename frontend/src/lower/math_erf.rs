@@ -119,9 +119,7 @@ impl FunctionLowerer<'_, '_> {
     /// `a`): `e^(-a²)·(P(t) - δ·2/√π)`. NaN gives NaN; `a` above
     /// [`ERFC_CLAMP`] (infinity included) gives 0.
     fn erfc_far(&mut self, a: Value, delta: Option<Value>) -> Value {
-        let limit = self.c32(ERFC_CLAMP);
-        let over = self.b.fcmp(FloatCC::Ogt, a, limit);
-        let a = self.b.select(over, limit, a);
+        let a = self.at_most32(a, ERFC_CLAMP);
 
         // u = 4/(a + 2): the approximate reciprocal and one Newton step
         // (within about half an ulp, like the division, for less work).
@@ -173,9 +171,7 @@ impl FunctionLowerer<'_, '_> {
         // ulp: one `ex2` of a polynomial, no division. `a` is clamped at 4
         // (erfc 4 is a quarter of an ulp below 1; NaN passes).
         let a = self.b.unary(Opcode::Fabs, x);
-        let four = self.c32(4.0);
-        let over = self.b.fcmp(FloatCC::Ogt, a, four);
-        let ac = self.b.select(over, four, a);
+        let ac = self.at_most32(a, 4.0);
         let l = self.horner32(&ERF_L, ac);
         let tail = self.b.unary(Opcode::Ex2, l);
         let one = self.c32(1.0);

@@ -126,12 +126,17 @@ impl FunctionLowerer<'_, '_> {
     /// `x` clamped to `[lo, hi]` by comparisons, so that NaN passes
     /// through (`fmin`/`fmax` would turn it into a bound).
     pub(super) fn clamp32(&mut self, x: Value, lo: f32, hi: f32) -> Value {
-        let h = self.c32(hi);
-        let over = self.b.fcmp(FloatCC::Ogt, x, h);
-        let x = self.b.select(over, h, x);
+        let x = self.at_most32(x, hi);
         let l = self.c32(lo);
         let under = self.b.fcmp(FloatCC::Olt, x, l);
         self.b.select(under, l, x)
+    }
+
+    /// `x`, or `hi` where `x` is above it; NaN passes through.
+    pub(super) fn at_most32(&mut self, x: Value, hi: f32) -> Value {
+        let h = self.c32(hi);
+        let over = self.b.fcmp(FloatCC::Ogt, x, h);
+        self.b.select(over, h, x)
     }
 
     /// `c[0] + c[1]·s + ...` by Horner's rule with `fma`.
@@ -465,9 +470,7 @@ impl FunctionLowerer<'_, '_> {
     /// passes) and `e^|x|/4` of it.
     fn exp_quarter_abs(&mut self, x: Value) -> (Value, Value) {
         let a = self.b.unary(Opcode::Fabs, x);
-        let cap = self.c32(89.5);
-        let over = self.b.fcmp(FloatCC::Ogt, a, cap);
-        let ac = self.b.select(over, cap, a);
+        let ac = self.at_most32(a, 89.5);
         (a, self.exp_quarter(ac))
     }
 
