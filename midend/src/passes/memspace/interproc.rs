@@ -592,18 +592,17 @@ impl Driver<'_> {
         // walked once per clone, 2n times. The clones that gained call sites
         // are visited again, since the votes at those sites are new.
         let mut again: Vec<FuncId> = Vec::new();
-        let mut gained: Vec<FuncId> = Vec::new();
         for &(caller, from, to) in &retargeted {
             if self.state.returns[from.index()] != self.state.returns[to.index()]
                 && !again.contains(&caller)
             {
                 again.push(caller);
             }
-            if !gained.contains(&to) {
-                gained.push(to);
-            }
             self.enqueue(module, to);
         }
+        let mut gained: Vec<FuncId> = retargeted.iter().map(|r| r.2).collect();
+        gained.sort_unstable();
+        gained.dedup();
         let mut affected = gained.len();
         for caller in again {
             affected += self.reanalyze(module, caller);
