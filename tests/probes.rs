@@ -3,7 +3,8 @@
 //! write, not tuned for kernelc (`scripts/compare-nvcc tests/probes/*.cu`;
 //! docs/performance.md has the standing). Every file must compile and
 //! assemble, and every launch of `tests/probes/launches.txt` must leave the
-//! same bytes in the interpreter at -O0 and in the PTX emulator at -O3.
+//! same bytes in the interpreter at -O0 and in the PTX emulator at -O3,
+//! and, with a CUDA driver, the same on the GPU as in the emulator.
 
 mod common;
 
@@ -22,4 +23,16 @@ fn every_probe_kernel_compiles_and_assembles() {
 fn probe_kernels_agree_between_interpreter_and_emulator() {
     let n = common::launches_agree(&dir());
     assert!(n >= 26, "{n} launches");
+}
+
+/// Every launch on a GPU (skipped without a CUDA driver) against the
+/// emulator (`common::launches_on_the_gpu_match_the_emulator`).
+#[test]
+fn probe_kernels_on_the_gpu_match_the_emulator() {
+    let Some((exact, close)) = common::launches_on_the_gpu_match_the_emulator(&dir()) else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): probe kernels on the GPU");
+        return;
+    };
+    assert!(exact + close >= 26, "{exact} + {close} launches");
+    eprintln!("probe kernels on the GPU: {exact} launches bit for bit, {close} within 2^-16");
 }

@@ -234,7 +234,7 @@ fn reference_examples_round_trip() {
         assert_module_round_trips(text);
         blocks += 1;
     }
-    assert_eq!(blocks, 2);
+    assert_eq!(blocks, 3);
 }
 
 /// The function printed in `ssa_builder.rs`, with its numbering gap (v3).

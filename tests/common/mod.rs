@@ -263,6 +263,83 @@ pub fn launches_agree(dir: &std::path::Path) -> usize {
     launches.len()
 }
 
+/// Whether a kernel's results may differ in the last bits between the GPU
+/// and the emulator: an `.approx` instruction (the emulator rounds the
+/// exact value; the hardware has its own error) or a float atomic add
+/// (the order of the additions differs).
+fn approximate(ptx: &str) -> bool {
+    ptx.lines().any(|l| {
+        let l = l.trim_start();
+        l.contains(".approx")
+            || ((l.starts_with("atom.") || l.starts_with("red.")) && l.contains(".add.f"))
+    })
+}
+
+/// Runs every launch of `dir/launches.txt` on a GPU, built at -O3, against
+/// the emulator running the same build: the same bytes where the PTX has
+/// no approximate instruction or float atomic; otherwise float buffers
+/// agree to 2^-16 of the buffer's largest magnitude and integer buffers
+/// exactly. Returns how many launches were compared bit for bit and how
+/// many within the tolerance, or `None` without a CUDA driver.
+pub fn launches_on_the_gpu_match_the_emulator(dir: &std::path::Path) -> Option<(usize, usize)> {
+    use kernelc::run::Engine;
+    if !kernelc::gpu::driver_available() {
+        return None;
+    }
+    let (mut exact, mut close) = (0, 0);
+    for (file, launch) in &read_launches(dir) {
+        let src = std::fs::read_to_string(dir.join(file)).unwrap();
+        let ptx = kernelc::driver::compile_source(
+            file,
+            &src,
+            &kernelc::driver::CompileOptions {
+                target: kernelc::backend_nvptx::Target::parse("sm_90").unwrap(),
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let emu = run_launch(dir, file, launch, Engine::Emu, 3);
+        let gpu = run_launch(dir, file, launch, Engine::Gpu, 3);
+        let what = format!("{file} {}", launch.kernel);
+        if !approximate(&ptx) {
+            assert!(emu == gpu, "{what}: the GPU and the emulator differ");
+            exact += 1;
+            continue;
+        }
+        close += 1;
+        for ((e, g), word) in emu.iter().zip(&gpu).zip(&launch.args) {
+            let (Some(e), Some(g)) = (e, g) else {
+                assert_eq!(e.is_some(), g.is_some(), "{what}");
+                continue;
+            };
+            let values = |b: &[u8]| -> Vec<f64> {
+                if word.starts_with("f32[]") {
+                    b.chunks(4)
+                        .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
+                        .collect()
+                } else {
+                    b.chunks(8)
+                        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                        .collect()
+                }
+            };
+            if word.starts_with("f32[]") || word.starts_with("f64[]") {
+                let (ev, gv) = (values(e), values(g));
+                let scale = ev.iter().fold(0f64, |m, v| m.max(v.abs()));
+                for (i, (a, b)) in ev.iter().zip(&gv).enumerate() {
+                    assert!(
+                        (a - b).abs() <= scale / 65536.0 || (a.is_nan() && b.is_nan()),
+                        "{what} `{word}`[{i}]: emulator {a:e}, GPU {b:e} (largest {scale:e})"
+                    );
+                }
+            } else {
+                assert!(e == g, "{what} `{word}`: the GPU and the emulator differ");
+            }
+        }
+    }
+    Some((exact, close))
+}
+
 /// Runs launch `l` of `file` in folder `dir` (as `kernelc run` would, for
 /// sm_90 at `-O{level}` on `engine`) and returns every argument's buffer.
 pub fn run_launch(

@@ -174,6 +174,12 @@ pub enum LoopHint {
     Full,
     /// `#pragma unroll N`: unroll by `N`; `1` forbids unrolling.
     Count(u32),
+    /// Already unrolled by kernelc (`unroll-runtime`'s main loop, four
+    /// copies of the body): no pass unrolls it again, and the backend
+    /// keeps its latch as `copies; @p bra header`, where a loop that
+    /// ptxas unrolls by itself gets its copies after the branch
+    /// (docs/backend.md §2.3).
+    Unrolled,
 }
 
 impl Function {

@@ -54,7 +54,7 @@ pub use sink::sink_values;
 pub use sroa::split_local_arrays;
 pub use strength::reduce_strength;
 pub use unroll::unroll_loops;
-pub use unroll_runtime::unroll_runtime_loops;
+pub use unroll_runtime::{unit_step_counter, unroll_runtime_loops};
 
 use crate::ir::{Function, Module};
 

@@ -172,7 +172,9 @@ fn compare(cc: IntCC, a: i128, b: i128, bits: u32) -> bool {
 /// budget allows unrolling it.
 fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     let hint = func.loop_hints.get(&lp.header).copied();
-    if hint == Some(LoopHint::Count(1)) || Some(lp.header) == func.entry_block() {
+    if matches!(hint, Some(LoopHint::Count(1) | LoopHint::Unrolled))
+        || Some(lp.header) == func.entry_block()
+    {
         return None;
     }
     // One way out: the header's conditional branch.
@@ -336,6 +338,7 @@ fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     let allowed = match hint {
         Some(LoopHint::Full) => grown <= PRAGMA_BUDGET,
         Some(LoopHint::Count(_)) => grown <= PRAGMA_BUDGET,
+        Some(LoopHint::Unrolled) => false,
         None => grown <= budget && trips <= DEFAULT_MAX_TRIPS,
     };
     allowed.then_some(Plan {

@@ -53,7 +53,9 @@
 //! shape, ptxas makes the same code; without it, a loop like SpMV's came
 //! out with seven copies of its body instead of five (docs/passes.md).
 //! The remainder loop gets the `#pragma unroll 1` hint, which the backend
-//! prints as `.pragma "nounroll"`.
+//! prints as `.pragma "nounroll"`; the main loop gets `unroll ... unrolled`,
+//! which keeps every pass from unrolling it again and tells the backend
+//! how to lay out its latch.
 
 use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
@@ -192,6 +194,31 @@ fn plus_one(func: &Function, v: Value) -> Option<Value> {
     }
 }
 
+/// The counter of a latch: the index of the parameter `p` of `header`
+/// that `branch` passes back as `p + 1` and tests, with the test as
+/// "stays while `p + 1 cc bound`". `None` unless `branch` is a `brif` on
+/// an `icmp` with `header` on one side and such a counter. The backend
+/// asks too, to lay out the latches of loops that ptxas unrolls.
+pub fn unit_step_counter(
+    func: &Function,
+    branch: Inst,
+    header: Block,
+) -> Option<(usize, IntCC, Value)> {
+    let test = staying_test(func, branch, header)?;
+    let dests = func.dfg.insts[branch].branch_destinations();
+    let back = dests.iter().find(|d| d.block == header)?;
+    for (k, &p) in func.dfg.block_params(header).iter().enumerate() {
+        let next = func.dfg.resolve_aliases(*back.args.get(k)?);
+        if plus_one(func, next) != Some(p) {
+            continue;
+        }
+        if let Some((cc, bound)) = oriented(test, next) {
+            return Some((k, cc, bound));
+        }
+    }
+    None
+}
+
 /// Whether `lp` has the shape the module comment describes.
 fn plan(
     func: &Function,
@@ -247,20 +274,8 @@ fn plan(
     if lp.contains(exit.block) {
         return None;
     }
-    let test = staying_test(func, branch, lp.header)?;
-    let params = func.dfg.block_params(lp.header);
-    let mut found = None;
-    for (k, &p) in params.iter().enumerate() {
-        let next = func.dfg.resolve_aliases(*back.args.get(k)?);
-        if plus_one(func, next) != Some(p) {
-            continue;
-        }
-        if let Some((cc, bound)) = oriented(test, next) {
-            found = Some((k, p, cc, bound));
-            break;
-        }
-    }
-    let (counter, p, cc, bound) = found?;
+    let (counter, cc, bound) = unit_step_counter(func, branch, lp.header)?;
+    let p = func.dfg.block_params(lp.header)[counter];
     // The counter only steps and is tested: a body that also computes
     // addresses from it (what `strength-reduce` could not turn into
     // counters of their own) is left to ptxas, which unrolls and reduces
@@ -552,5 +567,7 @@ fn unroll(
         }
     }
     func.loop_hints.insert(header, LoopHint::Count(1));
+    func.loop_hints
+        .insert(block_maps[0][&header], LoopHint::Unrolled);
     new_blocks
 }

@@ -694,12 +694,15 @@ impl<'c> FuncParser<'c> {
         Ok(())
     }
 
-    /// `unroll block3 full` or `unroll block3 4`: a `#pragma unroll` hint.
+    /// `unroll block3 full` or `unroll block3 4`: a `#pragma unroll` hint;
+    /// `unroll block3 unrolled`: `unroll-runtime`'s main loop.
     fn loop_hint(&mut self, cur: &mut Cursor) -> Result<()> {
         cur.expect_word("unroll")?;
         let (block, loc) = cur.entity::<Block>("block", "a block")?;
         let hint = if cur.eat_word("full") {
             crate::ir::LoopHint::Full
+        } else if cur.eat_word("unrolled") {
+            crate::ir::LoopHint::Unrolled
         } else {
             crate::ir::LoopHint::Count(cur.u32()?)
         };

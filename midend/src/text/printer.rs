@@ -249,6 +249,7 @@ impl FuncWriter<'_> {
             match hint {
                 crate::ir::LoopHint::Full => writeln!(self.out, "    unroll {block} full")?,
                 crate::ir::LoopHint::Count(n) => writeln!(self.out, "    unroll {block} {n}")?,
+                crate::ir::LoopHint::Unrolled => writeln!(self.out, "    unroll {block} unrolled")?,
             }
         }
         Ok(())
