@@ -9,7 +9,7 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|sin|cos|sinpi|cospi ...]
 """
 
 import struct
@@ -118,6 +118,28 @@ def erfcx_in_u(k):
     return g, w
 
 
+def cos_even():
+    """cos r = 1 - s/2 + s²·C(s), s = r²: C and its weight (the relative
+    error of cos)."""
+    g = lambda s: (mp.cos(mp.sqrt(s)) - 1 + s / 2) / s**2
+    w = lambda s: s**2 / mp.cos(mp.sqrt(s))
+    return g, w
+
+
+def sinpi_odd():
+    """sin(πt) = t·π + t³·P(t²): P as a function of s = t², and its weight."""
+    g = lambda s: (mp.sin(mp.pi * mp.sqrt(s)) - mp.pi * mp.sqrt(s)) / s**1.5
+    w = lambda s: s**1.5 / mp.sin(mp.pi * mp.sqrt(s))
+    return g, w
+
+
+def cospi_even():
+    """cos(πt) = 1 + t²·Q(t²): Q as a function of s = t², and its weight."""
+    g = lambda s: (mp.cos(mp.pi * mp.sqrt(s)) - 1) / s
+    w = lambda s: s / mp.cos(mp.pi * mp.sqrt(s))
+    return g, w
+
+
 def u_of(a, k):
     return 2 * k / (mp.mpf(a) + k)
 
@@ -148,6 +170,13 @@ FITS = {
     "erfinv": (erfinv_near(), mp.mpf("1e-20"), mp.mpf(4), 9),
     # erfinv x = r·R(r - 3) for r = √w in [2, √16.2] (x up to 1 - 2^-24).
     "erfinv_far": (erfinv_far(), mp.mpf(-1), mp.sqrt(mp.mpf("16.2")) - 3, 9),
+    # sin r = r + r³·S(r²) and cos r = 1 - r²/2 + r⁴·C(r²) for the reduced
+    # argument |r| <= π/4 (with 1% to spare).
+    "sin": (odd(mp.sin), mp.mpf("1e-30"), (mp.pi / 4 * mp.mpf("1.01")) ** 2, 2),
+    "cos": (cos_even(), mp.mpf("1e-30"), (mp.pi / 4 * mp.mpf("1.01")) ** 2, 2),
+    # sin(πt) = t·π + t³·P(t²) and cos(πt) = 1 + t²·Q(t²) for |t| <= 1/4.
+    "sinpi": (sinpi_odd(), mp.mpf("1e-30"), mp.mpf(1) / 16, 3),
+    "cospi": (cospi_even(), mp.mpf("1e-30"), mp.mpf(1) / 16, 3),
     # erfc(a)·e^(a²) = P(4/(a + 2)) for a in [0.5, 10.5].
     "erfcx": (erfcx_in_u(2), u_of(10.5, 2), u_of(0.5, 2), 9),
 }

@@ -2,7 +2,8 @@
 //! the `float` forms in `math.rs`): `tan`, `sincos`, `asin`, `acos`,
 //! `atan`, `atan2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh`, `exp10`,
 //! `expm1`, `log10`, `log1p`, `cbrt`, `rcbrt`, `hypot`, `sinpi`, `cospi`,
-//! in `double` and `float`, `erff`, `erfcf`, `normcdff` and `erfinvf`
+//! in `double` and `float`, `sinf`, `cosf` (`math_sin_f32.rs`; the fast
+//! forms are `builtins.rs`'), `erff`, `erfcf`, `normcdff` and `erfinvf`
 //! (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
 //! `__exp10f`, `__sincosf`.
 //!
@@ -62,6 +63,7 @@ UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
 UNARYF(f_erfinv, erfinvf)
+UNARYF(f_sin, sinf) UNARYF(f_cos, cosf) UNARYF(f_sin_plain, sin)
 
 /* sincos through pointers to locals and to global memory. */
 extern "C" __global__ void sincos_all(const double* x, const double* y, double* out, int n) {
@@ -506,6 +508,27 @@ fn dense_table(on_gpu: bool) -> Vec<Dense> {
         ("cbrt", f64::cbrt, (-149, 127), (-10.0, 10.0), 1.0),
         ("rcbrt", |x| 1.0 / x.cbrt(), (-149, 127), (-10.0, 10.0), 1.0),
         ("exp", f64::exp, (-149, 7), (-104.0, 89.0), ex2_bound),
+        // `math_sin_f32.rs`: every binade, so the arguments from 2^16 on
+        // take the `double` reduction and from 2^50 on its Payne–Hanek
+        // helper. CUDA's bound; measured 1 ulp.
+        ("sin", f64::sin, (-149, 127), (-100.0, 100.0), 2.0),
+        ("cos", f64::cos, (-149, 127), (-100.0, 100.0), 2.0),
+        // CUDA's bound; measured 1 ulp (the `double` route they took
+        // before was correctly rounded, at several times the cost).
+        (
+            "sinpi",
+            |x| sinpi_ref(x, false),
+            (-149, 30),
+            (-10.0, 10.0),
+            1.0,
+        ),
+        (
+            "cospi",
+            |x| sinpi_ref(x, true),
+            (-149, 30),
+            (-10.0, 10.0),
+            1.0,
+        ),
         // No `ex2` or approximate division in these (`math_erf.rs`).
         // CUDA's bounds; measured 1, 4 and 4 ulp (erfinv: 2).
         ("erf", libm::erf, (-149, 3), (-5.0, 5.0), 2.0),
@@ -786,6 +809,61 @@ fn special_values_follow_c() {
                     got[i]
                 );
             }
+        }
+    }
+}
+
+/// `sinf` and `cosf` where the reduction is hardest: the floats nearest
+/// to `k·π/2` (and their neighbours) for `k` up to 2^22, across the switch
+/// from the `float` reduction to the `double` one at 2^16, where the
+/// result is tiny and every bit of `r` counts; and the special values bit
+/// for bit (`sin(-0) = -0`, infinities and NaN give NaN, the float
+/// overload `sin(float)` is `sinf`).
+#[test]
+fn sin_cos_near_multiples_of_half_pi() {
+    let builds = [compile(0), compile(3)];
+    let mut r = SplitMix64(7000);
+    let mut x = Vec::new();
+    for i in 0..6000u64 {
+        let k = if i < 2000 {
+            i as f64
+        } else {
+            (r.next_u64() >> (64 - 22)) as f64
+        };
+        let near = (k * std::f64::consts::FRAC_PI_2) as f32;
+        let step = (r.next_u64() % 5) as i32 - 2;
+        let bits = (near.to_bits() as i32 + step).max(0) as u32;
+        x.push(f64::from(f32::from_bits(bits)));
+        x.push(-f64::from(f32::from_bits(bits)));
+    }
+    for v in [65535.99f32, 65536.0, 65536.01, 102_943.7, 1e30, f32::MAX] {
+        x.push(f64::from(v));
+    }
+    let sin = measure_n(&builds, "f_sin", &x, &x, 32, 2000, |a, _| a.sin());
+    check("sinf (near k·π/2)", sin, 2.0);
+    let cos = measure_n(&builds, "f_cos", &x, &x, 32, 2000, |a, _| a.cos());
+    check("cosf (near k·π/2)", cos, 2.0);
+
+    let sp = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-45,
+        -1e-45,
+    ];
+    for kernel in ["f_sin", "f_sin_plain", "f_cos"] {
+        let got = common::math_interp_run(&builds[1].0, kernel, &sp, &sp, 1);
+        let emu = common::math_emu_run(&builds[1].1, kernel, &sp, &sp, 1);
+        for (i, (&g, &v)) in got.iter().zip(&sp).enumerate() {
+            let want = if kernel == "f_cos" { v.cos() } else { v.sin() };
+            let want = f64::from(want as f32);
+            assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "{kernel}({v:e}) = {g:e}, want {want:e}"
+            );
+            assert!(g.to_bits() == emu[i].to_bits() || (g.is_nan() && emu[i].is_nan()));
         }
     }
 }

@@ -78,8 +78,12 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Round => self.round(x, t),
             MathFn::Exp2 => self.b.unary(Opcode::Ex2, x),
             MathFn::Log2 => self.b.unary(Opcode::Lg2, x),
-            MathFn::Sin | MathFn::FastSin => self.b.unary(Opcode::Sin, x),
-            MathFn::Cos | MathFn::FastCos => self.b.unary(Opcode::Cos, x),
+            MathFn::Sin => self.sin_cos_f32(x, false),
+            MathFn::Cos => self.sin_cos_f32(x, true),
+            MathFn::Sinpi => self.sincospi_f32(x).0,
+            MathFn::Cospi => self.sincospi_f32(x).1,
+            MathFn::FastSin => self.b.unary(Opcode::Sin, x),
+            MathFn::FastCos => self.b.unary(Opcode::Cos, x),
             MathFn::Exp => self.exp_f32(x),
             MathFn::FastExp => {
                 let l = self.b.fconst(Type::F32, f32_value(LOG2E_HI));
@@ -189,12 +193,7 @@ impl FunctionLowerer<'_, '_> {
     fn math_f32_via_f64(&mut self, f: MathFn, v: &[Value]) -> Option<Value> {
         if !matches!(
             f,
-            MathFn::Tan
-                | MathFn::Asinh
-                | MathFn::Acosh
-                | MathFn::Atanh
-                | MathFn::Sinpi
-                | MathFn::Cospi
+            MathFn::Tan | MathFn::Asinh | MathFn::Acosh | MathFn::Atanh
         ) {
             return None;
         }
@@ -216,6 +215,16 @@ impl FunctionLowerer<'_, '_> {
         let (s, c) = if fast {
             (self.b.unary(Opcode::Sin, x), self.b.unary(Opcode::Cos, x))
         } else {
+            if t == Type::F32 {
+                let (s, c) = if pi {
+                    self.sincospi_f32(x)
+                } else {
+                    self.sincos_f32(x)
+                };
+                self.b.store(s, sp, midend::ir::MemFlags::default());
+                self.b.store(c, cp, midend::ir::MemFlags::default());
+                return;
+            }
             let w = if t == Type::F32 {
                 self.b.convert(Opcode::Fpext, Type::F64, x)
             } else {

@@ -87,16 +87,25 @@ impl MathHelpers {
         id
     }
 
+    /// `__kernelc_two_over_pi`: 32 zero bits, then the bits of 2/π, in
+    /// 32-bit words (the first bits in the high end of the first word).
+    pub(super) fn two_over_pi(&mut self) -> GlobalVar {
+        if let Some(g) = self.two_over_pi {
+            return g;
+        }
+        let bytes = TWO_OVER_PI_WORDS
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>();
+        let g = self.table("__kernelc_two_over_pi", bytes, 4);
+        self.two_over_pi = Some(g);
+        g
+    }
+
     /// What `sin`, `cos`, `tan` and `sincos` need: the Payne–Hanek helper
     /// (with its table) and the polynomial table.
     pub(super) fn trig(&mut self) -> Trig {
-        if self.two_over_pi.is_none() {
-            let bytes = TWO_OVER_PI_WORDS
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect::<Vec<u8>>();
-            self.two_over_pi = Some(self.table("__kernelc_two_over_pi", bytes, 4));
-        }
+        self.two_over_pi();
         let large = *self.sin_cos_large.get_or_insert_with(|| {
             let id = FuncId::from_u32(self.next);
             self.next += 1;

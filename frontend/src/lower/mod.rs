@@ -29,6 +29,7 @@ mod math_f32;
 mod math_f64;
 mod math_f64_consts;
 mod math_f64_ext;
+mod math_sin_f32;
 mod stmt;
 mod tensor;
 mod wgmma_tcgen05;
