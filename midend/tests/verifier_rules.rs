@@ -173,7 +173,7 @@ fn build_every_opcode_kernel() -> Function {
     fx = c.unary(Fabs, fx);
     fx = c.unary(Sqrt, fx);
     for op in [
-        Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Floor, Ceil, Ftrunc, Nearest,
+        Rsqrt, Ex2, Lg2, Ex2Ftz, Lg2Ftz, RsqrtFtz, Sin, Cos, Tanh, Floor, Ceil, Ftrunc, Nearest,
     ] {
         fx = c.unary(op, fx);
     }

@@ -318,6 +318,9 @@ impl Isel<'_> {
             (Rsqrt, Type::F64) => "rsqrt.approx.f64",
             (Ex2, Type::F32) => "ex2.approx.f32",
             (Lg2, Type::F32) => "lg2.approx.f32",
+            (Ex2Ftz, Type::F32) => "ex2.approx.ftz.f32",
+            (Lg2Ftz, Type::F32) => "lg2.approx.ftz.f32",
+            (RsqrtFtz, Type::F32) => "rsqrt.approx.ftz.f32",
             (Sin, Type::F32) => "sin.approx.f32",
             (Cos, Type::F32) => "cos.approx.f32",
             (Tanh, Type::F32) => {
@@ -344,8 +347,8 @@ impl Isel<'_> {
                 return self.count_bits(op, res, arg).map(|()| true)
             }
             (
-                Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Bitrev
-                | SqrtRz | SqrtRu | SqrtRd,
+                Rsqrt | Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | Floor | Ceil
+                | Ftrunc | Nearest | Bitrev | SqrtRz | SqrtRu | SqrtRd,
                 _,
             ) => return Err(format!("`{op}` on `{ty}` is not selected")),
             _ => return Ok(false),

@@ -173,7 +173,8 @@ impl FunctionLowerer<'_, '_> {
         let a = self.b.unary(Opcode::Fabs, x);
         let ac = self.at_most32(a, 4.0);
         let l = self.horner32(&ERF_L, ac);
-        let tail = self.b.unary(Opcode::Ex2, l);
+        // `erfc a` for `a` up to 4 is above 2^-27: `.ftz` changes nothing.
+        let tail = self.b.unary(Opcode::Ex2Ftz, l);
         let one = self.c32(1.0);
         let far = self.b.binary(Opcode::Fsub, one, tail);
         let far = self.copysign(far, x);
@@ -212,7 +213,10 @@ impl FunctionLowerer<'_, '_> {
         let nx = self.b.unary(Opcode::Fneg, x);
         let one = self.c32(1.0);
         let t = self.b.fma(nx, x, one);
-        let l = self.b.unary(Opcode::Lg2, t);
+        // `t = 1 - x²` is 0, negative or at least 2^-24 (`x` is a float),
+        // and its `log2` 0 or at least 2^-25 in magnitude: `.ftz` changes
+        // nothing.
+        let l = self.b.unary(Opcode::Lg2Ftz, t);
         let nln2 = self.c32(-super::math_f32::LN2);
         let w = self.b.fmul(l, nln2);
         // P is even in x: x·P(w) keeps the sign, -0 included.
@@ -231,7 +235,8 @@ impl FunctionLowerer<'_, '_> {
         // r = √w from the approximate reciprocal square root and one Heron
         // step (two `fma`), for less than the correctly rounded `sqrt`
         // costs; r - 3 is then exact for r in [1.5, 6] (Sterbenz).
-        let r0 = self.b.unary(Opcode::Rsqrt, w);
+        // (`w >= 4` here: `.ftz` changes nothing.)
+        let r0 = self.b.unary(Opcode::RsqrtFtz, w);
         let r = self.b.fmul(w, r0);
         let nr = self.b.unary(Opcode::Fneg, r);
         let e = self.b.fma(nr, r, w);

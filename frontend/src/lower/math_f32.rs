@@ -166,7 +166,9 @@ impl FunctionLowerer<'_, '_> {
 
         let k = self.c32(2.0 * LOG2E);
         let arg = self.b.fmul(a, k);
-        let e = self.b.unary(Opcode::Ex2, arg);
+        // `arg >= 0`: `e >= 1`, and a subnormal `arg` gives 1 either way,
+        // so the `.ftz` form changes nothing and spares the fix-up.
+        let e = self.b.unary(Opcode::Ex2Ftz, arg);
         let one = self.c32(1.0);
         let e1 = self.b.fadd(e, one);
         let q = self.b.binary(Opcode::FdivApprox, one, e1);
@@ -374,7 +376,8 @@ impl FunctionLowerer<'_, '_> {
         let zb = self.b.fma(a, m_half, half);
         let tiny = self.c32(2f32.powi(-60));
         let zg = self.b.fadd(zb, tiny);
-        let y = self.b.unary(Opcode::Rsqrt, zg);
+        // `zg >= 2^-60`: neither it nor its `rsqrt` is subnormal.
+        let y = self.b.unary(Opcode::RsqrtFtz, zg);
         let s0 = self.b.fmul(zb, y);
         let ns0 = self.b.unary(Opcode::Fneg, s0);
         let e = self.b.fma(ns0, s0, zb);
@@ -624,7 +627,9 @@ impl FunctionLowerer<'_, '_> {
         let r = self.b.fma(x, hi, n);
         let lo = self.c32(lo);
         let r = self.b.fma(x, lo, r);
-        let small = self.b.unary(Opcode::Ex2, r);
+        // `r` is small except outside the clamp, where the product with the
+        // scale is 0 or `inf` whether `2^r` is flushed or not: `.ftz`.
+        let small = self.b.unary(Opcode::Ex2Ftz, r);
         let ni = self.b.convert(Opcode::Fptosi, Type::I32, n);
         // `(127 - n) << 23` as one multiply-add.
         let step = self.i32c(-(1 << 23));
@@ -651,7 +656,8 @@ impl FunctionLowerer<'_, '_> {
         let l = self.b.unary(Opcode::Lg2, a);
         let m_two_thirds = self.c32(-2.0 / 3.0);
         let l3 = self.b.fmul(l, m_two_thirds);
-        let z = self.b.unary(Opcode::Ex2, l3);
+        // `l3` is in [-86, 100] (or infinite): `z` is never subnormal.
+        let z = self.b.unary(Opcode::Ex2Ftz, l3);
         let y = self.b.fmul(a, z);
         let ny = self.b.unary(Opcode::Fneg, y);
         let yl = self.b.fma(a, z, ny);
@@ -681,7 +687,8 @@ impl FunctionLowerer<'_, '_> {
         let l = self.b.unary(Opcode::Lg2, a);
         let m_third = self.c32(-1.0 / 3.0);
         let l3 = self.b.fmul(l, m_third);
-        let z = self.b.unary(Opcode::Ex2, l3);
+        // `l3` is in [-43, 50] (or infinite): `z` is never subnormal.
+        let z = self.b.unary(Opcode::Ex2Ftz, l3);
         let w = self.b.fmul(a, z);
         let nw = self.b.unary(Opcode::Fneg, w);
         let wl = self.b.fma(a, z, nw);

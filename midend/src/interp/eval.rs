@@ -267,6 +267,9 @@ fn min_max(op: Opcode, a: f64, b: f64) -> f64 {
 /// Unary float operations: `fneg` and `fabs` work on the sign bit only (no
 /// NaN canonicalization, as `neg.f32`/`abs.f32`); `sqrt` rounds.
 pub fn float_unary(op: Opcode, ty: Type, a: u64) -> u64 {
+    if let Some(base) = op.flushed() {
+        return super::ftz::float_unary(base, ty, a);
+    }
     if let Some((base, _)) = op.explicit_rounding() {
         let nearest = float_unary(base, ty, a);
         return super::rounding::eval(op, ty, &[a], nearest);

@@ -20,7 +20,9 @@
 //!   subnormal), and everything that only moves bits (`select`, loads,
 //!   stores, `bitcast`, constants).
 //!
-//! `f64` and the 16-bit formats are never flushed.
+//! `f64` and the 16-bit formats are never flushed. The opcodes `ex2_ftz`,
+//! `lg2_ftz` and `rsqrt_ftz` flush in every function, marked or not
+//! (`eval::float_unary` sends them here).
 
 use super::eval;
 use crate::ir::{FloatCC, Opcode, Type};

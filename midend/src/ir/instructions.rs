@@ -55,6 +55,14 @@ named_enum! {
         Ex2 = "ex2",
         /// Approximate `log2(x)` (PTX `lg2.approx`, f32 only).
         Lg2 = "lg2",
+        /// `ex2`, `lg2` and `rsqrt` with a subnormal operand or result
+        /// flushed to a zero of its sign (PTX `.ftz`, f32 only), which
+        /// spares ptxas's subnormal handling. The math library uses them
+        /// where neither can be subnormal, or where flushing changes no
+        /// result (`ex2` of a subnormal is 1 either way).
+        Ex2Ftz = "ex2_ftz",
+        Lg2Ftz = "lg2_ftz",
+        RsqrtFtz = "rsqrt_ftz",
         /// Approximate sine of radians (PTX `sin.approx`, f32 only).
         Sin = "sin",
         /// Approximate cosine of radians (PTX `cos.approx`, f32 only).
@@ -282,15 +290,24 @@ pub enum Format {
 }
 
 impl Opcode {
+    /// The opcode an `_ftz` form flushes around (`ex2_ftz` -> `ex2`).
+    pub fn flushed(self) -> Option<Opcode> {
+        match self {
+            Opcode::Ex2Ftz => Some(Opcode::Ex2),
+            Opcode::Lg2Ftz => Some(Opcode::Lg2),
+            Opcode::RsqrtFtz => Some(Opcode::Rsqrt),
+            _ => None,
+        }
+    }
+
     pub fn format(self) -> Format {
         use Opcode::*;
         match self {
             Iconst => Format::Iconst,
             Fconst => Format::Fconst,
-            Ineg | Bnot | Fneg | Fabs | Sqrt | Rsqrt | Ex2 | Lg2 | Sin | Cos | Tanh | Floor
-            | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev | SqrtRz | SqrtRu | SqrtRd => {
-                Format::Unary
-            }
+            Ineg | Bnot | Fneg | Fabs | Sqrt | Rsqrt | Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz
+            | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev
+            | SqrtRz | SqrtRu | SqrtRd => Format::Unary,
             Iadd | Isub | Imul | Sdiv | Udiv | Srem | Urem | Band | Bor | Bxor | Ishl | Ushr
             | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox | Fmin
             | Fmax | PtrOffset | FaddRn | FaddRz | FaddRu | FaddRd | FmulRn | FmulRz | FmulRu

@@ -62,6 +62,9 @@ fn is_float_op(op: Opcode) -> bool {
             | Rsqrt
             | Ex2
             | Lg2
+            | Ex2Ftz
+            | Lg2Ftz
+            | RsqrtFtz
             | Sin
             | Cos
             | Tanh
@@ -88,7 +91,10 @@ fn is_f32_f64_only(op: Opcode) -> bool {
 /// Float ops PTX has only for `f32` (the `.approx` forms).
 fn is_f32_only(op: Opcode) -> bool {
     use Opcode::*;
-    matches!(op, Ex2 | Lg2 | Sin | Cos | Tanh | FdivApprox)
+    matches!(
+        op,
+        Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | FdivApprox
+    )
 }
 
 /// Bit ops PTX has only for 32- and 64-bit operands (`popc`, `clz`, `brev`).
