@@ -340,6 +340,18 @@ pub fn launches_on_the_gpu_match_the_emulator(dir: &std::path::Path) -> Option<(
     Some((exact, close))
 }
 
+/// [`launches_on_the_gpu_match_the_emulator`] for the test of `what`
+/// (`outside kernels`, ...): at least `at_least` launches, or a `SKIPPED`
+/// line without a CUDA driver.
+pub fn gpu_launches_or_skip(dir: &std::path::Path, what: &str, at_least: usize) {
+    let Some((exact, close)) = launches_on_the_gpu_match_the_emulator(dir) else {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): {what} on the GPU");
+        return;
+    };
+    assert!(exact + close >= at_least, "{exact} + {close} launches");
+    eprintln!("{what} on the GPU: {exact} launches bit for bit, {close} within 2^-16");
+}
+
 /// Runs launch `l` of `file` in folder `dir` (as `kernelc run` would, for
 /// sm_90 at `-O{level}` on `engine`) and returns every argument's buffer.
 pub fn run_launch(

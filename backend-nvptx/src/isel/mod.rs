@@ -956,8 +956,7 @@ impl Isel<'_> {
             // reads them. `v = c ? load : 0` is then `mov v, 0; @!p bra;
             // ld v`, a triangle ptxas predicates, not a diamond of moves.
             let early = !self.domtree.dominates(else_dest.block, then_dest.block)
-                && else_copies.iter().all(|c| c.dst != p)
-                && !self.copies_after_latch(from, else_dest.block);
+                && self.copies_fit_before_branch(from, else_dest.block, &else_copies, p);
             if early && Some(then_dest.block) == next {
                 for c in else_copies {
                     self.mov(c.dst, c.src);
@@ -985,8 +984,7 @@ impl Isel<'_> {
             // overwrites the predicate. A loop's back edge then reads
             // `copies; @p bra header`, the shape ptxas recognizes.
             let early = self.copies_may_run_early(from, then_dest.block, else_dest.block)
-                && then_copies.iter().all(|c| c.dst != p)
-                && !self.copies_after_latch(from, then_dest.block);
+                && self.copies_fit_before_branch(from, then_dest.block, &then_copies, p);
             if early {
                 for c in then_copies {
                     self.mov(c.dst, c.src);
@@ -1011,11 +1009,9 @@ impl Isel<'_> {
         // before one branch and no stub is needed: a rotated loop's latch
         // is `exit copies; back-edge copies; @p bra header`.
         let early_then = self.copies_may_run_early(from, then_dest.block, else_dest.block)
-            && then_copies.iter().all(|c| c.dst != p)
-            && !self.copies_after_latch(from, then_dest.block);
+            && self.copies_fit_before_branch(from, then_dest.block, &then_copies, p);
         let early_else = self.copies_may_run_early(from, else_dest.block, then_dest.block)
-            && else_copies.iter().all(|c| c.dst != p)
-            && !self.copies_after_latch(from, else_dest.block);
+            && self.copies_fit_before_branch(from, else_dest.block, &else_copies, p);
         let writes =
             |cs: &[crate::copies::Copy]| -> FxHashSet<Reg> { cs.iter().map(|c| c.dst).collect() };
         let reads_any = |cs: &[crate::copies::Copy], w: &FxHashSet<Reg>| {
@@ -1051,6 +1047,21 @@ impl Isel<'_> {
         }
         self.branch_to(then_dest.block, next);
         Ok(())
+    }
+
+    /// Whether the branch in `from` itself allows `copies` (into `dest`'s
+    /// parameters) to run before it: none overwrites its predicate `p`,
+    /// and `from -> dest` is not a latch that keeps its copies after the
+    /// branch ([`Self::copies_after_latch`]). Whether the other path reads
+    /// them is the caller's question.
+    fn copies_fit_before_branch(
+        &self,
+        from: Block,
+        dest: Block,
+        copies: &[crate::copies::Copy],
+        p: Reg,
+    ) -> bool {
+        copies.iter().all(|c| c.dst != p) && !self.copies_after_latch(from, dest)
     }
 
     /// Whether `from -> dest` is the back edge of a counting loop that

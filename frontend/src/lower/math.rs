@@ -214,35 +214,16 @@ impl FunctionLowerer<'_, '_> {
         let t = self.b.value_type(x);
         let (s, c) = if fast {
             (self.b.unary(Opcode::Sin, x), self.b.unary(Opcode::Cos, x))
+        } else if t == Type::F32 {
+            if pi {
+                self.sincospi_f32(x)
+            } else {
+                self.sincos_f32(x)
+            }
+        } else if pi {
+            (self.sinpi_f64(x, false), self.sinpi_f64(x, true))
         } else {
-            if t == Type::F32 {
-                let (s, c) = if pi {
-                    self.sincospi_f32(x)
-                } else {
-                    self.sincos_f32(x)
-                };
-                self.b.store(s, sp, midend::ir::MemFlags::default());
-                self.b.store(c, cp, midend::ir::MemFlags::default());
-                return;
-            }
-            let w = if t == Type::F32 {
-                self.b.convert(Opcode::Fpext, Type::F64, x)
-            } else {
-                x
-            };
-            let (s, c) = if pi {
-                (self.sinpi_f64(w, false), self.sinpi_f64(w, true))
-            } else {
-                self.sincos_f64(w)
-            };
-            if t == Type::F32 {
-                (
-                    self.b.convert(Opcode::Fptrunc, Type::F32, s),
-                    self.b.convert(Opcode::Fptrunc, Type::F32, c),
-                )
-            } else {
-                (s, c)
-            }
+            self.sincos_f64(x)
         };
         self.b.store(s, sp, midend::ir::MemFlags::default());
         self.b.store(c, cp, midend::ir::MemFlags::default());

@@ -773,6 +773,56 @@ impl F64Math<'_, '_> {
         (r, k)
     }
 
+    /// `n` 32-bit words of the bit string that starts `q` bits into word
+    /// `word` of `table` (`q` in 0..=31, `q_back = 31 - q`), each widened
+    /// to `i64`: `V_k = t_k << q | t_(k+1) >> 1 >> q_back` from `n + 1`
+    /// consecutive table words (the second shift in two steps, as a shift
+    /// by 32 is not defined). `word`, `q` and `q_back` are `i64` (the
+    /// `double` reduction) or `i32` (the `float` one, `math_sin_f32.rs`);
+    /// the shifts are done in 32-bit arithmetic either way.
+    pub(super) fn table_window(
+        &mut self,
+        table: GlobalVar,
+        word: Value,
+        (q, q_back): (Value, Value),
+        n: usize,
+    ) -> Vec<Value> {
+        let base = self.b.global_addr(AddrSpace::Const, table);
+        let word = if self.b.value_type(word) == Type::I64 {
+            word
+        } else {
+            self.b.convert(Opcode::Zext, Type::I64, word)
+        };
+        let c4 = self.l(4);
+        let byte = self.b.imul(word, c4);
+        let t: Vec<Value> = (0..=n as i64)
+            .map(|i| {
+                let at = self.l(4 * i);
+                let at = self.b.iadd(byte, at);
+                let p = self.b.ptroffset(base, at);
+                self.b.load(Type::I32, p, MemFlags::default())
+            })
+            .collect();
+        let (q, q_back) = if self.b.value_type(q) == Type::I64 {
+            (
+                self.b.convert(Opcode::Trunc, Type::I32, q),
+                self.b.convert(Opcode::Trunc, Type::I32, q_back),
+            )
+        } else {
+            (q, q_back)
+        };
+        let one32 = self.b.iconst(Type::I32, 1);
+        (0..n)
+            .map(|k| {
+                let a = self.b.binary(Opcode::Ishl, t[k], q);
+                let b = self.b.binary(Opcode::Ushr, t[k + 1], one32);
+                let b = self.b.binary(Opcode::Ushr, b, q_back);
+                let w = self.b.binary(Opcode::Bor, a, b);
+                self.b.convert(Opcode::Zext, Type::I64, w)
+            })
+            .collect()
+    }
+
     /// Payne–Hanek reduction of a finite `|x| >= 2^50`: `x = (k + f)·π/2`
     /// with an integer `k` and `|f| <= 1/2`; returns `r = f·π/2` (rounded
     /// once) and `k` modulo 4 (an `i64` whose two low bits are right).
@@ -813,32 +863,8 @@ impl F64Math<'_, '_> {
         let c31 = self.l(31);
         let q = self.b.binary(Opcode::Band, off, c31);
         let q_back = self.b.isub(c31, q);
-        // Seven table words from `word` on.
-        let base = self.b.global_addr(AddrSpace::Const, table);
-        let c4 = self.l(4);
-        let byte = self.b.imul(word, c4);
-        let t: Vec<Value> = (0..7)
-            .map(|i| {
-                let at = self.l(4 * i);
-                let at = self.b.iadd(byte, at);
-                let p = self.b.ptroffset(base, at);
-                self.b.load(Type::I32, p, MemFlags::default())
-            })
-            .collect();
-        // V_k = the 32 bits at offset `q` in t_k t_(k+1) (no shift by 32),
-        // in 32-bit arithmetic.
-        let q = self.b.convert(Opcode::Trunc, Type::I32, q);
-        let q_back = self.b.convert(Opcode::Trunc, Type::I32, q_back);
-        let one32 = self.b.iconst(Type::I32, 1);
-        let v: Vec<Value> = (0..6)
-            .map(|k| {
-                let a = self.b.binary(Opcode::Ishl, t[k], q);
-                let b = self.b.binary(Opcode::Ushr, t[k + 1], one32);
-                let b = self.b.binary(Opcode::Ushr, b, q_back);
-                let w = self.b.binary(Opcode::Bor, a, b);
-                self.b.convert(Opcode::Zext, Type::I64, w)
-            })
-            .collect();
+        // V_k, 192 bits from `q` bits into table word `word`.
+        let v = self.table_window(table, word, (q, q_back), 6);
         // The products of 32-bit halves, each one `mul.wide.u32`.
         let c32 = self.l(32);
         let m0 = self.b.convert(Opcode::Trunc, Type::I32, m);

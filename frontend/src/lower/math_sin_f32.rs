@@ -21,7 +21,7 @@
 
 use super::FunctionLowerer;
 use midend::builder::InstBuilder;
-use midend::ir::{AddrSpace, FloatCC, IntCC, MemFlags, Opcode, Type, Value};
+use midend::ir::{FloatCC, IntCC, Opcode, Type, Value};
 
 /// `sin r = r + r³·S(r²)` for `|r| <= 1.01·π/4` (relative error 2^-27.9).
 const SIN_S: [f32; 3] = [-0.166_666_54, 0.008_332_113, -0.000_195_087_38];
@@ -217,30 +217,8 @@ impl FunctionLowerer<'_, '_> {
         let c31 = self.i32c(31);
         let q = self.b.binary(Opcode::Band, off, c31);
         let q_back = self.b.isub(c31, q);
-        let base = self.b.global_addr(AddrSpace::Const, table);
-        let word = self.b.convert(Opcode::Zext, Type::I64, word);
-        let c4 = self.b.iconst(Type::I64, 4);
-        let byte = self.b.imul(word, c4);
-        let t: Vec<Value> = (0..4)
-            .map(|i| {
-                let at = self.b.iconst(Type::I64, 4 * i);
-                let at = self.b.iadd(byte, at);
-                let p = self.b.ptroffset(base, at);
-                self.b.load(Type::I32, p, MemFlags::default())
-            })
-            .collect();
-        // V = v0·2^64 + v1·2^32 + v2: the 32 bits at offset `q` of each
-        // pair of words (the second shifted in by `1 + q_back`, never 32).
-        let one = self.i32c(1);
-        let v: Vec<Value> = (0..3)
-            .map(|k| {
-                let a = self.b.binary(Opcode::Ishl, t[k], q);
-                let b = self.b.binary(Opcode::Ushr, t[k + 1], one);
-                let b = self.b.binary(Opcode::Ushr, b, q_back);
-                let w = self.b.binary(Opcode::Bor, a, b);
-                self.b.convert(Opcode::Zext, Type::I64, w)
-            })
-            .collect();
+        // V = v0·2^64 + v1·2^32 + v2, from `q` bits into table word `word`.
+        let v = self.f64_math().table_window(table, word, (q, q_back), 3);
         // m·V mod 2^96 = high·2^64 + low, each product one `mul.wide.u32`.
         let m = self.b.convert(Opcode::Zext, Type::I64, m);
         let p0 = self.b.imul(m, v[0]);
