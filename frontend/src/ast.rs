@@ -392,3 +392,31 @@ pub enum ExprKind {
         arrow: bool,
     },
 }
+
+/// Dropping a tree recurses as deep as it nests; an `else if` chain or a
+/// long sum is as deep as it is long. Each level runs with enough stack, as
+/// the walks that made it did (`stack.rs`).
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, ExprKind::Nullptr);
+        stdx::stack::with_stack(move || drop(kind));
+    }
+}
+
+/// See [`Expr`]'s `Drop`.
+impl Drop for Stmt {
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, StmtKind::Empty);
+        stdx::stack::with_stack(move || drop(kind));
+    }
+}
+
+/// See [`Expr`]'s `Drop`: braced lists nest too (`{{{1}}}`).
+impl Drop for Init {
+    fn drop(&mut self) {
+        if let Init::List(items, _) = self {
+            let items = std::mem::take(items);
+            stdx::stack::with_stack(move || drop(items));
+        }
+    }
+}

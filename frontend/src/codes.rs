@@ -94,7 +94,7 @@ pub const CODES: &[CodeInfo] = &[
         title: "syntax error",
         // Besides these, every parser message that starts with "expected"
         // (see `classify`).
-        phrases: &["unclosed", "nests too deeply", "missing return type"],
+        phrases: &["unclosed", "missing return type"],
         explanation: "The parser found a token where the grammar does not allow it, most often a missing `;`, `)` or `}`. The parser skips to the next statement and keeps going, so later errors may be consequences of the first one.",
         example: "__global__ void k(int *p) {\n    p[0] = 1     // E0003: expected `;`\n    p[1] = 2;\n}",
         fix: "Insert or remove the token the message names; fix the first error first.",
@@ -178,6 +178,22 @@ pub const CODES: &[CodeInfo] = &[
         explanation: "The condition of a `static_assert` evaluated to zero at compile time. The message after the comma, if any, is shown; it usually says what the code assumes (a struct's size, the width of a type).",
         example: "struct P { float x, y, z; };\nstatic_assert(sizeof(P) == 16, \"P must be 16 bytes\");   // E0013: it is 12",
         fix: "Make the assumption true (add padding, `__align__(16)`), or correct the assertion.",
+    },
+    CodeInfo {
+        code: "E0014",
+        title: "nesting is too deep",
+        phrases: &["nesting is too deep"],
+        explanation: "The source nests more than 1,048,576 (2^20) levels deep: parentheses, blocks, statement bodies, unary operators, casts, braced initializers and `#if` expressions each open a level. nvcc parses a million nested parentheses, and so does kernelc; nothing written by hand comes near, so the input is most likely generated with a bug (a missing `)`, a runaway template). Flat chains are not nesting: a sum of a million terms, an `else if` chain or a `?:` chain of any length, and a million statements in a row compile. Only the declaration that nests too deeply is skipped: one error is reported, and the rest of the file is still checked. Macro expansion has a limit of its own, 20,000 levels of macros expanding macros (nvcc expands 1,000 at once and runs for minutes on 10,000).",
+        example: "x = ((((((((( ... 1 ... )))))))));   // E0014: more than 2^20 `(`",
+        fix: "Generate flatter code: give intermediate results names (`float t1 = a + b; float t2 = t1 * c;`), or split the expression into statements.",
+    },
+    CodeInfo {
+        code: "E0015",
+        title: "too many errors",
+        phrases: &["too many errors"],
+        explanation: "The file has more errors than the error limit (100 by default, as nvcc's): kernelc stops reporting, and stops reading the file, after that many, so that a file of garbage or in the wrong language ends quickly with a short report instead of millions of lines. The first errors are the useful ones; later ones are often consequences of them.",
+        example: "kernelc notes.txt          # E0015 after the first 100 errors\nkernelc --error-limit 5 k.cu   # stop after 5",
+        fix: "Fix the first errors and compile again. `--error-limit N` (also `-ferror-limit=N`) changes the limit; `0` removes it.",
     },
     CodeInfo {
         code: "E0099",

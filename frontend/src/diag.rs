@@ -9,6 +9,8 @@ use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
 
+use crate::snippet;
+
 /// A half-open byte range `start..end` into the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
@@ -54,6 +56,10 @@ pub struct Diagnostic {
     /// `codes.rs`), shown as `error[E0001]`. Stages fill it in when the
     /// site that made the diagnostic did not.
     pub code: Option<&'static str>,
+    /// Whether `span` points into the source. A diagnostic about the run
+    /// as a whole (the error limit) has no place and is shown without a
+    /// snippet.
+    pub located: bool,
 }
 
 impl Diagnostic {
@@ -66,6 +72,15 @@ impl Diagnostic {
             labels: Vec::new(),
             notes: Vec::new(),
             code: None,
+            located: true,
+        }
+    }
+
+    /// An error about the run as a whole, shown without a snippet.
+    pub fn unlocated(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            located: false,
+            ..Diagnostic::error(Span::default(), message)
         }
     }
 
@@ -101,11 +116,41 @@ impl Diagnostic {
     }
 }
 
-/// Sorts diagnostics by position (stable, so same-position order is kept)
-/// and removes exact duplicates.
+/// Sorts diagnostics by position (stable, so same-position order is kept;
+/// unlocated ones last) and removes exact duplicates.
 pub(crate) fn sort_diagnostics(diags: &mut Vec<Diagnostic>) {
-    diags.sort_by_key(|d| (d.span.start, d.span.end));
+    diags.sort_by_key(|d| (!d.located, d.span.start, d.span.end));
     diags.dedup();
+}
+
+/// Whether `diags` hold more errors than `limit` allows (`0`: no limit).
+/// Stages ask it as they go and stop reading, so a file of garbage costs
+/// time and output for `limit` errors, not for all of them. Cheap while
+/// there are fewer diagnostics than the limit.
+pub(crate) fn over_error_limit(diags: &[Diagnostic], limit: usize) -> bool {
+    limit != 0 && diags.len() > limit && diags.iter().filter(|d| d.is_error()).count() > limit
+}
+
+/// Keeps the first `limit` errors of sorted `diags` (and the warnings
+/// before the last of them) and, if any were cut, ends the list with
+/// E0015, which says so. `0` keeps everything.
+pub(crate) fn apply_error_limit(diags: &mut Vec<Diagnostic>, limit: usize) {
+    if limit == 0 {
+        return;
+    }
+    let mut errors = 0;
+    let cut = diags.iter().position(|d| {
+        errors += usize::from(d.is_error());
+        errors > limit
+    });
+    if let Some(cut) = cut {
+        diags.truncate(cut);
+        diags.push(
+            Diagnostic::unlocated(format!("too many errors ({limit}); stopping here"))
+                .with_code("E0015")
+                .with_note("`--error-limit N` changes the limit; `--error-limit 0` removes it"),
+        );
+    }
 }
 
 /// Clamps a span to the text and to UTF-8 character boundaries, so that
@@ -123,42 +168,76 @@ fn clamp(source: &str, span: Span) -> std::ops::Range<usize> {
     start..end
 }
 
-/// Renders diagnostics as plain text with source snippets.
+/// The longest message, label or note shown; longer ones (a message
+/// quoting a megabyte-long token) are cut.
+const MAX_TEXT: usize = 1000;
+
+/// Renders diagnostics as plain text with source snippets. A diagnostic
+/// that touches a very long line shows a window of it ([`snippet`]), so the
+/// output is bounded per diagnostic whatever the input.
 pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
     let file = SimpleFile::new(file_name, source);
+    let lines = snippet::Lines::new(source);
     let config = Config::default();
     let mut out = String::new();
     for d in diags {
-        let base = match d.severity {
-            Severity::Error => CsDiagnostic::error(),
-            Severity::Warning => CsDiagnostic::warning(),
-            Severity::Note => CsDiagnostic::note(),
+        let mut ranges = Vec::new();
+        if d.located {
+            ranges.push(clamp(source, d.span));
+        }
+        ranges.extend(d.labels.iter().map(|(s, _)| clamp(source, *s)));
+        let rendered = if lines.any_long(&ranges) {
+            let (excerpt, mapped) = snippet::Excerpt::new(file_name, &lines, &ranges);
+            term::emit_into_string(&config, &excerpt, &codespan_diagnostic(d, mapped))
+        } else {
+            term::emit_into_string(&config, &file, &codespan_diagnostic(d, ranges))
         };
-        let mut labels = vec![Label::primary((), clamp(source, d.span))];
-        labels.extend(
-            d.labels
-                .iter()
-                .map(|(s, m)| Label::secondary((), clamp(source, *s)).with_message(m.clone())),
-        );
-        let base = match d.code {
-            Some(c) => base.with_code(c),
-            None => base,
-        };
-        let cs = base
-            .with_message(d.message.clone())
-            .with_labels(labels)
-            .with_notes(d.notes.clone());
-        match term::emit_into_string(&config, &file, &cs) {
+        match rendered {
             Ok(text) => out.push_str(&text),
             Err(_) => {
                 // Fall back to a snippet-less line rather than losing the error.
                 let code = d.code.map(|c| format!("[{c}]")).unwrap_or_default();
                 out.push_str(&format!(
                     "error{code}: {} ({}:{}..{})\n",
-                    d.message, file_name, d.span.start, d.span.end
+                    snippet::cut_text(&d.message, MAX_TEXT),
+                    file_name,
+                    d.span.start,
+                    d.span.end
                 ));
             }
         }
     }
     out
+}
+
+/// `d` for codespan-reporting, its labels at `ranges` (the primary first
+/// when it is located, then the secondary ones in order).
+fn codespan_diagnostic(d: &Diagnostic, ranges: Vec<std::ops::Range<usize>>) -> CsDiagnostic<()> {
+    let base = match d.severity {
+        Severity::Error => CsDiagnostic::error(),
+        Severity::Warning => CsDiagnostic::warning(),
+        Severity::Note => CsDiagnostic::note(),
+    };
+    let mut ranges = ranges.into_iter();
+    let mut labels = Vec::new();
+    if d.located {
+        if let Some(r) = ranges.next() {
+            labels.push(Label::primary((), r));
+        }
+    }
+    labels.extend(d.labels.iter().zip(ranges).map(|((_, m), r)| {
+        Label::secondary((), r).with_message(snippet::cut_text(m, MAX_TEXT).into_owned())
+    }));
+    let base = match d.code {
+        Some(c) => base.with_code(c),
+        None => base,
+    };
+    base.with_message(snippet::cut_text(&d.message, MAX_TEXT).into_owned())
+        .with_labels(labels)
+        .with_notes(
+            d.notes
+                .iter()
+                .map(|n| snippet::cut_text(n, MAX_TEXT).into_owned())
+                .collect(),
+        )
 }

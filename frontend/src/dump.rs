@@ -140,7 +140,7 @@ impl Dumper {
     }
 
     fn init(&mut self, i: &Init, depth: usize) {
-        match i {
+        stdx::stack::with_stack(|| match i {
             Init::Expr(e) => self.expr(e, depth),
             Init::List(items, _) => {
                 self.line(depth, "InitList");
@@ -148,7 +148,7 @@ impl Dumper {
                     self.init(i, depth + 1);
                 }
             }
-        }
+        })
     }
 
     fn static_assert(&mut self, sa: &StaticAssert, depth: usize) {
@@ -177,6 +177,10 @@ impl Dumper {
     }
 
     fn stmt(&mut self, s: &Stmt, depth: usize) {
+        stdx::stack::with_stack(|| self.stmt_level(s, depth))
+    }
+
+    fn stmt_level(&mut self, s: &Stmt, depth: usize) {
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.line(depth, "ExprStmt");
@@ -271,6 +275,10 @@ impl Dumper {
     }
 
     fn expr(&mut self, e: &Expr, depth: usize) {
+        stdx::stack::with_stack(|| self.expr_level(e, depth))
+    }
+
+    fn expr_level(&mut self, e: &Expr, depth: usize) {
         let d = depth + 1;
         match &e.kind {
             ExprKind::Ident(n) => self.line(depth, &format!("Ident {n}")),

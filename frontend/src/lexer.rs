@@ -10,12 +10,19 @@ use crate::types::CType;
 
 /// Lexes `source`; returns all tokens that could be formed plus diagnostics.
 pub(crate) fn lex_raw(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+    lex_raw_limited(source, 0)
+}
+
+/// [`lex_raw`] that stops once there are more than `error_limit` errors
+/// (`0`: never), leaving the rest of the input unread.
+pub(crate) fn lex_raw_limited(source: &str, error_limit: usize) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut lx = Lexer {
         src: source,
         bytes: source.as_bytes(),
         pos: 0,
         tokens: Vec::new(),
         diags: Vec::new(),
+        error_limit,
     };
     lx.run();
     (lx.tokens, lx.diags)
@@ -27,6 +34,7 @@ struct Lexer<'a> {
     pos: usize,
     tokens: Vec<Token>,
     diags: Vec<Diagnostic>,
+    error_limit: usize,
 }
 
 fn span(start: usize, end: usize) -> Span {
@@ -64,6 +72,10 @@ impl Lexer<'_> {
 
     fn run(&mut self) {
         while self.pos < self.bytes.len() {
+            // The lexer reports only errors, so the count is the length.
+            if self.error_limit != 0 && self.diags.len() > self.error_limit {
+                return;
+            }
             let b = self.bytes[self.pos];
             let start = self.pos;
             if b.is_ascii_whitespace() || (b == b'\\' && matches!(self.peek(1), b'\n' | b'\r')) {
@@ -100,10 +112,10 @@ impl Lexer<'_> {
                 self.char_lit();
             } else if b == b'"' {
                 self.string_lit();
-            } else if let Some(p) = Punct::ALL
-                .iter()
-                .find(|p| self.src[self.pos..].starts_with(p.as_str()))
-            {
+            } else if let Some(p) = Punct::ALL.iter().find(|p| {
+                // The first byte rules out most spellings without a compare.
+                p.as_str().as_bytes()[0] == b && self.src[self.pos..].starts_with(p.as_str())
+            }) {
                 self.pos += p.as_str().len();
                 self.push(TokenKind::Punct(*p), start);
             } else {

@@ -23,6 +23,7 @@ mod lower;
 mod parser;
 mod preprocess;
 mod sema;
+mod snippet;
 mod token;
 pub mod typed;
 pub mod types;
@@ -55,7 +56,21 @@ pub struct Options {
     pub fast_math: bool,
     /// The file name `__FILE__` expands to (`"<input>"` when `None`).
     pub file_name: Option<String>,
+    /// Errors reported before the frontend stops reading (`--error-limit`;
+    /// `0`: no limit). The diagnostic after the last one is E0015.
+    pub error_limit: usize,
+    /// The deepest nesting accepted (E0014); [`DEFAULT_NESTING_LIMIT`]
+    /// unless a test wants to reach the limit cheaply.
+    pub nesting_limit: usize,
 }
+
+/// nvcc stops after 100 errors; so does kernelc, unless told otherwise.
+pub const DEFAULT_ERROR_LIMIT: usize = 100;
+
+/// The default of [`Options::nesting_limit`]: 2^20 levels. nvcc parses a
+/// million nested parentheses (in 3.5 GB); kernelc accepts as many, in
+/// about a third of that (docs/diagnostics.md, E0014).
+pub const DEFAULT_NESTING_LIMIT: usize = 1 << 20;
 
 impl Default for Options {
     /// nvcc's defaults: IEEE division and square root, no flushing, no fast math.
@@ -67,6 +82,8 @@ impl Default for Options {
             prec_sqrt: true,
             fast_math: false,
             file_name: None,
+            error_limit: DEFAULT_ERROR_LIMIT,
+            nesting_limit: DEFAULT_NESTING_LIMIT,
         }
     }
 }
@@ -124,11 +141,16 @@ fn lex_with_warnings(
             "source file is too large (over 4 GiB)",
         )]);
     }
-    let (raw, mut diags) = lexer::lex_raw(source);
-    let tokens = preprocess::preprocess(source, raw, opts, &mut diags);
+    let (raw, mut diags) = lexer::lex_raw_limited(source, opts.error_limit);
+    let tokens = if diag::over_error_limit(&diags, opts.error_limit) {
+        Vec::new()
+    } else {
+        preprocess::preprocess(source, raw, opts, &mut diags)
+    };
     codes::assign_codes(&mut diags, codes::LEX_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
+        diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
     Ok((tokens, diags))
@@ -138,10 +160,11 @@ fn lex_with_warnings(
 pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
     let tokens = lex(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
-    let (tu, mut diags) = parser::parse_tokens(&tokens, len);
+    let (tu, mut diags) = parser::parse_tokens(&tokens, len, opts);
     codes::assign_codes(&mut diags, codes::PARSE_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
+        diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
     Ok(tu)
@@ -162,8 +185,14 @@ pub fn check_with_warnings(
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (tokens, pp_warnings) = lex_with_warnings(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
-    let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len);
+    let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len, opts);
     codes::assign_codes(&mut parse_diags, codes::PARSE_FALLBACK);
+    if diag::over_error_limit(&parse_diags, opts.error_limit) {
+        // Checking what was read would only add errors past the limit.
+        diag::sort_diagnostics(&mut parse_diags);
+        diag::apply_error_limit(&mut parse_diags, opts.error_limit);
+        return Err(parse_diags);
+    }
     let (program, mut diags) = sema::check_program(&tu, opts);
     diags.extend(pp_warnings);
     codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
@@ -194,10 +223,12 @@ pub fn check_with_warnings(
                     .any(|s| d.span.start >= s.start && d.span.start <= s.end)
         }));
         diag::sort_diagnostics(&mut parse_diags);
+        diag::apply_error_limit(&mut parse_diags, opts.error_limit);
         return Err(parse_diags);
     }
     diag::sort_diagnostics(&mut diags);
     if has_errors(&diags) {
+        diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
     Ok((program, diags))

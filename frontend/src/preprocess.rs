@@ -29,22 +29,25 @@ use crate::lexer::lex_raw;
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
 
-/// Macro expansion nesting limit (guards against runaway growth; true
-/// recursion is already stopped by the active-macro check).
-const MAX_EXPANSION_DEPTH: usize = 64;
+/// Macro expansion nesting limit: a macro whose body uses a macro whose
+/// body uses a macro ... (true recursion is already stopped by the
+/// active-macro check). nvcc expands a tower of 1,000 such macros at once;
+/// kernelc takes 20,000, on a stack that grows as it goes.
+const MAX_EXPANSION_DEPTH: usize = 20_000;
 
 /// Recursion limit of the expander itself, which also recurses into each
-/// macro argument (`F(F(F(...)))`): without it, 10,000 nested arguments
-/// overflowed the stack. Each nesting level of a function-like macro takes
-/// two (argument, then body), so this allows well over 64 real levels.
-const MAX_EXPANDER_RECURSION: usize = 200;
+/// macro argument (`F(F(F(...)))`), on a stack that grows as it goes
+/// (`stdx::stack`). Each nesting level of a function-like macro takes two
+/// (argument, then body), so this allows 10,000 nested arguments (nvcc
+/// expands 1,000 at once and runs for minutes on 10,000).
+const MAX_EXPANDER_RECURSION: usize = 20_000;
 
 /// The most tokens macro expansion may work through (bodies and arguments,
 /// counted at every level) in one translation unit. Recursion is
 /// impossible, but `#define E1 E0 E0`, `#define E2 E1 E1`, ... doubles per
 /// level, so 40 lines could ask for 2^40 tokens; real kernels expand far
 /// fewer than this.
-const MAX_EXPANDED_TOKENS: usize = 1 << 20;
+const MAX_EXPANDED_TOKENS: usize = 1 << 22;
 
 /// `__CUDA_ARCH__` unless [`Options::with_cuda_arch`] (or `-D`) sets it: sm_75, the oldest
 /// target kernelc (and CUDA 13) supports, so the guarded code is the most
@@ -86,6 +89,8 @@ struct Pp<'s> {
     /// A limit was hit: expansion stops everywhere (one diagnostic, and no
     /// more exponential work).
     runaway: bool,
+    /// [`Options::nesting_limit`], for `#if` expressions.
+    nesting_limit: usize,
 }
 
 /// Runs directives and macro substitution over raw tokens.
@@ -107,6 +112,7 @@ pub(crate) fn preprocess(
         recursion: 0,
         expanded: 0,
         runaway: false,
+        nesting_limit: opts.nesting_limit,
     };
     let arch = DEFAULT_CUDA_ARCH.to_string();
     let mut defines: Vec<(String, Option<String>)> = vec![
@@ -156,6 +162,9 @@ pub(crate) fn preprocess(
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
+        if crate::diag::over_error_limit(pp.diags, opts.error_limit) {
+            return out;
+        }
         if pp.is_directive_start(&raw, i) {
             // The directive runs to the end of the (logical) line.
             let mut j = i + 1;
@@ -254,6 +263,16 @@ impl Pp<'_> {
         self.diags.push(Diagnostic::error(span, msg));
     }
 
+    /// Macro expansion passed its nesting limits (E0014, as nesting in the
+    /// parser); the rest of the expansion is abandoned.
+    fn too_deep(&mut self, at: Span) {
+        let d = Diagnostic::error(at, "macro expansion nests too deeply").with_code("E0014");
+        self.diags.push(d.with_note(format!(
+            "macros expanding macros, or macro arguments holding macro calls, nest more than {MAX_EXPANSION_DEPTH} levels"
+        )));
+        self.runaway = true;
+    }
+
     /// Expands macros in `toks` into `out`. `span` (the outermost use) replaces
     /// every produced token's span; `active` lists the macros being expanded.
     /// Bounded in depth and in output (see [`MAX_EXPANDER_RECURSION`],
@@ -270,8 +289,7 @@ impl Pp<'_> {
         }
         let at = span.or(toks.first().map(|t| t.span)).unwrap_or_default();
         if self.recursion >= MAX_EXPANDER_RECURSION {
-            self.error(at, "macro expansion nests too deeply");
-            self.runaway = true;
+            self.too_deep(at);
             return;
         }
         if span.is_some() {
@@ -286,7 +304,7 @@ impl Pp<'_> {
             }
         }
         self.recursion += 1;
-        self.expand_seq_inner(toks, span, active, out);
+        stdx::stack::with_stack(|| self.expand_seq_inner(toks, span, active, out));
         self.recursion -= 1;
     }
 
@@ -318,8 +336,7 @@ impl Pp<'_> {
                 continue;
             };
             if active.len() >= MAX_EXPANSION_DEPTH {
-                self.error(at, "macro expansion nests too deeply");
-                self.runaway = true;
+                self.too_deep(at);
                 return;
             }
             let Some(params) = m.params.clone() else {
@@ -872,17 +889,18 @@ impl Pp<'_> {
             toks: &expanded,
             pos: 0,
             error: None,
+            nesting_limit: self.nesting_limit,
         };
         let v = ev.ternary(0);
         if ev.error.is_none() && ev.pos < expanded.len() {
-            ev.error = Some((
+            ev.error = Some(Diagnostic::error(
                 expanded[ev.pos].span,
-                "unexpected token in `#if` expression".into(),
+                "unexpected token in `#if` expression",
             ));
         }
         match ev.error {
-            Some((span, msg)) => {
-                self.error(span, msg);
+            Some(d) => {
+                self.diags.push(d);
                 false
             }
             None => v != 0,
@@ -896,7 +914,10 @@ impl Pp<'_> {
 struct CondEval<'t> {
     toks: &'t [Token],
     pos: usize,
-    error: Option<(Span, String)>,
+    /// The first error met; the evaluation then only unwinds.
+    error: Option<Diagnostic>,
+    /// [`Options::nesting_limit`].
+    nesting_limit: usize,
 }
 
 impl CondEval<'_> {
@@ -908,20 +929,43 @@ impl CondEval<'_> {
     }
 
     fn fail(&mut self, msg: &str) -> i128 {
+        self.fail_with(Diagnostic::error(self.here(), msg))
+    }
+
+    /// The span of the current token (or the last one, at the end).
+    fn here(&self) -> Span {
+        self.toks
+            .get(self.pos)
+            .or(self.toks.last())
+            .map_or(Span::default(), |t| t.span)
+    }
+
+    /// Records `d` unless an error is already recorded (the first one is the
+    /// cause; the rest of the evaluation only unwinds), and yields 0.
+    fn fail_with(&mut self, d: Diagnostic) -> i128 {
         if self.error.is_none() {
-            let span = self
-                .toks
-                .get(self.pos)
-                .or(self.toks.last())
-                .map_or(Span::default(), |t| t.span);
-            self.error = Some((span, msg.to_string()));
+            self.error = Some(d);
         }
         0
     }
 
+    /// The nesting limit is passed: E0014, as in the parser.
+    fn fail_too_deep(&mut self) -> i128 {
+        let limit = self.nesting_limit;
+        let msg = format!("nesting is too deep: more than {limit} levels in an `#if` expression");
+        self.fail_with(Diagnostic::error(self.here(), msg).with_code("E0014"))
+    }
+
+    /// `c ? a : b`. Each nesting level (parentheses, unary operators, the
+    /// arms of `?:`) runs on a stack that grows as it goes (`stdx::stack`),
+    /// up to the parser's limit; a chain of binary operators is a loop.
     fn ternary(&mut self, depth: usize) -> i128 {
-        if depth > 200 {
-            return self.fail("`#if` expression nests too deeply");
+        stdx::stack::with_stack(|| self.ternary_level(depth))
+    }
+
+    fn ternary_level(&mut self, depth: usize) -> i128 {
+        if depth > self.nesting_limit {
+            return self.fail_too_deep();
         }
         let c = self.binary(1, depth);
         if self.peek_punct() != Some(Punct::Question) {
@@ -961,7 +1005,7 @@ impl CondEval<'_> {
                 break;
             }
             self.pos += 1;
-            let r = self.binary(prec + 1, depth + 1);
+            let r = self.binary(prec + 1, depth);
             l = match p {
                 Punct::OrOr => i128::from(l != 0 || r != 0),
                 Punct::AndAnd => i128::from(l != 0 && r != 0),
@@ -988,8 +1032,12 @@ impl CondEval<'_> {
     }
 
     fn unary(&mut self, depth: usize) -> i128 {
-        if depth > 200 {
-            return self.fail("`#if` expression nests too deeply");
+        stdx::stack::with_stack(|| self.unary_level(depth))
+    }
+
+    fn unary_level(&mut self, depth: usize) -> i128 {
+        if depth > self.nesting_limit {
+            return self.fail_too_deep();
         }
         let Some(t) = self.toks.get(self.pos) else {
             return self.fail("`#if` expression ends early");

@@ -766,3 +766,37 @@ pub enum Intrinsic {
         tcgen05: bool,
     },
 }
+
+impl Expr {
+    /// The expression's parts. A type with `Drop` cannot be taken apart by
+    /// a pattern, so the parts are moved out here.
+    pub fn into_parts(mut self) -> (ExprKind, CType, Span) {
+        let kind = std::mem::replace(&mut self.kind, ExprKind::IntConst(0));
+        let ty = std::mem::replace(&mut self.ty, CType::Void);
+        (kind, ty, self.span)
+    }
+
+    /// The same expression at another span.
+    pub fn with_span(mut self, span: Span) -> Expr {
+        self.span = span;
+        self
+    }
+}
+
+/// Dropping a tree recurses as deep as it nests; an `else if` chain or a
+/// long sum is as deep as it is long. Each level runs with enough stack, as
+/// the walks that made it did (`stack.rs`).
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, ExprKind::IntConst(0));
+        stdx::stack::with_stack(move || drop(kind));
+    }
+}
+
+/// See [`Expr`]'s `Drop`.
+impl Drop for Stmt {
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, StmtKind::Empty);
+        stdx::stack::with_stack(move || drop(kind));
+    }
+}

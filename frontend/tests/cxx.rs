@@ -106,7 +106,7 @@ fn functional_casts_zero_and_nullptr() {
     assert_eq!(ty("0, size_t(i)"), CType::ULONG);
     assert_eq!(ty("(float(i) + 1)"), CType::FLOAT);
     assert_eq!(ty("0, double()"), CType::DOUBLE);
-    let ExprKind::Comma { rhs, .. } = common::typed_expr("0, int()").kind else {
+    let ExprKind::Comma { rhs, .. } = common::typed_expr("0, int()").into_parts().0 else {
         panic!()
     };
     assert!(matches!(rhs.kind, ExprKind::IntConst(0)));

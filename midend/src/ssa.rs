@@ -18,7 +18,7 @@
 use crate::builder::InstBuilder;
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Type, Value};
 use cranelift_entity::{entity_impl, SecondaryMap};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A mutable source-level variable that SSA construction turns into values.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -119,9 +119,16 @@ impl<'f> FunctionBuilder<'f> {
         self.var_types[var].unwrap_or_else(|| panic!("{var} was never declared"))
     }
 
+    /// The search recurses through predecessors as far back as the
+    /// definition, so it runs on a stack that grows with the path
+    /// (`stdx::stack`): a chain of thousands of blocks is ordinary code.
     fn use_var_in(&mut self, var: Variable, block: Block) -> Value {
+        stdx::stack::with_stack(|| self.use_var_in_level(var, block))
+    }
+
+    fn use_var_in_level(&mut self, var: Variable, block: Block) -> Value {
         if let Some(&v) = self.defs.get(&(var, block)) {
-            return self.func.dfg.resolve_aliases(v);
+            return self.func.dfg.resolve_aliases_compressing(v);
         }
         let ty = self.var_type(var);
         let value = if !self.blocks[block].sealed {
@@ -161,22 +168,25 @@ impl<'f> FunctionBuilder<'f> {
 
     /// The one value every edge passes for `param`, if there is exactly one
     /// besides `param` itself.
-    fn trivial_source(&self, block: Block, index: usize, param: Value) -> Option<Value> {
-        let mut same = None;
+    fn trivial_source(&mut self, block: Block, index: usize, param: Value) -> Option<Value> {
+        let mut passed = Vec::with_capacity(self.blocks[block].preds.len());
         for &(_, branch) in &self.blocks[block].preds {
             for dest in self.func.dfg.insts[branch].branch_destinations() {
-                if dest.block != block {
-                    continue;
+                if dest.block == block {
+                    passed.push(*dest.args.get(index)?);
                 }
-                let v = self.func.dfg.resolve_aliases(*dest.args.get(index)?);
-                if v == param || Some(v) == same {
-                    continue;
-                }
-                if same.is_some() {
-                    return None;
-                }
-                same = Some(v);
             }
+        }
+        let mut same = None;
+        for v in passed {
+            let v = self.func.dfg.resolve_aliases_compressing(v);
+            if v == param || Some(v) == same {
+                continue;
+            }
+            if same.is_some() {
+                return None;
+            }
+            same = Some(v);
         }
         same
     }
@@ -269,30 +279,72 @@ impl<'f> FunctionBuilder<'f> {
     /// ever receive one value, and rewrites operands so no alias remains.
     pub fn finalize(mut self) {
         self.seal_all_blocks();
+        self.remove_trivial_params();
+        self.func.dfg.resolve_all_aliases();
+    }
+
+    /// Removes every parameter whose edges all pass one value (besides the
+    /// parameter itself), until none is left. Removing one can make only
+    /// the parameters it is passed to trivial, so those are the ones looked
+    /// at again: a work list, linear in the parameters, where sweeping every
+    /// block until nothing changed took one sweep per level of a loop nest
+    /// (cubic in 1,000 nested `do` loops). Trivial is monotone (aliasing a
+    /// source never makes a parameter less trivial), so the parameters
+    /// removed, and the IR, are those of the sweeps.
+    fn remove_trivial_params(&mut self) {
         let entry = self.func.layout.entry_block();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            let blocks: Vec<Block> = self.func.layout.blocks().to_vec();
-            for block in blocks {
-                if Some(block) == entry {
-                    continue;
-                }
-                let mut index = 0;
-                while index < self.func.dfg.block_params(block).len() {
-                    let param = self.func.dfg.block_params(block)[index];
-                    match self.trivial_source(block, index, param) {
-                        Some(same) if !self.blocks[block].preds.is_empty() => {
-                            self.remove_param(block, index);
-                            self.func.dfg.change_to_alias(param, same);
-                            changed = true;
-                        }
-                        _ => index += 1,
+        let blocks: Vec<Block> = self.func.layout.blocks().to_vec();
+        let mut passed_to: FxHashMap<Value, Vec<(Block, Value)>> = FxHashMap::default();
+        let mut work = std::collections::VecDeque::new();
+        for &block in &blocks {
+            if Some(block) == entry || self.blocks[block].preds.is_empty() {
+                continue;
+            }
+            let params = self.func.dfg.block_params(block).to_vec();
+            for &(_, branch) in &self.blocks[block].preds {
+                for dest in self.func.dfg.insts[branch].branch_destinations() {
+                    if dest.block != block {
+                        continue;
+                    }
+                    for (&arg, &param) in dest.args.iter().zip(&params) {
+                        let arg = self.func.dfg.resolve_aliases(arg);
+                        passed_to.entry(arg).or_default().push((block, param));
                     }
                 }
             }
+            work.extend(params.into_iter().map(|p| (block, p)));
         }
-        self.func.dfg.resolve_all_aliases();
+        // A parameter is queued at most once at a time, and the lists of
+        // parameters a value is passed to drop the removed ones as they move,
+        // so chains of removals do not requeue what they already settled.
+        let mut queued: FxHashSet<Value> = work.iter().map(|&(_, p)| p).collect();
+        let mut removed: FxHashSet<Value> = FxHashSet::default();
+        while let Some((block, param)) = work.pop_front() {
+            queued.remove(&param);
+            let Some(index) = self
+                .func
+                .dfg
+                .block_params(block)
+                .iter()
+                .position(|&p| p == param)
+            else {
+                continue;
+            };
+            let Some(same) = self.trivial_source(block, index, param) else {
+                continue;
+            };
+            self.remove_param(block, index);
+            self.func.dfg.change_to_alias(param, same);
+            removed.insert(param);
+            let mut users = passed_to.remove(&param).unwrap_or_default();
+            users.retain(|(_, p)| !removed.contains(p));
+            for &(b, p) in &users {
+                if queued.insert(p) {
+                    work.push_back((b, p));
+                }
+            }
+            passed_to.entry(same).or_default().extend(users);
+        }
     }
 }
 
@@ -308,8 +360,11 @@ impl InstBuilder for FunctionBuilder<'_> {
         let inst = self.func.append_inst(block, data, result_types);
         for target in targets {
             assert!(!self.blocks[target].sealed, "branch to sealed {target}");
+            // A branch naming the same block twice is one edge. Its
+            // entries would be adjacent, so the last one is all to check
+            // (a join of an `&&` chain has thousands of predecessors).
             let preds = &mut self.blocks[target].preds;
-            if !preds.iter().any(|&(_, i)| i == inst) {
+            if preds.last().is_none_or(|&(_, i)| i != inst) {
                 preds.push((block, inst));
             }
         }

@@ -162,11 +162,11 @@ pub(crate) fn struct_param_read_only(body: &Block, local: LocalId) -> bool {
 /// Whether `e` designates (part of) the struct `local`: the local itself or
 /// a chain of members of it.
 fn rooted_at(e: &Expr, local: LocalId) -> bool {
-    match &e.kind {
+    stdx::stack::with_stack(|| match &e.kind {
         ExprKind::Local(l) => *l == local,
         ExprKind::Field { base, .. } => rooted_at(base, local),
         _ => false,
-    }
+    })
 }
 
 fn place_rooted_at(p: &Place, local: LocalId) -> bool {
@@ -178,49 +178,51 @@ fn place_rooted_at(p: &Place, local: LocalId) -> bool {
 }
 
 fn scan_stmt(s: &Stmt, local: LocalId, ok: &mut bool) {
-    let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
-    match &s.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => ex(e, ok),
-        StmtKind::Decl { init, list, .. } => {
-            init.iter().for_each(|e| ex(e, ok));
-            list.iter().flatten().for_each(|(_, e)| ex(e, ok));
-        }
-        StmtKind::Block(b) | StmtKind::Switch { body: b, .. } => {
-            if let StmtKind::Switch { cond, .. } = &s.kind {
+    stdx::stack::with_stack(|| {
+        let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => ex(e, ok),
+            StmtKind::Decl { init, list, .. } => {
+                init.iter().for_each(|e| ex(e, ok));
+                list.iter().flatten().for_each(|(_, e)| ex(e, ok));
+            }
+            StmtKind::Block(b) | StmtKind::Switch { body: b, .. } => {
+                if let StmtKind::Switch { cond, .. } = &s.kind {
+                    ex(cond, ok);
+                }
+                b.stmts.iter().for_each(|s| scan_stmt(s, local, ok));
+            }
+            StmtKind::If { cond, then, els } => {
                 ex(cond, ok);
+                scan_stmt(then, local, ok);
+                if let Some(e) = els {
+                    scan_stmt(e, local, ok);
+                }
             }
-            b.stmts.iter().for_each(|s| scan_stmt(s, local, ok));
-        }
-        StmtKind::If { cond, then, els } => {
-            ex(cond, ok);
-            scan_stmt(then, local, ok);
-            if let Some(e) = els {
-                scan_stmt(e, local, ok);
+            StmtKind::While { cond, body, .. } | StmtKind::DoWhile { body, cond, .. } => {
+                ex(cond, ok);
+                scan_stmt(body, local, ok);
             }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
+                init.iter().for_each(|s| scan_stmt(s, local, ok));
+                cond.iter().chain(step.iter()).for_each(|e| ex(e, ok));
+                scan_stmt(body, local, ok);
+            }
+            StmtKind::Return(None)
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Empty
+            | StmtKind::Label(_)
+            | StmtKind::Goto(_)
+            | StmtKind::GotoLabel(_) => {}
         }
-        StmtKind::While { cond, body, .. } | StmtKind::DoWhile { body, cond, .. } => {
-            ex(cond, ok);
-            scan_stmt(body, local, ok);
-        }
-        StmtKind::For {
-            init,
-            cond,
-            step,
-            body,
-            ..
-        } => {
-            init.iter().for_each(|s| scan_stmt(s, local, ok));
-            cond.iter().chain(step.iter()).for_each(|e| ex(e, ok));
-            scan_stmt(body, local, ok);
-        }
-        StmtKind::Return(None)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Empty
-        | StmtKind::Label(_)
-        | StmtKind::Goto(_)
-        | StmtKind::GotoLabel(_) => {}
-    }
+    })
 }
 
 fn scan_place(p: &Place, local: LocalId, ok: &mut bool) {
@@ -235,82 +237,84 @@ fn scan_place(p: &Place, local: LocalId, ok: &mut bool) {
 }
 
 fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
-    if !*ok {
-        return;
-    }
-    let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
-    match &e.kind {
-        ExprKind::Assign { target, value, .. } => {
-            if place_rooted_at(target, local) {
-                *ok = false;
-            }
-            scan_place(target, local, ok);
-            ex(value, ok);
+    stdx::stack::with_stack(|| {
+        if !*ok {
+            return;
         }
-        ExprKind::IncDec {
-            target, new_value, ..
-        } => {
-            if place_rooted_at(target, local) {
-                *ok = false;
-            }
-            scan_place(target, local, ok);
-            ex(new_value, ok);
-        }
-        ExprKind::AddrOf(p) => {
-            if place_rooted_at(p, local) {
-                *ok = false;
-            }
-            scan_place(p, local, ok);
-        }
-        ExprKind::Ternary { cond, then, els } => {
-            if e.ty.is_struct() && (rooted_at(then, local) || rooted_at(els, local)) {
-                *ok = false;
-            }
-            ex(cond, ok);
-            ex(then, ok);
-            ex(els, ok);
-        }
-        ExprKind::Unary { operand: a, .. }
-        | ExprKind::Not(a)
-        | ExprKind::Cast { expr: a, .. }
-        | ExprKind::Deref(a)
-        | ExprKind::Field { base: a, .. } => ex(a, ok),
-        ExprKind::StructLit(fields) => fields.iter().for_each(|(_, e)| ex(e, ok)),
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::Compare { lhs, rhs, .. }
-        | ExprKind::Logical { lhs, rhs, .. }
-        | ExprKind::Comma { lhs, rhs }
-        | ExprKind::PtrDiff { lhs, rhs, .. } => {
-            ex(lhs, ok);
-            ex(rhs, ok);
-        }
-        ExprKind::Index { base, index, .. } => {
-            // Reading an element of an array member (`p.coeffs[k]`): the
-            // array decays to its address only to be read at once, which
-            // param space allows (`ld.param` through a register).
-            match &base.kind {
-                ExprKind::AddrOf(place) if place_rooted_at(place, local) => {
-                    scan_place(place, local, ok)
+        let ex = |e: &Expr, ok: &mut bool| scan_expr(e, local, ok);
+        match &e.kind {
+            ExprKind::Assign { target, value, .. } => {
+                if place_rooted_at(target, local) {
+                    *ok = false;
                 }
-                _ => ex(base, ok),
+                scan_place(target, local, ok);
+                ex(value, ok);
             }
-            ex(index, ok);
+            ExprKind::IncDec {
+                target, new_value, ..
+            } => {
+                if place_rooted_at(target, local) {
+                    *ok = false;
+                }
+                scan_place(target, local, ok);
+                ex(new_value, ok);
+            }
+            ExprKind::AddrOf(p) => {
+                if place_rooted_at(p, local) {
+                    *ok = false;
+                }
+                scan_place(p, local, ok);
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                if e.ty.is_struct() && (rooted_at(then, local) || rooted_at(els, local)) {
+                    *ok = false;
+                }
+                ex(cond, ok);
+                ex(then, ok);
+                ex(els, ok);
+            }
+            ExprKind::Unary { operand: a, .. }
+            | ExprKind::Not(a)
+            | ExprKind::Cast { expr: a, .. }
+            | ExprKind::Deref(a)
+            | ExprKind::Field { base: a, .. } => ex(a, ok),
+            ExprKind::StructLit(fields) => fields.iter().for_each(|(_, e)| ex(e, ok)),
+            ExprKind::Binary { lhs, rhs, .. }
+            | ExprKind::Compare { lhs, rhs, .. }
+            | ExprKind::Logical { lhs, rhs, .. }
+            | ExprKind::Comma { lhs, rhs }
+            | ExprKind::PtrDiff { lhs, rhs, .. } => {
+                ex(lhs, ok);
+                ex(rhs, ok);
+            }
+            ExprKind::Index { base, index, .. } => {
+                // Reading an element of an array member (`p.coeffs[k]`): the
+                // array decays to its address only to be read at once, which
+                // param space allows (`ld.param` through a register).
+                match &base.kind {
+                    ExprKind::AddrOf(place) if place_rooted_at(place, local) => {
+                        scan_place(place, local, ok)
+                    }
+                    _ => ex(base, ok),
+                }
+                ex(index, ok);
+            }
+            ExprKind::PtrAdd { ptr, offset, .. } | ExprKind::PtrSub { ptr, offset, .. } => {
+                ex(ptr, ok);
+                ex(offset, ok);
+            }
+            ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
+                args.iter().for_each(|a| ex(a, ok))
+            }
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Builtin(..)
+            | ExprKind::TargetValue
+            | ExprKind::SyncThreads => {}
         }
-        ExprKind::PtrAdd { ptr, offset, .. } | ExprKind::PtrSub { ptr, offset, .. } => {
-            ex(ptr, ok);
-            ex(offset, ok);
-        }
-        ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
-            args.iter().for_each(|a| ex(a, ok))
-        }
-        ExprKind::IntConst(_)
-        | ExprKind::FloatConst(_)
-        | ExprKind::Local(_)
-        | ExprKind::Global(_)
-        | ExprKind::Builtin(..)
-        | ExprKind::TargetValue
-        | ExprKind::SyncThreads => {}
-    }
+    })
 }
 
 /// The byte offsets of the `__restrict__` pointers inside a struct (nested

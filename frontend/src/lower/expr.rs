@@ -116,7 +116,7 @@ fn widened_counter_product<'e>(offset: &'e Expr, counters: &[LocalId]) -> Option
 
 /// Whether `e` reads one of the `for` counters being lowered.
 fn is_counter(e: &Expr, counters: &[LocalId]) -> bool {
-    matches!(e.kind, ExprKind::Local(id) if counters.contains(&id))
+    stdx::stack::with_stack(|| matches!(e.kind, ExprKind::Local(id) if counters.contains(&id)))
 }
 
 /// `e` as `k * f` or `f * k` with `k` one of the `for` counters and `f`
@@ -208,7 +208,9 @@ impl FunctionLowerer<'_, '_> {
             entry.2 = true;
             return Some(entry.1);
         }
-        self.with_span(e.span, |lw| lw.eval_inner(e))
+        // Every level of an expression passes here, on a stack that grows
+        // as deep as the tree nests (`stack.rs`).
+        stdx::stack::with_stack(|| self.with_span(e.span, |lw| lw.eval_inner(e)))
     }
 
     fn eval_inner(&mut self, e: &Expr) -> Option<Value> {
@@ -769,22 +771,24 @@ impl FunctionLowerer<'_, '_> {
 
     /// A `bool`-typed expression as an `i1`.
     pub(crate) fn bool_value(&mut self, e: &Expr) -> Value {
-        self.with_span(e.span, |lw| match &e.kind {
-            ExprKind::Cast {
-                kind: CastKind::ToBool,
-                expr,
-            } => lw.bool_value_of_cast(expr),
-            ExprKind::Compare { op, lhs, rhs } => lw.compare(*op, lhs, rhs),
-            ExprKind::Not(x) => {
-                let c = lw.bool_value(x);
-                let one = lw.b.iconst(Type::I1, 1);
-                lw.b.binary(Opcode::Bxor, c, one)
-            }
-            ExprKind::Logical { op, lhs, rhs } => lw.logical(*op, lhs, rhs),
-            _ => {
-                let v = lw.expr(e);
-                lw.coerce(v, Type::I1)
-            }
+        stdx::stack::with_stack(|| {
+            self.with_span(e.span, |lw| match &e.kind {
+                ExprKind::Cast {
+                    kind: CastKind::ToBool,
+                    expr,
+                } => lw.bool_value_of_cast(expr),
+                ExprKind::Compare { op, lhs, rhs } => lw.compare(*op, lhs, rhs),
+                ExprKind::Not(x) => {
+                    let c = lw.bool_value(x);
+                    let one = lw.b.iconst(Type::I1, 1);
+                    lw.b.binary(Opcode::Bxor, c, one)
+                }
+                ExprKind::Logical { op, lhs, rhs } => lw.logical(*op, lhs, rhs),
+                _ => {
+                    let v = lw.expr(e);
+                    lw.coerce(v, Type::I1)
+                }
+            })
         })
     }
 
@@ -866,31 +870,33 @@ impl FunctionLowerer<'_, '_> {
     /// Branches to `t` if the `bool`-typed `cond` holds, else to `f`.
     /// Short-circuit operators become branches directly.
     pub(crate) fn branch_on(&mut self, cond: &Expr, t: Block, f: Block) {
-        self.with_span(cond.span, |lw| {
-            let inner = match &cond.kind {
-                ExprKind::Cast {
-                    kind: CastKind::ToBool,
-                    expr,
-                } if matches!(expr.kind, ExprKind::Logical { .. } | ExprKind::Not(_)) => expr,
-                _ => cond,
-            };
-            match &inner.kind {
-                ExprKind::Logical { op, lhs, rhs } => {
-                    let mid = lw.b.create_block();
-                    match op {
-                        LogicalOp::And => lw.branch_on(lhs, mid, f),
-                        LogicalOp::Or => lw.branch_on(lhs, t, mid),
+        stdx::stack::with_stack(|| {
+            self.with_span(cond.span, |lw| {
+                let inner = match &cond.kind {
+                    ExprKind::Cast {
+                        kind: CastKind::ToBool,
+                        expr,
+                    } if matches!(expr.kind, ExprKind::Logical { .. } | ExprKind::Not(_)) => expr,
+                    _ => cond,
+                };
+                match &inner.kind {
+                    ExprKind::Logical { op, lhs, rhs } => {
+                        let mid = lw.b.create_block();
+                        match op {
+                            LogicalOp::And => lw.branch_on(lhs, mid, f),
+                            LogicalOp::Or => lw.branch_on(lhs, t, mid),
+                        }
+                        lw.b.seal_block(mid);
+                        lw.b.switch_to_block(mid);
+                        lw.branch_on(rhs, t, f);
                     }
-                    lw.b.seal_block(mid);
-                    lw.b.switch_to_block(mid);
-                    lw.branch_on(rhs, t, f);
+                    ExprKind::Not(x) => lw.branch_on(x, f, t),
+                    _ => {
+                        let c = lw.bool_value(cond);
+                        lw.b.brif(c, t, vec![], f, vec![]);
+                    }
                 }
-                ExprKind::Not(x) => lw.branch_on(x, f, t),
-                _ => {
-                    let c = lw.bool_value(cond);
-                    lw.b.brif(c, t, vec![], f, vec![]);
-                }
-            }
+            })
         })
     }
 }

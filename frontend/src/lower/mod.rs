@@ -275,6 +275,11 @@ pub(crate) struct FunctionLowerer<'a, 'f> {
     /// old value (see `assign`), by node identity, with whether the value
     /// was taken.
     ready: Vec<(*const typed::Expr, Value, bool)>,
+    /// The spans of the constructs being lowered, innermost last (see
+    /// [`FunctionLowerer::with_span`]).
+    span_stack: Vec<SourceSpan>,
+    /// Instructions below this index have been given their span.
+    spans_done: usize,
     /// The stack slot of each local that lives in memory, by `LocalId`.
     slots: Vec<Option<StackSlot>>,
     /// The program's module variables and their IR globals.
@@ -344,6 +349,8 @@ fn lower_function(
         var_types,
         target_values: Vec::new(),
         ready: Vec::new(),
+        span_stack: Vec::new(),
+        spans_done: 0,
         slots,
         globals,
         labels: Vec::new(),
@@ -415,21 +422,35 @@ fn lower_function(
 }
 
 impl FunctionLowerer<'_, '_> {
-    /// Runs `build`, then gives every instruction it made that has no span yet
-    /// the span `span`. Inner constructs run first, so each instruction ends
-    /// up with the span of the innermost construct that made it.
+    /// Runs `build` as the construct at `span`: every instruction made
+    /// meanwhile, and not inside a nested `with_span`, gets `span`, so each
+    /// instruction carries the span of the innermost construct that made it.
+    /// Instructions are stamped when the innermost construct changes (on
+    /// entry and exit), each once: a tree as deep as it is long (a sum of
+    /// 100,000 terms) costs linear time, not a scan per level.
     pub(crate) fn with_span<R>(&mut self, span: Span, build: impl FnOnce(&mut Self) -> R) -> R {
-        let first = self.b.func.dfg.insts.len();
+        self.stamp_spans();
+        self.span_stack.push(SourceSpan::new(span.start, span.end));
         let r = build(self);
-        let last = self.b.func.dfg.insts.len();
-        let span = SourceSpan::new(span.start, span.end);
-        for i in first..last {
-            let inst = midend::ir::Inst::from_u32(i as u32);
-            if self.b.func.spans[inst].is_none() {
-                self.b.func.spans[inst] = span;
+        self.stamp_spans();
+        self.span_stack.pop();
+        r
+    }
+
+    /// Gives the instructions made since the last stamp the innermost
+    /// construct's span (none outside every construct), unless they have
+    /// one already.
+    fn stamp_spans(&mut self) {
+        let now = self.b.func.dfg.insts.len();
+        if let Some(&span) = self.span_stack.last() {
+            for i in self.spans_done..now {
+                let inst = midend::ir::Inst::from_u32(i as u32);
+                if self.b.func.spans[inst].is_none() {
+                    self.b.func.spans[inst] = span;
+                }
             }
         }
-        r
+        self.spans_done = now;
     }
 
     /// Ends the function if control can fall off its end.

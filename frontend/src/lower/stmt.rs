@@ -43,7 +43,13 @@ impl FunctionLowerer<'_, '_> {
         b
     }
 
+    /// Lowers one statement, on a stack that grows as deep as statements
+    /// nest (`stack.rs`).
     fn stmt(&mut self, s: &Stmt) {
+        stdx::stack::with_stack(|| self.stmt_level(s))
+    }
+
+    fn stmt_level(&mut self, s: &Stmt) {
         match s.kind {
             StmtKind::GotoLabel(id) => {
                 let to = self.goto_block(id);
@@ -350,7 +356,7 @@ pub(crate) fn visit_places(block: &Block, f: &mut dyn FnMut(&Place)) {
 }
 
 fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
-    match &s.kind {
+    stdx::stack::with_stack(|| match &s.kind {
         StmtKind::Expr(e) => visit_expr(e, f),
         StmtKind::Decl { init, list, .. } => {
             init.iter().for_each(|e| visit_expr(e, f));
@@ -393,7 +399,7 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
         | StmtKind::Label(_)
         | StmtKind::Goto(_)
         | StmtKind::GotoLabel(_) => {}
-    }
+    })
 }
 
 fn visit_place_operands(p: &Place, f: &mut dyn FnMut(&Place)) {
@@ -409,7 +415,7 @@ fn visit_place_operands(p: &Place, f: &mut dyn FnMut(&Place)) {
 }
 
 fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
-    match &e.kind {
+    stdx::stack::with_stack(|| match &e.kind {
         ExprKind::Assign { target, value, .. } => {
             f(target);
             visit_place_operands(target, f);
@@ -460,12 +466,12 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         | ExprKind::Builtin(..)
         | ExprKind::TargetValue
         | ExprKind::SyncThreads => {}
-    }
+    })
 }
 
 /// Whether `s` holds a `goto` label (a way into it from elsewhere).
 fn has_goto_label(s: &Stmt) -> bool {
-    match &s.kind {
+    stdx::stack::with_stack(|| match &s.kind {
         StmtKind::GotoLabel(_) => true,
         StmtKind::Block(b) => b.stmts.iter().any(has_goto_label),
         StmtKind::If { then, els, .. } => {
@@ -475,5 +481,5 @@ fn has_goto_label(s: &Stmt) -> bool {
         StmtKind::For { init, body, .. } => init.iter().any(has_goto_label) || has_goto_label(body),
         StmtKind::Switch { body, .. } => body.stmts.iter().any(has_goto_label),
         _ => false,
-    }
+    })
 }

@@ -580,8 +580,13 @@ impl Parser<'_> {
         Ok(dims)
     }
 
-    /// An initializer after `=`: an expression or a braced list.
+    /// An initializer after `=`: an expression or a braced list; each
+    /// nested list is one nesting level (`stdx::stack`).
     fn initializer(&mut self) -> PResult<Init> {
+        stdx::stack::with_stack(|| self.initializer_level())
+    }
+
+    fn initializer_level(&mut self) -> PResult<Init> {
         if !self.is_punct(Punct::LBrace) {
             return Ok(Init::Expr(self.assign_expr()?));
         }

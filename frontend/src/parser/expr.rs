@@ -6,6 +6,7 @@ use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
+use stdx::stack::with_stack;
 
 /// Binding power of a binary operator token (higher binds tighter), C order.
 fn binary_op(p: Punct) -> Option<(BinaryOp, u8)> {
@@ -56,6 +57,44 @@ fn mk(kind: ExprKind, span: Span) -> Expr {
     Expr { kind, span }
 }
 
+/// An operator of a right-associative chain that waits for its right side.
+enum RightFrame {
+    /// `lhs op= ...`
+    Assign { lhs: Expr, op: Option<BinaryOp> },
+    /// `cond ? then : ...`
+    Ternary { cond: Expr, then: Expr },
+}
+
+impl RightFrame {
+    /// The expression this frame makes once its right side is known.
+    fn close(self, right: Expr) -> Expr {
+        match self {
+            RightFrame::Assign { lhs, op } => {
+                let span = lhs.span.to(right.span);
+                mk(
+                    ExprKind::Assign {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(right),
+                    },
+                    span,
+                )
+            }
+            RightFrame::Ternary { cond, then } => {
+                let span = cond.span.to(right.span);
+                mk(
+                    ExprKind::Ternary {
+                        cond: Box::new(cond),
+                        then: Box::new(then),
+                        els: Box::new(right),
+                    },
+                    span,
+                )
+            }
+        }
+    }
+}
+
 impl Parser<'_> {
     fn punct(&self) -> Option<Punct> {
         match self.peek().kind {
@@ -64,23 +103,11 @@ impl Parser<'_> {
         }
     }
 
-    /// Full expression including the comma operator.
+    /// Full expression including the comma operator (a flat chain: a loop).
     pub(super) fn expr(&mut self) -> PResult<Expr> {
         let mut lhs = self.assign_expr()?;
-        let saved = self.depth;
         while self.eat_punct(Punct::Comma) {
-            if let Err(e) = self.enter() {
-                self.depth = saved;
-                return Err(e);
-            }
-            let rhs = self.assign_expr();
-            let rhs = match rhs {
-                Ok(r) => r,
-                Err(e) => {
-                    self.depth = saved;
-                    return Err(e);
-                }
-            };
+            let rhs = self.assign_expr()?;
             let span = lhs.span.to(rhs.span);
             lhs = mk(
                 ExprKind::Binary {
@@ -91,85 +118,76 @@ impl Parser<'_> {
                 span,
             );
         }
-        self.depth = saved;
         Ok(lhs)
     }
 
-    /// Assignment expression (right-associative).
+    /// Assignment expression (right-associative); one nesting level.
     pub(super) fn assign_expr(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.assign_inner();
-        self.leave();
-        r
-    }
-
-    fn assign_inner(&mut self) -> PResult<Expr> {
-        let lhs = self.cond_expr()?;
-        if let Some(op) = self.punct().and_then(assign_op) {
-            self.bump();
-            let rhs = self.assign_expr()?;
-            let span = lhs.span.to(rhs.span);
-            return Ok(mk(
-                ExprKind::Assign {
-                    op,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                span,
-            ));
-        }
-        Ok(lhs)
+        with_stack(|| {
+            self.enter()?;
+            let r = self.right_chain(true);
+            self.leave();
+            r
+        })
     }
 
     /// A conditional expression (no assignment or comma), as `case` needs.
     pub(super) fn cond_value(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.cond_expr();
-        self.leave();
-        r
+        with_stack(|| {
+            self.enter()?;
+            let r = self.right_chain(false);
+            self.leave();
+            r
+        })
     }
 
-    /// `c ? a : b` (the middle is a full expression; the last an assignment
-    /// expression, as C++ and most C compilers accept).
-    fn cond_expr(&mut self) -> PResult<Expr> {
-        let cond = self.binary(1)?;
-        if !self.eat_punct(Punct::Question) {
-            return Ok(cond);
+    /// The right-associative operators, `a = b = c` and
+    /// `c1 ? x : c2 ? y : z`, parsed as a loop: each operand before the
+    /// last leaves a frame that waits for its right side (the assignment's
+    /// value, the conditional's last operand), and the tree is built from
+    /// the right at the end, so a chain of any length costs no recursion.
+    /// The middle of `?:` is a full expression (true nesting); its last
+    /// operand is an assignment expression, as C++ and most C compilers
+    /// accept. Without `assign`, the chain may not start with an
+    /// assignment (a `case` value).
+    fn right_chain(&mut self, assign: bool) -> PResult<Expr> {
+        let mut frames: Vec<RightFrame> = Vec::new();
+        let mut last = loop {
+            let e = self.binary(1)?;
+            if self.eat_punct(Punct::Question) {
+                let then = self.expr()?;
+                self.expect_punct(Punct::Colon, "in conditional expression")?;
+                frames.push(RightFrame::Ternary { cond: e, then });
+                continue;
+            }
+            let assign_allowed = assign || !frames.is_empty();
+            if let Some(op) = self.punct().and_then(assign_op).filter(|_| assign_allowed) {
+                self.bump();
+                frames.push(RightFrame::Assign { lhs: e, op });
+                continue;
+            }
+            break e;
+        };
+        while let Some(frame) = frames.pop() {
+            last = frame.close(last);
         }
-        let then = self.expr()?;
-        self.expect_punct(Punct::Colon, "in conditional expression")?;
-        let els = self.assign_expr()?;
-        let span = cond.span.to(els.span);
-        Ok(mk(
-            ExprKind::Ternary {
-                cond: Box::new(cond),
-                then: Box::new(then),
-                els: Box::new(els),
-            },
-            span,
-        ))
+        Ok(last)
     }
 
-    /// Binary operators with binding power at least `min`; left-associative.
+    /// Binary operators with binding power at least `min`; left-associative,
+    /// so a chain of one precedence level is a loop (the recursion is bounded
+    /// by the number of levels).
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.cast_expr()?;
-        let saved = self.depth;
-        let result = loop {
+        loop {
             let Some((op, prec)) = self.punct().and_then(binary_op) else {
-                break Ok(lhs);
+                return Ok(lhs);
             };
             if prec < min {
-                break Ok(lhs);
+                return Ok(lhs);
             }
             self.bump();
-            // Each combination deepens the tree, so count it as nesting.
-            if let Err(e) = self.enter() {
-                break Err(e);
-            }
-            let rhs = match self.binary(prec + 1) {
-                Ok(r) => r,
-                Err(e) => break Err(e),
-            };
+            let rhs = self.binary(prec + 1)?;
             let span = lhs.span.to(rhs.span);
             lhs = mk(
                 ExprKind::Binary {
@@ -179,9 +197,7 @@ impl Parser<'_> {
                 },
                 span,
             );
-        };
-        self.depth = saved;
-        result
+        }
     }
 
     /// `(type) expr` or a unary expression. `(float(x) + 1)` is no cast:
@@ -190,10 +206,12 @@ impl Parser<'_> {
     fn cast_expr(&mut self) -> PResult<Expr> {
         let functional = self.simple_type_at(1).is_some() && self.is_punct_at(2, Punct::LParen);
         if self.is_punct(Punct::LParen) && self.starts_type(1) && !functional {
-            self.enter()?;
-            let r = self.cast_inner();
-            self.leave();
-            return r;
+            return with_stack(|| {
+                self.enter()?;
+                let r = self.cast_inner();
+                self.leave();
+                r
+            });
         }
         self.unary()
     }
@@ -217,11 +235,32 @@ impl Parser<'_> {
         ))
     }
 
+    /// A unary expression; a prefix operator opens a nesting level (its
+    /// operand), a plain postfix expression does not.
     fn unary(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.unary_inner();
-        self.leave();
-        r
+        let prefix = self.is_kw(Keyword::Sizeof)
+            || matches!(
+                self.punct(),
+                Some(
+                    Punct::Plus
+                        | Punct::Minus
+                        | Punct::Bang
+                        | Punct::Tilde
+                        | Punct::Star
+                        | Punct::Amp
+                        | Punct::PlusPlus
+                        | Punct::MinusMinus
+                )
+            );
+        if !prefix {
+            return self.postfix();
+        }
+        with_stack(|| {
+            self.enter()?;
+            let r = self.unary_inner();
+            self.leave();
+            r
+        })
     }
 
     fn unary_inner(&mut self) -> PResult<Expr> {
@@ -297,11 +336,11 @@ impl Parser<'_> {
         self.postfix()
     }
 
+    /// A primary expression and its postfix operators (a flat chain: a loop).
     fn postfix(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
-        let saved = self.depth;
-        let result = loop {
-            let Some(p) = self.punct() else { break Ok(e) };
+        loop {
+            let Some(p) = self.punct() else { return Ok(e) };
             if !matches!(
                 p,
                 Punct::LBracket
@@ -311,18 +350,10 @@ impl Parser<'_> {
                     | Punct::PlusPlus
                     | Punct::MinusMinus
             ) {
-                break Ok(e);
+                return Ok(e);
             }
-            if let Err(err) = self.enter() {
-                break Err(err);
-            }
-            match self.postfix_op(e, p) {
-                Ok(next) => e = next,
-                Err(err) => break Err(err),
-            }
-        };
-        self.depth = saved;
-        result
+            e = self.postfix_op(e, p)?;
+        }
     }
 
     fn postfix_op(&mut self, e: Expr, p: Punct) -> PResult<Expr> {
@@ -440,7 +471,9 @@ impl Parser<'_> {
                 self.bump();
                 let inner = self.expr()?;
                 let close = self.expect_punct(Punct::RParen, "to close the parenthesis")?;
-                return Ok(mk(inner.kind, tok.span.to(close)));
+                let mut inner = inner;
+                inner.span = tok.span.to(close);
+                return Ok(inner);
             }
             TokenKind::Punct(Punct::LBracket) => {
                 return self.error(tok.span, "lambdas are not supported by kernelc")

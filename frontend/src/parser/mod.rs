@@ -2,8 +2,14 @@
 //!
 //! Errors are recorded and the parser resynchronises at statement or
 //! function boundaries, so one run reports many independent mistakes.
-//! Recursion is bounded by [`MAX_DEPTH`] so hostile input cannot overflow the
-//! stack, here or in later passes that walk the tree recursively.
+//!
+//! Flat chains (`a + b + c ...`, `a = b = c ...`, `c1 ? x : c2 ? y : ...`,
+//! `if ... else if ...`, `a, b, c`) are parsed by loops, so their length is
+//! unbounded. True nesting (parentheses, blocks, statement bodies, operands
+//! of unary operators and casts) recurses; every recursive level runs on a
+//! stack that grows on demand ([`stdx::stack::with_stack`]), and the depth
+//! is bounded by [`crate::Options::nesting_limit`] (error E0014) so that
+//! hostile input cannot exhaust memory.
 
 mod decl;
 mod expr;
@@ -17,9 +23,6 @@ use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::types::CType;
 
-/// Maximum nesting of expressions/statements (also bounds tree depth).
-pub(crate) const MAX_DEPTH: usize = 256;
-
 /// Marker error: a diagnostic has been recorded; the caller should resync.
 #[derive(Debug)]
 pub(crate) struct Recorded;
@@ -30,12 +33,16 @@ pub(crate) type PResult<T> = Result<T, Recorded>;
 pub(crate) fn parse_tokens(
     tokens: &[Token],
     source_len: u32,
+    opts: &crate::Options,
 ) -> (TranslationUnit, Vec<Diagnostic>) {
     let mut p = Parser {
         toks: tokens,
         pos: 0,
         diags: Vec::new(),
         depth: 0,
+        nesting_limit: opts.nesting_limit,
+        error_limit: opts.error_limit,
+        abandon_item: false,
         typedefs: FxHashMap::default(),
         pending_enums: Vec::new(),
         structs: FxHashMap::default(),
@@ -55,6 +62,16 @@ pub(crate) struct Parser<'t> {
     pos: usize,
     diags: Vec<Diagnostic>,
     depth: usize,
+    /// The deepest `depth` accepted (E0014): true nesting (parentheses,
+    /// blocks, statement bodies, unary operands, casts, initializer braces)
+    /// opens a level; flat chains do not.
+    nesting_limit: usize,
+    /// [`crate::Options::error_limit`]: past it, parsing stops.
+    error_limit: usize,
+    /// Set when the nesting limit is hit: every level returns at once, and
+    /// the top level skips the rest of the item, so one error is reported
+    /// instead of one per enclosing level and per statement after it.
+    abandon_item: bool,
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
@@ -195,15 +212,32 @@ impl Parser<'_> {
         }
     }
 
-    /// Enters one nesting level; errors when the input nests too deeply.
+    /// Enters one nesting level; errors when the input nests deeper than
+    /// the limit and gives up the current item (see `abandon_item`).
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > self.nesting_limit {
             self.depth -= 1;
             let span = self.span();
-            return self.error(span, "expression nests too deeply");
+            self.abandon_item = true;
+            let limit = self.nesting_limit;
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    format!("nesting is too deep: more than {limit} levels"),
+                )
+                .with_code("E0014")
+                .with_note("parentheses, blocks, statement bodies, unary operators and casts each open a level; the rest of this declaration is skipped"),
+            );
+            return Err(Recorded);
         }
         Ok(())
+    }
+
+    /// Whether more errors than the limit were reported: the parser stops
+    /// (the parser reports only errors, so the count is the length).
+    fn over_error_limit(&self) -> bool {
+        self.error_limit != 0 && self.diags.len() > self.error_limit
     }
 
     fn leave(&mut self) {
@@ -246,6 +280,44 @@ impl Parser<'_> {
         }
     }
 
+    /// Moves past the end of the top-level item that starts at token
+    /// `start`: its `;` at bracket depth 0, or the `}` that closes its
+    /// outermost `{`. Counting brackets from the start (not from where the
+    /// parser gave up) costs no recursion, however deep the item nests.
+    fn skip_item_from(&mut self, start: usize) {
+        let mut depth = 0usize;
+        let mut pos = start;
+        while pos < self.toks.len() {
+            match self.toks[pos].kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
+                    depth = depth.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::RBrace) => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        pos += 1;
+                        // `struct S { ... };`: the `;` belongs to it.
+                        if matches!(
+                            self.toks.get(pos).map(|t| &t.kind),
+                            Some(TokenKind::Punct(Punct::Semi))
+                        ) {
+                            pos += 1;
+                        }
+                        break;
+                    }
+                }
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            pos += 1;
+        }
+        self.pos = pos.max(self.pos);
+    }
+
     /// Skips a balanced `{ ... }` group starting at the current `{`.
     fn skip_braces(&mut self) {
         let mut depth = 0usize;
@@ -268,6 +340,9 @@ impl Parser<'_> {
         let mut out = Vec::new();
         let mut extern_c_blocks = Vec::new();
         while !self.at_eof() {
+            if self.over_error_limit() {
+                break;
+            }
             if self.is_kw(Keyword::Extern)
                 && matches!(&self.peek_at(1).kind, TokenKind::Str(s) if s == "C")
                 && self.is_punct_at(2, Punct::LBrace)
@@ -293,6 +368,11 @@ impl Parser<'_> {
             out.extend(self.pending_enums.drain(..).map(Item::Enum));
             match r {
                 Ok(items) => out.extend(items),
+                Err(Recorded) if self.abandon_item => {
+                    self.abandon_item = false;
+                    self.depth = 0;
+                    self.skip_item_from(start);
+                }
                 Err(Recorded) => {
                     self.sync_stmt();
                     if self.pos == start {

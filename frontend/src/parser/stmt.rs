@@ -5,10 +5,15 @@ use super::{PResult, Parser, Recorded};
 use crate::ast::{Block, StaticAssert, Stmt, StmtKind, VarDecl};
 use crate::diag::Diagnostic;
 use crate::token::{Keyword, Punct, TokenKind};
+use stdx::stack::with_stack;
 
 impl Parser<'_> {
     /// `{ stmt* }`; statement errors are recovered from inside the block.
     pub(super) fn block(&mut self) -> PResult<Block> {
+        with_stack(|| self.block_inner())
+    }
+
+    fn block_inner(&mut self) -> PResult<Block> {
         let open = self.expect_punct(Punct::LBrace, "to start a block")?;
         self.enter()?;
         let mut stmts = Vec::new();
@@ -24,6 +29,11 @@ impl Parser<'_> {
             if self.eat_punct(Punct::RBrace) {
                 break;
             }
+            if self.over_error_limit() {
+                self.abandon_item = true;
+                self.leave();
+                return Err(Recorded);
+            }
             let before = self.pos;
             let r = self.statement();
             for e in self.pending_enums.drain(..) {
@@ -35,6 +45,10 @@ impl Parser<'_> {
             }
             match r {
                 Ok(s) => stmts.push(s),
+                Err(Recorded) if self.abandon_item => {
+                    self.leave();
+                    return Err(Recorded);
+                }
                 Err(Recorded) => {
                     self.sync_stmt();
                     if self.at_eof() {
@@ -58,10 +72,12 @@ impl Parser<'_> {
 
     /// One statement (declarations included, as in C99 blocks).
     pub(super) fn statement(&mut self) -> PResult<Stmt> {
-        self.enter()?;
-        let r = self.statement_inner();
-        self.leave();
-        r
+        with_stack(|| {
+            self.enter()?;
+            let r = self.statement_inner();
+            self.leave();
+            r
+        })
     }
 
     fn statement_inner(&mut self) -> PResult<Stmt> {
@@ -73,17 +89,7 @@ impl Parser<'_> {
                 self.bump();
                 StmtKind::Empty
             }
-            TokenKind::Keyword(Keyword::If) => {
-                self.bump();
-                let cond = self.paren_cond("`if`")?;
-                let then = Box::new(self.statement()?);
-                let els = if self.eat_kw(Keyword::Else) {
-                    Some(Box::new(self.statement()?))
-                } else {
-                    None
-                };
-                StmtKind::If { cond, then, els }
-            }
+            TokenKind::Keyword(Keyword::If) => return self.if_chain(),
             TokenKind::Keyword(Keyword::While) => {
                 self.bump();
                 let cond = self.paren_cond("`while`")?;
@@ -157,9 +163,8 @@ impl Parser<'_> {
     }
 
     /// `switch`, its labels, `#pragma unroll`, `static_assert`, `goto` and
-    /// labels: kept out of
-    /// `statement_inner` so that the frame recursing per nesting level stays
-    /// small (deeply nested input must hit `MAX_DEPTH`, not the stack end).
+    /// labels: kept out of `statement_inner` so that the frame recursing
+    /// per nesting level stays small.
     #[inline(never)]
     fn switch_or_pragma(&mut self) -> PResult<StmtKind> {
         let tok = self.peek().clone();
@@ -240,6 +245,38 @@ impl Parser<'_> {
                 return self.error(sp, "expected a statement");
             }
         })
+    }
+
+    /// `if (c) s else if (c) s ... else s`. An `else if` chain is flat code,
+    /// however long: its arms are read in a loop and the nested `If`s are
+    /// built from the last arm outward, each spanning from its `if` to the
+    /// end of the chain.
+    fn if_chain(&mut self) -> PResult<Stmt> {
+        let mut arms = Vec::new();
+        let mut els = None;
+        loop {
+            let start = self.bump().span; // `if`
+            let cond = self.paren_cond("`if`")?;
+            let then = Box::new(self.statement()?);
+            arms.push((start, cond, then));
+            if !self.eat_kw(Keyword::Else) {
+                break;
+            }
+            if !self.is_kw(Keyword::If) {
+                els = Some(Box::new(self.statement()?));
+                break;
+            }
+        }
+        let end = self.prev_span();
+        let mut chain: Option<Stmt> = None;
+        while let Some((start, cond, then)) = arms.pop() {
+            let els = chain.take().map(Box::new).or_else(|| els.take());
+            chain = Some(Stmt {
+                kind: StmtKind::If { cond, then, els },
+                span: start.to(end),
+            });
+        }
+        chain.ok_or(Recorded)
     }
 
     /// `( expr )` after `if`/`while`.

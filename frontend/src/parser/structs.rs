@@ -22,32 +22,34 @@ const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
 /// Evaluates a member array size written with literals, operators and
 /// `sizeof(type)`; `None` when it uses anything else.
 fn const_dim(e: &Expr) -> Option<i128> {
-    Some(match &e.kind {
-        ExprKind::IntLit { value, .. } => i128::from(*value),
-        ExprKind::CharLit(v) => i128::from(*v),
-        ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
-        ExprKind::Unary { op, operand } => {
-            let v = const_dim(operand)?;
-            match op {
-                UnaryOp::Plus => v,
-                UnaryOp::Neg => -v,
-                _ => return None,
+    stdx::stack::with_stack(|| {
+        Some(match &e.kind {
+            ExprKind::IntLit { value, .. } => i128::from(*value),
+            ExprKind::CharLit(v) => i128::from(*v),
+            ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
+            ExprKind::Unary { op, operand } => {
+                let v = const_dim(operand)?;
+                match op {
+                    UnaryOp::Plus => v,
+                    UnaryOp::Neg => -v,
+                    _ => return None,
+                }
             }
-        }
-        ExprKind::Binary { op, lhs, rhs } => {
-            let (a, b) = (const_dim(lhs)?, const_dim(rhs)?);
-            match op {
-                BinaryOp::Add => a.checked_add(b)?,
-                BinaryOp::Sub => a.checked_sub(b)?,
-                BinaryOp::Mul => a.checked_mul(b)?,
-                BinaryOp::Div => a.checked_div(b)?,
-                BinaryOp::Rem => a.checked_rem(b)?,
-                BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?)?,
-                BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
-                _ => return None,
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (const_dim(lhs)?, const_dim(rhs)?);
+                match op {
+                    BinaryOp::Add => a.checked_add(b)?,
+                    BinaryOp::Sub => a.checked_sub(b)?,
+                    BinaryOp::Mul => a.checked_mul(b)?,
+                    BinaryOp::Div => a.checked_div(b)?,
+                    BinaryOp::Rem => a.checked_rem(b)?,
+                    BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?)?,
+                    BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
+                    _ => return None,
+                }
             }
-        }
-        _ => return None,
+            _ => return None,
+        })
     })
 }
 

@@ -743,14 +743,12 @@ impl Checker {
         if self.opts.prec_div || e.ty != CType::FLOAT {
             return e;
         }
-        match e.kind {
-            ExprKind::Binary { lhs, rhs, .. } => intrinsic(
-                Intrinsic::Math(MathFn::FastDiv),
-                vec![*lhs, *rhs],
-                e.ty,
-                e.span,
-            ),
-            kind => Expr { kind, ..e },
+        let (kind, ty, span) = e.into_parts();
+        match kind {
+            ExprKind::Binary { lhs, rhs, .. } => {
+                intrinsic(Intrinsic::Math(MathFn::FastDiv), vec![*lhs, *rhs], ty, span)
+            }
+            kind => Expr { kind, ty, span },
         }
     }
 }

@@ -43,105 +43,111 @@ impl Checker {
     /// The value of an integer constant expression, or `None` when `e` is
     /// not one (variables, calls, loads, division by zero...).
     pub(crate) fn const_int(&self, e: &Expr) -> Option<i128> {
-        let v = match &e.kind {
-            ExprKind::IntConst(v) => *v,
-            ExprKind::Local(id) => self.locals.get(id.0 as usize)?.const_value?,
-            ExprKind::Cast { kind, expr } => match kind {
-                CastKind::IntToInt | CastKind::BoolToInt => self.const_int(expr)?,
-                CastKind::ToBool if expr.ty.is_integer() => i128::from(self.const_int(expr)? != 0),
-                CastKind::FloatToInt => {
-                    let f = self.const_float(expr)?.trunc();
-                    if !(-1e38..1e38).contains(&f) {
-                        return None;
+        stdx::stack::with_stack(|| {
+            let v = match &e.kind {
+                ExprKind::IntConst(v) => *v,
+                ExprKind::Local(id) => self.locals.get(id.0 as usize)?.const_value?,
+                ExprKind::Cast { kind, expr } => match kind {
+                    CastKind::IntToInt | CastKind::BoolToInt => self.const_int(expr)?,
+                    CastKind::ToBool if expr.ty.is_integer() => {
+                        i128::from(self.const_int(expr)? != 0)
                     }
-                    f as i128
+                    CastKind::FloatToInt => {
+                        let f = self.const_float(expr)?.trunc();
+                        if !(-1e38..1e38).contains(&f) {
+                            return None;
+                        }
+                        f as i128
+                    }
+                    _ => return None,
+                },
+                ExprKind::Unary { op, operand } => {
+                    let x = self.const_int(operand)?;
+                    match op {
+                        UnOp::Neg => x.wrapping_neg(),
+                        UnOp::BitNot => !x,
+                    }
+                }
+                ExprKind::Not(x) => i128::from(self.const_int(x)? == 0),
+                ExprKind::Binary { op, lhs, rhs } => {
+                    let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
+                    match op {
+                        BinOp::Add => a.wrapping_add(b),
+                        BinOp::Sub => a.wrapping_sub(b),
+                        BinOp::Mul => a.wrapping_mul(b),
+                        BinOp::Div if b != 0 => a.wrapping_div(b),
+                        BinOp::Rem if b != 0 => a.wrapping_rem(b),
+                        BinOp::Div | BinOp::Rem => return None,
+                        BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?.min(127))?,
+                        BinOp::Shr => a >> u32::try_from(b).ok()?.min(127),
+                        BinOp::BitAnd => a & b,
+                        BinOp::BitOr => a | b,
+                        BinOp::BitXor => a ^ b,
+                    }
+                }
+                ExprKind::Compare { op, lhs, rhs } if lhs.ty.is_integer() => {
+                    let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
+                    i128::from(match op {
+                        CmpOp::Lt => a < b,
+                        CmpOp::Le => a <= b,
+                        CmpOp::Gt => a > b,
+                        CmpOp::Ge => a >= b,
+                        CmpOp::Eq => a == b,
+                        CmpOp::Ne => a != b,
+                    })
+                }
+                ExprKind::Logical { op, lhs, rhs } => {
+                    let a = self.const_int(lhs)? != 0;
+                    i128::from(match op {
+                        LogicalOp::And => a && self.const_int(rhs)? != 0,
+                        LogicalOp::Or => a || self.const_int(rhs)? != 0,
+                    })
+                }
+                ExprKind::Ternary { cond, then, els } => {
+                    if self.const_int(cond)? != 0 {
+                        self.const_int(then)?
+                    } else {
+                        self.const_int(els)?
+                    }
                 }
                 _ => return None,
-            },
-            ExprKind::Unary { op, operand } => {
-                let x = self.const_int(operand)?;
-                match op {
-                    UnOp::Neg => x.wrapping_neg(),
-                    UnOp::BitNot => !x,
-                }
-            }
-            ExprKind::Not(x) => i128::from(self.const_int(x)? == 0),
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
-                match op {
-                    BinOp::Add => a.wrapping_add(b),
-                    BinOp::Sub => a.wrapping_sub(b),
-                    BinOp::Mul => a.wrapping_mul(b),
-                    BinOp::Div if b != 0 => a.wrapping_div(b),
-                    BinOp::Rem if b != 0 => a.wrapping_rem(b),
-                    BinOp::Div | BinOp::Rem => return None,
-                    BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?.min(127))?,
-                    BinOp::Shr => a >> u32::try_from(b).ok()?.min(127),
-                    BinOp::BitAnd => a & b,
-                    BinOp::BitOr => a | b,
-                    BinOp::BitXor => a ^ b,
-                }
-            }
-            ExprKind::Compare { op, lhs, rhs } if lhs.ty.is_integer() => {
-                let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
-                i128::from(match op {
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                })
-            }
-            ExprKind::Logical { op, lhs, rhs } => {
-                let a = self.const_int(lhs)? != 0;
-                i128::from(match op {
-                    LogicalOp::And => a && self.const_int(rhs)? != 0,
-                    LogicalOp::Or => a || self.const_int(rhs)? != 0,
-                })
-            }
-            ExprKind::Ternary { cond, then, els } => {
-                if self.const_int(cond)? != 0 {
-                    self.const_int(then)?
-                } else {
-                    self.const_int(els)?
-                }
-            }
-            _ => return None,
-        };
-        Some(wrap(v, &e.ty))
+            };
+            Some(wrap(v, &e.ty))
+        })
     }
 
     /// The value of a floating constant expression (for initializers).
     pub(crate) fn const_float(&self, e: &Expr) -> Option<f64> {
-        let v = match &e.kind {
-            ExprKind::FloatConst(x) => *x,
-            ExprKind::Local(id) => *self.const_floats.get(id)?,
-            ExprKind::Cast { kind, expr } => match kind {
-                CastKind::IntToFloat | CastKind::BoolToFloat => self.const_int(expr)? as f64,
-                CastKind::FloatToFloat => self.const_float(expr)?,
-                _ => return None,
-            },
-            ExprKind::Unary {
-                op: UnOp::Neg,
-                operand,
-            } => -self.const_float(operand)?,
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (self.const_float(lhs)?, self.const_float(rhs)?);
-                match op {
-                    BinOp::Add => a + b,
-                    BinOp::Sub => a - b,
-                    BinOp::Mul => a * b,
-                    BinOp::Div => a / b,
+        stdx::stack::with_stack(|| {
+            let v = match &e.kind {
+                ExprKind::FloatConst(x) => *x,
+                ExprKind::Local(id) => *self.const_floats.get(id)?,
+                ExprKind::Cast { kind, expr } => match kind {
+                    CastKind::IntToFloat | CastKind::BoolToFloat => self.const_int(expr)? as f64,
+                    CastKind::FloatToFloat => self.const_float(expr)?,
                     _ => return None,
+                },
+                ExprKind::Unary {
+                    op: UnOp::Neg,
+                    operand,
+                } => -self.const_float(operand)?,
+                ExprKind::Binary { op, lhs, rhs } => {
+                    let (a, b) = (self.const_float(lhs)?, self.const_float(rhs)?);
+                    match op {
+                        BinOp::Add => a + b,
+                        BinOp::Sub => a - b,
+                        BinOp::Mul => a * b,
+                        BinOp::Div => a / b,
+                        _ => return None,
+                    }
                 }
-            }
-            _ => return None,
-        };
-        Some(if e.ty == CType::FLOAT {
-            f64::from(v as f32)
-        } else {
-            v
+                _ => return None,
+            };
+            Some(if e.ty == CType::FLOAT {
+                f64::from(v as f32)
+            } else {
+                v
+            })
         })
     }
 
@@ -402,8 +408,20 @@ impl Checker {
         Some(k)
     }
 
-    /// Initializes one element of type `ty` from `items[*pos]`.
+    /// Initializes one element of type `ty` from `items[*pos]`; a braced
+    /// list nests one level (`stdx::stack`).
     fn element(
+        &mut self,
+        ty: &CType,
+        items: &[ast::Init],
+        pos: &mut usize,
+        off: u64,
+        out: &mut BTreeMap<u64, Expr>,
+    ) -> Option<()> {
+        stdx::stack::with_stack(|| self.element_level(ty, items, pos, off, out))
+    }
+
+    fn element_level(
         &mut self,
         ty: &CType,
         items: &[ast::Init],

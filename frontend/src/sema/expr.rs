@@ -103,7 +103,8 @@ impl Checker {
                 }
             )
         };
-        Some(match e.kind {
+        let (kind, _, _) = e.into_parts();
+        Some(match kind {
             ExprKind::Local(id) => {
                 let v = &mut self.locals[id.0 as usize];
                 v.in_memory = true;
@@ -141,7 +142,13 @@ impl Checker {
     }
 
     /// Types an expression without array decay (operands of `sizeof`, `&`).
+    /// Every level of an expression's typing passes here, on a stack that
+    /// grows as deep as the tree nests (`stack.rs`).
     pub(super) fn expr_nodecay(&mut self, e: &ast::Expr) -> Option<Expr> {
+        stdx::stack::with_stack(|| self.expr_nodecay_level(e))
+    }
+
+    fn expr_nodecay_level(&mut self, e: &ast::Expr) -> Option<Expr> {
         use ast::ExprKind as A;
         let span = e.span;
         match &e.kind {
@@ -376,36 +383,38 @@ impl Checker {
     /// Whether `e` designates an object (so it may be assigned or have its
     /// address taken); struct rvalues such as call results do not.
     pub(super) fn is_lvalue(e: &Expr) -> bool {
-        match &e.kind {
+        stdx::stack::with_stack(|| match &e.kind {
             ExprKind::Local(_)
             | ExprKind::Global(_)
             | ExprKind::Deref(_)
             | ExprKind::Index { .. } => true,
             ExprKind::Field { base, .. } => Self::is_lvalue(base),
             _ => false,
-        }
+        })
     }
 
     /// Whether the object an lvalue designates is `const` (a `const`
     /// variable, or reached through a pointer to `const`).
     pub(super) fn lvalue_is_const(&self, e: &Expr) -> bool {
-        let through = |t: &CType| {
-            matches!(
-                t,
-                CType::Pointer {
-                    pointee_const: true,
-                    ..
-                }
-            )
-        };
-        match &e.kind {
-            ExprKind::Local(id) => self.locals[id.0 as usize].is_const,
-            ExprKind::Global(id) => self.globals[id.0 as usize].is_const,
-            ExprKind::Deref(p) => through(&p.ty),
-            ExprKind::Index { base, .. } => through(&base.ty),
-            ExprKind::Field { base, .. } => self.lvalue_is_const(base),
-            _ => false,
-        }
+        stdx::stack::with_stack(|| {
+            let through = |t: &CType| {
+                matches!(
+                    t,
+                    CType::Pointer {
+                        pointee_const: true,
+                        ..
+                    }
+                )
+            };
+            match &e.kind {
+                ExprKind::Local(id) => self.locals[id.0 as usize].is_const,
+                ExprKind::Global(id) => self.globals[id.0 as usize].is_const,
+                ExprKind::Deref(p) => through(&p.ty),
+                ExprKind::Index { base, .. } => through(&base.ty),
+                ExprKind::Field { base, .. } => self.lvalue_is_const(base),
+                _ => false,
+            }
+        })
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
@@ -428,7 +437,7 @@ impl Checker {
                 }
                 let e = promote(e);
                 if op == UnaryOp::Plus {
-                    return Some(Expr { span, ..e });
+                    return Some(e.with_span(span));
                 }
                 let ty = e.ty.clone();
                 Some(mk(
@@ -481,9 +490,11 @@ impl Checker {
     }
 
     pub(super) fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
-        match e.kind {
+        let is_lvalue = Self::is_lvalue(&e);
+        let (kind, ty, e_span) = e.into_parts();
+        match kind {
             // `&*p` is `p`.
-            ExprKind::Deref(p) => Some(Expr { span, ..*p }),
+            ExprKind::Deref(p) => Some(p.with_span(span)),
             // `&p[i]` is `p + i`.
             ExprKind::Index {
                 base,
@@ -501,16 +512,20 @@ impl Checker {
                     span,
                 ))
             }
-            ExprKind::Field { .. } if !Self::is_lvalue(&e) => {
+            ExprKind::Field { .. } if !is_lvalue => {
                 self.error(
                     span,
                     "cannot take the address of a member of a temporary struct",
                 );
                 None
             }
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Field { .. } => {
-                let ty = e.ty.clone();
-                let (place, is_const) = self.lvalue_place(e)?;
+            kind @ (ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Field { .. }) => {
+                let operand = Expr {
+                    kind,
+                    ty: ty.clone(),
+                    span: e_span,
+                };
+                let (place, is_const) = self.lvalue_place(operand)?;
                 Some(mk(
                     ExprKind::AddrOf(Box::new(place)),
                     CType::Pointer {
@@ -535,12 +550,17 @@ impl Checker {
             self.error(e.span, "arrays cannot be assigned");
             return None;
         }
-        let (place, is_const, what) = match e.kind {
+        // What the member case needs of the whole expression, asked before
+        // it is taken apart.
+        let member = matches!(e.kind, ExprKind::Field { .. }) && Self::is_lvalue(&e);
+        let member_facts = member.then(|| (self.is_constant_object(&e), self.lvalue_is_const(&e)));
+        let (kind, _, span) = e.into_parts();
+        let (place, is_const, what) = match kind {
             ExprKind::Global(id) => {
                 let g = &self.globals[id.0 as usize];
                 if g.space == MemSpace::Constant {
                     self.error(
-                        e.span,
+                        span,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
@@ -577,7 +597,7 @@ impl Checker {
             } => {
                 if self.is_constant_memory(&base) {
                     self.error(
-                        e.span,
+                        span,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
@@ -601,27 +621,24 @@ impl Checker {
                 )
             }
             ExprKind::Builtin(..) => {
-                self.error(e.span, "built-in index variables are read-only");
+                self.error(span, "built-in index variables are read-only");
                 return None;
             }
-            ExprKind::Field { .. } if Self::is_lvalue(&e) => {
-                if self.is_constant_object(&e) {
+            ExprKind::Field { base, offset } if member => {
+                let (constant, c) = member_facts.unwrap_or_default();
+                if constant {
                     self.error(
-                        e.span,
+                        span,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
                 }
-                let c = self.lvalue_is_const(&e);
-                let ExprKind::Field { base, offset } = e.kind else {
-                    return None;
-                };
                 let what = format!("a member of a `{}`", base.ty);
                 (Place::Field { base, offset }, c, what)
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error(e.span, "expression is not assignable")
+                    Diagnostic::error(span, "expression is not assignable")
                         .with_label(op_span, "assignment here"),
                 );
                 return None;
@@ -630,7 +647,7 @@ impl Checker {
         if is_const {
             self.diags.push(
                 Diagnostic::error(
-                    e.span,
+                    span,
                     format!("cannot assign to {what} because it is `const`"),
                 )
                 .with_label(op_span, "assignment here"),
@@ -642,32 +659,36 @@ impl Checker {
 
     /// Whether the lvalue `e` lies in a `__constant__` variable.
     fn is_constant_object(&self, e: &Expr) -> bool {
-        match &e.kind {
+        stdx::stack::with_stack(|| match &e.kind {
             ExprKind::Global(g) => self.globals[g.0 as usize].space == MemSpace::Constant,
             ExprKind::Field { base, .. } => self.is_constant_object(base),
             ExprKind::Index { base, .. } | ExprKind::Deref(base) => self.is_constant_memory(base),
             _ => false,
-        }
+        })
     }
 
     /// Whether `ptr` is the address of (an element of) a `__constant__`
     /// variable, known without any analysis.
     fn is_constant_memory(&self, ptr: &Expr) -> bool {
-        let mut p = ptr;
-        loop {
-            match &p.kind {
-                ExprKind::AddrOf(place) => {
-                    return match &**place {
-                        Place::Global(g) => self.globals[g.0 as usize].space == MemSpace::Constant,
-                        Place::Index { base, .. } => self.is_constant_memory(base),
-                        Place::Field { base, .. } => self.is_constant_object(base),
-                        _ => false,
+        stdx::stack::with_stack(|| {
+            let mut p = ptr;
+            loop {
+                match &p.kind {
+                    ExprKind::AddrOf(place) => {
+                        return match &**place {
+                            Place::Global(g) => {
+                                self.globals[g.0 as usize].space == MemSpace::Constant
+                            }
+                            Place::Index { base, .. } => self.is_constant_memory(base),
+                            Place::Field { base, .. } => self.is_constant_object(base),
+                            _ => false,
+                        }
                     }
+                    ExprKind::PtrAdd { ptr, .. } | ExprKind::PtrSub { ptr, .. } => p = ptr,
+                    _ => return false,
                 }
-                ExprKind::PtrAdd { ptr, .. } | ExprKind::PtrSub { ptr, .. } => p = ptr,
-                _ => return false,
             }
-        }
+        })
     }
 
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
@@ -971,7 +992,7 @@ impl Checker {
     pub(super) fn explicit_cast(&mut self, e: Expr, to: &CType, span: Span) -> Option<Expr> {
         let to = super::convert::strip_restrict(to).0;
         if e.ty == to {
-            return Some(Expr { span, ..e });
+            return Some(e.with_span(span));
         }
         let allowed = match cast_kind(&e.ty, &to) {
             Some(_) if to == CType::Void => true,
@@ -982,10 +1003,7 @@ impl Checker {
             self.error(span, format!("cannot cast `{}` to `{to}`", e.ty));
             return None;
         }
-        Some(Expr {
-            span,
-            ..convert(e, &to)
-        })
+        Some(convert(e, &to).with_span(span))
     }
 
     fn sizeof(&mut self, ty: &CType, span: Span) -> Option<Expr> {

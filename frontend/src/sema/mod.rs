@@ -173,11 +173,11 @@ pub(crate) fn check_program(
         opts: opts.clone(),
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
-    let mut defs = Vec::new();
+    let mut defs = rustc_hash::FxHashSet::default();
     for item in &tu.items {
         if let ast::Item::Function(f) = item {
             if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
-                defs.push(f.name_span);
+                defs.insert(f.name_span);
             }
         }
     }
@@ -185,6 +185,9 @@ pub(crate) fn check_program(
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
     for item in &tu.items {
+        if crate::diag::over_error_limit(&c.diags, opts.error_limit) {
+            break;
+        }
         match item {
             ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
                 functions.push(c.function(f, 0));
@@ -519,7 +522,13 @@ impl Checker {
     fn block(&mut self, b: &ast::Block) -> Block {
         self.scopes.push(Scope::default());
         let saved = std::mem::replace(&mut self.label_ok, false);
-        let stmts = b.stmts.iter().map(|s| self.stmt(s)).collect();
+        let mut stmts = Vec::with_capacity(b.stmts.len());
+        for s in &b.stmts {
+            if crate::diag::over_error_limit(&self.diags, self.opts.error_limit) {
+                break;
+            }
+            stmts.push(self.stmt(s));
+        }
         self.label_ok = saved;
         self.scopes.pop();
         Block {
@@ -674,7 +683,13 @@ impl Checker {
         out
     }
 
+    /// Checks one statement, on a stack that grows as deep as statements
+    /// nest (`stack.rs`).
     fn stmt(&mut self, s: &ast::Stmt) -> Stmt {
+        stdx::stack::with_stack(|| self.stmt_level(s))
+    }
+
+    fn stmt_level(&mut self, s: &ast::Stmt) -> Stmt {
         use ast::StmtKind as A;
         let kind = match &s.kind {
             A::Expr(e) => match self.expr(e) {

@@ -22,7 +22,7 @@ pub fn typed_expr(expr: &str) -> frontend::typed::Expr {
 
 /// The C type of `expr`.
 pub fn ty(expr: &str) -> CType {
-    typed_expr(expr).ty
+    typed_expr(expr).ty.clone()
 }
 
 /// Checks `src`, expecting errors; returns the rendered diagnostics.

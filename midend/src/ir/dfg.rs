@@ -140,13 +140,33 @@ impl DataFlowGraph {
 
     /// Turns `old` into an alias of `new`, so every use of `old` now means `new`.
     pub fn change_to_alias(&mut self, old: Value, new: Value) {
-        debug_assert_ne!(self.resolve_aliases(new), old, "alias cycle");
+        // Linking to what `new` stands for keeps chains short, so resolving
+        // stays cheap when thousands of block parameters fold away in turn.
+        let new = self.resolve_aliases(new);
+        debug_assert_ne!(new, old, "alias cycle");
         self.values[old].def = ValueDef::Alias(new);
     }
 
     /// Follows alias links to the value they stand for.
     pub fn resolve_aliases(&self, v: Value) -> Value {
         resolve_in(&self.values, v)
+    }
+
+    /// [`Self::resolve_aliases`], and links every alias on the way straight
+    /// to the end, so the next walk is one step (path compression: SSA
+    /// construction folds chains of thousands of parameters in deep loop
+    /// nests and looks them up again and again).
+    pub fn resolve_aliases_compressing(&mut self, v: Value) -> Value {
+        let end = self.resolve_aliases(v);
+        let mut at = v;
+        while let Some(ValueDef::Alias(next)) = self.values.get(at).map(|d| d.def) {
+            if next == end {
+                break;
+            }
+            self.values[at].def = ValueDef::Alias(end);
+            at = next;
+        }
+        end
     }
 
     /// Rewrites the operands of `inst` to the values their aliases stand

@@ -71,7 +71,7 @@ pub fn form_dp4a(func: &mut Function) -> bool {
             continue;
         }
         let mut leaves = Vec::new();
-        collect_leaves(func, root, &once, &mut leaves, true);
+        collect_leaves(func, root, &once, &mut leaves);
         if let Some(plan) = plan_for(func, inst, &leaves, &once, &position) {
             plans.push(plan);
         }
@@ -94,24 +94,27 @@ fn is_iadd32(func: &Function, v: Value) -> bool {
         )
 }
 
-/// The leaves of the `iadd` tree under `v`: inner adds are those read
-/// only by the tree (the root is always opened).
+/// The leaves of the `iadd` tree under `root`, left to right: inner adds
+/// are those read only by the tree (the root is always opened). A work
+/// list, not recursion: a sum of 100,000 terms is one tree that deep.
 fn collect_leaves(
     func: &Function,
-    v: Value,
+    root: Value,
     once: &dyn Fn(Value) -> bool,
     out: &mut Vec<Value>,
-    root: bool,
 ) {
-    let v = func.dfg.resolve_aliases(v);
-    if is_iadd32(func, v) && (root || once(v)) {
-        if let Some(&InstData::Binary { args: [a, b], .. }) = func.dfg.defining_data(v) {
-            collect_leaves(func, a, once, out, false);
-            collect_leaves(func, b, once, out, false);
-            return;
+    let mut work = vec![(root, true)];
+    while let Some((v, is_root)) = work.pop() {
+        let v = func.dfg.resolve_aliases(v);
+        if is_iadd32(func, v) && (is_root || once(v)) {
+            if let Some(&InstData::Binary { args: [a, b], .. }) = func.dfg.defining_data(v) {
+                work.push((b, false));
+                work.push((a, false));
+                continue;
+            }
         }
+        out.push(v);
     }
-    out.push(v);
 }
 
 /// A byte load: its instruction, the base address and the lane (0..3).
