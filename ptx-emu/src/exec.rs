@@ -10,12 +10,12 @@
 //! released once every live thread waits at one. This is the IR
 //! interpreter's schedule, so racy kernels get the same order in both.
 
-use super::memory::{self, Alloc, Loc, Space};
-use super::ops::{self, mask, sext};
-use super::program::{Func, Inst, Kind, Op, Program, Sreg, Sym, Ty};
-use super::rounding;
-use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
-use crate::lexer::FloatLit;
+use crate::memory::{self, Alloc, Loc, Space};
+use crate::ops::{self, mask, sext};
+use crate::program::{Func, Inst, Kind, Op, Program, Sreg, Sym, Ty};
+use crate::rounding;
+use crate::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
+use ptx_validate::lexer::FloatLit;
 use std::collections::BTreeMap;
 
 mod bits;
@@ -351,10 +351,10 @@ impl<'a> Exec<'a> {
             Op::NotReg(r) => u64::from(fr.regs[*r] & 1 == 0),
             // An integer literal where a float is expected means its value.
             Op::Imm(v) if ty.is_float() => {
-                super::program::float_bits(FloatLit::Decimal(*v as f64), ty) & m
+                crate::program::float_bits(FloatLit::Decimal(*v as f64), ty) & m
             }
             Op::Imm(v) => (*v as u64) & m,
-            Op::FImm(f) => super::program::float_bits(*f, ty) & m,
+            Op::FImm(f) => crate::program::float_bits(*f, ty) & m,
             Op::Special(s) => self.special(t, *s) & m,
             Op::Sym(s, off) => self.sym_addr(t, *s)?.wrapping_add(*off as u64) & m,
             _ => return Err(unsupported("this operand form")),
@@ -1074,7 +1074,7 @@ impl<'a> Exec<'a> {
             .last()
             .ok_or_else(|| unsupported(format!("`{}` without a type", inst.name())))?;
         // Vector atomics have two or four elements (`.v8` is no atomic).
-        let vector = crate::ast::vector_width(&inst.mods)
+        let vector = ptx_validate::ast::vector_width(&inst.mods)
             .filter(|&n| n <= 4)
             .map(u64::from);
         if let Some(n) = vector {
@@ -1551,7 +1551,7 @@ fn shuffle_source(mode: &str, lane: u32, b: u32, c: u32) -> (u32, bool) {
 
 #[cfg(test)]
 mod tests {
-    use crate::emu::{run_ptx, KernelArg, LaunchConfig};
+    use crate::{run_ptx, KernelArg, LaunchConfig};
 
     /// Runs a one-thread kernel `k(.param .u64 out)` with `body` over a
     /// zeroed `out` of `n` u32 words; returns `out`.

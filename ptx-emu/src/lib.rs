@@ -6,9 +6,14 @@
 //! the PTX itself, and requiring the same bytes as the interpreter, checks
 //! instruction selection, the calling convention and the address-space
 //! handling of the backend. Because it reads any PTX, it also runs nvcc's
-//! output, which makes nvcc an independent oracle. It lives in ptx-validate
-//! (which never imports the compiler) for the same reason the validator
-//! does: it must not share the compiler's idea of what PTX means.
+//! output, which makes nvcc an independent oracle.
+//!
+//! # Architecture invariant
+//!
+//! **ptx-emu never imports the compiler crates** (frontend, midend,
+//! backend-nvptx, kernelc). It reads PTX with ptx-validate's lexer and
+//! parser only, for the reason the validator keeps apart: it must not share
+//! the compiler's idea of what PTX means.
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
 //! - blocks run one after another; in a block, each thread runs until it
@@ -178,7 +183,7 @@ pub fn run_ptx(
     args: &[KernelArg],
     config: &LaunchConfig,
 ) -> Result<RunOutput, RunError> {
-    let module = crate::parser::parse(src)
+    let module = ptx_validate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     let prog = program::build(src, &module).map_err(RunError::Load)?;
     single_block_clusters(&module, kernel)?;
@@ -190,9 +195,9 @@ pub fn run_ptx(
 /// so it cannot model a cluster of several blocks reaching into each
 /// other's shared memory; such a kernel is refused before it runs, rather
 /// than run with every block pretending to be alone.
-fn single_block_clusters(module: &crate::ast::Module, kernel: &str) -> Result<(), RunError> {
+fn single_block_clusters(module: &ptx_validate::ast::Module, kernel: &str) -> Result<(), RunError> {
     for item in &module.items {
-        let crate::ast::Item::Func(f) = item else {
+        let ptx_validate::ast::Item::Func(f) = item else {
             continue;
         };
         if f.name != kernel {
@@ -232,13 +237,13 @@ pub fn bind_params<'a>(
     kernel: &str,
     args: &'a [KernelArg],
 ) -> Result<Vec<Bound<'a>>, RunError> {
-    let mut module = crate::parser::parse(src)
+    let mut module = ptx_validate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     // Binding needs the parameters only. A real GPU runs instructions the
     // emulator cannot build (a TMA copy's tensor address), so the bodies are
     // left out rather than resolved.
     for item in &mut module.items {
-        if let crate::ast::Item::Func(f) = item {
+        if let ptx_validate::ast::Item::Func(f) = item {
             if f.body.is_some() {
                 f.body = Some(Vec::new());
             }
@@ -254,12 +259,12 @@ fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
     let entries: Vec<&str> = prog
         .funcs
         .iter()
-        .filter(|f| f.kind == crate::ast::FuncKind::Entry)
+        .filter(|f| f.kind == ptx_validate::ast::FuncKind::Entry)
         .map(|f| f.name.as_str())
         .collect();
     prog.funcs
         .iter()
-        .position(|f| f.name == kernel && f.kind == crate::ast::FuncKind::Entry)
+        .position(|f| f.name == kernel && f.kind == ptx_validate::ast::FuncKind::Entry)
         .ok_or_else(|| {
             format!(
                 "no kernel (`.entry`) named `{kernel}` in the PTX (kernels: {})",

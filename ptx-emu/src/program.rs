@@ -9,9 +9,9 @@
 //! that each call allocates afresh (a `.param` in a call scope is where the
 //! caller puts an argument).
 
-use super::memory::Space;
-use crate::ast::{self, FuncKind, Item, OpKind, Stmt};
-use crate::lexer::{lex, FloatLit, Pos, Tok};
+use crate::memory::Space;
+use ptx_validate::ast::{self, FuncKind, Item, OpKind, Stmt};
+use ptx_validate::lexer::{lex, FloatLit, Pos, Tok};
 use std::collections::HashMap;
 
 /// A PTX type as an instruction modifier names it.

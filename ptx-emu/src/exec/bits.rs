@@ -4,8 +4,8 @@
 //! classification: `isinf`, `isnan`, `isfinite`).
 
 use super::{unsupported, Exec, Flow, Kind, Thread, Ty, R};
-use crate::emu::ops::{self, mask, sext};
-use crate::emu::program::Inst;
+use crate::ops::{self, mask, sext};
+use crate::program::Inst;
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the 64-bit value `b:a`
 /// shifted by `c` (modulo 32 with `.wrap`, at most 32 with `.clamp`); `.l`

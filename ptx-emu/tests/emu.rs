@@ -3,7 +3,7 @@
 //! state space, bad conversions, divergence, step limit, unsupported
 //! instructions) with the PTX line they name.
 
-use ptx_validate::emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
+use ptx_emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -35,7 +35,7 @@ fn one(body: &str, n: usize) -> Vec<u32> {
     run_body("", body, 1, n).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn fault(decls: &str, body: &str, threads: u32) -> Box<ptx_validate::emu::Fault> {
+fn fault(decls: &str, body: &str, threads: u32) -> Box<ptx_emu::Fault> {
     match run_body(decls, body, threads, 64) {
         Err(RunError::Fault(f)) => f,
         other => panic!("expected a fault, got {other:?}"),

@@ -13,8 +13,8 @@
 //! computed exactly in `f64` and rounded once, as the interpreter does:
 //! more accurate than a GPU, which may differ in the last bits.
 
-use super::program::{Kind, Ty};
-use super::rounding::{self, Dir};
+use crate::program::{Kind, Ty};
+use crate::rounding::{self, Dir};
 
 pub fn mask(bits: u32) -> u64 {
     if bits >= 64 {
