@@ -8,12 +8,10 @@
 //! handling of the backend. Because it reads any PTX, it also runs nvcc's
 //! output, which makes nvcc an independent oracle.
 //!
-//! # Architecture invariant
-//!
-//! **ptx-emu never imports the compiler crates** (frontend, midend,
-//! backend-nvptx, kernelc). It reads PTX with ptx-validate's lexer and
-//! parser only, for the reason the validator keeps apart: it must not share
-//! the compiler's idea of what PTX means.
+//! Loading comes first: the module is parsed (ptx-validate's parser),
+//! every name is resolved ([`program`]) and every instruction decoded into
+//! a typed operation ([`decode`]), so running never looks at a string, and
+//! what the emulator cannot run is a load error at its PTX line.
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
 //! - blocks run one after another; in a block, each thread runs until it
@@ -26,11 +24,20 @@
 //!   the PTX line;
 //! - arithmetic has PTX's results where C has none ([`ops`]).
 //!
-//! Every registers holds raw bits, masked to the width it was declared
+//! Every register holds raw bits, masked to the width it was declared
 //! with. Memory is zero-filled where a GPU leaves garbage, so runs are
-//! deterministic. The emulator never panics on any PTX: what it cannot run
-//! is an error that says "not supported by the emulator".
+//! deterministic.
+//!
+//! # Architecture invariants
+//!
+//! - **ptx-emu never imports the compiler crates** (frontend, midend,
+//!   backend-nvptx, kernelc). It reads PTX with ptx-validate's lexer and
+//!   parser only, for the reason the validator keeps apart: it must not
+//!   share the compiler's idea of what PTX means.
+//! - **It never panics on any PTX**: what it cannot run is an error that
+//!   says "not supported by the emulator".
 
+pub mod decode;
 mod exec;
 pub mod memory;
 pub mod ops;
@@ -145,7 +152,9 @@ impl std::fmt::Display for Fault {
 /// Why a launch did not complete.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
-    /// The PTX does not parse or names something undeclared.
+    /// The PTX does not parse, names something undeclared, or holds an
+    /// instruction the emulator cannot run where the kernel can reach it
+    /// (the message starts with `PTX line N:`).
     Load(String),
     /// The launch is wrong (unknown kernel, arguments that do not fit).
     Setup(String),
@@ -187,7 +196,11 @@ pub fn run_ptx(
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     let prog = program::build(src, &module).map_err(RunError::Load)?;
     single_block_clusters(&module, kernel)?;
-    let setup = setup(&prog, kernel, args, config).map_err(RunError::Setup)?;
+    let kid = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
+    if let Some(e) = prog.reachable_load_error(kid) {
+        return Err(RunError::Load(e.to_string()));
+    }
+    let setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
     exec::run(&prog, setup, config)
 }
 
@@ -354,12 +367,12 @@ fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
 /// Binds the arguments and places the module variables.
 fn setup(
     prog: &Program,
-    kernel: &str,
+    kid: usize,
     args: &[KernelArg],
     config: &LaunchConfig,
 ) -> Result<Setup, String> {
-    let kid = find_kernel(prog, kernel)?;
     let func = &prog.funcs[kid];
+    let kernel = func.name.as_str();
     if !func.has_body {
         return Err(format!("kernel `{kernel}` has no body"));
     }

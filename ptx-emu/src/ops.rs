@@ -13,6 +13,7 @@
 //! computed exactly in `f64` and rounded once, as the interpreter does:
 //! more accurate than a GPU, which may differ in the last bits.
 
+use crate::decode::{Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatUnOp, IntOp, IntUnOp};
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
@@ -51,65 +52,64 @@ fn clamp_to(ty: Ty, v: i128) -> u64 {
     (v.clamp(lo, hi) as u64) & mask(ty.bits)
 }
 
-/// Integer binary instructions (`add`, `mul.lo`, `div`, `shl`, ...).
-/// `variant` is `lo`/`hi`/`wide` for `mul`; `sat` is `.sat`.
-pub fn int_binary(op: &str, ty: Ty, a: u64, b: u64, sat: bool) -> Result<u64, String> {
+/// Integer binary instructions (`add`, `mul.lo`, `div`, `and`, ...);
+/// `sat` is `.sat` (on `add` and `sub`).
+pub fn int_binary(op: IntOp, ty: Ty, a: u64, b: u64, sat: bool) -> u64 {
     let bits = ty.bits;
     let m = mask(bits);
     let (a, b) = (a & m, b & m);
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     let signed = ty.is_signed();
     let r = match op {
-        "add" if sat => clamp_to(ty, int_val(ty, a) + int_val(ty, b)),
-        "sub" if sat => clamp_to(ty, int_val(ty, a) - int_val(ty, b)),
-        "add" => a.wrapping_add(b),
-        "sub" => a.wrapping_sub(b),
-        "mul.lo" => a.wrapping_mul(b),
+        IntOp::Add if sat => clamp_to(ty, int_val(ty, a) + int_val(ty, b)),
+        IntOp::Sub if sat => clamp_to(ty, int_val(ty, a) - int_val(ty, b)),
+        IntOp::Add => a.wrapping_add(b),
+        IntOp::Sub => a.wrapping_sub(b),
+        IntOp::MulLo => a.wrapping_mul(b),
         // The full product needs 128 bits; unsigned 64-bit operands would
         // overflow an i128, so they multiply as u128.
-        "mul.hi" if signed => ((int_val(ty, a) * int_val(ty, b)) >> bits) as u64 & m,
-        "mul.hi" => ((u128::from(a) * u128::from(b)) >> bits) as u64 & m,
-        "and" => a & b,
-        "or" => a | b,
-        "xor" => a ^ b,
-        "div" if signed => {
+        IntOp::MulHi if signed => ((int_val(ty, a) * int_val(ty, b)) >> bits) as u64 & m,
+        IntOp::MulHi => ((u128::from(a) * u128::from(b)) >> bits) as u64 & m,
+        IntOp::And => a & b,
+        IntOp::Or => a | b,
+        IntOp::Xor => a ^ b,
+        IntOp::Div if signed => {
             if sb == 0 {
                 u64::MAX
             } else {
                 sa.wrapping_div(sb) as u64
             }
         }
-        "rem" if signed => {
+        IntOp::Rem if signed => {
             if sb == 0 {
                 a
             } else {
                 sa.wrapping_rem(sb) as u64
             }
         }
-        "div" => a.checked_div(b).unwrap_or(u64::MAX),
-        "rem" => a.checked_rem(b).unwrap_or(a),
-        "min" if signed => sa.min(sb) as u64,
-        "max" if signed => sa.max(sb) as u64,
-        "min" => a.min(b),
-        "max" => a.max(b),
-        _ => return Err(format!("integer `{op}` is not supported by the emulator")),
+        IntOp::Div => a.checked_div(b).unwrap_or(u64::MAX),
+        IntOp::Rem => a.checked_rem(b).unwrap_or(a),
+        IntOp::Min if signed => sa.min(sb) as u64,
+        IntOp::Max if signed => sa.max(sb) as u64,
+        IntOp::Min => a.min(b),
+        IntOp::Max => a.max(b),
     };
-    Ok(r & m)
+    r & m
 }
 
 /// `shl`/`shr`: the amount is an unsigned 32-bit number and clamps at the
 /// width (`shr.s` then gives the sign fill).
-pub fn shift(op: &str, ty: Ty, a: u64, amount: u64) -> u64 {
+pub fn shift(left: bool, ty: Ty, a: u64, amount: u64) -> u64 {
     let bits = ty.bits;
     let a = a & mask(bits);
     let amount = amount & 0xffff_ffff;
     let r = if amount >= u64::from(bits) {
-        if op == "shr" && ty.is_signed() && sext(a, bits) < 0 {
+        if !left && ty.is_signed() && sext(a, bits) < 0 {
             u64::MAX
         } else {
             0
         }
-    } else if op == "shl" {
+    } else if left {
         a << amount
     } else if ty.is_signed() {
         (sext(a, bits) >> amount) as u64
@@ -120,19 +120,18 @@ pub fn shift(op: &str, ty: Ty, a: u64, amount: u64) -> u64 {
 }
 
 /// Integer unary instructions.
-pub fn int_unary(op: &str, ty: Ty, a: u64) -> Result<u64, String> {
+pub fn int_unary(op: IntUnOp, ty: Ty, a: u64) -> u64 {
     let bits = ty.bits;
     let a = a & mask(bits);
-    Ok(match op {
-        "neg" => a.wrapping_neg() & mask(bits),
-        "not" => !a & mask(bits),
-        "cnot" => u64::from(a == 0),
-        "abs" => (sext(a, bits).wrapping_abs() as u64) & mask(bits),
-        "popc" => u64::from(a.count_ones()),
-        "clz" => u64::from(a.leading_zeros() - (64 - bits)),
-        "brev" => a.reverse_bits() >> (64 - bits),
-        _ => return Err(format!("integer `{op}` is not supported by the emulator")),
-    })
+    match op {
+        IntUnOp::Neg => a.wrapping_neg() & mask(bits),
+        IntUnOp::Not => !a & mask(bits),
+        IntUnOp::Cnot => u64::from(a == 0),
+        IntUnOp::Abs => (sext(a, bits).wrapping_abs() as u64) & mask(bits),
+        IntUnOp::Popc => u64::from(a.count_ones()),
+        IntUnOp::Clz => u64::from(a.leading_zeros() - (64 - bits)),
+        IntUnOp::Brev => a.reverse_bits() >> (64 - bits),
+    }
 }
 
 /// `bfe`: extract `len` bits at `pos`, sign-extended for `.s` types.
@@ -292,54 +291,38 @@ fn canon64(x: f64) -> u64 {
     }
 }
 
-/// `add`, `sub`, `mul`, `div` on floats, round to nearest even.
-pub fn float_binary(op: &str, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
+/// `add`, `sub`, `mul`, `div` on `f32` or `f64`, round to nearest even.
+pub fn float_binary(op: Arith, ty: Ty, a: u64, b: u64) -> u64 {
     if ty.bits == 32 {
         let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-        return Ok(canon32(match op {
-            "add" => x + y,
-            "sub" => x - y,
-            "mul" => x * y,
-            "div" => x / y,
-            _ => return Err(format!("float `{op}` is not supported by the emulator")),
-        }));
+        return canon32(match op {
+            Arith::Add => x + y,
+            Arith::Sub => x - y,
+            Arith::Mul => x * y,
+            Arith::Div => x / y,
+        });
     }
-    if ty.bits == 64 {
-        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-        return Ok(canon64(match op {
-            "add" => x + y,
-            "sub" => x - y,
-            "mul" => x * y,
-            "div" => x / y,
-            _ => return Err(format!("float `{op}` is not supported by the emulator")),
-        }));
-    }
-    Err(format!(
-        "{}-bit float arithmetic is not supported by the emulator",
-        ty.bits
-    ))
+    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+    canon64(match op {
+        Arith::Add => x + y,
+        Arith::Sub => x - y,
+        Arith::Mul => x * y,
+        Arith::Div => x / y,
+    })
 }
 
-/// `add`, `sub`, `mul`, `div` on floats with `.rz`, `.rm` or `.rp`.
-pub fn float_binary_directed(op: &str, ty: Ty, a: u64, b: u64, dir: Dir) -> Result<u64, String> {
-    if !matches!(op, "add" | "sub" | "mul" | "div") {
-        return Err(format!("float `{op}` is not supported by the emulator"));
+/// `add`, `sub`, `mul`, `div` on `f32` or `f64` with `.rz`, `.rm` or `.rp`.
+pub fn float_binary_directed(op: Arith, ty: Ty, a: u64, b: u64, dir: Dir) -> u64 {
+    if ty.bits == 32 {
+        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+        return canon32(rounding::binary32(op, x, y, dir));
     }
-    match ty.bits {
-        32 => {
-            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-            Ok(canon32(rounding::binary32(op, x, y, dir)))
-        }
-        64 => Ok(canon64(rounding::binary64(
-            op,
-            f64::from_bits(a),
-            f64::from_bits(b),
-            dir,
-        ))),
-        n => Err(format!(
-            "{n}-bit float arithmetic is not supported by the emulator"
-        )),
-    }
+    canon64(rounding::binary64(
+        op,
+        f64::from_bits(a),
+        f64::from_bits(b),
+        dir,
+    ))
 }
 
 /// `fma` with `.rz`, `.rm` or `.rp`.
@@ -354,7 +337,7 @@ pub fn fma_directed(ty: Ty, a: u64, b: u64, c: u64, dir: Dir) -> u64 {
 }
 
 /// `sqrt` and `rcp` with `.rz`, `.rm` or `.rp`.
-pub fn float_unary_directed(op: &str, ty: Ty, a: u64, dir: Dir) -> u64 {
+pub fn float_unary_directed(op: FloatUnOp, ty: Ty, a: u64, dir: Dir) -> u64 {
     if ty.bits == 32 {
         canon32(rounding::unary32(op, f32::from_bits(a as u32), dir))
     } else {
@@ -364,7 +347,7 @@ pub fn float_unary_directed(op: &str, ty: Ty, a: u64, dir: Dir) -> u64 {
 
 /// `min`/`max` on floats: a NaN operand yields the other, `-0 < +0`; with
 /// `.NaN`, a NaN operand yields the canonical NaN.
-pub fn float_min_max(op: &str, ty: Ty, a: u64, b: u64, nan: bool) -> u64 {
+pub fn float_min_max(max: bool, ty: Ty, a: u64, b: u64, nan: bool) -> u64 {
     let (x, y) = (to_f64(ty, a), to_f64(ty, b));
     if x.is_nan() || y.is_nan() {
         if nan || (x.is_nan() && y.is_nan()) {
@@ -373,9 +356,10 @@ pub fn float_min_max(op: &str, ty: Ty, a: u64, b: u64, nan: bool) -> u64 {
         return if x.is_nan() { b } else { a };
     }
     let a_first = if x == y { x.is_sign_negative() } else { x < y };
-    match (op, a_first) {
-        ("min", true) | ("max", false) => a,
-        _ => b,
+    if a_first != max {
+        a
+    } else {
+        b
     }
 }
 
@@ -388,187 +372,199 @@ pub fn fma(ty: Ty, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// Float unary instructions: `neg`/`abs` touch the sign bit only; the
-/// others round once.
-pub fn float_unary(op: &str, ty: Ty, a: u64) -> Result<u64, String> {
-    let sign = if ty.bits == 64 { 1u64 << 63 } else { 1 << 31 };
-    Ok(match op {
-        "neg" => a ^ sign,
-        "abs" => a & !sign,
-        "sqrt" if ty.bits == 32 => canon32(f32::from_bits(a as u32).sqrt()),
-        "sqrt" => canon64(f64::from_bits(a).sqrt()),
-        "rcp" if ty.bits == 32 => canon32(1.0 / f32::from_bits(a as u32)),
-        "rcp" => canon64(1.0 / f64::from_bits(a)),
+/// Float `neg` and `abs`: the sign bit only.
+pub fn float_sign(neg: bool, ty: Ty, a: u64) -> u64 {
+    let sign = 1u64 << (ty.bits - 1);
+    if neg {
+        a ^ sign
+    } else {
+        a & !sign
+    }
+}
+
+/// The float functions: `sqrt` and `rcp` round once, the approximate
+/// ones are computed in `f64` and rounded once.
+pub fn float_unary(op: FloatUnOp, ty: Ty, a: u64) -> u64 {
+    match op {
+        FloatUnOp::Sqrt if ty.bits == 32 => canon32(f32::from_bits(a as u32).sqrt()),
+        FloatUnOp::Sqrt => canon64(f64::from_bits(a).sqrt()),
+        FloatUnOp::Rcp if ty.bits == 32 => canon32(1.0 / f32::from_bits(a as u32)),
+        FloatUnOp::Rcp => canon64(1.0 / f64::from_bits(a)),
         _ => {
             let x = to_f64(ty, a);
             let r = match op {
-                "rsqrt" => 1.0 / x.sqrt(),
-                "ex2" => x.exp2(),
-                "lg2" => x.log2(),
-                "sin" => x.sin(),
-                "cos" => x.cos(),
-                "tanh" => x.tanh(),
-                _ => return Err(format!("float `{op}` is not supported by the emulator")),
+                FloatUnOp::Rsqrt => 1.0 / x.sqrt(),
+                FloatUnOp::Ex2 => x.exp2(),
+                FloatUnOp::Lg2 => x.log2(),
+                FloatUnOp::Sin => x.sin(),
+                FloatUnOp::Cos => x.cos(),
+                _ => x.tanh(),
             };
             from_f64(ty, r)
         }
-    })
+    }
 }
 
-/// Rounds a float to an integral value by a `cvt` rounding modifier.
-fn round_int(x: f64, rnd: &str) -> f64 {
+/// Rounds a float to an integral value by a `cvt` rounding modifier
+/// (toward zero for `.rzi`, `.rz` and none).
+fn round_int(x: f64, rnd: CvtRnd) -> f64 {
     match rnd {
-        ".rmi" | ".rm" => x.floor(),
-        ".rpi" | ".rp" => x.ceil(),
-        ".rni" | ".rn" => x.round_ties_even(),
+        CvtRnd::Rmi | CvtRnd::Rm => x.floor(),
+        CvtRnd::Rpi | CvtRnd::Rp => x.ceil(),
+        CvtRnd::Rni | CvtRnd::Rn => x.round_ties_even(),
         _ => x.trunc(),
     }
 }
 
-/// `cvt.RND.DST.SRC`. `rnd` is the rounding modifier or "".
-pub fn cvt(dst: Ty, src: Ty, rnd: &str, sat: bool, a: u64) -> Result<u64, String> {
-    let unsupported = || {
-        Err(format!(
-            "cvt{rnd}.{:?}{}.{:?}{} is not supported by the emulator",
-            dst.kind, dst.bits, src.kind, src.bits
-        )
-        .to_lowercase())
-    };
+/// The directed rounding a `cvt` modifier names, if any.
+fn cvt_dir(rnd: CvtRnd) -> Option<Dir> {
+    match rnd {
+        CvtRnd::Rz => Some(Dir::Zero),
+        CvtRnd::Rm => Some(Dir::Down),
+        CvtRnd::Rp => Some(Dir::Up),
+        _ => None,
+    }
+}
+
+/// Whether the emulator implements `c`: conversions between integers of
+/// any width, and from and to `f32` and `f64`.
+pub fn cvt_supported(c: &Cvt) -> bool {
+    let f32_or_64 = |t: Ty| t.kind == Kind::F && t.bits >= 32;
+    match (c.dst.is_float(), c.src.is_float()) {
+        (false, false) => true,
+        (true, false) => {
+            f32_or_64(c.dst) && matches!(c.rnd, CvtRnd::Default | CvtRnd::Rn)
+                || f32_or_64(c.dst) && cvt_dir(c.rnd).is_some()
+        }
+        (false, true) => f32_or_64(c.src),
+        (true, true) => f32_or_64(c.dst) && f32_or_64(c.src),
+    }
+}
+
+/// `cvt.RND.DST.SRC` of a form [`cvt_supported`] accepts (`.ftz` is the
+/// caller's).
+pub fn cvt(c: &Cvt, a: u64) -> u64 {
+    let (dst, src, rnd) = (c.dst, c.src, c.rnd);
     match (dst.is_float(), src.is_float()) {
         (false, false) => {
             let v = int_val(src, a);
-            Ok(if sat {
+            if c.sat {
                 clamp_to(dst, v)
             } else {
                 (v as u64) & mask(dst.bits)
-            })
+            }
         }
         (true, false) => {
-            if dst.kind != Kind::F || dst.bits < 32 {
-                return unsupported();
-            }
             let v = int_val(src, a);
-            Ok(match (rnd, dst.bits) {
-                ("" | ".rn", 64) => (v as f64).to_bits(),
-                ("" | ".rn", _) => u64::from((v as f32).to_bits()),
-                (r, bits) => match rounding::dir_of([&r.to_string()]) {
-                    Some(d) if bits == 64 => rounding::int_to_f64(v, d).to_bits(),
-                    Some(d) => u64::from(rounding::int_to_f32(v, d).to_bits()),
-                    None => return unsupported(),
-                },
-            })
+            match (cvt_dir(rnd), dst.bits) {
+                (None, 64) => (v as f64).to_bits(),
+                (None, _) => u64::from((v as f32).to_bits()),
+                (Some(d), 64) => rounding::int_to_f64(v, d).to_bits(),
+                (Some(d), _) => u64::from(rounding::int_to_f32(v, d).to_bits()),
+            }
         }
         (false, true) => {
-            if src.kind != Kind::F || src.bits < 32 {
-                return unsupported();
-            }
             let x = round_int(to_f64(src, a), rnd);
             if x.is_nan() {
-                return Ok(0);
+                return 0;
             }
             // `as i128` saturates far beyond any result range.
             let sat_ty = Ty {
                 kind: if dst.is_signed() { Kind::S } else { Kind::U },
                 bits: dst.bits,
             };
-            Ok(clamp_to(sat_ty, x as i128))
+            clamp_to(sat_ty, x as i128)
         }
         (true, true) => {
-            if dst.kind != Kind::F || src.kind != Kind::F || dst.bits < 32 || src.bits < 32 {
-                return unsupported();
-            }
             let x = to_f64(src, a);
-            let r = match rnd {
-                ".rni" | ".rzi" | ".rmi" | ".rpi" => from_f64(dst, round_int(x, rnd)),
-                "" | ".rn" => {
-                    if x.is_nan() {
-                        canonical_nan(dst.bits)
-                    } else {
-                        from_f64(dst, x)
-                    }
+            let r = match (rnd, cvt_dir(rnd)) {
+                (CvtRnd::Rni | CvtRnd::Rzi | CvtRnd::Rmi | CvtRnd::Rpi, _) => {
+                    from_f64(dst, round_int(x, rnd))
                 }
-                // Narrowing f64 to f32 with a directed rounding; widening
-                // is exact, so any rounding gives the nearest.
                 _ if x.is_nan() => canonical_nan(dst.bits),
+                // Widening is exact, so any rounding gives the nearest.
+                (_, None) => from_f64(dst, x),
                 _ if dst.bits >= src.bits => from_f64(dst, x),
-                r => match rounding::dir_of([&r.to_string()]) {
-                    Some(d) => u64::from(rounding::f64_to_f32(x, d).to_bits()),
-                    None => return unsupported(),
-                },
+                (_, Some(d)) => u64::from(rounding::f64_to_f32(x, d).to_bits()),
             };
-            Ok(if sat { fsat(dst, r) } else { r })
+            if c.sat {
+                fsat(dst, r)
+            } else {
+                r
+            }
         }
     }
 }
 
-/// `setp.CMP.TYPE`.
-pub fn compare(cmp: &str, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
+/// `setp.CMP.TYPE` (the comparison decoded for the type's kind).
+pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     if ty.is_float() {
         let (x, y) = (to_f64(ty, a), to_f64(ty, b));
         let uno = x.is_nan() || y.is_nan();
-        return Ok(match cmp {
-            "eq" => x == y,
-            "ne" => !uno && x != y,
-            "lt" => x < y,
-            "le" => x <= y,
-            "gt" => x > y,
-            "ge" => x >= y,
-            "equ" => uno || x == y,
-            "neu" => x != y,
-            "ltu" => uno || x < y,
-            "leu" => uno || x <= y,
-            "gtu" => uno || x > y,
-            "geu" => uno || x >= y,
-            "num" => !uno,
-            "nan" => uno,
-            _ => return Err(format!("comparison `{cmp}` is not supported")),
-        });
+        return match cmp {
+            Cmp::Eq => x == y,
+            Cmp::Ne => !uno && x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
+            Cmp::Equ => uno || x == y,
+            Cmp::Neu => x != y,
+            Cmp::Ltu => uno || x < y,
+            Cmp::Leu => uno || x <= y,
+            Cmp::Gtu => uno || x > y,
+            Cmp::Geu => uno || x >= y,
+            Cmp::Num => !uno,
+            Cmp::Nan => uno,
+            Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => false,
+        };
     }
     let (x, y) = (int_val(ty, a), int_val(ty, b));
     let (ux, uy) = (a & mask(ty.bits), b & mask(ty.bits));
-    Ok(match cmp {
-        "eq" => ux == uy,
-        "ne" => ux != uy,
-        "lt" => x < y,
-        "le" => x <= y,
-        "gt" => x > y,
-        "ge" => x >= y,
-        "lo" => ux < uy,
-        "ls" => ux <= uy,
-        "hi" => ux > uy,
-        "hs" => ux >= uy,
-        _ => return Err(format!("comparison `{cmp}` is not supported")),
-    })
+    match cmp {
+        Cmp::Eq => ux == uy,
+        Cmp::Ne => ux != uy,
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        Cmp::Ge => x >= y,
+        Cmp::Lo => ux < uy,
+        Cmp::Ls => ux <= uy,
+        Cmp::Hi => ux > uy,
+        Cmp::Hs => ux >= uy,
+        _ => false,
+    }
 }
 
-/// The value an atomic `op` stores, given the `old` value and operand `v`.
-pub fn atomic(op: &str, ty: Ty, old: u64, v: u64) -> Result<u64, String> {
+/// The value an atomic `op` stores, given the `old` value and operand `v`
+/// (`cas` is the caller's: it needs the third operand).
+pub fn atomic(op: AtomOp, ty: Ty, old: u64, v: u64) -> u64 {
     let m = mask(ty.bits);
-    Ok(match op {
-        "add" if ty.is_float() => float_binary("add", ty, old, v)?,
-        "add" => old.wrapping_add(v) & m,
-        "exch" => v & m,
-        "and" => old & v,
-        "or" => old | v,
-        "xor" => old ^ v,
-        "min" | "max" => int_binary(op, ty, old, v, false)?,
+    match op {
+        AtomOp::Add if ty.is_float() => float_binary(Arith::Add, ty, old, v),
+        AtomOp::Add => old.wrapping_add(v) & m,
+        AtomOp::Exch | AtomOp::Cas => v & m,
+        AtomOp::And => old & v,
+        AtomOp::Or => old | v,
+        AtomOp::Xor => old ^ v,
+        AtomOp::Min => int_binary(IntOp::Min, ty, old, v, false),
+        AtomOp::Max => int_binary(IntOp::Max, ty, old, v, false),
         // CUDA's atomicInc/atomicDec.
-        "inc" => {
+        AtomOp::Inc => {
             if old & m >= v & m {
                 0
             } else {
                 (old + 1) & m
             }
         }
-        "dec" => {
+        AtomOp::Dec => {
             if old & m == 0 || old & m > v & m {
                 v & m
             } else {
                 (old & m) - 1
             }
         }
-        _ => return Err(format!("atomic `{op}` is not supported by the emulator")),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -579,70 +575,92 @@ mod tests {
         Ty::parse(s).unwrap()
     }
 
+    /// `cvt` by the modifier as written; `None` for a form the emulator
+    /// does not implement.
+    fn conv_form(dst: Ty, src: Ty, rnd: &str, sat: bool, a: u64) -> Option<u64> {
+        let rnd = match rnd {
+            "" => CvtRnd::Default,
+            ".rn" => CvtRnd::Rn,
+            ".rz" => CvtRnd::Rz,
+            ".rm" => CvtRnd::Rm,
+            ".rp" => CvtRnd::Rp,
+            ".rni" => CvtRnd::Rni,
+            ".rzi" => CvtRnd::Rzi,
+            ".rmi" => CvtRnd::Rmi,
+            _ => CvtRnd::Rpi,
+        };
+        let c = Cvt {
+            dst,
+            src,
+            rnd,
+            ftz: false,
+            sat,
+        };
+        cvt_supported(&c).then(|| cvt(&c, a))
+    }
+
+    fn conv(dst: Ty, src: Ty, rnd: &str, sat: bool, a: u64) -> u64 {
+        conv_form(dst, src, rnd, sat, a).expect("a supported conversion")
+    }
+
     #[test]
     fn integer_edges_follow_ptx() {
         let s32 = t(".s32");
         let u32t = t(".u32");
-        assert_eq!(int_binary("div", s32, 7, 0, false).unwrap(), 0xffff_ffff);
-        assert_eq!(int_binary("div", u32t, 7, 0, false).unwrap(), 0xffff_ffff);
-        assert_eq!(int_binary("rem", u32t, 7, 0, false).unwrap(), 7);
+        assert_eq!(int_binary(IntOp::Div, s32, 7, 0, false), 0xffff_ffff);
+        assert_eq!(int_binary(IntOp::Div, u32t, 7, 0, false), 0xffff_ffff);
+        assert_eq!(int_binary(IntOp::Rem, u32t, 7, 0, false), 7);
         let min = 0x8000_0000;
+        assert_eq!(int_binary(IntOp::Div, s32, min, 0xffff_ffff, false), min);
+        assert_eq!(int_binary(IntOp::Rem, s32, min, 0xffff_ffff, false), 0);
         assert_eq!(
-            int_binary("div", s32, min, 0xffff_ffff, false).unwrap(),
-            min
-        );
-        assert_eq!(int_binary("rem", s32, min, 0xffff_ffff, false).unwrap(), 0);
-        assert_eq!(
-            int_binary("rem", s32, (-7i32) as u32 as u64, 2, false).unwrap(),
+            int_binary(IntOp::Rem, s32, (-7i32) as u32 as u64, 2, false),
             0xffff_ffff
         );
-        assert_eq!(
-            int_binary("mul.hi", u32t, 0xffff_ffff, 2, false).unwrap(),
-            1
-        );
+        assert_eq!(int_binary(IntOp::MulHi, u32t, 0xffff_ffff, 2, false), 1);
         // 64-bit high products: the unsigned one needs all 128 bits.
         let (u64t, s64t) = (t(".u64"), t(".s64"));
         assert_eq!(
-            int_binary("mul.hi", u64t, u64::MAX, u64::MAX, false).unwrap(),
+            int_binary(IntOp::MulHi, u64t, u64::MAX, u64::MAX, false),
             u64::MAX - 1
         );
         assert_eq!(
-            int_binary("mul.hi", s64t, (-3i64) as u64, 1 << 62, false).unwrap(),
+            int_binary(IntOp::MulHi, s64t, (-3i64) as u64, 1 << 62, false),
             ((-3i128 << 62) >> 64) as u64
         );
         assert_eq!(
-            int_binary("mul.hi", s32, (-2i32) as u32 as u64, 3, false).unwrap(),
+            int_binary(IntOp::MulHi, s32, (-2i32) as u32 as u64, 3, false),
             0xffff_ffff
         );
         assert_eq!(
-            int_binary("add", s32, 0x7fff_ffff, 1, true).unwrap(),
+            int_binary(IntOp::Add, s32, 0x7fff_ffff, 1, true),
             0x7fff_ffff
         );
         assert_eq!(
-            int_binary("min", s32, 0xffff_ffff, 1, false).unwrap(),
+            int_binary(IntOp::Min, s32, 0xffff_ffff, 1, false),
             0xffff_ffff
         );
-        assert_eq!(int_binary("min", u32t, 0xffff_ffff, 1, false).unwrap(), 1);
+        assert_eq!(int_binary(IntOp::Min, u32t, 0xffff_ffff, 1, false), 1);
     }
 
     #[test]
     fn shifts_clamp() {
-        assert_eq!(shift("shl", t(".b32"), 1, 32), 0);
-        assert_eq!(shift("shr", t(".u32"), 0x8000_0000, 40), 0);
-        assert_eq!(shift("shr", t(".s32"), 0x8000_0000, 40), 0xffff_ffff);
-        assert_eq!(shift("shr", t(".s32"), 0x8000_0000, 4), 0xf800_0000);
-        assert_eq!(shift("shl", t(".b64"), 1, 63), 1 << 63);
+        assert_eq!(shift(true, t(".b32"), 1, 32), 0);
+        assert_eq!(shift(false, t(".u32"), 0x8000_0000, 40), 0);
+        assert_eq!(shift(false, t(".s32"), 0x8000_0000, 40), 0xffff_ffff);
+        assert_eq!(shift(false, t(".s32"), 0x8000_0000, 4), 0xf800_0000);
+        assert_eq!(shift(true, t(".b64"), 1, 63), 1 << 63);
     }
 
     #[test]
     fn bit_instructions() {
         let b32 = t(".b32");
-        assert_eq!(int_unary("popc", b32, 0xf0f0).unwrap(), 8);
-        assert_eq!(int_unary("clz", b32, 1).unwrap(), 31);
-        assert_eq!(int_unary("clz", t(".b64"), 1).unwrap(), 63);
-        assert_eq!(int_unary("brev", b32, 1).unwrap(), 0x8000_0000);
-        assert_eq!(int_unary("not", b32, 0).unwrap(), 0xffff_ffff);
-        assert_eq!(int_unary("abs", t(".s32"), 0xffff_fffb).unwrap(), 5);
+        assert_eq!(int_unary(IntUnOp::Popc, b32, 0xf0f0), 8);
+        assert_eq!(int_unary(IntUnOp::Clz, b32, 1), 31);
+        assert_eq!(int_unary(IntUnOp::Clz, t(".b64"), 1), 63);
+        assert_eq!(int_unary(IntUnOp::Brev, b32, 1), 0x8000_0000);
+        assert_eq!(int_unary(IntUnOp::Not, b32, 0), 0xffff_ffff);
+        assert_eq!(int_unary(IntUnOp::Abs, t(".s32"), 0xffff_fffb), 5);
         assert_eq!(bfe(t(".u32"), 0xabcd, 4, 8), 0xbc);
         assert_eq!(bfe(t(".s32"), 0x80, 4, 4), 0xffff_fff8);
         assert_eq!(bfi(b32, 0xf, 0, 4, 4), 0xf0);
@@ -722,74 +740,53 @@ mod tests {
     fn conversions_saturate_and_round() {
         let f = |x: f32| u64::from(x.to_bits());
         let (s32, u32t, f32t, f64t) = (t(".s32"), t(".u32"), t(".f32"), t(".f64"));
-        assert_eq!(cvt(s32, f32t, ".rzi", false, f(-2.9)).unwrap(), 0xffff_fffe);
-        assert_eq!(cvt(s32, f32t, ".rzi", false, f(3e10)).unwrap(), 0x7fff_ffff);
-        assert_eq!(cvt(u32t, f32t, ".rzi", false, f(-5.0)).unwrap(), 0);
-        assert_eq!(cvt(s32, f32t, ".rzi", false, f(f32::NAN)).unwrap(), 0);
-        assert_eq!(cvt(s32, f32t, ".rmi", false, f(-2.5)).unwrap(), 0xffff_fffd);
-        assert_eq!(cvt(s32, f32t, ".rni", false, f(2.5)).unwrap(), 2);
-        assert_eq!(cvt(s32, f32t, ".rpi", false, f(2.1)).unwrap(), 3);
-        assert_eq!(cvt(f32t, f32t, ".rmi", false, f(-1.5)).unwrap(), f(-2.0));
-        assert_eq!(
-            cvt(t(".s64"), s32, "", false, 0xffff_fffe).unwrap(),
-            u64::MAX - 1
-        );
-        assert_eq!(
-            cvt(t(".u64"), u32t, "", false, 0xffff_fffe).unwrap(),
-            0xffff_fffe
-        );
-        assert_eq!(cvt(t(".u8"), u32t, "", false, 0x1ff).unwrap(), 0xff);
-        assert_eq!(
-            cvt(t(".s32"), t(".s8"), "", false, 0x80).unwrap(),
-            0xffff_ff80
-        );
-        assert_eq!(cvt(f32t, s32, ".rn", false, 0xffff_ffff).unwrap(), f(-1.0));
-        assert_eq!(
-            cvt(f32t, f64t, ".rn", false, 0.1f64.to_bits()).unwrap(),
-            f(0.1)
-        );
+        assert_eq!(conv(s32, f32t, ".rzi", false, f(-2.9)), 0xffff_fffe);
+        assert_eq!(conv(s32, f32t, ".rzi", false, f(3e10)), 0x7fff_ffff);
+        assert_eq!(conv(u32t, f32t, ".rzi", false, f(-5.0)), 0);
+        assert_eq!(conv(s32, f32t, ".rzi", false, f(f32::NAN)), 0);
+        assert_eq!(conv(s32, f32t, ".rmi", false, f(-2.5)), 0xffff_fffd);
+        assert_eq!(conv(s32, f32t, ".rni", false, f(2.5)), 2);
+        assert_eq!(conv(s32, f32t, ".rpi", false, f(2.1)), 3);
+        assert_eq!(conv(f32t, f32t, ".rmi", false, f(-1.5)), f(-2.0));
+        assert_eq!(conv(t(".s64"), s32, "", false, 0xffff_fffe), u64::MAX - 1);
+        assert_eq!(conv(t(".u64"), u32t, "", false, 0xffff_fffe), 0xffff_fffe);
+        assert_eq!(conv(t(".u8"), u32t, "", false, 0x1ff), 0xff);
+        assert_eq!(conv(t(".s32"), t(".s8"), "", false, 0x80), 0xffff_ff80);
+        assert_eq!(conv(f32t, s32, ".rn", false, 0xffff_ffff), f(-1.0));
+        assert_eq!(conv(f32t, f64t, ".rn", false, 0.1f64.to_bits()), f(0.1));
         // Directed roundings of int-to-float and narrowing conversions.
+        assert_eq!(conv(f32t, s32, ".rz", false, 16_777_217), f(16_777_216.0));
+        assert_eq!(conv(f32t, s32, ".rp", false, 16_777_217), f(16_777_218.0));
         assert_eq!(
-            cvt(f32t, s32, ".rz", false, 16_777_217).unwrap(),
-            f(16_777_216.0)
-        );
-        assert_eq!(
-            cvt(f32t, s32, ".rp", false, 16_777_217).unwrap(),
-            f(16_777_218.0)
-        );
-        assert_eq!(
-            cvt(f32t, f64t, ".rm", false, 0.1f64.to_bits()).unwrap(),
+            conv(f32t, f64t, ".rm", false, 0.1f64.to_bits()),
             f(0.1f32.next_down())
         );
-        assert!(cvt(t(".f16"), s32, ".rz", false, 1).is_err());
+        assert!(conv_form(t(".f16"), s32, ".rz", false, 1).is_none());
     }
 
     #[test]
     fn float_edges() {
         let f32t = t(".f32");
         let f = |x: f32| u64::from(x.to_bits());
+        assert_eq!(float_binary(Arith::Div, f32t, f(0.0), f(0.0)), 0x7fff_ffff);
         assert_eq!(
-            float_binary("div", f32t, f(0.0), f(0.0)).unwrap(),
-            0x7fff_ffff
-        );
-        assert_eq!(
-            float_min_max("min", f32t, f(f32::NAN), f(2.0), false),
+            float_min_max(false, f32t, f(f32::NAN), f(2.0), false),
             f(2.0)
         );
-        assert_eq!(float_min_max("min", f32t, f(0.0), f(-0.0), false), f(-0.0));
+        assert_eq!(float_min_max(false, f32t, f(0.0), f(-0.0), false), f(-0.0));
         assert_eq!(
-            float_min_max("max", f32t, f(f32::NAN), f(2.0), true),
+            float_min_max(true, f32t, f(f32::NAN), f(2.0), true),
             0x7fff_ffff
         );
-        assert_eq!(float_unary("neg", f32t, f(1.0)).unwrap(), f(-1.0));
-        assert_eq!(float_unary("ex2", f32t, f(3.0)).unwrap(), f(8.0));
+        assert_eq!(float_sign(true, f32t, f(1.0)), f(-1.0));
+        assert_eq!(float_unary(FloatUnOp::Ex2, f32t, f(3.0)), f(8.0));
         assert_eq!(fma(f32t, f(2.0), f(3.0), f(1.0)), f(7.0));
-        assert!(compare("ltu", f32t, f(f32::NAN), f(1.0)).unwrap());
-        assert!(!compare("lt", f32t, f(f32::NAN), f(1.0)).unwrap());
-        assert!(!compare("ne", f32t, f(f32::NAN), f(1.0)).unwrap());
-        assert!(compare("neu", f32t, f(f32::NAN), f(1.0)).unwrap());
-        assert!(compare("hi", t(".u32"), 0xffff_ffff, 1).unwrap());
-        assert!(!compare("gt", t(".s32"), 0xffff_ffff, 1).unwrap());
+        assert!(compare(Cmp::Ltu, f32t, f(f32::NAN), f(1.0)));
+        assert!(!compare(Cmp::Lt, f32t, f(f32::NAN), f(1.0)));
+        assert!(!compare(Cmp::Ne, f32t, f(f32::NAN), f(1.0)));
+        assert!(compare(Cmp::Neu, f32t, f(f32::NAN), f(1.0)));
+        assert!(compare(Cmp::Hi, t(".u32"), 0xffff_ffff, 1));
+        assert!(!compare(Cmp::Gt, t(".s32"), 0xffff_ffff, 1));
         assert_eq!(ftz(f32t, 1), 0);
         assert_eq!(fsat(f32t, f(2.0)), f(1.0));
     }
@@ -797,19 +794,18 @@ mod tests {
     #[test]
     fn atomics() {
         let u32t = t(".u32");
-        assert_eq!(atomic("inc", u32t, 5, 5).unwrap(), 0);
-        assert_eq!(atomic("inc", u32t, 4, 5).unwrap(), 5);
-        assert_eq!(atomic("dec", u32t, 0, 5).unwrap(), 5);
-        assert_eq!(atomic("dec", u32t, 3, 5).unwrap(), 2);
-        assert_eq!(atomic("max", t(".s32"), 0xffff_ffff, 1).unwrap(), 1);
+        assert_eq!(atomic(AtomOp::Inc, u32t, 5, 5), 0);
+        assert_eq!(atomic(AtomOp::Inc, u32t, 4, 5), 5);
+        assert_eq!(atomic(AtomOp::Dec, u32t, 0, 5), 5);
+        assert_eq!(atomic(AtomOp::Dec, u32t, 3, 5), 2);
+        assert_eq!(atomic(AtomOp::Max, t(".s32"), 0xffff_ffff, 1), 1);
         assert_eq!(
             atomic(
-                "add",
+                AtomOp::Add,
                 t(".f32"),
                 u64::from(1f32.to_bits()),
                 u64::from(2f32.to_bits())
-            )
-            .unwrap(),
+            ),
             u64::from(3f32.to_bits())
         );
     }

@@ -1,11 +1,18 @@
-//! Bit instructions nvcc emits that the main dispatcher leaves out:
-//! `shf` (funnel shift: nvcc's rotate and `~(1 << n)`), `bfind` (most
-//! significant bit: nvcc's `__ffs` and `31 - __clz`), and `testp` (float
-//! classification: `isinf`, `isnan`, `isfinite`).
+//! The bit instructions: `bfe`, `bfi`, `prmt`, `dp4a`, `shf` (funnel shift:
+//! nvcc's rotate and `~(1 << n)`), `bfind` (most significant bit: nvcc's
+//! `__ffs` and `31 - __clz`), and `testp` (float classification: `isinf`,
+//! `isnan`, `isfinite`).
 
-use super::{unsupported, Exec, Flow, Kind, Thread, Ty, R};
+use super::arith::{PRED, U32};
+use super::{arg, unsupported, Exec, Flow, Thread, R};
+use crate::decode::{FloatClass, Op};
 use crate::ops::{self, mask, sext};
-use crate::program::Inst;
+use crate::program::{Inst, Kind, Ty};
+
+const B32: Ty = Ty {
+    kind: Kind::B,
+    bits: 32,
+};
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the 64-bit value `b:a`
 /// shifted by `c` (modulo 32 with `.wrap`, at most 32 with `.clamp`); `.l`
@@ -43,73 +50,57 @@ pub fn bfind(ty: Ty, shiftamt: bool, a: u64) -> u32 {
     }
 }
 
-/// `testp.OP.{f32,f64} p, a`.
-pub fn testp(op: &str, ty: Ty, a: u64) -> Option<bool> {
+/// `testp.CLASS.{f32,f64} p, a`.
+pub fn testp(class: FloatClass, ty: Ty, a: u64) -> bool {
     let x = ops::to_f64(ty, a);
     let sub = if ty.bits == 32 {
         x != 0.0 && x.abs() < f64::from(f32::MIN_POSITIVE)
     } else {
         x.is_subnormal()
     };
-    Some(match op {
-        ".finite" => x.is_finite(),
-        ".infinite" => x.is_infinite(),
-        ".number" => !x.is_nan(),
-        ".notanumber" => x.is_nan(),
-        ".normal" => x.is_finite() && x != 0.0 && !sub,
-        ".subnormal" => sub,
-        _ => return None,
-    })
+    match class {
+        FloatClass::Finite => x.is_finite(),
+        FloatClass::Infinite => x.is_infinite(),
+        FloatClass::Number => !x.is_nan(),
+        FloatClass::NotANumber => x.is_nan(),
+        FloatClass::Normal => x.is_finite() && x != 0.0 && !sub,
+        FloatClass::Subnormal => sub,
+    }
 }
 
-impl<'a> Exec<'a> {
-    /// Runs `shf`, `bfind` or `testp`; `None` for any other instruction.
-    pub(super) fn step_bits(&self, t: &mut Thread, inst: &'a Inst) -> Option<R<Flow>> {
-        let mut run = || -> R<Flow> {
-            let tys = inst.types();
-            let ty = *tys
-                .last()
-                .ok_or_else(|| unsupported(format!("`{}` without a type", inst.name())))?;
-            let op = |i: usize| {
-                inst.ops
-                    .get(i)
-                    .ok_or_else(|| unsupported(format!("`{}` with too few operands", inst.name())))
-            };
-            let u32t = Ty {
-                kind: Kind::U,
-                bits: 32,
-            };
-            match inst.opcode.as_str() {
-                "shf" => {
-                    let a = self.get(t, op(1)?, u32t)? as u32;
-                    let b = self.get(t, op(2)?, u32t)? as u32;
-                    let c = self.get(t, op(3)?, u32t)? as u32;
-                    let r = shf(inst.has(".l"), inst.has(".wrap"), a, b, c);
-                    self.set(t, op(0)?, u64::from(r), u32t)?;
-                }
-                "bfind" => {
-                    let a = self.get(t, op(1)?, ty)?;
-                    let r = bfind(ty, inst.has(".shiftamt"), a);
-                    self.set(t, op(0)?, u64::from(r), u32t)?;
-                }
-                _ => {
-                    let a = self.get(t, op(1)?, ty)?;
-                    let which = inst.mods.first().map(String::as_str).unwrap_or("");
-                    let r = testp(which, ty, a)
-                        .ok_or_else(|| unsupported(format!("`{}`", inst.name())))?;
-                    let pred = Ty {
-                        kind: Kind::Pred,
-                        bits: 1,
-                    };
-                    self.set(t, op(0)?, u64::from(r), pred)?;
-                }
+impl Exec<'_> {
+    /// The bit-field and byte instructions, `dp4a`, `shf`, `bfind` and
+    /// `testp`.
+    pub(super) fn bits(&self, t: &mut Thread, inst: &Inst) -> R<Flow> {
+        let src = |i: usize, ty: Ty| self.get(t, arg(inst, i)?, ty);
+        let (v, ty) = match inst.op {
+            Op::Bfe(ty) => (ops::bfe(ty, src(1, ty)?, src(2, U32)?, src(3, U32)?), ty),
+            Op::Bfi(ty) => {
+                let (a, b) = (src(1, ty)?, src(2, ty)?);
+                (ops::bfi(ty, a, b, src(3, U32)?, src(4, U32)?), ty)
             }
-            Ok(Flow::Next)
+            Op::Prmt => (ops::prmt(src(1, B32)?, src(2, B32)?, src(3, B32)?), B32),
+            Op::Dp4a { a_signed, b_signed } => {
+                let sty = |signed: bool| Ty {
+                    kind: if signed { Kind::S } else { Kind::U },
+                    bits: 32,
+                };
+                let (a, b) = (src(1, sty(a_signed))?, src(2, sty(b_signed))?);
+                let rty = sty(a_signed || b_signed);
+                (ops::dp4a(a_signed, b_signed, a, b, src(3, rty)?), rty)
+            }
+            Op::Shf { left, wrap } => {
+                let (a, b, c) = (src(1, U32)?, src(2, U32)?, src(3, U32)?);
+                (
+                    u64::from(shf(left, wrap, a as u32, b as u32, c as u32)),
+                    U32,
+                )
+            }
+            Op::Bfind { ty, shiftamt } => (u64::from(bfind(ty, shiftamt, src(1, ty)?)), U32),
+            Op::Testp { class, ty } => (u64::from(testp(class, ty, src(1, ty)?)), PRED),
+            _ => return Err(unsupported(format!("`{}`", inst.name))),
         };
-        match inst.opcode.as_str() {
-            "shf" | "bfind" | "testp" => Some(run()),
-            _ => None,
-        }
+        self.put(t, inst, v, ty)
     }
 }
 
@@ -156,11 +147,11 @@ mod tests {
     fn testp_classifies() {
         let f32t = ty(Kind::F, 32);
         let bits = |x: f32| u64::from(x.to_bits());
-        assert_eq!(testp(".finite", f32t, bits(1.0)), Some(true));
-        assert_eq!(testp(".infinite", f32t, bits(f32::INFINITY)), Some(true));
-        assert_eq!(testp(".notanumber", f32t, bits(f32::NAN)), Some(true));
-        assert_eq!(testp(".subnormal", f32t, bits(1e-40)), Some(true));
-        assert_eq!(testp(".normal", f32t, bits(1e-40)), Some(false));
-        assert_eq!(testp(".normal", f32t, bits(0.0)), Some(false));
+        assert!(testp(FloatClass::Finite, f32t, bits(1.0)));
+        assert!(testp(FloatClass::Infinite, f32t, bits(f32::INFINITY)));
+        assert!(testp(FloatClass::NotANumber, f32t, bits(f32::NAN)));
+        assert!(testp(FloatClass::Subnormal, f32t, bits(1e-40)));
+        assert!(!testp(FloatClass::Normal, f32t, bits(1e-40)));
+        assert!(!testp(FloatClass::Normal, f32t, bits(0.0)));
     }
 }
