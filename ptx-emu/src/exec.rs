@@ -571,7 +571,7 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Stop)
             }
             Op::Nop => Ok(Flow::Next),
-            Op::Invalid => Err(unsupported(format!("`{}`", inst.name))),
+            Op::Invalid(msg) => Err(e(FaultKind::Unsupported, msg.clone())),
         }
     }
 

@@ -204,6 +204,44 @@ pub fn run_ptx(
     exec::run(&prog, setup, config)
 }
 
+/// One instruction of a module, as the emulator decoded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedInst {
+    /// The function whose body holds it.
+    pub function: String,
+    /// `opcode.mod1.mod2`, as written.
+    pub name: String,
+    /// Its 1-based PTX line.
+    pub line: u32,
+    /// Why the emulator cannot run it; `None` when it can.
+    pub error: Option<String>,
+}
+
+/// Every instruction of every function body of `src`, decoded as a launch
+/// would decode it: what the emulator can run and what it cannot, for
+/// coverage reports. Fails as [`run_ptx`] does on PTX that does not parse
+/// or names something undeclared.
+pub fn decode_module(src: &str) -> Result<Vec<DecodedInst>, RunError> {
+    let module = ptx_validate::parser::parse(src)
+        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
+    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    Ok(prog
+        .funcs
+        .iter()
+        .flat_map(|f| {
+            f.insts.iter().map(|i| DecodedInst {
+                function: f.name.clone(),
+                name: i.name.clone(),
+                line: i.pos.line,
+                error: match &i.op {
+                    decode::Op::Invalid(msg) => Some(msg.clone()),
+                    _ => None,
+                },
+            })
+        })
+        .collect())
+}
+
 /// The emulator runs one block at a time, each with its own shared memory,
 /// so it cannot model a cluster of several blocks reaching into each
 /// other's shared memory; such a kernel is refused before it runs, rather

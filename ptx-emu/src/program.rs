@@ -118,6 +118,9 @@ pub enum Operand {
     Label(usize),
     Func(usize),
     Sink,
+    /// `[tmap, {x, y}]`: a tensor-map address, which no instruction the
+    /// emulator runs takes (decoding refuses it).
+    TensorMap,
 }
 
 /// One instruction, resolved and decoded.
@@ -455,10 +458,7 @@ impl Scope<'_> {
                 extra,
             } => {
                 if !extra.is_empty() {
-                    return Err(format!(
-                        "line {}: tensor addresses are not supported by the emulator",
-                        o.pos.line
-                    ));
+                    return Ok(Operand::TensorMap);
                 }
                 let base = match base {
                     None => None,
@@ -506,11 +506,16 @@ impl Scope<'_> {
             name,
             funcs: self.callees,
         };
-        decode::decode(&parts).unwrap_or_else(|msg| {
+        let decoded = if args.contains(&Operand::TensorMap) {
+            Err(decode::unsupported("a tensor-map address `[tmap, {...}]`"))
+        } else {
+            decode::decode(&parts)
+        };
+        decoded.unwrap_or_else(|msg| {
             if self.func.load_error.is_none() {
                 self.func.load_error = Some(format!("PTX line {}: {msg}", i.pos.line));
             }
-            Op::Invalid
+            Op::Invalid(msg)
         })
     }
 

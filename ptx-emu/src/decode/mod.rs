@@ -189,10 +189,10 @@ pub enum Op {
         class: FloatClass,
         ty: Ty,
     },
-    /// Stands where an instruction failed to decode, so that labels keep
-    /// their indices; a function holding one never runs (its error is
-    /// reported at load time), so this is never executed.
-    Invalid,
+    /// Stands where an instruction failed to decode (with the reason), so
+    /// that labels keep their indices; a function holding one never runs
+    /// (its error is reported at load time), so this is never executed.
+    Invalid(String),
 }
 
 /// Integer binary operations.
