@@ -84,6 +84,9 @@ struct Thread {
     local: Vec<Alloc>,
     params: Vec<Alloc>,
     steps: u64,
+    /// The condition code's carry flag (`CC.CF`) of `add.cc`, `addc`, ...;
+    /// clear when the thread starts.
+    carry: bool,
 }
 
 /// What an instruction did to control flow.
@@ -187,6 +190,7 @@ impl<'a> Exec<'a> {
                         local: Vec::new(),
                         params: Vec::new(),
                         steps: 0,
+                        carry: false,
                     };
                     let f = self.new_frame(&mut t, self.setup.kernel, Vec::new());
                     t.frames.push(f);
@@ -517,7 +521,26 @@ impl<'a> Exec<'a> {
             Op::St { ty, space } => self.st(t, inst, *ty, *space),
             Op::Int { op, ty, sat } => self.int(t, inst, *op, *ty, *sat),
             Op::MulWide(ty) => self.mul_wide(t, inst, *ty),
-            Op::Mad { ty, half } => self.mad(t, inst, *ty, *half),
+            Op::Mad { ty, half, sat } => self.mad(t, inst, *ty, *half, *sat),
+            Op::Sad(ty) => self.sad(t, inst, *ty),
+            Op::Mul24 {
+                hi,
+                signed,
+                add,
+                sat,
+            } => self.mul24(t, inst, *hi, *signed, *add, *sat),
+            Op::AddCarry {
+                sub,
+                carry_in,
+                carry_out,
+                ty,
+            } => self.add_carry(t, inst, *sub, *carry_in, *carry_out, *ty),
+            Op::MadCarry {
+                hi,
+                carry_in,
+                carry_out,
+                ty,
+            } => self.mad_carry(t, inst, *hi, *carry_in, *carry_out, *ty),
             Op::Float { op, ty, fl } => self.float(t, inst, *op, *ty, *fl),
             Op::FloatMinMax { max, ty, fl } => self.float_min_max(t, inst, *max, *ty, *fl),
             Op::Fma { ty, fl } => self.fma(t, inst, *ty, *fl),

@@ -12,8 +12,19 @@ use Shape::{Dst, DstPair, Src};
 pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
     let op = match p.opcode {
         "mov" => mov(p)?,
+        "add" | "sub" | "mad" if p.mods.has(".cc") => carry(p)?,
+        "addc" | "subc" | "madc" => carry(p)?,
         "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "min" | "max" => binary(p)?,
         "mad" | "fma" => mad(p)?,
+        "sad" => {
+            let ty = p.ty()?;
+            p.expect(&[Dst, Src, Src, Src])?;
+            if !matches!(ty.kind, Kind::U | Kind::S) {
+                return Err(p.unsupported());
+            }
+            Op::Sad(ty)
+        }
+        "mul24" | "mad24" => mul24(p)?,
         "shl" | "shr" => {
             p.expect(&[Dst, Src, Src])?;
             Op::Shift {
@@ -173,7 +184,68 @@ fn mad(p: &Parts) -> Result<Op, String> {
     } else {
         Half::Lo
     };
-    Ok(Op::Mad { ty, half })
+    // `.sat` applies to `mad.hi.s32` only.
+    let sat = p.mods.has(".sat");
+    if sat && (half != Half::Hi || ty.kind != Kind::S || ty.bits != 32) {
+        return Err(p.unsupported());
+    }
+    Ok(Op::Mad { ty, half, sat })
+}
+
+/// `mul24.{hi,lo}.{u32,s32}` and `mad24.{hi,lo}[.sat].{u32,s32}`.
+fn mul24(p: &Parts) -> Result<Op, String> {
+    let ty = p.ty()?;
+    let add = p.opcode == "mad24";
+    if add {
+        p.expect(&[Dst, Src, Src, Src])?;
+    } else {
+        p.expect(&[Dst, Src, Src])?;
+    }
+    let hi = p.mods.has(".hi");
+    let sat = p.mods.has(".sat");
+    let int32 = ty.bits == 32 && matches!(ty.kind, Kind::U | Kind::S);
+    // `.sat` applies to `mad24.hi.s32` only.
+    if !int32 || !hi && !p.mods.has(".lo") || sat && !(add && hi && ty.kind == Kind::S) {
+        return Err(p.unsupported());
+    }
+    Ok(Op::Mul24 {
+        hi,
+        signed: ty.is_signed(),
+        add,
+        sat,
+    })
+}
+
+/// The extended-precision instructions, which read or write the carry
+/// flag: `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]` on 32- and 64-bit
+/// integers, and `mad.cc`, `madc[.cc]` with `.lo` or `.hi`.
+fn carry(p: &Parts) -> Result<Op, String> {
+    let ty = p.ty()?;
+    if !matches!(ty.kind, Kind::U | Kind::S) || !matches!(ty.bits, 32 | 64) {
+        return Err(p.unsupported());
+    }
+    let carry_in = p.opcode.ends_with('c');
+    let carry_out = p.mods.has(".cc");
+    if p.opcode.starts_with("mad") {
+        p.expect(&[Dst, Src, Src, Src])?;
+        let hi = p.mods.has(".hi");
+        if !hi && !p.mods.has(".lo") {
+            return Err(p.unsupported());
+        }
+        return Ok(Op::MadCarry {
+            hi,
+            carry_in,
+            carry_out,
+            ty,
+        });
+    }
+    p.expect(&[Dst, Src, Src])?;
+    Ok(Op::AddCarry {
+        sub: p.opcode.starts_with("sub"),
+        carry_in,
+        carry_out,
+        ty,
+    })
 }
 
 /// The one-operand instructions that do not round: bit operations on

@@ -54,10 +54,35 @@ pub enum Op {
     },
     /// Integer `mul.wide`: the full product, twice as wide.
     MulWide(Ty),
-    /// Integer `mad.lo/.hi/.wide`.
+    /// Integer `mad.lo/.hi/.wide`; `sat` is `mad.hi.sat.s32`.
     Mad {
         ty: Ty,
         half: Half,
+        sat: bool,
+    },
+    /// `sad d, a, b, c`: `c + |a - b|`.
+    Sad(Ty),
+    /// `mul24.{hi,lo}` and (`add`) `mad24.{hi,lo}[.sat]` on `.u32`/`.s32`.
+    Mul24 {
+        hi: bool,
+        signed: bool,
+        add: bool,
+        sat: bool,
+    },
+    /// `add.cc`, `addc[.cc]` and (`sub`) `sub.cc`, `subc[.cc]`: with the
+    /// thread's carry flag in (`carry_in`) and out (`carry_out`).
+    AddCarry {
+        sub: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
+    },
+    /// `mad.cc.{lo,hi}` and `madc[.cc].{lo,hi}`.
+    MadCarry {
+        hi: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
     },
     /// Float `add sub mul div`.
     Float {

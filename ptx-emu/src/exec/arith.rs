@@ -3,7 +3,7 @@
 
 use super::{arg, Exec, Flow, Thread, R};
 use crate::decode::{Arith, BoolOp, Cmp, Cvt, FloatMods, FloatUnOp, Half, IntOp, IntUnOp};
-use crate::ops::{self, mask, sext};
+use crate::ops::{self, int, mask, sext};
 use crate::program::{Inst, Kind, Operand, Ty};
 
 pub(super) const PRED: Ty = Ty {
@@ -12,6 +12,10 @@ pub(super) const PRED: Ty = Ty {
 };
 pub(super) const U32: Ty = Ty {
     kind: Kind::U,
+    bits: 32,
+};
+const S32: Ty = Ty {
+    kind: Kind::S,
     bits: 32,
 };
 
@@ -93,8 +97,15 @@ impl Exec<'_> {
         self.put(t, inst, product(ty, a, b) as u64 & mask(wide.bits), wide)
     }
 
-    /// Integer `mad.lo/.hi/.wide`.
-    pub(super) fn mad(&self, t: &mut Thread, inst: &Inst, ty: Ty, half: Half) -> R<Flow> {
+    /// Integer `mad.lo/.hi/.wide` (`sat`: `mad.hi.sat.s32`).
+    pub(super) fn mad(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        ty: Ty,
+        half: Half,
+        sat: bool,
+    ) -> R<Flow> {
         let (a, b) = self.two(t, inst, ty)?;
         let p = product(ty, a, b);
         if half == Half::Wide {
@@ -111,7 +122,85 @@ impl Exec<'_> {
         } else {
             p as u64
         };
-        self.put(t, inst, base.wrapping_add(c) & mask(ty.bits), ty)
+        let r = if sat {
+            int::add32(base & mask(32), c, true)
+        } else {
+            base.wrapping_add(c) & mask(ty.bits)
+        };
+        self.put(t, inst, r, ty)
+    }
+
+    /// `sad d, a, b, c`.
+    pub(super) fn sad(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        self.put(t, inst, int::sad(ty, a, b, c), ty)
+    }
+
+    /// `mul24` and `mad24` on 32-bit registers.
+    pub(super) fn mul24(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        hi: bool,
+        signed: bool,
+        add: bool,
+        sat: bool,
+    ) -> R<Flow> {
+        let ty = if signed { S32 } else { U32 };
+        let (a, b) = self.two(t, inst, ty)?;
+        let r = if add {
+            let c = self.get(t, arg(inst, 3)?, ty)?;
+            int::mad24(hi, signed, sat, a, b, c)
+        } else {
+            int::mul24(hi, signed, a, b)
+        };
+        self.put(t, inst, r, ty)
+    }
+
+    /// `add.cc`, `addc`, `sub.cc`, `subc`: the carry (a borrow for the
+    /// subtractions) comes from and goes to the thread's flag.
+    pub(super) fn add_carry(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        sub: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let cin = carry_in && t.carry;
+        let (r, cout) = if sub {
+            int::sub_borrow(ty.bits, a, b, cin)
+        } else {
+            int::add_carry(ty.bits, a, b, cin)
+        };
+        if carry_out {
+            t.carry = cout;
+        }
+        self.put(t, inst, r, ty)
+    }
+
+    /// `mad.cc`, `madc`: a half of the product plus `c` (and the carry).
+    pub(super) fn mad_carry(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        hi: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        let p = product(ty, a, b);
+        let half = if hi { (p >> ty.bits) as u64 } else { p as u64 };
+        let (r, cout) = int::add_carry(ty.bits, half, c, carry_in && t.carry);
+        if carry_out {
+            t.carry = cout;
+        }
+        self.put(t, inst, r, ty)
     }
 
     /// Float `add sub mul div`: `.ftz` on the operands and the result,

@@ -17,6 +17,8 @@ use crate::decode::{Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatUnOp, IntOp, IntUnOp};
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
+pub mod int;
+
 pub fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
