@@ -559,11 +559,16 @@ impl<'a> Exec<'a> {
             Op::Cvt(c) => self.cvt(t, inst, c),
             Op::Bfe(_)
             | Op::Bfi(_)
-            | Op::Prmt
+            | Op::Prmt(_)
             | Op::Dp4a { .. }
+            | Op::Dp2a { .. }
+            | Op::Fns
+            | Op::Bmsk { .. }
+            | Op::Szext { .. }
             | Op::Shf { .. }
             | Op::Bfind { .. }
             | Op::Testp { .. } => self.bits(t, inst),
+            Op::Lop3 { lut, pred } => self.lop3(t, inst, *lut, *pred),
             Op::Cvta { ty, space, to } => self.cvta(t, inst, *ty, *space, *to),
             Op::Isspacep(space) => self.isspacep(t, inst, *space),
             Op::Atom { op, ty, space, red } => self.atomic(t, inst, *op, *ty, *space, *red),

@@ -297,13 +297,19 @@ fn divergence_step_limit_trap_and_unsupported_are_reported() {
     match run_body("", "bra DONE; bar.arrive 1, 32; DONE:", 1, 1) {
         Err(RunError::Load(m)) => {
             assert!(m.starts_with("PTX line 14: "), "{m}");
-            assert!(m.contains("`bar.arrive` is not supported by the emulator"), "{m}");
+            assert!(
+                m.contains("`bar.arrive` is not supported by the emulator"),
+                "{m}"
+            );
         }
         other => panic!("expected a load error, got {other:?}"),
     }
     // A function no call of the kernel reaches does not stop the launch.
     let other = ".visible .entry other()\n{\n bar.arrive 1, 32;\n ret;\n}\n";
-    assert_eq!(run_body(other, "st.global.u32 [%rd1], 7;", 1, 1), Ok(vec![7]));
+    assert_eq!(
+        run_body(other, "st.global.u32 [%rd1], 7;", 1, 1),
+        Ok(vec![7])
+    );
     // A shuffle whose member mask names a lane that waits elsewhere.
     let f = fault(
         "",

@@ -188,3 +188,127 @@ fn carry_chains_add_subtract_and_multiply_wide_numbers() {
     assert_eq!(out[17], 0x7fff_ffff, "mad.hi.sat.s32 clamps");
     assert_eq!(out[18], hi.wrapping_add(0x7fff_ffff));
 }
+
+/// The bit `lop3` computes from bits `a`, `b`, `c` of the table `lut`:
+/// `F(0xf0, 0xcc, 0xaa) = lut` makes `a` the weight-4 index bit.
+fn lut_bit(lut: u8, a: u32, b: u32, c: u32) -> u32 {
+    u32::from(lut >> (4 * a + 2 * b + c)) & 1
+}
+
+#[test]
+fn lop3_applies_any_table_and_its_predicate_form() {
+    let (x, y, z) = (0x1234_5678u32, 0xf0f0_ff00u32, 0xaaaa_5555u32);
+    let luts = [0x80u8, 0xfe, 0x40, 0x1a, 0x96, 0xe8, 0x00, 0xff, 0x3c];
+    let mut body = format!("mov.b32 %r1, {x:#x}; mov.b32 %r2, {y:#x}; mov.b32 %r3, {z:#x};\n");
+    for (k, lut) in luts.iter().enumerate() {
+        body += &format!(
+            "lop3.b32 %r{r}, %r1, %r2, %r3, {lut:#x}; st.global.u32 [%rd1+{o}], %r{r};\n",
+            r = 10 + k,
+            o = 4 * k
+        );
+    }
+    // The predicate forms: p = (d != 0) OR/AND q, with `_` for d.
+    body += "setp.eq.u32 %p1, %r1, %r1; setp.ne.u32 %p2, %r1, %r1;\n\
+        lop3.or.b32 %r20|%p3, %r1, %r2, %r3, 0x00, %p2;\n\
+        lop3.and.b32 _|%p4, %r1, %r2, %r3, 0x80, %p1;\n\
+        lop3.or.b32 _|%p5, %r1, %r2, %r3, 0x00, %p1;\n\
+        lop3.and.b32 %r21|%p6, %r1, %r2, %r3, 0xff, %p2;\n\
+        selp.u32 %r22, 1, 0, %p3; selp.u32 %r23, 1, 0, %p4;\n\
+        selp.u32 %r24, 1, 0, %p5; selp.u32 %r25, 1, 0, %p6;\n";
+    body += &format!(
+        "st.global.v4.u32 [%rd1+{}], {{%r22, %r23, %r24, %r25}};\n\
+         st.global.v2.u32 [%rd1+{}], {{%r20, %r21}};\n",
+        4 * 12,
+        4 * 16
+    );
+    let out = run("lop3", &body, 18);
+    for (k, &lut) in luts.iter().enumerate() {
+        let want = (0..32).fold(0, |r, i| {
+            r | lut_bit(lut, x >> i & 1, y >> i & 1, z >> i & 1) << i
+        });
+        assert_eq!(out[k], want, "lut {lut:#x}");
+    }
+    // 0x00 gives 0: p = false || false; 0x80 (a & b & c) of these is not
+    // 0: p = true && true; 0x00 || true; 0xff is all ones: true && false.
+    assert!(x & y & z != 0);
+    assert_eq!(&out[12..16], &[0, 1, 1, 0]);
+    assert_eq!(&out[16..18], &[0, u32::MAX]);
+}
+
+#[test]
+fn dp2a_fns_bmsk_and_szext_follow_the_isa() {
+    let body = "mov.b32 %r1, 0x00038000; mov.b32 %r2, 0x7f8002ff;\n\
+        dp2a.lo.s32.s32 %r10, %r1, %r2, 10; dp2a.hi.s32.s32 %r11, %r1, %r2, 10;\n\
+        dp2a.lo.u32.u32 %r12, %r1, %r2, 10; dp2a.hi.u32.s32 %r13, %r1, %r2, 0;\n\
+        mov.b32 %r3, 0xaaaaaaaa;\n\
+        fns.b32 %r14, %r3, 3, 1; fns.b32 %r15, %r3, 2, -1; fns.b32 %r16, %r3, 2, 0;\n\
+        fns.b32 %r17, %r3, 31, -16; fns.b32 %r18, %r3, 31, -17;\n\
+        bmsk.wrap.b32 %r19, 1, 2; bmsk.clamp.b32 %r20, 28, 8;\n\
+        bmsk.wrap.b32 %r21, 0, 32; bmsk.clamp.b32 %r22, 0, 32; bmsk.clamp.b32 %r23, 32, 4;\n\
+        szext.wrap.u32 %r24, 0xffffffff, 0; szext.clamp.s32 %r25, 0x80, 8;\n\
+        szext.clamp.u32 %r26, 0xffffff80, 8; szext.clamp.s32 %r27, 0x12345678, 100;\n\
+        szext.wrap.s32 %r28, 1, 33;\n"
+        .to_string()
+        + &store(&[
+            10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+        ]);
+    let out = run("dp2a/fns/bmsk/szext", &body, 19);
+    // a's halves: 0x8000 (-32768 or 32768), 3; b's bytes: 0xff, 0x02,
+    // 0x80, 0x7f.
+    let dot = |x: [i64; 2], y: [i64; 2], c: i64| (c + x[0] * y[0] + x[1] * y[1]) as u32;
+    assert_eq!(out[0], dot([-32768, 3], [-1, 2], 10));
+    assert_eq!(out[1], dot([-32768, 3], [-128, 127], 10));
+    assert_eq!(out[2], dot([32768, 3], [255, 2], 10));
+    assert_eq!(out[3], dot([32768, 3], [-128, 127], 0));
+    // fns: the ISA's examples, then down from 31 to the 16th set bit (1)
+    // and a 17th that 0xaaaaaaaa does not have.
+    assert_eq!(&out[4..9], &[3, 1, u32::MAX, 1, u32::MAX]);
+    // bmsk: 0b110; bits 28..31 (cut at the top); a width of 32 wraps to
+    // 0 but clamps to all ones; a start of 32 clamps to nothing.
+    assert_eq!(&out[9..14], &[0b110, 0xf000_0000, 0, u32::MAX, 0]);
+    // szext: N = 0 gives 0; 8-bit 0x80 sign- and zero-extended; N >= 32
+    // clamps to a itself; N = 33 wraps to 1, and bit 0 sign-extends.
+    assert_eq!(&out[14..19], &[0, 0xffff_ff80, 0x80, 0x1234_5678, u32::MAX]);
+}
+
+#[test]
+fn prmt_runs_all_six_modes() {
+    // Byte k of {b, a} holds 0x10 + k.
+    let modes = ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"];
+    let mut body = "mov.b32 %r1, 0x13121110; mov.b32 %r2, 0x17161514;\n".to_string();
+    let mut k = 0;
+    for mode in modes {
+        for sel in 0..4 {
+            body += &format!(
+                "prmt.b32.{mode} %r10, %r1, %r2, {}; st.global.u32 [%rd1+{}], %r10;\n",
+                sel | 0x40,
+                4 * k
+            );
+            k += 1;
+        }
+    }
+    body += &format!(
+        "prmt.b32 %r11, %r1, %r2, 0x8f70; st.global.u32 [%rd1+{}], %r11;\n",
+        4 * k
+    );
+    let out = run("prmt modes", &body, 25);
+    // The ISA's table: the source byte of result bytes 3, 2, 1, 0 for
+    // selectors 0..3 of each mode.
+    let table: [[[u32; 4]; 4]; 6] = [
+        [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]],
+        [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]],
+        [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]],
+        [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]],
+        [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]],
+    ];
+    for (m, rows) in table.iter().enumerate() {
+        for (sel, row) in rows.iter().enumerate() {
+            let want = row.iter().fold(0, |w, &src| (w << 8) | (0x10 + src));
+            assert_eq!(out[4 * m + sel], want, "{} selector {sel}", modes[m]);
+        }
+    }
+    // The default mode: selectors 0, 7, f (sign of byte 7), 8 (sign of
+    // byte 0) for bytes 0..3: 0x10, 0x17, 0x00, 0x00.
+    assert_eq!(out[24], 0x0000_1710);
+}

@@ -4,8 +4,8 @@ use super::{
     unsupported, Arith, BoolOp, Cmp, Cvt, CvtRnd, FloatClass, FloatMods, FloatUnOp, Half, IntOp,
     IntUnOp, Op, Parts, Shape,
 };
-use crate::ops;
-use crate::program::{Kind, Ty};
+use crate::ops::{self, bits::PrmtMode};
+use crate::program::{Kind, Operand, Ty};
 use Shape::{Dst, DstPair, Src};
 
 /// Decodes `p` if it is one of this module's instructions.
@@ -58,15 +58,12 @@ fn mov(p: &Parts) -> Result<Op, String> {
     let ty = p.ty()?;
     p.expect(&[Shape::Dsts, Shape::Srcs])?;
     Ok(match (&p.args[0], &p.args[1]) {
-        (crate::program::Operand::Vector(_), crate::program::Operand::Vector(_)) => {
+        (Operand::Vector(_), Operand::Vector(_)) => {
             return Err(unsupported(format!("`{}` between two vectors", p.name)))
         }
-        (crate::program::Operand::Vector(_), _) => Op::Unpack(ty),
-        (_, crate::program::Operand::Vector(items)) => {
-            if items
-                .iter()
-                .any(|i| matches!(i, crate::program::Operand::Sink))
-            {
+        (Operand::Vector(_), _) => Op::Unpack(ty),
+        (_, Operand::Vector(items)) => {
+            if items.iter().any(|i| matches!(i, Operand::Sink)) {
                 return Err(p.unsupported());
             }
             Op::Pack(ty)
@@ -409,14 +406,45 @@ fn bits(p: &Parts) -> Result<Option<Op>, String> {
             Op::Bfi(p.ty()?)
         }
         "prmt" => {
-            p.ty()?;
+            let ty = p.ty()?;
             p.expect(&[Dst, Src, Src, Src])?;
-            if p.mods.0.len() > 1 {
-                return Err(unsupported(format!("`{}` (a prmt mode)", p.name)));
+            let mode = p.mods.first_of(&[
+                ("f4e", PrmtMode::F4e),
+                ("b4e", PrmtMode::B4e),
+                ("rc8", PrmtMode::Rc8),
+                ("ecl", PrmtMode::Ecl),
+                ("ecr", PrmtMode::Ecr),
+                ("rc16", PrmtMode::Rc16),
+            ]);
+            if ty.bits != 32 || p.mods.0.len() > 1 + usize::from(mode.is_some()) {
+                return Err(p.unsupported());
             }
-            Op::Prmt
+            Op::Prmt(mode)
         }
-        "dp4a" => dp4a(p)?,
+        "dp4a" | "dp2a" => dot_product(p)?,
+        "lop3" => lop3(p)?,
+        "fns" => {
+            p.expect(&[Dst, Src, Src, Src])?;
+            Op::Fns
+        }
+        "bmsk" | "szext" => {
+            let ty = p.ty()?;
+            p.expect(&[Dst, Src, Src])?;
+            let wrap = p.mods.has(".wrap");
+            if ty.bits != 32 || !wrap && !p.mods.has(".clamp") {
+                return Err(p.unsupported());
+            }
+            if p.opcode == "bmsk" {
+                Op::Bmsk { wrap }
+            } else if matches!(ty.kind, Kind::U | Kind::S) {
+                Op::Szext {
+                    wrap,
+                    signed: ty.is_signed(),
+                }
+            } else {
+                return Err(p.unsupported());
+            }
+        }
         "shf" => {
             p.ty()?;
             p.expect(&[Dst, Src, Src, Src])?;
@@ -451,8 +479,9 @@ fn bits(p: &Parts) -> Result<Option<Op>, String> {
     Ok(Some(op))
 }
 
-/// `dp4a.atype.btype d, a, b, c`, each type `.u32` or `.s32`.
-fn dp4a(p: &Parts) -> Result<Op, String> {
+/// `dp4a.atype.btype d, a, b, c` and `dp2a.{lo,hi}.atype.btype d, a, b,
+/// c`, each type `.u32` or `.s32`.
+fn dot_product(p: &Parts) -> Result<Op, String> {
     let tys = p.mods.types();
     let (Some(&a), Some(&b), None) = (tys.first(), tys.get(1), tys.get(2)) else {
         return Err(unsupported(format!("`{}` without two types", p.name)));
@@ -462,8 +491,44 @@ fn dp4a(p: &Parts) -> Result<Op, String> {
         return Err(p.unsupported());
     }
     p.expect(&[Dst, Src, Src, Src])?;
-    Ok(Op::Dp4a {
-        a_signed: a.is_signed(),
-        b_signed: b.is_signed(),
+    let (a_signed, b_signed) = (a.is_signed(), b.is_signed());
+    if p.opcode == "dp4a" {
+        return Ok(Op::Dp4a { a_signed, b_signed });
+    }
+    let hi = p.mods.has(".hi");
+    if !hi && !p.mods.has(".lo") {
+        return Err(p.unsupported());
+    }
+    Ok(Op::Dp2a {
+        hi,
+        a_signed,
+        b_signed,
     })
+}
+
+/// `lop3.b32 d, a, b, c, lut` and `lop3.{or,and}.b32 d|p, a, b, c, lut, q`.
+fn lop3(p: &Parts) -> Result<Op, String> {
+    let ty = p.ty()?;
+    let pred = p.mods.first_of(&[("or", BoolOp::Or), ("and", BoolOp::And)]);
+    if ty.bits != 32 {
+        return Err(p.unsupported());
+    }
+    if pred.is_some() {
+        p.expect(&[DstPair, Src, Src, Src, Src, Src])?;
+        if !matches!(p.args[0], Operand::Pair(..)) {
+            return Err(p.unsupported());
+        }
+    } else {
+        p.expect(&[Dst, Src, Src, Src, Src])?;
+    }
+    let lut = match p.args[4] {
+        Operand::Imm(v @ 0..=255) => v as u8,
+        _ => {
+            return Err(unsupported(format!(
+                "`{}` with a lookup table that is not a constant from 0 to 255",
+                p.name
+            )))
+        }
+    };
+    Ok(Op::Lop3 { lut, pred })
 }

@@ -22,6 +22,7 @@ mod control;
 mod memory;
 
 use crate::memory::Space;
+use crate::ops::bits::PrmtMode;
 use crate::program::{Operand, Ty};
 use crate::rounding::Dir;
 
@@ -126,12 +127,35 @@ pub enum Op {
     Copysign(Ty),
     Bfe(Ty),
     Bfi(Ty),
-    /// `prmt.b32` in its default mode.
-    Prmt,
+    /// `prmt.b32`, in its default mode (`None`) or a special one.
+    Prmt(Option<PrmtMode>),
     /// `dp4a.atype.btype`: whether each operand's bytes are signed.
     Dp4a {
         a_signed: bool,
         b_signed: bool,
+    },
+    /// `dp2a.{lo,hi}.atype.btype`.
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `lop3.b32 d, a, b, c, lut`, and `lop3.OP.b32 d|p, a, b, c, lut, q`
+    /// which also sets `p = (d != 0) OP q`.
+    Lop3 {
+        lut: u8,
+        pred: Option<BoolOp>,
+    },
+    /// `fns.b32 d, mask, base, offset`.
+    Fns,
+    /// `bmsk.{clamp,wrap}.b32`.
+    Bmsk {
+        wrap: bool,
+    },
+    /// `szext.{clamp,wrap}.{u32,s32}`.
+    Szext {
+        wrap: bool,
+        signed: bool,
     },
     /// `setp.CMP[.BOOL]`.
     Setp {

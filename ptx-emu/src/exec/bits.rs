@@ -1,13 +1,14 @@
-//! The bit instructions: `bfe`, `bfi`, `prmt`, `dp4a`, `shf` (funnel shift:
+//! The bit instructions: `bfe`, `bfi`, `prmt`, `dp4a`, `dp2a`, `lop3`,
+//! `fns`, `bmsk`, `szext`, `shf` (funnel shift:
 //! nvcc's rotate and `~(1 << n)`), `bfind` (most significant bit: nvcc's
 //! `__ffs` and `31 - __clz`), and `testp` (float classification: `isinf`,
 //! `isnan`, `isfinite`).
 
 use super::arith::{PRED, U32};
 use super::{arg, unsupported, Exec, Flow, Thread, R};
-use crate::decode::{FloatClass, Op};
-use crate::ops::{self, mask, sext};
-use crate::program::{Inst, Kind, Ty};
+use crate::decode::{BoolOp, FloatClass, Op};
+use crate::ops::{self, bits, mask, sext};
+use crate::program::{Inst, Kind, Operand, Ty};
 
 const B32: Ty = Ty {
     kind: Kind::B,
@@ -79,15 +80,40 @@ impl Exec<'_> {
                 let (a, b) = (src(1, ty)?, src(2, ty)?);
                 (ops::bfi(ty, a, b, src(3, U32)?, src(4, U32)?), ty)
             }
-            Op::Prmt => (ops::prmt(src(1, B32)?, src(2, B32)?, src(3, B32)?), B32),
-            Op::Dp4a { a_signed, b_signed } => {
-                let sty = |signed: bool| Ty {
-                    kind: if signed { Kind::S } else { Kind::U },
-                    bits: 32,
+            Op::Prmt(mode) => {
+                let (a, b, c) = (src(1, B32)?, src(2, B32)?, src(3, B32)?);
+                let r = match mode {
+                    None => ops::prmt(a, b, c),
+                    Some(mode) => bits::prmt_mode(mode, a, b, c),
                 };
-                let (a, b) = (src(1, sty(a_signed))?, src(2, sty(b_signed))?);
-                let rty = sty(a_signed || b_signed);
+                (r, B32)
+            }
+            Op::Dp4a { a_signed, b_signed } => {
+                let (a, b) = (src(1, int32(a_signed))?, src(2, int32(b_signed))?);
+                let rty = int32(a_signed || b_signed);
                 (ops::dp4a(a_signed, b_signed, a, b, src(3, rty)?), rty)
+            }
+            Op::Dp2a {
+                hi,
+                a_signed,
+                b_signed,
+            } => {
+                let (a, b) = (src(1, int32(a_signed))?, src(2, int32(b_signed))?);
+                let rty = int32(a_signed || b_signed);
+                (bits::dp2a(hi, a_signed, b_signed, a, b, src(3, rty)?), rty)
+            }
+            Op::Fns => {
+                let (mask, base) = (src(1, B32)? as u32, src(2, B32)? as u32);
+                let offset = src(3, int32(true))? as u32 as i32;
+                (u64::from(bits::fns(mask, base, offset)), B32)
+            }
+            Op::Bmsk { wrap } => {
+                let (a, b) = (src(1, U32)? as u32, src(2, U32)? as u32);
+                (u64::from(bits::bmsk(wrap, a, b)), B32)
+            }
+            Op::Szext { wrap, signed } => {
+                let (a, b) = (src(1, U32)? as u32, src(2, U32)? as u32);
+                (u64::from(bits::szext(wrap, signed, a, b)), int32(signed))
             }
             Op::Shf { left, wrap } => {
                 let (a, b, c) = (src(1, U32)?, src(2, U32)?, src(3, U32)?);
@@ -101,6 +127,40 @@ impl Exec<'_> {
             _ => return Err(unsupported(format!("`{}`", inst.name))),
         };
         self.put(t, inst, v, ty)
+    }
+
+    /// `lop3`, with `lop3.OP`'s predicate `p = (d != 0) OP q`.
+    pub(super) fn lop3(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        lut: u8,
+        pred: Option<BoolOp>,
+    ) -> R<Flow> {
+        let src = |i: usize| self.get(t, arg(inst, i)?, B32);
+        let d = bits::lop3(src(1)?, src(2)?, src(3)?, lut);
+        let Some(op) = pred else {
+            return self.put(t, inst, d, B32);
+        };
+        let q = self.get(t, arg(inst, 5)?, PRED)? & 1 == 1;
+        let p = match op {
+            BoolOp::And => d != 0 && q,
+            BoolOp::Or => d != 0 || q,
+            BoolOp::Xor => (d != 0) ^ q,
+        };
+        if let Operand::Pair(dst, pdst) = arg(inst, 0)? {
+            self.set(t, dst, d, B32)?;
+            self.set(t, pdst, u64::from(p), PRED)?;
+        }
+        Ok(Flow::Next)
+    }
+}
+
+/// A 32-bit integer type, signed or not.
+fn int32(signed: bool) -> Ty {
+    Ty {
+        kind: if signed { Kind::S } else { Kind::U },
+        bits: 32,
     }
 }
 

@@ -17,6 +17,7 @@ use crate::decode::{Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatUnOp, IntOp, IntUnOp};
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
+pub mod bits;
 pub mod int;
 
 pub fn mask(bits: u32) -> u64 {
