@@ -556,6 +556,7 @@ impl<'a> Exec<'a> {
                 combine,
             } => self.setp(t, inst, *cmp, *ty, *ftz, *combine),
             Op::Selp(ty) => self.selp(t, inst, *ty),
+            Op::Slct { ty, float, ftz } => self.slct(t, inst, *ty, *float, *ftz),
             Op::Cvt(c) => self.cvt(t, inst, c),
             Op::Bfe(_)
             | Op::Bfi(_)

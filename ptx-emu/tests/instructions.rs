@@ -312,3 +312,44 @@ fn prmt_runs_all_six_modes() {
     // byte 0) for bytes 0..3: 0x10, 0x17, 0x00, 0x00.
     assert_eq!(out[24], 0x0000_1710);
 }
+
+#[test]
+fn slct_selects_on_the_sign_of_an_integer_or_a_float() {
+    let sels = [
+        ("s32", "0"),
+        ("s32", "-1"),
+        ("s32", "0x80000000"),
+        ("f32", "0f00000000"),
+        ("f32", "0f80000000"),
+        ("f32", "0f7FC00000"),
+        ("f32", "0fFFC00000"),
+        ("f32", "0f80000001"),
+        ("ftz.u32.f32", "0f80000001"),
+        ("f32", "0fFF800000"),
+    ];
+    let mut body = "mov.b32 %r1, 111; mov.b32 %r2, 222;\n".to_string();
+    for (k, (ty, c)) in sels.iter().enumerate() {
+        let (form, reg) = if ty.starts_with("ftz") {
+            ("slct.ftz.u32.f32".to_string(), "%f1")
+        } else if *ty == "f32" {
+            ("slct.u32.f32".to_string(), "%f1")
+        } else {
+            ("slct.u32.s32".to_string(), "%r3")
+        };
+        let mov = if reg == "%f1" { "mov.f32" } else { "mov.b32" };
+        body += &format!(
+            "{mov} {reg}, {c}; {form} %r4, %r1, %r2, {reg}; st.global.u32 [%rd1+{}], %r4;\n",
+            4 * k
+        );
+    }
+    // A 64-bit destination type selects whole registers.
+    body += "mov.b64 %rd2, 0x1111111122222222; mov.b64 %rd3, 0x3333333344444444;\n\
+        mov.f32 %f2, 0fBF800000; slct.b64.f32 %rd4, %rd2, %rd3, %f2;\n\
+        st.global.u64 [%rd1+40], %rd4;\n";
+    let out = run("slct", &body, 12);
+    let (a, b) = (111, 222);
+    // 0 and -0.0 select a; -1, INT_MIN, NaNs of either sign, a negative
+    // subnormal and -inf select b; .ftz flushes the subnormal to -0: a.
+    assert_eq!(&out[..10], &[a, b, b, a, a, b, b, b, a, b]);
+    assert_eq!(&out[10..12], &[0x4444_4444, 0x3333_3333], "-1.0 selects b");
+}

@@ -48,6 +48,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
             Op::Selp(p.ty()?)
         }
         "cvt" => cvt(p)?,
+        "slct" => slct(p)?,
         _ => return bits(p),
     };
     Ok(Some(op))
@@ -345,6 +346,22 @@ fn comparison(name: &str, float: bool) -> Option<Cmp> {
         ("nan", true) => Cmp::Nan,
         _ => return None,
     })
+}
+
+/// `slct.dtype.s32` and `slct[.ftz].dtype.f32`.
+fn slct(p: &Parts) -> Result<Op, String> {
+    let tys = p.mods.types();
+    let (Some(&ty), Some(&c), None) = (tys.first(), tys.get(1), tys.get(2)) else {
+        return Err(unsupported(format!("`{}` without two types", p.name)));
+    };
+    p.expect(&[Dst, Src, Src, Src])?;
+    let float = c.kind == Kind::F && c.bits == 32;
+    let ftz = p.mods.has(".ftz");
+    let int = c.kind == Kind::S && c.bits == 32;
+    if ty.bits > 64 || ty.kind == Kind::Pred || !float && !int || ftz && !float {
+        return Err(p.unsupported());
+    }
+    Ok(Op::Slct { ty, float, ftz })
 }
 
 /// `cvt.RND.DST.SRC` with `.ftz` and `.sat`.

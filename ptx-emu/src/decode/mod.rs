@@ -165,6 +165,13 @@ pub enum Op {
         combine: Option<BoolOp>,
     },
     Selp(Ty),
+    /// `slct.dtype.s32` / `slct[.ftz].dtype.f32 d, a, b, c`: `a` if
+    /// `c >= 0`, else `b` (`float`: `c` is an `f32`).
+    Slct {
+        ty: Ty,
+        float: bool,
+        ftz: bool,
+    },
     Cvt(Cvt),
     /// `cvta.SPACE` (`to: false`) or `cvta.to.SPACE`.
     Cvta {

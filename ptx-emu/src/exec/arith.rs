@@ -18,6 +18,10 @@ const S32: Ty = Ty {
     kind: Kind::S,
     bits: 32,
 };
+const F32: Ty = Ty {
+    kind: Kind::F,
+    bits: 32,
+};
 
 /// `.ftz` of an `f32` operand or result, when the instruction has it.
 fn flush(ftz: bool, ty: Ty, x: u64) -> u64 {
@@ -340,6 +344,24 @@ impl Exec<'_> {
     pub(super) fn selp(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
         let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
         let v = self.get(t, arg(inst, if c { 1 } else { 2 })?, ty)?;
+        self.put(t, inst, v, ty)
+    }
+
+    /// `slct d, a, b, c`: `a` if `c >= 0`, else `b`. For an `f32` `c`,
+    /// `-0.0` counts as 0 and NaN selects `b`; `.ftz` flushes a subnormal
+    /// `c` to a zero of its sign, so it selects `a`.
+    pub(super) fn slct(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        ty: Ty,
+        float: bool,
+        ftz: bool,
+    ) -> R<Flow> {
+        let cty = if float { F32 } else { S32 };
+        let c = self.get(t, arg(inst, 3)?, cty)?;
+        let take_a = ops::slct_takes_a(float, ftz, c);
+        let v = self.get(t, arg(inst, if take_a { 1 } else { 2 })?, ty)?;
         self.put(t, inst, v, ty)
     }
 

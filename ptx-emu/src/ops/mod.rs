@@ -539,6 +539,22 @@ pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     }
 }
 
+/// Whether `slct` selects its first operand for the selector `c`: an
+/// `.s32` (`float` false) or `.f32` that is `>= 0`. `-0.0` counts as 0, a
+/// NaN selects the second operand, and with `.ftz` a subnormal is a zero
+/// of its sign, so it selects the first.
+pub fn slct_takes_a(float: bool, ftz: bool, c: u64) -> bool {
+    if !float {
+        return c as u32 as i32 >= 0;
+    }
+    let f32t = Ty {
+        kind: Kind::F,
+        bits: 32,
+    };
+    let c = if ftz { self::ftz(f32t, c) } else { c };
+    f32::from_bits(c as u32) >= 0.0
+}
+
 /// The value an atomic `op` stores, given the `old` value and operand `v`
 /// (`cas` is the caller's: it needs the third operand).
 pub fn atomic(op: AtomOp, ty: Ty, old: u64, v: u64) -> u64 {
@@ -792,6 +808,33 @@ mod tests {
         assert!(!compare(Cmp::Gt, t(".s32"), 0xffff_ffff, 1));
         assert_eq!(ftz(f32t, 1), 0);
         assert_eq!(fsat(f32t, f(2.0)), f(1.0));
+    }
+
+    #[test]
+    fn slct_selects_by_the_sign() {
+        let f = |x: f32| u64::from(x.to_bits());
+        assert!(slct_takes_a(false, false, 0));
+        assert!(slct_takes_a(false, false, 0x7fff_ffff));
+        assert!(!slct_takes_a(false, false, 0xffff_ffff));
+        assert!(!slct_takes_a(false, false, 0x8000_0000));
+        assert!(
+            slct_takes_a(false, false, 0x1_0000_0000),
+            "only 32 bits count"
+        );
+        assert!(slct_takes_a(true, false, f(0.0)));
+        assert!(slct_takes_a(true, false, f(-0.0)), "-0.0 equals zero");
+        assert!(slct_takes_a(true, false, f(f32::INFINITY)));
+        assert!(!slct_takes_a(true, false, f(f32::NEG_INFINITY)));
+        assert!(!slct_takes_a(true, false, f(-1e-30)));
+        assert!(!slct_takes_a(true, false, f(f32::NAN)), "NaN selects b");
+        assert!(
+            !slct_takes_a(true, false, 0xffff_ffff),
+            "a negative NaN too"
+        );
+        // A negative subnormal is below zero, unless .ftz flushes it.
+        assert!(!slct_takes_a(true, false, 0x8000_0001));
+        assert!(slct_takes_a(true, true, 0x8000_0001));
+        assert!(slct_takes_a(true, true, 0x0000_0001));
     }
 
     #[test]
