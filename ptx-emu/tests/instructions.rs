@@ -353,3 +353,131 @@ fn slct_selects_on_the_sign_of_an_integer_or_a_float() {
     assert_eq!(&out[..10], &[a, b, b, a, a, b, b, b, a, b]);
     assert_eq!(&out[10..12], &[0x4444_4444, 0x3333_3333], "-1.0 selects b");
 }
+
+/// One `cvt` to check: its spelling, the source register's type (`f32`,
+/// `f64`, `b16`, `b32`, `b64`), the source bits, and the result's bits.
+struct Conv(&'static str, &'static str, u64, u64);
+
+/// Runs each conversion into its own 32-bit word (16-bit results zero- or
+/// sign-extended by `cvt`'s destination, as written to a `.b32`/`.b16`
+/// register and stored).
+fn conversions(what: &str, cases: &[Conv]) -> Vec<u32> {
+    let mut body = String::new();
+    for (k, Conv(form, src, bits, _)) in cases.iter().enumerate() {
+        let (reg, mov) = match *src {
+            "f32" => ("%f1", format!("mov.b32 %f1, {bits:#x};")),
+            "f64" => ("%fd1", format!("mov.b64 %fd1, {bits:#x};")),
+            "b16" => ("%h1", format!("mov.b16 %h1, {bits:#x};")),
+            "b32" => ("%r1", format!("mov.b32 %r1, {bits:#x};")),
+            _ => ("%rd2", format!("mov.b64 %rd2, {bits:#x};")),
+        };
+        // The destination: 16-bit results in %h2, then zero-extended.
+        let dst16 = form.contains(".f16.")
+            || form.contains(".bf16.")
+            || form.contains(".s8.")
+            || form.contains(".s16.");
+        let store = if dst16 {
+            format!("cvt {form} %h2, {reg}; cvt.u32.u16 %r2, %h2;")
+        } else if form.ends_with("f32.f16") || form.ends_with("f32.bf16") {
+            format!("cvt {form} %f2, {reg}; mov.b32 %r2, %f2;")
+        } else {
+            format!("cvt {form} %r2, {reg};")
+        };
+        body += &format!(
+            "{mov} {} st.global.u32 [%rd1+{}], %r2;\n",
+            store.replacen("cvt ", "cvt", 1),
+            4 * k
+        );
+    }
+    run(what, &body, cases.len())
+}
+
+#[test]
+fn cvt_to_and_from_f16_rounds_saturates_and_keeps_subnormals() {
+    let cases = [
+        // f32 to f16: exact, a tie to even (1 + 2^-11), the same tie in
+        // each direction, a tie that goes up (1 + 3 * 2^-11).
+        Conv(".rn.f16.f32", "f32", 0x3f80_0000, 0x3c00),
+        Conv(".rn.f16.f32", "f32", 0x3f80_1000, 0x3c00),
+        Conv(".rp.f16.f32", "f32", 0x3f80_1000, 0x3c01),
+        Conv(".rz.f16.f32", "f32", 0x3f80_1000, 0x3c00),
+        Conv(".rm.f16.f32", "f32", 0xbf80_1000, 0xbc01),
+        Conv(".rn.f16.f32", "f32", 0x3f80_3000, 0x3c02),
+        // Overflow: 65520 is the tie above 65504, to even is 2^16 = inf;
+        // toward zero it stays 65504; .satfinite keeps it finite.
+        Conv(".rn.f16.f32", "f32", 0x477f_f000, 0x7c00),
+        Conv(".rz.f16.f32", "f32", 0x477f_f000, 0x7bff),
+        Conv(".rn.satfinite.f16.f32", "f32", 0x477f_f000, 0x7bff),
+        Conv(".rn.satfinite.f16.f32", "f32", 0xff80_0000, 0xfbff),
+        Conv(".rm.f16.f32", "f32", 0xc77f_f000, 0xfc00),
+        // Subnormals: 2^-25 is half the smallest (a tie to 0), 1.5 * 2^-24
+        // a tie to 2 * 2^-24, -1e-30 down is -2^-24.
+        Conv(".rn.f16.f32", "f32", 0x3300_0000, 0x0000),
+        Conv(".rp.f16.f32", "f32", 0x3300_0000, 0x0001),
+        Conv(".rn.f16.f32", "f32", 0x33c0_0000, 0x0002),
+        Conv(".rm.f16.f32", "f32", 0x8da2_4260, 0x8001),
+        // .sat clamps to [0, 1]; NaN to +0, and plain NaN stays NaN.
+        Conv(".rn.sat.f16.f32", "f32", 0x4000_0000, 0x3c00),
+        Conv(".rn.sat.f16.f32", "f32", 0xbf80_0000, 0x0000),
+        Conv(".rn.sat.f16.f32", "f32", 0x7fc0_0000, 0x0000),
+        // f64 to f16 rounds once: 1 + 2^-11 + 2^-40 is above the tie (up),
+        // which rounding to f32 first would have lost (to even, down).
+        Conv(".rn.f16.f64", "f64", 0x3ff0_0200_0000_1000, 0x3c01),
+        // f16 to f32 is exact: the smallest subnormal, -inf.
+        Conv(".f32.f16", "b16", 0x0001, 0x3380_0000),
+        Conv(".f32.f16", "b16", 0xfc00, 0xff80_0000),
+        Conv(".f32.f16", "b16", 0x7bff, 0x477f_e000),
+        // Integers: 2049 is a tie between 2048 and 2050 (even: 2048);
+        // -70000 is past -65504; f16 to int rounds and saturates.
+        Conv(".rn.f16.s32", "b32", 2049, 0x6800),
+        Conv(".rp.f16.s32", "b32", 2049, 0x6801),
+        Conv(".rn.f16.s32", "b32", (-70000i32) as u32 as u64, 0xfc00),
+        Conv(".rzi.s32.f16", "b16", 0xc0c0, (-2i32) as u32 as u64),
+        Conv(".rmi.s32.f16", "b16", 0xc0c0, (-3i32) as u32 as u64),
+        Conv(".rzi.s32.f16", "b16", 0x7c00, 0x7fff_ffff),
+        Conv(".rzi.u32.f16", "b16", 0xbc00, 0),
+        // To s8 (sign-extended into the 16-bit register): 128.0 saturates,
+        // -127.0 is 0x81.
+        Conv(".rpi.s8.f16", "b16", 0x5800, 0x7f),
+        Conv(".rpi.s8.f16", "b16", 0xd7f0, 0xff81),
+        // Rounding to an integral f16: 1.5 to 2, 1.25 to 1.
+        Conv(".rni.f16.f16", "b16", 0x3e00, 0x4000),
+        Conv(".rni.f16.f16", "b16", 0x3d00, 0x3c00),
+    ];
+    let out = conversions("cvt with f16", &cases);
+    for (k, Conv(form, _, bits, want)) in cases.iter().enumerate() {
+        assert_eq!(u64::from(out[k]), *want, "cvt{form} of {bits:#x}");
+    }
+}
+
+#[test]
+fn cvt_to_and_from_bf16() {
+    let cases = [
+        // f32 to bf16 keeps the top half, rounded: 0x3f808000 is a tie to
+        // even (down), 0x3f818000 a tie up; f32::MAX rounds to inf, or
+        // stays finite toward zero.
+        Conv(".rn.bf16.f32", "f32", 0x3f80_8000, 0x3f80),
+        Conv(".rn.bf16.f32", "f32", 0x3f81_8000, 0x3f82),
+        Conv(".rn.bf16.f32", "f32", 0x3f80_8001, 0x3f81),
+        Conv(".rz.bf16.f32", "f32", 0x7f7f_ffff, 0x7f7f),
+        Conv(".rn.bf16.f32", "f32", 0x7f7f_ffff, 0x7f80),
+        Conv(".rn.satfinite.bf16.f32", "f32", 0x7f7f_ffff, 0x7f7f),
+        // A subnormal f32 keeps its top half: 0x00018000 is a tie, odd.
+        Conv(".rn.bf16.f32", "f32", 0x0001_8000, 0x0002),
+        Conv(".f32.bf16", "b16", 0x3f81, 0x3f81_0000),
+        Conv(".f32.bf16", "b16", 0x0001, 0x0001_0000),
+        // f16 1 + 2^-10 has no bf16 neighbour but 1 (8 significant bits).
+        Conv(".rn.bf16.f16", "b16", 0x3c01, 0x3f80),
+        Conv(".rn.f16.bf16", "b16", 0x3f81, 0x3c08),
+        // Integers: u64::MAX is 2^64 to nearest, 255 * 2^56 toward zero;
+        // 65536.0 saturates to an s16's 32767, -127.0 is 0xff81.
+        Conv(".rn.bf16.u64", "b64", u64::MAX, 0x5f80),
+        Conv(".rz.bf16.u64", "b64", u64::MAX, 0x5f7f),
+        Conv(".rpi.s16.bf16", "b16", 0x4780, 0x7fff),
+        Conv(".rpi.s16.bf16", "b16", 0xc2fe, 0xff81),
+    ];
+    let out = conversions("cvt with bf16", &cases);
+    for (k, Conv(form, _, bits, want)) in cases.iter().enumerate() {
+        assert_eq!(u64::from(out[k]), *want, "cvt{form} of {bits:#x}");
+    }
+}

@@ -398,7 +398,12 @@ fn cvt(p: &Parts) -> Result<Op, String> {
         rnd,
         ftz: p.mods.has(".ftz"),
         sat: p.mods.has(".sat"),
+        satfinite: p.mods.has(".satfinite"),
     };
+    let half_dst = dst.bits == 16 && dst.is_float();
+    if p.mods.has(".relu") || c.satfinite && !half_dst {
+        return Err(p.unsupported());
+    }
     if !ops::cvt_supported(&c) {
         return Err(unsupported(
             format!(

@@ -380,6 +380,9 @@ pub struct Cvt {
     pub rnd: CvtRnd,
     pub ftz: bool,
     pub sat: bool,
+    /// `.satfinite` (to `f16`/`bf16`): an infinite result becomes the
+    /// largest finite value of its sign.
+    pub satfinite: bool,
 }
 
 /// The operation of an atomic or a warp reduction.

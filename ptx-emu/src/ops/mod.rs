@@ -18,6 +18,7 @@ use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
 pub mod bits;
+pub mod half;
 pub mod int;
 
 pub fn mask(bits: u32) -> u64 {
@@ -226,14 +227,18 @@ pub fn dp4a(a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
 // ---------------------------------------------------------------------------
 
 pub fn canonical_nan(bits: u32) -> u64 {
-    if bits == 64 {
-        0x7fff_ffff_ffff_ffff
-    } else {
-        0x7fff_ffff
+    match bits {
+        64 => 0x7fff_ffff_ffff_ffff,
+        16 => 0x7fff,
+        _ => 0x7fff_ffff,
     }
 }
 
+/// A float of `ty` as an f64 (exact for every float type).
 pub fn to_f64(ty: Ty, x: u64) -> f64 {
+    if let Some(f) = half::Format::of(ty) {
+        return f.to_f64(x);
+    }
     if ty.bits == 64 {
         f64::from_bits(x)
     } else {
@@ -243,6 +248,9 @@ pub fn to_f64(ty: Ty, x: u64) -> f64 {
 
 /// Rounds an f64 to the float type once; NaN becomes the canonical NaN.
 pub fn from_f64(ty: Ty, x: f64) -> u64 {
+    if let Some(f) = half::Format::of(ty) {
+        return f.from_f64(x, None);
+    }
     if x.is_nan() {
         return canonical_nan(ty.bits);
     }
@@ -430,17 +438,17 @@ fn cvt_dir(rnd: CvtRnd) -> Option<Dir> {
 }
 
 /// Whether the emulator implements `c`: conversions between integers of
-/// any width, and from and to `f32` and `f64`.
+/// any width and the float formats `f16`, `bf16`, `f32`, `f64`, with the
+/// roundings PTX allows for each (a float-to-float conversion that needs
+/// no rounding takes any).
 pub fn cvt_supported(c: &Cvt) -> bool {
-    let f32_or_64 = |t: Ty| t.kind == Kind::F && t.bits >= 32;
+    let float = |t: Ty| matches!((t.kind, t.bits), (Kind::F, 16 | 32 | 64) | (Kind::BF, 16));
+    let int_rounding = matches!(c.rnd, CvtRnd::Rni | CvtRnd::Rzi | CvtRnd::Rmi | CvtRnd::Rpi);
     match (c.dst.is_float(), c.src.is_float()) {
         (false, false) => true,
-        (true, false) => {
-            f32_or_64(c.dst) && matches!(c.rnd, CvtRnd::Default | CvtRnd::Rn)
-                || f32_or_64(c.dst) && cvt_dir(c.rnd).is_some()
-        }
-        (false, true) => f32_or_64(c.src),
-        (true, true) => f32_or_64(c.dst) && f32_or_64(c.src),
+        (true, false) => float(c.dst) && !int_rounding,
+        (false, true) => float(c.src),
+        (true, true) => float(c.dst) && float(c.src),
     }
 }
 
@@ -448,7 +456,7 @@ pub fn cvt_supported(c: &Cvt) -> bool {
 /// caller's).
 pub fn cvt(c: &Cvt, a: u64) -> u64 {
     let (dst, src, rnd) = (c.dst, c.src, c.rnd);
-    match (dst.is_float(), src.is_float()) {
+    let r = match (dst.is_float(), src.is_float()) {
         (false, false) => {
             let v = int_val(src, a);
             if c.sat {
@@ -457,15 +465,7 @@ pub fn cvt(c: &Cvt, a: u64) -> u64 {
                 (v as u64) & mask(dst.bits)
             }
         }
-        (true, false) => {
-            let v = int_val(src, a);
-            match (cvt_dir(rnd), dst.bits) {
-                (None, 64) => (v as f64).to_bits(),
-                (None, _) => u64::from((v as f32).to_bits()),
-                (Some(d), 64) => rounding::int_to_f64(v, d).to_bits(),
-                (Some(d), _) => u64::from(rounding::int_to_f32(v, d).to_bits()),
-            }
-        }
+        (true, false) => int_to_float(dst, int_val(src, a), cvt_dir(rnd)),
         (false, true) => {
             let x = round_int(to_f64(src, a), rnd);
             if x.is_nan() {
@@ -476,26 +476,62 @@ pub fn cvt(c: &Cvt, a: u64) -> u64 {
                 kind: if dst.is_signed() { Kind::S } else { Kind::U },
                 bits: dst.bits,
             };
-            clamp_to(sat_ty, x as i128)
+            return clamp_to(sat_ty, x as i128);
         }
-        (true, true) => {
-            let x = to_f64(src, a);
-            let r = match (rnd, cvt_dir(rnd)) {
-                (CvtRnd::Rni | CvtRnd::Rzi | CvtRnd::Rmi | CvtRnd::Rpi, _) => {
-                    from_f64(dst, round_int(x, rnd))
-                }
-                _ if x.is_nan() => canonical_nan(dst.bits),
-                // Widening is exact, so any rounding gives the nearest.
-                (_, None) => from_f64(dst, x),
-                _ if dst.bits >= src.bits => from_f64(dst, x),
-                (_, Some(d)) => u64::from(rounding::f64_to_f32(x, d).to_bits()),
-            };
-            if c.sat {
-                fsat(dst, r)
-            } else {
-                r
-            }
-        }
+        (true, true) => float_to_float(dst, src, rnd, to_f64(src, a)),
+    };
+    if !dst.is_float() {
+        r
+    } else if c.sat {
+        fsat(dst, r)
+    } else if c.satfinite {
+        satfinite(dst, r)
+    } else {
+        r
+    }
+}
+
+/// `.satfinite` on a 16-bit float result: an infinity (from a finite value
+/// beyond the largest one, or from an infinite input) becomes the largest
+/// finite value of its sign; NaN stays NaN.
+fn satfinite(dst: Ty, r: u64) -> u64 {
+    match half::Format::of(dst) {
+        Some(f) if r & 0x7fff == f.infinity() => (r & 0x8000) | f.max_finite(),
+        _ => r,
+    }
+}
+
+/// An integer to a float type, to nearest or in a direction.
+fn int_to_float(dst: Ty, v: i128, dir: Option<Dir>) -> u64 {
+    if let Some(f) = half::Format::of(dst) {
+        return f.from_int(v, dir);
+    }
+    match (dir, dst.bits) {
+        (None, 64) => (v as f64).to_bits(),
+        (None, _) => u64::from((v as f32).to_bits()),
+        (Some(d), 64) => rounding::int_to_f64(v, d).to_bits(),
+        (Some(d), _) => u64::from(rounding::int_to_f32(v, d).to_bits()),
+    }
+}
+
+/// A float (exactly `x`) to a float type: rounded to an integral value by
+/// `.rni` and the like, else to the format, to nearest or in a direction
+/// (widening is exact, so it needs none).
+fn float_to_float(dst: Ty, src: Ty, rnd: CvtRnd, x: f64) -> u64 {
+    let x = match rnd {
+        CvtRnd::Rni | CvtRnd::Rzi | CvtRnd::Rmi | CvtRnd::Rpi => round_int(x, rnd),
+        _ => x,
+    };
+    if x.is_nan() {
+        return canonical_nan(dst.bits);
+    }
+    let dir = cvt_dir(rnd);
+    if let Some(f) = half::Format::of(dst) {
+        return f.from_f64(x, dir);
+    }
+    match dir {
+        Some(d) if dst.bits < src.bits => u64::from(rounding::f64_to_f32(x, d).to_bits()),
+        _ => from_f64(dst, x),
     }
 }
 
@@ -614,6 +650,7 @@ mod tests {
             rnd,
             ftz: false,
             sat,
+            satfinite: false,
         };
         cvt_supported(&c).then(|| cvt(&c, a))
     }
@@ -780,7 +817,11 @@ mod tests {
             conv(f32t, f64t, ".rm", false, 0.1f64.to_bits()),
             f(0.1f32.next_down())
         );
-        assert!(conv_form(t(".f16"), s32, ".rz", false, 1).is_none());
+        // 16-bit floats, and what is still refused: an integer rounding
+        // to a float from an integer.
+        assert_eq!(conv(t(".f16"), s32, ".rz", false, 1), 0x3c00);
+        assert_eq!(conv(t(".bf16"), s32, ".rn", false, 0xffff_ffff), 0xbf80);
+        assert!(conv_form(f32t, s32, ".rni", false, 1).is_none());
     }
 
     #[test]
