@@ -542,6 +542,7 @@ impl<'a> Exec<'a> {
                 ty,
             } => self.mad_carry(t, inst, *hi, *carry_in, *carry_out, *ty),
             Op::Float { op, ty, fl } => self.float(t, inst, *op, *ty, *fl),
+            Op::DivApprox { ftz } => self.div_approx(t, inst, *ftz),
             Op::FloatMinMax { max, ty, fl } => self.float_min_max(t, inst, *max, *ty, *fl),
             Op::Fma { ty, fl } => self.fma(t, inst, *ty, *fl),
             Op::Shift { left, ty } => self.shift(t, inst, *left, *ty),

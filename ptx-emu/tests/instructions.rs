@@ -481,3 +481,36 @@ fn cvt_to_and_from_bf16() {
         assert_eq!(u64::from(out[k]), *want, "cvt{form} of {bits:#x}");
     }
 }
+
+/// `div.approx.f32` multiplies by a reciprocal that is flushed to zero for
+/// a divisor above 2^126 in magnitude (the PTX ISA: the result is 0, or
+/// NaN for an infinite dividend); `div.full.f32` covers the whole range.
+#[test]
+fn div_approx_is_zero_for_divisors_above_2_pow_126() {
+    let body = "mov.b32 %f1, 0f40400000; mov.b32 %f2, 0f7E800000; mov.b32 %f3, 0f7E800001;\n\
+        mov.b32 %f4, 0fFF7FFFFF; mov.b32 %f5, 0f7F800000; mov.b32 %f6, 0fC0400000;\n\
+        div.approx.f32 %f7, %f1, %f2; mov.b32 %r10, %f7;\n\
+        div.approx.f32 %f7, %f1, %f3; mov.b32 %r11, %f7;\n\
+        div.approx.f32 %f7, %f6, %f3; mov.b32 %r12, %f7;\n\
+        div.approx.ftz.f32 %f7, %f1, %f4; mov.b32 %r13, %f7;\n\
+        div.approx.f32 %f7, %f5, %f4; mov.b32 %r14, %f7;\n\
+        div.full.f32 %f7, %f1, %f3; mov.b32 %r15, %f7;\n\
+        div.full.ftz.f32 %f7, %f6, %f4; mov.b32 %r16, %f7;\n\
+        div.approx.f32 %f7, %f1, %f1; mov.b32 %r17, %f7;\n"
+        .to_string()
+        + &store(&[10, 11, 12, 13, 14, 15, 16, 17]);
+    let out = run("div.approx and div.full", &body, 8);
+    let f = |x: f32| x.to_bits();
+    let (three, big, above) = (3.0f32, 2f32.powi(126), f32::from_bits(0x7e80_0001));
+    assert_eq!(out[0], f(three / big), "2^126 itself: the quotient");
+    assert_eq!(out[1], f(0.0), "just above 2^126: zero");
+    assert_eq!(out[2], f(-0.0), "of the quotient's sign");
+    assert_eq!(out[3], f(-0.0), "-f32::MAX");
+    assert!(f32::from_bits(out[4]).is_nan(), "inf * 0");
+    // div.full: the quotient (3 / above is subnormal, and kept);
+    // with .ftz, -3 / -f32::MAX is subnormal and flushed.
+    assert_eq!(out[5], f(three / above));
+    assert!(f32::from_bits(out[5]) != 0.0);
+    assert_eq!(out[6], f(0.0));
+    assert_eq!(out[7], f(1.0));
+}

@@ -124,6 +124,12 @@ fn binary(p: &Parts) -> Result<Op, String> {
                 ty,
                 fl,
             },
+            "div" if p.mods.has(".approx") => {
+                if ty.bits != 32 || fl.dir.is_some() {
+                    return Err(p.unsupported());
+                }
+                Op::DivApprox { ftz: fl.ftz }
+            }
             "div" => Op::Float {
                 op: Arith::Div,
                 ty,

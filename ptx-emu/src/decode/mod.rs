@@ -91,6 +91,11 @@ pub enum Op {
         ty: Ty,
         fl: FloatMods,
     },
+    /// `div.approx[.ftz].f32` (`div.full.f32` is [`Op::Float`]: see
+    /// `ops::div_approx`).
+    DivApprox {
+        ftz: bool,
+    },
     /// Float `min`, `max`.
     FloatMinMax {
         max: bool,

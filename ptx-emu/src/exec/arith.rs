@@ -226,6 +226,13 @@ impl Exec<'_> {
         self.put(t, inst, saturate(fl, ty, flush(fl.ftz, ty, r)), ty)
     }
 
+    /// `div.approx[.ftz].f32`.
+    pub(super) fn div_approx(&self, t: &mut Thread, inst: &Inst, ftz: bool) -> R<Flow> {
+        let (a, b) = self.two(t, inst, F32)?;
+        let r = ops::div_approx(flush(ftz, F32, a), flush(ftz, F32, b));
+        self.put(t, inst, flush(ftz, F32, r), F32)
+    }
+
     pub(super) fn float_min_max(
         &self,
         t: &mut Thread,

@@ -17,6 +17,11 @@ use crate::decode::{Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatUnOp, IntOp, IntUnOp};
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
+const F32: Ty = Ty {
+    kind: Kind::F,
+    bits: 32,
+};
+
 pub mod bits;
 pub mod half;
 pub mod int;
@@ -322,6 +327,21 @@ pub fn float_binary(op: Arith, ty: Ty, a: u64, b: u64) -> u64 {
     })
 }
 
+/// `div.approx.f32`: the quotient (exact, rounded once, where a GPU's
+/// `a * rcp(b)` is within 2 ulp for `|b|` in [2^-126, 2^126]), except that
+/// for a divisor of magnitude in (2^126, 2^128) the reciprocal is below
+/// the normal range and flushes to zero, so the result is `a * 0`: a zero
+/// of the quotient's sign, or NaN for an infinite or NaN `a`, as the PTX
+/// ISA documents. (`div.full.f32`, within 2 ulp over the whole range, is
+/// computed as `div.rn`: the exact quotient rounded once.)
+pub fn div_approx(a: u64, b: u64) -> u64 {
+    let y = f32::from_bits(b as u32);
+    if y.is_finite() && y.abs() > 2f32.powi(126) {
+        return canon32(f32::from_bits(a as u32) * 0f32.copysign(y));
+    }
+    float_binary(Arith::Div, F32, a, b)
+}
+
 /// `add`, `sub`, `mul`, `div` on `f32` or `f64` with `.rz`, `.rm` or `.rp`.
 pub fn float_binary_directed(op: Arith, ty: Ty, a: u64, b: u64, dir: Dir) -> u64 {
     if ty.bits == 32 {
@@ -583,11 +603,7 @@ pub fn slct_takes_a(float: bool, ftz: bool, c: u64) -> bool {
     if !float {
         return c as u32 as i32 >= 0;
     }
-    let f32t = Ty {
-        kind: Kind::F,
-        bits: 32,
-    };
-    let c = if ftz { self::ftz(f32t, c) } else { c };
+    let c = if ftz { self::ftz(F32, c) } else { c };
     f32::from_bits(c as u32) >= 0.0
 }
 
@@ -849,6 +865,29 @@ mod tests {
         assert!(!compare(Cmp::Gt, t(".s32"), 0xffff_ffff, 1));
         assert_eq!(ftz(f32t, 1), 0);
         assert_eq!(fsat(f32t, f(2.0)), f(1.0));
+    }
+
+    #[test]
+    fn div_approx_flushes_the_reciprocal_of_huge_divisors() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let big = 2f32.powi(126);
+        // At 2^126 the reciprocal is still normal: the quotient.
+        assert_eq!(div_approx(f(3.0), f(big)), f(3.0 / big));
+        assert_eq!(div_approx(f(-3.0), f(-big)), f(3.0 / big));
+        // Above it, up to the largest finite f32: a zero of the quotient's
+        // sign, and NaN for an infinite dividend.
+        let above = big.next_up();
+        assert_eq!(div_approx(f(3.0), f(above)), f(0.0));
+        assert_eq!(div_approx(f(-3.0), f(above)), f(-0.0));
+        assert_eq!(div_approx(f(3.0), f(-f32::MAX)), f(-0.0));
+        assert_eq!(div_approx(f(f32::MAX), f(f32::MAX)), f(0.0), "not 1");
+        assert_eq!(div_approx(f(f32::INFINITY), f(f32::MAX)), 0x7fff_ffff);
+        assert_eq!(div_approx(f(f32::NAN), f(f32::MAX)), 0x7fff_ffff);
+        // An infinite divisor and the ordinary range: IEEE's quotient.
+        assert_eq!(div_approx(f(3.0), f(f32::INFINITY)), f(0.0));
+        assert_eq!(div_approx(f(f32::INFINITY), f(f32::INFINITY)), 0x7fff_ffff);
+        assert_eq!(div_approx(f(1.0), f(3.0)), f(1.0 / 3.0));
+        assert_eq!(div_approx(f(1.0), f(0.0)), f(f32::INFINITY));
     }
 
     #[test]
