@@ -28,7 +28,6 @@ pub mod check;
 pub mod cubin;
 pub mod diag;
 pub mod driver;
-pub mod emu;
 pub mod forms;
 pub mod isa;
 pub mod lexer;
