@@ -339,8 +339,8 @@ pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
 /// the pipeline.
 pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
     for name in names {
-        if !midend::passes::PASSES.iter().any(|(n, _)| n == name) {
-            let known: Vec<&str> = midend::passes::PASSES.iter().map(|(n, _)| *n).collect();
+        if midend::passes::find(name).is_none() {
+            let known: Vec<&str> = midend::passes::PASSES.iter().map(|p| p.name).collect();
             return Err(format!(
                 "error: `--disable-pass {name}`: no such pass; the passes are: {}",
                 known.join(", ")

@@ -1,6 +1,7 @@
 //! Passes: each is a free function over a function or a module, named as a
-//! verb, in its own module. The pass manager here is just a name table and
-//! the `-O` pipelines; the driver verifies after every pass.
+//! verb, in its own module. The pass manager here is the table of passes
+//! ([`PASSES`], one row per pass) and the `-O` pipelines; the driver
+//! verifies after every pass.
 
 mod arms;
 mod cfg_cleanup;
@@ -58,114 +59,176 @@ pub use unroll_runtime::{unit_step_counter, unroll_runtime_loops};
 
 use crate::ir::{Function, Module};
 
-/// Every pass `run_pass` knows, with a one-line description (for `--help`
-/// texts and docs).
-pub const PASSES: &[(&str, &str)] = &[
-    (
-        "contract",
-        "turn a multiply feeding only an add or subtract into one fma (--fmad)",
-    ),
-    (
-        "fold",
-        "fold constant arithmetic, comparisons, selects and branches",
-    ),
-    (
-        "cfg-cleanup",
-        "remove unreachable blocks and merge straight-line block chains",
-    ),
-    (
-        "dce",
-        "remove instructions whose results are unused and that have no effect",
-    ),
-    (
-        "memspace",
-        "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
-    ),
-    (
-        "restrict",
-        "turn __restrict__ parameters into noalias and alias scopes on every access (docs/restrict.md)",
-    ),
-    (
-        "mark-invariant",
-        "mark global loads of restrict memory that the kernel never writes invariant (ld.global.nc)",
-    ),
-    (
-        "load-elim",
-        "remove loads of values already loaded or stored, across stores that cannot alias",
-    ),
-    (
-        "hoist-loads",
-        "move invariant loads out of loops into a preheader",
-    ),
-    (
-        "simplify",
-        "fold, cfg-cleanup and dce, repeated until nothing changes",
-    ),
-    (
-        "unroll",
-        "fully unroll small loops with a constant trip count, and #pragma unroll loops",
-    ),
-    (
-        "sroa",
-        "split local arrays accessed only at constant offsets into SSA values",
-    ),
-    (
-        "divconst",
-        "integer division and remainder by a power of two as shifts and masks",
-    ),
-    (
-        "licm",
-        "move pure loop-invariant computations out of loops into a preheader",
-    ),
-    (
-        "inline",
-        "replace calls of small device functions by a copy of their body",
-    ),
-    (
-        "fold-offsets",
-        "move the constant part of address offsets outward, into the address immediate",
-    ),
-    (
-        "merge-arms",
-        "hoist loads both arms of a branch make, sink stores both arms end with",
-    ),
-    (
-        "rotate",
-        "turn top-tested loops into a guard and a bottom-tested loop",
-    ),
-    (
-        "strength-reduce",
-        "carry addresses and indices linear in a loop counter as counters of their own",
-    ),
-    (
-        "unroll-runtime",
-        "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
-    ),
-    (
-        "rebase",
-        "in a loop, address a row's elements from the kernel parameter: p + (row + i) * size",
-    ),
-    (
-        "dp4a",
-        "turn a sum of the four byte products of two aligned words into one dp4a",
-    ),
-    (
-        "sink",
-        "move integer and address arithmetic down to the one block that reads it",
-    ),
-    (
-        "if-convert",
-        "turn a short if without else into straight-line code and selects",
-    ),
-    (
-        "const-pool",
-        "read double constants that SASS cannot hold as immediates from a .const table",
-    ),
-    (
-        "merge-branches",
-        "turn a chain of branches to a common destination (&&, ||) into one branch",
-    ),
+/// One pass: the one place that names it and says what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Pass {
+    /// The name in pass lists (`--passes`), `--disable-pass` and
+    /// `--print-after-all`.
+    pub name: &'static str,
+    /// What it does, in one line (for `--help` texts and the docs' list).
+    pub summary: &'static str,
+    /// Whether it works on one function at a time, and its entry point.
+    pub kind: PassKind,
+}
+
+/// How a pass is run, with its entry point.
+#[derive(Clone, Copy, Debug)]
+pub enum PassKind {
+    /// Changes one function at a time and reads no other, so the functions
+    /// may go through it independently (see [`run_function_passes`]).
+    /// Returns whether anything changed.
+    Function(fn(&mut Function) -> bool),
+    /// Works on the whole module at once (it clones or inlines functions,
+    /// or reads what the callees of a function do). Returns whether
+    /// anything changed, or the errors it found.
+    Module(fn(&mut Module) -> Result<bool, String>),
+}
+
+/// Every pass, one row each. The `-O` pipelines ([`pipeline`]),
+/// `--passes`, `--disable-pass`, `--print-after-all` and the lists in
+/// `docs/passes.md` and the README all come from this table.
+pub static PASSES: &[Pass] = &[
+    Pass {
+        name: "contract",
+        summary: "turn a multiply feeding only an add or subtract into one fma (--fmad)",
+        kind: PassKind::Function(contract_fma),
+    },
+    Pass {
+        name: "fold",
+        summary: "fold constant arithmetic, comparisons, selects and branches",
+        kind: PassKind::Function(fold_constants),
+    },
+    Pass {
+        name: "cfg-cleanup",
+        summary: "remove unreachable blocks and merge straight-line block chains",
+        kind: PassKind::Function(cleanup_cfg),
+    },
+    Pass {
+        name: "dce",
+        summary: "remove instructions whose results are unused and that have no effect",
+        kind: PassKind::Function(eliminate_dead_code),
+    },
+    Pass {
+        name: "simplify",
+        summary: "fold, cfg-cleanup and dce, repeated until nothing changes",
+        kind: PassKind::Function(simplify),
+    },
+    Pass {
+        name: "gvn",
+        summary: "global value numbering: one computation per value, hoisted to a common dominator",
+        kind: PassKind::Function(number_values),
+    },
+    Pass {
+        name: "inline",
+        summary: "replace calls of small device functions by a copy of their body",
+        kind: PassKind::Module(|module| Ok(inline_calls(module))),
+    },
+    Pass {
+        name: "memspace",
+        summary: "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
+        kind: PassKind::Module(|module| memspace::memspace(module, &memspace::Options::default())),
+    },
+    Pass {
+        name: "restrict",
+        summary: "turn __restrict__ parameters into noalias and alias scopes on every access (docs/restrict.md)",
+        kind: PassKind::Module(|module| run_restrict(module, &restrict::Options::default()).map(|r| r.changed)),
+    },
+    Pass {
+        name: "unroll",
+        summary: "fully unroll small loops with a constant trip count, and #pragma unroll loops",
+        kind: PassKind::Function(unroll_loops),
+    },
+    Pass {
+        name: "sroa",
+        summary: "split local arrays accessed only at constant offsets into SSA values",
+        kind: PassKind::Function(split_local_arrays),
+    },
+    Pass {
+        name: "divconst",
+        summary: "integer division and remainder by a power of two as shifts and masks",
+        kind: PassKind::Function(expand_const_division),
+    },
+    Pass {
+        name: "fold-offsets",
+        summary: "move the constant part of address offsets outward, into the address immediate",
+        kind: PassKind::Function(fold_address_offsets),
+    },
+    Pass {
+        name: "merge-branches",
+        summary: "turn a chain of branches to a common destination (&&, ||) into one branch",
+        kind: PassKind::Function(merge_branches),
+    },
+    Pass {
+        name: "rotate",
+        summary: "turn top-tested loops into a guard and a bottom-tested loop",
+        kind: PassKind::Function(rotate_loops),
+    },
+    Pass {
+        name: "licm",
+        summary: "move pure loop-invariant computations out of loops into a preheader",
+        kind: PassKind::Function(hoist_loop_invariants),
+    },
+    Pass {
+        name: "strength-reduce",
+        summary: "carry addresses and indices linear in a loop counter as counters of their own",
+        kind: PassKind::Function(reduce_strength),
+    },
+    Pass {
+        name: "unroll-runtime",
+        summary: "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
+        kind: PassKind::Function(unroll_runtime_loops),
+    },
+    Pass {
+        name: "rebase",
+        summary: "in a loop, address a row's elements from the kernel parameter: p + (row + i) * size",
+        kind: PassKind::Function(rebase_addresses),
+    },
+    Pass {
+        name: "dp4a",
+        summary: "turn a sum of the four byte products of two aligned words into one dp4a",
+        kind: PassKind::Function(form_dp4a),
+    },
+    Pass {
+        name: "merge-arms",
+        summary: "hoist loads both arms of a branch make, sink stores both arms end with",
+        kind: PassKind::Function(merge_arms),
+    },
+    Pass {
+        name: "if-convert",
+        summary: "turn a short if without else into straight-line code and selects",
+        kind: PassKind::Function(convert_ifs),
+    },
+    Pass {
+        name: "mark-invariant",
+        summary: "mark global loads of restrict memory that the kernel never writes invariant (ld.global.nc)",
+        kind: PassKind::Module(|module| Ok(mark_invariant_loads(module))),
+    },
+    Pass {
+        name: "load-elim",
+        summary: "remove loads of values already loaded or stored, across stores that cannot alias",
+        kind: PassKind::Module(|module| Ok(eliminate_loads_module(module))),
+    },
+    Pass {
+        name: "hoist-loads",
+        summary: "move invariant loads out of loops into a preheader",
+        kind: PassKind::Function(hoist_invariant_loads),
+    },
+    Pass {
+        name: "sink",
+        summary: "move integer and address arithmetic down to the one block that reads it",
+        kind: PassKind::Function(sink_values),
+    },
+    Pass {
+        name: "const-pool",
+        summary: "read double constants that SASS cannot hold as immediates from a .const table",
+        kind: PassKind::Module(|module| Ok(pool_constants(module))),
+    },
 ];
+
+/// The row of the pass called `name`.
+pub fn find(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
+}
 
 /// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
 pub fn pipeline_for_level(level: u8) -> Vec<&'static str> {
@@ -216,10 +279,6 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
 
 /// Runs the pass called `name` over every function of the module.
 pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
-    // Module-level passes see the whole module at once.
-    if name == "memspace" {
-        return memspace::memspace(module, &memspace::Options::default()).map(|_| ());
-    }
     // `memspace(knob;knob=value)`: the same pass with knobs, so that a
     // filetest can set them (`clone-budget=0`, `conservative`, ...).
     if let Some(knobs) = name
@@ -236,69 +295,30 @@ pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
         let opts = restrict::Options::parse_knobs(knobs)?;
         return run_restrict(module, &opts).map(|_| ());
     }
-    match name {
-        "restrict" => return run_restrict(module, &restrict::Options::default()).map(|_| ()),
-        "mark-invariant" => {
-            mark_invariant_loads(module);
-            return Ok(());
+    match find(name).map(|p| p.kind) {
+        Some(PassKind::Module(pass)) => pass(module).map(|_| ()),
+        Some(PassKind::Function(pass)) => {
+            for func in module.functions.values_mut() {
+                pass(func);
+            }
+            Ok(())
         }
-        "load-elim" => {
-            eliminate_loads_module(module);
-            return Ok(());
-        }
-        "const-pool" => {
-            pool_constants(module);
-            return Ok(());
-        }
-        "inline" => {
-            inline_calls(module);
-            return Ok(());
-        }
-        _ => {}
+        None => Err(unknown_pass(name)),
     }
-    let Some(pass) = function_pass(name) else {
-        return Err(unknown_pass(name));
-    };
-    for func in module.functions.values_mut() {
-        pass(func);
-    }
-    Ok(())
 }
 
 fn unknown_pass(name: &str) -> String {
-    let known: Vec<&str> = PASSES.iter().map(|(n, _)| *n).collect();
+    let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
     format!("unknown pass `{name}`; known passes: {}", known.join(", "))
 }
 
-/// The function-local pass called `name`, if there is one: it changes one
-/// function at a time and reads no other, so functions may be processed
-/// independently (see [`run_function_passes`]).
+/// The function-local pass called `name`, if there is one (see
+/// [`PassKind::Function`]).
 pub fn function_pass(name: &str) -> Option<fn(&mut Function) -> bool> {
-    let pass: fn(&mut Function) -> bool = match name {
-        "hoist-loads" => hoist_invariant_loads,
-        "fold" => fold_constants,
-        "cfg-cleanup" => cleanup_cfg,
-        "dce" => eliminate_dead_code,
-        "simplify" => simplify,
-        "gvn" => number_values,
-        "contract" => contract_fma,
-        "unroll" => unroll_loops,
-        "licm" => hoist_loop_invariants,
-        "sroa" => split_local_arrays,
-        "divconst" => expand_const_division,
-        "fold-offsets" => fold_address_offsets,
-        "merge-branches" => merge_branches,
-        "merge-arms" => merge_arms,
-        "if-convert" => convert_ifs,
-        "rotate" => rotate_loops,
-        "unroll-runtime" => unroll_runtime_loops,
-        "strength-reduce" => reduce_strength,
-        "rebase" => rebase_addresses,
-        "dp4a" => form_dp4a,
-        "sink" => sink_values,
-        _ => return None,
-    };
-    Some(pass)
+    match find(name)?.kind {
+        PassKind::Function(pass) => Some(pass),
+        PassKind::Module(_) => None,
+    }
 }
 
 /// Runs function-local passes (each one a [`function_pass`]) over every
