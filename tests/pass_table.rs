@@ -132,7 +132,7 @@ fn every_pass_of_the_table_can_be_disabled() {
                 ..CompileOptions::default()
             };
             assert!(
-                !driver::passes_for(&opts).contains(&name.as_str()),
+                !driver::pipeline_for(&opts).contains(name),
                 "{name} stays in the pipeline"
             );
             let what = format!("{sample} without `{name}`");

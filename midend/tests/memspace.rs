@@ -2,7 +2,8 @@
 //! diagnostics of the rewrite, and the knobs that filetests cannot reach.
 
 use midend::ir::{AddrSpace, Module};
-use midend::passes::memspace::{infer_memory_spaces, Options, Severity, Space};
+use midend::passes::memspace::{infer_memory_spaces, Options, Space};
+use midend::passes::{Report, Severity};
 use midend::text::{parse_module, write_module, PrintOptions};
 use midend::verifier::verify_module;
 use proptest::prelude::*;
@@ -56,10 +57,11 @@ fn the_lattice_is_three_levels_high() {
     assert!(!g.le(s) && !s.le(g));
 }
 
-fn run(text: &str, opts: &Options) -> (Module, midend::passes::memspace::Report) {
+fn run(text: &str, opts: &Options) -> (Module, Report) {
     let mut m = parse_module(text).expect("parses");
     verify_module(&m).expect("valid before");
-    let report = infer_memory_spaces(&mut m, opts);
+    let mut report = Report::default();
+    infer_memory_spaces(&mut m, opts, &mut report);
     if let Err(errs) = verify_module(&m) {
         let mut s = String::new();
         for (f, e) in errs {
@@ -127,7 +129,8 @@ fn spans_of_diagnostics_come_from_the_instruction() {
         .find(|&i| func.dfg.insts[i].opcode() == midend::ir::Opcode::AtomicRmw)
         .unwrap();
     func.spans[atomic] = midend::ir::SourceSpan::new(10, 20);
-    let r = infer_memory_spaces(&mut m, &Options::default());
+    let mut r = Report::default();
+    infer_memory_spaces(&mut m, &Options::default(), &mut r);
     assert_eq!(r.diagnostics[0].span, midend::ir::SourceSpan::new(10, 20));
 }
 
@@ -349,16 +352,30 @@ block0(v0: ptr<global>):
     let (m, r) = run(text, &opts);
     let out = write_module(&m, PrintOptions::default());
     assert!(out.contains("device internal @set(ptr<generic>)"), "{out}");
-    assert!(r.transcript.contains("Initial work list size : 0"));
+    assert!(r
+        .transcript
+        .dump_ip_msp
+        .contains("Initial work list size : 0"));
 }
 
 #[test]
 fn unknown_knobs_are_rejected() {
-    assert!(Options::parse_knobs("clone-budget=2;track-int2ptr").is_ok());
-    assert_eq!(
-        Options::parse_knobs("clone-budget=2").unwrap().clone_budget,
-        2
-    );
-    assert!(Options::parse_knobs("nonsense").is_err());
-    assert!(Options::parse_knobs("clone-budget=x").is_err());
+    let knobs = |text: &str| {
+        let mut o = Options::default();
+        o.apply_knobs(text).map(|()| o)
+    };
+    assert!(knobs("clone-budget=2;track-int2ptr").is_ok());
+    assert_eq!(knobs("clone-budget=2").unwrap().clone_budget, 2);
+    assert!(knobs("nonsense").is_err());
+    assert!(knobs("clone-budget=x").is_err());
+    // In a pass list, before any pass runs.
+    for list in [
+        "memspace(nonsense)",
+        "restrict(nonsense)",
+        "gvn(x)",
+        "memspace(x",
+    ] {
+        let err = midend::passes::Pipeline::parse(&[list], Default::default()).unwrap_err();
+        assert!(!err.is_internal(), "{list}: {err}");
+    }
 }

@@ -68,11 +68,6 @@ pub fn eliminate_loads_module(module: &mut Module) -> bool {
     changed
 }
 
-/// Eliminates redundant loads in one function; returns whether anything changed.
-pub fn eliminate_redundant_loads(func: &mut Function) -> bool {
-    eliminate_with(func, None, &|_, _| false)
-}
-
 fn eliminate_with(
     func: &mut Function,
     globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,

@@ -1,7 +1,7 @@
 //! Passes: each is a free function over a function or a module, named as a
-//! verb, in its own module. The pass manager here is the table of passes
-//! ([`PASSES`], one row per pass) and the `-O` pipelines; the driver
-//! verifies after every pass.
+//! verb, in its own module. [`PASSES`] is the table of them, one row per
+//! pass; [`pipeline`] gives the `-O` pipelines; the pass manager
+//! (`manager.rs`: [`Pipeline`], [`Options`]) runs them and verifies the IR.
 
 mod arms;
 mod cfg_cleanup;
@@ -17,11 +17,13 @@ mod ifconv;
 mod inline;
 mod licm;
 mod load_elim;
+mod manager;
 pub mod mark_invariant;
 pub mod memspace;
 mod merge_branches;
 mod offsets;
 mod rebase;
+mod report;
 pub mod restrict;
 mod rotate;
 mod sink;
@@ -44,12 +46,14 @@ pub use hoist::hoist_invariant_loads;
 pub use ifconv::convert_ifs;
 pub use inline::inline_calls;
 pub use licm::hoist_loop_invariants;
-pub use load_elim::{eliminate_loads_module, eliminate_redundant_loads};
-pub use mark_invariant::mark_invariant_loads;
+pub use load_elim::eliminate_loads_module;
+pub use manager::{ModuleContext, Options, PassError, Pipeline, Step, Verify};
+pub use mark_invariant::mark_module;
 pub use merge_branches::merge_branches;
 pub use offsets::fold_address_offsets;
 pub use rebase::rebase_addresses;
-pub use restrict::process_restrict;
+pub use report::{Diagnostic, Report, Severity, Transcript};
+pub use restrict::process_module;
 pub use rotate::rotate_loops;
 pub use sink::sink_values;
 pub use sroa::split_local_arrays;
@@ -69,19 +73,32 @@ pub struct Pass {
     pub summary: &'static str,
     /// Whether it works on one function at a time, and its entry point.
     pub kind: PassKind,
+    /// Sets the knobs written after the name in a pass list
+    /// (`memspace(clone-budget=0)`), for the passes that take some.
+    pub knobs: Option<SetKnobs>,
 }
+
+/// The entry point of a function pass: returns whether it changed anything.
+pub type FunctionPass = fn(&mut Function) -> bool;
+
+/// The entry point of a module pass: returns whether it changed anything.
+pub type ModulePass = fn(&mut Module, &mut ModuleContext) -> bool;
+
+/// Sets knobs written after a pass's name (`clone-budget=0`) in the
+/// options, or says why they are wrong.
+pub type SetKnobs = fn(&mut Options, &str) -> Result<(), String>;
 
 /// How a pass is run, with its entry point.
 #[derive(Clone, Copy, Debug)]
 pub enum PassKind {
     /// Changes one function at a time and reads no other, so the functions
-    /// may go through it independently (see [`run_function_passes`]).
-    /// Returns whether anything changed.
-    Function(fn(&mut Function) -> bool),
+    /// may go through it independently, on several threads (see
+    /// [`Pipeline::run`]). Returns whether anything changed.
+    Function(FunctionPass),
     /// Works on the whole module at once (it clones or inlines functions,
-    /// or reads what the callees of a function do). Returns whether
-    /// anything changed, or the errors it found.
-    Module(fn(&mut Module) -> Result<bool, String>),
+    /// or reads what the callees of a function do); what it finds goes to
+    /// the context's report. Returns whether anything changed.
+    Module(ModulePass),
 }
 
 /// Every pass, one row each. The `-O` pipelines ([`pipeline`]),
@@ -92,147 +109,178 @@ pub static PASSES: &[Pass] = &[
         name: "contract",
         summary: "turn a multiply feeding only an add or subtract into one fma (--fmad)",
         kind: PassKind::Function(contract_fma),
+        knobs: None,
     },
     Pass {
         name: "fold",
         summary: "fold constant arithmetic, comparisons, selects and branches",
         kind: PassKind::Function(fold_constants),
+        knobs: None,
     },
     Pass {
         name: "cfg-cleanup",
         summary: "remove unreachable blocks and merge straight-line block chains",
         kind: PassKind::Function(cleanup_cfg),
+        knobs: None,
     },
     Pass {
         name: "dce",
         summary: "remove instructions whose results are unused and that have no effect",
         kind: PassKind::Function(eliminate_dead_code),
+        knobs: None,
     },
     Pass {
         name: "simplify",
         summary: "fold, cfg-cleanup and dce, repeated until nothing changes",
         kind: PassKind::Function(simplify),
+        knobs: None,
     },
     Pass {
         name: "gvn",
         summary: "global value numbering: one computation per value, hoisted to a common dominator",
         kind: PassKind::Function(number_values),
+        knobs: None,
     },
     Pass {
         name: "inline",
         summary: "replace calls of small device functions by a copy of their body",
-        kind: PassKind::Module(|module| Ok(inline_calls(module))),
+        kind: PassKind::Module(|module, _| inline_calls(module)),
+        knobs: None,
     },
     Pass {
         name: "memspace",
         summary: "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
-        kind: PassKind::Module(|module| memspace::memspace(module, &memspace::Options::default())),
+        kind: PassKind::Module(|module, cx| {
+            memspace::infer_memory_spaces(module, &cx.options.memspace, cx.report)
+        }),
+        knobs: Some(|options, text| options.memspace.apply_knobs(text)),
     },
     Pass {
         name: "restrict",
         summary: "turn __restrict__ parameters into noalias and alias scopes on every access (docs/restrict.md)",
-        kind: PassKind::Module(|module| run_restrict(module, &restrict::Options::default()).map(|r| r.changed)),
+        kind: PassKind::Module(|module, cx| process_module(module, &cx.options.restrict, cx.report)),
+        knobs: Some(|options, text| options.restrict.apply_knobs(text)),
     },
     Pass {
         name: "unroll",
         summary: "fully unroll small loops with a constant trip count, and #pragma unroll loops",
         kind: PassKind::Function(unroll_loops),
+        knobs: None,
     },
     Pass {
         name: "sroa",
         summary: "split local arrays accessed only at constant offsets into SSA values",
         kind: PassKind::Function(split_local_arrays),
+        knobs: None,
     },
     Pass {
         name: "divconst",
         summary: "integer division and remainder by a power of two as shifts and masks",
         kind: PassKind::Function(expand_const_division),
+        knobs: None,
     },
     Pass {
         name: "fold-offsets",
         summary: "move the constant part of address offsets outward, into the address immediate",
         kind: PassKind::Function(fold_address_offsets),
+        knobs: None,
     },
     Pass {
         name: "merge-branches",
         summary: "turn a chain of branches to a common destination (&&, ||) into one branch",
         kind: PassKind::Function(merge_branches),
+        knobs: None,
     },
     Pass {
         name: "rotate",
         summary: "turn top-tested loops into a guard and a bottom-tested loop",
         kind: PassKind::Function(rotate_loops),
+        knobs: None,
     },
     Pass {
         name: "licm",
         summary: "move pure loop-invariant computations out of loops into a preheader",
         kind: PassKind::Function(hoist_loop_invariants),
+        knobs: None,
     },
     Pass {
         name: "strength-reduce",
         summary: "carry addresses and indices linear in a loop counter as counters of their own",
         kind: PassKind::Function(reduce_strength),
+        knobs: None,
     },
     Pass {
         name: "unroll-runtime",
         summary: "unroll small rotated loops with a run-time trip count by four, leftovers in the original loop",
         kind: PassKind::Function(unroll_runtime_loops),
+        knobs: None,
     },
     Pass {
         name: "rebase",
         summary: "in a loop, address a row's elements from the kernel parameter: p + (row + i) * size",
         kind: PassKind::Function(rebase_addresses),
+        knobs: None,
     },
     Pass {
         name: "dp4a",
         summary: "turn a sum of the four byte products of two aligned words into one dp4a",
         kind: PassKind::Function(form_dp4a),
+        knobs: None,
     },
     Pass {
         name: "merge-arms",
         summary: "hoist loads both arms of a branch make, sink stores both arms end with",
         kind: PassKind::Function(merge_arms),
+        knobs: None,
     },
     Pass {
         name: "if-convert",
         summary: "turn a short if without else into straight-line code and selects",
         kind: PassKind::Function(convert_ifs),
+        knobs: None,
     },
     Pass {
         name: "mark-invariant",
         summary: "mark global loads of restrict memory that the kernel never writes invariant (ld.global.nc)",
-        kind: PassKind::Module(|module| Ok(mark_invariant_loads(module))),
+        kind: PassKind::Module(|module, cx| {
+            let mut notes = Vec::new();
+            let changed = mark_module(module, &mut notes);
+            if cx.options.explain_nc {
+                cx.report.notes.extend(notes);
+            }
+            changed
+        }),
+        knobs: None,
     },
     Pass {
         name: "load-elim",
         summary: "remove loads of values already loaded or stored, across stores that cannot alias",
-        kind: PassKind::Module(|module| Ok(eliminate_loads_module(module))),
+        kind: PassKind::Module(|module, _| eliminate_loads_module(module)),
+        knobs: None,
     },
     Pass {
         name: "hoist-loads",
         summary: "move invariant loads out of loops into a preheader",
         kind: PassKind::Function(hoist_invariant_loads),
+        knobs: None,
     },
     Pass {
         name: "sink",
         summary: "move integer and address arithmetic down to the one block that reads it",
         kind: PassKind::Function(sink_values),
+        knobs: None,
     },
     Pass {
         name: "const-pool",
         summary: "read double constants that SASS cannot hold as immediates from a .const table",
-        kind: PassKind::Module(|module| Ok(pool_constants(module))),
+        kind: PassKind::Module(|module, _| pool_constants(module)),
+        knobs: None,
     },
 ];
 
 /// The row of the pass called `name`.
 pub fn find(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|p| p.name == name)
-}
-
-/// The passes of an `-O` level, in order, with nvcc's default `--fmad=true`.
-pub fn pipeline_for_level(level: u8) -> Vec<&'static str> {
-    pipeline(level, true)
 }
 
 /// The passes of an `-O` level. With `fmad`, contraction comes first at
@@ -275,117 +323,6 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
         ]);
     }
     passes
-}
-
-/// Runs the pass called `name` over every function of the module.
-pub fn run_pass(module: &mut Module, name: &str) -> Result<(), String> {
-    // `memspace(knob;knob=value)`: the same pass with knobs, so that a
-    // filetest can set them (`clone-budget=0`, `conservative`, ...).
-    if let Some(knobs) = name
-        .strip_prefix("memspace(")
-        .and_then(|r| r.strip_suffix(')'))
-    {
-        let opts = memspace::Options::parse_knobs(knobs)?;
-        return memspace::memspace(module, &opts).map(|_| ());
-    }
-    if let Some(knobs) = name
-        .strip_prefix("restrict(")
-        .and_then(|r| r.strip_suffix(')'))
-    {
-        let opts = restrict::Options::parse_knobs(knobs)?;
-        return run_restrict(module, &opts).map(|_| ());
-    }
-    match find(name).map(|p| p.kind) {
-        Some(PassKind::Module(pass)) => pass(module).map(|_| ()),
-        Some(PassKind::Function(pass)) => {
-            for func in module.functions.values_mut() {
-                pass(func);
-            }
-            Ok(())
-        }
-        None => Err(unknown_pass(name)),
-    }
-}
-
-fn unknown_pass(name: &str) -> String {
-    let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
-    format!("unknown pass `{name}`; known passes: {}", known.join(", "))
-}
-
-/// The function-local pass called `name`, if there is one (see
-/// [`PassKind::Function`]).
-pub fn function_pass(name: &str) -> Option<fn(&mut Function) -> bool> {
-    match find(name)?.kind {
-        PassKind::Function(pass) => Some(pass),
-        PassKind::Module(_) => None,
-    }
-}
-
-/// Runs function-local passes (each one a [`function_pass`]) over every
-/// function: each function goes through all of `names` in order, and the
-/// functions are spread over threads (`threads`, or `0` for as many as
-/// the work is worth: [`crate::parallel::threads_for`]). The
-/// result is the same as running each pass over every function in turn,
-/// since no pass of the list reads another function. With `verify_each`,
-/// every function is verified after every pass (without the module: calls
-/// are checked by the caller's module-level verification), and the first
-/// failure, in function order, is returned with the pass named.
-pub fn run_function_passes(
-    module: &mut Module,
-    names: &[&str],
-    threads: usize,
-    verify_each: bool,
-) -> Result<(), String> {
-    let passes = names
-        .iter()
-        .map(|&name| {
-            function_pass(name)
-                .map(|p| (name, p))
-                .ok_or_else(|| unknown_pass(name))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let funcs: Vec<&mut Function> = module.functions.values_mut().collect();
-    let outcomes = crate::parallel::map_in_order(
-        funcs,
-        threads,
-        |f| f.dfg.insts.len() * passes.len(),
-        |func| {
-            for &(name, pass) in &passes {
-                pass(func);
-                if verify_each {
-                    if let Err(errors) = crate::verifier::verify_function(func, None) {
-                        return Err(format!(
-                            "internal compiler error: invalid IR after pass `{name}`\n{}",
-                            errors.annotate(func, None)
-                        ));
-                    }
-                }
-            }
-            Ok(())
-        },
-    );
-    outcomes.into_iter().collect()
-}
-
-/// Restrict processing over every function of a module. Refused shapes
-/// (restrict inside an aggregate) are errors, as text without spans.
-pub fn run_restrict(
-    module: &mut Module,
-    opts: &restrict::Options,
-) -> Result<restrict::Report, String> {
-    let mut report = restrict::Report::default();
-    for func in module.functions.values_mut() {
-        restrict::process_function(func, opts, &mut report);
-    }
-    if !report.diagnostics.is_empty() {
-        let msgs: Vec<String> = report
-            .diagnostics
-            .iter()
-            .map(|d| format!("{} (in @{})", d.message, d.function))
-            .collect();
-        return Err(msgs.join("\nerror: "));
-    }
-    Ok(report)
 }
 
 /// Folding, CFG cleanup and dead-code elimination until none of them changes

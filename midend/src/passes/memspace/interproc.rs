@@ -25,9 +25,10 @@
 
 use super::intra::{analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds};
 use super::lattice::Space;
-use super::{Options, Report};
+use super::Options;
 use crate::analysis::LocalCells;
 use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
+use crate::passes::Report;
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -691,7 +692,7 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
     let mut log = String::new();
     let state = propagate_with(module, opts, closed_world, &mut log);
     if opts.dump_ip_msp {
-        report.transcript = log;
+        report.transcript.dump_ip_msp.push_str(&log);
     }
     state
 }

@@ -21,11 +21,12 @@
 use super::interproc::State;
 use super::intra::{Analysis, Why};
 use super::lattice::Space;
-use super::{Diagnostic, Options, Report, Severity};
+use super::Options;
 use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Linkage, Module, Opcode,
     OperandKind, Type, Value, ValueData, ValueDef,
 };
+use crate::passes::{Diagnostic, Report, Severity};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
 
@@ -74,8 +75,13 @@ fn final_signatures(module: &Module, state: &State) -> Signatures {
     Signatures { params, returns }
 }
 
-/// Rewrites every function of the module.
-pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report: &mut Report) {
+/// Rewrites every function of the module; returns whether any changed.
+pub fn rewrite_module(
+    module: &mut Module,
+    state: &State,
+    opts: &Options,
+    report: &mut Report,
+) -> bool {
     let sigs = final_signatures(module, state);
     let ids: Vec<FuncId> = module.functions.keys().collect();
     if opts.explain {
@@ -84,10 +90,11 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
                 &module.functions[id],
                 &state.analyses[id.index()],
                 module,
-                &mut report.explanation,
+                &mut report.transcript.explain_memspace,
             );
         }
     }
+    let mut changed = false;
     for id in ids {
         let before = module.functions[id].clone();
         let mut rw = Rewriter {
@@ -102,10 +109,9 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
         rw.run(id);
         let diags = rw.diags;
         report.diagnostics.extend(diags);
-        if module.functions[id] != before {
-            report.changed = true;
-        }
+        changed |= module.functions[id] != before;
     }
+    changed
 }
 
 /// Whether `is_space asked` is decided by knowing the pointer is in `known`.
