@@ -61,7 +61,7 @@ fn run(text: &str, opts: &Options) -> (Module, Report) {
     let mut m = parse_module(text).expect("parses");
     verify_module(&m).expect("valid before");
     let mut report = Report::default();
-    infer_memory_spaces(&mut m, opts, &mut report);
+    infer_memory_spaces(&mut m, opts, &mut report, &mut Default::default());
     if let Err(errs) = verify_module(&m) {
         let mut s = String::new();
         for (f, e) in errs {
@@ -130,7 +130,7 @@ fn spans_of_diagnostics_come_from_the_instruction() {
         .unwrap();
     func.spans[atomic] = midend::ir::SourceSpan::new(10, 20);
     let mut r = Report::default();
-    infer_memory_spaces(&mut m, &Options::default(), &mut r);
+    infer_memory_spaces(&mut m, &Options::default(), &mut r, &mut Default::default());
     assert_eq!(r.diagnostics[0].span, midend::ir::SourceSpan::new(10, 20));
 }
 

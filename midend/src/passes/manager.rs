@@ -8,7 +8,8 @@
 //! function in turn computes. The verifier runs after every pass or once
 //! after the pipeline ([`Verify`]).
 
-use super::{find, memspace, restrict, FunctionPass, Pass, PassKind, Report, PASSES};
+use super::{find, memspace, restrict, Changed, FunctionPass, Pass, PassKind, Report, PASSES};
+use crate::analysis::ModuleAnalyses;
 use crate::ir::{Function, Module};
 use crate::verifier::{verify_function, verify_module};
 use std::fmt;
@@ -71,6 +72,9 @@ pub struct ModuleContext<'a> {
     pub options: &'a Options,
     /// Where the pass's diagnostics, notes and transcripts go.
     pub report: &'a mut Report,
+    /// The kept analyses of every function. A pass that changes a
+    /// function's CFG drops that function's (or says `Changed::Cfg`).
+    pub analyses: &'a mut ModuleAnalyses,
 }
 
 /// Why a pipeline could not be built or run.
@@ -85,12 +89,23 @@ pub enum PassError {
     /// says when (`after pass `licm``), `annotated` is the function(s)
     /// printed with `; error:` lines.
     InvalidIr { after: String, annotated: String },
+    /// A kept analysis differs from a fresh one after `pass`: the pass
+    /// changed the CFG of `function` and did not say so (a compiler bug,
+    /// caught when verifying after every pass).
+    StaleAnalysis {
+        pass: String,
+        function: String,
+        analysis: &'static str,
+    },
 }
 
 impl PassError {
     /// Whether the error is the compiler's fault rather than the user's.
     pub fn is_internal(&self) -> bool {
-        matches!(self, PassError::InvalidIr { .. })
+        matches!(
+            self,
+            PassError::InvalidIr { .. } | PassError::StaleAnalysis { .. }
+        )
     }
 }
 
@@ -112,6 +127,15 @@ impl fmt::Display for PassError {
                     "internal compiler error: invalid IR {after}\n{annotated}"
                 )
             }
+            PassError::StaleAnalysis {
+                pass,
+                function,
+                analysis,
+            } => writeln!(
+                f,
+                "internal compiler error: pass `{pass}` changed the CFG of @{function} without \
+                 saying so (its kept {analysis} differs from a fresh one)"
+            ),
         }
     }
 }
@@ -127,6 +151,12 @@ pub struct Step {
 }
 
 impl Step {
+    /// A step that runs `pass` without knobs (a row of [`PASSES`], or a
+    /// pass of a test's own).
+    pub fn new(pass: &'static Pass) -> Step {
+        Step { pass, knobs: None }
+    }
+
     /// Reads a name as written in a pass list: `gvn`, or a pass with knobs,
     /// `memspace(clone-budget=0;track-int2ptr=false)`. The knobs are
     /// checked here, so a bad one fails before any pass runs.
@@ -191,11 +221,13 @@ impl Pipeline {
     pub fn for_level(level: u8, fmad: bool, options: Options) -> Pipeline {
         let steps = super::pipeline(level, fmad)
             .into_iter()
-            .map(|name| Step {
-                pass: find(name).expect("every pass of the -O pipelines has a row"),
-                knobs: None,
-            })
+            .map(|name| Step::new(find(name).expect("every pass of the -O pipelines has a row")))
             .collect();
+        Pipeline { steps, options }
+    }
+
+    /// A pipeline of the given steps.
+    pub fn new(steps: Vec<Step>, options: Options) -> Pipeline {
         Pipeline { steps, options }
     }
 
@@ -239,7 +271,7 @@ impl Pipeline {
             .iter()
             .position(|s| after.contains(&s.pass.name))
             .map_or(0, |i| i + 1);
-        self.steps.insert(at, Step { pass, knobs: None });
+        self.steps.insert(at, Step::new(pass));
     }
 
     /// Runs the pipeline over `module` and returns what the passes
@@ -266,6 +298,7 @@ impl Pipeline {
         mut after_each: Option<Observer>,
     ) -> Result<Report, PassError> {
         let mut report = Report::default();
+        let mut analyses = ModuleAnalyses::default();
         let mut rest = &self.steps[..];
         while !rest.is_empty() {
             let local = if after_each.is_some() {
@@ -277,7 +310,7 @@ impl Pipeline {
             };
             if local > 0 {
                 let (run, next) = rest.split_at(local);
-                self.run_function_passes(module, run)?;
+                self.run_function_passes(module, &mut analyses, run)?;
                 if self.options.verify == Verify::EachPass {
                     let names: Vec<String> = run.iter().map(Step::name).collect();
                     check_module(module, &format!("after passes `{}`", names.join(", ")))?;
@@ -286,9 +319,12 @@ impl Pipeline {
                 continue;
             }
             let step = &rest[0];
-            self.run_one(module, step, &mut report)?;
+            self.run_one(module, &mut analyses, step, &mut report)?;
             if self.options.verify == Verify::EachPass {
                 check_module(module, &format!("after pass `{}`", step.name()))?;
+                if let Some((func, analysis)) = analyses.stale(module) {
+                    return Err(stale(step, func, analysis));
+                }
             }
             if let Some(f) = after_each.as_mut() {
                 f(&step.name(), module);
@@ -308,17 +344,21 @@ impl Pipeline {
         Ok(report)
     }
 
-    /// Runs one step of either kind over the whole module.
+    /// Runs one step of either kind over the whole module, dropping the
+    /// analyses of what it says it changed the CFG of.
     fn run_one(
         &self,
         module: &mut Module,
+        analyses: &mut ModuleAnalyses,
         step: &Step,
         report: &mut Report,
     ) -> Result<(), PassError> {
         match step.pass.kind {
             PassKind::Function(pass) => {
-                for func in module.functions.values_mut() {
-                    pass(func);
+                for (func, an) in analyses.with_functions(module) {
+                    if pass(func, an) == Changed::Cfg {
+                        an.cfg_changed();
+                    }
                 }
             }
             PassKind::Module(pass) => {
@@ -326,33 +366,43 @@ impl Pipeline {
                 let mut cx = ModuleContext {
                     options: &options,
                     report,
+                    analyses,
                 };
-                pass(module, &mut cx);
+                if pass(module, &mut cx) == Changed::Cfg {
+                    analyses.cfg_changed();
+                }
             }
         }
         Ok(())
     }
 
     /// Runs function passes (each one a [`PassKind::Function`]) over every
-    /// function: each function goes through all of `steps` in order, and
-    /// the functions are spread over threads. With [`Verify::EachPass`],
-    /// every function is verified after every pass (without the module: calls are checked by the module-level
-    /// verification after the run), and the first failure, in function
-    /// order, is returned with the pass named.
-    fn run_function_passes(&self, module: &mut Module, steps: &[Step]) -> Result<(), PassError> {
+    /// function: each function goes through all of `steps` in order, with
+    /// its analyses, and the functions are spread over threads. With
+    /// [`Verify::EachPass`], every function is verified after every pass
+    /// (without the module: calls are checked by the module-level
+    /// verification after the run), and so are its kept analyses; the
+    /// first failure, in function order, is returned with the pass named.
+    fn run_function_passes(
+        &self,
+        module: &mut Module,
+        analyses: &mut ModuleAnalyses,
+        steps: &[Step],
+    ) -> Result<(), PassError> {
         let passes: Vec<(&Step, FunctionPass)> = steps
             .iter()
             .filter_map(|s| s.function_pass().map(|p| (s, p)))
             .collect();
         let verify_each = self.options.verify == Verify::EachPass;
-        let funcs: Vec<&mut Function> = module.functions.values_mut().collect();
         let outcomes = crate::parallel::map_in_order(
-            funcs,
+            analyses.with_functions(module),
             self.options.threads,
-            |f| f.dfg.insts.len() * passes.len(),
-            |func| {
+            |(f, _)| f.dfg.insts.len() * passes.len(),
+            |(func, an)| {
                 for &(step, pass) in &passes {
-                    pass(func);
+                    if pass(func, an) == Changed::Cfg {
+                        an.cfg_changed();
+                    }
                     if verify_each {
                         if let Err(errors) = verify_function(func, None) {
                             return Err(PassError::InvalidIr {
@@ -360,12 +410,24 @@ impl Pipeline {
                                 annotated: errors.annotate(func, None),
                             });
                         }
+                        if let Some(analysis) = an.stale(func) {
+                            return Err(stale(step, func, analysis));
+                        }
                     }
                 }
                 Ok(())
             },
         );
         outcomes.into_iter().collect()
+    }
+}
+
+/// The error for a kept analysis that `step` made stale.
+fn stale(step: &Step, func: &Function, analysis: &'static str) -> PassError {
+    PassError::StaleAnalysis {
+        pass: step.name(),
+        function: func.name.clone(),
+        analysis,
     }
 }
 

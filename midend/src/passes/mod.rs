@@ -61,6 +61,7 @@ pub use strength::reduce_strength;
 pub use unroll::unroll_loops;
 pub use unroll_runtime::{unit_step_counter, unroll_runtime_loops};
 
+use crate::analysis::Analyses;
 use crate::ir::{Function, Module};
 
 /// One pass: the one place that names it and says what it is.
@@ -78,11 +79,65 @@ pub struct Pass {
     pub knobs: Option<SetKnobs>,
 }
 
-/// The entry point of a function pass: returns whether it changed anything.
-pub type FunctionPass = fn(&mut Function) -> bool;
+/// What a pass changed, so that the pass manager knows which cached
+/// analyses still hold (see [`Analyses`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Changed {
+    Nothing,
+    /// Instructions, values or block parameters, but no block and no edge:
+    /// the dominator tree, the loops and the predecessors still hold.
+    Insts,
+    /// Blocks, edges or the order of the blocks: the analyses are dropped.
+    Cfg,
+}
 
-/// The entry point of a module pass: returns whether it changed anything.
-pub type ModulePass = fn(&mut Module, &mut ModuleContext) -> bool;
+impl Changed {
+    /// `Insts` when `changed`: the verdict of a pass that never touches
+    /// the CFG.
+    pub fn insts_if(changed: bool) -> Changed {
+        if changed {
+            Changed::Insts
+        } else {
+            Changed::Nothing
+        }
+    }
+
+    /// `Cfg` when `changed`: the verdict of a pass whose every change is
+    /// one of the CFG.
+    pub fn cfg_if(changed: bool) -> Changed {
+        if changed {
+            Changed::Cfg
+        } else {
+            Changed::Nothing
+        }
+    }
+
+    /// Whether anything changed.
+    pub fn any(self) -> bool {
+        self != Changed::Nothing
+    }
+}
+
+impl std::ops::BitOr for Changed {
+    type Output = Changed;
+    /// The larger change of the two.
+    fn bitor(self, other: Changed) -> Changed {
+        self.max(other)
+    }
+}
+
+impl std::ops::BitOrAssign for Changed {
+    fn bitor_assign(&mut self, other: Changed) {
+        *self = *self | other;
+    }
+}
+
+/// The entry point of a function pass. The analyses it needs come from
+/// the cache; it returns what it changed.
+pub type FunctionPass = fn(&mut Function, &mut Analyses) -> Changed;
+
+/// The entry point of a module pass: returns what it changed.
+pub type ModulePass = fn(&mut Module, &mut ModuleContext) -> Changed;
 
 /// Sets knobs written after a pass's name (`clone-budget=0`) in the
 /// options, or says why they are wrong.
@@ -93,11 +148,11 @@ pub type SetKnobs = fn(&mut Options, &str) -> Result<(), String>;
 pub enum PassKind {
     /// Changes one function at a time and reads no other, so the functions
     /// may go through it independently, on several threads (see
-    /// [`Pipeline::run`]). Returns whether anything changed.
+    /// [`Pipeline::run`]).
     Function(FunctionPass),
     /// Works on the whole module at once (it clones or inlines functions,
     /// or reads what the callees of a function do); what it finds goes to
-    /// the context's report. Returns whether anything changed.
+    /// the context's report.
     Module(ModulePass),
 }
 
@@ -108,31 +163,31 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "contract",
         summary: "turn a multiply feeding only an add or subtract into one fma (--fmad)",
-        kind: PassKind::Function(contract_fma),
+        kind: PassKind::Function(|func, _| Changed::insts_if(contract_fma(func))),
         knobs: None,
     },
     Pass {
         name: "fold",
         summary: "fold constant arithmetic, comparisons, selects and branches",
-        kind: PassKind::Function(fold_constants),
+        kind: PassKind::Function(|func, _| fold_constants(func)),
         knobs: None,
     },
     Pass {
         name: "cfg-cleanup",
         summary: "remove unreachable blocks and merge straight-line block chains",
-        kind: PassKind::Function(cleanup_cfg),
+        kind: PassKind::Function(|func, _| cleanup_cfg(func)),
         knobs: None,
     },
     Pass {
         name: "dce",
         summary: "remove instructions whose results are unused and that have no effect",
-        kind: PassKind::Function(eliminate_dead_code),
+        kind: PassKind::Function(|func, _| Changed::insts_if(eliminate_dead_code(func))),
         knobs: None,
     },
     Pass {
         name: "simplify",
         summary: "fold, cfg-cleanup and dce, repeated until nothing changes",
-        kind: PassKind::Function(simplify),
+        kind: PassKind::Function(|func, _| simplify(func)),
         knobs: None,
     },
     Pass {
@@ -144,21 +199,25 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "inline",
         summary: "replace calls of small device functions by a copy of their body",
-        kind: PassKind::Module(|module, _| inline_calls(module)),
+        kind: PassKind::Module(|module, _| Changed::cfg_if(inline_calls(module))),
         knobs: None,
     },
     Pass {
         name: "memspace",
         summary: "infer the memory space of generic pointers, specialize and clone callees (docs/memspace.md)",
         kind: PassKind::Module(|module, cx| {
-            memspace::infer_memory_spaces(module, &cx.options.memspace, cx.report)
+            let changed =
+                memspace::infer_memory_spaces(module, &cx.options.memspace, cx.report, cx.analyses);
+            Changed::insts_if(changed)
         }),
         knobs: Some(|options, text| options.memspace.apply_knobs(text)),
     },
     Pass {
         name: "restrict",
         summary: "turn __restrict__ parameters into noalias and alias scopes on every access (docs/restrict.md)",
-        kind: PassKind::Module(|module, cx| process_module(module, &cx.options.restrict, cx.report)),
+        kind: PassKind::Module(|module, cx| {
+            Changed::insts_if(process_module(module, &cx.options.restrict, cx.report))
+        }),
         knobs: Some(|options, text| options.restrict.apply_knobs(text)),
     },
     Pass {
@@ -176,7 +235,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "divconst",
         summary: "integer division and remainder by a power of two as shifts and masks",
-        kind: PassKind::Function(expand_const_division),
+        kind: PassKind::Function(|func, _| Changed::insts_if(expand_const_division(func))),
         knobs: None,
     },
     Pass {
@@ -188,7 +247,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "merge-branches",
         summary: "turn a chain of branches to a common destination (&&, ||) into one branch",
-        kind: PassKind::Function(merge_branches),
+        kind: PassKind::Function(|func, _| Changed::cfg_if(merge_branches(func))),
         knobs: None,
     },
     Pass {
@@ -224,7 +283,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "dp4a",
         summary: "turn a sum of the four byte products of two aligned words into one dp4a",
-        kind: PassKind::Function(form_dp4a),
+        kind: PassKind::Function(|func, _| Changed::insts_if(form_dp4a(func))),
         knobs: None,
     },
     Pass {
@@ -236,7 +295,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "if-convert",
         summary: "turn a short if without else into straight-line code and selects",
-        kind: PassKind::Function(convert_ifs),
+        kind: PassKind::Function(|func, _| Changed::cfg_if(convert_ifs(func))),
         knobs: None,
     },
     Pass {
@@ -248,14 +307,16 @@ pub static PASSES: &[Pass] = &[
             if cx.options.explain_nc {
                 cx.report.notes.extend(notes);
             }
-            changed
+            Changed::insts_if(changed)
         }),
         knobs: None,
     },
     Pass {
         name: "load-elim",
         summary: "remove loads of values already loaded or stored, across stores that cannot alias",
-        kind: PassKind::Module(|module, _| eliminate_loads_module(module)),
+        kind: PassKind::Module(|module, cx| {
+            Changed::insts_if(eliminate_loads_module(module, cx.analyses))
+        }),
         knobs: None,
     },
     Pass {
@@ -273,7 +334,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "const-pool",
         summary: "read double constants that SASS cannot hold as immediates from a .const table",
-        kind: PassKind::Module(|module, _| pool_constants(module)),
+        kind: PassKind::Module(|module, _| Changed::insts_if(pool_constants(module))),
         knobs: None,
     },
 ];
@@ -326,17 +387,18 @@ pub fn pipeline(level: u8, fmad: bool) -> Vec<&'static str> {
 }
 
 /// Folding, CFG cleanup and dead-code elimination until none of them changes
-/// anything. Returns whether anything changed.
-pub fn simplify(func: &mut Function) -> bool {
-    let mut changed_any = false;
+/// anything. Returns what changed.
+pub fn simplify(func: &mut Function) -> Changed {
+    let mut changed_any = Changed::Nothing;
     // Each round removes something, so the number of instructions bounds it;
     // the cap only guards against a bug turning this into a hang.
     for _ in 0..1000 {
-        let changed = fold_constants(func) | cleanup_cfg(func) | eliminate_dead_code(func);
-        if !changed {
+        let changed =
+            fold_constants(func) | cleanup_cfg(func) | Changed::insts_if(eliminate_dead_code(func));
+        if !changed.any() {
             break;
         }
-        changed_any = true;
+        changed_any |= changed;
     }
     changed_any
 }

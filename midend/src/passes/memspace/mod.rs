@@ -26,6 +26,7 @@ pub mod rewrite;
 pub use lattice::Space;
 
 use super::{Diagnostic, Report, Severity};
+use crate::analysis::ModuleAnalyses;
 use crate::ir::Module;
 
 /// The knobs of the pass (the `kernelc` options of the same names).
@@ -111,11 +112,16 @@ impl Options {
 }
 
 /// Runs the whole pass over a module with the given knobs (the pass-table
-/// entry); what it finds goes to `report`. Returns whether the module
-/// changed.
-pub fn infer_memory_spaces(module: &mut Module, opts: &Options, report: &mut Report) -> bool {
+/// entry); what it finds goes to `report`. The dominator trees come from
+/// `analyses`; no CFG changes. Returns whether the module changed.
+pub fn infer_memory_spaces(
+    module: &mut Module,
+    opts: &Options,
+    report: &mut Report,
+    analyses: &mut ModuleAnalyses,
+) -> bool {
     let state = interproc::propagate(module, opts, report);
-    rewrite::rewrite_module(module, &state, opts, report)
+    rewrite::rewrite_module(module, &state, opts, report, analyses)
 }
 
 /// The atomic rules of the seeds at every optimization level, also where

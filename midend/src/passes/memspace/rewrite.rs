@@ -22,6 +22,7 @@ use super::interproc::State;
 use super::intra::{Analysis, Why};
 use super::lattice::Space;
 use super::Options;
+use crate::analysis::{DominatorTree, ModuleAnalyses};
 use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Linkage, Module, Opcode,
     OperandKind, Type, Value, ValueData, ValueDef,
@@ -81,6 +82,7 @@ pub fn rewrite_module(
     state: &State,
     opts: &Options,
     report: &mut Report,
+    analyses: &mut ModuleAnalyses,
 ) -> bool {
     let sigs = final_signatures(module, state);
     let ids: Vec<FuncId> = module.functions.keys().collect();
@@ -97,8 +99,11 @@ pub fn rewrite_module(
     let mut changed = false;
     for id in ids {
         let before = module.functions[id].clone();
+        // The rewrite changes types and casts, never the CFG.
+        let domtree = analyses.of(id).domtree(&before);
         let mut rw = Rewriter {
             orig: &before,
+            domtree,
             func: &mut module.functions[id],
             an: &state.analyses[id.index()],
             sigs: &sigs,
@@ -132,6 +137,8 @@ struct Rewriter<'a> {
     /// refer to it, so explanations (where a space was proved, where two
     /// met) are read there, not in the IR being rewritten.
     orig: &'a Function,
+    /// Its dominator tree (the rewrite keeps the CFG).
+    domtree: &'a DominatorTree,
     func: &'a mut Function,
     an: &'a Analysis,
     sigs: &'a Signatures,
@@ -630,7 +637,7 @@ impl Rewriter<'_> {
         self.func.attrs.arg_spaces = spaces.iter().any(Option::is_some).then_some(spaces);
 
         // Run-time space tests prove the space where they passed.
-        super::guards::refine_guarded_accesses(self.func);
+        super::guards::refine_guarded_accesses(self.func, self.domtree);
 
         if is_kernel && self.opts.warn_generic {
             let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
