@@ -60,7 +60,7 @@ fn select_between_edges(func: &mut Function) -> bool {
         }
         let (cond, dest) = (*cond, then_dest.block);
         let (then_args, else_args) = (then_dest.args.clone(), else_dest.args.clone());
-        super::ifconv::jump_selecting(func, term, cond, dest, &then_args, &else_args);
+        super::if_convert::jump_selecting(func, term, cond, dest, &then_args, &else_args);
         changed = true;
     }
     changed
