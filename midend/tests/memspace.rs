@@ -1,4 +1,4 @@
-//! Memory-space inference: the lattice laws (property tests), the
+//! Memory-space inference: the lattice laws (checked on every element), the
 //! diagnostics of the rewrite, and the knobs that filetests cannot reach.
 
 use midend::ir::{AddrSpace, Module};
@@ -6,44 +6,51 @@ use midend::passes::memspace::{infer_memory_spaces, Options, Space};
 use midend::passes::{Report, Severity};
 use midend::text::{parse_module, write_module, PrintOptions};
 use midend::verifier::verify_module;
-use proptest::prelude::*;
 
-fn space() -> impl Strategy<Value = Space> {
-    proptest::sample::select(Space::all())
+/// Every element, and every pair and triple of them: the lattice is small
+/// enough that each law is checked exhaustively.
+fn pairs() -> impl Iterator<Item = (Space, Space)> {
+    let all = Space::all();
+    all.clone()
+        .into_iter()
+        .flat_map(move |a| all.clone().into_iter().map(move |b| (a, b)))
 }
 
-proptest! {
-    #[test]
-    fn meet_is_commutative(a in space(), b in space()) {
-        prop_assert_eq!(a.meet(b), b.meet(a));
+#[test]
+fn join_is_commutative_associative_and_idempotent() {
+    for (a, b) in pairs() {
+        assert_eq!(a.join(b), b.join(a), "{a} ⊔ {b}");
+        for c in Space::all() {
+            assert_eq!(a.join(b).join(c), a.join(b.join(c)), "{a} ⊔ {b} ⊔ {c}");
+        }
     }
-
-    #[test]
-    fn meet_is_associative(a in space(), b in space(), c in space()) {
-        prop_assert_eq!(a.meet(b).meet(c), a.meet(b.meet(c)));
+    for a in Space::all() {
+        assert_eq!(a.join(a), a, "{a} ⊔ {a}");
     }
+}
 
-    #[test]
-    fn meet_is_idempotent(a in space()) {
-        prop_assert_eq!(a.meet(a), a);
+#[test]
+fn bottom_is_the_identity_and_generic_the_top() {
+    for a in Space::all() {
+        assert_eq!(Space::Bottom.join(a), a);
+        assert_eq!(a.join(Space::Bottom), a);
+        assert_eq!(Space::Generic.join(a), Space::Generic);
+        assert_eq!(a.join(Space::Generic), Space::Generic);
     }
+}
 
-    #[test]
-    fn bottom_is_the_identity(a in space()) {
-        prop_assert_eq!(Space::Bottom.meet(a), a);
-        prop_assert_eq!(a.meet(Space::Bottom), a);
-    }
-
-    #[test]
-    fn generic_absorbs(a in space()) {
-        prop_assert_eq!(Space::Generic.meet(a), Space::Generic);
-        prop_assert_eq!(a.meet(Space::Generic), Space::Generic);
-    }
-
-    #[test]
-    fn meet_is_an_upper_bound(a in space(), b in space()) {
-        let m = a.meet(b);
-        prop_assert!(a.le(m) && b.le(m));
+/// The order agrees with the join (`a ≤ b` exactly when `a ⊔ b = b`), and
+/// the join is the least upper bound: above both, and below every element
+/// above both.
+#[test]
+fn the_order_is_the_one_join_makes() {
+    for (a, b) in pairs() {
+        assert_eq!(a.le(b), a.join(b) == b, "{a} ≤ {b}");
+        let j = a.join(b);
+        assert!(a.le(j) && b.le(j), "{a} ⊔ {b} = {j} is an upper bound");
+        for u in Space::all().into_iter().filter(|&u| a.le(u) && b.le(u)) {
+            assert!(j.le(u), "{a} ⊔ {b} = {j} is below the upper bound {u}");
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! A device function's generic pointer parameter is whatever its callers
 //! pass. Each call site *votes* with the lattice element of its argument;
-//! the meet of the votes is `Bottom` (no caller has a known space yet), one
+//! the join of the votes is `Bottom` (no caller has a known space yet), one
 //! concrete space (all agree) or `Generic` (they disagree: the POISON).
 //!
 //! * An internal function (all callers visible) whose callers agree is
@@ -358,7 +358,7 @@ impl Driver<'_> {
         affected
     }
 
-    /// Per parameter of `g`, the meet of the votes of `sites`; then per
+    /// Per parameter of `g`, the join of the votes of `sites`; then per
     /// pointer field of a by-value parameter (in the order of `g`'s field
     /// seeds), the same.
     fn votes(
@@ -376,11 +376,11 @@ impl Driver<'_> {
             if let InstData::Call { args, .. } = &cf.dfg.insts[inst] {
                 for (k, &a) in args.iter().enumerate().take(n) {
                     let s = self.state.analyses[caller.index()].get(cf, a);
-                    votes[k] = votes[k].meet(vote_of(s));
+                    votes[k] = votes[k].join(vote_of(s));
                 }
                 for (j, &(p, off)) in keys.iter().enumerate() {
                     let s = self.field_vote(cf, caller, args.get(p as usize).copied(), off);
-                    field_votes[j] = field_votes[j].meet(vote_of(s));
+                    field_votes[j] = field_votes[j].join(vote_of(s));
                 }
             }
         }

@@ -690,9 +690,9 @@ impl Rewriter<'_> {
                     v = dfg.resolve_aliases(src)
                 }
                 Why::Met(a, sa, b, sb) => {
-                    let meet = def_inst(v).or_else(|| self.branch_passing(v, b));
+                    let merge = def_inst(v).or_else(|| self.branch_passing(v, b));
                     let mut labels = Vec::new();
-                    if let Some(i) = meet {
+                    if let Some(i) = merge {
                         let what = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
                             Some(Opcode::Load) => {
                                 "loaded from a local variable both were stored to"
@@ -707,7 +707,7 @@ impl Rewriter<'_> {
                     }
                     for (x, s) in [(a, sa), (b, sb)] {
                         if let (Some(i), Space::Concrete(space)) = (self.origin(x), s) {
-                            if Some(i) != meet {
+                            if Some(i) != merge {
                                 labels.push((i, format!("this pointer points to {space} memory")));
                             }
                         }
