@@ -71,7 +71,8 @@ fn engines(c: &mut Criterion) {
         let fe = driver::frontend_options(80, &[]);
         let program = frontend::check(&src, &fe).expect("the sample compiles");
         let mut module = frontend::lower(&program).expect("the sample lowers");
-        driver::optimize(&mut module, 3).expect("the -O3 pipeline");
+        let pipeline = driver::pipeline_for(&driver::CompileOptions::default());
+        driver::optimize(&mut module, &pipeline, None).expect("the -O3 pipeline");
         let ptx = driver::compile_source(name, &src, &driver::CompileOptions::default())
             .expect("the sample compiles to PTX");
 

@@ -8,8 +8,7 @@
 use backend_nvptx::{RegallocMode, Target};
 use frontend::Diagnostic;
 use midend::ir::Module;
-use midend::passes::mark_invariant::Note;
-use midend::passes::{memspace, restrict};
+use midend::passes::{self, memspace, restrict, PassError, Pipeline, Report};
 use midend::text::{write_module, PrintOptions};
 
 /// What the compiler should print.
@@ -305,42 +304,61 @@ pub fn compile_source(
     compile_source_with_messages(file_name, source, opts).map(|c| c.output)
 }
 
-/// The pass list of a compilation: the `-O` pipeline, with memory-space
-/// inference added or removed by `--memspace`.
-pub fn passes_for(opts: &CompileOptions) -> Vec<&'static str> {
-    let mut passes = midend::passes::pipeline(opts.opt_level, fmad_in_force(opts));
+/// The pass pipeline of a compilation (and of `kernelc run`): the `-O`
+/// pipeline, with memory-space inference and restrict processing added or
+/// removed by `--memspace` and `--process-restrict`, the passes of
+/// `--disable-pass` left out, and atomics on local or const memory
+/// reported at every level.
+pub fn pipeline_for(opts: &CompileOptions) -> Pipeline {
+    let options = passes::Options {
+        check_atomics: true,
+        ..pass_options(opts)
+    };
+    let mut pipeline = Pipeline::for_level(opts.opt_level, fmad_in_force(opts), options);
     match opts.memspace {
-        Some(false) => passes.retain(|&p| p != "memspace"),
-        Some(true) if !passes.contains(&"memspace") => {
-            let at = passes
-                .iter()
-                .position(|&p| p == "contract")
-                .map_or(0, |i| i + 1);
-            passes.insert(at, "memspace");
+        Some(false) => pipeline.remove("memspace"),
+        Some(true) if !pipeline.contains("memspace") => {
+            pipeline.insert_after(&["contract"], "memspace")
         }
         _ => {}
     }
     match opts.process_restrict {
-        Some(false) => passes.retain(|&p| p != "restrict"),
-        Some(true) if !passes.contains(&"restrict") => {
-            let at = passes
-                .iter()
-                .position(|&p| p == "memspace" || p == "contract")
-                .map_or(0, |i| i + 1);
-            passes.insert(at, "restrict");
+        Some(false) => pipeline.remove("restrict"),
+        Some(true) if !pipeline.contains("restrict") => {
+            pipeline.insert_after(&["memspace", "contract"], "restrict")
         }
         _ => {}
     }
-    passes.retain(|p| !opts.disable_passes.iter().any(|d| d == p));
-    passes
+    for name in &opts.disable_passes {
+        pipeline.remove(name);
+    }
+    pipeline
+}
+
+/// What the passes run with under `opts`: the knobs of memory-space
+/// inference, restrict processing and `--explain-nc`, the threads, and
+/// whether to verify after every pass ([`verify_each_pass`]) or once.
+pub fn pass_options(opts: &CompileOptions) -> passes::Options {
+    passes::Options {
+        memspace: opts.memspace_opts.clone(),
+        restrict: opts.restrict_opts.clone(),
+        explain_nc: opts.explain_nc,
+        threads: opts.threads,
+        verify: if verify_each_pass() {
+            passes::Verify::EachPass
+        } else {
+            passes::Verify::Once
+        },
+        check_atomics: false,
+    }
 }
 
 /// Checks the names given to `--disable-pass`: each must name a pass of
 /// the pipeline.
 pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
     for name in names {
-        if !midend::passes::PASSES.iter().any(|(n, _)| n == name) {
-            let known: Vec<&str> = midend::passes::PASSES.iter().map(|(n, _)| *n).collect();
+        if midend::passes::find(name).is_none() {
+            let known: Vec<&str> = midend::passes::PASSES.iter().map(|p| p.name).collect();
             return Err(format!(
                 "error: `--disable-pass {name}`: no such pass; the passes are: {}",
                 known.join(", ")
@@ -348,14 +366,6 @@ pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
         }
     }
     Ok(names.to_vec())
-}
-
-/// What restrict processing and `mark-invariant` have to say: the
-/// `--dump-restrict` listing and the notes behind `--explain-nc`.
-#[derive(Clone, Debug, Default)]
-pub struct RestrictOutput {
-    pub dump: String,
-    pub nc_notes: Vec<Note>,
 }
 
 /// `line:col` (both from 1) of a byte offset of `source`.
@@ -366,85 +376,118 @@ fn line_col(source: &str, offset: u32) -> String {
     format!("{line}:{col}")
 }
 
-/// Renders `--dump-restrict` (`restrict:` lines) and `--explain-nc`
-/// (`explain-nc:` lines, with source positions when the IR has spans).
-pub fn render_restrict_output(
-    file_name: &str,
-    source: &str,
-    out: &RestrictOutput,
-    dump: bool,
-    explain: bool,
-) -> String {
-    let mut text = String::new();
-    if dump {
-        for line in out.dump.lines() {
-            text.push_str(&format!("restrict: {line}\n"));
+/// Renders what the passes reported, the one place for every command:
+/// first the diagnostics, with snippets of `source` when the module came
+/// from C source (`Some("")` for IR that may carry spans into a file not
+/// at hand), or as `error: message (in @function)` lines without one;
+/// then the transcripts, each line with its topic (`ip-msp:`,
+/// `memspace:`, `restrict:`); then the `--explain-nc` notes.
+pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> String {
+    let mut out = match source {
+        Some(source) => {
+            let diags: Vec<Diagnostic> =
+                report.diagnostics.iter().map(frontend_diagnostic).collect();
+            frontend::render_diagnostics(file_name, source, &diags)
+        }
+        None => report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let level = match d.severity {
+                    passes::Severity::Error => "error",
+                    passes::Severity::Warning => "warning",
+                };
+                format!("{level}: {} (in @{})\n", d.message, d.function)
+            })
+            .collect(),
+    };
+    let t = &report.transcript;
+    for (topic, text) in [
+        ("ip-msp", &t.dump_ip_msp),
+        ("memspace", &t.explain_memspace),
+        ("restrict", &t.dump_restrict),
+    ] {
+        for line in text.lines() {
+            out.push_str(&format!("{topic}: {line}\n"));
         }
     }
-    if explain {
-        for note in &out.nc_notes {
-            let at = if note.span.is_none() {
-                String::new()
-            } else {
-                format!("{file_name}:{}: ", line_col(source, note.span.start))
-            };
-            let mut line = format!(
-                "explain-nc: {at}@{} `{}`: {}",
-                note.function,
-                note.what,
-                note.message()
-            );
-            if let Some(span) = note.culprit_span().filter(|s| !s.is_none()) {
-                line.push_str(&format!(" at {file_name}:{}", line_col(source, span.start)));
-            }
-            text.push_str(&line);
-            text.push('\n');
+    let position = |span: midend::ir::SourceSpan| match source {
+        Some(source) if !span.is_none() => {
+            Some(format!("{file_name}:{}", line_col(source, span.start)))
         }
+        _ => None,
+    };
+    for note in &report.notes {
+        let at = position(note.span).map(|p| p + ": ").unwrap_or_default();
+        let mut line = format!(
+            "explain-nc: {at}@{} `{}`: {}",
+            note.function,
+            note.what,
+            note.message()
+        );
+        if let Some(culprit) = note.culprit_span().and_then(position) {
+            line.push_str(&format!(" at {culprit}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
     }
-    text
+    out
 }
 
-/// Renders the memory-space report: diagnostics with source snippets, the
-/// transcript and the explanation with a prefix on every line. Returns the
-/// text and whether there was an error.
-fn render_memspace_report(
-    file_name: &str,
-    source: &str,
-    report: &memspace::Report,
-) -> (String, bool) {
-    let diags: Vec<Diagnostic> = report
-        .diagnostics
+/// A pass's diagnostic as the frontend renders it: its span and labels,
+/// and a note naming the function.
+fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
+    let span = frontend::Span::new(d.span.start, d.span.end);
+    let diag = match d.severity {
+        passes::Severity::Error => Diagnostic::error(span, d.message.clone()),
+        passes::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
+    };
+    let diag = d
+        .labels
         .iter()
-        .map(|d| {
-            let span = frontend::Span {
-                start: d.span.start,
-                end: d.span.end,
-            };
-            let diag = match d.severity {
-                memspace::Severity::Error => Diagnostic::error(span, d.message.clone()),
-                memspace::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
-            };
-            let diag = d
-                .labels
-                .iter()
-                .filter(|(s, _)| !s.is_none())
-                .fold(diag, |diag, (s, text)| {
-                    diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
-                })
-                .with_note(format!("in function `{}`", d.function));
-            d.notes
-                .iter()
-                .fold(diag, |diag, note| diag.with_note(note.clone()))
+        .filter(|(s, _)| !s.is_none())
+        .fold(diag, |diag, (s, text)| {
+            diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
         })
-        .collect();
-    let mut out = frontend::render_diagnostics(file_name, source, &diags);
-    for line in report.transcript.lines() {
-        out.push_str(&format!("ip-msp: {line}\n"));
+        .with_note(format!("in function `{}`", d.function));
+    d.notes
+        .iter()
+        .fold(diag, |diag, note| diag.with_note(note.clone()))
+}
+
+/// Runs `pipeline` over a module made from `source` (file name and text;
+/// `None` for IR without its C source) and renders what the passes report
+/// ([`render_report`]). An error among the diagnostics fails, with the
+/// rendered report as the error; otherwise the rendered report (warnings,
+/// transcripts) is returned, for stderr.
+pub fn optimize(
+    module: &mut Module,
+    pipeline: &Pipeline,
+    source: Option<(&str, &str)>,
+) -> Result<String, CompileError> {
+    let report = pipeline.run(module)?;
+    let rendered = match source {
+        Some((file_name, text)) => render_report(&report, file_name, Some(text)),
+        None => render_report(&report, "", None),
+    };
+    if report.has_errors() {
+        Err(CompileError { rendered })
+    } else {
+        Ok(rendered)
     }
-    for line in report.explanation.lines() {
-        out.push_str(&format!("memspace: {line}\n"));
+}
+
+impl From<PassError> for CompileError {
+    /// A pass list that does not parse is the user's error; invalid IR
+    /// after a pass is the compiler's, and says so.
+    fn from(e: PassError) -> Self {
+        let rendered = if e.is_internal() {
+            e.to_string()
+        } else {
+            format!("error: {e}\n")
+        };
+        CompileError { rendered }
     }
-    (out, report.has_errors())
 }
 
 /// How a failed stage's diagnostics become a [`CompileError`]: the
@@ -551,38 +594,11 @@ fn compile_module_with_messages(
             messages: warning_text,
         });
     }
-    let passes = passes_for(opts);
-    let mut report = memspace::Report::default();
-    let mut rs_out = RestrictOutput::default();
-    optimize_module(
-        &mut module,
-        &passes,
-        &opts.memspace_opts,
-        &opts.restrict_opts,
-        &mut report,
-        &mut rs_out,
-        opts.threads,
-    )?;
-    if !passes.contains(&"memspace") {
-        // Atomics on local or const memory are errors at every level.
-        report
-            .diagnostics
-            .extend(memspace::check_atomics(&module, &opts.memspace_opts));
-    }
-    let (report_text, failed) = render_memspace_report(file_name, source, &report);
-    if failed {
-        return Err(CompileError {
-            rendered: warning_text + &report_text,
-        });
-    }
-    let mut messages = warning_text + &report_text;
-    messages.push_str(&render_restrict_output(
-        file_name,
-        source,
-        &rs_out,
-        opts.restrict_opts.dump,
-        opts.explain_nc,
-    ));
+    let report_text = optimize(&mut module, &pipeline_for(opts), Some((file_name, source)))
+        .map_err(|e| CompileError {
+            rendered: warning_text.clone() + &e.rendered,
+        })?;
+    let messages = warning_text + &report_text;
     if opts.emit == Emit::IrOpt {
         return Ok(Compiled {
             output: write_module(&module, print),
@@ -679,297 +695,6 @@ pub fn with_float_options(fe: frontend::Options, float: FloatOptions) -> fronten
         fast_math: f.fast_math,
         ..fe
     }
-}
-
-/// Runs the `-O` pipeline with nvcc's default floating-point options,
-/// verifying the IR (after every pass: see [`verify_each_pass`]).
-pub fn optimize(module: &mut Module, opt_level: u8) -> Result<(), CompileError> {
-    optimize_with(module, opt_level, true)
-}
-
-/// Runs the `-O` pipeline (with the default memory-space knobs),
-/// contracting multiply-adds when `fmad` is set.
-pub fn optimize_with(module: &mut Module, opt_level: u8, fmad: bool) -> Result<(), CompileError> {
-    optimize_without(module, opt_level, fmad, &[])
-}
-
-/// [`optimize_with`] with the passes named in `disabled` left out.
-pub fn optimize_without(
-    module: &mut Module,
-    opt_level: u8,
-    fmad: bool,
-    disabled: &[String],
-) -> Result<(), CompileError> {
-    optimize_for_run(
-        module,
-        opt_level,
-        fmad,
-        disabled,
-        &restrict::Options::default(),
-    )
-}
-
-/// [`optimize_without`] with the restrict knobs (`kernelc run
-/// --allow-restrict-in-struct`). Atomics on local or const memory are
-/// errors here too when memory-space inference is not among the passes.
-/// With no source at hand (IR input), errors name the function only.
-pub fn optimize_for_run(
-    module: &mut Module,
-    opt_level: u8,
-    fmad: bool,
-    disabled: &[String],
-    rs_opts: &restrict::Options,
-) -> Result<(), CompileError> {
-    let report = optimize_report(module, opt_level, fmad, disabled, rs_opts)?;
-    let errors: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == memspace::Severity::Error)
-        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(CompileError {
-            rendered: errors.concat(),
-        })
-    }
-}
-
-/// [`optimize_for_run`] for a module lowered from `source`: errors are
-/// rendered with their source snippets, as when compiling.
-pub fn optimize_source_for_run(
-    module: &mut Module,
-    file_name: &str,
-    source: &str,
-    opt_level: u8,
-    fmad: bool,
-    disabled: &[String],
-    rs_opts: &restrict::Options,
-) -> Result<(), CompileError> {
-    let report = optimize_report(module, opt_level, fmad, disabled, rs_opts)?;
-    let (rendered, failed) = render_memspace_report(file_name, source, &report);
-    if failed {
-        Err(CompileError { rendered })
-    } else {
-        Ok(())
-    }
-}
-
-/// The `-O` pipeline for `kernelc run`, returning memory-space inference's
-/// report (and the atomic checks when that pass is left out).
-fn optimize_report(
-    module: &mut Module,
-    opt_level: u8,
-    fmad: bool,
-    disabled: &[String],
-    rs_opts: &restrict::Options,
-) -> Result<memspace::Report, CompileError> {
-    let mut passes = midend::passes::pipeline(opt_level, fmad);
-    passes.retain(|p| !disabled.iter().any(|d| d == p));
-    let ms_opts = memspace::Options::default();
-    let mut report = memspace::Report::default();
-    optimize_module(
-        module,
-        &passes,
-        &ms_opts,
-        rs_opts,
-        &mut report,
-        &mut RestrictOutput::default(),
-        0,
-    )?;
-    if !passes.contains(&"memspace") {
-        report
-            .diagnostics
-            .extend(memspace::check_atomics(module, &ms_opts));
-    }
-    Ok(report)
-}
-
-/// Runs the named passes in order, verifying as [`verify_each_pass`] says. `after_pass` is
-/// called with each pass name and the module after it (for `--print-after-all`).
-pub fn run_passes(
-    module: &mut Module,
-    passes: &[&str],
-    after_pass: impl FnMut(&str, &Module),
-) -> Result<(), CompileError> {
-    let mut report = memspace::Report::default();
-    run_passes_with(
-        module,
-        passes,
-        &memspace::Options::default(),
-        &mut report,
-        after_pass,
-    )?;
-    let errors: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == memspace::Severity::Error)
-        .map(|d| format!("error: {} (in @{})\n", d.message, d.function))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(CompileError {
-            rendered: errors.concat(),
-        })
-    }
-}
-
-/// [`run_passes`] with the memory-space knobs; the pass's report (its
-/// diagnostics, transcript and explanation) is added to `report`, and the
-/// caller decides how to show it.
-pub fn run_passes_with(
-    module: &mut Module,
-    passes: &[&str],
-    ms_opts: &memspace::Options,
-    report: &mut memspace::Report,
-    after_pass: impl FnMut(&str, &Module),
-) -> Result<(), CompileError> {
-    run_passes_ext(
-        module,
-        passes,
-        ms_opts,
-        &restrict::Options::default(),
-        report,
-        &mut RestrictOutput::default(),
-        after_pass,
-    )
-}
-
-/// [`run_passes_with`] with the restrict knobs too; the `--dump-restrict`
-/// listing and the `--explain-nc` notes go to `rs_out`.
-pub fn run_passes_ext(
-    module: &mut Module,
-    passes: &[&str],
-    ms_opts: &memspace::Options,
-    rs_opts: &restrict::Options,
-    report: &mut memspace::Report,
-    rs_out: &mut RestrictOutput,
-    after_pass: impl FnMut(&str, &Module),
-) -> Result<(), CompileError> {
-    run_pipeline(
-        module, passes, ms_opts, rs_opts, report, rs_out, None, after_pass,
-    )
-}
-
-/// Runs one pass of any kind (module-level, function-local, restrict,
-/// memspace), adding what it reports to `report` and `rs_out`.
-fn run_one_pass(
-    module: &mut Module,
-    name: &str,
-    ms_opts: &memspace::Options,
-    rs_opts: &restrict::Options,
-    report: &mut memspace::Report,
-    rs_out: &mut RestrictOutput,
-) -> Result<(), CompileError> {
-    if name == "restrict" {
-        // Its errors (restrict in a struct) join the memory-space
-        // report, which the caller renders with source spans.
-        let mut r = restrict::Report::default();
-        for func in module.functions.values_mut() {
-            restrict::process_function(func, rs_opts, &mut r);
-        }
-        report
-            .diagnostics
-            .extend(r.diagnostics.into_iter().map(|d| memspace::Diagnostic {
-                severity: memspace::Severity::Error,
-                message: d.message,
-                function: d.function,
-                span: d.span,
-                labels: vec![(d.span, d.label)],
-                notes: Vec::new(),
-            }));
-        rs_out.dump.push_str(&r.dump);
-    } else if name == "mark-invariant" {
-        midend::passes::mark_invariant::mark_module(module, &mut rs_out.nc_notes);
-    } else if name == "memspace" {
-        let r = memspace::infer_memory_spaces(module, ms_opts);
-        report.diagnostics.extend(r.diagnostics);
-        report.transcript.push_str(&r.transcript);
-        report.explanation.push_str(&r.explanation);
-        report.changed |= r.changed;
-    } else {
-        midend::passes::run_pass(module, name).map_err(|message| CompileError {
-            rendered: format!("error: {message}\n"),
-        })?;
-    }
-    Ok(())
-}
-
-/// The `-O` pipeline of a compilation: [`run_passes_ext`] without the
-/// per-pass callback, so that each run of consecutive function-local passes
-/// can take the functions one at a time, spread over `threads` threads
-/// (`0`: as many as the work is worth; see `midend::parallel`). The output
-/// is the same for every thread count.
-pub fn optimize_module(
-    module: &mut Module,
-    passes: &[&str],
-    ms_opts: &memspace::Options,
-    rs_opts: &restrict::Options,
-    report: &mut memspace::Report,
-    rs_out: &mut RestrictOutput,
-    threads: usize,
-) -> Result<(), CompileError> {
-    run_pipeline(
-        module,
-        passes,
-        ms_opts,
-        rs_opts,
-        report,
-        rs_out,
-        Some(threads),
-        |_, _| {},
-    )
-}
-
-/// Runs `passes` in order, verifying as [`verify_each_pass`] says. With
-/// `threads`, each run of consecutive function-local passes goes to
-/// `midend::passes::run_function_passes` in one piece (and `after_pass`
-/// sees only the other passes); without, every pass runs over the whole
-/// module and `after_pass` sees each.
-#[allow(clippy::too_many_arguments)]
-fn run_pipeline(
-    module: &mut Module,
-    passes: &[&str],
-    ms_opts: &memspace::Options,
-    rs_opts: &restrict::Options,
-    report: &mut memspace::Report,
-    rs_out: &mut RestrictOutput,
-    threads: Option<usize>,
-    mut after_pass: impl FnMut(&str, &Module),
-) -> Result<(), CompileError> {
-    let each = verify_each_pass();
-    let mut rest = passes;
-    while let Some(&first) = rest.first() {
-        let local = rest
-            .iter()
-            .take_while(|&&p| midend::passes::function_pass(p).is_some())
-            .count();
-        if let (Some(threads), 1..) = (threads, local) {
-            let run = &rest[..local];
-            midend::passes::run_function_passes(module, run, threads, each)
-                .map_err(|rendered| CompileError { rendered })?;
-            if each {
-                check_ir(module, &format!("after passes `{}`", run.join(", ")))?;
-            }
-            rest = &rest[local..];
-            continue;
-        }
-        run_one_pass(module, first, ms_opts, rs_opts, report, rs_out)?;
-        if each {
-            check_ir(module, &format!("after pass `{first}`"))?;
-        }
-        after_pass(first, module);
-        rest = &rest[1..];
-    }
-    if !each && !passes.is_empty() {
-        check_ir(
-            module,
-            "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)",
-        )?;
-    }
-    Ok(())
 }
 
 /// Whether the verifier runs after every pass, rather than once after the

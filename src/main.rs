@@ -682,49 +682,42 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
         }
         return Err(msg);
     }
-    let passes: Vec<String> = match args.passes {
-        // `--passes ""` runs no pass: parse, verify and print back.
-        Some(p) => p.into_iter().filter(|name| !name.is_empty()).collect(),
-        None => kernelc::midend::passes::pipeline_for_level(3)
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+    let compile = driver::CompileOptions {
+        memspace_opts: args.ms.options()?,
+        ..driver::CompileOptions::default()
     };
-    let names: Vec<&str> = passes.iter().map(String::as_str).collect();
+    let pipeline = match &args.passes {
+        // `--passes ""` runs no pass: parse, verify and print back.
+        Some(list) => {
+            let names: Vec<&str> = list
+                .iter()
+                .map(String::as_str)
+                .filter(|name| !name.is_empty())
+                .collect();
+            kernelc::midend::passes::Pipeline::parse(&names, driver::pass_options(&compile))
+                .map_err(|e| driver::CompileError::from(e).rendered)?
+        }
+        None => driver::pipeline_for(&compile),
+    };
     let opts = kernelc::midend::text::PrintOptions {
         spans: args.ir_spans,
     };
-    let ms_opts = args.ms.options()?;
-    let mut report = kernelc::midend::passes::memspace::Report::default();
     let mut out = String::new();
-    driver::run_passes_with(&mut module, &names, &ms_opts, &mut report, |name, m| {
-        if args.print_after_all {
+    let report = if args.print_after_all {
+        pipeline.run_observed(&mut module, |name, m| {
             out.push_str(&format!("; after {name}\n"));
             out.push_str(&kernelc::midend::text::write_module(m, opts));
             out.push('\n');
-        }
-    })
-    .map_err(|e| e.rendered)?;
-    for line in report.transcript.lines() {
-        eprintln!("ip-msp: {line}");
+        })
+    } else {
+        pipeline.run(&mut module)
     }
-    for line in report.explanation.lines() {
-        eprintln!("memspace: {line}");
+    .map_err(|e| driver::CompileError::from(e).rendered)?;
+    let rendered = driver::render_report(&report, "", None);
+    if report.has_errors() {
+        return Err(rendered);
     }
-    let mut failed = false;
-    for d in &report.diagnostics {
-        let level = match d.severity {
-            kernelc::midend::passes::memspace::Severity::Error => {
-                failed = true;
-                "error"
-            }
-            kernelc::midend::passes::memspace::Severity::Warning => "warning",
-        };
-        eprintln!("{level}: {} (in @{})", d.message, d.function);
-    }
-    if failed {
-        return Err("error: memory-space inference failed\n".into());
-    }
+    eprint!("{rendered}");
     if !args.print_after_all {
         out = kernelc::midend::text::write_module(&module, opts);
     }

@@ -490,17 +490,21 @@ impl Default for RunRequest {
 }
 
 impl RunRequest {
-    /// Whether multiply-adds are contracted: `--fmad`, or `--use_fast_math`.
-    fn fmad_in_force(&self) -> bool {
-        self.fmad || self.float.fast_math
-    }
-
-    /// The restrict knobs a run takes.
-    fn restrict_options(&self) -> midend::passes::restrict::Options {
-        midend::passes::restrict::Options {
-            allow_in_struct: self.allow_restrict_in_struct,
-            ..Default::default()
-        }
+    /// The pass pipeline of `-O{level}` as compilation runs it with the
+    /// run's options (`--fmad`, the float options, `--disable-pass`,
+    /// `--allow-restrict-in-struct`).
+    fn pipeline(&self, level: u8) -> midend::passes::Pipeline {
+        driver::pipeline_for(&driver::CompileOptions {
+            opt_level: level,
+            fmad: self.fmad,
+            float: self.float,
+            disable_passes: self.disable_passes.clone(),
+            restrict_opts: midend::passes::restrict::Options {
+                allow_in_struct: self.allow_restrict_in_struct,
+                ..Default::default()
+            },
+            ..driver::CompileOptions::default()
+        })
     }
 }
 
@@ -537,14 +541,7 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         verify(&module, &format!("`{name}` is not valid IR"))?;
         // Without `-O`, IR runs exactly as written: no pass at all.
         if let Some(level) = req.opt_level {
-            driver::optimize_for_run(
-                &mut module,
-                level,
-                req.fmad_in_force(),
-                &req.disable_passes,
-                &req.restrict_options(),
-            )
-            .map_err(|e| e.rendered)?;
+            driver::optimize(&mut module, &req.pipeline(level), None).map_err(|e| e.rendered)?;
         }
         return Ok(Program {
             module,
@@ -562,22 +559,15 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
     if warnings.iter().any(Diagnostic::is_error) {
         return Err(frontend::render_diagnostics(&name, &text, &warnings));
     }
-    let messages = frontend::render_diagnostics(&name, &text, &warnings);
+    let mut messages = frontend::render_diagnostics(&name, &text, &warnings);
     let mut module = frontend::lower(&program).map_err(fail)?;
     verify(
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
-    driver::optimize_source_for_run(
-        &mut module,
-        &name,
-        &text,
-        req.opt_level.unwrap_or(3),
-        req.fmad_in_force(),
-        &req.disable_passes,
-        &req.restrict_options(),
-    )
-    .map_err(|e| e.rendered)?;
+    let pipeline = req.pipeline(req.opt_level.unwrap_or(3));
+    messages +=
+        &driver::optimize(&mut module, &pipeline, Some((&name, &text))).map_err(|e| e.rendered)?;
     Ok(Program {
         module,
         source: Some((name, text)),

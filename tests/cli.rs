@@ -256,7 +256,7 @@ fn emitted_ir_parses_back_with_opt() {
         let optimized = stdout(&kernelc(&["opt", k]));
         let ir_opt = stdout(&kernelc(&[&src, "--emit", "ir-opt"]));
         assert_eq!(optimized, ir_opt, "{sample}: opt = --emit ir-opt");
-        let pipeline = kernelc::midend::passes::pipeline_for_level(3).join(",");
+        let pipeline = kernelc::midend::passes::pipeline(3, true).join(",");
         let spelled_out = stdout(&kernelc(&["opt", k, "--passes", &pipeline]));
         assert_eq!(
             spelled_out, ir_opt,

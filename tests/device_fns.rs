@@ -176,7 +176,7 @@ fn compile(level: u8) -> (Module, String) {
     let program = frontend::check(SOURCE, &fe)
         .unwrap_or_else(|d| panic!("{}", frontend::render_diagnostics("d.cu", SOURCE, &d)));
     let mut module = frontend::lower(&program).expect("the kernels lower");
-    driver::optimize_with(&mut module, level, true).expect("the pipeline runs");
+    common::optimize(&mut module, level).expect("the pipeline runs");
     let target = Target::parse("sm_80").unwrap();
     let ptx = backend_nvptx::compile_module(&module, &backend_nvptx::Options::new(target))
         .expect("the backend selects the kernels");

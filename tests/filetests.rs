@@ -126,7 +126,7 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
                 return Err(format!("input IR is invalid: {errors:?}"));
             }
             let passes: Vec<&str> = arg.split(',').map(str::trim).collect();
-            driver::run_passes(&mut module, &passes, |_, _| {}).map_err(|e| e.rendered)?;
+            common::run_passes(&mut module, &passes)?;
             Ok(write_module(&module, PrintOptions::default()))
         }
         "compile" => {
@@ -146,7 +146,7 @@ fn run_command(path: &Path, test: &FileTest) -> Result<String, String> {
                 if let Err(errors) = verify_module(&module) {
                     return Err(format!("input IR is invalid: {errors:?}"));
                 }
-                driver::optimize(&mut module, opts.opt_level).map_err(|e| e.rendered)?;
+                common::optimize(&mut module, opts.opt_level)?;
                 let be = kernelc::backend_nvptx::Options::new(opts.target);
                 kernelc::backend_nvptx::compile_module(&module, &be).map_err(|e| e.to_string())?
             };

@@ -11,7 +11,7 @@
 mod common;
 
 use common::fuzz::{corpus, fuzz_corpus};
-use kernelc::driver::{compile_source, run_passes, CompileOptions};
+use kernelc::driver::{compile_source, CompileOptions};
 
 /// Mutants per corpus file. The corpora hold 15 `.cu` files (and their 15
 /// PTX files) and 44 `.kir` files, so this is some 4,500 inputs in all
@@ -52,12 +52,8 @@ fn ir_target(text: &str) {
         "the printed IR does not parse back:\n{printed}"
     );
     let passes = kernelc::midend::passes::pipeline(3, true);
-    if let Err(e) = run_passes(&mut module, &passes, |_, _| {}) {
-        assert!(
-            !e.rendered.contains("internal compiler error"),
-            "{}",
-            e.rendered
-        );
+    if let Err(e) = common::run_passes(&mut module, &passes) {
+        assert!(!e.contains("internal compiler error"), "{e}");
         return;
     }
     let opts = kernelc::backend_nvptx::Options {

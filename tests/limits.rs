@@ -190,7 +190,7 @@ fn memspace_is_linear_in_the_number_of_functions() {
     let time_pass = |pass: &str| {
         let mut m = kernelc::midend::text::parse_module(&ir).expect("parses");
         let t = Instant::now();
-        kernelc::midend::passes::run_pass(&mut m, pass).expect("runs");
+        common::run_passes(&mut m, &[pass]).expect("runs");
         t.elapsed()
     };
     let dce = time_pass("dce");
@@ -234,11 +234,11 @@ fn code_generation_passes_are_linear_in_a_long_kernel() {
         // The shape the pass sees in the pipeline: the helper inlined.
         if pass != "inline" {
             for p in ["inline", "simplify"] {
-                kernelc::midend::passes::run_pass(&mut m, p).expect("runs");
+                common::run_passes(&mut m, &[p]).expect("runs");
             }
         }
         let t = Instant::now();
-        kernelc::midend::passes::run_pass(&mut m, pass).expect("runs");
+        common::run_passes(&mut m, &[pass]).expect("runs");
         t.elapsed()
     };
     let dce = time_pass("dce");
@@ -299,19 +299,19 @@ fn loop_passes_are_linear_in_the_number_of_loops() {
     let ir = compile_source("loops.cu", &src, &opts).expect("compiles");
     // Each pass gets the shape it sees in the pipeline: the -O3 passes
     // before it have run.
-    let pipeline = kernelc::midend::passes::pipeline_for_level(3);
+    let pipeline = kernelc::midend::passes::pipeline(3, true);
     let time_pass = |pass: &str| {
         let mut m = kernelc::midend::text::parse_module(&ir).expect("parses");
         let at = pipeline.iter().position(|&p| p == pass).expect("in -O3");
         for p in &pipeline[..at] {
-            kernelc::midend::passes::run_pass(&mut m, p).expect("runs");
+            common::run_passes(&mut m, &[p]).expect("runs");
         }
         let text = |m: &kernelc::midend::ir::Module| {
             kernelc::midend::text::write_module(m, Default::default())
         };
         let input = text(&m);
         let t = Instant::now();
-        kernelc::midend::passes::run_pass(&mut m, pass).expect("runs");
+        common::run_passes(&mut m, &[pass]).expect("runs");
         let t = t.elapsed();
         (t, text(&m) != input)
     };

@@ -575,7 +575,7 @@ fn code_generation_passes_compute_the_same_bits_as_a_reference() {
     assert_eq!(f32s(&out[2]), bits(&want_pairs), "pairs");
     // Each pass left out, the bits stay the same.
     for pass in CODEGEN_PASSES {
-        assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
+        assert!(passes::pipeline(3, true).contains(&pass), "{pass}");
         let mut req = request(&src, "codegen", &args, 3, Engine::Interp);
         req.disable_passes = vec![pass.to_string()];
         assert_eq!(buffers(&req), out, "results differ without `{pass}`");
@@ -608,18 +608,18 @@ fn optimized(sample: &str, without: Option<&str>) -> Module {
     };
     let text = driver::compile_source(sample, &source(sample), &opts).unwrap();
     let mut module = kernelc::midend::text::parse_module(&text).unwrap();
-    let pipeline: Vec<&str> = passes::pipeline_for_level(3)
+    let pipeline: Vec<&str> = passes::pipeline(3, true)
         .into_iter()
         .filter(|p| Some(*p) != without)
         .collect();
-    driver::run_passes(&mut module, &pipeline, |_, _| {}).unwrap();
+    common::run_passes(&mut module, &pipeline).unwrap();
     module
 }
 
 #[test]
 fn every_sample_computes_the_same_bits_with_each_loop_pass_switched_off() {
     for pass in LOOP_PASSES {
-        assert!(passes::pipeline_for_level(3).contains(&pass), "{pass}");
+        assert!(passes::pipeline(3, true).contains(&pass), "{pass}");
     }
     for sample in samples() {
         let all = common::run_spec_in_interp(&sample, &optimized(&sample, None));

@@ -112,7 +112,7 @@ fn compile(float: FloatOptions) -> (Module, String) {
     let fe = driver::with_float_options(driver::frontend_options(80, &[]), float);
     let program = frontend::check(KERNEL, &fe).expect("the kernel checks");
     let mut module = frontend::lower(&program).expect("the kernel lowers");
-    driver::optimize_with(&mut module, 3, true).expect("the pipeline runs");
+    common::optimize(&mut module, 3).expect("the pipeline runs");
     let target = Target::parse("sm_80").unwrap();
     let ptx = backend_nvptx::compile_module(&module, &backend_nvptx::Options::new(target))
         .expect("the backend selects the kernel");

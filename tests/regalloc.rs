@@ -51,7 +51,7 @@ fn compile(
             .map_err(|e| e.rendered);
     }
     let mut module = parse_module(&source).map_err(|e| e.to_string())?;
-    driver::optimize(&mut module, opt_level).map_err(|e| e.rendered)?;
+    common::optimize(&mut module, opt_level)?;
     let be = backend_nvptx::Options {
         regalloc,
         ..backend_nvptx::Options::new(opts.target)

@@ -48,11 +48,11 @@ fn lowered(sample: &str) -> Module {
 
 fn optimized(sample: &str, with_new: bool) -> Module {
     let mut module = lowered(sample);
-    let passes: Vec<&str> = passes::pipeline_for_level(3)
+    let passes: Vec<&str> = passes::pipeline(3, true)
         .into_iter()
         .filter(|p| with_new || !NEW_PASSES.contains(p))
         .collect();
-    driver::run_passes(&mut module, &passes, |_, _| {}).unwrap();
+    common::run_passes(&mut module, &passes).unwrap();
     module
 }
 
@@ -69,9 +69,9 @@ fn every_sample_computes_the_same_bits_with_the_new_passes_on_and_off() {
 fn restrict_processing_is_idempotent_on_every_sample() {
     for sample in samples() {
         let mut once = lowered(&sample);
-        driver::run_passes(&mut once, &["memspace", "restrict"], |_, _| {}).unwrap();
+        common::run_passes(&mut once, &["memspace", "restrict"]).unwrap();
         let mut twice = once.clone();
-        driver::run_passes(&mut twice, &["restrict"], |_, _| {}).unwrap();
+        common::run_passes(&mut twice, &["restrict"]).unwrap();
         assert_eq!(once, twice, "{sample}: a second run changed the module");
         assert!(once.functions.values().all(|f| f.attrs.restrict_processed));
     }
@@ -148,14 +148,10 @@ block0(v0: ptr<param>, v1: ptr<global>):
 #[test]
 fn restrict_in_an_aggregate_is_refused_unless_allowed() {
     let mut module = kernelc::midend::text::parse_module(STRUCT_IR).unwrap();
-    let err = passes::run_restrict(&mut module, &restrict::Options::default()).unwrap_err();
+    let err = common::run_passes(&mut module, &["restrict"]).unwrap_err();
     assert!(err.contains(restrict::RESTRICT_IN_STRUCT), "{err}");
     let mut module = kernelc::midend::text::parse_module(STRUCT_IR).unwrap();
-    let opts = restrict::Options {
-        allow_in_struct: true,
-        ..restrict::Options::default()
-    };
-    passes::run_restrict(&mut module, &opts).unwrap();
+    common::run_passes(&mut module, &["restrict(allow-in-struct)"]).unwrap();
     let text = kernelc::midend::text::write_module(&module, Default::default());
     assert!(text.contains("alias_scope \"arg0.field\""), "{text}");
     assert!(text.contains("v3 = load.f32 v2 scopes(scope0)"), "{text}");
@@ -217,36 +213,22 @@ fn restrict_in_a_struct_is_idempotent() {
     };
     let text = driver::compile_source("args.cu", STRUCT_SOURCE, &opts).unwrap();
     let mut once = kernelc::midend::text::parse_module(&text).unwrap();
-    let ms = kernelc::midend::passes::memspace::Options::default();
-    let rs = restrict::Options {
-        allow_in_struct: true,
-        ..restrict::Options::default()
+    let options = passes::Options {
+        restrict: restrict::Options {
+            allow_in_struct: true,
+            ..restrict::Options::default()
+        },
+        ..passes::Options::default()
     };
-    let mut report = Default::default();
-    let mut out = Default::default();
-    driver::run_passes_ext(
-        &mut once,
-        &["memspace", "restrict"],
-        &ms,
-        &rs,
-        &mut report,
-        &mut out,
-        |_, _| {},
-    )
-    .unwrap();
+    let run = |module: &mut Module, names: &[&str]| {
+        let pipeline = passes::Pipeline::parse(names, options.clone()).unwrap();
+        let report = pipeline.run(module).unwrap();
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    };
+    run(&mut once, &["memspace", "restrict"]);
     let mut twice = once.clone();
-    driver::run_passes_ext(
-        &mut twice,
-        &["restrict"],
-        &ms,
-        &rs,
-        &mut report,
-        &mut out,
-        |_, _| {},
-    )
-    .unwrap();
+    run(&mut twice, &["restrict"]);
     assert_eq!(once, twice);
-    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
 }
 
 /// A struct parameter read in place and one that the kernel writes (so it
@@ -279,7 +261,7 @@ fn struct_parameters_read_in_place_compute_the_same_results() {
         let text = driver::compile_source("p.cu", src, &opts).unwrap();
         let mut module = kernelc::midend::text::parse_module(&text).unwrap();
         if level > 0 {
-            driver::optimize(&mut module, level).unwrap();
+            common::optimize(&mut module, level).unwrap();
         }
         if src == in_place {
             assert!(!text.contains("stack"), "read in place: {text}");

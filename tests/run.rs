@@ -1603,7 +1603,7 @@ fn mbarrier_phases_agree_in_the_interpreter_and_the_emulator() {
 /// `--fmad=false` asks for (checked by the float-option tests above).
 #[test]
 fn every_sample_computes_the_same_bits_with_each_midend_pass_switched_off() {
-    let mut passes = kernelc::midend::passes::pipeline_for_level(3);
+    let mut passes = kernelc::midend::passes::pipeline(3, true);
     passes.dedup();
     passes.retain(|p| *p != "contract");
     let mut seen = Vec::new();

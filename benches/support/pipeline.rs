@@ -6,6 +6,7 @@ use kernelc::backend_nvptx::{self, RegallocMode, Target};
 use kernelc::driver::{self, CompileOptions};
 use kernelc::frontend::{self, typed::Program};
 use kernelc::midend::ir::Module;
+use kernelc::midend::passes::{Options, Pipeline, Verify};
 
 /// The options every benchmark compiles with: `-arch=sm_90 -O3`, as
 /// `scripts/compare-nvcc` does, on one thread: the benchmarks measure the
@@ -41,12 +42,12 @@ pub fn lower(program: &Program) -> Module {
     frontend::lower(program).expect("the benchmark source lowers")
 }
 
-/// The `-O3` pass pipeline as the driver runs it (verifying after each
-/// pass), on a copy of `module`.
+/// The `-O3` pass pipeline as the driver runs it (with the verifier once
+/// after it, or after every pass with `KERNELC_VERIFY_EACH=1`), on a copy
+/// of `module`.
 pub fn midend(module: &Module, opts: &CompileOptions) -> Module {
     let mut m = module.clone();
-    let passes = driver::passes_for(opts);
-    driver::run_passes(&mut m, &passes, |_, _| {}).expect("the passes succeed");
+    driver::optimize(&mut m, &driver::pipeline_for(opts), None).expect("the passes succeed");
     m
 }
 
@@ -73,23 +74,28 @@ pub fn whole(src: &str, opts: &CompileOptions) -> String {
     driver::compile_source("bench.cu", src, opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The midend cut finer: each pass of the `-O3` pipeline run once on a copy
-/// of `module`, timed alone, then the verifier run after it (as the driver
-/// does), timed apart. Returns (pass, pass time, verifier time) in order.
+/// The midend cut finer: the `-O3` pipeline run once on a copy of `module`,
+/// pass by pass, each pass timed alone, then the verifier run after it (as
+/// the driver does with `KERNELC_VERIFY_EACH=1`), timed apart. Returns
+/// (pass, pass time, verifier time) in order.
 pub fn midend_passes(
     module: &Module,
     opts: &CompileOptions,
-) -> Vec<(&'static str, std::time::Duration, std::time::Duration)> {
+) -> Vec<(String, std::time::Duration, std::time::Duration)> {
     let mut m = module.clone();
+    let mut pipeline = driver::pipeline_for(opts);
+    pipeline.options.verify = Verify::Never;
     let mut out = Vec::new();
-    for name in driver::passes_for(opts) {
-        let start = std::time::Instant::now();
-        kernelc::midend::passes::run_pass(&mut m, name).expect("the pass succeeds");
-        let pass = start.elapsed();
-        let start = std::time::Instant::now();
-        verify(&m);
-        out.push((name, pass, start.elapsed()));
-    }
+    let mut start = std::time::Instant::now();
+    pipeline
+        .run_observed(&mut m, |name, m| {
+            let pass = start.elapsed();
+            let verifying = std::time::Instant::now();
+            verify(m);
+            out.push((name.to_string(), pass, verifying.elapsed()));
+            start = std::time::Instant::now();
+        })
+        .expect("the passes succeed");
     out
 }
 
@@ -102,12 +108,13 @@ pub fn simplify_breakdown(
     opts: &CompileOptions,
 ) -> (usize, [std::time::Duration; 3]) {
     let mut m = module.clone();
-    for name in driver::passes_for(opts) {
-        if name == "simplify" {
-            break;
-        }
-        kernelc::midend::passes::run_pass(&mut m, name).expect("the pass succeeds");
-    }
+    let names = driver::pipeline_for(opts).names();
+    let before: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .take_while(|&name| name != "simplify")
+        .collect();
+    run_passes(&mut m, &before);
     let mut times = [std::time::Duration::ZERO; 3];
     let mut rounds = 0;
     loop {
@@ -115,7 +122,7 @@ pub fn simplify_breakdown(
         let before = kernelc::midend::text::write_module(&m, Default::default());
         for (i, sub) in ["fold", "cfg-cleanup", "dce"].into_iter().enumerate() {
             let start = std::time::Instant::now();
-            kernelc::midend::passes::run_pass(&mut m, sub).expect("the pass succeeds");
+            run_passes(&mut m, &[sub]);
             times[i] += start.elapsed();
         }
         if kernelc::midend::text::write_module(&m, Default::default()) == before || rounds >= 1000 {
@@ -123,4 +130,15 @@ pub fn simplify_breakdown(
         }
     }
     (rounds, times)
+}
+
+/// Runs a pass list over `module`, without the verifier.
+fn run_passes(module: &mut Module, names: &[&str]) {
+    let options = Options {
+        verify: Verify::Never,
+        ..Options::default()
+    };
+    Pipeline::parse(names, options)
+        .and_then(|p| p.run(module))
+        .expect("the passes succeed");
 }

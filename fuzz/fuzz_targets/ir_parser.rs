@@ -4,7 +4,6 @@
 #![no_main]
 
 use kernelc::backend_nvptx::{Options, RegallocMode, Target};
-use kernelc::driver::run_passes;
 use kernelc::midend;
 use libfuzzer_sys::fuzz_target;
 
@@ -20,8 +19,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let printed = midend::text::write_module(&module, Default::default());
     assert!(midend::text::parse_module(&printed).is_ok(), "{printed}");
-    let passes = midend::passes::pipeline(3, true);
-    if let Err(e) = run_passes(&mut module, &passes, |_, _| {}) {
+    let pipeline = midend::passes::Pipeline::for_level(3, true, Default::default());
+    if let Err(e) = kernelc::driver::optimize(&mut module, &pipeline, None) {
         assert!(!e.rendered.contains("internal compiler error"), "{}", e.rendered);
         return;
     }

@@ -1,48 +1,56 @@
-//! Memory-space inference: the lattice laws (property tests), the
+//! Memory-space inference: the lattice laws (checked on every element), the
 //! diagnostics of the rewrite, and the knobs that filetests cannot reach.
 
 use midend::ir::{AddrSpace, Module};
-use midend::passes::memspace::{infer_memory_spaces, Options, Severity, Space};
+use midend::passes::memspace::{infer_memory_spaces, Options, Space};
+use midend::passes::{Report, Severity};
 use midend::text::{parse_module, write_module, PrintOptions};
 use midend::verifier::verify_module;
-use proptest::prelude::*;
 
-fn space() -> impl Strategy<Value = Space> {
-    proptest::sample::select(Space::all())
+/// Every element, and every pair and triple of them: the lattice is small
+/// enough that each law is checked exhaustively.
+fn pairs() -> impl Iterator<Item = (Space, Space)> {
+    let all = Space::all();
+    all.clone()
+        .into_iter()
+        .flat_map(move |a| all.clone().into_iter().map(move |b| (a, b)))
 }
 
-proptest! {
-    #[test]
-    fn meet_is_commutative(a in space(), b in space()) {
-        prop_assert_eq!(a.meet(b), b.meet(a));
+#[test]
+fn join_is_commutative_associative_and_idempotent() {
+    for (a, b) in pairs() {
+        assert_eq!(a.join(b), b.join(a), "{a} ⊔ {b}");
+        for c in Space::all() {
+            assert_eq!(a.join(b).join(c), a.join(b.join(c)), "{a} ⊔ {b} ⊔ {c}");
+        }
     }
-
-    #[test]
-    fn meet_is_associative(a in space(), b in space(), c in space()) {
-        prop_assert_eq!(a.meet(b).meet(c), a.meet(b.meet(c)));
+    for a in Space::all() {
+        assert_eq!(a.join(a), a, "{a} ⊔ {a}");
     }
+}
 
-    #[test]
-    fn meet_is_idempotent(a in space()) {
-        prop_assert_eq!(a.meet(a), a);
+#[test]
+fn bottom_is_the_identity_and_generic_the_top() {
+    for a in Space::all() {
+        assert_eq!(Space::Bottom.join(a), a);
+        assert_eq!(a.join(Space::Bottom), a);
+        assert_eq!(Space::Generic.join(a), Space::Generic);
+        assert_eq!(a.join(Space::Generic), Space::Generic);
     }
+}
 
-    #[test]
-    fn bottom_is_the_identity(a in space()) {
-        prop_assert_eq!(Space::Bottom.meet(a), a);
-        prop_assert_eq!(a.meet(Space::Bottom), a);
-    }
-
-    #[test]
-    fn generic_absorbs(a in space()) {
-        prop_assert_eq!(Space::Generic.meet(a), Space::Generic);
-        prop_assert_eq!(a.meet(Space::Generic), Space::Generic);
-    }
-
-    #[test]
-    fn meet_is_an_upper_bound(a in space(), b in space()) {
-        let m = a.meet(b);
-        prop_assert!(a.le(m) && b.le(m));
+/// The order agrees with the join (`a ≤ b` exactly when `a ⊔ b = b`), and
+/// the join is the least upper bound: above both, and below every element
+/// above both.
+#[test]
+fn the_order_is_the_one_join_makes() {
+    for (a, b) in pairs() {
+        assert_eq!(a.le(b), a.join(b) == b, "{a} ≤ {b}");
+        let j = a.join(b);
+        assert!(a.le(j) && b.le(j), "{a} ⊔ {b} = {j} is an upper bound");
+        for u in Space::all().into_iter().filter(|&u| a.le(u) && b.le(u)) {
+            assert!(j.le(u), "{a} ⊔ {b} = {j} is below the upper bound {u}");
+        }
     }
 }
 
@@ -56,10 +64,11 @@ fn the_lattice_is_three_levels_high() {
     assert!(!g.le(s) && !s.le(g));
 }
 
-fn run(text: &str, opts: &Options) -> (Module, midend::passes::memspace::Report) {
+fn run(text: &str, opts: &Options) -> (Module, Report) {
     let mut m = parse_module(text).expect("parses");
     verify_module(&m).expect("valid before");
-    let report = infer_memory_spaces(&mut m, opts);
+    let mut report = Report::default();
+    infer_memory_spaces(&mut m, opts, &mut report, &mut Default::default());
     if let Err(errs) = verify_module(&m) {
         let mut s = String::new();
         for (f, e) in errs {
@@ -127,7 +136,8 @@ fn spans_of_diagnostics_come_from_the_instruction() {
         .find(|&i| func.dfg.insts[i].opcode() == midend::ir::Opcode::AtomicRmw)
         .unwrap();
     func.spans[atomic] = midend::ir::SourceSpan::new(10, 20);
-    let r = infer_memory_spaces(&mut m, &Options::default());
+    let mut r = Report::default();
+    infer_memory_spaces(&mut m, &Options::default(), &mut r, &mut Default::default());
     assert_eq!(r.diagnostics[0].span, midend::ir::SourceSpan::new(10, 20));
 }
 
@@ -349,16 +359,30 @@ block0(v0: ptr<global>):
     let (m, r) = run(text, &opts);
     let out = write_module(&m, PrintOptions::default());
     assert!(out.contains("device internal @set(ptr<generic>)"), "{out}");
-    assert!(r.transcript.contains("Initial work list size : 0"));
+    assert!(r
+        .transcript
+        .dump_ip_msp
+        .contains("Initial work list size : 0"));
 }
 
 #[test]
 fn unknown_knobs_are_rejected() {
-    assert!(Options::parse_knobs("clone-budget=2;track-int2ptr").is_ok());
-    assert_eq!(
-        Options::parse_knobs("clone-budget=2").unwrap().clone_budget,
-        2
-    );
-    assert!(Options::parse_knobs("nonsense").is_err());
-    assert!(Options::parse_knobs("clone-budget=x").is_err());
+    let knobs = |text: &str| {
+        let mut o = Options::default();
+        o.apply_knobs(text).map(|()| o)
+    };
+    assert!(knobs("clone-budget=2;track-int2ptr").is_ok());
+    assert_eq!(knobs("clone-budget=2").unwrap().clone_budget, 2);
+    assert!(knobs("nonsense").is_err());
+    assert!(knobs("clone-budget=x").is_err());
+    // In a pass list, before any pass runs.
+    for list in [
+        "memspace(nonsense)",
+        "restrict(nonsense)",
+        "gvn(x)",
+        "memspace(x",
+    ] {
+        let err = midend::passes::Pipeline::parse(&[list], Default::default()).unwrap_err();
+        assert!(!err.is_internal(), "{list}: {err}");
+    }
 }

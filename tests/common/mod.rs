@@ -655,3 +655,27 @@ pub fn u32s(b: &[u8]) -> Vec<u32> {
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
+
+/// Runs a pass list (`fold,dce`, knobs allowed: `memspace(clone-budget=0)`)
+/// over `module` as `kernelc opt --passes` does; on failure, the errors as
+/// the command line renders them.
+pub fn run_passes(module: &mut kernelc::midend::ir::Module, names: &[&str]) -> Result<(), String> {
+    use kernelc::midend::passes::{Options, Pipeline};
+    let pipeline = Pipeline::parse(names, Options::default())
+        .map_err(|e| kernelc::driver::CompileError::from(e).rendered)?;
+    kernelc::driver::optimize(module, &pipeline, None)
+        .map(drop)
+        .map_err(|e| e.rendered)
+}
+
+/// Runs the `-O{level}` pipeline over `module` as compiling does (with
+/// `--fmad`, nvcc's default); on failure, the rendered errors.
+pub fn optimize(module: &mut kernelc::midend::ir::Module, level: u8) -> Result<(), String> {
+    let opts = kernelc::driver::CompileOptions {
+        opt_level: level,
+        ..kernelc::driver::CompileOptions::default()
+    };
+    kernelc::driver::optimize(module, &kernelc::driver::pipeline_for(&opts), None)
+        .map(drop)
+        .map_err(|e| e.rendered)
+}

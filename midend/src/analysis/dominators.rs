@@ -24,7 +24,7 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DominatorTree {
     /// Reachable blocks in reverse post-order (the entry first).
     rpo: Vec<Block>,

@@ -20,6 +20,7 @@
 
 use super::DominatorTree;
 use crate::ir::{Block, BlockCall, Function, InstData};
+use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -62,15 +63,24 @@ impl Loop {
 }
 
 /// The loops of a function, inner loops first.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoopAnalysis {
     pub loops: Vec<Loop>,
 }
 
 impl LoopAnalysis {
     pub fn compute(func: &Function, domtree: &DominatorTree) -> LoopAnalysis {
+        Self::with_predecessors(func, domtree, &func.predecessors())
+    }
+
+    /// [`LoopAnalysis::compute`] with the predecessors at hand
+    /// ([`Function::predecessors`]).
+    pub fn with_predecessors(
+        func: &Function,
+        domtree: &DominatorTree,
+        preds: &SecondaryMap<Block, Vec<Block>>,
+    ) -> LoopAnalysis {
         let rpo = domtree.reverse_post_order();
-        let preds = func.predecessors();
         let mut loops = Vec::new();
         for &header in rpo {
             let mut latches: Vec<Block> = preds[header]

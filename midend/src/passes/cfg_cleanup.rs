@@ -7,12 +7,14 @@
 //! The frontend emits a block for every `if`, loop and join point; this pass
 //! turns the straight-line pieces back into single blocks.
 
+use super::Changed;
 use crate::ir::{Block, Function, InstData, Type};
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashSet;
 
-/// Cleans the CFG; returns whether anything changed.
-pub fn cleanup_cfg(func: &mut Function) -> bool {
+/// Cleans the CFG; returns what changed (only block parameters, when the
+/// blocks and edges stayed).
+pub fn cleanup_cfg(func: &mut Function) -> Changed {
     let threaded = thread_empty_blocks(func);
     let selected = select_between_edges(func);
     let removed = remove_unreachable_blocks(func);
@@ -21,7 +23,7 @@ pub fn cleanup_cfg(func: &mut Function) -> bool {
     if merged || forwarded {
         func.dfg.resolve_all_aliases();
     }
-    threaded | selected | removed | merged | forwarded
+    Changed::cfg_if(threaded | selected | removed | merged) | Changed::insts_if(forwarded)
 }
 
 /// A `brif` whose two edges enter the same block (what skipping the empty
@@ -58,7 +60,7 @@ fn select_between_edges(func: &mut Function) -> bool {
         }
         let (cond, dest) = (*cond, then_dest.block);
         let (then_args, else_args) = (then_dest.args.clone(), else_dest.args.clone());
-        super::ifconv::jump_selecting(func, term, cond, dest, &then_args, &else_args);
+        super::if_convert::jump_selecting(func, term, cond, dest, &then_args, &else_args);
         changed = true;
     }
     changed

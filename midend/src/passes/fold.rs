@@ -9,6 +9,7 @@
 //! -1`, shifting by the width or more) are left alone rather than folded to
 //! an arbitrary value.
 
+use super::Changed;
 use crate::ir::{AddrSpace, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 /// The constant an `iconst` defines, as a value of `ty`'s width.
@@ -446,27 +447,32 @@ fn select_min_max(func: &Function, c: Value, a: Value, b: Value) -> Option<InstD
     fits.then(|| binary(if less { max } else { min }, b, y))
 }
 
-/// Folds what can be folded; returns whether anything changed.
-pub fn fold_constants(func: &mut Function) -> bool {
-    let mut changed = false;
+/// Folds what can be folded; returns what changed (the CFG, when a branch
+/// on a constant became a jump).
+pub fn fold_constants(func: &mut Function) -> Changed {
+    let mut changed = Changed::Nothing;
     let mut dead = rustc_hash::FxHashSet::default();
     let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
     for inst in insts {
         // Operands may have been forwarded by an earlier fold in this sweep.
         func.dfg.resolve_args(inst);
         match fold_inst(func, inst) {
-            Some(Fold::Rewrite(data)) => func.dfg.insts[inst] = data,
+            Some(Fold::Rewrite(data)) => {
+                let branch = func.dfg.insts[inst].opcode().is_terminator();
+                func.dfg.insts[inst] = data;
+                changed |= if branch { Changed::Cfg } else { Changed::Insts };
+            }
             Some(Fold::Forward(to)) => {
                 let result = func.dfg.inst_results(inst)[0];
                 func.dfg.change_to_alias(result, to);
                 dead.insert(inst);
+                changed |= Changed::Insts;
             }
             None => continue,
         }
-        changed = true;
     }
     func.layout.remove_insts(&dead);
-    if changed {
+    if changed.any() {
         func.dfg.resolve_all_aliases();
     }
     changed

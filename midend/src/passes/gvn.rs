@@ -8,7 +8,8 @@
 //! a warp collective (`shfl`, `vote`) depends on which lanes execute it.
 
 use super::speculate::is_cheap_speculatable;
-use crate::analysis::{DominatorTree, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{Analyses, Cfg, DominatorTree};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -91,9 +92,8 @@ fn is_pure(data: &InstData) -> bool {
 /// (`speculate.rs`): the common dominator may run on paths that needed
 /// neither copy. And nothing is hoisted into a loop that does not contain
 /// both copies, where it would run on every iteration.
-pub fn number_values(func: &mut Function) -> bool {
-    let domtree = DominatorTree::compute(func);
-    let loops = LoopAnalysis::compute(func, &domtree);
+pub fn number_values(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let Cfg { domtree, loops, .. } = analyses.cfg(func);
     let innermost = loops.innermost_map();
     // Key: the computation ([`Key`]). Value: earlier computations of the
     // key, each with its result, its instruction and the block it sits in
@@ -134,7 +134,7 @@ pub fn number_values(func: &mut Function) -> bool {
             }
             let hoist_to = if cheap {
                 seen.iter().enumerate().find_map(|(n, &(_, _, home))| {
-                    let lca = common_dominator(&domtree, home, block);
+                    let lca = common_dominator(domtree, home, block);
                     let stays_out_of_loops = match innermost.get(&lca) {
                         None => true,
                         Some(&l) => loops.loops[l].contains(home) && loops.loops[l].contains(block),
@@ -167,7 +167,8 @@ pub fn number_values(func: &mut Function) -> bool {
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    // Hoisting moves instructions between blocks, never blocks or edges.
+    Changed::insts_if(changed)
 }
 
 /// The nearest block that dominates both `a` and `b`.

@@ -27,7 +27,8 @@
 //! in the inner preheader, which belongs to the outer loop, where the same
 //! walk may move it again.
 
-use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{ensure_preheader, Analyses, Cfg};
 use crate::ir::{Block, Function, Inst, InstData, LayoutEdits, Value, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -48,10 +49,12 @@ fn is_constant(data: &InstData) -> bool {
     matches!(data, InstData::Iconst { .. } | InstData::Fconst { .. })
 }
 
-/// The pass-table entry; returns whether anything moved.
-pub fn hoist_loop_invariants(func: &mut Function) -> bool {
-    let domtree = DominatorTree::compute(func);
-    let mut loops = LoopAnalysis::compute(func, &domtree);
+/// The pass-table entry; returns what changed (the CFG too, when a
+/// preheader was made).
+pub fn hoist_loop_invariants(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let Cfg { domtree, loops, .. } = analyses.cfg(func);
+    // A copy: making preheaders updates it.
+    let mut loops = loops.clone();
     let rpo_index: FxHashMap<Block, usize> = domtree
         .reverse_post_order()
         .iter()
@@ -140,5 +143,9 @@ pub fn hoist_loop_invariants(func: &mut Function) -> bool {
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    if made.is_empty() {
+        Changed::insts_if(changed)
+    } else {
+        Changed::Cfg
+    }
 }

@@ -32,7 +32,7 @@
 //! Volatile accesses are never removed, never reused, and a volatile store
 //! still kills what it may alias.
 
-use crate::analysis::{AliasAnalysis, Base, DominatorTree, LocalCells};
+use crate::analysis::{AliasAnalysis, Analyses, Base, DominatorTree, LocalCells, ModuleAnalyses};
 use crate::ir::{
     Block, FuncId, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value,
 };
@@ -50,7 +50,7 @@ struct Available {
 /// The pass-table entry over a module (so module variables' sizes are known).
 /// (Calls keep what is known of slots passed to them by value: the module
 /// says which arguments those are.)
-pub fn eliminate_loads_module(module: &mut Module) -> bool {
+pub fn eliminate_loads_module(module: &mut Module, analyses: &mut ModuleAnalyses) -> bool {
     let byval: FxHashMap<FuncId, Vec<bool>> = module
         .functions
         .iter()
@@ -62,23 +62,22 @@ pub fn eliminate_loads_module(module: &mut Module) -> bool {
     let byval_arg = |g: FuncId, k: usize| byval.get(&g).and_then(|v| v.get(k)) == Some(&true);
     let globals = &module.globals;
     let mut changed = false;
-    for func in module.functions.values_mut() {
-        changed |= eliminate_with(func, Some(globals), &byval_arg);
+    for (id, func) in module.functions.iter_mut() {
+        changed |= eliminate_with(func, analyses.of(id), globals, &byval_arg);
     }
     changed
 }
 
-/// Eliminates redundant loads in one function; returns whether anything changed.
-pub fn eliminate_redundant_loads(func: &mut Function) -> bool {
-    eliminate_with(func, None, &|_, _| false)
-}
-
+/// Removes the redundant loads and stores of one function; returns whether
+/// it removed any.
 fn eliminate_with(
     func: &mut Function,
-    globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+    analyses: &mut Analyses,
+    globals: &PrimaryMap<GlobalVar, GlobalVarData>,
     byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> bool {
-    let (replacements, dead_stores) = find_replacements(func, globals, byval_arg);
+    let domtree = analyses.domtree(func);
+    let (replacements, dead_stores) = find_replacements(func, domtree, globals, byval_arg);
     if replacements.is_empty() && dead_stores.is_empty() {
         return false;
     }
@@ -173,13 +172,11 @@ fn from_dominator(
 /// stores to remove.
 fn find_replacements(
     func: &Function,
-    globals: Option<&PrimaryMap<GlobalVar, GlobalVarData>>,
+    domtree: &DominatorTree,
+    globals: &PrimaryMap<GlobalVar, GlobalVarData>,
     byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> (Vec<(Inst, Value)>, Vec<Inst>) {
-    let aa = match globals {
-        Some(g) => AliasAnalysis::with_globals(func, g),
-        None => AliasAnalysis::new(func),
-    };
+    let aa = AliasAnalysis::with_globals(func, globals);
     // Accesses to a stack slot nothing else can reach survive any effect.
     let cells = LocalCells::compute(func, byval_arg);
     let private = |a: &Available| {
@@ -189,7 +186,6 @@ fn find_replacements(
         };
         matches!(cells.address(func, ptr), Some((b @ Base::Slot(_), _)) if cells.is_followed(b))
     };
-    let domtree = DominatorTree::compute(func);
     let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &b in domtree.reverse_post_order() {
         for s in func.successors(b) {
@@ -223,7 +219,7 @@ fn find_replacements(
         let mut avail: Vec<Available> = match preds.get(&block).map(Vec::as_slice) {
             Some([only]) if *only != block => out_state.get(only).cloned().unwrap_or_default(),
             Some(list) if !list.is_empty() => {
-                from_dominator(func, &domtree, &preds, &out_state, block, &aa, &private)
+                from_dominator(func, domtree, &preds, &out_state, block, &aa, &private)
             }
             _ => Vec::new(),
         };

@@ -106,12 +106,6 @@ impl Note {
     }
 }
 
-/// The pass-table entry: marks loads, returns whether anything changed.
-pub fn mark_invariant_loads(module: &mut Module) -> bool {
-    let mut notes = Vec::new();
-    mark_module(module, &mut notes)
-}
-
 /// Everything a kernel (or a device function) writes, as its loads see it.
 struct Writes {
     /// Its own stores, atomics and memory-writing accelerator instructions.

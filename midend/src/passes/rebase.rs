@@ -38,18 +38,18 @@
 //! `strength-reduce` turned into pointer increments no longer have this
 //! shape and are left as they are.
 
-use crate::analysis::{DominatorTree, LoopAnalysis};
+use super::Changed;
+use crate::analysis::Analyses;
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Function, Inst, InstData, Opcode, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The pass-table entry; returns whether any address was rewritten.
-pub fn rebase_addresses(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (never the CFG).
+pub fn rebase_addresses(func: &mut Function, analyses: &mut Analyses) -> Changed {
     if !func.is_kernel() || func.layout.entry_block().is_none() {
-        return false;
+        return Changed::Nothing;
     }
-    let domtree = DominatorTree::compute(func);
-    let loops = LoopAnalysis::compute(func, &domtree);
+    let loops = analyses.cfg(func).loops;
     let innermost = loops.innermost_map();
     // How many times each value is read, to tell whether a row pointer
     // dies once its accesses are rewritten; and the sums `a + b` loops
@@ -138,7 +138,7 @@ pub fn rebase_addresses(func: &mut Function) -> bool {
             args: [a.param, offset],
         };
     }
-    !candidates.is_empty()
+    Changed::insts_if(!candidates.is_empty())
 }
 
 /// `v` as `x * size` with a constant `size`: `(x, size)`.

@@ -20,8 +20,9 @@
 //! It runs after `memspace`, so the clones that inference makes are
 //! processed like any other function, each with its own scopes.
 
+use super::{Diagnostic, Report, Severity};
 use crate::analysis::{Content, LocalCells, Provenance, Root};
-use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, SourceSpan};
+use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, Module, SourceSpan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -39,56 +40,43 @@ pub struct Options {
 }
 
 impl Options {
-    /// Reads knobs separated by `;` (the spelling of `restrict(...)` in a
-    /// pass list): `multi-level`, `allow-in-struct`.
-    pub fn parse_knobs(text: &str) -> Result<Options, String> {
-        let mut o = Options::default();
+    /// Sets the knobs separated by `;` (the spelling of `restrict(...)` in
+    /// a pass list): `multi-level`, `allow-in-struct`, `dump`.
+    pub fn apply_knobs(&mut self, text: &str) -> Result<(), String> {
         for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
             match knob {
-                "multi-level" => o.multi_level = true,
-                "allow-in-struct" => o.allow_in_struct = true,
-                "dump" => o.dump = true,
+                "multi-level" => self.multi_level = true,
+                "allow-in-struct" => self.allow_in_struct = true,
+                "dump" => self.dump = true,
                 _ => return Err(format!("unknown restrict knob `{knob}`")),
             }
         }
-        Ok(o)
+        Ok(())
     }
-}
-
-/// An error found while processing: a shape the pass refuses.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Diagnostic {
-    pub message: String,
-    pub function: String,
-    pub span: SourceSpan,
-    /// What the span shows.
-    pub label: String,
-}
-
-/// What the pass has to say besides the rewritten functions.
-#[derive(Clone, Debug, Default)]
-pub struct Report {
-    /// Errors (restrict inside an aggregate without `--allow-restrict-in-struct`).
-    pub diagnostics: Vec<Diagnostic>,
-    /// The `--dump-restrict` listing.
-    pub dump: String,
-    pub changed: bool,
 }
 
 /// The diagnostic for a restricted pointer inside an aggregate.
 pub const RESTRICT_IN_STRUCT: &str = "function contains restrict keyword in struct";
 
-/// The pass-table entry: processes one function with the default knobs.
-pub fn process_restrict(func: &mut Function) -> bool {
-    let mut report = Report::default();
-    process_function(func, &Options::default(), &mut report)
+/// The pass-table entry: processes every function of the module. Refused
+/// shapes (restrict inside an aggregate) are errors in `report`.
+pub fn process_module(module: &mut Module, opts: &Options, report: &mut Report) -> bool {
+    let mut changed = false;
+    for func in module.functions.values_mut() {
+        changed |= process_function(func, opts, report);
+    }
+    changed
 }
 
 /// Processes one function; returns whether it changed.
 pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report) -> bool {
     if func.attrs.restrict_processed {
         if opts.dump {
-            let _ = writeln!(report.dump, "@{}: already processed", func.name);
+            let _ = writeln!(
+                report.transcript.dump_restrict,
+                "@{}: already processed",
+                func.name
+            );
         }
         return false;
     }
@@ -117,13 +105,16 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
                 if said {
                     continue;
                 }
+                let label = format!(
+                    "parameter {n} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
+                );
                 report.diagnostics.push(Diagnostic {
+                    severity: Severity::Error,
                     message: RESTRICT_IN_STRUCT.to_string(),
                     function: func.name.clone(),
                     span,
-                    label: format!(
-                        "parameter {n} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
-                    ),
+                    labels: vec![(span, label)],
+                    notes: Vec::new(),
                 });
             }
             continue;
@@ -202,9 +193,13 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
         }
     }
     if opts.dump {
-        let _ = writeln!(report.dump, "@{}:", func.name);
+        let _ = writeln!(report.transcript.dump_restrict, "@{}:", func.name);
         for s in &all_scopes {
-            let _ = writeln!(report.dump, "  {s} = \"{}\"", func.alias_scopes[*s].name);
+            let _ = writeln!(
+                report.transcript.dump_restrict,
+                "  {s} = \"{}\"",
+                func.alias_scopes[*s].name
+            );
         }
     }
     let accesses: Vec<Inst> = func
@@ -213,7 +208,6 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
         .map(|(_, i)| i)
         .filter(|&i| func.dfg.insts[i].mem_flags().is_some())
         .collect();
-    let mut changed = !all_scopes.is_empty();
     for inst in accesses {
         let Some(ptr) = func.dfg.insts[inst].mem_ptr() else {
             continue;
@@ -256,7 +250,7 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
         }
         if opts.dump {
             let _ = writeln!(
-                report.dump,
+                report.transcript.dump_restrict,
                 "  {}: before {} after {}",
                 describe(func, inst),
                 flags_text(&before),
@@ -268,10 +262,9 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
         {
             *flags = after;
         }
-        changed = true;
     }
+    // The marker changed, whatever the accesses did.
     func.attrs.restrict_processed = true;
-    report.changed |= changed;
     true
 }
 

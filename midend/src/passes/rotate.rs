@@ -47,7 +47,8 @@
 //! rotated shape.
 
 use super::speculate::{is_cheap_speculatable, is_constant};
-use crate::analysis::{ensure_preheader, DominatorTree, Loop, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{ensure_preheader, Analyses, Cfg, DominatorTree, Loop};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
 use cranelift_entity::SecondaryMap;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -55,13 +56,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The most non-constant instructions a header's test may have.
 pub const MAX_TEST: usize = 4;
 
-/// The pass-table entry; returns whether any loop was rotated.
-pub fn rotate_loops(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (the CFG, when any loop was
+/// rotated).
+pub fn rotate_loops(func: &mut Function, analyses: &mut Analyses) -> Changed {
     let mut changed = false;
     // Each round rotates at least one loop; nesting depth bounds the
     // rounds in practice, the cap guards bugs.
     for _ in 0..64 {
-        if !rotate_round(func) {
+        if !rotate_round(func, analyses) {
             break;
         }
         changed = true;
@@ -69,7 +71,7 @@ pub fn rotate_loops(func: &mut Function) -> bool {
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::cfg_if(changed)
 }
 
 /// A loop this pass can rotate.
@@ -85,13 +87,20 @@ struct Plan {
     cond: Value,
 }
 
-fn rotate_round(func: &mut Function) -> bool {
+/// Rotates every loop it can whose blocks no other rotation of the round
+/// touched; returns whether any was rotated. The cached analyses are
+/// dropped when the CFG changed.
+fn rotate_round(func: &mut Function, analyses: &mut Analyses) -> bool {
     let Some(entry) = func.layout.entry_block() else {
         return false;
     };
-    let domtree = DominatorTree::compute(func);
-    let mut loops = LoopAnalysis::compute(func, &domtree);
-    let preds = func.predecessors();
+    let Cfg {
+        domtree,
+        loops,
+        preds,
+    } = analyses.cfg(func);
+    // A copy: making preheaders updates it.
+    let mut loops = loops.clone();
     // Values read outside the block that defines them, and every reader
     // of each value. A rotation adds readers (the copies of its test); it
     // registers them, so the map stays complete for the rest of the round.
@@ -114,13 +123,12 @@ fn rotate_round(func: &mut Function) -> bool {
         if lp.blocks.iter().any(|b| touched.contains(b)) || lp.header == entry {
             continue;
         }
-        let Some(plan) = plan(func, &domtree, lp, &preds, &escapes, &readers) else {
+        let Some(plan) = plan(func, domtree, lp, preds, &escapes, &readers) else {
             continue;
         };
         // The blocks whose uses or branches change must all be as the
         // dominator tree saw them.
-        if touched.contains(&plan.exit)
-            || subtree(&domtree, plan.body).any(|b| touched.contains(&b))
+        if touched.contains(&plan.exit) || subtree(domtree, plan.body).any(|b| touched.contains(&b))
         {
             continue;
         }
@@ -135,8 +143,11 @@ fn rotate_round(func: &mut Function) -> bool {
         touched.extend(lp.blocks.iter().copied());
         touched.insert(pre);
         touched.insert(plan.exit);
-        rotate(func, &domtree, &lp, pre, &plan, &preds, &mut readers);
+        rotate(func, domtree, &lp, pre, &plan, preds, &mut readers);
         dead.insert(plan.header);
+    }
+    if !made.is_empty() || !dead.is_empty() {
+        analyses.cfg_changed();
     }
     func.layout.insert_blocks_before(&made);
     func.layout.remove_blocks(&dead);

@@ -28,17 +28,18 @@
 //! are visited before what they read, so a chain moves together; a second
 //! round moves what a move in a later block made movable.
 
-use crate::analysis::{DominatorTree, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{Analyses, Cfg};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The pass-table entry; returns whether anything moved.
-pub fn sink_values(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (instructions move between
+/// blocks; the CFG stays).
+pub fn sink_values(func: &mut Function, analyses: &mut Analyses) -> Changed {
     if func.layout.entry_block().is_none() {
-        return false;
+        return Changed::Nothing;
     }
-    let domtree = DominatorTree::compute(func);
-    let loops = LoopAnalysis::compute(func, &domtree);
+    let Cfg { domtree, loops, .. } = analyses.cfg(func);
     let innermost = loops.innermost_map();
     let mut changed = false;
     for _ in 0..2 {
@@ -107,7 +108,7 @@ pub fn sink_values(func: &mut Function) -> bool {
             func.layout.prepend_insts(u, &tops[&u]);
         }
     }
-    changed
+    Changed::insts_if(changed)
 }
 
 /// Integer and address arithmetic that cannot trap.

@@ -24,14 +24,15 @@
 //! slot reads as zero (as the interpreter gives it), so a read before any
 //! write reads zero here too. The dead addresses are left to `dce`.
 
-use crate::analysis::DominatorTree;
+use super::Changed;
+use crate::analysis::{Analyses, DominatorTree};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The control-flow facts every piece needs, computed once.
-struct Cfg {
-    domtree: DominatorTree,
+struct Cfg<'a> {
+    domtree: &'a DominatorTree,
     /// Reachable predecessors, each once.
     preds: FxHashMap<Block, Vec<Block>>,
     /// Dominance frontiers.
@@ -51,12 +52,13 @@ struct Access {
     is_store: bool,
 }
 
-/// The pass-table entry; returns whether any slot was split.
-pub fn split_local_arrays(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (values and block
+/// parameters, never the CFG).
+pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Changed {
     let Some(entry) = func.entry_block() else {
-        return false;
+        return Changed::Nothing;
     };
-    let domtree = DominatorTree::compute(func);
+    let domtree = analyses.domtree(func);
     // Addresses derived from a slot at a constant offset, found in an order
     // where definitions come first.
     let mut addr: FxHashMap<Value, (StackSlot, i64)> = FxHashMap::default();
@@ -91,7 +93,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         }
     }
     if addr.is_empty() {
-        return false;
+        return Changed::Nothing;
     }
     // Every use of an address: a load or store through it, or an offset
     // from it; anything else lets it escape.
@@ -174,9 +176,9 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
             .iter()
             .any(|&b| !domtree.is_reachable(b))
     {
-        return false;
+        return Changed::Nothing;
     }
-    let df = frontiers(&domtree, &preds);
+    let df = frontiers(domtree, &preds);
     let preorder: FxHashMap<Block, usize> = domtree
         .preorder()
         .iter()
@@ -227,7 +229,7 @@ pub fn split_local_arrays(func: &mut Function) -> bool {
         func.layout.remove_insts(&dead);
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::insts_if(changed)
 }
 
 /// The pieces (offset, type) of a slot, if its accesses split it cleanly.

@@ -43,7 +43,8 @@
 //! be unrolled next. The work is linear in the size of the result.
 
 use super::speculate::is_constant;
-use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{Analyses, Loop};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Value, ValueDef,
 };
@@ -63,21 +64,23 @@ pub const PRAGMA_BUDGET: usize = 8192;
 /// Trip counts are simulated up to this many iterations.
 const MAX_SIMULATED: u64 = 4096;
 
-/// The pass-table entry; returns whether any loop was unrolled.
-pub fn unroll_loops(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (the CFG, when any loop was
+/// unrolled).
+pub fn unroll_loops(func: &mut Function, analyses: &mut Analyses) -> Changed {
     let mut changed = false;
     // Each round removes at least one loop; nesting depth bounds the
     // rounds in practice, the cap guards bugs.
     for _ in 0..64 {
-        if !unroll_round(func) {
+        if !unroll_round(func, analyses) {
             break;
         }
+        analyses.cfg_changed();
         changed = true;
     }
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::cfg_if(changed)
 }
 
 /// A loop this pass can unroll, with its trip count.
@@ -92,9 +95,8 @@ struct Plan {
     exit_dest: BlockCall,
 }
 
-fn unroll_round(func: &mut Function) -> bool {
-    let domtree = DominatorTree::compute(func);
-    let analysis = LoopAnalysis::compute(func, &domtree);
+fn unroll_round(func: &mut Function, analyses: &mut Analyses) -> bool {
+    let analysis = analyses.cfg(func).loops;
     // Layout positions, to lay each loop's copies out in its own order.
     let position = func.layout.block_positions();
     let mut touched: FxHashSet<usize> = FxHashSet::default();

@@ -57,7 +57,8 @@
 //! which keeps every pass from unrolling it again and tells the backend
 //! how to lay out its latch.
 
-use crate::analysis::{DominatorTree, Loop, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{Analyses, Cfg, Loop};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{
     Block, BlockCall, Function, Inst, InstData, IntCC, LoopHint, Opcode, Type, Value, ValueDef,
@@ -71,13 +72,17 @@ pub const BUDGET: usize = 48;
 /// The unroll factor.
 const FACTOR: i64 = 4;
 
-/// The pass-table entry; returns whether any loop was unrolled.
-pub fn unroll_runtime_loops(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (the CFG, when any loop was
+/// unrolled).
+pub fn unroll_runtime_loops(func: &mut Function, analyses: &mut Analyses) -> Changed {
     if func.layout.entry_block().is_none() {
-        return false;
+        return Changed::Nothing;
     }
-    let domtree = DominatorTree::compute(func);
-    let analysis = LoopAnalysis::compute(func, &domtree);
+    let Cfg {
+        loops: analysis,
+        preds,
+        ..
+    } = analyses.cfg(func);
     // Values read outside the loop that defines them (branch arguments
     // included; the exit edge's are allowed separately).
     let mut readers: FxHashMap<Value, Vec<Block>> = FxHashMap::default();
@@ -90,7 +95,7 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
     let position = func.layout.block_positions();
     // Kept up to date as loops are unrolled (the new blocks join the
     // layout only at the end, so a scan of the layout would miss them).
-    let mut preds = func.predecessors();
+    let mut preds = preds.clone();
     let mut groups: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     let inner: FxHashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     for (index, lp) in analysis.loops.iter().enumerate() {
@@ -111,10 +116,10 @@ pub fn unroll_runtime_loops(func: &mut Function) -> bool {
         groups.insert(lp.header, made);
     }
     if groups.is_empty() {
-        return false;
+        return Changed::Nothing;
     }
     func.layout.insert_blocks_before(&groups);
-    true
+    Changed::Cfg
 }
 
 /// What [`plan`] found out about a loop.

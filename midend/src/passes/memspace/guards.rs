@@ -102,7 +102,7 @@ fn admits(data: &InstData, space: AddrSpace) -> bool {
 }
 
 /// Applies every guard of `func`. Returns whether anything changed.
-pub fn refine_guarded_accesses(func: &mut Function) -> bool {
+pub fn refine_guarded_accesses(func: &mut Function, dom: &DominatorTree) -> bool {
     if func.entry_block().is_none() {
         return false;
     }
@@ -113,7 +113,6 @@ pub fn refine_guarded_accesses(func: &mut Function) -> bool {
             *preds.entry(s).or_default() += 1;
         }
     }
-    let dom = DominatorTree::compute(func);
     // (region head, tested pointer, space), in layout order.
     let mut guards: Vec<(Block, Value, AddrSpace)> = Vec::new();
     for &b in &blocks {

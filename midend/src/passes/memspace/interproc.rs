@@ -2,7 +2,7 @@
 //!
 //! A device function's generic pointer parameter is whatever its callers
 //! pass. Each call site *votes* with the lattice element of its argument;
-//! the meet of the votes is `Bottom` (no caller has a known space yet), one
+//! the join of the votes is `Bottom` (no caller has a known space yet), one
 //! concrete space (all agree) or `Generic` (they disagree: the POISON).
 //!
 //! * An internal function (all callers visible) whose callers agree is
@@ -25,9 +25,10 @@
 
 use super::intra::{analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds};
 use super::lattice::Space;
-use super::{Options, Report};
+use super::Options;
 use crate::analysis::LocalCells;
 use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
+use crate::passes::Report;
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -357,7 +358,7 @@ impl Driver<'_> {
         affected
     }
 
-    /// Per parameter of `g`, the meet of the votes of `sites`; then per
+    /// Per parameter of `g`, the join of the votes of `sites`; then per
     /// pointer field of a by-value parameter (in the order of `g`'s field
     /// seeds), the same.
     fn votes(
@@ -375,11 +376,11 @@ impl Driver<'_> {
             if let InstData::Call { args, .. } = &cf.dfg.insts[inst] {
                 for (k, &a) in args.iter().enumerate().take(n) {
                     let s = self.state.analyses[caller.index()].get(cf, a);
-                    votes[k] = votes[k].meet(vote_of(s));
+                    votes[k] = votes[k].join(vote_of(s));
                 }
                 for (j, &(p, off)) in keys.iter().enumerate() {
                     let s = self.field_vote(cf, caller, args.get(p as usize).copied(), off);
-                    field_votes[j] = field_votes[j].meet(vote_of(s));
+                    field_votes[j] = field_votes[j].join(vote_of(s));
                 }
             }
         }
@@ -691,7 +692,7 @@ pub fn propagate(module: &mut Module, opts: &Options, report: &mut Report) -> St
     let mut log = String::new();
     let state = propagate_with(module, opts, closed_world, &mut log);
     if opts.dump_ip_msp {
-        report.transcript = log;
+        report.transcript.dump_ip_msp.push_str(&log);
     }
     state
 }

@@ -10,7 +10,7 @@
 //! the type is the proof. Only `ptr<generic>` values are inferred, from how
 //! they were made: a cast of a concrete pointer keeps the source's space, an
 //! offset keeps its base's, and every merge (select, block parameter) takes
-//! the meet of its inputs.
+//! the join of its inputs.
 
 use super::lattice::Space;
 use super::Options;
@@ -70,7 +70,7 @@ pub struct Demand {
 pub struct Analysis {
     pub space: SecondaryMap<Value, Space>,
     pub why: SecondaryMap<Value, Why>,
-    /// Per return slot: the meet of the spaces of every returned value.
+    /// Per return slot: the join of the spaces of every returned value.
     pub returns: Vec<Space>,
     /// Whether the value's space rests on an assumption (a knob such as
     /// `--param-always-point-to-global`) rather than a proof. Run-time space
@@ -219,7 +219,7 @@ fn always_passes(func: &Function, from: Block, through: Block) -> bool {
 /// refined when the instruction runs every time the root is made: a
 /// parameter whose function always reaches the instruction, or a value
 /// (loaded, made from an integer, returned by a call) made earlier in the
-/// instruction's own block. A root whose space is the meet of two spaces
+/// instruction's own block. A root whose space is the join of two spaces
 /// is not refined: some path may bring the other space.
 fn demands(func: &Function, a: &Analysis) -> Vec<Demand> {
     let dfg = &func.dfg;
@@ -356,7 +356,7 @@ fn forward(
                         Some(d) => (Space::Concrete(d.space), Why::Demanded(d.inst)),
                         None => transfer(func, &a, data, boundary, opts),
                     };
-                    let s = a.space[r].meet(s);
+                    let s = a.space[r].join(s);
                     if s != a.space[r] {
                         a.space[r] = s;
                         a.why[r] = why;
@@ -375,7 +375,7 @@ fn forward(
                         incoming = Space::Generic;
                     }
                     let old = a.space[param];
-                    let new = old.meet(incoming);
+                    let new = old.join(incoming);
                     if new != old {
                         a.why[param] = match (old, incoming) {
                             (Space::Concrete(_), Space::Concrete(_)) => {
@@ -401,7 +401,7 @@ fn forward(
         if let InstData::Return { args } = &dfg.insts[inst] {
             for (k, &v) in args.iter().enumerate() {
                 if k < a.returns.len() && ptr_space(v).is_some() {
-                    a.returns[k] = a.returns[k].meet(a.get(func, v));
+                    a.returns[k] = a.returns[k].join(a.get(func, v));
                 }
             }
         }
@@ -490,7 +490,7 @@ fn transfer(
                 (Space::Bottom, _) => Why::Derived(res(*y)),
                 _ => Why::Derived(res(*x)),
             };
-            (sx.meet(sy), why)
+            (sx.join(sy), why)
         }
         InstData::Load { ptr, .. } => {
             let content = a.cells.content_at(func, *ptr, 8);
@@ -575,7 +575,7 @@ fn transfer(
 }
 
 /// The element of a generic pointer loaded from `content`, when the
-/// function's own memory decides it: the meet of every pointer stored to
+/// function's own memory decides it: the join of every pointer stored to
 /// those bytes of a slot, or the boundary's element for a pointer field of
 /// a by-value parameter. `None` leaves the decision to the other rules (a
 /// kernel's parameter buffer, memory that is not followed).
@@ -604,7 +604,7 @@ fn loaded_space(func: &Function, a: &Analysis, content: &Content) -> Option<(Spa
                         met = Some(Why::Met(first, acc, v, s));
                     }
                 }
-                let next = acc.meet(s);
+                let next = acc.join(s);
                 if next != acc || link.is_none() {
                     link = Some(v);
                 }

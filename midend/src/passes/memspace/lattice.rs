@@ -2,10 +2,12 @@
 //!
 //! Every pointer value gets one element: [`Space::Bottom`] when nothing is
 //! known yet, one concrete state space when every way the value can be made
-//! agrees on it, or [`Space::Generic`] when two spaces met or provenance was
-//! lost. The concrete spaces are pairwise incomparable, so the lattice is
-//! three levels high and a value can change at most twice; that bound is
-//! what makes every fixed point in this pass terminate.
+//! agrees on it, or [`Space::Generic`] (the top) when two spaces came
+//! together or provenance was lost. The concrete spaces are pairwise
+//! incomparable, so the lattice is three levels high. The analysis only
+//! goes up: at a merge a value takes the *join* (least upper bound) of
+//! its inputs, so it can change at most twice; that bound is what makes
+//! every fixed point in this pass terminate.
 //!
 //! The same lattice serves as the inter-procedural *vote* of a parameter
 //! over its call sites: `Bottom` is "no call site has spoken yet" (UNDET),
@@ -18,12 +20,13 @@ use core::fmt;
 /// One element of the memory-space lattice.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Space {
-    /// No evidence yet (the bottom element, the identity of [`Space::meet`]).
+    /// No evidence yet (the bottom element, the identity of [`Space::join`]).
     #[default]
     Bottom,
     /// Proved to point into exactly this state space. Never `Generic`.
     Concrete(AddrSpace),
-    /// Conflicting or unknown provenance (the top element, absorbing).
+    /// Conflicting or unknown provenance (the top element, which absorbs
+    /// everything in a join).
     Generic,
 }
 
@@ -47,10 +50,10 @@ impl Space {
         }
     }
 
-    /// The meet used at every merge (block parameters, selects, votes): equal
-    /// elements stay, `Bottom` gives way to the other side, and anything else
-    /// is a conflict.
-    pub fn meet(self, other: Space) -> Space {
+    /// The join (least upper bound) taken at every merge (block
+    /// parameters, selects, votes): equal elements stay, `Bottom` gives way
+    /// to the other side, and anything else is a conflict, `Generic`.
+    pub fn join(self, other: Space) -> Space {
         match (self, other) {
             (Space::Bottom, x) | (x, Space::Bottom) => x,
             (a, b) if a == b => a,
@@ -84,10 +87,15 @@ impl Space {
         v
     }
 
-    /// Whether `self` is below or equal to `other` in the lattice order
-    /// (`Bottom` ≤ concrete ≤ `Generic`).
+    /// Whether `self` is below or equal to `other` in the lattice order:
+    /// `Bottom` is below everything, everything is below `Generic`, and a
+    /// concrete space is below only itself among the concrete spaces.
     pub fn le(self, other: Space) -> bool {
-        self.meet(other) == other
+        match (self, other) {
+            (Space::Bottom, _) | (_, Space::Generic) => true,
+            (Space::Concrete(a), Space::Concrete(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
@@ -101,12 +109,6 @@ impl fmt::Display for Space {
     }
 }
 
-/// Folds a sequence of observations into one element (the meet of all of
-/// them, `Bottom` for none).
-pub fn meet_all(items: impl IntoIterator<Item = Space>) -> Space {
-    items.into_iter().fold(Space::Bottom, Space::meet)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,10 +117,9 @@ mod tests {
     fn distinct_concrete_spaces_conflict() {
         let g = Space::Concrete(AddrSpace::Global);
         let s = Space::Concrete(AddrSpace::Shared);
-        assert_eq!(g.meet(s), Space::Generic);
-        assert_eq!(g.meet(g), g);
-        assert_eq!(Space::Bottom.meet(s), s);
-        assert_eq!(meet_all([]), Space::Bottom);
+        assert_eq!(g.join(s), Space::Generic);
+        assert_eq!(g.join(g), g);
+        assert_eq!(Space::Bottom.join(s), s);
         assert!(Space::Bottom.le(g) && g.le(Space::Generic) && !g.le(s));
     }
 }

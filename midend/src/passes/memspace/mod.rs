@@ -25,7 +25,9 @@ pub mod rewrite;
 
 pub use lattice::Space;
 
-use crate::ir::{Module, SourceSpan};
+use super::{Diagnostic, Report, Severity};
+use crate::analysis::ModuleAnalyses;
+use crate::ir::Module;
 
 /// The knobs of the pass (the `kernelc` options of the same names).
 #[derive(Clone, Debug)]
@@ -75,10 +77,10 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Reads knobs written as `name` or `name=value`, separated by `;`
+    /// Sets the knobs written as `name` or `name=value`, separated by `;`
     /// (the spelling of `memspace(...)` in a pass list).
-    pub fn parse_knobs(text: &str) -> Result<Options, String> {
-        let mut o = Options::default();
+    pub fn apply_knobs(&mut self, text: &str) -> Result<(), String> {
+        let o = self;
         for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
             let (name, value) = match knob.split_once('=') {
                 Some((n, v)) => (n.trim(), Some(v.trim())),
@@ -105,59 +107,21 @@ impl Options {
                 _ => return Err(format!("unknown memspace knob `{name}`")),
             }
         }
-        Ok(o)
+        Ok(())
     }
 }
 
-/// How bad a diagnostic is.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-/// A message for the user, at the source span of the instruction concerned
-/// (the span is empty for IR that did not come from source).
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub message: String,
-    /// The function the instruction is in.
-    pub function: String,
-    pub span: SourceSpan,
-    /// Other places the message refers to (where a space was proved, the
-    /// other instruction of a contradiction), each with its label.
-    pub labels: Vec<(SourceSpan, String)>,
-    /// Notes without a place (a parameter's callers are outside the module).
-    pub notes: Vec<String>,
-}
-
-/// Everything the pass has to say besides the rewritten module.
-#[derive(Clone, Debug, Default)]
-pub struct Report {
-    pub diagnostics: Vec<Diagnostic>,
-    /// The `--dump-ip-msp` transcript (empty unless asked for).
-    pub transcript: String,
-    /// The `--explain-memspace` text (empty unless asked for).
-    pub explanation: String,
-    /// Whether the module changed.
-    pub changed: bool,
-}
-
-impl Report {
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error)
-    }
-}
-
-/// Runs the whole pass over a module with the given knobs.
-pub fn infer_memory_spaces(module: &mut Module, opts: &Options) -> Report {
-    let mut report = Report::default();
-    let state = interproc::propagate(module, opts, &mut report);
-    rewrite::rewrite_module(module, &state, opts, &mut report);
-    report
+/// Runs the whole pass over a module with the given knobs (the pass-table
+/// entry); what it finds goes to `report`. The dominator trees come from
+/// `analyses`; no CFG changes. Returns whether the module changed.
+pub fn infer_memory_spaces(
+    module: &mut Module,
+    opts: &Options,
+    report: &mut Report,
+    analyses: &mut ModuleAnalyses,
+) -> bool {
+    let state = interproc::propagate(module, opts, report);
+    rewrite::rewrite_module(module, &state, opts, report, analyses)
 }
 
 /// The atomic rules of the seeds at every optimization level, also where
@@ -218,20 +182,4 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
 /// pointer is proved to point to `space`, which is not global memory.
 pub(crate) fn vector_atomic_message(space: crate::ir::AddrSpace) -> String {
     format!("Cannot do vector atomic on {space} memory: `atomicAdd` on `float2` and `float4` needs global memory")
-}
-
-/// The pass-table entry (`--passes memspace`). Errors are returned as text
-/// without source spans, since IR text has none; warnings are dropped.
-pub fn memspace(module: &mut Module, opts: &Options) -> Result<bool, String> {
-    let report = infer_memory_spaces(module, opts);
-    if report.has_errors() {
-        let msgs: Vec<String> = report
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| format!("{} (in @{})", d.message, d.function))
-            .collect();
-        return Err(msgs.join("\nerror: "));
-    }
-    Ok(report.changed)
 }

@@ -21,15 +21,20 @@
 use super::interproc::State;
 use super::intra::{Analysis, Why};
 use super::lattice::Space;
-use super::{Diagnostic, Options, Report, Severity};
+use super::Options;
+use crate::analysis::{DominatorTree, ModuleAnalyses};
 use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Linkage, Module, Opcode,
     OperandKind, Type, Value, ValueData, ValueDef,
 };
+use crate::passes::{Diagnostic, Report, Severity};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
 
 const GENERIC: Type = Type::Ptr(AddrSpace::Generic);
+
+/// The type of every value, as phase 1 saw it.
+type Types = SecondaryMap<Value, Type>;
 
 /// The final parameter and return types of every function.
 struct Signatures {
@@ -74,8 +79,14 @@ fn final_signatures(module: &Module, state: &State) -> Signatures {
     Signatures { params, returns }
 }
 
-/// Rewrites every function of the module.
-pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report: &mut Report) {
+/// Rewrites every function of the module; returns whether any changed.
+pub fn rewrite_module(
+    module: &mut Module,
+    state: &State,
+    opts: &Options,
+    report: &mut Report,
+    analyses: &mut ModuleAnalyses,
+) -> bool {
     let sigs = final_signatures(module, state);
     let ids: Vec<FuncId> = module.functions.keys().collect();
     if opts.explain {
@@ -84,14 +95,18 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
                 &module.functions[id],
                 &state.analyses[id.index()],
                 module,
-                &mut report.explanation,
+                &mut report.transcript.explain_memspace,
             );
         }
     }
+    let mut changed = false;
     for id in ids {
         let before = module.functions[id].clone();
+        // The rewrite changes types and casts, never the CFG.
+        let domtree = analyses.of(id).domtree(&before);
         let mut rw = Rewriter {
             orig: &before,
+            domtree,
             func: &mut module.functions[id],
             an: &state.analyses[id.index()],
             sigs: &sigs,
@@ -102,10 +117,9 @@ pub fn rewrite_module(module: &mut Module, state: &State, opts: &Options, report
         rw.run(id);
         let diags = rw.diags;
         report.diagnostics.extend(diags);
-        if module.functions[id] != before {
-            report.changed = true;
-        }
+        changed |= module.functions[id] != before;
     }
+    changed
 }
 
 /// Whether `is_space asked` is decided by knowing the pointer is in `known`.
@@ -126,6 +140,8 @@ struct Rewriter<'a> {
     /// refer to it, so explanations (where a space was proved, where two
     /// met) are read there, not in the IR being rewritten.
     orig: &'a Function,
+    /// Its dominator tree (the rewrite keeps the CFG).
+    domtree: &'a DominatorTree,
     func: &'a mut Function,
     an: &'a Analysis,
     sigs: &'a Signatures,
@@ -318,19 +334,62 @@ impl Rewriter<'_> {
         self.func.spans[cast] = self.func.spans[inst];
     }
 
+    /// Rewrites the function in two steps: first every value proved to
+    /// point into one space gets that space in its type, then every
+    /// instruction is made to agree with the new types (casts fold or are
+    /// inserted, `is_space` folds, operands a space does not admit are
+    /// errors). Then it publishes what it proved of the parameters, applies
+    /// the run-time space tests, and warns of generic accesses left.
     fn run(&mut self, id: FuncId) {
         self.func.dfg.resolve_all_aliases();
-        let orig: SecondaryMap<Value, Type> = {
-            let mut m = SecondaryMap::with_default(Type::I1);
-            for (v, d) in self.func.dfg.values.iter() {
-                m[v] = d.ty;
-            }
-            m
-        };
-        let space = |v: Value| self.an.space[v].final_space();
+        // The types phase 1 saw, which the rewrite changes as it goes.
+        let mut before: Types = SecondaryMap::with_default(Type::I1);
+        for (v, d) in self.func.dfg.values.iter() {
+            before[v] = d.ty;
+        }
         let orig_params = self.func.params().to_vec();
 
         // 1. Types: signature, block parameters, results.
+        self.retype_signature_and_params(id, &before);
+        let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
+        for &inst in &insts {
+            self.retype_result(inst, &before);
+        }
+
+        // 2. Make every instruction agree with the new types.
+        let conflicted = self.report_conflicts();
+        for &inst in &insts {
+            self.fit_operands(inst, &before, &conflicted);
+        }
+        let edits = std::mem::take(&mut self.edits);
+        self.func.layout.apply(edits);
+        self.func.dfg.resolve_all_aliases();
+
+        self.publish_param_spaces(&orig_params, &before);
+        // Run-time space tests prove the space where they passed.
+        super::guards::refine_guarded_accesses(self.func, self.domtree);
+        if self.func.is_kernel() && self.opts.warn_generic {
+            self.warn_generic_accesses();
+        }
+    }
+
+    /// The space the rewrite gives `v`: the proved one, or generic.
+    fn space(&self, v: Value) -> AddrSpace {
+        self.an.space[v].final_space()
+    }
+
+    /// Whether a generic value proved to be in `s` gets a cast to `s`
+    /// after its definition (a space with a generic form, other than
+    /// param, which PTX cannot address through a generic pointer).
+    fn castable(s: AddrSpace) -> bool {
+        s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param
+    }
+
+    /// The final signature, and the proved spaces of the block parameters
+    /// that were generic. An entry parameter that the signature keeps
+    /// generic (its callers are not all known) is split instead: the body
+    /// sees a cast of it to the proved space.
+    fn retype_signature_and_params(&mut self, id: FuncId, before: &Types) {
         for (k, p) in self.func.signature.params.iter_mut().enumerate() {
             p.ty = self.sigs.params[id.index()][k];
         }
@@ -342,267 +401,279 @@ impl Rewriter<'_> {
         let anchor = entry.and_then(|e| self.func.layout.block_insts(e).first().copied());
         for &b in &blocks {
             for (n, &p) in self.func.dfg.block_params(b).to_vec().iter().enumerate() {
-                if orig[p] != GENERIC {
+                if before[p] != GENERIC {
                     continue;
                 }
                 let declared = self.sigs.params[id.index()].get(n).copied();
                 if Some(b) == entry && declared == Some(GENERIC) {
-                    let s = space(p);
-                    if s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param {
+                    let s = self.space(p);
+                    if Self::castable(s) {
                         self.split_param(n, p, s, anchor);
                     }
                 } else {
-                    self.func.dfg.values[p].ty = Type::Ptr(space(p));
+                    self.func.dfg.values[p].ty = Type::Ptr(self.space(p));
                 }
             }
         }
-        let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
-        for &inst in &insts {
-            let Some(&r) = self.func.dfg.inst_results(inst).first() else {
-                continue;
-            };
-            if orig[r] != GENERIC {
-                continue;
-            }
-            let s = space(r);
-            match self.func.dfg.insts[inst] {
-                InstData::AddrSpaceCast { .. }
-                | InstData::Binary {
-                    opcode: Opcode::PtrOffset,
-                    ..
-                }
-                | InstData::Ternary {
-                    opcode: Opcode::Select,
-                    ..
-                } => self.func.dfg.values[r].ty = Type::Ptr(s),
-                InstData::Call { func, .. } => {
-                    let t = self.sigs.returns[func.index()]
-                        .first()
-                        .copied()
-                        .unwrap_or(GENERIC);
-                    if t != GENERIC {
-                        self.func.dfg.values[r].ty = t;
-                    } else if s != AddrSpace::Generic
-                        && s.has_generic_form()
-                        && s != AddrSpace::Param
-                    {
-                        self.split_result(inst, r, s);
-                    }
-                }
-                // Loaded, made from an integer, or anything else: the bits
-                // are a generic address; convert them after the fact.
-                _ => {
-                    if s != AddrSpace::Generic && s.has_generic_form() && s != AddrSpace::Param {
-                        self.split_result(inst, r, s);
-                    }
-                }
-            }
-        }
+    }
 
-        // 2. Make every instruction agree with the new types.
-        let is_kernel = self.func.is_kernel();
-        let conflicted = self.report_conflicts();
-        for &inst in &insts {
-            let data = self.func.dfg.insts[inst].clone();
-            match data {
-                InstData::AddrSpaceCast { arg, .. } => {
-                    let r = self.func.dfg.inst_results(inst)[0];
-                    let (rt, at) = (self.ty(r), self.ty(arg));
-                    if rt == at {
-                        self.func.dfg.change_to_alias(r, arg);
-                        self.edits.remove(inst);
-                        continue;
-                    }
-                    let (Type::Ptr(to), Type::Ptr(from)) = (rt, at) else {
-                        continue;
-                    };
-                    let arg = if to != AddrSpace::Generic && from != AddrSpace::Generic {
-                        self.cast_before(arg, AddrSpace::Generic, inst)
-                    } else {
-                        arg
-                    };
-                    self.func.dfg.insts[inst] = InstData::AddrSpaceCast { to, arg };
+    /// The proved type of `inst`'s pointer result, if it was generic.
+    /// Casts, offsets and selects compute in the proved space; a call's
+    /// result has its callee's final return type; anything else (a load,
+    /// `inttoptr`) yields generic bits, cast to the space after the fact.
+    fn retype_result(&mut self, inst: Inst, before: &Types) {
+        let Some(&r) = self.func.dfg.inst_results(inst).first() else {
+            return;
+        };
+        if before[r] != GENERIC {
+            return;
+        }
+        let s = self.space(r);
+        match self.func.dfg.insts[inst] {
+            InstData::AddrSpaceCast { .. }
+            | InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                ..
+            }
+            | InstData::Ternary {
+                opcode: Opcode::Select,
+                ..
+            } => self.func.dfg.values[r].ty = Type::Ptr(s),
+            InstData::Call { func, .. } => {
+                let t = self.sigs.returns[func.index()]
+                    .first()
+                    .copied()
+                    .unwrap_or(GENERIC);
+                if t != GENERIC {
+                    self.func.dfg.values[r].ty = t;
+                } else if Self::castable(s) {
+                    self.split_result(inst, r, s);
                 }
+            }
+            _ => {
+                if Self::castable(s) {
+                    self.split_result(inst, r, s);
+                }
+            }
+        }
+    }
+
+    /// Makes `inst`'s operands agree with the new types, through casts
+    /// placed before it; folds what the types decide. `before` holds the
+    /// types phase 1 saw (what memory and integers hold stays generic);
+    /// `conflicted` the operands already reported as contradictions.
+    fn fit_operands(&mut self, inst: Inst, before: &Types, conflicted: &[(Inst, usize)]) {
+        let data = self.func.dfg.insts[inst].clone();
+        let new = match data {
+            InstData::AddrSpaceCast { arg, .. } => return self.fold_cast(inst, arg),
+            InstData::Binary {
+                opcode: Opcode::PtrOffset,
+                args: [p, off],
+            } => {
+                let want = self.ty(self.func.dfg.inst_results(inst)[0]);
+                let p = self.fit(p, want, inst);
                 InstData::Binary {
                     opcode: Opcode::PtrOffset,
                     args: [p, off],
-                } => {
-                    let want = self.ty(self.func.dfg.inst_results(inst)[0]);
-                    let p = self.fit(p, want, inst);
-                    self.func.dfg.insts[inst] = InstData::Binary {
-                        opcode: Opcode::PtrOffset,
-                        args: [p, off],
-                    };
                 }
+            }
+            InstData::Ternary {
+                opcode: Opcode::Select,
+                args: [c, a, b],
+            } => {
+                let want = self.ty(self.func.dfg.inst_results(inst)[0]);
+                let (a, b) = (self.fit(a, want, inst), self.fit(b, want, inst));
                 InstData::Ternary {
                     opcode: Opcode::Select,
                     args: [c, a, b],
-                } => {
-                    let want = self.ty(self.func.dfg.inst_results(inst)[0]);
-                    let (a, b) = (self.fit(a, want, inst), self.fit(b, want, inst));
-                    self.func.dfg.insts[inst] = InstData::Ternary {
-                        opcode: Opcode::Select,
-                        args: [c, a, b],
-                    };
                 }
-                InstData::Jump { .. } | InstData::Brif { .. } => {
-                    let mut data = data;
-                    for dest in data.branch_destinations_mut() {
-                        let params = self.func.dfg.block_params(dest.block).to_vec();
-                        for (a, p) in dest.args.iter_mut().zip(params) {
-                            let want = self.ty(p);
-                            *a = self.fit(*a, want, inst);
-                        }
+            }
+            InstData::Jump { .. } | InstData::Brif { .. } => {
+                let mut data = data;
+                for dest in data.branch_destinations_mut() {
+                    let params = self.func.dfg.block_params(dest.block).to_vec();
+                    for (a, p) in dest.args.iter_mut().zip(params) {
+                        let want = self.ty(p);
+                        *a = self.fit(*a, want, inst);
                     }
-                    self.func.dfg.insts[inst] = data;
                 }
-                InstData::Accel { op, mut args } => {
-                    // An operand proved to be in a space the instruction
-                    // does not admit (a global pointer as an mbarrier, a
-                    // local one as a WMMA tile) is an error, with the place
-                    // where the space was proved; the operand is cast back
-                    // to generic so that the IR stays valid.
-                    let wmma = matches!(op, AccelOp::WmmaLoad { .. } | AccelOp::WmmaStore { .. });
-                    for (k, kind) in op.operand_kinds().into_iter().enumerate() {
-                        let OperandKind::Ptr(allowed) = kind else {
-                            continue;
-                        };
-                        let Type::Ptr(s) = self.ty(args[k]) else {
-                            continue;
-                        };
-                        if allowed.contains(&s) {
-                            continue;
-                        }
-                        if !conflicted.contains(&(inst, k)) {
-                            let msg = match s {
-                                AddrSpace::Const if wmma => {
-                                    "Cannot do WMMA on constant memory".to_string()
-                                }
-                                AddrSpace::Local if wmma => {
-                                    "Cannot do WMMA on local memory".to_string()
-                                }
-                                _ => format!(
-                                    "operand {k} of `{}` must point to {} memory, but it points to {s} memory",
-                                    op.opcode(),
-                                    allowed
-                                        .iter()
-                                        .filter(|&&a| a != AddrSpace::Generic)
-                                        .map(|a| a.name())
-                                        .collect::<Vec<_>>()
-                                        .join(" or ")
-                                ),
-                            };
-                            let labels = self.origin_label(args[k], s);
-                            self.diag_with(Severity::Error, inst, msg, labels);
-                        }
-                        args[k] = self.fit(args[k], GENERIC, inst);
-                    }
-                    self.func.dfg.insts[inst] = InstData::Accel { op, args };
-                }
-                InstData::Store { value, ptr, flags } => {
-                    // Memory holds what the program stored: generic addresses.
-                    let value = self.fit(value, orig[value], inst);
-                    let ptr = match self.ty(ptr) {
-                        Type::Ptr(s) if !s.is_writable() => self.fit(ptr, GENERIC, inst),
-                        _ => self.assume_global(ptr, inst),
-                    };
-                    self.func.dfg.insts[inst] = InstData::Store { value, ptr, flags };
-                }
-                InstData::Load { ty, ptr, flags } => {
-                    let ptr = self.assume_global(ptr, inst);
-                    self.func.dfg.insts[inst] = InstData::Load { ty, ptr, flags };
-                }
-                InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
-                    let mut data = data;
-                    let ptr = data.mem_ptr().expect("atomics access memory");
-                    let ptr = self.check_atomic(ptr, inst);
-                    let ptr = self.assume_global(ptr, inst);
-                    data.set_mem_ptr(ptr);
-                    self.func.dfg.insts[inst] = data;
-                }
-                InstData::AtomicVec {
-                    op,
-                    scope,
-                    mut args,
-                } => {
-                    let ptr = self.check_vector_atomic(args[0], inst);
-                    args[0] = self.assume_global(ptr, inst);
-                    self.func.dfg.insts[inst] = InstData::AtomicVec { op, scope, args };
-                }
-                InstData::Call { func, args } => {
-                    let want = self.sigs.params[func.index()].clone();
-                    let args = args
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &a)| match want.get(k) {
-                            Some(&t) => self.fit(a, t, inst),
-                            None => a,
-                        })
-                        .collect();
-                    self.func.dfg.insts[inst] = InstData::Call { func, args };
-                }
-                InstData::Return { args } => {
-                    let want = self.func.signature.returns.clone();
-                    let args = args
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &a)| match want.get(k) {
-                            Some(&t) => self.fit(a, t, inst),
-                            None => a,
-                        })
-                        .collect();
-                    self.func.dfg.insts[inst] = InstData::Return { args };
-                }
+                data
+            }
+            InstData::Accel { op, args } => self.fit_accel(inst, op, args, conflicted),
+            InstData::Store { value, ptr, flags } => {
+                // Memory holds what the program stored: generic addresses.
+                let value = self.fit(value, before[value], inst);
+                let ptr = match self.ty(ptr) {
+                    Type::Ptr(s) if !s.is_writable() => self.fit(ptr, GENERIC, inst),
+                    _ => self.assume_global(ptr, inst),
+                };
+                InstData::Store { value, ptr, flags }
+            }
+            InstData::Load { ty, ptr, flags } => {
+                let ptr = self.assume_global(ptr, inst);
+                InstData::Load { ty, ptr, flags }
+            }
+            InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
+                let mut data = data;
+                let ptr = data.mem_ptr().expect("atomics access memory");
+                let ptr = self.check_atomic(ptr, inst);
+                let ptr = self.assume_global(ptr, inst);
+                data.set_mem_ptr(ptr);
+                data
+            }
+            InstData::AtomicVec {
+                op,
+                scope,
+                mut args,
+            } => {
+                let ptr = self.check_vector_atomic(args[0], inst);
+                args[0] = self.assume_global(ptr, inst);
+                InstData::AtomicVec { op, scope, args }
+            }
+            InstData::Call { func, args } => {
+                let want = self.sigs.params[func.index()].clone();
+                let args = self.fit_all(&args, &want, inst);
+                InstData::Call { func, args }
+            }
+            InstData::Return { args } => {
+                let want = self.func.signature.returns.clone();
+                let args = self.fit_all(&args, &want, inst);
+                InstData::Return { args }
+            }
+            InstData::Convert {
+                opcode: Opcode::Ptrtoint,
+                ty,
+                arg,
+            } => {
+                let arg = self.fit(arg, before[arg], inst);
                 InstData::Convert {
                     opcode: Opcode::Ptrtoint,
                     ty,
                     arg,
-                } => {
-                    let arg = self.fit(arg, orig[arg], inst);
-                    self.func.dfg.insts[inst] = InstData::Convert {
-                        opcode: Opcode::Ptrtoint,
-                        ty,
-                        arg,
-                    };
                 }
-                InstData::IntCompare { cond, args: [a, b] }
-                    if self.ty(a).is_ptr() && self.ty(a) != self.ty(b) =>
-                {
-                    let (a, b) = (self.fit(a, orig[a], inst), self.fit(b, orig[b], inst));
-                    self.func.dfg.insts[inst] = InstData::IntCompare { cond, args: [a, b] };
-                }
-                InstData::IsSpace { space: asked, arg } => {
-                    if let Type::Ptr(known) = self.ty(arg) {
-                        if known != AddrSpace::Generic {
-                            let decided = if self.an.assumed[arg] {
-                                None
-                            } else {
-                                decide_is_space(asked, known)
-                            };
-                            match decided {
-                                Some(yes) => {
-                                    self.func.dfg.insts[inst] = InstData::Iconst {
-                                        ty: Type::I1,
-                                        imm: yes as i64,
-                                    }
-                                }
-                                None => {
-                                    let arg = self.fit(arg, GENERIC, inst);
-                                    self.func.dfg.insts[inst] =
-                                        InstData::IsSpace { space: asked, arg };
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => {}
             }
-        }
-        let edits = std::mem::take(&mut self.edits);
-        self.func.layout.apply(edits);
-        self.func.dfg.resolve_all_aliases();
+            InstData::IntCompare { cond, args: [a, b] }
+                if self.ty(a).is_ptr() && self.ty(a) != self.ty(b) =>
+            {
+                let (a, b) = (self.fit(a, before[a], inst), self.fit(b, before[b], inst));
+                InstData::IntCompare { cond, args: [a, b] }
+            }
+            InstData::IsSpace { space, arg } => return self.fold_is_space(inst, space, arg),
+            _ => return,
+        };
+        self.func.dfg.insts[inst] = new;
+    }
 
-        // Publish what was proved about each parameter.
+    /// `args` each fitted to its type in `want` (arguments past it stay).
+    fn fit_all(&mut self, args: &[Value], want: &[Type], at: Inst) -> Vec<Value> {
+        args.iter()
+            .enumerate()
+            .map(|(k, &a)| match want.get(k) {
+                Some(&t) => self.fit(a, t, at),
+                None => a,
+            })
+            .collect()
+    }
+
+    /// A cast whose result and source now have one type goes (its result
+    /// becomes the source); a cast between two concrete spaces goes through
+    /// generic, as PTX's `cvta` requires.
+    fn fold_cast(&mut self, inst: Inst, arg: Value) {
+        let r = self.func.dfg.inst_results(inst)[0];
+        let (rt, at) = (self.ty(r), self.ty(arg));
+        if rt == at {
+            self.func.dfg.change_to_alias(r, arg);
+            self.edits.remove(inst);
+            return;
+        }
+        let (Type::Ptr(to), Type::Ptr(from)) = (rt, at) else {
+            return;
+        };
+        let arg = if to != AddrSpace::Generic && from != AddrSpace::Generic {
+            self.cast_before(arg, AddrSpace::Generic, inst)
+        } else {
+            arg
+        };
+        self.func.dfg.insts[inst] = InstData::AddrSpaceCast { to, arg };
+    }
+
+    /// An accelerator instruction's operands. One proved to be in a space
+    /// the instruction does not admit (a global pointer as an mbarrier, a
+    /// local one as a WMMA tile) is an error, with the place where the
+    /// space was proved; the operand is cast back to generic so that the IR
+    /// stays valid.
+    fn fit_accel(
+        &mut self,
+        inst: Inst,
+        op: AccelOp,
+        mut args: Vec<Value>,
+        conflicted: &[(Inst, usize)],
+    ) -> InstData {
+        let wmma = matches!(op, AccelOp::WmmaLoad { .. } | AccelOp::WmmaStore { .. });
+        for (k, kind) in op.operand_kinds().into_iter().enumerate() {
+            let OperandKind::Ptr(allowed) = kind else {
+                continue;
+            };
+            let Type::Ptr(s) = self.ty(args[k]) else {
+                continue;
+            };
+            if allowed.contains(&s) {
+                continue;
+            }
+            if !conflicted.contains(&(inst, k)) {
+                let msg = match s {
+                    AddrSpace::Const if wmma => "Cannot do WMMA on constant memory".to_string(),
+                    AddrSpace::Local if wmma => "Cannot do WMMA on local memory".to_string(),
+                    _ => format!(
+                        "operand {k} of `{}` must point to {} memory, but it points to {s} memory",
+                        op.opcode(),
+                        allowed
+                            .iter()
+                            .filter(|&&a| a != AddrSpace::Generic)
+                            .map(|a| a.name())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                };
+                let labels = self.origin_label(args[k], s);
+                self.diag_with(Severity::Error, inst, msg, labels);
+            }
+            args[k] = self.fit(args[k], GENERIC, inst);
+        }
+        InstData::Accel { op, args }
+    }
+
+    /// `is_space asked p` with `p` of a known space becomes a constant,
+    /// unless the space was only assumed (a guard's own test) or does not
+    /// decide the question; then it tests the generic address.
+    fn fold_is_space(&mut self, inst: Inst, asked: AddrSpace, arg: Value) {
+        let Type::Ptr(known) = self.ty(arg) else {
+            return;
+        };
+        if known == AddrSpace::Generic {
+            return;
+        }
+        let decided = if self.an.assumed[arg] {
+            None
+        } else {
+            decide_is_space(asked, known)
+        };
+        self.func.dfg.insts[inst] = match decided {
+            Some(yes) => InstData::Iconst {
+                ty: Type::I1,
+                imm: yes as i64,
+            },
+            None => {
+                let arg = self.fit(arg, GENERIC, inst);
+                InstData::IsSpace { space: asked, arg }
+            }
+        };
+    }
+
+    /// Records the space proved for each pointer parameter (its caller
+    /// needs it to pick `ld.global` for what it passes), in the function's
+    /// attributes.
+    fn publish_param_spaces(&mut self, orig_params: &[Value], before: &Types) {
         let spaces: Vec<Option<AddrSpace>> = self
             .func
             .signature
@@ -611,8 +682,8 @@ impl Rewriter<'_> {
             .enumerate()
             .map(|(n, p)| match p.ty {
                 Type::Ptr(declared) => Some(match orig_params.get(n) {
-                    Some(&v) => match orig[v] {
-                        GENERIC => space(v),
+                    Some(&v) => match before[v] {
+                        GENERIC => self.space(v),
                         Type::Ptr(s) => s,
                         _ => declared,
                     },
@@ -622,39 +693,40 @@ impl Rewriter<'_> {
             })
             .collect();
         self.func.attrs.arg_spaces = spaces.iter().any(Option::is_some).then_some(spaces);
+    }
 
-        // Run-time space tests prove the space where they passed.
-        super::guards::refine_guarded_accesses(self.func);
-
-        if is_kernel && self.opts.warn_generic {
-            let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
-            for inst in insts {
-                let data = &self.func.dfg.insts[inst];
-                if let Some(p) = data.mem_ptr() {
-                    if self.ty(p) == GENERIC {
-                        let what = match data.opcode() {
-                            Opcode::Load => "load",
-                            Opcode::Store => "store",
-                            _ => "atomic",
-                        };
-                        let msg = format!(
-                            "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
-                            self.func.name
-                        );
-                        // The access's pointer as phase 1 saw it (the
-                        // rewrite may have put a cast in between).
-                        let p = if inst.index() < self.orig.dfg.insts.len() {
-                            self.orig.dfg.insts[inst].mem_ptr().unwrap_or(p)
-                        } else {
-                            p
-                        };
-                        let (labels, notes) = self.why_generic(p);
-                        self.diag_with(Severity::Warning, inst, msg, labels);
-                        if let Some(d) = self.diags.last_mut() {
-                            d.notes = notes;
-                        }
-                    }
-                }
+    /// `-Wgeneric`: a warning for every load, store or atomic of the kernel
+    /// left generic, with why its pointer stayed generic.
+    fn warn_generic_accesses(&mut self) {
+        let insts: Vec<Inst> = self.func.layout.insts().map(|(_, i)| i).collect();
+        for inst in insts {
+            let data = &self.func.dfg.insts[inst];
+            let Some(p) = data.mem_ptr() else {
+                continue;
+            };
+            if self.ty(p) != GENERIC {
+                continue;
+            }
+            let what = match data.opcode() {
+                Opcode::Load => "load",
+                Opcode::Store => "store",
+                _ => "atomic",
+            };
+            let msg = format!(
+                "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
+                self.func.name
+            );
+            // The access's pointer as phase 1 saw it (the rewrite may have
+            // put a cast in between).
+            let p = if inst.index() < self.orig.dfg.insts.len() {
+                self.orig.dfg.insts[inst].mem_ptr().unwrap_or(p)
+            } else {
+                p
+            };
+            let (labels, notes) = self.why_generic(p);
+            self.diag_with(Severity::Warning, inst, msg, labels);
+            if let Some(d) = self.diags.last_mut() {
+                d.notes = notes;
             }
         }
     }
@@ -677,9 +749,9 @@ impl Rewriter<'_> {
                     v = dfg.resolve_aliases(src)
                 }
                 Why::Met(a, sa, b, sb) => {
-                    let meet = def_inst(v).or_else(|| self.branch_passing(v, b));
+                    let merge = def_inst(v).or_else(|| self.branch_passing(v, b));
                     let mut labels = Vec::new();
-                    if let Some(i) = meet {
+                    if let Some(i) = merge {
                         let what = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
                             Some(Opcode::Load) => {
                                 "loaded from a local variable both were stored to"
@@ -694,7 +766,7 @@ impl Rewriter<'_> {
                     }
                     for (x, s) in [(a, sa), (b, sb)] {
                         if let (Some(i), Space::Concrete(space)) = (self.origin(x), s) {
-                            if Some(i) != meet {
+                            if Some(i) != merge {
                                 labels.push((i, format!("this pointer points to {space} memory")));
                             }
                         }

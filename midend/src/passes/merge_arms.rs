@@ -29,33 +29,34 @@
 //! not move onto another path), volatile accesses are never touched, and
 //! the two accesses must agree on type, alignment and alias information.
 
+use super::Changed;
+use crate::analysis::Analyses;
 use crate::ir::{Block, BlockCall, Function, Inst, InstData};
 use cranelift_entity::SecondaryMap;
 
 /// How far into an arm a hoisted load may sit (instructions before it).
 const MAX_SCAN: usize = 32;
 
-/// The pass-table entry; returns whether anything moved.
-pub fn merge_arms(func: &mut Function) -> bool {
-    let preds = func.predecessors();
-    // Moves instructions between blocks only: `preds` stays true.
-    let mut changed = hoist_constants_of_jump_blocks(func, &preds);
+/// The pass-table entry; returns what changed (instructions move between
+/// blocks and join blocks gain parameters; the CFG stays).
+pub fn merge_arms(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let preds = analyses.preds(func);
+    let mut changed = hoist_constants_of_jump_blocks(func, preds);
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
     for &a in &blocks {
-        while hoist_one_load(func, a, &preds) {
+        while hoist_one_load(func, a, preds) {
             changed = true;
         }
     }
-    let preds = func.predecessors();
     for &j in &blocks {
-        while sink_one_store(func, j, &preds) {
+        while sink_one_store(func, j, preds) {
             changed = true;
         }
     }
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::insts_if(changed)
 }
 
 /// Whether an instruction ends the stretch of an arm where a load may be

@@ -25,21 +25,27 @@
 //! entering edge goes to it instead. Loops are processed repeatedly, so a
 //! load hoisted out of an inner loop can continue out of the outer one.
 
-use crate::analysis::DominatorTree;
+use super::Changed;
+use crate::analysis::{Analyses, DominatorTree};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, LayoutEdits, ValueDef};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
-/// The pass-table entry; returns whether anything moved.
-pub fn hoist_invariant_loads(func: &mut Function) -> bool {
-    let mut changed = false;
+/// The pass-table entry; returns what changed (the CFG too, when a loop
+/// was given a preheader).
+pub fn hoist_invariant_loads(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let mut changed = Changed::Nothing;
     // Each round moves at least one load out of one loop level; the number
     // of loads times the nesting depth bounds it, the cap guards bugs.
     for _ in 0..64 {
-        if !hoist_round(func) {
+        let round = hoist_round(func, analyses);
+        if !round.any() {
             break;
         }
-        changed = true;
+        if round == Changed::Cfg {
+            analyses.cfg_changed();
+        }
+        changed |= round;
     }
     changed
 }
@@ -95,16 +101,15 @@ fn find_loops(func: &Function, domtree: &DominatorTree) -> Vec<Loop> {
 }
 
 /// Hoists what it can out of the first loop that has something; returns
-/// whether it moved anything (the CFG may have changed, so the caller
-/// recomputes the loops).
-fn hoist_round(func: &mut Function) -> bool {
-    let domtree = DominatorTree::compute(func);
-    for lp in find_loops(func, &domtree) {
-        let candidates = candidates(func, &domtree, &lp);
+/// what changed (the CFG, when the loop needed a preheader).
+fn hoist_round(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let domtree = analyses.domtree(func);
+    for lp in find_loops(func, domtree) {
+        let candidates = candidates(func, domtree, &lp);
         if candidates.is_empty() {
             continue;
         }
-        let pre = preheader(func, &lp);
+        let (pre, made) = preheader(func, &lp);
         let Some(term) = func.layout.last_inst(pre) else {
             continue;
         };
@@ -115,9 +120,9 @@ fn hoist_round(func: &mut Function) -> bool {
             edits.insert_before(load, term);
         }
         func.layout.apply(edits);
-        return true;
+        return if made { Changed::Cfg } else { Changed::Insts };
     }
-    false
+    Changed::Nothing
 }
 
 /// The loads of `lp` that may move to its preheader, in program order.
@@ -184,8 +189,9 @@ fn candidates(func: &Function, domtree: &DominatorTree, lp: &Loop) -> Vec<Inst> 
 }
 
 /// The preheader of `lp`, made if there is none: the one block outside
-/// the loop that enters it, with the header as its only successor.
-fn preheader(func: &mut Function, lp: &Loop) -> Block {
+/// the loop that enters it, with the header as its only successor. Says
+/// whether it was made.
+fn preheader(func: &mut Function, lp: &Loop) -> (Block, bool) {
     let entering: Vec<Block> = func
         .layout
         .blocks()
@@ -197,7 +203,7 @@ fn preheader(func: &mut Function, lp: &Loop) -> Block {
         if func.successors(*only).iter().all(|&s| s == lp.header)
             && Some(lp.header) != func.entry_block()
         {
-            return *only;
+            return (*only, false);
         }
     }
     let pre = func.dfg.make_block();
@@ -225,5 +231,5 @@ fn preheader(func: &mut Function, lp: &Loop) -> Block {
         dest: BlockCall::new(lp.header, args),
     };
     func.append_inst(pre, jump, &[]);
-    pre
+    (pre, true)
 }

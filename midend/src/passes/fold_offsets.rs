@@ -42,8 +42,9 @@
 //! ones die (`dce`) unless something else reads them. Each split looks at
 //! most [`MAX_DEPTH`] definitions deep.
 
+use super::Changed;
 use crate::analysis::ranges::Ranges;
-use crate::analysis::DominatorTree;
+use crate::analysis::Analyses;
 use crate::ir::{Function, Inst, InstData, LayoutEdits, Opcode, Type, Value, ValueDef};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -51,9 +52,9 @@ use std::cell::RefCell;
 /// How many definitions deep an offset is taken apart.
 pub const MAX_DEPTH: u32 = 6;
 
-/// The pass-table entry; returns whether any address changed.
-pub fn fold_address_offsets(func: &mut Function) -> bool {
-    let domtree = DominatorTree::compute(func);
+/// The pass-table entry; returns what changed (never the CFG).
+pub fn fold_address_offsets(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    let domtree = analyses.domtree(func);
     let mut ranges = Ranges::new();
     let mut peeled: FxHashMap<Value, (Value, i64)> = FxHashMap::default();
     let mut changed = false;
@@ -88,7 +89,7 @@ pub fn fold_address_offsets(func: &mut Function) -> bool {
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::insts_if(changed)
 }
 
 /// What [`rewrite_ptroffset`] did to its instruction.

@@ -38,7 +38,8 @@
 //! old instructions are left to `dce`.
 
 use super::unroll_runtime::guard_proves_first_trip;
-use crate::analysis::{ensure_preheader, DominatorTree, LoopAnalysis};
+use super::Changed;
+use crate::analysis::{ensure_preheader, Analyses, Cfg, LoopAnalysis};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 use cranelift_entity::SecondaryMap;
@@ -120,13 +121,15 @@ struct Counter {
     widens: (bool, bool),
 }
 
-/// The pass-table entry; returns whether any value was reduced.
-pub fn reduce_strength(func: &mut Function) -> bool {
+/// The pass-table entry; returns what changed (the CFG too, when a loop
+/// was given a preheader).
+pub fn reduce_strength(func: &mut Function, analyses: &mut Analyses) -> Changed {
     if func.layout.entry_block().is_none() {
-        return false;
+        return Changed::Nothing;
     }
-    let domtree = DominatorTree::compute(func);
-    let mut analysis = LoopAnalysis::compute(func, &domtree);
+    let Cfg { loops, preds, .. } = analyses.cfg(func);
+    // A copy: making preheaders updates it.
+    let mut analysis = loops.clone();
     let inner: FxHashSet<usize> = analysis.loops.iter().filter_map(|l| l.parent).collect();
     // Layout positions (new preheaders join the layout only at the end).
     let position = func.layout.block_positions();
@@ -134,20 +137,23 @@ pub fn reduce_strength(func: &mut Function) -> bool {
     // by giving loops preheaders, which moves the entering edges of a
     // header into a new block; a header also has its latch, so the map
     // still tells a block with one predecessor from one with several.
-    let preds = func.predecessors();
     let mut made: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     let mut changed = false;
     for index in 0..analysis.loops.len() {
         if inner.contains(&index) {
             continue;
         }
-        changed |= reduce_loop(func, &mut analysis, index, &position, &preds, &mut made);
+        changed |= reduce_loop(func, &mut analysis, index, &position, preds, &mut made);
     }
     if changed {
         func.layout.insert_blocks_before(&made);
         func.dfg.resolve_all_aliases();
     }
-    changed
+    if made.is_empty() {
+        Changed::insts_if(changed)
+    } else {
+        Changed::Cfg
+    }
 }
 
 fn reduce_loop(
