@@ -671,3 +671,87 @@ impl Isel<'_> {
         }
     }
 }
+
+impl Isel<'_> {
+    /// Unary float and bit operations that PTX names with their own opcode.
+    /// Returns `None` for the ones `unary` handles itself.
+    pub(super) fn named_unary(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<bool> {
+        use Opcode::*;
+        let ty = self.ty(arg);
+        let name: &'static str = match (op, ty) {
+            (Rsqrt, Type::F32) => "rsqrt.approx.f32",
+            (Rsqrt, Type::F64) => "rsqrt.approx.f64",
+            (Ex2, Type::F32) => "ex2.approx.f32",
+            (Lg2, Type::F32) => "lg2.approx.f32",
+            (Ex2Ftz, Type::F32) => "ex2.approx.ftz.f32",
+            (Lg2Ftz, Type::F32) => "lg2.approx.ftz.f32",
+            (RsqrtFtz, Type::F32) => "rsqrt.approx.ftz.f32",
+            (Sin, Type::F32) => "sin.approx.f32",
+            (Cos, Type::F32) => "cos.approx.f32",
+            (Tanh, Type::F32) => {
+                self.features.require("tanh.approx", (7, 0));
+                "tanh.approx.f32"
+            }
+            (Floor, Type::F32) => "cvt.rmi.f32.f32",
+            (Floor, Type::F64) => "cvt.rmi.f64.f64",
+            (Ceil, Type::F32) => "cvt.rpi.f32.f32",
+            (Ceil, Type::F64) => "cvt.rpi.f64.f64",
+            (Ftrunc, Type::F32) => "cvt.rzi.f32.f32",
+            (Ftrunc, Type::F64) => "cvt.rzi.f64.f64",
+            (Nearest, Type::F32) => "cvt.rni.f32.f32",
+            (Nearest, Type::F64) => "cvt.rni.f64.f64",
+            (SqrtRz, Type::F32) => "sqrt.rz.f32",
+            (SqrtRz, Type::F64) => "sqrt.rz.f64",
+            (SqrtRu, Type::F32) => "sqrt.rp.f32",
+            (SqrtRu, Type::F64) => "sqrt.rp.f64",
+            (SqrtRd, Type::F32) => "sqrt.rm.f32",
+            (SqrtRd, Type::F64) => "sqrt.rm.f64",
+            (Bitrev, Type::I32) => "brev.b32",
+            (Bitrev, Type::I64) => "brev.b64",
+            (Popcnt | Clz, Type::I32 | Type::I64) => {
+                return self.count_bits(op, res, arg).map(|()| true)
+            }
+            (
+                Rsqrt | Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | Floor | Ceil
+                | Ftrunc | Nearest | Bitrev | SqrtRz | SqrtRu | SqrtRd,
+                _,
+            ) => return Err(format!("`{op}` on `{ty}` is not selected")),
+            _ => return Ok(false),
+        };
+        let src = self.reg(arg)?.into();
+        let dst = self.def(res);
+        self.emit(MInst::UnaryNamed { op: name, dst, src });
+        Ok(true)
+    }
+
+    /// `popc`/`clz` always give a 32-bit count; a 64-bit result is widened.
+    fn count_bits(&mut self, op: Opcode, res: Value, arg: Value) -> IselResult<()> {
+        let wide = self.ty(arg) == Type::I64;
+        let name = match (op, wide) {
+            (Opcode::Popcnt, false) => "popc.b32",
+            (Opcode::Popcnt, true) => "popc.b64",
+            (Opcode::Clz, false) => "clz.b32",
+            _ => "clz.b64",
+        };
+        let src = self.reg(arg)?.into();
+        let dst = self.def(res);
+        if !wide {
+            self.emit(MInst::UnaryNamed { op: name, dst, src });
+            return Ok(());
+        }
+        let count = self.new_reg(crate::minst::RegClass::B32);
+        self.emit(MInst::UnaryNamed {
+            op: name,
+            dst: count,
+            src,
+        });
+        self.emit(MInst::Cvt {
+            round: None,
+            dst_ty: PtxType::U64,
+            src_ty: PtxType::U32,
+            dst,
+            src: count.into(),
+        });
+        Ok(())
+    }
+}

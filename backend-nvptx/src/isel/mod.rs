@@ -851,17 +851,7 @@ impl Isel<'_> {
                 let (args, results) = (args.clone(), results.to_vec());
                 self.accel(*op, &args, &results)
             }
-            InstData::Nullary { opcode } => match opcode {
-                Opcode::Barrier => {
-                    self.emit(MInst::BarSync);
-                    Ok(())
-                }
-                Opcode::Trap => {
-                    self.emit(MInst::Trap);
-                    Ok(())
-                }
-                op => Err(format!("opcode `{op}` is not selected")),
-            },
+            InstData::Nullary { opcode } => self.nullary(*opcode),
             InstData::Jump { dest } => {
                 let dest = dest.clone();
                 self.edge_copies(&dest)?;
