@@ -22,6 +22,9 @@ pub enum Emit {
     Ir,
     /// The IR after the optimization pipeline of the chosen `-O` level.
     IrOpt,
+    /// The control-flow graphs of [`Emit::IrOpt`]'s IR as Graphviz DOT
+    /// (at `-O0`, the CFG as lowered).
+    Dot,
     /// PTX assembly (the default).
     #[default]
     Ptx,
@@ -602,6 +605,12 @@ fn compile_module_with_messages(
     if opts.emit == Emit::IrOpt {
         return Ok(Compiled {
             output: write_module(&module, print),
+            messages,
+        });
+    }
+    if opts.emit == Emit::Dot {
+        return Ok(Compiled {
+            output: midend::text::write_module_dot(&module),
             messages,
         });
     }

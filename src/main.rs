@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
-//!                 [--emit tokens|ast|ir|ir-opt|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
+//!                 [--emit tokens|ast|ir|ir-opt|dot|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
 //!                 [--stats]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
@@ -44,6 +44,9 @@ enum EmitArg {
     Ast,
     Ir,
     IrOpt,
+    /// The control-flow graph of each function (of the `-O` level's IR) as
+    /// Graphviz DOT: `dot -Tsvg`.
+    Dot,
     Ptx,
     /// The machine IR before PTX printing.
     Mir,
@@ -600,6 +603,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             EmitArg::Ast => Emit::Ast,
             EmitArg::Ir => Emit::Ir,
             EmitArg::IrOpt => Emit::IrOpt,
+            EmitArg::Dot => Emit::Dot,
             EmitArg::Ptx => Emit::Ptx,
             EmitArg::Mir => Emit::Mir,
             EmitArg::Obj => Emit::Obj,

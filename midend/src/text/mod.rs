@@ -5,9 +5,12 @@
 //! numbers it reads, so an IR dump, a verifier message and a test can all
 //! point at the same entity.
 
+mod dot;
 mod lexer;
 mod parser;
 mod printer;
+
+pub use dot::write_module_dot;
 
 pub use parser::{parse_function, parse_module, ParseError, MAX_ENTITY_INDEX};
 pub use printer::{

@@ -102,6 +102,32 @@ pub fn write_function_with_comments(
     w.out
 }
 
+/// A block's header line and its instruction lines, as [`write_function`]
+/// prints them (for pictures of the CFG: `dot.rs`).
+pub(crate) fn block_lines(
+    func: &Function,
+    module: Option<&Module>,
+    opts: PrintOptions,
+    block: Block,
+) -> (String, Vec<String>) {
+    let mut w = FuncWriter {
+        out: String::new(),
+        func,
+        module,
+        opts,
+        comments: &Comments::default(),
+    };
+    w.block_header(block)
+        .expect("writing to a String cannot fail");
+    let header = std::mem::take(&mut w.out);
+    let mut insts = Vec::new();
+    for &inst in func.layout.block_insts(block) {
+        w.inst(inst).expect("writing to a String cannot fail");
+        insts.push(std::mem::take(&mut w.out));
+    }
+    (header.trim_end().to_string(), insts)
+}
+
 struct FuncWriter<'a> {
     out: String,
     func: &'a Function,
