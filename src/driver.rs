@@ -74,6 +74,9 @@ pub struct CompileOptions {
     /// a module (`0`, the default: as many as the work is worth, up to one
     /// per core and at most eight). The output is the same for every count.
     pub threads: usize,
+    /// `--error-limit N`: the frontend stops after N errors (0: no limit;
+    /// default [`frontend::DEFAULT_ERROR_LIMIT`]).
+    pub error_limit: usize,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -273,6 +276,7 @@ impl Default for CompileOptions {
             warnings: WarningMode::Show,
             disable_passes: Vec::new(),
             threads: 0,
+            error_limit: frontend::DEFAULT_ERROR_LIMIT,
         }
     }
 }
@@ -513,11 +517,12 @@ pub fn compile_source_with_messages(
     opts: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
     // `__FILE__` is the path as given, as nvcc spells it.
-    let fe_opts = with_float_options(
+    let mut fe_opts = with_float_options(
         frontend_options(opts.target.sm(), &opts.defines),
         opts.float,
     )
     .with_file_name(file_name);
+    fe_opts.error_limit = opts.error_limit;
     let fail = diagnostics_failure(file_name, source, opts.warnings);
     match opts.emit {
         Emit::Tokens => {

@@ -3,7 +3,7 @@
 //! This crate is the facade and the driver. It strings the stages together
 //! (frontend → midend passes → backend) in [`driver`], and it is the only
 //! crate that touches the outside world: it reads files, writes output
-//! atomically, and runs NVIDIA's `ptxas` ([`ptxas`]). [`run`] is `kernelc run`:
+//! atomically ([`output`]), and runs NVIDIA's `ptxas` ([`ptxas`]). [`run`] is `kernelc run`:
 //! a kernel executed by the IR interpreter, with its buffers read and written.
 //!
 //! Architecture invariants:
@@ -14,6 +14,7 @@
 
 pub mod driver;
 pub mod gpu;
+pub mod output;
 pub mod ptxas;
 pub mod run;
 

@@ -25,15 +25,19 @@
 //! ```
 //!
 //! Output goes to stdout unless `-o` is given (`-o -` is stdout too); the
-//! output file is written atomically (a temporary file renamed into place),
-//! so a failed compilation never leaves a partial file. User errors exit with code 1; an internal
-//! compiler error (a bug) exits with 101.
+//! output file is written atomically, through symbolic links and keeping
+//! its mode ([`kernelc::output`]), so a failed compilation never leaves a
+//! partial file. File names may be any bytes; every other argument must be
+//! UTF-8. Every user error, a bad option included, exits with code 1 (as
+//! nvcc's do); `--help` and `--version` exit with 0; an internal compiler
+//! error (a bug) exits with 101.
 
 mod reduce;
 
 use clap::{Args, Parser, ValueEnum};
 use kernelc::backend_nvptx::{RegallocMode, Target};
 use kernelc::driver::{self, CompileOptions, Emit};
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -77,7 +81,8 @@ struct MemspaceArgs {
     #[arg(long)]
     memspace_conservative: bool,
     /// How many clones specialization may attempt: -1 unlimited, 0 none.
-    #[arg(long, value_name = "N", default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = -1, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(-1..))]
     clone_budget: i64,
     /// Generic pointer parameters of kernels point to global memory (as in nvcc).
     #[arg(long, value_name = "true|false", default_value = "true",
@@ -256,13 +261,21 @@ struct CompileArgs {
     /// Threads that optimize and select the functions of the file (0: as
     /// many as the work is worth, up to one per core and at most 8). The
     /// output is the same for every count.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    threads: usize,
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS))]
+    threads: u16,
+    /// Stop after N errors (0: no limit; also `-ferror-limit=N`).
+    #[arg(long, value_name = "N", default_value_t = kernelc::frontend::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
     rs: RestrictArgs,
 }
+
+/// The most `--threads` accepted: more threads than functions, or than
+/// cores, only cost memory.
+const MAX_THREADS: i64 = 1024;
 
 /// Read IR text, run passes over it, and print the IR (the course tool).
 #[derive(Parser, Debug)]
@@ -406,24 +419,35 @@ struct RunArgs {
     /// Write each buffer argument K to DIR/argK.bin after the run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The most instructions one thread may execute (catches infinite loops).
-    #[arg(long, value_name = "N", default_value_t = kernelc::midend::interp::DEFAULT_MAX_STEPS)]
-    max_steps: u64,
+    /// The most instructions one thread may execute (catches infinite
+    /// loops), and, when given, the whole launch [default: 10000000 per
+    /// thread, the launch unbounded].
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// Stop after N errors in the source (0: no limit; also `-ferror-limit=N`).
+    #[arg(long, value_name = "N", default_value_t = kernelc::frontend::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
     /// Kernel arguments, in parameter order.
     #[arg(value_name = "ARG")]
     args: Vec<String>,
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, and the one-dash spellings of the
-/// floating-point options (`-ftz=true`, `-prec-div=false`, ...).
-fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
-    let mut out = Vec::new();
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, the one-dash spellings of the
+/// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
+/// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
+/// passes through unchanged (it may be a file name).
+fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
     let mut skip_all_warnings = false;
-    for arg in args {
+    for os_arg in args {
         let after_werror = std::mem::take(&mut skip_all_warnings);
+        let Some(arg) = os_arg.to_str() else {
+            out.push(os_arg);
+            continue;
+        };
         if let Some(v) = arg.strip_prefix("-arch=") {
-            out.push(format!("--gpu-architecture={v}"));
+            out.push(format!("--gpu-architecture={v}").into());
         } else if arg == "-arch" {
             out.push("--gpu-architecture".into());
         } else if arg == "-Werror" || arg == "--Werror" || arg == "-Werror=all-warnings" {
@@ -434,17 +458,85 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
             // nvcc's `-Werror all-warnings`: the kind kernelc always means.
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if let Some(n) = arg.strip_prefix("-ferror-limit=") {
+            out.push(format!("--error-limit={n}").into());
         } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
             .iter()
             .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
         {
             // nvcc spells these with one dash as well as two.
-            out.push(format!("-{arg}"));
+            out.push(format!("-{arg}").into());
         } else {
-            out.push(arg);
+            out.push(os_arg);
         }
     }
     out
+}
+
+/// Why `kernelc` stops short of success.
+enum Stop {
+    /// A user error, already worded (`error: ...`): exit 1.
+    Error(String),
+    /// Clap's verdict on the options: an error (exit 1, as nvcc's option
+    /// errors) or the `--help`/`--version` text (exit 0).
+    Usage(clap::Error),
+}
+
+impl From<String> for Stop {
+    fn from(message: String) -> Self {
+        Stop::Error(message)
+    }
+}
+
+/// Parses `args` (the program name first) into `T`. A non-UTF-8 argument
+/// where text is expected is named in the error, shown lossily.
+fn parse<T: Parser>(args: Vec<OsString>) -> Result<T, Stop> {
+    T::try_parse_from(&args).map_err(|e| {
+        if e.kind() == clap::error::ErrorKind::InvalidUtf8 {
+            Stop::Error(not_utf8_error::<T>(&args))
+        } else {
+            Stop::Usage(e)
+        }
+    })
+}
+
+/// Clap says some argument that must be text is not UTF-8, but not which:
+/// each non-UTF-8 argument in turn is kept while the others are made
+/// UTF-8 (lossily), and the first whose presence alone still fails is the
+/// culprit (a file name is not: paths take any bytes).
+fn not_utf8_error<T: Parser>(args: &[OsString]) -> String {
+    let bad: Vec<usize> = (0..args.len())
+        .filter(|&i| args[i].to_str().is_none())
+        .collect();
+    let only = |keep: usize| -> Vec<OsString> {
+        let lossy = |(i, a): (usize, &OsString)| match i == keep {
+            true => a.clone(),
+            false => OsString::from(a.to_string_lossy().into_owned()),
+        };
+        args.iter().enumerate().map(lossy).collect()
+    };
+    let culprit = bad
+        .iter()
+        .copied()
+        .find(|&k| {
+            matches!(T::try_parse_from(only(k)),
+                     Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8)
+        })
+        .or(bad.first().copied())
+        .unwrap_or(0);
+    format!(
+        "error: argument {:?} is not valid UTF-8: only file names may be any bytes",
+        args[culprit]
+    )
+}
+
+/// `kernelc SUB ARGS...` as the arguments of `SUB`'s own parser.
+fn subcommand_args(args: Vec<OsString>, name: &str) -> Vec<OsString> {
+    let mut program = args.first().cloned().unwrap_or_else(|| "kernelc".into());
+    program.push(format!(" {name}"));
+    std::iter::once(program)
+        .chain(args.into_iter().skip(2))
+        .collect()
 }
 
 /// A panic is a compiler bug, never the user's fault: say so plainly, and
@@ -460,29 +552,14 @@ fn install_panic_hook() {
 
 fn main() -> ExitCode {
     install_panic_hook();
-    let args = normalize_args(std::env::args());
-    let result = if args.get(1).map(String::as_str) == Some("opt") {
-        let mut rest = vec![format!("{} opt", args[0])];
-        rest.extend(args.into_iter().skip(2));
-        run_opt(OptArgs::parse_from(rest))
-    } else if args.get(1).map(String::as_str) == Some("run") {
-        let mut rest = vec![format!("{} run", args[0])];
-        rest.extend(args.into_iter().skip(2));
-        expand_specs(rest).and_then(|rest| run_run(RunArgs::parse_from(rest)))
-    } else if args.get(1).map(String::as_str) == Some("--explain") {
-        explain(args.get(2).map(String::as_str))
-    } else if args.get(1).map(String::as_str) == Some("reduce") {
-        let mut rest = vec![format!("{} reduce", args[0])];
-        rest.extend(args.into_iter().skip(2));
-        run_reduce(ReduceArgs::parse_from(rest))
-    } else if args.get(1).map(String::as_str) == Some("validate") {
-        run_validate(&args[2..])
-    } else {
-        run_compile(CompileArgs::parse_from(args))
-    };
-    match result {
+    match dispatch(normalize_args(std::env::args_os())) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(Stop::Usage(e)) => {
+            let _ = e.print();
+            // `--help` and `--version` are not errors.
+            ExitCode::from(if e.use_stderr() { 1 } else { 0 })
+        }
+        Err(Stop::Error(message)) => {
             eprint!("{message}");
             if !message.ends_with('\n') {
                 eprintln!();
@@ -490,6 +567,19 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Runs the subcommand `args` names (compiling when none does).
+fn dispatch(args: Vec<OsString>) -> Result<(), Stop> {
+    match args.get(1).and_then(|a| a.to_str()) {
+        Some("opt") => run_opt(parse(subcommand_args(args, "opt"))?)?,
+        Some("run") => run_run(parse(expand_specs(subcommand_args(args, "run"))?)?)?,
+        Some("--explain") => explain(args.get(2).map(|a| a.to_string_lossy()).as_deref())?,
+        Some("reduce") => run_reduce(parse(subcommand_args(args, "reduce"))?)?,
+        Some("validate") => run_validate(&args[2..])?,
+        _ => run_compile(parse(args)?)?,
+    }
+    Ok(())
 }
 
 /// `kernelc --explain CODE`: what a diagnostic code means, with an example
@@ -512,15 +602,16 @@ fn explain(code: Option<&str>) -> Result<(), String> {
 /// `kernelc validate FILE.ptx`: judges PTX with ptx-validate (no ptxas
 /// needed). Diagnostics go to stderr rendered with their source lines, the
 /// module's minimum `.version`/`.target` to stdout; invalid PTX exits 1.
-fn run_validate(files: &[String]) -> Result<(), String> {
+fn run_validate(files: &[OsString]) -> Result<(), String> {
     if files.is_empty() {
         return Err("error: usage: kernelc validate FILE.ptx...".into());
     }
     let mut failed = String::new();
-    for f in files {
-        let src = read_input(Path::new(f))?;
+    for file in files {
+        let src = read_input(Path::new(file))?;
+        let f = Path::new(file).display().to_string();
         let report = ptx_validate::validate(&src);
-        eprint!("{}", report.rendered(f, &src));
+        eprint!("{}", report.rendered(&f, &src));
         println!("{f}: {}", report.minimum_line());
         if !report.ok() {
             let n = report.diags.len();
@@ -543,10 +634,7 @@ fn run_reduce(args: ReduceArgs) -> Result<(), String> {
         .output
         .unwrap_or_else(|| reduce::default_output(&args.input));
     if output == args.input {
-        return Err(
-            "error: the output must differ from the input (it is overwritten by every candidate)"
-                .into(),
-        );
+        return Err("error: the output must differ from the input (which stays as it is)".into());
     }
     let opts = reduce::ReduceOptions {
         until: args.until,
@@ -579,11 +667,21 @@ fn parse_ptx_version(s: &str) -> Result<(u32, u32), String> {
     ))
 }
 
-fn parse_define(d: &str) -> (String, Option<String>) {
-    match d.split_once('=') {
-        Some((name, value)) => (name.to_string(), Some(value.to_string())),
-        None => (d.to_string(), None),
-    }
+/// `-D NAME` and `-D NAME=VALUE`, each name checked here, against the
+/// command line, rather than reported at line 1 of the source.
+fn parse_defines(defines: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
+    defines
+        .iter()
+        .map(|d| {
+            let (name, value) = match d.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_string())),
+                None => (d.as_str(), None),
+            };
+            kernelc::frontend::check_define_name(name)
+                .map_err(|why| format!("error: -D {d}: {why}"))?;
+            Ok((name.to_string(), value))
+        })
+        .collect()
 }
 
 fn run_compile(args: CompileArgs) -> Result<(), String> {
@@ -592,7 +690,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     let opts = CompileOptions {
         target,
         opt_level: args.opt_level,
-        defines: args.defines.iter().map(|d| parse_define(d)).collect(),
+        defines: parse_defines(&args.defines)?,
         ptx_version: args
             .ptx_version
             .as_deref()
@@ -630,7 +728,8 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         },
         explain_nc: args.rs.explain_nc,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
-        threads: args.threads,
+        threads: usize::from(args.threads),
+        error_limit: args.error_limit,
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {
@@ -676,6 +775,17 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
 }
 
 fn run_opt(args: OptArgs) -> Result<(), String> {
+    if args
+        .input
+        .extension()
+        .is_some_and(|e| e == "cu" || e == "cuh")
+    {
+        let cu = args.input.display();
+        return Err(format!(
+            "error: `kernelc opt` reads IR text (.kir), and `{cu}` is CUDA source; \
+             compile it to IR first: `kernelc {cu} --emit ir -o FILE.kir`"
+        ));
+    }
     let text = read_input(&args.input)?;
     let mut module = kernelc::midend::text::parse_module(&text)
         .map_err(|e| format!("error: {}:{e}", args.input.display()))?;
@@ -730,21 +840,24 @@ fn run_opt(args: OptArgs) -> Result<(), String> {
 
 /// Replaces each `--spec FILE` (or `--spec=FILE`) by the words of the run
 /// spec FILE, so a spec's options and arguments parse exactly as if typed.
-fn expand_specs(args: Vec<String>) -> Result<Vec<String>, String> {
+fn expand_specs(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let mut out = Vec::new();
     let mut iter = args.into_iter();
     while let Some(arg) = iter.next() {
         let path = if arg == "--spec" {
             iter.next()
                 .ok_or_else(|| "error: `--spec` needs a FILE.run".to_string())?
-        } else if let Some(p) = arg.strip_prefix("--spec=") {
-            p.to_string()
+        } else if let Some(p) = arg.to_str().and_then(|a| a.strip_prefix("--spec=")) {
+            p.into()
         } else {
             out.push(arg);
             continue;
         };
         let text = read_input(Path::new(&path))?;
-        out.extend(normalize_args(kernelc::run::spec_words(&text).into_iter()));
+        let words = kernelc::run::spec_words(&text)
+            .into_iter()
+            .map(OsString::from);
+        out.extend(normalize_args(words));
     }
     Ok(out)
 }
@@ -761,13 +874,16 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         fmad: args.fmad,
         sm: target.sm(),
         arch: Some(args.arch.clone()),
-        defines: args.defines.iter().map(|d| parse_define(d)).collect(),
+        defines: parse_defines(&args.defines)?,
         engine: match args.engine {
             EngineArg::Interp => kernelc::run::Engine::Interp,
             EngineArg::Emu => kernelc::run::Engine::Emu,
             EngineArg::Gpu => kernelc::run::Engine::Gpu,
         },
-        max_steps: args.max_steps,
+        max_steps: args
+            .max_steps
+            .unwrap_or(kernelc::midend::interp::DEFAULT_MAX_STEPS),
+        max_launch_steps: args.max_steps.unwrap_or(u64::MAX),
         args: args.args,
         float: driver::FloatOptions {
             ftz: args.ftz,
@@ -786,14 +902,14 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         racecheck: args.racecheck,
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
         allow_restrict_in_struct: args.allow_restrict_in_struct,
+        error_limit: args.error_limit,
     };
     let summary = kernelc::run::run_and_report(&req, args.out.as_deref())?;
     write_output(None, &summary)
 }
 
-/// Writes to stdout, or to `path` through a temporary file in the same
-/// directory that is renamed into place, so readers never see a partial file
-/// (a device or FIFO such as `/dev/null` is written in place instead).
+/// Writes to stdout, or to the file `path` as [`kernelc::output`] does:
+/// whole or not at all, through links, keeping the file's mode.
 fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
     write_output_bytes(path, text.as_bytes())
 }
@@ -801,40 +917,14 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
 /// [`write_output`] for bytes (`--emit obj`).
 fn write_output_bytes(path: Option<&Path>, text: &[u8]) -> Result<(), String> {
     // `-o -` is stdout, as for most compilers (not a file named `-`).
-    let path = path.filter(|p| p.as_os_str() != "-");
-    let Some(path) = path else {
-        let mut stdout = std::io::stdout().lock();
-        return stdout
-            .write_all(text)
-            .and_then(|()| stdout.flush())
-            .map_err(|e| format!("error: cannot write to stdout: {e}"));
-    };
-    let fail = |e: std::io::Error| format!("error: cannot write `{}`: {e}", path.display());
-    // A device, a pipe or a socket (`-o /dev/null`, `-o /dev/stdout`, a
-    // FIFO) is written in place: renaming a temporary file onto it would
-    // replace the special file with a plain one.
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
-            let mut out = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(fail)?;
-            return out.write_all(text).and_then(|()| out.flush()).map_err(fail);
+    match path.filter(|p| p.as_os_str() != "-") {
+        Some(path) => kernelc::output::write_file(path, text),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text)
+                .and_then(|()| stdout.flush())
+                .map_err(|e| format!("error: cannot write to stdout: {e}"))
         }
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(
-        ".{}.kernelc-tmp-{}",
-        file_name.unwrap_or_else(|| "out".into()),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
 }

@@ -8,11 +8,16 @@
 //! long, ready to become a regression test.
 //!
 //! The test is run with `sh -c TEST sh CANDIDATE`: the candidate's path is
-//! `$1`, and `{}` in the test is replaced by it too. The candidate is the
-//! output file itself (`FILE.reduced.cu`, or `-o`), so the reducer writes
-//! only the path it was given; at the end it holds the smallest input that
-//! passed. The test must succeed on the original input.
+//! `$1`, and `{}` in the test is replaced by it too. The candidate is a
+//! hidden file beside the output, with the output's name after a prefix
+//! (`.kernelc-reduce-PID-FILE.reduced.cu`: same folder for `#include "..."`,
+//! same extension), removed at the end. The output (`FILE.reduced.cu`, or
+//! `-o`) is written once, at the end of a successful reduction, with the
+//! smallest input that passed; a failed reduction leaves no file behind.
+//! The test must succeed on the original input.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,7 +27,7 @@ use std::time::{Duration, Instant};
 pub struct ReduceOptions {
     /// The shell test; exit status 0 means "still interesting".
     pub until: String,
-    /// Where candidates are written and the result is left.
+    /// Where the result is written.
     pub output: PathBuf,
     /// A test that runs longer than this counts as failing (and is killed).
     pub timeout: Duration,
@@ -37,37 +42,54 @@ pub struct Reduced {
     pub tests: usize,
 }
 
-/// `FILE.reduced.cu` beside `FILE.cu`.
+/// `FILE.reduced.cu` beside `FILE.cu` (file names are any bytes).
 pub fn default_output(input: &Path) -> PathBuf {
-    let stem = input
+    let mut name = input
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into());
-    let ext = input
-        .extension()
-        .map(|e| e.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "cu".into());
-    input.with_file_name(format!("{stem}.reduced.{ext}"))
+        .unwrap_or(OsStr::new("input"))
+        .to_os_string();
+    name.push(".reduced.");
+    name.push(input.extension().unwrap_or(OsStr::new("cu")));
+    input.with_file_name(name)
 }
 
-/// Runs the shell test on `text` (written to the output path).
+/// The hidden candidate file beside `output`.
+fn candidate_path(output: &Path) -> PathBuf {
+    let mut name = OsString::from(format!(".kernelc-reduce-{}-", std::process::id()));
+    name.push(output.file_name().unwrap_or(OsStr::new("candidate.cu")));
+    output.with_file_name(name)
+}
+
+/// Runs the shell test on each candidate, written to its own file, which
+/// it removes when dropped (on success and on every error alike).
 struct Tester<'a> {
     opts: &'a ReduceOptions,
+    candidate: PathBuf,
     tests: usize,
+}
+
+impl Drop for Tester<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.candidate);
+    }
 }
 
 impl Tester<'_> {
     fn interesting(&mut self, text: &str) -> Result<bool, String> {
         self.tests += 1;
-        std::fs::write(&self.opts.output, text)
-            .map_err(|e| format!("error: cannot write `{}`: {e}", self.opts.output.display()))?;
-        let path = self.opts.output.display().to_string();
-        let script = self.opts.until.replace("{}", &path);
+        let path = &self.candidate;
+        std::fs::write(path, text)
+            .map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
+        // `{}` becomes the path's bytes, whatever they are.
+        let script: Vec<u8> = (self.opts.until.split("{}"))
+            .map(str::as_bytes)
+            .collect::<Vec<_>>()
+            .join(path.as_os_str().as_bytes());
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg(&script)
+            .arg(OsString::from_vec(script))
             .arg("sh")
-            .arg(&path)
+            .arg(path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -234,10 +256,14 @@ fn lines_of(text: &str) -> Vec<String> {
     text.split_inclusive('\n').map(str::to_string).collect()
 }
 
-/// Reduces `source` while the test stays interesting. The output file
-/// holds the result at the end.
+/// Reduces `source` while the test stays interesting, and writes the
+/// result to the output file (only then: a failure writes nothing).
 pub fn reduce(source: &str, opts: &ReduceOptions) -> Result<Reduced, String> {
-    let mut tester = Tester { opts, tests: 0 };
+    let mut tester = Tester {
+        opts,
+        candidate: candidate_path(&opts.output),
+        tests: 0,
+    };
     if !tester.interesting(source)? {
         return Err(format!(
             "error: the test does not succeed on the original input (`{}`)",
@@ -258,10 +284,7 @@ pub fn reduce(source: &str, opts: &ReduceOptions) -> Result<Reduced, String> {
             break;
         }
     }
-    // Leave the best candidate in the output (the last one tested may
-    // have been a failing one).
-    std::fs::write(&opts.output, &best)
-        .map_err(|e| format!("error: cannot write `{}`: {e}", opts.output.display()))?;
+    kernelc::output::write_file(&opts.output, best.as_bytes())?;
     Ok(Reduced {
         text: best,
         tests: tester.tests,

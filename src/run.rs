@@ -444,7 +444,11 @@ pub struct RunRequest {
     pub arch: Option<String>,
     pub defines: Vec<(String, Option<String>)>,
     pub engine: Engine,
+    /// The most instructions one thread may execute.
     pub max_steps: u64,
+    /// The most instructions the whole launch may execute (`u64::MAX`: no
+    /// bound; `kernelc run --max-steps N` sets both to N).
+    pub max_launch_steps: u64,
     pub args: Vec<String>,
     /// `-ftz`, `-prec-div`, `-prec-sqrt`, `--use_fast_math`, as compilation
     /// takes them (`--use_fast_math` also forces `--fmad=true`).
@@ -460,6 +464,8 @@ pub struct RunRequest {
     /// `--allow-restrict-in-struct`: accept (and use) `__restrict__`
     /// pointers inside by-value structs, as compilation does with the flag.
     pub allow_restrict_in_struct: bool,
+    /// `--error-limit N`: the frontend stops after N errors (0: no limit).
+    pub error_limit: usize,
 }
 
 impl Default for RunRequest {
@@ -478,6 +484,7 @@ impl Default for RunRequest {
             defines: Vec::new(),
             engine: Engine::Interp,
             max_steps: interp::DEFAULT_MAX_STEPS,
+            max_launch_steps: u64::MAX,
             args: Vec::new(),
             float: FloatOptions::default(),
             warnings: WarningMode::Show,
@@ -485,6 +492,7 @@ impl Default for RunRequest {
             racecheck: false,
             disable_passes: Vec::new(),
             allow_restrict_in_struct: false,
+            error_limit: frontend::DEFAULT_ERROR_LIMIT,
         }
     }
 }
@@ -549,8 +557,10 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
             messages: String::new(),
         });
     }
-    let fe = driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float)
-        .with_file_name(&name);
+    let mut fe =
+        driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float)
+            .with_file_name(&name);
+    fe.error_limit = req.error_limit;
     let fail = |d: Vec<Diagnostic>| {
         frontend::render_diagnostics(&name, &text, &driver::apply_warning_mode(d, req.warnings))
     };
@@ -685,6 +695,13 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
                 .into(),
         );
     }
+    let is_ptx = req.input.extension().is_some_and(|e| e == "ptx");
+    if is_ptx && req.engine == Engine::Interp {
+        return Err(format!(
+            "error: `{}` is PTX, which the IR interpreter cannot run: use `--engine emu` (the PTX emulator) or `--engine gpu`\n",
+            req.input.display()
+        ));
+    }
     match req.engine {
         Engine::Interp => {}
         Engine::Emu => return execute_emu(req),
@@ -709,6 +726,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         block: req.block,
         dynamic_shared_bytes: req.shared_bytes,
         max_steps_per_thread: req.max_steps,
+        max_steps_per_launch: req.max_launch_steps,
         racecheck: req.racecheck,
         ..LaunchConfig::default()
     };
@@ -811,6 +829,7 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
         block: req.block,
         dynamic_shared_bytes: req.shared_bytes,
         max_steps_per_thread: req.max_steps,
+        max_steps_per_launch: req.max_launch_steps,
         ..emu::LaunchConfig::default()
     };
     let out = emu::run_ptx(&ptx, &req.kernel, &args, &config).map_err(|e| match e {
@@ -962,9 +981,35 @@ pub fn summarize(k: usize, elem: Elem, bytes: &[u8]) -> String {
     line
 }
 
+/// The most threads a launch on the interpreter or the emulator can be
+/// expected to finish (2^24, 16,777,216): each runs one thread at a time,
+/// at some tens of millions of instructions a second.
+pub const LARGE_LAUNCH_THREADS: u64 = 1 << 24;
+
+/// A warning for a launch of more than [`LARGE_LAUNCH_THREADS`] threads on
+/// an engine that runs them one by one, saying how to bound it.
+pub fn launch_size_warning(req: &RunRequest) -> Option<String> {
+    let threads: u64 = req
+        .grid
+        .iter()
+        .chain(&req.block)
+        .map(|&d| u64::from(d))
+        .product();
+    let one_by_one = matches!(req.engine, Engine::Interp | Engine::Emu);
+    (one_by_one && threads > LARGE_LAUNCH_THREADS).then(|| {
+        format!(
+            "warning: the launch has {threads} threads; the {} runs them one at a time and may not finish (more than {LARGE_LAUNCH_THREADS}); `--max-steps N` bounds the whole launch",
+            if req.engine == Engine::Interp { "interpreter" } else { "emulator" }
+        )
+    })
+}
+
 /// Runs the request, writes the buffers to `out_dir` (when given) and
 /// returns the summary text for stdout.
 pub fn run_and_report(req: &RunRequest, out_dir: Option<&Path>) -> Result<String, String> {
+    if let Some(warning) = launch_size_warning(req) {
+        eprintln!("{warning}");
+    }
     let result = execute(req)?;
     eprint!("{}", result.messages);
     if let Some(dir) = out_dir {
@@ -972,9 +1017,7 @@ pub fn run_and_report(req: &RunRequest, out_dir: Option<&Path>) -> Result<String
             .map_err(|e| format!("error: cannot create `{}`: {e}", dir.display()))?;
         for (k, (_, buf)) in result.args.iter().enumerate() {
             if let Some(bytes) = buf {
-                let path = dir.join(format!("arg{k}.bin"));
-                std::fs::write(&path, bytes)
-                    .map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
+                crate::output::write_file(&dir.join(format!("arg{k}.bin")), bytes)?;
             }
         }
     }

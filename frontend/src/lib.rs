@@ -31,7 +31,7 @@ pub mod types;
 pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
 pub use dump::{dump_ast, dump_expr};
 pub use lower::lower;
-pub use preprocess::DEFAULT_CUDA_ARCH;
+pub use preprocess::{check_define_name, DEFAULT_CUDA_ARCH};
 pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 

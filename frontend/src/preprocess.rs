@@ -126,15 +126,10 @@ pub(crate) fn preprocess(
     ];
     defines.extend(opts.defines.iter().cloned());
     for (name, value) in &defines {
-        let valid = name
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !valid {
+        if let Err(why) = check_define_name(name) {
             pp.diags.push(Diagnostic::error(
                 Span::default(),
-                format!("invalid macro name `{name}` in `-D` option"),
+                format!("invalid `-D` option: {why}"),
             ));
             continue;
         }
@@ -1065,5 +1060,23 @@ impl CondEval<'_> {
                 self.fail("invalid token in `#if` expression")
             }
         }
+    }
+}
+
+/// Whether `name` can be defined with `-D NAME[=VALUE]`: an identifier (a
+/// letter or `_`, then letters, digits and `_`). The one rule for the
+/// command line (which checks before reading any source) and for
+/// [`Options::defines`](crate::Options::defines) given by a library user.
+pub fn check_define_name(name: &str) -> Result<(), String> {
+    let starts_well = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    if starts_well && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a macro name (a letter or `_`, then letters, digits and `_`)"
+        ))
     }
 }

@@ -13,6 +13,7 @@
 //! regression test. The exit code is 1 when any seed failed.
 
 use kernel_gen::check::{check_kernel, nvcc_accepts};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,17 +26,21 @@ fn usage() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let mut seeds: Option<u64> = None;
     let mut start = 0u64;
     let mut check = false;
     let mut nvcc = false;
     let mut keep = PathBuf::from("target/kernel-gen-failures");
     let mut single: Option<u64> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let num = |v: Option<&String>| v.and_then(|s| s.parse::<u64>().ok());
-        match a.as_str() {
+    let mut it = std::env::args_os().skip(1);
+    while let Some(os_arg) = it.next() {
+        // Only `--keep`'s folder may be any bytes; the rest is text.
+        let Some(a) = os_arg.to_str() else {
+            eprintln!("kernel-gen: argument {os_arg:?} is not valid UTF-8");
+            return usage();
+        };
+        let num = |v: Option<OsString>| v.and_then(|s| s.to_str()?.parse::<u64>().ok());
+        match a {
             "--seeds" => match num(it.next()) {
                 Some(n) => seeds = Some(n),
                 None => return usage(),

@@ -270,6 +270,13 @@ impl<'a> Exec<'a> {
                 );
                 return Err(self.fault(t, e(FaultKind::StepLimit, msg), vec![]));
             }
+            if self.total_steps > self.config.max_steps_per_launch {
+                let msg = format!(
+                    "step limit: the launch executed more than {} instructions (a grid too large to run?)",
+                    self.config.max_steps_per_launch
+                );
+                return Err(self.fault(t, e(FaultKind::StepLimit, msg), vec![]));
+            }
             if let Some((neg, r)) = inst.guard {
                 let p = fr.regs.get(r).copied().unwrap_or(0) & 1 == 1;
                 if p == neg {

@@ -56,6 +56,9 @@ pub struct LaunchConfig {
     pub dynamic_shared_bytes: u32,
     /// The most instructions one thread may execute.
     pub max_steps_per_thread: u64,
+    /// The most instructions all the threads of the launch may execute
+    /// together (`kernelc run --max-steps`); `u64::MAX`: no bound.
+    pub max_steps_per_launch: u64,
     /// The deepest call stack, counting the kernel's frame.
     pub max_call_depth: usize,
 }
@@ -70,6 +73,7 @@ impl Default for LaunchConfig {
             block: [1; 3],
             dynamic_shared_bytes: 0,
             max_steps_per_thread: DEFAULT_MAX_STEPS,
+            max_steps_per_launch: u64::MAX,
             max_call_depth: 64,
         }
     }

@@ -3,15 +3,20 @@
 //! With `--stats`, each file is also assembled by ptxas and each kernel's
 //! resources are read from the cubin and printed as a table.
 //! Exit code 0 when every file is predicted valid, 1 otherwise, 2 on usage
-//! or I/O errors (and when `--stats` finds no ptxas).
+//! or I/O errors (and when `--stats` finds no ptxas). File names may be any
+//! bytes.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let pretty = args.iter().any(|a| a == "--pretty");
     let stats = args.iter().any(|a| a == "--stats");
-    let files: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let files: Vec<&OsString> = args
+        .iter()
+        .filter(|a| !a.as_encoded_bytes().starts_with(b"--"))
+        .collect();
     if files.is_empty() || args.iter().any(|a| a == "--help") {
         eprintln!("usage: ptx-validate [--pretty] [--stats] FILE.ptx...");
         return ExitCode::from(2);
@@ -27,8 +32,9 @@ fn main() -> ExitCode {
         found => found.flatten(),
     };
     let mut all_ok = true;
-    for f in files {
-        let src = match std::fs::read(f) {
+    for file in files {
+        let f = &std::path::Path::new(file).display().to_string();
+        let src = match std::fs::read(file) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
                 eprintln!("ptx-validate: cannot read `{f}`: {e}");

@@ -106,6 +106,8 @@ struct Exec<'m> {
     race: Option<race::RaceState>,
     /// The kernel's cluster shape (`[1, 1, 1]` without `__cluster_dims__`).
     cluster: [u32; 3],
+    /// Instructions executed by every thread of the launch so far.
+    launch_steps: u64,
 }
 
 pub(super) fn run(
@@ -126,6 +128,7 @@ pub(super) fn run(
             .attrs
             .cluster_dims
             .map_or([1; 3], |d| d.map(|n| n.max(1))),
+        launch_steps: 0,
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -534,6 +537,18 @@ impl<'m> Exec<'m> {
                     format!(
                         "step limit of {} instructions exceeded (an infinite loop?)",
                         self.config.max_steps_per_thread
+                    ),
+                    fid,
+                    Some(inst),
+                ));
+            }
+            self.launch_steps += 1;
+            if self.launch_steps > self.config.max_steps_per_launch {
+                return Err(raw(
+                    FaultKind::StepLimit,
+                    format!(
+                        "step limit of {} instructions for the whole launch exceeded (a grid too large to run?)",
+                        self.config.max_steps_per_launch
                     ),
                     fid,
                     Some(inst),

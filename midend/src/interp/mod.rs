@@ -51,6 +51,10 @@ pub struct LaunchConfig {
     /// The most instructions one thread may execute: the guard against
     /// infinite loops.
     pub max_steps_per_thread: u64,
+    /// The most instructions all the threads of the launch may execute
+    /// together (`kernelc run --max-steps`): the guard against a grid too
+    /// large to finish. `u64::MAX`: no bound.
+    pub max_steps_per_launch: u64,
     /// The deepest call stack, counting the kernel's own frame.
     pub max_call_depth: usize,
     /// Report shared-memory races between barriers as faults
@@ -65,6 +69,7 @@ impl Default for LaunchConfig {
             block: [1, 1, 1],
             dynamic_shared_bytes: 0,
             max_steps_per_thread: DEFAULT_MAX_STEPS,
+            max_steps_per_launch: u64::MAX,
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             racecheck: false,
         }
