@@ -22,6 +22,11 @@ HD float3 &operator+=(float3 &a, float3 b) { a = a + b; return a; }
 HD float3 &operator-=(float3 &a, float3 b) { a = a - b; return a; }
 HD float3 &operator*=(float3 &a, float s) { a = a * s; return a; }
 
+// Overloads of the built-in constructors: splat a scalar, widen a vector.
+HD float3 make_float3(float s) { return make_float3(s, s, s); }
+HD float3 make_float3(float4 a) { return make_float3(a.x, a.y, a.z); }
+HD float4 make_float4(float3 a, float w) { return make_float4(a.x, a.y, a.z, w); }
+
 HD float dot(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 HD float3 cross(float3 a, float3 b) {
   return make_float3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
