@@ -1,6 +1,8 @@
 // Sorts many independent 1024-key batches (key/value pairs) with a bitonic
 // network in shared memory, one batch per block; the direction of the whole
 // batch is a kernel argument. Sample-style, uses dynamic shared memory.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Sum of squares with cooperative groups: thread_block_tile<32> shuffles
 // through cg::reduce, a block-level combine in shared memory, and a
 // grid-stride loop sized from the occupancy API. Sample-style.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Separable 2-D convolution (row pass, then column pass) with the filter
 // taps in __constant__ memory, set from the host with cudaMemcpyToSymbol.
 // Each pass stages its tile plus halo in shared memory. Sample-style.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

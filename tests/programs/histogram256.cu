@@ -1,6 +1,8 @@
 // 256-bin byte histogram: per-block sub-histograms in shared memory built
 // with shared atomics, merged into the global histogram with global
 // atomics. Compared with a host count. Sample-style.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,6 +2,8 @@
 // viewport passed to the kernel as a struct by value. The host recomputes
 // a sparse subset of pixels in double precision and compares. Writes the
 // float image as a PGM file when given a file name.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Tiled single-precision GEMM (C = A * B, row-major, any sizes), with the
 // tile width as a template parameter chosen on the host from the device's
 // shared memory. Timed with CUDA events and checked against a host GEMM.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,6 +2,8 @@
 // curandStatePhilox4_32_10_t initialised with its own subsequence, draws
 // points in the unit square, and the hits are counted per block with a
 // shared-memory reduction and one global atomicAdd per block.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Parallel sum reduction in four steps of refinement, from interleaved
 // addressing to a warp-unrolled, multi-element-per-thread kernel. The
 // last variant is a template over the block size. Sample-style.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

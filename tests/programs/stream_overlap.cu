@@ -2,6 +2,8 @@
 // into chunks, and each stream copies its chunk in (pinned memory),
 // transforms it, and copies it out. The same work is run once on the
 // default stream for the timing comparison. Sample-style.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

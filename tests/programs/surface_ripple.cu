@@ -2,6 +2,8 @@
 // surface object, then reads it back both with cudaMemcpy2DFromArray and
 // through a texture object over the same array (point sampling,
 // unnormalized coordinates), checking the two agree with a host model.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

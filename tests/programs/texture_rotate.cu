@@ -3,6 +3,8 @@
 // exactly representable cases (a rotation by 0 and by 180 degrees at the
 // texel centres). Sample-style: cudaArray, channel descriptor, resource
 // and texture descriptors.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,6 +4,8 @@
 // verdict.
 //
 // Build: nvcc -I tests/programs/common vector_add.cu
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

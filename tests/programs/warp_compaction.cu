@@ -2,6 +2,8 @@
 // with warp-aggregated atomics: one atomicAdd per warp reserves space, and
 // each lane finds its slot from a ballot and a popcount. A second kernel
 // classifies the elements with one ballot per class.
+//
+// nvcc-flags: -I tests/programs/common
 
 #include <cstdio>
 #include <cstdlib>

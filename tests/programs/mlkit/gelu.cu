@@ -2,6 +2,9 @@
 // tensor, with Pack128 loads/stores of floatX and a grid sized so that
 // each thread handles exactly one pack. N must be a multiple of the pack
 // size (it is, for any realistic hidden size).
+//
+// nvcc-flags:
+// nvcc-flags: -DMLKIT_BF16
 
 #include "mlkit.cuh"
 

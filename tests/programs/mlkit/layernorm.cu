@@ -5,6 +5,9 @@
 //   3. one warp per row with 128-bit loads and stores of floatX and the
 //      row kept in registers between the passes.
 // Build with -DMLKIT_BF16 to store activations in bf16.
+//
+// nvcc-flags:
+// nvcc-flags: -DMLKIT_BF16
 
 #include "mlkit.cuh"
 

@@ -7,6 +7,8 @@
 // Headers come from include/ and are found with -I, as a build system
 // would pass them:
 //   nvcc -I tests/programs/stencil3d/include stencil3d.cu
+//
+// nvcc-flags: -I tests/programs/stencil3d/include
 
 #include <cmath>
 #include <cstdio>
