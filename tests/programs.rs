@@ -7,6 +7,8 @@
 //! 2. nvcc compiles every configuration and writes exactly the manifest's
 //!    `.entry` names (a loud skip where nvcc or the CCCL/cuRAND headers are
 //!    missing; a failure under `CI=true`).
+//!    Each launch of tests/programs/RUNS then runs on the PTX emulator from
+//!    nvcc's PTX, so the launch specs are known to be right.
 //! 3. A ratchet on kernelc: the configurations kernelc compiles today are
 //!    listed in tests/programs/KERNELC_COMPILES. One that stops compiling,
 //!    or an unlisted one that starts, fails the test (update the list). The
@@ -156,6 +158,38 @@ fn declared_configurations() -> Vec<Configuration> {
     configs
 }
 
+/// A launch of tests/programs/RUNS: a program and its `kernelc run` words.
+#[derive(Debug)]
+struct Run {
+    program: String,
+    words: Vec<String>,
+}
+
+impl Run {
+    /// The kernel the words name (`--kernel NAME`).
+    fn kernel(&self) -> &str {
+        let at = self.words.iter().position(|w| w == "--kernel");
+        at.and_then(|i| self.words.get(i + 1))
+            .map_or("", String::as_str)
+    }
+}
+
+fn runs() -> Vec<Run> {
+    read(&root().join(PROGRAMS).join("RUNS"))
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (program, words) = l
+                .split_once('|')
+                .unwrap_or_else(|| panic!("RUNS: no `|` in `{l}`"));
+            Run {
+                program: program.to_string(),
+                words: words.split_whitespace().map(str::to_string).collect(),
+            }
+        })
+        .collect()
+}
+
 /// Runs `job` on every item with `PARALLEL` threads; results in item order.
 fn parallel_map<T: Sync, R: Send>(items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = AtomicUsize::new(0);
@@ -214,6 +248,26 @@ fn manifest_lists_every_program_with_its_declared_flags() {
         listed, declared,
         "tests/programs/MANIFEST is out of date: run scripts/programs-manifest"
     );
+}
+
+#[test]
+fn every_run_names_a_kernel_of_its_program() {
+    let blocks = manifest();
+    let runs = runs();
+    assert!(!runs.is_empty(), "tests/programs/RUNS lists no launch");
+    for run in &runs {
+        let block = blocks
+            .iter()
+            .find(|b| b.config.program == run.program)
+            .unwrap_or_else(|| panic!("RUNS: {} is not in the manifest", run.program));
+        assert!(
+            block.entries.contains(run.kernel()),
+            "RUNS: {} has no kernel `{}` (its entries: {:?})",
+            run.program,
+            run.kernel(),
+            block.entries
+        );
+    }
 }
 
 // ------------------------------------------------------------- 2. nvcc --
@@ -293,7 +347,6 @@ fn nvcc_writes_the_manifest_entries() {
         }
         Ok(entries.len())
     });
-    let _ = std::fs::remove_dir_all(&dir);
     let failures: Vec<String> = outcomes.iter().filter_map(|o| o.clone().err()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     let kernels: usize = outcomes.iter().flatten().sum();
@@ -301,6 +354,35 @@ fn nvcc_writes_the_manifest_entries() {
         "nvcc: {} program configurations, {kernels} kernels, as the manifest says ({:.0?})",
         blocks.len(),
         started.elapsed()
+    );
+
+    // Each launch of RUNS on the emulator, from nvcc's PTX of the program's
+    // first configuration: the launch spec itself is right.
+    let runs = runs();
+    let faults: Vec<String> = parallel_map(&runs, |run| {
+        let block = blocks.iter().find(|b| b.config.program == run.program)?;
+        let ptx = scratch_file(&dir, &block.config, "ptx");
+        let ptx = ptx.display().to_string();
+        let mut args = vec!["run", "--engine", "emu", "--gpu-architecture", ARCH, &ptx];
+        args.extend(run.words.iter().map(String::as_str));
+        let done = common::kernelc(&args);
+        (!done.status.success()).then(|| {
+            format!(
+                "{} {}: the emulator fails on nvcc's PTX:\n{}",
+                run.program,
+                run.kernel(),
+                common::stderr(&done)
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(faults.is_empty(), "{}", faults.join("\n\n"));
+    eprintln!(
+        "emulator: the {} launches of RUNS run from nvcc's PTX",
+        runs.len()
     );
 }
 

@@ -26,8 +26,11 @@ class BlockScan {
     if (lane == 31) storage_.warpTotals[warp] = value;
     __syncthreads();
     if (warp == 0) {
+      // The whole warp scans (the shuffles need every lane); lanes past
+      // the last warp contribute the identity.
       T total = lane < kWarps ? storage_.warpTotals[lane] : Op::template identity<T>();
-      storage_.warpTotals[lane < kWarps ? lane : 0] = lane < kWarps ? warpInclusive(total, lane) : total;
+      total = warpInclusive(total, lane);
+      if (lane < kWarps) storage_.warpTotals[lane] = total;
     }
     __syncthreads();
     if (warp > 0) value = op_(storage_.warpTotals[warp - 1], value);
