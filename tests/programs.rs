@@ -1,0 +1,476 @@
+//! The corpus of complete CUDA programs in tests/programs/ (host and device
+//! code, as public samples, course homework and ML kernel files are written;
+//! see its README.md):
+//!
+//! 1. tests/programs/MANIFEST lists every program, once per configuration its
+//!    `// nvcc-flags:` lines declare, with exactly those flags.
+//! 2. nvcc compiles every configuration and writes exactly the manifest's
+//!    `.entry` names (a loud skip where nvcc or the CCCL/cuRAND headers are
+//!    missing; a failure under `CI=true`).
+//!    Each launch of tests/programs/RUNS then runs on the PTX emulator from
+//!    nvcc's PTX, so the launch specs are known to be right.
+//! 3. A ratchet on kernelc: the configurations kernelc compiles today are
+//!    listed in tests/programs/KERNELC_COMPILES. One that stops compiling,
+//!    or an unlisted one that starts, fails the test (update the list). The
+//!    test prints the count and each failure's first error, by error code.
+//!
+//! `scripts/programs-manifest` rewrites the manifest.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use common::root;
+
+const PROGRAMS: &str = "tests/programs";
+const ARCH: &str = "sm_90";
+/// At most this many compilers at once (the test machines have two cores).
+const PARALLEL: usize = 2;
+/// Where `scripts/programs-manifest --install` puts the CCCL and cuRAND
+/// headers (their `include` folder), when `KERNELC_CUDA_HEADERS` is unset.
+const HEADER_DIR: &str = ".tools/cuda-13.5-headers/nvidia/cu13/include";
+
+/// One program compiled with one set of flags.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Configuration {
+    /// The source, from the repository root.
+    program: String,
+    /// nvcc's flags, space-separated as written (empty: none).
+    flags: String,
+}
+
+impl Configuration {
+    fn flag_args(&self) -> Vec<&str> {
+        self.flags.split_whitespace().collect()
+    }
+
+    /// How KERNELC_COMPILES and the messages name it.
+    fn label(&self) -> String {
+        if self.flags.is_empty() {
+            self.program.clone()
+        } else {
+            format!("{} {}", self.program, self.flags)
+        }
+    }
+}
+
+/// A manifest block: a configuration and nvcc's `.entry` names for it.
+#[derive(Debug)]
+struct ManifestEntry {
+    config: Configuration,
+    entries: BTreeSet<String>,
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn parse_manifest(text: &str) -> Vec<ManifestEntry> {
+    let mut blocks: Vec<ManifestEntry> = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+        match key {
+            "program" => blocks.push(ManifestEntry {
+                config: Configuration {
+                    program: value.to_string(),
+                    flags: String::new(),
+                },
+                entries: BTreeSet::new(),
+            }),
+            "flags" | "entry" => {
+                let block = blocks.last_mut().unwrap_or_else(|| {
+                    panic!("MANIFEST:{}: `{key}` before any `program`", number + 1)
+                });
+                if key == "flags" {
+                    block.config.flags = value.to_string();
+                } else {
+                    block.entries.insert(value.to_string());
+                }
+            }
+            _ => panic!("MANIFEST:{}: unknown line `{line}`", number + 1),
+        }
+    }
+    blocks
+}
+
+fn manifest() -> Vec<ManifestEntry> {
+    parse_manifest(&read(&root().join(PROGRAMS).join("MANIFEST")))
+}
+
+/// Every program source, as scripts/outputs globs them, sorted.
+fn program_paths() -> Vec<String> {
+    let dir = root().join(PROGRAMS);
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            for inner in std::fs::read_dir(&path).unwrap() {
+                found.push(inner.unwrap().path());
+            }
+        } else {
+            found.push(path);
+        }
+    }
+    let mut paths: Vec<String> = found
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The configurations the sources declare with `// nvcc-flags:` lines.
+fn declared_configurations() -> Vec<Configuration> {
+    let mut configs = Vec::new();
+    for program in program_paths() {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(root().join(&program)).unwrap()).into_owned();
+        let flag_lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("// nvcc-flags:"))
+            .map(|f| f.trim().to_string())
+            .collect();
+        let flag_lines = if flag_lines.is_empty() {
+            vec![String::new()]
+        } else {
+            flag_lines
+        };
+        for flags in flag_lines {
+            configs.push(Configuration {
+                program: program.clone(),
+                flags,
+            });
+        }
+    }
+    configs
+}
+
+/// A launch of tests/programs/RUNS: a program and its `kernelc run` words.
+#[derive(Debug)]
+struct Run {
+    program: String,
+    words: Vec<String>,
+}
+
+impl Run {
+    /// The kernel the words name (`--kernel NAME`).
+    fn kernel(&self) -> &str {
+        let at = self.words.iter().position(|w| w == "--kernel");
+        at.and_then(|i| self.words.get(i + 1))
+            .map_or("", String::as_str)
+    }
+}
+
+fn runs() -> Vec<Run> {
+    read(&root().join(PROGRAMS).join("RUNS"))
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (program, words) = l
+                .split_once('|')
+                .unwrap_or_else(|| panic!("RUNS: no `|` in `{l}`"));
+            Run {
+                program: program.to_string(),
+                words: words.split_whitespace().map(str::to_string).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Runs `job` on every item with `PARALLEL` threads; results in item order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..PARALLEL {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                let r = job(item);
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect()
+}
+
+/// The sorted `.entry` names of a PTX text.
+fn ptx_entries(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == ".entry")?;
+            let name = words.get(at + 1)?;
+            Some(name.split('(').next().unwrap().to_string())
+        })
+        .collect()
+}
+
+fn scratch_file(dir: &Path, config: &Configuration, ext: &str) -> PathBuf {
+    let stem: String = config
+        .label()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    dir.join(format!("{stem}.{ext}"))
+}
+
+// ------------------------------------------------------- 1. the manifest --
+
+#[test]
+fn manifest_lists_every_program_with_its_declared_flags() {
+    let listed: Vec<Configuration> = manifest().into_iter().map(|m| m.config).collect();
+    let declared = declared_configurations();
+    assert!(
+        declared.len() >= 60,
+        "the corpus should hold about 60 program configurations, found {}",
+        declared.len()
+    );
+    assert_eq!(
+        listed, declared,
+        "tests/programs/MANIFEST is out of date: run scripts/programs-manifest"
+    );
+}
+
+#[test]
+fn every_run_names_a_kernel_of_its_program() {
+    let blocks = manifest();
+    let runs = runs();
+    assert!(!runs.is_empty(), "tests/programs/RUNS lists no launch");
+    for run in &runs {
+        let block = blocks
+            .iter()
+            .find(|b| b.config.program == run.program)
+            .unwrap_or_else(|| panic!("RUNS: {} is not in the manifest", run.program));
+        assert!(
+            block.entries.contains(run.kernel()),
+            "RUNS: {} has no kernel `{}` (its entries: {:?})",
+            run.program,
+            run.kernel(),
+            block.entries
+        );
+    }
+}
+
+// ------------------------------------------------------------- 2. nvcc --
+
+/// The folder holding the CCCL (`cccl/`) and cuRAND headers nvcc's wheels
+/// lack, or `None` after a loud skip notice (a failure in CI).
+fn cuda_headers_or_skip() -> Option<PathBuf> {
+    let dir = std::env::var_os("KERNELC_CUDA_HEADERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(HEADER_DIR));
+    if dir.join("cccl").is_dir() {
+        return Some(dir);
+    }
+    let why = format!(
+        "the CCCL and cuRAND headers are not in {} (set KERNELC_CUDA_HEADERS or run \
+         scripts/programs-manifest --install)",
+        dir.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why}; they are required in CI (CI=true)");
+    }
+    eprintln!("SKIPPED ({why}): the programs through nvcc");
+    None
+}
+
+fn nvcc_or_skip() -> Option<PathBuf> {
+    match kernelc::ptxas::find_nvcc() {
+        Some(nvcc) => Some(nvcc),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("nvcc is required in CI (CI=true) but was not found")
+        }
+        None => {
+            eprintln!(
+                "SKIPPED (nvcc not found; ./scripts/test installs it): the programs through nvcc"
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn nvcc_writes_the_manifest_entries() {
+    let (Some(nvcc), Some(headers)) = (nvcc_or_skip(), cuda_headers_or_skip()) else {
+        return;
+    };
+    let blocks = manifest();
+    let dir = common::scratch("programs-nvcc");
+    let started = std::time::Instant::now();
+    let outcomes = parallel_map(&blocks, |block| {
+        let out = scratch_file(&dir, &block.config, "ptx");
+        let done = Command::new(&nvcc)
+            .current_dir(root())
+            .args(["-ptx", &format!("-arch={ARCH}")])
+            .arg(format!("-I{}", headers.display()))
+            .arg(format!("-I{}", headers.join("cccl").display()))
+            .args(block.config.flag_args())
+            .arg(&block.config.program)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("cannot run nvcc");
+        if !done.status.success() {
+            return Err(format!(
+                "nvcc rejected {}:\n{}",
+                block.config.label(),
+                String::from_utf8_lossy(&done.stderr)
+            ));
+        }
+        let entries = ptx_entries(&read(&out));
+        if entries != block.entries {
+            return Err(format!(
+                "{}: nvcc writes the entries {entries:?}, the manifest lists {:?} \
+                 (run scripts/programs-manifest)",
+                block.config.label(),
+                block.entries
+            ));
+        }
+        Ok(entries.len())
+    });
+    let failures: Vec<String> = outcomes.iter().filter_map(|o| o.clone().err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let kernels: usize = outcomes.iter().flatten().sum();
+    eprintln!(
+        "nvcc: {} program configurations, {kernels} kernels, as the manifest says ({:.0?})",
+        blocks.len(),
+        started.elapsed()
+    );
+
+    // Each launch of RUNS on the emulator, from nvcc's PTX of the program's
+    // first configuration: the launch spec itself is right.
+    let runs = runs();
+    let faults: Vec<String> = parallel_map(&runs, |run| {
+        let block = blocks.iter().find(|b| b.config.program == run.program)?;
+        let ptx = scratch_file(&dir, &block.config, "ptx");
+        let ptx = ptx.display().to_string();
+        let mut args = vec!["run", "--engine", "emu", "--gpu-architecture", ARCH, &ptx];
+        args.extend(run.words.iter().map(String::as_str));
+        let done = common::kernelc(&args);
+        (!done.status.success()).then(|| {
+            format!(
+                "{} {}: the emulator fails on nvcc's PTX:\n{}",
+                run.program,
+                run.kernel(),
+                common::stderr(&done)
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(faults.is_empty(), "{}", faults.join("\n\n"));
+    eprintln!(
+        "emulator: the {} launches of RUNS run from nvcc's PTX",
+        runs.len()
+    );
+}
+
+// ------------------------------------------------------- 3. the ratchet --
+
+/// The first error kernelc printed: its code (`E0002`, or `command line`
+/// for an option kernelc does not know) and its message.
+fn first_error(stderr: &str) -> (String, String) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error"))
+        .unwrap_or("(no error message)");
+    match line
+        .strip_prefix("error[")
+        .and_then(|rest| rest.split_once("]: "))
+    {
+        Some((code, message)) => (code.to_string(), message.to_string()),
+        None => (
+            "command line".to_string(),
+            line.trim_start_matches("error: ").to_string(),
+        ),
+    }
+}
+
+fn listed_as_compiling() -> BTreeSet<String> {
+    read(&root().join(PROGRAMS).join("KERNELC_COMPILES"))
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn kernelc_compiles_exactly_the_listed_programs() {
+    let configs: Vec<Configuration> = manifest().into_iter().map(|m| m.config).collect();
+    let dir = common::scratch("programs-kernelc");
+    let outcomes = parallel_map(&configs, |config| {
+        let out = scratch_file(&dir, config, "ptx");
+        let mut args = vec![format!("-arch={ARCH}")];
+        args.extend(config.flag_args().into_iter().map(str::to_string));
+        args.extend([
+            config.program.clone(),
+            "-o".to_string(),
+            out.display().to_string(),
+        ]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let done = common::kernelc(&args);
+        if done.status.success() {
+            None
+        } else {
+            Some(first_error(&common::stderr(&done)))
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let mut compiling = BTreeSet::new();
+    let mut by_code: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (config, outcome) in configs.iter().zip(outcomes) {
+        match outcome {
+            None => {
+                compiling.insert(config.label());
+            }
+            Some((code, message)) => by_code
+                .entry(code)
+                .or_default()
+                .push((config.label(), message)),
+        }
+    }
+    eprintln!(
+        "kernelc compiles {} of {} programs",
+        compiling.len(),
+        configs.len()
+    );
+    for (code, failures) in &by_code {
+        eprintln!("{code}: {} programs", failures.len());
+        for (label, message) in failures {
+            eprintln!("  {label}: {message}");
+        }
+    }
+
+    let listed = listed_as_compiling();
+    let started: Vec<&String> = compiling.difference(&listed).collect();
+    let stopped: Vec<&String> = listed.difference(&compiling).collect();
+    assert!(
+        started.is_empty() && stopped.is_empty(),
+        "kernelc now compiles programs tests/programs/KERNELC_COMPILES does not list: {started:?}; \
+         it no longer compiles listed ones: {stopped:?}. Update the list (one program, and its \
+         flags when it has any, per line) when the change is intended."
+    );
+}
