@@ -230,6 +230,54 @@ pub const MATRIX_B8_TARGETS: &[&str] = &[
 /// `redux.sync` on `.f32`.
 pub const REDUX_F32_TARGETS: &[&str] = &["sm_100a", "sm_100f", "sm_103a", "sm_103f"];
 
+/// The memory-ordering qualifiers of `ld`/`st`, at most one per access
+/// (`.volatile` counts as `.relaxed.sys`, so `ld.volatile.relaxed.gpu` is
+/// `Duplicate .relaxed modifier`).
+pub const MEMORY_ORDERS: &[&str] = &[".weak", ".volatile", ".relaxed", ".acquire", ".release"];
+
+/// The scopes of a memory order, atomic or fence.
+pub const SCOPES: &[&str] = &[".cta", ".cluster", ".gpu", ".sys"];
+
+/// The cache operators of `ld` and of `st`.
+pub const LOAD_CACHE_OPS: &[&str] = &[".ca", ".cg", ".cs", ".lu", ".cv"];
+pub const STORE_CACHE_OPS: &[&str] = &[".wb", ".cg", ".cs", ".wt"];
+
+/// Whether `ld`/`st` may carry memory-ordering qualifier `order` on
+/// `space` (with its dot; empty for generic). ptxas 13.5, every target and
+/// `.version`: `.relaxed`, `.acquire`, `.release` and `.mmio` only where
+/// other threads can see the memory (`Modifier '.relaxed' cannot be applied
+/// to '.local' space`, and to `.const` and `.param`); `.volatile` also on
+/// `.local` (from PTX ISA 9.1, [`VOLATILE_LOCAL`]) but never on `.const` or
+/// `.param`; `.mmio` only on global memory (generic or `.global`); `.weak`
+/// everywhere.
+pub fn order_allows_space(order: &str, space: &str) -> bool {
+    let private = matches!(space, ".local" | ".const" | ".param");
+    match order {
+        ".weak" => true,
+        ".volatile" => !matches!(space, ".const" | ".param"),
+        ".mmio" => matches!(space, "" | ".global"),
+        _ => !private,
+    }
+}
+
+/// `ld.volatile.local`/`st.volatile.local`: ptxas 13.5 takes them from PTX
+/// ISA 9.1 on every target (`Feature 'ld/st with .local.volatile' requires
+/// PTX ISA .version 9.1 or later`, swept over sm_75..sm_121, every type and
+/// vector width). kernelc's backend keeps the same fact in
+/// `target::VOLATILE_LOCAL_VERSION`.
+pub const VOLATILE_LOCAL: Need = Need::new(0, (9, 1));
+
+/// `.mmio` loads and stores (`ld.mmio.relaxed.sys`): PTX ISA 8.2 on every
+/// target (ptxas 13.5: `Feature '.mmio' requires PTX ISA .version 8.2`);
+/// `.mmio.acquire` needs 9.3.
+pub const MMIO: Need = Need::new(0, (8, 2));
+pub const MMIO_ACQUIRE: Need = Need::new(0, (9, 3));
+
+/// Loads and stores of 256 bits (`.v8.b32`, `.v4.b64`): sm_100 and PTX ISA
+/// 8.8, in global memory only (`global state space expected for feature
+/// '256 bit wide load/store'` on every other space, generic excepted).
+pub const WIDE_256: Need = Need::new(100, (8, 8));
+
 /// The state spaces an address may name, with their dots.
 pub fn is_space(m: &str) -> bool {
     matches!(

@@ -642,17 +642,18 @@ fn memory(cx: &mut Cx, i: &Inst) {
         cx.error(i.pos, "State space incorrect for instruction 'st'".into());
         return;
     }
-    for sem in [".relaxed", ".acquire", ".release"] {
-        if i.has(sem)
-            && ![".cta", ".cluster", ".gpu", ".sys"]
-                .iter()
-                .any(|s| i.has(s))
-        {
-            cx.error(
-                i.pos,
-                format!("Modifier '{sem}' requires scope with '{op}' instruction"),
-            );
-            return;
+    if i.has(".volatile") && space == ".local" {
+        cx.need(
+            "ld/st with .local.volatile",
+            isa::VOLATILE_LOCAL,
+            i.pos,
+            false,
+        );
+    }
+    if i.has(".mmio") {
+        cx.need(".mmio", isa::MMIO, i.pos, false);
+        if i.has(".acquire") {
+            cx.need(".acquire", isa::MMIO_ACQUIRE, i.pos, false);
         }
     }
     if i.has(".async") {
@@ -669,14 +670,15 @@ fn memory(cx: &mut Cx, i: &Inst) {
         (&i.operands[1], &i.operands[0])
     };
     let vec_n = crate::ast::vector_width(&i.mods);
-    if let Some(n) = vec_n {
-        if n * t.1 > 128 {
-            cx.need(
-                "256 bit wide load/store",
-                Need::new(100, (8, 8)),
+    if vec_n.is_some_and(|n| n * t.1 > 128) {
+        let what = "256 bit wide load/store";
+        cx.need(what, isa::WIDE_256, i.pos, false);
+        if !matches!(space, "" | ".global") {
+            cx.error(
                 i.pos,
-                false,
+                format!("global state space expected for feature '{what}'"),
             );
+            return;
         }
     }
     let data_ok = match (&data.kind, vec_n) {
