@@ -25,6 +25,33 @@ pub struct Sym {
     pub entry_param: bool,
     /// A declaration with a vector type (`.reg .v2 .f32`).
     pub vector: bool,
+    /// A parameter or return value of the function being checked (not a
+    /// variable declared in its body, such as a call's `.param`).
+    pub in_signature: bool,
+    /// The element count of an array (`x[8]`: 8, `x[2][4]`: 8, `x[]`: 0);
+    /// `None` for a scalar.
+    pub array: Option<u64>,
+    /// `.align N`, when written.
+    pub align: Option<i128>,
+}
+
+impl Sym {
+    /// The bytes one such variable takes, when its type has a size.
+    pub fn bytes(&self) -> Option<u64> {
+        let (_, bits) = isa::type_info(&self.ty)?;
+        Some(u64::from(bits / 8).max(1) * self.array.unwrap_or(1))
+    }
+
+    /// The alignment in bytes: the written one, else the element's size.
+    pub fn alignment(&self) -> i128 {
+        self.align
+            .unwrap_or_else(|| isa::type_info(&self.ty).map_or(1, |(_, b)| i128::from(b / 8).max(1)))
+    }
+}
+
+/// The element count of an array declared with these dimensions.
+fn elements(dims: &[Option<u64>]) -> Option<u64> {
+    (!dims.is_empty()).then(|| dims.iter().map(|d| d.unwrap_or(0)).product())
 }
 
 /// A name resolved in the current scope. The symbol is shared, not
@@ -86,6 +113,7 @@ pub fn check_module(m: &Module) -> Checked {
         reported: HashSet::new(),
     };
     cx.header(m);
+    cx.diags.extend(m.read_errors.iter().cloned());
     for item in &m.items {
         match item {
             Item::Func(f) => {
@@ -111,6 +139,9 @@ pub fn check_module(m: &Module) -> Checked {
                         ty: v.ty.clone(),
                         entry_param: false,
                         vector: v.vector.is_some(),
+                        in_signature: false,
+                        array: elements(&n.array),
+                        align: v.align,
                     };
                     if cx.globals.insert(n.name.clone(), Rc::new(sym)).is_some() {
                         cx.diags.push(Diag::error(
@@ -317,6 +348,7 @@ impl<'a> Cx<'a> {
         let n_rets = f.rets.len();
         for (k, p) in f.rets.iter().chain(&f.params).enumerate() {
             self.uses_types(&p.ty, p.pos);
+            self.storage_rules(&p.space, &p.ty, &p.name, p.pos);
             let sym = Sym {
                 space: p.space.clone(),
                 ty: p.ty.clone(),
@@ -324,6 +356,9 @@ impl<'a> Cx<'a> {
                 // functions alike; return parameters are written.
                 entry_param: k >= n_rets,
                 vector: false,
+                in_signature: true,
+                array: p.array,
+                align: p.align,
             };
             if top.exact.insert(p.name.clone(), Rc::new(sym)).is_some() {
                 self.error(
@@ -362,6 +397,9 @@ impl<'a> Cx<'a> {
     /// `.const`), never in `.shared`, `.local`, `.reg` or `.param`.
     fn decl_rules(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        for n in &v.names {
+            self.storage_rules(&v.space, &v.ty, &n.name, n.pos);
+        }
         if let Some(a) = v.align {
             if a <= 0 || a & (a - 1) != 0 {
                 self.error(pos, "Alignment must be a power of two".into());
@@ -390,6 +428,22 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// Which types a state space can hold: predicates live only in
+    /// registers, and `.f16x2` cannot be a `.param`.
+    fn storage_rules(&mut self, space: &str, ty: &str, name: &str, pos: Pos) {
+        if ty == ".pred" && space != ".reg" {
+            self.error(
+                pos,
+                format!("Predicate variable '{name}' must be in register state space"),
+            );
+        } else if ty == ".f16x2" && space == ".param" {
+            self.error(
+                pos,
+                format!("Variable '{name}' cannot be allocated in .param state space"),
+            );
+        }
+    }
+
     fn declare(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
         self.uses_types(&v.ty, pos);
@@ -407,6 +461,9 @@ impl<'a> Cx<'a> {
                 ty: v.ty.clone(),
                 entry_param: false,
                 vector: v.vector.is_some(),
+                in_signature: false,
+                array: elements(&n.array),
+                align: v.align,
             };
             let dup = match n.range {
                 Some(count) => scope

@@ -26,10 +26,12 @@ pub fn check_forms(cx: &mut Cx, i: &Inst) -> bool {
 
 fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
     unknown_qualified(i)
+        .or_else(|| crate::modifiers::illegal_modifier(i))
         .or_else(|| special_operands(i))
-        .or_else(|| result_register(i))
+        .or_else(|| result_register(cx, i))
         .or_else(|| type_count(i))
         .or_else(|| type_legal(i))
+        .or_else(|| state_spaces(i))
         .or_else(|| fixed_modifiers(i))
         .or_else(|| memory_order(i))
         .or_else(|| sync_aligned(i))
@@ -45,7 +47,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
 /// `mov.b32 {%h1, %h2}, %r` and `mov.b64 %rd, {%r1, %r2}`: two or four
 /// elements that together are exactly as wide as the type.
 fn pack(cx: &Cx, i: &Inst) -> Option<String> {
-    if i.opcode != "mov" || i.operands.len() != 2 {
+    if i.opcode != "mov" || i.operands.len() != 2 || crate::ast::vector_width(&i.mods).is_some() {
         return None;
     }
     let (_, width) = i.mods.iter().rev().find_map(|m| isa::type_info(m))?;
@@ -147,6 +149,7 @@ const ONE_TYPE: &[&str] = &[
     "sqrt",
     "st",
     "sub",
+    "sad",
     "tanh",
     "testp",
     "xor",
@@ -194,6 +197,17 @@ fn type_legal(i: &Inst) -> Option<String> {
     let bad = || Some(format!("Unexpected instruction types specified for '{op}'"));
     let bits = kind == Kind::Bits;
     let int = matches!(kind, Kind::Signed | Kind::Unsigned);
+    if let Some(list) = types_of(i) {
+        return (!list.contains(&ty)).then(|| {
+            let name = match op {
+                "mul" | "mad" if i.has(".lo") || i.has(".hi") || i.has(".wide") => {
+                    full_prefix(i, 1)
+                }
+                _ => op.to_string(),
+            };
+            format!("Unexpected instruction types specified for '{name}'")
+        });
+    }
     let ok = match op {
         "and" | "or" | "xor" | "not" => kind == Kind::Pred || (bits && (16..=64).contains(&width)),
         "cnot" => bits && (16..=64).contains(&width),
@@ -209,6 +223,14 @@ fn type_legal(i: &Inst) -> Option<String> {
         "bfe" => matches!(ty, ".u32" | ".s32" | ".u64" | ".s64"),
         "bfi" => matches!(ty, ".b32" | ".b64"),
         "mul24" | "mad24" => matches!(ty, ".u32" | ".s32"),
+        "sad" => int,
+        "cvta" if kind == Kind::Signed && matches!(width, 32 | 64) => {
+            return Some(format!(
+                "Instruction '{}' requires .u32 or .u64 type",
+                if i.has(".to") { "cvta.to" } else { "cvta" }
+            ))
+        }
+        "cvta" => matches!(ty, ".u32" | ".u64"),
         "activemask" => ty == ".b32",
         "match" => matches!(ty, ".b32" | ".b64"),
         "nanosleep" if kind == Kind::Signed => {
@@ -227,6 +249,8 @@ fn type_legal(i: &Inst) -> Option<String> {
     };
     if ok {
         None
+    } else if op == "cvta" && i.has(".to") {
+        Some("Unexpected instruction types specified for 'cvta.to'".into())
     } else if matches!(op, "shf" | "mul24" | "mad24") {
         Some(format!(
             "Unexpected instruction types specified for '{}'",
@@ -235,6 +259,48 @@ fn type_legal(i: &Inst) -> Option<String> {
     } else {
         bad()
     }
+}
+
+/// Integer types of 16 to 64 bits, signed and unsigned.
+const INTS: &[&str] = &[".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+/// The half-precision float types, alone and in pairs.
+const HALVES: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2"];
+
+/// The types of the families whose every spelling ptxas 13.5 was asked
+/// with each type of `isa::type_info` in turn (measured on the spellings of
+/// kernelc's and nvcc's PTX, at their targets and at sm_100a/sm_120a): `add`
+/// takes no `.bN` and no 8-bit type, `mul.wide` only 16 and 32 bits, loads
+/// and stores no half or packed float, `mov` no 8-bit type. `None` for the
+/// families judged elsewhere (or not at all).
+fn types_of(i: &Inst) -> Option<Vec<&'static str>> {
+    let floats: &[&str] = &[".f32", ".f64"];
+    let bits: &[&str] = &[".b16", ".b32", ".b64"];
+    let memory: &[&str] = &[
+        ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16",
+        ".s32", ".s64", ".f32", ".f64",
+    ];
+    let join = |parts: &[&[&'static str]]| parts.concat();
+    let half_modes = i.has(".lo") || i.has(".hi");
+    Some(match i.opcode.as_str() {
+        "add" | "sub" if !i.has(".cc") => join(&[INTS, HALVES, floats, &[".f32x2"]]),
+        "mul" | "mad" if i.has(".wide") => vec![".u16", ".u32", ".s16", ".s32"],
+        "mul" | "mad" if half_modes => INTS.to_vec(),
+        "mul" => join(&[HALVES, floats, &[".f32x2"]]),
+        "mad" => floats.to_vec(),
+        "div" => join(&[INTS, floats]),
+        "setp" => join(&[bits, INTS, HALVES, floats]),
+        "selp" => join(&[bits, INTS, floats]),
+        "mov" if !i.mods.iter().any(|m| m.starts_with(".v")) => {
+            join(&[bits, &[".b128", ".pred"], INTS, floats])
+        }
+        "ld" | "st" | "ldu" if !i.has(".async") => memory.to_vec(),
+        "rcp" | "sqrt" | "rsqrt" => floats.to_vec(),
+        "ex2" | "tanh" => join(&[&[".f32"], HALVES]),
+        "lg2" | "sin" | "cos" => vec![".f32"],
+        "fma" => join(&[HALVES, floats, &[".f32x2"]]),
+        "setmaxnreg" => vec![".u32"],
+        _ => return None,
+    })
 }
 
 /// `redux.sync`: bitwise operations on `.b32`, arithmetic on `.u32`/`.s32`
@@ -311,6 +377,10 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             "Clamp modifier required for instruction '{}'",
             i.opcode
         )),
+        // `cp` exists only as `cp.async...` and `cp.reduce.async...`.
+        "cp" if !i.has(".async") => {
+            Some("Not a name of any known instruction: 'cp'".into())
+        }
         "ldu" if i.has(".release") => {
             Some("Illegal modifier '.release' for instruction 'ldu'".into())
         }
@@ -350,6 +420,26 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// At most one state space on the instructions that name one
+/// (`ld.global.shared`, `cvta.to.global.shared`: `Unexpected number of state
+/// spaces`); copies (`cp.async.ca.shared.global`) name two.
+fn state_spaces(i: &Inst) -> Option<String> {
+    if !matches!(
+        i.opcode.as_str(),
+        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu"
+    ) {
+        return None;
+    }
+    let spaces = i.mods.iter().filter(|m| isa::is_space(m)).count();
+    (spaces > 1).then(|| {
+        let name = match i.opcode.as_str() {
+            "cvta" if i.has(".to") => "cvta.to".to_string(),
+            op => op.to_string(),
+        };
+        format!("Unexpected number of state spaces specified in instruction '{name}'")
+    })
 }
 
 /// The memory-ordering and cache qualifiers of `ld` and `st` (each rule
@@ -526,7 +616,7 @@ const WRITES_FIRST: &[&str] = &[
     "xor",
 ];
 
-fn result_register(i: &Inst) -> Option<String> {
+fn result_register(cx: &Cx, i: &Inst) -> Option<String> {
     let op = i.opcode.as_str();
     if !WRITES_FIRST.contains(&op) {
         return None;
@@ -534,6 +624,12 @@ fn result_register(i: &Inst) -> Option<String> {
     match i.operands.first().map(|o| &o.kind) {
         Some(OpKind::Int(_) | OpKind::Float(_)) => {
             Some(format!("Result register required for instruction '{op}'"))
+        }
+        Some(OpKind::SymOffset(..)) => Some(format!(
+            "Argument 0 of instruction '{op}': must be register"
+        )),
+        Some(OpKind::Name { name, .. }) if matches!(cx.resolve(name), Res::Var(_) | Res::Func(_)) => {
+            Some(format!("Argument 0 of instruction '{op}': must be register"))
         }
         _ => None,
     }
@@ -617,6 +713,14 @@ fn arithmetic(i: &Inst) -> Option<String> {
         return None;
     }
     let rnd = ROUNDING.iter().any(|r| i.has(r));
+    // The integer roundings of `cvt` (`.rni`...) belong to no arithmetic.
+    let int_rounding = [".rni", ".rzi", ".rmi", ".rpi"].iter().any(|r| i.has(r));
+    if int_rounding && !matches!(op, "cvt" | "cvta") {
+        return Some(format!("Illegal rounding modifier for instruction '{op}'"));
+    }
+    if matches!(op, "add" | "sub") && int && i.has(".sat") && ty != ".s32" {
+        return Some(format!("Modifier '.sat' does not apply to '{ty}' type"));
+    }
     let approx = i.has(".approx");
     let lohi = [".lo", ".hi", ".wide"].into_iter().find(|m| i.has(m));
     let illegal = |m: &str| Some(format!("Illegal modifier '{m}' for instruction '{op}'"));
@@ -667,6 +771,9 @@ fn arithmetic(i: &Inst) -> Option<String> {
             if int {
                 if approx {
                     return illegal(".approx");
+                }
+                if i.has(".full") {
+                    return illegal(".full");
                 }
                 return if rnd { bad_rounding() } else { None };
             }
@@ -748,12 +855,16 @@ fn compare(i: &Inst) -> Option<String> {
         return Some("Unexpected instruction types specified for 'selp'".into());
     }
     if op != "setp" {
-        return None;
+        return comparison_elsewhere(i);
     }
-    let cmp = i.mods.iter().find(|m| {
+    let is_cmp = |m: &&String| {
         let m = m.as_str();
         CMP_SIGNED.contains(&m) || CMP_UNSIGNED_ONLY.contains(&m) || CMP_FLOAT_ONLY.contains(&m)
-    });
+    };
+    if i.mods.iter().filter(is_cmp).count() > 1 {
+        return Some("Multiple comparisons set".into());
+    }
+    let cmp = i.mods.iter().find(is_cmp);
     let Some(cmp) = cmp else {
         return Some("Comparison modifier required for instruction 'setp'".into());
     };
@@ -763,7 +874,7 @@ fn compare(i: &Inst) -> Option<String> {
     }
     let c = cmp.as_str();
     let ok = match kind {
-        Kind::Float => CMP_SIGNED.contains(&c) || CMP_FLOAT_ONLY.contains(&c),
+        Kind::Float | Kind::Half => CMP_SIGNED.contains(&c) || CMP_FLOAT_ONLY.contains(&c),
         Kind::Unsigned => CMP_SIGNED.contains(&c) || CMP_UNSIGNED_ONLY.contains(&c),
         Kind::Signed => CMP_SIGNED.contains(&c),
         Kind::Bits => matches!(c, ".eq" | ".ne"),
@@ -778,6 +889,23 @@ fn compare(i: &Inst) -> Option<String> {
         (false, 4) => Some("Boolean operation is required for instruction 'setp'".into()),
         _ => None,
     }
+}
+
+/// A comparison qualifier on an instruction that compares nothing (`sad.lt`,
+/// `add.eq`): ptxas refuses it on every one but `setp`, `set` and the video
+/// `vset` family. `.lo` and `.hi` are also the half-selectors of `mul`,
+/// `mad` and their relatives, where they are not comparisons.
+fn comparison_elsewhere(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if matches!(op, "set" | "vset" | "vset2" | "vset4") {
+        return None;
+    }
+    let halves = matches!(op, "mul" | "mad" | "madc" | "mul24" | "mad24" | "dp2a");
+    let compares = i.mods.iter().map(String::as_str).any(|m| {
+        (CMP_SIGNED.contains(&m) || CMP_UNSIGNED_ONLY.contains(&m) || CMP_FLOAT_ONLY.contains(&m))
+            && !(halves && matches!(m, ".lo" | ".hi"))
+    });
+    compares.then(|| format!("Comparison qualifier is not allowed for instruction '{op}'"))
 }
 
 /// `shfl.sync` and `vote.sync`: mode, type and operand count.
@@ -855,6 +983,17 @@ fn barrier(i: &Inst) -> Option<String> {
         }
         return None;
     }
+    if i.opcode == "bar" && i.has(".aligned") {
+        return Some("Illegal modifier '.aligned' for instruction 'bar'".into());
+    }
+    // Every .version and target: a bare `bar 0;` or `barrier 0;` names no
+    // operation (`.sync`, `.arrive` or `.red`).
+    if ![".sync", ".arrive", ".red"].iter().any(|m| i.has(m)) {
+        return Some(format!(
+            "Barrier modifier required for instruction '{}'",
+            i.opcode
+        ));
+    }
     let red = i.has(".red");
     let (id_at, count_at) = if red { (1, 2) } else { (0, 1) };
     if i.has(".arrive") && i.operands.len() != 2 {
@@ -864,9 +1003,13 @@ fn barrier(i: &Inst) -> Option<String> {
         ));
     }
     if let Some(OpKind::Int(n)) = i.operands.get(id_at).map(|o| &o.kind) {
-        if !(0..=15).contains(n) {
+        // ptxas 13.5 keeps an immediate in 64 bits but judges the barrier
+        // by its low 32 (`bar.sync 4294967311` is barrier 15 and
+        // assembles), and names it unsigned (`-1` is 18446744073709551615).
+        let bits = *n as u64;
+        if bits as u32 > 15 {
             return Some(format!(
-                "Barrier number '{n}' out of range, expected to be in range [0..15]"
+                "Barrier number '{bits}' out of range, expected to be in range [0..15]"
             ));
         }
     }

@@ -74,7 +74,18 @@ pub enum Kind {
     Unsigned,
     Signed,
     Float,
+    /// The half-precision floats, alone or in pairs (`.f16`, `.bf16`,
+    /// `.f16x2`, `.bf16x2`): they live in bit registers and take no
+    /// immediate, so they fit fewer operands than the other floats.
+    Half,
     Pred,
+}
+
+impl Kind {
+    /// A float of any width, the half-precision ones included.
+    pub fn is_float(self) -> bool {
+        matches!(self, Kind::Float | Kind::Half)
+    }
 }
 
 /// Kind and width in bits of a type spelled with its dot, e.g. `.f16x2`.
@@ -94,8 +105,9 @@ pub fn type_info(t: &str) -> Option<(Kind, u32)> {
         ".s16" => (Kind::Signed, 16),
         ".s32" => (Kind::Signed, 32),
         ".s64" => (Kind::Signed, 64),
-        ".f16" | ".bf16" => (Kind::Float, 16),
-        ".f16x2" | ".bf16x2" | ".f32" | ".tf32" => (Kind::Float, 32),
+        ".f16" | ".bf16" => (Kind::Half, 16),
+        ".f16x2" | ".bf16x2" => (Kind::Half, 32),
+        ".f32" | ".tf32" => (Kind::Float, 32),
         ".f64" | ".f32x2" => (Kind::Float, 64),
         ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0" => (Kind::Bits, 8),
         ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" => (Kind::Bits, 16),
@@ -108,13 +120,49 @@ pub fn is_type(t: &str) -> bool {
     type_info(t).is_some()
 }
 
+/// The families on which ptxas 13.5 ignores a `.pred` written beside the
+/// instruction's type (`add.pred.f32`, `setp.ge.s32.pred` assemble as if it
+/// were not there; `mov.u32.pred`, `and.b32.pred`, `ld.global.u32.pred` are
+/// `Unexpected instruction types`). `mul` ignores it only without
+/// `.lo`/`.hi`/`.wide` (measured on one spelling of every family).
+pub fn ignores_extra_pred(opcode: &str, mods: &[String]) -> bool {
+    let has = |m: &str| mods.iter().any(|x| x == m);
+    match opcode {
+        "abs" | "add" | "sub" | "atom" | "red" | "cos" | "sin" | "ex2" | "lg2" | "tanh"
+        | "rsqrt" | "rcp" | "sqrt" | "fma" | "max" | "min" | "neg" | "cvt" | "setp" => true,
+        "mul" => !(has(".lo") || has(".hi") || has(".wide")),
+        _ => false,
+    }
+}
+
+/// Whether a variable may be declared with type `t`: `Some(true)` for the
+/// storage types, `Some(false)` for the 8-bit float and `.f32x2` types
+/// (`Type .e4m3 may only be used as an instruction type`), `None` for the
+/// rest (`.bf16`, `.tf32` and unknown words are syntax errors to ptxas
+/// 13.5 in any declaration).
+pub fn declared_type(t: &str) -> Option<bool> {
+    match t {
+        ".bf16" | ".bf16x2" | ".tf32" => None,
+        ".texref" | ".samplerref" | ".surfref" => Some(true),
+        ".f32x2" => Some(false),
+        _ => match type_info(t)? {
+            (Kind::Bits, 8 | 16 | 32) if t.starts_with(".e") || t.starts_with(".ue") => Some(false),
+            _ => Some(true),
+        },
+    }
+}
+
 /// How a register may relate to the instruction's type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Fit {
     /// Same width (ALU operands).
     Exact,
-    /// The register may be wider (load destinations, store sources).
+    /// The register may be wider, if it is not a float (`cvt` operands).
     Wider,
+    /// Load destinations and store sources: any register at least as wide
+    /// as the type, a float one only for a `.bN` type (`ld.global.b16 %f1`
+    /// and `st.b32 [a], %fd1` assemble, `st.u16 [a], %f1` does not).
+    Memory,
 }
 
 /// The relaxed rules ptxas applies: `.bN` fits every type of its width;
@@ -127,6 +175,19 @@ pub fn fits(inst: (Kind, u32), reg: (Kind, u32), fit: Fit) -> bool {
     if ik == Kind::Pred || rk == Kind::Pred {
         return ik == rk;
     }
+    // ptxas 13.5: a half-precision operation takes bit registers or
+    // registers of its own type, never `.f32` or integer ones
+    // (`add.f16x2 %f1, ...` is `Arguments mismatch`); a half register
+    // passes as bits, and as a 32-bit integer (`add.u32 %r1, %h2x2, ...`
+    // assembles, `add.u16` with an `.f16` register does not).
+    if ik == Kind::Half || rk == Kind::Half {
+        let ok = match (ik, rk) {
+            (Kind::Half, Kind::Half | Kind::Bits) | (Kind::Bits, Kind::Half) => true,
+            (Kind::Unsigned | Kind::Signed, Kind::Half) => rw == 32,
+            _ => false,
+        };
+        return ok && (iw == rw || (fit != Fit::Exact && rw > iw && rk != Kind::Half));
+    }
     let kinds_ok = ik == Kind::Bits
         || rk == Kind::Bits
         || ik == rk
@@ -138,6 +199,7 @@ pub fn fits(inst: (Kind, u32), reg: (Kind, u32), fit: Fit) -> bool {
     match fit {
         Fit::Exact => iw == rw,
         Fit::Wider => iw == rw || (rw > iw && rk != Kind::Float),
+        Fit::Memory => iw == rw || (rw > iw && (rk != Kind::Float || ik == Kind::Bits)),
     }
 }
 
@@ -229,6 +291,39 @@ pub const MATRIX_B8_TARGETS: &[&str] = &[
 ];
 /// `redux.sync` on `.f32`.
 pub const REDUX_F32_TARGETS: &[&str] = &["sm_100a", "sm_100f", "sm_103a", "sm_103f"];
+
+/// Directive words that end an instruction for ptxas's parser: written as a
+/// modifier (`add.entry.s32`, `ld.align.u32`), each is a syntax error on
+/// every instruction (measured on every family of kernelc's and nvcc's PTX).
+pub const DIRECTIVE_WORDS: &[&str] = &[
+    ".address_size",
+    ".align",
+    ".attribute",
+    ".blocksareclusters",
+    ".callprototype",
+    ".common",
+    ".entry",
+    ".explicitcluster",
+    ".extern",
+    ".file",
+    ".func",
+    ".loc",
+    ".maxclusterrank",
+    ".maxnctapersm",
+    ".maxnreg",
+    ".maxntid",
+    ".minnctapersm",
+    ".noreturn",
+    ".pragma",
+    ".ptr",
+    ".reg",
+    ".reqnctapercluster",
+    ".reqntid",
+    ".section",
+    ".target",
+    ".unified",
+    ".visible",
+];
 
 /// The memory-ordering qualifiers of `ld`/`st`, at most one per access
 /// (`.volatile` counts as `.relaxed.sys`, so `ld.volatile.relaxed.gpu` is

@@ -25,6 +25,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod constexpr;
 pub mod cubin;
 pub mod diag;
 pub mod driver;
@@ -32,6 +33,8 @@ pub mod emu;
 pub mod forms;
 pub mod isa;
 pub mod lexer;
+pub mod modifiers;
+pub mod mutate;
 pub mod parser;
 pub mod rules;
 

@@ -158,3 +158,98 @@ fn every_feature_is_accepted_on_exactly_its_targets() {
         wrong.join("\n")
     );
 }
+
+/// ptxas's messages on `src` (one kernel), by 1-based line, whether it
+/// stopped at a fatal error or crashed, and on which line it did.
+fn ptxas_lines(ptxas: &Path, target: &str, src: &str) -> (Vec<u32>, Option<u32>) {
+    let out = driver::assemble(ptxas, src, target, &[]).expect("run ptxas");
+    let lines: Vec<u32> = out.messages.iter().filter_map(|m| m.line).collect();
+    let stopped = out
+        .messages
+        .iter()
+        .find(|m| m.severity == "fatal" && m.line.is_some());
+    // Exit status 255 is a rejection; anything else but 0 is a crash, after
+    // the last line ptxas spoke about.
+    let crashed = !out.accepted && !out.raw.contains("Ptx assembly aborted");
+    let at = match (stopped, crashed) {
+        (Some(m), _) => m.line,
+        (None, true) => Some(lines.iter().copied().max().unwrap_or(0)),
+        (None, false) => None,
+    };
+    (lines, at)
+}
+
+/// Every modifier `src/modifiers.rs` forbids on a family, written on that
+/// family's spelling in `tests/forms/templates.txt`, is refused by
+/// ptx-validate and by ptxas: the table can only reject what ptxas rejects.
+#[test]
+fn every_modifier_the_table_forbids_is_refused_by_ptxas() {
+    use ptx_validate::modifiers::{allowed, table};
+    let ptxas = ptxas();
+    let text = data("templates.txt");
+    let templates: Vec<(&str, &str, &str)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (family, rest) = l.split_once(' ').expect("family");
+            let (target, line) = rest.split_once(' ').expect("target");
+            (family, target, line)
+        })
+        .collect();
+    for (family, _) in &table().families {
+        assert!(
+            templates.iter().any(|t| t.0 == *family),
+            "{family} has no spelling in tests/forms/templates.txt"
+        );
+    }
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (family, target, line) in templates {
+        let allowed = allowed(family).expect("a family of the table");
+        let at = line
+            .find(|c: char| c == '.' || c == ';' || c.is_whitespace())
+            .expect("an opcode");
+        let mut lines: Vec<(String, &str)> = table()
+            .judged
+            .iter()
+            .filter(|m| !allowed.contains(m))
+            .map(|m| (format!("{}{m}{}", &line[..at], &line[at..]), *m))
+            .collect();
+        for (l, m) in &lines {
+            if validate(&kernel(target, DECL, &format!("{l}\n$L1:"))).ok() {
+                wrong.push(format!("  ptx-validate accepts `{l}` ({family} with {m})"));
+            }
+        }
+        checked += lines.len();
+        let Some(p) = &ptxas else { continue };
+        // One kernel with every line; a line ptxas stops or crashes at is
+        // refused, and the rest go round again without it.
+        let first = 7; // the line of the first instruction in `kernel`
+        loop {
+            let body: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+            let src = kernel(target, DECL, &format!("{}\n$L1:", body.join("\n")));
+            let arch = target.split('@').next().unwrap();
+            let (spoken, stopped) = ptxas_lines(p, arch, &src);
+            match stopped.and_then(|l| l.checked_sub(first)) {
+                Some(k) if (k as usize) < lines.len() => {
+                    lines.remove(k as usize);
+                }
+                _ => {
+                    for (k, (l, m)) in lines.iter().enumerate() {
+                        if !spoken.contains(&(k as u32 + first)) {
+                            wrong.push(format!("  ptxas accepts `{l}` ({family} with {m})"));
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    assert!(checked > 5000, "only {checked} forbidden modifiers checked");
+    assert!(
+        wrong.is_empty(),
+        "{} forbidden modifiers are not refused:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
