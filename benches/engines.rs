@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use kernelc::driver;
 use kernelc::run::{parse_arg, spec_words, ArgValue};
 use midend::interp;
-use ptx_validate::emu;
+use ptx_emu as emu;
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;

@@ -15,7 +15,7 @@
 //! so both engines accept exactly the same launches.
 
 use cudarc::driver::sys;
-use ptx_validate::emu::{self, Bound, KernelArg};
+use ptx_emu::{self as emu, Bound, KernelArg};
 use std::ffi::{c_void, CString};
 
 /// The hint every "cannot use the GPU" error ends with.

@@ -28,7 +28,7 @@ use crate::gpu;
 use frontend::{Diagnostic, Span};
 use midend::interp::{self, Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
-use ptx_validate::emu;
+use ptx_emu as emu;
 use std::path::{Path, PathBuf};
 
 /// The engine that runs the kernel.
@@ -37,7 +37,7 @@ pub enum Engine {
     /// The IR interpreter.
     #[default]
     Interp,
-    /// The PTX emulator ([`ptx_validate::emu`]): runs the PTX the backend
+    /// The PTX emulator ([`ptx_emu`]): runs the PTX the backend
     /// produced (or a `.ptx` file as given).
     Emu,
     /// A real GPU through the CUDA driver ([`crate::gpu`]).

@@ -21,7 +21,7 @@ use kernelc::frontend;
 use kernelc::midend::interp::{self, KernelArg};
 use kernelc::midend::ir::{Module, Type};
 use kernelc::run::SplitMix64;
-use ptx_validate::emu;
+use ptx_emu as emu;
 
 const SOURCE: &str = r#"
 extern "C" __global__ void ints(const int* a, const unsigned* u, const long long* l,

@@ -12,7 +12,7 @@ use kernelc::driver::{self, FloatOptions};
 use kernelc::frontend;
 use kernelc::midend::interp::{self, KernelArg};
 use kernelc::midend::ir::{Module, Type};
-use ptx_validate::emu;
+use ptx_emu as emu;
 
 const KERNEL: &str = r#"
 extern "C" __global__ void ops(const float* in, float* out, double* wide, int n) {

@@ -844,14 +844,14 @@ fn tensor_map_arguments_need_the_gpu_engine() {
     assert!(ptx.status.success(), "{}", stderr(&ptx));
     let map_bytes = kernelc::gpu::TENSOR_MAP_BYTES;
     let maps = [
-        ptx_validate::emu::KernelArg::Buffer(vec![0; map_bytes]),
-        ptx_validate::emu::KernelArg::Buffer(vec![0; map_bytes]),
+        ptx_emu::KernelArg::Buffer(vec![0; map_bytes]),
+        ptx_emu::KernelArg::Buffer(vec![0; map_bytes]),
     ];
-    let bound = ptx_validate::emu::bind_params(&stdout(&ptx), "tma_tile_copy", &maps)
+    let bound = ptx_emu::bind_params(&stdout(&ptx), "tma_tile_copy", &maps)
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(bound
         .iter()
-        .all(|b| matches!(b, ptx_validate::emu::Bound::Bytes(v) if v.len() == map_bytes)));
+        .all(|b| matches!(b, ptx_emu::Bound::Bytes(v) if v.len() == map_bytes)));
 }
 
 /// The Hopper samples, which only a GPU can run: the TMA copy leaves

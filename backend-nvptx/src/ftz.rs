@@ -41,7 +41,16 @@ fn rewrite(inst: &mut MInst) {
             use BinaryOp::*;
             if matches!(
                 op,
-                Add | Sub | Mul | DivRn | DivApprox | Min | Max | AddR(_) | MulR(_) | DivR(_)
+                Add | Sub
+                    | Mul
+                    | DivRn
+                    | DivApprox
+                    | DivFull
+                    | Min
+                    | Max
+                    | AddR(_)
+                    | MulR(_)
+                    | DivR(_)
             ) {
                 f32_ftz(ty);
             }

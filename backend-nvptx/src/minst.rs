@@ -277,6 +277,8 @@ pub enum BinaryOp {
     DivRn,
     /// Fast approximate division (`div.approx.f32`, CUDA's `__fdividef`).
     DivApprox,
+    /// `div.full.f32`: full-range approximate division.
+    DivFull,
     Rem,
     And,
     Or,
@@ -318,6 +320,7 @@ impl BinaryOp {
             Div => "div",
             DivRn => "div.rn",
             DivApprox => "div.approx",
+            DivFull => "div.full",
             Rem => "rem",
             And => "and",
             Or => "or",

@@ -43,8 +43,9 @@ pub struct Options {
     /// function gets the IR's `ftz` attribute, so the backend emits the
     /// `.ftz` forms and the interpreter flushes (see `docs/math.md`).
     pub ftz: bool,
-    /// nvcc's `-prec-div`: `false` makes `/` on `float` the approximate
-    /// division (`fdiv_approx`, like `__fdividef`).
+    /// nvcc's `-prec-div`: `false` makes `/` on `float` the full-range
+    /// approximate division (`fdiv_full`), or with `fast_math` the
+    /// approximate one (`fdiv_approx`, like `__fdividef`), as nvcc does.
     pub prec_div: bool,
     /// nvcc's `-prec-sqrt`. kernelc keeps the correctly rounded `sqrt` either
     /// way (never less accurate than nvcc's choice); recorded for the docs.

@@ -541,8 +541,11 @@ pub enum MathFn {
     FastSin,
     FastCos,
     FastPow,
-    /// `__fdividef`, and `/` on `float` under `-prec-div=false`.
+    /// `__fdividef`, and `/` on `float` under `--use_fast_math`.
     FastDiv,
+    /// `/` on `float` under `-prec-div=false` without `--use_fast_math`:
+    /// the full-range approximate division (nvcc's `div.full.f32`).
+    FullDiv,
     /// `rintf`, `nearbyintf`: to the nearest integral value, ties to even.
     Rint,
     /// `__saturatef`: clamped to `[0, 1]`, NaN to `+0`.

@@ -411,11 +411,13 @@ fn floating_point_options() {
         ..Options::default()
     };
     let text = ir_with(src, &approx);
+    // nvcc's `div.full.f32` for `/` under -prec-div=false alone.
     assert_eq!(
-        text.matches("fdiv_approx").count(),
+        text.matches("fdiv_full").count(),
         2,
         "float `/` and `/=`: {text}"
     );
+    assert!(!text.contains("fdiv_approx"), "{text}");
     assert!(
         text.contains("fdiv v"),
         "double division stays IEEE: {text}"
@@ -430,6 +432,13 @@ fn floating_point_options() {
         !text.contains("fma"),
         "expf is __expf under fast math: {text}"
     );
+    // nvcc's `div.approx.f32` for `/` under --use_fast_math.
+    assert_eq!(
+        text.matches("fdiv_approx").count(),
+        2,
+        "float `/` and `/=`: {text}"
+    );
+    assert!(!text.contains("fdiv_full"), "{text}");
 }
 
 /// `min`/`max`/`abs` resolve among CUDA's overloads as C++ does (checked

@@ -177,7 +177,7 @@ fn build_every_opcode_kernel() -> Function {
     ] {
         fx = c.unary(op, fx);
     }
-    for op in [Fadd, Fsub, Fmul, Fdiv, FdivApprox, Fmin, Fmax] {
+    for op in [Fadd, Fsub, Fmul, Fdiv, FdivApprox, FdivFull, Fmin, Fmax] {
         fx = c.binary(op, fx, x);
     }
     for op in [

@@ -29,7 +29,6 @@ pub mod constexpr;
 pub mod cubin;
 pub mod diag;
 pub mod driver;
-pub mod emu;
 pub mod forms;
 pub mod isa;
 pub mod lexer;

@@ -585,8 +585,8 @@ pub fn math_interp_run(
 
 /// The arguments `(x, y, out, n)` of a math kernel, for the emulator and
 /// the GPU (which take the same argument type).
-fn math_ptx_args(x: &[f64], y: &[f64], per: usize) -> [ptx_validate::emu::KernelArg; 4] {
-    use ptx_validate::emu::KernelArg;
+fn math_ptx_args(x: &[f64], y: &[f64], per: usize) -> [ptx_emu::KernelArg; 4] {
+    use ptx_emu::KernelArg;
     let n = x.len();
     [
         KernelArg::Buffer(f64_bytes(x)),
@@ -603,7 +603,7 @@ fn math_ptx_args(x: &[f64], y: &[f64], per: usize) -> [ptx_validate::emu::Kernel
 
 /// `kernel(x, y, out, n)` on the PTX emulator; returns `out`.
 pub fn math_emu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -> Vec<f64> {
-    use ptx_validate::emu;
+    use ptx_emu as emu;
     let n = x.len();
     let args = math_ptx_args(x, y, per);
     let cfg = emu::LaunchConfig {

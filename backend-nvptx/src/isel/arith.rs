@@ -432,6 +432,7 @@ impl Isel<'_> {
             (Opcode::Fmul, _) => BinaryOp::Mul,
             (Opcode::Fdiv, Type::F32 | Type::F64) => BinaryOp::DivRn,
             (Opcode::FdivApprox, Type::F32) => BinaryOp::DivApprox,
+            (Opcode::FdivFull, Type::F32) => BinaryOp::DivFull,
             (Opcode::Fmin, _) => BinaryOp::Min,
             (Opcode::Fmax, _) => BinaryOp::Max,
             (_, Type::F32 | Type::F64) if op.explicit_rounding().is_some() => {

@@ -75,6 +75,7 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Fmax => self.b.binary(Opcode::Fmax, x, vals[1]),
             MathFn::Fma => self.b.fma(x, vals[1], vals[2]),
             MathFn::FastDiv => self.b.binary(Opcode::FdivApprox, x, vals[1]),
+            MathFn::FullDiv => self.b.binary(Opcode::FdivFull, x, vals[1]),
             MathFn::Round => self.round(x, t),
             MathFn::Exp2 => self.b.unary(Opcode::Ex2, x),
             MathFn::Log2 => self.b.unary(Opcode::Lg2, x),

@@ -214,6 +214,7 @@ fn arity(f: MathFn) -> usize {
         | MathFn::Fmin
         | MathFn::Fmax
         | MathFn::FastDiv
+        | MathFn::FullDiv
         | MathFn::Copysign
         | MathFn::Fdim
         | MathFn::Fmod
@@ -738,18 +739,22 @@ impl Checker {
         Some(intrinsic(Intrinsic::Math(f), args, ty, span))
     }
 
-    /// `l / r` on `float` under `-prec-div=false`: the approximate division.
+    /// `l / r` on `float` under `-prec-div=false`: the approximate
+    /// division nvcc writes, `div.full.f32` (full range), or under
+    /// `--use_fast_math` `div.approx.f32` (as for `__fdividef`).
     pub(super) fn fast_division(&self, e: Expr) -> Expr {
         if self.opts.prec_div || e.ty != CType::FLOAT {
             return e;
         }
+        let f = if self.opts.fast_math {
+            MathFn::FastDiv
+        } else {
+            MathFn::FullDiv
+        };
         match e.kind {
-            ExprKind::Binary { lhs, rhs, .. } => intrinsic(
-                Intrinsic::Math(MathFn::FastDiv),
-                vec![*lhs, *rhs],
-                e.ty,
-                e.span,
-            ),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                intrinsic(Intrinsic::Math(f), vec![*lhs, *rhs], e.ty, e.span)
+            }
             kind => Expr { kind, ..e },
         }
     }

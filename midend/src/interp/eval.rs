@@ -192,6 +192,20 @@ fn f64_to_half(x: f64, ty: Type) -> u64 {
     sign | bits.min(inf)
 }
 
+/// `fdiv_approx` (`f32`, PTX `div.approx.f32`): the quotient rounded once
+/// (a GPU's is within 2 ulp of it for a divisor of magnitude in
+/// [2^-126, 2^126]), except for a divisor of magnitude in (2^126, 2^128),
+/// whose reciprocal the GPU flushes to zero: `a * 0`, a zero of the
+/// quotient's sign, or NaN for an infinite or NaN dividend (the PTX ISA;
+/// the PTX emulator does the same). `fdiv_full` is `fdiv`'s quotient.
+fn div_approx(a: u64, b: u64) -> u64 {
+    let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+    if y.is_finite() && y.abs() > 2f32.powi(126) {
+        return canon32(x * 0f32.copysign(y));
+    }
+    canon32(x / y)
+}
+
 /// A float value as an f64 (exact for every float type).
 pub fn float_to_f64(bits: u64, ty: Type) -> f64 {
     match ty {
@@ -373,6 +387,9 @@ pub fn float_binary(op: Opcode, ty: Type, a: u64, b: u64) -> u64 {
         let nearest = float_binary(base, ty, a, b);
         return super::rounding::eval(op, ty, &[a, b], nearest);
     }
+    if op == Opcode::FdivApprox {
+        return div_approx(a, b);
+    }
     if matches!(op, Opcode::Fmin | Opcode::Fmax) {
         let (x, y) = (float_to_f64(a, ty), float_to_f64(b, ty));
         if x.is_nan() && y.is_nan() {
@@ -529,6 +546,28 @@ fn int_to_float(v: i128, to: Type) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `fdiv_approx` is PTX's `div.approx.f32`: the reciprocal of a divisor
+    /// above 2^126 in magnitude underflows, so the result is `a * 0`;
+    /// `fdiv_full` keeps the quotient.
+    #[test]
+    fn approximate_division_is_zero_above_2_pow_126() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let (big, above) = (2f32.powi(126), 2f32.powi(126).next_up());
+        let div = |op, a: f32, b: f32| float_binary(op, Type::F32, f(a), f(b));
+        assert_eq!(div(Opcode::FdivApprox, 3.0, big), f(3.0 / big));
+        assert_eq!(div(Opcode::FdivApprox, 3.0, above), f(0.0));
+        assert_eq!(div(Opcode::FdivApprox, -3.0, above), f(-0.0));
+        assert_eq!(div(Opcode::FdivApprox, 3.0, -f32::MAX), f(-0.0));
+        assert_eq!(
+            div(Opcode::FdivApprox, f32::INFINITY, f32::MAX),
+            canonical_nan(Type::F32)
+        );
+        assert_eq!(div(Opcode::FdivApprox, 3.0, f32::INFINITY), f(0.0));
+        assert_eq!(div(Opcode::FdivApprox, 1.0, 3.0), f(1.0 / 3.0));
+        assert_eq!(div(Opcode::FdivFull, 3.0, above), f(3.0 / above));
+        assert_ne!(div(Opcode::FdivFull, 3.0, above), f(0.0));
+    }
 
     #[test]
     fn division_edge_cases_follow_ptx() {

@@ -8,7 +8,7 @@
 //! PTX emulator) agree bit for bit. The list, kept in step with
 //! `backend-nvptx/src/ftz.rs` and docs/math.md:
 //! - flushed operands and result: `fadd`, `fsub`, `fmul`, `fdiv`,
-//!   `fdiv_approx`, `fmin`, `fmax`, `fma`, `sqrt`, `rsqrt`, `ex2`, `lg2`,
+//!   `fdiv_approx`, `fdiv_full`, `fmin`, `fmax`, `fma`, `sqrt`, `rsqrt`, `ex2`, `lg2`,
 //!   `sin`, `cos`, `floor`, `ceil`, `ftrunc`, `nearest`, and the
 //!   explicitly rounded `fadd_rz`, `fmul_rn`, `fdiv_ru`, `sqrt_rd`,
 //!   `fma_rz`, ... (PTX `add.rz.ftz.f32`, ...);

@@ -109,8 +109,14 @@ named_enum! {
         Fsub = "fsub",
         Fmul = "fmul",
         Fdiv = "fdiv",
-        /// Approximate division (`__fdividef`, PTX `div.approx.f32`).
+        /// Approximate division (`__fdividef`, `/` under `--use_fast_math`;
+        /// PTX `div.approx.f32`): within 2 ulp for a divisor of magnitude
+        /// in [2^-126, 2^126], and 0 (NaN for an infinite dividend) for
+        /// one in (2^126, 2^128).
         FdivApprox = "fdiv_approx",
+        /// Full-range approximate division (`/` on `float` under
+        /// `-prec-div=false`; PTX `div.full.f32`): within 2 ulp everywhere.
+        FdivFull = "fdiv_full",
         Fmin = "fmin",
         Fmax = "fmax",
         /// Fused multiply-add: `a * b + c` with one rounding.
@@ -309,9 +315,9 @@ impl Opcode {
             | Sin | Cos | Tanh | Floor | Ceil | Ftrunc | Nearest | Popcnt | Clz | Bitrev
             | SqrtRz | SqrtRu | SqrtRd => Format::Unary,
             Iadd | Isub | Imul | Sdiv | Udiv | Srem | Urem | Band | Bor | Bxor | Ishl | Ushr
-            | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox | Fmin
-            | Fmax | PtrOffset | FaddRn | FaddRz | FaddRu | FaddRd | FmulRn | FmulRz | FmulRu
-            | FmulRd | FdivRz | FdivRu | FdivRd => Format::Binary,
+            | Sshr | Smin | Smax | Umin | Umax | Fadd | Fsub | Fmul | Fdiv | FdivApprox
+            | FdivFull | Fmin | Fmax | PtrOffset | FaddRn | FaddRz | FaddRu | FaddRd | FmulRn
+            | FmulRz | FmulRu | FmulRd | FdivRz | FdivRu | FdivRd => Format::Binary,
             Fma | Select | FmaRz | FmaRu | FmaRd | Dp4aS | Dp4aU => Format::Ternary,
             Icmp => Format::IntCompare,
             Fcmp => Format::FloatCompare,

@@ -25,9 +25,10 @@ pub fn is_cheap_speculatable(data: &InstData) -> bool {
         InstData::Unary { opcode, .. } => {
             matches!(opcode, Ineg | Bnot | Fneg | Fabs | Popcnt | Clz | Bitrev)
         }
-        InstData::Binary { opcode, .. } => {
-            !matches!(opcode, Sdiv | Udiv | Srem | Urem | Fdiv | FdivApprox)
-        }
+        InstData::Binary { opcode, .. } => !matches!(
+            opcode,
+            Sdiv | Udiv | Srem | Urem | Fdiv | FdivApprox | FdivFull
+        ),
         InstData::Ternary { .. } => true,
         InstData::IntCompare { .. } | InstData::FloatCompare { .. } => true,
         InstData::Convert { opcode, .. } => matches!(

@@ -77,6 +77,7 @@ fn is_float_op(op: Opcode) -> bool {
             | Fmul
             | Fdiv
             | FdivApprox
+            | FdivFull
             | Fmin
             | Fmax
             | Fma
@@ -88,12 +89,12 @@ fn is_f32_f64_only(op: Opcode) -> bool {
     op.explicit_rounding().is_some()
 }
 
-/// Float ops PTX has only for `f32` (the `.approx` forms).
+/// Float ops PTX has only for `f32` (the `.approx` and `.full` forms).
 fn is_f32_only(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
-        Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | FdivApprox
+        Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | FdivApprox | FdivFull
     )
 }
 

@@ -9,9 +9,10 @@
 //! that each call allocates afresh (a `.param` in a call scope is where the
 //! caller puts an argument).
 
-use super::memory::Space;
-use crate::ast::{self, FuncKind, Item, OpKind, Stmt};
-use crate::lexer::{lex, FloatLit, Pos, Tok};
+use crate::decode::{self, Callee, Mods, Op, Parts};
+use crate::memory::Space;
+use ptx_validate::ast::{self, FuncKind, Item, OpKind, Stmt};
+use ptx_validate::lexer::{lex, FloatLit, Pos, Tok};
 use std::collections::HashMap;
 
 /// A PTX type as an instruction modifier names it.
@@ -99,8 +100,8 @@ pub enum Sym {
 }
 
 /// A resolved operand.
-#[derive(Clone, Debug)]
-pub enum Op {
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
     Reg(usize),
     /// `!%p` (a negated predicate source).
     NotReg(usize),
@@ -110,47 +111,32 @@ pub enum Op {
     /// The address of a symbol, plus an offset.
     Sym(Sym, i128),
     /// `[base+offset]`.
-    Addr(Option<Box<Op>>, i128),
-    Vector(Vec<Op>),
-    List(Vec<Op>),
-    Pair(Box<Op>, Box<Op>),
+    Addr(Option<Box<Operand>>, i128),
+    Vector(Vec<Operand>),
+    List(Vec<Operand>),
+    Pair(Box<Operand>, Box<Operand>),
     Label(usize),
     Func(usize),
     Sink,
+    /// `[tmap, {x, y}]`: a tensor-map address, which no instruction the
+    /// emulator runs takes (decoding refuses it).
+    TensorMap,
 }
 
-/// One instruction, resolved.
+/// One instruction, resolved and decoded.
 #[derive(Clone, Debug)]
 pub struct Inst {
+    /// `@%p` or `@!%p`: (negated, the predicate register).
     pub guard: Option<(bool, usize)>,
-    pub opcode: String,
-    pub mods: Vec<String>,
-    pub ops: Vec<Op>,
+    /// What the instruction does.
+    pub op: Op,
+    /// The operands, in the order the PTX wrote them.
+    pub args: Vec<Operand>,
     pub pos: Pos,
     /// Byte offset just past the instruction's `;`.
     pub end: usize,
-}
-
-impl Inst {
-    pub fn has(&self, m: &str) -> bool {
-        self.mods.iter().any(|x| x == m)
-    }
-    /// `opcode.mod1.mod2`, as written.
-    pub fn name(&self) -> String {
-        let mut s = self.opcode.clone();
-        for m in &self.mods {
-            s.push_str(m);
-        }
-        s
-    }
-    /// The types among the modifiers, in order (`cvt.f32.s32` gives two).
-    pub fn types(&self) -> Vec<Ty> {
-        self.mods.iter().filter_map(|m| Ty::parse(m)).collect()
-    }
-    /// The state space among the modifiers, if any.
-    pub fn space(&self) -> Option<Space> {
-        self.mods.iter().find_map(|m| Space::from_mod(m))
-    }
+    /// `opcode.mod1.mod2`, as written (for messages).
+    pub name: String,
 }
 
 /// A variable with storage: module-level, or a function's frame variable.
@@ -185,6 +171,9 @@ pub struct Func {
     pub frame_vars: Vec<Var>,
     pub insts: Vec<Inst>,
     pub has_body: bool,
+    /// The first instruction of the body that did not decode, located: a
+    /// kernel that can reach this function does not run.
+    pub load_error: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -196,6 +185,30 @@ pub struct Program {
 impl Program {
     pub fn func_by_name(&self, name: &str) -> Option<usize> {
         self.funcs.iter().position(|f| f.name == name)
+    }
+
+    /// The load error of the first function that the kernel `entry` can
+    /// reach through calls (the kernel itself first) and that holds an
+    /// instruction the emulator cannot run. Functions no call reaches do
+    /// not stop a launch.
+    pub fn reachable_load_error(&self, entry: usize) -> Option<&str> {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut stack = vec![entry];
+        while let Some(f) = stack.pop() {
+            if std::mem::replace(seen.get_mut(f)?, true) {
+                continue;
+            }
+            let func = &self.funcs[f];
+            if let Some(e) = &func.load_error {
+                return Some(e);
+            }
+            let callees = func.insts.iter().filter_map(|i| match i.op {
+                Op::Call { callee, .. } => Some(callee),
+                _ => None,
+            });
+            stack.extend(callees);
+        }
+        None
     }
 }
 
@@ -353,6 +366,8 @@ struct Scope<'a> {
     src: &'a str,
     module_names: &'a HashMap<String, Sym>,
     funcs: &'a HashMap<String, usize>,
+    /// What each function's calls need to know of it (by index).
+    callees: &'a [Callee],
     stack: Vec<HashMap<String, Sym>>,
     regs: Vec<HashMap<String, usize>>,
     labels: HashMap<String, usize>,
@@ -410,7 +425,7 @@ impl Scope<'_> {
         Ok(())
     }
 
-    fn operand(&self, o: &ast::Operand) -> Result<Op, String> {
+    fn operand(&self, o: &ast::Operand) -> Result<Operand, String> {
         Ok(match &o.kind {
             OpKind::Name {
                 name,
@@ -419,34 +434,31 @@ impl Scope<'_> {
             } => {
                 if let Some(r) = self.reg(name) {
                     if *negated {
-                        Op::NotReg(r)
+                        Operand::NotReg(r)
                     } else {
-                        Op::Reg(r)
+                        Operand::Reg(r)
                     }
                 } else if let Some(s) = special(name, comp.as_deref()) {
-                    Op::Special(s)
+                    Operand::Special(s)
                 } else if let Some(&l) = self.labels.get(name) {
-                    Op::Label(l)
+                    Operand::Label(l)
                 } else if let Some(s) = self.sym(name) {
-                    Op::Sym(s, 0)
+                    Operand::Sym(s, 0)
                 } else if let Some(&f) = self.funcs.get(name) {
-                    Op::Func(f)
+                    Operand::Func(f)
                 } else {
                     return Err(format!("line {}: unknown name `{name}`", o.pos.line));
                 }
             }
-            OpKind::Int(v) => Op::Imm(*v),
-            OpKind::Float(f) => Op::FImm(*f),
+            OpKind::Int(v) => Operand::Imm(*v),
+            OpKind::Float(f) => Operand::FImm(*f),
             OpKind::Addr {
                 base,
                 offset,
                 extra,
             } => {
                 if !extra.is_empty() {
-                    return Err(format!(
-                        "line {}: tensor addresses are not supported by the emulator",
-                        o.pos.line
-                    ));
+                    return Ok(Operand::TensorMap);
                 }
                 let base = match base {
                     None => None,
@@ -459,26 +471,51 @@ impl Scope<'_> {
                         pos: o.pos,
                     })?)),
                 };
-                Op::Addr(base, *offset)
+                Operand::Addr(base, *offset)
             }
-            OpKind::Vector(items) => Op::Vector(
+            OpKind::Vector(items) => Operand::Vector(
                 items
                     .iter()
                     .map(|i| self.operand(i))
                     .collect::<Result<_, _>>()?,
             ),
-            OpKind::List(items) => Op::List(
+            OpKind::List(items) => Operand::List(
                 items
                     .iter()
                     .map(|i| self.operand(i))
                     .collect::<Result<_, _>>()?,
             ),
-            OpKind::Pair(a, b) => Op::Pair(Box::new(self.operand(a)?), Box::new(self.operand(b)?)),
+            OpKind::Pair(a, b) => {
+                Operand::Pair(Box::new(self.operand(a)?), Box::new(self.operand(b)?))
+            }
             OpKind::SymOffset(name, off) => match self.sym(name) {
-                Some(s) => Op::Sym(s, *off),
+                Some(s) => Operand::Sym(s, *off),
                 None => return Err(format!("line {}: unknown symbol `{name}`", o.pos.line)),
             },
-            OpKind::Sink => Op::Sink,
+            OpKind::Sink => Operand::Sink,
+        })
+    }
+
+    /// Decodes an instruction. One that does not decode becomes
+    /// [`Op::Invalid`], and the function keeps the first such error.
+    fn decode(&mut self, i: &ast::Inst, args: &[Operand], name: &str) -> Op {
+        let parts = Parts {
+            opcode: &i.opcode,
+            mods: Mods(&i.mods),
+            args,
+            name,
+            funcs: self.callees,
+        };
+        let decoded = if args.contains(&Operand::TensorMap) {
+            Err(decode::unsupported("a tensor-map address `[tmap, {...}]`"))
+        } else {
+            decode::decode(&parts)
+        };
+        decoded.unwrap_or_else(|msg| {
+            if self.func.load_error.is_none() {
+                self.func.load_error = Some(format!("PTX line {}: {msg}", i.pos.line));
+            }
+            Op::Invalid(msg)
         })
     }
 
@@ -505,7 +542,7 @@ impl Scope<'_> {
                     let guard = match &i.guard {
                         None => None,
                         Some((neg, op)) => match self.operand(op)? {
-                            Op::Reg(r) => Some((*neg, r)),
+                            Operand::Reg(r) => Some((*neg, r)),
                             _ => {
                                 return Err(format!(
                                     "line {}: the guard is not a predicate register",
@@ -514,7 +551,7 @@ impl Scope<'_> {
                             }
                         },
                     };
-                    let ops = i
+                    let args: Vec<Operand> = i
                         .operands
                         .iter()
                         .map(|o| self.operand(o))
@@ -522,13 +559,15 @@ impl Scope<'_> {
                     let end = self.src[i.pos.offset.min(self.src.len())..]
                         .find(';')
                         .map_or(self.src.len(), |e| i.pos.offset + e + 1);
+                    let name = i.full_name();
+                    let op = self.decode(i, &args, &name);
                     self.func.insts.push(Inst {
                         guard,
-                        opcode: i.opcode.clone(),
-                        mods: i.mods.clone(),
-                        ops,
+                        op,
+                        args,
                         pos: i.pos,
                         end,
+                        name,
                     });
                 }
                 Stmt::Block(inner, _) => {
@@ -571,15 +610,31 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
                         frame_vars: Vec::new(),
                         insts: Vec::new(),
                         has_body: false,
+                        load_error: None,
                     });
                     prog.funcs.len() - 1
                 }
             };
+            // The signature calls are checked against: the definition's.
+            if f.body.is_some() || !prog.funcs[idx].has_body {
+                prog.funcs[idx].n_rets = f.rets.len();
+                prog.funcs[idx].n_params = f.params.len();
+            }
             if f.body.is_some() {
                 prog.funcs[idx].has_body = true;
             }
         }
     }
+    let callees: Vec<Callee> = prog
+        .funcs
+        .iter()
+        .map(|f| Callee {
+            name: f.name.clone(),
+            has_body: f.has_body,
+            n_rets: f.n_rets,
+            n_params: f.n_params,
+        })
+        .collect();
     for item in &m.items {
         if let Item::Var(d) = item {
             for n in &d.names {
@@ -627,6 +682,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
             src,
             module_names: &module_names,
             funcs: &funcs,
+            callees: &callees,
             stack: vec![params],
             regs: vec![regs],
             labels: HashMap::new(),

@@ -28,7 +28,10 @@
 //! unspecified, so a GPU may differ in the last bits (not on the samples,
 //! whose sums are small integers).
 
-use super::{e, unsupported, Exec, FaultKind, Kind, Op, RunError, Thread, Ty, R};
+use super::{arg, e, unsupported, Exec, FaultKind, RunError, Thread, R};
+use crate::decode::Tensor;
+use crate::memory::Space;
+use crate::program::{Inst, Kind, Operand, Ty};
 
 /// A fault at one lane: the thread index and the error.
 type LaneErr = (usize, super::E);
@@ -97,31 +100,25 @@ fn matmul(a: &[Vec<f32>], b: &[Vec<f32>], c: &mut [Vec<f32>]) {
 }
 
 /// The registers of a `{...}` operand.
-fn vector(op: Option<&Op>, want: usize) -> R<&[Op]> {
+fn vector(op: Option<&Operand>, want: usize) -> R<&[Operand]> {
     match op {
-        Some(Op::Vector(v)) if v.len() == want => Ok(v),
+        Some(Operand::Vector(v)) if v.len() == want => Ok(v),
         _ => Err(unsupported(format!(
             "a fragment operand that is not a vector of {want} registers"
         ))),
     }
 }
 
-/// Whether an opcode is one of the warp-wide tensor instructions.
-pub(super) fn is_tensor(opcode: &str) -> bool {
-    matches!(opcode, "wmma" | "mma" | "ldmatrix" | "stmatrix")
-}
-
-impl<'a> Exec<'a> {
-    /// Runs the tensor instruction at `(f, pc)` for the lanes `members`
-    /// (thread indices, one per lane of a full warp).
+impl Exec<'_> {
+    /// Runs the tensor instruction `inst` (decoded as `op`) for the lanes
+    /// `members` (thread indices, one per lane of a full warp).
     pub(super) fn resolve_tensor(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        f: usize,
-        pc: usize,
+        inst: &Inst,
+        op: Tensor,
     ) -> Result<(), RunError> {
-        let inst = &self.func(f).insts[pc];
         let lanes: Vec<u32> = members.iter().map(|&i| threads[i].linear % 32).collect();
         if members.len() != 32 || lanes.iter().enumerate().any(|(k, &l)| l != k as u32) {
             let msg = "a `.sync.aligned` tensor instruction needs all 32 lanes of the warp (a partial warp or exited lanes)";
@@ -131,14 +128,22 @@ impl<'a> Exec<'a> {
                 vec![],
             ));
         }
-        let first = members[0];
-        let r = match inst.opcode.as_str() {
-            "wmma" if inst.has(".load") => self.wmma_load(threads, members, inst),
-            "wmma" if inst.has(".store") => self.wmma_store(threads, members, inst),
-            "wmma" if inst.has(".mma") => self.wmma_mma(threads, members, inst),
-            "mma" => self.mma(threads, members, inst),
-            "ldmatrix" | "stmatrix" => self.ldst_matrix(threads, members, inst),
-            _ => Err((first, unsupported(format!("`{}`", inst.name())))),
+        let r = match op {
+            Tensor::WmmaLoad {
+                row,
+                esize,
+                regs,
+                space,
+            } => self.wmma_load(threads, members, inst, row, esize, regs, space),
+            Tensor::WmmaStore { row, space } => self.wmma_store(threads, members, inst, row, space),
+            Tensor::WmmaMma { bf16 } => self.wmma_mma(threads, members, inst, bf16),
+            Tensor::Mma { bf16 } => self.mma(threads, members, inst, bf16),
+            Tensor::Matrix {
+                store,
+                num,
+                trans,
+                space,
+            } => self.ldst_matrix(threads, members, inst, store, num, trans, space),
         };
         r.map_err(|(i, err)| self.fault(&threads[i], err, vec![]))
     }
@@ -148,11 +153,11 @@ impl<'a> Exec<'a> {
         &self,
         threads: &[Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
         k: usize,
         n: usize,
     ) -> Result<Vec<Vec<u64>>, LaneErr> {
-        let regs = vector(inst.ops.get(k), n).map_err(|x| (members[0], x))?;
+        let regs = vector(inst.args.get(k), n).map_err(|x| (members[0], x))?;
         members
             .iter()
             .map(|&i| {
@@ -167,12 +172,12 @@ impl<'a> Exec<'a> {
         &self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
         k: usize,
         values: &[Vec<u64>],
     ) -> Result<(), LaneErr> {
         let n = values.first().map_or(0, Vec::len);
-        let regs = vector(inst.ops.get(k), n).map_err(|x| (members[0], x))?;
+        let regs = vector(inst.args.get(k), n).map_err(|x| (members[0], x))?;
         for (&i, vals) in members.iter().zip(values) {
             for (r, &v) in regs.iter().zip(vals) {
                 self.set(&mut threads[i], r, v, B32).map_err(|x| (i, x))?;
@@ -181,63 +186,45 @@ impl<'a> Exec<'a> {
         Ok(())
     }
 
-    /// The layout (`.row`/`.col`) and the leading dimension of a WMMA
-    /// memory operand; the address of each lane.
+    /// The address and the leading dimension (16 when not written) of a
+    /// WMMA memory operand, for each lane.
     fn wmma_mem(
         &self,
         threads: &[Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
         addr_op: usize,
         ldm_op: usize,
-    ) -> Result<(bool, LaneMem), LaneErr> {
-        let row = inst.has(".row");
-        if !row && !inst.has(".col") || !inst.has(".m16n16k16") {
-            return Err((
-                members[0],
-                unsupported(format!("`{}` (only m16n16k16 .row/.col)", inst.name())),
-            ));
-        }
-        let per_lane = members
+    ) -> Result<LaneMem, LaneErr> {
+        members
             .iter()
             .map(|&i| {
                 let t = &threads[i];
-                let a = inst
-                    .ops
-                    .get(addr_op)
-                    .ok_or_else(|| e(FaultKind::Unsupported, "missing address".to_string()))
+                let a = arg(inst, addr_op)
                     .and_then(|o| self.addr(t, o))
                     .map_err(|x| (i, x))?;
-                let ldm = match inst.ops.get(ldm_op) {
+                let ldm = match inst.args.get(ldm_op) {
                     Some(o) => self.get(t, o, B32).map_err(|x| (i, x))?,
                     None => 16,
                 };
                 Ok((a, ldm))
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((row, per_lane))
+            .collect()
     }
 
+    /// `wmma.load`: `regs` registers of elements of `esize` bytes per lane.
+    #[allow(clippy::too_many_arguments)]
     fn wmma_load(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
+        row: bool,
+        esize: u64,
+        regs: usize,
+        space: Option<Space>,
     ) -> Result<(), LaneErr> {
-        let (row, mem) = self.wmma_mem(threads, members, inst, 1, 2)?;
-        let is_c = inst.has(".c");
-        let ty = *inst.types().last().unwrap_or(&B32);
-        let (esize, regs) = match (is_c, ty.kind, ty.bits) {
-            (true, Kind::F, 32) => (4u64, 8usize),
-            (false, Kind::F, 16) => (2, 8),
-            (false, Kind::BF, 16) => (2, 4),
-            _ => {
-                return Err((
-                    members[0],
-                    unsupported(format!("`{}` (f16/bf16 A and B, f32 C)", inst.name())),
-                ))
-            }
-        };
+        let mem = self.wmma_mem(threads, members, inst, 1, 2)?;
         let mut out = Vec::new();
         for (lane, (&i, &(base, ldm))) in members.iter().zip(&mem).enumerate() {
             let slots = if esize == 4 { 8 } else { 2 * regs as u32 };
@@ -252,7 +239,7 @@ impl<'a> Exec<'a> {
                 };
                 let addr = base.wrapping_add(index * esize);
                 elems.push(
-                    self.load(&mut threads[i], inst.space(), addr, esize)
+                    self.load(&mut threads[i], space, addr, esize)
                         .map_err(|x| (i, x))?,
                 );
             }
@@ -265,20 +252,16 @@ impl<'a> Exec<'a> {
         self.set_lane_regs(threads, members, inst, 0, &out)
     }
 
+    /// `wmma.store.d`: an f32 D fragment.
     fn wmma_store(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
+        row: bool,
+        space: Option<Space>,
     ) -> Result<(), LaneErr> {
-        let ty = *inst.types().last().unwrap_or(&B32);
-        if !inst.has(".d") || ty.kind != Kind::F || ty.bits != 32 {
-            return Err((
-                members[0],
-                unsupported(format!("`{}` (an f32 D fragment)", inst.name())),
-            ));
-        }
-        let (row, mem) = self.wmma_mem(threads, members, inst, 0, 2)?;
+        let mem = self.wmma_mem(threads, members, inst, 0, 2)?;
         let vals = self.lane_regs(threads, members, inst, 1, 8)?;
         for (lane, (&i, &(base, ldm))) in members.iter().zip(&mem).enumerate() {
             for s in 0..8 {
@@ -289,45 +272,21 @@ impl<'a> Exec<'a> {
                     u64::from(c) * ldm + u64::from(r)
                 };
                 let v = vals[lane][s as usize];
-                self.store(
-                    &mut threads[i],
-                    inst.space(),
-                    base.wrapping_add(index * 4),
-                    4,
-                    v,
-                )
-                .map_err(|x| (i, x))?;
+                self.store(&mut threads[i], space, base.wrapping_add(index * 4), 4, v)
+                    .map_err(|x| (i, x))?;
             }
         }
         Ok(())
     }
 
-    /// The input type of an `mma`/`wmma.mma` (true for bf16), checking
-    /// that D and C are f32.
-    fn mma_types(inst: &super::Inst, first: usize) -> Result<bool, LaneErr> {
-        let tys = inst.types();
-        let f32 = |t: Option<&Ty>| t.is_some_and(|t| t.kind == Kind::F && t.bits == 32);
-        let bf16 = tys.iter().any(|t| t.kind == Kind::BF);
-        let f16 = tys.iter().any(|t| t.kind == Kind::F && t.bits == 16);
-        if !f32(tys.first()) || !f32(tys.last()) || bf16 == f16 && tys.len() > 2 {
-            return Err((
-                first,
-                unsupported(format!("`{}` (f16/bf16 inputs, f32 C and D)", inst.name())),
-            ));
-        }
-        Ok(bf16)
-    }
-
+    /// `wmma.mma`: f16 (or bf16) A and B, f32 C and D.
     fn wmma_mma(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
+        bf16: bool,
     ) -> Result<(), LaneErr> {
-        if !inst.has(".m16n16k16") || !inst.has(".row") && !inst.has(".col") {
-            return Err((members[0], unsupported(format!("`{}`", inst.name()))));
-        }
-        let bf16 = Self::mma_types(inst, members[0])?;
         let n_in = if bf16 { 4 } else { 8 };
         let a_regs = self.lane_regs(threads, members, inst, 1, n_in)?;
         let b_regs = self.lane_regs(threads, members, inst, 2, n_in)?;
@@ -360,19 +319,14 @@ impl<'a> Exec<'a> {
         self.set_lane_regs(threads, members, inst, 0, &d)
     }
 
+    /// `mma.sync.aligned.m16n8k16.row.col`.
     fn mma(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
+        bf16: bool,
     ) -> Result<(), LaneErr> {
-        if !inst.has(".m16n8k16") || !inst.has(".row") || !inst.has(".col") {
-            return Err((
-                members[0],
-                unsupported(format!("`{}` (only m16n8k16 .row.col)", inst.name())),
-            ));
-        }
-        let bf16 = Self::mma_types(inst, members[0])?;
         let a_regs = self.lane_regs(threads, members, inst, 1, 4)?;
         let b_regs = self.lane_regs(threads, members, inst, 2, 2)?;
         let c_regs = self.lane_regs(threads, members, inst, 3, 4)?;
@@ -409,37 +363,23 @@ impl<'a> Exec<'a> {
     }
 
     /// `ldmatrix` / `stmatrix` `.m8n8` `.x1/.x2/.x4` `[.trans]` `.b16`.
+    #[allow(clippy::too_many_arguments)]
     fn ldst_matrix(
         &mut self,
         threads: &mut [Thread],
         members: &[usize],
-        inst: &super::Inst,
+        inst: &Inst,
+        store: bool,
+        num: usize,
+        trans: bool,
+        space: Option<Space>,
     ) -> Result<(), LaneErr> {
-        let store = inst.opcode == "stmatrix";
-        let num: usize = if inst.has(".x1") {
-            1
-        } else if inst.has(".x2") {
-            2
-        } else if inst.has(".x4") {
-            4
-        } else {
-            0
-        };
-        if num == 0 || !inst.has(".m8n8") || !inst.has(".b16") {
-            return Err((
-                members[0],
-                unsupported(format!("`{}` (only .m8n8 .x1/.x2/.x4 .b16)", inst.name())),
-            ));
-        }
-        let trans = inst.has(".trans");
         let (addr_k, regs_k) = if store { (0, 1) } else { (1, 0) };
         let addrs: Vec<u64> = members
             .iter()
             .map(|&i| {
                 let t = &threads[i];
-                inst.ops
-                    .get(addr_k)
-                    .ok_or_else(|| e(FaultKind::Unsupported, "missing address".to_string()))
+                arg(inst, addr_k)
                     .and_then(|o| self.addr(t, o))
                     .map_err(|x| (i, x))
             })
@@ -450,7 +390,6 @@ impl<'a> Exec<'a> {
             vec![vec![0u64; num]; 32]
         };
         let mut out = vec![vec![0u64; num]; 32];
-        let space = inst.space();
         for lane in 0..32u32 {
             let i = members[lane as usize];
             let (g, q) = (u64::from(lane / 4), lane % 4);

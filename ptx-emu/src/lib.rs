@@ -6,9 +6,12 @@
 //! the PTX itself, and requiring the same bytes as the interpreter, checks
 //! instruction selection, the calling convention and the address-space
 //! handling of the backend. Because it reads any PTX, it also runs nvcc's
-//! output, which makes nvcc an independent oracle. It lives in ptx-validate
-//! (which never imports the compiler) for the same reason the validator
-//! does: it must not share the compiler's idea of what PTX means.
+//! output, which makes nvcc an independent oracle.
+//!
+//! Loading comes first: the module is parsed (ptx-validate's parser),
+//! every name is resolved ([`program`]) and every instruction decoded into
+//! a typed operation ([`decode`]), so running never looks at a string, and
+//! what the emulator cannot run is a load error at its PTX line.
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
 //! - blocks run one after another; in a block, each thread runs until it
@@ -21,11 +24,20 @@
 //!   the PTX line;
 //! - arithmetic has PTX's results where C has none ([`ops`]).
 //!
-//! Every registers holds raw bits, masked to the width it was declared
+//! Every register holds raw bits, masked to the width it was declared
 //! with. Memory is zero-filled where a GPU leaves garbage, so runs are
-//! deterministic. The emulator never panics on any PTX: what it cannot run
-//! is an error that says "not supported by the emulator".
+//! deterministic.
+//!
+//! # Architecture invariants
+//!
+//! - **ptx-emu never imports the compiler crates** (frontend, midend,
+//!   backend-nvptx, kernelc). It reads PTX with ptx-validate's lexer and
+//!   parser only, for the reason the validator keeps apart: it must not
+//!   share the compiler's idea of what PTX means.
+//! - **It never panics on any PTX**: what it cannot run is an error that
+//!   says "not supported by the emulator".
 
+pub mod decode;
 mod exec;
 pub mod memory;
 pub mod ops;
@@ -140,7 +152,9 @@ impl std::fmt::Display for Fault {
 /// Why a launch did not complete.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
-    /// The PTX does not parse or names something undeclared.
+    /// The PTX does not parse, names something undeclared, or holds an
+    /// instruction the emulator cannot run where the kernel can reach it
+    /// (the message starts with `PTX line N:`).
     Load(String),
     /// The launch is wrong (unknown kernel, arguments that do not fit).
     Setup(String),
@@ -178,21 +192,63 @@ pub fn run_ptx(
     args: &[KernelArg],
     config: &LaunchConfig,
 ) -> Result<RunOutput, RunError> {
-    let module = crate::parser::parse(src)
+    let module = ptx_validate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     let prog = program::build(src, &module).map_err(RunError::Load)?;
     single_block_clusters(&module, kernel)?;
-    let setup = setup(&prog, kernel, args, config).map_err(RunError::Setup)?;
+    let kid = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
+    if let Some(e) = prog.reachable_load_error(kid) {
+        return Err(RunError::Load(e.to_string()));
+    }
+    let setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
     exec::run(&prog, setup, config)
+}
+
+/// One instruction of a module, as the emulator decoded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedInst {
+    /// The function whose body holds it.
+    pub function: String,
+    /// `opcode.mod1.mod2`, as written.
+    pub name: String,
+    /// Its 1-based PTX line.
+    pub line: u32,
+    /// Why the emulator cannot run it; `None` when it can.
+    pub error: Option<String>,
+}
+
+/// Every instruction of every function body of `src`, decoded as a launch
+/// would decode it: what the emulator can run and what it cannot, for
+/// coverage reports. Fails as [`run_ptx`] does on PTX that does not parse
+/// or names something undeclared.
+pub fn decode_module(src: &str) -> Result<Vec<DecodedInst>, RunError> {
+    let module = ptx_validate::parser::parse(src)
+        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
+    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    Ok(prog
+        .funcs
+        .iter()
+        .flat_map(|f| {
+            f.insts.iter().map(|i| DecodedInst {
+                function: f.name.clone(),
+                name: i.name.clone(),
+                line: i.pos.line,
+                error: match &i.op {
+                    decode::Op::Invalid(msg) => Some(msg.clone()),
+                    _ => None,
+                },
+            })
+        })
+        .collect())
 }
 
 /// The emulator runs one block at a time, each with its own shared memory,
 /// so it cannot model a cluster of several blocks reaching into each
 /// other's shared memory; such a kernel is refused before it runs, rather
 /// than run with every block pretending to be alone.
-fn single_block_clusters(module: &crate::ast::Module, kernel: &str) -> Result<(), RunError> {
+fn single_block_clusters(module: &ptx_validate::ast::Module, kernel: &str) -> Result<(), RunError> {
     for item in &module.items {
-        let crate::ast::Item::Func(f) = item else {
+        let ptx_validate::ast::Item::Func(f) = item else {
             continue;
         };
         if f.name != kernel {
@@ -232,13 +288,13 @@ pub fn bind_params<'a>(
     kernel: &str,
     args: &'a [KernelArg],
 ) -> Result<Vec<Bound<'a>>, RunError> {
-    let mut module = crate::parser::parse(src)
+    let mut module = ptx_validate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     // Binding needs the parameters only. A real GPU runs instructions the
     // emulator cannot build (a TMA copy's tensor address), so the bodies are
     // left out rather than resolved.
     for item in &mut module.items {
-        if let crate::ast::Item::Func(f) = item {
+        if let ptx_validate::ast::Item::Func(f) = item {
             if f.body.is_some() {
                 f.body = Some(Vec::new());
             }
@@ -254,12 +310,12 @@ fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
     let entries: Vec<&str> = prog
         .funcs
         .iter()
-        .filter(|f| f.kind == crate::ast::FuncKind::Entry)
+        .filter(|f| f.kind == ptx_validate::ast::FuncKind::Entry)
         .map(|f| f.name.as_str())
         .collect();
     prog.funcs
         .iter()
-        .position(|f| f.name == kernel && f.kind == crate::ast::FuncKind::Entry)
+        .position(|f| f.name == kernel && f.kind == ptx_validate::ast::FuncKind::Entry)
         .ok_or_else(|| {
             format!(
                 "no kernel (`.entry`) named `{kernel}` in the PTX (kernels: {})",
@@ -349,12 +405,12 @@ fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
 /// Binds the arguments and places the module variables.
 fn setup(
     prog: &Program,
-    kernel: &str,
+    kid: usize,
     args: &[KernelArg],
     config: &LaunchConfig,
 ) -> Result<Setup, String> {
-    let kid = find_kernel(prog, kernel)?;
     let func = &prog.funcs[kid];
+    let kernel = func.name.as_str();
     if !func.has_body {
         return Err(format!("kernel `{kernel}` has no body"));
     }

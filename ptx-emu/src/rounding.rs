@@ -11,6 +11,7 @@
 //! error of an fma. nvcc's math library needs this (`expf` computes a floor
 //! with `fma.rm.f32`), so its PTX runs in the emulator.
 
+use crate::decode::{Arith, FloatUnOp};
 use std::cmp::Ordering;
 
 /// A directed rounding mode.
@@ -19,16 +20,6 @@ pub enum Dir {
     Zero,
     Down,
     Up,
-}
-
-/// The directed mode among an instruction's modifiers, if any.
-pub fn dir_of<'a>(mods: impl IntoIterator<Item = &'a String>) -> Option<Dir> {
-    mods.into_iter().find_map(|m| match m.as_str() {
-        ".rz" => Some(Dir::Zero),
-        ".rm" => Some(Dir::Down),
-        ".rp" => Some(Dir::Up),
-        _ => None,
-    })
 }
 
 /// `(s, e)` with `s = fl(a + b)` and `a + b = s + e` exactly.
@@ -111,16 +102,16 @@ step!(f32);
 step!(f64);
 
 /// `add`/`sub`/`mul`/`div` on f32 with a directed rounding.
-pub fn binary32(op: &str, x: f32, y: f32, dir: Dir) -> f32 {
-    let y = if op == "sub" { -y } else { y };
+pub fn binary32(op: Arith, x: f32, y: f32, dir: Dir) -> f32 {
+    let y = if op == Arith::Sub { -y } else { y };
     let (xd, yd) = (f64::from(x), f64::from(y));
     let (r, err) = match op {
-        "add" | "sub" => {
+        Arith::Add | Arith::Sub => {
             let r = x + y;
             let (h, l) = two_sum(xd, yd);
             (r, sign((h - f64::from(r)) + l))
         }
-        "mul" => {
+        Arith::Mul => {
             let r = x * y;
             (
                 r,
@@ -129,7 +120,7 @@ pub fn binary32(op: &str, x: f32, y: f32, dir: Dir) -> f32 {
                     .unwrap_or(Ordering::Equal),
             )
         }
-        "div" => {
+        Arith::Div => {
             let r = x / y;
             if r.is_nan() || x == 0.0 || y.is_infinite() {
                 (r, Ordering::Equal)
@@ -155,37 +146,37 @@ pub fn binary32(op: &str, x: f32, y: f32, dir: Dir) -> f32 {
                 )
             }
         }
-        _ => return f32::NAN,
     };
     let alike = x == 0.0 && y == 0.0 && x.is_sign_negative() == y.is_sign_negative();
-    if matches!(op, "add" | "sub") && zero_sum_down(r == 0.0, err == Ordering::Equal, dir, alike) {
+    if matches!(op, Arith::Add | Arith::Sub)
+        && zero_sum_down(r == 0.0, err == Ordering::Equal, dir, alike)
+    {
         return -0.0;
     }
     adjust(r, err, dir)
 }
 
 /// `add`/`sub`/`mul`/`div` on f64 with a directed rounding.
-pub fn binary64(op: &str, x: f64, y: f64, dir: Dir) -> f64 {
-    let y = if op == "sub" { -y } else { y };
+pub fn binary64(op: Arith, x: f64, y: f64, dir: Dir) -> f64 {
+    let y = if op == Arith::Sub { -y } else { y };
     let finite = x.is_finite() && y.is_finite();
     let r = match op {
-        "add" | "sub" => x + y,
-        "mul" => x * y,
-        "div" => x / y,
-        _ => return f64::NAN,
+        Arith::Add | Arith::Sub => x + y,
+        Arith::Mul => x * y,
+        Arith::Div => x / y,
     };
     let err = if r.is_nan() {
         Ordering::Equal
     } else if r.is_infinite() {
-        if finite && !(op == "div" && y == 0.0) {
+        if finite && !(op == Arith::Div && y == 0.0) {
             overflow_err(r)
         } else {
             Ordering::Equal
         }
     } else {
         match op {
-            "add" | "sub" => sign(two_sum(x, y).1),
-            "mul" => sign(x.mul_add(y, -r)),
+            Arith::Add | Arith::Sub => sign(two_sum(x, y).1),
+            Arith::Mul => sign(x.mul_add(y, -r)),
             _ if x == 0.0 || y.is_infinite() => Ordering::Equal,
             _ if r == 0.0 => overflow_side(x, y),
             _ => {
@@ -199,7 +190,9 @@ pub fn binary64(op: &str, x: f64, y: f64, dir: Dir) -> f64 {
         }
     };
     let alike = x == 0.0 && y == 0.0 && x.is_sign_negative() == y.is_sign_negative();
-    if matches!(op, "add" | "sub") && zero_sum_down(r == 0.0, err == Ordering::Equal, dir, alike) {
+    if matches!(op, Arith::Add | Arith::Sub)
+        && zero_sum_down(r == 0.0, err == Ordering::Equal, dir, alike)
+    {
         return -0.0;
     }
     adjust(r, err, dir)
@@ -293,10 +286,10 @@ fn overflow_err<T: Step + PartialOrd + Default>(r: T) -> Ordering {
 }
 
 /// `sqrt` and `rcp` with a directed rounding.
-pub fn unary32(op: &str, x: f32, dir: Dir) -> f32 {
+pub fn unary32(op: FloatUnOp, x: f32, dir: Dir) -> f32 {
     let xd = f64::from(x);
     let (r, err) = match op {
-        "sqrt" => {
+        FloatUnOp::Sqrt => {
             let r = x.sqrt();
             if !r.is_finite() || r == 0.0 {
                 (r, Ordering::Equal)
@@ -304,7 +297,7 @@ pub fn unary32(op: &str, x: f32, dir: Dir) -> f32 {
                 (r, sign(xd - f64::from(r) * f64::from(r)))
             }
         }
-        "rcp" => {
+        FloatUnOp::Rcp => {
             let r = 1.0 / x;
             if r.is_infinite() && x.is_finite() && x != 0.0 {
                 // 1/x of a tiny x overflowed: the exact value is finite.
@@ -329,9 +322,9 @@ pub fn unary32(op: &str, x: f32, dir: Dir) -> f32 {
 }
 
 /// `sqrt` and `rcp` on f64 with a directed rounding.
-pub fn unary64(op: &str, x: f64, dir: Dir) -> f64 {
+pub fn unary64(op: FloatUnOp, x: f64, dir: Dir) -> f64 {
     let (r, err) = match op {
-        "sqrt" => {
+        FloatUnOp::Sqrt => {
             let r = x.sqrt();
             if !r.is_finite() || r == 0.0 {
                 (r, Ordering::Equal)
@@ -339,7 +332,7 @@ pub fn unary64(op: &str, x: f64, dir: Dir) -> f64 {
                 (r, sign((-r).mul_add(r, x)))
             }
         }
-        "rcp" => {
+        FloatUnOp::Rcp => {
             let r = 1.0 / x;
             if r.is_infinite() && x.is_finite() && x != 0.0 {
                 // 1/x of a tiny x overflowed: the exact value is finite.
@@ -394,27 +387,31 @@ mod tests {
     #[test]
     fn directed_f32_arithmetic_brackets_the_exact_value() {
         let (a, b) = (1.0f32, 3.0f32);
-        let down = binary32("div", a, b, Dir::Down);
-        let up = binary32("div", a, b, Dir::Up);
+        let down = binary32(Arith::Div, a, b, Dir::Down);
+        let up = binary32(Arith::Div, a, b, Dir::Up);
         assert_eq!(up, down.next_up());
         assert!(f64::from(down) < 1.0 / 3.0 && f64::from(up) > 1.0 / 3.0);
-        assert_eq!(binary32("div", -a, b, Dir::Zero), -down);
+        assert_eq!(binary32(Arith::Div, -a, b, Dir::Zero), -down);
         // Exact results are not moved.
-        assert_eq!(binary32("add", 1.5, 2.25, Dir::Up), 3.75);
+        assert_eq!(binary32(Arith::Add, 1.5, 2.25, Dir::Up), 3.75);
         // 1 + 2^-30 is between 1 and next_up(1).
         let tiny = 2f32.powi(-30);
-        assert_eq!(binary32("add", 1.0, tiny, Dir::Up), 1.0f32.next_up());
-        assert_eq!(binary32("add", 1.0, tiny, Dir::Down), 1.0);
-        assert_eq!(binary32("sub", 1.0, tiny, Dir::Down), 1.0f32.next_down());
+        assert_eq!(binary32(Arith::Add, 1.0, tiny, Dir::Up), 1.0f32.next_up());
+        assert_eq!(binary32(Arith::Add, 1.0, tiny, Dir::Down), 1.0);
+        assert_eq!(
+            binary32(Arith::Sub, 1.0, tiny, Dir::Down),
+            1.0f32.next_down()
+        );
         assert_eq!(fma32(1.0, 1.0, tiny, Dir::Up), 1.0f32.next_up());
         assert_eq!(fma32(1.0, 1.0, -tiny, Dir::Zero), 1.0f32.next_down());
         assert_eq!(
-            unary32("sqrt", 2.0, Dir::Up),
-            2f32.sqrt().max(unary32("sqrt", 2.0, Dir::Down).next_up())
+            unary32(FloatUnOp::Sqrt, 2.0, Dir::Up),
+            2f32.sqrt()
+                .max(unary32(FloatUnOp::Sqrt, 2.0, Dir::Down).next_up())
         );
         // Overflow rounds to the largest finite value toward zero.
-        assert_eq!(binary32("mul", f32::MAX, 2.0, Dir::Zero), f32::MAX);
-        assert_eq!(binary32("mul", f32::MAX, 2.0, Dir::Up), f32::INFINITY);
+        assert_eq!(binary32(Arith::Mul, f32::MAX, 2.0, Dir::Zero), f32::MAX);
+        assert_eq!(binary32(Arith::Mul, f32::MAX, 2.0, Dir::Up), f32::INFINITY);
     }
 
     /// An f32 in [2^-8, 2^8) (either sign) as an exact multiple of 2^-40.
@@ -474,13 +471,13 @@ mod tests {
             for dir in [Dir::Zero, Dir::Down, Dir::Up] {
                 let sum = fixed(a) + fixed(b);
                 assert_eq!(
-                    binary32("add", a, b, dir),
+                    binary32(Arith::Add, a, b, dir),
                     round_exact(sum, 40, dir),
                     "{a} + {b} {dir:?}"
                 );
                 let prod = fixed(a) * fixed(b);
                 assert_eq!(
-                    binary32("mul", a, b, dir),
+                    binary32(Arith::Mul, a, b, dir),
                     round_exact(prod, 80, dir),
                     "{a} * {b} {dir:?}"
                 );
@@ -496,19 +493,19 @@ mod tests {
 
     #[test]
     fn directed_f64_arithmetic_brackets_the_exact_value() {
-        let d = binary64("div", 1.0, 3.0, Dir::Down);
-        assert_eq!(binary64("div", 1.0, 3.0, Dir::Up), d.next_up());
+        let d = binary64(Arith::Div, 1.0, 3.0, Dir::Down);
+        assert_eq!(binary64(Arith::Div, 1.0, 3.0, Dir::Up), d.next_up());
         let tiny = 2f64.powi(-60);
         assert_eq!(fma64(1.0, 1.0, tiny, Dir::Up), 1.0f64.next_up());
         assert_eq!(fma64(1.0, 1.0, tiny, Dir::Down), 1.0);
         assert_eq!(fma64(1.0, 1.0, -tiny, Dir::Zero), 1.0f64.next_down());
         assert_eq!(
-            binary64("mul", 1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Dir::Up),
+            binary64(Arith::Mul, 1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Dir::Up),
             1.0 + 3.0 * f64::EPSILON
         );
         assert_eq!(
-            unary64("sqrt", 2.0, Dir::Up),
-            unary64("sqrt", 2.0, Dir::Down).next_up()
+            unary64(FloatUnOp::Sqrt, 2.0, Dir::Up),
+            unary64(FloatUnOp::Sqrt, 2.0, Dir::Down).next_up()
         );
         assert_eq!(int_to_f32(16_777_217, Dir::Up), 16_777_218.0);
         assert_eq!(int_to_f32(16_777_217, Dir::Down), 16_777_216.0);
@@ -524,20 +521,20 @@ mod tests {
     fn zero_sums_infinities_and_overflow() {
         let neg0 = |x: f32| x == 0.0 && x.is_sign_negative();
         let pos0 = |x: f32| x == 0.0 && x.is_sign_positive();
-        assert!(neg0(binary32("add", -f32::MAX, f32::MAX, Dir::Down)));
-        assert!(pos0(binary32("add", -f32::MAX, f32::MAX, Dir::Up)));
-        assert!(pos0(binary32("add", 0.0, 0.0, Dir::Down)));
-        assert!(neg0(binary32("add", -0.0, -0.0, Dir::Up)));
-        assert!(neg0(binary32("sub", 1.5, 1.5, Dir::Down)));
+        assert!(neg0(binary32(Arith::Add, -f32::MAX, f32::MAX, Dir::Down)));
+        assert!(pos0(binary32(Arith::Add, -f32::MAX, f32::MAX, Dir::Up)));
+        assert!(pos0(binary32(Arith::Add, 0.0, 0.0, Dir::Down)));
+        assert!(neg0(binary32(Arith::Add, -0.0, -0.0, Dir::Up)));
+        assert!(neg0(binary32(Arith::Sub, 1.5, 1.5, Dir::Down)));
         assert!(neg0(fma32(1.0, -1.0, 1.0, Dir::Down)));
         assert!(pos0(fma32(1.0, -1.0, 1.0, Dir::Zero)));
-        assert!(binary64("add", -1.0, 1.0, Dir::Down).is_sign_negative());
+        assert!(binary64(Arith::Add, -1.0, 1.0, Dir::Down).is_sign_negative());
         assert!(fma64(2.0, -0.5, 1.0, Dir::Down).is_sign_negative());
         assert_eq!(fma32(f32::INFINITY, 2.0, 1.0, Dir::Zero), f32::INFINITY);
         assert_eq!(fma64(f64::INFINITY, 2.0, 1.0, Dir::Down), f64::INFINITY);
         assert_eq!(fma32(f32::MAX, 2.0, 0.0, Dir::Zero), f32::MAX);
-        assert_eq!(unary32("rcp", 1e-45, Dir::Zero), f32::MAX);
-        assert_eq!(unary32("rcp", 1e-45, Dir::Up), f32::INFINITY);
-        assert_eq!(unary64("rcp", 5e-324, Dir::Down), f64::MAX);
+        assert_eq!(unary32(FloatUnOp::Rcp, 1e-45, Dir::Zero), f32::MAX);
+        assert_eq!(unary32(FloatUnOp::Rcp, 1e-45, Dir::Up), f32::INFINITY);
+        assert_eq!(unary64(FloatUnOp::Rcp, 5e-324, Dir::Down), f64::MAX);
     }
 }

@@ -3,7 +3,7 @@
 //! state space, bad conversions, divergence, step limit, unsupported
 //! instructions) with the PTX line they name.
 
-use ptx_validate::emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
+use ptx_emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -35,7 +35,7 @@ fn one(body: &str, n: usize) -> Vec<u32> {
     run_body("", body, 1, n).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn fault(decls: &str, body: &str, threads: u32) -> Box<ptx_validate::emu::Fault> {
+fn fault(decls: &str, body: &str, threads: u32) -> Box<ptx_emu::Fault> {
     match run_body(decls, body, threads, 64) {
         Err(RunError::Fault(f)) => f,
         other => panic!("expected a fault, got {other:?}"),
@@ -292,12 +292,23 @@ fn divergence_step_limit_trap_and_unsupported_are_reported() {
     assert_eq!(f.kind, FaultKind::StepLimit);
     let f = fault("", "trap;", 1);
     assert_eq!(f.kind, FaultKind::Trap);
-    let f = fault("", "sad.u32 %r2, %r1, %r1, %r1;", 1);
-    assert_eq!(f.kind, FaultKind::Unsupported);
-    assert!(
-        f.message.contains("not supported by the emulator"),
-        "{}",
-        f.message
+    // What the emulator cannot run is found when the PTX loads, located at
+    // its line, even where no thread would reach it.
+    match run_body("", "bra DONE; bar.arrive 1, 32; DONE:", 1, 1) {
+        Err(RunError::Load(m)) => {
+            assert!(m.starts_with("PTX line 14: "), "{m}");
+            assert!(
+                m.contains("`bar.arrive` is not supported by the emulator"),
+                "{m}"
+            );
+        }
+        other => panic!("expected a load error, got {other:?}"),
+    }
+    // A function no call of the kernel reaches does not stop the launch.
+    let other = ".visible .entry other()\n{\n bar.arrive 1, 32;\n ret;\n}\n";
+    assert_eq!(
+        run_body(other, "st.global.u32 [%rd1], 7;", 1, 1),
+        Ok(vec![7])
     );
     // A shuffle whose member mask names a lane that waits elsewhere.
     let f = fault(

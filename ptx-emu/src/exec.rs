@@ -1,0 +1,683 @@
+//! Threads, calls and the dispatch of each decoded instruction.
+//!
+//! A thread's call stack is data (a list of frames, each with its function,
+//! program counter, registers and frame variables), so a thread can stop at
+//! a barrier inside a called function and resume there. Threads of a block
+//! run in turn (`tid` order, x fastest) until each stops; then warp
+//! collectives are resolved per group of lanes of one warp at the same
+//! instruction, as if those lanes ran in lockstep, and a block barrier is
+//! released once every live thread waits at one. This is the IR
+//! interpreter's schedule, so racy kernels get the same order in both.
+//!
+//! [`Exec::step`] is the dispatch table: one arm per family of
+//! [`Op`], each calling a small function of a submodule ([`arith`],
+//! [`bits`], [`access`], [`collective`], [`tensor`]).
+
+use crate::decode::Op;
+use crate::memory::{self, Alloc, Loc, Space};
+use crate::ops::{mask, sext};
+use crate::program::{Func, Inst, Operand, Program, Sreg, Sym, Ty};
+use crate::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
+use ptx_validate::lexer::FloatLit;
+
+mod access;
+mod arith;
+mod bits;
+mod collective;
+mod tensor;
+
+/// An error inside one instruction, before it is located.
+struct E {
+    kind: FaultKind,
+    msg: String,
+}
+
+fn e(kind: FaultKind, msg: impl Into<String>) -> E {
+    E {
+        kind,
+        msg: msg.into(),
+    }
+}
+
+fn unsupported(what: impl std::fmt::Display) -> E {
+    e(
+        FaultKind::Unsupported,
+        format!("{what} is not supported by the emulator"),
+    )
+}
+
+/// Operand `i` of `inst` (decoding checked that it is there).
+fn arg(inst: &Inst, i: usize) -> R<&Operand> {
+    inst.args
+        .get(i)
+        .ok_or_else(|| e(FaultKind::Unsupported, "missing operand"))
+}
+
+type R<T> = Result<T, E>;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum State {
+    Running,
+    /// Waiting at a block barrier (function, pc).
+    AtBarrier(usize, usize),
+    /// Waiting at a warp collective (function, pc).
+    AtWarp(usize, usize),
+    Done,
+}
+
+struct Frame {
+    func: usize,
+    pc: usize,
+    regs: Vec<u64>,
+    /// Where each frame variable lives: (space, index in the thread's list;
+    /// for param, counted after the kernel parameters).
+    slots: Vec<(Space, usize)>,
+    local_base: usize,
+    param_base: usize,
+}
+
+struct Thread {
+    tid: [u32; 3],
+    linear: u32,
+    frames: Vec<Frame>,
+    state: State,
+    local: Vec<Alloc>,
+    params: Vec<Alloc>,
+    steps: u64,
+    /// The condition code's carry flag (`CC.CF`) of `add.cc`, `addc`, ...;
+    /// clear when the thread starts.
+    carry: bool,
+}
+
+/// What an instruction did to control flow.
+enum Flow {
+    Next,
+    Jump(usize),
+    /// The frame stack changed (call, return); the pc is already set.
+    Stay,
+    /// The thread stopped (barrier, collective, exit).
+    Stop,
+    /// The thread waits for an mbarrier phase: go on to the next
+    /// instruction, but let the other threads run first.
+    Yield,
+}
+
+struct Exec<'a> {
+    prog: &'a Program,
+    config: &'a LaunchConfig,
+    setup: Setup,
+    shared: Vec<Alloc>,
+    ctaid: [u32; 3],
+    total_steps: u64,
+}
+
+pub(super) fn run(
+    prog: &Program,
+    setup: Setup,
+    config: &LaunchConfig,
+) -> Result<RunOutput, RunError> {
+    let mut ex = Exec {
+        prog,
+        config,
+        shared: Vec::new(),
+        setup,
+        ctaid: [0; 3],
+        total_steps: 0,
+    };
+    let [gx, gy, gz] = config.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                ex.ctaid = [x, y, z];
+                ex.run_block()?;
+            }
+        }
+    }
+    let buffers = ex
+        .setup
+        .buffer_slots
+        .iter()
+        .map(|s| s.map(|i| ex.setup.global[i].bytes.clone()))
+        .collect();
+    Ok(RunOutput {
+        buffers,
+        steps: ex.total_steps,
+    })
+}
+
+impl<'a> Exec<'a> {
+    fn func(&self, f: usize) -> &'a Func {
+        &self.prog.funcs[f]
+    }
+
+    fn new_frame(&self, t: &mut Thread, f: usize, aliased: Vec<(Space, usize)>) -> Frame {
+        let func = self.func(f);
+        let kp = self.setup.kparams.len();
+        let (local_base, param_base) = (t.local.len(), t.params.len());
+        let mut slots = aliased;
+        for v in func.frame_vars.iter().skip(slots.len()) {
+            let a = Alloc::new(v.name.clone(), v.init.clone());
+            if v.space == Space::Local {
+                t.local.push(a);
+                slots.push((Space::Local, t.local.len() - 1));
+            } else {
+                t.params.push(a);
+                slots.push((Space::Param, kp + t.params.len() - 1));
+            }
+        }
+        Frame {
+            func: f,
+            pc: 0,
+            regs: vec![0; func.regs.len()],
+            slots,
+            local_base,
+            param_base,
+        }
+    }
+
+    fn run_block(&mut self) -> Result<(), RunError> {
+        self.shared = self.setup.shared_template.clone();
+        let [bx, by, bz] = self.config.block;
+        let mut threads = Vec::new();
+        for z in 0..bz {
+            for y in 0..by {
+                for x in 0..bx {
+                    let mut t = Thread {
+                        tid: [x, y, z],
+                        linear: threads.len() as u32,
+                        frames: Vec::new(),
+                        state: State::Running,
+                        local: Vec::new(),
+                        params: Vec::new(),
+                        steps: 0,
+                        carry: false,
+                    };
+                    let f = self.new_frame(&mut t, self.setup.kernel, Vec::new());
+                    t.frames.push(f);
+                    threads.push(t);
+                }
+            }
+        }
+        loop {
+            for t in threads.iter_mut() {
+                if t.state == State::Running {
+                    self.run_thread(t)?;
+                }
+            }
+            if threads.iter().all(|t| t.state == State::Done) {
+                return Ok(());
+            }
+            if self.resolve_warp(&mut threads)? {
+                continue;
+            }
+            // A thread that yielded at an mbarrier wait tries again.
+            if threads.iter().any(|t| t.state == State::Running) {
+                continue;
+            }
+            self.release_barrier(&mut threads)?;
+        }
+    }
+
+    /// Locates an error at the thread's current instruction.
+    fn fault(&self, t: &Thread, err: E, notes: Vec<String>) -> RunError {
+        let kernel = self.func(self.setup.kernel).name.clone();
+        let (function, inst) = match t.frames.last() {
+            Some(fr) => {
+                let f = self.func(fr.func);
+                (f.name.clone(), f.insts.get(fr.pc))
+            }
+            None => (kernel.clone(), None),
+        };
+        let (line, col, start, end, name) = match inst {
+            Some(i) => (i.pos.line, i.pos.col, i.pos.offset, i.end, i.name.clone()),
+            None => (0, 0, 0, 0, "ret".into()),
+        };
+        RunError::Fault(Box::new(Fault {
+            kind: err.kind,
+            message: format!("{name}: {}", err.msg),
+            kernel,
+            function,
+            line,
+            col,
+            start,
+            end,
+            block: self.ctaid,
+            thread: t.tid,
+            notes,
+        }))
+    }
+
+    fn run_thread(&mut self, t: &mut Thread) -> Result<(), RunError> {
+        loop {
+            let Some(fr) = t.frames.last() else {
+                t.state = State::Done;
+                return Ok(());
+            };
+            let fidx = fr.func;
+            let func = self.func(fidx);
+            let pc = fr.pc;
+            let Some(inst) = func.insts.get(pc) else {
+                // Falling off the end of a body is a `ret`.
+                self.do_ret(t);
+                continue;
+            };
+            t.steps += 1;
+            self.total_steps += 1;
+            if t.steps > self.config.max_steps_per_thread {
+                let msg = format!(
+                    "step limit: the thread executed more than {} instructions",
+                    self.config.max_steps_per_thread
+                );
+                return Err(self.fault(t, e(FaultKind::StepLimit, msg), vec![]));
+            }
+            if let Some((neg, r)) = inst.guard {
+                let p = fr.regs.get(r).copied().unwrap_or(0) & 1 == 1;
+                if p == neg {
+                    t.frames.last_mut().expect("frame").pc += 1;
+                    continue;
+                }
+            }
+            match self.step(t, fidx, pc, inst) {
+                Ok(Flow::Next) => t.frames.last_mut().expect("frame").pc += 1,
+                Ok(Flow::Jump(l)) => t.frames.last_mut().expect("frame").pc = l,
+                Ok(Flow::Stay) => {}
+                Ok(Flow::Stop) => return Ok(()),
+                Ok(Flow::Yield) => {
+                    t.frames.last_mut().expect("frame").pc += 1;
+                    return Ok(());
+                }
+                Err(err) => return Err(self.fault(t, err, vec![])),
+            }
+        }
+    }
+
+    fn do_ret(&mut self, t: &mut Thread) -> Flow {
+        if let Some(fr) = t.frames.pop() {
+            t.local.truncate(fr.local_base);
+            t.params.truncate(fr.param_base);
+        }
+        match t.frames.last_mut() {
+            Some(_) => Flow::Stay,
+            None => {
+                t.state = State::Done;
+                Flow::Stop
+            }
+        }
+    }
+
+    // ---- operands ---------------------------------------------------------
+
+    fn sym_addr(&self, t: &Thread, s: Sym) -> R<u64> {
+        Ok(match s {
+            Sym::Var(i) => {
+                let (space, idx) = self.setup.var_loc[i];
+                memory::space_addr(space, idx, 0)
+            }
+            Sym::KParam(i) => memory::space_addr(Space::Param, i, 0),
+            Sym::Frame(i) => {
+                let fr = t.frames.last().expect("frame");
+                let (space, idx) = fr.slots[i];
+                memory::space_addr(space, idx, 0)
+            }
+        })
+    }
+
+    fn special(&self, t: &Thread, s: Sreg) -> u64 {
+        let c = self.config;
+        let lane = t.linear % 32;
+        match s {
+            Sreg::Tid(d) => u64::from(t.tid[d]),
+            Sreg::Ntid(d) => u64::from(c.block[d]),
+            Sreg::Ctaid(d) => u64::from(self.ctaid[d]),
+            Sreg::Nctaid(d) => u64::from(c.grid[d]),
+            Sreg::LaneId => u64::from(lane),
+            Sreg::WarpId => u64::from(t.linear / 32),
+            Sreg::NWarpId => u64::from(c.block.iter().product::<u32>().div_ceil(32)),
+            Sreg::Clock => t.steps & 0xffff_ffff,
+            Sreg::Clock64 => t.steps,
+            Sreg::LaneMask(which) => {
+                let bit = 1u64 << lane;
+                let m = match which {
+                    "eq" => bit,
+                    "lt" => bit - 1,
+                    "le" => (bit << 1) - 1,
+                    "gt" => !((bit << 1) - 1),
+                    _ => !(bit - 1),
+                };
+                m & 0xffff_ffff
+            }
+            Sreg::DynSmem => u64::from(c.dynamic_shared_bytes),
+            Sreg::TotalSmem => self.shared.iter().map(|a| a.bytes.len() as u64).sum(),
+            Sreg::Const(v) => v,
+        }
+    }
+
+    /// The value of a source operand as a value of `ty`.
+    fn get(&self, t: &Thread, op: &Operand, ty: Ty) -> R<u64> {
+        let m = mask(ty.bits);
+        let fr = t.frames.last().expect("frame");
+        Ok(match op {
+            Operand::Reg(r) => fr.regs[*r] & m,
+            Operand::NotReg(r) => u64::from(fr.regs[*r] & 1 == 0),
+            // An integer literal where a float is expected means its value.
+            Operand::Imm(v) if ty.is_float() => {
+                crate::program::float_bits(FloatLit::Decimal(*v as f64), ty) & m
+            }
+            Operand::Imm(v) => (*v as u64) & m,
+            Operand::FImm(f) => crate::program::float_bits(*f, ty) & m,
+            Operand::Special(s) => self.special(t, *s) & m,
+            Operand::Sym(s, off) => self.sym_addr(t, *s)?.wrapping_add(*off as u64) & m,
+            _ => return Err(unsupported("this operand form")),
+        })
+    }
+
+    /// Writes a result of type `ty` to a destination register: a narrower
+    /// signed value sign-extends into a wider register, others zero-extend.
+    fn set(&self, t: &mut Thread, op: &Operand, v: u64, ty: Ty) -> R<()> {
+        let fr = t.frames.last_mut().expect("frame");
+        match op {
+            Operand::Reg(r) => {
+                let rt = self.func(fr.func).regs[*r].ty;
+                let v = if rt.bits > ty.bits && ty.is_signed() {
+                    sext(v, ty.bits) as u64
+                } else {
+                    v & mask(ty.bits)
+                };
+                fr.regs[*r] = v & mask(rt.bits);
+                Ok(())
+            }
+            Operand::Sink => Ok(()),
+            _ => Err(unsupported("this destination form")),
+        }
+    }
+
+    /// The address an `[..]` operand names.
+    fn addr(&self, t: &Thread, op: &Operand) -> R<u64> {
+        match op {
+            Operand::Addr(base, off) => {
+                let b = match base.as_deref() {
+                    None => 0,
+                    Some(Operand::Reg(r)) => t.frames.last().expect("frame").regs[*r],
+                    Some(Operand::Sym(s, o)) => self.sym_addr(t, *s)?.wrapping_add(*o as u64),
+                    Some(_) => return Err(unsupported("this address base")),
+                };
+                Ok(b.wrapping_add(*off as u64))
+            }
+            _ => Err(unsupported("a non-address operand of a memory instruction")),
+        }
+    }
+
+    // ---- memory -----------------------------------------------------------
+
+    fn locate(&self, space: Option<Space>, addr: u64) -> R<Loc> {
+        if addr == 0 {
+            return Err(e(FaultKind::NullPointer, "access through the null address"));
+        }
+        match space {
+            Some(s) => memory::decode_space(s, addr).map_err(|m| e(FaultKind::WrongSpace, m)),
+            None => memory::decode_generic(addr).ok_or_else(|| {
+                let hint = if addr >> 32 == 0 {
+                    " (it looks like a .shared/.local/.const/.param space address; convert it with cvta first)"
+                } else {
+                    ""
+                };
+                e(
+                    FaultKind::WrongSpace,
+                    format!("{addr:#x} is in no window of the generic address space{hint}"),
+                )
+            }),
+        }
+    }
+
+    fn alloc_mut<'b>(&'b mut self, t: &'b mut Thread, loc: Loc) -> R<&'b mut Alloc> {
+        let kp = self.setup.kparams.len();
+        let found = match loc.space {
+            Space::Global => self.setup.global.get_mut(loc.index),
+            Space::Const => self.setup.constant.get_mut(loc.index),
+            Space::Shared => self.shared.get_mut(loc.index),
+            Space::Local => t.local.get_mut(loc.index),
+            Space::Param if loc.index < kp => self.setup.kparams.get_mut(loc.index),
+            Space::Param => t.params.get_mut(loc.index.wrapping_sub(kp)),
+        };
+        found.ok_or_else(|| {
+            if memory::is_bad_conversion(&loc) {
+                return e(
+                    FaultKind::WrongSpace,
+                    format!(
+                        "the address comes from a `cvta` of an address outside the {} window \
+                         (a pointer converted to a space it does not point into)",
+                        loc.space.name()
+                    ),
+                );
+            }
+            let kind = if matches!(loc.space, Space::Local | Space::Param) {
+                FaultKind::Dangling
+            } else {
+                FaultKind::OutOfBounds
+            };
+            e(
+                kind,
+                format!(
+                    "the address names no live {} allocation (index {})",
+                    loc.space.name(),
+                    loc.index as isize
+                ),
+            )
+        })
+    }
+
+    fn checked(a: &Alloc, off: u64, len: u64) -> R<usize> {
+        a.check(off, len).map_err(|m| {
+            let kind = if m.starts_with("misaligned") {
+                FaultKind::Misaligned
+            } else {
+                FaultKind::OutOfBounds
+            };
+            e(kind, m)
+        })
+    }
+
+    fn load(&mut self, t: &mut Thread, space: Option<Space>, addr: u64, len: u64) -> R<u64> {
+        let loc = self.locate(space, addr)?;
+        let a = self.alloc_mut(t, loc)?;
+        let o = Self::checked(a, loc.offset, len)?;
+        Ok(a.read(o, len as usize))
+    }
+
+    fn store(
+        &mut self,
+        t: &mut Thread,
+        space: Option<Space>,
+        addr: u64,
+        len: u64,
+        v: u64,
+    ) -> R<()> {
+        let loc = self.locate(space, addr)?;
+        let a = self.alloc_mut(t, loc)?;
+        let o = Self::checked(a, loc.offset, len)?;
+        if a.read_only {
+            return Err(e(
+                FaultKind::ReadOnly,
+                format!(
+                    "store into read-only {} ({} memory)",
+                    a.name,
+                    loc.space.name()
+                ),
+            ));
+        }
+        a.write(o, len as usize, v);
+        Ok(())
+    }
+
+    // ---- instructions -----------------------------------------------------
+
+    /// Runs one instruction of thread `t` (at `pc` of function `fidx`).
+    fn step(&mut self, t: &mut Thread, fidx: usize, pc: usize, inst: &'a Inst) -> R<Flow> {
+        match &inst.op {
+            Op::Mov(ty) => self.mov(t, inst, *ty),
+            Op::Pack(ty) => self.pack(t, inst, *ty),
+            Op::Unpack(ty) => self.unpack(t, inst, *ty),
+            Op::Ld { ty, space } => self.ld(t, inst, *ty, *space),
+            Op::St { ty, space } => self.st(t, inst, *ty, *space),
+            Op::Int { op, ty, sat } => self.int(t, inst, *op, *ty, *sat),
+            Op::MulWide(ty) => self.mul_wide(t, inst, *ty),
+            Op::Mad { ty, half, sat } => self.mad(t, inst, *ty, *half, *sat),
+            Op::Sad(ty) => self.sad(t, inst, *ty),
+            Op::Mul24 {
+                hi,
+                signed,
+                add,
+                sat,
+            } => self.mul24(t, inst, *hi, *signed, *add, *sat),
+            Op::AddCarry {
+                sub,
+                carry_in,
+                carry_out,
+                ty,
+            } => self.add_carry(t, inst, *sub, *carry_in, *carry_out, *ty),
+            Op::MadCarry {
+                hi,
+                carry_in,
+                carry_out,
+                ty,
+            } => self.mad_carry(t, inst, *hi, *carry_in, *carry_out, *ty),
+            Op::Float { op, ty, fl } => self.float(t, inst, *op, *ty, *fl),
+            Op::DivApprox { ftz } => self.div_approx(t, inst, *ftz),
+            Op::FloatMinMax { max, ty, fl } => self.float_min_max(t, inst, *max, *ty, *fl),
+            Op::Fma { ty, fl } => self.fma(t, inst, *ty, *fl),
+            Op::Shift { left, ty } => self.shift(t, inst, *left, *ty),
+            Op::IntUnary { op, ty } => self.int_unary(t, inst, *op, *ty),
+            Op::FloatSign { neg, ty, ftz } => self.float_sign(t, inst, *neg, *ty, *ftz),
+            Op::FloatUnary { op, ty, fl } => self.float_unary(t, inst, *op, *ty, *fl),
+            Op::Copysign(ty) => self.copysign(t, inst, *ty),
+            Op::Setp {
+                cmp,
+                ty,
+                ftz,
+                combine,
+            } => self.setp(t, inst, *cmp, *ty, *ftz, *combine),
+            Op::Selp(ty) => self.selp(t, inst, *ty),
+            Op::Slct { ty, float, ftz } => self.slct(t, inst, *ty, *float, *ftz),
+            Op::Cvt(c) => self.cvt(t, inst, c),
+            Op::Bfe(_)
+            | Op::Bfi(_)
+            | Op::Prmt(_)
+            | Op::Dp4a { .. }
+            | Op::Dp2a { .. }
+            | Op::Fns
+            | Op::Bmsk { .. }
+            | Op::Szext { .. }
+            | Op::Shf { .. }
+            | Op::Bfind { .. }
+            | Op::Testp { .. } => self.bits(t, inst),
+            Op::Lop3 { lut, pred } => self.lop3(t, inst, *lut, *pred),
+            Op::Cvta { ty, space, to } => self.cvta(t, inst, *ty, *space, *to),
+            Op::Isspacep(space) => self.isspacep(t, inst, *space),
+            Op::Atom { op, ty, space, red } => self.atomic(t, inst, *op, *ty, *space, *red),
+            Op::VecAtomAdd { ty, n, space, red } => {
+                self.vector_atomic(t, inst, *ty, *n, *space, *red)
+            }
+            Op::Mbarrier { op, space } => self.mbarrier(t, inst, *op, *space),
+            Op::CpAsync { size } => self.cp_async(t, inst, *size),
+            Op::Bra(target) => Ok(Flow::Jump(*target)),
+            Op::Call { callee, frames } => self.call(t, *callee, frames),
+            Op::Ret => Ok(self.do_ret(t)),
+            Op::Exit => {
+                t.state = State::Done;
+                Ok(Flow::Stop)
+            }
+            Op::Trap => Err(e(FaultKind::Trap, "the kernel executed `trap`")),
+            Op::Barrier { .. } => {
+                t.state = State::AtBarrier(fidx, pc);
+                Ok(Flow::Stop)
+            }
+            Op::WarpSync
+            | Op::Shfl(_)
+            | Op::Vote(_)
+            | Op::Activemask
+            | Op::Redux { .. }
+            | Op::Tensor(_) => {
+                t.state = State::AtWarp(fidx, pc);
+                Ok(Flow::Stop)
+            }
+            Op::Nop => Ok(Flow::Next),
+            Op::Invalid(msg) => Err(e(FaultKind::Unsupported, msg.clone())),
+        }
+    }
+
+    /// `call`: the callee's return and parameter `.param`s are the caller's
+    /// call-scope variables `frames` themselves, so `st.param` before the
+    /// call and `ld.param` after it (of the return value) need no copying.
+    fn call(&mut self, t: &mut Thread, callee: usize, frames: &[usize]) -> R<Flow> {
+        if t.frames.len() >= self.config.max_call_depth {
+            return Err(e(
+                FaultKind::CallDepth,
+                format!("more than {} nested calls", self.config.max_call_depth),
+            ));
+        }
+        let caller = t.frames.last().expect("frame");
+        let aliased = frames.iter().map(|&i| caller.slots[i]).collect();
+        t.frames.last_mut().expect("frame").pc += 1;
+        let fr = self.new_frame(t, callee, aliased);
+        t.frames.push(fr);
+        Ok(Flow::Stay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{run_ptx, KernelArg, LaunchConfig};
+
+    /// Runs a one-thread kernel `k(.param .u64 out)` with `body` over a
+    /// zeroed `out` of `n` u32 words; returns `out`.
+    fn run_one(body: &str, n: usize) -> Vec<u32> {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 out)\n{{\n\
+             .reg .b32 %r<16>; .reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+             {body}\n ret;\n}}\n"
+        );
+        let out = run_ptx(
+            &src,
+            "k",
+            &[KernelArg::Buffer(vec![0; n * 4])],
+            &LaunchConfig::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let bytes = out.buffers[0].clone().expect("a buffer");
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn dp4a_runs_in_a_kernel() {
+        // Lanes of %r1: 0x7f, 0x80, 0x01, 0xff; of %r2: 0xff, 0x03, 0xfe, 0x02.
+        let out = run_one(
+            "mov.b32 %r1, 0xff01807f; mov.b32 %r2, 0x02fe03ff; mov.b32 %r3, 1000;\n\
+             dp4a.s32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd1], %r4;\n\
+             dp4a.u32.u32 %r4, %r1, %r2, 0; st.global.u32 [%rd1+4], %r4;\n\
+             dp4a.u32.s32 %r4, %r1, %r2, -1; st.global.u32 [%rd1+8], %r4;\n\
+             dp4a.s32.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd1+12], %r4;\n\
+             dp4a.s32.s32 %r4, %r1, 0x01010101, 0; st.global.u32 [%rd1+16], %r4;\n\
+             dp4a.u32.u32 %r4, 0xffffffff, 0xffffffff, 0xffffffff; st.global.u32 [%rd1+20], %r4;\n\
+             mov.b32 %r5, 0x80808080;\n\
+             dp4a.s32.s32 %r4, %r5, %r5, 0x7fffffff; st.global.u32 [%rd1+24], %r4;",
+            7,
+        );
+        assert_eq!(
+            out,
+            vec![
+                485,                                  // -515 + 1000
+                33_533,                               // 32385 + 384 + 254 + 510
+                764,                                  // -127 + 384 - 2 + 510 - 1
+                33_253,                               // 32385 - 384 + 254 - 2 + 1000
+                u32::MAX,                             // 127 - 128 + 1 - 1
+                260_099,                              // 4 * 255^2 - 1
+                0x7fff_ffff_u32.wrapping_add(65_536), // wraps past i32::MAX
+            ]
+        );
+    }
+}

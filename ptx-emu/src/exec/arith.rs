@@ -1,0 +1,401 @@
+//! The arithmetic, comparison and conversion instructions: operands in,
+//! [`crate::ops`] for the value, result out.
+
+use super::{arg, Exec, Flow, Thread, R};
+use crate::decode::{Arith, BoolOp, Cmp, Cvt, FloatMods, FloatUnOp, Half, IntOp, IntUnOp};
+use crate::ops::{self, int, mask, sext};
+use crate::program::{Inst, Kind, Operand, Ty};
+
+pub(super) const PRED: Ty = Ty {
+    kind: Kind::Pred,
+    bits: 1,
+};
+pub(super) const U32: Ty = Ty {
+    kind: Kind::U,
+    bits: 32,
+};
+const S32: Ty = Ty {
+    kind: Kind::S,
+    bits: 32,
+};
+const F32: Ty = Ty {
+    kind: Kind::F,
+    bits: 32,
+};
+
+/// `.ftz` of an `f32` operand or result, when the instruction has it.
+fn flush(ftz: bool, ty: Ty, x: u64) -> u64 {
+    if ftz {
+        ops::ftz(ty, x)
+    } else {
+        x
+    }
+}
+
+impl Exec<'_> {
+    /// Operands 1 and 2 of `inst` as values of `ty`.
+    fn two(&self, t: &Thread, inst: &Inst, ty: Ty) -> R<(u64, u64)> {
+        Ok((
+            self.get(t, arg(inst, 1)?, ty)?,
+            self.get(t, arg(inst, 2)?, ty)?,
+        ))
+    }
+
+    /// Writes `v` of type `ty` to operand 0 of `inst`.
+    pub(super) fn put(&self, t: &mut Thread, inst: &Inst, v: u64, ty: Ty) -> R<Flow> {
+        self.set(t, arg(inst, 0)?, v, ty)?;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn mov(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let v = self.get(t, arg(inst, 1)?, ty)?;
+        self.put(t, inst, v, ty)
+    }
+
+    /// `mov.b64 %rd, {%r1, %r2}`: the parts, lowest first.
+    pub(super) fn pack(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let Operand::Vector(srcs) = arg(inst, 1)? else {
+            return Ok(Flow::Next);
+        };
+        let w = ty.bits / srcs.len().max(1) as u32;
+        let part = Ty {
+            kind: Kind::B,
+            bits: w,
+        };
+        let mut v = 0u64;
+        for (i, s) in srcs.iter().enumerate() {
+            v |= self.get(t, s, part)? << (w * i as u32);
+        }
+        self.put(t, inst, v, ty)
+    }
+
+    /// `mov.b64 {%r1, %r2}, %rd`.
+    pub(super) fn unpack(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let v = self.get(t, arg(inst, 1)?, ty)?;
+        let Operand::Vector(dsts) = arg(inst, 0)? else {
+            return Ok(Flow::Next);
+        };
+        let w = ty.bits / dsts.len().max(1) as u32;
+        let part = Ty {
+            kind: Kind::B,
+            bits: w,
+        };
+        for (i, d) in dsts.iter().enumerate() {
+            self.set(t, d, (v >> (w * i as u32)) & mask(w), part)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn int(&self, t: &mut Thread, inst: &Inst, op: IntOp, ty: Ty, sat: bool) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        self.put(t, inst, ops::int_binary(op, ty, a, b, sat), ty)
+    }
+
+    /// `mul.wide`: the full product in a register twice as wide.
+    pub(super) fn mul_wide(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let wide = Ty {
+            kind: ty.kind,
+            bits: ty.bits * 2,
+        };
+        self.put(t, inst, product(ty, a, b) as u64 & mask(wide.bits), wide)
+    }
+
+    /// Integer `mad.lo/.hi/.wide` (`sat`: `mad.hi.sat.s32`).
+    pub(super) fn mad(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        ty: Ty,
+        half: Half,
+        sat: bool,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let p = product(ty, a, b);
+        if half == Half::Wide {
+            let wide = Ty {
+                kind: ty.kind,
+                bits: ty.bits * 2,
+            };
+            let c = self.get(t, arg(inst, 3)?, wide)?;
+            return self.put(t, inst, (p as u64).wrapping_add(c) & mask(wide.bits), wide);
+        }
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        let base = if half == Half::Hi {
+            (p >> ty.bits) as u64
+        } else {
+            p as u64
+        };
+        let r = if sat {
+            int::add32(base & mask(32), c, true)
+        } else {
+            base.wrapping_add(c) & mask(ty.bits)
+        };
+        self.put(t, inst, r, ty)
+    }
+
+    /// `sad d, a, b, c`.
+    pub(super) fn sad(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        self.put(t, inst, int::sad(ty, a, b, c), ty)
+    }
+
+    /// `mul24` and `mad24` on 32-bit registers.
+    pub(super) fn mul24(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        hi: bool,
+        signed: bool,
+        add: bool,
+        sat: bool,
+    ) -> R<Flow> {
+        let ty = if signed { S32 } else { U32 };
+        let (a, b) = self.two(t, inst, ty)?;
+        let r = if add {
+            let c = self.get(t, arg(inst, 3)?, ty)?;
+            int::mad24(hi, signed, sat, a, b, c)
+        } else {
+            int::mul24(hi, signed, a, b)
+        };
+        self.put(t, inst, r, ty)
+    }
+
+    /// `add.cc`, `addc`, `sub.cc`, `subc`: the carry (a borrow for the
+    /// subtractions) comes from and goes to the thread's flag.
+    pub(super) fn add_carry(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        sub: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let cin = carry_in && t.carry;
+        let (r, cout) = if sub {
+            int::sub_borrow(ty.bits, a, b, cin)
+        } else {
+            int::add_carry(ty.bits, a, b, cin)
+        };
+        if carry_out {
+            t.carry = cout;
+        }
+        self.put(t, inst, r, ty)
+    }
+
+    /// `mad.cc`, `madc`: a half of the product plus `c` (and the carry).
+    pub(super) fn mad_carry(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        hi: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: Ty,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        let p = product(ty, a, b);
+        let half = if hi { (p >> ty.bits) as u64 } else { p as u64 };
+        let (r, cout) = int::add_carry(ty.bits, half, c, carry_in && t.carry);
+        if carry_out {
+            t.carry = cout;
+        }
+        self.put(t, inst, r, ty)
+    }
+
+    /// Float `add sub mul div`: `.ftz` on the operands and the result,
+    /// then `.sat`.
+    pub(super) fn float(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        op: Arith,
+        ty: Ty,
+        fl: FloatMods,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let (a, b) = (flush(fl.ftz, ty, a), flush(fl.ftz, ty, b));
+        let r = match fl.dir {
+            Some(dir) => ops::float_binary_directed(op, ty, a, b, dir),
+            None => ops::float_binary(op, ty, a, b),
+        };
+        self.put(t, inst, saturate(fl, ty, flush(fl.ftz, ty, r)), ty)
+    }
+
+    /// `div.approx[.ftz].f32`.
+    pub(super) fn div_approx(&self, t: &mut Thread, inst: &Inst, ftz: bool) -> R<Flow> {
+        let (a, b) = self.two(t, inst, F32)?;
+        let r = ops::div_approx(flush(ftz, F32, a), flush(ftz, F32, b));
+        self.put(t, inst, flush(ftz, F32, r), F32)
+    }
+
+    pub(super) fn float_min_max(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        max: bool,
+        ty: Ty,
+        fl: FloatMods,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let (a, b) = (flush(fl.ftz, ty, a), flush(fl.ftz, ty, b));
+        let r = ops::float_min_max(max, ty, a, b, fl.nan);
+        self.put(t, inst, saturate(fl, ty, flush(fl.ftz, ty, r)), ty)
+    }
+
+    /// `fma` (and `mad` on floats): one rounding.
+    pub(super) fn fma(&self, t: &mut Thread, inst: &Inst, ty: Ty, fl: FloatMods) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let c = self.get(t, arg(inst, 3)?, ty)?;
+        let f = |x| flush(fl.ftz, ty, x);
+        let r = match fl.dir {
+            Some(dir) => ops::fma_directed(ty, f(a), f(b), f(c), dir),
+            None => ops::fma(ty, f(a), f(b), f(c)),
+        };
+        self.put(t, inst, saturate(fl, ty, f(r)), ty)
+    }
+
+    /// `shl`/`shr`: the amount is an unsigned 32-bit operand.
+    pub(super) fn shift(&self, t: &mut Thread, inst: &Inst, left: bool, ty: Ty) -> R<Flow> {
+        let a = self.get(t, arg(inst, 1)?, ty)?;
+        let b = self.get(t, arg(inst, 2)?, U32)?;
+        self.put(t, inst, ops::shift(left, ty, a, b), ty)
+    }
+
+    /// `not cnot neg abs popc clz brev` (`popc` and `clz` give a `.u32`).
+    pub(super) fn int_unary(&self, t: &mut Thread, inst: &Inst, op: IntUnOp, ty: Ty) -> R<Flow> {
+        let a = self.get(t, arg(inst, 1)?, ty)?;
+        let rty = if matches!(op, IntUnOp::Popc | IntUnOp::Clz) {
+            U32
+        } else {
+            ty
+        };
+        self.put(t, inst, ops::int_unary(op, ty, a), rty)
+    }
+
+    pub(super) fn float_sign(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        neg: bool,
+        ty: Ty,
+        ftz: bool,
+    ) -> R<Flow> {
+        let a = flush(ftz, ty, self.get(t, arg(inst, 1)?, ty)?);
+        self.put(t, inst, ops::float_sign(neg, ty, a), ty)
+    }
+
+    /// `sqrt rsqrt rcp ex2 lg2 sin cos tanh`.
+    pub(super) fn float_unary(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        op: FloatUnOp,
+        ty: Ty,
+        fl: FloatMods,
+    ) -> R<Flow> {
+        let a = flush(fl.ftz, ty, self.get(t, arg(inst, 1)?, ty)?);
+        let r = match fl.dir {
+            Some(dir) => ops::float_unary_directed(op, ty, a, dir),
+            None => ops::float_unary(op, ty, a),
+        };
+        self.put(t, inst, flush(fl.ftz, ty, r), ty)
+    }
+
+    /// `copysign d, a, b`: `b` with the sign of `a`.
+    pub(super) fn copysign(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let sign = 1u64 << (ty.bits - 1);
+        self.put(t, inst, (b & !sign) | (a & sign), ty)
+    }
+
+    /// `setp.CMP[.BOOL] p[|q], a, b[, c]`: `q` is the negated comparison,
+    /// each combined with `c`.
+    pub(super) fn setp(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        cmp: Cmp,
+        ty: Ty,
+        ftz: bool,
+        combine: Option<BoolOp>,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, ty)?;
+        let (a, b) = (flush(ftz, ty, a), flush(ftz, ty, b));
+        let mut p = ops::compare(cmp, ty, a, b);
+        let mut q = !p;
+        if let Some(bop) = combine {
+            let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
+            let comb = |x: bool| match bop {
+                BoolOp::And => x && c,
+                BoolOp::Or => x || c,
+                BoolOp::Xor => x ^ c,
+            };
+            (p, q) = (comb(p), comb(!p));
+        }
+        match arg(inst, 0)? {
+            Operand::Pair(d1, d2) => {
+                self.set(t, d1, u64::from(p), PRED)?;
+                self.set(t, d2, u64::from(q), PRED)?;
+            }
+            d => self.set(t, d, u64::from(p), PRED)?,
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `selp d, a, b, c`: `a` if `c`, else `b`.
+    pub(super) fn selp(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
+        let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
+        let v = self.get(t, arg(inst, if c { 1 } else { 2 })?, ty)?;
+        self.put(t, inst, v, ty)
+    }
+
+    /// `slct d, a, b, c`: `a` if `c >= 0`, else `b`. For an `f32` `c`,
+    /// `-0.0` counts as 0 and NaN selects `b`; `.ftz` flushes a subnormal
+    /// `c` to a zero of its sign, so it selects `a`.
+    pub(super) fn slct(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        ty: Ty,
+        float: bool,
+        ftz: bool,
+    ) -> R<Flow> {
+        let cty = if float { F32 } else { S32 };
+        let c = self.get(t, arg(inst, 3)?, cty)?;
+        let take_a = ops::slct_takes_a(float, ftz, c);
+        let v = self.get(t, arg(inst, if take_a { 1 } else { 2 })?, ty)?;
+        self.put(t, inst, v, ty)
+    }
+
+    /// `cvt`, with `.ftz` on a float source and a float result.
+    pub(super) fn cvt(&self, t: &mut Thread, inst: &Inst, c: &Cvt) -> R<Flow> {
+        let a = self.get(t, arg(inst, 1)?, c.src)?;
+        let a = flush(c.ftz && c.src.is_float(), c.src, a);
+        let r = ops::cvt(c, a);
+        self.put(t, inst, flush(c.ftz && c.dst.is_float(), c.dst, r), c.dst)
+    }
+}
+
+/// The exact product of two integers of `ty` (up to 64 bits), as the bits
+/// of a two's-complement 128-bit number: `.s` operands sign-extend.
+pub(super) fn product(ty: Ty, a: u64, b: u64) -> u128 {
+    if ty.is_signed() {
+        (i128::from(sext(a, ty.bits)) * i128::from(sext(b, ty.bits))) as u128
+    } else {
+        u128::from(a & mask(ty.bits)) * u128::from(b & mask(ty.bits))
+    }
+}
+
+/// `.sat` on a float result.
+fn saturate(fl: FloatMods, ty: Ty, r: u64) -> u64 {
+    if fl.sat {
+        ops::fsat(ty, r)
+    } else {
+        r
+    }
+}

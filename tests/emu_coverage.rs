@@ -1,0 +1,379 @@
+//! The PTX emulator runs what nvcc and kernelc write.
+//!
+//! 1. Every instruction form (the opcode with its modifiers, as written)
+//!    in the PTX that nvcc 13.5 writes for `samples/`, `tests/outside/`,
+//!    `tests/probes/` and `tests/programs/`, and that kernelc writes for
+//!    them at -O3 and -O0, must decode in the emulator (`ptx_emu`'s
+//!    decoder, the one a launch uses); the test lists those it cannot. The
+//!    samples whose run spec says `# kernelc-skip` (TMA copies, wgmma,
+//!    tcgen05, clusters of several blocks: what the emulator does not
+//!    model) are measured and listed, not required.
+//! 2. Every launch of `tests/outside/launches.txt` and
+//!    `tests/probes/launches.txt` runs nvcc's PTX in the emulator and must
+//!    leave kernelc's bytes there, or, where the two compilers' math
+//!    libraries round differently, floats within 2^-16 of the buffer's
+//!    largest magnitude and integers equal (the samples are compared in
+//!    `tests/run.rs`).
+//!
+//! Both need nvcc; without it they print a loud skip line, and fail when
+//! `CI=true`.
+
+mod common;
+
+use common::{root, scratch, stderr};
+use kernelc::run::{execute, Engine, RunRequest};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// nvcc, or `None` after a loud skip line; a missing nvcc fails in CI.
+fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
+    match kernelc::ptxas::find_nvcc() {
+        Some(p) => Some(p),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("nvcc is required in CI (CI=true) but was not found: {what}")
+        }
+        None => {
+            eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): {what}");
+            None
+        }
+    }
+}
+
+/// The `.cu` files of `dir` (and of its subfolders, for `tests/programs`),
+/// sorted; none when the folder does not exist.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    for path in entries.map(|e| e.expect("a folder entry").path()) {
+        if path.is_dir() {
+            v.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "cu") {
+            v.push(path);
+        }
+    }
+    v.sort();
+    v
+}
+
+/// The target a source names with `// kernelc-target: sm_XX`, else sm_90.
+fn target_of(src: &str) -> String {
+    common::declared_target(src).unwrap_or_else(|| "sm_90".into())
+}
+
+/// nvcc's PTX of `path` for `arch`, written to `out`.
+fn nvcc_compile(nvcc: &Path, path: &Path, arch: &str, out: &Path) -> String {
+    let o = Command::new(nvcc)
+        .args(["-ptx", &format!("-arch={arch}"), "-I"])
+        .arg(root().join("include"))
+        .arg("-o")
+        .arg(out)
+        .arg(path)
+        .output()
+        .expect("cannot run nvcc");
+    assert!(
+        o.status.success(),
+        "nvcc {}: {}",
+        path.display(),
+        stderr(&o)
+    );
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// kernelc's PTX of `path` for `arch` at `-O{level}`.
+fn kernelc_compile(path: &Path, src: &str, arch: &str, level: u8) -> String {
+    let name = common::sample_name(path);
+    kernelc::driver::compile_source(
+        &name,
+        src,
+        &kernelc::driver::CompileOptions {
+            target: kernelc::backend_nvptx::Target::parse(arch).unwrap(),
+            opt_level: level,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
+}
+
+/// Whether the sample at `path` is one the emulator does not model (its
+/// run spec says `# kernelc-skip: reason`).
+fn out_of_scope(path: &Path) -> Option<String> {
+    let in_samples = path.parent() == Some(&root().join("samples"));
+    in_samples
+        .then(|| common::run_skip_reason(&common::sample_name(path)))
+        .flatten()
+}
+
+/// What is known of one instruction form.
+#[derive(Default)]
+struct Form {
+    /// Where it was first seen: `file (compiler) line N`.
+    seen: String,
+    /// Why it does not decode, if it does not.
+    error: Option<String>,
+}
+
+/// Records the forms of `ptx` into `forms`; `what` names the PTX. A
+/// module that does not load at all marks each of its forms with why.
+fn collect(forms: &mut BTreeMap<String, Form>, ptx: &str, what: &str) {
+    let insts: Vec<(String, u32, Option<String>)> = match ptx_emu::decode_module(ptx) {
+        Ok(insts) => insts
+            .into_iter()
+            .map(|i| (i.name, i.line, i.error))
+            .collect(),
+        Err(e) => ptx_forms(ptx)
+            .into_iter()
+            .map(|n| (n, 0, Some(format!("the module does not load: {e}"))))
+            .collect(),
+    };
+    for (name, line, error) in insts {
+        let form = forms.entry(name).or_insert_with(|| Form {
+            seen: format!("{what} line {line}"),
+            error: None,
+        });
+        if form.error.is_none() && error.is_some() {
+            form.error = error;
+            form.seen = format!("{what} line {line}");
+        }
+    }
+}
+
+#[test]
+fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
+    let Some(nvcc) = nvcc_or_skip("the emulator's coverage of nvcc's PTX") else {
+        return;
+    };
+    let dir = scratch("emu-coverage");
+    let mut forms = BTreeMap::new();
+    let mut skipped = BTreeMap::new();
+    let mut files = 0;
+    for folder in ["samples", "tests/outside", "tests/probes", "tests/programs"] {
+        for path in sources(&root().join(folder)) {
+            let src = std::fs::read_to_string(&path).unwrap();
+            let arch = target_of(&src);
+            let name = path.strip_prefix(root()).unwrap().display().to_string();
+            let out = dir.join(format!("{}.ptx", name.replace('/', "_")));
+            let nvcc_ptx = nvcc_compile(&nvcc, &path, &arch, &out);
+            let into = match out_of_scope(&path) {
+                Some(_) => &mut skipped,
+                None => &mut forms,
+            };
+            collect(into, &nvcc_ptx, &format!("{name} (nvcc)"));
+            for level in [3, 0] {
+                let ptx = kernelc_compile(&path, &src, &arch, level);
+                collect(into, &ptx, &format!("{name} (kernelc -O{level})"));
+            }
+            files += 1;
+        }
+    }
+    let failing: Vec<String> = forms
+        .iter()
+        .filter_map(|(n, f)| f.error.as_ref().map(|e| format!("  {n}: {e} ({})", f.seen)))
+        .collect();
+    // The forms only the samples the emulator does not model use, and
+    // those of them it cannot run.
+    let only_skipped: Vec<(&String, &Form)> = skipped
+        .iter()
+        .filter(|(k, _)| !forms.contains_key(*k))
+        .collect();
+    let not_run: Vec<&str> = only_skipped
+        .iter()
+        .filter(|(_, f)| f.error.is_some())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    eprintln!(
+        "emulator coverage: {} of {} instruction forms decode ({files} files, nvcc 13.5 and kernelc -O3/-O0); \
+         the samples it does not model add {} forms, of which it cannot run {}: {}",
+        forms.len() - failing.len(),
+        forms.len(),
+        only_skipped.len(),
+        not_run.len(),
+        not_run.join(" ")
+    );
+    assert!(files >= 50, "{files} files");
+    assert!(
+        failing.is_empty(),
+        "{} instruction forms do not decode in the emulator:\n{}",
+        failing.len(),
+        failing.join("\n")
+    );
+}
+
+/// The instruction spellings of `ptx`, read with ptx-validate's parser.
+fn ptx_forms(ptx: &str) -> Vec<String> {
+    fn walk(body: &[ptx_validate::ast::Stmt], out: &mut Vec<String>) {
+        for s in body {
+            match s {
+                ptx_validate::ast::Stmt::Inst(i) => out.push(i.full_name()),
+                ptx_validate::ast::Stmt::Block(inner, _) => walk(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let module = ptx_validate::parser::parse(ptx).expect("nvcc's PTX parses");
+    let mut out = Vec::new();
+    for item in &module.items {
+        if let ptx_validate::ast::Item::Func(f) = item {
+            walk(f.body.as_deref().unwrap_or(&[]), &mut out);
+        }
+    }
+    out
+}
+
+/// The `.entry` of nvcc's PTX for `kernel` (declared `extern "C"`, so
+/// unmangled; a mangled name starts `_Z<len><kernel>`).
+fn entry_name(ptx: &str, kernel: &str) -> String {
+    let mangled = format!("_Z{}{kernel}", kernel.len());
+    ptx.lines()
+        .filter_map(|l| l.split(".entry ").nth(1))
+        .map(|l| l.trim_end_matches('(').trim())
+        .find(|n| *n == kernel || n.starts_with(&mangled))
+        .unwrap_or_else(|| panic!("no entry for {kernel}"))
+        .to_string()
+}
+
+/// A buffer of `elem`s as `f64`s (`None` for an integer buffer).
+fn floats(elem: &str, b: &[u8]) -> Option<Vec<f64>> {
+    match elem {
+        "f32" => Some(
+            b.chunks_exact(4)
+                .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
+                .collect(),
+        ),
+        "f64" => Some(
+            b.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Launches whose results are a chaotic function of every rounding: one
+/// rounding apart, as when nvcc contracts `zr*zr - zi*zi + cr` into an
+/// `fma` the other way round, changes a pixel's escape count. There, 1% of
+/// the elements may differ.
+const CHAOTIC: &[(&str, &str)] = &[("tests/outside/mandelbrot.cu", "mandelbrot")];
+
+/// How one launch of nvcc's PTX compared with kernelc's.
+#[derive(Debug, PartialEq)]
+enum Agreement {
+    /// The same bytes.
+    Exact,
+    /// Floats within 2^-16 of the buffer's largest magnitude (the two
+    /// compilers' math libraries round differently), integers equal.
+    Close,
+    /// A [`CHAOTIC`] launch with at most 1% of the elements apart.
+    Chaotic,
+}
+
+/// Compares one buffer of nvcc's run (`g`) with kernelc's (`w`); panics
+/// beyond the tolerance.
+fn compare(what: &str, elem: &str, g: &[u8], w: &[u8], chaotic: bool) -> Agreement {
+    if g == w {
+        return Agreement::Exact;
+    }
+    assert_eq!(g.len(), w.len(), "{what}");
+    let apart = match (floats(elem, g), floats(elem, w)) {
+        (Some(gv), Some(wv)) => {
+            let scale = wv.iter().fold(0f64, |m, v| m.max(v.abs()));
+            gv.iter()
+                .zip(&wv)
+                .filter(|(a, b)| !((*a - *b).abs() <= scale / 65536.0 || a.is_nan() && b.is_nan()))
+                .count()
+        }
+        _ => {
+            let n = elem_size(elem);
+            g.chunks(n).zip(w.chunks(n)).filter(|(a, b)| a != b).count()
+        }
+    };
+    let elems = g.len() / elem_size(elem);
+    if apart == 0 {
+        return Agreement::Close;
+    }
+    assert!(
+        chaotic && apart * 100 <= elems,
+        "{what}: {apart} of {elems} elements of nvcc's run differ from kernelc's beyond the tolerance"
+    );
+    Agreement::Chaotic
+}
+
+fn elem_size(elem: &str) -> usize {
+    match elem {
+        "u8" | "i8" => 1,
+        "u16" | "i16" | "f16" => 2,
+        "u64" | "i64" | "f64" => 8,
+        _ => 4,
+    }
+}
+
+/// Every launch of a folder's `launches.txt`: nvcc's PTX and kernelc's
+/// (-O3), both in the emulator. Returns how many launches agreed each way.
+fn launches_match_nvcc(nvcc: &Path, folder: &str) -> BTreeMap<String, usize> {
+    let dir = root().join(folder);
+    let scratch = scratch(&format!("emu-nvcc-{}", folder.replace('/', "_")));
+    let mut counts = BTreeMap::new();
+    // nvcc's PTX of each file, compiled once for all its launches.
+    let mut compiled: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (file, launch) in common::read_launches(&dir) {
+        let ptx_path = scratch.join(file.replace(".cu", ".ptx"));
+        let (arch, ptx) = compiled
+            .entry(file.clone())
+            .or_insert_with(|| {
+                let src = std::fs::read_to_string(dir.join(&file)).unwrap();
+                let arch = target_of(&src);
+                let ptx = nvcc_compile(nvcc, &dir.join(&file), &arch, &ptx_path);
+                (arch, ptx)
+            })
+            .clone();
+        let want = common::run_launch(&dir, &file, &launch, Engine::Emu, 3);
+        let req = RunRequest {
+            input: ptx_path,
+            kernel: entry_name(&ptx, &launch.kernel),
+            grid: launch.grid,
+            block: launch.block,
+            shared_bytes: launch.shared_bytes,
+            args: launch.args.clone(),
+            sm: kernelc::backend_nvptx::Target::parse(&arch).map_or(90, |t| t.sm()),
+            engine: Engine::Emu,
+            ..RunRequest::default()
+        };
+        let path = format!("{folder}/{file}");
+        let what = format!("{path} {}", launch.kernel);
+        let chaotic = CHAOTIC.contains(&(path.as_str(), launch.kernel.as_str()));
+        let got = execute(&req).unwrap_or_else(|e| panic!("{what} (nvcc's PTX):\n{e}"));
+        let mut worst = Agreement::Exact;
+        for ((elem, g), w) in got.args.iter().zip(&want) {
+            let (Some(g), Some(w)) = (g, w) else {
+                assert_eq!(g.is_some(), w.is_some(), "{what}");
+                continue;
+            };
+            let a = compare(&what, elem.name(), g, w, chaotic);
+            if a != Agreement::Exact && worst != Agreement::Chaotic {
+                worst = a;
+            }
+        }
+        *counts.entry(format!("{worst:?}")).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn nvccs_ptx_of_the_outside_and_probe_launches_runs_in_the_emulator() {
+    let Some(nvcc) = nvcc_or_skip("nvcc's PTX of the outside and probe launches in the emulator")
+    else {
+        return;
+    };
+    for (folder, at_least) in [("tests/outside", 39), ("tests/probes", 20)] {
+        let counts = launches_match_nvcc(&nvcc, folder);
+        eprintln!("{folder}: nvcc's PTX in the emulator against kernelc's: {counts:?}");
+        let n: usize = counts.values().sum();
+        assert!(n >= at_least, "{folder}: {n} launches");
+        assert!(
+            counts.get("Exact").copied().unwrap_or(0) * 4 >= n * 3,
+            "{counts:?}"
+        );
+    }
+}
