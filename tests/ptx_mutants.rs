@@ -11,7 +11,7 @@
 //! judged by both tools. They must agree on at least 99.5% of the mutants,
 //! and ptx-validate may never reject a mutant ptxas accepts.
 //!
-//! `PTXV_MUTANTS` (default 1200), `PTXV_SEED` and `PTXV_THREADS` (default
+//! `PTXV_MUTANTS` (default 600), `PTXV_SEED` and `PTXV_THREADS` (default
 //! 2) set a larger campaign by hand; `PTXV_DUMP=DIR` writes every mutant on
 //! which the tools disagree to DIR. Without ptxas the test prints a SKIPPED
 //! line (and fails under `CI=true`); without nvcc too.
@@ -245,7 +245,7 @@ fn agreement_with_ptxas_on_random_mutants() {
         nvcc_done - kernelc_done,
         start.elapsed() - nvcc_done
     );
-    let count = env_number("PTXV_MUTANTS", 1200) as usize;
+    let count = env_number("PTXV_MUTANTS", 600) as usize;
     let seed = env_number("PTXV_SEED", 0x5EED_2026);
     let pools = Pools::gather(sources.iter().map(|(_, s)| s.as_str()));
     let mut rng = Rng::new(seed);

@@ -44,8 +44,9 @@ impl Sym {
 
     /// The alignment in bytes: the written one, else the element's size.
     pub fn alignment(&self) -> i128 {
-        self.align
-            .unwrap_or_else(|| isa::type_info(&self.ty).map_or(1, |(_, b)| i128::from(b / 8).max(1)))
+        self.align.unwrap_or_else(|| {
+            isa::type_info(&self.ty).map_or(1, |(_, b)| i128::from(b / 8).max(1))
+        })
     }
 }
 

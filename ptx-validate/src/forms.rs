@@ -26,10 +26,15 @@ pub fn check_forms(cx: &mut Cx, i: &Inst) -> bool {
 
 fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
     unknown_qualified(i)
+        .or_else(|| repeated_modifier(i))
         .or_else(|| crate::modifiers::illegal_modifier(i))
         .or_else(|| special_operands(i))
         .or_else(|| result_register(cx, i))
         .or_else(|| type_count(i))
+        .or_else(|| mode_after_type(i))
+        .or_else(|| cvt_bit_types(i))
+        .or_else(|| proxy_kind(i))
+        .or_else(|| addresses(cx, i))
         .or_else(|| type_legal(i))
         .or_else(|| state_spaces(i))
         .or_else(|| fixed_modifiers(i))
@@ -83,6 +88,90 @@ fn unknown_qualified(i: &Inst) -> Option<String> {
             })
         })
         .map(|m| format!("Unknown modifier '{m}'"))
+}
+
+/// A modifier of [`isa::REFUSED_TWICE`] written twice, or two roundings.
+fn repeated_modifier(i: &Inst) -> Option<String> {
+    let count = |m: &str| i.mods.iter().filter(|x| *x == m).count();
+    if i.mods
+        .iter()
+        .filter(|m| isa::ROUNDINGS.contains(&m.as_str()))
+        .count()
+        > 1
+    {
+        return Some("Multiple rounding modifiers specified".into());
+    }
+    isa::REFUSED_TWICE
+        .iter()
+        .find(|m| count(m) > 1)
+        .map(|m| format!("Duplicate {m} modifier"))
+}
+
+/// The multiplication modes (`.lo`, `.hi`, `.wide`) come before the type:
+/// `mul.s32.lo` and `mad.s32.lo` are `Unexpected instruction types`,
+/// `mul.u32.wide` an `Unknown modifier '.wide'` (ptxas 13.5).
+fn mode_after_type(i: &Inst) -> Option<String> {
+    if !matches!(i.opcode.as_str(), "mul" | "mad" | "mul24" | "mad24") {
+        return None;
+    }
+    let first_type = i.mods.iter().position(|m| isa::is_type(m))?;
+    i.mods[first_type..]
+        .iter()
+        .any(|m| matches!(m.as_str(), ".lo" | ".hi" | ".wide"))
+        .then(|| format!("Unexpected instruction types specified for '{}'", i.opcode))
+}
+
+/// `cvt` converts between value types: no `.b8`...`.b64` on either side
+/// (`cvt.u32.b32`, `cvt.rn.f32.b32`: `Unexpected instruction types`,
+/// ptxas 13.5), except the third type of `cvt.pack`.
+fn cvt_bit_types(i: &Inst) -> Option<String> {
+    let bits = |m: &String| matches!(m.as_str(), ".b8" | ".b16" | ".b32" | ".b64" | ".b128");
+    // The 8-bit and 6-bit floats convert only in pairs (`.e4m3x2`).
+    let narrow_float = |m: &String| {
+        matches!(
+            m.as_str(),
+            ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0"
+        )
+    };
+    (i.opcode == "cvt"
+        && (!i.has(".pack") && i.mods.iter().any(bits) || i.mods.iter().any(narrow_float)))
+    .then(|| "Unexpected instruction types specified for 'cvt'".into())
+}
+
+/// Addresses ptxas 13.5 refuses whatever the types: an immediate address
+/// (`[48]`) outside `.local` (`ld.shared`, `ld.global`, generic `ld`,
+/// `ldmatrix`, `mbarrier`: `Immediate addresses allowed only for .local
+/// state space`), and a store to `.param` through a register, on which
+/// it crashes (a segmentation fault, no message).
+fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
+    for o in &i.operands {
+        let OpKind::Addr { base, extra, .. } = &o.kind else {
+            continue;
+        };
+        match base {
+            None if extra.is_empty() && !i.has(".local") => {
+                return Some("Immediate addresses allowed only for .local state space".into())
+            }
+            Some(b)
+                if i.opcode == "st" && i.has(".param") && matches!(cx.resolve(b), Res::Reg(_)) =>
+            {
+                return Some(format!(
+                    "Store to .param through register '{b}' (ptxas 13.5 crashes on it)"
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `fence.proxy` names its proxy kind (`fence.proxy.shared::cta` is
+/// `.proxykind modifier required`, ptxas 13.5): `.alias`, `.async...`,
+/// `.tensormap::generic`.
+fn proxy_kind(i: &Inst) -> Option<String> {
+    let kind = |m: &String| m == ".alias" || m.starts_with(".async") || m.starts_with(".tensormap");
+    (i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind))
+        .then(|| ".proxykind modifier required for instruction 'fence.proxy'".into())
 }
 
 /// Special registers are read-only, and only the vector ones (`%tid`,
@@ -377,10 +466,19 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             "Clamp modifier required for instruction '{}'",
             i.opcode
         )),
-        // `cp` exists only as `cp.async...` and `cp.reduce.async...`.
-        "cp" if !i.has(".async") => {
-            Some("Not a name of any known instruction: 'cp'".into())
+        // `cp` exists only as `cp.async...` and `cp.reduce.async...`, and
+        // `tcgen05` only with an operation (`tcgen05;` is no instruction).
+        "cp" if !i.has(".async") => Some("Not a name of any known instruction: 'cp'".into()),
+        "tcgen05" if i.mods.is_empty() => {
+            Some("Not a name of any known instruction: 'tcgen05'".into())
         }
+        "isspacep" if i.mods.iter().any(|m| isa::is_type(m)) => {
+            Some("Unexpected instruction types specified for 'isspacep'".into())
+        }
+        "ld" | "st" if i.has(".tex") => Some(format!(
+            "State space incorrect for instruction '{}'",
+            i.opcode
+        )),
         "ldu" if i.has(".release") => {
             Some("Illegal modifier '.release' for instruction 'ldu'".into())
         }
@@ -628,8 +726,12 @@ fn result_register(cx: &Cx, i: &Inst) -> Option<String> {
         Some(OpKind::SymOffset(..)) => Some(format!(
             "Argument 0 of instruction '{op}': must be register"
         )),
-        Some(OpKind::Name { name, .. }) if matches!(cx.resolve(name), Res::Var(_) | Res::Func(_)) => {
-            Some(format!("Argument 0 of instruction '{op}': must be register"))
+        Some(OpKind::Name { name, .. })
+            if matches!(cx.resolve(name), Res::Var(_) | Res::Func(_)) =>
+        {
+            Some(format!(
+                "Argument 0 of instruction '{op}': must be register"
+            ))
         }
         _ => None,
     }

@@ -20,8 +20,12 @@ pub struct Target {
 }
 
 impl Target {
+    /// Reads `sm_90a`, or `compute_90a`, which ptxas 13.5 takes as the
+    /// same target (the same features, versions and `-arch` checks).
     pub fn parse(s: &str) -> Option<Target> {
-        let rest = s.strip_prefix("sm_")?;
+        let rest = s
+            .strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))?;
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
         let suffix = rest[digits.len()..].to_string();
         if !(suffix.is_empty() || suffix == "a" || suffix == "f") {
@@ -323,6 +327,64 @@ pub const DIRECTIVE_WORDS: &[&str] = &[
     ".target",
     ".unified",
     ".visible",
+];
+
+/// Modifiers that ptxas 13.5 refuses when written twice on one instruction
+/// (`abs.ftz.ftz`: `Duplicate .ftz modifier`, `membar.gl.gl`: `Multiple
+/// scope modifiers specified`, `shf.l.wrap.wrap`: `Multiple clamp
+/// modifiers`, ...; measured one by one). Not every repeat is an error:
+/// `add.sat.sat`, `div.approx.approx`, `add.cc.cc`, `max.NaN.NaN` and
+/// `bar.sync.sync` assemble, and `.row.row` is a matrix layout pair.
+pub const REFUSED_TWICE: &[&str] = &[
+    ".ftz",
+    ".full",
+    ".lo",
+    ".hi",
+    ".wide",
+    ".nc",
+    ".volatile",
+    ".aligned",
+    ".up",
+    ".down",
+    ".bfly",
+    ".idx",
+    ".all",
+    ".any",
+    ".ballot",
+    ".wb",
+    ".wt",
+    ".ca",
+    ".cg",
+    ".cs",
+    ".lu",
+    ".cv",
+    ".add",
+    ".min",
+    ".max",
+    ".inc",
+    ".dec",
+    ".and",
+    ".or",
+    ".xor",
+    ".exch",
+    ".cas",
+    ".gl",
+    ".cta",
+    ".gpu",
+    ".sys",
+    ".cluster",
+    ".sc",
+    ".l",
+    ".r",
+    ".wrap",
+    ".clamp",
+];
+
+/// The float and integer roundings: ptxas 13.5 takes at most one of them
+/// on an instruction, the same one twice included (`add.rn.rn.f32`,
+/// `cvt.rni.rzi.f32.f32`: `Multiple rounding modifiers specified`).
+pub const ROUNDINGS: &[&str] = &[
+    ".rn", ".rz", ".rm", ".rp", ".rna", ".rs", ".rni", ".rzi", ".rmi", ".rpi",
 ];
 
 /// The memory-ordering qualifiers of `ld`/`st`, at most one per access

@@ -333,6 +333,11 @@ impl Parser<'_> {
                     ".target" => {
                         self.bump();
                         seen_other = true;
+                        // ptxas 13.5 takes a second `.target` directive, and
+                        // the last one governs (`.target sm_80` then
+                        // `.target sm_90` allows sm_90's features; the other
+                        // order does not).
+                        m.target.clear();
                         loop {
                             let (t, tp) = self.ident()?;
                             m.target.push((t, tp));

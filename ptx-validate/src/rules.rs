@@ -256,7 +256,10 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
                 return;
             }
             if let Res::Reg(s) = cx.resolve(b) {
-                if matches!(isa::type_info(&s.ty), Some((Kind::Float | Kind::Half | Kind::Pred, _))) {
+                if matches!(
+                    isa::type_info(&s.ty),
+                    Some((Kind::Float | Kind::Half | Kind::Pred, _))
+                ) {
                     cx.error(
                         o.pos,
                         format!(
@@ -348,15 +351,14 @@ fn arguments_match(cx: &mut Cx, i: &Inst, actuals: &[Operand], formals: &[crate:
             array: formal.array,
             align: formal.align,
         };
-        let problem = if arg.array.is_some() != declared.array.is_some()
-            || arg.bytes() != declared.bytes()
-        {
-            "Type"
-        } else if arg.array.is_some() && arg.alignment() != declared.alignment() {
-            "Alignment"
-        } else {
-            continue;
-        };
+        let problem =
+            if arg.array.is_some() != declared.array.is_some() || arg.bytes() != declared.bytes() {
+                "Type"
+            } else if arg.array.is_some() && arg.alignment() != declared.alignment() {
+                "Alignment"
+            } else {
+                continue;
+            };
         cx.error(
             i.pos,
             format!(

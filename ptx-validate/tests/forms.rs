@@ -253,3 +253,43 @@ fn every_modifier_the_table_forbids_is_refused_by_ptxas() {
         wrong.join("\n")
     );
 }
+
+/// `.target` directives as ptxas 13.5 reads them (ptxas given `-arch` of
+/// the first one): `compute_90` is `sm_90`, and a later `.target` replaces
+/// an earlier one (its features are the ones allowed).
+#[test]
+fn target_directives_as_ptxas_reads_them() {
+    let ptxas = ptxas();
+    let cluster = "mov.u32 %r1, %cluster_ctarank;";
+    let cases = [
+        (true, "sm_90", ".target compute_90", cluster),
+        (
+            true,
+            "compute_80",
+            ".target compute_80",
+            "mov.u32 %r1, %tid.x;",
+        ),
+        (false, "compute_80", ".target compute_80", cluster),
+        (true, "sm_90", ".target sm_90\n.target sm_90", cluster),
+        (true, "sm_90", ".target sm_80\n.target sm_90", cluster),
+        (false, "sm_90", ".target sm_90\n.target sm_80", cluster),
+        (false, "sm_90", ".target sm_90\n.target foo", cluster),
+    ];
+    let mut wrong = Vec::new();
+    for (k, (want, arch, targets, line)) in cases.into_iter().enumerate() {
+        let src = format!(
+            ".version 8.0\n{targets}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n{line}\nret;\n}}\n"
+        );
+        if validate(&src).ok() != want {
+            wrong.push(format!("  {targets:?} with `{line}`: want {want}"));
+        }
+        if let Some(p) = &ptxas {
+            assert_eq!(
+                ptxas_accepts(p, arch, &src, &format!("target{k}")),
+                want,
+                "the recorded ptxas verdict of {targets:?} is stale"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
