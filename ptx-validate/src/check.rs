@@ -232,6 +232,16 @@ impl<'a> Cx<'a> {
             self.diags
                 .push(Diag::error(start, "Missing .target directive".into()));
         }
+        // `.address_size` comes after `.target` (ptxas 13.5, the other
+        // order: `Missing .target directive at start of file`).
+        if let (Some((_, size_at)), Some((_, target_at))) = (m.address_size, m.target.first()) {
+            if size_at.offset < target_at.offset {
+                self.diags.push(Diag::error(
+                    size_at,
+                    "Missing .target directive at start of file".into(),
+                ));
+            }
+        }
         let _ = debug;
         if let Some((size, pos)) = m.address_size {
             if size != 64 {
@@ -326,7 +336,19 @@ impl<'a> Cx<'a> {
     }
 
     fn function(&mut self, f: &'a Function) {
-        for (d, _, pos) in &f.directives {
+        for (d, values, pos) in &f.directives {
+            // ptxas 13.5: thread counts, register counts and CTAs per SM are
+            // positive (`.maxntid 128, 0` is refused; cluster sizes may be 0).
+            let positive = matches!(
+                d.as_str(),
+                ".maxntid" | ".reqntid" | ".maxnreg" | ".minnctapersm"
+            );
+            if positive && values.contains(&0) {
+                self.error(
+                    *pos,
+                    format!("Positive non-zero value expected for {}", &d[1..]),
+                );
+            }
             if matches!(
                 d.as_str(),
                 ".reqnctapercluster" | ".explicitcluster" | ".maxclusterrank"
@@ -350,6 +372,10 @@ impl<'a> Cx<'a> {
         for (k, p) in f.rets.iter().chain(&f.params).enumerate() {
             self.uses_types(&p.ty, p.pos);
             self.storage_rules(&p.space, &p.ty, &p.name, p.pos);
+            // As on variables (`.ptr .global .align 3` included).
+            if p.align.is_some_and(|a| a <= 0 || a & (a - 1) != 0) {
+                self.error(p.pos, "Alignment must be a power of two".into());
+            }
             let sym = Sym {
                 space: p.space.clone(),
                 ty: p.ty.clone(),

@@ -35,6 +35,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
         .or_else(|| cvt_bit_types(i))
         .or_else(|| proxy_kind(i))
         .or_else(|| addresses(cx, i))
+        .or_else(|| mbarrier(cx, i))
         .or_else(|| type_legal(i))
         .or_else(|| state_spaces(i))
         .or_else(|| fixed_modifiers(i))
@@ -163,6 +164,103 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
         }
     }
     None
+}
+
+/// The operations of `tcgen05`, which ptxas 13.5 reads as part of the
+/// name: one, right after `tcgen05` (`tcgen05.cta_group::1.mma` and a bare
+/// `tcgen05` are `Not a name of any known instruction`; an operation word
+/// further on is an `Unknown modifier`).
+const TCGEN05_OPERATIONS: &[&str] = &[
+    ".alloc",
+    ".dealloc",
+    ".relinquish_alloc_permit",
+    ".ld",
+    ".st",
+    ".wait::ld",
+    ".wait::st",
+    ".cp",
+    ".shift",
+    ".mma",
+    ".commit",
+    ".fence::before_thread_sync",
+    ".fence::after_thread_sync",
+];
+
+fn tcgen05_operation(i: &Inst) -> Option<String> {
+    let is_op = |m: &String| TCGEN05_OPERATIONS.contains(&m.as_str());
+    match i.mods.split_first() {
+        Some((first, rest)) if is_op(first) => rest
+            .iter()
+            .find(|m| is_op(m) || *m == ".commit_group")
+            .map(|m| format!("Unknown modifier '{m}'")),
+        _ => Some("Not a name of any known instruction: 'tcgen05'".into()),
+    }
+}
+
+/// `mbarrier` (ptxas 13.5, measured on each operation): the type is `.b64`,
+/// the object is in shared memory (or a generic address), and each operation
+/// has its operand shape: `init [a], n`; `inval [a]`; `expect_tx` and
+/// `complete_tx` `[a], n`; `arrive` and `arrive_drop` `state, [a]{, n}`
+/// with a 64-bit state or `_`; `test_wait`/`try_wait` `p, [a], state` (and
+/// a time hint on `try_wait`), a `.parity` phase being 0 or 1;
+/// `pending_count` `count, state`.
+fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
+    if i.opcode != "mbarrier" {
+        return None;
+    }
+    let name = full_prefix(i, if i.has(".parity") { 2 } else { 1 });
+    let types: Vec<&String> = i.mods.iter().filter(|m| isa::is_type(m)).collect();
+    if types.len() != 1 || types[0] != ".b64" {
+        return Some(format!(
+            "Unexpected instruction types specified for '{name}'"
+        ));
+    }
+    if [".local", ".global", ".const", ".param"]
+        .iter()
+        .any(|s| i.has(s))
+    {
+        return Some(format!("State space incorrect for instruction '{name}'"));
+    }
+    let ops = &i.operands;
+    let addr = |k: usize| matches!(ops.get(k).map(|o| &o.kind), Some(OpKind::Addr { .. }));
+    let value = |k: usize| {
+        ops.get(k)
+            .is_some_and(|o| !matches!(o.kind, OpKind::Addr { .. }))
+    };
+    let reg_width = |k: usize| match ops.get(k).map(|o| &o.kind) {
+        Some(OpKind::Name { name, .. }) => match cx.resolve(name) {
+            Res::Reg(s) => isa::type_info(&s.ty),
+            _ => None,
+        },
+        _ => None,
+    };
+    let op = i.mods.first().map_or("", String::as_str);
+    let ok = match op {
+        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && value(1),
+        ".inval" => ops.len() == 1 && addr(0),
+        ".arrive" | ".arrive_drop" => {
+            let state_ok = matches!(ops.first().map(|o| &o.kind), Some(OpKind::Sink))
+                || reg_width(0).is_some_and(|(k, w)| k != Kind::Pred && w == 64);
+            (2..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || value(2))
+        }
+        ".test_wait" | ".try_wait" => {
+            let most = if op == ".try_wait" { 4 } else { 3 };
+            let phase_ok = match ops.get(2).map(|o| &o.kind) {
+                Some(OpKind::Int(n)) => !i.has(".parity") || matches!(n, 0 | 1),
+                _ => true,
+            };
+            if !phase_ok {
+                return Some(format!("Argument 2 of instruction '{name}' out of range"));
+            }
+            (3..=most).contains(&ops.len())
+                && reg_width(0).is_some_and(|(k, _)| k == Kind::Pred)
+                && addr(1)
+                && value(2)
+        }
+        ".pending_count" => ops.len() == 2 && value(0) && value(1),
+        _ => true,
+    };
+    (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
 }
 
 /// `fence.proxy` names its proxy kind (`fence.proxy.shared::cta` is
@@ -469,11 +567,12 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         // `cp` exists only as `cp.async...` and `cp.reduce.async...`, and
         // `tcgen05` only with an operation (`tcgen05;` is no instruction).
         "cp" if !i.has(".async") => Some("Not a name of any known instruction: 'cp'".into()),
-        "tcgen05" if i.mods.is_empty() => {
-            Some("Not a name of any known instruction: 'tcgen05'".into())
+        "tcgen05" => tcgen05_operation(i),
+        op if isa::untyped(op, &i.mods) && i.mods.iter().any(|m| isa::is_type(m)) => {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
         }
-        "isspacep" if i.mods.iter().any(|m| isa::is_type(m)) => {
-            Some("Unexpected instruction types specified for 'isspacep'".into())
+        "membar" if !i.operands.is_empty() => {
+            Some("Arguments mismatch for instruction 'membar'".into())
         }
         "ld" | "st" if i.has(".tex") => Some(format!(
             "State space incorrect for instruction '{}'",
@@ -1095,6 +1194,13 @@ fn barrier(i: &Inst) -> Option<String> {
             "Barrier modifier required for instruction '{}'",
             i.opcode
         ));
+    }
+    // Barrier numbers and thread counts are integers (`bar.sync 1.5`).
+    if i.operands
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Float(_)))
+    {
+        return Some(format!("Arguments mismatch for instruction '{}'", i.opcode));
     }
     let red = i.has(".red");
     let (id_at, count_at) = if red { (1, 2) } else { (0, 1) };

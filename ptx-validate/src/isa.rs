@@ -329,6 +329,23 @@ pub const DIRECTIVE_WORDS: &[&str] = &[
     ".visible",
 ];
 
+/// Whether an instruction takes no type at all: `ret.u8`, `bra.u32`,
+/// `membar.gl.u32`, `bar.sync.u32`, `elect.sync.b32`, `isspacep.global.u64`
+/// are `Unexpected instruction types` to ptxas 13.5 (measured on each
+/// family). `bar.red` has a type (`bar.red.popc.u32`), and so does the rest
+/// of `wgmma` and `cp.async`.
+pub fn untyped(opcode: &str, mods: &[String]) -> bool {
+    let has = |m: &str| mods.iter().any(|x| x == m);
+    match opcode {
+        "ret" | "exit" | "bra" | "brx" | "call" | "membar" | "fence" | "trap" | "brkpt"
+        | "griddepcontrol" | "pmevent" | "elect" | "isspacep" => true,
+        "bar" | "barrier" => !has(".red"),
+        "wgmma" => has(".fence") || has(".commit_group") || has(".wait_group"),
+        "cp" => has(".commit_group") || has(".wait_group") || has(".wait_all"),
+        _ => false,
+    }
+}
+
 /// Modifiers that ptxas 13.5 refuses when written twice on one instruction
 /// (`abs.ftz.ftz`: `Duplicate .ftz modifier`, `membar.gl.gl`: `Multiple
 /// scope modifiers specified`, `shf.l.wrap.wrap`: `Multiple clamp

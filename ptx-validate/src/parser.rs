@@ -320,7 +320,16 @@ impl Parser<'_> {
                                 let t = &self.toks[self.i - 1];
                                 version_from_text(t, pos)
                             }
-                            Tok::Int(v) => Some((v.clamp(0, 999) as u32, 0)),
+                            // `.version 9` is no version to ptxas 13.5
+                            // (`Missing .version directive`): it wants
+                            // major.minor.
+                            Tok::Int(_) => {
+                                self.errors.push(Diag::error(
+                                    pos,
+                                    "Missing .version directive at start of file".into(),
+                                ));
+                                Some((0, 0))
+                            }
                             _ => None,
                         };
                         let Some(v) = v else {

@@ -293,3 +293,51 @@ fn target_directives_as_ptxas_reads_them() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Module headers and kernel directives as ptxas 13.5 reads them.
+#[test]
+fn headers_and_directives_as_ptxas_reads_them() {
+    let ptxas = ptxas();
+    let kernel = |header: &str, directive: &str| {
+        format!("{header}\n.visible .entry k()\n{directive}\n{{\nret;\n}}\n")
+    };
+    let usual = ".version 8.0\n.target sm_90\n.address_size 64";
+    let param_align = |a: &str| {
+        format!("{usual}\n.visible .entry k(.param .u64 .ptr .global .align {a} q)\n{{\nret;\n}}\n")
+    };
+    let cases = [
+        (true, kernel(usual, ".maxntid 128, 1, 1")),
+        (false, kernel(usual, ".maxntid 0")),
+        (false, kernel(usual, ".maxntid 128, 0")),
+        (false, kernel(usual, ".reqntid 0")),
+        (false, kernel(usual, ".maxnreg 0")),
+        (false, kernel(usual, ".minnctapersm 0")),
+        (true, kernel(usual, ".reqnctapercluster 0")),
+        (true, kernel(usual, ".maxclusterrank 0")),
+        (
+            false,
+            kernel(".version 8.0\n.address_size 64\n.target sm_90", ""),
+        ),
+        (
+            false,
+            kernel(".version 8\n.target sm_90\n.address_size 64", ""),
+        ),
+        (true, param_align("16")),
+        (false, param_align("65535")),
+        (false, param_align("0")),
+    ];
+    let mut wrong = Vec::new();
+    for (k, (want, src)) in cases.iter().enumerate() {
+        if validate(src).ok() != *want {
+            wrong.push(format!("  {src:?}: want {want}"));
+        }
+        if let Some(p) = &ptxas {
+            assert_eq!(
+                ptxas_accepts(p, "sm_90", src, &format!("header{k}")),
+                *want,
+                "the recorded ptxas verdict of {src:?} is stale"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
