@@ -95,6 +95,8 @@ pub struct Cx<'a> {
     need_only: Option<&'static [&'static str]>,
     /// Features already reported, so one bad feature is one error.
     reported: HashSet<String>,
+    /// Whether the function being checked is a kernel (`.entry`).
+    pub in_kernel: bool,
 }
 
 /// Checks a module. Never panics; every problem becomes a diagnostic.
@@ -110,6 +112,7 @@ pub fn check_module(m: &Module) -> Checked {
         protos: HashSet::new(),
         need_version: (1, 0),
         need_sm: 0,
+        in_kernel: false,
         need_only: None,
         reported: HashSet::new(),
     };
@@ -336,6 +339,7 @@ impl<'a> Cx<'a> {
     }
 
     fn function(&mut self, f: &'a Function) {
+        self.in_kernel = f.kind == FuncKind::Entry;
         for (d, values, pos) in &f.directives {
             // ptxas 13.5: thread counts, register counts and CTAs per SM are
             // positive (`.maxntid 128, 0` is refused; cluster sizes may be 0).

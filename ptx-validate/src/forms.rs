@@ -36,6 +36,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
         .or_else(|| proxy_kind(i))
         .or_else(|| addresses(cx, i))
         .or_else(|| mbarrier(cx, i))
+        .or_else(|| ftz_without_float(i))
         .or_else(|| type_legal(i))
         .or_else(|| state_spaces(i))
         .or_else(|| fixed_modifiers(i))
@@ -153,6 +154,23 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
             None if extra.is_empty() && !i.has(".local") => {
                 return Some("Immediate addresses allowed only for .local state space".into())
             }
+            // In a kernel, `.param::func` reaches only the `.param`s of a
+            // call (`ld.param::func` of a kernel parameter, or through a
+            // register, is `Illegal state space for address operand`).
+            Some(b)
+                if cx.in_kernel
+                    && i.has(".param::func")
+                    && match cx.resolve(b) {
+                        Res::Reg(_) => true,
+                        Res::Var(s) => s.in_signature,
+                        _ => false,
+                    } =>
+            {
+                return Some(format!(
+                    "Illegal state space for address operand '::func' with instruction '{}'",
+                    i.opcode
+                ))
+            }
             Some(b)
                 if i.opcode == "st" && i.has(".param") && matches!(cx.resolve(b), Res::Reg(_)) =>
             {
@@ -261,6 +279,23 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
         _ => true,
     };
     (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
+}
+
+/// `.ftz` flushes float subnormals: on an instruction whose every type is
+/// an integer, bit or predicate type it is `Illegal modifier '.ftz'`
+/// (`add.ftz.s32`, `setp.ne.ftz.b32`, `abs.ftz.s32`; ptxas 13.5). `cvt`
+/// is left out: its `.ftz` may concern the other side.
+fn ftz_without_float(i: &Inst) -> Option<String> {
+    if !i.has(".ftz") || i.opcode == "cvt" {
+        return None;
+    }
+    let kinds: Vec<Kind> = i
+        .mods
+        .iter()
+        .filter_map(|m| isa::type_info(m).map(|(k, _)| k))
+        .collect();
+    (!kinds.is_empty() && kinds.iter().all(|k| !k.is_float()))
+        .then(|| format!("Illegal modifier '.ftz' for instruction '{}'", i.opcode))
 }
 
 /// `fence.proxy` names its proxy kind (`fence.proxy.shared::cta` is
@@ -570,6 +605,18 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "tcgen05" => tcgen05_operation(i),
         op if isa::untyped(op, &i.mods) && i.mods.iter().any(|m| isa::is_type(m)) => {
             Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        // `.to` comes right after `cvta` (`cvta.global.to.u64`: `Unknown
+        // modifier '.to'`).
+        "cvta" if i.has(".to") && i.mods.first().is_some_and(|m| m != ".to") => {
+            Some("Unknown modifier '.to'".into())
+        }
+        // `cp.async.ca/cg` copies global memory to shared memory.
+        "cp" if !i.has(".bulk")
+            && i.has(".async")
+            && [".const", ".local", ".param"].iter().any(|s| i.has(s)) =>
+        {
+            Some("State space incorrect for instruction 'cp.async'".into())
         }
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())

@@ -318,7 +318,7 @@ impl Parser<'_> {
                         let v = match self.next() {
                             Tok::Float(crate::lexer::FloatLit::Decimal(_)) => {
                                 let t = &self.toks[self.i - 1];
-                                version_from_text(t, pos)
+                                version_from_text(self.src, t)
                             }
                             // `.version 9` is no version to ptxas 13.5
                             // (`Missing .version directive`): it wants
@@ -354,6 +354,10 @@ impl Parser<'_> {
                                 break;
                             }
                         }
+                    }
+                    // A second `.address_size` is a syntax error to ptxas.
+                    ".address_size" if m.address_size.is_some() => {
+                        return Err(self.syntax_error());
                     }
                     ".address_size" => {
                         self.bump();
@@ -508,12 +512,29 @@ impl Parser<'_> {
         };
         let mut ty = String::new();
         let mut align = None;
+        // A kernel pointer's attributes follow its type, in order (ptxas
+        // 13.5: `.u64 .ptr .global .align 16`; a space without `.ptr`, a
+        // second `.ptr`, or `.ptr` after an `.align` is a syntax error).
+        let (mut ptr, mut spaced, mut closed) = (false, false, false);
         while let Tok::DotWord(d) = self.peek().clone() {
+            let is_space = matches!(d.as_str(), ".global" | ".shared" | ".local" | ".const")
+                || d.starts_with(".shared::");
+            let misplaced = match d.as_str() {
+                ".ptr" => ty.is_empty() || ptr || closed,
+                _ if is_space => !ptr || spaced || closed,
+                _ => false,
+            };
+            if misplaced {
+                return Err(self.syntax_error());
+            }
             self.bump();
             match d.as_str() {
-                ".align" => align = Some(self.alignment()?),
-                ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
-                _ if d.starts_with(".shared::") => {}
+                ".align" => {
+                    closed = !ty.is_empty();
+                    align = Some(self.alignment()?);
+                }
+                ".ptr" => ptr = true,
+                _ if is_space => spaced = true,
                 _ => self.declared_type(&mut ty, d)?,
             }
         }
@@ -978,15 +999,17 @@ impl Parser<'_> {
 
 /// `.version 8.0` lexes as a decimal float; re-read the digits as written so
 /// that `8.10` is not mistaken for `8.1`.
-fn version_from_text(t: &Token, _pos: Pos) -> Option<(u32, u32)> {
-    match t.tok {
-        Tok::Float(crate::lexer::FloatLit::Decimal(v)) if (0.0..1000.0).contains(&v) => {
-            let s = format!("{v}");
-            let (a, b) = s.split_once('.').unwrap_or((s.as_str(), "0"));
-            Some((a.parse().ok()?, b.parse().ok()?))
-        }
-        _ => None,
-    }
+/// A `.version` as ptxas 13.5 reads it: major and minor are integers as
+/// written, so `8.10` is 8.10 (above 8.6, as a `tcgen05` kernel under it
+/// shows), not the float 8.1.
+fn version_from_text(src: &str, t: &Token) -> Option<(u32, u32)> {
+    let text = src.get(t.pos.offset..)?;
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (major, minor) = text[..end].split_once('.')?;
+    let number = |s: &str| s.parse::<u32>().ok().filter(|v| *v < 1000);
+    Some((number(major)?, number(minor).unwrap_or(0)))
 }
 
 #[cfg(test)]

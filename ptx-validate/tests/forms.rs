@@ -302,6 +302,15 @@ fn headers_and_directives_as_ptxas_reads_them() {
         format!("{header}\n.visible .entry k()\n{directive}\n{{\nret;\n}}\n")
     };
     let usual = ".version 8.0\n.target sm_90\n.address_size 64";
+    let tcgen05 = |v: &str| {
+        format!(".version {v}\n.target sm_100a\n.address_size 64\n.visible .func f()\n{{\ntcgen05.fence::after_thread_sync;\nret;\n}}")
+    };
+    let func_param = |line: &str| {
+        format!(".version 8.3\n.target sm_90\n.address_size 64\n.visible .func f(.param .b32 a)\n{{\n.reg .b32 %r<4>; .reg .b64 %rd<4>;\n{line}\nret;\n}}\n")
+    };
+    let param = |name: &str, attributes: &str| {
+        format!("{usual}\n.visible .entry k(.param {attributes} {name})\n{{\nret;\n}}\n")
+    };
     let param_align = |a: &str| {
         format!("{usual}\n.visible .entry k(.param .u64 .ptr .global .align {a} q)\n{{\nret;\n}}\n")
     };
@@ -325,6 +334,19 @@ fn headers_and_directives_as_ptxas_reads_them() {
         (true, param_align("16")),
         (false, param_align("65535")),
         (false, param_align("0")),
+        (true, param("q", ".u64 .ptr .align 16")),
+        (true, param("q", ".align 16 .u64 .ptr .global")),
+        (false, param("q", ".u64 .global")),
+        (false, param("q", ".u64 .align 16 .ptr .global")),
+        (false, param("q", ".u64 .ptr .global .ptr")),
+        (false, param("q", ".ptr .u64 .global")),
+        (false, kernel(&format!("{usual}\n.address_size 64"), "")),
+        // `.version 8.10` is 8.10, above tcgen05's 8.6; 8.1 is below it.
+        (true, kernel(&tcgen05("8.10"), "")),
+        (false, kernel(&tcgen05("8.1"), "")),
+        (true, func_param("ld.param::func.b32 %r1, [a];")),
+        (true, func_param("ld.param::func.b32 %r1, [%rd1];")),
+        (true, func_param("ld.param::entry.b32 %r1, [a];")),
     ];
     let mut wrong = Vec::new();
     for (k, (want, src)) in cases.iter().enumerate() {
@@ -333,7 +355,12 @@ fn headers_and_directives_as_ptxas_reads_them() {
         }
         if let Some(p) = &ptxas {
             assert_eq!(
-                ptxas_accepts(p, "sm_90", src, &format!("header{k}")),
+                ptxas_accepts(
+                    p,
+                    &ptx_validate::driver::arch_of(src),
+                    src,
+                    &format!("header{k}")
+                ),
                 *want,
                 "the recorded ptxas verdict of {src:?} is stale"
             );
