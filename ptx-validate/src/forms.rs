@@ -603,6 +603,18 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         // `tcgen05` only with an operation (`tcgen05;` is no instruction).
         "cp" if !i.has(".async") => Some("Not a name of any known instruction: 'cp'".into()),
         "tcgen05" => tcgen05_operation(i),
+        // `wgmma` names its operation first (`wgmma.col.sync.aligned` is
+        // `Not a name of any known instruction: 'wgmma'`).
+        "wgmma"
+            if !i.mods.first().is_some_and(|m| {
+                matches!(
+                    m.as_str(),
+                    ".fence" | ".commit_group" | ".wait_group" | ".mma_async"
+                )
+            }) =>
+        {
+            Some("Not a name of any known instruction: 'wgmma'".into())
+        }
         op if isa::untyped(op, &i.mods) && i.mods.iter().any(|m| isa::is_type(m)) => {
             Some(format!("Unexpected instruction types specified for '{op}'"))
         }
@@ -618,6 +630,29 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         {
             Some("State space incorrect for instruction 'cp.async'".into())
         }
+        // `bar.warp.sync`: `.warp` right after the opcode.
+        "bar" | "barrier" if i.has(".warp") && i.mods.first().is_some_and(|m| m != ".warp") => {
+            Some("Unknown modifier '.warp'".into())
+        }
+        // `st.async` to shared::cluster memory (its default) completes on
+        // an mbarrier, named (`.mbarrier::complete_tx::bytes`); `red.async`
+        // names its order (`.relaxed` or `.release`). ptxas 13.5.
+        "st" if i.has(".async")
+            && !i.has(".global")
+            && !i.mods.iter().any(|m| m.starts_with(".mbarrier::")) =>
+        {
+            Some(
+                "Modifier '.shared::cluster' requires modifier '.completion_mechanism' for instruction 'st.async'"
+                    .into(),
+            )
+        }
+        "red" if i.has(".async") && !i.has(".relaxed") && !i.has(".release") => {
+            Some("order modifier required for instruction 'red.async'".into())
+        }
+        "setmaxnreg" if i.operands.len() != 1 => Some(format!(
+            "Arguments mismatch for instruction '{}'",
+            full_prefix(i, 1)
+        )),
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
@@ -1185,6 +1220,9 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             None
         }
         "vote" => {
+            if ![".any", ".all", ".uni", ".ballot"].iter().any(|m| i.has(m)) {
+                return Some(".mode modifier required for instruction 'vote'".into());
+            }
             if i.has(".ballot") && ty != ".b32" {
                 return Some("Unexpected instruction types specified for 'vote'".into());
             }

@@ -615,8 +615,13 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     if !count(cx, i, 2, 2) {
         return;
     }
+    // A special register converts from any type as wide as it or narrower
+    // (`cvt.u64.u32 %rd, %clock64`, `cvt.u32.u16 %r, %tid.x`), not from a
+    // wider one (`cvt.u32.u64 %r, %smid` is `Arguments mismatch`, ptxas 13.5).
     let src_ok = match &i.operands[1].kind {
-        OpKind::Name { name, .. } if isa::special(name).is_some() => true,
+        OpKind::Name { name, .. } if isa::special(name).is_some() => {
+            isa::special(name).is_some_and(|sp| sp.ty.1 >= st.1)
+        }
         _ => fits(cx, &i.operands[1], E::Src(st, Fit::Wider)),
     };
     if !src_ok || !fits(cx, &i.operands[0], E::Dst(dt, Fit::Wider)) {
@@ -812,8 +817,10 @@ fn memory(cx: &mut Cx, i: &Inst) {
         }
     }
     if i.has(".async") {
-        // st.async [remote], value, [mbarrier]: judged by count only.
-        count(cx, i, 3, 3);
+        // st.async [remote], value, [mbarrier], judged by count only; to
+        // global memory (sm_100a) no mbarrier.
+        let n = if i.has(".global") { 2 } else { 3 };
+        count(cx, i, n, n);
         return;
     }
     if !count(cx, i, 2, 2) {
@@ -1001,8 +1008,10 @@ fn atomic(cx: &mut Cx, i: &Inst) {
         return;
     }
     if i.has(".async") {
-        // red.async [remote], value, [mbarrier].
-        count(cx, i, 3, 3);
+        // red.async [remote], value, [mbarrier]; to global memory no
+        // mbarrier.
+        let n = if i.has(".global") { 2 } else { 3 };
+        count(cx, i, n, n);
         return;
     }
     let is_cas = i.has(".cas");
