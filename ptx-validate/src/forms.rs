@@ -143,8 +143,10 @@ fn cvt_bit_types(i: &Inst) -> Option<String> {
 /// Addresses ptxas 13.5 refuses whatever the types: an immediate address
 /// (`[48]`) outside `.local` (`ld.shared`, `ld.global`, generic `ld`,
 /// `ldmatrix`, `mbarrier`: `Immediate addresses allowed only for .local
-/// state space`), and a store to `.param` through a register, on which
-/// it crashes (a segmentation fault, no message).
+/// state space`), and `.param::func` in a kernel on anything but a call's
+/// `.param`. (A store to `.param` through a register is left alone: ptxas
+/// crashes on some, `st.param.u32 [%rd1], %r1` with `%rd1` never written,
+/// and assembles others, `st.param.f32 [%rd2+1028], %f12` after a `cvta`.)
 fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
     for o in &i.operands {
         let OpKind::Addr { base, extra, .. } = &o.kind else {
@@ -169,13 +171,6 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
                 return Some(format!(
                     "Illegal state space for address operand '::func' with instruction '{}'",
                     i.opcode
-                ))
-            }
-            Some(b)
-                if i.opcode == "st" && i.has(".param") && matches!(cx.resolve(b), Res::Reg(_)) =>
-            {
-                return Some(format!(
-                    "Store to .param through register '{b}' (ptxas 13.5 crashes on it)"
                 ))
             }
             _ => {}
@@ -653,6 +648,14 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             "Arguments mismatch for instruction '{}'",
             full_prefix(i, 1)
         )),
+        // `cp.async.ca/cg` names both spaces (`cp.async.cg.shared` is
+        // `Unexpected number of state spaces`).
+        "cp" if (i.has(".ca") || i.has(".cg"))
+            && !i.has(".bulk")
+            && i.mods.iter().filter(|m| isa::is_space(m)).count() < 2 =>
+        {
+            Some("Unexpected number of state spaces specified in instruction 'cp.async'".into())
+        }
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
