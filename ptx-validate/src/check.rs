@@ -135,7 +135,7 @@ pub fn check_module(m: &Module) -> Checked {
                 cx.funcs.insert(f.name.as_str(), f);
             }
             Item::Var(v) => {
-                cx.uses_types(&v.ty, v.names.first().map(|n| n.pos).unwrap_or_default());
+                cx.declares_type(v);
                 cx.decl_rules(v);
                 for n in &v.names {
                     let sym = Sym {
@@ -331,6 +331,18 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// The version floor of a declaration's type: that of
+    /// [`Cx::uses_types`], but a `.shared` variable may be `.b128` under
+    /// any version (ptxas 13.5 takes `.shared .align 16 .b128 x[4]` under
+    /// 7.8, and refuses `.global`, `.const`, `.local`, `.reg` and `.param`
+    /// ones).
+    fn declares_type(&mut self, v: &VarDecl) {
+        if v.space != ".shared" {
+            let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+            self.uses_types(&v.ty, pos);
+        }
+    }
+
     /// Types with their own version floor (`.b128` needs 8.3).
     pub fn uses_types(&mut self, ty: &str, pos: Pos) {
         if ty == ".b128" {
@@ -340,6 +352,16 @@ impl<'a> Cx<'a> {
 
     fn function(&mut self, f: &'a Function) {
         self.in_kernel = f.kind == FuncKind::Entry;
+        // ptxas 13.5: a cluster is sized one way (`Conflicting directives:
+        // .reqnctapercluster and .maxclusterrank cannot both be specified`).
+        let has = |name: &str| f.directives.iter().any(|(d, _, _)| d == name);
+        if has(".reqnctapercluster") && has(".maxclusterrank") {
+            self.error(
+                f.pos,
+                "Conflicting directives: .reqnctapercluster and .maxclusterrank cannot both be specified"
+                    .into(),
+            );
+        }
         for (d, values, pos) in &f.directives {
             // ptxas 13.5: thread counts, register counts and CTAs per SM are
             // positive (`.maxntid 128, 0` is refused; cluster sizes may be 0).
@@ -477,7 +499,7 @@ impl<'a> Cx<'a> {
 
     fn declare(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
-        self.uses_types(&v.ty, pos);
+        self.declares_type(v);
         self.decl_rules(v);
         if v.space == ".reg" && isa::type_info(&v.ty).is_none() {
             self.error(pos, format!("Unknown type '{}' for .reg declaration", v.ty));

@@ -271,7 +271,7 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
                 && value(2)
         }
         ".pending_count" => ops.len() == 2 && value(0) && value(1),
-        _ => true,
+        _ => return Some("Not a name of any known instruction: 'mbarrier'".into()),
     };
     (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
 }
@@ -644,6 +644,15 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "red" if i.has(".async") && !i.has(".relaxed") && !i.has(".release") => {
             Some("order modifier required for instruction 'red.async'".into())
         }
+        "setmaxnreg" if !i.has(".inc") && !i.has(".dec") => {
+            Some("Not a name of any known instruction: 'setmaxnreg'".into())
+        }
+        // `call` takes `.uni` and nothing else (`call.max`, `call.down`).
+        "call" => i
+            .mods
+            .iter()
+            .find(|m| *m != ".uni")
+            .map(|m| format!("Illegal modifier '{m}' for instruction 'call'")),
         "setmaxnreg" if i.operands.len() != 1 => Some(format!(
             "Arguments mismatch for instruction '{}'",
             full_prefix(i, 1)

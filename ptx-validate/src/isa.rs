@@ -395,6 +395,8 @@ pub const REFUSED_TWICE: &[&str] = &[
     ".r",
     ".wrap",
     ".clamp",
+    ".expect_tx",
+    ".x4",
 ];
 
 /// The float and integer roundings: ptxas 13.5 takes at most one of them

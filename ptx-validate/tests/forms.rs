@@ -308,6 +308,9 @@ fn headers_and_directives_as_ptxas_reads_them() {
     let func_param = |line: &str| {
         format!(".version 8.3\n.target sm_90\n.address_size 64\n.visible .func f(.param .b32 a)\n{{\n.reg .b32 %r<4>; .reg .b64 %rd<4>;\n{line}\nret;\n}}\n")
     };
+    let b128 = |decl: &str| {
+        format!(".version 7.8\n.target sm_90\n.address_size 64\n{decl}\n.visible .entry k()\n{{\nret;\n}}\n")
+    };
     let param = |name: &str, attributes: &str| {
         format!("{usual}\n.visible .entry k(.param {attributes} {name})\n{{\nret;\n}}\n")
     };
@@ -347,6 +350,15 @@ fn headers_and_directives_as_ptxas_reads_them() {
         (true, func_param("ld.param::func.b32 %r1, [a];")),
         (true, func_param("ld.param::func.b32 %r1, [%rd1];")),
         (true, func_param("ld.param::entry.b32 %r1, [a];")),
+        // A `.shared` `.b128` variable needs no PTX ISA 8.3; others do.
+        (true, b128(".shared .align 16 .b128 x[4];")),
+        (false, b128(".global .b128 x;")),
+        (false, b128(".const .b128 x;")),
+        (true, kernel(usual, ".reqnctapercluster 2, 1, 1")),
+        (
+            false,
+            kernel(usual, ".reqnctapercluster 2, 1, 1\n.maxclusterrank 8"),
+        ),
     ];
     let mut wrong = Vec::new();
     for (k, (want, src)) in cases.iter().enumerate() {
