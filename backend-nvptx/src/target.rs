@@ -37,6 +37,17 @@ const TARGETS: &[TargetRow] = &[
     TargetRow { name: "sm_120a", sm: 120, min_version: (8, 7) },
 ];
 
+/// The first PTX ISA version whose `ld`/`st` take `.volatile` on the
+/// `.local` space. ptxas 13.5 says, on every target from sm_75 to sm_121 and
+/// for every `.version` from the target's floor to 9.0: `Feature 'ld/st with
+/// .local.volatile' requires PTX ISA .version 9.1 or later` (swept with every
+/// type and vector width; `tests/memory_forms.rs` re-checks every form the
+/// backend emits against ptxas on every target). Raising the `.version`
+/// to 9.1 for one `volatile` local variable would break `--ptx-version` and
+/// every driver older than CUDA 13.1, so selection does not use the form
+/// below it (`Isel::volatile_local_as_generic`).
+pub const VOLATILE_LOCAL_VERSION: PtxVersion = (9, 1);
+
 /// The LLVM-style triple of every PTX module we write. It only records the
 /// architecture (64-bit NVPTX); the SM number lives in [`Target`].
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -94,6 +105,14 @@ impl Target {
     /// The oldest `.version` ptxas accepts with this `.target`.
     pub fn min_ptx_version(self) -> PtxVersion {
         TARGETS[self.row].min_version
+    }
+
+    /// Whether `ld.volatile.local`/`st.volatile.local` assemble at this
+    /// target's floor `.version` (see [`VOLATILE_LOCAL_VERSION`]). When they
+    /// do not, a volatile access to local memory goes through the generic
+    /// window instead, which keeps the `.version` where it was.
+    pub fn has_volatile_local(self) -> bool {
+        self.min_ptx_version() >= VOLATILE_LOCAL_VERSION
     }
 
     /// The `.version` to print: the newest of the target's floor and what

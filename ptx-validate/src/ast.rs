@@ -16,6 +16,10 @@ pub struct Module {
     pub target: Vec<(String, Pos)>,
     pub address_size: Option<(u32, Pos)>,
     pub items: Vec<Item>,
+    /// Errors found while reading that do not stop ptxas's parser
+    /// (`Constant overflow`, `Constant expression type mismatch`); the
+    /// checks report them with their own.
+    pub read_errors: Vec<crate::diag::Diag>,
 }
 
 #[derive(Debug)]
@@ -54,6 +58,8 @@ pub struct Param {
     pub pos: Pos,
     /// `Some(n)` for `name[n]`; `Some(0)` for `name[]`.
     pub array: Option<u64>,
+    /// `.align N`, when written.
+    pub align: Option<i128>,
 }
 
 /// A variable or register declaration (`.reg`, `.shared`, `.global`, ...).

@@ -25,6 +25,34 @@ pub struct Sym {
     pub entry_param: bool,
     /// A declaration with a vector type (`.reg .v2 .f32`).
     pub vector: bool,
+    /// A parameter or return value of the function being checked (not a
+    /// variable declared in its body, such as a call's `.param`).
+    pub in_signature: bool,
+    /// The element count of an array (`x[8]`: 8, `x[2][4]`: 8, `x[]`: 0);
+    /// `None` for a scalar.
+    pub array: Option<u64>,
+    /// `.align N`, when written.
+    pub align: Option<i128>,
+}
+
+impl Sym {
+    /// The bytes one such variable takes, when its type has a size.
+    pub fn bytes(&self) -> Option<u64> {
+        let (_, bits) = isa::type_info(&self.ty)?;
+        Some(u64::from(bits / 8).max(1) * self.array.unwrap_or(1))
+    }
+
+    /// The alignment in bytes: the written one, else the element's size.
+    pub fn alignment(&self) -> i128 {
+        self.align.unwrap_or_else(|| {
+            isa::type_info(&self.ty).map_or(1, |(_, b)| i128::from(b / 8).max(1))
+        })
+    }
+}
+
+/// The element count of an array declared with these dimensions.
+fn elements(dims: &[Option<u64>]) -> Option<u64> {
+    (!dims.is_empty()).then(|| dims.iter().map(|d| d.unwrap_or(0)).product())
 }
 
 /// A name resolved in the current scope. The symbol is shared, not
@@ -67,6 +95,8 @@ pub struct Cx<'a> {
     need_only: Option<&'static [&'static str]>,
     /// Features already reported, so one bad feature is one error.
     reported: HashSet<String>,
+    /// Whether the function being checked is a kernel (`.entry`).
+    pub in_kernel: bool,
 }
 
 /// Checks a module. Never panics; every problem becomes a diagnostic.
@@ -82,10 +112,12 @@ pub fn check_module(m: &Module) -> Checked {
         protos: HashSet::new(),
         need_version: (1, 0),
         need_sm: 0,
+        in_kernel: false,
         need_only: None,
         reported: HashSet::new(),
     };
     cx.header(m);
+    cx.diags.extend(m.read_errors.iter().cloned());
     for item in &m.items {
         match item {
             Item::Func(f) => {
@@ -103,7 +135,7 @@ pub fn check_module(m: &Module) -> Checked {
                 cx.funcs.insert(f.name.as_str(), f);
             }
             Item::Var(v) => {
-                cx.uses_types(&v.ty, v.names.first().map(|n| n.pos).unwrap_or_default());
+                cx.declares_type(v);
                 cx.decl_rules(v);
                 for n in &v.names {
                     let sym = Sym {
@@ -111,6 +143,9 @@ pub fn check_module(m: &Module) -> Checked {
                         ty: v.ty.clone(),
                         entry_param: false,
                         vector: v.vector.is_some(),
+                        in_signature: false,
+                        array: elements(&n.array),
+                        align: v.align,
                     };
                     if cx.globals.insert(n.name.clone(), Rc::new(sym)).is_some() {
                         cx.diags.push(Diag::error(
@@ -200,6 +235,16 @@ impl<'a> Cx<'a> {
             self.diags
                 .push(Diag::error(start, "Missing .target directive".into()));
         }
+        // `.address_size` comes after `.target` (ptxas 13.5, the other
+        // order: `Missing .target directive at start of file`).
+        if let (Some((_, size_at)), Some((_, target_at))) = (m.address_size, m.target.first()) {
+            if size_at.offset < target_at.offset {
+                self.diags.push(Diag::error(
+                    size_at,
+                    "Missing .target directive at start of file".into(),
+                ));
+            }
+        }
         let _ = debug;
         if let Some((size, pos)) = m.address_size {
             if size != 64 {
@@ -286,6 +331,18 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// The version floor of a declaration's type: that of
+    /// [`Cx::uses_types`], but a `.shared` variable may be `.b128` under
+    /// any version (ptxas 13.5 takes `.shared .align 16 .b128 x[4]` under
+    /// 7.8, and refuses `.global`, `.const`, `.local`, `.reg` and `.param`
+    /// ones).
+    fn declares_type(&mut self, v: &VarDecl) {
+        if v.space != ".shared" {
+            let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+            self.uses_types(&v.ty, pos);
+        }
+    }
+
     /// Types with their own version floor (`.b128` needs 8.3).
     pub fn uses_types(&mut self, ty: &str, pos: Pos) {
         if ty == ".b128" {
@@ -294,7 +351,30 @@ impl<'a> Cx<'a> {
     }
 
     fn function(&mut self, f: &'a Function) {
-        for (d, _, pos) in &f.directives {
+        self.in_kernel = f.kind == FuncKind::Entry;
+        // ptxas 13.5: a cluster is sized one way (`Conflicting directives:
+        // .reqnctapercluster and .maxclusterrank cannot both be specified`).
+        let has = |name: &str| f.directives.iter().any(|(d, _, _)| d == name);
+        if has(".reqnctapercluster") && has(".maxclusterrank") {
+            self.error(
+                f.pos,
+                "Conflicting directives: .reqnctapercluster and .maxclusterrank cannot both be specified"
+                    .into(),
+            );
+        }
+        for (d, values, pos) in &f.directives {
+            // ptxas 13.5: thread counts, register counts and CTAs per SM are
+            // positive (`.maxntid 128, 0` is refused; cluster sizes may be 0).
+            let positive = matches!(
+                d.as_str(),
+                ".maxntid" | ".reqntid" | ".maxnreg" | ".minnctapersm"
+            );
+            if positive && values.contains(&0) {
+                self.error(
+                    *pos,
+                    format!("Positive non-zero value expected for {}", &d[1..]),
+                );
+            }
             if matches!(
                 d.as_str(),
                 ".reqnctapercluster" | ".explicitcluster" | ".maxclusterrank"
@@ -317,6 +397,11 @@ impl<'a> Cx<'a> {
         let n_rets = f.rets.len();
         for (k, p) in f.rets.iter().chain(&f.params).enumerate() {
             self.uses_types(&p.ty, p.pos);
+            self.storage_rules(&p.space, &p.ty, &p.name, p.pos);
+            // As on variables (`.ptr .global .align 3` included).
+            if p.align.is_some_and(|a| a <= 0 || a & (a - 1) != 0) {
+                self.error(p.pos, "Alignment must be a power of two".into());
+            }
             let sym = Sym {
                 space: p.space.clone(),
                 ty: p.ty.clone(),
@@ -324,6 +409,9 @@ impl<'a> Cx<'a> {
                 // functions alike; return parameters are written.
                 entry_param: k >= n_rets,
                 vector: false,
+                in_signature: true,
+                array: p.array,
+                align: p.align,
             };
             if top.exact.insert(p.name.clone(), Rc::new(sym)).is_some() {
                 self.error(
@@ -362,6 +450,9 @@ impl<'a> Cx<'a> {
     /// `.const`), never in `.shared`, `.local`, `.reg` or `.param`.
     fn decl_rules(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        for n in &v.names {
+            self.storage_rules(&v.space, &v.ty, &n.name, n.pos);
+        }
         if let Some(a) = v.align {
             if a <= 0 || a & (a - 1) != 0 {
                 self.error(pos, "Alignment must be a power of two".into());
@@ -390,9 +481,25 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// Which types a state space can hold: predicates live only in
+    /// registers, and `.f16x2` cannot be a `.param`.
+    fn storage_rules(&mut self, space: &str, ty: &str, name: &str, pos: Pos) {
+        if ty == ".pred" && space != ".reg" {
+            self.error(
+                pos,
+                format!("Predicate variable '{name}' must be in register state space"),
+            );
+        } else if ty == ".f16x2" && space == ".param" {
+            self.error(
+                pos,
+                format!("Variable '{name}' cannot be allocated in .param state space"),
+            );
+        }
+    }
+
     fn declare(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
-        self.uses_types(&v.ty, pos);
+        self.declares_type(v);
         self.decl_rules(v);
         if v.space == ".reg" && isa::type_info(&v.ty).is_none() {
             self.error(pos, format!("Unknown type '{}' for .reg declaration", v.ty));
@@ -407,6 +514,9 @@ impl<'a> Cx<'a> {
                 ty: v.ty.clone(),
                 entry_param: false,
                 vector: v.vector.is_some(),
+                in_signature: false,
+                array: elements(&n.array),
+                align: v.align,
             };
             let dup = match n.range {
                 Some(count) => scope

@@ -26,11 +26,21 @@ pub fn check_forms(cx: &mut Cx, i: &Inst) -> bool {
 
 fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
     unknown_qualified(i)
+        .or_else(|| repeated_modifier(i))
+        .or_else(|| crate::modifiers::illegal_modifier(i))
         .or_else(|| special_operands(i))
-        .or_else(|| result_register(i))
+        .or_else(|| result_register(cx, i))
         .or_else(|| type_count(i))
+        .or_else(|| mode_after_type(i))
+        .or_else(|| cvt_bit_types(i))
+        .or_else(|| proxy_kind(i))
+        .or_else(|| addresses(cx, i))
+        .or_else(|| mbarrier(cx, i))
+        .or_else(|| ftz_without_float(i))
         .or_else(|| type_legal(i))
+        .or_else(|| state_spaces(i))
         .or_else(|| fixed_modifiers(i))
+        .or_else(|| memory_order(i))
         .or_else(|| sync_aligned(i))
         .or_else(|| arithmetic(i))
         .or_else(|| compare(i))
@@ -44,7 +54,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
 /// `mov.b32 {%h1, %h2}, %r` and `mov.b64 %rd, {%r1, %r2}`: two or four
 /// elements that together are exactly as wide as the type.
 fn pack(cx: &Cx, i: &Inst) -> Option<String> {
-    if i.opcode != "mov" || i.operands.len() != 2 {
+    if i.opcode != "mov" || i.operands.len() != 2 || crate::ast::vector_width(&i.mods).is_some() {
         return None;
     }
     let (_, width) = i.mods.iter().rev().find_map(|m| isa::type_info(m))?;
@@ -80,6 +90,216 @@ fn unknown_qualified(i: &Inst) -> Option<String> {
             })
         })
         .map(|m| format!("Unknown modifier '{m}'"))
+}
+
+/// A modifier of [`isa::REFUSED_TWICE`] written twice, or two roundings.
+fn repeated_modifier(i: &Inst) -> Option<String> {
+    let count = |m: &str| i.mods.iter().filter(|x| *x == m).count();
+    if i.mods
+        .iter()
+        .filter(|m| isa::ROUNDINGS.contains(&m.as_str()))
+        .count()
+        > 1
+    {
+        return Some("Multiple rounding modifiers specified".into());
+    }
+    isa::REFUSED_TWICE
+        .iter()
+        .find(|m| count(m) > 1)
+        .map(|m| format!("Duplicate {m} modifier"))
+}
+
+/// The multiplication modes (`.lo`, `.hi`, `.wide`) come before the type:
+/// `mul.s32.lo` and `mad.s32.lo` are `Unexpected instruction types`,
+/// `mul.u32.wide` an `Unknown modifier '.wide'` (ptxas 13.5).
+fn mode_after_type(i: &Inst) -> Option<String> {
+    if !matches!(i.opcode.as_str(), "mul" | "mad" | "mul24" | "mad24") {
+        return None;
+    }
+    let first_type = i.mods.iter().position(|m| isa::is_type(m))?;
+    i.mods[first_type..]
+        .iter()
+        .any(|m| matches!(m.as_str(), ".lo" | ".hi" | ".wide"))
+        .then(|| format!("Unexpected instruction types specified for '{}'", i.opcode))
+}
+
+/// `cvt` converts between value types: no `.b8`...`.b64` on either side
+/// (`cvt.u32.b32`, `cvt.rn.f32.b32`: `Unexpected instruction types`,
+/// ptxas 13.5), except the third type of `cvt.pack`.
+fn cvt_bit_types(i: &Inst) -> Option<String> {
+    let bits = |m: &String| matches!(m.as_str(), ".b8" | ".b16" | ".b32" | ".b64" | ".b128");
+    // The 8-bit and 6-bit floats convert only in pairs (`.e4m3x2`).
+    let narrow_float = |m: &String| {
+        matches!(
+            m.as_str(),
+            ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0"
+        )
+    };
+    (i.opcode == "cvt"
+        && (!i.has(".pack") && i.mods.iter().any(bits) || i.mods.iter().any(narrow_float)))
+    .then(|| "Unexpected instruction types specified for 'cvt'".into())
+}
+
+/// Addresses ptxas 13.5 refuses whatever the types: an immediate address
+/// (`[48]`) outside `.local` (`ld.shared`, `ld.global`, generic `ld`,
+/// `ldmatrix`, `mbarrier`: `Immediate addresses allowed only for .local
+/// state space`), and `.param::func` in a kernel on anything but a call's
+/// `.param`. (A store to `.param` through a register is left alone: ptxas
+/// crashes on some, `st.param.u32 [%rd1], %r1` with `%rd1` never written,
+/// and assembles others, `st.param.f32 [%rd2+1028], %f12` after a `cvta`.)
+fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
+    for o in &i.operands {
+        let OpKind::Addr { base, extra, .. } = &o.kind else {
+            continue;
+        };
+        match base {
+            None if extra.is_empty() && !i.has(".local") => {
+                return Some("Immediate addresses allowed only for .local state space".into())
+            }
+            // In a kernel, `.param::func` reaches only the `.param`s of a
+            // call (`ld.param::func` of a kernel parameter, or through a
+            // register, is `Illegal state space for address operand`).
+            Some(b)
+                if cx.in_kernel
+                    && i.has(".param::func")
+                    && match cx.resolve(b) {
+                        Res::Reg(_) => true,
+                        Res::Var(s) => s.in_signature,
+                        _ => false,
+                    } =>
+            {
+                return Some(format!(
+                    "Illegal state space for address operand '::func' with instruction '{}'",
+                    i.opcode
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The operations of `tcgen05`, which ptxas 13.5 reads as part of the
+/// name: one, right after `tcgen05` (`tcgen05.cta_group::1.mma` and a bare
+/// `tcgen05` are `Not a name of any known instruction`; an operation word
+/// further on is an `Unknown modifier`).
+const TCGEN05_OPERATIONS: &[&str] = &[
+    ".alloc",
+    ".dealloc",
+    ".relinquish_alloc_permit",
+    ".ld",
+    ".st",
+    ".wait::ld",
+    ".wait::st",
+    ".cp",
+    ".shift",
+    ".mma",
+    ".commit",
+    ".fence::before_thread_sync",
+    ".fence::after_thread_sync",
+];
+
+fn tcgen05_operation(i: &Inst) -> Option<String> {
+    let is_op = |m: &String| TCGEN05_OPERATIONS.contains(&m.as_str());
+    match i.mods.split_first() {
+        Some((first, rest)) if is_op(first) => rest
+            .iter()
+            .find(|m| is_op(m) || *m == ".commit_group")
+            .map(|m| format!("Unknown modifier '{m}'")),
+        _ => Some("Not a name of any known instruction: 'tcgen05'".into()),
+    }
+}
+
+/// `mbarrier` (ptxas 13.5, measured on each operation): the type is `.b64`,
+/// the object is in shared memory (or a generic address), and each operation
+/// has its operand shape: `init [a], n`; `inval [a]`; `expect_tx` and
+/// `complete_tx` `[a], n`; `arrive` and `arrive_drop` `state, [a]{, n}`
+/// with a 64-bit state or `_`; `test_wait`/`try_wait` `p, [a], state` (and
+/// a time hint on `try_wait`), a `.parity` phase being 0 or 1;
+/// `pending_count` `count, state`.
+fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
+    if i.opcode != "mbarrier" {
+        return None;
+    }
+    let name = full_prefix(i, if i.has(".parity") { 2 } else { 1 });
+    let types: Vec<&String> = i.mods.iter().filter(|m| isa::is_type(m)).collect();
+    if types.len() != 1 || types[0] != ".b64" {
+        return Some(format!(
+            "Unexpected instruction types specified for '{name}'"
+        ));
+    }
+    if [".local", ".global", ".const", ".param"]
+        .iter()
+        .any(|s| i.has(s))
+    {
+        return Some(format!("State space incorrect for instruction '{name}'"));
+    }
+    let ops = &i.operands;
+    let addr = |k: usize| matches!(ops.get(k).map(|o| &o.kind), Some(OpKind::Addr { .. }));
+    let value = |k: usize| {
+        ops.get(k)
+            .is_some_and(|o| !matches!(o.kind, OpKind::Addr { .. }))
+    };
+    let reg_width = |k: usize| match ops.get(k).map(|o| &o.kind) {
+        Some(OpKind::Name { name, .. }) => match cx.resolve(name) {
+            Res::Reg(s) => isa::type_info(&s.ty),
+            _ => None,
+        },
+        _ => None,
+    };
+    let op = i.mods.first().map_or("", String::as_str);
+    let ok = match op {
+        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && value(1),
+        ".inval" => ops.len() == 1 && addr(0),
+        ".arrive" | ".arrive_drop" => {
+            let state_ok = matches!(ops.first().map(|o| &o.kind), Some(OpKind::Sink))
+                || reg_width(0).is_some_and(|(k, w)| k != Kind::Pred && w == 64);
+            (2..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || value(2))
+        }
+        ".test_wait" | ".try_wait" => {
+            let most = if op == ".try_wait" { 4 } else { 3 };
+            let phase_ok = match ops.get(2).map(|o| &o.kind) {
+                Some(OpKind::Int(n)) => !i.has(".parity") || matches!(n, 0 | 1),
+                _ => true,
+            };
+            if !phase_ok {
+                return Some(format!("Argument 2 of instruction '{name}' out of range"));
+            }
+            (3..=most).contains(&ops.len())
+                && reg_width(0).is_some_and(|(k, _)| k == Kind::Pred)
+                && addr(1)
+                && value(2)
+        }
+        ".pending_count" => ops.len() == 2 && value(0) && value(1),
+        _ => return Some("Not a name of any known instruction: 'mbarrier'".into()),
+    };
+    (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
+}
+
+/// `.ftz` flushes float subnormals: on an instruction whose every type is
+/// an integer, bit or predicate type it is `Illegal modifier '.ftz'`
+/// (`add.ftz.s32`, `setp.ne.ftz.b32`, `abs.ftz.s32`; ptxas 13.5). `cvt`
+/// is left out: its `.ftz` may concern the other side.
+fn ftz_without_float(i: &Inst) -> Option<String> {
+    if !i.has(".ftz") || i.opcode == "cvt" {
+        return None;
+    }
+    let kinds: Vec<Kind> = i
+        .mods
+        .iter()
+        .filter_map(|m| isa::type_info(m).map(|(k, _)| k))
+        .collect();
+    (!kinds.is_empty() && kinds.iter().all(|k| !k.is_float()))
+        .then(|| format!("Illegal modifier '.ftz' for instruction '{}'", i.opcode))
+}
+
+/// `fence.proxy` names its proxy kind (`fence.proxy.shared::cta` is
+/// `.proxykind modifier required`, ptxas 13.5): `.alias`, `.async...`,
+/// `.tensormap::generic`.
+fn proxy_kind(i: &Inst) -> Option<String> {
+    let kind = |m: &String| m == ".alias" || m.starts_with(".async") || m.starts_with(".tensormap");
+    (i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind))
+        .then(|| ".proxykind modifier required for instruction 'fence.proxy'".into())
 }
 
 /// Special registers are read-only, and only the vector ones (`%tid`,
@@ -146,6 +366,7 @@ const ONE_TYPE: &[&str] = &[
     "sqrt",
     "st",
     "sub",
+    "sad",
     "tanh",
     "testp",
     "xor",
@@ -193,6 +414,17 @@ fn type_legal(i: &Inst) -> Option<String> {
     let bad = || Some(format!("Unexpected instruction types specified for '{op}'"));
     let bits = kind == Kind::Bits;
     let int = matches!(kind, Kind::Signed | Kind::Unsigned);
+    if let Some(list) = types_of(i) {
+        return (!list.contains(&ty)).then(|| {
+            let name = match op {
+                "mul" | "mad" if i.has(".lo") || i.has(".hi") || i.has(".wide") => {
+                    full_prefix(i, 1)
+                }
+                _ => op.to_string(),
+            };
+            format!("Unexpected instruction types specified for '{name}'")
+        });
+    }
     let ok = match op {
         "and" | "or" | "xor" | "not" => kind == Kind::Pred || (bits && (16..=64).contains(&width)),
         "cnot" => bits && (16..=64).contains(&width),
@@ -208,6 +440,14 @@ fn type_legal(i: &Inst) -> Option<String> {
         "bfe" => matches!(ty, ".u32" | ".s32" | ".u64" | ".s64"),
         "bfi" => matches!(ty, ".b32" | ".b64"),
         "mul24" | "mad24" => matches!(ty, ".u32" | ".s32"),
+        "sad" => int,
+        "cvta" if kind == Kind::Signed && matches!(width, 32 | 64) => {
+            return Some(format!(
+                "Instruction '{}' requires .u32 or .u64 type",
+                if i.has(".to") { "cvta.to" } else { "cvta" }
+            ))
+        }
+        "cvta" => matches!(ty, ".u32" | ".u64"),
         "activemask" => ty == ".b32",
         "match" => matches!(ty, ".b32" | ".b64"),
         "nanosleep" if kind == Kind::Signed => {
@@ -226,6 +466,8 @@ fn type_legal(i: &Inst) -> Option<String> {
     };
     if ok {
         None
+    } else if op == "cvta" && i.has(".to") {
+        Some("Unexpected instruction types specified for 'cvta.to'".into())
     } else if matches!(op, "shf" | "mul24" | "mad24") {
         Some(format!(
             "Unexpected instruction types specified for '{}'",
@@ -234,6 +476,48 @@ fn type_legal(i: &Inst) -> Option<String> {
     } else {
         bad()
     }
+}
+
+/// Integer types of 16 to 64 bits, signed and unsigned.
+const INTS: &[&str] = &[".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+/// The half-precision float types, alone and in pairs.
+const HALVES: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2"];
+
+/// The types of the families whose every spelling ptxas 13.5 was asked
+/// with each type of `isa::type_info` in turn (measured on the spellings of
+/// kernelc's and nvcc's PTX, at their targets and at sm_100a/sm_120a): `add`
+/// takes no `.bN` and no 8-bit type, `mul.wide` only 16 and 32 bits, loads
+/// and stores no half or packed float, `mov` no 8-bit type. `None` for the
+/// families judged elsewhere (or not at all).
+fn types_of(i: &Inst) -> Option<Vec<&'static str>> {
+    let floats: &[&str] = &[".f32", ".f64"];
+    let bits: &[&str] = &[".b16", ".b32", ".b64"];
+    let memory: &[&str] = &[
+        ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16",
+        ".s32", ".s64", ".f32", ".f64",
+    ];
+    let join = |parts: &[&[&'static str]]| parts.concat();
+    let half_modes = i.has(".lo") || i.has(".hi");
+    Some(match i.opcode.as_str() {
+        "add" | "sub" if !i.has(".cc") => join(&[INTS, HALVES, floats, &[".f32x2"]]),
+        "mul" | "mad" if i.has(".wide") => vec![".u16", ".u32", ".s16", ".s32"],
+        "mul" | "mad" if half_modes => INTS.to_vec(),
+        "mul" => join(&[HALVES, floats, &[".f32x2"]]),
+        "mad" => floats.to_vec(),
+        "div" => join(&[INTS, floats]),
+        "setp" => join(&[bits, INTS, HALVES, floats]),
+        "selp" => join(&[bits, INTS, floats]),
+        "mov" if !i.mods.iter().any(|m| m.starts_with(".v")) => {
+            join(&[bits, &[".b128", ".pred"], INTS, floats])
+        }
+        "ld" | "st" | "ldu" if !i.has(".async") => memory.to_vec(),
+        "rcp" | "sqrt" | "rsqrt" => floats.to_vec(),
+        "ex2" | "tanh" => join(&[&[".f32"], HALVES]),
+        "lg2" | "sin" | "cos" => vec![".f32"],
+        "fma" => join(&[HALVES, floats, &[".f32x2"]]),
+        "setmaxnreg" => vec![".u32"],
+        _ => return None,
+    })
 }
 
 /// `redux.sync`: bitwise operations on `.b32`, arithmetic on `.u32`/`.s32`
@@ -310,20 +594,86 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             "Clamp modifier required for instruction '{}'",
             i.opcode
         )),
-        "ld" | "ldu" if i.has(".release") => Some(format!(
-            "Illegal modifier '.release' for instruction '{}'",
+        // `cp` exists only as `cp.async...` and `cp.reduce.async...`, and
+        // `tcgen05` only with an operation (`tcgen05;` is no instruction).
+        "cp" if !i.has(".async") => Some("Not a name of any known instruction: 'cp'".into()),
+        "tcgen05" => tcgen05_operation(i),
+        // `wgmma` names its operation first (`wgmma.col.sync.aligned` is
+        // `Not a name of any known instruction: 'wgmma'`).
+        "wgmma"
+            if !i.mods.first().is_some_and(|m| {
+                matches!(
+                    m.as_str(),
+                    ".fence" | ".commit_group" | ".wait_group" | ".mma_async"
+                )
+            }) =>
+        {
+            Some("Not a name of any known instruction: 'wgmma'".into())
+        }
+        op if isa::untyped(op, &i.mods) && i.mods.iter().any(|m| isa::is_type(m)) => {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        // `.to` comes right after `cvta` (`cvta.global.to.u64`: `Unknown
+        // modifier '.to'`).
+        "cvta" if i.has(".to") && i.mods.first().is_some_and(|m| m != ".to") => {
+            Some("Unknown modifier '.to'".into())
+        }
+        // `cp.async.ca/cg` copies global memory to shared memory.
+        "cp" if !i.has(".bulk")
+            && i.has(".async")
+            && [".const", ".local", ".param"].iter().any(|s| i.has(s)) =>
+        {
+            Some("State space incorrect for instruction 'cp.async'".into())
+        }
+        // `bar.warp.sync`: `.warp` right after the opcode.
+        "bar" | "barrier" if i.has(".warp") && i.mods.first().is_some_and(|m| m != ".warp") => {
+            Some("Unknown modifier '.warp'".into())
+        }
+        // `st.async` to shared::cluster memory (its default) completes on
+        // an mbarrier, named (`.mbarrier::complete_tx::bytes`); `red.async`
+        // names its order (`.relaxed` or `.release`). ptxas 13.5.
+        "st" if i.has(".async")
+            && !i.has(".global")
+            && !i.mods.iter().any(|m| m.starts_with(".mbarrier::")) =>
+        {
+            Some(
+                "Modifier '.shared::cluster' requires modifier '.completion_mechanism' for instruction 'st.async'"
+                    .into(),
+            )
+        }
+        "red" if i.has(".async") && !i.has(".relaxed") && !i.has(".release") => {
+            Some("order modifier required for instruction 'red.async'".into())
+        }
+        "setmaxnreg" if !i.has(".inc") && !i.has(".dec") => {
+            Some("Not a name of any known instruction: 'setmaxnreg'".into())
+        }
+        // `call` takes `.uni` and nothing else (`call.max`, `call.down`).
+        "call" => i
+            .mods
+            .iter()
+            .find(|m| *m != ".uni")
+            .map(|m| format!("Illegal modifier '{m}' for instruction 'call'")),
+        "setmaxnreg" if i.operands.len() != 1 => Some(format!(
+            "Arguments mismatch for instruction '{}'",
+            full_prefix(i, 1)
+        )),
+        // `cp.async.ca/cg` names both spaces (`cp.async.cg.shared` is
+        // `Unexpected number of state spaces`).
+        "cp" if (i.has(".ca") || i.has(".cg"))
+            && !i.has(".bulk")
+            && i.mods.iter().filter(|m| isa::is_space(m)).count() < 2 =>
+        {
+            Some("Unexpected number of state spaces specified in instruction 'cp.async'".into())
+        }
+        "membar" if !i.operands.is_empty() => {
+            Some("Arguments mismatch for instruction 'membar'".into())
+        }
+        "ld" | "st" if i.has(".tex") => Some(format!(
+            "State space incorrect for instruction '{}'",
             i.opcode
         )),
-        "st" if i.has(".acquire") => {
-            Some("Illegal modifier '.acquire' for instruction 'st'".into())
-        }
-        "ld" | "st"
-            if i.has(".volatile")
-                && [".relaxed", ".acquire", ".release", ".weak"]
-                    .iter()
-                    .any(|m| i.has(m)) =>
-        {
-            Some("Duplicate .relaxed modifier".into())
+        "ldu" if i.has(".release") => {
+            Some("Illegal modifier '.release' for instruction 'ldu'".into())
         }
         "match" | "redux" if !i.has(".sync") => Some(format!(
             ".sync modifier required for instruction '{}'",
@@ -361,6 +711,129 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// At most one state space on the instructions that name one
+/// (`ld.global.shared`, `cvta.to.global.shared`: `Unexpected number of state
+/// spaces`); copies (`cp.async.ca.shared.global`) name two.
+fn state_spaces(i: &Inst) -> Option<String> {
+    if !matches!(
+        i.opcode.as_str(),
+        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu"
+    ) {
+        return None;
+    }
+    let spaces = i.mods.iter().filter(|m| isa::is_space(m)).count();
+    (spaces > 1).then(|| {
+        let name = match i.opcode.as_str() {
+            "cvta" if i.has(".to") => "cvta.to".to_string(),
+            op => op.to_string(),
+        };
+        format!("Unexpected number of state spaces specified in instruction '{name}'")
+    })
+}
+
+/// The memory-ordering and cache qualifiers of `ld` and `st` (each rule
+/// measured with ptxas 13.5, the messages its own): one order at most, one
+/// scope at most, a scope exactly with `.relaxed`/`.acquire`/`.release`
+/// (`.acquire` only on loads, `.release` only on stores), orders only on
+/// the spaces [`isa::order_allows_space`] gives, no order with `.nc` or a
+/// cache operator, and `.mmio` only as `.mmio.relaxed.sys` on a scalar
+/// global access.
+fn memory_order(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if !matches!(op, "ld" | "st") || i.has(".async") {
+        return None;
+    }
+    let space = i
+        .mods
+        .iter()
+        .find(|m| isa::is_space(m))
+        .map_or("", String::as_str);
+    let orders: Vec<&str> = i
+        .mods
+        .iter()
+        .map(String::as_str)
+        .filter(|m| isa::MEMORY_ORDERS.contains(m))
+        .collect();
+    let scopes: Vec<&str> = i
+        .mods
+        .iter()
+        .map(String::as_str)
+        .filter(|m| isa::SCOPES.contains(m))
+        .collect();
+    if let Some(second) = orders.get(1) {
+        return Some(format!("Duplicate {second} modifier"));
+    }
+    if scopes.len() > 1 {
+        return Some("Multiple scope modifiers specified".into());
+    }
+    let order = orders.first().copied();
+    let illegal = match op {
+        "ld" => ".release",
+        _ => ".acquire",
+    };
+    if order == Some(illegal) {
+        return Some(format!(
+            "Illegal modifier '{illegal}' for instruction '{op}'"
+        ));
+    }
+    let scoped = matches!(order, Some(".relaxed" | ".acquire" | ".release"));
+    if i.has(".mmio") {
+        if !scoped {
+            return Some(format!(
+                "Modifier '.mmio' requires modifier '.relaxed or .acquire' for instruction '{op}'"
+            ));
+        }
+        if let Some(scope) = scopes.first().filter(|s| **s != ".sys") {
+            return Some(format!(
+                "Modifier '.mmio' cannot be combined with modifier '{scope}'"
+            ));
+        }
+    }
+    match (scoped, scopes.first()) {
+        (true, None) => {
+            let order = order.unwrap_or("");
+            return Some(format!(
+                "Modifier '{order}' requires scope with '{op}' instruction"
+            ));
+        }
+        (false, Some(scope)) => {
+            return Some(format!(
+                "Modifier '{scope}' requires memory order with '{op}' instruction"
+            ))
+        }
+        _ => {}
+    }
+    for q in order.into_iter().chain(i.has(".mmio").then_some(".mmio")) {
+        if !isa::order_allows_space(q, space) {
+            return Some(format!(
+                "Modifier '{q}' cannot be applied to '{space}' space"
+            ));
+        }
+    }
+    if let (true, Some(v)) = (i.has(".mmio"), i.mods.iter().find(|m| m.starts_with(".v"))) {
+        return Some(format!(
+            "Modifier '.mmio' cannot be combined with modifier '{v}'"
+        ));
+    }
+    let cache_ops = if op == "ld" {
+        isa::LOAD_CACHE_OPS
+    } else {
+        isa::STORE_CACHE_OPS
+    };
+    if let Some(order) = order.filter(|o| *o != ".weak" || i.has(".nc")) {
+        if let Some(c) = i
+            .mods
+            .iter()
+            .find(|m| m.as_str() == ".nc" || cache_ops.contains(&m.as_str()))
+        {
+            return Some(format!(
+                "Modifier '{order}' cannot be combined with modifier '{c}'"
+            ));
+        }
+    }
+    None
 }
 
 /// Instructions whose first operand is written: it must be a register
@@ -434,7 +907,7 @@ const WRITES_FIRST: &[&str] = &[
     "xor",
 ];
 
-fn result_register(i: &Inst) -> Option<String> {
+fn result_register(cx: &Cx, i: &Inst) -> Option<String> {
     let op = i.opcode.as_str();
     if !WRITES_FIRST.contains(&op) {
         return None;
@@ -442,6 +915,16 @@ fn result_register(i: &Inst) -> Option<String> {
     match i.operands.first().map(|o| &o.kind) {
         Some(OpKind::Int(_) | OpKind::Float(_)) => {
             Some(format!("Result register required for instruction '{op}'"))
+        }
+        Some(OpKind::SymOffset(..)) => Some(format!(
+            "Argument 0 of instruction '{op}': must be register"
+        )),
+        Some(OpKind::Name { name, .. })
+            if matches!(cx.resolve(name), Res::Var(_) | Res::Func(_)) =>
+        {
+            Some(format!(
+                "Argument 0 of instruction '{op}': must be register"
+            ))
         }
         _ => None,
     }
@@ -525,6 +1008,14 @@ fn arithmetic(i: &Inst) -> Option<String> {
         return None;
     }
     let rnd = ROUNDING.iter().any(|r| i.has(r));
+    // The integer roundings of `cvt` (`.rni`...) belong to no arithmetic.
+    let int_rounding = [".rni", ".rzi", ".rmi", ".rpi"].iter().any(|r| i.has(r));
+    if int_rounding && !matches!(op, "cvt" | "cvta") {
+        return Some(format!("Illegal rounding modifier for instruction '{op}'"));
+    }
+    if matches!(op, "add" | "sub") && int && i.has(".sat") && ty != ".s32" {
+        return Some(format!("Modifier '.sat' does not apply to '{ty}' type"));
+    }
     let approx = i.has(".approx");
     let lohi = [".lo", ".hi", ".wide"].into_iter().find(|m| i.has(m));
     let illegal = |m: &str| Some(format!("Illegal modifier '{m}' for instruction '{op}'"));
@@ -575,6 +1066,9 @@ fn arithmetic(i: &Inst) -> Option<String> {
             if int {
                 if approx {
                     return illegal(".approx");
+                }
+                if i.has(".full") {
+                    return illegal(".full");
                 }
                 return if rnd { bad_rounding() } else { None };
             }
@@ -656,12 +1150,16 @@ fn compare(i: &Inst) -> Option<String> {
         return Some("Unexpected instruction types specified for 'selp'".into());
     }
     if op != "setp" {
-        return None;
+        return comparison_elsewhere(i);
     }
-    let cmp = i.mods.iter().find(|m| {
+    let is_cmp = |m: &&String| {
         let m = m.as_str();
         CMP_SIGNED.contains(&m) || CMP_UNSIGNED_ONLY.contains(&m) || CMP_FLOAT_ONLY.contains(&m)
-    });
+    };
+    if i.mods.iter().filter(is_cmp).count() > 1 {
+        return Some("Multiple comparisons set".into());
+    }
+    let cmp = i.mods.iter().find(is_cmp);
     let Some(cmp) = cmp else {
         return Some("Comparison modifier required for instruction 'setp'".into());
     };
@@ -671,7 +1169,7 @@ fn compare(i: &Inst) -> Option<String> {
     }
     let c = cmp.as_str();
     let ok = match kind {
-        Kind::Float => CMP_SIGNED.contains(&c) || CMP_FLOAT_ONLY.contains(&c),
+        Kind::Float | Kind::Half => CMP_SIGNED.contains(&c) || CMP_FLOAT_ONLY.contains(&c),
         Kind::Unsigned => CMP_SIGNED.contains(&c) || CMP_UNSIGNED_ONLY.contains(&c),
         Kind::Signed => CMP_SIGNED.contains(&c),
         Kind::Bits => matches!(c, ".eq" | ".ne"),
@@ -686,6 +1184,23 @@ fn compare(i: &Inst) -> Option<String> {
         (false, 4) => Some("Boolean operation is required for instruction 'setp'".into()),
         _ => None,
     }
+}
+
+/// A comparison qualifier on an instruction that compares nothing (`sad.lt`,
+/// `add.eq`): ptxas refuses it on every one but `setp`, `set` and the video
+/// `vset` family. `.lo` and `.hi` are also the half-selectors of `mul`,
+/// `mad` and their relatives, where they are not comparisons.
+fn comparison_elsewhere(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if matches!(op, "set" | "vset" | "vset2" | "vset4") {
+        return None;
+    }
+    let halves = matches!(op, "mul" | "mad" | "madc" | "mul24" | "mad24" | "dp2a");
+    let compares = i.mods.iter().map(String::as_str).any(|m| {
+        (CMP_SIGNED.contains(&m) || CMP_UNSIGNED_ONLY.contains(&m) || CMP_FLOAT_ONLY.contains(&m))
+            && !(halves && matches!(m, ".lo" | ".hi"))
+    });
+    compares.then(|| format!("Comparison qualifier is not allowed for instruction '{op}'"))
 }
 
 /// `shfl.sync` and `vote.sync`: mode, type and operand count.
@@ -717,6 +1232,9 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             None
         }
         "vote" => {
+            if ![".any", ".all", ".uni", ".ballot"].iter().any(|m| i.has(m)) {
+                return Some(".mode modifier required for instruction 'vote'".into());
+            }
             if i.has(".ballot") && ty != ".b32" {
                 return Some("Unexpected instruction types specified for 'vote'".into());
             }
@@ -763,6 +1281,24 @@ fn barrier(i: &Inst) -> Option<String> {
         }
         return None;
     }
+    if i.opcode == "bar" && i.has(".aligned") {
+        return Some("Illegal modifier '.aligned' for instruction 'bar'".into());
+    }
+    // Every .version and target: a bare `bar 0;` or `barrier 0;` names no
+    // operation (`.sync`, `.arrive` or `.red`).
+    if ![".sync", ".arrive", ".red"].iter().any(|m| i.has(m)) {
+        return Some(format!(
+            "Barrier modifier required for instruction '{}'",
+            i.opcode
+        ));
+    }
+    // Barrier numbers and thread counts are integers (`bar.sync 1.5`).
+    if i.operands
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Float(_)))
+    {
+        return Some(format!("Arguments mismatch for instruction '{}'", i.opcode));
+    }
     let red = i.has(".red");
     let (id_at, count_at) = if red { (1, 2) } else { (0, 1) };
     if i.has(".arrive") && i.operands.len() != 2 {
@@ -772,9 +1308,13 @@ fn barrier(i: &Inst) -> Option<String> {
         ));
     }
     if let Some(OpKind::Int(n)) = i.operands.get(id_at).map(|o| &o.kind) {
-        if !(0..=15).contains(n) {
+        // ptxas 13.5 keeps an immediate in 64 bits but judges the barrier
+        // by its low 32 (`bar.sync 4294967311` is barrier 15 and
+        // assembles), and names it unsigned (`-1` is 18446744073709551615).
+        let bits = *n as u64;
+        if bits as u32 > 15 {
             return Some(format!(
-                "Barrier number '{n}' out of range, expected to be in range [0..15]"
+                "Barrier number '{bits}' out of range, expected to be in range [0..15]"
             ));
         }
     }

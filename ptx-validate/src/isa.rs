@@ -20,8 +20,12 @@ pub struct Target {
 }
 
 impl Target {
+    /// Reads `sm_90a`, or `compute_90a`, which ptxas 13.5 takes as the
+    /// same target (the same features, versions and `-arch` checks).
     pub fn parse(s: &str) -> Option<Target> {
-        let rest = s.strip_prefix("sm_")?;
+        let rest = s
+            .strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))?;
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
         let suffix = rest[digits.len()..].to_string();
         if !(suffix.is_empty() || suffix == "a" || suffix == "f") {
@@ -74,7 +78,18 @@ pub enum Kind {
     Unsigned,
     Signed,
     Float,
+    /// The half-precision floats, alone or in pairs (`.f16`, `.bf16`,
+    /// `.f16x2`, `.bf16x2`): they live in bit registers and take no
+    /// immediate, so they fit fewer operands than the other floats.
+    Half,
     Pred,
+}
+
+impl Kind {
+    /// A float of any width, the half-precision ones included.
+    pub fn is_float(self) -> bool {
+        matches!(self, Kind::Float | Kind::Half)
+    }
 }
 
 /// Kind and width in bits of a type spelled with its dot, e.g. `.f16x2`.
@@ -94,8 +109,9 @@ pub fn type_info(t: &str) -> Option<(Kind, u32)> {
         ".s16" => (Kind::Signed, 16),
         ".s32" => (Kind::Signed, 32),
         ".s64" => (Kind::Signed, 64),
-        ".f16" | ".bf16" => (Kind::Float, 16),
-        ".f16x2" | ".bf16x2" | ".f32" | ".tf32" => (Kind::Float, 32),
+        ".f16" | ".bf16" => (Kind::Half, 16),
+        ".f16x2" | ".bf16x2" => (Kind::Half, 32),
+        ".f32" | ".tf32" => (Kind::Float, 32),
         ".f64" | ".f32x2" => (Kind::Float, 64),
         ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0" => (Kind::Bits, 8),
         ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" => (Kind::Bits, 16),
@@ -108,13 +124,49 @@ pub fn is_type(t: &str) -> bool {
     type_info(t).is_some()
 }
 
+/// The families on which ptxas 13.5 ignores a `.pred` written beside the
+/// instruction's type (`add.pred.f32`, `setp.ge.s32.pred` assemble as if it
+/// were not there; `mov.u32.pred`, `and.b32.pred`, `ld.global.u32.pred` are
+/// `Unexpected instruction types`). `mul` ignores it only without
+/// `.lo`/`.hi`/`.wide` (measured on one spelling of every family).
+pub fn ignores_extra_pred(opcode: &str, mods: &[String]) -> bool {
+    let has = |m: &str| mods.iter().any(|x| x == m);
+    match opcode {
+        "abs" | "add" | "sub" | "atom" | "red" | "cos" | "sin" | "ex2" | "lg2" | "tanh"
+        | "rsqrt" | "rcp" | "sqrt" | "fma" | "max" | "min" | "neg" | "cvt" | "setp" => true,
+        "mul" => !(has(".lo") || has(".hi") || has(".wide")),
+        _ => false,
+    }
+}
+
+/// Whether a variable may be declared with type `t`: `Some(true)` for the
+/// storage types, `Some(false)` for the 8-bit float and `.f32x2` types
+/// (`Type .e4m3 may only be used as an instruction type`), `None` for the
+/// rest (`.bf16`, `.tf32` and unknown words are syntax errors to ptxas
+/// 13.5 in any declaration).
+pub fn declared_type(t: &str) -> Option<bool> {
+    match t {
+        ".bf16" | ".bf16x2" | ".tf32" => None,
+        ".texref" | ".samplerref" | ".surfref" => Some(true),
+        ".f32x2" => Some(false),
+        _ => match type_info(t)? {
+            (Kind::Bits, 8 | 16 | 32) if t.starts_with(".e") || t.starts_with(".ue") => Some(false),
+            _ => Some(true),
+        },
+    }
+}
+
 /// How a register may relate to the instruction's type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Fit {
     /// Same width (ALU operands).
     Exact,
-    /// The register may be wider (load destinations, store sources).
+    /// The register may be wider, if it is not a float (`cvt` operands).
     Wider,
+    /// Load destinations and store sources: any register at least as wide
+    /// as the type, a float one only for a `.bN` type (`ld.global.b16 %f1`
+    /// and `st.b32 [a], %fd1` assemble, `st.u16 [a], %f1` does not).
+    Memory,
 }
 
 /// The relaxed rules ptxas applies: `.bN` fits every type of its width;
@@ -127,6 +179,19 @@ pub fn fits(inst: (Kind, u32), reg: (Kind, u32), fit: Fit) -> bool {
     if ik == Kind::Pred || rk == Kind::Pred {
         return ik == rk;
     }
+    // ptxas 13.5: a half-precision operation takes bit registers or
+    // registers of its own type, never `.f32` or integer ones
+    // (`add.f16x2 %f1, ...` is `Arguments mismatch`); a half register
+    // passes as bits, and as a 32-bit integer (`add.u32 %r1, %h2x2, ...`
+    // assembles, `add.u16` with an `.f16` register does not).
+    if ik == Kind::Half || rk == Kind::Half {
+        let ok = match (ik, rk) {
+            (Kind::Half, Kind::Half | Kind::Bits) | (Kind::Bits, Kind::Half) => true,
+            (Kind::Unsigned | Kind::Signed, Kind::Half) => rw == 32,
+            _ => false,
+        };
+        return ok && (iw == rw || (fit != Fit::Exact && rw > iw && rk != Kind::Half));
+    }
     let kinds_ok = ik == Kind::Bits
         || rk == Kind::Bits
         || ik == rk
@@ -138,6 +203,7 @@ pub fn fits(inst: (Kind, u32), reg: (Kind, u32), fit: Fit) -> bool {
     match fit {
         Fit::Exact => iw == rw,
         Fit::Wider => iw == rw || (rw > iw && rk != Kind::Float),
+        Fit::Memory => iw == rw || (rw > iw && (rk != Kind::Float || ik == Kind::Bits)),
     }
 }
 
@@ -229,6 +295,164 @@ pub const MATRIX_B8_TARGETS: &[&str] = &[
 ];
 /// `redux.sync` on `.f32`.
 pub const REDUX_F32_TARGETS: &[&str] = &["sm_100a", "sm_100f", "sm_103a", "sm_103f"];
+
+/// Directive words that end an instruction for ptxas's parser: written as a
+/// modifier (`add.entry.s32`, `ld.align.u32`), each is a syntax error on
+/// every instruction (measured on every family of kernelc's and nvcc's PTX).
+pub const DIRECTIVE_WORDS: &[&str] = &[
+    ".address_size",
+    ".align",
+    ".attribute",
+    ".blocksareclusters",
+    ".callprototype",
+    ".common",
+    ".entry",
+    ".explicitcluster",
+    ".extern",
+    ".file",
+    ".func",
+    ".loc",
+    ".maxclusterrank",
+    ".maxnctapersm",
+    ".maxnreg",
+    ".maxntid",
+    ".minnctapersm",
+    ".noreturn",
+    ".pragma",
+    ".ptr",
+    ".reg",
+    ".reqnctapercluster",
+    ".reqntid",
+    ".section",
+    ".target",
+    ".unified",
+    ".visible",
+];
+
+/// Whether an instruction takes no type at all: `ret.u8`, `bra.u32`,
+/// `membar.gl.u32`, `bar.sync.u32`, `elect.sync.b32`, `isspacep.global.u64`
+/// are `Unexpected instruction types` to ptxas 13.5 (measured on each
+/// family). `bar.red` has a type (`bar.red.popc.u32`), and so does the rest
+/// of `wgmma` and `cp.async`.
+pub fn untyped(opcode: &str, mods: &[String]) -> bool {
+    let has = |m: &str| mods.iter().any(|x| x == m);
+    match opcode {
+        "ret" | "exit" | "bra" | "brx" | "call" | "membar" | "fence" | "trap" | "brkpt"
+        | "griddepcontrol" | "pmevent" | "elect" | "isspacep" => true,
+        "bar" | "barrier" => !has(".red"),
+        "wgmma" => has(".fence") || has(".commit_group") || has(".wait_group"),
+        "cp" => has(".commit_group") || has(".wait_group") || has(".wait_all"),
+        _ => false,
+    }
+}
+
+/// Modifiers that ptxas 13.5 refuses when written twice on one instruction
+/// (`abs.ftz.ftz`: `Duplicate .ftz modifier`, `membar.gl.gl`: `Multiple
+/// scope modifiers specified`, `shf.l.wrap.wrap`: `Multiple clamp
+/// modifiers`, ...; measured one by one). Not every repeat is an error:
+/// `add.sat.sat`, `div.approx.approx`, `add.cc.cc`, `max.NaN.NaN` and
+/// `bar.sync.sync` assemble, and `.row.row` is a matrix layout pair.
+pub const REFUSED_TWICE: &[&str] = &[
+    ".ftz",
+    ".full",
+    ".lo",
+    ".hi",
+    ".wide",
+    ".nc",
+    ".volatile",
+    ".aligned",
+    ".up",
+    ".down",
+    ".bfly",
+    ".idx",
+    ".all",
+    ".any",
+    ".ballot",
+    ".wb",
+    ".wt",
+    ".ca",
+    ".cg",
+    ".cs",
+    ".lu",
+    ".cv",
+    ".add",
+    ".min",
+    ".max",
+    ".inc",
+    ".dec",
+    ".and",
+    ".or",
+    ".xor",
+    ".exch",
+    ".cas",
+    ".gl",
+    ".cta",
+    ".gpu",
+    ".sys",
+    ".cluster",
+    ".sc",
+    ".l",
+    ".r",
+    ".wrap",
+    ".clamp",
+    ".expect_tx",
+    ".x4",
+];
+
+/// The float and integer roundings: ptxas 13.5 takes at most one of them
+/// on an instruction, the same one twice included (`add.rn.rn.f32`,
+/// `cvt.rni.rzi.f32.f32`: `Multiple rounding modifiers specified`).
+pub const ROUNDINGS: &[&str] = &[
+    ".rn", ".rz", ".rm", ".rp", ".rna", ".rs", ".rni", ".rzi", ".rmi", ".rpi",
+];
+
+/// The memory-ordering qualifiers of `ld`/`st`, at most one per access
+/// (`.volatile` counts as `.relaxed.sys`, so `ld.volatile.relaxed.gpu` is
+/// `Duplicate .relaxed modifier`).
+pub const MEMORY_ORDERS: &[&str] = &[".weak", ".volatile", ".relaxed", ".acquire", ".release"];
+
+/// The scopes of a memory order, atomic or fence.
+pub const SCOPES: &[&str] = &[".cta", ".cluster", ".gpu", ".sys"];
+
+/// The cache operators of `ld` and of `st`.
+pub const LOAD_CACHE_OPS: &[&str] = &[".ca", ".cg", ".cs", ".lu", ".cv"];
+pub const STORE_CACHE_OPS: &[&str] = &[".wb", ".cg", ".cs", ".wt"];
+
+/// Whether `ld`/`st` may carry memory-ordering qualifier `order` on
+/// `space` (with its dot; empty for generic). ptxas 13.5, every target and
+/// `.version`: `.relaxed`, `.acquire`, `.release` and `.mmio` only where
+/// other threads can see the memory (`Modifier '.relaxed' cannot be applied
+/// to '.local' space`, and to `.const` and `.param`); `.volatile` also on
+/// `.local` (from PTX ISA 9.1, [`VOLATILE_LOCAL`]) but never on `.const` or
+/// `.param`; `.mmio` only on global memory (generic or `.global`); `.weak`
+/// everywhere.
+pub fn order_allows_space(order: &str, space: &str) -> bool {
+    let private = matches!(space, ".local" | ".const" | ".param");
+    match order {
+        ".weak" => true,
+        ".volatile" => !matches!(space, ".const" | ".param"),
+        ".mmio" => matches!(space, "" | ".global"),
+        _ => !private,
+    }
+}
+
+/// `ld.volatile.local`/`st.volatile.local`: ptxas 13.5 takes them from PTX
+/// ISA 9.1 on every target (`Feature 'ld/st with .local.volatile' requires
+/// PTX ISA .version 9.1 or later`, swept over sm_75..sm_121, every type and
+/// vector width). kernelc's backend keeps the same fact in
+/// `target::VOLATILE_LOCAL_VERSION`.
+pub const VOLATILE_LOCAL: Need = Need::new(0, (9, 1));
+
+/// `.mmio` loads and stores (`ld.mmio.relaxed.sys`): PTX ISA 8.2 on every
+/// target (ptxas 13.5: `Feature '.mmio' requires PTX ISA .version 8.2`);
+/// `.mmio.acquire` needs 9.3.
+pub const MMIO: Need = Need::new(0, (8, 2));
+pub const MMIO_ACQUIRE: Need = Need::new(0, (9, 3));
+
+/// Loads and stores of 256 bits (`.v8.b32`, `.v4.b64`): sm_100 and PTX ISA
+/// 8.8, in global memory only (`global state space expected for feature
+/// '256 bit wide load/store'` on every other space, generic excepted).
+pub const WIDE_256: Need = Need::new(100, (8, 8));
 
 /// The state spaces an address may name, with their dots.
 pub fn is_space(m: &str) -> bool {

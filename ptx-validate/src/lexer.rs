@@ -139,7 +139,7 @@ pub fn lex(src: &str) -> Vec<Token> {
                 i += 1;
             }
             Tok::Str(s)
-        } else if b",;:{}[]()+-@!<>|=*_".contains(&c) {
+        } else if b",;:{}[]()+-@!<>|=*_~^&/?".contains(&c) {
             i += 1;
             Tok::Punct(c as char)
         } else {
@@ -194,11 +194,32 @@ fn lex_number(src: &str, start: usize) -> (Tok, usize) {
         }
         return (Tok::Int(v.min(i128::MAX as u128) as i128), e);
     }
+    // `0b101` is binary and `017` octal (`08` is `0` then `8`, which
+    // ptxas's parser refuses).
+    let radix = match (b[i], b.get(i + 1)) {
+        (b'0', Some(b'b' | b'B')) if b.get(i + 2).is_some_and(|d| matches!(d, b'0' | b'1')) => 2,
+        (b'0', Some(d)) if d.is_ascii_digit() => 8,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits_start = if radix == 2 { i + 2 } else { i + 1 };
+        let mut end = digits_start;
+        while end < b.len() && (b[end] as char).is_digit(radix) {
+            end += 1;
+        }
+        let v = u128::from_str_radix(&src[digits_start..end], radix).unwrap_or(u128::MAX);
+        if matches!(b.get(end), Some(b'U' | b'u')) {
+            end += 1;
+        }
+        return (Tok::Int(v.min(i128::MAX as u128) as i128), end);
+    }
     while i < b.len() && b[i].is_ascii_digit() {
         i += 1;
     }
     let mut is_float = false;
-    if i < b.len() && b[i] == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()) {
+    // Digits and a dot are a float to ptxas even with nothing after the
+    // dot (`5.`), so `.align 2.b8` is a syntax error near `2.`.
+    if i < b.len() && b[i] == b'.' {
         is_float = true;
         i += 1;
         while i < b.len() && b[i].is_ascii_digit() {
@@ -230,6 +251,63 @@ fn lex_number(src: &str, start: usize) -> (Tok, usize) {
         i += 1;
     }
     (Tok::Int(v.min(i128::MAX as u128) as i128), i)
+}
+
+/// Whether ptxas refuses the integer literal at the start of `text` with
+/// `Constant overflow`. Its reader keeps 64 bits and wraps, but before
+/// taking each further digit it checks the value so far: if the top bit
+/// (bit 63) is set, the literal overflows. So `0x7FFFFFFFFFFFFFFFF` (the
+/// last digit read onto `0x7FF..F`) and `18446744073709551616` (2^64, read
+/// onto 1844674407370955161) pass, while `0x80000000000000000` and
+/// `92233720368547758080` do not; a value that wraps to a small number
+/// (`0x100000000000000000`) passes again. (Measured with ptxas 13.5 on
+/// decimal, hex and octal literals around each boundary.)
+pub fn int_literal_overflows(text: &str) -> bool {
+    let b = text.as_bytes();
+    let (base, digits) = match b {
+        [b'0', b'x' | b'X', rest @ ..] => (16, rest),
+        [b'0', b'b' | b'B', rest @ ..] => (2, rest),
+        [b'0', rest @ ..] if rest.first().is_some_and(u8::is_ascii_digit) => (8, rest),
+        _ => (10, b),
+    };
+    let mut value: u64 = 0;
+    let mut first = true;
+    for &d in digits {
+        let Some(digit) = (d as char).to_digit(base) else {
+            break;
+        };
+        if !first && value >> 63 != 0 {
+            return true;
+        }
+        first = false;
+        value = value
+            .wrapping_mul(u64::from(base))
+            .wrapping_add(u64::from(digit));
+    }
+    false
+}
+
+/// Whether ptxas refuses the decimal float literal at the start of `text`
+/// with `Constant overflow`: it reads it as a double and refuses what is
+/// out of range, too large (`1.8e308`) or too small to be a normal double
+/// (`1e-310`, `1e-400`), but not an exact zero (`0e999`).
+pub fn float_literal_overflows(text: &str) -> bool {
+    let end = text
+        .char_indices()
+        .find(|&(k, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || matches!(c, 'e' | 'E')
+                || (matches!(c, '+' | '-') && k > 0 && matches!(&text[k - 1..k], "e" | "E")))
+        })
+        .map_or(text.len(), |(k, _)| k);
+    let literal = &text[..end];
+    let mantissa = literal.split(['e', 'E']).next().unwrap_or("");
+    let zero = !mantissa.bytes().any(|d| (b'1'..=b'9').contains(&d));
+    let Ok(v) = literal.parse::<f64>() else {
+        return false;
+    };
+    !zero && (v.is_infinite() || v.abs() < f64::MIN_POSITIVE)
 }
 
 #[cfg(test)]
@@ -266,6 +344,52 @@ mod tests {
         let t = lex("a\n  /* x\n */ %r1");
         assert_eq!(t[1].pos.line, 3);
         assert_eq!(t[1].pos.col, 5);
+    }
+
+    #[test]
+    fn integer_literals_overflow_where_ptxas_says() {
+        for ok in [
+            "18446744073709551615",
+            "18446744073709551616",
+            "73786976294838206464",
+            "92233720368547758070",
+            "184467440737095516160",
+            "0x7FFFFFFFFFFFFFFFF",
+            "0x100000000000000001",
+            "0x18000000000000000",
+            "01777777777777777777777",
+            "0000000000000000000000000000001",
+        ] {
+            assert!(!int_literal_overflows(ok), "{ok}");
+        }
+        for bad in [
+            "92233720368547758080",
+            "99999999999999999999",
+            "100000000000000000000",
+            "184467440737095516150",
+            "0x80000000000000000",
+            "0xFFFFFFFFFFFFFFFFF",
+            "0x800000000000000000",
+            "077777777777777777777777",
+        ] {
+            assert!(int_literal_overflows(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn float_literals_overflow_outside_the_normal_doubles() {
+        for ok in [
+            "1.7976931348623157e308",
+            "2.2250738585072014e-308",
+            "0e999",
+            "0.0e-999",
+            "1e38",
+        ] {
+            assert!(!float_literal_overflows(ok), "{ok}");
+        }
+        for bad in ["1.8e308", "1e309", "1e-310", "4.9e-324", "1e-400"] {
+            assert!(float_literal_overflows(bad), "{bad}");
+        }
     }
 
     #[test]

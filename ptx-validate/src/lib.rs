@@ -25,12 +25,15 @@
 
 pub mod ast;
 pub mod check;
+pub mod constexpr;
 pub mod cubin;
 pub mod diag;
 pub mod driver;
 pub mod forms;
 pub mod isa;
 pub mod lexer;
+pub mod modifiers;
+pub mod mutate;
 pub mod parser;
 pub mod rules;
 

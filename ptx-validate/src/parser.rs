@@ -8,17 +8,23 @@
 //! semantics the checks need.
 
 use crate::ast::*;
+use crate::constexpr::{self, Const, ConstError, LEVELS, WARP_SIZE, WARP_SIZE_NAME};
 use crate::diag::Diag;
-use crate::lexer::{lex, Pos, Tok, Token};
+use crate::isa;
+use crate::lexer::{self, lex, FloatLit, Pos, Tok, Token};
 
 /// Deeper `{}` nesting than this is refused, so hostile input cannot
 /// overflow the stack of a recursive parser.
 const MAX_DEPTH: usize = 200;
 
-struct Parser {
+struct Parser<'a> {
+    src: &'a str,
     toks: Vec<Token>,
     i: usize,
     depth: usize,
+    /// Errors that do not stop ptxas's parser (`Constant overflow`); they
+    /// end up in [`Module::read_errors`].
+    errors: Vec<Diag>,
 }
 
 type PResult<T> = Result<T, Diag>;
@@ -26,14 +32,18 @@ type PResult<T> = Result<T, Diag>;
 /// Parses a PTX module, or returns the first syntax error.
 pub fn parse(src: &str) -> Result<Module, Diag> {
     let mut p = Parser {
+        src,
         toks: lex(src),
         i: 0,
         depth: 0,
+        errors: Vec::new(),
     };
-    p.module()
+    let mut m = p.module()?;
+    m.read_errors = p.errors;
+    Ok(m)
 }
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> &Tok {
         &self.toks[self.i.min(self.toks.len() - 1)].tok
     }
@@ -106,13 +116,169 @@ impl Parser {
         Ok((name, pos))
     }
 
+    /// An integer literal, optionally negated, or `WARP_SZ` (declarations
+    /// and directives take no other expression: `%r<4+4>` is a syntax error,
+    /// `%r<WARP_SZ>` is not).
     fn int(&mut self) -> PResult<i128> {
         let neg = self.eat_punct('-');
+        let pos = self.pos();
         match self.next() {
-            Tok::Int(v) => Ok(if neg { -v } else { v }),
+            Tok::Int(v) => {
+                self.check_int_literal(pos);
+                Ok(if neg { -v } else { v })
+            }
+            Tok::Ident(name) if name == WARP_SIZE_NAME && !neg => Ok(WARP_SIZE),
             _ => {
                 self.i = self.i.saturating_sub(1);
                 Err(self.syntax_error())
+            }
+        }
+    }
+
+    /// The value after `.align`: ptxas keeps it in 32 bits (`Constant
+    /// overflow` from 2^32; whether it is a power of two is checked later).
+    fn alignment(&mut self) -> PResult<i128> {
+        let at = self.pos();
+        let n = self.int()?;
+        if n >= 1 << 32 {
+            self.errors
+                .push(Diag::error(at, "Constant overflow".into()));
+        }
+        Ok(n)
+    }
+
+    /// `Constant overflow` for an integer literal ptxas cannot read.
+    fn check_int_literal(&mut self, pos: Pos) {
+        if lexer::int_literal_overflows(self.src.get(pos.offset..).unwrap_or("")) {
+            self.errors
+                .push(Diag::error(pos, "Constant overflow".into()));
+        }
+    }
+
+    /// `Constant overflow` for a decimal float literal outside the doubles.
+    fn check_float_literal(&mut self, f: FloatLit, pos: Pos) {
+        let text = self.src.get(pos.offset..).unwrap_or("");
+        if matches!(f, FloatLit::Decimal(_)) && lexer::float_literal_overflows(text) {
+            self.errors
+                .push(Diag::error(pos, "Constant overflow".into()));
+        }
+    }
+
+    /// A constant expression, folded (see [`crate::constexpr`]).
+    fn const_expr(&mut self) -> PResult<Const> {
+        let cond = self.binary_level(0)?;
+        if !self.eat_punct('?') {
+            return Ok(cond);
+        }
+        let a = self.const_expr()?;
+        self.expect_punct(':')?;
+        let b = self.const_expr()?;
+        let truth = match cond {
+            Const::Int(v) => v != 0,
+            Const::Float(_) => constexpr::unary('!', cond) == Ok(Const::Int(0)),
+        };
+        Ok(if truth { a } else { b })
+    }
+
+    /// The operators of precedence `level` and tighter.
+    fn binary_level(&mut self, level: usize) -> PResult<Const> {
+        let Some(ops) = LEVELS.get(level) else {
+            return self.unary_expr();
+        };
+        let mut lhs = self.binary_level(level + 1)?;
+        while let Some(op) = self.operator_at(ops) {
+            let pos = self.pos();
+            self.i += op.len();
+            let rhs = self.binary_level(level + 1)?;
+            lhs = self.fold(constexpr::binary(op, lhs, rhs), pos)?;
+        }
+        Ok(lhs)
+    }
+
+    /// Which of `ops` the next tokens spell: two-character operators are
+    /// two adjacent punctuation tokens, and a one-character operator is
+    /// not the start of a two-character one (`|` is not `||`).
+    fn operator_at(&self, ops: &[&'static str]) -> Option<&'static str> {
+        let punct_at = |n: usize| match (self.peek_at(n), self.toks.get(self.i + n)) {
+            (Tok::Punct(c), Some(t)) => Some((*c, t.pos.offset)),
+            _ => None,
+        };
+        let (first, at) = punct_at(0)?;
+        let second = punct_at(1)
+            .filter(|&(_, next)| next == at + 1)
+            .map(|(c, _)| c);
+        let pair = second.map(|c| format!("{first}{c}"));
+        let is_pair = pair
+            .as_deref()
+            .is_some_and(|p| LEVELS.iter().any(|l| l.contains(&p)));
+        ops.iter().copied().find(|op| match op.len() {
+            2 => pair.as_deref() == Some(*op),
+            _ => !is_pair && op.starts_with(first),
+        })
+    }
+
+    /// A unary operator, a parenthesised expression, a literal or `WARP_SZ`.
+    fn unary_expr(&mut self) -> PResult<Const> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Punct(c @ ('-' | '+' | '~' | '!')) => {
+                self.bump();
+                let v = self.unary_expr()?;
+                self.fold(constexpr::unary(c, v), pos)
+            }
+            Tok::Punct('(') => {
+                self.bump();
+                let v = self.const_expr()?;
+                self.expect_punct(')')?;
+                Ok(v)
+            }
+            Tok::Int(v) => {
+                self.check_int_literal(pos);
+                self.bump();
+                Ok(Const::Int(v))
+            }
+            Tok::Float(f) => {
+                self.check_float_literal(f, pos);
+                self.bump();
+                Ok(Const::Float(f))
+            }
+            Tok::Ident(name) if name == WARP_SIZE_NAME => {
+                self.bump();
+                Ok(Const::Int(WARP_SIZE))
+            }
+            _ => Err(self.syntax_error()),
+        }
+    }
+
+    /// The value of a folded operation; a type mismatch is an error that
+    /// lets reading go on, a division by zero is fatal.
+    fn fold(&mut self, r: Result<Const, ConstError>, pos: Pos) -> PResult<Const> {
+        match r {
+            Ok(c) => Ok(c),
+            Err(ConstError::TypeMismatch) => {
+                self.errors
+                    .push(Diag::error(pos, "Constant expression type mismatch".into()));
+                Ok(Const::Int(0))
+            }
+            Err(ConstError::DivisionByZero) => Err(Diag::error(
+                pos,
+                "Constant expression has division by zero".into(),
+            )),
+        }
+    }
+
+    /// An integer constant expression (an address offset or an immediate
+    /// address); a float one is an error.
+    fn int_expr(&mut self) -> PResult<i128> {
+        let pos = self.pos();
+        match self.const_expr()? {
+            Const::Int(v) => Ok(v),
+            Const::Float(_) => {
+                self.errors.push(Diag::error(
+                    pos,
+                    "Integer constant expression expected".into(),
+                ));
+                Ok(0)
             }
         }
     }
@@ -152,9 +318,18 @@ impl Parser {
                         let v = match self.next() {
                             Tok::Float(crate::lexer::FloatLit::Decimal(_)) => {
                                 let t = &self.toks[self.i - 1];
-                                version_from_text(t, pos)
+                                version_from_text(self.src, t)
                             }
-                            Tok::Int(v) => Some((v.clamp(0, 999) as u32, 0)),
+                            // `.version 9` is no version to ptxas 13.5
+                            // (`Missing .version directive`): it wants
+                            // major.minor.
+                            Tok::Int(_) => {
+                                self.errors.push(Diag::error(
+                                    pos,
+                                    "Missing .version directive at start of file".into(),
+                                ));
+                                Some((0, 0))
+                            }
                             _ => None,
                         };
                         let Some(v) = v else {
@@ -167,6 +342,11 @@ impl Parser {
                     ".target" => {
                         self.bump();
                         seen_other = true;
+                        // ptxas 13.5 takes a second `.target` directive, and
+                        // the last one governs (`.target sm_80` then
+                        // `.target sm_90` allows sm_90's features; the other
+                        // order does not).
+                        m.target.clear();
                         loop {
                             let (t, tp) = self.ident()?;
                             m.target.push((t, tp));
@@ -174,6 +354,10 @@ impl Parser {
                                 break;
                             }
                         }
+                    }
+                    // A second `.address_size` is a syntax error to ptxas.
+                    ".address_size" if m.address_size.is_some() => {
+                        return Err(self.syntax_error());
                     }
                     ".address_size" => {
                         self.bump();
@@ -243,24 +427,28 @@ impl Parser {
         if self.is_punct('(') {
             params = self.param_list()?;
         }
-        let mut directives = Vec::new();
+        let mut directives: Vec<(String, Vec<i128>, Pos)> = Vec::new();
         loop {
             let dpos = self.pos();
             match self.peek().clone() {
+                // Kernels take the performance and cluster directives (and
+                // `.pragma`), device functions only `.noreturn`, once; any
+                // other is a syntax error to ptxas.
                 Tok::DotWord(d)
-                    if matches!(
-                        d.as_str(),
-                        ".maxntid"
-                            | ".reqntid"
-                            | ".minnctapersm"
-                            | ".maxnctapersm"
-                            | ".maxnreg"
-                            | ".reqnctapercluster"
-                            | ".explicitcluster"
-                            | ".maxclusterrank"
-                            | ".noreturn"
-                            | ".blocksareclusters"
-                    ) =>
+                    if kind == FuncKind::Entry
+                        && matches!(
+                            d.as_str(),
+                            ".maxntid"
+                                | ".reqntid"
+                                | ".minnctapersm"
+                                | ".maxnctapersm"
+                                | ".maxnreg"
+                                | ".reqnctapercluster"
+                                | ".explicitcluster"
+                                | ".maxclusterrank"
+                                | ".blocksareclusters"
+                        )
+                        || kind == FuncKind::Func && d == ".noreturn" && directives.is_empty() =>
                 {
                     self.bump();
                     let mut vals = Vec::new();
@@ -272,7 +460,7 @@ impl Parser {
                     }
                     directives.push((d, vals, dpos));
                 }
-                Tok::DotWord(d) if d == ".pragma" => {
+                Tok::DotWord(d) if d == ".pragma" && kind == FuncKind::Entry => {
                     self.bump();
                     self.bump();
                     self.expect_punct(';')?;
@@ -323,15 +511,31 @@ impl Parser {
             }
         };
         let mut ty = String::new();
+        let mut align = None;
+        // A kernel pointer's attributes follow its type, in order (ptxas
+        // 13.5: `.u64 .ptr .global .align 16`; a space without `.ptr`, a
+        // second `.ptr`, or `.ptr` after an `.align` is a syntax error).
+        let (mut ptr, mut spaced, mut closed) = (false, false, false);
         while let Tok::DotWord(d) = self.peek().clone() {
+            let is_space = matches!(d.as_str(), ".global" | ".shared" | ".local" | ".const")
+                || d.starts_with(".shared::");
+            let misplaced = match d.as_str() {
+                ".ptr" => ty.is_empty() || ptr || closed,
+                _ if is_space => !ptr || spaced || closed,
+                _ => false,
+            };
+            if misplaced {
+                return Err(self.syntax_error());
+            }
             self.bump();
             match d.as_str() {
                 ".align" => {
-                    self.int()?;
+                    closed = !ty.is_empty();
+                    align = Some(self.alignment()?);
                 }
-                ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
-                _ if d.starts_with(".shared::") => {}
-                _ => ty = d,
+                ".ptr" => ptr = true,
+                _ if is_space => spaced = true,
+                _ => self.declared_type(&mut ty, d)?,
             }
         }
         if ty.is_empty() {
@@ -357,7 +561,32 @@ impl Parser {
             name,
             pos,
             array,
+            align,
         })
+    }
+
+    /// The type of a declaration, just read (`d`, the token before the
+    /// cursor): one per declaration, and one a variable can have (`.bf16`,
+    /// `.tf32` or an unknown word are syntax errors to ptxas; the 8-bit
+    /// float types are an error that lets reading go on).
+    fn declared_type(&mut self, ty: &mut String, d: String) -> PResult<()> {
+        let pos = self.toks[self.i.saturating_sub(1)].pos;
+        match isa::declared_type(&d) {
+            Some(declarable) if ty.is_empty() => {
+                if !declarable {
+                    self.errors.push(Diag::error(
+                        pos,
+                        format!("Type {d} may only be used as an instruction type"),
+                    ));
+                }
+                *ty = d;
+                Ok(())
+            }
+            _ => {
+                self.i -= 1;
+                Err(self.syntax_error())
+            }
+        }
     }
 
     /// A variable declaration after its linkage: `.shared .align 16 .b8 s[256];`.
@@ -380,7 +609,7 @@ impl Parser {
         while let Tok::DotWord(d) = self.peek().clone() {
             self.bump();
             match d.as_str() {
-                ".align" => align = Some(self.int()?),
+                ".align" => align = Some(self.alignment()?),
                 ".v2" => vector = Some(2),
                 ".v4" => vector = Some(4),
                 ".v8" => vector = Some(8),
@@ -394,7 +623,7 @@ impl Parser {
                     }
                 }
                 ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
-                _ => ty = d,
+                _ => self.declared_type(&mut ty, d)?,
             }
         }
         if ty.is_empty() {
@@ -411,7 +640,18 @@ impl Parser {
                 has_init: false,
             };
             if self.eat_punct('<') {
-                d.range = Some(self.int()?.clamp(0, u32::MAX as i128) as u32);
+                let at = self.pos();
+                if self.is_punct('-') {
+                    return Err(self.syntax_error());
+                }
+                let n = self.int()?;
+                // ptxas: `Constant overflow` from 2^32 registers, and a
+                // fatal `Memory allocation failure` at 2^32 - 1.
+                if n >= i128::from(u32::MAX) {
+                    self.errors
+                        .push(Diag::error(at, "Constant overflow".into()));
+                }
+                d.range = Some(n.clamp(0, u32::MAX as i128) as u32);
                 self.expect_punct('>')?;
             }
             while self.eat_punct('[') {
@@ -425,7 +665,7 @@ impl Parser {
             }
             if self.eat_punct('=') {
                 d.has_init = true;
-                self.initializer()?;
+                self.initializer(&ty, &d.array, 0)?;
             }
             names.push(d);
             if !self.eat_punct(',') {
@@ -443,20 +683,67 @@ impl Parser {
         })
     }
 
-    /// Skips an initializer: a scalar, a name (address), or nested braces.
-    fn initializer(&mut self) -> PResult<()> {
-        if self.is_punct('{') {
-            self.skip_braced()
-        } else {
-            let mut n = 0;
-            while !self.is_punct(';') && !self.is_punct(',') {
-                if *self.peek() == Tok::Eof || n > 64 {
-                    return Err(self.syntax_error());
-                }
-                self.bump();
-                n += 1;
+    /// An initializer of a variable of type `ty` with array dimensions
+    /// `dims` (ptxas 13.5's rules, each fatal): one braced list per
+    /// dimension, with at most as many elements as the dimension (`[]`
+    /// takes any number), and at the bottom a constant expression or an
+    /// address (`name`, `name+4`, `generic(name)`); a float variable takes
+    /// no integer constant.
+    fn initializer(&mut self, ty: &str, dims: &[Option<u64>], depth: usize) -> PResult<()> {
+        let mismatch = |p: &Self| Diag::error(p.pos(), "Initial value type mismatch".into());
+        if depth > 8 {
+            return Err(self.syntax_error());
+        }
+        let Some((&n, inner)) = dims.split_first() else {
+            if self.is_punct('{') {
+                return Err(mismatch(self));
             }
-            Ok(())
+            return self.initial_value(ty);
+        };
+        if !self.is_punct('{') {
+            return Err(mismatch(self));
+        }
+        self.bump();
+        let mut count = 0u64;
+        loop {
+            self.initializer(ty, inner, depth + 1)?;
+            count += 1;
+            if !self.eat_punct(',') {
+                break;
+            }
+        }
+        if n.is_some_and(|n| n > 0 && count > n) {
+            return Err(Diag::error(
+                self.pos(),
+                "Greater number of elements in array initializer".into(),
+            ));
+        }
+        self.expect_punct('}')
+    }
+
+    /// One initial value: an address or a constant expression.
+    fn initial_value(&mut self, ty: &str) -> PResult<()> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Ident(name) if name != WARP_SIZE_NAME => {
+                self.bump();
+                if name == "generic" && self.eat_punct('(') {
+                    self.ident()?;
+                    self.expect_punct(')')?;
+                }
+                if self.eat_punct('+') {
+                    self.int_expr()?;
+                }
+                Ok(())
+            }
+            _ => {
+                let value = self.const_expr()?;
+                let float = isa::type_info(ty).is_some_and(|(k, _)| k.is_float());
+                if float && matches!(value, Const::Int(_)) {
+                    return Err(Diag::error(pos, "Initial value type mismatch".into()));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -485,9 +772,6 @@ impl Parser {
                 Tok::Punct('{') => {
                     let inner = self.block_body()?;
                     out.push(Stmt::Block(inner, pos));
-                }
-                Tok::Punct(';') => {
-                    self.bump();
                 }
                 Tok::DotWord(d) => match d.as_str() {
                     ".loc" | ".file" => {
@@ -561,6 +845,9 @@ impl Parser {
         let (opcode, _) = self.ident()?;
         let mut mods = Vec::new();
         while let Tok::DotWord(d) = self.peek() {
+            if isa::DIRECTIVE_WORDS.contains(&d.as_str()) {
+                return Err(self.syntax_error());
+            }
             let d = d.clone();
             self.bump();
             mods.push(d);
@@ -594,13 +881,23 @@ impl Parser {
                 self.bump();
                 OpKind::Sink
             }
-            Tok::Punct('!') => {
+            Tok::Punct('!') if matches!(self.peek_at(1), Tok::Ident(n) if n != WARP_SIZE_NAME) => {
                 self.bump();
                 let (name, _) = self.ident()?;
                 OpKind::Name {
                     name,
                     comp: None,
                     negated: true,
+                }
+            }
+            // A constant expression; `(` starts one only when an
+            // expression follows it (`(1+2)`), else it is a call's list.
+            t if constexpr::starts_expression(&t)
+                && (t != Tok::Punct('(') || constexpr::starts_expression(self.peek_at(1))) =>
+            {
+                match self.const_expr()? {
+                    Const::Int(v) => OpKind::Int(v),
+                    Const::Float(f) => OpKind::Float(f),
                 }
             }
             Tok::Ident(name) => {
@@ -614,7 +911,7 @@ impl Parser {
                 }
                 if self.is_punct('+') {
                     self.bump();
-                    let off = self.int()?;
+                    let off = self.int_expr()?;
                     OpKind::SymOffset(name, off)
                 } else {
                     OpKind::Name {
@@ -623,24 +920,6 @@ impl Parser {
                         negated: false,
                     }
                 }
-            }
-            Tok::Int(_) | Tok::Punct('-') => {
-                if self.is_punct('-') && matches!(self.peek_at(1), Tok::Float(_)) {
-                    self.bump();
-                    match self.next() {
-                        Tok::Float(crate::lexer::FloatLit::Decimal(v)) => {
-                            OpKind::Float(crate::lexer::FloatLit::Decimal(-v))
-                        }
-                        Tok::Float(f) => OpKind::Float(f),
-                        _ => return Err(self.syntax_error()),
-                    }
-                } else {
-                    OpKind::Int(self.int()?)
-                }
-            }
-            Tok::Float(f) => {
-                self.bump();
-                OpKind::Float(f)
             }
             Tok::Punct('{') => {
                 self.bump();
@@ -689,19 +968,20 @@ impl Parser {
     }
 
     /// After `[`: `reg`, `reg+imm`, `reg+-imm`, `sym+imm`, `imm`, and the
-    /// tensor form `tmap, {c0, c1}`. `reg-imm` is a syntax error, as in ptxas.
+    /// tensor form `tmap, {c0, c1}`; `imm` is a constant expression
+    /// (`[%rd14+4+1]`). `reg-imm` is a syntax error, as in ptxas.
     fn address(&mut self) -> PResult<OpKind> {
         let mut base = None;
         let mut offset = 0;
         match self.peek().clone() {
+            t if constexpr::starts_expression(&t) => offset = self.int_expr()?,
             Tok::Ident(name) => {
                 self.bump();
                 base = Some(name);
                 if self.eat_punct('+') {
-                    offset = self.int()?;
+                    offset = self.int_expr()?;
                 }
             }
-            Tok::Int(_) => offset = self.int()?,
             _ => return Err(self.syntax_error()),
         }
         let mut extra = Vec::new();
@@ -719,15 +999,17 @@ impl Parser {
 
 /// `.version 8.0` lexes as a decimal float; re-read the digits as written so
 /// that `8.10` is not mistaken for `8.1`.
-fn version_from_text(t: &Token, _pos: Pos) -> Option<(u32, u32)> {
-    match t.tok {
-        Tok::Float(crate::lexer::FloatLit::Decimal(v)) if (0.0..1000.0).contains(&v) => {
-            let s = format!("{v}");
-            let (a, b) = s.split_once('.').unwrap_or((s.as_str(), "0"));
-            Some((a.parse().ok()?, b.parse().ok()?))
-        }
-        _ => None,
-    }
+/// A `.version` as ptxas 13.5 reads it: major and minor are integers as
+/// written, so `8.10` is 8.10 (above 8.6, as a `tcgen05` kernel under it
+/// shows), not the float 8.1.
+fn version_from_text(src: &str, t: &Token) -> Option<(u32, u32)> {
+    let text = src.get(t.pos.offset..)?;
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (major, minor) = text[..end].split_once('.')?;
+    let number = |s: &str| s.parse::<u32>().ok().filter(|v| *v < 1000);
+    Some((number(major)?, number(minor).unwrap_or(0)))
 }
 
 #[cfg(test)]

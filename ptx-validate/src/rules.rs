@@ -190,6 +190,17 @@ enum E {
 }
 
 pub fn check_inst(cx: &mut Cx, i: &Inst) {
+    // A `.pred` ptxas ignores is dropped before any rule looks at the types.
+    let without_pred;
+    let types = i.mods.iter().filter(|m| isa::is_type(m)).count();
+    let i = if types > 1 && i.has(".pred") && isa::ignores_extra_pred(&i.opcode, &i.mods) {
+        let mut copy = i.clone();
+        copy.mods.retain(|m| m != ".pred");
+        without_pred = copy;
+        &without_pred
+    } else {
+        i
+    };
     let op = i.opcode.as_str();
     if !KNOWN.contains(&op) {
         cx.error(
@@ -235,8 +246,20 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
     }
     for o in &i.operands {
         if let OpKind::Addr { base: Some(b), .. } = &o.kind {
+            // ptxas 13.5 crashes (a segmentation fault, no message) on an
+            // address in a special register, where the access is used.
+            if matches!(cx.resolve(b), Res::Special(_)) {
+                cx.error(
+                    o.pos,
+                    format!("Special register '{b}' as an address (ptxas 13.5 crashes on it)"),
+                );
+                return;
+            }
             if let Res::Reg(s) = cx.resolve(b) {
-                if matches!(isa::type_info(&s.ty), Some((Kind::Float | Kind::Pred, _))) {
+                if matches!(
+                    isa::type_info(&s.ty),
+                    Some((Kind::Float | Kind::Half | Kind::Pred, _))
+                ) {
                     cx.error(
                         o.pos,
                         format!(
@@ -264,12 +287,86 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
         "ret" | "exit" | "trap" | "brkpt" => {
             count(cx, i, 0, 0);
         }
+        "cp" if i.has(".async") => cp_async_operands(cx, i),
         "bar" | "barrier" if !i.has(".cluster") && !i.has(".warp") => {
             if i.operands.is_empty() {
                 mismatch(cx, i);
             }
         }
         _ => alu(cx, i),
+    }
+}
+
+/// The operand counts of the `cp.async` family: the group operations take
+/// a count (`wait_group`) or nothing, a copy two addresses and a size
+/// (then an optional source size and cache policy).
+fn cp_async_operands(cx: &mut Cx, i: &Inst) {
+    let name = || {
+        let op = ["wait_group", "commit_group", "wait_all"]
+            .iter()
+            .find(|m| i.has(&format!(".{m}")));
+        match op {
+            Some(op) if !i.has(".bulk") => format!("cp.async.{op}"),
+            _ => "cp.async".to_string(),
+        }
+    };
+    let (lo, hi) = if i.has(".wait_group") {
+        (1, 1)
+    } else if i.has(".commit_group") || i.has(".wait_all") {
+        (0, 0)
+    } else if i.has(".bulk") {
+        return;
+    } else {
+        (3, 5)
+    };
+    let n = i.operands.len();
+    if n < lo || n > hi {
+        cx.error(
+            i.pos,
+            format!("Arguments mismatch for instruction '{}'", name()),
+        );
+    }
+}
+
+/// Each `.param` a call passes has the layout of its formal parameter
+/// (ptxas 13.5): a scalar one as wide (its kind may differ: `.f32` for
+/// `.b32`), an array one as many bytes, and as aligned.
+fn arguments_match(cx: &mut Cx, i: &Inst, actuals: &[Operand], formals: &[crate::ast::Param]) {
+    for (actual, formal) in actuals.iter().zip(formals) {
+        let OpKind::Name { name, .. } = &actual.kind else {
+            continue;
+        };
+        let Res::Var(arg) = cx.resolve(name) else {
+            continue;
+        };
+        if arg.space != ".param" || formal.space != ".param" {
+            continue;
+        }
+        let declared = crate::check::Sym {
+            space: formal.space.clone(),
+            ty: formal.ty.clone(),
+            entry_param: false,
+            vector: false,
+            in_signature: true,
+            array: formal.array,
+            align: formal.align,
+        };
+        let problem =
+            if arg.array.is_some() != declared.array.is_some() || arg.bytes() != declared.bytes() {
+                "Type"
+            } else if arg.array.is_some() && arg.alignment() != declared.alignment() {
+                "Alignment"
+            } else {
+                continue;
+            };
+        cx.error(
+            i.pos,
+            format!(
+                "{problem} of argument does not match formal parameter '{}'",
+                formal.name
+            ),
+        );
+        return;
     }
 }
 
@@ -334,12 +431,13 @@ fn fits(cx: &Cx, o: &Operand, e: E) -> bool {
         (E::Dst(..), OpKind::Sink) => true,
         (E::Dst(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
-        (E::Src(t, _), OpKind::Int(_)) => t.0 != Kind::Float,
+        (E::Src(t, _), OpKind::Int(_)) => !t.0.is_float(),
         // A float literal feeds a float type; a bit type takes only the
         // bit-pattern spelling of its own width (`0f...` for .b32, `0d...`
         // for .b64), never a decimal like `1.5`.
         (E::Src(t, _), OpKind::Float(f)) => match (t.0, f) {
             (Kind::Float, _) => true,
+            (Kind::Half, _) => false,
             (Kind::Bits, FloatLit::F32Bits(_)) => t.1 == 32,
             (Kind::Bits, FloatLit::F64Bits(_)) => t.1 == 64,
             _ => false,
@@ -373,16 +471,10 @@ fn alu(cx: &mut Cx, i: &Inst) {
     let u = E::Src(u32t(), Fit::Exact);
     let wide = (t.0, t.1 * 2);
     match i.opcode.as_str() {
+        // min/max with three sources exist from 8.8.
+        "min" | "max" if i.operands.len() == 4 => expect(cx, i, &[d, s, s, s]),
         "add" | "sub" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "copysign"
-        | "addc" | "subc" | "mul24" => {
-            if i.opcode == "min" || i.opcode == "max" {
-                // min/max with three sources exist from 8.8; do not judge them.
-                if i.operands.len() != 3 {
-                    return;
-                }
-            }
-            expect(cx, i, &[d, s, s])
-        }
+        | "addc" | "subc" | "mul24" => expect(cx, i, &[d, s, s]),
         "mul" if i.has(".wide") => expect(cx, i, &[E::Dst(wide, Fit::Exact), s, s]),
         "mul" => expect(cx, i, &[d, s, s]),
         "mad" if i.has(".wide") => {
@@ -416,6 +508,9 @@ fn mov(cx: &mut Cx, i: &Inst) {
     if !count(cx, i, 2, 2) {
         return;
     }
+    if let Some(n) = crate::ast::vector_width(&i.mods) {
+        return vector_mov(cx, i, t, n as usize);
+    }
     let src = &i.operands[1];
     if let OpKind::Name { name, comp, .. } = &src.kind {
         if let Some(sp) = isa::special(name) {
@@ -431,7 +526,7 @@ fn mov(cx: &mut Cx, i: &Inst) {
                 || sp.ty.0 == t.0 && sp.ty.1 == t.1
                 || (sp.ty.0 != Kind::Pred
                     && t.0 != Kind::Pred
-                    && t.0 != Kind::Float
+                    && !t.0.is_float()
                     && (t.1 == sp.ty.1 || t.1 == 16));
             if !ok || !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) {
                 mismatch(cx, i);
@@ -439,7 +534,8 @@ fn mov(cx: &mut Cx, i: &Inst) {
             return;
         }
     }
-    // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`) are not judged.
+    // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`) are judged by
+    // `forms.rs`.
     if matches!(src.kind, OpKind::Vector(_)) || matches!(i.operands[0].kind, OpKind::Vector(_)) {
         return;
     }
@@ -447,6 +543,32 @@ fn mov(cx: &mut Cx, i: &Inst) {
         return;
     }
     expect(cx, i, &[E::Dst(t, Fit::Exact), E::Src(t, Fit::Exact)]);
+}
+
+fn is_float_rounding(m: &str) -> bool {
+    matches!(m, ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs")
+}
+
+/// `mov.v2`/`mov.v4`: a braced vector of that many elements on both sides
+/// (`Result vector expected` when the destination is not one), at most 128
+/// bits in all.
+fn vector_mov(cx: &mut Cx, i: &Inst, t: Ty, n: usize) {
+    if n * t.1 as usize > 128 {
+        cx.error(i.pos, "Vector type too large, exceeds 128 bit limit".into());
+        return;
+    }
+    let is_vec = |o: &Operand| matches!(&o.kind, OpKind::Vector(v) if v.len() == n);
+    if !matches!(i.operands[0].kind, OpKind::Vector(_)) {
+        cx.error(i.pos, "Result vector expected".into());
+        return;
+    }
+    if !is_vec(&i.operands[0])
+        || !is_vec(&i.operands[1])
+        || !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact))
+        || !fits(cx, &i.operands[1], E::Src(t, Fit::Exact))
+    {
+        mismatch(cx, i);
+    }
 }
 
 fn cvt(cx: &mut Cx, i: &Inst) {
@@ -465,15 +587,41 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     if packed(0) || packed(1) {
         // Packing conversions (`cvt.rn.bf16x2.f32 d, a, b`,
         // `cvt.rn.satfinite.e4m3x2.f32 d, a, b`) take one source per
-        // element; unpacking ones one packed source.
+        // element; unpacking ones (`cvt.rn.f16x2.e4m3x2`) a packed source
+        // into a packed destination: a packed source never converts to one
+        // value (`cvt.rn.f32.f16x2`). Packing floats into half pairs needs a
+        // float rounding.
+        if packed(1) && !packed(0) {
+            cx.error(
+                i.pos,
+                "Unexpected instruction types specified for 'cvt'".into(),
+            );
+            return;
+        }
+        let into_halves = i
+            .mods
+            .iter()
+            .any(|m| matches!(m.as_str(), ".f16x2" | ".bf16x2"));
+        if into_halves && st.0 == Kind::Float && !i.mods.iter().any(|m| is_float_rounding(m)) {
+            cx.error(
+                i.pos,
+                "Rounding modifier required for instruction 'cvt'".into(),
+            );
+            return;
+        }
         count(cx, i, 2, 5);
         return;
     }
     if !count(cx, i, 2, 2) {
         return;
     }
+    // A special register converts from any type as wide as it or narrower
+    // (`cvt.u64.u32 %rd, %clock64`, `cvt.u32.u16 %r, %tid.x`), not from a
+    // wider one (`cvt.u32.u64 %r, %smid` is `Arguments mismatch`, ptxas 13.5).
     let src_ok = match &i.operands[1].kind {
-        OpKind::Name { name, .. } if isa::special(name).is_some() => true,
+        OpKind::Name { name, .. } if isa::special(name).is_some() => {
+            isa::special(name).is_some_and(|sp| sp.ty.1 >= st.1)
+        }
         _ => fits(cx, &i.operands[1], E::Src(st, Fit::Wider)),
     };
     if !src_ok || !fits(cx, &i.operands[0], E::Dst(dt, Fit::Wider)) {
@@ -488,7 +636,7 @@ fn cvt(cx: &mut Cx, i: &Inst) {
         .mods
         .iter()
         .any(|m| matches!(m.as_str(), ".rni" | ".rzi" | ".rmi" | ".rpi"));
-    let (to_float, from_float) = (dt.0 == Kind::Float, st.0 == Kind::Float);
+    let (to_float, from_float) = (dt.0.is_float(), st.0.is_float());
     let illegal = || "Illegal rounding modifier for instruction 'cvt'".to_string();
     let required = || "Rounding modifier required for instruction 'cvt'".to_string();
     // Which rounding each direction takes (measured): float to integer an
@@ -554,10 +702,14 @@ fn branch(cx: &mut Cx, i: &Inst) {
     if !count(cx, i, 1, 1) {
         return;
     }
-    if let OpKind::Name { name, .. } = &i.operands[0].kind {
-        if !cx.is_label(name) {
-            cx.error(i.operands[0].pos, format!("Unknown symbol '{name}'"));
+    let target = &i.operands[0];
+    let label_expected = || "Label expected for argument 0 of instruction 'bra'".to_string();
+    match &target.kind {
+        OpKind::Name { name, .. } if cx.is_label(name) => {}
+        OpKind::Name { name, .. } if matches!(cx.resolve(name), Res::Unknown) => {
+            cx.error(target.pos, format!("Unknown symbol '{name}'"))
         }
+        _ => cx.error(target.pos, label_expected()),
     }
 }
 
@@ -598,6 +750,14 @@ fn call(cx: &mut Cx, i: &Inst) {
                         i.pos,
                         format!("Function '{name}' called with mismatched parameters"),
                     );
+                    return;
+                }
+                let lists = [ops.get(k + 1), (k == 1).then(|| &ops[0])];
+                let formals = [&f.params, &f.rets];
+                for (list, formals) in lists.into_iter().zip(formals) {
+                    if let Some(OpKind::List(actuals)) = list.map(|o| &o.kind) {
+                        arguments_match(cx, i, actuals, formals);
+                    }
                 }
             }
         }
@@ -642,22 +802,25 @@ fn memory(cx: &mut Cx, i: &Inst) {
         cx.error(i.pos, "State space incorrect for instruction 'st'".into());
         return;
     }
-    for sem in [".relaxed", ".acquire", ".release"] {
-        if i.has(sem)
-            && ![".cta", ".cluster", ".gpu", ".sys"]
-                .iter()
-                .any(|s| i.has(s))
-        {
-            cx.error(
-                i.pos,
-                format!("Modifier '{sem}' requires scope with '{op}' instruction"),
-            );
-            return;
+    if i.has(".volatile") && space == ".local" {
+        cx.need(
+            "ld/st with .local.volatile",
+            isa::VOLATILE_LOCAL,
+            i.pos,
+            false,
+        );
+    }
+    if i.has(".mmio") {
+        cx.need(".mmio", isa::MMIO, i.pos, false);
+        if i.has(".acquire") {
+            cx.need(".acquire", isa::MMIO_ACQUIRE, i.pos, false);
         }
     }
     if i.has(".async") {
-        // st.async [remote], value, [mbarrier]: judged by count only.
-        count(cx, i, 3, 3);
+        // st.async [remote], value, [mbarrier], judged by count only; to
+        // global memory (sm_100a) no mbarrier.
+        let n = if i.has(".global") { 2 } else { 3 };
+        count(cx, i, n, n);
         return;
     }
     if !count(cx, i, 2, 2) {
@@ -669,14 +832,15 @@ fn memory(cx: &mut Cx, i: &Inst) {
         (&i.operands[1], &i.operands[0])
     };
     let vec_n = crate::ast::vector_width(&i.mods);
-    if let Some(n) = vec_n {
-        if n * t.1 > 128 {
-            cx.need(
-                "256 bit wide load/store",
-                Need::new(100, (8, 8)),
+    if vec_n.is_some_and(|n| n * t.1 > 128) {
+        let what = "256 bit wide load/store";
+        cx.need(what, isa::WIDE_256, i.pos, false);
+        if !matches!(space, "" | ".global") {
+            cx.error(
                 i.pos,
-                false,
+                format!("global state space expected for feature '{what}'"),
             );
+            return;
         }
     }
     let data_ok = match (&data.kind, vec_n) {
@@ -684,12 +848,12 @@ fn memory(cx: &mut Cx, i: &Inst) {
             v.len() == n as usize
                 && v.iter().all(|x| {
                     matches!(x.kind, OpKind::Sink) && !is_store
-                        || fits(cx, x, E::Src(t, Fit::Wider))
+                        || fits(cx, x, E::Src(t, Fit::Memory))
                 })
         }
         (OpKind::Vector(_), None) | (_, Some(_)) => false,
         (OpKind::Sink, None) => !is_store,
-        (_, None) => fits(cx, data, E::Src(t, Fit::Wider)),
+        (_, None) => fits(cx, data, E::Src(t, Fit::Memory)),
     };
     if !data_ok || !matches!(addr.kind, OpKind::Addr { .. }) {
         return mismatch(cx, i);
@@ -718,7 +882,7 @@ fn address(cx: &mut Cx, i: &Inst, addr: &Operand, space: &str, write: bool) {
             let Some((k, w)) = isa::type_info(&s.ty) else {
                 return;
             };
-            if k == Kind::Float || k == Kind::Pred {
+            if k.is_float() || k == Kind::Pred {
                 cx.error(
                     addr.pos,
                     format!(
@@ -740,10 +904,26 @@ fn address(cx: &mut Cx, i: &Inst, addr: &Operand, space: &str, write: bool) {
                         "State space mismatch between instruction and address in instruction '{op}'"
                     ),
                 );
+            } else if inst_space.is_empty() && matches!(sym_space, ".const" | ".param") {
+                // Generic addressing reaches global, shared and local
+                // variables by name, never const or param ones.
+                cx.error(
+                    i.pos,
+                    format!(
+                        "State space mismatch between instruction and address in instruction '{op}'"
+                    ),
+                );
             } else if write && s.entry_param && sym_space == ".param" {
                 cx.error(
                     i.pos,
                     format!("Illegal to write to function input parameter '{base}'"),
+                );
+            } else if i.guard.is_some() && sym_space == ".param" && !s.in_signature {
+                // A call's `.param` (declared in the body) is written and
+                // read unconditionally; the function's own may be guarded.
+                cx.error(
+                    i.pos,
+                    format!("Illegal to predicate instruction '{op}.param' with operand '{base}'"),
                 );
             }
         }
@@ -828,8 +1008,10 @@ fn atomic(cx: &mut Cx, i: &Inst) {
         return;
     }
     if i.has(".async") {
-        // red.async [remote], value, [mbarrier].
-        count(cx, i, 3, 3);
+        // red.async [remote], value, [mbarrier]; to global memory no
+        // mbarrier.
+        let n = if i.has(".global") { 2 } else { 3 };
+        count(cx, i, n, n);
         return;
     }
     let is_cas = i.has(".cas");
@@ -945,6 +1127,8 @@ fn features(cx: &mut Cx, i: &Inst) {
         match m.as_str() {
             ".shared::cluster" => cx.need("::cluster", Need::new(90, (7, 8)), i.pos, false),
             ".shared::cta" => cx.need("::cta", Need::new(0, (7, 8)), i.pos, false),
+            ".param::entry" => cx.need("::entry", Need::new(0, (8, 3)), i.pos, false),
+            ".param::func" => cx.need("::func", Need::new(0, (8, 3)), i.pos, false),
             ".cluster" if op != "barrier" => {
                 cx.need(".cluster scope", Need::new(90, (7, 8)), i.pos, false)
             }

@@ -158,3 +158,225 @@ fn every_feature_is_accepted_on_exactly_its_targets() {
         wrong.join("\n")
     );
 }
+
+/// ptxas's messages on `src` (one kernel), by 1-based line, whether it
+/// stopped at a fatal error or crashed, and on which line it did.
+fn ptxas_lines(ptxas: &Path, target: &str, src: &str) -> (Vec<u32>, Option<u32>) {
+    let out = driver::assemble(ptxas, src, target, &[]).expect("run ptxas");
+    let lines: Vec<u32> = out.messages.iter().filter_map(|m| m.line).collect();
+    let stopped = out
+        .messages
+        .iter()
+        .find(|m| m.severity == "fatal" && m.line.is_some());
+    // Exit status 255 is a rejection; anything else but 0 is a crash, after
+    // the last line ptxas spoke about.
+    let crashed = !out.accepted && !out.raw.contains("Ptx assembly aborted");
+    let at = match (stopped, crashed) {
+        (Some(m), _) => m.line,
+        (None, true) => Some(lines.iter().copied().max().unwrap_or(0)),
+        (None, false) => None,
+    };
+    (lines, at)
+}
+
+/// Every modifier `src/modifiers.rs` forbids on a family, written on that
+/// family's spelling in `tests/forms/templates.txt`, is refused by
+/// ptx-validate and by ptxas: the table can only reject what ptxas rejects.
+#[test]
+fn every_modifier_the_table_forbids_is_refused_by_ptxas() {
+    use ptx_validate::modifiers::{allowed, table};
+    let ptxas = ptxas();
+    let text = data("templates.txt");
+    let templates: Vec<(&str, &str, &str)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (family, rest) = l.split_once(' ').expect("family");
+            let (target, line) = rest.split_once(' ').expect("target");
+            (family, target, line)
+        })
+        .collect();
+    for (family, _) in &table().families {
+        assert!(
+            templates.iter().any(|t| t.0 == *family),
+            "{family} has no spelling in tests/forms/templates.txt"
+        );
+    }
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (family, target, line) in templates {
+        let allowed = allowed(family).expect("a family of the table");
+        let at = line
+            .find(|c: char| c == '.' || c == ';' || c.is_whitespace())
+            .expect("an opcode");
+        let mut lines: Vec<(String, &str)> = table()
+            .judged
+            .iter()
+            .filter(|m| !allowed.contains(m))
+            .map(|m| (format!("{}{m}{}", &line[..at], &line[at..]), *m))
+            .collect();
+        for (l, m) in &lines {
+            if validate(&kernel(target, DECL, &format!("{l}\n$L1:"))).ok() {
+                wrong.push(format!("  ptx-validate accepts `{l}` ({family} with {m})"));
+            }
+        }
+        checked += lines.len();
+        let Some(p) = &ptxas else { continue };
+        // One kernel with every line; a line ptxas stops or crashes at is
+        // refused, and the rest go round again without it.
+        let first = 7; // the line of the first instruction in `kernel`
+        loop {
+            let body: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+            let src = kernel(target, DECL, &format!("{}\n$L1:", body.join("\n")));
+            let arch = target.split('@').next().unwrap();
+            let (spoken, stopped) = ptxas_lines(p, arch, &src);
+            match stopped.and_then(|l| l.checked_sub(first)) {
+                Some(k) if (k as usize) < lines.len() => {
+                    lines.remove(k as usize);
+                }
+                _ => {
+                    for (k, (l, m)) in lines.iter().enumerate() {
+                        if !spoken.contains(&(k as u32 + first)) {
+                            wrong.push(format!("  ptxas accepts `{l}` ({family} with {m})"));
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    assert!(checked > 5000, "only {checked} forbidden modifiers checked");
+    assert!(
+        wrong.is_empty(),
+        "{} forbidden modifiers are not refused:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// `.target` directives as ptxas 13.5 reads them (ptxas given `-arch` of
+/// the first one): `compute_90` is `sm_90`, and a later `.target` replaces
+/// an earlier one (its features are the ones allowed).
+#[test]
+fn target_directives_as_ptxas_reads_them() {
+    let ptxas = ptxas();
+    let cluster = "mov.u32 %r1, %cluster_ctarank;";
+    let cases = [
+        (true, "sm_90", ".target compute_90", cluster),
+        (
+            true,
+            "compute_80",
+            ".target compute_80",
+            "mov.u32 %r1, %tid.x;",
+        ),
+        (false, "compute_80", ".target compute_80", cluster),
+        (true, "sm_90", ".target sm_90\n.target sm_90", cluster),
+        (true, "sm_90", ".target sm_80\n.target sm_90", cluster),
+        (false, "sm_90", ".target sm_90\n.target sm_80", cluster),
+        (false, "sm_90", ".target sm_90\n.target foo", cluster),
+    ];
+    let mut wrong = Vec::new();
+    for (k, (want, arch, targets, line)) in cases.into_iter().enumerate() {
+        let src = format!(
+            ".version 8.0\n{targets}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n{line}\nret;\n}}\n"
+        );
+        if validate(&src).ok() != want {
+            wrong.push(format!("  {targets:?} with `{line}`: want {want}"));
+        }
+        if let Some(p) = &ptxas {
+            assert_eq!(
+                ptxas_accepts(p, arch, &src, &format!("target{k}")),
+                want,
+                "the recorded ptxas verdict of {targets:?} is stale"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Module headers and kernel directives as ptxas 13.5 reads them.
+#[test]
+fn headers_and_directives_as_ptxas_reads_them() {
+    let ptxas = ptxas();
+    let kernel = |header: &str, directive: &str| {
+        format!("{header}\n.visible .entry k()\n{directive}\n{{\nret;\n}}\n")
+    };
+    let usual = ".version 8.0\n.target sm_90\n.address_size 64";
+    let tcgen05 = |v: &str| {
+        format!(".version {v}\n.target sm_100a\n.address_size 64\n.visible .func f()\n{{\ntcgen05.fence::after_thread_sync;\nret;\n}}")
+    };
+    let func_param = |line: &str| {
+        format!(".version 8.3\n.target sm_90\n.address_size 64\n.visible .func f(.param .b32 a)\n{{\n.reg .b32 %r<4>; .reg .b64 %rd<4>;\n{line}\nret;\n}}\n")
+    };
+    let b128 = |decl: &str| {
+        format!(".version 7.8\n.target sm_90\n.address_size 64\n{decl}\n.visible .entry k()\n{{\nret;\n}}\n")
+    };
+    let param = |name: &str, attributes: &str| {
+        format!("{usual}\n.visible .entry k(.param {attributes} {name})\n{{\nret;\n}}\n")
+    };
+    let param_align = |a: &str| {
+        format!("{usual}\n.visible .entry k(.param .u64 .ptr .global .align {a} q)\n{{\nret;\n}}\n")
+    };
+    let cases = [
+        (true, kernel(usual, ".maxntid 128, 1, 1")),
+        (false, kernel(usual, ".maxntid 0")),
+        (false, kernel(usual, ".maxntid 128, 0")),
+        (false, kernel(usual, ".reqntid 0")),
+        (false, kernel(usual, ".maxnreg 0")),
+        (false, kernel(usual, ".minnctapersm 0")),
+        (true, kernel(usual, ".reqnctapercluster 0")),
+        (true, kernel(usual, ".maxclusterrank 0")),
+        (
+            false,
+            kernel(".version 8.0\n.address_size 64\n.target sm_90", ""),
+        ),
+        (
+            false,
+            kernel(".version 8\n.target sm_90\n.address_size 64", ""),
+        ),
+        (true, param_align("16")),
+        (false, param_align("65535")),
+        (false, param_align("0")),
+        (true, param("q", ".u64 .ptr .align 16")),
+        (true, param("q", ".align 16 .u64 .ptr .global")),
+        (false, param("q", ".u64 .global")),
+        (false, param("q", ".u64 .align 16 .ptr .global")),
+        (false, param("q", ".u64 .ptr .global .ptr")),
+        (false, param("q", ".ptr .u64 .global")),
+        (false, kernel(&format!("{usual}\n.address_size 64"), "")),
+        // `.version 8.10` is 8.10, above tcgen05's 8.6; 8.1 is below it.
+        (true, kernel(&tcgen05("8.10"), "")),
+        (false, kernel(&tcgen05("8.1"), "")),
+        (true, func_param("ld.param::func.b32 %r1, [a];")),
+        (true, func_param("ld.param::func.b32 %r1, [%rd1];")),
+        (true, func_param("ld.param::entry.b32 %r1, [a];")),
+        // A `.shared` `.b128` variable needs no PTX ISA 8.3; others do.
+        (true, b128(".shared .align 16 .b128 x[4];")),
+        (false, b128(".global .b128 x;")),
+        (false, b128(".const .b128 x;")),
+        (true, kernel(usual, ".reqnctapercluster 2, 1, 1")),
+        (
+            false,
+            kernel(usual, ".reqnctapercluster 2, 1, 1\n.maxclusterrank 8"),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (k, (want, src)) in cases.iter().enumerate() {
+        if validate(src).ok() != *want {
+            wrong.push(format!("  {src:?}: want {want}"));
+        }
+        if let Some(p) = &ptxas {
+            assert_eq!(
+                ptxas_accepts(
+                    p,
+                    &ptx_validate::driver::arch_of(src),
+                    src,
+                    &format!("header{k}")
+                ),
+                *want,
+                "the recorded ptxas verdict of {src:?} is stale"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

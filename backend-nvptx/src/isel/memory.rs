@@ -81,6 +81,41 @@ impl Isel<'_> {
         Ok((space, Address { base, offset }))
     }
 
+    /// The space and address of a volatile access. `ld.volatile.local` and
+    /// `st.volatile.local` need PTX ISA 9.1 ([`VOLATILE_LOCAL_VERSION`]), so
+    /// on a target whose floor is older the access goes through the generic
+    /// window: `cvta.local` of the address, then a generic `ld.volatile` of
+    /// the same bytes. It stays volatile (ptxas keeps every generic volatile
+    /// access; a plain `ld.local` it could merge or drop), and it assembles
+    /// under every `.version`, `--ptx-version` included.
+    ///
+    /// [`VOLATILE_LOCAL_VERSION`]: crate::target::VOLATILE_LOCAL_VERSION
+    pub(super) fn volatile_local_as_generic(
+        &mut self,
+        space: Space,
+        addr: Address,
+    ) -> (Space, Address) {
+        if space != Space::Local || self.target.has_volatile_local() {
+            return (space, addr);
+        }
+        let generic = self.new_reg(RegClass::B64);
+        let src = match addr.base {
+            AddrBase::Reg(r) => Operand::Reg(r),
+            AddrBase::Sym(name) => Operand::Sym(name),
+        };
+        self.emit(MInst::Cvta {
+            to_space: false,
+            space: Space::Local,
+            dst: generic,
+            src,
+        });
+        let addr = Address {
+            base: AddrBase::Reg(generic),
+            offset: addr.offset,
+        };
+        (Space::Generic, addr)
+    }
+
     /// Loads a value of type `ty` into `dst`. Besides plain loads this
     /// handles the types whose register differs from their memory form:
     /// `i1` (a byte in memory, a predicate in registers) and `ptr<shared>`

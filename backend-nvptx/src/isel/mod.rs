@@ -803,12 +803,22 @@ impl Isel<'_> {
                 let dst = self.def(res()?);
                 let (space, addr) = self.address(ptr)?;
                 let kind = load_kind(&flags, space);
+                let (space, addr) = if kind == LoadKind::Volatile {
+                    self.volatile_local_as_generic(space, addr)
+                } else {
+                    (space, addr)
+                };
                 self.load(space, kind, ty, dst, addr)
             }
             InstData::Store { value, ptr, flags } => {
                 let (value, ptr, flags) = (*value, *ptr, flags.clone());
                 let (space, addr) = self.address(ptr)?;
                 let volatile = flags.volatile && volatile_allowed(space);
+                let (space, addr) = if volatile {
+                    self.volatile_local_as_generic(space, addr)
+                } else {
+                    (space, addr)
+                };
                 self.store(space, volatile, value, addr)
             }
             InstData::Call { func, args } => {
@@ -1258,7 +1268,9 @@ fn local_symbol(n: u32) -> String {
     format!("$local_ss{n}")
 }
 
-/// `volatile` only applies where memory can change under us.
+/// `volatile` only applies where memory can change under us; ptxas 13.5
+/// refuses it on the others on every target and `.version` (`Modifier
+/// '.volatile' cannot be applied to '.const' space`, and to `.param`).
 fn volatile_allowed(space: Space) -> bool {
     !matches!(space, Space::Const | Space::Param)
 }

@@ -1,0 +1,143 @@
+//! Which modifiers each instruction family may carry, as ptxas 13.5 says.
+//!
+//! The table was measured, not written: every spelling of kernelc's and
+//! nvcc's PTX (up to eight per opcode, covering each type kind) was given
+//! each judged modifier in turn (`modifiers.txt` holds the result), right after its opcode, at its own
+//! target and at sm_100a and sm_120a under PTX ISA 9.5. A modifier is
+//! allowed on a family when ptxas took it on at least one spelling and
+//! target (it may still be wrong with a given type or beside another
+//! modifier: the other rules judge that). It is refused where ptxas said
+//! `Unknown modifier`, `Illegal modifier`, `Illegal rounding modifier` (on
+//! a family that takes no rounding), `Comparison qualifier is not allowed`,
+//! `No state space qualifier expected`, `Illegal vector size`, `Vector
+//! qualifier is not allowed`, `Illegal reduction operation`, a syntax error,
+//! or crashed (`ret.cc;` makes ptxas 13.5 segfault). Where an inserted
+//! modifier cannot show the legal set (`mul.lo` names the types when given
+//! another mode, `.xorsign` needs `.abs`, `shf` wants `.l`/`.r` first) the
+//! family's list is the PTX ISA's. Types are not in the table (`forms.rs`
+//! judges them); the families with sub-instructions (`barrier`, `cp`,
+//! `fence`, `mbarrier`, `membar`, `mma`, `wmma`, `wgmma`, `tcgen05`,
+//! `ldmatrix`, `stmatrix`) are not either.
+//!
+//! `tests/forms.rs` gives ptxas every modifier the table forbids on each
+//! family (one spelling each, `tests/forms/templates.txt`) and checks it is
+//! refused.
+
+use crate::ast::Inst;
+use std::sync::OnceLock;
+
+/// ptxas takes these on every instruction and ignores them
+/// (`add.finite.s32`, `ld.number.global.u32` assemble).
+pub const IGNORED: &[&str] = &[
+    ".finite",
+    ".infinite",
+    ".normal",
+    ".notanumber",
+    ".number",
+    ".subnormal",
+];
+
+/// The measured table: the judged modifiers, and per family those of them
+/// it may carry (both sorted).
+pub struct Table {
+    pub judged: Vec<&'static str>,
+    pub families: Vec<(&'static str, Vec<&'static str>)>,
+}
+
+/// The table of `modifiers.txt`, read once.
+pub fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| read_table(include_str!("modifiers.txt")))
+}
+
+/// Reads `name: .m1 .m2 ...` lines (continued by lines that start with a
+/// space); `#` starts a comment line.
+fn read_table(text: &'static str) -> Table {
+    let mut lines: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let continued = line.starts_with(' ');
+        match (continued, lines.last_mut(), line.split_once(':')) {
+            (true, Some(last), _) => last.1.extend(line.split_whitespace()),
+            (false, _, Some((name, rest))) => {
+                lines.push((name.trim(), rest.split_whitespace().collect()))
+            }
+            _ => {}
+        }
+    }
+    let mut judged = Vec::new();
+    let mut families = Vec::new();
+    for (name, mut list) in lines {
+        list.sort_unstable();
+        if name == "judged" {
+            judged = list;
+        } else {
+            families.push((name, list));
+        }
+    }
+    families.sort_unstable_by_key(|f| f.0);
+    Table { judged, families }
+}
+
+/// The judged modifiers that `opcode` may carry, or `None` for a family the
+/// table does not cover.
+pub fn allowed(opcode: &str) -> Option<&'static [&'static str]> {
+    let families = &table().families;
+    families
+        .binary_search_by(|(op, _)| op.cmp(&opcode))
+        .ok()
+        .map(|k| families[k].1.as_slice())
+}
+
+/// Whether ptxas knows `m` as a modifier of some family in the table.
+fn known_anywhere(m: &str) -> bool {
+    table().families.iter().any(|(_, list)| list.contains(&m))
+}
+
+/// The first modifier of `i` the table forbids on its family, with
+/// ptxas's words for it.
+pub fn illegal_modifier(i: &Inst) -> Option<String> {
+    // `st.async` and `red.async` are instructions of their own, with
+    // modifiers the plain forms do not take.
+    if matches!(i.opcode.as_str(), "st" | "red") && i.has(".async") {
+        return None;
+    }
+    let allowed = allowed(&i.opcode)?;
+    let judged = &table().judged;
+    let op = &i.opcode;
+    let m = i.mods.iter().find(|m| {
+        judged.binary_search(&m.as_str()).is_ok() && allowed.binary_search(&m.as_str()).is_err()
+    })?;
+    let rounding = matches!(
+        m.as_str(),
+        ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs" | ".rni" | ".rzi" | ".rmi" | ".rpi"
+    );
+    Some(if rounding {
+        format!("Illegal rounding modifier for instruction '{op}'")
+    } else if crate::isa::is_space(m) {
+        format!("No state space qualifier expected for instruction '{op}'")
+    } else if known_anywhere(m) {
+        format!("Illegal modifier '{m}' for instruction '{op}'")
+    } else {
+        format!("Unknown modifier '{m}'")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_reads_and_only_allows_judged_modifiers() {
+        let t = table();
+        assert!(t.judged.len() > 200, "{} judged modifiers", t.judged.len());
+        assert!(t.families.len() > 40, "{} families", t.families.len());
+        for (op, list) in &t.families {
+            for m in list {
+                assert!(t.judged.contains(m), "{op}: {m} is allowed but not judged");
+            }
+        }
+        assert!(allowed("add").is_some_and(|a| a.contains(&".rn")));
+        assert!(allowed("ld").is_some_and(|a| !a.contains(&".rn")));
+        assert!(allowed("tcgen05").is_none());
+    }
+}
