@@ -415,10 +415,7 @@ fn restrict_processing_is_idempotent_on_the_corpus() {
 
 #[test]
 fn nvcc_compiles_every_accepted_kernel() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!(
-            "SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): corpus through nvcc"
-        );
+    let Some(nvcc) = common::nvcc_or_skip("corpus through nvcc") else {
         return;
     };
     let dir = scratch("nvcc");

@@ -175,8 +175,7 @@ fn sample_style_cxx_assembles_for_every_target_and_register_mode() {
 
 #[test]
 fn sample_style_cxx_compiles_with_nvcc() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): cxx_syntax through nvcc");
+    let Some(nvcc) = common::nvcc_or_skip("cxx_syntax through nvcc") else {
         return;
     };
     let dir = scratch("cxx-syntax-nvcc");

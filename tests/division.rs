@@ -107,12 +107,7 @@ fn kernelc_writes_nvccs_division_for_each_float_option() {
         common::assert_ptxas_accepts(&ptx, "sm_90", &format!("quot {flags:?}"));
     }
     // The same forms as nvcc's, where nvcc is found (it must be in CI).
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "nvcc is required in CI (CI=true) but was not found"
-        );
-        eprintln!("SKIPPED (nvcc not found): kernelc's division forms against nvcc's");
+    let Some(nvcc) = common::nvcc_or_skip("kernelc's division forms against nvcc's") else {
         return;
     };
     let dir = scratch("division-nvcc");
@@ -164,12 +159,7 @@ fn both_engines_give_div_approx_zero_above_2_pow_126() {
 /// nvcc's PTX in the emulator leaves kernelc's bytes, for each option set.
 #[test]
 fn nvccs_division_in_the_emulator_matches_kernelcs() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "nvcc is required in CI (CI=true) but was not found"
-        );
-        eprintln!("SKIPPED (nvcc not found): nvcc's division in the emulator");
+    let Some(nvcc) = common::nvcc_or_skip("nvcc's division in the emulator") else {
         return;
     };
     let dir = scratch("division-emu");

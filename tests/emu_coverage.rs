@@ -26,20 +26,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// nvcc, or `None` after a loud skip line; a missing nvcc fails in CI.
-fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
-    match kernelc::ptxas::find_nvcc() {
-        Some(p) => Some(p),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("nvcc is required in CI (CI=true) but was not found: {what}")
-        }
-        None => {
-            eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): {what}");
-            None
-        }
-    }
-}
-
 /// The `.cu` files of `dir` and its subfolders, sorted; none when the
 /// folder does not exist.
 fn sources(dir: &Path) -> Vec<PathBuf> {
@@ -194,7 +180,6 @@ const PROGRAM_GAPS: &[(&str, &str)] = &[
         "without a type is not supported",
         "packed half arithmetic (`mul.f16x2`)",
     ),
-    ("a call of `__assertfail`", "`assert` in device code"),
     ("a call of `vprintf`", "`printf` in device code"),
     ("a tensor-map address", "TMA (`cp.async.bulk.tensor`)"),
 ];
@@ -229,7 +214,7 @@ fn check_program_gaps(forms: &BTreeMap<String, Form>) {
 
 #[test]
 fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
-    let Some(nvcc) = nvcc_or_skip("the emulator's coverage of nvcc's PTX") else {
+    let Some(nvcc) = common::nvcc_or_skip("the emulator's coverage of nvcc's PTX") else {
         return;
     };
     let dir = scratch("emu-coverage");
@@ -470,7 +455,8 @@ fn launches_match_nvcc(nvcc: &Path, folder: &str) -> BTreeMap<String, usize> {
 
 #[test]
 fn nvccs_ptx_of_the_outside_and_probe_launches_runs_in_the_emulator() {
-    let Some(nvcc) = nvcc_or_skip("nvcc's PTX of the outside and probe launches in the emulator")
+    let Some(nvcc) =
+        common::nvcc_or_skip("nvcc's PTX of the outside and probe launches in the emulator")
     else {
         return;
     };

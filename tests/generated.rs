@@ -77,8 +77,7 @@ fn generation_is_deterministic_and_varied() {
 /// kernelc's language.
 #[test]
 fn generated_kernels_are_valid_cuda() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): generated kernels through nvcc");
+    let Some(nvcc) = common::nvcc_or_skip("generated kernels through nvcc") else {
         return;
     };
     let dir = scratch("nvcc");

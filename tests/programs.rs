@@ -293,24 +293,12 @@ fn cuda_headers_or_skip() -> Option<PathBuf> {
     None
 }
 
-fn nvcc_or_skip() -> Option<PathBuf> {
-    match kernelc::ptxas::find_nvcc() {
-        Some(nvcc) => Some(nvcc),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("nvcc is required in CI (CI=true) but was not found")
-        }
-        None => {
-            eprintln!(
-                "SKIPPED (nvcc not found; ./scripts/test installs it): the programs through nvcc"
-            );
-            None
-        }
-    }
-}
-
 #[test]
 fn nvcc_writes_the_manifest_entries() {
-    let (Some(nvcc), Some(headers)) = (nvcc_or_skip(), cuda_headers_or_skip()) else {
+    let (Some(nvcc), Some(headers)) = (
+        common::nvcc_or_skip("the programs through nvcc"),
+        cuda_headers_or_skip(),
+    ) else {
         return;
     };
     let blocks = manifest();

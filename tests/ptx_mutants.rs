@@ -35,10 +35,6 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
 /// The `.cu` files of a folder of the workspace, sorted.
 fn cuda_files(dir: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(common::root().join(dir))
@@ -97,16 +93,7 @@ fn kernelc_sources() -> Vec<(String, String)> {
 /// nvcc's PTX of every sample and every kernel of `tests/outside/`, at
 /// sm_90 or the file's own target; `None` without nvcc (a failure in CI).
 fn nvcc_sources() -> Option<Vec<(String, String)>> {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        assert!(
-            !in_ci(),
-            "nvcc is required in CI (CI=true) but was not found"
-        );
-        eprintln!(
-            "SKIPPED (nvcc not found; ./scripts/test installs it): nvcc's PTX as mutation sources"
-        );
-        return None;
-    };
+    let nvcc = common::nvcc_or_skip("nvcc's PTX as mutation sources")?;
     let files: Vec<PathBuf> = cuda_files("samples")
         .into_iter()
         .chain(cuda_files("tests/outside"))

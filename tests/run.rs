@@ -1074,10 +1074,7 @@ fn ulps(a: f32, b: f32) -> u32 {
 /// as `.approx` math), but every current sample is required to be exact.
 #[test]
 fn the_emulator_runs_nvccs_ptx_of_every_sample() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!(
-            "SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): emu on nvcc's PTX"
-        );
+    let Some(nvcc) = common::nvcc_or_skip("emu on nvcc's PTX") else {
         return;
     };
     let dir = scratch("nvcc-emu");

@@ -149,10 +149,7 @@ fn samples_assemble_with_ptxas_for_every_main_target() {
 
 #[test]
 fn samples_compile_with_nvcc() {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!(
-            "SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): samples through nvcc"
-        );
+    let Some(nvcc) = common::nvcc_or_skip("samples through nvcc") else {
         return;
     };
     let out_dir = std::env::temp_dir().join(format!("kernelc-nvcc-{}", std::process::id()));

@@ -594,6 +594,10 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Stop)
             }
             Op::Trap => Err(e(FaultKind::Trap, "the kernel executed `trap`")),
+            Op::AssertFail => Err(e(
+                FaultKind::Trap,
+                "a device-side `assert` failed (`__assertfail`)",
+            )),
             Op::Barrier { .. } => {
                 t.state = State::AtBarrier(fidx, pc);
                 Ok(Flow::Stop)

@@ -319,6 +319,29 @@ fn divergence_step_limit_trap_and_unsupported_are_reported() {
     assert_eq!(f.kind, FaultKind::BarrierDivergence);
 }
 
+/// CUDA's `assert` calls the body-less `__assertfail` only when its
+/// condition is false (nvcc's call sequence, trimmed): the kernel runs while
+/// the assertion holds, and a failing one stops it as a `trap` does.
+#[test]
+fn a_failed_assert_is_a_trap_and_a_holding_one_runs() {
+    let decl = ".extern .func __assertfail(.param .b64 a0, .param .b64 a1, .param .b32 a2, .param .b64 a3, .param .b64 a4);";
+    let body = |limit: u32| {
+        format!(
+            "setp.lt.u32 %p1, %r1, {limit}; @%p1 bra OK;\n\
+             {{ .param .b64 param0; st.param.b64 [param0+0], 0; .param .b64 param1; st.param.b64 [param1+0], 0;\n\
+             .param .b32 param2; st.param.b32 [param2+0], 2; .param .b64 param3; st.param.b64 [param3+0], 0;\n\
+             .param .b64 param4; st.param.b64 [param4+0], 1;\n\
+             call.uni __assertfail, (param0, param1, param2, param3, param4); }}\n\
+             OK: st.global.u32 [%rd3], %r1;"
+        )
+    };
+    assert_eq!(run_body(decl, &body(4), 4, 4), Ok(vec![0, 1, 2, 3]));
+    let f = fault(decl, &body(2), 4);
+    assert_eq!(f.kind, FaultKind::Trap);
+    assert_eq!(f.thread, [2, 0, 0]);
+    assert!(f.to_string().contains("assert"), "{f}");
+}
+
 #[test]
 fn launch_errors_come_before_any_thread_runs() {
     let src = format!("{HEAD}.visible .entry k(.param .u32 n) {{ ret; }}\n");

@@ -414,6 +414,20 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
+/// nvcc (with the nvvm it needs), or `None` after printing a loud skip
+/// notice naming `what` is skipped. In CI a missing nvcc is a test failure:
+/// `scripts/test` installs it.
+pub fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
+    match kernelc::ptxas::find_nvcc() {
+        Some(p) => Some(p),
+        None if in_ci() => panic!("nvcc is required in CI (CI=true) but was not found: {what}"),
+        None => {
+            eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): {what}");
+            None
+        }
+    }
+}
+
 /// ptxas, or `None` after printing a loud skip notice. In CI a missing ptxas
 /// is a test failure.
 pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {

@@ -210,6 +210,11 @@ pub enum Op {
     Ret,
     Exit,
     Trap,
+    /// A call of `__assertfail`, which CUDA's `assert` makes when its
+    /// condition is false: the kernel stops, as a `trap` does on the GPU.
+    /// (The call is only made when the assertion fails, so a module with
+    /// asserts runs as long as they hold.)
+    AssertFail,
     /// `bar.sync`, `barrier.sync`, and `bar.red.OP` when `red` is set.
     Barrier {
         red: Option<BarRed>,
