@@ -274,7 +274,7 @@ fn parse_tensor_map(rest: &str) -> Result<ArgValue, String> {
 
 /// splitmix64, documented so that anyone can regenerate the same data
 /// outside kernelc (it lives in the midend, whose tests use it too).
-pub use midend::rng::SplitMix64;
+pub use stdx::rng::SplitMix64;
 
 /// The bits of a `rand` element drawn from `x`.
 fn rand_bits(elem: Elem, x: u64) -> u64 {

@@ -1,5 +1,5 @@
 //! `--threads`: the optimizer and instruction selection take a module's
-//! functions one at a time, on several threads (`midend::parallel`). The
+//! functions one at a time, on several threads (`stdx::parallel`). The
 //! output must not depend on the thread count: every file of several
 //! kernels (the probes, the outside kernels, the corpus) is compiled on one
 //! thread and on three, to optimized IR and to PTX, and the texts compared

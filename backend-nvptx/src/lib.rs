@@ -77,7 +77,7 @@ pub struct Options {
     /// options; the backend only prints it. `None` prints `kernelc`.
     pub producer: Option<String>,
     /// How many threads select the functions (`0`: as many as the work is
-    /// worth; see `midend::parallel`). The output is the same for every count.
+    /// worth; see `stdx::parallel`). The output is the same for every count.
     pub threads: usize,
 }
 
@@ -233,7 +233,7 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
     // only read. The results come back in printing order.
     let jobs: Vec<(usize, FuncId)> = order.iter().copied().enumerate().collect();
     // Selection costs about what four passes do.
-    let outcomes = midend::parallel::map_in_order(
+    let outcomes = stdx::parallel::map_in_order(
         jobs,
         opts.threads,
         |&(_, id)| 4 * module.functions[id].dfg.insts.len(),

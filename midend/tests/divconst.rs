@@ -8,8 +8,8 @@
 use midend::interp::{run_kernel, KernelArg, LaunchConfig};
 use midend::ir::{InstData, Module, Opcode};
 use midend::passes::expand_const_division;
-use midend::rng::SplitMix64;
 use midend::text::parse_module;
+use stdx::rng::SplitMix64;
 
 const OPS: [&str; 4] = ["sdiv", "srem", "udiv", "urem"];
 const BLOCK: u32 = 256;

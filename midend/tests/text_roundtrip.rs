@@ -398,7 +398,7 @@ fn error_messages_name_the_place() {
 // Random functions built through the builder.
 
 /// The crate's splitmix64, so a failing seed reproduces.
-struct Rng(midend::rng::SplitMix64);
+struct Rng(stdx::rng::SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -807,7 +807,7 @@ fn random_function(r: &mut Rng, env: &Env, id: usize) -> Function {
         blocks.push(b);
     }
     let mut g = BodyGen {
-        r: Rng(midend::rng::SplitMix64(r.next())),
+        r: Rng(stdx::rng::SplitMix64(r.next())),
         env,
         entry_pool: Vec::new(),
         pool: Vec::new(),
@@ -835,7 +835,7 @@ fn random_function(r: &mut Rng, env: &Env, id: usize) -> Function {
 /// A module of one to three random functions that may call each other
 /// (forward and backward) and a few random globals.
 fn random_module(seed: u64, allow_nan: bool) -> Module {
-    let mut r = Rng(midend::rng::SplitMix64(seed));
+    let mut r = Rng(stdx::rng::SplitMix64(seed));
     let mut m = Module::new();
     for i in 0..r.below(4) {
         let dynamic = r.chance(20);

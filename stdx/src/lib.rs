@@ -2,4 +2,6 @@
 //! owns (after rust-analyzer's `stdx`). Nothing here knows CUDA, the IR or
 //! PTX.
 
+pub mod parallel;
+pub mod rng;
 pub mod stack;

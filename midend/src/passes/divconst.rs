@@ -560,7 +560,7 @@ mod tests {
     use super::*;
 
     /// The crate's splitmix64, with a draw of every magnitude.
-    struct Rng(crate::rng::SplitMix64);
+    struct Rng(stdx::rng::SplitMix64);
     impl Rng {
         fn next(&mut self) -> u64 {
             self.0.next_u64()
@@ -702,7 +702,7 @@ mod tests {
 
     #[test]
     fn unsigned_plans_divide_exactly() {
-        let mut rng = Rng(crate::rng::SplitMix64(1));
+        let mut rng = Rng(stdx::rng::SplitMix64(1));
         for w in [8, 16, 32, 64] {
             for d in divisors(w, &mut rng) {
                 let d = d as u64 & mask(w);
@@ -715,7 +715,7 @@ mod tests {
 
     #[test]
     fn signed_plans_divide_exactly() {
-        let mut rng = Rng(crate::rng::SplitMix64(2));
+        let mut rng = Rng(stdx::rng::SplitMix64(2));
         for w in [8, 16, 32, 64] {
             for d in divisors(w, &mut rng) {
                 if signed_divisor(d, w) {

@@ -3,7 +3,7 @@
 //! [`Pipeline::run`] serves compiling, `kernelc opt` and `kernelc run`.
 //!
 //! Runs of consecutive function passes go through the functions one at a
-//! time, spread over threads (`midend::parallel`): no such pass reads
+//! time, spread over threads (`stdx::parallel`): no such pass reads
 //! another function, so this computes what running each pass over every
 //! function in turn computes. The verifier runs after every pass or once
 //! after the pipeline ([`Verify`]).
@@ -25,7 +25,7 @@ pub struct Options {
     /// kernel, whether it became `ld.global.nc`, and why not.
     pub explain_nc: bool,
     /// Threads for the runs of function passes (`0`: as many as the work
-    /// is worth, see [`crate::parallel::threads_for`]). The output is the
+    /// is worth, see [`stdx::parallel::threads_for`]). The output is the
     /// same for every count.
     pub threads: usize,
     /// When the verifier runs.
@@ -394,7 +394,7 @@ impl Pipeline {
             .filter_map(|s| s.function_pass().map(|p| (s, p)))
             .collect();
         let verify_each = self.options.verify == Verify::EachPass;
-        let outcomes = crate::parallel::map_in_order(
+        let outcomes = stdx::parallel::map_in_order(
             analyses.with_functions(module),
             self.options.threads,
             |(f, _)| f.dfg.insts.len() * passes.len(),
