@@ -20,11 +20,10 @@
 
 mod common;
 
-use common::{root, scratch, stderr};
+use common::{root, scratch};
 use kernelc::run::{execute, Engine, RunRequest};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The `.cu` files of `dir` and its subfolders, sorted; none when the
 /// folder does not exist.
@@ -58,51 +57,9 @@ fn program_configs() -> Vec<(String, String)> {
     configs
 }
 
-/// The CCCL and cuRAND headers the programs need (`scripts/test` installs
-/// them), or `None` after a loud notice; required under `CI=true`.
-fn cuda_headers() -> Option<PathBuf> {
-    let dir = std::env::var_os("KERNELC_CUDA_HEADERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(".tools/cuda-13.5-headers/nvidia/cu13/include"));
-    if dir.join("cccl").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "the CCCL and cuRAND headers are required in CI: {}",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: tests/programs (no CCCL/cuRAND headers in {})",
-        dir.display()
-    );
-    None
-}
-
 /// The target a source names with `// kernelc-target: sm_XX`, else sm_90.
 fn target_of(src: &str) -> String {
     common::declared_target(src).unwrap_or_else(|| "sm_90".into())
-}
-
-/// nvcc's PTX of `path` for `arch`, written to `out`.
-fn nvcc_compile(nvcc: &Path, path: &Path, arch: &str, flags: &[String], out: &Path) -> String {
-    let o = Command::new(nvcc)
-        .args(["-ptx", &format!("-arch={arch}"), "-I"])
-        .arg(root().join("include"))
-        .args(flags)
-        .current_dir(root())
-        .arg("-o")
-        .arg(out)
-        .arg(path)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        o.status.success(),
-        "nvcc {}: {}",
-        path.display(),
-        stderr(&o)
-    );
-    std::fs::read_to_string(out).unwrap()
 }
 
 /// kernelc's PTX of `path` for `arch` at `-O{level}`.
@@ -228,7 +185,7 @@ fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
             let arch = target_of(&src);
             let name = path.strip_prefix(root()).unwrap().display().to_string();
             let out = dir.join(format!("{}.ptx", name.replace('/', "_")));
-            let nvcc_ptx = nvcc_compile(&nvcc, &path, &arch, &[], &out);
+            let nvcc_ptx = common::nvcc_ptx_to(&nvcc, &path, &arch, &[], &out);
             let into = match out_of_scope(&path) {
                 Some(_) => &mut skipped,
                 None => &mut forms,
@@ -243,7 +200,7 @@ fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
     }
     // The programs (tests/programs/MANIFEST) with their own flags; kernelc
     // compiles none of them yet (tests/programs/KERNELC_COMPILES).
-    if let Some(headers) = cuda_headers() {
+    if let Some(headers) = common::cuda_headers_or_skip() {
         for (i, (program, flags)) in program_configs().into_iter().enumerate() {
             let mut args = vec![
                 format!("-I{}", headers.display()),
@@ -251,7 +208,7 @@ fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
             ];
             args.extend(flags.split_whitespace().map(str::to_string));
             let out = dir.join(format!("program{i}.ptx"));
-            let nvcc_ptx = nvcc_compile(&nvcc, &root().join(&program), "sm_90", &args, &out);
+            let nvcc_ptx = common::nvcc_ptx_to(&nvcc, &root().join(&program), "sm_90", &args, &out);
             collect(
                 &mut program_forms,
                 &nvcc_ptx,
@@ -417,7 +374,7 @@ fn launches_match_nvcc(nvcc: &Path, folder: &str) -> BTreeMap<String, usize> {
             .or_insert_with(|| {
                 let src = std::fs::read_to_string(dir.join(&file)).unwrap();
                 let arch = target_of(&src);
-                let ptx = nvcc_compile(nvcc, &dir.join(&file), &arch, &[], &ptx_path);
+                let ptx = common::nvcc_ptx_to(nvcc, &dir.join(&file), &arch, &[], &ptx_path);
                 (arch, ptx)
             })
             .clone();

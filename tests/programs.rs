@@ -30,9 +30,6 @@ const PROGRAMS: &str = "tests/programs";
 const ARCH: &str = "sm_90";
 /// At most this many compilers at once (the test machines have two cores).
 const PARALLEL: usize = 2;
-/// Where `scripts/programs-manifest --install` puts the CCCL and cuRAND
-/// headers (their `include` folder), when `KERNELC_CUDA_HEADERS` is unset.
-const HEADER_DIR: &str = ".tools/cuda-13.5-headers/nvidia/cu13/include";
 
 /// One program compiled with one set of flags.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -272,32 +269,11 @@ fn every_run_names_a_kernel_of_its_program() {
 
 // ------------------------------------------------------------- 2. nvcc --
 
-/// The folder holding the CCCL (`cccl/`) and cuRAND headers nvcc's wheels
-/// lack, or `None` after a loud skip notice (a failure in CI).
-fn cuda_headers_or_skip() -> Option<PathBuf> {
-    let dir = std::env::var_os("KERNELC_CUDA_HEADERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(HEADER_DIR));
-    if dir.join("cccl").is_dir() {
-        return Some(dir);
-    }
-    let why = format!(
-        "the CCCL and cuRAND headers are not in {} (set KERNELC_CUDA_HEADERS or run \
-         scripts/programs-manifest --install)",
-        dir.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{why}; they are required in CI (CI=true)");
-    }
-    eprintln!("SKIPPED ({why}): the programs through nvcc");
-    None
-}
-
 #[test]
 fn nvcc_writes_the_manifest_entries() {
     let (Some(nvcc), Some(headers)) = (
         common::nvcc_or_skip("the programs through nvcc"),
-        cuda_headers_or_skip(),
+        common::cuda_headers_or_skip(),
     ) else {
         return;
     };

@@ -23,7 +23,6 @@ use ptx_validate::driver::run_ptxas;
 use ptx_validate::mutate::{self, Mutant, Pools, Rng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The agreement the suite requires, in percent.
 const REQUIRED_AGREEMENT: f64 = 99.5;
@@ -103,21 +102,7 @@ fn nvcc_sources() -> Option<Vec<(String, String)>> {
         let source = std::fs::read_to_string(path).unwrap();
         let target = common::target_for(&source, "sm_90");
         let out_file = dir.join(format!("{}.ptx", file_name(path)));
-        let out = Command::new(&nvcc)
-            .args(["-ptx", &format!("-arch={target}"), "-I"])
-            .arg(common::root().join("include"))
-            .arg(path)
-            .arg("-o")
-            .arg(&out_file)
-            .output()
-            .expect("cannot run nvcc");
-        assert!(
-            out.status.success(),
-            "nvcc rejects {}:\n{}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let ptx = std::fs::read_to_string(&out_file).unwrap();
+        let ptx = common::nvcc_ptx_to(&nvcc, path, &target, &[], &out_file);
         (format!("nvcc {} {target}", file_name(path)), ptx)
     };
     let out = in_parallel(&files, 2, compile);

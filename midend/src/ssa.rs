@@ -192,21 +192,23 @@ impl<'f> FunctionBuilder<'f> {
     }
 
     fn try_remove_trivial_param(&mut self, block: Block, param: Value) -> Value {
-        let Some(index) = self
+        self.fold_if_trivial(block, param).unwrap_or(param)
+    }
+
+    /// Removes `param` of `block` and makes it an alias of the one value its
+    /// edges pass, if it is trivial (and still a parameter); returns that
+    /// value.
+    fn fold_if_trivial(&mut self, block: Block, param: Value) -> Option<Value> {
+        let index = self
             .func
             .dfg
             .block_params(block)
             .iter()
-            .position(|&p| p == param)
-        else {
-            return param;
-        };
-        let Some(same) = self.trivial_source(block, index, param) else {
-            return param;
-        };
+            .position(|&p| p == param)?;
+        let same = self.trivial_source(block, index, param)?;
         self.remove_param(block, index);
         self.func.dfg.change_to_alias(param, same);
-        same
+        Some(same)
     }
 
     fn remove_param(&mut self, block: Block, index: usize) {
@@ -321,20 +323,9 @@ impl<'f> FunctionBuilder<'f> {
         let mut removed: FxHashSet<Value> = FxHashSet::default();
         while let Some((block, param)) = work.pop_front() {
             queued.remove(&param);
-            let Some(index) = self
-                .func
-                .dfg
-                .block_params(block)
-                .iter()
-                .position(|&p| p == param)
-            else {
+            let Some(same) = self.fold_if_trivial(block, param) else {
                 continue;
             };
-            let Some(same) = self.trivial_source(block, index, param) else {
-                continue;
-            };
-            self.remove_param(block, index);
-            self.func.dfg.change_to_alias(param, same);
             removed.insert(param);
             let mut users = passed_to.remove(&param).unwrap_or_default();
             users.retain(|(_, p)| !removed.contains(p));

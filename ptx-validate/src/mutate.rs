@@ -19,21 +19,17 @@ use crate::isa;
 use crate::lexer::{lex, Tok};
 use std::collections::BTreeSet;
 
-/// SplitMix64: small, fast and the same everywhere.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+/// The workspace's one seeded generator (`stdx::rng`, splitmix64), with
+/// the draws the mutations need.
+pub struct Rng(stdx::rng::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(stdx::rng::SplitMix64(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`0` when `n` is 0).

@@ -428,6 +428,25 @@ pub fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
     }
 }
 
+/// The `include` folder of the CCCL (`cccl/`) and cuRAND headers that
+/// nvcc's wheels lack and the programs of tests/programs need
+/// (`$KERNELC_CUDA_HEADERS`, else where `scripts/test` installs them), or
+/// `None` after a loud skip notice; a failure in CI.
+pub fn cuda_headers_or_skip() -> Option<PathBuf> {
+    let dir = std::env::var_os("KERNELC_CUDA_HEADERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".tools/cuda-13.5-headers/nvidia/cu13/include"));
+    if dir.join("cccl").is_dir() {
+        return Some(dir);
+    }
+    let why = format!("the CCCL and cuRAND headers are not in {}", dir.display());
+    if in_ci() {
+        panic!("{why}; they are required in CI (CI=true; scripts/test installs them)");
+    }
+    eprintln!("SKIPPED ({why}; ./scripts/test installs them): the programs through nvcc");
+    None
+}
+
 /// ptxas, or `None` after printing a loud skip notice. In CI a missing ptxas
 /// is a test failure.
 pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
@@ -493,31 +512,43 @@ pub fn scratch(name: &str) -> PathBuf {
 /// the include path); panics with nvcc's messages if it is rejected.
 /// Without nvcc, prints a loud skip line and returns `None`.
 pub fn nvcc_ptx(src: &Path, arch: &str, what: &str) -> Option<String> {
-    let Some(nvcc) = kernelc::ptxas::find_nvcc() else {
-        eprintln!("SKIPPED (nvcc not found; ./scripts/test installs it): {what} through nvcc");
-        return None;
-    };
+    let nvcc = nvcc_or_skip(&format!("{what} through nvcc"))?;
     let dir = scratch(&format!(
         "nvcc-{}",
         what.replace(|c: char| !c.is_alphanumeric(), "_")
     ));
-    let out_file = dir.join("nvcc.ptx");
+    let ptx = nvcc_ptx_to(&nvcc, src, arch, &[], &dir.join("nvcc.ptx"));
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(ptx)
+}
+
+/// Runs `nvcc -ptx -arch=ARCH` on `src` (with kernelc's header and then
+/// `flags` on the command line, from the workspace root), writes the PTX to
+/// `out_file` and returns it; panics with nvcc's messages if it is rejected.
+pub fn nvcc_ptx_to(
+    nvcc: &Path,
+    src: &Path,
+    arch: &str,
+    flags: &[String],
+    out_file: &Path,
+) -> String {
     let out = Command::new(nvcc)
         .args(["-ptx", &format!("-arch={arch}"), "-I"])
         .arg(root().join("include"))
+        .args(flags)
         .arg(src)
         .arg("-o")
-        .arg(&out_file)
+        .arg(out_file)
+        .current_dir(root())
         .output()
         .expect("cannot run nvcc");
     assert!(
         out.status.success(),
-        "nvcc rejected {what}:\n{}",
+        "nvcc rejected {}:\n{}",
+        src.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let ptx = std::fs::read_to_string(&out_file).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(ptx)
+    std::fs::read_to_string(out_file).unwrap()
 }
 
 /// Compiles the CUDA text `source` with nvcc (`-ptx -arch=sm_80`) and
