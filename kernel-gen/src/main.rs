@@ -10,7 +10,8 @@
 //! `.tools/`), and nvcc too with `--nvcc`. Each failing kernel is written to
 //! DIR (default `target/kernel-gen-failures`) with its run line and the
 //! failure, ready to be reduced (`kernelc reduce`) and committed as a
-//! regression test. The exit code is 1 when any seed failed.
+//! regression test. The exit code is 1 when any seed failed, and 1 for a
+//! usage error too (as for `kernelc`: every user error exits 1).
 
 use kernel_gen::check::{check_kernel, nvcc_accepts};
 use std::ffi::OsString;
@@ -22,7 +23,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: kernel-gen SEED | kernel-gen --seeds N [--start S] --check [--nvcc] [--keep DIR]"
     );
-    ExitCode::from(2)
+    ExitCode::from(1)
 }
 
 fn main() -> ExitCode {
