@@ -526,6 +526,9 @@ pub struct RunResult {
     pub messages: String,
     /// `--time`: the median kernel time in milliseconds, and the device.
     pub timing: Option<(f64, String)>,
+    /// What the kernel's `printf` calls printed (the emulator's; on a GPU
+    /// the CUDA driver writes it to stdout itself).
+    pub printed: Vec<u8>,
 }
 
 /// The program as the interpreter will run it, and where it came from (for
@@ -746,6 +749,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         steps: out.steps,
         messages: program.messages,
         timing: None,
+        printed: Vec::new(),
     })
 }
 
@@ -843,6 +847,7 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
         steps: out.steps,
         messages,
         timing: None,
+        printed: out.printed,
     })
 }
 
@@ -919,6 +924,7 @@ fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
         steps: 0,
         messages: ptx.messages,
         timing: out.median_ms.map(|ms| (ms, out.device)),
+        printed: Vec::new(),
     })
 }
 
@@ -1012,6 +1018,16 @@ pub fn run_and_report(req: &RunRequest, out_dir: Option<&Path>) -> Result<String
     }
     let result = execute(req)?;
     eprint!("{}", result.messages);
+    // The kernel's printf output comes first, as it does when a GPU
+    // program synchronizes.
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        let written = stdout
+            .write_all(&result.printed)
+            .and_then(|()| stdout.flush());
+        written.map_err(|e| format!("error: cannot write the kernel's printf output: {e}"))?;
+    }
     if let Some(dir) = out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("error: cannot create `{}`: {e}", dir.display()))?;

@@ -1659,3 +1659,37 @@ fn disable_pass_is_checked_and_leaves_the_pass_out() {
         without.lines().skip(1).collect::<Vec<_>>()
     );
 }
+
+/// nvcc's shape of `printf("%s %d %.1f\n", "tid", tid, tid * 0.5)`.
+const PRINTF_PTX: &str = "\
+.version 8.0\n.target sm_90\n.address_size 64\n\
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 f, .param .b64 a);\n\
+.global .align 1 .b8 fmt[12] = {37, 115, 32, 37, 100, 32, 37, 46, 49, 102, 10, 0};\n\
+.global .align 1 .b8 word[4] = {116, 105, 100, 0};\n\
+.visible .entry k()\n{\n\
+.local .align 8 .b8 depot[24];\n\
+.reg .b32 %r<4>; .reg .b64 %rd<8>; .reg .f64 %fd<2>;\n\
+mov.u32 %r1, %tid.x;\n\
+mov.u64 %rd1, depot; cvta.local.u64 %rd2, %rd1;\n\
+mov.u64 %rd3, word; cvta.global.u64 %rd3, %rd3; st.local.u64 [%rd1], %rd3;\n\
+st.local.u32 [%rd1+8], %r1;\n\
+cvt.rn.f64.u32 %fd1, %r1; mul.f64 %fd1, %fd1, 0d3FE0000000000000; st.local.f64 [%rd1+16], %fd1;\n\
+mov.u64 %rd4, fmt; cvta.global.u64 %rd4, %rd4;\n\
+{ .param .b64 p0; st.param.b64 [p0], %rd4; .param .b64 p1; st.param.b64 [p1], %rd2;\n\
+  .param .b32 r0; call.uni (r0), vprintf, (p0, p1); }\n\
+ret;\n}\n";
+
+#[test]
+fn device_printf_reaches_stdout_in_the_emulator() {
+    let dir = scratch("printf");
+    let ptx = write(&dir, "p.ptx", PRINTF_PTX);
+    let out = kernelc(&[
+        "run", &ptx, "--engine", "emu", "--kernel", "k", "--grid", "2", "--block", "2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "tid 0 0.0\ntid 1 0.5\ntid 0 0.0\ntid 1 0.5\n",
+        "each thread of each block, in the order they ran"
+    );
+}

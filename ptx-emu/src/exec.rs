@@ -109,6 +109,8 @@ struct Exec<'a> {
     shared: Vec<Alloc>,
     ctaid: [u32; 3],
     total_steps: u64,
+    /// Device `printf`'s output so far.
+    printed: Vec<u8>,
 }
 
 pub(super) fn run(
@@ -123,6 +125,7 @@ pub(super) fn run(
         setup,
         ctaid: [0; 3],
         total_steps: 0,
+        printed: Vec::new(),
     };
     let [gx, gy, gz] = config.grid;
     for z in 0..gz {
@@ -142,6 +145,7 @@ pub(super) fn run(
     Ok(RunOutput {
         buffers,
         steps: ex.total_steps,
+        printed: ex.printed,
     })
 }
 
@@ -374,6 +378,7 @@ impl<'a> Exec<'a> {
             Operand::FImm(f) => crate::program::float_bits(*f, ty) & m,
             Operand::Special(s) => self.special(t, *s) & m,
             Operand::Sym(s, off) => self.sym_addr(t, *s)?.wrapping_add(*off as u64) & m,
+            Operand::Func(f) => memory::code_addr(*f) & m,
             _ => return Err(unsupported("this operand form")),
         })
     }
@@ -563,6 +568,19 @@ impl<'a> Exec<'a> {
                 ftz,
                 combine,
             } => self.setp(t, inst, *cmp, *ty, *ftz, *combine),
+            Op::Half {
+                op,
+                ty,
+                packed,
+                fl,
+                relu,
+            } => self.half(t, inst, *op, *ty, *packed, *fl, *relu),
+            Op::SetpPacked {
+                cmp,
+                ty,
+                ftz,
+                combine,
+            } => self.setp_packed(t, inst, *cmp, *ty, *ftz, *combine),
             Op::Selp(ty) => self.selp(t, inst, *ty),
             Op::Slct { ty, float, ftz } => self.slct(t, inst, *ty, *float, *ftz),
             Op::Cvt(c) => self.cvt(t, inst, c),
@@ -588,6 +606,16 @@ impl<'a> Exec<'a> {
             Op::CpAsync { size } => self.cp_async(t, inst, *size),
             Op::Bra(target) => Ok(Flow::Jump(*target)),
             Op::Call { callee, frames } => self.call(t, *callee, frames),
+            Op::Vprintf { frames } => self.vprintf(t, frames),
+            Op::CallIndirect {
+                at,
+                n_rets,
+                n_params,
+                frames,
+            } => {
+                let callee = self.indirect_callee(t, inst, *at, *n_rets, *n_params)?;
+                self.call(t, callee, frames)
+            }
             Op::Ret => Ok(self.do_ret(t)),
             Op::Exit => {
                 t.state = State::Done;
@@ -619,6 +647,91 @@ impl<'a> Exec<'a> {
     /// `call`: the callee's return and parameter `.param`s are the caller's
     /// call-scope variables `frames` themselves, so `st.param` before the
     /// call and `ld.param` after it (of the return value) need no copying.
+    /// `vprintf(fmt, buf)`: formats the arguments in `buf` as `fmt` says,
+    /// appends the text to the launch's output and returns the number of
+    /// arguments read (-1 for a null format), as the CUDA runtime does.
+    fn vprintf(&mut self, t: &mut Thread, frames: &[usize]) -> R<Flow> {
+        let slots = &t.frames.last().expect("frame").slots;
+        let [ret, fmt, buf] = [0, 1, 2].map(|k| slots[frames[k]]);
+        let param = |(space, idx): (Space, usize)| memory::space_addr(space, idx, 0);
+        let fmt = self.load(t, Some(fmt.0), param(fmt), 8)?;
+        let buf = self.load(t, Some(buf.0), param(buf), 8)?;
+        let count = if fmt == 0 {
+            -1
+        } else {
+            let text = self.c_string(t, fmt, usize::MAX)?;
+            let mut args = PrintfArgs {
+                ex: self,
+                t,
+                buf,
+                fault: None,
+            };
+            let formatted = crate::printf::format(&text, &mut args);
+            if let Some(fault) = args.fault {
+                return Err(fault);
+            }
+            let (out, count) = formatted.map_err(unsupported)?;
+            let room = crate::PRINTF_LIMIT.saturating_sub(self.printed.len());
+            self.printed.extend_from_slice(&out[..out.len().min(room)]);
+            count as i32
+        };
+        self.store(t, Some(ret.0), param(ret), 4, count as u32 as u64)?;
+        t.frames.last_mut().expect("frame").pc += 1;
+        Ok(Flow::Stay)
+    }
+
+    /// The bytes of the NUL-terminated string at generic address `addr`
+    /// (at most `limit`).
+    fn c_string(&mut self, t: &mut Thread, addr: u64, limit: usize) -> R<Vec<u8>> {
+        let mut text = Vec::new();
+        while text.len() < limit {
+            let byte = self.load(t, None, addr.wrapping_add(text.len() as u64), 1)? as u8;
+            if byte == 0 {
+                break;
+            }
+            text.push(byte);
+        }
+        Ok(text)
+    }
+
+    /// The function an indirect call reaches: the one whose address operand
+    /// `at` holds, with a body and the call's shape, or a fault.
+    fn indirect_callee(
+        &self,
+        t: &Thread,
+        inst: &Inst,
+        at: usize,
+        n_rets: usize,
+        n_params: usize,
+    ) -> R<usize> {
+        let u64 = Ty {
+            kind: crate::program::Kind::U,
+            bits: 64,
+        };
+        let addr = self.get(t, arg(inst, at)?, u64)?;
+        let func = memory::code_index(addr).and_then(|f| Some((f, self.prog.funcs.get(f)?)));
+        let Some((f, func)) = func else {
+            return Err(e(
+                FaultKind::WrongSpace,
+                format!("an indirect call through {addr:#x}, which is no function's address"),
+            ));
+        };
+        if !func.has_body || func.n_rets != n_rets || func.n_params != n_params {
+            return Err(e(
+                FaultKind::Unsupported,
+                format!(
+                    "an indirect call of `{}` with {n_rets} results and {n_params} arguments \
+                     (it has {} and {}{})",
+                    func.name,
+                    func.n_rets,
+                    func.n_params,
+                    if func.has_body { "" } else { ", and no body" }
+                ),
+            ));
+        }
+        Ok(f)
+    }
+
     fn call(&mut self, t: &mut Thread, callee: usize, frames: &[usize]) -> R<Flow> {
         if t.frames.len() >= self.config.max_call_depth {
             return Err(e(
@@ -632,6 +745,37 @@ impl<'a> Exec<'a> {
         let fr = self.new_frame(t, callee, aliased);
         t.frames.push(fr);
         Ok(Flow::Stay)
+    }
+}
+
+/// The arguments of one `vprintf` call: its buffer in the thread's memory,
+/// and the fault a read of it met (kept to be reported as it is).
+struct PrintfArgs<'e, 'a, 't> {
+    ex: &'e mut Exec<'a>,
+    t: &'t mut Thread,
+    buf: u64,
+    fault: Option<E>,
+}
+
+impl PrintfArgs<'_, '_, '_> {
+    fn keep<T>(&mut self, r: R<T>) -> Result<T, String> {
+        r.map_err(|err| {
+            let msg = format!("reading the arguments of `printf`: {}", err.msg);
+            self.fault = Some(e(err.kind, msg.clone()));
+            msg
+        })
+    }
+}
+
+impl crate::printf::Args for PrintfArgs<'_, '_, '_> {
+    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String> {
+        let addr = self.buf.wrapping_add(offset);
+        let r = self.ex.load(self.t, None, addr, len);
+        self.keep(r)
+    }
+    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String> {
+        let r = self.ex.c_string(self.t, addr, limit);
+        self.keep(r)
     }
 }
 

@@ -41,6 +41,7 @@ pub mod decode;
 mod exec;
 pub mod memory;
 pub mod ops;
+pub mod printf;
 pub mod program;
 pub mod rounding;
 
@@ -102,7 +103,14 @@ pub struct RunOutput {
     pub buffers: Vec<Option<Vec<u8>>>,
     /// Instructions executed over all threads.
     pub steps: u64,
+    /// What the kernel's `printf` calls printed, in the order they ran (at
+    /// most [`PRINTF_LIMIT`] bytes, as a GPU's printf buffer is bounded).
+    pub printed: Vec<u8>,
 }
+
+/// The most bytes of device `printf` output a launch keeps (the CUDA
+/// runtime's default printf buffer is 1 MiB; what does not fit is lost).
+pub const PRINTF_LIMIT: usize = 1 << 20;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum FaultKind {

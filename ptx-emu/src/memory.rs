@@ -100,6 +100,23 @@ pub fn generic(space: Space, index: usize, offset: u64) -> u64 {
     (space.tag() << 48) | ((index as u64 + 1) << GEN_OFFSET_BITS) | offset
 }
 
+/// The tag of a function's address: no space's, so that a load or store
+/// through it faults.
+const CODE_TAG: u64 = 6;
+
+/// The address of function `index` (what `mov %rd, f` gives, and an
+/// indirect `call` takes).
+pub fn code_addr(index: usize) -> u64 {
+    (CODE_TAG << 48) | ((index as u64 + 1) << GEN_OFFSET_BITS)
+}
+
+/// The function whose address `addr` is, if it is one.
+pub fn code_index(addr: u64) -> Option<usize> {
+    let index = (addr >> GEN_OFFSET_BITS) & 0xffff;
+    let exact = addr == code_addr(index.checked_sub(1)? as usize);
+    exact.then(|| index as usize - 1)
+}
+
 /// The address of the byte in `space` itself (what `cvta.to` gives).
 pub fn space_addr(space: Space, index: usize, offset: u64) -> u64 {
     match space {

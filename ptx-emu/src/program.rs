@@ -13,7 +13,7 @@ use crate::decode::{self, Callee, Mods, Op, Parts};
 use crate::memory::Space;
 use ptx_validate::ast::{self, FuncKind, Item, OpKind, Stmt};
 use ptx_validate::lexer::{lex, FloatLit, Pos, Tok};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A PTX type as an instruction modifier names it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -116,7 +116,11 @@ pub enum Operand {
     List(Vec<Operand>),
     Pair(Box<Operand>, Box<Operand>),
     Label(usize),
+    /// A function: the callee of a direct call, or, as a value, its
+    /// address (which only an indirect call may use).
     Func(usize),
+    /// The `.callprototype` label of an indirect call.
+    Prototype,
     Sink,
     /// `[tmap, {x, y}]`: a tensor-map address, which no instruction the
     /// emulator runs takes (decoding refuses it).
@@ -202,11 +206,17 @@ impl Program {
             if let Some(e) = &func.load_error {
                 return Some(e);
             }
-            let callees = func.insts.iter().filter_map(|i| match i.op {
-                Op::Call { callee, .. } => Some(callee),
-                _ => None,
-            });
-            stack.extend(callees);
+            // Every function it names: those it calls, and those whose
+            // address it takes (an indirect call may reach them).
+            let named = func
+                .insts
+                .iter()
+                .flat_map(|i| &i.args)
+                .filter_map(|a| match a {
+                    Operand::Func(f) => Some(*f),
+                    _ => None,
+                });
+            stack.extend(named);
         }
         None
     }
@@ -256,8 +266,15 @@ fn elem_bytes(d: &ast::VarDecl) -> Result<u64, String> {
 }
 
 /// Reads the initializer after a declared name from the source tokens (the
-/// parser skips initializers; the emulator needs their bytes).
-fn initializer(src: &str, name_pos: Pos, ty: Ty, size: u64) -> Result<Vec<u8>, String> {
+/// parser skips initializers; the emulator needs their bytes). A function's
+/// name stands for its address (a table of function pointers).
+fn initializer(
+    src: &str,
+    name_pos: Pos,
+    ty: Ty,
+    size: u64,
+    funcs: &HashMap<String, usize>,
+) -> Result<Vec<u8>, String> {
     let toks = lex(src);
     let Some(mut i) = toks.iter().position(|t| t.pos.offset == name_pos.offset) else {
         return Ok(vec![0; size as usize]);
@@ -294,6 +311,10 @@ fn initializer(src: &str, name_pos: Pos, ty: Ty, size: u64) -> Result<Vec<u8>, S
                 neg = false;
                 out.extend_from_slice(&float_bits(f, ty).to_le_bytes()[..ty.bytes() as usize]);
             }
+            Tok::Ident(n) if funcs.contains_key(n) => {
+                let addr = crate::memory::code_addr(funcs[n]);
+                out.extend_from_slice(&addr.to_le_bytes()[..ty.bytes().min(8) as usize]);
+            }
             Tok::Ident(n) => {
                 return Err(format!(
                     "the initializer of a variable uses the address of `{n}`, which the emulator does not support"
@@ -323,7 +344,12 @@ pub fn float_bits(f: FloatLit, ty: Ty) -> u64 {
     }
 }
 
-fn var_of(src: &str, d: &ast::VarDecl, n: &ast::DeclName) -> Result<Var, String> {
+fn var_of(
+    src: &str,
+    d: &ast::VarDecl,
+    n: &ast::DeclName,
+    funcs: &HashMap<String, usize>,
+) -> Result<Var, String> {
     let space = Space::from_mod(&d.space).ok_or_else(|| {
         format!(
             "variables in `{}` are not supported by the emulator",
@@ -343,7 +369,7 @@ fn var_of(src: &str, d: &ast::VarDecl, n: &ast::DeclName) -> Result<Var, String>
             kind: Kind::B,
             bits: 8,
         });
-        initializer(src, n.pos, ty, size)?
+        initializer(src, n.pos, ty, size, funcs)?
     } else {
         vec![0; size as usize]
     };
@@ -371,6 +397,8 @@ struct Scope<'a> {
     stack: Vec<HashMap<String, Sym>>,
     regs: Vec<HashMap<String, usize>>,
     labels: HashMap<String, usize>,
+    /// The names of the `.callprototype` declarations in scope.
+    prototypes: HashSet<String>,
     func: Func,
     vars: &'a mut Vec<Var>,
 }
@@ -406,7 +434,7 @@ impl Scope<'_> {
                 }
                 continue;
             }
-            let var = var_of(self.src, d, n)?;
+            let var = var_of(self.src, d, n, self.funcs)?;
             let sym = match var.space {
                 Space::Local | Space::Param => {
                     self.func.frame_vars.push(var);
@@ -446,6 +474,8 @@ impl Scope<'_> {
                     Operand::Sym(s, 0)
                 } else if let Some(&f) = self.funcs.get(name) {
                     Operand::Func(f)
+                } else if self.prototypes.contains(name) {
+                    Operand::Prototype
                 } else {
                     return Err(format!("line {}: unknown name `{name}`", o.pos.line));
                 }
@@ -526,6 +556,9 @@ impl Scope<'_> {
                 Stmt::Inst(_) => *count += 1,
                 Stmt::Label(name, _) => {
                     self.labels.insert(name.clone(), *count);
+                }
+                Stmt::Prototype(name, _) => {
+                    self.prototypes.insert(name.clone());
                 }
                 Stmt::Block(inner, _) => self.collect_labels(inner, count),
                 _ => {}
@@ -638,7 +671,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
     for item in &m.items {
         if let Item::Var(d) = item {
             for n in &d.names {
-                let v = var_of(src, d, n)?;
+                let v = var_of(src, d, n, &funcs)?;
                 module_names.insert(n.name.clone(), Sym::Var(prog.vars.len()));
                 prog.vars.push(v);
             }
@@ -686,6 +719,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
             stack: vec![params],
             regs: vec![regs],
             labels: HashMap::new(),
+            prototypes: HashSet::new(),
             func,
             vars: &mut prog.vars,
         };

@@ -442,3 +442,122 @@ fn vector_atomics_and_the_16_bit_cas() {
         fault_of("mov.f32 %f1, 0f3F800000; red.global.add.v4.f32 [%rd1+8], {%f1, %f1, %f1, %f1};");
     assert_eq!(f.kind, FaultKind::Misaligned);
 }
+
+/// Two functions of the same shape, a table of their addresses in global
+/// memory (as nvcc writes one for `__device__ op_t ops[] = {f, g}`), and
+/// the call sequence nvcc writes for a call through a pointer.
+const FUNCTION_TABLE: &str = "\
+.func (.param .b32 r) twice(.param .b32 a)\n\
+{ .reg .b32 %x<3>; ld.param.b32 %x1, [a]; add.s32 %x2, %x1, %x1; st.param.b32 [r], %x2; ret; }\n\
+.func (.param .b32 r) square(.param .b32 a)\n\
+{ .reg .b32 %x<3>; ld.param.b32 %x1, [a]; mul.lo.s32 %x2, %x1, %x1; st.param.b32 [r], %x2; ret; }\n\
+.func (.param .b32 r) pair(.param .b32 a, .param .b32 b)\n\
+{ .reg .b32 %x<2>; ld.param.b32 %x1, [a]; st.param.b32 [r], %x1; ret; }\n\
+.global .align 8 .u64 table[2] = {twice, square};\n";
+
+/// Calls the function whose address is in `%rd5` with `%r2` (the thread
+/// index plus 3), storing the result at out[tid].
+const CALL_THROUGH_RD5: &str = "add.s32 %r2, %r1, 3;\n\
+    { .param .b32 p0; st.param.b32 [p0], %r2; .param .b32 ret0;\n\
+      proto_a : .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+      call (ret0), %rd5, (p0), proto_a;\n\
+      ld.param.b32 %r3, [ret0]; }\n\
+    st.global.u32 [%rd3], %r3;";
+
+#[test]
+fn calls_through_function_pointers_reach_the_function_named() {
+    // Even threads call table[0] (twice), odd ones table[1] (square).
+    let body = format!(
+        "and.b32 %r4, %r1, 1; mul.wide.u32 %rd6, %r4, 8; mov.u64 %rd7, table;\n\
+         add.s64 %rd7, %rd7, %rd6; ld.global.u64 %rd5, [%rd7];\n{CALL_THROUGH_RD5}"
+    );
+    let out = run_body(FUNCTION_TABLE, &body, 4, 4).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, vec![6, 16, 10, 36]);
+    // An address taken in code (`mov.u64 %rd5, square`) works the same.
+    let body = format!("mov.u64 %rd5, square;\n{CALL_THROUGH_RD5}");
+    let out = run_body(FUNCTION_TABLE, &body, 2, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, vec![9, 16]);
+}
+
+#[test]
+fn a_call_through_a_bad_pointer_is_a_fault() {
+    // A data address is no function's.
+    let body = format!("mov.u64 %rd5, table;\n{CALL_THROUGH_RD5}");
+    let f = fault(FUNCTION_TABLE, &body, 1);
+    assert_eq!(f.kind, FaultKind::WrongSpace, "{f}");
+    assert!(f.message.contains("no function's address"), "{f}");
+    // A function of another shape.
+    let body = format!("mov.u64 %rd5, pair;\n{CALL_THROUGH_RD5}");
+    let f = fault(FUNCTION_TABLE, &body, 1);
+    assert_eq!(f.kind, FaultKind::Unsupported, "{f}");
+    assert!(f.message.contains("1 arguments (it has 1 and 2)"), "{f}");
+    // A function's address is no data: loading through it faults.
+    let f = fault(
+        FUNCTION_TABLE,
+        "mov.u64 %rd5, twice; ld.u32 %r2, [%rd5];",
+        1,
+    );
+    assert_ne!(f.kind, FaultKind::Unsupported, "{f}");
+}
+
+/// `printf("t%d x=%.2f %s|%5lld|\n", tid, 0.5 * tid, "ok", -tid)` as nvcc
+/// writes it: the arguments promoted and stored in a local buffer at
+/// their aligned offsets (int at 0, double at 8, pointer at 16, long long
+/// at 24), then `vprintf(format, buffer)`.
+const PRINTF_DECLS: &str = "\
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 f, .param .b64 a);\n\
+.global .align 1 .b8 fmt[25] = {116, 37, 100, 32, 120, 61, 37, 46, 50, 102, 32, 37, 115, 124, 37, 53, 108, 108, 100, 124, 10, 0};\n\
+.global .align 1 .b8 word[3] = {111, 107, 0};\n";
+
+const PRINTF_BODY: &str = "\
+.local .align 8 .b8 depot[32];\n\
+mov.u64 %rd4, depot; cvta.local.u64 %rd5, %rd4;\n\
+st.local.u32 [%rd4], %r1;\n\
+cvt.rn.f64.u32 %fd1, %r1; mul.f64 %fd1, %fd1, 0d3FE0000000000000; st.local.f64 [%rd4+8], %fd1;\n\
+mov.u64 %rd6, word; cvta.global.u64 %rd6, %rd6; st.local.u64 [%rd4+16], %rd6;\n\
+cvt.u64.u32 %rd7, %r1; neg.s64 %rd7, %rd7; st.local.u64 [%rd4+24], %rd7;\n\
+mov.u64 %rd8, fmt; cvta.global.u64 %rd8, %rd8;\n\
+{ .param .b64 p0; st.param.b64 [p0], %rd8; .param .b64 p1; st.param.b64 [p1], %rd5;\n\
+  .param .b32 r0; call.uni (r0), vprintf, (p0, p1); ld.param.b32 %r2, [r0]; }\n\
+st.global.u32 [%rd3], %r2;";
+
+#[test]
+fn printf_formats_each_call_in_order_and_returns_the_argument_count() {
+    let src = format!(
+        "{HEAD}{PRINTF_DECLS}\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<8>; .reg .b32 %r<32>; .reg .b64 %rd<16>; .reg .f64 %fd<8>;\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n\
+         {PRINTF_BODY}\n ret;\n}}\n"
+    );
+    let config = LaunchConfig {
+        block: [3, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_ptx(&src, "k", &[KernelArg::Buffer(vec![0; 12])], &config)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        String::from_utf8(out.printed).unwrap(),
+        "t0 x=0.00 ok|    0|\nt1 x=0.50 ok|   -1|\nt2 x=1.00 ok|   -2|\n"
+    );
+    let counts: Vec<u8> = out.buffers[0]
+        .clone()
+        .unwrap()
+        .into_iter()
+        .step_by(4)
+        .collect();
+    assert_eq!(
+        counts,
+        vec![4, 4, 4],
+        "vprintf returns the arguments it read"
+    );
+}
+
+#[test]
+fn printf_through_a_bad_buffer_is_a_fault() {
+    // The argument buffer pointer is the null address.
+    let body = PRINTF_BODY.replace("st.param.b64 [p1], %rd5", "st.param.b64 [p1], 0");
+    let f = fault(PRINTF_DECLS, &body, 1);
+    assert_eq!(f.kind, FaultKind::NullPointer, "{f}");
+    assert!(f.message.contains("arguments of `printf`"), "{f}");
+}

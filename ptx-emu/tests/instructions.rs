@@ -514,3 +514,171 @@ fn div_approx_is_zero_for_divisors_above_2_pow_126() {
     assert_eq!(out[6], f(0.0));
     assert_eq!(out[7], f(1.0));
 }
+
+/// An f16 value, exactly (a reference independent of the emulator).
+fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (exp, frac) = (i32::from((h >> 10) & 0x1f), f64::from(h & 0x3ff));
+    sign * match exp {
+        0 => frac * 2f64.powi(-24),
+        31 if frac == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1024.0 + frac) * 2f64.powi(e - 25),
+    }
+}
+
+/// `x` to f16, to nearest even: a multiple of the last place of its
+/// binade (2^-24 at least), and infinity from 65520 up.
+fn f16_round(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    let ulp = if a < 2f64.powi(-14) {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(a.log2().floor() as i32 - 10)
+    };
+    let q = (a / ulp).round_ties_even() * ulp;
+    // Encode q exactly.
+    if q < 2f64.powi(-14) {
+        return sign | (q / 2f64.powi(-24)) as u16;
+    }
+    let e = q.log2().floor() as i32;
+    let frac = (q / 2f64.powi(e) - 1.0) * 1024.0;
+    sign | (((e + 15) as u16) << 10) | frac as u16
+}
+
+/// One 16-bit instruction on `%h1..%h3` into `%h4`, and its expected bits.
+struct HalfCase(&'static str, [u16; 3], u16);
+
+/// Runs each case into its own word, the result zero-extended.
+fn half_cases(what: &str, cases: &[HalfCase]) {
+    let mut body = String::new();
+    for (k, HalfCase(form, [a, b, c], _)) in cases.iter().enumerate() {
+        let operands = match form.split('.').next() {
+            Some("neg" | "abs") => "%h4, %h1",
+            Some("fma") => "%h4, %h1, %h2, %h3",
+            _ => "%h4, %h1, %h2",
+        };
+        body += &format!(
+            "mov.b16 %h1, {a:#x}; mov.b16 %h2, {b:#x}; mov.b16 %h3, {c:#x};\n\
+             {form} {operands}; cvt.u32.u16 %r2, %h4; st.global.u32 [%rd1+{}], %r2;\n",
+            4 * k
+        );
+    }
+    let got = run(what, &body, cases.len());
+    for (HalfCase(form, ops, want), got) in cases.iter().zip(got) {
+        assert_eq!(
+            got,
+            u32::from(*want),
+            "{form} {ops:#x?}: {got:#x}, want {want:#x}"
+        );
+    }
+}
+
+#[test]
+fn f16_arithmetic_rounds_once_to_nearest_even() {
+    let one = 0x3c00;
+    let tie = f16_round(2f64.powi(-11)); // half the last place of 1
+    assert_eq!(f16_value(tie), 2f64.powi(-11));
+    let mut cases = vec![
+        // 1 + 2^-11 is a tie (to even: 1); 1 + 3 * 2^-11 goes up to even.
+        HalfCase("add.f16", [one, tie, 0], one),
+        HalfCase("add.rn.f16", [0x3c01, tie, 0], 0x3c02),
+        // 65504 + 16 = 65520 is halfway to 2^16: to infinity.
+        HalfCase("add.f16", [0x7bff, 0x4c00, 0], 0x7c00),
+        HalfCase("sub.f16", [0x3555, 0x3555, 0], 0),
+        HalfCase("sub.f16", [0x8000, 0x0000, 0], 0x8000),
+        // Subnormals are kept, flushed by .ftz (operands and results).
+        HalfCase("add.f16", [0x0001, 0x0001, 0], 0x0002),
+        HalfCase("add.ftz.f16", [0x0001, 0x0001, 0], 0),
+        HalfCase("add.ftz.f16", [0x0400, 0x8401, 0], 0x8000),
+        HalfCase("mul.f16", [0x0200, 0x3800, 0], 0x0100),
+        HalfCase("mul.f16", [0x0001, 0x3800, 0], 0x0000),
+        HalfCase("mul.ftz.f16", [0x0400, 0x3800, 0], 0x0000),
+        // Saturation, NaN and infinity.
+        HalfCase("add.sat.f16", [one, one, 0], one),
+        HalfCase("add.sat.f16", [0xbc00, 0x3800, 0], 0),
+        HalfCase("mul.f16", [0x7c00, 0x0000, 0], 0x7fff),
+        HalfCase("add.f16", [0x7c00, 0xfc00, 0], 0x7fff),
+        HalfCase("add.sat.f16", [0x7e00, one, 0], 0),
+        // fma rounds once: (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20, a tie in f16's
+        // last place of 2^-9, to even.
+        HalfCase("fma.rn.f16", [0x3c01, 0x3c01, 0xbc00], 0x1800),
+        HalfCase("fma.rn.relu.f16", [0x3c00, 0xbc00, 0x3800], 0),
+        HalfCase("fma.rn.relu.f16", [0x3c00, 0x3c00, 0x3800], 0x3e00),
+        HalfCase("fma.rn.sat.f16", [0x4000, 0x4000, 0], one),
+        // min/max: a NaN operand yields the other; -0 < +0; .NaN propagates.
+        HalfCase("min.f16", [0x7e00, 0x4000, 0], 0x4000),
+        HalfCase("max.f16", [0x8000, 0x0000, 0], 0x0000),
+        HalfCase("min.f16", [0x8000, 0x0000, 0], 0x8000),
+        HalfCase("max.NaN.f16", [0x7e00, 0x4000, 0], 0x7fff),
+        HalfCase("neg.f16", [0x3c00, 0, 0], 0xbc00),
+        HalfCase("abs.f16", [0xfc00, 0, 0], 0x7c00),
+        // bf16 (its last place at 1 is 2^-7).
+        HalfCase("add.rn.bf16", [0x3f80, 0x3b80, 0], 0x3f80),
+        HalfCase("add.rn.bf16", [0x3f80, 0x3bc0, 0], 0x3f81),
+        HalfCase("mul.rn.bf16", [0x7f7f, 0x4000, 0], 0x7f80),
+        // (1 + 2^-7)^2 - 1 = 2^-6 (1 + 2^-8): a tie, to even.
+        HalfCase("fma.rn.bf16", [0x3f81, 0x3f81, 0xbf80], 0x3c80),
+        HalfCase("neg.bf16", [0x3f80, 0, 0], 0xbf80),
+    ];
+    // Sums and products of a spread of values, against the reference:
+    // exact in f64, rounded once.
+    let values = [
+        0x3c00u16, 0x3555, 0x0001, 0x03ff, 0x0400, 0x7bff, 0x5640, 0xc2d0, 0x1234, 0x8abc, 0x6801,
+        0xb800,
+    ];
+    for &a in &values {
+        for &b in &values {
+            let (x, y) = (f16_value(a), f16_value(b));
+            cases.push(HalfCase("add.rn.f16", [a, b, 0], f16_round(x + y)));
+            cases.push(HalfCase("mul.rn.f16", [a, b, 0], f16_round(x * y)));
+            cases.push(HalfCase(
+                "fma.rn.f16",
+                [a, b, 0x3c00],
+                f16_round(x * y + 1.0),
+            ));
+        }
+    }
+    half_cases("16-bit float arithmetic", &cases);
+}
+
+#[test]
+fn packed_halves_compute_lane_by_lane() {
+    let body = "mov.b32 %r1, 0x3c004000; mov.b32 %r2, 0x40004200; mov.b32 %r3, 0x3c003c00;\n\
+        mul.f16x2 %r10, %r1, %r2;\n\
+        add.f16x2 %r11, %r1, %r2;\n\
+        fma.rn.f16x2 %r12, %r1, %r2, %r3;\n\
+        neg.f16x2 %r13, %r1;\n\
+        max.f16x2 %r14, %r1, %r2;\n\
+        mov.b32 %r4, 0x3f804000; mov.b32 %r5, 0x40003f80;\n\
+        mul.rn.bf16x2 %r15, %r4, %r5;\n\
+        setp.gt.f16x2 %p1|%p2, %r1, %r2;\n\
+        selp.u32 %r16, 1, 0, %p1; selp.u32 %r17, 1, 0, %p2;\n\
+        setp.lt.and.f16x2 %p3|%p4, %r1, %r2, %p2;\n\
+        selp.u32 %r18, 1, 0, %p3; selp.u32 %r19, 1, 0, %p4;\n\
+        mov.b16 %h1, 0x3c00; mov.b16 %h2, 0x4000;\n\
+        setp.lt.f16 %p5, %h1, %h2; selp.u32 %r20, 1, 0, %p5;\n";
+    let got = run(
+        "packed half arithmetic",
+        &(body.to_string() + &store(&[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])),
+        11,
+    );
+    // Low lanes: 2 and 3 (0x4000, 0x4200); high lanes: 1 and 2; results
+    // low lane first in the words' low half.
+    assert_eq!(got[0], 0x4000_4600, "mul: 6 and 2");
+    assert_eq!(got[1], 0x4200_4500, "add: 5 and 3");
+    assert_eq!(got[2], 0x4200_4700, "fma: 7 and 3");
+    assert_eq!(got[3], 0xbc00_c000, "neg");
+    assert_eq!(got[4], 0x4000_4200, "max: 3 and 2 per lane");
+    assert_eq!(got[5], 0x4000_4000, "bf16 mul: 2*1 and 1*2");
+    assert_eq!(&got[6..8], &[0, 0], "2 > 3 and 1 > 2 are false");
+    assert_eq!(&got[8..10], &[0, 0], "lt, each and-ed with the false p2");
+    assert_eq!(got[10], 1, "setp.lt.f16");
+}

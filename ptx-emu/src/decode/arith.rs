@@ -1,8 +1,8 @@
 //! Decoding of the arithmetic, comparison, conversion and bit instructions.
 
 use super::{
-    unsupported, Arith, BoolOp, Cmp, Cvt, CvtRnd, FloatClass, FloatMods, FloatUnOp, Half, IntOp,
-    IntUnOp, Op, Parts, Shape,
+    unsupported, Arith, BoolOp, Cmp, Cvt, CvtRnd, FloatClass, FloatMods, FloatUnOp, Half, HalfOp,
+    IntOp, IntUnOp, Op, Parts, Shape,
 };
 use crate::ops::{self, bits::PrmtMode};
 use crate::program::{Kind, Operand, Ty};
@@ -10,6 +10,9 @@ use Shape::{Dst, DstPair, Src};
 
 /// Decodes `p` if it is one of this module's instructions.
 pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
+    if let Some(op) = half(p)? {
+        return Ok(Some(op));
+    }
     let op = match p.opcode {
         "mov" => mov(p)?,
         "add" | "sub" | "mad" if p.mods.has(".cc") => carry(p)?,
@@ -42,7 +45,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
             }
             Op::Copysign(ty)
         }
-        "setp" => setp(p)?,
+        "setp" => setp(p, p.ty()?)?,
         "selp" => {
             p.expect(&[Dst, Src, Src, Src])?;
             Op::Selp(p.ty()?)
@@ -52,6 +55,74 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         _ => return bits(p),
     };
     Ok(Some(op))
+}
+
+/// The 16-bit float element type of `p` and whether it is packed two to a
+/// register (`.f16x2`), when its type is one of those.
+fn half_type(p: &Parts) -> Option<(Ty, bool)> {
+    let (kind, packed) = match p.mods.0.last()?.as_str() {
+        ".f16" => (Kind::F, false),
+        ".bf16" => (Kind::BF, false),
+        ".f16x2" => (Kind::F, true),
+        ".bf16x2" => (Kind::BF, true),
+        _ => return None,
+    };
+    Some((Ty { kind, bits: 16 }, packed))
+}
+
+/// The arithmetic, `min`/`max`, sign and comparison instructions on 16-bit
+/// floats, one or two to a register.
+fn half(p: &Parts) -> Result<Option<Op>, String> {
+    let Some((ty, packed)) = half_type(p) else {
+        return Ok(None);
+    };
+    let op = match p.opcode {
+        "add" => HalfOp::Add,
+        "sub" => HalfOp::Sub,
+        "mul" => HalfOp::Mul,
+        "fma" => HalfOp::Fma,
+        "min" => HalfOp::Min,
+        "max" => HalfOp::Max,
+        "neg" => HalfOp::Neg,
+        "abs" => HalfOp::Abs,
+        "setp" if packed => {
+            let Op::Setp {
+                cmp, ftz, combine, ..
+            } = setp(p, ty)?
+            else {
+                return Err(p.unsupported());
+            };
+            return Ok(Some(Op::SetpPacked {
+                cmp,
+                ty,
+                ftz,
+                combine,
+            }));
+        }
+        _ => return Ok(None),
+    };
+    let fl = float_mods(p);
+    // Only `.rn` rounds 16-bit arithmetic, and `min`/`max` do not round;
+    // `.xorsign.abs` is not modelled.
+    let known = |m: &str| {
+        matches!(m, ".rn" | ".ftz" | ".sat" | ".relu" | ".NaN")
+            || m == p.mods.0.last().map_or("", String::as_str)
+    };
+    if fl.dir.is_some() || !p.mods.0.iter().all(|m| known(m)) {
+        return Err(p.unsupported());
+    }
+    match op.sources() {
+        1 => p.expect(&[Dst, Src])?,
+        2 => p.expect(&[Dst, Src, Src])?,
+        _ => p.expect(&[Dst, Src, Src, Src])?,
+    }
+    Ok(Some(Op::Half {
+        op,
+        ty,
+        packed,
+        fl,
+        relu: p.mods.has(".relu"),
+    }))
 }
 
 /// `mov`, with the vector forms that pack and unpack a wide register.
@@ -305,8 +376,7 @@ fn float_unary(p: &Parts) -> Result<Op, String> {
 }
 
 /// `setp.CMP[.BOOL][.ftz].TYPE d[|q], a, b[, c]`.
-fn setp(p: &Parts) -> Result<Op, String> {
-    let ty = p.ty()?;
+fn setp(p: &Parts, ty: Ty) -> Result<Op, String> {
     let first = p.mods.0.first().map_or("", |m| m.trim_start_matches('.'));
     let cmp = comparison(first, ty.is_float())
         .ok_or_else(|| unsupported(format!("comparison `{first}`")))?;

@@ -75,14 +75,33 @@ fn call(p: &Parts) -> Result<Op, String> {
     let mut rets: &[Operand] = &[];
     let mut args: &[Operand] = &[];
     let mut callee = None;
-    for o in p.args {
+    let mut through = None;
+    for (at, o) in p.args.iter().enumerate() {
         match o {
-            Operand::List(items) if callee.is_none() => rets = items,
+            Operand::List(items) if callee.is_none() && through.is_none() => rets = items,
             Operand::List(items) => args = items,
             Operand::Func(f) => callee = Some(*f),
-            _ if callee.is_some() => break, // a prototype operand
-            _ => return Err(unsupported("an indirect call")),
+            Operand::Reg(_) if callee.is_none() && through.is_none() => through = Some(at),
+            Operand::Prototype | Operand::Label(_) => break,
+            _ => return Err(unsupported(format!("the operands of `{}`", p.name))),
         }
+    }
+    let frames = || -> Result<Vec<usize>, String> {
+        rets.iter()
+            .chain(args)
+            .map(|o| match o {
+                Operand::Sym(Sym::Frame(i), 0) => Ok(*i),
+                _ => Err(unsupported("a call argument that is not a .param variable")),
+            })
+            .collect()
+    };
+    if let Some(at) = through {
+        return Ok(Op::CallIndirect {
+            at,
+            n_rets: rets.len(),
+            n_params: args.len(),
+            frames: frames()?,
+        });
     }
     let f = callee.ok_or_else(|| unsupported("a call without a function"))?;
     let Some(func) = p.funcs.get(f) else {
@@ -90,6 +109,9 @@ fn call(p: &Parts) -> Result<Op, String> {
     };
     if !func.has_body && func.name == "__assertfail" {
         return Ok(Op::AssertFail);
+    }
+    if !func.has_body && func.name == "vprintf" && rets.len() == 1 && args.len() == 2 {
+        return Ok(Op::Vprintf { frames: frames()? });
     }
     if !func.has_body {
         return Err(unsupported(format!(
@@ -107,15 +129,10 @@ fn call(p: &Parts) -> Result<Op, String> {
             func.n_params
         )));
     }
-    let frames = rets
-        .iter()
-        .chain(args)
-        .map(|o| match o {
-            Operand::Sym(Sym::Frame(i), 0) => Ok(*i),
-            _ => Err(unsupported("a call argument that is not a .param variable")),
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Op::Call { callee: f, frames })
+    Ok(Op::Call {
+        callee: f,
+        frames: frames()?,
+    })
 }
 
 /// `bar.sync`/`barrier.sync` (block-wide), `bar.red.OP`, `bar.warp.sync`.

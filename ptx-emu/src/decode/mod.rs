@@ -162,6 +162,24 @@ pub enum Op {
         wrap: bool,
         signed: bool,
     },
+    /// 16-bit float arithmetic on one value (`.f16`, `.bf16`) or on both
+    /// halves of a 32-bit register (`.f16x2`, `.bf16x2`), lane by lane;
+    /// `ty` is the element type. `relu` is `fma.rn.relu`.
+    Half {
+        op: HalfOp,
+        ty: Ty,
+        packed: bool,
+        fl: FloatMods,
+        relu: bool,
+    },
+    /// `setp.CMP[.BOOL][.ftz].f16x2 p|q, a, b[, c]`: `p` compares the low
+    /// halves and `q` the high ones, each combined with `c`.
+    SetpPacked {
+        cmp: Cmp,
+        ty: Ty,
+        ftz: bool,
+        combine: Option<BoolOp>,
+    },
     /// `setp.CMP[.BOOL]`.
     Setp {
         cmp: Cmp,
@@ -205,6 +223,20 @@ pub enum Op {
     /// variables that become its return and parameter `.param`s.
     Call {
         callee: usize,
+        frames: Vec<usize>,
+    },
+    /// `call (ret), vprintf, (fmt, buf)`: device `printf` (the frame
+    /// variables of the result and the two arguments).
+    Vprintf {
+        frames: Vec<usize>,
+    },
+    /// `call (rets), %rd, (args), prototype`: the callee is the function
+    /// whose address operand `at` holds, which must take `n_rets` results
+    /// and `n_params` arguments (checked when it runs).
+    CallIndirect {
+        at: usize,
+        n_rets: usize,
+        n_params: usize,
         frames: Vec<usize>,
     },
     Ret,
@@ -284,6 +316,30 @@ pub enum Arith {
     Sub,
     Mul,
     Div,
+}
+
+/// The 16-bit float operations (each rounds once, to nearest even).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Min,
+    Max,
+    Neg,
+    Abs,
+}
+
+impl HalfOp {
+    /// How many source operands it reads.
+    pub fn sources(self) -> usize {
+        match self {
+            HalfOp::Neg | HalfOp::Abs => 1,
+            HalfOp::Fma => 3,
+            _ => 2,
+        }
+    }
 }
 
 /// Integer unary operations.
@@ -657,6 +713,7 @@ fn is_src(o: &Operand) -> bool {
             | Operand::FImm(_)
             | Operand::Special(_)
             | Operand::Sym(..)
+            | Operand::Func(_)
     )
 }
 

@@ -2,7 +2,7 @@
 //! [`crate::ops`] for the value, result out.
 
 use super::{arg, Exec, Flow, Thread, R};
-use crate::decode::{Arith, BoolOp, Cmp, Cvt, FloatMods, FloatUnOp, Half, IntOp, IntUnOp};
+use crate::decode::{Arith, BoolOp, Cmp, Cvt, FloatMods, FloatUnOp, Half, HalfOp, IntOp, IntUnOp};
 use crate::ops::{self, int, mask, sext};
 use crate::program::{Inst, Kind, Operand, Ty};
 
@@ -12,6 +12,14 @@ pub(super) const PRED: Ty = Ty {
 };
 pub(super) const U32: Ty = Ty {
     kind: Kind::U,
+    bits: 32,
+};
+const B16: Ty = Ty {
+    kind: Kind::B,
+    bits: 16,
+};
+const B32: Ty = Ty {
+    kind: Kind::B,
     bits: 32,
 };
 const S32: Ty = Ty {
@@ -344,6 +352,69 @@ impl Exec<'_> {
             }
             d => self.set(t, d, u64::from(p), PRED)?,
         }
+        Ok(Flow::Next)
+    }
+
+    /// 16-bit float arithmetic, on the one value of a `.b16` register or
+    /// on each half of a `.b32` one (`packed`), low half first.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn half(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        op: HalfOp,
+        ty: Ty,
+        packed: bool,
+        fl: FloatMods,
+        relu: bool,
+    ) -> R<Flow> {
+        let reg = if packed { B32 } else { B16 };
+        let mut src = [0u64; 3];
+        for (i, v) in src.iter_mut().enumerate().take(op.sources()) {
+            *v = self.get(t, arg(inst, i + 1)?, reg)?;
+        }
+        let lane = |v: u64, i: u32| (v >> (16 * i)) & 0xffff;
+        let mut r = 0;
+        for i in 0..if packed { 2 } else { 1 } {
+            let [a, b, c] = src.map(|v| lane(v, i));
+            r |= ops::half_arith(op, ty, fl, relu, a, b, c) << (16 * i);
+        }
+        self.put(t, inst, r, reg)
+    }
+
+    /// `setp.CMP[.BOOL][.ftz].f16x2 p|q, a, b[, c]`.
+    pub(super) fn setp_packed(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        cmp: Cmp,
+        ty: Ty,
+        ftz: bool,
+        combine: Option<BoolOp>,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, B32)?;
+        let c = match combine {
+            Some(_) => self.get(t, arg(inst, 3)?, PRED)? & 1 == 1,
+            None => false,
+        };
+        let lane = |i: u32| {
+            let (x, y) = ((a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
+            let p = ops::compare(cmp, ty, flush(ftz, ty, x), flush(ftz, ty, y));
+            match combine {
+                None => p,
+                Some(BoolOp::And) => p && c,
+                Some(BoolOp::Or) => p || c,
+                Some(BoolOp::Xor) => p ^ c,
+            }
+        };
+        let Operand::Pair(low, high) = arg(inst, 0)? else {
+            return Err(super::e(
+                crate::FaultKind::Unsupported,
+                "`setp` on `.f16x2` writes a pair `p|q`",
+            ));
+        };
+        self.set(t, low, u64::from(lane(0)), PRED)?;
+        self.set(t, high, u64::from(lane(1)), PRED)?;
         Ok(Flow::Next)
     }
 

@@ -66,6 +66,11 @@ impl Format {
         ((self.top_exp() - 1) << self.frac_bits) | ((1 << self.frac_bits) - 1)
     }
 
+    /// `1.0`'s bits.
+    pub fn one(self) -> u64 {
+        (self.bias() as u64) << self.frac_bits
+    }
+
     /// `+inf`'s bits.
     pub fn infinity(self) -> u64 {
         self.top_exp() << self.frac_bits
@@ -164,6 +169,133 @@ impl Format {
             };
         }
         ((exp as u64) << self.frac_bits) | (n - hidden) as u64
+    }
+}
+
+/// An exact finite value `(-1)^neg * m * 2^e`.
+#[derive(Copy, Clone, Debug)]
+struct Exact {
+    neg: bool,
+    m: u128,
+    e: i32,
+}
+
+/// What a 16-bit float holds.
+enum Value {
+    Nan,
+    Inf { neg: bool },
+    Finite(Exact),
+}
+
+impl Exact {
+    /// The exponent just above the top bit (`m < 2^top`); meaningless for 0.
+    fn top(self) -> i32 {
+        self.e + 128 - self.m.leading_zeros() as i32
+    }
+
+    /// The exact product.
+    fn mul(self, other: Exact) -> Exact {
+        Exact {
+            neg: self.neg != other.neg,
+            m: self.m * other.m,
+            e: self.e + other.e,
+        }
+    }
+}
+
+impl Format {
+    /// The value of `bits` (the low 16 bits), exactly.
+    fn value(self, bits: u64) -> Value {
+        let neg = bits & 0x8000 != 0;
+        let exp = (bits >> self.frac_bits) & self.top_exp();
+        let frac = u128::from(bits & ((1 << self.frac_bits) - 1));
+        let unit = 1 - self.bias() - self.frac_bits as i32;
+        match exp {
+            e if e == self.top_exp() && frac == 0 => Value::Inf { neg },
+            e if e == self.top_exp() => Value::Nan,
+            0 => Value::Finite(Exact {
+                neg,
+                m: frac,
+                e: unit,
+            }),
+            e => Value::Finite(Exact {
+                neg,
+                m: frac | 1 << self.frac_bits,
+                e: unit + e as i32 - 1,
+            }),
+        }
+    }
+
+    /// Whether `bits` is a subnormal of this format (not zero).
+    pub fn is_subnormal(self, bits: u64) -> bool {
+        (bits >> self.frac_bits) & self.top_exp() == 0 && bits & ((1 << self.frac_bits) - 1) != 0
+    }
+
+    /// `a * b + c` rounded once to nearest even, as `fma.rn` computes it on
+    /// 16-bit floats (`add` is `a * 1 + b`, `mul` is `a * b + (-0)`): an
+    /// invalid operation (a NaN operand, `inf * 0`, `inf - inf`) gives the
+    /// canonical NaN, and an exact zero sum of opposite signs is `+0`.
+    pub fn fma(self, a: u64, b: u64, c: u64) -> u64 {
+        let (a, b, c) = (self.value(a), self.value(b), self.value(c));
+        let product = match (a, b) {
+            (Value::Nan, _) | (_, Value::Nan) => return self.canonical_nan(),
+            (Value::Inf { neg: x }, Value::Inf { neg: y }) => Value::Inf { neg: x != y },
+            (Value::Inf { neg }, Value::Finite(f)) | (Value::Finite(f), Value::Inf { neg }) => {
+                if f.m == 0 {
+                    return self.canonical_nan();
+                }
+                Value::Inf { neg: neg != f.neg }
+            }
+            (Value::Finite(x), Value::Finite(y)) => Value::Finite(x.mul(y)),
+        };
+        match (product, c) {
+            (_, Value::Nan) | (Value::Nan, _) => self.canonical_nan(),
+            (Value::Inf { neg: x }, Value::Inf { neg: y }) if x != y => self.canonical_nan(),
+            (Value::Inf { neg }, _) | (_, Value::Inf { neg }) => {
+                u64::from(neg) << 15 | self.infinity()
+            }
+            (Value::Finite(p), Value::Finite(c)) => self.round_sum(p, c),
+        }
+    }
+
+    /// `p + c` exactly, rounded to nearest even.
+    fn round_sum(self, p: Exact, c: Exact) -> u64 {
+        if p.m == 0 && c.m == 0 {
+            // Zeros: `-0` only when both are `-0`.
+            return u64::from(p.neg && c.neg) << 15;
+        }
+        if p.m == 0 || c.m == 0 {
+            let x = if p.m == 0 { c } else { p };
+            return self.round(x.neg, x.m, x.e, None);
+        }
+        let (big, small) = if p.top() >= c.top() { (p, c) } else { (c, p) };
+        // A term far below the other only breaks ties and decides the side
+        // of the bigger one's exact value it falls on: a unit far below
+        // every bit of the bigger term, with its sign, does the same, and
+        // keeps the aligned sum within 128 bits.
+        let small = if big.top() - small.top() > 64 {
+            Exact {
+                neg: small.neg,
+                m: 1,
+                e: big.top() - 100,
+            }
+        } else {
+            small
+        };
+        let e = big.e.min(small.e);
+        let signed = |x: Exact| {
+            let v = (x.m << (x.e - e)) as i128;
+            if x.neg {
+                -v
+            } else {
+                v
+            }
+        };
+        let sum = signed(big) + signed(small);
+        if sum == 0 {
+            return 0;
+        }
+        self.round(sum < 0, sum.unsigned_abs(), e, None)
     }
 }
 
@@ -317,6 +449,86 @@ mod tests {
         // f32::MAX rounds up past bf16's largest finite: infinity.
         assert_eq!(BF16.from_f64(f64::from(f32::MAX), RN), 0x7f80);
         assert_eq!(BF16.from_f64(f64::from(f32::MAX), Some(Dir::Zero)), 0x7f7f);
+    }
+
+    /// The nearest-even `fma` of three f16 values, by f64 (exact for the
+    /// operands of these tests: their products and sums fit in 53 bits).
+    fn fma_by_f64(a: u64, b: u64, c: u64) -> u64 {
+        F16.from_f64(F16.to_f64(a).mul_add(F16.to_f64(b), F16.to_f64(c)), RN)
+    }
+
+    #[test]
+    fn f16_fma_rounds_once() {
+        let one = 0x3c00;
+        // 1 + 2^-11 (a tie) rounds to even; plus the smallest subnormal, up.
+        let eps = F16.from_f64(2f64.powi(-11), RN);
+        assert_eq!(F16.fma(one, one, eps), 0x3c00);
+        // 2^-11 (1 + 2^-10), an f16 value: 1 plus it is just above the tie.
+        let above = F16.from_f64(2f64.powi(-11) + 2f64.powi(-21), RN);
+        assert_eq!(F16.to_f64(above), 2f64.powi(-11) + 2f64.powi(-21));
+        assert_eq!(F16.fma(one, one, above), 0x3c01, "just above the tie");
+        // A product of 2^-48, far below the addend's last place: 1 + 2^-48
+        // and 1 - 2^-48 both round to 1.
+        let tiny = 0x0001; // 2^-24
+        assert_eq!(F16.fma(tiny, tiny, one), one);
+        assert_eq!(F16.fma(tiny | 0x8000, tiny, one), one);
+        // (1 + 2^-10)(1 + 2^-10) = 1 + 2^-9 + 2^-20: the 2^-20 is below the
+        // last place and rounding once keeps 1 + 2^-9 (two roundings too).
+        let a = 0x3c01;
+        assert_eq!(F16.fma(a, a, 0x8000), 0x3c02);
+        for (a, b, c) in [
+            (0x3c01u64, 0x3c01u64, 0xbc00u64),
+            (0x5640, 0x4e00, 0xe400),
+            (0x0200, 0x3800, 0x0001),
+            (0x7bff, 0x3c00, 0x3c00),
+            (0x7bff, 0x4000, 0x0000),
+            (0xfbff, 0x4000, 0x0000),
+            (0x3555, 0x3555, 0xb800),
+        ] {
+            assert_eq!(
+                F16.fma(a, b, c),
+                fma_by_f64(a, b, c),
+                "{a:#x} * {b:#x} + {c:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn f16_fma_special_values() {
+        let (inf, ninf, nan) = (0x7c00, 0xfc00, 0x7e00);
+        assert_eq!(F16.fma(inf, 0x0000, 0x3c00), 0x7fff, "inf * 0");
+        assert_eq!(F16.fma(inf, 0x3c00, ninf), 0x7fff, "inf - inf");
+        assert_eq!(F16.fma(nan, 0x3c00, 0x3c00), 0x7fff);
+        assert_eq!(F16.fma(0x3c00, 0x3c00, nan), 0x7fff);
+        assert_eq!(F16.fma(inf, 0xbc00, 0x3c00), ninf);
+        assert_eq!(F16.fma(0x3c00, 0x3c00, ninf), ninf);
+        // Signed zeros: x * 1 + (-x) is +0; -0 * 1 + -0 is -0.
+        assert_eq!(F16.fma(0x3c00, 0x3c00, 0xbc00), 0x0000);
+        assert_eq!(F16.fma(0x8000, 0x3c00, 0x8000), 0x8000);
+        assert_eq!(F16.fma(0x8000, 0x3c00, 0x0000), 0x0000);
+        // A product too small for f16 rounds against the addend's tie.
+        assert_eq!(F16.fma(0x0001, 0x0001, 0x0000), 0x0000);
+        assert_eq!(F16.fma(0x0001, 0x0001, 0x8000), 0x0000, "+tiny + -0");
+    }
+
+    #[test]
+    fn bf16_fma_across_its_whole_range() {
+        // bf16 spans 2^-133 .. 2^128: the terms are aligned within 128 bits
+        // even when their exponents are 250 apart.
+        let big = 0x7f7f; // the largest finite
+        let tiny = 0x0001; // the smallest subnormal
+        assert_eq!(BF16.fma(big, 0x3f80, tiny), big);
+        assert_eq!(BF16.fma(0x3f80, 0x3f80, 0x8001), 0x3f80);
+        // 1 + 2^-8 is a tie between 1 and 1 + 2^-7; the tiny term decides.
+        let half_ulp = BF16.from_f64(2f64.powi(-8), RN);
+        assert_eq!(BF16.fma(0x3f80, 0x3f80, half_ulp), 0x3f80);
+        let p = BF16.fma(half_ulp, 0x3f80, tiny);
+        assert_eq!(
+            BF16.fma(0x3f80, 0x3f80, p),
+            0x3f80,
+            "p rounds to 2^-8 first"
+        );
+        assert_eq!(BF16.fma(big, 0x4000, 0x0000), 0x7f80, "overflow to inf");
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! computed exactly in `f64` and rounded once, as the interpreter does:
 //! more accurate than a GPU, which may differ in the last bits.
 
-use crate::decode::{Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatUnOp, IntOp, IntUnOp};
+use crate::decode::{
+    Arith, AtomOp, Cmp, Cvt, CvtRnd, FloatMods, FloatUnOp, HalfOp, IntOp, IntUnOp,
+};
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
@@ -267,15 +269,47 @@ pub fn from_f64(ty: Ty, x: f64) -> u64 {
 }
 
 fn is_subnormal(ty: Ty, x: u64) -> bool {
+    if let Some(f) = half::Format::of(ty) {
+        return f.is_subnormal(x);
+    }
     to_f64(ty, x) != 0.0 && to_f64(ty, x).abs() < f64::from(f32::MIN_POSITIVE) && ty.bits == 32
 }
 
-/// `.ftz`: a subnormal `f32` becomes a zero of the same sign.
+/// `.ftz`: a subnormal `f32` (or 16-bit float) becomes a zero of the same
+/// sign.
 pub fn ftz(ty: Ty, x: u64) -> u64 {
     if is_subnormal(ty, x) {
-        x & 0x8000_0000
+        x & (1 << (ty.bits - 1))
     } else {
         x
+    }
+}
+
+/// One 16-bit float operation of `add sub mul fma min max neg abs` on the
+/// low 16 bits of `a`, `b`, `c` (those it reads): `.ftz` flushes
+/// subnormal operands and results, `.sat` clamps to [0, 1], `.relu` makes
+/// a negative result `+0` (and keeps a NaN).
+pub fn half_arith(op: HalfOp, ty: Ty, fl: FloatMods, relu: bool, a: u64, b: u64, c: u64) -> u64 {
+    let f = half::Format::of(ty).expect("a 16-bit float type");
+    let flush = |x: u64| if fl.ftz { ftz(ty, x) } else { x };
+    let (a, b, c) = (flush(a), flush(b), flush(c));
+    let sign = 0x8000;
+    let r = match op {
+        HalfOp::Add => f.fma(a, f.one(), b),
+        HalfOp::Sub => f.fma(a, f.one(), b ^ sign),
+        HalfOp::Mul => f.fma(a, b, sign),
+        HalfOp::Fma => f.fma(a, b, c),
+        HalfOp::Min | HalfOp::Max => float_min_max(op == HalfOp::Max, ty, a, b, fl.nan),
+        HalfOp::Neg => a ^ sign,
+        HalfOp::Abs => a & !sign,
+    };
+    let r = flush(r);
+    if fl.sat {
+        fsat(ty, r)
+    } else if relu && r & sign != 0 && !to_f64(ty, r).is_nan() {
+        0
+    } else {
+        r
     }
 }
 
