@@ -143,6 +143,8 @@ fn sizes(min: usize, max: usize) -> Vec<usize> {
     v
 }
 
+// Long: the benchmark's script: one measurement per stage and size, in
+// the order the report prints them.
 fn main() {
     // `cargo bench` passes `--bench`; a `cargo test --all-targets` run does
     // not, and should not spend minutes measuring.

@@ -414,6 +414,9 @@ impl Event {
 /// Runs `launch` on device 0. The buffers returned are those of the first
 /// launch; with `--time N`, N more launches follow, each on a fresh copy of
 /// the inputs, and the median of their event-measured times is returned.
+// Long: the driver calls of one launch in order (load, buffers, launch,
+// timing, copies back), each with its SAFETY comment; splitting them
+// would spread the resources' lifetimes over several functions.
 pub fn run(launch: &Launch) -> Result<Output, String> {
     probe()?;
     let bound = emu::bind_params(launch.ptx, launch.kernel, launch.args)

@@ -684,6 +684,8 @@ impl fmt::Display for AccelArg {
 }
 
 impl fmt::Display for MInst {
+    // Long: one arm per machine instruction, its PTX spelling; the
+    // printer is the table of what each `MInst` writes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MInst::Unary { op, ty, dst, src } => write!(f, "{}{ty} {dst}, {src};", op.name()),

@@ -356,6 +356,9 @@ type Dense = usize;
 /// Allocates the `.b32`, `.b64` and `.pred` registers of `mf` with
 /// regalloc2 and rewrites its body. Errors are internal (a view regalloc2
 /// refuses) and name the reason.
+// Long: the stages of building regalloc2's view (dense numbering,
+// liveness, SSA renaming, the view) and applying its answer share the
+// numbering maps; each stage is a commented paragraph.
 pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
     if mf.body.is_empty() {
         return Ok(());

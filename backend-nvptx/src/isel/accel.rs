@@ -174,6 +174,8 @@ impl Isel<'_> {
         vals.iter().map(|&v| self.def(v)).collect()
     }
 
+    // Long: one arm per accelerator opcode (cp.async, mbarrier, TMA,
+    // wgmma, tcgen05), each a short selection; one table of the family.
     pub(super) fn accel(
         &mut self,
         op: AccelOp,

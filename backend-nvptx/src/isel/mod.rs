@@ -33,8 +33,8 @@ use crate::minst::{
 };
 use crate::target::{Features, Target};
 use midend::ir::{
-    AddrSpace, Block, BlockCall, FuncKind, Function, Inst, InstData, Linkage, LoopHint, MemFlags,
-    Module, Opcode, SpecialReg, Type, Value, ValueDef,
+    AddrSpace, Block, BlockCall, FuncKind, Function, GlobalVar, Inst, InstData, Linkage, LoopHint,
+    MemFlags, Module, Opcode, SpecialReg, Type, Value, ValueDef,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -757,34 +757,7 @@ impl Isel<'_> {
                 let src = self.reg(*arg)?;
                 self.addrspacecast(dst, src, from, *to)
             }
-            InstData::GlobalAddr { gv } => {
-                let g = self
-                    .module
-                    .globals
-                    .get(*gv)
-                    .ok_or_else(|| format!("unknown {gv}"))?;
-                let (name, gspace) = (g.name.clone(), g.space);
-                let r = res()?;
-                let rspace = self.ty(r).addr_space().unwrap_or(AddrSpace::Generic);
-                let dst = self.def(r);
-                if rspace == gspace {
-                    self.mov_address(dst, Operand::Sym(name));
-                    Ok(())
-                } else if rspace == AddrSpace::Generic {
-                    let space = space_of(gspace)?;
-                    self.emit(MInst::Cvta {
-                        to_space: false,
-                        space,
-                        dst,
-                        src: Operand::Sym(name),
-                    });
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "global_addr of a `{gspace}` variable as `ptr<{rspace}>`"
-                    ))
-                }
-            }
+            InstData::GlobalAddr { gv } => self.global_addr(*gv, res()?),
             InstData::StackAddr { slot } => {
                 let dst = self.def(res()?);
                 self.mov_address(dst, Operand::Sym(local_symbol(slot.as_u32())));
@@ -800,46 +773,17 @@ impl Isel<'_> {
             }
             InstData::Load { ty, ptr, flags } => {
                 let (ty, ptr, flags) = (*ty, *ptr, flags.clone());
-                let dst = self.def(res()?);
-                let (space, addr) = self.address(ptr)?;
-                let kind = load_kind(&flags, space);
-                let (space, addr) = if kind == LoadKind::Volatile {
-                    self.volatile_local_as_generic(space, addr)
-                } else {
-                    (space, addr)
-                };
-                self.load(space, kind, ty, dst, addr)
+                self.lower_load(ty, ptr, &flags, res()?)
             }
             InstData::Store { value, ptr, flags } => {
                 let (value, ptr, flags) = (*value, *ptr, flags.clone());
-                let (space, addr) = self.address(ptr)?;
-                let volatile = flags.volatile && volatile_allowed(space);
-                let (space, addr) = if volatile {
-                    self.volatile_local_as_generic(space, addr)
-                } else {
-                    (space, addr)
-                };
-                self.store(space, volatile, value, addr)
+                self.lower_store(value, ptr, &flags)
             }
             InstData::Call { func, args } => {
                 let (func, args) = (*func, args.clone());
                 self.call(inst, func, &args, result)
             }
-            InstData::SpecialReg { reg } => {
-                if reg.is_cluster() {
-                    self.require_sm90(&format!(
-                        "%{}",
-                        reg.name().trim_end_matches(['.', 'x', 'y', 'z'])
-                    ))?;
-                }
-                let dst = self.def(res()?);
-                if *reg == SpecialReg::ActiveMask {
-                    self.emit(MInst::Activemask { dst });
-                } else {
-                    self.mov_address(dst, Operand::Special(reg.name()));
-                }
-                Ok(())
-            }
+            InstData::SpecialReg { reg } => self.special_reg(*reg, res()?),
             InstData::AtomicRmw { op, scope, args } => {
                 self.atomic_rmw(*op, *scope, res()?, args[0], args[1])
             }
@@ -882,6 +826,81 @@ impl Isel<'_> {
                 self.ret(&args)
             }
         }
+    }
+
+    /// `global_addr`: the variable's symbol in its own space, or converted
+    /// to a generic address.
+    fn global_addr(&mut self, gv: GlobalVar, r: Value) -> IselResult<()> {
+        let g = self
+            .module
+            .globals
+            .get(gv)
+            .ok_or_else(|| format!("unknown {gv}"))?;
+        let (name, gspace) = (g.name.clone(), g.space);
+        let rspace = self.ty(r).addr_space().unwrap_or(AddrSpace::Generic);
+        let dst = self.def(r);
+        if rspace == gspace {
+            self.mov_address(dst, Operand::Sym(name));
+            Ok(())
+        } else if rspace == AddrSpace::Generic {
+            let space = space_of(gspace)?;
+            self.emit(MInst::Cvta {
+                to_space: false,
+                space,
+                dst,
+                src: Operand::Sym(name),
+            });
+            Ok(())
+        } else {
+            Err(format!(
+                "global_addr of a `{gspace}` variable as `ptr<{rspace}>`"
+            ))
+        }
+    }
+
+    /// A scalar `load` (vector groups are lowered by their first member); a
+    /// volatile access to local memory goes through a generic address
+    /// (ptxas takes `.volatile.local` only from ISA 9.1).
+    fn lower_load(&mut self, ty: Type, ptr: Value, flags: &MemFlags, r: Value) -> IselResult<()> {
+        let dst = self.def(r);
+        let (space, addr) = self.address(ptr)?;
+        let kind = load_kind(flags, space);
+        let (space, addr) = if kind == LoadKind::Volatile {
+            self.volatile_local_as_generic(space, addr)
+        } else {
+            (space, addr)
+        };
+        self.load(space, kind, ty, dst, addr)
+    }
+
+    /// A scalar `store`, as [`Isel::lower_load`] for volatile local memory.
+    fn lower_store(&mut self, value: Value, ptr: Value, flags: &MemFlags) -> IselResult<()> {
+        let (space, addr) = self.address(ptr)?;
+        let volatile = flags.volatile && volatile_allowed(space);
+        let (space, addr) = if volatile {
+            self.volatile_local_as_generic(space, addr)
+        } else {
+            (space, addr)
+        };
+        self.store(space, volatile, value, addr)
+    }
+
+    /// A special register read (`%tid.x`, `%clusterid`, ...); the cluster
+    /// ones need sm_90.
+    fn special_reg(&mut self, reg: SpecialReg, r: Value) -> IselResult<()> {
+        if reg.is_cluster() {
+            self.require_sm90(&format!(
+                "%{}",
+                reg.name().trim_end_matches(['.', 'x', 'y', 'z'])
+            ))?;
+        }
+        let dst = self.def(r);
+        if reg == SpecialReg::ActiveMask {
+            self.emit(MInst::Activemask { dst });
+        } else {
+            self.mov_address(dst, Operand::Special(reg.name()));
+        }
+        Ok(())
     }
 
     // ---- control flow ------------------------------------------------------

@@ -587,6 +587,8 @@ impl AccelOp {
     }
 
     /// Parses the modifiers of `op` (the words [`AccelOp::modifiers`] prints).
+    // Long: one arm per accelerator opcode, the inverse of `modifiers`
+    // above arm for arm, so that the two can be read side by side.
     pub fn from_modifiers(op: Opcode, words: &[&str]) -> Result<AccelOp, String> {
         use AccelOp::*;
         let layout = |w: &str| match w {

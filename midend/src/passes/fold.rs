@@ -187,6 +187,8 @@ enum Fold {
     Forward(Value),
 }
 
+// Long: one arm per foldable instruction format; the folding rules read
+// as one table.
 fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
     let data = &func.dfg.insts[inst];
     let k = |v| constant_of(func, v);

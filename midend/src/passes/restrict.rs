@@ -69,6 +69,9 @@ pub fn process_module(module: &mut Module, opts: &Options, report: &mut Report) 
 }
 
 /// Processes one function; returns whether it changed.
+// Long: three walks that share the scope tables (parameters, aggregates
+// with restricted fields, pointers loaded through them), each a
+// commented paragraph; the report is written as they go.
 pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report) -> bool {
     if func.attrs.restrict_processed {
         if opts.dump {

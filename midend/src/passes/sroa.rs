@@ -54,6 +54,9 @@ struct Access {
 
 /// The pass-table entry; returns what changed (values and block
 /// parameters, never the CFG).
+// Long: collecting the derived addresses and their uses, checking that
+// none escapes, and rewriting each piece share the per-slot tables; each
+// step is a commented paragraph.
 pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Changed {
     let Some(entry) = func.entry_block() else {
         return Changed::Nothing;

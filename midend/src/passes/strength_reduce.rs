@@ -156,6 +156,9 @@ pub fn reduce_strength(func: &mut Function, analyses: &mut Analyses) -> Changed 
     }
 }
 
+// Long: the steps of the rewrite (find the entry and counters, the linear
+// values, the roots, group them, then build each counter) share the
+// loop's maps of linear values; each step is a commented paragraph.
 fn reduce_loop(
     func: &mut Function,
     analysis: &mut LoopAnalysis,

@@ -172,6 +172,9 @@ fn compare(cc: IntCC, a: i128, b: i128, bits: u32) -> bool {
 
 /// Whether `lp` has the counted shape, its trip count, and whether the
 /// budget allows unrolling it.
+// Long: matching the counted shape (exit, test, start, step) and then
+// running the counter and pricing the body are one decision over the
+// same loop facts; each part is a commented paragraph.
 fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
     let hint = func.loop_hints.get(&lp.header).copied();
     if matches!(hint, Some(LoopHint::Count(1) | LoopHint::Unrolled))

@@ -403,6 +403,9 @@ pub(super) fn guard_proves_first_trip(
 /// Builds the setup block, the four copies and the leftover test; points
 /// the guard at the setup block and marks the original loop `unroll 1`.
 /// Returns the new blocks in layout order.
+// Long: it builds one CFG shape (setup, four copies, leftover test) whose
+// blocks refer to each other; each block's construction is a commented
+// paragraph.
 fn unroll(
     func: &mut Function,
     lp: &Loop,

@@ -930,6 +930,8 @@ impl<'c> FuncParser<'c> {
 
     /// The operands after the opcode, and how to type the results (`None`
     /// for a call whose callee's signature is unknown).
+    // Long: one arm per instruction format, the operand syntax docs/ir.md
+    // gives for it, mirroring the printer in `text/writer.rs`.
     fn operands_of(
         &mut self,
         cur: &mut Cursor,

@@ -208,6 +208,8 @@ pub(crate) fn float_fits(ty: Type, value: f64) -> bool {
     }
 }
 
+// Long: one arm per instruction format, each the typing rule of its
+// opcodes as docs/ir.md states it; the table reads best in one place.
 fn check_inst(cx: &mut Ctx, inst: Inst) {
     let func = cx.func;
     let dfg = &func.dfg;
