@@ -122,4 +122,62 @@ mod tests {
         assert_eq!(Space::Bottom.join(s), s);
         assert!(Space::Bottom.le(g) && g.le(Space::Generic) && !g.le(s));
     }
+
+    /// Every element: bottom, each concrete space, top.
+    fn elements() -> Vec<Space> {
+        let concrete = AddrSpace::ALL
+            .into_iter()
+            .filter(|&s| s != AddrSpace::Generic)
+            .map(Space::Concrete);
+        [Space::Bottom, Space::Generic]
+            .into_iter()
+            .chain(concrete)
+            .collect()
+    }
+
+    /// The join-semilattice laws, checked on every pair and triple.
+    #[test]
+    fn join_obeys_the_lattice_laws_on_every_element() {
+        let all = elements();
+        assert_eq!(all.len(), AddrSpace::ALL.len() + 1);
+        for &a in &all {
+            assert_eq!(a.join(a), a, "idempotent: {a}");
+            assert_eq!(Space::Bottom.join(a), a, "bottom is the identity: {a}");
+            assert_eq!(Space::Generic.join(a), Space::Generic, "top absorbs: {a}");
+            assert!(Space::Bottom.le(a) && a.le(Space::Generic), "bounds: {a}");
+            for &b in &all {
+                let j = a.join(b);
+                assert_eq!(j, b.join(a), "commutative: {a}, {b}");
+                assert!(a.le(j) && b.le(j), "an upper bound: {a} {b} -> {j}");
+                // The least: below every other upper bound.
+                for &c in &all {
+                    if a.le(c) && b.le(c) {
+                        assert!(j.le(c), "least: {a} {b} -> {j}, not below {c}");
+                    }
+                    assert_eq!(j.join(c), a.join(b.join(c)), "associative: {a} {b} {c}");
+                }
+                // The order is the one the join induces.
+                assert_eq!(a.le(b), j == b, "a <= b iff a join b == b: {a} {b}");
+            }
+        }
+    }
+
+    /// The lattice is three levels high: a value changes at most twice.
+    #[test]
+    fn every_chain_has_at_most_three_elements() {
+        let all = elements();
+        for &a in &all {
+            for &b in &all {
+                for &c in &all {
+                    for &d in &all {
+                        let strict = |x: Space, y: Space| x.le(y) && x != y;
+                        assert!(
+                            !(strict(a, b) && strict(b, c) && strict(c, d)),
+                            "a chain of four: {a} < {b} < {c} < {d}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
