@@ -31,6 +31,43 @@ pub(crate) const PREDEFINED: &[&str] = &[
     "__CUDACC_VER_MINOR__ 5",
     "__CUDACC_VER_BUILD__ 37",
     "CUDART_VERSION 13050",
+    "__CUDA_API_VER_MAJOR__ 13",
+    "__CUDA_API_VER_MINOR__ 5",
+    // The host platform, as nvcc's device pass sees it on x86-64 Linux with
+    // the GNU C++17 dialect it uses by default (`tests/predefined.rs` checks
+    // each against `nvcc -E -Xcompiler -dM`). Code tests these to pick a
+    // platform (`#if defined(__linux__)`, `#ifndef __cplusplus`); the
+    // compiler's own version macros (`__GNUC__`) are left out: they name
+    // the host compiler, whose extensions kernelc does not have.
+    "__cplusplus 201703L",
+    "__STDC__ 1",
+    "__STDC_HOSTED__ 1",
+    "__linux__ 1",
+    "__linux 1",
+    "linux 1",
+    "__gnu_linux__ 1",
+    "__unix__ 1",
+    "__unix 1",
+    "unix 1",
+    "__ELF__ 1",
+    "__x86_64__ 1",
+    "__x86_64 1",
+    "__amd64__ 1",
+    "__amd64 1",
+    "__LP64__ 1",
+    "_LP64 1",
+    "__CHAR_BIT__ 8",
+    "__SIZEOF_SHORT__ 2",
+    "__SIZEOF_INT__ 4",
+    "__SIZEOF_LONG__ 8",
+    "__SIZEOF_LONG_LONG__ 8",
+    "__SIZEOF_POINTER__ 8",
+    "__SIZEOF_SIZE_T__ 8",
+    "__SIZEOF_FLOAT__ 4",
+    "__SIZEOF_DOUBLE__ 8",
+    "__ORDER_LITTLE_ENDIAN__ 1234",
+    "__ORDER_BIG_ENDIAN__ 4321",
+    "__BYTE_ORDER__ __ORDER_LITTLE_ENDIAN__",
     // <math.h>
     "INFINITY (__builtin_inff())",
     "NAN (__builtin_nanf(\"\"))",

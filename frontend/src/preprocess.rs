@@ -117,6 +117,11 @@ pub(crate) fn preprocess(
     let arch = DEFAULT_CUDA_ARCH.to_string();
     let mut defines: Vec<(String, Option<String>)> = vec![
         ("__CUDA_ARCH__".to_string(), Some(arch)),
+        // nvcc lists every target it compiles for; kernelc compiles one.
+        (
+            "__CUDA_ARCH_LIST__".to_string(),
+            Some(opts.cuda_arch().to_string()),
+        ),
         ("__CUDACC__".to_string(), None),
         ("__NVCC__".to_string(), None),
         // CUDA's headers spell the GNU `__inline__` (used in many textbook
