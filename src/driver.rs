@@ -114,19 +114,24 @@ impl CompileOptions {
     pub fn producer(&self) -> String {
         // The floating-point options appear only when they differ from
         // nvcc's defaults.
-        let f = self.float;
+        let f = self.float.effective();
         let mut float = String::new();
+        // With fast math, its defaults are left unsaid.
+        let default = FloatOptions {
+            fast_math: f.fast_math,
+            ..FloatOptions::default()
+        }
+        .effective();
         if f.fast_math {
             float.push_str(" --use_fast_math");
-        } else {
-            for (on, text) in [
-                (f.ftz, " -ftz=true"),
-                (!f.prec_div, " -prec-div=false"),
-                (!f.prec_sqrt, " -prec-sqrt=false"),
-            ] {
-                if on {
-                    float.push_str(text);
-                }
+        }
+        for (on, value, name) in [
+            (f.ftz != default.ftz, f.ftz, "-ftz"),
+            (f.prec_div != default.prec_div, f.prec_div, "-prec-div"),
+            (f.prec_sqrt != default.prec_sqrt, f.prec_sqrt, "-prec-sqrt"),
+        ] {
+            if on {
+                float.push_str(&format!(" {name}={value}"));
             }
         }
         // Everything else that can change the output, when it is not the
@@ -207,53 +212,55 @@ impl CompileOptions {
     }
 }
 
-/// nvcc's floating-point options other than `--fmad`. They change how the
-/// frontend types `/` and the math functions (see docs/math.md).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// nvcc's floating-point options other than `--fmad`, as the command line
+/// gave them. They change how the frontend types `/` and the math
+/// functions (see docs/math.md).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct FloatOptions {
-    /// `-ftz=true|false`: `true` flushes `f32` subnormals to zero (the
-    /// IR's `ftz` function attribute, the `.ftz` forms of PTX).
-    pub ftz: bool,
-    /// `-prec-div=true|false`: `false` makes `float` division approximate.
-    pub prec_div: bool,
-    /// `-prec-sqrt=true|false`: recorded; `sqrtf` stays correctly rounded.
-    pub prec_sqrt: bool,
-    /// `--use_fast_math`: the fast math intrinsics, and what [`Self::effective`] implies.
+    /// `-ftz=true|false` if given: `true` flushes `f32` subnormals to zero
+    /// (the IR's `ftz` function attribute, the `.ftz` forms of PTX).
+    pub ftz: Option<bool>,
+    /// `-prec-div=true|false` if given: `false` makes `float` division
+    /// approximate.
+    pub prec_div: Option<bool>,
+    /// `-prec-sqrt=true|false` if given: recorded; `sqrtf` stays correctly
+    /// rounded.
+    pub prec_sqrt: Option<bool>,
+    /// `--use_fast_math`: the fast math intrinsics, and the defaults
+    /// [`Self::effective`] gives the others.
     pub fast_math: bool,
 }
 
-impl Default for FloatOptions {
-    /// nvcc's defaults.
-    fn default() -> Self {
-        FloatOptions {
-            ftz: false,
-            prec_div: true,
-            prec_sqrt: true,
-            fast_math: false,
-        }
-    }
+/// The floating-point options in force, every one decided.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FloatMode {
+    pub ftz: bool,
+    pub prec_div: bool,
+    pub prec_sqrt: bool,
+    pub fast_math: bool,
 }
 
 impl FloatOptions {
-    /// The options in force: `--use_fast_math` implies `-ftz=true
-    /// -prec-div=false -prec-sqrt=false` (and `--fmad=true`, which
-    /// [`fmad_in_force`] applies), as nvcc documents.
-    pub fn effective(self) -> FloatOptions {
-        if !self.fast_math {
-            return self;
-        }
-        FloatOptions {
-            ftz: true,
-            prec_div: false,
-            prec_sqrt: false,
-            fast_math: true,
+    /// The options in force. `--use_fast_math` makes `-ftz=true
+    /// -prec-div=false -prec-sqrt=false` the defaults, as nvcc documents;
+    /// an option given explicitly wins in either order, as in nvcc
+    /// (`--use_fast_math -prec-div=true` divides with `div.rn.ftz.f32`).
+    pub fn effective(self) -> FloatMode {
+        let fast = self.fast_math;
+        FloatMode {
+            ftz: self.ftz.unwrap_or(fast),
+            prec_div: self.prec_div.unwrap_or(!fast),
+            prec_sqrt: self.prec_sqrt.unwrap_or(!fast),
+            fast_math: fast,
         }
     }
 }
 
-/// Whether multiply-adds are contracted: `--fmad`, or `--use_fast_math`.
+/// Whether multiply-adds are contracted: `--fmad` (nvcc's default is true,
+/// and `--use_fast_math` implies it; an explicit `--fmad=false` wins over
+/// fast math, as in nvcc).
 pub fn fmad_in_force(opts: &CompileOptions) -> bool {
-    opts.fmad || opts.float.fast_math
+    opts.fmad
 }
 
 impl Default for CompileOptions {
@@ -625,6 +632,7 @@ fn compile_module_with_messages(
         regalloc: opts.regalloc,
         producer: Some(opts.producer()),
         threads: opts.threads,
+        contract: fmad_in_force(opts),
     };
     // A backend error at an instruction with a span (e.g. an operation the
     // target lacks) points at the user's code, like any other diagnostic.

@@ -221,31 +221,36 @@ struct CompileArgs {
     /// registers, stack, shared memory, spills and barriers (from the cubin) on stderr.
     #[arg(long)]
     stats: bool,
-    /// Contract `a * b + c` into one fused multiply-add (nvcc's default).
-    #[arg(long, value_name = "true|false", default_value = "true",
+    /// Contract `a * b + c` into one fused multiply-add (default true, as in
+    /// nvcc; an explicit false wins over `--use_fast_math`).
+    #[arg(long, value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    fmad: bool,
+    fmad: Option<bool>,
     /// How to assign registers: virtual (one per value) or regalloc2 (compacted).
     #[arg(long, value_enum, value_name = "MODE", default_value = "virtual")]
     regalloc: RegallocArg,
-    /// Flush `float` denormals to zero (recorded; kernelc keeps them, see docs/math.md).
-    #[arg(long, value_name = "true|false", default_value = "false",
+    /// Flush `float` subnormals to zero (default false; true under
+    /// `--use_fast_math` unless given).
+    #[arg(long, value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    ftz: bool,
-    /// IEEE-rounded `float` division; `false` uses the approximate division.
-    #[arg(long = "prec-div", value_name = "true|false", default_value = "true",
+    ftz: Option<bool>,
+    /// IEEE-rounded `float` division; `false` uses the approximate division
+    /// (default true; false under `--use_fast_math` unless given).
+    #[arg(long = "prec-div", value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    prec_div: bool,
-    /// IEEE-rounded `sqrtf` (recorded; kernelc's `sqrtf` is always correctly rounded).
-    #[arg(long = "prec-sqrt", value_name = "true|false", default_value = "true",
+    prec_div: Option<bool>,
+    /// IEEE-rounded `sqrtf` (default true; false under `--use_fast_math`
+    /// unless given; recorded: kernelc's `sqrtf` is always correctly rounded).
+    #[arg(long = "prec-sqrt", value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    prec_sqrt: bool,
-    /// Fast math: implies -ftz=true -prec-div=false -prec-sqrt=false --fmad=true,
-    /// and `expf`, `logf`, `sinf`, `cosf`, `powf` become `__expf`, ...
+    prec_sqrt: Option<bool>,
+    /// Fast math: makes -ftz=true -prec-div=false -prec-sqrt=false the defaults
+    /// (an option given explicitly wins, in either order, as in nvcc), and
+    /// `expf`, `logf`, `sinf`, `cosf`, `powf` become `__expf`, ...
     #[arg(long = "use_fast_math")]
     use_fast_math: bool,
     /// Accepted for nvcc compatibility: PTX is what kernelc always produces.
@@ -376,26 +381,26 @@ struct RunArgs {
     engine: EngineArg,
     /// Contract `a * b + c` into one fused multiply-add, as `kernelc` does
     /// when compiling (default true).
-    #[arg(long, value_name = "true|false", default_value = "true",
+    #[arg(long, value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    fmad: bool,
+    fmad: Option<bool>,
     /// Flush `float` denormals to zero, as when compiling.
-    #[arg(long, value_name = "true|false", default_value = "false",
+    #[arg(long, value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    ftz: bool,
+    ftz: Option<bool>,
     /// IEEE-rounded `float` division, as when compiling.
-    #[arg(long = "prec-div", value_name = "true|false", default_value = "true",
+    #[arg(long = "prec-div", value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    prec_div: bool,
+    prec_div: Option<bool>,
     /// IEEE-rounded `sqrtf`, as when compiling.
-    #[arg(long = "prec-sqrt", value_name = "true|false", default_value = "true",
+    #[arg(long = "prec-sqrt", value_name = "true|false",
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
-    prec_sqrt: bool,
-    /// Fast math, as when compiling (implies --fmad=true).
+    prec_sqrt: Option<bool>,
+    /// Fast math, as when compiling (the float options given explicitly win).
     #[arg(long = "use_fast_math")]
     use_fast_math: bool,
     /// Print no warnings.
@@ -707,7 +712,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             EmitArg::Obj => Emit::Obj,
         },
         ir_spans: args.ir_spans,
-        fmad: args.fmad,
+        fmad: args.fmad.unwrap_or(true),
         regalloc: match args.regalloc {
             RegallocArg::Virtual => RegallocMode::Virtual,
             RegallocArg::Regalloc2 => RegallocMode::Regalloc2,
@@ -871,7 +876,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         block: kernelc::run::parse_dims(&args.block, "block")?,
         shared_bytes: args.shared_bytes,
         opt_level: args.opt_level,
-        fmad: args.fmad,
+        fmad: args.fmad.unwrap_or(true),
         sm: target.sm(),
         arch: Some(args.arch.clone()),
         defines: parse_defines(&args.defines)?,

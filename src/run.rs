@@ -784,6 +784,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         regalloc: backend_nvptx::RegallocMode::Virtual,
         producer: None,
         threads: 0,
+        contract: req.fmad,
     };
     let ptx = backend_nvptx::compile_module(&program.module, &opts)
         .map_err(|e| format!("error: {e}\n"))?;

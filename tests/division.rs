@@ -31,15 +31,27 @@ fn option_sets() -> Vec<(&'static [&'static str], FloatOptions)> {
     let f = |ftz, prec_div, fast_math| FloatOptions {
         ftz,
         prec_div,
-        prec_sqrt: true,
+        prec_sqrt: None,
         fast_math,
     };
     vec![
-        (&[], f(false, true, false)),
-        (&["-prec-div=false"], f(false, false, false)),
-        (&["--use_fast_math"], f(false, true, true)),
-        (&["-ftz=true", "-prec-div=false"], f(true, false, false)),
-        (&["-ftz=true"], f(true, true, false)),
+        (&[], f(None, None, false)),
+        (&["-prec-div=false"], f(None, Some(false), false)),
+        (&["--use_fast_math"], f(None, None, true)),
+        (
+            &["-ftz=true", "-prec-div=false"],
+            f(Some(true), Some(false), false),
+        ),
+        (&["-ftz=true"], f(Some(true), None, false)),
+        // An option given explicitly wins over fast math's default.
+        (
+            &["--use_fast_math", "-prec-div=true"],
+            f(None, Some(true), true),
+        ),
+        (
+            &["--use_fast_math", "-ftz=false"],
+            f(Some(false), None, true),
+        ),
     ]
 }
 
@@ -94,12 +106,14 @@ fn run(input: &Path, engine: Engine, float: FloatOptions, a: f32, b: f32) -> [f3
 
 #[test]
 fn kernelc_writes_nvccs_division_for_each_float_option() {
-    let expected: [&[&str]; 5] = [
+    let expected: [&[&str]; 7] = [
         &["div.approx.f32", "div.rn.f32", "div.rn.f32"],
         &["div.approx.f32", "div.full.f32", "div.rn.f32"],
         &["div.approx.ftz.f32", "div.approx.ftz.f32", "div.rn.ftz.f32"],
         &["div.approx.ftz.f32", "div.full.ftz.f32", "div.rn.ftz.f32"],
         &["div.approx.ftz.f32", "div.rn.ftz.f32", "div.rn.ftz.f32"],
+        &["div.approx.ftz.f32", "div.rn.ftz.f32", "div.rn.ftz.f32"],
+        &["div.approx.f32", "div.approx.f32", "div.rn.f32"],
     ];
     for ((flags, float), want) in option_sets().into_iter().zip(expected) {
         let ptx = kernelc_ptx(float);
@@ -190,4 +204,42 @@ fn nvccs_division_in_the_emulator_matches_kernelcs() {
             );
         }
     }
+}
+
+/// On the command line, as in nvcc, an explicit float option wins over
+/// `--use_fast_math` whichever comes first, and so does `--fmad=false`.
+#[test]
+fn explicit_float_options_win_over_fast_math_in_either_order() {
+    let dir = scratch("division-order");
+    let src = dir.join("quot.cu");
+    std::fs::write(
+        &src,
+        format!("{SRC}extern \"C\" __global__ void mad(float *o, float a, float b) {{ o[0] = a * b + o[0]; }}\n"),
+    )
+    .unwrap();
+    let ptx = |flags: &[&str]| {
+        let out = common::kernelc(
+            &[
+                &[src.to_str().unwrap(), "-arch=sm_90", "-o", "-"][..],
+                flags,
+            ]
+            .concat(),
+        );
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let body = |p: String| {
+        p.lines()
+            .skip_while(|l| !l.starts_with(".version"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let a = ptx(&["--use_fast_math", "-prec-div=true"]);
+    let b = ptx(&["-prec-div=true", "--use_fast_math"]);
+    assert_eq!(body(a.clone()), body(b), "the order does not matter");
+    assert!(a.contains("div.rn.ftz.f32"), "{a}");
+    let no_fma = ptx(&["--use_fast_math", "--fmad=false"]);
+    assert!(!no_fma.contains("fma.rn"), "{no_fma}");
+    assert!(no_fma.contains("mul.rn.ftz.f32"), "{no_fma}");
+    assert!(ptx(&["--use_fast_math"]).contains("fma.rn.ftz.f32"));
 }

@@ -62,6 +62,7 @@ fn ir_target(text: &str) {
         regalloc: kernelc::backend_nvptx::RegallocMode::Virtual,
         producer: None,
         threads: 1,
+        contract: true,
     };
     if let Ok(ptx) = kernelc::backend_nvptx::compile_module(&module, &opts) {
         let report = ptx_validate::validate(&ptx);

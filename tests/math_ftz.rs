@@ -230,7 +230,7 @@ fn ftz_flushes_f32_subnormals_in_both_engines() {
         (
             true,
             FloatOptions {
-                ftz: true,
+                ftz: Some(true),
                 ..FloatOptions::default()
             },
         ),

@@ -603,8 +603,9 @@ fn saxpy_cli(extra: &[&str], tag: &str) -> Vec<f32> {
 }
 
 /// `--fmad` on the command line decides contraction in both engines, in
-/// nvcc's spellings; `--use_fast_math` implies `--fmad=true` (as when
-/// compiling), and the other float options keep saxpy's results.
+/// nvcc's spellings; `--use_fast_math` implies `--fmad=true` unless it is
+/// given false (as in nvcc), and the other float options keep saxpy's
+/// results.
 #[test]
 fn float_options_reach_the_run_as_they_reach_compilation() {
     let req = spec_request("saxpy", 3);
@@ -627,8 +628,13 @@ fn float_options_reach_the_run_as_they_reach_compilation() {
         assert_bitwise(&run(&["--fmad=false"], "f"), &split, "--fmad=false");
         assert_bitwise(&run(&["-fmad=false"], "f1"), &split, "-fmad=false");
         assert_bitwise(
-            &run(&["--fmad=false", "--use_fast_math"], "fast"),
+            &run(&["--use_fast_math"], "fast"),
             &fused,
+            "--use_fast_math",
+        );
+        assert_bitwise(
+            &run(&["--fmad=false", "--use_fast_math"], "fast-split"),
+            &split,
             "--fmad=false --use_fast_math",
         );
         assert_bitwise(

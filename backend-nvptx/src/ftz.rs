@@ -49,6 +49,7 @@ fn rewrite(inst: &mut MInst) {
                     | Min
                     | Max
                     | AddR(_)
+                    | SubRn
                     | MulR(_)
                     | DivR(_)
             ) {

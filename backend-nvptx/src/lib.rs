@@ -79,6 +79,12 @@ pub struct Options {
     /// How many threads select the functions (`0`: as many as the work is
     /// worth; see `stdx::parallel`). The output is the same for every count.
     pub threads: usize,
+    /// Whether ptxas may fuse a float multiply and add into an `fma`
+    /// (`--fmad=true`, nvcc's default). ptxas contracts `mul`/`add`/`sub`
+    /// written without a rounding modifier; under `--fmad=false` every one
+    /// is written `.rn`, as nvcc does, so that the GPU computes the bits
+    /// the IR says.
+    pub contract: bool,
 }
 
 impl Options {
@@ -89,6 +95,7 @@ impl Options {
             regalloc: RegallocMode::Virtual,
             producer: None,
             threads: 0,
+            contract: true,
         }
     }
 }
@@ -297,10 +304,12 @@ fn select_one(
         span: None,
     };
     let mut mf =
-        isel::select_function(module, func, index, opts.target).map_err(|e| BackendError {
-            function: Some(func.name.clone()),
-            message: e.message,
-            span: e.span,
+        isel::select_function(module, func, index, opts.target, opts.contract).map_err(|e| {
+            BackendError {
+                function: Some(func.name.clone()),
+                message: e.message,
+                span: e.span,
+            }
         })?;
     if opts.regalloc == RegallocMode::Regalloc2 {
         // Debug builds (every test) also run regalloc2's checker, which

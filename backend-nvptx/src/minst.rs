@@ -292,6 +292,8 @@ pub enum BinaryOp {
     AddR(FloatRounding),
     MulR(FloatRounding),
     DivR(FloatRounding),
+    /// `sub.rn`: a float subtraction ptxas may not fuse (`--fmad=false`).
+    SubRn,
 }
 
 impl BinaryOp {
@@ -311,6 +313,7 @@ impl BinaryOp {
             DivR(R::Zero) => "div.rz",
             DivR(R::Up) => "div.rp",
             DivR(R::Down) => "div.rm",
+            SubRn => "sub.rn",
             Add => "add",
             Sub => "sub",
             MulLo => "mul.lo",

@@ -65,6 +65,7 @@ pub fn backend(module: &Module, opts: &CompileOptions) -> String {
         regalloc: RegallocMode::Virtual,
         producer: Some(opts.producer()),
         threads: opts.threads,
+        contract: kernelc::driver::fmad_in_force(opts),
     };
     backend_nvptx::compile_module(module, &be).expect("the backend succeeds")
 }

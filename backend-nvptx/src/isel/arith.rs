@@ -7,7 +7,7 @@
 
 use super::{bit_ty, float_ty, int_ty, Isel, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, RegClass, UnaryOp};
-use midend::ir::{FloatCC, InstData, IntCC, Opcode, Type, Value, ValueDef};
+use midend::ir::{FloatCC, InstData, IntCC, Opcode, Rounding, Type, Value, ValueDef};
 
 /// The 32-bit value `v` widens, and whether signed, when `v` is
 /// `sext.i64`/`zext.i64` of an `i32`.
@@ -426,7 +426,12 @@ impl Isel<'_> {
             });
             return Ok(());
         }
+        // Without `.rn`, ptxas may fuse a `mul` into a following `add`.
+        let exact = !self.contract && matches!(ty, Type::F32 | Type::F64);
         let bop = match (op, ty) {
+            (Opcode::Fadd, _) if exact => BinaryOp::AddR(Rounding::Nearest),
+            (Opcode::Fsub, _) if exact => BinaryOp::SubRn,
+            (Opcode::Fmul, _) if exact => BinaryOp::MulR(Rounding::Nearest),
             (Opcode::Fadd, _) => BinaryOp::Add,
             (Opcode::Fsub, _) => BinaryOp::Sub,
             (Opcode::Fmul, _) => BinaryOp::Mul,

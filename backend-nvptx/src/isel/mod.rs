@@ -196,6 +196,9 @@ struct Isel<'a> {
     func: &'a Function,
     func_index: usize,
     target: Target,
+    /// [`crate::Options::contract`]: whether plain float `mul`/`add`/`sub`
+    /// may be fused by ptxas (else they are written `.rn`).
+    contract: bool,
     regs: FxHashMap<Value, Reg>,
     /// The last number handed out, per class.
     next: [u32; 6],
@@ -250,9 +253,11 @@ pub fn select_function(
     func: &Function,
     func_index: usize,
     target: Target,
+    contract: bool,
 ) -> Result<MFunction, IselError> {
     let mut failed_at = None;
-    select(module, func, func_index, target, &mut failed_at).map_err(|message| IselError {
+    let chosen = select(module, func, func_index, target, contract, &mut failed_at);
+    chosen.map_err(|message| IselError {
         message,
         span: failed_at
             .map(|inst: Inst| func.spans[inst])
@@ -265,6 +270,7 @@ fn select(
     func: &Function,
     func_index: usize,
     target: Target,
+    contract: bool,
     failed_at: &mut Option<Inst>,
 ) -> IselResult<MFunction> {
     let mut isel = Isel {
@@ -272,6 +278,7 @@ fn select(
         func,
         func_index,
         target,
+        contract,
         regs: FxHashMap::default(),
         next: [0; 6],
         body: Vec::new(),
