@@ -23,6 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::headers::Header;
 use crate::lexer::lex_raw;
@@ -129,6 +130,7 @@ pub(crate) fn preprocess(
         if let Err(why) = check_define_name(name) {
             pp.diags.push(Diagnostic::error(
                 Span::default(),
+                Code::E0010,
                 format!("invalid `-D` option: {why}"),
             ));
             continue;
@@ -137,6 +139,7 @@ pub(crate) fn preprocess(
         if !errs.is_empty() {
             pp.diags.push(Diagnostic::error(
                 Span::default(),
+                Code::E0010,
                 format!("invalid value for `-D {name}`: {}", errs[0].message),
             ));
             continue;
@@ -185,6 +188,7 @@ pub(crate) fn preprocess(
         let span = c.span;
         pp.diags.push(Diagnostic::error(
             span,
+            Code::E0010,
             "unterminated `#if` (missing `#endif`)",
         ));
     }
@@ -254,14 +258,14 @@ impl Pp<'_> {
             && (i == 0 || newline_between(self.source, raw[i - 1].span.end, raw[i].span.start))
     }
 
-    fn error(&mut self, span: Span, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, msg));
+    fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, code, msg));
     }
 
     /// Macro expansion passed its nesting limits (E0014, as nesting in the
     /// parser); the rest of the expansion is abandoned.
     fn too_deep(&mut self, at: Span) {
-        let d = Diagnostic::error(at, "macro expansion nests too deeply").with_code("E0014");
+        let d = Diagnostic::error(at, Code::E0014, "macro expansion nests too deeply");
         self.diags.push(d.with_note(format!(
             "macros expanding macros, or macro arguments holding macro calls, nest more than {MAX_EXPANSION_DEPTH} levels"
         )));
@@ -292,6 +296,7 @@ impl Pp<'_> {
             if self.expanded > MAX_EXPANDED_TOKENS {
                 self.error(
                     at,
+                    Code::E0010,
                     format!("macro expansion is too large (over {MAX_EXPANDED_TOKENS} tokens)"),
                 );
                 self.runaway = true;
@@ -354,7 +359,7 @@ impl Pp<'_> {
             let (body, variadic) = (m.body.clone(), m.variadic);
             let Some((args, close)) = self.collect_args(toks, i + 1) else {
                 let msg = format!("unterminated call of macro `{}`", tok.text);
-                self.error(at, msg);
+                self.error(at, Code::E0010, msg);
                 return;
             };
             let call_span = span.unwrap_or(tok.span.to(toks[close].span));
@@ -385,7 +390,7 @@ impl Pp<'_> {
                     named,
                     args.len()
                 );
-                self.error(call_span, msg);
+                self.error(call_span, Code::E0010, msg);
                 i = close + 1;
                 continue;
             }
@@ -520,6 +525,7 @@ impl Pp<'_> {
                 if pasted.len() != 1 || !errs.is_empty() {
                     self.error(
                         at,
+                        Code::E0010,
                         format!(
                             "pasting `{}` and `{}` with `##` does not give a valid token",
                             lhs.text, first.text
@@ -601,11 +607,11 @@ impl Pp<'_> {
             }
             "elif" | "else" => {
                 let Some(c) = self.conds.last() else {
-                    self.error(whole, format!("`#{name}` without `#if`"));
+                    self.error(whole, Code::E0010, format!("`#{name}` without `#if`"));
                     return;
                 };
                 if c.seen_else {
-                    self.error(whole, format!("`#{name}` after `#else`"));
+                    self.error(whole, Code::E0010, format!("`#{name}` after `#else`"));
                     return;
                 }
                 let go =
@@ -619,7 +625,7 @@ impl Pp<'_> {
             }
             "endif" => {
                 if self.conds.pop().is_none() {
-                    self.error(whole, "`#endif` without `#if`");
+                    self.error(whole, Code::E0010, "`#endif` without `#if`");
                 }
                 return;
             }
@@ -634,7 +640,7 @@ impl Pp<'_> {
                 Some(name) => {
                     self.macros.remove(&name.text);
                 }
-                None => self.error(whole, "macro name missing after `#undef`"),
+                None => self.error(whole, Code::E0010, "macro name missing after `#undef`"),
             },
             "include" => {
                 let text = match (rest.first(), rest.last()) {
@@ -654,6 +660,7 @@ impl Pp<'_> {
                     Some(Header::Unsupported(what)) => self.diags.push(
                         Diagnostic::error(
                             whole,
+                            Code::E0002,
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(format!("kernelc does not provide {what}")),
@@ -661,6 +668,7 @@ impl Pp<'_> {
                     None => self.diags.push(
                         Diagnostic::error(
                             whole,
+                            Code::E0002,
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(
@@ -686,7 +694,7 @@ impl Pp<'_> {
                 // kernelc compiles a single file, so it is always included once.
                 Some("once") => {}
                 _ => self.diags.push(
-                    Diagnostic::warning(whole, "unknown `#pragma` ignored")
+                    Diagnostic::warning(whole, Code::W0004, "unknown `#pragma` ignored")
                         .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
                 ),
             },
@@ -699,24 +707,27 @@ impl Pp<'_> {
                         .to_string(),
                     _ => String::new(),
                 };
-                self.diags
-                    .push(Diagnostic::warning(whole, format!("`#warning` {text}")));
+                self.diags.push(Diagnostic::warning(
+                    whole,
+                    Code::W0004,
+                    format!("`#warning` {text}"),
+                ));
             }
-            "error" => self.error(whole, "`#error` directive"),
+            "error" => self.error(whole, Code::E0010, "`#error` directive"),
             other => {
                 let msg = format!("`#{other}` is not supported by kernelc");
-                self.error(hash.to(name_tok.span), msg);
+                self.error(hash.to(name_tok.span), Code::E0002, msg);
             }
         }
     }
 
     fn define(&mut self, rest: &[Token], whole: Span) {
         let Some(name) = rest.first() else {
-            self.error(whole, "macro name missing after `#define`");
+            self.error(whole, Code::E0010, "macro name missing after `#define`");
             return;
         };
         if !is_name(name) {
-            self.error(name.span, "macro name must be an identifier");
+            self.error(name.span, Code::E0010, "macro name must be an identifier");
             return;
         }
         let mut body_start = 1;
@@ -737,7 +748,11 @@ impl Pp<'_> {
                     if is_punct(t, Punct::Ellipsis) {
                         // `...` ends the list; its arguments are `__VA_ARGS__`.
                         if !rest.get(k).is_some_and(|c| is_punct(c, Punct::RParen)) {
-                            self.error(t.span, "`...` must be the last macro parameter");
+                            self.error(
+                                t.span,
+                                Code::E0010,
+                                "`...` must be the last macro parameter",
+                            );
                             return;
                         }
                         ps.push("__VA_ARGS__".to_string());
@@ -747,7 +762,7 @@ impl Pp<'_> {
                         break;
                     }
                     if !is_name(t) || ps.contains(&t.text) || t.text == "__VA_ARGS__" {
-                        self.error(t.span, "invalid macro parameter");
+                        self.error(t.span, Code::E0010, "invalid macro parameter");
                         return;
                     }
                     ps.push(t.text.clone());
@@ -757,18 +772,23 @@ impl Pp<'_> {
                         Some(c) if is_punct(c, Punct::Ellipsis) => {
                             self.error(
                                 c.span,
+                                Code::E0002,
                                 "named variadic macro parameters (`args...`) are not supported by kernelc; use `...` and `__VA_ARGS__`",
                             );
                             return;
                         }
                         _ => {
-                            self.error(whole, "expected `,` or `)` in macro parameter list");
+                            self.error(
+                                whole,
+                                Code::E0010,
+                                "expected `,` or `)` in macro parameter list",
+                            );
                             return;
                         }
                     }
                 }
                 if !ok {
-                    self.error(whole, "unterminated macro parameter list");
+                    self.error(whole, Code::E0010, "unterminated macro parameter list");
                     return;
                 }
                 body_start = k;
@@ -786,6 +806,7 @@ impl Pp<'_> {
                 if is_punct(t, Punct::Hash) && !names_param {
                     self.error(
                         t.span,
+                        Code::E0010,
                         "`#` in a function-like macro must be followed by a parameter name",
                     );
                     return;
@@ -797,12 +818,17 @@ impl Pp<'_> {
             .flatten()
             .find(|t| is_punct(t, Punct::HashHash))
         {
-            self.error(t.span, "`##` cannot be at either end of a macro body");
+            self.error(
+                t.span,
+                Code::E0010,
+                "`##` cannot be at either end of a macro body",
+            );
             return;
         }
         if let Some(t) = body.iter().find(|t| t.text == "__VA_OPT__") {
             self.error(
                 t.span,
+                Code::E0002,
                 "`__VA_OPT__` is not supported by kernelc; use GNU's `, ## __VA_ARGS__`",
             );
             return;
@@ -811,6 +837,7 @@ impl Pp<'_> {
             if let Some(t) = body.iter().find(|t| t.text == "__VA_ARGS__") {
                 self.error(
                     t.span,
+                    Code::E0010,
                     "`__VA_ARGS__` can only appear in the body of a variadic macro",
                 );
                 return;
@@ -830,7 +857,11 @@ impl Pp<'_> {
     fn condition(&mut self, kind: &str, rest: &[Token], whole: Span) -> bool {
         if kind == "ifdef" || kind == "ifndef" {
             let Some(name) = rest.first().filter(|t| is_name(t)) else {
-                self.error(whole, format!("macro name missing after `#{kind}`"));
+                self.error(
+                    whole,
+                    Code::E0010,
+                    format!("macro name missing after `#{kind}`"),
+                );
                 return false;
             };
             return self.macros.contains_key(&name.text) == (kind == "ifdef");
@@ -848,14 +879,14 @@ impl Pp<'_> {
                                 (n, k + 4)
                             }
                             _ => {
-                                self.error(t.span, "expected `defined(NAME)`");
+                                self.error(t.span, Code::E0010, "expected `defined(NAME)`");
                                 return false;
                             }
                         }
                     }
                     Some(n) if is_name(n) => (n, k + 2),
                     _ => {
-                        self.error(t.span, "expected a macro name after `defined`");
+                        self.error(t.span, Code::E0010, "expected a macro name after `defined`");
                         return false;
                     }
                 };
@@ -877,7 +908,7 @@ impl Pp<'_> {
         let mut expanded = Vec::new();
         self.expand_seq(&replaced, None, &mut Vec::new(), &mut expanded);
         if expanded.is_empty() {
-            self.error(whole, format!("`#{kind}` with no expression"));
+            self.error(whole, Code::E0010, format!("`#{kind}` with no expression"));
             return false;
         }
         let mut ev = CondEval {
@@ -890,6 +921,7 @@ impl Pp<'_> {
         if ev.error.is_none() && ev.pos < expanded.len() {
             ev.error = Some(Diagnostic::error(
                 expanded[ev.pos].span,
+                Code::E0010,
                 "unexpected token in `#if` expression",
             ));
         }
@@ -923,8 +955,8 @@ impl CondEval<'_> {
         }
     }
 
-    fn fail(&mut self, msg: &str) -> i128 {
-        self.fail_with(Diagnostic::error(self.here(), msg))
+    fn fail(&mut self, code: Code, msg: &str) -> i128 {
+        self.fail_with(Diagnostic::error(self.here(), code, msg))
     }
 
     /// The span of the current token (or the last one, at the end).
@@ -948,7 +980,7 @@ impl CondEval<'_> {
     fn fail_too_deep(&mut self) -> i128 {
         let limit = self.nesting_limit;
         let msg = format!("nesting is too deep: more than {limit} levels in an `#if` expression");
-        self.fail_with(Diagnostic::error(self.here(), msg).with_code("E0014"))
+        self.fail_with(Diagnostic::error(self.here(), Code::E0014, msg))
     }
 
     /// `c ? a : b`. Each nesting level (parentheses, unary operators, the
@@ -969,7 +1001,7 @@ impl CondEval<'_> {
         self.pos += 1;
         let a = self.ternary(depth + 1);
         if self.peek_punct() != Some(Punct::Colon) {
-            return self.fail("expected `:` in `#if` expression");
+            return self.fail(Code::E0010, "expected `:` in `#if` expression");
         }
         self.pos += 1;
         let b = self.ternary(depth + 1);
@@ -1018,7 +1050,9 @@ impl CondEval<'_> {
                 Punct::Plus => l.wrapping_add(r),
                 Punct::Minus => l.wrapping_sub(r),
                 Punct::Star => l.wrapping_mul(r),
-                _ if r == 0 => return self.fail("division by zero in `#if` expression"),
+                _ if r == 0 => {
+                    return self.fail(Code::E0010, "division by zero in `#if` expression")
+                }
                 Punct::Slash => l.wrapping_div(r),
                 _ => l.wrapping_rem(r),
             };
@@ -1035,7 +1069,7 @@ impl CondEval<'_> {
             return self.fail_too_deep();
         }
         let Some(t) = self.toks.get(self.pos) else {
-            return self.fail("`#if` expression ends early");
+            return self.fail(Code::E0010, "`#if` expression ends early");
         };
         self.pos += 1;
         match &t.kind {
@@ -1046,7 +1080,7 @@ impl CondEval<'_> {
             TokenKind::Punct(Punct::LParen) => {
                 let v = self.ternary(depth + 1);
                 if self.peek_punct() != Some(Punct::RParen) {
-                    return self.fail("expected `)` in `#if` expression");
+                    return self.fail(Code::E0010, "expected `)` in `#if` expression");
                 }
                 self.pos += 1;
                 v
@@ -1057,7 +1091,7 @@ impl CondEval<'_> {
             TokenKind::Punct(Punct::Tilde) => !self.unary(depth + 1),
             _ => {
                 self.pos -= 1;
-                self.fail("invalid token in `#if` expression")
+                self.fail(Code::E0010, "invalid token in `#if` expression")
             }
         }
     }
