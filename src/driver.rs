@@ -452,10 +452,11 @@ pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> 
 /// and a note naming the function.
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
-    let diag = match d.severity {
-        passes::Severity::Error => Diagnostic::error(span, d.message.clone()),
-        passes::Severity::Warning => Diagnostic::warning(span, d.message.clone()),
+    let severity = match d.severity {
+        passes::Severity::Error => frontend::Severity::Error,
+        passes::Severity::Warning => frontend::Severity::Warning,
     };
+    let diag = Diagnostic::without_code(severity, span, d.message.clone());
     let diag = d
         .labels
         .iter()
@@ -637,7 +638,8 @@ fn compile_module_with_messages(
     // A backend error at an instruction with a span (e.g. an operation the
     // target lacks) points at the user's code, like any other diagnostic.
     let backend_fail = |e: backend_nvptx::BackendError| match e.span {
-        Some(span) => fail(vec![Diagnostic::error(
+        Some(span) => fail(vec![Diagnostic::without_code(
+            frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),
             e.to_string(),
         )]),

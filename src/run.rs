@@ -25,7 +25,7 @@
 
 use crate::driver::{self, FloatOptions, WarningMode};
 use crate::gpu;
-use frontend::{Diagnostic, Span};
+use frontend::{Diagnostic, Severity, Span};
 use midend::interp::{self, Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
 use ptx_emu as emu;
@@ -615,7 +615,8 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
     }
     match (source, fault.span) {
         (Some((name, text)), Some(span)) => {
-            let mut d = Diagnostic::error(
+            let mut d = Diagnostic::without_code(
+                Severity::Error,
                 Span::new(span.start, span.end),
                 format!("kernel fault: {}", fault.message),
             )
@@ -811,8 +812,12 @@ fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
         u32::try_from(fault.start).unwrap_or(u32::MAX),
         u32::try_from(fault.end).unwrap_or(u32::MAX),
     );
-    let mut d =
-        Diagnostic::error(span, format!("kernel fault: {}", fault.message)).with_note(location);
+    let mut d = Diagnostic::without_code(
+        Severity::Error,
+        span,
+        format!("kernel fault: {}", fault.message),
+    )
+    .with_note(location);
     for n in &fault.notes {
         d = d.with_note(n.clone());
     }

@@ -2,220 +2,232 @@
 //! (`kernelc --explain E0001`).
 //!
 //! A code names a *kind* of mistake, so that a user can look it up and a
-//! script can match on it while the wording of messages improves. Most
-//! diagnostics are made without a code and get one here, by matching
-//! phrases of their message ([`classify`]); a diagnostic that no phrase
-//! matches gets the catch-all of the stage that made it. Keeping the
-//! phrases in one table, rather than a code at each of several hundred
-//! call sites, keeps them consistent; `frontend/tests/codes.rs` checks that
-//! every code is documented and explained.
+//! script can match on it while the wording of messages improves. The site
+//! that makes a diagnostic names its code, and cannot make one without:
+//! `Diagnostic::error(span, Code::E0004, ...)`, and the `error` helpers of
+//! the lexer, preprocessor, parser, checker and lowering take a [`Code`]
+//! the same way. Each variant is spelled as it is printed, so
+//! `grep -rn E0004 frontend/src` finds its entry here and every site that
+//! reports it.
+//!
+//! [`CODES`] holds, for each code, its title and the text `--explain`
+//! prints; `frontend/tests/warnings_and_codes.rs` checks that every code is
+//! documented in `docs/diagnostics.md` and that every diagnostic the
+//! frontend makes carries a code.
 
-use crate::diag::{Diagnostic, Severity};
+use std::fmt;
 
-/// One code: its title, the message phrases that select it, and the text
-/// `--explain` prints (a paragraph, an example, and the fix).
+/// What `kernelc --explain` knows about one code: its title, and a
+/// paragraph, an example and the fix.
 pub struct CodeInfo {
-    pub code: &'static str,
+    pub code: Code,
     pub title: &'static str,
-    /// Phrases of messages of this kind (the first table entry whose
-    /// phrase occurs in a message wins).
-    phrases: &'static [&'static str],
     pub explanation: &'static str,
     pub example: &'static str,
     pub fix: &'static str,
 }
 
-/// The catch-all code of each stage.
-pub(crate) const LEX_FALLBACK: &str = "E0010";
-pub(crate) const PARSE_FALLBACK: &str = "E0003";
-pub(crate) const CHECK_FALLBACK: &str = "E0099";
-pub(crate) const WARNING_FALLBACK: &str = "W0099";
+/// Declares [`Code`], with one variant per entry (its doc comment is the
+/// entry's title), and [`CODES`], the entries in order: one list, so a code
+/// cannot exist without its explanation.
+macro_rules! codes {
+    ($($code:ident {
+        title: $title:literal,
+        explanation: $explanation:literal,
+        example: $example:literal,
+        fix: $fix:literal,
+    },)*) => {
+        /// A diagnostic's stable code. `E` codes are errors, `W` codes
+        /// warnings; the title of each is its doc comment, its explanation
+        /// in [`CODES`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $(#[doc = $title] $code,)*
+        }
 
-/// Every code, in the order their phrases are tried.
-pub const CODES: &[CodeInfo] = &[
-    CodeInfo {
-        code: "W0001",
+        impl Code {
+            /// The code as it is printed: `E0001`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$code => stringify!($code),)*
+                }
+            }
+        }
+
+        /// Every code with its explanation, warnings first.
+        pub const CODES: &[CodeInfo] = &[
+            $(CodeInfo {
+                code: Code::$code,
+                title: $title,
+                explanation: $explanation,
+                example: $example,
+                fix: $fix,
+            },)*
+        ];
+    };
+}
+
+codes! {
+    W0001 {
         title: "unused variable",
-        phrases: &["unused variable"],
         explanation: "A local variable is declared but never used. Often it is a leftover from an edit, or the result of a computation was stored in the wrong variable.",
         example: "__global__ void k(float *out) {\n    int i = threadIdx.x;\n    int unused = 2 * i;   // W0001\n    out[i] = 1.0f;\n}",
         fix: "Remove the variable, or use it. A name starting with `_` is exempt.",
     },
-    CodeInfo {
-        code: "W0002",
+    W0002 {
         title: "implicit narrowing conversion",
-        phrases: &["implicit conversion from"],
         explanation: "A value is converted implicitly (in an initialization, assignment, argument or `return`) to a type that cannot hold it exactly: a floating value to an integer (the fraction is dropped), a `double` to a `float` (precision is lost), or an integer constant to a type too narrow for it (it wraps).",
         example: "int i = 3.5;       // becomes 3\nfloat f = d;       // d is a double\nchar c = 300;      // becomes 44",
         fix: "Write the conversion as a cast when it is intended (`int i = (int)x;`), or change the variable's type.",
     },
-    CodeInfo {
-        code: "W0003",
+    W0003 {
         title: "comparison of signed and unsigned integers",
-        phrases: &["comparison of integers of different signs"],
         explanation: "A comparison mixes a signed and an unsigned integer. C converts the signed operand to unsigned, so a negative value compares as a huge number: `-1 < 1u` is false.",
         example: "__global__ void k(float *x, unsigned n) {\n    int i = threadIdx.x - 1;\n    if (i < n) x[i] = 0;   // W0003: i == -1 passes as 4294967295\n}",
         fix: "Make both operands the same signedness, e.g. `if (i >= 0 && (unsigned)i < n)` or declare `n` as `int`.",
     },
-    CodeInfo {
-        code: "W0004",
+    W0004 {
         title: "preprocessor warning",
-        phrases: &["unknown `#pragma`", "`#warning`"],
         explanation: "The preprocessor met something it ignores: a `#pragma` kernelc does not act on (it knows `#pragma unroll` and `#pragma once`; nvcc also warns about pragmas it does not know), or a `#warning` directive, whose text is shown.",
         example: "#pragma GCC optimize(\"O3\")   // W0004: ignored",
         fix: "Remove the pragma, or guard it with `#ifndef __KERNELC__`-style conditionals if another compiler needs it.",
     },
-    CodeInfo {
-        code: "W0005",
+    W0005 {
         title: "narrowing conversion in a brace initializer",
-        phrases: &["narrowing conversion"],
         explanation: "A value in a C++ brace initializer (`int x{f};`, `S s{a, b};`, `float v[2] = {i, j};`) is converted to a type that cannot hold every value of its own type, and it is not a constant that fits. Standard C++ rejects such a narrowing conversion; nvcc warns (#2361-D), and so does kernelc. W0002 reports the cases that lose information in any initializer (a fraction, a constant that does not fit).",
         example: "__global__ void k(float *o, int i) {\n    float f{i};   // W0005: int to float may round\n    o[0] = f;\n}",
         fix: "Convert explicitly (`float f{(float)i};`), or use `=` instead of braces if the conversion is intended.",
     },
-    CodeInfo {
-        code: "E0001",
+    E0001 {
         title: "use of an undeclared identifier",
-        phrases: &["undeclared identifier", "unknown type name"],
         explanation: "A name is used that no declaration before it introduces: a typo, a variable used outside its scope, a function called before its definition or prototype, or a type that kernelc does not know.",
         example: "__global__ void k(float *out) {\n    out[threadIdx.x] = scale * 2.0f;   // E0001: `scale` is not declared\n}",
         fix: "Declare the name before its use (for functions, add a prototype above the caller), or correct the spelling.",
     },
-    CodeInfo {
-        code: "E0002",
+    E0002 {
         title: "not supported by kernelc",
-        phrases: &["not supported by kernelc", "only named functions can be called", "can only be called (function pointers"],
         explanation: "The construct is valid CUDA, but outside the subset kernelc compiles (see docs/language.md). The message says what is missing; \"yet\" means it is planned.",
         example: "union U { int i; float f; };   // E0002",
         fix: "Rewrite the code with supported constructs (e.g. pointer casts instead of a union), or compile this file with nvcc.",
     },
-    CodeInfo {
-        code: "E0003",
+    E0003 {
         title: "syntax error",
-        // Besides these, every parser message that starts with "expected"
-        // (see `classify`).
-        phrases: &["unclosed", "missing return type"],
         explanation: "The parser found a token where the grammar does not allow it, most often a missing `;`, `)` or `}`. The parser skips to the next statement and keeps going, so later errors may be consequences of the first one.",
         example: "__global__ void k(int *p) {\n    p[0] = 1     // E0003: expected `;`\n    p[1] = 2;\n}",
         fix: "Insert or remove the token the message names; fix the first error first.",
     },
-    CodeInfo {
-        code: "E0004",
+    E0004 {
         title: "type mismatch",
-        phrases: &["cannot convert", "invalid operand", "cannot cast", "incompatible operand types", "expected a scalar value", "cannot use a `void` value", "subscripted value", "array subscript has type", "indirection requires", "cannot dereference", "cannot index", "arithmetic on a pointer to `void`", "has type `void`", "cannot increment", "invalid application of `sizeof`", "arrays cannot be assigned", "must be initialized with a braced list", "needs exactly one value", "excess elements", "must bind to an object", "must be initialized with an object", "`auto` variable", "cannot deduce `auto`", "`auto *` needs", "reference to `void`"],
         explanation: "An operand or value has a type the operation does not accept: a struct where a number is needed, a pointer converted to an unrelated pointer, a `void` value used, an initializer that does not fit the object.",
         example: "struct P { float x; };\n__global__ void k(float *o, P *p) {\n    o[0] = p[0] + 1.0f;   // E0004: `P` is not a number\n}",
         fix: "Use the member or element you meant (`p[0].x + 1.0f`), or convert explicitly with a cast where C allows it.",
     },
-    CodeInfo {
-        code: "E0005",
+    E0005 {
         title: "assignment to a read-only object",
-        phrases: &["because it is `const`", "cannot be written", "read-only", "not assignable", "discards the", "address of an rvalue", "address of a member of a temporary", "cannot bind to a `const` object"],
         explanation: "The program writes to something that may not be written: a `const` variable, memory reached through a pointer to `const`, a `__constant__` variable (read-only on the device), a built-in index such as `threadIdx.x`, or a value that is not an object at all.",
         example: "__global__ void k(const float *in) {\n    in[0] = 1.0f;   // E0005\n}",
         fix: "Write to a non-`const` object; drop `const` from the declaration if the write is intended; fill `__constant__` memory from the host.",
     },
-    CodeInfo {
-        code: "E0006",
+    E0006 {
         title: "redefinition or conflicting declaration",
-        phrases: &["redefinition of", "conflicting types", "duplicate", "multiple `default`"],
         explanation: "A name, member, `case` value or `default` label is declared twice in the same scope, or two declarations of one function disagree. kernelc does not support overloading.",
         example: "__device__ int f(int x);\n__device__ float f(float x) { return x; }   // E0006",
         fix: "Rename one of them, or make the declarations agree.",
     },
-    CodeInfo {
-        code: "E0007",
+    E0007 {
         title: "invalid function call",
-        phrases: &["arguments to function call", "is not a function", "takes no arguments", "arguments, but", "no overload", "called but never defined", "cannot call `__global__`"],
         explanation: "A call does not match the function: the wrong number of arguments, arguments no overload of a built-in accepts, a call to something that is not a function, a kernel called from device code, or a function that is declared but never defined.",
         example: "__device__ int add(int a, int b) { return a + b; }\n__global__ void k(int *o) { o[0] = add(1); }   // E0007",
         fix: "Pass the arguments the declaration lists (the message shows it), define the function, or launch kernels from the host.",
     },
-    CodeInfo {
-        code: "E0008",
+    E0008 {
         title: "invalid struct member access",
-        phrases: &["no member named", "is not a struct", "is not a pointer to a struct", "has no member", "must be used with a component", "incomplete struct", "bit-fields", "flexible array members", "struct member"],
         explanation: "A `.` or `->` does not fit its operand: `.` needs a struct and `->` a pointer to one, and the member must exist. Struct definitions must be complete before use.",
         example: "struct P { float x, y; };\n__global__ void k(P *p) {\n    p.x = 0;    // E0008: `p` is a pointer, use `p->x`\n}",
         fix: "Use `->` on pointers and `.` on structs, and check the member's name against the definition.",
     },
-    CodeInfo {
-        code: "E0009",
+    E0009 {
         title: "constant expression required",
-        phrases: &["constant expression", "must be a constant", "invalid array size", "must have an integer type", "needs a size", "may be omitted", "array is too large", "does not fit in `int`", "must be a positive integer constant", "literal expression", "invalid `__launch_bounds__` value", "`constexpr` variable"],
         explanation: "Array sizes, `case` values, enumerators, `#pragma unroll` counts, `__launch_bounds__` arguments and the initializers of module variables must be integer (or, for initializers, arithmetic) constants known at compile time.",
         example: "__global__ void k(int n) {\n    float buf[n];   // E0009: variable-length arrays are not C++\n}",
         fix: "Use a literal, a `#define`, an enumerator or a `const int` with a constant initializer.",
     },
-    CodeInfo {
-        code: "E0010",
+    E0010 {
         title: "preprocessor or lexical error",
-        phrases: &["macro", "`#", "#error", "-D", "unterminated", "invalid character", "invalid suffix", "literal"],
         explanation: "The text could not be turned into tokens: an invalid character or number, an unterminated comment or literal, a malformed `#define`, a conditional without its `#endif`, or an `#error` directive that was reached.",
         example: "#if __CUDA_ARCH__ < 700\n#error this kernel needs sm_70   // E0010 when compiled for sm_60\n#endif",
         fix: "Correct the directive or literal; for `#error`, compile for the configuration it expects.",
     },
-    CodeInfo {
-        code: "E0011",
+    E0011 {
         title: "misplaced statement",
-        phrases: &["not in a loop", "not within a `switch`", "must return a value", "should not return a value", "label"],
         explanation: "A statement appears where it has no meaning: `break` or `continue` outside a loop, `case` outside a `switch`, `return` without a value in a non-void function, or with one in a `void` function; or a `goto` names a label the function does not define, or jumps into the scope of a variable past its initialization (C++ forbids it, and nvcc rejects it).",
         example: "__device__ int f(int x) {\n    if (x) return;   // E0011: f must return an int\n    return 1;\n}",
         fix: "Move the statement into the construct it belongs to, or make the `return` match the function's type.",
     },
-    CodeInfo {
-        code: "E0012",
+    E0012 {
         title: "invalid kernel or function declaration",
-        phrases: &["host function", "must return `void`", "cannot be combined", "applies only to", "a function cannot be", "specifier cannot appear", "inside functions", "file-scope variable", "`extern` variables", "cannot have an initializer", "both `__shared__` and `__constant__`", "parameter cannot have type", "must return"],
         explanation: "A declaration breaks CUDA's rules for functions and memory spaces: kernels (`__global__`) return `void` and are not `__device__`, device code is marked `__global__` or `__device__`, file-scope variables live in `__device__`, `__constant__` or `__shared__` memory, and `__shared__` variables have no initializer.",
         example: "__global__ int k(int *p) { return 0; }   // E0012: kernels return void",
         fix: "Follow the rule the message names: return results through a pointer parameter, add the memory-space specifier, initialize `__shared__` memory in the kernel.",
     },
-    CodeInfo {
-        code: "E0013",
+    E0013 {
         title: "static assertion failed",
-        phrases: &["static assertion failed"],
         explanation: "The condition of a `static_assert` evaluated to zero at compile time. The message after the comma, if any, is shown; it usually says what the code assumes (a struct's size, the width of a type).",
         example: "struct P { float x, y, z; };\nstatic_assert(sizeof(P) == 16, \"P must be 16 bytes\");   // E0013: it is 12",
         fix: "Make the assumption true (add padding, `__align__(16)`), or correct the assertion.",
     },
-    CodeInfo {
-        code: "E0014",
+    E0014 {
         title: "nesting is too deep",
-        phrases: &["nesting is too deep"],
         explanation: "The source nests more than 1,048,576 (2^20) levels deep: parentheses, blocks, statement bodies, unary operators, casts, braced initializers and `#if` expressions each open a level. nvcc parses a million nested parentheses, and so does kernelc; nothing written by hand comes near, so the input is most likely generated with a bug (a missing `)`, a runaway template). Flat chains are not nesting: a sum of a million terms, an `else if` chain or a `?:` chain of any length, and a million statements in a row compile. Only the declaration that nests too deeply is skipped: one error is reported, and the rest of the file is still checked. Macro expansion has a limit of its own, 20,000 levels of macros expanding macros (nvcc expands 1,000 at once and runs for minutes on 10,000).",
         example: "x = ((((((((( ... 1 ... )))))))));   // E0014: more than 2^20 `(`",
         fix: "Generate flatter code: give intermediate results names (`float t1 = a + b; float t2 = t1 * c;`), or split the expression into statements.",
     },
-    CodeInfo {
-        code: "E0015",
+    E0015 {
         title: "too many errors",
-        phrases: &["too many errors"],
         explanation: "The file has more errors than the error limit (100 by default, as nvcc's): kernelc stops reporting, and stops reading the file, after that many, so that a file of garbage or in the wrong language ends quickly with a short report instead of millions of lines. The first errors are the useful ones; later ones are often consequences of them.",
         example: "kernelc notes.txt          # E0015 after the first 100 errors\nkernelc --error-limit 5 k.cu   # stop after 5",
         fix: "Fix the first errors and compile again. `--error-limit N` (also `-ferror-limit=N`) changes the limit; `0` removes it.",
     },
-    CodeInfo {
-        code: "E0099",
+    E0099 {
         title: "other semantic error",
-        phrases: &[],
         explanation: "A semantic error without a more specific code. The message says what is wrong.",
         example: "(see the message)",
         fix: "Follow the message and its notes.",
     },
-    CodeInfo {
-        code: "W0099",
+    W0099 {
         title: "other warning",
-        phrases: &["#pragma unroll` must be followed"],
         explanation: "A warning without a more specific code, for example a `#pragma unroll` that is not followed by a loop and is therefore ignored.",
         example: "#pragma unroll\nx = 1;   // W0099: not a loop",
         fix: "Follow the message; `-w` silences warnings, `-Werror` makes them errors.",
     },
-];
+}
+
+impl Code {
+    /// The entry of this code in [`CODES`].
+    pub fn info(self) -> &'static CodeInfo {
+        CODES
+            .iter()
+            .find(|c| c.code == self)
+            .expect("`codes!` makes an entry for every variant")
+    }
+
+    /// Whether this is a warning's code (`W`) rather than an error's (`E`).
+    pub fn is_warning(self) -> bool {
+        self.as_str().starts_with('W')
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The entry of `code` (`E0001`, case-insensitive), if it exists.
 pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
-    CODES.iter().find(|c| c.code.eq_ignore_ascii_case(code))
+    CODES
+        .iter()
+        .find(|c| c.code.as_str().eq_ignore_ascii_case(code))
 }
 
 /// The text `kernelc --explain CODE` prints.
@@ -236,30 +248,4 @@ fn indent(text: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The code for a message: the first entry of the right severity with a
-/// matching phrase, else `fallback`.
-pub(crate) fn classify(d: &Diagnostic, fallback: &'static str) -> &'static str {
-    let warning = d.severity == Severity::Warning;
-    if fallback == PARSE_FALLBACK && d.message.starts_with("expected ") {
-        return PARSE_FALLBACK;
-    }
-    CODES
-        .iter()
-        .filter(|c| c.code.starts_with('W') == warning)
-        .find(|c| c.phrases.iter().any(|p| d.message.contains(p)))
-        .map_or(if warning { WARNING_FALLBACK } else { fallback }, |c| {
-            c.code
-        })
-}
-
-/// Gives every diagnostic without a code one (`fallback` for errors that
-/// no phrase matches).
-pub(crate) fn assign_codes(diags: &mut [Diagnostic], fallback: &'static str) {
-    for d in diags.iter_mut() {
-        if d.code.is_none() && d.severity != Severity::Note {
-            d.code = Some(classify(d, fallback));
-        }
-    }
 }

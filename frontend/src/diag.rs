@@ -9,6 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
 
+use crate::codes::Code;
 use crate::snippet;
 
 /// A half-open byte range `start..end` into the source text.
@@ -53,9 +54,10 @@ pub struct Diagnostic {
     /// Free-form notes shown after the snippet.
     pub notes: Vec<String>,
     /// The stable code of this kind of diagnostic (`E0001`, `W0002`; see
-    /// `codes.rs`), shown as `error[E0001]`. Stages fill it in when the
-    /// site that made the diagnostic did not.
-    pub code: Option<&'static str>,
+    /// `codes.rs`), shown as `error[E0001]`. Every diagnostic of the
+    /// frontend has one, given by the site that makes it; `None` only for
+    /// those of later stages ([`Diagnostic::without_code`]).
+    pub code: Option<Code>,
     /// Whether `span` points into the source. A diagnostic about the run
     /// as a whole (the error limit) has no place and is shown without a
     /// snippet.
@@ -63,10 +65,35 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error at `span`.
-    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+    /// An error of kind `code` at `span`.
+    pub fn error(span: Span, code: Code, message: impl Into<String>) -> Diagnostic {
+        debug_assert!(!code.is_warning(), "{code} is a warning's code");
+        Diagnostic::without_code(Severity::Error, span, message).coded(code)
+    }
+
+    /// An error of kind `code` about the run as a whole, shown without a
+    /// snippet.
+    pub fn unlocated(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
-            severity: Severity::Error,
+            located: false,
+            ..Diagnostic::error(Span::default(), code, message)
+        }
+    }
+
+    /// A warning of kind `code` at `span`.
+    pub fn warning(span: Span, code: Code, message: impl Into<String>) -> Diagnostic {
+        debug_assert!(code.is_warning(), "{code} is an error's code");
+        Diagnostic::without_code(Severity::Warning, span, message).coded(code)
+    }
+
+    /// A diagnostic of a stage past the frontend (memory-space inference,
+    /// the backend, a kernel fault), whose kinds have no codes yet; it is
+    /// shown as `error: ...`. The frontend never makes one: its
+    /// diagnostics are made by [`Diagnostic::error`] and
+    /// [`Diagnostic::warning`], which take the code.
+    pub fn without_code(severity: Severity, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity,
             message: message.into(),
             span,
             labels: Vec::new(),
@@ -76,31 +103,16 @@ impl Diagnostic {
         }
     }
 
-    /// An error about the run as a whole, shown without a snippet.
-    pub fn unlocated(message: impl Into<String>) -> Diagnostic {
+    fn coded(self, code: Code) -> Diagnostic {
         Diagnostic {
-            located: false,
-            ..Diagnostic::error(Span::default(), message)
-        }
-    }
-
-    /// A warning at `span`.
-    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(span, message)
+            code: Some(code),
+            ..self
         }
     }
 
     /// Adds a secondary label.
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.labels.push((span, message.into()));
-        self
-    }
-
-    /// Sets the code (`E0001`, `W0002`, ...).
-    pub fn with_code(mut self, code: &'static str) -> Diagnostic {
-        self.code = Some(code);
         self
     }
 
@@ -146,9 +158,11 @@ pub(crate) fn apply_error_limit(diags: &mut Vec<Diagnostic>, limit: usize) {
     if let Some(cut) = cut {
         diags.truncate(cut);
         diags.push(
-            Diagnostic::unlocated(format!("too many errors ({limit}); stopping here"))
-                .with_code("E0015")
-                .with_note("`--error-limit N` changes the limit; `--error-limit 0` removes it"),
+            Diagnostic::unlocated(
+                Code::E0015,
+                format!("too many errors ({limit}); stopping here"),
+            )
+            .with_note("`--error-limit N` changes the limit; `--error-limit 0` removes it"),
         );
     }
 }
@@ -229,7 +243,7 @@ fn codespan_diagnostic(d: &Diagnostic, ranges: Vec<std::ops::Range<usize>>) -> C
         Label::secondary((), r).with_message(snippet::cut_text(m, MAX_TEXT).into_owned())
     }));
     let base = match d.code {
-        Some(c) => base.with_code(c),
+        Some(c) => base.with_code(c.as_str()),
         None => base,
     };
     base.with_message(snippet::cut_text(&d.message, MAX_TEXT).into_owned())

@@ -4,6 +4,7 @@
 //! run reports every lexical problem. Literal values and C types are computed
 //! here so the parser and checker never re-parse spellings.
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::types::CType;
@@ -37,6 +38,9 @@ struct Lexer<'a> {
     error_limit: usize,
 }
 
+/// Why a literal is invalid: the code of its error and the message.
+type LiteralError = (Code, String);
+
 fn span(start: usize, end: usize) -> Span {
     // Callers guarantee the source fits in u32 (checked in `lib.rs`).
     Span::new(
@@ -58,8 +62,9 @@ impl Lexer<'_> {
         self.bytes.get(self.pos + off).copied().unwrap_or(0)
     }
 
-    fn error(&mut self, start: usize, end: usize, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span(start, end), msg));
+    fn error(&mut self, start: usize, end: usize, code: Code, msg: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::error(span(start, end), code, msg));
     }
 
     fn push(&mut self, kind: TokenKind, start: usize) {
@@ -88,7 +93,12 @@ impl Lexer<'_> {
                 self.pos += 2;
                 loop {
                     if self.pos >= self.bytes.len() {
-                        self.error(start, start + 2, "unterminated `/* */` comment");
+                        self.error(
+                            start,
+                            start + 2,
+                            Code::E0010,
+                            "unterminated `/* */` comment",
+                        );
                         break;
                     }
                     if self.bytes[self.pos] == b'*' && self.peek(1) == b'/' {
@@ -124,6 +134,7 @@ impl Lexer<'_> {
                 self.error(
                     start,
                     self.pos,
+                    Code::E0010,
                     format!("unexpected character `{}`", ch.escape_default()),
                 );
             }
@@ -158,13 +169,13 @@ impl Lexer<'_> {
         };
         match result {
             Ok(kind) => self.push(kind, start),
-            Err(msg) => self.error(start, self.pos, msg),
+            Err((code, msg)) => self.error(start, self.pos, code, msg),
         }
     }
 
     /// Reads one (possibly escaped) character inside a quoted literal.
     /// Returns `None` at end of line/input.
-    fn quoted_char(&mut self) -> Option<Result<i64, String>> {
+    fn quoted_char(&mut self) -> Option<Result<i64, LiteralError>> {
         let b = *self.bytes.get(self.pos)?;
         if b == b'\n' {
             return None;
@@ -175,7 +186,10 @@ impl Lexer<'_> {
             return Some(if ch.is_ascii() {
                 Ok(ch as i64)
             } else {
-                Err("non-ASCII characters in literals are not supported by kernelc".into())
+                Err((
+                    Code::E0002,
+                    "non-ASCII characters in literals are not supported by kernelc".into(),
+                ))
             });
         }
         self.pos += 1;
@@ -184,7 +198,7 @@ impl Lexer<'_> {
             // Keep `pos` on a character boundary.
             let ch = self.src[self.pos..].chars().next()?;
             self.pos += ch.len_utf8();
-            return Some(Err("unknown escape sequence".into()));
+            return Some(Err((Code::E0010, "unknown escape sequence".into())));
         }
         self.pos += 1;
         let simple = match e {
@@ -210,7 +224,10 @@ impl Lexer<'_> {
                 n += 1;
             }
             return Some(if n == 0 || v > 0xff {
-                Err("invalid `\\x` escape (expected 1 or 2 hex digits)".into())
+                Err((
+                    Code::E0010,
+                    "invalid `\\x` escape (expected 1 or 2 hex digits)".into(),
+                ))
             } else {
                 Ok(v)
             });
@@ -224,14 +241,17 @@ impl Lexer<'_> {
                 }
             }
             return Some(if v > 0xff {
-                Err("octal escape out of range".into())
+                Err((Code::E0010, "octal escape out of range".into()))
             } else {
                 Ok(v)
             });
         }
-        Some(Err(format!(
-            "unknown escape sequence `\\{}`",
-            (e as char).escape_default()
+        Some(Err((
+            Code::E0010,
+            format!(
+                "unknown escape sequence `\\{}`",
+                (e as char).escape_default()
+            ),
         )))
     }
 
@@ -247,22 +267,29 @@ impl Lexer<'_> {
             }
             match self.quoted_char() {
                 None => {
-                    self.error(start, self.pos, "unterminated character literal");
+                    self.error(
+                        start,
+                        self.pos,
+                        Code::E0010,
+                        "unterminated character literal",
+                    );
                     return;
                 }
                 Some(Ok(v)) => values.push(v),
-                Some(Err(m)) => err = Some(m),
+                Some(Err(e)) => err = Some(e),
             }
         }
-        if let Some(m) = err {
-            self.error(start, self.pos, m);
-        } else if values.len() != 1 {
-            let msg = if values.is_empty() {
-                "empty character literal"
-            } else {
-                "multi-character literals are not supported by kernelc"
-            };
-            self.error(start, self.pos, msg);
+        if let Some((code, msg)) = err {
+            self.error(start, self.pos, code, msg);
+        } else if values.is_empty() {
+            self.error(start, self.pos, Code::E0010, "empty character literal");
+        } else if values.len() > 1 {
+            self.error(
+                start,
+                self.pos,
+                Code::E0002,
+                "multi-character literals are not supported by kernelc",
+            );
         } else {
             // `char` is signed: '\xff' is -1.
             let v = i64::from(values[0] as u8 as i8);
@@ -282,26 +309,31 @@ impl Lexer<'_> {
             }
             match self.quoted_char() {
                 None => {
-                    self.error(start, self.pos, "unterminated string literal");
+                    self.error(start, self.pos, Code::E0010, "unterminated string literal");
                     return;
                 }
                 Some(Ok(v)) => s.push(char::from(v as u8)),
-                Some(Err(m)) => err = Some(m),
+                Some(Err(e)) => err = Some(e),
             }
         }
         match err {
-            Some(m) => self.error(start, self.pos, m),
+            Some((code, msg)) => self.error(start, self.pos, code, msg),
             None => self.push(TokenKind::Str(s), start),
         }
     }
 }
 
 /// Parses a floating literal (already lower-cased). `f` suffix means `float`.
-fn float_literal(lower: &str) -> Result<TokenKind, String> {
+fn float_literal(lower: &str) -> Result<TokenKind, LiteralError> {
     let (body, ty) = match lower.strip_suffix('f') {
         Some(b) => (b, CType::FLOAT),
         None => match lower.strip_suffix('l') {
-            Some(_) => return Err("`long double` literals are not supported by kernelc".into()),
+            Some(_) => {
+                return Err((
+                    Code::E0002,
+                    "`long double` literals are not supported by kernelc".into(),
+                ))
+            }
             None => (lower, CType::DOUBLE),
         },
     };
@@ -317,8 +349,8 @@ fn float_literal(lower: &str) -> Result<TokenKind, String> {
             };
             Ok(TokenKind::Float { value, ty })
         }
-        Ok(_) if valid => Err("floating literal is out of range".into()),
-        _ => Err(format!("invalid floating literal `{lower}`")),
+        Ok(_) if valid => Err((Code::E0010, "floating literal is out of range".into())),
+        _ => Err((Code::E0010, format!("invalid floating literal `{lower}`"))),
     }
 }
 
@@ -327,12 +359,16 @@ fn float_literal(lower: &str) -> Result<TokenKind, String> {
 /// exponent (required, as in C), and an optional `f` suffix. The value is
 /// rounded once, to nearest-even, straight to the literal's type (rounding to
 /// `double` first and then to `float` could round twice).
-fn hex_float_literal(lower: &str) -> Result<TokenKind, String> {
-    let invalid = || format!("invalid hexadecimal floating literal `{lower}`");
+fn hex_float_literal(lower: &str) -> Result<TokenKind, LiteralError> {
+    let invalid = || {
+        let msg = format!("invalid hexadecimal floating literal `{lower}`");
+        (Code::E0010, msg)
+    };
     let body = lower.strip_prefix("0x").ok_or_else(invalid)?;
     let Some(p) = body.find('p') else {
-        return Err(format!(
-            "hexadecimal floating literal `{lower}` needs a binary exponent (`p`)"
+        return Err((
+            Code::E0010,
+            format!("hexadecimal floating literal `{lower}` needs a binary exponent (`p`)"),
         ));
     };
     let (digits, rest) = body.split_at(p);
@@ -340,7 +376,10 @@ fn hex_float_literal(lower: &str) -> Result<TokenKind, String> {
     let (exp_text, ty) = match rest.strip_suffix('f') {
         Some(e) => (e, CType::FLOAT),
         None if rest.ends_with('l') => {
-            return Err("`long double` literals are not supported by kernelc".into())
+            return Err((
+                Code::E0002,
+                "`long double` literals are not supported by kernelc".into(),
+            ))
         }
         None => (rest, CType::DOUBLE),
     };
@@ -396,7 +435,7 @@ fn hex_float_literal(lower: &str) -> Result<TokenKind, String> {
         f64::MAX
     };
     if value > max {
-        return Err("floating literal is out of range".into());
+        return Err((Code::E0010, "floating literal is out of range".into()));
     }
     Ok(TokenKind::Float { value, ty })
 }
@@ -434,7 +473,7 @@ fn round_binary(mant: u64, sticky: bool, scale: i64, bits: u32, min_exp: i64) ->
 /// Parses an integer literal and picks its C type (C11 6.4.4.1): the first
 /// type in the suffix's list that can represent the value; hex and octal
 /// literals may also use the unsigned types.
-fn int_literal(lower: &str, text: &str) -> Result<TokenKind, String> {
+fn int_literal(lower: &str, text: &str) -> Result<TokenKind, LiteralError> {
     let digits_end = match lower.strip_prefix("0x") {
         Some(h) => h
             .find(|c: char| !c.is_ascii_hexdigit())
@@ -450,14 +489,17 @@ fn int_literal(lower: &str, text: &str) -> Result<TokenKind, String> {
         (10, digits)
     };
     if body.is_empty() {
-        return Err(format!("invalid integer literal `{text}`"));
+        return Err((Code::E0010, format!("invalid integer literal `{text}`")));
     }
     let value = match u64::from_str_radix(body, radix) {
         Ok(v) => v,
         Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
-            return Err(format!("integer literal `{text}` is too large"))
+            return Err((
+                Code::E0010,
+                format!("integer literal `{text}` is too large"),
+            ))
         }
-        Err(_) => return Err(format!("invalid integer literal `{text}`")),
+        Err(_) => return Err((Code::E0010, format!("invalid integer literal `{text}`"))),
     };
     let (unsigned, long) = match suffix {
         "" => (false, false),
@@ -465,9 +507,12 @@ fn int_literal(lower: &str, text: &str) -> Result<TokenKind, String> {
         "l" | "ll" => (false, true),
         "ul" | "lu" | "ull" | "llu" => (true, true),
         _ => {
-            return Err(format!(
-                "invalid suffix `{}` on integer literal",
-                &text[digits_end..]
+            return Err((
+                Code::E0010,
+                format!(
+                    "invalid suffix `{}` on integer literal",
+                    &text[digits_end..]
+                ),
             ))
         }
     };
@@ -504,8 +549,9 @@ fn int_literal(lower: &str, text: &str) -> Result<TokenKind, String> {
     };
     match candidates.into_iter().find(fits) {
         Some(ty) => Ok(TokenKind::Int { value, ty }),
-        None => Err(format!(
-            "integer literal `{text}` is too large for `long`; add a `u` suffix"
+        None => Err((
+            Code::E0010,
+            format!("integer literal `{text}` is too large for `long`; add a `u` suffix"),
         )),
     }
 }

@@ -28,6 +28,7 @@ mod token;
 pub mod typed;
 pub mod types;
 
+pub use codes::Code;
 pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
 pub use dump::{dump_ast, dump_expr};
 pub use lower::lower;
@@ -139,6 +140,7 @@ fn lex_with_warnings(
     if u32::try_from(source.len()).is_err() {
         return Err(vec![Diagnostic::error(
             Span::default(),
+            Code::E0010,
             "source file is too large (over 4 GiB)",
         )]);
     }
@@ -148,7 +150,6 @@ fn lex_with_warnings(
     } else {
         preprocess::preprocess(source, raw, opts, &mut diags)
     };
-    codes::assign_codes(&mut diags, codes::LEX_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         diag::apply_error_limit(&mut diags, opts.error_limit);
@@ -162,7 +163,6 @@ pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<D
     let tokens = lex(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
     let (tu, mut diags) = parser::parse_tokens(&tokens, len, opts);
-    codes::assign_codes(&mut diags, codes::PARSE_FALLBACK);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         diag::apply_error_limit(&mut diags, opts.error_limit);
@@ -187,7 +187,6 @@ pub fn check_with_warnings(
     let (tokens, pp_warnings) = lex_with_warnings(source, opts)?;
     let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
     let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len, opts);
-    codes::assign_codes(&mut parse_diags, codes::PARSE_FALLBACK);
     if diag::over_error_limit(&parse_diags, opts.error_limit) {
         // Checking what was read would only add errors past the limit.
         diag::sort_diagnostics(&mut parse_diags);
@@ -196,7 +195,6 @@ pub fn check_with_warnings(
     }
     let (program, mut diags) = sema::check_program(&tu, opts);
     diags.extend(pp_warnings);
-    codes::assign_codes(&mut diags, codes::CHECK_FALLBACK);
     if has_errors(&parse_diags) {
         // The parser recovered, so sema still checks what it read and one
         // run reports more than the first syntax error. Only errors that
@@ -218,7 +216,7 @@ pub fn check_with_warnings(
             .collect();
         parse_diags.extend(diags.into_iter().filter(|d| {
             d.is_error()
-                && d.code != Some("E0001")
+                && d.code != Some(Code::E0001)
                 && !broken
                     .iter()
                     .any(|s| d.span.start >= s.start && d.span.start <= s.end)

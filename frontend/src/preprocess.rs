@@ -23,6 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::headers::Header;
 use crate::lexer::lex_raw;
@@ -134,6 +135,7 @@ pub(crate) fn preprocess(
         if let Err(why) = check_define_name(name) {
             pp.diags.push(Diagnostic::error(
                 Span::default(),
+                Code::E0010,
                 format!("invalid `-D` option: {why}"),
             ));
             continue;
@@ -142,6 +144,7 @@ pub(crate) fn preprocess(
         if !errs.is_empty() {
             pp.diags.push(Diagnostic::error(
                 Span::default(),
+                Code::E0010,
                 format!("invalid value for `-D {name}`: {}", errs[0].message),
             ));
             continue;
@@ -190,6 +193,7 @@ pub(crate) fn preprocess(
         let span = c.span;
         pp.diags.push(Diagnostic::error(
             span,
+            Code::E0010,
             "unterminated `#if` (missing `#endif`)",
         ));
     }
@@ -259,14 +263,14 @@ impl Pp<'_> {
             && (i == 0 || newline_between(self.source, raw[i - 1].span.end, raw[i].span.start))
     }
 
-    fn error(&mut self, span: Span, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, msg));
+    fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, code, msg));
     }
 
     /// Macro expansion passed its nesting limits (E0014, as nesting in the
     /// parser); the rest of the expansion is abandoned.
     fn too_deep(&mut self, at: Span) {
-        let d = Diagnostic::error(at, "macro expansion nests too deeply").with_code("E0014");
+        let d = Diagnostic::error(at, Code::E0014, "macro expansion nests too deeply");
         self.diags.push(d.with_note(format!(
             "macros expanding macros, or macro arguments holding macro calls, nest more than {MAX_EXPANSION_DEPTH} levels"
         )));
@@ -297,6 +301,7 @@ impl Pp<'_> {
             if self.expanded > MAX_EXPANDED_TOKENS {
                 self.error(
                     at,
+                    Code::E0010,
                     format!("macro expansion is too large (over {MAX_EXPANDED_TOKENS} tokens)"),
                 );
                 self.runaway = true;
@@ -359,7 +364,7 @@ impl Pp<'_> {
             let (body, variadic) = (m.body.clone(), m.variadic);
             let Some((args, close)) = self.collect_args(toks, i + 1) else {
                 let msg = format!("unterminated call of macro `{}`", tok.text);
-                self.error(at, msg);
+                self.error(at, Code::E0010, msg);
                 return;
             };
             let call_span = span.unwrap_or(tok.span.to(toks[close].span));
@@ -390,7 +395,7 @@ impl Pp<'_> {
                     named,
                     args.len()
                 );
-                self.error(call_span, msg);
+                self.error(call_span, Code::E0010, msg);
                 i = close + 1;
                 continue;
             }
@@ -525,6 +530,7 @@ impl Pp<'_> {
                 if pasted.len() != 1 || !errs.is_empty() {
                     self.error(
                         at,
+                        Code::E0010,
                         format!(
                             "pasting `{}` and `{}` with `##` does not give a valid token",
                             lhs.text, first.text
@@ -606,11 +612,11 @@ impl Pp<'_> {
             }
             "elif" | "else" => {
                 let Some(c) = self.conds.last() else {
-                    self.error(whole, format!("`#{name}` without `#if`"));
+                    self.error(whole, Code::E0010, format!("`#{name}` without `#if`"));
                     return;
                 };
                 if c.seen_else {
-                    self.error(whole, format!("`#{name}` after `#else`"));
+                    self.error(whole, Code::E0010, format!("`#{name}` after `#else`"));
                     return;
                 }
                 let go =
@@ -624,7 +630,7 @@ impl Pp<'_> {
             }
             "endif" => {
                 if self.conds.pop().is_none() {
-                    self.error(whole, "`#endif` without `#if`");
+                    self.error(whole, Code::E0010, "`#endif` without `#if`");
                 }
                 return;
             }
@@ -639,7 +645,7 @@ impl Pp<'_> {
                 Some(name) => {
                     self.macros.remove(&name.text);
                 }
-                None => self.error(whole, "macro name missing after `#undef`"),
+                None => self.error(whole, Code::E0010, "macro name missing after `#undef`"),
             },
             "include" => {
                 let text = match (rest.first(), rest.last()) {
@@ -659,6 +665,7 @@ impl Pp<'_> {
                     Some(Header::Unsupported(what)) => self.diags.push(
                         Diagnostic::error(
                             whole,
+                            Code::E0002,
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(format!("kernelc does not provide {what}")),
@@ -666,6 +673,7 @@ impl Pp<'_> {
                     None => self.diags.push(
                         Diagnostic::error(
                             whole,
+                            Code::E0002,
                             format!("`#include {text}` is not supported by kernelc"),
                         )
                         .with_note(
@@ -691,7 +699,7 @@ impl Pp<'_> {
                 // kernelc compiles a single file, so it is always included once.
                 Some("once") => {}
                 _ => self.diags.push(
-                    Diagnostic::warning(whole, "unknown `#pragma` ignored")
+                    Diagnostic::warning(whole, Code::W0004, "unknown `#pragma` ignored")
                         .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
                 ),
             },
@@ -704,24 +712,27 @@ impl Pp<'_> {
                         .to_string(),
                     _ => String::new(),
                 };
-                self.diags
-                    .push(Diagnostic::warning(whole, format!("`#warning` {text}")));
+                self.diags.push(Diagnostic::warning(
+                    whole,
+                    Code::W0004,
+                    format!("`#warning` {text}"),
+                ));
             }
-            "error" => self.error(whole, "`#error` directive"),
+            "error" => self.error(whole, Code::E0010, "`#error` directive"),
             other => {
                 let msg = format!("`#{other}` is not supported by kernelc");
-                self.error(hash.to(name_tok.span), msg);
+                self.error(hash.to(name_tok.span), Code::E0002, msg);
             }
         }
     }
 
     fn define(&mut self, rest: &[Token], whole: Span) {
         let Some(name) = rest.first() else {
-            self.error(whole, "macro name missing after `#define`");
+            self.error(whole, Code::E0010, "macro name missing after `#define`");
             return;
         };
         if !is_name(name) {
-            self.error(name.span, "macro name must be an identifier");
+            self.error(name.span, Code::E0010, "macro name must be an identifier");
             return;
         }
         let mut body_start = 1;
@@ -742,7 +753,11 @@ impl Pp<'_> {
                     if is_punct(t, Punct::Ellipsis) {
                         // `...` ends the list; its arguments are `__VA_ARGS__`.
                         if !rest.get(k).is_some_and(|c| is_punct(c, Punct::RParen)) {
-                            self.error(t.span, "`...` must be the last macro parameter");
+                            self.error(
+                                t.span,
+                                Code::E0010,
+                                "`...` must be the last macro parameter",
+                            );
                             return;
                         }
                         ps.push("__VA_ARGS__".to_string());
@@ -752,7 +767,7 @@ impl Pp<'_> {
                         break;
                     }
                     if !is_name(t) || ps.contains(&t.text) || t.text == "__VA_ARGS__" {
-                        self.error(t.span, "invalid macro parameter");
+                        self.error(t.span, Code::E0010, "invalid macro parameter");
                         return;
                     }
                     ps.push(t.text.clone());
@@ -762,18 +777,23 @@ impl Pp<'_> {
                         Some(c) if is_punct(c, Punct::Ellipsis) => {
                             self.error(
                                 c.span,
+                                Code::E0002,
                                 "named variadic macro parameters (`args...`) are not supported by kernelc; use `...` and `__VA_ARGS__`",
                             );
                             return;
                         }
                         _ => {
-                            self.error(whole, "expected `,` or `)` in macro parameter list");
+                            self.error(
+                                whole,
+                                Code::E0010,
+                                "expected `,` or `)` in macro parameter list",
+                            );
                             return;
                         }
                     }
                 }
                 if !ok {
-                    self.error(whole, "unterminated macro parameter list");
+                    self.error(whole, Code::E0010, "unterminated macro parameter list");
                     return;
                 }
                 body_start = k;
@@ -791,6 +811,7 @@ impl Pp<'_> {
                 if is_punct(t, Punct::Hash) && !names_param {
                     self.error(
                         t.span,
+                        Code::E0010,
                         "`#` in a function-like macro must be followed by a parameter name",
                     );
                     return;
@@ -802,12 +823,17 @@ impl Pp<'_> {
             .flatten()
             .find(|t| is_punct(t, Punct::HashHash))
         {
-            self.error(t.span, "`##` cannot be at either end of a macro body");
+            self.error(
+                t.span,
+                Code::E0010,
+                "`##` cannot be at either end of a macro body",
+            );
             return;
         }
         if let Some(t) = body.iter().find(|t| t.text == "__VA_OPT__") {
             self.error(
                 t.span,
+                Code::E0002,
                 "`__VA_OPT__` is not supported by kernelc; use GNU's `, ## __VA_ARGS__`",
             );
             return;
@@ -816,6 +842,7 @@ impl Pp<'_> {
             if let Some(t) = body.iter().find(|t| t.text == "__VA_ARGS__") {
                 self.error(
                     t.span,
+                    Code::E0010,
                     "`__VA_ARGS__` can only appear in the body of a variadic macro",
                 );
                 return;
@@ -835,7 +862,11 @@ impl Pp<'_> {
     fn condition(&mut self, kind: &str, rest: &[Token], whole: Span) -> bool {
         if kind == "ifdef" || kind == "ifndef" {
             let Some(name) = rest.first().filter(|t| is_name(t)) else {
-                self.error(whole, format!("macro name missing after `#{kind}`"));
+                self.error(
+                    whole,
+                    Code::E0010,
+                    format!("macro name missing after `#{kind}`"),
+                );
                 return false;
             };
             return self.macros.contains_key(&name.text) == (kind == "ifdef");
@@ -853,14 +884,14 @@ impl Pp<'_> {
                                 (n, k + 4)
                             }
                             _ => {
-                                self.error(t.span, "expected `defined(NAME)`");
+                                self.error(t.span, Code::E0010, "expected `defined(NAME)`");
                                 return false;
                             }
                         }
                     }
                     Some(n) if is_name(n) => (n, k + 2),
                     _ => {
-                        self.error(t.span, "expected a macro name after `defined`");
+                        self.error(t.span, Code::E0010, "expected a macro name after `defined`");
                         return false;
                     }
                 };
@@ -882,7 +913,7 @@ impl Pp<'_> {
         let mut expanded = Vec::new();
         self.expand_seq(&replaced, None, &mut Vec::new(), &mut expanded);
         if expanded.is_empty() {
-            self.error(whole, format!("`#{kind}` with no expression"));
+            self.error(whole, Code::E0010, format!("`#{kind}` with no expression"));
             return false;
         }
         let mut ev = CondEval {
@@ -895,6 +926,7 @@ impl Pp<'_> {
         if ev.error.is_none() && ev.pos < expanded.len() {
             ev.error = Some(Diagnostic::error(
                 expanded[ev.pos].span,
+                Code::E0010,
                 "unexpected token in `#if` expression",
             ));
         }
@@ -928,8 +960,8 @@ impl CondEval<'_> {
         }
     }
 
-    fn fail(&mut self, msg: &str) -> i128 {
-        self.fail_with(Diagnostic::error(self.here(), msg))
+    fn fail(&mut self, code: Code, msg: &str) -> i128 {
+        self.fail_with(Diagnostic::error(self.here(), code, msg))
     }
 
     /// The span of the current token (or the last one, at the end).
@@ -953,7 +985,7 @@ impl CondEval<'_> {
     fn fail_too_deep(&mut self) -> i128 {
         let limit = self.nesting_limit;
         let msg = format!("nesting is too deep: more than {limit} levels in an `#if` expression");
-        self.fail_with(Diagnostic::error(self.here(), msg).with_code("E0014"))
+        self.fail_with(Diagnostic::error(self.here(), Code::E0014, msg))
     }
 
     /// `c ? a : b`. Each nesting level (parentheses, unary operators, the
@@ -974,7 +1006,7 @@ impl CondEval<'_> {
         self.pos += 1;
         let a = self.ternary(depth + 1);
         if self.peek_punct() != Some(Punct::Colon) {
-            return self.fail("expected `:` in `#if` expression");
+            return self.fail(Code::E0010, "expected `:` in `#if` expression");
         }
         self.pos += 1;
         let b = self.ternary(depth + 1);
@@ -1023,7 +1055,9 @@ impl CondEval<'_> {
                 Punct::Plus => l.wrapping_add(r),
                 Punct::Minus => l.wrapping_sub(r),
                 Punct::Star => l.wrapping_mul(r),
-                _ if r == 0 => return self.fail("division by zero in `#if` expression"),
+                _ if r == 0 => {
+                    return self.fail(Code::E0010, "division by zero in `#if` expression")
+                }
                 Punct::Slash => l.wrapping_div(r),
                 _ => l.wrapping_rem(r),
             };
@@ -1040,7 +1074,7 @@ impl CondEval<'_> {
             return self.fail_too_deep();
         }
         let Some(t) = self.toks.get(self.pos) else {
-            return self.fail("`#if` expression ends early");
+            return self.fail(Code::E0010, "`#if` expression ends early");
         };
         self.pos += 1;
         match &t.kind {
@@ -1051,7 +1085,7 @@ impl CondEval<'_> {
             TokenKind::Punct(Punct::LParen) => {
                 let v = self.ternary(depth + 1);
                 if self.peek_punct() != Some(Punct::RParen) {
-                    return self.fail("expected `)` in `#if` expression");
+                    return self.fail(Code::E0010, "expected `)` in `#if` expression");
                 }
                 self.pos += 1;
                 v
@@ -1062,7 +1096,7 @@ impl CondEval<'_> {
             TokenKind::Punct(Punct::Tilde) => !self.unary(depth + 1),
             _ => {
                 self.pos -= 1;
-                self.fail("invalid token in `#if` expression")
+                self.fail(Code::E0010, "invalid token in `#if` expression")
             }
         }
     }

@@ -9,7 +9,7 @@ mod common;
 
 use common::{errors, ok, ty};
 use frontend::typed::{ExprKind, StmtKind};
-use frontend::{check_with_warnings, lower, CType, Options};
+use frontend::{check_with_warnings, lower, CType, Code, Options};
 use midend::interp::{run_kernel, KernelArg, LaunchConfig};
 
 fn run(src: &str, kernel: &str, threads: u32, args: Vec<KernelArg>) -> Vec<Vec<u8>> {
@@ -250,15 +250,16 @@ fn brace_initialization_and_narrowing_warnings() {
     let (_, warnings) = check_with_warnings(src, &Options::default()).unwrap();
     let w5: Vec<&str> = warnings
         .iter()
-        .filter(|w| w.code == Some("W0005"))
+        .filter(|w| w.code == Some(Code::W0005))
         .map(|w| &src[w.span.start as usize..w.span.end as usize])
         .collect();
     // `int` to `float`, `long` to `int`, `int` to `unsigned`; `f` to `int`
     // is W0002 (it drops the fraction in any initializer).
     assert_eq!(w5, ["i", "l", "i"], "{warnings:?}");
-    assert!(warnings.iter().any(
-        |w| w.code == Some("W0002") && &src[w.span.start as usize..w.span.end as usize] == "f"
-    ));
+    assert!(warnings
+        .iter()
+        .any(|w| w.code == Some(Code::W0002)
+            && &src[w.span.start as usize..w.span.end as usize] == "f"));
     let out = run(
         "struct S { int a; float b; };
         __global__ void k(float *o) {

@@ -1,7 +1,7 @@
 //! The preprocessor: conditionals, function-like macros, `__CUDA_ARCH__`,
 //! `#pragma unroll` markers.
 
-use frontend::{lex, Keyword, Options, TokenKind};
+use frontend::{lex, Code, Keyword, Options, TokenKind};
 
 fn texts(src: &str, opts: &Options) -> Vec<String> {
     lex(src, opts)
@@ -140,7 +140,7 @@ fn line_file_and_pragmas() {
     let src = "#pragma once\n#pragma GCC diagnostic push\n__global__ void k() {}\n";
     let (_, warnings) = frontend::check_with_warnings(src, &Options::default()).unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].code, Some("W0004"));
+    assert_eq!(warnings[0].code, Some(Code::W0004));
     assert!(warnings[0].message.contains("unknown `#pragma` ignored"));
     assert_eq!(warnings[0].span.start, 13);
     let (_, warnings) =
@@ -325,7 +325,7 @@ fn every_accepted_header_is_known_and_others_are_located_errors() {
         .contains("`#include <cuda_fp16.h>` is not supported by kernelc"));
     assert!(d[0].notes[0].contains("half"), "{:?}", d[0].notes);
     assert_eq!((d[0].span.start, d[0].span.end), (7, 29));
-    assert_eq!(d[0].code, Some("E0002"));
+    assert_eq!(d[0].code, Some(Code::E0002));
     let d = lex("#include \"util.h\"", &Options::default()).unwrap_err();
-    assert_eq!(d[0].code, Some("E0002"));
+    assert_eq!(d[0].code, Some(Code::E0002));
 }

@@ -2,7 +2,7 @@
 //! in diagnostics (or success), never a crash or stack overflow; flat code
 //! of any length compiles; errors and their output are bounded.
 
-use frontend::{check, render_diagnostics, Options};
+use frontend::{check, render_diagnostics, Code, Options};
 
 const KERNEL: &str = r#"#define N 4
 extern "C" __global__ void matmul(const float* A, const float* B, float* C, int n) {
@@ -264,13 +264,16 @@ fn nesting_past_the_limit_is_one_error_and_checking_goes_on() {
             "__global__ void deep(int *o, int x) {{ {body} int after = 1; }}\n__global__ void later(int *o) {{ o[0] = ; }}"
         );
         let err = check(&src, &opts).expect_err(what);
-        let codes: Vec<_> = err.iter().map(|d| d.code.unwrap_or("-")).collect();
+        let codes: Vec<_> = err
+            .iter()
+            .map(|d| d.code.map_or("-", Code::as_str))
+            .collect();
         assert_eq!(codes, ["E0014", "E0003"], "{what}: {err:?}");
     }
     let pp = format!("#if {}1{}\n#endif\n", "(".repeat(100), ")".repeat(100));
     let err = check(&pp, &opts).expect_err("#if");
     assert_eq!(err.len(), 1, "{err:?}");
-    assert_eq!(err[0].code, Some("E0014"));
+    assert_eq!(err[0].code, Some(Code::E0014));
 }
 
 /// At most `error_limit` errors, then E0015; the rest of the input is not
@@ -287,8 +290,8 @@ fn the_error_limit_stops_reading() {
     };
     let d = count(frontend::DEFAULT_ERROR_LIMIT);
     assert_eq!(d.len(), 101);
-    assert!(d[..100].iter().all(|d| d.code == Some("E0010")));
-    assert_eq!(d[100].code, Some("E0015"));
+    assert!(d[..100].iter().all(|d| d.code == Some(Code::E0010)));
+    assert_eq!(d[100].code, Some(Code::E0015));
     assert!(!d[100].located);
     let text = render_diagnostics("t.cu", &src, &d);
     assert!(text.ends_with("error[E0015]: too many errors (100); stopping here\n = `--error-limit N` changes the limit; `--error-limit 0` removes it\n\n"), "{}", &text[text.len() - 300..]);
@@ -303,7 +306,7 @@ fn the_error_limit_stops_reading() {
     let sema = "__global__ void k(int *o) { o[0] = nope; }\n".repeat(300);
     let d = check(&sema, &Options::default()).expect_err("sema");
     assert_eq!(d.len(), 101);
-    assert_eq!(d[100].code, Some("E0015"));
+    assert_eq!(d[100].code, Some(Code::E0015));
 }
 
 /// A diagnostic on a very long line shows a window of it, with the real
@@ -341,6 +344,7 @@ fn long_lines_are_shown_as_a_window() {
 fn rendering_clamps_bad_spans() {
     let d = vec![frontend::Diagnostic::error(
         frontend::Span { start: 3, end: 999 },
+        Code::E0099,
         "boom",
     )];
     let out = render_diagnostics("x.cu", "aé b", &d);

@@ -23,6 +23,7 @@
 //! copies to a local at entry.
 
 use super::FunctionLowerer;
+use crate::codes::Code;
 use crate::typed::{Block, Expr, ExprKind, LocalId, Place, Stmt, StmtKind};
 use crate::types::{leaf_count, scalar_leaves, CType};
 
@@ -64,6 +65,7 @@ impl FunctionLowerer<'_, '_> {
             let span = self.typed.body.span;
             self.error(
                 span,
+                Code::E0002,
                 format!("copying `{ty}` ({} scalars) is not supported by kernelc yet (at most {MAX_COPY_LEAVES}); pass a pointer instead", leaf_count(ty)),
             );
             return;

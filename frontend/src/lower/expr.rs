@@ -6,6 +6,7 @@
 //! so `if (a && b)` needs no 0/1 value at all.
 
 use super::{abi_type, value_type, FunctionLowerer};
+use crate::codes::Code;
 use crate::typed::{
     BinOp, BuiltinVar, CastKind, CmpOp, Dim, Expr, ExprKind, LocalId, LogicalOp, Place, UnOp,
 };
@@ -196,7 +197,7 @@ impl FunctionLowerer<'_, '_> {
         match self.eval(e) {
             Some(v) => v,
             None => {
-                self.error(e.span, "a `void` expression has no value");
+                self.error(e.span, Code::E0099, "a `void` expression has no value");
                 self.zero(Type::I32)
             }
         }
@@ -253,7 +254,11 @@ impl FunctionLowerer<'_, '_> {
             ExprKind::TargetValue => match self.target_values.last() {
                 Some(&v) => v,
                 None => {
-                    self.error(e.span, "internal: target value outside an assignment");
+                    self.error(
+                        e.span,
+                        Code::E0099,
+                        "internal: target value outside an assignment",
+                    );
                     self.zero(value_type(&e.ty))
                 }
             },
@@ -464,7 +469,11 @@ impl FunctionLowerer<'_, '_> {
             PlaceRef::Var(l) => {
                 // Sema puts every address-taken local in memory.
                 let span = self.typed.locals[l.0 as usize].span;
-                self.error(span, "internal: address of a register variable");
+                self.error(
+                    span,
+                    Code::E0099,
+                    "internal: address of a register variable",
+                );
                 self.zero(Type::Ptr(AddrSpace::Generic))
             }
         }

@@ -34,6 +34,7 @@ mod stmt;
 mod tensor;
 mod wgmma_tcgen05;
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{self, LocalId, MemSpace, Place};
 use crate::types::CType;
@@ -113,7 +114,6 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     if diags.is_empty() {
         Ok(module)
     } else {
-        crate::codes::assign_codes(&mut diags, crate::codes::CHECK_FALLBACK);
         Err(diags)
     }
 }
@@ -543,7 +543,7 @@ impl FunctionLowerer<'_, '_> {
         Variable::from_u32(local.0)
     }
 
-    pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, message));
+    pub(crate) fn error(&mut self, span: Span, code: Code, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, code, message));
     }
 }

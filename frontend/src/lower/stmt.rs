@@ -15,6 +15,7 @@
 //! what lets SSA construction give it parameters for the loop's variables.
 
 use super::{FunctionLowerer, LoopTargets};
+use crate::codes::Code;
 use crate::typed::{Block, Expr, ExprKind, Place, Stmt, StmtKind};
 use crate::types::CType;
 use midend::builder::InstBuilder;
@@ -71,7 +72,11 @@ impl FunctionLowerer<'_, '_> {
         }
         if let StmtKind::Label(l) = s.kind {
             let Some(&to) = self.labels.last().and_then(|ls| ls.get(l as usize)) else {
-                self.error(s.span, "internal: `case` label outside a `switch`");
+                self.error(
+                    s.span,
+                    Code::E0011,
+                    "internal: `case` label outside a `switch`",
+                );
                 return;
             };
             self.jump_if_live(to);
@@ -159,7 +164,7 @@ impl FunctionLowerer<'_, '_> {
                 };
                 let Some(to) = to else {
                     let what = if is_break { "`break`" } else { "`continue`" };
-                    self.error(s.span, format!("{what} outside of a loop"));
+                    self.error(s.span, Code::E0099, format!("{what} outside of a loop"));
                     return;
                 };
                 self.b.jump(to, vec![]);

@@ -5,6 +5,7 @@ use super::{PResult, Parser};
 use crate::ast::{
     EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Storage, VarDecl,
 };
+use crate::codes::Code;
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
@@ -246,7 +247,7 @@ impl Parser<'_> {
                         }
                         Keyword::Auto => {
                             if ds.auto.is_some() {
-                                return self.error(tok.span, "`auto` written twice");
+                                return self.error(tok.span, Code::E0003, "`auto` written twice");
                             }
                             ds.auto = Some(tok.span);
                         }
@@ -261,7 +262,7 @@ impl Parser<'_> {
                             } else if let TokenKind::Str(s) = &self.peek_at(1).kind {
                                 let msg = format!("unknown language linkage `extern \"{s}\"`");
                                 let span = self.peek_at(1).span;
-                                return self.error(span, msg);
+                                return self.error(span, Code::E0003, msg);
                             } else {
                                 storage_span(&mut ds);
                                 ds.storage.is_extern = true;
@@ -318,7 +319,11 @@ impl Parser<'_> {
                             self.bump();
                             let t = self.struct_specifier(tok.span)?;
                             if ts.named.is_some() {
-                                return self.error(tok.span, "two types in one declaration");
+                                return self.error(
+                                    tok.span,
+                                    Code::E0003,
+                                    "two types in one declaration",
+                                );
                             }
                             ts.named = Some(t);
                             ts.any = true;
@@ -328,7 +333,11 @@ impl Parser<'_> {
                             self.bump();
                             self.enum_specifier(tok.span)?;
                             if ts.named.is_some() {
-                                return self.error(tok.span, "two types in one declaration");
+                                return self.error(
+                                    tok.span,
+                                    Code::E0003,
+                                    "two types in one declaration",
+                                );
                             }
                             ts.named = Some(CType::INT);
                             ts.any = true;
@@ -338,6 +347,7 @@ impl Parser<'_> {
                             if let Some(what) = unsupported_keyword(k) {
                                 return self.error(
                                     tok.span,
+                                    Code::E0002,
                                     format!("{what} is not supported by kernelc yet"),
                                 );
                             }
@@ -386,6 +396,7 @@ impl Parser<'_> {
         if let Some(r) = ts.restrict {
             return self.error(
                 r,
+                Code::E0003,
                 "`__restrict__` requires a pointer type; write it after the `*`",
             );
         }
@@ -403,7 +414,7 @@ impl Parser<'_> {
                 > 0
                 || ts.named.is_some();
             if other {
-                return self.error(a, "`auto` cannot be combined with a type");
+                return self.error(a, Code::E0012, "`auto` cannot be combined with a type");
             }
             // A placeholder the declaration replaces with the initializer's type.
             return Ok((
@@ -443,7 +454,7 @@ impl Parser<'_> {
                 span,
                 ds,
             )),
-            None => self.error(span, "invalid combination of type specifiers"),
+            None => self.error(span, Code::E0003, "invalid combination of type specifiers"),
         }
     }
 
@@ -456,6 +467,7 @@ impl Parser<'_> {
             _ => {
                 return self.error(
                     n.span,
+                    Code::E0010,
                     "`__align__` takes a power of two up to 1024, written as a literal",
                 )
             }
@@ -478,6 +490,7 @@ impl Parser<'_> {
             let sp = self.prev_span();
             return self.error(
                 sp,
+                Code::E0002,
                 "the third `__launch_bounds__` argument (max blocks per cluster) is not supported by kernelc yet",
             );
         }
@@ -510,7 +523,7 @@ impl Parser<'_> {
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 let msg = format!("expected an enumerator name, found {}", self.found());
                 let sp = self.span();
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             }
             let name = self.bump();
             let value = if self.eat_punct(Punct::Assign) {
@@ -599,6 +612,7 @@ impl Parser<'_> {
                 self.leave();
                 return self.error(
                     sp,
+                    Code::E0002,
                     "designated initializers are not supported by kernelc yet",
                 );
             }
@@ -624,21 +638,27 @@ impl Parser<'_> {
         if let Some(sp) = ds.grid_constant {
             return self.error(
                 sp,
+                Code::E0012,
                 "`__grid_constant__` applies only to parameters of a `__global__` function",
             );
         }
         if let Some(sp) = ds.auto {
-            return self.error(sp, "`auto` in a type name is not supported by kernelc");
+            return self.error(
+                sp,
+                Code::E0002,
+                "`auto` in a type name is not supported by kernelc",
+            );
         }
         if let Some(sp) = ds.first_non_type() {
             return self.error(
                 sp,
+                Code::E0012,
                 "a storage or function specifier cannot appear in a type name",
             );
         }
         match base {
             Some(b) => Ok(self.pointers(b)),
-            None => self.error(span, "expected a type"),
+            None => self.error(span, Code::E0003, "expected a type"),
         }
     }
 
@@ -648,7 +668,11 @@ impl Parser<'_> {
             let ty = self.pointers(base.clone());
             if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
                 let sp = self.span();
-                return self.error(sp, "reference typedefs are not supported by kernelc");
+                return self.error(
+                    sp,
+                    Code::E0002,
+                    "reference typedefs are not supported by kernelc",
+                );
             }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 if self.is_punct(Punct::Semi) {
@@ -656,13 +680,14 @@ impl Parser<'_> {
                 }
                 let msg = format!("expected a type name, found {}", self.found());
                 let sp = self.span();
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             }
             let name = self.bump();
             if self.is_punct(Punct::LBracket) || self.is_punct(Punct::LParen) {
                 let sp = self.span();
                 return self.error(
                     sp,
+                    Code::E0002,
                     "array and function typedefs are not supported by kernelc yet",
                 );
             }
@@ -680,7 +705,11 @@ impl Parser<'_> {
     pub(super) fn reference(&mut self) -> PResult<Option<Span>> {
         if self.is_punct(Punct::AndAnd) {
             let sp = self.span();
-            return self.error(sp, "rvalue references (`&&`) are not supported by kernelc");
+            return self.error(
+                sp,
+                Code::E0002,
+                "rvalue references (`&&`) are not supported by kernelc",
+            );
         }
         if !self.is_punct(Punct::Amp) {
             return Ok(None);
@@ -690,6 +719,7 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(
                 sp,
+                Code::E0003,
                 "pointers to references and references to references are not valid C++",
             );
         }
@@ -709,26 +739,32 @@ impl Parser<'_> {
             let ty = self.pointers(base.clone());
             let by_ref = self.reference()?;
             if let (Some(r), false) = (by_ref, local) {
-                return self.error(r, "references at file scope are not supported by kernelc");
+                return self.error(
+                    r,
+                    Code::E0002,
+                    "references at file scope are not supported by kernelc",
+                );
             }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 let msg = format!("expected a variable name, found {}", self.found());
                 let sp = self.span();
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             }
             let name_tok = self.bump();
             let dims = self.dims()?;
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
-                return self.error(r, "arrays of references are not valid C++");
+                return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
             if self.is_punct(Punct::LParen) {
                 let sp = self.span();
-                let msg = if local {
-                    "function declarations inside functions are not supported by kernelc"
-                } else {
-                    "expected `;` after a variable declaration"
-                };
-                return self.error(sp, msg);
+                if local {
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "function declarations inside functions are not supported by kernelc",
+                    );
+                }
+                return self.error(sp, Code::E0003, "expected `;` after a variable declaration");
             }
             let direct_braces = self.is_punct(Punct::LBrace);
             let init = if direct_braces || self.eat_punct(Punct::Assign) {
@@ -764,12 +800,14 @@ impl Parser<'_> {
         if let Some(sp) = ds.grid_constant {
             return self.error(
                 sp,
+                Code::E0012,
                 "`__grid_constant__` applies only to parameters of a `__global__` function",
             );
         }
         if let Some((k, sp)) = ds.fn_only {
             return self.error(
                 sp,
+                Code::E0002,
                 format!("`{}` here is not supported by kernelc yet", k.as_str()),
             );
         }
@@ -782,26 +820,29 @@ impl Parser<'_> {
             };
             return self.error(
                 st.span,
+                Code::E0002,
                 format!("`{what}` variables inside functions are not supported by kernelc"),
             );
         }
         if st.is_static && !st.shared {
             return self.error(
                 st.span,
+                Code::E0002,
                 "`static` local variables are not supported by kernelc yet",
             );
         }
         if st.is_extern && !st.shared {
             return self.error(
                 st.span,
+                Code::E0002,
                 "`extern` local variables are not supported by kernelc",
             );
         }
         let Some(base) = base else {
-            return self.error(span, "expected a type");
+            return self.error(span, Code::E0003, "expected a type");
         };
         if let (Some(sp), Some(_)) = (ds.auto, ds.typedef) {
-            return self.error(sp, "`auto` cannot be used in a `typedef`");
+            return self.error(sp, Code::E0003, "`auto` cannot be used in a `typedef`");
         }
         if ds.typedef.is_some() {
             self.typedef_names(base)?;
@@ -821,6 +862,7 @@ impl Parser<'_> {
         if let Some(sp) = ds.grid_constant {
             return self.error(
                 sp,
+                Code::E0012,
                 "`__grid_constant__` applies only to parameters of a `__global__` function",
             );
         }
@@ -833,13 +875,14 @@ impl Parser<'_> {
                     let sp = self.span();
                     return self.error(
                         sp,
+                        Code::E0003,
                         format!("missing return type for function `{name}` (C does not allow implicit `int`)"),
                     );
                 }
                 if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                     let msg = format!("unknown type name `{}`", self.peek().text);
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0001, msg);
                 }
                 let msg = format!("expected a declaration, found {}", self.found());
                 let sp = if spec_span == Span::default() || !self.at_eof() {
@@ -847,12 +890,13 @@ impl Parser<'_> {
                 } else {
                     spec_span
                 };
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             }
         };
         if let Some(sp) = ds.auto {
             return self.error(
                 sp,
+                Code::E0002,
                 "`auto` outside function bodies is not supported by kernelc",
             );
         }
@@ -870,6 +914,7 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(
                 sp,
+                Code::E0002,
                 "references at file scope and functions returning references are not supported by kernelc",
             );
         }
@@ -879,7 +924,11 @@ impl Parser<'_> {
         if !is_function {
             self.pos = save;
             if let Some((k, sp)) = ds.fn_only {
-                return self.error(sp, format!("`{}` applies only to functions", k.as_str()));
+                return self.error(
+                    sp,
+                    Code::E0012,
+                    format!("`{}` applies only to functions", k.as_str()),
+                );
             }
             let vars = self.var_declarators(base, ds.storage, false, None)?;
             return Ok(vars.into_iter().map(Item::Var).collect());
@@ -897,7 +946,7 @@ impl Parser<'_> {
                 self.found()
             );
             let sp = self.span();
-            return self.error(sp, msg);
+            return self.error(sp, Code::E0003, msg);
         };
         let st = &ds.storage;
         if st.shared || st.constant {
@@ -906,7 +955,11 @@ impl Parser<'_> {
             } else {
                 "__constant__"
             };
-            return self.error(st.span, format!("a function cannot be `{what}`"));
+            return self.error(
+                st.span,
+                Code::E0012,
+                format!("a function cannot be `{what}`"),
+            );
         }
         Ok(vec![Item::Function(FunctionDecl {
             name: name_tok.text,
@@ -935,28 +988,44 @@ impl Parser<'_> {
         loop {
             if self.is_punct(Punct::Ellipsis) {
                 let sp = self.span();
-                return self.error(sp, "variadic functions are not supported by kernelc");
+                return self.error(
+                    sp,
+                    Code::E0002,
+                    "variadic functions are not supported by kernelc",
+                );
             }
             let start = self.span();
             let (base, span, mut ds) = self.specifiers()?;
             let grid_constant = ds.grid_constant.take();
             if let Some(sp) = ds.auto {
-                return self.error(sp, "`auto` parameters are not supported by kernelc");
+                return self.error(
+                    sp,
+                    Code::E0002,
+                    "`auto` parameters are not supported by kernelc",
+                );
             }
             if let Some(sp) = ds.first_non_type() {
                 return self.error(
                     sp,
+                    Code::E0012,
                     "a storage or function specifier cannot appear on a parameter",
                 );
             }
             let Some(base) = base else {
-                let msg = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-                    format!("unknown type name `{}`", self.peek().text)
+                let (code, msg) = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+                    (
+                        Code::E0001,
+                        format!("unknown type name `{}`", self.peek().text),
+                    )
                 } else {
-                    format!("expected a parameter type, found {}", self.found())
+                    let found = self.found();
+                    (
+                        Code::E0003,
+                        format!("expected a parameter type, found {found}"),
+                    )
                 };
                 let sp = if self.at_eof() { span } else { self.span() };
-                return self.error(sp, msg);
+                return self.error(sp, code, msg);
             };
             let ty = self.pointers(base);
             let by_ref = self.reference()?;
@@ -967,7 +1036,7 @@ impl Parser<'_> {
             };
             let dims = self.dims()?;
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
-                return self.error(r, "arrays of references are not valid C++");
+                return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
             out.push(ParamDecl {
                 name,

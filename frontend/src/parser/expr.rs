@@ -3,6 +3,7 @@
 use super::decl::unsupported_keyword;
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
+use crate::codes::Code;
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
@@ -221,7 +222,11 @@ impl Parser<'_> {
         let ty = self.type_name()?;
         if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
             let sp = self.span();
-            return self.error(sp, "casts to reference types are not supported by kernelc");
+            return self.error(
+                sp,
+                Code::E0002,
+                "casts to reference types are not supported by kernelc",
+            );
         }
         self.expect_punct(Punct::RParen, "to close the cast")?;
         let e = self.cast_expr()?;
@@ -395,7 +400,7 @@ impl Parser<'_> {
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0003, msg);
                 }
                 let field = self.bump();
                 let span = e.span.to(field.span);
@@ -427,7 +432,7 @@ impl Parser<'_> {
         let tok = self.peek().clone();
         if self.at_eof() {
             let sp = self.prev_span();
-            return self.error(sp, "expected an expression, found end of file");
+            return self.error(sp, Code::E0003, "expected an expression, found end of file");
         }
         let kind = match &tok.kind {
             TokenKind::Ident
@@ -465,7 +470,11 @@ impl Parser<'_> {
             TokenKind::Keyword(Keyword::True) => ExprKind::BoolLit(true),
             TokenKind::Keyword(Keyword::False) => ExprKind::BoolLit(false),
             TokenKind::Str(_) => {
-                return self.error(tok.span, "string literals are not supported by kernelc yet")
+                return self.error(
+                    tok.span,
+                    Code::E0002,
+                    "string literals are not supported by kernelc yet",
+                )
             }
             TokenKind::Punct(Punct::LParen) => {
                 self.bump();
@@ -476,11 +485,16 @@ impl Parser<'_> {
                 return Ok(inner);
             }
             TokenKind::Punct(Punct::LBracket) => {
-                return self.error(tok.span, "lambdas are not supported by kernelc")
+                return self.error(
+                    tok.span,
+                    Code::E0002,
+                    "lambdas are not supported by kernelc",
+                )
             }
             TokenKind::Punct(Punct::ColonColon) => {
                 return self.error(
                     tok.span,
+                    Code::E0002,
                     "`::` (C++ scope resolution) is not supported by kernelc",
                 )
             }
@@ -497,7 +511,11 @@ impl Parser<'_> {
             TokenKind::Keyword(Keyword::Nullptr) => ExprKind::Nullptr,
             TokenKind::Keyword(k) => {
                 if let Some(what) = unsupported_keyword(*k) {
-                    return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
+                    return self.error(
+                        tok.span,
+                        Code::E0002,
+                        format!("{what} is not supported by kernelc yet"),
+                    );
                 }
                 if self.simple_type_at(0).is_some() && self.is_punct_at(1, Punct::LParen) {
                     return self.functional_cast();
@@ -505,6 +523,7 @@ impl Parser<'_> {
                 if self.starts_type(0) && self.is_punct_at(1, Punct::LParen) {
                     return self.error(
                         tok.span,
+                        Code::E0003,
                         format!(
                             "this functional-style cast is not valid C++: only a one-word type name may be used, as in `float(x)`; write `({})expr`",
                             tok.text
@@ -514,17 +533,20 @@ impl Parser<'_> {
                 if self.starts_type(0) && self.is_punct_at(1, Punct::LBrace) {
                     return self.error(
                         tok.span,
+                        Code::E0002,
                         "brace-initialized temporaries (`T{...}`) are not supported by kernelc",
                     );
                 }
                 return self.error(
                     tok.span,
+                    Code::E0003,
                     format!("expected an expression, found `{}`", tok.text),
                 );
             }
             TokenKind::Punct(_) => {
                 return self.error(
                     tok.span,
+                    Code::E0003,
                     format!("expected an expression, found `{}`", tok.text),
                 )
             }
@@ -587,7 +609,7 @@ impl Parser<'_> {
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();
-            return self.error(sp, "expected a type name");
+            return self.error(sp, Code::E0003, "expected a type name");
         };
         let start = self.bump().span;
         self.bump(); // `(`
@@ -599,6 +621,7 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(
                 sp,
+                Code::E0002,
                 "a functional cast takes one value (constructors are not supported by kernelc)",
             );
         }
@@ -622,6 +645,7 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(
                 sp,
+                Code::E0002,
                 format!(
                     "`{}` to a reference type is not supported by kernelc",
                     kind.as_str()
@@ -665,7 +689,11 @@ impl Parser<'_> {
         if nan {
             let tok = self.peek().clone();
             let TokenKind::Str(text) = &tok.kind else {
-                return self.error(tok.span, format!("`{name}` takes a string literal"));
+                return self.error(
+                    tok.span,
+                    Code::E0010,
+                    format!("`{name}` takes a string literal"),
+                );
             };
             let parsed = if text.is_empty() {
                 Some(0)
@@ -681,6 +709,7 @@ impl Parser<'_> {
                 _ => {
                     return self.error(
                         tok.span,
+                        Code::E0003,
                         format!("kernelc needs the payload of `{name}` to be \"\" or a number that fits below the quiet bit"),
                     )
                 }
@@ -715,6 +744,7 @@ impl Parser<'_> {
             if ty.ty.size().is_none() {
                 return self.error(
                     ty.span,
+                    Code::E0003,
                     format!("`alignof` of the incomplete type `{}`", ty.ty),
                 );
             }
@@ -744,15 +774,19 @@ impl Parser<'_> {
                         "expected a member name in `offsetof`, found {}",
                         self.found()
                     );
-                    return self.error(name.span, msg);
+                    return self.error(name.span, Code::E0003, msg);
                 }
                 self.bump();
                 let Some(def) = ty.struct_def() else {
-                    return self.error(name.span, format!("`offsetof` needs a struct, not `{ty}`"));
+                    return self.error(
+                        name.span,
+                        Code::E0003,
+                        format!("`offsetof` needs a struct, not `{ty}`"),
+                    );
                 };
                 let Some(f) = def.field(&name.text) else {
                     let msg = format!("no member named `{}` in `{ty}`", name.text);
-                    return self.error(name.span, msg);
+                    return self.error(name.span, Code::E0008, msg);
                 };
                 offset += f.offset;
                 ty = f.ty.clone();
@@ -761,6 +795,7 @@ impl Parser<'_> {
                 let TokenKind::Int { value, .. } = idx.kind else {
                     return self.error(
                         idx.span,
+                        Code::E0010,
                         "kernelc needs an `offsetof` array index written as a literal",
                     );
                 };
@@ -769,6 +804,7 @@ impl Parser<'_> {
                 let CType::Array { elem, .. } = &ty else {
                     return self.error(
                         idx.span,
+                        Code::E0003,
                         format!("`offsetof` indexes `{ty}`, which is not an array"),
                     );
                 };

@@ -19,6 +19,7 @@ mod structs;
 use rustc_hash::FxHashMap;
 
 use crate::ast::{EnumDecl, Item, TranslationUnit};
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::types::CType;
@@ -152,8 +153,8 @@ impl Parser<'_> {
         yes
     }
 
-    fn error<T>(&mut self, span: Span, msg: impl Into<String>) -> PResult<T> {
-        self.diags.push(Diagnostic::error(span, msg));
+    fn error<T>(&mut self, span: Span, code: Code, msg: impl Into<String>) -> PResult<T> {
+        self.diags.push(Diagnostic::error(span, code, msg));
         Err(Recorded)
     }
 
@@ -191,7 +192,7 @@ impl Parser<'_> {
                 ),
                 _ => None,
             };
-            let mut d = Diagnostic::error(span, msg);
+            let mut d = Diagnostic::error(span, Code::E0003, msg);
             if let Some(h) = help {
                 d = d.with_note(h);
             }
@@ -224,9 +225,9 @@ impl Parser<'_> {
             self.diags.push(
                 Diagnostic::error(
                     span,
+                    Code::E0014,
                     format!("nesting is too deep: more than {limit} levels"),
                 )
-                .with_code("E0014")
                 .with_note("parentheses, blocks, statement bodies, unary operators and casts each open a level; the rest of this declaration is skipped"),
             );
             return Err(Recorded);
@@ -382,8 +383,11 @@ impl Parser<'_> {
             }
         }
         if let Some(open) = extern_c_blocks.pop() {
-            self.diags
-                .push(Diagnostic::error(open, "unclosed `extern \"C\" {` block"));
+            self.diags.push(Diagnostic::error(
+                open,
+                Code::E0003,
+                "unclosed `extern \"C\" {` block",
+            ));
         }
         out
     }

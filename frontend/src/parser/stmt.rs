@@ -3,6 +3,7 @@
 use super::decl::unsupported_keyword;
 use super::{PResult, Parser, Recorded};
 use crate::ast::{Block, StaticAssert, Stmt, StmtKind, VarDecl};
+use crate::codes::Code;
 use crate::diag::Diagnostic;
 use crate::token::{Keyword, Punct, TokenKind};
 use stdx::stack::with_stack;
@@ -21,8 +22,12 @@ impl Parser<'_> {
             if self.at_eof() {
                 self.leave();
                 self.diags.push(
-                    Diagnostic::error(self.prev_span(), "expected `}` at end of input")
-                        .with_label(open, "to match this `{`"),
+                    Diagnostic::error(
+                        self.prev_span(),
+                        Code::E0003,
+                        "expected `}` at end of input",
+                    )
+                    .with_label(open, "to match this `{`"),
                 );
                 return Err(Recorded);
             }
@@ -102,7 +107,7 @@ impl Parser<'_> {
                 if !self.eat_kw(Keyword::While) {
                     let msg = format!("expected `while` after `do` body, found {}", self.found());
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0003, msg);
                 }
                 let cond = self.paren_cond("`do`/`while`")?;
                 self.expect_punct(Punct::Semi, "after `do`/`while` statement")?;
@@ -139,14 +144,22 @@ impl Parser<'_> {
             ) => self.switch_or_pragma()?,
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
-                return self.error(tok.span, format!("{what} is not supported by kernelc yet"));
+                return self.error(
+                    tok.span,
+                    Code::E0002,
+                    format!("{what} is not supported by kernelc yet"),
+                );
             }
             TokenKind::Ident
                 if !self.starts_type(0)
                     && self.peek_at(1).kind == TokenKind::Ident
                     && !self.at_eof_at(1) =>
             {
-                return self.error(tok.span, format!("unknown type name `{}`", tok.text));
+                return self.error(
+                    tok.span,
+                    Code::E0001,
+                    format!("unknown type name `{}`", tok.text),
+                );
             }
             TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
             _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
@@ -193,12 +206,16 @@ impl Parser<'_> {
                 self.bump();
                 if self.is_punct(Punct::Star) {
                     let sp = self.span();
-                    return self.error(sp, "computed `goto` is not supported by kernelc");
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "computed `goto` is not supported by kernelc",
+                    );
                 }
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a label name after `goto`, found {}", self.found());
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0003, msg);
                 }
                 let label = self.bump().text;
                 self.expect_punct(Punct::Semi, "after `goto` statement")?;
@@ -212,6 +229,7 @@ impl Parser<'_> {
                     let sp = self.span();
                     return self.error(
                         sp,
+                        Code::E0011,
                         "a label must be followed by a statement (write `label: ;` at the end of a block)",
                     );
                 }
@@ -235,14 +253,14 @@ impl Parser<'_> {
                         self.found()
                     );
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0003, msg);
                 }
                 let stmt = Box::new(self.statement()?);
                 StmtKind::Unroll { count, stmt }
             }
             _ => {
                 let sp = self.span();
-                return self.error(sp, "expected a statement");
+                return self.error(sp, Code::E0003, "expected a statement");
             }
         })
     }
@@ -310,7 +328,7 @@ impl Parser<'_> {
                     self.found()
                 );
                 let sp = self.span();
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             }
             message = Some(text);
         }

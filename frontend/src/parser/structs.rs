@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::{CType, StructDef};
@@ -70,12 +71,12 @@ impl Parser<'_> {
         if !self.is_punct(Punct::LBrace) {
             if align > 1 {
                 let sp = self.span();
-                return self.error(sp, "expected `{` after `__align__(N)`: the alignment belongs to a struct definition");
+                return self.error(sp, Code::E0003, "expected `{` after `__align__(N)`: the alignment belongs to a struct definition");
             }
             let Some(tag) = tag else {
                 let msg = format!("expected a struct name or `{{`, found {}", self.found());
                 let sp = self.span();
-                return self.error(sp, msg);
+                return self.error(sp, Code::E0003, msg);
             };
             return match self.structs.get(&tag.text) {
                 Some(def) => Ok(CType::Struct(def.clone())),
@@ -83,6 +84,7 @@ impl Parser<'_> {
                     self.diags.push(
                         Diagnostic::error(
                             tag.span,
+                            Code::E0002,
                             format!(
                                 "`struct {}` is used before its definition; incomplete struct types are not supported by kernelc yet",
                                 tag.text
@@ -97,7 +99,7 @@ impl Parser<'_> {
         if let Some(t) = &tag {
             if self.structs.contains_key(&t.text) {
                 let msg = format!("redefinition of `struct {}`", t.text);
-                return self.error(t.span, msg);
+                return self.error(t.span, Code::E0006, msg);
             }
         }
         self.enter()?;
@@ -126,28 +128,41 @@ impl Parser<'_> {
         while !self.is_punct(Punct::RBrace) {
             if self.at_eof() {
                 let sp = self.span();
-                return self.error(sp, "expected `}` to close the struct, found end of file");
+                return self.error(
+                    sp,
+                    Code::E0003,
+                    "expected `}` to close the struct, found end of file",
+                );
             }
             let (base, span, ds) = self.specifiers()?;
             if let Some(sp) = ds.first_non_type() {
                 return self.error(
                     sp,
+                    Code::E0008,
                     "a storage or function specifier cannot appear on a struct member",
                 );
             }
             let Some(base) = base else {
-                let msg = if self.peek().kind == TokenKind::Ident {
-                    format!("unknown type name `{}`", self.peek().text)
+                let (code, msg) = if self.peek().kind == TokenKind::Ident {
+                    (
+                        Code::E0001,
+                        format!("unknown type name `{}`", self.peek().text),
+                    )
                 } else {
-                    format!("expected a member declaration, found {}", self.found())
+                    let found = self.found();
+                    (
+                        Code::E0003,
+                        format!("expected a member declaration, found {found}"),
+                    )
                 };
                 let sp = if self.at_eof() { span } else { self.span() };
-                return self.error(sp, msg);
+                return self.error(sp, code, msg);
             };
             if self.is_punct(Punct::Semi) {
                 let sp = self.span();
                 return self.error(
                     sp,
+                    Code::E0002,
                     "anonymous struct members are not supported by kernelc yet; give the member a name",
                 );
             }
@@ -155,18 +170,26 @@ impl Parser<'_> {
                 let ty = self.pointers(base.clone());
                 if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
                     let sp = self.span();
-                    return self.error(sp, "reference members are not supported by kernelc");
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "reference members are not supported by kernelc",
+                    );
                 }
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();
-                    return self.error(sp, msg);
+                    return self.error(sp, Code::E0003, msg);
                 }
                 let name = self.bump();
                 let dims = self.dims()?;
                 if self.is_punct(Punct::Colon) {
                     let sp = self.span();
-                    return self.error(sp, "bit-fields are not supported by kernelc yet");
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "bit-fields are not supported by kernelc yet",
+                    );
                 }
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
@@ -174,12 +197,17 @@ impl Parser<'_> {
                         Some(e) => match const_dim(e) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
                             Some(v) => {
-                                return self.error(e.span, format!("invalid array size {v}"))
+                                return self.error(
+                                    e.span,
+                                    Code::E0009,
+                                    format!("invalid array size {v}"),
+                                )
                             }
                             None => {
                                 self.diags.push(
                                     Diagnostic::error(
                                         e.span,
+                                        Code::E0008,
                                         "kernelc needs the size of a struct member array to be a literal expression",
                                     )
                                     .with_note("use a number or a `#define` (enumerators and `const` variables are not allowed here yet)"),
@@ -190,6 +218,7 @@ impl Parser<'_> {
                         None => {
                             return self.error(
                                 name.span,
+                                Code::E0002,
                                 "flexible array members are not supported by kernelc",
                             )
                         }
@@ -200,16 +229,23 @@ impl Parser<'_> {
                     };
                 }
                 if mty.size().is_none() {
-                    return self
-                        .error(name.span, format!("member `{}` has type `void`", name.text));
+                    return self.error(
+                        name.span,
+                        Code::E0004,
+                        format!("member `{}` has type `void`", name.text),
+                    );
                 }
                 if mty.size().is_some_and(|s| s > MAX_MEMBER_SIZE) {
-                    return self.error(name.span, "struct member is too large");
+                    return self.error(name.span, Code::E0008, "struct member is too large");
                 }
                 if let Some(k) = members.iter().position(|(n, _, _)| *n == name.text) {
                     self.diags.push(
-                        Diagnostic::error(name.span, format!("duplicate member `{}`", name.text))
-                            .with_label(spans[k], "previous declaration is here"),
+                        Diagnostic::error(
+                            name.span,
+                            Code::E0006,
+                            format!("duplicate member `{}`", name.text),
+                        )
+                        .with_label(spans[k], "previous declaration is here"),
                     );
                     return Err(super::Recorded);
                 }

@@ -13,6 +13,7 @@
 
 use super::convert::{convert, promote};
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::Span;
 use crate::typed::{
     AtomicKind, BarrierKind, Expr, ExprKind, Intrinsic, MathFn, Scope, ShflKind, SpaceKind,
@@ -417,6 +418,7 @@ impl Checker {
                 let v = args[..2].iter().find(|a| a.ty.is_struct())?;
                 self.error(
                     v.span,
+                    Code::E0099,
                     format!(
                         "no `{name}` takes `{}` and `{}`: both `int`, both `unsigned`, both `char4` or both `uchar4`",
                         args[0].ty, args[1].ty
@@ -448,6 +450,7 @@ impl Checker {
         };
         self.error(
             span,
+            Code::E0099,
             format!(
                 "`{name}` takes {want} argument{}, have {}",
                 if max == 1 { "" } else { "s" },
@@ -502,6 +505,7 @@ impl Checker {
         {
             self.error(
                 args[0].span,
+                Code::E0099,
                 format!(
                     "argument 1 of `{name}` must be a pointer, got `{}`",
                     args[0].ty
@@ -545,6 +549,7 @@ impl Checker {
                     .collect();
                 self.error(
                     args[0].span,
+                    Code::E0099,
                     format!(
                         "no matching overload of `{name}` for a first argument of type `{other}`; \
                          it takes a pointer to non-const {}",
@@ -559,6 +564,7 @@ impl Checker {
         if matches!(pointee, CType::Struct(_)) && self.opts.cuda_arch() < 900 {
             self.error(
                 span,
+                Code::E0099,
                 format!(
                     "`{name}` on `{} *` needs sm_90 or newer (the target is sm_{})",
                     cuda_name(&pointee),
@@ -599,6 +605,7 @@ impl Checker {
         if !ty.is_arithmetic() {
             self.error(
                 args[1].span,
+                Code::E0099,
                 format!(
                     "no matching overload of `{name}` for a value of type `{}`",
                     args[1].ty
@@ -645,6 +652,7 @@ impl Checker {
             other => {
                 self.error(
                     args[0].span,
+                    Code::E0099,
                     format!(
                         "no matching overload of `__ldg` for an argument of type `{other}`; \
                          kernelc supports pointers to integer and floating types and to \
@@ -685,6 +693,7 @@ impl Checker {
                 };
                 self.error(
                     a.span,
+                    Code::E0099,
                     format!("argument of `{name}` has type `{}`; expected {want}", a.ty),
                 );
                 return None;
@@ -700,6 +709,7 @@ impl Checker {
         } else {
             self.error(
                 span,
+                Code::E0099,
                 format!("the arguments of `{name}` must be all `float` or all `double`"),
             );
             return None;
@@ -712,6 +722,7 @@ impl Checker {
         {
             self.error(
                 span,
+                Code::E0099,
                 format!(
                     "`{name}` on `double` is not implemented in kernelc (only the `float` form is: `{name}f`); docs/math.md lists what is missing"
                 ),

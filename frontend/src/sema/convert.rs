@@ -4,6 +4,7 @@
 //! explicit `Cast` node, so lowering never has to rediscover C's rules.
 
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{CastKind, Expr, ExprKind};
 use crate::types::CType;
@@ -102,6 +103,7 @@ impl Checker {
         if !e.ty.is_scalar() {
             self.diags.push(Diagnostic::error(
                 e.span,
+                Code::E0004,
                 format!(
                     "expected a scalar value (number or pointer) here, found `{}`",
                     e.ty
@@ -150,6 +152,7 @@ impl Checker {
                     self.diags.push(
                         Diagnostic::error(
                             e.span,
+                            Code::E0005,
                             format!("{what} converts `{from}` to `{to}`, which discards the `{q}` qualifier"),
                         )
                         .with_label(at, "conversion required here"),
@@ -167,7 +170,7 @@ impl Checker {
             } else {
                 format!("cannot convert `{from}` to `{to}` in {what}")
             };
-            self.diags.push(Diagnostic::error(e.span, msg));
+            self.diags.push(Diagnostic::error(e.span, Code::E0004, msg));
             return None;
         }
         if what != "compound assignment" {

@@ -14,6 +14,7 @@
 use super::convert::{is_null_const, strip_restrict};
 use super::Checker;
 use crate::ast::{self, NamedCastKind, QualType};
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{CastKind, CmpOp, Expr, ExprKind, Place, Stmt, StmtKind};
 use crate::types::CType;
@@ -156,6 +157,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     span,
+                    Code::E0004,
                     format!("cannot cast `{}` to `{to}` with `{}`", e.ty, kind.as_str()),
                 )
                 .with_note(why),
@@ -183,6 +185,7 @@ impl Checker {
             _ => {
                 self.error(
                     span,
+                    Code::E0002,
                     format!("value-initialized temporaries of type `{t}` (`{t}()`) are not supported by kernelc"),
                 );
                 return None;
@@ -205,6 +208,7 @@ impl Checker {
         match value {
             None => self.error(
                 sa.cond.span,
+                Code::E0009,
                 "the condition of `static_assert` must be an integer constant expression",
             ),
             Some(0) => {
@@ -212,7 +216,7 @@ impl Checker {
                     Some(m) => format!("static assertion failed: {m}"),
                     None => "static assertion failed".to_string(),
                 };
-                self.error(sa.cond.span, msg);
+                self.error(sa.cond.span, Code::E0013, msg);
             }
             Some(_) => {}
         }
@@ -230,6 +234,7 @@ impl Checker {
             if !const_ref && self.lvalue_is_const(&e) {
                 self.error(
                     span,
+                    Code::E0005,
                     format!(
                         "{what}: a non-const reference `{want} &` cannot bind to a `const` object"
                     ),
@@ -247,6 +252,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     span,
+                    Code::E0004,
                     format!("{what}: a non-const reference `{want} &` must bind to an object of type `{want}`, not {found}"),
                 )
                 .with_note("make the reference `const` to bind it to a value"),
@@ -287,13 +293,18 @@ impl Checker {
             Some(ast::Init::List(items, _)) if items.len() == 1 => match &items[0] {
                 ast::Init::Expr(e) => e,
                 ast::Init::List(_, sp) => {
-                    self.error(*sp, "a reference cannot be initialized with a nested list");
+                    self.error(
+                        *sp,
+                        Code::E0099,
+                        "a reference cannot be initialized with a nested list",
+                    );
                     return None;
                 }
             },
             _ => {
                 self.error(
                     v.name_span,
+                    Code::E0004,
                     format!("reference `{}` must be initialized with an object", v.name),
                 );
                 return None;
@@ -311,7 +322,11 @@ impl Checker {
             v.ty.clone()
         };
         if target.ty == CType::Void {
-            self.error(v.name_span, "a reference to `void` is not valid C++");
+            self.error(
+                v.name_span,
+                Code::E0004,
+                "a reference to `void` is not valid C++",
+            );
             return None;
         }
         let ptr_ty = reference_to(&target);
@@ -343,6 +358,7 @@ impl Checker {
                 _ => {
                     self.error(
                         *sp,
+                        Code::E0002,
                         "`auto` with a braced list (a `std::initializer_list`) is not supported by kernelc",
                     );
                     return None;
@@ -351,6 +367,7 @@ impl Checker {
             None => {
                 self.error(
                     v.name_span,
+                    Code::E0004,
                     format!("`auto` variable `{}` needs an initializer", v.name),
                 );
                 return None;
@@ -358,13 +375,18 @@ impl Checker {
         };
         let e = self.expr(init)?;
         if e.ty == CType::Void {
-            self.error(e.span, "cannot deduce `auto` from a `void` value");
+            self.error(
+                e.span,
+                Code::E0004,
+                "cannot deduce `auto` from a `void` value",
+            );
             return None;
         }
         let ty = strip_restrict(&e.ty).0;
         if v.ty.ty.is_pointer() && !ty.is_pointer() {
             self.error(
                 e.span,
+                Code::E0004,
                 format!("`auto *` needs a pointer initializer, not `{ty}`"),
             );
             return None;
@@ -394,6 +416,7 @@ impl Checker {
             _ => {
                 self.error(
                     span,
+                    Code::E0004,
                     format!("a braced initializer for `{ty}` needs exactly one value"),
                 );
                 None
@@ -438,9 +461,9 @@ impl Checker {
             self.diags.push(
                 Diagnostic::warning(
                     from.span,
+                    Code::W0005,
                     format!("narrowing conversion from `{ft}` to `{tt}` in a brace initializer"),
                 )
-                .with_code("W0005")
                 .with_note(format!(
                     "standard C++ rejects this; write `({tt})` before the value if it is intended"
                 )),
@@ -478,6 +501,7 @@ impl Checker {
             other => {
                 self.error(
                     range.span,
+                    Code::E0002,
                     format!("range-based `for` over a `{other}` is not supported by kernelc (only over arrays of known length)"),
                 );
                 return None;
@@ -614,6 +638,7 @@ impl Checker {
         if ty.is_array() {
             self.error(
                 var.name_span,
+                Code::E0099,
                 "a range-based `for` over an array of arrays needs a reference variable (`auto &row`)",
             );
             return None;
@@ -644,6 +669,7 @@ impl Checker {
         if v.init.is_none() {
             self.error(
                 at,
+                Code::E0009,
                 format!("`constexpr` variable `{}` needs an initializer", v.name),
             );
             return;
@@ -660,6 +686,7 @@ impl Checker {
             if !constant {
                 self.error(
                     e.span,
+                    Code::E0009,
                     format!(
                         "the initializer of `constexpr` variable `{}` must be a constant expression",
                         v.name

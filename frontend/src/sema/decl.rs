@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::{Binding, Checker, SwitchCtx};
 use crate::ast;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
     BinOp, Block, CastKind, CmpOp, Expr, ExprKind, GlobalId, GlobalVar, LogicalOp, MemSpace, Stmt,
@@ -158,6 +159,7 @@ impl Checker {
         if !t.ty.is_integer() {
             self.error(
                 e.span,
+                Code::E0009,
                 format!("{what} must have an integer type, not `{}`", t.ty),
             );
             return None;
@@ -166,6 +168,7 @@ impl Checker {
         if v.is_none() {
             self.error(
                 e.span,
+                Code::E0009,
                 format!("{what} must be an integer constant expression"),
             );
         }
@@ -186,6 +189,7 @@ impl Checker {
                 None => {
                     self.error(
                         name_span,
+                        Code::E0009,
                         "only the first dimension of an array may be omitted",
                     );
                     return None;
@@ -193,7 +197,7 @@ impl Checker {
                 Some(e) => {
                     let v = self.require_const(e, "an array size")?;
                     if v <= 0 || v > i128::from(MAX_OBJECT_SIZE) {
-                        self.error(e.span, format!("invalid array size {v}"));
+                        self.error(e.span, Code::E0009, format!("invalid array size {v}"));
                         return None;
                     }
                     lens.push(Some(v as u64));
@@ -202,7 +206,7 @@ impl Checker {
         }
         let mut ty = elem;
         if !lens.is_empty() && matches!(ty, CType::Void) {
-            self.error(name_span, "array of `void`");
+            self.error(name_span, Code::E0099, "array of `void`");
             return None;
         }
         for len in lens.into_iter().rev() {
@@ -212,7 +216,7 @@ impl Checker {
             };
         }
         if ty.size().is_some_and(|s| s > MAX_OBJECT_SIZE) {
-            self.error(name_span, "array is too large");
+            self.error(name_span, Code::E0009, "array is too large");
             return None;
         }
         Some(ty)
@@ -250,6 +254,7 @@ impl Checker {
             if i32::try_from(v).is_err() {
                 self.error(
                     *span,
+                    Code::E0009,
                     format!("enumerator `{name}` = {v} does not fit in `int`"),
                 );
             }
@@ -268,6 +273,7 @@ impl Checker {
         if !f.specs.global {
             self.error(
                 *span,
+                Code::E0012,
                 "`__launch_bounds__` applies only to `__global__` functions",
             );
             return None;
@@ -277,7 +283,11 @@ impl Checker {
             match u32::try_from(v) {
                 Ok(n) if n > 0 => Some(n),
                 _ => {
-                    c.error(e.span, format!("invalid `__launch_bounds__` value {v}"));
+                    c.error(
+                        e.span,
+                        Code::E0009,
+                        format!("invalid `__launch_bounds__` value {v}"),
+                    );
                     None
                 }
             }
@@ -297,12 +307,17 @@ impl Checker {
         if !f.specs.global {
             self.error(
                 *span,
+                Code::E0012,
                 "`__cluster_dims__` applies only to `__global__` functions",
             );
             return None;
         }
         if dims.len() > 3 {
-            self.error(*span, "`__cluster_dims__` takes at most three dimensions");
+            self.error(
+                *span,
+                Code::E0099,
+                "`__cluster_dims__` takes at most three dimensions",
+            );
             return None;
         }
         // Clusters are a Hopper feature: say so where the attribute is
@@ -311,6 +326,7 @@ impl Checker {
         if arch < 900 {
             self.error(
                 *span,
+                Code::E0099,
                 format!(
                     "`__cluster_dims__` needs sm_90 or newer (the target is sm_{})",
                     arch / 10
@@ -324,7 +340,11 @@ impl Checker {
             match u32::try_from(v) {
                 Ok(n) if n > 0 => *slot = n,
                 _ => {
-                    self.error(e.span, format!("invalid `__cluster_dims__` dimension {v}"));
+                    self.error(
+                        e.span,
+                        Code::E0099,
+                        format!("invalid `__cluster_dims__` dimension {v}"),
+                    );
                     return None;
                 }
             }
@@ -346,11 +366,19 @@ impl Checker {
                 let mut pos = 0;
                 let n = self.fill(ty, items, &mut pos, 0, &mut leaves)?;
                 if pos < items.len() {
-                    self.error(items[pos].span(), "excess elements in initializer");
+                    self.error(
+                        items[pos].span(),
+                        Code::E0004,
+                        "excess elements in initializer",
+                    );
                     return None;
                 }
                 if items.is_empty() && ty.is_array() && ty.size().is_none() {
-                    self.error(*span, "an array cannot be sized by an empty initializer");
+                    self.error(
+                        *span,
+                        Code::E0099,
+                        "an array cannot be sized by an empty initializer",
+                    );
                     return None;
                 }
                 n
@@ -358,6 +386,7 @@ impl Checker {
             ast::Init::Expr(e) => {
                 self.error(
                     e.span,
+                    Code::E0004,
                     format!("an array of type `{ty}` must be initialized with a braced list"),
                 );
                 return None;
@@ -435,6 +464,7 @@ impl Checker {
                 if !ty.is_array() && !ty.is_struct() && sub.len() != 1 {
                     self.error(
                         *span,
+                        Code::E0004,
                         format!("a braced initializer for `{ty}` needs exactly one value"),
                     );
                     return None;
@@ -442,7 +472,7 @@ impl Checker {
                 let mut p = 0;
                 self.fill(ty, sub, &mut p, off, out)?;
                 if p < sub.len() {
-                    self.error(sub[p].span(), "excess elements in initializer");
+                    self.error(sub[p].span(), Code::E0004, "excess elements in initializer");
                     return None;
                 }
             }
@@ -493,6 +523,7 @@ impl Checker {
                 _ => {
                     self.error(
                         e.span,
+                        Code::E0002,
                         "pointer initializers of module variables are not supported by kernelc yet",
                     );
                     return None;
@@ -501,6 +532,7 @@ impl Checker {
             .or_else(|| {
                 self.error(
                     e.span,
+                    Code::E0009,
                     "the initializer of a module variable must be a constant",
                 );
                 None
@@ -530,6 +562,7 @@ impl Checker {
                             if c.is_none() {
                                 self.error(
                                     e.span,
+                                    Code::E0009,
                                     "the initializer of a `constexpr` variable must be a constant",
                                 );
                             }
@@ -552,6 +585,7 @@ impl Checker {
                             if c.is_none() {
                                 self.error(
                                     e.span,
+                                    Code::E0009,
                                     "the initializer of a file-scope `const` must be a constant",
                                 );
                             }
@@ -566,6 +600,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     v.name_span,
+                    Code::E0002,
                     format!("file-scope variable `{}` without a memory space is not supported by kernelc", v.name),
                 )
                 .with_note("declare it `__device__`, `__constant__` or `__shared__` (or a `const` integer with a constant value)"),
@@ -604,6 +639,7 @@ impl Checker {
             if st.constant {
                 self.error(
                     st.span,
+                    Code::E0012,
                     "a variable cannot be both `__shared__` and `__constant__`",
                 );
                 return;
@@ -617,6 +653,7 @@ impl Checker {
         if ty == CType::Void || ty.scalar_elem() == &CType::Void {
             self.error(
                 v.name_span,
+                Code::E0004,
                 format!("variable `{}` has type `void`", v.name),
             );
             return;
@@ -627,6 +664,7 @@ impl Checker {
             if space != MemSpace::Shared || !unsized_array || v.init.is_some() {
                 self.error(
                     st.span,
+                    Code::E0012,
                     "`extern` variables are supported by kernelc only as `extern __shared__ T name[]` (dynamic shared memory)",
                 );
                 return;
@@ -649,6 +687,7 @@ impl Checker {
             if space == MemSpace::Shared {
                 self.error(
                     i.span(),
+                    Code::E0012,
                     "`__shared__` variables cannot have an initializer",
                 );
                 return;
@@ -675,11 +714,19 @@ impl Checker {
             }
         }
         if !dynamic && ty.size().is_none() {
-            self.error(v.name_span, format!("variable `{}` needs a size", v.name));
+            self.error(
+                v.name_span,
+                Code::E0009,
+                format!("variable `{}` needs a size", v.name),
+            );
             return;
         }
         if self.by_name.contains_key(&name) || self.global_index.contains_key(&name) {
-            self.error(v.name_span, format!("redefinition of `{}`", v.name));
+            self.error(
+                v.name_span,
+                Code::E0006,
+                format!("redefinition of `{}`", v.name),
+            );
             return;
         }
         let id = GlobalId(self.globals.len() as u32);
@@ -706,6 +753,7 @@ impl Checker {
             Some(c) => {
                 self.error(
                     c.span,
+                    Code::E0099,
                     format!("a `switch` needs an integer value, not `{}`", c.ty),
                 );
                 None
@@ -736,8 +784,12 @@ impl Checker {
                     if let Some(v) = v.map(|v| wrap(v, &ty)) {
                         if let Some(&prev) = ctx.case_spans.get(&v) {
                             self.diags.push(
-                                Diagnostic::error(s.span, format!("duplicate `case` value {v}"))
-                                    .with_label(prev, "previous `case` here"),
+                                Diagnostic::error(
+                                    s.span,
+                                    Code::E0006,
+                                    format!("duplicate `case` value {v}"),
+                                )
+                                .with_label(prev, "previous `case` here"),
                             );
                         } else {
                             ctx.case_spans.insert(v, s.span);
@@ -755,8 +807,12 @@ impl Checker {
                     ctx.labels += 1;
                     if let Some((_, prev)) = ctx.default {
                         self.diags.push(
-                            Diagnostic::error(s.span, "multiple `default` labels in one `switch`")
-                                .with_label(prev, "previous `default` here"),
+                            Diagnostic::error(
+                                s.span,
+                                Code::E0006,
+                                "multiple `default` labels in one `switch`",
+                            )
+                            .with_label(prev, "previous `default` here"),
                         );
                     } else {
                         ctx.default = Some((label, s.span));

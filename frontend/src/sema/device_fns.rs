@@ -18,6 +18,7 @@
 
 use super::convert::convert;
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{ArithOp, Expr, ExprKind, FloatClass, Intrinsic, MathFn, RoundMode};
 use crate::types::CType;
@@ -426,6 +427,7 @@ impl Checker {
                 if !a.ty.is_pointer() {
                     self.error(
                         a.span,
+                        Code::E0099,
                         format!("arguments 2 and 3 of `{name}` must be pointers to `{ty}`"),
                     );
                     return None;
@@ -482,6 +484,7 @@ impl Checker {
             Resolution::NoMatch => {
                 self.error(
                     span,
+                    Code::E0099,
                     format!(
                         "no matching overload of `{name}` for arguments of type {}; \
                          CUDA declares {}",
@@ -495,6 +498,7 @@ impl Checker {
                 self.diags.push(
                     Diagnostic::error(
                         span,
+                        Code::E0099,
                         format!(
                             "call to `{name}` with arguments of type {} is ambiguous",
                             shown.join(", ")
@@ -573,6 +577,7 @@ impl Checker {
         }
         self.error(
             arg.span,
+            Code::E0099,
             format!(
                 "argument of `{name}` has type `{}`; expected `float` or `double` \
                  (nvcc has no device overload for other types)",
@@ -604,6 +609,7 @@ impl Checker {
         if op != Intrinsic::Ldexp && !args[1].ty.is_pointer() {
             self.error(
                 args[1].span,
+                Code::E0099,
                 format!(
                     "argument 2 of `{name}` must be a pointer to `{}`, got `{}`",
                     second.pointee().map_or(String::new(), |p| p.to_string()),

@@ -3,6 +3,7 @@
 use super::convert::{cast_kind, convert, is_null_const, offset64, pointees_compatible, promote};
 use super::{Binding, Checker};
 use crate::ast::{self, BinaryOp, UnaryOp};
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
     BinOp, BuiltinVar, CmpOp, Dim, Expr, ExprKind, LogicalOp, MemSpace, Place, UnOp,
@@ -255,17 +256,25 @@ impl Checker {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
         }
-        let msg = if builtin_var(name).is_some() {
-            format!("`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`")
+        let (code, msg) = if builtin_var(name).is_some() {
+            (
+                Code::E0008,
+                format!(
+                    "`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`"
+                ),
+            )
         } else if self.by_name.contains_key(name)
             || name == "__syncthreads"
             || super::builtins::is_builtin_name(name)
         {
-            format!("function `{name}` can only be called (function pointers are not supported by kernelc)")
+            (Code::E0002, format!("function `{name}` can only be called (function pointers are not supported by kernelc)"))
         } else {
-            format!("use of undeclared identifier `{name}`")
+            (
+                Code::E0001,
+                format!("use of undeclared identifier `{name}`"),
+            )
         };
-        let mut d = Diagnostic::error(span, msg);
+        let mut d = Diagnostic::error(span, code, msg);
         if let Some(similar) = self.similar_name(name) {
             d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
         }
@@ -305,6 +314,7 @@ impl Checker {
                     _ => {
                         self.error(
                             field_span,
+                            Code::E0008,
                             format!("`{name}` has no member `{field}`; use `.x`, `.y` or `.z`"),
                         );
                         return None;
@@ -326,6 +336,7 @@ impl Checker {
                 _ => {
                     let mut d = Diagnostic::error(
                         field_span,
+                        Code::E0008,
                         format!(
                             "member reference type `{}` is not a pointer to a struct",
                             b.ty
@@ -346,6 +357,7 @@ impl Checker {
         } else {
             let mut d = Diagnostic::error(
                 field_span,
+                Code::E0008,
                 format!("member reference base type `{}` is not a struct", b.ty),
             );
             if b.ty.pointee().is_some_and(CType::is_struct) {
@@ -358,8 +370,12 @@ impl Checker {
         let Some(f) = def.field(field) else {
             let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
             self.diags.push(
-                Diagnostic::error(field_span, format!("no member named `{field}` in `{sty}`"))
-                    .with_note(format!("`{sty}` has {}", names.join(", "))),
+                Diagnostic::error(
+                    field_span,
+                    Code::E0008,
+                    format!("no member named `{field}` in `{sty}`"),
+                )
+                .with_note(format!("`{sty}` has {}", names.join(", "))),
             );
             return None;
         };
@@ -426,6 +442,7 @@ impl Checker {
         let bad = |c: &mut Checker, what: &str, e: &Expr| {
             c.error(
                 span,
+                Code::E0004,
                 format!("invalid operand of type `{}` to unary `{what}`", e.ty),
             );
             None
@@ -470,13 +487,14 @@ impl Checker {
             }
             UnaryOp::Deref => match e.ty.pointee().cloned() {
                 Some(CType::Void) => {
-                    self.error(span, "cannot dereference a `void *` pointer");
+                    self.error(span, Code::E0004, "cannot dereference a `void *` pointer");
                     None
                 }
                 Some(t) => Some(mk(ExprKind::Deref(Box::new(e)), t, span)),
                 None => {
                     self.error(
                         span,
+                        Code::E0004,
                         format!(
                             "indirection requires a pointer operand (`{}` is not a pointer)",
                             e.ty
@@ -515,6 +533,7 @@ impl Checker {
             ExprKind::Field { .. } if !is_lvalue => {
                 self.error(
                     span,
+                    Code::E0005,
                     "cannot take the address of a member of a temporary struct",
                 );
                 None
@@ -538,7 +557,7 @@ impl Checker {
                 ))
             }
             _ => {
-                self.error(span, "cannot take the address of an rvalue");
+                self.error(span, Code::E0005, "cannot take the address of an rvalue");
                 None
             }
         }
@@ -547,7 +566,7 @@ impl Checker {
     /// Converts an lvalue expression into a place, checking it is writable.
     fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
         if e.ty.is_array() {
-            self.error(e.span, "arrays cannot be assigned");
+            self.error(e.span, Code::E0004, "arrays cannot be assigned");
             return None;
         }
         // What the member case needs of the whole expression, asked before
@@ -561,6 +580,7 @@ impl Checker {
                 if g.space == MemSpace::Constant {
                     self.error(
                         span,
+                        Code::E0005,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
@@ -598,6 +618,7 @@ impl Checker {
                 if self.is_constant_memory(&base) {
                     self.error(
                         span,
+                        Code::E0005,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
@@ -621,7 +642,7 @@ impl Checker {
                 )
             }
             ExprKind::Builtin(..) => {
-                self.error(span, "built-in index variables are read-only");
+                self.error(span, Code::E0005, "built-in index variables are read-only");
                 return None;
             }
             ExprKind::Field { base, offset } if member => {
@@ -629,6 +650,7 @@ impl Checker {
                 if constant {
                     self.error(
                         span,
+                        Code::E0005,
                         "`__constant__` variables cannot be written in device code",
                     );
                     return None;
@@ -638,7 +660,7 @@ impl Checker {
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error(span, "expression is not assignable")
+                    Diagnostic::error(span, Code::E0005, "expression is not assignable")
                         .with_label(op_span, "assignment here"),
                 );
                 return None;
@@ -648,6 +670,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     span,
+                    Code::E0005,
                     format!("cannot assign to {what} because it is `const`"),
                 )
                 .with_label(op_span, "assignment here"),
@@ -697,6 +720,7 @@ impl Checker {
         if !ty.is_scalar() {
             self.error(
                 span,
+                Code::E0004,
                 format!("cannot increment or decrement a value of type `{ty}`"),
             );
             return None;
@@ -741,7 +765,11 @@ impl Checker {
         match pointee.size() {
             Some(s) => Some(s),
             None => {
-                self.error(span, "arithmetic on a pointer to `void` is not allowed");
+                self.error(
+                    span,
+                    Code::E0004,
+                    "arithmetic on a pointer to `void` is not allowed",
+                );
                 None
             }
         }
@@ -768,6 +796,7 @@ impl Checker {
         let invalid = |c: &mut Checker| {
             c.error(
                 span,
+                Code::E0004,
                 format!(
                     "invalid operands to binary `{}` (`{lt}` and `{rt}`)",
                     op.as_str()
@@ -974,6 +1003,7 @@ impl Checker {
         } else {
             self.error(
                 span,
+                Code::E0004,
                 format!("incompatible operand types in `?:` (`{tt}` and `{et}`)"),
             );
             return None;
@@ -1000,7 +1030,11 @@ impl Checker {
             None => false,
         };
         if !allowed {
-            self.error(span, format!("cannot cast `{}` to `{to}`", e.ty));
+            self.error(
+                span,
+                Code::E0004,
+                format!("cannot cast `{}` to `{to}`", e.ty),
+            );
             return None;
         }
         Some(convert(e, &to).with_span(span))
@@ -1010,7 +1044,11 @@ impl Checker {
         match ty.size() {
             Some(s) => Some(int_const(i128::from(s), CType::ULONG, span)),
             None => {
-                self.error(span, format!("invalid application of `sizeof` to `{ty}`"));
+                self.error(
+                    span,
+                    Code::E0004,
+                    format!("invalid application of `sizeof` to `{ty}`"),
+                );
                 None
             }
         }
@@ -1027,12 +1065,12 @@ impl Checker {
             } else {
                 format!("subscripted value of type `{}` is not a pointer", b.ty)
             };
-            self.error(span, msg);
+            self.error(span, Code::E0004, msg);
             return None;
         };
         let pointee = base.ty.pointee()?.clone();
         if pointee == CType::Void {
-            self.error(span, "cannot index a `void *` pointer");
+            self.error(span, Code::E0004, "cannot index a `void *` pointer");
             return None;
         }
         let elem_size = self.elem_size(&pointee, span)?;
@@ -1050,7 +1088,11 @@ impl Checker {
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
         let ast::ExprKind::Ident(name) = &callee.kind else {
             let _ = self.expr(callee);
-            self.error(callee.span, "only named functions can be called in kernelc");
+            self.error(
+                callee.span,
+                Code::E0002,
+                "only named functions can be called in kernelc",
+            );
             return None;
         };
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
@@ -1067,13 +1109,14 @@ impl Checker {
             };
             self.error(
                 callee.span,
+                Code::E0007,
                 format!("called object `{name}` of type `{ty}` is not a function"),
             );
             return None;
         }
         if name == "__syncthreads" {
             if !args.is_empty() {
-                self.error(span, "`__syncthreads` takes no arguments");
+                self.error(span, Code::E0007, "`__syncthreads` takes no arguments");
                 return None;
             }
             return Some(mk(ExprKind::SyncThreads, CType::Void, span));
@@ -1085,21 +1128,33 @@ impl Checker {
             if let Some(result) = self.builtin_call(name, typed_args, span) {
                 return result;
             }
-            let msg = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
-                format!("`{name}` is not supported by kernelc yet")
+            let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
+                (
+                    Code::E0002,
+                    format!("`{name}` is not supported by kernelc yet"),
+                )
             } else {
-                format!("use of undeclared identifier `{name}`")
+                (
+                    Code::E0001,
+                    format!("use of undeclared identifier `{name}`"),
+                )
             };
-            self.error(callee.span, msg);
+            self.error(callee.span, code, msg);
             return None;
         }
         let Some(&sig_idx) = self.by_name.get(name.as_str()) else {
-            let msg = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
-                format!("`{name}` is not supported by kernelc yet")
+            let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
+                (
+                    Code::E0002,
+                    format!("`{name}` is not supported by kernelc yet"),
+                )
             } else {
-                format!("use of undeclared identifier `{name}`")
+                (
+                    Code::E0001,
+                    format!("use of undeclared identifier `{name}`"),
+                )
             };
-            self.error(callee.span, msg);
+            self.error(callee.span, code, msg);
             return None;
         };
         let sig = &self.sigs[sig_idx];
@@ -1108,6 +1163,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     callee.span,
+                    Code::E0001,
                     format!("use of undeclared identifier `{name}`"),
                 )
                 .with_label(decl, "declared later here")
@@ -1118,6 +1174,7 @@ impl Checker {
         if sig.is_kernel {
             self.error(
                 callee.span,
+                Code::E0007,
                 format!("cannot call `__global__` function `{name}` from device code"),
             );
             return None;
@@ -1136,6 +1193,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     span,
+                    Code::E0007,
                     format!(
                         "too {which} arguments to function call `{name}`, expected {}, have {}",
                         params.len(),

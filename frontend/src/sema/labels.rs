@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Binding, Checker};
 use crate::ast;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{Block, LocalId, Stmt, StmtKind};
 
@@ -82,8 +83,12 @@ impl Checker {
         let info = self.goto_labels.get_mut(label).expect("just made");
         if let Some(prev) = info.def {
             self.diags.push(
-                Diagnostic::error(label_span, format!("redefinition of label `{label}`"))
-                    .with_label(prev, "previous definition is here"),
+                Diagnostic::error(
+                    label_span,
+                    Code::E0006,
+                    format!("redefinition of label `{label}`"),
+                )
+                .with_label(prev, "previous definition is here"),
             );
         } else {
             info.def = Some(label_span);
@@ -107,13 +112,18 @@ impl Checker {
         let labels: FxHashMap<String, LabelInfo> = std::mem::take(&mut self.goto_labels);
         for g in std::mem::take(&mut self.gotos) {
             let Some(info) = labels.get(&g.label).filter(|l| l.def.is_some()) else {
-                self.error(g.span, format!("use of undeclared label `{}`", g.label));
+                self.error(
+                    g.span,
+                    Code::E0011,
+                    format!("use of undeclared label `{}`", g.label),
+                );
                 continue;
             };
             if let Some(&skipped) = info.in_scope.iter().find(|id| !g.in_scope.contains(id)) {
                 let local = &self.locals[skipped.0 as usize];
                 let d = Diagnostic::error(
                     g.span,
+                    Code::E0011,
                     format!(
                         "jump to label `{}` bypasses the initialization of `{}`",
                         g.label, local.name

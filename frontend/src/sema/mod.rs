@@ -22,6 +22,7 @@ pub(crate) use wgmma_tcgen05::fragment_lengths as fragment_lengths_b;
 use rustc_hash::FxHashMap;
 
 use crate::ast;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
     Block, FuncId, Function, GlobalId, GlobalVar, LocalId, LocalVar, Param, Program, Stmt,
@@ -210,6 +211,7 @@ pub(crate) fn check_program(
             c.diags.push(
                 Diagnostic::error(
                     call,
+                    Code::E0007,
                     format!("function `{name}` is called but never defined"),
                 )
                 .with_label(s.first_decl, "declared here"),
@@ -238,8 +240,8 @@ pub(crate) fn check_program(
 }
 
 impl Checker {
-    fn error(&mut self, span: Span, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, msg));
+    fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, code, msg));
     }
 
     /// Records a declaration; returns its signature index, or `None` if the
@@ -249,17 +251,20 @@ impl Checker {
         if s.global && s.device {
             self.error(
                 f.name_span,
+                Code::E0012,
                 "`__global__` and `__device__` cannot be combined",
             );
         } else if s.global && s.host {
             self.error(
                 f.name_span,
+                Code::E0012,
                 "`__global__` and `__host__` cannot be combined",
             );
         } else if !s.global && !s.device {
             self.diags.push(
                 Diagnostic::error(
                     f.name_span,
+                    Code::E0002,
                     format!("host function `{}` is not supported by kernelc", f.name),
                 )
                 .with_note("mark it `__global__` (a kernel) or `__device__` (called from kernels)"),
@@ -268,6 +273,7 @@ impl Checker {
         if s.global && f.ret != CType::Void {
             self.error(
                 f.ret_span,
+                Code::E0012,
                 format!("kernel `{}` must return `void`, not `{}`", f.name, f.ret),
             );
         }
@@ -275,10 +281,10 @@ impl Checker {
         let mut refs = Vec::new();
         for p in &f.params {
             if p.ty.ty == CType::Void {
-                self.error(p.span, "a parameter cannot have type `void`");
+                self.error(p.span, Code::E0012, "a parameter cannot have type `void`");
             }
             if let (Some(r), true) = (p.by_ref, s.global) {
-                self.error(r, "reference parameters of kernels are not supported by kernelc (the host cannot pass a device reference); pass a pointer");
+                self.error(r, Code::E0002, "reference parameters of kernels are not supported by kernelc (the host cannot pass a device reference); pass a pointer");
             }
             let ty = strip_restrict(&p.ty.ty).0;
             params.push(match p.by_ref {
@@ -296,17 +302,25 @@ impl Checker {
                 || prev.is_kernel != s.global
             {
                 self.diags.push(
-                    Diagnostic::error(f.name_span, format!("conflicting types for `{}`", f.name))
-                        .with_label(prev_decl, "previous declaration is here")
-                        .with_note("kernelc does not support overloading"),
+                    Diagnostic::error(
+                        f.name_span,
+                        Code::E0006,
+                        format!("conflicting types for `{}`", f.name),
+                    )
+                    .with_label(prev_decl, "previous declaration is here")
+                    .with_note("kernelc does not support overloading"),
                 );
                 return None;
             }
             if f.body.is_some() {
                 if let Some((_, def_span)) = prev.def {
                     self.diags.push(
-                        Diagnostic::error(f.name_span, format!("redefinition of `{}`", f.name))
-                            .with_label(def_span, "previous definition is here"),
+                        Diagnostic::error(
+                            f.name_span,
+                            Code::E0006,
+                            format!("redefinition of `{}`", f.name),
+                        )
+                        .with_label(def_span, "previous definition is here"),
                     );
                     return None;
                 }
@@ -346,6 +360,7 @@ impl Checker {
         if !f.specs.global {
             self.error(
                 sp,
+                Code::E0012,
                 "`__grid_constant__` applies only to parameters of a `__global__` function",
             );
             return false;
@@ -353,6 +368,7 @@ impl Checker {
         if !p.ty.is_const || !p.dims.is_empty() {
             self.error(
                 p.span,
+                Code::E0099,
                 "a `__grid_constant__` parameter must be `const`-qualified, as CUDA requires (e.g. `const __grid_constant__ CUtensorMap tmap`)",
             );
             return false;
@@ -473,7 +489,7 @@ impl Checker {
                 .map(|&i| self.file_scope[i].1.clone()),
         };
         if let Some(prev) = prev {
-            let mut d = Diagnostic::error(span, format!("redefinition of `{name}`"));
+            let mut d = Diagnostic::error(span, Code::E0006, format!("redefinition of `{name}`"));
             if let Binding::Local(l) = prev {
                 d = d.with_label(
                     self.locals[l.0 as usize].span,
@@ -565,6 +581,7 @@ impl Checker {
                     None => {
                         self.error(
                             c.span,
+                            Code::E0009,
                             "the `#pragma unroll` count must be a positive integer constant",
                         );
                         None
@@ -580,6 +597,7 @@ impl Checker {
             StmtKind::Empty => {}
             _ => self.diags.push(Diagnostic::warning(
                 span,
+                Code::W0099,
                 "`#pragma unroll` must be followed by a loop; ignored",
             )),
         }
@@ -614,6 +632,7 @@ impl Checker {
             if ty == CType::Void {
                 self.error(
                     v.name_span,
+                    Code::E0004,
                     format!("variable `{}` has type `void`", v.name),
                 );
             }
@@ -664,6 +683,7 @@ impl Checker {
                 if final_ty.size().is_none() {
                     self.error(
                         v.name_span,
+                        Code::E0009,
                         format!("array `{}` needs a size or an initializer", v.name),
                     );
                 }
@@ -749,12 +769,15 @@ impl Checker {
                 } else {
                     "`default`"
                 };
-                let msg = if self.switches.is_empty() {
-                    format!("{what} label not within a `switch` statement")
+                let (code, msg) = if self.switches.is_empty() {
+                    (
+                        Code::E0011,
+                        format!("{what} label not within a `switch` statement"),
+                    )
                 } else {
-                    format!("{what} labels nested inside another statement of the `switch` are not supported by kernelc")
+                    (Code::E0002, format!("{what} labels nested inside another statement of the `switch` are not supported by kernelc"))
                 };
-                self.error(s.span, msg);
+                self.error(s.span, code, msg);
                 StmtKind::Empty
             }
             A::Enum(e) => {
@@ -819,7 +842,11 @@ impl Checker {
                 };
                 if depth == 0 {
                     let what = if is_break { "break" } else { "continue" };
-                    self.error(s.span, format!("`{what}` statement not in a loop"));
+                    self.error(
+                        s.span,
+                        Code::E0011,
+                        format!("`{what}` statement not in a loop"),
+                    );
                 }
                 if is_break {
                     StmtKind::Break
@@ -841,6 +868,7 @@ impl Checker {
             (None, false) => {
                 self.error(
                     span,
+                    Code::E0011,
                     format!("non-void function `{name}` must return a value of type `{ret}`"),
                 );
                 StmtKind::Empty
@@ -865,6 +893,7 @@ impl Checker {
                     Some(e) => {
                         self.error(
                             e.span,
+                            Code::E0011,
                             format!("void function `{name}` should not return a value"),
                         );
                         StmtKind::Empty

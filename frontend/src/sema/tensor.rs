@@ -14,6 +14,7 @@
 //! has no `half` type: a tile of f16 or bf16 is `const unsigned short *`.
 
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::Span;
 use crate::typed::{Expr, ExprKind, Intrinsic};
 use crate::types::CType;
@@ -238,7 +239,7 @@ impl Checker {
             let n = params.len();
             let s = if n == 1 { "" } else { "s" };
             let msg = format!("`{name}` takes {n} argument{s}, have {}", args.len());
-            self.error(span, msg);
+            self.error(span, Code::E0099, msg);
             return None;
         }
         let mut op = op;
@@ -254,7 +255,7 @@ impl Checker {
                     let msg = format!(
                         "the group count of `{name}` must be a constant from 0 to 255 (PTX takes it as an immediate)"
                     );
-                    self.error(args[0].span, msg);
+                    self.error(args[0].span, Code::E0009, msg);
                     return None;
                 }
             }

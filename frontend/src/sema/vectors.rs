@@ -4,6 +4,7 @@
 //! member access, copies and `sizeof` need nothing special.
 
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{Expr, ExprKind};
 use crate::types::{vector_type, CType};
@@ -24,6 +25,7 @@ impl Checker {
         if args.len() != def.fields.len() {
             self.diags.push(Diagnostic::error(
                 span,
+                Code::E0007,
                 format!(
                     "`{name}` takes {} arguments, but {} were given",
                     def.fields.len(),

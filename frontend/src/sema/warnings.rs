@@ -8,6 +8,7 @@
 //! initializing a `float` is not reported (only a `double` *variable* is).
 
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::Diagnostic;
 use crate::typed::Expr;
 use crate::types::CType;
@@ -28,10 +29,11 @@ impl Checker {
             if used || l.is_param || l.name.is_empty() || l.name.starts_with('_') {
                 continue;
             }
-            self.diags.push(
-                Diagnostic::warning(l.span, format!("unused variable `{}`", l.name))
-                    .with_code("W0001"),
-            );
+            self.diags.push(Diagnostic::warning(
+                l.span,
+                Code::W0001,
+                format!("unused variable `{}`", l.name),
+            ));
         }
     }
 
@@ -65,11 +67,9 @@ impl Checker {
             _ => return,
         };
         self.diags.push(
-            Diagnostic::warning(e.span, msg)
-                .with_code("W0002")
-                .with_note(format!(
-                    "write `({to})` before the value if the conversion is intended"
-                )),
+            Diagnostic::warning(e.span, Code::W0002, msg).with_note(format!(
+                "write `({to})` before the value if the conversion is intended"
+            )),
         );
     }
 
@@ -96,9 +96,9 @@ impl Checker {
         self.diags.push(
             Diagnostic::warning(
                 span,
+                Code::W0003,
                 format!("comparison of integers of different signs: `{lt}` and `{rt}`"),
             )
-            .with_code("W0003")
             .with_note(format!(
                 "the `{signed_ty}` operand is converted to `{common}`, so a negative value compares as a large number"
             )),

@@ -15,6 +15,7 @@
 //! (types, shape, majorness), so its builder is folded here to one integer.
 
 use super::Checker;
+use crate::codes::Code;
 use crate::diag::Span;
 use crate::typed::{Expr, ExprKind, Intrinsic};
 use crate::types::CType;
@@ -245,7 +246,7 @@ impl Checker {
             let n = params.len();
             let s = if n == 1 { "" } else { "s" };
             let msg = format!("`{name}` takes {n} argument{s}, have {}", args.len());
-            self.error(span, msg);
+            self.error(span, Code::E0099, msg);
             return None;
         }
         let mut out = Vec::new();
@@ -285,7 +286,7 @@ impl Checker {
                     let msg = format!(
                         "the swizzle of `{name}` must be a constant 0, 32, 64 or 128 (bytes)"
                     );
-                    self.error(sw.span, msg);
+                    self.error(sw.span, Code::E0009, msg);
                     return None;
                 };
                 out[3] = Expr {
@@ -313,25 +314,26 @@ impl Checker {
         }
     }
 
-    /// A constant argument, or an error on it that says what it must be.
+    /// A constant argument, or an error of kind `code` on it that says
+    /// what it must be (`want`).
     fn const_arg(
         &mut self,
         name: &str,
         e: &Expr,
         ok: impl Fn(i128) -> bool,
-        want: &str,
+        (code, want): (Code, &str),
     ) -> Option<i128> {
         match self.const_int(e) {
             Some(v) if ok(v) => Some(v),
             Some(v) => {
-                self.error(e.span, format!("{want} in `{name}`, not {v}"));
+                self.error(e.span, code, format!("{want} in `{name}`, not {v}"));
                 None
             }
             None => {
                 let msg = format!(
                     "{want} in `{name}` (PTX takes it as an immediate), but this is not a constant"
                 );
-                self.error(e.span, msg);
+                self.error(e.span, code, msg);
                 None
             }
         }
@@ -352,7 +354,10 @@ impl Checker {
                     name,
                     &consts[0],
                     |v| (0..=255).contains(&v),
-                    "the group count must be a constant from 0 to 255",
+                    (
+                        Code::E0009,
+                        "the group count must be a constant from 0 to 255",
+                    ),
                 )?;
                 AccelOp::WgmmaWait { n: n as u8 }
             }
@@ -361,7 +366,10 @@ impl Checker {
                     name,
                     &consts[0],
                     |v| u16::try_from(v).is_ok_and(setmaxnreg_ok),
-                    "the register count must be a multiple of 8 from 24 to 256",
+                    (
+                        Code::E0099,
+                        "the register count must be a multiple of 8 from 24 to 256",
+                    ),
                 )?;
                 AccelOp::Setmaxnreg {
                     inc,
@@ -374,7 +382,10 @@ impl Checker {
                         name,
                         e,
                         |v| v == 1 || v == -1,
-                        &format!("the scale of {which} must be a constant 1 or -1"),
+                        (
+                            Code::E0009,
+                            &format!("the scale of {which} must be a constant 1 or -1"),
+                        ),
                     )
                 };
                 let trans = |c: &mut Self, e: &Expr, which: &str| {
@@ -382,7 +393,10 @@ impl Checker {
                         name,
                         e,
                         |v| v == 0 || v == 1,
-                        &format!("the transpose flag of {which} must be a constant 0 or 1"),
+                        (
+                            Code::E0009,
+                            &format!("the transpose flag of {which} must be a constant 0 or 1"),
+                        ),
                     )
                 };
                 let sa = scale(self, &consts[0], "A");
@@ -407,7 +421,7 @@ impl Checker {
                         let msg = format!(
                             "the column count of `{name}` must be a power of 2 from 32 to 512, not {v}"
                         );
-                        self.error(rest[1].span, msg);
+                        self.error(rest[1].span, Code::E0099, msg);
                         return None;
                     }
                 }
@@ -425,20 +439,26 @@ impl Checker {
             name,
             &args[0],
             |v| v == 64 || v == 128,
-            "M must be a constant 64 or 128",
+            (Code::E0009, "M must be a constant 64 or 128"),
         );
         let n = self.const_arg(
             name,
             &args[1],
             |v| (8..=256).contains(&v) && v % 8 == 0,
-            "N must be a constant multiple of 8 from 8 to 256",
+            (
+                Code::E0009,
+                "N must be a constant multiple of 8 from 8 to 256",
+            ),
         );
         let bit = |c: &mut Self, e: &Expr, which: &str| {
             c.const_arg(
                 name,
                 e,
                 |v| v == 0 || v == 1,
-                &format!("{which} must be a constant 0 (K-major) or 1 (MN-major)"),
+                (
+                    Code::E0009,
+                    &format!("{which} must be a constant 0 (K-major) or 1 (MN-major)"),
+                ),
             )
         };
         let am = bit(self, &args[2], "the majorness of A");
@@ -446,7 +466,7 @@ impl Checker {
         let (m, n, am, bm) = (m?, n?, am?, bm?);
         if m == 128 && n % 16 != 0 {
             let msg = format!("N must be a multiple of 16 when M is 128 in `{name}`, not {n}");
-            self.error(args[1].span, msg);
+            self.error(args[1].span, Code::E0099, msg);
             return None;
         }
         let (m, n, am, bm) = (m as u32, n as u32, am as u32, bm as u32);

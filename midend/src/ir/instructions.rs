@@ -560,7 +560,24 @@ impl SpecialReg {
     /// Whether the register describes thread-block clusters (PTX has them
     /// from sm_90 on).
     pub fn is_cluster(self) -> bool {
-        self.name().contains("cluster")
+        use SpecialReg::*;
+        matches!(
+            self,
+            ClusterCtarank
+                | ClusterNctarank
+                | ClusteridX
+                | ClusteridY
+                | ClusteridZ
+                | NclusteridX
+                | NclusteridY
+                | NclusteridZ
+                | ClusterCtaidX
+                | ClusterCtaidY
+                | ClusterCtaidZ
+                | ClusterNctaidX
+                | ClusterNctaidY
+                | ClusterNctaidZ
+        )
     }
 
     /// The type of the value a `special` instruction reads.

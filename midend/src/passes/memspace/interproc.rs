@@ -23,7 +23,9 @@
 //! lattice bounds the changes of seeds and returns, and the clone budget
 //! and the clone key bound the clones; a step cap guards against a bug.
 
-use super::intra::{analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds};
+use super::intra::{
+    analyze, byval_fields, space_in_memory, Analysis, Boundary, FieldSeeds, SeedReason,
+};
 use super::lattice::Space;
 use super::Options;
 use crate::analysis::LocalCells;
@@ -37,7 +39,7 @@ use std::fmt::Write as _;
 #[derive(Clone, Debug, Default)]
 pub struct State {
     /// Per parameter: the element the walker starts from, and why.
-    pub seeds: Vec<Vec<(Space, &'static str)>>,
+    pub seeds: Vec<Vec<(Space, SeedReason)>>,
     /// Per pointer field of a by-value parameter: the same.
     pub fields: Vec<FieldSeeds>,
     /// Per return slot: the space callers may rely on.
@@ -59,7 +61,7 @@ impl State {
 }
 
 /// The walker's starting point for each parameter of `f` (before any vote).
-fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
+fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, SeedReason)> {
     f.signature
         .params
         .iter()
@@ -70,30 +72,34 @@ fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, &'static str)> {
             // field by field instead.
             Type::Ptr(AddrSpace::Generic) if p.attrs.byval.is_some() || p.attrs.sret.is_some() => (
                 Space::Generic,
-                "by-value aggregate (the calling convention's pointer)",
+                SeedReason::new("by-value aggregate (the calling convention's pointer)"),
             ),
             Type::Ptr(AddrSpace::Generic) if f.is_kernel() => {
                 if opts.param_always_point_to_global {
                     (
                         Space::Concrete(AddrSpace::Global),
-                        "kernel parameter (--param-always-point-to-global)",
+                        SeedReason::assumption("kernel parameter (--param-always-point-to-global)"),
                     )
                 } else {
-                    (Space::Generic, "kernel parameter")
+                    (Space::Generic, SeedReason::new("kernel parameter"))
                 }
             }
             Type::Ptr(AddrSpace::Generic) => match f.attrs.linkage {
                 Linkage::External => (
                     Space::Generic,
-                    "parameter of an external function (unknown callers)",
+                    SeedReason::new("parameter of an external function (unknown callers)"),
                 ),
-                Linkage::Internal if opts.conservative => {
-                    (Space::Generic, "parameter (--memspace-conservative)")
-                }
-                Linkage::Internal => (Space::Bottom, "parameter, from the votes of its callers"),
+                Linkage::Internal if opts.conservative => (
+                    Space::Generic,
+                    SeedReason::new("parameter (--memspace-conservative)"),
+                ),
+                Linkage::Internal => (
+                    Space::Bottom,
+                    SeedReason::new("parameter, from the votes of its callers"),
+                ),
             },
-            Type::Ptr(s) => (Space::Concrete(s), "declared"),
-            _ => (Space::Bottom, "not a pointer"),
+            Type::Ptr(s) => (Space::Concrete(s), SeedReason::new("declared")),
+            _ => (Space::Bottom, SeedReason::new("not a pointer")),
         })
         .collect()
 }
@@ -489,11 +495,11 @@ impl Driver<'_> {
                 if votes[k] != Space::Bottom && votes[k] != old {
                     self.state.seeds[g.index()][k] = (
                         votes[k],
-                        if votes[k] == Space::Generic {
+                        SeedReason::new(if votes[k] == Space::Generic {
                             "parameter: its callers disagree"
                         } else {
                             "parameter: all its callers agree"
-                        },
+                        }),
                     );
                     changed += 1;
                 }
@@ -645,7 +651,10 @@ impl Driver<'_> {
         for (k, &s) in sig.params.iter().enumerate() {
             if f.signature.params[k].ty == Type::Ptr(AddrSpace::Generic) && s != AddrSpace::Generic
             {
-                seeds[k] = (Space::Concrete(s), "parameter of a clone specialized to it");
+                seeds[k] = (
+                    Space::Concrete(s),
+                    SeedReason::new("parameter of a clone specialized to it"),
+                );
             } else if let Some(&(prev, why)) = self.state.seeds[g.index()].get(k) {
                 if prev.concrete().is_some() {
                     seeds[k] = (prev, why);

@@ -30,8 +30,8 @@ pub enum Why {
     Unknown,
     /// The value's type names the space.
     Declared,
-    /// A function parameter, seeded from the boundary (the text says how).
-    Param(&'static str),
+    /// A function parameter, seeded from the boundary (the reason says how).
+    Param(SeedReason),
     /// A cast to generic of this value: the space of the source survives.
     Cast(Value),
     /// Offset from, or passed on from, this value (ptroffset, block argument).
@@ -51,6 +51,40 @@ pub enum Why {
     /// an operand derived from the value, and it runs whenever the value
     /// is made (see [`Demand`]).
     Demanded(Inst),
+}
+
+/// Why a parameter starts the walk with its element: the text the
+/// explanations show, and whether the element is taken on trust from a
+/// knob (`--param-always-point-to-global`) rather than proved, which
+/// [`Analysis::assumed`] follows.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct SeedReason {
+    pub text: &'static str,
+    pub assumed: bool,
+}
+
+impl SeedReason {
+    /// A reason that rests on no assumption.
+    pub const fn new(text: &'static str) -> SeedReason {
+        SeedReason {
+            text,
+            assumed: false,
+        }
+    }
+
+    /// A reason that is an assumption.
+    pub const fn assumption(text: &'static str) -> SeedReason {
+        SeedReason {
+            text,
+            assumed: true,
+        }
+    }
+}
+
+impl std::fmt::Display for SeedReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text)
+    }
 }
 
 /// A backward refinement: operand `operand` of `inst` admits only `space`
@@ -103,7 +137,7 @@ impl Analysis {
 /// What the walker knows about the world outside the function.
 pub struct Boundary<'a> {
     /// One element (and its reason) per parameter of the signature.
-    pub params: &'a [(Space, &'static str)],
+    pub params: &'a [(Space, SeedReason)],
     /// The space a call to a function returns (`Bottom`: not known yet).
     pub callee_return: &'a dyn Fn(FuncId) -> Space,
     /// The pointer fields of by-value parameters, as the callers pass them.
@@ -322,11 +356,10 @@ fn forward(
     }
     for (k, &p) in func.params().iter().enumerate() {
         if ptr_space(p) == Some(AddrSpace::Generic) {
-            let (seed, why) = boundary
-                .params
-                .get(k)
-                .copied()
-                .unwrap_or((Space::Generic, "parameter not in the signature"));
+            let (seed, why) = boundary.params.get(k).copied().unwrap_or((
+                Space::Generic,
+                SeedReason::new("parameter not in the signature"),
+            ));
             a.space[p] = seed;
             a.why[p] = Why::Param(why);
             if let Some(d) = refined.get(&p) {
@@ -415,7 +448,7 @@ fn forward(
 fn mark_assumptions(func: &Function, a: &mut Analysis, insts: &[crate::ir::Inst]) {
     let dfg = &func.dfg;
     for &p in func.params() {
-        if matches!(a.why[p], Why::Param(t) if t.contains("--param-always-point-to-global")) {
+        if matches!(a.why[p], Why::Param(reason) if reason.assumed) {
             a.assumed[p] = true;
         }
     }
@@ -620,7 +653,7 @@ fn loaded_space(func: &Function, a: &Analysis, content: &Content) -> Option<(Spa
                 return None;
             }
             Some(match a.fields.get(&(*n, *off)) {
-                Some(&(s, why)) => (s, Why::Param(why)),
+                Some(&(s, why)) => (s, Why::Param(SeedReason::new(why))),
                 None => (
                     Space::Generic,
                     Why::Lost("a field of a by-value parameter that is not followed"),
