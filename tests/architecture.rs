@@ -89,3 +89,217 @@ fn the_judges_never_import_the_compiler() {
         }
     }
 }
+
+/// The longest a function may be without a written reason (issue: a
+/// function a reader cannot hold in the head).
+const LONG_FUNCTION: usize = 150;
+
+/// The `.rs` files of the workspace's code (every crate's `src/`, the
+/// benches), not its tests.
+fn code_files() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for path in entries.map(|e| e.expect("a folder entry").path()) {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if path.is_dir() {
+                if !matches!(name.as_ref(), "target" | "tests" | ".git" | ".tools") {
+                    walk(&path, out);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = common::root();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        let src = path.join("src");
+        if path.is_dir() && (src.is_dir() || path.ends_with("src") || path.ends_with("benches")) {
+            walk(if src.is_dir() { &src } else { &path }, &mut files);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Each line of `text` with its comments, strings and character literals
+/// blanked, so that braces and `fn` are counted in code only.
+fn code_only(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let mut block_depth = 0;
+    while i < b.len() {
+        let rest = &b[i..];
+        if block_depth > 0 {
+            if rest.starts_with(b"*/") {
+                block_depth -= 1;
+                out.extend(b"  ");
+                i += 2;
+            } else if rest.starts_with(b"/*") {
+                block_depth += 1;
+                out.extend(b"  ");
+                i += 2;
+            } else {
+                out.push(if b[i] == b'\n' { b'\n' } else { b' ' });
+                i += 1;
+            }
+        } else if rest.starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if rest.starts_with(b"/*") {
+            block_depth = 1;
+            out.extend(b"  ");
+            i += 2;
+        } else if b[i] == b'"' || rest.starts_with(b"r#") || rest.starts_with(b"r\"") {
+            // A string (raw or not): blank up to its end.
+            let hashes = if b[i] == b'r' {
+                rest[1..].iter().take_while(|&&c| c == b'#').count()
+            } else {
+                0
+            };
+            let raw = b[i] == b'r';
+            let open = if raw { 2 + hashes } else { 1 };
+            out.extend(std::iter::repeat_n(b' ', open));
+            i += open;
+            while i < b.len() {
+                if !raw && b[i] == b'\\' {
+                    out.extend(b"  ");
+                    i += 2;
+                    continue;
+                }
+                if b[i] == b'"'
+                    && b[i + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|&&c| c == b'#')
+                        .count()
+                        == hashes
+                {
+                    out.extend(std::iter::repeat_n(b' ', 1 + hashes));
+                    i += 1 + hashes;
+                    break;
+                }
+                out.push(if b[i] == b'\n' { b'\n' } else { b' ' });
+                i += 1;
+            }
+        } else if b[i] == b'\'' && (rest.get(2) == Some(&b'\'') || rest.get(1) == Some(&b'\\')) {
+            // A character literal (a lifetime has no closing quote).
+            let end = rest[2..]
+                .iter()
+                .position(|&c| c == b'\'')
+                .map_or(1, |p| p + 3);
+            out.extend(std::iter::repeat_n(b' ', end));
+            i += end;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The functions of a file longer than [`LONG_FUNCTION`] lines with no
+/// `// Long: why` comment above them: `(name, first line, length)`.
+fn unexplained_long_functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let code = code_only(text);
+    let mut found = Vec::new();
+    for (at, line) in code.iter().enumerate() {
+        let Some(pos) = line.find("fn ").filter(|&p| {
+            p == 0
+                || !line.as_bytes()[p - 1].is_ascii_alphanumeric() && line.as_bytes()[p - 1] != b'_'
+        }) else {
+            continue;
+        };
+        let name: String = line[pos + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: from the first `{` (before any `;`) to its match.
+        let mut depth = 0usize;
+        let mut end = None;
+        'scan: for (k, l) in code.iter().enumerate().skip(at) {
+            let from = if k == at { pos } else { 0 };
+            for c in l[from..].chars() {
+                match c {
+                    ';' if depth == 0 => break 'scan,
+                    '{' => depth += 1,
+                    '}' if depth == 1 => {
+                        end = Some(k);
+                        break 'scan;
+                    }
+                    '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+        let Some(end) = end else { continue };
+        let length = end - at + 1;
+        let explained = lines[..at]
+            .iter()
+            .rev()
+            .take_while(|l| {
+                let t = l.trim_start();
+                t.starts_with("//") || t.starts_with("#[")
+            })
+            .any(|l| l.trim_start().starts_with("// Long:"));
+        if length > LONG_FUNCTION && !explained {
+            found.push((name, at + 1, length));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_is_long_without_a_reason() {
+    let mut unexplained = Vec::new();
+    for path in code_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rel = path
+            .strip_prefix(common::root())
+            .unwrap()
+            .display()
+            .to_string();
+        for (name, line, length) in unexplained_long_functions(&text) {
+            unexplained.push(format!("  {rel}:{line}: `{name}` is {length} lines"));
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "functions over {LONG_FUNCTION} lines need a `// Long: why` comment above them (or \
+         to be split):\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_counts_bodies_not_strings_or_comments() {
+    let body = |n: usize| "    x();\n".repeat(n);
+    let long = format!("fn f() {{\n{}}}\n", body(LONG_FUNCTION));
+    assert_eq!(
+        unexplained_long_functions(&long),
+        vec![("f".into(), 1, LONG_FUNCTION + 2)]
+    );
+    let explained = format!("/// Doc.\n// Long: a table.\n#[inline]\n{long}");
+    assert!(unexplained_long_functions(&explained).is_empty());
+    // Braces in strings, chars and comments do not end the body early.
+    let tricky = format!(
+        "fn g() {{\n let s = \"}}\"; let c = '}}'; // }}\n /* }} */ let r = r#\"}}\"#;\n{}}}\n",
+        body(LONG_FUNCTION)
+    );
+    assert_eq!(unexplained_long_functions(&tricky).len(), 1);
+    let short = format!("fn h<'a>(x: &'a str) {{\n{}}}\nfn k();\n", body(10));
+    assert!(unexplained_long_functions(&short).is_empty());
+}

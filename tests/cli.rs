@@ -198,7 +198,10 @@ fn fmad_controls_contraction() {
         // multiply and the add are written `.rn`, as nvcc writes them, so
         // that ptxas cannot fuse them either.
         assert!(!ptx.contains("fma."), "{ptx}");
-        assert!(ptx.contains("mul.rn.f32") && ptx.contains("add.rn.f32"), "{ptx}");
+        assert!(
+            ptx.contains("mul.rn.f32") && ptx.contains("add.rn.f32"),
+            "{ptx}"
+        );
         common::assert_ptxas_accepts(&ptx, "sm_90", "saxpy --fmad=false");
     }
     let out = kernelc(&["samples/saxpy.cu", "--fmad=maybe"]);

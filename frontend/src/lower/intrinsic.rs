@@ -29,6 +29,8 @@ fn is_signed(ty: &CType) -> bool {
 
 impl FunctionLowerer<'_, '_> {
     /// Lowers a built-in call; `None` for the ones that return `void`.
+    // Long: one arm per built-in (CUDA's intrinsics and math functions),
+    // each a line or two of IR; the table of what each built-in becomes.
     pub(crate) fn intrinsic(&mut self, op: Intrinsic, args: &[Expr], ty: &CType) -> Option<Value> {
         use Intrinsic as I;
         let v = match op {

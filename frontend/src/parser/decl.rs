@@ -210,6 +210,9 @@ impl Parser<'_> {
 
     /// Parses declaration specifiers: the base type (`None` when no type
     /// specifier was written at all), its span, and everything else.
+    // Long: one loop over the specifier keywords C and CUDA allow in any
+    // order (types, qualifiers, storage, execution spaces, attributes),
+    // one arm each, then the checks of their combination.
     pub(super) fn specifiers(&mut self) -> PResult<(Option<QualType>, Span, DeclSpecs)> {
         let start = self.span();
         let mut ts = TypeSpecs::default();

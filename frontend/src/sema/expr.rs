@@ -1085,6 +1085,23 @@ impl Checker {
         ))
     }
 
+    /// A call of a name no declaration introduces: E0002 for a function
+    /// kernelc knows it does not support yet, E0001 for any other.
+    fn unknown_function(&mut self, name: &str, span: Span) {
+        let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name) {
+            (
+                Code::E0002,
+                format!("`{name}` is not supported by kernelc yet"),
+            )
+        } else {
+            (
+                Code::E0001,
+                format!("use of undeclared identifier `{name}`"),
+            )
+        };
+        self.error(span, code, msg);
+    }
+
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
         let ast::ExprKind::Ident(name) = &callee.kind else {
             let _ = self.expr(callee);
@@ -1128,33 +1145,11 @@ impl Checker {
             if let Some(result) = self.builtin_call(name, typed_args, span) {
                 return result;
             }
-            let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
-                (
-                    Code::E0002,
-                    format!("`{name}` is not supported by kernelc yet"),
-                )
-            } else {
-                (
-                    Code::E0001,
-                    format!("use of undeclared identifier `{name}`"),
-                )
-            };
-            self.error(callee.span, code, msg);
+            self.unknown_function(name, callee.span);
             return None;
         }
         let Some(&sig_idx) = self.by_name.get(name.as_str()) else {
-            let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name.as_str()) {
-                (
-                    Code::E0002,
-                    format!("`{name}` is not supported by kernelc yet"),
-                )
-            } else {
-                (
-                    Code::E0001,
-                    format!("use of undeclared identifier `{name}`"),
-                )
-            };
-            self.error(callee.span, code, msg);
+            self.unknown_function(name, callee.span);
             return None;
         };
         let sig = &self.sigs[sig_idx];

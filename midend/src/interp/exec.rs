@@ -561,6 +561,8 @@ impl<'m> Exec<'m> {
     }
 
     /// Executes one instruction of the top frame.
+    // Long: the dispatch table of the interpreter, one arm per instruction
+    // format; each arm calls into `eval.rs` or a family's module.
     fn step(
         &mut self,
         t: &mut Thread,

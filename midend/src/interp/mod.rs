@@ -249,6 +249,9 @@ fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
 }
 
 impl Setup {
+    // Long: the launch's setup in order (each argument bound to its
+    // parameter, with an error for each kind of mismatch; shared memory
+    // sized; the module's variables placed), filling the same tables.
     fn new(
         module: &Module,
         kernel: &str,

@@ -81,6 +81,8 @@ fn matmul(a: &[Vec<f32>], b: &[Vec<f32>], c: &[Vec<f32>]) -> Vec<Vec<f32>> {
 impl Exec<'_> {
     /// Runs an `accel` instruction that a lane can run alone; the others
     /// stop as warp collectives.
+    // Long: one arm per accelerator opcode a lane runs alone (async
+    // copies, mbarriers, TMA), the interpreter's table of the family.
     pub(super) fn accel(
         &mut self,
         t: &mut Thread,
