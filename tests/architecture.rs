@@ -114,7 +114,7 @@ fn code_files() -> Vec<std::path::PathBuf> {
     }
     let root = common::root();
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(&root).unwrap() {
+    for entry in std::fs::read_dir(root).unwrap() {
         let path = entry.unwrap().path();
         let src = path.join("src");
         if path.is_dir() && (src.is_dir() || path.ends_with("src") || path.ends_with("benches")) {
