@@ -1,6 +1,6 @@
 //! ARCHITECTURE.md's list of crates and their workspace dependencies is the
-//! truth of the `Cargo.toml`s, and the judges (ptx-validate, ptx-emu) import
-//! no part of the compiler.
+//! truth of the `Cargo.toml`s, the judges (ptx-validate, ptx-emu) import
+//! no part of the compiler, and the midend never imports the interpreter.
 
 mod common;
 
@@ -12,6 +12,7 @@ const CRATES: &[(&str, &str)] = &[
     ("frontend", "frontend"),
     ("midend", "midend"),
     ("backend-nvptx", "backend-nvptx"),
+    ("kir-interp", "interp"),
     ("ptx-validate", "ptx-validate"),
     ("ptx-emu", "ptx-emu"),
     ("kernel-gen", "kernel-gen"),
@@ -86,6 +87,35 @@ fn the_judges_never_import_the_compiler() {
                 !graph[judge].contains(compiler),
                 "{judge} imports {compiler}"
             );
+        }
+    }
+}
+
+/// The IR interpreter (`kir-interp`) runs the midend's IR, never the other
+/// way round: not even the midend's tests may use it (a dev-dependency
+/// would link a second copy of the midend into its unit tests), so the
+/// optimizer builds and is tested without it.
+#[test]
+fn the_midend_never_imports_the_interpreter() {
+    let manifest = std::fs::read_to_string(common::root().join("midend/Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains("kir-interp"),
+        "midend/Cargo.toml names kir-interp"
+    );
+    let mut dirs = vec![common::root().join("midend")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    !text.contains("kir_interp"),
+                    "{} uses kir_interp",
+                    path.display()
+                );
+            }
         }
     }
 }

@@ -384,8 +384,8 @@ pub fn run_spec_in_interp(
     name: &str,
     module: &kernelc::midend::ir::Module,
 ) -> Vec<Option<Vec<u8>>> {
-    use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
     use kernelc::run::{parse_arg, ArgValue};
+    use kir_interp::{KernelArg, LaunchConfig};
     let l = spec_launch(name);
     let args: Vec<KernelArg> = l
         .args
@@ -405,7 +405,7 @@ pub fn run_spec_in_interp(
         dynamic_shared_bytes: l.shared_bytes,
         ..LaunchConfig::default()
     };
-    interp::run_kernel(module, &l.kernel, &args, &config)
+    kir_interp::run_kernel(module, &l.kernel, &args, &config)
         .unwrap_or_else(|e| panic!("{name}: {e:?}"))
         .buffers
 }
@@ -607,7 +607,7 @@ pub fn math_interp_run(
     y: &[f64],
     per: usize,
 ) -> Vec<f64> {
-    use kernelc::midend::interp::{self, KernelArg};
+    use kir_interp::KernelArg;
     let n = x.len();
     let args = [
         KernelArg::Buffer(f64_bytes(x)),
@@ -618,12 +618,12 @@ pub fn math_interp_run(
             bits: n as u64,
         },
     ];
-    let cfg = interp::LaunchConfig {
+    let cfg = kir_interp::LaunchConfig {
         grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
         block: [MATH_BLOCK, 1, 1],
-        ..interp::LaunchConfig::default()
+        ..kir_interp::LaunchConfig::default()
     };
-    let out = interp::run_kernel(module, kernel, &args, &cfg)
+    let out = kir_interp::run_kernel(module, kernel, &args, &cfg)
         .unwrap_or_else(|e| panic!("{kernel} on the interpreter: {e:?}"));
     f64s(out.buffers[2].as_ref().unwrap())
 }
