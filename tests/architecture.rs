@@ -119,3 +119,78 @@ fn the_midend_never_imports_the_interpreter() {
         }
     }
 }
+
+/// The spellings of a second search for NVIDIA's tools: a tool's folder
+/// inside the CUDA wheels, a `PATH` lookup of a tool, a read of a tool's
+/// variable.
+const SECOND_SEARCH: &[&str] = &[
+    "nvidia/cu13/bin",
+    "\"cu13\", \"bin\"",
+    "command -v ptxas",
+    "command -v nvcc",
+    "command -v cuobjdump",
+    "which(\"ptxas\")",
+    "which(\"nvcc\")",
+    "which(\"cuobjdump\")",
+    "(\"KERNELC_PTXAS\")",
+    "(\"KERNELC_NVCC\")",
+    "(\"KERNELC_CUOBJDUMP\")",
+    "${KERNELC_PTXAS",
+    "${KERNELC_NVCC",
+    "${KERNELC_CUOBJDUMP",
+];
+
+/// Every Rust file of the workspace (and its fuzz targets) and every script.
+fn code_and_scripts() -> Vec<std::path::PathBuf> {
+    let root = common::root();
+    let mut dirs: Vec<_> = ["src", "tests", "benches", "fuzz/fuzz_targets", "scripts"]
+        .iter()
+        .map(|d| root.join(d))
+        .chain(CRATES.iter().filter(|c| c.1 != ".").map(|c| root.join(c.1)))
+        .collect();
+    let mut files = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                if !path.ends_with("target") {
+                    dirs.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") || dir.ends_with("scripts") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// NVIDIA's tools are found in one place, `stdx/src/tools.rs` (the CLI,
+/// ptx-validate and the tests call it; the scripts ask its `find-tool`
+/// binary), so no part can search in another order.
+#[test]
+fn nvidias_tools_are_found_in_one_place() {
+    let root = common::root();
+    let exempt = [
+        root.join("stdx/src/tools.rs"),
+        root.join("tests/architecture.rs"),
+    ];
+    let mut seen = 0;
+    for path in code_and_scripts() {
+        if exempt.contains(&path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for spelling in SECOND_SEARCH {
+            assert!(
+                !text.contains(spelling),
+                "{} searches for an NVIDIA tool itself (`{spelling}`): use stdx::tools \
+                 (or `cargo run -q -p stdx --bin find-tool -- NAME` from a script)",
+                path.display()
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen > 100, "only {seen} files read");
+}
