@@ -12,7 +12,6 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kernelc::driver;
 use kernelc::run::{parse_arg, spec_words, ArgValue};
-use midend::interp;
 use ptx_emu as emu;
 use std::hint::black_box;
 use std::path::Path;
@@ -76,16 +75,16 @@ fn engines(c: &mut Criterion) {
         let ptx = driver::compile_source(name, &src, &driver::CompileOptions::default())
             .expect("the sample compiles to PTX");
 
-        let iargs: Vec<interp::KernelArg> = l
+        let iargs: Vec<kir_interp::KernelArg> = l
             .args
             .iter()
             .map(|a| match a {
-                ArgValue::Scalar { elem, bits } => interp::KernelArg::Scalar {
+                ArgValue::Scalar { elem, bits } => kir_interp::KernelArg::Scalar {
                     ty: elem.ir_type(),
                     bits: *bits,
                 },
                 ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
-                    interp::KernelArg::Buffer(bytes.clone())
+                    kir_interp::KernelArg::Buffer(bytes.clone())
                 }
             })
             .collect();
@@ -104,11 +103,11 @@ fn engines(c: &mut Criterion) {
                 }
             })
             .collect();
-        let iconfig = interp::LaunchConfig {
+        let iconfig = kir_interp::LaunchConfig {
             grid: l.grid,
             block: l.block,
             dynamic_shared_bytes: l.shared,
-            ..interp::LaunchConfig::default()
+            ..kir_interp::LaunchConfig::default()
         };
         let econfig = emu::LaunchConfig {
             grid: l.grid,
@@ -116,7 +115,7 @@ fn engines(c: &mut Criterion) {
             dynamic_shared_bytes: l.shared,
             ..emu::LaunchConfig::default()
         };
-        let run_interp = || interp::run_kernel(&module, &l.kernel, &iargs, &iconfig).unwrap();
+        let run_interp = || kir_interp::run_kernel(&module, &l.kernel, &iargs, &iconfig).unwrap();
         let run_emu = || emu::run_ptx(&ptx, &l.kernel, &eargs, &econfig).unwrap();
 
         let mut g = c.benchmark_group(format!("engines/{name}"));

@@ -885,9 +885,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
             EngineArg::Emu => kernelc::run::Engine::Emu,
             EngineArg::Gpu => kernelc::run::Engine::Gpu,
         },
-        max_steps: args
-            .max_steps
-            .unwrap_or(kernelc::midend::interp::DEFAULT_MAX_STEPS),
+        max_steps: args.max_steps.unwrap_or(kir_interp::DEFAULT_MAX_STEPS),
         max_launch_steps: args.max_steps.unwrap_or(u64::MAX),
         args: args.args,
         float: driver::FloatOptions {

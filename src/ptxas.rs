@@ -1,47 +1,22 @@
 //! Finding and running NVIDIA's `ptxas`, the oracle every PTX we produce must
-//! satisfy.
+//! satisfy, and `nvcc`.
 //!
-//! The search order is the one `scripts/test` uses: `$KERNELC_PTXAS`, then
-//! `ptxas` on `PATH`, then the project-local install under `.tools/`.
+//! Both are found by [`stdx::tools`], the one search that ptx-validate, the
+//! tests and the scripts use too: `$KERNELC_PTXAS` (`$KERNELC_NVCC`), then
+//! `PATH`, then `$CUDA_HOME/bin`, then the repository's install under
+//! `.tools/`.
 
 use std::path::{Path, PathBuf};
+use stdx::tools::{self, Tool};
 
-/// Where `scripts/test` installs the pinned CUDA wheels, relative to the workspace root.
-pub const LOCAL_CUDA_DIR: &str = ".tools/cuda-13.5/nvidia/cu13/bin";
-
-/// Locates ptxas, or returns `None` when there is none (ptx-validate's
-/// search: `$KERNELC_PTXAS`, `PATH`, `$CUDA_HOME/bin`, then `.tools/`).
+/// Locates ptxas, or returns `None` when there is none.
 pub fn find_ptxas() -> Option<PathBuf> {
-    ptx_validate::driver::find_ptxas(Some(Path::new(env!("CARGO_MANIFEST_DIR"))))
+    tools::find(Tool::Ptxas)
 }
 
-/// Locates nvcc (only the local install has the nvvm it needs to run offline).
+/// Locates nvcc with the nvvm it needs, or returns `None`.
 pub fn find_nvcc() -> Option<PathBuf> {
-    find_tool("KERNELC_NVCC", "nvcc").filter(|p| {
-        p.parent()
-            .is_some_and(|bin| bin.join("../nvvm/bin/cicc").exists())
-    })
-}
-
-fn find_tool(env_var: &str, name: &str) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(env_var) {
-        let p = PathBuf::from(p);
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    if let Some(paths) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&paths) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(LOCAL_CUDA_DIR)
-        .join(name);
-    local.is_file().then_some(local)
+    tools::find(Tool::Nvcc)
 }
 
 /// What ptxas said about one PTX file.

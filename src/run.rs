@@ -2,7 +2,7 @@
 //!
 //! The command compiles a `.cu` file to IR (or reads a `.kir` file), binds
 //! the kernel arguments given on the command line, runs the kernel in the
-//! IR interpreter ([`midend::interp`]), writes every buffer back to
+//! IR interpreter ([`kir_interp`]), writes every buffer back to
 //! `DIR/argK.bin`, and prints one summary line per buffer. `--engine emu`
 //! compiles the same way, through the backend, and runs the PTX in the PTX
 //! emulator of ptx-validate instead (a `.ptx` input is run as written), and
@@ -26,7 +26,7 @@
 use crate::driver::{self, FloatOptions, WarningMode};
 use crate::gpu;
 use frontend::{Diagnostic, Severity, Span};
-use midend::interp::{self, Fault, KernelArg, LaunchConfig, RunError};
+use kir_interp::{Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
 use ptx_emu as emu;
 use std::path::{Path, PathBuf};
@@ -174,12 +174,12 @@ impl Elem {
 
 /// The f16 nearest to `x` (ties to even), as bits.
 fn half_bits(x: f64) -> u64 {
-    midend::interp::eval::f64_to_float(x, Type::F16)
+    kir_interp::eval::f64_to_float(x, Type::F16)
 }
 
 /// The value of f16 bits (exact in f64).
 fn half_value(bits: u64) -> f64 {
-    midend::interp::eval::float_to_f64(bits & 0xffff, Type::F16)
+    kir_interp::eval::float_to_f64(bits & 0xffff, Type::F16)
 }
 
 enum Num {
@@ -483,7 +483,7 @@ impl Default for RunRequest {
             arch: None,
             defines: Vec::new(),
             engine: Engine::Interp,
-            max_steps: interp::DEFAULT_MAX_STEPS,
+            max_steps: kir_interp::DEFAULT_MAX_STEPS,
             max_launch_steps: u64::MAX,
             args: Vec::new(),
             float: FloatOptions::default(),
@@ -734,7 +734,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         racecheck: req.racecheck,
         ..LaunchConfig::default()
     };
-    let out = interp::run_kernel(&program.module, &req.kernel, &kernel_args, &config).map_err(
+    let out = kir_interp::run_kernel(&program.module, &req.kernel, &kernel_args, &config).map_err(
         |e| match e {
             RunError::Setup(m) => format!("error: {m}\n"),
             RunError::Fault(f) => render_fault(&f, program.source.as_ref()),

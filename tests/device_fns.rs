@@ -18,9 +18,9 @@ mod common;
 use kernelc::backend_nvptx::{self, Target};
 use kernelc::driver;
 use kernelc::frontend;
-use kernelc::midend::interp::{self, KernelArg};
 use kernelc::midend::ir::{Module, Type};
 use kernelc::run::SplitMix64;
+use kir_interp::KernelArg;
 use ptx_emu as emu;
 
 const SOURCE: &str = r#"
@@ -197,12 +197,12 @@ fn run_all(kernel: &str, bufs: &[Vec<u8>], n: usize) -> Vec<Vec<u8>> {
             ty: Type::I32,
             bits: n as u64,
         });
-        let icfg = interp::LaunchConfig {
+        let icfg = kir_interp::LaunchConfig {
             grid,
             block,
-            ..interp::LaunchConfig::default()
+            ..kir_interp::LaunchConfig::default()
         };
-        let out = interp::run_kernel(&module, kernel, &iargs, &icfg)
+        let out = kir_interp::run_kernel(&module, kernel, &iargs, &icfg)
             .unwrap_or_else(|e| panic!("{kernel} -O{level} on the interpreter: {e:?}"));
         results.push((format!("interpreter -O{level}"), out.buffers));
         let mut eargs: Vec<emu::KernelArg> = bufs

@@ -201,7 +201,7 @@ fn request(src: &str, args: &[String], opt: u8, engine: Engine) -> RunRequest {
         fmad: true,
         sm: 90,
         engine,
-        max_steps: kernelc::midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: args.to_vec(),
         ..RunRequest::default()
     }

@@ -183,7 +183,7 @@ fn request(input: &Path, kernel: &str, threads: u32, args: &[&str]) -> RunReques
         sm: 90,
         defines: Vec::new(),
         engine: Engine::Interp,
-        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: args.iter().map(|s| s.to_string()).collect(),
         ..RunRequest::default()
     }

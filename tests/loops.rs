@@ -46,7 +46,7 @@ fn request(src: &str, kernel: &str, args: &[String], opt: u8, engine: Engine) ->
         sm: 80,
         defines: Vec::new(),
         engine,
-        max_steps: kernelc::midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: args.to_vec(),
         ..RunRequest::default()
     }

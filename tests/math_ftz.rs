@@ -10,8 +10,8 @@ mod common;
 use kernelc::backend_nvptx::{self, Target};
 use kernelc::driver::{self, FloatOptions};
 use kernelc::frontend;
-use kernelc::midend::interp::{self, KernelArg};
 use kernelc::midend::ir::{Module, Type};
+use kir_interp::KernelArg;
 use ptx_emu as emu;
 
 const KERNEL: &str = r#"
@@ -149,11 +149,11 @@ fn run_both(
             bits: n as u64,
         },
     ];
-    let icfg = interp::LaunchConfig {
+    let icfg = kir_interp::LaunchConfig {
         block,
-        ..interp::LaunchConfig::default()
+        ..kir_interp::LaunchConfig::default()
     };
-    let i = interp::run_kernel(module, "ops", &iargs, &icfg).expect("the interpreter runs");
+    let i = kir_interp::run_kernel(module, "ops", &iargs, &icfg).expect("the interpreter runs");
     let eargs = [
         emu::KernelArg::Buffer(f32_bytes(&input)),
         emu::KernelArg::Buffer(out),

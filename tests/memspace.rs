@@ -289,21 +289,6 @@ fn arg_spaces_round_trip_through_the_text_format() {
     assert_eq!(parse_module(&printed).unwrap(), m);
 }
 
-/// cuobjdump, from `$KERNELC_CUOBJDUMP` (which `scripts/test` exports). In CI
-/// it is required; locally a missing one skips the SASS tests loudly.
-fn cuobjdump_or_skip(what: &str) -> Option<PathBuf> {
-    match std::env::var_os("KERNELC_CUOBJDUMP").map(PathBuf::from) {
-        Some(p) if p.is_file() => Some(p),
-        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("cuobjdump is required in CI: set KERNELC_CUOBJDUMP (scripts/test does)")
-        }
-        _ => {
-            eprintln!("SKIPPED (cuobjdump not found; run ./scripts/test to install it): {what}");
-            None
-        }
-    }
-}
-
 /// Per SASS function (`Function : name`), the generic memory instructions:
 /// `LD`, `ST`, `ATOM`, `RED` (a generic address), as opposed to their
 /// global (`LDG`, `STG`, `ATOMG`, `REDG`), shared (`LDS`, `STS`, `ATOMS`,
@@ -399,7 +384,7 @@ fn sass_has_no_generic_memory_instruction_where_the_spaces_are_provable() {
     if common::ptxas_or_skip(what).is_none() {
         return;
     }
-    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+    let Some(cuobjdump) = common::cuobjdump_or_skip(what) else {
         return;
     };
     let mut sources = sources();
@@ -463,7 +448,7 @@ fn the_sass_count_sees_generic_instructions_when_memspace_is_off() {
     if common::ptxas_or_skip(what).is_none() {
         return;
     }
-    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+    let Some(cuobjdump) = common::cuobjdump_or_skip(what) else {
         return;
     };
     let path = common::root().join("tests/fixtures/memspace/sass_kernels.cu");
@@ -488,7 +473,7 @@ fn pointers_in_struct_fields_reach_the_sass_concrete() {
     if common::ptxas_or_skip(what).is_none() {
         return;
     }
-    let Some(cuobjdump) = cuobjdump_or_skip(what) else {
+    let Some(cuobjdump) = common::cuobjdump_or_skip(what) else {
         return;
     };
     let path = common::root().join("tests/corpus/struct_spaces.cu");

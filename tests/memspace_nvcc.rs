@@ -27,26 +27,6 @@ const FIXTURES: &[&str] = &[
     "tests/fixtures/memspace/nvcc_kernels.cu",
 ];
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// A tool from an environment variable, or `None` after a loud skip line
-/// (a failure in CI).
-fn tool_or_skip(var: &str, found: Option<PathBuf>) -> Option<PathBuf> {
-    match found {
-        Some(p) if p.is_file() => Some(p),
-        _ if in_ci() => panic!("{var} is required in CI (scripts/test exports it)"),
-        _ => {
-            eprintln!(
-                "SKIPPED ({var} not found; run ./scripts/test to install it): \
-                 generic SASS instructions, kernelc against nvcc"
-            );
-            None
-        }
-    }
-}
-
 struct Tools {
     ptxas: PathBuf,
     nvcc: PathBuf,
@@ -54,12 +34,10 @@ struct Tools {
 }
 
 fn tools() -> Option<Tools> {
-    let ptxas = common::ptxas_or_skip("generic SASS instructions, kernelc against nvcc")?;
-    let nvcc = tool_or_skip("KERNELC_NVCC", kernelc::ptxas::find_nvcc())?;
-    let cuobjdump = tool_or_skip(
-        "KERNELC_CUOBJDUMP",
-        std::env::var_os("KERNELC_CUOBJDUMP").map(PathBuf::from),
-    )?;
+    let what = "generic SASS instructions, kernelc against nvcc";
+    let ptxas = common::ptxas_or_skip(what)?;
+    let nvcc = common::nvcc_or_skip(what)?;
+    let cuobjdump = common::cuobjdump_or_skip(what)?;
     Some(Tools {
         ptxas,
         nvcc,

@@ -7,9 +7,9 @@
 mod common;
 
 use kernelc::driver::{self, CompileOptions, Emit};
-use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
 use kernelc::midend::ir::Module;
 use kernelc::midend::passes::{self, restrict};
+use kir_interp::{KernelArg, LaunchConfig};
 
 /// The passes this work added; "off" is the -O3 pipeline without them.
 const NEW_PASSES: [&str; 4] = ["restrict", "mark-invariant", "load-elim", "hoist-loads"];
@@ -275,7 +275,7 @@ fn struct_parameters_read_in_place_compute_the_same_results() {
             block: [32, 1, 1],
             ..LaunchConfig::default()
         };
-        let out = interp::run_kernel(&module, "k", &args, &config).unwrap();
+        let out = kir_interp::run_kernel(&module, "k", &args, &config).unwrap();
         results.push(out.buffers[1].clone().unwrap());
     }
     let expect: Vec<u8> = (0..32)

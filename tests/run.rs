@@ -28,7 +28,7 @@ fn spec_request(sample: &str, opt_level: u8) -> RunRequest {
         arch: l.arch,
         defines: Vec::new(),
         engine: Engine::Interp,
-        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: l.args,
         ..RunRequest::default()
     }
@@ -792,8 +792,7 @@ fn every_sample_on_the_gpu_matches_the_emulator() {
 /// f16 bits of a small integer (exact: |v| <= 2048), by the conversion
 /// the interpreter uses.
 fn f16_of_int(v: i32) -> u16 {
-    let bits =
-        kernelc::midend::interp::eval::f64_to_float(f64::from(v), kernelc::midend::ir::Type::F16);
+    let bits = kir_interp::eval::f64_to_float(f64::from(v), kernelc::midend::ir::Type::F16);
     bits as u16
 }
 
@@ -1171,7 +1170,7 @@ fn filetest_request(
         sm: 90,
         defines: Vec::new(),
         engine: Engine::Interp,
-        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: args.iter().map(|a| a.to_string()).collect(),
         ..RunRequest::default()
     }
@@ -1262,7 +1261,7 @@ fn collectives_agree_in_the_interpreter_and_the_emulator() {
         sm: 80,
         defines: Vec::new(),
         engine: Engine::Interp,
-        max_steps: midend::interp::DEFAULT_MAX_STEPS,
+        max_steps: kir_interp::DEFAULT_MAX_STEPS,
         args: [
             "i32[]:iota:256",
             "f32[]:zeros:256",

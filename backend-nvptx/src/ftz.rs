@@ -10,7 +10,7 @@
 //! conversions `cvt.rXi.f32.f32`, and `cvt` from `f32` to `f64` or an
 //! integer and from `f64` to `f32`. `tanh.approx.f32` has no `.ftz` form;
 //! `mov`, `selp`, loads and stores only move bits; `f64` never flushes.
-//! The interpreter flushes the same operands (`midend/src/interp/ftz.rs`).
+//! The interpreter flushes the same operands (`interp/src/ftz.rs`).
 
 use crate::mfunc::MFunction;
 use crate::minst::{BinaryOp, MInst, PtxType, UnaryOp};

@@ -7,7 +7,7 @@ mod common;
 
 use common::{errors, ok};
 use frontend::{check, lower, Options};
-use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 use midend::text::{write_module, PrintOptions};
 
 /// Lowers `src` with `opts` and prints the IR.

@@ -10,7 +10,7 @@ mod common;
 use common::{errors, ok, ty};
 use frontend::typed::{ExprKind, StmtKind};
 use frontend::{check_with_warnings, lower, CType, Code, Options};
-use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 
 fn run(src: &str, kernel: &str, threads: u32, args: Vec<KernelArg>) -> Vec<Vec<u8>> {
     let m = lower(&ok(src)).unwrap_or_else(|d| panic!("{d:?}"));

@@ -9,7 +9,7 @@ mod common;
 
 use common::{errors, ok};
 use frontend::lower;
-use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 
 fn run(src: &str, threads: u32, args: Vec<KernelArg>) -> Vec<Vec<u8>> {
     let m = lower(&ok(src)).unwrap_or_else(|d| panic!("{d:?}"));

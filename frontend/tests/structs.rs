@@ -9,7 +9,7 @@ mod common;
 
 use common::{errors, ok};
 use frontend::lower;
-use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 
 /// Runs `kernel` of `src` on one block of `threads` threads; returns the
 /// final contents of every buffer argument.

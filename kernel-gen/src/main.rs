@@ -6,12 +6,13 @@
 //! ```
 //!
 //! `--check` runs the differential check of `kernel_gen::check` on seeds
-//! `S..S+N`, with ptxas when kernelc can find one (`$KERNELC_PTXAS`, PATH,
-//! `.tools/`), and nvcc too with `--nvcc`. Each failing kernel is written to
-//! DIR (default `target/kernel-gen-failures`) with its run line and the
-//! failure, ready to be reduced (`kernelc reduce`) and committed as a
-//! regression test. The exit code is 1 when any seed failed, and 1 for a
-//! usage error too (as for `kernelc`: every user error exits 1).
+//! `S..S+N`, with ptxas when kernelc can find one (`stdx::tools`:
+//! `$KERNELC_PTXAS`, PATH, `$CUDA_HOME/bin`, `.tools/`), and nvcc too with
+//! `--nvcc`. Each failing kernel is written to DIR (default
+//! `target/kernel-gen-failures`) with its run line and the failure, ready
+//! to be reduced (`kernelc reduce`) and committed as a regression test. The
+//! exit code is 1 when any seed failed, and 1 for a usage error too (as for
+//! `kernelc`: every user error exits 1).
 
 use kernel_gen::check::{check_kernel, nvcc_accepts};
 use std::ffi::OsString;

@@ -9,7 +9,6 @@
 
 pub mod analysis;
 pub mod builder;
-pub mod interp;
 pub mod ir;
 pub mod passes;
 pub mod ssa;

@@ -1,7 +1,7 @@
 //! A PTX emulator: runs one `.entry` of a PTX module over a grid of blocks of
 //! threads, without a GPU.
 //!
-//! Why it exists: kernelc's IR interpreter (`midend/src/interp`) checks that
+//! Why it exists: kernelc's IR interpreter (`interp/`) checks that
 //! the optimizer preserves meaning, but not that the backend does. Running
 //! the PTX itself, and requiring the same bytes as the interpreter, checks
 //! instruction selection, the calling convention and the address-space

@@ -2,7 +2,7 @@
 //! allocations, and the two kinds of address that reach them.
 //!
 //! A *generic* address is `tag << 48 | (index + 1) << 32 | offset`, the same
-//! windows the IR interpreter uses (`midend/src/interp/memory.rs`): the tag
+//! windows the IR interpreter uses (`interp/src/memory.rs`): the tag
 //! names the space (1 global, 2 shared, 3 const, 4 local, 5 param), the index
 //! the allocation and the offset the byte. A *space* address (what
 //! `cvta.to.SPACE` produces, what `mov %r, smem` gives, what `ld.shared`

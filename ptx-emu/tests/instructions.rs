@@ -9,11 +9,10 @@
 
 use ptx_emu::{run_ptx, KernelArg, LaunchConfig};
 use ptx_validate::driver;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
-    match driver::find_ptxas(workspace) {
+    match driver::find_ptxas() {
         Some(p) => Some(p),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("ptxas is required in CI (CI=true) but was not found")

@@ -193,8 +193,7 @@ fn one_kernel(bytes: usize) -> String {
 /// The wall and CPU times of `ptxas -arch=sm_90` on `ptx` (one run), or
 /// why not.
 fn time_ptxas(ptx: &str) -> Result<(Duration, Duration), String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
-    let ptxas = ptx_validate::driver::find_ptxas(workspace).ok_or("ptxas not found")?;
+    let ptxas = ptx_validate::driver::find_ptxas().ok_or("ptxas not found")?;
     let cpu0 = children_cpu();
     let start = Instant::now();
     let out = ptx_validate::driver::assemble(&ptxas, ptx, "sm_90", &[])

@@ -1,42 +1,19 @@
 //! The ptxas driver: the only part of this crate that does I/O.
 //!
-//! It finds NVIDIA's ptxas (`$KERNELC_PTXAS`, then `PATH`, then
-//! `$CUDA_HOME/bin`, then the project's `.tools/cuda-13.5/nvidia/cu13/bin`),
-//! runs it with an `-arch` derived from the module's `.target`, and parses
-//! its messages into structured form, so that the validator's verdict can be
-//! compared with the real one. It is kept apart so the rest of the library
-//! stays pure.
+//! It finds NVIDIA's ptxas with the search all of kernelc shares
+//! ([`stdx::tools`]: `$KERNELC_PTXAS`, then `PATH`, then `$CUDA_HOME/bin`,
+//! then the repository's `.tools/`), runs it with an `-arch` derived from
+//! the module's `.target`, and parses its messages into structured form, so
+//! that the validator's verdict can be compared with the real one. It is
+//! kept apart so the rest of the library stays pure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Where `scripts/test` installs ptxas, relative to the workspace root.
-pub const LOCAL_TOOLS: &str = ".tools/cuda-13.5/nvidia/cu13/bin";
-
-/// Finds ptxas. `workspace` is where to look for the project's `.tools`.
-pub fn find_ptxas(workspace: Option<&Path>) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("KERNELC_PTXAS").map(PathBuf::from) {
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    if let Some(paths) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&paths) {
-            let c = dir.join("ptxas");
-            if c.is_file() {
-                return Some(c);
-            }
-        }
-    }
-    if let Some(home) = std::env::var_os("CUDA_HOME").map(PathBuf::from) {
-        let c = home.join("bin/ptxas");
-        if c.is_file() {
-            return Some(c);
-        }
-    }
-    let c = workspace?.join(LOCAL_TOOLS).join("ptxas");
-    c.is_file().then_some(c)
+/// Finds ptxas ([`stdx::tools::find`]), or `None` when there is none.
+pub fn find_ptxas() -> Option<PathBuf> {
+    stdx::tools::find(stdx::tools::Tool::Ptxas)
 }
 
 /// The `-arch` for a module: its `.target` (the first name), or ptxas's

@@ -21,11 +21,10 @@ fn main() -> ExitCode {
         eprintln!("usage: ptx-validate [--pretty] [--stats] FILE.ptx...");
         return ExitCode::from(2);
     }
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
-    let ptxas = match stats.then(|| ptx_validate::driver::find_ptxas(workspace)) {
+    let ptxas = match stats.then(ptx_validate::driver::find_ptxas) {
         Some(None) => {
             eprintln!(
-                "ptx-validate: --stats needs NVIDIA's ptxas ($KERNELC_PTXAS, PATH, $CUDA_HOME/bin)"
+                "ptx-validate: --stats needs NVIDIA's ptxas ($KERNELC_PTXAS, PATH, $CUDA_HOME/bin, .tools/)"
             );
             return ExitCode::from(2);
         }

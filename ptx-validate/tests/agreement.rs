@@ -11,17 +11,10 @@
 use ptx_validate::driver;
 use std::path::{Path, PathBuf};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
 /// ptxas, or `None` after a loud SKIPPED line; in CI (`CI=true`) a missing
 /// ptxas is a failure.
 fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
-    match driver::find_ptxas(Some(&workspace())) {
+    match driver::find_ptxas() {
         Some(p) => Some(p),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("ptxas is required in CI (CI=true) but was not found")

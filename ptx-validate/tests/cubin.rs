@@ -18,7 +18,7 @@ fn here() -> &'static Path {
 /// ptxas, or `None` after a loud SKIPPED line; in CI (`CI=true`) a missing
 /// ptxas is a failure.
 fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
-    match driver::find_ptxas(here().parent()) {
+    match driver::find_ptxas() {
         Some(p) => Some(p),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("ptxas is required in CI (CI=true) but was not found")

@@ -32,10 +32,7 @@ fn data(name: &str) -> String {
 }
 
 fn ptxas() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf);
-    let found = driver::find_ptxas(root.as_deref());
+    let found = driver::find_ptxas();
     if found.is_none() {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("ptxas is required in CI (CI=true) but was not found");

@@ -1,7 +1,8 @@
 //! Small shared utilities that several of kernelc's crates need and none
-//! owns (after rust-analyzer's `stdx`). Nothing here knows CUDA, the IR or
-//! PTX.
+//! owns (after rust-analyzer's `stdx`). Nothing here knows the IR or PTX;
+//! of CUDA, only where its tools are found ([`tools`]).
 
 pub mod parallel;
 pub mod rng;
 pub mod stack;
+pub mod tools;

@@ -7,6 +7,7 @@ pub mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use stdx::tools::Tool;
 
 /// The workspace root.
 pub fn root() -> &'static Path {
@@ -384,8 +385,8 @@ pub fn run_spec_in_interp(
     name: &str,
     module: &kernelc::midend::ir::Module,
 ) -> Vec<Option<Vec<u8>>> {
-    use kernelc::midend::interp::{self, KernelArg, LaunchConfig};
     use kernelc::run::{parse_arg, ArgValue};
+    use kir_interp::{KernelArg, LaunchConfig};
     let l = spec_launch(name);
     let args: Vec<KernelArg> = l
         .args
@@ -405,7 +406,7 @@ pub fn run_spec_in_interp(
         dynamic_shared_bytes: l.shared_bytes,
         ..LaunchConfig::default()
     };
-    interp::run_kernel(module, &l.kernel, &args, &config)
+    kir_interp::run_kernel(module, &l.kernel, &args, &config)
         .unwrap_or_else(|e| panic!("{name}: {e:?}"))
         .buffers
 }
@@ -414,18 +415,38 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
-/// nvcc (with the nvvm it needs), or `None` after printing a loud skip
-/// notice naming `what` is skipped. In CI a missing nvcc is a test failure:
-/// `scripts/test` installs it.
-pub fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
-    match kernelc::ptxas::find_nvcc() {
+/// NVIDIA's `tool`, found by the search every part of kernelc shares
+/// ([`stdx::tools`]), or `None` after printing a loud skip notice naming
+/// `what` is skipped. In CI (`CI=true`) a missing tool is a test failure:
+/// `scripts/test` installs every one.
+pub fn tool_or_skip(tool: Tool, what: &str) -> Option<PathBuf> {
+    let name = match tool {
+        Tool::Nvcc => "nvcc with nvvm",
+        _ => tool.name(),
+    };
+    match stdx::tools::find(tool) {
         Some(p) => Some(p),
-        None if in_ci() => panic!("nvcc is required in CI (CI=true) but was not found: {what}"),
+        None if in_ci() => panic!(
+            "{name} is required in CI (CI=true) but was not found (${}, PATH, \
+             $CUDA_HOME/bin, .tools/): {what}",
+            tool.env_var()
+        ),
         None => {
-            eprintln!("SKIPPED (nvcc with nvvm not found; ./scripts/test installs it): {what}");
+            eprintln!("SKIPPED ({name} not found; run ./scripts/test to install it): {what}");
             None
         }
     }
+}
+
+/// nvcc (with the nvvm it needs), or `None` after a loud skip notice; a
+/// failure in CI.
+pub fn nvcc_or_skip(what: &str) -> Option<PathBuf> {
+    tool_or_skip(Tool::Nvcc, what)
+}
+
+/// cuobjdump, or `None` after a loud skip notice; a failure in CI.
+pub fn cuobjdump_or_skip(what: &str) -> Option<PathBuf> {
+    tool_or_skip(Tool::Cuobjdump, what)
 }
 
 /// The `include` folder of the CCCL (`cccl/`) and cuRAND headers that
@@ -447,17 +468,9 @@ pub fn cuda_headers_or_skip() -> Option<PathBuf> {
     None
 }
 
-/// ptxas, or `None` after printing a loud skip notice. In CI a missing ptxas
-/// is a test failure.
+/// ptxas, or `None` after a loud skip notice; a failure in CI.
 pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
-    match kernelc::ptxas::find_ptxas() {
-        Some(p) => Some(p),
-        None if in_ci() => panic!("ptxas is required in CI (CI=true) but was not found"),
-        None => {
-            eprintln!("SKIPPED (ptxas not found; run ./scripts/test to install it): {what}");
-            None
-        }
-    }
+    tool_or_skip(Tool::Ptxas, what)
 }
 
 /// Assembles `ptx` for `arch` with real ptxas and panics with ptxas's
@@ -607,7 +620,7 @@ pub fn math_interp_run(
     y: &[f64],
     per: usize,
 ) -> Vec<f64> {
-    use kernelc::midend::interp::{self, KernelArg};
+    use kir_interp::KernelArg;
     let n = x.len();
     let args = [
         KernelArg::Buffer(f64_bytes(x)),
@@ -618,12 +631,12 @@ pub fn math_interp_run(
             bits: n as u64,
         },
     ];
-    let cfg = interp::LaunchConfig {
+    let cfg = kir_interp::LaunchConfig {
         grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
         block: [MATH_BLOCK, 1, 1],
-        ..interp::LaunchConfig::default()
+        ..kir_interp::LaunchConfig::default()
     };
-    let out = interp::run_kernel(module, kernel, &args, &cfg)
+    let out = kir_interp::run_kernel(module, kernel, &args, &cfg)
         .unwrap_or_else(|e| panic!("{kernel} on the interpreter: {e:?}"));
     f64s(out.buffers[2].as_ref().unwrap())
 }

@@ -9,16 +9,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Where ptxas is: `$KERNELC_PTXAS`, else the copy installed in the main
-/// checkout. `None` if neither exists.
+/// Where ptxas is, by the search every part of kernelc shares
+/// ([`stdx::tools`]). `None` if there is none.
 pub fn find_ptxas() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("KERNELC_PTXAS").map(PathBuf::from),
-        Some(PathBuf::from(
-            "/work/main/.tools/cuda/nvidia/cu13/bin/ptxas",
-        )),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_file())
+    stdx::tools::find(stdx::tools::Tool::Ptxas)
 }
 
 /// Assembles `ptx` with `ptxas -arch=<arch>` and panics with ptxas's message

@@ -523,6 +523,32 @@ named_enum! {
     }
 }
 
+impl FloatCC {
+    /// Whether `x COND y` holds: the meaning of the condition, which the
+    /// interpreter runs and constant folding decides with. Every float type
+    /// widens to `f64` exactly, so comparing the widened values is comparing
+    /// the originals; NaN is unordered.
+    pub fn holds(self, x: f64, y: f64) -> bool {
+        let uno = x.is_nan() || y.is_nan();
+        match self {
+            FloatCC::Oeq => x == y,
+            FloatCC::One => !uno && x != y,
+            FloatCC::Olt => x < y,
+            FloatCC::Ole => x <= y,
+            FloatCC::Ogt => x > y,
+            FloatCC::Oge => x >= y,
+            FloatCC::Ueq => uno || x == y,
+            FloatCC::Une => x != y,
+            FloatCC::Ult => uno || x < y,
+            FloatCC::Ule => uno || x <= y,
+            FloatCC::Ugt => uno || x > y,
+            FloatCC::Uge => uno || x >= y,
+            FloatCC::Ord => !uno,
+            FloatCC::Uno => uno,
+        }
+    }
+}
+
 named_enum! {
     /// Special registers that `special` can read. All are `i32`.
     SpecialReg {

@@ -320,7 +320,7 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
         // unordered.
         InstData::FloatCompare { cond, args: [a, b] } => {
             let ((_, x), (_, y)) = (float_constant(func, a)?, float_constant(func, b)?);
-            let holds = crate::interp::eval::fcmp(cond, Type::F64, x.to_bits(), y.to_bits());
+            let holds = cond.holds(x, y);
             Some(Fold::Rewrite(InstData::Iconst {
                 ty: Type::I1,
                 imm: i64::from(holds),

@@ -4,7 +4,7 @@
 //! Values are `u64` bit patterns: an integer zero-extended from its width, a
 //! float as its IEEE bits in the low 32 or 64 bits. The choices where C says
 //! "undefined" are PTX's, and they are the IR interpreter's too
-//! (`midend/src/interp/eval.rs`), so that the two engines agree bitwise:
+//! (`interp/src/eval.rs`), so that the two engines agree bitwise:
 //! division by zero gives all ones (remainder: the dividend), `INT_MIN / -1`
 //! wraps, shift amounts at least the width clamp, `cvt` from float to
 //! integer saturates and maps NaN to 0, and every NaN a float operation

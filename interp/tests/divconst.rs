@@ -3,9 +3,11 @@
 //! the constant; the interpreter runs it as written (the division's own
 //! semantics) and after the pass, and the results must be the same bits.
 //! (The magic numbers themselves are checked against Rust's `/` and `%` on
-//! many more divisors in the pass's unit tests.)
+//! many more divisors in the pass's unit tests.) A test of a midend pass, it
+//! lives in the interpreter's crate because the midend never depends on
+//! the interpreter.
 
-use midend::interp::{run_kernel, KernelArg, LaunchConfig};
+use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 use midend::ir::{InstData, Module, Opcode};
 use midend::passes::expand_const_division;
 use midend::text::parse_module;

@@ -16,7 +16,7 @@
 //! for sixteen elements per lane, and holds each element twice (slots 8..16
 //! repeat slots 0..8).
 
-use crate::ir::{Frag, MmaType};
+use midend::ir::{Frag, MmaType};
 
 /// `(row, col)` of element `i` of lane `lane` in an m16n8k16 A fragment.
 pub fn mma_a(lane: u32, i: u32) -> (u32, u32) {

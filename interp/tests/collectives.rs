@@ -3,7 +3,7 @@
 //! operation from many threads, and the faults a GPU would hang or
 //! misbehave on.
 
-use midend::interp::{run_kernel, FaultKind, KernelArg, LaunchConfig, RunError, RunOutput};
+use kir_interp::{run_kernel, FaultKind, KernelArg, LaunchConfig, RunError, RunOutput};
 use midend::text::parse_module;
 
 fn run(text: &str, args: Vec<KernelArg>, threads: u32, blocks: u32) -> Result<RunOutput, RunError> {

@@ -21,9 +21,9 @@
 //! are not either.
 
 use super::{raw, Exec, Raw, Thread};
-use crate::interp::memory;
-use crate::interp::FaultKind;
-use crate::ir::{AddrSpace, FuncId, Inst};
+use crate::memory;
+use crate::FaultKind;
+use midend::ir::{AddrSpace, FuncId, Inst};
 
 /// One access in the shadow memory.
 #[derive(Copy, Clone, Debug)]

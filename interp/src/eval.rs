@@ -24,7 +24,7 @@
 //!   `fmin`/`fmax` return the other operand when one is NaN and order `-0`
 //!   below `+0` (`min.f32`/`max.f32`).
 
-use crate::ir::{AtomicOp, FloatCC, IntCC, Opcode, Type};
+use midend::ir::{AtomicOp, FloatCC, IntCC, Opcode, Type};
 
 /// The mask of a type's bits.
 pub fn mask(bits: u32) -> u64 {
@@ -221,11 +221,11 @@ pub fn float_to_f64(bits: u64, ty: Type) -> f64 {
 pub fn const_float_bits(x: f64, ty: Type) -> u64 {
     match ty {
         Type::F64 => x.to_bits(),
-        Type::F32 => u64::from(crate::ir::f32_const_bits(x)),
+        Type::F32 => u64::from(midend::ir::f32_const_bits(x)),
         // The 16-bit NaNs as the backend writes them: a quiet NaN with the
         // sign (f16), the top half of the f32 bits (bf16).
         Type::F16 if x.is_nan() => (u64::from(x.is_sign_negative()) << 15) | 0x7e00,
-        Type::BF16 if x.is_nan() => u64::from(crate::ir::f32_const_bits(x) >> 16),
+        Type::BF16 if x.is_nan() => u64::from(midend::ir::f32_const_bits(x) >> 16),
         _ => f64_to_float(x, ty),
     }
 }
@@ -474,26 +474,11 @@ pub fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// Float comparison.
+/// Float comparison: the operands widened to `f64` (exactly), then the
+/// condition's own meaning ([`FloatCC::holds`], which constant folding
+/// shares).
 pub fn fcmp(cond: FloatCC, ty: Type, a: u64, b: u64) -> bool {
-    let (x, y) = (float_to_f64(a, ty), float_to_f64(b, ty));
-    let uno = x.is_nan() || y.is_nan();
-    match cond {
-        FloatCC::Oeq => x == y,
-        FloatCC::One => !uno && x != y,
-        FloatCC::Olt => x < y,
-        FloatCC::Ole => x <= y,
-        FloatCC::Ogt => x > y,
-        FloatCC::Oge => x >= y,
-        FloatCC::Ueq => uno || x == y,
-        FloatCC::Une => x != y,
-        FloatCC::Ult => uno || x < y,
-        FloatCC::Ule => uno || x <= y,
-        FloatCC::Ugt => uno || x > y,
-        FloatCC::Uge => uno || x >= y,
-        FloatCC::Ord => !uno,
-        FloatCC::Uno => uno,
-    }
+    cond.holds(float_to_f64(a, ty), float_to_f64(b, ty))
 }
 
 /// Conversions. `from` is the operand's type, `to` the result's; pointer

@@ -14,7 +14,7 @@
 //! Address 0 is the null pointer of every space; no allocation lives there,
 //! because every tag is non-zero.
 
-use crate::ir::AddrSpace;
+use midend::ir::AddrSpace;
 
 /// Bits of the byte offset inside one allocation.
 const OFFSET_BITS: u32 = 32;

@@ -20,12 +20,12 @@
 
 use super::fragment::{mma_a, mma_b, mma_c, wmma_elem, wmma_elems};
 use super::{access_fault, raw, Exec, Raw, Stop, Thread};
-use crate::interp::eval;
-use crate::interp::FaultKind;
-use crate::ir::{
+use crate::eval;
+use crate::FaultKind;
+use cranelift_entity::EntityRef;
+use midend::ir::{
     AccelOp, AddrSpace, Frag, FuncId, Function, Inst, MatLayout, MmaType, Type, Value,
 };
-use cranelift_entity::EntityRef;
 
 const PENDING: u64 = (1 << 20) - 1;
 const TX_SHIFT: u32 = 40;
@@ -296,8 +296,8 @@ impl Exec<'_> {
         Ok(match op {
             AccelOp::WmmaMma { ty, .. } => {
                 let (na, nb) = (
-                    crate::ir::wmma_frag_len(Frag::A, ty),
-                    crate::ir::wmma_frag_len(Frag::B, ty),
+                    midend::ir::wmma_frag_len(Frag::A, ty),
+                    midend::ir::wmma_frag_len(Frag::B, ty),
                 );
                 let mut a = vec![vec![0f32; 16]; 16];
                 let mut b = vec![vec![0f32; 16]; 16];

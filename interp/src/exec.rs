@@ -4,11 +4,11 @@
 use super::memory::{self, AccessError, Alloc, GridMemory};
 use super::{eval, ftz};
 use super::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup, MAX_LOCAL_BYTES};
-use crate::ir::{
+use cranelift_entity::EntityRef;
+use midend::ir::{
     AddrSpace, Block, FuncId, Function, Inst, InstData, Module, Opcode, SpecialReg, Type, Value,
     ValueDef,
 };
-use cranelift_entity::EntityRef;
 
 mod accel;
 mod collective;
@@ -362,7 +362,7 @@ impl<'m> Exec<'m> {
         }
         // A device function's by-value aggregate parameter points to the
         // callee's own copy of the bytes (PTX's `.param` array), made here.
-        if func.attrs.kind == crate::ir::FuncKind::Device {
+        if func.attrs.kind == midend::ir::FuncKind::Device {
             for ((abi, &p), &a) in func
                 .signature
                 .params

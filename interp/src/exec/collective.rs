@@ -15,13 +15,13 @@
 //!   gives each the count, and or or of the block's predicates.
 
 use super::{raw, Exec, State, Thread};
-use crate::interp::{FaultKind, RunError};
-use crate::ir::Opcode;
-use crate::ir::{
+use crate::{FaultKind, RunError};
+use cranelift_entity::EntityRef;
+use midend::ir::Opcode;
+use midend::ir::{
     AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ShuffleMode, SpecialReg,
     Value, ValueDef, VoteMode,
 };
-use cranelift_entity::EntityRef;
 use std::collections::BTreeMap;
 
 /// The bits of `v` in the thread's current frame.

@@ -1,5 +1,7 @@
-//! An interpreter for the IR: runs one kernel of a [`Module`] over a grid of
-//! blocks of threads, with the memory spaces of the PTX model kept apart.
+//! kir-interp, the interpreter for kernelc's IR: runs one kernel of a
+//! [`Module`] over a grid of blocks of threads, with the memory spaces of
+//! the PTX model kept apart. It is a crate of its own beside the midend:
+//! it depends on the midend's IR, and the optimizer never on it.
 //!
 //! It is the reference the rest of the compiler is checked against: the
 //! same kernel at `-O0` and `-O3` must leave the same bytes in memory, and a
@@ -34,8 +36,8 @@ pub mod ftz;
 pub mod memory;
 mod rounding;
 
-use crate::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
 use memory::{Alloc, GridMemory};
+use midend::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
 
 /// The launch: grid and block shape, dynamic shared memory, and the limits
 /// that keep a broken kernel from running forever.

@@ -25,7 +25,7 @@
 //! (`eval::float_unary` sends them here).
 
 use super::eval;
-use crate::ir::{FloatCC, Opcode, Type};
+use midend::ir::{FloatCC, Opcode, Type};
 
 /// A subnormal `f32` (bits in the low half) becomes a zero of its sign.
 pub fn flush_f32(x: u64) -> u64 {

@@ -2,7 +2,7 @@
 //! semantics it promises (edge cases included), the memory spaces, calls,
 //! barriers, and every kind of fault.
 
-use midend::interp::{run_kernel, FaultKind, KernelArg, LaunchConfig, RunError, RunOutput};
+use kir_interp::{run_kernel, FaultKind, KernelArg, LaunchConfig, RunError, RunOutput};
 use midend::ir::Type;
 use midend::text::parse_module;
 

@@ -13,7 +13,7 @@
 //! gives `-0` when rounding down, and `+0` otherwise.
 
 use super::eval::float_to_f64;
-use crate::ir::{Opcode, Rounding, Type};
+use midend::ir::{Opcode, Rounding, Type};
 use std::cmp::Ordering;
 
 /// A finite float read exactly as `±m·2^e` with an integer `m`.
