@@ -206,9 +206,11 @@ fn every_modifier_the_table_forbids_is_refused_by_ptxas() {
     let mut checked = 0;
     for (family, target, line) in templates {
         let allowed = allowed(family).expect("a family of the table");
-        let at = line
-            .find(|c: char| c == '.' || c == ';' || c.is_whitespace())
-            .expect("an opcode");
+        // The modifier goes where the template's `^` is, else right after
+        // the family's name (`add`, `cp.async.commit_group`).
+        assert!(line.starts_with(family), "{line} is not of {family}");
+        let at = line.find('^').unwrap_or(family.len());
+        let line = line.replacen('^', "", 1);
         let mut lines: Vec<(String, &str)> = table()
             .judged
             .iter()
@@ -317,6 +319,13 @@ fn headers_and_directives_as_ptxas_reads_them() {
     let param_align = |a: &str| {
         format!("{usual}\n.visible .entry k(.param .u64 .ptr .global .align {a} q)\n{{\nret;\n}}\n")
     };
+    // A `.param` passed to `f`, stored to in a kernel or a device function.
+    let call_param = |formal: &str, actual: &str, store: &str, kind: &str| {
+        format!("{usual}\n.func f(.param {formal})\n{{\nret;\n}}\n.visible {kind} k()\n{{\n.reg .b32 %r<4>;\nmov.b32 %r1, 0;\n{{ .param {actual}; {store} call f, (q); }}\nret;\n}}\n")
+    };
+    let func_then_kernel = |declaration: &str| {
+        format!("{usual}\n{declaration}\n.func f(.param .b32 a)\n{{\nret;\n}}\n.visible .entry k()\n{{\nret;\n}}\n")
+    };
     let cases = [
         (true, kernel(usual, ".maxntid 128, 1, 1")),
         (false, kernel(usual, ".maxntid 0")),
@@ -354,6 +363,58 @@ fn headers_and_directives_as_ptxas_reads_them() {
         (true, b128(".shared .align 16 .b128 x[4];")),
         (false, b128(".global .b128 x;")),
         (false, b128(".const .b128 x;")),
+        // A device function's declaration may end without its `;`; a
+        // kernel's may not.
+        (true, func_then_kernel(".func f(.param .b32 a)")),
+        (true, func_then_kernel(".func f(.param .b32 a);")),
+        (false, func_then_kernel(".visible .entry k2()")),
+        // ptxas 13.5 crashes on a store through a register to `.param` in a
+        // kernel from sm_90 on (cases.txt), but not in a device function;
+        (true, func_param("st.param.b32 [%rd1], %r1;")),
+        // and on a kernel's store into a call's `.param` before it or past
+        // its size rounded up to 4, plus 8.
+        (
+            true,
+            call_param(".b32 x", ".b32 q", "st.param.b8 [q+11], %r1;", ".entry"),
+        ),
+        (
+            false,
+            call_param(".b32 x", ".b32 q", "st.param.b8 [q+12], %r1;", ".entry"),
+        ),
+        (
+            false,
+            call_param(".b32 x", ".b32 q", "st.param.b8 [q+-1], %r1;", ".entry"),
+        ),
+        (
+            true,
+            call_param(".b32 x", ".b32 q", "st.param.b8 [q+12], %r1;", ".func"),
+        ),
+        (
+            true,
+            call_param(".b16 x", ".b16 q", "st.param.b8 [q+11], %r1;", ".entry"),
+        ),
+        (
+            false,
+            call_param(".b16 x", ".b16 q", "st.param.b8 [q+12], %r1;", ".entry"),
+        ),
+        (
+            true,
+            call_param(
+                ".align 16 .b8 x[20]",
+                ".align 16 .b8 q[20]",
+                "st.param.b8 [q+27], %r1;",
+                ".entry",
+            ),
+        ),
+        (
+            false,
+            call_param(
+                ".align 16 .b8 x[20]",
+                ".align 16 .b8 q[20]",
+                "st.param.b8 [q+28], %r1;",
+                ".entry",
+            ),
+        ),
         (true, kernel(usual, ".reqnctapercluster 2, 1, 1")),
         (
             false,
