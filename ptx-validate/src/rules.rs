@@ -246,9 +246,14 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
     }
     for o in &i.operands {
         if let OpKind::Addr { base: Some(b), .. } = &o.kind {
-            // ptxas 13.5 crashes (a segmentation fault, no message) on an
-            // address in a special register, where the access is used.
-            if matches!(cx.resolve(b), Res::Special(_)) {
+            // ptxas 13.5 crashes (a segmentation fault, no message) on a
+            // kernel's store, atom or red to an address in a special
+            // register. It assembles them in a `.func`, and a kernel's load
+            // crashes or not depending on how its value is used.
+            if cx.in_kernel
+                && matches!(op, "st" | "atom" | "red")
+                && matches!(cx.resolve(b), Res::Special(_))
+            {
                 cx.error(
                     o.pos,
                     format!("Special register '{b}' as an address (ptxas 13.5 crashes on it)"),

@@ -371,6 +371,9 @@ fn headers_and_directives_as_ptxas_reads_them() {
         // ptxas 13.5 crashes on a store through a register to `.param` in a
         // kernel from sm_90 on (cases.txt), but not in a device function;
         (true, func_param("st.param.b32 [%rd1], %r1;")),
+        // A store to an address in a special register assembles in a
+        // device function (in a kernel ptxas crashes: cases.txt).
+        (true, func_param("st.u32 [%laneid], %r1;")),
         // and on a kernel's store into a call's `.param` before it or past
         // its size rounded up to 4, plus 8.
         (
