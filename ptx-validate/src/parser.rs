@@ -634,7 +634,9 @@ impl Parser<'_> {
             return Err(self.syntax_error());
         }
         let mut names = Vec::new();
-        loop {
+        // ptxas takes a declaration of no name (`.reg .b32;`).
+        let nameless = self.is_punct(';');
+        while !nameless {
             let (name, pos) = self.ident()?;
             let mut d = DeclName {
                 name,
