@@ -152,6 +152,9 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
         let OpKind::Addr { base, extra, .. } = &o.kind else {
             continue;
         };
+        if let Some(crash) = base.as_deref().and_then(|b| kernel_param_store(cx, i, b)) {
+            return Some(crash);
+        }
         match base {
             None if extra.is_empty() && !i.has(".local") => {
                 return Some("Immediate addresses allowed only for .local state space".into())
@@ -177,6 +180,20 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
         }
     }
     None
+}
+
+/// A `st.param` in a kernel that ptxas 13.5 crashes on (a segmentation
+/// fault, no message, no cubin: a rejection for every purpose): through a
+/// register on sm_90 and later (sm_75 to sm_89 assemble it, and so does
+/// every target in a `.func`). (Stores into a call's `.param` far past its
+/// end crash it too, but where that starts depends on the call: no rule.)
+fn kernel_param_store(cx: &Cx, i: &Inst, base: &str) -> Option<String> {
+    if !cx.in_kernel || i.opcode != "st" || !i.has(".param") {
+        return None;
+    }
+    let crashes =
+        matches!(cx.resolve(base), Res::Reg(_)) && cx.target.as_ref().is_some_and(|t| t.sm >= 90);
+    crashes.then(|| format!("ptxas 13.5 crashes on this store to .param through '{base}'"))
 }
 
 /// The operations of `tcgen05`, which ptxas 13.5 reads as part of the
@@ -317,6 +334,11 @@ fn special_operands(i: &Inst) -> Option<String> {
         }
         if let (Some(c), false) = (comp, sp.vector) {
             return Some(format!("Unknown field '{c}'"));
+        }
+        // `cvt` reads one component (`cvt.u16.u32 %rs, %tid;` is refused;
+        // `mov` says it its own way, in the operand rules).
+        if comp.is_none() && sp.vector && i.opcode == "cvt" {
+            return Some("Vector operand is not allowed for instruction 'cvt'".into());
         }
     }
     None
@@ -625,6 +647,33 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         {
             Some("State space incorrect for instruction 'cp.async'".into())
         }
+        // `barrier.cluster` is only `.arrive` or `.wait`.
+        "barrier" if i.has(".cluster") && !i.has(".arrive") && !i.has(".wait") => {
+            Some("Not a name of any known instruction: 'barrier.cluster'".into())
+        }
+        // `mapa` has one integer type of 32 or 64 bits, signed or not.
+        "mapa" if i.mods.iter().filter(|m| isa::is_type(m)).count() != 1
+            || i.mods.iter().any(|m| isa::is_type(m) && !matches!(m.as_str(), ".u32" | ".u64" | ".s32" | ".s64")) =>
+        {
+            Some("Unexpected instruction types specified for 'mapa'".into())
+        }
+        // `ldmatrix` and `stmatrix` reach shared memory, named or generic.
+        "ldmatrix" | "stmatrix"
+            if i
+                .mods
+                .iter()
+                .any(|m| isa::is_space(m) && !matches!(m.as_str(), ".shared" | ".shared::cta")) =>
+        {
+            Some(format!("State space incorrect for instruction '{}'", i.opcode))
+        }
+        "cp" if i.has(".bulk") => bulk_copy(i),
+        // `cp.async.ca/cg`'s sizes are integers.
+        "cp" if !i.has(".bulk")
+            && (i.has(".ca") || i.has(".cg"))
+            && i.operands.iter().any(|o| matches!(o.kind, OpKind::Float(_))) =>
+        {
+            Some("Arguments mismatch for instruction 'cp.async'".into())
+        }
         // `bar.warp.sync`: `.warp` right after the opcode.
         "bar" | "barrier" if i.has(".warp") && i.mods.first().is_some_and(|m| m != ".warp") => {
             Some("Unknown modifier '.warp'".into())
@@ -733,6 +782,82 @@ fn state_spaces(i: &Inst) -> Option<String> {
     })
 }
 
+/// The bulk copies `cp.async.bulk[.tensor].dst.src...` (ptxas 13.5): a
+/// tensor copy completes on an mbarrier when it writes shared memory and
+/// in a bulk group when it writes global memory, between two different
+/// spaces; a plain bulk copy has no dimension and no tensor address.
+fn bulk_copy(i: &Inst) -> Option<String> {
+    let sub_operation = [".prefetch", ".commit_group", ".wait_group", ".reduce"];
+    if sub_operation.iter().any(|m| i.has(m)) {
+        return None;
+    }
+    let dimension = i
+        .mods
+        .iter()
+        .any(|m| matches!(m.as_str(), ".1d" | ".2d" | ".3d" | ".4d" | ".5d"));
+    if !i.has(".tensor") {
+        let tensor_address = i
+            .operands
+            .iter()
+            .any(|o| matches!(&o.kind, OpKind::Addr { extra, .. } if !extra.is_empty()));
+        return if dimension {
+            Some("Illegal modifier 'dimension' for instruction 'cp.async.bulk'".into())
+        } else if tensor_address {
+            Some("Arguments mismatch for instruction 'cp.async.bulk'".into())
+        } else {
+            None
+        };
+    }
+    let spaces: Vec<&str> = i
+        .mods
+        .iter()
+        .map(String::as_str)
+        .filter(|m| isa::is_space(m))
+        .collect();
+    if let [dst, src] = spaces[..] {
+        if dst == src {
+            return Some("State space incorrect for instruction 'cp.async.bulk.tensor'".into());
+        }
+    }
+    let to_global = spaces.first() == Some(&".global");
+    let mbarrier = i.has(".mbarrier::complete_tx::bytes");
+    let group = i.has(".bulk_group");
+    match (mbarrier, group) {
+        (false, false) => Some(
+            ".completion_mechanism modifier required for instruction 'cp.async.bulk.tensor'".into(),
+        ),
+        (true, _) if to_global => Some(
+            "Illegal modifier '.mbarrier::complete_tx::bytes' for instruction 'cp.async.bulk.tensor'"
+                .into(),
+        ),
+        (_, true) if !to_global => {
+            Some("Illegal modifier '.bulk_group' for instruction 'cp.async.bulk.tensor'".into())
+        }
+        _ => None,
+    }
+}
+
+/// L1 eviction hints (`.L1::evict_last`, `.L1::no_allocate`, ...) and L2
+/// prefetch sizes (`.L2::128B`) go with global memory: ptxas 13.5 refuses
+/// them on a named `.local`, `.const`, `.shared` or `.param` access.
+fn cache_hint_space(i: &Inst, op: &str, space: &str) -> Option<String> {
+    let base = space.split("::").next().unwrap_or("");
+    if !matches!(base, ".local" | ".const" | ".shared" | ".param") {
+        return None;
+    }
+    i.mods.iter().find_map(|m| {
+        if let Some(hint) = m.strip_prefix(".L1::") {
+            Some(format!(
+                "Modifier '.{hint}' cannot be applied to '{space}' space for instruction '{op}'"
+            ))
+        } else if matches!(m.as_str(), ".L2::64B" | ".L2::128B" | ".L2::256B") && op == "ld" {
+            Some("State space incorrect for feature 'cache prefetching'".into())
+        } else {
+            None
+        }
+    })
+}
+
 /// The memory-ordering and cache qualifiers of `ld` and `st` (each rule
 /// measured with ptxas 13.5, the messages its own): one order at most, one
 /// scope at most, a scope exactly with `.relaxed`/`.acquire`/`.release`
@@ -816,6 +941,9 @@ fn memory_order(i: &Inst) -> Option<String> {
         return Some(format!(
             "Modifier '.mmio' cannot be combined with modifier '{v}'"
         ));
+    }
+    if let Some(msg) = cache_hint_space(i, op, space) {
+        return Some(msg);
     }
     let cache_ops = if op == "ld" {
         isa::LOAD_CACHE_OPS
@@ -1228,6 +1356,10 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             if i.operands.len() != 5 || !i.operands.iter().enumerate().all(|(k, o)| float_ok(k, o))
             {
                 return Some("Arguments mismatch for instruction 'shfl'".into());
+            }
+            // The value may not be discarded (`_|%p`); the predicate may.
+            if matches!(&i.operands[0].kind, OpKind::Pair(a, _) if matches!(a.kind, OpKind::Sink)) {
+                return Some("Result discard mode is not allowed for instruction 'shfl'".into());
             }
             None
         }

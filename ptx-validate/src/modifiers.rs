@@ -15,9 +15,17 @@
 //! modifier cannot show the legal set (`mul.lo` names the types when given
 //! another mode, `.xorsign` needs `.abs`, `shf` wants `.l`/`.r` first) the
 //! family's list is the PTX ISA's. Types are not in the table (`forms.rs`
-//! judges them); the families with sub-instructions (`barrier`, `cp`,
-//! `fence`, `mbarrier`, `membar`, `mma`, `wmma`, `wgmma`, `tcgen05`,
-//! `ldmatrix`, `stmatrix`) are not either.
+//! judges them).
+//!
+//! Instructions with sub-operations are families named by their leading
+//! words (`cp.async.commit_group`, `wmma.load.a`, `mbarrier.try_wait`,
+//! `tcgen05.ld`, `fence.proxy`, ...; see `family_of`). Their lists were
+//! measured the same way on one or more spellings each (the judged
+//! modifier put before the type, where ptxas reads modifiers), and a
+//! modifier is forbidden only where every answer of ptxas was a refusal
+//! of it; one it answered with a type, shape or target complaint is
+//! allowed. `mma`, `cp.async.bulk[.tensor]`, `tcgen05.cp`/`.shift` and
+//! `fence`'s other forms are not in the table.
 //!
 //! `tests/forms.rs` gives ptxas every modifier the table forbids on each
 //! family (one spelling each, `tests/forms/templates.txt`) and checks it is
@@ -56,7 +64,15 @@ fn read_table(text: &'static str) -> Table {
     let mut lines: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let continued = line.starts_with(' ');
-        match (continued, lines.last_mut(), line.split_once(':')) {
+        // The name ends at the first `:` not followed by another
+        // (`tcgen05.wait::ld:`).
+        let name_end = line
+            .char_indices()
+            .find(|&(k, c)| {
+                c == ':' && !line[k + 1..].starts_with(':') && !line[..k].ends_with(':')
+            })
+            .map(|(k, _)| (&line[..k], &line[k + 1..]));
+        match (continued, lines.last_mut(), name_end) {
             (true, Some(last), _) => last.1.extend(line.split_whitespace()),
             (false, _, Some((name, rest))) => {
                 lines.push((name.trim(), rest.split_whitespace().collect()))
@@ -93,6 +109,34 @@ fn known_anywhere(m: &str) -> bool {
     table().families.iter().any(|(_, list)| list.contains(&m))
 }
 
+/// The family of `i` in the table and the number of its leading modifiers
+/// that name it: `cp.async.commit_group;` is `cp` with two, `add.f32` is
+/// `add` with none. The longest name wins, and a shorter one only when the
+/// instruction has no word that leads to a longer one (`cp.async.bulk.
+/// prefetch` is not `cp.async`'s: `.bulk` belongs to `cp.async.bulk.*`).
+fn family_of(i: &Inst) -> Option<(&'static str, usize)> {
+    let families = &table().families;
+    let mut name = i.opcode.clone();
+    let mut found = None;
+    for k in 0..=i.mods.len().min(3) {
+        if k > 0 {
+            name.push_str(&i.mods[k - 1]);
+        }
+        if let Ok(at) = families.binary_search_by(|(op, _)| op.cmp(&name.as_str())) {
+            found = Some((families[at].0, k));
+        }
+    }
+    let (family, k) = found?;
+    let leads_further = families.iter().any(|(other, _)| {
+        other
+            .strip_prefix(family)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .and_then(|rest| rest.split('.').next())
+            .is_some_and(|next| i.mods[k..].iter().any(|m| m[1..] == *next))
+    });
+    (!leads_further).then_some((family, k))
+}
+
 /// The first modifier of `i` the table forbids on its family, with
 /// ptxas's words for it.
 pub fn illegal_modifier(i: &Inst) -> Option<String> {
@@ -101,10 +145,11 @@ pub fn illegal_modifier(i: &Inst) -> Option<String> {
     if matches!(i.opcode.as_str(), "st" | "red") && i.has(".async") {
         return None;
     }
-    let allowed = allowed(&i.opcode)?;
+    let (family, named_by) = family_of(i)?;
+    let allowed = allowed(family)?;
     let judged = &table().judged;
-    let op = &i.opcode;
-    let m = i.mods.iter().find(|m| {
+    let op = family;
+    let m = i.mods[named_by..].iter().find(|m| {
         judged.binary_search(&m.as_str()).is_ok() && allowed.binary_search(&m.as_str()).is_err()
     })?;
     let rounding = matches!(

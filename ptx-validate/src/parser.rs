@@ -468,10 +468,14 @@ impl Parser<'_> {
                 _ => break,
             }
         }
+        // A device function's declaration may end without its `;` (ptxas
+        // reads the next directive); a kernel's may not.
         let body = if self.eat_punct(';') {
             None
         } else if self.is_punct('{') {
             Some(self.block_body()?)
+        } else if kind == FuncKind::Func {
+            None
         } else {
             return Err(self.syntax_error());
         };
@@ -630,7 +634,9 @@ impl Parser<'_> {
             return Err(self.syntax_error());
         }
         let mut names = Vec::new();
-        loop {
+        // ptxas takes a declaration of no name (`.reg .b32;`).
+        let nameless = self.is_punct(';');
+        while !nameless {
             let (name, pos) = self.ident()?;
             let mut d = DeclName {
                 name,
@@ -957,7 +963,18 @@ impl Parser<'_> {
         };
         let op = Operand { kind, pos };
         if self.is_punct('|') {
+            // A pair's halves are plain names: ptxas stops at the `|` after
+            // `%tid.x`, and at the `.x` of `%p|%tid.x`.
+            if matches!(op.kind, OpKind::Name { comp: Some(_), .. }) {
+                return Err(self.syntax_error());
+            }
             self.bump();
+            if matches!(self.peek(), Tok::Ident(_))
+                && matches!(self.peek_at(1), Tok::DotWord(c) if matches!(c.as_str(), ".x" | ".y" | ".z" | ".w"))
+            {
+                self.bump();
+                return Err(self.syntax_error());
+            }
             let second = self.operand(depth + 1)?;
             return Ok(Operand {
                 kind: OpKind::Pair(Box::new(op), Box::new(second)),

@@ -246,9 +246,14 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
     }
     for o in &i.operands {
         if let OpKind::Addr { base: Some(b), .. } = &o.kind {
-            // ptxas 13.5 crashes (a segmentation fault, no message) on an
-            // address in a special register, where the access is used.
-            if matches!(cx.resolve(b), Res::Special(_)) {
+            // ptxas 13.5 crashes (a segmentation fault, no message) on a
+            // kernel's store, atom or red to an address in a special
+            // register. It assembles them in a `.func`, and a kernel's load
+            // crashes or not depending on how its value is used.
+            if cx.in_kernel
+                && matches!(op, "st" | "atom" | "red")
+                && matches!(cx.resolve(b), Res::Special(_))
+            {
                 cx.error(
                     o.pos,
                     format!("Special register '{b}' as an address (ptxas 13.5 crashes on it)"),
@@ -316,6 +321,9 @@ fn cp_async_operands(cx: &mut Cx, i: &Inst) {
         (0, 0)
     } else if i.has(".bulk") {
         return;
+    } else if i.has(".mbarrier") {
+        // `cp.async.mbarrier.arrive[.noinc]` names only its mbarrier.
+        (1, 1)
     } else {
         (3, 5)
     };
@@ -432,14 +440,14 @@ fn fits(cx: &Cx, o: &Operand, e: E) -> bool {
         (E::Dst(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, _), OpKind::Int(_)) => !t.0.is_float(),
-        // A float literal feeds a float type; a bit type takes only the
-        // bit-pattern spelling of its own width (`0f...` for .b32, `0d...`
-        // for .b64), never a decimal like `1.5`.
+        // A float literal feeds a float type; a bit type takes only a
+        // literal of its own width: `0f...` for .b32, and `0d...` or a
+        // decimal like `1.5` (a double to ptxas) for .b64.
         (E::Src(t, _), OpKind::Float(f)) => match (t.0, f) {
             (Kind::Float, _) => true,
             (Kind::Half, _) => false,
             (Kind::Bits, FloatLit::F32Bits(_)) => t.1 == 32,
-            (Kind::Bits, FloatLit::F64Bits(_)) => t.1 == 64,
+            (Kind::Bits, FloatLit::F64Bits(_) | FloatLit::Decimal(_)) => t.1 == 64,
             _ => false,
         },
         (E::Src(t, fit), OpKind::Vector(v)) | (E::Dst(t, fit), OpKind::Vector(v)) => v
