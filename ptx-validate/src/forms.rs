@@ -595,6 +595,8 @@ fn atomic_type(i: &Inst, ty: &str) -> Option<String> {
 /// Modifiers drawn from a fixed set: `shf` needs `.wrap` or `.clamp`,
 /// `prmt` takes one of its six modes, `membar` has no `.cluster`,
 /// `prefetch` reads global or local memory only.
+// Long: one arm per opcode whose modifiers come from a fixed set, each
+// the rule ptxas applies and the message it gives; one table of them.
 fn fixed_modifiers(i: &Inst) -> Option<String> {
     match i.opcode.as_str() {
         "shf" if !i.has(".wrap") && !i.has(".clamp") => Some(format!(
