@@ -90,8 +90,6 @@ pub struct Cx<'a> {
     scopes: Vec<Scope>,
     labels: HashSet<String>,
     protos: HashSet<String>,
-    /// The names the function being checked passes in a call's lists.
-    call_args: HashSet<String>,
     need_version: Version,
     need_sm: u32,
     need_only: Option<&'static [&'static str]>,
@@ -112,7 +110,6 @@ pub fn check_module(m: &Module) -> Checked {
         scopes: Vec::new(),
         labels: HashSet::new(),
         protos: HashSet::new(),
-        call_args: HashSet::new(),
         need_version: (1, 0),
         need_sm: 0,
         in_kernel: false,
@@ -431,16 +428,8 @@ impl<'a> Cx<'a> {
         for (pos, name) in dups {
             self.error(pos, format!("Duplicate definition of label '{name}'"));
         }
-        self.call_args.clear();
-        collect_call_args(body, &mut self.call_args);
         self.block(body);
         self.scopes.clear();
-    }
-
-    /// Whether the function being checked passes `name` to a call (as an
-    /// argument or a return value).
-    pub fn passed_to_call(&self, name: &str) -> bool {
-        self.call_args.contains(name)
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
@@ -633,27 +622,6 @@ fn collect_labels(
                 protos.insert(p.clone());
             }
             Stmt::Block(inner, _) => collect_labels(inner, labels, protos, dups),
-            _ => {}
-        }
-    }
-}
-
-/// The names in the `( ... )` lists of every `call` in `stmts`.
-fn collect_call_args(stmts: &[Stmt], out: &mut HashSet<String>) {
-    for s in stmts {
-        match s {
-            Stmt::Block(inner, _) => collect_call_args(inner, out),
-            Stmt::Inst(i) if i.opcode == "call" => {
-                for o in &i.operands {
-                    let OpKind::List(items) = &o.kind else {
-                        continue;
-                    };
-                    out.extend(items.iter().filter_map(|x| match &x.kind {
-                        OpKind::Name { name, .. } => Some(name.clone()),
-                        _ => None,
-                    }));
-                }
-            }
             _ => {}
         }
     }

@@ -374,19 +374,13 @@ fn headers_and_directives_as_ptxas_reads_them() {
         // A store to an address in a special register assembles in a
         // device function (in a kernel ptxas crashes: cases.txt).
         (true, func_param("st.u32 [%laneid], %r1;")),
-        // and on a kernel's store into a call's `.param` before it or past
-        // its size rounded up to 4, plus 8.
+        // A kernel's stores into a call's `.param` far past its end crash
+        // ptxas, but where that starts depends on the call (byval_helpers'
+        // `st.param.f32 [param0+56]` into a 32-byte `param0` assembles);
+        // these assemble:
         (
             true,
             call_param(".b32 x", ".b32 q", "st.param.b8 [q+11], %r1;", ".entry"),
-        ),
-        (
-            false,
-            call_param(".b32 x", ".b32 q", "st.param.b8 [q+12], %r1;", ".entry"),
-        ),
-        (
-            false,
-            call_param(".b32 x", ".b32 q", "st.param.b8 [q+-1], %r1;", ".entry"),
         ),
         (
             true,
@@ -394,27 +388,10 @@ fn headers_and_directives_as_ptxas_reads_them() {
         ),
         (
             true,
-            call_param(".b16 x", ".b16 q", "st.param.b8 [q+11], %r1;", ".entry"),
-        ),
-        (
-            false,
-            call_param(".b16 x", ".b16 q", "st.param.b8 [q+12], %r1;", ".entry"),
-        ),
-        (
-            true,
             call_param(
-                ".align 16 .b8 x[20]",
-                ".align 16 .b8 q[20]",
-                "st.param.b8 [q+27], %r1;",
-                ".entry",
-            ),
-        ),
-        (
-            false,
-            call_param(
-                ".align 16 .b8 x[20]",
-                ".align 16 .b8 q[20]",
-                "st.param.b8 [q+28], %r1;",
+                ".b32 x",
+                ".b32 q",
+                "st.param.b8 [q+4294967296], %r1;",
                 ".entry",
             ),
         ),
