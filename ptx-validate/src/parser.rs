@@ -634,48 +634,50 @@ impl Parser<'_> {
             return Err(self.syntax_error());
         }
         let mut names = Vec::new();
-        // ptxas takes a declaration of no name (`.reg .b32;`).
-        let nameless = self.is_punct(';');
-        while !nameless {
-            let (name, pos) = self.ident()?;
-            let mut d = DeclName {
-                name,
-                pos,
-                range: None,
-                array: Vec::new(),
-                has_init: false,
-            };
-            if self.eat_punct('<') {
-                let at = self.pos();
-                if self.is_punct('-') {
-                    return Err(self.syntax_error());
-                }
-                let n = self.int()?;
-                // ptxas: `Constant overflow` from 2^32 registers, and a
-                // fatal `Memory allocation failure` at 2^32 - 1.
-                if n >= i128::from(u32::MAX) {
-                    self.errors
-                        .push(Diag::error(at, "Constant overflow".into()));
-                }
-                d.range = Some(n.clamp(0, u32::MAX as i128) as u32);
-                self.expect_punct('>')?;
-            }
-            while self.eat_punct('[') {
-                if self.eat_punct(']') {
-                    d.array.push(None);
-                } else {
+        // ptxas takes a declaration of no name (`.reg .b32;`), but a name
+        // after each comma.
+        if !self.is_punct(';') {
+            loop {
+                let (name, pos) = self.ident()?;
+                let mut d = DeclName {
+                    name,
+                    pos,
+                    range: None,
+                    array: Vec::new(),
+                    has_init: false,
+                };
+                if self.eat_punct('<') {
+                    let at = self.pos();
+                    if self.is_punct('-') {
+                        return Err(self.syntax_error());
+                    }
                     let n = self.int()?;
-                    d.array.push(Some(n.clamp(0, u32::MAX as i128) as u64));
-                    self.expect_punct(']')?;
+                    // ptxas: `Constant overflow` from 2^32 registers, and a
+                    // fatal `Memory allocation failure` at 2^32 - 1.
+                    if n >= i128::from(u32::MAX) {
+                        self.errors
+                            .push(Diag::error(at, "Constant overflow".into()));
+                    }
+                    d.range = Some(n.clamp(0, u32::MAX as i128) as u32);
+                    self.expect_punct('>')?;
                 }
-            }
-            if self.eat_punct('=') {
-                d.has_init = true;
-                self.initializer(&ty, &d.array, 0)?;
-            }
-            names.push(d);
-            if !self.eat_punct(',') {
-                break;
+                while self.eat_punct('[') {
+                    if self.eat_punct(']') {
+                        d.array.push(None);
+                    } else {
+                        let n = self.int()?;
+                        d.array.push(Some(n.clamp(0, u32::MAX as i128) as u64));
+                        self.expect_punct(']')?;
+                    }
+                }
+                if self.eat_punct('=') {
+                    d.has_init = true;
+                    self.initializer(&ty, &d.array, 0)?;
+                }
+                names.push(d);
+                if !self.eat_punct(',') {
+                    break;
+                }
             }
         }
         self.expect_punct(';')?;
