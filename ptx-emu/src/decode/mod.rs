@@ -421,6 +421,17 @@ pub enum BoolOp {
     Xor,
 }
 
+impl BoolOp {
+    /// `x OP c`.
+    pub fn apply(self, x: bool, c: bool) -> bool {
+        match self {
+            BoolOp::And => x && c,
+            BoolOp::Or => x || c,
+            BoolOp::Xor => x ^ c,
+        }
+    }
+}
+
 /// The rounding modifier of a `cvt`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CvtRnd {

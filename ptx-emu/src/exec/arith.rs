@@ -338,12 +338,7 @@ impl Exec<'_> {
         let mut q = !p;
         if let Some(bop) = combine {
             let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
-            let comb = |x: bool| match bop {
-                BoolOp::And => x && c,
-                BoolOp::Or => x || c,
-                BoolOp::Xor => x ^ c,
-            };
-            (p, q) = (comb(p), comb(!p));
+            (p, q) = (bop.apply(p, c), bop.apply(!p, c));
         }
         match arg(inst, 0)? {
             Operand::Pair(d1, d2) => {
@@ -400,12 +395,7 @@ impl Exec<'_> {
         let lane = |i: u32| {
             let (x, y) = ((a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
             let p = ops::compare(cmp, ty, flush(ftz, ty, x), flush(ftz, ty, y));
-            match combine {
-                None => p,
-                Some(BoolOp::And) => p && c,
-                Some(BoolOp::Or) => p || c,
-                Some(BoolOp::Xor) => p ^ c,
-            }
+            combine.map_or(p, |bop| bop.apply(p, c))
         };
         let Operand::Pair(low, high) = arg(inst, 0)? else {
             return Err(super::e(

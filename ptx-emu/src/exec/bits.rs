@@ -143,11 +143,7 @@ impl Exec<'_> {
             return self.put(t, inst, d, B32);
         };
         let q = self.get(t, arg(inst, 5)?, PRED)? & 1 == 1;
-        let p = match op {
-            BoolOp::And => d != 0 && q,
-            BoolOp::Or => d != 0 || q,
-            BoolOp::Xor => (d != 0) ^ q,
-        };
+        let p = op.apply(d != 0, q);
         if let Operand::Pair(dst, pdst) = arg(inst, 0)? {
             self.set(t, dst, d, B32)?;
             self.set(t, pdst, u64::from(p), PRED)?;
