@@ -26,23 +26,7 @@
 
 use midend::ir::{AtomicOp, FloatCC, IntCC, Opcode, Type};
 
-/// The mask of a type's bits.
-pub fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-/// The signed reading of the low `bits` of `x`.
-pub fn sext(x: u64, bits: u32) -> i64 {
-    if bits >= 64 {
-        x as i64
-    } else {
-        ((x << (64 - bits)) as i64) >> (64 - bits)
-    }
-}
+pub use stdx::bits::{mask, sext};
 
 /// Integer binary operations. `ty` is an integer (or, for `icmp`, pointer) type.
 pub fn int_binary(op: Opcode, bits: u32, a: u64, b: u64) -> u64 {

@@ -11,6 +11,7 @@ use kir_interp::{run_kernel, KernelArg, LaunchConfig};
 use midend::ir::{InstData, Module, Opcode};
 use midend::passes::expand_const_division;
 use midend::text::parse_module;
+use stdx::bits::sext;
 use stdx::rng::SplitMix64;
 
 const OPS: [&str; 4] = ["sdiv", "srem", "udiv", "urem"];
@@ -72,10 +73,6 @@ fn run(module: &Module, input: &[u8]) -> Vec<u8> {
     let args = vec![KernelArg::Buffer(input.to_vec()), KernelArg::Buffer(out)];
     let result = run_kernel(module, "k", &args, &config).unwrap_or_else(|e| panic!("{e}"));
     result.buffers[1].clone().unwrap()
-}
-
-fn sext(x: u64, bits: u32) -> i64 {
-    ((x << (64 - bits)) as i64) >> (64 - bits)
 }
 
 /// The dividends: the edges of the type, neighbours of multiples of `d`,

@@ -2,6 +2,7 @@
 //! owns (after rust-analyzer's `stdx`). Nothing here knows the IR or PTX;
 //! of CUDA, only where its tools are found ([`tools`]).
 
+pub mod bits;
 pub mod parallel;
 pub mod rng;
 pub mod stack;

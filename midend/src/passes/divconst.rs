@@ -80,6 +80,7 @@
 //! alone (`fold` handles `/ 1`; the others are undefined or rare in C).
 
 use crate::ir::{Function, Inst, InstData, IntCC, LayoutEdits, Opcode, Type, Value};
+use stdx::bits::{mask, sext};
 
 /// The pass-table entry; returns whether anything was rewritten.
 pub fn expand_const_division(func: &mut Function) -> bool {
@@ -126,20 +127,6 @@ pub fn expand_const_division(func: &mut Function) -> bool {
         func.dfg.resolve_all_aliases();
     }
     changed
-}
-
-/// The mask of the low `w` bits.
-fn mask(w: u32) -> u64 {
-    if w == 64 {
-        u64::MAX
-    } else {
-        (1u64 << w) - 1
-    }
-}
-
-/// The low `w` bits of `x` read as a signed number.
-fn sext(x: u64, w: u32) -> i64 {
-    ((x << (64 - w)) as i64) >> (64 - w)
 }
 
 /// The replacement of `opcode x, d` at `x`'s type, or `None` (emitting

@@ -28,21 +28,7 @@ pub mod bits;
 pub mod half;
 pub mod int;
 
-pub fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-pub fn sext(x: u64, bits: u32) -> i64 {
-    if bits >= 64 {
-        x as i64
-    } else {
-        ((x << (64 - bits)) as i64) >> (64 - bits)
-    }
-}
+pub use stdx::bits::{mask, sext};
 
 /// An integer of `ty` as an i128 (signed types sign-extend).
 fn int_val(ty: Ty, x: u64) -> i128 {
