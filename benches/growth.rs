@@ -3,7 +3,7 @@
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
 //! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`,
-//! `globals`, `kernels`, `calls`;
+//! `globals`, `kernels`, `host`, `calls`;
 //! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
@@ -205,6 +205,12 @@ fn main() {
         "kernels (a __shared__ array each, one helper)",
         sizes(250, max / 16),
         Box::new(gen::kernels),
+    ));
+    families.push((
+        "host",
+        "host functions (classes, lambdas, launches) around one kernel",
+        sizes(250, max / 4),
+        Box::new(gen::host_code),
     ));
     families.push((
         "calls",

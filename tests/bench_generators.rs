@@ -31,6 +31,8 @@ fn generated_kernels_compile_and_assemble() {
     let ptx = p::whole(&gen::globals(20), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated globals");
     assert_eq!(ptx.matches(".const .align").count(), 20, "{ptx}");
+    let ptx = p::whole(&gen::host_code(8), &opts);
+    assert_eq!(ptx.matches(".entry").count(), 1, "{ptx}");
     let ptx = p::whole(&gen::kernels(6), &opts);
     common::assert_ptxas_accepts(&ptx, "sm_90", "generated kernels");
     assert_eq!(ptx.matches(".entry").count(), 6, "{ptx}");

@@ -262,6 +262,30 @@ pub fn kernels(kernels: usize) -> String {
     s
 }
 
+/// One kernel after `functions` host functions of the C++ a `.cu` file's
+/// host side holds (classes, templates, lambdas, STL calls, launches): the
+/// split phase skips them all, in time linear in their size.
+pub fn host_code(functions: usize) -> String {
+    let mut s = String::with_capacity(functions * 400 + 256);
+    for j in 0..functions {
+        let _ = writeln!(
+            s,
+            "template <typename T> struct Box{j} {{ T v; virtual ~Box{j}() {{}} T get() const {{ return v; }} }};"
+        );
+        let _ = writeln!(
+            s,
+            "static std::vector<float> host{j}(int n) {{\n    std::vector<float> v(n);\n    \
+             auto f = [&](int i) {{ return Box{j}<float>{{float(i)}}.get() * {j}.5f; }};\n    \
+             for (int i = 0; i < n; ++i) v[i] = f(i);\n    \
+             k<<<(n + 255) / 256, 256>>>(nullptr, n);\n    return v;\n}}"
+        );
+    }
+    s.push_str(
+        "extern \"C\" __global__ void k(float *out, int n) {\n    int i = threadIdx.x;\n    if (i < n) out[i] = 2.0f * i;\n}\n",
+    );
+    s
+}
+
 /// The samples shipped in `samples/`, as (name, source). The benchmarks
 /// compile for sm_90, so a sample whose `// kernelc-target:` line names an
 /// architecture-specific target (`sm_90a`, `sm_100a`: wgmma, tcgen05) is

@@ -12,7 +12,27 @@ use crate::types::CType;
 /// A whole source file: its top-level items in source order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TranslationUnit {
+    /// The device code: what the split phase kept (`crate::split`).
     pub items: Vec<Item>,
+    /// The host functions and variables the split phase skipped, for the
+    /// error when device code names one (E0016).
+    pub host: Vec<HostDecl>,
+}
+
+/// A host function or variable, skipped: device code cannot use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostDecl {
+    pub name: String,
+    pub kind: HostKind,
+    /// The declared name in its declaration.
+    pub span: Span,
+}
+
+/// What kind of host declaration a [`HostDecl`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    Function,
+    Variable,
 }
 
 /// A top-level declaration.

@@ -188,6 +188,12 @@ codes! {
         example: "kernelc notes.txt          # E0015 after the first 100 errors\nkernelc --error-limit 5 k.cu   # stop after 5",
         fix: "Fix the first errors and compile again. `--error-limit N` (also `-ferror-limit=N`) changes the limit; `0` removes it.",
     },
+    E0016 {
+        title: "device code uses a host declaration",
+        explanation: "A kernel or `__device__` function calls a host function or reads a host variable. In a `.cu` file a function without `__device__` or `__global__` (or with `__host__` alone) is compiled for the CPU only, and a file-scope variable without `__device__`, `__constant__` or `__shared__` lives in the CPU's memory: the GPU can reach neither. kernelc skips host code, as nvcc's device pass does, and says which declaration device code needed and where it is.",
+        example: "float scale(float x) { return 2 * x; }        // host only\nint counter;                                  // host memory\n__global__ void k(float *p) {\n    p[0] = scale(p[0]) + counter;             // E0016 twice\n}",
+        fix: "Mark the function `__host__ __device__` (both sides) or `__device__` (GPU only); declare the variable `__device__` or `__constant__` and copy to it with `cudaMemcpyToSymbol`, or pass the value as a kernel argument. A `const` integer or `constexpr` scalar with a constant value may be read directly.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

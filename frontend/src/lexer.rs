@@ -3,6 +3,15 @@
 //! The lexer keeps going after an error (skipping the offending bytes) so one
 //! run reports every lexical problem. Literal values and C types are computed
 //! here so the parser and checker never re-parse spellings.
+//!
+//! It lexes all of C++'s token forms, because a `.cu` file's host code may
+//! use any of them: digit separators (`1'000`), raw strings (`R"(...)"`),
+//! prefixed literals (`u8"..."`, `L'x'`), user-defined literal suffixes
+//! (`10ms`). What kernelc cannot compile becomes a
+//! [`TokenKind::Invalid`] token that carries its error; the error is
+//! reported only if the token reaches device code (`crate::split`). Only
+//! what breaks the token structure itself (an unterminated comment or
+//! literal) is an error at once.
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
@@ -23,10 +32,47 @@ pub(crate) fn lex_raw_limited(source: &str, error_limit: usize) -> (Vec<Token>, 
         pos: 0,
         tokens: Vec::new(),
         diags: Vec::new(),
+        invalid: 0,
         error_limit,
     };
-    lx.run();
+    if lx.run() == Stop::ErrorLimit {
+        // Past the limit nothing is preprocessed or split: every error found
+        // so far is reported, as one list in source order.
+        lx.diags.extend(invalid_token_errors(&lx.tokens));
+        lx.diags.sort_by_key(|d| d.span);
+    }
     (lx.tokens, lx.diags)
+}
+
+/// The errors the [`TokenKind::Invalid`] tokens among `tokens` carry.
+pub(crate) fn invalid_token_errors(tokens: &[Token]) -> Vec<Diagnostic> {
+    tokens
+        .iter()
+        .filter_map(|t| match &t.kind {
+            TokenKind::Invalid(d) => Some((**d).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Why [`Lexer::run`] returned.
+#[derive(PartialEq, Eq)]
+enum Stop {
+    EndOfInput,
+    ErrorLimit,
+}
+
+/// The prefixes of C++'s encoding-prefixed and raw literals (`u8"..."`,
+/// `LR"(...)"`): the identifier before a quote, whether the literal is raw,
+/// and whether kernelc can compile it (plain `char` contents).
+fn literal_prefix(ident: &str) -> Option<(bool, bool)> {
+    Some(match ident {
+        "u8" => (false, true),
+        "L" | "u" | "U" => (false, false),
+        "R" | "u8R" => (true, true),
+        "LR" | "uR" | "UR" => (true, false),
+        _ => return None,
+    })
 }
 
 struct Lexer<'a> {
@@ -34,7 +80,11 @@ struct Lexer<'a> {
     bytes: &'a [u8],
     pos: usize,
     tokens: Vec<Token>,
+    /// The errors that stop compilation whatever code they are in.
     diags: Vec<Diagnostic>,
+    /// How many [`TokenKind::Invalid`] tokens were made (they count towards
+    /// the error limit as errors).
+    invalid: usize,
     error_limit: usize,
 }
 
@@ -67,6 +117,13 @@ impl Lexer<'_> {
             .push(Diagnostic::error(span(start, end), code, msg));
     }
 
+    /// Makes `start..pos` a [`TokenKind::Invalid`] token carrying an error.
+    fn invalid(&mut self, start: usize, code: Code, msg: impl Into<String>) {
+        let error = Diagnostic::error(span(start, self.pos), code, msg);
+        self.invalid += 1;
+        self.push(TokenKind::Invalid(Box::new(error)), start);
+    }
+
     fn push(&mut self, kind: TokenKind, start: usize) {
         self.tokens.push(Token {
             kind,
@@ -75,11 +132,10 @@ impl Lexer<'_> {
         });
     }
 
-    fn run(&mut self) {
+    fn run(&mut self) -> Stop {
         while self.pos < self.bytes.len() {
-            // The lexer reports only errors, so the count is the length.
-            if self.error_limit != 0 && self.diags.len() > self.error_limit {
-                return;
+            if self.error_limit != 0 && self.diags.len() + self.invalid > self.error_limit {
+                return Stop::ErrorLimit;
             }
             let b = self.bytes[self.pos];
             let start = self.pos;
@@ -111,11 +167,17 @@ impl Lexer<'_> {
                 while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
                     self.pos += 1;
                 }
-                let kind = match Keyword::lookup(&self.src[start..self.pos]) {
-                    Some(k) => TokenKind::Keyword(k),
-                    None => TokenKind::Ident,
-                };
-                self.push(kind, start);
+                let quote = matches!(self.peek(0), b'"' | b'\'');
+                match literal_prefix(&self.src[start..self.pos]) {
+                    Some((raw, plain)) if quote => self.prefixed_literal(start, raw, plain),
+                    _ => {
+                        let kind = match Keyword::lookup(&self.src[start..self.pos]) {
+                            Some(k) => TokenKind::Keyword(k),
+                            None => TokenKind::Ident,
+                        };
+                        self.push(kind, start);
+                    }
+                }
             } else if b.is_ascii_digit() || (b == b'.' && self.peek(1).is_ascii_digit()) {
                 self.number();
             } else if b == b'\'' {
@@ -131,13 +193,94 @@ impl Lexer<'_> {
             } else {
                 let ch = self.src[start..].chars().next().unwrap_or('?');
                 self.pos += ch.len_utf8();
-                self.error(
+                self.invalid(
                     start,
-                    self.pos,
                     Code::E0010,
                     format!("unexpected character `{}`", ch.escape_default()),
                 );
             }
+        }
+        Stop::EndOfInput
+    }
+
+    /// Lexes a literal after its encoding or raw prefix (`u8`, `L`, `R`,
+    /// `LR`, ...; `pos` is at the quote). `plain`: its characters are
+    /// `char`s, which kernelc compiles; the other encodings become an
+    /// [`TokenKind::Invalid`] token.
+    fn prefixed_literal(&mut self, start: usize, raw: bool, plain: bool) {
+        let body = self.pos;
+        let token_count = self.tokens.len();
+        if raw {
+            self.raw_string();
+        } else if self.peek(0) == b'"' {
+            self.string_lit();
+        } else {
+            self.char_lit();
+        }
+        // The literal lexed from the quote; it becomes a token from the prefix.
+        let Some(lexed) = self.tokens.get(token_count).map(|t| t.kind.clone()) else {
+            return; // An unterminated literal, already an error.
+        };
+        self.tokens.truncate(token_count);
+        if plain || matches!(lexed, TokenKind::Invalid(_)) {
+            let kind = match lexed {
+                TokenKind::Invalid(mut e) => {
+                    e.span = span(start, self.pos);
+                    TokenKind::Invalid(e)
+                }
+                other => other,
+            };
+            self.push(kind, start);
+        } else {
+            let what = if self.bytes[body] == b'\'' {
+                "character"
+            } else {
+                "string"
+            };
+            let prefix = &self.src[start..body];
+            self.invalid(
+                start,
+                Code::E0002,
+                format!(
+                    "`{prefix}` {what} literals are not supported by kernelc (only `char` ones)"
+                ),
+            );
+        }
+    }
+
+    /// Lexes a raw string `"delim( ... )delim"` (`pos` at the quote): its
+    /// characters are taken as written, up to the first `)delim"`.
+    fn raw_string(&mut self) {
+        let start = self.pos;
+        let open = self.src[start + 1..]
+            .find(|c: char| c == '(' || c == '"' || c == '\n' || c.is_whitespace())
+            .map(|i| start + 1 + i);
+        let Some(open) = open.filter(|&i| self.bytes[i] == b'(' && i - start - 1 <= 16) else {
+            self.pos += 1;
+            self.error(start, self.pos, Code::E0010, "invalid raw string delimiter");
+            return;
+        };
+        let closing = format!("){}\"", &self.src[start + 1..open]);
+        let Some(end) = self.src[open + 1..].find(&closing).map(|i| open + 1 + i) else {
+            self.pos = self.bytes.len();
+            self.error(
+                start,
+                start + 1,
+                Code::E0010,
+                "unterminated raw string literal",
+            );
+            return;
+        };
+        let contents = &self.src[open + 1..end];
+        self.pos = end + closing.len();
+        if contents.is_ascii() {
+            self.push(TokenKind::Str(contents.to_string()), start);
+        } else {
+            self.invalid(
+                start,
+                Code::E0002,
+                "non-ASCII characters in literals are not supported by kernelc",
+            );
         }
     }
 
@@ -150,14 +293,17 @@ impl Lexer<'_> {
             let c = self.bytes[self.pos];
             let prev = self.bytes[self.pos - 1].to_ascii_lowercase();
             let exponent_sign = (c == b'+' || c == b'-') && (prev == b'e' || prev == b'p');
-            if is_ident_continue(c) || c == b'.' || exponent_sign {
+            // C++14's digit separator: `1'000'000`, `0xFF'FF`.
+            let separator =
+                c == b'\'' && prev.is_ascii_alphanumeric() && self.peek(1).is_ascii_alphanumeric();
+            if is_ident_continue(c) || c == b'.' || exponent_sign || separator {
                 self.pos += 1;
             } else {
                 break;
             }
         }
         let text = &self.src[start..self.pos];
-        let lower = text.to_ascii_lowercase();
+        let lower = text.replace('\'', "").to_ascii_lowercase();
         let is_hex = lower.starts_with("0x");
         let is_float = !is_hex && (lower.contains('.') || lower.contains('e'));
         let result = if is_hex && (lower.contains('.') || lower.contains('p')) {
@@ -169,7 +315,7 @@ impl Lexer<'_> {
         };
         match result {
             Ok(kind) => self.push(kind, start),
-            Err((code, msg)) => self.error(start, self.pos, code, msg),
+            Err((code, msg)) => self.invalid(start, code, msg),
         }
     }
 
@@ -280,13 +426,12 @@ impl Lexer<'_> {
             }
         }
         if let Some((code, msg)) = err {
-            self.error(start, self.pos, code, msg);
+            self.invalid(start, code, msg);
         } else if values.is_empty() {
-            self.error(start, self.pos, Code::E0010, "empty character literal");
+            self.invalid(start, Code::E0010, "empty character literal");
         } else if values.len() > 1 {
-            self.error(
+            self.invalid(
                 start,
-                self.pos,
                 Code::E0002,
                 "multi-character literals are not supported by kernelc",
             );
@@ -317,7 +462,7 @@ impl Lexer<'_> {
             }
         }
         match err {
-            Some((code, msg)) => self.error(start, self.pos, code, msg),
+            Some((code, msg)) => self.invalid(start, code, msg),
             None => self.push(TokenKind::Str(s), start),
         }
     }

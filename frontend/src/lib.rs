@@ -9,7 +9,8 @@
 //! * **Does no I/O.** Callers pass source text and receive values or
 //!   diagnostics; reading files and printing is the driver's job.
 //!
-//! Pipeline: [`lex`] (raw lexing + tiny preprocessor) → [`parse`] (untyped
+//! Pipeline: [`lex`] (raw lexing + tiny preprocessor) → split (the device
+//! declarations kept, host code skipped: `split.rs`) → [`parse`] (untyped
 //! [`ast`]) → [`check`] (semantic analysis into [`typed`]) → [`lower`] (the
 //! midend IR, built through its SSA builder).
 
@@ -24,6 +25,7 @@ mod parser;
 mod preprocess;
 mod sema;
 mod snippet;
+mod split;
 mod token;
 pub mod typed;
 pub mod types;
@@ -129,7 +131,48 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
 /// `#pragma`, `#warning`) are dropped here; [`check_with_warnings`] returns
 /// them.
 pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> {
-    lex_with_warnings(source, opts).map(|(tokens, _)| tokens)
+    let (tokens, _) = lex_with_warnings(source, opts)?;
+    // Every token is shown, so every token kernelc cannot compile is an error.
+    fail_on_errors(lexer::invalid_token_errors(&tokens), opts)?;
+    Ok(tokens)
+}
+
+/// `Err(errors)`, sorted and limited, if there are any.
+fn fail_on_errors(mut errors: Vec<Diagnostic>, opts: &Options) -> Result<(), Vec<Diagnostic>> {
+    if errors.is_empty() {
+        return Ok(());
+    }
+    diag::sort_diagnostics(&mut errors);
+    diag::apply_error_limit(&mut errors, opts.error_limit);
+    Err(errors)
+}
+
+/// Lexes, preprocesses and splits `source`: the device code's tokens, the
+/// host declarations skipped, and the preprocessor's warnings. Errors are
+/// those of the device code (a token kernelc cannot compile in host code is
+/// no error) and of the file's structure.
+fn lex_and_split(
+    source: &str,
+    opts: &Options,
+) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let (tokens, warnings) = lex_with_warnings(source, opts)?;
+    let split = split::split(&tokens);
+    let mut errors = lexer::invalid_token_errors(&split.device);
+    errors.extend(split.errors.iter().cloned());
+    fail_on_errors(errors, opts)?;
+    Ok((split, warnings))
+}
+
+/// Parses the device tokens of `split`, with its host declarations.
+fn parse_split(
+    split: split::Split,
+    source: &str,
+    opts: &Options,
+) -> (ast::TranslationUnit, Vec<Diagnostic>) {
+    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
+    let (mut tu, diags) = parser::parse_tokens(&split.device, len, opts);
+    tu.host = split.host;
+    (tu, diags)
 }
 
 /// Lexes and preprocesses `source`, also returning the warnings.
@@ -158,11 +201,11 @@ fn lex_with_warnings(
     Ok((tokens, diags))
 }
 
-/// Lexes and parses `source` into a syntax tree.
+/// Lexes and parses `source` into a syntax tree: its device code, and the
+/// host declarations skipped.
 pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
-    let tokens = lex(source, opts)?;
-    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
-    let (tu, mut diags) = parser::parse_tokens(&tokens, len, opts);
+    let (split, _) = lex_and_split(source, opts)?;
+    let (tu, mut diags) = parse_split(split, source, opts);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         diag::apply_error_limit(&mut diags, opts.error_limit);
@@ -184,9 +227,8 @@ pub fn check_with_warnings(
     source: &str,
     opts: &Options,
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (tokens, pp_warnings) = lex_with_warnings(source, opts)?;
-    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
-    let (tu, mut parse_diags) = parser::parse_tokens(&tokens, len, opts);
+    let (split, pp_warnings) = lex_and_split(source, opts)?;
+    let (tu, mut parse_diags) = parse_split(split, source, opts);
     if diag::over_error_limit(&parse_diags, opts.error_limit) {
         // Checking what was read would only add errors past the limit.
         diag::sort_diagnostics(&mut parse_diags);

@@ -32,6 +32,12 @@ pub enum TokenKind {
     /// String literal contents after escape processing.
     Str(String),
     Punct(Punct),
+    /// Bytes that are valid C++ but not something kernelc can compile (a
+    /// literal with a user-defined suffix, a wide string, a `$` or other
+    /// character outside kernelc's set), with the error that says so. The
+    /// error is reported only if the token reaches device code: host code,
+    /// which the split phase skips, may hold any C++ (`crate::split`).
+    Invalid(Box<crate::diag::Diagnostic>),
 }
 
 macro_rules! keywords {
@@ -129,6 +135,7 @@ pub fn dump_tokens(tokens: &[Token]) -> String {
             TokenKind::Char(_) => "char-literal(int)".to_string(),
             TokenKind::Str(_) => "string-literal".to_string(),
             TokenKind::Punct(_) => "punct".to_string(),
+            TokenKind::Invalid(_) => "invalid".to_string(),
         };
         out.push_str(&format!(
             "{kind} '{}' @{}..{}\n",

@@ -168,7 +168,7 @@ fn auto_takes_the_initializers_type_after_decay() {
         "`auto` parameters are not supported by kernelc",
     );
     fails(
-        "auto g = 3;",
+        "__device__ auto g = 3;",
         "`auto` outside function bodies is not supported by kernelc",
     );
     fails(

@@ -42,7 +42,7 @@ fn unsupported_constructs() {
         "__managed__",
     );
     has(
-        &errors("union U { int a; float b; };"),
+        &errors("union U { int a; float b; };\n__global__ void k(U *u) {}"),
         "`union` is not supported by kernelc yet",
         "union U",
     );
@@ -82,8 +82,8 @@ fn unsupported_constructs() {
         "try",
     );
     has(
-        &errors("void host() {}"),
-        "host function `host` is not supported by kernelc",
+        &errors("void host() {}\n__global__ void k() { host(); }"),
+        "calling host function `host` from device code is not allowed",
         "void host()",
     );
 }

@@ -148,7 +148,15 @@ fn module_variable_errors() {
             .contains("`__constant__` variables cannot be written")
     );
     assert!(errors("__shared__ int s = 1;").contains("cannot have an initializer"));
-    assert!(errors("int g;").contains("without a memory space"));
+    // A host variable is skipped, and named when device code uses it; a
+    // `const` one is kept for device code, which reads only integers.
+    let host = errors("int g;\n__global__ void k(int *o) { o[0] = g; }");
+    assert!(host.contains("error[E0016]: host variable `g` cannot be used in device code"));
+    assert!(host.contains("declared here without `__device__` or `__constant__`"));
+    assert!(
+        errors("const float g = 1;\n__global__ void k(float *o) { o[0] = g; }")
+            .contains("without a memory space")
+    );
     assert!(errors("extern __device__ int g;").contains("`extern` variables are supported"));
     assert!(errors("__device__ int g = 1; __device__ int h = g;").contains("must be a constant"));
     assert!(!errors("__device__ void f() __launch_bounds__(32) {}").is_empty());

@@ -113,11 +113,11 @@ __global__ void k(long *o) {
         text.contains("shared [64 x i8] align 16") || text.contains("align 16"),
         "{text}"
     );
-    let r = errors("struct __align__(3) S { int a; };");
+    let r = errors("struct __align__(3) S { int a; };\n__global__ void k(S *p) {}");
     assert!(r.contains("`__align__` takes a power of two"), "{r}");
     let r = errors("struct S { int a; };\nstatic_assert(offsetof(S, b) == 0);");
     assert!(r.contains("no member named `b` in `S`"), "{r}");
-    let r = errors("struct __align__(16) S;");
+    let r = errors("struct __align__(16) S;\n__global__ void k(S *p) {}");
     assert!(
         r.contains("the alignment belongs to a struct definition"),
         "{r}"
@@ -289,9 +289,9 @@ fn struct_diagnostics() {
     assert!(e.contains("no member named `b` in `S`"), "{e}");
     let e = errors("__global__ void k() { struct T *p; }");
     assert!(e.contains("incomplete struct types"), "{e}");
-    let e = errors("struct S { int a : 3; };");
+    let e = errors("struct S { int a : 3; };\n__global__ void k(S *p) {}");
     assert!(e.contains("bit-fields"), "{e}");
-    let e = errors("struct S { int a; int a; };");
+    let e = errors("struct S { int a; int a; };\n__global__ void k(S *p) {}");
     assert!(e.contains("duplicate member `a`"), "{e}");
     let e = errors("struct S { int a; }; __global__ void k(const S *p) { p->a = 1; }");
     assert!(e.contains("const"), "{e}");

@@ -1,7 +1,7 @@
 //! Expressions, by precedence climbing over C's binary operator table.
 
 use super::decl::unsupported_keyword;
-use super::{PResult, Parser};
+use super::{PResult, Parser, Recorded};
 use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
 use crate::codes::Code;
 use crate::diag::Span;
@@ -469,6 +469,11 @@ impl Parser<'_> {
             TokenKind::Char(v) => ExprKind::CharLit(*v),
             TokenKind::Keyword(Keyword::True) => ExprKind::BoolLit(true),
             TokenKind::Keyword(Keyword::False) => ExprKind::BoolLit(false),
+            // Reported before parsing (`lex_and_split`); kept total here.
+            TokenKind::Invalid(error) => {
+                self.diags.push((**error).clone());
+                return Err(Recorded);
+            }
             TokenKind::Str(_) => {
                 return self.error(
                     tok.span,

@@ -55,7 +55,13 @@ pub(crate) fn parse_tokens(
         },
     };
     let items = p.translation_unit();
-    (TranslationUnit { items }, p.diags)
+    (
+        TranslationUnit {
+            items,
+            host: Vec::new(),
+        },
+        p.diags,
+    )
 }
 
 pub(crate) struct Parser<'t> {

@@ -256,6 +256,10 @@ impl Checker {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
         }
+        if let Some(d) = self.host_declaration_used(name, span) {
+            self.diags.push(d);
+            return None;
+        }
         let (code, msg) = if builtin_var(name).is_some() {
             (
                 Code::E0008,
@@ -1088,6 +1092,10 @@ impl Checker {
     /// A call of a name no declaration introduces: E0002 for a function
     /// kernelc knows it does not support yet, E0001 for any other.
     fn unknown_function(&mut self, name: &str, span: Span) {
+        if let Some(d) = self.host_declaration_used(name, span) {
+            self.diags.push(d);
+            return;
+        }
         let (code, msg) = if UNSUPPORTED_FUNCTIONS.contains(&name) {
             (
                 Code::E0002,

@@ -143,6 +143,39 @@ pub(crate) struct Checker {
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
+    /// The host functions and variables the split phase skipped, by name
+    /// (the first declaration of each), for E0016.
+    host: FxHashMap<String, ast::HostDecl>,
+}
+
+impl Checker {
+    /// E0016 when `name`, not declared for device code, is a host function
+    /// or variable that the split phase skipped: what it is and where.
+    fn host_declaration_used(&self, name: &str, span: Span) -> Option<Diagnostic> {
+        let host = self.host.get(name)?;
+        let d = match host.kind {
+            ast::HostKind::Function => Diagnostic::error(
+                span,
+                Code::E0016,
+                format!("calling host function `{name}` from device code is not allowed"),
+            )
+            .with_label(host.span, "declared here without `__device__`")
+            .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
+            ast::HostKind::Variable => Diagnostic::error(
+                span,
+                Code::E0016,
+                format!("host variable `{name}` cannot be used in device code"),
+            )
+            .with_label(
+                host.span,
+                "declared here without `__device__` or `__constant__`",
+            )
+            .with_note(
+                "declare it `__device__` or `__constant__`, or pass its value as a kernel argument",
+            ),
+        };
+        Some(d)
+    }
 }
 
 /// Checks a translation unit.
@@ -172,7 +205,11 @@ pub(crate) fn check_program(
         goto_labels: FxHashMap::default(),
         gotos: Vec::new(),
         opts: opts.clone(),
+        host: FxHashMap::default(),
     };
+    for h in &tu.host {
+        c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
+    }
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = rustc_hash::FxHashSet::default();
     for item in &tu.items {
@@ -259,15 +296,6 @@ impl Checker {
                 f.name_span,
                 Code::E0012,
                 "`__global__` and `__host__` cannot be combined",
-            );
-        } else if !s.global && !s.device {
-            self.diags.push(
-                Diagnostic::error(
-                    f.name_span,
-                    Code::E0002,
-                    format!("host function `{}` is not supported by kernelc", f.name),
-                )
-                .with_note("mark it `__global__` (a kernel) or `__device__` (called from kernels)"),
             );
         }
         if s.global && f.ret != CType::Void {

@@ -1,0 +1,686 @@
+//! The device/host split: which top-level declarations of a `.cu` file are
+//! device code, compiled, and which are host code, skipped.
+//!
+//! A real `.cu` file holds both: kernels and `__device__` functions next to
+//! `main`, launches (`k<<<g, b>>>(...)`), STL containers, classes with
+//! virtual functions, lambdas, exceptions. nvcc's front end parses all of it
+//! as C++ and then splits the program in two; kernelc compiles only the
+//! device side, so it splits first, between preprocessing and parsing, and
+//! never parses host code at all. That is what lets host code use any C++
+//! nvcc accepts without kernelc reporting an error in it.
+//!
+//! The phase works on preprocessed tokens, in three linear steps:
+//!
+//! 1. **Segment** the tokens into top-level declarations by bracket
+//!    structure alone ([`segment`]): a declaration ends at a `;` outside
+//!    brackets, or at the `}` closing a function body. `extern "C" { }` and
+//!    `namespace N { }` are containers whose contents are segmented in turn.
+//! 2. **Classify** each declaration ([`Decl::new`]): device code (a
+//!    `__global__`, `__device__`, `__constant__`, `__shared__` or
+//!    `__managed__` among its specifiers: kernels, device and
+//!    `__host__ __device__` functions, device variables), a type (`struct`,
+//!    `class`, `union`, `enum`, `typedef`, `using X = ...`), a host function
+//!    or a host variable; and find the names it declares.
+//! 3. **Keep** the device declarations, a top-level `static_assert`, and
+//!    what they reach through the names they use: types, and constants
+//!    (`const`/`constexpr` variables, which device code may read), each
+//!    kept declaration's names reaching further ([`Splitter::keep_reachable`]).
+//!    Host functions and host variables are never kept; they are listed
+//!    ([`HostDecl`]) so that the checker can say, when device code names
+//!    one, what it is and where it was declared (E0016).
+//!
+//! Each token is visited a bounded number of times in each step, so the
+//! phase is linear in the file's size. Name lookup here is deliberately
+//! coarse (a name reaches every declaration of that name, scopes ignored):
+//! keeping a type device code does not use costs nothing but its checking,
+//! while the checker, which knows scopes, decides every real use.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::ast::{HostDecl, HostKind};
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+
+/// What the split gives the parser and the checker.
+pub(crate) struct Split {
+    /// The tokens of the kept declarations, in source order, inside their
+    /// `extern "C"` and namespace containers.
+    pub device: Vec<Token>,
+    /// The host functions and variables that were skipped.
+    pub host: Vec<HostDecl>,
+    /// Errors in skipped code that nvcc would report too (a body that is
+    /// never closed).
+    pub errors: Vec<Diagnostic>,
+}
+
+/// Splits preprocessed tokens.
+pub(crate) fn split(tokens: &[Token]) -> Split {
+    let mut errors = Vec::new();
+    let nodes = segment(tokens, &mut 0, false, &mut errors);
+    let mut splitter = Splitter {
+        tokens,
+        decls: Vec::new(),
+        by_name: FxHashMap::default(),
+        kept: Vec::new(),
+    };
+    splitter.index(&nodes);
+    splitter.keep_reachable();
+    let mut device = Vec::new();
+    splitter.emit(&nodes, &mut device);
+    let host = splitter.host_decls();
+    // Unclosed bodies in kept code are the parser's to report.
+    errors.retain(|e: &Diagnostic| !splitter.is_kept_at(e.span));
+    Split {
+        device,
+        host,
+        errors,
+    }
+}
+
+/// A top-level declaration, or a container of them.
+enum Node {
+    /// Token indices `start..end`.
+    Decl(usize, usize),
+    /// `extern "C" {` or `namespace N {`: the header tokens `head`
+    /// (the `{` included), the contents, and the closing `}` if present.
+    Container {
+        head: (usize, usize),
+        body: Vec<Node>,
+        close: Option<usize>,
+    },
+}
+
+fn is_punct(t: &Token, p: Punct) -> bool {
+    t.kind == TokenKind::Punct(p)
+}
+
+fn is_kw(t: &Token, k: Keyword) -> bool {
+    t.kind == TokenKind::Keyword(k)
+}
+
+/// Where a container starts at `i`: the index of its `{`.
+fn container_brace(tokens: &[Token], i: usize) -> Option<usize> {
+    let t = |n: usize| tokens.get(i + n);
+    if t(0).is_some_and(|t| is_kw(t, Keyword::Extern))
+        && t(1).is_some_and(|t| matches!(&t.kind, TokenKind::Str(_)))
+        && t(2).is_some_and(|t| is_punct(t, Punct::LBrace))
+    {
+        return Some(i + 2);
+    }
+    // `namespace {`, `namespace a::b {`, `inline namespace v1 {`; not an
+    // alias (`namespace cg = cooperative_groups;`).
+    let start = if t(0).is_some_and(|t| is_kw(t, Keyword::Inline)) {
+        i + 1
+    } else {
+        i
+    };
+    if !tokens
+        .get(start)
+        .is_some_and(|t| is_kw(t, Keyword::Namespace))
+    {
+        return None;
+    }
+    let mut j = start + 1;
+    while let Some(t) = tokens.get(j) {
+        match &t.kind {
+            TokenKind::Ident | TokenKind::Punct(Punct::ColonColon) => j += 1,
+            TokenKind::Punct(Punct::LBrace) => return Some(j),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Segments `tokens` from `*pos` into declarations and containers, up to
+/// the end or (`in_container`) the `}` that closes the container.
+fn segment(
+    tokens: &[Token],
+    pos: &mut usize,
+    in_container: bool,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    while *pos < tokens.len() {
+        let i = *pos;
+        if in_container && is_punct(&tokens[i], Punct::RBrace) {
+            return nodes;
+        }
+        if let Some(brace) = container_brace(tokens, i) {
+            *pos = brace + 1;
+            // Containers nest as deep as the source does; each level holds
+            // at least two tokens, so this recursion is bounded by the
+            // nesting limit the parser enforces on what it keeps.
+            let body = stdx::stack::with_stack(|| segment(tokens, pos, true, errors));
+            let close = (*pos < tokens.len()).then_some(*pos);
+            match close {
+                Some(_) => *pos += 1,
+                None => errors.push(unclosed(&tokens[brace])),
+            }
+            nodes.push(Node::Container {
+                head: (i, brace + 1),
+                body,
+                close,
+            });
+            continue;
+        }
+        let end = declaration_end(tokens, i, errors);
+        nodes.push(Node::Decl(i, end));
+        *pos = end;
+    }
+    nodes
+}
+
+/// The error for a `{` never closed.
+fn unclosed(open: &Token) -> Diagnostic {
+    Diagnostic::error(open.span, Code::E0003, "this `{` is never closed")
+        .with_note("the declaration it opens runs to the end of the file")
+}
+
+/// Identifiers and keywords whose parenthesis is not a declarator's:
+/// attributes and specifiers that take arguments.
+fn is_attribute_word(t: &Token) -> bool {
+    match &t.kind {
+        TokenKind::Keyword(k) => matches!(
+            k,
+            Keyword::LaunchBounds
+                | Keyword::ClusterDims
+                | Keyword::Decltype
+                | Keyword::Sizeof
+                | Keyword::Throw
+                | Keyword::Asm
+                | Keyword::Asm2
+        ),
+        TokenKind::Ident => matches!(
+            t.text.as_str(),
+            "__attribute__"
+                | "__declspec"
+                | "alignas"
+                | "__align__"
+                | "__maxnreg__"
+                | "noexcept"
+                | "__launch_bounds"
+        ),
+        _ => false,
+    }
+}
+
+/// The end (exclusive) of the declaration starting at `start`: after the
+/// `;` that ends it outside brackets, or after the `}` closing its
+/// function body.
+///
+/// A `{` opens a function body when a declarator's `(` came before it and
+/// no `=` did (`int a[] = {1}` and `auto f = [] { };` are initializers,
+/// `struct S { ... };` a class body), except inside a constructor's
+/// member-initializer list (`: a(x), b{y} {`), where a brace right after
+/// a name is that member's initializer.
+fn declaration_end(tokens: &[Token], start: usize, errors: &mut Vec<Diagnostic>) -> usize {
+    let mut depth = 0usize;
+    let mut declarator_paren = false;
+    let mut assigned = false;
+    let mut member_inits = false;
+    let mut body_open: Option<usize> = None;
+    let mut opens: Vec<usize> = Vec::new();
+    for i in start..tokens.len() {
+        let t = &tokens[i];
+        let prev = i.checked_sub(1).filter(|&p| p >= start).map(|p| &tokens[p]);
+        let TokenKind::Punct(p) = t.kind else {
+            continue;
+        };
+        match p {
+            Punct::LParen | Punct::LBracket | Punct::LBrace => {
+                if depth == 0 && p == Punct::LParen && !prev.is_some_and(is_attribute_word) {
+                    declarator_paren |= !assigned;
+                }
+                if depth == 0 && p == Punct::LBrace {
+                    let names_member =
+                        prev.is_some_and(|t| t.kind == TokenKind::Ident || is_punct(t, Punct::Gt));
+                    if declarator_paren && !assigned && !(member_inits && names_member) {
+                        body_open = Some(i);
+                    }
+                }
+                depth += 1;
+                opens.push(i);
+            }
+            Punct::RParen | Punct::RBracket | Punct::RBrace => {
+                // A stray closer at the top level is a declaration of its own.
+                if depth == 0 {
+                    return i + 1;
+                }
+                depth -= 1;
+                let open = opens.pop();
+                if depth == 0 && p == Punct::RBrace && body_open.is_some() && open == body_open {
+                    return i + 1;
+                }
+            }
+            Punct::Semi if depth == 0 => return i + 1,
+            // `operator=` names a function; it assigns nothing.
+            Punct::Assign if depth == 0 && !prev.is_some_and(|t| is_kw(t, Keyword::Operator)) => {
+                assigned = true;
+            }
+            Punct::Colon if depth == 0 && declarator_paren => member_inits = true,
+            _ => {}
+        }
+    }
+    if let Some(&open) = opens.first() {
+        errors.push(unclosed(&tokens[open]));
+    }
+    tokens.len()
+}
+
+/// What a declaration is, for the split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Device code: always kept.
+    Device,
+    /// A `static_assert`: checked on both sides, so kept.
+    Assertion,
+    /// A type, or a constant device code may read: kept when used.
+    Shared,
+    /// Host code: never kept.
+    Host(HostKind),
+}
+
+/// One classified top-level declaration.
+struct Decl {
+    start: usize,
+    end: usize,
+    role: Role,
+    /// The names it declares, with their token index.
+    names: Vec<usize>,
+}
+
+/// The index of the first token at bracket depth 0 for which `f` holds,
+/// before `end`; `{ }` bodies are skipped.
+fn head_end(tokens: &[Token], start: usize, end: usize) -> usize {
+    (start..end)
+        .find(|&i| {
+            is_punct(&tokens[i], Punct::LBrace)
+                || is_punct(&tokens[i], Punct::Assign)
+                    && !(i > start && is_kw(&tokens[i - 1], Keyword::Operator))
+        })
+        .unwrap_or(end)
+}
+
+impl Decl {
+    fn new(tokens: &[Token], start: usize, end: usize) -> Decl {
+        let head = head_end(tokens, start, end);
+        // Specifiers stand outside every bracket; so does a `__global__`
+        // after a class body whose `;` is missing, which keeps the error
+        // for the parser to report.
+        let depth0 = depth0_indices(tokens, start, end);
+        let has_kw = |k: Keyword| depth0.iter().any(|&i| is_kw(&tokens[i], k));
+        let first = tokens.get(start);
+        // A closer with no opener is kept for the parser to report.
+        let stray = end == start + 1
+            && first.is_some_and(|t| {
+                matches!(
+                    t.kind,
+                    TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace)
+                )
+            });
+        let declares_type = first.is_some_and(|t| {
+            is_kw(t, Keyword::Typedef)
+                || is_kw(t, Keyword::Using)
+                || is_kw(t, Keyword::Template) && has_kw(Keyword::Using)
+        }) || class_key_first(tokens, start, head);
+        let device = [
+            Keyword::Global,
+            Keyword::Device,
+            Keyword::Constant,
+            Keyword::Shared,
+            Keyword::Managed,
+        ]
+        .into_iter()
+        .any(has_kw)
+            || stray;
+        let function = declarator_name(tokens, start, head).is_some();
+        let role = if first.is_some_and(|t| is_kw(t, Keyword::StaticAssert)) {
+            Role::Assertion
+        } else if device {
+            Role::Device
+        } else if declares_type {
+            Role::Shared
+        } else if function {
+            Role::Host(HostKind::Function)
+        } else if has_kw(Keyword::Constexpr) || is_const_object(tokens, start, head) {
+            Role::Shared
+        } else {
+            Role::Host(HostKind::Variable)
+        };
+        let names = declared_names(tokens, start, end, head, role, function);
+        Decl {
+            start,
+            end,
+            role,
+            names,
+        }
+    }
+}
+
+/// The token indices at bracket depth 0 in `start..end`: the brackets
+/// opened there and closed back to it included, their contents not.
+fn depth0_indices(tokens: &[Token], start: usize, end: usize) -> Vec<usize> {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate().take(end).skip(start) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => {
+                if depth == 0 {
+                    out.push(i);
+                }
+                depth += 1;
+            }
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    out.push(i);
+                }
+            }
+            _ if depth == 0 => out.push(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the declaration is a class-key declaration (`struct S {...};`,
+/// `template <class T> class C;`, `enum class E : int {...};`), not a
+/// function or variable whose type is spelled with `struct`.
+fn class_key_first(tokens: &[Token], start: usize, head: usize) -> bool {
+    let mut i = start;
+    // Skip `template < ... >` (angle brackets balanced by count).
+    if tokens.get(i).is_some_and(|t| is_kw(t, Keyword::Template)) {
+        let mut angles = 0i32;
+        i += 1;
+        while i < head {
+            match tokens[i].kind {
+                TokenKind::Punct(Punct::Lt) => angles += 1,
+                TokenKind::Punct(Punct::Gt) => angles -= 1,
+                TokenKind::Punct(Punct::Shr) => angles -= 2,
+                _ => {}
+            }
+            i += 1;
+            if angles <= 0 {
+                break;
+            }
+        }
+    }
+    let class_key = tokens.get(i).is_some_and(|t| {
+        [
+            Keyword::Struct,
+            Keyword::Class,
+            Keyword::Union,
+            Keyword::Enum,
+        ]
+        .into_iter()
+        .any(|k| is_kw(t, k))
+    });
+    class_key && declarator_name(tokens, start, head).is_none()
+}
+
+/// The name of the function a declaration declares, if it declares one: the
+/// identifier before the first declarator `(` at bracket depth 0 (not an
+/// attribute's), unless an `=` comes first. `None` for variables.
+fn declarator_name(tokens: &[Token], start: usize, head: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in start..head {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LParen) if depth == 0 => {
+                let prev = i.checked_sub(1).filter(|&p| p >= start)?;
+                let p = &tokens[prev];
+                if is_attribute_word(p) {
+                    depth += 1;
+                    continue;
+                }
+                // `T (*fp)(int)` declares a pointer variable, not a function.
+                let pointer_declarator = tokens
+                    .get(i + 1)
+                    .is_some_and(|t| is_punct(t, Punct::Star) || is_punct(t, Punct::Amp));
+                return (p.kind == TokenKind::Ident && !pointer_declarator).then_some(prev);
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Assign | Punct::Semi) if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a variable declaration declares a `const` object (`const int N =
+/// 4;`, `int const N`, `float *const p`), which device code may read when
+/// its value is a constant; not a pointer to `const` (`const char *s`).
+fn is_const_object(tokens: &[Token], start: usize, head: usize) -> bool {
+    let mut after_pointer = false;
+    let mut is_const = false;
+    for t in &tokens[start..head] {
+        match &t.kind {
+            TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd) => {
+                after_pointer = true;
+                is_const = false;
+            }
+            TokenKind::Keyword(Keyword::Const) => is_const = true,
+            _ => {}
+        }
+    }
+    is_const && (after_pointer || !tokens[start..head].iter().any(|t| is_punct(t, Punct::Star)))
+}
+
+/// The token indices of the names a declaration declares.
+fn declared_names(
+    tokens: &[Token],
+    start: usize,
+    end: usize,
+    head: usize,
+    role: Role,
+    function: bool,
+) -> Vec<usize> {
+    let ident = |i: usize| tokens.get(i).is_some_and(|t| t.kind == TokenKind::Ident);
+    let mut names = Vec::new();
+    if function {
+        names.extend(declarator_name(tokens, start, head).filter(|&i| {
+            // `A::f(` defines a member of a class or namespace, not `f`.
+            !(i > start && is_punct(&tokens[i - 1], Punct::ColonColon))
+        }));
+        return names;
+    }
+    let depth0 = depth0_indices(tokens, start, end);
+    // A class-key's tag: `struct S`, `enum class E`, `union U`.
+    for w in depth0.windows(2) {
+        let key = &tokens[w[0]];
+        let is_key = [
+            Keyword::Struct,
+            Keyword::Class,
+            Keyword::Union,
+            Keyword::Enum,
+        ]
+        .into_iter()
+        .any(|k| is_kw(key, k));
+        if is_key && ident(w[1]) {
+            names.push(w[1]);
+        }
+    }
+    // Declarators: a name right before `;`, `,`, `=`, `[`, `{`, `:` or
+    // `)` (the `(*name)` of a function pointer), and `using X =`.
+    for &i in &depth0 {
+        let next = tokens.get(i + 1);
+        let ends_declarator = next.is_some_and(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Punct(
+                    Punct::Semi
+                        | Punct::Comma
+                        | Punct::Assign
+                        | Punct::LBracket
+                        | Punct::LBrace
+                        | Punct::RParen
+                )
+            )
+        });
+        if ident(i) && ends_declarator {
+            names.push(i);
+        }
+    }
+    // The `(*name)` of a pointer to function (or array).
+    for i in start + 2..end {
+        let in_pointer_parens = is_punct(&tokens[i - 1], Punct::Star)
+            && is_punct(&tokens[i - 2], Punct::LParen)
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| is_punct(t, Punct::RParen));
+        if ident(i) && in_pointer_parens {
+            names.push(i);
+        }
+    }
+    // The enumerators of an enum's body: a name after its `{` or a `,`.
+    let is_enum = depth0.iter().any(|&i| is_kw(&tokens[i], Keyword::Enum));
+    if role == Role::Shared && is_enum {
+        let mut depth = 0usize;
+        for i in start..end {
+            match tokens[i].kind {
+                TokenKind::Punct(Punct::LBrace | Punct::LParen | Punct::LBracket) => depth += 1,
+                TokenKind::Punct(Punct::RBrace | Punct::RParen | Punct::RBracket) => {
+                    depth = depth.saturating_sub(1)
+                }
+                _ => {}
+            }
+            let after_separator = i > start
+                && (is_punct(&tokens[i - 1], Punct::LBrace)
+                    || is_punct(&tokens[i - 1], Punct::Comma));
+            if depth == 1 && ident(i) && after_separator && head < end {
+                names.push(i);
+            }
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+struct Splitter<'t> {
+    tokens: &'t [Token],
+    decls: Vec<Decl>,
+    /// Each declared name and the declarations that declare it.
+    by_name: FxHashMap<&'t str, Vec<usize>>,
+    /// Per declaration, whether it is kept.
+    kept: Vec<bool>,
+}
+
+impl<'t> Splitter<'t> {
+    /// Classifies every declaration and indexes the names they declare.
+    fn index(&mut self, nodes: &[Node]) {
+        for node in nodes {
+            match node {
+                Node::Decl(start, end) => {
+                    let decl = Decl::new(self.tokens, *start, *end);
+                    let id = self.decls.len();
+                    for &n in &decl.names {
+                        self.by_name
+                            .entry(&self.tokens[n].text)
+                            .or_default()
+                            .push(id);
+                    }
+                    self.decls.push(decl);
+                }
+                Node::Container { body, .. } => self.index(body),
+            }
+        }
+        self.kept = vec![false; self.decls.len()];
+    }
+
+    /// Keeps the device declarations and `static_assert`s, then every type
+    /// and constant their names reach, transitively. Each declaration is
+    /// scanned once, when it is kept.
+    fn keep_reachable(&mut self) {
+        let mut work: Vec<usize> = (0..self.decls.len())
+            .filter(|&d| matches!(self.decls[d].role, Role::Device | Role::Assertion))
+            .collect();
+        for &d in &work {
+            self.kept[d] = true;
+        }
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        while let Some(d) = work.pop() {
+            let (start, end) = (self.decls[d].start, self.decls[d].end);
+            for i in start..end {
+                let t = &self.tokens[i];
+                let member = i > 0
+                    && matches!(
+                        self.tokens[i - 1].kind,
+                        TokenKind::Punct(Punct::Dot | Punct::Arrow)
+                    );
+                if t.kind != TokenKind::Ident || member || !seen.insert(&t.text) {
+                    continue;
+                }
+                for &other in self.by_name.get(t.text.as_str()).into_iter().flatten() {
+                    if !self.kept[other] && self.decls[other].role == Role::Shared {
+                        self.kept[other] = true;
+                        work.push(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `span` lies in a kept declaration.
+    fn is_kept_at(&self, span: Span) -> bool {
+        self.decls.iter().zip(&self.kept).any(|(d, &kept)| {
+            kept && d.start < d.end
+                && self.tokens[d.start].span.start <= span.start
+                && span.start <= self.tokens[d.end - 1].span.end
+        })
+    }
+
+    /// Appends the kept declarations' tokens, and the containers that hold
+    /// any, in source order.
+    fn emit(&self, nodes: &[Node], out: &mut Vec<Token>) {
+        let mut next = 0;
+        self.emit_from(nodes, &mut next, out);
+    }
+
+    /// [`Splitter::emit`] with `next`, the index of the next declaration.
+    fn emit_from(&self, nodes: &[Node], next: &mut usize, out: &mut Vec<Token>) -> bool {
+        let mut any = false;
+        for node in nodes {
+            match node {
+                Node::Decl(start, end) => {
+                    if self.kept[*next] {
+                        out.extend_from_slice(&self.tokens[*start..*end]);
+                        any = true;
+                    }
+                    *next += 1;
+                }
+                Node::Container { head, body, close } => {
+                    let mark = out.len();
+                    out.extend_from_slice(&self.tokens[head.0..head.1]);
+                    if self.emit_from(body, next, out) {
+                        out.extend(close.map(|c| self.tokens[c].clone()));
+                        any = true;
+                    } else {
+                        out.truncate(mark);
+                    }
+                }
+            }
+        }
+        any
+    }
+
+    /// The host functions and variables, by name.
+    fn host_decls(&self) -> Vec<HostDecl> {
+        let mut out = Vec::new();
+        for d in &self.decls {
+            let Role::Host(kind) = d.role else { continue };
+            for &n in &d.names {
+                let t = &self.tokens[n];
+                out.push(HostDecl {
+                    name: t.text.clone(),
+                    kind,
+                    span: t.span,
+                });
+            }
+        }
+        out
+    }
+}
