@@ -13,6 +13,11 @@
 //!    listed in tests/programs/KERNELC_COMPILES. One that stops compiling,
 //!    or an unlisted one that starts, fails the test (update the list). The
 //!    test prints the count and each failure's first error, by error code.
+//! 4. Every configuration kernelc compiles is checked against nvcc: ptxas
+//!    accepts kernelc's PTX, its `.entry` names are the manifest's, and each
+//!    launch of RUNS of the program gives the same buffers from kernelc's PTX
+//!    as from nvcc's on the emulator, fused multiply-add off on both
+//!    (integers identical, floats within 4 ulp).
 //!
 //! `scripts/programs-manifest` rewrites the manifest.
 
@@ -436,5 +441,202 @@ fn kernelc_compiles_exactly_the_listed_programs() {
         "kernelc now compiles programs tests/programs/KERNELC_COMPILES does not list: {started:?}; \
          it no longer compiles listed ones: {stopped:?}. Update the list (one program, and its \
          flags when it has any, per line) when the change is intended."
+    );
+}
+
+// ------------------------------------------ 4. kernelc against nvcc --
+
+/// nvcc's PTX of `config`, fused multiply-add off, into `out`.
+fn nvcc_ptx(nvcc: &Path, headers: &Path, config: &Configuration, out: &Path) -> Result<(), String> {
+    let done = Command::new(nvcc)
+        .current_dir(root())
+        .args(["-ptx", &format!("-arch={ARCH}"), "--fmad=false"])
+        .arg(format!("-I{}", headers.display()))
+        .arg(format!("-I{}", headers.join("cccl").display()))
+        .args(config.flag_args())
+        .arg(&config.program)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("cannot run nvcc");
+    match done.status.success() {
+        true => Ok(()),
+        false => Err(String::from_utf8_lossy(&done.stderr).into_owned()),
+    }
+}
+
+/// kernelc's PTX of `config` with `extra` options, into `out`.
+fn kernelc_ptx(config: &Configuration, extra: &[&str], out: &Path) -> Result<(), String> {
+    let arch = format!("-arch={ARCH}");
+    let out = out.display().to_string();
+    let mut args = vec![arch.as_str()];
+    args.extend(extra);
+    args.extend(config.flag_args());
+    args.extend([config.program.as_str(), "-o", out.as_str()]);
+    let done = common::kernelc(&args);
+    match done.status.success() {
+        true => Ok(()),
+        false => Err(common::stderr(&done)),
+    }
+}
+
+/// Whether two buffers of a launch agree: integers bit for bit, floats
+/// within 4 ulp (`elem` is the buffer's spec type: `f32`, `f64`, ...).
+fn buffers_agree(elem: &str, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
+    if ours.len() != theirs.len() {
+        return Err(format!("{} bytes against {}", ours.len(), theirs.len()));
+    }
+    // The distance in representable values between two floats' bits,
+    // taken as sign-magnitude integers on one line.
+    fn ordered(bits: i64, sign: i64) -> i64 {
+        if bits & sign != 0 {
+            sign.wrapping_sub(bits)
+        } else {
+            bits
+        }
+    }
+    let (width, sign) = match elem {
+        "f32" => (4, 1i64 << 31),
+        "f64" => (8, i64::MIN),
+        _ => return (ours == theirs).then_some(()).ok_or_else(|| "integers differ".to_string()),
+    };
+    for (i, (a, b)) in ours.chunks(width).zip(theirs.chunks(width)).enumerate() {
+        let bits = |c: &[u8]| {
+            let mut v = [0u8; 8];
+            v[..width].copy_from_slice(c);
+            let raw = i64::from_le_bytes(v);
+            if width == 4 {
+                i64::from(raw as i32)
+            } else {
+                raw
+            }
+        };
+        let (x, y) = (bits(a), bits(b));
+        let nan = |v: i64| match width {
+            4 => f32::from_bits(v as u32).is_nan(),
+            _ => f64::from_bits(v as u64).is_nan(),
+        };
+        if nan(x) && nan(y) {
+            continue;
+        }
+        let ulps = ordered(x, sign).wrapping_sub(ordered(y, sign)).unsigned_abs();
+        if ulps > 4 {
+            return Err(format!("element {i} differs by {ulps} ulp"));
+        }
+    }
+    Ok(())
+}
+
+/// The element type of each buffer argument of a launch, by argument index.
+fn buffer_types(words: &[String]) -> Vec<Option<String>> {
+    let mut skip_next = false;
+    let mut out = Vec::new();
+    for w in words {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        if w.starts_with("--") {
+            skip_next = true;
+            continue;
+        }
+        out.push(w.split_once("[]:").map(|(t, _)| t.to_string()));
+    }
+    out
+}
+
+/// For every configuration kernelc compiles: ptxas accepts its PTX, its
+/// `.entry` names are nvcc's, and each launch of RUNS gives the same
+/// buffers from kernelc's PTX as from nvcc's on the emulator (fused
+/// multiply-add off on both).
+#[test]
+fn kernelc_programs_match_nvccs() {
+    let (Some(nvcc), Some(headers)) = (
+        common::nvcc_or_skip("kernelc's programs against nvcc's"),
+        common::cuda_headers_or_skip(),
+    ) else {
+        return;
+    };
+    let listed = listed_as_compiling();
+    let blocks: Vec<ManifestEntry> = manifest()
+        .into_iter()
+        .filter(|b| listed.contains(&b.config.label()))
+        .collect();
+    let dir = common::scratch("programs-against-nvcc");
+    let failures: Vec<String> = parallel_map(&blocks, |block| {
+        let ptx = scratch_file(&dir, &block.config, "kernelc.ptx");
+        if let Err(e) = kernelc_ptx(&block.config, &[], &ptx) {
+            return Some(format!("{}: kernelc fails:\n{e}", block.config.label()));
+        }
+        let text = read(&ptx);
+        common::assert_ptxas_accepts(&text, ARCH, &block.config.label());
+        let entries = ptx_entries(&text);
+        (entries != block.entries).then(|| {
+            format!(
+                "{}: kernelc writes the entries {entries:?}, nvcc {:?}",
+                block.config.label(),
+                block.entries
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+    let runs: Vec<Run> = runs()
+        .into_iter()
+        .filter(|r| blocks.iter().any(|b| b.config.program == r.program))
+        .collect();
+    let mismatches: Vec<String> = parallel_map(&runs, |run| {
+        let block = blocks.iter().find(|b| b.config.program == run.program)?;
+        let label = format!("{} {}", run.program, run.kernel());
+        let stem = run.kernel().to_string();
+        let theirs = dir.join(format!("{stem}.nvcc.ptx"));
+        let ours = dir.join(format!("{stem}.kernelc.ptx"));
+        if let Err(e) = nvcc_ptx(&nvcc, &headers, &block.config, &theirs) {
+            return Some(format!("{label}: nvcc fails:\n{e}"));
+        }
+        if let Err(e) = kernelc_ptx(&block.config, &["--fmad=false"], &ours) {
+            return Some(format!("{label}: kernelc fails:\n{e}"));
+        }
+        let outputs: Vec<PathBuf> = [&theirs, &ours]
+            .iter()
+            .map(|ptx| {
+                let out = ptx.with_extension("out");
+                let (ptx, out_s) = (ptx.display().to_string(), out.display().to_string());
+                let mut args = vec!["run", "--engine", "emu", "--gpu-architecture", ARCH];
+                args.extend([ptx.as_str(), "--out", out_s.as_str()]);
+                args.extend(run.words.iter().map(String::as_str));
+                let done = common::kernelc(&args);
+                assert!(done.status.success(), "{label}: {}", common::stderr(&done));
+                out
+            })
+            .collect();
+        let types = buffer_types(&run.words);
+        let diffs: Vec<String> = types
+            .iter()
+            .enumerate()
+            .filter_map(|(k, t)| {
+                let elem = t.as_ref()?;
+                let file = format!("arg{k}.bin");
+                let theirs = std::fs::read(outputs[0].join(&file)).ok()?;
+                let ours = std::fs::read(outputs[1].join(&file)).ok()?;
+                buffers_agree(elem, &ours, &theirs)
+                    .err()
+                    .map(|e| format!("arg{k} ({elem}[]): {e}"))
+            })
+            .collect();
+        (!diffs.is_empty()).then(|| format!("{label}: {}", diffs.join("; ")))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    eprintln!(
+        "kernelc against nvcc: {} programs with nvcc's entries, {} launches with nvcc's results",
+        blocks.len(),
+        runs.len()
     );
 }
