@@ -498,7 +498,11 @@ fn buffers_agree(elem: &str, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
     let (width, sign) = match elem {
         "f32" => (4, 1i64 << 31),
         "f64" => (8, i64::MIN),
-        _ => return (ours == theirs).then_some(()).ok_or_else(|| "integers differ".to_string()),
+        _ => {
+            return (ours == theirs)
+                .then_some(())
+                .ok_or_else(|| "integers differ".to_string())
+        }
     };
     for (i, (a, b)) in ours.chunks(width).zip(theirs.chunks(width)).enumerate() {
         let bits = |c: &[u8]| {
@@ -519,7 +523,9 @@ fn buffers_agree(elem: &str, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
         if nan(x) && nan(y) {
             continue;
         }
-        let ulps = ordered(x, sign).wrapping_sub(ordered(y, sign)).unsigned_abs();
+        let ulps = ordered(x, sign)
+            .wrapping_sub(ordered(y, sign))
+            .unsigned_abs();
         if ulps > 4 {
             return Err(format!("element {i} differs by {ulps} ulp"));
         }

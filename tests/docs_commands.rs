@@ -1,0 +1,273 @@
+//! Documents that cannot drift: every fenced block of README.md and docs/
+//! is either run by this test and compared with what it shows, or marked
+//! as illustrative.
+//!
+//! A block's info string (after the fence) says which:
+//!
+//! - A **session** (lines starting with `$ `) is run: each command (with
+//!   `\` continuations) runs in `bash` in a scratch folder where `samples`,
+//!   `include` and `tests` are the repository's and `kernelc` is the binary
+//!   under test; the lines after it, to the next `$ `, are its expected
+//!   output (stdout then stderr). A line `...` in the expected output
+//!   stands for any lines, so a listing may show an excerpt.
+//! - `file=NAME`: the block's text is a file the chapter's sessions use,
+//!   written into the scratch folder before they run (`diverge.cu`).
+//! - `cmd="..."`: the block is what that command prints on stdout (a
+//!   listing; warnings on stderr are not part of it), run as a session's
+//!   command would be (`...` again elides).
+//! - `needs=nvcc`: a session that runs nvcc too (found as the tests find
+//!   it; skipped loudly without it, a failure under `CI=true`).
+//! - `illustrative`: shown, not run (a sketch, a fragment of code, a
+//!   command that needs a GPU or takes minutes). The test prints how many
+//!   blocks each kind has, so the run share can only be watched grow.
+//!
+//! Any other block fails the test: a new listing must say what it is.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fenced block: where it is, its info string's words, and its lines.
+struct Block {
+    file: String,
+    line: usize,
+    info: String,
+    text: Vec<String>,
+}
+
+impl Block {
+    /// The value of `key=...` in the info string (`cmd` may be quoted).
+    fn attr(&self, key: &str) -> Option<String> {
+        let at = self.info.find(&format!("{key}="))? + key.len() + 1;
+        let rest = &self.info[at..];
+        Some(match rest.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or("").to_string(),
+            None => rest.split_whitespace().next().unwrap_or("").to_string(),
+        })
+    }
+
+    fn is_illustrative(&self) -> bool {
+        self.info.split_whitespace().any(|w| w == "illustrative")
+    }
+
+    fn is_session(&self) -> bool {
+        self.text.iter().any(|l| l.starts_with("$ "))
+    }
+
+    fn place(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// README.md and every chapter of docs/.
+fn documents() -> Vec<String> {
+    let mut docs = vec!["README.md".to_string()];
+    let mut chapters: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|e| {
+            e.expect("docs/ entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    chapters.sort();
+    docs.extend(chapters);
+    docs
+}
+
+/// The fenced blocks of one document.
+fn blocks(file: &str) -> Vec<Block> {
+    let text = std::fs::read_to_string(root().join(file)).expect("a document");
+    let mut out = Vec::new();
+    let mut open: Option<Block> = None;
+    for (i, line) in text.lines().enumerate() {
+        match (open.take(), line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    file: file.to_string(),
+                    line: i + 1,
+                    info: info.trim().to_string(),
+                    text: Vec::new(),
+                })
+            }
+            (Some(block), Some(_)) => out.push(block),
+            (Some(mut block), None) => {
+                block.text.push(line.to_string());
+                open = Some(block);
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// A session's commands, each with its expected output lines.
+fn commands(block: &Block) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut continuing = false;
+    for line in &block.text {
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            out.push((String::new(), Vec::new()));
+            continuing = true;
+            push_command_line(&mut out, cmd, &mut continuing);
+        } else if continuing {
+            push_command_line(&mut out, line, &mut continuing);
+        } else if let Some(last) = out.last_mut() {
+            last.1.push(line.clone());
+        }
+    }
+    out
+}
+
+fn push_command_line(out: &mut [(String, Vec<String>)], line: &str, continuing: &mut bool) {
+    let last = out.last_mut().expect("a command");
+    match line.strip_suffix('\\') {
+        Some(part) => last.0.push_str(part),
+        None => {
+            last.0.push_str(line);
+            *continuing = false;
+        }
+    }
+}
+
+/// Whether `actual` matches `expected`, where an expected `...` line
+/// matches any run of lines (trailing spaces ignored everywhere).
+fn matches(expected: &[String], actual: &[&str]) -> bool {
+    let Some((first, rest)) = expected.split_first() else {
+        return actual.iter().all(|l| l.trim().is_empty());
+    };
+    if first.trim() == "..." {
+        return (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]));
+    }
+    match actual.split_first() {
+        Some((line, more)) => line.trim_end() == first.trim_end() && matches(rest, more),
+        None => false,
+    }
+}
+
+/// A scratch folder where the repository's inputs are visible, the
+/// chapter's `file=` blocks are written, and `bin/` holds `kernelc` (and
+/// `nvcc`, when given).
+fn scratch(doc: &str, files: &[&Block], nvcc: Option<&Path>) -> PathBuf {
+    let name: String = doc
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("kernelc-docs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).expect("scratch folder");
+    for shared in ["samples", "include", "tests"] {
+        std::os::unix::fs::symlink(root().join(shared), dir.join(shared)).expect("symlink");
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelc"), dir.join("bin/kernelc"))
+        .expect("symlink");
+    if let Some(nvcc) = nvcc {
+        // A wrapper, not a link: nvcc finds its headers from its own path.
+        let wrapper = format!("#!/bin/sh\nexec '{}' \"$@\"\n", nvcc.display());
+        std::fs::write(dir.join("bin/nvcc"), wrapper).expect("write");
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(dir.join("bin/nvcc"), mode).expect("chmod");
+    }
+    for block in files {
+        let name = block.attr("file").expect("file=");
+        std::fs::write(dir.join(name), block.text.join("\n") + "\n").expect("write");
+    }
+    dir
+}
+
+/// Runs `cmd` in `dir` as a reader would, with kernelc on the PATH: what
+/// it prints on stdout, and (`with_stderr`) then on stderr.
+fn run(dir: &Path, cmd: &str, with_stderr: bool) -> String {
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-c", cmd])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if with_stderr {
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    text
+}
+
+#[test]
+fn every_block_of_the_docs_is_run_or_marked_illustrative() {
+    let (mut sessions, mut outputs, mut illustrative, mut files) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for doc in documents() {
+        let blocks = blocks(&doc);
+        let file_blocks: Vec<&Block> = blocks.iter().filter(|b| b.attr("file").is_some()).collect();
+        let needs_nvcc = blocks
+            .iter()
+            .any(|b| b.attr("needs").as_deref() == Some("nvcc"));
+        let nvcc = match needs_nvcc {
+            true => common::nvcc_or_skip(&format!("the nvcc sessions of {doc}")),
+            false => None,
+        };
+        let dir = scratch(&doc, &file_blocks, nvcc.as_deref());
+        for block in &blocks {
+            let skipped = block.attr("needs").as_deref() == Some("nvcc") && nvcc.is_none();
+            if block.is_illustrative() {
+                illustrative += 1;
+            } else if block.attr("file").is_some() {
+                files += 1;
+            } else if let Some(cmd) = block.attr("cmd") {
+                outputs += 1;
+                let got = run(&dir, &cmd, false);
+                let lines: Vec<&str> = got.lines().collect();
+                if !matches(&block.text, &lines) {
+                    failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
+                }
+            } else if block.is_session() && skipped {
+                // nvcc_or_skip said so (and fails under CI=true).
+            } else if block.is_session() {
+                sessions += 1;
+                for (cmd, expected) in commands(block) {
+                    let got = run(&dir, &cmd, true);
+                    let lines: Vec<&str> = got.lines().collect();
+                    if !matches(&expected, &lines) {
+                        failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
+                    }
+                }
+            } else {
+                failures.push(format!(
+                    "{}: a block that is neither run nor marked: give it `cmd=\"...\"`, \
+                     `file=NAME`, `$ ` commands, or `illustrative`",
+                    block.place()
+                ));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!(
+        "docs: {sessions} sessions and {outputs} outputs run, {files} files, \
+         {illustrative} illustrative blocks"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_matcher_elides_with_dots_and_nothing_else() {
+    let expected: Vec<String> = ["a", "...", "d"].map(String::from).to_vec();
+    assert!(matches(&expected, &["a", "b", "c", "d"]));
+    assert!(matches(&expected, &["a", "d"]));
+    assert!(!matches(&expected, &["a", "b"]));
+    assert!(!matches(&expected, &["x", "d"]));
+    let exact: Vec<String> = ["a"].map(String::from).to_vec();
+    assert!(!matches(&exact, &["a", "b"]));
+}
