@@ -88,15 +88,21 @@ codes! {
     },
     W0004 {
         title: "preprocessor warning",
-        explanation: "The preprocessor met something it ignores: a `#pragma` kernelc does not act on (it knows `#pragma unroll` and `#pragma once`; nvcc also warns about pragmas it does not know), or a `#warning` directive, whose text is shown.",
-        example: "#pragma GCC optimize(\"O3\")   // W0004: ignored",
-        fix: "Remove the pragma, or guard it with `#ifndef __KERNELC__`-style conditionals if another compiler needs it.",
+        explanation: "A `#warning` directive: its text is shown, and compilation goes on.",
+        example: "#warning this path is slow   // W0004",
+        fix: "Nothing to fix: the warning is the file's author speaking. `-w` silences warnings.",
     },
     W0005 {
         title: "narrowing conversion in a brace initializer",
         explanation: "A value in a C++ brace initializer (`int x{f};`, `S s{a, b};`, `float v[2] = {i, j};`) is converted to a type that cannot hold every value of its own type, and it is not a constant that fits. Standard C++ rejects such a narrowing conversion; nvcc warns (#2361-D), and so does kernelc. W0002 reports the cases that lose information in any initializer (a fraction, a constant that does not fit).",
         example: "__global__ void k(float *o, int i) {\n    float f{i};   // W0005: int to float may round\n    o[0] = f;\n}",
         fix: "Convert explicitly (`float f{(float)i};`), or use `=` instead of braces if the conversion is intended.",
+    },
+    W0006 {
+        title: "unknown `#pragma` in device code",
+        explanation: "A `#pragma` that kernelc does not act on (it knows `#pragma unroll` and `#pragma once`) stands inside a kernel or device function, and is ignored. nvcc warns the same way (#20199-D). Pragmas outside device code (`#pragma omp` in host code, `#pragma GCC diagnostic` at file scope) belong to the host compiler and are ignored silently, as in nvcc.",
+        example: "__global__ void k(float *o) {\n#pragma GCC ivdep      // W0006: ignored\n    o[0] = 1;\n}",
+        fix: "Remove the pragma, or use `#pragma unroll`, which kernelc and nvcc act on.",
     },
     E0001 {
         title: "use of an undeclared identifier",

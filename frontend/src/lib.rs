@@ -155,8 +155,11 @@ fn lex_and_split(
     source: &str,
     opts: &Options,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (tokens, warnings) = lex_with_warnings(source, opts)?;
+    let (tokens, mut warnings) = lex_with_warnings(source, opts)?;
     let split = split::split(&tokens);
+    // A pragma nobody acts on belongs to the host compiler outside device
+    // code; nvcc warns only about those in device code.
+    warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
     let mut errors = lexer::invalid_token_errors(&split.device);
     errors.extend(split.errors.iter().cloned());
     fail_on_errors(errors, opts)?;

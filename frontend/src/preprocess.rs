@@ -699,7 +699,7 @@ impl Pp<'_> {
                 // kernelc compiles a single file, so it is always included once.
                 Some("once") => {}
                 _ => self.diags.push(
-                    Diagnostic::warning(whole, Code::W0004, "unknown `#pragma` ignored")
+                    Diagnostic::warning(whole, Code::W0006, "unknown `#pragma` ignored")
                         .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
                 ),
             },

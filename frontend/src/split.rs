@@ -52,6 +52,16 @@ pub(crate) struct Split {
     /// Errors in skipped code that nvcc would report too (a body that is
     /// never closed).
     pub errors: Vec<Diagnostic>,
+    /// The source range of each kept declaration, in order.
+    kept: Vec<Span>,
+}
+
+impl Split {
+    /// Whether `span` starts inside device code (a kept declaration).
+    pub fn in_device_code(&self, span: Span) -> bool {
+        let at = self.kept.partition_point(|k| k.end < span.start);
+        self.kept.get(at).is_some_and(|k| k.start <= span.start)
+    }
 }
 
 /// Splits preprocessed tokens.
@@ -69,13 +79,15 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
-    // Unclosed bodies in kept code are the parser's to report.
-    errors.retain(|e: &Diagnostic| !splitter.is_kept_at(e.span));
-    Split {
+    let split = Split {
         device,
         host,
-        errors,
-    }
+        errors: Vec::new(),
+        kept: splitter.kept_spans(),
+    };
+    // Unclosed bodies in kept code are the parser's to report.
+    errors.retain(|e: &Diagnostic| !split.in_device_code(e.span));
+    Split { errors, ..split }
 }
 
 /// A top-level declaration, or a container of them.
@@ -624,13 +636,14 @@ impl<'t> Splitter<'t> {
         }
     }
 
-    /// Whether `span` lies in a kept declaration.
-    fn is_kept_at(&self, span: Span) -> bool {
-        self.decls.iter().zip(&self.kept).any(|(d, &kept)| {
-            kept && d.start < d.end
-                && self.tokens[d.start].span.start <= span.start
-                && span.start <= self.tokens[d.end - 1].span.end
-        })
+    /// The source range of each kept declaration, in source order.
+    fn kept_spans(&self) -> Vec<Span> {
+        self.decls
+            .iter()
+            .zip(&self.kept)
+            .filter(|(d, &kept)| kept && d.start < d.end)
+            .map(|(d, _)| self.tokens[d.start].span.to(self.tokens[d.end - 1].span))
+            .collect()
     }
 
     /// Appends the kept declarations' tokens, and the containers that hold

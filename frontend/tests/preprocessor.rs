@@ -136,13 +136,14 @@ fn line_file_and_pragmas() {
     let toks = lex("__FILE__", &Options::default().with_file_name("k.cu")).unwrap();
     assert_eq!(toks[0].kind, TokenKind::Str("k.cu".into()));
     // `#pragma once` is accepted silently; an unknown pragma is a warning
-    // (W0004), as in nvcc, and the file still compiles.
-    let src = "#pragma once\n#pragma GCC diagnostic push\n__global__ void k() {}\n";
+    // (W0006) in device code, silent elsewhere (the host compiler's), as in
+    // nvcc, and the file still compiles.
+    let src = "#pragma once\n#pragma GCC diagnostic push\n__global__ void k() {\n#pragma GCC ivdep\n}\nvoid h() {\n#pragma omp parallel\n}\n";
     let (_, warnings) = frontend::check_with_warnings(src, &Options::default()).unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].code, Some(Code::W0004));
+    assert_eq!(warnings[0].code, Some(Code::W0006));
     assert!(warnings[0].message.contains("unknown `#pragma` ignored"));
-    assert_eq!(warnings[0].span.start, 13);
+    assert_eq!(warnings[0].span.start, 63);
     let (_, warnings) =
         frontend::check_with_warnings("#warning slow path\n", &Options::default()).unwrap();
     assert!(warnings[0].message.contains("slow path"), "{warnings:?}");

@@ -133,7 +133,11 @@ fn snapshot_cxx_misuse() {
 
 #[test]
 fn cxx_codes() {
-    assert_eq!(codes("#pragma foo\n__global__ void k() {}"), ["W0004"]);
+    assert_eq!(
+        codes("#pragma foo\n__global__ void k() {}"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(codes("__global__ void k() {\n#pragma foo\n}"), ["W0006"]);
     assert_eq!(
         codes("__global__ void k(float *o, int i) { float f{i}; o[0] = f; }"),
         ["W0005"]
