@@ -39,8 +39,12 @@ struct FnSig {
     /// Which parameters are references (the call passes an address).
     refs: Vec<bool>,
     is_kernel: bool,
-    /// Name span of the first declaration (calls must come after it).
+    /// Name span of the first declaration.
     first_decl: Span,
+    /// The top-level item of the first declaration: calls must come in
+    /// it or after it. (Spans cannot say: an included file's offsets come
+    /// after the whole main file's, `source_map.rs`.)
+    first_item: usize,
     /// Set once the definition has been seen.
     def: Option<(FuncId, Span)>,
     extern_c: bool,
@@ -143,6 +147,8 @@ pub(crate) struct Checker {
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
+    /// The index of the top-level item being checked.
+    item: usize,
 }
 
 /// Checks a translation unit.
@@ -172,10 +178,12 @@ pub(crate) fn check_program(
         goto_labels: FxHashMap::default(),
         gotos: Vec::new(),
         opts: opts.clone(),
+        item: 0,
     };
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = rustc_hash::FxHashSet::default();
-    for item in &tu.items {
+    for (index, item) in tu.items.iter().enumerate() {
+        c.item = index;
         if let ast::Item::Function(f) = item {
             if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
                 defs.insert(f.name_span);
@@ -185,10 +193,11 @@ pub(crate) fn check_program(
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
-    for item in &tu.items {
+    for (index, item) in tu.items.iter().enumerate() {
         if crate::diag::over_error_limit(&c.diags, opts.error_limit) {
             break;
         }
+        c.item = index;
         match item {
             ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
                 functions.push(c.function(f, 0));
@@ -340,6 +349,7 @@ impl Checker {
             refs,
             is_kernel: s.global,
             first_decl: f.name_span,
+            first_item: self.item,
             def: f
                 .body
                 .as_ref()
