@@ -653,8 +653,8 @@ fn compile_module_with_messages(
             messages: warning_text,
         });
     }
-    let report_text = optimize(&mut module, &pipeline_for(opts), Some(map))
-        .map_err(|e| CompileError {
+    let report_text =
+        optimize(&mut module, &pipeline_for(opts), Some(map)).map_err(|e| CompileError {
             rendered: warning_text.clone() + &e.rendered,
         })?;
     let messages = warning_text + &report_text;

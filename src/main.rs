@@ -523,17 +523,21 @@ fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
             out.push("--ptx".into());
         } else if arg == "-include" {
             out.push("--pre-include".into());
-        } else if arg == "-std" || arg.starts_with("-std=") {
-            out.push(format!("-{arg}").into());
-        } else if ["-extended-lambda", "-expt-extended-lambda", "-expt-relaxed-constexpr"]
-            .contains(&arg)
-        {
-            out.push(format!("-{arg}").into());
         } else if let Some(n) = arg.strip_prefix("-ferror-limit=") {
             out.push(format!("--error-limit={n}").into());
-        } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
-            .iter()
-            .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
+        } else if [
+            "-ftz",
+            "-prec-div",
+            "-prec-sqrt",
+            "-use_fast_math",
+            "-fmad",
+            "-std",
+            "-extended-lambda",
+            "-expt-extended-lambda",
+            "-expt-relaxed-constexpr",
+        ]
+        .iter()
+        .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
         {
             // nvcc spells these with one dash as well as two.
             out.push(format!("-{arg}").into());
@@ -837,9 +841,8 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (bytes, messages) =
-            driver::compile_object(&name, &source, &stem, &opts, &FsLoader)
-                .map_err(|e| e.rendered)?;
+        let (bytes, messages) = driver::compile_object(&name, &source, &stem, &opts, &FsLoader)
+            .map_err(|e| e.rendered)?;
         eprint!("{messages}");
         return write_output_bytes(Some(output), &bytes);
     }

@@ -593,8 +593,7 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         "internal compiler error: invalid IR after lowering",
     )?;
     let pipeline = req.pipeline(req.opt_level.unwrap_or(3));
-    messages +=
-        &driver::optimize(&mut module, &pipeline, Some(&map)).map_err(|e| e.rendered)?;
+    messages += &driver::optimize(&mut module, &pipeline, Some(&map)).map_err(|e| e.rendered)?;
     Ok(Program {
         module,
         source: Some(map),

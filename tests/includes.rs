@@ -50,8 +50,16 @@ fn fails(dir: &Path, args: &[&str]) -> String {
     let mut all = args.to_vec();
     all.extend(["-o", "out.ptx"]);
     let out = kernelc_in(dir, &all);
-    assert_eq!(out.status.code(), Some(1), "kernelc {args:?}: {}", stderr(&out));
-    assert!(!dir.join("out.ptx").exists(), "a failed compile wrote out.ptx");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "kernelc {args:?}: {}",
+        stderr(&out)
+    );
+    assert!(
+        !dir.join("out.ptx").exists(),
+        "a failed compile wrote out.ptx"
+    );
     stderr(&out)
 }
 
@@ -64,7 +72,11 @@ fn stored(ptx: &str) -> String {
         .lines()
         .find(|l| l.contains("st.global"))
         .unwrap_or_else(|| panic!("no store in\n{ptx}"));
-    line.rsplit(", ").next().unwrap().trim_end_matches(';').to_string()
+    line.rsplit(", ")
+        .next()
+        .unwrap()
+        .trim_end_matches(';')
+        .to_string()
 }
 
 #[test]
@@ -111,7 +123,10 @@ fn include_folders_are_searched_in_order_in_every_spelling() {
 #[test]
 fn angled_include_does_not_search_the_including_files_folder() {
     let main = format!("#include <v.h>\n{STORE_V}");
-    let dir = tree("angled", &[("src/a.cu", &main), ("src/v.h", "#define V 1\n")]);
+    let dir = tree(
+        "angled",
+        &[("src/a.cu", &main), ("src/v.h", "#define V 1\n")],
+    );
     let err = fails(&dir, &["src/a.cu"]);
     assert!(err.contains("error[E0016]"), "{err}");
     assert!(err.contains("src/a.cu:1:1"), "{err}");
@@ -129,9 +144,15 @@ fn pre_include_reads_a_file_before_the_source() {
             ("inc/deep.h", "#define V 8\n"),
         ],
     );
-    assert_eq!(stored(&compiles(&dir, &["a.cu", "-include", "config.h"])), "7");
     assert_eq!(
-        stored(&compiles(&dir, &["a.cu", "--pre-include", "deep.h", "-I", "inc"])),
+        stored(&compiles(&dir, &["a.cu", "-include", "config.h"])),
+        "7"
+    );
+    assert_eq!(
+        stored(&compiles(
+            &dir,
+            &["a.cu", "--pre-include", "deep.h", "-I", "inc"]
+        )),
         "8"
     );
     assert_eq!(
@@ -201,8 +222,14 @@ fn include_next_continues_after_the_folder_of_the_current_file() {
     let dir = tree(
         "next-own",
         &[
-            ("a.cu", "#include <cfloat>\nextern \"C\" __global__ void k(int *o) { o[0] = WRAPPED; }\n"),
-            ("wrap/cfloat", "#include_next <cfloat>\n#define WRAPPED (FLT_MANT_DIG + 1)\n"),
+            (
+                "a.cu",
+                "#include <cfloat>\nextern \"C\" __global__ void k(int *o) { o[0] = WRAPPED; }\n",
+            ),
+            (
+                "wrap/cfloat",
+                "#include_next <cfloat>\n#define WRAPPED (FLT_MANT_DIG + 1)\n",
+            ),
         ],
     );
     assert_eq!(stored(&compiles(&dir, &["a.cu", "-I", "wrap"])), "25");
@@ -222,7 +249,10 @@ fn a_missing_file_is_a_located_error_with_the_include_chain() {
     assert!(err.contains("error[E0016]"), "{err}");
     assert!(err.contains("`#include \"gone.h\"`"), "{err}");
     assert!(err.contains("┌─ inc/inner.h:3:1"), "{err}");
-    assert!(err.contains("searched: `inc/gone.h`, kernelc's own headers"), "{err}");
+    assert!(
+        err.contains("searched: `inc/gone.h`, kernelc's own headers"),
+        "{err}"
+    );
     let chain = [
         "= in file included from src/mid.h:2",
         "= in file included from src/a.cu:2",
@@ -243,7 +273,11 @@ fn an_include_cycle_is_a_located_error_not_a_hang() {
     );
     let start = std::time::Instant::now();
     let err = fails(&dir, &["a.cu"]);
-    assert!(start.elapsed().as_secs() < 20, "the cycle took {:?}", start.elapsed());
+    assert!(
+        start.elapsed().as_secs() < 20,
+        "the cycle took {:?}",
+        start.elapsed()
+    );
     assert!(err.contains("error[E0014]"), "{err}");
     assert!(err.contains("nests more than 200 files deep"), "{err}");
     assert!(err.contains("in file included from a.cu:1"), "{err}");
@@ -255,8 +289,14 @@ fn a_diagnostic_inside_a_header_points_at_the_header() {
     let dir = tree(
         "inside",
         &[
-            ("a.cu", "// main\n#include \"util.h\"\n__global__ void k() {}\n"),
-            ("util.h", "#pragma once\n\n__device__ int f() {\n    return undeclared_y;\n}\n"),
+            (
+                "a.cu",
+                "// main\n#include \"util.h\"\n__global__ void k() {}\n",
+            ),
+            (
+                "util.h",
+                "#pragma once\n\n__device__ int f() {\n    return undeclared_y;\n}\n",
+            ),
         ],
     );
     let err = fails(&dir, &["a.cu"]);
@@ -279,8 +319,22 @@ fn every_known_header_is_accepted_in_both_spellings() {
         let dir = tree(&format!("known-{name}"), &[("a.cu", &main)]);
         assert_eq!(stored(&compiles(&dir, &["a.cu"])), "3", "{name}");
     }
-    for family in ["iostream", "vector", "chrono", "cublas_v2.h", "nvtx3/nvToolsExt.h", "unistd.h", "sys/time.h", "assert.h", "wchar.h", "cuda_profiler_api.h"] {
-        assert!(kernelc::frontend::provided_headers().contains(&family), "{family}");
+    for family in [
+        "iostream",
+        "vector",
+        "chrono",
+        "cublas_v2.h",
+        "nvtx3/nvToolsExt.h",
+        "unistd.h",
+        "sys/time.h",
+        "assert.h",
+        "wchar.h",
+        "cuda_profiler_api.h",
+    ] {
+        assert!(
+            kernelc::frontend::provided_headers().contains(&family),
+            "{family}"
+        );
     }
 }
 
@@ -309,9 +363,15 @@ fn an_unknown_or_declined_header_is_a_located_error() {
         ],
     );
     let err = fails(&dir, &["a.cu"]);
-    assert!(err.contains("error[E0016]") && err.contains("a.cu:2:1"), "{err}");
+    assert!(
+        err.contains("error[E0016]") && err.contains("a.cu:2:1"),
+        "{err}"
+    );
     let err = fails(&dir, &["b.cu"]);
-    assert!(err.contains("error[E0002]") && err.contains("b.cu:2:1"), "{err}");
+    assert!(
+        err.contains("error[E0002]") && err.contains("b.cu:2:1"),
+        "{err}"
+    );
     assert!(err.contains("is not supported by kernelc"), "{err}");
 }
 
@@ -321,12 +381,39 @@ fn kernelc_run_reads_includes_too() {
     let dir = tree("run", &[("a.cu", &main), ("inc/v.h", "#define V 42\n")]);
     let out = kernelc_in(
         &dir,
-        &["run", "a.cu", "-I", "inc", "--kernel", "k", "--grid", "1", "--block", "1", "--out", "o", "i32[]:zeros:1"],
+        &[
+            "run",
+            "a.cu",
+            "-I",
+            "inc",
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--out",
+            "o",
+            "i32[]:zeros:1",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let bytes = std::fs::read(dir.join("o/arg0.bin")).unwrap();
     assert_eq!(bytes, 42i32.to_le_bytes());
-    let out = kernelc_in(&dir, &["run", "a.cu", "--kernel", "k", "--grid", "1", "--block", "1", "i32[]:zeros:1"]);
+    let out = kernelc_in(
+        &dir,
+        &[
+            "run",
+            "a.cu",
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "i32[]:zeros:1",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("error[E0016]"), "{}", stderr(&out));
 }
@@ -354,14 +441,36 @@ fn nvcc_finds_the_same_files() {
         "nvcc",
         &[
             ("src/a.cu", main),
-            ("src/local.h", "#pragma once\n#define LOCAL 1\n#include \"local.h\"\n"),
-            ("inc/shared.h", "#ifndef SHARED_H\n#define SHARED_H\n#include_next <shared.h>\n#endif\n"),
-            ("inc2/shared.h", "#define SHARED 2\n#define KERNEL_NAME from_inc2\n"),
+            (
+                "src/local.h",
+                "#pragma once\n#define LOCAL 1\n#include \"local.h\"\n",
+            ),
+            (
+                "inc/shared.h",
+                "#ifndef SHARED_H\n#define SHARED_H\n#include_next <shared.h>\n#endif\n",
+            ),
+            (
+                "inc2/shared.h",
+                "#define SHARED 2\n#define KERNEL_NAME from_inc2\n",
+            ),
         ],
     );
-    let ours = compiles(&dir, &["src/a.cu", "-I", "inc", "-I", "inc2", "-arch=sm_80"]);
+    let ours = compiles(
+        &dir,
+        &["src/a.cu", "-I", "inc", "-I", "inc2", "-arch=sm_80"],
+    );
     let out = Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_80", "-I", "inc", "-I", "inc2", "src/a.cu", "-o", "nvcc.ptx"])
+        .args([
+            "-ptx",
+            "-arch=sm_80",
+            "-I",
+            "inc",
+            "-I",
+            "inc2",
+            "src/a.cu",
+            "-o",
+            "nvcc.ptx",
+        ])
         .current_dir(&dir)
         .output()
         .unwrap();

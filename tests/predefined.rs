@@ -63,7 +63,10 @@ fn nvcc_defines_with(
     arch: &str,
     flags: &[&str],
 ) -> BTreeMap<String, String> {
-    let dir = common::scratch(&format!("predefined-{arch}-{}", flags.join("").replace('+', "p")));
+    let dir = common::scratch(&format!(
+        "predefined-{arch}-{}",
+        flags.join("").replace('+', "p")
+    ));
     let src = dir.join("empty.cu");
     std::fs::write(&src, "").unwrap();
     let out = std::process::Command::new(nvcc)
@@ -149,7 +152,11 @@ fn kernelc_cli_expansion(text: &str, flags: &[&str]) -> Vec<String> {
     let mut args = vec![src.to_str().unwrap(), "--emit", "tokens"];
     args.extend(flags);
     let out = common::kernelc(&args);
-    assert!(out.status.success(), "kernelc {flags:?}: {}", common::stderr(&out));
+    assert!(
+        out.status.success(),
+        "kernelc {flags:?}: {}",
+        common::stderr(&out)
+    );
     common::stdout(&out)
         .lines()
         .filter_map(|l| Some(l.split_once(" '")?.1.rsplit_once("' @")?.0.to_string()))
@@ -173,7 +180,11 @@ fn the_source_flags_define_what_nvcc_defines() {
         &["-std=c++17"],
         &["-std=c++20"],
         &["--std", "c++20"],
-        &["-std=c++14", "--extended-lambda", "--expt-relaxed-constexpr"],
+        &[
+            "-std=c++14",
+            "--extended-lambda",
+            "--expt-relaxed-constexpr",
+        ],
     ] {
         let nvcc_defs = nvcc_defines_with(&nvcc, "sm_80", flags);
         for &name in FLAG_MACROS {

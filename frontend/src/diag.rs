@@ -206,7 +206,11 @@ pub fn render_diagnostics_in(map: &SourceMap, diags: &[Diagnostic]) -> String {
     let config = Config::default();
     let mut out = String::new();
     for d in diags {
-        let primary = if d.located { map.index_of(d.span.start) } else { 0 };
+        let primary = if d.located {
+            map.index_of(d.span.start)
+        } else {
+            0
+        };
         let chain = if d.located {
             map.include_chain(d.span.start)
         } else {
@@ -230,7 +234,9 @@ pub fn render_diagnostics_in(map: &SourceMap, diags: &[Diagnostic]) -> String {
             let kept: Vec<bool> = labels.iter().map(|(f, _)| *f == primary).collect();
             let (excerpt, mapped) = snippet::Excerpt::new(file.name(), lines, &on_primary);
             let mut mapped = mapped.into_iter();
-            let ranges = kept.iter().map(|&k| k.then(|| ((), mapped.next().unwrap_or_default())));
+            let ranges = kept
+                .iter()
+                .map(|&k| k.then(|| ((), mapped.next().unwrap_or_default())));
             term::emit_into_string(&config, &excerpt, &codespan_diagnostic(d, ranges, &chain))
         } else {
             let ranges = labels

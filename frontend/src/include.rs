@@ -70,7 +70,8 @@ impl MemoryFiles {
 
     /// Adds (or replaces) the file at `path`.
     pub fn with(mut self, path: &str, text: &str) -> MemoryFiles {
-        self.files.insert(normalize(Path::new(path)), text.to_string());
+        self.files
+            .insert(normalize(Path::new(path)), text.to_string());
         self
     }
 }

@@ -35,12 +35,12 @@ pub mod types;
 
 pub use codes::Code;
 pub use diag::{render_diagnostics, render_diagnostics_in, Diagnostic, Severity, Span};
+pub use dump::{dump_ast, dump_expr};
 pub use headers::{provided_headers, CxxStd};
 pub use include::{FileLoader, LoadedFile, MemoryFiles, NoFiles, MAX_INCLUDE_DEPTH};
-pub use source_map::{FileIndex, SourceFile, SourceMap, TooLarge};
-pub use dump::{dump_ast, dump_expr};
 pub use lower::lower;
 pub use preprocess::{check_define_name, DEFAULT_CUDA_ARCH};
+pub use source_map::{FileIndex, SourceFile, SourceMap, TooLarge};
 pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 

@@ -33,8 +33,8 @@ use crate::diag::{Diagnostic, Span};
 use crate::headers::{CxxStd, Header};
 use crate::include::{self, FileLoader, FoundIn, LoadedFile, Request, MAX_INCLUDE_DEPTH};
 use crate::lexer;
-use crate::source_map::{FileIndex, SourceMap};
 use crate::lexer::lex_raw;
+use crate::source_map::{FileIndex, SourceMap};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
 
@@ -325,7 +325,10 @@ enum Found {
 
 /// `span` (of an included file's own text) moved to the file's `base`.
 fn shift(span: Span, base: u32) -> Span {
-    Span::new(span.start.saturating_add(base), span.end.saturating_add(base))
+    Span::new(
+        span.start.saturating_add(base),
+        span.end.saturating_add(base),
+    )
 }
 
 /// Whether `name` is one of the `__has_include` operators, which
@@ -854,7 +857,9 @@ impl Pp<'_> {
                 kind: TokenKind::Str(s),
                 ..
             }] => Some((s.clone(), false)),
-            [first, middle @ .., last] if is_punct(first, Punct::Lt) && is_punct(last, Punct::Gt) => {
+            [first, middle @ .., last]
+                if is_punct(first, Punct::Lt) && is_punct(last, Punct::Gt) =>
+            {
                 Some((middle.iter().map(|t| t.text.as_str()).collect(), true))
             }
             _ => None,
@@ -902,7 +907,12 @@ impl Pp<'_> {
             }
         }
         searched.push("kernelc's own headers".to_string());
-        Found::Nothing(format!("searched: {}", searched.join(", ")))
+        let hint = if self.include_dirs.is_empty() {
+            " (no `-I` folder was given)"
+        } else {
+            ""
+        };
+        Found::Nothing(format!("searched: {}{hint}", searched.join(", ")))
     }
 
     /// Preprocesses an included file into `out`: adds it to the map
@@ -974,7 +984,10 @@ impl Pp<'_> {
             found_in: FoundIn::NoSearch,
         }];
         candidates.extend(include::candidates(
-            Request { angled: true, ..req },
+            Request {
+                angled: true,
+                ..req
+            },
             "",
             FoundIn::NoSearch,
             self.include_dirs,
@@ -999,7 +1012,8 @@ impl Pp<'_> {
             Some(Header::Unsupported(what)) => {
                 let msg = format!("`-include {name}` is not supported by kernelc");
                 let d = Diagnostic::unlocated(Code::E0002, msg);
-                self.diags.push(d.with_note(format!("kernelc does not provide {what}")));
+                self.diags
+                    .push(d.with_note(format!("kernelc does not provide {what}")));
             }
             None => {
                 let msg = format!("cannot find `{name}`, which `-include` names");
@@ -1200,9 +1214,8 @@ impl Pp<'_> {
                         return false;
                     }
                 };
-                let v = u64::from(
-                    self.macros.contains_key(&name.text) || is_has_include(&name.text),
-                );
+                let v =
+                    u64::from(self.macros.contains_key(&name.text) || is_has_include(&name.text));
                 replaced.push(synth(
                     TokenKind::Int {
                         value: v,

@@ -202,10 +202,7 @@ impl SourceMap {
         if chain.len() > MAX_CHAIN_NOTES {
             let cut = chain.len() - MAX_CHAIN_NOTES;
             let keep = MAX_CHAIN_NOTES / 2;
-            chain.splice(
-                keep..keep + cut,
-                [format!("... {cut} more includes ...")],
-            );
+            chain.splice(keep..keep + cut, [format!("... {cut} more includes ...")]);
         }
         chain
     }
@@ -267,8 +264,12 @@ mod tests {
         let mut map = SourceMap::new("a.cu", "#include \"h\"\n");
         for i in 0..30 {
             let at = map.files().last().unwrap().base();
-            map.add(&format!("h{i}"), "#include \"h\"\n", Some(Span::new(at, at + 12)))
-                .unwrap();
+            map.add(
+                &format!("h{i}"),
+                "#include \"h\"\n",
+                Some(Span::new(at, at + 12)),
+            )
+            .unwrap();
         }
         let chain = map.include_chain(map.files().last().unwrap().base());
         assert_eq!(chain.len(), MAX_CHAIN_NOTES + 1);

@@ -332,7 +332,14 @@ fn every_accepted_header_is_known_and_others_are_located_errors() {
 }
 
 /// The files of an in-memory program, compiled from `main.cu`.
-fn lex_files(files: &frontend::MemoryFiles, main: &str, opts: &Options) -> (frontend::SourceMap, Result<Vec<String>, Vec<frontend::Diagnostic>>) {
+fn lex_files(
+    files: &frontend::MemoryFiles,
+    main: &str,
+    opts: &Options,
+) -> (
+    frontend::SourceMap,
+    Result<Vec<String>, Vec<frontend::Diagnostic>>,
+) {
     let mut map = frontend::SourceMap::new("src/main.cu", main);
     let result = frontend::lex_files(&mut map, opts, files)
         .map(|toks| toks.iter().map(|t| t.text.clone()).collect());
@@ -342,8 +349,14 @@ fn lex_files(files: &frontend::MemoryFiles, main: &str, opts: &Options) -> (fron
 #[test]
 fn includes_read_through_the_loader_get_their_own_offsets() {
     let files = frontend::MemoryFiles::new()
-        .with("src/a.h", "#pragma once\nint A = __LINE__;\n#include <b.h>\n")
-        .with("inc/b.h", "#ifndef B\n#define B\nconst char *f = __FILE__;\n#endif\n");
+        .with(
+            "src/a.h",
+            "#pragma once\nint A = __LINE__;\n#include <b.h>\n",
+        )
+        .with(
+            "inc/b.h",
+            "#ifndef B\n#define B\nconst char *f = __FILE__;\n#endif\n",
+        );
     let opts = Options {
         include_dirs: vec!["inc".to_string()],
         ..Options::default()
@@ -352,7 +365,23 @@ fn includes_read_through_the_loader_get_their_own_offsets() {
     let (map, toks) = lex_files(&files, main, &opts);
     assert_eq!(
         toks.unwrap(),
-        ["int", "A", "=", "2", ";", "const", "char", "*", "f", "=", "\"inc/b.h\"", ";", "int", "z", ";"]
+        [
+            "int",
+            "A",
+            "=",
+            "2",
+            ";",
+            "const",
+            "char",
+            "*",
+            "f",
+            "=",
+            "\"inc/b.h\"",
+            ";",
+            "int",
+            "z",
+            ";"
+        ]
     );
     let names: Vec<&str> = map.files().iter().map(|f| f.name()).collect();
     // `a.h` is read once (`#pragma once`); `b.h` twice (its guard skips the second).
@@ -364,7 +393,10 @@ fn includes_read_through_the_loader_get_their_own_offsets() {
     assert_eq!(map.position_text(diags[0].span.start), "src/bad.h:2:3");
     let text = frontend::render_diagnostics_in(&map, &diags);
     assert!(text.contains("┌─ src/bad.h:2:3"), "{text}");
-    assert!(text.contains("= in file included from src/main.cu:2"), "{text}");
+    assert!(
+        text.contains("= in file included from src/main.cu:2"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -373,11 +405,21 @@ fn std_and_flag_macros() {
         std: frontend::CxxStd::parse("c++20"),
         ..Options::default()
     };
-    assert_eq!(lex_texts("__cplusplus __STRICT_ANSI__ linux __linux__", &opts), ["202002L", "1", "linux", "1"]);
-    assert_eq!(lex_texts("__cplusplus linux", &Options::default()), ["201703L", "1"]);
+    assert_eq!(
+        lex_texts("__cplusplus __STRICT_ANSI__ linux __linux__", &opts),
+        ["202002L", "1", "linux", "1"]
+    );
+    assert_eq!(
+        lex_texts("__cplusplus linux", &Options::default()),
+        ["201703L", "1"]
+    );
     assert_eq!(frontend::CxxStd::parse("gnu++17"), None);
 }
 
 fn lex_texts(src: &str, opts: &Options) -> Vec<String> {
-    lex(src, opts).unwrap().iter().map(|t| t.text.clone()).collect()
+    lex(src, opts)
+        .unwrap()
+        .iter()
+        .map(|t| t.text.clone())
+        .collect()
 }
