@@ -3,10 +3,12 @@
 //! these steps and returns its text.
 //!
 //! Nothing here touches files: the binary (`main.rs`) reads the input and
-//! writes the output, so the whole pipeline can be driven from tests.
+//! writes the output, and the files `#include` names are read through the
+//! [`FileLoader`] the caller gives ([`crate::files::FsLoader`] for the
+//! command line), so the whole pipeline can be driven from tests.
 
 use backend_nvptx::{RegallocMode, Target};
-use frontend::Diagnostic;
+use frontend::{Diagnostic, FileLoader, NoFiles, SourceMap};
 use midend::ir::Module;
 use midend::passes::{self, memspace, restrict, PassError, Pipeline, Report};
 use midend::text::{write_module, PrintOptions};
@@ -77,6 +79,12 @@ pub struct CompileOptions {
     /// `--error-limit N`: the frontend stops after N errors (0: no limit;
     /// default [`frontend::DEFAULT_ERROR_LIMIT`]).
     pub error_limit: usize,
+    /// `-I DIR`: the folders `#include` searches, in order.
+    pub include_dirs: Vec<String>,
+    /// `-include FILE`: files read before the input, in order.
+    pub pre_includes: Vec<String>,
+    /// `-std=c++NN` (`None`: nvcc's default, GNU C++17).
+    pub std: Option<frontend::CxxStd>,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -284,6 +292,9 @@ impl Default for CompileOptions {
             disable_passes: Vec::new(),
             threads: 0,
             error_limit: frontend::DEFAULT_ERROR_LIMIT,
+            include_dirs: Vec::new(),
+            pre_includes: Vec::new(),
+            std: None,
         }
     }
 }
@@ -382,14 +393,6 @@ pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
     Ok(names.to_vec())
 }
 
-/// `line:col` (both from 1) of a byte offset of `source`.
-fn line_col(source: &str, offset: u32) -> String {
-    let upto = &source[..(offset as usize).min(source.len())];
-    let line = upto.matches('\n').count() + 1;
-    let col = upto.len() - upto.rfind('\n').map_or(0, |i| i + 1) + 1;
-    format!("{line}:{col}")
-}
-
 /// Renders what the passes reported, the one place for every command:
 /// first the diagnostics, with snippets of `source` when the module came
 /// from C source (`Some("")` for IR that may carry spans into a file not
@@ -397,11 +400,18 @@ fn line_col(source: &str, offset: u32) -> String {
 /// then the transcripts, each line with its topic (`ip-msp:`,
 /// `memspace:`, `restrict:`); then the `--explain-nc` notes.
 pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> String {
-    let mut out = match source {
-        Some(source) => {
+    let map = source.map(|text| SourceMap::new(file_name, text));
+    render_report_in(report, map.as_ref())
+}
+
+/// [`render_report`] for a module made from the files of `map` (`None`: no
+/// C source at hand).
+pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
+    let mut out = match map {
+        Some(map) => {
             let diags: Vec<Diagnostic> =
                 report.diagnostics.iter().map(frontend_diagnostic).collect();
-            frontend::render_diagnostics(file_name, source, &diags)
+            frontend::render_diagnostics_in(map, &diags)
         }
         None => report
             .diagnostics
@@ -425,10 +435,8 @@ pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> 
             out.push_str(&format!("{topic}: {line}\n"));
         }
     }
-    let position = |span: midend::ir::SourceSpan| match source {
-        Some(source) if !span.is_none() => {
-            Some(format!("{file_name}:{}", line_col(source, span.start)))
-        }
+    let position = |span: midend::ir::SourceSpan| match map {
+        Some(map) if !span.is_none() => Some(map.position_text(span.start)),
         _ => None,
     };
     for note in &report.notes {
@@ -470,21 +478,18 @@ fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
         .fold(diag, |diag, note| diag.with_note(note.clone()))
 }
 
-/// Runs `pipeline` over a module made from `source` (file name and text;
-/// `None` for IR without its C source) and renders what the passes report
-/// ([`render_report`]). An error among the diagnostics fails, with the
+/// Runs `pipeline` over a module made from the files of `source` (`None`
+/// for IR without its C source) and renders what the passes report
+/// ([`render_report_in`]). An error among the diagnostics fails, with the
 /// rendered report as the error; otherwise the rendered report (warnings,
 /// transcripts) is returned, for stderr.
 pub fn optimize(
     module: &mut Module,
     pipeline: &Pipeline,
-    source: Option<(&str, &str)>,
+    source: Option<&SourceMap>,
 ) -> Result<String, CompileError> {
     let report = pipeline.run(module)?;
-    let rendered = match source {
-        Some((file_name, text)) => render_report(&report, file_name, Some(text)),
-        None => render_report(&report, "", None),
-    };
+    let rendered = render_report_in(&report, source);
     if report.has_errors() {
         Err(CompileError { rendered })
     } else {
@@ -507,22 +512,33 @@ impl From<PassError> for CompileError {
 
 /// How a failed stage's diagnostics become a [`CompileError`]: the
 /// `-w`/`-Werror` mode applied (it leaves errors as they are), then rendered
-/// with snippets of `source` (none when it is empty).
-fn diagnostics_failure<'a>(
-    file_name: &'a str,
-    source: &'a str,
+/// with snippets of the files of `map` (none when its text is empty).
+fn diagnostics_failure(
+    map: &SourceMap,
     mode: WarningMode,
-) -> impl Fn(Vec<Diagnostic>) -> CompileError + Copy + 'a {
+) -> impl Fn(Vec<Diagnostic>) -> CompileError + Copy + '_ {
     move |diags| CompileError {
-        rendered: frontend::render_diagnostics(file_name, source, &apply_warning_mode(diags, mode)),
+        rendered: frontend::render_diagnostics_in(map, &apply_warning_mode(diags, mode)),
     }
 }
 
-/// [`compile_source`], also returning the side messages.
+/// [`compile_source`], also returning the side messages. `#include` finds
+/// kernelc's own headers only; [`compile_with_loader`] reads files.
 pub fn compile_source_with_messages(
     file_name: &str,
     source: &str,
     opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    compile_with_loader(file_name, source, opts, &NoFiles)
+}
+
+/// [`compile_source_with_messages`], reading the files `#include` names
+/// (from the folders of `opts.include_dirs`, ...) through `loader`.
+pub fn compile_with_loader(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    loader: &dyn FileLoader,
 ) -> Result<Compiled, CompileError> {
     // `__FILE__` is the path as given, as nvcc spells it.
     let mut fe_opts = with_float_options(
@@ -531,34 +547,62 @@ pub fn compile_source_with_messages(
     )
     .with_file_name(file_name);
     fe_opts.error_limit = opts.error_limit;
-    let fail = diagnostics_failure(file_name, source, opts.warnings);
-    match opts.emit {
-        Emit::Tokens => {
-            let tokens = frontend::lex(source, &fe_opts).map_err(fail)?;
-            return Ok(Compiled {
-                output: frontend::dump_tokens(&tokens),
-                ..Compiled::default()
-            });
-        }
-        Emit::Ast => {
-            let tu = frontend::parse(source, &fe_opts).map_err(fail)?;
-            return Ok(Compiled {
-                output: frontend::dump_ast(&tu),
-                ..Compiled::default()
-            });
-        }
-        _ => {}
-    }
-    let (program, warnings) = frontend::check_with_warnings(source, &fe_opts).map_err(fail)?;
+    fe_opts.include_dirs = opts.include_dirs.clone();
+    fe_opts.pre_includes = opts.pre_includes.clone();
+    fe_opts.std = opts.std;
+    let mut map = SourceMap::new(file_name, source);
+    let result = frontend_stages(&mut map, &fe_opts, opts, loader);
+    let fail = diagnostics_failure(&map, opts.warnings);
+    let (program, warnings) = match result.map_err(fail)? {
+        Checked::Done(compiled) => return Ok(compiled),
+        Checked::Program(program, warnings) => (program, warnings),
+    };
     let warnings = apply_warning_mode(warnings, opts.warnings);
     if warnings.iter().any(Diagnostic::is_error) {
         return Err(fail(warnings));
     }
     // Warnings come first among the side messages.
-    let warning_text = frontend::render_diagnostics(file_name, source, &warnings);
+    let warning_text = frontend::render_diagnostics_in(&map, &warnings);
     let module = frontend::lower(&program).map_err(fail)?;
     check_ir(&module, "after lowering")?;
-    compile_module_with_messages(file_name, source, module, opts, warning_text)
+    compile_module_with_messages(&map, module, opts, warning_text)
+}
+
+/// What the frontend's stages gave: the output of `--emit tokens|ast`, or
+/// the checked program and its warnings.
+enum Checked {
+    Done(Compiled),
+    Program(frontend::typed::Program, Vec<Diagnostic>),
+}
+
+/// The frontend up to the typed program (or the `--emit tokens|ast` stop),
+/// reading includes through `loader` into `map`.
+fn frontend_stages(
+    map: &mut SourceMap,
+    fe_opts: &frontend::Options,
+    opts: &CompileOptions,
+    loader: &dyn FileLoader,
+) -> Result<Checked, Vec<Diagnostic>> {
+    match opts.emit {
+        Emit::Tokens => {
+            let tokens = frontend::lex_files(map, fe_opts, loader)?;
+            Ok(Checked::Done(Compiled {
+                output: frontend::dump_tokens(&tokens),
+                ..Compiled::default()
+            }))
+        }
+        Emit::Ast => {
+            let tu = frontend::parse_files(map, fe_opts, loader)?;
+            Ok(Checked::Done(Compiled {
+                output: frontend::dump_ast(&tu),
+                ..Compiled::default()
+            }))
+        }
+        _ => {
+            let (program, warnings) = frontend::check_files(map, fe_opts, loader)?;
+            Ok(Checked::Program(program, warnings))
+        }
+    }
 }
 
 /// Compiles IR text (a `.kir` file) as `compile_source_with_messages`
@@ -587,20 +631,19 @@ pub fn compile_ir_with_messages(
         }
         return Err(CompileError { rendered });
     }
-    compile_module_with_messages(file_name, "", module, opts, String::new())
+    compile_module_with_messages(&SourceMap::new(file_name, ""), module, opts, String::new())
 }
 
 /// The shared second half: the `-O` pipeline and the backend, for a module
-/// made from `source` (empty when there is no C source to point into).
-/// `warnings` (already rendered) lead the side messages.
+/// made from the files of `map` (an empty text when there is no C source
+/// to point into). `warnings` (already rendered) lead the side messages.
 fn compile_module_with_messages(
-    file_name: &str,
-    source: &str,
+    map: &SourceMap,
     mut module: Module,
     opts: &CompileOptions,
     warning_text: String,
 ) -> Result<Compiled, CompileError> {
-    let fail = diagnostics_failure(file_name, source, opts.warnings);
+    let fail = diagnostics_failure(map, opts.warnings);
     let print = PrintOptions {
         spans: opts.ir_spans,
     };
@@ -610,8 +653,8 @@ fn compile_module_with_messages(
             messages: warning_text,
         });
     }
-    let report_text = optimize(&mut module, &pipeline_for(opts), Some((file_name, source)))
-        .map_err(|e| CompileError {
+    let report_text =
+        optimize(&mut module, &pipeline_for(opts), Some(map)).map_err(|e| CompileError {
             rendered: warning_text.clone() + &e.rendered,
         })?;
     let messages = warning_text + &report_text;
@@ -665,12 +708,13 @@ pub fn compile_object(
     source: &str,
     symbol_stem: &str,
     opts: &CompileOptions,
+    loader: &dyn FileLoader,
 ) -> Result<(Vec<u8>, String), CompileError> {
     let ptx_opts = CompileOptions {
         emit: Emit::Ptx,
         ..opts.clone()
     };
-    let compiled = compile_source_with_messages(file_name, source, &ptx_opts)?;
+    let compiled = compile_with_loader(file_name, source, &ptx_opts, loader)?;
     let name = backend_nvptx::obj::c_identifier(symbol_stem);
     let bytes =
         backend_nvptx::obj::write_object(&name, &compiled.output).map_err(|e| CompileError {

@@ -13,6 +13,7 @@
 //!   exit code 1; a panic is a bug.
 
 pub mod driver;
+pub mod files;
 pub mod gpu;
 pub mod output;
 pub mod ptxas;

@@ -4,7 +4,7 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|dot|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
-//!                 [--stats]
+//!                 [--stats] [source flags]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
@@ -12,7 +12,7 @@
 //! kernelc run FILE.cu|FILE.kir|FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //!             [--shared-bytes N] [-O0..-O3] [--engine interp|emu|gpu] [--out DIR]
 //!             [--spec FILE.run] [--max-steps N] [--time N] [--racecheck]
-//!             [float options] [-w] [-Werror] ARG...
+//!             [float options] [source flags] [-w] [-Werror] ARG...
 //! kernelc validate FILE.ptx
 //! kernelc reduce FILE.cu --until "<shell test>" [-o OUT] [--timeout SECS] [--max-tests N]
 //!
@@ -20,6 +20,8 @@
 //!   --param-always-point-to-global=true|false, --track-indir-load,
 //!   --track-int2ptr, --memspace-assume-global (unsafe), --dump-ip-msp,
 //!   --explain-memspace, --memspace-verbose, -Wgeneric
+//! source flags: -I DIR (-IDIR, --include-path DIR), -include FILE (--pre-include),
+//!   -std=c++NN, --extended-lambda (--expt-extended-lambda), --expt-relaxed-constexpr
 //! restrict knobs: --process-restrict=0|1, --apply-multi-level-restrict,
 //!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```
@@ -37,6 +39,7 @@ mod reduce;
 use clap::{Args, Parser, ValueEnum};
 use kernelc::backend_nvptx::{RegallocMode, Target};
 use kernelc::driver::{self, CompileOptions, Emit};
+use kernelc::files::FsLoader;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -164,6 +167,56 @@ struct RestrictArgs {
     explain_nc: bool,
 }
 
+/// How the source is read, as nvcc's options say (`docs/language.md`,
+/// "Includes"), shared by `kernelc` and `kernelc run`.
+#[derive(Args, Debug)]
+struct SourceArgs {
+    /// Search DIR for `#include` files (`-I DIR`, `-IDIR`; repeatable, in order).
+    #[arg(short = 'I', long = "include-path", value_name = "DIR")]
+    include_dirs: Vec<String>,
+    /// Read FILE before the source, as if it were `#include`d first
+    /// (`-include FILE`; repeatable).
+    #[arg(long = "pre-include", value_name = "FILE")]
+    pre_includes: Vec<String>,
+    /// Accepted as nvcc's (`-extended-lambda`, `--expt-extended-lambda`):
+    /// defines `__CUDACC_EXTENDED_LAMBDA__`.
+    #[arg(long = "extended-lambda", alias = "expt-extended-lambda")]
+    extended_lambda: bool,
+    /// Accepted as nvcc's: defines `__CUDACC_RELAXED_CONSTEXPR__`.
+    #[arg(long = "expt-relaxed-constexpr")]
+    relaxed_constexpr: bool,
+    /// The C++ dialect (`-std=c++17`): c++03, c++11, c++14, c++17 or c++20
+    /// (sets `__cplusplus`, as nvcc).
+    #[arg(long = "std", value_name = "c++NN")]
+    std: Option<String>,
+}
+
+impl SourceArgs {
+    /// The macros these flags define, before the `-D`s (so a `-D` wins).
+    fn defines(&self) -> Vec<(String, Option<String>)> {
+        let mut defines = Vec::new();
+        if self.extended_lambda {
+            defines.push(("__CUDACC_EXTENDED_LAMBDA__".to_string(), None));
+        }
+        if self.relaxed_constexpr {
+            defines.push(("__CUDACC_RELAXED_CONSTEXPR__".to_string(), None));
+        }
+        defines
+    }
+
+    /// `-std=`'s standard, checked.
+    fn std(&self) -> Result<Option<kernelc::frontend::CxxStd>, String> {
+        self.std
+            .as_deref()
+            .map(|s| {
+                kernelc::frontend::CxxStd::parse(s).ok_or_else(|| {
+                    format!("error: `-std={s}` is not a C++ dialect nvcc accepts (c++03, c++11, c++14, c++17, c++20)")
+                })
+            })
+            .transpose()
+    }
+}
+
 /// Compile a CUDA-C kernel file to PTX.
 #[derive(Parser, Debug)]
 #[command(
@@ -276,6 +329,8 @@ struct CompileArgs {
     ms: MemspaceArgs,
     #[command(flatten)]
     rs: RestrictArgs,
+    #[command(flatten)]
+    src: SourceArgs,
 }
 
 /// The most `--threads` accepted: more threads than functions, or than
@@ -432,13 +487,16 @@ struct RunArgs {
     /// Stop after N errors in the source (0: no limit; also `-ferror-limit=N`).
     #[arg(long, value_name = "N", default_value_t = kernelc::frontend::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+    #[command(flatten)]
+    src: SourceArgs,
     /// Kernel arguments, in parameter order.
     #[arg(value_name = "ARG")]
     args: Vec<String>,
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, the one-dash spellings of the
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-include FILE`, `-std=c++17`,
+/// `-extended-lambda`, `-expt-relaxed-constexpr`, the one-dash spellings of the
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
 /// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
 /// passes through unchanged (it may be a file name).
@@ -463,11 +521,23 @@ fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
             // nvcc's `-Werror all-warnings`: the kind kernelc always means.
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if arg == "-include" {
+            out.push("--pre-include".into());
         } else if let Some(n) = arg.strip_prefix("-ferror-limit=") {
             out.push(format!("--error-limit={n}").into());
-        } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
-            .iter()
-            .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
+        } else if [
+            "-ftz",
+            "-prec-div",
+            "-prec-sqrt",
+            "-use_fast_math",
+            "-fmad",
+            "-std",
+            "-extended-lambda",
+            "-expt-extended-lambda",
+            "-expt-relaxed-constexpr",
+        ]
+        .iter()
+        .any(|o| arg == *o || arg.starts_with(&format!("{o}=")))
         {
             // nvcc spells these with one dash as well as two.
             out.push(format!("-{arg}").into());
@@ -689,13 +759,23 @@ fn parse_defines(defines: &[String]) -> Result<Vec<(String, Option<String>)>, St
         .collect()
 }
 
+/// The macros the source flags define, then the `-D`s.
+fn source_defines(
+    src: &SourceArgs,
+    defines: &[String],
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let mut all = src.defines();
+    all.extend(parse_defines(defines)?);
+    Ok(all)
+}
+
 fn run_compile(args: CompileArgs) -> Result<(), String> {
     Target::check_triple(&args.target).map_err(|e| format!("error: {e}"))?;
     let target = Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
     let opts = CompileOptions {
         target,
         opt_level: args.opt_level,
-        defines: parse_defines(&args.defines)?,
+        defines: source_defines(&args.src, &args.defines)?,
         ptx_version: args
             .ptx_version
             .as_deref()
@@ -742,6 +822,9 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         } else {
             driver::WarningMode::Show
         },
+        include_dirs: args.src.include_dirs.clone(),
+        pre_includes: args.src.pre_includes.clone(),
+        std: args.src.std()?,
     };
     if args.stats && opts.emit != Emit::Ptx {
         return Err("error: `--stats` needs PTX output (`--emit ptx`, the default)".into());
@@ -758,8 +841,8 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (bytes, messages) =
-            driver::compile_object(&name, &source, &stem, &opts).map_err(|e| e.rendered)?;
+        let (bytes, messages) = driver::compile_object(&name, &source, &stem, &opts, &FsLoader)
+            .map_err(|e| e.rendered)?;
         eprint!("{messages}");
         return write_output_bytes(Some(output), &bytes);
     }
@@ -768,7 +851,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     let out = if is_ir {
         driver::compile_ir_with_messages(&name, &source, &opts)
     } else {
-        driver::compile_source_with_messages(&name, &source, &opts)
+        driver::compile_with_loader(&name, &source, &opts, &FsLoader)
     }
     .map_err(|e| e.rendered)?;
     eprint!("{}", out.messages);
@@ -879,7 +962,10 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         fmad: args.fmad.unwrap_or(true),
         sm: target.sm(),
         arch: Some(args.arch.clone()),
-        defines: parse_defines(&args.defines)?,
+        defines: source_defines(&args.src, &args.defines)?,
+        include_dirs: args.src.include_dirs.clone(),
+        pre_includes: args.src.pre_includes.clone(),
+        std: args.src.std()?,
         engine: match args.engine {
             EngineArg::Interp => kernelc::run::Engine::Interp,
             EngineArg::Emu => kernelc::run::Engine::Emu,

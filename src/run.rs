@@ -443,6 +443,12 @@ pub struct RunRequest {
     /// since wgmma, setmaxnreg and tcgen05 exist only there.
     pub arch: Option<String>,
     pub defines: Vec<(String, Option<String>)>,
+    /// `-I DIR`: the folders `#include` searches, in order.
+    pub include_dirs: Vec<String>,
+    /// `-include FILE`: files read before the source.
+    pub pre_includes: Vec<String>,
+    /// `-std=c++NN`.
+    pub std: Option<frontend::CxxStd>,
     pub engine: Engine,
     /// The most instructions one thread may execute.
     pub max_steps: u64,
@@ -482,6 +488,9 @@ impl Default for RunRequest {
             sm: 80,
             arch: None,
             defines: Vec::new(),
+            include_dirs: Vec::new(),
+            pre_includes: Vec::new(),
+            std: None,
             engine: Engine::Interp,
             max_steps: kir_interp::DEFAULT_MAX_STEPS,
             max_launch_steps: u64::MAX,
@@ -535,8 +544,8 @@ pub struct RunResult {
 /// rendering faults against the source).
 struct Program {
     module: Module,
-    /// `(file name, source text)` of a `.cu` input.
-    source: Option<(String, String)>,
+    /// The files of a `.cu` input.
+    source: Option<frontend::SourceMap>,
     /// The frontend's warnings, rendered.
     messages: String,
 }
@@ -564,26 +573,30 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
         driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float)
             .with_file_name(&name);
     fe.error_limit = req.error_limit;
+    fe.include_dirs = req.include_dirs.clone();
+    fe.pre_includes = req.pre_includes.clone();
+    fe.std = req.std;
+    let mut map = frontend::SourceMap::new(&name, &text);
+    let checked = frontend::check_files(&mut map, &fe, &crate::files::FsLoader);
     let fail = |d: Vec<Diagnostic>| {
-        frontend::render_diagnostics(&name, &text, &driver::apply_warning_mode(d, req.warnings))
+        frontend::render_diagnostics_in(&map, &driver::apply_warning_mode(d, req.warnings))
     };
-    let (program, warnings) = frontend::check_with_warnings(&text, &fe).map_err(fail)?;
+    let (program, warnings) = checked.map_err(fail)?;
     let warnings = driver::apply_warning_mode(warnings, req.warnings);
     if warnings.iter().any(Diagnostic::is_error) {
-        return Err(frontend::render_diagnostics(&name, &text, &warnings));
+        return Err(frontend::render_diagnostics_in(&map, &warnings));
     }
-    let mut messages = frontend::render_diagnostics(&name, &text, &warnings);
+    let mut messages = frontend::render_diagnostics_in(&map, &warnings);
     let mut module = frontend::lower(&program).map_err(fail)?;
     verify(
         &module,
         "internal compiler error: invalid IR after lowering",
     )?;
     let pipeline = req.pipeline(req.opt_level.unwrap_or(3));
-    messages +=
-        &driver::optimize(&mut module, &pipeline, Some((&name, &text))).map_err(|e| e.rendered)?;
+    messages += &driver::optimize(&mut module, &pipeline, Some(&map)).map_err(|e| e.rendered)?;
     Ok(Program {
         module,
-        source: Some((name, text)),
+        source: Some(map),
         messages,
     })
 }
@@ -600,7 +613,7 @@ fn verify(module: &Module, headline: &str) -> Result<(), String> {
 
 /// Renders a fault: with the source snippet when the instruction's span is
 /// known and the input was C, as a plain message otherwise.
-fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
+fn render_fault(fault: &Fault, source: Option<&frontend::SourceMap>) -> String {
     let [bx, by, bz] = fault.block;
     let [tx, ty, tz] = fault.thread;
     let mut location = format!(
@@ -614,7 +627,7 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
         location.push_str(&format!(", at IR {inst}"));
     }
     match (source, fault.span) {
-        (Some((name, text)), Some(span)) => {
+        (Some(map), Some(span)) => {
             let mut d = Diagnostic::without_code(
                 Severity::Error,
                 Span::new(span.start, span.end),
@@ -630,7 +643,7 @@ fn render_fault(fault: &Fault, source: Option<&(String, String)>) -> String {
                     None => d = d.with_note(format!("{} (IR {})", rel.message, rel.inst)),
                 }
             }
-            frontend::render_diagnostics(name, text, &[d])
+            frontend::render_diagnostics_in(map, &[d])
         }
         _ => {
             let mut out = format!(

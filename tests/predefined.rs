@@ -54,11 +54,24 @@ const PLATFORM: &[&str] = &[
 
 /// `#define NAME VALUE` lines of nvcc's device pass for `arch`.
 fn nvcc_defines(nvcc: &std::path::Path, arch: &str) -> BTreeMap<String, String> {
-    let dir = common::scratch(&format!("predefined-{arch}"));
+    nvcc_defines_with(nvcc, arch, &[])
+}
+
+/// [`nvcc_defines`] with more nvcc `flags`.
+fn nvcc_defines_with(
+    nvcc: &std::path::Path,
+    arch: &str,
+    flags: &[&str],
+) -> BTreeMap<String, String> {
+    let dir = common::scratch(&format!(
+        "predefined-{arch}-{}",
+        flags.join("").replace('+', "p")
+    ));
     let src = dir.join("empty.cu");
     std::fs::write(&src, "").unwrap();
     let out = std::process::Command::new(nvcc)
         .args(["-E", "-Xcompiler", "-dM", &format!("-arch={arch}")])
+        .args(flags)
         .arg(&src)
         .output()
         .expect("nvcc runs");
@@ -115,4 +128,89 @@ fn the_platform_macros_are_nvccs() {
             );
         }
     }
+}
+
+/// The macros the source flags change: the dialect's and the lambda and
+/// constexpr extensions'.
+const FLAG_MACROS: &[&str] = &[
+    "__cplusplus",
+    "__STRICT_ANSI__",
+    "linux",
+    "unix",
+    "__linux__",
+    "__unix__",
+    "__CUDACC_EXTENDED_LAMBDA__",
+    "__CUDACC_RELAXED_CONSTEXPR__",
+];
+
+/// What `text` becomes in the token stream of the `kernelc` binary given
+/// `flags` (so the command line's spellings are checked too).
+fn kernelc_cli_expansion(text: &str, flags: &[&str]) -> Vec<String> {
+    let dir = common::scratch(&format!("flags-{}", flags.join("").replace('+', "p")));
+    let src = dir.join("names.cu");
+    std::fs::write(&src, text).unwrap();
+    let mut args = vec![src.to_str().unwrap(), "--emit", "tokens"];
+    args.extend(flags);
+    let out = common::kernelc(&args);
+    assert!(
+        out.status.success(),
+        "kernelc {flags:?}: {}",
+        common::stderr(&out)
+    );
+    common::stdout(&out)
+        .lines()
+        .filter_map(|l| Some(l.split_once(" '")?.1.rsplit_once("' @")?.0.to_string()))
+        .collect()
+}
+
+#[test]
+fn the_source_flags_define_what_nvcc_defines() {
+    let Some(nvcc) = common::nvcc_or_skip("the source flags' macros against nvcc -E -dM") else {
+        return;
+    };
+    for flags in [
+        &[][..],
+        &["--extended-lambda"],
+        &["--expt-extended-lambda"],
+        &["-expt-extended-lambda"],
+        &["--expt-relaxed-constexpr"],
+        &["-std=c++03"],
+        &["-std=c++11"],
+        &["-std=c++14"],
+        &["-std=c++17"],
+        &["-std=c++20"],
+        &["--std", "c++20"],
+        &[
+            "-std=c++14",
+            "--extended-lambda",
+            "--expt-relaxed-constexpr",
+        ],
+    ] {
+        let nvcc_defs = nvcc_defines_with(&nvcc, "sm_80", flags);
+        for &name in FLAG_MACROS {
+            let ours = kernelc_cli_expansion(name, flags);
+            match nvcc_defs.get(name) {
+                Some(value) => {
+                    let value = if value.is_empty() { "1" } else { value };
+                    assert_eq!(
+                        ours,
+                        kernelc_cli_expansion(value, &[]),
+                        "`{name}` with {flags:?}: nvcc says `{value}`"
+                    );
+                }
+                None => assert_eq!(
+                    ours,
+                    [name],
+                    "kernelc defines `{name}` with {flags:?}, nvcc does not"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_dialect_nvcc_rejects_is_an_error() {
+    let out = common::kernelc(&["samples/vadd.cu", "-std=gnu++17"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(common::stderr(&out).contains("`-std=gnu++17` is not a C++ dialect"));
 }

@@ -15,7 +15,7 @@ pub struct TranslationUnit {
     /// The device code: what the split phase kept (`crate::split`).
     pub items: Vec<Item>,
     /// The host functions and variables the split phase skipped, for the
-    /// error when device code names one (E0016).
+    /// error when device code names one (E0017).
     pub host: Vec<HostDecl>,
 }
 

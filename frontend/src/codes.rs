@@ -184,7 +184,7 @@ codes! {
     },
     E0014 {
         title: "nesting is too deep",
-        explanation: "The source nests more than 1,048,576 (2^20) levels deep: parentheses, blocks, statement bodies, unary operators, casts, braced initializers and `#if` expressions each open a level. nvcc parses a million nested parentheses, and so does kernelc; nothing written by hand comes near, so the input is most likely generated with a bug (a missing `)`, a runaway template). Flat chains are not nesting: a sum of a million terms, an `else if` chain or a `?:` chain of any length, and a million statements in a row compile. Only the declaration that nests too deeply is skipped: one error is reported, and the rest of the file is still checked. Macro expansion has a limit of its own, 20,000 levels of macros expanding macros (nvcc expands 1,000 at once and runs for minutes on 10,000).",
+        explanation: "The source nests more than 1,048,576 (2^20) levels deep: parentheses, blocks, statement bodies, unary operators, casts, braced initializers and `#if` expressions each open a level. nvcc parses a million nested parentheses, and so does kernelc; nothing written by hand comes near, so the input is most likely generated with a bug (a missing `)`, a runaway template). Flat chains are not nesting: a sum of a million terms, an `else if` chain or a `?:` chain of any length, and a million statements in a row compile. Only the declaration that nests too deeply is skipped: one error is reported, and the rest of the file is still checked. Macro expansion has a limit of its own, 20,000 levels of macros expanding macros (nvcc expands 1,000 at once and runs for minutes on 10,000), and `#include` one of 200 files deep (GCC's), which is what a header that includes itself without `#pragma once` or a guard reaches.",
         example: "x = ((((((((( ... 1 ... )))))))));   // E0014: more than 2^20 `(`",
         fix: "Generate flatter code: give intermediate results names (`float t1 = a + b; float t2 = t1 * c;`), or split the expression into statements.",
     },
@@ -195,9 +195,15 @@ codes! {
         fix: "Fix the first errors and compile again. `--error-limit N` (also `-ferror-limit=N`) changes the limit; `0` removes it.",
     },
     E0016 {
+        title: "include file not found",
+        explanation: "An `#include` (or `#include_next`, or `-include` on the command line) names a file that is neither on the include path nor one of kernelc's own headers, or one that is there but cannot be read. `#include \"x.h\"` looks in the folder of the file that includes it, then in each `-I` folder in order, then among kernelc's headers (every C and C++ standard header, the CUDA toolkit's, docs/language.md); `#include <x.h>` skips the first folder. The note lists the paths tried; an error inside an included file ends with the chain of includes that led there.",
+        example: "#include \"common.h\"   // E0016: not next to this file, and no -I folder holds it",
+        fix: "Give the folder that holds the file with `-I DIR` (as the program's build gives it to nvcc), or correct the name.",
+    },
+    E0017 {
         title: "device code uses a host declaration",
         explanation: "A kernel or `__device__` function calls a host function or reads a host variable. In a `.cu` file a function without `__device__` or `__global__` (or with `__host__` alone) is compiled for the CPU only, and a file-scope variable without `__device__`, `__constant__` or `__shared__` lives in the CPU's memory: the GPU can reach neither. kernelc skips host code, as nvcc's device pass does, and says which declaration device code needed and where it is.",
-        example: "float scale(float x) { return 2 * x; }        // host only\nint counter;                                  // host memory\n__global__ void k(float *p) {\n    p[0] = scale(p[0]) + counter;             // E0016 twice\n}",
+        example: "float scale(float x) { return 2 * x; }        // host only\nint counter;                                  // host memory\n__global__ void k(float *p) {\n    p[0] = scale(p[0]) + counter;             // E0017 twice\n}",
         fix: "Mark the function `__host__ __device__` (both sides) or `__device__` (GPU only); declare the variable `__device__` or `__constant__` and copy to it with `cudaMemcpyToSymbol`, or pass the value as a kernel argument. A `const` integer or `constexpr` scalar with a constant value may be read directly.",
     },
     E0099 {

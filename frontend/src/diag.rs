@@ -6,11 +6,14 @@
 //! deterministic and testable.
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
-use codespan_reporting::files::SimpleFile;
+use std::cell::OnceCell;
+
+use codespan_reporting::files::{Error, Files, SimpleFile};
 use codespan_reporting::term::{self, Config};
 
 use crate::codes::Code;
 use crate::snippet;
+use crate::source_map::SourceMap;
 
 /// A half-open byte range `start..end` into the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -167,12 +170,12 @@ pub(crate) fn apply_error_limit(diags: &mut Vec<Diagnostic>, limit: usize) {
     }
 }
 
-/// Clamps a span to the text and to UTF-8 character boundaries, so that
-/// rendering can never fail on a malformed span.
-fn clamp(source: &str, span: Span) -> std::ops::Range<usize> {
+/// Clamps a byte range to the text and to UTF-8 character boundaries, so
+/// that rendering can never fail on a malformed span.
+fn clamp(source: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
     let len = source.len();
-    let mut start = (span.start as usize).min(len);
-    let mut end = (span.end as usize).min(len).max(start);
+    let mut start = range.start.min(len);
+    let mut end = range.end.min(len).max(start);
     while !source.is_char_boundary(start) {
         start -= 1;
     }
@@ -186,25 +189,60 @@ fn clamp(source: &str, span: Span) -> std::ops::Range<usize> {
 /// quoting a megabyte-long token) are cut.
 const MAX_TEXT: usize = 1000;
 
-/// Renders diagnostics as plain text with source snippets. A diagnostic
-/// that touches a very long line shows a window of it ([`snippet`]), so the
-/// output is bounded per diagnostic whatever the input.
+/// Renders diagnostics as plain text with source snippets, for a
+/// compilation of the single text `source` named `file_name`. See
+/// [`render_diagnostics_in`].
 pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
-    let file = SimpleFile::new(file_name, source);
-    let lines = snippet::Lines::new(source);
+    render_diagnostics_in(&SourceMap::new(file_name, source), diags)
+}
+
+/// Renders diagnostics as plain text with source snippets, each in the file
+/// of the [`SourceMap`] its span lies in; a diagnostic in an included file
+/// ends with its include chain as notes. A diagnostic that touches a very
+/// long line shows a window of it ([`snippet`]), so the output is bounded
+/// per diagnostic whatever the input.
+pub fn render_diagnostics_in(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    let files = MapFiles::new(map);
     let config = Config::default();
     let mut out = String::new();
     for d in diags {
-        let mut ranges = Vec::new();
-        if d.located {
-            ranges.push(clamp(source, d.span));
-        }
-        ranges.extend(d.labels.iter().map(|(s, _)| clamp(source, *s)));
-        let rendered = if lines.any_long(&ranges) {
-            let (excerpt, mapped) = snippet::Excerpt::new(file_name, &lines, &ranges);
-            term::emit_into_string(&config, &excerpt, &codespan_diagnostic(d, mapped))
+        let primary = if d.located {
+            map.index_of(d.span.start)
         } else {
-            term::emit_into_string(&config, &file, &codespan_diagnostic(d, ranges))
+            0
+        };
+        let chain = if d.located {
+            map.include_chain(d.span.start)
+        } else {
+            Vec::new()
+        };
+        let mut labels = Vec::new();
+        if d.located {
+            labels.push(map.local_range(d.span));
+        }
+        labels.extend(d.labels.iter().map(|(s, _)| map.local_range(*s)));
+        let file = map.file(primary);
+        let lines = files.lines(primary);
+        let on_primary: Vec<std::ops::Range<usize>> = labels
+            .iter()
+            .filter(|(f, _)| *f == primary)
+            .map(|(_, r)| clamp(file.text(), r.clone()))
+            .collect();
+        let rendered = if lines.any_long(&on_primary) {
+            // A window of the primary file; labels in other files are
+            // left out of it.
+            let kept: Vec<bool> = labels.iter().map(|(f, _)| *f == primary).collect();
+            let (excerpt, mapped) = snippet::Excerpt::new(file.name(), lines, &on_primary);
+            let mut mapped = mapped.into_iter();
+            let ranges = kept
+                .iter()
+                .map(|&k| k.then(|| ((), mapped.next().unwrap_or_default())));
+            term::emit_into_string(&config, &excerpt, &codespan_diagnostic(d, ranges, &chain))
+        } else {
+            let ranges = labels
+                .iter()
+                .map(|(f, r)| Some((*f, clamp(map.file(*f).text(), r.clone()))));
+            term::emit_into_string(&config, &files, &codespan_diagnostic(d, ranges, &chain))
         };
         match rendered {
             Ok(text) => out.push_str(&text),
@@ -214,9 +252,9 @@ pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -
                 out.push_str(&format!(
                     "error{code}: {} ({}:{}..{})\n",
                     snippet::cut_text(&d.message, MAX_TEXT),
-                    file_name,
-                    d.span.start,
-                    d.span.end
+                    file.name(),
+                    d.span.start.saturating_sub(file.base()),
+                    d.span.end.saturating_sub(file.base())
                 ));
             }
         }
@@ -224,9 +262,67 @@ pub fn render_diagnostics(file_name: &str, source: &str, diags: &[Diagnostic]) -
     out
 }
 
+/// The files of a [`SourceMap`] for codespan-reporting, each file's line
+/// table made when a diagnostic first shows it.
+struct MapFiles<'m> {
+    map: &'m SourceMap,
+    simple: Vec<OnceCell<SimpleFile<&'m str, &'m str>>>,
+    lines: Vec<OnceCell<snippet::Lines<'m>>>,
+}
+
+impl<'m> MapFiles<'m> {
+    fn new(map: &'m SourceMap) -> MapFiles<'m> {
+        let n = map.files().len();
+        MapFiles {
+            map,
+            simple: (0..n).map(|_| OnceCell::new()).collect(),
+            lines: (0..n).map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    fn simple(&self, id: usize) -> Result<&SimpleFile<&'m str, &'m str>, Error> {
+        let cell = self.simple.get(id).ok_or(Error::FileMissing)?;
+        Ok(cell.get_or_init(|| {
+            let f = self.map.file(id);
+            SimpleFile::new(f.name(), f.text())
+        }))
+    }
+
+    fn lines(&self, id: usize) -> &snippet::Lines<'m> {
+        self.lines[id].get_or_init(|| snippet::Lines::new(self.map.file(id).text()))
+    }
+}
+
+impl<'f> Files<'f> for MapFiles<'_> {
+    type FileId = usize;
+    type Name = &'f str;
+    type Source = &'f str;
+
+    fn name(&'f self, id: usize) -> Result<&'f str, Error> {
+        Ok(self.simple(id)?.name())
+    }
+
+    fn source(&'f self, id: usize) -> Result<&'f str, Error> {
+        Ok(self.simple(id)?.source())
+    }
+
+    fn line_index(&'f self, id: usize, byte_index: usize) -> Result<usize, Error> {
+        self.simple(id)?.line_index((), byte_index)
+    }
+
+    fn line_range(&'f self, id: usize, line_index: usize) -> Result<std::ops::Range<usize>, Error> {
+        self.simple(id)?.line_range((), line_index)
+    }
+}
+
 /// `d` for codespan-reporting, its labels at `ranges` (the primary first
-/// when it is located, then the secondary ones in order).
-fn codespan_diagnostic(d: &Diagnostic, ranges: Vec<std::ops::Range<usize>>) -> CsDiagnostic<()> {
+/// when it is located, then the secondary ones in order; `None` for a label
+/// left out), its notes followed by `chain` (where its file was included).
+fn codespan_diagnostic<F: Copy>(
+    d: &Diagnostic,
+    ranges: impl Iterator<Item = Option<(F, std::ops::Range<usize>)>>,
+    chain: &[String],
+) -> CsDiagnostic<F> {
     let base = match d.severity {
         Severity::Error => CsDiagnostic::error(),
         Severity::Warning => CsDiagnostic::warning(),
@@ -235,12 +331,13 @@ fn codespan_diagnostic(d: &Diagnostic, ranges: Vec<std::ops::Range<usize>>) -> C
     let mut ranges = ranges.into_iter();
     let mut labels = Vec::new();
     if d.located {
-        if let Some(r) = ranges.next() {
-            labels.push(Label::primary((), r));
+        if let Some(Some((f, r))) = ranges.next() {
+            labels.push(Label::primary(f, r));
         }
     }
-    labels.extend(d.labels.iter().zip(ranges).map(|((_, m), r)| {
-        Label::secondary((), r).with_message(snippet::cut_text(m, MAX_TEXT).into_owned())
+    labels.extend(d.labels.iter().zip(ranges).filter_map(|((_, m), r)| {
+        let (f, r) = r?;
+        Some(Label::secondary(f, r).with_message(snippet::cut_text(m, MAX_TEXT).into_owned()))
     }));
     let base = match d.code {
         Some(c) => base.with_code(c.as_str()),
@@ -252,6 +349,7 @@ fn codespan_diagnostic(d: &Diagnostic, ranges: Vec<std::ops::Range<usize>>) -> C
             d.notes
                 .iter()
                 .map(|n| snippet::cut_text(n, MAX_TEXT).into_owned())
+                .chain(chain.iter().cloned())
                 .collect(),
         )
 }

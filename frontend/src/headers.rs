@@ -1,6 +1,8 @@
 //! The standard and CUDA headers kernelc knows, and the macros each brings.
 //!
-//! kernelc reads no files, so a header is a list of macro definitions here.
+//! kernelc's own headers are not files: each is a list of macro
+//! definitions here, found after every file of the include path
+//! (`include.rs`).
 //! nvcc force-includes `cuda_runtime.h`, which pulls in the C library's
 //! `math.h`, `limits.h`, `stdlib.h` and `stddef.h`; so `INFINITY`, `M_PI`,
 //! `INT_MAX` or `NULL` work in a `.cu` file with no `#include` at all, and
@@ -295,38 +297,175 @@ const MATH_CONSTANTS_H: &[&str] = &[
     "CUDART_DBL2INT_CVT 6755399441055744.0",
 ];
 
-/// What `#include <name>` (`name` with its `<>` or quotes) means, or
-/// `None` for a header kernelc does not know.
+/// What including the header `name` (the name without its `<>` or quotes)
+/// means, or `None` for a name kernelc does not know. Searched after the
+/// files of the include path (`crate::include`).
 pub(crate) fn header(name: &str) -> Option<Header> {
     let none: &[&str] = &[];
     Some(match name {
-        // Everything these declare that kernelc supports is built in or
-        // predefined; including them again changes nothing.
-        "<cuda_runtime.h>" | "<cuda_runtime_api.h>" | "<device_launch_parameters.h>" | "<math.h>" | "<cmath>" | "<limits.h>"
-        | "<climits>" | "<stdio.h>" | "<cstdio>" | "<stdlib.h>" | "<cstdlib>"
-        | "<stddef.h>" | "<cstddef>" | "<assert.h>" | "<cassert>" | "\"kernelc.cuh\""
-        | "<kernelc.cuh>" => Header::Macros(none),
-        "<cuda.h>" => Header::Macros(CUDA_H),
-        "<float.h>" | "<cfloat>" => Header::Macros(FLOAT_H),
-        "<stdint.h>" | "<cstdint>" => Header::Macros(STDINT_H),
-        "<math_constants.h>" => Header::Macros(MATH_CONSTANTS_H),
-        "<cuda_fp16.h>" | "<cuda_bf16.h>" | "<cuda_fp8.h>" => {
+        "cuda.h" => Header::Macros(CUDA_H),
+        "float.h" | "cfloat" => Header::Macros(FLOAT_H),
+        "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" => Header::Macros(STDINT_H),
+        "math_constants.h" => Header::Macros(MATH_CONSTANTS_H),
+        "cuda_fp16.h" | "cuda_fp16.hpp" | "cuda_bf16.h" | "cuda_bf16.hpp" | "cuda_fp8.h"
+        | "cuda_fp8.hpp" | "cuda_fp6.h" | "cuda_fp6.hpp" | "cuda_fp4.h" | "cuda_fp4.hpp"
+        | "cuda_tf32.h" => {
             Header::Unsupported("the half, bfloat16 and fp8 types and their functions")
         }
-        "<cooperative_groups.h>" => Header::Unsupported(
+        "cooperative_groups.h" => Header::Unsupported(
             "cooperative groups (a C++ template library); use `__syncthreads()` and the `__shfl_*_sync` functions",
         ),
-        "<mma.h>" => Header::Unsupported(
+        "mma.h" => Header::Unsupported(
             "the `nvcuda::wmma` templates; kernelc's tensor-core built-ins are in docs/tensor-cores.md",
         ),
-        "<cuda/pipeline>" | "<cuda/barrier>" | "<cuda/atomic>" | "<cuda_pipeline.h>"
-        | "<cuda_awbarrier.h>" => Header::Unsupported(
+        "cuda/pipeline" | "cuda/barrier" | "cuda/atomic" | "cuda_pipeline.h"
+        | "cuda_pipeline_primitives.h" | "cuda_pipeline_helpers.h" | "cuda_awbarrier.h"
+        | "cuda_awbarrier_primitives.h" | "cuda_awbarrier_helpers.h" => Header::Unsupported(
             "libcu++ and the pipeline primitives; kernelc's async-copy built-ins are in docs/tensor-cores.md",
         ),
-        "<curand_kernel.h>" | "<curand.h>" => Header::Unsupported("cuRAND"),
-        _ if name.starts_with("<cub/") || name.starts_with("<thrust/") || name.starts_with("<cuda/") => {
+        "curand_kernel.h" | "curand_discrete2.h" | "curand_globals.h" | "curand_lognormal.h"
+        | "curand_mrg32k3a.h" | "curand_mtgp32.h" | "curand_mtgp32_kernel.h"
+        | "curand_normal.h" | "curand_philox4x32_x.h" | "curand_poisson.h"
+        | "curand_precalc.h" | "curand_uniform.h" => {
+            Header::Unsupported("cuRAND's device API")
+        }
+        _ if name.starts_with("cub/")
+            || name.starts_with("thrust/")
+            || name.starts_with("cuda/")
+            || name.starts_with("cooperative_groups/") =>
+        {
             Header::Unsupported("CUB, Thrust and libcu++ (C++ template libraries)")
         }
+        // Everything the rest declare that kernelc supports is built in or
+        // predefined (or is host code, which device code never sees).
+        _ if KNOWN_EMPTY.contains(&name) || name.starts_with("crt/") => Header::Macros(none),
         _ => return None,
     })
+}
+
+/// The headers whose device-usable part kernelc builds in or predefines,
+/// and those only host code needs: including them gives nothing more.
+/// docs/language.md names the families.
+#[rustfmt::skip]
+pub const KNOWN_EMPTY: &[&str] = &[
+    // kernelc's own.
+    "kernelc.cuh",
+    // The C standard library (C17), less <float.h>, <stdint.h> and
+    // <inttypes.h> above.
+    "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "iso646.h", "limits.h",
+    "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdatomic.h",
+    "stdbool.h", "stddef.h", "stdio.h", "stdlib.h", "stdnoreturn.h", "string.h", "tgmath.h",
+    "threads.h", "time.h", "uchar.h", "wchar.h", "wctype.h",
+    // The C++ standard library (C++17, and the C++20 headers programs
+    // already include), less <cfloat>, <cstdint> and <cinttypes> above.
+    "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "ccomplex",
+    "cctype", "cerrno", "cfenv", "charconv", "chrono", "ciso646", "climits", "clocale",
+    "cmath", "codecvt", "compare", "complex", "concepts", "condition_variable", "coroutine",
+    "csetjmp", "csignal", "cstdalign", "cstdarg", "cstdbool", "cstddef", "cstdio", "cstdlib",
+    "cstring", "ctgmath", "ctime", "cuchar", "cwchar", "cwctype", "deque", "exception",
+    "execution", "filesystem", "format", "forward_list", "fstream", "functional", "future",
+    "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator",
+    "latch", "limits", "list", "locale", "map", "memory", "memory_resource", "mutex", "new",
+    "numbers", "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio",
+    "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location",
+    "span", "sstream", "stack", "stdexcept", "stop_token", "streambuf", "string",
+    "string_view", "strstream", "syncstream", "system_error", "thread", "tuple",
+    "type_traits", "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility",
+    "valarray", "variant", "vector", "version",
+    // POSIX and the platform's, as real programs include them.
+    "alloca.h", "dirent.h", "dlfcn.h", "fcntl.h", "getopt.h", "libgen.h", "malloc.h",
+    "memory.h", "omp.h", "pthread.h", "sched.h", "semaphore.h", "strings.h", "sys/mman.h",
+    "sys/resource.h", "sys/stat.h", "sys/time.h", "sys/times.h", "sys/types.h",
+    "sys/wait.h", "unistd.h",
+    // The CUDA runtime and its parts (`cuda_runtime.h` is what nvcc
+    // includes itself; the device functions and types are built in).
+    "builtin_types.h", "channel_descriptor.h", "common_functions.h", "cuComplex.h",
+    "cudaEGL.h", "cudaEGLTypedefs.h", "cudaGL.h", "cudaGLTypedefs.h", "cudaProfiler.h",
+    "cudaProfilerTypedefs.h", "cudaTypedefs.h", "cudaVDPAU.h", "cudaVDPAUTypedefs.h",
+    "cuda_device_runtime_api.h", "cuda_egl_interop.h", "cuda_gl_interop.h",
+    "cuda_occupancy.h", "cuda_profiler_api.h", "cuda_runtime.h", "cuda_runtime_api.h",
+    "cuda_surface_types.h", "cuda_texture_types.h", "cuda_vdpau_interop.h",
+    "cudart_platform.h", "device_atomic_functions.h", "device_atomic_functions.hpp",
+    "device_double_functions.h", "device_functions.h", "device_launch_parameters.h",
+    "device_types.h", "driver_functions.h", "driver_types.h", "host_config.h",
+    "host_defines.h", "library_types.h", "math_functions.h", "sm_20_atomic_functions.h",
+    "sm_20_atomic_functions.hpp", "sm_20_intrinsics.h", "sm_20_intrinsics.hpp",
+    "sm_30_intrinsics.h", "sm_30_intrinsics.hpp", "sm_32_atomic_functions.h",
+    "sm_32_atomic_functions.hpp", "sm_32_intrinsics.h", "sm_32_intrinsics.hpp",
+    "sm_35_atomic_functions.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
+    "sm_60_atomic_functions.hpp", "sm_61_intrinsics.h", "sm_61_intrinsics.hpp",
+    "surface_functions.h", "surface_indirect_functions.h", "surface_types.h",
+    "texture_fetch_functions.h", "texture_indirect_functions.h", "texture_types.h",
+    "vector_functions.h", "vector_functions.hpp", "vector_types.h",
+    // The toolkit's host libraries: cuBLAS, cuFFT, cuRAND's host API,
+    // cuSPARSE, cuSOLVER, NPP, NVRTC, NVTX, the profiler, NVML, nvJPEG.
+    "cublas.h", "cublasLt.h", "cublasXt.h", "cublas_api.h", "cublas_v2.h",
+    "cufft.h", "cufftXt.h", "cufftw.h", "cupti.h", "curand.h", "cusolverDn.h",
+    "cusolverMg.h", "cusolverRf.h", "cusolverSp.h", "cusolver_common.h", "cusparse.h",
+    "cusparse_v2.h", "fatbinary_section.h", "npp.h", "nppcore.h", "nppdefs.h", "nppi.h",
+    "npps.h", "nvToolsExt.h", "nvToolsExtCuda.h", "nvToolsExtCudaRt.h", "nvblas.h",
+    "nvjpeg.h", "nvml.h", "nvrtc.h", "nvtx3/nvToolsExt.h", "nvtx3/nvToolsExtCuda.h",
+    "nvtx3/nvToolsExtCudaRt.h", "nvtx3/nvtx3.hpp", "nvvm.h",
+];
+
+/// Every header name kernelc provides (the ones it declines left out):
+/// what `#include <name>` accepts with no file of that name on the path.
+pub fn provided_headers() -> Vec<&'static str> {
+    let mut names = vec![
+        "cuda.h",
+        "float.h",
+        "cfloat",
+        "stdint.h",
+        "cstdint",
+        "inttypes.h",
+        "cinttypes",
+        "math_constants.h",
+    ];
+    names.extend(KNOWN_EMPTY);
+    names
+}
+
+/// A C++ standard named with nvcc's `-std=c++NN`. Without one, nvcc's
+/// device pass sees GNU C++17 ([`PREDEFINED`]); with one, it sees the
+/// strict dialect: `__cplusplus` of that standard, `__STRICT_ANSI__`, and
+/// no `linux` or `unix` (the names outside the reserved space), as
+/// `nvcc -E -Xcompiler -dM -std=c++NN` shows (`tests/predefined.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CxxStd {
+    Cxx03,
+    Cxx11,
+    Cxx14,
+    Cxx17,
+    Cxx20,
+}
+
+impl CxxStd {
+    /// The standard `-std=` names (`c++17`), as nvcc spells them; `None`
+    /// for one nvcc does not accept.
+    pub fn parse(name: &str) -> Option<CxxStd> {
+        Some(match name {
+            "c++03" => CxxStd::Cxx03,
+            "c++11" => CxxStd::Cxx11,
+            "c++14" => CxxStd::Cxx14,
+            "c++17" => CxxStd::Cxx17,
+            "c++20" => CxxStd::Cxx20,
+            _ => return None,
+        })
+    }
+
+    /// The value of `__cplusplus`.
+    pub fn cplusplus(self) -> &'static str {
+        match self {
+            CxxStd::Cxx03 => "199711L",
+            CxxStd::Cxx11 => "201103L",
+            CxxStd::Cxx14 => "201402L",
+            CxxStd::Cxx17 => "201703L",
+            CxxStd::Cxx20 => "202002L",
+        }
+    }
+
+    /// The predefined macros the strict dialect leaves out.
+    pub(crate) fn leaves_out(name: &str) -> bool {
+        name == "linux" || name == "unix"
+    }
 }

@@ -7,7 +7,10 @@
 //!   [`Diagnostic`] with a source [`Span`]; nesting is bounded so hostile
 //!   input cannot overflow the stack.
 //! * **Does no I/O.** Callers pass source text and receive values or
-//!   diagnostics; reading files and printing is the driver's job.
+//!   diagnostics; reading files and printing is the driver's job. The
+//!   files `#include` names are read through a [`FileLoader`] the caller
+//!   gives ([`check_files`]), and kept in its [`SourceMap`], where every
+//!   span of every file has its own offsets (see `source_map.rs`).
 //!
 //! Pipeline: [`lex`] (raw lexing + tiny preprocessor) → split (the device
 //! declarations kept, host code skipped: `split.rs`) → [`parse`] (untyped
@@ -19,22 +22,27 @@ pub mod codes;
 mod diag;
 mod dump;
 mod headers;
+mod include;
 mod lexer;
 mod lower;
 mod parser;
 mod preprocess;
 mod sema;
 mod snippet;
+mod source_map;
 mod split;
 mod token;
 pub mod typed;
 pub mod types;
 
 pub use codes::Code;
-pub use diag::{render_diagnostics, Diagnostic, Severity, Span};
+pub use diag::{render_diagnostics, render_diagnostics_in, Diagnostic, Severity, Span};
 pub use dump::{dump_ast, dump_expr};
+pub use headers::{provided_headers, CxxStd};
+pub use include::{FileLoader, LoadedFile, MemoryFiles, NoFiles, MAX_INCLUDE_DEPTH};
 pub use lower::lower;
 pub use preprocess::{check_define_name, DEFAULT_CUDA_ARCH};
+pub use source_map::{FileIndex, SourceFile, SourceMap, TooLarge};
 pub use token::{dump_tokens, Keyword, Punct, Token, TokenKind};
 pub use types::{usual_arithmetic, CType};
 
@@ -66,6 +74,13 @@ pub struct Options {
     /// The deepest nesting accepted (E0014); [`DEFAULT_NESTING_LIMIT`]
     /// unless a test wants to reach the limit cheaply.
     pub nesting_limit: usize,
+    /// The `-I` folders, searched in order for `#include` (how:
+    /// `include.rs`). Only paths: the [`FileLoader`] reads.
+    pub include_dirs: Vec<String>,
+    /// `-include FILE`: files read before the main file, in order.
+    pub pre_includes: Vec<String>,
+    /// `-std=c++NN`; `None`: nvcc's default dialect, GNU C++17.
+    pub std: Option<CxxStd>,
 }
 
 /// nvcc stops after 100 errors; so does kernelc, unless told otherwise.
@@ -88,6 +103,9 @@ impl Default for Options {
             file_name: None,
             error_limit: DEFAULT_ERROR_LIMIT,
             nesting_limit: DEFAULT_NESTING_LIMIT,
+            include_dirs: Vec::new(),
+            pre_includes: Vec::new(),
+            std: None,
         }
     }
 }
@@ -127,11 +145,28 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// The single file `source` as a [`SourceMap`], named as `__FILE__` is.
+fn single(source: &str, opts: &Options) -> SourceMap {
+    SourceMap::new(opts.file_name.as_deref().unwrap_or("<input>"), source)
+}
+
 /// Lexes and preprocesses `source`. Preprocessor warnings (an unknown
 /// `#pragma`, `#warning`) are dropped here; [`check_with_warnings`] returns
-/// them.
+/// them. Only kernelc's own headers can be included ([`NoFiles`]); see
+/// [`lex_files`].
 pub fn lex(source: &str, opts: &Options) -> Result<Vec<Token>, Vec<Diagnostic>> {
-    let (tokens, _) = lex_with_warnings(source, opts)?;
+    lex_files(&mut single(source, opts), opts, &NoFiles)
+}
+
+/// Lexes and preprocesses the main file of `map`, reading what it
+/// includes through `loader` (each file read is added to `map`, so the
+/// caller can render the diagnostics with [`render_diagnostics_in`]).
+pub fn lex_files(
+    map: &mut SourceMap,
+    opts: &Options,
+    loader: &dyn FileLoader,
+) -> Result<Vec<Token>, Vec<Diagnostic>> {
+    let (tokens, _) = lex_with_warnings(map, opts, loader)?;
     // Every token is shown, so every token kernelc cannot compile is an error.
     fail_on_errors(lexer::invalid_token_errors(&tokens), opts)?;
     Ok(tokens)
@@ -147,15 +182,17 @@ fn fail_on_errors(mut errors: Vec<Diagnostic>, opts: &Options) -> Result<(), Vec
     Err(errors)
 }
 
-/// Lexes, preprocesses and splits `source`: the device code's tokens, the
-/// host declarations skipped, and the preprocessor's warnings. Errors are
-/// those of the device code (a token kernelc cannot compile in host code is
-/// no error) and of the file's structure.
+/// Lexes, preprocesses and splits the main file of `map` and what it
+/// includes: the device code's tokens, the host declarations skipped, and
+/// the preprocessor's warnings. Errors are those of the device code (a
+/// token kernelc cannot compile in host code is no error) and of the
+/// file's structure.
 fn lex_and_split(
-    source: &str,
+    map: &mut SourceMap,
     opts: &Options,
+    loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (tokens, mut warnings) = lex_with_warnings(source, opts)?;
+    let (tokens, mut warnings) = lex_with_warnings(map, opts, loader)?;
     let split = split::split(&tokens);
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
@@ -169,20 +206,23 @@ fn lex_and_split(
 /// Parses the device tokens of `split`, with its host declarations.
 fn parse_split(
     split: split::Split,
-    source: &str,
+    map: &SourceMap,
     opts: &Options,
 ) -> (ast::TranslationUnit, Vec<Diagnostic>) {
-    let len = u32::try_from(source.len()).unwrap_or(u32::MAX);
+    let len = u32::try_from(map.main().text().len()).unwrap_or(u32::MAX);
     let (mut tu, diags) = parser::parse_tokens(&split.device, len, opts);
     tu.host = split.host;
     (tu, diags)
 }
 
-/// Lexes and preprocesses `source`, also returning the warnings.
+/// Lexes and preprocesses the main file of `map`, also returning the
+/// warnings.
 fn lex_with_warnings(
-    source: &str,
+    map: &mut SourceMap,
     opts: &Options,
+    loader: &dyn FileLoader,
 ) -> Result<(Vec<Token>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let source = map.main().text();
     if u32::try_from(source.len()).is_err() {
         return Err(vec![Diagnostic::error(
             Span::default(),
@@ -194,7 +234,7 @@ fn lex_with_warnings(
     let tokens = if diag::over_error_limit(&diags, opts.error_limit) {
         Vec::new()
     } else {
-        preprocess::preprocess(source, raw, opts, &mut diags)
+        preprocess::preprocess(map, raw, opts, loader, &mut diags)
     };
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
@@ -207,8 +247,18 @@ fn lex_with_warnings(
 /// Lexes and parses `source` into a syntax tree: its device code, and the
 /// host declarations skipped.
 pub fn parse(source: &str, opts: &Options) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
-    let (split, _) = lex_and_split(source, opts)?;
-    let (tu, mut diags) = parse_split(split, source, opts);
+    parse_files(&mut single(source, opts), opts, &NoFiles)
+}
+
+/// [`parse`] for the main file of `map` and the files it includes (see
+/// [`lex_files`]).
+pub fn parse_files(
+    map: &mut SourceMap,
+    opts: &Options,
+    loader: &dyn FileLoader,
+) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
+    let (split, _) = lex_and_split(map, opts, loader)?;
+    let (tu, mut diags) = parse_split(split, map, opts);
     if has_errors(&diags) {
         diag::sort_diagnostics(&mut diags);
         diag::apply_error_limit(&mut diags, opts.error_limit);
@@ -225,13 +275,25 @@ pub fn check(source: &str, opts: &Options) -> Result<typed::Program, Vec<Diagnos
 
 /// Parses and type-checks `source`, also returning the warnings (sorted by
 /// position, each with its code). On failure the list holds the errors and
-/// the warnings together.
+/// the warnings together. Only kernelc's own headers can be included; see
+/// [`check_files`].
 pub fn check_with_warnings(
     source: &str,
     opts: &Options,
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (split, pp_warnings) = lex_and_split(source, opts)?;
-    let (tu, mut parse_diags) = parse_split(split, source, opts);
+    check_files(&mut single(source, opts), opts, &NoFiles)
+}
+
+/// [`check_with_warnings`] for the main file of `map` and the files it
+/// includes, read through `loader` and added to `map` (render the
+/// diagnostics with [`render_diagnostics_in`]).
+pub fn check_files(
+    map: &mut SourceMap,
+    opts: &Options,
+    loader: &dyn FileLoader,
+) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let (split, pp_warnings) = lex_and_split(map, opts, loader)?;
+    let (tu, mut parse_diags) = parse_split(split, map, opts);
     if diag::over_error_limit(&parse_diags, opts.error_limit) {
         // Checking what was read would only add errors past the limit.
         diag::sort_diagnostics(&mut parse_diags);

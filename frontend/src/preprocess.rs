@@ -7,10 +7,12 @@
 //! `#endif` with `defined` and integer constant expressions, `#error`,
 //! `#warning`, `-D` options, `__LINE__`/`__FILE__`, the predefined
 //! `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`, the macros nvcc makes visible
-//! without an `#include`, the headers in [`crate::headers`], `#pragma unroll
-//! [N]` and `#pragma once`. Other pragmas are ignored with a warning; other
-//! headers and directives are rejected with a diagnostic rather than
-//! silently misinterpreted.
+//! without an `#include`, `#include` and `#include_next` of files (found as
+//! [`crate::include`] says, read through the caller's loader, lexed and
+//! preprocessed in place) and of the headers in [`crate::headers`],
+//! `__has_include`, `#pragma unroll [N]` and `#pragma once`. Other pragmas
+//! are ignored with a warning; other directives are rejected with a
+//! diagnostic rather than silently misinterpreted.
 //!
 //! It works on tokens rather than text so spans stay exact. Expanded tokens
 //! take the span of the outermost macro *use*, so errors inside an expansion
@@ -21,12 +23,18 @@
 //! attach it to the loop that follows. Their spellings contain a space, so no
 //! source identifier can ever lex as them.
 
-use rustc_hash::FxHashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
-use crate::headers::Header;
+use crate::headers::{CxxStd, Header};
+use crate::include::{self, FileLoader, FoundIn, LoadedFile, Request, MAX_INCLUDE_DEPTH};
+use crate::lexer;
 use crate::lexer::lex_raw;
+use crate::source_map::{FileIndex, SourceMap};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::Options;
 
@@ -77,8 +85,23 @@ struct Cond {
 }
 
 struct Pp<'s> {
-    source: &'s str,
-    /// What `__FILE__` expands to.
+    /// Every file read so far; included files are added as they are read.
+    map: &'s mut SourceMap,
+    /// Reads the files `#include` names.
+    loader: &'s dyn FileLoader,
+    /// The `-I` folders, in order.
+    include_dirs: &'s [String],
+    /// Per file of `map`: where it was found (for `#include_next`) and its
+    /// identity (for `#pragma once`; `None` for the main file).
+    found: Vec<(FoundIn, Option<String>)>,
+    /// The files being read, the main one first, the current one last.
+    stack: Vec<FileIndex>,
+    /// The current file's text and global base offset.
+    text: Arc<str>,
+    base: u32,
+    /// Identities of the files that said `#pragma once`.
+    once: FxHashSet<String>,
+    /// What `__FILE__` expands to in the main file.
     file_name: String,
     macros: FxHashMap<String, Macro>,
     conds: Vec<Cond>,
@@ -92,17 +115,30 @@ struct Pp<'s> {
     runaway: bool,
     /// [`Options::nesting_limit`], for `#if` expressions.
     nesting_limit: usize,
+    /// [`Options::error_limit`].
+    error_limit: usize,
 }
 
-/// Runs directives and macro substitution over raw tokens.
+/// Runs directives and macro substitution over the raw tokens of the main
+/// file of `map`, reading the files it includes through `loader` (and
+/// adding them to `map`).
 pub(crate) fn preprocess(
-    source: &str,
+    map: &mut SourceMap,
     raw: Vec<Token>,
     opts: &Options,
+    loader: &dyn FileLoader,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
+    let text = Arc::from(map.main().text());
     let mut pp = Pp {
-        source,
+        map,
+        loader,
+        include_dirs: &opts.include_dirs,
+        found: vec![(FoundIn::NoSearch, None)],
+        stack: vec![0],
+        text,
+        base: 0,
+        once: FxHashSet::default(),
         file_name: opts
             .file_name
             .clone()
@@ -114,90 +150,128 @@ pub(crate) fn preprocess(
         expanded: 0,
         runaway: false,
         nesting_limit: opts.nesting_limit,
+        error_limit: opts.error_limit,
     };
-    let arch = DEFAULT_CUDA_ARCH.to_string();
-    let mut defines: Vec<(String, Option<String>)> = vec![
-        ("__CUDA_ARCH__".to_string(), Some(arch)),
-        // nvcc lists every target it compiles for; kernelc compiles one.
-        (
-            "__CUDA_ARCH_LIST__".to_string(),
-            Some(opts.cuda_arch().to_string()),
-        ),
-        ("__CUDACC__".to_string(), None),
-        ("__NVCC__".to_string(), None),
-        // CUDA's headers spell the GNU `__inline__` (used in many textbook
-        // kernels: `__inline__ __device__ float warpReduceSum(...)`) as
-        // plain `inline`; so does kernelc.
-        ("__inline__".to_string(), Some("inline".to_string())),
-    ];
-    defines.extend(opts.defines.iter().cloned());
-    for (name, value) in &defines {
-        if let Err(why) = check_define_name(name) {
-            pp.diags.push(Diagnostic::error(
-                Span::default(),
-                Code::E0010,
-                format!("invalid `-D` option: {why}"),
-            ));
-            continue;
-        }
-        let (tokens, errs) = lex_raw(value.as_deref().unwrap_or("1"));
-        if !errs.is_empty() {
-            pp.diags.push(Diagnostic::error(
-                Span::default(),
-                Code::E0010,
-                format!("invalid value for `-D {name}`: {}", errs[0].message),
-            ));
-            continue;
-        }
-        pp.macros.insert(
-            name.clone(),
-            Macro {
-                params: None,
-                variadic: false,
-                body: tokens,
-            },
-        );
+    pp.predefine(opts);
+    let mut out = Vec::with_capacity(raw.len());
+    for name in &opts.pre_includes {
+        pp.pre_include(name, &mut out);
     }
-    for def in crate::headers::PREDEFINED {
-        pp.builtin_define(def);
+    pp.run_file(&raw, &mut out);
+    out
+}
+
+impl Pp<'_> {
+    /// The macros every translation unit starts with: nvcc's, then the
+    /// `-D`s, then the predefined header macros the program did not define.
+    fn predefine(&mut self, opts: &Options) {
+        let arch = DEFAULT_CUDA_ARCH.to_string();
+        let mut defines: Vec<(String, Option<String>)> = vec![
+            ("__CUDA_ARCH__".to_string(), Some(arch)),
+            // nvcc lists every target it compiles for; kernelc compiles one.
+            (
+                "__CUDA_ARCH_LIST__".to_string(),
+                Some(opts.cuda_arch().to_string()),
+            ),
+            ("__CUDACC__".to_string(), None),
+            ("__NVCC__".to_string(), None),
+            // CUDA's headers spell the GNU `__inline__` (used in many textbook
+            // kernels: `__inline__ __device__ float warpReduceSum(...)`) as
+            // plain `inline`; so does kernelc.
+            ("__inline__".to_string(), Some("inline".to_string())),
+        ];
+        if let Some(std) = opts.std {
+            defines.push(("__cplusplus".to_string(), Some(std.cplusplus().to_string())));
+            defines.push(("__STRICT_ANSI__".to_string(), None));
+        }
+        defines.extend(opts.defines.iter().cloned());
+        for (name, value) in &defines {
+            if let Err(why) = check_define_name(name) {
+                self.diags.push(Diagnostic::error(
+                    Span::default(),
+                    Code::E0010,
+                    format!("invalid `-D` option: {why}"),
+                ));
+                continue;
+            }
+            let (tokens, errs) = lex_raw(value.as_deref().unwrap_or("1"));
+            if !errs.is_empty() {
+                self.diags.push(Diagnostic::error(
+                    Span::default(),
+                    Code::E0010,
+                    format!("invalid value for `-D {name}`: {}", errs[0].message),
+                ));
+                continue;
+            }
+            self.macros.insert(
+                name.clone(),
+                Macro {
+                    params: None,
+                    variadic: false,
+                    body: tokens,
+                },
+            );
+        }
+        for def in crate::headers::PREDEFINED {
+            let name = def.split(' ').next().unwrap_or_default();
+            if opts.std.is_none() || !CxxStd::leaves_out(name) {
+                self.builtin_define(def);
+            }
+        }
     }
 
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if crate::diag::over_error_limit(pp.diags, opts.error_limit) {
-            return out;
-        }
-        if pp.is_directive_start(&raw, i) {
-            // The directive runs to the end of the (logical) line.
+    /// Preprocesses the raw tokens of the current file into `out`. A
+    /// conditional the file opens must close in it.
+    fn run_file(&mut self, raw: &[Token], out: &mut Vec<Token>) {
+        let conds_before = self.conds.len();
+        let mut i = 0;
+        while i < raw.len() {
+            if crate::diag::over_error_limit(self.diags, self.error_limit) {
+                return;
+            }
+            if self.is_directive_start(raw, i) {
+                // The directive runs to the end of the (logical) line.
+                let mut j = i + 1;
+                while j < raw.len() && !self.newline_between(raw[j - 1].span.end, raw[j].span.start)
+                {
+                    j += 1;
+                }
+                self.directive(&raw[i..j], out);
+                i = j;
+                continue;
+            }
+            // A run of ordinary tokens up to the next directive.
             let mut j = i + 1;
-            while j < raw.len() && !newline_between(source, raw[j - 1].span.end, raw[j].span.start)
-            {
+            while j < raw.len() && !self.is_directive_start(raw, j) {
                 j += 1;
             }
-            pp.directive(&raw[i..j], &mut out);
+            if self.active() {
+                self.expand_seq(&raw[i..j], None, &mut Vec::new(), out);
+            }
             i = j;
-            continue;
         }
-        // A run of ordinary tokens up to the next directive.
-        let mut j = i + 1;
-        while j < raw.len() && !pp.is_directive_start(&raw, j) {
-            j += 1;
+        if self.conds.len() > conds_before {
+            if let Some(c) = self.conds.last() {
+                let span = c.span;
+                self.diags.push(Diagnostic::error(
+                    span,
+                    Code::E0010,
+                    "unterminated `#if` (missing `#endif`)",
+                ));
+            }
+            self.conds.truncate(conds_before);
         }
-        if pp.active() {
-            pp.expand_seq(&raw[i..j], None, &mut Vec::new(), &mut out);
-        }
-        i = j;
     }
-    if let Some(c) = pp.conds.last() {
-        let span = c.span;
-        pp.diags.push(Diagnostic::error(
-            span,
-            Code::E0010,
-            "unterminated `#if` (missing `#endif`)",
-        ));
+
+    /// Whether a line break separates two global offsets of the current
+    /// file (ignoring `\`-continued lines).
+    fn newline_between(&self, a: u32, b: u32) -> bool {
+        newline_between(
+            &self.text,
+            a.saturating_sub(self.base),
+            b.saturating_sub(self.base),
+        )
     }
-    out
 }
 
 /// Whether a line break separates two byte offsets (ignoring `\`-continued lines).
@@ -237,6 +311,32 @@ fn string_spelling(s: &str) -> String {
     out
 }
 
+/// What an include search found.
+enum Found {
+    /// A file (its path as found, and what the loader read), and where.
+    File((PathBuf, LoadedFile), FoundIn),
+    /// A kernelc header.
+    Header(Header),
+    /// A file that is there but cannot be read, and why.
+    Unreadable(PathBuf, String),
+    /// Nothing: a note saying where it looked.
+    Nothing(String),
+}
+
+/// `span` (of an included file's own text) moved to the file's `base`.
+fn shift(span: Span, base: u32) -> Span {
+    Span::new(
+        span.start.saturating_add(base),
+        span.end.saturating_add(base),
+    )
+}
+
+/// Whether `name` is one of the `__has_include` operators, which
+/// `defined` and `#ifdef` see as defined.
+fn is_has_include(name: &str) -> bool {
+    name == "__has_include" || name == "__has_include_next"
+}
+
 /// `#arg`: the argument's tokens as one string literal, separated by a
 /// space where the source had white space between them (C 6.10.3.2).
 fn stringize(arg: &[Token], at: Span) -> Token {
@@ -260,7 +360,7 @@ impl Pp<'_> {
 
     fn is_directive_start(&self, raw: &[Token], i: usize) -> bool {
         is_punct(&raw[i], Punct::Hash)
-            && (i == 0 || newline_between(self.source, raw[i - 1].span.end, raw[i].span.start))
+            && (i == 0 || self.newline_between(raw[i - 1].span.end, raw[i].span.start))
     }
 
     fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
@@ -424,11 +524,7 @@ impl Pp<'_> {
     fn dynamic_macro(&self, name: &str, at: Span) -> Option<Token> {
         match name {
             "__LINE__" => {
-                let upto = (at.start as usize).min(self.source.len());
-                let line = 1 + self.source.as_bytes()[..upto]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count() as u64;
+                let line = self.map.position(at.start).1 as u64;
                 Some(synth(
                     TokenKind::Int {
                         value: line,
@@ -438,11 +534,17 @@ impl Pp<'_> {
                     at,
                 ))
             }
-            "__FILE__" => Some(synth(
-                TokenKind::Str(self.file_name.clone()),
-                &string_spelling(&self.file_name),
-                at,
-            )),
+            "__FILE__" => {
+                let name = match self.stack.last() {
+                    Some(&file) if file != 0 => self.map.file(file).name(),
+                    _ => &self.file_name,
+                };
+                Some(synth(
+                    TokenKind::Str(name.to_string()),
+                    &string_spelling(name),
+                    at,
+                ))
+            }
             _ => None,
         }
     }
@@ -647,41 +749,7 @@ impl Pp<'_> {
                 }
                 None => self.error(whole, Code::E0010, "macro name missing after `#undef`"),
             },
-            "include" => {
-                let text = match (rest.first(), rest.last()) {
-                    (Some(a), Some(b)) => self
-                        .source
-                        .get(a.span.start as usize..b.span.end as usize)
-                        .unwrap_or("")
-                        .to_string(),
-                    _ => String::new(),
-                };
-                match crate::headers::header(&text) {
-                    Some(Header::Macros(defs)) => {
-                        for def in defs {
-                            self.builtin_define(def);
-                        }
-                    }
-                    Some(Header::Unsupported(what)) => self.diags.push(
-                        Diagnostic::error(
-                            whole,
-                            Code::E0002,
-                            format!("`#include {text}` is not supported by kernelc"),
-                        )
-                        .with_note(format!("kernelc does not provide {what}")),
-                    ),
-                    None => self.diags.push(
-                        Diagnostic::error(
-                            whole,
-                            Code::E0002,
-                            format!("`#include {text}` is not supported by kernelc"),
-                        )
-                        .with_note(
-                            "kernelc compiles one file: it knows the standard C headers, cuda_runtime.h, cuda.h, math_constants.h and \"kernelc.cuh\" (docs/language.md lists them)",
-                        ),
-                    ),
-                }
-            }
+            "include" | "include_next" => self.include(rest, whole, name == "include_next", out),
             "pragma" => match rest.first().map(|t| t.text.as_str()) {
                 Some("unroll") => {
                     out.push(synth(
@@ -696,8 +764,11 @@ impl Pp<'_> {
                         whole,
                     ));
                 }
-                // kernelc compiles a single file, so it is always included once.
-                Some("once") => {}
+                Some("once") => {
+                    if let Some(id) = self.stack.last().and_then(|&f| self.found[f].1.clone()) {
+                        self.once.insert(id);
+                    }
+                }
                 _ => self.diags.push(
                     Diagnostic::warning(whole, Code::W0006, "unknown `#pragma` ignored")
                         .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
@@ -705,11 +776,7 @@ impl Pp<'_> {
             },
             "warning" => {
                 let text = match (rest.first(), rest.last()) {
-                    (Some(a), Some(b)) => self
-                        .source
-                        .get(a.span.start as usize..b.span.end as usize)
-                        .unwrap_or("")
-                        .to_string(),
+                    (Some(a), Some(b)) => self.map.slice(a.span.to(b.span)).to_string(),
                     _ => String::new(),
                 };
                 self.diags.push(Diagnostic::warning(
@@ -724,6 +791,257 @@ impl Pp<'_> {
                 self.error(hash.to(name_tok.span), Code::E0002, msg);
             }
         }
+    }
+
+    /// `#include` (or `#include_next`, `next`): finds the file
+    /// ([`crate::include`]) and preprocesses it in place, or applies the
+    /// kernelc header of that name; a located error when there is neither.
+    fn include(&mut self, rest: &[Token], whole: Span, next: bool, out: &mut Vec<Token>) {
+        let Some((name, angled)) = self.include_name(rest) else {
+            let kind = if next { "include_next" } else { "include" };
+            let msg = format!("`#{kind}` expects \"FILE\" or <FILE>");
+            self.error(whole, Code::E0010, msg);
+            return;
+        };
+        let spelling = if angled {
+            format!("<{name}>")
+        } else {
+            format!("\"{name}\"")
+        };
+        let req = Request {
+            name: &name,
+            angled,
+            next,
+        };
+        match self.find(req) {
+            Found::File(file, found_in) => self.read_included(file, found_in, Some(whole), out),
+            Found::Header(Header::Macros(defs)) => {
+                for def in defs {
+                    self.builtin_define(def);
+                }
+            }
+            Found::Header(Header::Unsupported(what)) => self.diags.push(
+                Diagnostic::error(
+                    whole,
+                    Code::E0002,
+                    format!("`#include {spelling}` is not supported by kernelc"),
+                )
+                .with_note(format!("kernelc does not provide {what}")),
+            ),
+            Found::Unreadable(path, why) => self.error(
+                whole,
+                Code::E0016,
+                format!("cannot read `{}`: {why}", path.display()),
+            ),
+            Found::Nothing(searched) => {
+                let d = Diagnostic::error(
+                    whole,
+                    Code::E0016,
+                    format!("cannot find the file `#include {spelling}` names"),
+                );
+                self.diags.push(d.with_note(searched));
+            }
+        }
+    }
+
+    /// The name an `#include` line names and whether it is `<name>`: the
+    /// line as written (`"a.h"`, `<sys/time.h>`), or its macro expansion.
+    fn include_name(&mut self, rest: &[Token]) -> Option<(String, bool)> {
+        if let Some(found) = self.header_name(rest) {
+            return Some(found);
+        }
+        let mut expanded = Vec::new();
+        self.expand_seq(rest, None, &mut Vec::new(), &mut expanded);
+        match expanded.as_slice() {
+            [Token {
+                kind: TokenKind::Str(s),
+                ..
+            }] => Some((s.clone(), false)),
+            [first, middle @ .., last]
+                if is_punct(first, Punct::Lt) && is_punct(last, Punct::Gt) =>
+            {
+                Some((middle.iter().map(|t| t.text.as_str()).collect(), true))
+            }
+            _ => None,
+        }
+    }
+
+    /// `"name"` or `<name>` as written at the start of `toks` (the whole of
+    /// them), spelled as in the source.
+    fn header_name(&self, toks: &[Token]) -> Option<(String, bool)> {
+        let (first, last) = (toks.first()?, toks.last()?);
+        let text = self.map.slice(first.span.to(last.span));
+        if let Some(name) = text.strip_prefix('<').and_then(|t| t.strip_suffix('>')) {
+            return Some((name.to_string(), true));
+        }
+        match &first.kind {
+            TokenKind::Str(s) if toks.len() == 1 && text.starts_with('"') => {
+                Some((s.clone(), false))
+            }
+            _ => None,
+        }
+    }
+
+    /// Where `req` is found from the current file: a file of the include
+    /// path (read, not yet added to the map), or a kernelc header.
+    fn find(&self, req: Request<'_>) -> Found {
+        let current = self.stack.last().copied().unwrap_or(0);
+        let includer = self.map.file(current).name();
+        let found_in = self.found.get(current).map_or(FoundIn::NoSearch, |f| f.0);
+        let candidates = include::candidates(req, includer, found_in, self.include_dirs);
+        for c in &candidates {
+            match self.loader.load(&c.path) {
+                Ok(Some(file)) => return Found::File((c.path.clone(), file), c.found_in),
+                Ok(None) => {}
+                Err(why) => return Found::Unreadable(c.path.clone(), why),
+            }
+        }
+        if let Some(h) = crate::headers::header(req.name) {
+            return Found::Header(h);
+        }
+        let mut searched: Vec<String> = Vec::new();
+        for c in &candidates {
+            let path = format!("`{}`", c.path.display());
+            if !searched.contains(&path) {
+                searched.push(path);
+            }
+        }
+        searched.push("kernelc's own headers".to_string());
+        let hint = if self.include_dirs.is_empty() {
+            " (no `-I` folder was given)"
+        } else {
+            ""
+        };
+        Found::Nothing(format!("searched: {}{hint}", searched.join(", ")))
+    }
+
+    /// Preprocesses an included file into `out`: adds it to the map
+    /// (`at`: the directive, `None` for `-include`), lexes it and runs it,
+    /// unless `#pragma once` has read it already or the nesting is too deep.
+    fn read_included(
+        &mut self,
+        (path, file): (PathBuf, LoadedFile),
+        found_in: FoundIn,
+        at: Option<Span>,
+        out: &mut Vec<Token>,
+    ) {
+        if self.once.contains(&file.identity) || self.runaway {
+            return;
+        }
+        let at_span = at.unwrap_or_default();
+        if self.stack.len() > MAX_INCLUDE_DEPTH {
+            let d = Diagnostic::error(
+                at_span,
+                Code::E0014,
+                format!("`#include` nests more than {MAX_INCLUDE_DEPTH} files deep"),
+            );
+            self.diags.push(d.with_note(
+                "a file that includes itself, directly or not, needs `#pragma once` or an include guard",
+            ));
+            self.runaway = true;
+            return;
+        }
+        let name = path.display().to_string();
+        let Ok(index) = self.map.add(&name, &file.text, at) else {
+            let msg = "the source files are too large together (over 4 GiB)";
+            self.error(at_span, Code::E0010, msg);
+            return;
+        };
+        let base = self.map.file(index).base();
+        let (mut raw, lex_diags) = lexer::lex_raw_limited(&file.text, self.error_limit);
+        for t in &mut raw {
+            t.span = shift(t.span, base);
+        }
+        self.diags.extend(lex_diags.into_iter().map(|mut d| {
+            d.span = shift(d.span, base);
+            for (s, _) in &mut d.labels {
+                *s = shift(*s, base);
+            }
+            d
+        }));
+        self.found.push((found_in, Some(file.identity)));
+        let outer = (
+            std::mem::replace(&mut self.text, Arc::from(file.text)),
+            std::mem::replace(&mut self.base, base),
+        );
+        self.stack.push(index);
+        stdx::stack::with_stack(|| self.run_file(&raw, out));
+        self.stack.pop();
+        (self.text, self.base) = outer;
+    }
+
+    /// `-include NAME`: read before the main file, searched first from
+    /// where the compilation runs, then in the `-I` folders and kernelc's
+    /// headers (as GCC's `-include`).
+    fn pre_include(&mut self, name: &str, out: &mut Vec<Token>) {
+        let req = Request {
+            name,
+            angled: false,
+            next: false,
+        };
+        let mut candidates = vec![include::Candidate {
+            path: PathBuf::from(name),
+            found_in: FoundIn::NoSearch,
+        }];
+        candidates.extend(include::candidates(
+            Request {
+                angled: true,
+                ..req
+            },
+            "",
+            FoundIn::NoSearch,
+            self.include_dirs,
+        ));
+        for c in candidates {
+            match self.loader.load(&c.path) {
+                Ok(Some(file)) => return self.read_included((c.path, file), c.found_in, None, out),
+                Ok(None) => {}
+                Err(why) => {
+                    let msg = format!("cannot read `{}` (`-include`): {why}", c.path.display());
+                    self.diags.push(Diagnostic::unlocated(Code::E0016, msg));
+                    return;
+                }
+            }
+        }
+        match crate::headers::header(name) {
+            Some(Header::Macros(defs)) => {
+                for def in defs {
+                    self.builtin_define(def);
+                }
+            }
+            Some(Header::Unsupported(what)) => {
+                let msg = format!("`-include {name}` is not supported by kernelc");
+                let d = Diagnostic::unlocated(Code::E0002, msg);
+                self.diags
+                    .push(d.with_note(format!("kernelc does not provide {what}")));
+            }
+            None => {
+                let msg = format!("cannot find `{name}`, which `-include` names");
+                self.diags.push(Diagnostic::unlocated(Code::E0016, msg));
+            }
+        }
+    }
+
+    /// `__has_include(...)` (or `__has_include_next`, `next`) at `rest[k]`:
+    /// whether the file is found, and the index after the `)`.
+    fn has_include(&mut self, rest: &[Token], k: usize, next: bool) -> Option<(bool, usize)> {
+        if !rest.get(k + 1).is_some_and(|t| is_punct(t, Punct::LParen)) {
+            return None;
+        }
+        let close = (k + 2..rest.len()).find(|&j| is_punct(&rest[j], Punct::RParen))?;
+        let (name, angled) = self.header_name(&rest[k + 2..close])?;
+        let req = Request {
+            name: &name,
+            angled,
+            next,
+        };
+        // A header kernelc declines is not there: code that asks can take
+        // its other path.
+        let there = matches!(
+            self.find(req),
+            Found::File(..) | Found::Header(Header::Macros(_))
+        );
+        Some((there, close + 1))
     }
 
     fn define(&mut self, rest: &[Token], whole: Span) {
@@ -869,7 +1187,8 @@ impl Pp<'_> {
                 );
                 return false;
             };
-            return self.macros.contains_key(&name.text) == (kind == "ifdef");
+            let defined = self.macros.contains_key(&name.text) || is_has_include(&name.text);
+            return defined == (kind == "ifdef");
         }
         // `defined X` / `defined(X)` first, before expansion.
         let mut replaced = Vec::new();
@@ -895,13 +1214,32 @@ impl Pp<'_> {
                         return false;
                     }
                 };
-                let v = u64::from(self.macros.contains_key(&name.text));
+                let v =
+                    u64::from(self.macros.contains_key(&name.text) || is_has_include(&name.text));
                 replaced.push(synth(
                     TokenKind::Int {
                         value: v,
                         ty: crate::types::CType::INT,
                     },
                     if v == 1 { "1" } else { "0" },
+                    t.span,
+                ));
+                k = next;
+                continue;
+            }
+            if is_has_include(&t.text) && is_name(t) {
+                let Some((there, next)) = self.has_include(rest, k, t.text.ends_with("next"))
+                else {
+                    let msg = format!("expected `{}(\"FILE\")` or `{0}(<FILE>)`", t.text);
+                    self.error(t.span, Code::E0010, msg);
+                    return false;
+                };
+                replaced.push(synth(
+                    TokenKind::Int {
+                        value: u64::from(there),
+                        ty: crate::types::CType::INT,
+                    },
+                    if there { "1" } else { "0" },
                     t.span,
                 ));
                 k = next;

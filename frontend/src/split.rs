@@ -27,7 +27,7 @@
 //!    kept declaration's names reaching further ([`Splitter::keep_reachable`]).
 //!    Host functions and host variables are never kept; they are listed
 //!    ([`HostDecl`]) so that the checker can say, when device code names
-//!    one, what it is and where it was declared (E0016).
+//!    one, what it is and where it was declared (E0017).
 //!
 //! Each token is visited a bounded number of times in each step, so the
 //! phase is linear in the file's size. Name lookup here is deliberately

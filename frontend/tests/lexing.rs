@@ -140,11 +140,13 @@ fn self_referential_macro_terminates() {
 
 #[test]
 fn directives() {
-    let ok = "#include <cuda_runtime.h>\n#include <stdint.h>\n#include <stdio.h>\n#pragma once\nx";
+    let ok = "#include <cuda_runtime.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <vector>\n#pragma once\nx";
     assert_eq!(lex(ok, &Options::default()).unwrap().len(), 1);
+    // A file kernelc does not have (the single-text `lex` reads none).
+    let err = lex("#include \"foo.h\"", &Options::default()).unwrap_err();
+    assert_eq!(err[0].code, Some(frontend::Code::E0016), "{err:?}");
+    assert_eq!((err[0].span.start, err[0].span.end), (0, 16));
     for bad in [
-        "#include \"foo.h\"",
-        "#include <vector>",
         "#include <cuda_fp16.h>",
         "#include <cooperative_groups.h>",
         "#define V(args...) args",

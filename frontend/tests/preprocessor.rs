@@ -327,6 +327,100 @@ fn every_accepted_header_is_known_and_others_are_located_errors() {
     assert!(d[0].notes[0].contains("half"), "{:?}", d[0].notes);
     assert_eq!((d[0].span.start, d[0].span.end), (7, 29));
     assert_eq!(d[0].code, Some(Code::E0002));
+    // A file: the single-text entry points read none (`NoFiles`).
     let d = lex("#include \"util.h\"", &Options::default()).unwrap_err();
-    assert_eq!(d[0].code, Some(Code::E0002));
+    assert_eq!(d[0].code, Some(Code::E0016));
+}
+
+/// The files of an in-memory program, compiled from `main.cu`.
+fn lex_files(
+    files: &frontend::MemoryFiles,
+    main: &str,
+    opts: &Options,
+) -> (
+    frontend::SourceMap,
+    Result<Vec<String>, Vec<frontend::Diagnostic>>,
+) {
+    let mut map = frontend::SourceMap::new("src/main.cu", main);
+    let result = frontend::lex_files(&mut map, opts, files)
+        .map(|toks| toks.iter().map(|t| t.text.clone()).collect());
+    (map, result)
+}
+
+#[test]
+fn includes_read_through_the_loader_get_their_own_offsets() {
+    let files = frontend::MemoryFiles::new()
+        .with(
+            "src/a.h",
+            "#pragma once\nint A = __LINE__;\n#include <b.h>\n",
+        )
+        .with(
+            "inc/b.h",
+            "#ifndef B\n#define B\nconst char *f = __FILE__;\n#endif\n",
+        );
+    let opts = Options {
+        include_dirs: vec!["inc".to_string()],
+        ..Options::default()
+    };
+    let main = "#include \"a.h\"\n#include \"a.h\"\n#include <b.h>\nint z;";
+    let (map, toks) = lex_files(&files, main, &opts);
+    assert_eq!(
+        toks.unwrap(),
+        [
+            "int",
+            "A",
+            "=",
+            "2",
+            ";",
+            "const",
+            "char",
+            "*",
+            "f",
+            "=",
+            "\"inc/b.h\"",
+            ";",
+            "int",
+            "z",
+            ";"
+        ]
+    );
+    let names: Vec<&str> = map.files().iter().map(|f| f.name()).collect();
+    // `a.h` is read once (`#pragma once`); `b.h` twice (its guard skips the second).
+    assert_eq!(names, ["src/main.cu", "src/a.h", "inc/b.h", "inc/b.h"]);
+    // An error in a header is at the header's offsets, and renders there.
+    let files = files.with("src/bad.h", "\n  #error stop\n");
+    let (map, result) = lex_files(&files, "int x;\n#include \"bad.h\"\n", &opts);
+    let diags = result.unwrap_err();
+    assert_eq!(map.position_text(diags[0].span.start), "src/bad.h:2:3");
+    let text = frontend::render_diagnostics_in(&map, &diags);
+    assert!(text.contains("┌─ src/bad.h:2:3"), "{text}");
+    assert!(
+        text.contains("= in file included from src/main.cu:2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn std_and_flag_macros() {
+    let opts = Options {
+        std: frontend::CxxStd::parse("c++20"),
+        ..Options::default()
+    };
+    assert_eq!(
+        lex_texts("__cplusplus __STRICT_ANSI__ linux __linux__", &opts),
+        ["202002L", "1", "linux", "1"]
+    );
+    assert_eq!(
+        lex_texts("__cplusplus linux", &Options::default()),
+        ["201703L", "1"]
+    );
+    assert_eq!(frontend::CxxStd::parse("gnu++17"), None);
+}
+
+fn lex_texts(src: &str, opts: &Options) -> Vec<String> {
+    lex(src, opts)
+        .unwrap()
+        .iter()
+        .map(|t| t.text.clone())
+        .collect()
 }

@@ -1,6 +1,6 @@
 //! The device/host split (`frontend/src/split.rs`): host code of any shape
 //! is skipped, device code keeps what it names, and device code that names
-//! a host declaration gets E0016.
+//! a host declaration gets E0017.
 
 mod common;
 
@@ -105,12 +105,12 @@ fn device_code_naming_a_host_declaration_is_e0016() {
                __global__ void k(float *p) {\n    p[0] = scale(p[0]) + counter;\n}\n";
     let e = errors(src);
     assert!(
-        e.contains("error[E0016]: calling host function `scale` from device code is not allowed"),
+        e.contains("error[E0017]: calling host function `scale` from device code is not allowed"),
         "{e}"
     );
     assert!(e.contains("declared here without `__device__`"), "{e}");
     assert!(
-        e.contains("error[E0016]: host variable `counter` cannot be used in device code"),
+        e.contains("error[E0017]: host variable `counter` cannot be used in device code"),
         "{e}"
     );
     // The label points at the declaration, the caret at the use.
@@ -118,7 +118,7 @@ fn device_code_naming_a_host_declaration_is_e0016() {
     assert!(e.contains("4 │     p[0] = scale(p[0]) + counter;"), "{e}");
     // `__host__` alone is host code too.
     let e = errors("__host__ int h() { return 1; }\n__global__ void k(int *o) { o[0] = h(); }");
-    assert!(e.contains("E0016"), "{e}");
+    assert!(e.contains("E0017"), "{e}");
 }
 
 #[test]

@@ -151,7 +151,7 @@ fn module_variable_errors() {
     // A host variable is skipped, and named when device code uses it; a
     // `const` one is kept for device code, which reads only integers.
     let host = errors("int g;\n__global__ void k(int *o) { o[0] = g; }");
-    assert!(host.contains("error[E0016]: host variable `g` cannot be used in device code"));
+    assert!(host.contains("error[E0017]: host variable `g` cannot be used in device code"));
     assert!(host.contains("declared here without `__device__` or `__constant__`"));
     assert!(
         errors("const float g = 1;\n__global__ void k(float *o) { o[0] = g; }")

@@ -1161,7 +1161,7 @@ impl Checker {
             return None;
         };
         let sig = &self.sigs[sig_idx];
-        if sig.first_decl.start > callee.span.start {
+        if sig.first_item > self.item {
             let decl = sig.first_decl;
             self.diags.push(
                 Diagnostic::error(

@@ -39,8 +39,12 @@ struct FnSig {
     /// Which parameters are references (the call passes an address).
     refs: Vec<bool>,
     is_kernel: bool,
-    /// Name span of the first declaration (calls must come after it).
+    /// Name span of the first declaration.
     first_decl: Span,
+    /// The top-level item of the first declaration: calls must come in
+    /// it or after it. (Spans cannot say: an included file's offsets come
+    /// after the whole main file's, `source_map.rs`.)
+    first_item: usize,
     /// Set once the definition has been seen.
     def: Option<(FuncId, Span)>,
     extern_c: bool,
@@ -144,26 +148,28 @@ pub(crate) struct Checker {
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
     /// The host functions and variables the split phase skipped, by name
-    /// (the first declaration of each), for E0016.
+    /// (the first declaration of each), for E0017.
     host: FxHashMap<String, ast::HostDecl>,
+    /// The index of the top-level item being checked.
+    item: usize,
 }
 
 impl Checker {
-    /// E0016 when `name`, not declared for device code, is a host function
+    /// E0017 when `name`, not declared for device code, is a host function
     /// or variable that the split phase skipped: what it is and where.
     fn host_declaration_used(&self, name: &str, span: Span) -> Option<Diagnostic> {
         let host = self.host.get(name)?;
         let d = match host.kind {
             ast::HostKind::Function => Diagnostic::error(
                 span,
-                Code::E0016,
+                Code::E0017,
                 format!("calling host function `{name}` from device code is not allowed"),
             )
             .with_label(host.span, "declared here without `__device__`")
             .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
             ast::HostKind::Variable => Diagnostic::error(
                 span,
-                Code::E0016,
+                Code::E0017,
                 format!("host variable `{name}` cannot be used in device code"),
             )
             .with_label(
@@ -206,13 +212,15 @@ pub(crate) fn check_program(
         gotos: Vec::new(),
         opts: opts.clone(),
         host: FxHashMap::default(),
+        item: 0,
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
     }
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = rustc_hash::FxHashSet::default();
-    for item in &tu.items {
+    for (index, item) in tu.items.iter().enumerate() {
+        c.item = index;
         if let ast::Item::Function(f) = item {
             if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
                 defs.insert(f.name_span);
@@ -222,10 +230,11 @@ pub(crate) fn check_program(
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
-    for item in &tu.items {
+    for (index, item) in tu.items.iter().enumerate() {
         if crate::diag::over_error_limit(&c.diags, opts.error_limit) {
             break;
         }
+        c.item = index;
         match item {
             ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
                 functions.push(c.function(f, 0));
@@ -368,6 +377,7 @@ impl Checker {
             refs,
             is_kernel: s.global,
             first_decl: f.name_span,
+            first_item: self.item,
             def: f
                 .body
                 .as_ref()
