@@ -10,6 +10,7 @@ use frontend::Diagnostic;
 use midend::ir::Module;
 use midend::passes::{self, memspace, restrict, PassError, Pipeline, Report};
 use midend::text::{write_module, PrintOptions};
+use stdx::itanium::{readable, readable_text};
 
 /// What the compiler should print.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -77,6 +78,8 @@ pub struct CompileOptions {
     /// `--error-limit N`: the frontend stops after N errors (0: no limit;
     /// default [`frontend::DEFAULT_ERROR_LIMIT`]).
     pub error_limit: usize,
+    /// `-rdc=true`: relocatable device code (`frontend::Options::relocatable`).
+    pub relocatable: bool,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -284,6 +287,7 @@ impl Default for CompileOptions {
             disable_passes: Vec::new(),
             threads: 0,
             error_limit: frontend::DEFAULT_ERROR_LIMIT,
+            relocatable: false,
         }
     }
 }
@@ -383,7 +387,7 @@ pub fn check_pass_names(names: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// `line:col` (both from 1) of a byte offset of `source`.
-fn line_col(source: &str, offset: u32) -> String {
+pub fn line_col(source: &str, offset: u32) -> String {
     let upto = &source[..(offset as usize).min(source.len())];
     let line = upto.matches('\n').count() + 1;
     let col = upto.len() - upto.rfind('\n').map_or(0, |i| i + 1) + 1;
@@ -422,7 +426,7 @@ pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> 
         ("restrict", &t.dump_restrict),
     ] {
         for line in text.lines() {
-            out.push_str(&format!("{topic}: {line}\n"));
+            out.push_str(&format!("{topic}: {}\n", readable_text(line)));
         }
     }
     let position = |span: midend::ir::SourceSpan| match source {
@@ -435,9 +439,9 @@ pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> 
         let at = position(note.span).map(|p| p + ": ").unwrap_or_default();
         let mut line = format!(
             "explain-nc: {at}@{} `{}`: {}",
-            note.function,
+            readable(&note.function),
             note.what,
-            note.message()
+            readable_text(&note.message())
         );
         if let Some(culprit) = note.culprit_span().and_then(position) {
             line.push_str(&format!(" at {culprit}"));
@@ -449,25 +453,26 @@ pub fn render_report(report: &Report, file_name: &str, source: Option<&str>) -> 
 }
 
 /// A pass's diagnostic as the frontend renders it: its span and labels,
-/// and a note naming the function.
+/// and a note naming the function (functions by their readable names:
+/// `bump(int*)`, not the PTX's `_Z4bumpPi`).
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
     let severity = match d.severity {
         passes::Severity::Error => frontend::Severity::Error,
         passes::Severity::Warning => frontend::Severity::Warning,
     };
-    let diag = Diagnostic::without_code(severity, span, d.message.clone());
+    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message));
     let diag = d
         .labels
         .iter()
         .filter(|(s, _)| !s.is_none())
         .fold(diag, |diag, (s, text)| {
-            diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
+            diag.with_label(frontend::Span::new(s.start, s.end), readable_text(text))
         })
-        .with_note(format!("in function `{}`", d.function));
+        .with_note(format!("in function `{}`", readable(&d.function)));
     d.notes
         .iter()
-        .fold(diag, |diag, note| diag.with_note(note.clone()))
+        .fold(diag, |diag, note| diag.with_note(readable_text(note)))
 }
 
 /// Runs `pipeline` over a module made from `source` (file name and text;
@@ -518,6 +523,69 @@ fn diagnostics_failure<'a>(
     }
 }
 
+/// A kernel of a program, as `--list-kernels` shows it and
+/// `kernelc run --kernel` finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelName {
+    /// The name in the PTX: the Itanium C++ ABI name nvcc gives it
+    /// (`_Z9vectorAddPKfS0_Pfi`), or the source name under `extern "C"`.
+    pub ptx: String,
+    /// The name the source gives it (`vectorAdd`).
+    pub plain: String,
+    /// Where it is defined: `FILE:line:col`.
+    pub at: String,
+}
+
+impl KernelName {
+    /// A kernel known only by its PTX name (of a `.ptx` or `.kir` file).
+    pub fn from_ptx(ptx: &str, at: String) -> KernelName {
+        KernelName {
+            ptx: ptx.to_string(),
+            plain: stdx::itanium::plain_name(ptx).to_string(),
+            at,
+        }
+    }
+
+    /// The readable form: `vectorAdd(const float*, const float*, float*, int)`,
+    /// or the name of an `extern "C"` kernel.
+    pub fn readable(&self) -> String {
+        stdx::itanium::readable(&self.ptx)
+    }
+}
+
+/// The kernels of a source file, in source order (`--list-kernels`): the
+/// frontend's checks, without lowering or optimizing.
+pub fn list_kernels(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+) -> Result<Vec<KernelName>, CompileError> {
+    let fe_opts = frontend_options(opts.target.sm(), &opts.defines)
+        .with_relocatable(opts.relocatable)
+        .with_file_name(file_name);
+    let fail = diagnostics_failure(file_name, source, opts.warnings);
+    kernels_of(file_name, source, &fe_opts).map_err(fail)
+}
+
+/// The kernels of a source file, checked with the frontend's options `fe`.
+pub fn kernels_of(
+    file_name: &str,
+    source: &str,
+    fe: &frontend::Options,
+) -> Result<Vec<KernelName>, Vec<Diagnostic>> {
+    let (program, _) = frontend::check_with_warnings(source, fe)?;
+    Ok(program
+        .functions
+        .iter()
+        .filter(|f| f.is_kernel)
+        .map(|f| KernelName {
+            ptx: f.link_name.clone(),
+            plain: f.name.clone(),
+            at: format!("{file_name}:{}", line_col(source, f.span.start)),
+        })
+        .collect())
+}
+
 /// [`compile_source`], also returning the side messages.
 pub fn compile_source_with_messages(
     file_name: &str,
@@ -529,6 +597,7 @@ pub fn compile_source_with_messages(
         frontend_options(opts.target.sm(), &opts.defines),
         opts.float,
     )
+    .with_relocatable(opts.relocatable)
     .with_file_name(file_name);
     fe_opts.error_limit = opts.error_limit;
     let fail = diagnostics_failure(file_name, source, opts.warnings);
@@ -641,10 +710,10 @@ fn compile_module_with_messages(
         Some(span) => fail(vec![Diagnostic::without_code(
             frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),
-            e.to_string(),
+            readable_text(&e.to_string()),
         )]),
         None => CompileError {
-            rendered: format!("error: {e}\n"),
+            rendered: format!("error: {}\n", readable_text(&e.to_string())),
         },
     };
     if opts.emit == Emit::Mir {

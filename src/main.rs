@@ -4,7 +4,8 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|dot|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
-//!                 [--stats]
+//!                 [--stats] [-rdc=B | --relocatable-device-code=B]
+//! kernelc --list-kernels FILE.cu [-D NAME[=VAL]] [-rdc=B]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
@@ -221,6 +222,11 @@ struct CompileArgs {
     /// registers, stack, shared memory, spills and barriers (from the cubin) on stderr.
     #[arg(long)]
     stats: bool,
+    /// Compile nothing: print the file's kernels, one a line, as the PTX
+    /// names them, a tab, and readable (`_Z9vectorAddPKfS0_Pfi`,
+    /// `vectorAdd(const float*, const float*, float*, int)`).
+    #[arg(long)]
+    list_kernels: bool,
     /// Contract `a * b + c` into one fused multiply-add (default true, as in
     /// nvcc; an explicit false wins over `--use_fast_math`).
     #[arg(long, value_name = "true|false",
@@ -272,6 +278,14 @@ struct CompileArgs {
     /// Stop after N errors (0: no limit; also `-ferror-limit=N`).
     #[arg(long, value_name = "N", default_value_t = kernelc::frontend::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+    /// Relocatable device code, to link with other modules (also `-rdc`):
+    /// device functions and variables are `.visible`, and `__CUDACC_RDC__`
+    /// is defined. Default false, as in nvcc: the file is the whole device
+    /// program, its device functions internal and unused ones left out.
+    #[arg(long = "relocatable-device-code", value_name = "true|false",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    relocatable_device_code: Option<bool>,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
@@ -438,7 +452,7 @@ struct RunArgs {
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, the one-dash spellings of the
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-rdc=true` / `-rdc true`, the one-dash spellings of the
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
 /// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
 /// passes through unchanged (it may be a file name).
@@ -463,6 +477,8 @@ fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
             // nvcc's `-Werror all-warnings`: the kind kernelc always means.
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if arg == "-rdc" || arg.starts_with("-rdc=") {
+            out.push(arg.replacen("-rdc", "--relocatable-device-code", 1).into());
         } else if let Some(n) = arg.strip_prefix("-ferror-limit=") {
             out.push(format!("--error-limit={n}").into());
         } else if ["-ftz", "-prec-div", "-prec-sqrt", "-use_fast_math", "-fmad"]
@@ -735,6 +751,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
         threads: usize::from(args.threads),
         error_limit: args.error_limit,
+        relocatable: args.relocatable_device_code.unwrap_or(false),
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {
@@ -748,6 +765,14 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     }
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
+    if args.list_kernels {
+        let kernels = driver::list_kernels(&name, &source, &opts).map_err(|e| e.rendered)?;
+        let text: String = kernels
+            .iter()
+            .map(|k| format!("{}\t{}\n", k.ptx, k.readable()))
+            .collect();
+        return write_output(args.output.as_deref(), &text);
+    }
     if opts.emit == Emit::Obj {
         // Binary output never goes to a terminal.
         let Some(output) = args.output.as_deref() else {

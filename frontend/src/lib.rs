@@ -20,6 +20,7 @@ mod dump;
 mod headers;
 mod lexer;
 mod lower;
+pub mod mangle;
 mod parser;
 mod preprocess;
 mod sema;
@@ -64,6 +65,12 @@ pub struct Options {
     /// The deepest nesting accepted (E0014); [`DEFAULT_NESTING_LIMIT`]
     /// unless a test wants to reach the limit cheaply.
     pub nesting_limit: usize,
+    /// nvcc's `-rdc=true`: relocatable device code, linked with other
+    /// modules, so device functions and variables keep external linkage
+    /// (`.visible`). Off (nvcc's default), the module is the whole device
+    /// program: only kernels are external. Set with
+    /// [`Options::with_relocatable`].
+    pub relocatable: bool,
 }
 
 /// nvcc stops after 100 errors; so does kernelc, unless told otherwise.
@@ -86,6 +93,7 @@ impl Default for Options {
             file_name: None,
             error_limit: DEFAULT_ERROR_LIMIT,
             nesting_limit: DEFAULT_NESTING_LIMIT,
+            relocatable: false,
         }
     }
 }
@@ -106,6 +114,17 @@ impl Options {
         self.defines.retain(|(n, _)| n != "__CUDA_ARCH__");
         self.defines
             .push(("__CUDA_ARCH__".to_string(), Some((sm * 10).to_string())));
+        self
+    }
+
+    /// `-rdc=true` (see [`Options::relocatable`]), which also defines
+    /// `__CUDACC_RDC__` as nvcc does.
+    pub fn with_relocatable(mut self, on: bool) -> Options {
+        self.relocatable = on;
+        if on {
+            self.defines
+                .push(("__CUDACC_RDC__".to_string(), Some("1".to_string())));
+        }
         self
     }
 

@@ -323,6 +323,7 @@ impl Parser<'_> {
                         },
                         is_const: true,
                         is_volatile: false,
+                        spelling: Default::default(),
                         span,
                     };
                     return Ok(mk(ExprKind::SizeofType(ty), span));
@@ -591,6 +592,7 @@ impl Parser<'_> {
                     ty,
                     is_const,
                     is_volatile: false,
+                    spelling: Default::default(),
                     span: t.span,
                 });
             }
@@ -600,6 +602,7 @@ impl Parser<'_> {
             ty,
             is_const: false,
             is_volatile: false,
+            spelling: Default::default(),
             span: t.span,
         })
     }
