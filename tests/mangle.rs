@@ -388,3 +388,142 @@ fn generated_ptx_assembles() {
         common::assert_ptxas_accepts(&ptx, "sm_90", &format!("generated signatures {flags:?}"));
     }
 }
+
+/// A mangled kernel with a device function, for the tools a person uses.
+const VECTOR_ADD: &str = "\
+__device__ __noinline__ float twice(float x) { return 2.0f * x; }
+__global__ void vectorAdd(const float *A, const float *B, float *C, int n) {
+    int i = threadIdx.x;
+    if (i < n) C[i] = A[i] + twice(B[i]);
+}
+extern \"C\" __global__ void vadd(const float *a, float *c) { c[threadIdx.x] += a[threadIdx.x]; }
+";
+
+#[test]
+fn list_kernels_prints_both_names() {
+    let dir = scratch("mangle-list");
+    let src = write(&dir, "vector_add.cu", VECTOR_ADD);
+    let out = kernelc(&["--list-kernels", src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "_Z9vectorAddPKfS0_Pfi\tvectorAdd(const float*, const float*, float*, int)\nvadd\tvadd\n"
+    );
+    // A file that does not compile gives its diagnostics, exit 1.
+    let bad = write(&dir, "bad.cu", "__global__ void k( {}\n");
+    let out = kernelc(&["--list-kernels", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.cu:1:"), "{}", stderr(&out));
+}
+
+#[test]
+fn run_finds_a_kernel_by_its_plain_or_mangled_name() {
+    let dir = scratch("mangle-run");
+    let src = write(&dir, "vector_add.cu", VECTOR_ADD);
+    let src = src.to_str().unwrap();
+    let args = ["f32[]:iota:4", "f32[]:iota:4", "f32[]:zeros:4", "i32:4"];
+    for engine in ["interp", "emu"] {
+        for name in ["vectorAdd", "_Z9vectorAddPKfS0_Pfi"] {
+            let mut cmd = vec!["run", src, "--kernel", name, "--grid", "1", "--block", "4"];
+            cmd.extend_from_slice(&["--engine", engine]);
+            cmd.extend_from_slice(&args);
+            let out = kernelc(&cmd);
+            assert!(out.status.success(), "{engine} {name}: {}", stderr(&out));
+            // C[i] = i + 2 i.
+            let text = stdout(&out);
+            assert!(
+                text.contains("arg2 f32[4]: first 0, 3, 6, ... sum 18"),
+                "{engine} {name}: {text}"
+            );
+        }
+    }
+}
+
+/// nvcc's PTX of two overloads of one kernel, `scale(float*)` and
+/// `scale(double*)`, written out so the test needs no nvcc.
+const OVERLOADS: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry _Z5scalePf(
+\t.param .u64 _Z5scalePf_param_0
+)
+{
+\tret;
+}
+
+.visible .entry _Z5scalePd(
+\t.param .u64 _Z5scalePd_param_0
+)
+{
+\tret;
+}
+";
+
+#[test]
+fn an_ambiguous_plain_name_is_a_located_error() {
+    let dir = scratch("mangle-ambiguous");
+    let ptx = write(&dir, "overloads.ptx", OVERLOADS);
+    let ptx = ptx.to_str().unwrap();
+    let run = |kernel: &str| {
+        kernelc(&[
+            "run",
+            ptx,
+            "--engine",
+            "emu",
+            "--kernel",
+            kernel,
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "f32[]:zeros:1",
+        ])
+    };
+    let out = run("scale");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: `--kernel scale` is ambiguous: 2 kernels have that name"),
+        "{err}"
+    );
+    assert!(
+        err.contains("overloads.ptx:5:17: `_Z5scalePf` (scale(float*))"),
+        "{err}"
+    );
+    assert!(
+        err.contains("overloads.ptx:12:17: `_Z5scalePd` (scale(double*))"),
+        "{err}"
+    );
+    let out = run("_Z5scalePf");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn stats_and_diagnostics_show_readable_names() {
+    let dir = scratch("mangle-readable");
+    let src = write(&dir, "vector_add.cu", VECTOR_ADD);
+    let src = src.to_str().unwrap();
+    if common::ptxas_or_skip("--stats with readable names").is_some() {
+        let out = kernelc(&[src, "--stats", "-o", dir.join("v.ptx").to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("vectorAdd(const float*, const float*, float*, int) ")),
+            "{err}"
+        );
+    }
+    // A pass's diagnostic names the function readably.
+    let local = write(
+        &dir,
+        "local_atomic.cu",
+        "__device__ __noinline__ void bump(int *p) { atomicAdd(p, 1); }\n\
+         __global__ void k(int *o) { int x = 0; bump(&x); o[0] = x; }\n",
+    );
+    let out = kernelc(&[local.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(err.contains("in function `bump(int*)`"), "{err}");
+    assert!(!err.contains("_Z4bumpPi"), "{err}");
+}
