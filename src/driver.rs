@@ -12,6 +12,7 @@ use frontend::{Diagnostic, FileLoader, NoFiles, SourceMap};
 use midend::ir::Module;
 use midend::passes::{self, memspace, restrict, PassError, Pipeline, Report};
 use midend::text::{write_module, PrintOptions};
+use stdx::itanium::{readable, readable_text};
 
 /// What the compiler should print.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -85,6 +86,8 @@ pub struct CompileOptions {
     pub pre_includes: Vec<String>,
     /// `-std=c++NN` (`None`: nvcc's default, GNU C++17).
     pub std: Option<frontend::CxxStd>,
+    /// `-rdc=true`: relocatable device code (`frontend::Options::relocatable`).
+    pub relocatable: bool,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -295,6 +298,7 @@ impl Default for CompileOptions {
             include_dirs: Vec::new(),
             pre_includes: Vec::new(),
             std: None,
+            relocatable: false,
         }
     }
 }
@@ -432,7 +436,7 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
         ("restrict", &t.dump_restrict),
     ] {
         for line in text.lines() {
-            out.push_str(&format!("{topic}: {line}\n"));
+            out.push_str(&format!("{topic}: {}\n", readable_text(line)));
         }
     }
     let position = |span: midend::ir::SourceSpan| match map {
@@ -443,9 +447,9 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
         let at = position(note.span).map(|p| p + ": ").unwrap_or_default();
         let mut line = format!(
             "explain-nc: {at}@{} `{}`: {}",
-            note.function,
+            readable(&note.function),
             note.what,
-            note.message()
+            readable_text(&note.message())
         );
         if let Some(culprit) = note.culprit_span().and_then(position) {
             line.push_str(&format!(" at {culprit}"));
@@ -457,25 +461,26 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
 }
 
 /// A pass's diagnostic as the frontend renders it: its span and labels,
-/// and a note naming the function.
+/// and a note naming the function (functions by their readable names:
+/// `bump(int*)`, not the PTX's `_Z4bumpPi`).
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
     let severity = match d.severity {
         passes::Severity::Error => frontend::Severity::Error,
         passes::Severity::Warning => frontend::Severity::Warning,
     };
-    let diag = Diagnostic::without_code(severity, span, d.message.clone());
+    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message));
     let diag = d
         .labels
         .iter()
         .filter(|(s, _)| !s.is_none())
         .fold(diag, |diag, (s, text)| {
-            diag.with_label(frontend::Span::new(s.start, s.end), text.clone())
+            diag.with_label(frontend::Span::new(s.start, s.end), readable_text(text))
         })
-        .with_note(format!("in function `{}`", d.function));
+        .with_note(format!("in function `{}`", readable(&d.function)));
     d.notes
         .iter()
-        .fold(diag, |diag, note| diag.with_note(note.clone()))
+        .fold(diag, |diag, note| diag.with_note(readable_text(note)))
 }
 
 /// Runs `pipeline` over a module made from the files of `source` (`None`
@@ -522,6 +527,75 @@ fn diagnostics_failure(
     }
 }
 
+/// A kernel of a program, as `--list-kernels` shows it and
+/// `kernelc run --kernel` finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelName {
+    /// The name in the PTX: the Itanium C++ ABI name nvcc gives it
+    /// (`_Z9vectorAddPKfS0_Pfi`), or the source name under `extern "C"`.
+    pub ptx: String,
+    /// The name the source gives it (`vectorAdd`).
+    pub plain: String,
+    /// Where it is defined: `FILE:line:col`.
+    pub at: String,
+}
+
+impl KernelName {
+    /// A kernel known only by its PTX name (of a `.ptx` or `.kir` file).
+    pub fn from_ptx(ptx: &str, at: String) -> KernelName {
+        KernelName {
+            ptx: ptx.to_string(),
+            plain: stdx::itanium::plain_name(ptx).to_string(),
+            at,
+        }
+    }
+
+    /// The readable form: `vectorAdd(const float*, const float*, float*, int)`,
+    /// or the name of an `extern "C"` kernel.
+    pub fn readable(&self) -> String {
+        stdx::itanium::readable(&self.ptx)
+    }
+}
+
+/// The kernels of a source file, in source order (`--list-kernels`): the
+/// frontend's checks, without lowering or optimizing.
+pub fn list_kernels(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    loader: &dyn FileLoader,
+) -> Result<Vec<KernelName>, CompileError> {
+    let mut fe_opts = frontend_options(opts.target.sm(), &opts.defines)
+        .with_relocatable(opts.relocatable)
+        .with_file_name(file_name);
+    fe_opts.include_dirs = opts.include_dirs.clone();
+    fe_opts.pre_includes = opts.pre_includes.clone();
+    fe_opts.std = opts.std;
+    let mut map = SourceMap::new(file_name, source);
+    let kernels = kernels_of(&mut map, &fe_opts, loader);
+    kernels.map_err(diagnostics_failure(&map, opts.warnings))
+}
+
+/// The kernels of the main file of `map` and what it includes, checked
+/// with the frontend's options `fe`.
+pub fn kernels_of(
+    map: &mut SourceMap,
+    fe: &frontend::Options,
+    loader: &dyn FileLoader,
+) -> Result<Vec<KernelName>, Vec<Diagnostic>> {
+    let (program, _) = frontend::check_files(map, fe, loader)?;
+    Ok(program
+        .functions
+        .iter()
+        .filter(|f| f.is_kernel)
+        .map(|f| KernelName {
+            ptx: f.link_name.clone(),
+            plain: f.name.clone(),
+            at: map.position_text(f.span.start),
+        })
+        .collect())
+}
+
 /// [`compile_source`], also returning the side messages. `#include` finds
 /// kernelc's own headers only; [`compile_with_loader`] reads files.
 pub fn compile_source_with_messages(
@@ -545,6 +619,7 @@ pub fn compile_with_loader(
         frontend_options(opts.target.sm(), &opts.defines),
         opts.float,
     )
+    .with_relocatable(opts.relocatable)
     .with_file_name(file_name);
     fe_opts.error_limit = opts.error_limit;
     fe_opts.include_dirs = opts.include_dirs.clone();
@@ -684,10 +759,10 @@ fn compile_module_with_messages(
         Some(span) => fail(vec![Diagnostic::without_code(
             frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),
-            e.to_string(),
+            readable_text(&e.to_string()),
         )]),
         None => CompileError {
-            rendered: format!("error: {e}\n"),
+            rendered: format!("error: {}\n", readable_text(&e.to_string())),
         },
     };
     if opts.emit == Emit::Mir {

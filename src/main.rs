@@ -4,7 +4,8 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|dot|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
-//!                 [--stats] [source flags]
+//!                 [--stats] [-rdc=B | --relocatable-device-code=B] [source flags]
+//! kernelc --list-kernels FILE.cu [-D NAME[=VAL]] [-rdc=B]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //!                 [restrict knobs]
 //! kernelc opt FILE.kir [--passes a,b] [--print-after-all] [--ir-spans] [-o OUT]
@@ -274,6 +275,11 @@ struct CompileArgs {
     /// registers, stack, shared memory, spills and barriers (from the cubin) on stderr.
     #[arg(long)]
     stats: bool,
+    /// Compile nothing: print the file's kernels, one a line, as the PTX
+    /// names them, a tab, and readable (`_Z9vectorAddPKfS0_Pfi`,
+    /// `vectorAdd(const float*, const float*, float*, int)`).
+    #[arg(long)]
+    list_kernels: bool,
     /// Contract `a * b + c` into one fused multiply-add (default true, as in
     /// nvcc; an explicit false wins over `--use_fast_math`).
     #[arg(long, value_name = "true|false",
@@ -325,6 +331,14 @@ struct CompileArgs {
     /// Stop after N errors (0: no limit; also `-ferror-limit=N`).
     #[arg(long, value_name = "N", default_value_t = kernelc::frontend::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+    /// Relocatable device code, to link with other modules (also `-rdc`):
+    /// device functions and variables are `.visible`, and `__CUDACC_RDC__`
+    /// is defined. Default false, as in nvcc: the file is the whole device
+    /// program, its device functions internal and unused ones left out.
+    #[arg(long = "relocatable-device-code", value_name = "true|false",
+          action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    relocatable_device_code: Option<bool>,
     #[command(flatten)]
     ms: MemspaceArgs,
     #[command(flatten)]
@@ -495,7 +509,7 @@ struct RunArgs {
 }
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-include FILE`, `-std=c++17`,
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-rdc=true` / `-rdc true`, `-include FILE`, `-std=c++17`,
 /// `-extended-lambda`, `-expt-relaxed-constexpr`, the one-dash spellings of the
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
 /// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
@@ -523,6 +537,8 @@ fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
             out.push("--ptx".into());
         } else if arg == "-include" {
             out.push("--pre-include".into());
+        } else if arg == "-rdc" || arg.starts_with("-rdc=") {
+            out.push(arg.replacen("-rdc", "--relocatable-device-code", 1).into());
         } else if let Some(n) = arg.strip_prefix("-ferror-limit=") {
             out.push(format!("--error-limit={n}").into());
         } else if [
@@ -815,6 +831,7 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
         disable_passes: driver::check_pass_names(&args.disable_pass)?,
         threads: usize::from(args.threads),
         error_limit: args.error_limit,
+        relocatable: args.relocatable_device_code.unwrap_or(false),
         warnings: if args.werror {
             driver::WarningMode::Error
         } else if args.no_warnings {
@@ -831,6 +848,14 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     }
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
+    if args.list_kernels {
+        let kernels = driver::list_kernels(&name, &source, &opts, &FsLoader).map_err(|e| e.rendered)?;
+        let text: String = kernels
+            .iter()
+            .map(|k| format!("{}\t{}\n", k.ptx, k.readable()))
+            .collect();
+        return write_output(args.output.as_deref(), &text);
+    }
     if opts.emit == Emit::Obj {
         // Binary output never goes to a terminal.
         let Some(output) = args.output.as_deref() else {

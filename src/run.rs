@@ -23,13 +23,14 @@
 //! integer keeps its low bits, an `f32` is `(x >> 40) / 2^24` and an `f64`
 //! `(x >> 11) / 2^53`, both uniform in `[0, 1)`.
 
-use crate::driver::{self, FloatOptions, WarningMode};
+use crate::driver::{self, FloatOptions, KernelName, WarningMode};
 use crate::gpu;
 use frontend::{Diagnostic, Severity, Span};
 use kir_interp::{Fault, KernelArg, LaunchConfig, RunError};
 use midend::ir::{Module, Type};
 use ptx_emu as emu;
 use std::path::{Path, PathBuf};
+use stdx::itanium::readable;
 
 /// The engine that runs the kernel.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -618,10 +619,10 @@ fn render_fault(fault: &Fault, source: Option<&frontend::SourceMap>) -> String {
     let [tx, ty, tz] = fault.thread;
     let mut location = format!(
         "in kernel `{}`, block ({bx},{by},{bz}), thread ({tx},{ty},{tz})",
-        fault.kernel
+        readable(&fault.kernel)
     );
     if fault.function != fault.kernel {
-        location.push_str(&format!(", in function `{}`", fault.function));
+        location.push_str(&format!(", in function `{}`", readable(&fault.function)));
     }
     if let Some(inst) = fault.inst {
         location.push_str(&format!(", at IR {inst}"));
@@ -698,6 +699,83 @@ fn parse_args(req: &RunRequest) -> Result<Vec<ArgValue>, String> {
     Ok(parsed)
 }
 
+/// `--kernel NAME`: the kernel's PTX name. NAME is that name, or the
+/// plain name of one kernel only (`vectorAdd` for `_Z9vectorAddPKfS0_Pfi`);
+/// a plain name that several kernels have (nvcc's overloads) is an error
+/// that lists them. A name no kernel has is left for the engine to report,
+/// with the kernels it has.
+fn resolve_kernel(requested: &str, kernels: &[KernelName]) -> Result<String, String> {
+    let names: Vec<&str> = kernels.iter().map(|k| k.ptx.as_str()).collect();
+    match stdx::itanium::lookup_kernel(requested, &names) {
+        stdx::itanium::KernelLookup::Found(name) => Ok(name.to_string()),
+        stdx::itanium::KernelLookup::Missing => Ok(requested.to_string()),
+        stdx::itanium::KernelLookup::Ambiguous(many) => {
+            let mut msg = format!(
+                "error: `--kernel {requested}` is ambiguous: {} kernels have that name\n",
+                many.len()
+            );
+            for k in kernels.iter().filter(|k| many.contains(&k.ptx.as_str())) {
+                msg.push_str(&format!("  --> {}: `{}` ({})\n", k.at, k.ptx, k.readable()));
+            }
+            msg.push_str("  = help: give `--kernel` one of these full names\n");
+            Err(msg)
+        }
+    }
+}
+
+/// The kernels of the input, to find `--kernel` among. Empty when the
+/// input cannot be read or checked: the engine then says why.
+fn input_kernels(req: &RunRequest) -> Vec<KernelName> {
+    let name = req.input.display().to_string();
+    let Ok(text) = std::fs::read_to_string(&req.input) else {
+        return Vec::new();
+    };
+    match req.input.extension().and_then(|e| e.to_str()) {
+        Some("ptx") => ptx_entries(&name, &text),
+        Some("kir") => midend::text::parse_module(&text)
+            .map(|m| {
+                m.functions
+                    .values()
+                    .filter(|f| f.is_kernel())
+                    .map(|f| KernelName::from_ptx(&f.name, name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => {
+            let mut fe = driver::frontend_options(req.sm, &req.defines).with_file_name(&name);
+            fe.include_dirs = req.include_dirs.clone();
+            fe.pre_includes = req.pre_includes.clone();
+            fe.std = req.std;
+            let mut map = frontend::SourceMap::new(&name, &text);
+            driver::kernels_of(&mut map, &fe, &crate::files::FsLoader).unwrap_or_default()
+        }
+    }
+}
+
+/// The kernels (`.entry`) of PTX text, each at its name's line and column.
+fn ptx_entries(file: &str, ptx: &str) -> Vec<KernelName> {
+    let mut out = Vec::new();
+    for (i, line) in ptx.lines().enumerate() {
+        let Some(at) = line.find(".entry") else {
+            continue;
+        };
+        let rest = &line[at + ".entry".len()..];
+        let start = rest.len() - rest.trim_start().len();
+        let name: String = rest[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$'))
+            .collect();
+        if !name.is_empty() && start > 0 {
+            let col = at + ".entry".len() + start + 1;
+            out.push(KernelName::from_ptx(
+                &name,
+                format!("{file}:{}:{col}", i + 1),
+            ));
+        }
+    }
+    out
+}
+
 /// Compiles (or reads) the program, binds the arguments and runs the kernel.
 /// Errors come back rendered, ready for stderr.
 pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
@@ -719,6 +797,10 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
             req.input.display()
         ));
     }
+    let req = &RunRequest {
+        kernel: resolve_kernel(&req.kernel, &input_kernels(req))?,
+        ..req.clone()
+    };
     match req.engine {
         Engine::Interp => {}
         Engine::Emu => return execute_emu(req),
@@ -815,10 +897,10 @@ fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
     let [tx, ty, tz] = fault.thread;
     let mut location = format!(
         "in kernel `{}`, block ({bx},{by},{bz}), thread ({tx},{ty},{tz})",
-        fault.kernel
+        readable(&fault.kernel)
     );
     if fault.function != fault.kernel {
-        location.push_str(&format!(", in function `{}`", fault.function));
+        location.push_str(&format!(", in function `{}`", readable(&fault.function)));
     }
     location.push_str(&format!(", at PTX line {}", fault.line));
     let span = Span::new(

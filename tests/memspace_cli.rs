@@ -9,10 +9,11 @@ use common::{kernelc, stderr, stdout};
 use std::path::PathBuf;
 
 /// A helper called with a global and a shared pointer, a pointer loaded
-/// from memory, and a pointer made from an integer.
+/// from memory, and a pointer made from an integer. `extern "C"` keeps the
+/// names the transcripts are checked for plain.
 const MIXED: &str = "\
-__device__ __noinline__ float get(float* p) { return *p; }
-__global__ void k(float* a, float** t, int n) {
+extern \"C\" __device__ __noinline__ float get(float* p) { return *p; }
+extern \"C\" __global__ void k(float* a, float** t, int n) {
     __shared__ float s[32];
     s[threadIdx.x] = get(a);
     float* p = *t;
@@ -24,7 +25,7 @@ __global__ void k(float* a, float** t, int n) {
 
 /// A select between a shared and a global pointer.
 const MEET: &str = "\
-__global__ void k(float* a, int n) {
+extern \"C\" __global__ void k(float* a, int n) {
     __shared__ float s[32];
     float* m = n > 0 ? s : a;
     m[threadIdx.x] = 1.0f;
@@ -38,12 +39,15 @@ fn write(name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// Compiles `source` with `args`; returns (PTX, stderr).
+/// Compiles `source` with `args` and `-rdc=true`, so the helper stays
+/// external and its clones are what the knobs decide (without it every
+/// caller is known, and a helper is specialized in place); returns (PTX,
+/// stderr).
 fn compile(name: &str, source: &str, args: &[&str]) -> (String, String) {
     let path = write(name, source);
     let out_path = path.with_extension("ptx");
     let (p, o) = (path.to_str().unwrap(), out_path.to_str().unwrap());
-    let mut all = vec!["-arch=sm_90"];
+    let mut all = vec!["-arch=sm_90", "-rdc=true"];
     all.extend_from_slice(args);
     all.extend_from_slice(&[p, "-o", o]);
     let out = kernelc(&all);

@@ -44,10 +44,13 @@ pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), String> {
         let _ = writeln!(out, ".extern .shared .align {} .b8 {}[];", g.align, g.name);
         return Ok(());
     }
-    // `.visible` exports global/const variables; shared memory is per-CTA
-    // and never linked by name from the host.
-    let visible = g.linkage == Linkage::External && g.space != AddrSpace::Shared;
-    let vis = if visible { ".visible " } else { "" };
+    // `.visible` exports the variable to other modules (nvcc's `-rdc=true`:
+    // shared memory too, which another module's code may name).
+    let vis = if g.linkage == Linkage::External {
+        ".visible "
+    } else {
+        ""
+    };
     let _ = write!(
         out,
         "{vis}{space} .align {} .b8 {}[{}]",

@@ -39,7 +39,8 @@ pub mod regalloc;
 pub mod target;
 
 use core::fmt;
-use midend::ir::{FuncId, InstData, Module};
+use cranelift_entity::SecondaryMap;
+use midend::ir::{FuncId, InstData, Linkage, Module};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -217,13 +218,43 @@ fn check_names(module: &Module) -> Result<(), BackendError> {
     Ok(())
 }
 
+/// The functions that are printed: every external one (the kernels, and
+/// the device functions other modules may call), and the internal ones
+/// they call, directly or not. An internal function nothing printed calls
+/// is left out, as nvcc leaves out an unused device function when it
+/// compiles the whole program (no `-rdc`).
+fn live_functions(module: &Module) -> SecondaryMap<FuncId, bool> {
+    let mut live = SecondaryMap::new();
+    let mut work: Vec<FuncId> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.attrs.linkage == Linkage::External || f.is_kernel())
+        .map(|(id, _)| id)
+        .collect();
+    while let Some(id) = work.pop() {
+        if std::mem::replace(&mut live[id], true) {
+            continue;
+        }
+        let func = &module.functions[id];
+        for (_, inst) in func.layout.insts() {
+            if let InstData::Call { func: callee, .. } = &func.dfg.insts[inst] {
+                if !live[*callee] {
+                    work.push(*callee);
+                }
+            }
+        }
+    }
+    live
+}
+
 pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, BackendError> {
     check_names(module)?;
+    let live = live_functions(module);
     // Printing order: device functions, then kernels.
     let mut order: Vec<FuncId> = module
         .functions
         .iter()
-        .filter(|(_, f)| !f.is_kernel())
+        .filter(|(id, f)| !f.is_kernel() && live[*id])
         .map(|(id, _)| id)
         .collect();
     order.extend(

@@ -133,7 +133,30 @@ pub struct QualType {
     /// The declared object is `const` (`const int x`, `float *const p`).
     pub is_const: bool,
     pub is_volatile: bool,
+    /// How the innermost base type was written, where C++ tells apart
+    /// types `ty` merges.
+    pub spelling: Spelling,
     pub span: Span,
+}
+
+/// What a written type says beyond its [`CType`]: C++ tells apart types
+/// that kernelc's `CType` merges because C's rules treat them alike on
+/// LP64 (`char` and `signed char`, `long` and `long long`, an enumeration
+/// and `int`). Only the Itanium names of functions (`mangle.rs`) ask. It
+/// describes the innermost base type, under every pointer, array and
+/// reference of the declarator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Spelling {
+    /// The `CType` says it all: an 8-bit signed integer is plain `char`,
+    /// a 64-bit one is `long` (or `unsigned long`).
+    #[default]
+    Plain,
+    /// `signed char` (also `int8_t`): a type of its own in C++.
+    SignedChar,
+    /// `long long` or `unsigned long long`.
+    LongLong,
+    /// A named enumeration (whose values kernelc types as `int`).
+    Enum(String),
 }
 
 /// A function parameter; unnamed parameters are allowed in prototypes.

@@ -25,6 +25,7 @@ mod headers;
 mod include;
 mod lexer;
 mod lower;
+pub mod mangle;
 mod parser;
 mod preprocess;
 mod sema;
@@ -81,6 +82,12 @@ pub struct Options {
     pub pre_includes: Vec<String>,
     /// `-std=c++NN`; `None`: nvcc's default dialect, GNU C++17.
     pub std: Option<CxxStd>,
+    /// nvcc's `-rdc=true`: relocatable device code, linked with other
+    /// modules, so device functions and variables keep external linkage
+    /// (`.visible`). Off (nvcc's default), the module is the whole device
+    /// program: only kernels are external. Set with
+    /// [`Options::with_relocatable`].
+    pub relocatable: bool,
 }
 
 /// nvcc stops after 100 errors; so does kernelc, unless told otherwise.
@@ -106,6 +113,7 @@ impl Default for Options {
             include_dirs: Vec::new(),
             pre_includes: Vec::new(),
             std: None,
+            relocatable: false,
         }
     }
 }
@@ -126,6 +134,17 @@ impl Options {
         self.defines.retain(|(n, _)| n != "__CUDA_ARCH__");
         self.defines
             .push(("__CUDA_ARCH__".to_string(), Some((sm * 10).to_string())));
+        self
+    }
+
+    /// `-rdc=true` (see [`Options::relocatable`]), which also defines
+    /// `__CUDACC_RDC__` as nvcc does.
+    pub fn with_relocatable(mut self, on: bool) -> Options {
+        self.relocatable = on;
+        if on {
+            self.defines
+                .push(("__CUDACC_RDC__".to_string(), Some("1".to_string())));
+        }
         self
     }
 

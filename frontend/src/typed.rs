@@ -39,6 +39,9 @@ pub struct Program {
     /// `-ftz=true`: every function flushes `f32` subnormals (the IR's `ftz`
     /// function attribute).
     pub ftz: bool,
+    /// `-rdc=true` (`Options::relocatable`): device functions and
+    /// variables keep external linkage.
+    pub relocatable: bool,
 }
 
 /// The memory a module variable lives in.
@@ -77,7 +80,11 @@ pub struct GlobalVar {
 /// A checked function definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
+    /// The name in the source.
     pub name: String,
+    /// The name in the PTX: the source name under `extern "C"`, else the
+    /// Itanium C++ ABI name nvcc gives it (`crate::mangle`).
+    pub link_name: String,
     /// The span of the function's name in the definition.
     pub span: Span,
     /// `__global__`: a kernel entry point (always returns void).

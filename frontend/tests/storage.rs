@@ -133,7 +133,11 @@ fn module_variables() {
     assert!(p.globals[3].dynamic);
     assert_eq!(p.functions[0].launch_bounds, Some((128, Some(4))));
     let text = ir("__shared__ float t[4];\n__global__ void k(float *o) { t[0] = 1; o[0] = t[0]; }");
-    assert!(text.contains("gv0 = shared @t, size 16, align 4"), "{text}");
+    // Without `-rdc` the module is the whole device program: internal.
+    assert!(
+        text.contains("gv0 = shared internal @t, size 16, align 4"),
+        "{text}"
+    );
     assert!(text.contains("global_addr.ptr<shared> gv0"), "{text}");
 }
 

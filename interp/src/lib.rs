@@ -213,7 +213,25 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// The kernel whose plain name is `name` (`vectorAdd` for nvcc's and
+/// kernelc's `_Z9vectorAddPKfS0_Pfi`), when exactly one has it.
+fn kernel_by_plain_name(module: &Module, name: &str) -> Result<Option<FuncId>, String> {
+    let kernels: Vec<&str> = module
+        .functions
+        .values()
+        .filter(|f| f.is_kernel())
+        .map(|f| f.name.as_str())
+        .collect();
+    match stdx::itanium::lookup_kernel(name, &kernels) {
+        stdx::itanium::KernelLookup::Found(k) => Ok(module.function_by_name(k)),
+        stdx::itanium::KernelLookup::Missing => Ok(None),
+        stdx::itanium::KernelLookup::Ambiguous(k) => Err(stdx::itanium::ambiguity(name, &k)),
+    }
+}
+
 /// Runs kernel `kernel` of `module` with `args` over the launch `config`.
+/// `kernel` is its name in the module, or its plain name when no other
+/// kernel has that (`vectorAdd` for `_Z9vectorAddPKfS0_Pfi`).
 pub fn run_kernel(
     module: &Module,
     kernel: &str,
@@ -260,7 +278,11 @@ impl Setup {
         args: &[KernelArg],
         config: &LaunchConfig,
     ) -> Result<Setup, String> {
-        let Some(kid) = module.function_by_name(kernel) else {
+        let kid = match module.function_by_name(kernel) {
+            Some(kid) => Some(kid),
+            None => kernel_by_plain_name(module, kernel)?,
+        };
+        let Some(kid) = kid else {
             let kernels: Vec<&str> = module
                 .functions
                 .values()

@@ -317,7 +317,8 @@ pub fn bind_params<'a>(
     bind_args(&prog.funcs[func], kernel, args).map_err(RunError::Setup)
 }
 
-/// The index of the `.entry` named `kernel`.
+/// The index of the `.entry` named `kernel` (or of the one kernel whose
+/// plain name it is).
 fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
     let entries: Vec<&str> = prog
         .funcs
@@ -325,9 +326,19 @@ fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
         .filter(|f| f.kind == ptx_validate::ast::FuncKind::Entry)
         .map(|f| f.name.as_str())
         .collect();
+    // The `.entry` of that name, or of that plain name (nvcc's mangled
+    // names: `vectorAdd` finds `_Z9vectorAddPKfS0_Pfi` when no other
+    // kernel has it).
+    let name = match stdx::itanium::lookup_kernel(kernel, &entries) {
+        stdx::itanium::KernelLookup::Found(name) => name,
+        stdx::itanium::KernelLookup::Ambiguous(k) => {
+            return Err(stdx::itanium::ambiguity(kernel, &k))
+        }
+        stdx::itanium::KernelLookup::Missing => kernel,
+    };
     prog.funcs
         .iter()
-        .position(|f| f.name == kernel && f.kind == ptx_validate::ast::FuncKind::Entry)
+        .position(|f| f.name == name && f.kind == ptx_validate::ast::FuncKind::Entry)
         .ok_or_else(|| {
             format!(
                 "no kernel (`.entry`) named `{kernel}` in the PTX (kernels: {})",

@@ -441,7 +441,8 @@ pub fn stats_table(kernels: &[KernelResources]) -> String {
         .iter()
         .map(|k| {
             [
-                k.name.clone(),
+                // nvcc's and kernelc's mangled names, made readable.
+                stdx::itanium::readable(&k.name),
                 k.registers.to_string(),
                 k.stack_frame.to_string(),
                 k.shared.to_string(),

@@ -3,6 +3,7 @@
 //! of CUDA, only where its tools are found ([`tools`]).
 
 pub mod bits;
+pub mod itanium;
 pub mod parallel;
 pub mod rng;
 pub mod stack;

@@ -57,11 +57,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         } else {
             u32::try_from(g.ty.size().unwrap_or(0)).unwrap_or(u32::MAX)
         };
-        let linkage = if g.is_static {
-            Linkage::Internal
-        } else {
-            Linkage::External
-        };
+        let linkage = linkage(false, g.is_static, program.relocatable);
         globals.push(module.push_global(GlobalVarData {
             name: g.name.clone(),
             space: space_of(g.space),
@@ -80,18 +76,14 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         } else {
             FuncKind::Device
         };
-        let linkage = if f.is_static && !f.is_kernel {
-            Linkage::Internal
-        } else {
-            Linkage::External
-        };
+        let linkage = linkage(f.is_kernel, f.is_static, program.relocatable);
         let mut attrs = FuncAttrs::new(kind, linkage);
         attrs.noinline = f.noinline;
         attrs.forceinline = f.forceinline;
         attrs.launch_bounds = f.launch_bounds;
         attrs.cluster_dims = f.cluster_dims;
         attrs.ftz = program.ftz;
-        module.push_function(Function::new(f.name.clone(), sig, attrs));
+        module.push_function(Function::new(f.link_name.clone(), sig, attrs));
     }
     let signatures: Vec<Signature> = module
         .functions
@@ -115,6 +107,20 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         Ok(module)
     } else {
         Err(diags)
+    }
+}
+
+/// The linkage nvcc gives a function or module variable: a kernel is
+/// always external (the host launches it by name); without `-rdc` the
+/// module is the whole device program, so nothing else is (device
+/// variables are still reached from the host, through the runtime's
+/// registration, not through PTX linkage); with `-rdc=true` everything not
+/// `static` is external, for other modules to link with.
+fn linkage(is_kernel: bool, is_static: bool, relocatable: bool) -> Linkage {
+    if is_kernel || (relocatable && !is_static) {
+        Linkage::External
+    } else {
+        Linkage::Internal
     }
 }
 

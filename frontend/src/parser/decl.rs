@@ -3,12 +3,25 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Storage, VarDecl,
+    EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Spelling, Storage,
+    VarDecl,
 };
 use crate::codes::Code;
 use crate::diag::Span;
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
+
+/// Typedef-like names kernelc knows without headers (all LP64), with
+/// the spelling glibc's headers give them (`int8_t` is `signed char`,
+/// `int64_t` is `long`, `size_t` is `unsigned long`), which nvcc's names
+/// carry.
+pub(crate) fn named_type_spelled(name: &str) -> Option<(CType, Spelling)> {
+    let spelling = match name {
+        "int8_t" => Spelling::SignedChar,
+        _ => Spelling::Plain,
+    };
+    named_type(name).map(|t| (t, spelling))
+}
 
 /// Typedef-like names kernelc knows without headers (all LP64).
 pub(crate) fn named_type(name: &str) -> Option<CType> {
@@ -65,6 +78,8 @@ struct TypeSpecs {
     unsigned: u32,
     named: Option<CType>,
     named_const: bool,
+    /// The spelling of a typedef or enumeration named in `named`.
+    named_spelling: Spelling,
     is_const: bool,
     is_volatile: bool,
     restrict: Option<Span>,
@@ -72,6 +87,20 @@ struct TypeSpecs {
 }
 
 impl TypeSpecs {
+    /// What the specifiers say beyond the type [`TypeSpecs::resolve`]
+    /// gives (see [`Spelling`]).
+    fn spelling(&self) -> Spelling {
+        if self.named.is_some() {
+            self.named_spelling.clone()
+        } else if self.char_ == 1 && self.signed == 1 {
+            Spelling::SignedChar
+        } else if self.long == 2 {
+            Spelling::LongLong
+        } else {
+            Spelling::Plain
+        }
+    }
+
     /// Resolves the specifier multiset to a type, or `None` if invalid.
     fn resolve(&self) -> Option<CType> {
         let s = self;
@@ -148,15 +177,24 @@ impl DeclSpecs {
 impl Parser<'_> {
     /// A typedef name or a `<stdint.h>`-style name, with its `const`-ness.
     pub(super) fn type_named(&self, name: &str) -> Option<(CType, bool)> {
-        match self.typedefs.get(name) {
-            Some(t) => Some(t.clone()),
-            // In C++ a struct's tag names its type without `struct`.
-            None => named_type(name)
-                .or_else(|| self.structs.get(name).map(|d| CType::Struct(d.clone())))
-                .or_else(|| crate::types::vector_type(name))
-                .or_else(|| (name == "CUtensorMap").then(crate::types::tensor_map_type))
-                .map(|t| (t, false)),
+        self.type_named_spelled(name).map(|(t, c, _)| (t, c))
+    }
+
+    /// [`Parser::type_named`] with the spelling of the named type.
+    pub(super) fn type_named_spelled(&self, name: &str) -> Option<(CType, bool, Spelling)> {
+        if let Some(t) = self.typedefs.get(name) {
+            return Some(t.clone());
         }
+        if let Some((t, spelling)) = named_type_spelled(name) {
+            return Some((t, false, spelling));
+        }
+        // In C++ a struct's tag names its type without `struct`.
+        self.structs
+            .get(name)
+            .map(|d| CType::Struct(d.clone()))
+            .or_else(|| crate::types::vector_type(name))
+            .or_else(|| (name == "CUtensorMap").then(crate::types::tensor_map_type))
+            .map(|t| (t, false, Spelling::Plain))
     }
 
     /// Whether the token `n` ahead can start a type name (for casts, sizeof).
@@ -334,7 +372,7 @@ impl Parser<'_> {
                         }
                         Keyword::Enum => {
                             self.bump();
-                            self.enum_specifier(tok.span)?;
+                            let tag = self.enum_specifier(tok.span)?;
                             if ts.named.is_some() {
                                 return self.error(
                                     tok.span,
@@ -343,6 +381,7 @@ impl Parser<'_> {
                                 );
                             }
                             ts.named = Some(CType::INT);
+                            ts.named_spelling = Spelling::Enum(tag.unwrap_or_default());
                             ts.any = true;
                             continue;
                         }
@@ -386,9 +425,14 @@ impl Parser<'_> {
                     if has_basic {
                         break;
                     }
-                    let (t, c) = self.type_named(&tok.text).unwrap_or((CType::INT, false));
+                    let (t, c, spelling) = self.type_named_spelled(&tok.text).unwrap_or((
+                        CType::INT,
+                        false,
+                        Spelling::Plain,
+                    ));
                     ts.named = Some(t);
                     ts.named_const = c;
+                    ts.named_spelling = spelling;
                     ts.any = true;
                 }
                 _ => break,
@@ -425,6 +469,7 @@ impl Parser<'_> {
                     ty: CType::Void,
                     is_const: ts.is_const,
                     is_volatile: ts.is_volatile,
+                    spelling: Spelling::Plain,
                     span,
                 }),
                 span,
@@ -452,6 +497,7 @@ impl Parser<'_> {
                     ty,
                     is_const: ts.is_const || ts.named_const,
                     is_volatile: ts.is_volatile,
+                    spelling: ts.spelling(),
                     span,
                 }),
                 span,
@@ -514,12 +560,18 @@ impl Parser<'_> {
 
     /// After `enum`: an optional tag and an optional `{ A, B = 1, }` body.
     /// The body is queued in `pending_enums`; the type itself is `int`.
-    fn enum_specifier(&mut self, kw: Span) -> PResult<()> {
+    /// Returns the tag, which names the type from here on, as in C++.
+    fn enum_specifier(&mut self, kw: Span) -> PResult<Option<String>> {
+        let mut tag = None;
         if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-            self.bump();
+            let name = self.bump().text;
+            // In C++ the tag names the type without `enum`.
+            let ty = (CType::INT, false, Spelling::Enum(name.clone()));
+            self.typedefs.insert(name.clone(), ty);
+            tag = Some(name);
         }
         if !self.eat_punct(Punct::LBrace) {
-            return Ok(());
+            return Ok(tag);
         }
         let mut enumerators = Vec::new();
         while !self.is_punct(Punct::RBrace) {
@@ -544,7 +596,7 @@ impl Parser<'_> {
             enumerators,
             span: kw.to(self.prev_span()),
         });
-        Ok(())
+        Ok(tag)
     }
 
     /// Parses `*` with qualifiers (`* const __restrict__ *`) on top of `base`.
@@ -575,6 +627,7 @@ impl Parser<'_> {
                 },
                 is_const: q.0,
                 is_volatile: q.1,
+                spelling: ty.spelling,
                 span: ty.span.to(star).to(self.prev_span()),
             };
         }
@@ -695,7 +748,13 @@ impl Parser<'_> {
                 );
             }
             let named = Self::name_anonymous_struct(ty.ty, &name.text);
-            self.typedefs.insert(name.text, (named, ty.is_const));
+            // An anonymous enumeration takes the typedef's name, as a struct does.
+            let spelling = match ty.spelling {
+                Spelling::Enum(tag) if tag.is_empty() => Spelling::Enum(name.text.clone()),
+                other => other,
+            };
+            self.typedefs
+                .insert(name.text, (named, ty.is_const, spelling));
             if !self.eat_punct(Punct::Comma) {
                 break;
             }

@@ -323,6 +323,7 @@ impl Parser<'_> {
                         },
                         is_const: true,
                         is_volatile: false,
+                        spelling: Default::default(),
                         span,
                     };
                     return Ok(mk(ExprKind::SizeofType(ty), span));
@@ -596,6 +597,7 @@ impl Parser<'_> {
                     ty,
                     is_const,
                     is_volatile: false,
+                    spelling: Default::default(),
                     span: t.span,
                 });
             }
@@ -605,6 +607,7 @@ impl Parser<'_> {
             ty,
             is_const: false,
             is_volatile: false,
+            spelling: Default::default(),
             span: t.span,
         })
     }

@@ -82,7 +82,7 @@ pub(crate) struct Parser<'t> {
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
-    typedefs: FxHashMap<String, (CType, bool)>,
+    typedefs: FxHashMap<String, (CType, bool, crate::ast::Spelling)>,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,

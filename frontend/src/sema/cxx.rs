@@ -316,6 +316,7 @@ impl Checker {
                 ty: e.ty.clone(),
                 is_const: v.ty.is_const || self.lvalue_is_const(&e),
                 is_volatile: v.ty.is_volatile,
+                spelling: Default::default(),
                 span: v.ty.span,
             }
         } else {
@@ -610,6 +611,7 @@ impl Checker {
                     ty: elem,
                     is_const: var.ty.is_const || elem_const,
                     is_volatile: var.ty.is_volatile,
+                    spelling: Default::default(),
                     span: var.ty.span,
                 }
             } else {

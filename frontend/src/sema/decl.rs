@@ -608,11 +608,12 @@ impl Checker {
             return;
         }
         let name = v.name.clone();
-        self.module_var(v, name);
+        self.module_var(v, name, v.storage.is_static);
     }
 
     /// A `__shared__` variable declared inside a function: static storage,
-    /// so a module variable named `function$variable`.
+    /// so a module variable named `function$variable`, which no other
+    /// module can name (internal linkage, as a C++ local static has).
     pub(super) fn local_shared(&mut self, v: &ast::VarDecl) {
         let name = if v.storage.is_extern {
             v.name.clone()
@@ -626,11 +627,12 @@ impl Checker {
             }
             name
         };
-        self.module_var(v, name);
+        self.module_var(v, name, true);
     }
 
-    /// Checks a module variable and binds its name to it.
-    fn module_var(&mut self, v: &ast::VarDecl, name: String) {
+    /// Checks a module variable and binds its name to it; `is_static`: it
+    /// has internal linkage.
+    fn module_var(&mut self, v: &ast::VarDecl, name: String, is_static: bool) {
         let st = &v.storage;
         let Some(ty) = self.var_type(v) else {
             return;
@@ -738,7 +740,7 @@ impl Checker {
             init,
             dynamic,
             align: st.align,
-            is_static: st.is_static,
+            is_static,
             is_const: v.ty.is_const,
             span: v.name_span,
         });

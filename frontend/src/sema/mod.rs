@@ -269,17 +269,22 @@ pub(crate) fn check_program(
         if let Some(&i) = c.by_name.get(&f.name) {
             let s = &c.sigs[i];
             f.is_extern_c |= s.extern_c;
+            if f.is_extern_c {
+                f.link_name = f.name.clone();
+            }
             f.noinline |= s.noinline;
             f.forceinline |= s.forceinline;
         }
     }
     let globals = std::mem::take(&mut c.globals);
     let ftz = c.opts.ftz;
+    let relocatable = c.opts.relocatable;
     (
         Program {
             functions,
             globals,
             ftz,
+            relocatable,
         },
         c.diags,
     )
@@ -429,8 +434,13 @@ impl Checker {
         self.break_depth = 0;
         self.switches.clear();
         let mut params = Vec::new();
+        let mut written = Vec::new();
         for p in &f.params {
             let ty = self.param_type(p);
+            written.push(match p.by_ref {
+                Some(_) => (p.ty.ty.clone(), Some((p.ty.is_const, p.ty.is_volatile))),
+                None => (ty.clone(), None),
+            });
             let (ty, restrict) = strip_restrict(&ty);
             let ty = match p.by_ref {
                 Some(_) => cxx::reference_to(&p.ty),
@@ -465,8 +475,23 @@ impl Checker {
         let cluster_dims = self.cluster_dims(f);
         self.unused_warnings();
         let s = &f.specs;
+        let mangled: Vec<crate::mangle::ParamType<'_>> = written
+            .iter()
+            .zip(&f.params)
+            .map(|((ty, reference), p)| crate::mangle::ParamType {
+                ty,
+                spelling: &p.ty.spelling,
+                reference: *reference,
+            })
+            .collect();
+        let link_name = if s.extern_c {
+            f.name.clone()
+        } else {
+            crate::mangle::function(&f.name, &mangled)
+        };
         Function {
             name: f.name.clone(),
+            link_name,
             span: f.name_span,
             is_kernel: s.global,
             is_extern_c: s.extern_c,

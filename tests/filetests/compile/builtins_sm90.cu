@@ -57,7 +57,7 @@ __global__ void warp(int *out, float *fo, double *dout, long long *lo) {
   __threadfence_system();
 }
 
-__device__ unsigned where(const void *p) {
+__device__ __noinline__ unsigned where(const void *p) {
   return __isShared(p) + 2 * __isGlobal(p) + 4 * __isLocal(p) + 8 * __isConstant(p);
 }
 
@@ -74,7 +74,7 @@ __global__ void bits(int *out, unsigned *uo, unsigned long long *x, const int *r
   int loc[2];
   loc[0] = t;
   sh[0] = loc[0];
-  uo[128 + t] = where(sh) + 16 * where(out);
+  uo[128 + t] = where(sh) + 16 * where(out) + 256 * where((const void *)x[t]);
   uo[64 + t] = __isGlobal(out) + 2 * __isShared(sh) + 4 * __isLocal(loc) + 8 * __isConstant(ro);
   size_t a = __cvta_generic_to_shared(&sh[1]);
   int *back = (int *)__cvta_shared_to_generic(a);

@@ -38,11 +38,11 @@ extern "C" __global__ void flow(int* out, int n)
     out[threadIdx.x] = acc + k + fact(5);
 }
 
-// check: .func (.param .b32 func_retval0) fact(
-// check: call.uni (retval0), fact, (param0);
-// check: .func (.param .b8 func_retval0) is_even(
+// check: .func (.param .b32 func_retval0) _Z4facti(
+// check: call.uni (retval0), _Z4facti, (param0);
+// check: .func (.param .b8 func_retval0) _Z7is_evenj(
 // check: .visible .entry flow(
 // check: mul.hi.s32
-// check: call.uni (retval0), is_even, (param0);
-// check: call.uni (retval0), fact, (param0);
+// check: call.uni (retval0), _Z7is_evenj, (param0);
+// check: call.uni (retval0), _Z4facti, (param0);
 // check: st.global.u32

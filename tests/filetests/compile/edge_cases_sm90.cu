@@ -40,14 +40,14 @@ extern "C" __global__ void edge(float* __restrict__ const out, const int n, unsi
 extern "C" __global__ void empty_kernel() {}
 extern "C" __global__ void spin(volatile int* flag) { while (*flag == 0) { } }
 
-// check: .func (.param .b64 func_retval0) dot3(
+// check: .func (.param .b64 func_retval0) _Z4dot3PKdS0_(
 // check: .visible .entry edge(
 // check: .param .f64 edge_param_3,
 // check: cvt.rn.f64.s32
 // check: mul.f64
 // check: cvt.rn.f32.f64
 // check: setp.hi.u32
-// check: call.uni (retval0), dot3__global_global, (param0, param1);
+// check: call.uni (retval0), _Z4dot3PKdS0_, (param0, param1);
 // check: .visible .entry empty_kernel()
 // nextln: {
 // check: ret;

@@ -1,7 +1,8 @@
 // test compile sm_80
 // float and double arithmetic and conversions, pointer arithmetic and
-// differences, volatile accesses, and a generic device-function parameter
-// that receives a global pointer (an addrspacecast, then cvta.global).
+// differences, volatile accesses, and a device-function parameter that
+// receives only a global pointer (the function is internal, as nvcc makes
+// it without -rdc, so memory-space inference makes it global in place).
 __device__ __noinline__ void addto(float* p, float v) { *p += v; }
 
 extern "C" __global__ void floats(double* d, float* f, const float* __restrict__ g, int n)
@@ -31,9 +32,9 @@ extern "C" __global__ void floats(double* d, float* f, const float* __restrict__
     }
 }
 
-// check: .func addto(
-// check: ld.f32
-// check: st.f32
+// check: .func _Z5addtoPff(
+// check: ld.global.f32
+// check: st.global.f32
 // check: .visible .entry floats(
 // check: cvt.f64.f32
 // check: div.rn.f64
@@ -42,7 +43,7 @@ extern "C" __global__ void floats(double* d, float* f, const float* __restrict__
 // check: cvt.rzi.s32.f32
 // check: cvt.rzi.u32.f64
 // check: st.global.f64
-// check: call.uni addto__global, (param0, param1);
+// check: call.uni _Z5addtoPff, (param0, param1);
 // check: setp.neu.f32
 // check: ld.volatile.global.f32
 // check: st.volatile.global.f32

@@ -20,13 +20,13 @@ __global__ void locals(float* a, float* b, int n) {
     *a = s;
 }
 
-// check: .func (.param .b32 func_retval0) load_at__global(
+// check: .func (.param .b32 func_retval0) _Z7load_atPKfi(
 // check: ld.global.f32
-// check: .func bump__global(
+// check: .func _Z4bumpPff(
 // check: ld.global.f32
 // check: st.global.f32
-// check: .visible .entry locals(
+// check: .visible .entry _Z6localsPfS_i(
 // not: ld.f32
 // not: st.f32
 // not: cvta.global
-// check: call.uni (retval0), load_at__global, (param0, param1);
+// check: call.uni (retval0), _Z7load_atPKfi, (param0, param1);

@@ -19,7 +19,7 @@ __shared__ float file_tile[TILE];
 extern __shared__ float dyn[];
 const int N = 8;
 
-__device__ int pick(int m, int x) {
+__device__ __noinline__ int pick(int m, int x) {
     int r = 0;
     switch (m) {
     case ADD: r = x + 1; break;
@@ -54,8 +54,8 @@ __global__ void __launch_bounds__(256, 2) k(float *out, const float *in, int n) 
 // check: .shared .align 4 .b8 file_tile[64];
 // check: .extern .shared .align 4 .b8 dyn[];
 // check: .shared .align 4 .b8 k$tile[1088];
-// check: .func (.param .b32 func_retval0) pick(
-// check: .entry k(
+// check: .func (.param .b32 func_retval0) _Z4pickii(
+// check: .entry _Z1kPfPKfi(
 // check: .maxntid 256, 1, 1
 // check: .minnctapersm 2
 // check: .local .align 4 .b8

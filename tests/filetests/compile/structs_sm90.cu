@@ -11,13 +11,13 @@ __constant__ Particle c_part = {1.0f, 2.0f, 3, 4.0, {1, 2, 3}};
 __shared__ float4 s_vec[32];
 __device__ double2 g_d2;
 
-__device__ Particle mk(float x, int id) {
+__device__ __noinline__ Particle mk(float x, int id) {
     Particle p = {x, 0.0f, id, 1.0, {0}};
     p.y = x * 2.0f;
     return p;
 }
 
-__device__ float sum(Particle p) {
+__device__ __noinline__ float sum(Particle p) {
     p.x += 1.0f;
     return p.x + p.y + p.id;
 }
@@ -55,13 +55,13 @@ extern "C" __global__ void vectors(float4 *a, int2 *b, double2 *d) {
 // check: .const .align 8 .b8 c_part[32] = {0, 0, 128, 63, 0, 0, 0, 64, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 64, 1, 2, 3, 0, 0, 0, 0, 0};
 // check: .shared .align 16 .b8 s_vec[512];
 // check: .global .align 16 .b8 g_d2[16];
-// check: .func (.param .align 8 .b8 func_retval0[32]) mk(
+// check: .func (.param .align 8 .b8 func_retval0[32]) _Z2mkfi(
 // check: st.param.v2.f32 [func_retval0], {
 // check: st.param.f64 [func_retval0+16],
-// check: .func (.param .b32 func_retval0) sum(
-// check: .param .align 8 .b8 sum_param_0[32]
+// check: .func (.param .b32 func_retval0) _Z3sum8Particle(
+// check: .param .align 8 .b8 _Z3sum8Particle_param_0[32]
 // check: ld.param.v2.f32 {
-// check: ld.param.u32 %r1, [sum_param_0+8];
+// check: ld.param.u32 %r1, [_Z3sum8Particle_param_0+8];
 // check: .entry particles(
 // check: .local .align 8 .b8
 // check: .entry vectors(

@@ -1,0 +1,419 @@
+//! Itanium C++ ABI names, as nvcc gives them to kernels and device
+//! functions outside `extern "C"` (`stdx::itanium` reads them back into
+//! their readable form, for every tool that shows them).
+//!
+//! The rules implemented, by their section of the Itanium C++ ABI
+//! ("External Names", 5.1):
+//!
+//! - 5.1.2 `<mangled-name> ::= _Z <encoding>`, and
+//!   `<encoding> ::= <name> <bare-function-type>`: a function at namespace
+//!   scope is `_Z`, its `<source-name>` (length, then the identifier), then
+//!   its parameter types; no parameters is `v` (`_Z2k7v`). The return type
+//!   is not part of a non-template function's name.
+//! - 5.1.5 `<builtin-type>`: `v` void, `b` bool, `c` char, `a` signed char,
+//!   `h` unsigned char, `s`/`t` short, `i`/`j` int, `l`/`m` long, `x`/`y`
+//!   long long, `f` float, `d` double. kernelc's `CType` merges `char` with
+//!   `signed char` and `long` with `long long`; the written [`Spelling`]
+//!   tells them apart (`int8_t` is `signed char`, `int64_t` and `size_t`
+//!   are `long`, as in glibc's headers, which nvcc's host compiler reads).
+//! - 5.1.5 `<CV-qualifiers> ::= [r] [V] [K]`: the qualifiers of a pointee
+//!   or a referenced type (`PKf`, `PVKi`); the qualifiers of the parameter
+//!   itself (`float *const p`, `float *__restrict__ p`) are not part of the
+//!   function's type (C++ [dcl.fct] p5) and are dropped.
+//! - 5.1.5 `P` pointer, `R` lvalue reference, `A <number> _ <type>` array
+//!   (what an array parameter `float m[][4]` decays to: `PA4_f`). The
+//!   qualifiers of an array's element stay on the element (`PA4_Kf`).
+//! - 5.1.5 `<class-enum-type> ::= <source-name>`: a struct (CUDA's vector
+//!   types too: `6float4`) or an enumeration, by name.
+//! - 5.1.8 substitutions: every type that is not a builtin type, and every
+//!   qualified type, is a candidate, numbered in the order its mangling
+//!   ends; a later occurrence is `S_`, `S0_`, `S1_`, ... (`<seq-id>` in
+//!   base 36, digits then capital letters).
+//!
+//! Device variables at namespace scope keep their names, as nvcc keeps
+//! them: C++ does not mangle a variable outside a namespace.
+//!
+//! Not reproduced: nvcc gives a `static` function a name with a prefix
+//! made from a hash of the file (`_ZN29_INTERNAL_<hash>_..._`); kernelc
+//! mangles it as it would mangle a non-`static` one. The name is internal
+//! to the module, so nothing outside it can look it up.
+
+use crate::ast::Spelling;
+use crate::types::{CType, TENSOR_MAP_ID};
+
+/// One parameter of a function, as its name needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamType<'a> {
+    /// The type after array-to-pointer adjustment (`T *` for `T a[]`);
+    /// for a reference, the referenced type.
+    pub ty: &'a CType,
+    /// How the innermost base type was written.
+    pub spelling: &'a Spelling,
+    /// `Some((const, volatile))` for a reference parameter `T &`: the
+    /// qualifiers of the referenced object.
+    pub reference: Option<(bool, bool)>,
+}
+
+/// The Itanium name of a function at namespace scope with these
+/// parameters: `_Z9vectorAddPKfS0_Pfi`.
+pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
+    let mut out = format!("_Z{}{name}", name.len());
+    if params.is_empty() {
+        out.push('v');
+        return out;
+    }
+    let mut m = Mangler::default();
+    for p in params {
+        let text = match p.reference {
+            Some((c, v)) => m.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
+            // The parameter's own qualifiers are not part of its type.
+            None => m.ty(p.ty, Quals::NONE, p.spelling),
+        };
+        out.push_str(&text);
+    }
+    out
+}
+
+/// CV-qualifiers in the ABI's order: `r` (restrict), `V`, `K`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Quals {
+    restrict: bool,
+    volatile: bool,
+    konst: bool,
+}
+
+impl Quals {
+    const NONE: Quals = Quals {
+        restrict: false,
+        volatile: false,
+        konst: false,
+    };
+
+    fn is_empty(self) -> bool {
+        self == Quals::NONE
+    }
+
+    fn code(self) -> String {
+        let mut s = String::new();
+        for (on, c) in [
+            (self.restrict, 'r'),
+            (self.volatile, 'V'),
+            (self.konst, 'K'),
+        ] {
+            if on {
+                s.push(c);
+            }
+        }
+        s
+    }
+}
+
+fn quals(konst: bool, volatile: bool, restrict: bool) -> Quals {
+    Quals {
+        restrict,
+        volatile,
+        konst,
+    }
+}
+
+/// Whether `ty` is a `__restrict__` pointer (the qualifier lives on the
+/// pointer type in `CType`, `const` and `volatile` on what holds it).
+fn is_restrict(ty: &CType) -> bool {
+    matches!(ty, CType::Pointer { restrict: true, .. })
+}
+
+/// The qualifiers a pointer gives the object it points to.
+fn pointee_quals(ty: &CType) -> Quals {
+    match ty {
+        CType::Pointer {
+            pointee,
+            pointee_const,
+            pointee_volatile,
+            ..
+        } => quals(*pointee_const, *pointee_volatile, is_restrict(pointee)),
+        _ => Quals::NONE,
+    }
+}
+
+/// The qualifiers of an array's element: the array's, and the element's
+/// own `__restrict__` (`float *__restrict__ a[4]`).
+fn element_quals(q: Quals, elem: &CType) -> Quals {
+    Quals {
+        restrict: q.restrict || is_restrict(elem),
+        ..q
+    }
+}
+
+/// The builtin type's code, or `None` for a type that is a substitution
+/// candidate (5.1.5 `<builtin-type>`).
+fn builtin(ty: &CType, spelling: &Spelling) -> Option<&'static str> {
+    Some(match (ty, spelling) {
+        (CType::Int { .. }, Spelling::Enum(tag)) if !tag.is_empty() => return None,
+        (CType::Void, _) => "v",
+        (CType::Bool, _) => "b",
+        (CType::Int { bits: 8, signed }, s) => match (signed, s) {
+            (false, _) => "h",
+            (true, Spelling::SignedChar) => "a",
+            (true, _) => "c",
+        },
+        (CType::Int { bits: 16, signed }, _) => pick(*signed, "s", "t"),
+        (CType::Int { bits: 32, signed }, _) => pick(*signed, "i", "j"),
+        (CType::Int { signed, .. }, Spelling::LongLong) => pick(*signed, "x", "y"),
+        (CType::Int { signed, .. }, _) => pick(*signed, "l", "m"),
+        (CType::Float { bits: 32 }, _) => "f",
+        (CType::Float { .. }, _) => "d",
+        _ => return None,
+    })
+}
+
+fn pick(signed: bool, s: &'static str, u: &'static str) -> &'static str {
+    if signed {
+        s
+    } else {
+        u
+    }
+}
+
+/// `<source-name>`: the identifier after its length.
+fn source_name(name: &str) -> String {
+    format!("{}{name}", name.len())
+}
+
+/// The name a struct or enumeration is mangled by.
+fn class_name(ty: &CType, spelling: &Spelling) -> String {
+    match (ty, spelling) {
+        // `CUtensorMap` is a typedef of `struct CUtensorMap_st` in cuda.h.
+        (CType::Struct(s), _) if s.id == TENSOR_MAP_ID => source_name("CUtensorMap_st"),
+        (CType::Struct(s), _) => source_name(&s.name),
+        (_, Spelling::Enum(tag)) => source_name(tag),
+        _ => String::new(),
+    }
+}
+
+/// The substitution candidates seen so far, each by its full mangling
+/// without substitutions (equal text is the same type).
+#[derive(Default)]
+struct Mangler {
+    candidates: Vec<String>,
+}
+
+impl Mangler {
+    /// `R` and the referenced type.
+    fn reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        let key = format!("R{}", key(ty, q, spelling));
+        if let Some(s) = self.substitution(&key) {
+            return s;
+        }
+        let out = format!("R{}", self.ty(ty, q, spelling));
+        self.candidates.push(key);
+        out
+    }
+
+    /// The type `ty` with qualifiers `q`, with substitutions.
+    fn ty(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        // An array's qualifiers belong to its element.
+        if let CType::Array { elem, len } = ty {
+            let key = key(ty, q, spelling);
+            if let Some(s) = self.substitution(&key) {
+                return s;
+            }
+            let elem_quals = element_quals(q, elem);
+            let out = format!(
+                "A{}_{}",
+                len.unwrap_or(0),
+                self.ty(elem, elem_quals, spelling)
+            );
+            self.candidates.push(key);
+            return out;
+        }
+        if q.is_empty() {
+            if let Some(b) = builtin(ty, spelling) {
+                return b.to_string();
+            }
+        }
+        let key = key(ty, q, spelling);
+        if let Some(s) = self.substitution(&key) {
+            return s;
+        }
+        let out = if !q.is_empty() {
+            format!("{}{}", q.code(), self.ty(ty, Quals::NONE, spelling))
+        } else if let CType::Pointer { pointee, .. } = ty {
+            format!("P{}", self.ty(pointee, pointee_quals(ty), spelling))
+        } else {
+            class_name(ty, spelling)
+        };
+        self.candidates.push(key);
+        out
+    }
+
+    /// `S_`, `S0_`, ... for a candidate seen before.
+    fn substitution(&self, key: &str) -> Option<String> {
+        let i = self.candidates.iter().position(|c| c == key)?;
+        Some(stdx::itanium::substitution(i))
+    }
+}
+
+/// The mangling of a type without substitutions.
+fn key(ty: &CType, q: Quals, spelling: &Spelling) -> String {
+    match ty {
+        CType::Array { elem, len } => {
+            let elem_quals = element_quals(q, elem);
+            format!("A{}_{}", len.unwrap_or(0), key(elem, elem_quals, spelling))
+        }
+        _ if !q.is_empty() => format!("{}{}", q.code(), key(ty, Quals::NONE, spelling)),
+        CType::Pointer { pointee, .. } => format!("P{}", key(pointee, pointee_quals(ty), spelling)),
+        _ => builtin(ty, spelling)
+            .map(str::to_string)
+            .unwrap_or_else(|| class_name(ty, spelling)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stdx::itanium::{demangle, plain_name};
+
+    fn ptr(pointee: CType, konst: bool, volatile: bool) -> CType {
+        CType::Pointer {
+            pointee: Box::new(pointee),
+            pointee_const: konst,
+            pointee_volatile: volatile,
+            restrict: false,
+        }
+    }
+
+    fn plain(ty: &CType) -> ParamType<'_> {
+        ParamType {
+            ty,
+            spelling: &Spelling::Plain,
+            reference: None,
+        }
+    }
+
+    #[test]
+    fn vector_add_as_nvcc() {
+        let cf = ptr(CType::FLOAT, true, false);
+        let f = ptr(CType::FLOAT, false, false);
+        let params = [plain(&cf), plain(&cf), plain(&f), plain(&CType::INT)];
+        let name = function("vectorAdd", &params);
+        assert_eq!(name, "_Z9vectorAddPKfS0_Pfi");
+        assert_eq!(
+            demangle(&name).as_deref(),
+            Some("vectorAdd(const float*, const float*, float*, int)")
+        );
+        assert_eq!(plain_name(&name), "vectorAdd");
+        assert_eq!(function("k7", &[]), "_Z2k7v");
+        assert_eq!(demangle("_Z2k7v").as_deref(), Some("k7()"));
+    }
+
+    #[test]
+    fn builtins_by_spelling() {
+        let c = CType::Int {
+            bits: 8,
+            signed: true,
+        };
+        let signed_char = ParamType {
+            ty: &c,
+            spelling: &Spelling::SignedChar,
+            reference: None,
+        };
+        let ll = ParamType {
+            ty: &CType::LONG,
+            spelling: &Spelling::LongLong,
+            reference: None,
+        };
+        let ull = ParamType {
+            ty: &CType::ULONG,
+            spelling: &Spelling::LongLong,
+            reference: None,
+        };
+        let params = [
+            plain(&c),
+            signed_char,
+            plain(&CType::LONG),
+            plain(&CType::ULONG),
+            ll,
+            ull,
+            plain(&CType::Bool),
+            plain(&CType::DOUBLE),
+        ];
+        assert_eq!(function("k", &params), "_Z1kcalmxybd");
+    }
+
+    #[test]
+    fn qualifiers_and_substitutions() {
+        // nvcc: `k5(float **, float **, const float **, float *const *,
+        // int &, const int &)` is `_Z2k5PPfS0_PPKfPKS_RiRKi`.
+        let pf = ptr(CType::FLOAT, false, false);
+        let ppf = ptr(pf.clone(), false, false);
+        let ppkf = ptr(ptr(CType::FLOAT, true, false), false, false);
+        let pkpf = ptr(pf.clone(), true, false);
+        let params = [
+            plain(&ppf),
+            plain(&ppf),
+            plain(&ppkf),
+            plain(&pkpf),
+            ParamType {
+                ty: &CType::INT,
+                spelling: &Spelling::Plain,
+                reference: Some((false, false)),
+            },
+            ParamType {
+                ty: &CType::INT,
+                spelling: &Spelling::Plain,
+                reference: Some((true, false)),
+            },
+        ];
+        let name = function("k5", &params);
+        assert_eq!(name, "_Z2k5PPfS0_PPKfPKS_RiRKi");
+        assert_eq!(
+            demangle(&name).as_deref(),
+            Some("k5(float**, float**, const float**, float* const*, int&, const int&)")
+        );
+        // `volatile int *`, `const volatile int *`, and a restrict pointer
+        // as the parameter itself (dropped): `PViPVKiPf`.
+        let vi = ptr(CType::INT, false, true);
+        let cvi = ptr(CType::INT, true, true);
+        let rf = CType::Pointer {
+            pointee: Box::new(CType::FLOAT),
+            pointee_const: false,
+            pointee_volatile: false,
+            restrict: true,
+        };
+        let name = function("q", &[plain(&vi), plain(&cvi), plain(&rf)]);
+        assert_eq!(name, "_Z1qPViPVKiPf");
+        assert_eq!(
+            demangle(&name).as_deref(),
+            Some("q(volatile int*, const volatile int*, float*)")
+        );
+    }
+
+    #[test]
+    fn arrays_and_seq_ids() {
+        let arr = ptr(
+            CType::Array {
+                elem: Box::new(CType::FLOAT),
+                len: Some(4),
+            },
+            false,
+            false,
+        );
+        assert_eq!(function("m", &[plain(&arr)]), "_Z1mPA4_f");
+        assert_eq!(demangle("_Z1mPA4_f").as_deref(), Some("m(float (*)[4])"));
+        // Twelve pointer types in one (`Pf` ... `P...Pf`, candidates 0 to
+        // 11), then the outermost again: candidate 11 is `SA_`.
+        let pointers: Vec<CType> = (0..12)
+            .map(|k| {
+                let mut t = CType::FLOAT;
+                for _ in 0..=k {
+                    t = ptr(t, false, false);
+                }
+                t
+            })
+            .collect();
+        let mut params: Vec<ParamType<'_>> = vec![plain(&pointers[11])];
+        params.push(plain(&pointers[11]));
+        let name = function("s", &params);
+        assert_eq!(name, "_Z1sPPPPPPPPPPPPfSA_");
+    }
+}

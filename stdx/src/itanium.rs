@@ -1,0 +1,408 @@
+//! The Itanium C++ ABI names of functions (nvcc's names of kernels and
+//! device functions outside `extern "C"`) made readable, for every tool
+//! that shows a PTX name to a person: `_Z9vectorAddPKfS0_Pfi` is
+//! `vectorAdd(const float*, const float*, float*, int)`.
+//!
+//! It reads the names of functions at namespace scope whose parameters are
+//! builtin types, pointers, references, arrays, named classes and
+//! enumerations, with qualifiers and substitutions (Itanium C++ ABI 5.1.2,
+//! 5.1.5, 5.1.8): what the frontend's mangler (`frontend::mangle`) makes,
+//! and nvcc's names of the same shape. Other names (templates, nested
+//! names) are left as they are. It lives here, not in the frontend, because
+//! `ptx-validate` and `ptx-emu` show nvcc's names too and never import the
+//! compiler.
+
+/// CV-qualifiers of a demangled type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Cv {
+    restrict: bool,
+    volatile: bool,
+    konst: bool,
+}
+
+/// `<substitution>` for the `n`-th candidate (from 0): `S_`, `S0_`, ...,
+/// `S9_`, `SA_`, ..., `SZ_`, `S10_` (the `<seq-id>` is base 36, digits
+/// then capital letters, of `n - 1`).
+pub fn substitution(n: usize) -> String {
+    match n {
+        0 => "S_".to_string(),
+        n => format!("S{}_", base36(n - 1)),
+    }
+}
+
+/// `n` in base 36, digits then capital letters.
+fn base36(mut n: usize) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut s = Vec::new();
+    loop {
+        s.push(DIGITS[n % 36]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    s.reverse();
+    String::from_utf8(s).unwrap_or_default()
+}
+
+/// The readable form of a name this module makes (and of nvcc's names of
+/// the same shape): `_Z9vectorAddPKfS0_Pfi` is
+/// `vectorAdd(const float*, const float*, float*, int)`. `None` for a name
+/// that is not a mangled function name of that shape (an `extern "C"`
+/// name is already readable).
+pub fn demangle(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("_Z")?;
+    let mut d = Demangler {
+        text: rest.as_bytes(),
+        pos: 0,
+        candidates: Vec::new(),
+    };
+    let fname = d.source_name()?;
+    let mut params = Vec::new();
+    while d.pos < d.text.len() {
+        params.push(d.ty()?);
+    }
+    let params = match params.as_slice() {
+        [] => return None,
+        [Demangled::Builtin("void")] => String::new(),
+        _ => params
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    Some(format!("{fname}({params})"))
+}
+
+/// The readable form of any PTX function name: [`demangle`]'s, or the
+/// name itself. A mangled name with a suffix after `__` (kernelc's clones
+/// of a function for the memory spaces of its pointers, `_Z4bumpPi__local`)
+/// keeps the suffix: `bump(int*)__local`.
+pub fn readable(name: &str) -> String {
+    if let Some(r) = demangle(name) {
+        return r;
+    }
+    name.rfind("__")
+        .and_then(|i| Some(format!("{}{}", demangle(&name[..i])?, &name[i..])))
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// `text` with every mangled function name in it (an identifier that
+/// starts with `_Z`) in its [`readable`] form: the messages and notes of
+/// the optimizer, which name functions as the PTX does.
+pub fn readable_text(text: &str) -> String {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("_Z") {
+        let starts_word = !rest[..i].ends_with(is_ident);
+        let end = rest[i..]
+            .find(|c: char| !is_ident(c))
+            .map_or(rest.len(), |e| i + e);
+        out.push_str(&rest[..i]);
+        let word = &rest[i..end];
+        match starts_word {
+            true => out.push_str(&readable(word)),
+            false => out.push_str(word),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The plain name of a function: `vectorAdd` for `_Z9vectorAddPKfS0_Pfi`,
+/// the name itself when it is not mangled.
+pub fn plain_name(name: &str) -> &str {
+    name.strip_prefix("_Z")
+        .and_then(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let len: usize = rest[..digits].parse().ok()?;
+            rest.get(digits..digits + len)
+        })
+        .unwrap_or(name)
+}
+
+/// What a kernel name a person gives (`kernelc run --kernel NAME`, an
+/// engine's caller) names among a module's kernels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelLookup<'a> {
+    /// The kernel of this PTX name.
+    Found(&'a str),
+    /// No kernel has that name, mangled or plain.
+    Missing,
+    /// Several kernels have that plain name (nvcc's overloads): their
+    /// PTX names.
+    Ambiguous(Vec<&'a str>),
+}
+
+/// Finds `requested` among `kernels` (PTX names): the kernel of that very
+/// name, else the one kernel whose [`plain_name`] it is (`vectorAdd` for
+/// `_Z9vectorAddPKfS0_Pfi`).
+pub fn lookup_kernel<'a>(requested: &str, kernels: &[&'a str]) -> KernelLookup<'a> {
+    if let Some(k) = kernels.iter().find(|k| **k == requested) {
+        return KernelLookup::Found(k);
+    }
+    let named: Vec<&'a str> = kernels
+        .iter()
+        .copied()
+        .filter(|k| plain_name(k) == requested)
+        .collect();
+    match named.as_slice() {
+        [] => KernelLookup::Missing,
+        [one] => KernelLookup::Found(one),
+        _ => KernelLookup::Ambiguous(named),
+    }
+}
+
+/// The message for a plain name that several kernels have: each with its
+/// readable form, and what to do.
+pub fn ambiguity(requested: &str, kernels: &[&str]) -> String {
+    let list: Vec<String> = kernels
+        .iter()
+        .map(|k| format!("`{k}` ({})", readable(k)))
+        .collect();
+    format!(
+        "`{requested}` names {} kernels: {}; give the full name",
+        kernels.len(),
+        list.join(", ")
+    )
+}
+
+/// A demangled type.
+#[derive(Clone, Debug)]
+enum Demangled {
+    Builtin(&'static str),
+    Named(String),
+    Qualified(Cv, Box<Demangled>),
+    Pointer(Box<Demangled>),
+    Reference(Box<Demangled>),
+    Array(u64, Box<Demangled>),
+}
+
+impl std::fmt::Display for Demangled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Demangled::Builtin(b) => f.write_str(b),
+            Demangled::Named(n) => f.write_str(n),
+            Demangled::Qualified(q, inner) => {
+                let words = [(q.konst, "const"), (q.volatile, "volatile")];
+                let words: Vec<&str> = words.iter().filter(|w| w.0).map(|w| w.1).collect();
+                let mut words = words.join(" ");
+                if q.restrict {
+                    words = format!("{words} __restrict__").trim().to_string();
+                }
+                match **inner {
+                    // `float* const`: a pointer's own qualifiers follow it.
+                    Demangled::Pointer(_) => write!(f, "{inner} {words}"),
+                    _ => write!(f, "{words} {inner}"),
+                }
+            }
+            Demangled::Pointer(inner) => match &**inner {
+                Demangled::Array(..) => {
+                    let (elem, dims) = inner.array_parts();
+                    write!(f, "{elem} (*){dims}")
+                }
+                _ => write!(f, "{inner}*"),
+            },
+            Demangled::Reference(inner) => write!(f, "{inner}&"),
+            Demangled::Array(..) => {
+                let (elem, dims) = self.array_parts();
+                write!(f, "{elem} {dims}")
+            }
+        }
+    }
+}
+
+impl Demangled {
+    /// An array's innermost element and its dimensions (`[4][5]`).
+    fn array_parts(&self) -> (&Demangled, String) {
+        let mut dims = String::new();
+        let mut t = self;
+        while let Demangled::Array(n, elem) = t {
+            dims.push_str(&format!("[{n}]"));
+            t = elem;
+        }
+        (t, dims)
+    }
+}
+
+/// A reader of the parameter types of a mangled name.
+struct Demangler<'a> {
+    text: &'a [u8],
+    pos: usize,
+    candidates: Vec<Demangled>,
+}
+
+impl Demangler<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.pos).copied()
+    }
+
+    fn number(&mut self) -> Option<u64> {
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        std::str::from_utf8(&self.text[start..self.pos])
+            .ok()?
+            .parse()
+            .ok()
+    }
+
+    fn source_name(&mut self) -> Option<String> {
+        let len = usize::try_from(self.number()?).ok()?;
+        let end = self.pos.checked_add(len)?;
+        let name = std::str::from_utf8(self.text.get(self.pos..end)?).ok()?;
+        self.pos = end;
+        Some(name.to_string())
+    }
+
+    fn ty(&mut self) -> Option<Demangled> {
+        let c = self.peek()?;
+        let builtin = BUILTINS.iter().find(|b| b.0 == c).map(|b| b.1);
+        if let Some(b) = builtin {
+            self.pos += 1;
+            return Some(Demangled::Builtin(b));
+        }
+        let t = match c {
+            b'S' => {
+                self.pos += 1;
+                let (mut n, mut digits) = (0usize, 0);
+                while let Some(d) = self.peek().filter(|&d| d != b'_') {
+                    let v = (d as char).to_digit(36)? as usize;
+                    n = n.checked_mul(36)?.checked_add(v)?;
+                    digits += 1;
+                    self.pos += 1;
+                }
+                self.peek()?;
+                self.pos += 1;
+                let index = if digits == 0 { 0 } else { n + 1 };
+                // A substitution is not a new candidate.
+                return self.candidates.get(index).cloned();
+            }
+            b'r' | b'V' | b'K' => {
+                let mut q = Cv::default();
+                while let Some(c) = self.peek() {
+                    match c {
+                        b'r' => q.restrict = true,
+                        b'V' => q.volatile = true,
+                        b'K' => q.konst = true,
+                        _ => break,
+                    }
+                    self.pos += 1;
+                }
+                Demangled::Qualified(q, Box::new(self.ty()?))
+            }
+            b'P' => {
+                self.pos += 1;
+                Demangled::Pointer(Box::new(self.ty()?))
+            }
+            b'R' => {
+                self.pos += 1;
+                Demangled::Reference(Box::new(self.ty()?))
+            }
+            b'A' => {
+                self.pos += 1;
+                let n = self.number()?;
+                if self.peek() != Some(b'_') {
+                    return None;
+                }
+                self.pos += 1;
+                Demangled::Array(n, Box::new(self.ty()?))
+            }
+            b'0'..=b'9' => Demangled::Named(self.source_name()?),
+            _ => return None,
+        };
+        self.candidates.push(t.clone());
+        Some(t)
+    }
+}
+
+/// The builtin types' codes and C++ names (5.1.5).
+const BUILTINS: [(u8, &str); 15] = [
+    (b'v', "void"),
+    (b'b', "bool"),
+    (b'c', "char"),
+    (b'a', "signed char"),
+    (b'h', "unsigned char"),
+    (b's', "short"),
+    (b't', "unsigned short"),
+    (b'i', "int"),
+    (b'j', "unsigned int"),
+    (b'l', "long"),
+    (b'm', "unsigned long"),
+    (b'x', "long long"),
+    (b'y', "unsigned long long"),
+    (b'f', "float"),
+    (b'd', "double"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readable_forms() {
+        let cases = [
+            ("_Z9vectorAddPKfS0_Pfi", "vectorAdd(const float*, const float*, float*, int)"),
+            ("_Z2k7v", "k7()"),
+            ("_Z2k1PfPKfPViPVKiS_", "k1(float*, const float*, volatile int*, const volatile int*, float*)"),
+            ("_Z2k5PPfS0_PPKfPKS_RiRKiR1P", "k5(float**, float**, const float**, float* const*, int&, const int&, P&)"),
+            ("_Z2k46float4PS_1PPS1_1EPS3_xPxPiPA4_f", "k4(float4, float4*, P, P*, E, E*, long long, long long*, int*, float (*)[4])"),
+            ("_Z2k2cahstijlmxyfdb", "k2(char, signed char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, long long, unsigned long long, float, double, bool)"),
+        ];
+        for (mangled, readable) in cases {
+            assert_eq!(demangle(mangled).as_deref(), Some(readable), "{mangled}");
+        }
+        assert_eq!(plain_name("_Z9vectorAddPKfS0_Pfi"), "vectorAdd");
+        assert_eq!(readable("_Z2k7v"), "k7()");
+        assert_eq!(readable("vadd"), "vadd");
+        assert_eq!(readable("_Z4bumpPi__local"), "bump(int*)__local");
+        assert_eq!(
+            readable_text("in `_Z4bumpPi`, called from x_Z1kv and `_Z9vectorAddPfi_param_0`"),
+            "in `bump(int*)`, called from x_Z1kv and `_Z9vectorAddPfi_param_0`"
+        );
+    }
+
+    #[test]
+    fn kernels_by_plain_name() {
+        let kernels = ["_Z5scalePfi", "_Z5scalePdi", "_Z3addPf", "vadd"];
+        assert_eq!(
+            lookup_kernel("_Z5scalePdi", &kernels),
+            KernelLookup::Found("_Z5scalePdi")
+        );
+        assert_eq!(
+            lookup_kernel("add", &kernels),
+            KernelLookup::Found("_Z3addPf")
+        );
+        assert_eq!(lookup_kernel("vadd", &kernels), KernelLookup::Found("vadd"));
+        assert_eq!(lookup_kernel("mul", &kernels), KernelLookup::Missing);
+        let scale = vec!["_Z5scalePfi", "_Z5scalePdi"];
+        assert_eq!(
+            lookup_kernel("scale", &kernels),
+            KernelLookup::Ambiguous(scale.clone())
+        );
+        assert_eq!(
+            ambiguity("scale", &scale),
+            "`scale` names 2 kernels: `_Z5scalePfi` (scale(float*, int)), \
+             `_Z5scalePdi` (scale(double*, int)); give the full name"
+        );
+    }
+
+    #[test]
+    fn substitution_numbers() {
+        assert_eq!(substitution(0), "S_");
+        assert_eq!(substitution(1), "S0_");
+        assert_eq!(substitution(11), "SA_");
+        assert_eq!(substitution(37), "S10_");
+    }
+
+    #[test]
+    fn other_names_are_refused() {
+        for name in ["vectorAdd", "_Z", "_Z99x", "_Z1kS_", "_ZN2ns1fEv", "_Z1kQ"] {
+            assert_eq!(demangle(name), None, "{name}");
+        }
+        assert_eq!(plain_name("_Z99x"), "_Z99x");
+    }
+}
