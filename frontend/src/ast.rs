@@ -332,6 +332,8 @@ pub enum ExprKind {
         ty: CType,
     },
     CharLit(i64),
+    /// A string literal (adjacent ones joined), its bytes without the NUL.
+    StrLit(Vec<u8>),
     BoolLit(bool),
     Unary {
         op: UnaryOp,

@@ -21,6 +21,7 @@ mod aggregate;
 mod arith;
 mod convert;
 mod memory;
+pub(crate) mod runtime;
 mod sync;
 mod vector;
 mod wgmma_tcgen05;

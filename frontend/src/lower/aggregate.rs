@@ -310,6 +310,7 @@ fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
             }
             ExprKind::IntConst(_)
             | ExprKind::FloatConst(_)
+            | ExprKind::Str(_)
             | ExprKind::Local(_)
             | ExprKind::Global(_)
             | ExprKind::Builtin(..)

@@ -71,6 +71,12 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::Printf => self.printf(args),
+            I::Assert => {
+                self.assert_check(args);
+                return None;
+            }
+            I::Nothing => return None,
             I::SinCos { pi, fast } => {
                 self.sincos(pi, fast, args);
                 return None;

@@ -428,6 +428,23 @@ impl Parser<'_> {
         })
     }
 
+    /// A string literal, joined with the ones right after it (`"a" "b"` is
+    /// `"ab"`, as C's translation phase 6 joins them).
+    fn string_literal(&mut self) -> Expr {
+        let start = self.peek().span;
+        let mut bytes = Vec::new();
+        while let TokenKind::Str(text) = &self.peek().kind {
+            // The lexer keeps each byte of the literal as one `char`.
+            bytes.extend(text.chars().map(|c| c as u32 as u8));
+            self.bump();
+        }
+        let span = start.to(self.prev_span());
+        Expr {
+            kind: ExprKind::StrLit(bytes),
+            span,
+        }
+    }
+
     fn primary(&mut self) -> PResult<Expr> {
         let tok = self.peek().clone();
         if self.at_eof() {
@@ -469,13 +486,7 @@ impl Parser<'_> {
             TokenKind::Char(v) => ExprKind::CharLit(*v),
             TokenKind::Keyword(Keyword::True) => ExprKind::BoolLit(true),
             TokenKind::Keyword(Keyword::False) => ExprKind::BoolLit(false),
-            TokenKind::Str(_) => {
-                return self.error(
-                    tok.span,
-                    Code::E0002,
-                    "string literals are not supported by kernelc yet",
-                )
-            }
+            TokenKind::Str(_) => return Ok(self.string_literal()),
             TokenKind::Punct(Punct::LParen) => {
                 self.bump();
                 let inner = self.expr()?;

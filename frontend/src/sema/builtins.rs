@@ -232,6 +232,7 @@ fn arity(f: MathFn) -> usize {
 pub(super) fn is_builtin_name(name: &str) -> bool {
     let base = strip_scope(name).0;
     name == "__dp4a"
+        || name == "printf"
         || atomic_kind(base).is_some()
         || math_fn(name).is_some()
         || fixed_builtin(name).is_some()
@@ -360,6 +361,17 @@ impl Checker {
         if let Some((op, params, ret)) = super::tensor::tensor_builtin(name) {
             let args: Option<Vec<Expr>> = args.into_iter().collect();
             return Some(args.and_then(|a| self.tensor_call(name, op, &params, ret, a, span)));
+        }
+        if name == "printf" || name == super::runtime::ASSERT_BUILTIN {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            let Some(args) = args else {
+                return Some(None);
+            };
+            return Some(if name == "printf" {
+                self.printf_call(args, span)
+            } else {
+                self.assert_call(args, span)
+            });
         }
         let (base, scope) = strip_scope(name);
         let known = atomic_kind(base).is_some()

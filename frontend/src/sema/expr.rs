@@ -12,10 +12,8 @@ use crate::types::{usual_arithmetic, CType};
 
 /// CUDA/libc functions programs commonly call that kernelc does not provide yet.
 const UNSUPPORTED_FUNCTIONS: &[&str] = &[
-    "printf",
     "malloc",
     "free",
-    "assert",
     "erfcinvf",
     "erfcxf",
     "normcdfinvf",
@@ -52,6 +50,19 @@ fn builtin_var(name: &str) -> Option<BuiltinVar> {
         "gridDim" => BuiltinVar::GridDim,
         _ => return None,
     })
+}
+
+/// `const char *`, the type of a string literal once it decays.
+pub(super) fn const_char_ptr() -> CType {
+    CType::Pointer {
+        pointee: Box::new(CType::Int {
+            bits: 8,
+            signed: true,
+        }),
+        pointee_const: true,
+        pointee_volatile: false,
+        restrict: false,
+    }
 }
 
 fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
@@ -156,6 +167,7 @@ impl Checker {
             A::Ident(name) => self.ident(name, span),
             A::IntLit { value, ty } => Some(int_const(i128::from(*value), ty.clone(), span)),
             A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
+            A::StrLit(bytes) => Some(mk(ExprKind::Str(bytes.clone()), const_char_ptr(), span)),
             A::BoolLit(b) => Some(int_const(i128::from(*b), CType::Bool, span)),
             A::FloatLit { value, ty } => Some(mk(ExprKind::FloatConst(*value), ty.clone(), span)),
             A::Unary { op, operand } => self.unary(*op, operand, span),

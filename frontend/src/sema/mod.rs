@@ -12,6 +12,7 @@ mod decl;
 mod device_fns;
 mod expr;
 mod labels;
+mod runtime;
 mod tensor;
 mod vectors;
 mod warnings;
@@ -122,6 +123,9 @@ pub(crate) struct Checker {
     global_index: FxHashMap<String, usize>,
     ret: CType,
     fn_name: String,
+    /// The current function as `__PRETTY_FUNCTION__` names it
+    /// (`void k(float *, int)`), for `assert`.
+    pretty_fn: String,
     /// Loops around the current statement (`continue` targets).
     loop_depth: u32,
     /// Loops and `switch`es around the current statement (`break` targets).
@@ -163,6 +167,7 @@ pub(crate) fn check_program(
         global_index: FxHashMap::default(),
         ret: CType::Void,
         fn_name: String::new(),
+        pretty_fn: String::new(),
         loop_depth: 0,
         break_depth: 0,
         switches: Vec::new(),
@@ -391,6 +396,7 @@ impl Checker {
         self.break_depth = 0;
         self.switches.clear();
         let mut params = Vec::new();
+        let mut shown = Vec::new();
         for p in &f.params {
             let ty = self.param_type(p);
             let (ty, restrict) = strip_restrict(&ty);
@@ -399,6 +405,10 @@ impl Checker {
                 None => ty,
             };
             let name = p.name.clone().unwrap_or_default();
+            shown.push(match (&p.by_ref, ty.pointee()) {
+                (Some(_), Some(t)) => format!("{t} &"),
+                _ => ty.to_string(),
+            });
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
             if p.by_ref.is_some() {
                 self.rebind_as_ref(&name, local);
@@ -415,6 +425,7 @@ impl Checker {
                 local,
             });
         }
+        self.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
             stmts: Vec::new(),

@@ -249,6 +249,10 @@ named_enum! {
         Tcgen05Wait = "tcgen05_wait",
         Tcgen05Cp = "tcgen05_cp",
         Tcgen05Fence = "tcgen05_fence",
+        // The CUDA runtime's device library (also `accel`): device
+        // `printf` and a failed `assert`.
+        Vprintf = "vprintf",
+        AssertFail = "assertfail",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -365,7 +369,9 @@ impl Opcode {
             | ClusterWait => Format::Accel,
             WgmmaFence | WgmmaMma | WgmmaCommit | WgmmaWait | Setmaxnreg | Tcgen05Alloc
             | Tcgen05Relinquish | Tcgen05Dealloc | Tcgen05Mma | Tcgen05Commit | Tcgen05Ld
-            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence => Format::Accel,
+            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence | Vprintf | AssertFail => {
+                Format::Accel
+            }
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,

@@ -1,0 +1,242 @@
+//! The CUDA runtime's device library as kernelc compiles and runs it:
+//! `printf` (a call of `vprintf` with nvcc's argument buffer) and `assert`
+//! (a call of `__assertfail`). Each kernel is compiled by kernelc and by
+//! nvcc; ptxas assembles kernelc's PTX, and the interpreter, the emulator on
+//! kernelc's PTX and the emulator on nvcc's PTX must print the same text
+//! (or report the same failed assertion).
+
+mod common;
+
+use common::{kernelc, scratch, stderr, stdout};
+use std::path::{Path, PathBuf};
+
+/// Every promotion of C's variadic call: `char` and `short` to `int`,
+/// `float` to `double`, `bool` to `int`, 64-bit integers, pointers (a
+/// string), and the result of `printf` itself. Threads print before and
+/// after a barrier, so the order of the lines is the engines' schedule.
+const PRINTF: &str = r#"#include <cstdio>
+extern "C" __global__ void k(float *o, int n, char c, short s, double d, long long ll) {
+  unsigned t = threadIdx.x;
+  bool odd = t & 1;
+  printf("t%u n=%d c=%c s=%hd f=%.3f d=%g ll=%lld odd=%d %s|\n", t, n, c, s, o[t], d, ll, odd, "str");
+  __syncthreads();
+  int r = printf("after %u\n", t);
+  o[t] = r;
+  if (t == 0)
+    o[3] = printf("no arguments\n");
+}
+"#;
+
+const PRINTF_ARGS: &[&str] = &[
+    "f32[]:iota:4",
+    "i32:-7",
+    "i8:65",
+    "i16:-300",
+    "f64:2.5",
+    "i64:-9000000000",
+];
+
+fn write_source(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `kernelc run` of `input` (a .cu or .ptx file) on `engine`.
+fn run(
+    input: &Path,
+    engine: &str,
+    kernel: &str,
+    block: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let input = input.to_str().unwrap();
+    let mut argv = vec![
+        "run", input, "--engine", engine, "--kernel", kernel, "--grid", "2", "--block", block,
+    ];
+    argv.extend_from_slice(args);
+    kernelc(&argv)
+}
+
+/// kernelc's PTX for `src` at sm_90, assembled by ptxas.
+fn kernelc_ptx(src: &Path, extra: &[&str]) -> String {
+    let out_file = src.with_extension("kernelc.ptx");
+    let mut argv = vec![
+        src.to_str().unwrap(),
+        "-arch=sm_90",
+        "-o",
+        out_file.to_str().unwrap(),
+    ];
+    argv.extend_from_slice(extra);
+    let out = kernelc(&argv);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ptx = std::fs::read_to_string(&out_file).unwrap();
+    common::assert_ptxas_accepts(&ptx, "sm_90", &src.display().to_string());
+    ptx
+}
+
+#[test]
+fn printf_is_a_vprintf_call_with_nvccs_argument_buffer() {
+    let dir = scratch("printf-buffer");
+    let src = write_source(&dir, "p.cu", PRINTF);
+    let ptx = kernelc_ptx(&src, &[]);
+    // nvcc's declaration, and a format string as a `.global` byte array.
+    assert!(
+        ptx.contains(
+            ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);"
+        ),
+        "{ptx}"
+    );
+    assert!(ptx.contains(".global .align 1 .b8 $str["), "{ptx}");
+    assert!(
+        ptx.contains("call.uni (retval0), vprintf, (param0, param1);"),
+        "{ptx}"
+    );
+    // The buffer of the first call: t (4 bytes at 0), n (4 at 4), c (4 at
+    // 8), s (4 at 12), the float as a double (8 at 16), d (8 at 24), ll (8
+    // at 32), odd (4 at 40), the string (8 at 48): 56 bytes, as nvcc's.
+    assert!(ptx.contains(".local .align 8 .b8 $local_ss0[56];"), "{ptx}");
+    for store in [
+        "st.local.f64 [$local_ss0+16]",
+        "st.local.u64 [$local_ss0+48]",
+    ] {
+        assert!(ptx.contains(store), "no `{store}` in\n{ptx}");
+    }
+    // Without arguments the buffer is null, as nvcc passes it.
+    assert!(ptx.contains("mov.b64 %rd"), "{ptx}");
+}
+
+#[test]
+fn printf_prints_the_same_text_on_both_engines_and_from_nvccs_ptx() {
+    let dir = scratch("printf-engines");
+    let src = write_source(&dir, "p.cu", PRINTF);
+    let interp = run(&src, "interp", "k", "3", PRINTF_ARGS);
+    assert!(interp.status.success(), "{}", stderr(&interp));
+    let text = stdout(&interp);
+    // Block 0 reads the buffer as given; block 1 what block 0 left there,
+    // each `printf`'s result (the arguments it read: 1).
+    let block = |f: [&str; 3]| {
+        let mut lines = String::new();
+        for (t, f) in f.iter().enumerate() {
+            lines.push_str(&format!(
+                "t{t} n=-7 c=A s=-300 f={f} d=2.5 ll=-9000000000 odd={} str|\n",
+                t & 1
+            ));
+        }
+        lines + "after 0\nno arguments\nafter 1\nafter 2\n"
+    };
+    let expected = block(["0.000", "1.000", "2.000"]) + &block(["1.000"; 3]);
+    assert_eq!(
+        text,
+        format!("{expected}arg0 f32[4]: first 1, 1, 1, ... sum 3\n"),
+        "the interpreter"
+    );
+    let emu = run(&src, "emu", "k", "3", PRINTF_ARGS);
+    assert!(emu.status.success(), "{}", stderr(&emu));
+    assert_eq!(stdout(&emu), text, "the emulator on kernelc's PTX");
+    let Some(nvcc) = common::nvcc_ptx(&src, "sm_90", "printf") else {
+        return;
+    };
+    let nvcc_file = write_source(&dir, "nvcc.ptx", &nvcc);
+    let from_nvcc = run(&nvcc_file, "emu", "k", "3", PRINTF_ARGS);
+    assert!(from_nvcc.status.success(), "{}", stderr(&from_nvcc));
+    assert_eq!(stdout(&from_nvcc), text, "the emulator on nvcc's PTX");
+}
+
+#[test]
+fn printf_output_is_bounded_like_cudas_buffer() {
+    let dir = scratch("printf-bound");
+    let src = write_source(
+        &dir,
+        "b.cu",
+        "extern \"C\" __global__ void k(int n) {\n\
+         for (int i = 0; i < n; i++)\n\
+           printf(\"%08d 0123456789012345678901234567890123456789012345678901234\\n\", i);\n\
+         }\n",
+    );
+    // 64 bytes a line, 20,000 lines: 1,280,000 bytes, more than 1 MiB.
+    for engine in ["interp", "emu"] {
+        let out = kernelc(&[
+            "run",
+            src.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "i32:20000",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(out.stdout.len(), 1 << 20, "{engine}: at most 1 MiB is kept");
+        assert!(out.stdout.starts_with(b"00000000 0123"), "{engine}");
+    }
+}
+
+/// A kernel whose assertion fails in block 1, thread 2 only.
+const ASSERT: &str = r#"#include <cassert>
+extern "C" __global__ void k(int *o, int bad) {
+  o[threadIdx.x] = 1;
+  assert(threadIdx.x != bad || blockIdx.x != 1);
+  o[threadIdx.x] = 2;
+}
+"#;
+
+#[test]
+fn a_failed_assert_is_an_assertfail_call_and_a_located_fault() {
+    let dir = scratch("assert");
+    let src = write_source(&dir, "a.cu", ASSERT);
+    let ptx = kernelc_ptx(&src, &[]);
+    assert!(
+        ptx.contains(".extern .func __assertfail(.param .b64 __assertfail_param_0, .param .b64 __assertfail_param_1, .param .b32 __assertfail_param_2, .param .b64 __assertfail_param_3, .param .b64 __assertfail_param_4);"),
+        "{ptx}"
+    );
+    assert!(ptx.contains("call.uni __assertfail, (param0, param1, param2, param3, param4);"));
+    let want =
+        "block: [1,0,0], thread: [2,0,0] Assertion `threadIdx.x != bad || blockIdx.x != 1` failed.";
+    let file_line = format!("{}:4: void k(int *, int): ", src.display());
+    for engine in ["interp", "emu"] {
+        let out = run(&src, engine, "k", "4", &["i32[]:zeros:4", "i32:2"]);
+        assert!(!out.status.success(), "{engine}");
+        let err = stderr(&out);
+        assert!(err.contains(want), "{engine}:\n{err}");
+        assert!(err.contains(&file_line), "{engine}:\n{err}");
+        let held = run(&src, engine, "k", "4", &["i32[]:zeros:4", "i32:9"]);
+        assert!(held.status.success(), "{engine}: {}", stderr(&held));
+    }
+    // The interpreter points at the `assert` in the source.
+    let out = run(&src, "interp", "k", "4", &["i32[]:zeros:4", "i32:2"]);
+    assert!(stderr(&out).contains("a.cu:4:3"), "{}", stderr(&out));
+    let Some(nvcc) = common::nvcc_ptx(&src, "sm_90", "assert") else {
+        return;
+    };
+    let nvcc_file = write_source(&dir, "nvcc.ptx", &nvcc);
+    let out = run(&nvcc_file, "emu", "k", "4", &["i32[]:zeros:4", "i32:2"]);
+    assert!(stderr(&out).contains(want), "nvcc's PTX:\n{}", stderr(&out));
+}
+
+#[test]
+fn ndebug_turns_assert_off() {
+    let dir = scratch("ndebug");
+    let src = write_source(&dir, "a.cu", ASSERT);
+    let ptx = kernelc_ptx(&src, &["-D", "NDEBUG"]);
+    assert!(!ptx.contains("__assertfail"), "{ptx}");
+    let defined = write_source(&dir, "d.cu", &format!("#define NDEBUG\n{ASSERT}"));
+    let ptx = kernelc_ptx(&defined, &[]);
+    assert!(!ptx.contains("__assertfail"), "{ptx}");
+    let out = kernelc(&[
+        "run",
+        defined.to_str().unwrap(),
+        "--kernel",
+        "k",
+        "--grid",
+        "2",
+        "--block",
+        "4",
+        "i32[]:zeros:4",
+        "i32:2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
