@@ -240,3 +240,86 @@ fn ndebug_turns_assert_off() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// `dim3` and `uint3` in device code: the built-in index variables as whole
+/// values, CUDA's constructor with its defaults, passing both to a device
+/// function, and the conversions between the two.
+const DIM3: &str = r#"
+__device__ unsigned volume(dim3 d) { return d.x * d.y * d.z; }
+__device__ unsigned linear(uint3 t, dim3 b) { return t.x + b.x * (t.y + b.y * t.z); }
+extern "C" __global__ void k(unsigned *o) {
+  dim3 b = blockDim;
+  uint3 t = threadIdx;
+  dim3 g(2, 3);
+  dim3 one;
+  dim3 h = dim3(5);
+  uint3 asu = gridDim;
+  dim3 fromu = blockIdx;
+  unsigned i = linear(t, b) + blockIdx.x * volume(b);
+  o[i] = volume(g) * 1000 + volume(one) * 100 + h.x + h.y + h.z + asu.x + fromu.x * 10;
+}
+"#;
+
+#[test]
+fn dim3_and_uint3_are_values_in_device_code() {
+    let dir = scratch("dim3");
+    let src = write_source(&dir, "d.cu", DIM3);
+    kernelc_ptx(&src, &[]);
+    let launch = |input: &Path, engine: &str| {
+        let out = kernelc(&[
+            "run",
+            input.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--kernel",
+            "k",
+            "--grid",
+            "2",
+            "--block",
+            "2,2,2",
+            "u32[]:zeros:16",
+        ]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        stdout(&out)
+    };
+    // volume(g) = 6, volume(one) = 1, h = (5, 1, 1), gridDim.x = 2, and
+    // blockIdx.x * 10: 6109 in block 0, 6119 in block 1.
+    let interp = launch(&src, "interp");
+    assert_eq!(
+        interp,
+        "arg0 u32[16]: first 6109, 6109, 6109, ... sum 97824\n"
+    );
+    assert_eq!(launch(&src, "emu"), interp, "the emulator");
+    let Some(nvcc) = common::nvcc_ptx(&src, "sm_90", "dim3") else {
+        return;
+    };
+    let nvcc_file = write_source(&dir, "nvcc.ptx", &nvcc);
+    assert_eq!(launch(&nvcc_file, "emu"), interp, "nvcc's PTX");
+}
+
+#[test]
+fn clock_and_clock64_read_the_cycle_counter() {
+    let dir = scratch("clock");
+    let src = write_source(
+        &dir,
+        "c.cu",
+        "extern \"C\" __global__ void k(long long *o) {\n\
+           clock_t t0 = clock();\n\
+           long long t1 = clock64();\n\
+           o[threadIdx.x] = t1 > t0 && sizeof(clock_t) == 8;\n\
+         }\n",
+    );
+    let ptx = kernelc_ptx(&src, &[]);
+    // nvcc 13 reads the 64-bit counter for both.
+    assert_eq!(ptx.matches("mov.u64 %rd").count() >= 2, true, "{ptx}");
+    assert_eq!(ptx.matches("%clock64").count(), 2, "{ptx}");
+    for engine in ["interp", "emu"] {
+        let out = run(&src, engine, "k", "2", &["i64[]:zeros:2"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            stdout(&out),
+            "arg0 i64[2]: 1, 1 sum 2\n",
+            "{engine}: monotonic"
+        );
+    }
+}

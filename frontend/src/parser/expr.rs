@@ -617,11 +617,39 @@ impl Parser<'_> {
 
     /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name.
     #[inline(never)]
+    /// `dim3(a, b)` after the type's name, at the `(`: the call of the
+    /// constructor, `dim3` with its arguments (sema fills in the rest).
+    pub(super) fn constructor_call(&mut self, type_name: &str, at: Span) -> PResult<Expr> {
+        self.bump(); // `(`
+        let mut args = Vec::new();
+        if !self.is_punct(Punct::RParen) {
+            loop {
+                args.push(self.assign_expr()?);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+            }
+        }
+        let close = self.expect_punct(Punct::RParen, &format!("to close `{type_name}(`"))?;
+        let callee = mk(ExprKind::Ident(type_name.to_string()), at);
+        Ok(mk(
+            ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            },
+            at.to(close),
+        ))
+    }
+
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();
             return self.error(sp, Code::E0003, "expected a type name");
         };
+        if super::decl::is_dim3(&ty.ty) {
+            let name = self.bump();
+            return self.constructor_call(&name.text, name.span);
+        }
         let start = self.bump().span;
         self.bump(); // `(`
         if self.eat_punct(Punct::RParen) {

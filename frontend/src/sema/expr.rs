@@ -268,14 +268,10 @@ impl Checker {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
         }
-        let (code, msg) = if builtin_var(name).is_some() {
-            (
-                Code::E0008,
-                format!(
-                    "`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`"
-                ),
-            )
-        } else if self.by_name.contains_key(name)
+        if let Some(var) = builtin_var(name) {
+            return Some(self.builtin_vector(var, span));
+        }
+        let (code, msg) = if self.by_name.contains_key(name)
             || name == "__syncthreads"
             || super::builtins::is_builtin_name(name)
         {
@@ -1149,6 +1145,9 @@ impl Checker {
                 return None;
             }
             return Some(mk(ExprKind::SyncThreads, CType::Void, span));
+        }
+        if name == "dim3" && !self.by_name.contains_key("dim3") {
+            return self.dim3_make(&typed_args, span);
         }
         if !self.by_name.contains_key(name.as_str()) {
             if let Some(result) = self.vector_make(name, &typed_args, span) {
