@@ -128,6 +128,8 @@ pub struct ParamDecl {
     /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
     /// is adjusted to a pointer as C says.
     pub dims: Vec<Option<Expr>>,
+    /// A default argument (`float s = 1.0f`), which a call may leave out.
+    pub default: Option<Expr>,
     pub span: Span,
 }
 

@@ -188,6 +188,12 @@ codes! {
         example: "kernelc notes.txt          # E0015 after the first 100 errors\nkernelc --error-limit 5 k.cu   # stop after 5",
         fix: "Fix the first errors and compile again. `--error-limit N` (also `-ferror-limit=N`) changes the limit; `0` removes it.",
     },
+    E0016 {
+        title: "default argument missing",
+        explanation: "A parameter with a default argument (`float s = 1.0f`) may only be followed by parameters that have one too, since a call leaves out arguments from the end only; and a call may only leave out the parameters that have a default (then the default is passed, as in C++).",
+        example: "__device__ float f(float x, float s = 1.0f, int n);   // E0016: `n` has no default\n__device__ float g(float x, float s = 1.0f);\ng();   // E0016: `x` has no default",
+        fix: "Give every parameter after the first defaulted one a default (or move the defaulted ones to the end), and pass every argument that has no default.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

@@ -737,6 +737,12 @@ pub enum Intrinsic {
         op: ArithOp,
         mode: RoundMode,
     },
+    /// `__ldcs(p)`, `__ldcg`, `__ldca`, `__ldlu`, `__ldcv`: `[const T *]`,
+    /// result `T`, a global load with the cache hint.
+    CacheLoad(midend::ir::CacheOp),
+    /// `__stcs(p, v)`, `__stcg`, `__stwb`, `__stwt`: `[T *, T]`, a global
+    /// store with the cache hint.
+    CacheStore(midend::ir::CacheOp),
     /// `printf(format, args...)`: `[const char *, promoted args...]`,
     /// result `int` (the runtime's `vprintf`).
     Printf,

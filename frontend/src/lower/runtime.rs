@@ -1,10 +1,13 @@
 //! Lowering `printf` and `assert` to the IR's calls of the CUDA runtime
-//! (`vprintf`, `assertfail`), in the form nvcc gives them.
+//! (`vprintf`, `assertfail`), in the form nvcc gives them, and the
+//! cache-hinted loads and stores of CUDA's headers (`__ldcs`, `__stwt`, ...).
 
+use super::aggregate::CopyHints;
 use super::{value_type, FunctionLowerer};
 use crate::typed::Expr;
+use crate::types::CType;
 use midend::builder::InstBuilder;
-use midend::ir::{AccelOp, AddrSpace, MemFlags, Opcode, StackSlotData, Type, Value};
+use midend::ir::{AccelOp, AddrSpace, CacheOp, MemFlags, Opcode, StackSlotData, Type, Value};
 
 /// Where each `printf` argument goes in the runtime's argument buffer:
 /// each at the next offset aligned to its own size (4 or 8 bytes), as
@@ -65,5 +68,56 @@ impl FunctionLowerer<'_, '_> {
         self.b.jump(join, vec![]);
         self.b.seal_block(join);
         self.b.switch_to_block(join);
+    }
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// `__ldcs(p)` and the other cache-hinted loads: a load from global
+    /// memory (the pointer converted first, as for `__ldg`) with the hint,
+    /// and volatile: CUDA's headers write each as an `asm volatile`, which
+    /// nvcc never removes, merges or moves. A vector type is read member by
+    /// member into a temporary, which the backend joins into one
+    /// `ld.global.cs.v4`.
+    pub(super) fn cache_load(&mut self, cache: CacheOp, args: &[Expr], ty: &CType) -> Value {
+        let p = self.expr(&args[0]);
+        let p = self.pointer_into(AddrSpace::Global, p);
+        if ty.is_struct() {
+            let tmp = self.temp_struct(ty);
+            let hints = CopyHints {
+                load_cache: Some(cache),
+                ..CopyHints::default()
+            };
+            self.copy_struct_with(tmp, p, ty, &hints);
+            return tmp;
+        }
+        let flags = MemFlags {
+            cache: Some(cache),
+            volatile: true,
+            ..MemFlags::default()
+        };
+        self.load(p, ty, flags)
+    }
+
+    /// `__stcs(p, v)` and the other cache-hinted stores.
+    pub(super) fn cache_store(&mut self, cache: CacheOp, args: &[Expr]) {
+        let p = self.expr(&args[0]);
+        let p = self.pointer_into(AddrSpace::Global, p);
+        let ty = &args[1].ty;
+        let v = self.expr(&args[1]);
+        if ty.is_struct() {
+            let hints = CopyHints {
+                store_cache: Some(cache),
+                ..CopyHints::default()
+            };
+            self.copy_struct_with(p, v, ty, &hints);
+            return;
+        }
+        let flags = MemFlags {
+            cache: Some(cache),
+            volatile: true,
+            ..MemFlags::default()
+        };
+        // CUDA declares no `bool` form: the value's register is its memory.
+        self.b.store(v, p, flags);
     }
 }

@@ -1085,13 +1085,29 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
+            let default = if self.eat_punct(Punct::Assign) {
+                Some(self.assign_expr()?)
+            } else {
+                None
+            };
+            let span = start.to(self.prev_span());
+            if default.is_none() && out.iter().any(|p: &ParamDecl| p.default.is_some()) {
+                // C++ [dcl.fct.default]: after a parameter with a default
+                // argument, each has one.
+                return self.error(
+                    span,
+                    Code::E0016,
+                    "this parameter needs a default argument: it follows one that has a default",
+                );
+            }
             out.push(ParamDecl {
                 name,
                 ty,
                 grid_constant,
                 by_ref,
                 dims,
-                span: start.to(self.prev_span()),
+                default,
+                span,
             });
             if self.eat_punct(Punct::Comma) {
                 continue;

@@ -453,6 +453,21 @@ impl Parser<'_> {
         }
         let kind = match &tok.kind {
             TokenKind::Ident
+                if tok.text == "std"
+                    && self.is_punct_at(1, Punct::ColonColon)
+                    && self.peek_at(2).kind == TokenKind::Ident
+                    && self.is_punct_at(3, Punct::LParen) =>
+            {
+                // `std::abs(x)`, `std::pow(x, 2)`: sema calls `<cmath>`'s
+                // ones as the built-ins of the same name.
+                self.bump();
+                self.bump();
+                let name = self.bump();
+                let text = format!("std::{}", name.text);
+                let callee = mk(ExprKind::Ident(text), tok.span.to(name.span));
+                return Ok(callee);
+            }
+            TokenKind::Ident
                 if self.is_punct_at(1, Punct::LParen) && self.simple_type_at(0).is_some() =>
             {
                 return self.functional_cast();

@@ -19,15 +19,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "normcdfinvf",
     "tgammaf",
     "lgammaf",
-    "__ldcg",
-    "__ldca",
-    "__ldcs",
-    "__ldlu",
-    "__ldcv",
-    "__stcg",
-    "__stcs",
-    "__stwb",
-    "__stwt",
     "__match_any_sync",
     "__match_all_sync",
     "__reduce_add_sync",
@@ -1111,6 +1102,11 @@ impl Checker {
     }
 
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if let ast::ExprKind::Ident(name) = &callee.kind {
+            if let Some(base) = name.strip_prefix("std::") {
+                return self.std_call(base, callee.span, args, span);
+            }
+        }
         let ast::ExprKind::Ident(name) = &callee.kind else {
             let _ = self.expr(callee);
             self.error(
@@ -1187,11 +1183,32 @@ impl Checker {
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
         let refs = sig.refs.clone();
+        let defaults = sig.defaults.clone();
+        let mut typed_args = typed_args;
+        if args.len() < params.len() {
+            // The defaults of the parameters left out, evaluated here.
+            let missing = &defaults[args.len()..];
+            if let Some(k) = missing.iter().position(Option::is_none) {
+                self.diags.push(
+                    Diagnostic::error(
+                        span,
+                        Code::E0016,
+                        format!(
+                            "too few arguments to function call `{name}`: parameter {} has no default argument",
+                            args.len() + k + 1
+                        ),
+                    )
+                    .with_label(decl, format!("`{name}` declared here")),
+                );
+                return None;
+            }
+            typed_args.extend(missing.iter().flatten().map(|d| self.expr(d)));
+        }
         if self.sigs[sig_idx].first_call.is_none() {
             self.sigs[sig_idx].first_call = Some(span);
         }
-        if params.len() != args.len() {
-            let which = if args.len() < params.len() {
+        if params.len() != typed_args.len() {
+            let which = if typed_args.len() < params.len() {
                 "few"
             } else {
                 "many"
@@ -1242,6 +1259,27 @@ impl Checker {
             ret,
             span,
         ))
+    }
+}
+
+impl Checker {
+    /// `std::f(args)`: `<cmath>`'s functions (CUDA's device overloads of
+    /// them) are the built-ins of the same name; nvcc refuses the rest of
+    /// `std` in device code (`std::min` is a host `constexpr` function).
+    fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if !super::builtins::is_cmath_function(base) {
+            self.error(
+                at,
+                Code::E0002,
+                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions; nvcc refuses host functions such as `std::min`)"),
+            );
+            return None;
+        }
+        let callee = ast::Expr {
+            kind: ast::ExprKind::Ident(base.to_string()),
+            span: at,
+        };
+        self.call(&callee, args, span)
     }
 }
 

@@ -49,6 +49,9 @@ struct FnSig {
     forceinline: bool,
     /// The first call, to report calls to never-defined functions.
     first_call: Option<Span>,
+    /// Each parameter's default argument, typed at each call that leaves it
+    /// out (from whichever declaration gives it).
+    defaults: Vec<Option<ast::Expr>>,
 }
 
 /// What a name in scope refers to.
@@ -331,6 +334,11 @@ impl Checker {
                 }
             }
             let sig = &mut self.sigs[i];
+            for (d, p) in sig.defaults.iter_mut().zip(&f.params) {
+                if d.is_none() {
+                    d.clone_from(&p.default);
+                }
+            }
             sig.extern_c |= s.extern_c;
             sig.noinline |= s.noinline;
             sig.forceinline |= s.forceinline;
@@ -353,6 +361,7 @@ impl Checker {
             noinline: s.noinline,
             forceinline: s.forceinline,
             first_call: None,
+            defaults: f.params.iter().map(|p| p.default.clone()).collect(),
         });
         self.by_name.insert(f.name.clone(), self.sigs.len() - 1);
         Some(self.sigs.len() - 1)
