@@ -536,8 +536,9 @@ pub struct RunResult {
     pub messages: String,
     /// `--time`: the median kernel time in milliseconds, and the device.
     pub timing: Option<(f64, String)>,
-    /// What the kernel's `printf` calls printed (the emulator's; on a GPU
-    /// the CUDA driver writes it to stdout itself).
+    /// What the kernel's `printf` calls printed (the interpreter's and the
+    /// emulator's; on a GPU the CUDA driver writes it to stdout itself when
+    /// the launch is synchronized, `cuCtxSynchronize` in `gpu.rs`).
     pub printed: Vec<u8>,
 }
 
@@ -845,7 +846,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         steps: out.steps,
         messages: program.messages,
         timing: None,
-        printed: Vec::new(),
+        printed: out.printed,
     })
 }
 

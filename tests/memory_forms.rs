@@ -3,7 +3,8 @@
 //!
 //! The forms are not listed by hand: the test builds one kernel for every
 //! combination the IR can express (each address space of `AddrSpace::ALL`,
-//! each type of `Type::all()`, plain, `volatile` and `invariant` accesses,
+//! each type of `Type::all()`, plain, `volatile` and `invariant` accesses
+//! and ones with each cache hint (`cache(cs)`, ...),
 //! one to four adjacent lanes aligned so that selection may join them into
 //! `.v2`/`.v4`, constant and register addresses; every `atomic_rmw` op of
 //! `AtomicOp::ALL` at every `MemScope::ALL`, with its old value read and
@@ -21,7 +22,7 @@
 mod common;
 
 use kernelc::backend_nvptx::{self, Options, Target};
-use kernelc::midend::ir::{AddrSpace, AtomicOp, MemScope, Type};
+use kernelc::midend::ir::{AddrSpace, AtomicOp, CacheOp, MemScope, Type};
 use kernelc::midend::text::parse_module;
 use kernelc::midend::verifier::verify_module;
 use ptx_validate::Severity;
@@ -109,7 +110,14 @@ fn bytes(ty: Type) -> i64 {
 }
 
 /// The flags of plain, volatile and invariant accesses.
-const FLAGS: &[&str] = &["", " volatile", " invariant"];
+/// The flags of an access: none, `volatile`, `invariant`, and each cache
+/// hint of `CacheOp::ALL` as the frontend writes it (`__ldcs`, `__stwt`,
+/// ...: volatile too; a hint of the other direction is dropped).
+fn flag_sets() -> Vec<String> {
+    let mut sets: Vec<String> = ["", " volatile", " invariant"].map(String::from).into();
+    sets.extend(CacheOp::ALL.iter().map(|c| format!(" volatile cache({c})")));
+    sets
+}
 
 /// Loads and stores: `lanes` accesses of `ty` at consecutive addresses,
 /// the first aligned to the whole group.
@@ -118,7 +126,7 @@ fn access_candidates(out: &mut Vec<Candidate>) {
         for addressing in [Addressing::Constant, Addressing::Register] {
             let (pre, base) = pointer(space, addressing);
             for ty in Type::all() {
-                for flags in FLAGS {
+                for flags in &flag_sets() {
                     for lanes in 1..=4i64 {
                         for store in [false, true] {
                             let mut body = base.clone();

@@ -73,6 +73,25 @@ pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), String> {
     Ok(())
 }
 
+/// Prints the `.extern` declaration of a runtime function the module calls,
+/// as nvcc declares it:
+/// `.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, ...);`.
+pub fn write_extern_declaration(out: &mut String, op: midend::ir::AccelOp) {
+    let Some((name, params, ret)) = crate::isel::runtime::runtime_function(op) else {
+        return;
+    };
+    out.push_str(".extern .func ");
+    if let Some(ty) = ret {
+        let _ = write!(out, "(.param .b{} func_retval0) ", ty.bytes() * 8);
+    }
+    let params: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(k, ty)| format!(".param .b{} {name}_param_{k}", ty.bytes() * 8))
+        .collect();
+    let _ = writeln!(out, "{name}({});", params.join(", "));
+}
+
 /// Prints the part of a function before its body: linkage, kind, return
 /// value, name and parameters.
 fn write_signature(out: &mut String, f: &MFunction) {

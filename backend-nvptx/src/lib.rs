@@ -156,8 +156,12 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
     for (_, g) in module.globals.iter() {
         emit::write_global(&mut out, g).map_err(module_error)?;
     }
-    if !sel.declare.is_empty() {
+    let runtime = runtime_calls(module);
+    if !sel.declare.is_empty() || !runtime.is_empty() {
         out.push('\n');
+    }
+    for op in runtime {
+        emit::write_extern_declaration(&mut out, op);
     }
     for &p in &sel.declare {
         emit::write_declaration(&mut out, &sel.functions[p]);
@@ -167,6 +171,27 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
         emit::write_function(&mut out, mf);
     }
     Ok(out)
+}
+
+/// The runtime functions (`vprintf`, `__assertfail`) the module calls, in
+/// the order of [`isel::runtime::RUNTIME_FUNCTIONS`]; each needs an
+/// `.extern` declaration.
+fn runtime_calls(module: &Module) -> Vec<midend::ir::AccelOp> {
+    let mut used: Vec<midend::ir::AccelOp> = Vec::new();
+    for (_, func) in module.functions.iter() {
+        for (_, inst) in func.layout.insts() {
+            if let InstData::Accel { op, .. } = &func.dfg.insts[inst] {
+                if isel::runtime::runtime_function(*op).is_some() && !used.contains(op) {
+                    used.push(*op);
+                }
+            }
+        }
+    }
+    isel::runtime::RUNTIME_FUNCTIONS
+        .iter()
+        .map(|(op, ..)| *op)
+        .filter(|op| used.contains(op))
+        .collect()
 }
 
 /// The machine IR just before printing (`--emit mir`): per function, its

@@ -425,6 +425,21 @@ pub enum LoadKind {
     /// `ld.global.nc`: through the read-only (texture) cache; only for memory
     /// that no thread writes during the kernel.
     NonCoherent,
+    /// `ld.global.cs` and the other cache operators (`__ldcs`, ...).
+    Cached(midend::ir::CacheOp),
+}
+
+impl LoadKind {
+    /// The modifiers written before and after the space: `ld.volatile.shared`,
+    /// `ld.global.nc`, `ld.global.cs`.
+    fn modifiers(self) -> (&'static str, String) {
+        match self {
+            LoadKind::Plain => ("", String::new()),
+            LoadKind::Volatile => (".volatile", String::new()),
+            LoadKind::NonCoherent => ("", ".nc".into()),
+            LoadKind::Cached(c) => ("", format!(".{c}")),
+        }
+    }
 }
 
 /// A branch label, e.g. `$L__BB0_3`.
@@ -504,6 +519,8 @@ pub enum MInst {
     St {
         space: Space,
         volatile: bool,
+        /// A cache operator (`st.global.cs`, ...).
+        cache: Option<midend::ir::CacheOp>,
         ty: PtxType,
         addr: Address,
         src: Operand,
@@ -520,6 +537,8 @@ pub enum MInst {
     /// `st.space.v2/.v4.ty [addr], {s0, s1, ...}`: a vector store.
     StVec {
         space: Space,
+        /// A cache operator (`st.global.wt.v4`, ...).
+        cache: Option<midend::ir::CacheOp>,
         ty: PtxType,
         addr: Address,
         srcs: Vec<Reg>,
@@ -749,22 +768,20 @@ impl fmt::Display for MInst {
                 dst,
                 addr,
             } => {
-                let (pre, post) = match kind {
-                    LoadKind::Plain => ("", ""),
-                    LoadKind::Volatile => (".volatile", ""),
-                    LoadKind::NonCoherent => ("", ".nc"),
-                };
+                let (pre, post) = kind.modifiers();
                 write!(f, "ld{pre}{}{post}{ty} {dst}, {addr};", space.suffix())
             }
             MInst::St {
                 space,
                 volatile,
+                cache,
                 ty,
                 addr,
                 src,
             } => {
                 let v = if *volatile { ".volatile" } else { "" };
-                write!(f, "st{v}{}{ty} {addr}, {src};", space.suffix())
+                let c = cache.map_or(String::new(), |c| format!(".{c}"));
+                write!(f, "st{v}{}{c}{ty} {addr}, {src};", space.suffix())
             }
             MInst::LdVec {
                 space,
@@ -773,11 +790,7 @@ impl fmt::Display for MInst {
                 dsts,
                 addr,
             } => {
-                let (pre, post) = match kind {
-                    LoadKind::Plain => ("", ""),
-                    LoadKind::Volatile => (".volatile", ""),
-                    LoadKind::NonCoherent => ("", ".nc"),
-                };
+                let (pre, post) = kind.modifiers();
                 let regs: Vec<String> = dsts.iter().map(|r| r.to_string()).collect();
                 write!(
                     f,
@@ -789,14 +802,16 @@ impl fmt::Display for MInst {
             }
             MInst::StVec {
                 space,
+                cache,
                 ty,
                 addr,
                 srcs,
             } => {
                 let regs: Vec<String> = srcs.iter().map(|r| r.to_string()).collect();
+                let c = cache.map_or(String::new(), |c| format!(".{c}"));
                 write!(
                     f,
-                    "st{}.v{}{ty} {addr}, {{{}}};",
+                    "st{}{c}.v{}{ty} {addr}, {{{}}};",
                     space.suffix(),
                     srcs.len(),
                     regs.join(", ")

@@ -171,6 +171,8 @@ pub struct ParamDecl {
     /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
     /// is adjusted to a pointer as C says.
     pub dims: Vec<Option<Expr>>,
+    /// A default argument (`float s = 1.0f`), which a call may leave out.
+    pub default: Option<Expr>,
     pub span: Span,
 }
 
@@ -375,6 +377,8 @@ pub enum ExprKind {
         ty: CType,
     },
     CharLit(i64),
+    /// A string literal (adjacent ones joined), its bytes without the NUL.
+    StrLit(Vec<u8>),
     BoolLit(bool),
     Unary {
         op: UnaryOp,

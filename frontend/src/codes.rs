@@ -206,6 +206,12 @@ codes! {
         example: "float scale(float x) { return 2 * x; }        // host only\nint counter;                                  // host memory\n__global__ void k(float *p) {\n    p[0] = scale(p[0]) + counter;             // E0017 twice\n}",
         fix: "Mark the function `__host__ __device__` (both sides) or `__device__` (GPU only); declare the variable `__device__` or `__constant__` and copy to it with `cudaMemcpyToSymbol`, or pass the value as a kernel argument. A `const` integer or `constexpr` scalar with a constant value may be read directly.",
     },
+    E0018 {
+        title: "default argument missing",
+        explanation: "A parameter with a default argument (`float s = 1.0f`) may only be followed by parameters that have one too, since a call leaves out arguments from the end only; and a call may only leave out the parameters that have a default (then the default is passed, as in C++).",
+        example: "__device__ float f(float x, float s = 1.0f, int n);   // E0018: `n` has no default\n__device__ float g(float x, float s = 1.0f);\ng();   // E0018: `x` has no default",
+        fix: "Give every parameter after the first defaulted one a default (or move the defaulted ones to the end), and pass every argument that has no default.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

@@ -287,6 +287,10 @@ impl Dumper {
                 self.line(depth, &format!("FloatLit {value:?} ({ty})"))
             }
             ExprKind::CharLit(v) => self.line(depth, &format!("CharLit {v}")),
+            ExprKind::StrLit(bytes) => self.line(
+                depth,
+                &format!("StrLit {:?}", String::from_utf8_lossy(bytes)),
+            ),
             ExprKind::BoolLit(v) => self.line(depth, &format!("BoolLit {v}")),
             ExprKind::Unary { op, operand } => {
                 let name = match op {

@@ -136,6 +136,13 @@ pub(crate) const PREDEFINED: &[&str] = &[
     "EXIT_SUCCESS 0",
     "EXIT_FAILURE 1",
     "RAND_MAX 2147483647",
+    // <assert.h>, which `cuda_runtime.h` includes: `assert(e)` passes the
+    // condition, its text, the file, the line and whether `NDEBUG` is
+    // defined (its expansion as text, `"NDEBUG"` while it is not) to the
+    // builtin `__kernelc_assert` (`sema/runtime.rs`).
+    "__kernelc_stringize(x) #x",
+    "__kernelc_expanded_text(x) __kernelc_stringize(x)",
+    "assert(e) __kernelc_assert((e), #e, __FILE__, __LINE__, __kernelc_expanded_text(NDEBUG))",
 ];
 
 /// `<cuda.h>` (the driver API's version; its declarations are host code).

@@ -336,6 +336,9 @@ pub enum ExprKind {
     IntConst(i128),
     /// A floating constant (exactly representable in `ty`).
     FloatConst(f64),
+    /// A string literal's address (`const char *`): its bytes, without the
+    /// NUL, live in a constant module variable.
+    Str(Vec<u8>),
     /// Reads a local variable.
     Local(LocalId),
     /// Reads a (scalar) module variable.
@@ -741,6 +744,20 @@ pub enum Intrinsic {
         op: ArithOp,
         mode: RoundMode,
     },
+    /// `__ldcs(p)`, `__ldcg`, `__ldca`, `__ldlu`, `__ldcv`: `[const T *]`,
+    /// result `T`, a global load with the cache hint.
+    CacheLoad(midend::ir::CacheOp),
+    /// `__stcs(p, v)`, `__stcg`, `__stwb`, `__stwt`: `[T *, T]`, a global
+    /// store with the cache hint.
+    CacheStore(midend::ir::CacheOp),
+    /// `printf(format, args...)`: `[const char *, promoted args...]`,
+    /// result `int` (the runtime's `vprintf`).
+    Printf,
+    /// A failed-`assert` check: `[bool cond, text, file, unsigned line,
+    /// function]`; when `cond` is false, the runtime's `__assertfail`.
+    Assert,
+    /// `assert` under `NDEBUG`: no arguments, no effect.
+    Nothing,
     /// `sincos(x, s, c)`, `sincospi`, `__sincosf`: `[F, F*, F*]`, stores
     /// `sin` and `cos` of `x` (`πx` for `pi`; the approximate instructions
     /// for `fast`), result `void`.

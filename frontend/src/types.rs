@@ -178,6 +178,39 @@ pub fn vector_type(name: &str) -> Option<CType> {
     ))))
 }
 
+/// The id of CUDA's `dim3` (below the user ids, above the vectors').
+pub const DIM3_ID: u32 = 901;
+
+/// CUDA's `dim3`: three `unsigned int`s `x`, `y`, `z`, laid out as
+/// `uint3` (12 bytes, 4-byte aligned). `blockDim` and `gridDim` have this
+/// type; a `dim3` and a `uint3` convert to each other (CUDA's constructor
+/// and conversion operator), and `dim3(x, y, z)` leaves out trailing
+/// arguments as 1.
+pub fn dim3_type() -> CType {
+    let members = ["x", "y", "z"]
+        .iter()
+        .map(|f| (f.to_string(), CType::UINT))
+        .collect();
+    CType::Struct(Arc::new(StructDef::layout(
+        DIM3_ID,
+        "dim3".to_string(),
+        false,
+        members,
+        4,
+    )))
+}
+
+/// Whether `a` and `b` are `dim3` and `uint3` (either way round), whose
+/// values are the same twelve bytes.
+pub fn is_dim3_uint3_pair(a: &CType, b: &CType) -> bool {
+    let id = |t: &CType| t.struct_def().map(|d| d.id);
+    let uint3 = vector_type("uint3").and_then(|t| t.struct_def().map(|d| d.id));
+    matches!(
+        (id(a), id(b)),
+        (Some(DIM3_ID), u) | (u, Some(DIM3_ID)) if u == uint3
+    )
+}
+
 /// The id of CUDA's `CUtensorMap` (below the user ids, above the vectors').
 pub const TENSOR_MAP_ID: u32 = 900;
 

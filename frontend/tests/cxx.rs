@@ -426,3 +426,45 @@ fn range_for_over_arrays() {
         "cannot bind to a `const` object",
     );
 }
+
+#[test]
+fn default_arguments_fill_the_parameters_a_call_leaves_out() {
+    // A prototype gives the defaults, the definition repeats none (C++).
+    let src = "__device__ float scale(float x, float s = 2.0f, int n = 3 + 1);
+        __device__ float scale(float x, float s, int n) { return x * s + n; }
+        __global__ void k(float *o) {
+            o[0] = scale(1.0f);
+            o[1] = scale(1.0f, 0.5f);
+            o[2] = scale(1.0f, 0.5f, 7);
+        }";
+    let out = run(src, "k", 1, vec![KernelArg::Buffer(vec![0; 12])]);
+    assert_eq!(f32s(&out[0]), vec![6.0, 4.5, 7.5]);
+}
+
+#[test]
+fn default_arguments_missing_are_located_errors() {
+    let r = errors("__device__ float f(float x, float s = 1.0f, int n) { return x; }");
+    assert!(r.contains("error[E0018]"), "{r}");
+    assert!(
+        r.contains("this parameter needs a default argument: it follows one that has a default"),
+        "{r}"
+    );
+    assert!(r.contains("test.cu:1:45"), "{r}");
+    let r = errors(
+        "__device__ float f(float x, float s = 1.0f) { return x * s; }
+        __global__ void k(float *o) { o[0] = f(); }",
+    );
+    assert!(r.contains("error[E0018]"), "{r}");
+    assert!(
+        r.contains("too few arguments to function call `f`: parameter 1 has no default argument"),
+        "{r}"
+    );
+}
+
+#[test]
+fn std_names_the_cmath_functions_only() {
+    ok("__global__ void k(float *o) { o[0] = std::abs(o[1]) + std::pow(o[2], 2) + std::sqrt(o[3]); }");
+    let r = errors("__global__ void k(float *o) { o[0] = std::min(o[1], o[2]); }");
+    assert!(r.contains("error[E0002]"), "{r}");
+    assert!(r.contains("`std::min` is not supported by kernelc"), "{r}");
+}

@@ -14,6 +14,7 @@ mod accel;
 mod collective;
 mod fragment;
 mod race;
+mod runtime;
 
 /// One activation of a function.
 struct Frame {
@@ -108,6 +109,9 @@ struct Exec<'m> {
     cluster: [u32; 3],
     /// Instructions executed by every thread of the launch so far.
     launch_steps: u64,
+    /// Device `printf`'s output so far (at most `stdx::printf::PRINTF_LIMIT`
+    /// bytes).
+    printed: Vec<u8>,
 }
 
 pub(super) fn run(
@@ -129,6 +133,7 @@ pub(super) fn run(
             .cluster_dims
             .map_or([1; 3], |d| d.map(|n| n.max(1))),
         launch_steps: 0,
+        printed: Vec::new(),
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -162,7 +167,11 @@ pub(super) fn run(
             })
         })
         .collect();
-    Ok(RunOutput { buffers, steps })
+    Ok(RunOutput {
+        buffers,
+        steps,
+        printed: exec.printed,
+    })
 }
 
 impl<'m> Exec<'m> {

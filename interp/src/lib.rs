@@ -108,6 +108,9 @@ pub struct RunOutput {
     pub buffers: Vec<Option<Vec<u8>>>,
     /// Instructions executed, over all threads.
     pub steps: u64,
+    /// What the kernel's `printf` calls printed, in the order they ran (the
+    /// PTX emulator's order), at most `stdx::printf::PRINTF_LIMIT` bytes.
+    pub printed: Vec<u8>,
 }
 
 /// The kind of a fault, for programs that react to it (tests, later engines).

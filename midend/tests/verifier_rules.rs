@@ -372,6 +372,11 @@ fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
         vec![tm, desc],
     );
     c.accel(A::Tcgen05Dealloc, vec![tm, one]);
+    // The runtime calls: `printf` and a failed `assert`.
+    let text = c.addrspacecast(AddrSpace::Generic, tile);
+    c.accel(A::Vprintf, vec![text, text]);
+    let wide = c.iconst(Type::I64, 1);
+    c.accel(A::AssertFail, vec![text, text, one, text, wide]);
 }
 
 // ---------------------------------------------------------------- valid IR

@@ -622,10 +622,7 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Stop)
             }
             Op::Trap => Err(e(FaultKind::Trap, "the kernel executed `trap`")),
-            Op::AssertFail => Err(e(
-                FaultKind::Trap,
-                "a device-side `assert` failed (`__assertfail`)",
-            )),
+            Op::AssertFail { frames } => Err(self.assert_fail(t, frames)),
             Op::Barrier { .. } => {
                 t.state = State::AtBarrier(fidx, pc);
                 Ok(Flow::Stop)
@@ -666,18 +663,48 @@ impl<'a> Exec<'a> {
                 buf,
                 fault: None,
             };
-            let formatted = crate::printf::format(&text, &mut args);
+            let formatted = stdx::printf::format(&text, &mut args);
             if let Some(fault) = args.fault {
                 return Err(fault);
             }
             let (out, count) = formatted.map_err(unsupported)?;
-            let room = crate::PRINTF_LIMIT.saturating_sub(self.printed.len());
-            self.printed.extend_from_slice(&out[..out.len().min(room)]);
+            stdx::printf::append_bounded(&mut self.printed, &out);
             count as i32
         };
         self.store(t, Some(ret.0), param(ret), 4, count as u32 as u64)?;
         t.frames.last_mut().expect("frame").pc += 1;
         Ok(Flow::Stay)
+    }
+
+    /// A failed `assert`: the fault says what the CUDA runtime prints,
+    /// read from the five arguments of `__assertfail`.
+    fn assert_fail(&mut self, t: &mut Thread, frames: &[usize]) -> E {
+        let slots = t.frames.last().expect("frame").slots.clone();
+        let mut read = |k: usize, len: u64| {
+            let (space, idx) = slots[frames[k]];
+            self.load(t, Some(space), memory::space_addr(space, idx, 0), len)
+        };
+        let (cond, file, line, function) = match (read(0, 8), read(1, 8), read(2, 4), read(3, 8)) {
+            (Ok(c), Ok(f), Ok(l), Ok(func)) => (c, f, l, func),
+            _ => {
+                return e(
+                    FaultKind::Trap,
+                    "a device-side `assert` failed (`__assertfail`)",
+                )
+            }
+        };
+        const LIMIT: usize = 4096;
+        let mut string = |addr: u64| self.c_string(t, addr, LIMIT).unwrap_or_default();
+        let (cond, file, function) = (string(cond), string(file), string(function));
+        let msg = stdx::printf::assertion_message(
+            &cond,
+            &file,
+            line as u32,
+            &function,
+            self.ctaid,
+            t.tid,
+        );
+        e(FaultKind::Trap, msg)
     }
 
     /// The bytes of the NUL-terminated string at generic address `addr`
@@ -767,7 +794,7 @@ impl PrintfArgs<'_, '_, '_> {
     }
 }
 
-impl crate::printf::Args for PrintfArgs<'_, '_, '_> {
+impl stdx::printf::Args for PrintfArgs<'_, '_, '_> {
     fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String> {
         let addr = self.buf.wrapping_add(offset);
         let r = self.ex.load(self.t, None, addr, len);

@@ -41,7 +41,6 @@ pub mod decode;
 mod exec;
 pub mod memory;
 pub mod ops;
-pub mod printf;
 pub mod program;
 pub mod rounding;
 
@@ -108,9 +107,7 @@ pub struct RunOutput {
     pub printed: Vec<u8>,
 }
 
-/// The most bytes of device `printf` output a launch keeps (the CUDA
-/// runtime's default printf buffer is 1 MiB; what does not fit is lost).
-pub const PRINTF_LIMIT: usize = 1 << 20;
+pub use stdx::printf::PRINTF_LIMIT;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum FaultKind {

@@ -185,6 +185,9 @@ impl Isel<'_> {
         if super::wgmma_tcgen05::is_arch_specific(op) {
             return self.accel_arch_specific(op, args, results);
         }
+        if matches!(op, AccelOp::Vprintf | AccelOp::AssertFail) {
+            return self.runtime_call(op, args, results);
+        }
         let (sm, version, what) = requirement(op);
         if self.target.sm() < sm {
             return Err(format!(

@@ -437,6 +437,7 @@ impl Isel<'_> {
                 self.emit(MInst::St {
                     space: to_space,
                     volatile: false,
+                    cache: None,
                     ty,
                     addr: at(&to),
                     src: regs[0].into(),
@@ -451,6 +452,7 @@ impl Isel<'_> {
                 });
                 self.emit(MInst::StVec {
                     space: to_space,
+                    cache: None,
                     ty,
                     addr: at(&to),
                     srcs: regs,

@@ -176,6 +176,18 @@ impl Isel<'_> {
         value: Value,
         addr: Address,
     ) -> IselResult<()> {
+        self.store_with(space, volatile, None, value, addr)
+    }
+
+    /// [`Isel::store`] with a cache operator (`st.global.cs`, ...).
+    pub(super) fn store_with(
+        &mut self,
+        space: Space,
+        volatile: bool,
+        cache: Option<midend::ir::CacheOp>,
+        value: Value,
+        addr: Address,
+    ) -> IselResult<()> {
         if space == Space::Const {
             return Err("store to `const` memory".into());
         }
@@ -204,6 +216,7 @@ impl Isel<'_> {
         self.emit(MInst::St {
             space,
             volatile,
+            cache,
             ty,
             addr,
             src,

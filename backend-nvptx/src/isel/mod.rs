@@ -21,6 +21,7 @@ mod aggregate;
 mod arith;
 mod convert;
 mod memory;
+pub(crate) mod runtime;
 mod sync;
 mod vector;
 mod wgmma_tcgen05;
@@ -883,13 +884,14 @@ impl Isel<'_> {
     /// A scalar `store`, as [`Isel::lower_load`] for volatile local memory.
     fn lower_store(&mut self, value: Value, ptr: Value, flags: &MemFlags) -> IselResult<()> {
         let (space, addr) = self.address(ptr)?;
-        let volatile = flags.volatile && volatile_allowed(space);
+        let cache = cache_op(flags, space, false);
+        let volatile = cache.is_none() && flags.volatile && volatile_allowed(space);
         let (space, addr) = if volatile {
             self.volatile_local_as_generic(space, addr)
         } else {
             (space, addr)
         };
-        self.store(space, volatile, value, addr)
+        self.store_with(space, volatile, cache, value, addr)
     }
 
     /// A special register read (`%tid.x`, `%clusterid`, ...); the cluster
@@ -1301,8 +1303,20 @@ fn volatile_allowed(space: Space) -> bool {
     !matches!(space, Space::Const | Space::Param)
 }
 
+/// The cache operator of a global access. The frontend marks a
+/// cache-hinted access volatile too (CUDA's headers write each as an `asm
+/// volatile`, so no pass removes, merges or moves it); the PTX is the
+/// hinted form alone (`ld.global.cs`; `ld.volatile` takes no hint).
+/// A hint of the other direction (`wb` on a load) is dropped.
+fn cache_op(flags: &MemFlags, space: Space, load: bool) -> Option<midend::ir::CacheOp> {
+    let fits = |c: &midend::ir::CacheOp| if load { c.on_loads() } else { c.on_stores() };
+    flags.cache.filter(|c| space == Space::Global && fits(c))
+}
+
 fn load_kind(flags: &MemFlags, space: Space) -> LoadKind {
-    if flags.volatile && volatile_allowed(space) {
+    if let Some(c) = cache_op(flags, space, true) {
+        LoadKind::Cached(c)
+    } else if flags.volatile && volatile_allowed(space) {
         LoadKind::Volatile
     } else if flags.invariant && space == Space::Global {
         LoadKind::NonCoherent

@@ -90,7 +90,9 @@ impl Isel<'_> {
             ),
             _ => return None,
         };
-        if flags.volatile
+        // A cache-hinted access is volatile in the IR; its members (a
+        // `float4` of `__ldcs`) join as nvcc's `ld.global.cs.v4` does.
+        if (flags.volatile && flags.cache.is_none())
             || !matches!(
                 ty,
                 Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::F32 | Type::F64
@@ -132,7 +134,11 @@ impl Isel<'_> {
         let size = i64::from(ty.bytes());
         let align = i64::from(flags.align);
         let same = |f: &MemFlags| {
-            f.invariant == flags.invariant && f.scopes == flags.scopes && f.noalias == flags.noalias
+            f.invariant == flags.invariant
+                && f.volatile == flags.volatile
+                && f.cache == flags.cache
+                && f.scopes == flags.scopes
+                && f.noalias == flags.noalias
         };
         // The `align` flag is the alignment of this access's own address.
         // Offsets found so far: members[k] is at off0 + k * size.
@@ -217,12 +223,13 @@ impl Isel<'_> {
                     addr,
                 });
             }
-            InstData::Store { value, ptr, .. } => {
+            InstData::Store { value, ptr, flags } => {
                 let ty = self.ty(value);
                 let (space, addr) = self.address(ptr)?;
                 if space == crate::minst::Space::Const {
                     return Err("store to `const` memory".into());
                 }
+                let cache = super::cache_op(&flags, space, false);
                 let mut srcs = Vec::new();
                 for m in group.members() {
                     let InstData::Store { value, .. } = self.func.dfg.insts[m] else {
@@ -232,6 +239,7 @@ impl Isel<'_> {
                 }
                 self.emit(MInst::StVec {
                     space,
+                    cache,
                     ty: mem_ty(ty)?,
                     addr,
                     srcs,

@@ -31,7 +31,7 @@ use crate::types::{leaf_count, scalar_leaves, CType};
 /// and the IR has no block copy, so a huge struct would make huge code.
 const MAX_COPY_LEAVES: u64 = 4096;
 use midend::builder::InstBuilder;
-use midend::ir::{MemFlags, StackSlotData, Type, Value};
+use midend::ir::{CacheOp, MemFlags, StackSlotData, Type, Value};
 
 /// The memory flags of the member at `off` of a struct aligned to
 /// `struct_align`: its alignment when it is more than the member's own
@@ -52,15 +52,34 @@ fn leaf_flags(struct_align: u64, off: u64, t: Type) -> MemFlags {
     }
 }
 
+/// What a struct copy's accesses carry besides their alignment.
+#[derive(Default)]
+pub(crate) struct CopyHints {
+    /// The loads read memory that does not change (`ld.global.nc`).
+    pub(crate) invariant: bool,
+    /// The loads' cache hint (`__ldcs` of a vector type, ...); such
+    /// accesses are volatile too (`runtime.rs` says why).
+    pub(crate) load_cache: Option<CacheOp>,
+    /// The stores' cache hint (`__stcs` of a vector type, ...).
+    pub(crate) store_cache: Option<CacheOp>,
+}
+
 impl FunctionLowerer<'_, '_> {
     /// Copies the struct of type `ty` at `src` to `dst`, scalar by scalar.
     pub(crate) fn copy_struct(&mut self, dst: Value, src: Value, ty: &CType) {
-        self.copy_struct_with(dst, src, ty, false);
+        self.copy_struct_with(dst, src, ty, &CopyHints::default());
     }
 
-    /// [`Self::copy_struct`], with its loads marked `invariant` when asked
-    /// (`__ldg` of a vector type).
-    pub(crate) fn copy_struct_with(&mut self, dst: Value, src: Value, ty: &CType, invariant: bool) {
+    /// [`Self::copy_struct`], with its loads marked `invariant` (`__ldg` of
+    /// a vector type) or its loads or stores given a cache hint (`__ldcs`,
+    /// `__stwt`, ... of one) when asked.
+    pub(crate) fn copy_struct_with(
+        &mut self,
+        dst: Value,
+        src: Value,
+        ty: &CType,
+        hints: &CopyHints,
+    ) {
         if leaf_count(ty) > MAX_COPY_LEAVES {
             let span = self.typed.body.span;
             self.error(
@@ -92,13 +111,20 @@ impl FunctionLowerer<'_, '_> {
                 let t = super::abi_type(leaf);
                 let flags = leaf_flags(struct_align, *off, t);
                 let load_flags = MemFlags {
-                    invariant,
+                    invariant: hints.invariant,
+                    cache: hints.load_cache,
+                    volatile: hints.load_cache.is_some(),
                     ..flags.clone()
                 };
                 loaded.push((self.b.load(t, from, load_flags), *off, flags));
             }
             for (v, off, flags) in loaded {
                 let to = self.member_at(dst, off);
+                let flags = MemFlags {
+                    cache: hints.store_cache,
+                    volatile: hints.store_cache.is_some(),
+                    ..flags
+                };
                 self.b.store(v, to, flags);
             }
             i = end;
@@ -310,6 +336,7 @@ fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
             }
             ExprKind::IntConst(_)
             | ExprKind::FloatConst(_)
+            | ExprKind::Str(_)
             | ExprKind::Local(_)
             | ExprKind::Global(_)
             | ExprKind::Builtin(..)

@@ -218,6 +218,7 @@ impl FunctionLowerer<'_, '_> {
         let v = match &e.kind {
             ExprKind::IntConst(n) => self.b.iconst(value_type(&e.ty), *n as i64),
             ExprKind::FloatConst(x) => self.b.fconst(value_type(&e.ty), *x),
+            ExprKind::Str(bytes) => self.string_address(bytes),
             ExprKind::Local(l) => match self.slot(*l) {
                 Some(slot) => {
                     let p = self.b.stack_addr(slot);

@@ -71,6 +71,12 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::Printf => self.printf(args),
+            I::Assert => {
+                self.assert_check(args);
+                return None;
+            }
+            I::Nothing => return None,
             I::SinCos { pi, fast } => {
                 self.sincos(pi, fast, args);
                 return None;
@@ -159,7 +165,11 @@ impl FunctionLowerer<'_, '_> {
                 if ty.is_struct() {
                     // A vector type: its members, read-only, into a temporary.
                     let tmp = self.temp_struct(ty);
-                    self.copy_struct_with(tmp, p, ty, true);
+                    let hints = super::aggregate::CopyHints {
+                        invariant: true,
+                        ..Default::default()
+                    };
+                    self.copy_struct_with(tmp, p, ty, &hints);
                     return Some(tmp);
                 }
                 let flags = MemFlags {
@@ -167,6 +177,11 @@ impl FunctionLowerer<'_, '_> {
                     ..MemFlags::default()
                 };
                 self.load(p, ty, flags)
+            }
+            I::CacheLoad(c) => return Some(self.cache_load(c, args, ty)),
+            I::CacheStore(c) => {
+                self.cache_store(c, args);
+                return None;
             }
             I::IsSpace(s) => {
                 let p = self.expr(&args[0]);
@@ -216,7 +231,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// `p` as a pointer into `space`: unchanged if it already is one, else
     /// through generic (the program promises that it points there).
-    fn pointer_into(&mut self, space: AddrSpace, p: Value) -> Value {
+    pub(super) fn pointer_into(&mut self, space: AddrSpace, p: Value) -> Value {
         if self.b.value_type(p) == Type::Ptr(space) {
             return p;
         }

@@ -45,8 +45,10 @@ pub(super) struct ExpParts {
     pub(super) r: Value,
 }
 
-/// The helper functions a module needs, emitted once after every function
-/// is lowered (their ids follow the program's functions).
+/// The helper functions and constant tables a module needs, emitted once
+/// after every function is lowered (their ids follow the program's
+/// functions and module variables): the math library's helper and tables,
+/// and the string constants (`printf` formats, `assert` messages).
 pub(super) struct MathHelpers {
     /// The id the next requested helper gets.
     next: u32,
@@ -55,8 +57,12 @@ pub(super) struct MathHelpers {
     next_global: u32,
     /// `__kernelc_sin_cos_large`, if some function calls it.
     sin_cos_large: Option<FuncId>,
-    /// The tables requested so far, in id order: id, name, bytes, alignment.
-    tables: Vec<(GlobalVar, &'static str, Vec<u8>, u32)>,
+    /// The tables requested so far, in id order: id, name, space, bytes
+    /// (a string's with its NUL), alignment.
+    tables: Vec<(GlobalVar, String, AddrSpace, Vec<u8>, u32)>,
+    /// The string constants so far: each one's bytes (without the NUL)
+    /// and its table.
+    strings: Vec<(Vec<u8>, GlobalVar)>,
     /// `__kernelc_two_over_pi`, once requested.
     two_over_pi: Option<GlobalVar>,
     /// `__kernelc_sin_cos_coeffs`, once requested.
@@ -77,14 +83,34 @@ impl MathHelpers {
             tables: Vec::new(),
             two_over_pi: None,
             sin_cos_coeffs: None,
+            strings: Vec::new(),
         }
     }
 
-    fn table(&mut self, name: &'static str, bytes: Vec<u8>, align: u32) -> GlobalVar {
+    fn table(&mut self, name: String, space: AddrSpace, bytes: Vec<u8>, align: u32) -> GlobalVar {
         let id = GlobalVar::from_u32(self.next_global);
         self.next_global += 1;
-        self.tables.push((id, name, bytes, align));
+        self.tables.push((id, name, space, bytes, align));
         id
+    }
+
+    /// The string constant with these bytes: a `.global` array holding
+    /// them and a NUL, named as nvcc names them (`$str`, then `$str$1`,
+    /// ...; `$` is no C identifier's, so no user name clashes). Equal
+    /// strings share one.
+    pub(super) fn string(&mut self, bytes: &[u8]) -> GlobalVar {
+        if let Some((_, g)) = self.strings.iter().find(|(b, _)| b == bytes) {
+            return *g;
+        }
+        let name = match self.strings.len() {
+            0 => "$str".to_string(),
+            n => format!("$str${n}"),
+        };
+        let mut init = bytes.to_vec();
+        init.push(0);
+        let g = self.table(name, AddrSpace::Global, init, 1);
+        self.strings.push((bytes.to_vec(), g));
+        g
     }
 
     /// `__kernelc_two_over_pi`: 32 zero bits, then the bits of 2/π, in
@@ -97,7 +123,7 @@ impl MathHelpers {
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect::<Vec<u8>>();
-        let g = self.table("__kernelc_two_over_pi", bytes, 4);
+        let g = self.table("__kernelc_two_over_pi".into(), AddrSpace::Const, bytes, 4);
         self.two_over_pi = Some(g);
         g
     }
@@ -128,17 +154,22 @@ impl MathHelpers {
             .chain(&COS_TAYLOR)
             .flat_map(|c| c.to_le_bytes())
             .collect::<Vec<u8>>();
-        let g = self.table("__kernelc_sin_cos_coeffs", bytes, 8);
+        let g = self.table(
+            "__kernelc_sin_cos_coeffs".into(),
+            AddrSpace::Const,
+            bytes,
+            8,
+        );
         self.sin_cos_coeffs = Some(g);
         g
     }
 
     /// Appends the requested tables and helpers to `module`.
     pub(super) fn emit(self, module: &mut Module, ftz: bool) {
-        for (id, name, init, align) in self.tables {
+        for (id, name, space, init, align) in self.tables {
             let pushed = module.push_global(GlobalVarData {
-                name: name.into(),
-                space: AddrSpace::Const,
+                name,
+                space,
                 size: init.len() as u32,
                 align,
                 init: Some(init),

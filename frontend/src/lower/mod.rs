@@ -30,6 +30,7 @@ mod math_f64;
 mod math_f64_consts;
 mod math_f64_ext;
 mod math_sin_f32;
+mod runtime;
 mod stmt;
 mod tensor;
 mod wgmma_tcgen05;
@@ -539,6 +540,15 @@ impl FunctionLowerer<'_, '_> {
         let space = space_of(self.globals.0[g.0 as usize].space);
         let gv = self.globals.1[g.0 as usize];
         self.b.global_addr(space, gv)
+    }
+
+    /// The generic address of a string constant with these bytes (and a
+    /// NUL), as nvcc makes one: a `.global` byte array (`$str`, `$str$1`,
+    /// ...), one per distinct string of the module.
+    pub(crate) fn string_address(&mut self, bytes: &[u8]) -> Value {
+        let gv = self.math_helpers.string(bytes);
+        let p = self.b.global_addr(AddrSpace::Global, gv);
+        self.b.addrspacecast(AddrSpace::Generic, p)
     }
 
     pub(crate) fn var_type(&self, local: LocalId) -> Type {

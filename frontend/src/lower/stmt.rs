@@ -466,6 +466,7 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         }
         ExprKind::IntConst(_)
         | ExprKind::FloatConst(_)
+        | ExprKind::Str(_)
         | ExprKind::Local(_)
         | ExprKind::Global(_)
         | ExprKind::Builtin(..)

@@ -36,9 +36,18 @@ pub(crate) fn named_type(name: &str) -> Option<CType> {
         "uint32_t" => (32, false),
         "int64_t" => (64, true),
         "uint64_t" => (64, false),
+        // `<time.h>`'s, which `clock()` returns: `long` on LP64 Linux.
+        "clock_t" => (64, true),
         _ => return None,
     };
     Some(CType::Int { bits, signed })
+}
+
+/// Whether `ty` is CUDA's `dim3`, the one type kernelc constructs with
+/// arguments (`dim3 g(2, 3)`, `dim3(n)`).
+pub(crate) fn is_dim3(ty: &CType) -> bool {
+    ty.struct_def()
+        .is_some_and(|d| d.id == crate::types::DIM3_ID)
 }
 
 /// Keywords that kernelc recognises only to reject, with the thing to name.
@@ -194,6 +203,7 @@ impl Parser<'_> {
             .map(|d| CType::Struct(d.clone()))
             .or_else(|| crate::types::vector_type(name))
             .or_else(|| (name == "CUtensorMap").then(crate::types::tensor_map_type))
+            .or_else(|| (name == "dim3").then(crate::types::dim3_type))
             .map(|t| (t, false, Spelling::Plain))
     }
 
@@ -817,6 +827,27 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
+            if self.is_punct(Punct::LParen) && is_dim3(&ty.ty) && dims.is_empty() {
+                // `dim3 g(2, 3)`: CUDA's constructor, as the call `dim3(2, 3)`.
+                let call = self.constructor_call("dim3", name_tok.span)?;
+                let end = call.span;
+                out.push(VarDecl {
+                    name: name_tok.text,
+                    name_span: name_tok.span,
+                    ty,
+                    dims,
+                    storage: storage.clone(),
+                    init: Some(Init::Expr(call)),
+                    by_ref,
+                    auto,
+                    direct_braces: false,
+                    span: base.span.to(end),
+                });
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+                continue;
+            }
             if self.is_punct(Punct::LParen) {
                 let sp = self.span();
                 if local {
@@ -831,6 +862,19 @@ impl Parser<'_> {
             let direct_braces = self.is_punct(Punct::LBrace);
             let init = if direct_braces || self.eat_punct(Punct::Assign) {
                 Some(self.initializer()?)
+            } else if local && is_dim3(&ty.ty) && dims.is_empty() && by_ref.is_none() {
+                // `dim3 d;` is CUDA's default constructor: (1, 1, 1).
+                let callee = Expr {
+                    kind: crate::ast::ExprKind::Ident("dim3".into()),
+                    span: name_tok.span,
+                };
+                Some(Init::Expr(Expr {
+                    kind: crate::ast::ExprKind::Call {
+                        callee: Box::new(callee),
+                        args: Vec::new(),
+                    },
+                    span: name_tok.span,
+                }))
             } else {
                 None
             };
@@ -1100,13 +1144,29 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
+            let default = if self.eat_punct(Punct::Assign) {
+                Some(self.assign_expr()?)
+            } else {
+                None
+            };
+            let span = start.to(self.prev_span());
+            if default.is_none() && out.iter().any(|p: &ParamDecl| p.default.is_some()) {
+                // C++ [dcl.fct.default]: after a parameter with a default
+                // argument, each has one.
+                return self.error(
+                    span,
+                    Code::E0018,
+                    "this parameter needs a default argument: it follows one that has a default",
+                );
+            }
             out.push(ParamDecl {
                 name,
                 ty,
                 grid_constant,
                 by_ref,
                 dims,
-                span: start.to(self.prev_span()),
+                default,
+                span,
             });
             if self.eat_punct(Punct::Comma) {
                 continue;

@@ -429,6 +429,23 @@ impl Parser<'_> {
         })
     }
 
+    /// A string literal, joined with the ones right after it (`"a" "b"` is
+    /// `"ab"`, as C's translation phase 6 joins them).
+    fn string_literal(&mut self) -> Expr {
+        let start = self.peek().span;
+        let mut bytes = Vec::new();
+        while let TokenKind::Str(text) = &self.peek().kind {
+            // The lexer keeps each byte of the literal as one `char`.
+            bytes.extend(text.chars().map(|c| c as u32 as u8));
+            self.bump();
+        }
+        let span = start.to(self.prev_span());
+        Expr {
+            kind: ExprKind::StrLit(bytes),
+            span,
+        }
+    }
+
     fn primary(&mut self) -> PResult<Expr> {
         let tok = self.peek().clone();
         if self.at_eof() {
@@ -436,6 +453,21 @@ impl Parser<'_> {
             return self.error(sp, Code::E0003, "expected an expression, found end of file");
         }
         let kind = match &tok.kind {
+            TokenKind::Ident
+                if tok.text == "std"
+                    && self.is_punct_at(1, Punct::ColonColon)
+                    && self.peek_at(2).kind == TokenKind::Ident
+                    && self.is_punct_at(3, Punct::LParen) =>
+            {
+                // `std::abs(x)`, `std::pow(x, 2)`: sema calls `<cmath>`'s
+                // ones as the built-ins of the same name.
+                self.bump();
+                self.bump();
+                let name = self.bump();
+                let text = format!("std::{}", name.text);
+                let callee = mk(ExprKind::Ident(text), tok.span.to(name.span));
+                return Ok(callee);
+            }
             TokenKind::Ident
                 if self.is_punct_at(1, Punct::LParen) && self.simple_type_at(0).is_some() =>
             {
@@ -475,13 +507,7 @@ impl Parser<'_> {
                 self.diags.push((**error).clone());
                 return Err(Recorded);
             }
-            TokenKind::Str(_) => {
-                return self.error(
-                    tok.span,
-                    Code::E0002,
-                    "string literals are not supported by kernelc yet",
-                )
-            }
+            TokenKind::Str(_) => return Ok(self.string_literal()),
             TokenKind::Punct(Punct::LParen) => {
                 self.bump();
                 let inner = self.expr()?;
@@ -614,11 +640,39 @@ impl Parser<'_> {
 
     /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name.
     #[inline(never)]
+    /// `dim3(a, b)` after the type's name, at the `(`: the call of the
+    /// constructor, `dim3` with its arguments (sema fills in the rest).
+    pub(super) fn constructor_call(&mut self, type_name: &str, at: Span) -> PResult<Expr> {
+        self.bump(); // `(`
+        let mut args = Vec::new();
+        if !self.is_punct(Punct::RParen) {
+            loop {
+                args.push(self.assign_expr()?);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+            }
+        }
+        let close = self.expect_punct(Punct::RParen, &format!("to close `{type_name}(`"))?;
+        let callee = mk(ExprKind::Ident(type_name.to_string()), at);
+        Ok(mk(
+            ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            },
+            at.to(close),
+        ))
+    }
+
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();
             return self.error(sp, Code::E0003, "expected a type name");
         };
+        if super::decl::is_dim3(&ty.ty) {
+            let name = self.bump();
+            return self.constructor_call(&name.text, name.span);
+        }
         let start = self.bump().span;
         self.bump(); // `(`
         if self.eat_punct(Punct::RParen) {

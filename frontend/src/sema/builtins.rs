@@ -232,12 +232,20 @@ fn arity(f: MathFn) -> usize {
 pub(super) fn is_builtin_name(name: &str) -> bool {
     let base = strip_scope(name).0;
     name == "__dp4a"
+        || name == "printf"
+        || cache_hint(name).is_some()
         || atomic_kind(base).is_some()
         || math_fn(name).is_some()
         || fixed_builtin(name).is_some()
         || shfl_kind(name).is_some()
         || vote_kind(name).is_some()
         || super::device_fns::is_device_fn(name)
+}
+
+/// Whether `std::name` is one of `<cmath>`'s functions, which CUDA declares
+/// for device code: the math functions and `abs`.
+pub(super) fn is_cmath_function(name: &str) -> bool {
+    math_fn(name).is_some() || matches!(name, "abs" | "labs" | "llabs")
 }
 
 /// `atomicAdd_block` → (`atomicAdd`, block scope).
@@ -360,6 +368,24 @@ impl Checker {
         if let Some((op, params, ret)) = super::tensor::tensor_builtin(name) {
             let args: Option<Vec<Expr>> = args.into_iter().collect();
             return Some(args.and_then(|a| self.tensor_call(name, op, &params, ret, a, span)));
+        }
+        if let Some(cache) = cache_hint(name) {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            let Some(args) = args else {
+                return Some(None);
+            };
+            return Some(self.cache_hinted(name, cache, args, span));
+        }
+        if name == "printf" || name == super::runtime::ASSERT_BUILTIN {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            let Some(args) = args else {
+                return Some(None);
+            };
+            return Some(if name == "printf" {
+                self.printf_call(args, span)
+            } else {
+                self.assert_call(args, span)
+            });
         }
         let (base, scope) = strip_scope(name);
         let known = atomic_kind(base).is_some()
@@ -677,6 +703,9 @@ impl Checker {
         if !self.arg_count(name, &args, n, n, span) {
             return None;
         }
+        if name == "pow" && args[0].ty.is_float() && args[1].ty.promoted() == CType::INT {
+            return Some(self.pow_int(args, span));
+        }
         for a in &args {
             let bad = if is_float {
                 !a.ty.is_arithmetic()
@@ -750,6 +779,20 @@ impl Checker {
         Some(intrinsic(Intrinsic::Math(f), args, ty, span))
     }
 
+    /// `pow(float, int)` and `pow(double, int)`, C++ overloads CUDA
+    /// declares (`math_functions.h`): as nvcc computes them, the `double`
+    /// `pow` of both operands (exact in `double`), rounded once to `float`
+    /// for a `float` base.
+    fn pow_int(&mut self, args: Vec<Expr>, span: Span) -> Expr {
+        let ty = args[0].ty.clone();
+        let args = args
+            .into_iter()
+            .map(|a| convert(promote(a), &CType::DOUBLE))
+            .collect();
+        let pow = intrinsic(Intrinsic::Math(MathFn::Pow), args, CType::DOUBLE, span);
+        convert(pow, &ty)
+    }
+
     /// `l / r` on `float` under `-prec-div=false`: the approximate
     /// division nvcc writes, `div.full.f32` (full range), or under
     /// `--use_fast_math` `div.approx.f32` (as for `__fdividef`).
@@ -769,6 +812,80 @@ impl Checker {
             }
             kind => Expr { kind, ty, span },
         }
+    }
+}
+
+/// The cache hint of `__ldcs`, `__stwt` and the others (`sm_32_intrinsics.h`).
+fn cache_hint(name: &str) -> Option<midend::ir::CacheOp> {
+    use midend::ir::CacheOp as C;
+    Some(match name {
+        "__ldca" => C::Ca,
+        "__ldcg" | "__stcg" => C::Cg,
+        "__ldcs" | "__stcs" => C::Cs,
+        "__ldlu" => C::Lu,
+        "__ldcv" => C::Cv,
+        "__stwb" => C::Wb,
+        "__stwt" => C::Wt,
+        _ => return None,
+    })
+}
+
+impl Checker {
+    /// `__ldcs(p)` (result `T`) and `__stcs(p, v)`: CUDA declares them for
+    /// the same pointee types as `__ldg` (integers, floating types and the
+    /// vector types of `sm_32_intrinsics.h`); a store's value converts to
+    /// the pointee as an assignment would.
+    fn cache_hinted(
+        &mut self,
+        name: &str,
+        cache: midend::ir::CacheOp,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let store = name.starts_with("__st");
+        let n = if store { 2 } else { 1 };
+        if !self.arg_count(name, &args, n, n, span) {
+            return None;
+        }
+        let pointee = match &args[0].ty {
+            CType::Pointer {
+                pointee,
+                pointee_const,
+                ..
+            } if (matches!(**pointee, CType::Int { .. } | CType::Float { .. })
+                || is_ldg_vector(pointee))
+                && !(store && *pointee_const) =>
+            {
+                (**pointee).clone()
+            }
+            other => {
+                let want = if store { "" } else { "const " };
+                self.error(
+                    args[0].span,
+                    Code::E0099,
+                    format!(
+                        "no matching overload of `{name}` for an argument of type `{other}`; \
+                         CUDA declares it for `{want}T *` with `T` an integer or floating type \
+                         or a two- or four-element vector type"
+                    ),
+                );
+                return None;
+            }
+        };
+        let (op, ty) = if store {
+            (Intrinsic::CacheStore(cache), CType::Void)
+        } else {
+            (Intrinsic::CacheLoad(cache), pointee.clone())
+        };
+        let mut args = args;
+        if store {
+            let value = args.pop()?;
+            let at = value.span;
+            let value =
+                self.assign_convert(value, &pointee, &format!("argument 2 of `{name}`"), at)?;
+            args.push(value);
+        }
+        Some(intrinsic(op, args, ty, span))
     }
 }
 

@@ -127,6 +127,12 @@ impl Checker {
         if from == *to {
             return Some(e);
         }
+        if crate::types::is_dim3_uint3_pair(&from, to) {
+            // The same twelve bytes under CUDA's other name for them.
+            let mut e = e;
+            e.ty = to.clone();
+            return Some(e);
+        }
         let ok = match (&from, to) {
             (f, t) if f.is_arithmetic() && t.is_arithmetic() => true,
             (CType::Pointer { .. }, CType::Bool) => true,

@@ -12,24 +12,13 @@ use crate::types::{usual_arithmetic, CType};
 
 /// CUDA/libc functions programs commonly call that kernelc does not provide yet.
 const UNSUPPORTED_FUNCTIONS: &[&str] = &[
-    "printf",
     "malloc",
     "free",
-    "assert",
     "erfcinvf",
     "erfcxf",
     "normcdfinvf",
     "tgammaf",
     "lgammaf",
-    "__ldcg",
-    "__ldca",
-    "__ldcs",
-    "__ldlu",
-    "__ldcv",
-    "__stcg",
-    "__stcs",
-    "__stwb",
-    "__stwt",
     "__match_any_sync",
     "__match_all_sync",
     "__reduce_add_sync",
@@ -52,6 +41,19 @@ fn builtin_var(name: &str) -> Option<BuiltinVar> {
         "gridDim" => BuiltinVar::GridDim,
         _ => return None,
     })
+}
+
+/// `const char *`, the type of a string literal once it decays.
+pub(super) fn const_char_ptr() -> CType {
+    CType::Pointer {
+        pointee: Box::new(CType::Int {
+            bits: 8,
+            signed: true,
+        }),
+        pointee_const: true,
+        pointee_volatile: false,
+        restrict: false,
+    }
 }
 
 fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
@@ -156,6 +158,7 @@ impl Checker {
             A::Ident(name) => self.ident(name, span),
             A::IntLit { value, ty } => Some(int_const(i128::from(*value), ty.clone(), span)),
             A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
+            A::StrLit(bytes) => Some(mk(ExprKind::Str(bytes.clone()), const_char_ptr(), span)),
             A::BoolLit(b) => Some(int_const(i128::from(*b), CType::Bool, span)),
             A::FloatLit { value, ty } => Some(mk(ExprKind::FloatConst(*value), ty.clone(), span)),
             A::Unary { op, operand } => self.unary(*op, operand, span),
@@ -256,18 +259,14 @@ impl Checker {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
         }
+        if let Some(var) = builtin_var(name) {
+            return Some(self.builtin_vector(var, span));
+        }
         if let Some(d) = self.host_declaration_used(name, span) {
             self.diags.push(d);
             return None;
         }
-        let (code, msg) = if builtin_var(name).is_some() {
-            (
-                Code::E0008,
-                format!(
-                    "`{name}` must be used with a component: `{name}.x`, `{name}.y` or `{name}.z`"
-                ),
-            )
-        } else if self.by_name.contains_key(name)
+        let (code, msg) = if self.by_name.contains_key(name)
             || name == "__syncthreads"
             || super::builtins::is_builtin_name(name)
         {
@@ -1111,6 +1110,11 @@ impl Checker {
     }
 
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if let ast::ExprKind::Ident(name) = &callee.kind {
+            if let Some(base) = name.strip_prefix("std::") {
+                return self.std_call(base, callee.span, args, span);
+            }
+        }
         let ast::ExprKind::Ident(name) = &callee.kind else {
             let _ = self.expr(callee);
             self.error(
@@ -1145,6 +1149,9 @@ impl Checker {
                 return None;
             }
             return Some(mk(ExprKind::SyncThreads, CType::Void, span));
+        }
+        if name == "dim3" && !self.by_name.contains_key("dim3") {
+            return self.dim3_make(&typed_args, span);
         }
         if !self.by_name.contains_key(name.as_str()) {
             if let Some(result) = self.vector_make(name, &typed_args, span) {
@@ -1184,11 +1191,32 @@ impl Checker {
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
         let refs = sig.refs.clone();
+        let defaults = sig.defaults.clone();
+        let mut typed_args = typed_args;
+        if args.len() < params.len() {
+            // The defaults of the parameters left out, evaluated here.
+            let missing = &defaults[args.len()..];
+            if let Some(k) = missing.iter().position(Option::is_none) {
+                self.diags.push(
+                    Diagnostic::error(
+                        span,
+                        Code::E0018,
+                        format!(
+                            "too few arguments to function call `{name}`: parameter {} has no default argument",
+                            args.len() + k + 1
+                        ),
+                    )
+                    .with_label(decl, format!("`{name}` declared here")),
+                );
+                return None;
+            }
+            typed_args.extend(missing.iter().flatten().map(|d| self.expr(d)));
+        }
         if self.sigs[sig_idx].first_call.is_none() {
             self.sigs[sig_idx].first_call = Some(span);
         }
-        if params.len() != args.len() {
-            let which = if args.len() < params.len() {
+        if params.len() != typed_args.len() {
+            let which = if typed_args.len() < params.len() {
                 "few"
             } else {
                 "many"
@@ -1239,6 +1267,27 @@ impl Checker {
             ret,
             span,
         ))
+    }
+}
+
+impl Checker {
+    /// `std::f(args)`: `<cmath>`'s functions (CUDA's device overloads of
+    /// them) are the built-ins of the same name; nvcc refuses the rest of
+    /// `std` in device code (`std::min` is a host `constexpr` function).
+    fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if !super::builtins::is_cmath_function(base) {
+            self.error(
+                at,
+                Code::E0002,
+                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions; nvcc refuses host functions such as `std::min`)"),
+            );
+            return None;
+        }
+        let callee = ast::Expr {
+            kind: ast::ExprKind::Ident(base.to_string()),
+            span: at,
+        };
+        self.call(&callee, args, span)
     }
 }
 

@@ -12,6 +12,7 @@ mod decl;
 mod device_fns;
 mod expr;
 mod labels;
+mod runtime;
 mod tensor;
 mod vectors;
 mod warnings;
@@ -52,6 +53,9 @@ struct FnSig {
     forceinline: bool,
     /// The first call, to report calls to never-defined functions.
     first_call: Option<Span>,
+    /// Each parameter's default argument, typed at each call that leaves it
+    /// out (from whichever declaration gives it).
+    defaults: Vec<Option<ast::Expr>>,
 }
 
 /// What a name in scope refers to.
@@ -126,6 +130,9 @@ pub(crate) struct Checker {
     global_index: FxHashMap<String, usize>,
     ret: CType,
     fn_name: String,
+    /// The current function as `__PRETTY_FUNCTION__` names it
+    /// (`void k(float *, int)`), for `assert`.
+    pretty_fn: String,
     /// Loops around the current statement (`continue` targets).
     loop_depth: u32,
     /// Loops and `switch`es around the current statement (`break` targets).
@@ -202,6 +209,7 @@ pub(crate) fn check_program(
         global_index: FxHashMap::default(),
         ret: CType::Void,
         fn_name: String::new(),
+        pretty_fn: String::new(),
         loop_depth: 0,
         break_depth: 0,
         switches: Vec::new(),
@@ -368,6 +376,11 @@ impl Checker {
                 }
             }
             let sig = &mut self.sigs[i];
+            for (d, p) in sig.defaults.iter_mut().zip(&f.params) {
+                if d.is_none() {
+                    d.clone_from(&p.default);
+                }
+            }
             sig.extern_c |= s.extern_c;
             sig.noinline |= s.noinline;
             sig.forceinline |= s.forceinline;
@@ -391,6 +404,7 @@ impl Checker {
             noinline: s.noinline,
             forceinline: s.forceinline,
             first_call: None,
+            defaults: f.params.iter().map(|p| p.default.clone()).collect(),
         });
         self.by_name.insert(f.name.clone(), self.sigs.len() - 1);
         Some(self.sigs.len() - 1)
@@ -435,6 +449,7 @@ impl Checker {
         self.switches.clear();
         let mut params = Vec::new();
         let mut written = Vec::new();
+        let mut shown = Vec::new();
         for p in &f.params {
             let ty = self.param_type(p);
             written.push(match p.by_ref {
@@ -447,6 +462,10 @@ impl Checker {
                 None => ty,
             };
             let name = p.name.clone().unwrap_or_default();
+            shown.push(match (&p.by_ref, ty.pointee()) {
+                (Some(_), Some(t)) => format!("{t} &"),
+                _ => ty.to_string(),
+            });
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
             if p.by_ref.is_some() {
                 self.rebind_as_ref(&name, local);
@@ -463,6 +482,7 @@ impl Checker {
                 local,
             });
         }
+        self.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
             stmts: Vec::new(),

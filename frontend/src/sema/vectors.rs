@@ -6,10 +6,78 @@
 use super::Checker;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
-use crate::typed::{Expr, ExprKind};
+use crate::typed::{BuiltinVar, Dim, Expr, ExprKind};
 use crate::types::{vector_type, CType};
 
 impl Checker {
+    /// `dim3(x, y, z)`: CUDA's constructor, with each argument converted
+    /// to `unsigned` and the ones left out 1.
+    pub(super) fn dim3_make(&mut self, args: &[Option<Expr>], span: Span) -> Option<Expr> {
+        let ty = crate::types::dim3_type();
+        let def = ty.struct_def()?.clone();
+        if args.len() > 3 {
+            self.diags.push(Diagnostic::error(
+                span,
+                Code::E0007,
+                format!(
+                    "`dim3` takes at most 3 arguments, but {} were given",
+                    args.len()
+                ),
+            ));
+            return None;
+        }
+        let mut fields = Vec::new();
+        for (k, f) in def.fields.iter().enumerate() {
+            let v = match args.get(k) {
+                Some(a) => {
+                    let a = a.clone()?;
+                    let at = a.span;
+                    let what = format!("argument {} of `dim3`", k + 1);
+                    self.assign_convert(a, &CType::UINT, &what, at)?
+                }
+                None => Expr {
+                    kind: ExprKind::IntConst(1),
+                    ty: CType::UINT,
+                    span,
+                },
+            };
+            fields.push((f.offset, v));
+        }
+        Some(Expr {
+            kind: ExprKind::StructLit(fields),
+            ty,
+            span,
+        })
+    }
+
+    /// `threadIdx`, `blockIdx` (`uint3`), `blockDim`, `gridDim` (`dim3`)
+    /// as whole values: their three components.
+    pub(super) fn builtin_vector(&mut self, var: BuiltinVar, span: Span) -> Expr {
+        let ty = match var {
+            BuiltinVar::ThreadIdx | BuiltinVar::BlockIdx => {
+                vector_type("uint3").expect("uint3 is a vector type")
+            }
+            BuiltinVar::BlockDim | BuiltinVar::GridDim => crate::types::dim3_type(),
+        };
+        let fields = [Dim::X, Dim::Y, Dim::Z]
+            .into_iter()
+            .zip([0, 4, 8])
+            .map(|(d, offset)| {
+                let e = Expr {
+                    kind: ExprKind::Builtin(var, d),
+                    ty: CType::UINT,
+                    span,
+                };
+                (offset, e)
+            })
+            .collect();
+        Expr {
+            kind: ExprKind::StructLit(fields),
+            ty,
+            span,
+        }
+    }
+
     /// `make_float4(x, y, z, w)` and friends: each argument is converted to
     /// the element type as if by assignment, as CUDA's inline functions do.
     /// `None` when `name` is not such a function; `Some(None)` after an

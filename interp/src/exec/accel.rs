@@ -265,6 +265,13 @@ impl Exec<'_> {
                 }
                 Vec::new()
             }
+            AccelOp::Vprintf => {
+                let count = self
+                    .vprintf(t, argv[0], argv[1])
+                    .map_err(|msg| fail(msg, FaultKind::OutOfBounds))?;
+                vec![count]
+            }
+            AccelOp::AssertFail => return Err(fail(self.assertion(t, &argv), FaultKind::Trap)),
             _ => return Ok(Some(Stop::Warp(fid, inst))),
         };
         self.set_results(t, func, inst, &results);

@@ -169,6 +169,7 @@ static NO_FLAGS: MemFlags = MemFlags {
     scopes: Vec::new(),
     noalias: Vec::new(),
     align: 0,
+    cache: None,
 };
 
 /// The alias queries over one function. Build it once per pass run; it is

@@ -1,5 +1,6 @@
-//! Asynchronous copies, memory barriers and tensor-core operations: the
-//! instructions of the `accel` format.
+//! Asynchronous copies, memory barriers, tensor-core operations and the
+//! calls into the CUDA runtime's device library (`vprintf`, `__assertfail`):
+//! the instructions of the `accel` format.
 //!
 //! They share one format because they share one shape: a handful of
 //! compile-time modifiers (a layout, a size, a fragment kind) and a flat list
@@ -214,6 +215,18 @@ pub enum AccelOp {
     /// `tcgen05_fence before` / `after`: orders tcgen05 operations around
     /// a thread synchronization (`before_thread_sync` / `after_thread_sync`).
     Tcgen05Fence { after: bool },
+    /// `v = vprintf fmt, buf`: device `printf`, a call of the CUDA
+    /// runtime's `vprintf`. `fmt` is the format string, `buf` the argument
+    /// buffer (each argument after C's default promotions, at the next
+    /// offset aligned to its size; null when there are none); `v` is what
+    /// `vprintf` returns. Both are generic addresses, as the runtime takes
+    /// them.
+    Vprintf,
+    /// `assertfail msg, file, line, function, charsize`: a failed `assert`,
+    /// a call of the CUDA runtime's `__assertfail` (the condition's text,
+    /// the source file, the line, the enclosing function's name and
+    /// `sizeof(char)`). The kernel stops with an error.
+    AssertFail,
 }
 
 /// What an operand of an `accel` instruction must be.
@@ -231,6 +244,9 @@ const TILE: &[AddrSpace] = &[AddrSpace::Global, AddrSpace::Shared, AddrSpace::Ge
 /// A tensor map: a `__grid_constant__` parameter (param space, or its
 /// generic address) or one in global memory.
 const TENSOR_MAP: &[AddrSpace] = &[AddrSpace::Generic, AddrSpace::Param, AddrSpace::Global];
+/// The runtime's functions take generic addresses only: a pointer into any
+/// space, converted (memory-space inference leaves them generic).
+const GENERIC: &[AddrSpace] = &[AddrSpace::Generic];
 /// Tensor memory has no generic window: a tcgen05 address is `ptr<tmem>`.
 const TMEM: &[AddrSpace] = &[AddrSpace::Tmem];
 
@@ -307,6 +323,8 @@ impl AccelOp {
             Tcgen05Wait { .. } => Opcode::Tcgen05Wait,
             Tcgen05Cp { .. } => Opcode::Tcgen05Cp,
             Tcgen05Fence { .. } => Opcode::Tcgen05Fence,
+            Vprintf => Opcode::Vprintf,
+            AssertFail => Opcode::AssertFail,
         }
     }
 
@@ -358,6 +376,7 @@ impl AccelOp {
             Mapa => vec![Type::Ptr(AddrSpace::SharedCluster)],
             WgmmaMma { n, .. } => vec![Type::F32; usize::from(n / 2)],
             Tcgen05Ld { num } => vec![Type::I32; usize::from(num)],
+            Vprintf => vec![Type::I32],
             _ => Vec::new(),
         }
     }
@@ -442,6 +461,14 @@ impl AccelOp {
                 v
             }
             Tcgen05Cp { .. } => vec![Ptr(TMEM), Ty(Type::I64)],
+            Vprintf => vec![Ptr(GENERIC), Ptr(GENERIC)],
+            AssertFail => vec![
+                Ptr(GENERIC),
+                Ptr(GENERIC),
+                Ty(Type::I32),
+                Ptr(GENERIC),
+                Ty(Type::I64),
+            ],
         }
     }
 
@@ -470,7 +497,9 @@ impl AccelOp {
         )
     }
 
-    /// Whether the operation reads memory through its first operand.
+    /// Whether the operation reads memory through its first operand (the
+    /// runtime calls read strings through their pointers, and `vprintf`
+    /// its buffer and the strings its `%s` arguments point to).
     pub fn reads_memory(self) -> bool {
         use AccelOp::*;
         matches!(
@@ -485,6 +514,8 @@ impl AccelOp {
                 | TmaStore { .. }
                 | ClusterWait
                 | Tcgen05Commit
+                | Vprintf
+                | AssertFail
         )
     }
 
@@ -848,6 +879,8 @@ impl AccelOp {
                     Opcode::Tcgen05Relinquish => Tcgen05Relinquish,
                     Opcode::Tcgen05Dealloc => Tcgen05Dealloc,
                     Opcode::Tcgen05Commit => Tcgen05Commit,
+                    Opcode::Vprintf => Vprintf,
+                    Opcode::AssertFail => AssertFail,
                     _ => return Err(format!("'{other}' is not an accel operation")),
                 }
             }
@@ -991,6 +1024,8 @@ mod tests {
                 shape: TcCpShape::S4x256b,
             },
             Tcgen05Fence { after: true },
+            Vprintf,
+            AssertFail,
         ];
         for op in ops {
             let words = op.modifiers();

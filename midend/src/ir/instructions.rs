@@ -249,6 +249,10 @@ named_enum! {
         Tcgen05Wait = "tcgen05_wait",
         Tcgen05Cp = "tcgen05_cp",
         Tcgen05Fence = "tcgen05_fence",
+        // The CUDA runtime's device library (also `accel`): device
+        // `printf` and a failed `assert`.
+        Vprintf = "vprintf",
+        AssertFail = "assertfail",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -365,7 +369,9 @@ impl Opcode {
             | ClusterWait => Format::Accel,
             WgmmaFence | WgmmaMma | WgmmaCommit | WgmmaWait | Setmaxnreg | Tcgen05Alloc
             | Tcgen05Relinquish | Tcgen05Dealloc | Tcgen05Mma | Tcgen05Commit | Tcgen05Ld
-            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence => Format::Accel,
+            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence | Vprintf | AssertFail => {
+                Format::Accel
+            }
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,
@@ -702,6 +708,28 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// A cache hint of a global load or store (CUDA's `__ldcs`, `__stwt`,
+    /// ...; PTX's cache operators `ld.global.cs`, `st.global.wt`, ...). It
+    /// changes where the data is cached, never the value: the loads take
+    /// `ca`, `cg`, `cs`, `lu` and `cv`, the stores `wb`, `cg`, `cs` and `wt`.
+    CacheOp {
+        Ca = "ca", Cg = "cg", Cs = "cs", Lu = "lu", Cv = "cv", Wb = "wb", Wt = "wt",
+    }
+}
+
+impl CacheOp {
+    /// Whether a load may carry it (else only a store).
+    pub fn on_loads(self) -> bool {
+        !matches!(self, CacheOp::Wb | CacheOp::Wt)
+    }
+
+    /// Whether a store may carry it.
+    pub fn on_stores(self) -> bool {
+        matches!(self, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
+    }
+}
+
 /// Flags and alias metadata on a load or store.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct MemFlags {
@@ -719,6 +747,8 @@ pub struct MemFlags {
     /// type is aligned to its size), and the backend uses it to combine
     /// adjacent accesses into one `ld.v4`/`st.v2`.
     pub align: u32,
+    /// A cache hint (`cache(cs)` in the text): global memory only.
+    pub cache: Option<CacheOp>,
 }
 
 /// A branch target with the arguments passed to the target block's parameters.

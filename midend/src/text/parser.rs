@@ -19,7 +19,7 @@
 
 use super::lexer::{lex, Tok, Token};
 use crate::ir::{
-    AbiParam, AccelOp, AtomicOp, BarrierRedOp, Format, MemScope, ShuffleMode, VoteMode,
+    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, MemScope, ShuffleMode, VoteMode,
 };
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, FloatCC, FuncAttrs, FuncId,
@@ -825,7 +825,8 @@ impl<'c> FuncParser<'c> {
         Ok(out)
     }
 
-    /// `volatile invariant align(16) scopes(scope0) noalias(scope1)`, any subset, any order.
+    /// `volatile invariant align(16) cache(cs) scopes(scope0) noalias(scope1)`,
+    /// any subset, any order.
     fn mem_flags(&mut self, cur: &mut Cursor) -> Result<MemFlags> {
         let mut flags = MemFlags::default();
         loop {
@@ -836,6 +837,10 @@ impl<'c> FuncParser<'c> {
             } else if cur.eat_word("align") {
                 cur.expect_punct('(')?;
                 flags.align = cur.u32()?;
+                cur.expect_punct(')')?;
+            } else if cur.eat_word("cache") {
+                cur.expect_punct('(')?;
+                flags.cache = Some(named(cur, "a cache operator", CacheOp::from_name)?);
                 cur.expect_punct(')')?;
             } else if cur.eat_word("scopes") {
                 flags.scopes.extend(self.scope_list(cur)?);

@@ -340,6 +340,9 @@ impl FuncWriter<'_> {
         if flags.align != 0 {
             write!(self.out, " align({})", flags.align)?;
         }
+        if let Some(c) = flags.cache {
+            write!(self.out, " cache({c})")?;
+        }
         if !flags.scopes.is_empty() {
             self.out.push_str(" scopes(");
             self.list(&flags.scopes, |w, s| write!(w.out, "{s}"))?;

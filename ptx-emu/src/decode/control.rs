@@ -107,8 +107,8 @@ fn call(p: &Parts) -> Result<Op, String> {
     let Some(func) = p.funcs.get(f) else {
         return Err(unsupported("a call of an unknown function"));
     };
-    if !func.has_body && func.name == "__assertfail" {
-        return Ok(Op::AssertFail);
+    if !func.has_body && func.name == "__assertfail" && rets.is_empty() && args.len() == 5 {
+        return Ok(Op::AssertFail { frames: frames()? });
     }
     if !func.has_body && func.name == "vprintf" && rets.len() == 1 && args.len() == 2 {
         return Ok(Op::Vprintf { frames: frames()? });

@@ -245,8 +245,12 @@ pub enum Op {
     /// A call of `__assertfail`, which CUDA's `assert` makes when its
     /// condition is false: the kernel stops, as a `trap` does on the GPU.
     /// (The call is only made when the assertion fails, so a module with
-    /// asserts runs as long as they hold.)
-    AssertFail,
+    /// asserts runs as long as they hold.) `frames` holds its five
+    /// `.param` arguments: the condition's text, the file, the line, the
+    /// function and `sizeof(char)`, which the fault reports.
+    AssertFail {
+        frames: Vec<usize>,
+    },
     /// `bar.sync`, `barrier.sync`, and `bar.red.OP` when `red` is set.
     Barrier {
         red: Option<BarRed>,

@@ -620,7 +620,10 @@ impl Rewriter<'_> {
             if allowed.contains(&s) {
                 continue;
             }
-            if !conflicted.contains(&(inst, k)) {
+            // An operand that admits only generic addresses (the runtime
+            // calls') takes a pointer into any space, as a generic one.
+            let any_space = allowed == [AddrSpace::Generic];
+            if !any_space && !conflicted.contains(&(inst, k)) {
                 let msg = match s {
                     AddrSpace::Const if wmma => "Cannot do WMMA on constant memory".to_string(),
                     AddrSpace::Local if wmma => "Cannot do WMMA on local memory".to_string(),

@@ -20,6 +20,40 @@ pub trait Args {
     fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String>;
 }
 
+/// The most bytes of device `printf` output a launch keeps (the CUDA
+/// runtime's default printf buffer is 1 MiB; what does not fit is lost).
+pub const PRINTF_LIMIT: usize = 1 << 20;
+
+/// Appends one call's `text` to a launch's output, keeping at most
+/// [`PRINTF_LIMIT`] bytes in all.
+pub fn append_bounded(output: &mut Vec<u8>, text: &[u8]) {
+    let room = PRINTF_LIMIT.saturating_sub(output.len());
+    output.extend_from_slice(&text[..text.len().min(room)]);
+}
+
+/// What the CUDA runtime reports for a failed device `assert`: the
+/// arguments of `__assertfail` (the condition's text, the file, the line,
+/// the function) and the thread, in its words:
+/// ``k.cu:5: void k(int *): block: [0,0,0], thread: [3,0,0] Assertion `x > 0` failed.``
+pub fn assertion_message(
+    condition: &[u8],
+    file: &[u8],
+    line: u32,
+    function: &[u8],
+    block: [u32; 3],
+    thread: [u32; 3],
+) -> String {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let [bx, by, bz] = block;
+    let [tx, ty, tz] = thread;
+    format!(
+        "{}:{line}: {}: block: [{bx},{by},{bz}], thread: [{tx},{ty},{tz}] Assertion `{}` failed.",
+        text(file),
+        text(function),
+        text(condition)
+    )
+}
+
 /// The longest `%s` argument read (a missing NUL ends it here).
 const STRING_LIMIT: usize = 1 << 16;
 
