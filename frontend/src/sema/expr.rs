@@ -1185,7 +1185,7 @@ impl Checker {
         let refs = sig.refs.clone();
         let defaults = sig.defaults.clone();
         let mut typed_args = typed_args;
-        if args.len() < params.len() {
+        if args.len() < params.len() && defaults.iter().any(Option::is_some) {
             // The defaults of the parameters left out, evaluated here.
             let missing = &defaults[args.len()..];
             if let Some(k) = missing.iter().position(Option::is_none) {
