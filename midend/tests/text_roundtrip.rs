@@ -539,6 +539,12 @@ impl BodyGen<'_> {
             } else {
                 0
             },
+            cache: if self.r.chance(20) {
+                let all = CacheOp::ALL;
+                Some(all[self.r.below(all.len())])
+            } else {
+                None
+            },
         }
     }
 

@@ -1193,24 +1193,10 @@ impl Checker {
         let refs = sig.refs.clone();
         let defaults = sig.defaults.clone();
         let mut typed_args = typed_args;
-        if args.len() < params.len() {
-            // The defaults of the parameters left out, evaluated here.
-            let missing = &defaults[args.len()..];
-            if let Some(k) = missing.iter().position(Option::is_none) {
-                self.diags.push(
-                    Diagnostic::error(
-                        span,
-                        Code::E0018,
-                        format!(
-                            "too few arguments to function call `{name}`: parameter {} has no default argument",
-                            args.len() + k + 1
-                        ),
-                    )
-                    .with_label(decl, format!("`{name}` declared here")),
-                );
-                return None;
-            }
-            typed_args.extend(missing.iter().flatten().map(|d| self.expr(d)));
+        if args.len() < params.len() && defaults.iter().any(Option::is_some) {
+            let filled =
+                self.default_arguments(name, &defaults[args.len()..], args.len(), decl, span)?;
+            typed_args.extend(filled);
         }
         if self.sigs[sig_idx].first_call.is_none() {
             self.sigs[sig_idx].first_call = Some(span);
@@ -1271,6 +1257,34 @@ impl Checker {
 }
 
 impl Checker {
+    /// The default arguments of the parameters a call leaves out (`missing`,
+    /// after the `given` arguments), each typed and evaluated at the call as
+    /// C++ does; E0018 when one of them has none.
+    fn default_arguments(
+        &mut self,
+        name: &str,
+        missing: &[Option<ast::Expr>],
+        given: usize,
+        decl: Span,
+        span: Span,
+    ) -> Option<Vec<Option<Expr>>> {
+        if let Some(k) = missing.iter().position(Option::is_none) {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    Code::E0018,
+                    format!(
+                        "too few arguments to function call `{name}`: parameter {} has no default argument",
+                        given + k + 1
+                    ),
+                )
+                .with_label(decl, format!("`{name}` declared here")),
+            );
+            return None;
+        }
+        Some(missing.iter().flatten().map(|d| self.expr(d)).collect())
+    }
+
     /// `std::f(args)`: `<cmath>`'s functions (CUDA's device overloads of
     /// them) are the built-ins of the same name; nvcc refuses the rest of
     /// `std` in device code (`std::min` is a host `constexpr` function).
