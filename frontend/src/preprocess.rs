@@ -129,7 +129,7 @@ pub(crate) fn preprocess(
     loader: &dyn FileLoader,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
-    let text = Arc::from(map.main().text());
+    let text = map.main().shared_text();
     let mut pp = Pp {
         map,
         loader,
@@ -961,7 +961,7 @@ impl Pp<'_> {
         }));
         self.found.push((found_in, Some(file.identity)));
         let outer = (
-            std::mem::replace(&mut self.text, Arc::from(file.text)),
+            std::mem::replace(&mut self.text, self.map.file(index).shared_text()),
             std::mem::replace(&mut self.base, base),
         );
         self.stack.push(index);

@@ -44,6 +44,12 @@ impl SourceFile {
         &self.text
     }
 
+    /// The file's text, shared (the preprocessor holds the current file's
+    /// while it adds files to the map).
+    pub(crate) fn shared_text(&self) -> Arc<str> {
+        Arc::clone(&self.text)
+    }
+
     /// The global offset of the file's first byte.
     pub fn base(&self) -> u32 {
         self.base
