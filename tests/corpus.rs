@@ -270,7 +270,7 @@ fn no_generic_access_where_the_space_is_provable() {
         let ptx = ptx_sm90(file);
         let mut generic = generic_accesses(&ptx);
         if *file == "byval_helpers.cu" {
-            assert_eq!(generic, ["eval: ld.f32 %f2, [%rd3];"], "{file}");
+            assert_eq!(generic, ["_Z4eval5Mixedi: ld.f32 %f2, [%rd3];"], "{file}");
             generic.clear();
         }
         assert!(generic.is_empty(), "{file}: generic accesses {generic:?}");
@@ -344,11 +344,12 @@ fn restricted_inputs_are_nc_and_written_pointers_are_not() {
 fn helpers_get_one_clone_per_space() {
     let ptx = ptx_sm90("helpers_spaces.cu");
     for (clone, space) in [
-        ("window_sum__shared", "ld.shared.f32"),
-        ("window_sum__global", "ld.global.f32"),
-        ("window_sum__local", "ld.local.f32"),
-        ("bump__shared", "red.cta.shared.add.u32"),
-        ("bump__global", "red.global.add.u32"),
+        // The helpers' PTX names are nvcc's (`window_sum(const float*)`).
+        ("_Z10window_sumPKf__shared", "ld.shared.f32"),
+        ("_Z10window_sumPKf__global", "ld.global.f32"),
+        ("_Z10window_sumPKf__local", "ld.local.f32"),
+        ("_Z4bumpPj__shared", "red.cta.shared.add.u32"),
+        ("_Z4bumpPj__global", "red.global.add.u32"),
     ] {
         let body = function_body(&ptx, clone);
         let ops = memory_ops(body);
@@ -360,7 +361,7 @@ fn helpers_get_one_clone_per_space() {
         );
     }
     // The `__isShared` guard is folded in each clone: one atomic each.
-    for clone in ["bump__shared", "bump__global"] {
+    for clone in ["_Z4bumpPj__shared", "_Z4bumpPj__global"] {
         let body = function_body(&ptx, clone);
         let atomics = memory_ops(body)
             .iter()

@@ -50,7 +50,9 @@ const STRUCT_CALLS: &str = r#"
 struct P { float x, y, z; };
 struct Q { double d; int k; };
 
-__device__ P mk(float a, int k) {
+// `extern "C"` and `__noinline__`: the helpers keep their plain names and
+// stay functions, so the `.param` convention of their calls is in the PTX.
+extern "C" __device__ __noinline__ P mk(float a, int k) {
     P p;
     p.x = a;
     p.y = a * 2.0f;
@@ -58,12 +60,12 @@ __device__ P mk(float a, int k) {
     return p;
 }
 
-__device__ float dot(P a, P b) {
+extern "C" __device__ __noinline__ float dot(P a, P b) {
     a.x += 1.0f;
     return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 
-__device__ Q fact(Q q) {
+extern "C" __device__ Q fact(Q q) {
     if (q.k <= 1) {
         Q r;
         r.d = q.d;
@@ -76,7 +78,7 @@ __device__ Q fact(Q q) {
     return fact(m);
 }
 
-__device__ float4 twice(float4 v) {
+extern "C" __device__ __noinline__ float4 twice(float4 v) {
     v.x *= 2.0f;
     v.w *= 2.0f;
     return v;

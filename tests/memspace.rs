@@ -89,12 +89,17 @@ fn memspace_off_keeps_the_generic_accesses() {
 
 #[test]
 fn transcript_and_warnings_are_reported() {
-    let source = "__device__ __noinline__ float get(float* p) { return *p; }\n\
-                  __global__ void k(float* a, float** t) {\n\
+    // `extern "C"` and -rdc=true: plain names, and an external helper that
+    // is cloned (an internal one would be specialized in place).
+    let source = "extern \"C\" __device__ __noinline__ float get(float* p) { return *p; }\n\
+                  extern \"C\" __global__ void k(float* a, float** t) {\n\
                       float* p = *t;\n\
                       *p = get(a);\n\
                   }\n";
-    let mut opts = CompileOptions::default();
+    let mut opts = CompileOptions {
+        relocatable: true,
+        ..CompileOptions::default()
+    };
     opts.memspace_opts.dump_ip_msp = true;
     opts.memspace_opts.explain = true;
     opts.memspace_opts.warn_generic = true;
@@ -196,15 +201,17 @@ fn one_pointer_demanded_in_two_spaces_is_an_error_with_both_spans() {
 
 #[test]
 fn backward_refinement_removes_the_generic_accesses_of_a_staging_helper() {
-    // `stage` is external: its signature stays generic, but it always reaches
-    // the cp_async, so its body reads `src` with ld.global.
-    let source = "__device__ __noinline__ float stage(float* dst, const float* src) {\n\
+    // `stage` is external (-rdc=true): its signature stays generic, but it
+    // always reaches the cp_async, so its body reads `src` with ld.global.
+    let source =
+        "extern \"C\" __device__ __noinline__ float stage(float* dst, const float* src) {\n\
                   \x20   kernelc_cp_async_cg_16(dst, src);\n\
                   \x20   kernelc_cp_async_wait_all();\n\
                   \x20   return src[1];\n\
                   }\n";
     let opts = CompileOptions {
         target: Target::parse("sm_90").unwrap(),
+        relocatable: true,
         ..CompileOptions::default()
     };
     let out = compile_source_with_messages("stage.cu", source, &opts).unwrap();
@@ -478,16 +485,21 @@ fn pointers_in_struct_fields_reach_the_sass_concrete() {
     };
     let path = common::root().join("tests/corpus/struct_spaces.cu");
     let source = std::fs::read_to_string(&path).unwrap();
+    // -rdc=true: the helpers are external, kept generic beside their clones.
     let on = CompileOptions {
         target: Target::parse("sm_90").unwrap(),
+        relocatable: true,
         ..CompileOptions::default()
     };
     let (ptx, sass) = sass_of("struct_spaces.cu", &source, &on, &cuobjdump);
-    for clone in ["copy_scaled__global_shared", "copy_scaled__shared_global"] {
+    for clone in [
+        "_Z11copy_scaled4Spanfi__global_shared",
+        "_Z11copy_scaled4Spanfi__shared_global",
+    ] {
         assert!(ptx.contains(&format!(".func {clone}(")), "{clone}:\n{ptx}");
     }
     let external = external_funcs(&ptx);
-    assert_eq!(external, ["copy_scaled"], "{ptx}");
+    assert_eq!(external, ["_Z11copy_scaled4Spanfi"], "{ptx}");
     let generic: Vec<_> = generic_sass(&sass)
         .into_iter()
         .filter(|(f, _)| !external.contains(f))

@@ -301,10 +301,10 @@ fn struct_parameters_read_in_place_compute_the_same_results() {
 /// kernel writes.
 const CALLS_SOURCE: &str = "\
 __device__ float counter[4];
-__device__ __noinline__ void poke(float *p) { p[0] = 1.0f; }
-__device__ __noinline__ void tally(int k) { counter[k & 3] += 1.0f; }
-__device__ __noinline__ float get(const float *p, int i) { return p[i]; }
-__device__ __noinline__ float get_w(const float *p, int i) { return p[i]; }
+extern \"C\" __device__ __noinline__ void poke(float *p) { p[0] = 1.0f; }
+extern \"C\" __device__ __noinline__ void tally(int k) { counter[k & 3] += 1.0f; }
+extern \"C\" __device__ __noinline__ float get(const float *p, int i) { return p[i]; }
+extern \"C\" __device__ __noinline__ float get_w(const float *p, int i) { return p[i]; }
 extern \"C\" __global__ void other(const float *__restrict__ r, float *__restrict__ out) {
     int i = threadIdx.x;
     poke(out + i);
@@ -328,6 +328,8 @@ fn nc_across_calls() {
     let opts = CompileOptions {
         target: kernelc::backend_nvptx::Target::parse("sm_90").unwrap(),
         explain_nc: true,
+        // External helpers (extern "C", plain names) are cloned per space.
+        relocatable: true,
         ..CompileOptions::default()
     };
     let out = driver::compile_source_with_messages("calls.cu", CALLS_SOURCE, &opts).unwrap();

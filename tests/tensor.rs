@@ -86,7 +86,7 @@ __global__ void k(const unsigned short *a) {
 }
 
 const TMA: &str = r#"
-__global__ void k(const __grid_constant__ CUtensorMap map, int x) {
+extern "C" __global__ void k(const __grid_constant__ CUtensorMap map, int x) {
   __shared__ __align__(128) float tile[256];
   __shared__ unsigned long long bar;
   kernelc_mbarrier_init(&bar, 1);

@@ -153,7 +153,7 @@ fn vector_atomics_are_memory_writes_to_the_optimizer() {
     let src = write(
         &dir,
         "opt.cu",
-        "__global__ void k(float2 *__restrict__ a, const float *__restrict__ in,\n\
+        "extern \"C\" __global__ void k(float2 *__restrict__ a, const float *__restrict__ in,\n\
                            float *__restrict__ out, int n) {\n\
            float2 v = make_float2(1.0f, 2.0f);\n\
            float r = ((const float *)a)[3];\n\
@@ -163,7 +163,7 @@ fn vector_atomics_are_memory_writes_to_the_optimizer() {
            for (int i = 0; i < n; i++) atomicAdd(a + 1, v);\n\
          }\n\
          __device__ __noinline__ void bump(float2 *p) { atomicAdd(p, make_float2(1.0f, 2.0f)); }\n\
-         __global__ void h(float2 *__restrict__ a, float *__restrict__ out) {\n\
+         extern \"C\" __global__ void h(float2 *__restrict__ a, float *__restrict__ out) {\n\
            float r = ((const float *)a)[1];\n\
            bump(a);\n\
            out[0] = r;\n\
