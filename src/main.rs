@@ -849,7 +849,8 @@ fn run_compile(args: CompileArgs) -> Result<(), String> {
     let source = read_input(&args.input)?;
     let name = args.input.display().to_string();
     if args.list_kernels {
-        let kernels = driver::list_kernels(&name, &source, &opts, &FsLoader).map_err(|e| e.rendered)?;
+        let kernels =
+            driver::list_kernels(&name, &source, &opts, &FsLoader).map_err(|e| e.rendered)?;
         let text: String = kernels
             .iter()
             .map(|k| format!("{}\t{}\n", k.ptx, k.readable()))
