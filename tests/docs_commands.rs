@@ -17,6 +17,9 @@
 //!   command would be (`...` again elides).
 //! - `needs=nvcc`: a session that runs nvcc too (found as the tests find
 //!   it; skipped loudly without it, a failure under `CI=true`).
+//! - `checked-by=PATH`: another test checks the block (the IR reference's
+//!   listings round-trip through the IR parser); PATH must exist and name
+//!   the document.
 //! - `illustrative`: shown, not run (a sketch, a fragment of code, a
 //!   command that needs a GPU or takes minutes). The test prints how many
 //!   blocks each kind has, so the run share can only be watched grow.
@@ -208,6 +211,7 @@ fn run(dir: &Path, cmd: &str, with_stderr: bool) -> String {
 #[test]
 fn every_block_of_the_docs_is_run_or_marked_illustrative() {
     let (mut sessions, mut outputs, mut illustrative, mut files) = (0, 0, 0, 0);
+    let mut checked = 0;
     let mut failures = Vec::new();
     for doc in documents() {
         let blocks = blocks(&doc);
@@ -222,7 +226,14 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
         let dir = scratch(&doc, &file_blocks, nvcc.as_deref());
         for block in &blocks {
             let skipped = block.attr("needs").as_deref() == Some("nvcc") && nvcc.is_none();
-            if block.is_illustrative() {
+            if let Some(test) = block.attr("checked-by") {
+                checked += 1;
+                let names_doc = std::fs::read_to_string(root().join(&test))
+                    .is_ok_and(|text| text.contains(doc.trim_start_matches("docs/")));
+                if !names_doc {
+                    failures.push(format!("{}: `{test}` does not check {doc}", block.place()));
+                }
+            } else if block.is_illustrative() {
                 illustrative += 1;
             } else if block.attr("file").is_some() {
                 files += 1;
@@ -256,7 +267,7 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
     }
     eprintln!(
         "docs: {sessions} sessions and {outputs} outputs run, {files} files, \
-         {illustrative} illustrative blocks"
+         {checked} checked by other tests, {illustrative} illustrative blocks"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -1362,10 +1362,39 @@ fn full_prefix(i: &Inst, n: usize) -> String {
 
 /// The few tensor-core shapes ptxas checks that are cheap to predict:
 /// operand counts of `wgmma.mma_async` (f16/bf16) and `tcgen05` alloc and
-/// dealloc, and the `.b32` type of tcgen05 alloc/dealloc/ld/st.
+/// dealloc, the `.b32` type of tcgen05 alloc/dealloc/ld/st, the `.b64`
+/// (and only) type of tcgen05.commit, and no predicate register among
+/// tcgen05 alloc/dealloc's operands (both "Unexpected instruction types"
+/// and "Arguments mismatch" in ptxas 13.5, found by mutants).
 fn tensor(cx: &mut Cx, i: &Inst) {
     let first = i.mods.first().map(String::as_str).unwrap_or("");
     let name = format!("{}{first}", i.opcode);
+    if i.opcode == "tcgen05" && first == ".commit" {
+        let other_type = i
+            .mods
+            .iter()
+            .any(|m| isa::type_info(m).is_some() && m != ".b64");
+        if other_type {
+            cx.error(
+                i.pos,
+                format!("Unexpected instruction types specified for '{name}'"),
+            );
+            return;
+        }
+    }
+    if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc") {
+        let predicate = i.operands.iter().any(|o| {
+            matches!(&o.kind, OpKind::Name { name, .. }
+                if matches!(cx.resolve(name), Res::Reg(s) if s.ty == ".pred"))
+        });
+        if predicate {
+            cx.error(
+                i.pos,
+                format!("Arguments mismatch for instruction '{name}'"),
+            );
+            return;
+        }
+    }
     if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") {
         if inst_type(i).is_some_and(|(t, _)| t != ".b32") {
             cx.error(
