@@ -287,23 +287,8 @@ fn nvcc_writes_the_manifest_entries() {
     let started = std::time::Instant::now();
     let outcomes = parallel_map(&blocks, |block| {
         let out = scratch_file(&dir, &block.config, "ptx");
-        let done = Command::new(&nvcc)
-            .current_dir(root())
-            .args(["-ptx", &format!("-arch={ARCH}")])
-            .arg(format!("-I{}", headers.display()))
-            .arg(format!("-I{}", headers.join("cccl").display()))
-            .args(block.config.flag_args())
-            .arg(&block.config.program)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("cannot run nvcc");
-        if !done.status.success() {
-            return Err(format!(
-                "nvcc rejected {}:\n{}",
-                block.config.label(),
-                String::from_utf8_lossy(&done.stderr)
-            ));
+        if let Err(e) = nvcc_ptx(&nvcc, &headers, &block.config, &[], &out) {
+            return Err(format!("nvcc rejected {}:\n{e}", block.config.label()));
         }
         let entries = ptx_entries(&read(&out));
         if entries != block.entries {
@@ -446,11 +431,19 @@ fn kernelc_compiles_exactly_the_listed_programs() {
 
 // ------------------------------------------ 4. kernelc against nvcc --
 
-/// nvcc's PTX of `config`, fused multiply-add off, into `out`.
-fn nvcc_ptx(nvcc: &Path, headers: &Path, config: &Configuration, out: &Path) -> Result<(), String> {
+/// nvcc's PTX of `config` with `extra` options, into `out` (the CCCL and
+/// cuRAND headers on the include path, as the manifest was made).
+fn nvcc_ptx(
+    nvcc: &Path,
+    headers: &Path,
+    config: &Configuration,
+    extra: &[&str],
+    out: &Path,
+) -> Result<(), String> {
     let done = Command::new(nvcc)
         .current_dir(root())
-        .args(["-ptx", &format!("-arch={ARCH}"), "--fmad=false"])
+        .args(["-ptx", &format!("-arch={ARCH}")])
+        .args(extra)
         .arg(format!("-I{}", headers.display()))
         .arg(format!("-I{}", headers.join("cccl").display()))
         .args(config.flag_args())
@@ -600,7 +593,7 @@ fn kernelc_programs_match_nvccs() {
         let stem = run.kernel().to_string();
         let theirs = dir.join(format!("{stem}.nvcc.ptx"));
         let ours = dir.join(format!("{stem}.kernelc.ptx"));
-        if let Err(e) = nvcc_ptx(&nvcc, &headers, &block.config, &theirs) {
+        if let Err(e) = nvcc_ptx(&nvcc, &headers, &block.config, &["--fmad=false"], &theirs) {
             return Some(format!("{label}: nvcc fails:\n{e}"));
         }
         if let Err(e) = kernelc_ptx(&block.config, &["--fmad=false"], &ours) {
