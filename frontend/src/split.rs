@@ -302,8 +302,9 @@ struct Decl {
     names: Vec<usize>,
 }
 
-/// The index of the first token at bracket depth 0 for which `f` holds,
-/// before `end`; `{ }` bodies are skipped.
+/// The end of a declaration's head (its specifiers and declarator name):
+/// the index of its first `{` or `=` (a body, a class body or an
+/// initializer; `operator=` is a name), or `end` when it has neither.
 fn head_end(tokens: &[Token], start: usize, end: usize) -> usize {
     (start..end)
         .find(|&i| {
@@ -562,7 +563,7 @@ fn declared_names(
             let after_separator = i > start
                 && (is_punct(&tokens[i - 1], Punct::LBrace)
                     || is_punct(&tokens[i - 1], Punct::Comma));
-            if depth == 1 && ident(i) && after_separator && head < end {
+            if depth == 1 && ident(i) && after_separator {
                 names.push(i);
             }
         }
