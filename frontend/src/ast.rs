@@ -17,6 +17,9 @@ pub struct TranslationUnit {
     /// The host functions and variables the split phase skipped, for the
     /// error when device code names one (E0017).
     pub host: Vec<HostDecl>,
+    /// The function templates, kept as tokens, and the instantiations
+    /// asked for outside device code's calls (`crate::templates`).
+    pub templates: std::sync::Arc<crate::templates::Templates>,
 }
 
 /// A host function or variable, skipped: device code cannot use it.
@@ -145,7 +148,7 @@ pub struct QualType {
 /// and `int`). Only the Itanium names of functions (`mangle.rs`) ask. It
 /// describes the innermost base type, under every pointer, array and
 /// reference of the declarator.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Spelling {
     /// The `CType` says it all: an 8-bit signed integer is plain `char`,
     /// a 64-bit one is `long` (or `unsigned long`).
@@ -430,6 +433,12 @@ pub enum ExprKind {
     Call {
         callee: Box<Expr>,
         args: Vec<Expr>,
+    },
+    /// A function template's name with arguments, `reduce<float, 256>`
+    /// (a callee; `crate::templates`).
+    TemplateId {
+        name: String,
+        args: Vec<crate::templates::TemplateArg>,
     },
     /// `base.field` (`arrow == false`) or `base->field`.
     Member {

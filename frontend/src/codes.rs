@@ -212,6 +212,12 @@ codes! {
         example: "__device__ float f(float x, float s = 1.0f, int n);   // E0018: `n` has no default\n__device__ float g(float x, float s = 1.0f);\ng();   // E0018: `x` has no default",
         fix: "Give every parameter after the first defaulted one a default (or move the defaulted ones to the end), and pass every argument that has no default.",
     },
+    E0019 {
+        title: "template instantiation failed",
+        explanation: "A function template is instantiated where it is used: a call in device code (its arguments written, `f<float>(x)`, or deduced from the call's arguments, `f(x)`), an explicit instantiation, or a launch or other use in host code (`k<256><<<g, b>>>(...)`). This error says an instantiation could not be made: an argument could not be deduced or evaluated to a constant, deduction found two different types for one parameter, there are more arguments than parameters, or instantiations nest deeper than the limit (a template that instantiates itself without end). An error inside an instantiation's body keeps its own code and gets a note naming the instantiation.",
+        example: "template <class T> __device__ T twice(T a, T b);\ntwice(1, 2.0f);   // E0019: `T` deduced as both `int` and `float`",
+        fix: "Write the template arguments the deduction cannot find (`twice<float>(1, 2.0f)`), make host-code arguments constants kernelc can read (a literal, a `const`/`constexpr` variable, or a parameter of an enclosing host template called with written arguments), and give a recursive template a base case.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

@@ -358,6 +358,17 @@ impl Dumper {
                     self.expr(a, d);
                 }
             }
+            ExprKind::TemplateId { name, args } => {
+                self.line(depth, &format!("TemplateId {name}"));
+                for a in args {
+                    match a {
+                        crate::templates::TemplateArg::Type(t) => {
+                            self.line(d, &format!("Type {}", qual(t)))
+                        }
+                        crate::templates::TemplateArg::Value(e) => self.expr(e, d),
+                    }
+                }
+            }
             ExprKind::Member {
                 base, field, arrow, ..
             } => {

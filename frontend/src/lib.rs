@@ -22,6 +22,7 @@ pub mod codes;
 mod diag;
 mod dump;
 mod headers;
+mod host_uses;
 mod include;
 mod lexer;
 mod lower;
@@ -32,6 +33,7 @@ mod sema;
 mod snippet;
 mod source_map;
 mod split;
+mod templates;
 mod token;
 pub mod typed;
 pub mod types;
@@ -229,7 +231,7 @@ fn parse_split(
     opts: &Options,
 ) -> (ast::TranslationUnit, Vec<Diagnostic>) {
     let len = u32::try_from(map.main().text().len()).unwrap_or(u32::MAX);
-    let (mut tu, diags) = parser::parse_tokens(&split.device, len, opts);
+    let (mut tu, diags) = parser::parse_tokens(&split.device, &split.template_uses, len, opts);
     tu.host = split.host;
     (tu, diags)
 }

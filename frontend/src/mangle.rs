@@ -74,6 +74,60 @@ pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
     out
 }
 
+/// The Itanium name of an instantiation of function template `t` with
+/// `args`, whose declaration is `decl`: 5.1.2's `<unscoped-template-name>
+/// <template-args>`, then the return type and the parameter types *as the
+/// template writes them* (5.1.5 `<template-param>`: `T_` for the first
+/// parameter, `T0_`, `T1_`, ... for the next), from the template's pattern
+/// (`crate::templates`). `_Z15biasGeluForwardIfEvPT_PKS0_S3_ii` is
+/// `biasGeluForward<float>(T *, const T *, const T *, int, int)` returning
+/// `void`. The template's name is the first substitution candidate; a
+/// `<template-param>` is one too, apart from the type it stands for.
+pub fn instance(
+    t: &crate::templates::FunctionTemplate,
+    args: &[crate::templates::ArgValue],
+    decl: &crate::ast::FunctionDecl,
+) -> String {
+    let mut m = Mangler::default();
+    let mut out = format!("_Z{}", source_name(&t.name));
+    m.candidates.push(format!("template {}", t.name));
+    out.push('I');
+    for (a, p) in args.iter().zip(&t.params) {
+        out.push_str(&m.template_arg(a, &p.kind));
+    }
+    out.push('E');
+    let shape = t.pattern.as_ref().unwrap_or(decl);
+    out.push_str(&m.ty(&shape.ret, Quals::NONE, &Spelling::Plain));
+    if shape.params.is_empty() {
+        out.push('v');
+    }
+    for p in &shape.params {
+        let text = match p.by_ref {
+            Some(_) => m.reference(
+                &p.ty.ty,
+                quals(p.ty.is_const, p.ty.is_volatile, false),
+                &p.ty.spelling,
+            ),
+            None => {
+                // An array parameter is the pointer it decays to.
+                let ty = if p.dims.is_empty() {
+                    p.ty.ty.clone()
+                } else {
+                    CType::Pointer {
+                        pointee: Box::new(p.ty.ty.clone()),
+                        pointee_const: p.ty.is_const,
+                        pointee_volatile: p.ty.is_volatile,
+                        restrict: false,
+                    }
+                };
+                m.ty(&ty, Quals::NONE, &p.ty.spelling)
+            }
+        };
+        out.push_str(&text);
+    }
+    out
+}
+
 /// CV-qualifiers in the ABI's order: `r` (restrict), `V`, `K`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Quals {
@@ -179,8 +233,15 @@ fn source_name(name: &str) -> String {
     format!("{}{name}", name.len())
 }
 
-/// The name a struct or enumeration is mangled by.
+/// The name a struct or enumeration is mangled by; a template
+/// parameter's placeholder is its `<template-param>` (`T_`, `T0_`, ...).
 fn class_name(ty: &CType, spelling: &Spelling) -> String {
+    if let Some(i) = crate::types::template_param_index(ty) {
+        return match i {
+            0 => "T_".to_string(),
+            i => format!("T{}_", i - 1),
+        };
+    }
     match (ty, spelling) {
         // `CUtensorMap` is a typedef of `struct CUtensorMap_st` in cuda.h.
         (CType::Struct(s), _) if s.id == TENSOR_MAP_ID => source_name("CUtensorMap_st"),
@@ -198,6 +259,36 @@ struct Mangler {
 }
 
 impl Mangler {
+    /// One `<template-arg>`: a type, or 5.1.6's `<expr-primary>` for a
+    /// value (`Li16E`, `Lb1E`, `Lin1E` for -1).
+    fn template_arg(
+        &mut self,
+        a: &crate::templates::ArgValue,
+        kind: &crate::templates::ParamKind,
+    ) -> String {
+        use crate::templates::{ArgValue, ParamKind};
+        match (a, kind) {
+            (
+                ArgValue::Type {
+                    ty,
+                    is_const,
+                    is_volatile,
+                    spelling,
+                },
+                _,
+            ) => self.ty(ty, quals(*is_const, *is_volatile, false), spelling),
+            (ArgValue::Int(v, ty), ParamKind::Value(_, spelling)) => {
+                let code = self.ty(ty, Quals::NONE, spelling);
+                match (ty, *v < 0) {
+                    (CType::Bool, _) => format!("L{code}{}E", i32::from(*v != 0)),
+                    (_, true) => format!("L{code}n{}E", v.unsigned_abs()),
+                    (_, false) => format!("L{code}{v}E"),
+                }
+            }
+            (ArgValue::Int(v, _), ParamKind::Type) => format!("Li{v}E"),
+        }
+    }
+
     /// `R` and the referenced type.
     fn reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
         let key = format!("R{}", key(ty, q, spelling));

@@ -40,6 +40,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::ast::{HostDecl, HostKind};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
+pub(crate) use crate::host_uses::TemplateUse;
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 /// What the split gives the parser and the checker.
@@ -54,6 +55,9 @@ pub(crate) struct Split {
     pub errors: Vec<Diagnostic>,
     /// The source range of each kept declaration, in order.
     kept: Vec<Span>,
+    /// The kernel template instantiations host code asks for
+    /// (`crate::host_uses`).
+    pub template_uses: Vec<TemplateUse>,
 }
 
 impl Split {
@@ -79,11 +83,13 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
+    let template_uses = splitter.template_uses();
     let split = Split {
         device,
         host,
         errors: Vec::new(),
         kept: splitter.kept_spans(),
+        template_uses,
     };
     // Unclosed bodies in kept code are the parser's to report.
     errors.retain(|e: &Diagnostic| !split.in_device_code(e.span));
@@ -217,6 +223,39 @@ fn is_attribute_word(t: &Token) -> bool {
     }
 }
 
+/// Past the `template <...>` headers the declaration at `start` begins
+/// with (`start` when it has none): angle brackets counted outside
+/// parentheses, `>>` as two.
+fn template_headers_end(tokens: &[Token], start: usize) -> usize {
+    let mut i = start;
+    while tokens.get(i).is_some_and(|t| is_kw(t, Keyword::Template))
+        && tokens.get(i + 1).is_some_and(|t| is_punct(t, Punct::Lt))
+    {
+        let mut angles = 0usize;
+        let mut parens = 0usize;
+        i += 1;
+        while let Some(t) = tokens.get(i) {
+            match t.kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket) => parens += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
+                    parens = parens.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::Lt) if parens == 0 => angles += 1,
+                TokenKind::Punct(Punct::Gt) if parens == 0 => angles = angles.saturating_sub(1),
+                TokenKind::Punct(Punct::Shr) if parens == 0 => angles = angles.saturating_sub(2),
+                // A header is never longer than its declaration.
+                TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return start,
+                _ => {}
+            }
+            i += 1;
+            if angles == 0 {
+                break;
+            }
+        }
+    }
+    i
+}
+
 /// The end (exclusive) of the declaration starting at `start`: after the
 /// `;` that ends it outside brackets, or after the `}` closing its
 /// function body.
@@ -227,6 +266,9 @@ fn is_attribute_word(t: &Token) -> bool {
 /// member-initializer list (`: a(x), b{y} {`), where a brace right after
 /// a name is that member's initializer.
 fn declaration_end(tokens: &[Token], start: usize, errors: &mut Vec<Diagnostic>) -> usize {
+    // A template's parameter list may hold `=` (default arguments), which
+    // must not read as an initializer.
+    let start = template_headers_end(tokens, start);
     let mut depth = 0usize;
     let mut declarator_paren = false;
     let mut assigned = false;
@@ -306,7 +348,7 @@ struct Decl {
 /// the index of its first `{` or `=` (a body, a class body or an
 /// initializer; `operator=` is a name), or `end` when it has neither.
 fn head_end(tokens: &[Token], start: usize, end: usize) -> usize {
-    (start..end)
+    (template_headers_end(tokens, start).min(end)..end)
         .find(|&i| {
             is_punct(&tokens[i], Punct::LBrace)
                 || is_punct(&tokens[i], Punct::Assign)
@@ -437,7 +479,7 @@ fn class_key_first(tokens: &[Token], start: usize, head: usize) -> bool {
 /// attribute's), unless an `=` comes first. `None` for variables.
 fn declarator_name(tokens: &[Token], start: usize, head: usize) -> Option<usize> {
     let mut depth = 0usize;
-    for i in start..head {
+    for i in template_headers_end(tokens, start).min(head)..head {
         match tokens[i].kind {
             TokenKind::Punct(Punct::LParen) if depth == 0 => {
                 let prev = i.checked_sub(1).filter(|&p| p >= start)?;
@@ -679,6 +721,35 @@ impl<'t> Splitter<'t> {
             }
         }
         any
+    }
+
+    /// The instantiations of device function templates that host code
+    /// asks for (`crate::host_uses`).
+    fn template_uses(&self) -> Vec<TemplateUse> {
+        let starts_template = |d: &Decl| {
+            self.tokens
+                .get(d.start)
+                .is_some_and(|t| is_kw(t, Keyword::Template))
+        };
+        let device_templates: FxHashSet<&str> = self
+            .decls
+            .iter()
+            .filter(|d| d.role == Role::Device && starts_template(d))
+            .flat_map(|d| d.names.iter().map(|&n| self.tokens[n].text.as_str()))
+            .collect();
+        if device_templates.is_empty() {
+            return Vec::new();
+        }
+        let ranges = |role: &dyn Fn(Role) -> bool| -> Vec<(usize, usize)> {
+            self.decls
+                .iter()
+                .filter(|d| role(d.role))
+                .map(|d| (d.start, d.end))
+                .collect()
+        };
+        let host_fns = ranges(&|r| r == Role::Host(HostKind::Function));
+        let file_consts = ranges(&|r| r == Role::Shared);
+        crate::host_uses::find(self.tokens, &device_templates, &host_fns, &file_consts)
     }
 
     /// The host functions and variables, by name.

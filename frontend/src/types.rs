@@ -200,6 +200,35 @@ pub fn dim3_type() -> CType {
     )))
 }
 
+/// The ids of [`template_param`]'s placeholders: `TEMPLATE_PARAM_ID + i`
+/// for a template's parameter `i` (below `DIM3_ID`'s neighbours).
+pub const TEMPLATE_PARAM_ID: u32 = 800;
+
+/// The most parameters a template may have (each needs its placeholder id).
+pub const MAX_TEMPLATE_PARAMS: usize = 64;
+
+/// The placeholder a template's type parameter `index` named `name` stands
+/// as while its header is read for deduction and names
+/// (`crate::templates`): an empty struct that no real type equals.
+pub fn template_param(index: usize, name: &str) -> CType {
+    let id = TEMPLATE_PARAM_ID + index.min(MAX_TEMPLATE_PARAMS) as u32;
+    CType::Struct(Arc::new(StructDef::layout(
+        id,
+        name.to_string(),
+        false,
+        Vec::new(),
+        1,
+    )))
+}
+
+/// The template parameter index `ty` is the placeholder of, if it is one.
+pub fn template_param_index(ty: &CType) -> Option<usize> {
+    let id = ty.struct_def()?.id;
+    (TEMPLATE_PARAM_ID..TEMPLATE_PARAM_ID + MAX_TEMPLATE_PARAMS as u32)
+        .contains(&id)
+        .then(|| (id - TEMPLATE_PARAM_ID) as usize)
+}
+
 /// Whether `a` and `b` are `dim3` and `uint3` (either way round), whose
 /// values are the same twelve bytes.
 pub fn is_dim3_uint3_pair(a: &CType, b: &CType) -> bool {

@@ -56,8 +56,19 @@ pub fn demangle(name: &str) -> Option<String> {
         text: rest.as_bytes(),
         pos: 0,
         candidates: Vec::new(),
+        template_args: Vec::new(),
     };
-    let fname = d.source_name()?;
+    let mut fname = d.source_name()?;
+    if d.peek() == Some(b'I') {
+        // A template's instance: the name is a candidate, then its
+        // arguments, then (5.1.2) the return type, which is not shown.
+        d.candidates.push(Demangled::Named(fname.clone()));
+        let args = d.template_args()?;
+        let shown: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        fname = format!("{fname}<{}>", shown.join(", "));
+        d.template_args = args;
+        d.ty()?;
+    }
     let mut params = Vec::new();
     while d.pos < d.text.len() {
         params.push(d.ty()?);
@@ -232,6 +243,8 @@ struct Demangler<'a> {
     text: &'a [u8],
     pos: usize,
     candidates: Vec<Demangled>,
+    /// A template instance's arguments, which `T_`, `T0_`, ... name.
+    template_args: Vec<Demangled>,
 }
 
 impl Demangler<'_> {
@@ -256,6 +269,33 @@ impl Demangler<'_> {
         let name = std::str::from_utf8(self.text.get(self.pos..end)?).ok()?;
         self.pos = end;
         Some(name.to_string())
+    }
+
+    /// `I <template-arg>+ E`: types, and literals (5.1.6 `L <type>
+    /// <value> E`) written as C++ writes them (`256u`, `true`, `-1l`).
+    fn template_args(&mut self) -> Option<Vec<Demangled>> {
+        self.pos += 1;
+        let mut args = Vec::new();
+        while self.peek()? != b'E' {
+            if self.peek() == Some(b'L') {
+                self.pos += 1;
+                let ty = self.ty()?;
+                let negative = self.peek() == Some(b'n');
+                if negative {
+                    self.pos += 1;
+                }
+                let value = self.number()?;
+                if self.peek() != Some(b'E') {
+                    return None;
+                }
+                self.pos += 1;
+                args.push(Demangled::Named(literal(&ty, negative, value)));
+            } else {
+                args.push(self.ty()?);
+            }
+        }
+        self.pos += 1;
+        Some(args)
     }
 
     fn ty(&mut self) -> Option<Demangled> {
@@ -312,11 +352,42 @@ impl Demangler<'_> {
                 Demangled::Array(n, Box::new(self.ty()?))
             }
             b'0'..=b'9' => Demangled::Named(self.source_name()?),
+            b'T' => {
+                // `T_` is the first template argument, `T<n>_` the n+2th.
+                self.pos += 1;
+                let n = match self.peek()? {
+                    b'_' => 0,
+                    _ => usize::try_from(self.number()?).ok()? + 1,
+                };
+                if self.peek() != Some(b'_') {
+                    return None;
+                }
+                self.pos += 1;
+                self.template_args.get(n)?.clone()
+            }
             _ => return None,
         };
         self.candidates.push(t.clone());
         Some(t)
     }
+}
+
+/// A template argument's value as C++ writes it: `16`, `256u`, `-1l`,
+/// `8ul`, `true`, `(char)120`.
+fn literal(ty: &Demangled, negative: bool, value: u64) -> String {
+    let sign = if negative { "-" } else { "" };
+    let name = ty.to_string();
+    let suffix = match name.as_str() {
+        "bool" => return (value != 0).to_string(),
+        "int" => "",
+        "unsigned int" => "u",
+        "long" => "l",
+        "unsigned long" => "ul",
+        "long long" => "ll",
+        "unsigned long long" => "ull",
+        _ => return format!("({name}){sign}{value}"),
+    };
+    format!("{sign}{value}{suffix}")
 }
 
 /// The builtin types' codes and C++ names (5.1.5).
@@ -388,6 +459,28 @@ mod tests {
             "`scale` names 2 kernels: `_Z5scalePfi` (scale(float*, int)), \
              `_Z5scalePdi` (scale(double*, int)); give the full name"
         );
+    }
+
+    #[test]
+    fn template_instances_read_with_their_arguments() {
+        assert_eq!(
+            demangle("_Z15biasGeluForwardI6__halfEvPT_PKS1_S4_ii").as_deref(),
+            Some("biasGeluForward<__half>(__half*, const __half*, const __half*, int, int)")
+        );
+        assert_eq!(
+            demangle("_Z9reduceSumIfLj256ELb1EEvPKT_PS0_j").as_deref(),
+            Some("reduceSum<float, 256u, true>(const float*, float*, unsigned int)")
+        );
+        assert_eq!(
+            demangle("_Z5byIntILin5EEvPi").as_deref(),
+            Some("byInt<-5>(int*)")
+        );
+        assert_eq!(
+            plain_name("_Z14matrixMulTiledILi16EEvPfPKfS2_ii"),
+            "matrixMulTiled"
+        );
+        // A template parameter past the arguments is no name.
+        assert_eq!(demangle("_Z1fIiEvT0_"), None);
     }
 
     #[test]

@@ -184,6 +184,10 @@ impl Parser<'_> {
             let Some((op, prec)) = self.punct().and_then(binary_op) else {
                 return Ok(lhs);
             };
+            if self.in_template_args && matches!(op, BinaryOp::Gt | BinaryOp::Shr) {
+                // The `>` closes the template argument list.
+                return Ok(lhs);
+            }
             if prec < min {
                 return Ok(lhs);
             }
@@ -490,6 +494,11 @@ impl Parser<'_> {
                 }
                 ExprKind::Ident(tok.text.clone())
             }
+            TokenKind::Ident
+                if self.is_punct_at(1, Punct::Lt) && self.is_template_name(&tok.text) =>
+            {
+                return self.template_id();
+            }
             TokenKind::Ident => ExprKind::Ident(tok.text.clone()),
             TokenKind::Int { value, ty } => ExprKind::IntLit {
                 value: *value,
@@ -510,7 +519,10 @@ impl Parser<'_> {
             TokenKind::Str(_) => return Ok(self.string_literal()),
             TokenKind::Punct(Punct::LParen) => {
                 self.bump();
-                let inner = self.expr()?;
+                let outer = std::mem::replace(&mut self.in_template_args, false);
+                let inner = self.expr();
+                self.in_template_args = outer;
+                let inner = inner?;
                 let close = self.expect_punct(Punct::RParen, "to close the parenthesis")?;
                 let mut inner = inner;
                 inner.span = tok.span.to(close);

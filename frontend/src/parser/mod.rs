@@ -15,12 +15,17 @@ mod decl;
 mod expr;
 mod stmt;
 mod structs;
+mod templates;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::ast::{EnumDecl, Item, TranslationUnit};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
+use crate::templates::{ParseEnv, Templates};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::types::CType;
 
@@ -30,38 +35,96 @@ pub(crate) struct Recorded;
 
 pub(crate) type PResult<T> = Result<T, Recorded>;
 
-/// Parses preprocessed tokens.
+/// Parses preprocessed tokens: the device code, and the template uses the
+/// split phase found in host code (instantiation requests).
 pub(crate) fn parse_tokens(
     tokens: &[Token],
+    host_uses: &[crate::split::TemplateUse],
     source_len: u32,
     opts: &crate::Options,
 ) -> (TranslationUnit, Vec<Diagnostic>) {
-    let mut p = Parser {
-        toks: tokens,
-        pos: 0,
-        diags: Vec::new(),
-        depth: 0,
-        nesting_limit: opts.nesting_limit,
-        error_limit: opts.error_limit,
-        abandon_item: false,
-        typedefs: FxHashMap::default(),
-        pending_enums: Vec::new(),
-        structs: FxHashMap::default(),
-        next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
-        eof: Token {
-            kind: TokenKind::Punct(Punct::Semi),
-            text: String::new(),
-            span: Span::new(source_len, source_len),
-        },
-    };
+    let eof = Span::new(source_len, source_len);
+    let mut p = Parser::new(tokens, eof, opts);
     let items = p.translation_unit();
+    for u in host_uses {
+        if p.is_template_name(&u.name) {
+            p.host_use(u);
+        }
+    }
+    let mut templates = std::mem::take(&mut p.templates);
+    templates.env = ParseEnv {
+        typedefs: std::mem::take(&mut p.typedefs),
+        structs: std::mem::take(&mut p.structs),
+        next_struct_id: p.next_struct_id.into(),
+    };
     (
         TranslationUnit {
             items,
             host: Vec::new(),
+            templates: Arc::new(templates),
         },
         p.diags,
     )
+}
+
+/// Parses the default argument `tokens` of a parameter of template `t`,
+/// with the arguments `known` of the parameters before it bound.
+pub(crate) fn parse_template_arg(
+    templates: &Templates,
+    t: &crate::templates::FunctionTemplate,
+    tokens: &[Token],
+    known: &[crate::templates::ArgValue],
+    opts: &crate::Options,
+) -> Result<crate::templates::TemplateArg, Vec<Diagnostic>> {
+    let tokens = crate::templates::substitute_values_in(t, known, tokens);
+    let eof = tokens.last().map(|t| t.span).unwrap_or_default();
+    let mut p = Parser::new(&tokens, eof, opts);
+    p.typedefs = templates.env.typedefs.clone();
+    p.structs = templates.env.structs.clone();
+    p.templates.by_name = templates.by_name.clone();
+    p.typedefs.extend(crate::templates::type_bindings(t, known));
+    let arg = if p.starts_type(0) {
+        p.type_name().map(crate::templates::TemplateArg::Type)
+    } else {
+        p.cond_value().map(crate::templates::TemplateArg::Value)
+    };
+    match arg {
+        Ok(a) if p.diags.is_empty() && p.at_eof() => Ok(a),
+        _ => Err(p.diags),
+    }
+}
+
+/// Parses the declaration of a template's instantiation: `tokens` (its
+/// value parameters already replaced, `crate::templates`) with each type
+/// parameter in `types` bound as a typedef of its argument.
+pub(crate) fn parse_instance(
+    templates: &Templates,
+    tokens: &[Token],
+    types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
+    opts: &crate::Options,
+) -> Result<crate::ast::FunctionDecl, Vec<Diagnostic>> {
+    let eof = tokens.last().map(|t| t.span).unwrap_or_default();
+    let mut p = Parser::new(tokens, eof, opts);
+    p.typedefs = templates.env.typedefs.clone();
+    p.structs = templates.env.structs.clone();
+    p.next_struct_id = templates.env.next_struct_id.load(Ordering::Relaxed);
+    p.templates.by_name = templates.by_name.clone();
+    p.typedefs.extend(types);
+    let items = p.external_decl(false);
+    templates
+        .env
+        .next_struct_id
+        .fetch_max(p.next_struct_id, Ordering::Relaxed);
+    let function = items.ok().and_then(|items| {
+        items.into_iter().find_map(|item| match item {
+            Item::Function(f) => Some(f),
+            _ => None,
+        })
+    });
+    match function {
+        Some(f) if p.diags.is_empty() && p.at_eof() => Ok(f),
+        _ => Err(p.diags),
+    }
 }
 
 pub(crate) struct Parser<'t> {
@@ -92,6 +155,62 @@ pub(crate) struct Parser<'t> {
     next_struct_id: u32,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
+    /// The function templates declared so far, and the instantiations
+    /// asked for (`crate::templates`).
+    templates: Templates,
+    /// Set while parsing a template argument: `>` closes the list instead
+    /// of comparing (parentheses clear it again).
+    in_template_args: bool,
+    /// Set when the first `>` of a `>>` closed an inner template argument
+    /// list: the token stays, as the `>` that closes the outer one.
+    split_shr: bool,
+}
+
+impl<'t> Parser<'t> {
+    fn new(toks: &'t [Token], eof: Span, opts: &crate::Options) -> Parser<'t> {
+        Parser {
+            toks,
+            pos: 0,
+            diags: Vec::new(),
+            depth: 0,
+            nesting_limit: opts.nesting_limit,
+            error_limit: opts.error_limit,
+            abandon_item: false,
+            typedefs: FxHashMap::default(),
+            pending_enums: Vec::new(),
+            structs: FxHashMap::default(),
+            next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
+            eof: Token {
+                kind: TokenKind::Punct(Punct::Semi),
+                text: String::new(),
+                span: eof,
+            },
+            templates: Templates::default(),
+            in_template_args: false,
+            split_shr: false,
+        }
+    }
+
+    /// A parser of `toks` that sees this one's types and templates, with
+    /// `types` bound as typedefs on top.
+    fn sub_parser<'s>(
+        &self,
+        toks: &'s [Token],
+        types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
+    ) -> Parser<'s> {
+        let eof = toks.last().map(|t| t.span).unwrap_or_default();
+        let mut p = Parser {
+            nesting_limit: self.nesting_limit,
+            error_limit: self.error_limit,
+            typedefs: self.typedefs.clone(),
+            structs: self.structs.clone(),
+            next_struct_id: self.next_struct_id,
+            ..Parser::new(toks, eof, &crate::Options::default())
+        };
+        p.templates.by_name = self.templates.by_name.clone();
+        p.typedefs.extend(types);
+        p
+    }
 }
 
 impl Parser<'_> {
@@ -364,6 +483,13 @@ impl Parser<'_> {
                 continue;
             }
             let start = self.pos;
+            if self.is_kw(Keyword::Template) {
+                if self.template_decl().is_err() {
+                    self.pos = start;
+                    self.skip_item_from(start);
+                }
+                continue;
+            }
             if self.is_kw(Keyword::StaticAssert) {
                 match self.static_assert() {
                     Ok(sa) => out.push(Item::StaticAssert(sa)),

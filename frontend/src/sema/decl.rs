@@ -618,7 +618,14 @@ impl Checker {
         let name = if v.storage.is_extern {
             v.name.clone()
         } else {
-            let base = format!("{}${}", self.fn_name, v.name);
+            // An instantiation's name (`k<16>`) is no PTX name; its
+            // Itanium name is.
+            let function = self
+                .tmpl
+                .link_names
+                .get(&self.fn_name)
+                .unwrap_or(&self.fn_name);
+            let base = format!("{function}${}", v.name);
             let mut name = base.clone();
             let mut n = 2;
             while self.global_index.contains_key(&name) {

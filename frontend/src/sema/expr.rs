@@ -156,6 +156,14 @@ impl Checker {
         let span = e.span;
         match &e.kind {
             A::Ident(name) => self.ident(name, span),
+            A::TemplateId { name, .. } => {
+                self.error(
+                    span,
+                    Code::E0002,
+                    format!("`{name}<...>` is supported by kernelc only as the function of a call"),
+                );
+                None
+            }
             A::IntLit { value, ty } => Some(int_const(i128::from(*value), ty.clone(), span)),
             A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
             A::StrLit(bytes) => Some(mk(ExprKind::Str(bytes.clone()), const_char_ptr(), span)),
@@ -1115,16 +1123,32 @@ impl Checker {
                 return self.std_call(base, callee.span, args, span);
             }
         }
-        let ast::ExprKind::Ident(name) = &callee.kind else {
-            let _ = self.expr(callee);
-            self.error(
-                callee.span,
-                Code::E0002,
-                "only named functions can be called in kernelc",
-            );
-            return None;
+        let (name, explicit) = match &callee.kind {
+            ast::ExprKind::Ident(name) => (name, &[][..]),
+            ast::ExprKind::TemplateId { name, args } => (name, &args[..]),
+            _ => {
+                let _ = self.expr(callee);
+                self.error(
+                    callee.span,
+                    Code::E0002,
+                    "only named functions can be called in kernelc",
+                );
+                return None;
+            }
         };
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let is_template_id = matches!(callee.kind, ast::ExprKind::TemplateId { .. });
+        let instance;
+        let name = if is_template_id
+            || (!self.by_name.contains_key(name.as_str())
+                && self.lookup(name).is_none()
+                && self.tmpl.templates.is_template(name))
+        {
+            instance = self.template_call(name, explicit, &typed_args, callee.span)?;
+            &instance
+        } else {
+            name
+        };
         if let Some(b) = self.lookup(name) {
             let ty = match b {
                 Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),

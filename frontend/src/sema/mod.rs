@@ -13,6 +13,7 @@ mod device_fns;
 mod expr;
 mod labels;
 mod runtime;
+mod templates;
 mod tensor;
 mod vectors;
 mod warnings;
@@ -159,6 +160,8 @@ pub(crate) struct Checker {
     host: FxHashMap<String, ast::HostDecl>,
     /// The index of the top-level item being checked.
     item: usize,
+    /// The function templates and their instantiations.
+    tmpl: templates::Instances,
 }
 
 impl Checker {
@@ -221,6 +224,7 @@ pub(crate) fn check_program(
         opts: opts.clone(),
         host: FxHashMap::default(),
         item: 0,
+        tmpl: templates::Instances::default(),
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
@@ -235,6 +239,8 @@ pub(crate) fn check_program(
             }
         }
     }
+    c.tmpl.templates = tu.templates.clone();
+    c.tmpl.next_def = defs.len();
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
@@ -259,6 +265,10 @@ pub(crate) fn check_program(
             }
         }
     }
+    c.item = tu.items.len();
+    c.scopes.clear();
+    c.requested_instances();
+    c.instance_bodies(&mut functions);
     for (name, &i) in &c.by_name {
         let s = &c.sigs[i];
         if let (None, Some(call)) = (s.def, s.first_call) {
@@ -504,7 +514,9 @@ impl Checker {
                 reference: *reference,
             })
             .collect();
-        let link_name = if s.extern_c {
+        let link_name = if let Some(link) = self.tmpl.link_names.get(&f.name) {
+            link.clone()
+        } else if s.extern_c {
             f.name.clone()
         } else {
             crate::mangle::function(&f.name, &mangled)

@@ -1,7 +1,6 @@
-// expect: 2:1: not supported
+// expect: 2:1: class templates are not supported
 template <typename T>
-__global__ void fill(T *p, T v, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        p[i] = v;
-}
+struct Box {
+    T value;
+};
+__global__ void fill(Box<float> *p, float v) { p->value = v; }

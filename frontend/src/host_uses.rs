@@ -1,0 +1,449 @@
+//! The instantiations of kernel templates that host code asks for.
+//!
+//! A kernel template is instantiated where host code names it with its
+//! arguments: a launch (`reduce<float, 256><<<g, b>>>(...)`), its address
+//! (`&k<16>`, `cudaFuncSetAttribute(k<T>, ...)`). Host code is never parsed
+//! (`crate::split`), so this module reads those uses from its tokens, with
+//! just enough evaluation for the ways programs write them:
+//!
+//! - arguments written out (`k<16>`, `k<float, true>`), or naming a
+//!   constant of the function or the file (`const int kThreads = 256;`),
+//!   substituted by its value's tokens;
+//! - uses inside a host function template, instantiated in turn from the
+//!   uses of *that* template with its arguments written out
+//!   (`template <class T> void run(...) { switch (n) { case 256:
+//!   reduce<T, 256><<<...>>>` called as `run<float>(...)` from `main`):
+//!   each distinct instantiation of a host template is followed once.
+//!
+//! What it finds are token lists, one per argument; the parser reads them
+//! as template arguments (`Parser::host_use_args`) and the checker
+//! evaluates them. A host template that is called only with deduced
+//! arguments (`run(dIn, n)`) is not followed: finding its arguments would
+//! take C++'s type system on host code.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diag::Span;
+use crate::token::{Keyword, Punct, Token, TokenKind};
+
+/// A use of a template with explicit arguments, found in host code.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TemplateUse {
+    pub name: String,
+    /// Each argument's tokens, host constants and host template parameters
+    /// replaced by their values.
+    pub args: Vec<Vec<Token>>,
+    /// The template's name where the use (or the use that led to it) is.
+    pub span: Span,
+    /// A launch that leaves the arguments to deduction
+    /// (`k<<<g, b>>>(dIn, n)`), which kernelc cannot follow (`args` is
+    /// empty): an error, rather than a program without the kernel.
+    pub deduced: bool,
+}
+
+/// The most host template instantiations followed, and how deep.
+const MAX_HOST_INSTANCES: usize = 4096;
+const MAX_HOST_DEPTH: usize = 32;
+
+/// A host function, as the search needs it.
+struct HostFn<'t> {
+    /// Its template parameters' names (empty for a plain function).
+    params: Vec<&'t str>,
+    /// The uses of templates in its body.
+    uses: Vec<RawUse>,
+    /// The `const`/`constexpr` locals of its body, by name: their value's
+    /// token range.
+    consts: FxHashMap<&'t str, (usize, usize)>,
+}
+
+/// A use as written: the template's name and each argument's token range
+/// (`None`: a launch without them).
+struct RawUse {
+    name_at: usize,
+    args: Option<Vec<(usize, usize)>>,
+}
+
+/// Finds the uses of `device_templates` in the host functions `host_fns`
+/// (token ranges `start..end` of whole declarations), following host
+/// function templates through their own uses; `file_consts` are the
+/// file-scope `const` variables' declarations.
+pub(crate) fn find(
+    tokens: &[Token],
+    device_templates: &FxHashSet<&str>,
+    host_fns: &[(usize, usize)],
+    file_consts: &[(usize, usize)],
+) -> Vec<TemplateUse> {
+    let mut fns: Vec<(Option<&str>, HostFn<'_>)> = Vec::new();
+    let mut host_templates: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    // Names of host templates first: a use is of a device or a host template.
+    for &(start, end) in host_fns {
+        if let Some((name, params)) = template_header(tokens, start, end) {
+            host_templates.entry(name).or_default();
+            fns.push((Some(name), empty_fn(params)));
+        } else {
+            fns.push((None, empty_fn(Vec::new())));
+        }
+    }
+    for (i, (name, _)) in fns.iter().enumerate() {
+        if let Some(n) = name {
+            host_templates.entry(n).or_default().push(i);
+        }
+    }
+    let wanted = |name: &str| device_templates.contains(name) || host_templates.contains_key(name);
+    for (f, &(start, end)) in fns.iter_mut().zip(host_fns) {
+        let body = (start..end)
+            .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
+            .unwrap_or(end);
+        f.1.uses = raw_uses(tokens, body, end, &wanted);
+        f.1.consts = consts_in(tokens, body, end);
+    }
+    let mut file: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    for &(start, end) in file_consts {
+        file.extend(consts_in(tokens, start, end));
+    }
+    let mut search = Search {
+        tokens,
+        device_templates,
+        host_templates: &host_templates,
+        fns: &fns,
+        file: &file,
+        seen_host: FxHashSet::default(),
+        seen_device: FxHashSet::default(),
+        out: Vec::new(),
+    };
+    for (i, (name, _)) in fns.iter().enumerate() {
+        if name.is_none() {
+            search.follow(i, &FxHashMap::default(), None, 0);
+        }
+    }
+    search.out
+}
+
+fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
+    HostFn {
+        params,
+        uses: Vec::new(),
+        consts: FxHashMap::default(),
+    }
+}
+
+/// The state of the search through host functions.
+struct Search<'a, 't> {
+    tokens: &'t [Token],
+    device_templates: &'a FxHashSet<&'a str>,
+    host_templates: &'a FxHashMap<&'t str, Vec<usize>>,
+    fns: &'a [(Option<&'t str>, HostFn<'t>)],
+    file: &'a FxHashMap<&'t str, (usize, usize)>,
+    /// Host template instantiations followed, by name and arguments' text.
+    seen_host: FxHashSet<String>,
+    /// Device template uses found, by the same key.
+    seen_device: FxHashSet<String>,
+    out: Vec<TemplateUse>,
+}
+
+impl<'t> Search<'_, 't> {
+    /// Follows the uses in host function `f`, its template parameters bound
+    /// to `bindings`; `origin` is the use in non-template code that led
+    /// here (where a device use found here is reported).
+    fn follow(
+        &mut self,
+        f: usize,
+        bindings: &FxHashMap<&'t str, Vec<Token>>,
+        origin: Option<Span>,
+        depth: usize,
+    ) {
+        let fns = self.fns;
+        let host = &fns[f].1;
+        for u in &host.uses {
+            let name = self.tokens[u.name_at].text.as_str();
+            let span = origin.unwrap_or(self.tokens[u.name_at].span);
+            let Some(raw_args) = &u.args else {
+                if self.device_templates.contains(name)
+                    && self.seen_device.insert(format!("{name}<<<"))
+                {
+                    self.out.push(TemplateUse {
+                        name: name.to_string(),
+                        args: Vec::new(),
+                        span: self.tokens[u.name_at].span,
+                        deduced: true,
+                    });
+                }
+                continue;
+            };
+            let args: Vec<Vec<Token>> = raw_args
+                .iter()
+                .map(|&(s, e)| self.resolve(s, e, bindings, &host.consts, 0))
+                .collect();
+            let key = format!("{name}<{}>", key_text(&args));
+            if self.device_templates.contains(name) {
+                if self.seen_device.insert(key) {
+                    self.out.push(TemplateUse {
+                        name: name.to_string(),
+                        args,
+                        span,
+                        deduced: false,
+                    });
+                }
+            } else if depth < MAX_HOST_DEPTH
+                && self.seen_host.len() < MAX_HOST_INSTANCES
+                && self.seen_host.insert(key)
+            {
+                for &g in self.host_templates.get(name).into_iter().flatten() {
+                    let params = &fns[g].1.params;
+                    if params.len() < args.len() {
+                        continue;
+                    }
+                    let inner: FxHashMap<&str, Vec<Token>> =
+                        params.iter().copied().zip(args.iter().cloned()).collect();
+                    self.follow(g, &inner, Some(span), depth + 1);
+                }
+            }
+        }
+    }
+
+    /// The tokens `start..end` with template parameters and constants
+    /// replaced by their values (parenthesized when they are expressions).
+    fn resolve(
+        &self,
+        start: usize,
+        end: usize,
+        bindings: &FxHashMap<&'t str, Vec<Token>>,
+        locals: &FxHashMap<&'t str, (usize, usize)>,
+        depth: usize,
+    ) -> Vec<Token> {
+        let mut out = Vec::new();
+        for (i, t) in self.tokens[start..end].iter().enumerate() {
+            let member = i > 0
+                && matches!(
+                    self.tokens[start + i - 1].kind,
+                    TokenKind::Punct(Punct::Dot | Punct::Arrow | Punct::ColonColon)
+                );
+            let value = if t.kind != TokenKind::Ident || member {
+                None
+            } else if let Some(v) = bindings.get(t.text.as_str()) {
+                Some(v.clone())
+            } else if let Some(&(s, e)) = locals
+                .get(t.text.as_str())
+                .or_else(|| self.file.get(t.text.as_str()))
+                .filter(|_| depth < 8)
+            {
+                Some(self.resolve(s, e, bindings, locals, depth + 1))
+            } else {
+                None
+            };
+            match value {
+                Some(v) if is_expression(&v) => {
+                    out.push(punct(Punct::LParen, "(", t.span));
+                    out.extend(v);
+                    out.push(punct(Punct::RParen, ")", t.span));
+                }
+                Some(v) => out.extend(v),
+                None => out.push(t.clone()),
+            }
+        }
+        out
+    }
+}
+
+fn punct(p: Punct, text: &str, span: Span) -> Token {
+    Token {
+        kind: TokenKind::Punct(p),
+        text: text.to_string(),
+        span,
+    }
+}
+
+/// Whether substituted tokens need parentheses to keep their meaning: an
+/// operator other than those that spell types (`*`, `&`, `::`, `<`, `>`).
+fn is_expression(tokens: &[Token]) -> bool {
+    tokens.len() > 1
+        && tokens.iter().any(|t| match t.kind {
+            TokenKind::Punct(p) => !matches!(
+                p,
+                Punct::Star
+                    | Punct::Amp
+                    | Punct::ColonColon
+                    | Punct::Lt
+                    | Punct::Gt
+                    | Punct::Comma
+                    | Punct::LParen
+                    | Punct::RParen
+            ),
+            _ => false,
+        })
+}
+
+/// The arguments' text, to tell instantiations apart.
+fn key_text(args: &[Vec<Token>]) -> String {
+    args.iter()
+        .map(|a| {
+            a.iter()
+                .map(|t| t.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// For a declaration starting with `template <...>` and declaring a
+/// function: the function's name and the parameters' names.
+fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, Vec<&str>)> {
+    if !tokens
+        .get(start)
+        .is_some_and(|t| t.kind == TokenKind::Keyword(Keyword::Template))
+        || !tokens
+            .get(start + 1)
+            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::Lt))
+    {
+        return None;
+    }
+    let (close, segments) = angle_list(tokens, start + 1, end)?;
+    let params = segments
+        .iter()
+        .filter_map(|&(s, e)| {
+            // The name is the last identifier before any `=`.
+            let stop = (s..e)
+                .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::Assign))
+                .unwrap_or(e);
+            (s..stop)
+                .rev()
+                .find(|&i| tokens[i].kind == TokenKind::Ident)
+                .map(|i| tokens[i].text.as_str())
+        })
+        .collect();
+    let mut depth = 0usize;
+    for i in close + 1..end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LParen) if depth == 0 => {
+                let prev = &tokens[i - 1];
+                return (prev.kind == TokenKind::Ident).then_some((prev.text.as_str(), params));
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::LBrace | Punct::Semi) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `<...>` list opening at `open`: the index of its closing `>` (the
+/// second half of a `>>` counts as its own) and each top-level argument's
+/// token range. `None` when it is not closed before `end` or a `;`.
+fn angle_list(tokens: &[Token], open: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
+    let mut angles = 1usize;
+    let mut parens = 0usize;
+    let mut segments = Vec::new();
+    let mut seg_start = open + 1;
+    let mut i = open + 1;
+    while i < end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => parens += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
+                parens = parens.checked_sub(1)?;
+            }
+            TokenKind::Punct(Punct::Lt) if parens == 0 => angles += 1,
+            TokenKind::Punct(Punct::Gt | Punct::Shr) if parens == 0 => {
+                let closes = if tokens[i].kind == TokenKind::Punct(Punct::Gt) {
+                    1
+                } else {
+                    2
+                };
+                if angles <= closes {
+                    if seg_start < i {
+                        segments.push((seg_start, i));
+                    }
+                    return Some((i, segments));
+                }
+                angles -= closes;
+            }
+            TokenKind::Punct(Punct::Comma) if parens == 0 && angles == 1 => {
+                segments.push((seg_start, i));
+                seg_start = i + 1;
+            }
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The uses of the templates `wanted` names in `start..end`: a name
+/// followed by `<` and a closed argument list, or by `<<<` (a launch whose
+/// arguments are deduced).
+fn raw_uses(
+    tokens: &[Token],
+    start: usize,
+    end: usize,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Vec<RawUse> {
+    let mut out = Vec::new();
+    for i in start..end.saturating_sub(1) {
+        let t = &tokens[i];
+        let member = i > 0
+            && matches!(
+                tokens[i - 1].kind,
+                TokenKind::Punct(Punct::Dot | Punct::Arrow)
+            );
+        if t.kind != TokenKind::Ident || member || !wanted(&t.text) {
+            continue;
+        }
+        let launch = tokens[i + 1].kind == TokenKind::Punct(Punct::Shl)
+            && tokens
+                .get(i + 2)
+                .is_some_and(|t| t.kind == TokenKind::Punct(Punct::Lt));
+        if launch {
+            out.push(RawUse {
+                name_at: i,
+                args: None,
+            });
+        } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
+            if let Some((_, args)) = angle_list(tokens, i + 1, end) {
+                out.push(RawUse {
+                    name_at: i,
+                    args: Some(args),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The `const`/`constexpr` variables declared in `start..end` with an
+/// initializer: name → the initializer's token range (`const int N = 4;`,
+/// `constexpr unsigned kBlock = 2 * 128;`).
+fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usize, usize)> {
+    let mut out = FxHashMap::default();
+    let mut stmt_start = start;
+    let mut i = start;
+    while i < end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => stmt_start = i + 1,
+            TokenKind::Punct(Punct::Assign)
+                if i > stmt_start && tokens[i - 1].kind == TokenKind::Ident =>
+            {
+                let is_const = tokens[stmt_start..i].iter().any(|t| {
+                    matches!(
+                        t.kind,
+                        TokenKind::Keyword(Keyword::Const | Keyword::Constexpr)
+                    )
+                });
+                let value_end = (i + 1..end)
+                    .find(|&j| {
+                        matches!(tokens[j].kind, TokenKind::Punct(Punct::Semi | Punct::Comma))
+                    })
+                    .unwrap_or(end);
+                if is_const && value_end > i + 1 {
+                    out.insert(tokens[i - 1].text.as_str(), (i + 1, value_end));
+                }
+                i = value_end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}

@@ -1,0 +1,406 @@
+//! `template` declarations, explicit instantiations and template-ids
+//! (`reduce<float, 256>`). What a template keeps and how it is instantiated
+//! is `crate::templates`.
+
+use super::{PResult, Parser, Recorded};
+use crate::ast::{Expr, ExprKind, FunctionDecl, Item};
+use crate::codes::Code;
+use crate::diag::Span;
+use crate::templates::{FunctionTemplate, ParamKind, Request, TemplateArg, TemplateParam};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+
+impl Parser<'_> {
+    /// Whether `name` names a function template here.
+    pub(super) fn is_template_name(&self, name: &str) -> bool {
+        self.templates.is_template(name)
+    }
+
+    /// At `template`: a template declaration (kept as tokens), an explicit
+    /// instantiation (`template __global__ void k<16>(float *);`, recorded
+    /// as a request), or an explicit specialization (not supported yet).
+    pub(super) fn template_decl(&mut self) -> PResult<()> {
+        let kw = self.bump().span;
+        if !self.is_punct(Punct::Lt) {
+            return self.explicit_instantiation(kw);
+        }
+        if self.is_punct_at(1, Punct::Gt) {
+            return self.error(
+                kw,
+                Code::E0002,
+                "explicit specializations (`template <>`) are not supported by kernelc yet",
+            );
+        }
+        self.bump();
+        let params = self.template_params()?;
+        let start = self.pos;
+        let end = self.item_end(start);
+        let tokens = self.toks[start..end].to_vec();
+        let Some((name_at, is_kernel)) = function_name(&tokens) else {
+            let what = if tokens
+                .iter()
+                .any(|t| matches!(t.kind, TokenKind::Keyword(Keyword::Using)))
+            {
+                "alias templates are"
+            } else if tokens.iter().any(|t| {
+                matches!(
+                    t.kind,
+                    TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
+                )
+            }) {
+                "class templates are"
+            } else {
+                "variable templates are"
+            };
+            self.pos = end;
+            return self.error(
+                kw,
+                Code::E0002,
+                format!("{what} not supported by kernelc yet"),
+            );
+        };
+        let name = tokens[name_at].text.clone();
+        let name_span = tokens[name_at].span;
+        let pattern = self.pattern(&tokens, &params);
+        let index = self.templates.functions.len();
+        self.templates.functions.push(FunctionTemplate {
+            name: name.clone(),
+            params,
+            tokens,
+            name_span,
+            is_kernel,
+            pattern,
+        });
+        self.templates.by_name.entry(name).or_default().push(index);
+        self.pos = end;
+        Ok(())
+    }
+
+    /// The parameter list after `template <`, through its `>`.
+    fn template_params(&mut self) -> PResult<Vec<TemplateParam>> {
+        let mut params = Vec::new();
+        if self.eat_punct(Punct::Gt) {
+            return Ok(params);
+        }
+        loop {
+            let start = self.span();
+            let kind = if self.eat_kw(Keyword::Typename) || self.eat_kw(Keyword::Class) {
+                ParamKind::Type
+            } else if self.is_kw(Keyword::Template) {
+                return self.error(
+                    start,
+                    Code::E0002,
+                    "template template parameters are not supported by kernelc yet",
+                );
+            } else {
+                let ty = self.type_name()?;
+                ParamKind::Value(ty.ty, ty.spelling)
+            };
+            if self.is_punct(Punct::Ellipsis) {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    Code::E0002,
+                    "variadic templates (parameter packs) are not supported by kernelc yet",
+                );
+            }
+            if self.peek().kind != TokenKind::Ident || self.at_eof() {
+                let found = self.found();
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    Code::E0003,
+                    format!("expected a template parameter name, found {found}"),
+                );
+            }
+            if params.len() == crate::types::MAX_TEMPLATE_PARAMS {
+                return self.error(
+                    start,
+                    Code::E0002,
+                    format!(
+                        "kernelc supports at most {} template parameters",
+                        crate::types::MAX_TEMPLATE_PARAMS
+                    ),
+                );
+            }
+            let name_tok = self.bump();
+            let default = if self.eat_punct(Punct::Assign) {
+                Some(self.default_template_arg())
+            } else {
+                None
+            };
+            params.push(TemplateParam {
+                name: name_tok.text,
+                kind,
+                default,
+                span: start.to(self.prev_span()),
+            });
+            if self.eat_punct(Punct::Comma) {
+                continue;
+            }
+            self.expect_punct(Punct::Gt, "to close the template parameter list")?;
+            return Ok(params);
+        }
+    }
+
+    /// The tokens of a default template argument: up to the `,` or `>` that
+    /// ends it outside brackets.
+    fn default_template_arg(&mut self) -> Vec<Token> {
+        let mut depth = 0usize;
+        let mut out = Vec::new();
+        while !self.at_eof() {
+            match self.peek().kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::Lt) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
+                    depth = depth.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::Gt | Punct::Comma) if depth == 0 => break,
+                TokenKind::Punct(Punct::Gt) => depth -= 1,
+                _ => {}
+            }
+            out.push(self.bump());
+        }
+        out
+    }
+
+    /// The index just past the item starting at `start` (its `;`, or the
+    /// `}` closing its body), without moving.
+    fn item_end(&mut self, start: usize) -> usize {
+        let here = self.pos;
+        self.skip_item_from(start);
+        let end = self.pos;
+        self.pos = here;
+        end
+    }
+
+    /// The header of a template's declaration parsed with each type
+    /// parameter bound to its placeholder: the parameter types as written,
+    /// for deduction and names. `None` when it does not parse.
+    fn pattern(&self, tokens: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
+        let body = body_start(tokens);
+        let mut header = tokens[..body].to_vec();
+        let end_span = header.last().map(|t| t.span).unwrap_or_default();
+        header.push(Token {
+            kind: TokenKind::Punct(Punct::Semi),
+            text: ";".into(),
+            span: end_span,
+        });
+        let types = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.kind == ParamKind::Type)
+            .map(|(i, p)| {
+                let placeholder = crate::types::template_param(i, &p.name);
+                (p.name.clone(), (placeholder, false, Default::default()))
+            })
+            .collect();
+        let mut sub = self.sub_parser(&header, types);
+        let items = sub.external_decl(false).ok()?;
+        if !sub.diags.is_empty() {
+            return None;
+        }
+        items.into_iter().find_map(|item| match item {
+            Item::Function(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// `template` not followed by `<`: an explicit instantiation of a
+    /// function template, `template __global__ void k<16>(float *);`. Its
+    /// template-id is what matters; the rest is skipped to the `;`.
+    fn explicit_instantiation(&mut self, kw: Span) -> PResult<()> {
+        let start = self.pos;
+        let end = self.item_end(start);
+        let at = (start..end).find(|&i| {
+            self.toks[i].kind == TokenKind::Ident
+                && self.is_template_name(&self.toks[i].text)
+                && matches!(
+                    self.toks.get(i + 1).map(|t| &t.kind),
+                    Some(TokenKind::Punct(Punct::Lt))
+                )
+        });
+        let Some(at) = at else {
+            self.pos = end;
+            return self.error(
+                kw,
+                Code::E0002,
+                "this explicit instantiation is not supported by kernelc (only of a function template, with its arguments written: `template __global__ void k<16>(float *);`)",
+            );
+        };
+        self.pos = at;
+        let name = self.bump();
+        let args = self.template_args()?;
+        self.templates.requests.push(Request {
+            name: name.text,
+            args,
+            span: name.span,
+        });
+        self.pos = end;
+        Ok(())
+    }
+
+    /// A template-id in an expression: `reduce<float, 256>`, at the name.
+    pub(super) fn template_id(&mut self) -> PResult<Expr> {
+        let name = self.bump();
+        let args = self.template_args()?;
+        Ok(Expr {
+            kind: ExprKind::TemplateId {
+                name: name.text,
+                args,
+            },
+            span: name.span.to(self.prev_span()),
+        })
+    }
+
+    /// `<arg, ...>` after a template's name: each argument a type or a
+    /// constant expression in which `>` closes the list (C++ [temp.names]:
+    /// `>>` closes two lists).
+    pub(super) fn template_args(&mut self) -> PResult<Vec<TemplateArg>> {
+        self.expect_punct(Punct::Lt, "to open the template arguments")?;
+        let mut args = Vec::new();
+        if self.close_template_args() {
+            return Ok(args);
+        }
+        loop {
+            let arg = if self.starts_type(0) {
+                TemplateArg::Type(self.type_name()?)
+            } else {
+                let outer = std::mem::replace(&mut self.in_template_args, true);
+                let e = self.cond_value();
+                self.in_template_args = outer;
+                TemplateArg::Value(e?)
+            };
+            args.push(arg);
+            if self.eat_punct(Punct::Comma) {
+                continue;
+            }
+            if self.close_template_args() {
+                return Ok(args);
+            }
+            let found = self.found();
+            let sp = self.span();
+            self.diags.push(crate::diag::Diagnostic::error(
+                sp,
+                Code::E0003,
+                format!("expected `,` or `>` in the template arguments, found {found}"),
+            ));
+            return Err(Recorded);
+        }
+    }
+
+    /// Consumes the `>` closing a template argument list; half of a `>>`
+    /// closes an inner list and leaves the other half for the outer one.
+    fn close_template_args(&mut self) -> bool {
+        if self.split_shr {
+            self.split_shr = false;
+            self.pos += 1;
+            return true;
+        }
+        if self.eat_punct(Punct::Gt) {
+            return true;
+        }
+        if self.is_punct(Punct::Shr) {
+            self.split_shr = true;
+            return true;
+        }
+        false
+    }
+
+    /// Records the instantiation a use in host code asks for
+    /// (`crate::host_uses`), its arguments' tokens read as template
+    /// arguments; E0019 when kernelc cannot read them, since the program
+    /// would lack the kernel nvcc gives it.
+    pub(super) fn host_use(&mut self, u: &crate::split::TemplateUse) {
+        let args = if u.deduced {
+            None
+        } else {
+            self.host_use_args(&u.args)
+        };
+        match args {
+            Some(args) => self.templates.requests.push(Request {
+                name: u.name.clone(),
+                args,
+                span: u.span,
+            }),
+            None => {
+                let why = if u.deduced {
+                    format!("kernelc cannot deduce the template arguments of this launch of `{}` in host code", u.name)
+                } else {
+                    format!("kernelc cannot read the template arguments of this use of `{}` in host code", u.name)
+                };
+                self.diags.push(
+                    crate::diag::Diagnostic::error(u.span, Code::E0019, why).with_note(format!(
+                        "write them as literals, types or constants: `{}<float, 256><<<grid, block>>>(...)`; host code is not compiled, so kernelc reads only such arguments",
+                        u.name
+                    )),
+                );
+            }
+        }
+    }
+
+    /// Each argument of a host use read as a template argument, or `None`.
+    fn host_use_args(&mut self, args: &[Vec<Token>]) -> Option<Vec<TemplateArg>> {
+        let mut out = Vec::new();
+        for tokens in args {
+            let mut sub = self.sub_parser(tokens, Vec::new());
+            let arg = if sub.starts_type(0) {
+                sub.type_name().map(TemplateArg::Type)
+            } else {
+                sub.cond_value().map(TemplateArg::Value)
+            };
+            let complete = sub.at_eof();
+            let diags = std::mem::take(&mut sub.diags);
+            match arg {
+                Ok(a) if complete && diags.is_empty() => out.push(a),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+/// In a template's declaration tokens: the index of the function's name
+/// (the first name followed by `(` outside brackets, not an attribute) and
+/// whether it is a kernel; `None` for a declaration that is not a function.
+fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
+    let mut depth = 0usize;
+    let mut kernel = false;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::LBrace | Punct::Semi | Punct::Assign) if depth == 0 => {
+                return None
+            }
+            TokenKind::Keyword(
+                Keyword::Struct | Keyword::Class | Keyword::Union | Keyword::Using,
+            ) if depth == 0 => return None,
+            TokenKind::Keyword(Keyword::Global) if depth == 0 => kernel = true,
+            TokenKind::Ident
+                if depth == 0
+                    && matches!(
+                        tokens.get(i + 1).map(|t| &t.kind),
+                        Some(TokenKind::Punct(Punct::LParen))
+                    ) =>
+            {
+                return Some((i, kernel));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where a function declaration's body starts (its `{` outside
+/// parentheses), or the end of `tokens` for a prototype.
+fn body_start(tokens: &[Token]) -> usize {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::LBrace | Punct::Semi) if depth == 0 => return i,
+            _ => {}
+        }
+    }
+    tokens.len()
+}

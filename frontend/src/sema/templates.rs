@@ -1,0 +1,414 @@
+//! Instantiating function templates (`crate::templates` says how a
+//! template is kept): evaluating written arguments, deducing the others
+//! from a call, and checking each distinct instantiation once.
+//!
+//! An instantiation is an ordinary function named by its arguments
+//! (`reduce<float, 256u, true>`, the name `by_name` and messages use) with
+//! nvcc's Itanium name. Its body is checked after the functions of the
+//! file, in the order instantiations were asked for; an instantiation asked
+//! for while checking another is one level deeper, and the depth is
+//! bounded ([`MAX_DEPTH`], E0019) so that a template that instantiates
+//! itself without end stops.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::Checker;
+use crate::ast;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
+use crate::templates::{self, ArgValue, ParamKind, TemplateArg, Templates};
+use crate::types::{template_param_index, CType};
+
+/// How deep instantiations may nest (clang's default is 1024; nvcc's
+/// front end stops near this).
+pub(super) const MAX_DEPTH: usize = 900;
+
+/// The instantiations of a translation unit.
+#[derive(Default)]
+pub(super) struct Instances {
+    pub templates: Arc<Templates>,
+    /// Each instantiation made, by template and arguments: its name.
+    done: FxHashMap<(usize, Vec<ArgValue>), String>,
+    /// Each instantiation's Itanium name, by its name.
+    pub link_names: FxHashMap<String, String>,
+    /// Declarations whose bodies wait to be checked, with their depth.
+    pub pending: VecDeque<(ast::FunctionDecl, usize)>,
+    /// The depth of the instantiation being checked (0: none).
+    pub depth: usize,
+    /// The instantiation being checked and where it was asked for, for the
+    /// note on errors inside it.
+    pub origin: FxHashMap<String, Span>,
+    /// How many definitions the file itself has: instantiations are
+    /// numbered after them.
+    pub next_def: usize,
+}
+
+impl Checker {
+    /// The instantiation a call of template `name` asks for, with the
+    /// written arguments `explicit` and the call's typed arguments: its
+    /// name, once declared. `None` after an error (reported).
+    pub(super) fn template_call(
+        &mut self,
+        name: &str,
+        explicit: &[TemplateArg],
+        call_args: &[Option<crate::typed::Expr>],
+        span: Span,
+    ) -> Option<String> {
+        let templates = self.tmpl.templates.clone();
+        let candidates = templates.by_name.get(name)?.clone();
+        let mut explicit_values = Vec::new();
+        let mut failure = None;
+        for &index in &candidates {
+            let t = &templates.functions[index];
+            if explicit.len() > t.params.len() {
+                failure = Some(format!(
+                    "`{name}` has {} template parameters; {} arguments were given",
+                    t.params.len(),
+                    explicit.len()
+                ));
+                continue;
+            }
+            if explicit_values.len() != explicit.len() {
+                explicit_values = self.template_arg_values(explicit, &t.params)?;
+            }
+            match self.deduce(index, &explicit_values, call_args) {
+                Ok(args) => return self.instance(index, args, span),
+                Err(why) => failure = Some(why),
+            }
+        }
+        let why = failure.unwrap_or_else(|| format!("no template `{name}` fits this call"));
+        let decl = templates.functions[candidates[0]].name_span;
+        self.diags.push(
+            Diagnostic::error(span, Code::E0019, why)
+                .with_label(decl, format!("template `{name}` declared here")),
+        );
+        None
+    }
+
+    /// Checks the bodies of the instantiations, appending them to
+    /// `functions` in the order their ids were given; an error inside one
+    /// is labelled with where it was instantiated.
+    pub(super) fn instance_bodies(&mut self, functions: &mut Vec<crate::typed::Function>) {
+        while let Some((decl, depth)) = self.tmpl.pending.pop_front() {
+            if crate::diag::over_error_limit(&self.diags, self.opts.error_limit) {
+                break;
+            }
+            let before = self.diags.len();
+            self.tmpl.depth = depth;
+            self.item = usize::MAX;
+            functions.push(self.function(&decl, 0));
+            let origin = self.tmpl.origin.get(&decl.name).copied();
+            if let Some(at) = origin {
+                for d in &mut self.diags[before..] {
+                    if d.severity == crate::diag::Severity::Error {
+                        let label = format!("in `{}`, instantiated here", decl.name);
+                        d.labels.push((at, label));
+                    }
+                }
+            }
+        }
+        self.tmpl.depth = 0;
+    }
+
+    /// Makes the instantiations the program asks for outside device
+    /// code's calls: explicit instantiations and uses in host code.
+    pub(super) fn requested_instances(&mut self) {
+        let templates = self.tmpl.templates.clone();
+        for r in &templates.requests {
+            let Some(&index) = templates.by_name.get(&r.name).and_then(|c| c.first()) else {
+                continue;
+            };
+            let params = &templates.functions[index].params;
+            let Some(values) = self.template_arg_values(&r.args, params) else {
+                continue;
+            };
+            match self.deduce(index, &values, &[]) {
+                Ok(args) => {
+                    self.instance(index, args, r.span);
+                }
+                Err(why) => self.error(r.span, Code::E0019, why),
+            }
+        }
+    }
+
+    /// Evaluates written template arguments against `params`: a type for a
+    /// type parameter, a constant converted to the parameter's type for a
+    /// value parameter.
+    fn template_arg_values(
+        &mut self,
+        args: &[TemplateArg],
+        params: &[templates::TemplateParam],
+    ) -> Option<Vec<ArgValue>> {
+        let mut out = Vec::new();
+        for (a, p) in args.iter().zip(params) {
+            out.push(self.template_arg_value(a, p)?);
+        }
+        Some(out)
+    }
+
+    fn template_arg_value(
+        &mut self,
+        a: &TemplateArg,
+        p: &templates::TemplateParam,
+    ) -> Option<ArgValue> {
+        match (a, &p.kind) {
+            (TemplateArg::Type(t), ParamKind::Type) => Some(ArgValue::Type {
+                ty: super::convert::strip_restrict(&t.ty).0,
+                is_const: t.is_const,
+                is_volatile: t.is_volatile,
+                spelling: t.spelling.clone(),
+            }),
+            (TemplateArg::Value(e), ParamKind::Value(ty, _)) => {
+                let typed = self.expr(e)?;
+                let Some(v) = self.const_int(&typed) else {
+                    self.error(
+                        e.span,
+                        Code::E0019,
+                        format!(
+                            "the argument of template parameter `{}` must be a constant expression",
+                            p.name
+                        ),
+                    );
+                    return None;
+                };
+                Some(ArgValue::Int(wrap_to(v, ty), ty.clone()))
+            }
+            (TemplateArg::Type(t), ParamKind::Value(..)) => {
+                self.error(
+                    t.span,
+                    Code::E0019,
+                    format!("template parameter `{}` takes a value, not a type", p.name),
+                );
+                None
+            }
+            (TemplateArg::Value(e), ParamKind::Type) => {
+                self.error(
+                    e.span,
+                    Code::E0019,
+                    format!("template parameter `{}` takes a type, not a value", p.name),
+                );
+                None
+            }
+        }
+    }
+
+    /// Every argument of template `index`: the written ones, then those the
+    /// call's arguments deduce, then the defaults. `Err` says why not.
+    fn deduce(
+        &mut self,
+        index: usize,
+        explicit: &[ArgValue],
+        call_args: &[Option<crate::typed::Expr>],
+    ) -> Result<Vec<ArgValue>, String> {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let mut args: Vec<Option<ArgValue>> = vec![None; t.params.len()];
+        for (slot, v) in args.iter_mut().zip(explicit) {
+            *slot = Some(v.clone());
+        }
+        if let Some(pattern) = &t.pattern {
+            for (p, a) in pattern.params.iter().zip(call_args) {
+                let Some(a) = a else { continue };
+                let arg_ty = match (&p.by_ref, &a.ty) {
+                    // A by-value parameter sees arrays as pointers.
+                    (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
+                    (_, t) => t.clone(),
+                };
+                let mut d = Deduction {
+                    args: &mut args,
+                    written: explicit.len(),
+                    t,
+                };
+                d.match_type(&p.ty.ty, &arg_ty)?;
+            }
+        }
+        for i in 0..args.len() {
+            if args[i].is_none() {
+                args[i] = self.default_template_arg(index, i, &args);
+            }
+        }
+        args.into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                a.ok_or_else(|| {
+                    format!(
+                        "cannot deduce template parameter `{}` of `{}`; write it: `{}<...>(...)`",
+                        t.params[i].name, t.name, t.name
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The default argument of parameter `i` of template `index`, read with
+    /// the arguments before it bound.
+    fn default_template_arg(
+        &mut self,
+        index: usize,
+        i: usize,
+        args: &[Option<ArgValue>],
+    ) -> Option<ArgValue> {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let p = &t.params[i];
+        let tokens = p.default.as_ref()?;
+        let known: Vec<ArgValue> = args[..i].iter().cloned().collect::<Option<_>>()?;
+        match crate::parser::parse_template_arg(&templates, t, tokens, &known, &self.opts) {
+            Ok(arg) => self.template_arg_value(&arg, p),
+            Err(diags) => {
+                self.diags.extend(diags);
+                None
+            }
+        }
+    }
+
+    /// Declares the instantiation of template `index` with `args` (once)
+    /// and queues its body: its name.
+    fn instance(&mut self, index: usize, args: Vec<ArgValue>, span: Span) -> Option<String> {
+        let key = (index, args);
+        if let Some(name) = self.tmpl.done.get(&key) {
+            return Some(name.clone());
+        }
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let name = templates::instance_name(&t.name, &key.1);
+        let depth = self.tmpl.depth + 1;
+        if depth > MAX_DEPTH {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    Code::E0019,
+                    format!("template instantiations nest more than {MAX_DEPTH} deep, at `{name}`"),
+                )
+                .with_label(t.name_span, "the template")
+                .with_note("does the template instantiate itself without a base case?"),
+            );
+            return None;
+        }
+        self.tmpl.done.insert(key.clone(), name.clone());
+        let mut decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
+            Ok(d) => d,
+            Err(diags) => {
+                for d in diags {
+                    self.diags
+                        .push(d.with_label(span, format!("in `{name}`, instantiated here")));
+                }
+                return None;
+            }
+        };
+        decl.name = name.clone();
+        let link = crate::mangle::instance(t, &key.1, &decl);
+        self.tmpl.link_names.insert(name.clone(), link);
+        self.tmpl.origin.insert(name.clone(), span);
+        let def = self.tmpl.next_def;
+        let item = std::mem::replace(&mut self.item, 0);
+        let sig = self.declare_function(&decl, def);
+        self.item = item;
+        sig?;
+        self.tmpl.next_def += 1;
+        self.tmpl.pending.push_back((decl, depth));
+        Some(name)
+    }
+}
+
+/// `v` converted to integer type `ty` as C++ converts a template argument
+/// (wrapping to the width, `bool` as nonzero).
+fn wrap_to(v: i128, ty: &CType) -> i128 {
+    match ty {
+        CType::Bool => i128::from(v != 0),
+        CType::Int { bits, signed } => {
+            let bits = u32::from(*bits);
+            let mask = (1i128 << bits) - 1;
+            let low = v & mask;
+            if *signed && low >> (bits - 1) & 1 == 1 {
+                low - (1i128 << bits)
+            } else {
+                low
+            }
+        }
+        _ => v,
+    }
+}
+
+/// Deduction in progress: the arguments found so far, of which the first
+/// `written` were written and are not deduced (C++ [temp.deduct.call]).
+struct Deduction<'a> {
+    args: &'a mut [Option<ArgValue>],
+    written: usize,
+    t: &'a templates::FunctionTemplate,
+}
+
+impl Deduction<'_> {
+    /// Deduces from parameter type `param` (written with placeholders)
+    /// against argument type `arg`: binds each placeholder it meets, or
+    /// says why the two disagree. A top-level `const` of `param` (`const T
+    /// &x`) deduces nothing.
+    fn match_type(&mut self, param: &CType, arg: &CType) -> Result<(), String> {
+        if let Some(i) = template_param_index(param) {
+            let value = ArgValue::Type {
+                ty: super::convert::strip_restrict(arg).0,
+                is_const: false,
+                is_volatile: false,
+                spelling: ast::Spelling::Plain,
+            };
+            return self.bind(i, value);
+        }
+        match (param, arg) {
+            (
+                CType::Pointer {
+                    pointee: p,
+                    pointee_const: pc,
+                    pointee_volatile: pv,
+                    ..
+                },
+                CType::Pointer {
+                    pointee: a,
+                    pointee_const: ac,
+                    pointee_volatile: av,
+                    ..
+                },
+            ) => {
+                if let Some(i) = template_param_index(p) {
+                    // `T *` against `const float *` deduces `const float`.
+                    let value = ArgValue::Type {
+                        ty: (**a).clone(),
+                        is_const: *ac && !*pc,
+                        is_volatile: *av && !*pv,
+                        spelling: ast::Spelling::Plain,
+                    };
+                    return self.bind(i, value);
+                }
+                self.match_type(p, a)
+            }
+            (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
+            _ => Ok(()),
+        }
+    }
+
+    /// Binds placeholder `i` to `value`, or says it was bound to another.
+    fn bind(&mut self, i: usize, value: ArgValue) -> Result<(), String> {
+        if i < self.written {
+            return Ok(());
+        }
+        let Some(slot) = self.args.get_mut(i) else {
+            return Ok(());
+        };
+        match slot {
+            None => {
+                *slot = Some(value);
+                Ok(())
+            }
+            Some(old) if *old == value => Ok(()),
+            Some(old) => Err(format!(
+                "template parameter `{}` of `{}` is deduced as both `{}` and `{}`",
+                self.t.params[i].name,
+                self.t.name,
+                old.readable(),
+                value.readable()
+            )),
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Function templates: what the parser keeps of a template, and how one is
+//! instantiated.
+//!
+//! kernelc's parser resolves types as it reads (a typedef name becomes its
+//! [`CType`], an array bound is evaluated), so the body of a template,
+//! whose types and constants are its parameters, cannot be parsed once and
+//! for all. A template therefore keeps its *tokens*: the declaration after
+//! `template <...>`. Instantiating it parses those tokens again with the
+//! parameters bound: a type parameter as a typedef of its argument, a
+//! value parameter replaced by its value as a literal. The result is an
+//! ordinary [`ast::FunctionDecl`], which the checker declares and checks
+//! like any function under the instantiation's name (`reduce<float, 256>`)
+//! and its Itanium name (`crate::mangle::function_template`). This is the
+//! token-replay model of early C++ compilers (and of MSVC until 2017): a
+//! name in the body is looked up where the template is instantiated, so
+//! errors in a template appear in the instantiation that has them, and a
+//! template that is never used is never checked.
+//!
+//! The parameters as written matter too: nvcc's names spell a template
+//! function's signature with its parameters (`_Z9scaleCopyIfEvPT_PKS0_fi`:
+//! `T *`, `const T *`), and deduction matches call arguments against it.
+//! [`FunctionTemplate::pattern`] is the header parsed once with each type
+//! parameter bound to a placeholder struct ([`crate::types::template_param`]).
+//!
+//! Which instantiations exist is decided by their uses: calls in device
+//! code (the checker, which deduces what the call does not give), explicit
+//! instantiations (`template __global__ void k<16>(float *);`), and the uses
+//! the split phase finds in host code, which is never parsed
+//! (`crate::split::host_uses`). Each distinct instantiation is parsed and
+//! checked once (the checker memoizes them by their arguments).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::ast::{self, Spelling};
+use crate::diag::{Diagnostic, Span};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::{CType, StructDef};
+
+/// A template parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateParam {
+    pub name: String,
+    pub kind: ParamKind,
+    /// The default argument's tokens (`= float`, `= 256`), if any.
+    pub default: Option<Vec<Token>>,
+    pub span: Span,
+}
+
+/// What a template parameter stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    /// `typename T` or `class T`.
+    Type,
+    /// `int N`, `bool B`, `unsigned int blockSize`: a constant of this type
+    /// (with the spelling nvcc's names need).
+    Value(CType, Spelling),
+}
+
+/// A function template as the parser kept it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionTemplate {
+    pub name: String,
+    pub params: Vec<TemplateParam>,
+    /// The declaration after `template <...>`, up to its `;` or the `}` of
+    /// its body.
+    pub tokens: Vec<Token>,
+    /// The declared name.
+    pub name_span: Span,
+    /// Whether it declares a kernel (`__global__`).
+    pub is_kernel: bool,
+    /// The header parsed with placeholders for the type parameters, or
+    /// `None` when it does not parse that way.
+    pub pattern: Option<ast::FunctionDecl>,
+}
+
+/// The names and types in scope at the end of the file, which an
+/// instantiation's parse starts from.
+#[derive(Debug, Default)]
+pub struct ParseEnv {
+    pub typedefs: FxHashMap<String, (CType, bool, Spelling)>,
+    pub structs: FxHashMap<String, Arc<StructDef>>,
+    /// The id the next struct defined in an instantiation gets.
+    pub next_struct_id: AtomicU32,
+}
+
+impl PartialEq for ParseEnv {
+    fn eq(&self, other: &Self) -> bool {
+        self.typedefs == other.typedefs
+            && self.structs == other.structs
+            && self.next_struct_id.load(Ordering::Relaxed)
+                == other.next_struct_id.load(Ordering::Relaxed)
+    }
+}
+
+/// A template argument as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplateArg {
+    Type(ast::QualType),
+    Value(ast::Expr),
+}
+
+/// An instantiation the program asks for outside device code's calls: an
+/// explicit instantiation, or a use in host code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub name: String,
+    pub args: Vec<TemplateArg>,
+    pub span: Span,
+}
+
+/// Every function template of a translation unit.
+#[derive(Debug, Default, PartialEq)]
+pub struct Templates {
+    pub functions: Vec<FunctionTemplate>,
+    /// The templates of each name (overloads), in declaration order.
+    pub by_name: FxHashMap<String, Vec<usize>>,
+    pub env: ParseEnv,
+    pub requests: Vec<Request>,
+}
+
+impl Templates {
+    /// Whether `name` names a function template.
+    pub fn is_template(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+}
+
+/// A template argument's value: what an instantiation is keyed by.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgValue {
+    /// A type, with its `const`/`volatile` and how its base was spelled.
+    Type {
+        ty: CType,
+        is_const: bool,
+        is_volatile: bool,
+        spelling: Spelling,
+    },
+    /// A constant of a value parameter's type.
+    Int(i128, CType),
+}
+
+impl ArgValue {
+    /// How the argument reads in an instantiation's name (`float`, `256`,
+    /// `true`).
+    pub fn readable(&self) -> String {
+        match self {
+            ArgValue::Type {
+                ty,
+                is_const,
+                is_volatile,
+                ..
+            } => {
+                let mut s = String::new();
+                if *is_const {
+                    s.push_str("const ");
+                }
+                if *is_volatile {
+                    s.push_str("volatile ");
+                }
+                s.push_str(&ty.to_string());
+                s
+            }
+            ArgValue::Int(v, CType::Bool) => (*v != 0).to_string(),
+            ArgValue::Int(v, CType::Int { signed: false, .. }) => format!("{v}u"),
+            ArgValue::Int(v, _) => v.to_string(),
+        }
+    }
+}
+
+/// The name an instantiation is known by in kernelc's messages and tables:
+/// `reduce<float, 256u, true>`.
+pub fn instance_name(name: &str, args: &[ArgValue]) -> String {
+    let shown: Vec<String> = args.iter().map(ArgValue::readable).collect();
+    format!("{name}<{}>", shown.join(", "))
+}
+
+/// `tokens` (of template `t`) with each value parameter that has an
+/// argument in `args` replaced by it, as a literal at the parameter's place
+/// (`N` → `16`, `B` → `true`, negative values parenthesized).
+pub fn substitute_values_in(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    tokens: &[Token],
+) -> Vec<Token> {
+    let mut values: FxHashMap<&str, (i128, &CType)> = FxHashMap::default();
+    for (p, a) in t.params.iter().zip(args) {
+        if let (ParamKind::Value(..), ArgValue::Int(v, ty)) = (&p.kind, a) {
+            values.insert(&p.name, (*v, ty));
+        }
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    for tok in tokens {
+        match values.get(tok.text.as_str()) {
+            Some(&(v, ty)) if tok.kind == TokenKind::Ident => literal(v, ty, tok.span, &mut out),
+            _ => out.push(tok.clone()),
+        }
+    }
+    out
+}
+
+/// Appends the tokens of the constant `v` of type `ty`.
+pub fn literal(v: i128, ty: &CType, span: Span, out: &mut Vec<Token>) {
+    let tok = |kind: TokenKind, text: String| Token { kind, text, span };
+    if *ty == CType::Bool {
+        let (k, text) = if v != 0 {
+            (Keyword::True, "true")
+        } else {
+            (Keyword::False, "false")
+        };
+        out.push(tok(TokenKind::Keyword(k), text.to_string()));
+        return;
+    }
+    // A value parameter's type is at least `int` wide or converts to it
+    // without loss in every use; a literal of the parameter's own type
+    // keeps unsigned arithmetic unsigned.
+    let lit_ty = match ty {
+        CType::Int { bits, signed } if *bits < 32 => CType::Int {
+            bits: 32,
+            signed: *signed,
+        },
+        t => t.clone(),
+    };
+    let magnitude = v.unsigned_abs() as u64;
+    let number = tok(
+        TokenKind::Int {
+            value: magnitude,
+            ty: lit_ty,
+        },
+        magnitude.to_string(),
+    );
+    if v < 0 {
+        out.push(tok(TokenKind::Punct(Punct::LParen), "(".into()));
+        out.push(tok(TokenKind::Punct(Punct::Minus), "-".into()));
+        out.push(number);
+        out.push(tok(TokenKind::Punct(Punct::RParen), ")".into()));
+    } else {
+        out.push(number);
+    }
+}
+
+/// Parses the instantiation of function template `index` of `templates`
+/// with `args` (one per parameter): the declaration it gives, or the
+/// diagnostics of its parse.
+pub fn instantiate(
+    templates: &Templates,
+    index: usize,
+    args: &[ArgValue],
+    opts: &crate::Options,
+) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
+    let t = &templates.functions[index];
+    let tokens = substitute_values_in(t, args, &t.tokens);
+    crate::parser::parse_instance(templates, &tokens, type_bindings(t, args), opts)
+}
+
+/// The typedefs that bind the type parameters of `t` that have an argument
+/// in `args`.
+pub fn type_bindings(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+) -> Vec<(String, (CType, bool, Spelling))> {
+    let mut types = Vec::new();
+    for (p, a) in t.params.iter().zip(args) {
+        if let (
+            ParamKind::Type,
+            ArgValue::Type {
+                ty,
+                is_const,
+                spelling,
+                ..
+            },
+        ) = (&p.kind, a)
+        {
+            types.push((p.name.clone(), (ty.clone(), *is_const, spelling.clone())));
+        }
+    }
+    types
+}

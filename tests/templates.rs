@@ -1,0 +1,234 @@
+//! Function templates (issue 26): kernel and device function templates
+//! instantiated the ways programs ask for them, named as nvcc names them,
+//! accepted by ptxas, computing what nvcc's PTX computes; and the located
+//! errors of instantiations kernelc cannot make.
+
+mod common;
+
+use common::{kernelc, scratch, stderr, stdout};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("tests/fixtures/templates").join(name)
+}
+
+fn entries(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|l| l.split(".entry ").nth(1))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect()
+}
+
+/// kernelc's PTX for `src` at sm_90 (written to `out`), checked by ptxas.
+fn kernelc_ptx(src: &Path, out: &Path) -> String {
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-arch=sm_90",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}: {}", src.display(), stderr(&o));
+    let ptx = std::fs::read_to_string(out).unwrap();
+    common::assert_ptxas_accepts(&ptx, "sm_90", &src.display().to_string());
+    ptx
+}
+
+#[test]
+fn kernel_template_instantiations_are_nvccs() {
+    let dir = scratch("templates-entries");
+    for name in ["entries.cu", "runs.cu"] {
+        let src = fixture(name);
+        let ours = entries(&kernelc_ptx(&src, &dir.join(format!("{name}.ptx"))));
+        // Every argument kind is present (the fixture is what it says).
+        assert!(ours.len() >= 6, "{name}: {ours:?}");
+        let Some(theirs) = common::nvcc_ptx(&src, "sm_90", &format!("templates {name}")) else {
+            continue;
+        };
+        assert_eq!(ours, entries(&theirs), "{name}: the .entry names differ");
+    }
+}
+
+/// `kernelc run` of `ptx` on the emulator; the report of every buffer.
+fn emulate(ptx: &Path, kernel: &str, grid: &str, block: &str, args: &[&str]) -> String {
+    let mut argv = vec![
+        "run",
+        ptx.to_str().unwrap(),
+        "--engine",
+        "emu",
+        "--fmad=false",
+        "--kernel",
+        kernel,
+        "--grid",
+        grid,
+        "--block",
+        block,
+    ];
+    argv.extend_from_slice(args);
+    let o = kernelc(&argv);
+    assert!(o.status.success(), "{kernel}: {}", stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn templated_kernels_compute_what_nvccs_ptx_computes() {
+    let dir = scratch("templates-runs");
+    let src = fixture("runs.cu");
+    let ours = dir.join("kernelc.ptx");
+    kernelc_ptx(&src, &ours);
+    let Some(nvcc) = common::nvcc_or_skip("templates runs.cu through nvcc") else {
+        return;
+    };
+    let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+    let _ = theirs;
+    let launches: [(&str, &str, &str, &[&str]); 4] = [
+        (
+            "_Z8blockSumIfLj128EEvPKT_PS0_j",
+            "8",
+            "128",
+            &["f32[]:rand:1000:1", "f32[]:zeros:8", "u32:1000"],
+        ),
+        (
+            "_Z8blockSumIiLj64EEvPKT_PS0_j",
+            "16",
+            "64",
+            &["i32[]:rand:1000:2", "i32[]:zeros:16", "u32:1000"],
+        ),
+        (
+            "_Z4axpyIfLb0EEvPT_PKS0_S0_i",
+            "4",
+            "256",
+            &[
+                "f32[]:zeros:1000",
+                "f32[]:rand:1000:3",
+                "f32:2.0",
+                "i32:1000",
+            ],
+        ),
+        (
+            "_Z4axpyIdLb1EEvPT_PKS0_S0_i",
+            "4",
+            "256",
+            &[
+                "f64[]:rand:1000:4",
+                "f64[]:rand:1000:5",
+                "f64:0.5",
+                "i32:1000",
+            ],
+        ),
+    ];
+    for (kernel, grid, block, args) in launches {
+        let a = emulate(&ours, kernel, grid, block, args);
+        let b = emulate(&dir.join("nvcc.ptx"), kernel, grid, block, args);
+        assert_eq!(a, b, "{kernel}: kernelc's PTX and nvcc's disagree");
+        assert!(a.contains("sum"), "{kernel}: {a}");
+    }
+}
+
+/// Compiles `source`; it must fail with `code` and a message containing
+/// `message`, exit 1, and leave no output file.
+fn rejects(source: &str, code: &str, message: &str) -> String {
+    let dir = scratch("templates-errors");
+    let src = dir.join(format!("{code}-{}.cu", message.len()));
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("out.ptx");
+    let _ = std::fs::remove_file(&out);
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{source}\n{err}");
+    assert!(!out.exists(), "{source}: an output file was written");
+    assert!(
+        err.contains(&format!("error[{code}]")) && err.contains(message),
+        "{source}: expected {code} `{message}`, got:\n{err}"
+    );
+    err
+}
+
+#[test]
+fn instantiations_kernelc_cannot_make_are_located_errors() {
+    rejects(
+        "template <class T> __device__ T twice(T a, T b) { return a + b; }\n\
+         __global__ void k(float *o) { o[0] = twice(1, 2.0f); }\n",
+        "E0019",
+        "deduced as both `int` and `float`",
+    );
+    rejects(
+        "template <class T> __device__ T make() { return T(1); }\n\
+         extern \"C\" __global__ void k(float *o) { o[0] = make(); }\n",
+        "E0019",
+        "cannot deduce template parameter `T` of `make`",
+    );
+    rejects(
+        "template <int N> __device__ int f() { return N; }\n\
+         extern \"C\" __global__ void k(int *o, int n) { o[0] = f<n>(); }\n",
+        "E0019",
+        "must be a constant expression",
+    );
+    rejects(
+        "template <int N> __device__ int f() { return N; }\n\
+         extern \"C\" __global__ void k(int *o) { o[0] = f<int>(); }\n",
+        "E0019",
+        "takes a value, not a type",
+    );
+    rejects(
+        "template <class T> __global__ void k(T *o) { o[0] = 1; }\n\
+         int main() { float *p; k<<<1, 1>>>(p); }\n",
+        "E0019",
+        "cannot deduce the template arguments of this launch of `k` in host code",
+    );
+    let chain = rejects(
+        "template <class T> __global__ void k(T *o) { o[0] = undefinedThing; }\n\
+         int main() { float *p; k<float><<<1, 1>>>(p); }\n",
+        "E0001",
+        "undefinedThing",
+    );
+    assert!(
+        chain.contains("in `k<float>`, instantiated here"),
+        "{chain}"
+    );
+    rejects(
+        "template <class T> struct S { T v; };\n__global__ void k(S<int> *o) { }\n",
+        "E0002",
+        "class templates are not supported by kernelc yet",
+    );
+    rejects(
+        "template <class... T> __global__ void k(T... o) { }\n",
+        "E0002",
+        "variadic templates",
+    );
+}
+
+#[test]
+fn endless_instantiation_stops_at_the_depth_limit() {
+    let err = rejects(
+        "template <int N> __device__ int f() { return f<N + 1>(); }\n\
+         extern \"C\" __global__ void k(int *o) { o[0] = f<0>(); }\n",
+        "E0019",
+        "nest more than 900 deep",
+    );
+    assert!(err.contains("without a base case"), "{err}");
+}
+
+#[test]
+fn device_function_templates_are_instantiated_once_per_argument_list() {
+    // Three calls, two argument lists: two instantiations, each a function
+    // of the module under its Itanium name (kept out of line).
+    let dir = scratch("templates-memo");
+    let src = dir.join("memo.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> __noinline__ __device__ T sq(T v) { return v * v; }\n\
+         extern \"C\" __global__ void k(float *f, int *i) {\n\
+           f[0] = sq(f[1]); f[2] = sq<float>(f[3]); i[0] = sq(i[1]);\n\
+         }\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("memo.ptx"));
+    let funcs: Vec<&str> = ptx
+        .lines()
+        .filter(|l| l.contains(".func") && l.contains("_Z2sq"))
+        .collect();
+    assert_eq!(funcs.len(), 2, "{funcs:?}");
+    assert!(ptx.contains("_Z2sqIfET_S0_"), "{ptx}");
+    assert!(ptx.contains("_Z2sqIiET_S0_"), "{ptx}");
+}
