@@ -212,6 +212,13 @@ codes! {
         example: "__device__ float f(float x, float s = 1.0f, int n);   // E0018: `n` has no default\n__device__ float g(float x, float s = 1.0f);\ng();   // E0018: `x` has no default",
         fix: "Give every parameter after the first defaulted one a default (or move the defaulted ones to the end), and pass every argument that has no default.",
     },
+    E0023 {
+        title: "ambiguous half-precision operation",
+        explanation: "`__half` and `__nv_bfloat16` are classes in CUDA's headers: they convert to `float` and from every arithmetic type, and they have their own operators. An operator with a half-precision operand and an operand of another arithmetic type (`h + 1.0f`, `h < 0`) therefore matches both the half operator (converting the number) and the built-in one (converting the half), and nvcc rejects it as ambiguous; kernelc does too. So does a half-precision function called with operands of both formats.",
+        example: "__half h = __float2half(x);
+float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
+        fix: "Say which arithmetic is meant: `__half2float(h) * 2.0f` for float arithmetic, `h * __float2half(2.0f)` for half arithmetic. A compound assignment (`h *= 2.0f`) is not ambiguous: the right side is converted to the left side's type.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",
