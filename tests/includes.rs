@@ -194,7 +194,7 @@ fn pragma_once_and_guards_read_a_header_once() {
 fn has_include_sees_files_and_kernelcs_headers() {
     let main = "#if __has_include(\"here.h\") && __has_include(<here.h>) \\\n\
                 && __has_include(<vector>) && __has_include(\"cuda_runtime.h\") \\\n\
-                && !__has_include(<nowhere.h>) && !__has_include(<cuda_fp16.h>) \\\n\
+                && !__has_include(<nowhere.h>) && !__has_include(<cuda_fp8.h>) \\\n\
                 && defined(__has_include)\n\
                 #define V 1\n#else\n#define V 2\n#endif\n\
                 extern \"C\" __global__ void k(int *o) { o[0] = V; }\n";
@@ -359,7 +359,7 @@ fn an_unknown_or_declined_header_is_a_located_error() {
         "unknown",
         &[
             ("a.cu", "int a;\n#include <no_such_header.h>\n"),
-            ("b.cu", "int b;\n#include <cuda_fp16.h>\n"),
+            ("b.cu", "int b;\n#include <cuda_fp8.h>\n"),
         ],
     );
     let err = fails(&dir, &["a.cu"]);

@@ -218,6 +218,13 @@ codes! {
         example: "template <class T> __device__ T twice(T a, T b);\ntwice(1, 2.0f);   // E0019: `T` deduced as both `int` and `float`",
         fix: "Write the template arguments the deduction cannot find (`twice<float>(1, 2.0f)`), make host-code arguments constants kernelc can read (a literal, a `const`/`constexpr` variable, or a parameter of an enclosing host template called with written arguments), and give a recursive template a base case.",
     },
+    E0023 {
+        title: "ambiguous half-precision operation",
+        explanation: "`__half` and `__nv_bfloat16` are classes in CUDA's headers: they convert to `float` and from every arithmetic type, and they have their own operators. An operator with a half-precision operand and an operand of another arithmetic type (`h + 1.0f`, `h < 0`) therefore matches both the half operator (converting the number) and the built-in one (converting the half), and nvcc rejects it as ambiguous; kernelc does too. So does a half-precision function called with operands of both formats.",
+        example: "__half h = __float2half(x);
+float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
+        fix: "Say which arithmetic is meant: `__half2float(h) * 2.0f` for float arithmetic, `h * __float2half(2.0f)` for half arithmetic. A compound assignment (`h *= 2.0f`) is not ambiguous: the right side is converted to the left side's type.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

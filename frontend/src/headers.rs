@@ -304,6 +304,24 @@ const MATH_CONSTANTS_H: &[&str] = &[
     "CUDART_DBL2INT_CVT 6755399441055744.0",
 ];
 
+/// `cuda_fp16.h`: the typedef names of `__half` and `__half2` (as macros:
+/// the types themselves are built in, `crate::half`) and the macros that
+/// say the types exist. The functions are built in (`sema/half.rs`).
+const CUDA_FP16_H: &[&str] = &[
+    "half __half",
+    "half2 __half2",
+    "__CUDA_FP16_TYPES_EXIST__",
+    "__CUDA_FP16_H__",
+];
+
+/// `cuda_bf16.h`, as `cuda_fp16.h` for `__nv_bfloat16`.
+const CUDA_BF16_H: &[&str] = &[
+    "nv_bfloat16 __nv_bfloat16",
+    "nv_bfloat162 __nv_bfloat162",
+    "__CUDA_BF16_TYPES_EXIST__",
+    "__CUDA_BF16_H__",
+];
+
 /// What including the header `name` (the name without its `<>` or quotes)
 /// means, or `None` for a name kernelc does not know. Searched after the
 /// files of the include path (`crate::include`).
@@ -314,10 +332,11 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         "float.h" | "cfloat" => Header::Macros(FLOAT_H),
         "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" => Header::Macros(STDINT_H),
         "math_constants.h" => Header::Macros(MATH_CONSTANTS_H),
-        "cuda_fp16.h" | "cuda_fp16.hpp" | "cuda_bf16.h" | "cuda_bf16.hpp" | "cuda_fp8.h"
-        | "cuda_fp8.hpp" | "cuda_fp6.h" | "cuda_fp6.hpp" | "cuda_fp4.h" | "cuda_fp4.hpp"
-        | "cuda_tf32.h" => {
-            Header::Unsupported("the half, bfloat16 and fp8 types and their functions")
+        "cuda_fp16.h" | "cuda_fp16.hpp" => Header::Macros(CUDA_FP16_H),
+        "cuda_bf16.h" | "cuda_bf16.hpp" => Header::Macros(CUDA_BF16_H),
+        "cuda_fp8.h" | "cuda_fp8.hpp" | "cuda_fp6.h" | "cuda_fp6.hpp" | "cuda_fp4.h"
+        | "cuda_fp4.hpp" | "cuda_tf32.h" => {
+            Header::Unsupported("the fp8, fp6, fp4 and tf32 types and their functions")
         }
         "cooperative_groups.h" => Header::Unsupported(
             "cooperative groups (a C++ template library); use `__syncthreads()` and the `__shfl_*_sync` functions",

@@ -21,6 +21,7 @@ pub mod ast;
 pub mod codes;
 mod diag;
 mod dump;
+pub mod half;
 mod headers;
 mod host_uses;
 mod include;

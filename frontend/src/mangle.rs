@@ -246,6 +246,7 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
         // `CUtensorMap` is a typedef of `struct CUtensorMap_st` in cuda.h.
         (CType::Struct(s), _) if s.id == TENSOR_MAP_ID => source_name("CUtensorMap_st"),
         (CType::Struct(s), _) => source_name(&s.name),
+        (CType::Half(h), _) => source_name(h.name()),
         (_, Spelling::Enum(tag)) => source_name(tag),
         _ => String::new(),
     }

@@ -645,6 +645,9 @@ pub enum FloatClass {
 /// listed here (`T` is the node's result type unless said otherwise).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Intrinsic {
+    /// A half-precision operation (`__hadd`, `+` on `__half`, ...; see
+    /// [`crate::half::HalfOp`] for the arguments).
+    Half(crate::half::HalfOp),
     /// `__syncthreads_count/_and/_or(pred)`: `[bool]`, result `int`.
     BarrierRed(BarrierKind),
     /// `__syncwarp(mask)`: `[unsigned]`.

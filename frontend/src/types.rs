@@ -327,6 +327,29 @@ pub enum CType {
     Array { elem: Box<CType>, len: Option<u64> },
     /// A struct (also CUDA's vector types such as `float4`).
     Struct(Arc<StructDef>),
+    /// CUDA's 16-bit floats, `__half` and `__nv_bfloat16` (`crate::half`):
+    /// classes in C++, so not arithmetic types here; their operators and
+    /// conversions are CUDA's, given in `sema/half.rs`.
+    Half(HalfFormat),
+}
+
+/// The two 16-bit float formats of CUDA's `cuda_fp16.h` and `cuda_bf16.h`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HalfFormat {
+    /// IEEE binary16 (`__half`): 5 exponent bits, 10 fraction bits.
+    F16,
+    /// bfloat16 (`__nv_bfloat16`): 8 exponent bits, 7 fraction bits.
+    Bf16,
+}
+
+impl HalfFormat {
+    /// The class name CUDA gives the scalar type (and nvcc mangles).
+    pub fn name(self) -> &'static str {
+        match self {
+            HalfFormat::F16 => "__half",
+            HalfFormat::Bf16 => "__nv_bfloat16",
+        }
+    }
 }
 
 impl CType {
@@ -407,6 +430,7 @@ impl CType {
             CType::Pointer { .. } => Some(8),
             CType::Array { elem, len } => elem.size()?.checked_mul((*len)?),
             CType::Struct(s) => Some(s.size),
+            CType::Half(_) => Some(2),
         }
     }
 
@@ -417,6 +441,11 @@ impl CType {
             CType::Struct(s) => s.align,
             other => other.size().unwrap_or(1).max(1),
         }
+    }
+
+    /// Whether this is `__half` or `__nv_bfloat16`.
+    pub fn is_half(&self) -> bool {
+        matches!(self, CType::Half(_))
     }
 
     /// Whether this is a struct type.
@@ -540,6 +569,7 @@ impl fmt::Display for CType {
             // CUDA is C++: a struct is named without the `struct` keyword.
             CType::Struct(s) if s.name.is_empty() => f.write_str("(anonymous struct)"),
             CType::Struct(s) => f.write_str(&s.name),
+            CType::Half(h) => f.write_str(h.name()),
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),
             CType::Pointer {

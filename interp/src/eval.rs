@@ -453,9 +453,35 @@ pub fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
         Type::F64 => canon64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))),
         _ => {
             let f = |x| half_to_f64(x, ty);
-            f64_to_float(f(a).mul_add(f(b), f(c)), ty)
+            // The product of two 16-bit floats is exact in f64; the sum may
+            // round, and a second rounding to 16 bits could then land on a
+            // tie the exact sum is not on: round the sum to odd first.
+            f64_to_float(sum_to_odd(f(a) * f(b), f(c)), ty)
         }
     }
+}
+
+/// `p + c` rounded to odd: the nearest f64 if exact, else the neighbour of
+/// the two around the exact sum whose last bit is 1. Rounding that to a
+/// format of at most 51 bits gives the exact sum's rounding.
+fn sum_to_odd(p: f64, c: f64) -> f64 {
+    let hi = p + c;
+    if !hi.is_finite() {
+        return hi;
+    }
+    // Knuth's two-sum: the exact error of the addition.
+    let b = hi - p;
+    let lo = (p - (hi - b)) + (c - b);
+    if lo == 0.0 || hi.to_bits() & 1 == 1 {
+        return hi;
+    }
+    let away = (lo > 0.0) == (hi > 0.0);
+    let bits = if away {
+        hi.to_bits() + 1
+    } else {
+        hi.to_bits() - 1
+    };
+    f64::from_bits(bits)
 }
 
 /// Float comparison: the operands widened to `f64` (exactly), then the

@@ -230,8 +230,8 @@ impl Isel<'_> {
             (Opcode::Bnot, Type::I1) => (UnaryOp::Not, PtxType::Pred),
             (Opcode::Bnot, _) if ty.is_int() => (UnaryOp::Not, bit_ty(ty)?),
             (Opcode::Ineg, _) if ty.is_int() && ty != Type::I1 => (UnaryOp::Neg, int_ty(ty, true)?),
-            (Opcode::Fneg, _) => (UnaryOp::Neg, float_ty(ty)?),
-            (Opcode::Fabs, _) => (UnaryOp::Abs, float_ty(ty)?),
+            (Opcode::Fneg, _) => (UnaryOp::Neg, self.float_or_bf16_ty(ty)?),
+            (Opcode::Fabs, _) => (UnaryOp::Abs, self.float_or_bf16_ty(ty)?),
             (Opcode::Sqrt, Type::F32 | Type::F64) => (UnaryOp::SqrtRn, float_ty(ty)?),
             _ => return Err(format!("`{op}` on `{ty}` is not selected")),
         };
@@ -408,7 +408,11 @@ impl Isel<'_> {
 
     fn float_binary(&mut self, op: Opcode, res: Value, a: Value, b: Value) -> IselResult<()> {
         let ty = self.ty(res);
-        let pty = float_ty(ty)?;
+        let pty = if matches!(op, Opcode::Fmin | Opcode::Fmax) {
+            self.float_or_bf16_ty(ty)?
+        } else {
+            float_ty(ty)?
+        };
         // `1 / x` correctly rounded is `rcp.rn x`: the same bits (both round
         // the exact quotient once), and a shorter sequence than `div.rn`.
         let one = match self.def_inst(a) {
@@ -467,13 +471,34 @@ impl Isel<'_> {
         Ok(())
     }
 
+    /// The instruction type of an operation that PTX also has on `.bf16`
+    /// from sm_80 on (`fma.rn`, `min`, `max`, `neg`, `abs`); other `bf16`
+    /// arithmetic (`add.bf16`, sm_90) the frontend computes in `f32`.
+    fn float_or_bf16_ty(&mut self, ty: Type) -> IselResult<PtxType> {
+        if ty != Type::BF16 {
+            return float_ty(ty);
+        }
+        if self.target.sm() < 80 {
+            return Err(format!(
+                "`bf16` arithmetic needs sm_80 or newer (target is {})",
+                self.target
+            ));
+        }
+        Ok(PtxType::BF16)
+    }
+
     pub(super) fn ternary(&mut self, op: Opcode, res: Value, args: [Value; 3]) -> IselResult<()> {
         match op {
             Opcode::Fma | Opcode::FmaRz | Opcode::FmaRu | Opcode::FmaRd => {
                 let rnd = op
                     .explicit_rounding()
                     .map_or(midend::ir::Rounding::Nearest, |(_, r)| r);
-                let ty = float_ty(self.ty(res))?;
+                let ty = self.ty(res);
+                let ty = if op == Opcode::Fma {
+                    self.float_or_bf16_ty(ty)?
+                } else {
+                    float_ty(ty)?
+                };
                 let a = self.reg(args[0])?.into();
                 let b = self.operand(args[1])?;
                 let c = self.operand(args[2])?;

@@ -117,9 +117,17 @@ impl Isel<'_> {
                 }
                 let signed = op == Opcode::Fptosi;
                 let (arg, round) = self.fused_rounding(arg).unwrap_or((arg, Rounding::Rzi));
-                let src = self.reg(arg)?;
+                let mut src = self.reg(arg)?;
+                let mut from_ty = cvt_float_ty(from)?;
+                if from == Type::BF16 && self.target.sm() < 90 {
+                    // `cvt` from `.bf16` to an integer is sm_90; its `f32`
+                    // value is exact and converts the same.
+                    let wide = self.new_reg(RegClass::F32);
+                    self.cvt(None, PtxType::F32, PtxType::BF16, wide, src);
+                    (src, from_ty) = (wide, PtxType::F32);
+                }
                 let d = cvt_int_ty(to, signed)?;
-                self.cvt(Some(round), d, cvt_float_ty(from)?, dst, src);
+                self.cvt(Some(round), d, from_ty, dst, src);
             }
             Opcode::Bitcast => {
                 if from.bits() != to.bits() || from == Type::I1 || from.is_ptr() || to.is_ptr() {

@@ -71,6 +71,7 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::Half(op) => self.half_intrinsic(op, args, ty),
             I::Printf => self.printf(args),
             I::Assert => {
                 self.assert_check(args);

@@ -22,6 +22,7 @@
 mod aggregate;
 mod device_fns;
 mod expr;
+mod half;
 mod intrinsic;
 mod math;
 mod math_erf;
@@ -38,7 +39,7 @@ mod wgmma_tcgen05;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{self, LocalId, MemSpace, Place};
-use crate::types::CType;
+use crate::types::{CType, HalfFormat};
 use midend::builder::InstBuilder;
 use midend::ir::{
     AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
@@ -136,6 +137,8 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Int { .. } => Type::I64,
         CType::Float { bits: 32 } => Type::F32,
         CType::Float { .. } => Type::F64,
+        CType::Half(HalfFormat::F16) => Type::F16,
+        CType::Half(HalfFormat::Bf16) => Type::BF16,
         CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
         // The value of a struct expression is the address of its memory
         // (see `lower/aggregate.rs`).

@@ -202,6 +202,7 @@ impl Parser<'_> {
             .get(name)
             .map(|d| CType::Struct(d.clone()))
             .or_else(|| crate::types::vector_type(name))
+            .or_else(|| crate::half::type_named(name))
             .or_else(|| (name == "CUtensorMap").then(crate::types::tensor_map_type))
             .or_else(|| (name == "dim3").then(crate::types::dim3_type))
             .map(|t| (t, false, Spelling::Plain))

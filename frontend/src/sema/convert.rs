@@ -12,6 +12,12 @@ use crate::types::CType;
 /// The cast kind for converting `from` to `to`, if C allows it explicitly.
 pub(crate) fn cast_kind(from: &CType, to: &CType) -> Option<CastKind> {
     use CType::*;
+    if from.is_half() || to.is_half() {
+        return match to {
+            Void => Some(CastKind::ToVoid),
+            _ => super::half::half_cast_kind(from, to),
+        };
+    }
     Some(match (from, to) {
         (_, Void) => CastKind::ToVoid,
         (Void, _) => return None,
@@ -135,6 +141,9 @@ impl Checker {
         }
         let ok = match (&from, to) {
             (f, t) if f.is_arithmetic() && t.is_arithmetic() => true,
+            // CUDA's half classes: constructors from every arithmetic
+            // type, conversion operators to them (`sema/half.rs`).
+            (f, t) if f.is_half() || t.is_half() => cast_kind(f, t).is_some(),
             (CType::Pointer { .. }, CType::Bool) => true,
             (CType::Int { .. }, CType::Pointer { .. }) if is_null_const(&e) => true,
             (

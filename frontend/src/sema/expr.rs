@@ -458,6 +458,9 @@ impl Checker {
             );
             None
         };
+        if e.ty.is_half() && op != UnaryOp::Not {
+            return self.half_unary(op, e, span);
+        }
         match op {
             UnaryOp::Plus | UnaryOp::Neg => {
                 if !e.ty.is_arithmetic() {
@@ -728,7 +731,7 @@ impl Checker {
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let e = self.expr(operand)?;
         let ty = e.ty.clone();
-        if !ty.is_scalar() {
+        if !ty.is_scalar() && !ty.is_half() {
             self.error(
                 span,
                 Code::E0004,
@@ -757,7 +760,12 @@ impl Checker {
             mk(kind, ty.clone(), span)
         } else {
             let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
-            let sum = self.binary(op, old, int_const(1, CType::INT, span), span)?;
+            let one = if ty.is_half() {
+                Checker::half_one(&ty, span)
+            } else {
+                int_const(1, CType::INT, span)
+            };
+            let sum = self.binary(op, old, one, span)?;
             convert(sum, &ty)
         };
         Some(mk(
@@ -803,6 +811,9 @@ impl Checker {
     /// operands (also used for compound assignment and `++`/`--`).
     fn binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
         use BinaryOp as B;
+        if l.ty.is_half() || r.ty.is_half() {
+            return self.half_binary(op, l, r, span);
+        }
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
         let invalid = |c: &mut Checker| {
             c.error(
@@ -950,6 +961,11 @@ impl Checker {
             None => (self.assign_convert(r, &ty, "assignment", op_span)?, None),
             Some(op) => {
                 let old = mk(ExprKind::TargetValue, ty.clone(), lhs.span);
+                let r = if ty.is_half() || r.ty.is_half() {
+                    self.half_compound_operand(&ty, r, op_span)?
+                } else {
+                    r
+                };
                 let computed = self.binary(op, old, r, span)?;
                 let value = self.assign_convert(computed, &ty, "compound assignment", op_span)?;
                 (value, Some(to_binop(op)))
@@ -1179,6 +1195,9 @@ impl Checker {
         }
         if !self.by_name.contains_key(name.as_str()) {
             if let Some(result) = self.vector_make(name, &typed_args, span) {
+                return result;
+            }
+            if let Some(result) = self.half_call(name, &typed_args, span) {
                 return result;
             }
             if let Some(result) = self.builtin_call(name, typed_args, span) {

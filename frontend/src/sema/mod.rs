@@ -11,6 +11,7 @@ mod cxx;
 mod decl;
 mod device_fns;
 mod expr;
+mod half;
 mod labels;
 mod runtime;
 mod templates;

@@ -6,7 +6,8 @@
 //! and *different* from the two separately rounded operations, so this is a
 //! choice of floating-point semantics rather than an optimization. kernelc
 //! therefore runs it first, at every `-O` level including `-O0`, whenever
-//! `--fmad=true`: every level computes the same bits.
+//! `--fmad=true`: every level computes the same bits. Only `f32` and `f64`
+//! contract: CUDA rounds each 16-bit operation (`__hmul`, `__hadd`) alone.
 //!
 //! Patterns (the multiply must have no other use, or it would be computed
 //! twice):
@@ -15,7 +16,7 @@
 //! - `fsub c, (fmul a, b)` → `fma (fneg a), b, c`
 
 use crate::builder::{FuncCursor, InstBuilder};
-use crate::ir::{Function, Inst, InstData, Opcode, Value, ValueDef};
+use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
 use cranelift_entity::SecondaryMap;
 
 /// Contracts multiply-add pairs; returns whether anything changed.
@@ -50,6 +51,11 @@ pub fn contract_fma(func: &mut Function) -> bool {
             continue;
         };
         if !matches!(opcode, Opcode::Fadd | Opcode::Fsub) {
+            continue;
+        }
+        // CUDA's 16-bit operations (`__hadd`, `__hmul`) are each rounded:
+        // nvcc writes them as separate instructions, never as one `fma`.
+        if !matches!(func.dfg.value_type(x), Type::F32 | Type::F64) {
             continue;
         }
         // Which operand is the product, and how the other one enters.

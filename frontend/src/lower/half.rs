@@ -1,0 +1,298 @@
+//! Lowering CUDA's half-precision operations (`crate::half`) to IR on
+//! `f16` and `bf16` values, computing nvcc's bits.
+//!
+//! `__half` arithmetic is native (`fadd.f16` is PTX `add.f16`), and never
+//! contracted (`passes/contract.rs`). `__nv_bfloat16` addition,
+//! subtraction and multiplication are computed in `f32` and rounded once:
+//! `f32` carries more than twice bf16's precision plus two bits, so the
+//! double rounding is exact, and it needs no sm_90 (`add.bf16`). The fused
+//! multiply-add is not exact that way, so both formats use the native
+//! `fma`. Division follows CUDA's own sequences (an approximate `f32`
+//! quotient, refined or rescaled at the edges) so that the bits are
+//! nvcc's; `hsqrt`, `hrsqrt` and `hrcp` are the `f32` function of the
+//! exact value, rounded once.
+
+use super::FunctionLowerer;
+use crate::half::{HalfFn, HalfOp};
+use crate::typed::{CmpOp, Expr, RoundMode};
+use crate::types::CType;
+use midend::builder::InstBuilder;
+use midend::ir::{FloatCC, IntCC, MemFlags, Opcode, Type, Value};
+
+/// The IR float condition of a comparison (`unordered`: also true on NaN).
+fn float_cc(op: CmpOp, unordered: bool) -> FloatCC {
+    match (op, unordered) {
+        (CmpOp::Lt, false) => FloatCC::Olt,
+        (CmpOp::Le, false) => FloatCC::Ole,
+        (CmpOp::Gt, false) => FloatCC::Ogt,
+        (CmpOp::Ge, false) => FloatCC::Oge,
+        (CmpOp::Eq, false) => FloatCC::Oeq,
+        (CmpOp::Ne, false) => FloatCC::One,
+        (CmpOp::Lt, true) => FloatCC::Ult,
+        (CmpOp::Le, true) => FloatCC::Ule,
+        (CmpOp::Gt, true) => FloatCC::Ugt,
+        (CmpOp::Ge, true) => FloatCC::Uge,
+        (CmpOp::Eq, true) => FloatCC::Ueq,
+        (CmpOp::Ne, true) => FloatCC::Une,
+    }
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// Lowers `Intrinsic::Half(op)`; `ty` is the node's C type.
+    pub(crate) fn half_intrinsic(&mut self, op: HalfOp, args: &[Expr], ty: &CType) -> Value {
+        match op {
+            HalfOp::Scalar(f) => {
+                let lane = super::value_type(&args[0].ty);
+                let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+                self.half_fn(f, lane, &vals)
+            }
+            HalfOp::Lanes(f) => {
+                let lane = self.pair_lane_type(&args[0].ty);
+                let pairs: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+                let mut out = [None, None];
+                for (k, slot) in out.iter_mut().enumerate() {
+                    let vals: Vec<Value> =
+                        pairs.iter().map(|&p| self.load_lane(p, lane, k)).collect();
+                    let r = self.half_fn(f, lane, &vals);
+                    *slot = Some(if matches!(f, HalfFn::Cmp { .. }) {
+                        // `__heq2` and friends: 1.0 where it holds, else 0.0.
+                        let one = self.b.fconst(lane, 1.0);
+                        let zero = self.b.fconst(lane, 0.0);
+                        self.b.select(r, one, zero)
+                    } else {
+                        r
+                    });
+                }
+                let [Some(x), Some(y)] = out else {
+                    unreachable!("both lanes are computed")
+                };
+                self.store_pair(ty, x, y)
+            }
+            HalfOp::FromFloat(mode) => {
+                let x = self.exact_float_source(&args[0], mode);
+                self.round_to_half(x, super::value_type(ty), mode)
+            }
+            HalfOp::Splat => {
+                let lane = self.pair_lane_type(ty);
+                let v = self.expr(&args[0]);
+                let v = if self.b.value_type(v) == lane {
+                    v
+                } else {
+                    self.b.convert(Opcode::Fptrunc, lane, v)
+                };
+                self.store_pair(ty, v, v)
+            }
+            HalfOp::Swap => {
+                let lane = self.pair_lane_type(ty);
+                let p = self.expr(&args[0]);
+                let x = self.load_lane(p, lane, 0);
+                let y = self.load_lane(p, lane, 1);
+                self.store_pair(ty, y, x)
+            }
+            HalfOp::ToFloat2 => {
+                let lane = self.pair_lane_type(&args[0].ty);
+                let p = self.expr(&args[0]);
+                let tmp = self.temp_struct(ty);
+                for k in 0..2 {
+                    let h = self.load_lane(p, lane, k);
+                    let f = self.b.convert(Opcode::Fpext, Type::F32, h);
+                    let at = self.offset(tmp, 4 * k as i64);
+                    self.b.store(f, at, MemFlags::default());
+                }
+                tmp
+            }
+            HalfOp::FromFloat2 => {
+                let lane = self.pair_lane_type(ty);
+                let p = self.expr(&args[0]);
+                let mut lanes = [p, p];
+                for (k, l) in lanes.iter_mut().enumerate() {
+                    let at = self.offset(p, 4 * k as i64);
+                    let f = self.b.load(Type::F32, at, MemFlags::default());
+                    *l = self.b.convert(Opcode::Fptrunc, lane, f);
+                }
+                self.store_pair(ty, lanes[0], lanes[1])
+            }
+        }
+    }
+
+    /// The IR type of a pair's lanes.
+    fn pair_lane_type(&self, pair: &CType) -> Type {
+        let fmt = crate::half::pair_format(pair).unwrap_or(crate::types::HalfFormat::F16);
+        super::value_type(&CType::Half(fmt))
+    }
+
+    fn offset(&mut self, p: Value, bytes: i64) -> Value {
+        if bytes == 0 {
+            return p;
+        }
+        let k = self.b.iconst(Type::I64, bytes);
+        self.b.ptroffset(p, k)
+    }
+
+    /// Lane `k` (0: `x`, 1: `y`) of the pair at `p`.
+    fn load_lane(&mut self, p: Value, lane: Type, k: usize) -> Value {
+        let at = self.offset(p, 2 * k as i64);
+        self.b.load(lane, at, MemFlags::default())
+    }
+
+    /// A new pair `(x, y)` of type `ty` in a temporary; its address.
+    fn store_pair(&mut self, ty: &CType, x: Value, y: Value) -> Value {
+        let tmp = self.temp_struct(ty);
+        self.b.store(x, tmp, MemFlags::default());
+        let at = self.offset(tmp, 2);
+        self.b.store(y, at, MemFlags::default());
+        tmp
+    }
+
+    /// One lane of a half function: `vals` are of type `lane`.
+    fn half_fn(&mut self, f: HalfFn, lane: Type, vals: &[Value]) -> Value {
+        let wide = |lw: &mut Self, v: Value| lw.b.convert(Opcode::Fpext, Type::F32, v);
+        match f {
+            HalfFn::Add | HalfFn::Sub | HalfFn::Mul => {
+                let op = match f {
+                    HalfFn::Add => Opcode::Fadd,
+                    HalfFn::Sub => Opcode::Fsub,
+                    _ => Opcode::Fmul,
+                };
+                if lane == Type::F16 {
+                    return self.b.binary(op, vals[0], vals[1]);
+                }
+                let (a, b) = (wide(self, vals[0]), wide(self, vals[1]));
+                let r = self.b.binary(op, a, b);
+                self.b.convert(Opcode::Fptrunc, lane, r)
+            }
+            HalfFn::Div if lane == Type::F16 => self.hdiv_f16(vals[0], vals[1]),
+            HalfFn::Div => self.hdiv_bf16(vals[0], vals[1]),
+            HalfFn::Fma => self.b.fma(vals[0], vals[1], vals[2]),
+            HalfFn::Neg => self.b.unary(Opcode::Fneg, vals[0]),
+            HalfFn::Abs => self.b.unary(Opcode::Fabs, vals[0]),
+            HalfFn::Min => self.b.binary(Opcode::Fmin, vals[0], vals[1]),
+            HalfFn::Max => self.b.binary(Opcode::Fmax, vals[0], vals[1]),
+            HalfFn::Cmp { op, unordered } => {
+                let cc = float_cc(op, unordered);
+                if lane == Type::F16 {
+                    return self.b.fcmp(cc, vals[0], vals[1]);
+                }
+                // bf16 compares exactly as its f32 value (`setp.bf16` is sm_90).
+                let (a, b) = (wide(self, vals[0]), wide(self, vals[1]));
+                self.b.fcmp(cc, a, b)
+            }
+            HalfFn::Sqrt | HalfFn::Rsqrt | HalfFn::Rcp => {
+                let x = wide(self, vals[0]);
+                let r = match f {
+                    HalfFn::Sqrt => self.b.unary(Opcode::Sqrt, x),
+                    HalfFn::Rsqrt => self.b.unary(Opcode::Rsqrt, x),
+                    _ => {
+                        let one = self.b.fconst(Type::F32, 1.0);
+                        self.b.binary(Opcode::Fdiv, one, x)
+                    }
+                };
+                self.b.convert(Opcode::Fptrunc, lane, r)
+            }
+        }
+    }
+
+    /// `__hdiv` on `__half`, CUDA's way: `a · rcp(b)` in `f32`, rounded;
+    /// where that is a nonzero value below `0x008f` (a subnormal that the
+    /// approximate reciprocal may leave off by one), one Newton step on
+    /// the quotient and a rounding again.
+    fn hdiv_f16(&mut self, a: Value, b: Value) -> Value {
+        let fa = self.b.convert(Opcode::Fpext, Type::F32, a);
+        let fb = self.b.convert(Opcode::Fpext, Type::F32, b);
+        // `rcp.approx` of an f16 value is never subnormal or in
+        // `div.approx`'s flushed range, so `1 / fb` approximately is it.
+        let one = self.b.fconst(Type::F32, 1.0);
+        let rcp = self.b.binary(Opcode::FdivApprox, one, fb);
+        let q = self.b.binary(Opcode::FmulRn, rcp, fa);
+        let v = self.b.convert(Opcode::Fptrunc, Type::F16, q);
+        let abs = self.b.unary(Opcode::Fabs, v);
+        let tiny_bits = self.b.iconst(Type::I16, 0x008f);
+        let tiny = self.b.convert(Opcode::Bitcast, Type::F16, tiny_bits);
+        let zero = self.b.fconst(Type::F16, 0.0);
+        let below = self.b.fcmp(FloatCC::Olt, abs, tiny);
+        let nonzero = self.b.fcmp(FloatCC::Olt, zero, abs);
+        let refine = self.b.binary(Opcode::Band, below, nonzero);
+        let neg_fb = self.b.unary(Opcode::Fneg, fb);
+        let err = self.b.fma(neg_fb, q, fa);
+        let q2 = self.b.fma(rcp, err, q);
+        let v2 = self.b.convert(Opcode::Fptrunc, Type::F16, q2);
+        self.b.select(refine, v2, v)
+    }
+
+    /// `__hdiv` on `__nv_bfloat16`, CUDA's way: `div.approx.f32` of the
+    /// values, with a divisor of magnitude at least 2^126 scaled by 1/4
+    /// first (where `div.approx` would flush) and the quotient scaled back.
+    fn hdiv_bf16(&mut self, a: Value, b: Value) -> Value {
+        let fa = self.b.convert(Opcode::Fpext, Type::F32, a);
+        let fb = self.b.convert(Opcode::Fpext, Type::F32, b);
+        let mag = self.b.unary(Opcode::Fabs, fb);
+        let limit = self.b.fconst(Type::F32, 2f64.powi(126));
+        let big = self.b.fcmp(FloatCC::Oge, mag, limit);
+        let quarter = self.b.fconst(Type::F32, 0.25);
+        let scaled = self.b.binary(Opcode::FmulRn, fb, quarter);
+        let d = self.b.select(big, scaled, fb);
+        let q = self.b.binary(Opcode::FdivApprox, fa, d);
+        let minus_zero = self.b.fconst(Type::F32, -0.0);
+        let back = self.b.fma(q, quarter, minus_zero);
+        let q = self.b.select(big, back, q);
+        self.b.convert(Opcode::Fptrunc, Type::BF16, q)
+    }
+
+    /// The operand of a directed conversion to a half as an exact `f32`
+    /// or `f64`: a `float` or `double` as it is, an integer of 32 bits or
+    /// fewer as a `double` (exact), a 64-bit one rounded to `double` in the
+    /// same direction (two roundings in one direction are one).
+    fn exact_float_source(&mut self, arg: &Expr, mode: RoundMode) -> Value {
+        let v = self.expr(arg);
+        match &arg.ty {
+            CType::Int { bits: 64, .. } => self.convert_rounded(v, &arg.ty, Type::F64, mode),
+            CType::Int { signed, .. } => {
+                let op = if *signed {
+                    Opcode::Sitofp
+                } else {
+                    Opcode::Uitofp
+                };
+                self.b.convert(op, Type::F64, v)
+            }
+            _ => v,
+        }
+    }
+
+    /// `x` (`f32` or `f64`) rounded to the 16-bit float type `to` in the
+    /// direction `mode`: rounded to nearest, then stepped one unit toward
+    /// `mode` where that went the wrong way (an overflow to infinity
+    /// steps back to the largest finite value).
+    fn round_to_half(&mut self, x: Value, to: Type, mode: RoundMode) -> Value {
+        let r = self.b.convert(Opcode::Fptrunc, to, x);
+        if mode == RoundMode::Nearest {
+            return r;
+        }
+        let back = self.b.convert(Opcode::Fpext, self.b.value_type(x), r);
+        let above = self.b.fcmp(FloatCC::Ogt, back, x);
+        let below = self.b.fcmp(FloatCC::Olt, back, x);
+        let bits = self.b.convert(Opcode::Bitcast, Type::I16, r);
+        let zero_bits = self.b.iconst(Type::I16, 0);
+        let negative = self.b.icmp(IntCC::Slt, bits, zero_bits);
+        let one = self.b.iconst(Type::I16, 1);
+        let minus_one = self.b.iconst(Type::I16, -1);
+        let (step, delta) = match mode {
+            RoundMode::Nearest => unreachable!("returned above"),
+            // Up: a result below the source moves up (away from zero if
+            // positive, toward it if negative).
+            RoundMode::Up => (below, self.b.select(negative, minus_one, one)),
+            RoundMode::Down => (above, self.b.select(negative, one, minus_one)),
+            RoundMode::Zero => {
+                // `back` has `r`'s sign, in a type every target compares.
+                let zero = self.b.fconst(self.b.value_type(x), 0.0);
+                let pos = self.b.fcmp(FloatCC::Ogt, back, zero);
+                let neg = self.b.fcmp(FloatCC::Olt, back, zero);
+                let out_pos = self.b.binary(Opcode::Band, above, pos);
+                let out_neg = self.b.binary(Opcode::Band, below, neg);
+                (self.b.binary(Opcode::Bor, out_pos, out_neg), minus_one)
+            }
+        };
+        let adjust = self.b.select(step, delta, zero_bits);
+        let bits = self.b.iadd(bits, adjust);
+        self.b.convert(Opcode::Bitcast, to, bits)
+    }
+}
