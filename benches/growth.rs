@@ -3,7 +3,7 @@
 //!
 //! For each family of generated inputs (`straight`, `loops`, `ifs`,
 //! `indexing`, `mixed`, `runtime-loops`, `helpers`, `rewrites`, `fan-in`,
-//! `globals`, `kernels`, `host`, `calls`;
+//! `globals`, `kernels`, `host`, `instances`, `calls`;
 //! all by default) it times every
 //! stage at sizes growing by 4×, takes the median of a few runs, and
 //! prints the least-squares slope of log(time) against log(size). A slope
@@ -211,6 +211,12 @@ fn main() {
         "host functions (classes, lambdas, launches) around one kernel",
         sizes(250, max / 4),
         Box::new(gen::host_code),
+    ));
+    families.push((
+        "instances",
+        "instantiations of a kernel template, launched from main",
+        sizes(250, max / 16),
+        Box::new(gen::instances),
     ));
     families.push((
         "calls",

@@ -232,3 +232,38 @@ fn device_function_templates_are_instantiated_once_per_argument_list() {
     assert!(ptx.contains("_Z2sqIfET_S0_"), "{ptx}");
     assert!(ptx.contains("_Z2sqIiET_S0_"), "{ptx}");
 }
+
+#[test]
+fn if_constexpr_checks_only_the_branch_it_takes() {
+    // `v % 3` is no operation on a `float`: the float instance compiles
+    // only because that branch is discarded, as in C++.
+    let dir = scratch("templates-if-constexpr");
+    let src = dir.join("ic.cu");
+    std::fs::write(
+        &src,
+        "template <typename T, bool INTEGRAL> __device__ T wrap(T v) {\n\
+           if constexpr (INTEGRAL) { return v % 3; } else { return v * 0.5f; }\n\
+         }\n\
+         __global__ void k(int *i, float *f) {\n\
+           i[0] = wrap<int, true>(i[1]);\n\
+           f[0] = wrap<float, false>(f[1]);\n\
+         }\n",
+    )
+    .unwrap();
+    let ours = dir.join("kernelc.ptx");
+    kernelc_ptx(&src, &ours);
+    let args = ["i32[]:rand:2:1", "f32[]:rand:2:2"];
+    let a = emulate(&ours, "_Z1kPiPf", "1", "1", &args);
+    let Some(nvcc) = common::nvcc_or_skip("if constexpr through nvcc") else {
+        return;
+    };
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+    let b = emulate(&dir.join("nvcc.ptx"), "_Z1kPiPf", "1", "1", &args);
+    assert_eq!(a, b);
+    rejects(
+        "template <int N> __device__ int f(int n) { if constexpr (n > 1) { return 1; } return 0; }\n\
+         extern \"C\" __global__ void k(int *o) { o[0] = f<1>(o[1]); }\n",
+        "E0099",
+        "the condition of `if constexpr` must be a constant expression",
+    );
+}

@@ -286,6 +286,36 @@ pub fn host_code(functions: usize) -> String {
     s
 }
 
+/// `instances` instantiations of one kernel template, each launched from
+/// `main` with its own value argument and calling a device function
+/// template deduced from its arguments: the template machinery (host uses,
+/// memoized instances, Itanium names) at scale.
+pub fn instances(instances: usize) -> String {
+    let mut s = String::with_capacity(instances * 48 + 512);
+    s.push_str(
+        "template <typename T> __device__ T step(T v, int n) { return v * T(n) + T(1); }
+         template <int N, typename T = float>
+         __global__ void k(T *out, const T *in, int n) {
+             __shared__ T tile[32];
+    int i = threadIdx.x;
+             tile[i % 32] = i < n ? step(in[i], N) : T(0);
+    __syncthreads();
+             if (i < n) out[i] = tile[(i + N) % 32];
+}
+         int main() {
+",
+    );
+    for j in 0..instances {
+        let _ = writeln!(s, "    k<{j}><<<1, 32>>>(nullptr, nullptr, 32);");
+    }
+    s.push_str(
+        "    return 0;
+}
+",
+    );
+    s
+}
+
 /// The samples shipped in `samples/`, as (name, source). The benchmarks
 /// compile for sm_90, so a sample whose `// kernelc-target:` line names an
 /// architecture-specific target (`sm_90a`, `sm_100a`: wgmma, tcgen05) is

@@ -276,6 +276,14 @@ pub enum StmtKind {
         count: Option<Expr>,
         stmt: Box<Stmt>,
     },
+    /// `if constexpr (cond) then else els`: only the branch the constant
+    /// condition takes is checked (the other is discarded, as in a
+    /// template's instance).
+    ConstexprIf {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
 }
 
 /// An expression with its span.

@@ -231,6 +231,15 @@ impl Dumper {
                     self.stmt(e, depth + 1);
                 }
             }
+            StmtKind::ConstexprIf { cond, then, els } => {
+                self.line(depth, "IfConstexpr");
+                self.expr(cond, depth + 1);
+                self.stmt(then, depth + 1);
+                if let Some(e) = els {
+                    self.line(depth, "Else");
+                    self.stmt(e, depth + 1);
+                }
+            }
             StmtKind::While { cond, body } => {
                 self.line(depth, "While");
                 self.expr(cond, depth + 1);

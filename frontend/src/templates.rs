@@ -111,10 +111,20 @@ pub struct Request {
     pub span: Span,
 }
 
+/// An explicit specialization, `template <> float fromFloat<float>(float
+/// v) { ... }`: the declaration that stands for the instance with `args`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Specialization {
+    pub name: String,
+    pub args: Vec<TemplateArg>,
+    pub decl: ast::FunctionDecl,
+}
+
 /// Every function template of a translation unit.
 #[derive(Debug, Default, PartialEq)]
 pub struct Templates {
     pub functions: Vec<FunctionTemplate>,
+    pub specializations: Vec<Specialization>,
     /// The templates of each name (overloads), in declaration order.
     pub by_name: FxHashMap<String, Vec<usize>>,
     pub env: ParseEnv,

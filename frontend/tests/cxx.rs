@@ -383,7 +383,7 @@ fn reference_misuse_is_located() {
         "rvalue references (`&&`) are not supported by kernelc",
     );
     fails(
-        "__device__ void f(int &x);\n__device__ void f(int *x);",
+        "__device__ void f(int &x);\n__device__ int f(int &x);",
         "conflicting types for `f`",
     );
 }

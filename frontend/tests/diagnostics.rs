@@ -163,9 +163,9 @@ fn kernel_and_function_rules() {
         "p[0] = g(1)",
     );
     has(
-        &errors("__device__ int f(int x) { return x; }\n__device__ float f(float x) { return x; }"),
+        &errors("__device__ int f(int x) { return x; }\n__device__ float f(int x) { return x; }"),
         "conflicting types for `f`",
-        "float f(float x)",
+        "float f(int x)",
     );
     has(
         &errors("__global__ void k() { break; }"),

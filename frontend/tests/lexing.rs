@@ -147,7 +147,7 @@ fn directives() {
     assert_eq!(err[0].code, Some(frontend::Code::E0016), "{err:?}");
     assert_eq!((err[0].span.start, err[0].span.end), (0, 16));
     for bad in [
-        "#include <cuda_fp16.h>",
+        "#include <cuda_fp8.h>",
         "#include <cooperative_groups.h>",
         "#define V(args...) args",
         "#define W(f, ...) f(0 __VA_OPT__(,) __VA_ARGS__)",

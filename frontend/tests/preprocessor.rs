@@ -320,12 +320,12 @@ fn every_accepted_header_is_known_and_others_are_located_errors() {
         let src = format!("#include {h}\n#include {h}\nx");
         assert_eq!(plain(&src), ["x"], "{h}");
     }
-    let d = lex("int a;\n#include <cuda_fp16.h>\n", &Options::default()).unwrap_err();
+    let d = lex("int a;\n#include <cuda_fp8.h>\n", &Options::default()).unwrap_err();
     assert!(d[0]
         .message
-        .contains("`#include <cuda_fp16.h>` is not supported by kernelc"));
-    assert!(d[0].notes[0].contains("half"), "{:?}", d[0].notes);
-    assert_eq!((d[0].span.start, d[0].span.end), (7, 29));
+        .contains("`#include <cuda_fp8.h>` is not supported by kernelc"));
+    assert!(d[0].notes[0].contains("fp8"), "{:?}", d[0].notes);
+    assert_eq!((d[0].span.start, d[0].span.end), (7, 28));
     assert_eq!(d[0].code, Some(Code::E0002));
     // A file: the single-text entry points read none (`NoFiles`).
     let d = lex("#include \"util.h\"", &Options::default()).unwrap_err();

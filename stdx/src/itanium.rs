@@ -149,15 +149,23 @@ pub enum KernelLookup<'a> {
 
 /// Finds `requested` among `kernels` (PTX names): the kernel of that very
 /// name, else the one kernel whose [`plain_name`] it is (`vectorAdd` for
-/// `_Z9vectorAddPKfS0_Pfi`).
+/// `_Z9vectorAddPKfS0_Pfi`) or whose [`readable`] form it is, whole or
+/// without the parameters (`blockSum<float, 128u>` for
+/// `_Z8blockSumIfLj128EEvPKT_PS0_j`, a template's instance).
 pub fn lookup_kernel<'a>(requested: &str, kernels: &[&'a str]) -> KernelLookup<'a> {
     if let Some(k) = kernels.iter().find(|k| **k == requested) {
         return KernelLookup::Found(k);
     }
+    let readable_is = |k: &str| {
+        let r = readable(k);
+        r == requested
+            || r.strip_prefix(requested)
+                .is_some_and(|params| params.starts_with('('))
+    };
     let named: Vec<&'a str> = kernels
         .iter()
         .copied()
-        .filter(|k| plain_name(k) == requested)
+        .filter(|k| plain_name(k) == requested || readable_is(k))
         .collect();
     match named.as_slice() {
         [] => KernelLookup::Missing,
@@ -481,6 +489,33 @@ mod tests {
         );
         // A template parameter past the arguments is no name.
         assert_eq!(demangle("_Z1fIiEvT0_"), None);
+    }
+
+    #[test]
+    fn template_instances_are_found_by_their_readable_names() {
+        let kernels = [
+            "_Z8blockSumIfLj128EEvPKT_PS0_j",
+            "_Z8blockSumIiLj128EEvPKT_PS0_j",
+        ];
+        assert_eq!(
+            lookup_kernel("blockSum<int, 128u>", &kernels),
+            KernelLookup::Found("_Z8blockSumIiLj128EEvPKT_PS0_j")
+        );
+        assert_eq!(
+            lookup_kernel(
+                "blockSum<float, 128u>(const float*, float*, unsigned int)",
+                &kernels
+            ),
+            KernelLookup::Found("_Z8blockSumIfLj128EEvPKT_PS0_j")
+        );
+        assert!(matches!(
+            lookup_kernel("blockSum", &kernels),
+            KernelLookup::Ambiguous(_)
+        ));
+        assert_eq!(
+            lookup_kernel("blockSum<int>", &kernels),
+            KernelLookup::Missing
+        );
     }
 
     #[test]

@@ -274,9 +274,10 @@ impl Parser<'_> {
         let mut els = None;
         loop {
             let start = self.bump().span; // `if`
+            let constexpr = self.eat_kw(Keyword::Constexpr);
             let cond = self.paren_cond("`if`")?;
             let then = Box::new(self.statement()?);
-            arms.push((start, cond, then));
+            arms.push((start, constexpr, cond, then));
             if !self.eat_kw(Keyword::Else) {
                 break;
             }
@@ -287,10 +288,14 @@ impl Parser<'_> {
         }
         let end = self.prev_span();
         let mut chain: Option<Stmt> = None;
-        while let Some((start, cond, then)) = arms.pop() {
+        while let Some((start, constexpr, cond, then)) = arms.pop() {
             let els = chain.take().map(Box::new).or_else(|| els.take());
+            let kind = match constexpr {
+                true => StmtKind::ConstexprIf { cond, then, els },
+                false => StmtKind::If { cond, then, els },
+            };
             chain = Some(Stmt {
-                kind: StmtKind::If { cond, then, els },
+                kind,
                 span: start.to(end),
             });
         }

@@ -6,7 +6,9 @@ use super::{PResult, Parser, Recorded};
 use crate::ast::{Expr, ExprKind, FunctionDecl, Item};
 use crate::codes::Code;
 use crate::diag::Span;
-use crate::templates::{FunctionTemplate, ParamKind, Request, TemplateArg, TemplateParam};
+use crate::templates::{
+    FunctionTemplate, ParamKind, Request, Specialization, TemplateArg, TemplateParam,
+};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 impl Parser<'_> {
@@ -24,11 +26,8 @@ impl Parser<'_> {
             return self.explicit_instantiation(kw);
         }
         if self.is_punct_at(1, Punct::Gt) {
-            return self.error(
-                kw,
-                Code::E0002,
-                "explicit specializations (`template <>`) are not supported by kernelc yet",
-            );
+            self.pos += 2;
+            return self.explicit_specialization(kw);
         }
         self.bump();
         let params = self.template_params()?;
@@ -72,6 +71,55 @@ impl Parser<'_> {
         });
         self.templates.by_name.entry(name).or_default().push(index);
         self.pos = end;
+        Ok(())
+    }
+
+    /// After `template <>`: an explicit specialization of a function
+    /// template, `float fromFloat<float>(float v) { ... }`, read as the
+    /// declaration without its template arguments and kept with them.
+    fn explicit_specialization(&mut self, kw: Span) -> PResult<()> {
+        let start = self.pos;
+        let end = self.item_end(start);
+        let tokens = self.toks[start..end].to_vec();
+        let name_at = tokens.iter().enumerate().position(|(i, t)| {
+            t.kind == TokenKind::Ident
+                && self.is_template_name(&t.text)
+                && matches!(
+                    tokens.get(i + 1).map(|t| &t.kind),
+                    Some(TokenKind::Punct(Punct::Lt))
+                )
+        });
+        let Some(name_at) = name_at else {
+            self.pos = end;
+            return self.error(
+                kw,
+                Code::E0002,
+                "this explicit specialization is not supported by kernelc yet (only of a function template, with its arguments written: `template <> float f<float>(float x) { ... }`)",
+            );
+        };
+        let mut sub = self.sub_parser(&tokens[name_at + 1..], Vec::new());
+        let args = sub.template_args();
+        let after = name_at + 1 + sub.pos;
+        self.diags.append(&mut sub.diags);
+        let args = args?;
+        let mut plain = tokens[..=name_at].to_vec();
+        plain.extend_from_slice(&tokens[after..]);
+        let mut sub = self.sub_parser(&plain, Vec::new());
+        let items = sub.external_decl(false);
+        self.diags.append(&mut sub.diags);
+        self.pos = end;
+        let decl = items?.into_iter().find_map(|item| match item {
+            Item::Function(f) => Some(f),
+            _ => None,
+        });
+        let Some(decl) = decl else {
+            return self.error(kw, Code::E0003, "expected a function after `template <>`");
+        };
+        self.templates.specializations.push(Specialization {
+            name: tokens[name_at].text.clone(),
+            args,
+            decl,
+        });
         Ok(())
     }
 

@@ -706,3 +706,34 @@ impl Checker {
         }
     }
 }
+
+impl Checker {
+    /// `if constexpr`: the condition must be a constant; only the branch
+    /// it takes is checked, and it is the statement (C++ [stmt.if]: the
+    /// other is discarded, which lets a template's instance hold code that
+    /// is valid only for other arguments).
+    pub(super) fn constexpr_if(
+        &mut self,
+        cond: &ast::Expr,
+        then: &ast::Stmt,
+        els: Option<&ast::Stmt>,
+    ) -> StmtKind {
+        let span = cond.span;
+        let Some(value) = self.expr(cond).and_then(|c| self.const_int(&c)) else {
+            self.error(
+                span,
+                Code::E0099,
+                "the condition of `if constexpr` must be a constant expression",
+            );
+            return StmtKind::Empty;
+        };
+        let taken = if value != 0 { Some(then) } else { els };
+        match taken {
+            Some(s) => StmtKind::Block(crate::typed::Block {
+                span: s.span,
+                stmts: vec![self.stmt(s)],
+            }),
+            None => StmtKind::Empty,
+        }
+    }
+}

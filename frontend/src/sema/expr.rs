@@ -1153,34 +1153,13 @@ impl Checker {
             }
         };
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
-        let is_template_id = matches!(callee.kind, ast::ExprKind::TemplateId { .. });
-        let instance;
-        let name = if is_template_id
-            || (!self.by_name.contains_key(name.as_str())
-                && self.lookup(name).is_none()
-                && self.tmpl.templates.is_template(name))
-        {
-            instance = self.template_call(name, explicit, &typed_args, callee.span)?;
-            &instance
-        } else {
-            name
-        };
+        if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
+            return made;
+        }
+        let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
+        let name = &resolved;
         if let Some(b) = self.lookup(name) {
-            let ty = match b {
-                Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),
-                Binding::Ref(id) => self.locals[id.0 as usize]
-                    .ty
-                    .pointee()
-                    .cloned()
-                    .unwrap_or(CType::INT),
-                Binding::Const(_, t) | Binding::ConstFloat(_, t) => t,
-                Binding::Global(id) => self.globals[id.0 as usize].ty.clone(),
-            };
-            self.error(
-                callee.span,
-                Code::E0007,
-                format!("called object `{name}` of type `{ty}` is not a function"),
-            );
+            self.not_a_function(name, b, callee.span);
             return None;
         }
         if name == "__syncthreads" {
@@ -1300,6 +1279,54 @@ impl Checker {
 }
 
 impl Checker {
+    /// E0007 for calling `name`, a variable or constant (`b`).
+    fn not_a_function(&mut self, name: &str, b: Binding, at: Span) {
+        let ty = match b {
+            Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),
+            Binding::Ref(id) => self.locals[id.0 as usize]
+                .ty
+                .pointee()
+                .cloned()
+                .unwrap_or(CType::INT),
+            Binding::Const(_, t) | Binding::ConstFloat(_, t) => t,
+            Binding::Global(id) => self.globals[id.0 as usize].ty.clone(),
+        };
+        self.error(
+            at,
+            Code::E0007,
+            format!("called object `{name}` of type `{ty}` is not a function"),
+        );
+    }
+
+    /// The function a call of `name` names: a template's instance (written
+    /// or deduced arguments), the overload the arguments choose, or `name`
+    /// itself. `None` after an error (reported).
+    fn resolve_callee(
+        &mut self,
+        callee: &ast::Expr,
+        name: &str,
+        explicit: &[crate::templates::TemplateArg],
+        typed_args: &[Option<Expr>],
+    ) -> Option<String> {
+        let is_template_id = matches!(callee.kind, ast::ExprKind::TemplateId { .. });
+        let name = if is_template_id
+            || (!self.by_name.contains_key(name)
+                && self.lookup(name).is_none()
+                && self.tmpl.templates.is_template(name))
+        {
+            self.template_call(name, explicit, typed_args, callee.span)?
+        } else {
+            name.to_string()
+        };
+        match self.overloads.by_plain.get(name.as_str()) {
+            Some(keys) if keys.len() > 1 => {
+                let keys = keys.clone();
+                self.choose_overload(&name, &keys, typed_args, callee.span)
+            }
+            _ => Some(name),
+        }
+    }
+
     /// The default arguments of the parameters a call leaves out (`missing`,
     /// after the `given` arguments), each typed and evaluated at the call as
     /// C++ does; E0018 when one of them has none.

@@ -13,6 +13,7 @@ mod device_fns;
 mod expr;
 mod half;
 mod labels;
+mod overload;
 mod runtime;
 mod templates;
 mod tensor;
@@ -163,6 +164,8 @@ pub(crate) struct Checker {
     item: usize,
     /// The function templates and their instantiations.
     tmpl: templates::Instances,
+    /// The overloads of each function name.
+    overloads: overload::Overloads,
 }
 
 impl Checker {
@@ -226,6 +229,7 @@ pub(crate) fn check_program(
         host: FxHashMap::default(),
         item: 0,
         tmpl: templates::Instances::default(),
+        overloads: overload::Overloads::default(),
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
@@ -242,6 +246,7 @@ pub(crate) fn check_program(
     }
     c.tmpl.templates = tu.templates.clone();
     c.tmpl.next_def = defs.len();
+    c.specializations();
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
@@ -252,7 +257,15 @@ pub(crate) fn check_program(
         c.item = index;
         match item {
             ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
-                functions.push(c.function(f, 0));
+                match c.overloads.key_at.get(&f.name_span).cloned() {
+                    // A later overload is checked under its key.
+                    Some(key) => {
+                        let mut f = f.clone();
+                        f.name = key;
+                        functions.push(c.function(&f, 0));
+                    }
+                    None => functions.push(c.function(f, 0)),
+                }
             }
             ast::Item::Function(_) => {}
             ast::Item::Var(v) => c.file_var(v),
@@ -354,14 +367,15 @@ impl Checker {
             });
             refs.push(p.by_ref.is_some());
         }
-        if let Some(&i) = self.by_name.get(&f.name) {
+        let same = self.same_function(&f.name, &params, &refs);
+        let key = match same {
+            None if self.by_name.contains_key(&f.name) => self.overload_key(f, &params)?,
+            _ => f.name.clone(),
+        };
+        if let Some(i) = same {
             let prev = &self.sigs[i];
             let prev_decl = prev.first_decl;
-            if prev.ret != f.ret
-                || prev.params != params
-                || prev.refs != refs
-                || prev.is_kernel != s.global
-            {
+            if prev.ret != f.ret || prev.is_kernel != s.global {
                 self.diags.push(
                     Diagnostic::error(
                         f.name_span,
@@ -369,9 +383,12 @@ impl Checker {
                         format!("conflicting types for `{}`", f.name),
                     )
                     .with_label(prev_decl, "previous declaration is here")
-                    .with_note("kernelc does not support overloading"),
+                    .with_note("functions that differ only in their return type cannot overload each other"),
                 );
                 return None;
+            }
+            if let Some(k) = self.overloads.key_at.get(&prev_decl).cloned() {
+                self.overloads.key_at.insert(f.name_span, k);
             }
             if f.body.is_some() {
                 if let Some((_, def_span)) = prev.def {
@@ -417,8 +434,47 @@ impl Checker {
             first_call: None,
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
         });
-        self.by_name.insert(f.name.clone(), self.sigs.len() - 1);
+        self.by_name.insert(key.clone(), self.sigs.len() - 1);
+        self.overloads
+            .by_plain
+            .entry(f.name.clone())
+            .or_default()
+            .push(key);
         Some(self.sigs.len() - 1)
+    }
+
+    /// The signature index of the declared function named `name` with
+    /// these parameters, if there is one (a redeclaration, not an
+    /// overload).
+    fn same_function(&self, name: &str, params: &[CType], refs: &[bool]) -> Option<usize> {
+        let keys = self.overloads.by_plain.get(name)?;
+        keys.iter()
+            .map(|k| self.by_name[k.as_str()])
+            .find(|&i| self.sigs[i].params == params && self.sigs[i].refs == refs)
+    }
+
+    /// The key of a new overload of `f`'s name, its readable signature
+    /// (`toFloat(__half)`); `None` after E0006 when C linkage forbids it.
+    fn overload_key(&mut self, f: &ast::FunctionDecl, params: &[CType]) -> Option<String> {
+        let first = self.by_name[f.name.as_str()];
+        if f.specs.extern_c || self.sigs[first].extern_c {
+            let prev = self.sigs[first].first_decl;
+            self.diags.push(
+                Diagnostic::error(
+                    f.name_span,
+                    Code::E0006,
+                    format!("conflicting types for `{}`", f.name),
+                )
+                .with_label(prev, "previous declaration is here")
+                .with_note("a function with C linkage (`extern \"C\"`) cannot be overloaded"),
+            );
+            return None;
+        }
+        let shown: Vec<String> = params.iter().map(ToString::to_string).collect();
+        let key = format!("{}({})", f.name, shown.join(", "));
+        self.overloads.key_at.insert(f.name_span, key.clone());
+        self.overloads.plain_of.insert(key.clone(), f.name.clone());
+        Some(key)
     }
 
     /// Whether a `__grid_constant__` parameter is allowed: only on a
@@ -520,7 +576,8 @@ impl Checker {
         } else if s.extern_c {
             f.name.clone()
         } else {
-            crate::mangle::function(&f.name, &mangled)
+            let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
+            crate::mangle::function(plain, &mangled)
         };
         Function {
             name: f.name.clone(),
@@ -825,15 +882,8 @@ impl Checker {
                 })
             }
             A::Block(b) => StmtKind::Block(self.block(b)),
-            A::If { cond, then, els } => {
-                let cond = self.cond(cond);
-                let then = Box::new(self.stmt(then));
-                let els = els.as_ref().map(|e| Box::new(self.stmt(e)));
-                match cond {
-                    Some(cond) => StmtKind::If { cond, then, els },
-                    None => StmtKind::Empty,
-                }
-            }
+            A::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
+            A::ConstexprIf { cond, then, els } => self.constexpr_if(cond, then, els.as_deref()),
             A::While { cond, body } => {
                 let cond = self.cond(cond);
                 let body = self.loop_body(body);
@@ -954,6 +1004,16 @@ impl Checker {
             A::Empty => StmtKind::Empty,
         };
         Stmt { kind, span: s.span }
+    }
+
+    fn if_stmt(&mut self, cond: &ast::Expr, then: &ast::Stmt, els: Option<&ast::Stmt>) -> StmtKind {
+        let cond = self.cond(cond);
+        let then = Box::new(self.stmt(then));
+        let els = els.map(|e| Box::new(self.stmt(e)));
+        match cond {
+            Some(cond) => StmtKind::If { cond, then, els },
+            None => StmtKind::Empty,
+        }
     }
 
     fn return_stmt(&mut self, v: Option<&ast::Expr>, span: Span) -> StmtKind {

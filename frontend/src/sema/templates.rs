@@ -44,6 +44,9 @@ pub(super) struct Instances {
     /// How many definitions the file itself has: instantiations are
     /// numbered after them.
     pub next_def: usize,
+    /// The syntax errors reported in templates' tokens: an error that
+    /// every instance's parse meets is reported once.
+    reported: rustc_hash::FxHashSet<(Span, String)>,
 }
 
 impl Checker {
@@ -289,18 +292,36 @@ impl Checker {
             return None;
         }
         self.tmpl.done.insert(key.clone(), name.clone());
-        let mut decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
+        let decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
             Ok(d) => d,
             Err(diags) => {
                 for d in diags {
-                    self.diags
-                        .push(d.with_label(span, format!("in `{name}`, instantiated here")));
+                    if self.tmpl.reported.insert((d.span, d.message.clone())) {
+                        let label = format!("in `{name}`, instantiated here");
+                        self.diags.push(d.with_label(span, label));
+                    }
                 }
                 return None;
             }
         };
+        self.declare_instance(index, &key.1, decl, name, span, depth)
+    }
+
+    /// Declares `decl` as the instance of template `index` with `args`,
+    /// named `name` and asked for at `span`, and queues its body.
+    fn declare_instance(
+        &mut self,
+        index: usize,
+        args: &[ArgValue],
+        mut decl: ast::FunctionDecl,
+        name: String,
+        span: Span,
+        depth: usize,
+    ) -> Option<String> {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
         decl.name = name.clone();
-        let link = crate::mangle::instance(t, &key.1, &decl);
+        let link = crate::mangle::instance(t, args, &decl);
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
@@ -308,9 +329,46 @@ impl Checker {
         let sig = self.declare_function(&decl, def);
         self.item = item;
         sig?;
-        self.tmpl.next_def += 1;
-        self.tmpl.pending.push_back((decl, depth));
+        if decl.body.is_some() {
+            self.tmpl.next_def += 1;
+            self.tmpl.pending.push_back((decl, depth));
+        }
         Some(name)
+    }
+
+    /// Declares the explicit specializations: each is the instance its
+    /// arguments name, so a use of that instance finds it.
+    pub(super) fn specializations(&mut self) {
+        let templates = self.tmpl.templates.clone();
+        for sp in &templates.specializations {
+            let Some(&index) = templates.by_name.get(&sp.name).and_then(|c| c.first()) else {
+                continue;
+            };
+            let params = &templates.functions[index].params;
+            let Some(values) = self.template_arg_values(&sp.args, params) else {
+                continue;
+            };
+            let args = match self.deduce(index, &values, &[]) {
+                Ok(args) => args,
+                Err(why) => {
+                    self.error(sp.decl.name_span, Code::E0019, why);
+                    continue;
+                }
+            };
+            let key = (index, args);
+            let name = templates::instance_name(&sp.name, &key.1);
+            if let Some(prev) = self.tmpl.done.get(&key) {
+                let prev = prev.clone();
+                self.error(
+                    sp.decl.name_span,
+                    Code::E0006,
+                    format!("`{prev}` is specialized twice"),
+                );
+                continue;
+            }
+            self.tmpl.done.insert(key.clone(), name.clone());
+            self.declare_instance(index, &key.1, sp.decl.clone(), name, sp.decl.name_span, 1);
+        }
     }
 }
 

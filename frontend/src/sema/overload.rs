@@ -1,0 +1,249 @@
+//! Function overloading: several functions of one name with different
+//! parameter types, and the choice among them at a call (C++
+//! [over.match]).
+//!
+//! Each overload is a function of its own to the checker: the first
+//! declared keeps the plain name (so a program without overloads is
+//! checked exactly as before), each later one is keyed by its readable
+//! signature (`toFloat(__half)`), and all are listed under the plain name
+//! ([`Overloads`]). A call ranks each viable candidate's implicit
+//! conversion sequences as C++ does, simplified to the conversions kernelc
+//! has: exact match (adding `const` to a pointee ranks just below the
+//! identity, which is C++'s tie-break between the two), promotion,
+//! conversion, user-defined (CUDA's half classes). The best candidate is
+//! at least as good for every argument and better for one; a function
+//! beats a template instance that is as good. No best candidate is E0007,
+//! with each candidate as a label and why it failed or tied.
+
+use rustc_hash::FxHashMap;
+
+use super::Checker;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
+use crate::typed::Expr;
+use crate::types::CType;
+
+/// The overloads of each function name.
+#[derive(Default)]
+pub(super) struct Overloads {
+    /// Plain name → the keys (`by_name` entries) of its overloads.
+    pub by_plain: FxHashMap<String, Vec<String>>,
+    /// Key of a later overload → its plain name (for its Itanium name).
+    pub plain_of: FxHashMap<String, String>,
+    /// The key of each later overload's declarations, by their name span.
+    pub key_at: FxHashMap<Span, String>,
+    /// The keys of template instances, which lose ties to functions.
+    pub instances: rustc_hash::FxHashSet<String>,
+}
+
+/// How well an argument converts to a parameter: lower is better
+/// ([over.ics.rank]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Rank {
+    Exact,
+    /// An exact match that adds `const` or `volatile` to a pointee: worse
+    /// than the identity ([over.ics.rank] 3.2.6), better than the rest.
+    Qualified,
+    Promotion,
+    Conversion,
+    /// Through a constructor or conversion operator (CUDA's half classes).
+    UserDefined,
+}
+
+/// The rank of converting an argument of type `from` (`null`: the
+/// constant 0) to a parameter of type `to`, or `None` when it does not
+/// convert.
+pub(super) fn rank(from: &CType, to: &CType, null: bool) -> Option<Rank> {
+    let (from, to) = (
+        super::convert::strip_restrict(from).0,
+        super::convert::strip_restrict(to).0,
+    );
+    if from == to {
+        return Some(Rank::Exact);
+    }
+    match (&from, &to) {
+        (CType::Half(_), _) | (_, CType::Half(_)) => {
+            (from.is_arithmetic() || to.is_arithmetic()).then_some(Rank::UserDefined)
+        }
+        (f, t) if f.is_arithmetic() && t.is_arithmetic() => Some(arithmetic_rank(f, t)),
+        (
+            CType::Pointer {
+                pointee: fp,
+                pointee_const: fc,
+                pointee_volatile: fv,
+                ..
+            },
+            CType::Pointer {
+                pointee: tp,
+                pointee_const: tc,
+                pointee_volatile: tv,
+                ..
+            },
+        ) => {
+            let drops = (*fc && !*tc) || (*fv && !*tv);
+            if drops {
+                None
+            } else if fp == tp {
+                // Adding `const`/`volatile` is a qualification adjustment.
+                Some(Rank::Qualified)
+            } else if **tp == CType::Void {
+                Some(Rank::Conversion)
+            } else {
+                None
+            }
+        }
+        (CType::Pointer { .. }, CType::Bool) => Some(Rank::Conversion),
+        (CType::Int { .. }, CType::Pointer { .. }) if null => Some(Rank::Conversion),
+        (a, b) if crate::types::is_dim3_uint3_pair(a, b) => Some(Rank::Conversion),
+        _ => None,
+    }
+}
+
+/// Integral promotions (to `int` from a narrower integer or `bool`) and
+/// the floating promotion (`float` to `double`); any other arithmetic
+/// conversion is a conversion.
+fn arithmetic_rank(from: &CType, to: &CType) -> Rank {
+    let promotes_to_int = match from {
+        CType::Bool => true,
+        CType::Int { bits, .. } => *bits < 32,
+        _ => false,
+    };
+    match (from, to) {
+        (_, &CType::INT) if promotes_to_int => Rank::Promotion,
+        (CType::Float { bits: 32 }, CType::Float { bits: 64 }) => Rank::Promotion,
+        _ => Rank::Conversion,
+    }
+}
+
+/// A candidate's ranks, or why it is not viable.
+type Ranks = Result<Vec<Rank>, String>;
+
+impl Checker {
+    /// The overload of `plain` a call with `args` chooses: its key. `None`
+    /// after E0007 (no viable candidate, or no best one).
+    pub(super) fn choose_overload(
+        &mut self,
+        plain: &str,
+        keys: &[String],
+        args: &[Option<Expr>],
+        span: Span,
+    ) -> Option<String> {
+        let ranked: Vec<(String, Ranks)> = keys
+            .iter()
+            .map(|k| (k.clone(), self.candidate_ranks(k, args)))
+            .collect();
+        let viable: Vec<(&String, &Vec<Rank>)> = ranked
+            .iter()
+            .filter_map(|(k, r)| r.as_ref().ok().map(|r| (k, r)))
+            .collect();
+        let best = viable.iter().find(|(k, r)| {
+            viable
+                .iter()
+                .all(|(k2, r2)| k == k2 || self.better(k, r, k2, r2))
+        });
+        if let Some((k, _)) = best {
+            return Some((*k).clone());
+        }
+        let msg = if viable.is_empty() {
+            format!("no overload of `{plain}` accepts these arguments")
+        } else {
+            format!("the call of `{plain}` is ambiguous: no overload is better than the others")
+        };
+        let mut d = Diagnostic::error(span, Code::E0007, msg);
+        for (k, r) in &ranked {
+            let decl = self.sigs[self.by_name[k.as_str()]].first_decl;
+            let why = match r {
+                Ok(_) => "viable".to_string(),
+                Err(why) => why.clone(),
+            };
+            d = d.with_label(decl, format!("candidate `{}`: {why}", self.signature_of(k)));
+        }
+        self.diags.push(d);
+        None
+    }
+
+    /// Whether candidate `a` (ranks `ra`) is better than `b` (`rb`): no
+    /// argument converts worse and one converts better, or the same and
+    /// `a` is a function where `b` is a template instance.
+    fn better(&self, a: &str, ra: &[Rank], b: &str, rb: &[Rank]) -> bool {
+        let no_worse = ra.iter().zip(rb).all(|(x, y)| x <= y);
+        let some_better = ra.iter().zip(rb).any(|(x, y)| x < y);
+        if no_worse && some_better {
+            return true;
+        }
+        let same = ra == rb;
+        same && !self.overloads.instances.contains(a) && self.overloads.instances.contains(b)
+    }
+
+    /// The ranks of each argument against candidate `key`'s parameters.
+    fn candidate_ranks(&self, key: &str, args: &[Option<Expr>]) -> Ranks {
+        let sig = &self.sigs[self.by_name[key]];
+        let required = sig.defaults.iter().take_while(|d| d.is_none()).count();
+        if args.len() > sig.params.len() || args.len() < required.min(sig.params.len()) {
+            return Err(format!(
+                "takes {} arguments, the call gives {}",
+                sig.params.len(),
+                args.len()
+            ));
+        }
+        let mut ranks = Vec::new();
+        for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
+            let Some(a) = a else {
+                // An argument already in error fits any candidate.
+                ranks.push(Rank::Exact);
+                continue;
+            };
+            let to = if sig.refs[i] {
+                p.pointee().cloned().unwrap_or(CType::Void)
+            } else {
+                p.clone()
+            };
+            let null = super::convert::is_null_const(a);
+            match rank(&a.ty, &to, null) {
+                Some(r) => ranks.push(r),
+                None => {
+                    return Err(format!(
+                        "argument {} is `{}`, which does not convert to `{to}`",
+                        i + 1,
+                        a.ty
+                    ))
+                }
+            }
+        }
+        Ok(ranks)
+    }
+
+    /// A call of CUDA's `make_float3` (or another vector maker) that the
+    /// program overloads (`make_float3(float s)`, a common helper): the
+    /// built-in when none of the program's overloads accepts the
+    /// arguments, as the built-in is one more candidate in C++. `None`
+    /// when the program's overloads decide.
+    pub(super) fn builtin_beside_overloads(
+        &mut self,
+        name: &str,
+        args: &[Option<Expr>],
+        span: Span,
+    ) -> Option<Option<Expr>> {
+        let is_vector_maker = name
+            .strip_prefix("make_")
+            .is_some_and(|t| crate::types::vector_type(t).is_some());
+        let keys = self
+            .overloads
+            .by_plain
+            .get(name)
+            .filter(|_| is_vector_maker)?;
+        if keys.iter().any(|k| self.candidate_ranks(k, args).is_ok()) {
+            return None;
+        }
+        self.vector_make(name, args, span)
+    }
+
+    /// `name(T, U)` for the overload keyed `key`.
+    pub(super) fn signature_of(&self, key: &str) -> String {
+        let sig = &self.sigs[self.by_name[key]];
+        let plain = self.overloads.plain_of.get(key).map_or(key, String::as_str);
+        let plain = plain.split('(').next().unwrap_or(plain);
+        let params: Vec<String> = sig.params.iter().map(ToString::to_string).collect();
+        format!("{plain}({})", params.join(", "))
+    }
+}

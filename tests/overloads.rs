@@ -1,0 +1,202 @@
+//! Function overloading and explicit specializations (issue 26): the
+//! overload C++'s ranking picks, shown by what each returns, on the
+//! emulator from kernelc's PTX and from nvcc's; and the errors that list
+//! the candidates.
+
+mod common;
+
+use common::{kernelc, scratch, stderr};
+use std::path::{Path, PathBuf};
+
+fn fixture() -> PathBuf {
+    common::root().join("tests/fixtures/templates/overloads.cu")
+}
+
+const KERNEL: &str = "_Z6choosePiPfPdPKfscbml";
+const ARGS: &[&str] = &[
+    "i32[]:zeros:13",
+    "f32[]:rand:8:1",
+    "f64[]:rand:4:2",
+    "f32[]:rand:4:3",
+    "i16:7",
+    "i8:9",
+    "u8:1",
+    "u64:5",
+    "i64:-3",
+];
+
+/// Runs `choose` from `ptx` on the emulator; the buffers it wrote.
+fn run(ptx: &Path, out: &Path) -> Vec<Vec<u8>> {
+    let mut argv = vec![
+        "run",
+        ptx.to_str().unwrap(),
+        "--engine",
+        "emu",
+        "--fmad=false",
+        "--kernel",
+        KERNEL,
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    argv.extend_from_slice(ARGS);
+    let o = kernelc(&argv);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (0..3)
+        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).unwrap())
+        .collect()
+}
+
+fn ints(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn calls_choose_the_overload_cpp_ranks_best() {
+    let dir = scratch("overloads");
+    let ptx = dir.join("kernelc.ptx");
+    let o = kernelc(&[
+        fixture().to_str().unwrap(),
+        "-arch=sm_90",
+        "-o",
+        ptx.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    common::assert_ptxas_accepts(&text, "sm_90", "overloads.cu");
+    // Each overload is a function of its own under its Itanium name.
+    for name in [
+        "_Z4picki",
+        "_Z4pickf",
+        "_Z4pickd",
+        "_Z4pickPKf",
+        "_Z4pickPf",
+        "_Z4pickm",
+        "_Z5scaleff",
+        "_Z5scaledd",
+    ] {
+        assert!(
+            text.contains(&format!("{name}(")),
+            "{name} missing:\n{text}"
+        );
+    }
+    let ours = run(&ptx, &dir.join("ours"));
+    // int, float, double exact; short, char and bool promote to int; a
+    // `const float *` and a `float *` each find their own; unsigned long
+    // exact; twice(int); cube's specialization for int twice; the long.
+    assert_eq!(
+        ints(&ours[0]),
+        [1, 2, 3, 1, 1, 1, 4, 5, 6, 6, -3, -4, -3],
+        "which overload each call chose"
+    );
+    let Some(nvcc) = common::nvcc_or_skip("overloads.cu through nvcc") else {
+        return;
+    };
+    common::nvcc_ptx_to(&nvcc, &fixture(), "sm_90", &[], &dir.join("nvcc.ptx"));
+    let theirs = run(&dir.join("nvcc.ptx"), &dir.join("theirs"));
+    assert_eq!(ours, theirs, "kernelc's choices and nvcc's differ");
+}
+
+/// Compiles `source`; it must fail with E0007, exit 1 and write nothing;
+/// its stderr.
+fn rejected(source: &str) -> String {
+    let dir = scratch("overload-errors");
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("e.ptx");
+    let _ = std::fs::remove_file(&out);
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!out.exists());
+    assert!(err.contains("error[E0007]"), "{err}");
+    err
+}
+
+#[test]
+fn failed_overload_resolution_lists_every_candidate() {
+    let err = rejected(
+        "__device__ float f(float a, int b) { return a; }\n\
+         __device__ float f(int a, float b) { return b; }\n\
+         __global__ void k(float *o) { o[0] = f(1, 2); }\n",
+    );
+    assert!(err.contains("the call of `f` is ambiguous"), "{err}");
+    assert!(err.contains("candidate `f(float, int)`: viable"), "{err}");
+    assert!(err.contains("candidate `f(int, float)`: viable"), "{err}");
+    let err = rejected(
+        "__device__ int g(int *p) { return *p; }\n\
+         __device__ int g(float *p) { return 1; }\n\
+         __global__ void k(double *d, int *o) { o[0] = g(d); }\n",
+    );
+    assert!(
+        err.contains("no overload of `g` accepts these arguments"),
+        "{err}"
+    );
+    assert!(
+        err.contains("argument 1 is `double *`, which does not convert to `int *`"),
+        "{err}"
+    );
+    // Functions that differ only in their return type do not overload.
+    let dir = scratch("overload-errors");
+    let src = dir.join("ret.cu");
+    std::fs::write(
+        &src,
+        "__device__ int h(int v);\n__device__ float h(int v) { return 1.0f; }\n",
+    )
+    .unwrap();
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("r.ptx").to_str().unwrap(),
+    ]);
+    assert!(stderr(&o).contains("error[E0006]"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_program_overload_of_make_float3_keeps_the_builtin() {
+    // Vector-math headers add `make_float3(float s)`; CUDA's three-argument
+    // maker stays a candidate beside it.
+    let dir = scratch("overloads-make");
+    let src = dir.join("m.cu");
+    std::fs::write(
+        &src,
+        "inline __host__ __device__ float3 make_float3(float s) { return make_float3(s, s, s); }\n\
+         __global__ void k(float *o) {\n\
+           float3 a = make_float3(o[0]);\n\
+           float3 b = make_float3(o[1], 2.0f, 3.0f);\n\
+           o[2] = a.x + a.y + a.z + b.x + b.y + b.z;\n\
+         }\n",
+    )
+    .unwrap();
+    let ptx = dir.join("kernelc.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let emulate = |p: &Path| {
+        let o = kernelc(&[
+            "run",
+            p.to_str().unwrap(),
+            "--engine",
+            "emu",
+            "--kernel",
+            "_Z1kPf",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "f32[]:rand:3:1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        common::stdout(&o)
+    };
+    let ours = emulate(&ptx);
+    let Some(nvcc) = common::nvcc_or_skip("make_float3 overload through nvcc") else {
+        return;
+    };
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+    assert_eq!(ours, emulate(&dir.join("nvcc.ptx")));
+}
