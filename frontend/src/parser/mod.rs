@@ -13,6 +13,8 @@
 
 mod decl;
 mod expr;
+mod names;
+mod namespaces;
 mod stmt;
 mod structs;
 
@@ -48,6 +50,7 @@ pub(crate) fn parse_tokens(
         pending_enums: Vec::new(),
         structs: FxHashMap::default(),
         next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
+        names: names::Names::default(),
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
             text: String::new(),
@@ -90,6 +93,8 @@ pub(crate) struct Parser<'t> {
     structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
+    /// Namespaces, `using` and the scopes of names (`names.rs`).
+    names: names::Names,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
 }
@@ -358,6 +363,11 @@ impl Parser<'_> {
                 extern_c_blocks.push(self.prev_span());
                 continue;
             }
+            if self.at_namespace_close(extern_c_blocks.len()) {
+                self.pos += 1;
+                self.names.close_namespace();
+                continue;
+            }
             if !extern_c_blocks.is_empty() && self.is_punct(Punct::RBrace) {
                 self.pos += 1;
                 extern_c_blocks.pop();
@@ -368,6 +378,15 @@ impl Parser<'_> {
                 match self.static_assert() {
                     Ok(sa) => out.push(Item::StaticAssert(sa)),
                     Err(Recorded) => self.sync_stmt(),
+                }
+                continue;
+            }
+            if self.at_namespace_item() {
+                if self.namespace_item(extern_c_blocks.len()).is_err() {
+                    self.sync_stmt();
+                    if self.pos == start {
+                        self.pos += 1;
+                    }
                 }
                 continue;
             }
@@ -387,6 +406,13 @@ impl Parser<'_> {
                     }
                 }
             }
+        }
+        if let Some(open) = self.names.unclosed() {
+            self.diags.push(Diagnostic::error(
+                open,
+                Code::E0003,
+                "unclosed `namespace` block",
+            ));
         }
         if let Some(open) = extern_c_blocks.pop() {
             self.diags.push(Diagnostic::error(

@@ -607,7 +607,7 @@ impl Checker {
             );
             return;
         }
-        let name = v.name.clone();
+        let name = crate::mangle::variable(&v.name);
         self.module_var(v, name, v.storage.is_static);
     }
 
@@ -618,7 +618,7 @@ impl Checker {
         let name = if v.storage.is_extern {
             v.name.clone()
         } else {
-            let base = format!("{}${}", self.fn_name, v.name);
+            let base = format!("{}${}", crate::mangle::ptx_safe(&self.fn_name), v.name);
             let mut name = base.clone();
             let mut n = 2;
             while self.global_index.contains_key(&name) {
