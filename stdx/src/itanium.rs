@@ -163,7 +163,20 @@ fn names_qualified(kernel: &str, requested: &str) -> bool {
     let Some(readable) = demangle(kernel) else {
         return false;
     };
-    let name = readable.split('(').next().unwrap_or_default();
+    // The parameters start at the first `(` that does not open an
+    // `(anonymous namespace)`.
+    const ANONYMOUS: &str = "(anonymous namespace)";
+    let mut from = 0;
+    let end = loop {
+        match readable[from..].find('(') {
+            Some(p) if readable[from + p..].starts_with(ANONYMOUS) => {
+                from += p + ANONYMOUS.len();
+            }
+            Some(p) => break from + p,
+            None => break readable.len(),
+        }
+    };
+    let name = &readable[..end];
     name.contains("::")
         && (name == requested.trim_start_matches("::")
             || name.rsplit("::").next() == Some(requested))
@@ -455,6 +468,15 @@ mod tests {
         assert_eq!(
             lookup_kernel("init", &nested),
             KernelLookup::Found("_ZN3sim4initEPf")
+        );
+        let anonymous = ["_ZN12_GLOBAL__N_14stepEPf", "_ZN1a12_GLOBAL__N_14initEPf"];
+        assert_eq!(
+            lookup_kernel("step", &anonymous),
+            KernelLookup::Found("_ZN12_GLOBAL__N_14stepEPf")
+        );
+        assert_eq!(
+            lookup_kernel("a::(anonymous namespace)::init", &anonymous),
+            KernelLookup::Found("_ZN1a12_GLOBAL__N_14initEPf")
         );
         assert_eq!(
             lookup_kernel("step", &nested),
