@@ -205,3 +205,50 @@ fn an_alias_of_an_unknown_namespace_errs_only_where_used() {
         "{err}"
     );
 }
+
+/// The lines of `source` that hold `marker`, from 1.
+fn marked_lines(source: &str, marker: &str) -> BTreeSet<usize> {
+    source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn scoped_enumerations_do_not_convert_implicitly_as_nvcc_says() {
+    let file = common::root().join("tests/fixtures/namespaces/scoped_enum_conversions.cu");
+    let source = std::fs::read_to_string(&file).unwrap();
+    let expected = marked_lines(&source, "// E0022");
+    assert_eq!(expected.len(), 8);
+    let done = common::kernelc(&[&file.display().to_string(), "-o", "-"]);
+    assert_eq!(done.status.code(), Some(1));
+    let err = common::stderr(&done);
+    let ours: BTreeSet<usize> = err
+        .lines()
+        .filter_map(|l| {
+            let at = l.split("scoped_enum_conversions.cu:").nth(1)?;
+            at.split(':').next()?.parse().ok()
+        })
+        .collect();
+    assert_eq!(ours, expected, "{err}");
+    assert_eq!(err.matches("error[E0022]").count(), expected.len(), "{err}");
+    let Some(nvcc) = common::nvcc_or_skip("scoped enumerations through nvcc") else {
+        return;
+    };
+    let out = std::process::Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let theirs: BTreeSet<usize> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            let at = l.split("scoped_enum_conversions.cu(").nth(1)?;
+            let (line, what) = at.split_once(')')?;
+            what.starts_with(": error").then(|| line.parse().ok())?
+        })
+        .collect();
+    assert_eq!(theirs, expected, "nvcc's errors");
+}

@@ -218,6 +218,12 @@ codes! {
         example: "namespace a { __device__ int scale = 2; }\nnamespace b { __device__ int scale = 3; }\nusing namespace a;\nusing namespace b;\n__global__ void k(int *o) { *o = scale; }   // E0021: `a::scale` or `b::scale`",
         fix: "Qualify the name (`a::scale`), or add a `using` declaration (`using a::scale;`) where it is used, or drop one of the directives.",
     },
+    E0022 {
+        title: "scoped enumeration used as a number",
+        explanation: "A scoped enumeration (`enum class`) is a type of its own: its enumerators are named `E::A`, and neither they nor a variable of the type convert implicitly to an integer, a floating type or `bool` (C++ [dcl.enum]), as nvcc says too. An explicit cast converts one, a `switch` may test it against its enumerators, and `==`, `<`, ... compare two values of the same enumeration.",
+        example: "enum class Mode : int { Add, Mul };\n__device__ int f(Mode m) { return m + 1; }   // E0022",
+        fix: "Convert explicitly (`static_cast<int>(m)`, `(int)m`), or compare with an enumerator of the same type (`m == Mode::Add`).",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

@@ -604,6 +604,9 @@ impl Parser<'_> {
                 }
             }
             let name = self.declare_type(&name_tok.text, name_tok.span);
+            if scoped {
+                self.scoped.declare_enum(&name);
+            }
             if self.eat_punct(Punct::Colon) {
                 underlying = self.enum_base()?;
             }
@@ -638,6 +641,9 @@ impl Parser<'_> {
                 None
             };
             let key = self.declare_enumerator(&name.text, name.span, tag.as_deref(), scoped);
+            if let (Some(e), true) = (&tag, scoped) {
+                self.scoped.declare_enumerator(&key, e);
+            }
             enumerators.push((key, value, name.span));
             if !self.eat_punct(Punct::Comma) {
                 break;
@@ -1090,6 +1096,9 @@ impl Parser<'_> {
                 );
             }
             let vars = self.var_declarators(base, ds.storage, false, None)?;
+            for v in &vars {
+                self.scoped.declare_variable(v);
+            }
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
         let name_tok = self.bump();
@@ -1123,18 +1132,21 @@ impl Parser<'_> {
                 format!("a function cannot be `{what}`"),
             );
         }
-        Ok(vec![Item::Function(FunctionDecl {
+        let f = FunctionDecl {
             name,
             name_span: name_tok.span,
             span: start.to(self.prev_span()),
             specs: ds.fns,
-            ret: ret.ty,
+            ret: ret.ty.clone(),
             ret_span: ret.span,
             params,
             body,
             launch_bounds: ds.launch_bounds,
             cluster_dims: ds.cluster_dims,
-        })])
+        };
+        self.scoped.declare_function(&f, &ret);
+        self.check_scoped_enums(&f);
+        Ok(vec![Item::Function(f)])
     }
 
     /// Parameter list after `(`, consuming the `)`.

@@ -15,6 +15,7 @@ mod decl;
 mod expr;
 mod names;
 mod namespaces;
+mod scoped_enums;
 mod stmt;
 mod structs;
 
@@ -51,6 +52,7 @@ pub(crate) fn parse_tokens(
         structs: FxHashMap::default(),
         next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
         names: names::Names::default(),
+        scoped: scoped_enums::ScopedEnums::default(),
         eof: Token {
             kind: TokenKind::Punct(Punct::Semi),
             text: String::new(),
@@ -95,6 +97,8 @@ pub(crate) struct Parser<'t> {
     next_struct_id: u32,
     /// Namespaces, `using` and the scopes of names (`names.rs`).
     names: names::Names,
+    /// Scoped enumerations and the types that hold them (E0022).
+    scoped: scoped_enums::ScopedEnums,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
 }
