@@ -521,4 +521,52 @@ mod tests {
         let name = function("s", &params);
         assert_eq!(name, "_Z1sPPPPPPPPPPPPfSA_");
     }
+
+    /// A struct type keyed `key` (its members do not matter to names).
+    fn named_struct(key: &str, id: u32) -> CType {
+        let def = crate::types::StructDef::layout(id, key.to_string(), true, Vec::new(), 1);
+        CType::Struct(std::sync::Arc::new(def))
+    }
+
+    #[test]
+    fn nested_names_as_nvcc() {
+        // nvcc 13.5: `namespace sim { __global__ void kineticEnergy(const
+        // Particle *, int, float *); }`.
+        let particle = named_struct("sim::Particle", 2000);
+        let cp = ptr(particle.clone(), true, false);
+        let f = ptr(CType::FLOAT, false, false);
+        let params = [plain(&cp), plain(&CType::INT), plain(&f)];
+        let name = function("sim::kineticEnergy", &params);
+        assert_eq!(name, "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf");
+        assert_eq!(
+            demangle(&name).as_deref(),
+            Some("sim::kineticEnergy(const sim::Particle*, int, float*)")
+        );
+        // `sim::k2(d::V *, d::V, Particle *)`: the prefix `sim::d` is a
+        // candidate of its own (`S0_`), the type `sim::d::V` the next.
+        let v = named_struct("sim::d::V", 2001);
+        let pv = ptr(v.clone(), false, false);
+        let pp = ptr(particle.clone(), false, false);
+        let name = function("sim::k2", &[plain(&pv), plain(&v), plain(&pp)]);
+        assert_eq!(name, "_ZN3sim2k2EPNS_1d1VES1_PNS_8ParticleE");
+        // A function in another namespace: no prefix to share.
+        let name = function("a::b::ab", &[plain(&pp), plain(&pp)]);
+        assert_eq!(name, "_ZN1a1b2abEPN3sim8ParticleES3_");
+        // A scoped enumeration by its key; an anonymous namespace.
+        let phase = ParamType {
+            ty: &CType::Int {
+                bits: 8,
+                signed: false,
+            },
+            spelling: &Spelling::Enum("sim::Phase".into()),
+            reference: None,
+        };
+        assert_eq!(function("act", &[phase]), "_Z3actN3sim5PhaseE");
+        assert_eq!(
+            function("(anonymous namespace)::anon", &[plain(&f)]),
+            "_ZN12_GLOBAL__N_14anonEPf"
+        );
+        assert_eq!(variable("sim::counter"), "_ZN3sim7counterE");
+        assert_eq!(variable("counter"), "counter");
+    }
 }

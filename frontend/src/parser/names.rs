@@ -228,6 +228,14 @@ impl Names {
         target: Result<String, String>,
         span: Span,
     ) {
+        if self.block_depth > 0 {
+            // A block-scope alias lasts to the end of its block; one of an
+            // unknown namespace is left out (a use says "unknown").
+            if let Ok(key) = target {
+                self.declare_alias(Kind::Namespace, name, &key);
+            }
+            return;
+        }
         let key = self.qualify(name);
         let target = match target {
             Ok(k) => AliasTarget::Known(k),

@@ -243,6 +243,21 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// `namespace name = target;` in a block (the only `namespace` item
+    /// a block may hold).
+    pub(super) fn block_namespace_alias(&mut self) -> PResult<()> {
+        if !(self.peek_at(1).kind == TokenKind::Ident && self.is_punct_at(2, Punct::Assign)) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0003,
+                "a namespace cannot be defined inside a function; only `namespace name = target;` may appear here",
+            );
+        }
+        self.bump(); // `namespace`
+        self.namespace_alias()
+    }
+
     /// After `namespace`: `name = target;`.
     fn namespace_alias(&mut self) -> PResult<()> {
         let name = self.bump();

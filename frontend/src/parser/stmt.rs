@@ -149,6 +149,10 @@ impl Parser<'_> {
                 self.using_item()?;
                 StmtKind::Empty
             }
+            TokenKind::Keyword(Keyword::Namespace) => {
+                self.block_namespace_alias()?;
+                StmtKind::Empty
+            }
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
                 return self.error(
