@@ -52,6 +52,7 @@ const LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
     ("phases", "1", "1", &["u8:5", "i16:0", "i32[]:zeros:6"]),
     ("step", "1", "16", &["f32[]:iota:112", "i32:13"]),
     ("anonKernel", "1", "32", &["i32[]:zeros:32"]),
+    ("reverseTile", "1", "32", &["f32[]:iota:32"]),
 ];
 
 /// Runs launch `l` of `ptx` on the emulator; the bytes of each buffer.
@@ -86,6 +87,7 @@ fn kernels_are_named_and_compute_as_nvccs() {
         "_Z6phasesN3sim5PhaseENS_4FlagEPi",
         "_Z4stepPN3sim8ParticleEi",
         "_ZN12_GLOBAL__N_110anonKernelEPi",
+        "reverseTile",
     ]
     .into_iter()
     .collect();

@@ -110,6 +110,13 @@ fn nested_name(key: &str) -> String {
     format!("N{parts}E")
 }
 
+/// The name a key gives in the global namespace's terms: its last
+/// component (`ck` for `sim::ck`), the name of an `extern "C"` function,
+/// which C linkage does not qualify.
+pub fn unqualified(key: &str) -> &str {
+    key.rsplit("::").next().unwrap_or(key)
+}
+
 /// A PTX-safe spelling of a key, for names kernelc makes up itself
 /// (`f$v` for a `__shared__` variable declared in `f`): `sim::f` is
 /// `sim$$f`, and the anonymous namespace `_GLOBAL__N_1`.

@@ -278,7 +278,7 @@ pub(crate) fn check_program(
             let s = &c.sigs[i];
             f.is_extern_c |= s.extern_c;
             if f.is_extern_c {
-                f.link_name = f.name.clone();
+                f.link_name = crate::mangle::unqualified(&f.name).to_string();
             }
             f.noinline |= s.noinline;
             f.forceinline |= s.forceinline;
@@ -505,7 +505,7 @@ impl Checker {
             })
             .collect();
         let link_name = if s.extern_c {
-            f.name.clone()
+            crate::mangle::unqualified(&f.name).to_string()
         } else {
             crate::mangle::function(&f.name, &mangled)
         };
