@@ -107,8 +107,12 @@ pub(crate) struct Names {
     directives: Vec<Directive>,
     /// Block-scope `using N::x;`: the name and the key it denotes.
     block_aliases: Vec<(String, Kind, String)>,
-    /// The names of the locals in scope in the current function.
+    /// The names of the locals in scope in the current function, in
+    /// declaration order.
     locals: Vec<String>,
+    /// How many locals in scope have each name (a lookup per identifier
+    /// must not scan them all).
+    local_counts: FxHashMap<String, usize>,
     /// Open blocks of the current function (0 at namespace scope).
     pub(super) block_depth: usize,
 }
@@ -260,26 +264,41 @@ impl Names {
         self.block_depth = self.block_depth.saturating_sub(1);
         self.directives.truncate(mark.directives);
         self.block_aliases.truncate(mark.aliases);
-        self.locals.truncate(mark.locals);
+        self.truncate_locals(mark.locals);
         if self.block_depth == 0 {
-            self.locals.clear();
+            self.truncate_locals(0);
         }
     }
 
     /// A function's parameters are the locals in scope at its body's start.
     pub(crate) fn start_function<'a>(&mut self, params: impl Iterator<Item = &'a str>) {
-        self.locals.clear();
-        self.locals.extend(params.map(str::to_string));
+        self.truncate_locals(0);
+        for p in params {
+            self.declare_local(p);
+        }
+    }
+
+    /// Drops the locals declared after the first `len`.
+    fn truncate_locals(&mut self, len: usize) {
+        for name in self.locals.drain(len.min(self.locals.len())..) {
+            if let Some(n) = self.local_counts.get_mut(&name) {
+                *n -= 1;
+                if *n == 0 {
+                    self.local_counts.remove(&name);
+                }
+            }
+        }
     }
 
     /// A local (or parameter) named `name` is in scope from here on.
     pub(crate) fn declare_local(&mut self, name: &str) {
         self.locals.push(name.to_string());
+        *self.local_counts.entry(name.to_string()).or_insert(0) += 1;
     }
 
     /// Whether `name` is a local in scope.
     pub(crate) fn is_local(&self, name: &str) -> bool {
-        self.locals.iter().any(|l| l == name)
+        self.local_counts.contains_key(name)
     }
 
     /// The declaration span of `key` as a `kind`.
@@ -332,6 +351,14 @@ impl Names {
     /// Unqualified lookup of `name` from the current scope (see the module
     /// documentation). Block-scope `using` declarations come first.
     pub(crate) fn lookup(&self, kind: Kind, name: &str) -> Found {
+        if self.is_c(kind) {
+            // No namespace, `using` or alias so far: the global namespace
+            // is all there is, and its names are their own keys.
+            return match self.decls[kind.index()].contains_key(name) {
+                true => Found::One(name.to_string()),
+                false => Found::None,
+            };
+        }
         if let Some((_, _, t)) = self
             .block_aliases
             .iter()
@@ -356,6 +383,17 @@ impl Names {
             }
         }
         Found::None
+    }
+
+    /// Whether the program so far is C as far as `kind` is concerned: no
+    /// namespace, directive or alias (the common case, looked up without
+    /// walking scopes).
+    fn is_c(&self, kind: Kind) -> bool {
+        self.current.is_empty()
+            && self.directives.is_empty()
+            && self.block_aliases.is_empty()
+            && self.aliases[kind.index()].is_empty()
+            && self.decls[Kind::Namespace.index()].is_empty()
     }
 
     /// The directives in effect here: those written in the current
