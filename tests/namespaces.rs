@@ -53,6 +53,7 @@ const LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
     ("step", "1", "16", &["f32[]:iota:112", "i32:13"]),
     ("anonKernel", "1", "32", &["i32[]:zeros:32"]),
     ("reverseTile", "1", "32", &["f32[]:iota:32"]),
+    ("sim::damp", "1", "32", &["f32[]:iota:32", "i32:20"]),
 ];
 
 /// Runs launch `l` of `ptx` on the emulator; the bytes of each buffer.
@@ -88,6 +89,7 @@ fn kernels_are_named_and_compute_as_nvccs() {
         "_Z4stepPN3sim8ParticleEi",
         "_ZN12_GLOBAL__N_110anonKernelEPi",
         "reverseTile",
+        "_ZN3sim4dampEPfi",
     ]
     .into_iter()
     .collect();
@@ -156,6 +158,15 @@ fn unknown_namespaces_and_names_are_located_errors() {
     );
     assert!(
         err.contains("error[E0001]: unknown name `x` in namespace `sim`"),
+        "{err}"
+    );
+    let err = rejected(
+        "undeclared_member",
+        "namespace sim { __device__ float f(float); }\n__device__ float sim::g(float x) { return x; }\n",
+    );
+    assert!(
+        err.contains("error[E0001]: unknown name `g` in namespace `sim`")
+            && err.contains("must be declared in it first"),
         "{err}"
     );
     let err = rejected(

@@ -1083,9 +1083,14 @@ impl Parser<'_> {
                 "references at file scope and functions returning references are not supported by kernelc",
             );
         }
-        let is_function = self.peek().kind == TokenKind::Ident
-            && !self.at_eof()
-            && self.is_punct_at(1, Punct::LParen);
+        // `T sim::f(...)`: a namespace member defined outside it.
+        let qualified = self
+            .qualified_at(0)
+            .filter(|q| self.is_punct_at(q.tokens, Punct::LParen));
+        let is_function = qualified.is_some()
+            || self.peek().kind == TokenKind::Ident
+                && !self.at_eof()
+                && self.is_punct_at(1, Punct::LParen);
         if !is_function {
             self.pos = save;
             if let Some((k, sp)) = ds.fn_only {
@@ -1101,24 +1106,23 @@ impl Parser<'_> {
             }
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
-        let name_tok = self.bump();
-        self.bump();
-        let name = self.declare_value(&name_tok.text, name_tok.span);
-        let params = self.params()?;
-        self.names
-            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
-        let body = if self.eat_punct(Punct::Semi) {
-            None
-        } else if self.is_punct(Punct::LBrace) {
-            Some(self.block()?)
-        } else {
-            let msg = format!(
-                "expected `{{` or `;` after function declarator, found {}",
-                self.found()
-            );
-            let sp = self.span();
-            return self.error(sp, Code::E0003, msg);
+        let (name, name_tok, outer) = match qualified {
+            Some(q) => self.enter_member_definition(&q)?,
+            None => {
+                let name_tok = self.bump();
+                self.bump();
+                (
+                    self.declare_value(&name_tok.text, name_tok.span),
+                    name_tok,
+                    None,
+                )
+            }
         };
+        let parsed = self.params_and_body();
+        if let Some(outer) = outer {
+            self.names.leave_scope(outer);
+        }
+        let (params, body) = parsed?;
         let st = &ds.storage;
         if st.shared || st.constant {
             let what = if st.shared {
@@ -1147,6 +1151,27 @@ impl Parser<'_> {
         self.scoped.declare_function(&f, &ret);
         self.check_scoped_enums(&f);
         Ok(vec![Item::Function(f)])
+    }
+
+    /// A function's parameter list after `(`, and its body (`None` after
+    /// a prototype's `;`).
+    fn params_and_body(&mut self) -> PResult<(Vec<ParamDecl>, Option<crate::ast::Block>)> {
+        let params = self.params()?;
+        self.names
+            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        let body = if self.eat_punct(Punct::Semi) {
+            None
+        } else if self.is_punct(Punct::LBrace) {
+            Some(self.block()?)
+        } else {
+            let msg = format!(
+                "expected `{{` or `;` after function declarator, found {}",
+                self.found()
+            );
+            let sp = self.span();
+            return self.error(sp, Code::E0003, msg);
+        };
+        Ok((params, body))
     }
 
     /// Parameter list after `(`, consuming the `)`.

@@ -203,6 +203,17 @@ impl Names {
         });
     }
 
+    /// Makes `path` the current namespace (for the rest of a member
+    /// defined outside it); returns the namespace to go back to.
+    pub(super) fn enter_scope(&mut self, path: &[String]) -> Vec<String> {
+        std::mem::replace(&mut self.current, path.to_vec())
+    }
+
+    /// Goes back to the namespace [`Names::enter_scope`] left.
+    pub(super) fn leave_scope(&mut self, outer: Vec<String>) {
+        self.current = outer;
+    }
+
     /// Closes the innermost open namespace.
     pub(super) fn close_namespace(&mut self) {
         if let Some(o) = self.open.pop() {

@@ -200,6 +200,33 @@ impl Parser<'_> {
         })
     }
 
+    /// `sim::f(` of a member defined outside its namespace: the key of
+    /// the function it defines (declared in that namespace before, as C++
+    /// requires), the last name's token, and the scope to return to: the
+    /// parameters and the body are looked up in the function's namespace.
+    /// Consumes the name and the `(`.
+    pub(super) fn enter_member_definition(
+        &mut self,
+        q: &QualName,
+    ) -> PResult<(String, crate::token::Token, Option<Vec<String>>)> {
+        let key = match self.resolve_qualified(q, Kind::Value) {
+            Ok(k) => k,
+            Err(d) => {
+                self.diags.push(d.with_note(
+                    "a function defined outside its namespace must be declared in it first",
+                ));
+                return Err(Recorded);
+            }
+        };
+        self.pos += q.tokens - 1;
+        let mut name_tok = self.bump();
+        self.bump(); // `(`
+        name_tok.text = key.clone();
+        let scope: Vec<String> = key.split("::").map(str::to_string).collect();
+        let outer = self.names.enter_scope(&scope[..scope.len() - 1]);
+        Ok((key, name_tok, Some(outer)))
+    }
+
     /// Whether `namespace`/`using` starts a namespace-scope item here.
     pub(super) fn at_namespace_item(&self) -> bool {
         self.is_kw(Keyword::Namespace)
