@@ -82,6 +82,8 @@ fn cu_corpus() -> Vec<(String, String)> {
     let mut c = corpus(&root.join("samples"), &["cu"]);
     c.extend(corpus(&root.join("tests/filetests"), &["cu"]));
     c.extend(corpus(&root.join("tests/regressions"), &["cu"]));
+    // C++'s names: namespaces, `using`, qualified names, `enum class`.
+    c.extend(corpus(&root.join("tests/fixtures/namespaces"), &["cu"]));
     c
 }
 

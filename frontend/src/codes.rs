@@ -218,6 +218,18 @@ codes! {
         example: "template <class T> __device__ T twice(T a, T b);\ntwice(1, 2.0f);   // E0019: `T` deduced as both `int` and `float`",
         fix: "Write the template arguments the deduction cannot find (`twice<float>(1, 2.0f)`), make host-code arguments constants kernelc can read (a literal, a `const`/`constexpr` variable, or a parameter of an enclosing host template called with written arguments), and give a recursive template a base case.",
     },
+    E0021 {
+        title: "ambiguous name",
+        explanation: "An unqualified name finds two different entities at the same level of lookup. Most often two `using namespace` directives each make a namespace's members visible, and both namespaces declare the name; a name declared in the current namespace and one made visible there by a directive clash the same way. C++ does not choose between them, and neither does kernelc: the error lists each declaration.",
+        example: "namespace a { __device__ int scale = 2; }\nnamespace b { __device__ int scale = 3; }\nusing namespace a;\nusing namespace b;\n__global__ void k(int *o) { *o = scale; }   // E0021: `a::scale` or `b::scale`",
+        fix: "Qualify the name (`a::scale`), or add a `using` declaration (`using a::scale;`) where it is used, or drop one of the directives.",
+    },
+    E0022 {
+        title: "scoped enumeration used as a number",
+        explanation: "A scoped enumeration (`enum class`) is a type of its own: its enumerators are named `E::A`, and neither they nor a variable of the type convert implicitly to an integer, a floating type or `bool` (C++ [dcl.enum]), as nvcc says too. An explicit cast converts one, a `switch` may test it against its enumerators, and `==`, `<`, ... compare two values of the same enumeration.",
+        example: "enum class Mode : int { Add, Mul };\n__device__ int f(Mode m) { return m + 1; }   // E0022",
+        fix: "Convert explicitly (`static_cast<int>(m)`, `(int)m`), or compare with an enumerator of the same type (`m == Mode::Add`).",
+    },
     E0023 {
         title: "ambiguous half-precision operation",
         explanation: "`__half` and `__nv_bfloat16` are classes in CUDA's headers: they convert to `float` and from every arithmetic type, and they have their own operators. An operator with a half-precision operand and an operand of another arithmetic type (`h + 1.0f`, `h < 0`) therefore matches both the half operator (converting the number) and the built-in one (converting the half), and nvcc rejects it as ambiguous; kernelc does too. So does a half-precision function called with operands of both formats.",

@@ -57,12 +57,12 @@ pub struct ParamType<'a> {
 /// The Itanium name of a function at namespace scope with these
 /// parameters: `_Z9vectorAddPKfS0_Pfi`.
 pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
-    let mut out = format!("_Z{}{name}", name.len());
+    let mut m = Mangler::default();
+    let mut out = format!("_Z{}", m.name(name));
     if params.is_empty() {
         out.push('v');
         return out;
     }
-    let mut m = Mangler::default();
     for p in params {
         let text = match p.reference {
             Some((c, v)) => m.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
@@ -126,6 +126,56 @@ pub fn instance(
         out.push_str(&text);
     }
     out
+}
+
+/// The Itanium name of a device variable: its key unchanged in the global
+/// namespace (C++ does not mangle those), `_ZN3sim7counterE` in one.
+pub fn variable(key: &str) -> String {
+    if key.contains("::") {
+        format!("_Z{}", nested_name(key))
+    } else {
+        key.to_string()
+    }
+}
+
+/// The path component kernelc's keys give an anonymous namespace
+/// (`parser/names.rs`), and the `<source-name>` the Itanium ABI gives it
+/// (5.1.2 `<unnamed-namespace-name>`; nvcc adds a hash of the file to
+/// it, which kernelc does not reproduce).
+const ANONYMOUS: (&str, &str) = ("(anonymous namespace)", "_GLOBAL__N_1");
+
+/// `<source-name>` of one component of a qualified name.
+fn component(part: &str) -> String {
+    if part == ANONYMOUS.0 {
+        source_name(ANONYMOUS.1)
+    } else {
+        source_name(part)
+    }
+}
+
+/// 5.1.3 `<nested-name> ::= N <prefix> <unqualified-name> E` of a key
+/// (`sim::Particle` is `N3sim8ParticleE`), without substitutions; a key
+/// in the global namespace is its `<source-name>`.
+fn nested_name(key: &str) -> String {
+    if !key.contains("::") {
+        return component(key);
+    }
+    let parts: String = key.split("::").map(component).collect();
+    format!("N{parts}E")
+}
+
+/// The name a key gives in the global namespace's terms: its last
+/// component (`ck` for `sim::ck`), the name of an `extern "C"` function,
+/// which C linkage does not qualify.
+pub fn unqualified(key: &str) -> &str {
+    key.rsplit("::").next().unwrap_or(key)
+}
+
+/// A PTX-safe spelling of a key, for names kernelc makes up itself
+/// (`f$v` for a `__shared__` variable declared in `f`): `sim::f` is
+/// `sim$$f`, and the anonymous namespace `_GLOBAL__N_1`.
+pub fn ptx_safe(key: &str) -> String {
+    key.replace(ANONYMOUS.0, ANONYMOUS.1).replace("::", "$$")
 }
 
 /// CV-qualifiers in the ABI's order: `r` (restrict), `V`, `K`.
@@ -245,9 +295,9 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
     match (ty, spelling) {
         // `CUtensorMap` is a typedef of `struct CUtensorMap_st` in cuda.h.
         (CType::Struct(s), _) if s.id == TENSOR_MAP_ID => source_name("CUtensorMap_st"),
-        (CType::Struct(s), _) => source_name(&s.name),
+        (CType::Struct(s), _) => nested_name(&s.name),
         (CType::Half(h), _) => source_name(h.name()),
-        (_, Spelling::Enum(tag)) => source_name(tag),
+        (_, Spelling::Enum(tag)) => nested_name(tag),
         _ => String::new(),
     }
 }
@@ -332,9 +382,53 @@ impl Mangler {
         } else if let CType::Pointer { pointee, .. } = ty {
             format!("P{}", self.ty(pointee, pointee_quals(ty), spelling))
         } else {
-            class_name(ty, spelling)
+            let name = class_name(ty, spelling);
+            self.prefixes(&name)
         };
         self.candidates.push(key);
+        out
+    }
+
+    /// The name of a function with key `key`: a `<source-name>`, or a
+    /// nested name whose prefixes become substitution candidates.
+    fn name(&mut self, key: &str) -> String {
+        let name = nested_name(key);
+        self.prefixes(&name)
+    }
+
+    /// A nested name `N ... E` (from [`nested_name`]) with its longest
+    /// prefix seen before replaced by a substitution, and each prefix not
+    /// seen before made a candidate (5.1.8: `sim::Particle` after
+    /// `sim::f` is `NS_8ParticleE`). The whole name is not made one here:
+    /// a type is a candidate as a type, a function's own name never.
+    fn prefixes(&mut self, name: &str) -> String {
+        let Some(inner) = name.strip_prefix('N').and_then(|n| n.strip_suffix('E')) else {
+            return name.to_string();
+        };
+        let parts = split_source_names(inner);
+        let key = |n: usize| -> String {
+            if n == 1 {
+                parts[0].to_string()
+            } else {
+                format!("N{}E", parts[..n].concat())
+            }
+        };
+        let mut out = String::from("N");
+        let mut start = 0;
+        for n in (1..parts.len()).rev() {
+            if let Some(sub) = self.substitution(&key(n)) {
+                out.push_str(&sub);
+                start = n;
+                break;
+            }
+        }
+        for (i, part) in parts.iter().enumerate().skip(start) {
+            out.push_str(part);
+            if i + 1 < parts.len() {
+                self.candidates.push(key(i + 1));
+            }
+        }
+        out.push('E');
         out
     }
 
@@ -343,6 +437,24 @@ impl Mangler {
         let i = self.candidates.iter().position(|c| c == key)?;
         Some(stdx::itanium::substitution(i))
     }
+}
+
+/// The `<source-name>`s (`3sim8Particle`) of a nested name's inside, in
+/// order.
+fn split_source_names(mut s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    while !s.is_empty() {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        let len: usize = s[..digits].parse().unwrap_or(0);
+        let end = (digits + len).min(s.len());
+        if digits == 0 || !s.is_char_boundary(end) {
+            parts.push(s);
+            break;
+        }
+        parts.push(&s[..end]);
+        s = &s[end..];
+    }
+    parts
 }
 
 /// The mangling of a type without substitutions.
@@ -507,5 +619,53 @@ mod tests {
         params.push(plain(&pointers[11]));
         let name = function("s", &params);
         assert_eq!(name, "_Z1sPPPPPPPPPPPPfSA_");
+    }
+
+    /// A struct type keyed `key` (its members do not matter to names).
+    fn named_struct(key: &str, id: u32) -> CType {
+        let def = crate::types::StructDef::layout(id, key.to_string(), true, Vec::new(), 1);
+        CType::Struct(std::sync::Arc::new(def))
+    }
+
+    #[test]
+    fn nested_names_as_nvcc() {
+        // nvcc 13.5: `namespace sim { __global__ void kineticEnergy(const
+        // Particle *, int, float *); }`.
+        let particle = named_struct("sim::Particle", 2000);
+        let cp = ptr(particle.clone(), true, false);
+        let f = ptr(CType::FLOAT, false, false);
+        let params = [plain(&cp), plain(&CType::INT), plain(&f)];
+        let name = function("sim::kineticEnergy", &params);
+        assert_eq!(name, "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf");
+        assert_eq!(
+            demangle(&name).as_deref(),
+            Some("sim::kineticEnergy(const sim::Particle*, int, float*)")
+        );
+        // `sim::k2(d::V *, d::V, Particle *)`: the prefix `sim::d` is a
+        // candidate of its own (`S0_`), the type `sim::d::V` the next.
+        let v = named_struct("sim::d::V", 2001);
+        let pv = ptr(v.clone(), false, false);
+        let pp = ptr(particle.clone(), false, false);
+        let name = function("sim::k2", &[plain(&pv), plain(&v), plain(&pp)]);
+        assert_eq!(name, "_ZN3sim2k2EPNS_1d1VES1_PNS_8ParticleE");
+        // A function in another namespace: no prefix to share.
+        let name = function("a::b::ab", &[plain(&pp), plain(&pp)]);
+        assert_eq!(name, "_ZN1a1b2abEPN3sim8ParticleES3_");
+        // A scoped enumeration by its key; an anonymous namespace.
+        let phase = ParamType {
+            ty: &CType::Int {
+                bits: 8,
+                signed: false,
+            },
+            spelling: &Spelling::Enum("sim::Phase".into()),
+            reference: None,
+        };
+        assert_eq!(function("act", &[phase]), "_Z3actN3sim5PhaseE");
+        assert_eq!(
+            function("(anonymous namespace)::anon", &[plain(&f)]),
+            "_ZN12_GLOBAL__N_14anonEPf"
+        );
+        assert_eq!(variable("sim::counter"), "_ZN3sim7counterE");
+        assert_eq!(variable("counter"), "counter");
     }
 }

@@ -390,7 +390,9 @@ impl Decl {
         .any(has_kw)
             || stray;
         let function = declarator_name(tokens, start, head).is_some();
-        let role = if first.is_some_and(|t| is_kw(t, Keyword::StaticAssert)) {
+        let role = if first.is_some_and(|t| is_kw(t, Keyword::StaticAssert))
+            || is_scope_directive(tokens, start)
+        {
             Role::Assertion
         } else if device {
             Role::Device
@@ -411,6 +413,16 @@ impl Decl {
             names,
         }
     }
+}
+
+/// Whether the declaration at `start` is a using-directive
+/// (`using namespace N;`) or a namespace alias (`namespace cg = ...;`):
+/// they change how names in the device code after them are found, and
+/// declare nothing a use could reach, so they are kept like a
+/// `static_assert`.
+fn is_scope_directive(tokens: &[Token], start: usize) -> bool {
+    let kw = |n: usize, k: Keyword| tokens.get(start + n).is_some_and(|t| is_kw(t, k));
+    (kw(0, Keyword::Using) && kw(1, Keyword::Namespace)) || kw(0, Keyword::Namespace)
 }
 
 /// The token indices at bracket depth 0 in `start..end`: the brackets

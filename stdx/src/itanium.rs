@@ -3,12 +3,14 @@
 //! that shows a PTX name to a person: `_Z9vectorAddPKfS0_Pfi` is
 //! `vectorAdd(const float*, const float*, float*, int)`.
 //!
-//! It reads the names of functions at namespace scope whose parameters are
-//! builtin types, pointers, references, arrays, named classes and
-//! enumerations, with qualifiers and substitutions (Itanium C++ ABI 5.1.2,
-//! 5.1.5, 5.1.8): what the frontend's mangler (`frontend::mangle`) makes,
-//! and nvcc's names of the same shape. Other names (templates, nested
-//! names) are left as they are. It lives here, not in the frontend, because
+//! It reads the names of functions at namespace scope, in the global
+//! namespace or nested ones (`_ZN3sim4stepEPNS_8ParticleE` is
+//! `sim::step(sim::Particle*)`), whose parameters are builtin types,
+//! pointers, references, arrays, named classes and enumerations (nested
+//! names too), with qualifiers and substitutions (Itanium C++ ABI 5.1.2,
+//! 5.1.3, 5.1.5, 5.1.8): what the frontend's mangler (`frontend::mangle`)
+//! makes, and nvcc's names of the same shape. Other names (templates) are
+//! left as they are. It lives here, not in the frontend, because
 //! `ptx-validate` and `ptx-emu` show nvcc's names too and never import the
 //! compiler.
 
@@ -58,7 +60,7 @@ pub fn demangle(name: &str) -> Option<String> {
         candidates: Vec::new(),
         template_args: Vec::new(),
     };
-    let mut fname = d.source_name()?;
+    let mut fname = d.function_name()?;
     if d.peek() == Some(b'I') {
         // A template's instance: the name is a candidate, then its
         // arguments, then (5.1.2) the return type, which is not shown.
@@ -165,13 +167,38 @@ pub fn lookup_kernel<'a>(requested: &str, kernels: &[&'a str]) -> KernelLookup<'
     let named: Vec<&'a str> = kernels
         .iter()
         .copied()
-        .filter(|k| plain_name(k) == requested || readable_is(k))
+        .filter(|k| plain_name(k) == requested || readable_is(k) || names_qualified(k, requested))
         .collect();
     match named.as_slice() {
         [] => KernelLookup::Missing,
         [one] => KernelLookup::Found(one),
         _ => KernelLookup::Ambiguous(named),
     }
+}
+
+/// Whether `requested` is the qualified name of the function `kernel`
+/// (`sim::step` for `_ZN3sim4stepEPf`) or its last component (`step`).
+fn names_qualified(kernel: &str, requested: &str) -> bool {
+    let Some(readable) = demangle(kernel) else {
+        return false;
+    };
+    // The parameters start at the first `(` that does not open an
+    // `(anonymous namespace)`.
+    const ANONYMOUS: &str = "(anonymous namespace)";
+    let mut from = 0;
+    let end = loop {
+        match readable[from..].find('(') {
+            Some(p) if readable[from + p..].starts_with(ANONYMOUS) => {
+                from += p + ANONYMOUS.len();
+            }
+            Some(p) => break from + p,
+            None => break readable.len(),
+        }
+    };
+    let name = &readable[..end];
+    name.contains("::")
+        && (name == requested.trim_start_matches("::")
+            || name.rsplit("::").next() == Some(requested))
 }
 
 /// The message for a plain name that several kernels have: each with its
@@ -306,6 +333,65 @@ impl Demangler<'_> {
         Some(args)
     }
 
+    /// A function's name: a `<source-name>`, or a `<nested-name>` whose
+    /// prefixes become candidates (the function itself does not).
+    fn function_name(&mut self) -> Option<String> {
+        if self.peek() == Some(b'N') {
+            self.pos += 1;
+            return self.nested();
+        }
+        self.source_name()
+    }
+
+    /// After `N`: `<prefix> <unqualified-name> E` (5.1.3), read as
+    /// `a::b::c`; each proper prefix is a substitution candidate, and a
+    /// substitution may stand for the leading ones.
+    fn nested(&mut self) -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        loop {
+            match self.peek()? {
+                b'E' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'S' => {
+                    let prefix = self.substitution()?;
+                    parts = vec![prefix.to_string()];
+                    continue;
+                }
+                b'0'..=b'9' => {
+                    let name = self.source_name()?;
+                    // `_GLOBAL__N_1`, or nvcc's `_GLOBAL__N__<hash>_<file>`.
+                    parts.push(match name.starts_with("_GLOBAL__N") {
+                        true => "(anonymous namespace)".to_string(),
+                        false => name,
+                    });
+                }
+                _ => return None,
+            }
+            if self.peek() != Some(b'E') {
+                self.candidates.push(Demangled::Named(parts.join("::")));
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("::"))
+    }
+
+    /// `S_`, `S0_`, ...: the candidate it names (not a new candidate).
+    fn substitution(&mut self) -> Option<Demangled> {
+        self.pos += 1;
+        let (mut n, mut digits) = (0usize, 0);
+        while let Some(d) = self.peek().filter(|&d| d != b'_') {
+            let v = (d as char).to_digit(36)? as usize;
+            n = n.checked_mul(36)?.checked_add(v)?;
+            digits += 1;
+            self.pos += 1;
+        }
+        self.peek()?;
+        self.pos += 1;
+        let index = if digits == 0 { 0 } else { n + 1 };
+        self.candidates.get(index).cloned()
+    }
+
     fn ty(&mut self) -> Option<Demangled> {
         let c = self.peek()?;
         let builtin = BUILTINS.iter().find(|b| b.0 == c).map(|b| b.1);
@@ -314,21 +400,8 @@ impl Demangler<'_> {
             return Some(Demangled::Builtin(b));
         }
         let t = match c {
-            b'S' => {
-                self.pos += 1;
-                let (mut n, mut digits) = (0usize, 0);
-                while let Some(d) = self.peek().filter(|&d| d != b'_') {
-                    let v = (d as char).to_digit(36)? as usize;
-                    n = n.checked_mul(36)?.checked_add(v)?;
-                    digits += 1;
-                    self.pos += 1;
-                }
-                self.peek()?;
-                self.pos += 1;
-                let index = if digits == 0 { 0 } else { n + 1 };
-                // A substitution is not a new candidate.
-                return self.candidates.get(index).cloned();
-            }
+            // A substitution is not a new candidate.
+            b'S' => return self.substitution(),
             b'r' | b'V' | b'K' => {
                 let mut q = Cv::default();
                 while let Some(c) = self.peek() {
@@ -372,6 +445,10 @@ impl Demangler<'_> {
                 }
                 self.pos += 1;
                 self.template_args.get(n)?.clone()
+            }
+            b'N' => {
+                self.pos += 1;
+                Demangled::Named(self.nested()?)
             }
             _ => return None,
         };
@@ -429,6 +506,12 @@ mod tests {
             ("_Z2k1PfPKfPViPVKiS_", "k1(float*, const float*, volatile int*, const volatile int*, float*)"),
             ("_Z2k5PPfS0_PPKfPKS_RiRKiR1P", "k5(float**, float**, const float**, float* const*, int&, const int&, P&)"),
             ("_Z2k46float4PS_1PPS1_1EPS3_xPxPiPA4_f", "k4(float4, float4*, P, P*, E, E*, long long, long long*, int*, float (*)[4])"),
+            ("_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf", "sim::kineticEnergy(const sim::Particle*, int, float*)"),
+            ("_ZN3sim2k2EPNS_1d1VES1_PNS_8ParticleE", "sim::k2(sim::d::V*, sim::d::V, sim::Particle*)"),
+            ("_ZN1a1b2abEPN3sim8ParticleES3_", "a::b::ab(sim::Particle*, sim::Particle*)"),
+            ("_Z2e22E2N3sim10ActivationEPi", "e2(E2, sim::Activation, int*)"),
+            ("_ZN12_GLOBAL__N_14anonEPf", "(anonymous namespace)::anon(float*)"),
+            ("_ZN1a36_GLOBAL__N__ef807801_4_a_cu_b7b01a5d5anon2EPf", "a::(anonymous namespace)::anon2(float*)"),
             ("_Z2k2cahstijlmxyfdb", "k2(char, signed char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, long long, unsigned long long, float, double, bool)"),
         ];
         for (mangled, readable) in cases {
@@ -456,6 +539,28 @@ mod tests {
             KernelLookup::Found("_Z3addPf")
         );
         assert_eq!(lookup_kernel("vadd", &kernels), KernelLookup::Found("vadd"));
+        let nested = ["_ZN3sim4stepEPf", "_ZN3gfx4stepEPf", "_ZN3sim4initEPf"];
+        assert_eq!(
+            lookup_kernel("sim::step", &nested),
+            KernelLookup::Found("_ZN3sim4stepEPf")
+        );
+        assert_eq!(
+            lookup_kernel("init", &nested),
+            KernelLookup::Found("_ZN3sim4initEPf")
+        );
+        let anonymous = ["_ZN12_GLOBAL__N_14stepEPf", "_ZN1a12_GLOBAL__N_14initEPf"];
+        assert_eq!(
+            lookup_kernel("step", &anonymous),
+            KernelLookup::Found("_ZN12_GLOBAL__N_14stepEPf")
+        );
+        assert_eq!(
+            lookup_kernel("a::(anonymous namespace)::init", &anonymous),
+            KernelLookup::Found("_ZN1a12_GLOBAL__N_14initEPf")
+        );
+        assert_eq!(
+            lookup_kernel("step", &nested),
+            KernelLookup::Ambiguous(vec!["_ZN3sim4stepEPf", "_ZN3gfx4stepEPf"])
+        );
         assert_eq!(lookup_kernel("mul", &kernels), KernelLookup::Missing);
         let scale = vec!["_Z5scalePfi", "_Z5scalePdi"];
         assert_eq!(
@@ -528,7 +633,15 @@ mod tests {
 
     #[test]
     fn other_names_are_refused() {
-        for name in ["vectorAdd", "_Z", "_Z99x", "_Z1kS_", "_ZN2ns1fEv", "_Z1kQ"] {
+        for name in [
+            "vectorAdd",
+            "_Z",
+            "_Z99x",
+            "_Z1kS_",
+            "_Z1fIiEvT_",
+            "_ZN2nsE",
+            "_Z1kQ",
+        ] {
             assert_eq!(demangle(name), None, "{name}");
         }
         assert_eq!(plain_name("_Z99x"), "_Z99x");

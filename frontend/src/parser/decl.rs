@@ -60,8 +60,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
         Template | Typename => "`template`",
         New => "`new`",
         Delete => "`delete`",
-        Namespace => "`namespace`",
-        Using => "`using`",
         Register => "`register`",
         Operator => "`operator` overloading",
         This => "`this`",
@@ -191,6 +189,8 @@ impl Parser<'_> {
 
     /// [`Parser::type_named`] with the spelling of the named type.
     pub(super) fn type_named_spelled(&self, name: &str) -> Option<(CType, bool, Spelling)> {
+        let key = self.type_key(name);
+        let name = key.as_str();
         if let Some(t) = self.typedefs.get(name) {
             return Some(t.clone());
         }
@@ -233,7 +233,11 @@ impl Parser<'_> {
                     | Keyword::Enum
                     | Keyword::Struct
             ),
+            TokenKind::Ident if self.is_punct_at(n + 1, Punct::ColonColon) => {
+                self.qualified_type_at(n).is_some()
+            }
             TokenKind::Ident => self.type_named(&t.text).is_some(),
+            TokenKind::Punct(Punct::ColonColon) => self.qualified_type_at(n).is_some(),
             _ => false,
         }
     }
@@ -383,7 +387,7 @@ impl Parser<'_> {
                         }
                         Keyword::Enum => {
                             self.bump();
-                            let tag = self.enum_specifier(tok.span)?;
+                            let (tag, underlying) = self.enum_specifier(tok.span)?;
                             if ts.named.is_some() {
                                 return self.error(
                                     tok.span,
@@ -391,7 +395,7 @@ impl Parser<'_> {
                                     "two types in one declaration",
                                 );
                             }
-                            ts.named = Some(CType::INT);
+                            ts.named = Some(underlying);
                             ts.named_spelling = Spelling::Enum(tag.unwrap_or_default());
                             ts.any = true;
                             continue;
@@ -417,6 +421,18 @@ impl Parser<'_> {
                 }
                 TokenKind::Ident if tok.text == "__grid_constant__" => {
                     ds.grid_constant.get_or_insert(tok.span);
+                }
+                TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
+                    if ts.named.is_none() && self.qualified_type_at(0).is_some() =>
+                {
+                    if let Some((tokens, (t, c, spelling))) = self.qualified_type_at(0) {
+                        self.pos += tokens;
+                        ts.named = Some(t);
+                        ts.named_const = c;
+                        ts.named_spelling = spelling;
+                        ts.any = true;
+                    }
+                    continue;
                 }
                 TokenKind::Ident if ts.named.is_none() && self.type_named(&tok.text).is_some() => {
                     // Typedef names act as type specifiers only if nothing else
@@ -572,17 +588,45 @@ impl Parser<'_> {
     /// After `enum`: an optional tag and an optional `{ A, B = 1, }` body.
     /// The body is queued in `pending_enums`; the type itself is `int`.
     /// Returns the tag, which names the type from here on, as in C++.
-    fn enum_specifier(&mut self, kw: Span) -> PResult<Option<String>> {
+    /// The enumeration's type is `int`, or the underlying type written after `:` (C++11's `enum E : short`,
+    /// `enum class E : uint8_t`). Enumerators of a scoped enumeration
+    /// (`enum class`/`enum struct`) are named `E::A`.
+    pub(super) fn enum_specifier(&mut self, kw: Span) -> PResult<(Option<String>, CType)> {
+        let scoped = self.eat_kw(Keyword::Class) || self.eat_kw(Keyword::Struct);
         let mut tag = None;
+        let mut underlying = CType::INT;
         if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-            let name = self.bump().text;
+            let name_tok = self.bump();
+            if !scoped && !self.is_punct(Punct::Colon) && !self.is_punct(Punct::LBrace) {
+                // `enum E e;`: the enumeration declared before.
+                let key = self.type_key(&name_tok.text);
+                if let Some((ty, _, _)) = self.typedefs.get(&key) {
+                    return Ok((Some(key.clone()), ty.clone()));
+                }
+            }
+            let name = self.declare_type(&name_tok.text, name_tok.span);
+            if scoped {
+                self.scoped.declare_enum(&name);
+            }
+            if self.eat_punct(Punct::Colon) {
+                underlying = self.enum_base()?;
+            }
             // In C++ the tag names the type without `enum`.
-            let ty = (CType::INT, false, Spelling::Enum(name.clone()));
+            let ty = (underlying.clone(), false, Spelling::Enum(name.clone()));
             self.typedefs.insert(name.clone(), ty);
             tag = Some(name);
+        } else if scoped {
+            let msg = format!(
+                "expected the name of the scoped enumeration, found {}",
+                self.found()
+            );
+            let sp = self.span();
+            return self.error(sp, Code::E0003, msg);
+        } else if self.eat_punct(Punct::Colon) {
+            underlying = self.enum_base()?;
         }
         if !self.eat_punct(Punct::LBrace) {
-            return Ok(tag);
+            return Ok((tag, underlying));
         }
         let mut enumerators = Vec::new();
         while !self.is_punct(Punct::RBrace) {
@@ -597,7 +641,11 @@ impl Parser<'_> {
             } else {
                 None
             };
-            enumerators.push((name.text, value, name.span));
+            let key = self.declare_enumerator(&name.text, name.span, tag.as_deref(), scoped);
+            if let (Some(e), true) = (&tag, scoped) {
+                self.scoped.declare_enumerator(&key, e);
+            }
+            enumerators.push((key, value, name.span));
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
@@ -607,7 +655,23 @@ impl Parser<'_> {
             enumerators,
             span: kw.to(self.prev_span()),
         });
-        Ok(tag)
+        Ok((tag, underlying))
+    }
+
+    /// The underlying type after `enum E :`: an integer type.
+    fn enum_base(&mut self) -> PResult<CType> {
+        let ty = self.type_name()?;
+        if !ty.ty.is_integer() {
+            return self.error(
+                ty.span,
+                Code::E0012,
+                format!(
+                    "the underlying type of an enumeration must be an integer type, not `{}`",
+                    ty.ty
+                ),
+            );
+        }
+        Ok(ty.ty)
     }
 
     /// Parses `*` with qualifiers (`* const __restrict__ *`) on top of `base`.
@@ -758,14 +822,8 @@ impl Parser<'_> {
                     "array and function typedefs are not supported by kernelc yet",
                 );
             }
-            let named = Self::name_anonymous_struct(ty.ty, &name.text);
             // An anonymous enumeration takes the typedef's name, as a struct does.
-            let spelling = match ty.spelling {
-                Spelling::Enum(tag) if tag.is_empty() => Spelling::Enum(name.text.clone()),
-                other => other,
-            };
-            self.typedefs
-                .insert(name.text, (named, ty.is_const, spelling));
+            self.define_typedef(name.text, name.span, ty);
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
@@ -823,7 +881,8 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, Code::E0003, msg);
             }
-            let name_tok = self.bump();
+            let mut name_tok = self.bump();
+            name_tok.text = self.declare_value(&name_tok.text, name_tok.span);
             let dims = self.dims()?;
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
@@ -1025,9 +1084,14 @@ impl Parser<'_> {
                 "references at file scope and functions returning references are not supported by kernelc",
             );
         }
-        let is_function = self.peek().kind == TokenKind::Ident
-            && !self.at_eof()
-            && self.is_punct_at(1, Punct::LParen);
+        // `T sim::f(...)`: a namespace member defined outside it.
+        let qualified = self
+            .qualified_at(0)
+            .filter(|q| self.is_punct_at(q.tokens, Punct::LParen));
+        let is_function = qualified.is_some()
+            || self.peek().kind == TokenKind::Ident
+                && !self.at_eof()
+                && self.is_punct_at(1, Punct::LParen);
         if !is_function {
             self.pos = save;
             if let Some((k, sp)) = ds.fn_only {
@@ -1038,23 +1102,28 @@ impl Parser<'_> {
                 );
             }
             let vars = self.var_declarators(base, ds.storage, false, None)?;
+            for v in &vars {
+                self.scoped.declare_variable(v);
+            }
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
-        let name_tok = self.bump();
-        self.bump();
-        let params = self.params()?;
-        let body = if self.eat_punct(Punct::Semi) {
-            None
-        } else if self.is_punct(Punct::LBrace) {
-            Some(self.block()?)
-        } else {
-            let msg = format!(
-                "expected `{{` or `;` after function declarator, found {}",
-                self.found()
-            );
-            let sp = self.span();
-            return self.error(sp, Code::E0003, msg);
+        let (name, name_tok, outer) = match qualified {
+            Some(q) => self.enter_member_definition(&q)?,
+            None => {
+                let name_tok = self.bump();
+                self.bump();
+                (
+                    self.declare_value(&name_tok.text, name_tok.span),
+                    name_tok,
+                    None,
+                )
+            }
         };
+        let parsed = self.params_and_body();
+        if let Some(outer) = outer {
+            self.names.leave_scope(outer);
+        }
+        let (params, body) = parsed?;
         let st = &ds.storage;
         if st.shared || st.constant {
             let what = if st.shared {
@@ -1068,18 +1137,42 @@ impl Parser<'_> {
                 format!("a function cannot be `{what}`"),
             );
         }
-        Ok(vec![Item::Function(FunctionDecl {
-            name: name_tok.text,
+        let f = FunctionDecl {
+            name,
             name_span: name_tok.span,
             span: start.to(self.prev_span()),
             specs: ds.fns,
-            ret: ret.ty,
+            ret: ret.ty.clone(),
             ret_span: ret.span,
             params,
             body,
             launch_bounds: ds.launch_bounds,
             cluster_dims: ds.cluster_dims,
-        })])
+        };
+        self.scoped.declare_function(&f, &ret);
+        self.check_scoped_enums(&f);
+        Ok(vec![Item::Function(f)])
+    }
+
+    /// A function's parameter list after `(`, and its body (`None` after
+    /// a prototype's `;`).
+    fn params_and_body(&mut self) -> PResult<(Vec<ParamDecl>, Option<crate::ast::Block>)> {
+        let params = self.params()?;
+        self.names
+            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        let body = if self.eat_punct(Punct::Semi) {
+            None
+        } else if self.is_punct(Punct::LBrace) {
+            Some(self.block()?)
+        } else {
+            let msg = format!(
+                "expected `{{` or `;` after function declarator, found {}",
+                self.found()
+            );
+            let sp = self.span();
+            return self.error(sp, Code::E0003, msg);
+        };
+        Ok((params, body))
     }
 
     /// Parameter list after `(`, consuming the `)`.

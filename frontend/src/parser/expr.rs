@@ -477,6 +477,10 @@ impl Parser<'_> {
             {
                 return self.functional_cast();
             }
+            TokenKind::Ident if self.is_punct_at(1, Punct::ColonColon) => return self.name_expr(),
+            TokenKind::Punct(Punct::ColonColon) if self.qualified_at(0).is_some() => {
+                return self.name_expr()
+            }
             TokenKind::Ident
                 if self.is_punct_at(1, Punct::LParen)
                     && matches!(
@@ -499,7 +503,7 @@ impl Parser<'_> {
             {
                 return self.template_id();
             }
-            TokenKind::Ident => ExprKind::Ident(tok.text.clone()),
+            TokenKind::Ident => return self.name_expr(),
             TokenKind::Int { value, ty } => ExprKind::IntLit {
                 value: *value,
                 ty: ty.clone(),

@@ -13,6 +13,9 @@
 
 mod decl;
 mod expr;
+mod names;
+mod namespaces;
+mod scoped_enums;
 mod stmt;
 mod structs;
 mod templates;
@@ -153,6 +156,10 @@ pub(crate) struct Parser<'t> {
     structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
+    /// Namespaces, `using` and the scopes of names (`names.rs`).
+    names: names::Names,
+    /// Scoped enumerations and the types that hold them (E0022).
+    scoped: scoped_enums::ScopedEnums,
     /// Returned by `peek` past the end; its empty text marks it as EOF.
     eof: Token,
     /// The function templates declared so far, and the instantiations
@@ -185,6 +192,8 @@ impl<'t> Parser<'t> {
                 text: String::new(),
                 span: eof,
             },
+            names: names::Names::default(),
+            scoped: scoped_enums::ScopedEnums::default(),
             templates: Templates::default(),
             in_template_args: false,
             split_shr: false,
@@ -477,6 +486,11 @@ impl Parser<'_> {
                 extern_c_blocks.push(self.prev_span());
                 continue;
             }
+            if self.at_namespace_close(extern_c_blocks.len()) {
+                self.pos += 1;
+                self.names.close_namespace();
+                continue;
+            }
             if !extern_c_blocks.is_empty() && self.is_punct(Punct::RBrace) {
                 self.pos += 1;
                 extern_c_blocks.pop();
@@ -497,6 +511,15 @@ impl Parser<'_> {
                 }
                 continue;
             }
+            if self.at_namespace_item() {
+                if self.namespace_item(extern_c_blocks.len()).is_err() {
+                    self.sync_stmt();
+                    if self.pos == start {
+                        self.pos += 1;
+                    }
+                }
+                continue;
+            }
             let r = self.external_decl(!extern_c_blocks.is_empty());
             out.extend(self.pending_enums.drain(..).map(Item::Enum));
             match r {
@@ -513,6 +536,13 @@ impl Parser<'_> {
                     }
                 }
             }
+        }
+        if let Some(open) = self.names.unclosed() {
+            self.diags.push(Diagnostic::error(
+                open,
+                Code::E0003,
+                "unclosed `namespace` block",
+            ));
         }
         if let Some(open) = extern_c_blocks.pop() {
             self.diags.push(Diagnostic::error(

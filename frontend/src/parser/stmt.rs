@@ -11,7 +11,10 @@ use stdx::stack::with_stack;
 impl Parser<'_> {
     /// `{ stmt* }`; statement errors are recovered from inside the block.
     pub(super) fn block(&mut self) -> PResult<Block> {
-        with_stack(|| self.block_inner())
+        let mark = self.names.begin_block();
+        let r = with_stack(|| self.block_inner());
+        self.names.end_block(mark);
+        r
     }
 
     fn block_inner(&mut self) -> PResult<Block> {
@@ -142,6 +145,14 @@ impl Parser<'_> {
                 | Keyword::StaticAssert
                 | Keyword::Goto,
             ) => self.switch_or_pragma()?,
+            TokenKind::Keyword(Keyword::Using) => {
+                self.using_item()?;
+                StmtKind::Empty
+            }
+            TokenKind::Keyword(Keyword::Namespace) => {
+                self.block_namespace_alias()?;
+                StmtKind::Empty
+            }
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
                 return self.error(
@@ -402,6 +413,7 @@ impl Parser<'_> {
         self.expect_punct(Punct::LParen, "after `for`")?;
         if self.starts_decl(0) {
             if let Some(var) = self.range_for_var() {
+                self.names.declare_local(&var.name);
                 let range = self.expr()?;
                 self.expect_punct(Punct::RParen, "to close the `for` header")?;
                 let body = Box::new(self.statement()?);

@@ -78,7 +78,7 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, Code::E0003, msg);
             };
-            return match self.structs.get(&tag.text) {
+            return match self.structs.get(&self.type_key(&tag.text)) {
                 Some(def) => Ok(CType::Struct(def.clone())),
                 None => {
                     self.diags.push(
@@ -96,8 +96,9 @@ impl Parser<'_> {
                 }
             };
         }
-        if let Some(t) = &tag {
-            if self.structs.contains_key(&t.text) {
+        let key = tag.as_ref().map(|t| self.names.qualify(&t.text));
+        if let (Some(t), Some(key)) = (&tag, &key) {
+            if self.structs.contains_key(key) {
                 let msg = format!("redefinition of `struct {}`", t.text);
                 return self.error(t.span, Code::E0006, msg);
             }
@@ -108,13 +109,14 @@ impl Parser<'_> {
         let members = members?;
         let id = self.next_struct_id;
         self.next_struct_id += 1;
-        let (name, tagged) = match &tag {
-            Some(t) => (t.text.clone(), true),
+        let (name, tagged) = match &key {
+            Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
         let def = Arc::new(StructDef::layout_aligned(id, name, tagged, members, align));
-        if let Some(t) = tag {
-            self.structs.insert(t.text, def.clone());
+        if let (Some(t), Some(_)) = (tag, key) {
+            let key = self.declare_type(&t.text, t.span);
+            self.structs.insert(key, def.clone());
         }
         let _ = kw;
         Ok(CType::Struct(def))

@@ -607,7 +607,7 @@ impl Checker {
             );
             return;
         }
-        let name = v.name.clone();
+        let name = crate::mangle::variable(&v.name);
         self.module_var(v, name, v.storage.is_static);
     }
 
@@ -620,11 +620,10 @@ impl Checker {
         } else {
             // An instantiation's name (`k<16>`) is no PTX name; its
             // Itanium name is.
-            let function = self
-                .tmpl
-                .link_names
-                .get(&self.fn_name)
-                .unwrap_or(&self.fn_name);
+            let function = match self.tmpl.link_names.get(&self.fn_name) {
+                Some(link) => link.clone(),
+                None => crate::mangle::ptx_safe(&self.fn_name),
+            };
             let base = format!("{function}${}", v.name);
             let mut name = base.clone();
             let mut n = 2;

@@ -302,7 +302,7 @@ pub(crate) fn check_program(
             let s = &c.sigs[i];
             f.is_extern_c |= s.extern_c;
             if f.is_extern_c {
-                f.link_name = f.name.clone();
+                f.link_name = crate::mangle::unqualified(&f.name).to_string();
             }
             f.noinline |= s.noinline;
             f.forceinline |= s.forceinline;
@@ -574,7 +574,7 @@ impl Checker {
         let link_name = if let Some(link) = self.tmpl.link_names.get(&f.name) {
             link.clone()
         } else if s.extern_c {
-            f.name.clone()
+            crate::mangle::unqualified(&f.name).to_string()
         } else {
             let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
             crate::mangle::function(plain, &mangled)

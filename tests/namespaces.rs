@@ -1,0 +1,267 @@
+//! Namespaces, `using` and `enum class` in device code (docs/language.md,
+//! "Namespaces"): tests/fixtures/namespaces/namespaces.cu compiled by
+//! kernelc and by nvcc must declare the same kernels under the same
+//! Itanium names (nested names, prefix substitutions, scoped enumerations
+//! with their underlying types), ptxas must accept kernelc's PTX, and every
+//! kernel run on the emulator from either PTX file must write the same
+//! bytes. Then the located errors for names lookup cannot find.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+const ARCH: &str = "sm_90";
+
+fn fixture() -> PathBuf {
+    common::root().join("tests/fixtures/namespaces/namespaces.cu")
+}
+
+/// The `.entry` names of a PTX module.
+fn entries(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|line| {
+            let rest = line.split(".entry ").nth(1)?;
+            Some(rest.split('(').next()?.trim().to_string())
+        })
+        .collect()
+}
+
+/// A name as the comparison sees it: nvcc names an anonymous namespace
+/// after a hash of the file's path (`_GLOBAL__N__47a8a199_13_...`), which
+/// kernelc does not reproduce (it writes the ABI's `_GLOBAL__N_1`); both
+/// read back as `(anonymous namespace)`, so such names are compared in
+/// their readable form and every other name exactly.
+fn comparable(name: &str) -> String {
+    if name.contains("_GLOBAL__N_") {
+        stdx::itanium::readable(name)
+    } else {
+        name.to_string()
+    }
+}
+
+/// The launches: kernel, grid, block, arguments.
+const LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "sim::kineticEnergy",
+        "2",
+        "32",
+        &["f32[]:iota:448", "i32:60", "f32[]:zeros:64"],
+    ),
+    ("phases", "1", "1", &["u8:4", "i16:7", "i32[]:zeros:6"]),
+    ("phases", "1", "1", &["u8:5", "i16:0", "i32[]:zeros:6"]),
+    ("step", "1", "16", &["f32[]:iota:112", "i32:13"]),
+    ("anonKernel", "1", "32", &["i32[]:zeros:32"]),
+    ("reverseTile", "1", "32", &["f32[]:iota:32"]),
+    ("sim::damp", "1", "32", &["f32[]:iota:32", "i32:20"]),
+];
+
+/// Runs launch `l` of `ptx` on the emulator; the bytes of each buffer.
+fn run(ptx: &Path, l: &(&str, &str, &str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
+    let (kernel, grid, block, args) = l;
+    let (ptx_s, out_s) = (ptx.display().to_string(), out.display().to_string());
+    let mut words = vec!["run", "--engine", "emu", "--gpu-architecture", ARCH];
+    words.extend([ptx_s.as_str(), "--out", out_s.as_str(), "--kernel", kernel]);
+    words.extend(["--grid", grid, "--block", block]);
+    words.extend(args.iter().copied());
+    let done = common::kernelc(&words);
+    assert!(
+        done.status.success(),
+        "{kernel} on {ptx_s}: {}",
+        common::stderr(&done)
+    );
+    (0..args.len())
+        .filter_map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
+        .collect()
+}
+
+#[test]
+fn kernels_are_named_and_compute_as_nvccs() {
+    let dir = common::scratch("namespaces");
+    let ours = dir.join("kernelc.ptx");
+    let src = fixture().display().to_string();
+    let done = common::kernelc(&[&src, "-arch=sm_90", "-o", &ours.display().to_string()]);
+    assert!(done.status.success(), "{}", common::stderr(&done));
+    let text = std::fs::read_to_string(&ours).unwrap();
+    let expected: BTreeSet<&str> = [
+        "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf",
+        "_Z6phasesN3sim5PhaseENS_4FlagEPi",
+        "_Z4stepPN3sim8ParticleEi",
+        "_ZN12_GLOBAL__N_110anonKernelEPi",
+        "reverseTile",
+        "_ZN3sim4dampEPfi",
+    ]
+    .into_iter()
+    .collect();
+    let written = entries(&text);
+    assert_eq!(
+        written.iter().map(String::as_str).collect::<BTreeSet<_>>(),
+        expected
+    );
+    common::assert_ptxas_accepts(&text, ARCH, "namespaces.cu");
+    let Some(nvcc) = common::nvcc_or_skip("namespaces.cu against nvcc") else {
+        return;
+    };
+    let theirs = dir.join("nvcc.ptx");
+    let nvcc_text = common::nvcc_ptx_to(&nvcc, &fixture(), ARCH, &[], &theirs);
+    let as_nvcc: BTreeSet<String> = entries(&nvcc_text).iter().map(|n| comparable(n)).collect();
+    let as_ours: BTreeSet<String> = written.iter().map(|n| comparable(n)).collect();
+    assert_eq!(as_ours, as_nvcc, "kernelc's entries against nvcc's");
+    for (i, l) in LAUNCHES.iter().enumerate() {
+        let a = run(&ours, l, &dir.join(format!("ours{i}")));
+        let b = run(&theirs, l, &dir.join(format!("theirs{i}")));
+        assert!(!a.is_empty(), "{}: no buffers written", l.0);
+        assert_eq!(a, b, "{} {:?}: kernelc's results against nvcc's", l.0, l.3);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_kernels_shows_qualified_names() {
+    let src = fixture().display().to_string();
+    let done = common::kernelc(&[&src, "--list-kernels"]);
+    let out = common::stdout(&done);
+    for line in [
+        "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf\tsim::kineticEnergy(const sim::Particle*, int, float*)",
+        "_Z6phasesN3sim5PhaseENS_4FlagEPi\tphases(sim::Phase, sim::Flag, int*)",
+        "_ZN12_GLOBAL__N_110anonKernelEPi\t(anonymous namespace)::anonKernel(int*)",
+    ] {
+        assert!(out.lines().any(|l| l == line), "missing {line:?} in:\n{out}");
+    }
+}
+
+/// Compiles `source`; its stderr, after checking that it failed.
+fn rejected(name: &str, source: &str) -> String {
+    let dir = common::scratch(&format!("namespaces-{name}"));
+    let file = dir.join(format!("{name}.cu"));
+    std::fs::write(&file, source).unwrap();
+    let done = common::kernelc(&[&file.display().to_string(), "-o", "-"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(done.status.code(), Some(1), "{name} should be rejected");
+    common::stderr(&done)
+}
+
+#[test]
+fn unknown_namespaces_and_names_are_located_errors() {
+    let err = rejected(
+        "unknown_ns",
+        "__global__ void k(int *o) { o[0] = nowhere::x; }\n",
+    );
+    assert!(
+        err.contains("error[E0001]: unknown namespace `nowhere`"),
+        "{err}"
+    );
+    assert!(err.contains("unknown_ns.cu:1:36"), "{err}");
+    let err = rejected(
+        "unknown_member",
+        "namespace sim { __device__ int y; }\n__global__ void k(int *o) { o[0] = sim::x; }\n",
+    );
+    assert!(
+        err.contains("error[E0001]: unknown name `x` in namespace `sim`"),
+        "{err}"
+    );
+    let err = rejected(
+        "undeclared_member",
+        "namespace sim { __device__ float f(float); }\n__device__ float sim::g(float x) { return x; }\n",
+    );
+    assert!(
+        err.contains("error[E0001]: unknown name `g` in namespace `sim`")
+            && err.contains("must be declared in it first"),
+        "{err}"
+    );
+    let err = rejected(
+        "unknown_type",
+        "namespace sim { struct P { int a; }; }\n__global__ void k(sim::Q *q) {}\n",
+    );
+    assert!(err.contains("E0001"), "{err}");
+}
+
+#[test]
+fn ambiguity_lists_both_declarations() {
+    let err = rejected(
+        "ambiguous",
+        "namespace a { __device__ int scale = 2; }\n\
+         namespace b { __device__ int scale = 3; }\n\
+         using namespace a;\n\
+         using namespace b;\n\
+         __global__ void k(int *o) { o[0] = scale; }\n",
+    );
+    assert!(err.contains("error[E0021]: `scale` is ambiguous"), "{err}");
+    assert!(
+        err.contains("it could be `a::scale`, declared here"),
+        "{err}"
+    );
+    assert!(
+        err.contains("it could be `b::scale`, declared here"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_alias_of_an_unknown_namespace_errs_only_where_used() {
+    let dir = common::scratch("namespaces-alias");
+    let file = dir.join("alias.cu");
+    let unused = "namespace cg = cooperative_groups;\nusing namespace std;\n\
+                  __global__ void k(int *o) { o[0] = 1; }\n";
+    std::fs::write(&file, unused).unwrap();
+    let done = common::kernelc(&[&file.display().to_string(), "-o", "-"]);
+    assert!(done.status.success(), "{}", common::stderr(&done));
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = rejected(
+        "alias_used",
+        "namespace cg = cooperative_groups;\n__global__ void k(int *o) { o[0] = cg::x; }\n",
+    );
+    assert!(
+        err.contains(
+            "namespace alias `cg` names `cooperative_groups`, a namespace kernelc does not know"
+        ),
+        "{err}"
+    );
+}
+
+/// The lines of `source` that hold `marker`, from 1.
+fn marked_lines(source: &str, marker: &str) -> BTreeSet<usize> {
+    source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn scoped_enumerations_do_not_convert_implicitly_as_nvcc_says() {
+    let file = common::root().join("tests/fixtures/namespaces/scoped_enum_conversions.cu");
+    let source = std::fs::read_to_string(&file).unwrap();
+    let expected = marked_lines(&source, "// E0022");
+    assert_eq!(expected.len(), 8);
+    let done = common::kernelc(&[&file.display().to_string(), "-o", "-"]);
+    assert_eq!(done.status.code(), Some(1));
+    let err = common::stderr(&done);
+    let ours: BTreeSet<usize> = err
+        .lines()
+        .filter_map(|l| {
+            let at = l.split("scoped_enum_conversions.cu:").nth(1)?;
+            at.split(':').next()?.parse().ok()
+        })
+        .collect();
+    assert_eq!(ours, expected, "{err}");
+    assert_eq!(err.matches("error[E0022]").count(), expected.len(), "{err}");
+    let Some(nvcc) = common::nvcc_or_skip("scoped enumerations through nvcc") else {
+        return;
+    };
+    let out = std::process::Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let theirs: BTreeSet<usize> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            let at = l.split("scoped_enum_conversions.cu(").nth(1)?;
+            let (line, what) = at.split_once(')')?;
+            what.starts_with(": error").then(|| line.parse().ok())?
+        })
+        .collect();
+    assert_eq!(theirs, expected, "nvcc's errors");
+}
