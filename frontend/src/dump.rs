@@ -51,6 +51,24 @@ fn qual(t: &QualType) -> String {
 }
 
 impl Dumper {
+    /// An `if` (`If`) or `if constexpr` (`IfConstexpr`) and its arms.
+    fn if_stmt(
+        &mut self,
+        label: &str,
+        cond: &Expr,
+        then: &Stmt,
+        els: &Option<Box<Stmt>>,
+        depth: usize,
+    ) {
+        self.line(depth, label);
+        self.expr(cond, depth + 1);
+        self.stmt(then, depth + 1);
+        if let Some(e) = els {
+            self.line(depth, "Else");
+            self.stmt(e, depth + 1);
+        }
+    }
+
     fn line(&mut self, depth: usize, text: &str) {
         for _ in 0..depth {
             self.out.push_str("  ");
@@ -222,23 +240,9 @@ impl Dumper {
                 self.stmt(stmt, depth + 1);
             }
             StmtKind::Block(b) => self.block(b, depth),
-            StmtKind::If { cond, then, els } => {
-                self.line(depth, "If");
-                self.expr(cond, depth + 1);
-                self.stmt(then, depth + 1);
-                if let Some(e) = els {
-                    self.line(depth, "Else");
-                    self.stmt(e, depth + 1);
-                }
-            }
+            StmtKind::If { cond, then, els } => self.if_stmt("If", cond, then, els, depth),
             StmtKind::ConstexprIf { cond, then, els } => {
-                self.line(depth, "IfConstexpr");
-                self.expr(cond, depth + 1);
-                self.stmt(then, depth + 1);
-                if let Some(e) = els {
-                    self.line(depth, "Else");
-                    self.stmt(e, depth + 1);
-                }
+                self.if_stmt("IfConstexpr", cond, then, els, depth)
             }
             StmtKind::While { cond, body } => {
                 self.line(depth, "While");

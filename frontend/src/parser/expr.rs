@@ -498,12 +498,7 @@ impl Parser<'_> {
                 }
                 ExprKind::Ident(tok.text.clone())
             }
-            TokenKind::Ident
-                if self.is_punct_at(1, Punct::Lt) && self.is_template_name(&tok.text) =>
-            {
-                return self.template_id();
-            }
-            TokenKind::Ident => return self.name_expr(),
+            TokenKind::Ident => return self.name_or_template_id(),
             TokenKind::Int { value, ty } => ExprKind::IntLit {
                 value: *value,
                 ty: ty.clone(),

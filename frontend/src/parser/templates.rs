@@ -286,6 +286,15 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A name in an expression: a template-id when it names a function
+    /// template and `<` follows, else a (possibly qualified) name.
+    pub(super) fn name_or_template_id(&mut self) -> PResult<Expr> {
+        if self.is_punct_at(1, Punct::Lt) && self.is_template_name(&self.peek().text) {
+            return self.template_id();
+        }
+        self.name_expr()
+    }
+
     /// A template-id in an expression: `reduce<float, 256>`, at the name.
     pub(super) fn template_id(&mut self) -> PResult<Expr> {
         let name = self.bump();
