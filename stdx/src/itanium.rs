@@ -633,15 +633,7 @@ mod tests {
 
     #[test]
     fn other_names_are_refused() {
-        for name in [
-            "vectorAdd",
-            "_Z",
-            "_Z99x",
-            "_Z1kS_",
-            "_Z1fIiEvT_",
-            "_ZN2nsE",
-            "_Z1kQ",
-        ] {
+        for name in ["vectorAdd", "_Z", "_Z99x", "_Z1kS_", "_ZN2nsE", "_Z1kQ"] {
             assert_eq!(demangle(name), None, "{name}");
         }
         assert_eq!(plain_name("_Z99x"), "_Z99x");
