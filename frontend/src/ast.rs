@@ -121,12 +121,32 @@ pub struct FunctionDecl {
     pub specs: FnSpecs,
     pub ret: CType,
     pub ret_span: Span,
+    /// Returns a reference (`float &at(int)`): `ret` is a pointer to the
+    /// referenced type, and a call is the object it points to.
+    pub returns_ref: bool,
     pub params: Vec<ParamDecl>,
     pub body: Option<Block>,
     /// `__launch_bounds__(max_threads[, min_blocks])`, unevaluated.
     pub launch_bounds: Option<(Expr, Option<Expr>, Span)>,
     /// `__cluster_dims__(x[, y[, z]])`, unevaluated.
     pub cluster_dims: Option<(Vec<Expr>, Span)>,
+    /// A non-static member function (`crate::parser::classes`): its first
+    /// parameter is `this`.
+    pub method: Option<Method>,
+}
+
+/// What makes a function a non-static member function of a class. Its
+/// first parameter is `this`, a pointer to the class (to `const` for a
+/// `const` member function), which a call binds to the object as a
+/// reference parameter binds its argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    /// The class's key (`sim::Ray`).
+    pub class: String,
+    /// Declared `const` after its parameters (its Itanium name has `K`).
+    pub is_const: bool,
+    /// A constructor (`Ray::Ray`, Itanium `C1`): it initializes `*this`.
+    pub is_ctor: bool,
 }
 
 /// A type as written, plus qualifiers of the declared object itself.
@@ -140,6 +160,19 @@ pub struct QualType {
     /// types `ty` merges.
     pub spelling: Spelling,
     pub span: Span,
+}
+
+impl QualType {
+    /// `ty` as written at `span`, without qualifiers.
+    pub fn plain(ty: CType, span: Span) -> QualType {
+        QualType {
+            ty,
+            is_const: false,
+            is_volatile: false,
+            spelling: Spelling::Plain,
+            span,
+        }
+    }
 }
 
 /// What a written type says beyond its [`CType`]: C++ tells apart types
@@ -430,6 +463,13 @@ pub enum ExprKind {
     },
     /// `T()`: a value-initialized scalar (zero).
     ZeroInit(QualType),
+    /// `S(a, b)` or `S s(a, b);` of a struct `S`: a call of its
+    /// constructor, or for a struct without one, its members in order
+    /// (`crate::parser::classes`).
+    Construct {
+        ty: QualType,
+        args: Vec<Expr>,
+    },
     /// `nullptr`.
     Nullptr,
     SizeofType(QualType),

@@ -353,6 +353,12 @@ impl Dumper {
                 self.expr(expr, d);
             }
             ExprKind::ZeroInit(t) => self.line(depth, &format!("ZeroInit {}", qual(t))),
+            ExprKind::Construct { ty, args } => {
+                self.line(depth, &format!("Construct {}", qual(ty)));
+                for a in args {
+                    self.expr(a, d);
+                }
+            }
             ExprKind::Nullptr => self.line(depth, "Nullptr"),
             ExprKind::SizeofType(t) => self.line(depth, &format!("SizeofType {}", qual(t))),
             ExprKind::SizeofExpr(x) => {

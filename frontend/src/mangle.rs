@@ -57,8 +57,36 @@ pub struct ParamType<'a> {
 /// The Itanium name of a function at namespace scope with these
 /// parameters: `_Z9vectorAddPKfS0_Pfi`.
 pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
+    member(name, None, params)
+}
+
+/// The Itanium name of a function keyed `key`, a member function when
+/// `this_const` is `Some` (whether it is `const`), with these parameters
+/// (`this` not among them): 5.1.3's `<nested-name> ::= N [<CV-qualifiers>]
+/// <prefix> <unqualified-name> E`, where a constructor is `C1` (the
+/// complete-object constructor) and an operator function its
+/// `<operator-name>` (5.1.3: `pl` for `operator+`, `ng` for unary `-`):
+/// `_ZNK3Ray2atEf`, `_ZN3RayC1E6float3S0_`, `_Zpl6float3S_`.
+pub fn member(key: &str, this_const: Option<bool>, params: &[ParamType<'_>]) -> String {
     let mut m = Mangler::default();
-    let mut out = format!("_Z{}", m.name(name));
+    let operands = params.len() + usize::from(this_const.is_some());
+    let mut parts: Vec<String> = key.split("::").map(component).collect();
+    let names: Vec<&str> = key.split("::").collect();
+    if let Some(last) = names.last() {
+        if let Some(code) = operator_code(last, operands) {
+            parts.pop();
+            parts.push(code.to_string());
+        } else if names.len() >= 2 && names[names.len() - 2] == *last {
+            parts.pop();
+            parts.push("C1".to_string());
+        }
+    }
+    let name = if parts.len() == 1 && this_const.is_none() {
+        parts.pop().unwrap_or_default()
+    } else {
+        m.prefixed(&parts, this_const == Some(true))
+    };
+    let mut out = format!("_Z{name}");
     if params.is_empty() {
         out.push('v');
         return out;
@@ -278,6 +306,57 @@ fn pick(signed: bool, s: &'static str, u: &'static str) -> &'static str {
     }
 }
 
+/// 5.1.3's `<operator-name>` of an operator function's name taking
+/// `operands` operands (which tells unary `-` from binary `-`).
+fn operator_code(name: &str, operands: usize) -> Option<&'static str> {
+    let op = name.strip_prefix("operator")?;
+    let unary = operands == 1;
+    Some(match op {
+        "+" if unary => "ps",
+        "-" if unary => "ng",
+        "*" if unary => "de",
+        "&" if unary => "ad",
+        "+" => "pl",
+        "-" => "mi",
+        "*" => "ml",
+        "/" => "dv",
+        "%" => "rm",
+        "&" => "an",
+        "|" => "or",
+        "^" => "eo",
+        "=" => "aS",
+        "+=" => "pL",
+        "-=" => "mI",
+        "*=" => "mL",
+        "/=" => "dV",
+        "%=" => "rM",
+        "&=" => "aN",
+        "|=" => "oR",
+        "^=" => "eO",
+        "<<" => "ls",
+        ">>" => "rs",
+        "<<=" => "lS",
+        ">>=" => "rS",
+        "==" => "eq",
+        "!=" => "ne",
+        "<" => "lt",
+        ">" => "gt",
+        "<=" => "le",
+        ">=" => "ge",
+        "!" => "nt",
+        "&&" => "aa",
+        "||" => "oo",
+        "++" => "pp",
+        "--" => "mm",
+        "," => "cm",
+        "->" => "pt",
+        "()" => "cl",
+        "[]" => "ix",
+        "~" => "co",
+        _ => return None,
+    })
+}
+
 /// `<source-name>`: the identifier after its length.
 fn source_name(name: &str) -> String {
     format!("{}{name}", name.len())
@@ -389,13 +468,6 @@ impl Mangler {
         out
     }
 
-    /// The name of a function with key `key`: a `<source-name>`, or a
-    /// nested name whose prefixes become substitution candidates.
-    fn name(&mut self, key: &str) -> String {
-        let name = nested_name(key);
-        self.prefixes(&name)
-    }
-
     /// A nested name `N ... E` (from [`nested_name`]) with its longest
     /// prefix seen before replaced by a substitution, and each prefix not
     /// seen before made a candidate (5.1.8: `sim::Particle` after
@@ -405,7 +477,16 @@ impl Mangler {
         let Some(inner) = name.strip_prefix('N').and_then(|n| n.strip_suffix('E')) else {
             return name.to_string();
         };
-        let parts = split_source_names(inner);
+        let parts: Vec<String> = split_source_names(inner)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        self.prefixed(&parts, false)
+    }
+
+    /// `N [K] <parts> E` with its longest prefix seen before replaced by a
+    /// substitution, and each prefix not seen before made a candidate.
+    fn prefixed(&mut self, parts: &[String], konst: bool) -> String {
         let key = |n: usize| -> String {
             if n == 1 {
                 parts[0].to_string()
@@ -413,7 +494,7 @@ impl Mangler {
                 format!("N{}E", parts[..n].concat())
             }
         };
-        let mut out = String::from("N");
+        let mut out = String::from(if konst { "NK" } else { "N" });
         let mut start = 0;
         for n in (1..parts.len()).rev() {
             if let Some(sub) = self.substitution(&key(n)) {

@@ -371,8 +371,12 @@ fn reference_misuse_is_located() {
         "reference parameters of kernels are not supported by kernelc",
     );
     fails(
-        "__device__ int &f(int *p) { return *p; }",
-        "functions returning references are not supported by kernelc",
+        "__device__ int &&f(int *p) { return *p; }",
+        "functions returning rvalue references are not supported by kernelc",
+    );
+    fails(
+        "__device__ int &f(int v) { return v + 1; }",
+        "the returned reference: a non-const reference `int &` must bind to an object",
     );
     fails(
         "__device__ int g; __device__ int &r = g;",

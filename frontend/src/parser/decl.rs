@@ -50,19 +50,22 @@ pub(crate) fn is_dim3(ty: &CType) -> bool {
         .is_some_and(|d| d.id == crate::types::DIM3_ID)
 }
 
+/// Whether a declarator of type `ty` declares one object of a struct
+/// type that `(args)` constructs (CUDA's `dim3` has its own form).
+fn is_class_object(ty: &CType, dims: &[Option<Expr>], by_ref: Option<Span>) -> bool {
+    ty.is_struct() && !is_dim3(ty) && dims.is_empty() && by_ref.is_none()
+}
+
 /// Keywords that kernelc recognises only to reject, with the thing to name.
 pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Managed => "`__managed__` memory",
         Union => "`union`",
-        Class => "`class`",
         Template | Typename => "`template`",
         New => "`new`",
         Delete => "`delete`",
         Register => "`register`",
-        Operator => "`operator` overloading",
-        This => "`this`",
         Throw | Try | Catch => "exception handling",
         Asm | Asm2 => "inline assembly",
         Decltype => "`decltype`",
@@ -857,6 +860,20 @@ impl Parser<'_> {
         Ok(Some(amp))
     }
 
+    /// Keeps the value of a file-scope integer constant the parser can
+    /// compute (`constexpr int kTile = 16;`) for struct member arrays.
+    fn record_constant(&mut self, v: &VarDecl) {
+        let constant = v.ty.is_const || v.storage.constexpr.is_some();
+        if !constant || !v.ty.ty.is_integer() || !v.dims.is_empty() {
+            return;
+        }
+        if let Some(Init::Expr(e)) = &v.init {
+            if let Some(value) = super::structs::const_dim(e, &self.constants) {
+                self.constants.insert(v.name.clone(), value);
+            }
+        }
+    }
+
     /// Declarators of variables after the specifiers, up to and including `;`.
     fn var_declarators(
         &mut self,
@@ -887,17 +904,23 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
-            if self.is_punct(Punct::LParen) && is_dim3(&ty.ty) && dims.is_empty() {
-                // `dim3 g(2, 3)`: CUDA's constructor, as the call `dim3(2, 3)`.
-                let call = self.constructor_call("dim3", name_tok.span)?;
-                let end = call.span;
+            let dim3 = is_dim3(&ty.ty) && dims.is_empty();
+            if self.is_punct(Punct::LParen) && (dim3 || is_class_object(&ty.ty, &dims, by_ref)) {
+                // `dim3 g(2, 3)`: CUDA's constructor, as the call `dim3(2, 3)`;
+                // `Ray r(o, d);`: its constructor (or its members in order).
+                let init = if dim3 {
+                    self.constructor_call("dim3", name_tok.span)?
+                } else {
+                    self.construct(ty.clone(), name_tok.span)?
+                };
+                let end = init.span;
                 out.push(VarDecl {
                     name: name_tok.text,
                     name_span: name_tok.span,
                     ty,
                     dims,
                     storage: storage.clone(),
-                    init: Some(Init::Expr(call)),
+                    init: Some(Init::Expr(init)),
                     by_ref,
                     auto,
                     direct_braces: false,
@@ -1076,19 +1099,31 @@ impl Parser<'_> {
         // A function has `name (` after the pointers; anything else is a variable.
         let save = self.pos;
         let ret = self.pointers(base.clone());
-        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-            let sp = self.span();
-            return self.error(
-                sp,
-                Code::E0002,
-                "references at file scope and functions returning references are not supported by kernelc",
-            );
-        }
+        let ret = if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let ret = self.returned_reference(ret)?;
+            if !self.is_kw(Keyword::Operator)
+                && !self.is_punct_at(1, Punct::LParen)
+                && self.qualified_at(0).is_none()
+            {
+                let sp = self.prev_span();
+                return self.error(
+                    sp,
+                    Code::E0002,
+                    "references at file scope are not supported by kernelc",
+                );
+            }
+            ret
+        } else {
+            self.returns_ref = false;
+            ret
+        };
         // `T sim::f(...)`: a namespace member defined outside it.
         let qualified = self
             .qualified_at(0)
             .filter(|q| self.is_punct_at(q.tokens, Punct::LParen));
+        let is_operator = self.is_kw(Keyword::Operator);
         let is_function = qualified.is_some()
+            || is_operator
             || self.peek().kind == TokenKind::Ident
                 && !self.at_eof()
                 && self.is_punct_at(1, Punct::LParen);
@@ -1104,21 +1139,16 @@ impl Parser<'_> {
             let vars = self.var_declarators(base, ds.storage, false, None)?;
             for v in &vars {
                 self.scoped.declare_variable(v);
+                self.record_constant(v);
             }
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
-        let (name, name_tok, outer) = match qualified {
-            Some(q) => self.enter_member_definition(&q)?,
-            None => {
-                let name_tok = self.bump();
-                self.bump();
-                (
-                    self.declare_value(&name_tok.text, name_tok.span),
-                    name_tok,
-                    None,
-                )
+        if let Some(q) = &qualified {
+            if let Some(f) = self.out_of_line_member(q, ds.fns.clone(), ret.clone(), start)? {
+                return Ok(vec![Item::Function(f)]);
             }
-        };
+        }
+        let (name, name_tok, outer) = self.declarator_name(qualified, is_operator)?;
         let parsed = self.params_and_body();
         if let Some(outer) = outer {
             self.names.leave_scope(outer);
@@ -1144,14 +1174,37 @@ impl Parser<'_> {
             specs: ds.fns,
             ret: ret.ty.clone(),
             ret_span: ret.span,
+            returns_ref: self.returns_ref,
             params,
             body,
             launch_bounds: ds.launch_bounds,
             cluster_dims: ds.cluster_dims,
+            method: None,
         };
         self.scoped.declare_function(&f, &ret);
         self.check_scoped_enums(&f);
         Ok(vec![Item::Function(f)])
+    }
+
+    /// A function declarator's name, through its `(`: the function's key,
+    /// its name token, and for a namespace member defined outside its
+    /// namespace the scope to return to after it.
+    fn declarator_name(
+        &mut self,
+        qualified: Option<super::namespaces::QualName>,
+        is_operator: bool,
+    ) -> PResult<(String, crate::token::Token, Option<Vec<String>>)> {
+        if let Some(q) = qualified {
+            return self.enter_member_definition(&q);
+        }
+        let name_tok = if is_operator {
+            self.operator_name()?
+        } else {
+            self.bump()
+        };
+        self.bump();
+        let key = self.declare_value(&name_tok.text, name_tok.span);
+        Ok((key, name_tok, None))
     }
 
     /// A function's parameter list after `(`, and its body (`None` after
@@ -1176,7 +1229,7 @@ impl Parser<'_> {
     }
 
     /// Parameter list after `(`, consuming the `)`.
-    fn params(&mut self) -> PResult<Vec<ParamDecl>> {
+    pub(super) fn params(&mut self) -> PResult<Vec<ParamDecl>> {
         let mut out = Vec::new();
         if self.eat_punct(Punct::RParen) {
             return Ok(out);

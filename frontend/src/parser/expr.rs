@@ -472,11 +472,7 @@ impl Parser<'_> {
                 let callee = mk(ExprKind::Ident(text), tok.span.to(name.span));
                 return Ok(callee);
             }
-            TokenKind::Ident
-                if self.is_punct_at(1, Punct::LParen) && self.simple_type_at(0).is_some() =>
-            {
-                return self.functional_cast();
-            }
+            TokenKind::Ident if self.at_functional_cast() => return self.functional_cast(),
             TokenKind::Ident if self.is_punct_at(1, Punct::ColonColon) => return self.name_expr(),
             TokenKind::Punct(Punct::ColonColon) if self.qualified_at(0).is_some() => {
                 return self.name_expr()
@@ -552,6 +548,7 @@ impl Parser<'_> {
                 return self.named_cast(kind);
             }
             TokenKind::Keyword(Keyword::Nullptr) => ExprKind::Nullptr,
+            TokenKind::Keyword(Keyword::This) => return self.this_expr(),
             TokenKind::Keyword(k) => {
                 if let Some(what) = unsupported_keyword(*k) {
                     return self.error(
@@ -649,8 +646,6 @@ impl Parser<'_> {
         })
     }
 
-    /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name.
-    #[inline(never)]
     /// `dim3(a, b)` after the type's name, at the `(`: the call of the
     /// constructor, `dim3` with its arguments (sema fills in the rest).
     pub(super) fn constructor_call(&mut self, type_name: &str, at: Span) -> PResult<Expr> {
@@ -675,6 +670,39 @@ impl Parser<'_> {
         ))
     }
 
+    /// `T(expr)` (a cast, as `(T)expr`) or `T()` (zero), at the type name;
+    /// for a struct `S(a, b)` and `S{a, b}`, a construction.
+    #[inline(never)]
+    /// Whether a functional cast starts here: a one-word type name and
+    /// `(`, or a struct's name and `{` (a construction).
+    fn at_functional_cast(&self) -> bool {
+        if self.is_punct_at(1, Punct::LParen) {
+            return self.simple_type_at(0).is_some();
+        }
+        self.is_punct_at(1, Punct::LBrace)
+            && self.simple_type_at(0).is_some_and(|t| t.ty.is_struct())
+    }
+
+    /// `(a, b)` or `{a, b}` after a struct type's name (at `at`): its
+    /// construction.
+    pub(super) fn construct(&mut self, ty: QualType, at: Span) -> PResult<Expr> {
+        let close = if self.eat_punct(Punct::LBrace) {
+            Punct::RBrace
+        } else {
+            self.expect_punct(Punct::LParen, "to open the constructor's arguments")?;
+            Punct::RParen
+        };
+        let mut args = Vec::new();
+        while !self.is_punct(close) {
+            args.push(self.assign_expr()?);
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+        }
+        let end = self.expect_punct(close, "to close the constructor's arguments")?;
+        Ok(mk(ExprKind::Construct { ty, args }, at.to(end)))
+    }
+
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();
@@ -683,6 +711,10 @@ impl Parser<'_> {
         if super::decl::is_dim3(&ty.ty) {
             let name = self.bump();
             return self.constructor_call(&name.text, name.span);
+        }
+        if ty.ty.is_struct() {
+            let at = self.bump().span;
+            return self.construct(ty, at);
         }
         let start = self.bump().span;
         self.bump(); // `(`

@@ -11,6 +11,7 @@
 //! is bounded by [`crate::Options::nesting_limit`] (error E0014) so that
 //! hostile input cannot exhaust memory.
 
+mod classes;
 mod decl;
 mod expr;
 mod names;
@@ -152,6 +153,20 @@ pub(crate) struct Parser<'t> {
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
+    /// The member functions and static data members of the classes
+    /// defined in the current declaration, emitted before it
+    /// (`classes.rs`).
+    pending_items: Vec<Item>,
+    /// The class whose member function is being parsed.
+    class: Option<classes::ClassCtx>,
+    /// The classes with member functions defined so far, by key (for
+    /// member functions defined outside their class).
+    classes: FxHashMap<String, classes::ClassCtx>,
+    /// The function declaration being read returns a reference.
+    returns_ref: bool,
+    /// File-scope `const`/`constexpr` integers whose values the parser can
+    /// compute, by key: struct member array sizes may use them.
+    constants: FxHashMap<String, i128>,
     /// Struct tags defined so far (one table, like `typedefs`).
     structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
     /// The id the next struct definition gets.
@@ -185,6 +200,11 @@ impl<'t> Parser<'t> {
             abandon_item: false,
             typedefs: FxHashMap::default(),
             pending_enums: Vec::new(),
+            pending_items: Vec::new(),
+            class: None,
+            classes: FxHashMap::default(),
+            returns_ref: false,
+            constants: FxHashMap::default(),
             structs: FxHashMap::default(),
             next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
             eof: Token {
@@ -522,6 +542,7 @@ impl Parser<'_> {
             }
             let r = self.external_decl(!extern_c_blocks.is_empty());
             out.extend(self.pending_enums.drain(..).map(Item::Enum));
+            out.append(&mut self.pending_items);
             match r {
                 Ok(items) => out.extend(items),
                 Err(Recorded) if self.abandon_item => {

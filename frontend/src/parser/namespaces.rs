@@ -182,6 +182,9 @@ impl Parser<'_> {
             });
         }
         let tok = self.bump();
+        if let Some(member) = self.implicit_member(&tok.text, tok.span) {
+            return Ok(member);
+        }
         let key = if self.names.is_local(&tok.text) {
             tok.text
         } else {

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::codes::Code;
@@ -20,11 +22,14 @@ use crate::types::{CType, StructDef};
 /// Largest struct member array kernelc lays out (as for variables).
 const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
 
-/// Evaluates a member array size written with literals, operators and
-/// `sizeof(type)`; `None` when it uses anything else.
-fn const_dim(e: &Expr) -> Option<i128> {
+/// Evaluates a member array size written with literals, operators,
+/// `sizeof(type)` and the file-scope integer constants in `constants`
+/// (themselves so written); `None` when it uses anything else.
+pub(super) fn const_dim(e: &Expr, constants: &FxHashMap<String, i128>) -> Option<i128> {
     stdx::stack::with_stack(|| {
+        let const_dim = |e: &Expr| const_dim(e, constants);
         Some(match &e.kind {
+            ExprKind::Ident(name) => *constants.get(name)?,
             ExprKind::IntLit { value, .. } => i128::from(*value),
             ExprKind::CharLit(v) => i128::from(*v),
             ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
@@ -104,7 +109,10 @@ impl Parser<'_> {
             }
         }
         self.enter()?;
-        let members = self.struct_members();
+        let mut class = super::classes::ClassMembers::default();
+        let in_function = self.names.block_depth > 0;
+        let class_key = key.as_deref().filter(|_| !in_function);
+        let members = self.struct_members(class_key, &mut class);
         self.leave();
         let members = members?;
         let id = self.next_struct_id;
@@ -118,12 +126,22 @@ impl Parser<'_> {
             let key = self.declare_type(&t.text, t.span);
             self.structs.insert(key, def.clone());
         }
-        let _ = kw;
-        Ok(CType::Struct(def))
+        let ty = CType::Struct(def);
+        if in_function {
+            self.refuse_deferred(&class, kw);
+        } else if !class.deferred.is_empty() {
+            self.class_bodies(&ty, class);
+        }
+        Ok(ty)
     }
 
-    /// `{ T a; U b[4], *c; ... }`, consuming both braces.
-    fn struct_members(&mut self) -> PResult<Vec<(String, CType, u64)>> {
+    /// `{ T a; U b[4], *c; ... }`, consuming both braces; the members
+    /// that are not data (functions, static members) go to `class`.
+    fn struct_members(
+        &mut self,
+        class_key: Option<&str>,
+        class: &mut super::classes::ClassMembers,
+    ) -> PResult<Vec<(String, CType, u64)>> {
         self.bump();
         let mut members: Vec<(String, CType, u64)> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
@@ -135,6 +153,9 @@ impl Parser<'_> {
                     Code::E0003,
                     "expected `}` to close the struct, found end of file",
                 );
+            }
+            if self.class_member(class_key, class)? {
+                continue;
             }
             let (base, span, ds) = self.specifiers()?;
             if let Some(sp) = ds.first_non_type() {
@@ -196,7 +217,7 @@ impl Parser<'_> {
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
                     let len = match d {
-                        Some(e) => match const_dim(e) {
+                        Some(e) => match const_dim(e, &self.constants) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
                             Some(v) => {
                                 return self.error(
@@ -212,7 +233,7 @@ impl Parser<'_> {
                                         Code::E0008,
                                         "kernelc needs the size of a struct member array to be a literal expression",
                                     )
-                                    .with_note("use a number or a `#define` (enumerators and `const` variables are not allowed here yet)"),
+                                    .with_note("use a number, a `#define` or a file-scope `constexpr` integer (enumerators are not allowed here yet)"),
                                 );
                                 return Err(super::Recorded);
                             }
@@ -278,6 +299,6 @@ impl Parser<'_> {
 
     /// Whether the keyword starts a struct specifier.
     pub(super) fn is_struct_kw(k: Keyword) -> bool {
-        k == Keyword::Struct
+        k == Keyword::Struct || k == Keyword::Class
     }
 }

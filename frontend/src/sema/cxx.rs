@@ -260,7 +260,14 @@ impl Checker {
             return None;
         }
         let value = self.assign_convert(e, &want, what, span)?;
-        let tmp = self.declare_local("", want.clone(), false, false, span);
+        self.temporary_address(value, span)
+    }
+
+    /// The address of a new temporary holding `value` (C++'s temporary
+    /// materialization): `(tmp = value, &tmp)`.
+    pub(super) fn temporary_address(&mut self, value: Expr, span: Span) -> Option<Expr> {
+        let ty = value.ty.clone();
+        let tmp = self.declare_local("", ty.clone(), false, false, span);
         self.mark_used(tmp);
         let store = mk(
             ExprKind::Assign {
@@ -268,10 +275,10 @@ impl Checker {
                 op: None,
                 value: Box::new(value),
             },
-            want.clone(),
+            ty.clone(),
             span,
         );
-        let local = mk(ExprKind::Local(tmp), want, span);
+        let local = mk(ExprKind::Local(tmp), ty, span);
         let addr = self.addr_of(local, span)?;
         let ty = addr.ty.clone();
         Some(mk(

@@ -209,7 +209,17 @@ impl Checker {
                             span,
                         ))
                     }
-                    _ => self.binary(*op, l, r, span),
+                    _ => {
+                        if l.ty.is_struct() || r.ty.is_struct() {
+                            let operands = [l, r];
+                            if let Some(call) = self.operator_call(op.as_str(), &operands, span) {
+                                return call;
+                            }
+                            let [l, r] = operands;
+                            return self.binary(*op, l, r, span);
+                        }
+                        self.binary(*op, l, r, span)
+                    }
                 }
             }
             A::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
@@ -220,6 +230,7 @@ impl Checker {
             }
             A::NamedCast { kind, ty, expr } => self.named_cast(*kind, ty, expr, span),
             A::ZeroInit(ty) => self.zero_init(ty, span),
+            A::Construct { ty, args } => self.construct(&ty.ty, args, span),
             A::Nullptr => Some(super::cxx::null_pointer(span)),
             A::SizeofType(t) => self.sizeof(&t.ty, span),
             A::SizeofExpr(x) => {
@@ -229,7 +240,16 @@ impl Checker {
             A::Index { base, index } => {
                 let b = self.expr(base);
                 let i = self.expr(index);
-                self.index(b?, i?, span)
+                let (b, i) = (b?, i?);
+                if b.ty.is_struct() {
+                    let operands = [b, i];
+                    if let Some(call) = self.operator_call("[]", &operands, span) {
+                        return call;
+                    }
+                    let [b, i] = operands;
+                    return self.index(b, i, span);
+                }
+                self.index(b, i, span)
             }
             A::Call { callee, args } => self.call(callee, args, span),
             A::Member {
@@ -450,6 +470,26 @@ impl Checker {
             return self.addr_of(e, span);
         }
         let e = self.expr(operand)?;
+        if e.ty.is_struct() {
+            let sym = match op {
+                UnaryOp::Plus => "+",
+                UnaryOp::Neg => "-",
+                UnaryOp::Not => "!",
+                UnaryOp::BitNot => "~",
+                UnaryOp::Deref | UnaryOp::AddrOf => "*",
+            };
+            let operands = [e];
+            if let Some(call) = self.operator_call(sym, &operands, span) {
+                return call;
+            }
+            let [e2] = operands;
+            return self.unary_typed(op, e2, span);
+        }
+        self.unary_typed(op, e, span)
+    }
+
+    /// [`Checker::unary`] once its operand is typed.
+    fn unary_typed(&mut self, op: UnaryOp, e: Expr, span: Span) -> Option<Expr> {
         let bad = |c: &mut Checker, what: &str, e: &Expr| {
             c.error(
                 span,
@@ -954,13 +994,36 @@ impl Checker {
         let l = self.expr_nodecay(lhs);
         let r = self.expr(rhs);
         let (l, r) = (l?, r?);
+        if l.ty.is_struct() {
+            let name = op.map_or("=".to_string(), |o| format!("{}=", o.as_str()));
+            let operands = [l, r];
+            if let Some(call) = self.operator_call(&name, &operands, span) {
+                return call;
+            }
+            let [l2, r2] = operands;
+            return self.assign_typed(op, l2, r2, lhs.span, rhs.span, span);
+        }
+        self.assign_typed(op, l, r, lhs.span, rhs.span, span)
+    }
+
+    /// [`Checker::assign`] once its operands are typed (`lhs_span` and
+    /// `rhs_span` are where they were written).
+    fn assign_typed(
+        &mut self,
+        op: Option<BinaryOp>,
+        l: Expr,
+        r: Expr,
+        lhs_span: Span,
+        rhs_span: Span,
+        span: Span,
+    ) -> Option<Expr> {
         let ty = l.ty.clone();
-        let op_span = Span::new(lhs.span.end, rhs.span.start);
+        let op_span = Span::new(lhs_span.end, rhs_span.start);
         let place = self.writable_place(l, op_span)?;
         let (value, bin) = match op {
             None => (self.assign_convert(r, &ty, "assignment", op_span)?, None),
             Some(op) => {
-                let old = mk(ExprKind::TargetValue, ty.clone(), lhs.span);
+                let old = mk(ExprKind::TargetValue, ty.clone(), lhs_span);
                 let r = if ty.is_half() || r.ty.is_half() {
                     self.half_compound_operand(&ty, r, op_span)?
                 } else {
@@ -1142,6 +1205,12 @@ impl Checker {
         let (name, explicit) = match &callee.kind {
             ast::ExprKind::Ident(name) => (name, &[][..]),
             ast::ExprKind::TemplateId { name, args } => (name, &args[..]),
+            ast::ExprKind::Member {
+                base,
+                field,
+                field_span,
+                arrow,
+            } => return self.method_call(base, field, *field_span, *arrow, args, span),
             _ => {
                 let _ = self.expr(callee);
                 self.error(
@@ -1152,18 +1221,34 @@ impl Checker {
                 return None;
             }
         };
+        if let Some(b) = self.lookup(name).filter(|b| self.is_class_object(b)) {
+            return self.functor_call(name, b, callee.span, args, span);
+        }
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
         }
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
-        let name = &resolved;
+        self.call_resolved(&resolved, typed_args, callee.span, span)
+    }
+
+    /// A call of the function `name` (resolved: an overload's key, a
+    /// template's instance) with `typed_args`; `callee` is where it is named.
+    pub(super) fn call_resolved(
+        &mut self,
+        name: &str,
+        typed_args: Vec<Option<Expr>>,
+        callee: Span,
+        span: Span,
+    ) -> Option<Expr> {
+        let written = typed_args.len();
+        let name = &name.to_string();
         if let Some(b) = self.lookup(name) {
-            self.not_a_function(name, b, callee.span);
+            self.not_a_function(name, b, callee);
             return None;
         }
         if name == "__syncthreads" {
-            if !args.is_empty() {
+            if written != 0 {
                 self.error(span, Code::E0007, "`__syncthreads` takes no arguments");
                 return None;
             }
@@ -1182,11 +1267,11 @@ impl Checker {
             if let Some(result) = self.builtin_call(name, typed_args, span) {
                 return result;
             }
-            self.unknown_function(name, callee.span);
+            self.unknown_function(name, callee);
             return None;
         }
         let Some(&sig_idx) = self.by_name.get(name.as_str()) else {
-            self.unknown_function(name, callee.span);
+            self.unknown_function(name, callee);
             return None;
         };
         let sig = &self.sigs[sig_idx];
@@ -1194,7 +1279,7 @@ impl Checker {
             let decl = sig.first_decl;
             self.diags.push(
                 Diagnostic::error(
-                    callee.span,
+                    callee,
                     Code::E0001,
                     format!("use of undeclared identifier `{name}`"),
                 )
@@ -1205,7 +1290,7 @@ impl Checker {
         }
         if sig.is_kernel {
             self.error(
-                callee.span,
+                callee,
                 Code::E0007,
                 format!("cannot call `__global__` function `{name}` from device code"),
             );
@@ -1213,11 +1298,11 @@ impl Checker {
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
         let refs = sig.refs.clone();
+        let is_method = sig.is_method;
         let defaults = sig.defaults.clone();
         let mut typed_args = typed_args;
-        if args.len() < params.len() && defaults.iter().any(Option::is_some) {
-            let filled =
-                self.default_arguments(name, &defaults[args.len()..], args.len(), decl, span)?;
+        if written < params.len() && defaults.iter().any(Option::is_some) {
+            let filled = self.default_arguments(name, &defaults[written..], written, decl, span)?;
             typed_args.extend(filled);
         }
         if self.sigs[sig_idx].first_call.is_none() {
@@ -1236,7 +1321,7 @@ impl Checker {
                     format!(
                         "too {which} arguments to function call `{name}`, expected {}, have {}",
                         params.len(),
-                        args.len()
+                        written
                     ),
                 )
                 .with_label(decl, format!("`{name}` declared here")),
@@ -1250,6 +1335,9 @@ impl Checker {
             let by_ref = refs.get(i).copied().unwrap_or(false);
             match a.and_then(|a| {
                 let at = a.span;
+                if i == 0 && is_method {
+                    return self.object_address(a, p);
+                }
                 if by_ref {
                     // A reference parameter receives the object's address.
                     let addr = self.bind_reference(a, p, &what)?;
@@ -1265,7 +1353,7 @@ impl Checker {
             return None;
         }
         let func_id = self.sigs[sig_idx].def.map(|d| d.0);
-        Some(mk(
+        let call = mk(
             ExprKind::Call {
                 // Never-defined callees are reported after all bodies are checked.
                 callee: func_id.unwrap_or(crate::typed::FuncId(u32::MAX)),
@@ -1274,7 +1362,13 @@ impl Checker {
             },
             ret,
             span,
-        ))
+        );
+        if self.sigs[sig_idx].returns_ref {
+            // A call of a function returning a reference is the object.
+            let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);
+            return Some(mk(ExprKind::Deref(Box::new(call)), ty, span));
+        }
+        Some(call)
     }
 }
 

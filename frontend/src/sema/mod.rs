@@ -6,6 +6,7 @@
 //! reported in one run.
 
 mod builtins;
+mod classes;
 mod convert;
 mod cxx;
 mod decl;
@@ -59,6 +60,12 @@ struct FnSig {
     /// Each parameter's default argument, typed at each call that leaves it
     /// out (from whichever declaration gives it).
     defaults: Vec<Option<ast::Expr>>,
+    /// A non-static member function: parameter 0 is `this`, which a call
+    /// binds to the object (`classes.rs`).
+    is_method: bool,
+    /// Returns a reference: `ret` is a pointer, and a call designates the
+    /// object it points to.
+    returns_ref: bool,
 }
 
 /// What a name in scope refers to.
@@ -132,6 +139,8 @@ pub(crate) struct Checker {
     /// The index of each module variable by name (names are unique).
     global_index: FxHashMap<String, usize>,
     ret: CType,
+    /// The current function returns a reference (`ret` is its pointer).
+    returns_ref: bool,
     fn_name: String,
     /// The current function as `__PRETTY_FUNCTION__` names it
     /// (`void k(float *, int)`), for `assert`.
@@ -215,6 +224,7 @@ pub(crate) fn check_program(
         globals: Vec::new(),
         global_index: FxHashMap::default(),
         ret: CType::Void,
+        returns_ref: false,
         fn_name: String::new(),
         pretty_fn: String::new(),
         loop_depth: 0,
@@ -367,6 +377,12 @@ impl Checker {
             });
             refs.push(p.by_ref.is_some());
         }
+        if f.method.is_some() {
+            // `this` binds to the object as a reference parameter binds
+            // its argument, so overload resolution ranks the object's
+            // type against the class.
+            refs[0] = true;
+        }
         let same = self.same_function(&f.name, &params, &refs);
         let key = match same {
             None if self.by_name.contains_key(&f.name) => self.overload_key(f, &params)?,
@@ -433,6 +449,8 @@ impl Checker {
             forceinline: s.forceinline,
             first_call: None,
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
+            is_method: f.method.is_some(),
+            returns_ref: f.returns_ref,
         });
         self.by_name.insert(key.clone(), self.sigs.len() - 1);
         self.overloads
@@ -510,6 +528,7 @@ impl Checker {
         self.used = Vec::new();
         self.scopes = vec![Scope::default()];
         self.ret = f.ret.clone();
+        self.returns_ref = f.returns_ref;
         self.fn_name = f.name.clone();
         self.loop_depth = 0;
         self.break_depth = 0;
@@ -577,7 +596,11 @@ impl Checker {
             crate::mangle::unqualified(&f.name).to_string()
         } else {
             let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
-            crate::mangle::function(plain, &mangled)
+            match &f.method {
+                // `this` is not one of the parameters a name lists.
+                Some(m) => crate::mangle::member(plain, Some(m.is_const), &mangled[1..]),
+                None => crate::mangle::function(plain, &mangled),
+            }
         };
         Function {
             name: f.name.clone(),
@@ -797,6 +820,15 @@ impl Checker {
                 (_, Some(e)) => {
                     init = self.assign_convert(e, &ty, "initialization", v.name_span);
                 }
+                (Some(ast::Init::List(items, span)), None)
+                    if ty
+                        .struct_def()
+                        .is_some_and(|d| !self.constructors(d).is_empty()) =>
+                {
+                    // `S s{a, b}` and `S s = {a, b}` of a class: its
+                    // constructor (C++ [dcl.init.list]).
+                    init = self.list_construction(&ty, items, *span);
+                }
                 (Some(ast::Init::List(items, span)), None) if !ty.is_array() && !ty.is_struct() => {
                     init = self.scalar_braces(items, *span, &ty, v.name_span);
                     if let Some(e) = &init {
@@ -825,7 +857,11 @@ impl Checker {
                         }
                     }
                 }
-                (None, None) => {}
+                (None, None) => {
+                    if let Some(made) = self.default_construction(&ty, v.name_span) {
+                        init = made;
+                    }
+                }
             }
             if let Some(sp) = v.storage.constexpr {
                 self.constexpr_check(v, sp, init.as_ref(), list.as_deref());
@@ -1054,6 +1090,16 @@ impl Checker {
                         );
                         StmtKind::Empty
                     }
+                    None => StmtKind::Empty,
+                }
+            }
+            (Some(e), false) if self.returns_ref => {
+                // The returned reference is the object's address.
+                let e = self
+                    .expr_nodecay(e)
+                    .and_then(|e| self.bind_reference(e, &ret, "the returned reference"));
+                match e {
+                    Some(e) => StmtKind::Return(Some(e)),
                     None => StmtKind::Empty,
                 }
             }

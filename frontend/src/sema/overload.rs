@@ -175,6 +175,11 @@ impl Checker {
         same && !self.overloads.instances.contains(a) && self.overloads.instances.contains(b)
     }
 
+    /// Whether candidate `key` accepts `args`.
+    pub(super) fn is_viable(&self, key: &str, args: &[Option<Expr>]) -> bool {
+        self.candidate_ranks(key, args).is_ok()
+    }
+
     /// The ranks of each argument against candidate `key`'s parameters.
     fn candidate_ranks(&self, key: &str, args: &[Option<Expr>]) -> Ranks {
         let sig = &self.sigs[self.by_name[key]];

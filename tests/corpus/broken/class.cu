@@ -1,10 +1,10 @@
-// expect: 2:1: not supported
-class Accumulator {
+// expect: 4:16: virtual functions
+class Shape {
   public:
-    float total;
-    __device__ void add(float v) { total += v; }
+    __device__ virtual float area() const { return 0.0f; }
+    float scale;
 };
 
-extern "C" __global__ void sum(const float *x, Accumulator *out) {
-    out->add(x[0]);
+extern "C" __global__ void areas(const Shape *s, float *out) {
+    out[0] = s->area() * s->scale;
 }

@@ -1,0 +1,1073 @@
+//! Classes in the parser: member functions, constructors, `this`, static
+//! members and the names of overloaded operators.
+//!
+//! A class is kernelc's struct (its layout is the struct's) plus functions.
+//! The parser turns each member function into an ordinary function whose
+//! key is qualified by the class (`sim::Ray::at`), so everything after the
+//! parser sees functions, as C sees them; what is left of C++ is a
+//! [`Method`] on the function, which the checker reads to bind `this`:
+//!
+//! - A non-static member function gets a first parameter `this`, a
+//!   pointer to the class (to `const` in a `const` member function). A
+//!   name in its body that is a member of the class and not a local is
+//!   `this->name` ([`Parser::implicit_member`]).
+//! - A constructor is a member function `Ray::Ray` returning `void` whose
+//!   member initializers (`: origin(o), dir(d)`) become assignments at
+//!   the start of its body. The checker constructs an object by calling
+//!   it on a temporary or on the variable being declared.
+//! - A static member function is a function in the class's scope; a
+//!   static `const`/`constexpr` data member is a variable there.
+//! - An operator function is named by its operator (`operator+`); the
+//!   checker calls it for an expression whose operand is a class.
+//!
+//! **Complete-class context.** A member function's body (and its
+//! signature, which may name the class by value) may use members declared
+//! after it, so member functions are only skimmed while the class is read
+//! ([`Parser::scan_member`] finds their extent and whether they are device
+//! code) and parsed once the class is laid out, by going back to their
+//! tokens. A member function that is not `__device__` is host code,
+//! skipped as the split phase skips host functions: its body may use any
+//! C++.
+
+use rustc_hash::FxHashSet;
+
+use super::names::Kind;
+use super::{PResult, Parser};
+use crate::ast::{
+    Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, Spelling,
+    Stmt, StmtKind,
+};
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
+use crate::token::{Keyword, Punct, TokenKind};
+use crate::types::CType;
+
+/// The class whose member function is being parsed.
+#[derive(Clone, Debug)]
+pub(super) struct ClassCtx {
+    /// The class's key.
+    pub key: String,
+    /// Its non-static data members.
+    pub fields: FxHashSet<String>,
+    /// Its non-static member functions, by name.
+    pub methods: FxHashSet<String>,
+    /// Inside a non-static member function (`this` exists).
+    pub has_this: bool,
+}
+
+/// A member function or static data member met while reading a class,
+/// parsed once the class is complete.
+pub(super) struct Deferred {
+    /// Its first token.
+    start: usize,
+    /// The token after it.
+    end: usize,
+    /// A static data member (not a function).
+    is_var: bool,
+}
+
+/// The members a class body defers, and the names they declare.
+#[derive(Default)]
+pub(super) struct ClassMembers {
+    pub deferred: Vec<Deferred>,
+    pub methods: FxHashSet<String>,
+}
+
+/// What a member function's declaration says before its parameters.
+struct MemberHead {
+    key: String,
+    name_span: Span,
+    /// Its first token.
+    start: Span,
+    specs: FnSpecs,
+    ret: QualType,
+    method: Option<Method>,
+}
+
+/// What [`Parser::scan_member`] finds at the start of a member.
+enum Shape {
+    /// A data member, parsed as before.
+    Data,
+    /// A `static` data member ending before token `end`.
+    StaticData { end: usize, constant: bool },
+    /// A member function (or constructor, destructor, operator).
+    Function {
+        name: String,
+        name_span: Span,
+        device: bool,
+        is_static: bool,
+        friend: bool,
+        end: usize,
+        /// Where `virtual` was written.
+        virtual_at: Option<Span>,
+    },
+}
+
+/// Identifiers that take a parenthesized argument and may appear among a
+/// member's specifiers.
+fn is_attribute(text: &str) -> bool {
+    matches!(
+        text,
+        "__align__" | "alignas" | "__attribute__" | "__declspec" | "noexcept"
+    )
+}
+
+impl Parser<'_> {
+    /// Reads one member of a class body at the current token if it is not
+    /// a plain data member: an access specifier, a member function (kept
+    /// in `members` to parse later, or skipped as host code), a static
+    /// data member. `Ok(false)` leaves a data member to the caller.
+    pub(super) fn class_member(
+        &mut self,
+        class_key: Option<&str>,
+        members: &mut ClassMembers,
+    ) -> PResult<bool> {
+        if self.peek().kind == TokenKind::Ident
+            && matches!(
+                self.peek().text.as_str(),
+                "public" | "private" | "protected"
+            )
+            && self.is_punct_at(1, Punct::Colon)
+        {
+            // kernelc does not check access; nvcc does, so a program it
+            // accepts uses only what it may.
+            self.pos += 2;
+            return Ok(true);
+        }
+        if self.is_kw(Keyword::Template) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "member templates are not supported by kernelc yet",
+            );
+        }
+        let start = self.pos;
+        match self.scan_member() {
+            Shape::Data => Ok(false),
+            Shape::StaticData { end, constant } => {
+                if constant {
+                    members.deferred.push(Deferred {
+                        start,
+                        end,
+                        is_var: true,
+                    });
+                }
+                // A non-constant static data member is a host variable
+                // unless declared `__device__`, and needs a definition
+                // outside the class either way: device code that uses it
+                // gets the checker's error for an unknown name.
+                self.pos = end;
+                Ok(true)
+            }
+            Shape::Function {
+                virtual_at: Some(sp),
+                ..
+            } => self.error(
+                sp,
+                Code::E0002,
+                "classes with virtual functions are not supported by kernelc in device code (their objects hold a hidden pointer to a table of functions)",
+            ),
+            Shape::Function {
+                name,
+                name_span,
+                device,
+                is_static,
+                friend,
+                end,
+                virtual_at: None,
+            } => {
+                self.pos = end;
+                if !device {
+                    return Ok(true);
+                }
+                let Some(class_key) = class_key else {
+                    return self.error(
+                        name_span,
+                        Code::E0002,
+                        "member functions of an unnamed or local struct are not supported by kernelc",
+                    );
+                };
+                if !friend {
+                    let key = super::names::join(class_key, &name);
+                    self.names.declare(Kind::Value, &key, name_span);
+                    if !is_static {
+                        members.methods.insert(name);
+                    }
+                }
+                members.deferred.push(Deferred {
+                    start,
+                    end,
+                    is_var: false,
+                });
+                Ok(true)
+            }
+        }
+    }
+
+    /// Skims the member at the current token without consuming it.
+    // Long: one walk over the member's tokens at bracket depth 0, one arm
+    // per token that decides what the member is.
+    fn scan_member(&self) -> Shape {
+        let toks = &self.toks[self.pos..];
+        let (mut device, mut is_static, mut friend, mut constant) = (false, false, false, false);
+        let mut virtual_at = None;
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            match &t.kind {
+                TokenKind::Keyword(Keyword::Device | Keyword::Global) => device = true,
+                TokenKind::Keyword(Keyword::Static) => is_static = true,
+                TokenKind::Keyword(Keyword::Const | Keyword::Constexpr) => constant = true,
+                TokenKind::Ident if t.text == "friend" => friend = true,
+                TokenKind::Ident if t.text == "virtual" => virtual_at = Some(t.span),
+                TokenKind::Keyword(Keyword::LaunchBounds | Keyword::ClusterDims)
+                    if is_punct_tok(toks.get(i + 1), Punct::LParen) =>
+                {
+                    i = skip_balanced(toks, i + 1);
+                    continue;
+                }
+                TokenKind::Ident
+                    if is_attribute(&t.text) && is_punct_tok(toks.get(i + 1), Punct::LParen) =>
+                {
+                    i = skip_balanced(toks, i + 1);
+                    continue;
+                }
+                TokenKind::Punct(Punct::Lt) => {
+                    // Template arguments of a type (`Vec<float, 4> v;`).
+                    i = skip_angles(toks, i);
+                    continue;
+                }
+                TokenKind::Keyword(Keyword::Operator) => {
+                    let (name, paren) = operator_name_at(toks, i);
+                    let end = function_end(toks, paren);
+                    return Shape::Function {
+                        name,
+                        name_span: t.span,
+                        device,
+                        is_static,
+                        friend,
+                        end: self.pos + end,
+                        virtual_at,
+                    };
+                }
+                TokenKind::Punct(Punct::LParen) => {
+                    let pointer = toks.get(i + 1).is_some_and(|n| {
+                        matches!(n.kind, TokenKind::Punct(Punct::Star | Punct::Amp))
+                    });
+                    if pointer || i == 0 {
+                        return Shape::Data;
+                    }
+                    let prev = &toks[i - 1];
+                    let mut name = prev.text.clone();
+                    if i >= 2 && is_punct_tok(toks.get(i - 2), Punct::Tilde) {
+                        name = format!("~{name}");
+                    }
+                    return Shape::Function {
+                        name,
+                        name_span: prev.span,
+                        device,
+                        is_static,
+                        friend,
+                        end: self.pos + function_end(toks, i),
+                        virtual_at,
+                    };
+                }
+                TokenKind::Punct(
+                    Punct::Semi | Punct::Assign | Punct::LBrace | Punct::LBracket | Punct::Colon,
+                ) => {
+                    if is_static {
+                        let end = self.pos + statement_end(toks, i);
+                        return Shape::StaticData { end, constant };
+                    }
+                    return Shape::Data;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Shape::Data
+    }
+
+    /// Parses the members a class deferred, now that it is complete: its
+    /// member functions as functions, its static data members as
+    /// variables, all in the class's scope. They become items before the
+    /// declaration that defined the class.
+    pub(super) fn class_bodies(&mut self, class: &CType, members: ClassMembers) {
+        let Some(def) = class.struct_def() else {
+            return;
+        };
+        let resume = self.pos;
+        let first = self.pending_items.len();
+        let ctx = ClassCtx {
+            key: def.name.clone(),
+            fields: def.fields.iter().map(|f| f.name.clone()).collect(),
+            methods: members.methods,
+            has_this: false,
+        };
+        self.classes.insert(def.name.clone(), ctx.clone());
+        let path: Vec<String> = def.name.split("::").map(str::to_string).collect();
+        for d in members.deferred {
+            self.pos = d.start;
+            let outer = self.names.enter_scope(&path);
+            let parsed = if d.is_var {
+                // Only constants of arithmetic type can be device data
+                // without a definition outside the class; the others
+                // (`static constexpr const char *name`) are host data.
+                self.external_decl(false).map(|items| {
+                    items
+                        .into_iter()
+                        .filter(|i| matches!(i, Item::Var(v) if v.ty.ty.is_arithmetic() && v.dims.is_empty()))
+                        .collect::<Vec<Item>>()
+                })
+            } else {
+                self.member_function(class, &ctx)
+                    .map(|f| f.map(Item::Function).into_iter().collect())
+            };
+            self.names.leave_scope(outer);
+            if let Ok(items) = parsed {
+                self.pending_items.extend(items);
+            }
+            self.abandon_item = false;
+            self.depth = 0;
+            self.pos = d.end;
+        }
+        self.pos = resume;
+        // Every member is declared before any body is checked: prototypes
+        // first (C++'s complete-class context).
+        let prototypes: Vec<Item> = self.pending_items[first..]
+            .iter()
+            .filter_map(|i| match i {
+                Item::Function(f) if f.body.is_some() => Some(Item::Function(FunctionDecl {
+                    body: None,
+                    ..f.clone()
+                })),
+                _ => None,
+            })
+            .collect();
+        self.pending_items.splice(first..first, prototypes);
+    }
+
+    /// A member function of `class` at its first token; `None` for one
+    /// that defines nothing (`= default` on a destructor, `= delete`).
+    fn member_function(&mut self, class: &CType, ctx: &ClassCtx) -> PResult<Option<FunctionDecl>> {
+        let start = self.span();
+        let mut friend = false;
+        while self.peek().kind == TokenKind::Ident {
+            match self.peek().text.as_str() {
+                "explicit" => {}
+                "friend" => friend = true,
+                _ => break,
+            }
+            self.bump();
+        }
+        let class_name = crate::mangle::unqualified(&ctx.key).to_string();
+        let ctor = self.constructor_at(&class_name);
+        let (ret, specs, name_tok, is_static) = match ctor {
+            Some(n) => {
+                let specs = self.function_specifiers(n);
+                let name_tok = self.bump();
+                self.returns_ref = false;
+                (
+                    QualType::plain(CType::Void, name_tok.span),
+                    specs,
+                    name_tok,
+                    false,
+                )
+            }
+            None => {
+                if self.is_punct(Punct::Tilde) {
+                    return self.destructor();
+                }
+                let (base, _, ds) = self.specifiers()?;
+                let Some(base) = base else {
+                    let sp = self.span();
+                    return self.error(
+                        sp,
+                        Code::E0003,
+                        format!(
+                            "expected a member function's return type, found {}",
+                            self.found()
+                        ),
+                    );
+                };
+                let ret = self.pointers(base);
+                let ret = self.returned_reference(ret)?;
+                let name_tok = self.function_name()?;
+                (ret, ds.fns, name_tok, ds.storage.is_static)
+            }
+        };
+        self.expect_punct(Punct::LParen, "to open the parameter list")?;
+        let mut params = self.params()?;
+        let is_const = self.eat_kw(Keyword::Const);
+        self.function_suffixes()?;
+        let has_this = !is_static && !friend;
+        let key = if friend {
+            // A friend defined in its class is a function of the
+            // enclosing namespace.
+            let ns = ctx.key.rsplit_once("::").map_or("", |(ns, _)| ns);
+            super::names::join(ns, &name_tok.text)
+        } else {
+            super::names::join(&ctx.key, &name_tok.text)
+        };
+        if has_this {
+            params.insert(0, this_param(class, is_const, name_tok.span));
+        }
+        let body = if self.eat_punct(Punct::Assign) {
+            // `= default;` (the implicit function: nothing to do for a
+            // constructor) or `= delete;` (no function).
+            let what = self.bump();
+            self.expect_punct(Punct::Semi, "after a defaulted or deleted function")?;
+            if what.text != "default" || ctor.is_none() {
+                return Ok(None);
+            }
+            Some(Block {
+                stmts: Vec::new(),
+                span: what.span,
+            })
+        } else {
+            self.member_body(class, ctx, has_this, ctor.is_some(), &params)?
+        };
+        let method = has_this.then(|| Method {
+            class: ctx.key.clone(),
+            is_const,
+            is_ctor: ctor.is_some(),
+        });
+        let head = MemberHead {
+            key,
+            name_span: name_tok.span,
+            start,
+            specs,
+            ret,
+            method,
+        };
+        Ok(Some(self.member_decl(head, params, body)))
+    }
+
+    /// A member function's declaration from its parts (declared to the
+    /// scoped-enumeration checker too).
+    fn member_decl(
+        &mut self,
+        head: MemberHead,
+        params: Vec<ParamDecl>,
+        body: Option<Block>,
+    ) -> FunctionDecl {
+        let f = FunctionDecl {
+            name: head.key,
+            name_span: head.name_span,
+            span: head.start.to(self.prev_span()),
+            specs: head.specs,
+            ret: head.ret.ty.clone(),
+            ret_span: head.ret.span,
+            returns_ref: self.returns_ref,
+            params,
+            body,
+            launch_bounds: None,
+            cluster_dims: None,
+            method: head.method,
+        };
+        self.scoped.declare_function(&f, &head.ret);
+        f
+    }
+
+    /// `T Class::f(params) [const] { ... }` at namespace scope, after its
+    /// specifiers and return type, at the qualified name: a member
+    /// function declared in its class (as `__device__`) and defined
+    /// outside it. `None` when the name is not a member of a class.
+    pub(super) fn out_of_line_member(
+        &mut self,
+        q: &super::namespaces::QualName,
+        specs: FnSpecs,
+        ret: QualType,
+        start: Span,
+    ) -> PResult<Option<FunctionDecl>> {
+        let Some(((_, _), scope)) = q.parts.split_last() else {
+            return Ok(None);
+        };
+        let class_key = match self.qualified_class(q.global, scope) {
+            Some(k) => k,
+            None => return Ok(None),
+        };
+        let Some(ctx) = self.classes.get(&class_key).cloned() else {
+            return Ok(None);
+        };
+        let Some(class) = self
+            .structs
+            .get(&class_key)
+            .map(|d| CType::Struct(d.clone()))
+        else {
+            return Ok(None);
+        };
+        let (key, name_tok, outer) = self.enter_member_definition(q)?;
+        let member = crate::mangle::unqualified(&key).to_string();
+        let parsed = self.out_of_line_rest(&class, &ctx, &member, name_tok.span);
+        if let Some(outer) = outer {
+            self.names.leave_scope(outer);
+        }
+        let (params, body, is_const, has_this) = parsed?;
+        let method = has_this.then(|| Method {
+            class: ctx.key.clone(),
+            is_const,
+            is_ctor: false,
+        });
+        let head = MemberHead {
+            key,
+            name_span: name_tok.span,
+            start,
+            specs,
+            ret,
+            method,
+        };
+        Ok(Some(self.member_decl(head, params, body)))
+    }
+
+    /// The parameters, `const` and body of an out-of-line member function
+    /// `member` of `class`, after its `(`; whether it has `this`.
+    fn out_of_line_rest(
+        &mut self,
+        class: &CType,
+        ctx: &ClassCtx,
+        member: &str,
+        at: Span,
+    ) -> PResult<(Vec<ParamDecl>, Option<Block>, bool, bool)> {
+        let mut params = self.params()?;
+        let is_const = self.eat_kw(Keyword::Const);
+        self.function_suffixes()?;
+        let has_this = ctx.methods.contains(member);
+        if has_this {
+            params.insert(0, this_param(class, is_const, at));
+        }
+        let body = self.member_body(class, ctx, has_this, false, &params)?;
+        Ok((params, body, is_const, has_this))
+    }
+
+    /// The key of the class the scope `parts` of a qualified name names.
+    fn qualified_class(&self, global: bool, parts: &[(String, Span)]) -> Option<String> {
+        let written: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
+        let name = written.join("::");
+        let key = if global {
+            name
+        } else {
+            match self.names.lookup(Kind::Type, written.first()?) {
+                super::names::Found::One(first) => {
+                    let mut k = first;
+                    for p in &written[1..] {
+                        k = super::names::join(&k, p);
+                    }
+                    k
+                }
+                _ => name,
+            }
+        };
+        self.structs.contains_key(&key).then_some(key)
+    }
+
+    /// A member function's body after its parameters (`None` after a
+    /// prototype's `;`), in its class: the member initializers of a
+    /// constructor become its first statements.
+    fn member_body(
+        &mut self,
+        class: &CType,
+        ctx: &ClassCtx,
+        has_this: bool,
+        is_ctor: bool,
+        params: &[ParamDecl],
+    ) -> PResult<Option<Block>> {
+        let mut inner = ctx.clone();
+        inner.has_this = has_this;
+        let saved = self.class.replace(inner);
+        // The member initializers and the body see the parameters, then
+        // the class's members.
+        self.names
+            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        let inits = if is_ctor && self.eat_punct(Punct::Colon) {
+            self.member_initializers()
+        } else {
+            Ok(Vec::new())
+        };
+        let body = match &inits {
+            Ok(_) if self.eat_punct(Punct::Semi) => Ok(None),
+            Ok(_) => self.block().map(Some),
+            Err(_) => Err(super::Recorded),
+        };
+        self.class = saved;
+        let inits = inits?;
+        let mut body = body?;
+        if let Some(b) = &mut body {
+            let assigns: Vec<Stmt> = inits
+                .into_iter()
+                .map(|i| member_assignment(class, i))
+                .collect();
+            b.stmts.splice(0..0, assigns);
+        }
+        Ok(body)
+    }
+
+    /// A function's return type `ret` followed by `&`: a pointer to it,
+    /// and [`Parser::returns_ref`] set for the declaration being read.
+    pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<QualType> {
+        self.returns_ref = false;
+        if self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "functions returning rvalue references are not supported by kernelc",
+            );
+        }
+        if !self.eat_punct(Punct::Amp) {
+            return Ok(ret);
+        }
+        self.returns_ref = true;
+        Ok(QualType {
+            ty: CType::Pointer {
+                pointee: Box::new(ret.ty),
+                pointee_const: ret.is_const,
+                pointee_volatile: ret.is_volatile,
+                restrict: false,
+            },
+            is_const: false,
+            is_volatile: false,
+            spelling: ret.spelling,
+            span: ret.span,
+        })
+    }
+
+    /// If a constructor of `class_name` starts here: the number of
+    /// function specifiers before its name.
+    fn constructor_at(&self, class_name: &str) -> Option<usize> {
+        let mut n = 0;
+        while !self.at_eof_at(n) {
+            let t = self.peek_at(n);
+            match &t.kind {
+                TokenKind::Keyword(
+                    Keyword::Device
+                    | Keyword::Host
+                    | Keyword::Global
+                    | Keyword::Inline
+                    | Keyword::ForceInline
+                    | Keyword::NoInline
+                    | Keyword::Constexpr,
+                ) => n += 1,
+                TokenKind::Ident if t.text == "explicit" => n += 1,
+                TokenKind::Ident => {
+                    return (t.text == class_name && self.is_punct_at(n + 1, Punct::LParen))
+                        .then_some(n)
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Consumes the `n` function specifiers before a constructor's name.
+    fn function_specifiers(&mut self, n: usize) -> FnSpecs {
+        let mut specs = FnSpecs::default();
+        for _ in 0..n {
+            match self.bump().kind {
+                TokenKind::Keyword(Keyword::Device) => specs.device = true,
+                TokenKind::Keyword(Keyword::Host) => specs.host = true,
+                TokenKind::Keyword(Keyword::Inline) => specs.inline = true,
+                TokenKind::Keyword(Keyword::ForceInline) => specs.forceinline = true,
+                TokenKind::Keyword(Keyword::NoInline) => specs.noinline = true,
+                _ => {}
+            }
+        }
+        specs
+    }
+
+    /// A destructor: nothing to run when its body is empty (`~S() {}`,
+    /// `= default`); kernelc does not run destructors otherwise.
+    fn destructor(&mut self) -> PResult<Option<FunctionDecl>> {
+        let at = self.span();
+        while !self.at_eof() && !self.is_punct(Punct::RParen) {
+            self.bump();
+        }
+        self.bump();
+        self.function_suffixes()?;
+        let empty = (self.is_punct(Punct::LBrace) && self.is_punct_at(1, Punct::RBrace))
+            || (self.is_punct(Punct::Assign) && self.peek_at(1).text == "default");
+        if !empty {
+            return self.error(
+                at,
+                Code::E0002,
+                "destructors that do something are not supported by kernelc in device code",
+            );
+        }
+        Ok(None)
+    }
+
+    /// The name of a member function: an identifier, or `operator` and
+    /// its operator (consumed up to, not including, the `(`).
+    fn function_name(&mut self) -> PResult<crate::token::Token> {
+        if self.is_kw(Keyword::Operator) {
+            return self.operator_name();
+        }
+        if self.peek().kind != TokenKind::Ident || !self.is_punct_at(1, Punct::LParen) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0003,
+                format!("expected a member function's name, found {}", self.found()),
+            );
+        }
+        Ok(self.bump())
+    }
+
+    /// `operator+` and the others, at `operator`: a token whose text is
+    /// the function's name (`operator+`, `operator[]`, `operator()`).
+    pub(super) fn operator_name(&mut self) -> PResult<crate::token::Token> {
+        let at = self.pos;
+        let (name, paren) = operator_name_at(&self.toks[at..], 0);
+        if paren <= 1 {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "conversion operators are not supported by kernelc yet",
+            );
+        }
+        let span = self.span().to(self.toks[at + paren - 1].span);
+        let mut tok = self.bump();
+        self.pos = at + paren;
+        tok.text = name;
+        tok.span = span;
+        Ok(tok)
+    }
+
+    /// What may follow a member function's parameters besides `const`:
+    /// `noexcept`, `override`, `final`; a ref-qualifier is refused.
+    fn function_suffixes(&mut self) -> PResult<()> {
+        loop {
+            match self.peek().text.as_str() {
+                "noexcept" if self.is_punct_at(1, Punct::LParen) => {
+                    self.bump();
+                    let end = skip_balanced(&self.toks[self.pos..], 0);
+                    self.pos += end;
+                }
+                "noexcept" | "override" | "final" => {
+                    self.bump();
+                }
+                "&" | "&&" => {
+                    let sp = self.span();
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "ref-qualified member functions are not supported by kernelc",
+                    );
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// A constructor's `: a(x), b{y, z}` up to its body: each member's
+    /// name and the arguments it is initialized with.
+    fn member_initializers(&mut self) -> PResult<Vec<(crate::token::Token, Vec<Expr>, Span)>> {
+        let mut out = Vec::new();
+        loop {
+            if self.peek().kind != TokenKind::Ident {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    Code::E0003,
+                    format!("expected a member to initialize, found {}", self.found()),
+                );
+            }
+            let name = self.bump();
+            let braced = self.is_punct(Punct::LBrace);
+            if !braced && !self.is_punct(Punct::LParen) {
+                let sp = self.span();
+                return self.error(
+                    sp,
+                    Code::E0003,
+                    format!("expected `(` or `{{` after `{}`", name.text),
+                );
+            }
+            let close = if braced { Punct::RBrace } else { Punct::RParen };
+            self.bump();
+            let mut args = Vec::new();
+            while !self.is_punct(close) {
+                args.push(self.assign_expr()?);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+            }
+            let end = self.expect_punct(close, "to close the member initializer")?;
+            let span = name.span.to(end);
+            out.push((name, args, span));
+            if !self.eat_punct(Punct::Comma) {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// A name in a member function's body that is a member of its class
+    /// and not a local: `this->name` (C++ [class.mfct.non.static]).
+    pub(super) fn implicit_member(&self, name: &str, span: Span) -> Option<Expr> {
+        let class = self.class.as_ref().filter(|c| c.has_this)?;
+        if self.names.is_local(name)
+            || !(class.fields.contains(name) || class.methods.contains(name))
+        {
+            return None;
+        }
+        Some(this_member(name, span))
+    }
+
+    /// `this`, inside a non-static member function.
+    pub(super) fn this_expr(&mut self) -> PResult<Expr> {
+        let at = self.bump().span;
+        if self.class.as_ref().is_some_and(|c| c.has_this) {
+            return Ok(Expr {
+                kind: ExprKind::Ident("this".to_string()),
+                span: at,
+            });
+        }
+        self.error(
+            at,
+            Code::E0001,
+            "`this` is only valid inside a non-static member function",
+        )
+    }
+
+    /// Reports the members a local or unnamed struct deferred (their
+    /// functions have no class to belong to).
+    pub(super) fn refuse_deferred(&mut self, members: &ClassMembers, at: Span) {
+        if let Some(d) = members.deferred.first() {
+            let sp = self.toks.get(d.start).map_or(at, |t| t.span);
+            self.diags.push(Diagnostic::error(
+                sp,
+                Code::E0002,
+                "member functions of a struct defined inside a function are not supported by kernelc",
+            ));
+        }
+    }
+}
+
+/// `this->name`.
+fn this_member(name: &str, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Member {
+            base: Box::new(Expr {
+                kind: ExprKind::Ident("this".to_string()),
+                span,
+            }),
+            field: name.to_string(),
+            field_span: span,
+            arrow: true,
+        },
+        span,
+    }
+}
+
+/// A constructor's member initializer `field(args)` as a statement of its
+/// body: `this->field = value`, the value constructed from the arguments
+/// as a variable of the member's type would be (`class` is complete).
+fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)) -> Stmt {
+    let (field, mut args, span) = init;
+    let target = this_member(&field.text, field.span);
+    let fty = class
+        .struct_def()
+        .and_then(|d| d.field(&field.text).map(|f| f.ty.clone()));
+    let value = if args.len() == 1 && fty.is_some() {
+        args.pop().unwrap_or_else(|| unreachable!())
+    } else {
+        let kind = match fty {
+            Some(ty @ CType::Struct(_)) => ExprKind::Construct {
+                ty: QualType::plain(ty, span),
+                args,
+            },
+            Some(ty) if args.is_empty() => ExprKind::ZeroInit(QualType::plain(ty, span)),
+            // A scalar given several values: the checker reports the
+            // construction.
+            Some(ty) => ExprKind::Construct {
+                ty: QualType::plain(ty, span),
+                args,
+            },
+            // Not a member: the checker reports the assignment's target.
+            None => ExprKind::IntLit {
+                value: 0,
+                ty: CType::INT,
+            },
+        };
+        Expr { kind, span }
+    };
+    Stmt {
+        kind: StmtKind::Expr(Expr {
+            kind: ExprKind::Assign {
+                op: None,
+                lhs: Box::new(target),
+                rhs: Box::new(value),
+            },
+            span,
+        }),
+        span,
+    }
+}
+
+/// The `this` parameter of a member function of `class`.
+fn this_param(class: &CType, is_const: bool, span: Span) -> ParamDecl {
+    ParamDecl {
+        name: Some("this".to_string()),
+        ty: QualType {
+            ty: CType::Pointer {
+                pointee: Box::new(class.clone()),
+                pointee_const: is_const,
+                pointee_volatile: false,
+                restrict: false,
+            },
+            is_const: true,
+            is_volatile: false,
+            spelling: Spelling::Plain,
+            span,
+        },
+        grid_constant: None,
+        by_ref: None,
+        dims: Vec::new(),
+        default: None,
+        span,
+    }
+}
+
+fn is_punct_tok(t: Option<&crate::token::Token>, p: Punct) -> bool {
+    t.is_some_and(|t| t.kind == TokenKind::Punct(p))
+}
+
+/// The index after the bracket group opening at `open` (any of `(`, `[`,
+/// `{`, counted together).
+fn skip_balanced(toks: &[crate::token::Token], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < toks.len() {
+        match toks[i].kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The index after the template argument list opening at `open` (`>>`
+/// closes two).
+fn skip_angles(toks: &[crate::token::Token], open: usize) -> usize {
+    let mut depth = 0i32;
+    let mut i = open;
+    while i < toks.len() {
+        match toks[i].kind {
+            TokenKind::Punct(Punct::Lt) => depth += 1,
+            TokenKind::Punct(Punct::Gt) => depth -= 1,
+            TokenKind::Punct(Punct::Shr) => depth -= 2,
+            TokenKind::Punct(Punct::LParen) => {
+                i = skip_balanced(toks, i);
+                continue;
+            }
+            TokenKind::Punct(Punct::Semi | Punct::LBrace) => return i,
+            _ => {}
+        }
+        i += 1;
+        if depth <= 0 {
+            return i;
+        }
+    }
+    i
+}
+
+/// The index after the declaration whose tokens include `at`: past its
+/// `;` at depth 0.
+fn statement_end(toks: &[crate::token::Token], at: usize) -> usize {
+    let mut i = at;
+    while i < toks.len() {
+        match toks[i].kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => {
+                i = skip_balanced(toks, i);
+                continue;
+            }
+            TokenKind::Punct(Punct::Semi) => return i + 1,
+            TokenKind::Punct(Punct::RBrace) => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The index after a member function whose parameter list opens at
+/// `paren`: past its `;`, or past its body (and a stray `;` after it);
+/// a constructor's member initializers are skipped on the way.
+fn function_end(toks: &[crate::token::Token], paren: usize) -> usize {
+    let mut i = skip_balanced(toks, paren);
+    let mut in_inits = false;
+    while i < toks.len() {
+        match &toks[i].kind {
+            TokenKind::Punct(Punct::Semi) => return i + 1,
+            TokenKind::Punct(Punct::Colon) => in_inits = true,
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => {
+                i = skip_balanced(toks, i);
+                continue;
+            }
+            TokenKind::Punct(Punct::LBrace) => {
+                // In the member initializers, `m{...}` initializes `m`.
+                let initializer = in_inits
+                    && matches!(
+                        toks[i - 1].kind,
+                        TokenKind::Ident | TokenKind::Punct(Punct::Gt)
+                    );
+                let after = skip_balanced(toks, i);
+                if initializer {
+                    i = after;
+                    continue;
+                }
+                return if is_punct_tok(toks.get(after), Punct::Semi) {
+                    after + 1
+                } else {
+                    after
+                };
+            }
+            TokenKind::Punct(Punct::RBrace) => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The operator function's name at `operator` (index `at`), and the index
+/// of its parameter list's `(` (`at + 1` for a conversion operator,
+/// whose name is a type).
+fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (String, usize) {
+    let text = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
+    let op = match text(at + 1) {
+        "(" if text(at + 2) == ")" => "()".to_string(),
+        "[" if text(at + 2) == "]" => "[]".to_string(),
+        "(" => return ("operator".to_string(), at + 1),
+        _ => {
+            let t = toks.get(at + 1);
+            match t.map(|t| &t.kind) {
+                Some(TokenKind::Punct(p)) => p.as_str().to_string(),
+                _ => {
+                    // `operator float()`: a conversion operator.
+                    let mut i = at + 1;
+                    while i < toks.len() && !is_punct_tok(toks.get(i), Punct::LParen) {
+                        i += 1;
+                    }
+                    return ("operator".to_string(), i.max(at + 1));
+                }
+            }
+        }
+    };
+    let paren = at
+        + 1
+        + if op.len() == 2 && (op == "()" || op == "[]") {
+            2
+        } else {
+            1
+        };
+    (format!("operator{op}"), paren)
+}

@@ -1,0 +1,433 @@
+//! Classes in the checker: calls of member functions, constructions, and
+//! operators whose operand is a class.
+//!
+//! The parser has made every member function a function whose key is
+//! qualified by its class, with a first parameter `this` when it is not
+//! static (`parser/classes.rs`). What is left here is C++'s binding of
+//! `this` and the places a function is called without being named:
+//!
+//! - `obj.f(args)` and `p->f(args)` call `Class::f` with the object first;
+//!   overload resolution ranks the object against the class as it ranks
+//!   an argument bound to a reference parameter (a `const` member
+//!   function takes a `const` object; [over.match.funcs]).
+//! - The object's address is `this`: an lvalue's own, or a temporary's
+//!   for a value such as a call's result (C++ materializes it).
+//! - `S(a, b)` constructs a temporary: the constructor `S::S` is called on
+//!   it; a struct without constructors takes its members in order.
+//! - `a + b`, `-a`, `a += b`, `a[i]`, `f(x)` with a class operand call an
+//!   operator function (`operator+`) when one is viable: the class's
+//!   member, or a function in the namespaces enclosing the call or the
+//!   operand's class (argument-dependent lookup). With none viable the
+//!   operator keeps its built-in meaning, as C++'s built-in candidates
+//!   would give it.
+
+use super::{Binding, Checker};
+use crate::ast;
+use crate::codes::Code;
+use crate::diag::Span;
+use crate::typed::{Expr, ExprKind, Place};
+use crate::types::{CType, StructDef};
+
+fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+/// `scope::name`.
+fn join(scope: &str, name: &str) -> String {
+    if scope.is_empty() {
+        name.to_string()
+    } else {
+        format!("{scope}::{name}")
+    }
+}
+
+/// The namespace part of a key (`sim` for `sim::Ray`).
+fn scope_of(key: &str) -> &str {
+    key.rsplit_once("::").map_or("", |(s, _)| s)
+}
+
+impl Checker {
+    /// Whether a name bound to `b` is an object of a class (which a call
+    /// applies `operator()` to).
+    pub(super) fn is_class_object(&self, b: &Binding) -> bool {
+        let ty = match b {
+            Binding::Local(id) => &self.locals[id.0 as usize].ty,
+            Binding::Ref(id) => match self.locals[id.0 as usize].ty.pointee() {
+                Some(t) => t,
+                None => return false,
+            },
+            Binding::Global(id) => &self.globals[id.0 as usize].ty,
+            _ => return false,
+        };
+        ty.is_struct()
+    }
+
+    /// The keys of the member functions named `name` of class `def`.
+    fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
+        self.overloads
+            .by_plain
+            .get(&join(&def.name, name))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// `base.field(args)` or `base->field(args)`: a member function's call.
+    pub(super) fn method_call(
+        &mut self,
+        base: &ast::Expr,
+        field: &str,
+        field_span: Span,
+        arrow: bool,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Expr> {
+        let b = self.expr_nodecay(base);
+        let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let b = b?;
+        let obj = if arrow {
+            match b.ty.pointee().filter(|t| t.is_struct()).cloned() {
+                Some(t) => {
+                    let b = self.decay(b);
+                    mk(ExprKind::Deref(Box::new(b)), t, span)
+                }
+                None => {
+                    self.error(
+                        field_span,
+                        Code::E0008,
+                        format!(
+                            "member reference type `{}` is not a pointer to a struct",
+                            b.ty
+                        ),
+                    );
+                    return None;
+                }
+            }
+        } else {
+            b
+        };
+        let Some(def) = obj.ty.struct_def().cloned() else {
+            self.error(
+                field_span,
+                Code::E0008,
+                format!("member reference base type `{}` is not a struct", obj.ty),
+            );
+            return None;
+        };
+        let keys = self.members_named(&def, field);
+        if keys.is_empty() {
+            let msg = if def.field(field).is_some() {
+                format!("`{field}` is a data member of `{}`, not a member function (function pointers are not supported by kernelc)", obj.ty)
+            } else {
+                format!("no member function named `{field}` in `{}`", obj.ty)
+            };
+            self.error(field_span, Code::E0008, msg);
+            return None;
+        }
+        self.call_member(&join(&def.name, field), &keys, obj, typed, field_span, span)
+    }
+
+    /// A call of one of the member functions `keys` (named `plain`) on
+    /// `obj` with `args`; a static member function ignores the object.
+    fn call_member(
+        &mut self,
+        plain: &str,
+        keys: &[String],
+        obj: Expr,
+        args: Vec<Option<Expr>>,
+        at: Span,
+        span: Span,
+    ) -> Option<Expr> {
+        let statics: Vec<String> = keys
+            .iter()
+            .filter(|k| !self.sigs[self.by_name[k.as_str()]].is_method)
+            .cloned()
+            .collect();
+        if statics.len() == keys.len() {
+            // `obj.f()` of a static member function: the object is not
+            // passed (C++ evaluates it; kernelc's objects have no effects).
+            let key = self.pick(plain, keys, &args, at)?;
+            return self.call_resolved(&key, args, at, span);
+        }
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(Some(obj));
+        all.extend(args);
+        let key = self.pick(plain, keys, &all, at)?;
+        self.call_resolved(&key, all, at, span)
+    }
+
+    /// The one of `keys` a call with `args` chooses.
+    fn pick(
+        &mut self,
+        plain: &str,
+        keys: &[String],
+        args: &[Option<Expr>],
+        at: Span,
+    ) -> Option<String> {
+        if keys.len() == 1 {
+            return Some(keys[0].clone());
+        }
+        self.choose_overload(plain, keys, args, at)
+    }
+
+    /// The value `this` takes for the object `e` in a call of a member
+    /// function whose `this` has type `this_ty`: the object's address, or
+    /// a temporary's holding it.
+    pub(super) fn object_address(&mut self, e: Expr, this_ty: &CType) -> Option<Expr> {
+        let span = e.span;
+        if Self::is_lvalue(&e) {
+            let wants_const = matches!(
+                this_ty,
+                CType::Pointer {
+                    pointee_const: true,
+                    ..
+                }
+            );
+            if !wants_const && self.lvalue_is_const(&e) {
+                self.error(
+                    span,
+                    Code::E0005,
+                    format!("a non-`const` member function cannot be called on a `const` object of type `{}`", e.ty),
+                );
+                return None;
+            }
+            let addr = self.addr_of(e, span)?;
+            return self.assign_convert(addr, this_ty, "`this`", span);
+        }
+        let addr = self.temporary_address(e, span)?;
+        self.assign_convert(addr, this_ty, "`this`", span)
+    }
+
+    /// The constructors of class `def`, if it declares any.
+    pub(super) fn constructors(&self, def: &StructDef) -> Vec<String> {
+        self.members_named(def, crate::mangle::unqualified(&def.name))
+    }
+
+    /// `S(args)`, `S{args}`, `S s(args)`: an object of `ty` made by its
+    /// constructor, or for a struct without one, by C's rules (a cast of
+    /// one value, zero for none, the members in order for several).
+    pub(super) fn construct(&mut self, ty: &CType, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let Some(def) = ty.struct_def().cloned() else {
+            let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+            drop(typed);
+            self.error(
+                span,
+                Code::E0007,
+                format!(
+                    "a value of type `{ty}` cannot be made from {} values",
+                    args.len()
+                ),
+            );
+            return None;
+        };
+        let ctors = self.constructors(&def);
+        if !ctors.is_empty() {
+            let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+            return self.construct_with(ty, &def, &ctors, typed, span);
+        }
+        match args {
+            [] => self.zero_init(&ast::QualType::plain(ty.clone(), span), span),
+            [one] => {
+                let e = self.expr(one)?;
+                self.explicit_cast(e, ty, span)
+            }
+            _ => self.members_in_order(ty, &def, args, span),
+        }
+    }
+
+    /// A temporary of class `ty` on which one of `ctors` runs with `args`.
+    pub(super) fn construct_with(
+        &mut self,
+        ty: &CType,
+        def: &StructDef,
+        ctors: &[String],
+        args: Vec<Option<Expr>>,
+        span: Span,
+    ) -> Option<Expr> {
+        let tmp = self.declare_local("", ty.clone(), false, false, span);
+        self.mark_used(tmp);
+        let obj = mk(ExprKind::Local(tmp), ty.clone(), span);
+        let plain = join(&def.name, crate::mangle::unqualified(&def.name));
+        let call = self.call_member(&plain, ctors, obj, args, span, span)?;
+        Some(mk(
+            ExprKind::Comma {
+                lhs: Box::new(call),
+                rhs: Box::new(mk(ExprKind::Local(tmp), ty.clone(), span)),
+            },
+            ty.clone(),
+            span,
+        ))
+    }
+
+    /// `S(a, b)` of a struct without constructors: a temporary whose
+    /// members take the values in order.
+    fn members_in_order(
+        &mut self,
+        ty: &CType,
+        def: &StructDef,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Expr> {
+        if args.len() > def.fields.len() {
+            self.error(
+                span,
+                Code::E0007,
+                format!(
+                    "`{ty}` has {} members and no constructor; {} values were given",
+                    def.fields.len(),
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let tmp = self.declare_local("", ty.clone(), false, false, span);
+        self.mark_used(tmp);
+        let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
+        let mut value = local();
+        for (f, a) in def.fields.iter().zip(args).rev() {
+            let v = self.expr(a)?;
+            let v = self.assign_convert(v, &f.ty, "a member", a.span)?;
+            let store = mk(
+                ExprKind::Assign {
+                    target: Place::Field {
+                        base: Box::new(local()),
+                        offset: f.offset,
+                    },
+                    op: None,
+                    value: Box::new(v),
+                },
+                f.ty.clone(),
+                a.span,
+            );
+            value = mk(
+                ExprKind::Comma {
+                    lhs: Box::new(store),
+                    rhs: Box::new(value),
+                },
+                ty.clone(),
+                span,
+            );
+        }
+        Some(value)
+    }
+
+    /// `S s;` of a class with constructors: its default constructor.
+    pub(super) fn default_construction(&mut self, ty: &CType, span: Span) -> Option<Option<Expr>> {
+        let def = ty.struct_def()?.clone();
+        let ctors = self.constructors(&def);
+        if ctors.is_empty() {
+            return None;
+        }
+        Some(self.construct_with(ty, &def, &ctors, Vec::new(), span))
+    }
+
+    /// `S s{a, b}` of a class with constructors: `S(a, b)`.
+    pub(super) fn list_construction(
+        &mut self,
+        ty: &CType,
+        items: &[ast::Init],
+        span: Span,
+    ) -> Option<Expr> {
+        let mut args = Vec::new();
+        for i in items {
+            match i {
+                ast::Init::Expr(e) => args.push(e.clone()),
+                ast::Init::List(_, sp) => {
+                    self.error(
+                        *sp,
+                        Code::E0002,
+                        "a nested braced list as a constructor's argument is not supported by kernelc",
+                    );
+                    return None;
+                }
+            }
+        }
+        self.construct(ty, &args, span)
+    }
+
+    /// `obj(args)` of an object of a class: its `operator()`.
+    pub(super) fn functor_call(
+        &mut self,
+        name: &str,
+        b: Binding,
+        at: Span,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Expr> {
+        let _ = b;
+        let obj = self.expr_nodecay(&ast::Expr {
+            kind: ast::ExprKind::Ident(name.to_string()),
+            span: at,
+        })?;
+        let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let def = obj.ty.struct_def()?.clone();
+        let keys = self.members_named(&def, "operator()");
+        if keys.is_empty() {
+            self.error(
+                at,
+                Code::E0007,
+                format!(
+                    "called object `{name}` of type `{}` is not a function and has no `operator()`",
+                    obj.ty
+                ),
+            );
+            return None;
+        }
+        self.call_member(&join(&def.name, "operator()"), &keys, obj, typed, at, span)
+    }
+
+    /// The operator function `operator{op}` applied to `operands`, one of
+    /// which is a class: `None` when no such function is viable (the
+    /// operator's built-in meaning applies), else the call (`None` inside
+    /// after an error).
+    pub(super) fn operator_call(
+        &mut self,
+        op: &str,
+        operands: &[Expr],
+        span: Span,
+    ) -> Option<Option<Expr>> {
+        let name = format!("operator{op}");
+        let keys = self.operator_candidates(&name, operands);
+        let args: Vec<Option<Expr>> = operands.iter().cloned().map(Some).collect();
+        if !keys.iter().any(|k| self.is_viable(k, &args)) {
+            return None;
+        }
+        let key = match self.pick(&name, &keys, &args, span) {
+            Some(k) => k,
+            None => return Some(None),
+        };
+        Some(self.call_resolved(&key, args, span, span))
+    }
+
+    /// The operator functions named `name` that apply to `operands`: the
+    /// first operand's class's members, and the functions in the
+    /// namespaces enclosing the current function and the operands' classes.
+    fn operator_candidates(&self, name: &str, operands: &[Expr]) -> Vec<String> {
+        let mut scopes: Vec<String> = Vec::new();
+        let mut scope = self.fn_name.as_str();
+        loop {
+            scope = scope_of(scope);
+            scopes.push(scope.to_string());
+            if scope.is_empty() {
+                break;
+            }
+        }
+        let mut keys: Vec<String> = Vec::new();
+        if let Some(def) = operands.first().and_then(|o| o.ty.struct_def()) {
+            keys.extend(self.members_named(def, name));
+        }
+        for o in operands {
+            if let Some(def) = o.ty.struct_def() {
+                scopes.push(scope_of(&def.name).to_string());
+            }
+        }
+        scopes.sort();
+        scopes.dedup();
+        for s in &scopes {
+            if let Some(ks) = self.overloads.by_plain.get(&join(s, name)) {
+                keys.extend(ks.iter().cloned());
+            }
+        }
+        keys.dedup();
+        keys
+    }
+}

@@ -1,0 +1,183 @@
+//! Classes in device code (issue 26): member functions, constructors,
+//! `this`, static members, operators, references returned, functors.
+//! `tests/fixtures/classes/classes.cu` compiled by kernelc and by nvcc
+//! gives the same Itanium names to the functions it keeps out of line and
+//! the same buffers on the emulator; the errors name what is wrong.
+
+mod common;
+
+use common::{kernelc, scratch, stderr};
+use std::path::{Path, PathBuf};
+
+fn fixture() -> PathBuf {
+    common::root().join("tests/fixtures/classes/classes.cu")
+}
+
+const KERNEL: &str = "_Z5shadePKfPfPii";
+
+/// Runs `shade` from `ptx` on the emulator over 64 threads; the buffers
+/// it wrote.
+fn run(ptx: &Path, out: &Path) -> Vec<Vec<u8>> {
+    let o = kernelc(&[
+        "run",
+        ptx.to_str().unwrap(),
+        "--engine",
+        "emu",
+        "--kernel",
+        KERNEL,
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--out",
+        out.to_str().unwrap(),
+        "f32[]:rand:192:3",
+        "f32[]:zeros:512",
+        "i32[]:zeros:128",
+        "i32:64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (1..3)
+        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).unwrap())
+        .collect()
+}
+
+/// The `.func` names of a PTX file.
+fn functions(ptx: &str) -> Vec<String> {
+    let mut names: Vec<String> = ptx
+        .lines()
+        .filter_map(|l| l.split(".func").nth(1))
+        .filter_map(|rest| {
+            let at = rest.find("_Z")?;
+            let name = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            Some(name)
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn classes_compute_what_nvcc_computes() {
+    let dir = scratch("classes");
+    let ptx = dir.join("kernelc.ptx");
+    // Without contraction on either side, so that floats compare exactly.
+    let o = kernelc(&[
+        fixture().to_str().unwrap(),
+        "-arch=sm_90",
+        "-fmad=false",
+        "-o",
+        ptx.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    common::assert_ptxas_accepts(&text, "sm_90", "classes.cu");
+    // A const member function (K), a member operator taking a reference
+    // to its own class (S_), a function operator (`ml`).
+    let ours = functions(&text);
+    for name in ["_ZNK4Vec33dotERKS_", "_ZNK7Counter5valueEv", "_ZmlfRK4Vec3"] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let results = run(&ptx, &dir.join("ours"));
+    let Some(nvcc) = common::nvcc_or_skip("classes.cu through nvcc") else {
+        return;
+    };
+    let theirs_ptx = dir.join("nvcc.ptx");
+    common::nvcc_ptx_to(
+        &nvcc,
+        &fixture(),
+        "sm_90",
+        &["-fmad=false".to_string()],
+        &theirs_ptx,
+    );
+    let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
+    assert_eq!(results, run(&theirs_ptx, &dir.join("theirs")));
+}
+
+/// Compiles `source`: it must fail with `code`, exit 1 and write nothing;
+/// its stderr.
+fn rejected(source: &str, code: &str) -> String {
+    let dir = scratch("class-errors");
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("e.ptx");
+    let _ = std::fs::remove_file(&out);
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!out.exists());
+    assert!(err.contains(&format!("error[{code}]")), "{err}");
+    err
+}
+
+#[test]
+fn misuses_of_classes_are_located_errors() {
+    let s = "struct S { int v; __device__ void bump() { ++v; } __device__ int get() const { return v; } };\n";
+    let err = rejected(
+        &format!("{s}__global__ void k(const S *p, int *o) {{ p->bump(); o[0] = p->get(); }}\n"),
+        "E0005",
+    );
+    assert!(err.contains("non-`const` member function"), "{err}");
+    let err = rejected(
+        &format!("{s}__global__ void k(S s, int *o) {{ o[0] = s.size(); }}\n"),
+        "E0008",
+    );
+    assert!(
+        err.contains("no member function named `size` in `S`"),
+        "{err}"
+    );
+    let err = rejected(
+        &format!("{s}__global__ void k(S s, int *o) {{ o[0] = s.v(); }}\n"),
+        "E0008",
+    );
+    assert!(err.contains("`v` is a data member"), "{err}");
+    // A virtual function, even a host one, gives objects a hidden
+    // pointer kernelc does not lay out.
+    for v in [
+        "__device__ virtual int f() { return 1; }",
+        "virtual ~V() {}",
+    ] {
+        let err = rejected(
+            &format!("struct V {{ int a; {v} }};\n__global__ void k(V *p) {{ p->a = 1; }}\n"),
+            "E0002",
+        );
+        assert!(err.contains("virtual functions"), "{err}");
+    }
+    let err = rejected("__global__ void k(int *o) { o[0] = this == 0; }\n", "E0001");
+    assert!(err.contains("`this` is only valid inside"), "{err}");
+    // No constructor takes two values: C++'s overload error, with the
+    // candidates.
+    let err = rejected(
+        "struct P { int a; __device__ P(int x) : a(x) {} };\n\
+         __global__ void k(int *o) { P p(1, 2); o[0] = p.a; }\n",
+        "E0007",
+    );
+    assert!(err.contains("P::P"), "{err}");
+}
+
+#[test]
+fn host_member_functions_are_skipped() {
+    // A class that device code uses may have host-only members, with any
+    // C++ in their bodies: they are host code and never compiled.
+    let dir = scratch("class-host");
+    let src = dir.join("h.cu");
+    std::fs::write(
+        &src,
+        "#include <vector>\n\
+         struct Grid {\n\
+           int n;\n\
+           std::vector<float> hostCopy() const { return std::vector<float>(n); }\n\
+           __device__ int cells() const { return n * n; }\n\
+         };\n\
+         __global__ void k(Grid g, int *o) { o[0] = g.cells(); }\n",
+    )
+    .unwrap();
+    let ptx = dir.join("h.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
