@@ -178,7 +178,12 @@ impl Parser<'_> {
                 virtual_at: None,
             } => {
                 self.pos = end;
-                if !device {
+                // A defaulted function is the implicit one, which CUDA
+                // makes `__host__ __device__`.
+                let defaulted = end >= 3
+                    && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
+                    && self.toks[end - 2].text == "default";
+                if !device && !defaulted {
                     return Ok(true);
                 }
                 let Some(class_key) = class_key else {
