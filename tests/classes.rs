@@ -13,33 +13,80 @@ fn fixture() -> PathBuf {
     common::root().join("tests/fixtures/classes/classes.cu")
 }
 
-const KERNEL: &str = "_Z5shadePKfPfPii";
+/// `shade` of classes.cu, and its arguments for 64 threads.
+const SHADE: (&str, &[&str]) = (
+    "_Z5shadePKfPfPii",
+    &[
+        "f32[]:rand:192:3",
+        "f32[]:zeros:512",
+        "i32[]:zeros:128",
+        "i32:64",
+    ],
+);
 
-/// Runs `shade` from `ptx` on the emulator over 64 threads; the buffers
-/// it wrote.
-fn run(ptx: &Path, out: &Path) -> Vec<Vec<u8>> {
-    let o = kernelc(&[
+/// `k` of unions.cu, and its arguments for 64 threads.
+const UNIONS: (&str, &[&str]) = (
+    "_Z1kPKfPjPfi",
+    &[
+        "f32[]:rand:64:3",
+        "u32[]:zeros:192",
+        "f32[]:zeros:64",
+        "i32:64",
+    ],
+);
+
+/// Runs `kernel` from `ptx` on the emulator over 64 threads; the buffers
+/// it wrote (each argument after the first).
+fn run(ptx: &Path, (kernel, args): (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
+    let mut argv = vec![
         "run",
         ptx.to_str().unwrap(),
         "--engine",
         "emu",
         "--kernel",
-        KERNEL,
+        kernel,
         "--grid",
         "2",
         "--block",
         "32",
         "--out",
         out.to_str().unwrap(),
-        "f32[]:rand:192:3",
-        "f32[]:zeros:512",
-        "i32[]:zeros:128",
-        "i32:64",
-    ]);
+    ];
+    argv.extend_from_slice(args);
+    let o = kernelc(&argv);
     assert!(o.status.success(), "{}", stderr(&o));
-    (1..3)
+    (1..args.len() - 1)
         .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).unwrap())
         .collect()
+}
+
+/// Compiles `fixture` with kernelc (checked by ptxas) and, when nvcc is
+/// there, with nvcc, both without contraction so that floats compare
+/// exactly; the two PTX files.
+fn both_ptx(fixture: &Path, dir: &Path) -> (String, Option<PathBuf>) {
+    let ptx = dir.join("kernelc.ptx");
+    let o = kernelc(&[
+        fixture.to_str().unwrap(),
+        "-arch=sm_90",
+        "-fmad=false",
+        "-o",
+        ptx.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    common::assert_ptxas_accepts(&text, "sm_90", &fixture.display().to_string());
+    let theirs = common::nvcc_or_skip("a classes fixture through nvcc").map(|nvcc| {
+        let theirs = dir.join("nvcc.ptx");
+        common::nvcc_ptx_to(
+            &nvcc,
+            fixture,
+            "sm_90",
+            &["-fmad=false".to_string()],
+            &theirs,
+        );
+        theirs
+    });
+    (text, theirs)
 }
 
 /// The `.func` names of a PTX file.
@@ -64,39 +111,38 @@ fn functions(ptx: &str) -> Vec<String> {
 #[test]
 fn classes_compute_what_nvcc_computes() {
     let dir = scratch("classes");
-    let ptx = dir.join("kernelc.ptx");
-    // Without contraction on either side, so that floats compare exactly.
-    let o = kernelc(&[
-        fixture().to_str().unwrap(),
-        "-arch=sm_90",
-        "-fmad=false",
-        "-o",
-        ptx.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&ptx).unwrap();
-    common::assert_ptxas_accepts(&text, "sm_90", "classes.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture(), &dir);
     // A const member function (K), a member operator taking a reference
     // to its own class (S_), a function operator (`ml`).
     let ours = functions(&text);
     for name in ["_ZNK4Vec33dotERKS_", "_ZNK7Counter5valueEv", "_ZmlfRK4Vec3"] {
         assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
     }
-    let results = run(&ptx, &dir.join("ours"));
-    let Some(nvcc) = common::nvcc_or_skip("classes.cu through nvcc") else {
+    let results = run(&dir.join("kernelc.ptx"), SHADE, &dir.join("ours"));
+    let Some(theirs_ptx) = theirs_ptx else {
         return;
     };
-    let theirs_ptx = dir.join("nvcc.ptx");
-    common::nvcc_ptx_to(
-        &nvcc,
-        &fixture(),
-        "sm_90",
-        &["-fmad=false".to_string()],
-        &theirs_ptx,
-    );
     let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
     assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
-    assert_eq!(results, run(&theirs_ptx, &dir.join("theirs")));
+    assert_eq!(results, run(&theirs_ptx, SHADE, &dir.join("theirs")));
+}
+
+#[test]
+fn unions_compute_what_nvcc_computes() {
+    let dir = scratch("unions");
+    let fixture = common::root().join("tests/fixtures/classes/unions.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let ours = run(&dir.join("kernelc.ptx"), UNIONS, &dir.join("ours"));
+    // The bits of the float, read through the union's other member.
+    let bits: Vec<u32> = ours[0]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_ne!(bits[0], 0, "a union member reads what another wrote");
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, run(&theirs_ptx, UNIONS, &dir.join("theirs")));
 }
 
 /// Compiles `source`: it must fail with `code`, exit 1 and write nothing;

@@ -31,6 +31,8 @@ pub struct StructDef {
     pub fields: Vec<Field>,
     pub size: u64,
     pub align: u64,
+    /// A `union`: every member at offset 0.
+    pub is_union: bool,
 }
 
 /// Ids at or above this belong to user-defined structs.
@@ -95,6 +97,40 @@ impl StructDef {
             fields,
             size,
             align,
+            is_union: false,
+        }
+    }
+
+    /// A `union`'s layout: every member at offset 0, the union as large as
+    /// its largest member and aligned like its most aligned one (or
+    /// `min_align`), padded to a multiple of that.
+    pub fn union_layout(
+        id: u32,
+        name: String,
+        tagged: bool,
+        members: Vec<(String, CType, u64)>,
+        min_align: u64,
+    ) -> StructDef {
+        let mut largest = 0u64;
+        let mut align = min_align.max(1);
+        let mut fields = Vec::new();
+        for (name, ty, least) in members {
+            align = align.max(ty.align().max(least));
+            largest = largest.max(ty.size().unwrap_or(0));
+            fields.push(Field {
+                name,
+                ty,
+                offset: 0,
+            });
+        }
+        StructDef {
+            id,
+            name,
+            tagged,
+            fields,
+            size: largest.max(1).div_ceil(align).saturating_mul(align),
+            align,
+            is_union: true,
         }
     }
 

@@ -42,9 +42,11 @@ fn unsupported_constructs() {
         "__managed__",
     );
     has(
-        &errors("union U { int a; float b; };\n__global__ void k(U *u) {}"),
-        "`union` is not supported by kernelc yet",
-        "union U",
+        &errors(
+            "struct V { __device__ virtual int f() { return 0; } };\n__global__ void k(V *v) {}",
+        ),
+        "classes with virtual functions are not supported by kernelc",
+        "virtual",
     );
     has(
         &errors("template <typename T> struct Box { T v; };\n__global__ void k(Box<int> *b) {}"),

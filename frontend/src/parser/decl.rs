@@ -61,7 +61,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Managed => "`__managed__` memory",
-        Union => "`union`",
         Template | Typename => "`template`",
         New => "`new`",
         Delete => "`delete`",

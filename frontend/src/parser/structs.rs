@@ -62,6 +62,8 @@ pub(super) fn const_dim(e: &Expr, constants: &FxHashMap<String, i128>) -> Option
 impl Parser<'_> {
     /// After `struct`: `Tag`, `Tag { members }` or `{ members }`.
     pub(super) fn struct_specifier(&mut self, kw: Span) -> PResult<CType> {
+        let is_union =
+            self.pos > 0 && self.toks[self.pos - 1].kind == TokenKind::Keyword(Keyword::Union);
         // `struct __align__(16) V { ... }`: the struct's least alignment.
         let mut align = 1;
         if self.peek().kind == TokenKind::Ident && self.peek().text == "__align__" {
@@ -121,7 +123,11 @@ impl Parser<'_> {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
-        let def = Arc::new(StructDef::layout_aligned(id, name, tagged, members, align));
+        let def = Arc::new(if is_union {
+            StructDef::union_layout(id, name, tagged, members, align)
+        } else {
+            StructDef::layout_aligned(id, name, tagged, members, align)
+        });
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
             self.structs.insert(key, def.clone());
@@ -299,6 +305,6 @@ impl Parser<'_> {
 
     /// Whether the keyword starts a struct specifier.
     pub(super) fn is_struct_kw(k: Keyword) -> bool {
-        k == Keyword::Struct || k == Keyword::Class
+        matches!(k, Keyword::Struct | Keyword::Class | Keyword::Union)
     }
 }

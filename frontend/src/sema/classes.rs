@@ -226,6 +226,8 @@ impl Checker {
         }
         match args {
             [] => self.zero_init(&ast::QualType::plain(ty.clone(), span), span),
+            // A union's one value is its first member's (`U{1.0f}`).
+            [_] if def.is_union => self.members_in_order(ty, &def, args, span),
             [one] => {
                 let e = self.expr(one)?;
                 self.explicit_cast(e, ty, span)
@@ -267,13 +269,13 @@ impl Checker {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
-        if args.len() > def.fields.len() {
+        let members = if def.is_union { 1 } else { def.fields.len() };
+        if args.len() > members {
             self.error(
                 span,
                 Code::E0007,
                 format!(
-                    "`{ty}` has {} members and no constructor; {} values were given",
-                    def.fields.len(),
+                    "`{ty}` takes {members} values in order (it has no constructor); {} were given",
                     args.len()
                 ),
             );

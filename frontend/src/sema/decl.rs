@@ -416,7 +416,9 @@ impl Checker {
         out: &mut BTreeMap<u64, Expr>,
     ) -> Option<u64> {
         if let CType::Struct(def) = ty {
-            for f in &def.fields {
+            // A union's braced list initializes its first member.
+            let members = if def.is_union { 1 } else { def.fields.len() };
+            for f in def.fields.iter().take(members) {
                 if *pos >= items.len() {
                     break;
                 }
@@ -877,7 +879,9 @@ fn zero_fill(
                 }
                 return;
             }
-            for f in &def.fields {
+            // A union's list initializes its first member only.
+            let members = if def.is_union { 1 } else { def.fields.len() };
+            for f in def.fields.iter().take(members) {
                 zero_fill(&f.ty, off + f.offset, given, out, span);
             }
         }
