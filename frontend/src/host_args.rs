@@ -524,3 +524,68 @@ fn punct(p: Punct, span: Span) -> Token {
         span,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stand-in expressions of the arguments of the one launch in
+    /// `src`, a host function, as text.
+    fn stand_ins(src: &str) -> Vec<String> {
+        let (tokens, diags) = crate::lexer::lex_raw(src);
+        assert!(diags.is_empty(), "{diags:?}");
+        let open = (0..tokens.len())
+            .find(|&i| tokens[i].text == ">>" && tokens[i + 1].text == ">")
+            .expect("a launch")
+            + 2;
+        let body = tokens.iter().position(|t| t.text == "{").expect("a body");
+        let bindings = FxHashMap::default();
+        let scope = HostScope {
+            tokens: &tokens,
+            function: (0, tokens.len()),
+            body,
+            globals: &[],
+            bindings: &bindings,
+        };
+        scope
+            .launch_args(open)
+            .iter()
+            .map(|a| {
+                let words: Vec<&str> = a.tokens.iter().map(|t| t.text.as_str()).collect();
+                words.join(" ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn host_variables_become_stand_ins_of_their_declared_types() {
+        let got = stand_ins(
+            "void f(const float *in, int n) {\n\
+               float *a, b[4]; unsigned long long c = 1; auto d = a;\n\
+               { int a; }\n\
+               k<<<1, 1>>>(in, n * 2, a, b, c, d, (int *)a, x.y);\n\
+             }",
+        );
+        assert_eq!(
+            got,
+            [
+                "( * ( const float * * ) 0 )",
+                "( * ( int * ) 0 ) * 2",
+                "( * ( float * * ) 0 )",
+                "( ( float * ) 0 )",
+                "( * ( unsigned long long * ) 0 )",
+                "( ( * ( float * * ) 0 ) )",
+                "( int * ) ( * ( float * * ) 0 )",
+                "x . y",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_declarations_stay_as_written() {
+        // `n = 4;` assigns, `g(p)` calls: neither declares; `q` is declared
+        // in a block closed before the launch.
+        let got = stand_ins("void f() { n = 4; g(p); { float *q; } k<<<1, 1>>>(n, p, q, g(n)); }");
+        assert_eq!(got, ["n", "p", "q", "g ( n )"]);
+    }
+}

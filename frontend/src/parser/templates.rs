@@ -36,9 +36,11 @@ impl Parser<'_> {
     /// the name takes.
     fn template_id_at(&self) -> Option<(String, usize)> {
         if let Some(q) = self.qualified_at(0) {
+            if !self.is_punct_at(q.tokens, Punct::Lt) {
+                return None;
+            }
             let key = self.resolve_qualified(&q, Kind::Value).ok()?;
-            return (self.is_punct_at(q.tokens, Punct::Lt) && self.templates.is_template(&key))
-                .then_some((key, q.tokens));
+            return self.templates.is_template(&key).then_some((key, q.tokens));
         }
         if self.peek().kind != TokenKind::Ident || !self.is_punct_at(1, Punct::Lt) {
             return None;
