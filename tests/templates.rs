@@ -51,14 +51,16 @@ fn kernel_template_instantiations_are_nvccs() {
 
 #[test]
 fn deduced_launches_and_namespaced_templates_are_nvccs() {
-    // Launches without written template arguments (deduced from host
-    // variables, casts, literals, arithmetic, `auto`, a host template's
-    // parameters), and templates declared in namespaces.
+    // Launches without written template arguments, or with only the
+    // first (deduced from host variables, casts, literals, a `char`
+    // literal, arithmetic, `auto`, a host template's parameters), and
+    // templates declared in namespaces.
     let dir = scratch("templates-deduced-entries");
     let expected: [(&str, &[&str]); 2] = [
         (
             "deduced.cu",
             &[
+                "_Z4fillIcEvPT_S0_i",
                 "_Z4fillIdEvPT_S0_i",
                 "_Z4fillIfEvPT_S0_i",
                 "_Z4fillIjEvPT_S0_i",
@@ -66,6 +68,7 @@ fn deduced_launches_and_namespaced_templates_are_nvccs() {
                 "_Z5scaleIfEvPT_S0_i",
                 "_Z5scaleIiEvPT_S0_i",
                 "_Z5scaleIsEvPT_S0_i",
+                "_Z6firstNILi8EdEvPT0_S0_",
                 "_Z7convertIfiEvPKT_PT0_i",
                 "_Z8clampAllIfEvPT_PK5Span2i",
             ],

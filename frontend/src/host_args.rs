@@ -12,7 +12,8 @@
 //! declared type, `(*(float **)0)` for `float *d_x;` (what C++'s
 //! `std::declval` stands for, spelled in C), and the checker types the
 //! result like any expression (the usual arithmetic conversions, literal
-//! suffixes, `sizeof`, casts). A variable is found as C++ finds it: the
+//! suffixes, `sizeof`, casts; a character literal is made a `char`, as
+//! C++ has it). A variable is found as C++ finds it: the
 //! nearest declaration before the launch in the enclosing host function
 //! whose block is still open (its parameters included), else a file-scope
 //! one. A declaration is read from its tokens: declaration specifiers
@@ -115,6 +116,21 @@ impl<'t> HostScope<'_, 't> {
                     .get(i + 1)
                     .is_some_and(|n| i + 1 < end && n.kind == TokenKind::Punct(p))
             };
+            if let TokenKind::Char(_) = t.kind {
+                // A character literal is a `char` in C++ (an `int` in the
+                // C that device code's checker types).
+                out.push(punct(Punct::LParen, t.span));
+                out.push(punct(Punct::LParen, t.span));
+                out.push(Token {
+                    kind: TokenKind::Keyword(Keyword::Char),
+                    text: "char".to_string(),
+                    span: t.span,
+                });
+                out.push(punct(Punct::RParen, t.span));
+                out.push(t.clone());
+                out.push(punct(Punct::RParen, t.span));
+                continue;
+            }
             if t.kind != TokenKind::Ident || after_member || before(Punct::ColonColon) {
                 out.push(t.clone());
                 continue;
