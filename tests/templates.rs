@@ -80,6 +80,7 @@ fn deduced_launches_and_namespaced_templates_are_nvccs() {
                 "_ZN3sim4stepIfEEvPT_PKS1_NS_6ParamsE",
                 "_ZN3sim6detail10addSquaresILi3EfEEvPT0_PKS2_i",
                 "_ZN3sim7squaresIdEEvPT_i",
+                "_ZN3sim7squaresIfEEvPT_i",
             ],
         ),
     ];

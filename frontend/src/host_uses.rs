@@ -465,7 +465,7 @@ fn raw_uses(
 /// (`gpu` of `gpu::reduce`, `::` of `::k`), not before `start`.
 fn qualifier_start(tokens: &[Token], start: usize, name: usize) -> usize {
     let mut at = name;
-    while at >= start + 1 && tokens[at - 1].kind == TokenKind::Punct(Punct::ColonColon) {
+    while at > start && tokens[at - 1].kind == TokenKind::Punct(Punct::ColonColon) {
         if at >= start + 2 && tokens[at - 2].kind == TokenKind::Ident {
             at -= 2;
         } else {
@@ -483,8 +483,8 @@ fn launch_call(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
         return None;
     }
     let mut depth = 0usize;
-    for i in at + 2..end {
-        match tokens[i].kind {
+    for (i, t) in tokens.iter().enumerate().take(end).skip(at + 2) {
+        match t.kind {
             TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
             TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.checked_sub(1)?,
             TokenKind::Punct(Punct::Shr) if depth == 0 && is(i + 1, Punct::Gt) => {

@@ -298,15 +298,16 @@ impl Parser<'_> {
     fn explicit_instantiation(&mut self, kw: Span) -> PResult<()> {
         let start = self.pos;
         let end = self.item_end(start);
-        let at = (start..end).find(|&i| {
-            self.toks[i].kind == TokenKind::Ident
-                && self.is_template_name(&self.toks[i].text)
-                && matches!(
-                    self.toks.get(i + 1).map(|t| &t.kind),
-                    Some(TokenKind::Punct(Punct::Lt))
-                )
-        });
-        let Some(at) = at else {
+        // The template-id, qualified or not (`sim::step<float>`).
+        let mut found = None;
+        for i in start..end {
+            self.pos = i;
+            if let Some(id) = self.template_id_at() {
+                found = Some(id);
+                break;
+            }
+        }
+        let Some((key, len)) = found else {
             self.pos = end;
             return self.error(
                 kw,
@@ -314,14 +315,13 @@ impl Parser<'_> {
                 "this explicit instantiation is not supported by kernelc (only of a function template, with its arguments written: `template __global__ void k<16>(float *);`)",
             );
         };
-        self.pos = at;
-        let name = self.bump();
-        let key = self.template_key(&name.text).unwrap_or(name.text);
+        let span = self.toks[self.pos + len - 1].span;
+        self.pos += len;
         let args = self.template_args()?;
         self.templates.requests.push(Request {
             name: key,
             args,
-            span: name.span,
+            span,
             call: Vec::new(),
         });
         self.pos = end;
