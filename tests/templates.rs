@@ -65,6 +65,7 @@ fn deduced_launches_and_namespaced_templates_are_nvccs() {
                 "_Z4fillIfEvPT_S0_i",
                 "_Z4fillIjEvPT_S0_i",
                 "_Z4fillIxEvPT_S0_i",
+                "_Z4fillIyEvPT_S0_i",
                 "_Z5scaleIfEvPT_S0_i",
                 "_Z5scaleIiEvPT_S0_i",
                 "_Z5scaleIsEvPT_S0_i",

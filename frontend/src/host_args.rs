@@ -12,8 +12,8 @@
 //! declared type, `(*(float **)0)` for `float *d_x;` (what C++'s
 //! `std::declval` stands for, spelled in C), and the checker types the
 //! result like any expression (the usual arithmetic conversions, literal
-//! suffixes, `sizeof`, casts; a character literal is made a `char`, as
-//! C++ has it). A variable is found as C++ finds it: the
+//! suffixes, `sizeof`, casts; a character literal is made a `char` and
+//! `5LL` a `long long`, as C++ has them). A variable is found as C++ finds it: the
 //! nearest declaration before the launch in the enclosing host function
 //! whose block is still open (its parameters included), else a file-scope
 //! one. A declaration is read from its tokens: declaration specifiers
@@ -116,16 +116,14 @@ impl<'t> HostScope<'_, 't> {
                     .get(i + 1)
                     .is_some_and(|n| i + 1 < end && n.kind == TokenKind::Punct(p))
             };
-            if let TokenKind::Char(_) = t.kind {
-                // A character literal is a `char` in C++ (an `int` in the
-                // C that device code's checker types).
+            if let Some(ty) = literal_type(t) {
                 out.push(punct(Punct::LParen, t.span));
                 out.push(punct(Punct::LParen, t.span));
-                out.push(Token {
-                    kind: TokenKind::Keyword(Keyword::Char),
-                    text: "char".to_string(),
+                out.extend(ty.iter().map(|&k| Token {
+                    kind: TokenKind::Keyword(k),
+                    text: k.as_str().to_string(),
                     span: t.span,
-                });
+                }));
                 out.push(punct(Punct::RParen, t.span));
                 out.push(t.clone());
                 out.push(punct(Punct::RParen, t.span));
@@ -278,6 +276,29 @@ impl<'t> HostScope<'_, 't> {
         self.tokens
             .get(i + 1)
             .is_some_and(|t| t.kind == TokenKind::Punct(Punct::ColonColon))
+    }
+}
+
+/// The C++ type of a literal whose type the checker, which types C, does
+/// not say the same way, spelled as a cast: a character literal is a
+/// `char` in C++ (an `int` in C), and `5LL` a `long long` (a 64-bit
+/// integer that names would spell `long`).
+fn literal_type(t: &Token) -> Option<&'static [Keyword]> {
+    match &t.kind {
+        TokenKind::Char(_) => Some(&[Keyword::Char]),
+        TokenKind::Int { .. } => {
+            let suffix = t.text.to_ascii_lowercase();
+            let suffix = suffix.trim_end_matches('u');
+            if !suffix.ends_with("ll") {
+                return None;
+            }
+            Some(if t.text.to_ascii_lowercase().contains('u') {
+                &[Keyword::Unsigned, Keyword::Long, Keyword::Long]
+            } else {
+                &[Keyword::Long, Keyword::Long]
+            })
+        }
+        _ => None,
     }
 }
 

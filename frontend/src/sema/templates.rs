@@ -470,7 +470,7 @@ type ArgType = (CType, ast::Spelling);
 
 /// How the base type of a host launch's argument was written, where the
 /// argument spells it: a cast, or a stand-in (`crate::host_args`), seen
-/// through `*` and `&`.
+/// through `*`, `&`, indexing and arithmetic.
 fn base_spelling(e: &ast::Expr) -> ast::Spelling {
     match &e.kind {
         ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
@@ -478,6 +478,16 @@ fn base_spelling(e: &ast::Expr) -> ast::Spelling {
             op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
             operand,
         } => base_spelling(operand),
+        ast::ExprKind::Index { base, .. } => base_spelling(base),
+        // The usual arithmetic conversions give `long long` when either
+        // operand is one (a narrower result ignores the spelling).
+        ast::ExprKind::Binary { lhs: a, rhs: b, .. }
+        | ast::ExprKind::Ternary {
+            then: a, els: b, ..
+        } => match (base_spelling(a), base_spelling(b)) {
+            (ast::Spelling::LongLong, _) | (_, ast::Spelling::LongLong) => ast::Spelling::LongLong,
+            _ => ast::Spelling::Plain,
+        },
         _ => ast::Spelling::Plain,
     }
 }
