@@ -227,3 +227,30 @@ fn host_member_functions_are_skipped() {
     let o = kernelc(&[src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn host_member_templates_launch_kernel_templates() {
+    // A host class's member function template launching a kernel template
+    // of its namespace, unqualified: the instance is nvcc's.
+    let dir = scratch("class-host-templates");
+    let src = dir.join("m.cu");
+    std::fs::write(
+        &src,
+        "namespace n {\n\
+         template <class T> __global__ void k(T *p) { p[0] = T(1); }\n\
+         class Runner {\n\
+         public:\n\
+           template <class S> void run(S *d) { k<S><<<1, 1>>>(d); }\n\
+         };\n\
+         }\n\
+         template <class S> static void drive(n::Runner &r, S *d) { r.run<S>(d); }\n\
+         int main() { n::Runner r; double *d = nullptr; drive<double>(r, d); return 0; }\n",
+    )
+    .unwrap();
+    let ptx = dir.join("m.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    // nvcc 13.5 names it so (checked with `nvcc -ptx`).
+    assert!(text.contains(".entry _ZN1n1kIdEEvPT_("), "{text}");
+}

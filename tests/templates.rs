@@ -49,6 +49,98 @@ fn kernel_template_instantiations_are_nvccs() {
     }
 }
 
+#[test]
+fn deduced_launches_and_namespaced_templates_are_nvccs() {
+    // Launches without written template arguments, or with only the
+    // first (deduced from host variables, casts, literals, a `char`
+    // literal, arithmetic, `auto`, a host template's parameters), and
+    // templates declared in namespaces.
+    let dir = scratch("templates-deduced-entries");
+    let expected: [(&str, &[&str]); 2] = [
+        (
+            "deduced.cu",
+            &[
+                "_Z4fillIcEvPT_S0_i",
+                "_Z4fillIdEvPT_S0_i",
+                "_Z4fillIfEvPT_S0_i",
+                "_Z4fillIjEvPT_S0_i",
+                "_Z4fillIxEvPT_S0_i",
+                "_Z4fillIyEvPT_S0_i",
+                "_Z5scaleIfEvPT_S0_i",
+                "_Z5scaleIiEvPT_S0_i",
+                "_Z5scaleIsEvPT_S0_i",
+                "_Z6firstNILi8EdEvPT0_S0_",
+                "_Z7convertIfiEvPKT_PT0_i",
+                "_Z8clampAllIfEvPT_PK5Span2i",
+            ],
+        ),
+        (
+            "namespaced.cu",
+            &[
+                "_ZN3sim4stepIdEEvPT_PKS1_NS_6ParamsE",
+                "_ZN3sim4stepIfEEvPT_PKS1_NS_6ParamsE",
+                "_ZN3sim6detail10addSquaresILi3EfEEvPT0_PKS2_i",
+                "_ZN3sim7squaresIdEEvPT_i",
+                "_ZN3sim7squaresIfEEvPT_i",
+            ],
+        ),
+    ];
+    for (name, names) in expected {
+        let src = fixture(name);
+        let ours = entries(&kernelc_ptx(&src, &dir.join(format!("{name}.ptx"))));
+        let want: BTreeSet<String> = names.iter().map(|n| n.to_string()).collect();
+        assert_eq!(ours, want, "{name}");
+        let Some(theirs) = common::nvcc_ptx(&src, "sm_90", &format!("templates {name}")) else {
+            continue;
+        };
+        assert_eq!(ours, entries(&theirs), "{name}: the .entry names differ");
+    }
+}
+
+#[test]
+fn deduced_and_namespaced_instances_compute_what_nvccs_ptx_computes() {
+    let dir = scratch("templates-deduced-runs");
+    let launches: [(&str, &str, &[&str]); 5] = [
+        (
+            "deduced.cu",
+            "_Z5scaleIfEvPT_S0_i",
+            &["f32[]:rand:1000:1", "f32:2.5", "i32:1000"],
+        ),
+        (
+            "deduced.cu",
+            "_Z7convertIfiEvPKT_PT0_i",
+            &["f32[]:rand:1000:2", "i32[]:zeros:1000", "i32:1000"],
+        ),
+        (
+            "deduced.cu",
+            "_Z8clampAllIfEvPT_PK5Span2i",
+            &["f32[]:rand:1000:3", "f32[]:rand:2:4", "i32:1000"],
+        ),
+        (
+            "namespaced.cu",
+            "_ZN3sim6detail10addSquaresILi3EfEEvPT0_PKS2_i",
+            &["f32[]:rand:1000:5", "f32[]:rand:1000:6", "i32:1000"],
+        ),
+        (
+            "namespaced.cu",
+            "_ZN3sim7squaresIdEEvPT_i",
+            &["f64[]:rand:1000:7", "i32:1000"],
+        ),
+    ];
+    let nvcc = common::nvcc_or_skip("deduced launches through nvcc");
+    for (name, kernel, args) in launches {
+        let src = fixture(name);
+        let ours = dir.join(format!("{name}.kernelc.ptx"));
+        kernelc_ptx(&src, &ours);
+        let a = emulate(&ours, kernel, "4", "256", args);
+        let Some(nvcc) = &nvcc else { continue };
+        let theirs = dir.join(format!("{name}.nvcc.ptx"));
+        common::nvcc_ptx_to(nvcc, &src, "sm_90", &[], &theirs);
+        let b = emulate(&theirs, kernel, "4", "256", args);
+        assert_eq!(a, b, "{kernel}: kernelc's PTX and nvcc's disagree");
+    }
+}
+
 /// `kernelc run` of `ptx` on the emulator; the report of every buffer.
 fn emulate(ptx: &Path, kernel: &str, grid: &str, block: &str, args: &[&str]) -> String {
     let mut argv = vec![
@@ -169,11 +261,19 @@ fn instantiations_kernelc_cannot_make_are_located_errors() {
         "E0019",
         "takes a value, not a type",
     );
+    let untyped = rejects(
+        "template <class T> __global__ void k(T *o, int n) { o[0] = n; }\n\
+         int main() { auto f = [](float x) { return x; }; k<<<1, 1>>>(f, 3); }\n",
+        "E0019",
+        "kernelc cannot find the type of `f` in host code, which deducing the template arguments of `k` needs",
+    );
+    assert!(untyped.contains("the launch"), "{untyped}");
     rejects(
         "template <class T> __global__ void k(T *o) { o[0] = 1; }\n\
-         int main() { float *p; k<<<1, 1>>>(p); }\n",
+         float *hostPointer();\n\
+         int main() { k<<<1, 1>>>(hostPointer()); }\n",
         "E0019",
-        "cannot deduce the template arguments of this launch of `k` in host code",
+        "kernelc cannot find the type of this argument in host code",
     );
     let chain = rejects(
         "template <class T> __global__ void k(T *o) { o[0] = undefinedThing; }\n\

@@ -17,28 +17,34 @@
 //!
 //! What it finds are token lists, one per argument; the parser reads them
 //! as template arguments (`Parser::host_use_args`) and the checker
-//! evaluates them. A host template that is called only with deduced
-//! arguments (`run(dIn, n)`) is not followed: finding its arguments would
-//! take C++'s type system on host code.
+//! evaluates them. A launch also keeps its call's arguments, as
+//! expressions the checker can type (`crate::host_args`), so that the
+//! template arguments it does not write are deduced from them
+//! (`k<<<g, b>>>(d_x, n)`). A host template that is called only with
+//! deduced arguments (`run(dIn, n)`) is not followed: finding its
+//! arguments would take C++'s overload resolution on host code.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::Span;
+use crate::host_args::{HostArg, HostScope};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 /// A use of a template with explicit arguments, found in host code.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TemplateUse {
+    /// The template's name as written, qualified or not (`gpu::reduce`).
     pub name: String,
     /// Each argument's tokens, host constants and host template parameters
     /// replaced by their values.
     pub args: Vec<Vec<Token>>,
     /// The template's name where the use (or the use that led to it) is.
     pub span: Span,
-    /// A launch that leaves the arguments to deduction
-    /// (`k<<<g, b>>>(dIn, n)`), which kernelc cannot follow (`args` is
-    /// empty): an error, rather than a program without the kernel.
+    /// A launch that writes no template arguments (`k<<<g, b>>>(dIn,
+    /// n)`; `args` is empty): all are deduced from `call`.
     pub deduced: bool,
+    /// A launch's call arguments, as the checker can type them.
+    pub call: Option<Vec<HostArg>>,
 }
 
 /// The most host template instantiations followed, and how deep.
@@ -47,6 +53,9 @@ const MAX_HOST_DEPTH: usize = 32;
 
 /// A host function, as the search needs it.
 struct HostFn<'t> {
+    /// Its tokens' range, and where its body starts.
+    range: (usize, usize),
+    body: usize,
     /// Its template parameters' names (empty for a plain function).
     params: Vec<&'t str>,
     /// The uses of templates in its body.
@@ -60,21 +69,36 @@ struct HostFn<'t> {
 /// (`None`: a launch without them).
 struct RawUse {
     name_at: usize,
+    /// The first token of the name with its qualifiers (`gpu` of
+    /// `gpu::reduce`).
+    qualified_at: usize,
     args: Option<Vec<(usize, usize)>>,
+    /// A launch: the `(` of its call.
+    call_open: Option<usize>,
 }
 
 /// Finds the uses of `device_templates` in the host functions `host_fns`
 /// (token ranges `start..end` of whole declarations), following host
 /// function templates through their own uses; `file_consts` are the
-/// file-scope `const` variables' declarations.
+/// file-scope `const` variables' declarations, `globals` every file-scope
+/// declaration a launch's arguments may name.
 pub(crate) fn find(
     tokens: &[Token],
     device_templates: &FxHashSet<&str>,
     host_fns: &[(usize, usize)],
     file_consts: &[(usize, usize)],
+    globals: &[(usize, usize)],
 ) -> Vec<TemplateUse> {
     let mut fns: Vec<(Option<&str>, HostFn<'_>)> = Vec::new();
     let mut host_templates: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    // A host class's member function templates are host function
+    // templates too (`system.step<Scheme>(...)` launching
+    // `k<Scheme><<<...>>>`); names are coarse here, as in the split.
+    let mut all_fns = host_fns.to_vec();
+    for &(start, end) in globals {
+        all_fns.extend(member_templates(tokens, start, end));
+    }
+    let host_fns = &all_fns[..];
     // Names of host templates first: a use is of a device or a host template.
     for &(start, end) in host_fns {
         if let Some((name, params)) = template_header(tokens, start, end) {
@@ -90,12 +114,16 @@ pub(crate) fn find(
         }
     }
     let wanted = |name: &str| device_templates.contains(name) || host_templates.contains_key(name);
+    // After `.` or `->` only a member function template is a use.
+    let members = |name: &str| host_templates.contains_key(name);
     for (f, &(start, end)) in fns.iter_mut().zip(host_fns) {
         let body = (start..end)
             .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
             .unwrap_or(end);
-        f.1.uses = raw_uses(tokens, body, end, &wanted);
+        f.1.uses = raw_uses(tokens, body, end, &wanted, &members);
         f.1.consts = consts_in(tokens, body, end);
+        f.1.range = (start, end);
+        f.1.body = body;
     }
     let mut file: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     for &(start, end) in file_consts {
@@ -107,6 +135,7 @@ pub(crate) fn find(
         host_templates: &host_templates,
         fns: &fns,
         file: &file,
+        globals,
         seen_host: FxHashSet::default(),
         seen_device: FxHashSet::default(),
         out: Vec::new(),
@@ -121,6 +150,8 @@ pub(crate) fn find(
 
 fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
     HostFn {
+        range: (0, 0),
+        body: 0,
         params,
         uses: Vec::new(),
         consts: FxHashMap::default(),
@@ -134,6 +165,7 @@ struct Search<'a, 't> {
     host_templates: &'a FxHashMap<&'t str, Vec<usize>>,
     fns: &'a [(Option<&'t str>, HostFn<'t>)],
     file: &'a FxHashMap<&'t str, (usize, usize)>,
+    globals: &'a [(usize, usize)],
     /// Host template instantiations followed, by name and arguments' text.
     seen_host: FxHashSet<String>,
     /// Device template uses found, by the same key.
@@ -157,15 +189,34 @@ impl<'t> Search<'_, 't> {
         for u in &host.uses {
             let name = self.tokens[u.name_at].text.as_str();
             let span = origin.unwrap_or(self.tokens[u.name_at].span);
+            let call = u.call_open.map(|open| {
+                HostScope {
+                    tokens: self.tokens,
+                    function: host.range,
+                    body: host.body,
+                    globals: self.globals,
+                    bindings,
+                }
+                .launch_args(open)
+            });
+            let call_key = call.as_ref().map_or(String::new(), |c| {
+                let texts: Vec<Vec<Token>> = c.iter().map(|a| a.tokens.clone()).collect();
+                format!("({})", key_text(&texts))
+            });
+            let written: String = self.tokens[u.qualified_at..=u.name_at]
+                .iter()
+                .map(|t| t.text.as_str())
+                .collect();
             let Some(raw_args) = &u.args else {
                 if self.device_templates.contains(name)
-                    && self.seen_device.insert(format!("{name}<<<"))
+                    && self.seen_device.insert(format!("{written}<<<{call_key}"))
                 {
                     self.out.push(TemplateUse {
-                        name: name.to_string(),
+                        name: written,
                         args: Vec::new(),
                         span: self.tokens[u.name_at].span,
                         deduced: true,
+                        call,
                     });
                 }
                 continue;
@@ -176,12 +227,16 @@ impl<'t> Search<'_, 't> {
                 .collect();
             let key = format!("{name}<{}>", key_text(&args));
             if self.device_templates.contains(name) {
-                if self.seen_device.insert(key) {
+                if self
+                    .seen_device
+                    .insert(format!("{written}<{}>{call_key}", key_text(&args)))
+                {
                     self.out.push(TemplateUse {
-                        name: name.to_string(),
+                        name: written,
                         args,
                         span,
                         deduced: false,
+                        call,
                     });
                 }
             } else if depth < MAX_HOST_DEPTH
@@ -328,6 +383,52 @@ fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, 
     None
 }
 
+/// The member declarations starting with `template` in the body of the
+/// class declared in `start..end` (none when it declares no class): each
+/// one's token range, through its body's `}` or its `;`.
+fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let is_class = tokens[start..end]
+        .iter()
+        .take_while(|t| t.kind != TokenKind::Punct(Punct::LBrace))
+        .any(|t| matches!(t.kind, TokenKind::Keyword(Keyword::Class | Keyword::Struct)));
+    let Some(open) = (start..end).find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
+    else {
+        return Vec::new();
+    };
+    if !is_class {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut member: Option<usize> = None;
+    for (i, t) in tokens.iter().enumerate().take(end).skip(open + 1) {
+        match t.kind {
+            TokenKind::Keyword(Keyword::Template) if depth == 0 && member.is_none() => {
+                member = Some(i);
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::RBrace) => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+                if let (0, Some(m)) = (depth, member) {
+                    out.push((m, i + 1));
+                    member = None;
+                }
+            }
+            TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                if let Some(m) = member.take() {
+                    out.push((m, i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The `<...>` list opening at `open`: the index of its closing `>` (the
 /// second half of a `>>` counts as its own) and each top-level argument's
 /// token range. `None` when it is not closed before `end` or a `;`.
@@ -378,6 +479,7 @@ fn raw_uses(
     start: usize,
     end: usize,
     wanted: &dyn Fn(&str) -> bool,
+    members: &dyn Fn(&str) -> bool,
 ) -> Vec<RawUse> {
     let mut out = Vec::new();
     for i in start..end.saturating_sub(1) {
@@ -387,28 +489,69 @@ fn raw_uses(
                 tokens[i - 1].kind,
                 TokenKind::Punct(Punct::Dot | Punct::Arrow)
             );
-        if t.kind != TokenKind::Ident || member || !wanted(&t.text) {
+        if t.kind != TokenKind::Ident || !wanted(&t.text) || (member && !members(&t.text)) {
             continue;
         }
         let launch = tokens[i + 1].kind == TokenKind::Punct(Punct::Shl)
             && tokens
                 .get(i + 2)
                 .is_some_and(|t| t.kind == TokenKind::Punct(Punct::Lt));
+        let qualified_at = qualifier_start(tokens, start, i);
         if launch {
             out.push(RawUse {
                 name_at: i,
+                qualified_at,
                 args: None,
+                call_open: launch_call(tokens, i + 1, end),
             });
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
-            if let Some((_, args)) = angle_list(tokens, i + 1, end) {
+            if let Some((close, args)) = angle_list(tokens, i + 1, end) {
                 out.push(RawUse {
                     name_at: i,
+                    qualified_at,
                     args: Some(args),
+                    call_open: launch_call(tokens, close + 1, end),
                 });
             }
         }
     }
     out
+}
+
+/// The first token of the qualified name ending with the name at `name`
+/// (`gpu` of `gpu::reduce`, `::` of `::k`), not before `start`.
+fn qualifier_start(tokens: &[Token], start: usize, name: usize) -> usize {
+    let mut at = name;
+    while at > start && tokens[at - 1].kind == TokenKind::Punct(Punct::ColonColon) {
+        if at >= start + 2 && tokens[at - 2].kind == TokenKind::Ident {
+            at -= 2;
+        } else {
+            return at - 1;
+        }
+    }
+    at
+}
+
+/// For `<<<...>>>(` at `at` (after a template's name or arguments): the
+/// index of the call's `(`.
+fn launch_call(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
+    let is = |i: usize, p: Punct| tokens.get(i).is_some_and(|t| t.kind == TokenKind::Punct(p));
+    if !(is(at, Punct::Shl) && is(at + 1, Punct::Lt)) {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().take(end).skip(at + 2) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.checked_sub(1)?,
+            TokenKind::Punct(Punct::Shr) if depth == 0 && is(i + 1, Punct::Gt) => {
+                return is(i + 2, Punct::LParen).then_some(i + 2);
+            }
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The `const`/`constexpr` variables declared in `start..end` with an

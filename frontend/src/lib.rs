@@ -23,6 +23,7 @@ mod diag;
 mod dump;
 pub mod half;
 mod headers;
+mod host_args;
 mod host_uses;
 mod include;
 mod lexer;

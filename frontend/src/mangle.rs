@@ -109,7 +109,8 @@ pub fn member(key: &str, this_const: Option<bool>, params: &[ParamType<'_>]) -> 
 /// parameter, `T0_`, `T1_`, ... for the next), from the template's pattern
 /// (`crate::templates`). `_Z15biasGeluForwardIfEvPT_PKS0_S3_ii` is
 /// `biasGeluForward<float>(T *, const T *, const T *, int, int)` returning
-/// `void`. The template's name is the first substitution candidate; a
+/// `void`. The template's name is the first substitution candidate (after
+/// its namespaces, for a template in one: `_ZN3gpu6reduceIfEEvPKT_`); a
 /// `<template-param>` is one too, apart from the type it stands for.
 pub fn instance(
     t: &crate::templates::FunctionTemplate,
@@ -117,13 +118,25 @@ pub fn instance(
     decl: &crate::ast::FunctionDecl,
 ) -> String {
     let mut m = Mangler::default();
-    let mut out = format!("_Z{}", source_name(&t.name));
+    let nested = t.name.contains("::");
+    let mut out = String::from("_Z");
+    if nested {
+        // 5.1.3 `N <prefix> <template-prefix> <template-args> E`: the
+        // namespaces are candidates before the template.
+        let name = m.name(&t.name);
+        out.push_str(name.strip_suffix('E').unwrap_or(&name));
+    } else {
+        out.push_str(&source_name(&t.name));
+    }
     m.candidates.push(format!("template {}", t.name));
     out.push('I');
     for (a, p) in args.iter().zip(&t.params) {
         out.push_str(&m.template_arg(a, &p.kind));
     }
     out.push('E');
+    if nested {
+        out.push('E');
+    }
     let shape = t.pattern.as_ref().unwrap_or(decl);
     out.push_str(&m.ty(&shape.ret, Quals::NONE, &Spelling::Plain));
     if shape.params.is_empty() {
@@ -482,6 +495,13 @@ impl Mangler {
             .map(str::to_string)
             .collect();
         self.prefixed(&parts, false)
+    }
+
+    /// The name of an entity with key `key`: a `<source-name>`, or a
+    /// nested name whose prefixes become substitution candidates.
+    fn name(&mut self, key: &str) -> String {
+        let name = nested_name(key);
+        self.prefixes(&name)
     }
 
     /// `N [K] <parts> E` with its longest prefix seen before replaced by a

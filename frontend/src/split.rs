@@ -80,10 +80,11 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     };
     splitter.index(&nodes);
     splitter.keep_reachable();
+    let template_uses = splitter.template_uses();
+    splitter.keep_launch_types(&template_uses);
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
-    let template_uses = splitter.template_uses();
     let split = Split {
         device,
         host,
@@ -662,9 +663,38 @@ impl<'t> Splitter<'t> {
     /// and constant their names reach, transitively. Each declaration is
     /// scanned once, when it is kept.
     fn keep_reachable(&mut self) {
-        let mut work: Vec<usize> = (0..self.decls.len())
+        let work: Vec<usize> = (0..self.decls.len())
             .filter(|&d| matches!(self.decls[d].role, Role::Device | Role::Assertion))
             .collect();
+        self.keep_from(work);
+    }
+
+    /// Keeps the types and constants that host uses of templates name in
+    /// their template arguments, and in their call's arguments when they
+    /// are deduced from those (`crate::host_args`), and what they reach:
+    /// the checker reads them.
+    fn keep_launch_types(&mut self, uses: &[TemplateUse]) {
+        let mut work = Vec::new();
+        let written = uses.iter().flat_map(|u| u.args.iter().flatten());
+        let call = uses
+            .iter()
+            .filter(|u| u.deduced)
+            .flat_map(|u| u.call.iter().flatten())
+            .flat_map(|a| a.tokens.iter());
+        for tok in written.chain(call).filter(|t| t.kind == TokenKind::Ident) {
+            for &d in self.by_name.get(tok.text.as_str()).into_iter().flatten() {
+                if !self.kept[d] && self.decls[d].role == Role::Shared {
+                    self.kept[d] = true;
+                    work.push(d);
+                }
+            }
+        }
+        self.keep_from(work);
+    }
+
+    /// Keeps the declarations `work` and every type and constant their
+    /// names reach, transitively.
+    fn keep_from(&mut self, mut work: Vec<usize>) {
         for &d in &work {
             self.kept[d] = true;
         }
@@ -761,7 +791,14 @@ impl<'t> Splitter<'t> {
         };
         let host_fns = ranges(&|r| r == Role::Host(HostKind::Function));
         let file_consts = ranges(&|r| r == Role::Shared);
-        crate::host_uses::find(self.tokens, &device_templates, &host_fns, &file_consts)
+        let globals = ranges(&|r| matches!(r, Role::Shared | Role::Host(HostKind::Variable)));
+        crate::host_uses::find(
+            self.tokens,
+            &device_templates,
+            &host_fns,
+            &file_consts,
+            &globals,
+        )
     }
 
     /// The host functions and variables, by name.

@@ -62,7 +62,12 @@ pub enum ParamKind {
 /// A function template as the parser kept it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionTemplate {
+    /// Its key: the name qualified by the namespaces it is declared in
+    /// (`nbody::step`; just the name at file scope).
     pub name: String,
+    /// The namespace it is declared in, outermost first: its instances
+    /// are parsed there, so the body finds that namespace's names.
+    pub scope: Vec<String>,
     pub params: Vec<TemplateParam>,
     /// The declaration after `template <...>`, up to its `;` or the `}` of
     /// its body.
@@ -84,8 +89,12 @@ pub struct ParseEnv {
     pub structs: FxHashMap<String, Arc<StructDef>>,
     /// The id the next struct defined in an instantiation gets.
     pub next_struct_id: AtomicU32,
+    /// Namespaces, `using` declarations and directives, and aliases.
+    pub(crate) names: crate::parser::Names,
 }
 
+/// Compares the tables of types; `names` holds only what the declarations
+/// that made those tables declared.
 impl PartialEq for ParseEnv {
     fn eq(&self, other: &Self) -> bool {
         self.typedefs == other.typedefs
@@ -106,9 +115,24 @@ pub enum TemplateArg {
 /// explicit instantiation, or a use in host code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
+    /// The template's key.
     pub name: String,
     pub args: Vec<TemplateArg>,
     pub span: Span,
+    /// A launch's call arguments, from which the template arguments it
+    /// does not write are deduced (empty for other requests).
+    pub call: Vec<CallArg>,
+}
+
+/// An argument of a launch in host code (`crate::host_args`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallArg {
+    /// The argument with host variables replaced by stand-ins of their
+    /// types, or `None` when that does not parse.
+    pub expr: Option<ast::Expr>,
+    /// The argument as written: where it is, and its text.
+    pub span: Span,
+    pub text: String,
 }
 
 /// An explicit specialization, `template <> float fromFloat<float>(float
@@ -262,7 +286,7 @@ pub fn instantiate(
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
     let tokens = substitute_values_in(t, args, &t.tokens);
-    crate::parser::parse_instance(templates, &tokens, type_bindings(t, args), opts)
+    crate::parser::parse_instance(templates, &t.scope, &tokens, type_bindings(t, args), opts)
 }
 
 /// The typedefs that bind the type parameters of `t` that have an argument

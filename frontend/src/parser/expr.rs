@@ -473,9 +473,11 @@ impl Parser<'_> {
                 return Ok(callee);
             }
             TokenKind::Ident if self.at_functional_cast() => return self.functional_cast(),
-            TokenKind::Ident if self.is_punct_at(1, Punct::ColonColon) => return self.name_expr(),
+            TokenKind::Ident if self.is_punct_at(1, Punct::ColonColon) => {
+                return self.name_or_template_id()
+            }
             TokenKind::Punct(Punct::ColonColon) if self.qualified_at(0).is_some() => {
-                return self.name_expr()
+                return self.name_or_template_id()
             }
             TokenKind::Ident
                 if self.is_punct_at(1, Punct::LParen)

@@ -21,6 +21,8 @@ mod stmt;
 mod structs;
 mod templates;
 
+pub(crate) use names::Names;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -51,15 +53,14 @@ pub(crate) fn parse_tokens(
     let mut p = Parser::new(tokens, eof, opts);
     let items = p.translation_unit();
     for u in host_uses {
-        if p.is_template_name(&u.name) {
-            p.host_use(u);
-        }
+        p.host_use(u);
     }
     let mut templates = std::mem::take(&mut p.templates);
     templates.env = ParseEnv {
         typedefs: std::mem::take(&mut p.typedefs),
         structs: std::mem::take(&mut p.structs),
         next_struct_id: p.next_struct_id.into(),
+        names: std::mem::take(&mut p.names),
     };
     (
         TranslationUnit {
@@ -85,6 +86,8 @@ pub(crate) fn parse_template_arg(
     let mut p = Parser::new(&tokens, eof, opts);
     p.typedefs = templates.env.typedefs.clone();
     p.structs = templates.env.structs.clone();
+    p.names = templates.env.names.clone();
+    p.names.enter_scope(&t.scope);
     p.templates.by_name = templates.by_name.clone();
     p.typedefs.extend(crate::templates::type_bindings(t, known));
     let arg = if p.starts_type(0) {
@@ -100,9 +103,11 @@ pub(crate) fn parse_template_arg(
 
 /// Parses the declaration of a template's instantiation: `tokens` (its
 /// value parameters already replaced, `crate::templates`) with each type
-/// parameter in `types` bound as a typedef of its argument.
+/// parameter in `types` bound as a typedef of its argument, in the
+/// namespace `scope` the template is declared in.
 pub(crate) fn parse_instance(
     templates: &Templates,
+    scope: &[String],
     tokens: &[Token],
     types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
     opts: &crate::Options,
@@ -112,6 +117,8 @@ pub(crate) fn parse_instance(
     p.typedefs = templates.env.typedefs.clone();
     p.structs = templates.env.structs.clone();
     p.next_struct_id = templates.env.next_struct_id.load(Ordering::Relaxed);
+    p.names = templates.env.names.clone();
+    p.names.enter_scope(scope);
     p.templates.by_name = templates.by_name.clone();
     p.typedefs.extend(types);
     let items = p.external_decl(false);
@@ -234,6 +241,7 @@ impl<'t> Parser<'t> {
             typedefs: self.typedefs.clone(),
             structs: self.structs.clone(),
             next_struct_id: self.next_struct_id,
+            names: self.names.clone(),
             ..Parser::new(toks, eof, &crate::Options::default())
         };
         p.templates.by_name = self.templates.by_name.clone();

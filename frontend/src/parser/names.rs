@@ -64,6 +64,7 @@ pub(crate) enum Found {
 
 /// A using-directive (`using namespace N;`), or the implicit one of an
 /// inline or anonymous namespace.
+#[derive(Clone, Debug)]
 struct Directive {
     /// The namespace it is written in.
     scope: Vec<String>,
@@ -74,6 +75,7 @@ struct Directive {
 /// An open `namespace ... {`: how many path components it added, and the
 /// number of `extern "C" {` blocks open around it (a `}` closes whichever
 /// was opened last).
+#[derive(Clone, Debug)]
 pub(super) struct OpenNamespace {
     pub components: usize,
     pub extern_c_depth: usize,
@@ -91,8 +93,10 @@ enum AliasTarget {
     Unknown(String),
 }
 
-/// The parser's C++ name state: see the module documentation.
-#[derive(Default)]
+/// The parser's C++ name state: see the module documentation. A template's
+/// instance is parsed with a copy of the state at the end of the file
+/// (`crate::templates::ParseEnv`).
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Names {
     /// The namespace being parsed, outermost first.
     current: Vec<String>,

@@ -2,19 +2,50 @@
 //! (`reduce<float, 256>`). What a template keeps and how it is instantiated
 //! is `crate::templates`.
 
+use super::names::{Found, Kind};
+use super::namespaces::QualName;
 use super::{PResult, Parser, Recorded};
 use crate::ast::{Expr, ExprKind, FunctionDecl, Item};
 use crate::codes::Code;
 use crate::diag::Span;
 use crate::templates::{
-    FunctionTemplate, ParamKind, Request, Specialization, TemplateArg, TemplateParam,
+    CallArg, FunctionTemplate, ParamKind, Request, Specialization, TemplateArg, TemplateParam,
 };
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 impl Parser<'_> {
     /// Whether `name` names a function template here.
     pub(super) fn is_template_name(&self, name: &str) -> bool {
-        self.templates.is_template(name)
+        self.template_key(name).is_some()
+    }
+
+    /// The key of the function template an unqualified `name` names here
+    /// (found in the enclosing namespaces like any name), or `None`.
+    pub(super) fn template_key(&self, name: &str) -> Option<String> {
+        if self.names.is_local(name) {
+            return None;
+        }
+        match self.names.lookup(Kind::Value, name) {
+            Found::One(key) if self.templates.is_template(&key) => Some(key),
+            _ => self.templates.is_template(name).then(|| name.to_string()),
+        }
+    }
+
+    /// The key of the function template the (possibly qualified) name
+    /// at the current token names when `<` follows it, and how many tokens
+    /// the name takes.
+    fn template_id_at(&self) -> Option<(String, usize)> {
+        if let Some(q) = self.qualified_at(0) {
+            if !self.is_punct_at(q.tokens, Punct::Lt) {
+                return None;
+            }
+            let key = self.resolve_qualified(&q, Kind::Value).ok()?;
+            return self.templates.is_template(&key).then_some((key, q.tokens));
+        }
+        if self.peek().kind != TokenKind::Ident || !self.is_punct_at(1, Punct::Lt) {
+            return None;
+        }
+        self.template_key(&self.peek().text).map(|k| (k, 1))
     }
 
     /// At `template`: a template declaration (kept as tokens), an explicit
@@ -57,12 +88,18 @@ impl Parser<'_> {
                 format!("{what} not supported by kernelc yet"),
             );
         };
-        let name = tokens[name_at].text.clone();
+        let name = self.names.qualify(&tokens[name_at].text);
         let name_span = tokens[name_at].span;
+        self.names.declare(Kind::Value, &name, name_span);
+        let scope = match self.names.current_key() {
+            k if k.is_empty() => Vec::new(),
+            k => k.split("::").map(str::to_string).collect(),
+        };
         let pattern = self.pattern(&tokens, &params);
         let index = self.templates.functions.len();
         self.templates.functions.push(FunctionTemplate {
             name: name.clone(),
+            scope,
             params,
             tokens,
             name_span,
@@ -115,8 +152,11 @@ impl Parser<'_> {
         let Some(decl) = decl else {
             return self.error(kw, Code::E0003, "expected a function after `template <>`");
         };
+        let Some(key) = self.template_key(&tokens[name_at].text) else {
+            return Ok(());
+        };
         self.templates.specializations.push(Specialization {
-            name: tokens[name_at].text.clone(),
+            name: key,
             args,
             decl,
         });
@@ -258,15 +298,16 @@ impl Parser<'_> {
     fn explicit_instantiation(&mut self, kw: Span) -> PResult<()> {
         let start = self.pos;
         let end = self.item_end(start);
-        let at = (start..end).find(|&i| {
-            self.toks[i].kind == TokenKind::Ident
-                && self.is_template_name(&self.toks[i].text)
-                && matches!(
-                    self.toks.get(i + 1).map(|t| &t.kind),
-                    Some(TokenKind::Punct(Punct::Lt))
-                )
-        });
-        let Some(at) = at else {
+        // The template-id, qualified or not (`sim::step<float>`).
+        let mut found = None;
+        for i in start..end {
+            self.pos = i;
+            if let Some(id) = self.template_id_at() {
+                found = Some(id);
+                break;
+            }
+        }
+        let Some((key, len)) = found else {
             self.pos = end;
             return self.error(
                 kw,
@@ -274,13 +315,14 @@ impl Parser<'_> {
                 "this explicit instantiation is not supported by kernelc (only of a function template, with its arguments written: `template __global__ void k<16>(float *);`)",
             );
         };
-        self.pos = at;
-        let name = self.bump();
+        let span = self.toks[self.pos + len - 1].span;
+        self.pos += len;
         let args = self.template_args()?;
         self.templates.requests.push(Request {
-            name: name.text,
+            name: key,
             args,
-            span: name.span,
+            span,
+            call: Vec::new(),
         });
         self.pos = end;
         Ok(())
@@ -289,22 +331,26 @@ impl Parser<'_> {
     /// A name in an expression: a template-id when it names a function
     /// template and `<` follows, else a (possibly qualified) name.
     pub(super) fn name_or_template_id(&mut self) -> PResult<Expr> {
-        if self.is_punct_at(1, Punct::Lt) && self.is_template_name(&self.peek().text) {
+        if self.template_id_at().is_some() {
             return self.template_id();
         }
         self.name_expr()
     }
 
-    /// A template-id in an expression: `reduce<float, 256>`, at the name.
+    /// A template-id in an expression: `reduce<float, 256>`,
+    /// `gpu::reduce<float>`, at the name; the expression names the
+    /// template by its key.
     pub(super) fn template_id(&mut self) -> PResult<Expr> {
-        let name = self.bump();
+        let start = self.span();
+        let (key, len) = match self.template_id_at() {
+            Some(found) => found,
+            None => (self.peek().text.clone(), 1),
+        };
+        self.pos += len;
         let args = self.template_args()?;
         Ok(Expr {
-            kind: ExprKind::TemplateId {
-                name: name.text,
-                args,
-            },
-            span: name.span.to(self.prev_span()),
+            kind: ExprKind::TemplateId { name: key, args },
+            span: start.to(self.prev_span()),
         })
     }
 
@@ -364,34 +410,95 @@ impl Parser<'_> {
 
     /// Records the instantiation a use in host code asks for
     /// (`crate::host_uses`), its arguments' tokens read as template
-    /// arguments; E0019 when kernelc cannot read them, since the program
-    /// would lack the kernel nvcc gives it.
+    /// arguments, and a launch's call arguments as expressions to deduce
+    /// the others from; E0019 when kernelc cannot read the written ones,
+    /// since the program would lack the kernel nvcc gives it. A name that
+    /// is no template here is left alone.
     pub(super) fn host_use(&mut self, u: &crate::split::TemplateUse) {
+        let Some(key) = self.host_template_key(&u.name, u.span) else {
+            return;
+        };
         let args = if u.deduced {
-            None
+            Some(Vec::new())
         } else {
             self.host_use_args(&u.args)
         };
-        match args {
-            Some(args) => self.templates.requests.push(Request {
-                name: u.name.clone(),
-                args,
-                span: u.span,
-            }),
-            None => {
-                let why = if u.deduced {
-                    format!("kernelc cannot deduce the template arguments of this launch of `{}` in host code", u.name)
-                } else {
-                    format!("kernelc cannot read the template arguments of this use of `{}` in host code", u.name)
-                };
-                self.diags.push(
-                    crate::diag::Diagnostic::error(u.span, Code::E0019, why).with_note(format!(
-                        "write them as literals, types or constants: `{}<float, 256><<<grid, block>>>(...)`; host code is not compiled, so kernelc reads only such arguments",
-                        u.name
-                    )),
-                );
-            }
+        let Some(args) = args else {
+            let why = format!(
+                "kernelc cannot read the template arguments of this use of `{}` in host code",
+                u.name
+            );
+            self.diags.push(
+                crate::diag::Diagnostic::error(u.span, Code::E0019, why).with_note(format!(
+                    "write them as literals, types or constants: `{}<float, 256><<<grid, block>>>(...)`; host code is not compiled, so kernelc reads only such arguments",
+                    u.name
+                )),
+            );
+            return;
+        };
+        let call = u
+            .call
+            .iter()
+            .flatten()
+            .map(|a| CallArg {
+                expr: self.host_call_arg(&a.tokens),
+                span: a.span,
+                text: a.text.clone(),
+            })
+            .collect();
+        self.templates.requests.push(Request {
+            name: key,
+            args,
+            span: u.span,
+            call,
+        });
+    }
+
+    /// The key of the function template a host use names as `written`
+    /// (`reduce`, `gpu::reduce`), looked up from the global namespace.
+    fn host_template_key(&self, written: &str, span: Span) -> Option<String> {
+        let global = written.starts_with("::");
+        let parts: Vec<(String, Span)> = written
+            .trim_start_matches("::")
+            .split("::")
+            .map(|p| (p.to_string(), span))
+            .collect();
+        if parts.len() == 1 && !global {
+            return self
+                .template_key(written)
+                .or_else(|| self.only_template_named(written));
         }
+        let q = QualName {
+            global,
+            parts,
+            tokens: 0,
+            span,
+        };
+        let key = self.resolve_qualified(&q, Kind::Value).ok()?;
+        self.templates.is_template(&key).then_some(key)
+    }
+
+    /// The one function template whose name, in whatever namespace, is
+    /// `name`: what an unqualified use in host code inside a namespace
+    /// names (the split does not keep host code's namespaces, so the use
+    /// is looked up from the global one; a name several namespaces
+    /// declare stays unresolved).
+    fn only_template_named(&self, name: &str) -> Option<String> {
+        let mut keys = self
+            .templates
+            .by_name
+            .keys()
+            .filter(|k| crate::mangle::unqualified(k) == name);
+        let key = keys.next()?;
+        keys.next().is_none().then(|| key.clone())
+    }
+
+    /// A launch's call argument (its host variables replaced by
+    /// stand-ins) read as an expression, or `None`.
+    fn host_call_arg(&self, tokens: &[Token]) -> Option<Expr> {
+        let mut sub = self.sub_parser(tokens, Vec::new());
+        let e = sub.cond_value().ok()?;
+        (sub.at_eof() && sub.diags.is_empty()).then_some(e)
     }
 
     /// Each argument of a host use read as a template argument, or `None`.

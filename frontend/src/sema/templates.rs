@@ -77,7 +77,11 @@ impl Checker {
             if explicit_values.len() != explicit.len() {
                 explicit_values = self.template_arg_values(explicit, &t.params)?;
             }
-            match self.deduce(index, &explicit_values, call_args) {
+            let arg_types: Vec<Option<ArgType>> = call_args
+                .iter()
+                .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
+                .collect();
+            match self.deduce(index, &explicit_values, &arg_types) {
                 Ok(args) => return self.instance(index, args, span),
                 Err(why) => failure = Some(why),
             }
@@ -117,7 +121,9 @@ impl Checker {
     }
 
     /// Makes the instantiations the program asks for outside device
-    /// code's calls: explicit instantiations and uses in host code.
+    /// code's calls: explicit instantiations and uses in host code, a
+    /// launch's template arguments that are not written deduced from its
+    /// call's arguments.
     pub(super) fn requested_instances(&mut self) {
         let templates = self.tmpl.templates.clone();
         for r in &templates.requests {
@@ -128,13 +134,79 @@ impl Checker {
             let Some(values) = self.template_arg_values(&r.args, params) else {
                 continue;
             };
-            match self.deduce(index, &values, &[]) {
+            let arg_types = if values.len() < params.len() {
+                r.call.iter().map(|a| self.host_arg_type(a)).collect()
+            } else {
+                Vec::new()
+            };
+            match self.deduce(index, &values, &arg_types) {
                 Ok(args) => {
                     self.instance(index, args, r.span);
                 }
-                Err(why) => self.error(r.span, Code::E0019, why),
+                Err(why) => self.request_failed(r, index, &arg_types, why),
             }
         }
+    }
+
+    /// The type of a host launch's argument, or `None` when the checker
+    /// cannot type it (what it reports about it is dropped: host code is
+    /// not kernelc's to judge).
+    fn host_arg_type(&mut self, a: &templates::CallArg) -> Option<ArgType> {
+        let e = a.expr.as_ref()?;
+        let before = self.diags.len();
+        let typed = self.expr(e);
+        let failed = self.diags[before..]
+            .iter()
+            .any(|d| d.severity == crate::diag::Severity::Error);
+        self.diags.truncate(before);
+        let ty = typed.filter(|_| !failed)?.ty.clone();
+        Some((ty, base_spelling(e)))
+    }
+
+    /// Reports a request whose arguments could not all be found: at the
+    /// first launch argument kernelc could not type that deduction needed,
+    /// when there is one, else with `why`.
+    fn request_failed(
+        &mut self,
+        r: &templates::Request,
+        index: usize,
+        arg_types: &[Option<ArgType>],
+        why: String,
+    ) {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let untyped = t.pattern.as_ref().and_then(|p| {
+            p.params
+                .iter()
+                .zip(r.call.iter().zip(arg_types))
+                .find(|(p, (_, ty))| ty.is_none() && mentions_param(&p.ty.ty))
+                .map(|(_, (a, _))| a)
+        });
+        let Some(a) = untyped else {
+            self.error(r.span, Code::E0019, why);
+            return;
+        };
+        // A name is named; a longer argument is shown by the snippet.
+        let what = if a.text.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            format!("`{}`", a.text)
+        } else {
+            "this argument".to_string()
+        };
+        self.diags.push(
+            Diagnostic::error(
+                a.span,
+                Code::E0019,
+                format!(
+                    "kernelc cannot find the type of {what} in host code, which deducing the template arguments of `{}` needs",
+                    r.name
+                ),
+            )
+            .with_label(r.span, "the launch")
+            .with_note(format!(
+                "kernelc reads the types of host variables, literals, casts and arithmetic on them; write the template arguments instead: `{}<float><<<grid, block>>>(...)`",
+                r.name
+            )),
+        );
     }
 
     /// Evaluates written template arguments against `params`: a type for a
@@ -204,7 +276,7 @@ impl Checker {
         &mut self,
         index: usize,
         explicit: &[ArgValue],
-        call_args: &[Option<crate::typed::Expr>],
+        call_args: &[Option<ArgType>],
     ) -> Result<Vec<ArgValue>, String> {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
@@ -214,8 +286,8 @@ impl Checker {
         }
         if let Some(pattern) = &t.pattern {
             for (p, a) in pattern.params.iter().zip(call_args) {
-                let Some(a) = a else { continue };
-                let arg_ty = match (&p.by_ref, &a.ty) {
+                let Some((a, spelling)) = a else { continue };
+                let arg_ty = match (&p.by_ref, a) {
                     // A by-value parameter sees arrays as pointers.
                     (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
                     (_, t) => t.clone(),
@@ -224,6 +296,7 @@ impl Checker {
                     args: &mut args,
                     written: explicit.len(),
                     t,
+                    spelling,
                 };
                 d.match_type(&p.ty.ty, &arg_ty)?;
             }
@@ -391,12 +464,55 @@ fn wrap_to(v: i128, ty: &CType) -> i128 {
     }
 }
 
+/// A call argument's type for deduction, and how its base type was
+/// written (`Spelling::Plain` when that is not known).
+type ArgType = (CType, ast::Spelling);
+
+/// How the base type of a host launch's argument was written, where the
+/// argument spells it: a cast, or a stand-in (`crate::host_args`), seen
+/// through `*`, `&`, indexing and arithmetic.
+fn base_spelling(e: &ast::Expr) -> ast::Spelling {
+    match &e.kind {
+        ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
+            operand,
+        } => base_spelling(operand),
+        ast::ExprKind::Index { base, .. } => base_spelling(base),
+        // The usual arithmetic conversions give `long long` when either
+        // operand is one (a narrower result ignores the spelling).
+        ast::ExprKind::Binary { lhs: a, rhs: b, .. }
+        | ast::ExprKind::Ternary {
+            then: a, els: b, ..
+        } => match (base_spelling(a), base_spelling(b)) {
+            (ast::Spelling::LongLong, _) | (_, ast::Spelling::LongLong) => ast::Spelling::LongLong,
+            _ => ast::Spelling::Plain,
+        },
+        _ => ast::Spelling::Plain,
+    }
+}
+
+/// Whether a parameter type written with placeholders names one.
+fn mentions_param(ty: &CType) -> bool {
+    if template_param_index(ty).is_some() {
+        return true;
+    }
+    match ty {
+        CType::Pointer { pointee, .. } => mentions_param(pointee),
+        CType::Array { elem, .. } => mentions_param(elem),
+        _ => false,
+    }
+}
+
 /// Deduction in progress: the arguments found so far, of which the first
 /// `written` were written and are not deduced (C++ [temp.deduct.call]).
 struct Deduction<'a> {
     args: &'a mut [Option<ArgValue>],
     written: usize,
     t: &'a templates::FunctionTemplate,
+    /// How the argument's base type was written, where the typed tree
+    /// forgets it (`long long` and `long` are one `CType`).
+    spelling: &'a ast::Spelling,
 }
 
 impl Deduction<'_> {
@@ -410,7 +526,7 @@ impl Deduction<'_> {
                 ty: super::convert::strip_restrict(arg).0,
                 is_const: false,
                 is_volatile: false,
-                spelling: ast::Spelling::Plain,
+                spelling: self.spelling.clone(),
             };
             return self.bind(i, value);
         }
@@ -435,7 +551,7 @@ impl Deduction<'_> {
                         ty: (**a).clone(),
                         is_const: *ac && !*pc,
                         is_volatile: *av && !*pv,
-                        spelling: ast::Spelling::Plain,
+                        spelling: self.spelling.clone(),
                     };
                     return self.bind(i, value);
                 }

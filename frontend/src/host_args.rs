@@ -1,0 +1,628 @@
+//! The types of a kernel launch's arguments in host code, which deduce a
+//! kernel template's arguments (`k<<<g, b>>>(d_x, n)` of `template
+//! <typename T> __global__ void k(T *, int)` is `k<float>` when `d_x` is a
+//! `float *`).
+//!
+//! Host code is never parsed (`crate::split`), and typing C++ host
+//! expressions in general would take a C++ compiler. But a launch's
+//! arguments are nearly always host variables, literals, casts and a
+//! little arithmetic, and the checker types all of those already. So each
+//! argument becomes a device expression of the same type: every host
+//! variable it names is replaced by a *stand-in* of the variable's
+//! declared type, `(*(float **)0)` for `float *d_x;` (what C++'s
+//! `std::declval` stands for, spelled in C), and the checker types the
+//! result like any expression (the usual arithmetic conversions, literal
+//! suffixes, `sizeof`, casts; a character literal is made a `char` and
+//! `5LL` a `long long`, as C++ has them). A variable is found as C++ finds it: the
+//! nearest declaration before the launch in the enclosing host function
+//! whose block is still open (its parameters included), else a file-scope
+//! one. A declaration is read from its tokens: declaration specifiers
+//! (keywords, a possibly qualified type name with template arguments),
+//! then declarators (`*`, `&`, `const`, the name, array bounds, an
+//! initializer); `auto` takes its initializer's stand-in. Names of a host
+//! function template's parameters are replaced by the arguments it was
+//! instantiated with. What is left unknown (a host-only type, a call of a
+//! host function, a lambda) makes the checker fail on that argument, and
+//! the launch's error names it (E0019) where deduction needs it.
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::Span;
+use crate::token::{Keyword, Punct, Token, TokenKind};
+
+/// A launch's argument, ready for the checker to type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct HostArg {
+    /// The argument with its host variables replaced by stand-ins.
+    pub tokens: Vec<Token>,
+    /// The argument as written.
+    pub span: Span,
+    /// Its text as written, for messages.
+    pub text: String,
+}
+
+/// How deep `auto` variables' initializers are followed.
+const MAX_AUTO_DEPTH: usize = 8;
+
+/// Where a launch's names are looked up.
+pub(crate) struct HostScope<'a, 't> {
+    pub tokens: &'t [Token],
+    /// The enclosing host function: its tokens' range and where its body
+    /// starts (its parameters are declared before that).
+    pub function: (usize, usize),
+    pub body: usize,
+    /// The file-scope declarations host code may name: token ranges.
+    pub globals: &'a [(usize, usize)],
+    /// The enclosing host template's parameters, bound to their arguments.
+    pub bindings: &'a FxHashMap<&'t str, Vec<Token>>,
+}
+
+impl<'t> HostScope<'_, 't> {
+    /// The arguments of the call whose `(` is at `open`.
+    pub fn launch_args(&self, open: usize) -> Vec<HostArg> {
+        let mut out = Vec::new();
+        let mut depth = 0usize;
+        let mut start = open + 1;
+        for i in open + 1..self.function.1 {
+            match self.tokens[i].kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen) if depth == 0 => {
+                    if start < i {
+                        out.push(self.arg(start, i));
+                    }
+                    return out;
+                }
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                    depth = depth.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                    out.push(self.arg(start, i));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn arg(&self, start: usize, end: usize) -> HostArg {
+        let span = self.tokens[start].span.to(self.tokens[end - 1].span);
+        let text = self.tokens[start..end]
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        HostArg {
+            tokens: self.stand_in_expr(start, end, 0),
+            span,
+            text,
+        }
+    }
+
+    /// The tokens `start..end` of an expression with each host variable
+    /// replaced by its stand-in and each bound template parameter by its
+    /// argument.
+    fn stand_in_expr(&self, start: usize, end: usize, depth: usize) -> Vec<Token> {
+        let mut out = Vec::new();
+        for i in start..end {
+            let t = &self.tokens[i];
+            let after_member = i > start
+                && matches!(
+                    self.tokens[i - 1].kind,
+                    TokenKind::Punct(Punct::Dot | Punct::Arrow | Punct::ColonColon)
+                );
+            let before = |p: Punct| {
+                self.tokens
+                    .get(i + 1)
+                    .is_some_and(|n| i + 1 < end && n.kind == TokenKind::Punct(p))
+            };
+            if let Some(ty) = literal_type(t) {
+                out.push(punct(Punct::LParen, t.span));
+                out.push(punct(Punct::LParen, t.span));
+                out.extend(ty.iter().map(|&k| Token {
+                    kind: TokenKind::Keyword(k),
+                    text: k.as_str().to_string(),
+                    span: t.span,
+                }));
+                out.push(punct(Punct::RParen, t.span));
+                out.push(t.clone());
+                out.push(punct(Punct::RParen, t.span));
+                continue;
+            }
+            if t.kind != TokenKind::Ident || after_member || before(Punct::ColonColon) {
+                out.push(t.clone());
+                continue;
+            }
+            if let Some(v) = self.bindings.get(t.text.as_str()) {
+                out.push(punct(Punct::LParen, t.span));
+                out.extend(v.iter().cloned());
+                out.push(punct(Punct::RParen, t.span));
+                continue;
+            }
+            let stand_in = (!before(Punct::LParen) && depth < MAX_AUTO_DEPTH)
+                .then(|| self.variable(&t.text, i, depth))
+                .flatten();
+            match stand_in {
+                Some(s) => out.extend(s.into_iter().map(|mut s| {
+                    s.span = t.span;
+                    s
+                })),
+                None => out.push(t.clone()),
+            }
+        }
+        out
+    }
+
+    /// The stand-in of the variable `name` used at `use_at`: the nearest
+    /// declaration in scope in the function, else at file scope.
+    fn variable(&self, name: &str, use_at: usize, depth: usize) -> Option<Vec<Token>> {
+        let (fn_start, _) = self.function;
+        for j in (fn_start..use_at).rev() {
+            if self.names(j, name) && self.in_scope(j, use_at) {
+                if let Some(d) = declarator_at(self.tokens, fn_start, j) {
+                    return self.stand_in(&d, depth);
+                }
+            }
+        }
+        for &(start, end) in self.globals.iter().rev() {
+            for j in (start..end).rev() {
+                if self.names(j, name) {
+                    if let Some(d) = declarator_at(self.tokens, start, j) {
+                        return self.stand_in(&d, depth);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether token `j` is `name`, not a member's.
+    fn names(&self, j: usize, name: &str) -> bool {
+        let t = &self.tokens[j];
+        t.kind == TokenKind::Ident
+            && t.text == name
+            && !(j > 0
+                && matches!(
+                    self.tokens[j - 1].kind,
+                    TokenKind::Punct(Punct::Dot | Punct::Arrow | Punct::ColonColon)
+                ))
+    }
+
+    /// Whether a declaration at `decl` is in scope at `use_at`: a
+    /// parameter always, a local while no `}` closes its block between.
+    fn in_scope(&self, decl: usize, use_at: usize) -> bool {
+        if decl < self.body {
+            return true;
+        }
+        let mut depth = 0isize;
+        for t in &self.tokens[decl..use_at] {
+            match t.kind {
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// The stand-in expression of a declared variable.
+    fn stand_in(&self, d: &Declarator, depth: usize) -> Option<Vec<Token>> {
+        let span = self.tokens[d.name].span;
+        let is_auto = d
+            .specs
+            .iter()
+            .any(|&i| is_kw(&self.tokens[i], Keyword::Auto));
+        if is_auto {
+            let (s, e) = d.init.filter(|_| !d.array)?;
+            let mut out = vec![punct(Punct::LParen, span)];
+            out.extend(self.stand_in_expr(s, e, depth + 1));
+            out.push(punct(Punct::RParen, span));
+            return Some(out);
+        }
+        // `(*(TYPE *)0)`, or `((ELEM *)0)` for an array (what it decays
+        // to, all that deduction by value sees).
+        let mut ty = Vec::new();
+        for &i in &d.specs {
+            let t = &self.tokens[i];
+            match t.kind {
+                TokenKind::Keyword(k) if !is_type_word(k) => {}
+                TokenKind::Ident => match self.bindings.get(t.text.as_str()) {
+                    Some(v) if !self.is_qualifier(i) => ty.extend(v.iter().cloned()),
+                    _ => ty.push(t.clone()),
+                },
+                _ => ty.push(t.clone()),
+            }
+        }
+        ty.extend(d.pointer.iter().filter_map(|&i| {
+            let t = &self.tokens[i];
+            matches!(
+                t.kind,
+                TokenKind::Punct(Punct::Star)
+                    | TokenKind::Keyword(Keyword::Const | Keyword::Volatile)
+            )
+            .then(|| t.clone())
+        }));
+        let mut out = vec![punct(Punct::LParen, span)];
+        if !d.array {
+            out.push(punct(Punct::Star, span));
+        }
+        out.push(punct(Punct::LParen, span));
+        out.extend(ty);
+        out.push(punct(Punct::Star, span));
+        out.push(punct(Punct::RParen, span));
+        out.push(Token {
+            kind: TokenKind::Int {
+                value: 0,
+                ty: crate::types::CType::Int {
+                    bits: 32,
+                    signed: true,
+                },
+            },
+            text: "0".to_string(),
+            span,
+        });
+        out.push(punct(Punct::RParen, span));
+        Some(out)
+    }
+
+    /// Whether the identifier at `i` is followed by `::` (a qualifier, not
+    /// a template parameter).
+    fn is_qualifier(&self, i: usize) -> bool {
+        self.tokens
+            .get(i + 1)
+            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::ColonColon))
+    }
+}
+
+/// The C++ type of a literal whose type the checker, which types C, does
+/// not say the same way, spelled as a cast: a character literal is a
+/// `char` in C++ (an `int` in C), and `5LL` a `long long` (a 64-bit
+/// integer that names would spell `long`).
+fn literal_type(t: &Token) -> Option<&'static [Keyword]> {
+    match &t.kind {
+        TokenKind::Char(_) => Some(&[Keyword::Char]),
+        TokenKind::Int { .. } => {
+            let suffix = t.text.to_ascii_lowercase();
+            let suffix = suffix.trim_end_matches('u');
+            if !suffix.ends_with("ll") {
+                return None;
+            }
+            Some(if t.text.to_ascii_lowercase().contains('u') {
+                &[Keyword::Unsigned, Keyword::Long, Keyword::Long]
+            } else {
+                &[Keyword::Long, Keyword::Long]
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A declarator found by [`declarator_at`]: token indices.
+struct Declarator {
+    /// The declaration specifiers (`const float`, `std::size_t`).
+    specs: Vec<usize>,
+    /// The pointer part before the name (`*`, `* const`, `&`).
+    pointer: Vec<usize>,
+    name: usize,
+    array: bool,
+    /// The initializer after `=`.
+    init: Option<(usize, usize)>,
+}
+
+/// The declarator whose name is token `name`, when `name` is declared
+/// there; `lo` bounds the search backwards.
+fn declarator_at(tokens: &[Token], lo: usize, name: usize) -> Option<Declarator> {
+    let start = declaration_start(tokens, lo, name);
+    let (specs, mut i) = specifiers(tokens, start, name)?;
+    loop {
+        let pointer_start = i;
+        while i < name && is_pointer_part(&tokens[i]) {
+            i += 1;
+        }
+        if tokens.get(i)?.kind != TokenKind::Ident {
+            return None;
+        }
+        let here = i;
+        let pointer: Vec<usize> = (pointer_start..here).collect();
+        i += 1;
+        let mut array = false;
+        while tokens.get(i)?.kind == TokenKind::Punct(Punct::LBracket) {
+            array = true;
+            i = skip_group(tokens, i)?;
+        }
+        let mut init = None;
+        match tokens.get(i)?.kind {
+            TokenKind::Punct(Punct::Assign) => {
+                let end = expression_end(tokens, i + 1)?;
+                init = Some((i + 1, end));
+                i = end;
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBrace) => i = skip_group(tokens, i)?,
+            _ => {}
+        }
+        if here == name {
+            return Some(Declarator {
+                specs,
+                pointer,
+                name,
+                array,
+                init,
+            });
+        }
+        if here > name || tokens.get(i)?.kind != TokenKind::Punct(Punct::Comma) {
+            return None;
+        }
+        i += 1;
+    }
+}
+
+/// Where the declaration (or parameter) holding token `at` starts: after
+/// the `;`, `{` or `}` before it, or after the `(` or `,` that opens a
+/// parameter.
+fn declaration_start(tokens: &[Token], lo: usize, at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut comma = None;
+    let mut i = at;
+    while i > lo {
+        i -= 1;
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth += 1,
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) if depth == 0 => {
+                return comma.map_or(i + 1, |c| c + 1);
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth -= 1,
+            TokenKind::Punct(Punct::Comma) if depth == 0 && comma.is_none() => comma = Some(i),
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) if depth == 0 => {
+                return i + 1;
+            }
+            _ => {}
+        }
+    }
+    lo
+}
+
+/// The declaration specifiers at `start` (before `limit`), and where the
+/// declarators begin; `None` when `start` does not begin a declaration
+/// (no type, or a word that begins a statement).
+fn specifiers(tokens: &[Token], start: usize, limit: usize) -> Option<(Vec<usize>, usize)> {
+    let mut specs = Vec::new();
+    let mut typed = false;
+    let mut i = start;
+    while i < limit {
+        let t = &tokens[i];
+        match t.kind {
+            TokenKind::Keyword(k) if is_specifier(k) => {
+                typed |= is_type_word(k) && !matches!(k, Keyword::Const | Keyword::Volatile);
+                specs.push(i);
+                i += 1;
+                if matches!(
+                    k,
+                    Keyword::Struct | Keyword::Class | Keyword::Union | Keyword::Enum
+                ) {
+                    typed = false;
+                }
+            }
+            TokenKind::Ident | TokenKind::Punct(Punct::ColonColon) if !typed => {
+                let end = type_name_end(tokens, i, limit)?;
+                specs.extend(i..end);
+                typed = true;
+                i = end;
+            }
+            _ => break,
+        }
+    }
+    typed.then_some((specs, i))
+}
+
+/// The end of a (possibly qualified, possibly templated) type name at `i`.
+fn type_name_end(tokens: &[Token], mut i: usize, limit: usize) -> Option<usize> {
+    if tokens[i].kind == TokenKind::Punct(Punct::ColonColon) {
+        i += 1;
+    }
+    loop {
+        if i >= limit || tokens[i].kind != TokenKind::Ident {
+            return None;
+        }
+        i += 1;
+        if i < limit && tokens[i].kind == TokenKind::Punct(Punct::Lt) {
+            i = angle_end(tokens, i, limit)? + 1;
+        }
+        if i < limit && tokens[i].kind == TokenKind::Punct(Punct::ColonColon) {
+            i += 1;
+            continue;
+        }
+        return Some(i);
+    }
+}
+
+/// The index of the `>` closing the `<` at `open` (a `>>` closing two).
+fn angle_end(tokens: &[Token], open: usize, limit: usize) -> Option<usize> {
+    let mut angles = 0usize;
+    for (i, t) in tokens.iter().enumerate().take(limit).skip(open) {
+        match t.kind {
+            TokenKind::Punct(Punct::Lt) => angles += 1,
+            TokenKind::Punct(Punct::Gt) => angles -= 1,
+            TokenKind::Punct(Punct::Shr) => angles = angles.saturating_sub(2),
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
+            _ => {}
+        }
+        if angles == 0 {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Just past the bracketed group opening at `open`.
+fn skip_group(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            TokenKind::Punct(Punct::Semi) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The end of an initializer at `start`: its `,` or `;` outside brackets,
+/// or the `)` closing what holds it.
+fn expression_end(tokens: &[Token], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(start) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) if depth == 0 => {
+                return Some(i)
+            }
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => depth -= 1,
+            TokenKind::Punct(Punct::Comma | Punct::Semi) if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `*`, `&`, `&&` and the qualifiers between a declarator's specifiers
+/// and its name.
+fn is_pointer_part(t: &Token) -> bool {
+    matches!(
+        t.kind,
+        TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd)
+            | TokenKind::Keyword(
+                Keyword::Const
+                    | Keyword::Volatile
+                    | Keyword::Restrict
+                    | Keyword::Restrict2
+                    | Keyword::CRestrict
+            )
+    )
+}
+
+/// Keywords that may appear among a host variable's specifiers.
+fn is_specifier(k: Keyword) -> bool {
+    is_type_word(k)
+        || matches!(
+            k,
+            Keyword::Static
+                | Keyword::Extern
+                | Keyword::Inline
+                | Keyword::Register
+                | Keyword::Constexpr
+                | Keyword::Typename
+        )
+}
+
+/// Keywords that are part of a type (what a stand-in's cast keeps).
+fn is_type_word(k: Keyword) -> bool {
+    matches!(
+        k,
+        Keyword::Void
+            | Keyword::Bool
+            | Keyword::CBool
+            | Keyword::Char
+            | Keyword::Short
+            | Keyword::Int
+            | Keyword::Long
+            | Keyword::Float
+            | Keyword::Double
+            | Keyword::Signed
+            | Keyword::Unsigned
+            | Keyword::Const
+            | Keyword::Volatile
+            | Keyword::Struct
+            | Keyword::Class
+            | Keyword::Union
+            | Keyword::Enum
+            | Keyword::Auto
+    )
+}
+
+fn is_kw(t: &Token, k: Keyword) -> bool {
+    t.kind == TokenKind::Keyword(k)
+}
+
+fn punct(p: Punct, span: Span) -> Token {
+    Token {
+        kind: TokenKind::Punct(p),
+        text: p.as_str().to_string(),
+        span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stand-in expressions of the arguments of the one launch in
+    /// `src`, a host function, as text.
+    fn stand_ins(src: &str) -> Vec<String> {
+        let (tokens, diags) = crate::lexer::lex_raw(src);
+        assert!(diags.is_empty(), "{diags:?}");
+        let open = (0..tokens.len())
+            .find(|&i| tokens[i].text == ">>" && tokens[i + 1].text == ">")
+            .expect("a launch")
+            + 2;
+        let body = tokens.iter().position(|t| t.text == "{").expect("a body");
+        let bindings = FxHashMap::default();
+        let scope = HostScope {
+            tokens: &tokens,
+            function: (0, tokens.len()),
+            body,
+            globals: &[],
+            bindings: &bindings,
+        };
+        scope
+            .launch_args(open)
+            .iter()
+            .map(|a| {
+                let words: Vec<&str> = a.tokens.iter().map(|t| t.text.as_str()).collect();
+                words.join(" ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn host_variables_become_stand_ins_of_their_declared_types() {
+        let got = stand_ins(
+            "void f(const float *in, int n) {\n\
+               float *a, b[4]; unsigned long long c = 1; auto d = a;\n\
+               { int a; }\n\
+               k<<<1, 1>>>(in, n * 2, a, b, c, d, (int *)a, x.y);\n\
+             }",
+        );
+        assert_eq!(
+            got,
+            [
+                "( * ( const float * * ) 0 )",
+                "( * ( int * ) 0 ) * 2",
+                "( * ( float * * ) 0 )",
+                "( ( float * ) 0 )",
+                "( * ( unsigned long long * ) 0 )",
+                "( ( * ( float * * ) 0 ) )",
+                "( int * ) ( * ( float * * ) 0 )",
+                "x . y",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_declarations_stay_as_written() {
+        // `n = 4;` assigns, `g(p)` calls: neither declares; `q` is declared
+        // in a block closed before the launch.
+        let got = stand_ins("void f() { n = 4; g(p); { float *q; } k<<<1, 1>>>(n, p, q, g(n)); }");
+        assert_eq!(got, ["n", "p", "q", "g ( n )"]);
+    }
+}
