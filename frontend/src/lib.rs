@@ -19,6 +19,7 @@
 
 pub mod ast;
 pub mod codes;
+mod curand;
 mod diag;
 mod dump;
 pub mod half;
