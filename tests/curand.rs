@@ -122,15 +122,42 @@ fn kernelc_ptx(source: &str, level: u8, arch: &str) -> String {
         .expect("the backend selects the kernels")
 }
 
+/// kernelc's PTX of `source` for sm_90 from the command line, with `flags`.
+fn kernelc_cli_ptx(source: &str, flags: &[&str], name: &str) -> String {
+    let dir = common::scratch(&format!("curand-cli-{name}"));
+    let (src, ptx) = (dir.join("curand.cu"), dir.join("kernelc.ptx"));
+    std::fs::write(&src, source).unwrap();
+    let mut args = vec![
+        src.to_str().unwrap(),
+        "-arch=sm_90",
+        "-o",
+        ptx.to_str().unwrap(),
+    ];
+    args.extend(flags);
+    let out = common::kernelc(&args);
+    assert!(
+        out.status.success(),
+        "kernelc {flags:?}: {}",
+        common::stderr(&out)
+    );
+    std::fs::read_to_string(ptx).unwrap()
+}
+
 /// nvcc's PTX of `source` for `arch`, with NVIDIA's cuRAND header, or
 /// `None` after a loud skip (a failure in CI).
 fn nvcc_ptx(source: &str, arch: &str, name: &str) -> Option<String> {
+    nvcc_ptx_with(source, arch, name, &[])
+}
+
+/// [`nvcc_ptx`] with more of nvcc's flags.
+fn nvcc_ptx_with(source: &str, arch: &str, name: &str, more: &[&str]) -> Option<String> {
     let headers = common::cuda_headers_or_skip()?;
     let nvcc = common::nvcc_or_skip("the cuRAND kernels")?;
     let dir = common::scratch(&format!("curand-{name}"));
     let src = dir.join("curand.cu");
     std::fs::write(&src, source).unwrap();
-    let flags = vec!["-I".to_string(), headers.display().to_string()];
+    let mut flags = vec!["-I".to_string(), headers.display().to_string()];
+    flags.extend(more.iter().map(|f| f.to_string()));
     Some(common::nvcc_ptx_to(
         &nvcc,
         &src,
@@ -246,6 +273,27 @@ fn agrees_with_nvcc(kernel: &str) {
     }
 }
 
+/// The same with nvcc's floating-point flags given to both compilers
+/// (fewer threads: the edges of the seeds and subsequences at offset 0 to 4).
+#[test]
+fn the_float_flags_change_the_draws_as_they_do_nvccs() {
+    let n = 64;
+    let ins = inputs(n);
+    for flags in [&["--fmad=false"][..], &["--use_fast_math"], &["-ftz=true"]] {
+        let name = flags[0].replace(|c: char| !c.is_alphanumeric(), "");
+        let Some(nvcc) = nvcc_ptx_with(SOURCE, "sm_90", &name, flags) else {
+            return;
+        };
+        let ours = kernelc_cli_ptx(SOURCE, flags, &name);
+        for kernel in ["xorwow", "philox"] {
+            let (want, got) = (run(&nvcc, kernel, &ins, n), run(&ours, kernel, &ins, n));
+            if let Some(d) = first_difference(&want, &got, &ins) {
+                panic!("{kernel} with {flags:?} differs from nvcc's PTX on the emulator: {d}");
+            }
+        }
+    }
+}
+
 #[test]
 fn xorwow_gives_nvccs_bits() {
     agrees_with_nvcc("xorwow");
@@ -298,6 +346,28 @@ __global__ void d(curandStatePhilox4_32_10 *s, curandStateXORWOW *t, curandState
 fn an_unused_include_adds_nothing_to_the_ptx() {
     let body = "__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n";
     let with = format!("#include <curand_kernel.h>\n{body}");
+    // Its functions are not even lowered (frontend/src/prune.rs), so they
+    // cost the optimizer nothing.
+    let functions = |src: &str| {
+        let program = frontend::check(src, &driver::frontend_options(80, &[])).unwrap();
+        let module = frontend::lower(&program).unwrap();
+        let names: Vec<String> = module.functions.values().map(|f| f.name.clone()).collect();
+        names
+    };
+    assert_eq!(functions(&with), functions(body));
+    // One function used: it and what it calls, no more.
+    let one = format!(
+        "#include <curand_kernel.h>\n__global__ void k(curandState *s, float *x) {{ x[0] = curand_uniform(s); }}\n"
+    );
+    assert_eq!(
+        functions(&one),
+        [
+            "_Z21__kernelc_curand_unitj",
+            "_Z6curandP17curandStateXORWOW",
+            "_Z14curand_uniformP17curandStateXORWOW",
+            "_Z1kP17curandStateXORWOWPf"
+        ]
+    );
     for level in [0, 3] {
         assert_eq!(
             kernelc_ptx(&with, level, "sm_90"),

@@ -31,6 +31,7 @@ mod lower;
 pub mod mangle;
 mod parser;
 mod preprocess;
+mod prune;
 mod sema;
 mod snippet;
 mod source_map;
@@ -360,5 +361,5 @@ pub fn check_files(
         diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
-    Ok((program, diags))
+    Ok((prune::drop_unused_header_functions(program, map), diags))
 }

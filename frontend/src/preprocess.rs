@@ -875,7 +875,10 @@ impl Pp<'_> {
     /// ([`Header::Source`]), whose pseudo paths start `<kernelc>/`.
     fn in_kernelc_header(&self) -> bool {
         let current = self.stack.last().copied().unwrap_or(0);
-        self.map.file(current).name().starts_with("<kernelc>/")
+        self.map
+            .file(current)
+            .name()
+            .starts_with(crate::prune::HEADER_PREFIX)
     }
 
     /// `#pragma kernelc unsupported NAME... "WHAT"` in a kernelc header:
