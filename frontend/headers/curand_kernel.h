@@ -2,8 +2,10 @@
 // Philox4x32-10 generators, written for kernelc from cuRAND's documented
 // behaviour and the published algorithms (Marsaglia's xorwow, "Xorshift
 // RNGs", 2003; Salmon et al.'s Philox4x32-10, "Parallel random numbers: as
-// easy as 1, 2, 3", SC 2011). Every result has the bits NVIDIA's header
-// gives: tests/curand.rs compares them on the PTX emulator.
+// easy as 1, 2, 3", SC 2011). States, draws and uniform values have the
+// bits NVIDIA's header gives; normal values are those of kernelc's logf,
+// log and sincospi (within 2 ulp of NVIDIA's). tests/curand.rs compares
+// them on the PTX emulator.
 //
 // kernelc compiles this text as it compiles a program's own header
 // (frontend/src/curand.rs adds the one generated table); each function is
@@ -379,11 +381,10 @@ static __forceinline__ __device__ float4 curand_uniform4(curandStatePhilox4_32_1
                      __kernelc_curand_unit(x.z), __kernelc_curand_unit(x.w));
 }
 
-// One draw (32 random bits) per double, unlike XORWOW's two.
+// One draw (32 random bits) per double, unlike XORWOW's two: (x + 1) / 2^32.
 static __forceinline__ __device__ double curand_uniform_double(
     curandStatePhilox4_32_10_t *state) {
-  return curand(state) * __KERNELC_CURAND_2POW32_INV_DOUBLE +
-         (__KERNELC_CURAND_2POW32_INV_DOUBLE / 2.0);
+  return curand(state) * __KERNELC_CURAND_2POW32_INV_DOUBLE + __KERNELC_CURAND_2POW32_INV_DOUBLE;
 }
 
 static __forceinline__ __device__ double2 curand_uniform2_double(
