@@ -41,7 +41,7 @@ pub mod target;
 use core::fmt;
 use cranelift_entity::SecondaryMap;
 use midend::ir::{FuncId, InstData, Linkage, Module};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
 pub use target::{Features, PtxVersion, Target, UnknownTarget};
@@ -150,10 +150,11 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
     let sel = select_module(module, opts)?;
     let mut out = String::new();
     emit::write_header(&mut out, opts.producer.as_deref(), sel.version, opts.target);
-    if !module.globals.is_empty() {
+    let globals = printed_globals(module);
+    if !globals.is_empty() {
         out.push('\n');
     }
-    for (_, g) in module.globals.iter() {
+    for g in globals {
         emit::write_global(&mut out, g).map_err(module_error)?;
     }
     let runtime = runtime_calls(module);
@@ -171,6 +172,35 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
         emit::write_function(&mut out, mf);
     }
     Ok(out)
+}
+
+/// The module variables that are printed: all of the program's, and
+/// those kernelc itself made (its math tables, the tables of its headers:
+/// internal, named `__kernelc_...`) only when a printed function uses
+/// them, so that a header or a function nothing calls leaves none behind,
+/// as with nvcc.
+fn printed_globals(module: &Module) -> Vec<&midend::ir::GlobalVarData> {
+    let live = live_functions(module);
+    let mut used = FxHashSet::default();
+    for (id, func) in module.functions.iter() {
+        if !live[id] {
+            continue;
+        }
+        for (_, inst) in func.layout.insts() {
+            if let InstData::GlobalAddr { gv } = &func.dfg.insts[inst] {
+                used.insert(*gv);
+            }
+        }
+    }
+    module
+        .globals
+        .iter()
+        .filter(|(gv, g)| {
+            let kernelcs = g.linkage == Linkage::Internal && g.name.starts_with("__kernelc_");
+            !kernelcs || used.contains(gv)
+        })
+        .map(|(_, g)| g)
+        .collect()
 }
 
 /// The runtime functions (`vprintf`, `__assertfail`) the module calls, in

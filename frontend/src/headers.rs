@@ -1,8 +1,10 @@
 //! The standard and CUDA headers kernelc knows, and the macros each brings.
 //!
-//! kernelc's own headers are not files: each is a list of macro
-//! definitions here, found after every file of the include path
-//! (`include.rs`).
+//! kernelc's own headers are not files: most are a list of macro
+//! definitions here; one whose content is device code (cuRAND's device
+//! API, `crate::curand`) is CUDA source that the preprocessor reads as if
+//! it were a file at a pseudo path. All are found after every file of the
+//! include path (`include.rs`).
 //! nvcc force-includes `cuda_runtime.h`, which pulls in the C library's
 //! `math.h`, `limits.h`, `stdlib.h` and `stddef.h`; so `INFINITY`, `M_PI`,
 //! `INT_MAX` or `NULL` work in a `.cu` file with no `#include` at all, and
@@ -20,6 +22,13 @@
 pub(crate) enum Header {
     /// Known; defines these macros (`NAME body`, or `NAME(params) body`).
     Macros(&'static [&'static str]),
+    /// Known; CUDA source the preprocessor includes as a file: `path` (a
+    /// pseudo path, `<kernelc>/...`) names it in diagnostics and is its
+    /// identity for `#pragma once`, `text` gives the source.
+    Source {
+        path: &'static str,
+        text: fn() -> &'static str,
+    },
     /// Known, but its declarations (half types, cooperative groups, ...)
     /// are beyond kernelc: the reason for the diagnostic.
     Unsupported(&'static str),
@@ -352,9 +361,11 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         "curand_kernel.h" | "curand_discrete2.h" | "curand_globals.h" | "curand_lognormal.h"
         | "curand_mrg32k3a.h" | "curand_mtgp32.h" | "curand_mtgp32_kernel.h"
         | "curand_normal.h" | "curand_philox4x32_x.h" | "curand_poisson.h"
-        | "curand_precalc.h" | "curand_uniform.h" => {
-            Header::Unsupported("cuRAND's device API")
-        }
+        | "curand_precalc.h" | "curand_uniform.h" => Header::Source {
+            // curand_kernel.h includes the others: each is the whole API.
+            path: crate::curand::PATH,
+            text: crate::curand::source,
+        },
         _ if name.starts_with("cub/")
             || name.starts_with("thrust/")
             || name.starts_with("cuda/")

@@ -19,6 +19,7 @@
 
 pub mod ast;
 pub mod codes;
+mod curand;
 mod diag;
 mod dump;
 pub mod half;
@@ -31,6 +32,7 @@ mod lower;
 pub mod mangle;
 mod parser;
 mod preprocess;
+mod prune;
 mod sema;
 mod snippet;
 mod source_map;
@@ -360,5 +362,5 @@ pub fn check_files(
         diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
-    Ok((program, diags))
+    Ok((prune::drop_unused_header_functions(program, map), diags))
 }

@@ -101,6 +101,9 @@ struct Pp<'s> {
     base: u32,
     /// Identities of the files that said `#pragma once`.
     once: FxHashSet<String>,
+    /// Names a kernelc header declines (`#pragma kernelc unsupported`),
+    /// each with what it belongs to: a use in the program is an error.
+    unsupported: FxHashMap<String, String>,
     /// What `__FILE__` expands to in the main file.
     file_name: String,
     macros: FxHashMap<String, Macro>,
@@ -139,6 +142,7 @@ pub(crate) fn preprocess(
         text,
         base: 0,
         once: FxHashSet::default(),
+        unsupported: FxHashMap::default(),
         file_name: opts
             .file_name
             .clone()
@@ -246,7 +250,11 @@ impl Pp<'_> {
                 j += 1;
             }
             if self.active() {
+                let from = out.len();
                 self.expand_seq(&raw[i..j], None, &mut Vec::new(), out);
+                if !self.unsupported.is_empty() {
+                    self.check_unsupported(&out[from..]);
+                }
             }
             i = j;
         }
@@ -321,6 +329,16 @@ enum Found {
     Unreadable(PathBuf, String),
     /// Nothing: a note saying where it looked.
     Nothing(String),
+}
+
+/// A kernelc header of source ([`Header::Source`]) as the file it stands
+/// for: its pseudo path is its name and its identity.
+fn source_header(path: &'static str, text: fn() -> &'static str) -> (PathBuf, LoadedFile) {
+    let file = LoadedFile {
+        text: text().to_string(),
+        identity: path.to_string(),
+    };
+    (PathBuf::from(path), file)
 }
 
 /// `span` (of an included file's own text) moved to the file's `base`.
@@ -769,6 +787,9 @@ impl Pp<'_> {
                         self.once.insert(id);
                     }
                 }
+                Some("kernelc") if self.in_kernelc_header() => {
+                    self.kernelc_pragma(&rest[1..], whole)
+                }
                 _ => self.diags.push(
                     Diagnostic::warning(whole, Code::W0006, "unknown `#pragma` ignored")
                         .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
@@ -820,6 +841,12 @@ impl Pp<'_> {
                     self.builtin_define(def);
                 }
             }
+            Found::Header(Header::Source { path, text }) => self.read_included(
+                source_header(path, text),
+                FoundIn::NoSearch,
+                Some(whole),
+                out,
+            ),
             Found::Header(Header::Unsupported(what)) => self.diags.push(
                 Diagnostic::error(
                     whole,
@@ -840,6 +867,50 @@ impl Pp<'_> {
                     format!("cannot find the file `#include {spelling}` names"),
                 );
                 self.diags.push(d.with_note(searched));
+            }
+        }
+    }
+
+    /// Whether the current file is one of kernelc's headers of source
+    /// ([`Header::Source`]), whose pseudo paths start `<kernelc>/`.
+    fn in_kernelc_header(&self) -> bool {
+        let current = self.stack.last().copied().unwrap_or(0);
+        self.map
+            .file(current)
+            .name()
+            .starts_with(crate::prune::HEADER_PREFIX)
+    }
+
+    /// `#pragma kernelc unsupported NAME... "WHAT"` in a kernelc header:
+    /// the names belong to WHAT, which kernelc does not provide, and a use
+    /// of one in the program is a located error saying so (E0002) rather
+    /// than an unknown name.
+    fn kernelc_pragma(&mut self, rest: &[Token], whole: Span) {
+        match rest {
+            [verb, names @ .., what] if verb.text == "unsupported" => {
+                let TokenKind::Str(what) = &what.kind else {
+                    return self.error(
+                        whole,
+                        Code::E0010,
+                        "`#pragma kernelc unsupported` ends with a string",
+                    );
+                };
+                for name in names.iter().filter(|t| is_name(t)) {
+                    self.unsupported.insert(name.text.clone(), what.clone());
+                }
+            }
+            _ => self.error(whole, Code::E0010, "unknown `#pragma kernelc`"),
+        }
+    }
+
+    /// A located error for each use of a name a kernelc header declines.
+    fn check_unsupported(&mut self, toks: &[Token]) {
+        for t in toks {
+            if let (TokenKind::Ident, Some(what)) = (&t.kind, self.unsupported.get(&t.text)) {
+                let msg = format!("`{}` is not supported by kernelc", t.text);
+                let note = format!("kernelc does not provide {what}");
+                self.diags
+                    .push(Diagnostic::error(t.span, Code::E0002, msg).with_note(note));
             }
         }
     }
@@ -1009,6 +1080,9 @@ impl Pp<'_> {
                     self.builtin_define(def);
                 }
             }
+            Some(Header::Source { path, text }) => {
+                self.read_included(source_header(path, text), FoundIn::NoSearch, None, out)
+            }
             Some(Header::Unsupported(what)) => {
                 let msg = format!("`-include {name}` is not supported by kernelc");
                 let d = Diagnostic::unlocated(Code::E0002, msg);
@@ -1039,7 +1113,7 @@ impl Pp<'_> {
         // its other path.
         let there = matches!(
             self.find(req),
-            Found::File(..) | Found::Header(Header::Macros(_))
+            Found::File(..) | Found::Header(Header::Macros(_) | Header::Source { .. })
         );
         Some((there, close + 1))
     }
