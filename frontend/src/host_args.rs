@@ -527,27 +527,7 @@ fn is_specifier(k: Keyword) -> bool {
 
 /// Keywords that are part of a type (what a stand-in's cast keeps).
 fn is_type_word(k: Keyword) -> bool {
-    matches!(
-        k,
-        Keyword::Void
-            | Keyword::Bool
-            | Keyword::CBool
-            | Keyword::Char
-            | Keyword::Short
-            | Keyword::Int
-            | Keyword::Long
-            | Keyword::Float
-            | Keyword::Double
-            | Keyword::Signed
-            | Keyword::Unsigned
-            | Keyword::Const
-            | Keyword::Volatile
-            | Keyword::Struct
-            | Keyword::Class
-            | Keyword::Union
-            | Keyword::Enum
-            | Keyword::Auto
-    )
+    k.starts_type() || k == Keyword::Auto
 }
 
 fn is_kw(t: &Token, k: Keyword) -> bool {

@@ -91,6 +91,33 @@ keywords! {
     StaticAssert => "static_assert",
 }
 
+impl Keyword {
+    /// Whether the keyword can start a type name: a basic type, a
+    /// qualifier, or `struct`/`class`/`union`/`enum` before a tag.
+    pub fn starts_type(self) -> bool {
+        use Keyword::*;
+        matches!(
+            self,
+            Void | Bool
+                | CBool
+                | Char
+                | Short
+                | Int
+                | Long
+                | Float
+                | Double
+                | Signed
+                | Unsigned
+                | Const
+                | Volatile
+                | Enum
+                | Struct
+                | Class
+                | Union
+        )
+    }
+}
+
 macro_rules! puncts {
     ($($variant:ident => $text:literal,)*) => {
         /// Punctuators, listed longest first so the lexer can match greedily.

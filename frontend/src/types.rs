@@ -78,27 +78,7 @@ impl StructDef {
         members: Vec<(String, CType, u64)>,
         min_align: u64,
     ) -> StructDef {
-        let mut offset = 0u64;
-        let mut align = min_align.max(1);
-        let mut fields = Vec::new();
-        for (name, ty, least) in members {
-            let a = ty.align().max(least);
-            offset = offset.div_ceil(a).saturating_mul(a);
-            align = align.max(a);
-            let size = ty.size().unwrap_or(0);
-            fields.push(Field { name, ty, offset });
-            offset = offset.saturating_add(size);
-        }
-        let size = offset.max(1).div_ceil(align).saturating_mul(align);
-        StructDef {
-            id,
-            name,
-            tagged,
-            fields,
-            size,
-            align,
-            is_union: false,
-        }
+        Self::lay_out(id, name, tagged, members, min_align, false)
     }
 
     /// A `union`'s layout: every member at offset 0, the union as large as
@@ -111,26 +91,42 @@ impl StructDef {
         members: Vec<(String, CType, u64)>,
         min_align: u64,
     ) -> StructDef {
-        let mut largest = 0u64;
+        Self::lay_out(id, name, tagged, members, min_align, true)
+    }
+
+    /// The layout of a struct, or of a union (every member at 0).
+    fn lay_out(
+        id: u32,
+        name: String,
+        tagged: bool,
+        members: Vec<(String, CType, u64)>,
+        min_align: u64,
+        is_union: bool,
+    ) -> StructDef {
+        let mut offset = 0u64;
+        let mut end = 0u64;
         let mut align = min_align.max(1);
         let mut fields = Vec::new();
         for (name, ty, least) in members {
-            align = align.max(ty.align().max(least));
-            largest = largest.max(ty.size().unwrap_or(0));
-            fields.push(Field {
-                name,
-                ty,
-                offset: 0,
-            });
+            let a = ty.align().max(least);
+            offset = offset.div_ceil(a).saturating_mul(a);
+            align = align.max(a);
+            let size = ty.size().unwrap_or(0);
+            fields.push(Field { name, ty, offset });
+            end = end.max(offset.saturating_add(size));
+            if !is_union {
+                offset = end;
+            }
         }
+        let size = end.max(1).div_ceil(align).saturating_mul(align);
         StructDef {
             id,
             name,
             tagged,
             fields,
-            size: largest.max(1).div_ceil(align).saturating_mul(align),
+            size,
             align,
-            is_union: true,
+            is_union,
         }
     }
 

@@ -81,6 +81,8 @@ struct MemberHead {
     start: Span,
     specs: FnSpecs,
     ret: QualType,
+    /// `ret` is the pointer of a returned reference.
+    returns_ref: bool,
     method: Option<Method>,
 }
 
@@ -368,13 +370,13 @@ impl Parser<'_> {
         }
         let class_name = crate::mangle::unqualified(&ctx.key).to_string();
         let ctor = self.constructor_at(&class_name);
-        let (ret, specs, name_tok, is_static) = match ctor {
+        let (ret, returns_ref, specs, name_tok, is_static) = match ctor {
             Some(n) => {
                 let specs = self.function_specifiers(n);
                 let name_tok = self.bump();
-                self.returns_ref = false;
                 (
                     QualType::plain(CType::Void, name_tok.span),
+                    false,
                     specs,
                     name_tok,
                     false,
@@ -397,9 +399,9 @@ impl Parser<'_> {
                     );
                 };
                 let ret = self.pointers(base);
-                let ret = self.returned_reference(ret)?;
+                let (ret, returns_ref) = self.returned_reference(ret)?;
                 let name_tok = self.function_name()?;
-                (ret, ds.fns, name_tok, ds.storage.is_static)
+                (ret, returns_ref, ds.fns, name_tok, ds.storage.is_static)
             }
         };
         self.expect_punct(Punct::LParen, "to open the parameter list")?;
@@ -444,6 +446,7 @@ impl Parser<'_> {
             start,
             specs,
             ret,
+            returns_ref,
             method,
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -464,7 +467,7 @@ impl Parser<'_> {
             specs: head.specs,
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
-            returns_ref: self.returns_ref,
+            returns_ref: head.returns_ref,
             params,
             body,
             launch_bounds: None,
@@ -483,7 +486,7 @@ impl Parser<'_> {
         &mut self,
         q: &super::namespaces::QualName,
         specs: FnSpecs,
-        ret: QualType,
+        (ret, returns_ref): (QualType, bool),
         start: Span,
     ) -> PResult<Option<FunctionDecl>> {
         let Some(((_, _), scope)) = q.parts.split_last() else {
@@ -521,6 +524,7 @@ impl Parser<'_> {
             start,
             specs,
             ret,
+            returns_ref,
             method,
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -608,10 +612,9 @@ impl Parser<'_> {
         Ok(body)
     }
 
-    /// A function's return type `ret` followed by `&`: a pointer to it,
-    /// and [`Parser::returns_ref`] set for the declaration being read.
-    pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<QualType> {
-        self.returns_ref = false;
+    /// A function's return type `ret`, followed here by `&` when it
+    /// returns a reference: then a pointer to it, and `true`.
+    pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<(QualType, bool)> {
         if self.is_punct(Punct::AndAnd) {
             let sp = self.span();
             return self.error(
@@ -621,10 +624,9 @@ impl Parser<'_> {
             );
         }
         if !self.eat_punct(Punct::Amp) {
-            return Ok(ret);
+            return Ok((ret, false));
         }
-        self.returns_ref = true;
-        Ok(QualType {
+        let pointer = QualType {
             ty: CType::Pointer {
                 pointee: Box::new(ret.ty),
                 pointee_const: ret.is_const,
@@ -635,7 +637,8 @@ impl Parser<'_> {
             is_volatile: false,
             spelling: ret.spelling,
             span: ret.span,
-        })
+        };
+        Ok((pointer, true))
     }
 
     /// If a constructor of `class_name` starts here: the number of

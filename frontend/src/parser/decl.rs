@@ -217,24 +217,7 @@ impl Parser<'_> {
             return false;
         }
         match &t.kind {
-            TokenKind::Keyword(k) => matches!(
-                k,
-                Keyword::Void
-                    | Keyword::Bool
-                    | Keyword::CBool
-                    | Keyword::Char
-                    | Keyword::Short
-                    | Keyword::Int
-                    | Keyword::Long
-                    | Keyword::Float
-                    | Keyword::Double
-                    | Keyword::Signed
-                    | Keyword::Unsigned
-                    | Keyword::Const
-                    | Keyword::Volatile
-                    | Keyword::Enum
-                    | Keyword::Struct
-            ),
+            TokenKind::Keyword(k) => k.starts_type(),
             TokenKind::Ident if self.is_punct_at(n + 1, Punct::ColonColon) => {
                 self.qualified_type_at(n).is_some()
             }
@@ -1098,24 +1081,19 @@ impl Parser<'_> {
         // A function has `name (` after the pointers; anything else is a variable.
         let save = self.pos;
         let ret = self.pointers(base.clone());
-        let ret = if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-            let ret = self.returned_reference(ret)?;
-            if !self.is_kw(Keyword::Operator)
-                && !self.is_punct_at(1, Punct::LParen)
-                && self.qualified_at(0).is_none()
-            {
-                let sp = self.prev_span();
-                return self.error(
-                    sp,
-                    Code::E0002,
-                    "references at file scope are not supported by kernelc",
-                );
-            }
-            ret
-        } else {
-            self.returns_ref = false;
-            ret
-        };
+        let (ret, returns_ref) = self.returned_reference(ret)?;
+        if returns_ref
+            && !self.is_kw(Keyword::Operator)
+            && !self.is_punct_at(1, Punct::LParen)
+            && self.qualified_at(0).is_none()
+        {
+            let sp = self.prev_span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "references at file scope are not supported by kernelc",
+            );
+        }
         // `T sim::f(...)`: a namespace member defined outside it.
         let qualified = self
             .qualified_at(0)
@@ -1143,7 +1121,8 @@ impl Parser<'_> {
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
         if let Some(q) = &qualified {
-            if let Some(f) = self.out_of_line_member(q, ds.fns.clone(), ret.clone(), start)? {
+            let written = (ret.clone(), returns_ref);
+            if let Some(f) = self.out_of_line_member(q, ds.fns.clone(), written, start)? {
                 return Ok(vec![Item::Function(f)]);
             }
         }
@@ -1173,7 +1152,7 @@ impl Parser<'_> {
             specs: ds.fns,
             ret: ret.ty.clone(),
             ret_span: ret.span,
-            returns_ref: self.returns_ref,
+            returns_ref,
             params,
             body,
             launch_bounds: ds.launch_bounds,

@@ -169,8 +169,6 @@ pub(crate) struct Parser<'t> {
     /// The classes with member functions defined so far, by key (for
     /// member functions defined outside their class).
     classes: FxHashMap<String, classes::ClassCtx>,
-    /// The function declaration being read returns a reference.
-    returns_ref: bool,
     /// File-scope `const`/`constexpr` integers whose values the parser can
     /// compute, by key: struct member array sizes may use them.
     constants: FxHashMap<String, i128>,
@@ -210,7 +208,6 @@ impl<'t> Parser<'t> {
             pending_items: Vec::new(),
             class: None,
             classes: FxHashMap::default(),
-            returns_ref: false,
             constants: FxHashMap::default(),
             structs: FxHashMap::default(),
             next_struct_id: crate::types::FIRST_USER_STRUCT_ID,

@@ -207,8 +207,10 @@ impl Checker {
     /// one value, zero for none, the members in order for several).
     pub(super) fn construct(&mut self, ty: &CType, args: &[ast::Expr], span: Span) -> Option<Expr> {
         let Some(def) = ty.struct_def().cloned() else {
-            let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
-            drop(typed);
+            // The arguments are checked for their own errors all the same.
+            for a in args {
+                let _ = self.expr(a);
+            }
             self.error(
                 span,
                 Code::E0007,
@@ -350,12 +352,10 @@ impl Checker {
     pub(super) fn functor_call(
         &mut self,
         name: &str,
-        b: Binding,
         at: Span,
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
-        let _ = b;
         let obj = self.expr_nodecay(&ast::Expr {
             kind: ast::ExprKind::Ident(name.to_string()),
             span: at,

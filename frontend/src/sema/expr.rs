@@ -1221,8 +1221,8 @@ impl Checker {
                 return None;
             }
         };
-        if let Some(b) = self.lookup(name).filter(|b| self.is_class_object(b)) {
-            return self.functor_call(name, b, callee.span, args, span);
+        if self.lookup(name).is_some_and(|b| self.is_class_object(&b)) {
+            return self.functor_call(name, callee.span, args, span);
         }
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
