@@ -148,17 +148,7 @@ fn unions_compute_what_nvcc_computes() {
 /// Compiles `source`: it must fail with `code`, exit 1 and write nothing;
 /// its stderr.
 fn rejected(source: &str, code: &str) -> String {
-    let dir = scratch("class-errors");
-    let src = dir.join("e.cu");
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join("e.ptx");
-    let _ = std::fs::remove_file(&out);
-    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(!out.exists());
-    assert!(err.contains(&format!("error[{code}]")), "{err}");
-    err
+    common::rejected_with("class-errors", source, code)
 }
 
 #[test]

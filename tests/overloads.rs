@@ -105,17 +105,7 @@ fn calls_choose_the_overload_cpp_ranks_best() {
 /// Compiles `source`; it must fail with E0007, exit 1 and write nothing;
 /// its stderr.
 fn rejected(source: &str) -> String {
-    let dir = scratch("overload-errors");
-    let src = dir.join("e.cu");
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join("e.ptx");
-    let _ = std::fs::remove_file(&out);
-    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(!out.exists());
-    assert!(err.contains("error[E0007]"), "{err}");
-    err
+    common::rejected_with("overload-errors", source, "E0007")
 }
 
 #[test]

@@ -511,6 +511,21 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Compiles `source` (written in the scratch folder `name`): it must fail
+/// with error `code`, exit 1 and write no output file; its stderr.
+pub fn rejected_with(name: &str, source: &str, code: &str) -> String {
+    let dir = scratch(name);
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("e.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!out.exists());
+    assert!(err.contains(&format!("error[{code}]")), "{err}");
+    err
+}
+
 /// A fresh directory for one test's files, under Cargo's per-target
 /// temporary directory (so parallel test binaries never collide).
 pub fn scratch(name: &str) -> PathBuf {
