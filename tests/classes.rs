@@ -35,9 +35,37 @@ const UNIONS: (&str, &[&str]) = (
     ],
 );
 
+/// `packSums` of templates.cu for each element type, and its arguments
+/// for 32 threads (each reads a pack of 16 bytes; the box is one element
+/// and an `int`).
+const PACK_SUMS: [(&str, &[&str]); 3] = [
+    (
+        "_Z8packSumsIfEvPKT_PS0_P3BoxIS0_E",
+        &["f32[]:rand:128:3", "f32[]:zeros:32", "f32[]:rand:2:5"],
+    ),
+    (
+        "_Z8packSumsIdEvPKT_PS0_P3BoxIS0_E",
+        &["f64[]:rand:64:3", "f64[]:zeros:32", "f64[]:rand:2:5"],
+    ),
+    (
+        "_Z8packSumsIiEvPKT_PS0_P3BoxIS0_E",
+        &["i32[]:rand:128:3", "i32[]:zeros:32", "i32[]:rand:2:5"],
+    ),
+];
+
 /// Runs `kernel` from `ptx` on the emulator over 64 threads; the buffers
-/// it wrote (each argument after the first).
-fn run(ptx: &Path, (kernel, args): (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
+/// it wrote (the arrays after the first argument).
+fn run(ptx: &Path, kernel: (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
+    run_with(ptx, kernel, out, &[])
+}
+
+/// [`run`] with more options of `kernelc run` (`--shared-bytes 256`).
+fn run_with(
+    ptx: &Path,
+    (kernel, args): (&str, &[&str]),
+    out: &Path,
+    options: &[&str],
+) -> Vec<Vec<u8>> {
     let mut argv = vec![
         "run",
         ptx.to_str().unwrap(),
@@ -52,11 +80,13 @@ fn run(ptx: &Path, (kernel, args): (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> 
         "--out",
         out.to_str().unwrap(),
     ];
+    argv.extend_from_slice(options);
     argv.extend_from_slice(args);
     let o = kernelc(&argv);
     assert!(o.status.success(), "{}", stderr(&o));
-    (1..args.len() - 1)
-        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).unwrap())
+    // The buffers it wrote (scalars give no file).
+    (1..args.len())
+        .filter_map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
         .collect()
 }
 
@@ -125,6 +155,48 @@ fn classes_compute_what_nvcc_computes() {
     let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
     assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
     assert_eq!(results, run(&theirs_ptx, SHADE, &dir.join("theirs")));
+}
+
+#[test]
+fn class_templates_compute_what_nvcc_computes() {
+    let dir = scratch("class-templates");
+    let fixture = common::root().join("tests/fixtures/classes/templates.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    // Members of instances (a namespace's template with a value
+    // argument, `const`), a conversion function (`cv`), and a function
+    // template deduced through an instance (`T0_` as an expression).
+    let ours = functions(&text);
+    for name in [
+        "_ZNK2pk4PackIfLi4EE3sumEv",
+        "_ZNK2pk4PackIdLi2EEplERKS1_",
+        "_Z5totalIiLi4EET_RKN2pk4PackIS0_XT0_EEEP3BoxIS0_E",
+    ] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let shared = ["--shared-bytes", "256"];
+    let mut results = Vec::new();
+    for (i, k) in PACK_SUMS.iter().enumerate() {
+        let out = dir.join(format!("ours{i}"));
+        results.push(run_with(&dir.join("kernelc.ptx"), *k, &out, &shared));
+    }
+    // The box's tag is the pack's size, which only the first thread writes.
+    let tag = |buf: &[u8], at: usize| i32::from_le_bytes(buf[at..at + 4].try_into().unwrap());
+    assert_eq!(tag(&results[0][1], 4), 4, "Pack<float>::size");
+    assert_eq!(tag(&results[1][1], 8), 2, "Pack<double>::size");
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
+    for (i, k) in PACK_SUMS.iter().enumerate() {
+        let out = dir.join(format!("theirs{i}"));
+        assert_eq!(
+            results[i],
+            run_with(&theirs_ptx, *k, &out, &shared),
+            "{}",
+            k.0
+        );
+    }
 }
 
 #[test]

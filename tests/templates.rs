@@ -286,9 +286,21 @@ fn instantiations_kernelc_cannot_make_are_located_errors() {
         "{chain}"
     );
     rejects(
-        "template <class T> struct S { T v; };\n__global__ void k(S<int> *o) { }\n",
+        "template <class T> struct S { T v; };\ntemplate <class T> struct S<T *> { T v; };\n__global__ void k(S<int> *o) { }\n",
         "E0002",
-        "class templates are not supported by kernelc yet",
+        "partial specializations of class templates are not supported by kernelc yet",
+    );
+    // Declared, never defined: an instance is incomplete.
+    rejects(
+        "template <class T> struct S;\n__global__ void k(int *o) { S<int> s; }\n",
+        "E0004",
+        "`S<int>` is an incomplete type",
+    );
+    // An instance that needs another instance of itself, without end.
+    rejects(
+        "template <int N> struct R { R<N + 1> next; };\n__global__ void k(R<0> *o) { }\n",
+        "E0019",
+        "class template instances nest more than 64 deep",
     );
     rejects(
         "template <class... T> __global__ void k(T... o) { }\n",

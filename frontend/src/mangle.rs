@@ -57,7 +57,7 @@ pub struct ParamType<'a> {
 /// The Itanium name of a function at namespace scope with these
 /// parameters: `_Z9vectorAddPKfS0_Pfi`.
 pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
-    member(name, None, params)
+    member(name, None, params, None)
 }
 
 /// The Itanium name of a function keyed `key`, a member function when
@@ -67,11 +67,27 @@ pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
 /// complete-object constructor) and an operator function its
 /// `<operator-name>` (5.1.3: `pl` for `operator+`, `ng` for unary `-`):
 /// `_ZNK3Ray2atEf`, `_ZN3RayC1E6float3S0_`, `_Zpl6float3S_`.
-pub fn member(key: &str, this_const: Option<bool>, params: &[ParamType<'_>]) -> String {
+pub fn member(
+    key: &str,
+    this_const: Option<bool>,
+    params: &[ParamType<'_>],
+    converts_to: Option<ParamType<'_>>,
+) -> String {
     let mut m = Mangler::default();
     let operands = params.len() + usize::from(this_const.is_some());
     let mut parts: Vec<String> = key.split("::").map(component).collect();
     let names: Vec<&str> = key.split("::").collect();
+    if let Some(to) = converts_to {
+        // 5.1.3 `cv <type>`: a conversion function, by its type (after
+        // the class, whose prefixes come first).
+        parts.pop();
+        let class = m.prefixed(&parts, this_const == Some(true));
+        let class = class.strip_suffix('E').unwrap_or(&class).to_string();
+        let code = format!("cv{}", m.ty(to.ty, Quals::NONE, to.spelling));
+        let mut out = format!("_Z{class}{code}E");
+        m.params(params, &mut out);
+        return out;
+    }
     if let Some(last) = names.last() {
         if let Some(code) = operator_code(last, operands) {
             parts.pop();
@@ -87,18 +103,44 @@ pub fn member(key: &str, this_const: Option<bool>, params: &[ParamType<'_>]) -> 
         m.prefixed(&parts, this_const == Some(true))
     };
     let mut out = format!("_Z{name}");
-    if params.is_empty() {
-        out.push('v');
-        return out;
+    m.params(params, &mut out);
+    out
+}
+
+/// [`member`] for a member `name` of `class`, an instance of a class
+/// template: its nested name's prefix is the template's name and
+/// arguments (`_ZN9Packed128IfE8constantEf`, `_ZNK3gpu3VecIfLi4EE3sumEv`),
+/// and a constructor is named `C1` whatever the instance's name.
+pub fn instance_member(
+    class: &crate::types::StructDef,
+    inst: &crate::templates::ClassInstance,
+    name: &str,
+    this_const: Option<bool>,
+    params: &[ParamType<'_>],
+    converts_to: Option<ParamType<'_>>,
+) -> String {
+    let mut m = Mangler::default();
+    let operands = params.len() + usize::from(this_const.is_some());
+    let simple = unqualified(&inst.template);
+    let mut out = String::from("_ZN");
+    if this_const == Some(true) {
+        out.push('K');
     }
-    for p in params {
-        let text = match p.reference {
-            Some((c, v)) => m.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
-            // The parameter's own qualifiers are not part of its type.
-            None => m.ty(p.ty, Quals::NONE, p.spelling),
-        };
-        out.push_str(&text);
-    }
+    out.push_str(&m.instance_inner(inst));
+    m.candidates.push(instance_key(inst));
+    let last = if let Some(to) = converts_to {
+        // 5.1.3 `cv <type>`: a conversion function, by its type.
+        format!("cv{}", m.ty(to.ty, Quals::NONE, to.spelling))
+    } else if let Some(code) = operator_code(name, operands) {
+        code.to_string()
+    } else if name == simple || Some(name) == class.name.rsplit("::").next() {
+        "C1".to_string()
+    } else {
+        source_name(name)
+    };
+    out.push_str(&last);
+    out.push('E');
+    m.params(params, &mut out);
     out
 }
 
@@ -384,6 +426,9 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
             i => format!("T{}_", i - 1),
         };
     }
+    if let Some(inst) = ty.struct_def().and_then(|d| d.instance_of.as_deref()) {
+        return instance_key(inst);
+    }
     match (ty, spelling) {
         // `CUtensorMap` is a typedef of `struct CUtensorMap_st` in cuda.h.
         (CType::Struct(s), _) if s.id == TENSOR_MAP_ID => source_name("CUtensorMap_st"),
@@ -391,6 +436,21 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
         (CType::Half(h), _) => source_name(h.name()),
         (_, Spelling::Enum(tag)) => nested_name(tag),
         _ => String::new(),
+    }
+}
+
+/// A class template instance's mangling without substitutions: its key
+/// as a substitution candidate.
+fn instance_key(inst: &crate::templates::ClassInstance) -> String {
+    let parts: String = inst.template.split("::").map(component).collect();
+    let mut args = String::new();
+    for (a, k) in inst.args.iter().zip(&inst.kinds) {
+        args.push_str(&Mangler::default().template_arg(a, k));
+    }
+    if inst.template.contains("::") {
+        format!("N{parts}I{args}EE")
+    } else {
+        format!("{parts}I{args}E")
     }
 }
 
@@ -429,7 +489,63 @@ impl Mangler {
                 }
             }
             (ArgValue::Int(v, _), ParamKind::Type) => format!("Li{v}E"),
+            // 5.1.5 `<template-param>` as an expression (5.1.6 `X
+            // <expression> E`): `XT0_E`.
+            (ArgValue::Param(i), _) => match i {
+                0 => "XT_E".to_string(),
+                i => format!("XT{}_E", i - 1),
+            },
         }
+    }
+
+    /// A function's parameter types after its name (`v` for none).
+    fn params(&mut self, params: &[ParamType<'_>], out: &mut String) {
+        if params.is_empty() {
+            out.push('v');
+            return;
+        }
+        for p in params {
+            let text = match p.reference {
+                Some((c, v)) => self.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
+                // The parameter's own qualifiers are not part of its type.
+                None => self.ty(p.ty, Quals::NONE, p.spelling),
+            };
+            out.push_str(&text);
+        }
+    }
+
+    /// The inside of a class template instance's name: the template's
+    /// name (after its namespaces, each prefix a substitution candidate,
+    /// and the template name one too) and `I <template-args> E`
+    /// (`3gpu3VecIfLi4EE` for `gpu::Vec<float, 4>`).
+    fn instance_inner(&mut self, inst: &crate::templates::ClassInstance) -> String {
+        let parts: Vec<String> = inst.template.split("::").map(component).collect();
+        let prefix_key = |n: usize| -> String {
+            if n == 1 {
+                parts[0].clone()
+            } else {
+                format!("N{}E", parts[..n].concat())
+            }
+        };
+        let mut out = String::new();
+        let mut start = 0;
+        for n in (1..=parts.len()).rev() {
+            if let Some(sub) = self.substitution(&prefix_key(n)) {
+                out.push_str(&sub);
+                start = n;
+                break;
+            }
+        }
+        for (i, part) in parts.iter().enumerate().skip(start) {
+            out.push_str(part);
+            self.candidates.push(prefix_key(i + 1));
+        }
+        out.push('I');
+        for (a, k) in inst.args.iter().zip(&inst.kinds) {
+            out.push_str(&self.template_arg(a, k));
+        }
+        out.push('E');
+        out
     }
 
     /// `R` and the referenced type.
@@ -473,6 +589,13 @@ impl Mangler {
             format!("{}{}", q.code(), self.ty(ty, Quals::NONE, spelling))
         } else if let CType::Pointer { pointee, .. } = ty {
             format!("P{}", self.ty(pointee, pointee_quals(ty), spelling))
+        } else if let Some(inst) = ty.struct_def().and_then(|d| d.instance_of.clone()) {
+            let inner = self.instance_inner(&inst);
+            if inst.template.contains("::") {
+                format!("N{inner}E")
+            } else {
+                inner
+            }
         } else {
             let name = class_name(ty, spelling);
             self.prefixes(&name)

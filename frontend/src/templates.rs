@@ -30,7 +30,7 @@
 //! checked once (the checker memoizes them by their arguments).
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
@@ -91,6 +91,60 @@ pub struct ParseEnv {
     pub next_struct_id: AtomicU32,
     /// Namespaces, `using` declarations and directives, and aliases.
     pub(crate) names: crate::parser::Names,
+    /// The class template instances, shared by every parse of the
+    /// translation unit (the file's, and each function template
+    /// instance's).
+    pub instances: SharedInstances,
+}
+
+/// Every class template of a translation unit, kept as a function
+/// template is: the tokens are the class's definition after `template
+/// <...>` (none for a template only declared, `template <typename T>
+/// struct Traits;`).
+#[derive(Debug, Default, PartialEq, Clone)]
+pub struct ClassTemplates {
+    pub templates: Vec<FunctionTemplate>,
+    /// The template of each key.
+    pub by_name: FxHashMap<String, usize>,
+    pub specializations: Vec<ClassSpecialization>,
+}
+
+/// The instances of class templates made so far, by every parse of one
+/// translation unit (`crate::parser::class_templates`): one struct per
+/// instance, whichever parse made it first.
+#[derive(Debug, Default)]
+pub struct ClassInstances {
+    /// Each instance's struct, by its key (`gpu::Vec<float, 4>`).
+    pub structs: FxHashMap<String, Arc<StructDef>>,
+    /// Their member types (`Traits<int>::Acc`).
+    pub typedefs: FxHashMap<String, (CType, bool, Spelling)>,
+    /// Their member functions and static members, not yet handed on: the
+    /// file's parse emits them before the declaration that made them, and
+    /// the checker declares those that function template instances make
+    /// as it makes them.
+    pub items: Vec<ast::Item>,
+}
+
+/// [`ClassInstances`], shared between parsers.
+pub type SharedInstances = Arc<Mutex<ClassInstances>>;
+
+/// What makes a struct an instance of a class template: the template's
+/// key and the arguments, with the kinds of the parameters they bind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassInstance {
+    pub template: String,
+    pub args: Vec<ArgValue>,
+    pub kinds: Vec<ParamKind>,
+}
+
+/// An explicit specialization of a class template, `template <> struct
+/// SharedMemory<double> { ... };`: the definition that stands for the
+/// instance with `args`, its tokens without the template arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassSpecialization {
+    pub name: String,
+    pub args: Vec<ArgValue>,
+    pub tokens: Vec<Token>,
 }
 
 /// Compares the tables of types; `names` holds only what the declarations
@@ -144,13 +198,15 @@ pub struct Specialization {
     pub decl: ast::FunctionDecl,
 }
 
-/// Every function template of a translation unit.
+/// Every template of a translation unit.
 #[derive(Debug, Default, PartialEq)]
 pub struct Templates {
     pub functions: Vec<FunctionTemplate>,
     pub specializations: Vec<Specialization>,
     /// The templates of each name (overloads), in declaration order.
     pub by_name: FxHashMap<String, Vec<usize>>,
+    /// Class templates (shared: every sub-parser sees them).
+    pub classes: Arc<ClassTemplates>,
     pub env: ParseEnv,
     pub requests: Vec<Request>,
 }
@@ -174,6 +230,9 @@ pub enum ArgValue {
     },
     /// A constant of a value parameter's type.
     Int(i128, CType),
+    /// In a function template's pattern, its value parameter with this
+    /// index (`N` in `Vec<T, N>`): not known until deduction.
+    Param(usize),
 }
 
 impl ArgValue {
@@ -200,6 +259,7 @@ impl ArgValue {
             ArgValue::Int(v, CType::Bool) => (*v != 0).to_string(),
             ArgValue::Int(v, CType::Int { signed: false, .. }) => format!("{v}u"),
             ArgValue::Int(v, _) => v.to_string(),
+            ArgValue::Param(i) => format!("<parameter {i}>"),
         }
     }
 }
@@ -272,6 +332,25 @@ pub fn literal(v: i128, ty: &CType, span: Span, out: &mut Vec<Token>) {
         out.push(tok(TokenKind::Punct(Punct::RParen), ")".into()));
     } else {
         out.push(number);
+    }
+}
+
+/// `v` converted to integer type `ty` as C++ converts a template argument
+/// (wrapping to the width, `bool` as nonzero).
+pub fn wrap_to(v: i128, ty: &CType) -> i128 {
+    match ty {
+        CType::Bool => i128::from(v != 0),
+        CType::Int { bits, signed } => {
+            let bits = u32::from(*bits);
+            let mask = (1i128 << bits) - 1;
+            let low = v & mask;
+            if *signed && low >> (bits - 1) & 1 == 1 {
+                low - (1i128 << bits)
+            } else {
+                low
+            }
+        }
+        _ => v,
     }
 }
 

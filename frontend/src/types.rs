@@ -33,6 +33,9 @@ pub struct StructDef {
     pub align: u64,
     /// A `union`: every member at offset 0.
     pub is_union: bool,
+    /// For an instance of a class template (`Packed128<float>`), the
+    /// template and its arguments, which its Itanium name spells.
+    pub instance_of: Option<Arc<crate::templates::ClassInstance>>,
 }
 
 /// Ids at or above this belong to user-defined structs.
@@ -127,6 +130,7 @@ impl StructDef {
             size,
             align,
             is_union,
+            instance_of: None,
         }
     }
 

@@ -126,10 +126,18 @@ fn functional_casts_zero_and_nullptr() {
         "__global__ void k(float *o) { o[0] = float(1, 2); }",
         "a functional cast takes one value",
     );
-    fails(
-        "struct S { int a; }; __global__ void k(int *o) { S s = S(); o[0] = s.a; }",
-        "value-initialized temporaries of type `S`",
+}
+
+#[test]
+fn value_initialized_struct_temporaries_are_zero() {
+    // `S()` of a struct without constructors: every member zero.
+    let out = run(
+        "struct S { int a; float b; }; __global__ void k(int *o) { S s = S(); o[0] = s.a + 1; o[1] = (int)s.b + 2; }",
+        "k",
+        1,
+        vec![KernelArg::Buffer(vec![0xff; 8])],
     );
+    assert_eq!(i32s(&out[0]), [1, 2]);
 }
 
 #[test]

@@ -29,7 +29,7 @@
 //! skipped as the split phase skips host functions: its body may use any
 //! C++.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::names::Kind;
 use super::{PResult, Parser};
@@ -71,6 +71,10 @@ pub(super) struct Deferred {
 pub(super) struct ClassMembers {
     pub deferred: Vec<Deferred>,
     pub methods: FxHashSet<String>,
+    /// The values of its `static constexpr` integer members the parser
+    /// can compute, by name: the class's own member arrays may be sized
+    /// by them (`static constexpr int size = 16 / sizeof(T); T v[size];`).
+    pub constants: FxHashMap<String, i128>,
 }
 
 /// What a member function's declaration says before its parameters.
@@ -144,11 +148,16 @@ impl Parser<'_> {
                 "member templates are not supported by kernelc yet",
             );
         }
+        if self.is_kw(Keyword::Using) || self.is_kw(Keyword::Typedef) {
+            self.member_type(class_key)?;
+            return Ok(true);
+        }
         let start = self.pos;
         match self.scan_member() {
             Shape::Data => Ok(false),
             Shape::StaticData { end, constant } => {
                 if constant {
+                    self.class_constant(end, members);
                     members.deferred.push(Deferred {
                         start,
                         end,
@@ -210,6 +219,60 @@ impl Parser<'_> {
                 Ok(true)
             }
         }
+    }
+
+    /// A member type (`using Acc = long long;`, `typedef T value_type;`),
+    /// declared in the class's scope (`Traits<int>::Acc`).
+    fn member_type(&mut self, class_key: Option<&str>) -> PResult<()> {
+        let outer = class_key.map(|k| self.names.enter_scope(&super::names::key_path(k)));
+        let r = if self.is_kw(Keyword::Using) {
+            self.using_item()
+        } else {
+            self.external_decl(false).map(drop)
+        };
+        if let Some(outer) = outer {
+            self.names.leave_scope(outer);
+        }
+        r
+    }
+
+    /// Keeps the value of the static constant data member from the current
+    /// token to `end` when it is an integer the parser can compute.
+    fn class_constant(&self, end: usize, members: &mut ClassMembers) {
+        let toks = &self.toks[self.pos..end];
+        let Some(eq) = toks
+            .iter()
+            .position(|t| t.kind == TokenKind::Punct(Punct::Assign))
+        else {
+            return;
+        };
+        let integral = toks[..eq].iter().all(|t| match &t.kind {
+            TokenKind::Keyword(k) => !matches!(k, Keyword::Float | Keyword::Double),
+            TokenKind::Ident => true,
+            _ => false,
+        });
+        let value_end = toks.len() - usize::from(is_punct_tok(toks.last(), Punct::Semi));
+        if !integral || eq == 0 || toks[eq - 1].kind != TokenKind::Ident {
+            return;
+        }
+        let mut sub = self.sub_parser(&toks[eq + 1..value_end], Vec::new());
+        let Ok(e) = sub.cond_value() else {
+            return;
+        };
+        let known = self.constants_with(&members.constants);
+        if let Some(v) = super::structs::const_dim(&e, &known) {
+            members.constants.insert(toks[eq - 1].text.clone(), v);
+        }
+    }
+
+    /// The file-scope constants with a class's own (`class`) on top.
+    pub(super) fn constants_with(
+        &self,
+        class: &FxHashMap<String, i128>,
+    ) -> FxHashMap<String, i128> {
+        let mut all = self.constants.clone();
+        all.extend(class.iter().map(|(k, v)| (k.clone(), *v)));
+        all
     }
 
     /// Skims the member at the current token without consuming it.
@@ -313,7 +376,7 @@ impl Parser<'_> {
             has_this: false,
         };
         self.classes.insert(def.name.clone(), ctx.clone());
-        let path: Vec<String> = def.name.split("::").map(str::to_string).collect();
+        let path = super::names::key_path(&def.name);
         for d in members.deferred {
             self.pos = d.start;
             let outer = self.names.enter_scope(&path);
@@ -387,21 +450,26 @@ impl Parser<'_> {
                     return self.destructor();
                 }
                 let (base, _, ds) = self.specifiers()?;
-                let Some(base) = base else {
-                    let sp = self.span();
-                    return self.error(
-                        sp,
-                        Code::E0003,
-                        format!(
-                            "expected a member function's return type, found {}",
-                            self.found()
-                        ),
-                    );
-                };
-                let ret = self.pointers(base);
-                let (ret, returns_ref) = self.returned_reference(ret)?;
-                let name_tok = self.function_name()?;
-                (ret, returns_ref, ds.fns, name_tok, ds.storage.is_static)
+                if base.is_none() && self.is_kw(Keyword::Operator) {
+                    let (ret, name_tok) = self.conversion_function_name()?;
+                    (ret, false, ds.fns, name_tok, false)
+                } else {
+                    let Some(base) = base else {
+                        let sp = self.span();
+                        return self.error(
+                            sp,
+                            Code::E0003,
+                            format!(
+                                "expected a member function's return type, found {}",
+                                self.found()
+                            ),
+                        );
+                    };
+                    let ret = self.pointers(base);
+                    let (ret, returns_ref) = self.returned_reference(ret)?;
+                    let name_tok = self.function_name()?;
+                    (ret, returns_ref, ds.fns, name_tok, ds.storage.is_static)
+                }
             }
         };
         self.expect_punct(Punct::LParen, "to open the parameter list")?;
@@ -450,6 +518,25 @@ impl Parser<'_> {
             method,
         };
         Ok(Some(self.member_decl(head, params, body)))
+    }
+
+    /// At `operator` of a conversion function (`operator T *()`): the
+    /// type it converts to, which is its return type, and its name,
+    /// `operator` and that type (`operator float *`).
+    fn conversion_function_name(&mut self) -> PResult<(QualType, crate::token::Token)> {
+        let kw = self.bump();
+        let ty = self.type_name()?;
+        let shown = if ty.is_const {
+            format!("operator const {}", ty.ty)
+        } else {
+            format!("operator {}", ty.ty)
+        };
+        let name = crate::token::Token {
+            kind: TokenKind::Ident,
+            text: shown,
+            span: kw.span.to(ty.span),
+        };
+        Ok((ty, name))
     }
 
     /// A member function's declaration from its parts (declared to the

@@ -196,6 +196,11 @@ impl Parser<'_> {
         if let Some(t) = self.typedefs.get(name) {
             return Some(t.clone());
         }
+        if name.contains('>') {
+            if let Some(t) = self.instance_typedef(name) {
+                return Some(t);
+            }
+        }
         if let Some((t, spelling)) = named_type_spelled(name) {
             return Some((t, false, spelling));
         }
@@ -217,7 +222,13 @@ impl Parser<'_> {
             return false;
         }
         match &t.kind {
+            TokenKind::Keyword(Keyword::Typename) => self.starts_type(n + 1),
             TokenKind::Keyword(k) => k.starts_type(),
+            TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
+                if self.class_template_at(n).is_some() =>
+            {
+                true
+            }
             TokenKind::Ident if self.is_punct_at(n + 1, Punct::ColonColon) => {
                 self.qualified_type_at(n).is_some()
             }
@@ -385,6 +396,8 @@ impl Parser<'_> {
                             ts.any = true;
                             continue;
                         }
+                        // `typename Traits<T>::Acc`: the name is a type.
+                        Keyword::Typename if ts.named.is_none() && self.starts_type(1) => {}
                         _ => {
                             if let Some(what) = unsupported_keyword(k) {
                                 return self.error(
@@ -398,14 +411,24 @@ impl Parser<'_> {
                     }
                     ts.any = true;
                 }
-                TokenKind::Ident if tok.text == "__align__" => {
+                TokenKind::Ident if is_align_kw(&tok.text) => {
                     self.bump();
-                    let a = self.align_arg(tok.span)?;
+                    let a = self.align_arg(&tok.text)?;
                     ds.storage.align = ds.storage.align.max(a);
                     continue;
                 }
                 TokenKind::Ident if tok.text == "__grid_constant__" => {
                     ds.grid_constant.get_or_insert(tok.span);
+                }
+                TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
+                    if ts.named.is_none() && self.class_template_at(0).is_some() =>
+                {
+                    let (t, c, spelling) = self.class_template_type()?;
+                    ts.named = Some(t);
+                    ts.named_const = c;
+                    ts.named_spelling = spelling;
+                    ts.any = true;
+                    continue;
                 }
                 TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
                     if ts.named.is_none() && self.qualified_type_at(0).is_some() =>
@@ -519,9 +542,10 @@ impl Parser<'_> {
         }
     }
 
-    /// `(N)` after `__align__`: a power of two up to 1024, as a literal.
-    pub(super) fn align_arg(&mut self, _kw: Span) -> PResult<u64> {
-        self.expect_punct(Punct::LParen, "after `__align__`")?;
+    /// `(N)` after `__align__` or `alignas` (the keyword `kw`): a power
+    /// of two up to 1024, as a literal.
+    pub(super) fn align_arg(&mut self, kw: &str) -> PResult<u64> {
+        self.expect_punct(Punct::LParen, &format!("after `{kw}`"))?;
         let n = self.peek().clone();
         let value = match n.kind {
             TokenKind::Int { value, .. } if value.is_power_of_two() && value <= 1024 => value,
@@ -529,12 +553,12 @@ impl Parser<'_> {
                 return self.error(
                     n.span,
                     Code::E0010,
-                    "`__align__` takes a power of two up to 1024, written as a literal",
+                    format!("`{kw}` takes a power of two up to 1024, written as a literal"),
                 )
             }
         };
         self.bump();
-        self.expect_punct(Punct::RParen, "to close `__align__`")?;
+        self.expect_punct(Punct::RParen, &format!("to close `{kw}`"))?;
         Ok(value)
     }
 
@@ -1300,4 +1324,10 @@ impl Parser<'_> {
             return Ok(out);
         }
     }
+}
+
+/// Whether `text` names an alignment specifier: CUDA's `__align__(N)` or
+/// C++'s `alignas(N)`, which mean the same.
+pub(super) fn is_align_kw(text: &str) -> bool {
+    matches!(text, "__align__" | "alignas")
 }

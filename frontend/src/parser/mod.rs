@@ -11,6 +11,7 @@
 //! is bounded by [`crate::Options::nesting_limit`] (error E0014) so that
 //! hostile input cannot exhaust memory.
 
+mod class_templates;
 mod classes;
 mod decl;
 mod expr;
@@ -61,6 +62,7 @@ pub(crate) fn parse_tokens(
         structs: std::mem::take(&mut p.structs),
         next_struct_id: p.next_struct_id.into(),
         names: std::mem::take(&mut p.names),
+        instances: p.instances.clone(),
     };
     (
         TranslationUnit {
@@ -82,19 +84,14 @@ pub(crate) fn parse_template_arg(
     opts: &crate::Options,
 ) -> Result<crate::templates::TemplateArg, Vec<Diagnostic>> {
     let tokens = crate::templates::substitute_values_in(t, known, tokens);
-    let eof = tokens.last().map(|t| t.span).unwrap_or_default();
-    let mut p = Parser::new(&tokens, eof, opts);
-    p.typedefs = templates.env.typedefs.clone();
-    p.structs = templates.env.structs.clone();
-    p.names = templates.env.names.clone();
-    p.names.enter_scope(&t.scope);
-    p.templates.by_name = templates.by_name.clone();
-    p.typedefs.extend(crate::templates::type_bindings(t, known));
+    let types = crate::templates::type_bindings(t, known);
+    let mut p = Parser::from_env(templates, &t.scope, &tokens, types, opts);
     let arg = if p.starts_type(0) {
         p.type_name().map(crate::templates::TemplateArg::Type)
     } else {
         p.cond_value().map(crate::templates::TemplateArg::Value)
     };
+    p.leave_env(templates);
     match arg {
         Ok(a) if p.diags.is_empty() && p.at_eof() => Ok(a),
         _ => Err(p.diags),
@@ -112,20 +109,9 @@ pub(crate) fn parse_instance(
     types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
     opts: &crate::Options,
 ) -> Result<crate::ast::FunctionDecl, Vec<Diagnostic>> {
-    let eof = tokens.last().map(|t| t.span).unwrap_or_default();
-    let mut p = Parser::new(tokens, eof, opts);
-    p.typedefs = templates.env.typedefs.clone();
-    p.structs = templates.env.structs.clone();
-    p.next_struct_id = templates.env.next_struct_id.load(Ordering::Relaxed);
-    p.names = templates.env.names.clone();
-    p.names.enter_scope(scope);
-    p.templates.by_name = templates.by_name.clone();
-    p.typedefs.extend(types);
+    let mut p = Parser::from_env(templates, scope, tokens, types, opts);
     let items = p.external_decl(false);
-    templates
-        .env
-        .next_struct_id
-        .fetch_max(p.next_struct_id, Ordering::Relaxed);
+    p.leave_env(templates);
     let function = items.ok().and_then(|items| {
         items.into_iter().find_map(|item| match item {
             Item::Function(f) => Some(f),
@@ -135,6 +121,40 @@ pub(crate) fn parse_instance(
     match function {
         Some(f) if p.diags.is_empty() && p.at_eof() => Ok(f),
         _ => Err(p.diags),
+    }
+}
+
+impl<'t> Parser<'t> {
+    /// A parser of `tokens` that starts from the state at the end of the
+    /// file (`templates.env`) and the class instances made since, in
+    /// namespace `scope`, with `types` bound as typedefs.
+    fn from_env(
+        templates: &Templates,
+        scope: &[String],
+        tokens: &'t [Token],
+        types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
+        opts: &crate::Options,
+    ) -> Parser<'t> {
+        let eof = tokens.last().map(|t| t.span).unwrap_or_default();
+        let mut p = Parser::new(tokens, eof, opts);
+        let env = &templates.env;
+        p.typedefs = env.typedefs.clone();
+        p.structs = env.structs.clone();
+        p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
+        p.names = env.names.clone();
+        p.names.enter_scope(scope);
+        p.templates.by_name = templates.by_name.clone();
+        p.templates.classes = templates.classes.clone();
+        p.instances = env.instances.clone();
+        p.typedefs.extend(types);
+        p
+    }
+
+    /// Hands the struct ids this parse used on to later ones.
+    fn leave_env(&mut self, templates: &Templates) {
+        let env = &templates.env;
+        env.next_struct_id
+            .fetch_max(self.next_struct_id, Ordering::Relaxed);
     }
 }
 
@@ -191,6 +211,20 @@ pub(crate) struct Parser<'t> {
     /// Set when the first `>` of a `>>` closed an inner template argument
     /// list: the token stays, as the `>` that closes the outer one.
     split_shr: bool,
+    /// Set while reading a function template's pattern: class
+    /// template-ids there are dependent (`class_templates.rs`).
+    in_pattern: bool,
+    /// In a pattern: the template's parameters by index, the names of its
+    /// value parameters (a type parameter's entry is empty).
+    pattern_values: Vec<String>,
+    /// How many class template instances enclose this parse.
+    instance_depth: usize,
+    /// While parsing a class template's instance: the instance's tag and
+    /// what it is an instance of, which its struct records.
+    instancing: Option<(String, Arc<crate::templates::ClassInstance>)>,
+    /// The class template instances of the translation unit, shared with
+    /// every sub-parser.
+    instances: crate::templates::SharedInstances,
 }
 
 impl<'t> Parser<'t> {
@@ -221,6 +255,11 @@ impl<'t> Parser<'t> {
             templates: Templates::default(),
             in_template_args: false,
             split_shr: false,
+            in_pattern: false,
+            pattern_values: Vec::new(),
+            instance_depth: 0,
+            instancing: None,
+            instances: Default::default(),
         }
     }
 
@@ -242,6 +281,10 @@ impl<'t> Parser<'t> {
             ..Parser::new(toks, eof, &crate::Options::default())
         };
         p.templates.by_name = self.templates.by_name.clone();
+        p.templates.classes = self.templates.classes.clone();
+        p.in_pattern = self.in_pattern;
+        p.instance_depth = self.instance_depth;
+        p.instances = self.instances.clone();
         p.typedefs.extend(types);
         p
     }
@@ -527,11 +570,16 @@ impl Parser<'_> {
                     self.pos = start;
                     self.skip_item_from(start);
                 }
+                // The class instances an explicit instantiation named.
+                out.append(&mut self.take_instance_items());
                 continue;
             }
             if self.is_kw(Keyword::StaticAssert) {
                 match self.static_assert() {
-                    Ok(sa) => out.push(Item::StaticAssert(sa)),
+                    Ok(sa) => {
+                        out.append(&mut self.take_instance_items());
+                        out.push(Item::StaticAssert(sa));
+                    }
                     Err(Recorded) => self.sync_stmt(),
                 }
                 continue;
@@ -547,6 +595,7 @@ impl Parser<'_> {
             }
             let r = self.external_decl(!extern_c_blocks.is_empty());
             out.extend(self.pending_enums.drain(..).map(Item::Enum));
+            out.append(&mut self.take_instance_items());
             out.append(&mut self.pending_items);
             match r {
                 Ok(items) => out.extend(items),
@@ -563,6 +612,7 @@ impl Parser<'_> {
                 }
             }
         }
+        out.append(&mut self.take_instance_items());
         if let Some(open) = self.names.unclosed() {
             self.diags.push(Diagnostic::error(
                 open,

@@ -137,6 +137,33 @@ pub(crate) fn join(scope: &str, name: &str) -> String {
     }
 }
 
+/// The components of a key, outermost first: split at each `::` outside
+/// a class template instance's arguments (`gpu::Vec<ns::T>` is `gpu`,
+/// `Vec<ns::T>`).
+pub(crate) fn key_path(key: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let bytes = key.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                parts.push(key[start..i].to_string());
+                i += 2;
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(key[start..].to_string());
+    parts
+}
+
 impl Names {
     /// The key of the current namespace.
     pub(crate) fn current_key(&self) -> String {
@@ -211,6 +238,18 @@ impl Names {
     /// defined outside it); returns the namespace to go back to.
     pub(super) fn enter_scope(&mut self, path: &[String]) -> Vec<String> {
         std::mem::replace(&mut self.current, path.to_vec())
+    }
+
+    /// This state as seen from namespace `path` outside any function:
+    /// where a class template's instance is parsed.
+    pub(super) fn at_namespace_scope(&self, path: &[String]) -> Names {
+        let mut n = self.clone();
+        n.current = path.to_vec();
+        n.open.clear();
+        n.block_aliases.clear();
+        n.block_depth = 0;
+        n.truncate_locals(0);
+        n
     }
 
     /// Goes back to the namespace [`Names::enter_scope`] left.

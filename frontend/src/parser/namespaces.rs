@@ -98,9 +98,24 @@ impl Parser<'_> {
                         None => self.names.lookup(Kind::Type, name),
                         Some(s) => self.names.member(Kind::Type, s, name),
                     };
-                    match ty {
-                        Found::One(key) => key,
-                        _ => {
+                    let key = match ty {
+                        Found::One(key) => Some(key),
+                        // A block-scope typedef is in the table only.
+                        _ if scope.is_none() && self.typedefs.contains_key(name) => {
+                            Some(name.clone())
+                        }
+                        _ => None,
+                    };
+                    match key {
+                        // A typedef of a class is the class's scope
+                        // (`using P = Pack128<T>;` then `P::size`).
+                        Some(key) => match self.typedefs.get(&key) {
+                            Some((CType::Struct(def), ..)) if !def.name.is_empty() => {
+                                def.name.clone()
+                            }
+                            _ => key,
+                        },
+                        None => {
                             let msg = match &scope {
                                 None => format!("unknown namespace `{name}`"),
                                 Some(s) => format!("unknown namespace `{name}` in {}", shown(s)),
@@ -121,6 +136,11 @@ impl Parser<'_> {
             return Err(Diagnostic::error(q.span, Code::E0003, "expected a name"));
         };
         let scope = self.scope_key(q.global, scopes)?;
+        if scope.ends_with('>') {
+            // A member of a class template's instance: its declarations
+            // belong to the parse that made the instance.
+            return Ok(join(&scope, last));
+        }
         match self.names.member(kind, &scope, last) {
             Found::One(key) => Ok(key),
             Found::Ambiguous(all) => Err(ambiguous(last, *last_span, &all)),

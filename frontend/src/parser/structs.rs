@@ -64,11 +64,12 @@ impl Parser<'_> {
     pub(super) fn struct_specifier(&mut self, kw: Span) -> PResult<CType> {
         let is_union =
             self.pos > 0 && self.toks[self.pos - 1].kind == TokenKind::Keyword(Keyword::Union);
-        // `struct __align__(16) V { ... }`: the struct's least alignment.
+        // `struct __align__(16) V { ... }` (or `alignas(16)`): the
+        // struct's least alignment.
         let mut align = 1;
-        if self.peek().kind == TokenKind::Ident && self.peek().text == "__align__" {
-            let at = self.bump().span;
-            align = self.align_arg(at)?;
+        if self.peek().kind == TokenKind::Ident && super::decl::is_align_kw(&self.peek().text) {
+            let kw = self.bump().text;
+            align = self.align_arg(&kw)?;
         }
         let tag = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
             Some(self.bump())
@@ -123,11 +124,17 @@ impl Parser<'_> {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
-        let def = Arc::new(if is_union {
+        let mut def = if is_union {
             StructDef::union_layout(id, name, tagged, members, align)
         } else {
             StructDef::layout_aligned(id, name, tagged, members, align)
-        });
+        };
+        if let (Some(t), Some((instance_tag, _))) = (&tag, &self.instancing) {
+            if t.text == *instance_tag {
+                def.instance_of = self.instancing.take().map(|(_, i)| i);
+            }
+        }
+        let def = Arc::new(def);
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
             self.structs.insert(key, def.clone());
@@ -223,7 +230,7 @@ impl Parser<'_> {
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
                     let len = match d {
-                        Some(e) => match const_dim(e, &self.constants) {
+                        Some(e) => match const_dim(e, &self.constants_with(&class.constants)) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
                             Some(v) => {
                                 return self.error(

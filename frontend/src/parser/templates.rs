@@ -65,6 +65,10 @@ impl Parser<'_> {
         let start = self.pos;
         let end = self.item_end(start);
         let tokens = self.toks[start..end].to_vec();
+        if let Some(name_at) = super::class_templates::class_name_at(&tokens) {
+            self.pos = end;
+            return self.class_template_decl(params, tokens, name_at);
+        }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
             let what = if tokens
                 .iter()
@@ -118,6 +122,10 @@ impl Parser<'_> {
         let start = self.pos;
         let end = self.item_end(start);
         let tokens = self.toks[start..end].to_vec();
+        if let Some(name_at) = super::class_templates::class_name_at(&tokens) {
+            self.pos = end;
+            return self.class_specialization(kw, &tokens, name_at);
+        }
         let name_at = tokens.iter().enumerate().position(|(i, t)| {
             t.kind == TokenKind::Ident
                 && self.is_template_name(&t.text)
@@ -282,6 +290,14 @@ impl Parser<'_> {
             })
             .collect();
         let mut sub = self.sub_parser(&header, types);
+        sub.in_pattern = true;
+        sub.pattern_values = params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Value(..) => p.name.clone(),
+                ParamKind::Type => String::new(),
+            })
+            .collect();
         let items = sub.external_decl(false).ok()?;
         if !sub.diags.is_empty() {
             return None;
@@ -329,10 +345,14 @@ impl Parser<'_> {
     }
 
     /// A name in an expression: a template-id when it names a function
-    /// template and `<` follows, else a (possibly qualified) name.
+    /// or class template and `<` follows, else a (possibly qualified)
+    /// name.
     pub(super) fn name_or_template_id(&mut self) -> PResult<Expr> {
         if self.template_id_at().is_some() {
             return self.template_id();
+        }
+        if self.class_template_at(0).is_some() {
+            return self.class_template_expr();
         }
         self.name_expr()
     }

@@ -155,6 +155,34 @@ impl Checker {
         self.call_resolved(&key, all, at, span)
     }
 
+    /// The conversion function of class type `from` that converts its
+    /// objects to `to` (`operator T *()`, C++'s user-defined conversion):
+    /// the one to exactly `to`, else the class's only one.
+    pub(super) fn conversion_function(&self, from: &CType, to: &CType) -> Option<String> {
+        let def = from.struct_def()?;
+        let prefix = format!("{}::operator ", def.name);
+        let mut found: Vec<(String, bool)> = self
+            .overloads
+            .by_plain
+            .iter()
+            .filter(|(plain, _)| plain.starts_with(&prefix))
+            .flat_map(|(_, keys)| keys.iter())
+            .map(|k| (k.clone(), self.sigs[self.by_name[k.as_str()]].ret == *to))
+            .collect();
+        found.sort();
+        match found.iter().find(|(_, exact)| *exact) {
+            Some((k, _)) => Some(k.clone()),
+            None if found.len() == 1 => Some(found[0].0.clone()),
+            None => None,
+        }
+    }
+
+    /// The call of conversion function `key` on the object `e`.
+    pub(super) fn convert_by(&mut self, key: &str, e: Expr, at: Span) -> Option<Expr> {
+        let span = e.span;
+        self.call_member(key, &[key.to_string()], e, Vec::new(), at, span)
+    }
+
     /// The one of `keys` a call with `args` chooses.
     fn pick(
         &mut self,
@@ -227,7 +255,8 @@ impl Checker {
             return self.construct_with(ty, &def, &ctors, typed, span);
         }
         match args {
-            [] => self.zero_init(&ast::QualType::plain(ty.clone(), span), span),
+            // `S()`: a temporary with every member zero.
+            [] => self.members_in_order(ty, &def, args, span),
             // A union's one value is its first member's (`U{1.0f}`).
             [_] if def.is_union => self.members_in_order(ty, &def, args, span),
             [one] => {

@@ -139,6 +139,10 @@ impl Checker {
             e.ty = to.clone();
             return Some(e);
         }
+        if let Some(key) = self.conversion_function(&from, to) {
+            let converted = self.convert_by(&key, e, at)?;
+            return self.assign_convert(converted, to, what, at);
+        }
         let ok = match (&from, to) {
             (f, t) if f.is_arithmetic() && t.is_arithmetic() => true,
             // CUDA's half classes: constructors from every arithmetic

@@ -21,20 +21,23 @@ mod tensor;
 mod vectors;
 mod warnings;
 mod wgmma_tcgen05;
+pub(crate) use convert::strip_restrict;
 pub(crate) use tensor::fragment_lengths;
 pub(crate) use wgmma_tcgen05::fragment_lengths as fragment_lengths_b;
+
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
+use crate::templates::ClassInstance;
 use crate::typed::{
     Block, FuncId, Function, GlobalId, GlobalVar, LocalId, LocalVar, Param, Program, Stmt,
     StmtKind, Unroll,
 };
-use crate::types::CType;
-use convert::strip_restrict;
+use crate::types::{CType, StructDef};
 
 /// What is known about a function name from its declarations.
 struct FnSig {
@@ -250,12 +253,14 @@ pub(crate) fn check_program(
         c.item = index;
         if let ast::Item::Function(f) = item {
             if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
-                defs.insert(f.name_span);
+                defs.insert((f.name_span, f.name.clone()));
             }
         }
     }
     c.tmpl.templates = tu.templates.clone();
     c.tmpl.next_def = defs.len();
+    // Class instances that host code's template uses made.
+    c.class_instance_items(1);
     c.specializations();
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
@@ -266,8 +271,15 @@ pub(crate) fn check_program(
         }
         c.item = index;
         match item {
-            ast::Item::Function(f) if f.body.is_some() && defs.contains(&f.name_span) => {
-                match c.overloads.key_at.get(&f.name_span).cloned() {
+            ast::Item::Function(f)
+                if f.body.is_some() && defs.contains(&(f.name_span, f.name.clone())) =>
+            {
+                match c
+                    .overloads
+                    .key_at
+                    .get(&(f.name_span, f.name.clone()))
+                    .cloned()
+                {
                     // A later overload is checked under its key.
                     Some(key) => {
                         let mut f = f.clone();
@@ -333,6 +345,22 @@ pub(crate) fn check_program(
 }
 
 impl Checker {
+    /// For the key of a member of a class template's instance
+    /// (`Packed128<float>::zeros`): the class, and the member's name.
+    fn instance_class_of<'k>(
+        &self,
+        key: &'k str,
+    ) -> Option<(Arc<StructDef>, Arc<ClassInstance>, &'k str)> {
+        let (class, name) = key.rsplit_once("::")?;
+        if !class.ends_with('>') {
+            return None;
+        }
+        let shared = self.tmpl.templates.env.instances.lock().ok()?;
+        let def = shared.structs.get(class)?.clone();
+        let inst = def.instance_of.clone()?;
+        Some((def, inst, name))
+    }
+
     fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
         self.diags.push(Diagnostic::error(span, code, msg));
     }
@@ -403,8 +431,11 @@ impl Checker {
                 );
                 return None;
             }
-            if let Some(k) = self.overloads.key_at.get(&prev_decl).cloned() {
-                self.overloads.key_at.insert(f.name_span, k);
+            let prev_key = (prev_decl, f.name.clone());
+            if let Some(k) = self.overloads.key_at.get(&prev_key).cloned() {
+                self.overloads
+                    .key_at
+                    .insert((f.name_span, f.name.clone()), k);
             }
             if f.body.is_some() {
                 if let Some((_, def_span)) = prev.def {
@@ -490,7 +521,9 @@ impl Checker {
         }
         let shown: Vec<String> = params.iter().map(ToString::to_string).collect();
         let key = format!("{}({})", f.name, shown.join(", "));
-        self.overloads.key_at.insert(f.name_span, key.clone());
+        self.overloads
+            .key_at
+            .insert((f.name_span, f.name.clone()), key.clone());
         self.overloads.plain_of.insert(key.clone(), f.name.clone());
         Some(key)
     }
@@ -596,10 +629,29 @@ impl Checker {
             crate::mangle::unqualified(&f.name).to_string()
         } else {
             let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
-            match &f.method {
-                // `this` is not one of the parameters a name lists.
-                Some(m) => crate::mangle::member(plain, Some(m.is_const), &mangled[1..]),
-                None => crate::mangle::function(plain, &mangled),
+            // `this` is not one of the parameters a name lists.
+            let (this_const, listed) = match &f.method {
+                Some(m) => (Some(m.is_const), &mangled[1..]),
+                None => (None, &mangled[..]),
+            };
+            // A conversion function is named by the type it returns.
+            let converts_to = crate::mangle::unqualified(plain)
+                .starts_with("operator ")
+                .then_some(crate::mangle::ParamType {
+                    ty: &f.ret,
+                    spelling: &ast::Spelling::Plain,
+                    reference: None,
+                });
+            match self.instance_class_of(plain) {
+                Some((class, inst, name)) => crate::mangle::instance_member(
+                    &class,
+                    &inst,
+                    name,
+                    this_const,
+                    listed,
+                    converts_to,
+                ),
+                None => crate::mangle::member(plain, this_const, listed, converts_to),
             }
         };
         Function {

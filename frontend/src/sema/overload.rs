@@ -30,8 +30,9 @@ pub(super) struct Overloads {
     pub by_plain: FxHashMap<String, Vec<String>>,
     /// Key of a later overload → its plain name (for its Itanium name).
     pub plain_of: FxHashMap<String, String>,
-    /// The key of each later overload's declarations, by their name span.
-    pub key_at: FxHashMap<Span, String>,
+    /// The key of each later overload's declarations, by their name span
+    /// and name (the instances of one class template share the spans).
+    pub key_at: FxHashMap<(Span, String), String>,
     /// The keys of template instances, which lose ties to functions.
     pub instances: rustc_hash::FxHashSet<String>,
 }
@@ -139,7 +140,7 @@ impl Checker {
         let best = viable.iter().find(|(k, r)| {
             viable
                 .iter()
-                .all(|(k2, r2)| k == k2 || self.better(k, r, k2, r2))
+                .all(|(k2, r2)| k == k2 || self.better(k, r, k2, r2, args))
         });
         if let Some((k, _)) = best {
             return Some((*k).clone());
@@ -162,17 +163,54 @@ impl Checker {
         None
     }
 
-    /// Whether candidate `a` (ranks `ra`) is better than `b` (`rb`): no
-    /// argument converts worse and one converts better, or the same and
-    /// `a` is a function where `b` is a template instance.
-    fn better(&self, a: &str, ra: &[Rank], b: &str, rb: &[Rank]) -> bool {
+    /// Whether candidate `a` (ranks `ra`) is better than `b` (`rb`) for a
+    /// call with `args`: no argument converts worse and one converts
+    /// better; or the same, and where both bind a reference, `a`'s are
+    /// no more `const` and one is less ([over.ics.rank] 3.2.6: a
+    /// non-`const` object calls the non-`const` `operator[]`); or the
+    /// same in that too, and `a` is a function where `b` is a template
+    /// instance.
+    fn better(&self, a: &str, ra: &[Rank], b: &str, rb: &[Rank], args: &[Option<Expr>]) -> bool {
         let no_worse = ra.iter().zip(rb).all(|(x, y)| x <= y);
         let some_better = ra.iter().zip(rb).any(|(x, y)| x < y);
         if no_worse && some_better {
             return true;
         }
-        let same = ra == rb;
-        same && !self.overloads.instances.contains(a) && self.overloads.instances.contains(b)
+        if ra != rb {
+            return false;
+        }
+        let both: Vec<(bool, bool)> = self
+            .adds_const(a, args)
+            .into_iter()
+            .zip(self.adds_const(b, args))
+            .filter_map(|(x, y)| Some((x?, y?)))
+            .collect();
+        if both.iter().any(|(x, y)| x != y) {
+            return both.iter().all(|(x, y)| !x || *y);
+        }
+        !self.overloads.instances.contains(a) && self.overloads.instances.contains(b)
+    }
+
+    /// For each argument of a call with `args` of candidate `key`: whether
+    /// the reference parameter it binds adds `const` to it (`None` for a
+    /// parameter that is not a reference).
+    fn adds_const(&self, key: &str, args: &[Option<Expr>]) -> Vec<Option<bool>> {
+        let sig = &self.sigs[self.by_name[key]];
+        args.iter()
+            .zip(&sig.params)
+            .zip(&sig.refs)
+            .map(|((a, p), is_ref)| {
+                let to_const = matches!(
+                    p,
+                    CType::Pointer {
+                        pointee_const: true,
+                        ..
+                    }
+                );
+                let arg_const = a.as_ref().is_some_and(|a| self.lvalue_is_const(a));
+                is_ref.then_some(to_const && !arg_const)
+            })
+            .collect()
     }
 
     /// Whether candidate `key` accepts `args`.
@@ -199,6 +237,19 @@ impl Checker {
                 continue;
             };
             let to = if sig.refs[i] {
+                let to_const = matches!(
+                    p,
+                    CType::Pointer {
+                        pointee_const: true,
+                        ..
+                    }
+                );
+                if !to_const && self.lvalue_is_const(a) {
+                    return Err(format!(
+                        "argument {} is a `const` object, which a non-`const` reference cannot bind",
+                        i + 1
+                    ));
+                }
                 p.pointee().cloned().unwrap_or(CType::Void)
             } else {
                 p.clone()

@@ -249,7 +249,7 @@ impl Checker {
                     );
                     return None;
                 };
-                Some(ArgValue::Int(wrap_to(v, ty), ty.clone()))
+                Some(ArgValue::Int(templates::wrap_to(v, ty), ty.clone()))
             }
             (TemplateArg::Type(t), ParamKind::Value(..)) => {
                 self.error(
@@ -366,7 +366,10 @@ impl Checker {
         }
         self.tmpl.done.insert(key.clone(), name.clone());
         let decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
-            Ok(d) => d,
+            Ok(d) => {
+                self.class_instance_items(depth);
+                d
+            }
             Err(diags) => {
                 for d in diags {
                     if self.tmpl.reported.insert((d.span, d.message.clone())) {
@@ -378,6 +381,41 @@ impl Checker {
             }
         };
         self.declare_instance(index, &key.1, decl, name, span, depth)
+    }
+
+    /// Declares the member functions and static members of the class
+    /// template instances made since the last call
+    /// (`crate::templates::ClassInstances`), and queues the functions'
+    /// bodies with the instantiation depth `depth` of what made them.
+    pub(super) fn class_instance_items(&mut self, depth: usize) {
+        let templates = self.tmpl.templates.clone();
+        let items = match templates.env.instances.lock() {
+            Ok(mut shared) => std::mem::take(&mut shared.items),
+            Err(_) => return,
+        };
+        // A file-scope declaration is checked outside any function.
+        let scopes = std::mem::take(&mut self.scopes);
+        let item = std::mem::replace(&mut self.item, 0);
+        for i in items {
+            match i {
+                ast::Item::Var(v) => self.file_var(&v),
+                ast::Item::Function(mut f) => {
+                    let def = self.tmpl.next_def;
+                    if self.declare_function(&f, def).is_none() || f.body.is_none() {
+                        continue;
+                    }
+                    if let Some(key) = self.overloads.key_at.get(&(f.name_span, f.name.clone())) {
+                        f.name = key.clone();
+                    }
+                    self.tmpl.next_def += 1;
+                    self.tmpl.pending.push_back((f, depth));
+                }
+                ast::Item::Enum(e) => self.enum_decl(&e),
+                ast::Item::StaticAssert(sa) => self.static_assert(&sa),
+            }
+        }
+        self.item = item;
+        self.scopes = scopes;
     }
 
     /// Declares `decl` as the instance of template `index` with `args`,
@@ -442,25 +480,6 @@ impl Checker {
             self.tmpl.done.insert(key.clone(), name.clone());
             self.declare_instance(index, &key.1, sp.decl.clone(), name, sp.decl.name_span, 1);
         }
-    }
-}
-
-/// `v` converted to integer type `ty` as C++ converts a template argument
-/// (wrapping to the width, `bool` as nonzero).
-fn wrap_to(v: i128, ty: &CType) -> i128 {
-    match ty {
-        CType::Bool => i128::from(v != 0),
-        CType::Int { bits, signed } => {
-            let bits = u32::from(*bits);
-            let mask = (1i128 << bits) - 1;
-            let low = v & mask;
-            if *signed && low >> (bits - 1) & 1 == 1 {
-                low - (1i128 << bits)
-            } else {
-                low
-            }
-        }
-        _ => v,
     }
 }
 
@@ -558,6 +577,26 @@ impl Deduction<'_> {
                 self.match_type(p, a)
             }
             (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
+            // `Pack<T>` against `Pack<float>`: argument by argument (the
+            // type arguments; a value argument of a pattern is not known).
+            (CType::Struct(p), CType::Struct(a)) => {
+                let (Some(pi), Some(ai)) = (&p.instance_of, &a.instance_of) else {
+                    return Ok(());
+                };
+                if pi.template != ai.template {
+                    return Ok(());
+                }
+                for (pa, aa) in pi.args.iter().zip(&ai.args) {
+                    match (pa, aa) {
+                        (ArgValue::Type { ty: pt, .. }, ArgValue::Type { ty: at, .. }) => {
+                            self.match_type(pt, at)?
+                        }
+                        (ArgValue::Param(i), ArgValue::Int(..)) => self.bind(*i, aa.clone())?,
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

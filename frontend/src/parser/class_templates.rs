@@ -1,0 +1,621 @@
+//! Class templates: their declarations and explicit specializations, and
+//! the instances their template-ids name (`Packed128<float>`).
+//!
+//! A class template is kept as tokens, as a function template is
+//! (`crate::templates`). Unlike a function's, a class's instance is needed
+//! *while* parsing, since the parser resolves types as it reads: the
+//! template-id `Packed128<float>` in a declaration must be a complete
+//! struct at once. So the parser instantiates a class template where its
+//! template-id is written ([`Parser::class_instance`]): it parses the
+//! template's tokens again with a sub-parser, in the namespace the
+//! template is declared in, with the type parameters bound as typedefs and
+//! the value parameters replaced by their values, and with the class's
+//! name (the injected class name, also inside the body) replaced by the
+//! instance's, `Packed128<float>`. The struct that gives is an ordinary
+//! struct keyed by that name, marked as an instance
+//! ([`crate::templates::ClassInstance`]) for its Itanium name; its member
+//! functions and static members become items like any class's.
+//!
+//! Each instance exists once: a later template-id with the same
+//! arguments finds it among the structs. Function template instances are
+//! parsed after the file, each from the file's end state; the instances
+//! they make are shared through [`crate::templates::LateInstances`].
+//!
+//! A template-id whose arguments involve a function template's parameter
+//! placeholders (in a function template's pattern,
+//! `crate::templates::FunctionTemplate::pattern`) is *dependent*: it is
+//! not instantiated, but stands as an empty struct that carries the
+//! template and its arguments, which is what deduction and names need.
+
+use std::sync::Arc;
+
+use super::names::{Found, Kind};
+use super::{PResult, Parser, Recorded};
+use crate::ast::{Expr, ExprKind, QualType, Spelling};
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
+use crate::templates::{
+    instance_name, substitute_values_in, type_bindings, ArgValue, ClassInstance,
+    ClassSpecialization, FunctionTemplate, ParamKind, TemplateArg, TemplateParam,
+};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::{CType, StructDef};
+
+/// How deep class instances may nest (an instance whose definition names
+/// another instance, ...) before kernelc calls it runaway recursion.
+const MAX_CLASS_DEPTH: usize = 64;
+
+impl Parser<'_> {
+    /// Records the class template declared or defined by `tokens` (the
+    /// declaration after `template <params>`), whose name is token
+    /// `name_at`.
+    pub(super) fn class_template_decl(
+        &mut self,
+        params: Vec<TemplateParam>,
+        tokens: Vec<Token>,
+        name_at: usize,
+    ) -> PResult<()> {
+        let name_tok = tokens[name_at].clone();
+        if is_punct(tokens.get(name_at + 1), Punct::Lt) {
+            return self.error(
+                name_tok.span,
+                Code::E0002,
+                "partial specializations of class templates are not supported by kernelc yet",
+            );
+        }
+        let key = self.names.qualify(&name_tok.text);
+        self.names.declare(Kind::Type, &key, name_tok.span);
+        let has_body = tokens
+            .iter()
+            .any(|t| t.kind == TokenKind::Punct(Punct::LBrace));
+        let scope = self.names.current_key();
+        let scope = if scope.is_empty() {
+            Vec::new()
+        } else {
+            scope.split("::").map(str::to_string).collect()
+        };
+        let template = FunctionTemplate {
+            name: key.clone(),
+            scope,
+            params,
+            tokens: if has_body { tokens } else { Vec::new() },
+            name_span: name_tok.span,
+            is_kernel: false,
+            pattern: None,
+        };
+        let classes = Arc::make_mut(&mut self.templates.classes);
+        match classes.by_name.get(&key) {
+            Some(&i) if !template.tokens.is_empty() => {
+                if !classes.templates[i].tokens.is_empty() {
+                    let msg = format!("redefinition of class template `{}`", name_tok.text);
+                    return self.error(name_tok.span, Code::E0006, msg);
+                }
+                classes.templates[i] = template;
+            }
+            Some(_) => {}
+            None => {
+                classes.by_name.insert(key, classes.templates.len());
+                classes.templates.push(template);
+            }
+        }
+        Ok(())
+    }
+
+    /// After `template <>`: `struct Name<args> { ... };`, the definition
+    /// of the instance with `args` (token `name_at` is the name).
+    pub(super) fn class_specialization(
+        &mut self,
+        kw: Span,
+        tokens: &[Token],
+        name_at: usize,
+    ) -> PResult<()> {
+        let name = &tokens[name_at];
+        let Some(index) = self.class_template_named(&name.text) else {
+            let msg = format!("`{}` is not a class template", name.text);
+            return self.error(name.span, Code::E0001, msg);
+        };
+        let mut sub = self.sub_parser(&tokens[name_at + 1..], Vec::new());
+        let args = sub.template_args();
+        let after = name_at + 1 + sub.pos;
+        self.diags.append(&mut sub.diags);
+        let values = self.class_arg_values(index, &args?, kw)?;
+        let mut plain = tokens[..=name_at].to_vec();
+        plain.extend_from_slice(&tokens[after..]);
+        let key = self.templates.classes.templates[index].name.clone();
+        Arc::make_mut(&mut self.templates.classes)
+            .specializations
+            .push(ClassSpecialization {
+                name: key,
+                args: values,
+                tokens: plain,
+            });
+        Ok(())
+    }
+
+    /// The class template an unqualified `name` names here.
+    fn class_template_named(&self, name: &str) -> Option<usize> {
+        if self.names.is_local(name) {
+            return None;
+        }
+        let classes = &self.templates.classes;
+        match self.names.lookup(Kind::Type, name) {
+            Found::One(key) => classes.by_name.get(&key).copied(),
+            _ => classes.by_name.get(name).copied(),
+        }
+    }
+
+    /// The class template whose (possibly qualified) name starts `n`
+    /// tokens ahead, followed by `<`: its index and the name's tokens.
+    pub(super) fn class_template_at(&self, n: usize) -> Option<(usize, usize)> {
+        if self.templates.classes.templates.is_empty() {
+            return None;
+        }
+        if let Some(q) = self.qualified_at(n) {
+            if !self.is_punct_at(n + q.tokens, Punct::Lt) {
+                return None;
+            }
+            let key = self.resolve_qualified(&q, Kind::Type).ok()?;
+            let index = self.templates.classes.by_name.get(&key)?;
+            return Some((*index, q.tokens));
+        }
+        let t = self.peek_at(n);
+        if t.kind != TokenKind::Ident || !self.is_punct_at(n + 1, Punct::Lt) {
+            return None;
+        }
+        self.class_template_named(&t.text).map(|i| (i, 1))
+    }
+
+    /// A class template-id at the current token (`Packed128<float>`,
+    /// `gpu::Vec<T, 4>`): the instance's type. A member type after it
+    /// (`Traits<int>::Acc`) is that type.
+    pub(super) fn class_template_type(&mut self) -> PResult<(CType, bool, Spelling)> {
+        let ty = self.class_template_id()?;
+        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+            let member = self.peek_at(1).clone();
+            let Some(def) = ty.struct_def() else {
+                return Ok((ty, false, Spelling::Plain));
+            };
+            let key = super::names::join(&def.name, &member.text);
+            if let Some(t) = self.instance_typedef(&key) {
+                self.pos += 2;
+                return Ok(t);
+            }
+            if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(def) {
+                // A member of a dependent instance: dependent too.
+                self.pos += 2;
+                return Ok((ty, false, Spelling::Plain));
+            }
+            let msg = format!("no member type `{}` in `{}`", member.text, def.name);
+            return self.error(member.span, Code::E0001, msg);
+        }
+        Ok((ty, false, Spelling::Plain))
+    }
+
+    /// A class template-id in an expression: a static member
+    /// (`Packed128<T>::size`, `Pack128<T>::fromBits(...)`), or an object
+    /// constructed from `(...)` or `{...}`.
+    pub(super) fn class_template_expr(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let ty = self.class_template_id()?;
+        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+            self.bump();
+            let member = self.bump();
+            let name = ty.struct_def().map_or(String::new(), |d| d.name.clone());
+            return Ok(Expr {
+                kind: ExprKind::Ident(super::names::join(&name, &member.text)),
+                span: start.to(member.span),
+            });
+        }
+        if self.is_punct(Punct::LParen) || self.is_punct(Punct::LBrace) {
+            let qt = QualType {
+                ty,
+                is_const: false,
+                is_volatile: false,
+                spelling: Spelling::Plain,
+                span: start.to(self.prev_span()),
+            };
+            return self.construct(qt, start);
+        }
+        let found = self.found();
+        let sp = self.span();
+        self.error(
+            sp,
+            Code::E0003,
+            format!("expected `::`, `(` or `{{` after a class template-id, found {found}"),
+        )
+    }
+
+    /// The template-id at the current token, consumed: its instance.
+    fn class_template_id(&mut self) -> PResult<CType> {
+        let Some((index, len)) = self.class_template_at(0) else {
+            let sp = self.span();
+            return self.error(sp, Code::E0003, "expected a class template name");
+        };
+        let name_span = self.span().to(self.peek_at(len - 1).span);
+        self.pos += len;
+        let args = self.template_args()?;
+        let span = name_span.to(self.prev_span());
+        let values = self.class_arg_values(index, &args, span)?;
+        self.class_instance(index, values, span)
+    }
+
+    /// The values of `args` written for class template `index`, with the
+    /// defaults of the parameters they leave out.
+    fn class_arg_values(
+        &mut self,
+        index: usize,
+        args: &[TemplateArg],
+        span: Span,
+    ) -> PResult<Vec<ArgValue>> {
+        let t = self.templates.classes.templates[index].clone();
+        if args.len() > t.params.len() {
+            let msg = format!(
+                "too many template arguments for `{}` ({} given, {} expected)",
+                t.name,
+                args.len(),
+                t.params.len()
+            );
+            return self.error(span, Code::E0019, msg);
+        }
+        let mut values = Vec::new();
+        for (i, p) in t.params.iter().enumerate() {
+            let value = match args.get(i) {
+                Some(a) => self.arg_value(a, p)?,
+                None => self.default_class_arg(&t, i, &values, span)?,
+            };
+            values.push(value);
+        }
+        Ok(values)
+    }
+
+    /// One template argument's value, as parameter `p` takes it.
+    fn arg_value(&mut self, a: &TemplateArg, p: &TemplateParam) -> PResult<ArgValue> {
+        match (a, &p.kind) {
+            (TemplateArg::Type(t), ParamKind::Type) => Ok(ArgValue::Type {
+                ty: crate::sema::strip_restrict(&t.ty).0,
+                is_const: t.is_const,
+                is_volatile: t.is_volatile,
+                spelling: t.spelling.clone(),
+            }),
+            (TemplateArg::Value(e), ParamKind::Value(ty, _)) => match self.parse_time_value(e) {
+                Some(v) => Ok(ArgValue::Int(crate::templates::wrap_to(v, ty), ty.clone())),
+                None if self.in_pattern => Ok(self.pattern_value(e, ty)),
+                None => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            e.span,
+                            Code::E0019,
+                            format!(
+                                "kernelc cannot compute the argument of template parameter `{}` while parsing",
+                                p.name
+                            ),
+                        )
+                        .with_note("a class template's value arguments must be literals, `sizeof`, file-scope integer constants and arithmetic on them"),
+                    );
+                    Err(Recorded)
+                }
+            },
+            (TemplateArg::Type(t), ParamKind::Value(..)) => self.error(
+                t.span,
+                Code::E0019,
+                format!("template parameter `{}` takes a value, not a type", p.name),
+            ),
+            (TemplateArg::Value(e), ParamKind::Type) => self.error(
+                e.span,
+                Code::E0019,
+                format!("template parameter `{}` takes a type, not a value", p.name),
+            ),
+        }
+    }
+
+    /// A value argument in a function template's pattern that the parser
+    /// cannot compute: the template's value parameter it names, else a
+    /// stand-in zero (the pattern's shape is all that is read).
+    fn pattern_value(&self, e: &Expr, ty: &CType) -> ArgValue {
+        match &e.kind {
+            ExprKind::Ident(name) => match self.pattern_values.iter().position(|p| p == name) {
+                Some(i) => ArgValue::Param(i),
+                None => ArgValue::Int(0, ty.clone()),
+            },
+            _ => ArgValue::Int(0, ty.clone()),
+        }
+    }
+
+    /// An integer constant the parser can compute: `true`/`false`, or
+    /// what [`super::structs::const_dim`] computes.
+    fn parse_time_value(&self, e: &Expr) -> Option<i128> {
+        match &e.kind {
+            ExprKind::BoolLit(b) => Some(i128::from(*b)),
+            _ => super::structs::const_dim(e, &self.constants),
+        }
+    }
+
+    /// The default argument of parameter `i` of class template `t`, read
+    /// with the arguments `known` before it bound; E0019 when it has none.
+    fn default_class_arg(
+        &mut self,
+        t: &FunctionTemplate,
+        i: usize,
+        known: &[ArgValue],
+        span: Span,
+    ) -> PResult<ArgValue> {
+        let p = &t.params[i];
+        let Some(tokens) = &p.default else {
+            let msg = format!(
+                "too few template arguments for `{}`: `{}` has no default",
+                t.name, p.name
+            );
+            return self.error(span, Code::E0019, msg);
+        };
+        let tokens = substitute_values_in(t, known, tokens);
+        let mut sub = self.sub_parser(&tokens, type_bindings(t, known));
+        let arg = if sub.starts_type(0) {
+            sub.type_name().map(TemplateArg::Type)
+        } else {
+            sub.cond_value().map(TemplateArg::Value)
+        };
+        self.diags.append(&mut sub.diags);
+        let arg = arg?;
+        self.arg_value(&arg, p)
+    }
+
+    /// The instance of class template `index` with `values`: found, or
+    /// made now.
+    fn class_instance(
+        &mut self,
+        index: usize,
+        values: Vec<ArgValue>,
+        span: Span,
+    ) -> PResult<CType> {
+        let t = self.templates.classes.templates[index].clone();
+        let instance = Arc::new(ClassInstance {
+            template: t.name.clone(),
+            kinds: t.params.iter().map(|p| p.kind.clone()).collect(),
+            args: values,
+        });
+        let key = instance_name(&t.name, &instance.args);
+        if let Some(def) = self.instance_named(&key) {
+            return Ok(CType::Struct(def));
+        }
+        if instance.args.iter().any(is_dependent_arg) || self.in_pattern {
+            return Ok(self.dependent_instance(key, instance));
+        }
+        if self.instance_depth >= MAX_CLASS_DEPTH {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    Code::E0019,
+                    format!("class template instances nest more than {MAX_CLASS_DEPTH} deep, at `{key}`"),
+                )
+                .with_label(t.name_span, "the template"),
+            );
+            return Err(Recorded);
+        }
+        let tokens = match self.specialization_tokens(&t.name, &instance.args) {
+            Some(tokens) => tokens,
+            None if t.tokens.is_empty() => {
+                self.diags.push(
+                    Diagnostic::error(
+                        span,
+                        Code::E0004,
+                        format!("`{key}` is an incomplete type: its template is declared but not defined for these arguments"),
+                    )
+                    .with_label(t.name_span, "the template"),
+                );
+                return Err(Recorded);
+            }
+            None => substitute_values_in(&t, &instance.args, &t.tokens),
+        };
+        let simple = crate::mangle::unqualified(&t.name);
+        let tag = instance_name(simple, &instance.args);
+        let tokens = rename_class(&tokens, simple, &tag);
+        self.parse_class_instance(&t, &tokens, &tag, instance, span);
+        match self.instance_named(&key) {
+            Some(def) => Ok(CType::Struct(def)),
+            None => Err(Recorded),
+        }
+    }
+
+    /// The instance keyed `key` if it exists: made by this parse, or by
+    /// another parse of the translation unit.
+    fn instance_named(&mut self, key: &str) -> Option<Arc<StructDef>> {
+        if let Some(def) = self.structs.get(key) {
+            return Some(def.clone());
+        }
+        let def = self.instances.lock().ok()?.structs.get(key)?.clone();
+        self.structs.insert(key.to_string(), def.clone());
+        Some(def)
+    }
+
+    /// The member type keyed `key` of a class template instance.
+    pub(super) fn instance_typedef(&self, key: &str) -> Option<(CType, bool, Spelling)> {
+        if let Some(t) = self.typedefs.get(key) {
+            return Some(t.clone());
+        }
+        self.instances.lock().ok()?.typedefs.get(key).cloned()
+    }
+
+    /// The member functions and static members of the class instances
+    /// made since the last call, to emit as items.
+    pub(super) fn take_instance_items(&mut self) -> Vec<crate::ast::Item> {
+        match self.instances.lock() {
+            Ok(mut shared) => std::mem::take(&mut shared.items),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The tokens of the explicit specialization of `template` for
+    /// `args`, if there is one.
+    fn specialization_tokens(&self, template: &str, args: &[ArgValue]) -> Option<Vec<Token>> {
+        self.templates
+            .classes
+            .specializations
+            .iter()
+            .find(|s| s.name == template && s.args == args)
+            .map(|s| s.tokens.clone())
+    }
+
+    /// Parses the definition `tokens` of an instance of `t` tagged `tag`
+    /// and shares what it declares with every parse: the struct, its
+    /// member types, and its member functions and static members as items.
+    fn parse_class_instance(
+        &mut self,
+        t: &FunctionTemplate,
+        tokens: &[Token],
+        tag: &str,
+        instance: Arc<ClassInstance>,
+        span: Span,
+    ) {
+        let key = instance_name(&t.name, &instance.args);
+        let mut sub = self.sub_parser(tokens, type_bindings(t, &instance.args));
+        sub.names = self.names.at_namespace_scope(&t.scope);
+        sub.instance_depth = self.instance_depth + 1;
+        sub.instancing = Some((tag.to_string(), instance));
+        sub.constants = self.constants.clone();
+        let items = sub.external_decl(false);
+        for d in sub.diags.drain(..) {
+            let d = if d.severity == crate::diag::Severity::Error {
+                d.with_label(span, format!("in `{tag}`, instantiated here"))
+            } else {
+                d
+            };
+            self.diags.push(d);
+        }
+        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        self.pending_enums.append(&mut sub.pending_enums);
+        let Some(def) = sub.structs.get(&key).cloned() else {
+            return;
+        };
+        let prefix = format!("{key}::");
+        let member_types: Vec<_> = sub
+            .typedefs
+            .drain()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .collect();
+        for (k, _) in &member_types {
+            self.names.declare(Kind::Type, k, span);
+        }
+        let Ok(mut shared) = self.instances.lock() else {
+            return;
+        };
+        shared.structs.insert(key, def);
+        shared.typedefs.extend(member_types);
+        shared.items.append(&mut sub.pending_items);
+        if let Ok(items) = items {
+            shared.items.extend(items);
+        }
+    }
+
+    /// The stand-in for an instance whose arguments are dependent: an
+    /// empty struct that carries the template and the arguments.
+    fn dependent_instance(&mut self, key: String, instance: Arc<ClassInstance>) -> CType {
+        let id = self.next_struct_id;
+        self.next_struct_id += 1;
+        let mut def = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
+        def.instance_of = Some(instance);
+        let def = Arc::new(def);
+        self.structs.insert(key, def.clone());
+        CType::Struct(def)
+    }
+
+    /// Whether `def` is the stand-in of a dependent instance.
+    fn is_dependent_def(&self, def: &StructDef) -> bool {
+        self.in_pattern
+            || def
+                .instance_of
+                .as_ref()
+                .is_some_and(|i| i.args.iter().any(is_dependent_arg))
+    }
+}
+
+/// Whether an argument involves a function template's parameter
+/// placeholder (`crate::types::template_param`).
+fn is_dependent_arg(a: &ArgValue) -> bool {
+    match a {
+        ArgValue::Type { ty, .. } => is_dependent_type(ty),
+        ArgValue::Int(..) => false,
+        ArgValue::Param(_) => true,
+    }
+}
+
+/// Whether `ty` involves a template parameter's placeholder.
+pub(crate) fn is_dependent_type(ty: &CType) -> bool {
+    if crate::types::template_param_index(ty).is_some() {
+        return true;
+    }
+    match ty {
+        CType::Pointer { pointee, .. } => is_dependent_type(pointee),
+        CType::Array { elem, .. } => is_dependent_type(elem),
+        CType::Struct(s) => s
+            .instance_of
+            .as_ref()
+            .is_some_and(|i| i.args.iter().any(is_dependent_arg)),
+        _ => false,
+    }
+}
+
+/// In the tokens of a template declaration, the index of the name of the
+/// class it declares or defines (`struct alignas(16) Packed128 {`), or
+/// `None` when it is not a class.
+pub(super) fn class_name_at(tokens: &[Token]) -> Option<usize> {
+    let first = tokens.first()?;
+    if !matches!(
+        first.kind,
+        TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
+    ) {
+        return None;
+    }
+    let mut i = 1;
+    while let Some(t) = tokens.get(i) {
+        if t.kind == TokenKind::Ident
+            && super::decl::is_align_kw(&t.text)
+            && is_punct(tokens.get(i + 1), Punct::LParen)
+        {
+            i = skip_parens(tokens, i + 1);
+            continue;
+        }
+        break;
+    }
+    let name = tokens.get(i)?;
+    let after = tokens.get(i + 1);
+    let class_like = is_punct(after, Punct::LBrace)
+        || is_punct(after, Punct::Semi)
+        || is_punct(after, Punct::Lt)
+        || is_punct(after, Punct::Colon);
+    (name.kind == TokenKind::Ident && class_like).then_some(i)
+}
+
+/// The index after the parenthesized group opening at `open`.
+fn skip_parens(tokens: &[Token], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen) => depth += 1,
+            TokenKind::Punct(Punct::RParen) => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+fn is_punct(t: Option<&Token>, p: Punct) -> bool {
+    t.is_some_and(|t| t.kind == TokenKind::Punct(p))
+}
+
+/// `tokens` with the class's own name `name` (the injected class name:
+/// the tag, the constructors, uses in the body) spelled as the
+/// instance's `tag`; a use followed by `<` is a template-id and stays.
+fn rename_class(tokens: &[Token], name: &str, tag: &str) -> Vec<Token> {
+    let mut out = tokens.to_vec();
+    for (i, t) in out.iter_mut().enumerate() {
+        if t.kind == TokenKind::Ident && t.text == name && !is_punct(tokens.get(i + 1), Punct::Lt) {
+            t.text = tag.to_string();
+        }
+    }
+    out
+}
