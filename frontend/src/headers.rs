@@ -34,6 +34,15 @@ pub(crate) enum Header {
     Unsupported(&'static str),
 }
 
+/// The pseudo path of `<type_traits>`'s text in diagnostics.
+const TYPE_TRAITS_PATH: &str = "<kernelc>/type_traits";
+
+/// `<type_traits>` (and `<cuda/std/type_traits>`): the traits as class
+/// templates kernelc compiles (`frontend/headers/type_traits.h`).
+fn type_traits() -> &'static str {
+    include_str!("../headers/type_traits.h")
+}
+
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
 pub(crate) const PREDEFINED: &[&str] = &[
     // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
@@ -366,6 +375,10 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: crate::curand::PATH,
             text: crate::curand::source,
         },
+        "type_traits" | "cuda/std/type_traits" => Header::Source {
+            path: TYPE_TRAITS_PATH,
+            text: type_traits,
+        },
         _ if name.starts_with("cub/")
             || name.starts_with("thrust/")
             || name.starts_with("cuda/")
@@ -407,7 +420,7 @@ pub const KNOWN_EMPTY: &[&str] = &[
     "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location",
     "span", "sstream", "stack", "stdexcept", "stop_token", "streambuf", "string",
     "string_view", "strstream", "syncstream", "system_error", "thread", "tuple",
-    "type_traits", "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility",
+    "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility",
     "valarray", "variant", "vector", "version",
     // POSIX and the platform's, as real programs include them.
     "alloca.h", "dirent.h", "dlfcn.h", "fcntl.h", "getopt.h", "libgen.h", "malloc.h",

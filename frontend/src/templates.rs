@@ -107,6 +107,142 @@ pub struct ClassTemplates {
     /// The template of each key.
     pub by_name: FxHashMap<String, usize>,
     pub specializations: Vec<ClassSpecialization>,
+    pub partial: Vec<PartialSpecialization>,
+}
+
+/// A partial specialization, `template <class T> struct is_same<T, T> {
+/// ... };`: a template of its own (its parameters, and its tokens without
+/// the arguments after the name) that defines the instances whose
+/// arguments match `pattern` (the arguments as written, its parameters
+/// standing as placeholders, `ArgValue::Param` for its value parameters).
+#[derive(Debug, PartialEq, Clone)]
+pub struct PartialSpecialization {
+    pub template: FunctionTemplate,
+    pub pattern: Vec<ArgValue>,
+}
+
+impl PartialSpecialization {
+    /// The arguments of this specialization's parameters that make its
+    /// pattern `args`, or `None` when the pattern does not match them
+    /// ([temp.class.spec.match]).
+    pub fn match_args(&self, args: &[ArgValue]) -> Option<Vec<ArgValue>> {
+        let mut bound = vec![None; self.template.params.len()];
+        if self.pattern.len() != args.len() {
+            return None;
+        }
+        for (p, a) in self.pattern.iter().zip(args) {
+            if !match_arg(p, a, &mut bound) {
+                return None;
+            }
+        }
+        bound.into_iter().collect()
+    }
+}
+
+/// Matches pattern argument `p` against argument `a`, binding the
+/// pattern's parameters in `bound`.
+fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool {
+    match (p, a) {
+        (
+            ArgValue::Type {
+                ty: pt,
+                is_const: pc,
+                is_volatile: pv,
+                ..
+            },
+            ArgValue::Type {
+                ty: at,
+                is_const: ac,
+                is_volatile: av,
+                spelling,
+            },
+        ) => {
+            if (*pc && !*ac) || (*pv && !*av) {
+                return false;
+            }
+            if let Some(i) = crate::types::template_param_index(pt) {
+                // `const T` against `const float` binds `float`.
+                let value = ArgValue::Type {
+                    ty: at.clone(),
+                    is_const: *ac && !*pc,
+                    is_volatile: *av && !*pv,
+                    spelling: spelling.clone(),
+                };
+                return bind(i, value, bound);
+            }
+            pc == ac && pv == av && match_type(pt, at, bound)
+        }
+        (ArgValue::Param(i), ArgValue::Int(..)) => bind(*i, a.clone(), bound),
+        (ArgValue::Int(x, _), ArgValue::Int(y, _)) => x == y,
+        _ => false,
+    }
+}
+
+/// [`match_arg`] for types below the top level.
+fn match_type(p: &CType, a: &CType, bound: &mut [Option<ArgValue>]) -> bool {
+    if let Some(i) = crate::types::template_param_index(p) {
+        let value = ArgValue::Type {
+            ty: a.clone(),
+            is_const: false,
+            is_volatile: false,
+            spelling: Spelling::Plain,
+        };
+        return bind(i, value, bound);
+    }
+    match (p, a) {
+        (
+            CType::Pointer {
+                pointee: pp,
+                pointee_const: pc,
+                pointee_volatile: pv,
+                ..
+            },
+            CType::Pointer {
+                pointee: ap,
+                pointee_const: ac,
+                pointee_volatile: av,
+                ..
+            },
+        ) => {
+            let p = ArgValue::Type {
+                ty: (**pp).clone(),
+                is_const: *pc,
+                is_volatile: *pv,
+                spelling: Spelling::Plain,
+            };
+            let a = ArgValue::Type {
+                ty: (**ap).clone(),
+                is_const: *ac,
+                is_volatile: *av,
+                spelling: Spelling::Plain,
+            };
+            match_arg(&p, &a, bound)
+        }
+        (CType::Array { elem: pe, len: pl }, CType::Array { elem: ae, len: al }) => {
+            pl == al && match_type(pe, ae, bound)
+        }
+        (CType::Struct(ps), CType::Struct(as_)) => match (&ps.instance_of, &as_.instance_of) {
+            (Some(pi), Some(ai)) if pi.template == ai.template => pi
+                .args
+                .iter()
+                .zip(&ai.args)
+                .all(|(p, a)| match_arg(p, a, bound)),
+            _ => p == a,
+        },
+        _ => p == a,
+    }
+}
+
+/// Binds parameter `i` to `value`, or checks that it is bound to it.
+fn bind(i: usize, value: ArgValue, bound: &mut [Option<ArgValue>]) -> bool {
+    match bound.get_mut(i) {
+        Some(Some(v)) => v.same_as(&value),
+        Some(slot) => {
+            *slot = Some(value);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The instances of class templates made so far, by every parse of one
@@ -118,6 +254,10 @@ pub struct ClassInstances {
     pub structs: FxHashMap<String, Arc<StructDef>>,
     /// Their member types (`Traits<int>::Acc`).
     pub typedefs: FxHashMap<String, (CType, bool, Spelling)>,
+    /// Their static integer constants the parser computed
+    /// (`is_same<int, int>::value`), for template arguments and array
+    /// sizes.
+    pub constants: FxHashMap<String, i128>,
     /// Their member functions and static members, not yet handed on: the
     /// file's parse emits them before the declaration that made them, and
     /// the checker declares those that function template instances make
@@ -236,6 +376,28 @@ pub enum ArgValue {
 }
 
 impl ArgValue {
+    /// Whether two arguments are the same, however their types were
+    /// spelled (`long` and `long int`).
+    pub fn same_as(&self, other: &ArgValue) -> bool {
+        match (self, other) {
+            (
+                ArgValue::Type {
+                    ty: a,
+                    is_const: ac,
+                    is_volatile: av,
+                    ..
+                },
+                ArgValue::Type {
+                    ty: b,
+                    is_const: bc,
+                    is_volatile: bv,
+                    ..
+                },
+            ) => a == b && ac == bc && av == bv,
+            _ => self == other,
+        }
+    }
+
     /// How the argument reads in an instantiation's name (`float`, `256`,
     /// `true`).
     pub fn readable(&self) -> String {

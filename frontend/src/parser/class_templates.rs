@@ -36,7 +36,8 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::{
     instance_name, substitute_values_in, type_bindings, ArgValue, ClassInstance,
-    ClassSpecialization, FunctionTemplate, ParamKind, TemplateArg, TemplateParam,
+    ClassSpecialization, FunctionTemplate, ParamKind, PartialSpecialization, TemplateArg,
+    TemplateParam,
 };
 use crate::token::{Keyword, Punct, Token, TokenKind};
 use crate::types::{CType, StructDef};
@@ -57,17 +58,14 @@ impl Parser<'_> {
     ) -> PResult<()> {
         let name_tok = tokens[name_at].clone();
         if is_punct(tokens.get(name_at + 1), Punct::Lt) {
-            return self.error(
-                name_tok.span,
-                Code::E0002,
-                "partial specializations of class templates are not supported by kernelc yet",
-            );
+            return self.partial_specialization(params, &tokens, name_at);
         }
         let key = self.names.qualify(&name_tok.text);
         self.names.declare(Kind::Type, &key, name_tok.span);
-        let has_body = tokens
-            .iter()
-            .any(|t| t.kind == TokenKind::Punct(Punct::LBrace));
+        let has_body = is_alias(&tokens)
+            || tokens
+                .iter()
+                .any(|t| t.kind == TokenKind::Punct(Punct::LBrace));
         let scope = self.names.current_key();
         let scope = if scope.is_empty() {
             Vec::new()
@@ -132,6 +130,61 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// `template <params> struct Name<pattern> { ... };`: a partial
+    /// specialization of class template `Name` (token `name_at`), its
+    /// pattern read with its parameters as placeholders.
+    fn partial_specialization(
+        &mut self,
+        params: Vec<TemplateParam>,
+        tokens: &[Token],
+        name_at: usize,
+    ) -> PResult<()> {
+        let name = &tokens[name_at];
+        let Some(index) = self.class_template_named(&name.text) else {
+            let msg = format!("`{}` is not a class template", name.text);
+            return self.error(name.span, Code::E0001, msg);
+        };
+        let types = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.kind == ParamKind::Type)
+            .map(|(i, p)| {
+                let placeholder = crate::types::template_param(i, &p.name);
+                (p.name.clone(), (placeholder, false, Spelling::Plain))
+            })
+            .collect();
+        let mut sub = self.sub_parser(&tokens[name_at + 1..], types);
+        sub.in_pattern = true;
+        sub.pattern_values = params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Value(..) => p.name.clone(),
+                ParamKind::Type => String::new(),
+            })
+            .collect();
+        let args = sub.template_args();
+        let after = name_at + 1 + sub.pos;
+        let pattern = args.and_then(|args| sub.class_arg_values(index, &args, name.span));
+        self.diags.append(&mut sub.diags);
+        let pattern = pattern?;
+        let mut plain = tokens[..=name_at].to_vec();
+        plain.extend_from_slice(&tokens[after..]);
+        let primary = &self.templates.classes.templates[index];
+        let template = FunctionTemplate {
+            name: primary.name.clone(),
+            scope: primary.scope.clone(),
+            params,
+            tokens: plain,
+            name_span: name.span,
+            is_kernel: false,
+            pattern: None,
+        };
+        Arc::make_mut(&mut self.templates.classes)
+            .partial
+            .push(PartialSpecialization { template, pattern });
+        Ok(())
+    }
+
     /// The class template an unqualified `name` names here.
     fn class_template_named(&self, name: &str) -> Option<usize> {
         if self.names.is_local(name) {
@@ -169,7 +222,8 @@ impl Parser<'_> {
     /// `gpu::Vec<T, 4>`): the instance's type. A member type after it
     /// (`Traits<int>::Acc`) is that type.
     pub(super) fn class_template_type(&mut self) -> PResult<(CType, bool, Spelling)> {
-        let ty = self.class_template_id()?;
+        let named = self.class_template_id()?;
+        let ty = named.0.clone();
         if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
             let member = self.peek_at(1).clone();
             let Some(def) = ty.struct_def() else {
@@ -188,7 +242,7 @@ impl Parser<'_> {
             let msg = format!("no member type `{}` in `{}`", member.text, def.name);
             return self.error(member.span, Code::E0001, msg);
         }
-        Ok((ty, false, Spelling::Plain))
+        Ok(named)
     }
 
     /// A class template-id in an expression: a static member
@@ -196,7 +250,7 @@ impl Parser<'_> {
     /// constructed from `(...)` or `{...}`.
     pub(super) fn class_template_expr(&mut self) -> PResult<Expr> {
         let start = self.span();
-        let ty = self.class_template_id()?;
+        let (ty, _, _) = self.class_template_id()?;
         if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
             self.bump();
             let member = self.bump();
@@ -225,8 +279,10 @@ impl Parser<'_> {
         )
     }
 
-    /// The template-id at the current token, consumed: its instance.
-    fn class_template_id(&mut self) -> PResult<CType> {
+    /// The template-id at the current token, consumed: its instance, or
+    /// for an alias template the type it stands for (with its `const`
+    /// and spelling).
+    fn class_template_id(&mut self) -> PResult<(CType, bool, Spelling)> {
         let Some((index, len)) = self.class_template_at(0) else {
             let sp = self.span();
             return self.error(sp, Code::E0003, "expected a class template name");
@@ -236,7 +292,39 @@ impl Parser<'_> {
         let args = self.template_args()?;
         let span = name_span.to(self.prev_span());
         let values = self.class_arg_values(index, &args, span)?;
-        self.class_instance(index, values, span)
+        if is_alias(&self.templates.classes.templates[index].tokens) {
+            return self.alias_instance(index, &values, span);
+        }
+        let ty = self.class_instance(index, values, span)?;
+        Ok((ty, false, Spelling::Plain))
+    }
+
+    /// The type alias template `index` stands for with `values`: the type
+    /// after its `=`, read in its namespace with the parameters bound.
+    fn alias_instance(
+        &mut self,
+        index: usize,
+        values: &[ArgValue],
+        span: Span,
+    ) -> PResult<(CType, bool, Spelling)> {
+        let t = self.templates.classes.templates[index].clone();
+        let tokens = substitute_values_in(&t, values, &t.tokens);
+        let end = tokens.len() - usize::from(is_punct(tokens.last(), Punct::Semi));
+        let mut sub = self.sub_parser(&tokens[3..end], type_bindings(&t, values));
+        sub.names = self.names.at_namespace_scope(&t.scope);
+        let ty = sub.type_name();
+        let complete = sub.at_eof();
+        let shown = instance_name(&t.name, values);
+        for d in sub.diags.drain(..) {
+            self.diags
+                .push(d.with_label(span, format!("in `{shown}`, used here")));
+        }
+        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        match ty {
+            Ok(q) if complete => Ok((q.ty, q.is_const, q.spelling)),
+            Ok(q) => self.error(q.span, Code::E0003, "expected `;` after the aliased type"),
+            Err(e) => Err(e),
+        }
     }
 
     /// The values of `args` written for class template `index`, with the
@@ -321,13 +409,22 @@ impl Parser<'_> {
         }
     }
 
-    /// An integer constant the parser can compute: `true`/`false`, or
-    /// what [`super::structs::const_dim`] computes.
+    /// An integer constant the parser can compute
+    /// ([`super::structs::const_dim`]).
     fn parse_time_value(&self, e: &Expr) -> Option<i128> {
-        match &e.kind {
-            ExprKind::BoolLit(b) => Some(i128::from(*b)),
-            _ => super::structs::const_dim(e, &self.constants),
+        super::structs::const_dim(e, &|n| self.constant(n))
+    }
+
+    /// The value of the integer constant keyed `key` (`kTile`,
+    /// `Traits<int>::size`) if the parser knows it.
+    pub(super) fn constant(&self, key: &str) -> Option<i128> {
+        if let Some(v) = self.constants.get(key) {
+            return Some(*v);
         }
+        if !key.contains('>') {
+            return None;
+        }
+        self.instances.lock().ok()?.constants.get(key).copied()
     }
 
     /// The default argument of parameter `i` of class template `t`, read
@@ -349,11 +446,7 @@ impl Parser<'_> {
         };
         let tokens = substitute_values_in(t, known, tokens);
         let mut sub = self.sub_parser(&tokens, type_bindings(t, known));
-        let arg = if sub.starts_type(0) {
-            sub.type_name().map(TemplateArg::Type)
-        } else {
-            sub.cond_value().map(TemplateArg::Value)
-        };
+        let arg = sub.template_arg(false);
         self.diags.append(&mut sub.diags);
         let arg = arg?;
         self.arg_value(&arg, p)
@@ -391,25 +484,41 @@ impl Parser<'_> {
             );
             return Err(Recorded);
         }
-        let tokens = match self.specialization_tokens(&t.name, &instance.args) {
-            Some(tokens) => tokens,
-            None if t.tokens.is_empty() => {
-                self.diags.push(
-                    Diagnostic::error(
-                        span,
-                        Code::E0004,
-                        format!("`{key}` is an incomplete type: its template is declared but not defined for these arguments"),
-                    )
-                    .with_label(t.name_span, "the template"),
-                );
-                return Err(Recorded);
-            }
-            None => substitute_values_in(&t, &instance.args, &t.tokens),
+        // The definition: a full specialization's, a matching partial
+        // specialization's (its own parameters bound), or the template's.
+        let (definition, args) = if let Some(tokens) =
+            self.specialization_tokens(&t.name, &instance.args)
+        {
+            // A full specialization has no parameters to bind.
+            let params = Vec::new();
+            let full = FunctionTemplate {
+                tokens,
+                params,
+                ..t.clone()
+            };
+            (full, Vec::new())
+        } else if let Some(found) = self.partial_match(&t.name, &instance.args) {
+            found
+        } else if t.tokens.is_empty() {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    Code::E0004,
+                    format!("`{key}` is an incomplete type: its template is declared but not defined for these arguments"),
+                )
+                .with_label(t.name_span, "the template"),
+            );
+            return Err(Recorded);
+        } else {
+            (t.clone(), instance.args.clone())
         };
         let simple = crate::mangle::unqualified(&t.name);
         let tag = instance_name(simple, &instance.args);
+        let tokens = substitute_values_in(&definition, &args, &definition.tokens);
         let tokens = rename_class(&tokens, simple, &tag);
-        self.parse_class_instance(&t, &tokens, &tag, instance, span);
+        let bindings = type_bindings(&definition, &args);
+        let scope = definition.scope.clone();
+        self.parse_class_instance(&scope, &tokens, &tag, instance, bindings, span);
         match self.instance_named(&key) {
             Some(def) => Ok(CType::Struct(def)),
             None => Err(Recorded),
@@ -444,6 +553,22 @@ impl Parser<'_> {
         }
     }
 
+    /// The partial specialization of `template` whose pattern matches
+    /// `args` (the first declared, when several do), and the arguments of
+    /// its parameters.
+    fn partial_match(
+        &self,
+        template: &str,
+        args: &[ArgValue],
+    ) -> Option<(FunctionTemplate, Vec<ArgValue>)> {
+        self.templates
+            .classes
+            .partial
+            .iter()
+            .filter(|p| p.template.name == template)
+            .find_map(|p| Some((p.template.clone(), p.match_args(args)?)))
+    }
+
     /// The tokens of the explicit specialization of `template` for
     /// `args`, if there is one.
     fn specialization_tokens(&self, template: &str, args: &[ArgValue]) -> Option<Vec<Token>> {
@@ -455,20 +580,22 @@ impl Parser<'_> {
             .map(|s| s.tokens.clone())
     }
 
-    /// Parses the definition `tokens` of an instance of `t` tagged `tag`
-    /// and shares what it declares with every parse: the struct, its
+    /// Parses the definition `tokens` of `instance`, tagged `tag`, in
+    /// namespace `scope` with `bindings` for the parameters, and shares
+    /// what it declares with every parse: the struct, its
     /// member types, and its member functions and static members as items.
     fn parse_class_instance(
         &mut self,
-        t: &FunctionTemplate,
+        scope: &[String],
         tokens: &[Token],
         tag: &str,
         instance: Arc<ClassInstance>,
+        bindings: Vec<(String, (CType, bool, Spelling))>,
         span: Span,
     ) {
-        let key = instance_name(&t.name, &instance.args);
-        let mut sub = self.sub_parser(tokens, type_bindings(t, &instance.args));
-        sub.names = self.names.at_namespace_scope(&t.scope);
+        let key = instance_name(&instance.template, &instance.args);
+        let mut sub = self.sub_parser(tokens, bindings);
+        sub.names = self.names.at_namespace_scope(scope);
         sub.instance_depth = self.instance_depth + 1;
         sub.instancing = Some((tag.to_string(), instance));
         sub.constants = self.constants.clone();
@@ -487,6 +614,11 @@ impl Parser<'_> {
             return;
         };
         let prefix = format!("{key}::");
+        let constants: Vec<(String, i128)> = sub
+            .constants
+            .drain()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .collect();
         let member_types: Vec<_> = sub
             .typedefs
             .drain()
@@ -500,6 +632,7 @@ impl Parser<'_> {
         };
         shared.structs.insert(key, def);
         shared.typedefs.extend(member_types);
+        shared.constants.extend(constants);
         shared.items.append(&mut sub.pending_items);
         if let Ok(items) = items {
             shared.items.extend(items);
@@ -559,6 +692,9 @@ pub(crate) fn is_dependent_type(ty: &CType) -> bool {
 /// `None` when it is not a class.
 pub(super) fn class_name_at(tokens: &[Token]) -> Option<usize> {
     let first = tokens.first()?;
+    if is_alias(tokens) {
+        return Some(1);
+    }
     if !matches!(
         first.kind,
         TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
@@ -583,6 +719,14 @@ pub(super) fn class_name_at(tokens: &[Token]) -> Option<usize> {
         || is_punct(after, Punct::Lt)
         || is_punct(after, Punct::Colon);
     (name.kind == TokenKind::Ident && class_like).then_some(i)
+}
+
+/// Whether a template declaration's tokens are an alias template's,
+/// `using Name = type;`.
+fn is_alias(tokens: &[Token]) -> bool {
+    tokens.first().map(|t| &t.kind) == Some(&TokenKind::Keyword(Keyword::Using))
+        && tokens.get(1).is_some_and(|t| t.kind == TokenKind::Ident)
+        && is_punct(tokens.get(2), Punct::Assign)
 }
 
 /// The index after the parenthesized group opening at `open`.

@@ -157,7 +157,7 @@ impl Parser<'_> {
             Shape::Data => Ok(false),
             Shape::StaticData { end, constant } => {
                 if constant {
-                    self.class_constant(end, members);
+                    self.class_constant(end, class_key, members);
                     members.deferred.push(Deferred {
                         start,
                         end,
@@ -237,8 +237,10 @@ impl Parser<'_> {
     }
 
     /// Keeps the value of the static constant data member from the current
-    /// token to `end` when it is an integer the parser can compute.
-    fn class_constant(&self, end: usize, members: &mut ClassMembers) {
+    /// token to `end` when it is an integer the parser can compute: for
+    /// the class's own member arrays, and as `Class::name` for the rest of
+    /// the file.
+    fn class_constant(&mut self, end: usize, class_key: Option<&str>, members: &mut ClassMembers) {
         let toks = &self.toks[self.pos..end];
         let Some(eq) = toks
             .iter()
@@ -255,24 +257,25 @@ impl Parser<'_> {
         if !integral || eq == 0 || toks[eq - 1].kind != TokenKind::Ident {
             return;
         }
+        let name = toks[eq - 1].text.clone();
         let mut sub = self.sub_parser(&toks[eq + 1..value_end], Vec::new());
         let Ok(e) = sub.cond_value() else {
             return;
         };
-        let known = self.constants_with(&members.constants);
-        if let Some(v) = super::structs::const_dim(&e, &known) {
-            members.constants.insert(toks[eq - 1].text.clone(), v);
+        let known = |n: &str| {
+            members
+                .constants
+                .get(n)
+                .copied()
+                .or_else(|| self.constant(n))
+        };
+        let Some(v) = super::structs::const_dim(&e, &known) else {
+            return;
+        };
+        if let Some(class) = class_key {
+            self.constants.insert(super::names::join(class, &name), v);
         }
-    }
-
-    /// The file-scope constants with a class's own (`class`) on top.
-    pub(super) fn constants_with(
-        &self,
-        class: &FxHashMap<String, i128>,
-    ) -> FxHashMap<String, i128> {
-        let mut all = self.constants.clone();
-        all.extend(class.iter().map(|(k, v)| (k.clone(), *v)));
-        all
+        members.constants.insert(name, v);
     }
 
     /// Skims the member at the current token without consuming it.

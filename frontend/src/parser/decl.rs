@@ -874,7 +874,7 @@ impl Parser<'_> {
             return;
         }
         if let Some(Init::Expr(e)) = &v.init {
-            if let Some(value) = super::structs::const_dim(e, &self.constants) {
+            if let Some(value) = super::structs::const_dim(e, &|n| self.constant(n)) {
                 self.constants.insert(v.name.clone(), value);
             }
         }

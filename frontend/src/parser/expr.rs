@@ -759,10 +759,13 @@ impl Parser<'_> {
                 ),
             );
         }
-        self.expect_punct(
-            Punct::Gt,
-            &format!("to close the type of `{}`", kind.as_str()),
-        )?;
+        // `static_cast<Pack<T>>(x)`: the type's own list took half of `>>`.
+        if !self.close_template_args() {
+            self.expect_punct(
+                Punct::Gt,
+                &format!("to close the type of `{}`", kind.as_str()),
+            )?;
+        }
         self.expect_punct(Punct::LParen, &format!("after `{}<...>`", kind.as_str()))?;
         let e = self.expr()?;
         let close = self.expect_punct(Punct::RParen, "to close the cast")?;

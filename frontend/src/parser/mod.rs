@@ -86,11 +86,7 @@ pub(crate) fn parse_template_arg(
     let tokens = crate::templates::substitute_values_in(t, known, tokens);
     let types = crate::templates::type_bindings(t, known);
     let mut p = Parser::from_env(templates, &t.scope, &tokens, types, opts);
-    let arg = if p.starts_type(0) {
-        p.type_name().map(crate::templates::TemplateArg::Type)
-    } else {
-        p.cond_value().map(crate::templates::TemplateArg::Value)
-    };
+    let arg = p.template_arg(false);
     p.leave_env(templates);
     match arg {
         Ok(a) if p.diags.is_empty() && p.at_eof() => Ok(a),

@@ -10,8 +10,6 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::codes::Code;
@@ -23,21 +21,24 @@ use crate::types::{CType, StructDef};
 const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
 
 /// Evaluates a member array size written with literals, operators,
-/// `sizeof(type)` and the file-scope integer constants in `constants`
+/// `sizeof(type)` and the named integer constants `constant` knows
 /// (themselves so written); `None` when it uses anything else.
-pub(super) fn const_dim(e: &Expr, constants: &FxHashMap<String, i128>) -> Option<i128> {
+pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
     stdx::stack::with_stack(|| {
-        let const_dim = |e: &Expr| const_dim(e, constants);
+        let const_dim = |e: &Expr| const_dim(e, constant);
         Some(match &e.kind {
-            ExprKind::Ident(name) => *constants.get(name)?,
+            ExprKind::Ident(name) => constant(name)?,
             ExprKind::IntLit { value, .. } => i128::from(*value),
             ExprKind::CharLit(v) => i128::from(*v),
+            ExprKind::BoolLit(b) => i128::from(*b),
             ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
             ExprKind::Unary { op, operand } => {
                 let v = const_dim(operand)?;
                 match op {
                     UnaryOp::Plus => v,
                     UnaryOp::Neg => -v,
+                    UnaryOp::Not => i128::from(v == 0),
+                    UnaryOp::BitNot => !v,
                     _ => return None,
                 }
             }
@@ -51,7 +52,18 @@ pub(super) fn const_dim(e: &Expr, constants: &FxHashMap<String, i128>) -> Option
                     BinaryOp::Rem => a.checked_rem(b)?,
                     BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?)?,
                     BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
-                    _ => return None,
+                    BinaryOp::Lt => i128::from(a < b),
+                    BinaryOp::Le => i128::from(a <= b),
+                    BinaryOp::Gt => i128::from(a > b),
+                    BinaryOp::Ge => i128::from(a >= b),
+                    BinaryOp::Eq => i128::from(a == b),
+                    BinaryOp::Ne => i128::from(a != b),
+                    BinaryOp::BitAnd => a & b,
+                    BinaryOp::BitOr => a | b,
+                    BinaryOp::BitXor => a ^ b,
+                    BinaryOp::LogAnd => i128::from(a != 0 && b != 0),
+                    BinaryOp::LogOr => i128::from(a != 0 || b != 0),
+                    BinaryOp::Comma => return None,
                 }
             }
             _ => return None,
@@ -230,7 +242,9 @@ impl Parser<'_> {
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
                     let len = match d {
-                        Some(e) => match const_dim(e, &self.constants_with(&class.constants)) {
+                        Some(e) => match const_dim(e, &|n| {
+                            class.constants.get(n).copied().or_else(|| self.constant(n))
+                        }) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
                             Some(v) => {
                                 return self.error(

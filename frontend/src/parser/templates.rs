@@ -70,12 +70,7 @@ impl Parser<'_> {
             return self.class_template_decl(params, tokens, name_at);
         }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
-            let what = if tokens
-                .iter()
-                .any(|t| matches!(t.kind, TokenKind::Keyword(Keyword::Using)))
-            {
-                "alias templates are"
-            } else if tokens.iter().any(|t| {
+            let what = if tokens.iter().any(|t| {
                 matches!(
                     t.kind,
                     TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
@@ -384,15 +379,7 @@ impl Parser<'_> {
             return Ok(args);
         }
         loop {
-            let arg = if self.starts_type(0) {
-                TemplateArg::Type(self.type_name()?)
-            } else {
-                let outer = std::mem::replace(&mut self.in_template_args, true);
-                let e = self.cond_value();
-                self.in_template_args = outer;
-                TemplateArg::Value(e?)
-            };
-            args.push(arg);
+            args.push(self.template_arg(true)?);
             if self.eat_punct(Punct::Comma) {
                 continue;
             }
@@ -410,9 +397,43 @@ impl Parser<'_> {
         }
     }
 
+    /// One template argument: a type, or a constant expression (in an
+    /// argument list, `in_list`, one that a `>` ends).
+    pub(super) fn template_arg(&mut self, in_list: bool) -> PResult<TemplateArg> {
+        if let Some(ty) = self.template_type_arg() {
+            return Ok(TemplateArg::Type(ty));
+        }
+        if self.starts_type(0) && self.class_template_at(0).is_none() {
+            return self.type_name().map(TemplateArg::Type);
+        }
+        let outer = std::mem::replace(&mut self.in_template_args, in_list);
+        let e = self.cond_value();
+        self.in_template_args = outer;
+        e.map(TemplateArg::Value)
+    }
+
+    /// A template argument that reads as a type. A class template-id
+    /// may start a type (`Pack<float>`, `Traits<T>::Acc`) or a value
+    /// (`is_same<T, float>::value`), which only its member tells; it is
+    /// read as a type, and if that fails the reading is undone.
+    fn template_type_arg(&mut self) -> Option<crate::ast::QualType> {
+        if !self.starts_type(0) || self.class_template_at(0).is_none() {
+            return None;
+        }
+        let (pos, diags, split) = (self.pos, self.diags.len(), self.split_shr);
+        let ty = self.type_name().ok();
+        if ty.is_none() || self.diags.len() > diags {
+            self.pos = pos;
+            self.diags.truncate(diags);
+            self.split_shr = split;
+            return None;
+        }
+        ty
+    }
+
     /// Consumes the `>` closing a template argument list; half of a `>>`
     /// closes an inner list and leaves the other half for the outer one.
-    fn close_template_args(&mut self) -> bool {
+    pub(super) fn close_template_args(&mut self) -> bool {
         if self.split_shr {
             self.split_shr = false;
             self.pos += 1;
@@ -526,11 +547,7 @@ impl Parser<'_> {
         let mut out = Vec::new();
         for tokens in args {
             let mut sub = self.sub_parser(tokens, Vec::new());
-            let arg = if sub.starts_type(0) {
-                sub.type_name().map(TemplateArg::Type)
-            } else {
-                sub.cond_value().map(TemplateArg::Value)
-            };
+            let arg = sub.template_arg(false);
             let complete = sub.at_eof();
             let diags = std::mem::take(&mut sub.diags);
             match arg {
