@@ -13,9 +13,9 @@ mod common;
 use common::fuzz::{corpus, fuzz_corpus};
 use kernelc::driver::{compile_source, CompileOptions};
 
-/// Mutants per corpus file. The corpora hold 15 `.cu` files (and their 15
-/// PTX files) and 44 `.kir` files, so this is some 4,500 inputs in all
-/// (about 10 s of a debug build).
+/// Mutants per corpus file. The corpora hold 41 `.cu` files (samples,
+/// filetests and the C++ fixtures) and 128 `.kir` files, so this is some
+/// 10,000 inputs in all.
 const MUTANTS: usize = 60;
 
 /// The `frontend` target: source through check, lower, verify, every pass
@@ -84,6 +84,8 @@ fn cu_corpus() -> Vec<(String, String)> {
     c.extend(corpus(&root.join("tests/regressions"), &["cu"]));
     // C++'s names: namespaces, `using`, qualified names, `enum class`.
     c.extend(corpus(&root.join("tests/fixtures/namespaces"), &["cu"]));
+    // Classes, unions, class templates and their specializations.
+    c.extend(corpus(&root.join("tests/fixtures/classes"), &["cu"]));
     c
 }
 
