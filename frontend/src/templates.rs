@@ -91,6 +91,9 @@ pub struct ParseEnv {
     pub next_struct_id: AtomicU32,
     /// Namespaces, `using` declarations and directives, and aliases.
     pub(crate) names: crate::parser::Names,
+    /// The integer constants the parser computed (`constexpr` variables,
+    /// enumerators, static members), by key.
+    pub constants: FxHashMap<String, i128>,
     /// The class template instances, shared by every parse of the
     /// translation unit (the file's, and each function template
     /// instance's).

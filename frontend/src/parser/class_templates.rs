@@ -378,7 +378,7 @@ impl Parser<'_> {
                                 p.name
                             ),
                         )
-                        .with_note("a class template's value arguments must be literals, `sizeof`, file-scope integer constants and arithmetic on them"),
+                        .with_note("a class template's value arguments must be literals, `sizeof`, enumerators, integer constants of the file or of classes, and arithmetic on them"),
                     );
                     Err(Recorded)
                 }
@@ -446,6 +446,7 @@ impl Parser<'_> {
         };
         let tokens = substitute_values_in(t, known, tokens);
         let mut sub = self.sub_parser(&tokens, type_bindings(t, known));
+        sub.names = self.names.at_namespace_scope(&t.scope);
         let arg = sub.template_arg(false);
         self.diags.append(&mut sub.diags);
         let arg = arg?;

@@ -638,6 +638,9 @@ impl Parser<'_> {
             return Ok((tag, underlying));
         }
         let mut enumerators = Vec::new();
+        // The value of the next enumerator, while the parser can compute
+        // them: template arguments and member array sizes may use them.
+        let mut next = Some(0i128);
         while !self.is_punct(Punct::RBrace) {
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
                 let msg = format!("expected an enumerator name, found {}", self.found());
@@ -651,6 +654,14 @@ impl Parser<'_> {
                 None
             };
             let key = self.declare_enumerator(&name.text, name.span, tag.as_deref(), scoped);
+            let known = match &value {
+                Some(e) => super::structs::const_dim(e, &|n| self.constant(n)),
+                None => next,
+            };
+            if let Some(v) = known {
+                self.constants.insert(key.clone(), v);
+            }
+            next = known.and_then(|v| v.checked_add(1));
             if let (Some(e), true) = (&tag, scoped) {
                 self.scoped.declare_enumerator(&key, e);
             }

@@ -62,6 +62,7 @@ pub(crate) fn parse_tokens(
         structs: std::mem::take(&mut p.structs),
         next_struct_id: p.next_struct_id.into(),
         names: std::mem::take(&mut p.names),
+        constants: std::mem::take(&mut p.constants),
         instances: p.instances.clone(),
     };
     (
@@ -138,6 +139,7 @@ impl<'t> Parser<'t> {
         p.structs = env.structs.clone();
         p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
         p.names = env.names.clone();
+        p.constants = env.constants.clone();
         p.names.enter_scope(scope);
         p.templates.by_name = templates.by_name.clone();
         p.templates.classes = templates.classes.clone();

@@ -260,7 +260,7 @@ impl Parser<'_> {
                                         Code::E0008,
                                         "kernelc needs the size of a struct member array to be a literal expression",
                                     )
-                                    .with_note("use a number, a `#define` or a file-scope `constexpr` integer (enumerators are not allowed here yet)"),
+                                    .with_note("use a number, a `#define`, an enumerator, or a `constexpr` integer of the file or the class"),
                                 );
                                 return Err(super::Recorded);
                             }
