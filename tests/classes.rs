@@ -6,8 +6,10 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
-use std::path::{Path, PathBuf};
+// `run`: a launch over 64 threads on the emulator; `both_ptx`: a fixture
+// through kernelc and nvcc (both assembled by ptxas).
+use common::{emu_buffers as run, fixture_ptx_and_nvcc as both_ptx, kernelc, scratch, stderr};
+use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
     common::root().join("tests/fixtures/classes/classes.cu")
@@ -34,60 +36,6 @@ const UNIONS: (&str, &[&str]) = (
         "i32:64",
     ],
 );
-
-/// Runs `kernel` from `ptx` on the emulator over 64 threads; the buffers
-/// it wrote (each argument after the first).
-fn run(ptx: &Path, (kernel, args): (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
-    let mut argv = vec![
-        "run",
-        ptx.to_str().unwrap(),
-        "--engine",
-        "emu",
-        "--kernel",
-        kernel,
-        "--grid",
-        "2",
-        "--block",
-        "32",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    argv.extend_from_slice(args);
-    let o = kernelc(&argv);
-    assert!(o.status.success(), "{}", stderr(&o));
-    (1..args.len() - 1)
-        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).unwrap())
-        .collect()
-}
-
-/// Compiles `fixture` with kernelc (checked by ptxas) and, when nvcc is
-/// there, with nvcc, both without contraction so that floats compare
-/// exactly; the two PTX files.
-fn both_ptx(fixture: &Path, dir: &Path) -> (String, Option<PathBuf>) {
-    let ptx = dir.join("kernelc.ptx");
-    let o = kernelc(&[
-        fixture.to_str().unwrap(),
-        "-arch=sm_90",
-        "-fmad=false",
-        "-o",
-        ptx.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&ptx).unwrap();
-    common::assert_ptxas_accepts(&text, "sm_90", &fixture.display().to_string());
-    let theirs = common::nvcc_or_skip("a classes fixture through nvcc").map(|nvcc| {
-        let theirs = dir.join("nvcc.ptx");
-        common::nvcc_ptx_to(
-            &nvcc,
-            fixture,
-            "sm_90",
-            &["-fmad=false".to_string()],
-            &theirs,
-        );
-        theirs
-    });
-    (text, theirs)
-}
 
 /// The `.func` names of a PTX file.
 fn functions(ptx: &str) -> Vec<String> {
