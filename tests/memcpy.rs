@@ -122,6 +122,43 @@ fn sizes_known_at_run_time_are_byte_loops() {
 }
 
 #[test]
+fn punned_objects_stay_in_registers() {
+    // A union written as a float and read as an unsigned, a float[4] read
+    // as an int4 through memcpy, a float read as its bits through memcpy,
+    // an int4 into a float[4], a struct with a char member copied whole:
+    // no local memory, `mov.b32` between the register kinds.
+    let ptx = compile(
+        "memcpy-pun",
+        "union Bits { float f; unsigned u; };\n\
+         struct __align__(16) Packed { float payload[4]; };\n\
+         __global__ void u(const float *in, unsigned *o) {\n\
+           Bits b; b.f = in[threadIdx.x] * 2.0f; o[threadIdx.x] = b.u;\n\
+         }\n\
+         __global__ void m(const float *in, int *o) {\n\
+           Packed p;\n\
+           for (int k = 0; k < 4; ++k) p.payload[k] = in[4 * threadIdx.x + k] + 1.0f;\n\
+           int4 bits; memcpy(&bits, &p.payload, sizeof(bits));\n\
+           o[threadIdx.x] = bits.x ^ bits.w;\n\
+         }\n\
+         __global__ void f(const float *in, unsigned *o) {\n\
+           float x = in[threadIdx.x] + 1.0f; unsigned u;\n\
+           memcpy(&u, &x, sizeof(u)); o[threadIdx.x] = u >> 1;\n\
+         }\n\
+         __global__ void i(const int4 *in, float *o) {\n\
+           int4 raw = in[threadIdx.x]; float f[4]; memcpy(f, &raw, sizeof(raw));\n\
+           o[threadIdx.x] = f[0] + f[1] * f[2] - f[3];\n\
+         }\n\
+         struct Mixed { double d; int a; short s; char c; };\n\
+         __global__ void s(const float *in, int *o) {\n\
+           Mixed m = {in[threadIdx.x], (int)threadIdx.x, 3, 4}; Mixed c;\n\
+           memcpy(&c, &m, sizeof(m)); o[threadIdx.x] = (int)c.d + c.a + c.s + c.c;\n\
+         }\n",
+    );
+    assert_eq!(count(&ptx, ".local"), 0, "{ptx}");
+    assert!(count(&ptx, "mov.b32") >= 4, "{ptx}");
+}
+
+#[test]
 fn std_spelling_and_host_memcpy() {
     // `std::memcpy` is the same function; host code's memcpy is host
     // code, skipped by the split.

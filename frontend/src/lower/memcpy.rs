@@ -16,7 +16,9 @@
 //! The last two rules keep type punning in registers: `sroa` replaces a
 //! slot whose accesses at one offset have one size (of any type), and
 //! chunks of another size than the objects' scalars would keep the slot in
-//! `.local` memory. Scalars of one byte (`char` buffers) constrain nothing.
+//! `.local` memory. A type of bytes alone (a `char` buffer, a `uchar4`) is
+//! raw storage and constrains nothing; the `char` member of a struct is a
+//! scalar like the others.
 //! The chunks of a copy go through [`FunctionLowerer::copy_chunks`], the
 //! 16-byte windows a struct copy uses, with the same alignment flags.
 //!
@@ -42,9 +44,9 @@ const MAX_CHUNK: u64 = 8;
 struct Object {
     /// The alignment the address is known to have (a power of two).
     align: u64,
-    /// The scalars of one period of the pointee type, as (offset, size),
-    /// bytes left out; empty when the type is unknown (`void`) or has
-    /// nothing else.
+    /// The scalars of one period of the pointee type, as (offset, size);
+    /// empty when the type is unknown (`void`) or raw storage (bytes
+    /// alone).
     scalars: Vec<(u64, u64)>,
     /// The size of the pointee type: a `T *` may point into an array of
     /// `T`, so its layout repeats with this period.
@@ -83,8 +85,8 @@ impl Object {
     }
 }
 
-/// The layout [`Object`] keeps of a pointee type: its non-byte scalars and
-/// its size. Arrays repeat their element, so the element is enough; a type
+/// The layout [`Object`] keeps of a pointee type: its scalars and its
+/// size. Arrays repeat their element, so the element is enough; a type
 /// of more scalars than a copy may move counts as unknown.
 fn layout(pointee: &CType) -> (Vec<(u64, u64)>, u64) {
     let mut ty = pointee;
@@ -97,13 +99,14 @@ fn layout(pointee: &CType) -> (Vec<(u64, u64)>, u64) {
     }
     let mut leaves = Vec::new();
     scalar_leaves(ty, 0, &mut leaves);
-    let scalars = leaves
+    let scalars: Vec<(u64, u64)> = leaves
         .into_iter()
-        .filter_map(|(off, t)| {
-            let size = t.size()?;
-            (size > 1).then_some((off, size))
-        })
+        .filter_map(|(off, t)| Some((off, t.size()?)))
         .collect();
+    if scalars.iter().all(|&(_, size)| size == 1) {
+        // Bytes alone (a `char` buffer, a `uchar4`) are raw storage.
+        return (Vec::new(), 0);
+    }
     (scalars, size)
 }
 
@@ -447,6 +450,9 @@ mod tests {
         assert_eq!(widths(&plan(3, &[&f, &bytes]).unwrap()), [1, 1, 1]);
         // A double into an int4: one doubleword holds the two whole ints.
         assert_eq!(widths(&plan(8, &[&d, &b]).unwrap()), [8]);
+        // Bytes alone are raw storage: a uchar4 into a float, one word.
+        let u4 = object(4, &crate::types::vector_type("uchar4").unwrap());
+        assert_eq!(widths(&plan(4, &[&u4, &f]).unwrap()), [4]);
         // Halves (aligned to 16 as a member) from floats: each word holds
         // two whole halves, so words.
         let h8 = CType::Array {
