@@ -6,8 +6,10 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
-use std::path::{Path, PathBuf};
+// `run`: a launch over 64 threads on the emulator; `both_ptx`: a fixture
+// through kernelc and nvcc (both assembled by ptxas).
+use common::{emu_buffers as run, fixture_ptx_and_nvcc as both_ptx, kernelc, scratch, stderr};
+use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
     common::root().join("tests/fixtures/classes/classes.cu")
@@ -52,72 +54,6 @@ const PACK_SUMS: [(&str, &[&str]); 3] = [
         &["i32[]:rand:128:3", "i32[]:zeros:32", "i32[]:rand:2:5"],
     ),
 ];
-
-/// Runs `kernel` from `ptx` on the emulator over 64 threads; the buffers
-/// it wrote (the arrays after the first argument).
-fn run(ptx: &Path, kernel: (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
-    run_with(ptx, kernel, out, &[])
-}
-
-/// [`run`] with more options of `kernelc run` (`--shared-bytes 256`).
-fn run_with(
-    ptx: &Path,
-    (kernel, args): (&str, &[&str]),
-    out: &Path,
-    options: &[&str],
-) -> Vec<Vec<u8>> {
-    let mut argv = vec![
-        "run",
-        ptx.to_str().unwrap(),
-        "--engine",
-        "emu",
-        "--kernel",
-        kernel,
-        "--grid",
-        "2",
-        "--block",
-        "32",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    argv.extend_from_slice(options);
-    argv.extend_from_slice(args);
-    let o = kernelc(&argv);
-    assert!(o.status.success(), "{}", stderr(&o));
-    // The buffers it wrote (scalars give no file).
-    (1..args.len())
-        .filter_map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
-        .collect()
-}
-
-/// Compiles `fixture` with kernelc (checked by ptxas) and, when nvcc is
-/// there, with nvcc, both without contraction so that floats compare
-/// exactly; the two PTX files.
-fn both_ptx(fixture: &Path, dir: &Path) -> (String, Option<PathBuf>) {
-    let ptx = dir.join("kernelc.ptx");
-    let o = kernelc(&[
-        fixture.to_str().unwrap(),
-        "-arch=sm_90",
-        "-fmad=false",
-        "-o",
-        ptx.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&ptx).unwrap();
-    common::assert_ptxas_accepts(&text, "sm_90", &fixture.display().to_string());
-    let theirs = common::nvcc_or_skip("a classes fixture through nvcc").map(|nvcc| {
-        let theirs = dir.join("nvcc.ptx");
-        common::nvcc_ptx_to(
-            &nvcc,
-            fixture,
-            "sm_90",
-            &["-fmad=false".to_string()],
-            &theirs,
-        );
-        theirs
-    });
-    (text, theirs)
-}
 
 /// The `.func` names of a PTX file.
 fn functions(ptx: &str) -> Vec<String> {
@@ -177,7 +113,12 @@ fn class_templates_compute_what_nvcc_computes() {
     let mut results = Vec::new();
     for (i, k) in PACK_SUMS.iter().enumerate() {
         let out = dir.join(format!("ours{i}"));
-        results.push(run_with(&dir.join("kernelc.ptx"), *k, &out, &shared));
+        results.push(common::emu_buffers_with(
+            &dir.join("kernelc.ptx"),
+            *k,
+            &out,
+            &shared,
+        ));
     }
     // The box's tag is the pack's size, which only the first thread writes.
     let tag = |buf: &[u8], at: usize| i32::from_le_bytes(buf[at..at + 4].try_into().unwrap());
@@ -192,7 +133,7 @@ fn class_templates_compute_what_nvcc_computes() {
         let out = dir.join(format!("theirs{i}"));
         assert_eq!(
             results[i],
-            run_with(&theirs_ptx, *k, &out, &shared),
+            common::emu_buffers_with(&theirs_ptx, *k, &out, &shared),
             "{}",
             k.0
         );

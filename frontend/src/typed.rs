@@ -788,6 +788,15 @@ pub enum Intrinsic {
     /// A cluster special register (`kernelc_cluster_ctarank()`, ...):
     /// no arguments, result `unsigned`.
     Special(midend::ir::SpecialReg),
+    /// `memcpy(dst, src, n)`: `[void *, const void *, size_t]`, result
+    /// `dst`. The pointer arguments keep, under their conversion to `void
+    /// *`, the expressions whose types and places tell lowering how the
+    /// bytes are aligned and laid out (`lower/memcpy.rs`); a constant `n`
+    /// is an `IntConst`.
+    Memcpy,
+    /// `memset(dst, value, n)`: `[void *, int, size_t]`, result `dst`; a
+    /// constant `value` or `n` is an `IntConst`.
+    Memset,
     /// `kernelc_wgmma_desc` / `kernelc_tcgen05_smem_desc(p, lbo, sbo,
     /// code)`: `[const void*, unsigned, unsigned, int]`, result `unsigned
     /// long long`; `code` is the constant layout-type field

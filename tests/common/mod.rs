@@ -579,6 +579,71 @@ pub fn nvcc_ptx_to(
     std::fs::read_to_string(out_file).unwrap()
 }
 
+/// Compiles the fixture `src` with kernelc and, when nvcc is there, with
+/// nvcc, both at sm_90 without contraction (`-fmad=false`, so that floats
+/// compare exactly), and has ptxas assemble both; kernelc's PTX text, and
+/// the path of nvcc's (written into `dir` with kernelc's).
+pub fn fixture_ptx_and_nvcc(src: &Path, dir: &Path) -> (String, Option<PathBuf>) {
+    let ptx = dir.join("kernelc.ptx");
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-arch=sm_90",
+        "-fmad=false",
+        "-o",
+        ptx.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let what = src.display().to_string();
+    assert_ptxas_accepts(&text, "sm_90", &what);
+    let theirs = nvcc_or_skip(&format!("{what} through nvcc")).map(|nvcc| {
+        let theirs = dir.join("nvcc.ptx");
+        let ptx = nvcc_ptx_to(&nvcc, src, "sm_90", &["-fmad=false".to_string()], &theirs);
+        assert_ptxas_accepts(&ptx, "sm_90", &format!("nvcc's PTX of {what}"));
+        theirs
+    });
+    (text, theirs)
+}
+
+/// Runs `kernel` from the PTX file `ptx` on the emulator over 2 blocks of
+/// 32 threads with `args` (`kernelc run`'s syntax); the bytes of every
+/// buffer after the run (the arrays after the first argument: a scalar
+/// gives none).
+pub fn emu_buffers(ptx: &Path, kernel: (&str, &[&str]), out: &Path) -> Vec<Vec<u8>> {
+    emu_buffers_with(ptx, kernel, out, &[])
+}
+
+/// [`emu_buffers`] with more options of `kernelc run` (`--shared-bytes
+/// 256`).
+pub fn emu_buffers_with(
+    ptx: &Path,
+    (kernel, args): (&str, &[&str]),
+    out: &Path,
+    options: &[&str],
+) -> Vec<Vec<u8>> {
+    let mut argv = vec![
+        "run",
+        ptx.to_str().unwrap(),
+        "--engine",
+        "emu",
+        "--kernel",
+        kernel,
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    argv.extend_from_slice(options);
+    argv.extend_from_slice(args);
+    let o = kernelc(&argv);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (1..args.len())
+        .filter_map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
+        .collect()
+}
+
 /// Compiles the CUDA text `source` with nvcc (`-ptx -arch=sm_80`) and
 /// panics with nvcc's messages if it is rejected, so a test can show its
 /// CUDA is valid for NVIDIA's compiler too. Without nvcc, prints a loud

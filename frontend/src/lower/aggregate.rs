@@ -27,20 +27,23 @@ use crate::codes::Code;
 use crate::typed::{Block, Expr, ExprKind, LocalId, Place, Stmt, StmtKind};
 use crate::types::{leaf_count, scalar_leaves, CType};
 
-/// The most scalars one struct copy may move: each is a load and a store,
-/// and the IR has no block copy, so a huge struct would make huge code.
-const MAX_COPY_LEAVES: u64 = 4096;
+/// The most scalars one struct copy may move, and the most accesses a
+/// `memcpy` or `memset` of a constant size is unrolled into: each is a load
+/// and a store, and the IR has no block copy, so a huge struct would make
+/// huge code.
+pub(crate) const MAX_COPY_LEAVES: u64 = 4096;
 use midend::builder::InstBuilder;
 use midend::ir::{CacheOp, MemFlags, StackSlotData, Type, Value};
 
-/// The memory flags of the member at `off` of a struct aligned to
-/// `struct_align`: its alignment when it is more than the member's own
-/// (a C object of struct type is always aligned to the struct's alignment).
-fn leaf_flags(struct_align: u64, off: u64, t: Type) -> MemFlags {
+/// The memory flags of an access of type `t` at byte `off` from an address
+/// known to be aligned to `base_align`: the alignment the address then has
+/// when it is more than `t`'s own (a C object of struct type is always
+/// aligned to the struct's alignment).
+pub(crate) fn offset_flags(base_align: u64, off: u64, t: Type) -> MemFlags {
     let known = if off == 0 {
-        struct_align
+        base_align
     } else {
-        struct_align.min(1 << off.trailing_zeros())
+        base_align.min(1 << off.trailing_zeros())
     };
     MemFlags {
         align: if known > u64::from(t.bytes()) {
@@ -50,6 +53,20 @@ fn leaf_flags(struct_align: u64, off: u64, t: Type) -> MemFlags {
         },
         ..MemFlags::default()
     }
+}
+
+/// One access of a copy: the bytes at `off` moved as one value of type `ty`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub(crate) off: u64,
+    pub(crate) ty: Type,
+}
+
+/// An address and the alignment it is known to have.
+#[derive(Clone, Copy)]
+pub(crate) struct Aligned {
+    pub(crate) addr: Value,
+    pub(crate) align: u64,
 }
 
 /// What a struct copy's accesses carry besides their alignment.
@@ -91,48 +108,62 @@ impl FunctionLowerer<'_, '_> {
         }
         let mut leaves = Vec::new();
         scalar_leaves(ty, 0, &mut leaves);
-        let struct_align = ty.align().max(1);
-        // The members of one 16-byte window are loaded together and then
-        // stored together, so adjacent members of a vector type stay
-        // adjacent accesses with a known alignment, which the backend
-        // combines into one `ld.v4`/`st.v4` (a `float4` copy is one load
-        // and one store, as in nvcc).
-        let mut i = 0;
-        while i < leaves.len() {
-            let window = leaves[i].0 / 16;
-            let end = leaves[i..]
-                .iter()
-                .position(|(off, _)| off / 16 != window)
-                .map_or(leaves.len(), |n| i + n);
+        // Raw bytes: a `bool` is copied as its byte, not re-normalized.
+        let chunks: Vec<Chunk> = leaves
+            .iter()
+            .map(|(off, leaf)| Chunk {
+                off: *off,
+                ty: super::abi_type(leaf),
+            })
+            .collect();
+        let align = ty.align().max(1);
+        self.copy_chunks(
+            Aligned { addr: dst, align },
+            Aligned { addr: src, align },
+            &chunks,
+            hints,
+        );
+    }
+
+    /// Copies each of `chunks` (in increasing offsets) from `src` to `dst`.
+    /// The chunks of one 16-byte window are loaded together and then stored
+    /// together, each access with the alignment its offset has from its
+    /// base, so adjacent chunks stay adjacent accesses that the backend
+    /// combines into one `ld.v4`/`st.v4` (a `float4` copy is one load and
+    /// one store, as in nvcc).
+    pub(crate) fn copy_chunks(
+        &mut self,
+        dst: Aligned,
+        src: Aligned,
+        chunks: &[Chunk],
+        hints: &CopyHints,
+    ) {
+        for window in chunks.chunk_by(|a, b| a.off / 16 == b.off / 16) {
             let mut loaded = Vec::new();
-            for (off, leaf) in &leaves[i..end] {
-                let from = self.member_at(src, *off);
-                // Raw bytes: a `bool` is copied as its byte, not re-normalized.
-                let t = super::abi_type(leaf);
-                let flags = leaf_flags(struct_align, *off, t);
+            for c in window {
+                let from = self.member_at(src.addr, c.off);
                 let load_flags = MemFlags {
                     invariant: hints.invariant,
                     cache: hints.load_cache,
                     volatile: hints.load_cache.is_some(),
-                    ..flags.clone()
+                    ..offset_flags(src.align, c.off, c.ty)
                 };
-                loaded.push((self.b.load(t, from, load_flags), *off, flags));
+                loaded.push(self.b.load(c.ty, from, load_flags));
             }
-            for (v, off, flags) in loaded {
-                let to = self.member_at(dst, off);
+            for (v, c) in loaded.into_iter().zip(window) {
+                let to = self.member_at(dst.addr, c.off);
                 let flags = MemFlags {
                     cache: hints.store_cache,
                     volatile: hints.store_cache.is_some(),
-                    ..flags
+                    ..offset_flags(dst.align, c.off, c.ty)
                 };
                 self.b.store(v, to, flags);
             }
-            i = end;
         }
     }
 
     /// `base` plus a constant byte offset.
-    fn member_at(&mut self, base: Value, off: u64) -> Value {
+    pub(crate) fn member_at(&mut self, base: Value, off: u64) -> Value {
         if off == 0 {
             return base;
         }

@@ -71,6 +71,8 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::Memcpy => return Some(self.memcpy(args)),
+            I::Memset => return Some(self.memset(args)),
             I::Half(op) => self.half_intrinsic(op, args, ty),
             I::Printf => self.printf(args),
             I::Assert => {

@@ -248,6 +248,12 @@ pub(super) fn is_cmath_function(name: &str) -> bool {
     math_fn(name).is_some() || matches!(name, "abs" | "labs" | "llabs")
 }
 
+/// Whether `std::name` is one of `<cstring>`'s functions that CUDA
+/// declares for device code.
+pub(super) fn is_cstring_function(name: &str) -> bool {
+    matches!(name, "memcpy" | "memset")
+}
+
 /// `atomicAdd_block` → (`atomicAdd`, block scope).
 fn strip_scope(name: &str) -> (&str, Scope) {
     if let Some(b) = name.strip_suffix("_block") {
@@ -330,6 +336,18 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__cvta_shared_to_generic" => (
             I::CvtaSharedToGeneric,
             vec![CType::ULONG],
+            CType::ptr_to(CType::Void),
+        ),
+        // `<cstring>`'s two functions that CUDA declares for device code
+        // (without any `#include`).
+        "memcpy" => (
+            I::Memcpy,
+            vec![CType::ptr_to(CType::Void), void_ptr, CType::ULONG],
+            CType::ptr_to(CType::Void),
+        ),
+        "memset" => (
+            I::Memset,
+            vec![CType::ptr_to(CType::Void), CType::INT, CType::ULONG],
             CType::ptr_to(CType::Void),
         ),
         _ => return None,
@@ -540,6 +558,15 @@ impl Checker {
             return None;
         }
         let mut args = self.convert_args(name, args, params)?;
+        if matches!(op, Intrinsic::Memcpy | Intrinsic::Memset) {
+            // Lowering plans the accesses of a constant size (and splats a
+            // constant byte) at compile time; `n * sizeof(T)` is one.
+            for a in &mut args[1..] {
+                if let Some(v) = self.const_int(a) {
+                    a.kind = ExprKind::IntConst(v);
+                }
+            }
+        }
         if let Intrinsic::BarrierRed(_) = op {
             // CUDA's parameter is an `int`; the barrier reduces `!= 0`.
             let pred = args.pop()?;

@@ -1453,11 +1453,12 @@ impl Checker {
     /// them) are the built-ins of the same name; nvcc refuses the rest of
     /// `std` in device code (`std::min` is a host `constexpr` function).
     fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
-        if !super::builtins::is_cmath_function(base) {
+        if !super::builtins::is_cmath_function(base) && !super::builtins::is_cstring_function(base)
+        {
             self.error(
                 at,
                 Code::E0002,
-                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions; nvcc refuses host functions such as `std::min`)"),
+                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions and `memcpy`/`memset`; nvcc refuses host functions such as `std::min`)"),
             );
             return None;
         }

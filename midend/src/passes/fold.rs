@@ -277,26 +277,11 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
             };
             Some(Fold::Rewrite(InstData::Fconst { ty, value }))
         }
-        // The bits of a float constant (`fmodf(x, 6.0f)` takes its
-        // divisor's significand from them): exact for `f32` and `f64`. A
-        // NaN is left alone (its payload is not kept by the `f64` the
-        // constant is held in).
         InstData::Convert {
             opcode: Opcode::Bitcast,
             ty,
             arg,
-        } if ty.is_int() => {
-            let (fty, value) = float_constant(func, arg)?;
-            if value.is_nan() {
-                return None;
-            }
-            let imm = match (fty, ty) {
-                (Type::F32, Type::I32) => i64::from((value as f32).to_bits() as i32),
-                (Type::F64, Type::I64) => value.to_bits() as i64,
-                _ => return None,
-            };
-            Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
-        }
+        } => fold_bitcast(func, ty, arg),
         InstData::Convert { opcode, ty, arg } if ty.is_int() => {
             let from = func.dfg.value_type(arg);
             let x = k(arg)?;
@@ -363,6 +348,46 @@ fn fold_inst(func: &Function, inst: Inst) -> Option<Fold> {
 }
 
 /// `v` as a float constant: its type and value.
+/// `bitcast.ty arg` as something simpler:
+///
+/// * the bits of a float constant (`fmodf(x, 6.0f)` takes its divisor's
+///   significand from them) and the float an integer constant's bits make
+///   (a `memset` read as a float), exact for `f32` and `f64`; a NaN is left
+///   alone (its payload is not kept by the `f64` the constant is held in);
+/// * a bitcast back to the type a bitcast came from (`sroa` makes these
+///   when a punned value is punned back) is the first value.
+fn fold_bitcast(func: &Function, ty: Type, arg: Value) -> Option<Fold> {
+    if let Some(&InstData::Convert {
+        opcode: Opcode::Bitcast,
+        arg: x,
+        ..
+    }) = func.dfg.defining_data(arg)
+    {
+        if func.dfg.value_type(x) == ty {
+            return Some(Fold::Forward(x));
+        }
+    }
+    if ty.is_float() {
+        let bits = constant_of(func, arg)?;
+        let value = match ty {
+            Type::F32 => f64::from(f32::from_bits(bits as u32)),
+            Type::F64 => f64::from_bits(bits as u64),
+            _ => return None,
+        };
+        return (!value.is_nan()).then_some(Fold::Rewrite(InstData::Fconst { ty, value }));
+    }
+    let (fty, value) = float_constant(func, arg)?;
+    if value.is_nan() {
+        return None;
+    }
+    let imm = match (fty, ty) {
+        (Type::F32, Type::I32) => i64::from((value as f32).to_bits() as i32),
+        (Type::F64, Type::I64) => value.to_bits() as i64,
+        _ => return None,
+    };
+    Some(Fold::Rewrite(InstData::Iconst { ty, imm }))
+}
+
 fn float_constant(func: &Function, v: Value) -> Option<(Type, f64)> {
     match func.dfg.defining_data(v)? {
         &InstData::Fconst { ty, value } => Some((ty, value)),

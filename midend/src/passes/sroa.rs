@@ -12,9 +12,18 @@
 //! is why this pass runs after them.
 //!
 //! A slot is split only when its pieces are clean: every access lies inside
-//! the slot, accesses at one offset all use one type, and pieces at
+//! the slot, accesses at one offset all have one size, and pieces at
 //! different offsets do not overlap (no reading an `i32` as two `i16`s).
 //! Volatile accesses keep the slot in memory.
+//!
+//! Accesses at one offset may differ in type: type punning through a union
+//! (`u.f = x; return u.i;`) or `memcpy` (a `float[4]` copied into an `int4`
+//! as four words) reads the same bits under another type of the same size.
+//! The piece takes the type of its first access in the layout; a load of
+//! another type becomes a `bitcast` of the piece's value, and a store of
+//! another type stores the value's `bitcast`, so the bits stay in a
+//! register, as nvcc keeps them (`mov.b32` between a float and an integer
+//! register, which costs nothing in SASS).
 //!
 //! SSA form is built the classic way (Cytron et al.), per piece: block
 //! parameters go on the iterated dominance frontier of the blocks that store
@@ -26,7 +35,7 @@
 
 use super::Changed;
 use crate::analysis::{Analyses, DominatorTree};
-use crate::ir::{Block, Function, Inst, InstData, Opcode, StackSlot, Type, Value};
+use crate::ir::{Block, Function, Inst, InstData, LayoutEdits, Opcode, StackSlot, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -204,7 +213,8 @@ pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Chang
         }
     }
     let mut changed = false;
-    let mut dead: FxHashSet<Inst> = FxHashSet::default();
+    // The accesses promoted away, and the bitcasts of punned ones.
+    let mut edits = LayoutEdits::default();
     for (slot, mut list) in accesses {
         if escaped.contains(&slot) {
             continue;
@@ -224,18 +234,20 @@ pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Chang
         for (offset, ty) in pieces {
             let mut mine = by_offset.remove(&offset).unwrap_or_default();
             mine.sort_by_key(|a| (cfg.preorder[&a.block], a.pos));
-            promote(func, &cfg, entry, ty, &mine, &mut dead);
+            promote(func, &cfg, entry, ty, &mine, &mut edits);
         }
         changed = true;
     }
     if changed {
-        func.layout.remove_insts(&dead);
+        func.layout.apply(edits);
         func.dfg.resolve_all_aliases();
     }
     Changed::insts_if(changed)
 }
 
-/// The pieces (offset, type) of a slot, if its accesses split it cleanly.
+/// The pieces (offset, type) of a slot, if its accesses split it cleanly:
+/// each piece has the type of its first access (in `list`'s order, the
+/// layout's), and every access at its offset has that type's size.
 fn pieces(func: &Function, slot: StackSlot, list: &[Access]) -> Option<Vec<(i64, Type)>> {
     let size = i64::from(func.stack_slots[slot].size);
     let mut by_offset: BTreeMap<i64, Type> = BTreeMap::new();
@@ -246,7 +258,7 @@ fn pieces(func: &Function, slot: StackSlot, list: &[Access]) -> Option<Vec<(i64,
         if a.offset < 0 || a.offset + i64::from(a.ty.bytes()) > size {
             return None;
         }
-        if *by_offset.entry(a.offset).or_insert(a.ty) != a.ty {
+        if by_offset.entry(a.offset).or_insert(a.ty).bytes() != a.ty.bytes() {
             return None;
         }
     }
@@ -260,8 +272,10 @@ fn pieces(func: &Function, slot: StackSlot, list: &[Access]) -> Option<Vec<(i64,
     Some(by_offset.into_iter().collect())
 }
 
-/// Builds SSA values for one piece, given all its loads and stores (in
-/// dominator-tree preorder of their blocks, and in order within a block).
+/// Builds SSA values for one piece of type `ty`, given all its loads and
+/// stores (in dominator-tree preorder of their blocks, and in order within
+/// a block); each access goes into `edits` as removed, and the bitcast of
+/// an access of another type as inserted before it.
 ///
 /// The work is proportional to the piece's accesses, its new parameters
 /// and the dominator-tree steps between them, not to the function's size,
@@ -273,7 +287,7 @@ fn promote(
     entry: Block,
     ty: Type,
     accesses: &[&Access],
-    dead: &mut FxHashSet<Inst>,
+    edits: &mut LayoutEdits,
 ) {
     // Per block: whether it stores the piece, and whether it reads it
     // before storing it (upward exposed). Accesses come grouped by block,
@@ -347,12 +361,13 @@ fn promote(
                 let InstData::Store { value, .. } = func.dfg.insts[inst] else {
                     unreachable!("a store access");
                 };
-                cur = func.dfg.resolve_aliases(value);
+                cur = bitcast_to(func, ty, func.dfg.resolve_aliases(value), inst, edits);
             } else {
                 let r = func.dfg.inst_results(inst)[0];
-                func.dfg.change_to_alias(r, cur);
+                let read = bitcast_to(func, accesses[i].ty, cur, inst, edits);
+                func.dfg.change_to_alias(r, read);
             }
-            dead.insert(inst);
+            edits.remove(inst);
             i += 1;
         }
         end.insert(b, cur);
@@ -383,6 +398,24 @@ fn promote(
             func.dfg.insts[term] = data;
         }
     }
+}
+
+/// `v` as a value of type `ty`: itself, or its `bitcast` (same size)
+/// placed before `at`.
+fn bitcast_to(func: &mut Function, ty: Type, v: Value, at: Inst, edits: &mut LayoutEdits) -> Value {
+    if func.dfg.value_type(v) == ty {
+        return v;
+    }
+    let cast = func.dfg.make_inst(
+        InstData::Convert {
+            opcode: Opcode::Bitcast,
+            ty,
+            arg: v,
+        },
+        &[ty],
+    );
+    edits.insert_before(cast, at);
+    func.dfg.inst_results(cast)[0]
 }
 
 /// The value of a piece on entry to `b`: its parameter there, or the value
