@@ -424,6 +424,28 @@ impl FuncWriter<'_> {
                 self.values(args)?;
                 self.out.push(')');
             }
+            InstData::CallIndirect { sig, args } => {
+                let (callee, args) = args
+                    .split_first()
+                    .map_or((None, &[][..]), |(c, a)| (Some(*c), a));
+                write!(self.out, "{op} ")?;
+                if let Some(callee) = callee {
+                    self.value(callee)?;
+                }
+                self.out.push('(');
+                self.values(args)?;
+                self.out.push_str(") : (");
+                self.list(&sig.params, |w, t| write!(w.out, "{t}"))?;
+                self.out.push(')');
+                if !sig.returns.is_empty() {
+                    self.out.push_str(" -> ");
+                    self.list(&sig.returns, |w, t| write!(w.out, "{t}"))?;
+                }
+            }
+            InstData::FuncAddr { func } => match self.module.and_then(|m| m.functions.get(*func)) {
+                Some(f) => write!(self.out, "{op} @{}", f.name)?,
+                None => write!(self.out, "{op} {func}")?,
+            },
             InstData::SpecialReg { reg } => write!(self.out, "{op} {reg}")?,
             InstData::AtomicRmw {
                 op: aop,
