@@ -363,6 +363,34 @@ pub enum CType {
     /// classes in C++, so not arithmetic types here; their operators and
     /// conversions are CUDA's, given in `sema/half.rs`.
     Half(HalfFormat),
+    /// A function type: only ever the pointee of a function pointer
+    /// (`float (*)(float)`), whose value is the function's address (an IR
+    /// `i64`, never a memory address). A function designator decays to
+    /// such a pointer as soon as it is used.
+    Function(Arc<FnType>),
+}
+
+/// The type of a function that a function pointer points to: its result
+/// and parameter types (a reference parameter is not allowed, an array one
+/// has decayed).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnType {
+    pub ret: CType,
+    pub params: Vec<CType>,
+}
+
+impl FnType {
+    /// `ret (*)(params)`: how C writes a function pointer's type.
+    fn write_pointer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (*)(", self.ret)?;
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 /// The two 16-bit float formats of CUDA's `cuda_fp16.h` and `cuda_bf16.h`.
@@ -445,6 +473,19 @@ impl CType {
         matches!(self, CType::Float { .. })
     }
 
+    /// A pointer to a function: the function's type.
+    pub fn fn_pointee(&self) -> Option<&FnType> {
+        match self.pointee() {
+            Some(CType::Function(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a pointer to a function.
+    pub fn is_fn_pointer(&self) -> bool {
+        self.fn_pointee().is_some()
+    }
+
     /// The pointee of a pointer type.
     pub fn pointee(&self) -> Option<&CType> {
         match self {
@@ -456,7 +497,7 @@ impl CType {
     /// `sizeof` in bytes; `None` for `void`.
     pub fn size(&self) -> Option<u64> {
         match self {
-            CType::Void => None,
+            CType::Void | CType::Function(_) => None,
             CType::Bool => Some(1),
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
@@ -602,6 +643,16 @@ impl fmt::Display for CType {
             CType::Struct(s) if s.name.is_empty() => f.write_str("(anonymous struct)"),
             CType::Struct(s) => f.write_str(&s.name),
             CType::Half(h) => f.write_str(h.name()),
+            CType::Function(t) => {
+                write!(f, "{} (", t.ret)?;
+                for (i, p) in t.params.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_str(")")
+            }
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),
             CType::Pointer {
@@ -610,6 +661,9 @@ impl fmt::Display for CType {
                 pointee_volatile,
                 restrict,
             } => {
+                if let CType::Function(t) = &**pointee {
+                    return t.write_pointer(f);
+                }
                 let quals = match (pointee_const, pointee_volatile) {
                     (true, true) => "const volatile ",
                     (true, false) => "const ",

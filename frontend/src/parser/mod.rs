@@ -14,6 +14,7 @@
 mod classes;
 mod decl;
 mod expr;
+mod fn_pointers;
 mod names;
 mod namespaces;
 mod scoped_enums;

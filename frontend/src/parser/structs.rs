@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::fn_pointers::Naming;
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::codes::Code;
@@ -197,21 +198,7 @@ impl Parser<'_> {
             }
             loop {
                 let ty = self.pointers(base.clone());
-                if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-                    let sp = self.span();
-                    return self.error(
-                        sp,
-                        Code::E0002,
-                        "reference members are not supported by kernelc",
-                    );
-                }
-                if self.peek().kind != TokenKind::Ident || self.at_eof() {
-                    let msg = format!("expected a member name, found {}", self.found());
-                    let sp = self.span();
-                    return self.error(sp, Code::E0003, msg);
-                }
-                let name = self.bump();
-                let dims = self.dims()?;
+                let (ty, name, dims) = self.member_declarator(ty)?;
                 if self.is_punct(Punct::Colon) {
                     let sp = self.span();
                     return self.error(
@@ -288,6 +275,36 @@ impl Parser<'_> {
         }
         self.bump();
         Ok(members)
+    }
+
+    /// A member's declarator after its specifiers and `*`s: its type, its
+    /// name and its array sizes.
+    fn member_declarator(
+        &mut self,
+        ty: crate::ast::QualType,
+    ) -> PResult<(crate::ast::QualType, crate::token::Token, Vec<Option<Expr>>)> {
+        if self.at_fn_pointer() {
+            let d = self.fn_pointer_declarator(ty, Naming::Required)?;
+            let Some(name) = d.name else {
+                return Err(super::Recorded); // `Naming::Required` reported it
+            };
+            return Ok((d.ty, name, d.dims));
+        }
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "reference members are not supported by kernelc",
+            );
+        }
+        if self.peek().kind != TokenKind::Ident || self.at_eof() {
+            let msg = format!("expected a member name, found {}", self.found());
+            let sp = self.span();
+            return self.error(sp, Code::E0003, msg);
+        }
+        let name = self.bump();
+        Ok((ty, name, self.dims()?))
     }
 
     /// `typedef struct { ... } Name;` names the anonymous struct `Name`
