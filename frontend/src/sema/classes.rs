@@ -287,6 +287,14 @@ impl Checker {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
+        if def.has_bit_fields() && !args.is_empty() {
+            self.error(
+                span,
+                Code::E0002,
+                format!("building `{ty}`, which has bit-fields, from values is not supported by kernelc yet"),
+            );
+            return None;
+        }
         let members = if def.is_union { 1 } else { def.fields.len() };
         if args.len() > members {
             self.error(

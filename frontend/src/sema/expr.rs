@@ -410,21 +410,28 @@ impl Checker {
             );
             return None;
         };
-        let (fty, offset) = (f.ty.clone(), f.offset);
+        let (fty, offset, bits) = (f.ty.clone(), f.offset, f.bits);
         let base = if arrow {
             mk(ExprKind::Deref(Box::new(b)), sty, base_span)
         } else {
             b
         };
         let _ = op;
-        Some(mk(
+        let member = mk(
             ExprKind::Field {
                 base: Box::new(base),
                 offset,
             },
             fty,
             span,
-        ))
+        );
+        Some(match bits {
+            Some(bits) => {
+                self.bit_field_reads.insert(span);
+                super::bit_fields::read(member, bits, span)
+            }
+            None => member,
+        })
     }
 
     /// Whether `e` designates an object (so it may be assigned or have its
@@ -717,6 +724,14 @@ impl Checker {
                 }
                 let what = format!("a member of a `{}`", base.ty);
                 (Place::Field { base, offset }, c, what)
+            }
+            _ if self.bit_field_reads.contains(&span) => {
+                self.error(
+                    span,
+                    Code::E0002,
+                    "assigning to a bit-field is not supported by kernelc yet",
+                );
+                return None;
             }
             _ => {
                 self.diags.push(

@@ -5,6 +5,7 @@
 //! yields `None` and is dropped) so every independent error in the file is
 //! reported in one run.
 
+mod bit_fields;
 mod builtins;
 mod classes;
 mod convert;
@@ -176,6 +177,9 @@ pub(crate) struct Checker {
     tmpl: templates::Instances,
     /// The overloads of each function name.
     overloads: overload::Overloads,
+    /// The spans of bit-field reads, so that assigning to one is told as
+    /// what kernelc lacks rather than as a non-lvalue.
+    bit_field_reads: rustc_hash::FxHashSet<Span>,
 }
 
 impl Checker {
@@ -245,6 +249,7 @@ pub(crate) fn check_program(
         item: 0,
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
+        bit_field_reads: Default::default(),
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
