@@ -291,10 +291,12 @@ fn live_functions(module: &Module) -> SecondaryMap<FuncId, bool> {
             continue;
         }
         let func = &module.functions[id];
+        // A function whose address is taken is live: an indirect call may
+        // reach it.
         for (_, inst) in func.layout.insts() {
-            if let InstData::Call { func: callee, .. } = &func.dfg.insts[inst] {
-                if !live[*callee] {
-                    work.push(*callee);
+            if let Some(callee) = func.dfg.insts[inst].referenced_function() {
+                if !live[callee] {
+                    work.push(callee);
                 }
             }
         }
@@ -340,13 +342,14 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
         selected.push(mf);
     }
 
-    // Callees printed at or after their first caller need a declaration.
+    // Callees printed at or after their first caller (or the first
+    // function that takes their address) need a declaration.
     let mut declare = BTreeSet::new();
     for (index, &id) in order.iter().enumerate() {
         let func = &module.functions[id];
         for (_, inst) in func.layout.insts() {
-            if let InstData::Call { func: callee, .. } = &func.dfg.insts[inst] {
-                match position.get(callee) {
+            if let Some(callee) = func.dfg.insts[inst].referenced_function() {
+                match position.get(&callee) {
                     Some(&p) if p > index => {
                         declare.insert(p);
                     }

@@ -578,6 +578,21 @@ pub enum MInst {
         ret: Option<String>,
         args: Vec<String>,
     },
+    /// `label: .callprototype (.param .ty _) _ (.param .ty _, ...);` inside
+    /// a call scope: the ABI of an indirect call's callee.
+    CallPrototype {
+        label: String,
+        ret: Option<PtxType>,
+        params: Vec<PtxType>,
+    },
+    /// `call (ret), %rd, (args...), prototype;`: a call through the
+    /// function address in `callee`.
+    CallIndirect {
+        callee: Reg,
+        ret: Option<String>,
+        args: Vec<String>,
+        proto: String,
+    },
     /// `atom{.scope}{.space}.op.ty dst, [addr], b{, c}`, or `red...` without
     /// a destination when the old value is not used.
     Atom {
@@ -928,6 +943,26 @@ impl fmt::Display for MInst {
                     write!(f, "({r}), ")?;
                 }
                 write!(f, "{callee}, ({});", args.join(", "))
+            }
+            MInst::CallPrototype { label, ret, params } => {
+                write!(f, "{label} : .callprototype ")?;
+                if let Some(ty) = ret {
+                    write!(f, "(.param {ty} _) ")?;
+                }
+                let params: Vec<String> = params.iter().map(|t| format!(".param {t} _")).collect();
+                write!(f, "_ ({});", params.join(", "))
+            }
+            MInst::CallIndirect {
+                callee,
+                ret,
+                args,
+                proto,
+            } => {
+                f.write_str("call ")?;
+                if let Some(r) = ret {
+                    write!(f, "({r}), ")?;
+                }
+                write!(f, "{callee}, ({}), {proto};", args.join(", "))
             }
         }
     }

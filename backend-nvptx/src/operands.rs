@@ -169,7 +169,12 @@ impl MInst {
             | MInst::ParamDecl { .. }
             | MInst::ParamArray { .. }
             | MInst::Call { .. }
+            | MInst::CallPrototype { .. }
             | MInst::Membar { .. } => None,
+            MInst::CallIndirect { callee, .. } => {
+                f(callee, RegUse::Use);
+                None
+            }
         };
         if let Some(d) = def {
             f(d, RegUse::Def);

@@ -495,6 +495,10 @@ impl Mangler {
                 0 => "XT_E".to_string(),
                 i => format!("XT{}_E", i - 1),
             },
+            // `&f` as an expression (5.1.6 `X <expression> E`, `ad` its
+            // operator, `L <mangled-name> E` the function), as nvcc writes
+            // it whether the argument says `f` or `&f`.
+            (ArgValue::Func { link, .. }, _) => format!("XadL{link}EE"),
         }
     }
 
@@ -596,6 +600,17 @@ impl Mangler {
             } else {
                 inner
             }
+        } else if let CType::Function(f) = ty {
+            // 5.1.5.3 `F <return type> <parameter types> E`.
+            let mut out = format!("F{}", self.ty(&f.ret, Quals::NONE, spelling));
+            if f.params.is_empty() {
+                out.push('v');
+            }
+            for p in &f.params {
+                out.push_str(&self.ty(p, Quals::NONE, &Spelling::Plain));
+            }
+            out.push('E');
+            out
         } else {
             let name = class_name(ty, spelling);
             self.prefixes(&name)
@@ -690,6 +705,17 @@ fn key(ty: &CType, q: Quals, spelling: &Spelling) -> String {
         }
         _ if !q.is_empty() => format!("{}{}", q.code(), key(ty, Quals::NONE, spelling)),
         CType::Pointer { pointee, .. } => format!("P{}", key(pointee, pointee_quals(ty), spelling)),
+        CType::Function(f) => {
+            let params: String = if f.params.is_empty() {
+                "v".into()
+            } else {
+                f.params
+                    .iter()
+                    .map(|p| key(p, Quals::NONE, &Spelling::Plain))
+                    .collect()
+            };
+            format!("F{}{params}E", key(&f.ret, Quals::NONE, spelling))
+        }
         _ => builtin(ty, spelling)
             .map(str::to_string)
             .unwrap_or_else(|| class_name(ty, spelling)),

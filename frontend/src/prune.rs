@@ -138,6 +138,12 @@ fn calls_in_expr(e: &mut Expr, f: &mut dyn FnMut(&mut FuncId)) {
             f(callee);
             args.iter_mut().for_each(|a| calls_in_expr(a, f));
         }
+        // A function whose address is taken is reached as a call's callee is.
+        ExprKind::FuncAddr { callee, .. } => f(callee),
+        ExprKind::CallIndirect { callee, args } => {
+            calls_in_expr(callee, f);
+            args.iter_mut().for_each(|a| calls_in_expr(a, f));
+        }
         ExprKind::Intrinsic { args, .. } => args.iter_mut().for_each(|a| calls_in_expr(a, f)),
         ExprKind::Assign { target, value, .. } => {
             calls_in_place(target, f);

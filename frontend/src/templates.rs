@@ -376,6 +376,10 @@ pub enum ArgValue {
     /// In a function template's pattern, its value parameter with this
     /// index (`N` in `Vec<T, N>`): not known until deduction.
     Param(usize),
+    /// The function a function pointer parameter is bound to: how the
+    /// instance's tokens name it (qualified from the global namespace
+    /// when in a namespace) and its Itanium name (`_Z7warpMaxf`).
+    Func { name: String, link: String },
 }
 
 impl ArgValue {
@@ -421,6 +425,7 @@ impl ArgValue {
                 s.push_str(&ty.to_string());
                 s
             }
+            ArgValue::Func { name, .. } => name.clone(),
             ArgValue::Int(v, CType::Bool) => (*v != 0).to_string(),
             ArgValue::Int(v, CType::Int { signed: false, .. }) => format!("{v}u"),
             ArgValue::Int(v, _) => v.to_string(),
@@ -444,20 +449,45 @@ pub fn substitute_values_in(
     args: &[ArgValue],
     tokens: &[Token],
 ) -> Vec<Token> {
-    let mut values: FxHashMap<&str, (i128, &CType)> = FxHashMap::default();
+    let mut values: FxHashMap<&str, &ArgValue> = FxHashMap::default();
     for (p, a) in t.params.iter().zip(args) {
-        if let (ParamKind::Value(..), ArgValue::Int(v, ty)) = (&p.kind, a) {
-            values.insert(&p.name, (*v, ty));
+        if matches!(p.kind, ParamKind::Value(..)) {
+            values.insert(&p.name, a);
         }
     }
     let mut out = Vec::with_capacity(tokens.len());
     for tok in tokens {
         match values.get(tok.text.as_str()) {
-            Some(&(v, ty)) if tok.kind == TokenKind::Ident => literal(v, ty, tok.span, &mut out),
+            Some(ArgValue::Int(v, ty)) if tok.kind == TokenKind::Ident => {
+                literal(*v, ty, tok.span, &mut out)
+            }
+            // The function's own name: a call through the parameter is a
+            // direct call of it, which the inliner may then inline.
+            Some(ArgValue::Func { name, .. }) if tok.kind == TokenKind::Ident => {
+                function_name(name, tok.span, &mut out)
+            }
             _ => out.push(tok.clone()),
         }
     }
     out
+}
+
+/// Appends the tokens that name the function with key `key`: `f`, or
+/// `::ns::f` for one in a namespace.
+fn function_name(key: &str, span: Span, out: &mut Vec<Token>) {
+    let tok = |kind: TokenKind, text: &str| Token {
+        kind,
+        text: text.to_string(),
+        span,
+    };
+    if !key.contains("::") {
+        out.push(tok(TokenKind::Ident, key));
+        return;
+    }
+    for part in key.split("::") {
+        out.push(tok(TokenKind::Punct(Punct::ColonColon), "::"));
+        out.push(tok(TokenKind::Ident, part));
+    }
 }
 
 /// Appends the tokens of the constant `v` of type `ty`.

@@ -433,6 +433,19 @@ pub enum ExprKind {
         name: String,
         args: Vec<Expr>,
     },
+    /// The address of a function (`f` or `&f` where a function pointer is
+    /// wanted); the node's type is the function pointer type. `callee` is
+    /// resolved like a call's.
+    FuncAddr {
+        callee: FuncId,
+        name: String,
+    },
+    /// A call through a function pointer (`f(x)`, `(*f)(x)`, `s.op(x)`);
+    /// arguments already have the pointee's parameter types.
+    CallIndirect {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
     /// `__syncthreads()` (type void).
     SyncThreads,
     /// A CUDA built-in function other than `__syncthreads` (see

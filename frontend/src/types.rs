@@ -11,10 +11,27 @@ use std::sync::Arc;
 /// One member of a struct, at its byte offset.
 #[derive(Clone, Debug)]
 pub struct Field {
+    /// Empty for an unnamed bit-field (`unsigned : 4;`).
     pub name: String,
     pub ty: CType,
+    /// The byte offset of the member, or of a bit-field's storage unit (an
+    /// object of type `ty`, aligned like it).
     pub offset: u64,
+    /// A bit-field's place in its storage unit.
+    pub bits: Option<BitField>,
 }
+
+/// Where a bit-field's value sits in its storage unit: `width` bits from
+/// bit `shift` (bit 0 the least significant of the little-endian unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    pub shift: u32,
+    pub width: u32,
+}
+
+/// A member as a struct's definition lists it: name, type, least
+/// alignment (`__align__(N)`; 1 when not given), and a bit-field's width.
+pub type MemberDecl = (String, CType, u64, Option<u32>);
 
 /// A complete struct type with its layout, computed once when the parser
 /// meets the definition. Types are compared by `id` (C's struct types are
@@ -67,58 +84,76 @@ impl StructDef {
         members: Vec<(String, CType)>,
         min_align: u64,
     ) -> StructDef {
-        let members = members.into_iter().map(|(n, t)| (n, t, 1)).collect();
-        Self::layout_aligned(id, name, tagged, members, min_align)
-    }
-
-    /// [`StructDef::layout`] where each member may also ask for a least
-    /// alignment (`__align__(N) int x;`; 1 when not given). An alignment
-    /// below the natural one changes nothing, as in nvcc.
-    pub fn layout_aligned(
-        id: u32,
-        name: String,
-        tagged: bool,
-        members: Vec<(String, CType, u64)>,
-        min_align: u64,
-    ) -> StructDef {
+        let members = members.into_iter().map(|(n, t)| (n, t, 1, None)).collect();
         Self::lay_out(id, name, tagged, members, min_align, false)
     }
 
-    /// A `union`'s layout: every member at offset 0, the union as large as
-    /// its largest member and aligned like its most aligned one (or
-    /// `min_align`), padded to a multiple of that.
-    pub fn union_layout(
+    /// The layout of a struct, or of a union (every member at 0, as large
+    /// as its largest member), each member at the next multiple of its
+    /// alignment (raised by its least alignment, `__align__(N)`; a smaller
+    /// one changes nothing, as in nvcc), aligned like its most aligned
+    /// member or `min_align`, and padded to that. Offsets are counted in
+    /// bits, so that bit-fields pack: a bit-field of type
+    /// `T` and width `w` takes the next `w` bits unless they would cross a
+    /// boundary of `T`'s alignment, then starts at that boundary; a zero
+    /// width only moves to the next boundary; a named one aligns the
+    /// struct like `T` (the System V ABI's rules, which nvcc follows).
+    pub fn lay_out(
         id: u32,
         name: String,
         tagged: bool,
-        members: Vec<(String, CType, u64)>,
-        min_align: u64,
-    ) -> StructDef {
-        Self::lay_out(id, name, tagged, members, min_align, true)
-    }
-
-    /// The layout of a struct, or of a union (every member at 0).
-    fn lay_out(
-        id: u32,
-        name: String,
-        tagged: bool,
-        members: Vec<(String, CType, u64)>,
+        members: Vec<MemberDecl>,
         min_align: u64,
         is_union: bool,
     ) -> StructDef {
-        let mut offset = 0u64;
+        let mut bit = 0u64;
         let mut end = 0u64;
         let mut align = min_align.max(1);
         let mut fields = Vec::new();
-        for (name, ty, least) in members {
+        for (name, ty, least, width) in members {
             let a = ty.align().max(least);
-            offset = offset.div_ceil(a).saturating_mul(a);
-            align = align.max(a);
             let size = ty.size().unwrap_or(0);
-            fields.push(Field { name, ty, offset });
+            if let Some(w) = width {
+                let unit = a.saturating_mul(8);
+                let w = u64::from(w);
+                if w == 0 || (bit / unit) != ((bit + w - 1) / unit) {
+                    bit = bit.div_ceil(unit).saturating_mul(unit);
+                }
+                if w == 0 {
+                    continue;
+                }
+                if !name.is_empty() {
+                    align = align.max(a);
+                }
+                let offset = bit / unit * a;
+                let shift = (bit - offset * 8) as u32;
+                let bits = Some(BitField {
+                    shift,
+                    width: w as u32,
+                });
+                fields.push(Field {
+                    name,
+                    ty,
+                    offset,
+                    bits,
+                });
+                end = end.max((bit + w).div_ceil(8));
+                if !is_union {
+                    bit += w;
+                }
+                continue;
+            }
+            let offset = bit.div_ceil(8).div_ceil(a).saturating_mul(a);
+            align = align.max(a);
+            fields.push(Field {
+                name,
+                ty,
+                offset,
+                bits: None,
+            });
             end = end.max(offset.saturating_add(size));
             if !is_union {
-                offset = end;
+                bit = end.saturating_mul(8);
             }
         }
         let size = end.max(1).div_ceil(align).saturating_mul(align);
@@ -136,7 +171,15 @@ impl StructDef {
 
     /// The member called `name`.
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| f.name == name)
+        self.fields
+            .iter()
+            .find(|f| f.name == name && !name.is_empty())
+    }
+
+    /// Whether a member is a bit-field (a braced list or a constructor
+    /// cannot fill it member by member yet).
+    pub fn has_bit_fields(&self) -> bool {
+        self.fields.iter().any(|f| f.bits.is_some())
     }
 }
 
@@ -367,6 +410,34 @@ pub enum CType {
     /// classes in C++, so not arithmetic types here; their operators and
     /// conversions are CUDA's, given in `sema/half.rs`.
     Half(HalfFormat),
+    /// A function type: only ever the pointee of a function pointer
+    /// (`float (*)(float)`), whose value is the function's address (an IR
+    /// `i64`, never a memory address). A function designator decays to
+    /// such a pointer as soon as it is used.
+    Function(Arc<FnType>),
+}
+
+/// The type of a function that a function pointer points to: its result
+/// and parameter types (a reference parameter is not allowed, an array one
+/// has decayed).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnType {
+    pub ret: CType,
+    pub params: Vec<CType>,
+}
+
+impl FnType {
+    /// `ret (*)(params)`: how C writes a function pointer's type.
+    fn write_pointer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (*)(", self.ret)?;
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 /// The two 16-bit float formats of CUDA's `cuda_fp16.h` and `cuda_bf16.h`.
@@ -449,6 +520,19 @@ impl CType {
         matches!(self, CType::Float { .. })
     }
 
+    /// A pointer to a function: the function's type.
+    pub fn fn_pointee(&self) -> Option<&FnType> {
+        match self.pointee() {
+            Some(CType::Function(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a pointer to a function.
+    pub fn is_fn_pointer(&self) -> bool {
+        self.fn_pointee().is_some()
+    }
+
     /// The pointee of a pointer type.
     pub fn pointee(&self) -> Option<&CType> {
         match self {
@@ -460,7 +544,7 @@ impl CType {
     /// `sizeof` in bytes; `None` for `void`.
     pub fn size(&self) -> Option<u64> {
         match self {
-            CType::Void => None,
+            CType::Void | CType::Function(_) => None,
             CType::Bool => Some(1),
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
@@ -606,6 +690,16 @@ impl fmt::Display for CType {
             CType::Struct(s) if s.name.is_empty() => f.write_str("(anonymous struct)"),
             CType::Struct(s) => f.write_str(&s.name),
             CType::Half(h) => f.write_str(h.name()),
+            CType::Function(t) => {
+                write!(f, "{} (", t.ret)?;
+                for (i, p) in t.params.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_str(")")
+            }
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),
             CType::Pointer {
@@ -614,6 +708,9 @@ impl fmt::Display for CType {
                 pointee_volatile,
                 restrict,
             } => {
+                if let CType::Function(t) = &**pointee {
+                    return t.write_pointer(f);
+                }
                 let quals = match (pointee_const, pointee_volatile) {
                     (true, true) => "const volatile ",
                     (true, false) => "const ",

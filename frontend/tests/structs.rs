@@ -289,8 +289,9 @@ fn struct_diagnostics() {
     assert!(e.contains("no member named `b` in `S`"), "{e}");
     let e = errors("__global__ void k() { struct T *p; }");
     assert!(e.contains("incomplete struct types"), "{e}");
-    let e = errors("struct S { int a : 3; };\n__global__ void k(S *p) {}");
-    assert!(e.contains("bit-fields"), "{e}");
+    // Bit-fields are read (tests/bit_fields.rs), not yet written.
+    let e = errors("struct S { int a : 3; };\n__global__ void k(S *p) { p->a = 1; }");
+    assert!(e.contains("assigning to a bit-field"), "{e}");
     let e = errors("struct S { int a; int a; };\n__global__ void k(S *p) {}");
     assert!(e.contains("duplicate member `a`"), "{e}");
     let e = errors("struct S { int a; }; __global__ void k(const S *p) { p->a = 1; }");

@@ -308,6 +308,47 @@ impl<'m> Exec<'m> {
         Ok(threads.iter().map(|t| t.steps).sum())
     }
 
+    /// The function an indirect call through `addr` reaches: one whose
+    /// address `func_addr` made, with the parameter and result types of the
+    /// call's signature (else the call is the program's error, as calling
+    /// through a wrong function type is undefined in C).
+    fn indirect_callee(
+        &self,
+        addr: u64,
+        sig: &midend::ir::CallSig,
+        fid: FuncId,
+        inst: Inst,
+    ) -> Result<FuncId, Raw> {
+        let fail = |kind, msg: String| raw(kind, msg, fid, Some(inst));
+        if addr == 0 {
+            return Err(fail(
+                FaultKind::NullPointer,
+                "call_indirect through a null function pointer".into(),
+            ));
+        }
+        let Some(callee) = memory::function_of(addr)
+            .map(FuncId::new)
+            .filter(|&g| self.module.functions.is_valid(g))
+        else {
+            return Err(fail(
+                FaultKind::WrongSpace,
+                format!("call_indirect through {addr:#x}, which is no function's address"),
+            ));
+        };
+        let g = &self.module.functions[callee];
+        let params: Vec<_> = g.signature.params.iter().map(|p| p.ty).collect();
+        if params != sig.params || g.signature.returns != sig.returns {
+            return Err(fail(
+                FaultKind::WrongSpace,
+                format!(
+                    "call_indirect of `{}` through a pointer of another function type",
+                    g.name
+                ),
+            ));
+        }
+        Ok(callee)
+    }
+
     /// Pushes a frame for `func` with its parameters bound to `args`.
     fn push_frame(
         &self,
@@ -701,6 +742,17 @@ impl<'m> Exec<'m> {
                     })?;
                 return Ok(None);
             }
+            InstData::CallIndirect { sig, args } => {
+                let callee = self.indirect_callee(val(args[0]), sig, fid, inst)?;
+                let argv: Vec<u64> = args[1..].iter().map(|&a| val(a)).collect();
+                let ret_to = func.dfg.inst_results(inst).to_vec();
+                self.push_frame(t, callee, &argv, ret_to).map_err(|mut r| {
+                    r.inst = Some(inst);
+                    r
+                })?;
+                return Ok(None);
+            }
+            InstData::FuncAddr { func: f } => memory::function_addr(f.index()),
             InstData::SpecialReg {
                 reg: SpecialReg::ActiveMask,
             }

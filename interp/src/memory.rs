@@ -52,6 +52,22 @@ fn space_of_tag(tag: u64) -> Option<AddrSpace> {
     })
 }
 
+/// The window tag of function addresses (`func_addr`): no space's, so a
+/// load or store through one is a wrong-space fault.
+const FUNCTION_TAG: u64 = 6;
+
+/// The address `func_addr` gives the module's function number `index`.
+pub fn function_addr(index: usize) -> u64 {
+    (FUNCTION_TAG << (OFFSET_BITS + INDEX_BITS)) | (index as u64 + 1)
+}
+
+/// The module's function number an address made by [`function_addr`]
+/// names; `None` for any other number.
+pub fn function_of(addr: u64) -> Option<usize> {
+    let index = addr ^ (FUNCTION_TAG << (OFFSET_BITS + INDEX_BITS));
+    (addr >> (OFFSET_BITS + INDEX_BITS) == FUNCTION_TAG && index != 0).then(|| index as usize - 1)
+}
+
 /// Makes the address of byte `offset` of allocation `index` in `space`.
 /// The index field holds `index + 1`, so that a pointer that goes below the
 /// first allocation of a space still lands in that space's window (with

@@ -5,9 +5,9 @@
 //! frontend and the passes spell instructions the same way.
 
 use crate::ir::{
-    AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, FloatCC, FuncId, Function,
-    GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode, SourceSpan,
-    SpecialReg, StackSlot, Type, Value, VoteMode,
+    AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, CallSig, FloatCC, FuncId,
+    Function, GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode,
+    SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -124,6 +124,23 @@ pub trait InstBuilder {
     /// A call; `returns` are the callee's return types.
     fn call(&mut self, func: FuncId, args: Vec<Value>, returns: &[Type]) -> Inst {
         self.build(InstData::Call { func, args }, returns)
+    }
+    /// A call through the function address `callee` (an `i64`), whose
+    /// callee has the signature `sig`.
+    fn call_indirect(&mut self, sig: CallSig, callee: Value, args: Vec<Value>) -> Inst {
+        let returns = sig.returns.clone();
+        let mut operands = Vec::with_capacity(args.len() + 1);
+        operands.push(callee);
+        operands.extend(args);
+        let data = InstData::CallIndirect {
+            sig: Box::new(sig),
+            args: operands,
+        };
+        self.build(data, &returns)
+    }
+    /// The address of `func`, for an indirect call.
+    fn func_addr(&mut self, func: FuncId) -> Value {
+        self.build_value(InstData::FuncAddr { func }, Type::I64)
     }
     fn special(&mut self, reg: SpecialReg) -> Value {
         self.build_value(InstData::SpecialReg { reg }, reg.ty())

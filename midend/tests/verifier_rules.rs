@@ -227,6 +227,12 @@ fn build_every_opcode_kernel() -> Function {
     c.store(sel, local, MemFlags::default());
     let call = c.call(FuncId::from_u32(0), vec![sel], &[Type::I32]);
     let called = c.func.dfg.first_result(call).unwrap();
+    let helper_addr = c.func_addr(FuncId::from_u32(0));
+    let sig = midend::ir::CallSig {
+        params: vec![Type::I32],
+        returns: vec![Type::I32],
+    };
+    c.call_indirect(sig, helper_addr, vec![called]);
     c.barrier();
     let old = c.atomic_rmw(AtomicOp::Add, MemScope::Gpu, elem, sel);
     c.atomic_cas(MemScope::Cta, tile, old, sel);

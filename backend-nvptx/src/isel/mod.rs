@@ -208,6 +208,9 @@ struct Isel<'a> {
     locals: Vec<LocalArray>,
     /// Stub labels made so far (for edge copies), to number them.
     stubs: u32,
+    /// `.callprototype` labels made so far (`prototype_N`, one per
+    /// indirect call).
+    prototypes: u32,
     /// Values whose computation is folded into every address that uses them.
     folded: FxHashSet<Value>,
     /// How many operands of placed instructions read each value (an unread
@@ -286,6 +289,7 @@ fn select(
         features: Features::default(),
         locals: Vec::new(),
         stubs: 0,
+        prototypes: 0,
         folded: FxHashSet::default(),
         uses: FxHashMap::default(),
         wide_muls: FxHashMap::default(),
@@ -791,6 +795,22 @@ impl Isel<'_> {
                 let (func, args) = (*func, args.clone());
                 self.call(inst, func, &args, result)
             }
+            InstData::CallIndirect { sig, args } => {
+                let (sig, args) = (sig.clone(), args.clone());
+                self.call_indirect(&sig, &args, result)
+            }
+            InstData::FuncAddr { func } => {
+                let name = self
+                    .module
+                    .functions
+                    .get(*func)
+                    .ok_or_else(|| format!("address of unknown {func}"))?
+                    .name
+                    .clone();
+                let dst = self.def(res()?);
+                self.mov_address(dst, Operand::Sym(name));
+                Ok(())
+            }
             InstData::SpecialReg { reg } => self.special_reg(*reg, res()?),
             InstData::AtomicRmw { op, scope, args } => {
                 self.atomic_rmw(*op, *scope, res()?, args[0], args[1])
@@ -1278,6 +1298,73 @@ impl Isel<'_> {
             args: names,
         });
         if let Some((ty, r)) = ret {
+            let dst = self.def(r);
+            let addr = Address {
+                base: AddrBase::Sym("retval0".into()),
+                offset: 0,
+            };
+            self.load(Space::Param, LoadKind::Plain, ty, dst, addr)?;
+        }
+        self.emit(MInst::ScopeClose);
+        Ok(())
+    }
+}
+
+impl Isel<'_> {
+    /// A call through a function address, as nvcc makes it: each argument
+    /// and the result in a `.param` of the call's scope, and a
+    /// `.callprototype` that gives the callee's ABI (the call reaches an
+    /// unknown function, so no `.uni`: lanes may call different ones).
+    fn call_indirect(
+        &mut self,
+        sig: &midend::ir::CallSig,
+        args: &[Value],
+        result: Option<Value>,
+    ) -> IselResult<()> {
+        let Some((&callee, args)) = args.split_first() else {
+            return Err("call_indirect without a callee".into());
+        };
+        let callee = self.reg(callee)?;
+        self.emit(MInst::ScopeOpen);
+        let mut names = Vec::new();
+        for (n, (&a, &ty)) in args.iter().zip(&sig.params).enumerate() {
+            let name = format!("param{n}");
+            self.emit(MInst::ParamDecl {
+                ty: device_param_ty(ty),
+                name: name.clone(),
+            });
+            let addr = Address {
+                base: AddrBase::Sym(name.clone()),
+                offset: 0,
+            };
+            self.store(Space::Param, false, a, addr)?;
+            names.push(name);
+        }
+        let ret = match (sig.returns.as_slice(), result) {
+            ([], _) => None,
+            ([ty], r) => {
+                self.emit(MInst::ParamDecl {
+                    ty: device_param_ty(*ty),
+                    name: "retval0".into(),
+                });
+                Some((*ty, r))
+            }
+            _ => return Err("call_indirect with more than one result".into()),
+        };
+        let proto = format!("prototype_{}", self.prototypes);
+        self.prototypes += 1;
+        self.emit(MInst::CallPrototype {
+            label: proto.clone(),
+            ret: ret.map(|(ty, _)| device_param_ty(ty)),
+            params: sig.params.iter().map(|&t| device_param_ty(t)).collect(),
+        });
+        self.emit(MInst::CallIndirect {
+            callee,
+            ret: ret.map(|_| "retval0".to_string()),
+            args: names,
+            proto,
+        });
+        if let Some((ty, Some(r))) = ret {
             let dst = self.def(r);
             let addr = Address {
                 base: AddrBase::Sym("retval0".into()),

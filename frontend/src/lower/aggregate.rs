@@ -365,7 +365,12 @@ fn scan_expr(e: &Expr, local: LocalId, ok: &mut bool) {
             ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
                 args.iter().for_each(|a| ex(a, ok))
             }
+            ExprKind::CallIndirect { callee, args } => {
+                ex(callee, ok);
+                args.iter().for_each(|a| ex(a, ok))
+            }
             ExprKind::IntConst(_)
+            | ExprKind::FuncAddr { .. }
             | ExprKind::FloatConst(_)
             | ExprKind::Str(_)
             | ExprKind::Local(_)

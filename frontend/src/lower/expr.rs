@@ -326,6 +326,10 @@ impl FunctionLowerer<'_, '_> {
                 self.int_resize(v, &CType::LONG, &e.ty)
             }
             ExprKind::Call { callee, args, .. } => return self.call(*callee, args, &e.ty),
+            ExprKind::FuncAddr { callee, .. } => self.b.func_addr(FuncId::from_u32(callee.0)),
+            ExprKind::CallIndirect { callee, args } => {
+                return self.call_indirect(callee, args, &e.ty)
+            }
             ExprKind::SyncThreads => {
                 self.b.barrier();
                 return None;
@@ -676,6 +680,38 @@ impl FunctionLowerer<'_, '_> {
         })
     }
 
+    /// A call through the function pointer `callee`: its pointee gives the
+    /// signature (values only: sema refuses struct parameters and results
+    /// in function pointer types).
+    fn call_indirect(&mut self, callee: &Expr, args: &[Expr], ty: &CType) -> Option<Value> {
+        let target = self.expr(callee);
+        let params: Vec<Type> = match callee.ty.fn_pointee() {
+            Some(f) => f.params.iter().map(abi_type).collect(),
+            None => args.iter().map(|a| abi_type(&a.ty)).collect(),
+        };
+        let values: Vec<Value> = args
+            .iter()
+            .zip(&params)
+            .map(|(a, &t)| {
+                let v = self.expr(a);
+                self.coerce(v, t)
+            })
+            .collect();
+        let returns = if *ty == CType::Void {
+            Vec::new()
+        } else {
+            vec![abi_type(ty)]
+        };
+        let sig = midend::ir::CallSig { params, returns };
+        let inst = self.b.call_indirect(sig, target, values);
+        let result = self.b.func.dfg.first_result(inst)?;
+        Some(if *ty == CType::Bool {
+            self.byte_to_bool(result)
+        } else {
+            result
+        })
+    }
+
     fn cast(&mut self, kind: CastKind, inner: &Expr, to: &CType) -> Option<Value> {
         if kind == CastKind::ToVoid {
             self.eval(inner);
@@ -719,15 +755,22 @@ impl FunctionLowerer<'_, '_> {
                     std::cmp::Ordering::Equal => v,
                 }
             }
+            // A function pointer is an `i64`; the null `void *` that
+            // becomes one, or that one becomes, changes representation.
+            CastKind::PtrToPtr if to.is_fn_pointer() => self.address_bits(v),
+            CastKind::PtrToPtr if from.is_fn_pointer() => {
+                self.b
+                    .convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Generic), v)
+            }
             CastKind::PtrToPtr => v,
+            CastKind::IntToPtr if to.is_fn_pointer() => self.int_resize(v, from, &CType::LONG),
             CastKind::IntToPtr => {
                 let wide = self.int_resize(v, from, &CType::LONG);
                 self.b
                     .convert(Opcode::Inttoptr, Type::Ptr(AddrSpace::Generic), wide)
             }
             CastKind::PtrToInt => {
-                let generic = self.coerce(v, Type::Ptr(AddrSpace::Generic));
-                let wide = self.b.convert(Opcode::Ptrtoint, Type::I64, generic);
+                let wide = self.address_bits(v);
                 self.int_resize(wide, &CType::LONG, to)
             }
             CastKind::ToVoid | CastKind::ToBool => unreachable!("handled above"),
@@ -766,6 +809,35 @@ impl FunctionLowerer<'_, '_> {
     /// Converts a register value of C type `ty` to its ABI (return) form.
     pub(crate) fn abi_value(&mut self, v: Value, ty: &CType) -> Value {
         self.coerce(v, abi_type(ty))
+    }
+
+    /// The 64 bits of an address: a data pointer's as an integer (through
+    /// a generic address), a function pointer's as they are.
+    fn address_bits(&mut self, v: Value) -> Value {
+        if self.b.value_type(v).is_ptr() {
+            let generic = self.coerce(v, Type::Ptr(AddrSpace::Generic));
+            self.b.convert(Opcode::Ptrtoint, Type::I64, generic)
+        } else {
+            v
+        }
+    }
+
+    /// An operand of a comparison with a function pointer as its address
+    /// bits: `nullptr` (a null constant cast to pointers) is the zero it is.
+    fn address_operand(&mut self, e: &Expr) -> Value {
+        let mut inner = e;
+        while let ExprKind::Cast {
+            kind: CastKind::PtrToPtr | CastKind::IntToPtr,
+            expr,
+        } = &inner.kind
+        {
+            inner = expr;
+        }
+        if matches!(inner.kind, ExprKind::IntConst(0)) {
+            return self.b.iconst(Type::I64, 0);
+        }
+        let v = self.expr(e);
+        self.address_bits(v)
     }
 
     /// Both pointers in one space (generic if they differ).
@@ -836,6 +908,10 @@ impl FunctionLowerer<'_, '_> {
     }
 
     fn compare(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr) -> Value {
+        if lhs.ty.is_fn_pointer() || rhs.ty.is_fn_pointer() {
+            let (a, b) = (self.address_operand(lhs), self.address_operand(rhs));
+            return self.b.icmp(int_cc(op, false), a, b);
+        }
         if lhs.ty.is_pointer() {
             let (a, b) = self.common_pointers(lhs, rhs);
             let a = self.b.convert(Opcode::Ptrtoint, Type::I64, a);

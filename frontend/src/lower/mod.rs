@@ -140,12 +140,16 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Float { .. } => Type::F64,
         CType::Half(HalfFormat::F16) => Type::F16,
         CType::Half(HalfFormat::Bf16) => Type::BF16,
+        // A function's address is no memory address: memory-space
+        // inference and the alias analysis never see it as a pointer.
+        CType::Pointer { pointee, .. } if matches!(**pointee, CType::Function(_)) => Type::I64,
         CType::Pointer { .. } => Type::Ptr(AddrSpace::Generic),
         // The value of a struct expression is the address of its memory
         // (see `lower/aggregate.rs`).
         CType::Struct(_) => Type::Ptr(AddrSpace::Generic),
-        // `void` and array values never reach a register; callers check first.
-        CType::Void | CType::Array { .. } => Type::I32,
+        // `void`, array and function values never reach a register; callers
+        // check first.
+        CType::Void | CType::Array { .. } | CType::Function(_) => Type::I32,
     }
 }
 
@@ -171,7 +175,7 @@ fn is_assigned(body: &typed::Block, local: LocalId) -> bool {
 
 /// The IR type of a parameter's variable inside the body.
 fn param_var_type(f: &typed::Function, p: &typed::Param) -> Type {
-    if f.is_kernel && p.ty.is_pointer() && !is_assigned(&f.body, p.local) {
+    if f.is_kernel && p.ty.is_pointer() && !p.ty.is_fn_pointer() && !is_assigned(&f.body, p.local) {
         Type::Ptr(AddrSpace::Global)
     } else {
         value_type(&p.ty)

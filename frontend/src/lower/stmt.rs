@@ -464,7 +464,12 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Place)) {
         ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } => {
             args.iter().for_each(|a| visit_expr(a, f))
         }
+        ExprKind::CallIndirect { callee, args } => {
+            visit_expr(callee, f);
+            args.iter().for_each(|a| visit_expr(a, f))
+        }
         ExprKind::IntConst(_)
+        | ExprKind::FuncAddr { .. }
         | ExprKind::FloatConst(_)
         | ExprKind::Str(_)
         | ExprKind::Local(_)

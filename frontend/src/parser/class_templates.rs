@@ -667,7 +667,7 @@ impl Parser<'_> {
 fn is_dependent_arg(a: &ArgValue) -> bool {
     match a {
         ArgValue::Type { ty, .. } => is_dependent_type(ty),
-        ArgValue::Int(..) => false,
+        ArgValue::Int(..) | ArgValue::Func { .. } => false,
         ArgValue::Param(_) => true,
     }
 }

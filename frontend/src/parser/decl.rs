@@ -1,6 +1,7 @@
 //! Declarations: function headers, declaration specifiers, declarators and
 //! type names.
 
+use super::fn_pointers::Naming;
 use super::{PResult, Parser};
 use crate::ast::{
     EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Spelling, Storage,
@@ -746,7 +747,7 @@ impl Parser<'_> {
 
     /// An initializer after `=`: an expression or a braced list; each
     /// nested list is one nesting level (`stdx::stack`).
-    fn initializer(&mut self) -> PResult<Init> {
+    pub(super) fn initializer(&mut self) -> PResult<Init> {
         stdx::stack::with_stack(|| self.initializer_level())
     }
 
@@ -808,7 +809,13 @@ impl Parser<'_> {
             );
         }
         match base {
-            Some(b) => Ok(self.pointers(b)),
+            Some(b) => {
+                let ty = self.pointers(b);
+                if !self.at_fn_pointer() {
+                    return Ok(ty);
+                }
+                Ok(self.fn_pointer_declarator(ty, Naming::Never)?.ty)
+            }
             None => self.error(span, Code::E0003, "expected a type"),
         }
     }
@@ -817,6 +824,13 @@ impl Parser<'_> {
     fn typedef_names(&mut self, base: QualType) -> PResult<()> {
         loop {
             let ty = self.pointers(base.clone());
+            if self.at_fn_pointer() {
+                self.fn_pointer_typedef(ty)?;
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+                continue;
+            }
             if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
                 let sp = self.span();
                 return self.error(
@@ -902,6 +916,13 @@ impl Parser<'_> {
         let mut out = Vec::new();
         loop {
             let ty = self.pointers(base.clone());
+            if self.at_fn_pointer() {
+                out.push(self.fn_pointer_variable(ty, base.span, &storage, auto)?);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+                continue;
+            }
             let by_ref = self.reference()?;
             if let (Some(r), false) = (by_ref, local) {
                 return self.error(
@@ -1294,13 +1315,18 @@ impl Parser<'_> {
                 return self.error(sp, code, msg);
             };
             let ty = self.pointers(base);
-            let by_ref = self.reference()?;
-            let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-                Some(self.bump().text)
+            let (ty, by_ref, name, dims) = if self.at_fn_pointer() {
+                let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
+                (d.ty, None, d.name.map(|t| t.text), d.dims)
             } else {
-                None
+                let by_ref = self.reference()?;
+                let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+                    Some(self.bump().text)
+                } else {
+                    None
+                };
+                (ty, by_ref, name, self.dims()?)
             };
-            let dims = self.dims()?;
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }

@@ -402,6 +402,14 @@ impl Parser<'_> {
                 )
             }
             Punct::Dot | Punct::Arrow => {
+                if self.is_punct(Punct::Star) {
+                    let sp = self.span();
+                    return self.error(
+                        sp,
+                        Code::E0002,
+                        "pointers to members (`.*`, `->*`) are not supported by kernelc",
+                    );
+                }
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();

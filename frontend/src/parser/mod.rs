@@ -15,6 +15,7 @@ mod class_templates;
 mod classes;
 mod decl;
 mod expr;
+mod fn_pointers;
 mod names;
 mod namespaces;
 mod scoped_enums;

@@ -382,7 +382,7 @@ impl Parser<'_> {
             return self.error(
                 sp,
                 Code::E0002,
-                "array and function types in alias declarations are not supported by kernelc yet",
+                "array and function types in alias declarations are not supported by kernelc yet (a function pointer type is: `using f = float (*)(float);`)",
             );
         }
         self.expect_punct(Punct::Semi, "after the alias declaration")?;

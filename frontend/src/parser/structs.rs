@@ -10,12 +10,13 @@
 
 use std::sync::Arc;
 
+use super::fn_pointers::Naming;
 use super::{PResult, Parser};
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, TokenKind};
-use crate::types::{CType, StructDef};
+use crate::types::{CType, MemberDecl, StructDef};
 
 /// Largest struct member array kernelc lays out (as for variables).
 const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
@@ -136,11 +137,7 @@ impl Parser<'_> {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
-        let mut def = if is_union {
-            StructDef::union_layout(id, name, tagged, members, align)
-        } else {
-            StructDef::layout_aligned(id, name, tagged, members, align)
-        };
+        let mut def = StructDef::lay_out(id, name, tagged, members, align, is_union);
         if let (Some(t), Some((instance_tag, _))) = (&tag, &self.instancing) {
             if t.text == *instance_tag {
                 def.instance_of = self.instancing.take().map(|(_, i)| i);
@@ -166,9 +163,9 @@ impl Parser<'_> {
         &mut self,
         class_key: Option<&str>,
         class: &mut super::classes::ClassMembers,
-    ) -> PResult<Vec<(String, CType, u64)>> {
+    ) -> PResult<Vec<MemberDecl>> {
         self.bump();
-        let mut members: Vec<(String, CType, u64)> = Vec::new();
+        let mut members: Vec<MemberDecl> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         while !self.is_punct(Punct::RBrace) {
             if self.at_eof() {
@@ -216,29 +213,12 @@ impl Parser<'_> {
             }
             loop {
                 let ty = self.pointers(base.clone());
-                if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-                    let sp = self.span();
-                    return self.error(
-                        sp,
-                        Code::E0002,
-                        "reference members are not supported by kernelc",
-                    );
-                }
-                if self.peek().kind != TokenKind::Ident || self.at_eof() {
-                    let msg = format!("expected a member name, found {}", self.found());
-                    let sp = self.span();
-                    return self.error(sp, Code::E0003, msg);
-                }
-                let name = self.bump();
-                let dims = self.dims()?;
-                if self.is_punct(Punct::Colon) {
-                    let sp = self.span();
-                    return self.error(
-                        sp,
-                        Code::E0002,
-                        "bit-fields are not supported by kernelc yet",
-                    );
-                }
+                let (ty, name, dims) = self.member_declarator(ty)?;
+                let width = if self.is_punct(Punct::Colon) {
+                    Some(self.bit_field_width(&ty.ty, &dims, &name)?)
+                } else {
+                    None
+                };
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
                     let len = match d {
@@ -288,7 +268,8 @@ impl Parser<'_> {
                 if mty.size().is_some_and(|s| s > MAX_MEMBER_SIZE) {
                     return self.error(name.span, Code::E0008, "struct member is too large");
                 }
-                if let Some(k) = members.iter().position(|(n, _, _)| *n == name.text) {
+                let named = !name.text.is_empty();
+                if let Some(k) = members.iter().position(|m| named && m.0 == name.text) {
                     self.diags.push(
                         Diagnostic::error(
                             name.span,
@@ -299,7 +280,7 @@ impl Parser<'_> {
                     );
                     return Err(super::Recorded);
                 }
-                members.push((name.text, mty, ds.storage.align.max(1)));
+                members.push((name.text, mty, ds.storage.align.max(1), width));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {
                     break;
@@ -309,6 +290,91 @@ impl Parser<'_> {
         }
         self.bump();
         Ok(members)
+    }
+
+    /// A member's declarator after its specifiers and `*`s: its type, its
+    /// name and its array sizes.
+    fn member_declarator(
+        &mut self,
+        ty: crate::ast::QualType,
+    ) -> PResult<(crate::ast::QualType, crate::token::Token, Vec<Option<Expr>>)> {
+        if self.at_fn_pointer() {
+            let d = self.fn_pointer_declarator(ty, Naming::Required)?;
+            let Some(name) = d.name else {
+                return Err(super::Recorded); // `Naming::Required` reported it
+            };
+            return Ok((d.ty, name, d.dims));
+        }
+        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "reference members are not supported by kernelc",
+            );
+        }
+        if self.is_punct(Punct::Colon) {
+            // An unnamed bit-field (`unsigned : 4;`): padding.
+            let name = crate::token::Token {
+                kind: TokenKind::Ident,
+                text: String::new(),
+                span: self.span(),
+            };
+            return Ok((ty, name, Vec::new()));
+        }
+        if self.peek().kind != TokenKind::Ident || self.at_eof() {
+            let msg = format!("expected a member name, found {}", self.found());
+            let sp = self.span();
+            return self.error(sp, Code::E0003, msg);
+        }
+        let name = self.bump();
+        Ok((ty, name, self.dims()?))
+    }
+
+    /// A bit-field's `: width` (at the `:`): a constant from 0 (only
+    /// unnamed) to the bits of its type, which must be an integer type.
+    fn bit_field_width(
+        &mut self,
+        ty: &CType,
+        dims: &[Option<Expr>],
+        name: &crate::token::Token,
+    ) -> PResult<u32> {
+        let colon = self.bump().span;
+        let e = self.assign_expr()?;
+        let bits = match ty {
+            CType::Int { bits, .. } if dims.is_empty() => u32::from(*bits),
+            CType::Bool if dims.is_empty() => 8,
+            _ => {
+                return self.error(
+                    colon,
+                    Code::E0004,
+                    format!(
+                        "bit-field `{}` has type `{ty}`, which is not an integer type",
+                        name.text
+                    ),
+                )
+            }
+        };
+        let Some(w) = const_dim(&e, &|n| self.constant(n)) else {
+            return self.error(
+                e.span,
+                Code::E0008,
+                "kernelc needs the width of a bit-field to be a literal expression",
+            );
+        };
+        let ok = if name.text.is_empty() {
+            (0..=i128::from(bits)).contains(&w)
+        } else {
+            (1..=i128::from(bits)).contains(&w)
+        };
+        if !ok {
+            return self.error(
+                e.span,
+                Code::E0009,
+                format!("invalid width {w} of a bit-field of type `{ty}`"),
+            );
+        }
+        Ok(w as u32)
     }
 
     /// `typedef struct { ... } Name;` names the anonymous struct `Name`

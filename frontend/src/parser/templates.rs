@@ -174,6 +174,8 @@ impl Parser<'_> {
         }
         loop {
             let start = self.span();
+            // `float (*Op)(float)` names the parameter inside its type.
+            let mut named_inside = None;
             let kind = if self.eat_kw(Keyword::Typename) || self.eat_kw(Keyword::Class) {
                 ParamKind::Type
             } else if self.is_kw(Keyword::Template) {
@@ -183,7 +185,8 @@ impl Parser<'_> {
                     "template template parameters are not supported by kernelc yet",
                 );
             } else {
-                let ty = self.type_name()?;
+                let (ty, name) = self.value_param_type()?;
+                named_inside = name;
                 ParamKind::Value(ty.ty, ty.spelling)
             };
             if self.is_punct(Punct::Ellipsis) {
@@ -194,7 +197,7 @@ impl Parser<'_> {
                     "variadic templates (parameter packs) are not supported by kernelc yet",
                 );
             }
-            if self.peek().kind != TokenKind::Ident || self.at_eof() {
+            if named_inside.is_none() && (self.peek().kind != TokenKind::Ident || self.at_eof()) {
                 let found = self.found();
                 let sp = self.span();
                 return self.error(
@@ -213,7 +216,10 @@ impl Parser<'_> {
                     ),
                 );
             }
-            let name_tok = self.bump();
+            let name_tok = match named_inside {
+                Some(t) => t,
+                None => self.bump(),
+            };
             let default = if self.eat_punct(Punct::Assign) {
                 Some(self.default_template_arg())
             } else {

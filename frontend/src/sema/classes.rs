@@ -114,9 +114,25 @@ impl Checker {
             return None;
         };
         let keys = self.members_named(&def, field);
+        if let Some(f) = def
+            .field(field)
+            .filter(|f| keys.is_empty() && f.ty.is_fn_pointer())
+        {
+            // `s.op(x)`: a call through a function pointer member.
+            let base = Box::new(obj);
+            let kind = ExprKind::Field {
+                base,
+                offset: f.offset,
+            };
+            let callee = mk(kind, f.ty.clone(), field_span);
+            return self.indirect_call(callee, typed, span);
+        }
         if keys.is_empty() {
             let msg = if def.field(field).is_some() {
-                format!("`{field}` is a data member of `{}`, not a member function (function pointers are not supported by kernelc)", obj.ty)
+                format!(
+                    "`{field}` is a data member of `{}`, not a member function",
+                    obj.ty
+                )
             } else {
                 format!("no member function named `{field}` in `{}`", obj.ty)
             };
@@ -300,6 +316,14 @@ impl Checker {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
+        if def.has_bit_fields() && !args.is_empty() {
+            self.error(
+                span,
+                Code::E0002,
+                format!("building `{ty}`, which has bit-fields, from values is not supported by kernelc yet"),
+            );
+            return None;
+        }
         let members = if def.is_union { 1 } else { def.fields.len() };
         if args.len() > members {
             self.error(

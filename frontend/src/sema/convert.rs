@@ -96,6 +96,39 @@ pub(crate) fn strip_restrict(ty: &CType) -> (CType, bool) {
 
 /// Whether pointers with these pointee types may be converted implicitly
 /// (same type ignoring qualifiers, or either side `void`).
+impl Checker {
+    /// The implicit conversions of function pointers (C++ [conv.ptr],
+    /// [conv.bool]): to the same function type (a `const` pointer object
+    /// aside), from `nullptr` and `0`, and to `bool`.
+    fn fn_pointer_convert(&mut self, e: Expr, to: &CType, what: &str) -> Option<Expr> {
+        let from = &e.ty;
+        let ok = match to {
+            CType::Bool => true,
+            t if t.is_fn_pointer() => {
+                from.fn_pointee() == t.fn_pointee()
+                    || is_null_const(&e)
+                    || super::fn_pointers::is_nullptr(&e)
+            }
+            _ => false,
+        };
+        if !ok {
+            let msg = format!("cannot convert `{from}` to `{to}` in {what}");
+            self.diags.push(Diagnostic::error(e.span, Code::E0004, msg));
+            return None;
+        }
+        if super::fn_pointers::is_nullptr(&e) && to.is_fn_pointer() {
+            // The zero address itself, not the bits of a null data pointer.
+            let zero = Expr {
+                kind: ExprKind::IntConst(0),
+                ty: CType::LONG,
+                span: e.span,
+            };
+            return Some(convert(zero, to));
+        }
+        Some(convert(e, to))
+    }
+}
+
 pub(crate) fn pointees_compatible(a: &CType, b: &CType) -> bool {
     a.unqualified() == b.unqualified() || *a == CType::Void || *b == CType::Void
 }
@@ -129,9 +162,13 @@ impl Checker {
         what: &str,
         at: Span,
     ) -> Option<Expr> {
+        let e = self.pick_overload_address(e, to);
         let from = e.ty.clone();
         if from == *to {
             return Some(e);
+        }
+        if to.is_fn_pointer() || from.is_fn_pointer() {
+            return self.fn_pointer_convert(e, to, what);
         }
         if crate::types::is_dim3_uint3_pair(&from, to) {
             // The same twelve bytes under CUDA's other name for them.

@@ -416,6 +416,15 @@ impl Checker {
         out: &mut BTreeMap<u64, Expr>,
     ) -> Option<u64> {
         if let CType::Struct(def) = ty {
+            if def.has_bit_fields() && *pos < items.len() {
+                let span = items[*pos].span();
+                self.error(
+                    span,
+                    Code::E0002,
+                    format!("a braced list for `{ty}`, which has bit-fields, is not supported by kernelc yet"),
+                );
+                return None;
+            }
             // A union's braced list initializes its first member.
             let members = if def.is_union { 1 } else { def.fields.len() };
             for f in def.fields.iter().take(members) {

@@ -290,15 +290,15 @@ impl Checker {
         if let Some(var) = builtin_var(name) {
             return Some(self.builtin_vector(var, span));
         }
-        if let Some(d) = self.host_declaration_used(name, span) {
+        if let Some(d) = self.host_declaration_used(name, span, false) {
             self.diags.push(d);
             return None;
         }
-        let (code, msg) = if self.by_name.contains_key(name)
-            || name == "__syncthreads"
-            || super::builtins::is_builtin_name(name)
-        {
-            (Code::E0002, format!("function `{name}` can only be called (function pointers are not supported by kernelc)"))
+        if self.by_name.contains_key(name) {
+            return self.function_address(name, span);
+        }
+        let (code, msg) = if name == "__syncthreads" || super::builtins::is_builtin_name(name) {
+            (Code::E0002, format!("built-in function `{name}` can only be called (kernelc cannot take its address)"))
         } else {
             (
                 Code::E0001,
@@ -410,21 +410,28 @@ impl Checker {
             );
             return None;
         };
-        let (fty, offset) = (f.ty.clone(), f.offset);
+        let (fty, offset, bits) = (f.ty.clone(), f.offset, f.bits);
         let base = if arrow {
             mk(ExprKind::Deref(Box::new(b)), sty, base_span)
         } else {
             b
         };
         let _ = op;
-        Some(mk(
+        let member = mk(
             ExprKind::Field {
                 base: Box::new(base),
                 offset,
             },
             fty,
             span,
-        ))
+        );
+        Some(match bits {
+            Some(bits) => {
+                self.bit_field_reads.insert(span);
+                super::bit_fields::read(member, bits, span)
+            }
+            None => member,
+        })
     }
 
     /// Whether `e` designates an object (so it may be assigned or have its
@@ -467,6 +474,10 @@ impl Checker {
     fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
         if op == UnaryOp::AddrOf {
             let e = self.expr_nodecay(operand)?;
+            if matches!(e.kind, ExprKind::FuncAddr { .. }) {
+                // `&f` of a function `f`: its address, as `f` alone is.
+                return Some(e.with_span(span));
+            }
             return self.addr_of(e, span);
         }
         let e = self.expr(operand)?;
@@ -540,6 +551,8 @@ impl Checker {
                 Some(mk(ExprKind::Not(Box::new(b)), CType::INT, span))
             }
             UnaryOp::Deref => match e.ty.pointee().cloned() {
+                // `*f` designates the function, which decays to `f` again.
+                Some(CType::Function(_)) => Some(e.with_span(span)),
                 Some(CType::Void) => {
                     self.error(span, Code::E0004, "cannot dereference a `void *` pointer");
                     None
@@ -712,6 +725,14 @@ impl Checker {
                 let what = format!("a member of a `{}`", base.ty);
                 (Place::Field { base, offset }, c, what)
             }
+            _ if self.bit_field_reads.contains(&span) => {
+                self.error(
+                    span,
+                    Code::E0002,
+                    "assigning to a bit-field is not supported by kernelc yet",
+                );
+                return None;
+            }
             _ => {
                 self.diags.push(
                     Diagnostic::error(span, Code::E0005, "expression is not assignable")
@@ -823,6 +844,14 @@ impl Checker {
     fn elem_size(&mut self, pointee: &CType, span: Span) -> Option<u64> {
         match pointee.size() {
             Some(s) => Some(s),
+            None if matches!(pointee, CType::Function(_)) => {
+                self.error(
+                    span,
+                    Code::E0004,
+                    "arithmetic on a function pointer is not allowed",
+                );
+                None
+            }
             None => {
                 self.error(
                     span,
@@ -1178,7 +1207,7 @@ impl Checker {
     /// A call of a name no declaration introduces: E0002 for a function
     /// kernelc knows it does not support yet, E0001 for any other.
     fn unknown_function(&mut self, name: &str, span: Span) {
-        if let Some(d) = self.host_declaration_used(name, span) {
+        if let Some(d) = self.host_declaration_used(name, span, true) {
             self.diags.push(d);
             return;
         }
@@ -1211,18 +1240,18 @@ impl Checker {
                 field_span,
                 arrow,
             } => return self.method_call(base, field, *field_span, *arrow, args, span),
-            _ => {
-                let _ = self.expr(callee);
-                self.error(
-                    callee.span,
-                    Code::E0002,
-                    "only named functions can be called in kernelc",
-                );
-                return None;
-            }
+            _ => return self.call_through(callee, args, span),
         };
         if self.lookup(name).is_some_and(|b| self.is_class_object(&b)) {
             return self.functor_call(name, callee.span, args, span);
+        }
+        if explicit.is_empty() && self.lookup(name).is_some() {
+            // A variable of function pointer type (anything else is
+            // reported as not a function).
+            let ty = self.expr(callee).map(|c| c.ty.clone());
+            if ty.is_some_and(|t| t.is_fn_pointer()) {
+                return self.call_through(callee, args, span);
+            }
         }
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {

@@ -5,6 +5,7 @@
 //! yields `None` and is dropped) so every independent error in the file is
 //! reported in one run.
 
+mod bit_fields;
 mod builtins;
 mod classes;
 mod convert;
@@ -12,6 +13,7 @@ mod cxx;
 mod decl;
 mod device_fns;
 mod expr;
+mod fn_pointers;
 mod half;
 mod labels;
 mod overload;
@@ -178,21 +180,28 @@ pub(crate) struct Checker {
     tmpl: templates::Instances,
     /// The overloads of each function name.
     overloads: overload::Overloads,
+    /// The spans of bit-field reads, so that assigning to one is told as
+    /// what kernelc lacks rather than as a non-lvalue.
+    bit_field_reads: rustc_hash::FxHashSet<Span>,
 }
 
 impl Checker {
     /// E0017 when `name`, not declared for device code, is a host function
-    /// or variable that the split phase skipped: what it is and where.
-    fn host_declaration_used(&self, name: &str, span: Span) -> Option<Diagnostic> {
+    /// or variable that the split phase skipped: what it is and where
+    /// (`called`: a function is called, not used as a value).
+    fn host_declaration_used(&self, name: &str, span: Span, called: bool) -> Option<Diagnostic> {
         let host = self.host.get(name)?;
-        let d = match host.kind {
-            ast::HostKind::Function => Diagnostic::error(
-                span,
-                Code::E0017,
-                format!("calling host function `{name}` from device code is not allowed"),
+        let what = if called {
+            format!("calling host function `{name}` from device code is not allowed")
+        } else {
+            format!(
+                "host function `{name}` cannot be used in device code (it has no device address)"
             )
-            .with_label(host.span, "declared here without `__device__`")
-            .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
+        };
+        let d = match host.kind {
+            ast::HostKind::Function => Diagnostic::error(span, Code::E0017, what)
+                .with_label(host.span, "declared here without `__device__`")
+                .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
             ast::HostKind::Variable => Diagnostic::error(
                 span,
                 Code::E0017,
@@ -243,6 +252,7 @@ pub(crate) fn check_program(
         item: 0,
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
+        bit_field_reads: Default::default(),
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());

@@ -236,6 +236,9 @@ impl Checker {
                 is_volatile: t.is_volatile,
                 spelling: t.spelling.clone(),
             }),
+            (TemplateArg::Value(e), ParamKind::Value(ty, _)) if ty.is_fn_pointer() => {
+                self.function_template_arg(e, ty, &p.name)
+            }
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) => {
                 let typed = self.expr(e)?;
                 let Some(v) = self.const_int(&typed) else {

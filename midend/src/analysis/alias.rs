@@ -468,9 +468,9 @@ fn captured_params(func: &Function, prov: &Provenance) -> BTreeSet<u32> {
     for (_, inst) in func.layout.insts() {
         match &func.dfg.insts[inst] {
             InstData::Store { value, .. } => escape(*value),
-            InstData::Call { args, .. } | InstData::Return { args } => {
-                args.iter().for_each(|&a| escape(a))
-            }
+            InstData::Call { args, .. }
+            | InstData::CallIndirect { args, .. }
+            | InstData::Return { args } => args.iter().for_each(|&a| escape(a)),
             InstData::Convert {
                 opcode: Opcode::Ptrtoint,
                 arg,

@@ -179,6 +179,14 @@ named_enum! {
         Load = "load",
         Store = "store",
         Call = "call",
+        /// Call through a function address: `v3 = call_indirect v1(v2) :
+        /// (f32) -> f32`. The first operand is the callee's address (an
+        /// `i64` that `func_addr` made); the instruction carries the
+        /// callee's signature, since no function is named.
+        CallIndirect = "call_indirect",
+        /// The address of a function (`i64`): `v1 = func_addr @f`. The
+        /// function keeps a body of its own (PTX `mov.u64 %rd1, f;`).
+        FuncAddr = "func_addr",
         /// Read a special register (`%tid.x`, ...).
         SpecialReg = "special",
         /// CTA-wide barrier (`__syncthreads()`, `bar.sync 0`).
@@ -279,6 +287,8 @@ pub enum Format {
     Load,
     Store,
     Call,
+    CallIndirect,
+    FuncAddr,
     SpecialReg,
     Nullary,
     AtomicRmw,
@@ -333,6 +343,8 @@ impl Opcode {
             Load => Format::Load,
             Store => Format::Store,
             Call => Format::Call,
+            CallIndirect => Format::CallIndirect,
+            FuncAddr => Format::FuncAddr,
             SpecialReg => Format::SpecialReg,
             Barrier | Trap => Format::Nullary,
             BarrierRed => Format::BarrierRed,
@@ -423,6 +435,7 @@ impl Opcode {
             self,
             Store
                 | Call
+                | CallIndirect
                 | Barrier
                 | BarrierRed
                 | WarpSync
@@ -764,6 +777,15 @@ impl BlockCall {
     }
 }
 
+/// The parameter and result types of an indirect call's callee. Only
+/// values pass: an indirect call has no by-value aggregates or struct
+/// results (the frontend refuses function pointer types with them).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CallSig {
+    pub params: Vec<Type>,
+    pub returns: Vec<Type>,
+}
+
 /// An instruction's operands, one variant per [`Format`].
 #[derive(Clone, PartialEq, Debug)]
 pub enum InstData {
@@ -824,6 +846,14 @@ pub enum InstData {
     Call {
         func: FuncId,
         args: Vec<Value>,
+    },
+    /// `args = [callee address, arguments...]`.
+    CallIndirect {
+        sig: Box<CallSig>,
+        args: Vec<Value>,
+    },
+    FuncAddr {
+        func: FuncId,
     },
     SpecialReg {
         reg: SpecialReg,
@@ -906,6 +936,7 @@ macro_rules! operand_runs {
             | InstData::Fconst { .. }
             | InstData::GlobalAddr { .. }
             | InstData::StackAddr { .. }
+            | InstData::FuncAddr { .. }
             | InstData::SpecialReg { .. }
             | InstData::Nullary { .. }
             | InstData::Fence { .. } => Default::default(),
@@ -933,6 +964,7 @@ macro_rules! operand_runs {
             }
             InstData::Store { value, ptr, .. } => [$one(value), $one(ptr), Default::default()],
             InstData::Call { args, .. }
+            | InstData::CallIndirect { args, .. }
             | InstData::Return { args }
             | InstData::AtomicVec { args, .. }
             | InstData::Accel { args, .. } => {
@@ -993,6 +1025,8 @@ impl InstData {
             InstData::Load { .. } => Opcode::Load,
             InstData::Store { .. } => Opcode::Store,
             InstData::Call { .. } => Opcode::Call,
+            InstData::CallIndirect { .. } => Opcode::CallIndirect,
+            InstData::FuncAddr { .. } => Opcode::FuncAddr,
             InstData::SpecialReg { .. } => Opcode::SpecialReg,
             InstData::AtomicRmw { .. } => Opcode::AtomicRmw,
             InstData::AtomicCas { .. } => Opcode::AtomicCas,
@@ -1071,6 +1105,15 @@ impl InstData {
                 ..
             } => smallvec![then_dest, else_dest],
             _ => SmallVec::new(),
+        }
+    }
+
+    /// The function a `call` calls or a `func_addr` takes the address of:
+    /// what keeps a function alive and where it must be declared first.
+    pub fn referenced_function(&self) -> Option<FuncId> {
+        match self {
+            InstData::Call { func, .. } | InstData::FuncAddr { func } => Some(*func),
+            _ => None,
         }
     }
 

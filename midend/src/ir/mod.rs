@@ -24,8 +24,8 @@ pub use function::{
     Signature, SourceSpan, StackSlotData,
 };
 pub use instructions::{
-    f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, CacheOp, FloatCC, Format, InstData, IntCC,
-    MemFlags, MemScope, Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
+    f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, CacheOp, CallSig, FloatCC, Format, InstData,
+    IntCC, MemFlags, MemScope, Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
 };
 pub use layout::{Layout, LayoutEdits};
 pub use module::{GlobalVarData, Module};

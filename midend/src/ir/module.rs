@@ -56,4 +56,19 @@ impl Module {
             .find(|(_, g)| g.name == name)
             .map(|(id, _)| id)
     }
+
+    /// The functions whose address some `func_addr` takes: an indirect
+    /// call may reach them from anywhere, so their callers are unknown
+    /// (like an external function's) and they must keep a body.
+    pub fn address_taken(&self) -> cranelift_entity::SecondaryMap<FuncId, bool> {
+        let mut taken = cranelift_entity::SecondaryMap::new();
+        for f in self.functions.values() {
+            for (_, inst) in f.layout.insts() {
+                if let super::InstData::FuncAddr { func } = f.dfg.insts[inst] {
+                    taken[func] = true;
+                }
+            }
+        }
+        taken
+    }
 }

@@ -29,6 +29,12 @@
 //! other threads, which could change shared memory under it). A caller
 //! stops taking inlined code at [`CALLER_LIMIT`] instructions.
 //!
+//! A call through a pointer that is the address of a known function
+//! (`call_indirect` of a `func_addr`, once inlining or forwarding made the
+//! address visible) becomes a direct call of it first, so it is inlined
+//! too, as nvcc's inliner sees through such pointers; after a caller's
+//! calls are inlined, the calls this uncovers get one more round.
+//!
 //! The pass runs after `contract`, so `-O0` (which does not inline)
 //! contracts the same multiply-adds and computes the same bits.
 
@@ -49,34 +55,88 @@ pub fn inline_calls(module: &mut Module) -> bool {
     let recursive = on_cycles(module);
     let mut changed = false;
     for &caller in &order {
-        // The calls are collected once: inlining one moves the others to
-        // other blocks but keeps their instructions.
-        let calls: Vec<Inst> = module.functions[caller]
-            .layout
-            .insts()
-            .filter(|&(_, i)| {
-                matches!(module.functions[caller].dfg.insts[i], InstData::Call { .. })
-            })
-            .map(|(_, i)| i)
-            .collect();
-        let mut size = size(&module.functions[caller]);
-        let mut inlined = false;
-        for call in calls {
-            if size >= CALLER_LIMIT {
+        changed |= devirtualize(module, caller);
+        // A second round only for the calls that inlining made direct.
+        for _round in 0..2 {
+            if !inline_into(module, caller, &recursive) {
                 break;
             }
-            let Some(callee) = inlinable(module, caller, call, &recursive) else {
-                continue;
-            };
-            let body = module.functions[callee].clone();
-            size += body.layout.insts().count();
-            inline_one(&mut module.functions[caller], call, &body);
-            inlined = true;
-        }
-        if inlined {
-            module.functions[caller].dfg.resolve_all_aliases();
             changed = true;
+            if !devirtualize(module, caller) {
+                break;
+            }
         }
+    }
+    changed
+}
+
+/// Inlines what it can of the calls `caller` makes now; returns whether
+/// it inlined any.
+fn inline_into(module: &mut Module, caller: FuncId, recursive: &FxHashSet<FuncId>) -> bool {
+    // The calls are collected once: inlining one moves the others to
+    // other blocks but keeps their instructions.
+    let calls: Vec<Inst> = module.functions[caller]
+        .layout
+        .insts()
+        .filter(|&(_, i)| matches!(module.functions[caller].dfg.insts[i], InstData::Call { .. }))
+        .map(|(_, i)| i)
+        .collect();
+    let mut size = size(&module.functions[caller]);
+    let mut inlined = false;
+    for call in calls {
+        if size >= CALLER_LIMIT {
+            break;
+        }
+        let Some(callee) = inlinable(module, caller, call, recursive) else {
+            continue;
+        };
+        let body = module.functions[callee].clone();
+        size += body.layout.insts().count();
+        inline_one(&mut module.functions[caller], call, &body);
+        inlined = true;
+    }
+    if inlined {
+        module.functions[caller].dfg.resolve_all_aliases();
+    }
+    inlined
+}
+
+/// Makes each `call_indirect` of `caller` whose callee is the `func_addr`
+/// of a device function with exactly the call's signature (values only)
+/// a direct `call` of it; returns whether any changed.
+fn devirtualize(module: &mut Module, caller: FuncId) -> bool {
+    let f = &module.functions[caller];
+    let mut direct = Vec::new();
+    for (_, inst) in f.layout.insts() {
+        let InstData::CallIndirect { sig, args } = &f.dfg.insts[inst] else {
+            continue;
+        };
+        let target = f.dfg.resolve_aliases(args[0]);
+        let ValueDef::Result(def, _) = f.dfg.value_def(target) else {
+            continue;
+        };
+        let InstData::FuncAddr { func } = f.dfg.insts[def] else {
+            continue;
+        };
+        let Some(g) = module.functions.get(func) else {
+            continue;
+        };
+        let same = g.attrs.kind == FuncKind::Device
+            && g.signature.returns == sig.returns
+            && g.signature.params.len() == sig.params.len()
+            && g.signature
+                .params
+                .iter()
+                .zip(&sig.params)
+                .all(|(p, &t)| p.ty == t && p.attrs.byval.is_none() && p.attrs.sret.is_none());
+        if same {
+            direct.push((inst, func, args[1..].to_vec()));
+        }
+    }
+    let changed = !direct.is_empty();
+    let f = &mut module.functions[caller];
+    for (inst, func, args) in direct {
+        f.dfg.insts[inst] = InstData::Call { func, args };
     }
     changed
 }

@@ -92,7 +92,7 @@ impl Note {
                 format!("not .nc: the memory may be written (by `{inst}`)")
             }
             Verdict::CallWrites(callee, _) => {
-                format!("not .nc: the kernel calls @{callee}, which may write this memory")
+                format!("not .nc: the kernel calls {callee}, which may write this memory")
             }
         }
     }
@@ -136,7 +136,7 @@ fn collect_writes(
             // "may alias" for every load: conservative.
             InstData::Accel { op, .. } if op.writes_memory() => w.clobbers.push(inst),
             InstData::Call { func: callee, args } => {
-                let name = || module.functions[*callee].name.clone();
+                let name = || format!("@{}", module.functions[*callee].name);
                 match summaries.get(callee) {
                     Some(s) if s.unknown => {
                         w.bad_call.get_or_insert_with(|| (name(), func.spans[inst]));
@@ -154,6 +154,11 @@ fn collect_writes(
                     }),
                     _ => {}
                 }
+            }
+            // The callee is unknown, so what it writes is too.
+            InstData::CallIndirect { .. } => {
+                let what = || "a function through a pointer".to_string();
+                w.bad_call.get_or_insert_with(|| (what(), func.spans[inst]));
             }
             _ => {}
         }
@@ -316,8 +321,10 @@ fn device_loads(
         }
     }
     let mut candidates: BTreeSet<(FuncId, u32)> = BTreeSet::new();
+    // An indirect call may reach a function whose address is taken.
+    let taken = module.address_taken();
     for (id, f) in module.functions.iter() {
-        let internal = f.attrs.linkage == crate::ir::Linkage::Internal;
+        let internal = f.attrs.linkage == crate::ir::Linkage::Internal && !taken[id];
         if f.is_kernel() || !internal || f.entry_block().is_none() || !sites.contains_key(&id) {
             continue;
         }
@@ -539,6 +546,7 @@ fn summarize(
                 }
                 None => w.unknown = true,
             },
+            InstData::CallIndirect { .. } => w.unknown = true,
             _ => {}
         }
     }

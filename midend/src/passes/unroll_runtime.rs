@@ -246,6 +246,7 @@ fn plan(
             let forbidden = matches!(
                 func.dfg.insts[inst],
                 InstData::Call { .. }
+                    | InstData::CallIndirect { .. }
                     | InstData::Nullary { .. }
                     | InstData::Shuffle { .. }
                     | InstData::Vote { .. }

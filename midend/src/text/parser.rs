@@ -22,10 +22,10 @@ use crate::ir::{
     AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, MemScope, ShuffleMode, VoteMode,
 };
 use crate::ir::{
-    AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, FloatCC, FuncAttrs, FuncId,
-    FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC, Linkage, MemFlags, Module,
-    Opcode, Signature, SourceSpan, SpecialReg, StackSlot, StackSlotData, Type, Value, ValueData,
-    ValueDef,
+    AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
+    FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC,
+    Linkage, MemFlags, Module, Opcode, Signature, SourceSpan, SpecialReg, StackSlot, StackSlotData,
+    Type, Value, ValueData, ValueDef,
 };
 use core::fmt;
 use cranelift_entity::{EntityRef, PrimaryMap};
@@ -236,6 +236,32 @@ impl<'t, 'a> Cursor<'t, 'a> {
 fn parse_type(w: &str, loc: Loc) -> Result<Type> {
     w.parse()
         .or_else(|_| error(loc, format!("unknown type '{w}'")))
+}
+
+/// An indirect call's `: (params) -> returns` (no arrow: no results).
+fn call_sig(cur: &mut Cursor) -> Result<CallSig> {
+    cur.expect_punct(':')?;
+    cur.expect_punct('(')?;
+    let mut sig = CallSig::default();
+    if !cur.eat_punct(')') {
+        loop {
+            sig.params.push(cur.ty()?);
+            if !cur.eat_punct(',') {
+                cur.expect_punct(')')?;
+                break;
+            }
+        }
+    }
+    if *cur.peek() == Tok::Arrow {
+        cur.advance();
+        loop {
+            sig.returns.push(cur.ty()?);
+            if !cur.eat_punct(',') {
+                break;
+            }
+        }
+    }
+    Ok(sig)
 }
 
 /// A function's header line, read in the first pass.
@@ -1038,6 +1064,21 @@ impl<'c> FuncParser<'c> {
                 cur.expect_punct(')')?;
                 let rules = returns.map(|r| r.into_iter().map(Known).collect());
                 Ok((InstData::Call { func, args }, rules))
+            }
+            Format::CallIndirect => {
+                let callee = self.use_value(cur)?;
+                cur.expect_punct('(')?;
+                let mut args = vec![callee];
+                args.extend(self.value_list(cur)?);
+                cur.expect_punct(')')?;
+                let sig = call_sig(cur)?;
+                let rules = sig.returns.iter().copied().map(Known).collect();
+                let sig = Box::new(sig);
+                Ok((InstData::CallIndirect { sig, args }, Some(rules)))
+            }
+            Format::FuncAddr => {
+                let (func, _) = self.callee(cur)?;
+                one(InstData::FuncAddr { func }, Known(Type::I64))
             }
             Format::SpecialReg => {
                 let (w, loc) = cur.word("a special register like 'tid.x'")?;

@@ -320,6 +320,34 @@ impl FuncWriter<'_> {
         self.list(vs, |w, v| w.value(v))
     }
 
+    /// A function named by `@name` when the module is known, else `fnN`.
+    fn func_ref(&mut self, func: crate::ir::FuncId) -> fmt::Result {
+        match self.module.and_then(|m| m.functions.get(func)) {
+            Some(f) => write!(self.out, "@{}", f.name),
+            None => write!(self.out, "{func}"),
+        }
+    }
+
+    /// `v1(v2, v3) : (T2, T3) -> R`: an indirect call's operands and
+    /// signature.
+    fn call_indirect(&mut self, sig: &crate::ir::CallSig, args: &[Value]) -> fmt::Result {
+        if let Some((&callee, args)) = args.split_first() {
+            self.value(callee)?;
+            self.out.push('(');
+            self.values(args)?;
+        } else {
+            self.out.push('(');
+        }
+        self.out.push_str(") : (");
+        self.list(&sig.params, |w, t| write!(w.out, "{t}"))?;
+        self.out.push(')');
+        if !sig.returns.is_empty() {
+            self.out.push_str(" -> ");
+            self.list(&sig.returns, |w, t| write!(w.out, "{t}"))?;
+        }
+        Ok(())
+    }
+
     fn block_call(&mut self, dest: &crate::ir::BlockCall) -> fmt::Result {
         write!(self.out, "{}", dest.block)?;
         if !dest.args.is_empty() {
@@ -357,6 +385,8 @@ impl FuncWriter<'_> {
     }
 
     /// Writes one instruction, without indentation or newline.
+    // Long: one arm per instruction format, the operand syntax docs/ir.md
+    // gives for it, mirroring `operands_of` in the parser.
     fn inst(&mut self, inst: crate::ir::Inst) -> fmt::Result {
         let results = self.func.dfg.inst_results(inst).to_vec();
         if !results.is_empty() {
@@ -417,12 +447,19 @@ impl FuncWriter<'_> {
                 self.mem_flags(flags)?;
             }
             InstData::Call { func, args } => {
-                match self.module.and_then(|m| m.functions.get(*func)) {
-                    Some(callee) => write!(self.out, "{op} @{}(", callee.name)?,
-                    None => write!(self.out, "{op} {func}(")?,
-                }
+                write!(self.out, "{op} ")?;
+                self.func_ref(*func)?;
+                self.out.push('(');
                 self.values(args)?;
                 self.out.push(')');
+            }
+            InstData::CallIndirect { sig, args } => {
+                write!(self.out, "{op} ")?;
+                self.call_indirect(sig, args)?;
+            }
+            InstData::FuncAddr { func } => {
+                write!(self.out, "{op} ")?;
+                self.func_ref(*func)?;
             }
             InstData::SpecialReg { reg } => write!(self.out, "{op} {reg}")?,
             InstData::AtomicRmw {

@@ -118,7 +118,7 @@ fn check_inst_refs(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
-        InstData::Call { func: callee, .. } => {
+        InstData::Call { func: callee, .. } | InstData::FuncAddr { func: callee } => {
             if let Some(m) = cx.module {
                 if !m.functions.is_valid(*callee) {
                     cx.at_inst(inst, format!("invalid function {callee}"));

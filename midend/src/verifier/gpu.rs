@@ -120,6 +120,13 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                     }
                 }
             }
+            InstData::FuncAddr { func: callee } => {
+                if let Some(callee) = cx.module.and_then(|m| m.functions.get(*callee)) {
+                    if callee.attrs.kind == FuncKind::Kernel {
+                        cx.at_inst(inst, format!("func_addr of kernel @{}", callee.name));
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -182,7 +182,10 @@
 //!   through ptr<local>; atomics need global, shared or generic memory`), a
 //!   vector atomic through global or generic ones only (`atomic_vec through
 //!   ptr<shared>; vector atomics need global (or generic) memory`).
-//! - With a module, calls never target kernels (`call to kernel @k`).
+//! - With a module, calls never target kernels (`call to kernel @k`), and
+//!   `func_addr` never takes a kernel's address (`func_addr of kernel @k`).
+//! - `call_indirect` has an `i64` callee and the arguments and results its
+//!   signature names, which holds no `i1` and at most one result.
 //!
 //! ## Module checks ([`verify_module`])
 //! - Function names are unique: `duplicate function name @f (also fnN)`, on

@@ -30,6 +30,8 @@ fn data_format(data: &InstData) -> Format {
         InstData::Load { .. } => Format::Load,
         InstData::Store { .. } => Format::Store,
         InstData::Call { .. } => Format::Call,
+        InstData::CallIndirect { .. } => Format::CallIndirect,
+        InstData::FuncAddr { .. } => Format::FuncAddr,
         InstData::SpecialReg { .. } => Format::SpecialReg,
         InstData::Nullary { .. } => Format::Nullary,
         InstData::AtomicRmw { .. } => Format::AtomicRmw,
@@ -45,6 +47,58 @@ fn data_format(data: &InstData) -> Format {
         InstData::Jump { .. } => Format::Jump,
         InstData::Brif { .. } => Format::Brif,
         InstData::Return { .. } => Format::Return,
+    }
+}
+
+/// An indirect call: an `i64` callee, then arguments and results of the
+/// types its signature names (values only: PTX passes no `i1`).
+fn check_call_indirect(cx: &mut Ctx, inst: Inst, sig: &crate::ir::CallSig, args: &[Value]) {
+    let dfg = &cx.func.dfg;
+    let Some((&callee, args)) = args.split_first() else {
+        cx.at_inst(inst, "call_indirect needs a callee operand");
+        return;
+    };
+    let mut errors = Vec::new();
+    if dfg.value_type(callee) != Type::I64 {
+        let t = dfg.value_type(callee);
+        errors.push(format!("call_indirect callee must be i64, got {t}"));
+    }
+    if sig.params.len() != args.len() {
+        errors.push(format!(
+            "call_indirect takes {} arguments, got {}",
+            sig.params.len(),
+            args.len()
+        ));
+    }
+    for (k, (&a, &want)) in args.iter().zip(&sig.params).enumerate() {
+        let t = dfg.value_type(a);
+        if t != want {
+            errors.push(format!(
+                "argument {k} of call_indirect has type {t}, expected {want}"
+            ));
+        }
+    }
+    for (k, (&r, &want)) in dfg.results[inst].iter().zip(&sig.returns).enumerate() {
+        let t = dfg.value_type(r);
+        if t != want {
+            errors.push(format!(
+                "result {k} of call_indirect has type {t}, expected {want}"
+            ));
+        }
+    }
+    if sig
+        .params
+        .iter()
+        .chain(&sig.returns)
+        .any(|&t| t == Type::I1)
+    {
+        errors.push("call_indirect signature with i1; PTX passes no predicates".into());
+    }
+    if sig.returns.len() > 1 {
+        errors.push("call_indirect with more than one result".into());
+    }
+    for e in errors {
+        cx.at_inst(inst, e);
     }
 }
 
@@ -227,6 +281,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     };
     let expected = match data {
         InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
+        InstData::CallIndirect { sig, .. } => Some(sig.returns.len()),
         InstData::Accel { op, .. } => Some(op.result_types().len()),
         InstData::AtomicVec { args, .. } => Some(args.len().saturating_sub(1)),
         InstData::Store { .. }
@@ -491,6 +546,8 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
+        InstData::CallIndirect { sig, args } => check_call_indirect(cx, inst, sig, args),
+        InstData::FuncAddr { .. } => want_inst_type(cx, Type::I64),
         InstData::SpecialReg { reg } => {
             if let Some(r) = res {
                 if r != reg.ty() {

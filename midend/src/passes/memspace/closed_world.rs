@@ -52,12 +52,18 @@ pub fn loads_pointers_from_memory(module: &Module) -> bool {
 ///   atomic (its bits could be read back as a pointer); compared, it is
 ///   harmless;
 /// * no TMA store copies shared memory (where any pointer may be) to global
-///   memory, and every called function has a body.
+///   memory, and every called function has a body (for an indirect call:
+///   every function whose address is taken).
 pub fn closed_world_holds(module: &Module, state: &State) -> bool {
     // Pass 1: every store of a pointer, and the holders.
     let mut shared_holders: BTreeSet<GlobalVar> = BTreeSet::new();
     let mut stack_holders: Vec<BTreeSet<crate::ir::StackSlot>> = Vec::new();
     let mut provs: Vec<Provenance> = Vec::new();
+    let taken = module.address_taken();
+    let taken_have_bodies = module
+        .functions
+        .iter()
+        .all(|(id, g)| !taken[id] || g.entry_block().is_some());
     for (id, f) in module.functions.iter() {
         let Some(a) = state.analyses.get(id.index()) else {
             return false;
@@ -113,6 +119,8 @@ pub fn closed_world_holds(module: &Module, state: &State) -> bool {
                 {
                     return false
                 }
+                // It may reach any function whose address is taken.
+                InstData::CallIndirect { .. } if !taken_have_bodies => return false,
                 _ => {}
             }
         }
@@ -145,7 +153,7 @@ pub fn closed_world_holds(module: &Module, state: &State) -> bool {
                 {
                     sources.extend(f.dfg.inst_results(inst));
                 }
-                InstData::Call { args, .. } => {
+                InstData::Call { args, .. } | InstData::CallIndirect { args, .. } => {
                     let passes_holder = args.iter().any(|&v| {
                         f.dfg.value_type(v).is_ptr()
                             && prov

@@ -32,6 +32,7 @@ use crate::analysis::LocalCells;
 use crate::ir::{AddrSpace, FuncId, FuncKind, Function, Inst, InstData, Linkage, Module, Type};
 use crate::passes::Report;
 use cranelift_entity::EntityRef;
+use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 
@@ -48,6 +49,18 @@ pub struct State {
     pub analyses: Vec<Analysis>,
     /// For each function, the function it was (eventually) cloned from.
     pub root: Vec<FuncId>,
+    /// The functions whose address is taken: an indirect call may reach
+    /// them, so their callers are unknown, as an external function's are
+    /// (a clone never is: `func_addr` names the original).
+    pub address_taken: SecondaryMap<FuncId, bool>,
+}
+
+impl State {
+    /// Whether every caller of `f` is a call the module shows: an internal
+    /// function whose address is not taken.
+    pub fn callers_known(&self, f: FuncId, func: &Function) -> bool {
+        func.attrs.linkage == Linkage::Internal && !self.address_taken[f]
+    }
 }
 
 impl State {
@@ -60,8 +73,9 @@ impl State {
     }
 }
 
-/// The walker's starting point for each parameter of `f` (before any vote).
-fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, SeedReason)> {
+/// The walker's starting point for each parameter of `f` (before any vote);
+/// `callers_known` as [`State::callers_known`] says.
+fn initial_seeds(f: &Function, callers_known: bool, opts: &Options) -> Vec<(Space, SeedReason)> {
     f.signature
         .params
         .iter()
@@ -84,24 +98,29 @@ fn initial_seeds(f: &Function, opts: &Options) -> Vec<(Space, SeedReason)> {
                     (Space::Generic, SeedReason::new("kernel parameter"))
                 }
             }
-            Type::Ptr(AddrSpace::Generic) => match f.attrs.linkage {
-                Linkage::External => (
-                    Space::Generic,
-                    SeedReason::new("parameter of an external function (unknown callers)"),
-                ),
-                Linkage::Internal if opts.conservative => (
-                    Space::Generic,
-                    SeedReason::new("parameter (--memspace-conservative)"),
-                ),
-                Linkage::Internal => (
-                    Space::Bottom,
-                    SeedReason::new("parameter, from the votes of its callers"),
-                ),
-            },
+            Type::Ptr(AddrSpace::Generic) if !callers_known => {
+                (Space::Generic, SeedReason::new(unknown_callers(f)))
+            }
+            Type::Ptr(AddrSpace::Generic) if opts.conservative => (
+                Space::Generic,
+                SeedReason::new("parameter (--memspace-conservative)"),
+            ),
+            Type::Ptr(AddrSpace::Generic) => (
+                Space::Bottom,
+                SeedReason::new("parameter, from the votes of its callers"),
+            ),
             Type::Ptr(s) => (Space::Concrete(s), SeedReason::new("declared")),
             _ => (Space::Bottom, SeedReason::new("not a pointer")),
         })
         .collect()
+}
+
+/// Why a parameter of `f`, whose callers are unknown, starts generic.
+fn unknown_callers(f: &Function) -> &'static str {
+    match f.attrs.linkage {
+        Linkage::External => "parameter of an external function (unknown callers)",
+        Linkage::Internal => "parameter of a function whose address is taken (unknown callers)",
+    }
 }
 
 /// Whether argument `k` of a call to `f` is passed by value.
@@ -115,24 +134,36 @@ fn byval_arg(module: &Module, f: FuncId, k: usize) -> bool {
 
 /// The walker's starting point for the pointer fields of `f`'s by-value
 /// parameters (before any vote).
-fn initial_fields(module: &Module, f: &Function, opts: &Options) -> FieldSeeds {
+fn initial_fields(
+    module: &Module,
+    f: &Function,
+    callers_known: bool,
+    opts: &Options,
+) -> FieldSeeds {
     let cells = LocalCells::compute(f, &|g, k| byval_arg(module, g, k));
     byval_fields(f, &cells)
         .into_iter()
         .map(|key| {
-            let seed = match f.attrs.linkage {
-                Linkage::External => (
-                    Space::Generic,
-                    "field of a by-value parameter of an external function (unknown callers)",
-                ),
-                Linkage::Internal if opts.conservative => (
+            let seed = if !callers_known {
+                let why = match f.attrs.linkage {
+                    Linkage::External => {
+                        "field of a by-value parameter of an external function (unknown callers)"
+                    }
+                    Linkage::Internal => {
+                        "field of a by-value parameter of a function whose address is taken (unknown callers)"
+                    }
+                };
+                (Space::Generic, why)
+            } else if opts.conservative {
+                (
                     Space::Generic,
                     "field of a by-value parameter (--memspace-conservative)",
-                ),
-                Linkage::Internal => (
+                )
+            } else {
+                (
                     Space::Bottom,
                     "field of a by-value parameter, from the votes of its callers",
-                ),
+                )
             };
             (key, seed)
         })
@@ -431,7 +462,7 @@ impl Driver<'_> {
             })
             .map(|(k, _)| k)
             .collect();
-        let internal = module.functions[g].attrs.linkage == Linkage::Internal;
+        let internal = self.state.callers_known(g, &module.functions[g]);
         let (votes, field_votes) = self.votes(module, g, &sites);
         let field_keys: Vec<(u32, i64)> = self.state.fields[g.index()].keys().copied().collect();
 
@@ -634,8 +665,9 @@ impl Driver<'_> {
             sig,
         );
         f.attrs.linkage = Linkage::Internal;
-        let mut seeds = initial_seeds(&f, self.opts);
-        let mut fields = initial_fields(module, &f, self.opts);
+        // A clone is internal, and only the calls retargeted to it reach it.
+        let mut seeds = initial_seeds(&f, true, self.opts);
+        let mut fields = initial_fields(module, &f, true, self.opts);
         for ((key, seed), &s) in fields.iter_mut().zip(&sig.fields) {
             if s != AddrSpace::Generic {
                 *seed = (
@@ -713,19 +745,22 @@ fn propagate_with(
     log: &mut String,
 ) -> State {
     let n = module.functions.len();
+    let address_taken = module.address_taken();
+    let known =
+        |id: FuncId, f: &Function| f.attrs.linkage == Linkage::Internal && !address_taken[id];
     let mut d = Driver {
         opts,
         calls: CallIndex::build(module),
         state: State {
             seeds: module
                 .functions
-                .values()
-                .map(|f| initial_seeds(f, opts))
+                .iter()
+                .map(|(id, f)| initial_seeds(f, known(id, f), opts))
                 .collect(),
             fields: module
                 .functions
-                .values()
-                .map(|f| initial_fields(module, f, opts))
+                .iter()
+                .map(|(id, f)| initial_fields(module, f, known(id, f), opts))
                 .collect(),
             returns: module
                 .functions
@@ -734,6 +769,7 @@ fn propagate_with(
                 .collect(),
             analyses: vec![Analysis::default(); n],
             root: module.functions.keys().collect(),
+            address_taken: address_taken.clone(),
         },
         work: VecDeque::new(),
         queued: vec![false; n],

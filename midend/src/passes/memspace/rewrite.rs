@@ -24,8 +24,8 @@ use super::lattice::Space;
 use super::Options;
 use crate::analysis::{DominatorTree, ModuleAnalyses};
 use crate::ir::{
-    AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Linkage, Module, Opcode,
-    OperandKind, Type, Value, ValueData, ValueDef,
+    AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Module, Opcode, OperandKind,
+    Type, Value, ValueData, ValueDef,
 };
 use crate::passes::{Diagnostic, Report, Severity};
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -60,7 +60,7 @@ fn final_signatures(module: &Module, state: &State) -> Signatures {
         );
         // Only a function whose callers are all in the module may change
         // what it returns.
-        let internal = f.attrs.linkage == Linkage::Internal && !f.is_kernel();
+        let internal = state.callers_known(id, f) && !f.is_kernel();
         let rets = &state.returns[id.index()];
         returns.push(
             f.signature
@@ -534,6 +534,15 @@ impl Rewriter<'_> {
                 let want = self.sigs.params[func.index()].clone();
                 let args = self.fit_all(&args, &want, inst);
                 InstData::Call { func, args }
+            }
+            // The callee is unknown: each argument keeps the type the
+            // signature gives it (a pointer stays generic).
+            InstData::CallIndirect { sig, args } => {
+                let want: Vec<Type> = std::iter::once(Type::I64)
+                    .chain(sig.params.iter().copied())
+                    .collect();
+                let args = self.fit_all(&args, &want, inst);
+                InstData::CallIndirect { sig, args }
             }
             InstData::Return { args } => {
                 let want = self.func.signature.returns.clone();
