@@ -144,24 +144,7 @@ impl Parser<'_> {
             let msg = format!("`{}` is not a class template", name.text);
             return self.error(name.span, Code::E0001, msg);
         };
-        let types = params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.kind == ParamKind::Type)
-            .map(|(i, p)| {
-                let placeholder = crate::types::template_param(i, &p.name);
-                (p.name.clone(), (placeholder, false, Spelling::Plain))
-            })
-            .collect();
-        let mut sub = self.sub_parser(&tokens[name_at + 1..], types);
-        sub.in_pattern = true;
-        sub.pattern_values = params
-            .iter()
-            .map(|p| match p.kind {
-                ParamKind::Value(..) => p.name.clone(),
-                ParamKind::Type => String::new(),
-            })
-            .collect();
+        let mut sub = self.pattern_parser(&tokens[name_at + 1..], &params);
         let args = sub.template_args();
         let after = name_at + 1 + sub.pos;
         let pattern = args.and_then(|args| sub.class_arg_values(index, &args, name.span));

@@ -281,6 +281,26 @@ impl Parser<'_> {
             text: ";".into(),
             span: end_span,
         });
+        let mut sub = self.pattern_parser(&header, params);
+        let items = sub.external_decl(false).ok()?;
+        if !sub.diags.is_empty() {
+            return None;
+        }
+        items.into_iter().find_map(|item| match item {
+            Item::Function(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// A parser of `tokens` that reads them as a template's pattern: each
+    /// type parameter of `params` bound to its placeholder
+    /// ([`crate::types::template_param`]), each value parameter known by
+    /// name, class template-ids dependent.
+    pub(super) fn pattern_parser<'s>(
+        &self,
+        tokens: &'s [Token],
+        params: &[TemplateParam],
+    ) -> Parser<'s> {
         let types = params
             .iter()
             .enumerate()
@@ -290,7 +310,7 @@ impl Parser<'_> {
                 (p.name.clone(), (placeholder, false, Default::default()))
             })
             .collect();
-        let mut sub = self.sub_parser(&header, types);
+        let mut sub = self.sub_parser(tokens, types);
         sub.in_pattern = true;
         sub.pattern_values = params
             .iter()
@@ -299,14 +319,7 @@ impl Parser<'_> {
                 ParamKind::Type => String::new(),
             })
             .collect();
-        let items = sub.external_decl(false).ok()?;
-        if !sub.diags.is_empty() {
-            return None;
-        }
-        items.into_iter().find_map(|item| match item {
-            Item::Function(f) => Some(f),
-            _ => None,
-        })
+        sub
     }
 
     /// `template` not followed by `<`: an explicit instantiation of a
