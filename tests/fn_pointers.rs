@@ -47,26 +47,11 @@ fn run(input: &Path, engine: &[&str], out: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// kernelc's PTX of `src` (ptxas-checked) at sm_90 without contraction.
-fn kernelc_ptx(src: &Path, dir: &Path) -> (String, PathBuf) {
-    let ptx = dir.join("kernelc.ptx");
-    let o = kernelc(&[
-        src.to_str().unwrap(),
-        "-arch=sm_90",
-        "-fmad=false",
-        "-o",
-        ptx.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&ptx).unwrap();
-    common::assert_ptxas_accepts(&text, "sm_90", &src.display().to_string());
-    (text, ptx)
-}
-
 #[test]
 fn function_pointers_compute_what_nvcc_computes() {
     let dir = scratch("fn-pointers");
-    let (text, ptx) = kernelc_ptx(&fixture(), &dir);
+    let (text, theirs) = common::fixture_ptx_and_nvcc(&fixture(), &dir);
+    let ptx = dir.join("kernelc.ptx");
     // `applyTwice` is not inlined: its two calls through `f` are indirect
     // calls as nvcc writes them, and the functions whose addresses the
     // table holds are kept as `.func`s.
@@ -94,17 +79,9 @@ fn function_pointers_compute_what_nvcc_computes() {
             "interpreter at {level}"
         );
     }
-    let Some(nvcc) = common::nvcc_or_skip("the function pointer fixture through nvcc") else {
+    let Some(theirs) = theirs else {
         return;
     };
-    let theirs = dir.join("nvcc.ptx");
-    common::nvcc_ptx_to(
-        &nvcc,
-        &fixture(),
-        "sm_90",
-        &["-fmad=false".to_string()],
-        &theirs,
-    );
     assert_eq!(
         ours,
         run(&theirs, &["--engine", "emu"], &dir.join("theirs"))
@@ -138,7 +115,7 @@ fn function_pointer_parameters_and_template_arguments_get_nvccs_names() {
          __global__ void apply(float *o, int n, fn f) { if (n > 0 && f) o[0] = f(o[0]); }\n",
     )
     .unwrap();
-    let (text, _) = kernelc_ptx(&src, &dir);
+    let text = common::fixture_ptx(&src, &dir);
     let ours = entries(&text);
     // nvcc 13.5's names (checked with `nvcc -ptx`): `&f` as an expression
     // whether the argument is written `f` or `&f`, and `PFffE`.
@@ -175,7 +152,7 @@ fn a_call_through_a_known_address_is_inlined() {
          __global__ void k(float *o) { float (*g)(const float *, float) = addp; o[0] = g(o + 1, 1.0f); }\n",
     )
     .unwrap();
-    let (text, _) = kernelc_ptx(&src, &dir);
+    let text = common::fixture_ptx(&src, &dir);
     assert!(!text.contains("call") && !text.contains("addp"), "{text}");
     let ptx = dir.join("o0.ptx");
     let o = kernelc(&[src.to_str().unwrap(), "-O0", "-o", ptx.to_str().unwrap()]);

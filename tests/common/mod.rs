@@ -579,11 +579,9 @@ pub fn nvcc_ptx_to(
     std::fs::read_to_string(out_file).unwrap()
 }
 
-/// Compiles the fixture `src` with kernelc and, when nvcc is there, with
-/// nvcc, both at sm_90 without contraction (`-fmad=false`, so that floats
-/// compare exactly), and has ptxas assemble both; kernelc's PTX text, and
-/// the path of nvcc's (written into `dir` with kernelc's).
-pub fn fixture_ptx_and_nvcc(src: &Path, dir: &Path) -> (String, Option<PathBuf>) {
+/// kernelc's PTX of the fixture `src` at sm_90 without contraction
+/// (written to `dir/kernelc.ptx`), assembled by ptxas.
+pub fn fixture_ptx(src: &Path, dir: &Path) -> String {
     let ptx = dir.join("kernelc.ptx");
     let o = kernelc(&[
         src.to_str().unwrap(),
@@ -594,8 +592,17 @@ pub fn fixture_ptx_and_nvcc(src: &Path, dir: &Path) -> (String, Option<PathBuf>)
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&ptx).unwrap();
+    assert_ptxas_accepts(&text, "sm_90", &src.display().to_string());
+    text
+}
+
+/// Compiles the fixture `src` with kernelc and, when nvcc is there, with
+/// nvcc, both at sm_90 without contraction (`-fmad=false`, so that floats
+/// compare exactly), and has ptxas assemble both; kernelc's PTX text, and
+/// the path of nvcc's (written into `dir` with kernelc's).
+pub fn fixture_ptx_and_nvcc(src: &Path, dir: &Path) -> (String, Option<PathBuf>) {
+    let text = fixture_ptx(src, dir);
     let what = src.display().to_string();
-    assert_ptxas_accepts(&text, "sm_90", &what);
     let theirs = nvcc_or_skip(&format!("{what} through nvcc")).map(|nvcc| {
         let theirs = dir.join("nvcc.ptx");
         let ptx = nvcc_ptx_to(&nvcc, src, "sm_90", &["-fmad=false".to_string()], &theirs);
