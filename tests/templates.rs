@@ -425,3 +425,101 @@ fn if_constexpr_checks_only_the_branch_it_takes() {
         "the condition of `if constexpr` must be a constant expression",
     );
 }
+
+/// `numeric_limits`: every value of the fixture's kernel from kernelc's PTX
+/// equals nvcc's, with `cuda::std`'s alone and with `std`'s under
+/// `--expt-relaxed-constexpr`; without the flag, `std`'s are nvcc's error.
+#[test]
+fn numeric_limits_are_nvccs() {
+    let dir = scratch("templates-limits");
+    let src = fixture("limits.cu");
+    let args: &[&str] = &[
+        "f32[]:zeros:8",
+        "f64[]:zeros:4",
+        "i64[]:zeros:8",
+        "u32[]:zeros:2",
+    ];
+    let kernel = ("_Z1kPfPdPxPj", args);
+    let shape = ["--grid", "1", "--block", "1"];
+    let variants: [&[&str]; 2] = [&[], &["-DRELAXED", "--expt-relaxed-constexpr"]];
+    for (i, flags) in variants.iter().enumerate() {
+        let ours = dir.join(format!("ours{i}.ptx"));
+        let mut argv = vec![
+            src.to_str().unwrap(),
+            "-arch=sm_90",
+            "-o",
+            ours.to_str().unwrap(),
+        ];
+        argv.extend_from_slice(flags);
+        let o = kernelc(&argv);
+        assert!(o.status.success(), "{flags:?}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&ours).unwrap();
+        common::assert_ptxas_accepts(&text, "sm_90", "limits.cu");
+        let mine = common::launch_buffers(&ours, "emu", kernel, &dir.join("mine"), &shape);
+        assert!(
+            mine.iter().all(Option::is_some),
+            "{flags:?}: a buffer is missing"
+        );
+        let (Some(nvcc), Some(headers)) = (
+            common::nvcc_or_skip("numeric_limits through nvcc"),
+            common::cuda_headers_or_skip(),
+        ) else {
+            continue;
+        };
+        let theirs = dir.join(format!("theirs{i}.ptx"));
+        let mut nv_flags = vec![format!("-I{}", headers.join("cccl").display())];
+        nv_flags.extend(flags.iter().map(|f| f.to_string()));
+        common::nvcc_ptx_to(&nvcc, &src, "sm_90", &nv_flags, &theirs);
+        let expected = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nv"), &shape);
+        assert_eq!(
+            mine, expected,
+            "{flags:?}: kernelc's values and nvcc's differ"
+        );
+    }
+    let o = kernelc(&[src.to_str().unwrap(), "-DRELAXED", "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "error[E0017]: calling constexpr host function `std::numeric_limits<float>::max` from device code is not allowed"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("--expt-relaxed-constexpr"), "{err}");
+}
+
+/// A `constexpr` function without `__device__`, free or a member: device
+/// code calls it under `--expt-relaxed-constexpr` (it is compiled for the
+/// device), and gets nvcc's error naming the flag without it.
+#[test]
+fn relaxed_constexpr_compiles_host_constexpr_functions_for_the_device() {
+    let dir = scratch("templates-relaxed");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "struct L {\n  static constexpr float big() { return 3.0f; }\n};\n\
+         constexpr int twice(int x) { return 2 * x; }\n\
+         int hostOnly(int x) { return x; }\n\
+         __global__ void k(float *o) { o[0] = L::big(); o[1] = twice(3); }\n",
+    )
+    .unwrap();
+    let out = dir.join("k.ptx");
+    let (s, o) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let relaxed = kernelc(&[s, "--expt-relaxed-constexpr", "-o", o]);
+    assert!(relaxed.status.success(), "{}", stderr(&relaxed));
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !ptx.contains("hostOnly"),
+        "a host function unused by device code was compiled"
+    );
+    let strict = kernelc(&[s, "-o", o]);
+    assert_eq!(strict.status.code(), Some(1));
+    let err = stderr(&strict);
+    for name in ["L::big", "twice"] {
+        assert!(
+            err.contains(&format!("calling constexpr host function `{name}`")),
+            "{name}: {err}"
+        );
+    }
+    assert!(err.contains("k.cu:6:"), "{err}");
+}

@@ -35,6 +35,10 @@ pub struct HostDecl {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostKind {
     Function,
+    /// A `constexpr` function without `__device__`: nvcc lets device code
+    /// call it only under `--expt-relaxed-constexpr`, which makes kernelc
+    /// compile it for the device instead.
+    ConstexprFunction,
     Variable,
 }
 

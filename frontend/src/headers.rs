@@ -43,6 +43,28 @@ fn type_traits() -> &'static str {
     include_str!("../headers/type_traits.h")
 }
 
+/// `<limits>` and `<cuda/std/limits>`: `numeric_limits` in `std` (host
+/// functions, as the host compiler's) and in `cuda::std` (device ones)
+/// (`frontend/headers/limits.h`), whose body, read once in each namespace,
+/// is `<__kernelc/numeric_limits.h>`.
+fn limits() -> &'static str {
+    include_str!("../headers/limits.h")
+}
+
+fn numeric_limits_body() -> &'static str {
+    include_str!("../headers/numeric_limits.h")
+}
+
+const COOPERATIVE_GROUPS_PATH: &str = "<kernelc>/cooperative_groups.h";
+
+/// `<cooperative_groups.h>` (and its `reduce.h`, `scan.h` and
+/// `functional.h`): blocks, static and dynamic tiles and the tile
+/// collectives as classes and templates kernelc compiles
+/// (`frontend/headers/cooperative_groups.h`).
+fn cooperative_groups() -> &'static str {
+    include_str!("../headers/cooperative_groups.h")
+}
+
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
 pub(crate) const PREDEFINED: &[&str] = &[
     // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
@@ -356,8 +378,24 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         | "cuda_fp4.hpp" | "cuda_tf32.h" => {
             Header::Unsupported("the fp8, fp6, fp4 and tf32 types and their functions")
         }
-        "cooperative_groups.h" => Header::Unsupported(
-            "cooperative groups (a C++ template library); use `__syncthreads()` and the `__shfl_*_sync` functions",
+        "cooperative_groups.h"
+        | "cooperative_groups/reduce.h"
+        | "cooperative_groups/scan.h"
+        | "cooperative_groups/functional.h" => Header::Source {
+            // Each is the whole of what kernelc provides.
+            path: COOPERATIVE_GROUPS_PATH,
+            text: cooperative_groups,
+        },
+        "limits" | "cuda/std/limits" => Header::Source {
+            path: "<kernelc>/limits",
+            text: limits,
+        },
+        "__kernelc/numeric_limits.h" => Header::Source {
+            path: "<kernelc>/numeric_limits.h",
+            text: numeric_limits_body,
+        },
+        "cooperative_groups/memcpy_async.h" => Header::Unsupported(
+            "cooperative groups' asynchronous copies; kernelc's async-copy built-ins are in docs/tensor-cores.md",
         ),
         "mma.h" => Header::Unsupported(
             "the `nvcuda::wmma` templates; kernelc's tensor-core built-ins are in docs/tensor-cores.md",
@@ -415,7 +453,7 @@ pub const KNOWN_EMPTY: &[&str] = &[
     "cstring", "ctgmath", "ctime", "cuchar", "cwchar", "cwctype", "deque", "exception",
     "execution", "filesystem", "format", "forward_list", "fstream", "functional", "future",
     "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator",
-    "latch", "limits", "list", "locale", "map", "memory", "memory_resource", "mutex", "new",
+    "latch", "list", "locale", "map", "memory", "memory_resource", "mutex", "new",
     "numbers", "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio",
     "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location",
     "span", "sstream", "stack", "stdexcept", "stop_token", "streambuf", "string",

@@ -154,6 +154,15 @@ impl Options {
         self
     }
 
+    /// Whether `--expt-relaxed-constexpr` is on (it defines
+    /// `__CUDACC_RELAXED_CONSTEXPR__`, as nvcc does): `constexpr` functions
+    /// without `__device__` are then compiled for the device too.
+    pub fn relaxed_constexpr(&self) -> bool {
+        self.defines
+            .iter()
+            .any(|(n, _)| n == "__CUDACC_RELAXED_CONSTEXPR__")
+    }
+
     /// The `__CUDA_ARCH__` value these options give.
     pub fn cuda_arch(&self) -> u32 {
         self.defines
@@ -218,7 +227,7 @@ fn lex_and_split(
     loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (tokens, mut warnings) = lex_with_warnings(map, opts, loader)?;
-    let split = split::split(&tokens);
+    let split = split::split(&tokens, opts.relaxed_constexpr());
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
@@ -236,7 +245,7 @@ fn parse_split(
 ) -> (ast::TranslationUnit, Vec<Diagnostic>) {
     let len = u32::try_from(map.main().text().len()).unwrap_or(u32::MAX);
     let (mut tu, diags) = parser::parse_tokens(&split.device, &split.template_uses, len, opts);
-    tu.host = split.host;
+    tu.host.extend(split.host);
     (tu, diags)
 }
 

@@ -75,8 +75,8 @@ pub fn member(
 ) -> String {
     let mut m = Mangler::default();
     let operands = params.len() + usize::from(this_const.is_some());
-    let mut parts: Vec<String> = key.split("::").map(component).collect();
-    let names: Vec<&str> = key.split("::").collect();
+    let names = key_parts(key);
+    let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
     if let Some(to) = converts_to {
         // 5.1.3 `cv <type>`: a conversion function, by its type (after
         // the class, whose prefixes come first).
@@ -251,7 +251,34 @@ fn nested_name(key: &str) -> String {
 /// component (`ck` for `sim::ck`), the name of an `extern "C"` function,
 /// which C linkage does not qualify.
 pub fn unqualified(key: &str) -> &str {
-    key.rsplit("::").next().unwrap_or(key)
+    key_parts(key).last().copied().unwrap_or(key)
+}
+
+/// The components of a key, a conversion function's name whole: the type
+/// it names may be qualified itself (`a::S::operator b::T`).
+fn key_parts(key: &str) -> Vec<&str> {
+    match split_member(key) {
+        Some((scope, name)) if name.starts_with("operator ") => {
+            let mut parts: Vec<&str> = scope.split("::").collect();
+            parts.push(name);
+            parts
+        }
+        _ => key.split("::").collect(),
+    }
+}
+
+/// A qualified key's scope and last name (`S::operator b::T` is `S` and
+/// `operator b::T`), or `None` for an unqualified one.
+pub fn split_member(key: &str) -> Option<(&str, &str)> {
+    let operator = key
+        .match_indices("operator ")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || key[..i].ends_with("::"));
+    match operator {
+        Some(0) => None,
+        Some(i) => Some((&key[..i - 2], &key[i..])),
+        None => key.rsplit_once("::"),
+    }
 }
 
 /// A PTX-safe spelling of a key, for names kernelc makes up itself

@@ -69,7 +69,11 @@ impl Split {
 }
 
 /// Splits preprocessed tokens.
-pub(crate) fn split(tokens: &[Token]) -> Split {
+///
+/// `relaxed_constexpr` (`--expt-relaxed-constexpr`): a `constexpr` host
+/// function device code names is kept and compiled for the device too, as
+/// nvcc then allows; without it, device code calling one gets nvcc's error.
+pub(crate) fn split(tokens: &[Token], relaxed_constexpr: bool) -> Split {
     let mut errors = Vec::new();
     let nodes = segment(tokens, &mut 0, false, &mut errors);
     let mut splitter = Splitter {
@@ -77,6 +81,7 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
         decls: Vec::new(),
         by_name: FxHashMap::default(),
         kept: Vec::new(),
+        relaxed_constexpr,
     };
     splitter.index(&nodes);
     splitter.keep_reachable();
@@ -332,6 +337,10 @@ enum Role {
     Assertion,
     /// A type, or a constant device code may read: kept when used.
     Shared,
+    /// A `constexpr` function without `__device__` under
+    /// `--expt-relaxed-constexpr`: kept when device code uses it, and then
+    /// compiled for the device.
+    RelaxedConstexpr,
     /// Host code: never kept.
     Host(HostKind),
 }
@@ -358,8 +367,16 @@ fn head_end(tokens: &[Token], start: usize, end: usize) -> usize {
         .unwrap_or(end)
 }
 
+impl Role {
+    /// Whether a declaration with this role is kept once device code names
+    /// it.
+    fn kept_when_used(self) -> bool {
+        matches!(self, Role::Shared | Role::RelaxedConstexpr)
+    }
+}
+
 impl Decl {
-    fn new(tokens: &[Token], start: usize, end: usize) -> Decl {
+    fn new(tokens: &[Token], start: usize, end: usize, relaxed_constexpr: bool) -> Decl {
         let head = head_end(tokens, start, end);
         // Specifiers stand outside every bracket; so does a `__global__`
         // after a class body whose `;` is missing, which keeps the error
@@ -399,6 +416,12 @@ impl Decl {
             Role::Device
         } else if declares_type {
             Role::Shared
+        } else if function && has_kw(Keyword::Constexpr) {
+            if relaxed_constexpr {
+                Role::RelaxedConstexpr
+            } else {
+                Role::Host(HostKind::ConstexprFunction)
+            }
         } else if function {
             Role::Host(HostKind::Function)
         } else if has_kw(Keyword::Constexpr) || is_const_object(tokens, start, head) {
@@ -635,6 +658,8 @@ struct Splitter<'t> {
     by_name: FxHashMap<&'t str, Vec<usize>>,
     /// Per declaration, whether it is kept.
     kept: Vec<bool>,
+    /// `--expt-relaxed-constexpr` ([`split`]).
+    relaxed_constexpr: bool,
 }
 
 impl<'t> Splitter<'t> {
@@ -643,7 +668,7 @@ impl<'t> Splitter<'t> {
         for node in nodes {
             match node {
                 Node::Decl(start, end) => {
-                    let decl = Decl::new(self.tokens, *start, *end);
+                    let decl = Decl::new(self.tokens, *start, *end, self.relaxed_constexpr);
                     let id = self.decls.len();
                     for &n in &decl.names {
                         self.by_name
@@ -683,7 +708,7 @@ impl<'t> Splitter<'t> {
             .flat_map(|a| a.tokens.iter());
         for tok in written.chain(call).filter(|t| t.kind == TokenKind::Ident) {
             for &d in self.by_name.get(tok.text.as_str()).into_iter().flatten() {
-                if !self.kept[d] && self.decls[d].role == Role::Shared {
+                if !self.kept[d] && self.decls[d].role.kept_when_used() {
                     self.kept[d] = true;
                     work.push(d);
                 }
@@ -712,7 +737,7 @@ impl<'t> Splitter<'t> {
                     continue;
                 }
                 for &other in self.by_name.get(t.text.as_str()).into_iter().flatten() {
-                    if !self.kept[other] && self.decls[other].role == Role::Shared {
+                    if !self.kept[other] && self.decls[other].role.kept_when_used() {
                         self.kept[other] = true;
                         work.push(other);
                     }
@@ -789,7 +814,13 @@ impl<'t> Splitter<'t> {
                 .map(|d| (d.start, d.end))
                 .collect()
         };
-        let host_fns = ranges(&|r| r == Role::Host(HostKind::Function));
+        let host_fns = ranges(&|r| {
+            matches!(
+                r,
+                Role::Host(HostKind::Function | HostKind::ConstexprFunction)
+                    | Role::RelaxedConstexpr
+            )
+        });
         let file_consts = ranges(&|r| r == Role::Shared);
         let globals = ranges(&|r| matches!(r, Role::Shared | Role::Host(HostKind::Variable)));
         crate::host_uses::find(

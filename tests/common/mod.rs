@@ -601,11 +601,23 @@ pub fn fixture_ptx(src: &Path, dir: &Path) -> String {
 /// compare exactly), and has ptxas assemble both; kernelc's PTX text, and
 /// the path of nvcc's (written into `dir` with kernelc's).
 pub fn fixture_ptx_and_nvcc(src: &Path, dir: &Path) -> (String, Option<PathBuf>) {
+    fixture_ptx_and_nvcc_with(src, dir, &[])
+}
+
+/// [`fixture_ptx_and_nvcc`] with more flags for nvcc (`-I` the CCCL
+/// headers that CUDA's own headers include).
+pub fn fixture_ptx_and_nvcc_with(
+    src: &Path,
+    dir: &Path,
+    nvcc_flags: &[String],
+) -> (String, Option<PathBuf>) {
     let text = fixture_ptx(src, dir);
     let what = src.display().to_string();
     let theirs = nvcc_or_skip(&format!("{what} through nvcc")).map(|nvcc| {
         let theirs = dir.join("nvcc.ptx");
-        let ptx = nvcc_ptx_to(&nvcc, src, "sm_90", &["-fmad=false".to_string()], &theirs);
+        let mut flags = vec!["-fmad=false".to_string()];
+        flags.extend_from_slice(nvcc_flags);
+        let ptx = nvcc_ptx_to(&nvcc, src, "sm_90", &flags, &theirs);
         assert_ptxas_accepts(&ptx, "sm_90", &format!("nvcc's PTX of {what}"));
         theirs
     });
@@ -624,21 +636,36 @@ pub fn emu_buffers(ptx: &Path, kernel: (&str, &[&str]), out: &Path) -> Vec<Vec<u
 /// 256`).
 pub fn emu_buffers_with(
     ptx: &Path,
-    (kernel, args): (&str, &[&str]),
+    kernel: (&str, &[&str]),
     out: &Path,
     options: &[&str],
 ) -> Vec<Vec<u8>> {
+    let mut with_shape = vec!["--grid", "2", "--block", "32"];
+    with_shape.extend_from_slice(options);
+    let mut buffers = launch_buffers(ptx, "emu", kernel, out, &with_shape);
+    buffers.remove(0);
+    buffers.into_iter().flatten().collect()
+}
+
+/// Runs `kernel` from `file` (PTX for the emulator, CUDA or IR for the
+/// interpreter) on `engine` with `args` and `options` (`--grid 2 --block
+/// 8,4,2`, as `kernelc run` takes them); per argument, the bytes of its
+/// buffer after the run (`None` for a scalar).
+pub fn launch_buffers(
+    file: &Path,
+    engine: &str,
+    (kernel, args): (&str, &[&str]),
+    out: &Path,
+    options: &[&str],
+) -> Vec<Option<Vec<u8>>> {
+    let _ = std::fs::remove_dir_all(out);
     let mut argv = vec![
         "run",
-        ptx.to_str().unwrap(),
+        file.to_str().unwrap(),
         "--engine",
-        "emu",
+        engine,
         "--kernel",
         kernel,
-        "--grid",
-        "2",
-        "--block",
-        "32",
         "--out",
         out.to_str().unwrap(),
     ];
@@ -646,8 +673,8 @@ pub fn emu_buffers_with(
     argv.extend_from_slice(args);
     let o = kernelc(&argv);
     assert!(o.status.success(), "{}", stderr(&o));
-    (1..args.len())
-        .filter_map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
+    (0..args.len())
+        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
         .collect()
 }
 

@@ -101,6 +101,9 @@ enum Shape {
         name: String,
         name_span: Span,
         device: bool,
+        /// `constexpr`: a host one is callable from device code under
+        /// `--expt-relaxed-constexpr`.
+        constexpr: bool,
         is_static: bool,
         friend: bool,
         end: usize,
@@ -152,6 +155,13 @@ impl Parser<'_> {
             self.member_type(class_key)?;
             return Ok(true);
         }
+        if self.is_kw(Keyword::StaticAssert) {
+            // Checked with the class's other items (an instance's with its
+            // arguments bound).
+            let assertion = self.static_assert()?;
+            self.pending_items.push(Item::StaticAssert(assertion));
+            return Ok(true);
+        }
         let start = self.pos;
         match self.scan_member() {
             Shape::Data => Ok(false),
@@ -183,6 +193,7 @@ impl Parser<'_> {
                 name,
                 name_span,
                 device,
+                constexpr,
                 is_static,
                 friend,
                 end,
@@ -194,7 +205,14 @@ impl Parser<'_> {
                 let defaulted = end >= 3
                     && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
                     && self.toks[end - 2].text == "default";
-                if !device && !defaulted {
+                // Under `--expt-relaxed-constexpr` a `constexpr` member is
+                // compiled for the device too; without it, device code
+                // calling one gets nvcc's error.
+                let relaxed = constexpr && self.relaxed_constexpr;
+                if !device && !defaulted && !relaxed {
+                    if constexpr {
+                        self.host_constexpr_member(class_key, &name, name_span);
+                    }
                     return Ok(true);
                 }
                 let Some(class_key) = class_key else {
@@ -219,6 +237,21 @@ impl Parser<'_> {
                 Ok(true)
             }
         }
+    }
+
+    /// Declares the `constexpr` host member function `name` so that device
+    /// code calling it resolves the name and the checker reports the call
+    /// (E0017) with the member's place.
+    fn host_constexpr_member(&mut self, class_key: Option<&str>, name: &str, span: Span) {
+        let Some(class_key) = class_key else { return };
+        let key = super::names::join(class_key, name);
+        self.names.declare(Kind::Value, &key, span);
+        let host = crate::ast::HostDecl {
+            name: key,
+            kind: crate::ast::HostKind::ConstexprFunction,
+            span,
+        };
+        self.instances.lock().unwrap().host_members.push(host);
     }
 
     /// A member type (`using Acc = long long;`, `typedef T value_type;`),
@@ -284,6 +317,7 @@ impl Parser<'_> {
     fn scan_member(&self) -> Shape {
         let toks = &self.toks[self.pos..];
         let (mut device, mut is_static, mut friend, mut constant) = (false, false, false, false);
+        let mut constexpr = false;
         let mut virtual_at = None;
         let mut i = 0;
         while i < toks.len() {
@@ -291,7 +325,8 @@ impl Parser<'_> {
             match &t.kind {
                 TokenKind::Keyword(Keyword::Device | Keyword::Global) => device = true,
                 TokenKind::Keyword(Keyword::Static) => is_static = true,
-                TokenKind::Keyword(Keyword::Const | Keyword::Constexpr) => constant = true,
+                TokenKind::Keyword(Keyword::Const) => constant = true,
+                TokenKind::Keyword(Keyword::Constexpr) => (constant, constexpr) = (true, true),
                 TokenKind::Ident if t.text == "friend" => friend = true,
                 TokenKind::Ident if t.text == "virtual" => virtual_at = Some(t.span),
                 TokenKind::Keyword(Keyword::LaunchBounds | Keyword::ClusterDims)
@@ -318,6 +353,7 @@ impl Parser<'_> {
                         name,
                         name_span: t.span,
                         device,
+                        constexpr,
                         is_static,
                         friend,
                         end: self.pos + end,
@@ -340,6 +376,7 @@ impl Parser<'_> {
                         name,
                         name_span: prev.span,
                         device,
+                        constexpr,
                         is_static,
                         friend,
                         end: self.pos + function_end(toks, i),

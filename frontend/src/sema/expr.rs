@@ -1227,7 +1227,12 @@ impl Checker {
 
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
         if let ast::ExprKind::Ident(name) = &callee.kind {
-            if let Some(base) = name.strip_prefix("std::") {
+            // `std::` names a header of source declares (`<limits>`'s
+            // members) are functions like any other.
+            let declared = self.by_name.contains_key(name.as_str())
+                || self.overloads.by_plain.contains_key(name.as_str())
+                || self.host.contains_key(name.as_str());
+            if let Some(base) = name.strip_prefix("std::").filter(|_| !declared) {
                 return self.std_call(base, callee.span, args, span);
             }
         }

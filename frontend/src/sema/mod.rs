@@ -202,6 +202,15 @@ impl Checker {
             ast::HostKind::Function => Diagnostic::error(span, Code::E0017, what)
                 .with_label(host.span, "declared here without `__device__`")
                 .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
+            ast::HostKind::ConstexprFunction => Diagnostic::error(
+                span,
+                Code::E0017,
+                format!("calling constexpr host function `{name}` from device code is not allowed"),
+            )
+            .with_label(host.span, "declared here `constexpr` without `__device__`")
+            .with_note(
+                "nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does; or mark it `__host__ __device__`",
+            ),
             ast::HostKind::Variable => Diagnostic::error(
                 span,
                 Code::E0017,
@@ -361,7 +370,7 @@ impl Checker {
         &self,
         key: &'k str,
     ) -> Option<(Arc<StructDef>, Arc<ClassInstance>, &'k str)> {
-        let (class, name) = key.rsplit_once("::")?;
+        let (class, name) = crate::mangle::split_member(key)?;
         if !class.ends_with('>') {
             return None;
         }
@@ -480,7 +489,13 @@ impl Checker {
             refs,
             is_kernel: s.global,
             first_decl: f.name_span,
-            first_item: self.item,
+            // A class template instance's members exist wherever the
+            // instance does, however late in the file the parser made it.
+            first_item: if f.method.as_ref().is_some_and(|m| m.class.contains('<')) {
+                0
+            } else {
+                self.item
+            },
             def: f
                 .body
                 .as_ref()

@@ -81,7 +81,10 @@ impl Checker {
                 .iter()
                 .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
                 .collect();
-            match self.deduce(index, &explicit_values, &arg_types) {
+            let deduced = self
+                .deduce(index, &explicit_values, &arg_types)
+                .and_then(|args| self.classes_fit(t, call_args).map(|()| args));
+            match deduced {
                 Ok(args) => return self.instance(index, args, span),
                 Err(why) => failure = Some(why),
             }
@@ -93,6 +96,57 @@ impl Checker {
                 .with_label(decl, format!("template `{name}` declared here")),
         );
         None
+    }
+
+    /// Whether the call's arguments fit template `t`'s parameters beyond
+    /// deduction: as many as it takes, and each argument of class type the
+    /// same class as a parameter that names one outright (`const
+    /// thread_block &`), or one with a conversion function to it. Without
+    /// this the first of two overloaded templates would take any call.
+    fn classes_fit(
+        &self,
+        t: &crate::templates::FunctionTemplate,
+        call_args: &[Option<crate::typed::Expr>],
+    ) -> Result<(), String> {
+        let Some(pattern) = &t.pattern else {
+            return Ok(());
+        };
+        let required = pattern
+            .params
+            .iter()
+            .filter(|p| p.default.is_none())
+            .count();
+        if call_args.len() < required || call_args.len() > pattern.params.len() {
+            return Err(format!(
+                "`{}` takes {} arguments; the call gives {}",
+                pattern.name,
+                pattern.params.len(),
+                call_args.len()
+            ));
+        }
+        for (i, (p, a)) in pattern.params.iter().zip(call_args).enumerate() {
+            let Some(a) = a else { continue };
+            let (CType::Struct(want), CType::Struct(have)) = (&p.ty.ty, &a.ty) else {
+                continue;
+            };
+            let converts = || {
+                self.conversion_function(&a.ty, &p.ty.ty)
+                    .is_some_and(|k| self.sigs[self.by_name[k.as_str()]].ret == p.ty.ty)
+            };
+            let fits = template_param_index(&p.ty.ty).is_some()
+                || want.instance_of.is_some()
+                || want.name == have.name
+                || converts();
+            if !fits {
+                return Err(format!(
+                    "argument {} is `{}`, which does not convert to `{}`",
+                    i + 1,
+                    a.ty,
+                    p.ty.ty
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks the bodies of the instantiations, appending them to

@@ -270,14 +270,17 @@ fn inlinable(
         && g.attrs.ftz == f.attrs.ftz
         && g.entry_block().is_some()
         && (g.attrs.forceinline || size(g) <= INLINE_BUDGET)
-        && byval_params_read_only(g);
+        && byval_args_stay_copies(f, call, g);
     ok.then_some(callee)
 }
 
-/// Whether every by-value aggregate parameter of `g` is only read, and `g`
-/// does nothing that would let another thread's write show through
-/// (barriers, fences, atomics, calls, warp collectives).
-fn byval_params_read_only(g: &Function) -> bool {
+/// Whether the objects passed by value at `call` (the caller passes their
+/// address, the ABI copies them) may be used in place once `g` is inlined
+/// there: `g` only reads its by-value parameters, and either each object
+/// is the calling thread's own (a stack slot, which no other thread can
+/// write) or `g` does nothing that would let another thread's write show
+/// through (barriers, fences, atomics, calls, warp collectives).
+fn byval_args_stay_copies(f: &Function, call: Inst, g: &Function) -> bool {
     let byval: Vec<Value> = g
         .params()
         .iter()
@@ -288,19 +291,47 @@ fn byval_params_read_only(g: &Function) -> bool {
     if byval.is_empty() {
         return true;
     }
-    let synchronizes = g.layout.insts().any(|(_, i)| {
-        let op = g.dfg.insts[i].opcode();
-        op.is_convergent()
-            || matches!(
-                op,
-                Opcode::Call
-                    | Opcode::Fence
-                    | Opcode::AtomicRmw
-                    | Opcode::AtomicCas
-                    | Opcode::AtomicVec
-            )
-            || (op.has_side_effects() && !matches!(op, Opcode::Store) && !op.is_terminator())
-    });
+    let InstData::Call { args, .. } = &f.dfg.insts[call] else {
+        return false;
+    };
+    let own = g
+        .signature
+        .params
+        .iter()
+        .zip(args)
+        .filter(|(abi, _)| abi.attrs.byval.is_some())
+        .all(|(_, &a)| is_stack_slot(f, a));
+    byval_params_read_only(g, byval, !own)
+}
+
+/// Whether `v` is the address of one of `f`'s stack slots (through
+/// address-space casts).
+fn is_stack_slot(f: &Function, v: Value) -> bool {
+    match f.dfg.defining_data(v) {
+        Some(InstData::StackAddr { .. }) => true,
+        Some(InstData::AddrSpaceCast { arg, .. }) => is_stack_slot(f, *arg),
+        _ => false,
+    }
+}
+
+/// Whether `g` only reads its by-value parameters `byval`, and, when
+/// `shared` (an object may be seen by other threads), does nothing that
+/// would let another thread's write show through.
+fn byval_params_read_only(g: &Function, byval: Vec<Value>, shared: bool) -> bool {
+    let synchronizes = shared
+        && g.layout.insts().any(|(_, i)| {
+            let op = g.dfg.insts[i].opcode();
+            op.is_convergent()
+                || matches!(
+                    op,
+                    Opcode::Call
+                        | Opcode::Fence
+                        | Opcode::AtomicRmw
+                        | Opcode::AtomicCas
+                        | Opcode::AtomicVec
+                )
+                || (op.has_side_effects() && !matches!(op, Opcode::Store) && !op.is_terminator())
+        });
     if synchronizes {
         return false;
     }

@@ -1,0 +1,265 @@
+// <cooperative_groups.h> for kernelc: thread blocks, their static tiles of
+// 1 to 32 threads, dynamic groups (`thread_group`) and the collectives
+// `reduce`, `inclusive_scan` and `exclusive_scan` (<cooperative_groups/reduce.h>
+// and <cooperative_groups/scan.h> name this header too), written for kernelc
+// as classes and templates of CUDA source. Every result is CUDA's: a tile's
+// rank is the block rank modulo its size, its meta group is the block rank
+// divided by it, a reduction is CUDA's butterfly of `shfl_xor` from half the
+// tile down, a scan its ladder of `shfl_up` (docs/language.md, "Cooperative
+// groups", says what differs in the PTX and what is not provided).
+#pragma once
+
+#pragma kernelc unsupported this_grid grid_group this_multi_grid multi_grid_group "grid-wide groups (they need a cooperative launch)"
+#pragma kernelc unsupported coalesced_threads coalesced_group labeled_partition binary_partition "coalesced groups"
+#pragma kernelc unsupported this_cluster cluster_group "thread block clusters as groups"
+#pragma kernelc unsupported memcpy_async wait wait_prior "cooperative groups' asynchronous copies"
+#pragma kernelc unsupported block_tile_memory invoke_one invoke_one_broadcast reduce_update_async reduce_store_async inclusive_scan_update exclusive_scan_update "cooperative groups' tiles of more than 32 threads and asynchronous collectives"
+
+namespace cooperative_groups {
+namespace __v1 {
+
+namespace details {
+
+// The thread's rank in its block: x fastest, then y, then z.
+__device__ __forceinline__ unsigned int cta_rank() {
+  return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+}
+
+__device__ __forceinline__ unsigned int cta_size() {
+  return blockDim.x * blockDim.y * blockDim.z;
+}
+
+// The lanes of the tile of `size` threads (a power of two up to 32) that
+// holds this thread. Warps are cut from the block rank, so the lane is the
+// rank modulo 32.
+__device__ __forceinline__ unsigned int tile_mask(unsigned int size) {
+  if (size == 32) return 0xffffffffu;
+  return ((1u << size) - 1u) << ((cta_rank() & 31u) & ~(size - 1u));
+}
+
+// Kinds of a dynamic group, as `get_type()` gives them: CUDA's ids (a
+// tile of up to 32 threads is a coalesced group).
+constexpr unsigned int tile_kind = 1;
+constexpr unsigned int block_kind = 4;
+
+} // namespace details
+
+// A group whose kind is known only at run time: a block or a tile of it.
+class thread_group {
+public:
+  unsigned int _kind;
+  unsigned int _size;
+  unsigned int _meta_rank;
+  unsigned int _meta_size;
+
+  __device__ unsigned long long size() const {
+    return _kind == details::block_kind ? details::cta_size() : _size;
+  }
+  __device__ unsigned long long num_threads() const { return size(); }
+  __device__ unsigned long long thread_rank() const {
+    return _kind == details::block_kind ? details::cta_rank() : details::cta_rank() & (_size - 1u);
+  }
+  __device__ void sync() const {
+    if (_kind == details::block_kind)
+      __syncthreads();
+    else
+      __syncwarp(details::tile_mask(_size));
+  }
+  __device__ unsigned int get_type() const { return _kind; }
+};
+
+class thread_block {
+public:
+  __device__ void sync() const { __syncthreads(); }
+  __device__ unsigned int thread_rank() const { return details::cta_rank(); }
+  __device__ unsigned int size() const { return details::cta_size(); }
+  __device__ unsigned int num_threads() const { return details::cta_size(); }
+  __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ dim3 dim_threads() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ operator thread_group() const {
+    thread_group g;
+    g._kind = details::block_kind;
+    g._size = 0;
+    g._meta_rank = 0;
+    g._meta_size = 1;
+    return g;
+  }
+};
+
+__device__ __forceinline__ thread_block this_thread_block() { return thread_block(); }
+
+// A tile of `Size` threads (1, 2, 4, 8, 16 or 32) cut from a block or from
+// a larger tile. Its place among its siblings is kept, as CUDA keeps it.
+template <unsigned int Size, class ParentT = void>
+class thread_block_tile {
+  static_assert(Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16 || Size == 32,
+                "kernelc's thread_block_tile has 1, 2, 4, 8, 16 or 32 threads");
+
+public:
+  unsigned int _meta_rank;
+  unsigned int _meta_size;
+
+  static constexpr unsigned int numThreads = Size;
+
+  __device__ unsigned int thread_rank() const { return details::cta_rank() & (Size - 1u); }
+  __device__ unsigned int size() const { return Size; }
+  __device__ unsigned int num_threads() const { return Size; }
+  __device__ unsigned int meta_group_rank() const { return _meta_rank; }
+  __device__ unsigned int meta_group_size() const { return _meta_size; }
+  __device__ unsigned int build_mask() const { return details::tile_mask(Size); }
+  __device__ void sync() const { __syncwarp(build_mask()); }
+
+  // CUDA's shuffles are member templates over any arithmetic type; these
+  // are the overloads for each (kernelc's `long long` is `long`).
+  __device__ int shfl(int v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+  __device__ unsigned int shfl(unsigned int v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+  __device__ long shfl(long v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+  __device__ unsigned long shfl(unsigned long v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+  __device__ float shfl(float v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+  __device__ double shfl(double v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
+
+  __device__ int shfl_down(int v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+  __device__ unsigned int shfl_down(unsigned int v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+  __device__ long shfl_down(long v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+  __device__ unsigned long shfl_down(unsigned long v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+  __device__ float shfl_down(float v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+  __device__ double shfl_down(double v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
+
+  __device__ int shfl_up(int v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+  __device__ unsigned int shfl_up(unsigned int v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+  __device__ long shfl_up(long v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+  __device__ unsigned long shfl_up(unsigned long v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+  __device__ float shfl_up(float v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+  __device__ double shfl_up(double v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
+
+  __device__ int shfl_xor(int v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+  __device__ unsigned int shfl_xor(unsigned int v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+  __device__ long shfl_xor(long v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+  __device__ unsigned long shfl_xor(unsigned long v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+  __device__ float shfl_xor(float v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+  __device__ double shfl_xor(double v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+
+  __device__ int any(int predicate) const { return __ballot_sync(build_mask(), predicate) != 0; }
+  __device__ int all(int predicate) const {
+    return __ballot_sync(build_mask(), predicate) == build_mask();
+  }
+  __device__ unsigned int ballot(int predicate) const {
+    return __ballot_sync(build_mask(), predicate) >> ((details::cta_rank() & 31u) & ~(Size - 1u));
+  }
+
+  __device__ operator thread_group() const {
+    thread_group g;
+    g._kind = details::tile_kind;
+    g._size = Size;
+    g._meta_rank = _meta_rank;
+    g._meta_size = _meta_size;
+    return g;
+  }
+};
+
+// Tiles of a block: the meta group counts the block's tiles, the last one
+// partial when the block is not a multiple of the tile.
+template <unsigned int Size>
+__device__ __forceinline__ thread_block_tile<Size> tiled_partition(const thread_block &parent) {
+  thread_block_tile<Size> t;
+  t._meta_rank = parent.thread_rank() / Size;
+  t._meta_size = (parent.size() + Size - 1u) / Size;
+  return t;
+}
+
+// Tiles of a tile.
+template <unsigned int Size, unsigned int ParentSize, class ParentT>
+__device__ __forceinline__ thread_block_tile<Size>
+tiled_partition(const thread_block_tile<ParentSize, ParentT> &parent) {
+  thread_block_tile<Size> t;
+  t._meta_rank = parent.thread_rank() / Size;
+  t._meta_size = ParentSize / Size;
+  return t;
+}
+
+// A dynamic tile of `tilesz` threads (a power of two up to 32).
+__device__ __forceinline__ thread_group tiled_partition(const thread_group &parent,
+                                                        unsigned int tilesz) {
+  thread_group g;
+  g._kind = details::tile_kind;
+  g._size = tilesz;
+  g._meta_rank = (unsigned int)(parent.thread_rank() / tilesz);
+  g._meta_size = (unsigned int)((parent.size() + tilesz - 1u) / tilesz);
+  return g;
+}
+
+template <class GroupT> __device__ __forceinline__ void sync(const GroupT &g) { g.sync(); }
+
+template <class GroupT> __device__ __forceinline__ unsigned long long thread_rank(const GroupT &g) {
+  return g.thread_rank();
+}
+
+template <class GroupT> __device__ __forceinline__ unsigned long long group_size(const GroupT &g) {
+  return g.size();
+}
+
+// <cooperative_groups/functional.h>'s operators, with CUDA's operand order
+// (`less` keeps the first operand unless the second is smaller).
+template <class T> struct plus {
+  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <class T> struct less {
+  __device__ __forceinline__ T operator()(T a, T b) const { return (b < a) ? b : a; }
+};
+template <class T> struct greater {
+  __device__ __forceinline__ T operator()(T a, T b) const { return (a < b) ? b : a; }
+};
+template <class T> struct bit_and {
+  __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+};
+template <class T> struct bit_or {
+  __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+};
+template <class T> struct bit_xor {
+  __device__ __forceinline__ T operator()(T a, T b) const { return a ^ b; }
+};
+
+// The value of `op` over the tile, in every thread: CUDA's butterfly,
+// `out = op(out, shfl_xor(out, m))` for m = Size/2 down to 1.
+template <class GroupT, class T, class Op>
+__device__ __forceinline__ T reduce(const GroupT &g, T val, const Op &op) {
+  T out = val;
+  for (unsigned int m = g.size() >> 1; m > 0; m >>= 1) out = op(out, g.shfl_xor(out, m));
+  return out;
+}
+
+// The inclusive prefix of `op` over the tile's ranks: CUDA's ladder,
+// `out = op(out, shfl_up(out, m))` where rank >= m, for m = 1, 2, 4, ...
+template <class GroupT, class T, class Op>
+__device__ __forceinline__ T inclusive_scan(const GroupT &g, T val, const Op &op) {
+  T out = val;
+  for (unsigned int m = 1; m < g.size(); m <<= 1) {
+    T lower = g.shfl_up(out, m);
+    if (m <= g.thread_rank()) out = op(out, lower);
+  }
+  return out;
+}
+
+template <class GroupT, class T>
+__device__ __forceinline__ T inclusive_scan(const GroupT &g, T val) {
+  return inclusive_scan(g, val, plus<T>());
+}
+
+// The exclusive prefix: the inclusive one shifted up a rank, T() at rank 0.
+template <class GroupT, class T, class Op>
+__device__ __forceinline__ T exclusive_scan(const GroupT &g, T val, const Op &op) {
+  T inclusive = inclusive_scan(g, val, op);
+  T shifted = g.shfl_up(inclusive, 1);
+  return g.thread_rank() == 0 ? T() : shifted;
+}
+
+template <class GroupT, class T>
+__device__ __forceinline__ T exclusive_scan(const GroupT &g, T val) {
+  return exclusive_scan(g, val, plus<T>());
+}
+
+} // namespace __v1
+using namespace __v1;
+} // namespace cooperative_groups

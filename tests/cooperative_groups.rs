@@ -1,0 +1,133 @@
+//! Cooperative groups (`<cooperative_groups.h>`, kernelc's header of
+//! source `frontend/headers/cooperative_groups.h`): the fixture's kernels
+//! compiled by kernelc and by nvcc give the same buffers on the emulator,
+//! kernelc's also on the interpreter; what kernelc does not provide is a
+//! located error.
+
+mod common;
+
+use common::{kernelc, scratch, stderr};
+use std::path::{Path, PathBuf};
+
+fn fixture() -> PathBuf {
+    common::root().join("tests/fixtures/cooperative_groups/groups.cu")
+}
+
+/// Each launch: kernel, grid, block, arguments. Blocks of 64 threads in 3
+/// dimensions, of 96 (a partial last tile of 64 threads is no tile: 96 is
+/// three warps) and of 48 (a partial warp) cover the ranks' formulas.
+const LAUNCHES: &[Launch] = &[
+    ("_Z11groupShapesPj", "2", "8,4,2", &["u32[]:zeros:1536"]),
+    ("_Z11groupShapesPj", "2", "96", &["u32[]:zeros:2304"]),
+    (
+        "_Z8shufflesPKiPKfPiPfPd",
+        "2",
+        "64",
+        &[
+            "i32[]:rand:128:1",
+            "f32[]:rand:128:2",
+            "i32[]:zeros:1024",
+            "f32[]:zeros:512",
+            "f64[]:zeros:256",
+        ],
+    ),
+    (
+        "_Z11collectivesPKiPKfPiPf",
+        "2",
+        "64",
+        &[
+            "i32[]:rand:128:3",
+            "f32[]:rand:128:4",
+            "i32[]:zeros:1280",
+            "f32[]:zeros:1024",
+        ],
+    ),
+    ("_Z13dynamicGroupsPj", "2", "48", &["u32[]:zeros:384"]),
+];
+
+type Launch<'a> = (&'a str, &'a str, &'a str, &'a [&'a str]);
+
+fn buffers(file: &Path, engine: &str, launch: &Launch, out: &Path) -> Vec<Option<Vec<u8>>> {
+    let (kernel, grid, block, args) = *launch;
+    let shape = ["--grid", grid, "--block", block];
+    common::launch_buffers(file, engine, (kernel, args), out, &shape)
+}
+
+#[test]
+fn cooperative_groups_compute_what_nvcc_computes() {
+    let dir = scratch("cooperative-groups");
+    let src = fixture();
+    let cccl = common::cuda_headers_or_skip()
+        .map(|h| vec![format!("-I{}", h.join("cccl").display())])
+        .unwrap_or_default();
+    let (_, theirs) = common::fixture_ptx_and_nvcc_with(&src, &dir, &cccl);
+    let ours = dir.join("kernelc.ptx");
+    for launch in LAUNCHES {
+        let from_ptx = buffers(&ours, "emu", launch, &dir.join("ours"));
+        assert!(!from_ptx.is_empty(), "{}: no buffer came back", launch.0);
+        let interpreted = buffers(&src, "interp", launch, &dir.join("interp"));
+        assert_eq!(
+            from_ptx, interpreted,
+            "{}: the interpreter disagrees with the emulator",
+            launch.0
+        );
+        if let Some(theirs) = &theirs {
+            let nvcc = buffers(theirs, "emu", launch, &dir.join("theirs"));
+            assert_eq!(
+                from_ptx, nvcc,
+                "{} on {}: kernelc's PTX and nvcc's disagree",
+                launch.0, launch.2
+            );
+        }
+    }
+}
+
+/// The collectives of a tile inline away as nvcc's do: no call is left.
+#[test]
+fn cooperative_groups_leave_no_calls() {
+    let dir = scratch("cooperative-groups-calls");
+    let ptx = common::fixture_ptx(&fixture(), &dir);
+    let calls: Vec<&str> = ptx.lines().filter(|l| l.contains("call")).collect();
+    // `describe` takes a `thread_group` by value and is called twice; the
+    // header's functions are all gone.
+    assert!(
+        calls.iter().all(|l| !l.contains("cooperative_groups")),
+        "calls left:\n{}",
+        calls.join("\n")
+    );
+}
+
+fn compile_error(source: &str, name: &str) -> String {
+    let dir = scratch(&format!("cooperative-groups-{name}"));
+    let src = dir.join("k.cu");
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("k.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+    assert!(!out.exists(), "{name}: an output file was left");
+    stderr(&o)
+}
+
+#[test]
+fn what_kernelc_does_not_provide_is_a_located_error() {
+    let grid = compile_error(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
+         __global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  g.sync();\n  o[0] = 1;\n}\n",
+        "grid",
+    );
+    assert!(grid.contains("error[E0002]"), "{grid}");
+    assert!(grid.contains("grid-wide groups"), "{grid}");
+    assert!(grid.contains("k.cu:4:"), "{grid}");
+    let coalesced = compile_error(
+        "#include <cooperative_groups.h>\n__global__ void k(int *o) {\n  \
+         auto g = cooperative_groups::coalesced_threads();\n  o[0] = g.size();\n}\n",
+        "coalesced",
+    );
+    assert!(coalesced.contains("coalesced groups"), "{coalesced}");
+    let wide = compile_error(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
+         __global__ void k(int *o) {\n  auto t = cg::tiled_partition<64>(cg::this_thread_block());\n  o[0] = t.thread_rank();\n}\n",
+        "wide",
+    );
+    assert!(wide.contains("1, 2, 4, 8, 16 or 32 threads"), "{wide}");
+}
