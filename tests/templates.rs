@@ -523,3 +523,82 @@ fn relaxed_constexpr_compiles_host_constexpr_functions_for_the_device() {
     }
     assert!(err.contains("k.cu:6:"), "{err}");
 }
+
+/// `constexpr` functions run at compile time: the fixture's file-scope
+/// `static_assert`s hold, its array size, constexpr locals and template
+/// argument are computed, calls with constant arguments are folded (no
+/// call of `fib(20)` is left, as in nvcc's PTX), and every value equals
+/// nvcc's on the emulator.
+#[test]
+fn constexpr_functions_are_evaluated_at_compile_time() {
+    let dir = scratch("templates-constexpr");
+    let src = fixture("constexpr.cu");
+    let ours = dir.join("ours.ptx");
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-arch=sm_90",
+        "--expt-relaxed-constexpr",
+        "-o",
+        ours.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ours).unwrap();
+    common::assert_ptxas_accepts(&text, "sm_90", "constexpr.cu");
+    assert!(text.contains("6765;"), "fib(20) is not folded:\n{text}");
+    assert!(
+        text.contains("867;"),
+        "sumSkippingThirds(100) is not folded"
+    );
+    let args: &[&str] = &[
+        "i32[]:zeros:768",
+        "f32[]:zeros:256",
+        "f64[]:zeros:128",
+        "i32[]:rand:128:1",
+    ];
+    let kernel = ("_Z9constantsPiPfPdPKi", args);
+    let shape = ["--grid", "1", "--block", "128"];
+    let mine = common::launch_buffers(&ours, "emu", kernel, &dir.join("mine"), &shape);
+    let Some(nvcc) = common::nvcc_or_skip("constexpr through nvcc") else {
+        return;
+    };
+    let theirs = dir.join("theirs.ptx");
+    let flags = ["--expt-relaxed-constexpr".to_string()];
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &flags, &theirs);
+    let expected = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nv"), &shape);
+    assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
+}
+
+/// Without `--expt-relaxed-constexpr`, a file-scope `static_assert` may
+/// call a `constexpr` host function, and device code may not, even where
+/// the value is needed at compile time: nvcc's two errors, at its places.
+#[test]
+fn device_code_calls_host_constexpr_functions_only_when_relaxed() {
+    let dir = scratch("templates-constexpr-host");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "constexpr int twice(int x) { return 2 * x; }\n\
+         static_assert(twice(2) == 4, \"file scope\");\n\
+         __global__ void k(int *o) {\n  constexpr int a = twice(3);\n  o[0] = a + twice(1);\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("k.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let calls: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(calls.len(), 2, "{err}");
+    assert!(
+        err.contains("k.cu:4:21") && err.contains("k.cu:5:14"),
+        "{err}"
+    );
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "--expt-relaxed-constexpr",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    assert!(ptx.contains("8;") && !ptx.contains("call"), "{ptx}");
+}

@@ -35,10 +35,6 @@ pub struct HostDecl {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostKind {
     Function,
-    /// A `constexpr` function without `__device__`: nvcc lets device code
-    /// call it only under `--expt-relaxed-constexpr`, which makes kernelc
-    /// compile it for the device instead.
-    ConstexprFunction,
     Variable,
 }
 
@@ -113,6 +109,9 @@ pub struct FnSpecs {
     pub inline: bool,
     pub forceinline: bool,
     pub noinline: bool,
+    /// `constexpr`: calls with constant arguments are constant
+    /// expressions (`sema/consteval.rs`).
+    pub constexpr: bool,
 }
 
 /// A function prototype (`body == None`) or definition.

@@ -227,7 +227,7 @@ fn lex_and_split(
     loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (tokens, mut warnings) = lex_with_warnings(map, opts, loader)?;
-    let split = split::split(&tokens, opts.relaxed_constexpr());
+    let split = split::split(&tokens);
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));

@@ -69,11 +69,7 @@ impl Split {
 }
 
 /// Splits preprocessed tokens.
-///
-/// `relaxed_constexpr` (`--expt-relaxed-constexpr`): a `constexpr` host
-/// function device code names is kept and compiled for the device too, as
-/// nvcc then allows; without it, device code calling one gets nvcc's error.
-pub(crate) fn split(tokens: &[Token], relaxed_constexpr: bool) -> Split {
+pub(crate) fn split(tokens: &[Token]) -> Split {
     let mut errors = Vec::new();
     let nodes = segment(tokens, &mut 0, false, &mut errors);
     let mut splitter = Splitter {
@@ -81,7 +77,6 @@ pub(crate) fn split(tokens: &[Token], relaxed_constexpr: bool) -> Split {
         decls: Vec::new(),
         by_name: FxHashMap::default(),
         kept: Vec::new(),
-        relaxed_constexpr,
     };
     splitter.index(&nodes);
     splitter.keep_reachable();
@@ -337,10 +332,11 @@ enum Role {
     Assertion,
     /// A type, or a constant device code may read: kept when used.
     Shared,
-    /// A `constexpr` function without `__device__` under
-    /// `--expt-relaxed-constexpr`: kept when device code uses it, and then
-    /// compiled for the device.
-    RelaxedConstexpr,
+    /// A `constexpr` function without `__device__`: kept when kept code
+    /// names it, as a type is. File-scope constant expressions may call it,
+    /// and device code under `--expt-relaxed-constexpr`; the checker
+    /// reports other calls from device code (E0017), as nvcc does.
+    HostConstexpr,
     /// Host code: never kept.
     Host(HostKind),
 }
@@ -371,12 +367,12 @@ impl Role {
     /// Whether a declaration with this role is kept once device code names
     /// it.
     fn kept_when_used(self) -> bool {
-        matches!(self, Role::Shared | Role::RelaxedConstexpr)
+        matches!(self, Role::Shared | Role::HostConstexpr)
     }
 }
 
 impl Decl {
-    fn new(tokens: &[Token], start: usize, end: usize, relaxed_constexpr: bool) -> Decl {
+    fn new(tokens: &[Token], start: usize, end: usize) -> Decl {
         let head = head_end(tokens, start, end);
         // Specifiers stand outside every bracket; so does a `__global__`
         // after a class body whose `;` is missing, which keeps the error
@@ -417,11 +413,7 @@ impl Decl {
         } else if declares_type {
             Role::Shared
         } else if function && has_kw(Keyword::Constexpr) {
-            if relaxed_constexpr {
-                Role::RelaxedConstexpr
-            } else {
-                Role::Host(HostKind::ConstexprFunction)
-            }
+            Role::HostConstexpr
         } else if function {
             Role::Host(HostKind::Function)
         } else if has_kw(Keyword::Constexpr) || is_const_object(tokens, start, head) {
@@ -658,8 +650,6 @@ struct Splitter<'t> {
     by_name: FxHashMap<&'t str, Vec<usize>>,
     /// Per declaration, whether it is kept.
     kept: Vec<bool>,
-    /// `--expt-relaxed-constexpr` ([`split`]).
-    relaxed_constexpr: bool,
 }
 
 impl<'t> Splitter<'t> {
@@ -668,7 +658,7 @@ impl<'t> Splitter<'t> {
         for node in nodes {
             match node {
                 Node::Decl(start, end) => {
-                    let decl = Decl::new(self.tokens, *start, *end, self.relaxed_constexpr);
+                    let decl = Decl::new(self.tokens, *start, *end);
                     let id = self.decls.len();
                     for &n in &decl.names {
                         self.by_name
@@ -814,13 +804,8 @@ impl<'t> Splitter<'t> {
                 .map(|d| (d.start, d.end))
                 .collect()
         };
-        let host_fns = ranges(&|r| {
-            matches!(
-                r,
-                Role::Host(HostKind::Function | HostKind::ConstexprFunction)
-                    | Role::RelaxedConstexpr
-            )
-        });
+        let host_fns =
+            ranges(&|r| matches!(r, Role::Host(HostKind::Function) | Role::HostConstexpr));
         let file_consts = ranges(&|r| r == Role::Shared);
         let globals = ranges(&|r| matches!(r, Role::Shared | Role::Host(HostKind::Variable)));
         crate::host_uses::find(

@@ -266,9 +266,6 @@ pub struct ClassInstances {
     /// the checker declares those that function template instances make
     /// as it makes them.
     pub items: Vec<ast::Item>,
-    /// The `constexpr` host member functions of every class parsed, which
-    /// device code may not call (E0017) without `--expt-relaxed-constexpr`.
-    pub host_members: Vec<ast::HostDecl>,
 }
 
 /// [`ClassInstances`], shared between parsers.

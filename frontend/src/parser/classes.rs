@@ -101,8 +101,7 @@ enum Shape {
         name: String,
         name_span: Span,
         device: bool,
-        /// `constexpr`: a host one is callable from device code under
-        /// `--expt-relaxed-constexpr`.
+        /// `constexpr`: kept without `__device__` too.
         constexpr: bool,
         is_static: bool,
         friend: bool,
@@ -205,14 +204,10 @@ impl Parser<'_> {
                 let defaulted = end >= 3
                     && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
                     && self.toks[end - 2].text == "default";
-                // Under `--expt-relaxed-constexpr` a `constexpr` member is
-                // compiled for the device too; without it, device code
-                // calling one gets nvcc's error.
-                let relaxed = constexpr && self.relaxed_constexpr;
-                if !device && !defaulted && !relaxed {
-                    if constexpr {
-                        self.host_constexpr_member(class_key, &name, name_span);
-                    }
+                // A `constexpr` member is kept as the split keeps a
+                // `constexpr` function: the checker decides which calls of
+                // it device code may make (E0017).
+                if !device && !defaulted && !constexpr {
                     return Ok(true);
                 }
                 let Some(class_key) = class_key else {
@@ -237,21 +232,6 @@ impl Parser<'_> {
                 Ok(true)
             }
         }
-    }
-
-    /// Declares the `constexpr` host member function `name` so that device
-    /// code calling it resolves the name and the checker reports the call
-    /// (E0017) with the member's place.
-    fn host_constexpr_member(&mut self, class_key: Option<&str>, name: &str, span: Span) {
-        let Some(class_key) = class_key else { return };
-        let key = super::names::join(class_key, name);
-        self.names.declare(Kind::Value, &key, span);
-        let host = crate::ast::HostDecl {
-            name: key,
-            kind: crate::ast::HostKind::ConstexprFunction,
-            span,
-        };
-        self.instances.lock().unwrap().host_members.push(host);
     }
 
     /// A member type (`using Acc = long long;`, `typedef T value_type;`),
@@ -805,6 +785,7 @@ impl Parser<'_> {
                 TokenKind::Keyword(Keyword::Inline) => specs.inline = true,
                 TokenKind::Keyword(Keyword::ForceInline) => specs.forceinline = true,
                 TokenKind::Keyword(Keyword::NoInline) => specs.noinline = true,
+                TokenKind::Keyword(Keyword::Constexpr) => specs.constexpr = true,
                 _ => {}
             }
         }

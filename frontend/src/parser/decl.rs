@@ -293,10 +293,11 @@ impl Parser<'_> {
                         Keyword::Unsigned => ts.unsigned += 1,
                         Keyword::Const => ts.is_const = true,
                         Keyword::Constexpr => {
-                            // A `constexpr` variable is `const`; on a
-                            // function it changes nothing kernelc models.
+                            // A `constexpr` variable is `const`; a
+                            // function's calls may be constant expressions.
                             ts.is_const = true;
                             ds.storage.constexpr.get_or_insert(tok.span);
+                            ds.fns.constexpr = true;
                         }
                         Keyword::Auto => {
                             if ds.auto.is_some() {

@@ -66,11 +66,10 @@ pub(crate) fn parse_tokens(
         constants: std::mem::take(&mut p.constants),
         instances: p.instances.clone(),
     };
-    let host = std::mem::take(&mut p.instances.lock().unwrap().host_members);
     (
         TranslationUnit {
             items,
-            host,
+            host: Vec::new(),
             templates: Arc::new(templates),
         },
         p.diags,
@@ -225,9 +224,6 @@ pub(crate) struct Parser<'t> {
     /// The class template instances of the translation unit, shared with
     /// every sub-parser.
     instances: crate::templates::SharedInstances,
-    /// [`crate::Options::relaxed_constexpr`]: `constexpr` member functions
-    /// without `__device__` are compiled for the device too.
-    relaxed_constexpr: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -238,7 +234,6 @@ impl<'t> Parser<'t> {
             diags: Vec::new(),
             depth: 0,
             nesting_limit: opts.nesting_limit,
-            relaxed_constexpr: opts.relaxed_constexpr(),
             error_limit: opts.error_limit,
             abandon_item: false,
             typedefs: FxHashMap::default(),
@@ -278,7 +273,6 @@ impl<'t> Parser<'t> {
         let mut p = Parser {
             nesting_limit: self.nesting_limit,
             error_limit: self.error_limit,
-            relaxed_constexpr: self.relaxed_constexpr,
             typedefs: self.typedefs.clone(),
             structs: self.structs.clone(),
             next_struct_id: self.next_struct_id,

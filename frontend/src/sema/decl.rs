@@ -1,21 +1,17 @@
 //! Declarations beyond plain scalars: array types, initializer lists,
 //! module variables (`__shared__`, `__constant__`, `__device__`), enums,
 //! `switch`, `__launch_bounds__`, and the integer constant expressions they
-//! all need.
-//!
-//! Constant expressions are evaluated on the *typed* tree, after C's
-//! conversions are explicit, so `(unsigned char)300` or `-1u >> 1` fold
-//! exactly as the program would compute them at run time.
+//! all need (evaluated by `consteval.rs`).
 
 use std::collections::BTreeMap;
 
+use super::consteval::wrap;
 use super::{Binding, Checker, SwitchCtx};
 use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
-    BinOp, Block, CastKind, CmpOp, Expr, ExprKind, GlobalId, GlobalVar, LogicalOp, MemSpace, Stmt,
-    StmtKind, UnOp,
+    Block, CastKind, Expr, ExprKind, GlobalId, GlobalVar, MemSpace, Stmt, StmtKind,
 };
 use crate::types::CType;
 
@@ -23,135 +19,7 @@ use crate::types::CType;
 /// below it; this only keeps sizes in `u32` for the IR).
 const MAX_OBJECT_SIZE: u64 = u32::MAX as u64;
 
-/// Reduces `v` to the range of integer type `ty` (two's complement wrap).
-fn wrap(v: i128, ty: &CType) -> i128 {
-    match ty {
-        CType::Bool => i128::from(v != 0),
-        CType::Int { bits, signed } => {
-            let bits = u32::from(*bits);
-            let m = v & ((1i128 << bits) - 1);
-            if *signed && m >= 1i128 << (bits - 1) {
-                m - (1i128 << bits)
-            } else {
-                m
-            }
-        }
-        _ => v,
-    }
-}
-
 impl Checker {
-    /// The value of an integer constant expression, or `None` when `e` is
-    /// not one (variables, calls, loads, division by zero...).
-    pub(crate) fn const_int(&self, e: &Expr) -> Option<i128> {
-        stdx::stack::with_stack(|| {
-            let v = match &e.kind {
-                ExprKind::IntConst(v) => *v,
-                ExprKind::Local(id) => self.locals.get(id.0 as usize)?.const_value?,
-                ExprKind::Cast { kind, expr } => match kind {
-                    CastKind::IntToInt | CastKind::BoolToInt => self.const_int(expr)?,
-                    CastKind::ToBool if expr.ty.is_integer() => {
-                        i128::from(self.const_int(expr)? != 0)
-                    }
-                    CastKind::FloatToInt => {
-                        let f = self.const_float(expr)?.trunc();
-                        if !(-1e38..1e38).contains(&f) {
-                            return None;
-                        }
-                        f as i128
-                    }
-                    _ => return None,
-                },
-                ExprKind::Unary { op, operand } => {
-                    let x = self.const_int(operand)?;
-                    match op {
-                        UnOp::Neg => x.wrapping_neg(),
-                        UnOp::BitNot => !x,
-                    }
-                }
-                ExprKind::Not(x) => i128::from(self.const_int(x)? == 0),
-                ExprKind::Binary { op, lhs, rhs } => {
-                    let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
-                    match op {
-                        BinOp::Add => a.wrapping_add(b),
-                        BinOp::Sub => a.wrapping_sub(b),
-                        BinOp::Mul => a.wrapping_mul(b),
-                        BinOp::Div if b != 0 => a.wrapping_div(b),
-                        BinOp::Rem if b != 0 => a.wrapping_rem(b),
-                        BinOp::Div | BinOp::Rem => return None,
-                        BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?.min(127))?,
-                        BinOp::Shr => a >> u32::try_from(b).ok()?.min(127),
-                        BinOp::BitAnd => a & b,
-                        BinOp::BitOr => a | b,
-                        BinOp::BitXor => a ^ b,
-                    }
-                }
-                ExprKind::Compare { op, lhs, rhs } if lhs.ty.is_integer() => {
-                    let (a, b) = (self.const_int(lhs)?, self.const_int(rhs)?);
-                    i128::from(match op {
-                        CmpOp::Lt => a < b,
-                        CmpOp::Le => a <= b,
-                        CmpOp::Gt => a > b,
-                        CmpOp::Ge => a >= b,
-                        CmpOp::Eq => a == b,
-                        CmpOp::Ne => a != b,
-                    })
-                }
-                ExprKind::Logical { op, lhs, rhs } => {
-                    let a = self.const_int(lhs)? != 0;
-                    i128::from(match op {
-                        LogicalOp::And => a && self.const_int(rhs)? != 0,
-                        LogicalOp::Or => a || self.const_int(rhs)? != 0,
-                    })
-                }
-                ExprKind::Ternary { cond, then, els } => {
-                    if self.const_int(cond)? != 0 {
-                        self.const_int(then)?
-                    } else {
-                        self.const_int(els)?
-                    }
-                }
-                _ => return None,
-            };
-            Some(wrap(v, &e.ty))
-        })
-    }
-
-    /// The value of a floating constant expression (for initializers).
-    pub(crate) fn const_float(&self, e: &Expr) -> Option<f64> {
-        stdx::stack::with_stack(|| {
-            let v = match &e.kind {
-                ExprKind::FloatConst(x) => *x,
-                ExprKind::Local(id) => *self.const_floats.get(id)?,
-                ExprKind::Cast { kind, expr } => match kind {
-                    CastKind::IntToFloat | CastKind::BoolToFloat => self.const_int(expr)? as f64,
-                    CastKind::FloatToFloat => self.const_float(expr)?,
-                    _ => return None,
-                },
-                ExprKind::Unary {
-                    op: UnOp::Neg,
-                    operand,
-                } => -self.const_float(operand)?,
-                ExprKind::Binary { op, lhs, rhs } => {
-                    let (a, b) = (self.const_float(lhs)?, self.const_float(rhs)?);
-                    match op {
-                        BinOp::Add => a + b,
-                        BinOp::Sub => a - b,
-                        BinOp::Mul => a * b,
-                        BinOp::Div => a / b,
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            };
-            Some(if e.ty == CType::FLOAT {
-                f64::from(v as f32)
-            } else {
-                v
-            })
-        })
-    }
-
     /// Types `e` and evaluates it as an integer constant expression,
     /// reporting `what` needs one when it is not.
     fn require_const(&mut self, e: &ast::Expr, what: &str) -> Option<i128> {

@@ -1331,9 +1331,12 @@ impl Checker {
             return None;
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
-        let refs = sig.refs.clone();
-        let is_method = sig.is_method;
-        let defaults = sig.defaults.clone();
+        if self.sigs[sig_idx].host_constexpr {
+            self.host_constexpr_call(name, decl, callee)?;
+        }
+        let refs = self.sigs[sig_idx].refs.clone();
+        let is_method = self.sigs[sig_idx].is_method;
+        let defaults = self.sigs[sig_idx].defaults.clone();
         let mut typed_args = typed_args;
         if written < params.len() && defaults.iter().any(Option::is_some) {
             let filled = self.default_arguments(name, &defaults[written..], written, decl, span)?;
@@ -1402,7 +1405,30 @@ impl Checker {
             let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);
             return Some(mk(ExprKind::Deref(Box::new(call)), ty, span));
         }
-        Some(call)
+        Some(self.fold_constexpr_call(call))
+    }
+
+    /// A call of a `constexpr` function with constant arguments is its
+    /// value, as nvcc's front end computes it (`fib(12)` is 144 in the
+    /// PTX, however deep the recursion).
+    fn fold_constexpr_call(&self, call: Expr) -> Expr {
+        let ExprKind::Call { name, .. } = &call.kind else {
+            return call;
+        };
+        if !self.constexpr_bodies.contains_key(name) {
+            return call;
+        }
+        let kind = if call.ty.is_float() {
+            self.const_float(&call).map(ExprKind::FloatConst)
+        } else if call.ty.is_integer() || call.ty == CType::Bool {
+            self.const_int(&call).map(ExprKind::IntConst)
+        } else {
+            None
+        };
+        match kind {
+            Some(kind) => mk(kind, call.ty.clone(), call.span),
+            None => call,
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 mod bit_fields;
 mod builtins;
 mod classes;
+mod consteval;
 mod convert;
 mod cxx;
 mod decl;
@@ -71,6 +72,10 @@ struct FnSig {
     /// Returns a reference: `ret` is a pointer, and a call designates the
     /// object it points to.
     returns_ref: bool,
+    /// `constexpr` without `__device__` (host code the split kept because
+    /// kept code names it): device code may call it only under
+    /// `--expt-relaxed-constexpr`.
+    host_constexpr: bool,
 }
 
 /// What a name in scope refers to.
@@ -161,6 +166,9 @@ pub(crate) struct Checker {
     /// Values of `constexpr` floating locals of the current function, for
     /// constant expressions (integer constants are `LocalVar::const_value`).
     const_floats: FxHashMap<LocalId, f64>,
+    /// The checked bodies of the `constexpr` functions checked so far, by
+    /// key: constant expressions call them (`consteval.rs`).
+    constexpr_bodies: FxHashMap<String, std::sync::Arc<crate::typed::Function>>,
     /// Locals declared with an initializer (a jump into their scope is
     /// ill-formed C++; see `labels.rs`).
     initialized: rustc_hash::FxHashSet<LocalId>,
@@ -202,15 +210,7 @@ impl Checker {
             ast::HostKind::Function => Diagnostic::error(span, Code::E0017, what)
                 .with_label(host.span, "declared here without `__device__`")
                 .with_note("mark it `__host__ __device__` to compile it for the GPU too"),
-            ast::HostKind::ConstexprFunction => Diagnostic::error(
-                span,
-                Code::E0017,
-                format!("calling constexpr host function `{name}` from device code is not allowed"),
-            )
-            .with_label(host.span, "declared here `constexpr` without `__device__`")
-            .with_note(
-                "nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does; or mark it `__host__ __device__`",
-            ),
+
             ast::HostKind::Variable => Diagnostic::error(
                 span,
                 Code::E0017,
@@ -253,6 +253,7 @@ pub(crate) fn check_program(
         switches: Vec::new(),
         label_ok: false,
         const_floats: FxHashMap::default(),
+        constexpr_bodies: FxHashMap::default(),
         initialized: rustc_hash::FxHashSet::default(),
         goto_labels: FxHashMap::default(),
         gotos: Vec::new(),
@@ -303,9 +304,13 @@ pub(crate) fn check_program(
                     Some(key) => {
                         let mut f = f.clone();
                         f.name = key;
-                        functions.push(c.function(&f, 0));
+                        let checked = c.function(&f, 0);
+                        functions.push(c.keep_if_constexpr(&f, checked));
                     }
-                    None => functions.push(c.function(f, 0)),
+                    None => {
+                        let checked = c.function(f, 0);
+                        functions.push(c.keep_if_constexpr(f, checked));
+                    }
                 }
             }
             ast::Item::Function(_) => {}
@@ -378,6 +383,47 @@ impl Checker {
         let def = shared.structs.get(class)?.clone();
         let inst = def.instance_of.clone()?;
         Some((def, inst, name))
+    }
+
+    /// `checked`, the checked body of `f`, kept for constant evaluation
+    /// too when `f` is `constexpr`.
+    fn keep_if_constexpr(
+        &mut self,
+        f: &ast::FunctionDecl,
+        checked: crate::typed::Function,
+    ) -> crate::typed::Function {
+        if f.specs.constexpr {
+            let body = std::sync::Arc::new(checked.clone());
+            self.constexpr_bodies.insert(checked.name.clone(), body);
+        }
+        checked
+    }
+
+    /// E0017 when device code calls the `constexpr` host function `name`
+    /// (declared at `decl`) without `--expt-relaxed-constexpr`, as nvcc
+    /// says. A file-scope constant expression (a `static_assert`, a
+    /// constant's initializer) and another `constexpr` host function may
+    /// call it: they are never device code of their own.
+    fn host_constexpr_call(&mut self, name: &str, decl: Span, span: Span) -> Option<()> {
+        let caller_is_host = self
+            .by_name
+            .get(&self.fn_name)
+            .is_some_and(|&i| self.sigs[i].host_constexpr);
+        if self.scopes.is_empty() || caller_is_host || self.opts.relaxed_constexpr() {
+            return Some(());
+        }
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                Code::E0017,
+                format!("calling constexpr host function `{name}` from device code is not allowed"),
+            )
+            .with_label(decl, "declared here `constexpr` without `__device__`")
+            .with_note(
+                "nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does; or mark it `__host__ __device__`",
+            ),
+        );
+        None
     }
 
     fn error(&mut self, span: Span, code: Code, msg: impl Into<String>) {
@@ -489,6 +535,7 @@ impl Checker {
             refs,
             is_kernel: s.global,
             first_decl: f.name_span,
+            host_constexpr: s.constexpr && !s.device && !s.global,
             // A class template instance's members exist wherever the
             // instance does, however late in the file the parser made it.
             first_item: if f.method.as_ref().is_some_and(|m| m.class.contains('<')) {

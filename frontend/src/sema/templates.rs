@@ -160,7 +160,8 @@ impl Checker {
             let before = self.diags.len();
             self.tmpl.depth = depth;
             self.item = usize::MAX;
-            functions.push(self.function(&decl, 0));
+            let checked = self.function(&decl, 0);
+            functions.push(self.keep_if_constexpr(&decl, checked));
             let origin = self.tmpl.origin.get(&decl.name).copied();
             if let Some(at) = origin {
                 for d in &mut self.diags[before..] {
