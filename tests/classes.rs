@@ -257,3 +257,89 @@ fn host_member_templates_launch_kernel_templates() {
     // nvcc 13.5 names it so (checked with `nvcc -ptx`).
     assert!(text.contains(".entry _ZN1n1kIdEEvPT_("), "{text}");
 }
+
+/// Each launch of the members fixture: kernel, grid, block, arguments.
+const MEMBER_LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "_Z10scanBlocksIiN3ops3SumEEvPKT_PS2_S5_i",
+        "3",
+        "128",
+        &[
+            "i32[]:rand:300:1",
+            "i32[]:zeros:300",
+            "i32[]:zeros:3",
+            "i32:300",
+        ],
+    ),
+    (
+        "_Z10scanBlocksIiN3ops3MaxEEvPKT_PS2_S5_i",
+        "3",
+        "128",
+        &[
+            "i32[]:rand:300:2",
+            "i32[]:zeros:300",
+            "i32[]:zeros:3",
+            "i32:300",
+        ],
+    ),
+    (
+        "_Z10scanBlocksIfN3ops3SumEEvPKT_PS2_S5_i",
+        "2",
+        "128",
+        &[
+            "f32[]:rand:256:3",
+            "f32[]:zeros:256",
+            "f32[]:zeros:2",
+            "i32:200",
+        ],
+    ),
+    (
+        "_Z10accumulatePKiPf",
+        "1",
+        "32",
+        &["i32[]:rand:32:4", "f32[]:zeros:96"],
+    ),
+];
+
+/// Member templates (static, deduced, written, `operator()`), a reference
+/// member, a class nested in a class template and named with `typename`,
+/// functional-cast construction and functor calls: the member templates'
+/// instances have nvcc's names, and every launch gives nvcc's buffers on
+/// the emulator.
+#[test]
+fn member_templates_and_reference_members_compute_what_nvcc_computes() {
+    let dir = scratch("class-members");
+    let fixture = common::root().join("tests/fixtures/classes/members.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let ours = functions(&text);
+    for name in [
+        "_ZN3Acc3addIdEEvT_",
+        "_ZN3Acc3addIsEEvT_",
+        "_ZNK3ops3MaxclIfEET_RKS2_S4_",
+    ] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let run = |ptx: &std::path::Path, launch: &(&str, &str, &str, &[&str]), out: &str| {
+        let (kernel, grid, block, args) = *launch;
+        let shape = ["--grid", grid, "--block", block];
+        common::launch_buffers(ptx, "emu", (kernel, args), &dir.join(out), &shape)
+    };
+    let results: Vec<_> = MEMBER_LAUNCHES
+        .iter()
+        .map(|l| run(&dir.join("kernelc.ptx"), l, "ours"))
+        .collect();
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs = functions(&std::fs::read_to_string(&theirs_ptx).unwrap());
+    // nvcc inlines `BlockScan::inclusive`, which kernelc keeps as a call.
+    for name in &theirs {
+        assert!(
+            ours.contains(name),
+            "nvcc's {name} is not kernelc's: {ours:?}"
+        );
+    }
+    for (launch, ours) in MEMBER_LAUNCHES.iter().zip(&results) {
+        assert_eq!(*ours, run(&theirs_ptx, launch, "theirs"), "{}", launch.0);
+    }
+}

@@ -497,6 +497,8 @@ pub enum ExprKind {
         field: String,
         field_span: Span,
         arrow: bool,
+        /// A member template's arguments (`acc.scaled<3>()`), else empty.
+        template_args: Vec<crate::templates::TemplateArg>,
     },
 }
 

@@ -133,7 +133,7 @@ pub fn instance_member(
         format!("cv{}", m.ty(to.ty, Quals::NONE, to.spelling))
     } else if let Some(code) = operator_code(name, operands) {
         code.to_string()
-    } else if name == simple || Some(name) == class.name.rsplit("::").next() {
+    } else if name == simple || Some(name) == key_parts(&class.name).last().copied() {
         "C1".to_string()
     } else {
         source_name(name)
@@ -161,8 +161,23 @@ pub fn instance(
 ) -> String {
     let mut m = Mangler::default();
     let nested = t.name.contains("::");
+    let shape = t.pattern.as_ref().unwrap_or(decl);
+    // A member template's `this` is not among the parameters a name
+    // lists; a `const` one is `NK...`.
+    let this = shape.method.as_ref();
+    let params = &shape.params[usize::from(this.is_some())..];
     let mut out = String::from("_Z");
-    if nested {
+    if t.member_of.is_some() {
+        let names = key_parts(&t.name);
+        let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
+        let operands = params.len() + usize::from(this.is_some());
+        if let Some(code) = names.last().and_then(|l| operator_code(l, operands)) {
+            parts.pop();
+            parts.push(code.to_string());
+        }
+        let name = m.prefixed(&parts, this.is_some_and(|m| m.is_const));
+        out.push_str(name.strip_suffix('E').unwrap_or(&name));
+    } else if nested {
         // 5.1.3 `N <prefix> <template-prefix> <template-args> E`: the
         // namespaces are candidates before the template.
         let name = m.name(&t.name);
@@ -179,12 +194,11 @@ pub fn instance(
     if nested {
         out.push('E');
     }
-    let shape = t.pattern.as_ref().unwrap_or(decl);
     out.push_str(&m.ty(&shape.ret, Quals::NONE, &Spelling::Plain));
-    if shape.params.is_empty() {
+    if params.is_empty() {
         out.push('v');
     }
-    for p in &shape.params {
+    for p in params {
         let text = match p.by_ref {
             Some(_) => m.reference(
                 &p.ty.ty,
@@ -254,21 +268,23 @@ pub fn unqualified(key: &str) -> &str {
     key_parts(key).last().copied().unwrap_or(key)
 }
 
-/// The components of a key, a conversion function's name whole: the type
-/// it names may be qualified itself (`a::S::operator b::T`).
+/// The components of a key, split outside template arguments
+/// (`parser::split_key`), a conversion function's name whole: the type it
+/// names may be qualified itself (`a::S::operator b::T`).
 fn key_parts(key: &str) -> Vec<&str> {
     match split_member(key) {
         Some((scope, name)) if name.starts_with("operator ") => {
-            let mut parts: Vec<&str> = scope.split("::").collect();
+            let mut parts = crate::parser::split_key(scope);
             parts.push(name);
             parts
         }
-        _ => key.split("::").collect(),
+        _ => crate::parser::split_key(key),
     }
 }
 
 /// A qualified key's scope and last name (`S::operator b::T` is `S` and
-/// `operator b::T`), or `None` for an unqualified one.
+/// `operator b::T`; `Vec<ns::T>::sum` is `Vec<ns::T>` and `sum`), or
+/// `None` for an unqualified one.
 pub fn split_member(key: &str) -> Option<(&str, &str)> {
     let operator = key
         .match_indices("operator ")
@@ -277,7 +293,11 @@ pub fn split_member(key: &str) -> Option<(&str, &str)> {
     match operator {
         Some(0) => None,
         Some(i) => Some((&key[..i - 2], &key[i..])),
-        None => key.rsplit_once("::"),
+        None => {
+            let parts = crate::parser::split_key(key);
+            let last = *parts.last()?;
+            (parts.len() > 1).then(|| (&key[..key.len() - last.len() - 2], last))
+        }
     }
 }
 
@@ -545,6 +565,25 @@ impl Mangler {
         }
     }
 
+    /// A class nested in a class template's instance: `N <instance>
+    /// <source-name> E`, the instance a substitution when seen before
+    /// (`NS2_11TempStorageE` after the instance's constructor's name).
+    fn nested_in_instance(&mut self, def: &crate::types::StructDef) -> String {
+        let Some(inst) = def.enclosing_instance.as_deref() else {
+            return String::new();
+        };
+        let last = key_parts(&def.name).last().copied().unwrap_or_default();
+        let prefix = match self.substitution(&instance_key(inst)) {
+            Some(sub) => sub,
+            None => {
+                let inner = self.instance_inner(inst);
+                self.candidates.push(instance_key(inst));
+                inner
+            }
+        };
+        format!("N{prefix}{}E", source_name(last))
+    }
+
     /// The inside of a class template instance's name: the template's
     /// name (after its namespaces, each prefix a substitution candidate,
     /// and the template name one too) and `I <template-args> E`
@@ -627,6 +666,8 @@ impl Mangler {
             } else {
                 inner
             }
+        } else if let Some(def) = ty.struct_def().filter(|d| d.enclosing_instance.is_some()) {
+            self.nested_in_instance(def)
         } else if let CType::Function(f) = ty {
             // 5.1.5.3 `F <return type> <parameter types> E`.
             let mut out = format!("F{}", self.ty(&f.ret, Quals::NONE, spelling));

@@ -79,6 +79,9 @@ pub struct FunctionTemplate {
     /// The header parsed with placeholders for the type parameters, or
     /// `None` when it does not parse that way.
     pub pattern: Option<ast::FunctionDecl>,
+    /// A member template's class (its key): the tokens are the member's
+    /// declaration in the class, and an instance is that class's member.
+    pub member_of: Option<String>,
 }
 
 /// The names and types in scope at the end of the file, which an
@@ -98,6 +101,9 @@ pub struct ParseEnv {
     /// translation unit (the file's, and each function template
     /// instance's).
     pub instances: SharedInstances,
+    /// The classes with member functions, by key: a member template's
+    /// instance is parsed as a member of its class.
+    pub(crate) classes: FxHashMap<String, crate::parser::ClassCtx>,
 }
 
 /// Every class template of a translation unit, kept as a function
@@ -560,7 +566,13 @@ pub fn instantiate(
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
     let tokens = substitute_values_in(t, args, &t.tokens);
-    crate::parser::parse_instance(templates, &t.scope, &tokens, type_bindings(t, args), opts)
+    let types = type_bindings(t, args);
+    match &t.member_of {
+        Some(class) => {
+            crate::parser::parse_member_instance(templates, t, class, &tokens, types, opts)
+        }
+        None => crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts),
+    }
 }
 
 /// The typedefs that bind the type parameters of `t` that have an argument

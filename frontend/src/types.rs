@@ -19,6 +19,9 @@ pub struct Field {
     pub offset: u64,
     /// A bit-field's place in its storage unit.
     pub bits: Option<BitField>,
+    /// A reference member (`TempStorage &storage_;`): `ty` is a pointer to
+    /// the referenced type, and the member names the object it points to.
+    pub reference: bool,
 }
 
 /// Where a bit-field's value sits in its storage unit: `width` bits from
@@ -53,6 +56,10 @@ pub struct StructDef {
     /// For an instance of a class template (`Packed128<float>`), the
     /// template and its arguments, which its Itanium name spells.
     pub instance_of: Option<Arc<crate::templates::ClassInstance>>,
+    /// For a class nested in a class template's instance
+    /// (`BlockScan<int, 256>::TempStorage`), that instance: the prefix of
+    /// its Itanium name.
+    pub enclosing_instance: Option<Arc<crate::templates::ClassInstance>>,
 }
 
 /// Ids at or above this belong to user-defined structs.
@@ -136,6 +143,7 @@ impl StructDef {
                     ty,
                     offset,
                     bits,
+                    reference: false,
                 });
                 end = end.max((bit + w).div_ceil(8));
                 if !is_union {
@@ -150,6 +158,7 @@ impl StructDef {
                 ty,
                 offset,
                 bits: None,
+                reference: false,
             });
             end = end.max(offset.saturating_add(size));
             if !is_union {
@@ -166,6 +175,7 @@ impl StructDef {
             align,
             is_union,
             instance_of: None,
+            enclosing_instance: None,
         }
     }
 

@@ -80,6 +80,7 @@ impl Parser<'_> {
             name_span: name_tok.span,
             is_kernel: false,
             pattern: None,
+            member_of: None,
         };
         let classes = Arc::make_mut(&mut self.templates.classes);
         match classes.by_name.get(&key) {
@@ -161,6 +162,7 @@ impl Parser<'_> {
             name_span: name.span,
             is_kernel: false,
             pattern: None,
+            member_of: None,
         };
         Arc::make_mut(&mut self.templates.classes)
             .partial
@@ -400,6 +402,16 @@ impl Parser<'_> {
 
     /// The value of the integer constant keyed `key` (`kTile`,
     /// `Traits<int>::size`) if the parser knows it.
+    /// The `static constexpr` member `name` of a class whose body
+    /// encloses the current one (a nested struct's array sized by its
+    /// outer class's constant), innermost first.
+    pub(super) fn enclosing_constant(&self, name: &str) -> Option<i128> {
+        self.enclosing_classes
+            .iter()
+            .rev()
+            .find_map(|class| self.constant(&super::names::join(class, name)))
+    }
+
     pub(super) fn constant(&self, key: &str) -> Option<i128> {
         if let Some(v) = self.constants.get(key) {
             return Some(*v);
@@ -603,11 +615,23 @@ impl Parser<'_> {
             .drain()
             .filter(|(k, _)| k.starts_with(&prefix))
             .collect();
-        let member_types: Vec<_> = sub
+        let mut member_types: Vec<_> = sub
             .typedefs
             .drain()
             .filter(|(k, _)| k.starts_with(&prefix))
             .collect();
+        // Its nested classes are member types too (`Scan::TempStorage`).
+        member_types.extend(
+            sub.structs
+                .iter()
+                .filter(|(k, _)| k.starts_with(&prefix))
+                .map(|(k, d)| {
+                    (
+                        k.clone(),
+                        (CType::Struct(d.clone()), false, Default::default()),
+                    )
+                }),
+        );
         for (k, _) in &member_types {
             self.names.declare(Kind::Type, k, span);
         }

@@ -44,7 +44,7 @@ use crate::types::CType;
 
 /// The class whose member function is being parsed.
 #[derive(Clone, Debug)]
-pub(super) struct ClassCtx {
+pub(crate) struct ClassCtx {
     /// The class's key.
     pub key: String,
     /// Its non-static data members.
@@ -75,6 +75,18 @@ pub(super) struct ClassMembers {
     /// can compute, by name: the class's own member arrays may be sized
     /// by them (`static constexpr int size = 16 / sizeof(T); T v[size];`).
     pub constants: FxHashMap<String, i128>,
+    /// Its member templates, registered once the class is complete.
+    pub templates: Vec<MemberTemplate>,
+}
+
+/// A member template met while reading a class: its parameters and the
+/// member's declaration (token indices `start..end`).
+pub(super) struct MemberTemplate {
+    params: Vec<crate::templates::TemplateParam>,
+    start: usize,
+    end: usize,
+    name: String,
+    name_span: Span,
 }
 
 /// What a member function's declaration says before its parameters.
@@ -143,12 +155,7 @@ impl Parser<'_> {
             return Ok(true);
         }
         if self.is_kw(Keyword::Template) {
-            let sp = self.span();
-            return self.error(
-                sp,
-                Code::E0002,
-                "member templates are not supported by kernelc yet",
-            );
+            return self.member_template(class_key, members);
         }
         if self.is_kw(Keyword::Using) || self.is_kw(Keyword::Typedef) {
             self.member_type(class_key)?;
@@ -232,6 +239,135 @@ impl Parser<'_> {
                 Ok(true)
             }
         }
+    }
+
+    /// `template <...>` before a member function: kept as tokens, with its
+    /// parameters, and registered as a function template of the class
+    /// once the class is complete ([`Parser::class_bodies`]).
+    fn member_template(
+        &mut self,
+        class_key: Option<&str>,
+        members: &mut ClassMembers,
+    ) -> PResult<bool> {
+        let kw = self.bump().span;
+        self.expect_punct(Punct::Lt, "after `template`")?;
+        let params = self.template_params()?;
+        let start = self.pos;
+        let (name, name_span, device, constexpr, is_static, end) = match self.scan_member() {
+            Shape::Function {
+                name,
+                name_span,
+                device,
+                constexpr,
+                is_static,
+                end,
+                friend: false,
+                virtual_at: None,
+            } => (name, name_span, device, constexpr, is_static, end),
+            _ => {
+                return self.error(
+                    kw,
+                    Code::E0002,
+                    "this member template is not supported by kernelc (only member function templates are)",
+                )
+            }
+        };
+        self.pos = end;
+        if !device && !constexpr {
+            // Host code, as a host member function is.
+            return Ok(true);
+        }
+        let Some(class_key) = class_key else {
+            return self.error(
+                kw,
+                Code::E0002,
+                "member templates of an unnamed or local struct are not supported by kernelc",
+            );
+        };
+        if self.instance_depth > 0 || self.instancing.is_some() {
+            return self.error(
+                kw,
+                Code::E0002,
+                "member templates of class templates are not supported by kernelc yet",
+            );
+        }
+        let key = super::names::join(class_key, &name);
+        self.names.declare(Kind::Value, &key, name_span);
+        if !is_static {
+            members.methods.insert(name.clone());
+        }
+        members.templates.push(MemberTemplate {
+            params,
+            start,
+            end,
+            name,
+            name_span,
+        });
+        Ok(true)
+    }
+
+    /// Registers the member templates of the complete class `class` (with
+    /// context `ctx`), each with its pattern: the member's header read as
+    /// a member with placeholders for the type parameters.
+    fn register_member_templates(
+        &mut self,
+        class: &CType,
+        ctx: &ClassCtx,
+        templates: Vec<MemberTemplate>,
+    ) {
+        let scope = match self.names.current_key() {
+            k if k.is_empty() => Vec::new(),
+            k => k.split("::").map(str::to_string).collect(),
+        };
+        for m in templates {
+            let tokens = self.toks[m.start..m.end].to_vec();
+            let pattern = self.member_pattern(class, ctx, &tokens, &m.params);
+            let key = super::names::join(&ctx.key, &m.name);
+            let index = self.templates.functions.len();
+            self.templates
+                .functions
+                .push(crate::templates::FunctionTemplate {
+                    name: key.clone(),
+                    scope: scope.clone(),
+                    params: m.params,
+                    tokens,
+                    name_span: m.name_span,
+                    is_kernel: false,
+                    pattern,
+                    member_of: Some(ctx.key.clone()),
+                });
+            self.templates.by_name.entry(key).or_default().push(index);
+        }
+    }
+
+    /// A member template's header as a member of `class`, its type
+    /// parameters placeholders (for deduction), or `None`.
+    fn member_pattern(
+        &self,
+        class: &CType,
+        ctx: &ClassCtx,
+        tokens: &[crate::token::Token],
+        params: &[crate::templates::TemplateParam],
+    ) -> Option<FunctionDecl> {
+        let header = super::templates::header_only(tokens);
+        let mut sub = self.pattern_parser(&header, params);
+        let path = super::names::key_path(&ctx.key);
+        sub.names.enter_scope(&path);
+        let f = sub.member_function(class, ctx).ok()?;
+        if !sub.diags.is_empty() {
+            return None;
+        }
+        f
+    }
+
+    /// The instance of a member template of `class` (its key): the
+    /// tokens, read as a member of the class in its scope.
+    pub(super) fn member_template_instance(&mut self, class: &str) -> Option<FunctionDecl> {
+        let ctx = self.classes.get(class).cloned()?;
+        let def = self.structs.get(class).cloned()?;
+        let path = super::names::key_path(class);
+        self.names.enter_scope(&path);
+        self.member_function(&CType::Struct(def), &ctx).ok()?
     }
 
     /// A member type (`using Acc = long long;`, `typedef T value_type;`),
@@ -396,6 +532,7 @@ impl Parser<'_> {
             has_this: false,
         };
         self.classes.insert(def.name.clone(), ctx.clone());
+        self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
         for d in members.deferred {
             self.pos = d.start;
@@ -451,7 +588,9 @@ impl Parser<'_> {
             }
             self.bump();
         }
-        let class_name = crate::mangle::unqualified(&ctx.key).to_string();
+        // The last component outside template arguments (an instance's
+        // key may hold `::` in them: `BlockScan<int, 256, scan::Sum>`).
+        let class_name = super::names::key_path(&ctx.key).pop().unwrap_or_default();
         let ctor = self.constructor_at(&class_name);
         let (ret, returns_ref, specs, name_tok, is_static) = match ctor {
             Some(n) => {
@@ -971,6 +1110,7 @@ fn this_member(name: &str, span: Span) -> Expr {
             field: name.to_string(),
             field_span: span,
             arrow: true,
+            template_args: Vec::new(),
         },
         span,
     }
@@ -981,10 +1121,23 @@ fn this_member(name: &str, span: Span) -> Expr {
 /// as a variable of the member's type would be (`class` is complete).
 fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)) -> Stmt {
     let (field, mut args, span) = init;
+    let member = class.struct_def().and_then(|d| d.field(&field.text));
+    let fty = member.map(|f| f.ty.clone());
+    if member.is_some_and(|f| f.reference) && args.len() == 1 {
+        // A reference member is bound to its object: `this->field& =
+        // &object` (`field&` names the member itself, `sema/expr.rs`).
+        let object = args.pop().unwrap_or_else(|| unreachable!());
+        let address = Expr {
+            kind: ExprKind::Unary {
+                op: crate::ast::UnaryOp::AddrOf,
+                operand: Box::new(object),
+            },
+            span,
+        };
+        let target = this_member(&format!("{}&", field.text), field.span);
+        return assignment(target, address, span);
+    }
     let target = this_member(&field.text, field.span);
-    let fty = class
-        .struct_def()
-        .and_then(|d| d.field(&field.text).map(|f| f.ty.clone()));
     let value = if args.len() == 1 && fty.is_some() {
         args.pop().unwrap_or_else(|| unreachable!())
     } else {
@@ -1008,6 +1161,11 @@ fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)
         };
         Expr { kind, span }
     };
+    assignment(target, value, span)
+}
+
+/// The statement `target = value;`.
+fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::Expr(Expr {
             kind: ExprKind::Assign {

@@ -410,19 +410,27 @@ impl Parser<'_> {
                         "pointers to members (`.*`, `->*`) are not supported by kernelc",
                     );
                 }
+                // `obj.template f<T>(x)`: the keyword says arguments follow.
+                let keyword = self.eat_kw(Keyword::Template);
                 if self.peek().kind != TokenKind::Ident || self.at_eof() {
                     let msg = format!("expected a member name, found {}", self.found());
                     let sp = self.span();
                     return self.error(sp, Code::E0003, msg);
                 }
                 let field = self.bump();
-                let span = e.span.to(field.span);
+                let template_args = if self.member_template_args_follow(&field.text, keyword) {
+                    self.template_args()?
+                } else {
+                    Vec::new()
+                };
+                let span = e.span.to(self.prev_span());
                 mk(
                     ExprKind::Member {
                         base: Box::new(e),
                         field: field.text,
                         field_span: field.span,
                         arrow: p == Punct::Arrow,
+                        template_args,
                     },
                     span,
                 )

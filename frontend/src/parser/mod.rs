@@ -23,7 +23,8 @@ mod stmt;
 mod structs;
 mod templates;
 
-pub(crate) use names::Names;
+pub(crate) use classes::ClassCtx;
+pub(crate) use names::{split_key, Names};
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -65,6 +66,7 @@ pub(crate) fn parse_tokens(
         names: std::mem::take(&mut p.names),
         constants: std::mem::take(&mut p.constants),
         instances: p.instances.clone(),
+        classes: std::mem::take(&mut p.classes),
     };
     (
         TranslationUnit {
@@ -122,6 +124,27 @@ pub(crate) fn parse_instance(
     }
 }
 
+/// Parses the instance of member template `t` of `class` (its key):
+/// `tokens`, the member's declaration with the value parameters replaced,
+/// read as a member of the class with `types` bound, as the class's own
+/// members are read.
+pub(crate) fn parse_member_instance(
+    templates: &Templates,
+    t: &crate::templates::FunctionTemplate,
+    class: &str,
+    tokens: &[Token],
+    types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
+    opts: &crate::Options,
+) -> Result<crate::ast::FunctionDecl, Vec<Diagnostic>> {
+    let mut p = Parser::from_env(templates, &t.scope, tokens, types, opts);
+    let f = p.member_template_instance(class);
+    p.leave_env(templates);
+    match f {
+        Some(f) if p.diags.is_empty() && p.at_eof() => Ok(f),
+        _ => Err(p.diags),
+    }
+}
+
 impl<'t> Parser<'t> {
     /// A parser of `tokens` that starts from the state at the end of the
     /// file (`templates.env`) and the class instances made since, in
@@ -141,6 +164,7 @@ impl<'t> Parser<'t> {
         p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
         p.names = env.names.clone();
         p.constants = env.constants.clone();
+        p.classes = env.classes.clone();
         p.names.enter_scope(scope);
         p.templates.by_name = templates.by_name.clone();
         p.templates.classes = templates.classes.clone();
@@ -185,6 +209,11 @@ pub(crate) struct Parser<'t> {
     pending_items: Vec<Item>,
     /// The class whose member function is being parsed.
     class: Option<classes::ClassCtx>,
+    /// The keys of the classes whose bodies are being read, outermost
+    /// first (a nested struct sees its outer classes' constants).
+    enclosing_classes: Vec<String>,
+    /// The reference members of the struct whose body is being read.
+    reference_members: Vec<String>,
     /// The classes with member functions defined so far, by key (for
     /// member functions defined outside their class).
     classes: FxHashMap<String, classes::ClassCtx>,
@@ -240,6 +269,8 @@ impl<'t> Parser<'t> {
             pending_enums: Vec::new(),
             pending_items: Vec::new(),
             class: None,
+            enclosing_classes: Vec::new(),
+            reference_members: Vec::new(),
             classes: FxHashMap::default(),
             constants: FxHashMap::default(),
             structs: FxHashMap::default(),
@@ -277,6 +308,7 @@ impl<'t> Parser<'t> {
             structs: self.structs.clone(),
             next_struct_id: self.next_struct_id,
             names: self.names.clone(),
+            classes: self.classes.clone(),
             ..Parser::new(toks, eof, &crate::Options::default())
         };
         p.templates.by_name = self.templates.by_name.clone();

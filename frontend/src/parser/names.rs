@@ -141,6 +141,11 @@ pub(crate) fn join(scope: &str, name: &str) -> String {
 /// a class template instance's arguments (`gpu::Vec<ns::T>` is `gpu`,
 /// `Vec<ns::T>`).
 pub(crate) fn key_path(key: &str) -> Vec<String> {
+    split_key(key).into_iter().map(str::to_string).collect()
+}
+
+/// [`key_path`] as slices of `key`.
+pub(crate) fn split_key(key: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
@@ -151,7 +156,7 @@ pub(crate) fn key_path(key: &str) -> Vec<String> {
             b'<' => depth += 1,
             b'>' => depth = depth.saturating_sub(1),
             b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
-                parts.push(key[start..i].to_string());
+                parts.push(&key[start..i]);
                 i += 2;
                 start = i;
                 continue;
@@ -160,7 +165,7 @@ pub(crate) fn key_path(key: &str) -> Vec<String> {
         }
         i += 1;
     }
-    parts.push(key[start..].to_string());
+    parts.push(&key[start..]);
     parts
 }
 

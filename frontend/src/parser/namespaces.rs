@@ -60,6 +60,11 @@ impl Parser<'_> {
                 break;
             }
             i += 1;
+            // `Op::template identity<T>`: the keyword says a template
+            // follows, which the parser knows by its name anyway.
+            if self.peek_at(i).kind == TokenKind::Keyword(Keyword::Template) {
+                i += 1;
+            }
         }
         if !global && parts.len() < 2 {
             return None;

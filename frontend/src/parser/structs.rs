@@ -128,7 +128,16 @@ impl Parser<'_> {
         let mut class = super::classes::ClassMembers::default();
         let in_function = self.names.block_depth > 0;
         let class_key = key.as_deref().filter(|_| !in_function);
+        // The body is read in the class's scope: a nested type is the
+        // class's (`Box<int, 64>::Storage`).
+        let outer = class_key.map(|k| self.names.enter_scope(&super::names::key_path(k)));
+        let outer_refs = std::mem::take(&mut self.reference_members);
         let members = self.struct_members(class_key, &mut class);
+        let references = std::mem::replace(&mut self.reference_members, outer_refs);
+        if let Some(outer) = outer {
+            self.names.leave_scope(outer);
+            self.enclosing_classes.pop();
+        }
         self.leave();
         let members = members?;
         let id = self.next_struct_id;
@@ -138,9 +147,15 @@ impl Parser<'_> {
             None => (String::new(), false),
         };
         let mut def = StructDef::lay_out(id, name, tagged, members, align, is_union);
-        if let (Some(t), Some((instance_tag, _))) = (&tag, &self.instancing) {
+        for f in &mut def.fields {
+            f.reference = references.contains(&f.name);
+        }
+        if let (Some(t), Some((instance_tag, instance))) = (&tag, &self.instancing) {
             if t.text == *instance_tag {
                 def.instance_of = self.instancing.take().map(|(_, i)| i);
+            } else {
+                // A class nested in the instance being read.
+                def.enclosing_instance = Some(instance.clone());
             }
         }
         let def = Arc::new(def);
@@ -151,7 +166,7 @@ impl Parser<'_> {
         let ty = CType::Struct(def);
         if in_function {
             self.refuse_deferred(&class, kw);
-        } else if !class.deferred.is_empty() {
+        } else if !class.deferred.is_empty() || !class.templates.is_empty() {
             self.class_bodies(&ty, class);
         }
         Ok(ty)
@@ -165,6 +180,10 @@ impl Parser<'_> {
         class: &mut super::classes::ClassMembers,
     ) -> PResult<Vec<MemberDecl>> {
         self.bump();
+        // Popped by the caller, after the body.
+        if let Some(key) = class_key {
+            self.enclosing_classes.push(key.to_string());
+        }
         let mut members: Vec<MemberDecl> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         while !self.is_punct(Punct::RBrace) {
@@ -203,6 +222,11 @@ impl Parser<'_> {
                 let sp = if self.at_eof() { span } else { self.span() };
                 return self.error(sp, code, msg);
             };
+            if self.is_punct(Punct::Semi) && is_named_type(&base) {
+                // A nested type's definition (`struct TempStorage { ... };`).
+                self.bump();
+                continue;
+            }
             if self.is_punct(Punct::Semi) {
                 let sp = self.span();
                 return self.error(
@@ -223,7 +247,12 @@ impl Parser<'_> {
                 for d in dims.iter().rev() {
                     let len = match d {
                         Some(e) => match const_dim(e, &|n| {
-                            class.constants.get(n).copied().or_else(|| self.constant(n))
+                            class
+                                .constants
+                                .get(n)
+                                .copied()
+                                .or_else(|| self.enclosing_constant(n))
+                                .or_else(|| self.constant(n))
                         }) {
                             Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
                             Some(v) => {
@@ -305,12 +334,34 @@ impl Parser<'_> {
             };
             return Ok((d.ty, name, d.dims));
         }
-        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+        if self.is_punct(Punct::Amp) {
+            // A reference member holds the object's address; the class
+            // marks it (`Field::reference`) once laid out.
+            self.bump();
+            let (inner, name, dims) = self.member_declarator(ty)?;
+            if !dims.is_empty() {
+                return self.error(
+                    name.span,
+                    Code::E0002,
+                    "arrays of references are not allowed",
+                );
+            }
+            self.reference_members.push(name.text.clone());
+            let pointer = CType::Pointer {
+                pointee: Box::new(inner.ty.clone()),
+                pointee_const: inner.is_const,
+                pointee_volatile: inner.is_volatile,
+                restrict: false,
+            };
+            let ty = crate::ast::QualType::plain(pointer, inner.span);
+            return Ok((ty, name, dims));
+        }
+        if self.is_punct(Punct::AndAnd) {
             let sp = self.span();
             return self.error(
                 sp,
                 Code::E0002,
-                "reference members are not supported by kernelc",
+                "rvalue reference members are not supported by kernelc",
             );
         }
         if self.is_punct(Punct::Colon) {
@@ -394,4 +445,10 @@ impl Parser<'_> {
     pub(super) fn is_struct_kw(k: Keyword) -> bool {
         matches!(k, Keyword::Struct | Keyword::Class | Keyword::Union)
     }
+}
+
+/// Whether `ty` is a named struct or union (a declaration of it alone
+/// declares a type, not an anonymous member).
+fn is_named_type(ty: &crate::ast::QualType) -> bool {
+    matches!(&ty.ty, CType::Struct(def) if def.tagged)
 }

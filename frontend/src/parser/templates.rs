@@ -104,6 +104,7 @@ impl Parser<'_> {
             name_span,
             is_kernel,
             pattern,
+            member_of: None,
         });
         self.templates.by_name.entry(name).or_default().push(index);
         self.pos = end;
@@ -167,7 +168,7 @@ impl Parser<'_> {
     }
 
     /// The parameter list after `template <`, through its `>`.
-    fn template_params(&mut self) -> PResult<Vec<TemplateParam>> {
+    pub(super) fn template_params(&mut self) -> PResult<Vec<TemplateParam>> {
         let mut params = Vec::new();
         if self.eat_punct(Punct::Gt) {
             return Ok(params);
@@ -273,14 +274,7 @@ impl Parser<'_> {
     /// parameter bound to its placeholder: the parameter types as written,
     /// for deduction and names. `None` when it does not parse.
     fn pattern(&self, tokens: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
-        let body = body_start(tokens);
-        let mut header = tokens[..body].to_vec();
-        let end_span = header.last().map(|t| t.span).unwrap_or_default();
-        header.push(Token {
-            kind: TokenKind::Punct(Punct::Semi),
-            text: ";".into(),
-            span: end_span,
-        });
+        let header = header_only(tokens);
         let mut sub = self.pattern_parser(&header, params);
         let items = sub.external_decl(false).ok()?;
         if !sub.diags.is_empty() {
@@ -368,6 +362,24 @@ impl Parser<'_> {
         if self.class_template_at(0).is_some() {
             return self.class_template_expr();
         }
+        if let Some((len, (ty, is_const, spelling))) = self.qualified_type_at(0) {
+            // `ops::Max()`, `geo::Vec3{1, 2, 3}`: a qualified class's
+            // construction.
+            if ty.is_struct()
+                && (self.is_punct_at(len, Punct::LParen) || self.is_punct_at(len, Punct::LBrace))
+            {
+                let at = self.span();
+                self.pos += len;
+                let ty = crate::ast::QualType {
+                    ty,
+                    is_const,
+                    is_volatile: false,
+                    spelling,
+                    span: at,
+                };
+                return self.construct(ty, at);
+            }
+        }
         self.name_expr()
     }
 
@@ -386,6 +398,20 @@ impl Parser<'_> {
             kind: ExprKind::TemplateId { name: key, args },
             span: start.to(self.prev_span()),
         })
+    }
+
+    /// Whether `<` after the member name `field` opens template arguments:
+    /// after `.template`, or when a class declares a member template of
+    /// that name (C++ looks the name up in the object's class; the parser
+    /// does not know the object's type, so any class's will do).
+    pub(super) fn member_template_args_follow(&self, field: &str, keyword: bool) -> bool {
+        self.is_punct(Punct::Lt)
+            && (keyword
+                || self.templates.by_name.keys().any(|k| {
+                    k.rsplit_once("::").is_some_and(|(class, name)| {
+                        name == field && self.structs.contains_key(class)
+                    })
+                }))
     }
 
     /// `<arg, ...>` after a template's name: each argument a type or a
@@ -612,6 +638,20 @@ fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
 
 /// Where a function declaration's body starts (its `{` outside
 /// parentheses), or the end of `tokens` for a prototype.
+/// A function declaration's tokens without its body: the header, ended by
+/// a `;` (a prototype).
+pub(super) fn header_only(tokens: &[Token]) -> Vec<Token> {
+    let body = body_start(tokens);
+    let mut header = tokens[..body].to_vec();
+    let end_span = header.last().map(|t| t.span).unwrap_or_default();
+    header.push(Token {
+        kind: TokenKind::Punct(Punct::Semi),
+        text: ";".into(),
+        span: end_span,
+    });
+    header
+}
+
 fn body_start(tokens: &[Token]) -> usize {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate() {

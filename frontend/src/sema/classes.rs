@@ -46,6 +46,15 @@ fn scope_of(key: &str) -> &str {
     key.rsplit_once("::").map_or("", |(s, _)| s)
 }
 
+/// The callee of `obj.field(...)` as written: the member's name, where it
+/// is written, `->` or `.`, and a member template's written arguments.
+pub(super) struct MemberCall<'a> {
+    pub field: &'a str,
+    pub field_span: Span,
+    pub arrow: bool,
+    pub explicit: &'a [crate::templates::TemplateArg],
+}
+
 impl Checker {
     /// Whether a name bound to `b` is an object of a class (which a call
     /// applies `operator()` to).
@@ -63,6 +72,8 @@ impl Checker {
     }
 
     /// The keys of the member functions named `name` of class `def`.
+    // (A member template's instances are keyed `Class::f<T>`, so they are
+    // not among them: `member_template_call` makes and finds those.)
     fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
         self.overloads
             .by_plain
@@ -75,12 +86,11 @@ impl Checker {
     pub(super) fn method_call(
         &mut self,
         base: &ast::Expr,
-        field: &str,
-        field_span: Span,
-        arrow: bool,
+        member: &MemberCall<'_>,
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
+        let (field, field_span, arrow) = (member.field, member.field_span, member.arrow);
         let b = self.expr_nodecay(base);
         let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         let b = b?;
@@ -114,6 +124,30 @@ impl Checker {
             return None;
         };
         let keys = self.members_named(&def, field);
+        let plain = join(&def.name, field);
+        if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
+            return self.member_template_call(
+                &plain,
+                member.explicit,
+                obj,
+                typed,
+                field_span,
+                span,
+            );
+        }
+        if let Some(f) = def
+            .field(field)
+            .filter(|f| keys.is_empty() && f.ty.is_struct())
+        {
+            // `op_(a, b)`: a member object's `operator()`.
+            let base = Box::new(obj);
+            let kind = ExprKind::Field {
+                base,
+                offset: f.offset,
+            };
+            let callee = mk(kind, f.ty.clone(), field_span);
+            return self.call_operator(callee, field_span, typed, span);
+        }
         if let Some(f) = def
             .field(field)
             .filter(|f| keys.is_empty() && f.ty.is_fn_pointer())
@@ -140,6 +174,35 @@ impl Checker {
             return None;
         }
         self.call_member(&join(&def.name, field), &keys, obj, typed, field_span, span)
+    }
+
+    /// A call of member template `plain` (`Class::f`) on `obj` with
+    /// `explicit` template arguments and `args`: the instance that
+    /// deduction makes, called as any member function (a static one
+    /// without the object).
+    fn member_template_call(
+        &mut self,
+        plain: &str,
+        explicit: &[crate::templates::TemplateArg],
+        obj: Expr,
+        args: Vec<Option<Expr>>,
+        at: Span,
+        span: Span,
+    ) -> Option<Expr> {
+        let templates = self.tmpl.templates.clone();
+        let has_this = templates.by_name[plain].iter().any(|&i| {
+            templates.functions[i]
+                .pattern
+                .as_ref()
+                .is_some_and(|p| p.method.is_some())
+        });
+        let mut all = Vec::with_capacity(args.len() + 1);
+        if has_this {
+            all.push(Some(obj));
+        }
+        all.extend(args);
+        let key = self.template_call(plain, explicit, &all, at)?;
+        self.call_resolved(&key, all, at, span)
     }
 
     /// A call of one of the member functions `keys` (named `plain`) on
@@ -244,6 +307,12 @@ impl Checker {
     /// The constructors of class `def`, if it declares any.
     pub(super) fn constructors(&self, def: &StructDef) -> Vec<String> {
         self.members_named(def, crate::mangle::unqualified(&def.name))
+    }
+
+    /// Whether `ty` is a class with a constructor.
+    pub(super) fn has_constructors(&self, ty: &CType) -> bool {
+        ty.struct_def()
+            .is_some_and(|def| !self.constructors(def).is_empty())
     }
 
     /// `S(args)`, `S{args}`, `S s(args)`: an object of `ty` made by its
@@ -414,14 +483,30 @@ impl Checker {
             span: at,
         })?;
         let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        self.call_operator(obj, at, typed, span)
+    }
+
+    /// `obj(args)` for `obj` of class type: its `operator()` (or member
+    /// template of that name), E0007 when it has none.
+    pub(super) fn call_operator(
+        &mut self,
+        obj: Expr,
+        at: Span,
+        typed: Vec<Option<Expr>>,
+        span: Span,
+    ) -> Option<Expr> {
         let def = obj.ty.struct_def()?.clone();
         let keys = self.members_named(&def, "operator()");
+        let plain = join(&def.name, "operator()");
+        if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
+            return self.member_template_call(&plain, &[], obj, typed, at, span);
+        }
         if keys.is_empty() {
             self.error(
                 at,
                 Code::E0007,
                 format!(
-                    "called object `{name}` of type `{}` is not a function and has no `operator()`",
+                    "called object of type `{}` is not a function and has no `operator()`",
                     obj.ty
                 ),
             );

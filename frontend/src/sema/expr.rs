@@ -224,6 +224,11 @@ impl Checker {
             }
             A::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             A::Ternary { cond, then, els } => self.ternary(cond, then, els, span),
+            // `Scan(storage)`, `(S)x`: for a class with constructors, a
+            // construction, as C++ reads a functional cast.
+            A::Cast { ty, expr } if self.has_constructors(&ty.ty) => {
+                self.construct(&ty.ty, std::slice::from_ref(expr), span)
+            }
             A::Cast { ty, expr } => {
                 let inner = self.expr(expr)?;
                 self.explicit_cast(inner, &ty.ty, span)
@@ -257,6 +262,7 @@ impl Checker {
                 field,
                 field_span,
                 arrow,
+                ..
             } => self.member(base, field, *field_span, *arrow, span),
         }
     }
@@ -398,6 +404,12 @@ impl Checker {
             return None;
         };
         let def = sty.struct_def()?;
+        // `field&`, which only a constructor's member initializer makes
+        // (`parser/classes.rs`): the reference member itself, the address.
+        let (field, binding) = match field.strip_suffix('&') {
+            Some(f) => (f, true),
+            None => (field, false),
+        };
         let Some(f) = def.field(field) else {
             let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
             self.diags.push(
@@ -410,7 +422,7 @@ impl Checker {
             );
             return None;
         };
-        let (fty, offset, bits) = (f.ty.clone(), f.offset, f.bits);
+        let (fty, offset, bits, reference) = (f.ty.clone(), f.offset, f.bits, f.reference);
         let base = if arrow {
             mk(ExprKind::Deref(Box::new(b)), sty, base_span)
         } else {
@@ -429,6 +441,11 @@ impl Checker {
             Some(bits) => {
                 self.bit_field_reads.insert(span);
                 super::bit_fields::read(member, bits, span)
+            }
+            // A reference member is the object it refers to.
+            None if reference && !binding => {
+                let ty = member.ty.pointee().cloned().unwrap_or(CType::INT);
+                mk(ExprKind::Deref(Box::new(member)), ty, span)
             }
             None => member,
         })
@@ -1244,7 +1261,16 @@ impl Checker {
                 field,
                 field_span,
                 arrow,
-            } => return self.method_call(base, field, *field_span, *arrow, args, span),
+                template_args,
+            } => {
+                let member = super::classes::MemberCall {
+                    field,
+                    field_span: *field_span,
+                    arrow: *arrow,
+                    explicit: template_args,
+                };
+                return self.method_call(base, &member, args, span);
+            }
             _ => return self.call_through(callee, args, span),
         };
         if self.lookup(name).is_some_and(|b| self.is_class_object(&b)) {

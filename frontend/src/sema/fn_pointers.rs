@@ -178,9 +178,15 @@ impl Checker {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
-        let c = self.expr(callee);
+        let c = self.expr_nodecay(callee);
         let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
-        self.indirect_call(c?, typed, span)
+        let c = c?;
+        if c.ty.is_struct() {
+            // `Op()(a, b)`, `table[i](x)`: a class object's `operator()`.
+            return self.call_operator(c, callee.span, typed, span);
+        }
+        let c = self.decay(c);
+        self.indirect_call(c, typed, span)
     }
 }
 
