@@ -113,33 +113,24 @@ public:
 
   // CUDA's shuffles are member templates over any arithmetic type; these
   // are the overloads for each (kernelc's `long long` is `long`).
-  __device__ int shfl(int v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-  __device__ unsigned int shfl(unsigned int v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-  __device__ long shfl(long v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-  __device__ unsigned long shfl(unsigned long v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-  __device__ float shfl(float v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-  __device__ double shfl(double v, int src) const { return __shfl_sync(build_mask(), v, src, Size); }
-
-  __device__ int shfl_down(int v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-  __device__ unsigned int shfl_down(unsigned int v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-  __device__ long shfl_down(long v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-  __device__ unsigned long shfl_down(unsigned long v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-  __device__ float shfl_down(float v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-  __device__ double shfl_down(double v, unsigned int d) const { return __shfl_down_sync(build_mask(), v, d, Size); }
-
-  __device__ int shfl_up(int v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-  __device__ unsigned int shfl_up(unsigned int v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-  __device__ long shfl_up(long v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-  __device__ unsigned long shfl_up(unsigned long v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-  __device__ float shfl_up(float v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-  __device__ double shfl_up(double v, unsigned int d) const { return __shfl_up_sync(build_mask(), v, d, Size); }
-
-  __device__ int shfl_xor(int v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
-  __device__ unsigned int shfl_xor(unsigned int v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
-  __device__ long shfl_xor(long v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
-  __device__ unsigned long shfl_xor(unsigned long v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
-  __device__ float shfl_xor(float v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
-  __device__ double shfl_xor(double v, unsigned int m) const { return __shfl_xor_sync(build_mask(), v, m, Size); }
+#define __KERNELC_TILE_SHUFFLES(T)                                                          \
+  __device__ T shfl(T v, int src) const { return __shfl_sync(build_mask(), v, src, Size); } \
+  __device__ T shfl_down(T v, unsigned int d) const {                                      \
+    return __shfl_down_sync(build_mask(), v, d, Size);                                     \
+  }                                                                                        \
+  __device__ T shfl_up(T v, unsigned int d) const {                                        \
+    return __shfl_up_sync(build_mask(), v, d, Size);                                       \
+  }                                                                                        \
+  __device__ T shfl_xor(T v, unsigned int m) const {                                       \
+    return __shfl_xor_sync(build_mask(), v, m, Size);                                      \
+  }
+  __KERNELC_TILE_SHUFFLES(int)
+  __KERNELC_TILE_SHUFFLES(unsigned int)
+  __KERNELC_TILE_SHUFFLES(long)
+  __KERNELC_TILE_SHUFFLES(unsigned long)
+  __KERNELC_TILE_SHUFFLES(float)
+  __KERNELC_TILE_SHUFFLES(double)
+#undef __KERNELC_TILE_SHUFFLES
 
   __device__ int any(int predicate) const { return __ballot_sync(build_mask(), predicate) != 0; }
   __device__ int all(int predicate) const {

@@ -139,11 +139,7 @@ impl<'c> Eval<'c> {
     fn int(&mut self, e: &Expr) -> Option<i128> {
         let v = match &e.kind {
             ExprKind::IntConst(v) => *v,
-            ExprKind::Local(id) => match self.local(*id)? {
-                Value::Int(v) => v,
-                Value::Float(_) => return None,
-            },
-            ExprKind::TargetValue => match self.target? {
+            _ if self.is_stored(e) => match self.stored(e)? {
                 Value::Int(v) => v,
                 Value::Float(_) => return None,
             },
@@ -199,18 +195,6 @@ impl<'c> Eval<'c> {
                     self.int(els)?
                 }
             }
-            ExprKind::Call { name, args, .. } => match self.call(name, args)? {
-                Value::Int(v) => v,
-                Value::Float(_) => return None,
-            },
-            ExprKind::Comma { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. }
-                if self.frame.is_some() =>
-            {
-                match self.effect(e)? {
-                    Value::Int(v) => v,
-                    Value::Float(_) => return None,
-                }
-            }
             _ => return None,
         };
         Some(wrap(v, &e.ty))
@@ -245,11 +229,7 @@ impl<'c> Eval<'c> {
     fn float(&mut self, e: &Expr) -> Option<f64> {
         let v = match &e.kind {
             ExprKind::FloatConst(x) => *x,
-            ExprKind::Local(id) => match self.local(*id)? {
-                Value::Float(v) => v,
-                Value::Int(_) => return None,
-            },
-            ExprKind::TargetValue => match self.target? {
+            _ if self.is_stored(e) => match self.stored(e)? {
                 Value::Float(v) => v,
                 Value::Int(_) => return None,
             },
@@ -279,21 +259,32 @@ impl<'c> Eval<'c> {
                     self.float(els)?
                 }
             }
-            ExprKind::Call { name, args, .. } => match self.call(name, args)? {
-                Value::Float(v) => v,
-                Value::Int(_) => return None,
-            },
-            ExprKind::Comma { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. }
-                if self.frame.is_some() =>
-            {
-                match self.effect(e)? {
-                    Value::Float(v) => v,
-                    Value::Int(_) => return None,
-                }
-            }
             _ => return None,
         };
         Some(round(v, &e.ty))
+    }
+
+    /// Whether `e` is a value kept somewhere rather than computed by an
+    /// operator: a local, the target's old value, a `constexpr` call's
+    /// result, or (in a call) an assignment's.
+    fn is_stored(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(_) | ExprKind::TargetValue | ExprKind::Call { .. } => true,
+            ExprKind::Comma { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. } => {
+                self.frame.is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// The value of an expression [`Eval::is_stored`] accepts.
+    fn stored(&mut self, e: &Expr) -> Option<Value> {
+        match &e.kind {
+            ExprKind::Local(id) => self.local(*id),
+            ExprKind::TargetValue => self.target,
+            ExprKind::Call { name, args, .. } => self.call(name, args),
+            _ => self.effect(e),
+        }
     }
 
     /// The call of `constexpr` function `name` with `args`: its body run

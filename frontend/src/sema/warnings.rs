@@ -61,7 +61,7 @@ impl Checker {
                 if *tb >= *fb || fits(v, to) {
                     return;
                 }
-                let got = wrap_to(v, to);
+                let got = super::consteval::wrap(v, to);
                 format!("implicit conversion from `{from}` to `{to}` changes value from {v} to {got}")
             }
             _ => return,
@@ -106,23 +106,8 @@ impl Checker {
     }
 }
 
-/// Whether `v` is a value of integer type `ty`.
+/// Whether `v` is a value of integer type `ty` (any value fits another
+/// type here).
 fn fits(v: i128, ty: &CType) -> bool {
-    wrap_to(v, ty) == v
-}
-
-/// `v` converted to integer type `ty` (two's complement wrap).
-fn wrap_to(v: i128, ty: &CType) -> i128 {
-    match ty {
-        CType::Int { bits, signed } => {
-            let bits = u32::from(*bits);
-            let m = v & ((1i128 << bits) - 1);
-            if *signed && m >= 1i128 << (bits - 1) {
-                m - (1i128 << bits)
-            } else {
-                m
-            }
-        }
-        _ => v,
-    }
+    !matches!(ty, CType::Int { .. }) || super::consteval::wrap(v, ty) == v
 }
