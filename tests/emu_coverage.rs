@@ -194,8 +194,9 @@ fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
             files += 1;
         }
     }
-    // The programs (tests/programs/MANIFEST) with their own flags; kernelc
-    // compiles none of them yet (tests/programs/KERNELC_COMPILES).
+    // The programs (tests/programs/MANIFEST) with their own flags, as nvcc
+    // compiles them (kernelc's PTX of those it compiles runs in
+    // tests/programs.rs).
     if let Some(headers) = common::cuda_headers_or_skip() {
         for (i, (program, flags)) in program_configs().into_iter().enumerate() {
             let mut args = vec![

@@ -602,3 +602,30 @@ fn device_code_calls_host_constexpr_functions_only_when_relaxed() {
     let ptx = std::fs::read_to_string(&out).unwrap();
     assert!(ptx.contains("8;") && !ptx.contains("call"), "{ptx}");
 }
+
+/// A launch whose last template argument is itself a template-id closed by
+/// `>>` (`k<int, 4, Sum<int>><<<1, 1>>>(p)`), and a default argument so
+/// closed, make nvcc's instances.
+#[test]
+fn double_angle_brackets_close_host_template_arguments() {
+    let dir = scratch("templates-shr");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "template <class T> struct Sum { __device__ T operator()(T a, T b) const { return a + b; } };\n\
+         template <typename T, int B, typename Op = Sum<T>>\n\
+         __global__ void k(T *o) { Op op; o[0] = op(o[1], (T)B); }\n\
+         void host(int *p) { k<int, 4, Sum<int>><<<1, 1>>>(p); k<int, 8><<<1, 1>>>(p); }\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = ["_Z1kIiLi4E3SumIiEEvPT_", "_Z1kIiLi8E3SumIiEEvPT_"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("the >> launch through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}

@@ -73,6 +73,10 @@ struct RawUse {
     /// `gpu::reduce`).
     qualified_at: usize,
     args: Option<Vec<(usize, usize)>>,
+    /// The list's closing token is a `>>` whose first half closes the
+    /// last argument's own list (`k<int, Sum<int>>`): that argument lacks
+    /// its `>`.
+    split_close: bool,
     /// A launch: the `(` of its call.
     call_open: Option<usize>,
 }
@@ -221,10 +225,18 @@ impl<'t> Search<'_, 't> {
                 }
                 continue;
             };
-            let args: Vec<Vec<Token>> = raw_args
+            let mut args: Vec<Vec<Token>> = raw_args
                 .iter()
                 .map(|&(s, e)| self.resolve(s, e, bindings, &host.consts, 0))
                 .collect();
+            if let (true, Some(last)) = (u.split_close, args.last_mut()) {
+                let span = self.tokens[u.name_at].span;
+                last.push(Token {
+                    kind: TokenKind::Punct(Punct::Gt),
+                    text: ">".into(),
+                    span,
+                });
+            }
             let key = format!("{name}<{}>", key_text(&args));
             if self.device_templates.contains(name) {
                 if self
@@ -429,9 +441,10 @@ fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, u
     out
 }
 
-/// The `<...>` list opening at `open`: the index of its closing `>` (the
-/// second half of a `>>` counts as its own) and each top-level argument's
-/// token range. `None` when it is not closed before `end` or a `;`.
+/// The `<...>` list opening at `open`: the index of its closing `>` (or of
+/// a `>>` whose first half closes the last argument's list) and each
+/// top-level argument's token range. `None` when it is not closed before
+/// `end` or a `;`.
 fn angle_list(tokens: &[Token], open: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
     let mut angles = 1usize;
     let mut parens = 0usize;
@@ -451,7 +464,12 @@ fn angle_list(tokens: &[Token], open: usize, end: usize) -> Option<(usize, Vec<(
                 } else {
                     2
                 };
-                if angles <= closes {
+                if angles < closes {
+                    // `k<int>>`: a shift after the list, not C++ kernelc
+                    // reads as a use.
+                    return None;
+                }
+                if angles == closes {
                     if seg_start < i {
                         segments.push((seg_start, i));
                     }
@@ -502,6 +520,7 @@ fn raw_uses(
                 name_at: i,
                 qualified_at,
                 args: None,
+                split_close: false,
                 call_open: launch_call(tokens, i + 1, end),
             });
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
@@ -510,6 +529,7 @@ fn raw_uses(
                     name_at: i,
                     qualified_at,
                     args: Some(args),
+                    split_close: tokens[close].kind == TokenKind::Punct(Punct::Shr),
                     call_open: launch_call(tokens, close + 1, end),
                 });
             }

@@ -480,3 +480,40 @@ fn std_names_the_cmath_functions_only() {
     assert!(r.contains("error[E0002]"), "{r}");
     assert!(r.contains("`std::min` is not supported by kernelc"), "{r}");
 }
+
+#[test]
+fn static_members_are_read_through_objects() {
+    // `pack.size` of `static constexpr int size` (llm.c's loops over a
+    // `Packed128`), through `.` and `->`, and usable as a constant.
+    let out = run(
+        "template <class T> struct Pack { static constexpr int size = 16 / sizeof(T); T v[size]; };\n\
+         struct Grid { static constexpr int kDim = 3; int x; };\n\
+         __global__ void k(int *o) {\n\
+           Pack<float> p; Grid g{1}; Grid *q = &g;\n\
+           int a[p.size];\n\
+           for (int i = 0; i < p.size; ++i) a[i] = i;\n\
+           o[0] = a[p.size - 1] + g.kDim * 10 + q->kDim * 100 + (int)sizeof(a);\n\
+         }",
+        "k",
+        1,
+        vec![KernelArg::Buffer(vec![0; 4])],
+    );
+    assert_eq!(i32s(&out[0]), [3 + 30 + 300 + 16]);
+}
+
+#[test]
+fn double_angle_brackets_close_default_template_arguments() {
+    // `typename Op = Sum<T>>`: the `>>` closes the argument's list and the
+    // parameter list, for function and class templates alike.
+    let out = run(
+        "template <class T> struct Sum { __device__ T operator()(T a, T b) const { return a + b; } };\n\
+         template <typename T, typename Op = Sum<T>> struct Holder { Op op; };\n\
+         template <typename T, int B, typename Op = Sum<T>>\n\
+         __device__ T apply(T x) { Holder<T> h; Op op; return h.op(op(x, (T)B), x); }\n\
+         __global__ void k(int *o) { o[0] = apply<int, 5>(o[0]); }",
+        "k",
+        1,
+        vec![KernelArg::Buffer(7i32.to_le_bytes().to_vec())],
+    );
+    assert_eq!(i32s(&out[0]), [19]);
+}

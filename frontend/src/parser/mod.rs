@@ -24,7 +24,7 @@ mod structs;
 mod templates;
 
 pub(crate) use classes::ClassCtx;
-pub(crate) use names::{split_key, Names};
+pub(crate) use names::{join, split_key, Names};
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

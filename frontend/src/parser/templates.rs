@@ -235,7 +235,11 @@ impl Parser<'_> {
             if self.eat_punct(Punct::Comma) {
                 continue;
             }
-            self.expect_punct(Punct::Gt, "to close the template parameter list")?;
+            if !self.close_template_args() || self.split_shr {
+                // A `>>` of its own is not one `>`: report it as missing.
+                self.split_shr = false;
+                self.expect_punct(Punct::Gt, "to close the template parameter list")?;
+            }
             return Ok(params);
         }
     }
@@ -253,6 +257,20 @@ impl Parser<'_> {
                 }
                 TokenKind::Punct(Punct::Gt | Punct::Comma) if depth == 0 => break,
                 TokenKind::Punct(Punct::Gt) => depth -= 1,
+                TokenKind::Punct(Punct::Shr) if depth >= 2 => depth -= 2,
+                TokenKind::Punct(Punct::Shr) if depth == 1 => {
+                    // `Sum<T>>`: the first `>` closes the argument's list,
+                    // the second the parameter list (`close_template_args`
+                    // consumes the token).
+                    let shr = self.peek().clone();
+                    out.push(Token {
+                        kind: TokenKind::Punct(Punct::Gt),
+                        text: ">".into(),
+                        span: shr.span,
+                    });
+                    self.split_shr = true;
+                    break;
+                }
                 _ => {}
             }
             out.push(self.bump());

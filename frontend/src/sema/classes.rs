@@ -32,14 +32,7 @@ fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
-/// `scope::name`.
-fn join(scope: &str, name: &str) -> String {
-    if scope.is_empty() {
-        name.to_string()
-    } else {
-        format!("{scope}::{name}")
-    }
-}
+use crate::parser::join;
 
 /// The namespace part of a key (`sim` for `sim::Ray`).
 fn scope_of(key: &str) -> &str {

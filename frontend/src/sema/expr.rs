@@ -410,6 +410,16 @@ impl Checker {
             Some(f) => (f, true),
             None => (field, false),
         };
+        let static_member = crate::parser::join(&def.name, field);
+        if def.field(field).is_none() && self.lookup(&static_member).is_some() {
+            // `pack.size` of `static constexpr int size`: the class's
+            // static member (C++ evaluates the object and ignores it).
+            let named = ast::Expr {
+                kind: ast::ExprKind::Ident(static_member),
+                span,
+            };
+            return self.expr(&named);
+        }
         let Some(f) = def.field(field) else {
             let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
             self.diags.push(
