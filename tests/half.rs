@@ -392,3 +392,48 @@ fn mixing_a_half_with_another_type_is_ambiguous_as_in_nvcc() {
               p[0] *= 2.0f; f[0] += p[1]; }\n";
     frontend::check(ok, &driver::frontend_options(80, &[])).expect("compound assignments");
 }
+
+/// `__ldcs`, `__ldg`, `__stwt` and the other cache-hinted loads and stores
+/// of `__half` and `__nv_bfloat16` are nvcc's instructions
+/// (`ld.global.cs.b16`, ...) and give nvcc's bits on the emulator.
+#[test]
+fn cache_hinted_half_loads_and_stores_are_nvccs() {
+    let dir = common::scratch("half-cache-hints");
+    let src = common::root().join("tests/fixtures/half/cache_hints.cu");
+    let cccl = common::cuda_headers_or_skip()
+        .map(|h| vec![format!("-I{}", h.join("cccl").display())])
+        .unwrap_or_default();
+    let (ptx, theirs) = common::fixture_ptx_and_nvcc_with(&src, &dir, &cccl);
+    for form in [
+        "ld.global.cs.b16",
+        "ld.global.lu.b16",
+        "ld.global.nc.b16",
+        "ld.global.cg.b16",
+        "ld.global.ca.b16",
+        "st.global.cs.b16",
+        "st.global.cg.b16",
+        "st.global.wt.b16",
+        "st.global.wb.b16",
+    ] {
+        assert!(ptx.contains(form), "{form} missing:\n{ptx}");
+    }
+    let args: &[&str] = &[
+        "u16[]:rand:32:1",
+        "u16[]:zeros:64",
+        "u16[]:rand:33:2",
+        "u16[]:zeros:64",
+    ];
+    let kernel = ("_Z6hintedPK13__nv_bfloat16PS_PK6__halfPS3_", args);
+    let shape = ["--grid", "1", "--block", "32"];
+    let ours = common::launch_buffers(
+        &dir.join("kernelc.ptx"),
+        "emu",
+        kernel,
+        &dir.join("ours"),
+        &shape,
+    );
+    if let Some(theirs) = theirs {
+        let nvcc = common::launch_buffers(&theirs, "emu", kernel, &dir.join("theirs"), &shape);
+        assert_eq!(ours, nvcc, "kernelc's bits and nvcc's differ");
+    }
+}

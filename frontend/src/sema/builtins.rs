@@ -696,12 +696,7 @@ impl Checker {
             return None;
         }
         let pointee = match &args[0].ty {
-            CType::Pointer { pointee, .. }
-                if matches!(**pointee, CType::Int { .. } | CType::Float { .. })
-                    || is_ldg_vector(pointee) =>
-            {
-                (**pointee).clone()
-            }
+            CType::Pointer { pointee, .. } if has_cache_overloads(pointee) => (**pointee).clone(),
             other => {
                 self.error(
                     args[0].span,
@@ -879,12 +874,7 @@ impl Checker {
                 pointee,
                 pointee_const,
                 ..
-            } if (matches!(**pointee, CType::Int { .. } | CType::Float { .. })
-                || is_ldg_vector(pointee))
-                && !(store && *pointee_const) =>
-            {
-                (**pointee).clone()
-            }
+            } if has_cache_overloads(pointee) && !(store && *pointee_const) => (**pointee).clone(),
             other => {
                 let want = if store { "" } else { "const " };
                 self.error(
@@ -914,6 +904,14 @@ impl Checker {
         }
         Some(intrinsic(op, args, ty, span))
     }
+}
+
+/// Whether `__ldg`, `__ldcs` and the other cache-hinted loads and stores
+/// have an overload for a pointer to `ty`: the integer and floating types,
+/// the vector types of `sm_32_intrinsics.h`, and `__half` and
+/// `__nv_bfloat16` (`cuda_fp16.h`, `cuda_bf16.h`).
+fn has_cache_overloads(ty: &CType) -> bool {
+    matches!(ty, CType::Int { .. } | CType::Float { .. } | CType::Half(_)) || is_ldg_vector(ty)
 }
 
 /// Whether `__ldg` has an overload for a pointer to `ty`: CUDA declares it
