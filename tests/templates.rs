@@ -629,3 +629,31 @@ fn double_angle_brackets_close_host_template_arguments() {
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// A host function's type aliases name a launch's template arguments
+/// (`using Op = ops::Max<float>; k<float, Op><<<1, 1>>>(p);`, a `typedef`
+/// too): nvcc's instances.
+#[test]
+fn host_type_aliases_name_template_arguments() {
+    let dir = scratch("templates-host-aliases");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "namespace ops { template <class T> struct Max { __device__ T operator()(T a, T b) const { return a < b ? b : a; } }; }\n\
+         template <class T> struct Sum { __device__ T operator()(T a, T b) const { return a + b; } };\n\
+         template <typename T, typename Op> __global__ void k(T *o) { Op op; o[0] = op(o[1], o[2]); }\n\
+         void host(float *p, int *q) {\n  using Op = ops::Max<float>;\n  typedef Sum<int> IntSum;\n  \
+         k<float, Op><<<1, 1>>>(p);\n  k<int, IntSum><<<1, 1>>>(q);\n}\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = ["_Z1kIfN3ops3MaxIfEEEvPT_", "_Z1kIi3SumIiEEvPT_"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("host aliases through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}

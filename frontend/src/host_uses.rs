@@ -576,14 +576,22 @@ fn launch_call(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
 
 /// The `const`/`constexpr` variables declared in `start..end` with an
 /// initializer: name → the initializer's token range (`const int N = 4;`,
-/// `constexpr unsigned kBlock = 2 * 128;`).
+/// `constexpr unsigned kBlock = 2 * 128;`); and the type aliases declared
+/// there: name → the type's range (`using Op = ops::Max<float>;`,
+/// `typedef Sum<int> Op;`), which a use's arguments name as well.
 fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usize, usize)> {
     let mut out = FxHashMap::default();
     let mut stmt_start = start;
     let mut i = start;
     while i < end {
         match tokens[i].kind {
-            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => stmt_start = i + 1,
+            TokenKind::Punct(Punct::Semi) => {
+                if let Some((name, range)) = typedef_at(tokens, stmt_start, i) {
+                    out.insert(name, range);
+                }
+                stmt_start = i + 1;
+            }
+            TokenKind::Punct(Punct::LBrace | Punct::RBrace) => stmt_start = i + 1,
             TokenKind::Punct(Punct::Assign)
                 if i > stmt_start && tokens[i - 1].kind == TokenKind::Ident =>
             {
@@ -592,7 +600,8 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usi
                         t.kind,
                         TokenKind::Keyword(Keyword::Const | Keyword::Constexpr)
                     )
-                });
+                }) || (i == stmt_start + 2
+                    && tokens[stmt_start].kind == TokenKind::Keyword(Keyword::Using));
                 let value_end = (i + 1..end)
                     .find(|&j| {
                         matches!(tokens[j].kind, TokenKind::Punct(Punct::Semi | Punct::Comma))
@@ -609,4 +618,15 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usi
         i += 1;
     }
     out
+}
+
+/// `typedef TYPE NAME` in `start..semi` (a statement ending at the `;`
+/// `semi`): the name and the type's token range.
+fn typedef_at(tokens: &[Token], start: usize, semi: usize) -> Option<(&str, (usize, usize))> {
+    let first = tokens.get(start)?;
+    let name = tokens.get(semi.checked_sub(1)?)?;
+    (first.kind == TokenKind::Keyword(Keyword::Typedef)
+        && name.kind == TokenKind::Ident
+        && semi >= start + 3)
+        .then(|| (name.text.as_str(), (start + 1, semi - 1)))
 }
