@@ -492,3 +492,137 @@ fn math_header_overloads_compute_what_nvccs_do() {
         );
     }
 }
+
+/// Edge cases and random values for `<cuComplex.h>`: zeros of both signs,
+/// infinities, NaN, magnitudes near the largest and smallest, then random
+/// values; four per thread (two complex numbers).
+fn complex_inputs<T: Copy>(edges: &[T], random: impl Fn(u64) -> T) -> Vec<T> {
+    (0..64 * 4)
+        .map(|k| {
+            if k < 24 * 4 {
+                edges[(k * 7 / 4 + k) % edges.len()]
+            } else {
+                random(k as u64)
+            }
+        })
+        .collect()
+}
+
+/// Every function of `<cuComplex.h>` (kernelc's header of source) gives
+/// nvcc's bits with NVIDIA's header, in both precisions, on edge cases
+/// (zeros, infinities, NaN, huge and tiny magnitudes) and random values.
+#[test]
+fn cu_complex_is_nvidias() {
+    let dir = scratch("cucomplex");
+    let src = common::root().join("tests/fixtures/math/cucomplex.cu");
+    let (_, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let mut rng = kernelc::run::SplitMix64(7);
+    let mut uniform =
+        |scale: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * scale - scale / 2.0;
+    let floats: Vec<f32> = {
+        let edges = [
+            0.0f32,
+            -0.0,
+            f32::INFINITY,
+            -f32::INFINITY,
+            f32::NAN,
+            3e38,
+            -3e38,
+            1e-40,
+            1.5,
+            -2.25,
+        ];
+        let random: Vec<f32> = (0..256).map(|_| uniform(200.0) as f32).collect();
+        complex_inputs(&edges, |k| random[k as usize])
+    };
+    let doubles: Vec<f64> = {
+        let edges = [
+            0.0f64,
+            -0.0,
+            f64::INFINITY,
+            -f64::INFINITY,
+            f64::NAN,
+            1.7e308,
+            -1.7e308,
+            5e-320,
+            1.5,
+            -2.25,
+        ];
+        let random: Vec<f64> = (0..256).map(|_| uniform(200.0)).collect();
+        complex_inputs(&edges, |k| random[k as usize])
+    };
+    let fin = dir.join("floats.bin");
+    let din = dir.join("doubles.bin");
+    std::fs::write(
+        &fin,
+        floats
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(
+        &din,
+        doubles
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let f_arg = format!("f32[]:@{}", fin.display());
+    let d_arg = format!("f64[]:@{}", din.display());
+    let launches: [(&str, Vec<&str>); 2] = [
+        (
+            "_Z12complexFloatPKfPf",
+            vec![f_arg.as_str(), "f32[]:zeros:1024"],
+        ),
+        (
+            "_Z13complexDoublePKdPd",
+            vec![d_arg.as_str(), "f64[]:zeros:896"],
+        ),
+    ];
+    let shape = ["--grid", "1", "--block", "64"];
+    for ((kernel, args), width) in launches.iter().zip([4, 8]) {
+        let run = |ptx: &Path, out: &str| {
+            let buffers =
+                common::launch_buffers(ptx, "emu", (kernel, args), &dir.join(out), &shape);
+            same_nans(buffers[1].as_deref().unwrap_or_default(), width)
+        };
+        let ours = run(&dir.join("kernelc.ptx"), "ours");
+        assert!(!ours.is_empty(), "{kernel}: no output");
+        if let Some(theirs) = &theirs {
+            assert_eq!(
+                ours,
+                run(theirs, "theirs"),
+                "{kernel}: kernelc's bits and nvcc's differ"
+            );
+        }
+    }
+}
+
+/// Floating values of `width` bytes as bits, every NaN as one: nvcc folds
+/// `cuComplexDoubleToFloat(cuComplexFloatToDouble(z))` to `z`, keeping a
+/// NaN's payload, where kernelc converts twice and gets the canonical NaN.
+fn same_nans(bytes: &[u8], width: usize) -> Vec<u64> {
+    bytes
+        .chunks_exact(width)
+        .map(|c| match width {
+            4 => {
+                let x = f32::from_le_bytes(c.try_into().unwrap());
+                if x.is_nan() {
+                    u64::MAX
+                } else {
+                    u64::from(x.to_bits())
+                }
+            }
+            _ => {
+                let x = f64::from_le_bytes(c.try_into().unwrap());
+                if x.is_nan() {
+                    u64::MAX
+                } else {
+                    x.to_bits()
+                }
+            }
+        })
+        .collect()
+}

@@ -51,6 +51,12 @@ fn limits() -> &'static str {
     include_str!("../headers/limits.h")
 }
 
+/// `<cuComplex.h>`: complex numbers as `float2` and `double2` with the
+/// toolkit's functions and arithmetic (`frontend/headers/cuComplex.h`).
+fn cu_complex() -> &'static str {
+    include_str!("../headers/cuComplex.h")
+}
+
 fn numeric_limits_body() -> &'static str {
     include_str!("../headers/numeric_limits.h")
 }
@@ -386,6 +392,10 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: COOPERATIVE_GROUPS_PATH,
             text: cooperative_groups,
         },
+        "cuComplex.h" => Header::Source {
+            path: "<kernelc>/cuComplex.h",
+            text: cu_complex,
+        },
         "limits" | "cuda/std/limits" => Header::Source {
             path: "<kernelc>/limits",
             text: limits,
@@ -467,7 +477,7 @@ pub const KNOWN_EMPTY: &[&str] = &[
     "sys/wait.h", "unistd.h",
     // The CUDA runtime and its parts (`cuda_runtime.h` is what nvcc
     // includes itself; the device functions and types are built in).
-    "builtin_types.h", "channel_descriptor.h", "common_functions.h", "cuComplex.h",
+    "builtin_types.h", "channel_descriptor.h", "common_functions.h",
     "cudaEGL.h", "cudaEGLTypedefs.h", "cudaGL.h", "cudaGLTypedefs.h", "cudaProfiler.h",
     "cudaProfilerTypedefs.h", "cudaTypedefs.h", "cudaVDPAU.h", "cudaVDPAUTypedefs.h",
     "cuda_device_runtime_api.h", "cuda_egl_interop.h", "cuda_gl_interop.h",

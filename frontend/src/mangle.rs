@@ -167,16 +167,19 @@ pub fn instance(
     let this = shape.method.as_ref();
     let params = &shape.params[usize::from(this.is_some())..];
     let mut out = String::from("_Z");
-    if t.member_of.is_some() {
-        let names = key_parts(&t.name);
+    let names = key_parts(&t.name);
+    let operands = params.len() + usize::from(this.is_some());
+    let operator = names.last().and_then(|l| operator_code(l, operands));
+    if t.member_of.is_some() || (nested && operator.is_some()) {
         let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
-        let operands = params.len() + usize::from(this.is_some());
-        if let Some(code) = names.last().and_then(|l| operator_code(l, operands)) {
+        if let Some(code) = operator {
             parts.pop();
             parts.push(code.to_string());
         }
         let name = m.prefixed(&parts, this.is_some_and(|m| m.is_const));
         out.push_str(name.strip_suffix('E').unwrap_or(&name));
+    } else if let Some(code) = operator {
+        out.push_str(code);
     } else if nested {
         // 5.1.3 `N <prefix> <template-prefix> <template-args> E`: the
         // namespaces are candidates before the template.

@@ -517,3 +517,36 @@ fn double_angle_brackets_close_default_template_arguments() {
     );
     assert_eq!(i32s(&out[0]), [19]);
 }
+
+#[test]
+fn operator_function_templates_are_deduced_at_each_use() {
+    // `operator*` of two matrices whose sizes deduce, and `operator+` of a
+    // class template, in a namespace; `3 + 4` keeps its built-in meaning.
+    let out = run(
+        "namespace num {\n\
+         template <class T, int R, int C> struct Mat { T v[R * C];\n\
+           __device__ T at(int r, int c) const { return v[r * C + c]; } };\n\
+         template <class T, int R, int K, int C>\n\
+         __device__ Mat<T, R, C> operator*(const Mat<T, R, K> &a, const Mat<T, K, C> &b) {\n\
+           Mat<T, R, C> out;\n\
+           for (int r = 0; r < R; ++r) for (int c = 0; c < C; ++c) {\n\
+             T s = 0; for (int k = 0; k < K; ++k) s += a.at(r, k) * b.at(k, c); out.v[r * C + c] = s; }\n\
+           return out; }\n\
+         template <typename T> struct V2 { T x, y; };\n\
+         template <typename T> __device__ V2<T> operator+(V2<T> a, V2<T> b) { return V2<T>{a.x + b.x, a.y + b.y}; }\n\
+         }\n\
+         __global__ void k(int *o) {\n\
+           num::Mat<int, 2, 3> a; num::Mat<int, 3, 2> b;\n\
+           for (int i = 0; i < 6; ++i) { a.v[i] = i + 1; b.v[i] = 6 - i; }\n\
+           num::Mat<int, 2, 2> c = a * b;\n\
+           num::V2<int> p{1, 2}, q{30, 40};\n\
+           num::V2<int> s = p + q;\n\
+           for (int i = 0; i < 4; ++i) o[i] = c.v[i];\n\
+           o[4] = s.x + s.y; o[5] = 3 + 4; }",
+        "k",
+        1,
+        vec![KernelArg::Buffer(vec![0; 24])],
+    );
+    // a = [1 2 3; 4 5 6], b = [6 5; 4 3; 2 1].
+    assert_eq!(i32s(&out[0]), [20, 14, 56, 41, 73, 7]);
+}

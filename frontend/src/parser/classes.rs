@@ -1315,7 +1315,7 @@ fn function_end(toks: &[crate::token::Token], paren: usize) -> usize {
 /// The operator function's name at `operator` (index `at`), and the index
 /// of its parameter list's `(` (`at + 1` for a conversion operator,
 /// whose name is a type).
-fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (String, usize) {
+pub(super) fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (String, usize) {
     let text = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
     let op = match text(at + 1) {
         "(" if text(at + 2) == ")" => "()".to_string(),

@@ -87,7 +87,12 @@ impl Parser<'_> {
                 format!("{what} not supported by kernelc yet"),
             );
         };
-        let name = self.names.qualify(&tokens[name_at].text);
+        let written = if tokens[name_at].kind == TokenKind::Keyword(Keyword::Operator) {
+            super::classes::operator_name_at(&tokens, name_at).0
+        } else {
+            tokens[name_at].text.clone()
+        };
+        let name = self.names.qualify(&written);
         let name_span = tokens[name_at].span;
         self.names.declare(Kind::Value, &name, name_span);
         let scope = match self.names.current_key() {
@@ -639,6 +644,8 @@ fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
                 Keyword::Struct | Keyword::Class | Keyword::Union | Keyword::Using,
             ) if depth == 0 => return None,
             TokenKind::Keyword(Keyword::Global) if depth == 0 => kernel = true,
+            // `template <typename T> V<T> operator*(V<T>, V<T>)`.
+            TokenKind::Keyword(Keyword::Operator) if depth == 0 => return Some((i, kernel)),
             TokenKind::Ident
                 if depth == 0
                     && matches!(

@@ -36,7 +36,7 @@ use crate::parser::join;
 
 /// The namespace part of a key (`sim` for `sim::Ray`).
 fn scope_of(key: &str) -> &str {
-    key.rsplit_once("::").map_or("", |(s, _)| s)
+    crate::mangle::split_member(key).map_or("", |(s, _)| s)
 }
 
 /// The callee of `obj.field(...)` as written: the member's name, where it
@@ -522,7 +522,8 @@ impl Checker {
         let keys = self.operator_candidates(&name, operands);
         let args: Vec<Option<Expr>> = operands.iter().cloned().map(Some).collect();
         if !keys.iter().any(|k| self.is_viable(k, &args)) {
-            return None;
+            let key = self.operator_template(&name, operands, &args, span)?;
+            return Some(self.call_resolved(&key, args, span, span));
         }
         let key = match self.pick(&name, &keys, &args, span) {
             Some(k) => k,
@@ -531,10 +532,35 @@ impl Checker {
         Some(self.call_resolved(&key, args, span, span))
     }
 
-    /// The operator functions named `name` that apply to `operands`: the
-    /// first operand's class's members, and the functions in the
-    /// namespaces enclosing the current function and the operands' classes.
-    fn operator_candidates(&self, name: &str, operands: &[Expr]) -> Vec<String> {
+    /// The instance of an operator function template named `name` (in the
+    /// namespaces `operator_candidates` searches) that deduction makes for
+    /// `args`, if one does; a template that does not fit is no error, as
+    /// the operator's built-in meaning may apply.
+    fn operator_template(
+        &mut self,
+        name: &str,
+        operands: &[Expr],
+        args: &[Option<Expr>],
+        span: Span,
+    ) -> Option<String> {
+        let templates = self.tmpl.templates.clone();
+        for scope in self.operator_scopes(operands) {
+            let plain = join(&scope, name);
+            if !templates.by_name.contains_key(&plain) {
+                continue;
+            }
+            let before = self.diags.len();
+            match self.template_call(&plain, &[], args, span) {
+                Some(key) => return Some(key),
+                None => self.diags.truncate(before),
+            }
+        }
+        None
+    }
+
+    /// The namespaces enclosing the current function and the operands'
+    /// classes, where an operator function is looked for.
+    fn operator_scopes(&self, operands: &[Expr]) -> Vec<String> {
         let mut scopes: Vec<String> = Vec::new();
         let mut scope = self.fn_name.as_str();
         loop {
@@ -544,10 +570,6 @@ impl Checker {
                 break;
             }
         }
-        let mut keys: Vec<String> = Vec::new();
-        if let Some(def) = operands.first().and_then(|o| o.ty.struct_def()) {
-            keys.extend(self.members_named(def, name));
-        }
         for o in operands {
             if let Some(def) = o.ty.struct_def() {
                 scopes.push(scope_of(&def.name).to_string());
@@ -555,7 +577,18 @@ impl Checker {
         }
         scopes.sort();
         scopes.dedup();
-        for s in &scopes {
+        scopes
+    }
+
+    /// The operator functions named `name` that apply to `operands`: the
+    /// first operand's class's members, and the functions in the
+    /// namespaces enclosing the current function and the operands' classes.
+    fn operator_candidates(&self, name: &str, operands: &[Expr]) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        if let Some(def) = operands.first().and_then(|o| o.ty.struct_def()) {
+            keys.extend(self.members_named(def, name));
+        }
+        for s in &self.operator_scopes(operands) {
             if let Some(ks) = self.overloads.by_plain.get(&join(s, name)) {
                 keys.extend(ks.iter().cloned());
             }
