@@ -550,3 +550,18 @@ fn operator_function_templates_are_deduced_at_each_use() {
     // a = [1 2 3; 4 5 6], b = [6 5; 4 3; 2 1].
     assert_eq!(i32s(&out[0]), [20, 14, 56, 41, 73, 7]);
 }
+
+#[test]
+fn a_parenthesized_template_argument_may_start_with_a_class_template() {
+    // `(std::is_integral<T>::value && sizeof(T) < 4)` is a value, read
+    // after trying it as a cast's type.
+    let out = run(
+        "#include <type_traits>\n\
+         template <class T> struct Acc { using type = typename std::conditional<(std::is_integral<T>::value && sizeof(T) < 4), int, T>::type; };\n\
+         __global__ void k(int *o) { o[0] = sizeof(Acc<char>::type) * 10 + sizeof(Acc<double>::type); }",
+        "k",
+        1,
+        vec![KernelArg::Buffer(vec![0; 4])],
+    );
+    assert_eq!(i32s(&out[0]), [48]);
+}

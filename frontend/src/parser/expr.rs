@@ -210,7 +210,11 @@ impl Parser<'_> {
     /// parentheses.
     fn cast_expr(&mut self) -> PResult<Expr> {
         let functional = self.simple_type_at(1).is_some() && self.is_punct_at(2, Punct::LParen);
-        if self.is_punct(Punct::LParen) && self.starts_type(1) && !functional {
+        if self.is_punct(Punct::LParen)
+            && self.starts_type(1)
+            && !functional
+            && self.parenthesized_type_follows()
+        {
             return with_stack(|| {
                 self.enter()?;
                 let r = self.cast_inner();
@@ -219,6 +223,23 @@ impl Parser<'_> {
             });
         }
         self.unary()
+    }
+
+    /// Whether `(` here opens a type closed by `)`. A class template-id
+    /// may start a type or a value (`(is_integral<T>::value && ...)`), which
+    /// only reading it tells: it is read, and the reading undone.
+    fn parenthesized_type_follows(&mut self) -> bool {
+        if self.class_template_at(1).is_none() {
+            return true;
+        }
+        let (pos, diags, split) = (self.pos, self.diags.len(), self.split_shr);
+        self.pos += 1;
+        let is_type =
+            self.type_name().is_ok() && self.diags.len() == diags && self.is_punct(Punct::RParen);
+        self.pos = pos;
+        self.diags.truncate(diags);
+        self.split_shr = split;
+        is_type
     }
 
     fn cast_inner(&mut self) -> PResult<Expr> {
