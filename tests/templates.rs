@@ -657,3 +657,39 @@ fn host_type_aliases_name_template_arguments() {
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// Two launches whose arguments are different class template instances
+/// (`red<int, MaxOp<int> >`, `red<int, SumOp<int> >`, also through a
+/// partial specialization's member type) are two instances, as nvcc's.
+#[test]
+fn host_uses_with_different_class_instances_are_different_instances() {
+    let dir = scratch("templates-host-instances");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "template <class T> struct SumOp { __device__ T operator()(T a, T b) const { return a + b; } };\n\
+         template <class T> struct MaxOp { __device__ T operator()(T a, T b) const { return a < b ? b : a; } };\n\
+         template <int K, class T> struct OpFor;\n\
+         template <class T> struct OpFor<0, T> { using type = SumOp<T>; };\n\
+         template <class T> struct OpFor<1, T> { using type = MaxOp<T>; };\n\
+         template <class T, class Op> __global__ void red(T *o) { Op op; o[0] = op(o[1], o[2]); }\n\
+         void host(int *p, float *q) {\n  red<int, MaxOp<int> ><<<1, 1>>>(p);\n  red<int, SumOp<int> ><<<1, 1>>>(p);\n  \
+         red<float, OpFor<0, float>::type><<<1, 1>>>(q);\n  red<float, OpFor<1, float>::type><<<1, 1>>>(q);\n}\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = [
+        "_Z3redIi5MaxOpIiEEvPT_",
+        "_Z3redIi5SumOpIiEEvPT_",
+        "_Z3redIf5MaxOpIfEEvPT_",
+        "_Z3redIf5SumOpIfEEvPT_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("class-instance launches through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
