@@ -303,10 +303,63 @@ impl Default for CompileOptions {
     }
 }
 
-/// A failed compilation: the diagnostics, already rendered with source snippets.
+/// A failed compilation: the diagnostics, already rendered with source
+/// snippets, and (where they came from the source) each one located, for
+/// callers that show them their own way (the Python package).
 #[derive(Clone, Debug)]
 pub struct CompileError {
     pub rendered: String,
+    /// The diagnostics behind `rendered`, located; empty for a failure that
+    /// has no place in the source (a bad pass list, a backend error without
+    /// a span, an internal error).
+    pub diagnostics: Vec<DiagnosticRecord>,
+}
+
+impl CompileError {
+    /// A failure that has no place in the source: its text alone.
+    pub fn unlocated(rendered: String) -> CompileError {
+        CompileError {
+            rendered,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// One diagnostic, located in the files of a compilation: what `rendered`
+/// shows as `error[E0001]: ... --> file:line:col`, as data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiagnosticRecord {
+    pub severity: frontend::Severity,
+    /// `E0001`, `W0002`; `None` for a later stage's diagnostic.
+    pub code: Option<String>,
+    pub message: String,
+    /// Where it points: the file's name as the source map has it, and the
+    /// 1-based line and column; `None` for a diagnostic about the run as a
+    /// whole (the error limit).
+    pub location: Option<(String, usize, usize)>,
+    /// The labels' texts and the notes, in the order they are rendered.
+    pub notes: Vec<String>,
+}
+
+/// `diags` located in the files of `map`.
+pub fn diagnostic_records(map: &SourceMap, diags: &[Diagnostic]) -> Vec<DiagnosticRecord> {
+    diags
+        .iter()
+        .map(|d| {
+            let location = d.located.then(|| {
+                let (file, line, column) = map.position(d.span.start);
+                (file.to_string(), line, column)
+            });
+            let labels = d.labels.iter().map(|(_, text)| text.clone());
+            DiagnosticRecord {
+                severity: d.severity,
+                code: d.code.map(|c| c.to_string()),
+                message: d.message.clone(),
+                location,
+                notes: labels.chain(d.notes.iter().cloned()).collect(),
+            }
+        })
+        .collect()
 }
 
 impl std::fmt::Display for CompileError {
@@ -495,11 +548,21 @@ pub fn optimize(
 ) -> Result<String, CompileError> {
     let report = pipeline.run(module)?;
     let rendered = render_report_in(&report, source);
-    if report.has_errors() {
-        Err(CompileError { rendered })
-    } else {
-        Ok(rendered)
+    if !report.has_errors() {
+        return Ok(rendered);
     }
+    let diagnostics = match source {
+        Some(map) => {
+            let diags: Vec<Diagnostic> =
+                report.diagnostics.iter().map(frontend_diagnostic).collect();
+            diagnostic_records(map, &diags)
+        }
+        None => Vec::new(),
+    };
+    Err(CompileError {
+        rendered,
+        diagnostics,
+    })
 }
 
 impl From<PassError> for CompileError {
@@ -511,7 +574,7 @@ impl From<PassError> for CompileError {
         } else {
             format!("error: {e}\n")
         };
-        CompileError { rendered }
+        CompileError::unlocated(rendered)
     }
 }
 
@@ -522,8 +585,12 @@ fn diagnostics_failure(
     map: &SourceMap,
     mode: WarningMode,
 ) -> impl Fn(Vec<Diagnostic>) -> CompileError + Copy + '_ {
-    move |diags| CompileError {
-        rendered: frontend::render_diagnostics_in(map, &apply_warning_mode(diags, mode)),
+    move |diags| {
+        let diags = apply_warning_mode(diags, mode);
+        CompileError {
+            rendered: frontend::render_diagnostics_in(map, &diags),
+            diagnostics: diagnostic_records(map, &diags),
+        }
     }
 }
 
@@ -576,6 +643,15 @@ pub fn list_kernels(
     kernels.map_err(diagnostics_failure(&map, opts.warnings))
 }
 
+/// A function's name as the source spells it: the checker names the
+/// second and later overloads of a name with their parameter types
+/// (`over(float *)`), which the source does not.
+fn source_name(checked_name: &str) -> &str {
+    checked_name
+        .split_once('(')
+        .map_or(checked_name, |(name, _)| name)
+}
+
 /// The kernels of the main file of `map` and what it includes, checked
 /// with the frontend's options `fe`.
 pub fn kernels_of(
@@ -590,7 +666,7 @@ pub fn kernels_of(
         .filter(|f| f.is_kernel)
         .map(|f| KernelName {
             ptx: f.link_name.clone(),
-            plain: f.name.clone(),
+            plain: source_name(&f.name).to_string(),
             at: map.position_text(f.span.start),
         })
         .collect())
@@ -614,6 +690,60 @@ pub fn compile_with_loader(
     opts: &CompileOptions,
     loader: &dyn FileLoader,
 ) -> Result<Compiled, CompileError> {
+    match lower_stages(file_name, source, opts, loader)? {
+        Frontend::Done(compiled) => Ok(compiled),
+        Frontend::Lowered(lowered) => {
+            // Warnings come first among the side messages.
+            let warning_text = frontend::render_diagnostics_in(&lowered.map, &lowered.warnings);
+            compile_module_with_messages(&lowered.map, lowered.module, opts, warning_text)
+        }
+    }
+}
+
+/// A source taken through the frontend: its IR as lowered (before any
+/// pass), the files it was read from, the warnings (`-w`/`-Werror`
+/// applied) and its kernels' signatures. The rest of a compilation, or a
+/// run, starts from it.
+pub struct Lowered {
+    pub module: Module,
+    pub map: SourceMap,
+    pub warnings: Vec<Diagnostic>,
+    pub kernels: Vec<KernelSignature>,
+}
+
+/// A kernel's names and its parameters as the source declares them.
+#[derive(Clone, Debug)]
+pub struct KernelSignature {
+    pub name: KernelName,
+    pub params: Vec<frontend::typed::Param>,
+}
+
+/// [`compile_with_loader`]'s frontend half: the source checked and
+/// lowered to IR. `opts.emit` is not consulted: the result is always IR.
+pub fn lower_with_loader(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    loader: &dyn FileLoader,
+) -> Result<Lowered, CompileError> {
+    let ir_opts = CompileOptions {
+        emit: Emit::Ir,
+        ..opts.clone()
+    };
+    match lower_stages(file_name, source, &ir_opts, loader)? {
+        Frontend::Lowered(lowered) => Ok(lowered),
+        Frontend::Done(_) => unreachable!("only --emit tokens and ast stop before lowering"),
+    }
+}
+
+/// The frontend's stages for `opts.emit`: the tokens' or syntax tree's
+/// text, or the lowered program.
+fn lower_stages(
+    file_name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    loader: &dyn FileLoader,
+) -> Result<Frontend, CompileError> {
     // `__FILE__` is the path as given, as nvcc spells it.
     let mut fe_opts = with_float_options(
         frontend_options(opts.target.sm(), &opts.defines),
@@ -629,18 +759,39 @@ pub fn compile_with_loader(
     let result = frontend_stages(&mut map, &fe_opts, opts, loader);
     let fail = diagnostics_failure(&map, opts.warnings);
     let (program, warnings) = match result.map_err(fail)? {
-        Checked::Done(compiled) => return Ok(compiled),
+        Checked::Done(compiled) => return Ok(Frontend::Done(compiled)),
         Checked::Program(program, warnings) => (program, warnings),
     };
     let warnings = apply_warning_mode(warnings, opts.warnings);
     if warnings.iter().any(Diagnostic::is_error) {
         return Err(fail(warnings));
     }
-    // Warnings come first among the side messages.
-    let warning_text = frontend::render_diagnostics_in(&map, &warnings);
     let module = frontend::lower(&program).map_err(fail)?;
     check_ir(&module, "after lowering")?;
-    compile_module_with_messages(&map, module, opts, warning_text)
+    let kernels = kernel_signatures(&program, &map);
+    Ok(Frontend::Lowered(Lowered {
+        module,
+        map,
+        warnings,
+        kernels,
+    }))
+}
+
+/// The kernels of a checked program, in source order, with their parameters.
+fn kernel_signatures(program: &frontend::typed::Program, map: &SourceMap) -> Vec<KernelSignature> {
+    program
+        .functions
+        .iter()
+        .filter(|f| f.is_kernel)
+        .map(|f| KernelSignature {
+            name: KernelName {
+                ptx: f.link_name.clone(),
+                plain: source_name(&f.name).to_string(),
+                at: map.position_text(f.span.start),
+            },
+            params: f.params.clone(),
+        })
+        .collect()
 }
 
 /// What the frontend's stages gave: the output of `--emit tokens|ast`, or
@@ -648,6 +799,13 @@ pub fn compile_with_loader(
 enum Checked {
     Done(Compiled),
     Program(frontend::typed::Program, Vec<Diagnostic>),
+}
+
+/// What the frontend and lowering gave: the output of `--emit
+/// tokens|ast`, or the lowered program.
+enum Frontend {
+    Done(Compiled),
+    Lowered(Lowered),
 }
 
 /// The frontend up to the typed program (or the `--emit tokens|ast` stop),
@@ -690,21 +848,18 @@ pub fn compile_ir_with_messages(
     opts: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
     if matches!(opts.emit, Emit::Tokens | Emit::Ast) {
-        return Err(CompileError {
-            rendered: format!(
-                "error: `{file_name}` is IR: `--emit tokens` and `--emit ast` need C source\n"
-            ),
-        });
+        return Err(CompileError::unlocated(format!(
+            "error: `{file_name}` is IR: `--emit tokens` and `--emit ast` need C source\n"
+        )));
     }
-    let module = midend::text::parse_module(text).map_err(|e| CompileError {
-        rendered: format!("error: {file_name}:{e}\n"),
-    })?;
+    let module = midend::text::parse_module(text)
+        .map_err(|e| CompileError::unlocated(format!("error: {file_name}:{e}\n")))?;
     if let Err(errors) = midend::verifier::verify_module(&module) {
         let mut rendered = format!("error: `{file_name}` is not valid IR\n");
         for (func, errs) in errors {
             rendered.push_str(&errs.annotate(&module.functions[func], Some(&module)));
         }
-        return Err(CompileError { rendered });
+        return Err(CompileError::unlocated(rendered));
     }
     compile_module_with_messages(&SourceMap::new(file_name, ""), module, opts, String::new())
 }
@@ -718,7 +873,6 @@ fn compile_module_with_messages(
     opts: &CompileOptions,
     warning_text: String,
 ) -> Result<Compiled, CompileError> {
-    let fail = diagnostics_failure(map, opts.warnings);
     let print = PrintOptions {
         spans: opts.ir_spans,
     };
@@ -731,6 +885,7 @@ fn compile_module_with_messages(
     let report_text =
         optimize(&mut module, &pipeline_for(opts), Some(map)).map_err(|e| CompileError {
             rendered: warning_text.clone() + &e.rendered,
+            ..e
         })?;
     let messages = warning_text + &report_text;
     if opts.emit == Emit::IrOpt {
@@ -745,33 +900,55 @@ fn compile_module_with_messages(
             messages,
         });
     }
-    let be_opts = backend_nvptx::Options {
+    if opts.emit == Emit::Mir {
+        let output = backend_nvptx::compile_module_mir(&module, &backend_options(opts))
+            .map_err(backend_failure(map, opts))?;
+        return Ok(Compiled { output, messages });
+    }
+    let output = ptx_of(map, &module, opts)?;
+    Ok(Compiled { output, messages })
+}
+
+/// The PTX of an optimized module made from the files of `map`.
+pub fn ptx_of(
+    map: &SourceMap,
+    module: &Module,
+    opts: &CompileOptions,
+) -> Result<String, CompileError> {
+    let output = backend_nvptx::compile_module(module, &backend_options(opts))
+        .map_err(backend_failure(map, opts))?;
+    check_ptx(&output)?;
+    Ok(output)
+}
+
+/// The backend's options for a compilation.
+fn backend_options(opts: &CompileOptions) -> backend_nvptx::Options {
+    backend_nvptx::Options {
         target: opts.target,
         ptx_version: opts.ptx_version,
         regalloc: opts.regalloc,
         producer: Some(opts.producer()),
         threads: opts.threads,
         contract: fmad_in_force(opts),
-    };
-    // A backend error at an instruction with a span (e.g. an operation the
-    // target lacks) points at the user's code, like any other diagnostic.
-    let backend_fail = |e: backend_nvptx::BackendError| match e.span {
+    }
+}
+
+/// How a backend error becomes a [`CompileError`]: one at an instruction
+/// with a span (e.g. an operation the target lacks) points at the user's
+/// code, like any other diagnostic.
+fn backend_failure<'a>(
+    map: &'a SourceMap,
+    opts: &CompileOptions,
+) -> impl Fn(backend_nvptx::BackendError) -> CompileError + 'a {
+    let fail = diagnostics_failure(map, opts.warnings);
+    move |e| match e.span {
         Some(span) => fail(vec![Diagnostic::without_code(
             frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),
             readable_text(&e.to_string()),
         )]),
-        None => CompileError {
-            rendered: format!("error: {}\n", readable_text(&e.to_string())),
-        },
-    };
-    if opts.emit == Emit::Mir {
-        let output = backend_nvptx::compile_module_mir(&module, &be_opts).map_err(backend_fail)?;
-        return Ok(Compiled { output, messages });
+        None => CompileError::unlocated(format!("error: {}\n", readable_text(&e.to_string()))),
     }
-    let output = backend_nvptx::compile_module(&module, &be_opts).map_err(backend_fail)?;
-    check_ptx(&output)?;
-    Ok(Compiled { output, messages })
 }
 
 /// Compiles to PTX and wraps it in an x86-64 ELF object with the symbols
@@ -791,10 +968,8 @@ pub fn compile_object(
     };
     let compiled = compile_with_loader(file_name, source, &ptx_opts, loader)?;
     let name = backend_nvptx::obj::c_identifier(symbol_stem);
-    let bytes =
-        backend_nvptx::obj::write_object(&name, &compiled.output).map_err(|e| CompileError {
-            rendered: format!("error: {e}\n"),
-        })?;
+    let bytes = backend_nvptx::obj::write_object(&name, &compiled.output)
+        .map_err(|e| CompileError::unlocated(format!("error: {e}\n")))?;
     Ok((bytes, compiled.messages))
 }
 
@@ -809,12 +984,10 @@ fn check_ptx(ptx: &str) -> Result<(), CompileError> {
     if report.ok() {
         return Ok(());
     }
-    Err(CompileError {
-        rendered: format!(
-            "internal compiler error: the PTX kernelc produced does not validate\n{}",
-            report.rendered("<output>", ptx)
-        ),
-    })
+    Err(CompileError::unlocated(format!(
+        "internal compiler error: the PTX kernelc produced does not validate\n{}",
+        report.rendered("<output>", ptx)
+    )))
 }
 
 /// The frontend's options for a target: `__CUDA_ARCH__` as nvcc sets it for
@@ -859,7 +1032,7 @@ fn check_ir(module: &Module, when: &str) -> Result<(), CompileError> {
             for (func, errs) in errors {
                 rendered.push_str(&errs.annotate(&module.functions[func], Some(module)));
             }
-            Err(CompileError { rendered })
+            Err(CompileError::unlocated(rendered))
         }
     }
 }

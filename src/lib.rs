@@ -12,6 +12,7 @@
 //! - Every error a user can cause is reported as a rendered diagnostic and
 //!   exit code 1; a panic is a bug.
 
+pub mod cli;
 pub mod driver;
 pub mod files;
 pub mod gpu;

@@ -53,3 +53,15 @@ pub fn stats(ptx: &str) -> Result<String, String> {
     })?;
     ptx_validate::driver::stats(&ptxas, ptx).map_err(|e| format!("error: --stats: {e}"))
 }
+
+/// The cubin ptxas makes of `ptx` (`-arch` from its `.target`).
+pub fn cubin(ptx: &str) -> Result<Vec<u8>, String> {
+    let ptxas = find_ptxas().ok_or_else(|| {
+        "error: a cubin needs NVIDIA's ptxas: set KERNELC_PTXAS, put it on PATH, \
+         or run ./scripts/test to install it"
+            .to_string()
+    })?;
+    let (outcome, cubin) = ptx_validate::driver::assemble_to_cubin(&ptxas, ptx)
+        .map_err(|e| format!("error: cannot run `{}`: {e}", ptxas.display()))?;
+    cubin.ok_or_else(|| format!("error: ptxas rejected the PTX:\n{}", outcome.raw.trim_end()))
+}

@@ -615,7 +615,7 @@ fn verify(module: &Module, headline: &str) -> Result<(), String> {
 
 /// Renders a fault: with the source snippet when the instruction's span is
 /// known and the input was C, as a plain message otherwise.
-fn render_fault(fault: &Fault, source: Option<&frontend::SourceMap>) -> String {
+pub fn render_fault(fault: &Fault, source: Option<&frontend::SourceMap>) -> String {
     let [bx, by, bz] = fault.block;
     let [tx, ty, tz] = fault.thread;
     let mut location = format!(
@@ -705,7 +705,7 @@ fn parse_args(req: &RunRequest) -> Result<Vec<ArgValue>, String> {
 /// a plain name that several kernels have (nvcc's overloads) is an error
 /// that lists them. A name no kernel has is left for the engine to report,
 /// with the kernels it has.
-fn resolve_kernel(requested: &str, kernels: &[KernelName]) -> Result<String, String> {
+pub fn resolve_kernel(requested: &str, kernels: &[KernelName]) -> Result<String, String> {
     let names: Vec<&str> = kernels.iter().map(|k| k.ptx.as_str()).collect();
     match stdx::itanium::lookup_kernel(requested, &names) {
         stdx::itanium::KernelLookup::Found(name) => Ok(name.to_string()),
@@ -809,18 +809,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
     }
     let parsed = parse_args(req)?;
     let program = load_program(req)?;
-    let kernel_args: Vec<KernelArg> = parsed
-        .iter()
-        .map(|a| match a {
-            ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
-                ty: elem.ir_type(),
-                bits: *bits,
-            },
-            ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
-                KernelArg::Buffer(bytes.clone())
-            }
-        })
-        .collect();
+    let kernel_args = interp_args(&parsed);
     let config = LaunchConfig {
         grid: req.grid,
         block: req.block,
@@ -848,6 +837,22 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
         timing: None,
         printed: out.printed,
     })
+}
+
+/// The arguments as the interpreter binds them.
+pub fn interp_args(parsed: &[ArgValue]) -> Vec<KernelArg> {
+    parsed
+        .iter()
+        .map(|a| match a {
+            ArgValue::Scalar { elem, bits } => KernelArg::Scalar {
+                ty: elem.ir_type(),
+                bits: *bits,
+            },
+            ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
+                KernelArg::Buffer(bytes.clone())
+            }
+        })
+        .collect()
 }
 
 /// The PTX `--engine emu` runs, and the name faults are rendered under: a
@@ -893,7 +898,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
 }
 
 /// Renders an emulator fault against the PTX line of the instruction.
-fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
+pub fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
     let [bx, by, bz] = fault.block;
     let [tx, ty, tz] = fault.thread;
     let mut location = format!(
@@ -958,7 +963,7 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
 /// parameter): it lives in read-only param space, so its contents after the
 /// run are the bytes given, and they are reported and written to
 /// `--out DIR` like every other buffer, as the interpreter does.
-fn with_param_buffers(
+pub fn with_param_buffers(
     parsed: &[ArgValue],
     buffers: Vec<Option<Vec<u8>>>,
 ) -> Vec<(Elem, Option<Vec<u8>>)> {
@@ -975,7 +980,7 @@ fn with_param_buffers(
 }
 
 /// The arguments as the emulator (and the GPU engine) bind them.
-fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
+pub fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
     parsed
         .iter()
         .map(|a| match a {

@@ -16,6 +16,7 @@ const CRATES: &[(&str, &str)] = &[
     ("ptx-validate", "ptx-validate"),
     ("ptx-emu", "ptx-emu"),
     ("kernel-gen", "kernel-gen"),
+    ("kernelc-python", "python"),
     ("stdx", "stdx"),
 ];
 

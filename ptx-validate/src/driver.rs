@@ -109,6 +109,14 @@ pub fn assemble_cubin(ptxas: &Path, ptx: &str) -> std::io::Result<CubinReport> {
     Ok(CubinReport { outcome, kernels })
 }
 
+/// Assembles `ptx` with `ptxas -arch=<from .target>` and returns what
+/// ptxas said and the cubin's bytes (`None` when it rejected the PTX).
+pub fn assemble_to_cubin(ptxas: &Path, ptx: &str) -> std::io::Result<(Outcome, Option<Vec<u8>>)> {
+    let (outcome, cubin) = assemble_keeping(ptxas, ptx, &arch_of(ptx), &[])?;
+    let cubin = cubin.filter(|_| outcome.accepted);
+    Ok((outcome, cubin))
+}
+
 /// The `--stats` table of `ptx` (one row per kernel: registers, stack
 /// frame, static shared memory, spill stores and loads, barriers), or a
 /// one-line reason when ptxas cannot run, rejects the PTX, or writes a

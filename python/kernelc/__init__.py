@@ -1,0 +1,401 @@
+"""kernelc: compile, inspect and run CUDA kernels from Python, with or
+without a GPU.
+
+    import numpy as np, kernelc
+    mod = kernelc.Module(r'''
+        __global__ void scale(float *x, float a, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) x[i] *= a;
+        }''')
+    x = np.arange(8, dtype=np.float32)
+    mod.get_function("scale")(1, 8, (x, 2.0, 8))      # the IR interpreter
+    mod.get_function("scale")(1, 8, (x, 2.0, 8), engine="emu")  # the PTX
+
+The compiler runs in this process (no subprocess, no GPU needed);
+``engine="gpu"`` loads the CUDA driver when it is called. docs/python.md
+is the guide.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _kernelc
+from ._errors import CompileError, Diagnostic, KernelFault, LaunchError, ToolError
+
+__all__ = [
+    "compile",
+    "Program",
+    "Module",
+    "Function",
+    "KernelInfo",
+    "Param",
+    "LaunchResult",
+    "Diagnostic",
+    "CompileError",
+    "KernelFault",
+    "LaunchError",
+    "ToolError",
+    "ENGINES",
+]
+
+__version__: str = _kernelc.__version__
+
+ENGINES = ("interp", "emu", "gpu")
+"""The engines a kernel runs on: the IR interpreter, the PTX emulator, a
+real GPU through the CUDA driver."""
+
+Dims = Union[int, Sequence[int]]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel parameter as the source declares it."""
+
+    name: str
+    type: str
+    """The C type, as the compiler writes it (``const float*``)."""
+    kind: str
+    """``"pointer"`` (pass an array), ``"scalar"`` (a number),
+    ``"aggregate"`` (a by-value struct: pass its bytes) or
+    ``"unsupported"``."""
+    dtype: Optional[str]
+    """For a pointer, its element's NumPy type code (``"f4"``); for a
+    scalar, its own; ``None`` when it is not a number."""
+    size: Optional[int]
+    """For an aggregate, its size in bytes."""
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """A kernel of a program."""
+
+    name: str
+    """The name in the source (``vectorAdd``)."""
+    mangled: str
+    """The name in the PTX: nvcc's (``_Z9vectorAddPKfS0_Pfi``), or the
+    source name under ``extern "C"``. CuPy and the CUDA driver find the
+    kernel by this name."""
+    readable: str
+    """``vectorAdd(const float*, const float*, float*, int)``."""
+    location: str
+    """``FILE:line:col`` of its definition."""
+    params: Tuple[Param, ...]
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """What a launch leaves besides the arrays it wrote."""
+
+    printed: str
+    """What the kernel's ``printf`` calls printed (the interpreter's and
+    the emulator's; on a GPU the driver prints to the process's stdout)."""
+    steps: int
+    """Instructions executed over all threads (0 on a GPU)."""
+
+
+def _param(name: str, ctype: str, kind: str) -> Param:
+    what, _, code = kind.partition(":")
+    if what == "aggregate":
+        return Param(name, ctype, what, None, int(code))
+    return Param(name, ctype, what, code or None, None)
+
+
+def _kernel(t: Tuple[str, str, str, str, List[Tuple[str, str, str]]]) -> KernelInfo:
+    name, mangled, readable, location, params = t
+    return KernelInfo(name, mangled, readable, location, tuple(_param(*p) for p in params))
+
+
+def _names_of(k: KernelInfo) -> Tuple[str, ...]:
+    """The names a kernel answers to: its source name (``ns::scale<float>``),
+    that name without namespaces and template arguments (``scale``), its
+    mangled name and its readable signature."""
+    base = k.name.split("<", 1)[0].rsplit("::", 1)[-1]
+    return (k.name, base, k.mangled, k.readable)
+
+
+class Program:
+    """A compiled source: its PTX, its IR at every stage, its kernels and
+    what the compiler has to say about them. Made by :func:`compile`."""
+
+    def __init__(self, native: _kernelc.Program) -> None:
+        self._native = native
+        self._steps: Optional[List[Tuple[str, str]]] = None
+
+    @property
+    def ptx(self) -> str:
+        """The PTX, ready for ``ptxas``, CuPy's ``RawModule`` or the CUDA
+        driver's ``cuModuleLoadData``."""
+        return self._native.ptx
+
+    @property
+    def kernels(self) -> List[KernelInfo]:
+        """The kernels, in source order."""
+        return [_kernel(k) for k in self._native.kernels]
+
+    @property
+    def warnings(self) -> List[Diagnostic]:
+        """The compiler's warnings."""
+        return [Diagnostic._from_tuple(d) for d in self._native.warnings]
+
+    @property
+    def messages(self) -> str:
+        """The warnings and pass reports, as the command line prints them."""
+        return self._native.messages
+
+    def _pass_steps(self) -> List[Tuple[str, str]]:
+        if self._steps is None:
+            self._steps = self._native.pass_steps()
+        return self._steps
+
+    @property
+    def passes(self) -> List[str]:
+        """The passes that ran, in order (a pass may run more than once)."""
+        return [name for name, _ in self._pass_steps()]
+
+    def ir(self, stage: Union[str, int] = "final") -> str:
+        """The IR at a stage: ``"frontend"`` (as lowered, before any pass),
+        ``"final"`` (after the pipeline: what the interpreter runs), a
+        pass's name (after its last run) or an index into :attr:`passes`
+        (after that step)."""
+        if stage == "frontend":
+            return self._native.lowered_ir()
+        if stage == "final":
+            return self._native.optimized_ir()
+        steps = self._pass_steps()
+        if isinstance(stage, int):
+            return steps[stage][1]
+        after = [text for name, text in steps if name == stage]
+        if not after:
+            ran = ", ".join(dict.fromkeys(self.passes))
+            raise ValueError(f"no pass `{stage}` ran (stages: frontend, final, {ran})")
+        return after[-1]
+
+    def explain_memspace(self) -> str:
+        """Each generic pointer's inferred memory space, and why
+        (``--explain-memspace``)."""
+        return self._native.explain_memspace()
+
+    def explain_nc(self) -> str:
+        """For every global load of a kernel, whether it became
+        ``ld.global.nc``, and why not (``--explain-nc``)."""
+        return self._native.explain_nc()
+
+    def cubin(self) -> bytes:
+        """The cubin ptxas makes of the PTX (needs NVIDIA's ptxas: found
+        through ``KERNELC_PTXAS``, ``PATH`` or ``CUDA_HOME``)."""
+        return self._native.cubin()
+
+    def stats(self) -> str:
+        """Each kernel's registers, stack, shared memory, spills and
+        barriers, from the cubin (``--stats``; needs ptxas)."""
+        return self._native.stats()
+
+    def kernel(self, name: str) -> KernelInfo:
+        """The kernel named ``name`` (its source or its mangled name)."""
+        matches = [k for k in self.kernels if name in _names_of(k)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            known = ", ".join(k.readable for k in self.kernels)
+            raise LaunchError(f"no kernel `{name}` in the program (its kernels: {known})")
+        raise LaunchError(
+            f"`{name}` is ambiguous: {len(matches)} kernels have that name; "
+            f"give the mangled name of one of {', '.join(k.mangled for k in matches)}"
+        )
+
+
+def _options(
+    arch: str,
+    opt: int,
+    defines: Optional[Mapping[str, Any]],
+    include_dirs: Optional[Sequence[Union[str, "os.PathLike[str]"]]],
+    options: Optional[Sequence[str]],
+) -> List[str]:
+    words = [f"-arch={arch}", f"-O{opt}"]
+    for name, value in (defines or {}).items():
+        words.append(f"-D{name}" if value is None else f"-D{name}={value}")
+    for folder in include_dirs or ():
+        words += ["-I", os.fspath(folder)]
+    return words + list(options or ())
+
+
+def compile(
+    source: str,
+    arch: str = "sm_90",
+    opt: int = 3,
+    defines: Optional[Mapping[str, Any]] = None,
+    include_dirs: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
+    options: Optional[Sequence[str]] = None,
+    *,
+    file_name: str = "<source>.cu",
+) -> Program:
+    """Compiles CUDA source text. ``defines`` maps macro names to values
+    (``None``: defined without one); ``options`` are further command-line
+    options in nvcc's spellings (``["--use_fast_math", "-std=c++17"]``);
+    ``file_name`` names the source in diagnostics, and ``#include "x.h"``
+    searches its folder first. Raises :class:`CompileError`."""
+    native = _kernelc.compile(source, file_name, _options(arch, opt, defines, include_dirs, options))
+    return Program(native)
+
+
+def _dims(d: Dims, what: str) -> Tuple[int, int, int]:
+    dims = (d,) if isinstance(d, int) else tuple(d)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(x, int) and x >= 1 for x in dims):
+        raise LaunchError(f"{what} must be a positive int or a tuple of 1 to 3 of them, not {d!r}")
+    return (dims + (1, 1))[:3]  # type: ignore[return-value]
+
+
+def _compatible(array_code: str, param_code: str) -> bool:
+    """Whether an array of NumPy type ``array_code`` may be read as the
+    parameter's elements: the same type, or integers of the same size."""
+    if array_code == param_code:
+        return True
+    if param_code[0] == "V":
+        # No NumPy type (`__nv_bfloat16`): any array of elements that size.
+        return array_code[1:] == param_code[1:]
+    ints = ("i", "u")
+    return array_code[0] in ints and param_code[0] in ints and array_code[1:] == param_code[1:]
+
+
+_DLPACK_CPU = 1
+
+
+def _on_device(arg: Any) -> bool:
+    """Whether ``arg`` is an array in GPU memory (CuPy, PyTorch on CUDA)."""
+    if hasattr(arg, "__cuda_array_interface__"):
+        return True
+    device = getattr(arg, "__dlpack_device__", None)
+    return device is not None and device()[0] != _DLPACK_CPU
+
+
+def _buffer(arg: Any, param: Param, engine: str) -> memoryview:
+    """The bytes of an array argument, checked against the parameter."""
+    if _on_device(arg):
+        raise LaunchError(
+            f"`{param.name}`: a device array cannot be passed yet; pass a host (NumPy) array, "
+            "which kernelc copies in and back"
+        )
+    try:
+        view = memoryview(arg)
+    except TypeError:
+        raise LaunchError(
+            f"`{param.type} {param.name}` expects an array (anything with the buffer protocol), "
+            f"got {type(arg).__name__}"
+        ) from None
+    if not view.c_contiguous:
+        raise LaunchError(f"`{param.name}`: the array must be C-contiguous (numpy.ascontiguousarray)")
+    dtype = getattr(arg, "dtype", None)
+    if dtype is not None and param.dtype and not _compatible(dtype.str[1:], param.dtype):
+        raise LaunchError(
+            f"`{param.type} {param.name}` expects elements of NumPy type {param.dtype}, "
+            f"got an array of {dtype}"
+        )
+    return view
+
+
+class Function:
+    """A kernel of a :class:`Module`, callable in the shape of CuPy's
+    ``RawKernel``: ``f(grid, block, args, shared_mem=0)``."""
+
+    def __init__(self, program: Program, info: KernelInfo) -> None:
+        self._program = program
+        self.info = info
+
+    @property
+    def name(self) -> str:
+        return self.info.mangled
+
+    def __call__(
+        self,
+        grid: Dims,
+        block: Dims,
+        args: Sequence[Any],
+        shared_mem: int = 0,
+        engine: str = "interp",
+        max_steps: Optional[int] = None,
+    ) -> LaunchResult:
+        """Runs the kernel. Arrays (NumPy or anything with the buffer
+        protocol) are copied in and their final contents written back;
+        numbers are converted to the parameters' types, checked. Raises
+        :class:`KernelFault` when the kernel faults and
+        :class:`LaunchError` when the launch cannot start."""
+        if engine not in ENGINES:
+            raise LaunchError(f"unknown engine {engine!r}: use one of {', '.join(ENGINES)}")
+        params = self.info.params
+        if len(args) != len(params):
+            raise LaunchError(
+                f"{self.info.readable} takes {len(params)} arguments, {len(args)} given"
+            )
+        views: Dict[int, memoryview] = {}
+        values: List[object] = []
+        for i, (arg, param) in enumerate(zip(args, params)):
+            if param.kind == "pointer":
+                views[i] = _buffer(arg, param, engine)
+                values.append(views[i].tobytes())
+            elif param.kind == "aggregate":
+                values.append(bytes(memoryview(arg)) if not isinstance(arg, bytes) else arg)
+            else:
+                values.append(arg)
+        buffers, printed, steps = self._program._native.launch(
+            self.info.mangled,
+            _dims(grid, "grid"),
+            _dims(block, "block"),
+            values,
+            shared_mem,
+            engine,
+            max_steps,
+        )
+        for i, view in views.items():
+            out = buffers[i]
+            if out is not None and not view.readonly:
+                view.cast("B")[:] = out
+        if printed:
+            sys.stdout.write(printed)
+        return LaunchResult(printed, steps)
+
+
+class Module:
+    """A compiled CUDA source (text, or the path of a ``.cu`` file) whose
+    kernels can be run: ``Module(src).get_function("name")(grid, block,
+    args)``. The keyword arguments are :func:`compile`'s."""
+
+    def __init__(
+        self,
+        source_or_path: Union[str, "os.PathLike[str]"],
+        arch: str = "sm_90",
+        opt: int = 3,
+        defines: Optional[Mapping[str, Any]] = None,
+        include_dirs: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
+        options: Optional[Sequence[str]] = None,
+    ) -> None:
+        source, file_name = _read_source(source_or_path)
+        self.program = compile(
+            source, arch, opt, defines, include_dirs, options, file_name=file_name
+        )
+
+    @property
+    def ptx(self) -> str:
+        return self.program.ptx
+
+    def get_function(self, name: str) -> Function:
+        """The kernel ``name``: its source name, with or without namespaces
+        and template arguments (when only one kernel has it), its mangled
+        name or its readable signature."""
+        return Function(self.program, self.program.kernel(name))
+
+
+def _read_source(source_or_path: Union[str, "os.PathLike[str]"]) -> Tuple[str, str]:
+    """The text and the file name of a source given as text or as a path.
+    A string is a path when it names an existing file and holds no line
+    break."""
+    if isinstance(source_or_path, str) and (
+        "\n" in source_or_path or not os.path.isfile(source_or_path)
+    ):
+        return source_or_path, "<source>.cu"
+    path = os.fspath(source_or_path)
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read(), path

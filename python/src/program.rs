@@ -1,0 +1,253 @@
+//! `compile()` and the compiled `Program`: its PTX, its IR at every stage,
+//! its kernels, its warnings and the compiler's explanations.
+
+use crate::errors;
+use kernelc::driver::{self, CompileOptions, KernelSignature};
+use kernelc::files::FsLoader;
+use midend::ir::Module;
+use midend::text::{write_module, PrintOptions};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+/// A compiled source: what `kernelc.compile` returns (wrapped by the
+/// Python class `kernelc.Program`).
+#[pyclass(module = "kernelc._kernelc", frozen)]
+pub struct Program {
+    pub(crate) opts: CompileOptions,
+    /// The IR as the frontend lowered it, before any pass.
+    lowered: Module,
+    pub(crate) map: frontend::SourceMap,
+    /// The IR after the `-O` pipeline: what the interpreter runs.
+    pub(crate) optimized: Module,
+    pub(crate) ptx: String,
+    warnings: Vec<driver::DiagnosticRecord>,
+    /// The warnings and the passes' reports, rendered as the CLI prints
+    /// them on stderr.
+    messages: String,
+    pub(crate) kernels: Vec<KernelSignature>,
+}
+
+/// Compiles `source` (named `file_name` in diagnostics and for `#include
+/// "..."`) with the command-line options `options`, in any of nvcc's
+/// spellings (`-arch=sm_90`, `-O3`, `-DN=4`, `-I dir`, `--use_fast_math`).
+#[pyfunction]
+pub fn compile(
+    py: Python<'_>,
+    source: String,
+    file_name: String,
+    options: Vec<String>,
+) -> PyResult<Program> {
+    let opts = kernelc::cli::compile_options(&options)
+        .map_err(|m| pyo3::exceptions::PyValueError::new_err(m.trim_end().to_string()))?;
+    py.detach(|| build(&file_name, &source, opts))
+        .map_err(|e| errors::compile_error(py, e))
+}
+
+/// The names of every pass, in the order of the `-O3` pipeline's table.
+#[pyfunction]
+pub fn pass_names() -> Vec<&'static str> {
+    midend::passes::PASSES.iter().map(|p| p.name).collect()
+}
+
+/// The whole compilation, keeping every stage a caller may ask for.
+fn build(
+    file_name: &str,
+    source: &str,
+    opts: CompileOptions,
+) -> Result<Program, driver::CompileError> {
+    let lowered = driver::lower_with_loader(file_name, source, &opts, &FsLoader)?;
+    let mut optimized = lowered.module.clone();
+    let report = driver::optimize(
+        &mut optimized,
+        &driver::pipeline_for(&opts),
+        Some(&lowered.map),
+    )?;
+    let ptx = driver::ptx_of(&lowered.map, &optimized, &opts)?;
+    let warning_text = frontend::render_diagnostics_in(&lowered.map, &lowered.warnings);
+    Ok(Program {
+        warnings: driver::diagnostic_records(&lowered.map, &lowered.warnings),
+        messages: warning_text + &report,
+        lowered: lowered.module,
+        map: lowered.map,
+        kernels: lowered.kernels,
+        optimized,
+        ptx,
+        opts,
+    })
+}
+
+impl Program {
+    /// The IR text after each step of the pipeline, in order, as
+    /// `(pass name, module text)`.
+    fn observed(&self) -> Result<Vec<(String, String)>, driver::CompileError> {
+        let mut module = self.lowered.clone();
+        let mut steps = Vec::new();
+        let print = PrintOptions::default();
+        driver::pipeline_for(&self.opts).run_observed(&mut module, |name, m| {
+            steps.push((name.to_string(), write_module(m, print)));
+        })?;
+        Ok(steps)
+    }
+
+    /// The passes' report under options changed by `adjust` (the
+    /// explanations are gathered only when asked for).
+    fn report_with(
+        &self,
+        adjust: impl FnOnce(&mut CompileOptions),
+    ) -> Result<String, driver::CompileError> {
+        let mut opts = self.opts.clone();
+        adjust(&mut opts);
+        let mut module = self.lowered.clone();
+        let report = driver::pipeline_for(&opts).run(&mut module)?;
+        Ok(driver::render_report_in(&report, Some(&self.map)))
+    }
+}
+
+/// Lines of `text` that start with `prefix`, without it.
+fn lines_after(text: &str, prefix: &str) -> String {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .map(|l| format!("{}\n", l.trim_start()))
+        .collect()
+}
+
+#[pymethods]
+impl Program {
+    /// The PTX.
+    #[getter]
+    fn ptx(&self) -> &str {
+        &self.ptx
+    }
+
+    /// The warnings and pass reports as the command line prints them.
+    #[getter]
+    fn messages(&self) -> &str {
+        &self.messages
+    }
+
+    /// The warnings, each a diagnostic tuple (see `kernelc._errors`).
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        errors::diagnostic_tuples(py, &self.warnings)
+    }
+
+    /// The kernels in source order, each `(name, mangled, readable,
+    /// location, params)` with `params` a list of `(name, C type, kind)`.
+    #[getter]
+    fn kernels(&self) -> Vec<KernelTuple> {
+        self.kernels.iter().map(kernel_tuple).collect()
+    }
+
+    /// The IR as the frontend lowered it.
+    fn lowered_ir(&self) -> String {
+        write_module(&self.lowered, PrintOptions::default())
+    }
+
+    /// The IR after the whole pipeline.
+    fn optimized_ir(&self) -> String {
+        write_module(&self.optimized, PrintOptions::default())
+    }
+
+    /// The IR after each step of the pipeline: a list of `(pass, text)`.
+    fn pass_steps(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        py.detach(|| self.observed())
+            .map_err(|e| errors::compile_error(py, e))
+    }
+
+    /// `--explain-memspace`: each generic pointer's inferred space, and why.
+    fn explain_memspace(&self, py: Python<'_>) -> PyResult<String> {
+        let report = py
+            .detach(|| self.report_with(|o| o.memspace_opts.explain = true))
+            .map_err(|e| errors::compile_error(py, e))?;
+        Ok(lines_after(&report, "memspace:"))
+    }
+
+    /// `--explain-nc`: for every global load of a kernel, whether it became
+    /// `ld.global.nc`, and why not.
+    fn explain_nc(&self, py: Python<'_>) -> PyResult<String> {
+        let report = py
+            .detach(|| self.report_with(|o| o.explain_nc = true))
+            .map_err(|e| errors::compile_error(py, e))?;
+        Ok(lines_after(&report, "explain-nc:"))
+    }
+
+    /// The cubin ptxas makes of the PTX (needs NVIDIA's ptxas).
+    fn cubin<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| kernelc::ptxas::cubin(&self.ptx))
+            .map_err(|m| errors::tool_error(py, m))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// `--stats`: each kernel's registers, stack, shared memory, spills and
+    /// barriers, read from the cubin (needs NVIDIA's ptxas).
+    fn stats(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| kernelc::ptxas::stats(&self.ptx))
+            .map_err(|m| errors::tool_error(py, m))
+    }
+
+    /// Runs kernel `kernel` (its readable or mangled name) on `engine`
+    /// (`interp`, `emu` or `gpu`). `args` holds, per parameter, a `bytes`
+    /// object for a pointer or by-value aggregate, or a Python number.
+    /// Returns `(buffers, printed, steps)`: each argument's final bytes
+    /// (`None` for scalars), what `printf` printed, and the instructions
+    /// executed.
+    #[pyo3(signature = (kernel, grid, block, args, shared_mem, engine, max_steps))]
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        py: Python<'_>,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: Vec<Bound<'_, PyAny>>,
+        shared_mem: u32,
+        engine: &str,
+        max_steps: Option<u64>,
+    ) -> PyResult<crate::launch::Launched> {
+        crate::launch::launch(
+            py,
+            self,
+            crate::launch::Request {
+                kernel,
+                grid,
+                block,
+                shared_mem,
+                engine,
+                max_steps,
+            },
+            &args,
+        )
+    }
+}
+
+/// A kernel as Python receives it: `(name, mangled, readable, location,
+/// params)`.
+type KernelTuple = (
+    String,
+    String,
+    String,
+    String,
+    Vec<(String, String, String)>,
+);
+
+fn kernel_tuple(k: &KernelSignature) -> KernelTuple {
+    let params = k
+        .params
+        .iter()
+        .map(|p| {
+            (
+                p.name.clone(),
+                p.ty.to_string(),
+                crate::launch::param_kind(&p.ty),
+            )
+        })
+        .collect();
+    (
+        k.name.plain.clone(),
+        k.name.ptx.clone(),
+        k.name.readable(),
+        k.name.at.clone(),
+        params,
+    )
+}
