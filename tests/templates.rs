@@ -310,7 +310,8 @@ fn instantiations_kernelc_cannot_make_are_located_errors() {
     );
     let untyped = rejects(
         "template <class T> __global__ void k(T *o, int n) { o[0] = n; }\n\
-         int main() { auto f = [](float x) { return x; }; k<<<1, 1>>>(f, 3); }\n",
+         #include <vector>\n\
+         int main() { std::vector<float> f(4); k<<<1, 1>>>(f, 3); }\n",
         "E0019",
         "kernelc cannot find the type of `f` in host code, which deducing the template arguments of `k` needs",
     );

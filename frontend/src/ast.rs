@@ -500,7 +500,77 @@ pub enum ExprKind {
         /// A member template's arguments (`acc.scaled<3>()`), else empty.
         template_args: Vec<crate::templates::TemplateArg>,
     },
+    /// `[captures](params) { body }`: an object of a closure type the
+    /// checker makes (`crate::sema::lambdas`).
+    Lambda(Box<Lambda>),
 }
+
+/// A lambda expression as the parser keeps it (`crate::parser::lambdas`):
+/// its captures, which become the closure's members, and the tokens of its
+/// call operator, which the checker parses as a member function of the
+/// closure once it has typed the captures (their types are the members').
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    /// What the closure holds, in its members' order: the explicit
+    /// captures, then the implicit ones in the order the body names them.
+    pub captures: Vec<Capture>,
+    /// `[=]` or `[&]`.
+    pub default: Option<CaptureDefault>,
+    /// `mutable`: the call operator is not `const`.
+    pub mutable: bool,
+    /// `__host__` and `__device__` written after the parameters (an
+    /// extended lambda's), and where the first was.
+    pub host: bool,
+    pub device: bool,
+    pub annotation: Option<Span>,
+    /// The call operator's tokens: `( params ) [-> type] { body }`, each
+    /// `auto` parameter's `auto` replaced by a name of [`Lambda::generic`].
+    pub tokens: Vec<crate::token::Token>,
+    /// The names standing for `auto` parameters' types, in order: a
+    /// generic lambda's call operator is a template over them.
+    pub generic: Vec<String>,
+    /// A return type was written after `->` (else it is deduced).
+    pub explicit_return: bool,
+    /// The typedefs of the parse that made it which its tokens name (an
+    /// instance's template parameters): the call operator is read with
+    /// them.
+    pub types: Vec<(String, (CType, bool, Spelling))>,
+    /// The scope it is written in: the namespace, and the class of the
+    /// member function (or the closure type of the lambda) it is in.
+    pub scope: Vec<String>,
+    /// For a lambda that captured `this`, the enclosing object's class,
+    /// and whether the closure holds a copy of the object (`[*this]`)
+    /// rather than its address.
+    pub enclosing: Option<Box<(crate::parser::ClassCtx, bool)>>,
+    /// Written in host code (an extended lambda a launch passes): where,
+    /// for its closure type's name (`crate::host_lambdas`).
+    pub host_site: Option<std::sync::Arc<crate::host_lambdas::HostLambda>>,
+    pub span: Span,
+}
+
+/// One capture of a lambda: the closure's member `name`, initialized from
+/// `init` (a local, a member of an enclosing closure, `this`), by copy or
+/// (`by_ref`) bound to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    pub name: String,
+    pub by_ref: bool,
+    pub init: Expr,
+    pub span: Span,
+}
+
+/// A lambda's capture default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureDefault {
+    /// `[=]`
+    Copy,
+    /// `[&]`
+    Ref,
+}
+
+/// The member of a closure that holds the enclosing object (`[this]`,
+/// `[*this]`): a name no program can write.
+pub const CAPTURED_THIS: &str = "this@";
 
 /// Dropping a tree recurses as deep as it nests; an `else if` chain or a
 /// long sum is as deep as it is long. Each level runs with enough stack, as

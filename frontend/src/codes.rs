@@ -237,6 +237,12 @@ codes! {
 float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
         fix: "Say which arithmetic is meant: `__half2float(h) * 2.0f` for float arithmetic, `h * __float2half(2.0f)` for half arithmetic. A compound assignment (`h *= 2.0f`) is not ambiguous: the right side is converted to the left side's type.",
     },
+    E0024 {
+        title: "lambda not allowed here",
+        explanation: "nvcc restricts lambdas where device code meets host code, and kernelc follows it. A lambda annotated `__device__` or `__host__ __device__` (an *extended* lambda, which host code may pass to a kernel) needs `--extended-lambda` (or `--expt-extended-lambda`); an extended `__device__` lambda cannot capture variables by reference, since the kernel may run after the host function's variables are gone; and the closure type of a lambda written in host code without an annotation cannot be a kernel template's argument (its call operator is host code). A lambda cannot be `__global__`.",
+        example: "int main() {\n    float s = 2;\n    k<<<1, 1>>>(d, [&] __device__ (float x) { return s * x; });   // E0024\n}",
+        fix: "Compile with `--extended-lambda`; capture by copy (`[=]`, `[s]`); annotate the lambda `__device__` (or `__host__ __device__`) when a launch passes it.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

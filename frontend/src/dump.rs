@@ -385,6 +385,10 @@ impl Dumper {
                             self.line(d, &format!("Type {}", qual(t)))
                         }
                         crate::templates::TemplateArg::Value(e) => self.expr(e, d),
+                        crate::templates::TemplateArg::Decltype(e) => {
+                            self.line(d, "Decltype");
+                            self.expr(e, d + 1);
+                        }
                     }
                 }
             }
@@ -395,6 +399,25 @@ impl Dumper {
                 self.line(depth, &format!("Member {op}{field}"));
                 self.expr(base, d);
             }
+            ExprKind::Lambda(l) => self.lambda(l, depth),
         }
+    }
+
+    /// A lambda: its captures, then its call operator's tokens as written.
+    fn lambda(&mut self, l: &crate::ast::Lambda, depth: usize) {
+        let default = match l.default {
+            Some(crate::ast::CaptureDefault::Copy) => " [=]",
+            Some(crate::ast::CaptureDefault::Ref) => " [&]",
+            None => "",
+        };
+        let mutable = if l.mutable { " mutable" } else { "" };
+        self.line(depth, &format!("Lambda{default}{mutable}"));
+        for c in &l.captures {
+            let how = if c.by_ref { "&" } else { "" };
+            self.line(depth + 1, &format!("Capture {how}{}", c.name));
+            self.expr(&c.init, depth + 2);
+        }
+        let words: Vec<&str> = l.tokens.iter().map(|t| t.text.as_str()).collect();
+        self.line(depth + 1, &format!("Operator {}", words.join(" ")));
     }
 }

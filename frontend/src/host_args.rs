@@ -28,17 +28,26 @@
 use rustc_hash::FxHashMap;
 
 use crate::diag::Span;
+use crate::host_lambdas::Shape;
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 /// A launch's argument, ready for the checker to type.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct HostArg {
+pub struct HostArg {
     /// The argument with its host variables replaced by stand-ins.
     pub tokens: Vec<Token>,
     /// The argument as written.
     pub span: Span,
     /// Its text as written, for messages.
     pub text: String,
+}
+
+/// A capture of a host lambda's stand-in: the member's name and the
+/// stand-in of what it copies, or (`name` none) a capture kept as written.
+struct Captured {
+    name: Option<String>,
+    span: Span,
+    value: Vec<Token>,
 }
 
 /// How deep `auto` variables' initializers are followed.
@@ -85,6 +94,12 @@ impl<'t> HostScope<'_, 't> {
         out
     }
 
+    /// The expression `start..end` with its host variables replaced by
+    /// their stand-ins.
+    pub fn expression(&self, start: usize, end: usize) -> Vec<Token> {
+        self.stand_in_expr(start, end, 0)
+    }
+
     fn arg(&self, start: usize, end: usize) -> HostArg {
         let span = self.tokens[start].span.to(self.tokens[end - 1].span);
         let text = self.tokens[start..end]
@@ -101,56 +116,258 @@ impl<'t> HostScope<'_, 't> {
 
     /// The tokens `start..end` of an expression with each host variable
     /// replaced by its stand-in and each bound template parameter by its
-    /// argument.
+    /// argument; a lambda becomes [`HostScope::lambda_stand_in`].
     fn stand_in_expr(&self, start: usize, end: usize, depth: usize) -> Vec<Token> {
         let mut out = Vec::new();
-        for i in start..end {
-            let t = &self.tokens[i];
-            let after_member = i > start
-                && matches!(
-                    self.tokens[i - 1].kind,
-                    TokenKind::Punct(Punct::Dot | Punct::Arrow | Punct::ColonColon)
-                );
-            let before = |p: Punct| {
-                self.tokens
-                    .get(i + 1)
-                    .is_some_and(|n| i + 1 < end && n.kind == TokenKind::Punct(p))
+        let mut i = start;
+        while i < end {
+            let lambda = crate::host_lambdas::lambda_at(self.tokens, i, self.function.1)
+                .filter(|shape| shape.body_end <= end);
+            if let Some(shape) = lambda {
+                out.extend(self.lambda_stand_in(i, &shape, depth));
+                i = shape.body_end;
+                continue;
+            }
+            self.stand_in_token(i, start, end, depth, &mut out);
+            i += 1;
+        }
+        out
+    }
+
+    /// The stand-in of the token at `i` of the expression `start..end`.
+    fn stand_in_token(
+        &self,
+        i: usize,
+        start: usize,
+        end: usize,
+        depth: usize,
+        out: &mut Vec<Token>,
+    ) {
+        let t = &self.tokens[i];
+        let after_member = i > start
+            && matches!(
+                self.tokens[i - 1].kind,
+                TokenKind::Punct(Punct::Dot | Punct::Arrow | Punct::ColonColon)
+            );
+        let before = |p: Punct| {
+            self.tokens
+                .get(i + 1)
+                .is_some_and(|n| i + 1 < end && n.kind == TokenKind::Punct(p))
+        };
+        if let Some(ty) = literal_type(t) {
+            out.push(punct(Punct::LParen, t.span));
+            out.push(punct(Punct::LParen, t.span));
+            out.extend(ty.iter().map(|&k| Token {
+                kind: TokenKind::Keyword(k),
+                text: k.as_str().to_string(),
+                span: t.span,
+            }));
+            out.push(punct(Punct::RParen, t.span));
+            out.push(t.clone());
+            out.push(punct(Punct::RParen, t.span));
+            return;
+        }
+        if t.kind != TokenKind::Ident || after_member || before(Punct::ColonColon) {
+            out.push(t.clone());
+            return;
+        }
+        if let Some(v) = self.bindings.get(t.text.as_str()) {
+            out.push(punct(Punct::LParen, t.span));
+            out.extend(v.iter().cloned());
+            out.push(punct(Punct::RParen, t.span));
+            return;
+        }
+        let stand_in = (!before(Punct::LParen) && depth < MAX_AUTO_DEPTH)
+            .then(|| self.variable(&t.text, i, depth))
+            .flatten();
+        match stand_in {
+            Some(s) => out.extend(s),
+            None => out.push(t.clone()),
+        }
+    }
+
+    /// The stand-in of the lambda whose `[` is at `open` (`shape` read
+    /// it): the lambda as written, with its captures made explicit, each
+    /// initialized from its host variable's stand-in (`[=]` capturing `s`
+    /// is `[s = (*(float *)0)]`), and in its body the host template
+    /// parameters bound and the host constants replaced by their values
+    /// (which nvcc's lambdas read in place of the names, captured or not).
+    fn lambda_stand_in(&self, open: usize, shape: &Shape, depth: usize) -> Vec<Token> {
+        let close = shape.params_at - 1;
+        let mut out = vec![self.tokens[open].clone()];
+        for (k, c) in self
+            .lambda_captures(open, shape, depth)
+            .into_iter()
+            .enumerate()
+        {
+            if k > 0 {
+                out.push(punct(Punct::Comma, c.span));
+            }
+            let Some(name) = c.name else {
+                out.extend(c.value);
+                continue;
             };
-            if let Some(ty) = literal_type(t) {
-                out.push(punct(Punct::LParen, t.span));
-                out.push(punct(Punct::LParen, t.span));
-                out.extend(ty.iter().map(|&k| Token {
-                    kind: TokenKind::Keyword(k),
-                    text: k.as_str().to_string(),
-                    span: t.span,
-                }));
-                out.push(punct(Punct::RParen, t.span));
-                out.push(t.clone());
-                out.push(punct(Punct::RParen, t.span));
-                continue;
-            }
-            if t.kind != TokenKind::Ident || after_member || before(Punct::ColonColon) {
-                out.push(t.clone());
-                continue;
-            }
-            if let Some(v) = self.bindings.get(t.text.as_str()) {
-                out.push(punct(Punct::LParen, t.span));
+            out.push(Token {
+                kind: TokenKind::Ident,
+                text: name,
+                span: c.span,
+            });
+            out.push(punct(Punct::Assign, c.span));
+            out.push(punct(Punct::LParen, c.span));
+            out.extend(c.value);
+            out.push(punct(Punct::RParen, c.span));
+        }
+        out.push(self.tokens[close].clone());
+        for j in shape.params_at..shape.body_end {
+            let t = &self.tokens[j];
+            if let Some(v) = self
+                .bindings
+                .get(t.text.as_str())
+                .filter(|_| self.names(j, &t.text))
+            {
+                // A template parameter's argument, as `crate::host_uses`
+                // wrote it (an expression in parentheses, a type as is).
                 out.extend(v.iter().cloned());
-                out.push(punct(Punct::RParen, t.span));
                 continue;
             }
-            let stand_in = (!before(Punct::LParen) && depth < MAX_AUTO_DEPTH)
-                .then(|| self.variable(&t.text, i, depth))
-                .flatten();
-            match stand_in {
-                Some(s) => out.extend(s.into_iter().map(|mut s| {
-                    s.span = t.span;
-                    s
-                })),
+            let value = if t.kind != TokenKind::Ident || !self.names(j, &t.text) {
+                None
+            } else if !self.declared_in(&t.text, shape.params_at, j) {
+                self.constant_value(&t.text, open, depth)
+            } else {
+                None
+            };
+            match value {
+                Some(v) => {
+                    out.push(punct(Punct::LParen, t.span));
+                    out.extend(v);
+                    out.push(punct(Punct::RParen, t.span));
+                }
                 None => out.push(t.clone()),
             }
         }
         out
+    }
+
+    /// What the lambda whose `[` is at `open` captures: the captures it
+    /// writes, then with a capture default each host variable its body
+    /// names (not its own parameters and locals), in that order.
+    fn lambda_captures(&self, open: usize, shape: &Shape, depth: usize) -> Vec<Captured> {
+        let close = shape.params_at - 1;
+        let mut captures = Vec::new();
+        let mut default = false;
+        for (s, e) in top_level_items(self.tokens, open + 1, close) {
+            let item = &self.tokens[s..e];
+            let is_punct = |t: &Token, p: Punct| t.kind == TokenKind::Punct(p);
+            match item {
+                [d] if is_punct(d, Punct::Assign) || is_punct(d, Punct::Amp) => default = true,
+                [amp, name] if is_punct(amp, Punct::Amp) && name.kind == TokenKind::Ident => {
+                    captures.push(self.captured(name, open, depth));
+                }
+                [name] if name.kind == TokenKind::Ident => {
+                    captures.push(self.captured(name, open, depth));
+                }
+                [name, eq, ..] if name.kind == TokenKind::Ident && is_punct(eq, Punct::Assign) => {
+                    captures.push(Captured {
+                        name: Some(name.text.clone()),
+                        span: name.span,
+                        value: self.stand_in_expr(s + 2, e, depth + 1),
+                    });
+                }
+                [name, _, .., _] if name.kind == TokenKind::Ident => {
+                    // `x{init}`, `x(init)`.
+                    captures.push(Captured {
+                        name: Some(name.text.clone()),
+                        span: name.span,
+                        value: self.stand_in_expr(s + 2, e - 1, depth + 1),
+                    });
+                }
+                // `this`, `*this`: kept, and refused where it is read.
+                _ => captures.push(Captured {
+                    name: None,
+                    span: self.tokens[s].span,
+                    value: item.to_vec(),
+                }),
+            }
+        }
+        if !default {
+            return captures;
+        }
+        for j in shape.body_open..shape.body_end {
+            let t = &self.tokens[j];
+            let qualifier = self
+                .tokens
+                .get(j + 1)
+                .is_some_and(|n| n.kind == TokenKind::Punct(Punct::ColonColon));
+            let known = captures.iter().any(|c| c.name.as_deref() == Some(&t.text));
+            if known || qualifier || !self.names(j, &t.text) {
+                continue;
+            }
+            if !self.declared_in(&t.text, shape.params_at, j)
+                && self.local_declaration(&t.text, open).is_some()
+            {
+                captures.push(self.captured(t, open, depth));
+            }
+        }
+        captures
+    }
+
+    /// The capture of the host variable `name` by the lambda whose `[` is
+    /// at `open`: a copy of its stand-in (of the name itself when it has
+    /// none, which the checker then reports).
+    fn captured(&self, name: &Token, open: usize, depth: usize) -> Captured {
+        let value = self
+            .local_declaration(&name.text, open)
+            .and_then(|d| self.stand_in(&d, name.span, depth + 1))
+            .unwrap_or_else(|| vec![name.clone()]);
+        Captured {
+            name: Some(name.text.clone()),
+            span: name.span,
+            value,
+        }
+    }
+
+    /// Whether `name` is declared in `from..=at` (a lambda's own
+    /// parameter or local, which hides a host variable from there on).
+    fn declared_in(&self, name: &str, from: usize, at: usize) -> bool {
+        (from..=at).any(|k| self.names(k, name) && declarator_at(self.tokens, from, k).is_some())
+    }
+
+    /// The declaration of the local `name` of the enclosing function in
+    /// scope at `use_at`.
+    fn local_declaration(&self, name: &str, use_at: usize) -> Option<Declarator> {
+        let (fn_start, _) = self.function;
+        (fn_start..use_at).rev().find_map(|j| {
+            (self.names(j, name) && self.in_scope(j, use_at))
+                .then(|| declarator_at(self.tokens, fn_start, j))
+                .flatten()
+        })
+    }
+
+    /// The value of the `const`/`constexpr` local `name` in scope at
+    /// `use_at`, if its initializer is a constant (literals, and
+    /// arithmetic on them and on other such constants): what nvcc's
+    /// lambdas read in place of the name, captured or not.
+    fn constant_value(&self, name: &str, use_at: usize, depth: usize) -> Option<Vec<Token>> {
+        let d = self.local_declaration(name, use_at)?;
+        let is_const = d.specs.iter().any(|&i| {
+            matches!(
+                self.tokens[i].kind,
+                TokenKind::Keyword(Keyword::Const | Keyword::Constexpr)
+            )
+        });
+        let (s, e) = d
+            .init
+            .filter(|_| is_const && !d.array && depth < MAX_AUTO_DEPTH)?;
+        let constant = (s..e).all(|i| match &self.tokens[i].kind {
+            TokenKind::Ident => self
+                .constant_value(&self.tokens[i].text, i, depth + 1)
+                .is_some(),
+            TokenKind::Keyword(k) => k.starts_type() || *k == Keyword::Sizeof,
+            TokenKind::Str(_) | TokenKind::Invalid(_) => false,
+            _ => true,
+        });
+        constant.then(|| self.stand_in_expr(s, e, depth + 1))
     }
 
     /// The stand-in of the variable `name` used at `use_at`: the nearest
@@ -160,7 +377,7 @@ impl<'t> HostScope<'_, 't> {
         for j in (fn_start..use_at).rev() {
             if self.names(j, name) && self.in_scope(j, use_at) {
                 if let Some(d) = declarator_at(self.tokens, fn_start, j) {
-                    return self.stand_in(&d, depth);
+                    return self.stand_in(&d, self.tokens[use_at].span, depth);
                 }
             }
         }
@@ -168,7 +385,7 @@ impl<'t> HostScope<'_, 't> {
             for j in (start..end).rev() {
                 if self.names(j, name) {
                     if let Some(d) = declarator_at(self.tokens, start, j) {
-                        return self.stand_in(&d, depth);
+                        return self.stand_in(&d, self.tokens[use_at].span, depth);
                     }
                 }
             }
@@ -210,9 +427,11 @@ impl<'t> HostScope<'_, 't> {
         true
     }
 
-    /// The stand-in expression of a declared variable.
-    fn stand_in(&self, d: &Declarator, depth: usize) -> Option<Vec<Token>> {
-        let span = self.tokens[d.name].span;
+    /// The stand-in expression of a declared variable. Its synthetic
+    /// tokens, and its type's, are where it is used (`span`); an `auto`
+    /// variable's initializer keeps its own place (a lambda's tokens are
+    /// how its closure type is found).
+    fn stand_in(&self, d: &Declarator, span: Span, depth: usize) -> Option<Vec<Token>> {
         let is_auto = d
             .specs
             .iter()
@@ -247,6 +466,9 @@ impl<'t> HostScope<'_, 't> {
             )
             .then(|| t.clone())
         }));
+        for t in &mut ty {
+            t.span = span;
+        }
         let mut out = vec![punct(Punct::LParen, span)];
         if !d.array {
             out.push(punct(Punct::Star, span));
@@ -308,7 +530,6 @@ struct Declarator {
     specs: Vec<usize>,
     /// The pointer part before the name (`*`, `* const`, `&`).
     pointer: Vec<usize>,
-    name: usize,
     array: bool,
     /// The initializer after `=`.
     init: Option<(usize, usize)>,
@@ -349,7 +570,6 @@ fn declarator_at(tokens: &[Token], lo: usize, name: usize) -> Option<Declarator>
             return Some(Declarator {
                 specs,
                 pointer,
-                name,
                 array,
                 init,
             });
@@ -370,6 +590,14 @@ fn declaration_start(tokens: &[Token], lo: usize, at: usize) -> usize {
     let mut i = at;
     while i > lo {
         i -= 1;
+        if depth == 0 && tokens[i].kind == TokenKind::Punct(Punct::RBrace) {
+            // `Image a{p, w}, b{q, w};`: an earlier declarator's braced
+            // initializer, not the end of a block.
+            if let Some(open) = braced_initializer(tokens, lo, i) {
+                i = open;
+                continue;
+            }
+        }
         match tokens[i].kind {
             TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth += 1,
             TokenKind::Punct(Punct::LParen | Punct::LBracket) if depth == 0 => {
@@ -384,6 +612,37 @@ fn declaration_start(tokens: &[Token], lo: usize, at: usize) -> usize {
         }
     }
     lo
+}
+
+/// For the `}` at `close`: the index of its `{` when the pair is a braced
+/// initializer (after a declarator's name, `=` or `,`), `None` when it is
+/// a block.
+fn braced_initializer(tokens: &[Token], lo: usize, close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = close;
+    let open = loop {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::RBrace) => depth += 1,
+            TokenKind::Punct(Punct::LBrace) => {
+                depth -= 1;
+                if depth == 0 {
+                    break i;
+                }
+            }
+            _ => {}
+        }
+        if i <= lo {
+            return None;
+        }
+        i -= 1;
+    };
+    let before = tokens.get(open.checked_sub(1)?)?;
+    matches!(
+        before.kind,
+        TokenKind::Ident
+            | TokenKind::Punct(Punct::Assign | Punct::Comma | Punct::Gt | Punct::RBracket)
+    )
+    .then_some(open)
 }
 
 /// The declaration specifiers at `start` (before `limit`), and where the
@@ -456,6 +715,31 @@ fn angle_end(tokens: &[Token], open: usize, limit: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The ranges of the comma-separated items of `start..end`, split at
+/// the commas outside brackets.
+fn top_level_items(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut item = start;
+    for (i, t) in tokens.iter().enumerate().take(end).skip(start) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                out.push((item, i));
+                item = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if item < end {
+        out.push((item, end));
+    }
+    out
 }
 
 /// Just past the bracketed group opening at `open`.
@@ -594,6 +878,26 @@ mod tests {
                 "( ( * ( float * * ) 0 ) )",
                 "( int * ) ( * ( float * * ) 0 )",
                 "x . y",
+            ]
+        );
+    }
+
+    #[test]
+    fn lambdas_capture_host_variables_explicitly_and_read_constants_as_values() {
+        let got = stand_ins(
+            "void f(float *d) {\n\
+               const float k = 2; float b = 1, c = 3;\n\
+               auto g = [=] __device__ (float x) { float c = x; return k * c + b; };\n\
+               k<<<1, 1>>>(g, [c, n = b + 1] __device__ (int i) { return i + c + n; });\n\
+             }",
+        );
+        assert_eq!(
+            got,
+            [
+                "( [ k = ( ( * ( const float * ) 0 ) ) , b = ( ( * ( float * ) 0 ) ) ] \
+                 __device__ ( float x ) { float c = x ; return ( 2 ) * c + b ; } )",
+                "[ c = ( ( * ( float * ) 0 ) ) , n = ( ( * ( float * ) 0 ) + 1 ) ] \
+                 __device__ ( int i ) { return i + c + n ; }",
             ]
         );
     }

@@ -45,6 +45,24 @@ pub(crate) struct TemplateUse {
     pub deduced: bool,
     /// A launch's call arguments, as the checker can type them.
     pub call: Option<Vec<HostArg>>,
+    /// The host function templates called with deduced arguments that
+    /// lead to the use, outermost first: their parameters are bound by
+    /// deduction, which the checker does (`args` and `call` may name
+    /// them).
+    pub frames: Vec<HostFrame>,
+}
+
+/// A call of a host function template whose template arguments are
+/// deduced (`launch2D(w, h, [=] __device__ (int x, int y) { ... })`),
+/// which the uses in its body are found through.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostFrame {
+    /// The template's declaration up to its body (`template <class F>
+    /// void launch2D(int w, int h, F f)`).
+    pub header: Vec<Token>,
+    /// The call's arguments, in the caller's scope (which the frames
+    /// before this one bind).
+    pub args: Vec<HostArg>,
 }
 
 /// The most host template instantiations followed, and how deep.
@@ -79,6 +97,9 @@ struct RawUse {
     split_close: bool,
     /// A launch: the `(` of its call.
     call_open: Option<usize>,
+    /// A call of a host function template with its arguments deduced
+    /// (`call_open` is its `(`).
+    host_call: bool,
 }
 
 /// Finds the uses of `device_templates` in the host functions `host_fns`
@@ -92,12 +113,13 @@ pub(crate) fn find(
     host_fns: &[(usize, usize)],
     file_consts: &[(usize, usize)],
     globals: &[(usize, usize)],
-) -> Vec<TemplateUse> {
+) -> HostUses {
     let mut fns: Vec<(Option<&str>, HostFn<'_>)> = Vec::new();
     let mut host_templates: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     // A host class's member function templates are host function
     // templates too (`system.step<Scheme>(...)` launching
     // `k<Scheme><<<...>>>`); names are coarse here, as in the split.
+    let free_fns = host_fns.len();
     let mut all_fns = host_fns.to_vec();
     for &(start, end) in globals {
         all_fns.extend(member_templates(tokens, start, end));
@@ -146,10 +168,28 @@ pub(crate) fn find(
     };
     for (i, (name, _)) in fns.iter().enumerate() {
         if name.is_none() {
-            search.follow(i, &FxHashMap::default(), None, 0);
+            search.follow(i, &FxHashMap::default(), None, 0, &[]);
         }
     }
-    search.out
+    let mut headers: FxHashMap<String, Vec<Vec<Token>>> = FxHashMap::default();
+    for (name, f) in fns.iter().take(free_fns) {
+        if let Some(name) = name {
+            let header = tokens[f.range.0..f.body].to_vec();
+            headers.entry(name.to_string()).or_default().push(header);
+        }
+    }
+    HostUses {
+        uses: search.out,
+        templates: headers,
+    }
+}
+
+/// What [`find`] finds.
+pub(crate) struct HostUses {
+    pub uses: Vec<TemplateUse>,
+    /// The declarations of host function templates at namespace scope,
+    /// up to their bodies, by name (`crate::sema::host_frames`).
+    pub templates: FxHashMap<String, Vec<Vec<Token>>>,
 }
 
 fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
@@ -179,38 +219,45 @@ struct Search<'a, 't> {
 
 impl<'t> Search<'_, 't> {
     /// Follows the uses in host function `f`, its template parameters bound
-    /// to `bindings`; `origin` is the use in non-template code that led
-    /// here (where a device use found here is reported).
+    /// to `bindings` (or by deduction, through `frames`); `origin` is the
+    /// use in non-template code that led here (where a device use found
+    /// here is reported).
     fn follow(
         &mut self,
         f: usize,
         bindings: &FxHashMap<&'t str, Vec<Token>>,
         origin: Option<Span>,
         depth: usize,
+        frames: &[HostFrame],
     ) {
         let fns = self.fns;
         let host = &fns[f].1;
+        let scope = HostScope {
+            tokens: self.tokens,
+            function: host.range,
+            body: host.body,
+            globals: self.globals,
+            bindings,
+        };
+        let context = frames_key(frames);
         for u in &host.uses {
             let name = self.tokens[u.name_at].text.as_str();
             let span = origin.unwrap_or(self.tokens[u.name_at].span);
-            let call = u.call_open.map(|open| {
-                HostScope {
-                    tokens: self.tokens,
-                    function: host.range,
-                    body: host.body,
-                    globals: self.globals,
-                    bindings,
-                }
-                .launch_args(open)
-            });
+            let call = u.call_open.map(|open| scope.launch_args(open));
             let call_key = call.as_ref().map_or(String::new(), |c| {
                 let texts: Vec<Vec<Token>> = c.iter().map(|a| a.tokens.clone()).collect();
-                format!("({})", key_text(&texts))
+                format!("({}){context}", key_text(&texts))
             });
             let written: String = self.tokens[u.qualified_at..=u.name_at]
                 .iter()
                 .map(|t| t.text.as_str())
                 .collect();
+            if u.host_call {
+                if let Some(call) = call {
+                    self.follow_deduced(name, call, span, depth, frames, call_key);
+                }
+                continue;
+            }
             let Some(raw_args) = &u.args else {
                 if self.device_templates.contains(name)
                     && self.seen_device.insert(format!("{written}<<<{call_key}"))
@@ -221,13 +268,17 @@ impl<'t> Search<'_, 't> {
                         span: self.tokens[u.name_at].span,
                         deduced: true,
                         call,
+                        frames: frames.to_vec(),
                     });
                 }
                 continue;
             };
             let mut args: Vec<Vec<Token>> = raw_args
                 .iter()
-                .map(|&(s, e)| self.resolve(s, e, bindings, &host.consts, 0))
+                .map(|&(s, e)| match decltype_operand(self.tokens, s, e) {
+                    Some((os, oe)) => decltype_of(&scope, (s, e), (os, oe)),
+                    None => self.resolve(s, e, bindings, &host.consts, 0),
+                })
                 .collect();
             if let (true, Some(last)) = (u.split_close, args.last_mut()) {
                 let span = self.tokens[u.name_at].span;
@@ -237,7 +288,7 @@ impl<'t> Search<'_, 't> {
                     span,
                 });
             }
-            let key = format!("{name}<{}>", key_text(&args));
+            let key = format!("{name}<{}>{context}", key_text(&args));
             if self.device_templates.contains(name) {
                 if self
                     .seen_device
@@ -249,6 +300,7 @@ impl<'t> Search<'_, 't> {
                         span,
                         deduced: false,
                         call,
+                        frames: frames.to_vec(),
                     });
                 }
             } else if depth < MAX_HOST_DEPTH
@@ -262,9 +314,39 @@ impl<'t> Search<'_, 't> {
                     }
                     let inner: FxHashMap<&str, Vec<Token>> =
                         params.iter().copied().zip(args.iter().cloned()).collect();
-                    self.follow(g, &inner, Some(span), depth + 1);
+                    self.follow(g, &inner, Some(span), depth + 1, frames);
                 }
             }
+        }
+    }
+
+    /// Follows a call of host function template `name` whose arguments
+    /// are deduced from `call` (its arguments' stand-ins; `key` tells the
+    /// call apart): each template of that name with one more frame.
+    fn follow_deduced(
+        &mut self,
+        name: &str,
+        call: Vec<HostArg>,
+        span: Span,
+        depth: usize,
+        frames: &[HostFrame],
+        key: String,
+    ) {
+        if depth >= MAX_HOST_DEPTH
+            || self.seen_host.len() >= MAX_HOST_INSTANCES
+            || !self.seen_host.insert(format!("{name}{key}"))
+        {
+            return;
+        }
+        let fns = self.fns;
+        for &g in self.host_templates.get(name).into_iter().flatten() {
+            let (start, _) = fns[g].1.range;
+            let mut inner = frames.to_vec();
+            inner.push(HostFrame {
+                header: self.tokens[start..fns[g].1.body].to_vec(),
+                args: call.clone(),
+            });
+            self.follow(g, &FxHashMap::default(), Some(span), depth + 1, &inner);
         }
     }
 
@@ -338,6 +420,41 @@ fn is_expression(tokens: &[Token]) -> bool {
             ),
             _ => false,
         })
+}
+
+/// What tells the frames of a use apart: their calls' arguments.
+fn frames_key(frames: &[HostFrame]) -> String {
+    frames
+        .iter()
+        .map(|f| {
+            let texts: Vec<Vec<Token>> = f.args.iter().map(|a| a.tokens.clone()).collect();
+            format!("[{}]", key_text(&texts))
+        })
+        .collect()
+}
+
+/// The operand of a template argument `decltype(operand)` in `start..end`:
+/// its range.
+fn decltype_operand(tokens: &[Token], start: usize, end: usize) -> Option<(usize, usize)> {
+    let is_decltype = tokens[start].kind == TokenKind::Keyword(Keyword::Decltype)
+        && end >= start + 3
+        && tokens[start + 1].kind == TokenKind::Punct(Punct::LParen)
+        && tokens[end - 1].kind == TokenKind::Punct(Punct::RParen);
+    is_decltype.then_some((start + 2, end - 1))
+}
+
+/// The argument `decltype(operand)` (its range `whole`) with its operand's
+/// host variables replaced by their stand-ins (`decltype(plus)` of a
+/// lambda is its closure type).
+fn decltype_of(
+    scope: &HostScope<'_, '_>,
+    whole: (usize, usize),
+    operand: (usize, usize),
+) -> Vec<Token> {
+    let mut out = scope.tokens[whole.0..operand.0].to_vec();
+    out.extend(scope.expression(operand.0, operand.1));
+    out.extend_from_slice(&scope.tokens[operand.1..whole.1]);
+    out
 }
 
 /// The arguments' text, to tell instantiations apart.
@@ -522,6 +639,7 @@ fn raw_uses(
                 args: None,
                 split_close: false,
                 call_open: launch_call(tokens, i + 1, end),
+                host_call: false,
             });
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
             if let Some((close, args)) = angle_list(tokens, i + 1, end) {
@@ -531,8 +649,20 @@ fn raw_uses(
                     args: Some(args),
                     split_close: tokens[close].kind == TokenKind::Punct(Punct::Shr),
                     call_open: launch_call(tokens, close + 1, end),
+                    host_call: false,
                 });
             }
+        } else if tokens[i + 1].kind == TokenKind::Punct(Punct::LParen) && members(&t.text) {
+            // `launch2D(w, h, f)`: a host template whose arguments the
+            // call deduces.
+            out.push(RawUse {
+                name_at: i,
+                qualified_at,
+                args: None,
+                split_close: false,
+                call_open: Some(i + 1),
+                host_call: true,
+            });
         }
     }
     out

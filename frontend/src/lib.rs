@@ -25,6 +25,7 @@ mod dump;
 pub mod half;
 mod headers;
 mod host_args;
+mod host_lambdas;
 mod host_uses;
 mod include;
 mod lexer;
@@ -154,6 +155,15 @@ impl Options {
         self
     }
 
+    /// Whether `--extended-lambda` is on (it defines
+    /// `__CUDACC_EXTENDED_LAMBDA__`, as nvcc does): lambdas may be
+    /// `__device__` or `__host__ __device__`.
+    pub fn extended_lambda(&self) -> bool {
+        self.defines
+            .iter()
+            .any(|(n, _)| n == "__CUDACC_EXTENDED_LAMBDA__")
+    }
+
     /// Whether `--expt-relaxed-constexpr` is on (it defines
     /// `__CUDACC_RELAXED_CONSTEXPR__`, as nvcc does): `constexpr` functions
     /// without `__device__` are then compiled for the device too.
@@ -233,6 +243,10 @@ fn lex_and_split(
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
     let mut errors = lexer::invalid_token_errors(&split.device);
     errors.extend(split.errors.iter().cloned());
+    errors.extend(host_lambdas::errors(
+        &split.host_lambdas,
+        opts.extended_lambda(),
+    ));
     fail_on_errors(errors, opts)?;
     Ok((split, warnings))
 }
@@ -244,7 +258,12 @@ fn parse_split(
     opts: &Options,
 ) -> (ast::TranslationUnit, Vec<Diagnostic>) {
     let len = u32::try_from(map.main().text().len()).unwrap_or(u32::MAX);
-    let (mut tu, diags) = parser::parse_tokens(&split.device, &split.template_uses, len, opts);
+    let host = parser::HostCode {
+        uses: &split.template_uses,
+        lambdas: split.host_lambdas.clone(),
+        templates: split.host_templates.clone(),
+    };
+    let (mut tu, diags) = parser::parse_tokens(&split.device, host, len, opts);
     tu.host.extend(split.host);
     (tu, diags)
 }

@@ -228,6 +228,64 @@ pub fn instance(
     out
 }
 
+/// The Itanium name of the call operator of the closure type `def`
+/// (`const` unless the lambda is `mutable`), with these parameters: a
+/// member function of a local class, `_ZZ4kernPfiENKUliE_clEi` (5.1.2
+/// `<local-name>`, its entity the nested name of `operator()`, `cl`). An
+/// instance of a generic lambda's call operator has its template
+/// arguments, and `Da` (`auto`) for its return type.
+pub fn lambda_operator(
+    def: &crate::types::StructDef,
+    this_const: bool,
+    params: &[ParamType<'_>],
+    instance: Option<&[crate::templates::ArgValue]>,
+) -> String {
+    let Some(c) = def.closure.as_deref() else {
+        return member(&def.name, Some(this_const), params, None);
+    };
+    let mut m = Mangler::default();
+    let (context, unnamed) = m.closure_parts(c);
+    let mut out = format!("_ZZ{context}EN");
+    if this_const {
+        out.push('K');
+    }
+    out.push_str(&unnamed);
+    out.push_str("cl");
+    if let Some(args) = instance {
+        out.push('I');
+        for a in args {
+            out.push_str(&m.template_arg(a, &crate::templates::ParamKind::Type));
+        }
+        out.push('E');
+    }
+    out.push('E');
+    if instance.is_some() {
+        out.push_str("Da");
+    }
+    m.params(params, &mut out);
+    out
+}
+
+/// A closure type's signature as its name spells it, without
+/// substitutions from around it: what tells two lambdas' signatures apart.
+pub fn signature_key(sig: &[crate::types::SigParam]) -> String {
+    let mut out = String::new();
+    Mangler::default().params(&param_types(sig), &mut out);
+    out
+}
+
+/// Parameter types from their parts.
+fn param_types(params: &[crate::types::SigParam]) -> Vec<ParamType<'_>> {
+    params
+        .iter()
+        .map(|(ty, spelling, reference)| ParamType {
+            ty,
+            spelling,
+            reference: *reference,
+        })
+        .collect()
+}
+
 /// The Itanium name of a device variable: its key unchanged in the global
 /// namespace (C++ does not mangle those), `_ZN3sim7counterE` in one.
 pub fn variable(key: &str) -> String {
@@ -476,6 +534,9 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
             i => format!("T{}_", i - 1),
         };
     }
+    if let Some(c) = ty.struct_def().and_then(|d| d.closure.as_deref()) {
+        return Mangler::default().closure(c);
+    }
     if let Some(inst) = ty.struct_def().and_then(|d| d.instance_of.as_deref()) {
         return instance_key(inst);
     }
@@ -621,6 +682,34 @@ impl Mangler {
         out
     }
 
+    /// A closure type's name (5.1.2 `<local-name>`, 5.1.8
+    /// `<closure-type-name>`): `Z <context> E Ul <lambda-sig> E [<n>] _`.
+    fn closure(&mut self, c: &crate::types::Closure) -> String {
+        let (context, unnamed) = self.closure_parts(c);
+        format!("Z{context}E{unnamed}")
+    }
+
+    /// A closure type's context (the enclosing function's encoding) and
+    /// its own name (`UlfE0_`).
+    fn closure_parts(&mut self, c: &crate::types::Closure) -> (String, String) {
+        let mut context = String::new();
+        match &c.context {
+            crate::types::ClosureContext::Encoding(e) => context.push_str(e),
+            crate::types::ClosureContext::Function { key, params } => {
+                context.push_str(&self.name(key));
+                self.params(&param_types(params), &mut context);
+            }
+        }
+        let mut unnamed = String::from("Ul");
+        self.params(&param_types(&c.sig), &mut unnamed);
+        unnamed.push('E');
+        if c.discriminator > 0 {
+            unnamed.push_str(&(c.discriminator - 1).to_string());
+        }
+        unnamed.push('_');
+        (context, unnamed)
+    }
+
     /// `R` and the referenced type.
     fn reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
         let key = format!("R{}", key(ty, q, spelling));
@@ -662,6 +751,8 @@ impl Mangler {
             format!("{}{}", q.code(), self.ty(ty, Quals::NONE, spelling))
         } else if let CType::Pointer { pointee, .. } = ty {
             format!("P{}", self.ty(pointee, pointee_quals(ty), spelling))
+        } else if let Some(c) = ty.struct_def().and_then(|d| d.closure.clone()) {
+            self.closure(&c)
         } else if let Some(inst) = ty.struct_def().and_then(|d| d.instance_of.clone()) {
             let inner = self.instance_inner(&inst);
             if inst.template.contains("::") {

@@ -58,6 +58,11 @@ pub(crate) struct Split {
     /// The kernel template instantiations host code asks for
     /// (`crate::host_uses`).
     pub template_uses: Vec<TemplateUse>,
+    /// The lambdas of host code (`crate::host_lambdas`).
+    pub host_lambdas: crate::host_lambdas::HostLambdas,
+    /// The host function templates' declarations, by name
+    /// (`crate::host_uses::HostUses`).
+    pub host_templates: FxHashMap<String, Vec<Vec<Token>>>,
 }
 
 impl Split {
@@ -80,8 +85,12 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     };
     splitter.index(&nodes);
     splitter.keep_reachable();
-    let template_uses = splitter.template_uses();
-    splitter.keep_launch_types(&template_uses);
+    let crate::host_uses::HostUses {
+        uses: template_uses,
+        templates: host_templates,
+    } = splitter.template_uses();
+    splitter.keep_launch_types(&template_uses, &host_templates);
+    let host_lambdas = splitter.host_lambdas(&nodes);
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
@@ -91,6 +100,8 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
         errors: Vec::new(),
         kept: splitter.kept_spans(),
         template_uses,
+        host_lambdas,
+        host_templates,
     };
     // Unclosed bodies in kept code are the parser's to report.
     errors.retain(|e: &Diagnostic| !split.in_device_code(e.span));
@@ -149,6 +160,23 @@ fn container_brace(tokens: &[Token], i: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The namespace path a container's head opens (`namespace a::b {`,
+/// `inline namespace v1 {`, `namespace {`); none for `extern "C" {`.
+fn namespace_path(head: &[Token]) -> Vec<String> {
+    let Some(at) = head.iter().position(|t| is_kw(t, Keyword::Namespace)) else {
+        return Vec::new();
+    };
+    let names: Vec<String> = head[at + 1..]
+        .iter()
+        .filter(|t| t.kind == TokenKind::Ident)
+        .map(|t| t.text.clone())
+        .collect();
+    if names.is_empty() {
+        return vec![crate::parser::ANONYMOUS.to_string()];
+    }
+    names
 }
 
 /// Segments `tokens` from `*pos` into declarations and containers, up to
@@ -686,17 +714,38 @@ impl<'t> Splitter<'t> {
 
     /// Keeps the types and constants that host uses of templates name in
     /// their template arguments, and in their call's arguments when they
-    /// are deduced from those (`crate::host_args`), and what they reach:
-    /// the checker reads them.
-    fn keep_launch_types(&mut self, uses: &[TemplateUse]) {
+    /// are deduced from those (`crate::host_args`), and in the host
+    /// template calls they are found through, and what they reach: the
+    /// checker reads them.
+    fn keep_launch_types(
+        &mut self,
+        uses: &[TemplateUse],
+        host_templates: &FxHashMap<String, Vec<Vec<Token>>>,
+    ) {
         let mut work = Vec::new();
         let written = uses.iter().flat_map(|u| u.args.iter().flatten());
         let call = uses
             .iter()
-            .filter(|u| u.deduced)
+            .filter(|u| u.deduced || !u.frames.is_empty())
             .flat_map(|u| u.call.iter().flatten())
             .flat_map(|a| a.tokens.iter());
-        for tok in written.chain(call).filter(|t| t.kind == TokenKind::Ident) {
+        // What deduced host template calls lead through: their parameters'
+        // types and their arguments.
+        let frames = uses.iter().flat_map(|u| &u.frames).flat_map(|f| {
+            f.header
+                .iter()
+                .chain(f.args.iter().flat_map(|a| a.tokens.iter()))
+        });
+        let mut names: Vec<&Token> = written.chain(call).chain(frames).collect();
+        // A host template's call in a stand-in has the type it returns.
+        let called: Vec<&Token> = names
+            .iter()
+            .filter_map(|t| host_templates.get(t.text.as_str()))
+            .flatten()
+            .flatten()
+            .collect();
+        names.extend(called);
+        for tok in names.into_iter().filter(|t| t.kind == TokenKind::Ident) {
             for &d in self.by_name.get(tok.text.as_str()).into_iter().flatten() {
                 if !self.kept[d] && self.decls[d].role.kept_when_used() {
                     self.kept[d] = true;
@@ -782,7 +831,7 @@ impl<'t> Splitter<'t> {
 
     /// The instantiations of device function templates that host code
     /// asks for (`crate::host_uses`).
-    fn template_uses(&self) -> Vec<TemplateUse> {
+    fn template_uses(&self) -> crate::host_uses::HostUses {
         let starts_template = |d: &Decl| {
             self.tokens
                 .get(d.start)
@@ -795,7 +844,10 @@ impl<'t> Splitter<'t> {
             .flat_map(|d| d.names.iter().map(|&n| self.tokens[n].text.as_str()))
             .collect();
         if device_templates.is_empty() {
-            return Vec::new();
+            return crate::host_uses::HostUses {
+                uses: Vec::new(),
+                templates: FxHashMap::default(),
+            };
         }
         let ranges = |role: &dyn Fn(Role) -> bool| -> Vec<(usize, usize)> {
             self.decls
@@ -815,6 +867,45 @@ impl<'t> Splitter<'t> {
             &file_consts,
             &globals,
         )
+    }
+
+    /// The lambdas of the host functions (`crate::host_lambdas`).
+    fn host_lambdas(&self, nodes: &[Node]) -> crate::host_lambdas::HostLambdas {
+        let mut fns = Vec::new();
+        self.host_functions(nodes, &mut Vec::new(), &mut 0, &mut fns);
+        crate::host_lambdas::find(self.tokens, &fns)
+    }
+
+    /// The host functions among `nodes` (declarations from index `next`),
+    /// each with the namespace it is in (`scope`, the path so far).
+    fn host_functions(
+        &self,
+        nodes: &[Node],
+        scope: &mut Vec<String>,
+        next: &mut usize,
+        out: &mut Vec<crate::host_lambdas::HostFunction>,
+    ) {
+        for node in nodes {
+            match node {
+                Node::Decl(..) => {
+                    let d = &self.decls[*next];
+                    *next += 1;
+                    if matches!(d.role, Role::Host(HostKind::Function) | Role::HostConstexpr) {
+                        out.push(crate::host_lambdas::HostFunction {
+                            start: d.start,
+                            end: d.end,
+                            scope: scope.clone(),
+                        });
+                    }
+                }
+                Node::Container { head, body, .. } => {
+                    let depth = scope.len();
+                    scope.extend(namespace_path(&self.tokens[head.0..head.1]));
+                    self.host_functions(body, scope, next, out);
+                    scope.truncate(depth);
+                }
+            }
+        }
     }
 
     /// The host functions and variables, by name.

@@ -104,6 +104,8 @@ pub struct ParseEnv {
     /// The classes with member functions, by key: a member template's
     /// instance is parsed as a member of its class.
     pub(crate) classes: FxHashMap<String, crate::parser::ClassCtx>,
+    /// The lambdas of host code (`crate::host_lambdas`).
+    pub(crate) host_lambdas: crate::host_lambdas::HostLambdas,
 }
 
 /// Every class template of a translation unit, kept as a function
@@ -312,6 +314,9 @@ impl PartialEq for ParseEnv {
 pub enum TemplateArg {
     Type(ast::QualType),
     Value(ast::Expr),
+    /// `decltype(expr)`: the type the checker gives `expr` (a lambda's
+    /// closure type, `decltype(op)` in host code).
+    Decltype(ast::Expr),
 }
 
 /// An instantiation the program asks for outside device code's calls: an
@@ -325,6 +330,14 @@ pub struct Request {
     /// A launch's call arguments, from which the template arguments it
     /// does not write are deduced (empty for other requests).
     pub call: Vec<CallArg>,
+    /// For a use found inside host function templates called with
+    /// deduced arguments: those calls, outermost first. The checker
+    /// deduces their template parameters, which `written` and the call's
+    /// arguments may name; `args` is then empty.
+    pub frames: Vec<crate::host_uses::HostFrame>,
+    /// With `frames`: the template arguments as written, read once the
+    /// frames' parameters are known.
+    pub written: Vec<Vec<Token>>,
 }
 
 /// An argument of a launch in host code (`crate::host_args`).
@@ -333,6 +346,9 @@ pub struct CallArg {
     /// The argument with host variables replaced by stand-ins of their
     /// types, or `None` when that does not parse.
     pub expr: Option<ast::Expr>,
+    /// Those stand-ins' tokens (read later when they name the template
+    /// parameters of a host function template's frame).
+    pub tokens: Vec<Token>,
     /// The argument as written: where it is, and its text.
     pub span: Span,
     pub text: String,
@@ -358,6 +374,10 @@ pub struct Templates {
     pub classes: Arc<ClassTemplates>,
     pub env: ParseEnv,
     pub requests: Vec<Request>,
+    /// The host function templates' declarations up to their bodies, by
+    /// name: a host stand-in's call of one has the type it returns
+    /// (`crate::sema::host_frames`).
+    pub host_templates: FxHashMap<String, Vec<Vec<Token>>>,
 }
 
 impl Templates {

@@ -60,6 +60,44 @@ pub struct StructDef {
     /// (`BlockScan<int, 256>::TempStorage`), that instance: the prefix of
     /// its Itanium name.
     pub enclosing_instance: Option<Arc<crate::templates::ClassInstance>>,
+    /// For a lambda's closure type, what its Itanium name spells.
+    pub closure: Option<Arc<Closure>>,
+}
+
+/// What makes a struct a lambda's closure type (`crate::sema::lambdas`):
+/// its Itanium name, the ABI's `<local-name>` of an unnamed type, `Z
+/// <encoding of the enclosing function> E Ul <parameter types> E [<n>] _`
+/// (`Z4mainEUlfE0_`: the second closure in `main` whose call operator
+/// takes a `float`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Closure {
+    pub context: ClosureContext,
+    /// The call operator's parameter types as written: the type (the
+    /// referenced one for a reference), its spelling, and for a reference
+    /// the referenced object's `const` and `volatile`. An `auto`
+    /// parameter is a template parameter's placeholder (`T_`).
+    pub sig: Vec<SigParam>,
+    /// Its number among the closures of the same context and signature,
+    /// in source order: 0 for the first (`_`), 1 for the second (`0_`).
+    pub discriminator: u32,
+}
+
+/// A parameter as a function's Itanium name spells it: its type (the
+/// referenced one for a reference), the spelling of its base type, and
+/// for a reference the referenced object's `const` and `volatile`.
+pub type SigParam = (CType, crate::ast::Spelling, Option<(bool, bool)>);
+
+/// The function whose body holds a lambda, as a closure type's name
+/// spells it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClosureContext {
+    /// The function's encoding as its own name writes it, after `_Z`
+    /// (`4main`, `4kernPfi`, `2tkIfEvPT_`).
+    Encoding(String),
+    /// A function at namespace scope (`run(float *, int)`): its key and
+    /// parameter types, mangled with the rest of the name so that the
+    /// types after it may refer back to them (`S0_`).
+    Function { key: String, params: Vec<SigParam> },
 }
 
 /// Ids at or above this belong to user-defined structs.
@@ -176,6 +214,7 @@ impl StructDef {
             is_union,
             instance_of: None,
             enclosing_instance: None,
+            closure: None,
         }
     }
 

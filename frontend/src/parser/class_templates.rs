@@ -378,6 +378,11 @@ impl Parser<'_> {
                 Code::E0019,
                 format!("template parameter `{}` takes a type, not a value", p.name),
             ),
+            (TemplateArg::Decltype(e), _) => self.error(
+                e.span,
+                Code::E0002,
+                "`decltype` in a class template's arguments is not supported by kernelc yet",
+            ),
         }
     }
 

@@ -43,8 +43,8 @@ use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
 
 /// The class whose member function is being parsed.
-#[derive(Clone, Debug)]
-pub(crate) struct ClassCtx {
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassCtx {
     /// The class's key.
     pub key: String,
     /// Its non-static data members.
@@ -53,6 +53,14 @@ pub(crate) struct ClassCtx {
     pub methods: FxHashSet<String>,
     /// Inside a non-static member function (`this` exists).
     pub has_this: bool,
+    /// A lambda's closure type (`lambdas.rs`): `this` in its call
+    /// operator's body is the enclosing object's, which `enclosing`
+    /// gives when the lambda captured it.
+    pub closure: bool,
+    /// For a closure that captured the enclosing object (`[this]`,
+    /// `[*this]`): that object's class, and whether the closure holds a
+    /// copy of the object (`[*this]`) rather than its address.
+    pub enclosing: Option<Box<(ClassCtx, bool)>>,
 }
 
 /// A member function or static data member met while reading a class,
@@ -530,6 +538,8 @@ impl Parser<'_> {
             fields: def.fields.iter().map(|f| f.name.clone()).collect(),
             methods: members.methods,
             has_this: false,
+            closure: false,
+            enclosing: None,
         };
         self.classes.insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
@@ -820,7 +830,7 @@ impl Parser<'_> {
     /// A member function's body after its parameters (`None` after a
     /// prototype's `;`), in its class: the member initializers of a
     /// constructor become its first statements.
-    fn member_body(
+    pub(super) fn member_body(
         &mut self,
         class: &CType,
         ctx: &ClassCtx,
@@ -1058,31 +1068,66 @@ impl Parser<'_> {
     }
 
     /// A name in a member function's body that is a member of its class
-    /// and not a local: `this->name` (C++ [class.mfct.non.static]).
+    /// and not a local: `this->name` (C++ [class.mfct.non.static]). In a
+    /// lambda's body, a member of the enclosing object the lambda
+    /// captured is that object's (`this->this@->name`).
     pub(super) fn implicit_member(&self, name: &str, span: Span) -> Option<Expr> {
         let class = self.class.as_ref().filter(|c| c.has_this)?;
-        if self.names.is_local(name)
-            || !(class.fields.contains(name) || class.methods.contains(name))
-        {
+        if self.names.is_local(name) {
             return None;
         }
-        Some(this_member(name, span))
+        if class.fields.contains(name) || class.methods.contains(name) {
+            return Some(this_member(name, span));
+        }
+        let (outer, by_value) = class.enclosing.as_deref()?;
+        if !(outer.fields.contains(name) || outer.methods.contains(name)) {
+            return None;
+        }
+        Some(member_of(
+            this_member(crate::ast::CAPTURED_THIS, span),
+            name,
+            !by_value,
+            span,
+        ))
     }
 
-    /// `this`, inside a non-static member function.
+    /// `this`, inside a non-static member function; in a lambda's body,
+    /// the enclosing object's address, which the lambda captured.
     pub(super) fn this_expr(&mut self) -> PResult<Expr> {
         let at = self.bump().span;
-        if self.class.as_ref().is_some_and(|c| c.has_this) {
-            return Ok(Expr {
+        if let Some(this) = self.this_pointer(at) {
+            return Ok(this);
+        }
+        let msg = if self.class.as_ref().is_some_and(|c| c.closure) {
+            "`this` is not captured by this lambda (capture it: `[this]`, `[=]` or `[&]`)"
+        } else {
+            "`this` is only valid inside a non-static member function"
+        };
+        self.error(at, Code::E0001, msg)
+    }
+
+    /// What `this` is here, if anything: the member function's own, or
+    /// in a lambda's body the captured enclosing object's address.
+    pub(super) fn this_pointer(&self, at: Span) -> Option<Expr> {
+        let class = self.class.as_ref().filter(|c| c.has_this)?;
+        if !class.closure {
+            return Some(Expr {
                 kind: ExprKind::Ident("this".to_string()),
                 span: at,
             });
         }
-        self.error(
-            at,
-            Code::E0001,
-            "`this` is only valid inside a non-static member function",
-        )
+        let (_, by_value) = class.enclosing.as_deref()?;
+        let held = this_member(crate::ast::CAPTURED_THIS, at);
+        if !by_value {
+            return Some(held);
+        }
+        Some(Expr {
+            kind: ExprKind::Unary {
+                op: crate::ast::UnaryOp::AddrOf,
+                operand: Box::new(held),
+            },
+            span: at,
+        })
     }
 
     /// Reports the members a local or unnamed struct deferred (their
@@ -1100,16 +1145,22 @@ impl Parser<'_> {
 }
 
 /// `this->name`.
-fn this_member(name: &str, span: Span) -> Expr {
+pub(super) fn this_member(name: &str, span: Span) -> Expr {
+    let this = Expr {
+        kind: ExprKind::Ident("this".to_string()),
+        span,
+    };
+    member_of(this, name, true, span)
+}
+
+/// `base->name` (`arrow`) or `base.name`.
+fn member_of(base: Expr, name: &str, arrow: bool, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Member {
-            base: Box::new(Expr {
-                kind: ExprKind::Ident("this".to_string()),
-                span,
-            }),
+            base: Box::new(base),
             field: name.to_string(),
             field_span: span,
-            arrow: true,
+            arrow,
             template_args: Vec::new(),
         },
         span,
@@ -1180,7 +1231,7 @@ fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
 }
 
 /// The `this` parameter of a member function of `class`.
-fn this_param(class: &CType, is_const: bool, span: Span) -> ParamDecl {
+pub(super) fn this_param(class: &CType, is_const: bool, span: Span) -> ParamDecl {
     ParamDecl {
         name: Some("this".to_string()),
         ty: QualType {
@@ -1209,7 +1260,7 @@ fn is_punct_tok(t: Option<&crate::token::Token>, p: Punct) -> bool {
 
 /// The index after the bracket group opening at `open` (any of `(`, `[`,
 /// `{`, counted together).
-fn skip_balanced(toks: &[crate::token::Token], open: usize) -> usize {
+pub(super) fn skip_balanced(toks: &[crate::token::Token], open: usize) -> usize {
     let mut depth = 0usize;
     let mut i = open;
     while i < toks.len() {

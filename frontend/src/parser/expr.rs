@@ -562,13 +562,7 @@ impl Parser<'_> {
                 inner.span = tok.span.to(close);
                 return Ok(inner);
             }
-            TokenKind::Punct(Punct::LBracket) => {
-                return self.error(
-                    tok.span,
-                    Code::E0002,
-                    "lambdas are not supported by kernelc",
-                )
-            }
+            TokenKind::Punct(Punct::LBracket) => return self.lambda(),
             TokenKind::Punct(Punct::ColonColon) => {
                 return self.error(
                     tok.span,

@@ -16,6 +16,8 @@ mod classes;
 mod decl;
 mod expr;
 mod fn_pointers;
+mod host_frames;
+mod lambdas;
 mod names;
 mod namespaces;
 mod scoped_enums;
@@ -24,7 +26,9 @@ mod structs;
 mod templates;
 
 pub(crate) use classes::ClassCtx;
-pub(crate) use names::{join, split_key, Names};
+pub(crate) use host_frames::{host_expr, host_template, host_template_arg, host_type};
+pub(crate) use lambdas::{host_params, lambda_operator, lambda_params};
+pub(crate) use names::{join, split_key, Names, ANONYMOUS};
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -44,21 +48,33 @@ pub(crate) struct Recorded;
 
 pub(crate) type PResult<T> = Result<T, Recorded>;
 
+/// What the split phase found in host code that the parse needs.
+pub(crate) struct HostCode<'a> {
+    /// The uses of device templates (instantiation requests).
+    pub uses: &'a [crate::split::TemplateUse],
+    /// The lambdas (`crate::host_lambdas`).
+    pub lambdas: crate::host_lambdas::HostLambdas,
+    /// The host function templates' declarations, by name.
+    pub templates: FxHashMap<String, Vec<Vec<Token>>>,
+}
+
 /// Parses preprocessed tokens: the device code, and the template uses the
 /// split phase found in host code (instantiation requests).
 pub(crate) fn parse_tokens(
     tokens: &[Token],
-    host_uses: &[crate::split::TemplateUse],
+    host: HostCode<'_>,
     source_len: u32,
     opts: &crate::Options,
 ) -> (TranslationUnit, Vec<Diagnostic>) {
     let eof = Span::new(source_len, source_len);
     let mut p = Parser::new(tokens, eof, opts);
+    p.host_lambdas = host.lambdas;
     let items = p.translation_unit();
-    for u in host_uses {
+    for u in host.uses {
         p.host_use(u);
     }
     let mut templates = std::mem::take(&mut p.templates);
+    templates.host_templates = host.templates;
     templates.env = ParseEnv {
         typedefs: std::mem::take(&mut p.typedefs),
         structs: std::mem::take(&mut p.structs),
@@ -67,6 +83,7 @@ pub(crate) fn parse_tokens(
         constants: std::mem::take(&mut p.constants),
         instances: p.instances.clone(),
         classes: std::mem::take(&mut p.classes),
+        host_lambdas: p.host_lambdas.clone(),
     };
     (
         TranslationUnit {
@@ -169,6 +186,7 @@ impl<'t> Parser<'t> {
         p.templates.by_name = templates.by_name.clone();
         p.templates.classes = templates.classes.clone();
         p.instances = env.instances.clone();
+        p.host_lambdas = env.host_lambdas.clone();
         p.typedefs.extend(types);
         p
     }
@@ -253,6 +271,12 @@ pub(crate) struct Parser<'t> {
     /// The class template instances of the translation unit, shared with
     /// every sub-parser.
     instances: crate::templates::SharedInstances,
+    /// The lambdas of host code, by the offset of their `[`
+    /// (`crate::host_lambdas`): a launch's argument may be one.
+    host_lambdas: crate::host_lambdas::HostLambdas,
+    /// `--extended-lambda`: `__host__` and `__device__` lambdas are
+    /// allowed.
+    extended_lambda: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -290,6 +314,8 @@ impl<'t> Parser<'t> {
             instance_depth: 0,
             instancing: None,
             instances: Default::default(),
+            host_lambdas: Default::default(),
+            extended_lambda: opts.extended_lambda(),
         }
     }
 
@@ -316,6 +342,8 @@ impl<'t> Parser<'t> {
         p.in_pattern = self.in_pattern;
         p.instance_depth = self.instance_depth;
         p.instances = self.instances.clone();
+        p.host_lambdas = self.host_lambdas.clone();
+        p.extended_lambda = self.extended_lambda;
         p.typedefs.extend(types);
         p
     }

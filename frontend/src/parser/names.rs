@@ -175,6 +175,12 @@ impl Names {
         self.current.join("::")
     }
 
+    /// The current namespace's path (with the class of a member function
+    /// being read, which is entered as one).
+    pub(crate) fn current_path(&self) -> Vec<String> {
+        self.current.clone()
+    }
+
     /// The key a declaration of `name` gets here: qualified at namespace
     /// scope, unchanged inside a function (locals are not keyed).
     pub(crate) fn qualify(&self, name: &str) -> String {

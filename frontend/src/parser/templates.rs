@@ -370,6 +370,8 @@ impl Parser<'_> {
             args,
             span,
             call: Vec::new(),
+            frames: Vec::new(),
+            written: Vec::new(),
         });
         self.pos = end;
         Ok(())
@@ -468,6 +470,15 @@ impl Parser<'_> {
     /// One template argument: a type, or a constant expression (in an
     /// argument list, `in_list`, one that a `>` ends).
     pub(super) fn template_arg(&mut self, in_list: bool) -> PResult<TemplateArg> {
+        if self.is_kw(Keyword::Decltype) && self.is_punct_at(1, Punct::LParen) {
+            self.pos += 2;
+            let outer = std::mem::replace(&mut self.in_template_args, false);
+            let e = self.expr();
+            self.in_template_args = outer;
+            let e = e?;
+            self.expect_punct(Punct::RParen, "to close `decltype(`")?;
+            return Ok(TemplateArg::Decltype(e));
+        }
         if let Some(ty) = self.template_type_arg() {
             return Ok(TemplateArg::Type(ty));
         }
@@ -527,6 +538,30 @@ impl Parser<'_> {
         let Some(key) = self.host_template_key(&u.name, u.span) else {
             return;
         };
+        if !u.frames.is_empty() {
+            // The frames' template parameters are deduced by the checker:
+            // what names them is read then.
+            let call = u
+                .call
+                .iter()
+                .flatten()
+                .map(|a| CallArg {
+                    expr: None,
+                    tokens: a.tokens.clone(),
+                    span: a.span,
+                    text: a.text.clone(),
+                })
+                .collect();
+            self.templates.requests.push(Request {
+                name: key,
+                args: Vec::new(),
+                span: u.span,
+                call,
+                frames: u.frames.clone(),
+                written: u.args.clone(),
+            });
+            return;
+        }
         let args = if u.deduced {
             Some(Vec::new())
         } else {
@@ -551,6 +586,7 @@ impl Parser<'_> {
             .flatten()
             .map(|a| CallArg {
                 expr: self.host_call_arg(&a.tokens),
+                tokens: a.tokens.clone(),
                 span: a.span,
                 text: a.text.clone(),
             })
@@ -560,6 +596,8 @@ impl Parser<'_> {
             args,
             span: u.span,
             call,
+            frames: Vec::new(),
+            written: Vec::new(),
         });
     }
 
@@ -634,7 +672,7 @@ impl Parser<'_> {
 /// In a template's declaration tokens: the index of the function's name
 /// (the first name followed by `(` outside brackets, not an attribute) and
 /// whether it is a kernel; `None` for a declaration that is not a function.
-fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
+pub(super) fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
     let mut depth = 0usize;
     let mut kernel = false;
     for (i, t) in tokens.iter().enumerate() {

@@ -200,7 +200,7 @@ impl Checker {
 
     /// A call of one of the member functions `keys` (named `plain`) on
     /// `obj` with `args`; a static member function ignores the object.
-    fn call_member(
+    pub(super) fn call_member(
         &mut self,
         plain: &str,
         keys: &[String],
@@ -339,7 +339,12 @@ impl Checker {
             [_] if def.is_union => self.members_in_order(ty, &def, args, span),
             [one] => {
                 let e = self.expr(one)?;
-                self.explicit_cast(e, ty, span)
+                if e.ty.is_struct() || def.fields.is_empty() {
+                    return self.explicit_cast(e, ty, span);
+                }
+                // `Scale{2.0f}`: the first member's value (an aggregate's
+                // initialization), not a conversion.
+                self.members_in_order(ty, &def, args, span)
             }
             _ => self.members_in_order(ty, &def, args, span),
         }
@@ -371,7 +376,7 @@ impl Checker {
 
     /// `S(a, b)` of a struct without constructors: a temporary whose
     /// members take the values in order.
-    fn members_in_order(
+    pub(super) fn members_in_order(
         &mut self,
         ty: &CType,
         def: &StructDef,
@@ -493,6 +498,13 @@ impl Checker {
         let plain = join(&def.name, "operator()");
         if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
             return self.member_template_call(&plain, &[], obj, typed, at, span);
+        }
+        if keys.is_empty() && def.closure.is_some() {
+            // A generic lambda's call operator is made for the call.
+            if let Some(call) = self.generic_lambda_call(&def, obj.clone(), typed.clone(), at, span)
+            {
+                return call;
+            }
         }
         if keys.is_empty() {
             self.error(

@@ -56,7 +56,7 @@ pub(super) fn const_char_ptr() -> CType {
     }
 }
 
-fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
+pub(super) fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
@@ -264,6 +264,7 @@ impl Checker {
                 arrow,
                 ..
             } => self.member(base, field, *field_span, *arrow, span),
+            A::Lambda(l) => self.lambda(l),
         }
     }
 
@@ -1285,6 +1286,11 @@ impl Checker {
         };
         if self.lookup(name).is_some_and(|b| self.is_class_object(&b)) {
             return self.functor_call(name, callee.span, args, span);
+        }
+        if self.typing_host && explicit.is_empty() && !self.by_name.contains_key(name.as_str()) {
+            if let Some(value) = self.host_template_call(name, args, span) {
+                return Some(value);
+            }
         }
         if explicit.is_empty() && self.lookup(name).is_some() {
             // A variable of function pointer type (anything else is

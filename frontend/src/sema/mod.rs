@@ -16,7 +16,9 @@ mod device_fns;
 mod expr;
 mod fn_pointers;
 mod half;
+mod host_frames;
 mod labels;
+mod lambdas;
 mod overload;
 mod runtime;
 mod templates;
@@ -191,6 +193,18 @@ pub(crate) struct Checker {
     /// The spans of bit-field reads, so that assigning to one is told as
     /// what kernelc lacks rather than as a non-lvalue.
     bit_field_reads: rustc_hash::FxHashSet<Span>,
+    /// The current function's Itanium name (a lambda's closure type in it
+    /// is named after it).
+    fn_link: String,
+    /// In a lambda's body whose return type is not written: the type its
+    /// `return` statements gave so far (`lambdas.rs`).
+    deduced_ret: Option<Option<CType>>,
+    /// Closure types and generic lambdas.
+    lambdas: lambdas::Lambdas,
+    /// Typing host code's stand-ins (`crate::host_args`): a call of a host
+    /// function template has the type its declaration deduces
+    /// (`host_frames.rs`).
+    typing_host: bool,
 }
 
 impl Checker {
@@ -263,6 +277,10 @@ pub(crate) fn check_program(
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
         bit_field_reads: Default::default(),
+        fn_link: String::new(),
+        deduced_ret: None,
+        lambdas: Default::default(),
+        typing_host: false,
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
@@ -674,6 +692,7 @@ impl Checker {
             });
         }
         self.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
+        self.fn_link = self.link_name_of(f, &written);
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
             stmts: Vec::new(),
@@ -686,46 +705,7 @@ impl Checker {
         let cluster_dims = self.cluster_dims(f);
         self.unused_warnings();
         let s = &f.specs;
-        let mangled: Vec<crate::mangle::ParamType<'_>> = written
-            .iter()
-            .zip(&f.params)
-            .map(|((ty, reference), p)| crate::mangle::ParamType {
-                ty,
-                spelling: &p.ty.spelling,
-                reference: *reference,
-            })
-            .collect();
-        let link_name = if let Some(link) = self.tmpl.link_names.get(&f.name) {
-            link.clone()
-        } else if s.extern_c {
-            crate::mangle::unqualified(&f.name).to_string()
-        } else {
-            let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
-            // `this` is not one of the parameters a name lists.
-            let (this_const, listed) = match &f.method {
-                Some(m) => (Some(m.is_const), &mangled[1..]),
-                None => (None, &mangled[..]),
-            };
-            // A conversion function is named by the type it returns.
-            let converts_to = crate::mangle::unqualified(plain)
-                .starts_with("operator ")
-                .then_some(crate::mangle::ParamType {
-                    ty: &f.ret,
-                    spelling: &ast::Spelling::Plain,
-                    reference: None,
-                });
-            match self.instance_class_of(plain) {
-                Some((class, inst, name)) => crate::mangle::instance_member(
-                    &class,
-                    &inst,
-                    name,
-                    this_const,
-                    listed,
-                    converts_to,
-                ),
-                None => crate::mangle::member(plain, this_const, listed, converts_to),
-            }
-        };
+        let link_name = self.fn_link.clone();
         Function {
             name: f.name.clone(),
             link_name,
@@ -745,6 +725,51 @@ impl Checker {
             locals: std::mem::take(&mut self.locals),
             launch_bounds,
             cluster_dims,
+        }
+    }
+
+    /// The Itanium name of function `f`, whose parameters have the types
+    /// `written` (a reference parameter's referenced type, with its
+    /// qualifiers).
+    fn link_name_of(
+        &self,
+        f: &ast::FunctionDecl,
+        written: &[(CType, Option<(bool, bool)>)],
+    ) -> String {
+        let mangled: Vec<crate::mangle::ParamType<'_>> = written
+            .iter()
+            .zip(&f.params)
+            .map(|((ty, reference), p)| crate::mangle::ParamType {
+                ty,
+                spelling: &p.ty.spelling,
+                reference: *reference,
+            })
+            .collect();
+        if let Some(link) = self.tmpl.link_names.get(&f.name) {
+            return link.clone();
+        }
+        if f.specs.extern_c {
+            return crate::mangle::unqualified(&f.name).to_string();
+        }
+        let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
+        // `this` is not one of the parameters a name lists.
+        let (this_const, listed) = match &f.method {
+            Some(m) => (Some(m.is_const), &mangled[1..]),
+            None => (None, &mangled[..]),
+        };
+        // A conversion function is named by the type it returns.
+        let converts_to = crate::mangle::unqualified(plain)
+            .starts_with("operator ")
+            .then_some(crate::mangle::ParamType {
+                ty: &f.ret,
+                spelling: &ast::Spelling::Plain,
+                reference: None,
+            });
+        match self.instance_class_of(plain) {
+            Some((class, inst, name)) => {
+                crate::mangle::instance_member(&class, &inst, name, this_const, listed, converts_to)
+            }
+            None => crate::mangle::member(plain, this_const, listed, converts_to),
         }
     }
 
@@ -1177,6 +1202,9 @@ impl Checker {
     }
 
     fn return_stmt(&mut self, v: Option<&ast::Expr>, span: Span) -> StmtKind {
+        if self.deduced_ret.is_some() {
+            return self.deduced_return(v, span);
+        }
         let ret = self.ret.clone();
         let name = self.fn_name.clone();
         match (v, ret == CType::Void) {

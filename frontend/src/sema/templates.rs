@@ -26,6 +26,17 @@ use crate::types::{template_param_index, CType};
 /// front end stops near this).
 pub(super) const MAX_DEPTH: usize = 900;
 
+/// A definition made after the file's own, waiting for its place among
+/// the checked functions.
+pub(super) enum Pending {
+    /// A declaration whose body is checked then, at this instantiation
+    /// depth.
+    Body(Box<ast::FunctionDecl>, usize),
+    /// A function checked already (a lambda's call operator, checked where
+    /// the lambda is, since its callers need its deduced return type).
+    Checked(Box<crate::typed::Function>),
+}
+
 /// The instantiations of a translation unit.
 #[derive(Default)]
 pub(super) struct Instances {
@@ -34,8 +45,9 @@ pub(super) struct Instances {
     done: FxHashMap<(usize, Vec<ArgValue>), String>,
     /// Each instantiation's Itanium name, by its name.
     pub link_names: FxHashMap<String, String>,
-    /// Declarations whose bodies wait to be checked, with their depth.
-    pub pending: VecDeque<(ast::FunctionDecl, usize)>,
+    /// Declarations whose bodies wait to be checked, in the order of the
+    /// ids their definitions were given.
+    pub pending: VecDeque<Pending>,
     /// The depth of the instantiation being checked (0: none).
     pub depth: usize,
     /// The instantiation being checked and where it was asked for, for the
@@ -153,10 +165,17 @@ impl Checker {
     /// `functions` in the order their ids were given; an error inside one
     /// is labelled with where it was instantiated.
     pub(super) fn instance_bodies(&mut self, functions: &mut Vec<crate::typed::Function>) {
-        while let Some((decl, depth)) = self.tmpl.pending.pop_front() {
+        while let Some(next) = self.tmpl.pending.pop_front() {
             if crate::diag::over_error_limit(&self.diags, self.opts.error_limit) {
                 break;
             }
+            let (decl, depth) = match next {
+                Pending::Body(decl, depth) => (*decl, depth),
+                Pending::Checked(f) => {
+                    functions.push(*f);
+                    continue;
+                }
+            };
             let before = self.diags.len();
             self.tmpl.depth = depth;
             self.item = usize::MAX;
@@ -182,38 +201,72 @@ impl Checker {
     pub(super) fn requested_instances(&mut self) {
         let templates = self.tmpl.templates.clone();
         for r in &templates.requests {
-            let Some(&index) = templates.by_name.get(&r.name).and_then(|c| c.first()) else {
+            if r.frames.is_empty() {
+                self.request(r, &r.args, &r.call);
                 continue;
-            };
-            let params = &templates.functions[index].params;
-            let Some(values) = self.template_arg_values(&r.args, params) else {
-                continue;
-            };
-            let arg_types = if values.len() < params.len() {
-                r.call.iter().map(|a| self.host_arg_type(a)).collect()
-            } else {
-                Vec::new()
-            };
-            match self.deduce(index, &values, &arg_types) {
-                Ok(args) => {
-                    self.instance(index, args, r.span);
-                }
-                Err(why) => self.request_failed(r, index, &arg_types, why),
             }
+            if let Some((args, call)) = self.read_in_frames(r) {
+                self.request(r, &args, &call);
+            }
+        }
+    }
+
+    /// Makes the instance `r` asks for, with its template arguments
+    /// `args` as written and its call's arguments `call`.
+    fn request(
+        &mut self,
+        r: &templates::Request,
+        args: &[TemplateArg],
+        call: &[templates::CallArg],
+    ) {
+        let templates = self.tmpl.templates.clone();
+        let Some(&index) = templates.by_name.get(&r.name).and_then(|c| c.first()) else {
+            return;
+        };
+        let params = &templates.functions[index].params;
+        let Some(values) = self.template_arg_values(args, params) else {
+            return;
+        };
+        let arg_types = if values.len() < params.len() {
+            call.iter().map(|a| self.host_arg_type(a)).collect()
+        } else {
+            Vec::new()
+        };
+        match self.deduce(index, &values, &arg_types) {
+            Ok(args) if self.host_only_argument(&r.name, &args, r.span) => {}
+            Ok(args) => {
+                self.instance(index, args, r.span);
+            }
+            // A use found through host templates called with deduced
+            // arguments is followed as far as kernelc can type host code,
+            // and no further.
+            Err(_) if !r.frames.is_empty() => {}
+            Err(why) => self.request_failed(r, index, &arg_types, why),
         }
     }
 
     /// The type of a host launch's argument, or `None` when the checker
     /// cannot type it (what it reports about it is dropped: host code is
     /// not kernelc's to judge).
-    fn host_arg_type(&mut self, a: &templates::CallArg) -> Option<ArgType> {
+    pub(super) fn host_arg_type(&mut self, a: &templates::CallArg) -> Option<ArgType> {
         let e = a.expr.as_ref()?;
+        self.host_expr_type(e)
+    }
+
+    /// [`Checker::host_arg_type`] of the expression `e`.
+    pub(super) fn host_expr_type(&mut self, e: &ast::Expr) -> Option<ArgType> {
         let before = self.diags.len();
+        let was_host = std::mem::replace(&mut self.typing_host, true);
+        let outer = self.lambdas.holding.replace(Vec::new());
         let typed = self.expr(e);
+        let held = std::mem::replace(&mut self.lambdas.holding, outer).unwrap_or_default();
         let failed = self.diags[before..]
             .iter()
             .any(|d| d.severity == crate::diag::Severity::Error);
         self.diags.truncate(before);
+        self.typing_host = was_host;
+        // A lambda's body is device code: what it reports is reported.
+        self.diags.extend(held);
         let ty = typed.filter(|_| !failed)?.ty.clone();
         Some((ty, base_spelling(e)))
     }
@@ -325,6 +378,23 @@ impl Checker {
                 );
                 None
             }
+            (TemplateArg::Decltype(e), ParamKind::Type) => {
+                let typed = self.expr_nodecay(e)?;
+                Some(ArgValue::Type {
+                    ty: super::convert::strip_restrict(&typed.ty).0,
+                    is_const: false,
+                    is_volatile: false,
+                    spelling: ast::Spelling::Plain,
+                })
+            }
+            (TemplateArg::Decltype(e), ParamKind::Value(..)) => {
+                self.error(
+                    e.span,
+                    Code::E0019,
+                    format!("template parameter `{}` takes a value, not a type", p.name),
+                );
+                None
+            }
         }
     }
 
@@ -371,6 +441,43 @@ impl Checker {
                     format!(
                         "cannot deduce template parameter `{}` of `{}`; write it: `{}<...>(...)`",
                         t.params[i].name, t.name, t.name
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The arguments of template `t` (without defaults) that the typed
+    /// call arguments `call_args` deduce against its pattern.
+    pub(super) fn deduce_pattern(
+        &mut self,
+        t: &templates::FunctionTemplate,
+        call_args: &[Option<ArgType>],
+    ) -> Result<Vec<ArgValue>, String> {
+        let mut args: Vec<Option<ArgValue>> = vec![None; t.params.len()];
+        if let Some(pattern) = &t.pattern {
+            for (p, a) in pattern.params.iter().zip(call_args) {
+                let Some((a, spelling)) = a else { continue };
+                let arg_ty = match (&p.by_ref, a) {
+                    (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
+                    (_, t) => t.clone(),
+                };
+                let mut d = Deduction {
+                    args: &mut args,
+                    written: 0,
+                    t,
+                    spelling,
+                };
+                d.match_type(&p.ty.ty, &arg_ty)?;
+            }
+        }
+        args.into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                a.ok_or_else(|| {
+                    format!(
+                        "cannot deduce the type of `auto` parameter {} of this lambda",
+                        i + 1
                     )
                 })
             })
@@ -466,7 +573,9 @@ impl Checker {
                         f.name = key.clone();
                     }
                     self.tmpl.next_def += 1;
-                    self.tmpl.pending.push_back((f, depth));
+                    self.tmpl
+                        .pending
+                        .push_back(Pending::Body(Box::new(f), depth));
                 }
                 ast::Item::Enum(e) => self.enum_decl(&e),
                 ast::Item::StaticAssert(sa) => self.static_assert(&sa),
@@ -500,7 +609,9 @@ impl Checker {
         sig?;
         if decl.body.is_some() {
             self.tmpl.next_def += 1;
-            self.tmpl.pending.push_back((decl, depth));
+            self.tmpl
+                .pending
+                .push_back(Pending::Body(Box::new(decl), depth));
         }
         Some(name)
     }
@@ -543,7 +654,7 @@ impl Checker {
 
 /// A call argument's type for deduction, and how its base type was
 /// written (`Spelling::Plain` when that is not known).
-type ArgType = (CType, ast::Spelling);
+pub(super) type ArgType = (CType, ast::Spelling);
 
 /// How the base type of a host launch's argument was written, where the
 /// argument spells it: a cast, or a stand-in (`crate::host_args`), seen

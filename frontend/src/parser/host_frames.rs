@@ -1,0 +1,206 @@
+//! Host function templates called with their arguments deduced, read for
+//! the checker (`crate::host_uses::HostFrame`): a launch inside
+//! `template <class F> void launch2D(int w, int h, F f)` called as
+//! `launch2D(w, h, [=] __device__ (int x, int y) { ... })` names `F`,
+//! which only deduction from the call's arguments gives. Host code is not
+//! parsed, so its declarations are read here as device code's, as far as
+//! they can be: a parameter of a type device code does not know is left
+//! out of deduction.
+
+use super::Parser;
+use crate::ast::{Expr, FunctionDecl, ParamDecl, QualType, Spelling};
+use crate::diag::Span;
+use crate::templates::{FunctionTemplate, TemplateArg, Templates};
+use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::CType;
+
+/// Typedefs that bind template parameters (`T` to `float`).
+type Bindings = [(String, (CType, bool, Spelling))];
+
+/// A host function template's declaration, read: the template (its
+/// parameters, and as its pattern the function's parameters with
+/// placeholders; one kernelc cannot read is `void`, which deduces
+/// nothing) and its return type's tokens.
+pub(crate) struct HostTemplate {
+    pub template: FunctionTemplate,
+    pub ret: Vec<Token>,
+}
+
+/// Reads `header`, a host function template's declaration up to its body
+/// (`template <class F> void launch2D(int w, int h, F f)`), with the
+/// frames around it bound (`bound`); `None` when it does not read as one.
+pub(crate) fn host_template(
+    templates: &Templates,
+    header: &[Token],
+    bound: &Bindings,
+    opts: &crate::Options,
+) -> Option<HostTemplate> {
+    let mut p = Parser::from_env(templates, &[], header, bound.to_vec(), opts);
+    if !p.eat_kw(Keyword::Template) || !p.eat_punct(Punct::Lt) {
+        return None;
+    }
+    let params = p.template_params().ok()?;
+    let rest = &header[p.pos..];
+    let (name_at, _) = super::templates::function_name(rest)?;
+    let open = name_at + 1;
+    let close = super::classes::skip_balanced(rest, open);
+    let at = rest[name_at].span;
+    let fn_params = split_params(&rest[open + 1..close.saturating_sub(1)])
+        .into_iter()
+        .map(|tokens| p.pattern_param(tokens, &params, at))
+        .collect();
+    let ret = rest[..name_at]
+        .iter()
+        .filter(|t| !is_specifier(t))
+        .cloned()
+        .collect();
+    let name = rest[name_at].text.clone();
+    let pattern = FunctionDecl {
+        name: name.clone(),
+        name_span: at,
+        span: at,
+        specs: Default::default(),
+        ret: CType::Void,
+        ret_span: at,
+        returns_ref: false,
+        params: fn_params,
+        body: None,
+        launch_bounds: None,
+        cluster_dims: None,
+        method: None,
+    };
+    p.leave_env(templates);
+    Some(HostTemplate {
+        template: FunctionTemplate {
+            name,
+            scope: Vec::new(),
+            params,
+            tokens: Vec::new(),
+            name_span: at,
+            is_kernel: false,
+            pattern: Some(pattern),
+            member_of: None,
+        },
+        ret,
+    })
+}
+
+/// `tokens` read as an expression of device code with `bound`, or `None`.
+pub(crate) fn host_expr(
+    templates: &Templates,
+    tokens: &[Token],
+    bound: &Bindings,
+    opts: &crate::Options,
+) -> Option<Expr> {
+    let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
+    let e = p.cond_value();
+    p.leave_env(templates);
+    e.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+}
+
+/// `tokens` read as a template argument with `bound`, or `None`.
+pub(crate) fn host_template_arg(
+    templates: &Templates,
+    tokens: &[Token],
+    bound: &Bindings,
+    opts: &crate::Options,
+) -> Option<TemplateArg> {
+    let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
+    let a = p.template_arg(false);
+    p.leave_env(templates);
+    a.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+}
+
+/// `tokens` read as a type with `bound`, or `None`.
+pub(crate) fn host_type(
+    templates: &Templates,
+    tokens: &[Token],
+    bound: &Bindings,
+    opts: &crate::Options,
+) -> Option<QualType> {
+    let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
+    let t = p.type_name();
+    p.leave_env(templates);
+    t.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+}
+
+impl Parser<'_> {
+    /// One parameter's tokens read with the template's parameters
+    /// `params` as placeholders; a `void` stand-in when they do not read.
+    fn pattern_param(
+        &self,
+        tokens: &[Token],
+        params: &[crate::templates::TemplateParam],
+        at: Span,
+    ) -> ParamDecl {
+        let mut with_close = tokens.to_vec();
+        with_close.push(Token {
+            kind: TokenKind::Punct(Punct::RParen),
+            text: ")".into(),
+            span: at,
+        });
+        let mut sub = self.pattern_parser(&with_close, params);
+        match sub.params() {
+            Ok(mut read) if read.len() == 1 && sub.diags.is_empty() => read.remove(0),
+            _ => ParamDecl {
+                name: None,
+                ty: QualType::plain(CType::Void, at),
+                grid_constant: None,
+                by_ref: None,
+                dims: Vec::new(),
+                default: None,
+                span: at,
+            },
+        }
+    }
+}
+
+/// A parameter list's tokens split into its parameters, each without its
+/// default argument.
+fn split_params(tokens: &[Token]) -> Vec<&[Token]> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut default_at = None;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace | Punct::Lt) => {
+                depth += 1
+            }
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::Gt) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Shr) => depth = depth.saturating_sub(2),
+            TokenKind::Punct(Punct::Assign) if depth == 0 => {
+                default_at.get_or_insert(i);
+            }
+            TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                out.push(&tokens[start..default_at.unwrap_or(i)]);
+                start = i + 1;
+                default_at = None;
+            }
+            _ => {}
+        }
+    }
+    if start < tokens.len() {
+        out.push(&tokens[start..default_at.unwrap_or(tokens.len())]);
+    }
+    out
+}
+
+/// Whether a token before a function's name is a specifier, not part of
+/// its return type.
+fn is_specifier(t: &Token) -> bool {
+    matches!(
+        t.kind,
+        TokenKind::Keyword(
+            Keyword::Static
+                | Keyword::Inline
+                | Keyword::Extern
+                | Keyword::Host
+                | Keyword::Constexpr
+                | Keyword::ForceInline
+                | Keyword::NoInline
+        )
+    )
+}

@@ -1,0 +1,120 @@
+//! Host function templates whose arguments a call deduces, as far as host
+//! code's instantiations of kernel templates need them
+//! (`crate::host_uses::HostFrame`): the launch inside `template <class F>
+//! void launch2D(int w, int h, F f)` called as `launch2D(w, h, [=]
+//! __device__ (int x, int y) { ... })`, and the type of a call of one
+//! (`auto op = compose(Clamp{...}, saxpy);`, of type `Compose<Clamp,
+//! Saxpy>`). Each is deduced as a device function template would be, from
+//! its declaration read as device code (`crate::parser::host_template`)
+//! and its call's arguments' stand-ins (`crate::host_args`).
+
+use super::templates::ArgType;
+use super::Checker;
+use crate::ast::{self, Spelling};
+use crate::host_uses::HostFrame;
+use crate::templates::{self, CallArg, Request, TemplateArg};
+use crate::typed::{Expr, ExprKind};
+use crate::types::CType;
+
+/// Typedefs that bind host templates' parameters.
+type Bindings = Vec<(String, (CType, bool, Spelling))>;
+
+impl Checker {
+    /// The template arguments and call arguments of `r`, a use found
+    /// through host templates called with deduced arguments, read once
+    /// those templates' parameters are deduced; `None` when kernelc cannot
+    /// read or deduce them. That is no error: such uses are followed as
+    /// far as kernelc can type host code (the uses it cannot follow were
+    /// never followed).
+    pub(super) fn read_in_frames(
+        &mut self,
+        r: &Request,
+    ) -> Option<(Vec<TemplateArg>, Vec<CallArg>)> {
+        let templates = self.tmpl.templates.clone();
+        let bound = self.frame_bindings(&r.frames)?;
+        let mut args = Vec::new();
+        for tokens in &r.written {
+            args.push(crate::parser::host_template_arg(
+                &templates, tokens, &bound, &self.opts,
+            )?);
+        }
+        let call = r
+            .call
+            .iter()
+            .map(|a| CallArg {
+                expr: crate::parser::host_expr(&templates, &a.tokens, &bound, &self.opts),
+                ..a.clone()
+            })
+            .collect();
+        self.class_instance_items(1);
+        Some((args, call))
+    }
+
+    /// The template parameters of the host templates `frames` calls,
+    /// deduced outermost first (each frame's call may name the ones
+    /// before), as typedefs.
+    fn frame_bindings(&mut self, frames: &[HostFrame]) -> Option<Bindings> {
+        let templates = self.tmpl.templates.clone();
+        let mut bound: Bindings = Vec::new();
+        for f in frames {
+            let read = crate::parser::host_template(&templates, &f.header, &bound, &self.opts);
+            self.class_instance_items(1);
+            let read = read?;
+            let arg_types: Vec<Option<ArgType>> = f
+                .args
+                .iter()
+                .map(|a| self.host_tokens_type(&a.tokens, &bound))
+                .collect();
+            let args = self.deduce_pattern(&read.template, &arg_types).ok()?;
+            bound.extend(templates::type_bindings(&read.template, &args));
+        }
+        Some(bound)
+    }
+
+    /// The type of a host call's argument `tokens` read with `bound`.
+    fn host_tokens_type(
+        &mut self,
+        tokens: &[crate::token::Token],
+        bound: &Bindings,
+    ) -> Option<ArgType> {
+        let templates = self.tmpl.templates.clone();
+        let e = crate::parser::host_expr(&templates, tokens, bound, &self.opts);
+        self.class_instance_items(1);
+        self.host_expr_type(&e?)
+    }
+
+    /// A call of the host function template `name` in a host stand-in
+    /// (`compose(a, b)`): a value of the type its declaration returns for
+    /// the arguments the call deduces (not a call: host code is not
+    /// compiled). `None` when `name` is no host template kernelc can read
+    /// and deduce.
+    pub(super) fn host_template_call(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        span: crate::diag::Span,
+    ) -> Option<Expr> {
+        let templates = self.tmpl.templates.clone();
+        let headers = templates.host_templates.get(name)?;
+        let arg_types: Vec<Option<ArgType>> = args
+            .iter()
+            .map(|a| self.expr(a).map(|e| (e.ty.clone(), Spelling::Plain)))
+            .collect();
+        for header in headers {
+            let read = crate::parser::host_template(&templates, header, &[], &self.opts);
+            self.class_instance_items(1);
+            let Some(read) = read else { continue };
+            let Ok(deduced) = self.deduce_pattern(&read.template, &arg_types) else {
+                continue;
+            };
+            let bound = templates::type_bindings(&read.template, &deduced);
+            let ret = crate::parser::host_type(&templates, &read.ret, &bound, &self.opts);
+            self.class_instance_items(1);
+            let Some(ret) = ret else { continue };
+            let tmp = self.declare_local("", ret.ty.clone(), false, false, span);
+            self.mark_used(tmp);
+            return Some(super::expr::mk(ExprKind::Local(tmp), ret.ty, span));
+        }
+        None
+    }
+}
