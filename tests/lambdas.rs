@@ -237,6 +237,15 @@ fn extended_lambdas_are_named_and_laid_out_as_nvcc_does() {
         ),
     ];
     compare(&dir, &ours, &theirs, (&src, flags), &launches);
+    // The readable names spell closure types as c++filt does.
+    let o = kernelc(&["--list-kernels", "--extended-lambda", src.to_str().unwrap()]);
+    let listed = common::stdout(&o);
+    assert!(
+        listed
+            .contains("\tfill<app::run::{lambda(int)#1}>(float*, int, app::run::{lambda(int)#1})")
+            && listed.contains("\tcompose<main::{lambda(auto)#1}, main::{lambda(int)#1}>("),
+        "{listed}"
+    );
 }
 
 /// Compiles `source` with `flags`; it must fail with `code` and a message

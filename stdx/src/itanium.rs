@@ -66,6 +66,13 @@ pub fn demangle(name: &str) -> Option<String> {
         // arguments, then (5.1.2) the return type, which is not shown.
         d.candidates.push(Demangled::Named(fname.clone()));
         let args = d.template_args()?;
+        // A `T_` read before the arguments were known (in a closure
+        // type's signature) stands for its argument from here on.
+        for c in &mut d.candidates {
+            if let Demangled::Param(n) = c {
+                *c = args.get(*n)?.clone();
+            }
+        }
         let shown: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         fname = format!("{fname}<{}>", shown.join(", "));
         d.template_args = args;
@@ -224,6 +231,10 @@ enum Demangled {
     Pointer(Box<Demangled>),
     Reference(Box<Demangled>),
     Array(u64, Box<Demangled>),
+    /// `T_`, `T0_`, ... before the template arguments it names are known:
+    /// in a closure type's signature, an `auto` parameter (and a
+    /// substitution candidate that stands for the argument once known).
+    Param(usize),
 }
 
 impl std::fmt::Display for Demangled {
@@ -252,6 +263,7 @@ impl std::fmt::Display for Demangled {
                 _ => write!(f, "{inner}*"),
             },
             Demangled::Reference(inner) => write!(f, "{inner}&"),
+            Demangled::Param(_) => f.write_str("auto"),
             Demangled::Array(..) => {
                 let (elem, dims) = self.array_parts();
                 write!(f, "{elem} {dims}")
@@ -444,16 +456,70 @@ impl Demangler<'_> {
                     return None;
                 }
                 self.pos += 1;
-                self.template_args.get(n)?.clone()
+                match self.template_args.get(n) {
+                    Some(arg) => arg.clone(),
+                    None if self.template_args.is_empty() => Demangled::Param(n),
+                    None => return None,
+                }
             }
             b'N' => {
                 self.pos += 1;
                 Demangled::Named(self.nested()?)
             }
+            b'Z' => {
+                self.pos += 1;
+                Demangled::Named(self.closure()?)
+            }
             _ => return None,
         };
         self.candidates.push(t.clone());
         Some(t)
+    }
+
+    /// After `Z`: a lambda's closure type (5.1.2 `<local-name>`, 5.1.8
+    /// `<closure-type-name>`): the function it is in, whose parameter
+    /// types end at `E` (a template's instance is not read), then `Ul`,
+    /// the call operator's parameter types (`T_` an `auto` one, which as a
+    /// substitution candidate is the instance's template argument), `E` and
+    /// its number: `main::{lambda(float)#2}`, as c++filt writes it.
+    fn closure(&mut self) -> Option<String> {
+        let function = self.function_name()?;
+        while self.peek()? != b'E' {
+            self.ty()?;
+        }
+        self.pos += 1;
+        if self.text.get(self.pos..self.pos + 2)? != b"Ul" {
+            return None;
+        }
+        self.pos += 2;
+        // The signature's `T_` are `auto` parameters (`Param`), read with
+        // no template arguments known.
+        let outer = std::mem::take(&mut self.template_args);
+        let mut params = Vec::new();
+        while self.peek() != Some(b'E') {
+            match self.ty() {
+                Some(t) => params.push(t),
+                None => {
+                    self.template_args = outer;
+                    return None;
+                }
+            }
+        }
+        self.template_args = outer;
+        self.pos += 1;
+        let n = match self.peek()? {
+            b'_' => 1,
+            _ => self.number()?.checked_add(2)?,
+        };
+        if self.peek() != Some(b'_') {
+            return None;
+        }
+        self.pos += 1;
+        let shown: Vec<String> = match params.as_slice() {
+            [Demangled::Builtin("void")] => Vec::new(),
+            _ => params.iter().map(|p| p.to_string()).collect(),
+        };
+        Some(format!("{function}::{{lambda({})#{n}}}", shown.join(", ")))
     }
 }
 
@@ -515,6 +581,18 @@ mod tests {
             ("_Z2k2cahstijlmxyfdb", "k2(char, signed char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, long long, unsigned long long, float, double, bool)"),
         ];
         for (mangled, readable) in cases {
+            assert_eq!(demangle(mangled).as_deref(), Some(readable), "{mangled}");
+        }
+        // Kernel templates instantiated for lambdas' closure types (nvcc's
+        // names for extended lambdas).
+        let closures = [
+            ("_Z4fillIZ4mainEUliE_EvPfiT_", "fill<main::{lambda(int)#1}>(float*, int, main::{lambda(int)#1})"),
+            ("_Z3mapIfZ4mainEUlfE2_EvPKT_PS1_iT0_", "map<float, main::{lambda(float)#4}>(const float*, float*, int, main::{lambda(float)#4})"),
+            ("_Z4fillIZ6helperPfiEUliE_EvS0_iT_", "fill<helper::{lambda(int)#1}>(float*, int, helper::{lambda(int)#1})"),
+            ("_Z7composeIZ4mainEUlT_E_Z4mainEUliE_EvPfiS0_T0_", "compose<main::{lambda(auto)#1}, main::{lambda(int)#1}>(float*, int, main::{lambda(auto)#1}, main::{lambda(int)#1})"),
+            ("_Z1kIZ4mainEUlvE_EvPfT_", "k<main::{lambda()#1}>(float*, main::{lambda()#1})"),
+        ];
+        for (mangled, readable) in closures {
             assert_eq!(demangle(mangled).as_deref(), Some(readable), "{mangled}");
         }
         assert_eq!(plain_name("_Z9vectorAddPKfS0_Pfi"), "vectorAdd");

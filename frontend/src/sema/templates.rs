@@ -294,6 +294,15 @@ impl Checker {
             self.error(r.span, Code::E0019, why);
             return;
         };
+        let reported = self
+            .diags
+            .iter()
+            .any(|d| d.severity == crate::diag::Severity::Error && d.span.start == a.span.start);
+        if reported {
+            // What made the argument untyped (a lambda kernelc cannot
+            // name) is reported there already.
+            return;
+        }
         // A name is named; a longer argument is shown by the snippet.
         let what = if a.text.chars().all(|c| c.is_alphanumeric() || c == '_') {
             format!("`{}`", a.text)
