@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _kernelc
+from ._display import AnnotatedSource, Graph, IRDiff, program_html
 from ._errors import CompileError, Diagnostic, KernelFault, LaunchError, ToolError
 
 __all__ = [
@@ -121,9 +122,17 @@ class Program:
     """A compiled source: its PTX, its IR at every stage, its kernels and
     what the compiler has to say about them. Made by :func:`compile`."""
 
-    def __init__(self, native: _kernelc.Program) -> None:
+    def __init__(self, native: _kernelc.Program, source: str, file_name: str) -> None:
         self._native = native
+        self.source = source
+        """The source text that was compiled."""
+        self.file_name = file_name
         self._steps: Optional[List[Tuple[str, str]]] = None
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the compile cache gave this program (see :func:`compile`)."""
+        return self._native.from_cache
 
     @property
     def ptx(self) -> str:
@@ -166,13 +175,46 @@ class Program:
         if stage == "final":
             return self._native.optimized_ir()
         steps = self._pass_steps()
+        return steps[self._step(stage)][1]
+
+    def _step(self, stage: Union[str, int]) -> int:
+        """The index in :attr:`passes` of a pass (its last run) or index."""
         if isinstance(stage, int):
-            return steps[stage][1]
-        after = [text for name, text in steps if name == stage]
-        if not after:
+            return range(len(self.passes))[stage]
+        runs = [i for i, name in enumerate(self.passes) if name == stage]
+        if not runs:
             ran = ", ".join(dict.fromkeys(self.passes))
-            raise ValueError(f"no pass `{stage}` ran (stages: frontend, final, {ran})")
-        return after[-1]
+            raise ValueError(f"no pass `{stage}` ran (passes: {ran})")
+        return runs[-1]
+
+    def diff(self, stage: Union[str, int]) -> IRDiff:
+        """What one step of the pipeline changed: the IR before and after
+        it (a pass's last run, or the step at an index of :attr:`passes`),
+        side by side in a notebook, a unified diff as text."""
+        step = self._step(stage)
+        steps = self._pass_steps()
+        if step == 0:
+            before_name, before = "frontend", self._native.lowered_ir()
+        else:
+            before_name, before = steps[step - 1]
+            before_name = f"after {before_name} (step {step - 1})"
+        return IRDiff(before_name, before, f"after {steps[step][0]} (step {step})", steps[step][1])
+
+    def cfg(self) -> Graph:
+        """The control-flow graph of each function of the final IR, its
+        blocks with their instructions (``--emit dot``): drawn in a
+        notebook when Graphviz is installed."""
+        return Graph(self._native.dot())
+
+    def annotated_source(self) -> AnnotatedSource:
+        """The source with the compiler's located explanations under its
+        lines: for every global load, whether it became ``ld.global.nc``
+        and why not (:meth:`explain_nc`)."""
+        return AnnotatedSource(self.file_name, self.source, self.explain_nc().splitlines())
+
+    def _repr_html_(self) -> str:
+        kernels = [(k.readable, k.mangled, k.location) for k in self.kernels]
+        return program_html(kernels, len(self.passes), len(self.ptx.splitlines()), len(self.warnings))
 
     def explain_memspace(self) -> str:
         """Each generic pointer's inferred memory space, and why
@@ -232,14 +274,19 @@ def compile(
     options: Optional[Sequence[str]] = None,
     *,
     file_name: str = "<source>.cu",
+    cache: bool = True,
 ) -> Program:
     """Compiles CUDA source text. ``defines`` maps macro names to values
     (``None``: defined without one); ``options`` are further command-line
     options in nvcc's spellings (``["--use_fast_math", "-std=c++17"]``);
     ``file_name`` names the source in diagnostics, and ``#include "x.h"``
-    searches its folder first. Raises :class:`CompileError`."""
-    native = _kernelc.compile(source, file_name, _options(arch, opt, defines, include_dirs, options))
-    return Program(native)
+    searches its folder first. Raises :class:`CompileError`.
+
+    A compilation of the same source, name and options as one of the last
+    64 gives that one's result back at once, unless a file it included (or
+    looked for) has changed since; ``cache=False`` always compiles."""
+    words = _options(arch, opt, defines, include_dirs, options)
+    return Program(_kernelc.compile(source, file_name, words, cache), source, file_name)
 
 
 def _dims(d: Dims, what: str) -> Tuple[int, int, int]:
@@ -371,10 +418,11 @@ class Module:
         defines: Optional[Mapping[str, Any]] = None,
         include_dirs: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
         options: Optional[Sequence[str]] = None,
+        cache: bool = True,
     ) -> None:
         source, file_name = _read_source(source_or_path)
         self.program = compile(
-            source, arch, opt, defines, include_dirs, options, file_name=file_name
+            source, arch, opt, defines, include_dirs, options, file_name=file_name, cache=cache
         )
 
     @property

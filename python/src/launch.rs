@@ -4,7 +4,7 @@
 //! it ([`kernelc::run`] binds the arguments and renders the faults).
 
 use crate::errors::{self, FaultSite};
-use crate::program::Program;
+use crate::program::Build;
 use frontend::typed::Param;
 use frontend::types::HalfFormat;
 use frontend::CType;
@@ -59,7 +59,7 @@ fn number_code(ty: &CType) -> String {
 /// Runs `program`'s kernel with `args` (see `Program.launch`).
 pub fn launch(
     py: Python<'_>,
-    program: &Program,
+    program: &Build,
     req: Request<'_>,
     args: &[Bound<'_, PyAny>],
 ) -> PyResult<Launched> {
@@ -85,7 +85,7 @@ pub fn launch(
 /// The kernel `requested` names: its mangled name, or the plain name of
 /// one kernel only.
 fn find_kernel<'p>(
-    program: &'p Program,
+    program: &'p Build,
     requested: &str,
 ) -> Result<&'p kernelc::driver::KernelSignature, String> {
     let names: Vec<&str> = program
@@ -281,12 +281,7 @@ enum Stop {
 type Ran = (Vec<Option<Vec<u8>>>, Vec<u8>, u64);
 
 /// Runs the kernel `kernel` (its PTX name) on the request's engine.
-fn run(
-    program: &Program,
-    req: &Request<'_>,
-    kernel: &str,
-    values: &[ArgValue],
-) -> Result<Ran, Stop> {
+fn run(program: &Build, req: &Request<'_>, kernel: &str, values: &[ArgValue]) -> Result<Ran, Stop> {
     let max_steps = req.max_steps.unwrap_or(kir_interp::DEFAULT_MAX_STEPS);
     match req.engine {
         "interp" => run_interp(program, req, kernel, values, max_steps),
@@ -299,7 +294,7 @@ fn run(
 }
 
 fn run_interp(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],
@@ -335,7 +330,7 @@ fn run_interp(
 }
 
 fn run_emu(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],
@@ -372,7 +367,7 @@ fn run_emu(
 }
 
 fn run_gpu(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],
