@@ -232,6 +232,51 @@ fn warp_collectives_resolve_per_group() {
     assert_eq!(out[256 + 40], 0xffff, "activemask of the partial warp");
 }
 
+/// Every `redux.sync` form: the value is `tid * 7 - 100` (both signs), and
+/// each lane reduces over its group of 8 lanes (mask `0xff << (tid & ~7)`)
+/// in a block of 20 threads, so the last group has 4 lanes.
+#[test]
+fn redux_reduces_every_form_over_the_lanes_of_each_mask() {
+    let forms = [
+        "add.u32", "add.s32", "min.u32", "max.u32", "min.s32", "max.s32", "and.b32", "or.b32",
+        "xor.b32",
+    ];
+    let mut body = String::from(
+        "mul.lo.s32 %r2, %r1, 7;\n sub.s32 %r2, %r2, 100;\n\
+         and.b32 %r3, %r1, -8;\n shl.b32 %r4, 255, %r3;\n",
+    );
+    for (k, form) in forms.iter().enumerate() {
+        body.push_str(&format!(
+            "redux.sync.{form} %r5, %r2, %r4;\n st.global.u32 [%rd3+{}], %r5;\n",
+            k * 128
+        ));
+    }
+    let out = run_body("", &body, 20, 32 * forms.len()).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..20u32 {
+        let first = t & !7;
+        let vals: Vec<u32> = (first..(first + 8).min(20))
+            .map(|l| (l * 7).wrapping_sub(100))
+            .collect();
+        let fold = |f: fn(u32, u32) -> u32| vals.iter().copied().reduce(f).unwrap();
+        let signed = |f: fn(i32, i32) -> i32| vals.iter().map(|&v| v as i32).reduce(f).unwrap();
+        let want = [
+            fold(u32::wrapping_add),
+            fold(u32::wrapping_add),
+            fold(u32::min),
+            fold(u32::max),
+            signed(i32::min) as u32,
+            signed(i32::max) as u32,
+            fold(|a, b| a & b),
+            fold(|a, b| a | b),
+            fold(|a, b| a ^ b),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            let got = out[k * 32 + t as usize];
+            assert_eq!(got, *w, "redux.sync.{}, thread {t}", forms[k]);
+        }
+    }
+}
+
 #[test]
 fn a_wrong_space_access_is_a_fault_naming_the_ptx_line() {
     let f = fault("", "ld.shared.u32 %r2, [%rd1];", 1);
