@@ -1,7 +1,7 @@
 //! Selection of what threads synchronize and communicate with: barriers
 //! (`bar.sync`, `bar.red`), atomics, fences, warp collectives (`shfl`,
-//! `vote`), and the side effects and address-space tests that go with
-//! them (`trap`, `isspacep`).
+//! `vote`, `redux`), and the side effects and address-space tests that go
+//! with them (`trap`, `isspacep`).
 //!
 //! An atomic whose old value nobody reads becomes `red` (a reduction):
 //! PTX lets the hardware skip returning the value, as nvcc does.
@@ -9,7 +9,8 @@
 use super::{space_of, Isel, IselResult};
 use crate::minst::{MInst, Operand, PtxType, Space};
 use midend::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ShuffleMode, Type, Value, VoteMode,
+    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ReduxOp, ShuffleMode, Type, Value,
+    VoteMode,
 };
 
 /// The scope qualifier of an atomic: empty for the device scope, which is
@@ -241,6 +242,42 @@ impl Isel<'_> {
             ballot: mode == VoteMode::Ballot,
             dst,
             pred,
+            mask,
+        });
+        Ok(())
+    }
+
+    /// `redux.sync` (sm_80). The operation and type as nvcc spells them: a
+    /// sum is `.add.s32` for both signednesses (the bits are the same),
+    /// minimum and maximum say theirs, the bitwise folds are `.b32`. PTX
+    /// reads the value from a register; the mask may be an immediate.
+    pub(super) fn redux(&mut self, op: ReduxOp, res: Value, args: [Value; 2]) -> IselResult<()> {
+        let what = "redux.sync";
+        if self.target.sm() < 80 {
+            return Err(format!(
+                "Feature '{what}' requires .target sm_80 or higher (the target is {})",
+                self.target
+            ));
+        }
+        self.features.require(what, (7, 0));
+        let (name, ty) = match op {
+            ReduxOp::Add => ("add", PtxType::S32),
+            ReduxOp::Umin => ("min", PtxType::U32),
+            ReduxOp::Umax => ("max", PtxType::U32),
+            ReduxOp::Smin => ("min", PtxType::S32),
+            ReduxOp::Smax => ("max", PtxType::S32),
+            ReduxOp::And => ("and", PtxType::B32),
+            ReduxOp::Or => ("or", PtxType::B32),
+            ReduxOp::Xor => ("xor", PtxType::B32),
+        };
+        let src = self.reg(args[0])?.into();
+        let mask = self.operand(args[1])?;
+        let dst = self.def(res);
+        self.emit(MInst::Redux {
+            op: name,
+            ty,
+            dst,
+            src,
             mask,
         });
         Ok(())
