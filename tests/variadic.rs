@@ -21,14 +21,15 @@ fn entries(ptx: &str) -> BTreeSet<String> {
 }
 
 /// nvcc 13.5's entries of the fixture: written and deduced packs, empty
-/// ones, value packs, a class template over a pack, a namespace.
-const ENTRIES: [&str; 11] = [
+/// ones, value packs, class templates over packs, a namespace.
+const ENTRIES: [&str; 12] = [
     "_Z10applyChainI5ChainIJ3Inc2Sq3AddILin2EEEEEvPKfPfi",
     "_Z10applyChainI5ChainIJEEEvPKfPfi",
     "_Z12deducedCallsPfi",
     "_Z5foldsIJfffEEvPfiDpPKT_",
     "_Z7weightsIJLi1ELi2ELi3EEEvPKjPji",
     "_Z7weightsIJLi5EEEvPKjPji",
+    "_Z9seqTotalsI3SeqIJLi4ELin1ELi7EEEEvPi",
     "_Z9sumInputsIJEEvPfiDpT_",
     "_Z9sumInputsIJPKfS1_S1_EEvPfiDpT_",
     "_Z9sumInputsIJPfS0_EEvS0_iDpT_",
@@ -239,7 +240,12 @@ fn misuses_of_packs_are_located_errors() {
         "template <typename A, typename B> struct Pair {};\n\
          template <typename... Ts> __global__ void k(Pair<Ts...> p) {}\n",
         "E0002",
-        "a pack may be expanded there only as its last parameter",
+        "a pack may be expanded there only as the last parameter",
+    );
+    rejects(
+        "template <typename... Ts> __device__ float fwd(Ts &&... xs) { return (xs + ...); }\n",
+        "E0002",
+        "cannot read the parameters of this variadic template: rvalue references",
     );
     rejects(
         "template <typename T, typename... Ts> struct First { using type = T; };\n\

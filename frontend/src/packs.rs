@@ -615,10 +615,18 @@ pub(crate) fn strip_param_pack(header: &[Token], packs: &[&str]) -> (Vec<Token>,
                 element_start = i + 1;
             }
             TokenKind::Punct(Punct::Ellipsis) if depth == 1 => {
-                let names_pack = header[element_start..i]
+                let element = &header[element_start..i];
+                let names_pack = element
                     .iter()
                     .any(|t| t.kind == TokenKind::Ident && packs.contains(&t.text.as_str()));
-                if names_pack {
+                // A declarator follows, or nothing: not `Pair<Ts...>`.
+                let declares = match header.get(i + 1) {
+                    Some(t) => {
+                        t.kind == TokenKind::Ident || is_any(t, &[Punct::Comma, Punct::RParen])
+                    }
+                    None => false,
+                };
+                if names_pack && declares && angles(element) == 0 {
                     let mut out = header.to_vec();
                     out.remove(i);
                     return (out, Some(commas));
@@ -628,6 +636,19 @@ pub(crate) fn strip_param_pack(header: &[Token], packs: &[&str]) -> (Vec<Token>,
         }
     }
     (header.to_vec(), None)
+}
+
+/// How many `<` of `tokens` no `>` closes.
+fn angles(tokens: &[Token]) -> isize {
+    tokens
+        .iter()
+        .map(|t| match t.kind {
+            TokenKind::Punct(Punct::Lt) => 1,
+            TokenKind::Punct(Punct::Gt) => -1,
+            TokenKind::Punct(Punct::Shr) => -2,
+            _ => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -762,5 +783,10 @@ mod tests {
             "__global__ void k ( float * out , int n , const Ts & in ) ;"
         );
         assert_eq!(strip_param_pack(&header, &[]).1, None);
+        // An expansion in a parameter's type is no function parameter pack.
+        let header = lex("void k(Pair<Ts...> p, Ts... xs);");
+        let (tokens, at) = strip_param_pack(&header, &["Ts"]);
+        assert_eq!(at, Some(1));
+        assert_eq!(text(&tokens), "void k ( Pair < Ts ... > p , Ts xs ) ;");
     }
 }

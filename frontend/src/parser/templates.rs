@@ -101,12 +101,9 @@ impl Parser<'_> {
         };
         let (pattern, param_pack) = self.pattern(&tokens, &params);
         if pattern.is_none() && params.iter().any(|p| p.pack) {
+            // A pack's instances need the pattern for their names.
             self.pos = end;
-            return self.error(
-                name_span,
-                Code::E0002,
-                "kernelc cannot read this variadic template's parameters: a pack may be expanded there only as its last parameter (`Ts... xs`) yet",
-            );
+            return self.unreadable_variadic(&tokens, &params, name_span);
         }
         let index = self.templates.functions.len();
         self.templates.functions.push(FunctionTemplate {
@@ -326,6 +323,35 @@ impl Parser<'_> {
             _ => None,
         });
         (decl, param_pack)
+    }
+
+    /// Reports the variadic template declared by `tokens` whose pattern
+    /// does not parse (its name at `at`), with why.
+    fn unreadable_variadic(
+        &mut self,
+        tokens: &[Token],
+        params: &[TemplateParam],
+        at: Span,
+    ) -> PResult<()> {
+        let (header, _) = pattern_header(tokens, params);
+        let why = if header
+            .iter()
+            .any(|t| t.kind == TokenKind::Punct(Punct::Ellipsis))
+        {
+            "a pack may be expanded there only as the last parameter (`Ts... xs`) yet".to_string()
+        } else {
+            let mut sub = self.pattern_parser(&header, params);
+            let _ = sub.external_decl(false);
+            match sub.diags.first() {
+                Some(d) => d.message.clone(),
+                None => "kernelc does not support these parameter types in templates yet".into(),
+            }
+        };
+        self.error(
+            at,
+            Code::E0002,
+            format!("kernelc cannot read the parameters of this variadic template: {why}"),
+        )
     }
 
     /// A parser of `tokens` that reads them as a template's pattern: each
