@@ -319,12 +319,67 @@ def _on_device(arg: Any) -> bool:
     return device is not None and device()[0] != _DLPACK_CPU
 
 
+def _device_pointer(arg: Any, param: Param) -> int:
+    """The device address of an array in GPU memory, for ``engine="gpu"``:
+    from ``__cuda_array_interface__`` (CuPy, Numba, PyTorch), else from a
+    DLPack capsule. It is passed as is, without a copy; the kernel's writes
+    land in the array."""
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is None:
+        return _dlpack_pointer(arg)
+    strides = interface.get("strides")
+    if strides is not None and not _c_contiguous(interface["shape"], strides, interface["typestr"]):
+        raise LaunchError(f"`{param.name}`: the device array must be C-contiguous")
+    code = interface["typestr"][1:]
+    if param.dtype and not _compatible(code, param.dtype):
+        raise LaunchError(
+            f"`{param.type} {param.name}` expects elements of NumPy type {param.dtype}, "
+            f"got a device array of {code}"
+        )
+    return int(interface["data"][0])
+
+
+def _c_contiguous(shape: Sequence[int], strides: Sequence[int], typestr: str) -> bool:
+    """Whether ``strides`` (in bytes) are a C-ordered array's."""
+    step = int(typestr[2:])
+    for extent, stride in zip(reversed(list(shape)), reversed(list(strides))):
+        if extent > 1 and stride != step:
+            return False
+        step *= extent
+    return True
+
+
+def _dlpack_pointer(arg: Any) -> int:
+    """The data address of a DLPack tensor: the ``data`` and
+    ``byte_offset`` fields of the ``DLTensor`` its capsule holds."""
+    import ctypes
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [
+            ("data", ctypes.c_void_p),
+            ("device_type", ctypes.c_int32),
+            ("device_id", ctypes.c_int32),
+            ("ndim", ctypes.c_int32),
+            ("dtype", ctypes.c_uint32),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("byte_offset", ctypes.c_uint64),
+        ]
+
+    capsule = arg.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    tensor = DLTensor.from_address(get(capsule, b"dltensor"))
+    return int(tensor.data or 0) + int(tensor.byte_offset)
+
+
 def _buffer(arg: Any, param: Param, engine: str) -> memoryview:
     """The bytes of an array argument, checked against the parameter."""
     if _on_device(arg):
         raise LaunchError(
-            f"`{param.name}`: a device array cannot be passed yet; pass a host (NumPy) array, "
-            "which kernelc copies in and back"
+            f"`{param.name}` is in GPU memory: only engine='gpu' can use it "
+            "(the interpreter and the emulator take host arrays, such as NumPy's)"
         )
     try:
         view = memoryview(arg)
@@ -380,7 +435,9 @@ class Function:
         views: Dict[int, memoryview] = {}
         values: List[object] = []
         for i, (arg, param) in enumerate(zip(args, params)):
-            if param.kind == "pointer":
+            if param.kind == "pointer" and engine == "gpu" and _on_device(arg):
+                values.append(_device_pointer(arg, param))
+            elif param.kind == "pointer":
                 views[i] = _buffer(arg, param, engine)
                 values.append(views[i].tobytes())
             elif param.kind == "aggregate":

@@ -64,7 +64,9 @@ pub fn launch(
     args: &[Bound<'_, PyAny>],
 ) -> PyResult<Launched> {
     let kernel = find_kernel(program, req.kernel).map_err(|m| errors::launch_error(py, m))?;
-    let values = arg_values(&kernel.params, args).map_err(|m| errors::launch_error(py, m))?;
+    let on_gpu = req.engine == "gpu";
+    let values =
+        arg_values(&kernel.params, args, on_gpu).map_err(|m| errors::launch_error(py, m))?;
     let name = kernel.name.ptx.clone();
     let outcome = py.detach(|| run(program, &req, &name, &values));
     let (buffers, printed, steps) = outcome.map_err(|stop| match stop {
@@ -120,8 +122,15 @@ fn find_kernel<'p>(
         .expect("lookup_kernel returns one of the names it was given"))
 }
 
-/// Each argument converted to its parameter's type.
-fn arg_values(params: &[Param], args: &[Bound<'_, PyAny>]) -> Result<Vec<ArgValue>, String> {
+/// Each argument converted to its parameter's type. On the GPU a pointer
+/// parameter may also take an integer: the address of an array already in
+/// device memory (the Python side reads it from CuPy's, PyTorch's or any
+/// `__cuda_array_interface__`/DLPack array), passed without a copy.
+fn arg_values(
+    params: &[Param],
+    args: &[Bound<'_, PyAny>],
+    on_gpu: bool,
+) -> Result<Vec<ArgValue>, String> {
     if params.len() != args.len() {
         return Err(format!(
             "the kernel takes {} argument{}, {} given",
@@ -135,15 +144,19 @@ fn arg_values(params: &[Param], args: &[Bound<'_, PyAny>]) -> Result<Vec<ArgValu
         .zip(args)
         .enumerate()
         .map(|(i, (p, a))| {
-            arg_value(&p.ty, a)
+            arg_value(&p.ty, a, on_gpu)
                 .map_err(|why| format!("argument {i} (`{} {}`): {why}", p.ty, p.name))
         })
         .collect()
 }
 
 /// One argument for a parameter of type `ty`.
-fn arg_value(ty: &CType, value: &Bound<'_, PyAny>) -> Result<ArgValue, String> {
+fn arg_value(ty: &CType, value: &Bound<'_, PyAny>, on_gpu: bool) -> Result<ArgValue, String> {
     match ty {
+        CType::Pointer { .. } if on_gpu && value.extract::<u64>().is_ok() => Ok(ArgValue::Scalar {
+            elem: Elem::U64,
+            bits: value.extract::<u64>().unwrap_or_default(),
+        }),
         CType::Pointer { .. } => Ok(ArgValue::Buffer {
             elem: Elem::U8,
             bytes: bytes_of(value, "an array (or bytes)")?,
