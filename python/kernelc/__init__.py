@@ -206,11 +206,25 @@ class Program:
         notebook when Graphviz is installed."""
         return Graph(self._native.dot())
 
-    def annotated_source(self) -> AnnotatedSource:
-        """The source with the compiler's located explanations under its
-        lines: for every global load, whether it became ``ld.global.nc``
-        and why not (:meth:`explain_nc`)."""
-        return AnnotatedSource(self.file_name, self.source, self.explain_nc().splitlines())
+    def memspace_notes(self) -> List[Tuple[Optional[Tuple[str, int, int]], str, str]]:
+        """:meth:`explain_memspace`'s explanations, each with where its
+        value is made: ``(location, function, text)``, the location a
+        ``(file, line, column)`` or ``None`` (a parameter, say)."""
+        return self._native.memspace_notes()
+
+    def annotated_source(self, memspace: bool = True, nc: bool = True) -> AnnotatedSource:
+        """The source with the compiler's explanations under the lines they
+        are about: each generic pointer's memory space and why
+        (:meth:`memspace_notes`), and for every global load whether it
+        became ``ld.global.nc`` and why not (:meth:`explain_nc`)."""
+        notes: List[str] = []
+        if memspace:
+            for at, function, text in self.memspace_notes():
+                where = f"{at[0]}:{at[1]}:{at[2]}: " if at else ""
+                notes.append(f"{where}memspace: @{function} {text}")
+        if nc:
+            notes += [f"{n}" for n in self.explain_nc().splitlines()]
+        return AnnotatedSource(self.file_name, self.source, notes)
 
     def _repr_html_(self) -> str:
         kernels = [(k.readable, k.mangled, k.location) for k in self.kernels]

@@ -126,6 +126,26 @@ impl Build {
         Ok(steps)
     }
 
+    /// The memory-space explanations, each located at the instruction that
+    /// makes its value in the module the pass explained (the IR just
+    /// before `memspace` runs).
+    fn memspace_notes(&self) -> Result<Vec<MemspaceNote>, driver::CompileError> {
+        let mut opts = self.opts.clone();
+        opts.memspace_opts.explain = true;
+        let mut module = self.lowered.clone();
+        let mut previous = self.lowered.clone();
+        let mut before = None;
+        let report = driver::pipeline_for(&opts).run_observed(&mut module, |name, m| {
+            if name == "memspace" && before.is_none() {
+                before = Some(previous.clone());
+            }
+            previous = m.clone();
+        })?;
+        let before = before.unwrap_or(previous);
+        let transcript = &report.transcript.explain_memspace;
+        Ok(locate_explanations(transcript, &before, &self.map))
+    }
+
     /// The passes' report under options changed by `adjust` (the
     /// explanations are gathered only when asked for).
     fn report_with(
@@ -138,6 +158,57 @@ impl Build {
         let report = driver::pipeline_for(&opts).run(&mut module)?;
         Ok(driver::render_report_in(&report, Some(&self.map)))
     }
+}
+
+/// Where a value of `func` is made: the source position of the
+/// instruction that defines it (a block parameter has none).
+fn value_position(
+    func: &midend::ir::Function,
+    value: midend::ir::Value,
+    map: &frontend::SourceMap,
+) -> Option<(String, usize, usize)> {
+    use midend::ir::ValueDef;
+    if !func.dfg.values.is_valid(value) {
+        return None;
+    }
+    let ValueDef::Result(inst, _) = func.dfg.value_def(func.dfg.resolve_aliases(value)) else {
+        return None;
+    };
+    let span = func.spans.get(inst).copied().filter(|s| !s.is_none())?;
+    let (file, line, column) = map.position(span.start);
+    Some((file.to_string(), line, column))
+}
+
+/// A located memory-space explanation: where the value is made (when the
+/// source says), the function's readable name, and the explanation.
+type MemspaceNote = (Option<(String, usize, usize)>, String, String);
+
+/// `--explain-memspace`'s transcript (`@function:` headings, then one
+/// `  vN: space ← why` line per generic pointer) with each value located
+/// in `before`, the module the pass explained.
+fn locate_explanations(
+    transcript: &str,
+    before: &Module,
+    map: &frontend::SourceMap,
+) -> Vec<MemspaceNote> {
+    let mut notes = Vec::new();
+    let mut func = None;
+    for line in transcript.lines() {
+        if let Some(name) = line.strip_prefix('@').and_then(|l| l.strip_suffix(':')) {
+            func = before.functions.values().find(|f| f.name == name);
+            continue;
+        }
+        let Some(f) = func else { continue };
+        let text = line.trim_start();
+        let value = text
+            .split_once(':')
+            .and_then(|(v, _)| v.strip_prefix('v'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .map(<midend::ir::Value as cranelift_entity::EntityRef>::new);
+        let at = value.and_then(|v| value_position(f, v, map));
+        notes.push((at, stdx::itanium::readable(&f.name), text.to_string()));
+    }
+    notes
 }
 
 /// Lines of `text` that start with `prefix`, without it.
@@ -209,6 +280,14 @@ impl Program {
             .detach(|| self.build.report_with(|o| o.memspace_opts.explain = true))
             .map_err(|e| errors::compile_error(py, e))?;
         Ok(lines_after(&report, "memspace:"))
+    }
+
+    /// `--explain-memspace`'s explanations, located: a list of `(location,
+    /// function, text)`, the location `(file, line, column)` of the
+    /// instruction that makes the value, or `None`.
+    fn memspace_notes(&self, py: Python<'_>) -> PyResult<Vec<MemspaceNote>> {
+        py.detach(|| self.build.memspace_notes())
+            .map_err(|e| errors::compile_error(py, e))
     }
 
     /// `--explain-nc`: for every global load of a kernel, whether it became

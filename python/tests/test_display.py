@@ -57,3 +57,23 @@ def test_the_source_carries_the_explanations_beside_its_lines():
 def test_a_program_summarizes_itself():
     html = program()._repr_html_()
     assert "scale(const float*, float*, float, int)" in html and "_Z5scalePKfPffi" in html
+
+
+def test_memspace_explanations_are_located_where_their_values_are_made():
+    source = """\
+__device__ float first(const float *p) { return p[0]; }
+__global__ void k(float *out) {
+    __shared__ float tile[32];
+    tile[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[0] = first(tile);
+}
+"""
+    p = kernelc.compile(source, file_name="k.cu", options=["--disable-pass", "inline"])
+    notes = p.memspace_notes()
+    assert (("k.cu", 6, 14), "k(float*)", "v15: shared ← cast to generic of v14 (shared)") in notes
+    assert (("k.cu", 1, 49), "first(const float*)", "v5: shared ← from v0 (shared)") in notes
+    # A parameter is made by no instruction: it has no place.
+    assert any(at is None and text.startswith("v0: shared ← parameter") for at, _, text in notes)
+    text = str(p.annotated_source())
+    assert "   6 |     out[0] = first(tile);\n     = memspace: @k(float*) v15: shared" in text
