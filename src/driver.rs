@@ -941,7 +941,7 @@ fn backend_failure<'a>(
     opts: &CompileOptions,
 ) -> impl Fn(backend_nvptx::BackendError) -> CompileError + 'a {
     let fail = diagnostics_failure(map, opts.warnings);
-    move |e| match e.span {
+    move |e| match e.span() {
         Some(span) => fail(vec![Diagnostic::without_code(
             frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),
