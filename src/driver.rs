@@ -474,11 +474,11 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
             .diagnostics
             .iter()
             .map(|d| {
-                let level = match d.severity {
+                let level = match d.severity() {
                     passes::Severity::Error => "error",
                     passes::Severity::Warning => "warning",
                 };
-                format!("{level}: {} (in @{})\n", d.message, d.function)
+                format!("{level}: {} (in @{})\n", d.message(), d.function)
             })
             .collect(),
     };
@@ -518,11 +518,11 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
 /// `bump(int*)`, not the PTX's `_Z4bumpPi`).
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
-    let severity = match d.severity {
+    let severity = match d.severity() {
         passes::Severity::Error => frontend::Severity::Error,
         passes::Severity::Warning => frontend::Severity::Warning,
     };
-    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message));
+    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message()));
     let diag = d
         .labels
         .iter()

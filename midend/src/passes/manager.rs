@@ -84,7 +84,7 @@ pub enum PassError {
     UnknownPass(String),
     /// Knobs that the pass does not take (`memspace(bogus)`), or a pass
     /// without knobs given some.
-    BadKnobs(String),
+    BadKnobs(KnobError),
     /// The verifier rejected the IR after a pass: a compiler bug. `after`
     /// says when (`after pass `licm``), `annotated` is the function(s)
     /// printed with `; error:` lines.
@@ -120,7 +120,7 @@ impl fmt::Display for PassError {
                     known.join(", ")
                 )
             }
-            PassError::BadKnobs(message) => f.write_str(message),
+            PassError::BadKnobs(e) => e.fmt(f),
             PassError::InvalidIr { after, annotated } => {
                 write!(
                     f,
@@ -141,6 +141,44 @@ impl fmt::Display for PassError {
 }
 
 impl std::error::Error for PassError {}
+
+/// Why the knobs written after a pass's name are wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnobError {
+    /// A knob the pass does not have.
+    Unknown { pass: &'static str, knob: String },
+    /// A flag knob given a value other than `true` or `false`.
+    NotABool {
+        pass: &'static str,
+        knob: String,
+        value: String,
+    },
+    /// A number knob without a number (`written`: the knob as written).
+    NotANumber {
+        pass: &'static str,
+        knob: &'static str,
+        written: String,
+    },
+    /// Knobs for a pass that takes none.
+    NoKnobs { pass: &'static str },
+}
+
+impl fmt::Display for KnobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KnobError::Unknown { pass, knob } => write!(f, "unknown {pass} knob `{knob}`"),
+            KnobError::NotABool { pass, knob, value } => {
+                write!(f, "{pass} knob `{knob}` takes true or false, got `{value}`")
+            }
+            KnobError::NotANumber {
+                pass,
+                knob,
+                written,
+            } => write!(f, "{pass} knob `{knob}` needs a number, got `{written}`"),
+            KnobError::NoKnobs { pass } => write!(f, "pass `{pass}` takes no knobs"),
+        }
+    }
+}
 
 /// One step of a pipeline: a pass, and the knobs its name was written with.
 #[derive(Clone, Debug)]
@@ -189,10 +227,9 @@ impl Step {
             (None, _) => {}
             (Some(text), Some(apply)) => apply(&mut options, text).map_err(PassError::BadKnobs)?,
             (Some(_), None) => {
-                return Err(PassError::BadKnobs(format!(
-                    "pass `{}` takes no knobs",
-                    self.pass.name
-                )))
+                return Err(PassError::BadKnobs(KnobError::NoKnobs {
+                    pass: self.pass.name,
+                }))
             }
         }
         Ok(options)
