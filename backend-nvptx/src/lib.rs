@@ -44,7 +44,7 @@ use midend::ir::{FuncId, InstData, Linkage, Module};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
-pub use target::{Features, PtxVersion, Target, UnknownTarget};
+pub use target::{Features, PtxVersion, Target, TripleError, UnknownTarget};
 
 /// How registers are assigned (`--regalloc`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
