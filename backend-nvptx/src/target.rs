@@ -132,17 +132,27 @@ impl Target {
     /// target-lexicon parses it, so any spelling it knows for that
     /// architecture is accepted; everything else is a clear error.
     pub fn check_triple(text: &str) -> Result<Triple, TripleError> {
-        let triple: Triple = text.parse().map_err(|reason| TripleError::NotATriple {
-            text: text.to_string(),
-            reason,
-        })?;
-        let text = text.to_string();
+        let triple: Triple = match text.parse() {
+            Ok(triple) => triple,
+            // target-lexicon has no name for 32-bit NVPTX.
+            Err(target_lexicon::ParseError::UnrecognizedArchitecture(arch)) if arch == "nvptx" => {
+                return Err(TripleError::Nvptx32 {
+                    text: text.to_string(),
+                })
+            }
+            Err(reason) => {
+                return Err(TripleError::NotATriple {
+                    text: text.to_string(),
+                    reason,
+                })
+            }
+        };
         match triple.architecture {
             target_lexicon::Architecture::Nvptx64 => Ok(triple),
-            target_lexicon::Architecture::Unknown if text.starts_with("nvptx-") => {
-                Err(TripleError::Nvptx32 { text })
-            }
-            arch => Err(TripleError::OtherArchitecture { text, arch }),
+            arch => Err(TripleError::OtherArchitecture {
+                text: text.to_string(),
+                arch,
+            }),
         }
     }
 }
@@ -268,7 +278,12 @@ mod tests {
         let bad = Target::check_triple("not a triple").unwrap_err();
         assert!(matches!(bad, TripleError::NotATriple { .. }), "{bad}");
         assert!(bad.to_string().contains("is not a target triple"), "{bad}");
-        assert!(Target::check_triple("nvptx-nvidia-cuda").is_err());
+        assert_eq!(
+            Target::check_triple("nvptx-nvidia-cuda"),
+            Err(TripleError::Nvptx32 {
+                text: "nvptx-nvidia-cuda".into()
+            })
+        );
     }
 
     #[test]
