@@ -86,9 +86,12 @@ pub enum PassError {
     /// without knobs given some.
     BadKnobs(KnobError),
     /// The verifier rejected the IR after a pass: a compiler bug. `after`
-    /// says when (`after pass `licm``), `annotated` is the function(s)
-    /// printed with `; error:` lines.
-    InvalidIr { after: String, annotated: String },
+    /// says when, `annotated` is the function(s) printed with `; error:`
+    /// lines.
+    InvalidIr {
+        after: Checkpoint,
+        annotated: String,
+    },
     /// A kept analysis differs from a fresh one after `pass`: the pass
     /// changed the CFG of `function` and did not say so (a compiler bug,
     /// caught when verifying after every pass).
@@ -122,6 +125,13 @@ impl fmt::Display for PassError {
             }
             PassError::BadKnobs(e) => e.fmt(f),
             PassError::InvalidIr { after, annotated } => {
+                let after = match after {
+                    Checkpoint::Pass(name) => format!("after pass `{name}`"),
+                    Checkpoint::Passes(names) => format!("after passes `{}`", names.join(", ")),
+                    Checkpoint::Pipeline => {
+                        "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)".into()
+                    }
+                };
                 write!(
                     f,
                     "internal compiler error: invalid IR {after}\n{annotated}"
@@ -141,6 +151,16 @@ impl fmt::Display for PassError {
 }
 
 impl std::error::Error for PassError {}
+
+/// When the verifier ran: after one step, after a run of function passes,
+/// or once after the whole pipeline (which cannot say which pass broke
+/// the IR). Steps by their names as a pass list spells them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Checkpoint {
+    Pass(String),
+    Passes(Vec<String>),
+    Pipeline,
+}
 
 /// Why the knobs written after a pass's name are wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -350,7 +370,7 @@ impl Pipeline {
                 self.run_function_passes(module, &mut analyses, run)?;
                 if self.options.verify == Verify::EachPass {
                     let names: Vec<String> = run.iter().map(Step::name).collect();
-                    check_module(module, &format!("after passes `{}`", names.join(", ")))?;
+                    check_module(module, Checkpoint::Passes(names))?;
                 }
                 rest = next;
                 continue;
@@ -358,7 +378,7 @@ impl Pipeline {
             let step = &rest[0];
             self.run_one(module, &mut analyses, step, &mut report)?;
             if self.options.verify == Verify::EachPass {
-                check_module(module, &format!("after pass `{}`", step.name()))?;
+                check_module(module, Checkpoint::Pass(step.name()))?;
                 if let Some((func, analysis)) = analyses.stale(module) {
                     return Err(stale(step, func, analysis));
                 }
@@ -369,10 +389,7 @@ impl Pipeline {
             rest = &rest[1..];
         }
         if self.options.verify == Verify::Once && !self.steps.is_empty() {
-            check_module(
-                module,
-                "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)",
-            )?;
+            check_module(module, Checkpoint::Pipeline)?;
         }
         if self.options.check_atomics && !self.contains("memspace") {
             let found = memspace::check_atomics(module, &self.options.memspace);
@@ -443,7 +460,7 @@ impl Pipeline {
                     if verify_each {
                         if let Err(errors) = verify_function(func, None) {
                             return Err(PassError::InvalidIr {
-                                after: format!("after pass `{}`", step.name()),
+                                after: Checkpoint::Pass(step.name()),
                                 annotated: errors.annotate(func, None),
                             });
                         }
@@ -470,9 +487,9 @@ fn stale(step: &Step, func: &Function, analysis: &'static str) -> PassError {
 
 /// Verifies the module; a failure is a compiler bug, reported with each
 /// offending function printed and annotated.
-fn check_module(module: &Module, after: &str) -> Result<(), PassError> {
+fn check_module(module: &Module, after: Checkpoint) -> Result<(), PassError> {
     verify_module(module).map_err(|errors| PassError::InvalidIr {
-        after: after.to_string(),
+        after,
         annotated: errors
             .iter()
             .map(|(func, errs)| errs.annotate(&module.functions[*func], Some(module)))

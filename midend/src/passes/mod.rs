@@ -47,7 +47,9 @@ pub use if_convert::convert_ifs;
 pub use inline::inline_calls;
 pub use licm::hoist_loop_invariants;
 pub use load_elim::eliminate_loads_module;
-pub use manager::{KnobError, ModuleContext, Options, PassError, Pipeline, Step, Verify};
+pub use manager::{
+    Checkpoint, KnobError, ModuleContext, Options, PassError, Pipeline, Step, Verify,
+};
 pub use mark_invariant::mark_module;
 pub use merge_arms::merge_arms;
 pub use merge_branches::merge_branches;
