@@ -660,15 +660,9 @@ pub fn kernels_of(
     loader: &dyn FileLoader,
 ) -> Result<Vec<KernelName>, Vec<Diagnostic>> {
     let (program, _) = frontend::check_files(map, fe, loader)?;
-    Ok(program
-        .functions
-        .iter()
-        .filter(|f| f.is_kernel)
-        .map(|f| KernelName {
-            ptx: f.link_name.clone(),
-            plain: source_name(&f.name).to_string(),
-            at: map.position_text(f.span.start),
-        })
+    Ok(kernel_signatures(&program, map)
+        .into_iter()
+        .map(|k| k.name)
         .collect())
 }
 

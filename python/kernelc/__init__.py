@@ -388,6 +388,14 @@ def _dlpack_pointer(arg: Any) -> int:
     return int(tensor.data or 0) + int(tensor.byte_offset)
 
 
+def _is_buffer(arg: Any) -> bool:
+    try:
+        memoryview(arg)
+    except TypeError:
+        return False
+    return True
+
+
 def _buffer(arg: Any, param: Param, engine: str) -> memoryview:
     """The bytes of an array argument, checked against the parameter."""
     if _on_device(arg):
@@ -455,7 +463,9 @@ class Function:
                 views[i] = _buffer(arg, param, engine)
                 values.append(views[i].tobytes())
             elif param.kind == "aggregate":
-                values.append(bytes(memoryview(arg)) if not isinstance(arg, bytes) else arg)
+                # A struct's bytes: anything with the buffer protocol (the
+                # extension says what it expects of anything else).
+                values.append(bytes(memoryview(arg)) if _is_buffer(arg) else arg)
             else:
                 values.append(arg)
         buffers, printed, steps = self._program._native.launch(

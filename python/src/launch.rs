@@ -11,7 +11,6 @@ use frontend::CType;
 use kernelc::run::{ArgValue, Elem};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use stdx::itanium::{lookup_kernel, KernelLookup};
 
 /// The launch's shape and engine, as Python gave them.
 pub struct Request<'a> {
@@ -84,42 +83,17 @@ pub fn launch(
     ))
 }
 
-/// The kernel `requested` names: its mangled name, or the plain name of
-/// one kernel only.
+/// The kernel whose PTX name is `mangled`. The Python side finds a kernel
+/// by any of its names (`Program.kernel`) and passes its mangled one.
 fn find_kernel<'p>(
     program: &'p Build,
-    requested: &str,
+    mangled: &str,
 ) -> Result<&'p kernelc::driver::KernelSignature, String> {
-    let names: Vec<&str> = program
+    program
         .kernels
         .iter()
-        .map(|k| k.name.ptx.as_str())
-        .collect();
-    let listed = || {
-        let all: Vec<String> = program.kernels.iter().map(|k| k.name.readable()).collect();
-        all.join(", ")
-    };
-    let found = match lookup_kernel(requested, &names) {
-        KernelLookup::Found(name) => name,
-        KernelLookup::Missing => {
-            return Err(format!(
-                "no kernel `{requested}` in the program (its kernels: {})",
-                listed()
-            ))
-        }
-        KernelLookup::Ambiguous(many) => {
-            return Err(format!(
-                "`{requested}` is ambiguous: {} kernels have that name; give the mangled name of one of {}",
-                many.len(),
-                many.join(", ")
-            ))
-        }
-    };
-    Ok(program
-        .kernels
-        .iter()
-        .find(|k| k.name.ptx == found)
-        .expect("lookup_kernel returns one of the names it was given"))
+        .find(|k| k.name.ptx == mangled)
+        .ok_or_else(|| format!("no kernel `{mangled}` in the program"))
 }
 
 /// Each argument converted to its parameter's type. On the GPU a pointer

@@ -155,6 +155,8 @@ def test_bad_arguments_are_clear_errors(module):
         saxpy(1, 4, (1.0, np.zeros(8, np.float32)[::2], x, 4))
     with pytest.raises(kernelc.LaunchError, match="is 8 bytes, 4 given"):
         module.get_function("affine")(1, 1, (b"abcd", x, 1))
+    with pytest.raises(kernelc.LaunchError, match="expects the struct's bytes, got dict"):
+        module.get_function("affine")(1, 1, ({"scale": 1.0}, x, 1))
     with pytest.raises(kernelc.LaunchError, match="unknown engine"):
         saxpy(1, 4, (1.0, x, x, 4), engine="cpu")
     with pytest.raises(kernelc.LaunchError, match="grid must be"):
