@@ -474,11 +474,11 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
             .diagnostics
             .iter()
             .map(|d| {
-                let level = match d.severity {
+                let level = match d.severity() {
                     passes::Severity::Error => "error",
                     passes::Severity::Warning => "warning",
                 };
-                format!("{level}: {} (in @{})\n", d.message, d.function)
+                format!("{level}: {} (in @{})\n", d.message(), d.function)
             })
             .collect(),
     };
@@ -518,11 +518,11 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
 /// `bump(int*)`, not the PTX's `_Z4bumpPi`).
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
-    let severity = match d.severity {
+    let severity = match d.severity() {
         passes::Severity::Error => frontend::Severity::Error,
         passes::Severity::Warning => frontend::Severity::Warning,
     };
-    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message));
+    let diag = Diagnostic::without_code(severity, span, readable_text(&d.message()));
     let diag = d
         .labels
         .iter()
@@ -660,15 +660,9 @@ pub fn kernels_of(
     loader: &dyn FileLoader,
 ) -> Result<Vec<KernelName>, Vec<Diagnostic>> {
     let (program, _) = frontend::check_files(map, fe, loader)?;
-    Ok(program
-        .functions
-        .iter()
-        .filter(|f| f.is_kernel)
-        .map(|f| KernelName {
-            ptx: f.link_name.clone(),
-            plain: source_name(&f.name).to_string(),
-            at: map.position_text(f.span.start),
-        })
+    Ok(kernel_signatures(&program, map)
+        .into_iter()
+        .map(|k| k.name)
         .collect())
 }
 
@@ -941,7 +935,7 @@ fn backend_failure<'a>(
     opts: &CompileOptions,
 ) -> impl Fn(backend_nvptx::BackendError) -> CompileError + 'a {
     let fail = diagnostics_failure(map, opts.warnings);
-    move |e| match e.span {
+    move |e| match e.span() {
         Some(span) => fail(vec![Diagnostic::without_code(
             frontend::Severity::Error,
             frontend::Span::new(span.start, span.end),

@@ -512,7 +512,14 @@ impl RunRequest {
     /// run's options (`--fmad`, the float options, `--disable-pass`,
     /// `--allow-restrict-in-struct`).
     fn pipeline(&self, level: u8) -> midend::passes::Pipeline {
-        driver::pipeline_for(&driver::CompileOptions {
+        driver::pipeline_for(&self.compile_options(level, driver::CompileOptions::default().target))
+    }
+
+    /// The compilation the run's program gets: `-O{level}` for `target`,
+    /// with the run's source flags and options.
+    fn compile_options(&self, level: u8, target: backend_nvptx::Target) -> driver::CompileOptions {
+        driver::CompileOptions {
+            target,
             opt_level: level,
             fmad: self.fmad,
             float: self.float,
@@ -521,8 +528,24 @@ impl RunRequest {
                 allow_in_struct: self.allow_restrict_in_struct,
                 ..Default::default()
             },
+            defines: self.defines.clone(),
+            error_limit: self.error_limit,
+            include_dirs: self.include_dirs.clone(),
+            pre_includes: self.pre_includes.clone(),
+            std: self.std,
+            warnings: self.warnings,
             ..driver::CompileOptions::default()
-        })
+        }
+    }
+
+    /// The target the engines run: `-arch` as given (`sm_90a`), else
+    /// `sm_{sm}`.
+    fn target(&self) -> Result<backend_nvptx::Target, String> {
+        let arch = self
+            .arch
+            .clone()
+            .unwrap_or_else(|| format!("sm_{}", self.sm));
+        backend_nvptx::Target::parse(&arch).map_err(|e| format!("error: {e}"))
     }
 }
 
@@ -571,34 +594,18 @@ fn load_program(req: &RunRequest) -> Result<Program, String> {
             messages: String::new(),
         });
     }
-    let mut fe =
-        driver::with_float_options(driver::frontend_options(req.sm, &req.defines), req.float)
-            .with_file_name(&name);
-    fe.error_limit = req.error_limit;
-    fe.include_dirs = req.include_dirs.clone();
-    fe.pre_includes = req.pre_includes.clone();
-    fe.std = req.std;
-    let mut map = frontend::SourceMap::new(&name, &text);
-    let checked = frontend::check_files(&mut map, &fe, &crate::files::FsLoader);
-    let fail = |d: Vec<Diagnostic>| {
-        frontend::render_diagnostics_in(&map, &driver::apply_warning_mode(d, req.warnings))
-    };
-    let (program, warnings) = checked.map_err(fail)?;
-    let warnings = driver::apply_warning_mode(warnings, req.warnings);
-    if warnings.iter().any(Diagnostic::is_error) {
-        return Err(frontend::render_diagnostics_in(&map, &warnings));
-    }
-    let mut messages = frontend::render_diagnostics_in(&map, &warnings);
-    let mut module = frontend::lower(&program).map_err(fail)?;
-    verify(
-        &module,
-        "internal compiler error: invalid IR after lowering",
-    )?;
-    let pipeline = req.pipeline(req.opt_level.unwrap_or(3));
-    messages += &driver::optimize(&mut module, &pipeline, Some(&map)).map_err(|e| e.rendered)?;
+    let level = req.opt_level.unwrap_or(3);
+    let opts = req.compile_options(level, req.target()?);
+    let lowered = driver::lower_with_loader(&name, &text, &opts, &crate::files::FsLoader)
+        .map_err(|e| e.rendered)?;
+    let mut messages = frontend::render_diagnostics_in(&lowered.map, &lowered.warnings);
+    let mut module = lowered.module;
+    let pipeline = driver::pipeline_for(&opts);
+    messages +=
+        &driver::optimize(&mut module, &pipeline, Some(&lowered.map)).map_err(|e| e.rendered)?;
     Ok(Program {
         module,
-        source: Some(map),
+        source: Some(lowered.map),
         messages,
     })
 }
@@ -878,8 +885,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         });
     }
     let program = load_program(req)?;
-    let arch = req.arch.clone().unwrap_or_else(|| format!("sm_{}", req.sm));
-    let target = backend_nvptx::Target::parse(&arch).map_err(|e| format!("error: {e}"))?;
+    let target = req.target()?;
     let opts = backend_nvptx::Options {
         target,
         ptx_version: None,

@@ -24,6 +24,12 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// The workspace crates each `Cargo.toml`'s `[dependencies]` names.
 fn from_manifests() -> Graph {
+    manifest_section("dependencies]")
+}
+
+/// The workspace crates each `Cargo.toml` names in `section` (its header
+/// without the opening bracket).
+fn manifest_section(section_header: &str) -> Graph {
     let names: BTreeSet<&str> = CRATES.iter().map(|c| c.0).collect();
     let mut graph = Graph::new();
     for (name, dir) in CRATES {
@@ -32,7 +38,7 @@ fn from_manifests() -> Graph {
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let deps = text
             .split("\n[")
-            .find(|section| section.starts_with("dependencies]"))
+            .find(|section| section.starts_with(section_header))
             .map(|section| {
                 section
                     .lines()
@@ -87,6 +93,36 @@ fn the_judges_never_import_the_compiler() {
             assert!(
                 !graph[judge].contains(compiler),
                 "{judge} imports {compiler}"
+            );
+        }
+    }
+}
+
+/// A crate's tests import only crates below or beside it: no
+/// `[dev-dependencies]` entry names a crate that depends on the crate,
+/// directly or not (cargo allows that cycle for tests; kernelc's tests
+/// once imported kernel-gen, which is built on kernelc).
+#[test]
+fn no_test_imports_a_crate_above_its_own() {
+    let deps = from_manifests();
+    let above = |krate: &str, other: &str| {
+        let mut work = vec![other.to_string()];
+        let mut seen = BTreeSet::new();
+        while let Some(c) = work.pop() {
+            if c == krate {
+                return true;
+            }
+            if seen.insert(c.clone()) {
+                work.extend(deps[&c].iter().cloned());
+            }
+        }
+        false
+    };
+    for (krate, dev) in manifest_section("dev-dependencies]") {
+        for other in dev {
+            assert!(
+                !above(&krate, &other),
+                "{krate}'s tests import {other}, which depends on {krate}"
             );
         }
     }

@@ -117,6 +117,13 @@ fn target_triple_must_be_nvptx64() {
         "{}",
         stderr(&out)
     );
+    // target-lexicon cannot read 32-bit NVPTX; kernelc still says what it is.
+    let out = kernelc(&["samples/vadd.cu", "--target", "nvptx-nvidia-cuda"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: target `nvptx-nvidia-cuda` is 32-bit NVPTX, which ptxas no longer supports; use `nvptx64-nvidia-cuda`\n"
+    );
 }
 
 /// A feature the target lacks is a located diagnostic naming the target it needs.

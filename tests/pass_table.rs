@@ -153,3 +153,23 @@ fn the_command_line_disables_gvn() {
     let first = ptx.lines().next().unwrap_or_default();
     assert!(first.contains("--disable-pass gvn"), "{first}");
 }
+
+/// ARCHITECTURE.md names the module passes (`PassKind::Module` rows: ...);
+/// the list is the table's, in its order.
+#[test]
+fn architecture_names_the_module_passes_of_the_table() {
+    let text =
+        std::fs::read_to_string(common::root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let start = text
+        .find("(`PassKind::Module` rows:")
+        .expect("ARCHITECTURE.md lists the module passes");
+    let list = &text[start..];
+    let list = &list[..list.find(')').expect("the list ends")];
+    let named: Vec<&str> = list.split('`').skip(3).step_by(2).collect();
+    let modules: Vec<&str> = PASSES
+        .iter()
+        .filter(|p| matches!(p.kind, PassKind::Module(_)))
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(named, modules, "ARCHITECTURE.md's module passes");
+}

@@ -149,7 +149,10 @@ block0(v0: ptr<param>, v1: ptr<global>):
 fn restrict_in_an_aggregate_is_refused_unless_allowed() {
     let mut module = kernelc::midend::text::parse_module(STRUCT_IR).unwrap();
     let err = common::run_passes(&mut module, &["restrict"]).unwrap_err();
-    assert!(err.contains(restrict::RESTRICT_IN_STRUCT), "{err}");
+    assert!(
+        err.contains("function contains restrict keyword in struct"),
+        "{err}"
+    );
     let mut module = kernelc::midend::text::parse_module(STRUCT_IR).unwrap();
     common::run_passes(&mut module, &["restrict(allow-in-struct)"]).unwrap();
     let text = kernelc::midend::text::write_module(&module, Default::default());

@@ -6,7 +6,18 @@
 //! recovers them from the text-like form, so the selector stays simple.
 
 use crate::minst::{Label, MInst};
+use core::fmt;
 use rustc_hash::FxHashMap;
+
+/// A branch to a label the function does not have (a selection bug).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnknownLabel(pub Label);
+
+impl fmt::Display for UnknownLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "branch to unknown label `{}`", self.0)
+    }
+}
 
 /// A straight-line region of the body: `body[start..end]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -39,7 +50,7 @@ impl MBlock {
 
 /// Splits `body` into basic blocks: a block starts at the first instruction,
 /// at every label, and after every branch or return.
-pub fn build(body: &[MInst]) -> Result<Vec<MBlock>, String> {
+pub fn build(body: &[MInst]) -> Result<Vec<MBlock>, UnknownLabel> {
     let mut starts = Vec::new();
     for (i, inst) in body.iter().enumerate() {
         let after_jump = i > 0 && matches!(body[i - 1], MInst::Bra { .. } | MInst::Ret);
@@ -74,7 +85,7 @@ pub fn build(body: &[MInst]) -> Result<Vec<MBlock>, String> {
             MInst::Bra { guard, target } => {
                 let t = *by_label
                     .get(target)
-                    .ok_or_else(|| format!("branch to unknown label `{target}`"))?;
+                    .ok_or_else(|| UnknownLabel(target.clone()))?;
                 succs.push(t);
                 if guard.is_some() {
                     succs.extend(next);

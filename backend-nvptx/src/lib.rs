@@ -44,7 +44,7 @@ use midend::ir::{FuncId, InstData, Linkage, Module};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
-pub use target::{Features, PtxVersion, Target, UnknownTarget};
+pub use target::{Features, PtxVersion, Target, TripleError, UnknownTarget};
 
 /// How registers are assigned (`--regalloc`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -102,35 +102,91 @@ impl Options {
 }
 
 /// Why the backend could not compile a module.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub struct BackendError {
     /// The function being compiled, if the error belongs to one.
     pub function: Option<String>,
-    pub message: String,
-    /// The source span of the instruction that could not be selected (when
-    /// it has one), so the driver can point at the user's code: an
-    /// instruction the target lacks is the user's error, not a crash.
-    pub span: Option<midend::ir::SourceSpan>,
+    pub kind: BackendErrorKind,
+}
+
+/// What went wrong, with the facts in fields; `Display` is the message.
+#[derive(Clone, Debug)]
+pub enum BackendErrorKind {
+    /// Instruction selection failed: an instruction the target lacks (the
+    /// user's error, located at the instruction's source), a form not
+    /// selected yet, or malformed IR.
+    Isel(isel::IselError),
+    /// Register allocation failed (a compiler bug).
+    Regalloc(regalloc::RegallocError),
+    /// The machine code branches to a label it does not have (a compiler
+    /// bug, found when `--emit mir` cuts it into blocks).
+    Cfg(cfg::UnknownLabel),
+    /// A module variable PTX cannot declare.
+    Global(emit::GlobalError),
+    /// A function or variable name PTX cannot spell.
+    Name(String),
+    /// `--ptx-version` asked for a `.version` older than the one the target
+    /// and the features used need.
+    PtxVersion {
+        asked: PtxVersion,
+        target: Target,
+        needed: PtxVersion,
+    },
+}
+
+impl BackendError {
+    /// The error of the module as a whole, in no function.
+    fn module(kind: BackendErrorKind) -> BackendError {
+        BackendError {
+            function: None,
+            kind,
+        }
+    }
+
+    /// The source span of the instruction the error is at, when it has
+    /// one, so the driver can point at the user's code.
+    pub fn span(&self) -> Option<midend::ir::SourceSpan> {
+        match &self.kind {
+            BackendErrorKind::Isel(e) => e.span,
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for BackendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.function {
-            Some(name) => write!(f, "in function `{name}`: {}", self.message),
-            None => f.write_str(&self.message),
+        if let Some(name) = &self.function {
+            write!(f, "in function `{name}`: ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+impl fmt::Display for BackendErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BackendErrorKind::Isel(e) => e.fmt(f),
+            BackendErrorKind::Regalloc(e) => e.fmt(f),
+            BackendErrorKind::Cfg(e) => e.fmt(f),
+            BackendErrorKind::Global(e) => e.fmt(f),
+            BackendErrorKind::Name(name) => write!(
+                f,
+                "`{name}` is not a valid PTX name (use letters, digits, `_` and `$`, not starting with a digit)"
+            ),
+            BackendErrorKind::PtxVersion {
+                asked,
+                target,
+                needed,
+            } => write!(
+                f,
+                "PTX .version {}.{} is too old: {target} with the features used needs {}.{}",
+                asked.0, asked.1, needed.0, needed.1
+            ),
         }
     }
 }
 
 impl std::error::Error for BackendError {}
-
-fn module_error(message: String) -> BackendError {
-    BackendError {
-        function: None,
-        message,
-        span: None,
-    }
-}
 
 /// A module after selection (and allocation), ready to print.
 pub struct Selected {
@@ -155,7 +211,8 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
         out.push('\n');
     }
     for g in globals {
-        emit::write_global(&mut out, g).map_err(module_error)?;
+        emit::write_global(&mut out, g)
+            .map_err(|e| BackendError::module(BackendErrorKind::Global(e)))?;
     }
     let runtime = runtime_calls(module);
     if !sel.declare.is_empty() || !runtime.is_empty() {
@@ -235,10 +292,9 @@ pub fn compile_module_mir(module: &Module, opts: &Options) -> Result<String, Bac
     );
     for mf in &sel.functions {
         out.push('\n');
-        mir::write_function(&mut out, mf).map_err(|message| BackendError {
+        mir::write_function(&mut out, mf).map_err(|e| BackendError {
             function: Some(mf.name.clone()),
-            message,
-            span: None,
+            kind: BackendErrorKind::Cfg(e),
         })?;
     }
     Ok(out)
@@ -265,8 +321,8 @@ fn check_names(module: &Module) -> Result<(), BackendError> {
         .chain(module.globals.values().map(|g| g.name.as_str()));
     for name in names {
         if !is_ptx_identifier(name) {
-            return Err(module_error(format!(
-                "`{name}` is not a valid PTX name (use letters, digits, `_` and `$`, not starting with a digit)"
+            return Err(BackendError::module(BackendErrorKind::Name(
+                name.to_string(),
             )));
         }
     }
@@ -361,11 +417,12 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
 
     let needed = opts.target.ptx_version(&features);
     let version = match opts.ptx_version {
-        Some(v) if v < needed => {
-            return Err(module_error(format!(
-                "PTX .version {}.{} is too old: {} with the features used needs {}.{}",
-                v.0, v.1, opts.target, needed.0, needed.1
-            )))
+        Some(asked) if asked < needed => {
+            return Err(BackendError::module(BackendErrorKind::PtxVersion {
+                asked,
+                target: opts.target,
+                needed,
+            }))
         }
         Some(v) => v,
         None => needed,
@@ -387,23 +444,17 @@ fn select_one(
     opts: &Options,
 ) -> Result<mfunc::MFunction, BackendError> {
     let func = &module.functions[id];
-    let fail = |message| BackendError {
+    let fail = |kind| BackendError {
         function: Some(func.name.clone()),
-        message,
-        span: None,
+        kind,
     };
-    let mut mf =
-        isel::select_function(module, func, index, opts.target, opts.contract).map_err(|e| {
-            BackendError {
-                function: Some(func.name.clone()),
-                message: e.message,
-                span: e.span,
-            }
-        })?;
+    let mut mf = isel::select_function(module, func, index, opts.target, opts.contract)
+        .map_err(|e| fail(BackendErrorKind::Isel(e)))?;
     if opts.regalloc == RegallocMode::Regalloc2 {
         // Debug builds (every test) also run regalloc2's checker, which
         // proves the allocation against the view symbolically.
-        regalloc::allocate(&mut mf, cfg!(debug_assertions)).map_err(fail)?;
+        regalloc::allocate(&mut mf, cfg!(debug_assertions))
+            .map_err(|e| fail(BackendErrorKind::Regalloc(e)))?;
     }
     if func.attrs.ftz {
         ftz::use_ftz_forms(&mut mf);

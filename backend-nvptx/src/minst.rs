@@ -641,6 +641,15 @@ pub enum MInst {
         pred: Operand,
         mask: Operand,
     },
+    /// `redux.sync.op.ty dst, src, mask` (`.s32`/`.u32` for `add`, `min`,
+    /// `max`; `.b32` for the bitwise ones).
+    Redux {
+        op: &'static str,
+        ty: PtxType,
+        dst: Reg,
+        src: Operand,
+        mask: Operand,
+    },
     /// `bar.red.popc.u32 dst, 0, pred` or `bar.red.and|or.pred dst, 0, pred`.
     BarRed {
         op: &'static str,
@@ -918,6 +927,13 @@ impl fmt::Display for MInst {
                 let ty = if *ballot { ".b32" } else { ".pred" };
                 write!(f, "vote.sync.{mode}{ty} {dst}, {pred}, {mask};")
             }
+            MInst::Redux {
+                op,
+                ty,
+                dst,
+                src,
+                mask,
+            } => write!(f, "redux.sync.{op}{ty} {dst}, {src}, {mask};"),
             MInst::BarRed { op, dst, pred } => {
                 let ty = if *op == "popc" { ".u32" } else { ".pred" };
                 write!(f, "bar.red.{op}{ty} {dst}, 0, {pred};")

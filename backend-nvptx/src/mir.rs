@@ -17,7 +17,7 @@ fn block_list(blocks: &[usize]) -> String {
 }
 
 /// Prints one function. Errors only if its branches name unknown labels.
-pub fn write_function(out: &mut String, f: &MFunction) -> Result<(), String> {
+pub fn write_function(out: &mut String, f: &MFunction) -> Result<(), cfg::UnknownLabel> {
     let kind = if f.is_kernel { ".entry" } else { ".func" };
     let vis = if f.visible { " visible" } else { "" };
     let _ = writeln!(out, "function {} ({kind}{vis}) {{", f.name);

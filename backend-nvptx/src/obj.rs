@@ -34,10 +34,22 @@ pub fn c_identifier(stem: &str) -> String {
     id
 }
 
+/// The object crate could not write the file (its reason).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ObjectError(pub object::write::Error);
+
+impl core::fmt::Display for ObjectError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "cannot write the object file: {}", self.0)
+    }
+}
+
+impl std::error::Error for ObjectError {}
+
 /// Writes the object file: `<name>_ptx` (the bytes of `ptx` and a NUL) and
 /// `<name>_ptx_len` (a little-endian u64), both global data in `.rodata`.
 /// `name` must already be a C identifier ([`c_identifier`]).
-pub fn write_object(name: &str, ptx: &str) -> Result<Vec<u8>, String> {
+pub fn write_object(name: &str, ptx: &str) -> Result<Vec<u8>, ObjectError> {
     let mut obj = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
     let rodata = obj.section_id(StandardSection::ReadOnlyData);
     let mut bytes = ptx.as_bytes().to_vec();
@@ -69,6 +81,5 @@ pub fn write_object(name: &str, ptx: &str) -> Result<Vec<u8>, String> {
         sh_type: object::elf::SHT_PROGBITS,
         sh_flags: object::elf::SectionFlags(0),
     };
-    obj.write()
-        .map_err(|e| format!("cannot write the object file: {e}"))
+    obj.write().map_err(ObjectError)
 }

@@ -30,6 +30,8 @@ fn address(addr: &mut Address, f: &mut dyn FnMut(&mut Reg, RegUse)) {
 impl MInst {
     /// Calls `f` on every register operand: all uses in operand order, then
     /// the def (PTX instructions have at most one).
+    // Long: one short arm per machine instruction, the one table of which
+    // operands each reads and writes.
     pub fn visit_regs_mut(&mut self, f: &mut dyn FnMut(&mut Reg, RegUse)) {
         let def: Option<&mut Reg> = match self {
             MInst::Unary { dst, src, .. }
@@ -116,6 +118,11 @@ impl MInst {
                 dst, pred, mask, ..
             } => {
                 operand(pred, f);
+                operand(mask, f);
+                Some(dst)
+            }
+            MInst::Redux { dst, src, mask, .. } => {
+                operand(src, f);
                 operand(mask, f);
                 Some(dst)
             }

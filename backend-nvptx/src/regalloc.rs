@@ -37,9 +37,55 @@ use crate::cfg::{self, MBlock};
 use crate::mfunc::{class_index, MFunction};
 use crate::minst::{Label, MInst, Operand as MOperand, Reg, RegClass, UnaryOp};
 use crate::operands::RegUse;
+use core::fmt;
 use regalloc2 as ra;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Why allocation failed. Each is a compiler bug: machine code that reads
+/// a register before writing it, or a view regalloc2 refuses.
+#[derive(Clone, Debug)]
+pub enum RegallocError {
+    /// A branch to a label the function does not have.
+    Cfg(cfg::UnknownLabel),
+    /// Registers live into the entry block: read on some path before any
+    /// write.
+    LiveIntoEntry(Vec<Reg>),
+    /// A register read where no write reaches (its name, when known).
+    Undefined(Option<Reg>),
+    /// A block whose only predecessor comes after it in reverse postorder.
+    PredecessorAfter,
+    /// regalloc2 refused the view.
+    Refused(ra::RegAllocError),
+    /// regalloc2's checker disproved the allocation.
+    Checker(ra::checker::CheckerErrors),
+}
+
+impl fmt::Display for RegallocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegallocError::Cfg(e) => e.fmt(f),
+            RegallocError::LiveIntoEntry(regs) => {
+                let names: Vec<String> = regs.iter().map(Reg::to_string).collect();
+                write!(
+                    f,
+                    "register(s) {} may be read before written",
+                    names.join(", ")
+                )
+            }
+            RegallocError::Undefined(reg) => write!(
+                f,
+                "register {} may be read before it is written",
+                reg.map_or("?".into(), |r| r.to_string())
+            ),
+            RegallocError::PredecessorAfter => {
+                f.write_str("a block's only predecessor comes after it")
+            }
+            RegallocError::Refused(e) => write!(f, "regalloc2: {e}"),
+            RegallocError::Checker(e) => write!(f, "regalloc2 checker: {e:?}"),
+        }
+    }
+}
 
 /// The largest register file per allocated class: regalloc2 encodes a
 /// register number in 6 bits, so 64 is the most it can have.
@@ -187,7 +233,7 @@ fn spilled(out: &ra::Output) -> [bool; 3] {
 /// interact, so one binary search per class runs in lockstep: each round
 /// is one allocation. A class that spills even with [`REGS_PER_CLASS`]
 /// registers keeps the spills (they become extra registers).
-fn run_smallest(view: &View) -> Result<(ra::Output, ra::MachineEnv), String> {
+fn run_smallest(view: &View) -> Result<(ra::Output, ra::MachineEnv), RegallocError> {
     let options = ra::RegallocOptions {
         validate_ssa: true,
         ..Default::default()
@@ -196,7 +242,7 @@ fn run_smallest(view: &View) -> Result<(ra::Output, ra::MachineEnv), String> {
         let env = machine_env(sizes);
         ra::run(view, &env, &options)
             .map(|out| (out, env))
-            .map_err(|e| format!("regalloc2: {e}"))
+            .map_err(RegallocError::Refused)
     };
     // One instruction needs all its operands of a class in registers at
     // once: fewer than that is `TooManyLiveRegs`, not a spill.
@@ -218,7 +264,7 @@ fn run_smallest(view: &View) -> Result<(ra::Output, ra::MachineEnv), String> {
             // Some class was too small, and regalloc2 does not say which:
             // grow them all (this only costs compaction, never correctness).
             Err(ra::RegAllocError::TooManyLiveRegs) => [true; 3],
-            Err(e) => return Err(format!("regalloc2: {e}")),
+            Err(e) => return Err(RegallocError::Refused(e)),
         };
         for c in 0..3 {
             if lo[c] < hi[c] {
@@ -359,11 +405,11 @@ type Dense = usize;
 // Long: the stages of building regalloc2's view (dense numbering,
 // liveness, SSA renaming, the view) and applying its answer share the
 // numbering maps; each stage is a commented paragraph.
-pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
+pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), RegallocError> {
     if mf.body.is_empty() {
         return Ok(());
     }
-    let blocks = cfg::build(&mf.body)?;
+    let blocks = cfg::build(&mf.body).map_err(RegallocError::Cfg)?;
     let (shape, physical) = in_rpo(shape(&mf.body, &blocks));
     let body = &mf.body;
 
@@ -436,15 +482,12 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
         }
     }
     if !live_in[0].is_empty() {
-        let names: Vec<String> = dense
+        let regs: Vec<Reg> = dense
             .iter()
             .filter(|(_, d)| live_in[0].contains(d))
-            .map(|(r, _)| r.to_string())
+            .map(|(r, _)| *r)
             .collect();
-        return Err(format!(
-            "register(s) {} may be read before written",
-            names.join(", ")
-        ));
+        return Err(RegallocError::LiveIntoEntry(regs));
     }
 
     // SSA renaming in reverse postorder.
@@ -468,13 +511,8 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
         .iter()
         .map(|(_, items)| vec![Vec::new(); items.len()])
         .collect();
-    let undefined = |d: Dense| {
-        let r = dense.iter().find(|(_, &x)| x == d).map(|(r, _)| *r);
-        format!(
-            "register {} may be read before it is written",
-            r.map_or("?".into(), |r| r.to_string())
-        )
-    };
+    let undefined =
+        |d: Dense| RegallocError::Undefined(dense.iter().find(|(_, &x)| x == d).map(|(r, _)| *r));
     for b in reverse_postorder(&succs) {
         let mut state: BTreeMap<Dense, ra::VReg> = BTreeMap::new();
         if b != 0 {
@@ -487,7 +525,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
             } else {
                 state = end_state[preds[b][0]]
                     .clone()
-                    .ok_or_else(|| "a block's only predecessor comes after it".to_string())?;
+                    .ok_or(RegallocError::PredecessorAfter)?;
             }
         }
         for (k, &item) in shape.blocks[b].1.iter().enumerate() {
@@ -530,7 +568,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
         let state = end_state[b].clone().unwrap_or_default();
         let mut args = Vec::new();
         for &s in ss {
-            let a: Result<Vec<ra::VReg>, String> = params[s]
+            let a: Result<Vec<ra::VReg>, RegallocError> = params[s]
                 .iter()
                 .map(|(d, _)| state.get(d).copied().ok_or_else(|| undefined(*d)))
                 .collect();
@@ -550,9 +588,7 @@ pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), String> {
     if check {
         let mut checker = ra::checker::Checker::new(&view, &env);
         checker.prepare(&output);
-        checker
-            .run()
-            .map_err(|e| format!("regalloc2 checker: {e:?}"))?;
+        checker.run().map_err(RegallocError::Checker)?;
     }
     rewrite(mf, &view, &physical, &output);
     Ok(())

@@ -131,21 +131,68 @@ impl Target {
     /// Checks a `--target` triple: kernelc writes 64-bit NVPTX only.
     /// target-lexicon parses it, so any spelling it knows for that
     /// architecture is accepted; everything else is a clear error.
-    pub fn check_triple(text: &str) -> Result<Triple, String> {
-        let triple: Triple = text
-            .parse()
-            .map_err(|e| format!("`{text}` is not a target triple ({e})"))?;
+    pub fn check_triple(text: &str) -> Result<Triple, TripleError> {
+        let triple: Triple = match text.parse() {
+            Ok(triple) => triple,
+            // target-lexicon has no name for 32-bit NVPTX.
+            Err(target_lexicon::ParseError::UnrecognizedArchitecture(arch)) if arch == "nvptx" => {
+                return Err(TripleError::Nvptx32 {
+                    text: text.to_string(),
+                })
+            }
+            Err(reason) => {
+                return Err(TripleError::NotATriple {
+                    text: text.to_string(),
+                    reason,
+                })
+            }
+        };
         match triple.architecture {
             target_lexicon::Architecture::Nvptx64 => Ok(triple),
-            target_lexicon::Architecture::Unknown if text.starts_with("nvptx-") => Err(format!(
-                "target `{text}` is 32-bit NVPTX, which ptxas no longer supports; use `{TRIPLE}`"
-            )),
-            other => Err(format!(
-                "kernelc only generates code for `{TRIPLE}`, not for `{text}` (architecture `{other}`)"
-            )),
+            arch => Err(TripleError::OtherArchitecture {
+                text: text.to_string(),
+                arch,
+            }),
         }
     }
 }
+
+/// Why a `--target` triple is refused: kernelc writes 64-bit NVPTX only.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum TripleError {
+    /// Not a triple target-lexicon can read, and why.
+    NotATriple {
+        text: String,
+        reason: target_lexicon::ParseError,
+    },
+    /// 32-bit NVPTX, which ptxas no longer takes.
+    Nvptx32 { text: String },
+    /// A triple of another architecture.
+    OtherArchitecture {
+        text: String,
+        arch: target_lexicon::Architecture,
+    },
+}
+
+impl fmt::Display for TripleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TripleError::NotATriple { text, reason } => {
+                write!(f, "`{text}` is not a target triple ({reason})")
+            }
+            TripleError::Nvptx32 { text } => write!(
+                f,
+                "target `{text}` is 32-bit NVPTX, which ptxas no longer supports; use `{TRIPLE}`"
+            ),
+            TripleError::OtherArchitecture { text, arch } => write!(
+                f,
+                "kernelc only generates code for `{TRIPLE}`, not for `{text}` (architecture `{arch}`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TripleError {}
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -214,12 +261,29 @@ mod tests {
         assert!(Target::check_triple("nvptx64-nvidia-cuda").is_ok());
         let x86 = Target::check_triple("x86_64-unknown-linux-gnu").unwrap_err();
         assert!(
-            x86.contains("only generates code for `nvptx64-nvidia-cuda`"),
+            matches!(
+                x86,
+                TripleError::OtherArchitecture {
+                    arch: target_lexicon::Architecture::X86_64,
+                    ..
+                }
+            ),
+            "{x86}"
+        );
+        assert!(
+            x86.to_string()
+                .contains("only generates code for `nvptx64-nvidia-cuda`"),
             "{x86}"
         );
         let bad = Target::check_triple("not a triple").unwrap_err();
-        assert!(bad.contains("is not a target triple"), "{bad}");
-        assert!(Target::check_triple("nvptx-nvidia-cuda").is_err());
+        assert!(matches!(bad, TripleError::NotATriple { .. }), "{bad}");
+        assert!(bad.to_string().contains("is not a target triple"), "{bad}");
+        assert_eq!(
+            Target::check_triple("nvptx-nvidia-cuda"),
+            Err(TripleError::Nvptx32 {
+                text: "nvptx-nvidia-cuda".into()
+            })
+        );
     }
 
     #[test]

@@ -1,9 +1,22 @@
 //! An operation the chosen target lacks is an error at the instruction's
 //! source span, naming the target it needs, never a panic.
 
-use backend_nvptx::{compile_module, Options, Target};
-use midend::ir::SourceSpan;
+use backend_nvptx::isel::error::TargetLacks;
+use backend_nvptx::isel::IselErrorKind;
+use backend_nvptx::{compile_module, BackendError, BackendErrorKind, Options, Target};
+use midend::ir::{Opcode, SourceSpan, Type};
 use midend::text::parse_module;
+
+/// What the target lacks, from a selection error.
+fn lacks(err: &BackendError) -> &TargetLacks {
+    match &err.kind {
+        BackendErrorKind::Isel(e) => match &e.kind {
+            IselErrorKind::TargetLacks(lacks) => lacks,
+            _ => panic!("not a target's lack: {err}"),
+        },
+        _ => panic!("not a selection error: {err}"),
+    }
+}
 
 #[test]
 fn f16_min_on_sm75_points_at_its_source() {
@@ -20,8 +33,19 @@ block0(v0: ptr<global>):
     .unwrap();
     let err = compile_module(&module, &Options::new(Target::parse("sm_75").unwrap()))
         .expect_err("sm_75 has no f16 min");
-    assert_eq!(err.span, Some(SourceSpan::new(40, 52)));
-    assert!(err.message.contains("sm_80"), "{}", err.message);
+    assert_eq!(err.span(), Some(SourceSpan::new(40, 52)));
+    assert_eq!(
+        lacks(&err),
+        &TargetLacks::Opcode {
+            op: Opcode::Fmin,
+            ty: Some(Type::F16),
+            sm: 80
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "in function `k`: `fmin` (inst1 in block0): `fmin` on `f16` needs sm_80 or newer"
+    );
     assert_eq!(err.function.as_deref(), Some("k"));
     // The same module is fine on sm_80.
     let ok = compile_module(&module, &Options::new(Target::parse("sm_80").unwrap()));
@@ -43,8 +67,12 @@ block0(v0: ptr<global>):
     .unwrap();
     let err = compile_module(&module, &Options::new(Target::parse("sm_75").unwrap()))
         .expect_err("sm_75 has no bf16 conversions");
-    assert_eq!(err.span, Some(SourceSpan::new(10, 20)));
-    assert!(err.message.contains("sm_80"), "{}", err.message);
+    assert_eq!(err.span(), Some(SourceSpan::new(10, 20)));
+    assert!(
+        matches!(lacks(&err), TargetLacks::Bf16Conversions { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("sm_80"), "{err}");
     assert!(compile_module(&module, &Options::new(Target::parse("sm_80").unwrap())).is_ok());
 }
 
@@ -62,7 +90,9 @@ block0:
     .unwrap();
     let err = compile_module(&module, &Options::new(Target::parse("sm_80").unwrap()))
         .expect_err("sm_80 has no clusters");
-    assert!(err.message.contains("sm_90"), "{}", err.message);
+    assert!(matches!(lacks(&err), TargetLacks::Clusters { .. }), "{err}");
+    assert_eq!(err.span(), None);
+    assert!(err.to_string().contains("sm_90"), "{err}");
     let ptx = compile_module(&module, &Options::new(Target::parse("sm_90").unwrap())).unwrap();
     assert!(
         ptx.contains(".explicitcluster\n.reqnctapercluster 2, 1, 1"),
@@ -92,46 +122,49 @@ block0(v0: ptr<global>):
 #[test]
 fn async_copies_and_mbarriers_name_their_minimum_target() {
     let cases = [
-        ("    cp_async ca 16 v1, v0 !10..20", "sm_75", "sm_80", "cp.async"),
-        ("    cp_async_commit !10..20", "sm_75", "sm_80", "cp.async"),
-        ("    mbarrier_init v1, v2 !10..20", "sm_75", "sm_80", "mbarrier"),
+        ("    cp_async ca 16 v1, v0 !10..20", "sm_75", 80, "cp.async"),
+        ("    cp_async_commit !10..20", "sm_75", 80, "cp.async"),
+        ("    mbarrier_init v1, v2 !10..20", "sm_75", 80, "mbarrier"),
         (
             "    v3 = mbarrier_try_wait_parity v1, v2 !10..20",
             "sm_80",
-            "sm_90",
+            90,
             "mbarrier.try_wait.parity",
         ),
         (
             "    v3 = mbarrier_arrive_expect_tx v1, v2 !10..20",
             "sm_89",
-            "sm_90",
+            90,
             "mbarrier.arrive.expect_tx",
         ),
-        ("    fence_proxy_async !10..20", "sm_80", "sm_90", "fence.proxy.async"),
+        ("    fence_proxy_async !10..20", "sm_80", 90, "fence.proxy.async"),
         (
             "    v3, v4, v5, v6 = wmma_load a row bf16 v0, v2 !10..20",
             "sm_75",
-            "sm_80",
-            "bf16",
+            80,
+            "WMMA with .bf16/.tf32 FP types",
         ),
         (
             "    v3, v4, v5, v6 = ldmatrix x4 v1\n    stmatrix x4 v1, v3, v4, v5, v6 !10..20",
             "sm_89",
-            "sm_90",
+            90,
             "stmatrix",
         ),
         (
             "    v3, v4, v5, v6 = ldmatrix x4 v1\n    v7 = fconst.f32 0.0\n    v8, v9, v10, v11 = mma f16 v3, v4, v5, v6, v3, v4, v7, v7, v7, v7 !10..20",
             "sm_75",
-            "sm_80",
-            "m16n8k16",
+            80,
+            "mma.sync.m16n8k16",
         ),
     ];
     for (body, low, min, what) in cases {
         let err = accel_on(body, low).expect_err(body);
-        assert_eq!(err.span, Some(SourceSpan::new(10, 20)), "{body}");
-        assert!(err.message.contains(min), "{}", err.message);
-        assert!(err.message.contains(what), "{}", err.message);
+        assert_eq!(err.span(), Some(SourceSpan::new(10, 20)), "{body}");
+        let &TargetLacks::Feature { feature, sm, .. } = lacks(&err) else {
+            panic!("{err}");
+        };
+        assert_eq!((feature, sm), (what, min), "{body}");
+        let min = Target::parse(&format!("sm_{min}")).unwrap().name();
         assert!(accel_on(body, min).is_ok(), "{body} on {min}");
     }
 }
@@ -144,9 +177,12 @@ fn names_must_be_ptx_identifiers() {
     let err = compile_module(&module, &Options::new(Target::parse("sm_80").unwrap()))
         .expect_err("`t.le` is not a PTX name");
     assert!(
-        err.message.contains("`t.le` is not a valid PTX name"),
-        "{}",
-        err.message
+        matches!(&err.kind, BackendErrorKind::Name(name) if name == "t.le"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("`t.le` is not a valid PTX name"),
+        "{err}"
     );
     let ok = parse_module("gv0 = shared @k$tile_2, size 4, align 4\n").unwrap();
     assert!(compile_module(&ok, &Options::new(Target::parse("sm_80").unwrap())).is_ok());

@@ -403,10 +403,25 @@ fn punct(p: Punct, text: &str, span: Span) -> Token {
 }
 
 /// Whether substituted tokens need parentheses to keep their meaning: an
-/// operator other than those that spell types (`*`, `&`, `::`, `<`, `>`).
+/// operator other than those that spell types (`*`, `&`, `::`, `<`, `>`),
+/// outside template argument lists (`Shift<-3>` is a type).
 fn is_expression(tokens: &[Token]) -> bool {
+    let mut angles = 0usize;
     tokens.len() > 1
         && tokens.iter().any(|t| match t.kind {
+            TokenKind::Punct(Punct::Lt) => {
+                angles += 1;
+                false
+            }
+            TokenKind::Punct(Punct::Gt) => {
+                angles = angles.saturating_sub(1);
+                false
+            }
+            TokenKind::Punct(Punct::Shr) if angles > 0 => {
+                angles = angles.saturating_sub(2);
+                false
+            }
+            TokenKind::Punct(_) if angles > 0 => false,
             TokenKind::Punct(p) => !matches!(
                 p,
                 Punct::Star
@@ -732,11 +747,8 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usi
                     )
                 }) || (i == stmt_start + 2
                     && tokens[stmt_start].kind == TokenKind::Keyword(Keyword::Using));
-                let value_end = (i + 1..end)
-                    .find(|&j| {
-                        matches!(tokens[j].kind, TokenKind::Punct(Punct::Semi | Punct::Comma))
-                    })
-                    .unwrap_or(end);
+                let alias = tokens[stmt_start].kind == TokenKind::Keyword(Keyword::Using);
+                let value_end = value_end(tokens, i + 1, end, alias);
                 if is_const && value_end > i + 1 {
                     out.insert(tokens[i - 1].text.as_str(), (i + 1, value_end));
                 }
@@ -748,6 +760,30 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usi
         i += 1;
     }
     out
+}
+
+/// The end of the initializer (or aliased type, `alias`) starting at
+/// `start`: the `;`, or the `,` ending its declarator, outside brackets
+/// (and, in a type, outside template argument lists: `using P =
+/// Pipeline<A, B>;`).
+fn value_end(tokens: &[Token], start: usize, end: usize, alias: bool) -> usize {
+    let mut depth = 0usize;
+    let mut angles = 0usize;
+    for (j, t) in tokens.iter().enumerate().take(end).skip(start) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Lt) if alias => angles += 1,
+            TokenKind::Punct(Punct::Gt) if alias => angles = angles.saturating_sub(1),
+            TokenKind::Punct(Punct::Shr) if alias => angles = angles.saturating_sub(2),
+            TokenKind::Punct(Punct::Semi) => return j,
+            TokenKind::Punct(Punct::Comma) if depth == 0 && angles == 0 => return j,
+            _ => {}
+        }
+    }
+    end
 }
 
 /// `typedef TYPE NAME` in `start..semi` (a statement ending at the `;`

@@ -31,6 +31,7 @@ mod include;
 mod lexer;
 mod lower;
 pub mod mangle;
+mod packs;
 mod parser;
 mod preprocess;
 mod prune;

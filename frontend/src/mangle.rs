@@ -201,7 +201,12 @@ pub fn instance(
     if params.is_empty() {
         out.push('v');
     }
-    for p in params {
+    for (k, p) in params.iter().enumerate() {
+        if t.param_pack == Some(k) {
+            // 5.1.5 `Dp <type>`: a pack expansion, the function parameter
+            // pack's type as written (`DpT_`, `DpRKT_`).
+            out.push_str("Dp");
+        }
         let text = match p.by_ref {
             Some(_) => m.reference(
                 &p.ty.ty,
@@ -223,6 +228,10 @@ pub fn instance(
                 m.ty(&ty, Quals::NONE, &p.ty.spelling)
             }
         };
+        if t.param_pack == Some(k) {
+            // The expansion is a candidate of its own, after its type.
+            m.candidates.push(format!("Dp{text}"));
+        }
         out.push_str(&text);
     }
     out
@@ -610,6 +619,12 @@ impl Mangler {
             // operator, `L <mangled-name> E` the function), as nvcc writes
             // it whether the argument says `f` or `&f`.
             (ArgValue::Func { link, .. }, _) => format!("XadL{link}EE"),
+            // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
+            // pack, each argument as its parameter's kind says.
+            (ArgValue::Pack(elems), _) => {
+                let args: String = elems.iter().map(|e| self.template_arg(e, kind)).collect();
+                format!("J{args}E")
+            }
         }
     }
 

@@ -47,6 +47,9 @@ pub struct TemplateParam {
     /// The default argument's tokens (`= float`, `= 256`), if any.
     pub default: Option<Vec<Token>>,
     pub span: Span,
+    /// A parameter pack (`typename... Ts`, `int... Ns`): its argument is an
+    /// [`ArgValue::Pack`] of arguments of its kind (`crate::packs`).
+    pub pack: bool,
 }
 
 /// What a template parameter stands for.
@@ -82,6 +85,9 @@ pub struct FunctionTemplate {
     /// A member template's class (its key): the tokens are the member's
     /// declaration in the class, and an instance is that class's member.
     pub member_of: Option<String>,
+    /// The function parameter pack (`Ts... xs`): its index among the
+    /// parameters written, the one parameter `pattern` keeps for it.
+    pub param_pack: Option<usize>,
 }
 
 /// The names and types in scope at the end of the file, which an
@@ -406,6 +412,8 @@ pub enum ArgValue {
     /// instance's tokens name it (qualified from the global namespace
     /// when in a namespace) and its Itanium name (`_Z7warpMaxf`).
     Func { name: String, link: String },
+    /// A parameter pack's arguments, in order (`crate::packs`).
+    Pack(Vec<ArgValue>),
 }
 
 impl ArgValue {
@@ -427,6 +435,9 @@ impl ArgValue {
                     ..
                 },
             ) => a == b && ac == bc && av == bv,
+            (ArgValue::Pack(a), ArgValue::Pack(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y))
+            }
             _ => self == other,
         }
     }
@@ -456,6 +467,10 @@ impl ArgValue {
             ArgValue::Int(v, CType::Int { signed: false, .. }) => format!("{v}u"),
             ArgValue::Int(v, _) => v.to_string(),
             ArgValue::Param(i) => format!("<parameter {i}>"),
+            ArgValue::Pack(elems) => {
+                let shown: Vec<String> = elems.iter().map(ArgValue::readable).collect();
+                shown.join(", ")
+            }
         }
     }
 }
@@ -463,7 +478,15 @@ impl ArgValue {
 /// The name an instantiation is known by in kernelc's messages and tables:
 /// `reduce<float, 256u, true>`.
 pub fn instance_name(name: &str, args: &[ArgValue]) -> String {
-    let shown: Vec<String> = args.iter().map(ArgValue::readable).collect();
+    // A pack's arguments stand among the others, an empty one nowhere.
+    let shown: Vec<String> = args
+        .iter()
+        .flat_map(|a| match a {
+            ArgValue::Pack(elems) => elems.iter().collect(),
+            a => vec![a],
+        })
+        .map(ArgValue::readable)
+        .collect();
     format!("{name}<{}>", shown.join(", "))
 }
 
@@ -500,7 +523,7 @@ pub fn substitute_values_in(
 
 /// Appends the tokens that name the function with key `key`: `f`, or
 /// `::ns::f` for one in a namespace.
-fn function_name(key: &str, span: Span, out: &mut Vec<Token>) {
+pub(crate) fn function_name(key: &str, span: Span, out: &mut Vec<Token>) {
     let tok = |kind: TokenKind, text: &str| Token {
         kind,
         text: text.to_string(),
@@ -585,7 +608,9 @@ pub fn instantiate(
     opts: &crate::Options,
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
-    let tokens = substitute_values_in(t, args, &t.tokens);
+    let mut packs = crate::packs::Packs::of(&t.params, args);
+    let expanded = crate::packs::expand(&t.tokens, &mut packs).map_err(|d| vec![d])?;
+    let tokens = substitute_values_in(t, args, &expanded);
     let types = type_bindings(t, args);
     match &t.member_of {
         Some(class) => {
@@ -596,13 +621,28 @@ pub fn instantiate(
 }
 
 /// The typedefs that bind the type parameters of `t` that have an argument
-/// in `args`.
+/// in `args`, a type pack's elements by their names
+/// (`crate::packs::element_name`).
 pub fn type_bindings(
     t: &FunctionTemplate,
     args: &[ArgValue],
 ) -> Vec<(String, (CType, bool, Spelling))> {
     let mut types = Vec::new();
     for (p, a) in t.params.iter().zip(args) {
+        if let (ParamKind::Type, ArgValue::Pack(elems)) = (&p.kind, a) {
+            for (k, e) in elems.iter().enumerate() {
+                if let ArgValue::Type {
+                    ty,
+                    is_const,
+                    spelling,
+                    ..
+                } = e
+                {
+                    let binding = (ty.clone(), *is_const, spelling.clone());
+                    types.push((crate::packs::element_name(&p.name, k), binding));
+                }
+            }
+        }
         if let (
             ParamKind::Type,
             ArgValue::Type {

@@ -519,6 +519,17 @@ pub enum VoteKind {
     Uni,
 }
 
+/// A warp reduction (`__reduce_OP_sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduxKind {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
 /// A block-wide barrier that reduces a predicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BarrierKind {
@@ -680,6 +691,10 @@ pub enum Intrinsic {
     Shfl(ShflKind),
     /// `__ballot_sync`/`__any_sync`/`__all_sync`/`__uni_sync(mask, pred)`: `[unsigned, bool]`.
     Vote(VoteKind),
+    /// `__reduce_add/min/max_sync(mask, v)`: `[unsigned, T]` with `T`
+    /// `int` or `unsigned` (the overload, and the signedness of `min` and
+    /// `max`); `__reduce_and/or/xor_sync`: `[unsigned, unsigned]`. sm_80.
+    Redux(ReduxKind),
     /// `__activemask()`: `unsigned`.
     ActiveMask,
     /// `clock()` (`long`) and `clock64()` (`long long`): both read the

@@ -565,3 +565,53 @@ fn a_parenthesized_template_argument_may_start_with_a_class_template() {
     );
     assert_eq!(i32s(&out[0]), [48]);
 }
+
+#[test]
+fn parameter_packs_expand_into_ordinary_functions() {
+    // Type and value packs, deduced and written, the folds (an empty
+    // comma fold among them), `sizeof...`, a pack expansion in a call, a
+    // class template over a pack.
+    let src =
+        "template <typename... Ts> __device__ float sum(Ts... xs) { return (xs + ... + 0.0f); }\n\
+        template <int... Ns> __device__ int count() { return sizeof...(Ns) * 10 + (... - Ns); }\n\
+        template <typename... Ts> __device__ float twiceSum(Ts... xs) { return sum(2 * xs...); }\n\
+        template <typename... Ts> struct Tuple { static constexpr int size = sizeof...(Ts); };\n\
+        __device__ void bump(float *o, float v) { o[5] += v; }\n\
+        template <typename... Ts> __device__ void each(float *o, Ts... xs) { (bump(o, xs), ...); }\n\
+        extern \"C\" __global__ void k(float *o) {\n\
+          o[0] = sum(1.0f, 2, 3.5f); o[1] = count<9, 2, 3>(); o[2] = sum();\n\
+          o[3] = twiceSum(1, 2.5f); o[4] = Tuple<int, float, char>::size + Tuple<>::size;\n\
+          each(o); each(o, 1, 2.5f);\n\
+        }\n";
+    let p = ok(src);
+    let sum = p
+        .functions
+        .iter()
+        .find(|f| f.name == "sum<float, int, float>")
+        .expect("the instance");
+    let types: Vec<String> = sum.params.iter().map(|p| p.ty.to_string()).collect();
+    assert_eq!(types, ["float", "int", "float"]);
+    assert_eq!(sum.link_name, "_Z3sumIJfifEEfDpT_");
+    assert!(p.functions.iter().any(|f| f.name == "sum<>"));
+    assert!(p.functions.iter().any(|f| f.name == "count<9, 2, 3>"));
+    let out = run(src, "k", 1, vec![f32_buf(&[0.0; 6])]);
+    assert_eq!(f32s(&out[0]), [6.5, 34.0, 0.0, 7.0, 3.0, 3.5]);
+}
+
+#[test]
+fn misused_packs_are_located_errors() {
+    fails(
+        "template <typename... Ts = int> __device__ void f(Ts... xs) {}\n",
+        "a parameter pack cannot have a default argument",
+    );
+    fails(
+        "template <typename... Ts> __device__ int f(Ts... xs) { return (xs * ...); }\n\
+         extern \"C\" __global__ void k(int *o) { o[0] = f(); }\n",
+        "a fold over `*` of an empty pack has no value",
+    );
+    fails(
+        "template <typename... Ts> __device__ int f(Ts... xs) { return xs; }\n\
+         extern \"C\" __global__ void k(int *o) { o[0] = f(1); }\n",
+        "parameter pack `xs` is used without `...` expanding it",
+    );
+}

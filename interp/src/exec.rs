@@ -758,6 +758,7 @@ impl<'m> Exec<'m> {
             }
             | InstData::Shuffle { .. }
             | InstData::Vote { .. }
+            | InstData::Redux { .. }
             | InstData::Effect {
                 opcode: Opcode::WarpSync,
                 ..

@@ -177,6 +177,99 @@ block2:
     assert_eq!(&got[4..8], &[0, 0, 0, 0], "odd lanes do not run the block");
 }
 
+/// `redux` over the lanes of each lane's mask: every operation on values
+/// with both signs (lane * 7 - 100), over groups of 8 lanes that each
+/// pass their own mask, then over the even lanes only (the odd ones branch
+/// around it).
+#[test]
+fn warp_reductions_over_the_lanes_of_each_mask() {
+    // Each reduction stored at its slot of the lane's 32 bytes: value
+    // numbers from `base` up.
+    let reductions = |mask: &str, row: &str, base: usize| {
+        let ops = ["add", "umin", "umax", "smin", "smax", "and", "or", "xor"];
+        let mut text = String::new();
+        for (k, op) in ops.iter().enumerate() {
+            let (r, off, p) = (base + 3 * k, base + 3 * k + 1, base + 3 * k + 2);
+            text.push_str(&format!(
+                "    v{r} = redux {op} v5, {mask}\n    v{off} = iconst.i64 {}\n    v{p} = ptroffset {row}, v{off}\n    store v{r}, v{p}\n",
+                4 * k
+            ));
+        }
+        text
+    };
+    let even = reductions("v8", "v11", 100);
+    let group = reductions("v9", "v12", 200);
+    let text = format!(
+        "
+kernel external @k(ptr<global>, ptr<global>) {{
+block0(v0: ptr<global>, v1: ptr<global>):
+    v2 = special laneid
+    v3 = iconst.i32 7
+    v4 = imul v2, v3
+    v13 = iconst.i32 100
+    v5 = isub v4, v13
+    v6 = iconst.i32 1
+    v7 = band v2, v6
+    v8 = iconst.i32 1431655765
+    v14 = iconst.i32 -8
+    v15 = band v2, v14
+    v16 = iconst.i32 255
+    v9 = ishl v16, v15
+    v17 = zext.i64 v2
+    v18 = iconst.i64 32
+    v19 = imul v17, v18
+    v11 = ptroffset v0, v19
+    v12 = ptroffset v1, v19
+{group}    v20 = iconst.i32 0
+    v21 = icmp eq v7, v20
+    brif v21, block1, block2
+
+block1:
+{even}    jump block2
+
+block2:
+    return
+}}
+"
+    );
+    let bufs = (0..2)
+        .map(|_| KernelArg::Buffer(vec![0; 32 * 32]))
+        .collect();
+    let out = run(&text, bufs, 32, 1).unwrap();
+    let value = |lane: u32| (lane * 7).wrapping_sub(100);
+    let expect = |lanes: Vec<u32>| -> Vec<u32> {
+        let vals: Vec<u32> = lanes.into_iter().map(value).collect();
+        let fold = |f: fn(u32, u32) -> u32| vals.iter().copied().reduce(f).unwrap();
+        let signed =
+            |f: fn(i32, i32) -> i32| vals.iter().map(|&v| v as i32).reduce(f).unwrap() as u32;
+        vec![
+            fold(u32::wrapping_add),
+            fold(u32::min),
+            fold(u32::max),
+            signed(i32::min),
+            signed(i32::max),
+            fold(|a, b| a & b),
+            fold(|a, b| a | b),
+            fold(|a, b| a ^ b),
+        ]
+    };
+    let even = buffer(&out, 0);
+    let group = buffer(&out, 1);
+    for lane in 0..32u32 {
+        let l = lane as usize;
+        let what = format!("lane {lane}");
+        if lane % 2 == 0 {
+            let want = expect((0..32).step_by(2).collect());
+            assert_eq!(&even[l * 8..l * 8 + 8], &want[..], "{what}: even lanes");
+        } else {
+            assert_eq!(&even[l * 8..l * 8 + 8], &[0; 8], "{what}: skipped");
+        }
+        let first = lane & !7;
+        let want = expect((first..first + 8).collect());
+        assert_eq!(&group[l * 8..l * 8 + 8], &want[..], "{what}: group of 8");
+    }
+}
+
 /// `barrier_red` gives every thread of the block the same count, and/or.
 #[test]
 fn block_reductions() {

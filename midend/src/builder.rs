@@ -6,7 +6,7 @@
 
 use crate::ir::{
     AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, CallSig, FloatCC, FuncId,
-    Function, GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ShuffleMode,
+    Function, GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp, ShuffleMode,
     SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
 };
 
@@ -225,6 +225,14 @@ pub trait InstBuilder {
             },
             ty,
         )
+    }
+    /// `redux.sync`: `op` over the `i32` `value`s of the lanes in `mask`.
+    fn redux(&mut self, op: ReduxOp, value: Value, mask: Value) -> Value {
+        let data = InstData::Redux {
+            op,
+            args: [value, mask],
+        };
+        self.build_value(data, Type::I32)
     }
     fn barrier_red(&mut self, op: BarrierRedOp, pred: Value) -> Value {
         let ty = if op == BarrierRedOp::Popc {

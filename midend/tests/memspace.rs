@@ -3,7 +3,7 @@
 
 use midend::ir::{AddrSpace, Module};
 use midend::passes::memspace::{infer_memory_spaces, Options, Space};
-use midend::passes::{Report, Severity};
+use midend::passes::{Access, DiagnosticKind, Report, Severity};
 use midend::text::{parse_module, write_module, PrintOptions};
 use midend::verifier::verify_module;
 
@@ -95,8 +95,9 @@ fn atomic_on_local_memory_is_an_error() {
     let (m, r) = run(ATOMIC_LOCAL, &Options::default());
     assert!(r.has_errors());
     let d = &r.diagnostics[0];
-    assert_eq!(d.severity, Severity::Error);
-    assert_eq!(d.message, "Cannot do atomic on local memory");
+    assert_eq!(d.severity(), Severity::Error);
+    assert_eq!(d.kind, DiagnosticKind::AtomicOnLocal);
+    assert_eq!(d.message(), "Cannot do atomic on local memory");
     assert_eq!(d.function, "f");
     // The IR stays valid: the atomic keeps a generic pointer.
     let text = write_module(&m, PrintOptions::default());
@@ -118,8 +119,9 @@ block0(v0: i32):
 ";
     let (_, r) = run(text, &Options::default());
     assert_eq!(r.diagnostics.len(), 1);
+    assert_eq!(r.diagnostics[0].kind, DiagnosticKind::AtomicOnConst);
     assert_eq!(
-        r.diagnostics[0].message,
+        r.diagnostics[0].message(),
         "Cannot do atomic operation on const memory"
     );
 }
@@ -161,9 +163,15 @@ fn generic_warning_and_unsafe_assume_global() {
     };
     let (_, r) = run(LOADED, &opts);
     assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
-    assert_eq!(r.diagnostics[0].severity, Severity::Warning);
+    assert_eq!(r.diagnostics[0].severity(), Severity::Warning);
+    assert_eq!(
+        r.diagnostics[0].kind,
+        DiagnosticKind::GenericAccess {
+            access: Access::Load
+        }
+    );
     assert!(r.diagnostics[0]
-        .message
+        .message()
         .starts_with("generic load left in kernel `k`"));
 
     let opts = Options {
@@ -172,8 +180,9 @@ fn generic_warning_and_unsafe_assume_global() {
         ..Options::default()
     };
     let (m, r) = run(LOADED, &opts);
+    assert_eq!(r.diagnostics[0].kind, DiagnosticKind::AssumedGlobal);
     assert!(r.diagnostics[0]
-        .message
+        .message()
         .contains("Cannot tell what pointer points to, assuming global memory space"));
     let text = write_module(&m, PrintOptions::default());
     assert!(text.contains("addrspacecast.ptr<global> v2"), "{text}");

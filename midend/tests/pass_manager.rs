@@ -5,7 +5,9 @@
 
 use midend::analysis::Analyses;
 use midend::ir::{Function, InstData};
-use midend::passes::{find, Changed, Options, Pass, PassError, PassKind, Pipeline, Step, Verify};
+use midend::passes::{
+    find, Changed, Checkpoint, Options, Pass, PassError, PassKind, Pipeline, Step, Verify,
+};
 use midend::text::parse_module;
 
 /// A diamond: the entry branches to two arms that meet again.
@@ -114,6 +116,58 @@ fn a_pass_that_changes_the_cfg_without_saying_so_is_caught() {
         assert!(err
             .to_string()
             .contains("pass `liar` changed the CFG of @k"));
+    }
+}
+
+/// Stores through the entry's `i32` parameter as if it were the pointer:
+/// IR the verifier refuses.
+static BREAKER: Pass = Pass {
+    name: "breaker",
+    summary: "makes the first store write through an i32",
+    kind: PassKind::Function(|func, _: &mut Analyses| {
+        let params = func.params().to_vec();
+        let store = func
+            .layout
+            .insts()
+            .map(|(_, i)| i)
+            .find(|&i| matches!(func.dfg.insts[i], InstData::Store { .. }));
+        if let Some(InstData::Store { ptr, .. }) = store.map(|i| &mut func.dfg.insts[i]) {
+            *ptr = params[1];
+        }
+        Changed::Insts
+    }),
+    knobs: None,
+};
+
+/// Invalid IR is a compiler bug that says when the verifier saw it: after
+/// the pass (verifying after each), or after the pipeline (verifying once).
+#[test]
+fn invalid_ir_names_where_the_verifier_found_it() {
+    let cases = [
+        (Verify::EachPass, false, Checkpoint::Pass("breaker".into())),
+        (Verify::EachPass, true, Checkpoint::Pass("breaker".into())),
+        (Verify::Once, false, Checkpoint::Pipeline),
+    ];
+    for (verify, observed, after) in cases {
+        let mut module = parse_module(DIAMOND).expect("parses");
+        let mut p = pipeline(&BREAKER);
+        p.options.verify = verify;
+        let result = if observed {
+            p.run_observed(&mut module, |_, _| {})
+        } else {
+            p.run(&mut module)
+        };
+        let err = result.expect_err("the store is caught");
+        let PassError::InvalidIr { after: found, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(found, &after);
+        assert!(err.is_internal());
+        let when = match after {
+            Checkpoint::Pipeline => "invalid IR after the pass pipeline",
+            _ => "invalid IR after pass `breaker`",
+        };
+        assert!(err.to_string().contains(when), "{err}");
     }
 }
 

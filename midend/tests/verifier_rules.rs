@@ -242,6 +242,7 @@ fn build_every_opcode_kernel() -> Function {
     let lane_clamp = c.iconst(Type::I32, 31);
     c.shuffle(ShuffleMode::Bfly, fx, one, lane_clamp, mask);
     c.vote(VoteMode::Ballot, flag, mask);
+    c.redux(ReduxOp::Smax, sel, mask);
     c.barrier_red(BarrierRedOp::Popc, flag);
     c.warp_sync(mask);
     c.nanosleep(one);

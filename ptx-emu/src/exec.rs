@@ -632,6 +632,7 @@ impl<'a> Exec<'a> {
             | Op::Vote(_)
             | Op::Activemask
             | Op::Redux { .. }
+            | Op::Match { .. }
             | Op::Tensor(_) => {
                 t.state = State::AtWarp(fidx, pc);
                 Ok(Flow::Stop)

@@ -232,6 +232,93 @@ fn warp_collectives_resolve_per_group() {
     assert_eq!(out[256 + 40], 0xffff, "activemask of the partial warp");
 }
 
+/// Every `redux.sync` form: the value is `tid * 7 - 100` (both signs), and
+/// each lane reduces over its group of 8 lanes (mask `0xff << (tid & ~7)`)
+/// in a block of 20 threads, so the last group has 4 lanes.
+#[test]
+fn redux_reduces_every_form_over_the_lanes_of_each_mask() {
+    let forms = [
+        "add.u32", "add.s32", "min.u32", "max.u32", "min.s32", "max.s32", "and.b32", "or.b32",
+        "xor.b32",
+    ];
+    let mut body = String::from(
+        "mul.lo.s32 %r2, %r1, 7;\n sub.s32 %r2, %r2, 100;\n\
+         and.b32 %r3, %r1, -8;\n shl.b32 %r4, 255, %r3;\n",
+    );
+    for (k, form) in forms.iter().enumerate() {
+        body.push_str(&format!(
+            "redux.sync.{form} %r5, %r2, %r4;\n st.global.u32 [%rd3+{}], %r5;\n",
+            k * 128
+        ));
+    }
+    let out = run_body("", &body, 20, 32 * forms.len()).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..20u32 {
+        let first = t & !7;
+        let vals: Vec<u32> = (first..(first + 8).min(20))
+            .map(|l| (l * 7).wrapping_sub(100))
+            .collect();
+        let fold = |f: fn(u32, u32) -> u32| vals.iter().copied().reduce(f).unwrap();
+        let signed = |f: fn(i32, i32) -> i32| vals.iter().map(|&v| v as i32).reduce(f).unwrap();
+        let want = [
+            fold(u32::wrapping_add),
+            fold(u32::wrapping_add),
+            fold(u32::min),
+            fold(u32::max),
+            signed(i32::min) as u32,
+            signed(i32::max) as u32,
+            fold(|a, b| a & b),
+            fold(|a, b| a | b),
+            fold(|a, b| a ^ b),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            let got = out[k * 32 + t as usize];
+            assert_eq!(got, *w, "redux.sync.{}, thread {t}", forms[k]);
+        }
+    }
+}
+
+/// `match.any.sync` and `match.all.sync` on `.b32` and `.b64` values, in a
+/// block of 20 threads: the key is `tid / 3` (and that shifted into the
+/// high word for `.b64`), each lane's mask its group of 8 lanes (the last
+/// group has 4); `match.all` agrees only in a group where every key is
+/// equal, which the second test makes the case for lanes 16..19 with a
+/// key of `tid / 4`.
+#[test]
+fn match_finds_the_lanes_with_equal_values() {
+    let body = "div.u32 %r2, %r1, 3;\n and.b32 %r3, %r1, -8;\n shl.b32 %r4, 255, %r3;\n\
+        cvt.u64.u32 %rd4, %r2;\n shl.b64 %rd4, %rd4, 32;\n\
+        match.any.sync.b32 %r5, %r2, %r4;\n st.global.u32 [%rd3], %r5;\n\
+        match.any.sync.b64 %r5, %rd4, %r4;\n st.global.u32 [%rd3+128], %r5;\n\
+        match.all.sync.b32 %r5|%p1, %r2, %r4;\n st.global.u32 [%rd3+256], %r5;\n\
+        selp.u32 %r6, 1, 0, %p1;\n st.global.u32 [%rd3+384], %r6;\n\
+        div.u32 %r7, %r1, 4;\n cvt.u64.u32 %rd5, %r7;\n\
+        match.all.sync.b64 %r5|%p2, %rd5, %r4;\n st.global.u32 [%rd3+512], %r5;\n\
+        selp.u32 %r6, 1, 0, %p2;\n st.global.u32 [%rd3+640], %r6;\n\
+        match.all.sync.b32 %r5, %r7, -1;\n st.global.u32 [%rd3+768], %r5;";
+    let out = run_body("", body, 20, 32 * 7).unwrap_or_else(|e| panic!("{e}"));
+    let lanes_where = |t: u32, f: &dyn Fn(u32) -> bool| {
+        let first = t & !7;
+        (first..(first + 8).min(20))
+            .filter(|&l| f(l))
+            .fold(0u32, |m, l| m | 1 << l)
+    };
+    for t in 0..20u32 {
+        let u = t as usize;
+        let same3 = lanes_where(t, &|l| l / 3 == t / 3);
+        assert_eq!(out[u], same3, "match.any.b32, thread {t}");
+        assert_eq!(out[32 + u], same3, "match.any.b64, thread {t}");
+        let group = lanes_where(t, &|_| true);
+        assert_eq!(out[64 + u], 0, "match.all.b32, thread {t}: keys differ");
+        assert_eq!(out[96 + u], 0, "match.all.b32 predicate, thread {t}");
+        let agree = t >= 16;
+        let want = if agree { group } else { 0 };
+        assert_eq!(out[128 + u], want, "match.all.b64, thread {t}");
+        assert_eq!(out[160 + u], u32::from(agree), "predicate, thread {t}");
+        // Over the whole block (the lanes past 20 do not exist): keys differ.
+        assert_eq!(out[192 + u], 0, "match.all with mask -1, thread {t}");
+    }
+}
+
 #[test]
 fn a_wrong_space_access_is_a_fault_naming_the_ptx_line() {
     let f = fault("", "ld.shared.u32 %r2, [%rd1];", 1);

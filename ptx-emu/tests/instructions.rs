@@ -12,16 +12,7 @@ use ptx_validate::driver;
 use std::path::PathBuf;
 
 fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
-    match driver::find_ptxas() {
-        Some(p) => Some(p),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("ptxas is required in CI (CI=true) but was not found")
-        }
-        None => {
-            eprintln!("SKIPPED (ptxas not found; run ./scripts/test to install it): {what}");
-            None
-        }
-    }
+    stdx::tools::find_for_test(stdx::tools::Tool::Ptxas, what)
 }
 
 /// A one-thread kernel `k(.param .u64 out)` with `body` (`%rd1` holds

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _kernelc
+from ._display import AnnotatedSource, Graph, IRDiff, program_html
 from ._errors import CompileError, Diagnostic, KernelFault, LaunchError, ToolError
 
 __all__ = [
@@ -121,9 +122,17 @@ class Program:
     """A compiled source: its PTX, its IR at every stage, its kernels and
     what the compiler has to say about them. Made by :func:`compile`."""
 
-    def __init__(self, native: _kernelc.Program) -> None:
+    def __init__(self, native: _kernelc.Program, source: str, file_name: str) -> None:
         self._native = native
+        self.source = source
+        """The source text that was compiled."""
+        self.file_name = file_name
         self._steps: Optional[List[Tuple[str, str]]] = None
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the compile cache gave this program (see :func:`compile`)."""
+        return self._native.from_cache
 
     @property
     def ptx(self) -> str:
@@ -166,13 +175,60 @@ class Program:
         if stage == "final":
             return self._native.optimized_ir()
         steps = self._pass_steps()
+        return steps[self._step(stage)][1]
+
+    def _step(self, stage: Union[str, int]) -> int:
+        """The index in :attr:`passes` of a pass (its last run) or index."""
         if isinstance(stage, int):
-            return steps[stage][1]
-        after = [text for name, text in steps if name == stage]
-        if not after:
+            return range(len(self.passes))[stage]
+        runs = [i for i, name in enumerate(self.passes) if name == stage]
+        if not runs:
             ran = ", ".join(dict.fromkeys(self.passes))
-            raise ValueError(f"no pass `{stage}` ran (stages: frontend, final, {ran})")
-        return after[-1]
+            raise ValueError(f"no pass `{stage}` ran (passes: {ran})")
+        return runs[-1]
+
+    def diff(self, stage: Union[str, int]) -> IRDiff:
+        """What one step of the pipeline changed: the IR before and after
+        it (a pass's last run, or the step at an index of :attr:`passes`),
+        side by side in a notebook, a unified diff as text."""
+        step = self._step(stage)
+        steps = self._pass_steps()
+        if step == 0:
+            before_name, before = "frontend", self._native.lowered_ir()
+        else:
+            before_name, before = steps[step - 1]
+            before_name = f"after {before_name} (step {step - 1})"
+        return IRDiff(before_name, before, f"after {steps[step][0]} (step {step})", steps[step][1])
+
+    def cfg(self) -> Graph:
+        """The control-flow graph of each function of the final IR, its
+        blocks with their instructions (``--emit dot``): drawn in a
+        notebook when Graphviz is installed."""
+        return Graph(self._native.dot())
+
+    def memspace_notes(self) -> List[Tuple[Optional[Tuple[str, int, int]], str, str]]:
+        """:meth:`explain_memspace`'s explanations, each with where its
+        value is made: ``(location, function, text)``, the location a
+        ``(file, line, column)`` or ``None`` (a parameter, say)."""
+        return self._native.memspace_notes()
+
+    def annotated_source(self, memspace: bool = True, nc: bool = True) -> AnnotatedSource:
+        """The source with the compiler's explanations under the lines they
+        are about: each generic pointer's memory space and why
+        (:meth:`memspace_notes`), and for every global load whether it
+        became ``ld.global.nc`` and why not (:meth:`explain_nc`)."""
+        notes: List[str] = []
+        if memspace:
+            for at, function, text in self.memspace_notes():
+                where = f"{at[0]}:{at[1]}:{at[2]}: " if at else ""
+                notes.append(f"{where}memspace: @{function} {text}")
+        if nc:
+            notes += [f"{n}" for n in self.explain_nc().splitlines()]
+        return AnnotatedSource(self.file_name, self.source, notes)
+
+    def _repr_html_(self) -> str:
+        kernels = [(k.readable, k.mangled, k.location) for k in self.kernels]
+        return program_html(kernels, len(self.passes), len(self.ptx.splitlines()), len(self.warnings))
 
     def explain_memspace(self) -> str:
         """Each generic pointer's inferred memory space, and why
@@ -232,14 +288,19 @@ def compile(
     options: Optional[Sequence[str]] = None,
     *,
     file_name: str = "<source>.cu",
+    cache: bool = True,
 ) -> Program:
     """Compiles CUDA source text. ``defines`` maps macro names to values
     (``None``: defined without one); ``options`` are further command-line
     options in nvcc's spellings (``["--use_fast_math", "-std=c++17"]``);
     ``file_name`` names the source in diagnostics, and ``#include "x.h"``
-    searches its folder first. Raises :class:`CompileError`."""
-    native = _kernelc.compile(source, file_name, _options(arch, opt, defines, include_dirs, options))
-    return Program(native)
+    searches its folder first. Raises :class:`CompileError`.
+
+    A compilation of the same source, name and options as one of the last
+    64 gives that one's result back at once, unless a file it included (or
+    looked for) has changed since; ``cache=False`` always compiles."""
+    words = _options(arch, opt, defines, include_dirs, options)
+    return Program(_kernelc.compile(source, file_name, words, cache), source, file_name)
 
 
 def _dims(d: Dims, what: str) -> Tuple[int, int, int]:
@@ -272,12 +333,75 @@ def _on_device(arg: Any) -> bool:
     return device is not None and device()[0] != _DLPACK_CPU
 
 
+def _device_pointer(arg: Any, param: Param) -> int:
+    """The device address of an array in GPU memory, for ``engine="gpu"``:
+    from ``__cuda_array_interface__`` (CuPy, Numba, PyTorch), else from a
+    DLPack capsule. It is passed as is, without a copy; the kernel's writes
+    land in the array."""
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is None:
+        return _dlpack_pointer(arg)
+    strides = interface.get("strides")
+    if strides is not None and not _c_contiguous(interface["shape"], strides, interface["typestr"]):
+        raise LaunchError(f"`{param.name}`: the device array must be C-contiguous")
+    code = interface["typestr"][1:]
+    if param.dtype and not _compatible(code, param.dtype):
+        raise LaunchError(
+            f"`{param.type} {param.name}` expects elements of NumPy type {param.dtype}, "
+            f"got a device array of {code}"
+        )
+    return int(interface["data"][0])
+
+
+def _c_contiguous(shape: Sequence[int], strides: Sequence[int], typestr: str) -> bool:
+    """Whether ``strides`` (in bytes) are a C-ordered array's."""
+    step = int(typestr[2:])
+    for extent, stride in zip(reversed(list(shape)), reversed(list(strides))):
+        if extent > 1 and stride != step:
+            return False
+        step *= extent
+    return True
+
+
+def _dlpack_pointer(arg: Any) -> int:
+    """The data address of a DLPack tensor: the ``data`` and
+    ``byte_offset`` fields of the ``DLTensor`` its capsule holds."""
+    import ctypes
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [
+            ("data", ctypes.c_void_p),
+            ("device_type", ctypes.c_int32),
+            ("device_id", ctypes.c_int32),
+            ("ndim", ctypes.c_int32),
+            ("dtype", ctypes.c_uint32),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("byte_offset", ctypes.c_uint64),
+        ]
+
+    capsule = arg.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    tensor = DLTensor.from_address(get(capsule, b"dltensor"))
+    return int(tensor.data or 0) + int(tensor.byte_offset)
+
+
+def _is_buffer(arg: Any) -> bool:
+    try:
+        memoryview(arg)
+    except TypeError:
+        return False
+    return True
+
+
 def _buffer(arg: Any, param: Param, engine: str) -> memoryview:
     """The bytes of an array argument, checked against the parameter."""
     if _on_device(arg):
         raise LaunchError(
-            f"`{param.name}`: a device array cannot be passed yet; pass a host (NumPy) array, "
-            "which kernelc copies in and back"
+            f"`{param.name}` is in GPU memory: only engine='gpu' can use it "
+            "(the interpreter and the emulator take host arrays, such as NumPy's)"
         )
     try:
         view = memoryview(arg)
@@ -333,11 +457,15 @@ class Function:
         views: Dict[int, memoryview] = {}
         values: List[object] = []
         for i, (arg, param) in enumerate(zip(args, params)):
-            if param.kind == "pointer":
+            if param.kind == "pointer" and engine == "gpu" and _on_device(arg):
+                values.append(_device_pointer(arg, param))
+            elif param.kind == "pointer":
                 views[i] = _buffer(arg, param, engine)
                 values.append(views[i].tobytes())
             elif param.kind == "aggregate":
-                values.append(bytes(memoryview(arg)) if not isinstance(arg, bytes) else arg)
+                # A struct's bytes: anything with the buffer protocol (the
+                # extension says what it expects of anything else).
+                values.append(bytes(memoryview(arg)) if _is_buffer(arg) else arg)
             else:
                 values.append(arg)
         buffers, printed, steps = self._program._native.launch(
@@ -371,10 +499,11 @@ class Module:
         defines: Optional[Mapping[str, Any]] = None,
         include_dirs: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
         options: Optional[Sequence[str]] = None,
+        cache: bool = True,
     ) -> None:
         source, file_name = _read_source(source_or_path)
         self.program = compile(
-            source, arch, opt, defines, include_dirs, options, file_name=file_name
+            source, arch, opt, defines, include_dirs, options, file_name=file_name, cache=cache
         )
 
     @property

@@ -102,16 +102,18 @@ pub fn kernel_fault(py: Python<'_>, f: FaultSite) -> PyErr {
 /// `kernelc.LaunchError(message)`: a launch that could not start (a bad
 /// argument, an unknown kernel, no GPU).
 pub fn launch_error(py: Python<'_>, message: String) -> PyErr {
-    match (message,).into_pyobject(py) {
-        Ok(args) => raise(py, "LaunchError", args),
-        Err(e) => e,
-    }
+    message_error(py, "LaunchError", message)
 }
 
 /// `kernelc.ToolError(message)`: an NVIDIA tool is missing or failed.
 pub fn tool_error(py: Python<'_>, message: String) -> PyErr {
+    message_error(py, "ToolError", message)
+}
+
+/// `kernelc._errors.<class>(message)`.
+fn message_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     match (message,).into_pyobject(py) {
-        Ok(args) => raise(py, "ToolError", args),
+        Ok(args) => raise(py, class, args),
         Err(e) => e,
     }
 }

@@ -4,14 +4,13 @@
 //! it ([`kernelc::run`] binds the arguments and renders the faults).
 
 use crate::errors::{self, FaultSite};
-use crate::program::Program;
+use crate::program::Build;
 use frontend::typed::Param;
 use frontend::types::HalfFormat;
 use frontend::CType;
 use kernelc::run::{ArgValue, Elem};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use stdx::itanium::{lookup_kernel, KernelLookup};
 
 /// The launch's shape and engine, as Python gave them.
 pub struct Request<'a> {
@@ -59,12 +58,14 @@ fn number_code(ty: &CType) -> String {
 /// Runs `program`'s kernel with `args` (see `Program.launch`).
 pub fn launch(
     py: Python<'_>,
-    program: &Program,
+    program: &Build,
     req: Request<'_>,
     args: &[Bound<'_, PyAny>],
 ) -> PyResult<Launched> {
     let kernel = find_kernel(program, req.kernel).map_err(|m| errors::launch_error(py, m))?;
-    let values = arg_values(&kernel.params, args).map_err(|m| errors::launch_error(py, m))?;
+    let on_gpu = req.engine == "gpu";
+    let values =
+        arg_values(&kernel.params, args, on_gpu).map_err(|m| errors::launch_error(py, m))?;
     let name = kernel.name.ptx.clone();
     let outcome = py.detach(|| run(program, &req, &name, &values));
     let (buffers, printed, steps) = outcome.map_err(|stop| match stop {
@@ -82,46 +83,28 @@ pub fn launch(
     ))
 }
 
-/// The kernel `requested` names: its mangled name, or the plain name of
-/// one kernel only.
+/// The kernel whose PTX name is `mangled`. The Python side finds a kernel
+/// by any of its names (`Program.kernel`) and passes its mangled one.
 fn find_kernel<'p>(
-    program: &'p Program,
-    requested: &str,
+    program: &'p Build,
+    mangled: &str,
 ) -> Result<&'p kernelc::driver::KernelSignature, String> {
-    let names: Vec<&str> = program
+    program
         .kernels
         .iter()
-        .map(|k| k.name.ptx.as_str())
-        .collect();
-    let listed = || {
-        let all: Vec<String> = program.kernels.iter().map(|k| k.name.readable()).collect();
-        all.join(", ")
-    };
-    let found = match lookup_kernel(requested, &names) {
-        KernelLookup::Found(name) => name,
-        KernelLookup::Missing => {
-            return Err(format!(
-                "no kernel `{requested}` in the program (its kernels: {})",
-                listed()
-            ))
-        }
-        KernelLookup::Ambiguous(many) => {
-            return Err(format!(
-                "`{requested}` is ambiguous: {} kernels have that name; give the mangled name of one of {}",
-                many.len(),
-                many.join(", ")
-            ))
-        }
-    };
-    Ok(program
-        .kernels
-        .iter()
-        .find(|k| k.name.ptx == found)
-        .expect("lookup_kernel returns one of the names it was given"))
+        .find(|k| k.name.ptx == mangled)
+        .ok_or_else(|| format!("no kernel `{mangled}` in the program"))
 }
 
-/// Each argument converted to its parameter's type.
-fn arg_values(params: &[Param], args: &[Bound<'_, PyAny>]) -> Result<Vec<ArgValue>, String> {
+/// Each argument converted to its parameter's type. On the GPU a pointer
+/// parameter may also take an integer: the address of an array already in
+/// device memory (the Python side reads it from CuPy's, PyTorch's or any
+/// `__cuda_array_interface__`/DLPack array), passed without a copy.
+fn arg_values(
+    params: &[Param],
+    args: &[Bound<'_, PyAny>],
+    on_gpu: bool,
+) -> Result<Vec<ArgValue>, String> {
     if params.len() != args.len() {
         return Err(format!(
             "the kernel takes {} argument{}, {} given",
@@ -135,15 +118,19 @@ fn arg_values(params: &[Param], args: &[Bound<'_, PyAny>]) -> Result<Vec<ArgValu
         .zip(args)
         .enumerate()
         .map(|(i, (p, a))| {
-            arg_value(&p.ty, a)
+            arg_value(&p.ty, a, on_gpu)
                 .map_err(|why| format!("argument {i} (`{} {}`): {why}", p.ty, p.name))
         })
         .collect()
 }
 
 /// One argument for a parameter of type `ty`.
-fn arg_value(ty: &CType, value: &Bound<'_, PyAny>) -> Result<ArgValue, String> {
+fn arg_value(ty: &CType, value: &Bound<'_, PyAny>, on_gpu: bool) -> Result<ArgValue, String> {
     match ty {
+        CType::Pointer { .. } if on_gpu && value.extract::<u64>().is_ok() => Ok(ArgValue::Scalar {
+            elem: Elem::U64,
+            bits: value.extract::<u64>().unwrap_or_default(),
+        }),
         CType::Pointer { .. } => Ok(ArgValue::Buffer {
             elem: Elem::U8,
             bytes: bytes_of(value, "an array (or bytes)")?,
@@ -281,12 +268,7 @@ enum Stop {
 type Ran = (Vec<Option<Vec<u8>>>, Vec<u8>, u64);
 
 /// Runs the kernel `kernel` (its PTX name) on the request's engine.
-fn run(
-    program: &Program,
-    req: &Request<'_>,
-    kernel: &str,
-    values: &[ArgValue],
-) -> Result<Ran, Stop> {
+fn run(program: &Build, req: &Request<'_>, kernel: &str, values: &[ArgValue]) -> Result<Ran, Stop> {
     let max_steps = req.max_steps.unwrap_or(kir_interp::DEFAULT_MAX_STEPS);
     match req.engine {
         "interp" => run_interp(program, req, kernel, values, max_steps),
@@ -299,7 +281,7 @@ fn run(
 }
 
 fn run_interp(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],
@@ -335,7 +317,7 @@ fn run_interp(
 }
 
 fn run_emu(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],
@@ -372,7 +354,7 @@ fn run_emu(
 }
 
 fn run_gpu(
-    program: &Program,
+    program: &Build,
     req: &Request<'_>,
     kernel: &str,
     values: &[ArgValue],

@@ -11,6 +11,7 @@
 //! (`CompileError`, `KernelFault`, `LaunchError`), built from data, never
 //! from parsed text. The GIL is released while compiling and running.
 
+mod cache;
 mod errors;
 mod launch;
 mod program;

@@ -178,3 +178,38 @@ def test_compiles_run_in_parallel_threads():
     for t in threads:
         t.join()
     assert results == {n: kernelc.compile(SAXPY, defines={"N": n}).ptx for n in range(4)}
+
+
+def test_the_cache_gives_back_what_compiling_again_would(tmp_path):
+    source = '#include "consts.h"\n__global__ void k(int *p) { p[0] = VALUE; }\n'
+    (tmp_path / "consts.h").write_text("#define VALUE 41\n")
+    name = str(tmp_path / "k.cu")
+    first = kernelc.compile(source, file_name=name)
+    again = kernelc.compile(source, file_name=name)
+    assert not first.from_cache and again.from_cache
+    assert again.ptx == first.ptx
+    # An edited header misses the cache.
+    (tmp_path / "consts.h").write_text("#define VALUE 42\n")
+    edited = kernelc.compile(source, file_name=name)
+    assert not edited.from_cache and "42" in edited.ptx and edited.ptx != first.ptx
+    # So does a header put where the search looked first: with -I a -I b,
+    # a `consts.h` newly in `a` hides `b`'s.
+    for folder in ("a", "b", "src"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "b" / "consts.h").write_text("#define VALUE 7\n")
+    inner = str(tmp_path / "src" / "k.cu")
+    folders = [tmp_path / "a", tmp_path / "b"]
+    assert "7" in kernelc.compile(source, file_name=inner, include_dirs=folders).ptx
+    assert kernelc.compile(source, file_name=inner, include_dirs=folders).from_cache
+    (tmp_path / "a" / "consts.h").write_text("#define VALUE 8\n")
+    hidden = kernelc.compile(source, file_name=inner, include_dirs=folders)
+    assert not hidden.from_cache and "8" in hidden.ptx
+    # Other options, or cache=False, compile.
+    assert not kernelc.compile(source, file_name=name, opt=2).from_cache
+    assert not kernelc.compile(source, file_name=name, cache=False).from_cache
+
+
+def test_failed_compilations_are_not_cached():
+    for _ in range(2):
+        with pytest.raises(kernelc.CompileError):
+            kernelc.compile("__global__ void k() { nope(); }")

@@ -155,6 +155,8 @@ def test_bad_arguments_are_clear_errors(module):
         saxpy(1, 4, (1.0, np.zeros(8, np.float32)[::2], x, 4))
     with pytest.raises(kernelc.LaunchError, match="is 8 bytes, 4 given"):
         module.get_function("affine")(1, 1, (b"abcd", x, 1))
+    with pytest.raises(kernelc.LaunchError, match="expects the struct's bytes, got dict"):
+        module.get_function("affine")(1, 1, ({"scale": 1.0}, x, 1))
     with pytest.raises(kernelc.LaunchError, match="unknown engine"):
         saxpy(1, 4, (1.0, x, x, 4), engine="cpu")
     with pytest.raises(kernelc.LaunchError, match="grid must be"):
@@ -203,3 +205,40 @@ def test_gpu_engine_without_a_driver_is_a_clear_error(module):
     y = np.zeros(4, np.float32)
     with pytest.raises(kernelc.LaunchError, match="(?i)cuda"):
         module.get_function("saxpy")(1, 4, (1.0, y, y, 4), engine="gpu")
+
+
+class FakeDeviceArray:
+    """An array in GPU memory as CuPy describes one (no GPU needed to
+    describe it)."""
+
+    def __init__(self, typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {
+            "shape": (4,), "typestr": typestr, "data": (0x7F0000001000, False),
+            "version": 3, "strides": strides,
+        }
+
+
+def test_device_arrays_need_the_gpu_engine(module):
+    saxpy = module.get_function("saxpy")
+    y = np.zeros(4, np.float32)
+    for engine in ENGINES:
+        with pytest.raises(kernelc.LaunchError, match="in GPU memory: only engine='gpu'"):
+            saxpy(1, 4, (1.0, FakeDeviceArray(), y, 4), engine=engine)
+
+
+def test_device_arrays_are_checked_before_the_gpu_runs(module):
+    saxpy = module.get_function("saxpy")
+    with pytest.raises(kernelc.LaunchError, match="got a device array of f8"):
+        saxpy(1, 4, (1.0, FakeDeviceArray("<f8"), FakeDeviceArray(), 4), engine="gpu")
+    with pytest.raises(kernelc.LaunchError, match="C-contiguous"):
+        saxpy(1, 4, (1.0, FakeDeviceArray(strides=(8,)), FakeDeviceArray(), 4), engine="gpu")
+
+
+def test_dlpack_addresses_are_read_from_the_capsule():
+    """The DLPack path of engine='gpu', checked on a host array: the
+    address read from the capsule is the array's own."""
+    from kernelc import _dlpack_pointer
+
+    a = np.arange(16, dtype=np.float32)
+    assert _dlpack_pointer(a) == a.ctypes.data
+    assert _dlpack_pointer(a[3:]) == a[3:].ctypes.data

@@ -9,7 +9,9 @@
 //! pointers, references, arrays, named classes and enumerations (nested
 //! names too), with qualifiers and substitutions (Itanium C++ ABI 5.1.2,
 //! 5.1.3, 5.1.5, 5.1.8): what the frontend's mangler (`frontend::mangle`)
-//! makes, and nvcc's names of the same shape. Other names (templates) are
+//! makes, and nvcc's names of the same shape, function template instances
+//! among them (5.1.5 `J ... E` argument packs, and `Dp` pack expansions
+//! in the parameters, read as the types they expand to). Other names are
 //! left as they are. It lives here, not in the frontend, because
 //! `ptx-validate` and `ptx-emu` show nvcc's names too and never import the
 //! compiler.
@@ -73,7 +75,11 @@ pub fn demangle(name: &str) -> Option<String> {
                 *c = args.get(*n)?.clone();
             }
         }
-        let shown: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string())
+            .filter(|a| !a.is_empty())
+            .collect();
         fname = format!("{fname}<{}>", shown.join(", "));
         d.template_args = args;
         d.ty()?;
@@ -85,9 +91,11 @@ pub fn demangle(name: &str) -> Option<String> {
     let params = match params.as_slice() {
         [] => return None,
         [Demangled::Builtin("void")] => String::new(),
+        // An empty pack's expansion shows nothing.
         _ => params
             .iter()
             .map(|p| p.to_string())
+            .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
             .join(", "),
     };
@@ -235,6 +243,9 @@ enum Demangled {
     /// in a closure type's signature, an `auto` parameter (and a
     /// substitution candidate that stands for the argument once known).
     Param(usize),
+    /// An argument pack, or the types a pack expansion expands to: its
+    /// elements, shown as a list.
+    Pack(Vec<Demangled>),
 }
 
 impl std::fmt::Display for Demangled {
@@ -268,11 +279,34 @@ impl std::fmt::Display for Demangled {
                 let (elem, dims) = self.array_parts();
                 write!(f, "{elem} {dims}")
             }
+            Demangled::Pack(elems) => {
+                let shown: Vec<String> = elems.iter().map(|e| e.to_string()).collect();
+                f.write_str(&shown.join(", "))
+            }
         }
     }
 }
 
 impl Demangled {
+    /// A pack expansion's types (5.1.5 `Dp <type>`): the pattern once per
+    /// element of the pack it names (`PKT_` with `T_` the pack `float,
+    /// int` is `const float*, const int*`).
+    fn expansion(&self) -> Vec<Demangled> {
+        let wrap = |inner: &Demangled, make: &dyn Fn(Demangled) -> Demangled| {
+            inner.expansion().into_iter().map(make).collect()
+        };
+        match self {
+            Demangled::Pack(elems) => elems.clone(),
+            Demangled::Qualified(q, inner) => {
+                wrap(inner, &|e| Demangled::Qualified(*q, Box::new(e)))
+            }
+            Demangled::Pointer(inner) => wrap(inner, &|e| Demangled::Pointer(Box::new(e))),
+            Demangled::Reference(inner) => wrap(inner, &|e| Demangled::Reference(Box::new(e))),
+            Demangled::Array(n, inner) => wrap(inner, &|e| Demangled::Array(*n, Box::new(e))),
+            other => vec![other.clone()],
+        }
+    }
+
     /// An array's innermost element and its dimensions (`[4][5]`).
     fn array_parts(&self) -> (&Demangled, String) {
         let mut dims = String::new();
@@ -324,7 +358,10 @@ impl Demangler<'_> {
         self.pos += 1;
         let mut args = Vec::new();
         while self.peek()? != b'E' {
-            if self.peek() == Some(b'L') {
+            if self.peek() == Some(b'J') {
+                // An argument pack: its arguments, through its `E`.
+                args.push(Demangled::Pack(self.template_args()?));
+            } else if self.peek() == Some(b'L') {
                 self.pos += 1;
                 let ty = self.ty()?;
                 let negative = self.peek() == Some(b'n');
@@ -469,6 +506,10 @@ impl Demangler<'_> {
             b'Z' => {
                 self.pos += 1;
                 Demangled::Named(self.closure()?)
+            }
+            b'D' if self.text.get(self.pos + 1) == Some(&b'p') => {
+                self.pos += 2;
+                Demangled::Pack(self.ty()?.expansion())
             }
             _ => return None,
         };
@@ -672,6 +713,24 @@ mod tests {
         );
         // A template parameter past the arguments is no name.
         assert_eq!(demangle("_Z1fIiEvT0_"), None);
+        // Argument packs, and the parameters their expansions give (nvcc's
+        // names); an empty pack is no argument and no parameter.
+        assert_eq!(
+            demangle("_Z9sumInputsIJPKfS1_EEvPfiDpT_").as_deref(),
+            Some("sumInputs<const float*, const float*>(float*, int, const float*, const float*)")
+        );
+        assert_eq!(
+            demangle("_Z5foldsIJfiEEvPfiDpPKT_").as_deref(),
+            Some("folds<float, int>(float*, int, const float*, const int*)")
+        );
+        assert_eq!(
+            demangle("_Z7weightsIJLi1ELi2EEEvPKjPji").as_deref(),
+            Some("weights<1, 2>(const unsigned int*, unsigned int*, int)")
+        );
+        assert_eq!(
+            demangle("_Z9sumInputsIJEEvPfiDpT_").as_deref(),
+            Some("sumInputs<>(float*, int)")
+        );
     }
 
     #[test]

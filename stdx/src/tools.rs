@@ -93,6 +93,35 @@ pub fn find(tool: Tool) -> Option<PathBuf> {
     find_with(tool, |name| std::env::var_os(name), repository_root())
 }
 
+/// Whether a test must have every tool: under `CI=true`, where
+/// `scripts/test` has installed them, a missing one is a broken setup.
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// `tool` for a test of `what`, found by [`find`]; without it, `None`
+/// after a loud skip line, or a panic when tools are [`required`]. Every
+/// test suite of the workspace asks this, so a skip reads the same
+/// everywhere.
+pub fn find_for_test(tool: Tool, what: &str) -> Option<PathBuf> {
+    let name = match tool {
+        Tool::Nvcc => "nvcc with nvvm",
+        _ => tool.name(),
+    };
+    match find(tool) {
+        Some(p) => Some(p),
+        None if required() => panic!(
+            "{name} is required in CI (CI=true) but was not found (${}, PATH, \
+             $CUDA_HOME/bin, .tools/): {what}",
+            tool.env_var()
+        ),
+        None => {
+            eprintln!("SKIPPED ({name} not found; run ./scripts/test to install it): {what}");
+            None
+        }
+    }
+}
+
 /// Finds `tool` with `var` as the environment and `root` as the
 /// repository: [`find`] without the process's state, for tests.
 pub fn find_with(

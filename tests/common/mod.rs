@@ -411,31 +411,11 @@ pub fn run_spec_in_interp(
         .buffers
 }
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// NVIDIA's `tool`, found by the search every part of kernelc shares
-/// ([`stdx::tools`]), or `None` after printing a loud skip notice naming
-/// `what` is skipped. In CI (`CI=true`) a missing tool is a test failure:
-/// `scripts/test` installs every one.
+/// NVIDIA's `tool`, found by the search every part of kernelc shares, or
+/// `None` after a loud skip notice naming `what` is skipped; a failure in
+/// CI ([`stdx::tools::find_for_test`]).
 pub fn tool_or_skip(tool: Tool, what: &str) -> Option<PathBuf> {
-    let name = match tool {
-        Tool::Nvcc => "nvcc with nvvm",
-        _ => tool.name(),
-    };
-    match stdx::tools::find(tool) {
-        Some(p) => Some(p),
-        None if in_ci() => panic!(
-            "{name} is required in CI (CI=true) but was not found (${}, PATH, \
-             $CUDA_HOME/bin, .tools/): {what}",
-            tool.env_var()
-        ),
-        None => {
-            eprintln!("SKIPPED ({name} not found; run ./scripts/test to install it): {what}");
-            None
-        }
-    }
+    stdx::tools::find_for_test(tool, what)
 }
 
 /// nvcc (with the nvvm it needs), or `None` after a loud skip notice; a
@@ -461,7 +441,7 @@ pub fn cuda_headers_or_skip() -> Option<PathBuf> {
         return Some(dir);
     }
     let why = format!("the CCCL and cuRAND headers are not in {}", dir.display());
-    if in_ci() {
+    if stdx::tools::required() {
         panic!("{why}; they are required in CI (CI=true; scripts/test installs them)");
     }
     eprintln!("SKIPPED ({why}; ./scripts/test installs them): the programs through nvcc");

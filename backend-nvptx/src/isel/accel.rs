@@ -8,6 +8,7 @@
 //! student sees the problem before ptxas does. Each also records the
 //! `.version` it needs.
 
+use super::error::{Malformed, TargetLacks};
 use super::{Isel, IselResult};
 use crate::minst::{AccelArg, Address, MInst, PtxType, Reg, RegClass, Space};
 use midend::ir::{AccelOp, AddrSpace, CpCache, Frag, MatLayout, MmaType, Type, Value};
@@ -110,12 +111,14 @@ impl Isel<'_> {
 
     /// Refuses cluster features (`::cluster` spaces, cluster registers)
     /// below sm_90, in ptxas's words.
-    pub(super) fn require_sm90(&self, what: &str) -> IselResult<()> {
+    pub(super) fn require_sm90(&self, feature: &'static str) -> IselResult<()> {
         if self.target.sm() < 90 {
-            return Err(format!(
-                "Feature '{what}' requires .target sm_90 or higher (the target is {})",
-                self.target
-            ));
+            return Err(TargetLacks::Feature {
+                feature,
+                sm: 90,
+                target: self.target,
+            }
+            .into());
         }
         Ok(())
     }
@@ -190,10 +193,12 @@ impl Isel<'_> {
         }
         let (sm, version, what) = requirement(op);
         if self.target.sm() < sm {
-            return Err(format!(
-                "Feature '{what}' requires .target sm_{sm} or higher (the target is {})",
-                self.target
-            ));
+            return Err(TargetLacks::Feature {
+                feature: what,
+                sm,
+                target: self.target,
+            }
+            .into());
         }
         self.features.require(what, version);
         let mut out: Vec<AccelArg> = Vec::new();
@@ -370,7 +375,7 @@ impl Isel<'_> {
                 format!("barrier.cluster.arrive{sem}")
             }
             AccelOp::ClusterWait => "barrier.cluster.wait.acquire".into(),
-            other => return Err(format!("`{}` is selected elsewhere", other.opcode())),
+            other => return Err(Malformed::SelectedElsewhere(other.opcode()).into()),
         };
         self.emit(MInst::Accel {
             op: name,

@@ -43,6 +43,7 @@
 //! and when nothing reads the slot otherwise, its stores and the slot itself
 //! disappear.
 
+use super::error::NotSelected;
 use super::{Isel, IselResult};
 use crate::minst::{AddrBase, Address, MInst, PtxType, Reg, RegClass, Space};
 use midend::analysis::{Base, LocalCells};
@@ -114,14 +115,12 @@ impl Isel<'_> {
                     _ => false,
                 };
                 if !ok {
-                    let what = if byval {
-                        "a by-value aggregate parameter is only read"
-                    } else {
-                        "a struct result is only written"
-                    };
-                    return Err(format!(
-                        "`{name}`: {what} at constant offsets, but {inst} uses it otherwise"
-                    ));
+                    return Err(NotSelected::AggregateUse {
+                        param: name.to_string(),
+                        byval,
+                        inst,
+                    }
+                    .into());
                 }
             }
         }

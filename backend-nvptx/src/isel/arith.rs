@@ -5,6 +5,7 @@
 //! instructions; floats use IEEE-rounded forms (`div.rn`, `sqrt.rn`,
 //! `fma.rn`) so results match the C semantics the IR promises.
 
+use super::error::{NotSelected, TargetLacks};
 use super::{bit_ty, float_ty, int_ty, Isel, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, RegClass, UnaryOp};
 use midend::ir::{FloatCC, InstData, IntCC, Opcode, Rounding, Type, Value, ValueDef};
@@ -233,7 +234,7 @@ impl Isel<'_> {
             (Opcode::Fneg, _) => (UnaryOp::Neg, self.float_or_bf16_ty(ty)?),
             (Opcode::Fabs, _) => (UnaryOp::Abs, self.float_or_bf16_ty(ty)?),
             (Opcode::Sqrt, Type::F32 | Type::F64) => (UnaryOp::SqrtRn, float_ty(ty)?),
-            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+            _ => return Err(NotSelected::OnType { op, ty }.into()),
         };
         if uop == UnaryOp::Abs && ty == Type::F16 {
             self.features.require("abs.f16", (6, 5));
@@ -297,7 +298,7 @@ impl Isel<'_> {
                 Opcode::Band => BinaryOp::And,
                 Opcode::Bor => BinaryOp::Or,
                 Opcode::Bxor => BinaryOp::Xor,
-                _ => return Err(format!("`{op}` on `i1` is not selected")),
+                _ => return Err(NotSelected::OnType { op, ty }.into()),
             };
             let (a, b) = (self.reg(a)?.into(), self.reg(b)?.into());
             let dst = self.def(res);
@@ -311,7 +312,7 @@ impl Isel<'_> {
             return Ok(());
         }
         if !ty.is_int() {
-            return Err(format!("`{op}` on `{ty}` is not selected"));
+            return Err(NotSelected::OnType { op, ty }.into());
         }
         use Opcode::*;
         if let Some(shift) = power_of_two_shift(self, b).filter(|_| op == Imul && ty == Type::I64) {
@@ -347,7 +348,7 @@ impl Isel<'_> {
             Smax => (BinaryOp::Max, int_ty(ty, true)?),
             Umin => (BinaryOp::Min, int_ty(ty, false)?),
             Umax => (BinaryOp::Max, int_ty(ty, false)?),
-            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+            _ => return Err(NotSelected::OnType { op, ty }.into()),
         };
         // Ops that read the high bits of an i8 need it extended first; the
         // rest only care about the low byte, which 16-bit math gets right.
@@ -399,7 +400,7 @@ impl Isel<'_> {
             (Type::I8, _) => PtxType::U8,
             (_, RegClass::B16) => PtxType::U16,
             (_, RegClass::B64) => PtxType::U64,
-            (t, _) => return Err(format!("shift amount of type `{t}`")),
+            (t, _) => return Err(NotSelected::ShiftAmount(t).into()),
         };
         let dst = self.new_reg(RegClass::B32);
         self.cvt(None, PtxType::U32, src_ty, dst, src);
@@ -452,11 +453,16 @@ impl Isel<'_> {
                     None => unreachable!("checked by the guard"),
                 }
             }
-            _ => return Err(format!("`{op}` on `{ty}` is not selected")),
+            _ => return Err(NotSelected::OnType { op, ty }.into()),
         };
         if ty == Type::F16 && matches!(bop, BinaryOp::Min | BinaryOp::Max) && self.target.sm() < 80
         {
-            return Err(format!("`{op}` on `f16` needs sm_80 or newer"));
+            return Err(TargetLacks::Opcode {
+                op,
+                ty: Some(ty),
+                sm: 80,
+            }
+            .into());
         }
         let a = self.reg(a)?.into();
         let b = self.operand(b)?;
@@ -479,10 +485,10 @@ impl Isel<'_> {
             return float_ty(ty);
         }
         if self.target.sm() < 80 {
-            return Err(format!(
-                "`bf16` arithmetic needs sm_80 or newer (target is {})",
-                self.target
-            ));
+            return Err(TargetLacks::Bf16Arithmetic {
+                target: self.target,
+            }
+            .into());
         }
         Ok(PtxType::BF16)
     }
@@ -536,7 +542,7 @@ impl Isel<'_> {
                 });
                 Ok(())
             }
-            _ => Err(format!("`{op}` is not selected")),
+            _ => Err(NotSelected::Opcode(op).into()),
         }
     }
 
@@ -607,7 +613,7 @@ impl Isel<'_> {
             let ne = match cond {
                 IntCC::Ne => dst,
                 IntCC::Eq => self.new_reg(RegClass::Pred),
-                _ => return Err(format!("icmp {cond} on `i1` is not selected")),
+                _ => return Err(NotSelected::IcmpOnBool(cond).into()),
             };
             self.emit(MInst::Binary {
                 op: BinaryOp::Xor,
@@ -745,7 +751,7 @@ impl Isel<'_> {
                 Rsqrt | Ex2 | Lg2 | Ex2Ftz | Lg2Ftz | RsqrtFtz | Sin | Cos | Tanh | Floor | Ceil
                 | Ftrunc | Nearest | Bitrev | SqrtRz | SqrtRu | SqrtRd,
                 _,
-            ) => return Err(format!("`{op}` on `{ty}` is not selected")),
+            ) => return Err(NotSelected::OnType { op, ty }.into()),
             _ => return Ok(false),
         };
         let src = self.reg(arg)?.into();

@@ -7,7 +7,8 @@
 //! refuses one otherwise. And `i1` lives in predicate registers, which `cvt`
 //! cannot touch: booleans convert with `selp` (to integers) and `setp` (from).
 
-use super::{cvt_float_ty, cvt_int_ty, Isel, IselResult};
+use super::error::{Malformed, NotSelected, PointerUse, TargetLacks};
+use super::{cvt_float_ty, cvt_int_ty, Isel, IselErrorKind, IselResult};
 use crate::minst::{BinaryOp, Cmp, MInst, Operand, PtxType, Reg, RegClass, Rounding, Space};
 use midend::ir::{AddrSpace, InstData, Opcode, Type, Value};
 
@@ -20,7 +21,7 @@ impl Isel<'_> {
         arg: Value,
     ) -> IselResult<()> {
         let from = self.ty(arg);
-        let bad = || format!("`{op}` from `{from}` to `{to}` is not selected");
+        let bad = || IselErrorKind::from(NotSelected::Conversion { op, from, to });
         let dst = self.def(res);
         match op {
             Opcode::Sext | Opcode::Zext => {
@@ -166,10 +167,10 @@ impl Isel<'_> {
     /// bf16 conversions exist from sm_80 on.
     fn require_bf16(&mut self) -> IselResult<()> {
         if self.target.sm() < 80 {
-            return Err(format!(
-                "bf16 conversions need sm_80 or newer (target is {})",
-                self.target
-            ));
+            return Err(TargetLacks::Bf16Conversions {
+                target: self.target,
+            }
+            .into());
         }
         Ok(())
     }
@@ -210,7 +211,11 @@ impl Isel<'_> {
     pub(super) fn ptroffset(&mut self, res: Value, p: Value, off: Value) -> IselResult<()> {
         let pty = self.ty(p);
         if !pty.is_ptr() {
-            return Err(format!("ptroffset on non-pointer `{pty}`"));
+            return Err(Malformed::NonPointer {
+                used_in: PointerUse::PtrOffset,
+                ty: pty,
+            }
+            .into());
         }
         let base = self.reg(p)?;
         let dst = self.def(res);
@@ -250,7 +255,13 @@ impl Isel<'_> {
                 self.cvt(None, PtxType::U32, PtxType::U64, t, src);
                 t.into()
             }
-            _ => return Err(format!("ptroffset of `{pty}` by `{oty}` is not selected")),
+            _ => {
+                return Err(NotSelected::PtrOffset {
+                    ptr: pty,
+                    offset: oty,
+                }
+                .into())
+            }
         };
         let ty = if dst.class == RegClass::B32 {
             PtxType::S32
@@ -308,9 +319,7 @@ impl Isel<'_> {
                 });
                 Ok(())
             }
-            _ => Err(format!(
-                "addrspacecast from `{from}` to `{to}` (one side must be generic)"
-            )),
+            _ => Err(NotSelected::CastBetweenSpaces { from, to }.into()),
         }
     }
 
@@ -326,7 +335,7 @@ impl Isel<'_> {
             return Ok(());
         }
         if space == AddrSpace::Param {
-            return Err("addrspacecast from generic to `param` is not supported".into());
+            return Err(NotSelected::GenericToParam.into());
         }
         let ptx_space = cvta_space(space)?;
         if space == AddrSpace::SharedCluster {
@@ -359,9 +368,7 @@ fn cvta_space(space: AddrSpace) -> IselResult<Space> {
         AddrSpace::Local => Ok(Space::Local),
         AddrSpace::Param => Ok(Space::Param),
         AddrSpace::SharedCluster => Ok(Space::SharedCluster),
-        _ => Err(format!(
-            "no generic conversion for `ptr<{space}>` (not supported yet)"
-        )),
+        _ => Err(NotSelected::GenericConversion(space).into()),
     }
 }
 

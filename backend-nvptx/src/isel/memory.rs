@@ -6,6 +6,7 @@
 //! (`[%rd1+8]`), and a module variable in its own space is addressed by name
 //! (`[tile+16]`), as nvcc writes them.
 
+use super::error::{Malformed, NotSelected, PointerUse};
 use super::{mem_ty, space_of, Isel, IselResult};
 use crate::minst::{
     AddrBase, Address, Cmp, LoadKind, MInst, Operand, PtxType, Reg, RegClass, Space,
@@ -17,7 +18,11 @@ impl Isel<'_> {
     pub(super) fn address(&mut self, ptr: Value) -> IselResult<(Space, Address)> {
         let pty = self.ty(ptr);
         let Type::Ptr(space) = pty else {
-            return Err(format!("memory access through non-pointer `{pty}`"));
+            return Err(Malformed::NonPointer {
+                used_in: PointerUse::MemoryAccess,
+                ty: pty,
+            }
+            .into());
         };
         let space = space_of(space)?;
         if space == Space::SharedCluster {
@@ -35,9 +40,7 @@ impl Isel<'_> {
             let Some(Operand::Imm(k)) = self.immediate(args[1]) else {
                 break;
             };
-            let sum = offset
-                .checked_add(k)
-                .ok_or("address offset overflows 64 bits")?;
+            let sum = offset.checked_add(k).ok_or(NotSelected::OffsetOverflow)?;
             offset = sum;
             base = args[0];
         }
@@ -60,7 +63,7 @@ impl Isel<'_> {
                     .module
                     .globals
                     .get(*gv)
-                    .ok_or_else(|| format!("unknown {gv}"))?;
+                    .ok_or(Malformed::UnknownGlobal(*gv))?;
                 if Type::Ptr(g.space) == self.ty(base) {
                     AddrBase::Sym(g.name.clone())
                 } else {
@@ -189,7 +192,7 @@ impl Isel<'_> {
         addr: Address,
     ) -> IselResult<()> {
         if space == Space::Const {
-            return Err("store to `const` memory".into());
+            return Err(NotSelected::StoreToConst.into());
         }
         let ty = self.ty(value);
         let (ty, src) = match ty {

@@ -20,6 +20,7 @@ mod accel;
 mod aggregate;
 mod arith;
 mod convert;
+pub mod error;
 mod memory;
 pub(crate) mod runtime;
 mod sync;
@@ -39,16 +40,12 @@ use midend::ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A selection error: what was not selected, and why.
-pub type IselResult<T> = Result<T, String>;
+pub use error::{IselError, IselErrorKind};
+use error::{Malformed, NotSelected, PointerUse, TargetLacks};
 
-/// A selection failure, with the source span of the instruction it
-/// happened at when the instruction has one.
-#[derive(Clone, Debug)]
-pub struct IselError {
-    pub message: String,
-    pub span: Option<midend::ir::SourceSpan>,
-}
+/// A selection step's result: why it failed, if it did. The function's
+/// selection adds the instruction it was at ([`IselError`]).
+pub type IselResult<T> = Result<T, IselErrorKind>;
 
 /// The register class that holds a value of type `ty`.
 ///
@@ -81,7 +78,7 @@ fn int_ty(ty: Type, signed: bool) -> IselResult<PtxType> {
         (RegClass::B32, false) => PtxType::U32,
         (RegClass::B64, true) => PtxType::S64,
         (RegClass::B64, false) => PtxType::U64,
-        _ => return Err(format!("no integer instruction type for `{ty}`")),
+        _ => return Err(NotSelected::IntType(ty).into()),
     })
 }
 
@@ -91,7 +88,7 @@ fn bit_ty(ty: Type) -> IselResult<PtxType> {
         RegClass::B16 => Ok(PtxType::B16),
         RegClass::B32 => Ok(PtxType::B32),
         RegClass::B64 => Ok(PtxType::B64),
-        _ => Err(format!("no bit type for `{ty}`")),
+        _ => Err(NotSelected::BitType(ty).into()),
     }
 }
 
@@ -112,7 +109,7 @@ fn float_ty(ty: Type) -> IselResult<PtxType> {
         Type::F16 => Ok(PtxType::F16),
         Type::F32 => Ok(PtxType::F32),
         Type::F64 => Ok(PtxType::F64),
-        _ => Err(format!("no float arithmetic for `{ty}`")),
+        _ => Err(NotSelected::FloatType(ty).into()),
     }
 }
 
@@ -137,7 +134,7 @@ fn mem_ty(ty: Type) -> IselResult<PtxType> {
         Type::F64 => PtxType::F64,
         Type::Ptr(AddrSpace::Tmem) => PtxType::U32,
         Type::Ptr(_) => PtxType::U64,
-        Type::I1 => return Err("no memory type for `i1`".into()),
+        Type::I1 => return Err(NotSelected::MemoryType(ty).into()),
     })
 }
 
@@ -151,11 +148,7 @@ fn space_of(space: AddrSpace) -> IselResult<Space> {
         AddrSpace::Local => Space::Local,
         AddrSpace::Param => Space::Param,
         AddrSpace::SharedCluster => Space::SharedCluster,
-        AddrSpace::Tmem => {
-            return Err(format!(
-                "memory access to `ptr<{space}>` is not supported yet"
-            ))
-        }
+        AddrSpace::Tmem => return Err(NotSelected::MemorySpace(space).into()),
     })
 }
 
@@ -259,24 +252,6 @@ pub fn select_function(
     target: Target,
     contract: bool,
 ) -> Result<MFunction, IselError> {
-    let mut failed_at = None;
-    let chosen = select(module, func, func_index, target, contract, &mut failed_at);
-    chosen.map_err(|message| IselError {
-        message,
-        span: failed_at
-            .map(|inst: Inst| func.spans[inst])
-            .filter(|s| !s.is_none()),
-    })
-}
-
-fn select(
-    module: &Module,
-    func: &Function,
-    func_index: usize,
-    target: Target,
-    contract: bool,
-    failed_at: &mut Option<Inst>,
-) -> IselResult<MFunction> {
     let mut isel = Isel {
         module,
         func,
@@ -334,13 +309,13 @@ fn select(
         .find_map(|p| p.attrs.sret)
         .filter(|_| !func.is_kernel());
     isel.lower_stack_slots();
-    isel.lower_blocks(failed_at)?;
+    isel.lower_blocks()?;
     isel.drop_unused_labels();
     let ret = match func.signature.returns.as_slice() {
         [] => None,
         [ty] if !func.is_kernel() => Some(device_param_ty(*ty)),
-        [_] => return Err("a kernel cannot return a value".into()),
-        _ => return Err("more than one return value is not supported".into()),
+        [_] => return Err(IselErrorKind::from(NotSelected::KernelResult).into()),
+        _ => return Err(IselErrorKind::from(NotSelected::Results).into()),
     };
     let (max_threads, min_blocks) = match func.attrs.launch_bounds {
         Some((t, b)) if func.is_kernel() => (Some(t), b),
@@ -348,9 +323,7 @@ fn select(
     };
     let cluster_dims = func.attrs.cluster_dims.filter(|_| func.is_kernel());
     if cluster_dims.is_some() && target.sm() < 90 {
-        return Err(format!(
-            "thread-block clusters (`__cluster_dims__`) need sm_90 or newer (target is {target})"
-        ));
+        return Err(IselErrorKind::from(TargetLacks::Clusters { target }).into());
     }
     Ok(MFunction {
         name: func.name.clone(),
@@ -608,7 +581,7 @@ impl Isel<'_> {
         let decls = param_decls(self.func);
         let values = self.func.params().to_vec();
         if values.len() != decls.len() {
-            return Err("the entry block's parameters do not match the signature".into());
+            return Err(Malformed::EntryParams.into());
         }
         for ((decl, abi), v) in decls.iter().zip(&self.func.signature.params).zip(values) {
             if !self.func.is_kernel() && (abi.attrs.byval.is_some() || abi.attrs.sret.is_some()) {
@@ -620,10 +593,10 @@ impl Isel<'_> {
                 // its address: loads fold to `[name+off]` (see `address`),
                 // and a register copy serves every other use.
                 if !self.func.is_kernel() || abi.ty != Type::Ptr(AddrSpace::Param) {
-                    return Err(format!(
-                        "by-value aggregate / __grid_constant__ parameter `{}` of a device function is not supported yet",
-                        decl.name
-                    ));
+                    return Err(NotSelected::ByValueParam {
+                        param: decl.name.clone(),
+                    }
+                    .into());
                 }
                 let dst = self.def(v);
                 self.param_syms.insert(v, decl.name.clone());
@@ -686,7 +659,8 @@ impl Isel<'_> {
         }
     }
 
-    fn lower_blocks(&mut self, failed_at: &mut Option<Inst>) -> IselResult<()> {
+    /// Selects every block; a failure says at which instruction.
+    fn lower_blocks(&mut self) -> Result<(), IselError> {
         let blocks = self.func.layout.blocks().to_vec();
         let targets: FxHashSet<Block> = blocks
             .iter()
@@ -702,13 +676,20 @@ impl Isel<'_> {
             let next = blocks.get(i + 1).copied();
             let insts = self.func.layout.block_insts(block);
             if insts.is_empty() {
-                return Err(format!("{block} is empty (it needs a terminator)"));
+                return Err(IselErrorKind::from(Malformed::EmptyBlock(block)).into());
             }
             for &inst in insts {
-                self.lower_inst(inst, next).map_err(|e| {
-                    *failed_at = Some(inst);
-                    let op = self.func.dfg.insts[inst].opcode();
-                    format!("`{op}` ({inst} in {block}): {e}")
+                self.lower_inst(inst, next).map_err(|kind| {
+                    let span = self.func.spans[inst];
+                    IselError {
+                        kind,
+                        at: Some(error::At {
+                            opcode: self.func.dfg.insts[inst].opcode(),
+                            inst,
+                            block,
+                        }),
+                        span: (!span.is_none()).then_some(span),
+                    }
                 })?;
             }
         }
@@ -734,7 +715,7 @@ impl Isel<'_> {
         let data = &self.func.dfg.insts[inst];
         let results = self.func.dfg.inst_results(inst);
         let result = results.first().copied();
-        let res = || result.ok_or_else(|| format!("`{}` has no result", data.opcode()));
+        let res = || result.ok_or(Malformed::NoResult(data.opcode()));
         if self.skipped_insts.contains(&inst) {
             return Ok(());
         }
@@ -763,7 +744,11 @@ impl Isel<'_> {
             InstData::AddrSpaceCast { to, arg } => {
                 let from = self.ty(*arg);
                 let Type::Ptr(from) = from else {
-                    return Err(format!("addrspacecast of non-pointer `{from}`"));
+                    return Err(Malformed::NonPointer {
+                        used_in: PointerUse::AddrSpaceCast,
+                        ty: from,
+                    }
+                    .into());
                 };
                 let dst = self.def(res()?);
                 let src = self.reg(*arg)?;
@@ -804,7 +789,7 @@ impl Isel<'_> {
                     .module
                     .functions
                     .get(*func)
-                    .ok_or_else(|| format!("address of unknown {func}"))?
+                    .ok_or(Malformed::AddressOfUnknown(*func))?
                     .name
                     .clone();
                 let dst = self.def(res()?);
@@ -826,6 +811,7 @@ impl Isel<'_> {
             }
             InstData::Shuffle { mode, args } => self.shuffle(*mode, res()?, *args),
             InstData::Vote { mode, args } => self.vote(*mode, res()?, *args),
+            InstData::Redux { op, args } => self.redux(*op, res()?, *args),
             InstData::BarrierRed { op, arg } => self.barrier_red(*op, res()?, *arg),
             InstData::Effect { opcode, arg } => self.effect(*opcode, *arg),
             InstData::IsSpace { space, arg } => self.is_space(*space, res()?, *arg),
@@ -863,7 +849,7 @@ impl Isel<'_> {
             .module
             .globals
             .get(gv)
-            .ok_or_else(|| format!("unknown {gv}"))?;
+            .ok_or(Malformed::UnknownGlobal(gv))?;
         let (name, gspace) = (g.name.clone(), g.space);
         let rspace = self.ty(r).addr_space().unwrap_or(AddrSpace::Generic);
         let dst = self.def(r);
@@ -880,9 +866,11 @@ impl Isel<'_> {
             });
             Ok(())
         } else {
-            Err(format!(
-                "global_addr of a `{gspace}` variable as `ptr<{rspace}>`"
-            ))
+            Err(NotSelected::GlobalAddress {
+                var: gspace,
+                ptr: rspace,
+            }
+            .into())
         }
     }
 
@@ -917,11 +905,12 @@ impl Isel<'_> {
     /// A special register read (`%tid.x`, `%clusterid`, ...); the cluster
     /// ones need sm_90.
     fn special_reg(&mut self, reg: SpecialReg, r: Value) -> IselResult<()> {
-        if reg.is_cluster() {
-            self.require_sm90(&format!(
-                "%{}",
-                reg.name().trim_end_matches(['.', 'x', 'y', 'z'])
-            ))?;
+        if reg.is_cluster() && self.target.sm() < 90 {
+            return Err(TargetLacks::ClusterRegister {
+                reg,
+                target: self.target,
+            }
+            .into());
         }
         let dst = self.def(r);
         if reg == SpecialReg::ActiveMask {
@@ -949,10 +938,7 @@ impl Isel<'_> {
     fn parallel_copies(&mut self, dest: &BlockCall) -> IselResult<Vec<Copy>> {
         let params = self.func.dfg.block_params(dest.block).to_vec();
         if params.len() != dest.args.len() {
-            return Err(format!(
-                "branch to {} passes the wrong argument count",
-                dest.block
-            ));
+            return Err(Malformed::BranchArguments(dest.block).into());
         }
         let mut par = Vec::new();
         for (&p, &a) in params.iter().zip(&dest.args) {
@@ -1211,7 +1197,7 @@ impl Isel<'_> {
                 };
                 self.store(Space::Param, false, *v, addr)?;
             }
-            _ => return Err("return with values from a kernel, or more than one value".into()),
+            _ => return Err(NotSelected::Return.into()),
         }
         self.emit(MInst::Ret);
         Ok(())
@@ -1232,18 +1218,18 @@ impl Isel<'_> {
         let target = module
             .functions
             .get(callee)
-            .ok_or_else(|| format!("call to unknown {callee}"))?;
+            .ok_or(Malformed::CallToUnknown(callee))?;
         if target.attrs.kind == FuncKind::Kernel {
-            return Err(format!(
-                "call to kernel `{}` (only device functions can be called)",
-                target.name
-            ));
+            return Err(NotSelected::CallToKernel {
+                callee: target.name.clone(),
+            }
+            .into());
         }
         if target.signature.params.len() != args.len() {
-            return Err(format!(
-                "call to `{}` with the wrong argument count",
-                target.name
-            ));
+            return Err(Malformed::CallArguments {
+                callee: target.name.clone(),
+            }
+            .into());
         }
         self.emit(MInst::ScopeOpen);
         let mut names = Vec::new();
@@ -1286,10 +1272,10 @@ impl Isel<'_> {
                 Some((*ty, r))
             }
             _ => {
-                return Err(format!(
-                    "call to `{}`: unsupported return values",
-                    target.name
-                ))
+                return Err(NotSelected::CallResults {
+                    callee: target.name.clone(),
+                }
+                .into())
             }
         };
         self.emit(MInst::Call {
@@ -1322,7 +1308,7 @@ impl Isel<'_> {
         result: Option<Value>,
     ) -> IselResult<()> {
         let Some((&callee, args)) = args.split_first() else {
-            return Err("call_indirect without a callee".into());
+            return Err(Malformed::IndirectCallWithoutCallee.into());
         };
         let callee = self.reg(callee)?;
         self.emit(MInst::ScopeOpen);
@@ -1349,7 +1335,7 @@ impl Isel<'_> {
                 });
                 Some((*ty, r))
             }
-            _ => return Err("call_indirect with more than one result".into()),
+            _ => return Err(NotSelected::IndirectCallResults.into()),
         };
         let proto = format!("prototype_{}", self.prototypes);
         self.prototypes += 1;
@@ -1421,7 +1407,7 @@ fn float_imm(ty: Type, value: f64) -> IselResult<Operand> {
         Type::F16 => Operand::Imm(i64::from(f32_to_f16_bits(value as f32))),
         // bf16 is the top half of an f32 (the IR guarantees the value is exact).
         Type::BF16 => Operand::Imm(i64::from((midend::ir::f32_const_bits(value) >> 16) as u16)),
-        _ => return Err(format!("fconst of type `{ty}`")),
+        _ => return Err(NotSelected::FloatConstant(ty).into()),
     })
 }
 

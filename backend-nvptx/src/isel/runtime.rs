@@ -5,6 +5,7 @@
 //! ([`RUNTIME_FUNCTIONS`]): the driver links them in when it loads the
 //! module, as it does for nvcc's PTX, which calls them the same way.
 
+use super::error::Malformed;
 use super::{device_param_ty, Isel, IselResult};
 use crate::minst::{AddrBase, Address, MInst, Space};
 use midend::ir::{AccelOp, Type, Value};
@@ -45,7 +46,7 @@ impl Isel<'_> {
         results: &[Value],
     ) -> IselResult<()> {
         let (callee, params, ret) =
-            runtime_function(op).ok_or_else(|| format!("`{}` is no runtime call", op.opcode()))?;
+            runtime_function(op).ok_or(Malformed::NotARuntimeCall(op.opcode()))?;
         self.emit(MInst::ScopeOpen);
         let mut names = Vec::new();
         for (n, (&a, &ty)) in args.iter().zip(params).enumerate() {

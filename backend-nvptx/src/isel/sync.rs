@@ -1,15 +1,17 @@
 //! Selection of what threads synchronize and communicate with: barriers
 //! (`bar.sync`, `bar.red`), atomics, fences, warp collectives (`shfl`,
-//! `vote`), and the side effects and address-space tests that go with
-//! them (`trap`, `isspacep`).
+//! `vote`, `redux`), and the side effects and address-space tests that go
+//! with them (`trap`, `isspacep`).
 //!
 //! An atomic whose old value nobody reads becomes `red` (a reduction):
 //! PTX lets the hardware skip returning the value, as nvcc does.
 
+use super::error::{Malformed, NotSelected, TargetLacks, VECTOR_ATOMIC};
 use super::{space_of, Isel, IselResult};
 use crate::minst::{MInst, Operand, PtxType, Space};
 use midend::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ShuffleMode, Type, Value, VoteMode,
+    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ReduxOp, ShuffleMode, Type, Value,
+    VoteMode,
 };
 
 /// The scope qualifier of an atomic: empty for the device scope, which is
@@ -29,17 +31,17 @@ fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
     let bits = |t: Type| match t {
         Type::I32 | Type::F32 => Ok(PtxType::B32),
         Type::I64 | Type::F64 => Ok(PtxType::B64),
-        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+        _ => Err(NotSelected::AtomicRmw { op, ty }),
     };
     let unsigned = |t: Type| match t {
         Type::I32 => Ok(PtxType::U32),
         Type::I64 => Ok(PtxType::U64),
-        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+        _ => Err(NotSelected::AtomicRmw { op, ty }),
     };
     let signed = |t: Type| match t {
         Type::I32 => Ok(PtxType::S32),
         Type::I64 => Ok(PtxType::S64),
-        _ => Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+        _ => Err(NotSelected::AtomicRmw { op, ty }),
     };
     Ok(match op {
         Add => match ty {
@@ -57,7 +59,7 @@ fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
         Umax => ("max", unsigned(ty)?),
         Inc if ty == Type::I32 => ("inc", PtxType::U32),
         Dec if ty == Type::I32 => ("dec", PtxType::U32),
-        _ => return Err(format!("`atomic_rmw {op}` on `{ty}` is not selected")),
+        _ => return Err(NotSelected::AtomicRmw { op, ty }.into()),
     })
 }
 
@@ -70,7 +72,7 @@ fn atom_space(ptr_ty: Type) -> IselResult<Space> {
             | AddrSpace::SharedCluster
             | AddrSpace::Generic),
         ) => space_of(s),
-        other => Err(format!("atomics through `{other}` are not selected")),
+        other => Err(NotSelected::AtomicSpace(other).into()),
     }
 }
 
@@ -115,7 +117,13 @@ impl Isel<'_> {
             Type::I16 => PtxType::B16,
             Type::I32 => PtxType::B32,
             Type::I64 => PtxType::B64,
-            _ => return Err(format!("`atomic_cas` on `{ty}` is not selected")),
+            _ => {
+                return Err(NotSelected::OnType {
+                    op: Opcode::AtomicCas,
+                    ty,
+                }
+                .into())
+            }
         };
         let space = atom_space(self.ty(args[0]))?;
         let (_, addr) = self.address(args[0])?;
@@ -147,35 +155,31 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Value],
     ) -> IselResult<()> {
-        let what = "atom instruction with vector types";
         if self.target.sm() < 90 {
-            return Err(format!(
-                "Feature '{what}' requires .target sm_90 or higher (the target is {}): `atomicAdd` on `float2`/`float4` needs sm_90 or newer",
-                self.target
-            ));
+            return Err(TargetLacks::VectorAtomic {
+                target: self.target,
+            }
+            .into());
         }
         let Some((&ptr, elems)) = args.split_first() else {
-            return Err("`atomic_vec` without an address".into());
+            return Err(Malformed::VectorAtomicWithoutAddress.into());
         };
         if op != AtomicOp::Add
             || !matches!(elems.len(), 2 | 4)
             || elems.iter().any(|&e| self.ty(e) != Type::F32)
         {
-            return Err(format!(
-                "`atomic_vec {op}` on {} elements of `{}` is not selected",
-                elems.len(),
-                elems.first().map_or(Type::F32, |&e| self.ty(e))
-            ));
+            return Err(NotSelected::VectorAtomic {
+                op,
+                lanes: elems.len(),
+                ty: elems.first().map_or(Type::F32, |&e| self.ty(e)),
+            }
+            .into());
         }
         let space = match self.ty(ptr) {
             Type::Ptr(s @ (AddrSpace::Global | AddrSpace::Generic)) => space_of(s)?,
-            other => {
-                return Err(format!(
-                    "vector atomics through `{other}` are not selected (they need global memory)"
-                ))
-            }
+            other => return Err(NotSelected::VectorAtomicSpace(other).into()),
         };
-        self.features.require(what, (8, 1));
+        self.features.require(VECTOR_ATOMIC, (8, 1));
         let (_, addr) = self.address(ptr)?;
         let srcs = elems
             .iter()
@@ -214,7 +218,7 @@ impl Isel<'_> {
     ) -> IselResult<()> {
         let ty = self.ty(args[0]);
         if !matches!(ty, Type::I32 | Type::F32) {
-            return Err(format!("`shfl` of `{ty}` is not selected"));
+            return Err(NotSelected::Shuffle(ty).into());
         }
         let a = self.reg(args[0])?.into();
         let b = self.operand(args[1])?;
@@ -246,6 +250,44 @@ impl Isel<'_> {
         Ok(())
     }
 
+    /// `redux.sync` (sm_80). The operation and type as nvcc spells them: a
+    /// sum is `.add.s32` for both signednesses (the bits are the same),
+    /// minimum and maximum say theirs, the bitwise folds are `.b32`. PTX
+    /// reads the value from a register; the mask may be an immediate.
+    pub(super) fn redux(&mut self, op: ReduxOp, res: Value, args: [Value; 2]) -> IselResult<()> {
+        let what = "redux.sync";
+        if self.target.sm() < 80 {
+            return Err(TargetLacks::Feature {
+                feature: what,
+                sm: 80,
+                target: self.target,
+            }
+            .into());
+        }
+        self.features.require(what, (7, 0));
+        let (name, ty) = match op {
+            ReduxOp::Add => ("add", PtxType::S32),
+            ReduxOp::Umin => ("min", PtxType::U32),
+            ReduxOp::Umax => ("max", PtxType::U32),
+            ReduxOp::Smin => ("min", PtxType::S32),
+            ReduxOp::Smax => ("max", PtxType::S32),
+            ReduxOp::And => ("and", PtxType::B32),
+            ReduxOp::Or => ("or", PtxType::B32),
+            ReduxOp::Xor => ("xor", PtxType::B32),
+        };
+        let src = self.reg(args[0])?.into();
+        let mask = self.operand(args[1])?;
+        let dst = self.def(res);
+        self.emit(MInst::Redux {
+            op: name,
+            ty,
+            dst,
+            src,
+            mask,
+        });
+        Ok(())
+    }
+
     pub(super) fn barrier_red(
         &mut self,
         op: BarrierRedOp,
@@ -268,11 +310,16 @@ impl Isel<'_> {
             Opcode::WarpSync => self.emit(MInst::BarWarpSync { mask: a }),
             Opcode::Nanosleep => {
                 if self.target.sm() < 70 {
-                    return Err("`nanosleep` needs sm_70 or newer".into());
+                    return Err(TargetLacks::Opcode {
+                        op,
+                        ty: None,
+                        sm: 70,
+                    }
+                    .into());
                 }
                 self.emit(MInst::Nanosleep { ns: a })
             }
-            other => return Err(format!("`{other}` is not selected")),
+            other => return Err(NotSelected::Opcode(other).into()),
         }
         Ok(())
     }
@@ -315,7 +362,7 @@ impl Isel<'_> {
         match op {
             Opcode::Barrier => self.emit(MInst::BarSync),
             Opcode::Trap => self.emit(MInst::Trap),
-            op => return Err(format!("opcode `{op}` is not selected")),
+            op => return Err(NotSelected::Nullary(op).into()),
         }
         Ok(())
     }

@@ -29,6 +29,7 @@
 //! one aligned block of its own size, so the extra element is inside the
 //! object that the alignment came from.
 
+use super::error::{Malformed, NotSelected};
 use super::{mem_ty, Isel, IselResult};
 use crate::minst::{MInst, Operand};
 use midend::ir::{Block, Inst, InstData, MemFlags, Opcode, Type, Value};
@@ -196,7 +197,7 @@ impl Isel<'_> {
     /// Emits the vector access of the group led by `lead`.
     pub(super) fn lower_vector_group(&mut self, lead: Inst) -> IselResult<()> {
         let group = self.vec_groups[&lead].clone();
-        let first = group.lanes[0].ok_or("a vector group without its first lane")?;
+        let first = group.lanes[0].ok_or(Malformed::VectorGroupWithoutLead)?;
         let data = self.func.dfg.insts[first].clone();
         match data {
             InstData::Load { ty, ptr, flags } => {
@@ -212,7 +213,7 @@ impl Isel<'_> {
                         .func
                         .dfg
                         .first_result(m)
-                        .ok_or("a load without a result")?;
+                        .ok_or(Malformed::VectorLoadWithoutResult)?;
                     dsts.push(self.def(r));
                 }
                 self.emit(MInst::LdVec {
@@ -227,13 +228,13 @@ impl Isel<'_> {
                 let ty = self.ty(value);
                 let (space, addr) = self.address(ptr)?;
                 if space == crate::minst::Space::Const {
-                    return Err("store to `const` memory".into());
+                    return Err(NotSelected::StoreToConst.into());
                 }
                 let cache = super::cache_op(&flags, space, false);
                 let mut srcs = Vec::new();
                 for m in group.members() {
                     let InstData::Store { value, .. } = self.func.dfg.insts[m] else {
-                        return Err("a store group holds a non-store".into());
+                        return Err(Malformed::VectorStoreGroup.into());
                     };
                     srcs.push(self.reg(value)?);
                 }
@@ -245,7 +246,7 @@ impl Isel<'_> {
                     srcs,
                 });
             }
-            _ => return Err("a vector group of a non-memory instruction".into()),
+            _ => return Err(Malformed::VectorGroupKind.into()),
         }
         Ok(())
     }

@@ -11,6 +11,7 @@
 //! A tensor-memory address (`ptr<tmem>`) is a 32-bit register and is
 //! written in brackets (`[%r5]`); it is never converted to anything else.
 
+use super::error::{Malformed, TargetLacks};
 use super::{Isel, IselResult};
 use crate::minst::{AccelArg, AddrBase, Address, MInst, Operand, Reg, Space, UnaryOp};
 use crate::target::Target;
@@ -42,22 +43,13 @@ pub(super) fn is_arch_specific(op: AccelOp) -> bool {
 
 /// The error for `op` on a target that lacks it, naming the targets that
 /// have it, or `None` when the target has it.
-pub fn gate(op: AccelOp, target: Target) -> Option<String> {
-    let (targets, _, what) = requirement(op);
-    if targets.contains(&target.name()) {
-        return None;
-    }
-    let list = match targets {
-        [one] => format!(".target {one}"),
-        _ => {
-            let (last, rest) = targets.split_last()?;
-            format!(".target {} or {last}", rest.join(", "))
-        }
-    };
-    Some(format!(
-        "Feature '{what}' requires {list} (the target is {target}; compile with -arch={})",
-        targets[0]
-    ))
+pub fn gate(op: AccelOp, target: Target) -> Option<TargetLacks> {
+    let (targets, _, feature) = requirement(op);
+    (!targets.contains(&target.name())).then_some(TargetLacks::ArchSpecific {
+        feature,
+        targets,
+        target,
+    })
 }
 
 impl Isel<'_> {
@@ -119,8 +111,8 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Value],
     ) -> IselResult<()> {
-        if let Some(err) = gate(op, self.target) {
-            return Err(err);
+        if let Some(lacks) = gate(op, self.target) {
+            return Err(lacks.into());
         }
         let (_, version, what) = requirement(op);
         self.features.require(what, version);
@@ -229,12 +221,7 @@ impl Isel<'_> {
                 let w = if after { "after" } else { "before" };
                 format!("tcgen05.fence::{w}_thread_sync")
             }
-            other => {
-                return Err(format!(
-                    "`{}` is not a wgmma or tcgen05 form",
-                    other.opcode()
-                ))
-            }
+            other => return Err(Malformed::NotArchSpecific(other.opcode()).into()),
         };
         self.emit(MInst::Accel {
             op: name,

@@ -5,25 +5,16 @@
 
 use backend_nvptx::{compile_module, Options, Target};
 use midend::ir::*;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Where ptxas is, by the search every part of kernelc shares
-/// ([`stdx::tools`]). `None` if there is none.
-pub fn find_ptxas() -> Option<PathBuf> {
-    stdx::tools::find(stdx::tools::Tool::Ptxas)
-}
-
 /// Assembles `ptx` with `ptxas -arch=<arch>` and panics with ptxas's message
 /// if it is rejected. Without ptxas the check is skipped loudly (and fails
-/// under `CI=true`, where a missing tool is a broken setup).
+/// under `CI=true`, where a missing tool is a broken setup:
+/// [`stdx::tools::find_for_test`]).
 pub fn assert_ptxas_accepts(ptx: &str, arch: &str) {
-    let Some(ptxas) = find_ptxas() else {
-        eprintln!("SKIPPED: ptxas not found (set KERNELC_PTXAS)");
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("ptxas not found and CI=true");
-        }
+    let what = format!("ptxas -arch={arch} on a backend test's PTX");
+    let Some(ptxas) = stdx::tools::find_for_test(stdx::tools::Tool::Ptxas, &what) else {
         return;
     };
     static COUNTER: AtomicU32 = AtomicU32::new(0);

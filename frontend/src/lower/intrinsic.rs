@@ -6,13 +6,13 @@
 
 use super::FunctionLowerer;
 use crate::typed::{
-    AtomicKind, BarrierKind, Expr, Intrinsic, Scope, ShflKind, SpaceKind, VoteKind,
+    AtomicKind, BarrierKind, Expr, Intrinsic, ReduxKind, Scope, ShflKind, SpaceKind, VoteKind,
 };
 use crate::types::{CType, StructDef};
 use midend::builder::InstBuilder;
 use midend::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, MemFlags, MemScope, Opcode, ShuffleMode, SpecialReg, Type,
-    Value, VoteMode,
+    AddrSpace, AtomicOp, BarrierRedOp, MemFlags, MemScope, Opcode, ReduxOp, ShuffleMode,
+    SpecialReg, Type, Value, VoteMode,
 };
 
 fn mem_scope(s: Scope) -> MemScope {
@@ -108,6 +108,22 @@ impl FunctionLowerer<'_, '_> {
                 } else {
                     self.b.convert(Opcode::Zext, Type::I32, r)
                 }
+            }
+            I::Redux(k) => {
+                let mask = self.expr(&args[0]);
+                let v = self.expr(&args[1]);
+                let signed = is_signed(ty);
+                let op = match k {
+                    ReduxKind::Add => ReduxOp::Add,
+                    ReduxKind::Min if signed => ReduxOp::Smin,
+                    ReduxKind::Min => ReduxOp::Umin,
+                    ReduxKind::Max if signed => ReduxOp::Smax,
+                    ReduxKind::Max => ReduxOp::Umax,
+                    ReduxKind::And => ReduxOp::And,
+                    ReduxKind::Or => ReduxOp::Or,
+                    ReduxKind::Xor => ReduxOp::Xor,
+                };
+                self.b.redux(op, v, mask)
             }
             I::ActiveMask => self.b.special(SpecialReg::ActiveMask),
             I::Clock64 => self.b.special(SpecialReg::Clock64),

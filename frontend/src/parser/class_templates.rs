@@ -81,6 +81,7 @@ impl Parser<'_> {
             is_kernel: false,
             pattern: None,
             member_of: None,
+            param_pack: None,
         };
         let classes = Arc::make_mut(&mut self.templates.classes);
         match classes.by_name.get(&key) {
@@ -145,6 +146,13 @@ impl Parser<'_> {
             let msg = format!("`{}` is not a class template", name.text);
             return self.error(name.span, Code::E0001, msg);
         };
+        if let Some(p) = params.iter().find(|p| p.pack) {
+            return self.error(
+                p.span,
+                Code::E0002,
+                "partial specializations with parameter packs are not supported by kernelc yet",
+            );
+        }
         let mut sub = self.pattern_parser(&tokens[name_at + 1..], &params);
         let args = sub.template_args();
         let after = name_at + 1 + sub.pos;
@@ -163,6 +171,7 @@ impl Parser<'_> {
             is_kernel: false,
             pattern: None,
             member_of: None,
+            param_pack: None,
         };
         Arc::make_mut(&mut self.templates.classes)
             .partial
@@ -293,7 +302,8 @@ impl Parser<'_> {
         span: Span,
     ) -> PResult<(CType, bool, Spelling)> {
         let t = self.templates.classes.templates[index].clone();
-        let tokens = substitute_values_in(&t, values, &t.tokens);
+        let tokens = self.expand_packs(&t, values, &t.tokens)?;
+        let tokens = substitute_values_in(&t, values, &tokens);
         let end = tokens.len() - usize::from(is_punct(tokens.last(), Punct::Semi));
         let mut sub = self.sub_parser(&tokens[3..end], type_bindings(&t, values));
         sub.names = self.names.at_namespace_scope(&t.scope);
@@ -321,7 +331,8 @@ impl Parser<'_> {
         span: Span,
     ) -> PResult<Vec<ArgValue>> {
         let t = self.templates.classes.templates[index].clone();
-        if args.len() > t.params.len() {
+        let has_pack = t.params.iter().any(|p| p.pack);
+        if args.len() > t.params.len() && !has_pack {
             let msg = format!(
                 "too many template arguments for `{}` ({} given, {} expected)",
                 t.name,
@@ -333,6 +344,13 @@ impl Parser<'_> {
         let mut values = Vec::new();
         for (i, p) in t.params.iter().enumerate() {
             let value = match args.get(i) {
+                // A pack takes the arguments left (C++ puts a class
+                // template's pack last).
+                _ if p.pack => {
+                    let rest = args.get(i..).unwrap_or_default();
+                    let elems = rest.iter().map(|a| self.arg_value(a, p));
+                    ArgValue::Pack(elems.collect::<PResult<_>>()?)
+                }
                 Some(a) => self.arg_value(a, p)?,
                 None => self.default_class_arg(&t, i, &values, span)?,
             };
@@ -515,7 +533,8 @@ impl Parser<'_> {
         };
         let simple = crate::mangle::unqualified(&t.name);
         let tag = instance_name(simple, &instance.args);
-        let tokens = substitute_values_in(&definition, &args, &definition.tokens);
+        let tokens = self.expand_packs(&definition, &args, &definition.tokens)?;
+        let tokens = substitute_values_in(&definition, &args, &tokens);
         let tokens = rename_class(&tokens, simple, &tag);
         let bindings = type_bindings(&definition, &args);
         let scope = definition.scope.clone();
@@ -523,6 +542,24 @@ impl Parser<'_> {
         match self.instance_named(&key) {
             Some(def) => Ok(CType::Struct(def)),
             None => Err(Recorded),
+        }
+    }
+
+    /// `tokens` of template `t` with the expansions of the packs `args`
+    /// bind written out (`crate::packs`).
+    fn expand_packs(
+        &mut self,
+        t: &FunctionTemplate,
+        args: &[ArgValue],
+        tokens: &[Token],
+    ) -> PResult<Vec<Token>> {
+        let mut packs = crate::packs::Packs::of(&t.params, args);
+        match crate::packs::expand(tokens, &mut packs) {
+            Ok(tokens) => Ok(tokens),
+            Err(d) => {
+                self.diags.push(d);
+                Err(Recorded)
+            }
         }
     }
 
@@ -681,6 +718,7 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
         ArgValue::Type { ty, .. } => is_dependent_type(ty),
         ArgValue::Int(..) | ArgValue::Func { .. } => false,
         ArgValue::Param(_) => true,
+        ArgValue::Pack(elems) => elems.iter().any(is_dependent_arg),
     }
 }
 

@@ -329,7 +329,7 @@ impl Parser<'_> {
         };
         for m in templates {
             let tokens = self.toks[m.start..m.end].to_vec();
-            let pattern = self.member_pattern(class, ctx, &tokens, &m.params);
+            let (pattern, param_pack) = self.member_pattern(class, ctx, &tokens, &m.params);
             let key = super::names::join(&ctx.key, &m.name);
             let index = self.templates.functions.len();
             self.templates
@@ -343,29 +343,31 @@ impl Parser<'_> {
                     is_kernel: false,
                     pattern,
                     member_of: Some(ctx.key.clone()),
+                    param_pack,
                 });
             self.templates.by_name.entry(key).or_default().push(index);
         }
     }
 
     /// A member template's header as a member of `class`, its type
-    /// parameters placeholders (for deduction), or `None`.
+    /// parameters placeholders (for deduction), or `None`; and the index
+    /// of its function parameter pack among the parameters written.
     fn member_pattern(
         &self,
         class: &CType,
         ctx: &ClassCtx,
         tokens: &[crate::token::Token],
         params: &[crate::templates::TemplateParam],
-    ) -> Option<FunctionDecl> {
-        let header = super::templates::header_only(tokens);
+    ) -> (Option<FunctionDecl>, Option<usize>) {
+        let (header, param_pack) = super::templates::pattern_header(tokens, params);
         let mut sub = self.pattern_parser(&header, params);
         let path = super::names::key_path(&ctx.key);
         sub.names.enter_scope(&path);
-        let f = sub.member_function(class, ctx).ok()?;
+        let f = sub.member_function(class, ctx).ok().flatten();
         if !sub.diags.is_empty() {
-            return None;
+            return (None, param_pack);
         }
-        f
+        (f, param_pack)
     }
 
     /// The instance of a member template of `class` (its key): the

@@ -40,6 +40,11 @@ pub(crate) fn host_template(
         return None;
     }
     let params = p.template_params().ok()?;
+    // A pack's elements are written out per instance (`packs.rs`), which
+    // a frame read from its declaration alone cannot do: not followed.
+    if params.iter().any(|p| p.pack) {
+        return None;
+    }
     let rest = &header[p.pos..];
     let (name_at, _) = super::templates::function_name(rest)?;
     let open = name_at + 1;
@@ -80,6 +85,7 @@ pub(crate) fn host_template(
             is_kernel: false,
             pattern: Some(pattern),
             member_of: None,
+            param_pack: None,
         },
         ret,
     })

@@ -99,7 +99,12 @@ impl Parser<'_> {
             k if k.is_empty() => Vec::new(),
             k => k.split("::").map(str::to_string).collect(),
         };
-        let pattern = self.pattern(&tokens, &params);
+        let (pattern, param_pack) = self.pattern(&tokens, &params);
+        if pattern.is_none() && params.iter().any(|p| p.pack) {
+            // A pack's instances need the pattern for their names.
+            self.pos = end;
+            return self.unreadable_variadic(&tokens, &params, name_span);
+        }
         let index = self.templates.functions.len();
         self.templates.functions.push(FunctionTemplate {
             name: name.clone(),
@@ -110,6 +115,7 @@ impl Parser<'_> {
             is_kernel,
             pattern,
             member_of: None,
+            param_pack,
         });
         self.templates.by_name.entry(name).or_default().push(index);
         self.pos = end;
@@ -195,14 +201,7 @@ impl Parser<'_> {
                 named_inside = name;
                 ParamKind::Value(ty.ty, ty.spelling)
             };
-            if self.is_punct(Punct::Ellipsis) {
-                let sp = self.span();
-                return self.error(
-                    sp,
-                    Code::E0002,
-                    "variadic templates (parameter packs) are not supported by kernelc yet",
-                );
-            }
+            let pack = named_inside.is_none() && self.eat_punct(Punct::Ellipsis);
             if named_inside.is_none() && (self.peek().kind != TokenKind::Ident || self.at_eof()) {
                 let found = self.found();
                 let sp = self.span();
@@ -231,11 +230,20 @@ impl Parser<'_> {
             } else {
                 None
             };
+            if pack && default.is_some() {
+                let sp = start.to(self.prev_span());
+                return self.error(
+                    sp,
+                    Code::E0003,
+                    "a parameter pack cannot have a default argument",
+                );
+            }
             params.push(TemplateParam {
                 name: name_tok.text,
                 kind,
                 default,
                 span: start.to(self.prev_span()),
+                pack,
             });
             if self.eat_punct(Punct::Comma) {
                 continue;
@@ -295,18 +303,55 @@ impl Parser<'_> {
 
     /// The header of a template's declaration parsed with each type
     /// parameter bound to its placeholder: the parameter types as written,
-    /// for deduction and names. `None` when it does not parse.
-    fn pattern(&self, tokens: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
-        let header = header_only(tokens);
+    /// for deduction and names, a function parameter pack as one parameter
+    /// (whose index comes along). `None` when it does not parse.
+    fn pattern(
+        &self,
+        tokens: &[Token],
+        params: &[TemplateParam],
+    ) -> (Option<FunctionDecl>, Option<usize>) {
+        let (header, param_pack) = pattern_header(tokens, params);
         let mut sub = self.pattern_parser(&header, params);
-        let items = sub.external_decl(false).ok()?;
+        let Ok(items) = sub.external_decl(false) else {
+            return (None, param_pack);
+        };
         if !sub.diags.is_empty() {
-            return None;
+            return (None, param_pack);
         }
-        items.into_iter().find_map(|item| match item {
+        let decl = items.into_iter().find_map(|item| match item {
             Item::Function(f) => Some(f),
             _ => None,
-        })
+        });
+        (decl, param_pack)
+    }
+
+    /// Reports the variadic template declared by `tokens` whose pattern
+    /// does not parse (its name at `at`), with why.
+    fn unreadable_variadic(
+        &mut self,
+        tokens: &[Token],
+        params: &[TemplateParam],
+        at: Span,
+    ) -> PResult<()> {
+        let (header, _) = pattern_header(tokens, params);
+        let why = if header
+            .iter()
+            .any(|t| t.kind == TokenKind::Punct(Punct::Ellipsis))
+        {
+            "a pack may be expanded there only as the last parameter (`Ts... xs`) yet".to_string()
+        } else {
+            let mut sub = self.pattern_parser(&header, params);
+            let _ = sub.external_decl(false);
+            match sub.diags.first() {
+                Some(d) => d.message.clone(),
+                None => "kernelc does not support these parameter types in templates yet".into(),
+            }
+        };
+        self.error(
+            at,
+            Code::E0002,
+            format!("kernelc cannot read the parameters of this variadic template: {why}"),
+        )
     }
 
     /// A parser of `tokens` that reads them as a template's pattern: each
@@ -703,8 +748,25 @@ pub(super) fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
     None
 }
 
-/// Where a function declaration's body starts (its `{` outside
-/// parentheses), or the end of `tokens` for a prototype.
+/// The header of a template's declaration (`tokens`) as its pattern reads
+/// it: without the body, its function parameter pack without its `...`
+/// (`crate::packs::strip_param_pack`), whose index comes along.
+pub(super) fn pattern_header(
+    tokens: &[Token],
+    params: &[TemplateParam],
+) -> (Vec<Token>, Option<usize>) {
+    let header = header_only(tokens);
+    let packs: Vec<&str> = params
+        .iter()
+        .filter(|p| p.pack)
+        .map(|p| p.name.as_str())
+        .collect();
+    if packs.is_empty() {
+        return (header, None);
+    }
+    crate::packs::strip_param_pack(&header, &packs)
+}
+
 /// A function declaration's tokens without its body: the header, ended by
 /// a `;` (a prototype).
 pub(super) fn header_only(tokens: &[Token]) -> Vec<Token> {
@@ -719,6 +781,8 @@ pub(super) fn header_only(tokens: &[Token]) -> Vec<Token> {
     header
 }
 
+/// Where a function declaration's body starts (its `{` outside
+/// parentheses), or the end of `tokens` for a prototype.
 fn body_start(tokens: &[Token]) -> usize {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate() {

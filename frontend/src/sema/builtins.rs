@@ -14,10 +14,10 @@
 use super::convert::{convert, promote};
 use super::Checker;
 use crate::codes::Code;
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::typed::{
-    AtomicKind, BarrierKind, Expr, ExprKind, Intrinsic, MathFn, Scope, ShflKind, SpaceKind,
-    VoteKind,
+    AtomicKind, BarrierKind, Expr, ExprKind, Intrinsic, MathFn, ReduxKind, Scope, ShflKind,
+    SpaceKind, VoteKind,
 };
 use crate::types::CType;
 
@@ -239,6 +239,7 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
         || fixed_builtin(name).is_some()
         || shfl_kind(name).is_some()
         || vote_kind(name).is_some()
+        || redux_kind(name).is_some()
         || super::device_fns::is_device_fn(name)
 }
 
@@ -284,6 +285,23 @@ fn vote_kind(name: &str) -> Option<VoteKind> {
         _ => return None,
     })
 }
+
+fn redux_kind(name: &str) -> Option<ReduxKind> {
+    Some(match name {
+        "__reduce_add_sync" => ReduxKind::Add,
+        "__reduce_min_sync" => ReduxKind::Min,
+        "__reduce_max_sync" => ReduxKind::Max,
+        "__reduce_and_sync" => ReduxKind::And,
+        "__reduce_or_sync" => ReduxKind::Or,
+        "__reduce_xor_sync" => ReduxKind::Xor,
+        _ => return None,
+    })
+}
+
+/// CUDA's overloads of `__reduce_add_sync`, `__reduce_min_sync` and
+/// `__reduce_max_sync` (`crt/sm_80_rt.h`); the bitwise reductions have the
+/// `unsigned` one only.
+const REDUX_OVERLOADS: &[&[CType]] = &[&[CType::UINT, CType::UINT], &[CType::UINT, CType::INT]];
 
 /// Built-ins with one fixed signature: the intrinsic, the parameter types,
 /// the number of trailing parameters with defaults, and the result type.
@@ -411,6 +429,7 @@ impl Checker {
             || fixed_builtin(name).is_some()
             || shfl_kind(name).is_some()
             || vote_kind(name).is_some()
+            || redux_kind(name).is_some()
             || math_fn(name).is_some()
             || super::device_fns::is_device_fn(name)
             || name == "__ldg";
@@ -430,6 +449,8 @@ impl Checker {
             self.shuffle(name, k, args, span)
         } else if let Some(k) = vote_kind(name) {
             self.vote(name, k, args, span)
+        } else if let Some(k) = redux_kind(name) {
+            self.warp_reduce(name, k, args, span)
         } else if let Some((f, is_float)) = math_fn(name) {
             self.math(name, f, is_float, args, span)
         } else if super::device_fns::is_device_fn(name) {
@@ -689,6 +710,48 @@ impl Checker {
             CType::INT
         };
         Some(intrinsic(Intrinsic::Vote(k), args, ret, span))
+    }
+
+    /// `__reduce_OP_sync(mask, v)`: `add`, `min` and `max` pick the `int`
+    /// or `unsigned` overload as C++ does (narrower integers promote to
+    /// `int`; `float` or `long long` match both, and are ambiguous, as in
+    /// nvcc), the bitwise ones take `unsigned`. CUDA declares them for
+    /// sm_80 and newer only, so below that a call is an error at the call.
+    fn warp_reduce(
+        &mut self,
+        name: &str,
+        k: ReduxKind,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        if self.opts.cuda_arch() < 800 {
+            self.diags.push(
+                Diagnostic::error(
+                    span,
+                    Code::E0099,
+                    format!(
+                        "`{name}` needs sm_80 or newer (the target is sm_{})",
+                        self.opts.cuda_arch() / 10
+                    ),
+                )
+                .with_note(
+                    "CUDA declares the warp reductions (`redux.sync`) for sm_80 and newer \
+                     only; nvcc says the identifier is undefined",
+                ),
+            );
+            return None;
+        }
+        let (args, value) = if matches!(k, ReduxKind::And | ReduxKind::Or | ReduxKind::Xor) {
+            if !self.arg_count(name, &args, 2, 2, span) {
+                return None;
+            }
+            (args, CType::UINT)
+        } else {
+            let (c, args) = self.resolve_overload(name, REDUX_OVERLOADS, args, span)?;
+            (args, REDUX_OVERLOADS[c][1].clone())
+        };
+        let args = self.convert_args(name, args, &[CType::UINT, value.clone()])?;
+        Some(intrinsic(Intrinsic::Redux(k), args, value, span))
     }
 
     fn ldg(&mut self, args: Vec<Expr>, span: Span) -> Option<Expr> {

@@ -456,6 +456,26 @@ impl Checker {
         args: Vec<Expr>,
         span: Span,
     ) -> Option<(CType, Vec<Expr>)> {
+        let (c, args) = self.resolve_overload(name, candidates, args, span)?;
+        let params = candidates[c];
+        let ty = params.iter().skip(1).fold(params[0].clone(), |a, b| {
+            crate::types::usual_arithmetic(&a, b)
+        });
+        let args = args.into_iter().map(|a| convert(a, &ty)).collect();
+        Some((ty, args))
+    }
+
+    /// C++'s choice among `candidates` (CUDA's overloads of `name`, all of
+    /// one length) for `args`: the winner's index, and the arguments as
+    /// they were. No viable overload, or several tied, is a located error
+    /// naming CUDA's declarations.
+    pub(super) fn resolve_overload(
+        &mut self,
+        name: &str,
+        candidates: &[&[CType]],
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<(usize, Vec<Expr>)> {
         let n = candidates[0].len();
         if !self.arg_count(name, &args, n, n, span) {
             return None;
@@ -473,14 +493,7 @@ impl Checker {
                 .join(", ")
         };
         match best_overload(candidates, &types) {
-            Resolution::Chosen(c) => {
-                let params = candidates[c];
-                let ty = params.iter().skip(1).fold(params[0].clone(), |a, b| {
-                    crate::types::usual_arithmetic(&a, b)
-                });
-                let args = args.into_iter().map(|a| convert(a, &ty)).collect();
-                Some((ty, args))
-            }
+            Resolution::Chosen(c) => Some((c, args)),
             Resolution::NoMatch => {
                 self.error(
                     span,

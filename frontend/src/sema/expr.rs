@@ -21,7 +21,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "lgammaf",
     "__match_any_sync",
     "__match_all_sync",
-    "__reduce_add_sync",
     "__shfl",
     "__shfl_down",
     "__shfl_up",

@@ -347,6 +347,7 @@ impl Checker {
                 kind: ParamKind::Type,
                 default: None,
                 span: l.span,
+                pack: false,
             })
             .collect();
         let decl = ast::FunctionDecl {
@@ -372,6 +373,7 @@ impl Checker {
             is_kernel: false,
             pattern: Some(decl),
             member_of: Some(def.name.clone()),
+            param_pack: None,
         };
         self.lambdas.generic.insert(
             def.name.clone(),

@@ -74,11 +74,11 @@ impl Checker {
     ) -> Option<String> {
         let templates = self.tmpl.templates.clone();
         let candidates = templates.by_name.get(name)?.clone();
-        let mut explicit_values = Vec::new();
+        let mut explicit_values: Option<Vec<ArgValue>> = None;
         let mut failure = None;
         for &index in &candidates {
             let t = &templates.functions[index];
-            if explicit.len() > t.params.len() {
+            if explicit.len() > t.params.len() && !t.params.iter().any(|p| p.pack) {
                 failure = Some(format!(
                     "`{name}` has {} template parameters; {} arguments were given",
                     t.params.len(),
@@ -86,15 +86,16 @@ impl Checker {
                 ));
                 continue;
             }
-            if explicit_values.len() != explicit.len() {
-                explicit_values = self.template_arg_values(explicit, &t.params)?;
+            if explicit_values.is_none() {
+                explicit_values = Some(self.template_arg_values(explicit, &t.params)?);
             }
             let arg_types: Vec<Option<ArgType>> = call_args
                 .iter()
                 .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
                 .collect();
+            let written = explicit_values.as_deref().unwrap_or_default();
             let deduced = self
-                .deduce(index, &explicit_values, &arg_types)
+                .deduce(index, written, &arg_types)
                 .and_then(|args| self.classes_fit(t, call_args).map(|()| args));
             match deduced {
                 Ok(args) => return self.instance(index, args, span),
@@ -123,12 +124,18 @@ impl Checker {
         let Some(pattern) = &t.pattern else {
             return Ok(());
         };
+        let pack = pack_index(t, pattern);
         let required = pattern
             .params
             .iter()
-            .filter(|p| p.default.is_none())
+            .enumerate()
+            .filter(|&(i, p)| p.default.is_none() && Some(i) != pack)
             .count();
-        if call_args.len() < required || call_args.len() > pattern.params.len() {
+        let most = match pack {
+            Some(_) => usize::MAX,
+            None => pattern.params.len(),
+        };
+        if call_args.len() < required || call_args.len() > most {
             return Err(format!(
                 "`{}` takes {} arguments; the call gives {}",
                 pattern.name,
@@ -136,7 +143,11 @@ impl Checker {
                 call_args.len()
             ));
         }
-        for (i, (p, a)) in pattern.params.iter().zip(call_args).enumerate() {
+        for (i, a) in call_args.iter().enumerate() {
+            let Some((at, _)) = pattern_param(t, pattern, i, None) else {
+                break;
+            };
+            let p = &pattern.params[at];
             let Some(a) = a else { continue };
             let (CType::Struct(want), CType::Struct(have)) = (&p.ty.ty, &a.ty) else {
                 continue;
@@ -227,7 +238,9 @@ impl Checker {
         let Some(values) = self.template_arg_values(args, params) else {
             return;
         };
-        let arg_types = if values.len() < params.len() {
+        // A pack's written arguments may be followed by deduced ones.
+        let deduces = values.len() < params.len() || params.iter().any(|p| p.pack);
+        let arg_types = if deduces {
             call.iter().map(|a| self.host_arg_type(a)).collect()
         } else {
             Vec::new()
@@ -284,10 +297,14 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         let untyped = t.pattern.as_ref().and_then(|p| {
-            p.params
+            let param = |i: usize| pattern_param(t, p, i, None).map(|(at, _)| &p.params[at]);
+            r.call
                 .iter()
-                .zip(r.call.iter().zip(arg_types))
-                .find(|(p, (_, ty))| ty.is_none() && mentions_param(&p.ty.ty))
+                .zip(arg_types)
+                .enumerate()
+                .find(|(i, (_, ty))| {
+                    ty.is_none() && param(*i).is_some_and(|p| mentions_param(&p.ty.ty))
+                })
                 .map(|(_, (a, _))| a)
         });
         let Some(a) = untyped else {
@@ -328,15 +345,27 @@ impl Checker {
 
     /// Evaluates written template arguments against `params`: a type for a
     /// type parameter, a constant converted to the parameter's type for a
-    /// value parameter.
+    /// value parameter, and for a pack every argument left, as a pack
+    /// ([`ArgValue::Pack`]).
     fn template_arg_values(
         &mut self,
         args: &[TemplateArg],
         params: &[templates::TemplateParam],
     ) -> Option<Vec<ArgValue>> {
         let mut out = Vec::new();
-        for (a, p) in args.iter().zip(params) {
-            out.push(self.template_arg_value(a, p)?);
+        let mut rest = args;
+        for p in params {
+            let Some((a, after)) = rest.split_first() else {
+                break;
+            };
+            if p.pack {
+                let elems = rest.iter().map(|a| self.template_arg_value(a, p));
+                out.push(ArgValue::Pack(elems.collect::<Option<_>>()?));
+                rest = &[];
+            } else {
+                out.push(self.template_arg_value(a, p)?);
+                rest = after;
+            }
         }
         Some(out)
     }
@@ -421,9 +450,40 @@ impl Checker {
         for (slot, v) in args.iter_mut().zip(explicit) {
             *slot = Some(v.clone());
         }
+        // Each pack's elements: the written ones, then the deduced ones.
+        let mut packs: Vec<Vec<ArgValue>> = args
+            .iter()
+            .map(|a| match a {
+                Some(ArgValue::Pack(elems)) => elems.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
         if let Some(pattern) = &t.pattern {
-            for (p, a) in pattern.params.iter().zip(call_args) {
-                let Some((a, spelling)) = a else { continue };
+            let written_pack = t
+                .params
+                .iter()
+                .position(|p| p.pack)
+                .filter(|&i| i < explicit.len())
+                .map(|i| packs[i].len());
+            let mut element = 0;
+            for (k, a) in call_args.iter().enumerate() {
+                let Some((at, in_pack)) = pattern_param(t, pattern, k, written_pack) else {
+                    break;
+                };
+                let p = &pattern.params[at];
+                let Some((a, spelling)) = a else {
+                    // An untyped argument leaves a pack's length unknown,
+                    // unless the written elements cover it.
+                    if in_pack && element >= written_pack.unwrap_or(0) {
+                        return Err(format!(
+                            "cannot deduce the parameter pack of `{}` from argument {}",
+                            t.name,
+                            k + 1
+                        ));
+                    }
+                    element += usize::from(in_pack);
+                    continue;
+                };
                 let arg_ty = match (&p.by_ref, a) {
                     // A by-value parameter sees arrays as pointers.
                     (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
@@ -435,7 +495,17 @@ impl Checker {
                     t,
                     spelling,
                 };
-                d.match_type(&p.ty.ty, &arg_ty)?;
+                if in_pack {
+                    d.pack_element(&p.ty.ty, &arg_ty, &mut packs, element)?;
+                    element += 1;
+                } else {
+                    d.match_type(&p.ty.ty, &arg_ty)?;
+                }
+            }
+        }
+        for (i, p) in t.params.iter().enumerate() {
+            if p.pack {
+                args[i] = Some(ArgValue::Pack(std::mem::take(&mut packs[i])));
             }
         }
         for i in 0..args.len() {
@@ -689,6 +759,40 @@ fn base_spelling(e: &ast::Expr) -> ast::Spelling {
     }
 }
 
+/// The index of the function parameter pack among the parameters of
+/// `pattern` (template `t`'s), `this` counted.
+fn pack_index(t: &templates::FunctionTemplate, pattern: &ast::FunctionDecl) -> Option<usize> {
+    t.param_pack
+        .map(|p| p + usize::from(pattern.method.is_some()))
+}
+
+/// The parameter of `pattern` (template `t`'s) that call argument `k`
+/// binds, and whether the argument is an element of the function
+/// parameter pack: every argument from the pack's place on is when it is
+/// the last parameter, else as many as `written_pack` (its written
+/// elements; none when `None`). `None` past the parameters.
+fn pattern_param(
+    t: &templates::FunctionTemplate,
+    pattern: &ast::FunctionDecl,
+    k: usize,
+    written_pack: Option<usize>,
+) -> Option<(usize, bool)> {
+    let count = pattern.params.len();
+    let Some(p) = pack_index(t, pattern).filter(|&p| k >= p) else {
+        return (k < count).then_some((k, false));
+    };
+    let len = if p + 1 == count {
+        usize::MAX
+    } else {
+        written_pack.unwrap_or(0)
+    };
+    if k - p < len {
+        return Some((p, true));
+    }
+    let at = k - len + 1;
+    (at < count).then_some((at, false))
+}
+
 /// Whether a parameter type written with placeholders names one.
 fn mentions_param(ty: &CType) -> bool {
     if template_param_index(ty).is_some() {
@@ -777,6 +881,44 @@ impl Deduction<'_> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Deduces element `element` of the packs the function parameter
+    /// pack's type `param` names, from argument type `arg`: each pack of
+    /// `packs` not yet that long gets the type deduced for its parameter
+    /// (the placeholders of the packs stand for one element here); the
+    /// other parameters it binds are bound as by [`Self::match_type`].
+    fn pack_element(
+        &mut self,
+        param: &CType,
+        arg: &CType,
+        packs: &mut [Vec<ArgValue>],
+        element: usize,
+    ) -> Result<(), String> {
+        let mut scratch: Vec<Option<ArgValue>> = self.args.to_vec();
+        for (slot, p) in scratch.iter_mut().zip(&self.t.params) {
+            if p.pack {
+                *slot = None;
+            }
+        }
+        let mut d = Deduction {
+            args: &mut scratch,
+            written: 0,
+            t: self.t,
+            spelling: self.spelling,
+        };
+        d.match_type(param, arg)?;
+        for (i, value) in scratch.into_iter().enumerate() {
+            let Some(value) = value else { continue };
+            if self.t.params[i].pack {
+                if packs[i].len() == element {
+                    packs[i].push(value);
+                }
+            } else if self.args[i].is_none() {
+                self.args[i] = Some(value);
+            }
+        }
+        Ok(())
     }
 
     /// Binds placeholder `i` to `value`, or says it was bound to another.

@@ -3,7 +3,7 @@
 //! Threads run one at a time, each until it reaches a collective, a barrier
 //! or its end. Then the scheduler looks at where everyone stopped:
 //!
-//! - **Warp collectives** (`shfl`, `vote`, `warp_sync`, reading
+//! - **Warp collectives** (`shfl`, `vote`, `redux`, `warp_sync`, reading
 //!   `activemask`): the lanes of one warp that stopped at the *same*
 //!   instruction form a group and get their results together, as if they
 //!   had run it in lockstep. A lane named in a member mask that has not
@@ -19,8 +19,8 @@ use crate::{FaultKind, RunError};
 use cranelift_entity::EntityRef;
 use midend::ir::Opcode;
 use midend::ir::{
-    AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ShuffleMode, SpecialReg,
-    Value, ValueDef, VoteMode,
+    AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ReduxOp, ShuffleMode,
+    SpecialReg, Value, ValueDef, VoteMode,
 };
 use std::collections::BTreeMap;
 
@@ -76,6 +76,24 @@ fn shuffle_source(mode: ShuffleMode, lane: u32, b: u32, c: u32) -> u32 {
     }
 }
 
+/// `redux`'s result for one lane: `op` over the values of the lanes its
+/// mask names that take part, in lane order (0 when there are none: PTX
+/// leaves a lane outside its own mask undefined).
+fn reduce(op: ReduxOp, values: impl Iterator<Item = u32>) -> u32 {
+    values
+        .reduce(|a, b| match op {
+            ReduxOp::Add => a.wrapping_add(b),
+            ReduxOp::Umin => a.min(b),
+            ReduxOp::Umax => a.max(b),
+            ReduxOp::Smin => (a as i32).min(b as i32) as u32,
+            ReduxOp::Smax => (a as i32).max(b as i32) as u32,
+            ReduxOp::And => a & b,
+            ReduxOp::Or => a | b,
+            ReduxOp::Xor => a ^ b,
+        })
+        .unwrap_or(0)
+}
+
 impl Exec<'_> {
     /// Resolves every group of lanes waiting at the same warp collective.
     /// Returns whether any thread can run again.
@@ -102,7 +120,7 @@ impl Exec<'_> {
             // The member mask each lane passed (none for `activemask`).
             let mask_arg = match data {
                 InstData::Shuffle { args, .. } => Some(args[3]),
-                InstData::Vote { args, .. } => Some(args[1]),
+                InstData::Vote { args, .. } | InstData::Redux { args, .. } => Some(args[1]),
                 InstData::Effect { arg, .. } => Some(*arg),
                 _ => None,
             };
@@ -183,6 +201,17 @@ impl Exec<'_> {
                             VoteMode::Any => u64::from(ballot != 0),
                             VoteMode::Uni => u64::from(ballot == 0 || ballot.count_ones() == count),
                         }
+                    })
+                    .collect(),
+                InstData::Redux { op, args } => members
+                    .iter()
+                    .map(|&i| {
+                        let mask = value_of(&threads[i], func, args[1]) as u32;
+                        let values = members
+                            .iter()
+                            .filter(|&&k| mask & (1 << lane_of(k)) != 0)
+                            .map(|&k| value_of(&threads[k], func, args[0]) as u32);
+                        u64::from(reduce(*op, values))
                     })
                     .collect(),
                 _ => vec![0; members.len()],

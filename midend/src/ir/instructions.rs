@@ -211,6 +211,9 @@ named_enum! {
         Shuffle = "shfl",
         /// A warp vote (`__all_sync`, `__any_sync`, `__ballot_sync`, ...).
         Vote = "vote",
+        /// A reduction of an `i32` over the lanes of a warp
+        /// (`__reduce_add_sync`, ...; PTX `redux.sync`, sm_80).
+        Redux = "redux",
         /// Whether a pointer points into a given space (`__isShared`, ...).
         IsSpace = "is_space",
         /// Suspend the thread for about the given number of nanoseconds.
@@ -298,6 +301,7 @@ pub enum Format {
     Fence,
     Shuffle,
     Vote,
+    Redux,
     BarrierRed,
     /// One operand, no result, an effect (`warp_sync`, `nanosleep`).
     Effect,
@@ -355,6 +359,7 @@ impl Opcode {
             AtomicVec => Format::AtomicVec,
             Shuffle => Format::Shuffle,
             Vote => Format::Vote,
+            Redux => Format::Redux,
             IsSpace => Format::IsSpace,
             CpAsync
             | CpAsyncCommit
@@ -458,6 +463,7 @@ impl Opcode {
             self,
             Opcode::Shuffle
                 | Opcode::Vote
+                | Opcode::Redux
                 | Opcode::BarrierRed
                 | Opcode::WarpSync
                 | Opcode::Barrier
@@ -714,6 +720,15 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `redux` computes over the lanes of a warp: the sum (wrapping),
+    /// the unsigned or signed minimum or maximum, or a bitwise fold.
+    ReduxOp {
+        Add = "add", Umin = "umin", Umax = "umax", Smin = "smin", Smax = "smax",
+        And = "and", Or = "or", Xor = "xor",
+    }
+}
+
+named_enum! {
     /// What `barrier_red` computes over the block: the number of threads
     /// whose predicate holds (`i32`), or whether all / any hold (`i1`).
     BarrierRedOp {
@@ -892,6 +907,11 @@ pub enum InstData {
         mode: VoteMode,
         args: [Value; 2],
     },
+    /// `args = [value, member mask]`.
+    Redux {
+        op: ReduxOp,
+        args: [Value; 2],
+    },
     BarrierRed {
         op: BarrierRedOp,
         arg: Value,
@@ -953,7 +973,8 @@ macro_rules! operand_runs {
             | InstData::IntCompare { args, .. }
             | InstData::FloatCompare { args, .. }
             | InstData::AtomicRmw { args, .. }
-            | InstData::Vote { args, .. } => {
+            | InstData::Vote { args, .. }
+            | InstData::Redux { args, .. } => {
                 [args.$as_slice(), Default::default(), Default::default()]
             }
             InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
@@ -1034,6 +1055,7 @@ impl InstData {
             InstData::Fence { .. } => Opcode::Fence,
             InstData::Shuffle { .. } => Opcode::Shuffle,
             InstData::Vote { .. } => Opcode::Vote,
+            InstData::Redux { .. } => Opcode::Redux,
             InstData::BarrierRed { .. } => Opcode::BarrierRed,
             InstData::Effect { opcode, .. } => *opcode,
             InstData::IsSpace { .. } => Opcode::IsSpace,
@@ -1179,6 +1201,9 @@ mod tests {
         }
         for &m in ShuffleMode::ALL {
             assert_eq!(ShuffleMode::from_name(m.name()), Some(m));
+        }
+        for &o in ReduxOp::ALL {
+            assert_eq!(ReduxOp::from_name(o.name()), Some(o));
         }
     }
 }

@@ -25,7 +25,7 @@ pub use function::{
 };
 pub use instructions::{
     f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, CacheOp, CallSig, FloatCC, Format, InstData,
-    IntCC, MemFlags, MemScope, Opcode, Rounding, ShuffleMode, SpecialReg, VoteMode,
+    IntCC, MemFlags, MemScope, Opcode, ReduxOp, Rounding, ShuffleMode, SpecialReg, VoteMode,
 };
 pub use layout::{Layout, LayoutEdits};
 pub use module::{GlobalVarData, Module};

@@ -84,11 +84,14 @@ pub enum PassError {
     UnknownPass(String),
     /// Knobs that the pass does not take (`memspace(bogus)`), or a pass
     /// without knobs given some.
-    BadKnobs(String),
+    BadKnobs(KnobError),
     /// The verifier rejected the IR after a pass: a compiler bug. `after`
-    /// says when (`after pass `licm``), `annotated` is the function(s)
-    /// printed with `; error:` lines.
-    InvalidIr { after: String, annotated: String },
+    /// says when, `annotated` is the function(s) printed with `; error:`
+    /// lines.
+    InvalidIr {
+        after: Checkpoint,
+        annotated: String,
+    },
     /// A kept analysis differs from a fresh one after `pass`: the pass
     /// changed the CFG of `function` and did not say so (a compiler bug,
     /// caught when verifying after every pass).
@@ -120,8 +123,15 @@ impl fmt::Display for PassError {
                     known.join(", ")
                 )
             }
-            PassError::BadKnobs(message) => f.write_str(message),
+            PassError::BadKnobs(e) => e.fmt(f),
             PassError::InvalidIr { after, annotated } => {
+                let after = match after {
+                    Checkpoint::Pass(name) => format!("after pass `{name}`"),
+                    Checkpoint::Passes(names) => format!("after passes `{}`", names.join(", ")),
+                    Checkpoint::Pipeline => {
+                        "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)".into()
+                    }
+                };
                 write!(
                     f,
                     "internal compiler error: invalid IR {after}\n{annotated}"
@@ -141,6 +151,54 @@ impl fmt::Display for PassError {
 }
 
 impl std::error::Error for PassError {}
+
+/// When the verifier ran: after one step, after a run of function passes,
+/// or once after the whole pipeline (which cannot say which pass broke
+/// the IR). Steps by their names as a pass list spells them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Checkpoint {
+    Pass(String),
+    Passes(Vec<String>),
+    Pipeline,
+}
+
+/// Why the knobs written after a pass's name are wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnobError {
+    /// A knob the pass does not have.
+    Unknown { pass: &'static str, knob: String },
+    /// A flag knob given a value other than `true` or `false`.
+    NotABool {
+        pass: &'static str,
+        knob: String,
+        value: String,
+    },
+    /// A number knob without a number (`written`: the knob as written).
+    NotANumber {
+        pass: &'static str,
+        knob: &'static str,
+        written: String,
+    },
+    /// Knobs for a pass that takes none.
+    NoKnobs { pass: &'static str },
+}
+
+impl fmt::Display for KnobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KnobError::Unknown { pass, knob } => write!(f, "unknown {pass} knob `{knob}`"),
+            KnobError::NotABool { pass, knob, value } => {
+                write!(f, "{pass} knob `{knob}` takes true or false, got `{value}`")
+            }
+            KnobError::NotANumber {
+                pass,
+                knob,
+                written,
+            } => write!(f, "{pass} knob `{knob}` needs a number, got `{written}`"),
+            KnobError::NoKnobs { pass } => write!(f, "pass `{pass}` takes no knobs"),
+        }
+    }
+}
 
 /// One step of a pipeline: a pass, and the knobs its name was written with.
 #[derive(Clone, Debug)]
@@ -189,10 +247,9 @@ impl Step {
             (None, _) => {}
             (Some(text), Some(apply)) => apply(&mut options, text).map_err(PassError::BadKnobs)?,
             (Some(_), None) => {
-                return Err(PassError::BadKnobs(format!(
-                    "pass `{}` takes no knobs",
-                    self.pass.name
-                )))
+                return Err(PassError::BadKnobs(KnobError::NoKnobs {
+                    pass: self.pass.name,
+                }))
             }
         }
         Ok(options)
@@ -313,7 +370,7 @@ impl Pipeline {
                 self.run_function_passes(module, &mut analyses, run)?;
                 if self.options.verify == Verify::EachPass {
                     let names: Vec<String> = run.iter().map(Step::name).collect();
-                    check_module(module, &format!("after passes `{}`", names.join(", ")))?;
+                    check_module(module, Checkpoint::Passes(names))?;
                 }
                 rest = next;
                 continue;
@@ -321,7 +378,7 @@ impl Pipeline {
             let step = &rest[0];
             self.run_one(module, &mut analyses, step, &mut report)?;
             if self.options.verify == Verify::EachPass {
-                check_module(module, &format!("after pass `{}`", step.name()))?;
+                check_module(module, Checkpoint::Pass(step.name()))?;
                 if let Some((func, analysis)) = analyses.stale(module) {
                     return Err(stale(step, func, analysis));
                 }
@@ -332,10 +389,7 @@ impl Pipeline {
             rest = &rest[1..];
         }
         if self.options.verify == Verify::Once && !self.steps.is_empty() {
-            check_module(
-                module,
-                "after the pass pipeline (KERNELC_VERIFY_EACH=1 names the pass)",
-            )?;
+            check_module(module, Checkpoint::Pipeline)?;
         }
         if self.options.check_atomics && !self.contains("memspace") {
             let found = memspace::check_atomics(module, &self.options.memspace);
@@ -406,7 +460,7 @@ impl Pipeline {
                     if verify_each {
                         if let Err(errors) = verify_function(func, None) {
                             return Err(PassError::InvalidIr {
-                                after: format!("after pass `{}`", step.name()),
+                                after: Checkpoint::Pass(step.name()),
                                 annotated: errors.annotate(func, None),
                             });
                         }
@@ -433,9 +487,9 @@ fn stale(step: &Step, func: &Function, analysis: &'static str) -> PassError {
 
 /// Verifies the module; a failure is a compiler bug, reported with each
 /// offending function printed and annotated.
-fn check_module(module: &Module, after: &str) -> Result<(), PassError> {
+fn check_module(module: &Module, after: Checkpoint) -> Result<(), PassError> {
     verify_module(module).map_err(|errors| PassError::InvalidIr {
-        after: after.to_string(),
+        after,
         annotated: errors
             .iter()
             .map(|(func, errs)| errs.annotate(&module.functions[*func], Some(module)))

@@ -47,12 +47,14 @@ pub use if_convert::convert_ifs;
 pub use inline::inline_calls;
 pub use licm::hoist_loop_invariants;
 pub use load_elim::eliminate_loads_module;
-pub use manager::{ModuleContext, Options, PassError, Pipeline, Step, Verify};
+pub use manager::{
+    Checkpoint, KnobError, ModuleContext, Options, PassError, Pipeline, Step, Verify,
+};
 pub use mark_invariant::mark_module;
 pub use merge_arms::merge_arms;
 pub use merge_branches::merge_branches;
 pub use rebase::rebase_addresses;
-pub use report::{Diagnostic, Report, Severity, Transcript};
+pub use report::{Access, Diagnostic, DiagnosticKind, Report, Severity, Transcript};
 pub use restrict::process_module;
 pub use rotate::rotate_loops;
 pub use sink::sink_values;
@@ -141,7 +143,7 @@ pub type ModulePass = fn(&mut Module, &mut ModuleContext) -> Changed;
 
 /// Sets knobs written after a pass's name (`clone-budget=0`) in the
 /// options, or says why they are wrong.
-pub type SetKnobs = fn(&mut Options, &str) -> Result<(), String>;
+pub type SetKnobs = fn(&mut Options, &str) -> Result<(), KnobError>;
 
 /// How a pass is run, with its entry point.
 #[derive(Clone, Copy, Debug)]

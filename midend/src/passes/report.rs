@@ -2,7 +2,7 @@
 //! whole pipeline, which the driver renders in one place.
 
 use super::mark_invariant::Note;
-use crate::ir::SourceSpan;
+use crate::ir::{AddrSpace, Opcode, SourceSpan};
 
 /// How bad a diagnostic is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -15,8 +15,9 @@ pub enum Severity {
 /// (the span is empty for IR that did not come from source).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Diagnostic {
-    pub severity: Severity,
-    pub message: String,
+    /// What is wrong, with its facts; it decides the severity and the
+    /// message.
+    pub kind: DiagnosticKind,
     /// The function the instruction is in.
     pub function: String,
     pub span: SourceSpan,
@@ -25,6 +26,135 @@ pub struct Diagnostic {
     pub labels: Vec<(SourceSpan, String)>,
     /// Notes without a place (a parameter's callers are outside the module).
     pub notes: Vec<String>,
+}
+
+/// What a pass found wrong (an error) or doubtful (a warning).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum DiagnosticKind {
+    /// Operand `operand` of `op` needs `space`, but the same pointer feeds
+    /// `other_op`, which needs `other_space` (memory-space inference).
+    ConflictingSpaces {
+        op: Opcode,
+        operand: usize,
+        space: AddrSpace,
+        other_op: Opcode,
+        other_space: AddrSpace,
+    },
+    /// A pointer operand of `op` proved to point to `space`, which is not
+    /// one of the spaces the operand admits.
+    OperandSpace {
+        op: Opcode,
+        operand: usize,
+        allowed: &'static [AddrSpace],
+        space: AddrSpace,
+    },
+    /// A WMMA load or store through a pointer to const or local memory.
+    Wmma { space: AddrSpace },
+    /// An atomic through a pointer to local memory.
+    AtomicOnLocal,
+    /// An atomic through a pointer to const memory.
+    AtomicOnConst,
+    /// A vector atomic through a pointer to `space`, not global memory.
+    VectorAtomic { space: AddrSpace },
+    /// A generic load, store or atomic left in a kernel (`-Wgeneric`).
+    GenericAccess { access: Access },
+    /// An access of unknown space made global
+    /// (`--memspace-assume-global`).
+    AssumedGlobal,
+    /// A restricted pointer inside by-value aggregate parameter `param`.
+    RestrictInStruct { param: u32 },
+}
+
+/// The kinds of memory access.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Access {
+    Load,
+    Store,
+    Atomic,
+}
+
+impl Diagnostic {
+    /// A diagnostic at `span` of `function`, without labels or notes.
+    pub fn new(kind: DiagnosticKind, function: &str, span: SourceSpan) -> Diagnostic {
+        Diagnostic {
+            kind,
+            function: function.to_string(),
+            span,
+            labels: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Whether it fails the compilation (memory-space inference's generic
+    /// accesses and assumptions are warnings; the rest are errors).
+    pub fn severity(&self) -> Severity {
+        match self.kind {
+            DiagnosticKind::GenericAccess { .. } | DiagnosticKind::AssumedGlobal => {
+                Severity::Warning
+            }
+            _ => Severity::Error,
+        }
+    }
+
+    /// The message the user reads. Most say what nvcc says in the same
+    /// case.
+    pub fn message(&self) -> String {
+        use DiagnosticKind::*;
+        match &self.kind {
+            ConflictingSpaces {
+                op,
+                operand,
+                space,
+                other_op,
+                other_space,
+            } => format!(
+                "operand {operand} of `{op}` must point to {space} memory, but the same pointer must point to {other_space} memory for `{other_op}`"
+            ),
+            OperandSpace {
+                op,
+                operand,
+                allowed,
+                space,
+            } => {
+                let allowed: Vec<&str> = allowed
+                    .iter()
+                    .filter(|&&a| a != AddrSpace::Generic)
+                    .map(|a| a.name())
+                    .collect();
+                format!(
+                    "operand {operand} of `{op}` must point to {} memory, but it points to {space} memory",
+                    allowed.join(" or ")
+                )
+            }
+            Wmma { space } => {
+                let space = match space {
+                    AddrSpace::Const => "constant",
+                    other => other.name(),
+                };
+                format!("Cannot do WMMA on {space} memory")
+            }
+            AtomicOnLocal => "Cannot do atomic on local memory".to_string(),
+            AtomicOnConst => "Cannot do atomic operation on const memory".to_string(),
+            VectorAtomic { space } => format!(
+                "Cannot do vector atomic on {space} memory: `atomicAdd` on `float2` and `float4` needs global memory"
+            ),
+            GenericAccess { access } => {
+                let access = match access {
+                    Access::Load => "load",
+                    Access::Store => "store",
+                    Access::Atomic => "atomic",
+                };
+                format!(
+                    "generic {access} left in kernel `{}`: the memory space of its pointer is not known",
+                    self.function
+                )
+            }
+            AssumedGlobal => {
+                "Cannot tell what pointer points to, assuming global memory space".to_string()
+            }
+            RestrictInStruct { .. } => "function contains restrict keyword in struct".to_string(),
+        }
+    }
 }
 
 /// The texts that knobs ask passes to write, by topic. Each is empty
@@ -56,6 +186,6 @@ impl Report {
     pub fn has_errors(&self) -> bool {
         self.diagnostics
             .iter()
-            .any(|d| d.severity == Severity::Error)
+            .any(|d| d.severity() == Severity::Error)
     }
 }

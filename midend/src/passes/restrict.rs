@@ -20,7 +20,7 @@
 //! It runs after `memspace`, so the clones that inference makes are
 //! processed like any other function, each with its own scopes.
 
-use super::{Diagnostic, Report, Severity};
+use super::{Diagnostic, DiagnosticKind, KnobError, Report};
 use crate::analysis::{Content, LocalCells, Provenance, Root};
 use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, Module, SourceSpan};
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,21 +42,23 @@ pub struct Options {
 impl Options {
     /// Sets the knobs separated by `;` (the spelling of `restrict(...)` in
     /// a pass list): `multi-level`, `allow-in-struct`, `dump`.
-    pub fn apply_knobs(&mut self, text: &str) -> Result<(), String> {
+    pub fn apply_knobs(&mut self, text: &str) -> Result<(), KnobError> {
         for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
             match knob {
                 "multi-level" => self.multi_level = true,
                 "allow-in-struct" => self.allow_in_struct = true,
                 "dump" => self.dump = true,
-                _ => return Err(format!("unknown restrict knob `{knob}`")),
+                _ => {
+                    return Err(KnobError::Unknown {
+                        pass: "restrict",
+                        knob: knob.to_string(),
+                    })
+                }
             }
         }
         Ok(())
     }
 }
-
-/// The diagnostic for a restricted pointer inside an aggregate.
-pub const RESTRICT_IN_STRUCT: &str = "function contains restrict keyword in struct";
 
 /// The pass-table entry: processes every function of the module. Refused
 /// shapes (restrict inside an aggregate) are errors in `report`.
@@ -101,24 +103,21 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
                 let span = first_field_read(func, &prov, n as u32);
                 // A clone of the function (memory-space inference makes
                 // them) says the same thing at the same place: once is enough.
-                let said = report
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.message == RESTRICT_IN_STRUCT && d.span == span && !span.is_none());
+                let said = report.diagnostics.iter().any(|d| {
+                    matches!(d.kind, DiagnosticKind::RestrictInStruct { .. })
+                        && d.span == span
+                        && !span.is_none()
+                });
                 if said {
                     continue;
                 }
                 let label = format!(
                     "parameter {n} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
                 );
-                report.diagnostics.push(Diagnostic {
-                    severity: Severity::Error,
-                    message: RESTRICT_IN_STRUCT.to_string(),
-                    function: func.name.clone(),
-                    span,
-                    labels: vec![(span, label)],
-                    notes: Vec::new(),
-                });
+                let kind = DiagnosticKind::RestrictInStruct { param: n as u32 };
+                let mut diag = Diagnostic::new(kind, &func.name, span);
+                diag.labels = vec![(span, label)];
+                report.diagnostics.push(diag);
             }
             continue;
         }

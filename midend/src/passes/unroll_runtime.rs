@@ -250,6 +250,7 @@ fn plan(
                     | InstData::Nullary { .. }
                     | InstData::Shuffle { .. }
                     | InstData::Vote { .. }
+                    | InstData::Redux { .. }
                     | InstData::BarrierRed { .. }
                     | InstData::Effect { .. }
                     | InstData::Accel { .. }

@@ -19,7 +19,8 @@
 
 use super::lexer::{lex, Tok, Token};
 use crate::ir::{
-    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, MemScope, ShuffleMode, VoteMode,
+    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, MemScope, ReduxOp, ShuffleMode,
+    VoteMode,
 };
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
@@ -1138,6 +1139,15 @@ impl<'c> FuncParser<'c> {
                     Type::I1
                 };
                 one(InstData::Vote { mode, args }, Known(ty))
+            }
+            Format::Redux => {
+                let rop = named(
+                    cur,
+                    "a reduction: add, umin, umax, smin, smax, and, or or xor",
+                    ReduxOp::from_name,
+                )?;
+                let args = self.operands(cur, op)?;
+                one(InstData::Redux { op: rop, args }, Known(Type::I32))
             }
             Format::BarrierRed => {
                 let rop = named(cur, "a reduction: popc, and or or", BarrierRedOp::from_name)?;

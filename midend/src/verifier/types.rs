@@ -40,6 +40,7 @@ fn data_format(data: &InstData) -> Format {
         InstData::Fence { .. } => Format::Fence,
         InstData::Shuffle { .. } => Format::Shuffle,
         InstData::Vote { .. } => Format::Vote,
+        InstData::Redux { .. } => Format::Redux,
         InstData::BarrierRed { .. } => Format::BarrierRed,
         InstData::Effect { .. } => Format::Effect,
         InstData::IsSpace { .. } => Format::IsSpace,
@@ -621,6 +622,19 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 Type::I1
             };
             want_inst_type(cx, want);
+        }
+        InstData::Redux {
+            op: rop,
+            args: [v, m],
+        } => {
+            let (tv, tm) = (ty(*v), ty(*m));
+            if tv != Type::I32 {
+                cx.at_inst(inst, format!("redux {rop} value must be i32, got {tv}"));
+            }
+            if tm != Type::I32 {
+                cx.at_inst(inst, format!("redux member mask must be i32, got {tm}"));
+            }
+            want_inst_type(cx, Type::I32);
         }
         InstData::BarrierRed { op: rop, arg } => {
             let t = ty(*arg);

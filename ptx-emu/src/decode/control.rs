@@ -49,6 +49,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
             Op::Activemask
         }
         "redux" => redux(p)?,
+        "match" => match_sync(p)?,
         "wmma" | "mma" | "ldmatrix" | "stmatrix" => Op::Tensor(tensor(p)?),
         "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
         | "pmevent" | "brkpt" | "setmaxnreg" => Op::Nop,
@@ -182,6 +183,22 @@ fn redux(p: &Parts) -> Result<Op, String> {
     }
     p.expect(&[Dst, Src, Src])?;
     Ok(Op::Redux { op, ty })
+}
+
+/// `match.any.sync.TYPE d, a, membermask` and `match.all.sync.TYPE
+/// d[|p], a, membermask`, on `.b32` or `.b64` values.
+fn match_sync(p: &Parts) -> Result<Op, String> {
+    let all = p
+        .mods
+        .first_of(&[("any", false), ("all", true)])
+        .ok_or_else(|| p.unsupported())?;
+    let ty = p
+        .mods
+        .last_type()
+        .filter(|t| t.kind == Kind::B && matches!(t.bits, 32 | 64))
+        .ok_or_else(|| p.unsupported())?;
+    p.expect(&[if all { DstPair } else { Dst }, Src, Src])?;
+    Ok(Op::Match { all, ty })
 }
 
 /// Checks that operand `k` is a `{...}` vector of `n` registers (written

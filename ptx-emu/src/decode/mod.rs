@@ -265,6 +265,11 @@ pub enum Op {
         op: AtomOp,
         ty: Ty,
     },
+    /// `match.any.sync.TYPE` and `match.all.sync.TYPE` (`.b32`, `.b64`).
+    Match {
+        all: bool,
+        ty: Ty,
+    },
     /// The warp-wide tensor instructions (`exec/tensor.rs`).
     Tensor(Tensor),
     Mbarrier {

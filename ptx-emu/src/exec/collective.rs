@@ -24,7 +24,7 @@ const B32: Ty = Ty {
 fn mask_operand(op: &Op) -> Option<usize> {
     match op {
         Op::Shfl(_) => Some(4),
-        Op::Vote(_) | Op::Redux { .. } => Some(2),
+        Op::Vote(_) | Op::Redux { .. } | Op::Match { .. } => Some(2),
         Op::WarpSync => Some(0),
         // `.sync.aligned`: the whole warp, checked by `resolve_tensor`.
         _ => None,
@@ -121,7 +121,7 @@ impl Exec<'_> {
             .map_err(|x| self.fault(&threads[i], x, vec![]))
     }
 
-    /// Every member's result of a shuffle, vote, reduction or
+    /// Every member's result of a shuffle, vote, reduction, match or
     /// `activemask` (nothing for `bar.warp.sync`).
     fn warp_results(
         &self,
@@ -173,11 +173,20 @@ impl Exec<'_> {
                     .map(|&m| (reduce(op, ty, &voters(m, &xs)), None))
                     .collect()
             }
+            Op::Match { all, ty } => {
+                let xs = inputs(1, ty)?;
+                masks
+                    .iter()
+                    .zip(&xs)
+                    .map(|(&m, &mine)| match_lanes(all, mine, &voters(m, &xs)))
+                    .collect()
+            }
             _ => vec![(0, None); members.len()],
         })
     }
 
-    /// Writes one lane's collective result (`d|p` for a shuffle).
+    /// Writes one lane's collective result (`d|p` for a shuffle or a
+    /// `match.all`).
     fn write_warp_result(
         &self,
         t: &mut Thread,
@@ -293,6 +302,28 @@ fn reduce(op: AtomOp, ty: Ty, voters: &[(u32, u64)]) -> u64 {
         .map(|v| v.1)
         .reduce(|acc, x| ops::atomic(op, ty, acc, x))
         .unwrap_or(0)
+}
+
+/// `match`'s result for one lane whose value is `mine`, given the lanes its
+/// mask names and their values: `any` gives the lanes with the same value;
+/// `all` gives them all, and a true predicate, when every value is the
+/// same, else 0 and false.
+fn match_lanes(all: bool, mine: u64, voters: &[(u32, u64)]) -> LaneResult {
+    let lanes = |keep: &dyn Fn(u64) -> bool| {
+        voters
+            .iter()
+            .filter(|v| keep(v.1))
+            .fold(0u32, |acc, v| acc | (1 << v.0))
+    };
+    let same = lanes(&|x| x == mine);
+    if !all {
+        return (u64::from(same), None);
+    }
+    let agree = same == lanes(&|_| true);
+    (
+        if agree { u64::from(same) } else { 0 },
+        Some(u64::from(agree)),
+    )
 }
 
 /// The source lane of `shfl` for `lane`, by PTX's rules (`c` packs the clamp

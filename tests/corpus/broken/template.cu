@@ -1,3 +1,3 @@
-// expect: 2:16: variadic templates (parameter packs) are not supported
-template <class... Ts>
-__global__ void fill(float *p, Ts... v) {}
+// expect: 2:11: template template parameters are not supported
+template <template <class> class C>
+__global__ void fill(float *p) {}

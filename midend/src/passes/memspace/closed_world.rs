@@ -186,10 +186,10 @@ fn space(f: &Function, a: &super::intra::Analysis, v: Value) -> Space {
 }
 
 /// Whether an integer computed from `roots` (through integer arithmetic,
-/// conversions, selects, block parameters and shuffles) is stored, passed
-/// to a call, returned, or written by an atomic or an accelerator
-/// instruction: then its bits may reach memory and be read back as a
-/// pointer.
+/// conversions, selects, block parameters, shuffles and warp reductions)
+/// is stored, passed to a call, returned, or written by an atomic or an
+/// accelerator instruction: then its bits may reach memory and be read
+/// back as a pointer.
 fn integers_escape(f: &Function, roots: Vec<Value>) -> bool {
     if roots.is_empty() {
         return false;
@@ -210,7 +210,8 @@ fn integers_escape(f: &Function, roots: Vec<Value>) -> bool {
                 | InstData::Binary { .. }
                 | InstData::Ternary { .. }
                 | InstData::Convert { .. }
-                | InstData::Shuffle { .. } => {
+                | InstData::Shuffle { .. }
+                | InstData::Redux { .. } => {
                     for &r in f.dfg.inst_results(inst) {
                         changed |= tainted.insert(r);
                     }

@@ -25,7 +25,7 @@ pub mod rewrite;
 
 pub use lattice::Space;
 
-use super::{Diagnostic, Report, Severity};
+use super::{Diagnostic, DiagnosticKind, KnobError, Report};
 use crate::analysis::ModuleAnalyses;
 use crate::ir::Module;
 
@@ -79,7 +79,7 @@ impl Default for Options {
 impl Options {
     /// Sets the knobs written as `name` or `name=value`, separated by `;`
     /// (the spelling of `memspace(...)` in a pass list).
-    pub fn apply_knobs(&mut self, text: &str) -> Result<(), String> {
+    pub fn apply_knobs(&mut self, text: &str) -> Result<(), KnobError> {
         let o = self;
         for knob in text.split(';').map(str::trim).filter(|k| !k.is_empty()) {
             let (name, value) = match knob.split_once('=') {
@@ -89,9 +89,11 @@ impl Options {
             let flag = || match value {
                 None | Some("true") => Ok(true),
                 Some("false") => Ok(false),
-                Some(v) => Err(format!(
-                    "memspace knob `{name}` takes true or false, got `{v}`"
-                )),
+                Some(v) => Err(KnobError::NotABool {
+                    pass: "memspace",
+                    knob: name.to_string(),
+                    value: v.to_string(),
+                }),
             };
             match name {
                 "conservative" => o.conservative = flag()?,
@@ -100,11 +102,21 @@ impl Options {
                 "track-int2ptr" => o.track_int2ptr = flag()?,
                 "assume-global" => o.assume_global = flag()?,
                 "clone-budget" => {
-                    o.clone_budget = value.and_then(|v| v.parse().ok()).ok_or_else(|| {
-                        format!("memspace knob `clone-budget` needs a number, got `{knob}`")
-                    })?
+                    o.clone_budget =
+                        value
+                            .and_then(|v| v.parse().ok())
+                            .ok_or_else(|| KnobError::NotANumber {
+                                pass: "memspace",
+                                knob: "clone-budget",
+                                written: knob.to_string(),
+                            })?
                 }
-                _ => return Err(format!("unknown memspace knob `{name}`")),
+                _ => {
+                    return Err(KnobError::Unknown {
+                        pass: "memspace",
+                        knob: name.to_string(),
+                    })
+                }
             }
         }
         Ok(())
@@ -158,28 +170,15 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
                 Type::Ptr(s) => Some(s),
                 _ => None,
             };
-            let message = match space {
+            let kind = match space {
                 Some(AddrSpace::Global) | None => continue,
-                Some(s) if vector => vector_atomic_message(s),
-                Some(AddrSpace::Local) => "Cannot do atomic on local memory".to_string(),
-                Some(AddrSpace::Const) => "Cannot do atomic operation on const memory".to_string(),
+                Some(space) if vector => DiagnosticKind::VectorAtomic { space },
+                Some(AddrSpace::Local) => DiagnosticKind::AtomicOnLocal,
+                Some(AddrSpace::Const) => DiagnosticKind::AtomicOnConst,
                 _ => continue,
             };
-            out.push(Diagnostic {
-                severity: Severity::Error,
-                message,
-                function: func.name.clone(),
-                span: func.spans[inst],
-                labels: Vec::new(),
-                notes: Vec::new(),
-            });
+            out.push(Diagnostic::new(kind, &func.name, func.spans[inst]));
         }
     }
     out
-}
-
-/// The error for a vector atomic (`atomicAdd` on `float2`/`float4`) whose
-/// pointer is proved to point to `space`, which is not global memory.
-pub(crate) fn vector_atomic_message(space: crate::ir::AddrSpace) -> String {
-    format!("Cannot do vector atomic on {space} memory: `atomicAdd` on `float2` and `float4` needs global memory")
 }

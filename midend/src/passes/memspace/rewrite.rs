@@ -27,7 +27,7 @@ use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Module, Opcode, OperandKind,
     Type, Value, ValueData, ValueDef,
 };
-use crate::passes::{Diagnostic, Report, Severity};
+use crate::passes::{Access, Diagnostic, DiagnosticKind, Report};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
 
@@ -156,29 +156,17 @@ impl Rewriter<'_> {
         self.func.dfg.value_type(v)
     }
 
-    fn diag(&mut self, severity: Severity, inst: Inst, message: String) {
-        self.diag_with(severity, inst, message, Vec::new());
+    fn diag(&mut self, inst: Inst, kind: DiagnosticKind) {
+        self.diag_with(inst, kind, Vec::new());
     }
 
-    fn diag_with(
-        &mut self,
-        severity: Severity,
-        inst: Inst,
-        message: String,
-        labels: Vec<(Inst, String)>,
-    ) {
-        let labels = labels
+    fn diag_with(&mut self, inst: Inst, kind: DiagnosticKind, labels: Vec<(Inst, String)>) {
+        let mut diag = Diagnostic::new(kind, &self.func.name, self.func.spans[inst]);
+        diag.labels = labels
             .into_iter()
             .map(|(i, text)| (self.func.spans[i], text))
             .collect();
-        self.diags.push(Diagnostic {
-            severity,
-            message,
-            function: self.func.name.clone(),
-            span: self.func.spans[inst],
-            labels,
-            notes: Vec::new(),
-        });
+        self.diags.push(diag);
     }
 
     /// The instruction where the space of `v` was proved: the first step
@@ -222,21 +210,20 @@ impl Rewriter<'_> {
         let mut done = Vec::new();
         for (first, second) in self.an.conflicts.clone() {
             let op = |rw: &Self, i: Inst| rw.func.dfg.insts[i].opcode();
-            let msg = format!(
-                "operand {} of `{}` must point to {} memory, but the same pointer must point to {} memory for `{}`",
-                second.operand,
-                op(self, second.inst),
-                second.space,
-                first.space,
-                op(self, first.inst),
-            );
+            let kind = DiagnosticKind::ConflictingSpaces {
+                op: op(self, second.inst),
+                operand: second.operand,
+                space: second.space,
+                other_op: op(self, first.inst),
+                other_space: first.space,
+            };
             let label = format!(
                 "`{}` needs {} memory here (operand {})",
                 op(self, first.inst),
                 first.space,
                 first.operand
             );
-            self.diag_with(Severity::Error, second.inst, msg, vec![(first.inst, label)]);
+            self.diag_with(second.inst, kind, vec![(first.inst, label)]);
             done.push((second.inst, second.operand));
         }
         done
@@ -633,22 +620,19 @@ impl Rewriter<'_> {
             // calls') takes a pointer into any space, as a generic one.
             let any_space = allowed == [AddrSpace::Generic];
             if !any_space && !conflicted.contains(&(inst, k)) {
-                let msg = match s {
-                    AddrSpace::Const if wmma => "Cannot do WMMA on constant memory".to_string(),
-                    AddrSpace::Local if wmma => "Cannot do WMMA on local memory".to_string(),
-                    _ => format!(
-                        "operand {k} of `{}` must point to {} memory, but it points to {s} memory",
-                        op.opcode(),
-                        allowed
-                            .iter()
-                            .filter(|&&a| a != AddrSpace::Generic)
-                            .map(|a| a.name())
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ),
+                let kind = match s {
+                    AddrSpace::Const | AddrSpace::Local if wmma => {
+                        DiagnosticKind::Wmma { space: s }
+                    }
+                    _ => DiagnosticKind::OperandSpace {
+                        op: op.opcode(),
+                        operand: k,
+                        allowed,
+                        space: s,
+                    },
                 };
                 let labels = self.origin_label(args[k], s);
-                self.diag_with(Severity::Error, inst, msg, labels);
+                self.diag_with(inst, kind, labels);
             }
             args[k] = self.fit(args[k], GENERIC, inst);
         }
@@ -719,15 +703,11 @@ impl Rewriter<'_> {
             if self.ty(p) != GENERIC {
                 continue;
             }
-            let what = match data.opcode() {
-                Opcode::Load => "load",
-                Opcode::Store => "store",
-                _ => "atomic",
+            let access = match data.opcode() {
+                Opcode::Load => Access::Load,
+                Opcode::Store => Access::Store,
+                _ => Access::Atomic,
             };
-            let msg = format!(
-                "generic {what} left in kernel `{}`: the memory space of its pointer is not known",
-                self.func.name
-            );
             // The access's pointer as phase 1 saw it (the rewrite may have
             // put a cast in between).
             let p = if inst.index() < self.orig.dfg.insts.len() {
@@ -736,7 +716,7 @@ impl Rewriter<'_> {
                 p
             };
             let (labels, notes) = self.why_generic(p);
-            self.diag_with(Severity::Warning, inst, msg, labels);
+            self.diag_with(inst, DiagnosticKind::GenericAccess { access }, labels);
             if let Some(d) = self.diags.last_mut() {
                 d.notes = notes;
             }
@@ -837,19 +817,11 @@ impl Rewriter<'_> {
     fn check_atomic(&mut self, ptr: Value, inst: Inst) -> Value {
         match self.ty(ptr) {
             Type::Ptr(AddrSpace::Local) => {
-                self.diag(
-                    Severity::Error,
-                    inst,
-                    "Cannot do atomic on local memory".into(),
-                );
+                self.diag(inst, DiagnosticKind::AtomicOnLocal);
                 self.fit(ptr, GENERIC, inst)
             }
             Type::Ptr(AddrSpace::Const) => {
-                self.diag(
-                    Severity::Error,
-                    inst,
-                    "Cannot do atomic operation on const memory".into(),
-                );
+                self.diag(inst, DiagnosticKind::AtomicOnConst);
                 self.fit(ptr, GENERIC, inst)
             }
             Type::Ptr(AddrSpace::Param) => self.fit(ptr, GENERIC, inst),
@@ -864,7 +836,7 @@ impl Rewriter<'_> {
         match self.ty(ptr) {
             Type::Ptr(AddrSpace::Global | AddrSpace::Generic) => ptr,
             Type::Ptr(s) => {
-                self.diag(Severity::Error, inst, super::vector_atomic_message(s));
+                self.diag(inst, DiagnosticKind::VectorAtomic { space: s });
                 self.fit(ptr, GENERIC, inst)
             }
             _ => ptr,
@@ -877,11 +849,7 @@ impl Rewriter<'_> {
         if !self.opts.assume_global || self.ty(ptr) != GENERIC {
             return ptr;
         }
-        self.diag(
-            Severity::Warning,
-            inst,
-            "Cannot tell what pointer points to, assuming global memory space".into(),
-        );
+        self.diag(inst, DiagnosticKind::AssumedGlobal);
         self.cast_before(ptr, AddrSpace::Global, inst)
     }
 }

@@ -6,10 +6,9 @@
 //! 1000 --check` checks many more. A kernel that fails there is reduced
 //! (`kernelc reduce`) and kept in `tests/regressions/` with its own test.
 
-mod common;
-
 use kernel_gen::check::{check_kernel, nvcc_accepts};
 use std::path::PathBuf;
+use stdx::tools::{find_for_test, Tool};
 
 /// Seeds checked in the suite, split over two tests so they run in
 /// parallel (about 0.7 s per seed in a debug build).
@@ -20,7 +19,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn check_seeds(seeds: std::ops::Range<u64>, name: &str) {
-    let ptxas = common::ptxas_or_skip("ptxas on generated kernels");
+    let ptxas = find_for_test(Tool::Ptxas, "ptxas on generated kernels");
     let dir = scratch(name);
     for seed in seeds {
         let k = kernel_gen::generate(seed);
@@ -77,7 +76,7 @@ fn generation_is_deterministic_and_varied() {
 /// kernelc's language.
 #[test]
 fn generated_kernels_are_valid_cuda() {
-    let Some(nvcc) = common::nvcc_or_skip("generated kernels through nvcc") else {
+    let Some(nvcc) = find_for_test(Tool::Nvcc, "generated kernels through nvcc") else {
         return;
     };
     let dir = scratch("nvcc");

@@ -1,0 +1,79 @@
+"""What notebooks show: the IR diff of a pass, the CFG, the annotated
+source, the program's summary."""
+
+import kernelc
+
+SOURCE = """\
+__global__ void scale(const float *__restrict__ in, float *out, float k, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = k * in[i] + out[i];
+}
+"""
+
+
+def program():
+    return kernelc.compile(SOURCE, file_name="scale.cu")
+
+
+def test_a_pass_diff_shows_what_the_pass_changed():
+    p = program()
+    diff = p.diff("contract")
+    assert diff.changed
+    text = str(diff)
+    assert text.startswith("--- frontend\n+++ after contract (step 0)\n")
+    # k * in[i] + out[i] becomes one fused multiply-add.
+    assert "-    v25 = fadd v19, v24\n+    v25 = fma v2, v18, v24\n" in text
+    html = diff._repr_html_()
+    assert "<table" in html and "v25&nbsp;=&nbsp;fa<span class=\"diff_chg\">dd</span>" in html
+    # A later step is diffed against the step before it.
+    step = p.passes.index("memspace")
+    assert str(p.diff(step)).startswith(f"--- after inline (step {step - 1})\n")
+
+
+def test_an_unchanged_step_says_so():
+    p = program()
+    quiet = [i for i in range(len(p.passes)) if not p.diff(i).changed]
+    assert quiet, "some pass changes nothing on this kernel"
+    assert "no change" in p.diff(quiet[0])._repr_html_()
+
+
+def test_the_cfg_is_dot():
+    dot = str(program().cfg())
+    assert dot.startswith("digraph kernelc {")
+    assert "_Z5scalePKfPffi" in dot and "->" in dot
+
+
+def test_the_source_carries_the_explanations_beside_its_lines():
+    annotated = program().annotated_source()
+    text = str(annotated)
+    lines = text.splitlines()
+    at = lines.index("   3 |     if (i < n) out[i] = k * in[i] + out[i];")
+    notes = lines[at + 1 : at + 3]
+    assert notes[0].startswith("     = @scale(const float*, float*, float, int) `") and "ld.global.nc" in notes[0]
+    assert "not .nc" in notes[1]
+    assert "ld.global.nc" in annotated._repr_html_()
+
+
+def test_a_program_summarizes_itself():
+    html = program()._repr_html_()
+    assert "scale(const float*, float*, float, int)" in html and "_Z5scalePKfPffi" in html
+
+
+def test_memspace_explanations_are_located_where_their_values_are_made():
+    source = """\
+__device__ float first(const float *p) { return p[0]; }
+__global__ void k(float *out) {
+    __shared__ float tile[32];
+    tile[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[0] = first(tile);
+}
+"""
+    p = kernelc.compile(source, file_name="k.cu", options=["--disable-pass", "inline"])
+    notes = p.memspace_notes()
+    assert (("k.cu", 6, 14), "k(float*)", "v15: shared ← cast to generic of v14 (shared)") in notes
+    assert (("k.cu", 1, 49), "first(const float*)", "v5: shared ← from v0 (shared)") in notes
+    # A parameter is made by no instruction: it has no place.
+    assert any(at is None and text.startswith("v0: shared ← parameter") for at, _, text in notes)
+    text = str(p.annotated_source())
+    assert "   6 |     out[0] = first(tile);\n     = memspace: @k(float*) v15: shared" in text
