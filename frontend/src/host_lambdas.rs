@@ -286,11 +286,7 @@ pub(crate) fn lambda_at(tokens: &[Token], i: usize, end: usize) -> Option<Shape>
 /// int x, int y)`.
 fn signature_of(params: &[Token]) -> String {
     let mut out = Vec::new();
-    for param in split_top(params) {
-        let param = match param.iter().position(|t| is_tok(t, Punct::Assign)) {
-            Some(eq) => &param[..eq],
-            None => param,
-        };
+    for param in crate::token::split_params(params) {
         // A name is the last identifier after at least one other word.
         let named = param.len() > 1 && param.last().is_some_and(|t| t.kind == TokenKind::Ident);
         let ty = if named {
@@ -305,33 +301,6 @@ fn signature_of(params: &[Token]) -> String {
         return String::new();
     }
     out.join(",")
-}
-
-/// `tokens` split at its commas outside brackets.
-fn split_top(tokens: &[Token]) -> Vec<&[Token]> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, t) in tokens.iter().enumerate() {
-        match t.kind {
-            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace | Punct::Lt) => {
-                depth += 1
-            }
-            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::Gt) => {
-                depth = depth.saturating_sub(1)
-            }
-            TokenKind::Punct(Punct::Shr) => depth = depth.saturating_sub(2),
-            TokenKind::Punct(Punct::Comma) if depth == 0 => {
-                out.push(&tokens[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if start < tokens.len() {
-        out.push(&tokens[start..]);
-    }
-    out
 }
 
 /// The index after the bracket group opening at `open` (before `end`).

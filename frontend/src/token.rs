@@ -171,3 +171,49 @@ pub fn dump_tokens(tokens: &[Token]) -> String {
     }
     out
 }
+
+/// A parameter list's tokens (between its parentheses) split into its
+/// parameters at the commas outside brackets, each without its default
+/// argument: `int n, Pair<int, int> p = {1, 2}` gives `int n` and
+/// `Pair<int, int> p`. Host code's declarations are read this way before
+/// (or instead of) being parsed.
+pub(crate) fn split_params(tokens: &[Token]) -> Vec<&[Token]> {
+    let mut params = Vec::new();
+    let mut start = 0;
+    for i in top_level(tokens) {
+        if tokens[i].kind == TokenKind::Punct(Punct::Comma) {
+            params.push(&tokens[start..i]);
+            start = i + 1;
+        }
+    }
+    if start < tokens.len() {
+        params.push(&tokens[start..]);
+    }
+    params
+        .into_iter()
+        .map(|p| {
+            let default = top_level(p).find(|&i| p[i].kind == TokenKind::Punct(Punct::Assign));
+            &p[..default.unwrap_or(p.len())]
+        })
+        .collect()
+}
+
+/// The indices of the tokens outside brackets (`()`, `[]`, `{}` and
+/// template angles, `>>` closing two), opening brackets included.
+fn top_level(tokens: &[Token]) -> impl Iterator<Item = usize> + '_ {
+    let mut depth = 0usize;
+    tokens.iter().enumerate().filter_map(move |(i, t)| {
+        let outside = depth == 0;
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace | Punct::Lt) => {
+                depth += 1
+            }
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::Gt) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Shr) => depth = depth.saturating_sub(2),
+            _ => {}
+        }
+        outside.then_some(i)
+    })
+}

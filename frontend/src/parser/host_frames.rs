@@ -50,7 +50,7 @@ pub(crate) fn host_template(
     let open = name_at + 1;
     let close = super::classes::skip_balanced(rest, open);
     let at = rest[name_at].span;
-    let fn_params = split_params(&rest[open + 1..close.saturating_sub(1)])
+    let fn_params = crate::token::split_params(&rest[open + 1..close.saturating_sub(1)])
         .into_iter()
         .map(|tokens| p.pattern_param(tokens, &params, at))
         .collect();
@@ -159,39 +159,6 @@ impl Parser<'_> {
             },
         }
     }
-}
-
-/// A parameter list's tokens split into its parameters, each without its
-/// default argument.
-fn split_params(tokens: &[Token]) -> Vec<&[Token]> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    let mut default_at = None;
-    for (i, t) in tokens.iter().enumerate() {
-        match t.kind {
-            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace | Punct::Lt) => {
-                depth += 1
-            }
-            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::Gt) => {
-                depth = depth.saturating_sub(1)
-            }
-            TokenKind::Punct(Punct::Shr) => depth = depth.saturating_sub(2),
-            TokenKind::Punct(Punct::Assign) if depth == 0 => {
-                default_at.get_or_insert(i);
-            }
-            TokenKind::Punct(Punct::Comma) if depth == 0 => {
-                out.push(&tokens[start..default_at.unwrap_or(i)]);
-                start = i + 1;
-                default_at = None;
-            }
-            _ => {}
-        }
-    }
-    if start < tokens.len() {
-        out.push(&tokens[start..default_at.unwrap_or(tokens.len())]);
-    }
-    out
 }
 
 /// Whether a token before a function's name is a specifier, not part of
