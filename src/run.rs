@@ -893,6 +893,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         producer: None,
         threads: 0,
         contract: req.fmad,
+        line_info: None,
     };
     let ptx = backend_nvptx::compile_module(&program.module, &opts)
         .map_err(|e| format!("error: {e}\n"))?;
