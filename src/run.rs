@@ -916,6 +916,10 @@ pub fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
         location.push_str(&format!(", in function `{}`", readable(&fault.function)));
     }
     location.push_str(&format!(", at PTX line {}", fault.line));
+    if let Some(at) = &fault.source {
+        // `-lineinfo`'s `.loc` before the instruction.
+        location.push_str(&format!(" (source {}:{}:{})", at.file, at.line, at.col));
+    }
     let span = Span::new(
         u32::try_from(fault.start).unwrap_or(u32::MAX),
         u32::try_from(fault.end).unwrap_or(u32::MAX),

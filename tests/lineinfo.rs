@@ -261,3 +261,45 @@ fn the_cubin_line_table_puts_the_loads_at_their_line() {
     );
     assert!(text.contains("samples/saxpy.cu"), "{text}");
 }
+
+/// A fault on the emulator names the source line of the faulting
+/// instruction when the PTX has line information: in kernelc's PTX and in
+/// nvcc's, the same line (the load of `in[i]`, line 3).
+#[test]
+fn an_emulator_fault_names_the_source_line() {
+    let dir = common::scratch("lineinfo-fault");
+    let src = dir.join("f.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void f(const float *in, float *out) {\n    int i = threadIdx.x;\n    float v = in[i];\n    out[i] = v * 2.0f;\n}\n",
+    )
+    .unwrap();
+    let fault_of = |ptx: &str| {
+        let args = [
+            ptx_emu::KernelArg::Buffer(vec![0; 16]),
+            ptx_emu::KernelArg::Buffer(vec![0; 64]),
+        ];
+        let config = ptx_emu::LaunchConfig {
+            grid: [1, 1, 1],
+            block: [16, 1, 1],
+            ..ptx_emu::LaunchConfig::default()
+        };
+        match ptx_emu::run_ptx(ptx, "f", &args, &config) {
+            Err(ptx_emu::RunError::Fault(f)) => f,
+            other => panic!("a fault at in[4], not {other:?}"),
+        }
+    };
+    let path = src.to_str().unwrap();
+    let plain = fault_of(&kernelc_ptx(&[path, "-arch=sm_90"]));
+    assert_eq!(plain.source, None);
+    let ours = fault_of(&kernelc_ptx(&[path, "-arch=sm_90", "-lineinfo"]));
+    let at = ours.source.expect("a source position");
+    assert_eq!((at.file.as_str(), at.line), (path, 3));
+    let Some(nvcc) = nvcc_lineinfo_ptx(&src, "sm_90", "fault") else {
+        return;
+    };
+    let theirs = fault_of(&nvcc)
+        .source
+        .expect("a source position in nvcc's PTX");
+    assert_eq!((theirs.file.as_str(), theirs.line), (path, 3));
+}

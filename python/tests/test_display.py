@@ -108,3 +108,20 @@ def test_lineinfo_is_a_compile_option():
     assert "\t.loc\t1 3 " in p.ptx and " -lineinfo)" in p.ptx.splitlines()[0]
     assert p.annotated_ptx().lines_of("ld.global") == [3, 3]
     assert p.ptx != program().ptx
+
+
+def test_an_emulator_fault_names_the_source_line_under_lineinfo():
+    import numpy as np
+
+    for options, at in (([], (None, None)), (["-lineinfo"], ("<source>.cu", 3))):
+        scale = kernelc.Module(SOURCE, options=options).get_function("scale")
+        short = np.zeros(4, dtype=np.float32)
+        try:
+            scale(1, 8, (short, np.zeros(8, dtype=np.float32), 2.0, 8), engine="emu")
+        except kernelc.KernelFault as fault:
+            assert fault.ptx_line is not None
+            assert (fault.file, fault.line) == at, str(fault)
+            if at[0]:
+                assert f"(source <source>.cu:3:" in str(fault)
+        else:
+            raise AssertionError("the load past the input faults")
