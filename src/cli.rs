@@ -303,6 +303,12 @@ pub struct CompileArgs {
           action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub relocatable_device_code: Option<bool>,
+    /// Line information in the PTX (nvcc's `-lineinfo`): `.loc FILE LINE
+    /// COLUMN` before the instructions of each source position, and
+    /// `.file` lines naming the files (relative names joined to the
+    /// working directory, as nvcc writes them).
+    #[arg(long = "generate-line-info")]
+    pub generate_line_info: bool,
     #[command(flatten)]
     pub ms: MemspaceArgs,
     #[command(flatten)]
@@ -316,7 +322,7 @@ pub struct CompileArgs {
 pub const MAX_THREADS: i64 = 1024;
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-rdc=true` / `-rdc true`, `-include FILE`, `-std=c++17`,
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-lineinfo`, `-rdc=true` / `-rdc true`, `-include FILE`, `-std=c++17`,
 /// `-extended-lambda`, `-expt-relaxed-constexpr`, the one-dash spellings of the
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
 /// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
@@ -342,6 +348,8 @@ pub fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
             // nvcc's `-Werror all-warnings`: the kind kernelc always means.
         } else if arg == "-ptx" {
             out.push("--ptx".into());
+        } else if arg == "-lineinfo" {
+            out.push("--generate-line-info".into());
         } else if arg == "-include" {
             out.push("--pre-include".into());
         } else if arg == "-rdc" || arg.starts_with("-rdc=") {
@@ -457,6 +465,8 @@ impl CompileArgs {
             threads: usize::from(self.threads),
             error_limit: self.error_limit,
             relocatable: self.relocatable_device_code.unwrap_or(false),
+            line_info: self.generate_line_info,
+            source_dir: self.generate_line_info.then(working_dir).flatten(),
             warnings: if self.werror {
                 driver::WarningMode::Error
             } else if self.no_warnings {
@@ -494,4 +504,13 @@ pub fn compile_options(words: &[String]) -> Result<CompileOptions, String> {
         ));
     }
     args.options()
+}
+
+/// The working directory as text, for `-lineinfo`'s `.file` paths (`None`
+/// when it cannot be read or is not UTF-8: the names are then written as
+/// given).
+fn working_dir() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| d.to_str().map(str::to_string))
 }

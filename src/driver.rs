@@ -88,6 +88,13 @@ pub struct CompileOptions {
     pub std: Option<frontend::CxxStd>,
     /// `-rdc=true`: relocatable device code (`frontend::Options::relocatable`).
     pub relocatable: bool,
+    /// `-lineinfo` (`--generate-line-info`): `.loc` before the instructions
+    /// and `.file` lines naming the source files, as nvcc writes them.
+    pub line_info: bool,
+    /// The folder a relative file name is written against in `.file` (the
+    /// working directory, as nvcc writes it); `None` writes the names as
+    /// the compilation knows them.
+    pub source_dir: Option<String>,
 }
 
 /// nvcc's `-w` and `-Werror all-warnings` (kernelc also accepts `-Werror`).
@@ -212,6 +219,9 @@ impl CompileOptions {
         if self.restrict_opts.allow_in_struct {
             extra.push_str(" --allow-restrict-in-struct");
         }
+        if self.line_info {
+            extra.push_str(" -lineinfo");
+        }
         format!(
             "kernelc {} (-arch={} -O{} --fmad={}{float} --regalloc={}{extra})",
             env!("CARGO_PKG_VERSION"),
@@ -299,6 +309,8 @@ impl Default for CompileOptions {
             pre_includes: Vec::new(),
             std: None,
             relocatable: false,
+            line_info: false,
+            source_dir: None,
         }
     }
 }
@@ -895,7 +907,7 @@ fn compile_module_with_messages(
         });
     }
     if opts.emit == Emit::Mir {
-        let output = backend_nvptx::compile_module_mir(&module, &backend_options(opts))
+        let output = backend_nvptx::compile_module_mir(&module, &backend_options(opts, map))
             .map_err(backend_failure(map, opts))?;
         return Ok(Compiled { output, messages });
     }
@@ -909,14 +921,14 @@ pub fn ptx_of(
     module: &Module,
     opts: &CompileOptions,
 ) -> Result<String, CompileError> {
-    let output = backend_nvptx::compile_module(module, &backend_options(opts))
+    let output = backend_nvptx::compile_module(module, &backend_options(opts, map))
         .map_err(backend_failure(map, opts))?;
     check_ptx(&output)?;
     Ok(output)
 }
 
-/// The backend's options for a compilation.
-fn backend_options(opts: &CompileOptions) -> backend_nvptx::Options {
+/// The backend's options for a compilation of the files of `map`.
+fn backend_options(opts: &CompileOptions, map: &SourceMap) -> backend_nvptx::Options {
     backend_nvptx::Options {
         target: opts.target,
         ptx_version: opts.ptx_version,
@@ -924,7 +936,30 @@ fn backend_options(opts: &CompileOptions) -> backend_nvptx::Options {
         producer: Some(opts.producer()),
         threads: opts.threads,
         contract: fmad_in_force(opts),
+        line_info: opts
+            .line_info
+            .then(|| source_lines(map, opts.source_dir.as_deref())),
     }
+}
+
+/// The files of `map` as `-lineinfo`'s `.file` lines name them: a relative
+/// name joined to `dir` as text, `dir/name` (nvcc writes the working
+/// directory and the path as given, `..` and `.` kept); an absolute name,
+/// or a name that is no path (`<source>.cu`, kernelc's own
+/// `<kernelc>/curand_kernel.h`), as it is.
+pub fn source_lines(map: &SourceMap, dir: Option<&str>) -> backend_nvptx::lineinfo::SourceLines {
+    let mut lines = backend_nvptx::lineinfo::SourceLines::new();
+    for file in map.files() {
+        let name = file.name();
+        let path = match dir {
+            Some(dir) if !name.starts_with('/') && !name.starts_with('<') => {
+                format!("{}/{name}", dir.trim_end_matches('/'))
+            }
+            _ => name.to_string(),
+        };
+        lines.add_file(&path, file.base(), file.text());
+    }
+    lines
 }
 
 /// How a backend error becomes a [`CompileError`]: one at an instruction

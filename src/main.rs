@@ -4,7 +4,7 @@
 //! kernelc FILE.cu [-o OUT.ptx] [-arch=sm_XX | --gpu-architecture=sm_XX] [-O0..-O3]
 //!                 [--emit tokens|ast|ir|ir-opt|dot|ptx|mir|obj] [-D NAME[=VAL]] [--ptx-version X.Y]
 //!                 [--ir-spans] [--fmad=B] [-ftz=B] [-prec-div=B] [-prec-sqrt=B] [--use_fast_math]
-//!                 [--stats] [-rdc=B | --relocatable-device-code=B] [source flags]
+//!                 [--stats] [-rdc=B | --relocatable-device-code=B] [-lineinfo] [source flags]
 //! kernelc --list-kernels FILE.cu [-D NAME[=VAL]] [-rdc=B]
 //!                 [--regalloc=virtual|regalloc2] [--memspace=on|off] [memory-space knobs]
 //!                 [restrict knobs]

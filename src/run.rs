@@ -893,6 +893,7 @@ fn load_ptx(req: &RunRequest) -> Result<Ptx, String> {
         producer: None,
         threads: 0,
         contract: req.fmad,
+        line_info: None,
     };
     let ptx = backend_nvptx::compile_module(&program.module, &opts)
         .map_err(|e| format!("error: {e}\n"))?;
@@ -915,6 +916,10 @@ pub fn render_emu_fault(fault: &emu::Fault, name: &str, ptx: &str) -> String {
         location.push_str(&format!(", in function `{}`", readable(&fault.function)));
     }
     location.push_str(&format!(", at PTX line {}", fault.line));
+    if let Some(at) = &fault.source {
+        // `-lineinfo`'s `.loc` before the instruction.
+        location.push_str(&format!(" (source {}:{}:{})", at.file, at.line, at.col));
+    }
     let span = Span::new(
         u32::try_from(fault.start).unwrap_or(u32::MAX),
         u32::try_from(fault.end).unwrap_or(u32::MAX),

@@ -63,6 +63,7 @@ fn ir_target(text: &str) {
         producer: None,
         threads: 1,
         contract: true,
+        line_info: None,
     };
     if let Ok(ptx) = kernelc::backend_nvptx::compile_module(&module, &opts) {
         let report = ptx_validate::validate(&ptx);

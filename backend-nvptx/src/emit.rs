@@ -4,6 +4,7 @@
 //! register, which `.version`) was made before. The output is deterministic:
 //! the same module always prints the same bytes, so tests can compare text.
 
+use crate::lineinfo::LocWriter;
 use crate::mfunc::{class_index, MFunction};
 use crate::minst::{MInst, RegClass};
 use crate::target::{PtxVersion, Target};
@@ -164,8 +165,9 @@ pub fn write_declaration(out: &mut String, f: &MFunction) {
     out.push_str(";\n");
 }
 
-/// Prints a whole function definition.
-pub fn write_function(out: &mut String, f: &MFunction) {
+/// Prints a whole function definition, with `.loc` lines when `locs` is
+/// given (`-lineinfo`); without it, `Loc` markers print nothing.
+pub fn write_function(out: &mut String, f: &MFunction, mut locs: Option<&mut LocWriter>) {
     if f.is_kernel {
         // nvcc marks every kernel this way; tools grep for it.
         let _ = writeln!(out, "\t// .globl\t{}", f.name);
@@ -204,8 +206,16 @@ pub fn write_function(out: &mut String, f: &MFunction) {
         }
     }
     out.push('\n');
+    if let Some(locs) = locs.as_deref_mut() {
+        locs.start_function();
+    }
     for inst in &f.body {
         match inst {
+            MInst::Loc(span) => {
+                if let Some(locs) = locs.as_deref_mut() {
+                    locs.write_loc(out, *span);
+                }
+            }
             MInst::Label(_) => {
                 let _ = writeln!(out, "{inst}");
             }

@@ -22,7 +22,8 @@
 //!   before calling it). Anything it cannot select is still reported as a
 //!   [`BackendError`] naming the function, instruction and type: the backend
 //!   never panics on its input.
-//! - It knows nothing of the C source: only IR goes in.
+//! - It knows nothing of the C source: only IR goes in (and, for
+//!   `-lineinfo`, where the lines of each file start: [`lineinfo`]).
 //! - It does no I/O: it returns the PTX as a string.
 
 pub mod cfg;
@@ -30,6 +31,7 @@ pub mod copies;
 pub mod emit;
 pub mod ftz;
 pub mod isel;
+pub mod lineinfo;
 pub mod mfunc;
 pub mod minst;
 pub mod mir;
@@ -86,6 +88,10 @@ pub struct Options {
     /// is written `.rn`, as nvcc does, so that the GPU computes the bits
     /// the IR says.
     pub contract: bool,
+    /// `-lineinfo`: the files and lines of the source, from which each
+    /// instruction gets a `.loc` and the module its `.file` lines
+    /// ([`lineinfo`]). `None` prints neither.
+    pub line_info: Option<lineinfo::SourceLines>,
 }
 
 impl Options {
@@ -97,6 +103,7 @@ impl Options {
             producer: None,
             threads: 0,
             contract: true,
+            line_info: None,
         }
     }
 }
@@ -224,9 +231,13 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
     for &p in &sel.declare {
         emit::write_declaration(&mut out, &sel.functions[p]);
     }
+    let mut locs = opts.line_info.as_ref().map(lineinfo::LocWriter::new);
     for mf in &sel.functions {
         out.push('\n');
-        emit::write_function(&mut out, mf);
+        emit::write_function(&mut out, mf, locs.as_mut());
+    }
+    if let Some(locs) = &locs {
+        locs.write_files(&mut out);
     }
     Ok(out)
 }
@@ -448,7 +459,8 @@ fn select_one(
         function: Some(func.name.clone()),
         kind,
     };
-    let mut mf = isel::select_function(module, func, index, opts.target, opts.contract)
+    let locations = opts.line_info.is_some();
+    let mut mf = isel::select_function(module, func, index, opts.target, opts.contract, locations)
         .map_err(|e| fail(BackendErrorKind::Isel(e)))?;
     if opts.regalloc == RegallocMode::Regalloc2 {
         // Debug builds (every test) also run regalloc2's checker, which

@@ -553,6 +553,10 @@ pub enum MInst {
         target: Label,
     },
     Label(Label),
+    /// `-lineinfo`: the instructions that follow were selected from an IR
+    /// instruction at this source span (the writer prints it as `.loc`,
+    /// see `lineinfo.rs`; `--emit mir` as a comment).
+    Loc(midend::ir::SourceSpan),
     /// `.pragma "nounroll";` at the head of a loop's header block: ptxas
     /// leaves the loop as it is (`#pragma unroll 1`, and the remainder loop
     /// of a loop `unroll-runtime` unrolled).
@@ -852,6 +856,7 @@ impl fmt::Display for MInst {
                 write!(f, "bra {target};")
             }
             MInst::Label(l) => write!(f, "{l}:"),
+            MInst::Loc(span) => write!(f, "// source {}..{}", span.start, span.end),
             MInst::NoUnroll => f.write_str(".pragma \"nounroll\";"),
             MInst::ScopeOpen => f.write_str("{"),
             MInst::ScopeClose => f.write_str("}"),

@@ -170,6 +170,7 @@ impl MInst {
             | MInst::Trap
             | MInst::Ret
             | MInst::Label(_)
+            | MInst::Loc(_)
             | MInst::NoUnroll
             | MInst::ScopeOpen
             | MInst::ScopeClose

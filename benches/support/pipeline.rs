@@ -66,6 +66,7 @@ pub fn backend(module: &Module, opts: &CompileOptions) -> String {
         producer: Some(opts.producer()),
         threads: opts.threads,
         contract: kernelc::driver::fmad_in_force(opts),
+        line_info: None,
     };
     backend_nvptx::compile_module(module, &be).expect("the backend succeeds")
 }

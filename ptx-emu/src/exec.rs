@@ -248,6 +248,7 @@ impl<'a> Exec<'a> {
             block: self.ctaid,
             thread: t.tid,
             notes,
+            source: None,
         }))
     }
 

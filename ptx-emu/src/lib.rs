@@ -39,11 +39,13 @@
 
 pub mod decode;
 mod exec;
+pub mod lineinfo;
 pub mod memory;
 pub mod ops;
 pub mod program;
 pub mod rounding;
 
+pub use lineinfo::{source_position, SourcePosition};
 use memory::{Alloc, Space};
 use program::{Kind, Program};
 
@@ -144,6 +146,9 @@ pub struct Fault {
     pub block: [u32; 3],
     pub thread: [u32; 3],
     pub notes: Vec<String>,
+    /// The source position of the instruction, when the PTX carries
+    /// line information (`-lineinfo`'s `.loc`).
+    pub source: Option<SourcePosition>,
 }
 
 impl std::fmt::Display for Fault {
@@ -210,7 +215,13 @@ pub fn run_ptx(
         return Err(RunError::Load(e.to_string()));
     }
     let setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
-    exec::run(&prog, setup, config)
+    exec::run(&prog, setup, config).map_err(|e| match e {
+        RunError::Fault(mut f) => {
+            f.source = source_position(src, f.start);
+            RunError::Fault(f)
+        }
+        other => other,
+    })
 }
 
 /// One instruction of a module, as the emulator decoded it.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _kernelc
-from ._display import AnnotatedSource, Graph, IRDiff, program_html
+from ._display import AnnotatedPTX, AnnotatedSource, Graph, IRDiff, program_html
 from ._errors import CompileError, Diagnostic, KernelFault, LaunchError, ToolError
 
 __all__ = [
@@ -225,6 +225,15 @@ class Program:
         if nc:
             notes += [f"{n}" for n in self.explain_nc().splitlines()]
         return AnnotatedSource(self.file_name, self.source, notes)
+
+    def annotated_ptx(self) -> AnnotatedPTX:
+        """The PTX with the source line of each instruction beside it (a
+        table in a notebook). The lines come from ``-lineinfo``'s ``.loc``
+        directives: when the program was compiled without ``-lineinfo``,
+        its PTX is printed again with them for this view (:attr:`ptx`
+        stays what was asked for)."""
+        ptx, files = self._native.lineinfo_ptx()
+        return AnnotatedPTX(ptx, files)
 
     def _repr_html_(self) -> str:
         kernels = [(k.readable, k.mangled, k.location) for k in self.kernels]

@@ -1,6 +1,7 @@
 """What notebooks show: rich displays (``_repr_html_``, ``_repr_svg_``) of
 a program, of the IR before and after a pass, of the control-flow graphs,
-and of the source with the compiler's explanations beside its lines. Each
+of the source with the compiler's explanations beside its lines, and of
+the PTX with each instruction's source line. Each
 is also plain text (``str``), for terminals and tests."""
 
 from __future__ import annotations
@@ -135,6 +136,75 @@ class AnnotatedSource:
             rows.extend(f'<div class="kc-note">     ↳ {html.escape(n)}</div>' for n in notes)
         rows.extend(f'<div class="kc-note">{html.escape(n)}</div>' for n in self.unplaced)
         return _STYLE + "".join(rows)
+
+
+_LOC = re.compile(r"^\s*\.loc\s+(?P<file>\d+)\s+(?P<line>\d+)\s+(?P<col>\d+)")
+_FILE = re.compile(r'^\s*\.file\s+(?P<file>\d+)\s+"(?P<path>(?:[^"\\]|\\.)*)"')
+
+
+class AnnotatedPTX:
+    """PTX with the source line of each instruction beside it, read from
+    the ``.loc`` and ``.file`` directives of ``-lineinfo``. ``rows`` holds
+    each PTX line (the directives left out) with its ``(file, line)``, or
+    ``None`` where the PTX names no source (declarations, and instructions
+    no source line made)."""
+
+    def __init__(self, ptx: str, files: Sequence[Tuple[str, str]]) -> None:
+        lines = ptx.splitlines()
+        paths: Dict[str, str] = {}
+        for text in lines:
+            found = _FILE.match(text)
+            if found:
+                paths[found.group("file")] = re.sub(r"\\(.)", r"\1", found.group("path"))
+        self.sources: Dict[str, List[str]] = {path: text.splitlines() for path, text in files}
+        self.rows: List[Tuple[str, Optional[Tuple[str, int]]]] = []
+        at: Optional[Tuple[str, int]] = None
+        for text in lines:
+            loc = _LOC.match(text)
+            if loc:
+                at = (paths.get(loc.group("file"), "?"), int(loc.group("line")))
+            elif _FILE.match(text):
+                continue
+            else:
+                # A function's end forgets the position, as a new one starts afresh.
+                self.rows.append((text, at if text.startswith("\t") else None))
+                if text == "}":
+                    at = None
+        while self.rows and not self.rows[-1][0]:
+            self.rows.pop()
+
+    def source_line(self, at: Tuple[str, int]) -> str:
+        """The text of a source line (empty when the file is not known)."""
+        lines = self.sources.get(at[0], [])
+        return lines[at[1] - 1].strip() if 0 < at[1] <= len(lines) else ""
+
+    def lines_of(self, opcode: str) -> List[int]:
+        """The source lines of the instructions that start with ``opcode``
+        (``"ld.global"``), in PTX order."""
+        return [at[1] for text, at in self.rows if at and text.strip().startswith(opcode)]
+
+    def __repr__(self) -> str:
+        placed = sum(1 for _, at in self.rows if at)
+        return f"<AnnotatedPTX: {len(self.rows)} lines, {placed} with a source line>"
+
+    def _located(self) -> List[Tuple[str, str]]:
+        out = []
+        for text, at in self.rows:
+            note = f"{at[0].rsplit('/', 1)[-1]}:{at[1]}: {self.source_line(at)}" if at else ""
+            out.append((text.expandtabs(4), note))
+        return out
+
+    def __str__(self) -> str:
+        rows = self._located()
+        width = max((len(t) for t, n in rows if n), default=0)
+        return "".join(f"{t:<{width}}  // {n}\n" if n else f"{t}\n" for t, n in rows)
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for text, note in self._located():
+            cell = f'<span class="kc-note">{html.escape(note)}</span>' if note else ""
+            rows.append(f'<tr><td class="kc-pre">{html.escape(text)}</td><td>{cell}</td></tr>')
+        return _STYLE + "<table>" + "".join(rows) + "</table>"
 
 
 def program_html(kernels: Sequence[Tuple[str, str, str]], passes: int, ptx_lines: int, warnings: int) -> str:

@@ -82,7 +82,8 @@ class KernelFault(Exception):
         self.file = file
         self.line = line
         """The source line of the faulting instruction (the interpreter
-        knows it; the emulator gives ``ptx_line`` instead)."""
+        knows it; the emulator gives ``ptx_line``, and the source line too
+        when the PTX has ``-lineinfo``'s ``.loc`` directives)."""
         self.column = column
         self.ptx_line = ptx_line
 

@@ -347,7 +347,10 @@ fn run_emu(
             kernel: f.kernel.clone(),
             block: f.block,
             thread: f.thread,
-            source: None,
+            source: f
+                .source
+                .as_ref()
+                .map(|at| (at.file.clone(), at.line as usize, at.col as usize)),
             ptx_line: Some(f.line),
         }))),
     }

@@ -114,6 +114,26 @@ fn build(
 }
 
 impl Build {
+    /// [`Program::lineinfo_ptx`]: the PTX of the optimized module printed
+    /// again with `-lineinfo` when the compilation did not ask for it.
+    fn lineinfo_ptx(&self) -> Result<(String, Vec<(String, String)>), driver::CompileError> {
+        let mut opts = self.opts.clone();
+        opts.line_info = true;
+        let ptx = if self.opts.line_info {
+            self.ptx.clone()
+        } else {
+            driver::ptx_of(&self.map, &self.optimized, &opts)?
+        };
+        let lines = driver::source_lines(&self.map, opts.source_dir.as_deref());
+        let files = lines
+            .files()
+            .iter()
+            .zip(self.map.files())
+            .map(|(l, f)| (l.path.clone(), f.text().to_string()))
+            .collect();
+        Ok((ptx, files))
+    }
+
     /// The IR text after each step of the pipeline, in order, as
     /// `(pass name, module text)`.
     fn observed(&self) -> Result<Vec<(String, String)>, driver::CompileError> {
@@ -297,6 +317,14 @@ impl Program {
             .detach(|| self.build.report_with(|o| o.explain_nc = true))
             .map_err(|e| errors::compile_error(py, e))?;
         Ok(lines_after(&report, "explain-nc:"))
+    }
+
+    /// The PTX with line information (`-lineinfo`'s `.loc` and `.file`),
+    /// whether or not the compilation asked for it, and the files the
+    /// `.file` lines name: `(ptx, [(path, text)])`.
+    fn lineinfo_ptx(&self, py: Python<'_>) -> PyResult<(String, Vec<(String, String)>)> {
+        py.detach(|| self.build.lineinfo_ptx())
+            .map_err(|e| errors::compile_error(py, e))
     }
 
     /// The cubin ptxas makes of the PTX (needs NVIDIA's ptxas).

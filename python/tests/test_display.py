@@ -1,6 +1,8 @@
 """What notebooks show: the IR diff of a pass, the CFG, the annotated
 source, the program's summary."""
 
+import os
+
 import kernelc
 
 SOURCE = """\
@@ -77,3 +79,49 @@ __global__ void k(float *out) {
     assert any(at is None and text.startswith("v0: shared ← parameter") for at, _, text in notes)
     text = str(p.annotated_source())
     assert "   6 |     out[0] = first(tile);\n     = memspace: @k(float*) v15: shared" in text
+
+
+def test_the_ptx_carries_the_source_line_of_each_instruction():
+    p = program()
+    annotated = p.annotated_ptx()
+    # Both loads are made by line 3, `out[i] = k * in[i] + out[i]`, and so
+    # is the store; the index is computed on line 2.
+    assert annotated.lines_of("ld.global") == [3, 3]
+    assert annotated.lines_of("st.global") == [3]
+    assert set(annotated.lines_of("mov.u32")) == {2}
+    text = str(annotated)
+    load = next(line for line in text.splitlines() if "ld.global.nc.f32" in line)
+    assert load.endswith("// scale.cu:3: if (i < n) out[i] = k * in[i] + out[i];")
+    # The view's PTX is the program's, less the directives; the program's
+    # own PTX, asked for without -lineinfo, has none.
+    assert ".loc" not in p.ptx and ".loc" not in text
+    rows = [row for row, _ in annotated.rows]
+    assert rows[1:] == p.ptx.splitlines()[1:]
+    html = annotated._repr_html_()
+    assert "<table" in html and "scale.cu:3: if (i &lt; n)" in html
+
+
+def test_lineinfo_is_a_compile_option():
+    p = kernelc.compile(SOURCE, file_name="scale.cu", options=["-lineinfo"])
+    # A relative name is joined to the working directory, as nvcc writes it.
+    assert f'\t.file\t1 "{os.getcwd()}/scale.cu"' in p.ptx
+    assert "\t.loc\t1 3 " in p.ptx and " -lineinfo)" in p.ptx.splitlines()[0]
+    assert p.annotated_ptx().lines_of("ld.global") == [3, 3]
+    assert p.ptx != program().ptx
+
+
+def test_an_emulator_fault_names_the_source_line_under_lineinfo():
+    import numpy as np
+
+    for options, at in (([], (None, None)), (["-lineinfo"], ("<source>.cu", 3))):
+        scale = kernelc.Module(SOURCE, options=options).get_function("scale")
+        short = np.zeros(4, dtype=np.float32)
+        try:
+            scale(1, 8, (short, np.zeros(8, dtype=np.float32), 2.0, 8), engine="emu")
+        except kernelc.KernelFault as fault:
+            assert fault.ptx_line is not None
+            assert (fault.file, fault.line) == at, str(fault)
+            if at[0]:
+                assert f"(source <source>.cu:3:" in str(fault)
+        else:
+            raise AssertionError("the load past the input faults")

@@ -36,7 +36,7 @@ use crate::minst::{
 use crate::target::{Features, Target};
 use midend::ir::{
     AddrSpace, Block, BlockCall, FuncKind, Function, GlobalVar, Inst, InstData, Linkage, LoopHint,
-    MemFlags, Module, Opcode, SpecialReg, Type, Value, ValueDef,
+    MemFlags, Module, Opcode, SourceSpan, SpecialReg, Type, Value, ValueDef,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -193,6 +193,9 @@ struct Isel<'a> {
     /// [`crate::Options::contract`]: whether plain float `mul`/`add`/`sub`
     /// may be fused by ptxas (else they are written `.rn`).
     contract: bool,
+    /// `-lineinfo`: put a [`MInst::Loc`] before what each IR instruction
+    /// with a source span selects.
+    locations: bool,
     regs: FxHashMap<Value, Reg>,
     /// The last number handed out, per class.
     next: [u32; 6],
@@ -244,13 +247,16 @@ struct Isel<'a> {
 }
 
 /// Selects one function. `func_index` numbers its labels. A failure at an
-/// instruction carries that instruction's source span.
+/// instruction carries that instruction's source span. With `locations`,
+/// the body marks where each source span's instructions start
+/// ([`MInst::Loc`]).
 pub fn select_function(
     module: &Module,
     func: &Function,
     func_index: usize,
     target: Target,
     contract: bool,
+    locations: bool,
 ) -> Result<MFunction, IselError> {
     let mut isel = Isel {
         module,
@@ -258,6 +264,7 @@ pub fn select_function(
         func_index,
         target,
         contract,
+        locations,
         regs: FxHashMap::default(),
         next: [0; 6],
         body: Vec::new(),
@@ -679,6 +686,7 @@ impl Isel<'_> {
                 return Err(IselErrorKind::from(Malformed::EmptyBlock(block)).into());
             }
             for &inst in insts {
+                let start = self.body.len();
                 self.lower_inst(inst, next).map_err(|kind| {
                     let span = self.func.spans[inst];
                     IselError {
@@ -691,9 +699,26 @@ impl Isel<'_> {
                         span: (!span.is_none()).then_some(span),
                     }
                 })?;
+                self.mark_location(start, self.func.spans[inst]);
             }
         }
         Ok(())
+    }
+
+    /// With `-lineinfo`, marks the instructions selected since `start` as
+    /// coming from `span`: a [`MInst::Loc`] before the first of them that
+    /// is not a label (a label stays at the head of its block, as the
+    /// block structure of `cfg.rs` and the register allocator need).
+    /// Nothing is marked for an instruction without a span (made by a
+    /// pass), or that selected nothing.
+    fn mark_location(&mut self, start: usize, span: SourceSpan) {
+        if !self.locations || span.is_none() {
+            return;
+        }
+        let first = (start..self.body.len()).find(|&i| !matches!(self.body[i], MInst::Label(_)));
+        if let Some(at) = first {
+            self.body.insert(at, MInst::Loc(span));
+        }
     }
 
     /// Removes labels no branch names (blocks only reached by falling
