@@ -1,7 +1,8 @@
 //! C idioms of older and macro-heavy CUDA code, against nvcc: `register`
 //! (removed by C++17, still taken by nvcc in device code), pragmas that
-//! macros carry through `_Pragma("...")`, and the hints
-//! `__builtin_expect` and `__builtin_assume`.
+//! macros carry through `_Pragma("...")`, the hints `__builtin_expect`
+//! and `__builtin_assume`, and GCC's bit builtins (`__builtin_popcount`,
+//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms).
 //! `tests/fixtures/c_idioms/c_idioms.cu` compiled by kernelc and by nvcc
 //! (both through ptxas) gives the same buffers on the emulator, and each
 //! pragma acts as its directive does.
@@ -11,7 +12,7 @@ mod common;
 use common::{emu_buffers, fixture_ptx_and_nvcc, kernelc, scratch, stderr};
 
 /// The kernels of c_idioms.cu and their arguments for 64 threads.
-const KERNELS: [(&str, &[&str]); 4] = [
+const KERNELS: [(&str, &[&str]); 5] = [
     ("_Z4sum4PKiPi", &["i32[]:rand:512:3", "i32[]:zeros:64"]),
     ("_Z4sum8PKiPi", &["i32[]:rand:512:4", "i32[]:zeros:64"]),
     (
@@ -22,6 +23,7 @@ const KERNELS: [(&str, &[&str]); 4] = [
         "_Z5hintsPKiPii",
         &["i32[]:rand:64:6", "i32[]:zeros:64", "i32:40"],
     ),
+    ("_Z4bitsPKjPi", &["u32[]:rand:64:7", "i32[]:zeros:64"]),
 ];
 
 #[test]

@@ -344,6 +344,15 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__clzll" => (I::Clz, vec![CType::LONG], CType::INT),
         "__ffs" => (I::Ffs, vec![CType::INT], CType::INT),
         "__ffsll" => (I::Ffs, vec![CType::LONG], CType::INT),
+        // GCC's bit builtins that nvcc takes in device code (code shared
+        // with the host writes them), with GCC's parameter types; nvcc
+        // declares the `l` forms host-only.
+        "__builtin_popcount" => (I::Popc, vec![CType::UINT], CType::INT),
+        "__builtin_popcountll" => (I::Popc, vec![CType::ULONG], CType::INT),
+        "__builtin_clz" => (I::Clz, vec![CType::UINT], CType::INT),
+        "__builtin_clzll" => (I::Clz, vec![CType::ULONG], CType::INT),
+        "__builtin_ffs" => (I::Ffs, vec![CType::INT], CType::INT),
+        "__builtin_ffsll" => (I::Ffs, vec![CType::LONG], CType::INT),
         "__brev" => (I::Brev, vec![CType::UINT], CType::UINT),
         "__brevll" => (I::Brev, vec![CType::ULONG], CType::ULONG),
         "__isGlobal" => (I::IsSpace(SpaceKind::Global), vec![void_ptr], CType::UINT),
