@@ -154,7 +154,21 @@ pub struct SourceArgs {
     /// (sets `__cplusplus`, as nvcc).
     #[arg(long = "std", value_name = "c++NN")]
     pub std: Option<String>,
+    /// Options for the host compiler (`-Xcompiler A,B`,
+    /// `--compiler-options A,B`; repeatable). nvcc's device pass sees what
+    /// the host preprocessor makes of them: `-DNAME[=VALUE]`, and
+    /// `-fopenmp`'s `_OPENMP`; the rest is the host compiler's alone.
+    #[arg(
+        long = "compiler-options",
+        value_name = "OPTS",
+        allow_hyphen_values = true
+    )]
+    pub compiler_options: Vec<String>,
 }
+
+/// `_OPENMP` as GCC defines it with `-fopenmp` (OpenMP 4.5, every GCC
+/// from 9 on; nvcc's device pass sees it through the host preprocessor).
+const GCC_OPENMP_VERSION: &str = "201511";
 
 impl SourceArgs {
     /// The macros these flags define, before the `-D`s (so a `-D` wins).
@@ -166,7 +180,29 @@ impl SourceArgs {
         if self.relaxed_constexpr {
             defines.push(("__CUDACC_RELAXED_CONSTEXPR__".to_string(), None));
         }
+        defines.extend(self.host_compiler_defines());
         defines
+    }
+
+    /// The macros the host compiler's options define on the device side
+    /// too: `-fopenmp`'s `_OPENMP`, and `-D`s (a name nvcc's preprocessor
+    /// would refuse is left to the host compiler's error).
+    fn host_compiler_defines(&self) -> Vec<(String, Option<String>)> {
+        let options = self.compiler_options.iter().flat_map(|o| o.split(','));
+        options
+            .filter_map(|option| {
+                if option == "-fopenmp" {
+                    return Some(("_OPENMP".to_string(), Some(GCC_OPENMP_VERSION.to_string())));
+                }
+                let define = option.strip_prefix("-D")?;
+                let (name, value) = match define.split_once('=') {
+                    Some((name, value)) => (name, Some(value.to_string())),
+                    None => (define, None),
+                };
+                crate::frontend::check_define_name(name).ok()?;
+                Some((name.to_string(), value))
+            })
+            .collect()
     }
 
     /// `-std=`'s standard, checked.
@@ -322,21 +358,31 @@ pub struct CompileArgs {
 pub const MAX_THREADS: i64 = 1024;
 
 /// Rewrites nvcc's single-dash long options into the spellings clap knows:
-/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-lineinfo`, `-rdc=true` / `-rdc true`, `-include FILE`, `-std=c++17`,
-/// `-extended-lambda`, `-expt-relaxed-constexpr`, the one-dash spellings of the
+/// `-arch=sm_90` / `-arch sm_90`, `-ptx`, `-lineinfo`, `-rdc=true` / `-rdc true`, `-include FILE`,
+/// `-std=c++17`, `-extended-lambda`, `-expt-relaxed-constexpr`, `-Xcompiler OPTS`, the one-dash
+/// spellings of the
 /// floating-point options (`-ftz=true`, `-prec-div=false`, ...) and clang's
 /// `-ferror-limit=N`. An argument that is not UTF-8 is none of these and
 /// passes through unchanged (it may be a file name).
 pub fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
     let mut out: Vec<OsString> = Vec::new();
     let mut skip_all_warnings = false;
+    let mut host_options_next = false;
     for os_arg in args {
         let after_werror = std::mem::take(&mut skip_all_warnings);
         let Some(arg) = os_arg.to_str() else {
             out.push(os_arg);
             continue;
         };
-        if let Some(v) = arg.strip_prefix("-arch=") {
+        if std::mem::take(&mut host_options_next) {
+            // The host compiler's options start with a dash: joined to the
+            // option, clap cannot take them for options of its own.
+            out.push(format!("--compiler-options={arg}").into());
+        } else if arg == "-Xcompiler" || arg == "--compiler-options" {
+            host_options_next = true;
+        } else if let Some(v) = arg.strip_prefix("-Xcompiler=") {
+            out.push(format!("--compiler-options={v}").into());
+        } else if let Some(v) = arg.strip_prefix("-arch=") {
             out.push(format!("--gpu-architecture={v}").into());
         } else if arg == "-arch" {
             out.push("--gpu-architecture".into());
@@ -375,6 +421,10 @@ pub fn normalize_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
         } else {
             out.push(os_arg);
         }
+    }
+    if host_options_next {
+        // `-Xcompiler` last: clap reports the missing value.
+        out.push("--compiler-options".into());
     }
     out
 }

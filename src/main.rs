@@ -22,7 +22,8 @@
 //!   --track-int2ptr, --memspace-assume-global (unsafe), --dump-ip-msp,
 //!   --explain-memspace, --memspace-verbose, -Wgeneric
 //! source flags: -I DIR (-IDIR, --include-path DIR), -include FILE (--pre-include),
-//!   -std=c++NN, --extended-lambda (--expt-extended-lambda), --expt-relaxed-constexpr
+//!   -std=c++NN, --extended-lambda (--expt-extended-lambda), --expt-relaxed-constexpr,
+//!   -Xcompiler OPTS (--compiler-options OPTS)
 //! restrict knobs: --process-restrict=0|1, --apply-multi-level-restrict,
 //!   --allow-restrict-in-struct, --dump-restrict, --explain-nc
 //! ```

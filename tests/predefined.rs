@@ -141,6 +141,8 @@ const FLAG_MACROS: &[&str] = &[
     "__unix__",
     "__CUDACC_EXTENDED_LAMBDA__",
     "__CUDACC_RELAXED_CONSTEXPR__",
+    "_OPENMP",
+    "KERNELC_HOST_FLAG",
 ];
 
 /// What `text` becomes in the token stream of the `kernelc` binary given
@@ -184,6 +186,16 @@ fn the_source_flags_define_what_nvcc_defines() {
             "-std=c++14",
             "--extended-lambda",
             "--expt-relaxed-constexpr",
+        ],
+        // The host compiler's options reach the device side through its
+        // preprocessor: `-fopenmp`'s `_OPENMP`, `-D`s; the rest is ignored.
+        &["-Xcompiler", "-fopenmp"],
+        &["-Xcompiler=-fopenmp,-DKERNELC_HOST_FLAG=3"],
+        &[
+            "--compiler-options",
+            "-O2,-DKERNELC_HOST_FLAG",
+            "-Xcompiler",
+            "-Wall",
         ],
     ] {
         let nvcc_defs = nvcc_defines_with(&nvcc, "sm_80", flags);

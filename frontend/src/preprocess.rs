@@ -10,7 +10,8 @@
 //! without an `#include`, `#include` and `#include_next` of files (found as
 //! [`crate::include`] says, read through the caller's loader, lexed and
 //! preprocessed in place) and of the headers in [`crate::headers`],
-//! `__has_include`, `#pragma unroll [N]` and `#pragma once`. Other pragmas
+//! `__has_include`, `#pragma unroll [N]` and `#pragma once` (also as the
+//! `_Pragma("...")` operator, which macros carry). Other pragmas
 //! are ignored with a warning; other directives are rejected with a
 //! diagnostic rather than silently misinterpreted.
 //!
@@ -297,6 +298,23 @@ fn is_punct(t: &Token, p: Punct) -> bool {
     t.kind == TokenKind::Punct(p)
 }
 
+/// The string of `_Pragma ( "..." )` when `toks` starts with one.
+fn pragma_operator(toks: &[Token]) -> Option<String> {
+    match toks {
+        [name, open, words, close, ..]
+            if name.text == "_Pragma"
+                && is_punct(open, Punct::LParen)
+                && is_punct(close, Punct::RParen) =>
+        {
+            match &words.kind {
+                TokenKind::Str(s) => Some(s.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// A token made by the preprocessor (`#pragma` markers, `#if` values).
 fn synth(kind: TokenKind, text: &str, span: Span) -> Token {
     Token {
@@ -442,6 +460,11 @@ impl Pp<'_> {
         while i < toks.len() {
             let tok = &toks[i];
             let at = span.unwrap_or(tok.span);
+            if let Some(words) = pragma_operator(&toks[i..]) {
+                self.pragma_operator(&words, at, out);
+                i += 4;
+                continue;
+            }
             let is_macro = is_name(tok) && !active.contains(&tok.text);
             if is_macro && !self.macros.contains_key(&tok.text) {
                 if let Some(t) = self.dynamic_macro(&tok.text, at) {
@@ -535,6 +558,24 @@ impl Pp<'_> {
             active.pop();
             i = close + 1;
         }
+    }
+
+    /// `_Pragma("words")` at `at`: the words lexed and read as a
+    /// `#pragma` directive's (C 6.10.9), so a macro can carry a pragma.
+    fn pragma_operator(&mut self, words: &str, at: Span, out: &mut Vec<Token>) {
+        let (mut tokens, errs) = lex_raw(words);
+        if !errs.is_empty() {
+            self.error(
+                at,
+                Code::E0010,
+                "`_Pragma`'s string is not a pragma's words",
+            );
+            return;
+        }
+        for t in &mut tokens {
+            t.span = at;
+        }
+        self.pragma(&tokens, at, out);
     }
 
     /// `__LINE__` (the line of the outermost macro use, as in C) and
@@ -768,33 +809,7 @@ impl Pp<'_> {
                 None => self.error(whole, Code::E0010, "macro name missing after `#undef`"),
             },
             "include" | "include_next" => self.include(rest, whole, name == "include_next", out),
-            "pragma" => match rest.first().map(|t| t.text.as_str()) {
-                Some("unroll") => {
-                    out.push(synth(
-                        TokenKind::Keyword(Keyword::PragmaUnroll),
-                        "#pragma unroll",
-                        whole,
-                    ));
-                    self.expand_seq(&rest[1..], None, &mut Vec::new(), out);
-                    out.push(synth(
-                        TokenKind::Keyword(Keyword::PragmaEnd),
-                        "#pragma end",
-                        whole,
-                    ));
-                }
-                Some("once") => {
-                    if let Some(id) = self.stack.last().and_then(|&f| self.found[f].1.clone()) {
-                        self.once.insert(id);
-                    }
-                }
-                Some("kernelc") if self.in_kernelc_header() => {
-                    self.kernelc_pragma(&rest[1..], whole)
-                }
-                _ => self.diags.push(
-                    Diagnostic::warning(whole, Code::W0006, "unknown `#pragma` ignored")
-                        .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
-                ),
-            },
+            "pragma" => self.pragma(rest, whole, out),
             "warning" => {
                 let text = match (rest.first(), rest.last()) {
                     (Some(a), Some(b)) => self.map.slice(a.span.to(b.span)).to_string(),
@@ -879,6 +894,36 @@ impl Pp<'_> {
             .file(current)
             .name()
             .starts_with(crate::prune::HEADER_PREFIX)
+    }
+
+    /// A `#pragma`'s words (`rest`, after `pragma`), from the directive or
+    /// from a `_Pragma("...")` operator.
+    fn pragma(&mut self, rest: &[Token], whole: Span, out: &mut Vec<Token>) {
+        match rest.first().map(|t| t.text.as_str()) {
+            Some("unroll") => {
+                out.push(synth(
+                    TokenKind::Keyword(Keyword::PragmaUnroll),
+                    "#pragma unroll",
+                    whole,
+                ));
+                self.expand_seq(&rest[1..], None, &mut Vec::new(), out);
+                out.push(synth(
+                    TokenKind::Keyword(Keyword::PragmaEnd),
+                    "#pragma end",
+                    whole,
+                ));
+            }
+            Some("once") => {
+                if let Some(id) = self.stack.last().and_then(|&f| self.found[f].1.clone()) {
+                    self.once.insert(id);
+                }
+            }
+            Some("kernelc") if self.in_kernelc_header() => self.kernelc_pragma(&rest[1..], whole),
+            _ => self.diags.push(
+                Diagnostic::warning(whole, Code::W0006, "unknown `#pragma` ignored")
+                    .with_note("kernelc acts on `#pragma unroll` and `#pragma once`"),
+            ),
+        }
     }
 
     /// `#pragma kernelc unsupported NAME... "WHAT"` in a kernelc header:

@@ -65,7 +65,6 @@ pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
         Template | Typename => "`template`",
         New => "`new`",
         Delete => "`delete`",
-        Register => "`register`",
         Throw | Try | Catch => "exception handling",
         Asm | Asm2 => "inline assembly",
         Decltype => "`decltype`",
@@ -254,6 +253,7 @@ impl Parser<'_> {
                             | Keyword::Extern
                             | Keyword::Auto
                             | Keyword::Constexpr
+                            | Keyword::Register
                     )
                 ))
     }
@@ -306,6 +306,9 @@ impl Parser<'_> {
                             ds.auto = Some(tok.span);
                         }
                         Keyword::Volatile => ts.is_volatile = true,
+                        // A hint without meaning, which C++17 removed and
+                        // nvcc still accepts (silently) in device code.
+                        Keyword::Register => {}
                         Keyword::Restrict | Keyword::Restrict2 | Keyword::CRestrict => {
                             ts.restrict = Some(tok.span)
                         }

@@ -344,6 +344,15 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__clzll" => (I::Clz, vec![CType::LONG], CType::INT),
         "__ffs" => (I::Ffs, vec![CType::INT], CType::INT),
         "__ffsll" => (I::Ffs, vec![CType::LONG], CType::INT),
+        // GCC's bit builtins that nvcc takes in device code (code shared
+        // with the host writes them), with GCC's parameter types; nvcc
+        // declares the `l` forms host-only.
+        "__builtin_popcount" => (I::Popc, vec![CType::UINT], CType::INT),
+        "__builtin_popcountll" => (I::Popc, vec![CType::ULONG], CType::INT),
+        "__builtin_clz" => (I::Clz, vec![CType::UINT], CType::INT),
+        "__builtin_clzll" => (I::Clz, vec![CType::ULONG], CType::INT),
+        "__builtin_ffs" => (I::Ffs, vec![CType::INT], CType::INT),
+        "__builtin_ffsll" => (I::Ffs, vec![CType::LONG], CType::INT),
         "__brev" => (I::Brev, vec![CType::UINT], CType::UINT),
         "__brevll" => (I::Brev, vec![CType::ULONG], CType::ULONG),
         "__isGlobal" => (I::IsSpace(SpaceKind::Global), vec![void_ptr], CType::UINT),
@@ -423,6 +432,10 @@ impl Checker {
                 self.assert_call(args, span)
             });
         }
+        if matches!(name, "__builtin_expect" | "__builtin_assume") {
+            let args: Option<Vec<Expr>> = args.into_iter().collect();
+            return Some(args.and_then(|a| self.optimizer_hint(name, a, span)));
+        }
         let (base, scope) = strip_scope(name);
         let known = atomic_kind(base).is_some()
             || name == "__dp4a"
@@ -458,6 +471,37 @@ impl Checker {
         } else {
             self.ldg(args, span)
         })
+    }
+
+    /// The optimizer hints CUDA code writes (`LIKELY(x)` macros, CUDA's
+    /// documented `__builtin_assume`): `__builtin_expect(v, c)` is `v` as a
+    /// `long`, and `__builtin_assume(e)` is nothing, its operand not
+    /// evaluated (as clang, nvcc's model, defines it). kernelc's passes
+    /// prove what they use, so a hint only has to keep its value.
+    fn optimizer_hint(&mut self, name: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if name == "__builtin_assume" {
+            if !self.arg_count(name, &args, 1, 1, span) {
+                return None;
+            }
+            let nothing = Expr {
+                kind: ExprKind::IntConst(0),
+                ty: CType::INT,
+                span,
+            };
+            return Some(Expr {
+                kind: ExprKind::Cast {
+                    kind: crate::typed::CastKind::ToVoid,
+                    expr: Box::new(nothing),
+                },
+                ty: CType::Void,
+                span,
+            });
+        }
+        if !self.arg_count(name, &args, 2, 2, span) {
+            return None;
+        }
+        let mut args = self.convert_args(name, args, &[CType::LONG, CType::LONG])?;
+        Some(args.swap_remove(0))
     }
 
     /// `__dp4a(a, b, c)`: CUDA's overloads `(int, int, int)`, `(unsigned,

@@ -1,0 +1,102 @@
+//! C idioms of older and macro-heavy CUDA code, against nvcc: `register`
+//! (removed by C++17, still taken by nvcc in device code), pragmas that
+//! macros carry through `_Pragma("...")`, the hints `__builtin_expect`
+//! and `__builtin_assume`, and GCC's bit builtins (`__builtin_popcount`,
+//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms).
+//! `tests/fixtures/c_idioms/c_idioms.cu` compiled by kernelc and by nvcc
+//! (both through ptxas) gives the same buffers on the emulator, and each
+//! pragma acts as its directive does.
+
+mod common;
+
+use common::{emu_buffers, fixture_ptx_and_nvcc, kernelc, scratch, stderr};
+
+/// The kernels of c_idioms.cu and their arguments for 64 threads.
+const KERNELS: [(&str, &[&str]); 5] = [
+    ("_Z4sum4PKiPi", &["i32[]:rand:512:3", "i32[]:zeros:64"]),
+    ("_Z4sum8PKiPi", &["i32[]:rand:512:4", "i32[]:zeros:64"]),
+    (
+        "_Z7pragmasPKiPii",
+        &["i32[]:rand:64:5", "i32[]:zeros:64", "i32:9"],
+    ),
+    (
+        "_Z5hintsPKiPii",
+        &["i32[]:rand:64:6", "i32[]:zeros:64", "i32:40"],
+    ),
+    ("_Z4bitsPKjPi", &["u32[]:rand:64:7", "i32[]:zeros:64"]),
+];
+
+#[test]
+fn register_pragma_operators_and_hints_compute_what_nvcc_computes() {
+    let dir = scratch("c-idioms");
+    let fixture = common::root().join("tests/fixtures/c_idioms/c_idioms.cu");
+    let (ours_ptx, theirs_ptx) = fixture_ptx_and_nvcc(&fixture, &dir);
+    // `_Pragma("unroll 1")` is `#pragma unroll 1`: the loop stays, marked.
+    assert!(
+        ours_ptx.contains(".pragma \"nounroll\";"),
+        "no nounroll in\n{ours_ptx}"
+    );
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs_text = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert!(theirs_text.contains(".pragma \"nounroll\";"));
+    for (k, kernel) in KERNELS.iter().enumerate() {
+        let ours = emu_buffers(
+            &dir.join("kernelc.ptx"),
+            *kernel,
+            &dir.join(format!("ours{k}")),
+        );
+        let theirs = emu_buffers(&theirs_ptx, *kernel, &dir.join(format!("theirs{k}")));
+        assert_eq!(ours, theirs, "{}", kernel.0);
+    }
+}
+
+/// kernelc's tokens for `source`.
+fn tokens(name: &str, source: &str) -> String {
+    let dir = scratch(name);
+    let src = dir.join("k.cu");
+    std::fs::write(&src, source).unwrap();
+    let o = kernelc(&[src.to_str().unwrap(), "--emit", "tokens"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    common::stdout(&o)
+        .lines()
+        .map(|l| l.rsplit_once(" @").map_or(l, |(t, _)| t).to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_pragma_operator_is_its_directive() {
+    let directive = tokens("pragma-directive", "#pragma unroll 4\nfor\n");
+    let operator = tokens("pragma-operator", "_Pragma(\"unroll 4\") for\n");
+    assert_eq!(directive, operator);
+    let through_macro = tokens(
+        "pragma-macro",
+        "#define UNROLL(n) _Pragma(#n)\nUNROLL(unroll 4) for\n",
+    );
+    assert_eq!(directive, through_macro);
+}
+
+#[test]
+fn simd_video_intrinsics_are_named_as_unsupported() {
+    let dir = scratch("simd-video");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "__global__ void k(unsigned *p) { p[0] = __vaddus4(p[1], p[2]); }\n",
+    )
+    .unwrap();
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("k.ptx").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("error[E0002]: `__vaddus4` (a SIMD video intrinsic) is not supported"),
+        "{err}"
+    );
+    assert!(err.contains("k.cu:1:"), "{err}");
+}
