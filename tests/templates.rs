@@ -682,3 +682,101 @@ fn host_uses_with_different_class_instances_are_different_instances() {
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// `std::min`/`std::max` in device code under `--expt-relaxed-constexpr`:
+/// every buffer equals nvcc's on the emulator (NaN arguments included, which
+/// the library's `<` picks unlike `fminf`); without the flag each call is
+/// nvcc's E0017, and arguments of two types fail deduction as in nvcc.
+#[test]
+fn std_min_and_max_are_the_librarys_under_relaxed_constexpr() {
+    let dir = scratch("templates-std-min-max");
+    let src = fixture("std_min_max.cu");
+    let args: &[&str] = &[
+        "f32[]:rand:33:1",
+        "f32[]:zeros:192",
+        "i32[]:rand:33:2",
+        "i32[]:zeros:96",
+        "f64[]:rand:33:3",
+        "f64[]:zeros:32",
+    ];
+    let kernel = ("_Z1kPKfPfPKiPiPKdPd", args);
+    let shape = ["--grid", "1", "--block", "32", "--fmad=false"];
+    let ours = dir.join("ours.ptx");
+    let (s, o) = (src.to_str().unwrap(), ours.to_str().unwrap());
+    let relaxed = kernelc(&[s, "-arch=sm_90", "--expt-relaxed-constexpr", "-o", o]);
+    assert!(relaxed.status.success(), "{}", stderr(&relaxed));
+    let text = std::fs::read_to_string(&ours).unwrap();
+    common::assert_ptxas_accepts(&text, "sm_90", "std_min_max.cu");
+    let mine = common::launch_buffers(&ours, "emu", kernel, &dir.join("mine"), &shape);
+    let strict = kernelc(&[s, "-arch=sm_90", "-o", o]);
+    assert_eq!(strict.status.code(), Some(1));
+    let err = stderr(&strict);
+    for name in ["std::min", "std::max"] {
+        assert!(
+            err.contains(&format!(
+                "error[E0017]: calling constexpr host function `{name}` from device code is not allowed"
+            )),
+            "{name}: {err}"
+        );
+    }
+    assert!(
+        !err.contains("std_min_max.cu:7:"),
+        "the file-scope static_assert: {err}"
+    );
+    rejects(
+        "__global__ void k(float *f) { f[0] = std::max(f[1], 0); }\n",
+        "E0007",
+        "no instance of `std::max` matches the argument types (`float`, `int`)",
+    );
+    let Some(nvcc) = common::nvcc_or_skip("std::min/max through nvcc") else {
+        return;
+    };
+    let theirs = dir.join("theirs.ptx");
+    let flags = ["--expt-relaxed-constexpr".to_string()];
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &flags, &theirs);
+    let expected = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nv"), &shape);
+    assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
+}
+
+/// A kernel template instantiated from a host function template of a
+/// namespace through a local alias of a traits template's member type,
+/// selected by an enum class value (a partial specialization's pattern);
+/// a parameter of dependent member type (`typename Wide<T>::type *`) is
+/// spelled in the name as nvcc spells it, and the instances compute what
+/// nvcc's do.
+#[test]
+fn traits_chosen_policies_are_nvccs() {
+    let dir = scratch("templates-policies");
+    let src = fixture("traits_policies.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let short = "_ZN3pol7combineIsLi128ENS_3MaxIsEEEEvPKT_PNS_4WideIS3_E4typeEi";
+    let expected: BTreeSet<String> = [
+        "_ZN3pol7combineIfLi128ENS_3SumIfEEEEvPKT_PNS_4WideIS3_E4typeEi",
+        "_ZN3pol7combineIiLi128ENS_3MaxIiEEEEvPKT_PNS_4WideIS3_E4typeEi",
+        short,
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    let launches: [(&str, &[&str]); 2] = [
+        (
+            "_ZN3pol7combineIfLi128ENS_3SumIfEEEEvPKT_PNS_4WideIS3_E4typeEi",
+            &["f32[]:rand:300:1", "f32[]:zeros:300", "i32:300"],
+        ),
+        (short, &["i16[]:rand:300:2", "i32[]:zeros:300", "i32:300"]),
+    ];
+    let shape = ["--grid", "3", "--block", "128"];
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "traits_policies.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    for kernel in launches {
+        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+        assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+    }
+}

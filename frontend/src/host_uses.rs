@@ -50,6 +50,10 @@ pub(crate) struct TemplateUse {
     /// deduction, which the checker does (`args` and `call` may name
     /// them).
     pub frames: Vec<HostFrame>,
+    /// The namespace of the host function the use is written in, where
+    /// its arguments' names are looked up (`using Op = typename
+    /// OpFor<K, T>::type;` in `reduce::run` names `reduce::OpFor`).
+    pub scope: Vec<String>,
 }
 
 /// A call of a host function template whose template arguments are
@@ -81,6 +85,8 @@ struct HostFn<'t> {
     /// The `const`/`constexpr` locals of its body, by name: their value's
     /// token range.
     consts: FxHashMap<&'t str, (usize, usize)>,
+    /// The namespace it is declared in.
+    scope: Vec<String>,
 }
 
 /// A use as written: the template's name and each argument's token range
@@ -103,14 +109,15 @@ struct RawUse {
 }
 
 /// Finds the uses of `device_templates` in the host functions `host_fns`
-/// (token ranges `start..end` of whole declarations), following host
+/// (token ranges `start..end` of whole declarations, each with the
+/// namespace it is declared in), following host
 /// function templates through their own uses; `file_consts` are the
 /// file-scope `const` variables' declarations, `globals` every file-scope
 /// declaration a launch's arguments may name.
 pub(crate) fn find(
     tokens: &[Token],
     device_templates: &FxHashSet<&str>,
-    host_fns: &[(usize, usize)],
+    host_fns: &[(usize, usize, Vec<String>)],
     file_consts: &[(usize, usize)],
     globals: &[(usize, usize)],
 ) -> HostUses {
@@ -122,11 +129,12 @@ pub(crate) fn find(
     let free_fns = host_fns.len();
     let mut all_fns = host_fns.to_vec();
     for &(start, end) in globals {
-        all_fns.extend(member_templates(tokens, start, end));
+        let members = member_templates(tokens, start, end);
+        all_fns.extend(members.into_iter().map(|(s, e)| (s, e, Vec::new())));
     }
     let host_fns = &all_fns[..];
     // Names of host templates first: a use is of a device or a host template.
-    for &(start, end) in host_fns {
+    for &(start, end, _) in host_fns {
         if let Some((name, params)) = template_header(tokens, start, end) {
             host_templates.entry(name).or_default();
             fns.push((Some(name), empty_fn(params)));
@@ -142,7 +150,9 @@ pub(crate) fn find(
     let wanted = |name: &str| device_templates.contains(name) || host_templates.contains_key(name);
     // After `.` or `->` only a member function template is a use.
     let members = |name: &str| host_templates.contains_key(name);
-    for (f, &(start, end)) in fns.iter_mut().zip(host_fns) {
+    for (f, (start, end, scope)) in fns.iter_mut().zip(host_fns) {
+        let (start, end) = (*start, *end);
+        f.1.scope = scope.clone();
         let body = (start..end)
             .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
             .unwrap_or(end);
@@ -199,6 +209,7 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         params,
         uses: Vec::new(),
         consts: FxHashMap::default(),
+        scope: Vec::new(),
     }
 }
 
@@ -269,6 +280,7 @@ impl<'t> Search<'_, 't> {
                         deduced: true,
                         call,
                         frames: frames.to_vec(),
+                        scope: host.scope.clone(),
                     });
                 }
                 continue;
@@ -301,6 +313,7 @@ impl<'t> Search<'_, 't> {
                         deduced: false,
                         call,
                         frames: frames.to_vec(),
+                        scope: host.scope.clone(),
                     });
                 }
             } else if depth < MAX_HOST_DEPTH

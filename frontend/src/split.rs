@@ -88,7 +88,7 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     let crate::host_uses::HostUses {
         uses: template_uses,
         templates: host_templates,
-    } = splitter.template_uses();
+    } = splitter.template_uses(&nodes);
     splitter.keep_launch_types(&template_uses, &host_templates);
     let host_lambdas = splitter.host_lambdas(&nodes);
     let mut device = Vec::new();
@@ -831,7 +831,7 @@ impl<'t> Splitter<'t> {
 
     /// The instantiations of device function templates that host code
     /// asks for (`crate::host_uses`).
-    fn template_uses(&self) -> crate::host_uses::HostUses {
+    fn template_uses(&self, nodes: &[Node]) -> crate::host_uses::HostUses {
         let starts_template = |d: &Decl| {
             self.tokens
                 .get(d.start)
@@ -856,8 +856,12 @@ impl<'t> Splitter<'t> {
                 .map(|d| (d.start, d.end))
                 .collect()
         };
-        let host_fns =
-            ranges(&|r| matches!(r, Role::Host(HostKind::Function) | Role::HostConstexpr));
+        let mut scoped = Vec::new();
+        self.host_functions(nodes, &mut Vec::new(), &mut 0, &mut scoped);
+        let host_fns: Vec<(usize, usize, Vec<String>)> = scoped
+            .into_iter()
+            .map(|f| (f.start, f.end, f.scope))
+            .collect();
         let file_consts = ranges(&|r| r == Role::Shared);
         let globals = ranges(&|r| matches!(r, Role::Shared | Role::Host(HostKind::Variable)));
         crate::host_uses::find(

@@ -474,11 +474,52 @@ fn default_arguments_missing_are_located_errors() {
 }
 
 #[test]
-fn std_names_the_cmath_functions_only() {
+fn std_names_the_cmath_functions_and_min_max_only() {
     ok("__global__ void k(float *o) { o[0] = std::abs(o[1]) + std::pow(o[2], 2) + std::sqrt(o[3]); }");
-    let r = errors("__global__ void k(float *o) { o[0] = std::min(o[1], o[2]); }");
+    let r = errors("__global__ void k(float *o) { o[0] = std::swap(o[1], o[2]); }");
     assert!(r.contains("error[E0002]"), "{r}");
-    assert!(r.contains("`std::min` is not supported by kernelc"), "{r}");
+    assert!(r.contains("`std::swap` is not supported by kernelc"), "{r}");
+    // std::min is a host constexpr template: nvcc's E0017 without the flag.
+    let r = errors("__global__ void k(float *o) { o[0] = std::min(o[1], o[2]); }");
+    assert!(r.contains("error[E0017]"), "{r}");
+    assert!(
+        r.contains("calling constexpr host function `std::min` from device code is not allowed"),
+        "{r}"
+    );
+}
+
+/// Checks `src` under `--expt-relaxed-constexpr`.
+fn check_relaxed(src: &str) -> Result<frontend::typed::Program, String> {
+    let mut opts = frontend::Options::default();
+    opts.defines.push((
+        "__CUDACC_RELAXED_CONSTEXPR__".to_string(),
+        Some("1".to_string()),
+    ));
+    frontend::check(src, &opts).map_err(|d| frontend::render_diagnostics("test.cu", src, &d))
+}
+
+#[test]
+fn std_min_max_deduce_one_type_and_fold_constants() {
+    check_relaxed(
+        "static_assert(std::max(2, 3) == 3, \"folds\");\n\
+         __global__ void k(float *o, int *i) {\n\
+           constexpr int c = std::min(4, 9);\n\
+           int a[std::max(c, 2)];\n\
+           a[0] = std::max(i[0], i[1]);\n\
+           o[0] = std::min(o[1], o[2]) + a[0] + sizeof(a);\n\
+         }",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let r = check_relaxed("__global__ void k(float *o) { o[0] = std::max(o[1], 1); }")
+        .expect_err("two argument types");
+    assert!(r.contains("error[E0007]"), "{r}");
+    assert!(
+        r.contains("no instance of `std::max` matches the argument types (`float`, `int`)"),
+        "{r}"
+    );
+    let r = check_relaxed("__global__ void k(float *o) { o[0] = std::max(o[1], o[2], o[3]); }")
+        .expect_err("a comparator");
+    assert!(r.contains("error[E0002]"), "{r}");
 }
 
 #[test]

@@ -231,7 +231,12 @@ impl Parser<'_> {
             if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(def) {
                 // A member of a dependent instance: dependent too.
                 self.pos += 2;
-                return Ok((ty, false, Spelling::Plain));
+                let def = def.clone();
+                return Ok((
+                    self.dependent_member(&def, &member.text),
+                    false,
+                    Spelling::Plain,
+                ));
             }
             let msg = format!("no member type `{}` in `{}`", member.text, def.name);
             return self.error(member.span, Code::E0001, msg);
@@ -636,7 +641,6 @@ impl Parser<'_> {
         sub.names = self.names.at_namespace_scope(scope);
         sub.instance_depth = self.instance_depth + 1;
         sub.instancing = Some((tag.to_string(), instance));
-        sub.constants = self.constants.clone();
         let items = sub.external_decl(false);
         for d in sub.diags.drain(..) {
             let d = if d.severity == crate::diag::Severity::Error {
@@ -701,6 +705,23 @@ impl Parser<'_> {
         CType::Struct(def)
     }
 
+    /// The stand-in for member type `member` of the dependent instance
+    /// `def` (`typename Acc<T>::type`): an empty struct nested in the
+    /// instance, which its Itanium name spells (`N3AccIT_E4typeE`).
+    fn dependent_member(&mut self, def: &StructDef, member: &str) -> CType {
+        let key = super::names::join(&def.name, member);
+        if let Some(made) = self.structs.get(&key) {
+            return CType::Struct(made.clone());
+        }
+        let id = self.next_struct_id;
+        self.next_struct_id += 1;
+        let mut stand_in = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
+        stand_in.enclosing_instance = def.instance_of.clone();
+        let stand_in = Arc::new(stand_in);
+        self.structs.insert(key, stand_in.clone());
+        CType::Struct(stand_in)
+    }
+
     /// Whether `def` is the stand-in of a dependent instance.
     fn is_dependent_def(&self, def: &StructDef) -> bool {
         self.in_pattern
@@ -730,9 +751,11 @@ pub(crate) fn is_dependent_type(ty: &CType) -> bool {
     match ty {
         CType::Pointer { pointee, .. } => is_dependent_type(pointee),
         CType::Array { elem, .. } => is_dependent_type(elem),
+        // An instance, or a member type of one (`typename Acc<T>::type`).
         CType::Struct(s) => s
             .instance_of
             .as_ref()
+            .or(s.enclosing_instance.as_ref())
             .is_some_and(|i| i.args.iter().any(is_dependent_arg)),
         _ => false,
     }

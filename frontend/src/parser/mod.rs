@@ -335,6 +335,10 @@ impl<'t> Parser<'t> {
             next_struct_id: self.next_struct_id,
             names: self.names.clone(),
             classes: self.classes.clone(),
+            // Enumerators and integer constants: a partial
+            // specialization's pattern (`OpFor<Kind::Sum, T>`) and a host
+            // use's arguments are computed from them.
+            constants: self.constants.clone(),
             ..Parser::new(toks, eof, &crate::Options::default())
         };
         p.templates.by_name = self.templates.by_name.clone();

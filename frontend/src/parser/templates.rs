@@ -610,7 +610,7 @@ impl Parser<'_> {
         let args = if u.deduced {
             Some(Vec::new())
         } else {
-            self.host_use_args(&u.args)
+            self.host_use_args(&u.args, &u.scope)
         };
         let Some(args) = args else {
             let why = format!(
@@ -693,11 +693,13 @@ impl Parser<'_> {
         (sub.at_eof() && sub.diags.is_empty()).then_some(e)
     }
 
-    /// Each argument of a host use read as a template argument, or `None`.
-    fn host_use_args(&mut self, args: &[Vec<Token>]) -> Option<Vec<TemplateArg>> {
+    /// Each argument of a host use read as a template argument in the
+    /// namespace `scope` of the host function it is written in, or `None`.
+    fn host_use_args(&mut self, args: &[Vec<Token>], scope: &[String]) -> Option<Vec<TemplateArg>> {
         let mut out = Vec::new();
         for tokens in args {
             let mut sub = self.sub_parser(tokens, Vec::new());
+            sub.names.enter_scope(scope);
             let arg = sub.template_arg(false);
             let complete = sub.at_eof();
             let diags = std::mem::take(&mut sub.diags);

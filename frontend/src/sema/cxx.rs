@@ -266,19 +266,7 @@ impl Checker {
     /// The address of a new temporary holding `value` (C++'s temporary
     /// materialization): `(tmp = value, &tmp)`.
     pub(super) fn temporary_address(&mut self, value: Expr, span: Span) -> Option<Expr> {
-        let ty = value.ty.clone();
-        let tmp = self.declare_local("", ty.clone(), false, false, span);
-        self.mark_used(tmp);
-        let store = mk(
-            ExprKind::Assign {
-                target: Place::Local(tmp),
-                op: None,
-                value: Box::new(value),
-            },
-            ty.clone(),
-            span,
-        );
-        let local = mk(ExprKind::Local(tmp), ty, span);
+        let (store, local) = self.temporary(value, span);
         let addr = self.addr_of(local, span)?;
         let ty = addr.ty.clone();
         Some(mk(
@@ -742,5 +730,128 @@ impl Checker {
             }),
             None => StmtKind::Empty,
         }
+    }
+}
+
+impl Checker {
+    /// `std::min(a, b)` and `std::max(a, b)`: the C++ library's `constexpr`
+    /// host function templates over `const T &`, which nvcc's
+    /// `cuda_runtime.h` makes visible without an include. Device code may
+    /// call them only under `--expt-relaxed-constexpr`, as nvcc says. Each
+    /// is the library's comparison, `b < a ? b : a` (`a < b ? b : a` for
+    /// `max`), not CUDA's `fminf`: a NaN picks as in nvcc's PTX. Both
+    /// arguments deduce `T`, so they must have one type; constants fold.
+    /// Each argument is evaluated once, into a temporary.
+    pub(super) fn std_min_max(
+        &mut self,
+        is_max: bool,
+        at: Span,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Expr> {
+        let name = if is_max { "std::max" } else { "std::min" };
+        let [a, b] = args else {
+            self.error(
+                at,
+                Code::E0002,
+                format!("`{name}` with a comparison or an initializer list is not supported by kernelc (it takes two values of one arithmetic type)"),
+            );
+            return None;
+        };
+        let (a, b) = (self.expr(a), self.expr(b));
+        let (a, b) = (a?, b?);
+        if a.ty != b.ty || !a.ty.is_arithmetic() || a.ty.is_half() {
+            let msg = if a.ty == b.ty {
+                format!("`{name}` of `{}` values is not supported by kernelc (only of arithmetic types)", a.ty)
+            } else {
+                format!(
+                    "no instance of `{name}` matches the argument types (`{}`, `{}`)",
+                    a.ty, b.ty
+                )
+            };
+            let code = if a.ty == b.ty {
+                Code::E0002
+            } else {
+                Code::E0007
+            };
+            self.diags.push(
+                Diagnostic::error(span, code, msg)
+                    .with_note("its two arguments deduce one `T` (`const T &a, const T &b`)"),
+            );
+            return None;
+        }
+        // Overload resolution comes first, then where it may be called.
+        self.host_constexpr_call(name, None, at)?;
+        if let Some(b_first) = self.const_less(&a, &b, is_max) {
+            return Some(if b_first { b } else { a });
+        }
+        let (store_a, a) = self.temporary(a, span);
+        let (store_b, b) = self.temporary(b, span);
+        let (lhs, rhs) = if is_max {
+            (a.clone(), b.clone())
+        } else {
+            (b.clone(), a.clone())
+        };
+        let less = self.binary(ast::BinaryOp::Lt, lhs, rhs, span)?;
+        let cond = self.make_bool(less)?;
+        let ty = a.ty.clone();
+        let pick = mk(
+            ExprKind::Ternary {
+                cond: Box::new(cond),
+                then: Box::new(b),
+                els: Box::new(a),
+            },
+            ty.clone(),
+            span,
+        );
+        let comma = |lhs: Expr, rhs: Expr| {
+            mk(
+                ExprKind::Comma {
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                ty.clone(),
+                span,
+            )
+        };
+        Some(comma(store_a, comma(store_b, pick)))
+    }
+
+    /// Whether `std::max` (`is_max`) or `std::min` of the constants `a`
+    /// and `b` is `b`; `None` unless both are constants.
+    fn const_less(&self, a: &Expr, b: &Expr, is_max: bool) -> Option<bool> {
+        let less = if a.ty.is_integer() {
+            let (x, y) = (self.const_int(a)?, self.const_int(b)?);
+            if is_max {
+                x < y
+            } else {
+                y < x
+            }
+        } else {
+            let (x, y) = (self.const_float(a)?, self.const_float(b)?);
+            if is_max {
+                x < y
+            } else {
+                y < x
+            }
+        };
+        Some(less)
+    }
+
+    /// A new temporary holding `value`: its store, and a read of it.
+    fn temporary(&mut self, value: Expr, span: Span) -> (Expr, Expr) {
+        let ty = value.ty.clone();
+        let tmp = self.declare_local("", ty.clone(), false, false, span);
+        self.mark_used(tmp);
+        let store = mk(
+            ExprKind::Assign {
+                target: Place::Local(tmp),
+                op: None,
+                value: Box::new(value),
+            },
+            ty.clone(),
+            span,
+        );
+        (store, mk(ExprKind::Local(tmp), ty, span))
     }
 }

@@ -923,7 +923,7 @@ impl Checker {
 
     /// Binary arithmetic, bitwise, shift and comparison operators on typed
     /// operands (also used for compound assignment and `++`/`--`).
-    fn binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
+    pub(super) fn binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
         use BinaryOp as B;
         if l.ty.is_half() || r.ty.is_half() {
             return self.half_binary(op, l, r, span);
@@ -1396,7 +1396,7 @@ impl Checker {
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
         if self.sigs[sig_idx].host_constexpr {
-            self.host_constexpr_call(name, decl, callee)?;
+            self.host_constexpr_call(name, Some(decl), callee)?;
         }
         let refs = self.sigs[sig_idx].refs.clone();
         let is_method = self.sigs[sig_idx].is_method;
@@ -1574,15 +1574,19 @@ impl Checker {
     }
 
     /// `std::f(args)`: `<cmath>`'s functions (CUDA's device overloads of
-    /// them) are the built-ins of the same name; nvcc refuses the rest of
-    /// `std` in device code (`std::min` is a host `constexpr` function).
+    /// them) are the built-ins of the same name, and `std::min`/`std::max`
+    /// the host `constexpr` templates of the C++ library
+    /// (`Checker::std_min_max`); kernelc has no other function of `std`.
     fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if base == "min" || base == "max" {
+            return self.std_min_max(base == "max", at, args, span);
+        }
         if !super::builtins::is_cmath_function(base) && !super::builtins::is_cstring_function(base)
         {
             self.error(
                 at,
                 Code::E0002,
-                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions and `memcpy`/`memset`; nvcc refuses host functions such as `std::min`)"),
+                format!("`std::{base}` is not supported by kernelc (of `std`, device code may call `<cmath>`'s functions, `memcpy`/`memset` and, under `--expt-relaxed-constexpr`, `std::min`/`std::max`)"),
             );
             return None;
         }

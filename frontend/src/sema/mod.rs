@@ -418,11 +418,12 @@ impl Checker {
     }
 
     /// E0017 when device code calls the `constexpr` host function `name`
-    /// (declared at `decl`) without `--expt-relaxed-constexpr`, as nvcc
-    /// says. A file-scope constant expression (a `static_assert`, a
-    /// constant's initializer) and another `constexpr` host function may
-    /// call it: they are never device code of their own.
-    fn host_constexpr_call(&mut self, name: &str, decl: Span, span: Span) -> Option<()> {
+    /// (declared at `decl`; the C++ library's have no declaration here)
+    /// without `--expt-relaxed-constexpr`, as nvcc says. A file-scope
+    /// constant expression (a `static_assert`, a constant's initializer)
+    /// and another `constexpr` host function may call it: they are never
+    /// device code of their own.
+    fn host_constexpr_call(&mut self, name: &str, decl: Option<Span>, span: Span) -> Option<()> {
         let caller_is_host = self
             .by_name
             .get(&self.fn_name)
@@ -430,17 +431,19 @@ impl Checker {
         if self.scopes.is_empty() || caller_is_host || self.opts.relaxed_constexpr() {
             return Some(());
         }
-        self.diags.push(
-            Diagnostic::error(
-                span,
-                Code::E0017,
-                format!("calling constexpr host function `{name}` from device code is not allowed"),
-            )
-            .with_label(decl, "declared here `constexpr` without `__device__`")
-            .with_note(
-                "nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does; or mark it `__host__ __device__`",
-            ),
+        let d = Diagnostic::error(
+            span,
+            Code::E0017,
+            format!("calling constexpr host function `{name}` from device code is not allowed"),
         );
+        self.diags.push(match decl {
+            Some(decl) => d
+                .with_label(decl, "declared here `constexpr` without `__device__`")
+                .with_note(
+                    "nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does; or mark it `__host__ __device__`",
+                ),
+            None => d.with_note("nvcc allows it under `--expt-relaxed-constexpr`, as kernelc does"),
+        });
         None
     }
 

@@ -158,6 +158,7 @@ impl Checker {
             };
             let fits = template_param_index(&p.ty.ty).is_some()
                 || want.instance_of.is_some()
+                || want.enclosing_instance.is_some()
                 || want.name == have.name
                 || converts();
             if !fits {
