@@ -447,6 +447,26 @@ impl<'a> Cx<'a> {
                 self.need(d, Need::new(90, (7, 8)), *pos, false);
             }
         }
+        // A linkage written twice, or a directive without the values it
+        // needs, is a syntax error to ptxas 13.5 (`.visible.visible`,
+        // `.maxnreg.maxnreg 168`).
+        let twice = f
+            .linkage
+            .iter()
+            .enumerate()
+            .find(|(k, l)| f.linkage[..*k].contains(l));
+        let bare = f.directives.iter().find(|(d, values, _)| {
+            values.is_empty()
+                && !matches!(
+                    d.as_str(),
+                    ".noreturn" | ".explicitcluster" | ".blocksareclusters"
+                )
+        });
+        if let Some((_, word)) = twice {
+            self.error(f.pos, format!("Parsing error near '{word}': syntax error"));
+        } else if let Some((d, _, pos)) = bare {
+            self.error(*pos, format!("Parsing error near '{d}': syntax error"));
+        }
         // A function with a result returns (ptxas 13.5).
         if has(".noreturn") && !f.rets.is_empty() {
             self.error(

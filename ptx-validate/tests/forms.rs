@@ -420,6 +420,13 @@ fn headers_and_directives_as_ptxas_reads_them() {
             false,
             module("", ".param .align 64 .b8 p[4294967296]", "9.0"),
         ),
+        // Seeds 301-305: a linkage twice, a directive without its value.
+        (
+            false,
+            format!("{usual}\n.visible.visible .entry k()\n{{\nret;\n}}\n"),
+        ),
+        (false, kernel(usual, ".maxnreg.maxnreg 168")),
+        (true, kernel(usual, ".maxnreg 168")),
         // `.noreturn` only on a function without results.
         (
             true,
