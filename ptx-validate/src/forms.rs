@@ -35,6 +35,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
         .or_else(|| cvt_bit_types(i))
         .or_else(|| proxy_kind(i))
         .or_else(|| atomic_operation(i))
+        .or_else(|| small_families(i))
         .or_else(|| addresses(cx, i))
         .or_else(|| crate::calls::param_use(cx, i))
         .or_else(|| mbarrier(cx, i))
@@ -340,6 +341,63 @@ fn proxy_kind(i: &Inst) -> Option<String> {
     });
     (i.opcode == "fence" && i.has(".proxy") && i.has(".async") && other_space)
         .then(|| "State space incorrect for instruction 'fence.proxy'".into())
+}
+
+/// The modes, types, spaces and operand counts of a few small families
+/// (seeds 401-405 of tests/ptx_mutants.rs; each measured with ptxas 13.5).
+fn small_families(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    let type_is = |allowed: &[&str]| {
+        i.mods
+            .iter()
+            .filter(|m| isa::is_type(m))
+            .all(|m| allowed.contains(&m.as_str()))
+            && i.mods.iter().any(|m| isa::is_type(m))
+    };
+    let mismatch = || Some(format!("Arguments mismatch for instruction '{op}'"));
+    match op {
+        "activemask" if i.operands.len() != 1 => mismatch(),
+        "griddepcontrol" if !i.has(".wait") && !i.has(".launch_dependents") => Some(
+            "'.launch_dependents' or '.wait' modifier required for instruction 'griddepcontrol'"
+                .into(),
+        ),
+        "griddepcontrol" if !i.operands.is_empty() => mismatch(),
+        // A `cp.async` names its operation right after `.async`
+        // (`cp.async.volatile.commit_group`: `Unknown modifier`).
+        "cp" if i.mods.first().map(String::as_str) == Some(".async")
+            && !matches!(
+                i.mods.get(1).map(String::as_str),
+                None | Some(
+                    ".ca"
+                        | ".cg"
+                        | ".commit_group"
+                        | ".wait_group"
+                        | ".wait_all"
+                        | ".mbarrier"
+                        | ".bulk"
+                )
+            ) =>
+        {
+            Some(format!("Unknown modifier '{}'", i.mods[1]))
+        }
+        "mapa"
+            if i.mods
+                .iter()
+                .any(|m| isa::is_space(m) && m != ".shared::cluster") =>
+        {
+            Some("State space incorrect for instruction 'mapa'".into())
+        }
+        "setmaxnreg" if !type_is(&[".u32"]) => Some(format!(
+            "Unexpected instruction types specified for '{}'",
+            full_prefix(i, 1)
+        )),
+        "ldmatrix" | "stmatrix"
+            if !type_is(&[".b16", ".b8"]) && !i.mods.iter().any(|m| m.starts_with(".b8x16")) =>
+        {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        _ => None,
+    }
 }
 
 /// `atom` and `red` name their operation (`atom.global.f32` without
