@@ -97,6 +97,15 @@ pub struct Cx<'a> {
     reported: HashSet<String>,
     /// Whether the function being checked is a kernel (`.entry`).
     pub in_kernel: bool,
+    /// The body `.param`s a `call` has written its results into so far
+    /// (`crate::calls`).
+    pub call_results: Vec<Rc<Sym>>,
+    /// The names the function's calls pass as arguments.
+    pub call_arguments: HashSet<String>,
+    /// Whether ptxas compiles the function being checked (a kernel, or a
+    /// device function a kernel reaches: `crate::calls`).
+    pub compiled: bool,
+    compiled_functions: HashSet<String>,
 }
 
 /// Checks a module. Never panics; every problem becomes a diagnostic.
@@ -115,6 +124,10 @@ pub fn check_module(m: &Module) -> Checked {
         in_kernel: false,
         need_only: None,
         reported: HashSet::new(),
+        call_results: Vec::new(),
+        call_arguments: HashSet::new(),
+        compiled: false,
+        compiled_functions: crate::calls::compiled_functions(m),
     };
     cx.header(m);
     cx.diags.extend(m.read_errors.iter().cloned());
@@ -157,6 +170,7 @@ pub fn check_module(m: &Module) -> Checked {
             }
         }
     }
+    cx.constant_bank(m);
     for item in &m.items {
         if let Item::Func(f) = item {
             cx.function(f);
@@ -350,6 +364,57 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// The module's `.const` variables, declared or external, share one
+    /// 64 KiB bank (ptxas 13.5: `File uses too much global constant data`).
+    /// Their sizes alone are summed; padding between them could only add.
+    fn constant_bank(&mut self, m: &Module) {
+        const BANK: u64 = 0x10000;
+        let mut total: u64 = 0;
+        for item in &m.items {
+            let Item::Var(v) = item else { continue };
+            if v.space != ".const" {
+                continue;
+            }
+            let element = isa::type_info(&v.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+            for n in &v.names {
+                let count = elements(&n.array).unwrap_or(1);
+                total = total.saturating_add(element.saturating_mul(count));
+            }
+        }
+        if total > BANK {
+            self.diags.push(Diag::error(
+                Pos::default(),
+                format!(
+                    "File uses too much global constant data ({total:#x} bytes, {BANK:#x} max)"
+                ),
+            ));
+        }
+    }
+
+    /// A kernel's parameters fit in 32,764 bytes from PTX ISA 8.1, in
+    /// 4,352 before (ptxas 13.5: `uses too much parameter space`). Their
+    /// sizes alone are summed; alignment padding could only add.
+    fn parameter_space(&mut self, f: &Function) {
+        let max: u64 = if self.version >= (8, 1) {
+            0x7ffc
+        } else {
+            0x1100
+        };
+        let total = f.params.iter().fold(0u64, |sum, p| {
+            let element = isa::type_info(&p.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+            sum.saturating_add(element.saturating_mul(p.array.unwrap_or(1)))
+        });
+        if total > max {
+            self.error(
+                f.pos,
+                format!(
+                    "Entry function '{}' uses too much parameter space ({total:#x} bytes, {max:#x} max).",
+                    f.name
+                ),
+            );
+        }
+    }
+
     fn function(&mut self, f: &'a Function) {
         self.in_kernel = f.kind == FuncKind::Entry;
         // ptxas 13.5: a cluster is sized one way (`Conflicting directives:
@@ -381,6 +446,36 @@ impl<'a> Cx<'a> {
             ) {
                 self.need(d, Need::new(90, (7, 8)), *pos, false);
             }
+        }
+        // A linkage written twice, or a directive without the values it
+        // needs, is a syntax error to ptxas 13.5 (`.visible.visible`,
+        // `.maxnreg.maxnreg 168`).
+        let twice = f
+            .linkage
+            .iter()
+            .enumerate()
+            .find(|(k, l)| f.linkage[..*k].contains(l));
+        let bare = f.directives.iter().find(|(d, values, _)| {
+            values.is_empty()
+                && !matches!(
+                    d.as_str(),
+                    ".noreturn" | ".explicitcluster" | ".blocksareclusters"
+                )
+        });
+        if let Some((_, word)) = twice {
+            self.error(f.pos, format!("Parsing error near '{word}': syntax error"));
+        } else if let Some((d, _, pos)) = bare {
+            self.error(*pos, format!("Parsing error near '{d}': syntax error"));
+        }
+        // A function with a result returns (ptxas 13.5).
+        if has(".noreturn") && !f.rets.is_empty() {
+            self.error(
+                f.pos,
+                format!("Invalid directive '.noreturn' for function '{}'", f.name),
+            );
+        }
+        if f.kind == FuncKind::Entry {
+            self.parameter_space(f);
         }
         if f.kind == FuncKind::Func
             && f.rets.len() > 1
@@ -428,6 +523,9 @@ impl<'a> Cx<'a> {
         for (pos, name) in dups {
             self.error(pos, format!("Duplicate definition of label '{name}'"));
         }
+        self.compiled = self.compiled_functions.contains(&f.name);
+        self.call_results.clear();
+        self.call_arguments = crate::calls::passed_arguments(body);
         self.block(body);
         self.scopes.clear();
     }
@@ -439,7 +537,10 @@ impl<'a> Cx<'a> {
                 Stmt::Decl(v) => self.declare(v),
                 Stmt::Label(..) | Stmt::Prototype(..) => {}
                 Stmt::Block(inner, _) => self.block(inner),
-                Stmt::Inst(i) => crate::rules::check_inst(self, i),
+                Stmt::Inst(i) => {
+                    crate::rules::check_inst(self, i);
+                    crate::calls::record_call(self, i);
+                }
             }
         }
         self.scopes.pop();

@@ -34,7 +34,10 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
         .or_else(|| mode_after_type(i))
         .or_else(|| cvt_bit_types(i))
         .or_else(|| proxy_kind(i))
+        .or_else(|| atomic_operation(i))
+        .or_else(|| small_families(i))
         .or_else(|| addresses(cx, i))
+        .or_else(|| crate::calls::param_use(cx, i))
         .or_else(|| mbarrier(cx, i))
         .or_else(|| ftz_without_float(i))
         .or_else(|| type_legal(i))
@@ -173,6 +176,18 @@ fn addresses(cx: &Cx, i: &Inst) -> Option<String> {
             {
                 return Some(format!(
                     "Illegal state space for address operand '::func' with instruction '{}'",
+                    i.opcode
+                ))
+            }
+            // And `.param::entry` only the function's own parameters, never
+            // a call's (ptxas 13.5, in the functions it compiles).
+            Some(b)
+                if cx.compiled
+                    && i.has(".param::entry")
+                    && matches!(cx.resolve(b), Res::Var(s) if !s.in_signature) =>
+            {
+                return Some(format!(
+                    "Illegal state space for address operand '::entry' with instruction '{}'",
                     i.opcode
                 ))
             }
@@ -315,8 +330,85 @@ fn ftz_without_float(i: &Inst) -> Option<String> {
 /// `.tensormap::generic`.
 fn proxy_kind(i: &Inst) -> Option<String> {
     let kind = |m: &String| m == ".alias" || m.starts_with(".async") || m.starts_with(".tensormap");
-    (i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind))
-        .then(|| ".proxykind modifier required for instruction 'fence.proxy'".into())
+    if i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind) {
+        return Some(".proxykind modifier required for instruction 'fence.proxy'".into());
+    }
+    // `fence.proxy.async` orders global or shared memory, or all of it
+    // (`.shared` alone, `.local`, `.param`, `.tex`: `State space incorrect`).
+    let other_space = i.mods.iter().any(|m| {
+        (isa::is_space(m) || m == ".tex")
+            && !matches!(m.as_str(), ".global" | ".shared::cta" | ".shared::cluster")
+    });
+    (i.opcode == "fence" && i.has(".proxy") && i.has(".async") && other_space)
+        .then(|| "State space incorrect for instruction 'fence.proxy'".into())
+}
+
+/// The modes, types, spaces and operand counts of a few small families
+/// (seeds 401-405 of tests/ptx_mutants.rs; each measured with ptxas 13.5).
+fn small_families(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    let type_is = |allowed: &[&str]| {
+        i.mods
+            .iter()
+            .filter(|m| isa::is_type(m))
+            .all(|m| allowed.contains(&m.as_str()))
+            && i.mods.iter().any(|m| isa::is_type(m))
+    };
+    let mismatch = || Some(format!("Arguments mismatch for instruction '{op}'"));
+    match op {
+        "activemask" if i.operands.len() != 1 => mismatch(),
+        "griddepcontrol" if !i.has(".wait") && !i.has(".launch_dependents") => Some(
+            "'.launch_dependents' or '.wait' modifier required for instruction 'griddepcontrol'"
+                .into(),
+        ),
+        "griddepcontrol" if !i.operands.is_empty() => mismatch(),
+        // A `cp.async` names its operation right after `.async`
+        // (`cp.async.volatile.commit_group`: `Unknown modifier`).
+        "cp" if i.mods.first().map(String::as_str) == Some(".async")
+            && !matches!(
+                i.mods.get(1).map(String::as_str),
+                None | Some(
+                    ".ca"
+                        | ".cg"
+                        | ".commit_group"
+                        | ".wait_group"
+                        | ".wait_all"
+                        | ".mbarrier"
+                        | ".bulk"
+                )
+            ) =>
+        {
+            Some(format!("Unknown modifier '{}'", i.mods[1]))
+        }
+        "mapa"
+            if i.mods
+                .iter()
+                .any(|m| isa::is_space(m) && m != ".shared::cluster") =>
+        {
+            Some("State space incorrect for instruction 'mapa'".into())
+        }
+        "setmaxnreg" if !type_is(&[".u32"]) => Some(format!(
+            "Unexpected instruction types specified for '{}'",
+            full_prefix(i, 1)
+        )),
+        "ldmatrix" | "stmatrix"
+            if !type_is(&[".b16", ".b8"]) && !i.mods.iter().any(|m| m.starts_with(".b8x16")) =>
+        {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        _ => None,
+    }
+}
+
+/// `atom` and `red` name their operation (`atom.global.f32` without
+/// `.add`: `Reduction operation is required`, ptxas 13.5).
+fn atomic_operation(i: &Inst) -> Option<String> {
+    const OPERATIONS: &[&str] = &[
+        ".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor", ".exch", ".cas",
+    ];
+    let op = i.opcode.as_str();
+    (matches!(op, "atom" | "red") && !OPERATIONS.iter().any(|m| i.has(m)))
+        .then(|| format!("Reduction operation is required for instruction '{op}'"))
 }
 
 /// Special registers are read-only, and only the vector ones (`%tid`,
@@ -398,23 +490,34 @@ const ONE_TYPE: &[&str] = &[
     "mad24",
     "redux",
     "match",
+    "shfl",
+    "shf",
+    "prmt",
+    "lop3",
+    "bmsk",
+    "szext",
+    "fns",
 ];
+
+/// Families with one type or none (`ldmatrix.m8n16.b8x16.b6x16_p32` names
+/// its element formats with words that are no types): never two.
+const AT_MOST_ONE_TYPE: &[&str] = &["ldmatrix", "stmatrix"];
 
 fn type_count(i: &Inst) -> Option<String> {
     let op = i.opcode.as_str();
-    if !ONE_TYPE.contains(&op) || i.has(".async") || (op == "mov" && i.operands.len() != 2) {
-        return None;
-    }
     let n = i
         .mods
         .iter()
         .filter(|m| isa::type_info(m).is_some())
         .count();
-    if n == 1 {
+    let one = ONE_TYPE.contains(&op) && !i.has(".async") && !(op == "mov" && i.operands.len() != 2);
+    let at_most_one = AT_MOST_ONE_TYPE.contains(&op);
+    if !(one && n != 1 || at_most_one && n > 1) {
         return None;
     }
     let name = match op {
         "cvta" if i.has(".to") => "cvta.to".to_string(),
+        "shf" => full_prefix(i, 1),
         _ => op.to_string(),
     };
     Some(format!(
@@ -599,6 +702,17 @@ fn atomic_type(i: &Inst, ty: &str) -> Option<String> {
 // the rule ptxas applies and the message it gives; one table of them.
 fn fixed_modifiers(i: &Inst) -> Option<String> {
     match i.opcode.as_str() {
+        // Every `cp` is `cp.async...` or `cp.reduce.async...`: the family
+        // is named by its first words (`cp.sys.async.commit_group` is an
+        // `Unknown modifier`, ptxas 13.5).
+        "cp" if !matches!(
+            i.mods.first().map(String::as_str),
+            Some(".async" | ".reduce")
+        ) || (i.has(".reduce") && i.mods.get(1).map(String::as_str) != Some(".async")) =>
+        {
+            let m = i.mods.first().map_or("", String::as_str);
+            Some(format!("Unknown modifier '{m}'"))
+        }
         "shf" if !i.has(".wrap") && !i.has(".clamp") => Some(format!(
             "Clamp modifier required for instruction '{}'",
             full_prefix(i, 1)
@@ -669,6 +783,27 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             Some(format!("State space incorrect for instruction '{}'", i.opcode))
         }
         "cp" if i.has(".bulk") => bulk_copy(i),
+        // `cp.async.ca/cg` writes the CTA's own shared memory.
+        "cp" if !i.has(".reduce") && i.has(".shared::cluster") => {
+            Some("Illegal modifier '::cluster' for instruction 'cp.async'".into())
+        }
+        // `ldmatrix d, [a]` and `stmatrix [a], s`: the address in brackets.
+        "ldmatrix" | "stmatrix" if {
+            let at = usize::from(i.opcode == "ldmatrix");
+            i.operands.len() != 2 || !matches!(i.operands[at].kind, OpKind::Addr { .. })
+        } =>
+        {
+            Some(format!("Arguments mismatch for instruction '{}'", i.opcode))
+        }
+        // A `cp.async` copy names its cache operator (`'.ca or .cg'
+        // modifier required`, ptxas 13.5); the group operations do not.
+        "cp" if !i.has(".reduce")
+            && ![".ca", ".cg", ".commit_group", ".wait_group", ".wait_all", ".mbarrier"]
+                .iter()
+                .any(|m| i.has(m)) =>
+        {
+            Some("'.ca or .cg' modifier required for instruction 'cp.async'".into())
+        }
         // `cp.async.ca/cg`'s sizes are integers.
         "cp" if !i.has(".bulk")
             && (i.has(".ca") || i.has(".cg"))
@@ -802,9 +937,17 @@ fn bulk_copy(i: &Inst) -> Option<String> {
             .operands
             .iter()
             .any(|o| matches!(&o.kind, OpKind::Addr { extra, .. } if !extra.is_empty()));
+        // A copy is `[dst], [src], size`, and a copy completing on an
+        // mbarrier names it too (`cp.async.bulk.read 0;`: `Arguments
+        // mismatch`, ptxas 13.5).
+        let least = if i.has(".mbarrier::complete_tx::bytes") {
+            4
+        } else {
+            3
+        };
         return if dimension {
             Some("Illegal modifier 'dimension' for instruction 'cp.async.bulk'".into())
-        } else if tensor_address {
+        } else if tensor_address || i.operands.len() < least {
             Some("Arguments mismatch for instruction 'cp.async.bulk'".into())
         } else {
             None
@@ -835,8 +978,75 @@ fn bulk_copy(i: &Inst) -> Option<String> {
         (_, true) if !to_global => {
             Some("Illegal modifier '.bulk_group' for instruction 'cp.async.bulk.tensor'".into())
         }
-        _ => None,
+        _ => tensor_copy_operands(i, to_global),
     }
+}
+
+/// The words of a tensor copy that add no operand.
+const TENSOR_COPY_PLAIN: &[&str] = &[
+    ".async",
+    ".bulk",
+    ".tensor",
+    ".1d",
+    ".2d",
+    ".3d",
+    ".4d",
+    ".5d",
+    ".tile",
+    ".global",
+    ".shared::cluster",
+    ".shared::cta",
+    ".mbarrier::complete_tx::bytes",
+    ".bulk_group",
+];
+
+/// A tensor copy's operands (ptxas 13.5): the tensor side `[tmap,
+/// {c0, ...}]` with one coordinate per dimension, the shared side a plain
+/// address (`Arguments mismatch` when the two are swapped, `Argument vector
+/// size mismatch` for a coordinate too many or too few), then the mbarrier
+/// of a copy into shared memory. Without a modifier that adds an operand
+/// (multicast, cache hint, im2col) there is nothing more.
+fn tensor_copy_operands(i: &Inst, to_global: bool) -> Option<String> {
+    let mismatch = || Some("Arguments mismatch for instruction 'cp.async.bulk.tensor'".into());
+    let (tensor_at, shared_at) = if to_global { (0, 1) } else { (1, 0) };
+    let (Some(tensor), Some(shared)) = (i.operands.get(tensor_at), i.operands.get(shared_at))
+    else {
+        return mismatch();
+    };
+    let is_tensor =
+        |o: &Operand| matches!(&o.kind, OpKind::Addr { extra, .. } if !extra.is_empty());
+    if !is_tensor(tensor) || is_tensor(shared) || !matches!(shared.kind, OpKind::Addr { .. }) {
+        return mismatch();
+    }
+    let dims = i.mods.iter().find_map(|m| match m.as_str() {
+        ".1d" => Some(1),
+        ".2d" => Some(2),
+        ".3d" => Some(3),
+        ".4d" => Some(4),
+        ".5d" => Some(5),
+        _ => None,
+    });
+    if let (Some(dims), OpKind::Addr { extra, .. }) = (dims, &tensor.kind) {
+        if let [Operand {
+            kind: OpKind::Vector(coords),
+            ..
+        }] = &extra[..]
+        {
+            if coords.len() != dims {
+                return Some(format!(
+                    "Argument {} of instruction 'cp.async.bulk.tensor': Argument vector size mismatch",
+                    tensor_at + 1
+                ));
+            }
+        }
+    }
+    let plain = i
+        .mods
+        .iter()
+        .all(|m| TENSOR_COPY_PLAIN.contains(&m.as_str()));
+    let want = if to_global { 2 } else { 3 };
+    (plain && i.operands.len() != want)
+        .then(|| "Arguments mismatch for instruction 'cp.async.bulk.tensor'".to_string())
 }
 
 /// L1 eviction hints (`.L1::evict_last`, `.L1::no_allocate`, ...) and L2
@@ -1403,6 +1613,14 @@ fn barrier(i: &Inst) -> Option<String> {
         return None;
     }
     if i.has(".warp") {
+        // `bar.warp -1;` names no operation (ptxas 13.5: `.sync modifier
+        // required for instruction 'bar.warp'`).
+        if !i.has(".sync") {
+            return Some(format!(
+                ".sync modifier required for instruction '{}.warp'",
+                i.opcode
+            ));
+        }
         return (i.operands.len() != 1)
             .then(|| format!("Arguments mismatch for instruction '{}.warp'", i.opcode));
     }
@@ -1808,6 +2026,15 @@ fn wmma(i: &Inst) -> Option<String> {
             };
             if differs(0, nd) || differs(1, na) || differs(2, nb) || differs(3, nc) {
                 return mismatch();
+            }
+            // Four fragments, none of them an immediate (ptxas 13.5:
+            // `Arguments mismatch for instruction 'wmma.mma'`).
+            let immediate = i
+                .operands
+                .iter()
+                .any(|o| matches!(o.kind, OpKind::Int(_) | OpKind::Float(_)));
+            if i.operands.len() != 4 || immediate {
+                return Some(format!("Arguments mismatch for instruction '{name}'"));
             }
             None
         }

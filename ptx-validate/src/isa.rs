@@ -353,6 +353,10 @@ pub fn untyped(opcode: &str, mods: &[String]) -> bool {
 /// `add.sat.sat`, `div.approx.approx`, `add.cc.cc`, `max.NaN.NaN` and
 /// `bar.sync.sync` assemble, and `.row.row` is a matrix layout pair.
 pub const REFUSED_TWICE: &[&str] = &[
+    ".to",
+    ".async",
+    ".bulk",
+    ".cta_group::1",
     ".ftz",
     ".full",
     ".lo",

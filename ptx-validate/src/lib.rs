@@ -20,10 +20,11 @@
 //!
 //! Pipeline: [`lexer`] → [`parser`] (syntax tree in [`ast`]) → [`check`]
 //! (symbols, header, features) with [`rules`] (per instruction, after the
-//! spelling checks of [`forms`]), using the
+//! spelling checks of [`forms`]) and [`calls`] (a kernel's call sequences), using the
 //! facts in [`isa`]; diagnostics in [`diag`].
 
 pub mod ast;
+pub mod calls;
 pub mod check;
 pub mod constexpr;
 pub mod cubin;

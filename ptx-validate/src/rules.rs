@@ -529,13 +529,16 @@ fn mov(cx: &mut Cx, i: &Inst) {
                 );
                 return;
             }
-            // ptxas lets %gridid (64-bit) be read into 32 bits.
+            // ptxas lets %gridid (64-bit) be read into 32 bits, and the
+            // thread and block indices and counts into 16 (`mov.u16 %rs,
+            // %laneid` or `%clusterid.x` is `Arguments mismatch`, 13.5).
+            let sixteen = matches!(name.as_str(), "%tid" | "%ntid" | "%ctaid" | "%nctaid");
             let ok = (name == "%gridid" && t.1 == 32)
                 || sp.ty.0 == t.0 && sp.ty.1 == t.1
                 || (sp.ty.0 != Kind::Pred
                     && t.0 != Kind::Pred
                     && !t.0.is_float()
-                    && (t.1 == sp.ty.1 || t.1 == 16));
+                    && (t.1 == sp.ty.1 || (t.1 == 16 && sixteen)));
             if !ok || !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) {
                 mismatch(cx, i);
             }
@@ -610,6 +613,15 @@ fn cvt(cx: &mut Cx, i: &Inst) {
             .mods
             .iter()
             .any(|m| matches!(m.as_str(), ".f16x2" | ".bf16x2"));
+        // Half pairs come from floats or packed 8-bit floats, never from
+        // an integer (`cvt.f16x2.s32`: `Unexpected instruction types`).
+        if into_halves && matches!(st.0, Kind::Signed | Kind::Unsigned) {
+            cx.error(
+                i.pos,
+                "Unexpected instruction types specified for 'cvt'".into(),
+            );
+            return;
+        }
         if into_halves && st.0 == Kind::Float && !i.mods.iter().any(|m| is_float_rounding(m)) {
             cx.error(
                 i.pos,
@@ -626,8 +638,18 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     // A special register converts from any type as wide as it or narrower
     // (`cvt.u64.u32 %rd, %clock64`, `cvt.u32.u16 %r, %tid.x`), not from a
     // wider one (`cvt.u32.u64 %r, %smid` is `Arguments mismatch`, ptxas 13.5).
+    // Both types are integers: `cvt.rn.f32.u32 %f, %tid.x` is `Special
+    // register argument not allowed for instruction 'cvt'`.
+    let int = |t: Ty| matches!(t.0, Kind::Unsigned | Kind::Signed | Kind::Bits);
     let src_ok = match &i.operands[1].kind {
         OpKind::Name { name, .. } if isa::special(name).is_some() => {
+            if !int(dt) || !int(st) {
+                cx.error(
+                    i.operands[1].pos,
+                    "Special register argument not allowed for instruction 'cvt'".into(),
+                );
+                return;
+            }
             isa::special(name).is_some_and(|sp| sp.ty.1 >= st.1)
         }
         _ => fits(cx, &i.operands[1], E::Src(st, Fit::Wider)),
@@ -635,7 +657,6 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     if !src_ok || !fits(cx, &i.operands[0], E::Dst(dt, Fit::Wider)) {
         return mismatch(cx, i);
     }
-    let int = |t: Ty| matches!(t.0, Kind::Unsigned | Kind::Signed | Kind::Bits);
     let float_rnd = i
         .mods
         .iter()
@@ -1369,6 +1390,15 @@ fn full_prefix(i: &Inst, n: usize) -> String {
 fn tensor(cx: &mut Cx, i: &Inst) {
     let first = i.mods.first().map(String::as_str).unwrap_or("");
     let name = format!("{}{first}", i.opcode);
+    // `tcgen05.mma` names its types in `.kind` and takes none of its own
+    // (`.kind::f16.f16` is `Unexpected instruction types`, ptxas 13.5).
+    if i.opcode == "tcgen05" && first == ".mma" && inst_type(i).is_some() {
+        cx.error(
+            i.pos,
+            format!("Unexpected instruction types specified for '{name}'"),
+        );
+        return;
+    }
     if i.opcode == "tcgen05" && first == ".commit" {
         let other_type = i
             .mods
@@ -1403,7 +1433,13 @@ fn tensor(cx: &mut Cx, i: &Inst) {
             );
             return;
         }
-        if matches!(first, ".alloc" | ".dealloc" | ".ld" | ".st") && i.operands.len() != 2 {
+        // `tcgen05.alloc [dst], ncols`: the address first, then the count.
+        let alloc_shape = first != ".alloc"
+            || matches!(
+                i.operands.iter().map(|o| &o.kind).collect::<Vec<_>>()[..],
+                [OpKind::Addr { .. }, b] if !matches!(b, OpKind::Addr { .. })
+            );
+        if i.operands.len() != 2 || !alloc_shape {
             cx.error(
                 i.pos,
                 format!("Arguments mismatch for instruction '{name}'"),

@@ -323,7 +323,119 @@ fn headers_and_directives_as_ptxas_reads_them() {
     let func_then_kernel = |declaration: &str| {
         format!("{usual}\n{declaration}\n.func f(.param .b32 a)\n{{\nret;\n}}\n.visible .entry k()\n{{\nret;\n}}\n")
     };
+    // A call of `f` in a kernel, or in a device function `g` that the
+    // kernel calls (`reached`) or not: `ptxas` checks call sequences only
+    // in the functions it compiles.
+    let call_in = |body: &str, reached: bool| {
+        let caller = ".func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %r<2>;\nld.param.b32 %r1, [a];\nst.param.b32 [r], %r1;\nret;\n}\n";
+        let call_g = if reached {
+            "{ .param .b32 x; st.param.b32 [x], 0; call g, (x); }"
+        } else {
+            ""
+        };
+        format!("{usual}\n{caller}.func g(.param .b32 x)\n{{\n.reg .b32 %r<2>;\n{body}\nret;\n}}\n.visible .entry k()\n{{\n.reg .b32 %r<2>;\n{call_g}\nret;\n}}\n")
+    };
+    let call_block = |inner: &str| format!("{{ .param .b32 a0; .param .b32 r0; {inner} }}");
+    let args = "st.param.b32 [a0], 1;";
+    let call = "call (r0), f, (a0);";
+    let read_result = "ld.param.b32 %r1, [r0];";
+    let module = |decls: &str, params: &str, version: &str| {
+        format!(".version {version}\n.target sm_90\n.address_size 64\n{decls}\n.visible .entry k({params})\n{{\nret;\n}}\n")
+    };
     let cases = [
+        // Random mutants, seeds 201-203: a call's result is read after the
+        // call (`Function call sequence invalid`), in the functions ptxas
+        // compiles.
+        (
+            true,
+            call_in(&call_block(&format!("{args} {call} {read_result}")), true),
+        ),
+        (
+            false,
+            call_in(&call_block(&format!("{args} {read_result} {call}")), true),
+        ),
+        (
+            false,
+            call_in(&call_block(&format!("{args} {read_result}")), true),
+        ),
+        (
+            false,
+            call_in(
+                &call_block(&format!("{args} {call} ld.param.b32 %r1, [a0];")),
+                true,
+            ),
+        ),
+        (
+            true,
+            call_in(&call_block(&format!("{args} {read_result}")), false),
+        ),
+        // ... and never through `.param::entry`.
+        (
+            false,
+            call_in(
+                &call_block(&format!("{args} {call} ld.param::entry.b32 %r1, [r0];")),
+                true,
+            )
+            .replace(".version 8.0", ".version 8.3"),
+        ),
+        // An immediate stored below a call's argument crashes ptxas (from a
+        // register it assembles).
+        (
+            false,
+            call_in(
+                &call_block(&format!("st.param.b32 [a0+-4], 1; {call}")),
+                true,
+            ),
+        ),
+        (
+            true,
+            call_in(
+                &call_block(&format!("st.param.b32 [a0+-8], %r1; {call}")),
+                true,
+            ),
+        ),
+        // 64 KiB of `.const` data at most; a kernel's parameters in 4,352
+        // bytes before PTX ISA 8.1, 32,764 from it.
+        (true, module(".const .align 4 .b8 c1[65536];", "", "8.0")),
+        (false, module(".const .align 1 .b8 c1[65537];", "", "8.0")),
+        (
+            false,
+            module(
+                ".const .align 4 .b8 c1[40000];\n.const .align 4 .b8 c2[30000];",
+                "",
+                "8.0",
+            ),
+        ),
+        (
+            true,
+            module(
+                "",
+                ".param .align 4 .b8 p[4000], .param .align 8 .b8 q[352]",
+                "8.0",
+            ),
+        ),
+        (true, module("", ".param .align 4 .b8 p[32764]", "9.0")),
+        (false, module("", ".param .align 4 .b8 p[32765]", "9.0")),
+        (
+            false,
+            module("", ".param .align 64 .b8 p[4294967296]", "9.0"),
+        ),
+        // Seeds 301-305: a linkage twice, a directive without its value.
+        (
+            false,
+            format!("{usual}\n.visible.visible .entry k()\n{{\nret;\n}}\n"),
+        ),
+        (false, kernel(usual, ".maxnreg.maxnreg 168")),
+        (true, kernel(usual, ".maxnreg 168")),
+        // `.noreturn` only on a function without results.
+        (
+            true,
+            func_then_kernel(".func h(.param .b32 a) .noreturn\n{\nret;\n}"),
+        ),
+        (
+            false,
+            func_then_kernel(".func (.param .b32 r) h(.param .b32 a) .noreturn\n{\nret;\n}"),
+        ),
         (true, kernel(usual, ".maxntid 128, 1, 1")),
         (false, kernel(usual, ".maxntid 0")),
         (false, kernel(usual, ".maxntid 128, 0")),
