@@ -272,6 +272,13 @@ impl Exec<'_> {
                 vec![count]
             }
             AccelOp::AssertFail => return Err(fail(self.assertion(t, &argv), FaultKind::Trap)),
+            AccelOp::Tex(_) | AccelOp::Suld(_) | AccelOp::Sust(_) => {
+                let msg = format!(
+                    "{} is not supported by the interpreter yet: it has no texture model",
+                    op.opcode()
+                );
+                return Err(fail(msg, FaultKind::Unsupported));
+            }
             _ => return Ok(Some(Stop::Warp(fid, inst))),
         };
         self.set_results(t, func, inst, &results);
