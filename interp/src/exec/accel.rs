@@ -272,12 +272,9 @@ impl Exec<'_> {
                 vec![count]
             }
             AccelOp::AssertFail => return Err(fail(self.assertion(t, &argv), FaultKind::Trap)),
-            AccelOp::Tex(_) | AccelOp::Suld(_) | AccelOp::Sust(_) => {
-                let msg = format!(
-                    "{} is not supported by the interpreter yet: it has no texture model",
-                    op.opcode()
-                );
-                return Err(fail(msg, FaultKind::Unsupported));
+            AccelOp::Tex(x) => self.tex(x, &argv).map_err(|(m, k)| fail(m, k))?,
+            AccelOp::Suld(s) | AccelOp::Sust(s) => {
+                self.surface(op, s, &argv).map_err(|(m, k)| fail(m, k))?
             }
             _ => return Ok(Some(Stop::Warp(fid, inst))),
         };
