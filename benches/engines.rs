@@ -86,6 +86,9 @@ fn engines(c: &mut Criterion) {
                 ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
                     kir_interp::KernelArg::Buffer(bytes.clone())
                 }
+                ArgValue::Texture { resource, .. } => {
+                    kir_interp::KernelArg::Texture(resource.clone())
+                }
             })
             .collect();
         let eargs: Vec<emu::KernelArg> = l
@@ -101,6 +104,7 @@ fn engines(c: &mut Criterion) {
                 ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
                     emu::KernelArg::Buffer(bytes.clone())
                 }
+                ArgValue::Texture { resource, .. } => emu::KernelArg::Texture(resource.clone()),
             })
             .collect();
         let iconfig = kir_interp::LaunchConfig {

@@ -485,6 +485,11 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
                 param_bytes.push(bytes.clone());
                 buffers.push(None);
             }
+            Bound::Texture(_) => {
+                return Err(format!(
+                    "error: argument {k} is a texture or surface object, which the GPU engine cannot create yet\n"
+                ))
+            }
         }
     }
     let upload = |buffers: &[Option<(DeviceBuffer, &[u8])>]| -> Result<(), String> {

@@ -19,6 +19,7 @@ pub mod gpu;
 pub mod output;
 pub mod ptxas;
 pub mod run;
+pub mod run_texture;
 
 pub use backend_nvptx;
 pub use frontend;

@@ -111,7 +111,9 @@ enum EngineArg {
 ARG is a scalar `i32:5`, `u32:7`, `i64:-3`, `u64:9`, `f32:2.5`, `f64:1e-3`, or a buffer\n\
 `T[]:@file.bin`, `T[]:zeros:N`, `T[]:iota:N`, `T[]:rand:N:SEED` with T in\n\
 i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64, or, for `--engine gpu`, a tensor map\n\
-`tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (SOURCE as for a buffer). See docs/running.md."
+`tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (SOURCE as for a buffer), or a texture or\n\
+surface object `tex:FORMAT:EXTENT[:OPTIONS]:SOURCE` / `surf:...` (e.g.\n\
+`tex:f32:64x32:linear,border:rand:1`). See docs/running.md."
 )]
 struct RunArgs {
     /// The source (.cu) or IR (.kir) file; a .ptx file with `--engine emu` or `gpu`.

@@ -16,7 +16,9 @@
 //! - buffers `T[]:@file.bin` (raw little-endian contents), `T[]:zeros:N`,
 //!   `T[]:iota:N` (0, 1, 2, ...), `T[]:rand:N:SEED`, with `T` one of
 //!   `i8 u8 i32 u32 i64 u64 f16 f32 f64`;
-//! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU engine only).
+//! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU engine only);
+//! - texture and surface objects `tex:FORMAT:EXTENT[:OPTIONS]:SOURCE`
+//!   (`surf:` the same; [`crate::run_texture`]; not on the GPU engine).
 //!
 //! `rand` uses splitmix64 (Steele, Lea and Flood), so a seed gives the same
 //! data on every machine: each element takes the next 64-bit output; an
@@ -208,6 +210,12 @@ pub enum ArgValue {
         bytes: Vec<u8>,
         map: gpu::TensorMapShape,
     },
+    /// `tex:...` or `surf:...`: a texture or surface object of the texture
+    /// model (`crate::run_texture`); `elem` is its channel type.
+    Texture {
+        elem: Elem,
+        resource: stdx::texture::Resource,
+    },
 }
 
 impl ArgValue {
@@ -216,7 +224,8 @@ impl ArgValue {
         match self {
             ArgValue::Scalar { elem, .. }
             | ArgValue::Buffer { elem, .. }
-            | ArgValue::TensorMap { elem, .. } => *elem,
+            | ArgValue::TensorMap { elem, .. }
+            | ArgValue::Texture { elem, .. } => *elem,
         }
     }
 }
@@ -312,6 +321,11 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
     if ty == "tmap" {
         return parse_tensor_map(rest).map_err(bad);
     }
+    if ty == "tex" || ty == "surf" {
+        let (elem, resource) = crate::run_texture::parse(rest).map_err(bad)?;
+        let elem = Elem::parse(elem).ok_or_else(|| bad(format!("`{elem}`")))?;
+        return Ok(ArgValue::Texture { elem, resource });
+    }
     if let Some(elem_name) = ty.strip_suffix("[]") {
         let elem = Elem::parse(elem_name).ok_or_else(|| {
             bad(format!(
@@ -342,6 +356,13 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
         Elem::F16 => half_bits(rest.parse::<f64>().map_err(|_| not("f16"))?),
     };
     Ok(ArgValue::Scalar { elem, bits })
+}
+
+/// The bytes of a buffer of the element type named `elem` from its source
+/// (`zeros:N`, ...), for the texture arguments.
+pub(crate) fn buffer_of(elem: &str, source: &str) -> Result<Vec<u8>, String> {
+    let elem = Elem::parse(elem).ok_or_else(|| format!("unknown element type `{elem}`"))?;
+    parse_buffer(elem, source)
 }
 
 /// The bytes of a buffer of `elem` from its source (`@FILE`, `zeros:N`, ...).
@@ -858,6 +879,7 @@ pub fn interp_args(parsed: &[ArgValue]) -> Vec<KernelArg> {
             ArgValue::Buffer { bytes, .. } | ArgValue::TensorMap { bytes, .. } => {
                 KernelArg::Buffer(bytes.clone())
             }
+            ArgValue::Texture { resource, .. } => KernelArg::Texture(resource.clone()),
         })
         .collect()
 }
@@ -986,6 +1008,9 @@ pub fn with_param_buffers(
             ArgValue::Buffer { elem, bytes } | ArgValue::TensorMap { elem, bytes, .. } => {
                 (*elem, buf.or_else(|| Some(bytes.clone())))
             }
+            ArgValue::Texture { elem, resource } => {
+                (*elem, buf.or_else(|| Some(resource.data.clone())))
+            }
         })
         .collect()
 }
@@ -1005,6 +1030,7 @@ pub fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
             // Bound as the 128-byte by-value `CUtensorMap` parameter; the GPU
             // engine writes the encoded map there.
             ArgValue::TensorMap { .. } => emu::KernelArg::Buffer(vec![0; gpu::TENSOR_MAP_BYTES]),
+            ArgValue::Texture { resource, .. } => emu::KernelArg::Texture(resource.clone()),
         })
         .collect()
 }
@@ -1014,6 +1040,15 @@ pub fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
 fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
     gpu::probe()?;
     let parsed = parse_args(req)?;
+    if let Some(k) = parsed
+        .iter()
+        .position(|a| matches!(a, ArgValue::Texture { .. }))
+    {
+        return Err(format!(
+            "error: argument {k} (`{}`) is a texture or surface object, which `--engine gpu` cannot create yet (use the interpreter or `--engine emu`)\n",
+            req.args[k]
+        ));
+    }
     let ptx = load_ptx(req)?;
     let args = emu_args(&parsed);
     let tensor_maps: Vec<Option<gpu::TensorMapData>> = parsed

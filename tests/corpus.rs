@@ -551,7 +551,7 @@ impl Launch {
     fn input(&self, k: usize) -> Vec<u8> {
         match parse_arg(&self.args[k]).unwrap() {
             ArgValue::Buffer { bytes, .. } => bytes,
-            ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } => {
+            ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } | ArgValue::Texture { .. } => {
                 panic!("argument {k} is not a buffer")
             }
         }

@@ -50,7 +50,9 @@ fn buffers(req: &RunRequest) -> Vec<Vec<u8>> {
 fn input(text: &str) -> Vec<u8> {
     match parse_arg(text).unwrap() {
         ArgValue::Buffer { bytes, .. } => bytes,
-        ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } => panic!("{text} is not a buffer"),
+        ArgValue::Scalar { .. } | ArgValue::TensorMap { .. } | ArgValue::Texture { .. } => {
+            panic!("{text} is not a buffer")
+        }
     }
 }
 

@@ -40,6 +40,7 @@ mod snippet;
 mod source_map;
 mod split;
 mod templates;
+mod texture;
 mod token;
 pub mod typed;
 pub mod types;

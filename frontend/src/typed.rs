@@ -813,6 +813,10 @@ pub enum Intrinsic {
     Modf,
     /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
     Accel(midend::ir::AccelOp),
+    /// A texture fetch or surface access (`sema/texture.rs`): `tex`,
+    /// `suld` or `sust`, its arguments in the operand order (a gradient
+    /// as its `float2`/`float4`, the value written as its element type).
+    Texture(midend::ir::AccelOp),
     /// A cluster special register (`kernelc_cluster_ctarank()`, ...):
     /// no arguments, result `unsigned`.
     Special(midend::ir::SpecialReg),

@@ -15,6 +15,7 @@ mod collective;
 mod fragment;
 mod race;
 mod runtime;
+mod texture;
 
 /// One activation of a function.
 struct Frame {
@@ -112,6 +113,8 @@ struct Exec<'m> {
     /// Device `printf`'s output so far (at most `stdx::printf::PRINTF_LIMIT`
     /// bytes).
     printed: Vec<u8>,
+    /// The launch's texture and surface objects (`stdx::texture`).
+    textures: Vec<stdx::texture::Resource>,
 }
 
 pub(super) fn run(
@@ -134,6 +137,7 @@ pub(super) fn run(
             .map_or([1; 3], |d| d.map(|n| n.max(1))),
         launch_steps: 0,
         printed: Vec::new(),
+        textures: setup.textures.clone(),
     };
     let mut steps = 0u64;
     let [gx, gy, gz] = config.grid;
@@ -156,7 +160,11 @@ pub(super) fn run(
     let buffers = setup
         .buffer_slots
         .iter()
-        .map(|slot| {
+        .zip(&setup.texture_slots)
+        .map(|(slot, tex)| {
+            if let Some(k) = tex {
+                return Some(exec.textures[*k].data.clone());
+            }
             slot.map(|(space, index)| {
                 let list = match space {
                     AddrSpace::Const => &exec.grid_mem.constant,

@@ -99,6 +99,10 @@ pub enum KernelArg {
     /// a constant-bank allocation and a `ptr<param>` one (a by-value
     /// aggregate) a read-only parameter allocation.
     Buffer(Vec<u8>),
+    /// A texture or surface object (`stdx::texture`), bound to an `i64`
+    /// parameter as its handle; the launch's output holds its final
+    /// elements.
+    Texture(stdx::texture::Resource),
 }
 
 /// What a finished launch leaves behind.
@@ -257,6 +261,10 @@ pub(crate) struct Setup {
     pub param_bits: Vec<u64>,
     /// For each argument: where its buffer lives, to read it back at the end.
     pub buffer_slots: Vec<Option<(AddrSpace, usize)>>,
+    /// The texture and surface objects: handle `k + 1` is `textures[k]`.
+    pub textures: Vec<stdx::texture::Resource>,
+    /// For each argument, its texture, if it is one.
+    pub texture_slots: Vec<Option<usize>>,
 }
 
 fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
@@ -332,8 +340,23 @@ impl Setup {
         let mut grid_mem = GridMemory::default();
         let mut param_bits = Vec::new();
         let mut buffer_slots = Vec::new();
+        let mut textures = Vec::new();
+        let mut texture_slots = Vec::new();
         for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+            texture_slots.push(None);
             match (param.ty, arg) {
+                (Type::I64, KernelArg::Texture(res)) => {
+                    res.check().map_err(|m| format!("argument {i}: {m}"))?;
+                    textures.push(res.clone());
+                    param_bits.push(textures.len() as u64);
+                    buffer_slots.push(None);
+                    texture_slots[i] = Some(textures.len() - 1);
+                }
+                (pty, KernelArg::Texture(_)) => {
+                    return Err(format!(
+                        "argument {i}: parameter {i} of `{kernel}` has type {pty}, but a texture or surface object (an i64 handle) was given"
+                    ))
+                }
                 (Type::Ptr(space), KernelArg::Buffer(bytes)) => {
                     if bytes.len() as u64 >= memory::MAX_ALLOC_BYTES {
                         return Err(format!("argument {i}: a buffer must be under 4 GiB"));
@@ -457,6 +480,8 @@ impl Setup {
             shared_template,
             param_bits,
             buffer_slots,
+            textures,
+            texture_slots,
         })
     }
 }

@@ -25,6 +25,7 @@ mod arith;
 mod bits;
 mod collective;
 mod tensor;
+mod texture;
 
 /// An error inside one instruction, before it is located.
 struct E {
@@ -140,7 +141,12 @@ pub(super) fn run(
         .setup
         .buffer_slots
         .iter()
-        .map(|s| s.map(|i| ex.setup.global[i].bytes.clone()))
+        .zip(&ex.setup.texture_slots)
+        .map(|(s, tex)| match (s, tex) {
+            (Some(i), _) => Some(ex.setup.global[*i].bytes.clone()),
+            (None, Some(k)) => Some(ex.setup.textures[*k].data.clone()),
+            (None, None) => None,
+        })
         .collect();
     Ok(RunOutput {
         buffers,
@@ -605,6 +611,8 @@ impl<'a> Exec<'a> {
             }
             Op::Mbarrier { op, space } => self.mbarrier(t, inst, *op, *space),
             Op::CpAsync { size } => self.cp_async(t, inst, *size),
+            Op::Tex(x) => self.tex(t, inst, *x),
+            Op::Surf(s) => self.surf(t, inst, *s),
             Op::Bra(target) => Ok(Flow::Jump(*target)),
             Op::Call { callee, frames } => self.call(t, *callee, frames),
             Op::Vprintf { frames } => self.vprintf(t, frames),

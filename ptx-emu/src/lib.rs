@@ -95,12 +95,17 @@ pub enum KernelArg {
         float: bool,
         name: String,
     },
+    /// A texture or surface object (`stdx::texture`), bound to a 64-bit
+    /// parameter as its handle; the launch's output holds its final
+    /// elements.
+    Texture(stdx::texture::Resource),
 }
 
 /// What a finished launch leaves behind.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOutput {
-    /// Each buffer argument's final contents; `None` for scalars.
+    /// Each buffer argument's final contents (a texture's elements);
+    /// `None` for scalars.
     pub buffers: Vec<Option<Vec<u8>>>,
     /// Instructions executed over all threads.
     pub steps: u64,
@@ -197,6 +202,10 @@ pub(crate) struct Setup {
     pub var_loc: Vec<(Space, usize)>,
     /// For each argument, the global allocation of its buffer.
     pub buffer_slots: Vec<Option<usize>>,
+    /// The texture and surface objects: handle `k + 1` is `textures[k]`.
+    pub textures: Vec<stdx::texture::Resource>,
+    /// For each argument, its texture, if it is one.
+    pub texture_slots: Vec<Option<usize>>,
 }
 
 /// Parses `src` and runs `kernel` with `args` over `config`.
@@ -295,6 +304,8 @@ pub enum Bound<'a> {
     Buffer(&'a [u8]),
     /// The parameter's own bytes: a scalar, or a by-value aggregate.
     Bytes(Vec<u8>),
+    /// A texture or surface object: the parameter holds its handle.
+    Texture(&'a stdx::texture::Resource),
 }
 
 /// Binds `args` to the parameters of `kernel` in `src` by the parameter
@@ -391,6 +402,15 @@ fn bind_args<'a>(
             KernelArg::Buffer(data) if ty.bits == 8 && data.len() as u64 == *size => {
                 Bound::Bytes(data.clone())
             }
+            KernelArg::Texture(res) if *size == 8 && ty.bits == 64 && !ty.is_float() => {
+                res.check().map_err(|m| format!("argument {i}: {m}"))?;
+                Bound::Texture(res)
+            }
+            KernelArg::Texture(_) => {
+                return Err(format!(
+                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a texture or surface object (a 64-bit handle) cannot be bound to"
+                ))
+            }
             KernelArg::Buffer(data) => {
                 return Err(format!(
                     "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a buffer of {} bytes cannot be bound to",
@@ -456,6 +476,8 @@ fn setup(
     let mut global = Vec::new();
     let mut kparams = Vec::new();
     let mut buffer_slots = Vec::new();
+    let mut textures = Vec::new();
+    let mut texture_slots = Vec::new();
     for (i, ((pname, _, _), bound)) in func
         .kparams
         .iter()
@@ -467,11 +489,19 @@ fn setup(
                 global.push(Alloc::new(format!("global buffer arg{i}"), data.to_vec()));
                 let addr = memory::generic(Space::Global, global.len() - 1, 0);
                 buffer_slots.push(Some(global.len() - 1));
+                texture_slots.push(None);
                 addr.to_le_bytes().to_vec()
             }
             Bound::Bytes(bytes) => {
                 buffer_slots.push(None);
+                texture_slots.push(None);
                 bytes
+            }
+            Bound::Texture(res) => {
+                buffer_slots.push(None);
+                textures.push(res.clone());
+                texture_slots.push(Some(textures.len() - 1));
+                (textures.len() as u64).to_le_bytes().to_vec()
             }
         };
         let mut a = Alloc::new(format!("parameter {pname}"), bytes);
@@ -545,5 +575,7 @@ fn setup(
         shared_template,
         var_loc,
         buffer_slots,
+        textures,
+        texture_slots,
     })
 }

@@ -122,9 +122,10 @@ pub enum Operand {
     /// The `.callprototype` label of an indirect call.
     Prototype,
     Sink,
-    /// `[tmap, {x, y}]`: a tensor-map address, which no instruction the
-    /// emulator runs takes (decoding refuses it).
-    TensorMap,
+    /// `[%rd, {x, y}]`: a texture or surface object and its coordinates
+    /// (`tex`, `suld`, `sust`); also a TMA copy's tensor-map address, which
+    /// decoding refuses.
+    Handle(Box<Operand>, Vec<Operand>),
 }
 
 /// One instruction, resolved and decoded.
@@ -487,9 +488,6 @@ impl Scope<'_> {
                 offset,
                 extra,
             } => {
-                if !extra.is_empty() {
-                    return Ok(Operand::TensorMap);
-                }
                 let base = match base {
                     None => None,
                     Some(b) => Some(Box::new(self.operand(&ast::Operand {
@@ -501,6 +499,20 @@ impl Scope<'_> {
                         pos: o.pos,
                     })?)),
                 };
+                if !extra.is_empty() {
+                    // The coordinates, written as one `{...}` vector.
+                    let mut coords = Vec::new();
+                    for i in extra {
+                        match self.operand(i)? {
+                            Operand::Vector(items) => coords.extend(items),
+                            one => coords.push(one),
+                        }
+                    }
+                    let base = base.ok_or_else(|| {
+                        format!("line {}: an object address without a handle", o.pos.line)
+                    })?;
+                    return Ok(Operand::Handle(base, coords));
+                }
                 Operand::Addr(base, *offset)
             }
             OpKind::Vector(items) => Operand::Vector(
@@ -536,7 +548,8 @@ impl Scope<'_> {
             name,
             funcs: self.callees,
         };
-        let decoded = if args.contains(&Operand::TensorMap) {
+        let object = args.iter().any(|a| matches!(a, Operand::Handle(..)));
+        let decoded = if object && !matches!(i.opcode.as_str(), "tex" | "suld" | "sust") {
             Err(decode::unsupported("a tensor-map address `[tmap, {...}]`"))
         } else {
             decode::decode(&parts)

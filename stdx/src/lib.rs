@@ -9,4 +9,5 @@ pub mod parallel;
 pub mod printf;
 pub mod rng;
 pub mod stack;
+pub mod texture;
 pub mod tools;

@@ -398,6 +398,7 @@ pub fn run_spec_in_interp(
             },
             ArgValue::Buffer { bytes, .. } => KernelArg::Buffer(bytes),
             ArgValue::TensorMap { .. } => panic!("{w}: a tensor map in an interpreter run"),
+            ArgValue::Texture { resource, .. } => KernelArg::Texture(resource),
         })
         .collect();
     let config = LaunchConfig {

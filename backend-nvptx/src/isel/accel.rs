@@ -191,6 +191,9 @@ impl Isel<'_> {
         if matches!(op, AccelOp::Vprintf | AccelOp::AssertFail) {
             return self.runtime_call(op, args, results);
         }
+        if matches!(op, AccelOp::Tex(_) | AccelOp::Suld(_) | AccelOp::Sust(_)) {
+            return self.texture(op, args, results);
+        }
         let (sm, version, what) = requirement(op);
         if self.target.sm() < sm {
             return Err(TargetLacks::Feature {

@@ -24,6 +24,7 @@ pub mod error;
 mod memory;
 pub(crate) mod runtime;
 mod sync;
+mod texture;
 mod vector;
 mod wgmma_tcgen05;
 

@@ -71,6 +71,7 @@ impl FunctionLowerer<'_, '_> {
                 return None;
             }
             I::Accel(op) => return self.accel_intrinsic(op, args),
+            I::Texture(op) => return self.texture_intrinsic(op, args, ty),
             I::Memcpy => return Some(self.memcpy(args)),
             I::Memset => return Some(self.memset(args)),
             I::Half(op) => self.half_intrinsic(op, args, ty),

@@ -35,6 +35,7 @@ mod memcpy;
 mod runtime;
 mod stmt;
 mod tensor;
+mod texture;
 mod wgmma_tcgen05;
 
 use crate::codes::Code;

@@ -17,6 +17,9 @@ use crate::types::CType;
 /// `int64_t` is `long`, `size_t` is `unsigned long`), which nvcc's names
 /// carry.
 pub(crate) fn named_type_spelled(name: &str) -> Option<(CType, Spelling)> {
+    if let Some(t) = crate::texture::handle_type(name) {
+        return Some((t, Spelling::LongLong));
+    }
     let spelling = match name {
         "int8_t" => Spelling::SignedChar,
         _ => Spelling::Plain,

@@ -45,7 +45,11 @@ impl Parser<'_> {
         if self.peek().kind != TokenKind::Ident || !self.is_punct_at(1, Punct::Lt) {
             return None;
         }
-        self.template_key(&self.peek().text).map(|k| (k, 1))
+        let name = &self.peek().text;
+        let builtin = || {
+            (crate::texture::is_function(name) && !self.names.is_local(name)).then(|| name.clone())
+        };
+        self.template_key(name).or_else(builtin).map(|k| (k, 1))
     }
 
     /// At `template`: a template declaration (kept as tokens), an explicit

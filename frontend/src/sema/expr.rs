@@ -1276,6 +1276,9 @@ impl Checker {
     }
 
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if let Some(made) = self.texture_call(callee, args, span) {
+            return made;
+        }
         if let ast::ExprKind::Ident(name) = &callee.kind {
             // `std::` names a header of source declares (`<limits>`'s
             // members) are functions like any other.

@@ -23,6 +23,7 @@ mod overload;
 mod runtime;
 mod templates;
 mod tensor;
+mod texture;
 mod vectors;
 mod warnings;
 mod wgmma_tcgen05;

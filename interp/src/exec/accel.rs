@@ -272,6 +272,10 @@ impl Exec<'_> {
                 vec![count]
             }
             AccelOp::AssertFail => return Err(fail(self.assertion(t, &argv), FaultKind::Trap)),
+            AccelOp::Tex(x) => self.tex(x, &argv).map_err(|(m, k)| fail(m, k))?,
+            AccelOp::Suld(s) | AccelOp::Sust(s) => {
+                self.surface(op, s, &argv).map_err(|(m, k)| fail(m, k))?
+            }
             _ => return Ok(Some(Stop::Warp(fid, inst))),
         };
         self.set_results(t, func, inst, &results);

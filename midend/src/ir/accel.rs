@@ -12,6 +12,7 @@
 //! back end cannot disagree.
 
 use super::instructions::Opcode;
+use super::texture::{SurfOp, TexOp};
 use super::types::{AddrSpace, Type};
 use core::fmt;
 
@@ -227,6 +228,12 @@ pub enum AccelOp {
     /// the source file, the line, the enclosing function's name and
     /// `sizeof(char)`). The kernel stops with an error.
     AssertFail,
+    /// `v0..v3 = tex ... h, coords..`: a texture fetch (`texture.rs`).
+    Tex(TexOp),
+    /// `v.. = suld ... h, coords..`: a surface read.
+    Suld(SurfOp),
+    /// `sust ... h, coords.., v..`: a surface write.
+    Sust(SurfOp),
 }
 
 /// What an operand of an `accel` instruction must be.
@@ -325,6 +332,9 @@ impl AccelOp {
             Tcgen05Fence { .. } => Opcode::Tcgen05Fence,
             Vprintf => Opcode::Vprintf,
             AssertFail => Opcode::AssertFail,
+            Tex(_) => Opcode::Tex,
+            Suld(_) => Opcode::Suld,
+            Sust(_) => Opcode::Sust,
         }
     }
 
@@ -377,6 +387,8 @@ impl AccelOp {
             WgmmaMma { n, .. } => vec![Type::F32; usize::from(n / 2)],
             Tcgen05Ld { num } => vec![Type::I32; usize::from(num)],
             Vprintf => vec![Type::I32],
+            Tex(t) => t.result_types(),
+            Suld(s) => vec![s.elem(); usize::from(s.vec)],
             _ => Vec::new(),
         }
     }
@@ -469,6 +481,13 @@ impl AccelOp {
                 Ptr(GENERIC),
                 Ty(Type::I64),
             ],
+            Tex(t) => t.operand_types().into_iter().map(Ty).collect(),
+            Suld(s) => s.address_types().into_iter().map(Ty).collect(),
+            Sust(s) => {
+                let mut v: Vec<OperandKind> = s.address_types().into_iter().map(Ty).collect();
+                v.extend(vec![Ty(s.elem()); usize::from(s.vec)]);
+                v
+            }
         }
     }
 
@@ -489,11 +508,13 @@ impl AccelOp {
 
     /// Whether the operation only computes its results from its operands
     /// (so an unused one may be deleted). Everything that touches memory,
-    /// waits, or orders memory must stay.
+    /// waits, or orders memory must stay. A texture is read-only while a
+    /// kernel runs, so a fetch is pure; a surface read is not, since a
+    /// surface write may change what it reads.
     pub fn is_pure(self) -> bool {
         matches!(
             self,
-            AccelOp::WmmaMma { .. } | AccelOp::Mma { .. } | AccelOp::Mapa
+            AccelOp::WmmaMma { .. } | AccelOp::Mma { .. } | AccelOp::Mapa | AccelOp::Tex(_)
         )
     }
 
@@ -613,6 +634,8 @@ impl AccelOp {
             // `s128x256b`: the IR lexer would split a word that starts with digits.
             Tcgen05Cp { shape } => vec![format!("s{}", shape.name())],
             Tcgen05Fence { after } => vec![s(if after { "after" } else { "before" })],
+            Tex(t) => t.modifiers(),
+            Suld(x) | Sust(x) => x.modifiers(),
             _ => Vec::new(),
         }
     }
@@ -851,6 +874,9 @@ impl AccelOp {
                     })?;
                 Tcgen05Cp { shape }
             }
+            Opcode::Tex => Tex(TexOp::from_modifiers(words)?),
+            Opcode::Suld => Suld(SurfOp::from_modifiers("suld", words)?),
+            Opcode::Sust => Sust(SurfOp::from_modifiers("sust", words)?),
             Opcode::Tcgen05Fence => {
                 want(1)?;
                 match words[0] {
@@ -916,6 +942,8 @@ impl AccelOp {
                 "{}: the repeat count is 1, 2, 4, 8, 16 or 32, not {num}",
                 self.opcode()
             )),
+            Tex(t) => t.modifier_error(),
+            Suld(x) | Sust(x) => x.modifier_error(),
             _ => None,
         }
     }

@@ -264,6 +264,10 @@ named_enum! {
         // `printf` and a failed `assert`.
         Vprintf = "vprintf",
         AssertFail = "assertfail",
+        // Texture fetches and surface accesses (also `accel`; `texture.rs`).
+        Tex = "tex",
+        Suld = "suld",
+        Sust = "sust",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -386,9 +390,8 @@ impl Opcode {
             | ClusterWait => Format::Accel,
             WgmmaFence | WgmmaMma | WgmmaCommit | WgmmaWait | Setmaxnreg | Tcgen05Alloc
             | Tcgen05Relinquish | Tcgen05Dealloc | Tcgen05Mma | Tcgen05Commit | Tcgen05Ld
-            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence | Vprintf | AssertFail => {
-                Format::Accel
-            }
+            | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence | Vprintf | AssertFail | Tex
+            | Suld | Sust => Format::Accel,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,

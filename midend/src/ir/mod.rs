@@ -11,6 +11,7 @@ mod function;
 mod instructions;
 mod layout;
 mod module;
+mod texture;
 mod types;
 
 pub use accel::{
@@ -29,4 +30,5 @@ pub use instructions::{
 };
 pub use layout::{Layout, LayoutEdits};
 pub use module::{GlobalVarData, Module};
+pub use texture::{SurfMode, SurfOp, TexGeom, TexLod, TexOp, TexType};
 pub use types::{AddrSpace, Type};

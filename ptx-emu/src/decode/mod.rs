@@ -20,6 +20,7 @@
 mod arith;
 mod control;
 mod memory;
+pub mod texture;
 
 use crate::memory::Space;
 use crate::ops::bits::PrmtMode;
@@ -296,6 +297,10 @@ pub enum Op {
         class: FloatClass,
         ty: Ty,
     },
+    /// `tex` on a texture object (`exec/texture.rs`).
+    Tex(texture::Tex),
+    /// `suld.b` / `sust.b` on a surface object.
+    Surf(texture::Surf),
     /// Stands where an instruction failed to decode (with the reason), so
     /// that labels keep their indices; a function holding one never runs
     /// (its error is reported at load time), so this is never executed.
@@ -751,6 +756,9 @@ pub(crate) fn decode(p: &Parts) -> Result<Op, String> {
         return Ok(op);
     }
     if let Some(op) = control::decode(p)? {
+        return Ok(op);
+    }
+    if let Some(op) = texture::decode(p)? {
         return Ok(op);
     }
     Err(unsupported(format!("the instruction `{}`", p.name)))
