@@ -1,7 +1,7 @@
 //! Texture and surface objects (`frontend/src/texture.rs`,
 //! `midend/src/ir/texture.rs`): kernelc writes the instruction forms nvcc
 //! writes for each fetch and surface function, ptxas accepts them, and
-//! misuse is an E0030 diagnostic.
+//! misuse is an E0025 diagnostic.
 
 mod common;
 
@@ -83,7 +83,7 @@ fn misuse_is_e0030() {
         ),
     ];
     for (k, (source, says)) in cases.iter().enumerate() {
-        let err = rejected_with(&format!("texture-misuse-{k}"), source, "E0030");
+        let err = rejected_with(&format!("texture-misuse-{k}"), source, "E0025");
         assert!(err.contains(says), "{source}\n{err}");
     }
 }

@@ -243,10 +243,10 @@ float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
         example: "int main() {\n    float s = 2;\n    k<<<1, 1>>>(d, [&] __device__ (float x) { return s * x; });   // E0024\n}",
         fix: "Compile with `--extended-lambda`; capture by copy (`[=]`, `[s]`); annotate the lambda `__device__` (or `__host__ __device__`) when a launch passes it.",
     },
-    E0030 {
+    E0025 {
         title: "texture or surface function misused",
         explanation: "CUDA's texture fetch functions (`tex1Dfetch`, `tex1D`, `tex2D`, `tex3D`, the layered, level and gradient forms) and surface functions (`surf1Dread` ... `surf3Dwrite`) are templates over the element type they return or move. A fetch needs that type written (`tex2D<float>`) or a pointer to the result as its first argument; a texture's elements are `float`, 8- to 32-bit integers, or their vectors of 1, 2 or 4. A surface's elements are `float`, 8- to 64-bit integers, or their vectors of at most 16 bytes (not `double`). A surface access's boundary mode is written into the PTX instruction, so it must be a constant.",
-        example: "float v = tex2D(tex, x, y);                        // E0030: which element type?\nsurf2Dwrite(1.0, surf, x * 8, y);                  // E0030: `double` elements\nsurf2Dwrite(v, surf, x * 4, y, mode);              // E0030: a run-time mode",
+        example: "float v = tex2D(tex, x, y);                        // E0025: which element type?\nsurf2Dwrite(1.0, surf, x * 8, y);                  // E0025: `double` elements\nsurf2Dwrite(v, surf, x * 4, y, mode);              // E0025: a run-time mode",
         fix: "Write the element type (`tex2D<float>(tex, x, y)`), write a supported element type, and pass `cudaBoundaryModeTrap`, `cudaBoundaryModeClamp` or `cudaBoundaryModeZero` as the mode.",
     },
     E0099 {

@@ -149,7 +149,7 @@ impl Checker {
             [crate::templates::TemplateArg::Type(t)] => Some(t.ty.clone()),
             _ => {
                 let msg = format!("`{name}` takes one template argument, the element type");
-                self.error(span, Code::E0030, msg);
+                self.error(span, Code::E0025, msg);
                 return None;
             }
         };
@@ -174,7 +174,7 @@ impl Checker {
                     let msg = format!(
                         "`{name}` needs its element type: `{name}<float>(...)`, or a pointer to the result as the first argument"
                     );
-                    self.error(span, Code::E0030, msg);
+                    self.error(span, Code::E0025, msg);
                     return None;
                 };
                 (pointee, Some(first), &args[1..])
@@ -196,7 +196,7 @@ impl Checker {
     /// Reports a call with too many or too few arguments; `None`.
     fn texture_arity<T>(&mut self, name: &str, span: Span) -> Option<T> {
         let msg = format!("wrong number of arguments to `{name}`");
-        self.error(span, Code::E0030, msg);
+        self.error(span, Code::E0025, msg);
         None
     }
 
@@ -210,7 +210,7 @@ impl Checker {
     fn element_error(&mut self, name: &str, elem: &CType, span: Span, allowed: &str) {
         let msg = format!("`{name}` cannot read or write elements of type `{elem}`");
         self.diags.push(
-            crate::diag::Diagnostic::error(span, Code::E0030, msg).with_note(allowed.to_string()),
+            crate::diag::Diagnostic::error(span, Code::E0025, msg).with_note(allowed.to_string()),
         );
     }
 
@@ -350,7 +350,7 @@ impl Checker {
             let msg = format!(
                 "the boundary mode of `{name}` must be a constant (`cudaBoundaryModeTrap`, `cudaBoundaryModeClamp` or `cudaBoundaryModeZero`): PTX writes it in the instruction"
             );
-            self.error(e.span, Code::E0030, msg);
+            self.error(e.span, Code::E0025, msg);
         }
         mode
     }
