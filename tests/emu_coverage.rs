@@ -124,10 +124,7 @@ fn collect(forms: &mut BTreeMap<String, Form>, ptx: &str, what: &str) {
 /// (tests/programs): CUDA's device libraries, which their own issues bring.
 /// A form of the programs may fail to decode only for one of these reasons;
 /// a new reason fails the test, and a fixed one should leave this list.
-const PROGRAM_GAPS: &[(&str, &str)] = &[(
-    "a tensor-map address",
-    "texture and surface objects (`tex`, `suld`, `sust`)",
-)];
+const PROGRAM_GAPS: &[(&str, &str)] = &[];
 
 /// Every program form that does not decode fails for a known reason.
 fn check_program_gaps(forms: &BTreeMap<String, Form>) {

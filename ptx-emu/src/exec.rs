@@ -591,6 +591,11 @@ impl<'a> Exec<'a> {
             Op::Selp(ty) => self.selp(t, inst, *ty),
             Op::Slct { ty, float, ftz } => self.slct(t, inst, *ty, *float, *ftz),
             Op::Cvt(c) => self.cvt(t, inst, c),
+            Op::CvtPack {
+                elem,
+                relu,
+                satfinite,
+            } => self.cvt_pack(t, inst, *elem, *relu, *satfinite),
             Op::Bfe(_)
             | Op::Bfi(_)
             | Op::Prmt(_)
@@ -605,7 +610,20 @@ impl<'a> Exec<'a> {
             Op::Lop3 { lut, pred } => self.lop3(t, inst, *lut, *pred),
             Op::Cvta { ty, space, to } => self.cvta(t, inst, *ty, *space, *to),
             Op::Isspacep(space) => self.isspacep(t, inst, *space),
-            Op::Atom { op, ty, space, red } => self.atomic(t, inst, *op, *ty, *space, *red),
+            Op::Atom {
+                op,
+                ty,
+                space,
+                red,
+                packed: false,
+            } => self.atomic(t, inst, *op, *ty, *space, *red),
+            Op::Atom {
+                ty,
+                space,
+                red,
+                packed: true,
+                ..
+            } => self.packed_atomic_add(t, inst, *ty, *space, *red),
             Op::VecAtomAdd { ty, n, space, red } => {
                 self.vector_atomic(t, inst, *ty, *n, *space, *red)
             }

@@ -222,8 +222,8 @@ impl SurfMode {
     }
 }
 
-/// `v0 = suld dim2 v1 b32 trap h, x, y` and `sust dim2 v1 b32 trap h, x,
-/// y, v`: `vec` elements of `bits` bits at the coordinates (the first in
+/// `v0 = suld dim2 x1 b32 trap h, x, y` and `sust dim2 x1 b32 trap h, x,
+/// y, v`: `vec` elements (`xN`, not `vN`, which names a value) of `bits` bits at the coordinates (the first in
 /// bytes, the others in elements) of the surface `h`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct SurfOp {
@@ -257,7 +257,7 @@ impl SurfOp {
     pub fn modifiers(self) -> Vec<String> {
         vec![
             format!("dim{}", self.dims),
-            format!("v{}", self.vec),
+            format!("x{}", self.vec),
             format!("b{}", self.bits),
             self.mode.name().into(),
         ]
@@ -286,7 +286,7 @@ impl SurfOp {
             .ok_or_else(|| format!("expected 'dim1', 'dim2' or 'dim3', found '{d}'"))?;
         Ok(SurfOp {
             dims: d,
-            vec: num(v, 'v', &[1, 2, 4])?,
+            vec: num(v, 'x', &[1, 2, 4])?,
             bits: num(b, 'b', &[8, 16, 32, 64])?,
             mode,
         })

@@ -442,6 +442,9 @@ fn slct(p: &Parts) -> Result<Op, String> {
 
 /// `cvt.RND.DST.SRC` with `.ftz` and `.sat`.
 fn cvt(p: &Parts) -> Result<Op, String> {
+    if let Some(elem) = p.mods.packed_half() {
+        return cvt_pack(p, elem);
+    }
     let tys = p.mods.types();
     let (Some(&dst), Some(&src)) = (tys.first(), tys.get(1)) else {
         return Err(unsupported(format!("`{}` without two types", p.name)));
@@ -490,6 +493,25 @@ fn cvt(p: &Parts) -> Result<Op, String> {
         ));
     }
     Ok(Op::Cvt(c))
+}
+
+/// `cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.f32 d, a, b`: the only
+/// rounding PTX allows here is `.rn`, and the source is `f32`.
+fn cvt_pack(p: &Parts, elem: Ty) -> Result<Op, String> {
+    let f32_source = p.mods.types()
+        == [Ty {
+            kind: Kind::F,
+            bits: 32,
+        }];
+    if !f32_source || !p.mods.has(".rn") || p.mods.has(".ftz") || p.mods.has(".sat") {
+        return Err(p.unsupported());
+    }
+    p.expect(&[Dst, Src, Src])?;
+    Ok(Op::CvtPack {
+        elem,
+        relu: p.mods.has(".relu"),
+        satfinite: p.mods.has(".satfinite"),
+    })
 }
 
 /// The bit-field and byte instructions, and `testp`.

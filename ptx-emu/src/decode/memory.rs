@@ -67,7 +67,14 @@ fn atom_op(p: &Parts) -> Option<AtomOp> {
 
 /// `atom` (with a destination for the old value) and `red` (without).
 fn atomic(p: &Parts) -> Result<Op, String> {
-    let ty = p.ty()?;
+    let packed = p.mods.packed_half();
+    if packed.is_some() && !p.mods.has(".add") {
+        return Err(p.unsupported());
+    }
+    let ty = match packed {
+        Some(elem) => elem,
+        None => p.ty()?,
+    };
     let red = p.opcode == "red";
     let space = p.mods.space();
     // Vector atomics have two or four elements (`.v8` is no atomic).
@@ -95,7 +102,13 @@ fn atomic(p: &Parts) -> Result<Op, String> {
     } else {
         p.expect(&shapes[..3 + cas])?;
     }
-    Ok(Op::Atom { op, ty, space, red })
+    Ok(Op::Atom {
+        op,
+        ty,
+        space,
+        red,
+        packed: packed.is_some(),
+    })
 }
 
 /// `atom.add.v2.f32 {d..}, [a], {b..}` and `red.add.v4.f32 [a], {b..}`.

@@ -24,7 +24,7 @@ pub mod texture;
 
 use crate::memory::Space;
 use crate::ops::bits::PrmtMode;
-use crate::program::{Operand, Ty};
+use crate::program::{Kind, Operand, Ty};
 use crate::rounding::Dir;
 
 /// A decoded instruction: what to do, with every modifier that matters in
@@ -197,6 +197,14 @@ pub enum Op {
         ftz: bool,
     },
     Cvt(Cvt),
+    /// `cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.f32 d, a, b`: `a` and `b`
+    /// converted to 16-bit floats of type `elem` (round to nearest),
+    /// `a`'s in the high half of `d` and `b`'s in the low half.
+    CvtPack {
+        elem: Ty,
+        relu: bool,
+        satfinite: bool,
+    },
     /// `cvta.SPACE` (`to: false`) or `cvta.to.SPACE`.
     Cvta {
         ty: Ty,
@@ -204,12 +212,15 @@ pub enum Op {
         to: bool,
     },
     Isspacep(Space),
-    /// `atom` and `red` (`red: true`, no destination) on a scalar.
+    /// `atom` and `red` (`red: true`, no destination) on a scalar, or
+    /// (`packed`) on both 16-bit floats of type `ty` in a 32-bit word
+    /// (`atom.add.noftz.f16x2`), each lane on its own.
     Atom {
         op: AtomOp,
         ty: Ty,
         space: Option<Space>,
         red: bool,
+        packed: bool,
     },
     /// `atom.add.v2.f32` / `red.add.v4.f32`: `n` elements added one by one.
     VecAtomAdd {
@@ -575,6 +586,18 @@ impl Mods<'_> {
     /// The types among the modifiers, in order (`cvt.f32.s32` has two).
     pub fn types(&self) -> Vec<Ty> {
         self.0.iter().filter_map(|m| Ty::parse(m)).collect()
+    }
+    /// The element type of a pair of 16-bit floats in one 32-bit register
+    /// (`.f16x2`, `.bf16x2`) among the modifiers.
+    pub fn packed_half(&self) -> Option<Ty> {
+        self.0.iter().find_map(|m| {
+            let kind = match m.as_str() {
+                ".f16x2" => Kind::F,
+                ".bf16x2" => Kind::BF,
+                _ => return None,
+            };
+            Some(Ty { kind, bits: 16 })
+        })
     }
     /// The last type: the instruction's type for all but `cvt`-like ones.
     pub fn last_type(&self) -> Option<Ty> {

@@ -1,7 +1,7 @@
 //! The instructions that reach memory: `ld`/`st`, atomics, `cvta` and
 //! `isspacep`, `cp.async` and the mbarriers.
 
-use super::arith::PRED;
+use super::arith::{B32, PRED};
 use super::{arg, e, Exec, Flow, Thread, R};
 use crate::decode::{AtomOp, Mbar};
 use crate::memory::{self, Space};
@@ -123,6 +123,28 @@ impl Exec<'_> {
         self.store(t, space, addr, n, new)?;
         if !red {
             self.put(t, inst, old, ty)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `atom.add.noftz.f16x2` and `.bf16x2` (and `red`): both 16-bit
+    /// floats of a 32-bit word added at once, each to its own lane.
+    pub(super) fn packed_atomic_add(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        elem: Ty,
+        space: Option<Space>,
+        red: bool,
+    ) -> R<Flow> {
+        let first = usize::from(!red);
+        let addr = self.addr(t, arg(inst, first)?)?;
+        let b = self.get(t, arg(inst, first + 1)?, B32)?;
+        let old = self.load(t, space, addr, 4)?;
+        let new = ops::packed_atomic_add(elem, old, b);
+        self.store(t, space, addr, 4, new)?;
+        if !red {
+            self.put(t, inst, old, B32)?;
         }
         Ok(Flow::Next)
     }

@@ -18,7 +18,7 @@ const B16: Ty = Ty {
     kind: Kind::B,
     bits: 16,
 };
-const B32: Ty = Ty {
+pub(super) const B32: Ty = Ty {
     kind: Kind::B,
     bits: 32,
 };
@@ -431,6 +431,21 @@ impl Exec<'_> {
         let take_a = ops::slct_takes_a(float, ftz, c);
         let v = self.get(t, arg(inst, if take_a { 1 } else { 2 })?, ty)?;
         self.put(t, inst, v, ty)
+    }
+
+    /// `cvt.rn.f16x2.f32 d, a, b` (and `.bf16x2`): `a` to the high half.
+    pub(super) fn cvt_pack(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        elem: Ty,
+        relu: bool,
+        satfinite: bool,
+    ) -> R<Flow> {
+        let a = self.get(t, arg(inst, 1)?, F32)?;
+        let b = self.get(t, arg(inst, 2)?, F32)?;
+        let half = |x| ops::cvt_half_lane(elem, relu, satfinite, x);
+        self.put(t, inst, half(a) << 16 | half(b), B32)
     }
 
     /// `cvt`, with `.ftz` on a float source and a float result.

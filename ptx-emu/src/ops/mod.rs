@@ -632,6 +632,7 @@ pub fn slct_takes_a(float: bool, ftz: bool, c: u64) -> bool {
 pub fn atomic(op: AtomOp, ty: Ty, old: u64, v: u64) -> u64 {
     let m = mask(ty.bits);
     match op {
+        AtomOp::Add if ty.is_float() && ty.bits == 16 => half_add(ty, old, v),
         AtomOp::Add if ty.is_float() => float_binary(Arith::Add, ty, old, v),
         AtomOp::Add => old.wrapping_add(v) & m,
         AtomOp::Exch | AtomOp::Cas => v & m,
@@ -658,12 +659,80 @@ pub fn atomic(op: AtomOp, ty: Ty, old: u64, v: u64) -> u64 {
     }
 }
 
+/// An atomic add of 16-bit floats (`atom.add.noftz.f16`): round to
+/// nearest, subnormals kept.
+fn half_add(ty: Ty, a: u64, b: u64) -> u64 {
+    half_arith(HalfOp::Add, ty, FloatMods::default(), false, a, b, 0)
+}
+
+/// `atom.add.noftz.{f16x2,bf16x2}`: the two 16-bit lanes of `old` and `v`
+/// added lane by lane.
+pub fn packed_atomic_add(elem: Ty, old: u64, v: u64) -> u64 {
+    (0..2).fold(0, |r, i| {
+        let lane = |x: u64| (x >> (16 * i)) & 0xffff;
+        r | (half_add(elem, lane(old), lane(v)) & 0xffff) << (16 * i)
+    })
+}
+
+/// `cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.f32`'s conversion of one
+/// `f32` to a 16-bit float of type `elem`.
+pub fn cvt_half_lane(elem: Ty, relu: bool, satfinite: bool, a: u64) -> u64 {
+    let c = Cvt {
+        dst: elem,
+        src: F32,
+        rnd: CvtRnd::Rn,
+        ftz: false,
+        sat: false,
+        satfinite,
+    };
+    let r = cvt(&c, a);
+    let negative = r & 0x8000 != 0 && !to_f64(elem, r).is_nan();
+    if relu && negative {
+        0
+    } else {
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn t(s: &str) -> Ty {
         Ty::parse(s).unwrap()
+    }
+
+    /// Each lane of `atom.add.noftz.f16x2` is an `f16` add of its own,
+    /// without a carry between the halves: 1.0 + 2.0 = 3.0 in the low
+    /// lane, -0.5 + 0.25 = -0.25 in the high one; and the scalar `f16` add
+    /// is a 16-bit float add, not an `f64` one on the bits.
+    #[test]
+    fn packed_half_atomic_add_adds_each_lane() {
+        let f16 = t(".f16");
+        let (one, two, three) = (0x3c00, 0x4000, 0x4200);
+        let (minus_half, quarter, minus_quarter) = (0xb800, 0x3400, 0xb400);
+        let old = minus_half << 16 | one;
+        let v = quarter << 16 | two;
+        assert_eq!(packed_atomic_add(f16, old, v), minus_quarter << 16 | three);
+        assert_eq!(atomic(AtomOp::Add, f16, one, two), three);
+    }
+
+    /// `cvt.rn.f16x2.f32`'s lane: round to nearest (1 + 2^-11 is a tie that
+    /// goes to even, 1.0), `.relu` makes a negative result +0 but keeps a
+    /// NaN, `.satfinite` keeps an overflow finite.
+    #[test]
+    fn packed_half_conversion_rounds_relus_and_saturates() {
+        let f16 = t(".f16");
+        let bits = |x: f32| u64::from(x.to_bits());
+        assert_eq!(
+            cvt_half_lane(f16, false, false, bits(1.0 + 2f32.powi(-11))),
+            0x3c00
+        );
+        assert_eq!(cvt_half_lane(f16, true, false, bits(-3.0)), 0);
+        assert_eq!(cvt_half_lane(f16, false, false, bits(-3.0)), 0xc200);
+        assert!(to_f64(f16, cvt_half_lane(f16, true, false, bits(f32::NAN))).is_nan());
+        assert_eq!(cvt_half_lane(f16, false, false, bits(1e6)), 0x7c00);
+        assert_eq!(cvt_half_lane(f16, false, true, bits(1e6)), 0x7bff);
     }
 
     /// `cvt` by the modifier as written; `None` for a form the emulator
