@@ -19,6 +19,8 @@ const IDIOMS: (&str, &[&str]) = (
     ],
 );
 
+const CLOBBER: (&str, &[&str]) = ("_Z7clobberPjS_", &["u32[]:rand:64:6", "u32[]:zeros:128"]);
+
 #[test]
 fn inline_ptx_computes_what_nvcc_computes() {
     let dir = scratch("inline-asm");
@@ -33,9 +35,39 @@ fn inline_ptx_computes_what_nvcc_computes() {
     let Some(theirs_ptx) = theirs_ptx else {
         return;
     };
-    let ours = emu_buffers(&dir.join("kernelc.ptx"), IDIOMS, &dir.join("ours"));
-    let theirs = emu_buffers(&theirs_ptx, IDIOMS, &dir.join("theirs"));
-    assert_eq!(ours, theirs);
+    // The volatile asm whose result is unused is kept.
+    assert!(ours_ptx.contains("%clock;"), "{ours_ptx}");
+    for (k, kernel) in [IDIOMS, CLOBBER].into_iter().enumerate() {
+        let ours = emu_buffers(
+            &dir.join("kernelc.ptx"),
+            kernel,
+            &dir.join(format!("ours{k}")),
+        );
+        let theirs = emu_buffers(&theirs_ptx, kernel, &dir.join(format!("theirs{k}")));
+        assert_eq!(ours, theirs, "{}", kernel.0);
+    }
+}
+
+#[test]
+fn inline_asm_ir_text_reads_back_as_written() {
+    let dir = scratch("inline-asm-ir");
+    let fixture = common::root().join("tests/fixtures/inline_asm/inline_asm.cu");
+    let o = kernelc(&[fixture.to_str().unwrap(), "--emit", "ir"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ir = common::stdout(&o);
+    assert!(
+        ir.contains(r#"inline_asm "bfe.u32 %0, %1, %2, %3;" "=r" "r,r,n5""#),
+        "{ir}"
+    );
+    assert!(
+        ir.contains(r#"inline_asm volatile memory "bar.sync 0;" "" """#),
+        "{ir}"
+    );
+    let kir = dir.join("k.kir");
+    std::fs::write(&kir, &ir).unwrap();
+    let again = kernelc(&["opt", kir.to_str().unwrap(), "--passes", ""]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(common::stdout(&again), ir);
 }
 
 #[test]
