@@ -131,3 +131,23 @@ fn bad_constraints_and_operand_numbers_are_e0026() {
         assert!(err.contains(":3:"), "located on its line: {err}");
     }
 }
+
+#[test]
+fn regalloc2_leaves_functions_with_inline_ptx_virtual() {
+    let dir = scratch("inline-asm-regalloc2");
+    let fixture = common::root().join("tests/fixtures/inline_asm/inline_asm.cu");
+    let ptx = |mode: &str| {
+        let out = dir.join(format!("{mode}.ptx"));
+        let o = kernelc(&[
+            fixture.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            &format!("--regalloc={mode}"),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(out).unwrap();
+        // The first line names the options.
+        text.split_once('\n').unwrap().1.to_string()
+    };
+    assert_eq!(ptx("regalloc2"), ptx("virtual"));
+}
