@@ -1171,10 +1171,13 @@ impl<'c> FuncParser<'c> {
                 one(InstData::IsSpace { space, arg }, Known(Type::I1))
             }
             Format::Accel => {
-                // Modifiers are words and numbers up to the first value.
+                // Modifiers are words and numbers up to the first value;
+                // a surface access always has four, whose vector width
+                // (`v2`) is spelled like a value.
                 let loc = cur.loc();
                 let mut words = Vec::new();
-                while !cur.at_entity("v") {
+                let fixed = matches!(op, Opcode::Suld | Opcode::Sust).then_some(4);
+                while fixed.map_or(!cur.at_entity("v"), |n| words.len() < n) {
                     match *cur.peek() {
                         Tok::Word(w) | Tok::Num(w) => {
                             words.push(w);
