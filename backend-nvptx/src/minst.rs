@@ -65,6 +65,25 @@ impl RegClass {
     }
 }
 
+/// An operand of [`MInst::InlineAsm`]: an output register, an input
+/// register, a `+` output (read and written), or an `n` immediate.
+#[derive(Clone, PartialEq, Debug)]
+pub enum AsmOperand {
+    Def(Reg),
+    Use(Reg),
+    Tied(Reg),
+    Imm(i64),
+}
+
+impl fmt::Display for AsmOperand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AsmOperand::Def(r) | AsmOperand::Use(r) | AsmOperand::Tied(r) => write!(f, "{r}"),
+            AsmOperand::Imm(n) => write!(f, "{n}"),
+        }
+    }
+}
+
 /// A virtual register: `%r3` is `Reg { class: B32, num: 3 }`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Reg {
@@ -576,6 +595,13 @@ pub enum MInst {
         size: u32,
         align: u32,
     },
+    /// Inline PTX between nvcc's `// begin inline asm` and `// end inline
+    /// asm` lines: `template` with `%N` written as `operands[N]` and `%%`
+    /// as `%`.
+    InlineAsm {
+        template: String,
+        operands: Vec<AsmOperand>,
+    },
     /// `call.uni (ret), callee, (args...)`.
     Call {
         callee: String,
@@ -957,6 +983,12 @@ impl fmt::Display for MInst {
                     write!(f, "{sep}{a}")?;
                 }
                 f.write_str(";")
+            }
+            MInst::InlineAsm { template, operands } => {
+                let n = operands.len();
+                let text = midend::ir::asm_substitute(template, n, |k| operands[k].to_string())
+                    .unwrap_or_else(|_| template.clone());
+                write!(f, "// begin inline asm\n\t{text}\n\t// end inline asm")
             }
             MInst::Call { callee, ret, args } => {
                 f.write_str("call.uni ")?;

@@ -6,7 +6,7 @@
 //! walks the uses first, then the def, so the k-th register it reports is
 //! always the k-th operand regalloc2 was told about.
 
-use crate::minst::{AccelArg, AddrBase, Address, MInst, Operand, Reg};
+use crate::minst::{AccelArg, AddrBase, Address, AsmOperand, MInst, Operand, Reg};
 
 /// Whether an instruction reads or writes a register.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -162,6 +162,19 @@ impl MInst {
                         AccelArg::Def(r) => f(r, RegUse::Def),
                         AccelArg::DefVec(rs) => rs.iter_mut().for_each(|r| f(r, RegUse::Def)),
                         _ => {}
+                    }
+                }
+                None
+            }
+            MInst::InlineAsm { operands, .. } => {
+                for o in operands.iter_mut() {
+                    if let AsmOperand::Use(r) | AsmOperand::Tied(r) = o {
+                        f(r, RegUse::Use);
+                    }
+                }
+                for o in operands.iter_mut() {
+                    if let AsmOperand::Def(r) | AsmOperand::Tied(r) = o {
+                        f(r, RegUse::Def);
                     }
                 }
                 None

@@ -406,7 +406,12 @@ type Dense = usize;
 // liveness, SSA renaming, the view) and applying its answer share the
 // numbering maps; each stage is a commented paragraph.
 pub fn allocate(mf: &mut MFunction, check: bool) -> Result<(), RegallocError> {
-    if mf.body.is_empty() {
+    // Inline PTX reads its inputs and writes its outputs in whatever order
+    // its text says, and a `+` operand is one register read and written:
+    // the view's rule of uses before the def at one point cannot say
+    // either, so such a function keeps its virtual registers.
+    let has_inline_asm = mf.body.iter().any(|i| matches!(i, MInst::InlineAsm { .. }));
+    if mf.body.is_empty() || has_inline_asm {
         return Ok(());
     }
     let blocks = cfg::build(&mf.body).map_err(RegallocError::Cfg)?;

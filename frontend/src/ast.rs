@@ -320,6 +320,29 @@ pub enum StmtKind {
         then: Box<Stmt>,
         els: Option<Box<Stmt>>,
     },
+    /// `asm [volatile] ("template" : outputs : inputs : clobbers);`.
+    Asm(Box<AsmStmt>),
+}
+
+/// An inline PTX statement as written (GCC's extended `asm`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AsmStmt {
+    pub volatile: bool,
+    /// The template's text, its string literals joined.
+    pub template: String,
+    pub template_span: Span,
+    pub outputs: Vec<AsmOperand>,
+    pub inputs: Vec<AsmOperand>,
+    /// The clobbers (`"memory"`, register names), with where each is.
+    pub clobbers: Vec<(String, Span)>,
+}
+
+/// `"=r"(x)`: a constraint and the operand's expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AsmOperand {
+    pub constraint: String,
+    pub constraint_span: Span,
+    pub expr: Expr,
 }
 
 /// An expression with its span.

@@ -249,6 +249,12 @@ float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
         example: "float v = tex2D(tex, x, y);                        // E0025: which element type?\nsurf2Dwrite(1.0, surf, x * 8, y);                  // E0025: `double` elements\nsurf2Dwrite(v, surf, x * 4, y, mode);              // E0025: a run-time mode",
         fix: "Write the element type (`tex2D<float>(tex, x, y)`), write a supported element type, and pass `cudaBoundaryModeTrap`, `cudaBoundaryModeClamp` or `cudaBoundaryModeZero` as the mode.",
     },
+    E0026 {
+        title: "inline PTX (`asm`) misused",
+        explanation: "An `asm` statement's operands say which register class each value lives in: `h` (16-bit integer), `r` (32-bit integer), `l` (64-bit integer or pointer), `f` (`float`), `d` (`double`), or `n`, an integer constant written into the template. An output's constraint starts with `=` (written) or `+` (read and written) and its operand is a writable lvalue of the register's size; an input converts to the register's type. The template names operands `%0`, `%1`, ... (outputs first, then inputs) and writes a literal `%` as `%%`.",
+        example: "asm(\"mov.u32 %0, %%laneid;\" : \"r\"(lane));        // E0026: an output needs `=r`\nasm(\"add.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(x));   // E0026: `%2` names no operand",
+        fix: "Write the constraint of the operand's size (`=r` for `unsigned`, `=l` for a pointer or `long long`, `=f` for `float`), number operands from 0 with the outputs first, and double a literal `%`.",
+    },
     E0099 {
         title: "other semantic error",
         explanation: "A semantic error without a more specific code. The message says what is wrong.",

@@ -284,6 +284,14 @@ impl Dumper {
                 }
             }
             StmtKind::Empty => self.line(depth, "Empty"),
+            StmtKind::Asm(a) => {
+                let v = if a.volatile { " volatile" } else { "" };
+                self.line(depth, &format!("Asm{v} {:?}", a.template));
+                for op in a.outputs.iter().chain(&a.inputs) {
+                    self.line(depth + 1, &format!("Operand {:?}", op.constraint));
+                    self.expr(&op.expr, depth + 2);
+                }
+            }
         }
     }
 

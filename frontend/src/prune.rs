@@ -117,6 +117,10 @@ fn calls_in_stmt(s: &mut Stmt, f: &mut dyn FnMut(&mut FuncId)) {
         | StmtKind::Label(_)
         | StmtKind::Goto(_)
         | StmtKind::GotoLabel(_) => {}
+        StmtKind::Asm(a) => {
+            a.operands.iter_mut().for_each(|e| calls_in_expr(e, f));
+            a.outputs.iter_mut().for_each(|(p, _)| calls_in_place(p, f));
+        }
     })
 }
 

@@ -217,6 +217,21 @@ pub enum StmtKind {
     /// The value (if any) already has the function's return type.
     Return(Option<Expr>),
     Empty,
+    /// Inline PTX (`asm(...)`).
+    Asm(Box<AsmStmt>),
+}
+
+/// A checked `asm` statement: the IR instruction it becomes, where its
+/// results go, and its operands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AsmStmt {
+    pub asm: midend::ir::InlineAsm,
+    /// Each output's place and C type, in order.
+    pub outputs: Vec<(Place, CType)>,
+    /// The instruction's operands in its order (the tied outputs' old
+    /// values, then the register inputs), each already of the C type of
+    /// its constraint's register.
+    pub operands: Vec<Expr>,
 }
 
 /// A typed expression.

@@ -773,6 +773,15 @@ impl<'m> Exec<'m> {
             } => return Ok(Some(Stop::Warp(fid, inst))),
             InstData::BarrierRed { .. } => return Ok(Some(Stop::Barrier(fid, inst))),
             InstData::SpecialReg { reg } => self.special(t, *reg),
+            // PTX text has no meaning here; the emulator runs the PTX.
+            InstData::InlineAsm { asm, .. } => {
+                let line = asm.template.lines().next().unwrap_or("").trim();
+                let msg = format!(
+                    "inline PTX `{line}` cannot run in the IR interpreter; \
+                     inline PTX runs on the emulator: --engine emu"
+                );
+                return Err(fail(FaultKind::Unsupported, msg));
+            }
             InstData::Nullary { opcode } => {
                 if *opcode == Opcode::Barrier {
                     return Ok(Some(Stop::Barrier(fid, inst)));

@@ -6,8 +6,8 @@
 
 use crate::ir::{
     AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, CallSig, FloatCC, FuncId,
-    Function, GlobalVar, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp, ShuffleMode,
-    SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
+    Function, GlobalVar, InlineAsm, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp,
+    ShuffleMode, SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -261,6 +261,13 @@ pub trait InstBuilder {
     fn accel(&mut self, op: AccelOp, args: Vec<Value>) -> Vec<Value> {
         let types = op.result_types();
         let inst = self.build(InstData::Accel { op, args }, &types);
+        self.results(inst)
+    }
+    /// Inline PTX; returns one value per output.
+    fn inline_asm(&mut self, asm: InlineAsm, args: Vec<Value>) -> Vec<Value> {
+        let types = asm.result_types();
+        let asm = Box::new(asm);
+        let inst = self.build(InstData::InlineAsm { asm, args }, &types);
         self.results(inst)
     }
     fn is_space(&mut self, space: AddrSpace, ptr: Value) -> Value {

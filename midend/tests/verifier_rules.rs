@@ -384,6 +384,35 @@ fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
     c.accel(A::Vprintf, vec![text, text]);
     let wide = c.iconst(Type::I64, 1);
     c.accel(A::AssertFail, vec![text, text, one, text, wide]);
+    // A texture fetch and surface accesses through the handle `wide`.
+    let half = c.fconst(Type::F32, 0.5);
+    let tex = TexOp {
+        geom: TexGeom::D1,
+        lod: TexLod::Base,
+        dty: TexType::F32,
+        cty: TexType::F32,
+    };
+    c.accel(A::Tex(tex), vec![wide, half]);
+    let surf = SurfOp {
+        dims: 1,
+        vec: 1,
+        bits: 32,
+        mode: SurfMode::Trap,
+    };
+    let texel = c.accel(A::Suld(surf), vec![wide, one]);
+    c.accel(A::Sust(surf), vec![wide, one, texel[0]]);
+    // Inline PTX: a `+` output, a register input and an immediate.
+    let asm = InlineAsm {
+        template: "add.u32 %0, %1, %2;".into(),
+        outputs: vec![AsmOutput {
+            reg: AsmReg::R,
+            tied: true,
+        }],
+        inputs: vec![AsmInput::Reg(AsmReg::R), AsmInput::Imm(3)],
+        volatile: true,
+        memory: true,
+    };
+    c.inline_asm(asm, vec![one, one]);
 }
 
 // ---------------------------------------------------------------- valid IR

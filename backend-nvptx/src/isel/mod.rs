@@ -19,6 +19,7 @@
 mod accel;
 mod aggregate;
 mod arith;
+mod asm;
 mod convert;
 pub mod error;
 mod memory;
@@ -844,6 +845,10 @@ impl Isel<'_> {
             InstData::Accel { op, args } => {
                 let (args, results) = (args.clone(), results.to_vec());
                 self.accel(*op, &args, &results)
+            }
+            InstData::InlineAsm { asm, args } => {
+                let (asm, args, results) = (asm.clone(), args.clone(), results.to_vec());
+                self.inline_asm(&asm, &args, &results)
             }
             InstData::Nullary { opcode } => self.nullary(*opcode),
             InstData::Jump { dest } => {

@@ -280,6 +280,13 @@ fn scan_stmt(s: &Stmt, local: LocalId, ok: &mut bool) {
             | StmtKind::Label(_)
             | StmtKind::Goto(_)
             | StmtKind::GotoLabel(_) => {}
+            StmtKind::Asm(a) => {
+                a.operands.iter().for_each(|e| ex(e, ok));
+                for (p, _) in &a.outputs {
+                    *ok &= !place_rooted_at(p, local);
+                    scan_place(p, local, ok);
+                }
+            }
         }
     })
 }

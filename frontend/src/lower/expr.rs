@@ -17,7 +17,7 @@ use midend::ir::{
 };
 
 /// Where an assignment or increment stores.
-enum PlaceRef {
+pub(super) enum PlaceRef {
     Var(LocalId),
     /// Memory at `ptr`, holding a value of the C type of the place.
     Mem {
@@ -484,7 +484,7 @@ impl FunctionLowerer<'_, '_> {
         }
     }
 
-    fn place(&mut self, target: &Place) -> PlaceRef {
+    pub(super) fn place(&mut self, target: &Place) -> PlaceRef {
         match target {
             Place::Local(l) => match self.slot(*l) {
                 Some(slot) => PlaceRef::Mem {
@@ -536,7 +536,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     /// Stores `v` into the place; returns the value as stored (after conversion).
-    fn write(&mut self, place: &PlaceRef, v: Value, ty: &CType) -> Value {
+    pub(super) fn write(&mut self, place: &PlaceRef, v: Value, ty: &CType) -> Value {
         match place {
             PlaceRef::Var(l) => {
                 let v = self.coerce(v, self.var_type(*l));

@@ -20,6 +20,7 @@
 //! variable. Module variables become IR globals, in `Program::globals` order.
 
 mod aggregate;
+mod asm;
 mod device_fns;
 mod expr;
 mod half;

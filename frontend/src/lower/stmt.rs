@@ -188,6 +188,7 @@ impl FunctionLowerer<'_, '_> {
                 self.b.ret(args);
             }
             StmtKind::Empty => {}
+            StmtKind::Asm(a) => self.asm(a),
         }
     }
 
@@ -404,6 +405,13 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Place)) {
         | StmtKind::Label(_)
         | StmtKind::Goto(_)
         | StmtKind::GotoLabel(_) => {}
+        StmtKind::Asm(a) => {
+            for (p, _) in &a.outputs {
+                f(p);
+                visit_place_operands(p, f);
+            }
+            a.operands.iter().for_each(|e| visit_expr(e, f));
+        }
     })
 }
 

@@ -11,6 +11,7 @@
 //! is bounded by [`crate::Options::nesting_limit`] (error E0014) so that
 //! hostile input cannot exhaust memory.
 
+mod asm;
 mod class_templates;
 mod classes;
 mod decl;

@@ -153,6 +153,7 @@ impl Parser<'_> {
                 self.block_namespace_alias()?;
                 StmtKind::Empty
             }
+            TokenKind::Keyword(Keyword::Asm | Keyword::Asm2) => self.asm_stmt()?,
             TokenKind::Keyword(k) if unsupported_keyword(*k).is_some() && !self.starts_decl(0) => {
                 let what = unsupported_keyword(*k).unwrap_or("this construct");
                 return self.error(

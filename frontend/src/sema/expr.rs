@@ -676,7 +676,7 @@ impl Checker {
     }
 
     /// Converts an lvalue expression into a place, checking it is writable.
-    fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
+    pub(super) fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
         if e.ty.is_array() {
             self.error(e.span, Code::E0004, "arrays cannot be assigned");
             return None;

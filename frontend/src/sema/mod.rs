@@ -5,6 +5,7 @@
 //! yields `None` and is dropped) so every independent error in the file is
 //! reported in one run.
 
+mod asm;
 mod bit_fields;
 mod builtins;
 mod classes;
@@ -1191,6 +1192,7 @@ impl Checker {
             }
             A::Return(v) => self.return_stmt(v.as_ref(), s.span),
             A::Empty => StmtKind::Empty,
+            A::Asm(a) => self.asm_stmt(a),
         };
         Stmt { kind, span: s.span }
     }

@@ -7,6 +7,7 @@
 
 use super::accel::AccelOp;
 use super::entities::{AliasScope, Block, FuncId, GlobalVar, StackSlot, Value};
+use super::inline_asm::InlineAsm;
 use super::types::{AddrSpace, Type};
 use core::fmt;
 use smallvec::{smallvec, SmallVec};
@@ -268,6 +269,8 @@ named_enum! {
         Tex = "tex",
         Suld = "suld",
         Sust = "sust",
+        /// Inline PTX (`inline_asm.rs`).
+        InlineAsm = "inline_asm",
         Jump = "jump",
         /// Conditional branch on an `i1`.
         Brif = "brif",
@@ -312,6 +315,8 @@ pub enum Format {
     IsSpace,
     /// Async copies, mbarriers and tensor cores ([`AccelOp`]).
     Accel,
+    /// Inline PTX ([`InlineAsm`]).
+    InlineAsm,
     Jump,
     Brif,
     Return,
@@ -392,6 +397,7 @@ impl Opcode {
             | Tcgen05Relinquish | Tcgen05Dealloc | Tcgen05Mma | Tcgen05Commit | Tcgen05Ld
             | Tcgen05St | Tcgen05Wait | Tcgen05Cp | Tcgen05Fence | Vprintf | AssertFail | Tex
             | Suld | Sust => Format::Accel,
+            InlineAsm => Format::InlineAsm,
             Jump => Format::Jump,
             Brif => Format::Brif,
             Return => Format::Return,
@@ -453,6 +459,7 @@ impl Opcode {
                 | AtomicVec
                 | Nanosleep
                 | Trap
+                | InlineAsm
         ) || self.is_terminator()
             || (self.format() == Format::Accel && !matches!(self, WmmaMma | Mma | Mapa))
     }
@@ -478,6 +485,7 @@ impl Opcode {
                 | Opcode::Stmatrix
                 | Opcode::ClusterArrive
                 | Opcode::ClusterWait
+                | Opcode::InlineAsm
         )
     }
 }
@@ -934,6 +942,12 @@ pub enum InstData {
         op: AccelOp,
         args: Vec<Value>,
     },
+    /// Inline PTX; `args` are the tied outputs' old values, then the
+    /// register inputs (see [`InlineAsm`]).
+    InlineAsm {
+        asm: Box<InlineAsm>,
+        args: Vec<Value>,
+    },
     Jump {
         dest: BlockCall,
     },
@@ -991,7 +1005,8 @@ macro_rules! operand_runs {
             | InstData::CallIndirect { args, .. }
             | InstData::Return { args }
             | InstData::AtomicVec { args, .. }
-            | InstData::Accel { args, .. } => {
+            | InstData::Accel { args, .. }
+            | InstData::InlineAsm { args, .. } => {
                 [args.$as_slice(), Default::default(), Default::default()]
             }
             InstData::Jump { dest } => [
@@ -1063,6 +1078,7 @@ impl InstData {
             InstData::Effect { opcode, .. } => *opcode,
             InstData::IsSpace { .. } => Opcode::IsSpace,
             InstData::Accel { op, .. } => op.opcode(),
+            InstData::InlineAsm { .. } => Opcode::InlineAsm,
             InstData::Jump { .. } => Opcode::Jump,
             InstData::Brif { .. } => Opcode::Brif,
             InstData::Return { .. } => Opcode::Return,

@@ -8,6 +8,7 @@ mod accel;
 mod dfg;
 mod entities;
 mod function;
+mod inline_asm;
 mod instructions;
 mod layout;
 mod module;
@@ -24,6 +25,7 @@ pub use function::{
     AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, LoopHint, ParamAttrs,
     Signature, SourceSpan, StackSlotData,
 };
+pub use inline_asm::{substitute as asm_substitute, AsmInput, AsmOutput, AsmReg, InlineAsm};
 pub use instructions::{
     f32_const_bits, AtomicOp, BarrierRedOp, BlockCall, CacheOp, CallSig, FloatCC, Format, InstData,
     IntCC, MemFlags, MemScope, Opcode, ReduxOp, Rounding, ShuffleMode, SpecialReg, VoteMode,

@@ -135,6 +135,8 @@ fn collect_writes(
             // The alias analysis knows no access of these, so it answers
             // "may alias" for every load: conservative.
             InstData::Accel { op, .. } if op.writes_memory() => w.clobbers.push(inst),
+            // Inline PTX may store anywhere (its template is not read).
+            InstData::InlineAsm { .. } => w.clobbers.push(inst),
             InstData::Call { func: callee, args } => {
                 let name = || format!("@{}", module.functions[*callee].name);
                 match summaries.get(callee) {
@@ -532,6 +534,7 @@ fn summarize(
             | InstData::AtomicCas { .. }
             | InstData::AtomicVec { .. }) => through(&mut w, d.mem_ptr().expect("writes memory")),
             InstData::Accel { op, .. } if op.writes_memory() => w.unknown = true,
+            InstData::InlineAsm { .. } => w.unknown = true,
             InstData::Call { func: callee, args } => match sums.get(callee) {
                 Some(c) => {
                     w.unknown |= c.unknown;

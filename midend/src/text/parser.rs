@@ -19,8 +19,8 @@
 
 use super::lexer::{lex, Tok, Token};
 use crate::ir::{
-    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, MemScope, ReduxOp, ShuffleMode,
-    VoteMode,
+    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, InlineAsm, MemScope, ReduxOp,
+    ShuffleMode, VoteMode,
 };
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
@@ -1171,10 +1171,13 @@ impl<'c> FuncParser<'c> {
                 one(InstData::IsSpace { space, arg }, Known(Type::I1))
             }
             Format::Accel => {
-                // Modifiers are words and numbers up to the first value.
+                // Modifiers are words and numbers up to the first value;
+                // a surface access always has four, whose vector width
+                // (`v2`) is spelled like a value.
                 let loc = cur.loc();
                 let mut words = Vec::new();
-                while !cur.at_entity("v") {
+                let fixed = matches!(op, Opcode::Suld | Opcode::Sust).then_some(4);
+                while fixed.map_or(!cur.at_entity("v"), |n| words.len() < n) {
                     match *cur.peek() {
                         Tok::Word(w) | Tok::Num(w) => {
                             words.push(w);
@@ -1187,6 +1190,27 @@ impl<'c> FuncParser<'c> {
                 let args = self.value_list(cur)?;
                 let rules = aop.result_types().into_iter().map(Known).collect();
                 Ok((InstData::Accel { op: aop, args }, Some(rules)))
+            }
+            Format::InlineAsm => {
+                let volatile = cur.eat_word("volatile");
+                let memory = cur.eat_word("memory");
+                let loc = cur.loc();
+                let template = quoted(cur, "the quoted PTX template")?;
+                let outputs = InlineAsm::parse_outputs(&quoted(cur, "the quoted outputs")?)
+                    .or_else(|m| error(loc, m))?;
+                let inputs = InlineAsm::parse_inputs(&quoted(cur, "the quoted inputs")?)
+                    .or_else(|m| error(loc, m))?;
+                let args = self.value_list(cur)?;
+                let asm = InlineAsm {
+                    template,
+                    outputs,
+                    inputs,
+                    volatile,
+                    memory,
+                };
+                let rules = asm.result_types().into_iter().map(Known).collect();
+                let asm = Box::new(asm);
+                Ok((InstData::InlineAsm { asm, args }, Some(rules)))
             }
             Format::Jump => {
                 let dest = self.block_call(cur)?;
@@ -1386,6 +1410,18 @@ fn float(cur: &mut Cursor) -> Result<f64> {
         || error(loc, format!("'{text}' is not a float constant")),
         Ok,
     )
+}
+
+/// A quoted string (an `inline_asm`'s template or constraints).
+fn quoted(cur: &mut Cursor, expected: &str) -> Result<String> {
+    match cur.peek() {
+        Tok::Str(s) => {
+            let s = s.clone();
+            cur.advance();
+            Ok(s)
+        }
+        _ => cur.unexpected(expected),
+    }
 }
 
 #[cfg(test)]

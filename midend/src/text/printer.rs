@@ -515,6 +515,21 @@ impl FuncWriter<'_> {
                     self.values(args)?;
                 }
             }
+            InstData::InlineAsm { asm, args } => {
+                write!(self.out, "{op}")?;
+                if asm.volatile {
+                    self.out.push_str(" volatile");
+                }
+                if asm.memory {
+                    self.out.push_str(" memory");
+                }
+                let (outs, ins) = (asm.outputs_text(), asm.inputs_text());
+                write!(self.out, " {:?} {outs:?} {ins:?}", asm.template)?;
+                if !args.is_empty() {
+                    self.out.push(' ');
+                    self.values(args)?;
+                }
+            }
             InstData::Jump { dest } => {
                 write!(self.out, "{op} ")?;
                 self.block_call(dest)?;

@@ -2,7 +2,8 @@
 
 use super::Ctx;
 use crate::ir::{
-    AccelOp, AddrSpace, AtomicOp, Format, Inst, InstData, Opcode, OperandKind, Type, Value,
+    asm_substitute, AccelOp, AddrSpace, AtomicOp, Format, InlineAsm, Inst, InstData, Opcode,
+    OperandKind, Type, Value,
 };
 use crate::text::write_float;
 
@@ -45,6 +46,7 @@ fn data_format(data: &InstData) -> Format {
         InstData::Effect { .. } => Format::Effect,
         InstData::IsSpace { .. } => Format::IsSpace,
         InstData::Accel { .. } => Format::Accel,
+        InstData::InlineAsm { .. } => Format::InlineAsm,
         InstData::Jump { .. } => Format::Jump,
         InstData::Brif { .. } => Format::Brif,
         InstData::Return { .. } => Format::Return,
@@ -284,6 +286,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Call { .. } => callee.map(|c| c.signature.returns.len()),
         InstData::CallIndirect { sig, .. } => Some(sig.returns.len()),
         InstData::Accel { op, .. } => Some(op.result_types().len()),
+        InstData::InlineAsm { asm, .. } => Some(asm.outputs.len()),
         InstData::AtomicVec { args, .. } => Some(args.len().saturating_sub(1)),
         InstData::Store { .. }
         | InstData::Nullary { .. }
@@ -694,6 +697,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             }
         }
         InstData::Accel { op: aop, args } => check_accel(cx, inst, *aop, args),
+        InstData::InlineAsm { asm, args } => check_inline_asm(cx, inst, asm, args),
         InstData::Return { args } => {
             let returns = &func.signature.returns;
             if args.len() != returns.len() {
@@ -716,6 +720,46 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 }
             }
         }
+    }
+}
+
+/// Operand and result types of an `inline_asm` as its constraints say,
+/// and every `%N` of its template naming an operand.
+fn check_inline_asm(cx: &mut Ctx, inst: Inst, asm: &InlineAsm, args: &[Value]) {
+    let dfg = &cx.func.dfg;
+    let want = asm.operand_types();
+    let mut errors = Vec::new();
+    if want.len() != args.len() {
+        errors.push(format!(
+            "inline_asm's constraints take {} operands, got {}",
+            want.len(),
+            args.len()
+        ));
+    }
+    for (k, (&a, &t)) in args.iter().zip(&want).enumerate() {
+        if dfg.value_type(a) != t {
+            errors.push(format!(
+                "inline_asm operand {k} must be {t}, got {}",
+                dfg.value_type(a)
+            ));
+        }
+    }
+    for (k, (&r, t)) in dfg
+        .inst_results(inst)
+        .iter()
+        .zip(asm.result_types())
+        .enumerate()
+    {
+        if dfg.value_type(r) != t {
+            errors.push(format!("inline_asm result {k} must be {t}"));
+        }
+    }
+    let count = asm.outputs.len() + asm.inputs.len();
+    if let Err(e) = asm_substitute(&asm.template, count, |_| String::new()) {
+        errors.push(format!("inline_asm template: {e}"));
+    }
+    for e in errors {
+        cx.at_inst(inst, e);
     }
 }
 
