@@ -1010,13 +1010,32 @@ fn check_ptx(ptx: &str) -> Result<(), CompileError> {
         return Ok(());
     }
     let report = ptx_validate::validate(ptx);
-    if report.ok() {
+    if report.ok() || first_error_in_inline_ptx(&report, ptx) {
         return Ok(());
     }
     Err(CompileError::unlocated(format!(
         "internal compiler error: the PTX kernelc produced does not validate\n{}",
         report.rendered("<output>", ptx)
     )))
+}
+
+/// Whether the first error of `report` lies at or after the first inline
+/// PTX of `ptx`. Inline PTX is the user's text, copied as written, as nvcc
+/// copies it; ptxas judges it (a syntax error in it may even end the
+/// function early), so an error from there on is not kernelc's to report.
+fn first_error_in_inline_ptx(report: &ptx_validate::Report, ptx: &str) -> bool {
+    let Some(begin) = ptx.lines().position(|l| l.trim() == "// begin inline asm") else {
+        return false;
+    };
+    let first_error = report
+        .diags
+        .iter()
+        .filter(|d| d.severity == ptx_validate::Severity::Error)
+        .map(|d| d.pos.line as usize)
+        .min();
+    // `begin` counts from 0 and `line` from 1: the template starts on the
+    // marker's next line.
+    first_error.is_some_and(|line| line > begin)
 }
 
 /// The frontend's options for a target: `__CUDA_ARCH__` as nvcc sets it for

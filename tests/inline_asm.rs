@@ -151,3 +151,24 @@ fn regalloc2_leaves_functions_with_inline_ptx_virtual() {
     };
     assert_eq!(ptx("regalloc2"), ptx("virtual"));
 }
+
+/// A template that is not valid PTX is copied as written, as nvcc -ptx
+/// copies it, and ptxas reports it: kernelc's own check of its output
+/// (debug builds) does not call the user's text an internal error. Found
+/// by the fuzz test, which mutated a template into `mov.u3} %r2, %laneid;`.
+#[test]
+fn a_broken_template_is_the_users_not_an_internal_error() {
+    let dir = scratch("inline-asm-broken");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "__global__ void k(unsigned *o) {\n  unsigned l;\n  \
+         asm volatile(\"mov.u3} %0, %%laneid;\" : \"=r\"(l));\n  o[0] = l;\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("k.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    assert!(ptx.contains("mov.u3} %r"), "{ptx}");
+}
