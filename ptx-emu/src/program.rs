@@ -35,6 +35,37 @@ pub enum Kind {
 }
 
 impl Ty {
+    // The types the engine names in its own code (the rest come from the
+    // instructions' modifiers).
+    pub const PRED: Ty = Ty {
+        kind: Kind::Pred,
+        bits: 1,
+    };
+    pub const B16: Ty = Ty {
+        kind: Kind::B,
+        bits: 16,
+    };
+    pub const B32: Ty = Ty {
+        kind: Kind::B,
+        bits: 32,
+    };
+    pub const B64: Ty = Ty {
+        kind: Kind::B,
+        bits: 64,
+    };
+    pub const U32: Ty = Ty {
+        kind: Kind::U,
+        bits: 32,
+    };
+    pub const S32: Ty = Ty {
+        kind: Kind::S,
+        bits: 32,
+    };
+    pub const F32: Ty = Ty {
+        kind: Kind::F,
+        bits: 32,
+    };
+
     pub fn parse(s: &str) -> Option<Ty> {
         let (kind, bits) = match s {
             ".pred" => (Kind::Pred, 1),

@@ -1,18 +1,12 @@
 //! The instructions that reach memory: `ld`/`st`, atomics, `cvta` and
 //! `isspacep`, `cp.async` and the mbarriers.
 
-use super::arith::{B32, PRED};
 use super::{arg, e, Exec, Flow, Thread, R};
 use crate::decode::{AtomOp, Mbar};
 use crate::memory::{self, Space};
 use crate::ops;
-use crate::program::{Inst, Kind, Operand, Ty};
+use crate::program::{Inst, Operand, Ty};
 use crate::FaultKind;
-
-const B64: Ty = Ty {
-    kind: Kind::B,
-    bits: 64,
-};
 
 /// The elements of a scalar or `{...}` vector operand.
 fn elements(o: &Operand) -> &[Operand] {
@@ -71,7 +65,7 @@ impl Exec<'_> {
         space: Space,
         to: bool,
     ) -> R<Flow> {
-        let a = self.get(t, arg(inst, 1)?, B64)?;
+        let a = self.get(t, arg(inst, 1)?, Ty::B64)?;
         let r = if a == 0 {
             0
         } else if to {
@@ -90,9 +84,9 @@ impl Exec<'_> {
 
     /// `isspacep.SPACE p, a`: whether the generic address is in the window.
     pub(super) fn isspacep(&self, t: &mut Thread, inst: &Inst, space: Space) -> R<Flow> {
-        let a = self.get(t, arg(inst, 1)?, B64)?;
+        let a = self.get(t, arg(inst, 1)?, Ty::B64)?;
         let p = memory::decode_generic(a).is_some_and(|l| l.space == space);
-        self.put(t, inst, u64::from(p), PRED)
+        self.put(t, inst, u64::from(p), Ty::PRED)
     }
 
     /// `atom` and `red` on one value: a plain read-modify-write.
@@ -139,12 +133,12 @@ impl Exec<'_> {
     ) -> R<Flow> {
         let first = usize::from(!red);
         let addr = self.addr(t, arg(inst, first)?)?;
-        let b = self.get(t, arg(inst, first + 1)?, B32)?;
+        let b = self.get(t, arg(inst, first + 1)?, Ty::B32)?;
         let old = self.load(t, space, addr, 4)?;
         let new = ops::packed_atomic_add(elem, old, b);
         self.store(t, space, addr, 4, new)?;
         if !red {
-            self.put(t, inst, old, B32)?;
+            self.put(t, inst, old, Ty::B32)?;
         }
         Ok(Flow::Next)
     }
@@ -223,7 +217,7 @@ impl Exec<'_> {
         match op {
             Mbar::Init => {
                 let addr = self.addr(t, arg(inst, 0)?)?;
-                let count = self.get(t, arg(inst, 1)?, B64)? & 0xffff_ffff;
+                let count = self.get(t, arg(inst, 1)?, Ty::B64)? & 0xffff_ffff;
                 if count == 0 || count > COUNT {
                     return Err(e(
                         FaultKind::Unsupported,
@@ -236,7 +230,7 @@ impl Exec<'_> {
             Mbar::Arrive { expect_tx } => {
                 let addr = self.addr(t, arg(inst, 1)?)?;
                 let tx = if expect_tx {
-                    self.get(t, arg(inst, 2)?, B64)? & 0xffff_ffff
+                    self.get(t, arg(inst, 2)?, Ty::B64)? & 0xffff_ffff
                 } else {
                     0
                 };
@@ -259,16 +253,16 @@ impl Exec<'_> {
                 let next = (phase << 63) | (bytes << 40) | (count << 20) | pending;
                 self.store(t, space, addr, 8, next)?;
                 // The token is the phase the arrival belongs to.
-                self.put(t, inst, state >> 63, B64)
+                self.put(t, inst, state >> 63, Ty::B64)
             }
             Mbar::Wait => {
                 let addr = self.addr(t, arg(inst, 1)?)?;
                 // A parity, or a token from `arrive` (the phase, 0 or 1).
-                let want = self.get(t, arg(inst, 2)?, B64)? & 1;
+                let want = self.get(t, arg(inst, 2)?, Ty::B64)? & 1;
                 let state = self.load(t, space, addr, 8)?;
                 // The phase `want` is over once the current phase differs.
                 let done = (state >> 63) != want;
-                self.put(t, inst, u64::from(done), PRED)?;
+                self.put(t, inst, u64::from(done), Ty::PRED)?;
                 Ok(if done { Flow::Next } else { Flow::Yield })
             }
         }

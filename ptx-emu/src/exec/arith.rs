@@ -6,31 +6,6 @@ use crate::decode::{Arith, BoolOp, Cmp, Cvt, FloatMods, FloatUnOp, Half, HalfOp,
 use crate::ops::{self, int, mask, sext};
 use crate::program::{Inst, Kind, Operand, Ty};
 
-pub(super) const PRED: Ty = Ty {
-    kind: Kind::Pred,
-    bits: 1,
-};
-pub(super) const U32: Ty = Ty {
-    kind: Kind::U,
-    bits: 32,
-};
-const B16: Ty = Ty {
-    kind: Kind::B,
-    bits: 16,
-};
-pub(super) const B32: Ty = Ty {
-    kind: Kind::B,
-    bits: 32,
-};
-const S32: Ty = Ty {
-    kind: Kind::S,
-    bits: 32,
-};
-const F32: Ty = Ty {
-    kind: Kind::F,
-    bits: 32,
-};
-
 /// `.ftz` of an `f32` operand or result, when the instruction has it.
 fn flush(ftz: bool, ty: Ty, x: u64) -> u64 {
     if ftz {
@@ -159,7 +134,7 @@ impl Exec<'_> {
         add: bool,
         sat: bool,
     ) -> R<Flow> {
-        let ty = if signed { S32 } else { U32 };
+        let ty = if signed { Ty::S32 } else { Ty::U32 };
         let (a, b) = self.two(t, inst, ty)?;
         let r = if add {
             let c = self.get(t, arg(inst, 3)?, ty)?;
@@ -236,9 +211,9 @@ impl Exec<'_> {
 
     /// `div.approx[.ftz].f32`.
     pub(super) fn div_approx(&self, t: &mut Thread, inst: &Inst, ftz: bool) -> R<Flow> {
-        let (a, b) = self.two(t, inst, F32)?;
-        let r = ops::div_approx(flush(ftz, F32, a), flush(ftz, F32, b));
-        self.put(t, inst, flush(ftz, F32, r), F32)
+        let (a, b) = self.two(t, inst, Ty::F32)?;
+        let r = ops::div_approx(flush(ftz, Ty::F32, a), flush(ftz, Ty::F32, b));
+        self.put(t, inst, flush(ftz, Ty::F32, r), Ty::F32)
     }
 
     pub(super) fn float_min_max(
@@ -270,7 +245,7 @@ impl Exec<'_> {
     /// `shl`/`shr`: the amount is an unsigned 32-bit operand.
     pub(super) fn shift(&self, t: &mut Thread, inst: &Inst, left: bool, ty: Ty) -> R<Flow> {
         let a = self.get(t, arg(inst, 1)?, ty)?;
-        let b = self.get(t, arg(inst, 2)?, U32)?;
+        let b = self.get(t, arg(inst, 2)?, Ty::U32)?;
         self.put(t, inst, ops::shift(left, ty, a, b), ty)
     }
 
@@ -278,7 +253,7 @@ impl Exec<'_> {
     pub(super) fn int_unary(&self, t: &mut Thread, inst: &Inst, op: IntUnOp, ty: Ty) -> R<Flow> {
         let a = self.get(t, arg(inst, 1)?, ty)?;
         let rty = if matches!(op, IntUnOp::Popc | IntUnOp::Clz) {
-            U32
+            Ty::U32
         } else {
             ty
         };
@@ -337,15 +312,15 @@ impl Exec<'_> {
         let mut p = ops::compare(cmp, ty, a, b);
         let mut q = !p;
         if let Some(bop) = combine {
-            let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
+            let c = self.get(t, arg(inst, 3)?, Ty::PRED)? & 1 == 1;
             (p, q) = (bop.apply(p, c), bop.apply(!p, c));
         }
         match arg(inst, 0)? {
             Operand::Pair(d1, d2) => {
-                self.set(t, d1, u64::from(p), PRED)?;
-                self.set(t, d2, u64::from(q), PRED)?;
+                self.set(t, d1, u64::from(p), Ty::PRED)?;
+                self.set(t, d2, u64::from(q), Ty::PRED)?;
             }
-            d => self.set(t, d, u64::from(p), PRED)?,
+            d => self.set(t, d, u64::from(p), Ty::PRED)?,
         }
         Ok(Flow::Next)
     }
@@ -363,7 +338,7 @@ impl Exec<'_> {
         fl: FloatMods,
         relu: bool,
     ) -> R<Flow> {
-        let reg = if packed { B32 } else { B16 };
+        let reg = if packed { Ty::B32 } else { Ty::B16 };
         let mut src = [0u64; 3];
         for (i, v) in src.iter_mut().enumerate().take(op.sources()) {
             *v = self.get(t, arg(inst, i + 1)?, reg)?;
@@ -387,9 +362,9 @@ impl Exec<'_> {
         ftz: bool,
         combine: Option<BoolOp>,
     ) -> R<Flow> {
-        let (a, b) = self.two(t, inst, B32)?;
+        let (a, b) = self.two(t, inst, Ty::B32)?;
         let c = match combine {
-            Some(_) => self.get(t, arg(inst, 3)?, PRED)? & 1 == 1,
+            Some(_) => self.get(t, arg(inst, 3)?, Ty::PRED)? & 1 == 1,
             None => false,
         };
         let lane = |i: u32| {
@@ -403,14 +378,14 @@ impl Exec<'_> {
                 "`setp` on `.f16x2` writes a pair `p|q`",
             ));
         };
-        self.set(t, low, u64::from(lane(0)), PRED)?;
-        self.set(t, high, u64::from(lane(1)), PRED)?;
+        self.set(t, low, u64::from(lane(0)), Ty::PRED)?;
+        self.set(t, high, u64::from(lane(1)), Ty::PRED)?;
         Ok(Flow::Next)
     }
 
     /// `selp d, a, b, c`: `a` if `c`, else `b`.
     pub(super) fn selp(&self, t: &mut Thread, inst: &Inst, ty: Ty) -> R<Flow> {
-        let c = self.get(t, arg(inst, 3)?, PRED)? & 1 == 1;
+        let c = self.get(t, arg(inst, 3)?, Ty::PRED)? & 1 == 1;
         let v = self.get(t, arg(inst, if c { 1 } else { 2 })?, ty)?;
         self.put(t, inst, v, ty)
     }
@@ -426,7 +401,7 @@ impl Exec<'_> {
         float: bool,
         ftz: bool,
     ) -> R<Flow> {
-        let cty = if float { F32 } else { S32 };
+        let cty = if float { Ty::F32 } else { Ty::S32 };
         let c = self.get(t, arg(inst, 3)?, cty)?;
         let take_a = ops::slct_takes_a(float, ftz, c);
         let v = self.get(t, arg(inst, if take_a { 1 } else { 2 })?, ty)?;
@@ -442,10 +417,10 @@ impl Exec<'_> {
         relu: bool,
         satfinite: bool,
     ) -> R<Flow> {
-        let a = self.get(t, arg(inst, 1)?, F32)?;
-        let b = self.get(t, arg(inst, 2)?, F32)?;
+        let a = self.get(t, arg(inst, 1)?, Ty::F32)?;
+        let b = self.get(t, arg(inst, 2)?, Ty::F32)?;
         let half = |x| ops::cvt_half_lane(elem, relu, satfinite, x);
-        self.put(t, inst, half(a) << 16 | half(b), B32)
+        self.put(t, inst, half(a) << 16 | half(b), Ty::B32)
     }
 
     /// `cvt`, with `.ftz` on a float source and a float result.

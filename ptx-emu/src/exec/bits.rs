@@ -4,16 +4,10 @@
 //! `__ffs` and `31 - __clz`), and `testp` (float classification: `isinf`,
 //! `isnan`, `isfinite`).
 
-use super::arith::{PRED, U32};
 use super::{arg, unsupported, Exec, Flow, Thread, R};
 use crate::decode::{BoolOp, FloatClass, Op};
 use crate::ops::{self, bits, mask, sext};
 use crate::program::{Inst, Kind, Operand, Ty};
-
-const B32: Ty = Ty {
-    kind: Kind::B,
-    bits: 32,
-};
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the 64-bit value `b:a`
 /// shifted by `c` (modulo 32 with `.wrap`, at most 32 with `.clamp`); `.l`
@@ -75,18 +69,21 @@ impl Exec<'_> {
     pub(super) fn bits(&self, t: &mut Thread, inst: &Inst) -> R<Flow> {
         let src = |i: usize, ty: Ty| self.get(t, arg(inst, i)?, ty);
         let (v, ty) = match inst.op {
-            Op::Bfe(ty) => (ops::bfe(ty, src(1, ty)?, src(2, U32)?, src(3, U32)?), ty),
+            Op::Bfe(ty) => (
+                ops::bfe(ty, src(1, ty)?, src(2, Ty::U32)?, src(3, Ty::U32)?),
+                ty,
+            ),
             Op::Bfi(ty) => {
                 let (a, b) = (src(1, ty)?, src(2, ty)?);
-                (ops::bfi(ty, a, b, src(3, U32)?, src(4, U32)?), ty)
+                (ops::bfi(ty, a, b, src(3, Ty::U32)?, src(4, Ty::U32)?), ty)
             }
             Op::Prmt(mode) => {
-                let (a, b, c) = (src(1, B32)?, src(2, B32)?, src(3, B32)?);
+                let (a, b, c) = (src(1, Ty::B32)?, src(2, Ty::B32)?, src(3, Ty::B32)?);
                 let r = match mode {
                     None => ops::prmt(a, b, c),
                     Some(mode) => bits::prmt_mode(mode, a, b, c),
                 };
-                (r, B32)
+                (r, Ty::B32)
             }
             Op::Dp4a { a_signed, b_signed } => {
                 let (a, b) = (src(1, int32(a_signed))?, src(2, int32(b_signed))?);
@@ -103,27 +100,27 @@ impl Exec<'_> {
                 (bits::dp2a(hi, a_signed, b_signed, a, b, src(3, rty)?), rty)
             }
             Op::Fns => {
-                let (mask, base) = (src(1, B32)? as u32, src(2, B32)? as u32);
+                let (mask, base) = (src(1, Ty::B32)? as u32, src(2, Ty::B32)? as u32);
                 let offset = src(3, int32(true))? as u32 as i32;
-                (u64::from(bits::fns(mask, base, offset)), B32)
+                (u64::from(bits::fns(mask, base, offset)), Ty::B32)
             }
             Op::Bmsk { wrap } => {
-                let (a, b) = (src(1, U32)? as u32, src(2, U32)? as u32);
-                (u64::from(bits::bmsk(wrap, a, b)), B32)
+                let (a, b) = (src(1, Ty::U32)? as u32, src(2, Ty::U32)? as u32);
+                (u64::from(bits::bmsk(wrap, a, b)), Ty::B32)
             }
             Op::Szext { wrap, signed } => {
-                let (a, b) = (src(1, U32)? as u32, src(2, U32)? as u32);
+                let (a, b) = (src(1, Ty::U32)? as u32, src(2, Ty::U32)? as u32);
                 (u64::from(bits::szext(wrap, signed, a, b)), int32(signed))
             }
             Op::Shf { left, wrap } => {
-                let (a, b, c) = (src(1, U32)?, src(2, U32)?, src(3, U32)?);
+                let (a, b, c) = (src(1, Ty::U32)?, src(2, Ty::U32)?, src(3, Ty::U32)?);
                 (
                     u64::from(shf(left, wrap, a as u32, b as u32, c as u32)),
-                    U32,
+                    Ty::U32,
                 )
             }
-            Op::Bfind { ty, shiftamt } => (u64::from(bfind(ty, shiftamt, src(1, ty)?)), U32),
-            Op::Testp { class, ty } => (u64::from(testp(class, ty, src(1, ty)?)), PRED),
+            Op::Bfind { ty, shiftamt } => (u64::from(bfind(ty, shiftamt, src(1, ty)?)), Ty::U32),
+            Op::Testp { class, ty } => (u64::from(testp(class, ty, src(1, ty)?)), Ty::PRED),
             _ => return Err(unsupported(format!("`{}`", inst.name))),
         };
         self.put(t, inst, v, ty)
@@ -137,16 +134,16 @@ impl Exec<'_> {
         lut: u8,
         pred: Option<BoolOp>,
     ) -> R<Flow> {
-        let src = |i: usize| self.get(t, arg(inst, i)?, B32);
+        let src = |i: usize| self.get(t, arg(inst, i)?, Ty::B32);
         let d = bits::lop3(src(1)?, src(2)?, src(3)?, lut);
         let Some(op) = pred else {
-            return self.put(t, inst, d, B32);
+            return self.put(t, inst, d, Ty::B32);
         };
-        let q = self.get(t, arg(inst, 5)?, PRED)? & 1 == 1;
+        let q = self.get(t, arg(inst, 5)?, Ty::PRED)? & 1 == 1;
         let p = op.apply(d != 0, q);
         if let Operand::Pair(dst, pdst) = arg(inst, 0)? {
-            self.set(t, dst, d, B32)?;
-            self.set(t, pdst, u64::from(p), PRED)?;
+            self.set(t, dst, d, Ty::B32)?;
+            self.set(t, pdst, u64::from(p), Ty::PRED)?;
         }
         Ok(Flow::Next)
     }

@@ -6,18 +6,12 @@
 //! finished), else it is warp divergence. All lanes read their inputs
 //! before any writes its result.
 
-use super::arith::{PRED, U32};
 use super::{e, Exec, State, Thread};
 use crate::decode::{AtomOp, BarRed, Op, ShflMode, VoteMode};
 use crate::ops;
-use crate::program::{Inst, Kind, Operand, Ty};
+use crate::program::{Inst, Operand, Ty};
 use crate::{FaultKind, RunError};
 use std::collections::BTreeMap;
-
-const B32: Ty = Ty {
-    kind: Kind::B,
-    bits: 32,
-};
 
 /// The operand holding a collective's member mask, if it has one (without
 /// one, the lanes present take part).
@@ -80,7 +74,7 @@ impl Exec<'_> {
         for &i in members {
             let m = match mask_op {
                 Some(o) => {
-                    self.get(&threads[i], o, B32)
+                    self.get(&threads[i], o, Ty::B32)
                         .map_err(|x| self.fault(&threads[i], x, vec![]))? as u32
                 }
                 None => present,
@@ -148,11 +142,11 @@ impl Exec<'_> {
         Ok(match inst.op {
             Op::Activemask => vec![(u64::from(present), None); members.len()],
             Op::Shfl(mode) => {
-                let a = inputs(1, B32)?;
+                let a = inputs(1, Ty::B32)?;
                 let mut results = Vec::with_capacity(members.len());
                 for (k, &i) in members.iter().enumerate() {
-                    let b = val(i, 2, B32)? as u32;
-                    let c = val(i, 3, B32)? as u32;
+                    let b = val(i, 2, Ty::B32)? as u32;
+                    let c = val(i, 3, Ty::B32)? as u32;
                     let (src, ok) = shuffle_source(mode, lane(i), b, c);
                     let from = members.iter().position(|&m| lane(m) == src).unwrap_or(k);
                     results.push((a[from], Some(u64::from(ok))));
@@ -160,7 +154,7 @@ impl Exec<'_> {
                 results
             }
             Op::Vote(mode) => {
-                let ps = inputs(1, PRED)?;
+                let ps = inputs(1, Ty::PRED)?;
                 masks
                     .iter()
                     .map(|&m| (vote(mode, &voters(m, &ps)), None))
@@ -196,13 +190,13 @@ impl Exec<'_> {
     ) -> Result<(), RunError> {
         let ty = match inst.op {
             Op::WarpSync => return Ok(()),
-            Op::Vote(mode) if mode != VoteMode::Ballot => PRED,
-            _ => B32,
+            Op::Vote(mode) if mode != VoteMode::Ballot => Ty::PRED,
+            _ => Ty::B32,
         };
         let r = match (inst.args.first(), p) {
-            (Some(Operand::Pair(d, q)), Some(p)) => {
-                self.set(t, d, v, ty).and_then(|_| self.set(t, q, p, PRED))
-            }
+            (Some(Operand::Pair(d, q)), Some(p)) => self
+                .set(t, d, v, ty)
+                .and_then(|_| self.set(t, q, p, Ty::PRED)),
             (Some(d), _) => self.set(t, d, v, ty),
             (None, _) => Ok(()),
         };
@@ -238,7 +232,7 @@ impl Exec<'_> {
             };
             if let Op::Barrier { red: Some(_) } = inst.op {
                 let last = inst.args.len().saturating_sub(1);
-                let p = self.lane_value(threads, i, inst, last, PRED)? & 1 == 1;
+                let p = self.lane_value(threads, i, inst, last, Ty::PRED)? & 1 == 1;
                 count += u64::from(p);
                 all &= p;
                 any |= p;
@@ -249,13 +243,13 @@ impl Exec<'_> {
                 let result = match inst.op {
                     Op::Barrier {
                         red: Some(BarRed::Popc),
-                    } => Some((count, U32)),
+                    } => Some((count, Ty::U32)),
                     Op::Barrier {
                         red: Some(BarRed::And),
-                    } => Some((u64::from(all), PRED)),
+                    } => Some((u64::from(all), Ty::PRED)),
                     Op::Barrier {
                         red: Some(BarRed::Or),
-                    } => Some((u64::from(any), PRED)),
+                    } => Some((u64::from(any), Ty::PRED)),
                     _ => None,
                 };
                 if let (Some((v, ty)), Some(d)) = (result, inst.args.first()) {

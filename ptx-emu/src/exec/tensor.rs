@@ -31,18 +31,13 @@
 use super::{arg, e, unsupported, Exec, FaultKind, RunError, Thread, R};
 use crate::decode::Tensor;
 use crate::memory::Space;
-use crate::program::{Inst, Kind, Operand, Ty};
+use crate::program::{Inst, Operand, Ty};
 
 /// A fault at one lane: the thread index and the error.
 type LaneErr = (usize, super::E);
 
 /// Each lane's address and leading dimension.
 type LaneMem = Vec<(u64, u64)>;
-
-const B32: Ty = Ty {
-    kind: Kind::B,
-    bits: 32,
-};
 
 /// The f32 value of a 16-bit float's bits (`bf16` is the top half of an
 /// f32; `f16` is decoded field by field, exactly).
@@ -162,7 +157,7 @@ impl Exec<'_> {
             .iter()
             .map(|&i| {
                 regs.iter()
-                    .map(|r| self.get(&threads[i], r, B32).map_err(|x| (i, x)))
+                    .map(|r| self.get(&threads[i], r, Ty::B32).map_err(|x| (i, x)))
                     .collect()
             })
             .collect()
@@ -180,7 +175,8 @@ impl Exec<'_> {
         let regs = vector(inst.args.get(k), n).map_err(|x| (members[0], x))?;
         for (&i, vals) in members.iter().zip(values) {
             for (r, &v) in regs.iter().zip(vals) {
-                self.set(&mut threads[i], r, v, B32).map_err(|x| (i, x))?;
+                self.set(&mut threads[i], r, v, Ty::B32)
+                    .map_err(|x| (i, x))?;
             }
         }
         Ok(())
@@ -204,7 +200,7 @@ impl Exec<'_> {
                     .and_then(|o| self.addr(t, o))
                     .map_err(|x| (i, x))?;
                 let ldm = match inst.args.get(ldm_op) {
-                    Some(o) => self.get(t, o, B32).map_err(|x| (i, x))?,
+                    Some(o) => self.get(t, o, Ty::B32).map_err(|x| (i, x))?,
                     None => 16,
                 };
                 Ok((a, ldm))

@@ -7,15 +7,6 @@ use crate::program::{Inst, Kind, Operand, Ty};
 use crate::FaultKind;
 use stdx::texture::Coords;
 
-const B64: Ty = Ty {
-    kind: Kind::B,
-    bits: 64,
-};
-const S32: Ty = Ty {
-    kind: Kind::S,
-    bits: 32,
-};
-
 /// The elements of a scalar or `{...}` vector operand.
 fn elements(o: &Operand) -> &[Operand] {
     match o {
@@ -30,7 +21,7 @@ impl Exec<'_> {
         let Operand::Handle(base, coords) = o else {
             return Err(e(FaultKind::Unsupported, "not a texture or surface object"));
         };
-        let handle = self.get(t, base, B64)?;
+        let handle = self.get(t, base, Ty::B64)?;
         let k = stdx::texture::resource(&self.setup.textures, handle)
             .map_err(|m| e(FaultKind::OutOfBounds, m))?;
         Ok((k, coords))
@@ -50,17 +41,17 @@ impl Exec<'_> {
             return Err(e(FaultKind::Unsupported, msg));
         }
         let at = if x.int_coords {
-            Coords::Index(self.get(t, &coords[0], S32)? as u32 as i32)
+            Coords::Index(self.get(t, &coords[0], Ty::S32)? as u32 as i32)
         } else {
             let (layer, rest) = if x.layered {
-                let l = self.get(t, &coords[0], S32)? as u32 as i32;
+                let l = self.get(t, &coords[0], Ty::S32)? as u32 as i32;
                 (Some(l), &coords[1..])
             } else {
                 (None, coords)
             };
             let mut c = [0f32; 3];
             for (d, o) in rest.iter().take(x.dims).enumerate() {
-                c[d] = f32::from_bits(self.get(t, o, S32)? as u32);
+                c[d] = f32::from_bits(self.get(t, o, Ty::S32)? as u32);
             }
             Coords::Float {
                 c,
@@ -83,7 +74,7 @@ impl Exec<'_> {
         let (k, coords) = self.object(t, arg(inst, usize::from(!s.store))?)?;
         let mut at = Vec::new();
         for o in coords.iter().take(s.dims) {
-            at.push(self.get(t, o, S32)? as u32 as i32);
+            at.push(self.get(t, o, Ty::S32)? as u32 as i32);
         }
         let size = s.vec * (s.bits as usize / 8);
         let off = self.setup.textures[k]

@@ -4,12 +4,7 @@
 //! `sub.cc`, `subc`, `mad.cc`, `madc`).
 
 use super::{clamp_to, int_val, mask, sext};
-use crate::program::{Kind, Ty};
-
-const S32: Ty = Ty {
-    kind: Kind::S,
-    bits: 32,
-};
+use crate::program::Ty;
 
 /// `sad.TYPE d, a, b, c`: `c + |a - b|`, the difference taken exactly (by
 /// the type's signedness) and the sum wrapping at the type's width.
@@ -46,7 +41,7 @@ pub fn mad24(hi: bool, signed: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
 /// `x + c` in 32 bits, wrapping or (`sat`) clamped as signed numbers.
 pub fn add32(x: u64, c: u64, sat: bool) -> u64 {
     if sat {
-        clamp_to(S32, int_val(S32, x) + int_val(S32, c))
+        clamp_to(Ty::S32, int_val(Ty::S32, x) + int_val(Ty::S32, c))
     } else {
         x.wrapping_add(c) & 0xffff_ffff
     }
@@ -70,6 +65,7 @@ pub fn sub_borrow(bits: u32, a: u64, b: u64, borrow_in: bool) -> (u64, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::Kind;
 
     fn ty(kind: Kind, bits: u32) -> Ty {
         Ty { kind, bits }

@@ -19,11 +19,6 @@ use crate::decode::{
 use crate::program::{Kind, Ty};
 use crate::rounding::{self, Dir};
 
-const F32: Ty = Ty {
-    kind: Kind::F,
-    bits: 32,
-};
-
 pub mod bits;
 pub mod half;
 pub mod int;
@@ -359,7 +354,7 @@ pub fn div_approx(a: u64, b: u64) -> u64 {
     if y.is_finite() && y.abs() > 2f32.powi(126) {
         return canon32(f32::from_bits(a as u32) * 0f32.copysign(y));
     }
-    float_binary(Arith::Div, F32, a, b)
+    float_binary(Arith::Div, Ty::F32, a, b)
 }
 
 /// `add`, `sub`, `mul`, `div` on `f32` or `f64` with `.rz`, `.rm` or `.rp`.
@@ -623,7 +618,7 @@ pub fn slct_takes_a(float: bool, ftz: bool, c: u64) -> bool {
     if !float {
         return c as u32 as i32 >= 0;
     }
-    let c = if ftz { self::ftz(F32, c) } else { c };
+    let c = if ftz { self::ftz(Ty::F32, c) } else { c };
     f32::from_bits(c as u32) >= 0.0
 }
 
@@ -679,7 +674,7 @@ pub fn packed_atomic_add(elem: Ty, old: u64, v: u64) -> u64 {
 pub fn cvt_half_lane(elem: Ty, relu: bool, satfinite: bool, a: u64) -> u64 {
     let c = Cvt {
         dst: elem,
-        src: F32,
+        src: Ty::F32,
         rnd: CvtRnd::Rn,
         ftz: false,
         sat: false,
