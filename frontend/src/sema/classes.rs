@@ -53,8 +53,8 @@ impl Checker {
     /// applies `operator()` to).
     pub(super) fn is_class_object(&self, b: &Binding) -> bool {
         let ty = match b {
-            Binding::Local(id) => &self.locals[id.0 as usize].ty,
-            Binding::Ref(id) => match self.locals[id.0 as usize].ty.pointee() {
+            Binding::Local(id) => &self.func.locals[id.0 as usize].ty,
+            Binding::Ref(id) => match self.func.locals[id.0 as usize].ty.pointee() {
                 Some(t) => t,
                 None => return false,
             },
@@ -574,7 +574,7 @@ impl Checker {
     /// classes, where an operator function is looked for.
     fn operator_scopes(&self, operands: &[Expr]) -> Vec<String> {
         let mut scopes: Vec<String> = Vec::new();
-        let mut scope = self.fn_name.as_str();
+        let mut scope = self.func.fn_name.as_str();
         loop {
             scope = scope_of(scope);
             scopes.push(scope.to_string());

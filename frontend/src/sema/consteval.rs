@@ -126,10 +126,15 @@ impl<'c> Eval<'c> {
         match &self.frame {
             Some(frame) => frame.get(&id).copied(),
             None => {
-                let var = self.checker.locals.get(id.0 as usize)?;
+                let var = self.checker.func.locals.get(id.0 as usize)?;
                 match var.const_value {
                     Some(v) => Some(Value::Int(v)),
-                    None => self.checker.const_floats.get(&id).map(|&f| Value::Float(f)),
+                    None => self
+                        .checker
+                        .func
+                        .const_floats
+                        .get(&id)
+                        .map(|&f| Value::Float(f)),
                 }
             }
         }

@@ -331,7 +331,7 @@ impl Checker {
         let addr = self.assign_convert(addr, &ptr_ty, "initialization", v.name_span)?;
         let local = self.declare_local(&v.name, ptr_ty, true, false, v.name_span);
         self.rebind_as_ref(&v.name, local);
-        self.initialized.insert(local);
+        self.func.initialized.insert(local);
         Some(Stmt {
             kind: StmtKind::Decl {
                 local,
@@ -478,9 +478,9 @@ impl Checker {
         body: &ast::Stmt,
         span: Span,
     ) -> StmtKind {
-        self.scopes.push(super::Scope::default());
+        self.func.scopes.push(super::Scope::default());
         let r = self.range_for_inner(var, range, body, span);
-        self.scopes.pop();
+        self.func.scopes.pop();
         r.unwrap_or(StmtKind::Empty)
     }
 
@@ -571,10 +571,10 @@ impl Checker {
             rspan,
         );
         // The loop variable, declared in a scope of its own around the body.
-        self.scopes.push(super::Scope::default());
+        self.func.scopes.push(super::Scope::default());
         let decl = self.range_for_var(var, element, elem, elem_const);
         let body = self.loop_body(body);
-        self.scopes.pop();
+        self.func.scopes.pop();
         let decl = decl?;
         let block = crate::typed::Block {
             stmts: vec![decl, *body],
@@ -617,7 +617,7 @@ impl Checker {
             let addr = self.bind_reference(element, &ptr_ty, &what)?;
             let local = self.declare_local(&var.name, ptr_ty, true, false, var.name_span);
             self.rebind_as_ref(&var.name, local);
-            self.initialized.insert(local);
+            self.func.initialized.insert(local);
             return Some(Stmt {
                 kind: StmtKind::Decl {
                     local,
@@ -642,7 +642,7 @@ impl Checker {
         }
         let init = self.assign_convert(element, &ty, "initialization", var.name_span)?;
         let local = self.declare_local(&var.name, ty, var.ty.is_const, false, var.name_span);
-        self.initialized.insert(local);
+        self.func.initialized.insert(local);
         Some(Stmt {
             kind: StmtKind::Decl {
                 local,
@@ -695,7 +695,7 @@ impl Checker {
         if let (Some(e), Some(id)) = (init, self.lookup_local(&v.name)) {
             if e.ty.is_float() {
                 if let Some(x) = self.const_float(e) {
-                    self.const_floats.insert(id, x);
+                    self.func.const_floats.insert(id, x);
                 }
             }
         }

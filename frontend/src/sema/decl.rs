@@ -424,7 +424,7 @@ impl Checker {
 
     /// A file-scope variable declaration.
     pub(super) fn file_var(&mut self, v: &ast::VarDecl) {
-        self.scopes.clear();
+        self.func.scopes.clear();
         let st = &v.storage;
         if !(st.shared || st.constant || st.device) {
             // A `const` integer with a constant initializer is a named
@@ -499,9 +499,9 @@ impl Checker {
         } else {
             // An instantiation's name (`k<16>`) is no PTX name; its
             // Itanium name is.
-            let function = match self.tmpl.link_names.get(&self.fn_name) {
+            let function = match self.tmpl.link_names.get(&self.func.fn_name) {
                 Some(link) => link.clone(),
-                None => crate::mangle::ptx_safe(&self.fn_name),
+                None => crate::mangle::ptx_safe(&self.func.fn_name),
             };
             let base = format!("{function}${}", v.name);
             let mut name = base.clone();
@@ -648,14 +648,14 @@ impl Checker {
             None => None,
         };
         let ty = c.as_ref().map_or(CType::INT, |c| c.ty.clone());
-        self.switches.push(SwitchCtx {
+        self.func.switches.push(SwitchCtx {
             cases: Vec::new(),
             case_spans: Default::default(),
             default: None,
             labels: 0,
         });
-        self.break_depth += 1;
-        self.scopes.push(super::Scope::default());
+        self.func.break_depth += 1;
+        self.func.scopes.push(super::Scope::default());
         let stmts: &[ast::Stmt] = match &body.kind {
             ast::StmtKind::Block(b) => &b.stmts,
             _ => std::slice::from_ref(body),
@@ -665,7 +665,7 @@ impl Checker {
             match &s.kind {
                 ast::StmtKind::Case(value) => {
                     let v = self.require_const(value, "a `case` value");
-                    let ctx = self.switches.last_mut().expect("pushed above");
+                    let ctx = self.func.switches.last_mut().expect("pushed above");
                     let label = ctx.labels;
                     ctx.labels += 1;
                     if let Some(v) = v.map(|v| wrap(v, &ty)) {
@@ -689,7 +689,7 @@ impl Checker {
                     });
                 }
                 ast::StmtKind::Default => {
-                    let ctx = self.switches.last_mut().expect("pushed above");
+                    let ctx = self.func.switches.last_mut().expect("pushed above");
                     let label = ctx.labels;
                     ctx.labels += 1;
                     if let Some((_, prev)) = ctx.default {
@@ -715,9 +715,9 @@ impl Checker {
                 }
             }
         }
-        self.scopes.pop();
-        self.break_depth -= 1;
-        let ctx = self.switches.pop().expect("pushed above");
+        self.func.scopes.pop();
+        self.func.break_depth -= 1;
+        let ctx = self.func.switches.pop().expect("pushed above");
         let Some(cond) = c else {
             return StmtKind::Empty;
         };

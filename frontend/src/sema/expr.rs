@@ -126,7 +126,7 @@ impl Checker {
         let (kind, _, _) = e.into_parts();
         Some(match kind {
             ExprKind::Local(id) => {
-                let v = &mut self.locals[id.0 as usize];
+                let v = &mut self.func.locals[id.0 as usize];
                 v.in_memory = true;
                 (Place::Local(id), v.is_const)
             }
@@ -153,7 +153,7 @@ impl Checker {
             ExprKind::Field { base, offset } => {
                 let c = self.lvalue_is_const(&base);
                 if let ExprKind::Local(id) = base.kind {
-                    self.locals[id.0 as usize].in_memory = true;
+                    self.func.locals[id.0 as usize].in_memory = true;
                 }
                 (Place::Field { base, offset }, c)
             }
@@ -289,14 +289,14 @@ impl Checker {
         match self.lookup(name) {
             Some(Binding::Local(id)) => {
                 self.mark_used(id);
-                let ty = self.locals[id.0 as usize].ty.clone();
+                let ty = self.func.locals[id.0 as usize].ty.clone();
                 return Some(mk(ExprKind::Local(id), ty, span));
             }
             Some(Binding::Const(v, ty)) => return Some(int_const(v, ty, span)),
             Some(Binding::ConstFloat(v, ty)) => return Some(mk(ExprKind::FloatConst(v), ty, span)),
             Some(Binding::Ref(id)) => {
                 self.mark_used(id);
-                let ptr = self.locals[id.0 as usize].ty.clone();
+                let ptr = self.func.locals[id.0 as usize].ty.clone();
                 let ty = ptr.pointee().cloned().unwrap_or(CType::INT);
                 let p = mk(ExprKind::Local(id), ptr, span);
                 return Some(mk(ExprKind::Deref(Box::new(p)), ty, span));
@@ -340,6 +340,7 @@ impl Checker {
     /// A name in scope within two edits of `name` (a likely typo).
     fn similar_name(&self, name: &str) -> Option<String> {
         let names = self
+            .func
             .scopes
             .iter()
             .flat_map(|s| s.iter().map(|(n, _)| n))
@@ -506,7 +507,7 @@ impl Checker {
                 )
             };
             match &e.kind {
-                ExprKind::Local(id) => self.locals[id.0 as usize].is_const,
+                ExprKind::Local(id) => self.func.locals[id.0 as usize].is_const,
                 ExprKind::Global(id) => self.globals[id.0 as usize].is_const,
                 ExprKind::Deref(p) => through(&p.ty),
                 ExprKind::Index { base, .. } => through(&base.ty),
@@ -704,7 +705,7 @@ impl Checker {
                 )
             }
             ExprKind::Local(id) => {
-                let v = &self.locals[id.0 as usize];
+                let v = &self.func.locals[id.0 as usize];
                 (
                     Place::Local(id),
                     v.is_const,
@@ -1503,8 +1504,8 @@ impl Checker {
     /// E0007 for calling `name`, a variable or constant (`b`).
     fn not_a_function(&mut self, name: &str, b: Binding, at: Span) {
         let ty = match b {
-            Binding::Local(id) => self.locals[id.0 as usize].ty.clone(),
-            Binding::Ref(id) => self.locals[id.0 as usize]
+            Binding::Local(id) => self.func.locals[id.0 as usize].ty.clone(),
+            Binding::Ref(id) => self.func.locals[id.0 as usize]
                 .ty
                 .pointee()
                 .cloned()

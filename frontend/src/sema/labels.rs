@@ -35,20 +35,22 @@ pub(super) struct PendingGoto {
 impl Checker {
     /// The initialized locals (and references) visible here, innermost last.
     fn initialized_in_scope(&self) -> Vec<LocalId> {
-        self.scopes
+        self.func
+            .scopes
             .iter()
             .flat_map(|s| s.iter())
             .filter_map(|(_, b)| match b {
                 Binding::Local(id) | Binding::Ref(id) => Some(*id),
                 _ => None,
             })
-            .filter(|id| self.initialized.contains(id))
+            .filter(|id| self.func.initialized.contains(id))
             .collect()
     }
 
     fn label_id(&mut self, name: &str) -> u32 {
-        let next = self.goto_labels.len() as u32;
-        self.goto_labels
+        let next = self.func.goto_labels.len() as u32;
+        self.func
+            .goto_labels
             .entry(name.to_string())
             .or_insert(LabelInfo {
                 id: next,
@@ -62,7 +64,7 @@ impl Checker {
     pub(super) fn goto_stmt(&mut self, label: &str, span: Span) -> StmtKind {
         let id = self.label_id(label);
         let in_scope = self.initialized_in_scope();
-        self.gotos.push(PendingGoto {
+        self.func.gotos.push(PendingGoto {
             label: label.to_string(),
             span,
             in_scope,
@@ -80,7 +82,7 @@ impl Checker {
     ) -> StmtKind {
         let id = self.label_id(label);
         let in_scope = self.initialized_in_scope();
-        let info = self.goto_labels.get_mut(label).expect("just made");
+        let info = self.func.goto_labels.get_mut(label).expect("just made");
         if let Some(prev) = info.def {
             self.diags.push(
                 Diagnostic::error(
@@ -109,8 +111,8 @@ impl Checker {
 
     /// Checks the function's `goto`s against its labels, then forgets both.
     pub(super) fn finish_labels(&mut self) {
-        let labels: FxHashMap<String, LabelInfo> = std::mem::take(&mut self.goto_labels);
-        for g in std::mem::take(&mut self.gotos) {
+        let labels: FxHashMap<String, LabelInfo> = std::mem::take(&mut self.func.goto_labels);
+        for g in std::mem::take(&mut self.func.gotos) {
             let Some(info) = labels.get(&g.label).filter(|l| l.def.is_some()) else {
                 self.error(
                     g.span,
@@ -120,7 +122,7 @@ impl Checker {
                 continue;
             };
             if let Some(&skipped) = info.in_scope.iter().find(|id| !g.in_scope.contains(id)) {
-                let local = &self.locals[skipped.0 as usize];
+                let local = &self.func.locals[skipped.0 as usize];
                 let d = Diagnostic::error(
                     g.span,
                     Code::E0011,

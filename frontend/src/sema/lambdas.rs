@@ -21,12 +21,12 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::{Checker, Scope, SwitchCtx};
+use super::Checker;
 use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::{ArgValue, FunctionTemplate, ParamKind, TemplateParam};
-use crate::typed::{Expr, LocalId, LocalVar};
+use crate::typed::Expr;
 use crate::types::{CType, Closure, ClosureContext, StructDef};
 
 /// The lambdas of a translation unit, as far as the checker keeps them.
@@ -61,28 +61,6 @@ struct GenericLambda {
     template: FunctionTemplate,
     /// Each instance made, by its arguments: the call operator's key.
     instances: FxHashMap<Vec<ArgValue>, String>,
-}
-
-/// What checking one function body keeps in the checker, saved while a
-/// lambda's body is checked in the middle of another's.
-pub(super) struct FnState {
-    locals: Vec<LocalVar>,
-    used: Vec<bool>,
-    scopes: Vec<Scope>,
-    ret: CType,
-    returns_ref: bool,
-    fn_name: String,
-    fn_link: String,
-    pretty_fn: String,
-    loop_depth: u32,
-    break_depth: u32,
-    switches: Vec<SwitchCtx>,
-    label_ok: bool,
-    const_floats: FxHashMap<LocalId, f64>,
-    initialized: rustc_hash::FxHashSet<LocalId>,
-    goto_labels: FxHashMap<String, super::labels::LabelInfo>,
-    gotos: Vec<super::labels::PendingGoto>,
-    deduced_ret: Option<Option<CType>>,
 }
 
 impl Checker {
@@ -182,7 +160,10 @@ impl Checker {
         let discriminator = match &l.host_site {
             Some(site) => site.discriminator,
             None => {
-                let key = (self.fn_link.clone(), crate::mangle::signature_key(&sig));
+                let key = (
+                    self.func.fn_link.clone(),
+                    crate::mangle::signature_key(&sig),
+                );
                 let count = self.lambdas.counts.entry(key).or_insert(0);
                 *count += 1;
                 *count - 1
@@ -200,7 +181,7 @@ impl Checker {
     /// being checked, or for a lambda of host code, the host function.
     fn closure_context(&mut self, l: &ast::Lambda) -> Option<ClosureContext> {
         let Some(site) = &l.host_site else {
-            if self.scopes.is_empty() {
+            if self.func.scopes.is_empty() {
                 self.error(
                     l.span,
                     Code::E0002,
@@ -208,7 +189,7 @@ impl Checker {
                 );
                 return None;
             }
-            return Some(ClosureContext::Encoding(encoding_of(&self.fn_link)));
+            return Some(ClosureContext::Encoding(encoding_of(&self.func.fn_link)));
         };
         match &site.context {
             crate::host_lambdas::HostContext::Main => {
@@ -307,11 +288,16 @@ impl Checker {
             .collect();
         let link = crate::mangle::lambda_operator(def, !l.mutable, &mangled, instance);
         self.tmpl.link_names.insert(decl.name.clone(), link);
-        let saved = self.take_fn_state();
-        self.deduced_ret = deduced.then_some(None);
+        // The enclosing body's state waits while the lambda's is checked.
+        let saved = std::mem::take(&mut self.func);
+        self.func.deduced_ret = deduced.then_some(None);
         let mut f = self.function(&decl, 0);
-        let ret = self.deduced_ret.take().map(|r| r.unwrap_or(CType::Void));
-        self.restore_fn_state(saved);
+        let ret = self
+            .func
+            .deduced_ret
+            .take()
+            .map(|r| r.unwrap_or(CType::Void));
+        self.func = saved;
         if let Some(ret) = ret {
             f.ret = ret.clone();
             decl.ret = ret;
@@ -475,50 +461,6 @@ impl Checker {
         }
     }
 
-    /// Takes the state of the function body being checked.
-    fn take_fn_state(&mut self) -> FnState {
-        FnState {
-            locals: std::mem::take(&mut self.locals),
-            used: std::mem::take(&mut self.used),
-            scopes: std::mem::take(&mut self.scopes),
-            ret: std::mem::replace(&mut self.ret, CType::Void),
-            returns_ref: self.returns_ref,
-            fn_name: std::mem::take(&mut self.fn_name),
-            fn_link: std::mem::take(&mut self.fn_link),
-            pretty_fn: std::mem::take(&mut self.pretty_fn),
-            loop_depth: self.loop_depth,
-            break_depth: self.break_depth,
-            switches: std::mem::take(&mut self.switches),
-            label_ok: self.label_ok,
-            const_floats: std::mem::take(&mut self.const_floats),
-            initialized: std::mem::take(&mut self.initialized),
-            goto_labels: std::mem::take(&mut self.goto_labels),
-            gotos: std::mem::take(&mut self.gotos),
-            deduced_ret: self.deduced_ret.take(),
-        }
-    }
-
-    /// Puts back what [`Checker::take_fn_state`] took.
-    fn restore_fn_state(&mut self, s: FnState) {
-        self.locals = s.locals;
-        self.used = s.used;
-        self.scopes = s.scopes;
-        self.ret = s.ret;
-        self.returns_ref = s.returns_ref;
-        self.fn_name = s.fn_name;
-        self.fn_link = s.fn_link;
-        self.pretty_fn = s.pretty_fn;
-        self.loop_depth = s.loop_depth;
-        self.break_depth = s.break_depth;
-        self.switches = s.switches;
-        self.label_ok = s.label_ok;
-        self.const_floats = s.const_floats;
-        self.initialized = s.initialized;
-        self.goto_labels = s.goto_labels;
-        self.gotos = s.gotos;
-        self.deduced_ret = s.deduced_ret;
-    }
-
     /// `return` in a lambda whose return type is deduced (`slot`: the
     /// type deduced so far): the first `return` gives it, as C++'s `auto`
     /// deduces it (a comparison is a `bool`), and the others convert to
@@ -569,7 +511,7 @@ impl Checker {
     /// Records `ty` as the deduced return type, or checks it against the
     /// one already deduced: the type, or `None` after an error.
     fn deduce_return_type(&mut self, ty: CType, span: Span) -> Option<CType> {
-        let slot = self.deduced_ret.as_mut()?;
+        let slot = self.func.deduced_ret.as_mut()?;
         match slot {
             None => {
                 *slot = Some(ty.clone());

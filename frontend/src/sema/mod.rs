@@ -140,11 +140,10 @@ pub(crate) struct Checker {
     sigs: Vec<FnSig>,
     by_name: FxHashMap<String, usize>,
     diags: Vec<Diagnostic>,
-    locals: Vec<LocalVar>,
-    /// Whether each local of the current function has been referenced.
-    used: Vec<bool>,
-    /// Block scopes of the current function, innermost last.
-    scopes: Vec<Scope>,
+    /// What checking the current function body keeps; saved and put
+    /// back around a lambda's body, checked in the middle of another's
+    /// (`lambdas.rs`).
+    func: FnState,
     /// Enumerators, file-scope constants and module variables.
     file_scope: Vec<(String, Binding, Span)>,
     /// The position in `file_scope` of the latest binding of each name.
@@ -152,34 +151,9 @@ pub(crate) struct Checker {
     globals: Vec<GlobalVar>,
     /// The index of each module variable by name (names are unique).
     global_index: FxHashMap<String, usize>,
-    ret: CType,
-    /// The current function returns a reference (`ret` is its pointer).
-    returns_ref: bool,
-    fn_name: String,
-    /// The current function as `__PRETTY_FUNCTION__` names it
-    /// (`void k(float *, int)`), for `assert`.
-    pretty_fn: String,
-    /// Loops around the current statement (`continue` targets).
-    loop_depth: u32,
-    /// Loops and `switch`es around the current statement (`break` targets).
-    break_depth: u32,
-    switches: Vec<SwitchCtx>,
-    /// Set while checking the statements directly in a `switch` body, the
-    /// only place kernelc accepts `case` labels.
-    label_ok: bool,
-    /// Values of `constexpr` floating locals of the current function, for
-    /// constant expressions (integer constants are `LocalVar::const_value`).
-    const_floats: FxHashMap<LocalId, f64>,
     /// The checked bodies of the `constexpr` functions checked so far, by
     /// key: constant expressions call them (`consteval.rs`).
     constexpr_bodies: FxHashMap<String, std::sync::Arc<crate::typed::Function>>,
-    /// Locals declared with an initializer (a jump into their scope is
-    /// ill-formed C++; see `labels.rs`).
-    initialized: rustc_hash::FxHashSet<LocalId>,
-    /// The labels of the current function, by name.
-    goto_labels: FxHashMap<String, labels::LabelInfo>,
-    /// `goto`s of the current function, checked at its end.
-    gotos: Vec<labels::PendingGoto>,
     /// The floating-point options (`-prec-div`, `--use_fast_math`, ...),
     /// which decide how `/` and some math functions are typed.
     opts: crate::Options,
@@ -195,18 +169,79 @@ pub(crate) struct Checker {
     /// The spans of bit-field reads, so that assigning to one is told as
     /// what kernelc lacks rather than as a non-lvalue.
     bit_field_reads: rustc_hash::FxHashSet<Span>,
-    /// The current function's Itanium name (a lambda's closure type in it
-    /// is named after it).
-    fn_link: String,
-    /// In a lambda's body whose return type is not written: the type its
-    /// `return` statements gave so far (`lambdas.rs`).
-    deduced_ret: Option<Option<CType>>,
     /// Closure types and generic lambdas.
     lambdas: lambdas::Lambdas,
     /// Typing host code's stand-ins (`crate::host_args`): a call of a host
     /// function template has the type its declaration deduces
     /// (`host_frames.rs`).
     typing_host: bool,
+}
+
+/// What the checker keeps while it checks one function body.
+pub(super) struct FnState {
+    /// The locals of the current function, by `LocalId`.
+    locals: Vec<LocalVar>,
+    /// Whether each local of the current function has been referenced.
+    used: Vec<bool>,
+    /// Block scopes of the current function, innermost last.
+    scopes: Vec<Scope>,
+    /// The current function's return type.
+    ret: CType,
+    /// The current function returns a reference (`ret` is its pointer).
+    returns_ref: bool,
+    /// The current function's name.
+    fn_name: String,
+    /// The current function's Itanium name (a lambda's closure type in it
+    /// is named after it).
+    fn_link: String,
+    /// The current function as `__PRETTY_FUNCTION__` names it
+    /// (`void k(float *, int)`), for `assert`.
+    pretty_fn: String,
+    /// Loops around the current statement (`continue` targets).
+    loop_depth: u32,
+    /// Loops and `switch`es around the current statement (`break` targets).
+    break_depth: u32,
+    switches: Vec<SwitchCtx>,
+    /// Set while checking the statements directly in a `switch` body, the
+    /// only place kernelc accepts `case` labels.
+    label_ok: bool,
+    /// Values of `constexpr` floating locals of the current function, for
+    /// constant expressions (integer constants are `LocalVar::const_value`).
+    const_floats: FxHashMap<LocalId, f64>,
+    /// Locals declared with an initializer (a jump into their scope is
+    /// ill-formed C++; see `labels.rs`).
+    initialized: rustc_hash::FxHashSet<LocalId>,
+    /// The labels of the current function, by name.
+    goto_labels: FxHashMap<String, labels::LabelInfo>,
+    /// `goto`s of the current function, checked at its end.
+    gotos: Vec<labels::PendingGoto>,
+    /// In a lambda's body whose return type is not written: the type its
+    /// `return` statements gave so far (`lambdas.rs`).
+    deduced_ret: Option<Option<CType>>,
+}
+
+impl Default for FnState {
+    fn default() -> FnState {
+        FnState {
+            locals: Default::default(),
+            used: Default::default(),
+            scopes: Default::default(),
+            ret: CType::Void,
+            returns_ref: Default::default(),
+            fn_name: Default::default(),
+            fn_link: Default::default(),
+            pretty_fn: Default::default(),
+            loop_depth: Default::default(),
+            break_depth: Default::default(),
+            switches: Default::default(),
+            label_ok: Default::default(),
+            const_floats: Default::default(),
+            initialized: Default::default(),
+            goto_labels: Default::default(),
+            gotos: Default::default(),
+            deduced_ret: Default::default(),
+        }
+    }
 }
 
 impl Checker {
@@ -253,34 +288,18 @@ pub(crate) fn check_program(
         sigs: Vec::new(),
         by_name: FxHashMap::default(),
         diags: Vec::new(),
-        locals: Vec::new(),
-        used: Vec::new(),
-        scopes: Vec::new(),
+        func: FnState::default(),
         file_scope: Vec::new(),
         file_index: FxHashMap::default(),
         globals: Vec::new(),
         global_index: FxHashMap::default(),
-        ret: CType::Void,
-        returns_ref: false,
-        fn_name: String::new(),
-        pretty_fn: String::new(),
-        loop_depth: 0,
-        break_depth: 0,
-        switches: Vec::new(),
-        label_ok: false,
-        const_floats: FxHashMap::default(),
         constexpr_bodies: FxHashMap::default(),
-        initialized: rustc_hash::FxHashSet::default(),
-        goto_labels: FxHashMap::default(),
-        gotos: Vec::new(),
         opts: opts.clone(),
         host: FxHashMap::default(),
         item: 0,
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
         bit_field_reads: Default::default(),
-        fn_link: String::new(),
-        deduced_ret: None,
         lambdas: Default::default(),
         typing_host: false,
     };
@@ -336,17 +355,17 @@ pub(crate) fn check_program(
             ast::Item::Function(_) => {}
             ast::Item::Var(v) => c.file_var(v),
             ast::Item::Enum(e) => {
-                c.scopes.clear();
+                c.func.scopes.clear();
                 c.enum_decl(e);
             }
             ast::Item::StaticAssert(sa) => {
-                c.scopes.clear();
+                c.func.scopes.clear();
                 c.static_assert(sa);
             }
         }
     }
     c.item = tu.items.len();
-    c.scopes.clear();
+    c.func.scopes.clear();
     c.requested_instances();
     c.instance_bodies(&mut functions);
     for (name, &i) in &c.by_name {
@@ -428,9 +447,9 @@ impl Checker {
     fn host_constexpr_call(&mut self, name: &str, decl: Option<Span>, span: Span) -> Option<()> {
         let caller_is_host = self
             .by_name
-            .get(&self.fn_name)
+            .get(&self.func.fn_name)
             .is_some_and(|&i| self.sigs[i].host_constexpr);
-        if self.scopes.is_empty() || caller_is_host || self.opts.relaxed_constexpr() {
+        if self.func.scopes.is_empty() || caller_is_host || self.opts.relaxed_constexpr() {
             return Some(());
         }
         let d = Diagnostic::error(
@@ -648,19 +667,19 @@ impl Checker {
 
     /// Checks one function definition.
     fn function(&mut self, f: &ast::FunctionDecl, _sig: usize) -> Function {
-        self.locals = Vec::new();
-        self.const_floats.clear();
-        self.initialized.clear();
-        self.goto_labels.clear();
-        self.gotos.clear();
-        self.used = Vec::new();
-        self.scopes = vec![Scope::default()];
-        self.ret = f.ret.clone();
-        self.returns_ref = f.returns_ref;
-        self.fn_name = f.name.clone();
-        self.loop_depth = 0;
-        self.break_depth = 0;
-        self.switches.clear();
+        self.func.locals = Vec::new();
+        self.func.const_floats.clear();
+        self.func.initialized.clear();
+        self.func.goto_labels.clear();
+        self.func.gotos.clear();
+        self.func.used = Vec::new();
+        self.func.scopes = vec![Scope::default()];
+        self.func.ret = f.ret.clone();
+        self.func.returns_ref = f.returns_ref;
+        self.func.fn_name = f.name.clone();
+        self.func.loop_depth = 0;
+        self.func.break_depth = 0;
+        self.func.switches.clear();
         let mut params = Vec::new();
         let mut written = Vec::new();
         let mut shown = Vec::new();
@@ -696,8 +715,8 @@ impl Checker {
                 local,
             });
         }
-        self.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
-        self.fn_link = self.link_name_of(f, &written);
+        self.func.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
+        self.func.fn_link = self.link_name_of(f, &written);
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
             stmts: Vec::new(),
@@ -710,7 +729,7 @@ impl Checker {
         let cluster_dims = self.cluster_dims(f);
         self.unused_warnings();
         let s = &f.specs;
-        let link_name = self.fn_link.clone();
+        let link_name = self.func.fn_link.clone();
         Function {
             name: f.name.clone(),
             link_name,
@@ -727,7 +746,7 @@ impl Checker {
                 stmts,
                 span: body_ast.span,
             },
-            locals: std::mem::take(&mut self.locals),
+            locals: std::mem::take(&mut self.func.locals),
             launch_bounds,
             cluster_dims,
         }
@@ -788,13 +807,13 @@ impl Checker {
         is_param: bool,
         span: Span,
     ) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
+        let id = LocalId(self.func.locals.len() as u32);
         let ty_is_struct = ty.is_struct();
         if !name.is_empty() {
             self.bind(name, Binding::Local(id), span);
         }
-        self.used.push(is_param);
-        self.locals.push(LocalVar {
+        self.func.used.push(is_param);
+        self.func.locals.push(LocalVar {
             name: name.to_string(),
             ty,
             is_const,
@@ -811,7 +830,7 @@ impl Checker {
     /// Binds `name` in the innermost scope (the file scope outside
     /// functions), reporting a redefinition in the same scope.
     fn bind(&mut self, name: &str, b: Binding, span: Span) {
-        let prev = match self.scopes.last() {
+        let prev = match self.func.scopes.last() {
             Some(scope) => scope.get(name).cloned(),
             None => self
                 .file_index
@@ -822,13 +841,13 @@ impl Checker {
             let mut d = Diagnostic::error(span, Code::E0006, format!("redefinition of `{name}`"));
             if let Binding::Local(l) = prev {
                 d = d.with_label(
-                    self.locals[l.0 as usize].span,
+                    self.func.locals[l.0 as usize].span,
                     "previous declaration is here",
                 );
             }
             self.diags.push(d);
         }
-        match self.scopes.last_mut() {
+        match self.func.scopes.last_mut() {
             Some(scope) => scope.push(name, b),
             None => {
                 self.file_index
@@ -841,7 +860,7 @@ impl Checker {
     /// Makes the innermost binding of `name` (just declared as `id`) a
     /// reference.
     fn rebind_as_ref(&mut self, name: &str, id: LocalId) {
-        if let Some(scope) = self.scopes.last_mut() {
+        if let Some(scope) = self.func.scopes.last_mut() {
             if let Some(b) = scope.get_mut(name) {
                 *b = Binding::Ref(id);
             }
@@ -857,7 +876,8 @@ impl Checker {
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes
+        self.func
+            .scopes
             .iter()
             .rev()
             .find_map(|s| s.get(name))
@@ -866,8 +886,8 @@ impl Checker {
     }
 
     fn block(&mut self, b: &ast::Block) -> Block {
-        self.scopes.push(Scope::default());
-        let saved = std::mem::replace(&mut self.label_ok, false);
+        self.func.scopes.push(Scope::default());
+        let saved = std::mem::replace(&mut self.func.label_ok, false);
         let mut stmts = Vec::with_capacity(b.stmts.len());
         for s in &b.stmts {
             if crate::diag::over_error_limit(&self.diags, self.opts.error_limit) {
@@ -875,8 +895,8 @@ impl Checker {
             }
             stmts.push(self.stmt(s));
         }
-        self.label_ok = saved;
-        self.scopes.pop();
+        self.func.label_ok = saved;
+        self.func.scopes.pop();
         Block {
             stmts,
             span: b.span,
@@ -890,13 +910,13 @@ impl Checker {
     }
 
     fn loop_body(&mut self, s: &ast::Stmt) -> Box<Stmt> {
-        self.loop_depth += 1;
-        self.break_depth += 1;
-        let saved = std::mem::replace(&mut self.label_ok, false);
+        self.func.loop_depth += 1;
+        self.func.break_depth += 1;
+        let saved = std::mem::replace(&mut self.func.label_ok, false);
         let body = self.stmt(s);
-        self.label_ok = saved;
-        self.loop_depth -= 1;
-        self.break_depth -= 1;
+        self.func.label_ok = saved;
+        self.func.loop_depth -= 1;
+        self.func.break_depth -= 1;
         Box::new(body)
     }
 
@@ -1007,7 +1027,7 @@ impl Checker {
                                 elem: elem.clone(),
                                 len: Some(len),
                             };
-                            self.locals[local.0 as usize].ty = full;
+                            self.func.locals[local.0 as usize].ty = full;
                         }
                     }
                 }
@@ -1020,9 +1040,9 @@ impl Checker {
             if let Some(sp) = v.storage.constexpr {
                 self.constexpr_check(v, sp, init.as_ref(), list.as_deref());
             }
-            let final_ty = self.locals[local.0 as usize].ty.clone();
+            let final_ty = self.func.locals[local.0 as usize].ty.clone();
             if final_ty.is_array() {
-                self.locals[local.0 as usize].in_memory = true;
+                self.func.locals[local.0 as usize].in_memory = true;
                 if final_ty.size().is_none() {
                     self.error(
                         v.name_span,
@@ -1033,10 +1053,10 @@ impl Checker {
             }
             if v.ty.is_const && final_ty.is_integer() {
                 let value = init.as_ref().and_then(|e| self.const_int(e));
-                self.locals[local.0 as usize].const_value = value;
+                self.func.locals[local.0 as usize].const_value = value;
             }
             if init.is_some() || list.is_some() {
-                self.initialized.insert(local);
+                self.func.initialized.insert(local);
             }
             out.push(Stmt {
                 kind: StmtKind::Decl { local, init, list },
@@ -1105,7 +1125,7 @@ impl Checker {
                 } else {
                     "`default`"
                 };
-                let (code, msg) = if self.switches.is_empty() {
+                let (code, msg) = if self.func.switches.is_empty() {
                     (
                         Code::E0011,
                         format!("{what} label not within a `switch` statement"),
@@ -1138,7 +1158,7 @@ impl Checker {
                 step,
                 body,
             } => {
-                self.scopes.push(Scope::default());
+                self.func.scopes.push(Scope::default());
                 let init = match init.as_deref() {
                     Some(ast::Stmt {
                         kind: A::Decl(vars),
@@ -1150,7 +1170,7 @@ impl Checker {
                 let cond = cond.as_ref().map(|c| self.cond(c));
                 let step = step.as_ref().and_then(|e| self.expr(e));
                 let body = self.loop_body(body);
-                self.scopes.pop();
+                self.func.scopes.pop();
                 match cond {
                     Some(None) => StmtKind::Empty,
                     Some(Some(c)) => StmtKind::For {
@@ -1172,9 +1192,9 @@ impl Checker {
             A::Break | A::Continue => {
                 let is_break = matches!(s.kind, A::Break);
                 let depth = if is_break {
-                    self.break_depth
+                    self.func.break_depth
                 } else {
-                    self.loop_depth
+                    self.func.loop_depth
                 };
                 if depth == 0 {
                     let what = if is_break { "break" } else { "continue" };
@@ -1208,11 +1228,11 @@ impl Checker {
     }
 
     fn return_stmt(&mut self, v: Option<&ast::Expr>, span: Span) -> StmtKind {
-        if self.deduced_ret.is_some() {
+        if self.func.deduced_ret.is_some() {
             return self.deduced_return(v, span);
         }
-        let ret = self.ret.clone();
-        let name = self.fn_name.clone();
+        let ret = self.func.ret.clone();
+        let name = self.func.fn_name.clone();
         match (v, ret == CType::Void) {
             (None, true) => StmtKind::Return(None),
             (None, false) => {
@@ -1251,7 +1271,7 @@ impl Checker {
                     None => StmtKind::Empty,
                 }
             }
-            (Some(e), false) if self.returns_ref => {
+            (Some(e), false) if self.func.returns_ref => {
                 // The returned reference is the object's address.
                 let e = self
                     .expr_nodecay(e)

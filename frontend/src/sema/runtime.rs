@@ -25,7 +25,7 @@ pub(super) const ASSERT_BUILTIN: &str = "__kernelc_assert";
 impl Checker {
     /// The current function as `__PRETTY_FUNCTION__` names it.
     fn pretty_function(&self) -> String {
-        self.pretty_fn.clone()
+        self.func.pretty_fn.clone()
     }
 
     /// `printf(format, args...)`: `int`, the runtime's `vprintf` result.

@@ -639,7 +639,7 @@ impl Checker {
             Err(_) => return,
         };
         // A file-scope declaration is checked outside any function.
-        let scopes = std::mem::take(&mut self.scopes);
+        let scopes = std::mem::take(&mut self.func.scopes);
         let item = std::mem::replace(&mut self.item, 0);
         for i in items {
             match i {
@@ -662,7 +662,7 @@ impl Checker {
             }
         }
         self.item = item;
-        self.scopes = scopes;
+        self.func.scopes = scopes;
     }
 
     /// Declares `decl` as the instance of template `index` with `args`,

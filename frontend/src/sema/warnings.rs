@@ -16,7 +16,7 @@ use crate::types::CType;
 impl Checker {
     /// Records a use of local `id` (a read or a write).
     pub(super) fn mark_used(&mut self, id: crate::typed::LocalId) {
-        if let Some(u) = self.used.get_mut(id.0 as usize) {
+        if let Some(u) = self.func.used.get_mut(id.0 as usize) {
             *u = true;
         }
     }
@@ -24,8 +24,8 @@ impl Checker {
     /// W0001 for every variable of the function just checked that was
     /// never used (parameters and names starting with `_` are exempt).
     pub(super) fn unused_warnings(&mut self) {
-        for (k, l) in self.locals.iter().enumerate() {
-            let used = self.used.get(k).copied().unwrap_or(true);
+        for (k, l) in self.func.locals.iter().enumerate() {
+            let used = self.func.used.get(k).copied().unwrap_or(true);
             if used || l.is_param || l.name.is_empty() || l.name.starts_with('_') {
                 continue;
             }
