@@ -587,31 +587,10 @@ impl Parser<'_> {
         let Some(key) = self.host_template_key(&u.name, u.span) else {
             return;
         };
-        if !u.frames.is_empty() {
-            // The frames' template parameters are deduced by the checker:
-            // what names them is read then.
-            let call = u
-                .call
-                .iter()
-                .flatten()
-                .map(|a| CallArg {
-                    expr: None,
-                    tokens: a.tokens.clone(),
-                    span: a.span,
-                    text: a.text.clone(),
-                })
-                .collect();
-            self.templates.requests.push(Request {
-                name: key,
-                args: Vec::new(),
-                span: u.span,
-                call,
-                frames: u.frames.clone(),
-                written: u.args.clone(),
-            });
-            return;
-        }
-        let args = if u.deduced {
+        // Through host templates' frames, the frames' template parameters
+        // are deduced by the checker: what names them is read then.
+        let framed = !u.frames.is_empty();
+        let args = if framed || u.deduced {
             Some(Vec::new())
         } else {
             self.host_use_args(&u.args, &u.scope)
@@ -634,19 +613,28 @@ impl Parser<'_> {
             .iter()
             .flatten()
             .map(|a| CallArg {
-                expr: self.host_call_arg(&a.tokens),
+                expr: if framed {
+                    None
+                } else {
+                    self.host_call_arg(&a.tokens)
+                },
                 tokens: a.tokens.clone(),
                 span: a.span,
                 text: a.text.clone(),
             })
             .collect();
+        let (frames, written) = if framed {
+            (u.frames.clone(), u.args.clone())
+        } else {
+            (Vec::new(), Vec::new())
+        };
         self.templates.requests.push(Request {
             name: key,
             args,
             span: u.span,
             call,
-            frames: Vec::new(),
-            written: Vec::new(),
+            frames,
+            written,
         });
     }
 
