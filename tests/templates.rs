@@ -9,6 +9,29 @@ use common::{kernelc, scratch, stderr, stdout};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// The buffers of a launch of `kernel`, on the emulator, from nvcc's PTX of
+/// `src` under `--expt-relaxed-constexpr`; `None` (a loud skip, or a
+/// failure under CI=true) without nvcc.
+fn relaxed_nvcc_buffers(
+    what: &str,
+    src: &Path,
+    kernel: (&str, &[&str]),
+    shape: &[&str],
+    dir: &Path,
+) -> Option<Vec<Option<Vec<u8>>>> {
+    let nvcc = common::nvcc_or_skip(what)?;
+    let theirs = dir.join("theirs.ptx");
+    let flags = ["--expt-relaxed-constexpr".to_string()];
+    common::nvcc_ptx_to(&nvcc, src, "sm_90", &flags, &theirs);
+    Some(common::launch_buffers(
+        &theirs,
+        "emu",
+        kernel,
+        &dir.join("nv"),
+        shape,
+    ))
+}
+
 fn fixture(name: &str) -> PathBuf {
     common::root().join("tests/fixtures/templates").join(name)
 }
@@ -547,13 +570,10 @@ fn constexpr_functions_are_evaluated_at_compile_time() {
     let kernel = ("_Z9constantsPiPfPdPKi", args);
     let shape = ["--grid", "1", "--block", "128"];
     let mine = common::launch_buffers(&ours, "emu", kernel, &dir.join("mine"), &shape);
-    let Some(nvcc) = common::nvcc_or_skip("constexpr through nvcc") else {
+    let Some(expected) = relaxed_nvcc_buffers("constexpr through nvcc", &src, kernel, &shape, &dir)
+    else {
         return;
     };
-    let theirs = dir.join("theirs.ptx");
-    let flags = ["--expt-relaxed-constexpr".to_string()];
-    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &flags, &theirs);
-    let expected = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nv"), &shape);
     assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
 }
 
@@ -728,13 +748,11 @@ fn std_min_and_max_are_the_librarys_under_relaxed_constexpr() {
         "E0007",
         "no instance of `std::max` matches the argument types (`float`, `int`)",
     );
-    let Some(nvcc) = common::nvcc_or_skip("std::min/max through nvcc") else {
+    let Some(expected) =
+        relaxed_nvcc_buffers("std::min/max through nvcc", &src, kernel, &shape, &dir)
+    else {
         return;
     };
-    let theirs = dir.join("theirs.ptx");
-    let flags = ["--expt-relaxed-constexpr".to_string()];
-    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &flags, &theirs);
-    let expected = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nv"), &shape);
     assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
 }
 
