@@ -98,10 +98,7 @@ pub(crate) fn host_expr(
     bound: &Bindings,
     opts: &crate::Options,
 ) -> Option<Expr> {
-    let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
-    let e = p.cond_value();
-    p.leave_env(templates);
-    e.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+    read_whole(templates, tokens, bound, opts, |p| p.cond_value().ok())
 }
 
 /// `tokens` read as a template argument with `bound`, or `None`.
@@ -111,10 +108,9 @@ pub(crate) fn host_template_arg(
     bound: &Bindings,
     opts: &crate::Options,
 ) -> Option<TemplateArg> {
-    let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
-    let a = p.template_arg(false);
-    p.leave_env(templates);
-    a.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+    read_whole(templates, tokens, bound, opts, |p| {
+        p.template_arg(false).ok()
+    })
 }
 
 /// `tokens` read as a type with `bound`, or `None`.
@@ -124,10 +120,23 @@ pub(crate) fn host_type(
     bound: &Bindings,
     opts: &crate::Options,
 ) -> Option<QualType> {
+    read_whole(templates, tokens, bound, opts, |p| p.type_name().ok())
+}
+
+/// What `read` makes of all of `tokens`, with `bound`, by a parser of
+/// device code: `None` when it fails, leaves tokens over or says anything
+/// (host code is not kernelc's to judge, so nothing is reported).
+fn read_whole<T>(
+    templates: &Templates,
+    tokens: &[Token],
+    bound: &Bindings,
+    opts: &crate::Options,
+    read: impl FnOnce(&mut Parser<'_>) -> Option<T>,
+) -> Option<T> {
     let mut p = Parser::from_env(templates, &[], tokens, bound.to_vec(), opts);
-    let t = p.type_name();
+    let value = read(&mut p);
     p.leave_env(templates);
-    t.ok().filter(|_| p.at_eof() && p.diags.is_empty())
+    value.filter(|_| p.at_eof() && p.diags.is_empty())
 }
 
 impl Parser<'_> {
