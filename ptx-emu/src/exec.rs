@@ -610,20 +610,7 @@ impl<'a> Exec<'a> {
             Op::Lop3 { lut, pred } => self.lop3(t, inst, *lut, *pred),
             Op::Cvta { ty, space, to } => self.cvta(t, inst, *ty, *space, *to),
             Op::Isspacep(space) => self.isspacep(t, inst, *space),
-            Op::Atom {
-                op,
-                ty,
-                space,
-                red,
-                packed: false,
-            } => self.atomic(t, inst, *op, *ty, *space, *red),
-            Op::Atom {
-                ty,
-                space,
-                red,
-                packed: true,
-                ..
-            } => self.packed_atomic_add(t, inst, *ty, *space, *red),
+            Op::Atom(a) => self.atomic(t, inst, a),
             Op::VecAtomAdd { ty, n, space, red } => {
                 self.vector_atomic(t, inst, *ty, *n, *space, *red)
             }

@@ -1,7 +1,7 @@
 //! Decoding of the instructions that reach memory: loads and stores,
 //! atomics, address conversions, `cp.async` and the mbarriers.
 
-use super::{unsupported, AtomOp, Mbar, Op, Parts, Shape};
+use super::{unsupported, Atom, AtomOp, Mbar, Op, Parts, Shape};
 use crate::memory::Space;
 use crate::program::{Operand, Ty};
 use Shape::{Addr, Dst, Dsts, Src, Srcs};
@@ -102,13 +102,13 @@ fn atomic(p: &Parts) -> Result<Op, String> {
     } else {
         p.expect(&shapes[..3 + cas])?;
     }
-    Ok(Op::Atom {
+    Ok(Op::Atom(Atom {
         op,
         ty,
         space,
         red,
         packed: packed.is_some(),
-    })
+    }))
 }
 
 /// `atom.add.v2.f32 {d..}, [a], {b..}` and `red.add.v4.f32 [a], {b..}`.

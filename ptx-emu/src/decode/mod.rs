@@ -212,16 +212,7 @@ pub enum Op {
         to: bool,
     },
     Isspacep(Space),
-    /// `atom` and `red` (`red: true`, no destination) on a scalar, or
-    /// (`packed`) on both 16-bit floats of type `ty` in a 32-bit word
-    /// (`atom.add.noftz.f16x2`), each lane on its own.
-    Atom {
-        op: AtomOp,
-        ty: Ty,
-        space: Option<Space>,
-        red: bool,
-        packed: bool,
-    },
+    Atom(Atom),
     /// `atom.add.v2.f32` / `red.add.v4.f32`: `n` elements added one by one.
     VecAtomAdd {
         ty: Ty,
@@ -485,6 +476,29 @@ pub struct Cvt {
     /// `.satfinite` (to `f16`/`bf16`): an infinite result becomes the
     /// largest finite value of its sign.
     pub satfinite: bool,
+}
+
+/// `atom` and `red` (`red: true`, no destination) on a scalar, or
+/// (`packed`) on both 16-bit floats of type `ty` in a 32-bit word
+/// (`atom.add.noftz.f16x2`), each lane on its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    pub op: AtomOp,
+    pub ty: Ty,
+    pub space: Option<Space>,
+    pub red: bool,
+    pub packed: bool,
+}
+
+impl Atom {
+    /// The type of the register operands and of the memory word.
+    pub fn word(&self) -> Ty {
+        if self.packed {
+            Ty::B32
+        } else {
+            self.ty
+        }
+    }
 }
 
 /// The operation of an atomic or a warp reduction.

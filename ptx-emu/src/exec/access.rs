@@ -2,7 +2,7 @@
 //! `isspacep`, `cp.async` and the mbarriers.
 
 use super::{arg, e, Exec, Flow, Thread, R};
-use crate::decode::{AtomOp, Mbar};
+use crate::decode::{Atom, AtomOp, Mbar};
 use crate::memory::{self, Space};
 use crate::ops;
 use crate::program::{Inst, Operand, Ty};
@@ -89,56 +89,30 @@ impl Exec<'_> {
         self.put(t, inst, u64::from(p), Ty::PRED)
     }
 
-    /// `atom` and `red` on one value: a plain read-modify-write.
-    pub(super) fn atomic(
-        &mut self,
-        t: &mut Thread,
-        inst: &Inst,
-        op: AtomOp,
-        ty: Ty,
-        space: Option<Space>,
-        red: bool,
-    ) -> R<Flow> {
-        let first = usize::from(!red);
+    /// `atom` and `red` on one value (or one pair of 16-bit floats): a
+    /// plain read-modify-write.
+    pub(super) fn atomic(&mut self, t: &mut Thread, inst: &Inst, a: &Atom) -> R<Flow> {
+        let first = usize::from(!a.red);
+        let word = a.word();
         let addr = self.addr(t, arg(inst, first)?)?;
-        let b = self.get(t, arg(inst, first + 1)?, ty)?;
-        let n = ty.bytes();
-        let old = self.load(t, space, addr, n)?;
-        let new = if op == AtomOp::Cas {
-            let c = self.get(t, arg(inst, first + 2)?, ty)?;
+        let b = self.get(t, arg(inst, first + 1)?, word)?;
+        let n = word.bytes();
+        let old = self.load(t, a.space, addr, n)?;
+        let new = if a.op == AtomOp::Cas {
+            let c = self.get(t, arg(inst, first + 2)?, word)?;
             if old == b {
                 c
             } else {
                 old
             }
+        } else if a.packed {
+            ops::packed_atomic_add(a.ty, old, b)
         } else {
-            ops::atomic(op, ty, old, b)
+            ops::atomic(a.op, a.ty, old, b)
         };
-        self.store(t, space, addr, n, new)?;
-        if !red {
-            self.put(t, inst, old, ty)?;
-        }
-        Ok(Flow::Next)
-    }
-
-    /// `atom.add.noftz.f16x2` and `.bf16x2` (and `red`): both 16-bit
-    /// floats of a 32-bit word added at once, each to its own lane.
-    pub(super) fn packed_atomic_add(
-        &mut self,
-        t: &mut Thread,
-        inst: &Inst,
-        elem: Ty,
-        space: Option<Space>,
-        red: bool,
-    ) -> R<Flow> {
-        let first = usize::from(!red);
-        let addr = self.addr(t, arg(inst, first)?)?;
-        let b = self.get(t, arg(inst, first + 1)?, Ty::B32)?;
-        let old = self.load(t, space, addr, 4)?;
-        let new = ops::packed_atomic_add(elem, old, b);
-        self.store(t, space, addr, 4, new)?;
-        if !red {
-            self.put(t, inst, old, Ty::B32)?;
+        self.store(t, a.space, addr, n, new)?;
+        if !a.red {
+            self.put(t, inst, old, word)?;
         }
         Ok(Flow::Next)
     }
