@@ -14,8 +14,12 @@
 #define MAX_RADIUS 16
 #define ROW_TILE 128
 
-// 1 / (2r + 1) for each radius, set once by the host.
-__constant__ float c_inverseWidth[MAX_RADIUS + 1];
+// 1 / (2r + 1) for each radius; the host sets it again at start-up, as
+// samples that compute their tables do.
+__constant__ float c_inverseWidth[MAX_RADIUS + 1] = {
+    1.0f / 1,  1.0f / 3,  1.0f / 5,  1.0f / 7,  1.0f / 9,  1.0f / 11,
+    1.0f / 13, 1.0f / 15, 1.0f / 17, 1.0f / 19, 1.0f / 21, 1.0f / 23,
+    1.0f / 25, 1.0f / 27, 1.0f / 29, 1.0f / 31, 1.0f / 33};
 
 // Horizontal pass: each block loads a row tile and its apron into shared
 // memory and averages 2r + 1 neighbours, clamping at the image's edges.
