@@ -508,10 +508,16 @@ pub fn rejected_with(name: &str, source: &str, code: &str) -> String {
 }
 
 /// A fresh directory for one test's files, under Cargo's per-target
-/// temporary directory (so parallel test binaries never collide).
+/// temporary directory. The process id keeps parallel test binaries apart
+/// and a per-process count keeps apart the tests of one binary, which run
+/// on parallel threads and may ask for the same name (two tests that both
+/// used `rejected_with("templates-errors", ..)` once overwrote each other's
+/// `e.cu`).
 pub fn scratch(name: &str) -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{}-{name}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-{call}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
