@@ -833,3 +833,59 @@ fn ilogb_and_logb_read_the_exponent() {
     let ptx = default_ptx("logb", LOGB);
     common::assert_ptxas_accepts(&ptx, "sm_80", "logb");
 }
+
+/// `__managed__` variables are global memory that the host reaches too:
+/// kernelc declares them as nvcc does (`.global .attribute(.managed)`, with
+/// their initializers), and the kernel computes the same from either PTX.
+#[test]
+fn managed_variables_are_global_memory_as_nvccs() {
+    let dir = scratch("managed");
+    let src = write_source(
+        &dir,
+        "managed.cu",
+        "__managed__ unsigned g_count;\n\
+         __managed__ float tab[4] = {1.5f, -2.0f, 3.25f, 8.0f};\n\
+         __device__ __managed__ double scale = 0.5;\n\
+         static __managed__ int bias = 3;\n\
+         extern \"C\" __global__ void k(float *o) {\n\
+           atomicAdd(&g_count, 1u);\n\
+           o[threadIdx.x] = tab[threadIdx.x & 3] * (float)scale + bias;\n\
+           __syncthreads();\n\
+           if (threadIdx.x == 0) o[blockDim.x] = (float)g_count;\n\
+         }\n",
+    );
+    let ours = dir.join("kernelc.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", ours.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ptx = std::fs::read_to_string(&ours).unwrap();
+    for decl in [
+        ".global .attribute(.managed) .align 4 .b8 g_count[4]",
+        ".global .attribute(.managed) .align 4 .b8 tab[16] = {0, 0, 192, 63, 0, 0, 0, 192,",
+        ".global .attribute(.managed) .align 8 .b8 scale[8] = {0, 0, 0, 0, 0, 0, 224, 63}",
+        ".global .attribute(.managed) .align 4 .b8 bias[4] = {3, 0, 0, 0}",
+    ] {
+        assert!(ptx.contains(decl), "{decl} missing:\n{ptx}");
+    }
+    common::assert_ptxas_accepts(&ptx, "sm_90", "managed variables");
+    let args = ["f32[]:zeros:9"];
+    let run = |file: &Path, engine: &str| {
+        let out = dir.join(format!("out-{engine}"));
+        let options = ["--grid", "1", "--block", "8"];
+        common::launch_buffers(file, engine, ("k", &args), &out, &options)
+    };
+    let emulated = run(&ours, "emu");
+    let values = f32s(emulated[0].as_deref().unwrap());
+    assert_eq!(values[..4], [3.75, 2.0, 4.625, 7.0]);
+    assert_eq!(
+        values[8], 8.0,
+        "every thread's atomicAdd on the managed counter"
+    );
+    assert_eq!(run(&src, "interp"), emulated);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "managed variables") else {
+        return;
+    };
+    assert!(theirs.contains(".global .attribute(.managed) .align 8 .f64 scale"));
+    let nvccs = dir.join("nvcc.ptx");
+    std::fs::write(&nvccs, &theirs).unwrap();
+    assert_eq!(run(&nvccs, "emu"), emulated);
+}

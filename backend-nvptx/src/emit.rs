@@ -82,9 +82,15 @@ pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), GlobalErr
     } else {
         ""
     };
+    // Unified memory: the driver allocates it where the host reaches it too.
+    let managed = if g.managed {
+        " .attribute(.managed)"
+    } else {
+        ""
+    };
     let _ = write!(
         out,
-        "{vis}{space} .align {} .b8 {}[{}]",
+        "{vis}{space}{managed} .align {} .b8 {}[{}]",
         g.align, g.name, g.size
     );
     if let Some(init) = &g.init {

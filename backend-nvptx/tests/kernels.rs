@@ -437,6 +437,7 @@ fn shared_memory_tile() {
         init: None,
         linkage: Linkage::Internal,
         dynamic: false,
+        managed: false,
     });
     let mut f = kernel("reverse", &[GLOBAL, GLOBAL]);
     let mut b = FunctionBuilder::new(&mut f);

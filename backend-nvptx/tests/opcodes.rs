@@ -543,6 +543,7 @@ fn memory_in_every_space() {
         init: Some(vec![0, 0, 0x80, 0x3f]),
         linkage: Linkage::External,
         dynamic: false,
+        managed: false,
     });
     let gvar = m.push_global(GlobalVarData {
         name: "counter".into(),
@@ -552,6 +553,7 @@ fn memory_in_every_space() {
         init: None,
         linkage: Linkage::Internal,
         dynamic: false,
+        managed: false,
     });
     let dyn_smem = m.push_global(GlobalVarData {
         name: "dsmem".into(),
@@ -561,6 +563,7 @@ fn memory_in_every_space() {
         init: None,
         linkage: Linkage::External,
         dynamic: true,
+        managed: false,
     });
     let mut f = kernel("mem", &[GLOBAL, GENERIC, Type::I32]);
     let slot = f.stack_slots.push(StackSlotData { size: 16, align: 8 });
@@ -757,6 +760,7 @@ fn unsupported_input_is_an_error_not_a_panic() {
         init: None,
         linkage: Linkage::Internal,
         dynamic: false,
+        managed: false,
     });
     let e = compile_err(&m);
     assert!(e.contains("`bad`") && e.contains("local"), "{e}");

@@ -70,6 +70,9 @@ pub struct Storage {
     pub shared: bool,
     pub constant: bool,
     pub device: bool,
+    /// `__managed__` (which also sets `device`): unified memory, one
+    /// allocation that host and device code both reach.
+    pub managed: bool,
     pub is_extern: bool,
     pub is_static: bool,
     /// `__align__(N)`: the variable's least alignment (0 when not given).

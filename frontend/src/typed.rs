@@ -69,6 +69,9 @@ pub struct GlobalVar {
     pub init: Option<Vec<u8>>,
     /// `extern __shared__ T buf[]`: sized at launch.
     pub dynamic: bool,
+    /// `__managed__`: a `Device` variable in unified memory, which the host
+    /// reaches at the same address.
+    pub managed: bool,
     /// `__align__(N)`: the least alignment asked for (0 when none).
     pub align: u64,
     /// `static`: not visible outside the module.

@@ -30,16 +30,47 @@ fn undeclared_identifier() {
 }
 
 #[test]
+fn managed_variables_follow_nvccs_rules() {
+    // Each of these nvcc 13.5 rejects too.
+    for (src, message, at) in [
+        (
+            "__managed__ __shared__ int m;",
+            "`__managed__` variables cannot be `__shared__` or `__constant__`",
+            "__managed__",
+        ),
+        (
+            "__constant__ __managed__ int m;",
+            "`__managed__` variables cannot be `__shared__` or `__constant__`",
+            "__constant__",
+        ),
+        (
+            "__managed__ const int m = 1;",
+            "a `__managed__` variable cannot have a `const` type",
+            "__managed__ const int m",
+        ),
+        (
+            "__global__ void k() { __managed__ int m; }",
+            "a `__managed__` variable inside a function must be `static`",
+            "__managed__",
+        ),
+        (
+            "__managed__ void f() {}",
+            "a function cannot be `__managed__`",
+            "__managed__",
+        ),
+    ] {
+        let r = errors(src);
+        assert!(r.contains("error[E0012]"), "{src}: {r}");
+        has(&r, message, at);
+    }
+}
+
+#[test]
 fn unsupported_constructs() {
     has(
         &errors("__global__ void k() { static int x = 0; }"),
         "`static` local variables are not supported by kernelc yet",
         "static int",
-    );
-    has(
-        &errors("__managed__ int m;"),
-        "`__managed__` memory is not supported by kernelc yet",
-        "__managed__",
     );
     has(
         &errors(

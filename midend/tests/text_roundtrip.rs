@@ -849,9 +849,10 @@ fn random_module(seed: u64, allow_nan: bool) -> Module {
     let mut m = Module::new();
     for i in 0..r.below(4) {
         let dynamic = r.chance(20);
+        let space = r.pick(&AddrSpace::ALL);
         m.push_global(GlobalVarData {
             name: format!("g{i}"),
-            space: r.pick(&AddrSpace::ALL),
+            space,
             size: if dynamic { 0 } else { r.below(4096) as u32 },
             align: 1 << r.below(5),
             init: (!dynamic && r.chance(40))
@@ -862,6 +863,7 @@ fn random_module(seed: u64, allow_nan: bool) -> Module {
                 Linkage::Internal
             },
             dynamic,
+            managed: !dynamic && space == AddrSpace::Global && r.chance(30),
         });
     }
     let nfuncs = 1 + r.below(3);

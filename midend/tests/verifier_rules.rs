@@ -106,6 +106,7 @@ fn global(name: &str, space: AddrSpace, size: u32) -> GlobalVarData {
         init: None,
         linkage: Linkage::External,
         dynamic: false,
+        managed: false,
     }
 }
 
@@ -1522,6 +1523,9 @@ fn module_rules() {
     big_init.init = Some(vec![0; 4]);
     big_init.align = 12;
     m.push_global(big_init);
+    let mut managed_shared = global("ms", AddrSpace::Shared, 4);
+    managed_shared.managed = true;
+    m.push_global(managed_shared);
     let errs = verify_module(&m).unwrap_err();
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].0, module_errors_key());
@@ -1536,6 +1540,7 @@ fn module_rules() {
             "gv6 is shared and cannot have an initializer",
             "gv7 alignment 12 is not a power of two",
             "gv7 initializer has 4 bytes, size is 2",
+            "managed gv8 must be a sized global",
         ]
     );
 }

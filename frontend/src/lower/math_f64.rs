@@ -175,6 +175,7 @@ impl MathHelpers {
                 init: Some(init),
                 linkage: Linkage::Internal,
                 dynamic: false,
+                managed: false,
             });
             debug_assert_eq!(pushed, id, "tables are appended in id order");
         }

@@ -71,6 +71,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
             init: g.init.clone(),
             linkage,
             dynamic: g.dynamic,
+            managed: g.managed,
         }));
     }
     // Declare every function first, so calls can find their callee's signature.

@@ -64,7 +64,6 @@ fn is_class_object(ty: &CType, dims: &[Option<Expr>], by_ref: Option<Span>) -> b
 pub(crate) fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
-        Managed => "`__managed__` memory",
         Template | Typename => "`template`",
         New => "`new`",
         Delete => "`delete`",
@@ -251,6 +250,7 @@ impl Parser<'_> {
                         Keyword::Shared
                             | Keyword::Constant
                             | Keyword::Device
+                            | Keyword::Managed
                             | Keyword::Typedef
                             | Keyword::Static
                             | Keyword::Extern
@@ -341,6 +341,13 @@ impl Parser<'_> {
                         Keyword::Shared => {
                             storage_span(&mut ds);
                             ds.storage.shared = true;
+                        }
+                        // A managed variable is a `__device__` one that
+                        // the host reaches too.
+                        Keyword::Managed => {
+                            storage_span(&mut ds);
+                            ds.storage.device = true;
+                            ds.storage.managed = true;
                         }
                         Keyword::Constant => {
                             storage_span(&mut ds);
@@ -1046,9 +1053,19 @@ impl Parser<'_> {
             );
         }
         let st = &ds.storage;
+        if st.managed && !st.is_static {
+            // nvcc's rule: a managed variable outlives any call.
+            return self.error(
+                st.span,
+                Code::E0012,
+                "a `__managed__` variable inside a function must be `static`",
+            );
+        }
         if st.constant || st.device {
             let what = if st.constant {
                 "__constant__"
+            } else if st.managed {
+                "__managed__"
             } else {
                 "__device__"
             };
@@ -1196,11 +1213,13 @@ impl Parser<'_> {
         }
         let (params, body) = parsed?;
         let st = &ds.storage;
-        if st.shared || st.constant {
+        if st.shared || st.constant || st.managed {
             let what = if st.shared {
                 "__shared__"
-            } else {
+            } else if st.constant {
                 "__constant__"
+            } else {
+                "__managed__"
             };
             return self.error(
                 st.span,

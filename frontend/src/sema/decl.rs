@@ -522,6 +522,9 @@ impl Checker {
         let Some(ty) = self.var_type(v) else {
             return;
         };
+        if st.managed && !self.managed_var_is_valid(v) {
+            return;
+        }
         let space = if st.shared {
             if st.constant {
                 self.error(
@@ -624,12 +627,36 @@ impl Checker {
             space,
             init,
             dynamic,
+            managed: st.managed,
             align: st.align,
             is_static,
             is_const: v.ty.is_const,
             span: v.name_span,
         });
         self.bind(&v.name, Binding::Global(id), v.name_span);
+    }
+
+    /// nvcc's rules for a `__managed__` variable: global memory only, and
+    /// writable, since the host writes it as well. Reports the first broken.
+    fn managed_var_is_valid(&mut self, v: &ast::VarDecl) -> bool {
+        let st = &v.storage;
+        let broken = if st.shared || st.constant {
+            Some((
+                st.span,
+                "`__managed__` variables cannot be `__shared__` or `__constant__`",
+            ))
+        } else if v.ty.is_const || st.constexpr.is_some() {
+            Some((
+                v.name_span,
+                "a `__managed__` variable cannot have a `const` type",
+            ))
+        } else {
+            None
+        };
+        if let Some((span, message)) = broken {
+            self.error(span, Code::E0012, message);
+        }
+        broken.is_none()
     }
 
     /// `switch (cond) body`: only labels directly in the body's block count.

@@ -19,6 +19,9 @@ pub struct GlobalVarData {
     pub linkage: Linkage,
     /// `extern __shared__ T buf[]`: sized at launch time.
     pub dynamic: bool,
+    /// `__managed__`: global memory the host reaches too (unified memory);
+    /// PTX marks it `.attribute(.managed)` so the driver allocates it so.
+    pub managed: bool,
 }
 
 /// The unit the compiler works on: all functions and variables of one source file.

@@ -83,6 +83,7 @@ pub fn pool_constants(module: &mut Module) -> bool {
         init: Some(init),
         linkage: Linkage::Internal,
         dynamic: false,
+        managed: false,
     });
     for (func, found) in module.functions.values_mut().zip(uses) {
         if found.is_empty() {

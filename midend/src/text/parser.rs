@@ -430,7 +430,8 @@ fn param(cur: &mut Cursor) -> Result<AbiParam> {
     }
 }
 
-/// `gv0 = shared internal @tile, size 1024, align 4, init [0x00, ...]`.
+/// `gv0 = shared internal @tile, size 1024, align 4, init [0x00, ...]`;
+/// a `__managed__` one says so after its name (`global @m, managed, size 4, ...`).
 fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
     let (gv, gv_loc) = cur.entity::<GlobalVar>("gv", "a global")?;
     cur.expect_punct('=')?;
@@ -450,6 +451,10 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
     };
     cur.advance();
     cur.expect_punct(',')?;
+    let managed = cur.eat_word("managed");
+    if managed {
+        cur.expect_punct(',')?;
+    }
     let (size, dynamic) = if cur.eat_word("dynamic") {
         (0, true)
     } else {
@@ -492,6 +497,7 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
         init,
         linkage,
         dynamic,
+        managed,
     };
     Ok((gv, gv_loc, data))
 }
@@ -558,6 +564,7 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
                 init: None,
                 linkage: Linkage::Internal,
                 dynamic: false,
+                managed: false,
             });
             module.globals.push(data);
         }

@@ -35,6 +35,9 @@ fn write_global(out: &mut String, gv: crate::ir::GlobalVar, g: &GlobalVarData) -
         out.push_str(" internal");
     }
     write!(out, " @{}", g.name)?;
+    if g.managed {
+        out.push_str(", managed");
+    }
     if g.dynamic {
         out.push_str(", dynamic");
     } else {

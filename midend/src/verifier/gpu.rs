@@ -236,6 +236,9 @@ pub(super) fn check_globals(module: &Module) -> VerifierErrors {
                 ));
             }
         }
+        if g.managed && (g.space != AddrSpace::Global || g.dynamic) {
+            report(format!("managed {gv} must be a sized global"));
+        }
         if g.dynamic {
             if g.space != AddrSpace::Shared {
                 report(format!("dynamic {gv} must be in shared space"));

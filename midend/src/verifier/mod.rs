@@ -200,7 +200,8 @@
 //!   have an initializer`), others none larger than their size (`gvN
 //!   initializer has B bytes, size is S`); a dynamic variable is shared with
 //!   size 0 (`dynamic gvN must be in shared space`, `dynamic gvN must have
-//!   size 0`).
+//!   size 0`); a managed variable is a global with a size (`managed gvN must
+//!   be a sized global`).
 
 mod entities;
 mod gpu;
