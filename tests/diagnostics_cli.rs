@@ -92,3 +92,69 @@ fn dash_w_silences_and_werror_fails() {
         assert!(err.contains("because of `-Werror`"), "{err}");
     }
 }
+
+/// Diagnostics of memory-space inference, restrict processing and the
+/// backend carry codes as the frontend's do, and `--explain` knows them.
+#[test]
+fn later_stage_diagnostics_show_their_code() {
+    let cases: [(&str, &str, &[&str], &str); 6] = [
+        (
+            "atomic_local.cu",
+            "__global__ void k(int *o) { int c = 0; atomicAdd(&c, 1); o[0] = c; }\n",
+            &[],
+            "error[E0027]: Cannot do atomic on local memory",
+        ),
+        (
+            "restrict_struct.cu",
+            "struct A { float *__restrict__ x; };\n__global__ void k(A a) { a.x[0] = 1; }\n",
+            &[],
+            "error[E0028]: function contains restrict keyword in struct",
+        ),
+        (
+            "cp_async_sm75.cu",
+            "__global__ void k(const float *in) {\n  __shared__ float s[4];\n  \
+             kernelc_cp_async_ca_16(s, in);\n  kernelc_cp_async_commit();\n}\n",
+            &["-arch=sm_75"],
+            "error[E0029]: ",
+        ),
+        (
+            "reduce_sm75.cu",
+            "__global__ void k(int *o) { o[0] = __reduce_add_sync(~0u, o[1]); }\n",
+            &["-arch=sm_75"],
+            "error[E0029]: `__reduce_add_sync` needs sm_80 or newer",
+        ),
+        (
+            "generic.cu",
+            "__global__ void k(int *o) {\n  __shared__ int s[4];\n  int *p = o[2] ? s : o;\n  \
+             atomicAdd(p, 1);\n}\n",
+            &["-Wgeneric"],
+            "warning[W0007]: generic atomic left in kernel",
+        ),
+        (
+            "assumed.cu",
+            "__device__ int get(int *p) { return *p; }\n\
+             __global__ void k(int **pp, int *o) { o[0] = get(pp[0]); }\n",
+            &["--memspace-assume-global"],
+            "warning[W0008]: Cannot tell what pointer points to",
+        ),
+    ];
+    for (name, text, flags, expected) in cases {
+        let p = source(name, text);
+        let out = p.with_extension("ptx");
+        let mut args = vec![p.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let err = stderr(&kernelc(&args));
+        assert!(
+            err.contains(expected),
+            "{name}: expected `{expected}`:\n{err}"
+        );
+        assert!(
+            err.contains(&format!("{name}:")),
+            "{name}: not located:\n{err}"
+        );
+    }
+    for code in ["E0027", "E0028", "E0029", "W0007", "W0008"] {
+        let out = kernelc(&["--explain", code]);
+        assert!(out.status.success(), "--explain {code}");
+    }
+}

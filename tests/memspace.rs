@@ -113,7 +113,7 @@ fn transcript_and_warnings_are_reported() {
     assert!(m.contains("memspace: @k:"), "{m}");
     assert!(m.contains("provenance lost"), "{m}");
     assert!(
-        m.contains("warning: generic store left in kernel `k`"),
+        m.contains("warning[W0007]: generic store left in kernel `k`"),
         "{m}"
     );
     assert!(
@@ -144,7 +144,7 @@ fn a_global_pointer_into_an_mbarrier_is_an_error_with_both_spans() {
     let e = compile_error("bar.cu", source);
     assert!(
         e.contains(
-            "error: operand 0 of `mbarrier_init` must point to shared memory, but it points to global memory"
+            "error[E0027]: operand 0 of `mbarrier_init` must point to shared memory, but it points to global memory"
         ),
         "{e}"
     );
@@ -166,7 +166,7 @@ fn a_cp_async_to_a_global_destination_is_an_error() {
                   }\n";
     let e = compile_error("cp.cu", source);
     assert!(
-        e.contains("error: operand 0 of `cp_async` must point to shared memory, but it points to global memory"),
+        e.contains("error[E0027]: operand 0 of `cp_async` must point to shared memory, but it points to global memory"),
         "{e}"
     );
     assert!(e.contains("cp.cu:2:5"), "{e}");
@@ -180,7 +180,7 @@ fn one_pointer_demanded_in_two_spaces_is_an_error_with_both_spans() {
                   }\n";
     let e = compile_error("two.cu", source);
     assert!(
-        e.contains("error: operand 0 of `mbarrier_init` must point to shared memory, but the same pointer must point to global memory for `cp_async`"),
+        e.contains("error[E0027]: operand 0 of `mbarrier_init` must point to shared memory, but the same pointer must point to global memory for `cp_async`"),
         "{e}"
     );
     assert!(e.contains("two.cu:3:5"), "{e}");
@@ -239,11 +239,14 @@ fn wmma_on_constant_or_local_memory_is_an_error() {
                   }\n";
     let e = compile_error("wmma.cu", source);
     assert!(
-        e.contains("error: Cannot do WMMA on constant memory"),
+        e.contains("error[E0027]: Cannot do WMMA on constant memory"),
         "{e}"
     );
     assert!(e.contains("wmma.cu:6:5"), "{e}");
-    assert!(e.contains("error: Cannot do WMMA on local memory"), "{e}");
+    assert!(
+        e.contains("error[E0027]: Cannot do WMMA on local memory"),
+        "{e}"
+    );
     assert!(e.contains("wmma.cu:7:5"), "{e}");
     assert!(
         e.contains("the pointer is proved to point to local memory here"),

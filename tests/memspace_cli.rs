@@ -177,7 +177,9 @@ fn the_unsafe_fallback_is_off_by_default_and_warns_when_on() {
     assert!(generic_accesses(&ptx) > 0);
     let (ptx, err) = compile("unsafe.cu", MIXED, &["--memspace-assume-global"]);
     assert!(
-        err.contains("warning: Cannot tell what pointer points to, assuming global memory space"),
+        err.contains(
+            "warning[W0008]: Cannot tell what pointer points to, assuming global memory space"
+        ),
         "{err}"
     );
     assert_eq!(generic_accesses(&ptx), 0, "{ptx}");
@@ -255,7 +257,7 @@ fn explain_memspace_says_why_per_pointer() {
 fn wgeneric_names_where_two_spaces_met() {
     let (_, err) = compile("meet.cu", MEET, &["-Wgeneric"]);
     assert!(
-        err.contains("warning: generic store left in kernel `k`"),
+        err.contains("warning[W0007]: generic store left in kernel `k`"),
         "{err}"
     );
     assert!(err.contains("meet.cu:4:5"), "{err}");

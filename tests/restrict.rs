@@ -174,7 +174,7 @@ fn restrict_in_a_struct_from_source_needs_the_knob() {
         .unwrap_err()
         .rendered;
     assert!(
-        err.contains("error: function contains restrict keyword in struct"),
+        err.contains("error[E0028]: function contains restrict keyword in struct"),
         "{err}"
     );
     assert!(

@@ -245,13 +245,13 @@ fn ptxas_accepts_every_form_from_sm80() {
 }
 
 /// CUDA declares the reductions for sm_80 and newer only: on sm_75 each
-/// call is E0099 at the call, naming the target.
+/// call is E0029 at the call, naming the target.
 #[test]
 fn warp_reductions_need_sm80() {
     for call in EVERY_CALL {
         let err = compile(&kernel_calling(call), "sm_75").expect_err(call);
         let name = &call[..call.find('(').unwrap()];
-        assert!(err.contains("error[E0099]"), "{call}: {err}");
+        assert!(err.contains("error[E0029]"), "{call}: {err}");
         assert!(
             err.contains(&format!(
                 "`{name}` needs sm_80 or newer (the target is sm_75)"
@@ -302,6 +302,6 @@ fn the_command_line_refuses_reductions_below_sm80() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!out.exists(), "an output file was left");
-    assert!(err.contains("error[E0099]"), "{err}");
+    assert!(err.contains("error[E0029]"), "{err}");
     assert!(err.contains("k.cu:3:"), "{err}");
 }

@@ -682,7 +682,7 @@ impl Checker {
         if matches!(pointee, CType::Struct(_)) && self.opts.cuda_arch() < 900 {
             self.error(
                 span,
-                Code::E0099,
+                Code::E0029,
                 format!(
                     "`{name}` on `{} *` needs sm_90 or newer (the target is sm_{})",
                     cuda_name(&pointee),
@@ -772,7 +772,7 @@ impl Checker {
             self.diags.push(
                 Diagnostic::error(
                     span,
-                    Code::E0099,
+                    Code::E0029,
                     format!(
                         "`{name}` needs sm_80 or newer (the target is sm_{})",
                         self.opts.cuda_arch() / 10

@@ -194,7 +194,7 @@ impl Checker {
         if arch < 900 {
             self.error(
                 *span,
-                Code::E0099,
+                Code::E0029,
                 format!(
                     "`__cluster_dims__` needs sm_90 or newer (the target is sm_{})",
                     arch / 10
