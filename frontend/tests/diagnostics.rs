@@ -67,6 +67,17 @@ fn managed_variables_follow_nvccs_rules() {
 
 #[test]
 fn unsupported_constructs() {
+    for launch in ["child<<<1, 32>>>(o)", "child<int><<<g, b, 0, s>>>(o)"] {
+        let src = format!(
+            "template <class T = int> __global__ void child(int *o) {{}}\n\
+             __global__ void k(int *o, dim3 g, dim3 b, int s) {{ {launch}; o[0] = 1 << 2; }}"
+        );
+        has(
+            &errors(&src),
+            "a kernel launch in device code (dynamic parallelism) is not supported by kernelc",
+            launch,
+        );
+    }
     has(
         &errors("__global__ void k() { static int x = 0; }"),
         "`static` local variables are not supported by kernelc yet",

@@ -4,7 +4,7 @@ use super::decl::unsupported_keyword;
 use super::{PResult, Parser, Recorded};
 use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
 use crate::codes::Code;
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, TokenKind};
 use crate::types::CType;
 use stdx::stack::with_stack;
@@ -191,6 +191,9 @@ impl Parser<'_> {
             if prec < min {
                 return Ok(lhs);
             }
+            if op == BinaryOp::Shl && self.is_punct_at(1, Punct::Lt) {
+                return self.device_launch();
+            }
             self.bump();
             let rhs = self.binary(prec + 1)?;
             let span = lhs.span.to(rhs.span);
@@ -203,6 +206,23 @@ impl Parser<'_> {
                 span,
             );
         }
+    }
+
+    /// `k<<<grid, block>>>(...)` in device code, at `<<<`: CUDA's dynamic
+    /// parallelism, which no expression spells otherwise.
+    fn device_launch<T>(&mut self) -> PResult<T> {
+        let span = self.span().to(self.peek_at(1).span);
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                Code::E0002,
+                "a kernel launch in device code (dynamic parallelism) is not supported by kernelc",
+            )
+            .with_note(
+                "nvcc compiles one only with `-rdc=true`; launch the kernel from host code instead",
+            ),
+        );
+        Err(Recorded)
     }
 
     /// `(type) expr` or a unary expression. `(float(x) + 1)` is no cast:
