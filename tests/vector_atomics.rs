@@ -1,5 +1,6 @@
 //! `atomicAdd` on `float2`/`float4` (sm_90: `atom.global.add.v2.f32`,
-//! `.v4`, PTX ISA 8.1) and `atomicCAS` on `unsigned short` (`atom.cas.b16`)
+//! `.v4`, PTX ISA 8.1), `atomicCAS` on `unsigned short` (`atom.cas.b16`)
+//! and (at the end) `atomicAdd` on the 16-bit floats and their pairs
 //! through the whole pipeline: the PTX forms, real ptxas, the located
 //! errors (a target below sm_90, a pointer proved to be in shared or local
 //! memory, at -O0 and -O3), and `kernelc run` on the interpreter at -O0 and
@@ -721,17 +722,16 @@ const CONTENDED: &[&str] = &[
 /// ptx-validate accept it.
 fn half_ptx(dir: &Path, arch: &str, level: &str) -> (std::path::PathBuf, String) {
     let file = dir.join(format!("kernelc-{arch}{level}.ptx"));
-    let text = ptx(
+    let arch_flag = format!("-arch={arch}");
+    let out = kernelc(&[
         HALF_FIXTURE,
-        &[
-            &format!("-arch={arch}"),
-            level,
-            "-fmad=false",
-            "-o",
-            file.to_str().unwrap(),
-        ],
-    );
-    let _ = text;
+        &arch_flag,
+        level,
+        "-fmad=false",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{arch} {level}: {}", stderr(&out));
     let text = std::fs::read_to_string(&file).unwrap();
     assert_ptxas_accepts(&text, arch, &format!("{HALF_FIXTURE} {arch} {level}"));
     (file, text)
