@@ -1,5 +1,6 @@
 //! `atomicAdd` on `float2`/`float4` (sm_90: `atom.global.add.v2.f32`,
-//! `.v4`, PTX ISA 8.1) and `atomicCAS` on `unsigned short` (`atom.cas.b16`)
+//! `.v4`, PTX ISA 8.1), `atomicCAS` on `unsigned short` (`atom.cas.b16`)
+//! and (at the end) `atomicAdd` on the 16-bit floats and their pairs
 //! through the whole pipeline: the PTX forms, real ptxas, the located
 //! errors (a target below sm_90, a pointer proved to be in shared or local
 //! memory, at -O0 and -O3), and `kernelc run` on the interpreter at -O0 and
@@ -667,5 +668,474 @@ fn on_the_gpu_vector_atomics_match_the_emulator() {
                 "{size} {level}: the GPU disagrees with the emulator"
             );
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 16-bit float atomics: `atomicAdd` on `__half`, `__half2`, `__nv_bfloat16`
+// and `__nv_bfloat162` (tests/fixtures/atomics/half_atomics.cu).
+// ---------------------------------------------------------------------------
+
+const HALF_FIXTURE: &str = "tests/fixtures/atomics/half_atomics.cu";
+
+/// Every target kernelc has, oldest first.
+const TARGETS: &[&str] = &[
+    "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a",
+    "sm_120", "sm_120a",
+];
+
+/// The SM number of a target name (`sm_90a` is 90).
+fn sm_of(target: &str) -> u32 {
+    target[3..]
+        .trim_end_matches('a')
+        .parse()
+        .expect("an sm_XX name")
+}
+
+/// `own_slots`'s launch (2 blocks of 32 threads, one slot each): the
+/// accumulators and addends are random bits (NaNs, infinities and
+/// subnormals among them), the old values start at zero.
+const OWN_SLOTS: &[&str] = &[
+    "u16[]:rand:64:1",
+    "u32[]:rand:64:2",
+    "u16[]:rand:64:3",
+    "u32[]:rand:64:4",
+    "u16[]:rand:128:5",
+    "u32[]:rand:128:6",
+    "u16[]:zeros:128",
+    "u32[]:zeros:128",
+    "i32:64",
+];
+
+/// `contended`'s launch: the counters and histograms start at zero.
+const CONTENDED: &[&str] = &[
+    "f16[]:zeros:8",
+    "u32[]:zeros:2",
+    "u16[]:zeros:4",
+    "u32[]:zeros:4",
+    "u32[]:zeros:256",
+    "u32[]:zeros:12",
+];
+
+/// kernelc's PTX of the half fixture for `arch` at `level` (fused
+/// multiply-add off, as nvcc's below), written into `dir`; ptxas and
+/// ptx-validate accept it.
+fn half_ptx(dir: &Path, arch: &str, level: &str) -> (std::path::PathBuf, String) {
+    let file = dir.join(format!("kernelc-{arch}{level}.ptx"));
+    let arch_flag = format!("-arch={arch}");
+    let out = kernelc(&[
+        HALF_FIXTURE,
+        &arch_flag,
+        level,
+        "-fmad=false",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{arch} {level}: {}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_ptxas_accepts(&text, arch, &format!("{HALF_FIXTURE} {arch} {level}"));
+    (file, text)
+}
+
+/// nvcc's PTX of the half fixture for `arch` (CUDA's own headers, which
+/// need CCCL's), written into `dir`; `None` (after a loud skip) without
+/// nvcc or the headers.
+fn half_nvcc_ptx(dir: &Path, arch: &str) -> Option<std::path::PathBuf> {
+    let nvcc = common::nvcc_or_skip("the half fixture through nvcc")?;
+    let headers = common::cuda_headers_or_skip()?;
+    let file = dir.join(format!("nvcc-{arch}.ptx"));
+    let flags = [
+        "-fmad=false".to_string(),
+        format!("-I{}", headers.join("cccl").display()),
+    ];
+    let text = common::nvcc_ptx_to(
+        &nvcc,
+        &common::root().join(HALF_FIXTURE),
+        arch,
+        &flags,
+        &file,
+    );
+    assert_ptxas_accepts(&text, arch, &format!("nvcc's PTX of {HALF_FIXTURE} {arch}"));
+    Some(file)
+}
+
+/// The buffers of one launch of `kernel` from `file` on `engine` (`emu`
+/// for PTX, `interp` for the CUDA source), with `options` (`-arch=sm_80`).
+fn half_run(file: &Path, engine: &str, kernel: &str, args: &[&str], options: &[&str]) -> Buffers {
+    let out = scratch(&format!("half-run-{engine}-{kernel}"));
+    let mut with_shape = vec!["--grid", "2", "--block", "32"];
+    with_shape.extend_from_slice(options);
+    common::launch_buffers(file, engine, (kernel, args), &out, &with_shape)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The value of 16-bit float bits with `frac` fraction bits (`f16`: 10,
+/// `bf16`: 7), exactly.
+fn half_value(bits: u16, frac: u32) -> f64 {
+    let exp_bits = 15 - frac;
+    let bias = (1i32 << (exp_bits - 1)) - 1;
+    let e = i32::from(bits >> frac) & ((1 << exp_bits) - 1);
+    let m = f64::from(bits & ((1 << frac) - 1));
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let scale = |k: i32| 2f64.powi(k);
+    if e == (1 << exp_bits) - 1 {
+        return if m == 0.0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if e == 0 {
+        return sign * m * scale(1 - bias - frac as i32);
+    }
+    sign * (scale(frac as i32) + m) * scale(e - bias - frac as i32)
+}
+
+/// `x` rounded to the 16-bit format with `frac` fraction bits, to nearest
+/// with ties to even, as bits (`None` for a NaN, whose payload is the
+/// hardware's choice). Written from the formats' definitions, not from
+/// either engine: the quantum at `x`'s binade (or the subnormal one) is a
+/// power of two, so `x / quantum` rounded to an integer is the rounding.
+fn round_half(x: f64, frac: u32) -> Option<u16> {
+    if x.is_nan() {
+        return None;
+    }
+    let exp_bits = 15 - frac;
+    let bias = (1i32 << (exp_bits - 1)) - 1;
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    let inf = sign | (((1u16 << exp_bits) - 1) << frac);
+    if a.is_infinite() {
+        return Some(inf);
+    }
+    if a == 0.0 {
+        return Some(sign);
+    }
+    let binade = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(1 - bias);
+    let quantum = 2f64.powi(binade - frac as i32);
+    let n = (a / quantum).round_ties_even();
+    let r = n * quantum;
+    if r >= 2f64.powi(bias + 1) {
+        return Some(inf);
+    }
+    if r < 2f64.powi(1 - bias) {
+        return Some(sign | n as u16);
+    }
+    let e = ((r.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let m = r / 2f64.powi(e - frac as i32) - 2f64.powi(frac as i32);
+    Some(sign | (((e + bias) as u16) << frac) | m as u16)
+}
+
+/// The reference checks of `own_slots`: every accumulator is the rounded
+/// sum of its start and its addend (lane by lane for the pairs), every old
+/// value the start. `before` are the launch's buffers as made (the engines
+/// read the same seeds).
+fn check_own_slots(got: &Buffers, before: &Buffers, what: &str) {
+    let u16s = |b: &[u8]| -> Vec<u16> {
+        b.chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    };
+    let (v16, v32) = (u16s(&before[4]), common::u32s(&before[5]));
+    let (old16, old32) = (u16s(&got[6]), common::u32s(&got[7]));
+    let mut nans = 0;
+    let mut check = |start: u16, add: u16, sum: u16, old: u16, frac: u32, at: &str| {
+        assert_eq!(old, start, "{what}: {at}: the old value");
+        match round_half(half_value(start, frac) + half_value(add, frac), frac) {
+            Some(want) => assert_eq!(
+                sum, want,
+                "{what}: {at}: {start:#06x} + {add:#06x} gave {sum:#06x}, want {want:#06x}"
+            ),
+            None => {
+                nans += 1;
+                assert!(
+                    half_value(sum, frac).is_nan(),
+                    "{what}: {at}: {sum:#06x} is no NaN"
+                )
+            }
+        }
+    };
+    let (h, b) = (u16s(&got[0]), u16s(&got[2]));
+    let (h0, b0) = (u16s(&before[0]), u16s(&before[2]));
+    let (h2, b2) = (common::u32s(&got[1]), common::u32s(&got[3]));
+    let (h20, b20) = (common::u32s(&before[1]), common::u32s(&before[3]));
+    for t in 0..64 {
+        check(h0[t], v16[t], h[t], old16[t], 10, &format!("__half {t}"));
+        check(
+            b0[t],
+            v16[64 + t],
+            b[t],
+            old16[64 + t],
+            7,
+            &format!("bf16 {t}"),
+        );
+        for lane in 0..2 {
+            let l = |w: u32| (w >> (16 * lane)) as u16;
+            let at = format!("lane {lane} of pair {t}");
+            check(
+                l(h20[t]),
+                l(v32[t]),
+                l(h2[t]),
+                l(old32[t]),
+                10,
+                &format!("__half2 {at}"),
+            );
+            let (start, add) = (l(b20[t]), l(v32[64 + t]));
+            check(
+                start,
+                add,
+                l(b2[t]),
+                l(old32[64 + t]),
+                7,
+                &format!("bf162 {at}"),
+            );
+        }
+    }
+    assert!(nans < 64, "{what}: most sums are numbers ({nans} NaNs)");
+}
+
+/// The buffers `own_slots` starts from: its arguments as `kernelc run`
+/// makes them (a launch that returns at once, `n` = 0).
+fn own_slots_inputs(file: &Path, engine: &str) -> Buffers {
+    let mut args = OWN_SLOTS.to_vec();
+    args[8] = "i32:0";
+    half_run(file, engine, "own_slots", &args, &[])
+}
+
+/// `contended`'s sums and histograms, as a reference written here: 64
+/// threads, 2 blocks of 32.
+fn check_contended(got: &Buffers, what: &str) {
+    let u16s = |b: &[u8]| -> Vec<u16> {
+        b.chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    };
+    let f16 = |x: f64| round_half(x, 10).unwrap();
+    let bf16 = |x: f64| round_half(x, 7).unwrap();
+    let pair = |lo: u16, hi: u16| u32::from(lo) | u32::from(hi) << 16;
+    // 16 threads per `__half` counter add 1, and 16 per other one 0.5.
+    let halves = [vec![f16(16.0); 4], vec![f16(8.0); 4]].concat();
+    assert_eq!(u16s(&got[0]), halves, "{what}: __half sums");
+    // 32 threads per pair add (1, 2).
+    assert_eq!(
+        common::u32s(&got[1]),
+        vec![pair(f16(32.0), f16(64.0)); 2],
+        "{what}: __half2"
+    );
+    assert_eq!(u16s(&got[2]), vec![bf16(16.0); 4], "{what}: bf16 sums");
+    // 32 threads per pair add (2, 1), and 32 per other one (0, 0.5).
+    let pairs = [
+        vec![pair(bf16(64.0), bf16(32.0)); 2],
+        vec![pair(0, bf16(16.0)); 2],
+    ];
+    assert_eq!(common::u32s(&got[3]), pairs.concat(), "{what}: bf162 sums");
+    // Each old value is seen once: 0..15 per counter (four counters), and
+    // 0, 1, ... 31 steps per pair (two pairs).
+    let hist = common::u32s(&got[4]);
+    for (base, seen, times) in [(0, 16, 4), (64, 32, 2), (128, 16, 4), (192, 32, 2)] {
+        for k in 0..64 {
+            let want = if k < seen { times } else { 0 };
+            assert_eq!(hist[base + k], want, "{what}: histogram {base} bin {k}");
+        }
+    }
+    // Per block, in shared memory: 16 threads per `__half`, 32 per pair.
+    let sums = common::u32s(&got[5]);
+    let block = [
+        u32::from(f16(16.0)),
+        u32::from(f16(16.0)),
+        pair(f16(32.0), f16(8.0)),
+        u32::from(bf16(32.0)),
+        u32::from(bf16(32.0)),
+        pair(bf16(16.0), bf16(32.0)),
+    ];
+    assert_eq!(sums, [block, block].concat(), "{what}: shared sums");
+}
+
+/// The independent reference itself: ties go to even, subnormals and
+/// overflow are where the formats put them.
+#[test]
+fn the_half_reference_rounds_to_nearest_even() {
+    assert_eq!(round_half(1.0, 10), Some(0x3c00));
+    assert_eq!(round_half(1.0 + 2f64.powi(-11), 10), Some(0x3c00));
+    assert_eq!(round_half(1.0 + 3.0 * 2f64.powi(-11), 10), Some(0x3c02));
+    assert_eq!(round_half(65520.0, 10), Some(0x7c00));
+    assert_eq!(round_half(65519.0, 10), Some(0x7bff));
+    assert_eq!(round_half(-2f64.powi(-24), 10), Some(0x8001));
+    assert_eq!(round_half(2f64.powi(-25), 10), Some(0));
+    assert_eq!(round_half(1.0 + 2f64.powi(-8), 7), Some(0x3f80));
+    assert_eq!(round_half(1.0 + 3.0 * 2f64.powi(-8), 7), Some(0x3f82));
+    assert_eq!(round_half(2f64.powi(-133), 7), Some(1));
+    for bits in [0x3c00u16, 0x0001, 0x7bff, 0xfbff, 0x8400] {
+        assert_eq!(round_half(half_value(bits, 10), 10), Some(bits));
+        assert_eq!(round_half(half_value(bits, 7), 7), Some(bits));
+    }
+}
+
+/// On sm_90 (one `atom.add.noftz` each) and sm_80 (CUDA's compare-and-swap
+/// loops for `bf16`), kernelc's PTX at -O0 and -O3 leaves the same bits as
+/// nvcc's on the emulator, and both the references' values.
+#[test]
+fn half_atomics_leave_nvcc_s_bits_on_the_emulator() {
+    let dir = scratch("half-emu");
+    for arch in ["sm_90", "sm_80"] {
+        let theirs = half_nvcc_ptx(&dir, arch);
+        for level in ["-O0", "-O3"] {
+            let (ours, _) = half_ptx(&dir, arch, level);
+            let what = format!("kernelc {arch} {level}");
+            let before = own_slots_inputs(&ours, "emu");
+            let slots = half_run(&ours, "emu", "own_slots", OWN_SLOTS, &[]);
+            check_own_slots(&slots, &before, &what);
+            let contended = half_run(&ours, "emu", "contended", CONTENDED, &[]);
+            check_contended(&contended, &what);
+            if let Some(theirs) = &theirs {
+                let nvcc_slots = half_run(theirs, "emu", "own_slots", OWN_SLOTS, &[]);
+                assert!(nvcc_slots == slots, "{what}: own_slots differs from nvcc's");
+                let nvcc_contended = half_run(theirs, "emu", "contended", CONTENDED, &[]);
+                assert!(
+                    nvcc_contended == contended,
+                    "{what}: contended differs from nvcc's"
+                );
+            }
+        }
+    }
+}
+
+/// The interpreter at -O0 and -O3, for sm_90 and sm_80, leaves the bits
+/// the emulator leaves from kernelc's PTX (NaNs included).
+#[test]
+fn half_atomics_interpreter_agrees_with_the_emulator() {
+    let dir = scratch("half-interp");
+    let src = common::root().join(HALF_FIXTURE);
+    for arch in ["sm_90", "sm_80"] {
+        let (ptx_file, _) = half_ptx(&dir, arch, "-O3");
+        let emu_slots = half_run(&ptx_file, "emu", "own_slots", OWN_SLOTS, &[]);
+        let emu_contended = half_run(&ptx_file, "emu", "contended", CONTENDED, &[]);
+        let arch_flag = format!("-arch={arch}");
+        for level in ["-O0", "-O3"] {
+            let what = format!("interp {arch} {level}");
+            let options = [arch_flag.as_str(), level];
+            let slots = half_run(&src, "interp", "own_slots", OWN_SLOTS, &options);
+            assert!(
+                slots == emu_slots,
+                "{what}: own_slots differs from the emulator"
+            );
+            let contended = half_run(&src, "interp", "contended", CONTENDED, &options);
+            check_contended(&contended, &what);
+            assert!(contended == emu_contended, "{what}: contended differs");
+        }
+    }
+}
+
+/// ptxas takes the fixture on every target from sm_80: from sm_90 each
+/// atomic is one `atom`/`red ... add.noftz` in its space (global, shared
+/// or, in the helper at -O0, generic); below, `__half` and `__half2` keep
+/// theirs and the `bf16` forms are compare-and-swap loops on 16 and 32
+/// bits. sm_75 has no `bf16` arithmetic in kernelc (its conversions need
+/// sm_80), so there the loop's add is the located error every `bf16` add
+/// gets, at the call.
+#[test]
+fn half_atomic_forms_on_every_target() {
+    let dir = scratch("half-forms");
+    let e = refused(HALF_FIXTURE, &["-arch=sm_75"], &dir);
+    assert!(e.contains("bf16 conversions need sm_80 or newer"), "{e}");
+    assert!(e.contains("half_atomics.cu:21:"), "{e}");
+    for &arch in &TARGETS[1..] {
+        let (_, text) = half_ptx(&dir, arch, "-O3");
+        let has = |form: &str| text.contains(form);
+        for form in [
+            "atom.global.add.noftz.f16 %rs",
+            "red.global.add.noftz.f16 [",
+            "atom.global.add.noftz.f16x2 %r",
+            "red.shared.add.noftz.f16 [",
+            "red.shared.add.noftz.f16x2 [",
+        ] {
+            assert!(has(form), "{arch}: no `{form}`:\n{text}");
+        }
+        let native = [
+            "atom.global.add.noftz.bf16 %rs",
+            "atom.global.add.noftz.bf16x2 %r",
+            "red.global.add.noftz.bf16x2 [",
+            "red.shared.add.noftz.bf16 [",
+            "red.shared.add.noftz.bf16x2 [",
+        ];
+        for form in native {
+            assert_eq!(has(form), sm_of(arch) >= 90, "{arch}: `{form}`:\n{text}");
+        }
+        let loops = [
+            "atom.global.cas.b16",
+            "atom.global.cas.b32",
+            "atom.shared.cas.b16",
+        ];
+        for form in loops {
+            assert_eq!(has(form), sm_of(arch) < 90, "{arch}: `{form}`:\n{text}");
+        }
+        assert!(
+            !text.contains("add.noftz.bf16") || sm_of(arch) >= 90,
+            "{arch}"
+        );
+    }
+    // The helper keeps its generic pointer at -O0: nvcc's own form.
+    let (_, o0) = half_ptx(&dir, "sm_90", "-O0");
+    assert!(o0.contains("atom.add.noftz.f16x2 %r"), "{o0}");
+    assert!(o0.contains("mov.b32 {%rs"), "the old pair unpacked:\n{o0}");
+}
+
+/// CUDA declares only `atomicAdd` on the 16-bit floats, at the device
+/// scope: every other atomic on them, and a scoped add, is E0099 at the
+/// argument naming the overloads there are; an atomic on a local pair is
+/// located at the call as any atomic on local memory is.
+#[test]
+fn other_half_atomics_are_located_errors() {
+    let dir = scratch("half-errors");
+    for (call, said) in [
+        (
+            "atomicAdd_block(h, __float2half(1.0f));",
+            "no matching overload of `atomicAdd_block` for a first argument of type `__half *`",
+        ),
+        (
+            "atomicMax(h2, h2[0]);",
+            "no matching overload of `atomicMax` for a first argument of type `__half2 *`",
+        ),
+        (
+            "atomicExch(b, b[0]);",
+            "no matching overload of `atomicExch` for a first argument of type `__nv_bfloat16 *`",
+        ),
+        (
+            "atomicCAS(b2, b2[0], b2[0]);",
+            "no matching overload of `atomicCAS` for a first argument of type `__nv_bfloat162 *`",
+        ),
+    ] {
+        let src = write(
+            &dir,
+            "e.cu",
+            &format!(
+                "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\
+                 __global__ void k(__half *h, __half2 *h2, __nv_bfloat16 *b, __nv_bfloat162 *b2) {{\n\
+                   {call}\n\
+                 }}\n"
+            ),
+        );
+        let e = refused(&src, &["-arch=sm_90"], &dir);
+        assert!(e.contains("error[E0099]"), "{call}: {e}");
+        assert!(e.contains(said), "{call}: {e}");
+        assert!(
+            e.contains("e.cu:4:"),
+            "{call}: located at the call's line:\n{e}"
+        );
+    }
+    let src = write(
+        &dir,
+        "local.cu",
+        "#include <cuda_fp16.h>\n\
+         __global__ void k(__half2 *out) {\n\
+           __half2 mine = out[0];\n\
+           out[1] = atomicAdd(&mine, out[2]);\n\
+         }\n",
+    );
+    for level in ["-O0", "-O3"] {
+        let e = refused(&src, &["-arch=sm_90", level], &dir);
+        assert!(e.contains("local.cu:4:"), "{level}: {e}");
     }
 }

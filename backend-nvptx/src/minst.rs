@@ -115,6 +115,9 @@ pub enum PtxType {
     S64,
     F16,
     BF16,
+    /// Two 16-bit floats packed in a `.b32` register (atomics only).
+    F16x2,
+    BF16x2,
     F32,
     F64,
     /// `.ftz.f32`: `f32` with the flush-to-zero modifier, which PTX writes
@@ -144,6 +147,8 @@ impl PtxType {
             S64 => ".s64",
             F16 => ".f16",
             BF16 => ".bf16",
+            F16x2 => ".f16x2",
+            BF16x2 => ".bf16x2",
             F32 => ".f32",
             F64 => ".f64",
             F32Ftz => ".ftz.f32",

@@ -698,13 +698,19 @@ pub enum Intrinsic {
     Fence(Scope),
     /// `atomicOP(p, v)`: `[T*, T]`, result the old `T`. For `atomicAdd`,
     /// `T` may be `float2` or `float4` (sm_90): each element is added
-    /// atomically on its own.
+    /// atomically on its own; or a 16-bit float or pair (a pair is one
+    /// atomic of its 32-bit word).
     Atomic {
         op: AtomicKind,
         scope: Scope,
     },
     /// `atomicCAS(p, compare, v)`: `[T*, T, T]`, `T` also `unsigned short`.
     AtomicCas(Scope),
+    /// `atomicAdd(p, v)` on `__nv_bfloat16` or `__nv_bfloat162` below
+    /// sm_90, which has no `bf16` atomic: `[T*, T]`, result the old `T`,
+    /// computed as CUDA's header does, by a loop of `atomicCAS` on the 16-
+    /// or 32-bit word until no other thread changed it in between.
+    AtomicAddByCas,
     /// `__shfl*_sync(mask, v, lane, width)`: `[unsigned, T, int|unsigned, int]`.
     Shfl(ShflKind),
     /// `__ballot_sync`/`__any_sync`/`__all_sync`/`__uni_sync(mask, pred)`: `[unsigned, bool]`.

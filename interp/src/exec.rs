@@ -821,9 +821,12 @@ impl<'m> Exec<'m> {
                 let p = val(args[0]);
                 let elems: Vec<(u64, Type)> = args[1..].iter().map(|&a| (val(a), ty(a))).collect();
                 let width: u32 = elems.iter().map(|&(_, et)| et.bytes()).sum();
-                // PTX's vector atomics reach global memory only (a generic
-                // address must land there), aligned to the whole vector.
-                if let Some(d) = memory::decode(p).filter(|_| p != 0) {
+                // PTX's vector atomics on `f32` reach global memory only (a
+                // generic address must land there); a packed pair of 16-bit
+                // floats is one atomic of its word, in any atomic space.
+                // Both are aligned to the whole vector.
+                let global_only = func.dfg.is_global_only_atomic(inst);
+                if let Some(d) = memory::decode(p).filter(|_| p != 0 && global_only) {
                     if d.space != AddrSpace::Global {
                         let msg = format!(
                             "atomic_vec {op}: vector atomics need global memory, but the address points to {} memory",

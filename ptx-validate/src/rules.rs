@@ -1025,6 +1025,9 @@ fn atomic(cx: &mut Cx, i: &Inst) {
     if i.has_prefix(".v") {
         return;
     }
+    if !half_atomic_spelled(cx, i, &tname, space) {
+        return;
+    }
     if let Some(k) = i
         .operands
         .iter()
@@ -1066,6 +1069,32 @@ fn atomic(cx: &mut Cx, i: &Inst) {
         return mismatch(cx, i);
     }
     address(cx, i, addr, space, false);
+}
+
+/// A scalar `atom`/`red` on 16-bit floats (or a packed pair of them) says
+/// `.noftz` (`atom.add.noftz.f16`), and of the arithmetic only `.add` has
+/// scalar forms (`.min`/`.max` are vector atomics). ptxas 13.5's messages;
+/// false after an error.
+fn half_atomic_spelled(cx: &mut Cx, i: &Inst, tname: &str, space: &str) -> bool {
+    let op = i.opcode.as_str();
+    if !matches!(tname, ".f16" | ".bf16" | ".f16x2" | ".bf16x2") {
+        return true;
+    }
+    if !i.has(".noftz") {
+        cx.error(
+            i.pos,
+            format!("'.noftz' modifier required for instruction '{op}' with type '{tname}'"),
+        );
+        return false;
+    }
+    if let Some(m) = [".min", ".max"].into_iter().find(|m| i.has(m)) {
+        cx.error(
+            i.pos,
+            format!("Vector modifier required for instruction '{op}{m}{tname}{space}'"),
+        );
+        return false;
+    }
+    true
 }
 
 /// `atom`/`red` with `.v2`/`.v4`/`.v8` (sm_90, PTX ISA 8.1): `.add` on

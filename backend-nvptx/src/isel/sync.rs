@@ -8,10 +8,10 @@
 
 use super::error::{Malformed, NotSelected, TargetLacks, VECTOR_ATOMIC};
 use super::{space_of, Isel, IselResult};
-use crate::minst::{MInst, Operand, PtxType, Space};
+use crate::minst::{AccelArg, MInst, Operand, PtxType, RegClass, Space};
 use midend::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ReduxOp, ShuffleMode, Type, Value,
-    VoteMode,
+    is_packed_pair_element, AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ReduxOp,
+    ShuffleMode, Type, Value, VoteMode,
 };
 
 /// The scope qualifier of an atomic: empty for the device scope, which is
@@ -25,7 +25,9 @@ fn scope_suffix(scope: MemScope) -> &'static str {
 }
 
 /// The PTX operation and type of `atomic_rmw OP` on `ty`. `atom.add` has no
-/// `.s64` form, so 64-bit integer adds use `.u64` (the bits are the same).
+/// `.s64` form, so 64-bit integer adds use `.u64` (the bits are the same);
+/// a 16-bit float add must say `.noftz` (ptxas refuses it without), which
+/// is what it does: subnormals are kept.
 fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
     use AtomicOp::*;
     let bits = |t: Type| match t {
@@ -45,6 +47,8 @@ fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
     };
     Ok(match op {
         Add => match ty {
+            Type::F16 => ("add.noftz", PtxType::F16),
+            Type::BF16 => ("add.noftz", PtxType::BF16),
             Type::F32 => ("add", PtxType::F32),
             Type::F64 => ("add", PtxType::F64),
             _ => ("add", unsigned(ty)?),
@@ -61,6 +65,13 @@ fn atom_form(op: AtomicOp, ty: Type) -> IselResult<(&'static str, PtxType)> {
         Dec if ty == Type::I32 => ("dec", PtxType::U32),
         _ => return Err(NotSelected::AtomicRmw { op, ty }.into()),
     })
+}
+
+/// The first SM whose `atom`/`red` add 16-bit floats of `ty` (`.f16`
+/// and `.f16x2` are older than every target; `.bf16` and `.bf16x2` came
+/// with sm_90), and ptxas's name of the instruction.
+fn half_atomic_floor(ty: Type) -> Option<(u32, &'static str)> {
+    (ty == Type::BF16).then_some((90, "atom.add.bf16"))
 }
 
 /// The space an atomic may name. PTX has no atomics on local, const or param.
@@ -87,6 +98,7 @@ impl Isel<'_> {
     ) -> IselResult<()> {
         let ty = self.ty(value);
         let (name, pty) = atom_form(op, ty)?;
+        self.require_half_atomic(ty)?;
         let space = atom_space(self.ty(ptr))?;
         let (_, addr) = self.address(ptr)?;
         let b = self.operand(value)?;
@@ -144,10 +156,25 @@ impl Isel<'_> {
         Ok(())
     }
 
+    /// A `bf16` atomic add below sm_90 is a `TargetLacks` (the frontend
+    /// writes CUDA's compare-and-swap loop there instead).
+    fn require_half_atomic(&self, ty: Type) -> IselResult<()> {
+        match half_atomic_floor(ty) {
+            Some((sm, feature)) if self.target.sm() < sm => Err(TargetLacks::Feature {
+                feature,
+                sm,
+                target: self.target,
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
     /// `atomic_vec add` on two or four `f32`: `atom.global.add.v2.f32` (or
     /// `red` when no old element is read). PTX has vector atomics on
     /// global memory only, and a generic address as nvcc leaves it in a
-    /// function that cannot know better; sm_90 and PTX ISA 8.1.
+    /// function that cannot know better; sm_90 and PTX ISA 8.1. A pair of
+    /// 16-bit floats is [`Self::packed_pair_atomic`].
     pub(super) fn atomic_vec(
         &mut self,
         op: AtomicOp,
@@ -155,6 +182,11 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Value],
     ) -> IselResult<()> {
+        if let [ptr, x, y] = *args {
+            if is_packed_pair_element(self.ty(x)) {
+                return self.packed_pair_atomic(op, scope, [ptr, x, y], results);
+            }
+        }
         if self.target.sm() < 90 {
             return Err(TargetLacks::VectorAtomic {
                 target: self.target,
@@ -198,6 +230,63 @@ impl Isel<'_> {
             addr,
             srcs,
         });
+        Ok(())
+    }
+
+    /// `atomic_vec add` on a pair of `f16` (or of `bf16`): the lanes packed
+    /// into one `.b32` register (`mov.b32 %r, {%rs_x, %rs_y}`, `x` in the
+    /// low half as in memory), one `atom.add.noftz.f16x2` of the word in
+    /// any atomic space (`red` when no old lane is read), and the old word
+    /// unpacked again.
+    fn packed_pair_atomic(
+        &mut self,
+        op: AtomicOp,
+        scope: MemScope,
+        [ptr, x, y]: [Value; 3],
+        results: &[Value],
+    ) -> IselResult<()> {
+        let lane = self.ty(x);
+        if op != AtomicOp::Add || self.ty(y) != lane || results.len() != 2 {
+            return Err(NotSelected::VectorAtomic {
+                op,
+                lanes: 2,
+                ty: lane,
+            }
+            .into());
+        }
+        self.require_half_atomic(lane)?;
+        let space = atom_space(self.ty(ptr))?;
+        let (_, addr) = self.address(ptr)?;
+        let lanes = vec![self.reg(x)?, self.reg(y)?];
+        let packed = self.new_reg(RegClass::B32);
+        self.emit(MInst::Accel {
+            op: "mov.b32".into(),
+            args: vec![AccelArg::Def(packed), AccelArg::UseVec(lanes)],
+        });
+        let used = results.iter().any(|&r| self.is_used(r));
+        let old = used.then(|| self.new_reg(RegClass::B32));
+        let ty = if lane == Type::BF16 {
+            PtxType::BF16x2
+        } else {
+            PtxType::F16x2
+        };
+        self.emit(MInst::Atom {
+            scope: scope_suffix(scope),
+            space,
+            op: "add.noftz",
+            ty,
+            dst: old,
+            addr,
+            b: packed.into(),
+            c: None,
+        });
+        if let Some(old) = old {
+            let olds = results.iter().map(|&r| self.def(r)).collect();
+            self.emit(MInst::Accel {
+                op: "mov.b32".into(),
+                args: vec![AccelArg::DefVec(olds), AccelArg::Use(old.into())],
+            });
+        }
         Ok(())
     }
 

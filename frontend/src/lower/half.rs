@@ -17,7 +17,7 @@ use crate::half::{HalfFn, HalfOp};
 use crate::typed::{CmpOp, Expr, RoundMode};
 use crate::types::CType;
 use midend::builder::InstBuilder;
-use midend::ir::{FloatCC, IntCC, MemFlags, Opcode, Type, Value};
+use midend::ir::{AtomicOp, FloatCC, IntCC, MemFlags, MemScope, Opcode, Type, Value};
 
 /// The IR float condition of a comparison (`unordered`: also true on NaN).
 fn float_cc(op: CmpOp, unordered: bool) -> FloatCC {
@@ -142,6 +142,101 @@ impl FunctionLowerer<'_, '_> {
         let at = self.offset(tmp, 2);
         self.b.store(y, at, MemFlags::default());
         tmp
+    }
+
+    /// `atomicAdd` on `__half2` or `__nv_bfloat162` through the atomic's
+    /// pointer `p`: one `atomic_vec add` of the pair's two lanes, which is
+    /// one atomic of the 32-bit word (`atom.add.noftz.f16x2`); the old
+    /// pair in a temporary.
+    pub(crate) fn half_pair_atomic_add(
+        &mut self,
+        scope: MemScope,
+        p: Value,
+        v: &Expr,
+        ty: &CType,
+    ) -> Value {
+        let lane = self.pair_lane_type(ty);
+        let src = self.expr(v);
+        let (x, y) = (self.load_lane(src, lane, 0), self.load_lane(src, lane, 1));
+        let olds = self.b.atomic_vec(AtomicOp::Add, scope, p, &[x, y]);
+        self.store_pair(ty, olds[0], olds[1])
+    }
+
+    /// `atomicAdd` on `__nv_bfloat16` or `__nv_bfloat162` below sm_90, as
+    /// CUDA's header computes it: read the 16- or 32-bit word at `p`, then
+    /// swap in the sum of `v` and the word last read (`__hadd(v, old)`,
+    /// lane by lane) until the compare-and-swap finds the word unchanged.
+    /// The result is the word the swap replaced.
+    pub(crate) fn half_atomic_add_by_cas(&mut self, p: Value, v: &Expr, ty: &CType) -> Value {
+        let pair = crate::half::pair_format(ty).is_some();
+        let word = if pair { Type::I32 } else { Type::I16 };
+        let v = self.expr(v);
+        let addends = if pair {
+            vec![
+                self.load_lane(v, Type::BF16, 0),
+                self.load_lane(v, Type::BF16, 1),
+            ]
+        } else {
+            vec![v]
+        };
+        let first = self.b.load(word, p, MemFlags::default());
+        let retry = self.b.create_block();
+        let assumed = self.b.append_block_param(retry, word);
+        let done = self.b.create_block();
+        self.b.jump(retry, vec![first]);
+        self.b.switch_to_block(retry);
+        let lanes = self.bf16_lanes(assumed);
+        let sums: Vec<Value> = addends
+            .iter()
+            .zip(lanes)
+            .map(|(&a, b)| self.half_fn(HalfFn::Add, Type::BF16, &[a, b]))
+            .collect();
+        let new = self.bf16_word(&sums);
+        let old = self.b.atomic_cas(MemScope::Gpu, p, assumed, new);
+        let unchanged = self.b.icmp(IntCC::Eq, old, assumed);
+        self.b.brif(unchanged, done, vec![], retry, vec![old]);
+        self.b.seal_block(retry);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        let olds = self.bf16_lanes(assumed);
+        if pair {
+            self.store_pair(ty, olds[0], olds[1])
+        } else {
+            olds[0]
+        }
+    }
+
+    /// The `bf16` lanes of an `i16` word, or of an `i32` one (the low half
+    /// first, as a pair lies in memory).
+    fn bf16_lanes(&mut self, word: Value) -> Vec<Value> {
+        if self.b.value_type(word) == Type::I16 {
+            return vec![self.b.convert(Opcode::Bitcast, Type::BF16, word)];
+        }
+        let sixteen = self.b.iconst(Type::I32, 16);
+        let high = self.b.binary(Opcode::Ushr, word, sixteen);
+        [word, high]
+            .into_iter()
+            .map(|w| {
+                let bits = self.b.convert(Opcode::Trunc, Type::I16, w);
+                self.b.convert(Opcode::Bitcast, Type::BF16, bits)
+            })
+            .collect()
+    }
+
+    /// The word of one `bf16` lane (`i16`) or of two (`i32`, the first low).
+    fn bf16_word(&mut self, lanes: &[Value]) -> Value {
+        let bits: Vec<Value> = lanes
+            .iter()
+            .map(|&l| self.b.convert(Opcode::Bitcast, Type::I16, l))
+            .collect();
+        let [lo, hi] = bits[..] else {
+            return bits[0];
+        };
+        let lo = self.b.convert(Opcode::Zext, Type::I32, lo);
+        let hi = self.b.convert(Opcode::Zext, Type::I32, hi);
+        let sixteen = self.b.iconst(Type::I32, 16);
+        let hi = self.b.binary(Opcode::Ishl, hi, sixteen);
+        self.b.binary(Opcode::Bor, lo, hi)
     }
 
     /// One lane of a half function: `vals` are of type `lane`.

@@ -87,6 +87,10 @@ impl FunctionLowerer<'_, '_> {
             }
             I::SmemDesc { tcgen05 } => self.smem_desc(tcgen05, args),
             I::Atomic { op, scope } => self.atomic(op, scope, args, ty),
+            I::AtomicAddByCas => {
+                let p = self.atomic_pointer(&args[0]);
+                self.half_atomic_add_by_cas(p, &args[1], ty)
+            }
             I::AtomicCas(scope) => {
                 let p = self.atomic_pointer(&args[0]);
                 let e = self.expr(&args[1]);
@@ -270,7 +274,7 @@ impl FunctionLowerer<'_, '_> {
 
     /// The address operand of an atomic. PTX atomics work on global, shared
     /// and generic addresses; any other known space goes through generic.
-    fn atomic_pointer(&mut self, e: &Expr) -> Value {
+    pub(super) fn atomic_pointer(&mut self, e: &Expr) -> Value {
         let p = self.expr(e);
         match self.b.value_type(p) {
             Type::Ptr(AddrSpace::Global | AddrSpace::Shared | AddrSpace::Generic) => p,
@@ -279,6 +283,10 @@ impl FunctionLowerer<'_, '_> {
     }
 
     fn atomic(&mut self, op: AtomicKind, scope: Scope, args: &[Expr], ty: &CType) -> Value {
+        if crate::half::pair_format(ty).is_some() {
+            let p = self.atomic_pointer(&args[0]);
+            return self.half_pair_atomic_add(mem_scope(scope), p, &args[1], ty);
+        }
         if let CType::Struct(def) = ty {
             return self.vector_atomic_add(scope, args, def);
         }

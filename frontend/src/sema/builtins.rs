@@ -19,7 +19,7 @@ use crate::typed::{
     AtomicKind, BarrierKind, Expr, ExprKind, Intrinsic, MathFn, ReduxKind, Scope, ShflKind,
     SpaceKind, VoteKind,
 };
-use crate::types::CType;
+use crate::types::{CType, HalfFormat};
 
 /// C `unsigned short`.
 const USHORT: CType = CType::Int {
@@ -34,20 +34,30 @@ fn vector(name: &str) -> CType {
 
 /// The pointee types each atomic accepts, as CUDA declares its overloads.
 /// `atomicAdd` on `float2`/`float4` (sm_90) exists at every scope;
-/// `atomicCAS` on `unsigned short` (sm_70) only at the device scope.
+/// `atomicCAS` on `unsigned short` (sm_70) and `atomicAdd` on the 16-bit
+/// floats and their pairs (`cuda_fp16.h`, `cuda_bf16.h`) only at the device
+/// scope. (CUDA declares no other atomic on the 16-bit floats.)
 fn atomic_types(op: Option<AtomicKind>, scope: Scope) -> Vec<CType> {
     use AtomicKind as A;
     let i_u_ull = vec![CType::INT, CType::UINT, CType::ULONG];
     match op {
-        Some(A::Add) => vec![
-            CType::INT,
-            CType::UINT,
-            CType::ULONG,
-            CType::FLOAT,
-            CType::DOUBLE,
-            vector("float2"),
-            vector("float4"),
-        ],
+        Some(A::Add) => {
+            let mut v = vec![
+                CType::INT,
+                CType::UINT,
+                CType::ULONG,
+                CType::FLOAT,
+                CType::DOUBLE,
+                vector("float2"),
+                vector("float4"),
+            ];
+            if scope == Scope::Device {
+                for f in [HalfFormat::F16, HalfFormat::Bf16] {
+                    v.extend([CType::Half(f), crate::half::pair_type(f)]);
+                }
+            }
+            v
+        }
         Some(A::Sub) => vec![CType::INT, CType::UINT],
         Some(A::Exch) => vec![CType::INT, CType::UINT, CType::ULONG, CType::FLOAT],
         Some(A::Min | A::Max) => vec![CType::INT, CType::UINT, CType::LONG, CType::ULONG],
@@ -62,6 +72,23 @@ fn atomic_types(op: Option<AtomicKind>, scope: Scope) -> Vec<CType> {
     }
 }
 
+/// The first SM for which CUDA declares an atomic on `pointee`, where it
+/// is not every SM: `float2`/`float4` sm_90, `__half` and `__nv_bfloat16`
+/// sm_70 (their pairs have a form for every SM).
+fn atomic_floor(pointee: &CType) -> Option<u32> {
+    match pointee {
+        CType::Half(_) => Some(70),
+        CType::Struct(_) if crate::half::pair_format(pointee).is_none() => Some(90),
+        _ => None,
+    }
+}
+
+/// Whether `ty` is `__nv_bfloat16` or `__nv_bfloat162`.
+fn is_bf16(ty: &CType) -> bool {
+    matches!(ty, CType::Half(HalfFormat::Bf16))
+        || crate::half::pair_format(ty) == Some(HalfFormat::Bf16)
+}
+
 /// CUDA's spelling of a type in an overload list.
 fn cuda_name(t: &CType) -> String {
     match t {
@@ -71,6 +98,7 @@ fn cuda_name(t: &CType) -> String {
         &CType::ULONG => "unsigned long long".into(),
         &CType::FLOAT => "float".into(),
         &USHORT => "unsigned short".into(),
+        CType::Half(f) => f.name().into(),
         CType::Struct(def) => def.name.clone(),
         _ => "double".into(),
     }
@@ -677,14 +705,15 @@ impl Checker {
                 return None;
             }
         };
-        // The vector forms are Hopper's (CUDA declares them for
-        // `__CUDA_ARCH__ >= 900` only): say so here, at the call.
-        if matches!(pointee, CType::Struct(_)) && self.opts.cuda_arch() < 900 {
+        // The vector forms are Hopper's, the 16-bit scalars Volta's (CUDA
+        // declares them for `__CUDA_ARCH__ >= 900` and `>= 700` only): say
+        // so here, at the call.
+        if let Some(sm) = atomic_floor(&pointee).filter(|&sm| self.opts.cuda_arch() < sm * 10) {
             self.error(
                 span,
                 Code::E0029,
                 format!(
-                    "`{name}` on `{} *` needs sm_90 or newer (the target is sm_{})",
+                    "`{name}` on `{} *` needs sm_{sm} or newer (the target is sm_{})",
                     cuda_name(&pointee),
                     self.opts.cuda_arch() / 10
                 ),
@@ -694,6 +723,11 @@ impl Checker {
         let params = [args[0].ty.clone(), pointee.clone(), pointee.clone()];
         let args = self.convert_args(name, args, &params[..n])?;
         let op = match op {
+            // Below sm_90, CUDA's `bf16` atomics are its header's loop of
+            // compare-and-swaps on the word.
+            Some(AtomicKind::Add) if is_bf16(&pointee) && self.opts.cuda_arch() < 900 => {
+                Intrinsic::AtomicAddByCas
+            }
             Some(op) => Intrinsic::Atomic { op, scope },
             None => Intrinsic::AtomicCas(scope),
         };

@@ -5,7 +5,7 @@
 //! results, and only then decide where (or whether) to place it.
 
 use super::entities::{Block, Inst, Value};
-use super::instructions::InstData;
+use super::instructions::{is_packed_pair_element, InstData};
 use super::types::Type;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
@@ -96,6 +96,20 @@ impl DataFlowGraph {
             .collect();
         self.results[inst] = results;
         inst
+    }
+
+    /// Whether `inst` is an `atomic_vec` that reaches global memory only:
+    /// PTX's vector atomics on `f32` do, while a pair of 16-bit floats is
+    /// one atomic of a 32-bit word (`atom.add.noftz.f16x2`, `.bf16x2`),
+    /// which every space an atomic may name has. False for any other
+    /// instruction.
+    pub fn is_global_only_atomic(&self, inst: Inst) -> bool {
+        match &self.insts[inst] {
+            InstData::AtomicVec { args, .. } => args
+                .get(1)
+                .is_none_or(|&e| !is_packed_pair_element(self.value_type(e))),
+            _ => false,
+        }
     }
 
     pub fn inst_results(&self, inst: Inst) -> &[Value] {

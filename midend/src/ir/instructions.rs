@@ -203,10 +203,12 @@ named_enum! {
         AtomicRmw = "atomic_rmw",
         /// Atomic compare-and-swap; the result is the old value.
         AtomicCas = "atomic_cas",
-        /// Atomic read-modify-write of a short vector in global memory, one
-        /// element at a time (`atomicAdd` on `float2`/`float4`, sm_90):
-        /// `v1, v2 = atomic_vec add gpu p, a, b`; the results are the old
-        /// elements.
+        /// Atomic read-modify-write of a short vector: `v1, v2 = atomic_vec
+        /// add gpu p, a, b`; the results are the old elements. Two or four
+        /// `f32` in global memory, one element at a time (`atomicAdd` on
+        /// `float2`/`float4`, sm_90), or a pair of `f16` or of `bf16` as
+        /// one atomic of its 32-bit word, in any atomic space (`atomicAdd`
+        /// on `__half2`/`__nv_bfloat162`; see [`is_packed_pair_element`]).
         AtomicVec = "atomic_vec",
         /// Exchange a value between the lanes of a warp (`__shfl*_sync`).
         Shuffle = "shfl",
@@ -695,6 +697,13 @@ named_enum! {
         Smin = "smin", Smax = "smax", Umin = "umin", Umax = "umax",
         Inc = "inc", Dec = "dec",
     }
+}
+
+/// Whether an `atomic_vec` whose elements are of type `ty` works on a
+/// packed pair of 16-bit floats (PTX `atom.add.noftz.f16x2`, `.bf16x2`):
+/// exactly two elements, added as one atomic of their 32-bit word.
+pub fn is_packed_pair_element(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::BF16)
 }
 
 named_enum! {

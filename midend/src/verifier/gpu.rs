@@ -6,6 +6,21 @@ use crate::ir::{AddrSpace, FuncKind, InstData, Module, Opcode, Type};
 use crate::text::CommentAt;
 use rustc_hash::FxHashMap;
 
+/// An atomic's address must be in global, shared or generic memory.
+fn atomic_space(cx: &mut Ctx, inst: crate::ir::Inst, op: Opcode, ptr_ty: Type) {
+    if let Type::Ptr(space) = ptr_ty {
+        if !matches!(
+            space,
+            AddrSpace::Global | AddrSpace::Shared | AddrSpace::SharedCluster | AddrSpace::Generic
+        ) {
+            cx.at_inst(
+                inst,
+                format!("{op} through ptr<{space}>; atomics need global, shared or generic memory"),
+            );
+        }
+    }
+}
+
 /// Phase 5.
 pub(super) fn check_gpu(cx: &mut Ctx) {
     check_signature(cx);
@@ -80,21 +95,10 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
             InstData::AtomicRmw { args: [p, _], .. }
             | InstData::AtomicCas {
                 args: [p, _, _], ..
-            } => {
-                let op = data.opcode();
-                if let Type::Ptr(space) = ty(*p) {
-                    if !matches!(
-                        space,
-                        AddrSpace::Global
-                            | AddrSpace::Shared
-                            | AddrSpace::SharedCluster
-                            | AddrSpace::Generic
-                    ) {
-                        cx.at_inst(
-                            inst,
-                            format!("{op} through ptr<{space}>; atomics need global, shared or generic memory"),
-                        );
-                    }
+            } => atomic_space(cx, inst, data.opcode(), ty(*p)),
+            InstData::AtomicVec { args, .. } if !func.dfg.is_global_only_atomic(inst) => {
+                if let Some(&p) = args.first() {
+                    atomic_space(cx, inst, data.opcode(), ty(p));
                 }
             }
             InstData::AtomicVec { args, .. } => {

@@ -127,8 +127,10 @@
 //! - `atomic_rmw` and `atomic_cas` take a pointer (`atomic_rmw address must
 //!   be a pointer, got T`) and the types PTX's `atom` has for the operation
 //!   (`atomic_rmw inc does not take i64`; `atomic_cas needs i16, i32 or i64,
-//!   got T`). `atomic_vec` takes a pointer and two or four `f32` elements
-//!   (`atomic_vec takes 2 or 4 elements, got N`, `atomic_vec element K must
+//!   got T`; `add` takes `f16` and `bf16` too). `atomic_vec` takes a
+//!   pointer and two or four `f32` elements, or a pair of `f16` or of
+//!   `bf16` (`atomic_vec takes 2 or 4 elements, got N`, `atomic_vec on f16
+//!   takes 2 elements (a packed pair), got N`, `atomic_vec element K must
 //!   be f32, got T`), only `add` (`atomic_vec exch is not an operation on
 //!   vectors; only add is`), and has one result per element of its type.
 //! - `return` gives the signature's returns (`return gives N values,
@@ -180,8 +182,10 @@
 //!   tmem) reject it.
 //! - Atomics go through global, shared or generic pointers (`atomic_rmw
 //!   through ptr<local>; atomics need global, shared or generic memory`), a
-//!   vector atomic through global or generic ones only (`atomic_vec through
-//!   ptr<shared>; vector atomics need global (or generic) memory`).
+//!   vector atomic on `f32` through global or generic ones only
+//!   (`atomic_vec through ptr<shared>; vector atomics need global (or
+//!   generic) memory`); a packed pair of 16-bit floats is an ordinary
+//!   atomic.
 //! - With a module, calls never target kernels (`call to kernel @k`), and
 //!   `func_addr` never takes a kernel's address (`func_addr of kernel @k`).
 //! - `call_indirect` has an `i64` callee and the arguments and results its

@@ -2,8 +2,8 @@
 
 use super::Ctx;
 use crate::ir::{
-    asm_substitute, AccelOp, AddrSpace, AtomicOp, Format, InlineAsm, Inst, InstData, Opcode,
-    OperandKind, Type, Value,
+    asm_substitute, is_packed_pair_element, AccelOp, AddrSpace, AtomicOp, Format, InlineAsm, Inst,
+    InstData, Opcode, OperandKind, Type, Value,
 };
 use crate::text::write_float;
 
@@ -163,7 +163,14 @@ fn is_wide_bit_op(op: Opcode) -> bool {
 /// The value types `atomic_rmw OP` accepts (those PTX `atom` has).
 fn atomic_types(op: AtomicOp) -> &'static [Type] {
     match op {
-        AtomicOp::Add => &[Type::I32, Type::I64, Type::F32, Type::F64],
+        AtomicOp::Add => &[
+            Type::I32,
+            Type::I64,
+            Type::F16,
+            Type::BF16,
+            Type::F32,
+            Type::F64,
+        ],
         AtomicOp::Exch => &[Type::I32, Type::I64, Type::F32, Type::F64],
         AtomicOp::Inc | AtomicOp::Dec => &[Type::I32],
         _ => &[Type::I32, Type::I64],
@@ -171,8 +178,9 @@ fn atomic_types(op: AtomicOp) -> &'static [Type] {
 }
 
 /// `atomic_vec OP scope p, e0, e1[, e2, e3]`: an address and two or four
-/// elements of one type that `OP` takes as a vector (PTX has `add` on `f32`
-/// only), each result the type of its element.
+/// `f32` elements, or two `f16` or two `bf16` (a packed pair), that `OP`
+/// takes as a vector (PTX has `add` only), each result the type of its
+/// element.
 fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
     let dfg = &cx.func.dfg;
     let Some((&p, elems)) = args.split_first() else {
@@ -191,7 +199,17 @@ fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
             format!("atomic_vec address must be a pointer, got {tp}"),
         );
     }
-    if !matches!(elems.len(), 2 | 4) {
+    let packed = types.first().is_some_and(|&t| is_packed_pair_element(t));
+    if packed && elems.len() != 2 {
+        cx.at_inst(
+            inst,
+            format!(
+                "atomic_vec on {} takes 2 elements (a packed pair), got {}",
+                types[0],
+                elems.len()
+            ),
+        );
+    } else if !matches!(elems.len(), 2 | 4) {
         cx.at_inst(
             inst,
             format!("atomic_vec takes 2 or 4 elements, got {}", elems.len()),
@@ -203,9 +221,13 @@ fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
             format!("atomic_vec {op} is not an operation on vectors; only add is"),
         );
     }
+    let want = if packed { types[0] } else { Type::F32 };
     for (k, &t) in types.iter().enumerate() {
-        if t != Type::F32 {
-            cx.at_inst(inst, format!("atomic_vec element {k} must be f32, got {t}"));
+        if t != want {
+            cx.at_inst(
+                inst,
+                format!("atomic_vec element {k} must be {want}, got {t}"),
+            );
         }
     }
     for (k, (&r, &t)) in results.iter().zip(&types).enumerate() {

@@ -712,6 +712,27 @@ mod tests {
         assert_eq!(atomic(AtomOp::Add, f16, one, two), three);
     }
 
+    /// The 16-bit atomic adds round the exact sum once, to nearest with
+    /// ties to even, and keep subnormals (`.noftz`): in `bf16`, 1 + 2^-8
+    /// is a tie that goes to 1.0 and 1 + 3 * 2^-8 one that goes to
+    /// 1 + 2^-6, lane by lane in `.bf16x2`; in `f16`, 1 + 2^-11 goes to 1.0,
+    /// and the two smallest subnormals add to the next one.
+    #[test]
+    fn half_atomic_adds_round_to_nearest_even() {
+        let (bf16, f16) = (t(".bf16"), t(".f16"));
+        let (one, eighth_ulp, three_eighths) = (0x3f80, 0x3b80, 0x3c40);
+        assert_eq!(atomic(AtomOp::Add, bf16, one, eighth_ulp), one);
+        assert_eq!(atomic(AtomOp::Add, bf16, one, three_eighths), 0x3f82);
+        let pair = |lo: u64, hi: u64| hi << 16 | lo;
+        assert_eq!(
+            packed_atomic_add(bf16, pair(one, one), pair(eighth_ulp, three_eighths)),
+            pair(one, 0x3f82)
+        );
+        assert_eq!(atomic(AtomOp::Add, f16, 0x3c00, 0x1000), 0x3c00);
+        assert_eq!(atomic(AtomOp::Add, f16, 0x0001, 0x0001), 0x0002);
+        assert_eq!(atomic(AtomOp::Add, f16, 0x8001, 0x0001), 0x0000);
+    }
+
     /// `cvt.rn.f16x2.f32`'s lane: round to nearest (1 + 2^-11 is a tie that
     /// goes to even, 1.0), `.relu` makes a negative result +0 but keeps a
     /// NaN, `.satfinite` keeps an overflow finite.

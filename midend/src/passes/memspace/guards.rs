@@ -88,9 +88,9 @@ fn root(func: &Function, p: Value) -> Value {
 /// Whether an access of this kind may go through a pointer of `space`: the
 /// verifier refuses stores to constant memory and atomics on local or
 /// constant memory, so those keep their generic pointer.
-fn admits(data: &InstData, space: AddrSpace) -> bool {
-    // PTX's vector atomics reach global memory only.
-    if matches!(data, InstData::AtomicVec { .. }) {
+fn admits(data: &InstData, global_only: bool, space: AddrSpace) -> bool {
+    // PTX's vector atomics on `f32` reach global memory only.
+    if global_only {
         return space == AddrSpace::Global;
     }
     match space {
@@ -153,7 +153,8 @@ pub fn refine_guarded_accesses(func: &mut Function, dom: &DominatorTree) -> bool
             .collect();
         for inst in accesses {
             let data = func.dfg.insts[inst].clone();
-            if matches!(data, InstData::Accel { .. }) || !admits(&data, space) {
+            let global_only = func.dfg.is_global_only_atomic(inst);
+            if matches!(data, InstData::Accel { .. }) || !admits(&data, global_only, space) {
                 continue;
             }
             let Some(ptr) = data.mem_ptr() else { continue };

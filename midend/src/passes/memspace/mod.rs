@@ -162,7 +162,7 @@ pub fn check_atomics(module: &Module, opts: &Options) -> Vec<Diagnostic> {
             let (ptr, vector) = match &func.dfg.insts[inst] {
                 InstData::AtomicRmw { args, .. } => (args[0], false),
                 InstData::AtomicCas { args, .. } => (args[0], false),
-                InstData::AtomicVec { args, .. } => (args[0], true),
+                InstData::AtomicVec { args, .. } => (args[0], func.dfg.is_global_only_atomic(inst)),
                 _ => continue,
             };
             let space = match func.dfg.value_type(ptr) {

@@ -513,7 +513,11 @@ impl Rewriter<'_> {
                 scope,
                 mut args,
             } => {
-                let ptr = self.check_vector_atomic(args[0], inst);
+                let ptr = if self.func.dfg.is_global_only_atomic(inst) {
+                    self.check_vector_atomic(args[0], inst)
+                } else {
+                    self.check_atomic(args[0], inst)
+                };
                 args[0] = self.assume_global(ptr, inst);
                 InstData::AtomicVec { op, scope, args }
             }
