@@ -77,26 +77,3 @@ fn a_pragma_operator_is_its_directive() {
     );
     assert_eq!(directive, through_macro);
 }
-
-#[test]
-fn simd_video_intrinsics_are_named_as_unsupported() {
-    let dir = scratch("simd-video");
-    let src = dir.join("k.cu");
-    std::fs::write(
-        &src,
-        "__global__ void k(unsigned *p) { p[0] = __vaddus4(p[1], p[2]); }\n",
-    )
-    .unwrap();
-    let o = kernelc(&[
-        src.to_str().unwrap(),
-        "-o",
-        dir.join("k.ptx").to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains("error[E0002]: `__vaddus4` (a SIMD video intrinsic) is not supported"),
-        "{err}"
-    );
-    assert!(err.contains("k.cu:1:"), "{err}");
-}

@@ -36,6 +36,7 @@ mod parser;
 mod preprocess;
 mod prune;
 mod sema;
+mod simd_video;
 mod snippet;
 mod source_map;
 mod split;

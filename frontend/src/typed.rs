@@ -782,6 +782,9 @@ pub enum Intrinsic {
     Sad,
     /// `__byte_perm(x, y, s)`: `[unsigned; 3]`.
     BytePerm,
+    /// A SIMD video intrinsic (`__vaddus4`, `__vimax3_s16x2`,
+    /// `__vibmax_s32`): the arguments of [`crate::simd_video::SimdFn::params`].
+    SimdVideo(crate::simd_video::SimdFn),
     /// `__funnelshift_l/_lc/_r/_rc(lo, hi, shift)`: `[unsigned; 3]`.
     FunnelShift {
         left: bool,

@@ -542,6 +542,8 @@ impl<'a> Exec<'a> {
             Op::MulWide(ty) => self.mul_wide(t, inst, *ty),
             Op::Mad { ty, half, sat } => self.mad(t, inst, *ty, *half, *sat),
             Op::Sad(ty) => self.sad(t, inst, *ty),
+            Op::IntLanes { op, lane, relu } => self.int_lanes(t, inst, *op, *lane, *relu),
+            Op::Video(v) => self.video(t, inst, v),
             Op::Mul24 {
                 hi,
                 signed,

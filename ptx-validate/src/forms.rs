@@ -607,6 +607,9 @@ fn type_legal(i: &Inst) -> Option<String> {
 const INTS: &[&str] = &[".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
 /// The half-precision float types, alone and in pairs.
 const HALVES: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2"];
+/// Two 16-bit integers to a register: `add`, `min` and `max` take them
+/// (`sub.s16x2` is `Unexpected instruction types`, ptxas 13.5).
+const INT_PAIRS: &[&str] = &[".u16x2", ".s16x2"];
 
 /// The types of the families whose every spelling ptxas 13.5 was asked
 /// with each type of `isa::type_info` in turn (measured on the spellings of
@@ -624,7 +627,8 @@ fn types_of(i: &Inst) -> Option<Vec<&'static str>> {
     let join = |parts: &[&[&'static str]]| parts.concat();
     let half_modes = i.has(".lo") || i.has(".hi");
     Some(match i.opcode.as_str() {
-        "add" | "sub" if !i.has(".cc") => join(&[INTS, HALVES, floats, &[".f32x2"]]),
+        "add" if !i.has(".cc") => join(&[INTS, HALVES, floats, &[".f32x2"], INT_PAIRS]),
+        "sub" if !i.has(".cc") => join(&[INTS, HALVES, floats, &[".f32x2"]]),
         "mul" | "mad" if i.has(".wide") => vec![".u16", ".u32", ".s16", ".s32"],
         "mul" | "mad" if half_modes => INTS.to_vec(),
         "mul" => join(&[HALVES, floats, &[".f32x2"]]),

@@ -111,6 +111,10 @@ pub fn type_info(t: &str) -> Option<(Kind, u32)> {
         ".s64" => (Kind::Signed, 64),
         ".f16" | ".bf16" => (Kind::Half, 16),
         ".f16x2" | ".bf16x2" => (Kind::Half, 32),
+        // Two 16-bit integers in a 32-bit register (`add.u16x2`,
+        // `max.s16x2.relu`).
+        ".u16x2" => (Kind::Unsigned, 32),
+        ".s16x2" => (Kind::Signed, 32),
         ".f32" | ".tf32" => (Kind::Float, 32),
         ".f64" | ".f32x2" => (Kind::Float, 64),
         ".e4m3" | ".e5m2" | ".e2m3" | ".e3m2" | ".e2m1" | ".ue8m0" => (Kind::Bits, 8),
@@ -140,15 +144,16 @@ pub fn ignores_extra_pred(opcode: &str, mods: &[String]) -> bool {
 }
 
 /// Whether a variable may be declared with type `t`: `Some(true)` for the
-/// storage types, `Some(false)` for the 8-bit float and `.f32x2` types
-/// (`Type .e4m3 may only be used as an instruction type`), `None` for the
+/// storage types, `Some(false)` for the 8-bit float, `.f32x2` and packed
+/// 16-bit integer types (`Type .e4m3 may only be used as an instruction
+/// type`, and so `.u16x2`), `None` for the
 /// rest (`.bf16`, `.tf32` and unknown words are syntax errors to ptxas
 /// 13.5 in any declaration).
 pub fn declared_type(t: &str) -> Option<bool> {
     match t {
         ".bf16" | ".bf16x2" | ".tf32" => None,
         ".texref" | ".samplerref" | ".surfref" => Some(true),
-        ".f32x2" => Some(false),
+        ".f32x2" | ".u16x2" | ".s16x2" => Some(false),
         _ => match type_info(t)? {
             (Kind::Bits, 8 | 16 | 32) if t.starts_with(".e") || t.starts_with(".ue") => Some(false),
             _ => Some(true),

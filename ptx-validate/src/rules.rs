@@ -1348,6 +1348,7 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
                 true,
             ),
         "min" | "max" => {
+            int_min_max(cx, i);
             if i.has(".xorsign") {
                 cx.need(".xorsign", Need::new(86, (7, 2)), pos, false);
             }
@@ -1385,6 +1386,11 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
         }
         _ => {}
     }
+    if op == "add" {
+        if let Some(pair) = INT_PAIR.iter().find(|m| i.has(m)) {
+            cx.need(&format!("add{pair}"), Need::new(90, (8, 0)), pos, false);
+        }
+    }
     if matches!(op, "add" | "sub" | "mul" | "fma") && i.has(".f32x2") {
         cx.need(".f32x2", Need::new(100, (8, 6)), pos, false);
     }
@@ -1398,6 +1404,33 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
             }
             _ => {}
         }
+    }
+}
+
+/// The packed 16-bit integer types.
+const INT_PAIR: [&str; 2] = [".u16x2", ".s16x2"];
+
+/// Integer `min`/`max` (ptxas 13.5): the packed 16-bit types need sm_90
+/// and PTX 8.0, and so does `.relu` (`Feature 'max.relu'`), which takes
+/// only signed types (`Illegal modifier '.relu' for instruction 'max'
+/// with type '.u32'`).
+fn int_min_max(cx: &mut Cx, i: &Inst) {
+    let op = i.opcode.as_str();
+    if let Some(pair) = INT_PAIR.iter().find(|m| i.has(m)) {
+        cx.need(&format!("{op}{pair}"), Need::new(90, (8, 0)), i.pos, false);
+    }
+    let Some((ty, (kind, _))) = inst_type(i) else {
+        return;
+    };
+    if !matches!(kind, Kind::Signed | Kind::Unsigned) || !i.has(".relu") {
+        return;
+    }
+    cx.need(&format!("{op}.relu"), Need::new(90, (8, 0)), i.pos, false);
+    if kind == Kind::Unsigned {
+        cx.error(
+            i.pos,
+            format!("Illegal modifier '.relu' for instruction '{op}' with type '{ty}'"),
+        );
     }
 }
 

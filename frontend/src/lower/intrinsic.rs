@@ -249,6 +249,7 @@ impl FunctionLowerer<'_, '_> {
             | I::Logb { .. }
             | I::Modf
             | I::RoundedArith { .. } => self.device_fn(op, args, ty),
+            I::SimdVideo(f) => self.simd_video(f, args),
         };
         Some(v)
     }

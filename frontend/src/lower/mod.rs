@@ -34,6 +34,7 @@ mod math_f64_ext;
 mod math_sin_f32;
 mod memcpy;
 mod runtime;
+mod simd_video;
 mod stmt;
 mod tensor;
 mod texture;

@@ -2,7 +2,8 @@
 //! `min`/`max`/`abs` with their C++ overloads, bit reinterpretation
 //! (`__float_as_int`, ...), conversions with an explicit rounding
 //! (`__float2int_rn`, `__int2float_rz`, `lrintf`, ...), the integer
-//! intrinsics (`__mulhi`, `__byte_perm`, `__funnelshift_l`, ...) and the
+//! intrinsics (`__mulhi`, `__byte_perm`, `__funnelshift_l`, ...), the SIMD
+//! video intrinsics (`__vaddus4`, ...: `simd_video.rs`) and the
 //! floating-point class tests (`isnan`, `signbit`, ...).
 //!
 //! As in `builtins.rs`, each call is resolved the way C++ would pick among
@@ -20,6 +21,7 @@ use super::convert::convert;
 use super::Checker;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
+use crate::simd_video::SimdFn;
 use crate::typed::{ArithOp, Expr, ExprKind, FloatClass, Intrinsic, MathFn, RoundMode};
 use crate::types::CType;
 
@@ -187,6 +189,9 @@ fn rounding_to_long(name: &str) -> Option<(CType, MathFn)> {
 /// Functions with one signature: the intrinsic, parameters, result.
 fn fixed(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
     use Intrinsic as I;
+    if let Some(f) = SimdFn::parse(name) {
+        return Some((I::SimdVideo(f), f.params(), f.value_type()));
+    }
     let (i, u, l, ul) = (CType::INT, CType::UINT, CType::LONG, CType::ULONG);
     let (f, d) = (CType::FLOAT, CType::DOUBLE);
     let min = I::MinMax { max: false };

@@ -32,24 +32,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "__brkpt",
 ];
 
-/// The operations of CUDA's SIMD-within-a-word intrinsics, each with a
-/// two-lane (`__vaddus2`) and a four-lane (`__vaddus4`) form, which kernelc
-/// does not provide yet.
-const SIMD_VIDEO_OPS: &[&str] = &[
-    "abs", "abss", "absdiffs", "absdiffu", "absss", "add", "addss", "addus", "avgs", "avgu",
-    "cmpeq", "cmpges", "cmpgeu", "cmpgts", "cmpgtu", "cmples", "cmpleu", "cmplts", "cmpltu",
-    "cmpne", "hadd", "haddu", "maxs", "maxu", "mins", "minu", "neg", "negss", "sads", "sadu",
-    "seteq", "setges", "setgeu", "setgts", "setgtu", "setles", "setleu", "setlts", "setltu",
-    "setne", "sub", "subss", "subus",
-];
-
-/// Whether `name` is one of CUDA's SIMD video intrinsics (`__vaddus4`).
-fn is_simd_video_intrinsic(name: &str) -> bool {
-    name.strip_prefix("__v")
-        .and_then(|rest| rest.strip_suffix('2').or_else(|| rest.strip_suffix('4')))
-        .is_some_and(|op| SIMD_VIDEO_OPS.contains(&op))
-}
-
 fn builtin_var(name: &str) -> Option<BuiltinVar> {
     Some(match name {
         "threadIdx" => BuiltinVar::ThreadIdx,
@@ -1261,11 +1243,6 @@ impl Checker {
             (
                 Code::E0002,
                 format!("`{name}` is not supported by kernelc yet"),
-            )
-        } else if is_simd_video_intrinsic(name) {
-            (
-                Code::E0002,
-                format!("`{name}` (a SIMD video intrinsic) is not supported by kernelc yet"),
             )
         } else {
             (

@@ -52,7 +52,10 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         }
         "cvt" => cvt(p)?,
         "slct" => slct(p)?,
-        _ => return bits(p),
+        _ => match video(p)? {
+            Some(op) => op,
+            None => return bits(p),
+        },
     };
     Ok(Some(op))
 }
@@ -161,6 +164,9 @@ fn float_arith(ty: Ty) -> bool {
 
 /// The two-operand arithmetic and logic instructions.
 fn binary(p: &Parts) -> Result<Op, String> {
+    if let Some(op) = int_lanes(p)? {
+        return Ok(op);
+    }
     let ty = p.ty()?;
     p.expect(&[Dst, Src, Src])?;
     let code = p.opcode;
@@ -233,6 +239,80 @@ fn binary(p: &Parts) -> Result<Op, String> {
         ty,
         sat: p.mods.has(".sat"),
     })
+}
+
+/// Integer `add`/`min`/`max` on two 16-bit lanes (`add.u16x2`,
+/// `max.s16x2.relu`) and the 32-bit `min`/`max` with `.relu`; `None` for
+/// every other form of a binary instruction.
+fn int_lanes(p: &Parts) -> Result<Option<Op>, String> {
+    let pair = p.mods.first_of(&[("u16x2", Kind::U), ("s16x2", Kind::S)]);
+    let relu = p.mods.has(".relu");
+    let lane = match (pair, relu) {
+        (Some(kind), _) => Ty { kind, bits: 16 },
+        (None, true) => match p.mods.last_type() {
+            Some(ty) if matches!(ty.kind, Kind::S | Kind::U) => {
+                if ty.bits != 32 {
+                    return Err(p.unsupported());
+                }
+                ty
+            }
+            _ => return Ok(None),
+        },
+        (None, false) => return Ok(None),
+    };
+    p.expect(&[Dst, Src, Src])?;
+    let op = match p.opcode {
+        "add" => IntOp::Add,
+        "min" => IntOp::Min,
+        "max" => IntOp::Max,
+        _ => return Err(p.unsupported()),
+    };
+    if p.mods.has(".sat") || (op == IntOp::Add && relu) {
+        return Err(p.unsupported());
+    }
+    Ok(Some(Op::IntLanes { op, lane, relu }))
+}
+
+/// The SIMD video instructions `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`
+/// on two or four lanes, in the forms without lane selectors or mask:
+/// `.sat`, or (`vabsdiff` only) `.add`, which sums the lanes into `c`.
+fn video(p: &Parts) -> Result<Option<Op>, String> {
+    use ops::int::{Video, VideoOp};
+    let (stem, lane_bits) = match (p.opcode.strip_suffix('2'), p.opcode.strip_suffix('4')) {
+        (Some(stem), _) => (stem, 16),
+        (_, Some(stem)) => (stem, 8),
+        _ => return Ok(None),
+    };
+    let op = match stem {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vabsdiff" => VideoOp::AbsDiff,
+        "vmin" => VideoOp::Min,
+        "vmax" => VideoOp::Max,
+        _ => return Ok(None),
+    };
+    p.expect(&[Dst, Src, Src, Src])?;
+    let types = p.mods.types();
+    let [d, a, b] = types[..] else {
+        return Err(p.unsupported());
+    };
+    let int32 = |t: Ty| matches!(t.kind, Kind::S | Kind::U) && t.bits == 32;
+    let (sat, add) = (p.mods.has(".sat"), p.mods.has(".add"));
+    let known = p
+        .mods
+        .0
+        .iter()
+        .all(|m| Ty::parse(m).is_some() || m == ".sat" || m == ".add");
+    if !known || ![d, a, b].into_iter().all(int32) || (add && (sat || op != VideoOp::AbsDiff)) {
+        return Err(p.unsupported());
+    }
+    Ok(Some(Op::Video(Video {
+        op,
+        lane_bits,
+        signed: [d.is_signed(), a.is_signed(), b.is_signed()],
+        sat,
+        add,
+    })))
 }
 
 /// `mad` and `fma`: a fused multiply-add on floats, an integer multiply

@@ -64,6 +64,16 @@ pub enum Op {
     },
     /// `sad d, a, b, c`: `c + |a - b|`.
     Sad(Ty),
+    /// Integer `add`/`min`/`max` lane by lane: the two 16-bit halves of a
+    /// 32-bit register (`.u16x2`, `.s16x2`, `lane` 16 bits) or one 32-bit
+    /// lane; `relu` makes a negative lane 0 (`max.s32.relu`).
+    IntLanes {
+        op: IntOp,
+        lane: Ty,
+        relu: bool,
+    },
+    /// A SIMD video instruction (`vabsdiff4.u32.u32.u32.add d, a, b, c`).
+    Video(crate::ops::int::Video),
     /// `mul24.{hi,lo}` and (`add`) `mad24.{hi,lo}[.sat]` on `.u32`/`.s32`.
     Mul24 {
         hi: bool,

@@ -124,6 +124,26 @@ impl Exec<'_> {
         self.put(t, inst, int::sad(ty, a, b, c), ty)
     }
 
+    /// Integer `add`/`min`/`max` lane by lane (`max.s16x2.relu`).
+    pub(super) fn int_lanes(
+        &self,
+        t: &mut Thread,
+        inst: &Inst,
+        op: IntOp,
+        lane: Ty,
+        relu: bool,
+    ) -> R<Flow> {
+        let (a, b) = self.two(t, inst, Ty::U32)?;
+        self.put(t, inst, int::int_lanes(op, lane, relu, a, b), Ty::U32)
+    }
+
+    /// A SIMD video instruction (`vabsdiff4`).
+    pub(super) fn video(&self, t: &mut Thread, inst: &Inst, v: &int::Video) -> R<Flow> {
+        let (a, b) = self.two(t, inst, Ty::U32)?;
+        let c = self.get(t, arg(inst, 3)?, Ty::U32)?;
+        self.put(t, inst, int::video(v, a, b, c), Ty::U32)
+    }
+
     /// `mul24` and `mad24` on 32-bit registers.
     pub(super) fn mul24(
         &self,
