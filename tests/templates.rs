@@ -798,3 +798,29 @@ fn traits_chosen_policies_are_nvccs() {
         assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
     }
 }
+
+/// Class template value arguments that cast constants
+/// (`Table<int, static_cast<int>(Kind::Count)>`, `(int)Kind::C * 2 +
+/// int(Kind::B)`, `static_cast<unsigned char>(258)`, which wraps to 2):
+/// the kernel's name spells the instance as nvcc does, and its values are
+/// nvcc's on the emulator.
+#[test]
+fn cast_template_arguments_are_nvccs() {
+    let dir = scratch("templates-casts");
+    let src = fixture("cast_arguments.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let name = "_Z5sizesPiP5TableIiLi3EE";
+    assert_eq!(entries(&ours), BTreeSet::from([name.to_string()]));
+    let kernel = (name, &["i32[]:zeros:32", "i32[]:zeros:3"][..]);
+    let shape = ["--grid", "1", "--block", "32"];
+    let mine = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "cast_arguments.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), BTreeSet::from([name.to_string()]));
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let nv = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+    assert_eq!(mine, nv, "kernelc's PTX and nvcc's disagree");
+}
