@@ -824,3 +824,47 @@ fn cast_template_arguments_are_nvccs() {
     let nv = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
     assert_eq!(mine, nv, "kernelc's PTX and nvcc's disagree");
 }
+
+/// Kernel instances launched from host function templates whose value
+/// and pack parameters are deduced from class template temporaries
+/// (`launchAll(OpList<Op::Add, Op::Mul, Op::Max>{}, ...)` recursing over
+/// `OpList<First, Rest...>`, `launchScale(Factor<3, 5>{}, out)`): the
+/// `.entry` set is nvcc's, and each instance computes what nvcc's does on
+/// the emulator.
+#[test]
+fn instances_through_deduced_value_and_pack_frames_are_nvccs() {
+    let dir = scratch("templates-frame-packs");
+    let src = fixture("frame_packs.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let expected: BTreeSet<String> = [
+        "_Z5applyIL2Op0EEvPKiPii",
+        "_Z5applyIL2Op1EEvPKiPii",
+        "_Z5applyIL2Op2EEvPKiPii",
+        "_Z5scaleILi15EEvPi",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "frame_packs.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let apply: &[&str] = &["i32[]:rand:70:4", "i32[]:zeros:70", "i32:70"];
+    let launches: [(&str, &[&str], &str); 4] = [
+        ("_Z5applyIL2Op0EEvPKiPii", apply, "3"),
+        ("_Z5applyIL2Op1EEvPKiPii", apply, "3"),
+        ("_Z5applyIL2Op2EEvPKiPii", apply, "3"),
+        ("_Z5scaleILi15EEvPi", &["i32[]:rand:32:5"], "1"),
+    ];
+    for (name, args, grid) in launches {
+        let shape = ["--grid", grid, "--block", "32"];
+        let kernel = (name, args);
+        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+        assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+    }
+}

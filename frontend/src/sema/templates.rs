@@ -860,8 +860,7 @@ impl Deduction<'_> {
                 self.match_type(p, a)
             }
             (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
-            // `Pack<T>` against `Pack<float>`: argument by argument (the
-            // type arguments; a value argument of a pattern is not known).
+            // `Pack<T>` against `Pack<float>`: argument by argument.
             (CType::Struct(p), CType::Struct(a)) => {
                 let (Some(pi), Some(ai)) = (&p.instance_of, &a.instance_of) else {
                     return Ok(());
@@ -870,15 +869,44 @@ impl Deduction<'_> {
                     return Ok(());
                 }
                 for (pa, aa) in pi.args.iter().zip(&ai.args) {
-                    match (pa, aa) {
-                        (ArgValue::Type { ty: pt, .. }, ArgValue::Type { ty: at, .. }) => {
-                            self.match_type(pt, at)?
-                        }
-                        (ArgValue::Param(i), ArgValue::Int(..)) => self.bind(*i, aa.clone())?,
-                        _ => {}
-                    }
+                    self.match_class_arg(pa, aa)?;
                 }
                 Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Deduces from one argument of a class template-id of the pattern
+    /// (`T`, `N`, or a pack's `First, Rest...`) against the instance's
+    /// (a value argument the pattern computes is not known: no deduction).
+    fn match_class_arg(&mut self, pa: &ArgValue, aa: &ArgValue) -> Result<(), String> {
+        match (pa, aa) {
+            (ArgValue::Type { ty: pt, .. }, ArgValue::Type { ty: at, .. }) => {
+                self.match_type(pt, at)
+            }
+            (ArgValue::Param(i), ArgValue::Int(..)) => self.bind(*i, aa.clone()),
+            (ArgValue::Pack(ps), ArgValue::Pack(args)) => self.match_pack(ps, args),
+            _ => Ok(()),
+        }
+    }
+
+    /// Deduces from a class's pack: element by element, a pack expansion
+    /// that ends the pattern (`Rest...`, [`templates::expansion`]) bound to
+    /// the elements left, none included.
+    fn match_pack(&mut self, ps: &[ArgValue], args: &[ArgValue]) -> Result<(), String> {
+        let expanded = ps.last().and_then(templates::expanded_param);
+        let init = if expanded.is_some() {
+            &ps[..ps.len() - 1]
+        } else {
+            ps
+        };
+        for (p, a) in init.iter().zip(args) {
+            self.match_class_arg(p, a)?;
+        }
+        match expanded {
+            Some(j) if args.len() >= init.len() => {
+                self.bind(j, ArgValue::Pack(args[init.len()..].to_vec()))
             }
             _ => Ok(()),
         }
