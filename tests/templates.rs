@@ -868,3 +868,32 @@ fn instances_through_deduced_value_and_pack_frames_are_nvccs() {
         assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
     }
 }
+
+/// `constexpr` function template instances that a constant expression in
+/// the kernel instance asking for them needs at once (`static_assert(
+/// isReal<M>())`, `constexpr int c = cube<N>();`, an array bound, and the
+/// chain `sumTo<4>` → `sumTo<3>` → ...) are checked ahead of their turn
+/// and evaluated: nvcc's instances, computing nvcc's values.
+#[test]
+fn constexpr_instances_are_constant_where_their_callers_need_them() {
+    let dir = scratch("templates-constexpr-instances");
+    let src = fixture("constexpr_instances.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let names = ["_Z4fillIL4Mode0ELi3EEvPKiPi", "_Z4fillIL4Mode1ELi4EEvPKiPi"];
+    let expected: BTreeSet<String> = names.into_iter().map(String::from).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "constexpr_instances.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let shape = ["--grid", "1", "--block", "32"];
+    for name in names {
+        let kernel = (name, &["i32[]:rand:32:1", "i32[]:zeros:32"][..]);
+        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+        assert_eq!(a, b, "{name}: kernelc's PTX and nvcc's disagree");
+    }
+}

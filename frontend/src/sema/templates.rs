@@ -26,6 +26,11 @@ use crate::types::{template_param_index, CType};
 /// front end stops near this).
 pub(super) const MAX_DEPTH: usize = 900;
 
+/// How many `constexpr` instances may be checked ahead of their turn one
+/// inside another (each holds its caller's state on the stack); past it a
+/// call of one is not yet a constant, as before.
+const MAX_EAGER: usize = 64;
+
 /// A definition made after the file's own, waiting for its place among
 /// the checked functions.
 pub(super) enum Pending {
@@ -50,6 +55,9 @@ pub(super) struct Instances {
     pub pending: VecDeque<Pending>,
     /// The depth of the instantiation being checked (0: none).
     pub depth: usize,
+    /// How many `constexpr` instances are being checked ahead of their
+    /// turn, one inside another (`check_constexpr_instance_now`).
+    pub eager: usize,
     /// The instantiation being checked and where it was asked for, for the
     /// note on errors inside it.
     pub origin: FxHashMap<String, Span>,
@@ -204,6 +212,49 @@ impl Checker {
             }
         }
         self.tmpl.depth = 0;
+    }
+
+    /// Checks the body of `name` now if it is a `constexpr` instance still
+    /// waiting for its turn, so that the constant expression calling it
+    /// can run it (`static_assert(isMonotone<A>())` in the kernel instance
+    /// that asked for `isMonotone<A>`, C++'s instantiation where a
+    /// constant expression needs the definition). Its place among the
+    /// functions stays; instances it asks for in turn are checked as
+    /// their callers need them, at most [`MAX_EAGER`] nested.
+    pub(super) fn check_constexpr_instance_now(&mut self, name: &str) {
+        if self.constexpr_bodies.contains_key(name) || self.tmpl.eager >= MAX_EAGER {
+            return;
+        }
+        let waiting = self.tmpl.pending.iter().position(
+            |p| matches!(p, Pending::Body(decl, _) if decl.name == name && decl.specs.constexpr),
+        );
+        let Some(at) = waiting else { return };
+        let Some(Pending::Body(decl, depth)) = self.tmpl.pending.remove(at) else {
+            return;
+        };
+        let saved = std::mem::take(&mut self.func);
+        let item = std::mem::replace(&mut self.item, usize::MAX);
+        let outer = std::mem::replace(&mut self.tmpl.depth, depth);
+        self.tmpl.eager += 1;
+        let before = self.diags.len();
+        let checked = self.function(&decl, 0);
+        let checked = self.keep_if_constexpr(&decl, checked);
+        if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
+            for d in &mut self.diags[before..] {
+                if d.severity == crate::diag::Severity::Error {
+                    let label = format!("in `{}`, instantiated here", decl.name);
+                    d.labels.push((origin, label));
+                }
+            }
+        }
+        self.tmpl.eager -= 1;
+        self.tmpl.depth = outer;
+        self.item = item;
+        self.func = saved;
+        // New instances were queued at the back: `at` is still its place.
+        self.tmpl
+            .pending
+            .insert(at, Pending::Checked(Box::new(checked)));
     }
 
     /// Makes the instantiations the program asks for outside device
