@@ -798,3 +798,102 @@ fn traits_chosen_policies_are_nvccs() {
         assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
     }
 }
+
+/// Class template value arguments that cast constants
+/// (`Table<int, static_cast<int>(Kind::Count)>`, `(int)Kind::C * 2 +
+/// int(Kind::B)`, `static_cast<unsigned char>(258)`, which wraps to 2):
+/// the kernel's name spells the instance as nvcc does, and its values are
+/// nvcc's on the emulator.
+#[test]
+fn cast_template_arguments_are_nvccs() {
+    let dir = scratch("templates-casts");
+    let src = fixture("cast_arguments.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let name = "_Z5sizesPiP5TableIiLi3EE";
+    assert_eq!(entries(&ours), BTreeSet::from([name.to_string()]));
+    let kernel = (name, &["i32[]:zeros:32", "i32[]:zeros:3"][..]);
+    let shape = ["--grid", "1", "--block", "32"];
+    let mine = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "cast_arguments.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), BTreeSet::from([name.to_string()]));
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let nv = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+    assert_eq!(mine, nv, "kernelc's PTX and nvcc's disagree");
+}
+
+/// Kernel instances launched from host function templates whose value
+/// and pack parameters are deduced from class template temporaries
+/// (`launchAll(OpList<Op::Add, Op::Mul, Op::Max>{}, ...)` recursing over
+/// `OpList<First, Rest...>`, `launchScale(Factor<3, 5>{}, out)`): the
+/// `.entry` set is nvcc's, and each instance computes what nvcc's does on
+/// the emulator.
+#[test]
+fn instances_through_deduced_value_and_pack_frames_are_nvccs() {
+    let dir = scratch("templates-frame-packs");
+    let src = fixture("frame_packs.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let expected: BTreeSet<String> = [
+        "_Z5applyIL2Op0EEvPKiPii",
+        "_Z5applyIL2Op1EEvPKiPii",
+        "_Z5applyIL2Op2EEvPKiPii",
+        "_Z5scaleILi15EEvPi",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "frame_packs.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let apply: &[&str] = &["i32[]:rand:70:4", "i32[]:zeros:70", "i32:70"];
+    let launches: [(&str, &[&str], &str); 4] = [
+        ("_Z5applyIL2Op0EEvPKiPii", apply, "3"),
+        ("_Z5applyIL2Op1EEvPKiPii", apply, "3"),
+        ("_Z5applyIL2Op2EEvPKiPii", apply, "3"),
+        ("_Z5scaleILi15EEvPi", &["i32[]:rand:32:5"], "1"),
+    ];
+    for (name, args, grid) in launches {
+        let shape = ["--grid", grid, "--block", "32"];
+        let kernel = (name, args);
+        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+        assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+    }
+}
+
+/// `constexpr` function template instances that a constant expression in
+/// the kernel instance asking for them needs at once (`static_assert(
+/// isReal<M>())`, `constexpr int c = cube<N>();`, an array bound, and the
+/// chain `sumTo<4>` → `sumTo<3>` → ...) are checked ahead of their turn
+/// and evaluated: nvcc's instances, computing nvcc's values.
+#[test]
+fn constexpr_instances_are_constant_where_their_callers_need_them() {
+    let dir = scratch("templates-constexpr-instances");
+    let src = fixture("constexpr_instances.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let names = ["_Z4fillIL4Mode0ELi3EEvPKiPi", "_Z4fillIL4Mode1ELi4EEvPKiPi"];
+    let expected: BTreeSet<String> = names.into_iter().map(String::from).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "constexpr_instances.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let shape = ["--grid", "1", "--block", "32"];
+    for name in names {
+        let kernel = (name, &["i32[]:rand:32:1", "i32[]:zeros:32"][..]);
+        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
+        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
+        assert_eq!(a, b, "{name}: kernelc's PTX and nvcc's disagree");
+    }
+}

@@ -72,7 +72,14 @@ impl<'t> HostScope<'_, 't> {
         let mut out = Vec::new();
         let mut depth = 0usize;
         let mut start = open + 1;
-        for i in open + 1..self.function.1 {
+        let mut i = open;
+        while i + 1 < self.function.1 {
+            i += 1;
+            // `List<A, B>{}` is one argument.
+            if let Some(close) = self.template_list_end(i) {
+                i = close;
+                continue;
+            }
             match self.tokens[i].kind {
                 TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
                 TokenKind::Punct(Punct::RParen) if depth == 0 => {
@@ -92,6 +99,41 @@ impl<'t> HostScope<'_, 't> {
             }
         }
         out
+    }
+
+    /// Where the template argument list that a `<` at `lt` opens closes,
+    /// if it opens one: after a name, closed within the enclosing
+    /// brackets, and followed by what follows a template-id in an
+    /// expression (`{`, `(`, `::`). A `<` that compares (`f(a < b, c >
+    /// d)`) opens none.
+    fn template_list_end(&self, lt: usize) -> Option<usize> {
+        let t = |i: usize| &self.tokens[i];
+        if t(lt).kind != TokenKind::Punct(Punct::Lt) || t(lt - 1).kind != TokenKind::Ident {
+            return None;
+        }
+        let (mut angles, mut depth) = (0i32, 0usize);
+        for i in lt..self.function.1 {
+            match t(i).kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                    depth = depth.checked_sub(1)?
+                }
+                TokenKind::Punct(Punct::Semi) => return None,
+                TokenKind::Punct(Punct::Lt) if depth == 0 => angles += 1,
+                TokenKind::Punct(Punct::Gt) if depth == 0 => angles -= 1,
+                TokenKind::Punct(Punct::Shr) if depth == 0 => angles -= 2,
+                _ => {}
+            }
+            if angles <= 0 && i > lt {
+                let next = self.tokens.get(i + 1)?;
+                let follows = matches!(
+                    next.kind,
+                    TokenKind::Punct(Punct::LBrace | Punct::LParen | Punct::ColonColon)
+                );
+                return follows.then_some(i);
+            }
+        }
+        None
     }
 
     /// The expression `start..end` with its host variables replaced by

@@ -21,7 +21,8 @@
 //!    `__host__ __device__` functions, device variables), a type (`struct`,
 //!    `class`, `union`, `enum`, `typedef`, `using X = ...`), a host function
 //!    or a host variable; and find the names it declares.
-//! 3. **Keep** the device declarations, a top-level `static_assert`, and
+//! 3. **Keep** the device declarations, a top-level `static_assert` that
+//!    reads no constant device code leaves to the host, and
 //!    what they reach through the names they use: types, and constants
 //!    (`const`/`constexpr` variables, which device code may read), each
 //!    kept declaration's names reaching further ([`Splitter::keep_reachable`]).
@@ -90,6 +91,7 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
         templates: host_templates,
     } = splitter.template_uses(&nodes);
     splitter.keep_launch_types(&template_uses, &host_templates);
+    splitter.keep_assertions();
     let host_lambdas = splitter.host_lambdas(&nodes);
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
@@ -356,10 +358,15 @@ fn declaration_end(tokens: &[Token], start: usize, errors: &mut Vec<Diagnostic>)
 enum Role {
     /// Device code: always kept.
     Device,
-    /// A `static_assert`: checked on both sides, so kept.
+    /// A `static_assert`: checked on both sides, so kept, unless it reads
+    /// a file-scope constant device code does not (see
+    /// [`Splitter::keep_assertions`]).
     Assertion,
-    /// A type, or a constant device code may read: kept when used.
+    /// A type: kept when used.
     Shared,
+    /// A `const`/`constexpr` variable, which device code may read: kept
+    /// when used.
+    Constant,
     /// A `constexpr` function without `__device__`: kept when kept code
     /// names it, as a type is. File-scope constant expressions may call it,
     /// and device code under `--expt-relaxed-constexpr`; the checker
@@ -395,7 +402,7 @@ impl Role {
     /// Whether a declaration with this role is kept once device code names
     /// it.
     fn kept_when_used(self) -> bool {
-        matches!(self, Role::Shared | Role::HostConstexpr)
+        matches!(self, Role::Shared | Role::Constant | Role::HostConstexpr)
     }
 }
 
@@ -445,7 +452,7 @@ impl Decl {
         } else if function {
             Role::Host(HostKind::Function)
         } else if has_kw(Keyword::Constexpr) || is_const_object(tokens, start, head) {
-            Role::Shared
+            Role::Constant
         } else {
             Role::Host(HostKind::Variable)
         };
@@ -702,14 +709,50 @@ impl<'t> Splitter<'t> {
         self.kept = vec![false; self.decls.len()];
     }
 
-    /// Keeps the device declarations and `static_assert`s, then every type
-    /// and constant their names reach, transitively. Each declaration is
-    /// scanned once, when it is kept.
+    /// Keeps the device declarations, then every type and constant their
+    /// names reach, transitively. Each declaration is scanned once, when
+    /// it is kept.
     fn keep_reachable(&mut self) {
         let work: Vec<usize> = (0..self.decls.len())
-            .filter(|&d| matches!(self.decls[d].role, Role::Device | Role::Assertion))
+            .filter(|&d| self.decls[d].role == Role::Device)
             .collect();
         self.keep_from(work);
+    }
+
+    /// Keeps the top-level `static_assert`s (and using-directives), and
+    /// what they reach, once device code's reach is known: all but those
+    /// that name a file-scope constant device code does not read. Such a
+    /// constant is host data (`constexpr std::array<const char *, 5>
+    /// kNames` that only `main` prints), of any type host C++ has, and an
+    /// assertion over it is the host compilation's: keeping it would make
+    /// kernelc compile host code, where it must never report an error
+    /// nvcc does not. The names are looked up as coarsely as everywhere
+    /// here (by spelling).
+    fn keep_assertions(&mut self) {
+        let assertions: Vec<usize> = (0..self.decls.len())
+            .filter(|&d| self.decls[d].role == Role::Assertion)
+            .filter(|&d| !self.reads_host_constant(d))
+            .collect();
+        self.keep_from(assertions);
+    }
+
+    /// Whether declaration `d` names a constant that is not kept.
+    fn reads_host_constant(&self, d: usize) -> bool {
+        let (start, end) = (self.decls[d].start, self.decls[d].end);
+        (start..end).any(|i| {
+            let t = &self.tokens[i];
+            let member = i > 0
+                && matches!(
+                    self.tokens[i - 1].kind,
+                    TokenKind::Punct(Punct::Dot | Punct::Arrow)
+                );
+            t.kind == TokenKind::Ident
+                && !member
+                && self.by_name.get(t.text.as_str()).is_some_and(|ds| {
+                    ds.iter()
+                        .any(|&o| self.decls[o].role == Role::Constant && !self.kept[o])
+                })
+        })
     }
 
     /// Keeps the types and constants that host uses of templates name in
@@ -862,8 +905,13 @@ impl<'t> Splitter<'t> {
             .into_iter()
             .map(|f| (f.start, f.end, f.scope))
             .collect();
-        let file_consts = ranges(&|r| r == Role::Shared);
-        let globals = ranges(&|r| matches!(r, Role::Shared | Role::Host(HostKind::Variable)));
+        let file_consts = ranges(&|r| matches!(r, Role::Shared | Role::Constant));
+        let globals = ranges(&|r| {
+            matches!(
+                r,
+                Role::Shared | Role::Constant | Role::Host(HostKind::Variable)
+            )
+        });
         crate::host_uses::find(
             self.tokens,
             &device_templates,

@@ -191,8 +191,43 @@ fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool
         }
         (ArgValue::Param(i), ArgValue::Int(..)) => bind(*i, a.clone(), bound),
         (ArgValue::Int(x, _), ArgValue::Int(y, _)) => x == y,
+        (ArgValue::Pack(ps), ArgValue::Pack(args)) => match_pack(ps, args, bound),
         _ => false,
     }
+}
+
+/// In a pattern, the expansion of value pack parameter `i` (`Rest...` of
+/// `List<First, Rest...>`), as an element of the class's pack: a pack of
+/// the one placeholder, which no element otherwise is (a pack's elements
+/// are no packs).
+pub fn expansion(i: usize) -> ArgValue {
+    ArgValue::Pack(vec![ArgValue::Param(i)])
+}
+
+/// The pack parameter an [`expansion`] expands.
+pub(crate) fn expanded_param(a: &ArgValue) -> Option<usize> {
+    match a {
+        ArgValue::Pack(elems) => match elems.as_slice() {
+            [ArgValue::Param(i)] => Some(*i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Matches a pack's pattern elements `ps` against its arguments: one to
+/// one, but an expansion that ends the pattern takes the arguments left,
+/// none included (`List<First, Rest...>` against `List<A, B, C>` binds
+/// `Rest` to `B, C`).
+fn match_pack(ps: &[ArgValue], args: &[ArgValue], bound: &mut [Option<ArgValue>]) -> bool {
+    if let Some((last, init)) = ps.split_last() {
+        if let Some(j) = expanded_param(last) {
+            return args.len() >= init.len()
+                && init.iter().zip(args).all(|(p, a)| match_arg(p, a, bound))
+                && bind(j, ArgValue::Pack(args[init.len()..].to_vec()), bound);
+        }
+    }
+    ps.len() == args.len() && ps.iter().zip(args).all(|(p, a)| match_arg(p, a, bound))
 }
 
 /// [`match_arg`] for types below the top level.
@@ -608,9 +643,7 @@ pub fn instantiate(
     opts: &crate::Options,
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
-    let mut packs = crate::packs::Packs::of(&t.params, args);
-    let expanded = crate::packs::expand(&t.tokens, &mut packs).map_err(|d| vec![d])?;
-    let tokens = substitute_values_in(t, args, &expanded);
+    let tokens = bind_in(t, args, &t.tokens).map_err(|d| vec![d])?;
     let types = type_bindings(t, args);
     match &t.member_of {
         Some(class) => {
@@ -618,6 +651,20 @@ pub fn instantiate(
         }
         None => crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts),
     }
+}
+
+/// `tokens` (of template `t`, or written where its parameters are in
+/// scope) with `args` bound: each pack's expansions written out, then
+/// each value parameter replaced by its value; the type parameters are
+/// the typedefs of [`type_bindings`].
+pub(crate) fn bind_in(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    tokens: &[Token],
+) -> Result<Vec<Token>, Diagnostic> {
+    let mut packs = crate::packs::Packs::of(&t.params, args);
+    let expanded = crate::packs::expand(tokens, &mut packs)?;
+    Ok(substitute_values_in(t, args, &expanded))
 }
 
 /// The typedefs that bind the type parameters of `t` that have an argument

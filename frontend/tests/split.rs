@@ -162,3 +162,27 @@ fn a_missing_semicolon_before_a_kernel_is_still_reported() {
     let e = errors("struct S { int a; }\n__global__ void k(S *p) { p->a = 1; }");
     assert!(e.contains("error["), "{e}");
 }
+
+/// A file-scope `static_assert` over a constant only host code reads (a
+/// `constexpr std::array` of names that `main` prints) is the host
+/// compilation's: neither is kept, so host C++ kernelc cannot compile is no
+/// error. One over a constant device code reads, or over a type, is still
+/// checked, with nvcc's error when it fails.
+#[test]
+fn assertions_over_host_constants_are_left_to_the_host() {
+    let src = "#include <array>\n\
+               constexpr std::array<const char *, 2> kNames = {\"a\", \"b\"};\n\
+               static_assert(kNames.size() == 2, \"one name each\");\n\
+               constexpr int kN = 4;\n\
+               struct P { float x, y; };\n\
+               static_assert(kN == 4 && sizeof(P) == 8, \"device\");\n\
+               __global__ void k(int *o) { o[0] = kN; }\n";
+    assert_eq!(functions(src), ["k"]);
+    let e = errors(&src.replace("kN == 4 &&", "kN == 5 &&"));
+    assert!(
+        e.contains("error[E0013]: static assertion failed: device"),
+        "{e}"
+    );
+    assert!(e.contains("6 │ static_assert(kN == 5"), "{e}");
+    assert!(!e.contains("kNames"), "{e}");
+}

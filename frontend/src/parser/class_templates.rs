@@ -386,7 +386,7 @@ impl Parser<'_> {
                                 p.name
                             ),
                         )
-                        .with_note("a class template's value arguments must be literals, `sizeof`, enumerators, integer constants of the file or of classes, and arithmetic on them"),
+                        .with_note("a class template's value arguments must be literals, `sizeof`, enumerators, integer constants of the file or of classes, integer casts of them, and arithmetic on them"),
                     );
                     Err(Recorded)
                 }
@@ -414,10 +414,15 @@ impl Parser<'_> {
     /// stand-in zero (the pattern's shape is all that is read).
     fn pattern_value(&self, e: &Expr, ty: &CType) -> ArgValue {
         match &e.kind {
-            ExprKind::Ident(name) => match self.pattern_values.iter().position(|p| p == name) {
-                Some(i) => ArgValue::Param(i),
-                None => ArgValue::Int(0, ty.clone()),
-            },
+            ExprKind::Ident(name) => {
+                let pack = name.strip_suffix("...");
+                let param = pack.unwrap_or(name);
+                match self.pattern_values.iter().position(|p| p == param) {
+                    Some(i) if pack.is_some() => crate::templates::expansion(i),
+                    Some(i) => ArgValue::Param(i),
+                    None => ArgValue::Int(0, ty.clone()),
+                }
+            }
             _ => ArgValue::Int(0, ty.clone()),
         }
     }

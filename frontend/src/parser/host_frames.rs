@@ -40,12 +40,19 @@ pub(crate) fn host_template(
         return None;
     }
     let params = p.template_params().ok()?;
-    // A pack's elements are written out per instance (`packs.rs`), which
-    // a frame read from its declaration alone cannot do: not followed.
-    if params.iter().any(|p| p.pack) {
+    let rest = &header[p.pos..];
+    // A function parameter pack's elements would need names of their own
+    // in the frame's calls (`packs.rs` writes them per instance): not
+    // followed. Template parameter packs are deduced from class
+    // template-ids (`List<First, Rest...>`) and bound in the tokens after.
+    let packs: Vec<&str> = params
+        .iter()
+        .filter(|p| p.pack)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !packs.is_empty() && crate::packs::strip_param_pack(rest, &packs).1.is_some() {
         return None;
     }
-    let rest = &header[p.pos..];
     let (name_at, _) = super::templates::function_name(rest)?;
     let open = name_at + 1;
     let close = super::classes::skip_balanced(rest, open);
@@ -155,6 +162,7 @@ impl Parser<'_> {
             span: at,
         });
         let mut sub = self.pattern_parser(&with_close, params);
+        sub.pack_expansions = true;
         match sub.params() {
             Ok(mut read) if read.len() == 1 && sub.diags.is_empty() => read.remove(0),
             _ => ParamDecl {

@@ -264,6 +264,12 @@ pub(crate) struct Parser<'t> {
     /// In a pattern: the template's parameters by index, the names of its
     /// value parameters (a type parameter's entry is empty).
     pattern_values: Vec<String>,
+    /// In a host template's pattern (`host_frames.rs`): a value pack's
+    /// expansion may end a class template-id's arguments
+    /// (`List<First, Rest...>`), which deduction matches against the
+    /// arguments left. Device templates do not read it yet (their names
+    /// would need the expansion's `Dp`).
+    pack_expansions: bool,
     /// How many class template instances enclose this parse.
     instance_depth: usize,
     /// While parsing a class template's instance: the instance's tag and
@@ -312,6 +318,7 @@ impl<'t> Parser<'t> {
             split_shr: false,
             in_pattern: false,
             pattern_values: Vec::new(),
+            pack_expansions: false,
             instance_depth: 0,
             instancing: None,
             instances: Default::default(),

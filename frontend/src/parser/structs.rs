@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::fn_pointers::Naming;
 use super::{PResult, Parser};
-use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, UnaryOp};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, TokenKind};
@@ -22,7 +22,8 @@ use crate::types::{CType, MemberDecl, StructDef};
 const MAX_MEMBER_SIZE: u64 = u32::MAX as u64;
 
 /// Evaluates a member array size written with literals, operators,
-/// `sizeof(type)` and the named integer constants `constant` knows
+/// `sizeof(type)`, casts to integer types and the named integer constants
+/// `constant` knows
 /// (themselves so written); `None` when it uses anything else.
 pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
     stdx::stack::with_stack(|| {
@@ -33,6 +34,14 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
             ExprKind::CharLit(v) => i128::from(*v),
             ExprKind::BoolLit(b) => i128::from(*b),
             ExprKind::SizeofType(t) => i128::from(t.ty.size()?),
+            // `static_cast<int>(Kind::Count)`, `(int)x`, `int(x)`: an
+            // integer or enumeration type's conversion of a constant.
+            ExprKind::Cast { ty, expr }
+            | ExprKind::NamedCast {
+                kind: NamedCastKind::Static,
+                ty,
+                expr,
+            } if ty.ty.is_integer() => crate::templates::wrap_to(const_dim(expr)?, &ty.ty),
             ExprKind::Unary { op, operand } => {
                 let v = const_dim(operand)?;
                 match op {

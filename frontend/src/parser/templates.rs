@@ -378,6 +378,7 @@ impl Parser<'_> {
             .collect();
         let mut sub = self.sub_parser(tokens, types);
         sub.in_pattern = true;
+        sub.pack_expansions = self.pack_expansions;
         sub.pattern_values = params
             .iter()
             .map(|p| match p.kind {
@@ -498,7 +499,8 @@ impl Parser<'_> {
             return Ok(args);
         }
         loop {
-            args.push(self.template_arg(true)?);
+            let arg = self.template_arg(true)?;
+            args.push(self.pack_expansion(arg));
             if self.eat_punct(Punct::Comma) {
                 continue;
             }
@@ -514,6 +516,31 @@ impl Parser<'_> {
             ));
             return Err(Recorded);
         }
+    }
+
+    /// `arg`, or where a host template's pattern expands a value pack
+    /// (`Rest...`, `pack_expansions`), its expansion: the name spelled
+    /// `Rest...`, which `pattern_value` reads as
+    /// [`crate::templates::expansion`].
+    fn pack_expansion(&mut self, arg: TemplateArg) -> TemplateArg {
+        if !self.pack_expansions || !self.is_punct(Punct::Ellipsis) {
+            return arg;
+        }
+        let pack = match &arg {
+            TemplateArg::Value(crate::ast::Expr {
+                kind: crate::ast::ExprKind::Ident(name),
+                span,
+            }) if self.pattern_values.contains(name) => Some((name.clone(), *span)),
+            _ => None,
+        };
+        let Some((name, span)) = pack else {
+            return arg;
+        };
+        self.pos += 1;
+        TemplateArg::Value(crate::ast::Expr {
+            kind: crate::ast::ExprKind::Ident(format!("{name}...")),
+            span,
+        })
     }
 
     /// One template argument: a type, or a constant expression (in an

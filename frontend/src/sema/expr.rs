@@ -1434,6 +1434,7 @@ impl Checker {
         if !ok {
             return None;
         }
+        self.check_constexpr_instance_now(name);
         let func_id = self.sigs[sig_idx].def.map(|d| d.0);
         let call = mk(
             ExprKind::Call {

@@ -19,6 +19,23 @@ use crate::types::CType;
 /// Typedefs that bind host templates' parameters.
 type Bindings = Vec<(String, (CType, bool, Spelling))>;
 
+/// A frame's template with its deduced arguments (none outside every
+/// frame): what its body's tokens name by its value and pack parameters.
+#[derive(Default)]
+struct FrameArgs(Option<(templates::FunctionTemplate, Vec<templates::ArgValue>)>);
+
+impl FrameArgs {
+    /// `tokens`, written in the frame's body, with its packs written out
+    /// and its values in place (`templates::bind_in`); `None` when they
+    /// misuse a pack, which leaves the use unfollowed.
+    fn bind(&self, tokens: &[crate::token::Token]) -> Option<Vec<crate::token::Token>> {
+        match &self.0 {
+            Some((t, args)) => templates::bind_in(t, args, tokens).ok(),
+            None => Some(tokens.to_vec()),
+        }
+    }
+}
+
 impl Checker {
     /// The template arguments and call arguments of `r`, a use found
     /// through host templates called with deduced arguments, read once
@@ -31,18 +48,21 @@ impl Checker {
         r: &Request,
     ) -> Option<(Vec<TemplateArg>, Vec<CallArg>)> {
         let templates = self.tmpl.templates.clone();
-        let bound = self.frame_bindings(&r.frames)?;
+        let (bound, inner) = self.frame_bindings(&r.frames)?;
         let mut args = Vec::new();
         for tokens in &r.written {
+            let tokens = inner.bind(tokens)?;
             args.push(crate::parser::host_template_arg(
-                &templates, tokens, &bound, &self.opts,
+                &templates, &tokens, &bound, &self.opts,
             )?);
         }
         let call = r
             .call
             .iter()
             .map(|a| CallArg {
-                expr: crate::parser::host_expr(&templates, &a.tokens, &bound, &self.opts),
+                expr: inner.bind(&a.tokens).and_then(|tokens| {
+                    crate::parser::host_expr(&templates, &tokens, &bound, &self.opts)
+                }),
                 ..a.clone()
             })
             .collect();
@@ -52,23 +72,26 @@ impl Checker {
 
     /// The template parameters of the host templates `frames` calls,
     /// deduced outermost first (each frame's call may name the ones
-    /// before), as typedefs.
-    fn frame_bindings(&mut self, frames: &[HostFrame]) -> Option<Bindings> {
+    /// before): the type parameters as typedefs, and the innermost
+    /// frame's parameters, which the use inside it names.
+    fn frame_bindings(&mut self, frames: &[HostFrame]) -> Option<(Bindings, FrameArgs)> {
         let templates = self.tmpl.templates.clone();
         let mut bound: Bindings = Vec::new();
+        let mut caller = FrameArgs::default();
         for f in frames {
             let read = crate::parser::host_template(&templates, &f.header, &bound, &self.opts);
             self.class_instance_items(1);
             let read = read?;
-            let arg_types: Vec<Option<ArgType>> = f
-                .args
-                .iter()
-                .map(|a| self.host_tokens_type(&a.tokens, &bound))
-                .collect();
+            let mut arg_types: Vec<Option<ArgType>> = Vec::new();
+            for a in &f.args {
+                let tokens = caller.bind(&a.tokens)?;
+                arg_types.push(self.host_tokens_type(&tokens, &bound));
+            }
             let args = self.deduce_pattern(&read.template, &arg_types).ok()?;
             bound.extend(templates::type_bindings(&read.template, &args));
+            caller = FrameArgs(Some((read.template, args)));
         }
-        Some(bound)
+        Some((bound, caller))
     }
 
     /// The type of a host call's argument `tokens` read with `bound`.

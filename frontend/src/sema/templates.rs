@@ -26,6 +26,11 @@ use crate::types::{template_param_index, CType};
 /// front end stops near this).
 pub(super) const MAX_DEPTH: usize = 900;
 
+/// How many `constexpr` instances may be checked ahead of their turn one
+/// inside another (each holds its caller's state on the stack); past it a
+/// call of one is not yet a constant, as before.
+const MAX_EAGER: usize = 64;
+
 /// A definition made after the file's own, waiting for its place among
 /// the checked functions.
 pub(super) enum Pending {
@@ -50,6 +55,9 @@ pub(super) struct Instances {
     pub pending: VecDeque<Pending>,
     /// The depth of the instantiation being checked (0: none).
     pub depth: usize,
+    /// How many `constexpr` instances are being checked ahead of their
+    /// turn, one inside another (`check_constexpr_instance_now`).
+    pub eager: usize,
     /// The instantiation being checked and where it was asked for, for the
     /// note on errors inside it.
     pub origin: FxHashMap<String, Span>,
@@ -204,6 +212,49 @@ impl Checker {
             }
         }
         self.tmpl.depth = 0;
+    }
+
+    /// Checks the body of `name` now if it is a `constexpr` instance still
+    /// waiting for its turn, so that the constant expression calling it
+    /// can run it (`static_assert(isMonotone<A>())` in the kernel instance
+    /// that asked for `isMonotone<A>`, C++'s instantiation where a
+    /// constant expression needs the definition). Its place among the
+    /// functions stays; instances it asks for in turn are checked as
+    /// their callers need them, at most [`MAX_EAGER`] nested.
+    pub(super) fn check_constexpr_instance_now(&mut self, name: &str) {
+        if self.constexpr_bodies.contains_key(name) || self.tmpl.eager >= MAX_EAGER {
+            return;
+        }
+        let waiting = self.tmpl.pending.iter().position(
+            |p| matches!(p, Pending::Body(decl, _) if decl.name == name && decl.specs.constexpr),
+        );
+        let Some(at) = waiting else { return };
+        let Some(Pending::Body(decl, depth)) = self.tmpl.pending.remove(at) else {
+            return;
+        };
+        let saved = std::mem::take(&mut self.func);
+        let item = std::mem::replace(&mut self.item, usize::MAX);
+        let outer = std::mem::replace(&mut self.tmpl.depth, depth);
+        self.tmpl.eager += 1;
+        let before = self.diags.len();
+        let checked = self.function(&decl, 0);
+        let checked = self.keep_if_constexpr(&decl, checked);
+        if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
+            for d in &mut self.diags[before..] {
+                if d.severity == crate::diag::Severity::Error {
+                    let label = format!("in `{}`, instantiated here", decl.name);
+                    d.labels.push((origin, label));
+                }
+            }
+        }
+        self.tmpl.eager -= 1;
+        self.tmpl.depth = outer;
+        self.item = item;
+        self.func = saved;
+        // New instances were queued at the back: `at` is still its place.
+        self.tmpl
+            .pending
+            .insert(at, Pending::Checked(Box::new(checked)));
     }
 
     /// Makes the instantiations the program asks for outside device
@@ -860,8 +911,7 @@ impl Deduction<'_> {
                 self.match_type(p, a)
             }
             (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
-            // `Pack<T>` against `Pack<float>`: argument by argument (the
-            // type arguments; a value argument of a pattern is not known).
+            // `Pack<T>` against `Pack<float>`: argument by argument.
             (CType::Struct(p), CType::Struct(a)) => {
                 let (Some(pi), Some(ai)) = (&p.instance_of, &a.instance_of) else {
                     return Ok(());
@@ -870,15 +920,44 @@ impl Deduction<'_> {
                     return Ok(());
                 }
                 for (pa, aa) in pi.args.iter().zip(&ai.args) {
-                    match (pa, aa) {
-                        (ArgValue::Type { ty: pt, .. }, ArgValue::Type { ty: at, .. }) => {
-                            self.match_type(pt, at)?
-                        }
-                        (ArgValue::Param(i), ArgValue::Int(..)) => self.bind(*i, aa.clone())?,
-                        _ => {}
-                    }
+                    self.match_class_arg(pa, aa)?;
                 }
                 Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Deduces from one argument of a class template-id of the pattern
+    /// (`T`, `N`, or a pack's `First, Rest...`) against the instance's
+    /// (a value argument the pattern computes is not known: no deduction).
+    fn match_class_arg(&mut self, pa: &ArgValue, aa: &ArgValue) -> Result<(), String> {
+        match (pa, aa) {
+            (ArgValue::Type { ty: pt, .. }, ArgValue::Type { ty: at, .. }) => {
+                self.match_type(pt, at)
+            }
+            (ArgValue::Param(i), ArgValue::Int(..)) => self.bind(*i, aa.clone()),
+            (ArgValue::Pack(ps), ArgValue::Pack(args)) => self.match_pack(ps, args),
+            _ => Ok(()),
+        }
+    }
+
+    /// Deduces from a class's pack: element by element, a pack expansion
+    /// that ends the pattern (`Rest...`, [`templates::expansion`]) bound to
+    /// the elements left, none included.
+    fn match_pack(&mut self, ps: &[ArgValue], args: &[ArgValue]) -> Result<(), String> {
+        let expanded = ps.last().and_then(templates::expanded_param);
+        let init = if expanded.is_some() {
+            &ps[..ps.len() - 1]
+        } else {
+            ps
+        };
+        for (p, a) in init.iter().zip(args) {
+            self.match_class_arg(p, a)?;
+        }
+        match expanded {
+            Some(j) if args.len() >= init.len() => {
+                self.bind(j, ArgValue::Pack(args[init.len()..].to_vec()))
             }
             _ => Ok(()),
         }
