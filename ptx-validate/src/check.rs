@@ -392,17 +392,28 @@ impl<'a> Cx<'a> {
     }
 
     /// A kernel's parameters fit in 32,764 bytes from PTX ISA 8.1, in
-    /// 4,352 before (ptxas 13.5: `uses too much parameter space`). Their
-    /// sizes alone are summed; alignment padding could only add.
+    /// 4,352 before (ptxas 13.5: `uses too much parameter space`). ptxas
+    /// lays them out as 32-bit offsets, each parameter at its alignment
+    /// (its `.align`, else its element's size), and the sum wraps: a
+    /// `.b8 p[4294967295]` followed by a `.u32` ends at 4 and passes.
     fn parameter_space(&mut self, f: &Function) {
-        let max: u64 = if self.version >= (8, 1) {
+        let max: u32 = if self.version >= (8, 1) {
             0x7ffc
         } else {
             0x1100
         };
-        let total = f.params.iter().fold(0u64, |sum, p| {
-            let element = isa::type_info(&p.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
-            sum.saturating_add(element.saturating_mul(p.array.unwrap_or(1)))
+        let total = f.params.iter().fold(0u32, |end, p| {
+            let element = isa::type_info(&p.ty).map_or(0, |(_, bits)| (bits / 8).max(1));
+            let align = p
+                .align
+                .and_then(|a| u32::try_from(a).ok())
+                .filter(|a| a.is_power_of_two())
+                .unwrap_or(element.max(1));
+            let start = end.wrapping_add(align - 1) & !(align - 1);
+            // The count as ptxas keeps it: 32 bits (a larger one is a
+            // `Constant overflow` when read).
+            let count = p.array.unwrap_or(1) as u32;
+            start.wrapping_add(element.wrapping_mul(count))
         });
         if total > max {
             self.error(

@@ -1275,6 +1275,15 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
             }
             if any(".e4m3") || any(".e5m2") {
                 cx.need("mma with .e4m3/.e5m2", Need::new(89, (8, 4)), pos, false);
+                // The .m16n8k16 shape and an f16 accumulator came in 8.7.
+                if i.has(".m16n8k16") || i.has(".f16") {
+                    cx.need(
+                        "mma with .e4m3/.e5m2 at .m16n8k16 or into .f16",
+                        Need::new(89, (8, 7)),
+                        pos,
+                        false,
+                    );
+                }
             }
         }
         "cvt" => {

@@ -420,6 +420,24 @@ fn headers_and_directives_as_ptxas_reads_them() {
             false,
             module("", ".param .align 64 .b8 p[4294967296]", "9.0"),
         ),
+        // Laid out as 32-bit offsets at each parameter's alignment: the
+        // padding counts, and the end wraps past 4 GiB.
+        (
+            false,
+            module("", ".param .b8 p[4337], .param .align 16 .b8 q[8]", "8.0"),
+        ),
+        (
+            true,
+            module("", ".param .b8 p[4294967295], .param .u32 q", "8.0"),
+        ),
+        (
+            false,
+            module(
+                "",
+                ".param .b8 p[4294967295], .param .align 16 .b8 q[4353]",
+                "8.0",
+            ),
+        ),
         // Seeds 301-305: a linkage twice, a directive without its value.
         (
             false,
