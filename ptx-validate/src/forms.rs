@@ -854,7 +854,7 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
-        "ld" | "st" if i.has(".tex") => Some(format!(
+        "ld" | "st" | "atom" | "red" if i.has(".tex") => Some(format!(
             "State space incorrect for instruction '{}'",
             i.opcode
         )),
@@ -1573,6 +1573,19 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             if matches!(&i.operands[0].kind, OpKind::Pair(a, _) if matches!(a.kind, OpKind::Sink)) {
                 return Some("Result discard mode is not allowed for instruction 'shfl'".into());
             }
+            // The pair's second half is a predicate register (or `_`).
+            if let OpKind::Pair(_, p) = &i.operands[0].kind {
+                let pred = match &p.kind {
+                    OpKind::Sink => true,
+                    OpKind::Name { name, .. } => {
+                        matches!(cx.resolve(name), Res::Reg(s) if s.ty == ".pred")
+                    }
+                    _ => false,
+                };
+                if !pred {
+                    return Some("Predicate output expected for instruction 'shfl'".into());
+                }
+            }
             None
         }
         "vote" => {
@@ -2003,7 +2016,7 @@ fn mma(i: &Inst) -> Option<String> {
     {
         return None;
     }
-    let shape = shape_of(i)?;
+    let wrong_types = || Some("Unexpected instruction types specified for 'mma'".to_string());
     // The sub-byte inputs are mma's own words, not PTX types.
     let types: Vec<&str> = i
         .mods
@@ -2012,9 +2025,14 @@ fn mma(i: &Inst) -> Option<String> {
         .map(String::as_str)
         .collect();
     let [d, a, b, c] = types.as_slice() else {
-        return None;
+        return wrong_types();
     };
-    let wrong_types = || Some("Unexpected instruction types specified for 'mma'".to_string());
+    let Some(shape) = shape_of(i) else {
+        return Some("Shape modifier required for instruction 'mma'".into());
+    };
+    if i.operands.len() != 4 {
+        return Some("Arguments mismatch for instruction 'mma'".into());
+    }
     let Some(class) = MMA_CLASSES
         .iter()
         .find(|k| k.inputs.contains(a) && k.inputs.contains(b))
