@@ -72,6 +72,10 @@ struct Scope {
     exact: HashMap<String, Rc<Sym>>,
     /// `%r<8>`: prefix `%r` → (count, symbol).
     ranges: HashMap<String, (u32, Rc<Sym>)>,
+    /// The labels defined in the block itself: ptxas 13.5 reaches a label
+    /// from its block and the blocks inside it, before or after it, never
+    /// from outside (`{ $L1: ... } bra $L1;` is `Unknown symbol '$L1'`).
+    labels: HashSet<String>,
 }
 
 /// The result of checking: diagnostics and the module's minimum needs.
@@ -88,7 +92,6 @@ pub struct Cx<'a> {
     funcs: HashMap<&'a str, &'a Function>,
     globals: HashMap<String, Rc<Sym>>,
     scopes: Vec<Scope>,
-    labels: HashSet<String>,
     protos: HashSet<String>,
     need_version: Version,
     need_sm: u32,
@@ -117,7 +120,6 @@ pub fn check_module(m: &Module) -> Checked {
         funcs: HashMap::new(),
         globals: HashMap::new(),
         scopes: Vec::new(),
-        labels: HashSet::new(),
         protos: HashSet::new(),
         need_version: (1, 0),
         need_sm: 0,
@@ -527,10 +529,9 @@ impl<'a> Cx<'a> {
             }
         }
         self.scopes.push(top);
-        self.labels.clear();
         self.protos.clear();
         let mut dups = Vec::new();
-        collect_labels(body, &mut self.labels, &mut self.protos, &mut dups);
+        collect_labels(body, &mut self.protos, &mut dups);
         for (pos, name) in dups {
             self.error(pos, format!("Duplicate definition of label '{name}'"));
         }
@@ -542,7 +543,17 @@ impl<'a> Cx<'a> {
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
-        self.scopes.push(Scope::default());
+        let labels = stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Label(l, _) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        self.scopes.push(Scope {
+            labels,
+            ..Scope::default()
+        });
         for s in stmts {
             match s {
                 Stmt::Decl(v) => self.declare(v),
@@ -661,7 +672,7 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        if self.labels.contains(name) || self.protos.contains(name) {
+        if self.is_label(name) || self.protos.contains(name) {
             return Res::Label;
         }
         if let Some(s) = self.globals.get(name) {
@@ -680,8 +691,9 @@ impl<'a> Cx<'a> {
         self.funcs.get(name).copied()
     }
 
+    /// Whether `name` is a label in scope (see `Scope::labels`).
     pub fn is_label(&self, name: &str) -> bool {
-        self.labels.contains(name)
+        self.scopes.iter().any(|s| s.labels.contains(name))
     }
     pub fn is_proto(&self, name: &str) -> bool {
         self.protos.contains(name)
@@ -717,23 +729,21 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     Some((prefix, num.parse().ok()?))
 }
 
-/// Labels are function-wide, so one defined twice (in any blocks) is an
-/// error; `dups` receives the second definitions.
-fn collect_labels(
-    stmts: &[Stmt],
-    labels: &mut HashSet<String>,
-    protos: &mut HashSet<String>,
-    dups: &mut Vec<(Pos, String)>,
-) {
+/// Labels are block-scoped (see `Scope::labels`), so one defined twice in
+/// the same block is an error, while blocks side by side or one inside
+/// another may each define it; `dups` receives the second definitions.
+/// Prototypes are function-wide.
+fn collect_labels(stmts: &[Stmt], protos: &mut HashSet<String>, dups: &mut Vec<(Pos, String)>) {
+    let mut labels = HashSet::new();
     for s in stmts {
         match s {
-            Stmt::Label(l, pos) if !labels.insert(l.clone()) => {
+            Stmt::Label(l, pos) if !labels.insert(l.as_str()) => {
                 dups.push((*pos, l.clone()));
             }
             Stmt::Prototype(p, _) => {
                 protos.insert(p.clone());
             }
-            Stmt::Block(inner, _) => collect_labels(inner, labels, protos, dups),
+            Stmt::Block(inner, _) => collect_labels(inner, protos, dups),
             _ => {}
         }
     }

@@ -1256,6 +1256,14 @@ fn result_register(cx: &Cx, i: &Inst) -> Option<String> {
         Some(OpKind::Int(_) | OpKind::Float(_)) => {
             Some(format!("Result register required for instruction '{op}'"))
         }
+        // So is each element of a vector result (`{%r1, 5}`; `_` may be).
+        Some(OpKind::Vector(items))
+            if items
+                .iter()
+                .any(|x| matches!(x.kind, OpKind::Int(_) | OpKind::Float(_))) =>
+        {
+            Some(format!("Result register required for instruction '{op}'"))
+        }
         Some(OpKind::SymOffset(..)) => Some(format!(
             "Argument 0 of instruction '{op}': must be register"
         )),
@@ -2140,7 +2148,9 @@ fn wmma(i: &Inst) -> Option<String> {
     let differs = |k: usize, want: usize| vec_len(i.operands.get(k)).is_some_and(|g| g != want);
     match i.mods.first().map(String::as_str) {
         Some(".load") => {
-            let t = *types.last()?;
+            let Some(&t) = types.last() else {
+                return wrong_type();
+            };
             let want = match i.mods.get(1).map(String::as_str) {
                 Some(".a") => wmma_ab(shape, t).map(|(a, _)| a),
                 Some(".b") => wmma_ab(shape, t).map(|(_, b)| b),
@@ -2156,7 +2166,10 @@ fn wmma(i: &Inst) -> Option<String> {
             None
         }
         Some(".store") => {
-            let want = wmma_cd(shape, types.last()?);
+            let Some(&t) = types.last() else {
+                return wrong_type();
+            };
+            let want = wmma_cd(shape, t);
             let Some(want) = want else {
                 return wrong_type();
             };
@@ -2171,7 +2184,7 @@ fn wmma(i: &Inst) -> Option<String> {
             let (d, a, c) = match types.as_slice() {
                 [d, c] => (*d, ".f16", *c),
                 [d, a, _, c] => (*d, *a, *c),
-                _ => return None,
+                _ => return wrong_type(),
             };
             let (Some((na, nb)), Some(nd), Some(nc)) =
                 (wmma_ab(shape, a), wmma_cd(shape, d), wmma_cd(shape, c))
