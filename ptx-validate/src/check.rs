@@ -428,6 +428,71 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// A kernel's static shared memory fits in 48 KiB on the plain
+    /// targets (ptxas 13.5: `uses too much shared data`; the `a` targets
+    /// allow up to 227 KiB or 99 KiB and are not checked): its own
+    /// `.shared` variables and the module's that its body names, even in
+    /// code that never runs. Sizes alone are summed and the functions it
+    /// calls are not followed: padding and their variables could only add.
+    fn static_shared(&mut self, f: &Function) {
+        const STATIC_SHARED: u64 = 0xc000;
+        if !self.target.as_ref().is_some_and(|t| t.suffix.is_empty()) {
+            return;
+        }
+        let Some(body) = &f.body else { return };
+        let mut named = HashSet::new();
+        let mut total = self.shared_in(body, &mut named);
+        for name in &named {
+            if let Some(s) = self.globals.get(name.as_str()) {
+                if s.space == ".shared" {
+                    let element =
+                        isa::type_info(&s.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+                    total = total.saturating_add(element.saturating_mul(s.array.unwrap_or(1)));
+                }
+            }
+        }
+        if total > STATIC_SHARED {
+            self.error(
+                f.pos,
+                format!(
+                    "Entry function '{}' uses too much shared data ({total:#x} bytes, {STATIC_SHARED:#x} max)",
+                    f.name
+                ),
+            );
+        }
+    }
+
+    /// The bytes of the `.shared` variables declared in `stmts` (blocks
+    /// included); every name an instruction uses goes into `named`.
+    fn shared_in(&self, stmts: &[Stmt], named: &mut HashSet<String>) -> u64 {
+        let mut total: u64 = 0;
+        for s in stmts {
+            match s {
+                Stmt::Decl(v)
+                    if v.space == ".shared" && !v.linkage.iter().any(|l| l == ".extern") =>
+                {
+                    let element =
+                        isa::type_info(&v.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+                    let element = element * u64::from(v.vector.unwrap_or(1));
+                    for n in &v.names {
+                        let count = elements(&n.array).unwrap_or(1);
+                        total = total.saturating_add(element.saturating_mul(count));
+                    }
+                }
+                Stmt::Block(inner, _) => total = total.saturating_add(self.shared_in(inner, named)),
+                Stmt::Inst(i) => {
+                    for o in &i.operands {
+                        crate::rules::each_name(o, &mut |name, _| {
+                            named.insert(name.to_string());
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        total
+    }
+
     fn function(&mut self, f: &'a Function) {
         self.in_kernel = f.kind == FuncKind::Entry;
         // ptxas 13.5: a cluster is sized one way (`Conflicting directives:
@@ -489,6 +554,7 @@ impl<'a> Cx<'a> {
         }
         if f.kind == FuncKind::Entry {
             self.parameter_space(f);
+            self.static_shared(f);
         }
         if f.kind == FuncKind::Func
             && f.rets.len() > 1

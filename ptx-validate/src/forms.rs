@@ -329,6 +329,11 @@ fn ftz_without_float(i: &Inst) -> Option<String> {
 /// `.proxykind modifier required`, ptxas 13.5): `.alias`, `.async...`,
 /// `.tensormap::generic`.
 fn proxy_kind(i: &Inst) -> Option<String> {
+    // `.proxy` names the operation only right after `fence`
+    // (`fence.acq_rel.proxy.async`: `Unknown modifier '.proxy'`).
+    if i.opcode == "fence" && i.has(".proxy") && i.mods.first().is_some_and(|m| m != ".proxy") {
+        return Some("Unknown modifier '.proxy'".into());
+    }
     let kind = |m: &String| m == ".alias" || m.starts_with(".async") || m.starts_with(".tensormap");
     if i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind) {
         return Some(".proxykind modifier required for instruction 'fence.proxy'".into());

@@ -416,7 +416,7 @@ fn guard(cx: &mut Cx, g: &Operand) {
     }
 }
 
-fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
+pub(crate) fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
     match &o.kind {
         OpKind::Name { name, .. } | OpKind::SymOffset(name, _) => f(name, o.pos),
         OpKind::Element { name, index, .. } => {

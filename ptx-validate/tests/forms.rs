@@ -420,6 +420,9 @@ fn headers_and_directives_as_ptxas_reads_them() {
             false,
             module("", ".param .align 64 .b8 p[4294967296]", "9.0"),
         ),
+        // A module's `.shared` variable counts towards a kernel's 48 KiB
+        // only when the kernel names it.
+        (true, module(".shared .align 4 .b8 s[49153];", "", "8.0")),
         // Laid out as 32-bit offsets at each parameter's alignment: the
         // padding counts, and the end wraps past 4 GiB.
         (
