@@ -964,8 +964,15 @@ fn bulk_copy(i: &Inst) -> Option<String> {
         .map(String::as_str)
         .filter(|m| isa::is_space(m))
         .collect();
+    // Three directions (measured on sm_90, sm_100a and sm_120a): global
+    // into the CTA's or the cluster's shared memory, and the CTA's shared
+    // memory into global.
     if let [dst, src] = spaces[..] {
-        if dst == src {
+        let direction = matches!(
+            (dst, src),
+            (".global", ".shared::cta") | (".shared::cta" | ".shared::cluster", ".global")
+        );
+        if !direction {
             return Some("State space incorrect for instruction 'cp.async.bulk.tensor'".into());
         }
     }
