@@ -428,17 +428,15 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// A kernel's static shared memory fits in 48 KiB on the plain
-    /// targets (ptxas 13.5: `uses too much shared data`; the `a` targets
-    /// allow up to 227 KiB or 99 KiB and are not checked): its own
-    /// `.shared` variables and the module's that its body names, even in
-    /// code that never runs. Sizes alone are summed and the functions it
-    /// calls are not followed: padding and their variables could only add.
+    /// A kernel's static shared memory fits in `isa::static_shared_limit`
+    /// (ptxas 13.5: `uses too much shared data`): its own `.shared`
+    /// variables and the module's that its body names, even in code that
+    /// never runs. Sizes alone are summed and the functions it calls are
+    /// not followed: padding and their variables could only add.
     fn static_shared(&mut self, f: &Function) {
-        const STATIC_SHARED: u64 = 0xc000;
-        if !self.target.as_ref().is_some_and(|t| t.suffix.is_empty()) {
+        let Some(limit) = self.target.as_ref().map(isa::static_shared_limit) else {
             return;
-        }
+        };
         let Some(body) = &f.body else { return };
         let mut named = HashSet::new();
         let mut total = self.shared_in(body, &mut named);
@@ -451,11 +449,11 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        if total > STATIC_SHARED {
+        if total > limit {
             self.error(
                 f.pos,
                 format!(
-                    "Entry function '{}' uses too much shared data ({total:#x} bytes, {STATIC_SHARED:#x} max)",
+                    "Entry function '{}' uses too much shared data ({total:#x} bytes, {limit:#x} max)",
                     f.name
                 ),
             );
@@ -639,6 +637,16 @@ impl<'a> Cx<'a> {
     /// `.const`), never in `.shared`, `.local`, `.reg` or `.param`.
     fn decl_rules(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        // A linkage written twice is a syntax error, as on a function
+        // (`.extern.extern .shared`).
+        let twice = v
+            .linkage
+            .iter()
+            .enumerate()
+            .find(|(k, l)| v.linkage[..*k].contains(l));
+        if let Some((_, word)) = twice {
+            self.error(pos, format!("Parsing error near '{word}': syntax error"));
+        }
         for n in &v.names {
             self.storage_rules(&v.space, &v.ty, &n.name, n.pos);
         }

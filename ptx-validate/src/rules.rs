@@ -1628,6 +1628,24 @@ fn tensor(cx: &mut Cx, i: &Inst) {
                 i.pos,
                 format!("Arguments mismatch for instruction '{name}'"),
             );
+            return;
+        }
+        // The immediates: A's and B's scales (arguments 4 and 5) are 1 or
+        // -1, the transposes after them 0 or 1.
+        for (k, o) in i.operands.iter().enumerate().skip(4) {
+            let OpKind::Int(v) = o.kind else { continue };
+            let (ok, expected) = if k < 6 {
+                (v == 1 || v == -1, "-1 or 1")
+            } else {
+                (v == 0 || v == 1, "0 or 1")
+            };
+            if !ok {
+                cx.error(
+                    o.pos,
+                    format!("Argument {k} of instruction 'wgmma.mma_async with floating point types': unexpected value '{v}', expected to be {expected}"),
+                );
+                return;
+            }
         }
     }
 }
