@@ -1404,6 +1404,11 @@ fn arithmetic(i: &Inst) -> Option<String> {
                         bad_rounding()
                     };
                 }
+                // Integer `.sat` is `mad.hi`'s alone (`mul.lo.sat.s32`,
+                // `mad.lo.sat.s32`: `Illegal modifier '.sat'`).
+                if let Some(m) = lohi.filter(|m| i.has(".sat") && (op == "mul" || *m != ".hi")) {
+                    return Some(format!("Illegal modifier '.sat' for instruction '{op}{m}'"));
+                }
                 return None;
             }
             if let Some(m) = lohi {
