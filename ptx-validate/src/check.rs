@@ -435,7 +435,8 @@ impl<'a> Cx<'a> {
     /// (ptxas 13.5: `uses too much shared data`): its own `.shared`
     /// variables and the module's that its body names, even in code that
     /// never runs. Sizes alone are summed and the functions it calls are
-    /// not followed: padding and their variables could only add.
+    /// not followed: below 2 GiB, padding and their variables could only
+    /// add.
     fn static_shared(&mut self, f: &Function) {
         let Some(limit) = self.target.as_ref().map(isa::static_shared_limit) else {
             return;
@@ -452,7 +453,11 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        if total > limit {
+        // ptxas compares the total as a signed 32-bit number: from 2 GiB
+        // up it is negative and passes (measured: 0x7fffffff bytes are
+        // too much, 0x80000000 are not), and past 4 GiB it wraps, where
+        // the padding this sum leaves out decides: neither is judged.
+        if total > limit && total <= i32::MAX as u64 {
             self.error(
                 f.pos,
                 format!(
