@@ -566,6 +566,12 @@ impl Scope<'_> {
                 None => return Err(format!("line {}: unknown symbol `{name}`", o.pos.line)),
             },
             OpKind::Sink => Operand::Sink,
+            OpKind::Element { name, .. } => {
+                return Err(format!(
+                    "line {}: the array element operand `{name}[...]` is not supported",
+                    o.pos.line
+                ))
+            }
         })
     }
 

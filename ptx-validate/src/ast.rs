@@ -153,6 +153,14 @@ pub enum OpKind {
     Pair(Box<Operand>, Box<Operand>),
     /// `sym+4` outside brackets (e.g. `mov.u64 %rd, arr+8`).
     SymOffset(String, i128),
+    /// `arr[4]`, `arr[%r1]`, `arr[%r1+4]`: an array's element, which ptxas
+    /// takes as a load's or store's address and as `mov`'s and `cvta`'s
+    /// variable.
+    Element {
+        name: String,
+        index: Option<String>,
+        offset: i128,
+    },
     /// `_`, the sink.
     Sink,
 }

@@ -72,6 +72,10 @@ struct Scope {
     exact: HashMap<String, Rc<Sym>>,
     /// `%r<8>`: prefix `%r` → (count, symbol).
     ranges: HashMap<String, (u32, Rc<Sym>)>,
+    /// The labels defined in the block itself: ptxas 13.5 reaches a label
+    /// from its block and the blocks inside it, before or after it, never
+    /// from outside (`{ $L1: ... } bra $L1;` is `Unknown symbol '$L1'`).
+    labels: HashSet<String>,
 }
 
 /// The result of checking: diagnostics and the module's minimum needs.
@@ -88,7 +92,6 @@ pub struct Cx<'a> {
     funcs: HashMap<&'a str, &'a Function>,
     globals: HashMap<String, Rc<Sym>>,
     scopes: Vec<Scope>,
-    labels: HashSet<String>,
     protos: HashSet<String>,
     need_version: Version,
     need_sm: u32,
@@ -117,7 +120,6 @@ pub fn check_module(m: &Module) -> Checked {
         funcs: HashMap::new(),
         globals: HashMap::new(),
         scopes: Vec::new(),
-        labels: HashSet::new(),
         protos: HashSet::new(),
         need_version: (1, 0),
         need_sm: 0,
@@ -231,7 +233,10 @@ impl<'a> Cx<'a> {
                     .push(Diag::error(*pos, format!("Unsupported .target '{t}'"))),
                 Some(target) => {
                     let floor = isa::target_floor(&target).unwrap_or((1, 0));
-                    if m.version.is_some() && self.version < floor {
+                    // ptxas 13.5 judges the pair when it reads the first
+                    // directive after the header: a module with nothing
+                    // else (nvcc's PTX of a host-only program) passes.
+                    if m.version.is_some() && self.version < floor && !m.items.is_empty() {
                         self.diags.push(Diag::error(
                             *pos,
                             format!(
@@ -392,17 +397,28 @@ impl<'a> Cx<'a> {
     }
 
     /// A kernel's parameters fit in 32,764 bytes from PTX ISA 8.1, in
-    /// 4,352 before (ptxas 13.5: `uses too much parameter space`). Their
-    /// sizes alone are summed; alignment padding could only add.
+    /// 4,352 before (ptxas 13.5: `uses too much parameter space`). ptxas
+    /// lays them out as 32-bit offsets, each parameter at its alignment
+    /// (its `.align`, else its element's size), and the sum wraps: a
+    /// `.b8 p[4294967295]` followed by a `.u32` ends at 4 and passes.
     fn parameter_space(&mut self, f: &Function) {
-        let max: u64 = if self.version >= (8, 1) {
+        let max: u32 = if self.version >= (8, 1) {
             0x7ffc
         } else {
             0x1100
         };
-        let total = f.params.iter().fold(0u64, |sum, p| {
-            let element = isa::type_info(&p.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
-            sum.saturating_add(element.saturating_mul(p.array.unwrap_or(1)))
+        let total = f.params.iter().fold(0u32, |end, p| {
+            let element = isa::type_info(&p.ty).map_or(0, |(_, bits)| (bits / 8).max(1));
+            let align = p
+                .align
+                .and_then(|a| u32::try_from(a).ok())
+                .filter(|a| a.is_power_of_two())
+                .unwrap_or(element.max(1));
+            let start = end.wrapping_add(align - 1) & !(align - 1);
+            // The count as ptxas keeps it: 32 bits (a larger one is a
+            // `Constant overflow` when read).
+            let count = p.array.unwrap_or(1) as u32;
+            start.wrapping_add(element.wrapping_mul(count))
         });
         if total > max {
             self.error(
@@ -413,6 +429,74 @@ impl<'a> Cx<'a> {
                 ),
             );
         }
+    }
+
+    /// A kernel's static shared memory fits in `isa::static_shared_limit`
+    /// (ptxas 13.5: `uses too much shared data`): its own `.shared`
+    /// variables and the module's that its body names, even in code that
+    /// never runs. Sizes alone are summed and the functions it calls are
+    /// not followed: below 2 GiB, padding and their variables could only
+    /// add.
+    fn static_shared(&mut self, f: &Function) {
+        let Some(limit) = self.target.as_ref().map(isa::static_shared_limit) else {
+            return;
+        };
+        let Some(body) = &f.body else { return };
+        let mut named = HashSet::new();
+        let mut total = self.shared_in(body, &mut named);
+        for name in &named {
+            if let Some(s) = self.globals.get(name.as_str()) {
+                if s.space == ".shared" {
+                    let element =
+                        isa::type_info(&s.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+                    total = total.saturating_add(element.saturating_mul(s.array.unwrap_or(1)));
+                }
+            }
+        }
+        // ptxas compares the total as a signed 32-bit number: from 2 GiB
+        // up it is negative and passes (measured: 0x7fffffff bytes are
+        // too much, 0x80000000 are not), and past 4 GiB it wraps, where
+        // the padding this sum leaves out decides: neither is judged.
+        if total > limit && total <= i32::MAX as u64 {
+            self.error(
+                f.pos,
+                format!(
+                    "Entry function '{}' uses too much shared data ({total:#x} bytes, {limit:#x} max)",
+                    f.name
+                ),
+            );
+        }
+    }
+
+    /// The bytes of the `.shared` variables declared in `stmts` (blocks
+    /// included); every name an instruction uses goes into `named`.
+    fn shared_in(&self, stmts: &[Stmt], named: &mut HashSet<String>) -> u64 {
+        let mut total: u64 = 0;
+        for s in stmts {
+            match s {
+                Stmt::Decl(v)
+                    if v.space == ".shared" && !v.linkage.iter().any(|l| l == ".extern") =>
+                {
+                    let element =
+                        isa::type_info(&v.ty).map_or(0, |(_, bits)| u64::from(bits / 8).max(1));
+                    let element = element * u64::from(v.vector.unwrap_or(1));
+                    for n in &v.names {
+                        let count = elements(&n.array).unwrap_or(1);
+                        total = total.saturating_add(element.saturating_mul(count));
+                    }
+                }
+                Stmt::Block(inner, _) => total = total.saturating_add(self.shared_in(inner, named)),
+                Stmt::Inst(i) => {
+                    for o in &i.operands {
+                        crate::rules::each_name(o, &mut |name, _| {
+                            named.insert(name.to_string());
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        total
     }
 
     fn function(&mut self, f: &'a Function) {
@@ -476,6 +560,7 @@ impl<'a> Cx<'a> {
         }
         if f.kind == FuncKind::Entry {
             self.parameter_space(f);
+            self.static_shared(f);
         }
         if f.kind == FuncKind::Func
             && f.rets.len() > 1
@@ -516,10 +601,9 @@ impl<'a> Cx<'a> {
             }
         }
         self.scopes.push(top);
-        self.labels.clear();
         self.protos.clear();
         let mut dups = Vec::new();
-        collect_labels(body, &mut self.labels, &mut self.protos, &mut dups);
+        collect_labels(body, &mut self.protos, &mut dups);
         for (pos, name) in dups {
             self.error(pos, format!("Duplicate definition of label '{name}'"));
         }
@@ -531,7 +615,17 @@ impl<'a> Cx<'a> {
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
-        self.scopes.push(Scope::default());
+        let labels = stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Label(l, _) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        self.scopes.push(Scope {
+            labels,
+            ..Scope::default()
+        });
         for s in stmts {
             match s {
                 Stmt::Decl(v) => self.declare(v),
@@ -551,6 +645,16 @@ impl<'a> Cx<'a> {
     /// `.const`), never in `.shared`, `.local`, `.reg` or `.param`.
     fn decl_rules(&mut self, v: &VarDecl) {
         let pos = v.names.first().map(|n| n.pos).unwrap_or_default();
+        // A linkage written twice is a syntax error, as on a function
+        // (`.extern.extern .shared`).
+        let twice = v
+            .linkage
+            .iter()
+            .enumerate()
+            .find(|(k, l)| v.linkage[..*k].contains(l));
+        if let Some((_, word)) = twice {
+            self.error(pos, format!("Parsing error near '{word}': syntax error"));
+        }
         for n in &v.names {
             self.storage_rules(&v.space, &v.ty, &n.name, n.pos);
         }
@@ -650,7 +754,7 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        if self.labels.contains(name) || self.protos.contains(name) {
+        if self.is_label(name) || self.protos.contains(name) {
             return Res::Label;
         }
         if let Some(s) = self.globals.get(name) {
@@ -669,8 +773,9 @@ impl<'a> Cx<'a> {
         self.funcs.get(name).copied()
     }
 
+    /// Whether `name` is a label in scope (see `Scope::labels`).
     pub fn is_label(&self, name: &str) -> bool {
-        self.labels.contains(name)
+        self.scopes.iter().any(|s| s.labels.contains(name))
     }
     pub fn is_proto(&self, name: &str) -> bool {
         self.protos.contains(name)
@@ -706,23 +811,21 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     Some((prefix, num.parse().ok()?))
 }
 
-/// Labels are function-wide, so one defined twice (in any blocks) is an
-/// error; `dups` receives the second definitions.
-fn collect_labels(
-    stmts: &[Stmt],
-    labels: &mut HashSet<String>,
-    protos: &mut HashSet<String>,
-    dups: &mut Vec<(Pos, String)>,
-) {
+/// Labels are block-scoped (see `Scope::labels`), so one defined twice in
+/// the same block is an error, while blocks side by side or one inside
+/// another may each define it; `dups` receives the second definitions.
+/// Prototypes are function-wide.
+fn collect_labels(stmts: &[Stmt], protos: &mut HashSet<String>, dups: &mut Vec<(Pos, String)>) {
+    let mut labels = HashSet::new();
     for s in stmts {
         match s {
-            Stmt::Label(l, pos) if !labels.insert(l.clone()) => {
+            Stmt::Label(l, pos) if !labels.insert(l.as_str()) => {
                 dups.push((*pos, l.clone()));
             }
             Stmt::Prototype(p, _) => {
                 protos.insert(p.clone());
             }
-            Stmt::Block(inner, _) => collect_labels(inner, labels, protos, dups),
+            Stmt::Block(inner, _) => collect_labels(inner, protos, dups),
             _ => {}
         }
     }

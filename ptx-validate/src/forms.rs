@@ -329,6 +329,11 @@ fn ftz_without_float(i: &Inst) -> Option<String> {
 /// `.proxykind modifier required`, ptxas 13.5): `.alias`, `.async...`,
 /// `.tensormap::generic`.
 fn proxy_kind(i: &Inst) -> Option<String> {
+    // `.proxy` names the operation only right after `fence`
+    // (`fence.acq_rel.proxy.async`: `Unknown modifier '.proxy'`).
+    if i.opcode == "fence" && i.has(".proxy") && i.mods.first().is_some_and(|m| m != ".proxy") {
+        return Some("Unknown modifier '.proxy'".into());
+    }
     let kind = |m: &String| m == ".alias" || m.starts_with(".async") || m.starts_with(".tensormap");
     if i.opcode == "fence" && i.has(".proxy") && !i.mods.iter().any(kind) {
         return Some(".proxykind modifier required for instruction 'fence.proxy'".into());
@@ -858,7 +863,7 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
-        "ld" | "st" if i.has(".tex") => Some(format!(
+        "ld" | "st" | "atom" | "red" if i.has(".tex") => Some(format!(
             "State space incorrect for instruction '{}'",
             i.opcode
         )),
@@ -963,8 +968,15 @@ fn bulk_copy(i: &Inst) -> Option<String> {
         .map(String::as_str)
         .filter(|m| isa::is_space(m))
         .collect();
+    // Three directions (measured on sm_90, sm_100a and sm_120a): global
+    // into the CTA's or the cluster's shared memory, and the CTA's shared
+    // memory into global.
     if let [dst, src] = spaces[..] {
-        if dst == src {
+        let direction = matches!(
+            (dst, src),
+            (".global", ".shared::cta") | (".shared::cta" | ".shared::cluster", ".global")
+        );
+        if !direction {
             return Some("State space incorrect for instruction 'cp.async.bulk.tensor'".into());
         }
     }
@@ -1260,6 +1272,14 @@ fn result_register(cx: &Cx, i: &Inst) -> Option<String> {
         Some(OpKind::Int(_) | OpKind::Float(_)) => {
             Some(format!("Result register required for instruction '{op}'"))
         }
+        // So is each element of a vector result (`{%r1, 5}`; `_` may be).
+        Some(OpKind::Vector(items))
+            if items
+                .iter()
+                .any(|x| matches!(x.kind, OpKind::Int(_) | OpKind::Float(_))) =>
+        {
+            Some(format!("Result register required for instruction '{op}'"))
+        }
         Some(OpKind::SymOffset(..)) => Some(format!(
             "Argument 0 of instruction '{op}': must be register"
         )),
@@ -1387,6 +1407,11 @@ fn arithmetic(i: &Inst) -> Option<String> {
                     } else {
                         bad_rounding()
                     };
+                }
+                // Integer `.sat` is `mad.hi`'s alone (`mul.lo.sat.s32`,
+                // `mad.lo.sat.s32`: `Illegal modifier '.sat'`).
+                if let Some(m) = lohi.filter(|m| i.has(".sat") && (op == "mul" || *m != ".hi")) {
+                    return Some(format!("Illegal modifier '.sat' for instruction '{op}{m}'"));
                 }
                 return None;
             }
@@ -1576,6 +1601,19 @@ fn warp(cx: &Cx, i: &Inst) -> Option<String> {
             // The value may not be discarded (`_|%p`); the predicate may.
             if matches!(&i.operands[0].kind, OpKind::Pair(a, _) if matches!(a.kind, OpKind::Sink)) {
                 return Some("Result discard mode is not allowed for instruction 'shfl'".into());
+            }
+            // The pair's second half is a predicate register (or `_`).
+            if let OpKind::Pair(_, p) = &i.operands[0].kind {
+                let pred = match &p.kind {
+                    OpKind::Sink => true,
+                    OpKind::Name { name, .. } => {
+                        matches!(cx.resolve(name), Res::Reg(s) if s.ty == ".pred")
+                    }
+                    _ => false,
+                };
+                if !pred {
+                    return Some("Predicate output expected for instruction 'shfl'".into());
+                }
             }
             None
         }
@@ -1853,31 +1891,150 @@ fn shape_of(i: &Inst) -> Option<&str> {
         .map(String::as_str)
 }
 
-/// mma.sync fragments: (shape, A type) → registers of A, B, and of an f32
-/// (or s32, f64) C/D; an f16 C/D has half as many.
-fn mma_sizes(shape: &str, a: &str) -> Option<(usize, usize, usize)> {
-    Some(match (a, shape) {
-        (".f16", ".m8n8k4") => (2, 2, 8),
-        (".f16" | ".bf16", ".m16n8k8") => (2, 1, 4),
-        (".f16" | ".bf16", ".m16n8k16") => (4, 2, 4),
-        (".tf32", ".m16n8k4") => (2, 1, 4),
-        (".tf32", ".m16n8k8") => (4, 2, 4),
-        (".f64", ".m8n8k4") => (1, 1, 2),
-        (".f64", ".m16n8k4") => (2, 1, 4),
-        (".f64", ".m16n8k8") => (4, 2, 4),
-        (".f64", ".m16n8k16") => (8, 4, 4),
-        (".s8" | ".u8", ".m8n8k16") | (".s4" | ".u4", ".m8n8k32") | (".b1", ".m8n8k128") => {
-            (1, 1, 2)
-        }
-        (".s8" | ".u8", ".m16n8k16") | (".s4" | ".u4", ".m16n8k32") | (".b1", ".m16n8k128") => {
-            (2, 1, 4)
-        }
-        (".s8" | ".u8", ".m16n8k32") | (".s4" | ".u4", ".m16n8k64") | (".b1", ".m16n8k256") => {
-            (4, 2, 4)
-        }
-        (".e4m3" | ".e5m2", ".m16n8k32") => (4, 2, 4),
-        _ => return None,
-    })
+/// One class of `mma.sync` inputs (without `.sp`, `.kind` or block
+/// scaling), as ptxas 13.5 accepts them: measured over every shape and
+/// every D, A, B, C type among the PTX types mma names.
+struct MmaClass {
+    /// The A/B types; A and B may differ within the class.
+    inputs: &'static [&'static str],
+    /// The (D, C) type pairs that pass ptxas's type check.
+    accumulators: &'static [(&'static str, &'static str)],
+    /// Each shape with the registers of A, B and of an f32 (s32, f64) C/D;
+    /// an f16 C/D has half as many.
+    shapes: &'static [(&'static str, [usize; 3])],
+}
+
+const F16_ACC: &[(&str, &str)] = &[
+    (".f16", ".f16"),
+    (".f32", ".f16"),
+    (".f32", ".f32"),
+    (".f16", ".f32"),
+];
+const F32_ACC: &[(&str, &str)] = &[(".f32", ".f32")];
+const S32_ACC: &[(&str, &str)] = &[(".s32", ".s32")];
+
+const MMA_CLASSES: &[MmaClass] = &[
+    MmaClass {
+        inputs: &[".f16"],
+        accumulators: F16_ACC,
+        shapes: &[
+            (".m8n8k4", [2, 2, 8]),
+            (".m16n8k8", [2, 1, 4]),
+            (".m16n8k16", [4, 2, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".bf16"],
+        accumulators: F32_ACC,
+        shapes: &[
+            (".m8n8k4", [2, 2, 8]),
+            (".m16n8k8", [2, 1, 4]),
+            (".m16n8k16", [4, 2, 4]),
+        ],
+    },
+    // `.m16n8k16` passes the type and size checks but is refused later
+    // (`Illegal instruction types specified for '_mma'`), so it is absent.
+    MmaClass {
+        inputs: &[".tf32"],
+        accumulators: F32_ACC,
+        shapes: &[
+            (".m8n8k4", [4, 4, 8]),
+            (".m16n8k4", [2, 1, 4]),
+            (".m16n8k8", [4, 2, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".f64"],
+        accumulators: &[(".f64", ".f64")],
+        shapes: &[
+            (".m8n8k4", [1, 1, 2]),
+            (".m16n8k4", [2, 1, 4]),
+            (".m16n8k8", [4, 2, 4]),
+            (".m16n8k16", [8, 4, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".s8", ".u8"],
+        accumulators: S32_ACC,
+        shapes: &[
+            (".m8n8k16", [1, 1, 2]),
+            (".m16n8k16", [2, 1, 4]),
+            (".m16n8k32", [4, 2, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".s4", ".u4"],
+        accumulators: S32_ACC,
+        shapes: &[
+            (".m8n8k32", [1, 1, 2]),
+            (".m16n8k32", [2, 1, 4]),
+            (".m16n8k64", [4, 2, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".b1"],
+        accumulators: S32_ACC,
+        shapes: &[
+            (".m8n8k128", [1, 1, 2]),
+            (".m16n8k128", [2, 1, 4]),
+            (".m16n8k256", [4, 2, 4]),
+        ],
+    },
+    MmaClass {
+        inputs: &[".e4m3", ".e5m2"],
+        accumulators: &[(".f16", ".f16"), (".f32", ".f32")],
+        shapes: &[(".m16n8k16", [2, 1, 4]), (".m16n8k32", [4, 2, 4])],
+    },
+];
+
+/// Whether a dense mma spelling's layouts are right: two of `.row`/`.col`,
+/// any pair for the 16- and 32-bit float inputs at `.m8n8k4`, else
+/// `.row.col`.
+fn mma_layout(i: &Inst, shape: &str, a: &str) -> Option<String> {
+    let layouts: Vec<&str> = i
+        .mods
+        .iter()
+        .filter(|m| *m == ".row" || *m == ".col")
+        .map(String::as_str)
+        .collect();
+    match layouts.as_slice() {
+        [] => return Some("'.alayout.blayout' modifier required for instruction 'mma'".into()),
+        [_] => return Some("'.blayout' modifier required for instruction 'mma'".into()),
+        _ => {}
+    }
+    if shape == ".m8n8k4" && [".f16", ".bf16", ".tf32"].contains(&a) {
+        return None;
+    }
+    if layouts[0] != ".row" {
+        return Some(format!(
+            "Illegal alayout '{}' for instruction 'mma'",
+            layouts[0]
+        ));
+    }
+    if layouts[1] != ".col" {
+        return Some(format!(
+            "Illegal blayout '{}' for instruction 'mma'",
+            layouts[1]
+        ));
+    }
+    None
+}
+
+/// The bit operation of single-bit mma: `.xor.popc` or `.and.popc` exactly
+/// for `.b1` inputs, none for the others.
+fn mma_bit_operation(i: &Inst, shape: &str, a: &str) -> Option<String> {
+    let ops = [".xor", ".and"].iter().filter(|m| i.has(m)).count();
+    let popc = i.has(".popc");
+    if a != ".b1" {
+        return (ops > 0 || popc)
+            .then(|| "Unexpected instruction types specified for 'mma'".into());
+    }
+    if ops != 1 {
+        return Some(format!(
+            "Unexpected number of operations specified for mma with shape '{shape}'"
+        ));
+    }
+    (!popc).then(|| "Illegal reduction operation for instruction 'mma.s32.s32'".into())
 }
 
 fn mma(i: &Inst) -> Option<String> {
@@ -1888,30 +2045,52 @@ fn mma(i: &Inst) -> Option<String> {
     {
         return None;
     }
-    let shape = shape_of(i)?;
+    let wrong_types = || Some("Unexpected instruction types specified for 'mma'".to_string());
+    // The sub-byte inputs are mma's own words, not PTX types.
     let types: Vec<&str> = i
         .mods
         .iter()
-        .filter(|m| isa::type_info(m).is_some())
+        .filter(|m| isa::type_info(m).is_some() || [".s4", ".u4", ".b1"].contains(&m.as_str()))
         .map(String::as_str)
         .collect();
-    let [d, a, _b, c] = types.as_slice() else {
-        return None;
+    let [d, a, b, c] = types.as_slice() else {
+        return wrong_types();
     };
-    if ![
-        ".f16", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1", ".e4m3", ".e5m2",
-    ]
-    .contains(a)
-    {
-        return None;
+    let Some(shape) = shape_of(i) else {
+        return Some("Shape modifier required for instruction 'mma'".into());
+    };
+    if i.operands.len() != 4 {
+        return Some("Arguments mismatch for instruction 'mma'".into());
     }
-    let Some((na, nb, nc)) = mma_sizes(shape, a) else {
+    let Some(class) = MMA_CLASSES
+        .iter()
+        .find(|k| k.inputs.contains(a) && k.inputs.contains(b))
+    else {
+        return wrong_types();
+    };
+    if !class.accumulators.contains(&(*d, *c)) {
+        return wrong_types();
+    }
+    if let Some(problem) = mma_bit_operation(i, shape, a) {
+        return Some(problem);
+    }
+    // f16 inputs write D in C's type, but at .m8n8k4 an f16 C may give an
+    // f32 D.
+    if d != c && !(shape == ".m8n8k4" && *c == ".f16") {
+        return Some(format!(
+            ".dtype must be '{c}' when .ctype is '{c}' for 'mma' instruction with shape '{shape}'"
+        ));
+    }
+    let Some((_, [na, nb, nc])) = class.shapes.iter().find(|(s, _)| *s == shape) else {
         return Some(format!(
             "Illegal matrix shape '{shape}' for instruction 'mma'"
         ));
     };
-    let acc = |t: &str| if t == ".f16" { nc / 2 } else { nc };
-    let want = [acc(d), na, nb, acc(c)];
+    if let Some(problem) = mma_layout(i, shape, a) {
+        return Some(problem);
+    }
+    let acc = |t: &str| if t == ".f16" { nc / 2 } else { *nc };
+    let want = [acc(d), *na, *nb, acc(c)];
     let got: Vec<Option<usize>> = (0..4).map(|k| vec_len(i.operands.get(k))).collect();
     if got.iter().zip(want).any(|(g, w)| g.is_some_and(|g| g != w)) {
         return Some("Argument vector size mismatch for instruction 'mma'".into());
@@ -1990,7 +2169,9 @@ fn wmma(i: &Inst) -> Option<String> {
     let differs = |k: usize, want: usize| vec_len(i.operands.get(k)).is_some_and(|g| g != want);
     match i.mods.first().map(String::as_str) {
         Some(".load") => {
-            let t = *types.last()?;
+            let Some(&t) = types.last() else {
+                return wrong_type();
+            };
             let want = match i.mods.get(1).map(String::as_str) {
                 Some(".a") => wmma_ab(shape, t).map(|(a, _)| a),
                 Some(".b") => wmma_ab(shape, t).map(|(_, b)| b),
@@ -2006,7 +2187,10 @@ fn wmma(i: &Inst) -> Option<String> {
             None
         }
         Some(".store") => {
-            let want = wmma_cd(shape, types.last()?);
+            let Some(&t) = types.last() else {
+                return wrong_type();
+            };
+            let want = wmma_cd(shape, t);
             let Some(want) = want else {
                 return wrong_type();
             };
@@ -2021,7 +2205,7 @@ fn wmma(i: &Inst) -> Option<String> {
             let (d, a, c) = match types.as_slice() {
                 [d, c] => (*d, ".f16", *c),
                 [d, a, _, c] => (*d, *a, *c),
-                _ => return None,
+                _ => return wrong_type(),
             };
             let (Some((na, nb)), Some(nd), Some(nc)) =
                 (wmma_ab(shape, a), wmma_cd(shape, d), wmma_cd(shape, c))

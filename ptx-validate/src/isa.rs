@@ -463,6 +463,18 @@ pub const MMIO_ACQUIRE: Need = Need::new(0, (9, 3));
 /// '256 bit wide load/store'` on every other space, generic excepted).
 pub const WIDE_256: Need = Need::new(100, (8, 8));
 
+/// The most static shared memory one kernel may declare (ptxas 13.5: `uses
+/// too much shared data`), measured by bisection on each target: 48 KiB on
+/// the plain and `f` targets, the whole opt-in shared memory on the `a`
+/// ones (227 KiB, 99 KiB on sm_120a and sm_121a).
+pub fn static_shared_limit(t: &Target) -> u64 {
+    match (t.suffix.as_str(), t.sm) {
+        ("a", 120 | 121) => 0x18c00,
+        ("a", _) => 0x38c00,
+        _ => 0xc000,
+    }
+}
+
 /// The state spaces an address may name, with their dots.
 pub fn is_space(m: &str) -> bool {
     matches!(

@@ -119,6 +119,20 @@ impl Parser<'_> {
     /// An integer literal, optionally negated, or `WARP_SZ` (declarations
     /// and directives take no other expression: `%r<4+4>` is a syntax error,
     /// `%r<WARP_SZ>` is not).
+    /// A parameter's element count as ptxas 13.5 keeps it: the literal's
+    /// 64 bits, refused from 2^32 to 2^63 (`Constant overflow`), else their
+    /// low 32 bits, so `[18446744073709551615]` is 4294967295 elements and
+    /// `[9223372036854775808]` is `[]`.
+    fn param_count(&mut self, pos: Pos, count: i128) -> u64 {
+        let bits = count as u64;
+        if (1 << 32..1 << 63).contains(&bits) {
+            self.errors
+                .push(Diag::error(pos, "Constant overflow".into()));
+            return u64::from(u32::MAX);
+        }
+        bits & u64::from(u32::MAX)
+    }
+
     fn int(&mut self) -> PResult<i128> {
         let neg = self.eat_punct('-');
         let pos = self.pos();
@@ -188,7 +202,17 @@ impl Parser<'_> {
         let mut lhs = self.binary_level(level + 1)?;
         while let Some(op) = self.operator_at(ops) {
             let pos = self.pos();
+            // ptxas reads a `0f` literal as an operand alone or in
+            // parentheses, never beside an operator (`0f3F800000+1`,
+            // `1+0f3F800000`, `-0f3F800000` are syntax errors; `0d` is not
+            // so limited).
+            if self.i > 0 && is_f32_bits(&self.toks[self.i - 1].tok) {
+                return Err(self.syntax_error());
+            }
             self.i += op.len();
+            if is_f32_bits(self.peek()) {
+                return Err(self.syntax_error());
+            }
             let rhs = self.binary_level(level + 1)?;
             lhs = self.fold(constexpr::binary(op, lhs, rhs), pos)?;
         }
@@ -223,6 +247,9 @@ impl Parser<'_> {
         match self.peek().clone() {
             Tok::Punct(c @ ('-' | '+' | '~' | '!')) => {
                 self.bump();
+                if is_f32_bits(self.peek()) {
+                    return Err(self.syntax_error());
+                }
                 let v = self.unary_expr()?;
                 self.fold(constexpr::unary(c, v), pos)
             }
@@ -555,7 +582,9 @@ impl Parser<'_> {
             array = Some(if self.is_punct(']') {
                 0
             } else {
-                self.int()?.clamp(0, u32::MAX as i128) as u64
+                let pos = self.pos();
+                let count = self.int()?;
+                self.param_count(pos, count)
             });
             self.expect_punct(']')?;
         }
@@ -921,6 +950,8 @@ impl Parser<'_> {
                     self.bump();
                     let off = self.int_expr()?;
                     OpKind::SymOffset(name, off)
+                } else if comp.is_none() && self.eat_punct('[') {
+                    self.element(name)?
                 } else {
                     OpKind::Name {
                         name,
@@ -986,6 +1017,30 @@ impl Parser<'_> {
         Ok(op)
     }
 
+    /// After `name[`: a register, a register plus a constant, or a
+    /// constant, then `]`.
+    fn element(&mut self, name: String) -> PResult<OpKind> {
+        let mut index = None;
+        let mut offset = 0;
+        match self.peek().clone() {
+            Tok::Ident(reg) if reg != WARP_SIZE_NAME && reg != "_" => {
+                self.bump();
+                index = Some(reg);
+                if self.eat_punct('+') {
+                    offset = self.int_expr()?;
+                }
+            }
+            t if constexpr::starts_expression(&t) => offset = self.int_expr()?,
+            _ => return Err(self.syntax_error()),
+        }
+        self.expect_punct(']')?;
+        Ok(OpKind::Element {
+            name,
+            index,
+            offset,
+        })
+    }
+
     /// After `[`: `reg`, `reg+imm`, `reg+-imm`, `sym+imm`, `imm`, and the
     /// tensor form `tmap, {c0, c1}`; `imm` is a constant expression
     /// (`[%rd14+4+1]`). `reg-imm` is a syntax error, as in ptxas.
@@ -1014,6 +1069,10 @@ impl Parser<'_> {
             extra,
         })
     }
+}
+
+fn is_f32_bits(t: &Tok) -> bool {
+    matches!(t, Tok::Float(FloatLit::F32Bits(_)))
 }
 
 /// `.version 8.0` lexes as a decimal float; re-read the digits as written so

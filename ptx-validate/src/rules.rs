@@ -230,6 +230,20 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
         }
         return;
     }
+    let with_elements;
+    let i = if i
+        .operands
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Element { .. }))
+    {
+        let Some(copy) = array_elements(cx, i) else {
+            return;
+        };
+        with_elements = copy;
+        &with_elements
+    } else {
+        i
+    };
     // Special registers only in mov and cvt.
     if !matches!(op, "mov" | "cvt") {
         for o in &i.operands {
@@ -257,6 +271,20 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
                 cx.error(
                     o.pos,
                     format!("Special register '{b}' as an address (ptxas 13.5 crashes on it)"),
+                );
+                return;
+            }
+            // A kernel's prefetch (but of a tensor map) crashes ptxas on
+            // it too; mbarrier and a tensor address (`[%tid, {%r1, %r2}]`)
+            // are errors. cp.async, ldmatrix and stmatrix assemble.
+            let tensor = matches!(&o.kind, OpKind::Addr { extra, .. } if !extra.is_empty());
+            let refused = tensor
+                || op == "mbarrier"
+                || (matches!(op, "prefetch" | "prefetchu") && !i.has(".tensormap"));
+            if cx.in_kernel && refused && matches!(cx.resolve(b), Res::Special(_)) {
+                cx.error(
+                    o.pos,
+                    format!("Special register argument not allowed for instruction '{op}'"),
                 );
                 return;
             }
@@ -388,9 +416,15 @@ fn guard(cx: &mut Cx, g: &Operand) {
     }
 }
 
-fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
+pub(crate) fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
     match &o.kind {
         OpKind::Name { name, .. } | OpKind::SymOffset(name, _) => f(name, o.pos),
+        OpKind::Element { name, index, .. } => {
+            f(name, o.pos);
+            if let Some(r) = index {
+                f(r, o.pos);
+            }
+        }
         OpKind::Addr { base, extra, .. } => {
             if let Some(b) = base {
                 f(b, o.pos);
@@ -406,6 +440,61 @@ fn each_name(o: &Operand, f: &mut dyn FnMut(&str, crate::lexer::Pos)) {
         }
         _ => {}
     }
+}
+
+/// `i` with its array elements (`arr[4]`, `arr[%r1+4]`) as ptxas reads
+/// them: the address of a load (`ld`, `ldu`) or a store, or the variable
+/// itself for `mov` and `cvta`; anywhere else ptxas refuses them. The
+/// array and the index are checked here; `None` after an error.
+fn array_elements(cx: &mut Cx, i: &Inst) -> Option<Inst> {
+    let mut copy = i.clone();
+    for (k, o) in copy.operands.iter_mut().enumerate() {
+        let OpKind::Element {
+            name,
+            index,
+            offset,
+        } = &o.kind
+        else {
+            continue;
+        };
+        if !matches!(cx.resolve(name), Res::Var(v) if v.array.is_some()) {
+            cx.error(o.pos, "Array indexing on non-array".into());
+            return None;
+        }
+        if let Some(Res::Reg(r)) = index.as_deref().map(|r| cx.resolve(r)) {
+            if matches!(
+                isa::type_info(&r.ty),
+                Some((Kind::Float | Kind::Half | Kind::Pred, _))
+            ) {
+                let reg = index.as_deref().unwrap_or_default();
+                cx.error(
+                    o.pos,
+                    format!(
+                        "Illegal to use symbol '{reg}' of type {} as array index. Use integer or bit only.",
+                        r.ty
+                    ),
+                );
+                return None;
+            }
+        }
+        o.kind = match (i.opcode.as_str(), k) {
+            ("ld" | "ldu", 1) | ("st", 0) => OpKind::Addr {
+                base: Some(name.clone()),
+                offset: *offset,
+                extra: Vec::new(),
+            },
+            ("mov" | "cvta", 1) => OpKind::Name {
+                name: name.clone(),
+                comp: None,
+                negated: false,
+            },
+            _ => {
+                mismatch(cx, i);
+                return None;
+            }
+        };
+    }
+    Some(copy)
 }
 
 fn mismatch(cx: &mut Cx, i: &Inst) {
@@ -440,6 +529,11 @@ fn fits(cx: &Cx, o: &Operand, e: E) -> bool {
         (E::Dst(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, fit), OpKind::Name { name, .. }) => reg_fits(name, t, fit),
         (E::Src(t, _), OpKind::Int(_)) => !t.0.is_float(),
+        // `var+4` is an address constant: an integer immediate to ptxas
+        // (`add.u64 %rd1, sm+4, 1`), where a plain `var` must be a register.
+        (E::Src(t, _), OpKind::SymOffset(name, _)) => {
+            !t.0.is_float() && matches!(cx.resolve(name), Res::Var(_))
+        }
         // A float literal feeds a float type; a bit type takes only a
         // literal of its own width: `0f...` for .b32, and `0d...` or a
         // decimal like `1.5` (a double to ptxas) for .b64.
@@ -674,7 +768,7 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     // none; integer to integer and float widening none.
     let tf32 = i.has(".tf32");
     let problem = if tf32 {
-        None
+        tf32_conversion(cx, i)
     } else if int(dt) && int(st) {
         (float_rnd || int_rnd).then(illegal)
     } else if int(dt) && from_float {
@@ -699,6 +793,44 @@ fn cvt(cx: &mut Cx, i: &Inst) {
     }
 }
 
+/// `cvt` into `.tf32`, measured with ptxas 13.5: from `.f32` only (and
+/// never from `.tf32`), into a 32-bit integer register, rounded `.rna`, or
+/// `.rn`/`.rz` (sm_90, `newer_features`), `.relu` only with the latter.
+fn tf32_conversion(cx: &Cx, i: &Inst) -> Option<String> {
+    let types: Vec<&str> = i
+        .mods
+        .iter()
+        .filter(|m| isa::is_type(m))
+        .map(String::as_str)
+        .collect();
+    if types != [".tf32", ".f32"] {
+        return Some("Unexpected instruction types specified for 'cvt'".into());
+    }
+    if let OpKind::Name { name, .. } = &i.operands[0].kind {
+        if matches!(cx.resolve(name), Res::Reg(r) if isa::type_info(&r.ty).is_some_and(|t| t.0.is_float()))
+        {
+            return Some("Arguments mismatch for instruction 'cvt'".into());
+        }
+    }
+    let rounding = i.mods.iter().find(|m| {
+        matches!(
+            m.as_str(),
+            ".rn" | ".rz" | ".rm" | ".rp" | ".rna" | ".rs" | ".rni" | ".rzi" | ".rmi" | ".rpi"
+        )
+    });
+    match rounding.map(String::as_str) {
+        None => Some("Rounding modifier required for instruction 'cvt'".into()),
+        Some(".rs") => {
+            Some("Illegal modifier '.rs' for instruction 'cvt' with type '.tf32.f32'".into())
+        }
+        Some(".rna") if i.has(".relu") => {
+            Some("Modifier '.relu' cannot be combined with modifier '.rna'".into())
+        }
+        Some(".rna" | ".rn" | ".rz") => None,
+        Some(_) => Some("Illegal rounding modifier for instruction 'cvt'".into()),
+    }
+}
+
 fn cvta(cx: &mut Cx, i: &Inst) {
     let Some((_, t)) = inst_type(i) else {
         return mismatch(cx, i);
@@ -709,6 +841,25 @@ fn cvta(cx: &mut Cx, i: &Inst) {
     let s = E::Src(t, Fit::Exact);
     if !fits(cx, &i.operands[0], E::Dst(t, Fit::Exact)) || !fits(cx, &i.operands[1], s) {
         return mismatch(cx, i);
+    }
+    // A variable (`sm`, `sm+4`) converts from its own space only.
+    let var = match &i.operands[1].kind {
+        OpKind::Name { name, .. } | OpKind::SymOffset(name, _) => match cx.resolve(name) {
+            Res::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(v) = var {
+        let space = i.mods.iter().find(|m| isa::is_space(m));
+        let base = |m: &str| m.split("::").next().unwrap_or("").to_string();
+        if !i.has(".to") && space.is_some_and(|m| base(m) != base(&v.space)) {
+            cx.error(
+                i.pos,
+                "State space mismatch between instruction and address in instruction 'cvta'".into(),
+            );
+            return;
+        }
     }
     if t.1 == 32 {
         abi32(cx, i);
@@ -1304,11 +1455,34 @@ fn newer_features(cx: &mut Cx, i: &Inst) {
             }
             if any(".e4m3") || any(".e5m2") {
                 cx.need("mma with .e4m3/.e5m2", Need::new(89, (8, 4)), pos, false);
+                // The .m16n8k16 shape and an f16 accumulator came in 8.7.
+                if i.has(".m16n8k16") || i.has(".f16") {
+                    cx.need(
+                        "mma with .e4m3/.e5m2 at .m16n8k16 or into .f16",
+                        Need::new(89, (8, 7)),
+                        pos,
+                        false,
+                    );
+                }
             }
         }
         "cvt" => {
             if i.has(".tf32") {
                 cx.need(".tf32", Need::new(80, (7, 0)), pos, false);
+                let nearest_or_zero = i.has(".rn") || i.has(".rz");
+                if nearest_or_zero {
+                    cx.need("cvt.rn/.rz.tf32", Need::new(90, (7, 8)), pos, false);
+                }
+                if i.has(".satfinite") && nearest_or_zero {
+                    cx.need(
+                        "cvt.rn/.rz.satfinite.tf32",
+                        Need::new(100, (8, 6)),
+                        pos,
+                        false,
+                    );
+                } else if i.has(".satfinite") {
+                    cx.need("cvt.rna.satfinite.tf32", Need::new(80, (8, 1)), pos, false);
+                }
             }
             if any(".e4m3") || any(".e5m2") {
                 // PTX 8.1 introduced them for sm_89; sm_90 had them from 7.8.
@@ -1516,6 +1690,24 @@ fn tensor(cx: &mut Cx, i: &Inst) {
                 i.pos,
                 format!("Arguments mismatch for instruction '{name}'"),
             );
+            return;
+        }
+        // The immediates: A's and B's scales (arguments 4 and 5) are 1 or
+        // -1, the transposes after them 0 or 1.
+        for (k, o) in i.operands.iter().enumerate().skip(4) {
+            let OpKind::Int(v) = o.kind else { continue };
+            let (ok, expected) = if k < 6 {
+                (v == 1 || v == -1, "-1 or 1")
+            } else {
+                (v == 0 || v == 1, "0 or 1")
+            };
+            if !ok {
+                cx.error(
+                    o.pos,
+                    format!("Argument {k} of instruction 'wgmma.mma_async with floating point types': unexpected value '{v}', expected to be {expected}"),
+                );
+                return;
+            }
         }
     }
 }

@@ -420,6 +420,38 @@ fn headers_and_directives_as_ptxas_reads_them() {
             false,
             module("", ".param .align 64 .b8 p[4294967296]", "9.0"),
         ),
+        // A `.version` below the target's floor is judged at the first
+        // directive after the header: an empty module passes (nvcc's PTX
+        // of a host-only program), one with a variable does not.
+        (
+            true,
+            ".version 6.3\n.target sm_90\n.address_size 64\n".to_string(),
+        ),
+        (
+            false,
+            ".version 6.3\n.target sm_90\n.address_size 64\n.global .u32 g;\n".to_string(),
+        ),
+        // A module's `.shared` variable counts towards a kernel's 48 KiB
+        // only when the kernel names it.
+        (true, module(".shared .align 4 .b8 s[49153];", "", "8.0")),
+        // Laid out as 32-bit offsets at each parameter's alignment: the
+        // padding counts, and the end wraps past 4 GiB.
+        (
+            false,
+            module("", ".param .b8 p[4337], .param .align 16 .b8 q[8]", "8.0"),
+        ),
+        (
+            true,
+            module("", ".param .b8 p[4294967295], .param .u32 q", "8.0"),
+        ),
+        (
+            false,
+            module(
+                "",
+                ".param .b8 p[4294967295], .param .align 16 .b8 q[4353]",
+                "8.0",
+            ),
+        ),
         // Seeds 301-305: a linkage twice, a directive without its value.
         (
             false,
