@@ -144,9 +144,10 @@ struct RunArgs {
     /// Define a preprocessor macro: `-D NAME` or `-D NAME=VALUE`.
     #[arg(short = 'D', value_name = "NAME[=VAL]")]
     defines: Vec<String>,
-    /// What runs the kernel.
-    #[arg(long, value_enum, default_value = "interp")]
-    engine: EngineArg,
+    /// What runs the kernel (default: `interp`, or `emu` for a `.ptx` file,
+    /// which the interpreter cannot read).
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
     /// Contract `a * b + c` into one fused multiply-add, as `kernelc` does
     /// when compiling (default true).
     #[arg(long, value_name = "true|false",
@@ -529,6 +530,13 @@ fn expand_specs(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
 
 fn run_run(args: RunArgs) -> Result<(), String> {
     let target = Target::parse(&args.arch).map_err(|e| format!("error: {e}"))?;
+    let engine = match args.engine {
+        Some(EngineArg::Interp) => kernelc::run::Engine::Interp,
+        Some(EngineArg::Emu) => kernelc::run::Engine::Emu,
+        Some(EngineArg::Gpu) => kernelc::run::Engine::Gpu,
+        None if kernelc::run::is_ptx_file(&args.input) => kernelc::run::Engine::Emu,
+        None => kernelc::run::Engine::Interp,
+    };
     let req = kernelc::run::RunRequest {
         input: args.input,
         kernel: args.kernel,
@@ -543,11 +551,7 @@ fn run_run(args: RunArgs) -> Result<(), String> {
         include_dirs: args.src.include_dirs.clone(),
         pre_includes: args.src.pre_includes.clone(),
         std: args.src.std()?,
-        engine: match args.engine {
-            EngineArg::Interp => kernelc::run::Engine::Interp,
-            EngineArg::Emu => kernelc::run::Engine::Emu,
-            EngineArg::Gpu => kernelc::run::Engine::Gpu,
-        },
+        engine,
         max_steps: args.max_steps.unwrap_or(kir_interp::DEFAULT_MAX_STEPS),
         max_launch_steps: args.max_steps.unwrap_or(u64::MAX),
         args: args.args,

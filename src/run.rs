@@ -805,6 +805,12 @@ fn ptx_entries(file: &str, ptx: &str) -> Vec<KernelName> {
     out
 }
 
+/// Whether `input` is read as PTX (by its extension), which only the
+/// emulator and the GPU run.
+pub fn is_ptx_file(input: &Path) -> bool {
+    input.extension().is_some_and(|e| e == "ptx")
+}
+
 /// Compiles (or reads) the program, binds the arguments and runs the kernel.
 /// Errors come back rendered, ready for stderr.
 pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
@@ -819,8 +825,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
                 .into(),
         );
     }
-    let is_ptx = req.input.extension().is_some_and(|e| e == "ptx");
-    if is_ptx && req.engine == Engine::Interp {
+    if is_ptx_file(&req.input) && req.engine == Engine::Interp {
         return Err(format!(
             "error: `{}` is PTX, which the IR interpreter cannot run: use `--engine emu` (the PTX emulator) or `--engine gpu`\n",
             req.input.display()

@@ -1336,6 +1336,24 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
         err.contains("block (0,0,0), thread (0,0,0), at PTX line 11"),
         "{err}"
     );
+    // Without `--engine`, a `.ptx` file runs on the emulator (the same
+    // fault); the interpreter, asked for, refuses it.
+    let launch = [
+        "--kernel",
+        "wrong",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "u32[]:zeros:4",
+    ];
+    let by_default = fails(&[&["run", ptx.as_str()][..], &launch].concat());
+    assert_eq!(by_default, err);
+    let interp = fails(&[&["run", ptx.as_str(), "--engine", "interp"][..], &launch].concat());
+    assert!(
+        interp.contains("is PTX, which the IR interpreter cannot run"),
+        "{interp}"
+    );
 }
 
 /// The f16 value of a small integer, through its bits (as the samples
