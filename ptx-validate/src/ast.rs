@@ -16,6 +16,11 @@ pub struct Module {
     pub target: Vec<(String, Pos)>,
     pub address_size: Option<(u32, Pos)>,
     pub items: Vec<Item>,
+    /// Whether anything follows the header (`.version`, `.target`,
+    /// `.address_size`): a variable, a function, or a directive the checks
+    /// skip (`.file`, `.section`, `.pragma`). ptxas judges the version
+    /// against the target at the first such, so a module without one passes.
+    pub has_body: bool,
     /// Errors found while reading that do not stop ptxas's parser
     /// (`Constant overflow`, `Constant expression type mismatch`); the
     /// checks report them with their own.

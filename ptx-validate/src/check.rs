@@ -236,7 +236,7 @@ impl<'a> Cx<'a> {
                     // ptxas 13.5 judges the pair when it reads the first
                     // directive after the header: a module with nothing
                     // else (nvcc's PTX of a host-only program) passes.
-                    if m.version.is_some() && self.version < floor && !m.items.is_empty() {
+                    if m.version.is_some() && self.version < floor && m.has_body {
                         self.diags.push(Diag::error(
                             *pos,
                             format!(

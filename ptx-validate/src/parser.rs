@@ -392,23 +392,28 @@ impl Parser<'_> {
                         let v = self.int()?;
                         m.address_size = Some((v.clamp(0, 1024) as u32, pos));
                     }
-                    ".file" | ".loc" => {
+                    // `.loc` belongs inside a function (a syntax error here).
+                    ".file" => {
                         self.bump();
+                        m.has_body = true;
                         self.skip_line(pos.line);
                     }
                     ".section" => {
+                        m.has_body = true;
                         self.bump();
                         seen_other = true;
                         self.bump();
                         self.skip_braced()?;
                     }
                     ".pragma" => {
+                        m.has_body = true;
                         self.bump();
                         self.bump();
                         self.expect_punct(';')?;
                     }
                     _ => {
                         seen_other = true;
+                        m.has_body = true;
                         self.top_item(&mut m)?;
                     }
                 },

@@ -431,6 +431,20 @@ fn headers_and_directives_as_ptxas_reads_them() {
             false,
             ".version 6.3\n.target sm_90\n.address_size 64\n.global .u32 g;\n".to_string(),
         ),
+        // Directives the checks skip count as that first directive too.
+        (
+            false,
+            ".version 6.3\n.target sm_90\n.address_size 64\n.file 1 \"a.cu\"\n".to_string(),
+        ),
+        (
+            false,
+            ".version 6.3\n.target sm_90\n.address_size 64\n.pragma \"nounroll\";\n".to_string(),
+        ),
+        // `.loc` belongs inside a function.
+        (
+            false,
+            ".version 8.0\n.target sm_90\n.address_size 64\n.loc 1 2 3\n".to_string(),
+        ),
         // A module's `.shared` variable counts towards a kernel's 48 KiB
         // only when the kernel names it.
         (true, module(".shared .align 4 .b8 s[49153];", "", "8.0")),
