@@ -232,6 +232,20 @@ fn emulate(ptx: &Path, kernel: &str, grid: &str, block: &str, args: &[&str]) -> 
     stdout(&o)
 }
 
+/// Runs `kernel` (a name and `kernelc run` arguments) from kernelc's PTX
+/// and from nvcc's on the emulator with the launch options `shape`; the
+/// buffers must be equal.
+fn assert_same_launch(
+    dir: &Path,
+    (ours, theirs): (&Path, &Path),
+    kernel: (&str, &[&str]),
+    shape: &[&str],
+) {
+    let a = common::launch_buffers(ours, "emu", kernel, &dir.join("a"), shape);
+    let b = common::launch_buffers(theirs, "emu", kernel, &dir.join("b"), shape);
+    assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+}
+
 #[test]
 fn templated_kernels_compute_what_nvccs_ptx_computes() {
     let dir = scratch("templates-runs");
@@ -793,9 +807,7 @@ fn traits_chosen_policies_are_nvccs() {
     let theirs_ptx = dir.join("theirs.ptx");
     std::fs::write(&theirs_ptx, theirs).unwrap();
     for kernel in launches {
-        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
-        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
-        assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
 
@@ -814,15 +826,13 @@ fn cast_template_arguments_are_nvccs() {
     assert_eq!(entries(&ours), BTreeSet::from([name.to_string()]));
     let kernel = (name, &["i32[]:zeros:32", "i32[]:zeros:3"][..]);
     let shape = ["--grid", "1", "--block", "32"];
-    let mine = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
     let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "cast_arguments.cu") else {
         return;
     };
     assert_eq!(entries(&theirs), BTreeSet::from([name.to_string()]));
     let theirs_ptx = dir.join("theirs.ptx");
     std::fs::write(&theirs_ptx, theirs).unwrap();
-    let nv = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
-    assert_eq!(mine, nv, "kernelc's PTX and nvcc's disagree");
+    assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
 }
 
 /// Kernel instances launched from host function templates whose value
@@ -862,10 +872,7 @@ fn instances_through_deduced_value_and_pack_frames_are_nvccs() {
     ];
     for (name, args, grid) in launches {
         let shape = ["--grid", grid, "--block", "32"];
-        let kernel = (name, args);
-        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
-        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
-        assert_eq!(a, b, "{}: kernelc's PTX and nvcc's disagree", kernel.0);
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (name, args), &shape);
     }
 }
 
@@ -892,8 +899,6 @@ fn constexpr_instances_are_constant_where_their_callers_need_them() {
     let shape = ["--grid", "1", "--block", "32"];
     for name in names {
         let kernel = (name, &["i32[]:rand:32:1", "i32[]:zeros:32"][..]);
-        let a = common::launch_buffers(&ours_ptx, "emu", kernel, &dir.join("a"), &shape);
-        let b = common::launch_buffers(&theirs_ptx, "emu", kernel, &dir.join("b"), &shape);
-        assert_eq!(a, b, "{name}: kernelc's PTX and nvcc's disagree");
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
