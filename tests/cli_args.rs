@@ -206,24 +206,29 @@ fn a_bad_macro_name_is_reported_against_the_command_line() {
     }
 }
 
+/// A `.ptx` file runs on the emulator by default; the IR interpreter,
+/// asked for, refuses it and names the engines that run PTX (never lexing
+/// it as CUDA).
 #[test]
-fn running_ptx_needs_a_ptx_engine() {
+fn running_ptx_takes_a_ptx_engine() {
     let dir = scratch("ptxrun");
     std::fs::write(dir.join("k.cu"), GOOD).unwrap();
     assert_ok(&kernelc_in(&dir, &[b"k.cu", b"-o", b"k.ptx"]), "compile");
+    let launch: [&[u8]; 8] = [
+        b"k.ptx",
+        b"--kernel",
+        b"k",
+        b"--grid",
+        b"1",
+        b"--block",
+        b"1",
+        b"i32[]:zeros:1",
+    ];
+    let by_default = kernelc_in(&dir, &[&[&b"run"[..]][..], &launch].concat());
+    assert_ok(&by_default, "run on the emulator");
     let out = kernelc_in(
         &dir,
-        &[
-            b"run",
-            b"k.ptx",
-            b"--kernel",
-            b"k",
-            b"--grid",
-            b"1",
-            b"--block",
-            b"1",
-            b"i32[]:zeros:1",
-        ],
+        &[&[&b"run"[..], b"--engine", b"interp"][..], &launch].concat(),
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
