@@ -1312,11 +1312,7 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
 }
 ",
     );
-    let err = fails(&[
-        "run",
-        &ptx,
-        "--engine",
-        "emu",
+    let launch = [
         "--kernel",
         "wrong",
         "--grid",
@@ -1324,7 +1320,8 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
         "--block",
         "4",
         "u32[]:zeros:4",
-    ]);
+    ];
+    let err = fails(&[&["run", ptx.as_str(), "--engine", "emu"][..], &launch].concat());
     assert!(
         err.contains("kernel fault: ld.shared.u32: wrong state space:"),
         "{err}"
@@ -1338,15 +1335,6 @@ fn emu_reports_a_wrong_space_access_at_its_ptx_line() {
     );
     // Without `--engine`, a `.ptx` file runs on the emulator (the same
     // fault); the interpreter, asked for, refuses it.
-    let launch = [
-        "--kernel",
-        "wrong",
-        "--grid",
-        "1",
-        "--block",
-        "4",
-        "u32[]:zeros:4",
-    ];
     let by_default = fails(&[&["run", ptx.as_str()][..], &launch].concat());
     assert_eq!(by_default, err);
     let interp = fails(&[&["run", ptx.as_str(), "--engine", "interp"][..], &launch].concat());

@@ -148,14 +148,7 @@ mod tests {
 
     #[test]
     fn packed_halves_and_relu() {
-        let s16 = Ty {
-            kind: crate::program::Kind::S,
-            bits: 16,
-        };
-        let u16 = Ty {
-            kind: crate::program::Kind::U,
-            bits: 16,
-        };
+        let (s16, u16) = (Ty::parse(".s16").unwrap(), Ty::parse(".u16").unwrap());
         // Each half wraps on its own: 0x7fff + 1 and 0xffff + 1.
         assert_eq!(
             int_lanes(IntOp::Add, s16, false, 0xffff_7fff, 0x0001_0001),
