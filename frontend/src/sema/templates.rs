@@ -196,22 +196,29 @@ impl Checker {
                     continue;
                 }
             };
-            let before = self.diags.len();
-            self.tmpl.depth = depth;
             self.item = usize::MAX;
-            let checked = self.function(&decl, 0);
-            functions.push(self.keep_if_constexpr(&decl, checked));
-            let origin = self.tmpl.origin.get(&decl.name).copied();
-            if let Some(at) = origin {
-                for d in &mut self.diags[before..] {
-                    if d.severity == crate::diag::Severity::Error {
-                        let label = format!("in `{}`, instantiated here", decl.name);
-                        d.labels.push((at, label));
-                    }
+            functions.push(self.instance_body(&decl, depth));
+        }
+        self.tmpl.depth = 0;
+    }
+
+    /// Checks an instance's body at instantiation depth `depth` (which it
+    /// leaves set); an error inside it is labelled with where it was
+    /// instantiated.
+    fn instance_body(&mut self, decl: &ast::FunctionDecl, depth: usize) -> crate::typed::Function {
+        let before = self.diags.len();
+        self.tmpl.depth = depth;
+        let checked = self.function(decl, 0);
+        let checked = self.keep_if_constexpr(decl, checked);
+        if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
+            for d in &mut self.diags[before..] {
+                if d.severity == crate::diag::Severity::Error {
+                    let label = format!("in `{}`, instantiated here", decl.name);
+                    d.labels.push((origin, label));
                 }
             }
         }
-        self.tmpl.depth = 0;
+        checked
     }
 
     /// Checks the body of `name` now if it is a `constexpr` instance still
@@ -234,19 +241,9 @@ impl Checker {
         };
         let saved = std::mem::take(&mut self.func);
         let item = std::mem::replace(&mut self.item, usize::MAX);
-        let outer = std::mem::replace(&mut self.tmpl.depth, depth);
+        let outer = self.tmpl.depth;
         self.tmpl.eager += 1;
-        let before = self.diags.len();
-        let checked = self.function(&decl, 0);
-        let checked = self.keep_if_constexpr(&decl, checked);
-        if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
-            for d in &mut self.diags[before..] {
-                if d.severity == crate::diag::Severity::Error {
-                    let label = format!("in `{}`, instantiated here", decl.name);
-                    d.labels.push((origin, label));
-                }
-            }
-        }
+        let checked = self.instance_body(&decl, depth);
         self.tmpl.eager -= 1;
         self.tmpl.depth = outer;
         self.item = item;
