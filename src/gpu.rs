@@ -18,6 +18,9 @@ use cudarc::driver::sys;
 use ptx_emu::{self as emu, Bound, KernelArg};
 use std::ffi::{c_void, CString};
 
+#[cfg(unix)]
+mod stdout_capture;
+
 /// The hint every "cannot use the GPU" error ends with.
 const HINT: &str =
     "  = help: run without a GPU with `--engine emu` (the PTX emulator) or `--engine interp`\n";
@@ -257,6 +260,9 @@ pub struct Launch<'a> {
     pub shared_bytes: u32,
     /// `--time N`: after the checked launch, time `N` more launches.
     pub time_launches: u32,
+    /// Return what the kernel's `printf` printed ([`Output::printed`])
+    /// instead of letting the driver write it to standard output.
+    pub capture_printf: bool,
 }
 
 /// What a GPU launch leaves: each argument's final buffer (`None` for
@@ -266,6 +272,40 @@ pub struct Output {
     pub buffers: Vec<Option<Vec<u8>>>,
     pub device: String,
     pub median_ms: Option<f64>,
+    /// With [`Launch::capture_printf`], what the first launch printed.
+    pub printed: Option<String>,
+}
+
+/// Why a GPU launch gave no output.
+#[derive(Debug)]
+pub enum RunError {
+    /// Nothing ran, or the driver failed around the kernel (no driver,
+    /// a PTX the JIT rejects, a bad argument, an allocation).
+    Setup(String),
+    /// The kernel started and the driver reported an error when it
+    /// finished (an illegal address, a trap, a misaligned access): the
+    /// driver says neither the thread nor the instruction.
+    Fault(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Setup(m) | RunError::Fault(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for RunError {
+    fn from(message: String) -> RunError {
+        RunError::Setup(message)
+    }
+}
+
+impl From<RunError> for String {
+    fn from(e: RunError) -> String {
+        e.to_string()
+    }
 }
 
 /// The primary context of device 0, current while this lives.
@@ -417,7 +457,7 @@ impl Event {
 // Long: the driver calls of one launch in order (load, buffers, launch,
 // timing, copies back), each with its SAFETY comment; splitting them
 // would spread the resources' lifetimes over several functions.
-pub fn run(launch: &Launch) -> Result<Output, String> {
+pub fn run(launch: &Launch) -> Result<Output, RunError> {
     probe()?;
     let bound = emu::bind_params(launch.ptx, launch.kernel, launch.args)
         .map_err(|e| format!("error: {e}\n"))?;
@@ -457,7 +497,8 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
                     "error: argument {k} is a tensor map, but parameter {k} of `{}` is not a \
                      by-value `CUtensorMap` (a 128-byte `.param` aggregate)\n",
                     launch.kernel
-                ));
+                )
+                .into());
             }
             let mut ptr: sys::CUdeviceptr = 0;
             // SAFETY: a valid out-pointer.
@@ -488,7 +529,8 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
             Bound::Texture(_) => {
                 return Err(format!(
                     "error: argument {k} is a texture or surface object, which the GPU engine cannot create yet\n"
-                ))
+                )
+                .into())
             }
         }
     }
@@ -539,8 +581,7 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
     };
 
     upload(&buffers)?;
-    launch_once()?;
-    sync("running the kernel (cuCtxSynchronize)")?;
+    let printed = launch_checked(launch.capture_printf, &mut launch_once)?;
     let mut results = Vec::with_capacity(buffers.len());
     for b in &buffers {
         results.push(match b {
@@ -591,7 +632,36 @@ pub fn run(launch: &Launch) -> Result<Output, String> {
         buffers: results,
         device,
         median_ms,
+        printed,
     })
+}
+
+/// The first launch and its synchronization, whose failure is the
+/// kernel's fault; with `capture`, fd 1 is captured around both, so what
+/// the driver prints for the kernel's `printf` at the synchronization
+/// comes back.
+fn launch_checked(
+    capture: bool,
+    launch_once: &mut dyn FnMut() -> Result<(), String>,
+) -> Result<Option<String>, RunError> {
+    #[cfg(unix)]
+    let capture = if capture {
+        Some(stdout_capture::Capture::start()?)
+    } else {
+        None
+    };
+    launch_once()?;
+    // SAFETY: a plain driver call on the current context.
+    let r = unsafe { sys::cuCtxSynchronize() };
+    #[cfg(unix)]
+    let printed = capture.map(stdout_capture::Capture::finish).transpose()?;
+    #[cfg(not(unix))]
+    let printed = {
+        let _ = capture;
+        None
+    };
+    check(r, "running the kernel (cuCtxSynchronize)").map_err(RunError::Fault)?;
+    Ok(printed)
 }
 
 /// The median (the mean of the two middle values for an even count).

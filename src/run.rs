@@ -1075,6 +1075,8 @@ fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
         block: req.block,
         shared_bytes: req.shared_bytes,
         time_launches: req.time,
+        // The driver prints to standard output, where the CLI prints.
+        capture_printf: false,
     })?;
     let args = with_param_buffers(&parsed, out.buffers);
     Ok(RunResult {

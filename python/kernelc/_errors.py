@@ -59,15 +59,20 @@ class CompileError(Exception):
 class KernelFault(Exception):
     """A kernel faulted while running (an access out of bounds, a
     misaligned address, a trap, too many steps). ``str(e)`` shows the
-    faulting source line; the fields say where it happened."""
+    faulting source line; the fields say where it happened.
+
+    On ``engine="gpu"`` the driver reports the fault without its thread or
+    instruction: the same launch then runs on the interpreter, which
+    locates it when every array came from the host. ``block`` and ``thread`` are
+    ``None`` when the fault could not be located."""
 
     def __init__(
         self,
         rendered: str,
         engine: str,
         kernel: str,
-        block: Sequence[int],
-        thread: Sequence[int],
+        block: Optional[Sequence[int]],
+        thread: Optional[Sequence[int]],
         file: Optional[str],
         line: Optional[int],
         column: Optional[int],
@@ -77,8 +82,8 @@ class KernelFault(Exception):
         self.rendered = rendered
         self.engine = engine
         self.kernel = kernel
-        self.block = tuple(block)
-        self.thread = tuple(thread)
+        self.block = None if block is None else tuple(block)
+        self.thread = None if thread is None else tuple(thread)
         self.file = file
         self.line = line
         """The source line of the faulting instruction (the interpreter

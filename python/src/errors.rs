@@ -66,8 +66,10 @@ pub struct FaultSite {
     pub rendered: String,
     pub engine: &'static str,
     pub kernel: String,
-    pub block: [u32; 3],
-    pub thread: [u32; 3],
+    /// Where the fault happened; `None` when the engine cannot say (a
+    /// fault the GPU reported and the emulator could not locate).
+    pub block: Option<[u32; 3]>,
+    pub thread: Option<[u32; 3]>,
     /// The source line (file, line, column) of the faulting instruction,
     /// when the engine knows it.
     pub source: Option<(String, usize, usize)>,

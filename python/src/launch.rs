@@ -307,8 +307,8 @@ fn run_interp(
                 rendered: kernelc::run::render_fault(&f, Some(&program.map)),
                 engine: "interp",
                 kernel: f.kernel.clone(),
-                block: f.block,
-                thread: f.thread,
+                block: Some(f.block),
+                thread: Some(f.thread),
                 source,
                 ptx_line: None,
             })))
@@ -345,8 +345,8 @@ fn run_emu(
             rendered: kernelc::run::render_emu_fault(&f, "<program> (as PTX)", &program.ptx),
             engine: "emu",
             kernel: f.kernel.clone(),
-            block: f.block,
-            thread: f.thread,
+            block: Some(f.block),
+            thread: Some(f.thread),
             source: f
                 .source
                 .as_ref()
@@ -375,11 +375,68 @@ fn run_gpu(
         block: req.block,
         shared_bytes: req.shared_mem,
         time_launches: 0,
+        // A notebook does not show the process's standard output.
+        capture_printf: true,
     })
-    .map_err(|m| Stop::Setup(m.trim_end().to_string()))?;
+    .map_err(|e| match e {
+        kernelc::gpu::RunError::Setup(m) => Stop::Setup(m.trim_end().to_string()),
+        kernelc::gpu::RunError::Fault(m) => gpu_fault(program, req, kernel, values, m.trim_end()),
+    })?;
+    let printed = out.printed.unwrap_or_default().into_bytes();
     let buffers = kernelc::run::with_param_buffers(values, out.buffers)
         .into_iter()
         .map(|(_, b)| b)
         .collect();
-    Ok((buffers, Vec::new(), 0))
+    Ok((buffers, printed, 0))
+}
+
+/// A fault the GPU reported. The driver names neither the thread nor the
+/// instruction, so when every array was copied from the host the same
+/// launch runs again on the interpreter, which names the source line,
+/// block and thread of the fault; arrays in GPU memory cannot be read
+/// there, and such a fault has no location.
+fn gpu_fault(
+    program: &Build,
+    req: &Request<'_>,
+    kernel: &str,
+    values: &[ArgValue],
+    driver_says: &str,
+) -> Stop {
+    let unlocated = |why: &str| {
+        Stop::Fault(Box::new(FaultSite {
+            rendered: format!("{driver_says}\n  = note: {why}"),
+            engine: "gpu",
+            kernel: kernel.to_string(),
+            block: None,
+            thread: None,
+            source: None,
+            ptx_line: None,
+        }))
+    };
+    if passes_device_addresses(program, kernel, values) {
+        return unlocated(
+            "an argument is in GPU memory, so the interpreter cannot run the launch to locate the fault",
+        );
+    }
+    match run_interp(program, req, kernel, values, kir_interp::DEFAULT_MAX_STEPS) {
+        Err(Stop::Fault(mut site)) => {
+            site.rendered = format!(
+                "{driver_says}\n  = note: the interpreter ran the same launch and located the fault:\n{}",
+                site.rendered
+            );
+            site.engine = "gpu";
+            Stop::Fault(site)
+        }
+        _ => unlocated("the interpreter ran the same launch without a fault"),
+    }
+}
+
+/// Whether a pointer parameter was given an address in GPU memory (an
+/// integer) rather than an array copied from the host.
+fn passes_device_addresses(program: &Build, kernel: &str, values: &[ArgValue]) -> bool {
+    find_kernel(program, kernel).is_ok_and(|k| {
+        k.params.iter().zip(values).any(|(p, v)| {
+            matches!(p.ty, CType::Pointer { .. }) && matches!(v, ArgValue::Scalar { .. })
+        })
+    })
 }

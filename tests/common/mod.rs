@@ -788,6 +788,7 @@ pub fn math_gpu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -
         block: [MATH_BLOCK, 1, 1],
         shared_bytes: 0,
         time_launches: 0,
+        capture_printf: false,
     };
     let out = kernelc::gpu::run(&launch).unwrap_or_else(|e| panic!("{kernel} on the GPU: {e}"));
     f64s(out.buffers[2].as_ref().unwrap())
