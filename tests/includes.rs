@@ -375,6 +375,50 @@ fn an_unknown_or_declined_header_is_a_located_error() {
     assert!(err.contains("is not supported by kernelc"), "{err}");
 }
 
+/// Thrust and CUB: host code may use them (W0009 at the first include,
+/// since nvcc's PTX would also hold their algorithms' kernels); device code
+/// that names them is refused where it does, pointing at the include, with
+/// no cascade of errors after it.
+#[test]
+fn template_libraries_serve_host_code_only() {
+    let host_only = "#include <thrust/device_vector.h>\n#include <thrust/reduce.h>\n\
+        #include <cub/device/device_reduce.cuh>\n\
+        typedef thrust::device_vector<float> Vec;\n\
+        __global__ void twice(float *p) { p[threadIdx.x] *= 2; }\n\
+        float total(Vec &v) { twice<<<1, 32>>>(thrust::raw_pointer_cast(v.data()));\n\
+        return thrust::reduce(v.begin(), v.end()); }\n";
+    let device_use = "#include <cub/cub.cuh>\n\
+        __global__ void sum(const float *in, float *out) {\n\
+        typedef cub::BlockReduce<float, 128> Reduce;\n\
+        __shared__ typename Reduce::TempStorage t;\n\
+        out[0] = Reduce(t).Sum(in[threadIdx.x]); }\n";
+    let dir = tree(
+        "libraries",
+        &[("host.cu", host_only), ("device.cu", device_use)],
+    );
+    let out = kernelc_in(&dir, &["host.cu", "-o", "host.ptx"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("warning[W0009]").count(), 2, "{err}");
+    assert!(
+        err.contains("host.cu:1:1") && err.contains("host.cu:3:1"),
+        "{err}"
+    );
+    let ptx = std::fs::read_to_string(dir.join("host.ptx")).unwrap();
+    assert!(ptx.contains(".entry _Z5twicePf("), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_90", "host.cu");
+
+    let err = fails(&dir, &["device.cu"]);
+    assert!(
+        err.contains(
+            "error[E0002]: `cub::BlockReduce` is from CUB, which kernelc does not compile"
+        ) && err.contains("device.cu:3:9")
+            && err.contains("CUB is included here"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error[").count(), 1, "{err}");
+}
+
 #[test]
 fn kernelc_run_reads_includes_too() {
     let main = format!("#include <v.h>\n{STORE_V}");

@@ -291,6 +291,12 @@ float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
         example: "// kernelc --memspace-assume-global\n__device__ int get(int *p) { return *p; }   // W0008 when a caller's pointer is unknown",
         fix: "Check that every pointer named is global; otherwise drop the flag.",
     },
+    W0009 {
+        title: "template library used by host code only",
+        explanation: "The program includes a header of Thrust or CUB, C++ template libraries whose headers kernelc does not read. Host code may use them, since kernelc skips host code. But when host code calls one of their algorithms (`thrust::transform`, `thrust::reduce`, a `thrust::device_vector`'s constructor, `cub::DeviceReduce::Sum`), nvcc instantiates the library's kernels for it, and its PTX holds them; kernelc's PTX holds the program's own kernels only. Device code that names the library is an error (E0002) where it does.",
+        example: "#include <thrust/device_vector.h>   // W0009\n__global__ void scale(float *p, float s) { p[threadIdx.x] *= s; }\nint main() { thrust::device_vector<float> v(256, 1.0f); scale<<<1, 256>>>(thrust::raw_pointer_cast(v.data()), 2.0f); }",
+        fix: "Nothing, when only the program's own kernels are needed from kernelc's PTX; compile with nvcc when the library's kernels are needed too. `-w` silences the warning.",
+    },
     W0099 {
         title: "other warning",
         explanation: "A warning without a more specific code, for example a `#pragma unroll` that is not followed by a loop and is therefore ignored.",

@@ -32,6 +32,16 @@ pub(crate) enum Header {
     /// Known, but its declarations (half types, cooperative groups, ...)
     /// are beyond kernelc: the reason for the diagnostic.
     Unsupported(&'static str),
+    /// A C++ template library (Thrust, CUB) whose headers kernelc does
+    /// not read. Host code may use it: host code is skipped. Device code
+    /// that names it is refused where it does (`namespace` is its
+    /// namespace), and the include warns (W0009) that the kernels its
+    /// algorithms instantiate for host code, which nvcc's PTX holds, are
+    /// not compiled.
+    Library {
+        name: &'static str,
+        namespace: &'static str,
+    },
 }
 
 /// The pseudo path of `<type_traits>`'s text in diagnostics.
@@ -427,12 +437,18 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: TYPE_TRAITS_PATH,
             text: type_traits,
         },
-        _ if name.starts_with("cub/")
-            || name.starts_with("thrust/")
-            || name.starts_with("cuda/")
+        _ if name.starts_with("thrust/") => Header::Library {
+            name: "Thrust",
+            namespace: "thrust",
+        },
+        _ if name.starts_with("cub/") => Header::Library {
+            name: "CUB",
+            namespace: "cub",
+        },
+        _ if name.starts_with("cuda/")
             || name.starts_with("cooperative_groups/") =>
         {
-            Header::Unsupported("CUB, Thrust and libcu++ (C++ template libraries)")
+            Header::Unsupported("libcu++ (a C++ template library)")
         }
         // Everything the rest declare that kernelc supports is built in or
         // predefined (or is host code, which device code never sees).

@@ -29,6 +29,7 @@ mod host_lambdas;
 mod host_uses;
 mod include;
 mod lexer;
+mod libraries;
 mod lower;
 pub mod mangle;
 mod packs;
@@ -239,13 +240,17 @@ fn lex_and_split(
     opts: &Options,
     loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (tokens, mut warnings) = lex_with_warnings(map, opts, loader)?;
-    let split = split::split(&tokens);
+    let (preprocessed, mut warnings) = preprocess_with_warnings(map, opts, loader)?;
+    let split = split::split(&preprocessed.tokens);
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
     let mut errors = lexer::invalid_token_errors(&split.device);
     errors.extend(split.errors.iter().cloned());
+    errors.extend(libraries::device_uses(
+        &split.device,
+        &preprocessed.libraries,
+    ));
     errors.extend(host_lambdas::errors(
         &split.host_lambdas,
         opts.extended_lambda(),
@@ -278,6 +283,15 @@ fn lex_with_warnings(
     opts: &Options,
     loader: &dyn FileLoader,
 ) -> Result<(Vec<Token>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    preprocess_with_warnings(map, opts, loader).map(|(p, warnings)| (p.tokens, warnings))
+}
+
+/// [`lex_with_warnings`], with the template libraries included.
+fn preprocess_with_warnings(
+    map: &mut SourceMap,
+    opts: &Options,
+    loader: &dyn FileLoader,
+) -> Result<(preprocess::Preprocessed, Vec<Diagnostic>), Vec<Diagnostic>> {
     let source = map.main().text();
     if u32::try_from(source.len()).is_err() {
         return Err(vec![Diagnostic::error(
@@ -287,8 +301,11 @@ fn lex_with_warnings(
         )]);
     }
     let (raw, mut diags) = lexer::lex_raw_limited(source, opts.error_limit);
-    let tokens = if diag::over_error_limit(&diags, opts.error_limit) {
-        Vec::new()
+    let preprocessed = if diag::over_error_limit(&diags, opts.error_limit) {
+        preprocess::Preprocessed {
+            tokens: Vec::new(),
+            libraries: Vec::new(),
+        }
     } else {
         preprocess::preprocess(map, raw, opts, loader, &mut diags)
     };
@@ -297,7 +314,7 @@ fn lex_with_warnings(
         diag::apply_error_limit(&mut diags, opts.error_limit);
         return Err(diags);
     }
-    Ok((tokens, diags))
+    Ok((preprocessed, diags))
 }
 
 /// Lexes and parses `source` into a syntax tree: its device code, and the

@@ -105,6 +105,8 @@ struct Pp<'s> {
     /// Names a kernelc header declines (`#pragma kernelc unsupported`),
     /// each with what it belongs to: a use in the program is an error.
     unsupported: FxHashMap<String, String>,
+    /// The template libraries included, each once.
+    libraries: Vec<LibraryInclude>,
     /// What `__FILE__` expands to in the main file.
     file_name: String,
     macros: FxHashMap<String, Macro>,
@@ -123,6 +125,25 @@ struct Pp<'s> {
     error_limit: usize,
 }
 
+/// A template library (Thrust, CUB) the program includes, whose headers
+/// kernelc does not read (`crate::headers::Header::Library`): host code
+/// may use it; device code that names its namespace is refused
+/// (`crate::libraries`).
+#[derive(Clone, Debug)]
+pub(crate) struct LibraryInclude {
+    pub name: &'static str,
+    pub namespace: &'static str,
+    /// The first `#include` of one of its headers (`None`: `-include`).
+    pub at: Option<Span>,
+}
+
+/// What preprocessing gives: the tokens, and the template libraries
+/// included.
+pub(crate) struct Preprocessed {
+    pub tokens: Vec<Token>,
+    pub libraries: Vec<LibraryInclude>,
+}
+
 /// Runs directives and macro substitution over the raw tokens of the main
 /// file of `map`, reading the files it includes through `loader` (and
 /// adding them to `map`).
@@ -132,7 +153,7 @@ pub(crate) fn preprocess(
     opts: &Options,
     loader: &dyn FileLoader,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<Token> {
+) -> Preprocessed {
     let text = map.main().shared_text();
     let mut pp = Pp {
         map,
@@ -144,6 +165,7 @@ pub(crate) fn preprocess(
         base: 0,
         once: FxHashSet::default(),
         unsupported: FxHashMap::default(),
+        libraries: Vec::new(),
         file_name: opts
             .file_name
             .clone()
@@ -163,7 +185,10 @@ pub(crate) fn preprocess(
         pp.pre_include(name, &mut out);
     }
     pp.run_file(&raw, &mut out);
-    out
+    Preprocessed {
+        tokens: out,
+        libraries: pp.libraries,
+    }
 }
 
 impl Pp<'_> {
@@ -870,6 +895,9 @@ impl Pp<'_> {
                 )
                 .with_note(format!("kernelc does not provide {what}")),
             ),
+            Found::Header(Header::Library { name, namespace }) => {
+                self.library_included(Some(whole), name, namespace)
+            }
             Found::Unreadable(path, why) => self.error(
                 whole,
                 Code::E0016,
@@ -1128,6 +1156,9 @@ impl Pp<'_> {
             Some(Header::Source { path, text }) => {
                 self.read_included(source_header(path, text), FoundIn::NoSearch, None, out)
             }
+            Some(Header::Library { name, namespace }) => {
+                self.library_included(None, name, namespace)
+            }
             Some(Header::Unsupported(what)) => {
                 let msg = format!("`-include {name}` is not supported by kernelc");
                 let d = Diagnostic::unlocated(Code::E0002, msg);
@@ -1139,6 +1170,32 @@ impl Pp<'_> {
                 self.diags.push(Diagnostic::unlocated(Code::E0016, msg));
             }
         }
+    }
+
+    /// A header of the template library `name` included at `at`: the
+    /// first one warns (W0009) that the kernels the library instantiates
+    /// for host code are not compiled.
+    fn library_included(&mut self, at: Option<Span>, name: &'static str, namespace: &'static str) {
+        if self.libraries.iter().any(|l| l.name == name) {
+            return;
+        }
+        self.libraries.push(LibraryInclude {
+            name,
+            namespace,
+            at,
+        });
+        let msg = format!("kernelc does not compile {name}'s templates: host code may use it, device code may not");
+        let note = format!(
+            "nvcc's PTX also holds the kernels that {name}'s algorithms instantiate for host code; kernelc's holds this program's own kernels"
+        );
+        let d = match at {
+            Some(span) => Diagnostic::warning(span, Code::W0009, msg),
+            None => Diagnostic {
+                located: false,
+                ..Diagnostic::warning(Span::default(), Code::W0009, msg)
+            },
+        };
+        self.diags.push(d.with_note(note));
     }
 
     /// `__has_include(...)` (or `__has_include_next`, `next`) at `rest[k]`:
