@@ -271,12 +271,13 @@ const GPU_LAUNCHES: &[(&str, &str, &str, &str)] = &[
 ];
 
 /// Runs launch `l` of tests/texture/gpu.cu on `engine`; the final bytes of
-/// each argument that has a buffer (`None` for scalars).
+/// each argument that has a buffer (`None` for scalars), or what kernelc
+/// said when the run failed.
 fn gpu_cu_run(
     l: &(&str, &str, &str, &str),
     engine: &str,
     out: &std::path::Path,
-) -> Vec<Option<Vec<u8>>> {
+) -> Result<Vec<Option<Vec<u8>>>, String> {
     let src = root().join("tests/texture/gpu.cu");
     let (kernel, grid, block, words) = l;
     let out_s = out.to_str().unwrap();
@@ -291,10 +292,12 @@ fn gpu_cu_run(
     args.extend(["--kernel", kernel, "--grid", grid, "--block", block]);
     args.extend(words.split(' '));
     let o = common::kernelc(&args);
-    assert!(o.status.success(), "{engine} {l:?}\n{}", common::stderr(&o));
-    (0..words.split(' ').count())
+    if !o.status.success() {
+        return Err(format!("{engine} fails: {}", common::stderr(&o)));
+    }
+    Ok((0..words.split(' ').count())
         .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
-        .collect()
+        .collect())
 }
 
 /// Where two runs' buffers differ: for each argument that does, its first
@@ -327,8 +330,16 @@ fn differences(a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> Vec<String> {
                     format!("{w:#010x} (f32 {:e})", f32::from_bits(w))
                 })
             };
+            // Read as floats, whether the words differ in the last bits
+            // or in value (a float buffer's; meaningless for integers).
+            let largest = differing
+                .iter()
+                .filter_map(|&i| Some((f32::from_bits(*wx.get(i)?), f32::from_bits(*wy.get(i)?))))
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
             out.push(format!(
-                "arg{k}: {} of {} words differ, first word {i}: {} against {}",
+                "arg{k}: {} of {} words differ (largest difference as f32 {largest:e}), \
+                 first word {i}: {} against {}",
                 differing.len(),
                 wx.len(),
                 show(wx.get(i)),
@@ -352,15 +363,20 @@ fn gpu_textures_and_surfaces_match_the_emulator() {
     let gpu = kernelc::gpu::driver_available();
     let mut failures = Vec::new();
     for (n, l) in GPU_LAUNCHES.iter().enumerate() {
-        let interp = gpu_cu_run(l, "interp", &dir.join(format!("{n}-interp")));
-        let emu = gpu_cu_run(l, "emu", &dir.join(format!("{n}-emu")));
+        let run = |engine: &str| gpu_cu_run(l, engine, &dir.join(format!("{n}-{engine}")));
+        let interp = run("interp").unwrap_or_else(|e| panic!("{l:?}: {e}"));
+        let emu = run("emu").unwrap_or_else(|e| panic!("{l:?}: {e}"));
         assert!(
             emu.iter().flatten().any(|b| b.iter().any(|&x| x != 0)),
             "{l:?}: nothing written"
         );
         assert_eq!(differences(&interp, &emu), Vec::<String>::new(), "{l:?}");
         if gpu {
-            for d in differences(&emu, &gpu_cu_run(l, "gpu", &dir.join(format!("{n}-gpu")))) {
+            let found = match run("gpu") {
+                Ok(on_gpu) => differences(&emu, &on_gpu),
+                Err(e) => vec![e],
+            };
+            for d in found {
                 failures.push(format!("{} `{}`: emulator against GPU: {d}", l.0, l.3));
             }
         }
