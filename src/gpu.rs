@@ -10,10 +10,14 @@
 //! primary context of device 0, `cuModuleLoadDataEx` with the JIT's error and
 //! info logs captured, one `cuMemAlloc` + `cuMemcpyHtoD` per buffer, a
 //! `cuLaunchKernel` on the null stream, `cuCtxSynchronize`, and the buffers
-//! copied back. Every resource is owned by a guard that frees it on every
-//! path. Arguments are bound by [`emu::bind_params`], the emulator's binder,
-//! so both engines accept exactly the same launches.
+//! copied back. Texture and surface arguments become CUDA arrays (or linear
+//! memory) with texture or surface objects ([`crate::gpu_texture`]), and a
+//! surface's array is copied back like a buffer. Every resource is owned by
+//! a guard that frees it on every path. Arguments are bound by
+//! [`emu::bind_params`], the emulator's binder, so both engines accept
+//! exactly the same launches.
 
+use crate::gpu_texture;
 use cudarc::driver::sys;
 use ptx_emu::{self as emu, Bound, KernelArg};
 use std::ffi::{c_void, CString};
@@ -54,6 +58,13 @@ const SYMBOLS: &[&str] = &[
     "cuEventElapsedTime_v2",
     "cuEventDestroy_v2",
     "cuTensorMapEncodeTiled",
+    "cuArray3DCreate_v2",
+    "cuArrayDestroy",
+    "cuMemcpy3D_v2",
+    "cuTexObjectCreate",
+    "cuTexObjectDestroy",
+    "cuSurfObjectCreate",
+    "cuSurfObjectDestroy",
 ];
 
 /// Bytes of a `CUtensorMap` (the driver's opaque, 64-byte aligned object).
@@ -197,7 +208,7 @@ fn describe(r: sys::CUresult) -> String {
 }
 
 /// Turns a driver result into `Err("error: engine `gpu`: WHAT failed: ...")`.
-fn check(r: sys::CUresult, what: &str) -> Result<(), String> {
+pub(crate) fn check(r: sys::CUresult, what: &str) -> Result<(), String> {
     if r == sys::CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
@@ -255,6 +266,10 @@ pub struct Launch<'a> {
     /// For each argument, its tensor map when it is one (`args` then holds
     /// a 128-byte placeholder aggregate in its place).
     pub tensor_maps: &'a [Option<TensorMapData<'a>>],
+    /// For each argument, whether it is a surface (`surf:`): a texture
+    /// model resource bound as a surface object rather than a texture
+    /// object ([`crate::gpu_texture`]).
+    pub surfaces: &'a [bool],
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: u32,
@@ -420,7 +435,21 @@ fn load_module(ptx: &str) -> Result<Module, String> {
 }
 
 /// One device allocation.
-struct DeviceBuffer(sys::CUdeviceptr);
+pub(crate) struct DeviceBuffer(pub(crate) sys::CUdeviceptr);
+
+impl DeviceBuffer {
+    /// `bytes` of device memory (at least one, so each buffer has its own
+    /// address).
+    pub(crate) fn alloc(bytes: usize) -> Result<DeviceBuffer, String> {
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: a valid out-pointer.
+        check(
+            unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes.max(1)) },
+            "cuMemAlloc",
+        )?;
+        Ok(DeviceBuffer(ptr))
+    }
+}
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
@@ -490,6 +519,8 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
     // buffer has its own address), and each parameter's bytes.
     let mut buffers: Vec<Option<(DeviceBuffer, &[u8])>> = Vec::new();
     let mut param_bytes: Vec<Vec<u8>> = Vec::new();
+    // The texture and surface objects, with their argument numbers.
+    let mut objects: Vec<(usize, gpu_texture::Object)> = Vec::new();
     for (k, b) in bound.iter().enumerate() {
         if let Some(Some(tmap)) = launch.tensor_maps.get(k) {
             if !matches!(b, Bound::Bytes(bytes) if bytes.len() == TENSOR_MAP_BYTES) {
@@ -500,37 +531,27 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
                 )
                 .into());
             }
-            let mut ptr: sys::CUdeviceptr = 0;
-            // SAFETY: a valid out-pointer.
-            check(
-                unsafe { sys::cuMemAlloc_v2(&mut ptr, tmap.data.len().max(1)) },
-                "cuMemAlloc",
-            )?;
-            let guard = DeviceBuffer(ptr);
-            param_bytes.push(encode_tensor_map(&tmap.shape, ptr)?);
+            let guard = DeviceBuffer::alloc(tmap.data.len())?;
+            param_bytes.push(encode_tensor_map(&tmap.shape, guard.0)?);
             buffers.push(Some((guard, tmap.data)));
             continue;
         }
         match b {
             Bound::Buffer(data) => {
-                let mut ptr: sys::CUdeviceptr = 0;
-                // SAFETY: a valid out-pointer.
-                check(
-                    unsafe { sys::cuMemAlloc_v2(&mut ptr, data.len().max(1)) },
-                    "cuMemAlloc",
-                )?;
-                param_bytes.push(ptr.to_le_bytes().to_vec());
-                buffers.push(Some((DeviceBuffer(ptr), data)));
+                let buffer = DeviceBuffer::alloc(data.len())?;
+                param_bytes.push(buffer.0.to_le_bytes().to_vec());
+                buffers.push(Some((buffer, data)));
             }
             Bound::Bytes(bytes) => {
                 param_bytes.push(bytes.clone());
                 buffers.push(None);
             }
-            Bound::Texture(_) => {
-                return Err(format!(
-                    "error: argument {k} is a texture or surface object, which the GPU engine cannot create yet\n"
-                )
-                .into())
+            Bound::Texture(res) => {
+                let surface = launch.surfaces.get(k).copied().unwrap_or(false);
+                let object = gpu_texture::Object::create(res, surface)?;
+                param_bytes.push(object.handle().to_le_bytes().to_vec());
+                objects.push((k, object));
+                buffers.push(None);
             }
         }
     }
@@ -541,6 +562,15 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
                 unsafe { sys::cuMemcpyHtoD_v2(dev.0, data.as_ptr().cast(), data.len()) },
                 "copying a buffer to the device (cuMemcpyHtoD)",
             )?;
+        }
+        Ok(())
+    };
+    // Textures were filled when created and no launch changes them; a
+    // surface is written back to its initial elements before each timed
+    // launch, as buffers are.
+    let upload_surfaces = || -> Result<(), String> {
+        for (_, object) in objects.iter().filter(|(_, o)| o.is_surface()) {
+            object.upload()?;
         }
         Ok(())
     };
@@ -597,6 +627,11 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
             None => None,
         });
     }
+    // A surface's final elements are its argument's output, as the
+    // emulator returns them; a texture's are its initial ones.
+    for (k, object) in objects.iter().filter(|(_, o)| o.is_surface()) {
+        results[*k] = Some(object.download()?);
+    }
 
     let mut median_ms = None;
     if launch.time_launches > 0 {
@@ -604,6 +639,7 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
         let mut times = Vec::new();
         for _ in 0..launch.time_launches {
             upload(&buffers)?;
+            upload_surfaces()?;
             sync("copying the inputs (cuCtxSynchronize)")?;
             // SAFETY: live events, recorded on the null stream around the launch.
             check(

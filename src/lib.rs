@@ -16,6 +16,7 @@ pub mod cli;
 pub mod driver;
 pub mod files;
 pub mod gpu;
+pub mod gpu_texture;
 pub mod output;
 pub mod ptxas;
 pub mod run;

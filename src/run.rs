@@ -18,7 +18,8 @@
 //!   `i8 u8 i32 u32 i64 u64 f16 f32 f64`;
 //! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU engine only);
 //! - texture and surface objects `tex:FORMAT:EXTENT[:OPTIONS]:SOURCE`
-//!   (`surf:` the same; [`crate::run_texture`]; not on the GPU engine).
+//!   (`surf:` the same; [`crate::run_texture`]; on the GPU engine through
+//!   [`crate::gpu_texture`]).
 //!
 //! `rand` uses splitmix64 (Steele, Lea and Flood), so a seed gives the same
 //! data on every machine: each element takes the next 64-bit output; an
@@ -211,10 +212,14 @@ pub enum ArgValue {
         map: gpu::TensorMapShape,
     },
     /// `tex:...` or `surf:...`: a texture or surface object of the texture
-    /// model (`crate::run_texture`); `elem` is its channel type.
+    /// model (`crate::run_texture`); `elem` is its channel type. The
+    /// interpreter and the emulator serve either kind of access from
+    /// either; the GPU engine makes a `surf:` a surface object and a
+    /// `tex:` a texture object (`crate::gpu_texture`).
     Texture {
         elem: Elem,
         resource: stdx::texture::Resource,
+        surface: bool,
     },
 }
 
@@ -324,7 +329,11 @@ pub fn parse_arg(text: &str) -> Result<ArgValue, String> {
     if ty == "tex" || ty == "surf" {
         let (elem, resource) = crate::run_texture::parse(rest).map_err(bad)?;
         let elem = Elem::parse(elem).ok_or_else(|| bad(format!("`{elem}`")))?;
-        return Ok(ArgValue::Texture { elem, resource });
+        return Ok(ArgValue::Texture {
+            elem,
+            resource,
+            surface: ty == "surf",
+        });
     }
     if let Some(elem_name) = ty.strip_suffix("[]") {
         let elem = Elem::parse(elem_name).ok_or_else(|| {
@@ -1013,7 +1022,7 @@ pub fn with_param_buffers(
             ArgValue::Buffer { elem, bytes } | ArgValue::TensorMap { elem, bytes, .. } => {
                 (*elem, buf.or_else(|| Some(bytes.clone())))
             }
-            ArgValue::Texture { elem, resource } => {
+            ArgValue::Texture { elem, resource, .. } => {
                 (*elem, buf.or_else(|| Some(resource.data.clone())))
             }
         })
@@ -1040,20 +1049,20 @@ pub fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
         .collect()
 }
 
+/// For each argument, whether it is a `surf:` (the GPU engine's
+/// [`gpu::Launch::surfaces`]).
+pub fn surface_args(parsed: &[ArgValue]) -> Vec<bool> {
+    parsed
+        .iter()
+        .map(|a| matches!(a, ArgValue::Texture { surface: true, .. }))
+        .collect()
+}
+
 /// `--engine gpu`: the emulator's PTX and argument binding, run on device 0.
 /// Without a CUDA driver this fails before compiling anything.
 fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
     gpu::probe()?;
     let parsed = parse_args(req)?;
-    if let Some(k) = parsed
-        .iter()
-        .position(|a| matches!(a, ArgValue::Texture { .. }))
-    {
-        return Err(format!(
-            "error: argument {k} (`{}`) is a texture or surface object, which `--engine gpu` cannot create yet (use the interpreter or `--engine emu`)\n",
-            req.args[k]
-        ));
-    }
     let ptx = load_ptx(req)?;
     let args = emu_args(&parsed);
     let tensor_maps: Vec<Option<gpu::TensorMapData>> = parsed
@@ -1066,11 +1075,13 @@ fn execute_gpu(req: &RunRequest) -> Result<RunResult, String> {
             _ => None,
         })
         .collect();
+    let surfaces = surface_args(&parsed);
     let out = gpu::run(&gpu::Launch {
         ptx: &ptx.text,
         kernel: &req.kernel,
         args: &args,
         tensor_maps: &tensor_maps,
+        surfaces: &surfaces,
         grid: req.grid,
         block: req.block,
         shared_bytes: req.shared_bytes,

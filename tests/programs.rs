@@ -745,3 +745,90 @@ fn close_to_scale(elem: &str, ours: &[u8], theirs: &[u8]) -> bool {
             .zip(&b)
             .all(|(x, y)| (x - y).abs() <= scale / 65536.0 || (x.is_nan() && y.is_nan()))
 }
+
+// ------------------------------------------------- 5. textures on a GPU --
+
+/// The launches of RUNS with a texture or surface argument run from
+/// kernelc's PTX on the GPU (`src/gpu_texture.rs` makes the objects) and on
+/// the emulator, and give the same bytes: the programs' kernels use no
+/// approximate instruction, and the texture model filters with the
+/// hardware's 8 fractional bits. Without a CUDA driver, a `SKIPPED` line.
+#[test]
+fn texture_runs_on_the_gpu_match_the_emulator() {
+    if !kernelc::gpu::driver_available() {
+        eprintln!(
+            "SKIPPED: no CUDA driver (libcuda.so not found): texture launches of RUNS on the GPU"
+        );
+        return;
+    }
+    let is_texture = |w: &String| w.starts_with("tex:") || w.starts_with("surf:");
+    let runs: Vec<Run> = runs()
+        .into_iter()
+        .filter(|r| r.words.iter().any(is_texture))
+        .collect();
+    assert!(runs.len() >= 2, "{runs:?}");
+    let blocks = manifest();
+    let dir = common::scratch("programs-textures-gpu");
+    let mut failures = Vec::new();
+    for (n, run) in runs.iter().enumerate() {
+        let block = blocks
+            .iter()
+            .find(|b| b.config.program == run.program)
+            .unwrap_or_else(|| panic!("{}: not in the manifest", run.program));
+        let ptx = dir.join(format!("run{n}.ptx"));
+        kernelc_ptx(&block.config, &[], &ptx).unwrap_or_else(|e| panic!("{e}"));
+        let ptx = ptx.display().to_string();
+        let outputs: Result<Vec<PathBuf>, String> = ["emu", "gpu"]
+            .iter()
+            .map(|engine| {
+                let out = dir.join(format!("run{n}.{engine}"));
+                let out_s = out.display().to_string();
+                let mut args = vec!["run", "--engine", engine, "--gpu-architecture", ARCH];
+                args.extend([ptx.as_str(), "--out", out_s.as_str()]);
+                args.extend(run.words.iter().map(String::as_str));
+                let done = common::kernelc(&args);
+                match done.status.success() {
+                    true => Ok(out),
+                    false => Err(format!(
+                        "{} {} on {engine}: {}",
+                        run.program,
+                        run.kernel(),
+                        common::stderr(&done)
+                    )),
+                }
+            })
+            .collect();
+        let outputs = match outputs {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        // Fewer arguments than words; a missing file is missing on both.
+        for k in 0..run.words.len() {
+            let file = format!("arg{k}.bin");
+            let (emu, gpu) = (
+                std::fs::read(outputs[0].join(&file)).ok(),
+                std::fs::read(outputs[1].join(&file)).ok(),
+            );
+            if emu != gpu {
+                let differing = match (&emu, &gpu) {
+                    (Some(e), Some(g)) => e.iter().zip(g).filter(|(a, b)| a != b).count(),
+                    _ => usize::MAX,
+                };
+                failures.push(format!(
+                    "{} {}: {file} differs ({differing} bytes)",
+                    run.program,
+                    run.kernel()
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "RUNS: {} texture launches on the GPU, bit for bit",
+        runs.len()
+    );
+}

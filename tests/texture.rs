@@ -239,3 +239,182 @@ fn linear_filtering_and_normalized_reads_agree_with_nvccs_ptx() {
         }
     }
 }
+
+/// The launches of tests/texture/gpu.cu: kernel, grid, block, arguments.
+/// Wrap and mirror addressing appear only with normalized coordinates, the
+/// only ones CUDA applies them to.
+const GPU_LAUNCHES: &[(&str, &str, &str, &str)] = &[
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:u8x4:5x3:linear,normalized-float:rand:9 f32:1 f32:1"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:u8x4:5x3:linear,border,normalized-float:rand:9 f32:1 f32:1"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:u8x4:5x3:wrap,normalized,normalized-float,linear:rand:9 f32:0.2 f32:0.33333334"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:u8x4:5x3:mirror,normalized,normalized-float:rand:9 f32:0.2 f32:0.33333334"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:f32x4:6x4:linear:rand:2 f32:1 f32:1"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:f32x4:6x4:border:rand:2 f32:1 f32:1"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:i16x4:6x4:linear,normalized-float:rand:4 f32:1 f32:1"),
+    ("sample2d", "9", "20", "f32[]:zeros:720 tex:u16x4:6x4:mirror,normalized,linear,normalized-float:rand:4 f32:0.16666667 f32:0.25"),
+    ("sample2d_int", "9", "20", "i32[]:zeros:720 tex:i32x4:6x4:border:rand:5 f32:1 f32:1"),
+    ("sample2d_int", "9", "20", "i32[]:zeros:720 tex:i16x4:6x4:wrap,normalized:rand:5 f32:0.16666667 f32:0.25"),
+    ("sample2d_int", "9", "20", "i32[]:zeros:720 tex:i8x4:6x4:clamp:rand:5 f32:1 f32:1"),
+    ("sample1d", "2", "32", "f32[]:zeros:256 tex:u8x4:16:linear,mirror,normalized,normalized-float:rand:6 f32:0.0625"),
+    ("sample1d", "2", "32", "f32[]:zeros:256 tex:f32x4:12:border,linear:rand:6 f32:1"),
+    ("sample3d", "4", "10,8", "f32[]:zeros:1280 tex:f32x4:4x3x2:linear,border:rand:7 f32:1"),
+    ("sample3d", "4", "10,8", "f32[]:zeros:1280 tex:u8x4:4x4x4:wrap,normalized,normalized-float:rand:7 f32:0.25"),
+    ("layered1d", "4", "24", "f32[]:zeros:384 tex:u8x4:8:linear,normalized-float,layers=4:rand:8"),
+    ("layered2d", "3", "8,6", "f32[]:zeros:576 tex:f32x4:4x3:linear,layers=3:rand:8"),
+    ("fetch", "1", "16", "f32[]:zeros:64 tex:u8x4:10:normalized-float:rand:10"),
+    ("fetch", "1", "16", "f32[]:zeros:64 tex:f32x4:10:rand:10"),
+    ("fetch_int", "1", "16", "i32[]:zeros:64 tex:i32x4:10:rand:10"),
+    ("fetch_int", "1", "16", "i32[]:zeros:64 tex:i16x4:10:rand:10"),
+    ("surface2d", "8", "16", "f32[]:zeros:128 surf:f32:16x8:rand:3 i32:16"),
+    ("surface1d", "2", "16", "surf:u8x4:32:rand:11"),
+    ("surface3d", "2", "4,3", "surf:f32x4:4x3x2:rand:12"),
+];
+
+/// Runs launch `l` of tests/texture/gpu.cu on `engine`; the final bytes of
+/// each argument that has a buffer (`None` for scalars), or what kernelc
+/// said when the run failed.
+fn gpu_cu_run(
+    l: &(&str, &str, &str, &str),
+    engine: &str,
+    extra: &[&str],
+    out: &std::path::Path,
+) -> Result<Vec<Option<Vec<u8>>>, String> {
+    let src = root().join("tests/texture/gpu.cu");
+    let (kernel, grid, block, words) = l;
+    let out_s = out.to_str().unwrap();
+    let mut args = vec![
+        "run",
+        src.to_str().unwrap(),
+        "--engine",
+        engine,
+        "--out",
+        out_s,
+    ];
+    args.extend(["--kernel", kernel, "--grid", grid, "--block", block]);
+    args.extend(words.split(' '));
+    args.extend(extra);
+    let o = common::kernelc(&args);
+    if !o.status.success() {
+        return Err(format!("{engine} fails: {}", common::stderr(&o)));
+    }
+    Ok((0..words.split(' ').count())
+        .map(|k| std::fs::read(out.join(format!("arg{k}.bin"))).ok())
+        .collect())
+}
+
+/// Where two runs' buffers differ: for each argument that does, its first
+/// differing 4-byte word and how many words differ.
+fn differences(a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        let (Some(x), Some(y)) = (x, y) else {
+            if x.is_some() != y.is_some() {
+                out.push(format!("arg{k}: only one run has a buffer"));
+            }
+            continue;
+        };
+        let words = |v: &[u8]| -> Vec<u32> {
+            v.chunks(4)
+                .map(|c| {
+                    let mut w = [0u8; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    u32::from_le_bytes(w)
+                })
+                .collect()
+        };
+        let (wx, wy) = (words(x), words(y));
+        let differing: Vec<usize> = (0..wx.len().max(wy.len()))
+            .filter(|&i| wx.get(i) != wy.get(i))
+            .collect();
+        if let Some(&i) = differing.first() {
+            let show = |w: Option<&u32>| {
+                w.map_or("none".into(), |&w| {
+                    format!("{w:#010x} (f32 {:e})", f32::from_bits(w))
+                })
+            };
+            // Read as floats, whether the words differ in the last bits
+            // or in value (a float buffer's; meaningless for integers).
+            let largest = differing
+                .iter()
+                .filter_map(|&i| Some((f32::from_bits(*wx.get(i)?), f32::from_bits(*wy.get(i)?))))
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            out.push(format!(
+                "arg{k}: {} of {} words differ (largest difference as f32 {largest:e}), \
+                 first word {i}: {} against {}",
+                differing.len(),
+                wx.len(),
+                show(wx.get(i)),
+                show(wy.get(i))
+            ));
+        }
+    }
+    out
+}
+
+/// Every launch of tests/texture/gpu.cu gives the same bytes on the
+/// interpreter and the emulator, and, where there is a CUDA driver, on the
+/// GPU: textures and surfaces made by the driver (`src/gpu_texture.rs`)
+/// fetch and store what the texture model does. Linear filtering is
+/// compared exactly too: the model rounds the weights to the hardware's 8
+/// fractional bits. All differences are collected before failing, so one
+/// GPU run shows every launch that disagrees.
+#[test]
+fn gpu_textures_and_surfaces_match_the_emulator() {
+    let dir = scratch("texture-gpu");
+    let gpu = kernelc::gpu::driver_available();
+    let mut failures = Vec::new();
+    for (n, l) in GPU_LAUNCHES.iter().enumerate() {
+        let run = |engine: &str| gpu_cu_run(l, engine, &[], &dir.join(format!("{n}-{engine}")));
+        let interp = run("interp").unwrap_or_else(|e| panic!("{l:?}: {e}"));
+        let emu = run("emu").unwrap_or_else(|e| panic!("{l:?}: {e}"));
+        assert!(
+            emu.iter().flatten().any(|b| b.iter().any(|&x| x != 0)),
+            "{l:?}: nothing written"
+        );
+        assert_eq!(differences(&interp, &emu), Vec::<String>::new(), "{l:?}");
+        if gpu {
+            let mut found = match run("gpu") {
+                Ok(on_gpu) => differences(&emu, &on_gpu),
+                Err(e) => vec![e],
+            };
+            // `--time` uploads each surface again before every timed
+            // launch; the buffers reported are still the first launch's.
+            if l.3.contains("surf:") {
+                let timed = dir.join(format!("{n}-gpu-timed"));
+                found.extend(match gpu_cu_run(l, "gpu", &["--time", "3"], &timed) {
+                    Ok(on_gpu) => differences(&emu, &on_gpu),
+                    Err(e) => vec![format!("with --time 3: {e}")],
+                });
+            }
+            for d in found {
+                failures.push(format!("{} `{}`: emulator against GPU: {d}", l.0, l.3));
+            }
+        }
+    }
+    if !gpu {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): texture launches on the GPU");
+        return;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "texture launches on the GPU: {} bit for bit",
+        GPU_LAUNCHES.len()
+    );
+}
+
+/// tests/texture/fetch.cu on the GPU (the fixture the hand-computed test
+/// checks on the other engines): the same bytes as the emulator.
+#[test]
+fn fetches_and_surface_accesses_on_the_gpu_match_the_emulator() {
+    if !kernelc::gpu::driver_available() {
+        eprintln!("SKIPPED: no CUDA driver (libcuda.so not found): texture fetches on the GPU");
+        return;
+    }
+    let dir = scratch("texture-fetch-gpu");
+    let src = root().join("tests/texture/fetch.cu");
+    let emu = fetch_run(src.to_str().unwrap(), "emu", &dir.join("emu"));
+    let gpu = fetch_run(src.to_str().unwrap(), "gpu", &dir.join("gpu"));
+    let some = |v: Vec<Vec<u8>>| v.into_iter().map(Some).collect::<Vec<_>>();
+    assert_eq!(differences(&some(emu), &some(gpu)), Vec::<String>::new());
+}

@@ -371,6 +371,7 @@ fn run_gpu(
         kernel,
         args: &args,
         tensor_maps: &tensor_maps,
+        surfaces: &kernelc::run::surface_args(values),
         grid: req.grid,
         block: req.block,
         shared_bytes: req.shared_mem,

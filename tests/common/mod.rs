@@ -784,6 +784,7 @@ pub fn math_gpu_run(ptx: &str, kernel: &str, x: &[f64], y: &[f64], per: usize) -
         kernel,
         args: &args,
         tensor_maps: &[None, None, None, None],
+        surfaces: &[],
         grid: [(n as u32).div_ceil(MATH_BLOCK), 1, 1],
         block: [MATH_BLOCK, 1, 1],
         shared_bytes: 0,
