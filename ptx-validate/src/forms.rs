@@ -393,6 +393,13 @@ fn small_families(i: &Inst) -> Option<String> {
         {
             Some("State space incorrect for instruction 'mapa'".into())
         }
+        // `prmt.b32 d, a, b, c` (`prmt.u32`, `prmt.s32`: `Unexpected
+        // instruction types`; three operands: `Arguments mismatch`, ptxas
+        // 13.5, probes in `tests/forms/cases.txt`).
+        "prmt" if !type_is(&[".b32"]) => {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        "prmt" if i.operands.len() != 4 => mismatch(),
         "setmaxnreg" if !type_is(&[".u32"]) => Some(format!(
             "Unexpected instruction types specified for '{}'",
             full_prefix(i, 1)
