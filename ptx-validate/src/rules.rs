@@ -1693,6 +1693,35 @@ fn tensor(cx: &mut Cx, i: &Inst) {
             return;
         }
     }
+    // The column count of `tcgen05.alloc`/`.dealloc`, when immediate, is a
+    // power of two in [32, 512] (4: `expected to be multiple of 32`, 96:
+    // `must be power of 2`, 1024: `out of range`); `tcgen05.commit`'s
+    // mbarrier is in `.shared::cluster` or generic (`.shared::cta`,
+    // `.shared`, `.global`: `State space incorrect`). ptxas 13.5, probes in
+    // `tests/forms/cases.txt`.
+    if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc") {
+        if let Some(OpKind::Int(n)) = i.operands.get(1).map(|o| &o.kind) {
+            if !(32..=512).contains(n) || n.count_ones() != 1 {
+                cx.error(
+                    i.operands[1].pos,
+                    format!("Argument 1 of instruction '{name}': value '{n}' is not a power of 2 in [32..512]"),
+                );
+                return;
+            }
+        }
+    }
+    if i.opcode == "tcgen05"
+        && first == ".commit"
+        && i.mods
+            .iter()
+            .any(|m| isa::is_space(m) && m != ".shared::cluster")
+    {
+        cx.error(
+            i.pos,
+            format!("State space incorrect for instruction '{name}'"),
+        );
+        return;
+    }
     if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc") {
         let predicate = i.operands.iter().any(|o| {
             matches!(&o.kind, OpKind::Name { name, .. }
