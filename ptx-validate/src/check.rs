@@ -723,12 +723,29 @@ impl<'a> Cx<'a> {
                 array: elements(&n.array),
                 align: v.align,
             };
+            // A name and a range of the same scope collide too, in either
+            // order (`.reg .b64 %q<9>; .reg .b64 %q5;`: `Duplicate
+            // definition of variable '%q5'`, ptxas 13.5; `%q9` and a `%q5`
+            // in an inner block are fine). Probes in `tests/forms/cases.txt`.
             let dup = match n.range {
-                Some(count) => scope
-                    .ranges
-                    .insert(n.name.clone(), (count, Rc::new(sym)))
-                    .is_some(),
-                None => scope.exact.insert(n.name.clone(), Rc::new(sym)).is_some(),
+                Some(count) => {
+                    let named = scope.exact.keys().find(|name| {
+                        split_index(name).is_some_and(|(p, k)| p == n.name && k < count)
+                    });
+                    if let Some(name) = named {
+                        dups.push((n.pos, name.clone()));
+                    }
+                    scope
+                        .ranges
+                        .insert(n.name.clone(), (count, Rc::new(sym)))
+                        .is_some()
+                }
+                None => {
+                    let in_range = split_index(&n.name).is_some_and(|(p, k)| {
+                        scope.ranges.get(p).is_some_and(|(count, _)| k < *count)
+                    });
+                    scope.exact.insert(n.name.clone(), Rc::new(sym)).is_some() || in_range
+                }
             };
             if dup {
                 dups.push((n.pos, n.name.clone()));

@@ -36,6 +36,7 @@ fn first_problem(cx: &Cx, i: &Inst) -> Option<String> {
         .or_else(|| proxy_kind(i))
         .or_else(|| atomic_operation(i))
         .or_else(|| small_families(i))
+        .or_else(|| surface(i))
         .or_else(|| addresses(cx, i))
         .or_else(|| crate::calls::param_use(cx, i))
         .or_else(|| mbarrier(cx, i))
@@ -392,6 +393,13 @@ fn small_families(i: &Inst) -> Option<String> {
         {
             Some("State space incorrect for instruction 'mapa'".into())
         }
+        // `prmt.b32 d, a, b, c` (`prmt.u32`, `prmt.s32`: `Unexpected
+        // instruction types`; three operands: `Arguments mismatch`, ptxas
+        // 13.5, probes in `tests/forms/cases.txt`).
+        "prmt" if !type_is(&[".b32"]) => {
+            Some(format!("Unexpected instruction types specified for '{op}'"))
+        }
+        "prmt" if i.operands.len() != 4 => mismatch(),
         "setmaxnreg" if !type_is(&[".u32"]) => Some(format!(
             "Unexpected instruction types specified for '{}'",
             full_prefix(i, 1)
@@ -403,6 +411,29 @@ fn small_families(i: &Inst) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The surface instructions (ptxas 13.5): `suld`, `sust` and `sured` are
+/// known only with `.b` or `.p` (`sust.1d.b32.trap [s, {x}], {v};` and a
+/// bare `sust L;`: `Not a name of any known instruction: 'sust'`), and the
+/// surface address `[surf, {coords}]` is `sust`'s and `sured`'s first
+/// operand, `suld`'s second (`sust.b.1d.b32.trap {v}, [s, {x}];`, or `[s]`
+/// alone: `Arguments mismatch for instruction 'sust.b'`). Probed in
+/// `tests/forms/cases.txt`.
+fn surface(i: &Inst) -> Option<String> {
+    let op = i.opcode.as_str();
+    if !matches!(op, "suld" | "sust" | "sured") {
+        return None;
+    }
+    let Some(kind) = i.mods.iter().find(|m| matches!(m.as_str(), ".b" | ".p")) else {
+        return Some(format!("Not a name of any known instruction: '{op}'"));
+    };
+    let at = usize::from(op == "suld");
+    let surface_address = i
+        .operands
+        .get(at)
+        .is_some_and(|o| matches!(&o.kind, OpKind::Addr { extra, .. } if !extra.is_empty()));
+    (!surface_address).then(|| format!("Arguments mismatch for instruction '{op}{kind}'"))
 }
 
 /// `atom` and `red` name their operation (`atom.global.f32` without
@@ -419,6 +450,9 @@ fn atomic_operation(i: &Inst) -> Option<String> {
 /// Special registers are read-only, and only the vector ones (`%tid`,
 /// `%ntid`, `%ctaid`, ...) have components.
 fn special_operands(i: &Inst) -> Option<String> {
+    if let Some(c) = i.operands.iter().find_map(unknown_field_inside) {
+        return Some(format!("Unknown field '{c}'"));
+    }
     for (k, o) in i.operands.iter().enumerate() {
         let OpKind::Name { name, comp, .. } = &o.kind else {
             continue;
@@ -439,6 +473,26 @@ fn special_operands(i: &Inst) -> Option<String> {
         }
     }
     None
+}
+
+/// A component on a scalar special register inside a braced vector or a
+/// tensor address (`mov.b64 %rd1, {%r1, %laneid.x};`, a wgmma accumulator
+/// `{..., %laneid.x, ...}`): ptxas 13.5 says `Unknown field '.x'` there
+/// as it does on a plain operand (probes in `tests/forms/cases.txt`).
+fn unknown_field_inside(o: &Operand) -> Option<&str> {
+    let elements = match &o.kind {
+        OpKind::Vector(v) => v.as_slice(),
+        OpKind::Addr { extra, .. } => extra.as_slice(),
+        _ => return None,
+    };
+    elements.iter().find_map(|e| match &e.kind {
+        OpKind::Name {
+            name,
+            comp: Some(c),
+            ..
+        } if isa::special(name).is_some_and(|sp| !sp.vector) => Some(c.as_str()),
+        _ => unknown_field_inside(e),
+    })
 }
 
 /// Families whose spelling carries exactly one type (`add.s32`, never
@@ -517,7 +571,11 @@ fn type_count(i: &Inst) -> Option<String> {
         .count();
     let one = ONE_TYPE.contains(&op) && !i.has(".async") && !(op == "mov" && i.operands.len() != 2);
     let at_most_one = AT_MOST_ONE_TYPE.contains(&op);
-    if !(one && n != 1 || at_most_one && n > 1) {
+    // `tex` and `tld4` name the result's type and the coordinates' (`tex.2d
+    // .v4.f32.f32`); one, none or three is `Unexpected instruction types`
+    // (ptxas 13.5, probes in `tests/forms/cases.txt`).
+    let two = matches!(op, "tex" | "tld4") && n != 2;
+    if !(one && n != 1 || at_most_one && n > 1 || two) {
         return None;
     }
     let name = match op {
@@ -902,6 +960,21 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
             Some(format!(
                 "State space incorrect for instruction '{}'",
                 i.opcode
+            ))
+        }
+        // wmma's loads and stores reach generic, global or the CTA's shared
+        // memory (`wmma.load.a...param.f16`, `.local`, `.const`,
+        // `.shared::cluster`: `State space incorrect`, ptxas 13.5; probes
+        // in `tests/forms/cases.txt`).
+        "wmma"
+            if matches!(i.mods.first().map(String::as_str), Some(".load" | ".store"))
+                && i.mods.iter().any(|m| {
+                    isa::is_space(m) && !matches!(m.as_str(), ".global" | ".shared" | ".shared::cta")
+                }) =>
+        {
+            Some(format!(
+                "State space incorrect for instruction '{}'",
+                family_name(i)
             ))
         }
         _ => None,

@@ -644,7 +644,9 @@ impl Parser<'_> {
         let mut ty = String::new();
         let mut vector = None;
         let mut align = None;
+        let mut pointer = false;
         while let Tok::DotWord(d) = self.peek().clone() {
+            let at = self.pos();
             self.bump();
             match d.as_str() {
                 ".align" => align = Some(self.alignment()?),
@@ -660,7 +662,18 @@ impl Parser<'_> {
                         self.bump();
                     }
                 }
-                ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
+                ".ptr" => pointer = true,
+                // A second space (`.global.global .b8 x[1];`, `.global
+                // .shared`, `.local.local` in a body) is `Multiple state
+                // spaces specified` (ptxas 13.5); only a `.ptr` names the
+                // space it points to.
+                ".global" | ".shared" | ".local" | ".const" if pointer => {}
+                ".global" | ".shared" | ".local" | ".const" => self
+                    .errors
+                    .push(Diag::error(at, "Multiple state spaces specified".into())),
+                _ if d.starts_with(".shared::") => self
+                    .errors
+                    .push(Diag::error(at, "Multiple state spaces specified".into())),
                 _ => self.declared_type(&mut ty, d)?,
             }
         }

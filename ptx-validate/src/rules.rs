@@ -305,6 +305,10 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
             }
         }
     }
+    if let Some(o) = i.operands.iter().find_map(|o| mixed_vector(cx, o)) {
+        cx.error(o, "Incompatible elements of vector expression".into());
+        return;
+    }
     if crate::forms::check_forms(cx, i) {
         return;
     }
@@ -328,6 +332,35 @@ pub fn check_inst(cx: &mut Cx, i: &Inst) {
         }
         _ => alu(cx, i),
     }
+}
+
+/// The position of a braced vector (or a tensor address's coordinates)
+/// whose registers differ in width: `st.global.v2.u32 [%rd1], {%r1,
+/// %rd2}`, `{%r3, %clock64}` as coordinates, `{%f2, %fd4}` in `tex`, `{%r3,
+/// %h1}` are `Incompatible elements of vector expression` (ptxas 13.5);
+/// kinds may differ (`{%r3, %f1}`) and immediates fit any width. Probes in
+/// `tests/forms/cases.txt`.
+fn mixed_vector(cx: &Cx, o: &Operand) -> Option<crate::lexer::Pos> {
+    let elements = match &o.kind {
+        OpKind::Vector(v) => v,
+        OpKind::Addr { extra, .. } => return extra.iter().find_map(|e| mixed_vector(cx, e)),
+        _ => return None,
+    };
+    let width = |e: &Operand| {
+        let OpKind::Name { name, comp, .. } = &e.kind else {
+            return None;
+        };
+        let (kind, bits) = match cx.resolve(name) {
+            Res::Reg(s) => isa::type_info(&s.ty)?,
+            Res::Special(_) if comp.is_some() => (Kind::Unsigned, 32),
+            Res::Special(_) => isa::special(name)?.ty,
+            _ => return None,
+        };
+        (kind != Kind::Pred).then_some(bits)
+    };
+    let mut widths = elements.iter().filter_map(width);
+    let first = widths.next()?;
+    widths.any(|w| w != first).then_some(o.pos)
 }
 
 /// The operand counts of the `cp.async` family: the group operations take
@@ -1024,12 +1057,24 @@ fn memory(cx: &mut Cx, i: &Inst) {
         }
     }
     let data_ok = match (&data.kind, vec_n) {
+        // ptxas 13.5 types a vector by the registers that fit: one is
+        // enough, the others need only the width (`st.global.v2.u32 [a],
+        // {%f1, %r2}` and `{%r1, %f2}` assemble, `{%f1, %f2}`, `{%f1, 7}`
+        // and `{_, _}` do not; mixed widths were refused before). Probes in
+        // `tests/forms/cases.txt`.
         (OpKind::Vector(v), Some(n)) => {
+            let named: Vec<&Operand> = v
+                .iter()
+                .filter(|x| !matches!(x.kind, OpKind::Sink))
+                .collect();
+            let register = |x: &Operand| matches!(&x.kind, OpKind::Name { name, .. } if matches!(cx.resolve(name), Res::Reg(_)));
+            let fit = |x: &&Operand| fits(cx, x, E::Src(t, Fit::Memory));
+            let registers: Vec<&Operand> = named.iter().copied().filter(|x| register(x)).collect();
             v.len() == n as usize
-                && v.iter().all(|x| {
-                    matches!(x.kind, OpKind::Sink) && !is_store
-                        || fits(cx, x, E::Src(t, Fit::Memory))
-                })
+                && (!is_store || named.len() == v.len())
+                && !named.is_empty()
+                && (registers.is_empty() || registers.iter().any(fit))
+                && named.iter().all(|x| register(x) || fit(x))
         }
         (OpKind::Vector(_), None) | (_, Some(_)) => false,
         (OpKind::Sink, None) => !is_store,
@@ -1648,6 +1693,35 @@ fn tensor(cx: &mut Cx, i: &Inst) {
             return;
         }
     }
+    // The column count of `tcgen05.alloc`/`.dealloc`, when immediate, is a
+    // power of two in [32, 512] (4: `expected to be multiple of 32`, 96:
+    // `must be power of 2`, 1024: `out of range`); `tcgen05.commit`'s
+    // mbarrier is in `.shared::cluster` or generic (`.shared::cta`,
+    // `.shared`, `.global`: `State space incorrect`). ptxas 13.5, probes in
+    // `tests/forms/cases.txt`.
+    if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc") {
+        if let Some(OpKind::Int(n)) = i.operands.get(1).map(|o| &o.kind) {
+            if !(32..=512).contains(n) || n.count_ones() != 1 {
+                cx.error(
+                    i.operands[1].pos,
+                    format!("Argument 1 of instruction '{name}': value '{n}' is not a power of 2 in [32..512]"),
+                );
+                return;
+            }
+        }
+    }
+    if i.opcode == "tcgen05"
+        && first == ".commit"
+        && i.mods
+            .iter()
+            .any(|m| isa::is_space(m) && m != ".shared::cluster")
+    {
+        cx.error(
+            i.pos,
+            format!("State space incorrect for instruction '{name}'"),
+        );
+        return;
+    }
     if i.opcode == "tcgen05" && matches!(first, ".alloc" | ".dealloc") {
         let predicate = i.operands.iter().any(|o| {
             matches!(&o.kind, OpKind::Name { name, .. }
@@ -1675,7 +1749,21 @@ fn tensor(cx: &mut Cx, i: &Inst) {
                 i.operands.iter().map(|o| &o.kind).collect::<Vec<_>>()[..],
                 [OpKind::Addr { .. }, b] if !matches!(b, OpKind::Addr { .. })
             );
-        if i.operands.len() != 2 || !alloc_shape {
+        // `tcgen05.ld {r...}, [taddr]` and `tcgen05.st [taddr], {r...}`:
+        // the other way round is `Arguments mismatch` (ptxas 13.5, probes
+        // in `tests/forms/cases.txt`).
+        let address_at = match first {
+            ".ld" => Some(1),
+            ".st" => Some(0),
+            _ => None,
+        };
+        let ld_st_shape = address_at.is_none_or(|at| {
+            i.operands
+                .iter()
+                .enumerate()
+                .all(|(k, o)| matches!(o.kind, OpKind::Addr { .. }) == (k == at))
+        });
+        if i.operands.len() != 2 || !alloc_shape || !ld_st_shape {
             cx.error(
                 i.pos,
                 format!("Arguments mismatch for instruction '{name}'"),
