@@ -201,7 +201,7 @@ impl<'t> HostScope<'_, 't> {
             out.push(punct(Punct::LParen, t.span));
             out.extend(ty.iter().map(|&k| Token {
                 kind: TokenKind::Keyword(k),
-                text: k.as_str().to_string(),
+                text: k.as_str().into(),
                 span: t.span,
             }));
             out.push(punct(Punct::RParen, t.span));
@@ -251,7 +251,7 @@ impl<'t> HostScope<'_, 't> {
             };
             out.push(Token {
                 kind: TokenKind::Ident,
-                text: name,
+                text: name.into(),
                 span: c.span,
             });
             out.push(punct(Punct::Assign, c.span));
@@ -311,7 +311,7 @@ impl<'t> HostScope<'_, 't> {
                 }
                 [name, eq, ..] if name.kind == TokenKind::Ident && is_punct(eq, Punct::Assign) => {
                     captures.push(Captured {
-                        name: Some(name.text.clone()),
+                        name: Some(name.text.to_string()),
                         span: name.span,
                         value: self.stand_in_expr(s + 2, e, depth + 1),
                     });
@@ -319,7 +319,7 @@ impl<'t> HostScope<'_, 't> {
                 [name, _, .., _] if name.kind == TokenKind::Ident => {
                     // `x{init}`, `x(init)`.
                     captures.push(Captured {
-                        name: Some(name.text.clone()),
+                        name: Some(name.text.to_string()),
                         span: name.span,
                         value: self.stand_in_expr(s + 2, e - 1, depth + 1),
                     });
@@ -363,7 +363,7 @@ impl<'t> HostScope<'_, 't> {
             .and_then(|d| self.stand_in(&d, name.span, depth + 1))
             .unwrap_or_else(|| vec![name.clone()]);
         Captured {
-            name: Some(name.text.clone()),
+            name: Some(name.text.to_string()),
             span: name.span,
             value,
         }
@@ -527,7 +527,7 @@ impl<'t> HostScope<'_, 't> {
                     signed: true,
                 },
             },
-            text: "0".to_string(),
+            text: "0".into(),
             span,
         });
         out.push(punct(Punct::RParen, span));
@@ -863,7 +863,7 @@ fn is_kw(t: &Token, k: Keyword) -> bool {
 fn punct(p: Punct, span: Span) -> Token {
     Token {
         kind: TokenKind::Punct(p),
-        text: p.as_str().to_string(),
+        text: p.as_str().into(),
         span,
     }
 }

@@ -410,7 +410,7 @@ impl<'t> Search<'_, 't> {
 fn punct(p: Punct, text: &str, span: Span) -> Token {
     Token {
         kind: TokenKind::Punct(p),
-        text: text.to_string(),
+        text: text.into(),
         span,
     }
 }

@@ -173,7 +173,7 @@ fn namespace_path(head: &[Token]) -> Vec<String> {
     let names: Vec<String> = head[at + 1..]
         .iter()
         .filter(|t| t.kind == TokenKind::Ident)
-        .map(|t| t.text.clone())
+        .map(|t| t.text.to_string())
         .collect();
     if names.is_empty() {
         return vec![crate::parser::ANONYMOUS.to_string()];
@@ -968,7 +968,7 @@ impl<'t> Splitter<'t> {
             for &n in &d.names {
                 let t = &self.tokens[n];
                 out.push(HostDecl {
-                    name: t.text.clone(),
+                    name: t.text.to_string(),
                     kind,
                     span: t.span,
                 });

@@ -66,7 +66,7 @@ pub(crate) fn host_template(
         .filter(|t| !is_specifier(t))
         .cloned()
         .collect();
-    let name = rest[name_at].text.clone();
+    let name = rest[name_at].text.to_string();
     let pattern = FunctionDecl {
         name: name.clone(),
         name_span: at,

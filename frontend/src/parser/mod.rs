@@ -188,7 +188,7 @@ impl<'t> Parser<'t> {
         p.templates.classes = templates.classes.clone();
         p.instances = env.instances.clone();
         p.host_lambdas = env.host_lambdas.clone();
-        p.typedefs.extend(types);
+        p.bind_types(types);
         p
     }
 
@@ -218,7 +218,7 @@ pub(crate) struct Parser<'t> {
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
-    typedefs: FxHashMap<String, (CType, bool, crate::ast::Spelling)>,
+    typedefs: Arc<FxHashMap<String, (CType, bool, crate::ast::Spelling)>>,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
@@ -235,12 +235,12 @@ pub(crate) struct Parser<'t> {
     reference_members: Vec<String>,
     /// The classes with member functions defined so far, by key (for
     /// member functions defined outside their class).
-    classes: FxHashMap<String, classes::ClassCtx>,
+    classes: Arc<FxHashMap<String, classes::ClassCtx>>,
     /// File-scope `const`/`constexpr` integers whose values the parser can
     /// compute, by key: struct member array sizes may use them.
-    constants: FxHashMap<String, i128>,
+    constants: Arc<FxHashMap<String, i128>>,
     /// Struct tags defined so far (one table, like `typedefs`).
-    structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
+    structs: Arc<FxHashMap<String, std::sync::Arc<crate::types::StructDef>>>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
     /// Namespaces, `using` and the scopes of names (`names.rs`).
@@ -296,19 +296,19 @@ impl<'t> Parser<'t> {
             nesting_limit: opts.nesting_limit,
             error_limit: opts.error_limit,
             abandon_item: false,
-            typedefs: FxHashMap::default(),
+            typedefs: Default::default(),
             pending_enums: Vec::new(),
             pending_items: Vec::new(),
             class: None,
             enclosing_classes: Vec::new(),
             reference_members: Vec::new(),
-            classes: FxHashMap::default(),
-            constants: FxHashMap::default(),
-            structs: FxHashMap::default(),
+            classes: Default::default(),
+            constants: Default::default(),
+            structs: Default::default(),
             next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
             eof: Token {
                 kind: TokenKind::Punct(Punct::Semi),
-                text: String::new(),
+                text: crate::token::TokenText::default(),
                 span: eof,
             },
             names: names::Names::default(),
@@ -356,8 +356,18 @@ impl<'t> Parser<'t> {
         p.instances = self.instances.clone();
         p.host_lambdas = self.host_lambdas.clone();
         p.extended_lambda = self.extended_lambda;
-        p.typedefs.extend(types);
+        p.bind_types(types);
         p
+    }
+
+    /// Binds `types` as typedefs (template parameters to their arguments)
+    /// on top of the ones seen. The tables a parser starts with are shared
+    /// with the parser or environment it comes from, and copied only when
+    /// one of them is written, as here when there is something to bind.
+    fn bind_types(&mut self, types: Vec<(String, (CType, bool, crate::ast::Spelling))>) {
+        if !types.is_empty() {
+            Arc::make_mut(&mut self.typedefs).extend(types);
+        }
     }
 }
 
