@@ -64,6 +64,36 @@ pub(crate) struct HostScope<'a, 't> {
     pub globals: &'a [(usize, usize)],
     /// The enclosing host template's parameters, bound to their arguments.
     pub bindings: &'a FxHashMap<&'t str, Vec<Token>>,
+    /// Where each identifier of `tokens` occurs.
+    pub occurrences: &'a Occurrences<'t>,
+}
+
+/// Where each identifier occurs in a token sequence, in order: a host
+/// variable's declaration is looked for among its name's occurrences
+/// rather than by reading every token before the use (a launch's
+/// arguments name many things that are not host variables, whose search
+/// would otherwise read the whole function and every file-scope
+/// declaration).
+pub(crate) struct Occurrences<'t>(FxHashMap<&'t str, Vec<usize>>);
+
+impl<'t> Occurrences<'t> {
+    pub fn of(tokens: &'t [Token]) -> Occurrences<'t> {
+        let mut at: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, t) in tokens.iter().enumerate() {
+            if t.kind == TokenKind::Ident {
+                at.entry(t.text.as_str()).or_default().push(i);
+            }
+        }
+        Occurrences(at)
+    }
+
+    /// The occurrences of `name` in `start..end`, last first.
+    fn within(&self, name: &str, start: usize, end: usize) -> impl Iterator<Item = usize> + '_ {
+        let all = self.0.get(name).map_or(&[][..], Vec::as_slice);
+        let from = all.partition_point(|&i| i < start);
+        let to = all.partition_point(|&i| i < end);
+        all[from..to.max(from)].iter().rev().copied()
+    }
 }
 
 impl<'t> HostScope<'_, 't> {
@@ -379,11 +409,13 @@ impl<'t> HostScope<'_, 't> {
     /// scope at `use_at`.
     fn local_declaration(&self, name: &str, use_at: usize) -> Option<Declarator> {
         let (fn_start, _) = self.function;
-        (fn_start..use_at).rev().find_map(|j| {
-            (self.names(j, name) && self.in_scope(j, use_at))
-                .then(|| declarator_at(self.tokens, fn_start, j))
-                .flatten()
-        })
+        self.occurrences
+            .within(name, fn_start, use_at)
+            .find_map(|j| {
+                (self.names(j, name) && self.in_scope(j, use_at))
+                    .then(|| declarator_at(self.tokens, fn_start, j))
+                    .flatten()
+            })
     }
 
     /// The value of the `const`/`constexpr` local `name` in scope at
@@ -416,7 +448,7 @@ impl<'t> HostScope<'_, 't> {
     /// declaration in scope in the function, else at file scope.
     fn variable(&self, name: &str, use_at: usize, depth: usize) -> Option<Vec<Token>> {
         let (fn_start, _) = self.function;
-        for j in (fn_start..use_at).rev() {
+        for j in self.occurrences.within(name, fn_start, use_at) {
             if self.names(j, name) && self.in_scope(j, use_at) {
                 if let Some(d) = declarator_at(self.tokens, fn_start, j) {
                     return self.stand_in(&d, self.tokens[use_at].span, depth);
@@ -424,7 +456,7 @@ impl<'t> HostScope<'_, 't> {
             }
         }
         for &(start, end) in self.globals.iter().rev() {
-            for j in (start..end).rev() {
+            for j in self.occurrences.within(name, start, end) {
                 if self.names(j, name) {
                     if let Some(d) = declarator_at(self.tokens, start, j) {
                         return self.stand_in(&d, self.tokens[use_at].span, depth);
@@ -889,6 +921,7 @@ mod tests {
             body,
             globals: &[],
             bindings: &bindings,
+            occurrences: &Occurrences::of(&tokens),
         };
         scope
             .launch_args(open)

@@ -418,7 +418,7 @@ pub struct Templates {
     /// The host function templates' declarations up to their bodies, by
     /// name: a host stand-in's call of one has the type it returns
     /// (`crate::sema::host_frames`).
-    pub host_templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub host_templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
 impl Templates {

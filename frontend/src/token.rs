@@ -124,7 +124,7 @@ impl fmt::Debug for TokenText {
 }
 
 /// Token categories. Literals carry their already-computed value and C type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum TokenKind {
     Ident,
     Keyword(Keyword),
@@ -149,6 +149,36 @@ pub enum TokenKind {
     /// error is reported only if the token reaches device code: host code,
     /// which the split phase skips, may hold any C++ (`crate::split`).
     Invalid(Box<crate::diag::Diagnostic>),
+}
+
+/// Equality as derived, with the comparisons every scan over tokens makes
+/// (`t.kind == TokenKind::Punct(Punct::Comma)`) inlined: a punctuator, a
+/// keyword or an identifier against the same kind.
+impl PartialEq for TokenKind {
+    #[inline]
+    fn eq(&self, other: &TokenKind) -> bool {
+        match (self, other) {
+            (TokenKind::Punct(a), TokenKind::Punct(b)) => a == b,
+            (TokenKind::Keyword(a), TokenKind::Keyword(b)) => a == b,
+            (TokenKind::Ident, TokenKind::Ident) => true,
+            _ => self.literal_eq(other),
+        }
+    }
+}
+
+impl TokenKind {
+    /// [`PartialEq::eq`] for the kinds other than those it inlines.
+    fn literal_eq(&self, other: &TokenKind) -> bool {
+        use TokenKind::*;
+        match (self, other) {
+            (Int { value: a, ty: s }, Int { value: b, ty: t }) => a == b && s == t,
+            (Float { value: a, ty: s }, Float { value: b, ty: t }) => a == b && s == t,
+            (Char(a), Char(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (Invalid(a), Invalid(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 macro_rules! keywords {

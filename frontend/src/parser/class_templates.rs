@@ -669,7 +669,7 @@ impl Parser<'_> {
             .collect();
         let mut member_types: Vec<_> = sub
             .typedefs
-            .iter()
+            .declared()
             .filter(|(k, _)| k.starts_with(&prefix))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();

@@ -639,7 +639,7 @@ impl Parser<'_> {
             }
             // In C++ the tag names the type without `enum`.
             let ty = (underlying.clone(), false, Spelling::Enum(name.clone()));
-            Arc::make_mut(&mut self.typedefs).insert(name.clone(), ty);
+            self.typedefs.insert(name.clone(), ty);
             tag = Some(name);
         } else if scoped {
             let msg = format!(

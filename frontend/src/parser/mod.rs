@@ -25,6 +25,7 @@ mod scoped_enums;
 mod stmt;
 mod structs;
 mod templates;
+mod typedefs;
 
 pub(crate) use classes::ClassCtx;
 pub(crate) use host_frames::{host_expr, host_template, host_template_arg, host_type};
@@ -56,7 +57,7 @@ pub(crate) struct HostCode<'a> {
     /// The lambdas (`crate::host_lambdas`).
     pub lambdas: crate::host_lambdas::HostLambdas,
     /// The host function templates' declarations, by name.
-    pub templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
 /// Parses preprocessed tokens: the device code, and the template uses the
@@ -77,7 +78,7 @@ pub(crate) fn parse_tokens(
     let mut templates = std::mem::take(&mut p.templates);
     templates.host_templates = host.templates;
     templates.env = ParseEnv {
-        typedefs: std::mem::take(&mut p.typedefs),
+        typedefs: std::mem::take(&mut p.typedefs).into_table(),
         structs: std::mem::take(&mut p.structs),
         next_struct_id: p.next_struct_id.into(),
         names: std::mem::take(&mut p.names),
@@ -177,7 +178,7 @@ impl<'t> Parser<'t> {
         let eof = tokens.last().map(|t| t.span).unwrap_or_default();
         let mut p = Parser::new(tokens, eof, opts);
         let env = &templates.env;
-        p.typedefs = env.typedefs.clone();
+        p.typedefs = typedefs::Typedefs::from_table(env.typedefs.clone());
         p.structs = env.structs.clone();
         p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
         p.names = env.names.clone();
@@ -218,7 +219,7 @@ pub(crate) struct Parser<'t> {
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
-    typedefs: Arc<FxHashMap<String, (CType, bool, crate::ast::Spelling)>>,
+    typedefs: typedefs::Typedefs,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
@@ -363,11 +364,9 @@ impl<'t> Parser<'t> {
     /// Binds `types` as typedefs (template parameters to their arguments)
     /// on top of the ones seen. The tables a parser starts with are shared
     /// with the parser or environment it comes from, and copied only when
-    /// one of them is written, as here when there is something to bind.
+    /// one of them is written (`typedefs.rs` keeps bound names apart).
     fn bind_types(&mut self, types: Vec<(String, (CType, bool, crate::ast::Spelling))>) {
-        if !types.is_empty() {
-            Arc::make_mut(&mut self.typedefs).extend(types);
-        }
+        self.typedefs.bind(types);
     }
 }
 

@@ -2,8 +2,6 @@
 //! `using` directives, declarations and alias declarations, and qualified
 //! names in types and expressions. The name model is in `names.rs`.
 
-use std::sync::Arc;
-
 use super::names::{join, Found, Kind, ANONYMOUS};
 use super::{PResult, Parser, Recorded};
 use crate::ast::{Expr, ExprKind, Spelling};
@@ -441,7 +439,7 @@ impl Parser<'_> {
         if self.names.block_depth == 0 {
             self.names.declare(Kind::Type, &key, span);
         }
-        Arc::make_mut(&mut self.typedefs).insert(key, (named, ty.is_const, spelling));
+        self.typedefs.insert(key, (named, ty.is_const, spelling));
     }
 
     /// The `}` closing a namespace, when the innermost open block is one.

@@ -83,7 +83,7 @@ impl Checker {
             self.class_instance_items(1);
             let read = read?;
             let mut arg_types: Vec<Option<ArgType>> = Vec::new();
-            for a in &f.args {
+            for a in f.args.iter() {
                 let tokens = caller.bind(&a.tokens)?;
                 arg_types.push(self.host_tokens_type(&tokens, &bound));
             }
