@@ -21,6 +21,7 @@ type Bindings = [(String, (CType, bool, Spelling))];
 /// parameters, and as its pattern the function's parameters with
 /// placeholders; one kernelc cannot read is `void`, which deduces
 /// nothing) and its return type's tokens.
+#[derive(Clone)]
 pub(crate) struct HostTemplate {
     pub template: FunctionTemplate,
     pub ret: Vec<Token>,

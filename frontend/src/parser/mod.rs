@@ -28,7 +28,9 @@ mod templates;
 mod typedefs;
 
 pub(crate) use classes::ClassCtx;
-pub(crate) use host_frames::{host_expr, host_template, host_template_arg, host_type};
+pub(crate) use host_frames::{
+    host_expr, host_template, host_template_arg, host_type, HostTemplate,
+};
 pub(crate) use lambdas::{host_params, lambda_operator, lambda_params};
 pub(crate) use names::{join, split_key, Names, ANONYMOUS};
 
