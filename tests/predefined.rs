@@ -97,7 +97,7 @@ fn kernelc_expansion(text: &str, sm: u32) -> Vec<String> {
     frontend::lex(text, &opts)
         .unwrap_or_else(|d| panic!("kernelc cannot lex `{text}`: {d:?}"))
         .iter()
-        .map(|t| t.text.clone())
+        .map(|t| t.text.to_string())
         .collect()
 }
 

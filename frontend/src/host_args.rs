@@ -64,6 +64,36 @@ pub(crate) struct HostScope<'a, 't> {
     pub globals: &'a [(usize, usize)],
     /// The enclosing host template's parameters, bound to their arguments.
     pub bindings: &'a FxHashMap<&'t str, Vec<Token>>,
+    /// Where each identifier of `tokens` occurs.
+    pub occurrences: &'a Occurrences<'t>,
+}
+
+/// Where each identifier occurs in a token sequence, in order: a host
+/// variable's declaration is looked for among its name's occurrences
+/// rather than by reading every token before the use (a launch's
+/// arguments name many things that are not host variables, whose search
+/// would otherwise read the whole function and every file-scope
+/// declaration).
+pub(crate) struct Occurrences<'t>(FxHashMap<&'t str, Vec<usize>>);
+
+impl<'t> Occurrences<'t> {
+    pub fn of(tokens: &'t [Token]) -> Occurrences<'t> {
+        let mut at: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, t) in tokens.iter().enumerate() {
+            if t.kind == TokenKind::Ident {
+                at.entry(t.text.as_str()).or_default().push(i);
+            }
+        }
+        Occurrences(at)
+    }
+
+    /// The occurrences of `name` in `start..end`, last first.
+    fn within(&self, name: &str, start: usize, end: usize) -> impl Iterator<Item = usize> + '_ {
+        let all = self.0.get(name).map_or(&[][..], Vec::as_slice);
+        let from = all.partition_point(|&i| i < start);
+        let to = all.partition_point(|&i| i < end);
+        all[from..to.max(from)].iter().rev().copied()
+    }
 }
 
 impl<'t> HostScope<'_, 't> {
@@ -201,7 +231,7 @@ impl<'t> HostScope<'_, 't> {
             out.push(punct(Punct::LParen, t.span));
             out.extend(ty.iter().map(|&k| Token {
                 kind: TokenKind::Keyword(k),
-                text: k.as_str().to_string(),
+                text: k.as_str().into(),
                 span: t.span,
             }));
             out.push(punct(Punct::RParen, t.span));
@@ -251,7 +281,7 @@ impl<'t> HostScope<'_, 't> {
             };
             out.push(Token {
                 kind: TokenKind::Ident,
-                text: name,
+                text: name.into(),
                 span: c.span,
             });
             out.push(punct(Punct::Assign, c.span));
@@ -311,7 +341,7 @@ impl<'t> HostScope<'_, 't> {
                 }
                 [name, eq, ..] if name.kind == TokenKind::Ident && is_punct(eq, Punct::Assign) => {
                     captures.push(Captured {
-                        name: Some(name.text.clone()),
+                        name: Some(name.text.to_string()),
                         span: name.span,
                         value: self.stand_in_expr(s + 2, e, depth + 1),
                     });
@@ -319,7 +349,7 @@ impl<'t> HostScope<'_, 't> {
                 [name, _, .., _] if name.kind == TokenKind::Ident => {
                     // `x{init}`, `x(init)`.
                     captures.push(Captured {
-                        name: Some(name.text.clone()),
+                        name: Some(name.text.to_string()),
                         span: name.span,
                         value: self.stand_in_expr(s + 2, e - 1, depth + 1),
                     });
@@ -363,7 +393,7 @@ impl<'t> HostScope<'_, 't> {
             .and_then(|d| self.stand_in(&d, name.span, depth + 1))
             .unwrap_or_else(|| vec![name.clone()]);
         Captured {
-            name: Some(name.text.clone()),
+            name: Some(name.text.to_string()),
             span: name.span,
             value,
         }
@@ -379,11 +409,13 @@ impl<'t> HostScope<'_, 't> {
     /// scope at `use_at`.
     fn local_declaration(&self, name: &str, use_at: usize) -> Option<Declarator> {
         let (fn_start, _) = self.function;
-        (fn_start..use_at).rev().find_map(|j| {
-            (self.names(j, name) && self.in_scope(j, use_at))
-                .then(|| declarator_at(self.tokens, fn_start, j))
-                .flatten()
-        })
+        self.occurrences
+            .within(name, fn_start, use_at)
+            .find_map(|j| {
+                (self.names(j, name) && self.in_scope(j, use_at))
+                    .then(|| declarator_at(self.tokens, fn_start, j))
+                    .flatten()
+            })
     }
 
     /// The value of the `const`/`constexpr` local `name` in scope at
@@ -416,7 +448,7 @@ impl<'t> HostScope<'_, 't> {
     /// declaration in scope in the function, else at file scope.
     fn variable(&self, name: &str, use_at: usize, depth: usize) -> Option<Vec<Token>> {
         let (fn_start, _) = self.function;
-        for j in (fn_start..use_at).rev() {
+        for j in self.occurrences.within(name, fn_start, use_at) {
             if self.names(j, name) && self.in_scope(j, use_at) {
                 if let Some(d) = declarator_at(self.tokens, fn_start, j) {
                     return self.stand_in(&d, self.tokens[use_at].span, depth);
@@ -424,7 +456,7 @@ impl<'t> HostScope<'_, 't> {
             }
         }
         for &(start, end) in self.globals.iter().rev() {
-            for j in (start..end).rev() {
+            for j in self.occurrences.within(name, start, end) {
                 if self.names(j, name) {
                     if let Some(d) = declarator_at(self.tokens, start, j) {
                         return self.stand_in(&d, self.tokens[use_at].span, depth);
@@ -527,7 +559,7 @@ impl<'t> HostScope<'_, 't> {
                     signed: true,
                 },
             },
-            text: "0".to_string(),
+            text: "0".into(),
             span,
         });
         out.push(punct(Punct::RParen, span));
@@ -863,7 +895,7 @@ fn is_kw(t: &Token, k: Keyword) -> bool {
 fn punct(p: Punct, span: Span) -> Token {
     Token {
         kind: TokenKind::Punct(p),
-        text: p.as_str().to_string(),
+        text: p.as_str().into(),
         span,
     }
 }
@@ -889,6 +921,7 @@ mod tests {
             body,
             globals: &[],
             bindings: &bindings,
+            occurrences: &Occurrences::of(&tokens),
         };
         scope
             .launch_args(open)

@@ -24,10 +24,12 @@
 //! deduced arguments (`run(dIn, n)`) is not followed: finding its
 //! arguments would take C++'s overload resolution on host code.
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::Span;
-use crate::host_args::{HostArg, HostScope};
+use crate::host_args::{HostArg, HostScope, Occurrences};
 use crate::token::{Keyword, Punct, Token, TokenKind};
 
 /// A use of a template with explicit arguments, found in host code.
@@ -62,11 +64,11 @@ pub(crate) struct TemplateUse {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostFrame {
     /// The template's declaration up to its body (`template <class F>
-    /// void launch2D(int w, int h, F f)`).
-    pub header: Vec<Token>,
+    /// void launch2D(int w, int h, F f)`), shared by every frame of it.
+    pub header: Arc<[Token]>,
     /// The call's arguments, in the caller's scope (which the frames
-    /// before this one bind).
-    pub args: Vec<HostArg>,
+    /// before this one bind), shared by the frames of its templates.
+    pub args: Arc<[HostArg]>,
 }
 
 /// The most host template instantiations followed, and how deep.
@@ -87,6 +89,9 @@ struct HostFn<'t> {
     consts: FxHashMap<&'t str, (usize, usize)>,
     /// The namespace it is declared in.
     scope: Vec<String>,
+    /// Its declaration up to its body, for a template (what its frames
+    /// and [`HostUses::templates`] hold).
+    header: Arc<[Token]>,
 }
 
 /// A use as written: the template's name and each argument's token range
@@ -160,13 +165,18 @@ pub(crate) fn find(
         f.1.consts = consts_in(tokens, body, end);
         f.1.range = (start, end);
         f.1.body = body;
+        if f.0.is_some() {
+            f.1.header = tokens[start..body].into();
+        }
     }
     let mut file: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     for &(start, end) in file_consts {
         file.extend(consts_in(tokens, start, end));
     }
+    let occurrences = Occurrences::of(tokens);
     let mut search = Search {
         tokens,
+        occurrences: &occurrences,
         device_templates,
         host_templates: &host_templates,
         fns: &fns,
@@ -181,11 +191,13 @@ pub(crate) fn find(
             search.follow(i, &FxHashMap::default(), None, 0, &[]);
         }
     }
-    let mut headers: FxHashMap<String, Vec<Vec<Token>>> = FxHashMap::default();
+    let mut headers: FxHashMap<String, Vec<Arc<[Token]>>> = FxHashMap::default();
     for (name, f) in fns.iter().take(free_fns) {
         if let Some(name) = name {
-            let header = tokens[f.range.0..f.body].to_vec();
-            headers.entry(name.to_string()).or_default().push(header);
+            headers
+                .entry(name.to_string())
+                .or_default()
+                .push(f.header.clone());
         }
     }
     HostUses {
@@ -199,7 +211,7 @@ pub(crate) struct HostUses {
     pub uses: Vec<TemplateUse>,
     /// The declarations of host function templates at namespace scope,
     /// up to their bodies, by name (`crate::sema::host_frames`).
-    pub templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
 fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
@@ -210,6 +222,7 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         uses: Vec::new(),
         consts: FxHashMap::default(),
         scope: Vec::new(),
+        header: Arc::from([]),
     }
 }
 
@@ -221,6 +234,7 @@ struct Search<'a, 't> {
     fns: &'a [(Option<&'t str>, HostFn<'t>)],
     file: &'a FxHashMap<&'t str, (usize, usize)>,
     globals: &'a [(usize, usize)],
+    occurrences: &'a Occurrences<'t>,
     /// Host template instantiations followed, by name and arguments' text.
     seen_host: FxHashSet<String>,
     /// Device template uses found, by the same key.
@@ -249,6 +263,7 @@ impl<'t> Search<'_, 't> {
             body: host.body,
             globals: self.globals,
             bindings,
+            occurrences: self.occurrences,
         };
         let context = frames_key(frames);
         for u in &host.uses {
@@ -256,8 +271,7 @@ impl<'t> Search<'_, 't> {
             let span = origin.unwrap_or(self.tokens[u.name_at].span);
             let call = u.call_open.map(|open| scope.launch_args(open));
             let call_key = call.as_ref().map_or(String::new(), |c| {
-                let texts: Vec<Vec<Token>> = c.iter().map(|a| a.tokens.clone()).collect();
-                format!("({}){context}", key_text(&texts))
+                format!("({}){context}", key_text(c.iter().map(|a| &a.tokens[..])))
             });
             let written: String = self.tokens[u.qualified_at..=u.name_at]
                 .iter()
@@ -300,12 +314,12 @@ impl<'t> Search<'_, 't> {
                     span,
                 });
             }
-            let key = format!("{name}<{}>{context}", key_text(&args));
+            let key = format!("{name}<{}>{context}", key_text(args.iter().map(|a| &a[..])));
             if self.device_templates.contains(name) {
-                if self
-                    .seen_device
-                    .insert(format!("{written}<{}>{call_key}", key_text(&args)))
-                {
+                if self.seen_device.insert(format!(
+                    "{written}<{}>{call_key}",
+                    key_text(args.iter().map(|a| &a[..]))
+                )) {
                     self.out.push(TemplateUse {
                         name: written,
                         args,
@@ -352,11 +366,11 @@ impl<'t> Search<'_, 't> {
             return;
         }
         let fns = self.fns;
+        let call: Arc<[HostArg]> = call.into();
         for &g in self.host_templates.get(name).into_iter().flatten() {
-            let (start, _) = fns[g].1.range;
             let mut inner = frames.to_vec();
             inner.push(HostFrame {
-                header: self.tokens[start..fns[g].1.body].to_vec(),
+                header: fns[g].1.header.clone(),
                 args: call.clone(),
             });
             self.follow(g, &FxHashMap::default(), Some(span), depth + 1, &inner);
@@ -410,7 +424,7 @@ impl<'t> Search<'_, 't> {
 fn punct(p: Punct, text: &str, span: Span) -> Token {
     Token {
         kind: TokenKind::Punct(p),
-        text: text.to_string(),
+        text: text.into(),
         span,
     }
 }
@@ -454,10 +468,7 @@ fn is_expression(tokens: &[Token]) -> bool {
 fn frames_key(frames: &[HostFrame]) -> String {
     frames
         .iter()
-        .map(|f| {
-            let texts: Vec<Vec<Token>> = f.args.iter().map(|a| a.tokens.clone()).collect();
-            format!("[{}]", key_text(&texts))
-        })
+        .map(|f| format!("[{}]", key_text(f.args.iter().map(|a| &a.tokens[..]))))
         .collect()
 }
 
@@ -486,16 +497,15 @@ fn decltype_of(
 }
 
 /// The arguments' text, to tell instantiations apart.
-fn key_text(args: &[Vec<Token>]) -> String {
-    args.iter()
-        .map(|a| {
-            a.iter()
-                .map(|t| t.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+fn key_text<'a>(args: impl Iterator<Item = &'a [Token]>) -> String {
+    args.map(|a| {
+        a.iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// For a declaration starting with `template <...>` and declaring a

@@ -127,7 +127,7 @@ impl Lexer<'_> {
     fn push(&mut self, kind: TokenKind, start: usize) {
         self.tokens.push(Token {
             kind,
-            text: self.src[start..self.pos].to_string(),
+            text: self.src[start..self.pos].into(),
             span: span(start, self.pos),
         });
     }

@@ -111,7 +111,7 @@ impl Packs {
         if t.kind != TokenKind::Ident || member {
             return None;
         }
-        self.by_name.get(&t.text).map(Vec::len)
+        self.by_name.get(t.text.as_str()).map(Vec::len)
     }
 
     /// `pattern` with each pack it names replaced by its element `k`.
@@ -119,7 +119,7 @@ impl Packs {
         let mut out = Vec::with_capacity(pattern.len());
         for (i, t) in pattern.iter().enumerate() {
             match self.pack_at(pattern, i) {
-                Some(_) => out.extend(self.by_name[&t.text][k].iter().map(|e| Token {
+                Some(_) => out.extend(self.by_name[t.text.as_str()][k].iter().map(|e| Token {
                     span: t.span,
                     ..e.clone()
                 })),
@@ -225,7 +225,7 @@ impl Packs {
     fn sizeof_pack(&self, tokens: &[Token], at: usize, out: &mut Vec<Token>) -> usize {
         let named = match tokens.get(at + 1..at + 4) {
             Some([open, name, close]) if is(open, Punct::LParen) && is(close, Punct::RParen) => {
-                self.by_name.get(&name.text).map(Vec::len)
+                self.by_name.get(name.text.as_str()).map(Vec::len)
             }
             _ => None,
         };
@@ -267,7 +267,7 @@ impl Packs {
             out.push(param.clone());
             params.push(vec![param]);
         }
-        self.by_name.insert(name.text.clone(), params);
+        self.by_name.insert(name.text.to_string(), params);
         Ok(drop_comma_if_empty(n, tokens, at + 2, out))
     }
 
@@ -568,7 +568,7 @@ fn is_any(t: &Token, ps: &[Punct]) -> bool {
 fn punct(p: Punct, span: Span) -> Token {
     Token {
         kind: TokenKind::Punct(p),
-        text: p.as_str().to_string(),
+        text: p.as_str().into(),
         span,
     }
 }
@@ -576,7 +576,7 @@ fn punct(p: Punct, span: Span) -> Token {
 fn keyword(k: Keyword, text: &str, span: Span) -> Token {
     Token {
         kind: TokenKind::Keyword(k),
-        text: text.to_string(),
+        text: text.into(),
         span,
     }
 }
@@ -584,7 +584,7 @@ fn keyword(k: Keyword, text: &str, span: Span) -> Token {
 fn ident(text: &str, span: Span) -> Token {
     Token {
         kind: TokenKind::Ident,
-        text: text.to_string(),
+        text: text.into(),
         span,
     }
 }

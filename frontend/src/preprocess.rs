@@ -344,7 +344,7 @@ fn pragma_operator(toks: &[Token]) -> Option<String> {
 fn synth(kind: TokenKind, text: &str, span: Span) -> Token {
     Token {
         kind,
-        text: text.to_string(),
+        text: text.into(),
         span,
     }
 }
@@ -490,15 +490,15 @@ impl Pp<'_> {
                 i += 4;
                 continue;
             }
-            let is_macro = is_name(tok) && !active.contains(&tok.text);
-            if is_macro && !self.macros.contains_key(&tok.text) {
+            let is_macro = is_name(tok) && !active.iter().any(|a| *a == tok.text);
+            if is_macro && !self.macros.contains_key(tok.text.as_str()) {
                 if let Some(t) = self.dynamic_macro(&tok.text, at) {
                     out.push(t);
                     i += 1;
                     continue;
                 }
             }
-            let Some(m) = self.macros.get(&tok.text).filter(|_| is_macro) else {
+            let Some(m) = self.macros.get(tok.text.as_str()).filter(|_| is_macro) else {
                 out.push(Token {
                     span: at,
                     ..tok.clone()
@@ -512,7 +512,7 @@ impl Pp<'_> {
             }
             let Some(params) = m.params.clone() else {
                 let body = m.body.clone();
-                active.push(tok.text.clone());
+                active.push(tok.text.to_string());
                 self.expand_seq(&body, Some(at), active, out);
                 active.pop();
                 i += 1;
@@ -578,7 +578,7 @@ impl Pp<'_> {
                 i = close + 1;
                 continue;
             };
-            active.push(tok.text.clone());
+            active.push(tok.text.to_string());
             self.expand_seq(&substituted, Some(call_span), active, out);
             active.pop();
             i = close + 1;
@@ -639,7 +639,7 @@ impl Pp<'_> {
         let (tokens, errs) = lex_raw(def);
         let defined = tokens
             .first()
-            .is_some_and(|t| self.macros.contains_key(&t.text));
+            .is_some_and(|t| self.macros.contains_key(t.text.as_str()));
         if !errs.is_empty() || defined {
             return;
         }
@@ -660,7 +660,7 @@ impl Pp<'_> {
     ) -> Option<Vec<Token>> {
         let param = |t: &Token| {
             if is_name(t) {
-                params.iter().position(|p| *p == t.text)
+                params.iter().position(|p| *p == *t.text)
             } else {
                 None
             }
@@ -829,7 +829,7 @@ impl Pp<'_> {
             "define" => self.define(rest, whole),
             "undef" => match rest.first() {
                 Some(name) => {
-                    self.macros.remove(&name.text);
+                    self.macros.remove(name.text.as_str());
                 }
                 None => self.error(whole, Code::E0010, "macro name missing after `#undef`"),
             },
@@ -969,7 +969,7 @@ impl Pp<'_> {
                     );
                 };
                 for name in names.iter().filter(|t| is_name(t)) {
-                    self.unsupported.insert(name.text.clone(), what.clone());
+                    self.unsupported.insert(name.text.to_string(), what.clone());
                 }
             }
             _ => self.error(whole, Code::E0010, "unknown `#pragma kernelc`"),
@@ -979,7 +979,8 @@ impl Pp<'_> {
     /// A located error for each use of a name a kernelc header declines.
     fn check_unsupported(&mut self, toks: &[Token]) {
         for t in toks {
-            if let (TokenKind::Ident, Some(what)) = (&t.kind, self.unsupported.get(&t.text)) {
+            if let (TokenKind::Ident, Some(what)) = (&t.kind, self.unsupported.get(t.text.as_str()))
+            {
                 let msg = format!("`{}` is not supported by kernelc", t.text);
                 let note = format!("kernelc does not provide {what}");
                 self.diags
@@ -1260,11 +1261,11 @@ impl Pp<'_> {
                         ok = true;
                         break;
                     }
-                    if !is_name(t) || ps.contains(&t.text) || t.text == "__VA_ARGS__" {
+                    if !is_name(t) || ps.iter().any(|p| *p == t.text) || t.text == "__VA_ARGS__" {
                         self.error(t.span, Code::E0010, "invalid macro parameter");
                         return;
                     }
-                    ps.push(t.text.clone());
+                    ps.push(t.text.to_string());
                     match rest.get(k) {
                         Some(c) if is_punct(c, Punct::Comma) => k += 1,
                         Some(c) if is_punct(c, Punct::RParen) => {}
@@ -1301,7 +1302,7 @@ impl Pp<'_> {
             for (k, t) in body.iter().enumerate() {
                 let names_param = body
                     .get(k + 1)
-                    .is_some_and(|n| is_name(n) && ps.contains(&n.text));
+                    .is_some_and(|n| is_name(n) && ps.iter().any(|p| *p == n.text));
                 if is_punct(t, Punct::Hash) && !names_param {
                     self.error(
                         t.span,
@@ -1343,7 +1344,7 @@ impl Pp<'_> {
             }
         }
         self.macros.insert(
-            name.text.clone(),
+            name.text.to_string(),
             Macro {
                 params,
                 variadic,
@@ -1363,7 +1364,8 @@ impl Pp<'_> {
                 );
                 return false;
             };
-            let defined = self.macros.contains_key(&name.text) || is_has_include(&name.text);
+            let defined =
+                self.macros.contains_key(name.text.as_str()) || is_has_include(&name.text);
             return defined == (kind == "ifdef");
         }
         // `defined X` / `defined(X)` first, before expansion.
@@ -1390,8 +1392,9 @@ impl Pp<'_> {
                         return false;
                     }
                 };
-                let v =
-                    u64::from(self.macros.contains_key(&name.text) || is_has_include(&name.text));
+                let v = u64::from(
+                    self.macros.contains_key(name.text.as_str()) || is_has_include(&name.text),
+                );
                 replaced.push(synth(
                     TokenKind::Int {
                         value: v,

@@ -63,7 +63,7 @@ pub(crate) struct Split {
     pub host_lambdas: crate::host_lambdas::HostLambdas,
     /// The host function templates' declarations, by name
     /// (`crate::host_uses::HostUses`).
-    pub host_templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub host_templates: FxHashMap<String, Vec<std::sync::Arc<[Token]>>>,
 }
 
 impl Split {
@@ -173,7 +173,7 @@ fn namespace_path(head: &[Token]) -> Vec<String> {
     let names: Vec<String> = head[at + 1..]
         .iter()
         .filter(|t| t.kind == TokenKind::Ident)
-        .map(|t| t.text.clone())
+        .map(|t| t.text.to_string())
         .collect();
     if names.is_empty() {
         return vec![crate::parser::ANONYMOUS.to_string()];
@@ -763,7 +763,7 @@ impl<'t> Splitter<'t> {
     fn keep_launch_types(
         &mut self,
         uses: &[TemplateUse],
-        host_templates: &FxHashMap<String, Vec<Vec<Token>>>,
+        host_templates: &FxHashMap<String, Vec<std::sync::Arc<[Token]>>>,
     ) {
         let mut work = Vec::new();
         let written = uses.iter().flat_map(|u| u.args.iter().flatten());
@@ -785,7 +785,7 @@ impl<'t> Splitter<'t> {
             .iter()
             .filter_map(|t| host_templates.get(t.text.as_str()))
             .flatten()
-            .flatten()
+            .flat_map(|header| header.iter())
             .collect();
         names.extend(called);
         for tok in names.into_iter().filter(|t| t.kind == TokenKind::Ident) {
@@ -968,7 +968,7 @@ impl<'t> Splitter<'t> {
             for &n in &d.names {
                 let t = &self.tokens[n];
                 out.push(HostDecl {
-                    name: t.text.clone(),
+                    name: t.text.to_string(),
                     kind,
                     span: t.span,
                 });

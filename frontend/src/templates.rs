@@ -94,22 +94,22 @@ pub struct FunctionTemplate {
 /// instantiation's parse starts from.
 #[derive(Debug, Default)]
 pub struct ParseEnv {
-    pub typedefs: FxHashMap<String, (CType, bool, Spelling)>,
-    pub structs: FxHashMap<String, Arc<StructDef>>,
+    pub typedefs: Arc<FxHashMap<String, (CType, bool, Spelling)>>,
+    pub structs: Arc<FxHashMap<String, Arc<StructDef>>>,
     /// The id the next struct defined in an instantiation gets.
     pub next_struct_id: AtomicU32,
     /// Namespaces, `using` declarations and directives, and aliases.
     pub(crate) names: crate::parser::Names,
     /// The integer constants the parser computed (`constexpr` variables,
     /// enumerators, static members), by key.
-    pub constants: FxHashMap<String, i128>,
+    pub constants: Arc<FxHashMap<String, i128>>,
     /// The class template instances, shared by every parse of the
     /// translation unit (the file's, and each function template
     /// instance's).
     pub instances: SharedInstances,
     /// The classes with member functions, by key: a member template's
     /// instance is parsed as a member of its class.
-    pub(crate) classes: FxHashMap<String, crate::parser::ClassCtx>,
+    pub(crate) classes: Arc<FxHashMap<String, crate::parser::ClassCtx>>,
     /// The lambdas of host code (`crate::host_lambdas`).
     pub(crate) host_lambdas: crate::host_lambdas::HostLambdas,
 }
@@ -410,7 +410,7 @@ pub struct Templates {
     pub functions: Vec<FunctionTemplate>,
     pub specializations: Vec<Specialization>,
     /// The templates of each name (overloads), in declaration order.
-    pub by_name: FxHashMap<String, Vec<usize>>,
+    pub by_name: Arc<FxHashMap<String, Vec<usize>>>,
     /// Class templates (shared: every sub-parser sees them).
     pub classes: Arc<ClassTemplates>,
     pub env: ParseEnv,
@@ -418,7 +418,7 @@ pub struct Templates {
     /// The host function templates' declarations up to their bodies, by
     /// name: a host stand-in's call of one has the type it returns
     /// (`crate::sema::host_frames`).
-    pub host_templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub host_templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
 impl Templates {
@@ -561,7 +561,7 @@ pub fn substitute_values_in(
 pub(crate) fn function_name(key: &str, span: Span, out: &mut Vec<Token>) {
     let tok = |kind: TokenKind, text: &str| Token {
         kind,
-        text: text.to_string(),
+        text: text.into(),
         span,
     };
     if !key.contains("::") {
@@ -576,7 +576,11 @@ pub(crate) fn function_name(key: &str, span: Span, out: &mut Vec<Token>) {
 
 /// Appends the tokens of the constant `v` of type `ty`.
 pub fn literal(v: i128, ty: &CType, span: Span, out: &mut Vec<Token>) {
-    let tok = |kind: TokenKind, text: String| Token { kind, text, span };
+    let tok = |kind: TokenKind, text: String| Token {
+        kind,
+        text: text.into(),
+        span,
+    };
     if *ty == CType::Bool {
         let (k, text) = if v != 0 {
             (Keyword::True, "true")

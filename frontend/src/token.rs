@@ -1,5 +1,10 @@
 //! Tokens produced by the lexer and consumed by the parser.
 
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
 use crate::diag::Span;
 use crate::types::CType;
 
@@ -8,12 +13,118 @@ use crate::types::CType;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
     pub kind: TokenKind,
-    pub text: String,
+    pub text: TokenText,
     pub span: Span,
 }
 
+/// A token's spelling, shared rather than owned: macro expansion, template
+/// instantiation, sub-parsers and the host-code searches copy tokens all
+/// the time, and a copy of a `TokenText` is a reference count, not a new
+/// string. It reads as a `str` (`Deref`), compares with one, and prints and
+/// debug-prints exactly as the string does.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct TokenText(Arc<str>);
+
+impl TokenText {
+    /// The spelling as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for TokenText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for TokenText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for TokenText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for TokenText {
+    fn from(s: &str) -> TokenText {
+        TokenText(Arc::from(s))
+    }
+}
+
+impl From<String> for TokenText {
+    fn from(s: String) -> TokenText {
+        TokenText(Arc::from(s))
+    }
+}
+
+impl From<&String> for TokenText {
+    fn from(s: &String) -> TokenText {
+        TokenText(Arc::from(s.as_str()))
+    }
+}
+
+impl From<TokenText> for String {
+    fn from(s: TokenText) -> String {
+        s.0.to_string()
+    }
+}
+
+impl PartialEq<str> for TokenText {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for TokenText {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for TokenText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<TokenText> for str {
+    fn eq(&self, other: &TokenText) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<TokenText> for &str {
+    fn eq(&self, other: &TokenText) -> bool {
+        *self == &*other.0
+    }
+}
+
+impl PartialEq<TokenText> for String {
+    fn eq(&self, other: &TokenText) -> bool {
+        **self == *other.0
+    }
+}
+
+impl fmt::Display for TokenText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Debug for TokenText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
 /// Token categories. Literals carry their already-computed value and C type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum TokenKind {
     Ident,
     Keyword(Keyword),
@@ -38,6 +149,36 @@ pub enum TokenKind {
     /// error is reported only if the token reaches device code: host code,
     /// which the split phase skips, may hold any C++ (`crate::split`).
     Invalid(Box<crate::diag::Diagnostic>),
+}
+
+/// Equality as derived, with the comparisons every scan over tokens makes
+/// (`t.kind == TokenKind::Punct(Punct::Comma)`) inlined: a punctuator, a
+/// keyword or an identifier against the same kind.
+impl PartialEq for TokenKind {
+    #[inline]
+    fn eq(&self, other: &TokenKind) -> bool {
+        match (self, other) {
+            (TokenKind::Punct(a), TokenKind::Punct(b)) => a == b,
+            (TokenKind::Keyword(a), TokenKind::Keyword(b)) => a == b,
+            (TokenKind::Ident, TokenKind::Ident) => true,
+            _ => self.literal_eq(other),
+        }
+    }
+}
+
+impl TokenKind {
+    /// [`PartialEq::eq`] for the kinds other than those it inlines.
+    fn literal_eq(&self, other: &TokenKind) -> bool {
+        use TokenKind::*;
+        match (self, other) {
+            (Int { value: a, ty: s }, Int { value: b, ty: t }) => a == b && s == t,
+            (Float { value: a, ty: s }, Float { value: b, ty: t }) => a == b && s == t,
+            (Char(a), Char(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (Invalid(a), Invalid(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 macro_rules! keywords {

@@ -7,7 +7,7 @@ fn texts(src: &str, opts: &Options) -> Vec<String> {
     lex(src, opts)
         .unwrap_or_else(|d| panic!("{d:?}"))
         .into_iter()
-        .map(|t| t.text)
+        .map(|t| t.text.into())
         .collect()
 }
 
@@ -343,7 +343,7 @@ fn lex_files(
 ) {
     let mut map = frontend::SourceMap::new("src/main.cu", main);
     let result = frontend::lex_files(&mut map, opts, files)
-        .map(|toks| toks.iter().map(|t| t.text.clone()).collect());
+        .map(|toks| toks.iter().map(|t| t.text.to_string()).collect());
     (map, result)
 }
 
@@ -421,6 +421,6 @@ fn lex_texts(src: &str, opts: &Options) -> Vec<String> {
     lex(src, opts)
         .unwrap()
         .iter()
-        .map(|t| t.text.clone())
+        .map(|t| t.text.to_string())
         .collect()
 }

@@ -580,7 +580,7 @@ impl Parser<'_> {
             return Some(def.clone());
         }
         let def = self.instances.lock().ok()?.structs.get(key)?.clone();
-        self.structs.insert(key.to_string(), def.clone());
+        Arc::make_mut(&mut self.structs).insert(key.to_string(), def.clone());
         Some(def)
     }
 
@@ -663,13 +663,15 @@ impl Parser<'_> {
         let prefix = format!("{key}::");
         let constants: Vec<(String, i128)> = sub
             .constants
-            .drain()
+            .iter()
             .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, v)| (k.clone(), *v))
             .collect();
         let mut member_types: Vec<_> = sub
             .typedefs
-            .drain()
+            .declared()
             .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         // Its nested classes are member types too (`Scan::TempStorage`).
         member_types.extend(
@@ -706,7 +708,7 @@ impl Parser<'_> {
         let mut def = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
         def.instance_of = Some(instance);
         let def = Arc::new(def);
-        self.structs.insert(key, def.clone());
+        Arc::make_mut(&mut self.structs).insert(key, def.clone());
         CType::Struct(def)
     }
 
@@ -723,7 +725,7 @@ impl Parser<'_> {
         let mut stand_in = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
         stand_in.enclosing_instance = def.instance_of.clone();
         let stand_in = Arc::new(stand_in);
-        self.structs.insert(key, stand_in.clone());
+        Arc::make_mut(&mut self.structs).insert(key, stand_in.clone());
         CType::Struct(stand_in)
     }
 
@@ -837,7 +839,7 @@ fn rename_class(tokens: &[Token], name: &str, tag: &str) -> Vec<Token> {
     let mut out = tokens.to_vec();
     for (i, t) in out.iter_mut().enumerate() {
         if t.kind == TokenKind::Ident && t.text == name && !is_punct(tokens.get(i + 1), Punct::Lt) {
-            t.text = tag.to_string();
+            t.text = tag.into();
         }
     }
     out

@@ -29,6 +29,8 @@
 //! skipped as the split phase skips host functions: its body may use any
 //! C++.
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::names::Kind;
@@ -345,7 +347,10 @@ impl Parser<'_> {
                     member_of: Some(ctx.key.clone()),
                     param_pack,
                 });
-            self.templates.by_name.entry(key).or_default().push(index);
+            Arc::make_mut(&mut self.templates.by_name)
+                .entry(key)
+                .or_default()
+                .push(index);
         }
     }
 
@@ -432,9 +437,9 @@ impl Parser<'_> {
             return;
         };
         if let Some(class) = class_key {
-            self.constants.insert(super::names::join(class, &name), v);
+            Arc::make_mut(&mut self.constants).insert(super::names::join(class, &name), v);
         }
-        members.constants.insert(name, v);
+        members.constants.insert(name.to_string(), v);
     }
 
     /// Skims the member at the current token without consuming it.
@@ -494,7 +499,7 @@ impl Parser<'_> {
                         return Shape::Data;
                     }
                     let prev = &toks[i - 1];
-                    let mut name = prev.text.clone();
+                    let mut name = prev.text.to_string();
                     if i >= 2 && is_punct_tok(toks.get(i - 2), Punct::Tilde) {
                         name = format!("~{name}");
                     }
@@ -543,7 +548,7 @@ impl Parser<'_> {
             closure: false,
             enclosing: None,
         };
-        self.classes.insert(def.name.clone(), ctx.clone());
+        Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
         for d in members.deferred {
@@ -704,7 +709,7 @@ impl Parser<'_> {
         };
         let name = crate::token::Token {
             kind: TokenKind::Ident,
-            text: shown,
+            text: shown.into(),
             span: kw.span.to(ty.span),
         };
         Ok((ty, name))
@@ -997,7 +1002,7 @@ impl Parser<'_> {
         let span = self.span().to(self.toks[at + paren - 1].span);
         let mut tok = self.bump();
         self.pos = at + paren;
-        tok.text = name;
+        tok.text = name.into();
         tok.span = span;
         Ok(tok)
     }

@@ -1,6 +1,8 @@
 //! Declarations: function headers, declaration specifiers, declarators and
 //! type names.
 
+use std::sync::Arc;
+
 use super::fn_pointers::Naming;
 use super::{PResult, Parser};
 use crate::ast::{
@@ -674,7 +676,7 @@ impl Parser<'_> {
                 None => next,
             };
             if let Some(v) = known {
-                self.constants.insert(key.clone(), v);
+                Arc::make_mut(&mut self.constants).insert(key.clone(), v);
             }
             next = known.and_then(|v| v.checked_add(1));
             if let (Some(e), true) = (&tag, scoped) {
@@ -871,7 +873,7 @@ impl Parser<'_> {
                 );
             }
             // An anonymous enumeration takes the typedef's name, as a struct does.
-            self.define_typedef(name.text, name.span, ty);
+            self.define_typedef(name.text.into(), name.span, ty);
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
@@ -914,7 +916,7 @@ impl Parser<'_> {
         }
         if let Some(Init::Expr(e)) = &v.init {
             if let Some(value) = super::structs::const_dim(e, &|n| self.constant(n)) {
-                self.constants.insert(v.name.clone(), value);
+                Arc::make_mut(&mut self.constants).insert(v.name.clone(), value);
             }
         }
     }
@@ -951,7 +953,7 @@ impl Parser<'_> {
                 return self.error(sp, Code::E0003, msg);
             }
             let mut name_tok = self.bump();
-            name_tok.text = self.declare_value(&name_tok.text, name_tok.span);
+            name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
             let dims = self.dims()?;
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
@@ -967,7 +969,7 @@ impl Parser<'_> {
                 };
                 let end = init.span;
                 out.push(VarDecl {
-                    name: name_tok.text,
+                    name: name_tok.text.into(),
                     name_span: name_tok.span,
                     ty,
                     dims,
@@ -1015,7 +1017,7 @@ impl Parser<'_> {
             };
             let end = init.as_ref().map_or(self.prev_span(), Init::span);
             out.push(VarDecl {
-                name: name_tok.text,
+                name: name_tok.text.into(),
                 name_span: name_tok.span,
                 ty,
                 dims,
@@ -1343,11 +1345,11 @@ impl Parser<'_> {
             let ty = self.pointers(base);
             let (ty, by_ref, name, dims) = if self.at_fn_pointer() {
                 let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
-                (d.ty, None, d.name.map(|t| t.text), d.dims)
+                (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
             } else {
                 let by_ref = self.reference()?;
                 let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-                    Some(self.bump().text)
+                    Some(self.bump().text.into())
                 } else {
                     None
                 };

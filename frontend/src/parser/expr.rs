@@ -468,7 +468,7 @@ impl Parser<'_> {
                 mk(
                     ExprKind::Member {
                         base: Box::new(e),
-                        field: field.text,
+                        field: field.text.into(),
                         field_span: field.span,
                         arrow: p == Punct::Arrow,
                         template_args,
@@ -551,7 +551,7 @@ impl Parser<'_> {
                 if let Some(e) = self.float_builtin()? {
                     return Ok(e);
                 }
-                ExprKind::Ident(tok.text.clone())
+                ExprKind::Ident(tok.text.to_string())
             }
             TokenKind::Ident => return self.name_or_template_id(),
             TokenKind::Int { value, ty } => ExprKind::IntLit {

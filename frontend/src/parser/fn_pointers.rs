@@ -145,7 +145,7 @@ impl Parser<'_> {
             // `Naming::Required` made sure of a name.
             return Err(super::Recorded);
         };
-        name.text = self.declare_value(&name.text, name.span);
+        name.text = self.declare_value(&name.text, name.span).into();
         let direct_braces = self.is_punct(Punct::LBrace);
         let init = if direct_braces || self.eat_punct(Punct::Assign) {
             Some(self.initializer()?)
@@ -154,7 +154,7 @@ impl Parser<'_> {
         };
         let end = init.as_ref().map_or(self.prev_span(), Init::span);
         Ok(VarDecl {
-            name: name.text,
+            name: name.text.into(),
             name_span: name.span,
             ty: d.ty,
             dims: d.dims,
@@ -178,7 +178,7 @@ impl Parser<'_> {
             );
         }
         if let Some(name) = d.name {
-            self.define_typedef(name.text, name.span, d.ty);
+            self.define_typedef(name.text.into(), name.span, d.ty);
         }
         Ok(())
     }

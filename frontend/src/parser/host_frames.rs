@@ -21,6 +21,7 @@ type Bindings = [(String, (CType, bool, Spelling))];
 /// parameters, and as its pattern the function's parameters with
 /// placeholders; one kernelc cannot read is `void`, which deduces
 /// nothing) and its return type's tokens.
+#[derive(Clone)]
 pub(crate) struct HostTemplate {
     pub template: FunctionTemplate,
     pub ret: Vec<Token>,
@@ -66,7 +67,7 @@ pub(crate) fn host_template(
         .filter(|t| !is_specifier(t))
         .cloned()
         .collect();
-    let name = rest[name_at].text.clone();
+    let name = rest[name_at].text.to_string();
     let pattern = FunctionDecl {
         name: name.clone(),
         name_span: at,

@@ -191,7 +191,7 @@ impl Parser<'_> {
             _ => self.captured_name(&name.text, name.span),
         };
         list.captures.push(Capture {
-            name: name.text,
+            name: name.text.into(),
             by_ref,
             init,
             span: at.to(self.prev_span()),
@@ -259,7 +259,7 @@ impl Parser<'_> {
         if !self.is_punct(Punct::LParen) {
             let punct = |p: Punct| Token {
                 kind: TokenKind::Punct(p),
-                text: p.as_str().to_string(),
+                text: p.as_str().into(),
                 span: at,
             };
             return vec![punct(Punct::LParen), punct(Punct::RParen)];
@@ -347,14 +347,15 @@ impl Parser<'_> {
             let qualifier = body
                 .get(i + 1)
                 .is_some_and(|n| n.kind == TokenKind::Punct(Punct::ColonColon));
-            if t.kind != TokenKind::Ident || member || qualifier || params.contains(&t.text) {
+            if t.kind != TokenKind::Ident || member || qualifier || params.contains(t.text.as_str())
+            {
                 continue;
             }
             match self.capturable(&t.text) {
-                Some(true) if !seen.contains(&t.text) => {
-                    seen.insert(t.text.clone());
+                Some(true) if !seen.contains(t.text.as_str()) => {
+                    seen.insert(t.text.to_string());
                     list.captures.push(Capture {
-                        name: t.text.clone(),
+                        name: t.text.to_string(),
                         by_ref: list.default == Some(CaptureDefault::Ref),
                         init: self.captured_name(&t.text, t.span),
                         span: t.span,
@@ -417,7 +418,12 @@ impl Parser<'_> {
         tokens
             .iter()
             .filter(|t| t.kind == TokenKind::Ident && seen.insert(t.text.as_str()))
-            .filter_map(|t| Some((t.text.clone(), self.typedefs.get(&t.text)?.clone())))
+            .filter_map(|t| {
+                Some((
+                    t.text.to_string(),
+                    self.typedefs.get(t.text.as_str())?.clone(),
+                ))
+            })
             .collect()
     }
 }
@@ -456,10 +462,10 @@ fn generic_params(tokens: &mut [Token]) -> (Vec<String>, FxHashSet<String>) {
         if t.kind == TokenKind::Keyword(Keyword::Auto) {
             let name = format!("{AUTO_PREFIX}{}", generic.len());
             t.kind = TokenKind::Ident;
-            t.text.clone_from(&name);
+            t.text = name.as_str().into();
             generic.push(name);
         } else if t.kind == TokenKind::Ident {
-            names.insert(t.text.clone());
+            names.insert(t.text.to_string());
         }
     }
     (generic, names)
@@ -478,7 +484,7 @@ fn operator_parser<'t>(
     let mut bound = lambda.types.clone();
     bound.extend(types);
     let mut p = Parser::from_env(templates, &lambda.scope, &lambda.tokens, bound, opts);
-    p.structs.insert(closure.name.clone(), closure.clone());
+    Arc::make_mut(&mut p.structs).insert(closure.name.clone(), closure.clone());
     p.names.enter_scope(&super::names::key_path(&closure.name));
     p
 }

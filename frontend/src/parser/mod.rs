@@ -25,9 +25,12 @@ mod scoped_enums;
 mod stmt;
 mod structs;
 mod templates;
+mod typedefs;
 
 pub(crate) use classes::ClassCtx;
-pub(crate) use host_frames::{host_expr, host_template, host_template_arg, host_type};
+pub(crate) use host_frames::{
+    host_expr, host_template, host_template_arg, host_type, HostTemplate,
+};
 pub(crate) use lambdas::{host_params, lambda_operator, lambda_params};
 pub(crate) use names::{join, split_key, Names, ANONYMOUS};
 
@@ -56,7 +59,7 @@ pub(crate) struct HostCode<'a> {
     /// The lambdas (`crate::host_lambdas`).
     pub lambdas: crate::host_lambdas::HostLambdas,
     /// The host function templates' declarations, by name.
-    pub templates: FxHashMap<String, Vec<Vec<Token>>>,
+    pub templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
 /// Parses preprocessed tokens: the device code, and the template uses the
@@ -77,7 +80,7 @@ pub(crate) fn parse_tokens(
     let mut templates = std::mem::take(&mut p.templates);
     templates.host_templates = host.templates;
     templates.env = ParseEnv {
-        typedefs: std::mem::take(&mut p.typedefs),
+        typedefs: std::mem::take(&mut p.typedefs).into_table(),
         structs: std::mem::take(&mut p.structs),
         next_struct_id: p.next_struct_id.into(),
         names: std::mem::take(&mut p.names),
@@ -177,7 +180,7 @@ impl<'t> Parser<'t> {
         let eof = tokens.last().map(|t| t.span).unwrap_or_default();
         let mut p = Parser::new(tokens, eof, opts);
         let env = &templates.env;
-        p.typedefs = env.typedefs.clone();
+        p.typedefs = typedefs::Typedefs::from_table(env.typedefs.clone());
         p.structs = env.structs.clone();
         p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
         p.names = env.names.clone();
@@ -188,7 +191,7 @@ impl<'t> Parser<'t> {
         p.templates.classes = templates.classes.clone();
         p.instances = env.instances.clone();
         p.host_lambdas = env.host_lambdas.clone();
-        p.typedefs.extend(types);
+        p.bind_types(types);
         p
     }
 
@@ -218,7 +221,7 @@ pub(crate) struct Parser<'t> {
     /// `typedef` names seen so far: the type and whether it is `const`.
     /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
     /// a function stays visible after it.)
-    typedefs: FxHashMap<String, (CType, bool, crate::ast::Spelling)>,
+    typedefs: typedefs::Typedefs,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
     pending_enums: Vec<EnumDecl>,
@@ -235,12 +238,12 @@ pub(crate) struct Parser<'t> {
     reference_members: Vec<String>,
     /// The classes with member functions defined so far, by key (for
     /// member functions defined outside their class).
-    classes: FxHashMap<String, classes::ClassCtx>,
+    classes: Arc<FxHashMap<String, classes::ClassCtx>>,
     /// File-scope `const`/`constexpr` integers whose values the parser can
     /// compute, by key: struct member array sizes may use them.
-    constants: FxHashMap<String, i128>,
+    constants: Arc<FxHashMap<String, i128>>,
     /// Struct tags defined so far (one table, like `typedefs`).
-    structs: FxHashMap<String, std::sync::Arc<crate::types::StructDef>>,
+    structs: Arc<FxHashMap<String, std::sync::Arc<crate::types::StructDef>>>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
     /// Namespaces, `using` and the scopes of names (`names.rs`).
@@ -296,19 +299,19 @@ impl<'t> Parser<'t> {
             nesting_limit: opts.nesting_limit,
             error_limit: opts.error_limit,
             abandon_item: false,
-            typedefs: FxHashMap::default(),
+            typedefs: Default::default(),
             pending_enums: Vec::new(),
             pending_items: Vec::new(),
             class: None,
             enclosing_classes: Vec::new(),
             reference_members: Vec::new(),
-            classes: FxHashMap::default(),
-            constants: FxHashMap::default(),
-            structs: FxHashMap::default(),
+            classes: Default::default(),
+            constants: Default::default(),
+            structs: Default::default(),
             next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
             eof: Token {
                 kind: TokenKind::Punct(Punct::Semi),
-                text: String::new(),
+                text: crate::token::TokenText::default(),
                 span: eof,
             },
             names: names::Names::default(),
@@ -356,8 +359,16 @@ impl<'t> Parser<'t> {
         p.instances = self.instances.clone();
         p.host_lambdas = self.host_lambdas.clone();
         p.extended_lambda = self.extended_lambda;
-        p.typedefs.extend(types);
+        p.bind_types(types);
         p
+    }
+
+    /// Binds `types` as typedefs (template parameters to their arguments)
+    /// on top of the ones seen. The tables a parser starts with are shared
+    /// with the parser or environment it comes from, and copied only when
+    /// one of them is written (`typedefs.rs` keeps bound names apart).
+    fn bind_types(&mut self, types: Vec<(String, (CType, bool, crate::ast::Spelling))>) {
+        self.typedefs.bind(types);
     }
 }
 

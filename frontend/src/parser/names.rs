@@ -30,6 +30,8 @@
 //! A class or template scope can later be one more kind of path component
 //! whose members are found by [`Names::member`].
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::Span;
@@ -95,19 +97,22 @@ enum AliasTarget {
 
 /// The parser's C++ name state: see the module documentation. A template's
 /// instance is parsed with a copy of the state at the end of the file
-/// (`crate::templates::ParseEnv`).
+/// (`crate::templates::ParseEnv`), and every sub-parser starts from a copy
+/// of its parser's: the namespace-scope tables, which only grow and which
+/// a copy rarely changes, are shared between copies (copied on a copy's
+/// first write), so a copy costs what the function-scope state does.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Names {
     /// The namespace being parsed, outermost first.
     current: Vec<String>,
     pub(super) open: Vec<OpenNamespace>,
     /// Declarations by kind ([`Kind::index`]), key to the declared name's span.
-    decls: [FxHashMap<String, Span>; 3],
+    decls: Arc<[FxHashMap<String, Span>; 3]>,
     /// `using N::x;` and `E::A` for an unscoped enumerator: the key it
     /// declares, per kind, to the key of the entity it names.
-    aliases: [FxHashMap<String, String>; 3],
+    aliases: Arc<[FxHashMap<String, String>; 3]>,
     /// `namespace cg = ...;`: the alias's key to its target.
-    ns_aliases: FxHashMap<String, AliasTarget>,
+    ns_aliases: Arc<FxHashMap<String, AliasTarget>>,
     directives: Vec<Directive>,
     /// Block-scope `using N::x;`: the name and the key it denotes.
     block_aliases: Vec<(String, Kind, String)>,
@@ -194,9 +199,9 @@ impl Names {
     /// Records a declaration of `key` (from [`Names::qualify`]) of `kind`;
     /// a redeclaration keeps the first span.
     pub(crate) fn declare(&mut self, kind: Kind, key: &str, span: Span) {
-        self.decls[kind.index()]
-            .entry(key.to_string())
-            .or_insert(span);
+        if !self.decls[kind.index()].contains_key(key) {
+            Arc::make_mut(&mut self.decls)[kind.index()].insert(key.to_string(), span);
+        }
     }
 
     /// Declares `name` in the current scope as another name of `target`.
@@ -206,13 +211,14 @@ impl Names {
                 .push((name.to_string(), kind, target.to_string()));
         } else {
             let key = join(&self.current_key(), name);
-            self.aliases[kind.index()].insert(key, target.to_string());
+            Arc::make_mut(&mut self.aliases)[kind.index()].insert(key, target.to_string());
         }
     }
 
     /// Makes the key `alias` name the entity keyed `target`.
     pub(crate) fn alias_key(&mut self, kind: Kind, alias: &str, target: &str) {
-        self.aliases[kind.index()].insert(alias.to_string(), target.to_string());
+        Arc::make_mut(&mut self.aliases)[kind.index()]
+            .insert(alias.to_string(), target.to_string());
     }
 
     /// Opens `namespace path {` (`path` has one component, or several for
@@ -310,7 +316,7 @@ impl Names {
             Ok(k) => AliasTarget::Known(k),
             Err(text) => AliasTarget::Unknown(text),
         };
-        self.ns_aliases.insert(key.clone(), target);
+        Arc::make_mut(&mut self.ns_aliases).insert(key.clone(), target);
         self.declare(Kind::Namespace, &key, span);
     }
 

@@ -54,7 +54,7 @@ impl Parser<'_> {
                 return None;
             }
             let t = self.peek_at(i);
-            parts.push((t.text.clone(), t.span));
+            parts.push((t.text.to_string(), t.span));
             i += 1;
             if !self.is_punct_at(i, Punct::ColonColon) {
                 break;
@@ -211,7 +211,7 @@ impl Parser<'_> {
             return Ok(member);
         }
         let key = if self.names.is_local(&tok.text) {
-            tok.text
+            tok.text.into()
         } else {
             match self.names.lookup(Kind::Value, &tok.text) {
                 Found::One(key) => key,
@@ -219,7 +219,7 @@ impl Parser<'_> {
                     self.diags.push(ambiguous(&tok.text, tok.span, &all));
                     return Err(Recorded);
                 }
-                Found::None => tok.text,
+                Found::None => tok.text.into(),
             }
         };
         Ok(Expr {
@@ -249,7 +249,7 @@ impl Parser<'_> {
         self.pos += q.tokens - 1;
         let mut name_tok = self.bump();
         self.bump(); // `(`
-        name_tok.text = key.clone();
+        name_tok.text = key.as_str().into();
         let scope: Vec<String> = key.split("::").map(str::to_string).collect();
         let outer = self.names.enter_scope(&scope[..scope.len() - 1]);
         Ok((key, name_tok, Some(outer)))
@@ -285,7 +285,7 @@ impl Parser<'_> {
                     let sp = self.span();
                     return self.error(sp, Code::E0003, msg);
                 }
-                path.push(self.bump().text);
+                path.push(self.bump().text.into());
                 if !self.eat_punct(Punct::ColonColon) {
                     break;
                 }
@@ -338,7 +338,7 @@ impl Parser<'_> {
         let t = self.peek_at(n);
         (t.kind == TokenKind::Ident && !self.at_eof_at(n)).then(|| QualName {
             global: false,
-            parts: vec![(t.text.clone(), t.span)],
+            parts: vec![(t.text.to_string(), t.span)],
             tokens: 1,
             span: t.span,
         })
@@ -391,7 +391,7 @@ impl Parser<'_> {
             );
         }
         self.expect_punct(Punct::Semi, "after the alias declaration")?;
-        self.define_typedef(name.text, name.span, ty);
+        self.define_typedef(name.text.into(), name.span, ty);
         Ok(())
     }
 

@@ -229,7 +229,7 @@ impl Parser<'_> {
                     let sp = self.span();
                     return self.error(sp, Code::E0003, msg);
                 }
-                let label = self.bump().text;
+                let label = self.bump().text.to_string();
                 self.expect_punct(Punct::Semi, "after `goto` statement")?;
                 StmtKind::Goto(label)
             }
@@ -247,7 +247,7 @@ impl Parser<'_> {
                 }
                 let stmt = Box::new(self.statement()?);
                 StmtKind::Labeled {
-                    label: label.text,
+                    label: label.text.into(),
                     label_span: label.span,
                     stmt,
                 }
@@ -385,7 +385,7 @@ impl Parser<'_> {
             let name = self.bump();
             self.bump(); // `:`
             Ok(Some(VarDecl {
-                name: name.text,
+                name: name.text.into(),
                 name_span: name.span,
                 ty,
                 dims: Vec::new(),

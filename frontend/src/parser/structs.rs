@@ -170,7 +170,7 @@ impl Parser<'_> {
         let def = Arc::new(def);
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
-            self.structs.insert(key, def.clone());
+            Arc::make_mut(&mut self.structs).insert(key, def.clone());
         }
         let ty = CType::Struct(def);
         if in_function {
@@ -307,7 +307,7 @@ impl Parser<'_> {
                     return self.error(name.span, Code::E0008, "struct member is too large");
                 }
                 let named = !name.text.is_empty();
-                if let Some(k) = members.iter().position(|m| named && m.0 == name.text) {
+                if let Some(k) = members.iter().position(|m| named && m.0 == *name.text) {
                     self.diags.push(
                         Diagnostic::error(
                             name.span,
@@ -318,7 +318,7 @@ impl Parser<'_> {
                     );
                     return Err(super::Recorded);
                 }
-                members.push((name.text, mty, ds.storage.align.max(1), width));
+                members.push((name.text.into(), mty, ds.storage.align.max(1), width));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {
                     break;
@@ -355,7 +355,7 @@ impl Parser<'_> {
                     "arrays of references are not allowed",
                 );
             }
-            self.reference_members.push(name.text.clone());
+            self.reference_members.push(name.text.to_string());
             let pointer = CType::Pointer {
                 pointee: Box::new(inner.ty.clone()),
                 pointee_const: inner.is_const,
@@ -377,7 +377,7 @@ impl Parser<'_> {
             // An unnamed bit-field (`unsigned : 4;`): padding.
             let name = crate::token::Token {
                 kind: TokenKind::Ident,
-                text: String::new(),
+                text: crate::token::TokenText::default(),
                 span: self.span(),
             };
             return Ok((ty, name, Vec::new()));

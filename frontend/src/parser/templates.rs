@@ -2,6 +2,8 @@
 //! (`reduce<float, 256>`). What a template keeps and how it is instantiated
 //! is `crate::templates`.
 
+use std::sync::Arc;
+
 use super::names::{Found, Kind};
 use super::namespaces::QualName;
 use super::{PResult, Parser, Recorded};
@@ -47,7 +49,8 @@ impl Parser<'_> {
         }
         let name = &self.peek().text;
         let builtin = || {
-            (crate::texture::is_function(name) && !self.names.is_local(name)).then(|| name.clone())
+            (crate::texture::is_function(name) && !self.names.is_local(name))
+                .then(|| name.to_string())
         };
         self.template_key(name).or_else(builtin).map(|k| (k, 1))
     }
@@ -94,7 +97,7 @@ impl Parser<'_> {
         let written = if tokens[name_at].kind == TokenKind::Keyword(Keyword::Operator) {
             super::classes::operator_name_at(&tokens, name_at).0
         } else {
-            tokens[name_at].text.clone()
+            tokens[name_at].text.to_string()
         };
         let name = self.names.qualify(&written);
         let name_span = tokens[name_at].span;
@@ -121,7 +124,10 @@ impl Parser<'_> {
             member_of: None,
             param_pack,
         });
-        self.templates.by_name.entry(name).or_default().push(index);
+        Arc::make_mut(&mut self.templates.by_name)
+            .entry(name)
+            .or_default()
+            .push(index);
         self.pos = end;
         Ok(())
     }
@@ -243,7 +249,7 @@ impl Parser<'_> {
                 );
             }
             params.push(TemplateParam {
-                name: name_tok.text,
+                name: name_tok.text.into(),
                 kind,
                 default,
                 span: start.to(self.prev_span()),
@@ -465,7 +471,7 @@ impl Parser<'_> {
         let start = self.span();
         let (key, len) = match self.template_id_at() {
             Some(found) => found,
-            None => (self.peek().text.clone(), 1),
+            None => (self.peek().text.to_string(), 1),
         };
         self.pos += len;
         let args = self.template_args()?;

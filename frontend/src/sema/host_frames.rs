@@ -8,16 +8,30 @@
 //! its declaration read as device code (`crate::parser::host_template`)
 //! and its call's arguments' stand-ins (`crate::host_args`).
 
+use std::sync::Arc;
+
 use super::templates::ArgType;
 use super::Checker;
 use crate::ast::{self, Spelling};
 use crate::host_uses::HostFrame;
+use crate::parser::HostTemplate;
 use crate::templates::{self, CallArg, Request, TemplateArg};
+use crate::token::Token;
 use crate::typed::{Expr, ExprKind};
 use crate::types::CType;
 
 /// Typedefs that bind host templates' parameters.
 type Bindings = Vec<(String, (CType, bool, Spelling))>;
+
+/// The host function templates' declarations read so far: each
+/// declaration (its tokens, shared by its frames and by
+/// `Templates::host_templates`) with the typedefs bound around it, and what
+/// it read as. A recursive host template's frames repeat one declaration
+/// at every depth, and every use inside them reads all of its frames:
+/// read once, not once per frame and use. The tokens are kept, so no other
+/// declaration can take their address.
+#[derive(Default)]
+pub(super) struct HostReads(Vec<(Arc<[Token]>, Bindings, Option<HostTemplate>)>);
 
 /// A frame's template with its deduced arguments (none outside every
 /// frame): what its body's tokens name by its value and pack parameters.
@@ -75,15 +89,12 @@ impl Checker {
     /// before): the type parameters as typedefs, and the innermost
     /// frame's parameters, which the use inside it names.
     fn frame_bindings(&mut self, frames: &[HostFrame]) -> Option<(Bindings, FrameArgs)> {
-        let templates = self.tmpl.templates.clone();
         let mut bound: Bindings = Vec::new();
         let mut caller = FrameArgs::default();
         for f in frames {
-            let read = crate::parser::host_template(&templates, &f.header, &bound, &self.opts);
-            self.class_instance_items(1);
-            let read = read?;
+            let read = self.read_host_template(&f.header, &bound)?;
             let mut arg_types: Vec<Option<ArgType>> = Vec::new();
-            for a in &f.args {
+            for a in f.args.iter() {
                 let tokens = caller.bind(&a.tokens)?;
                 arg_types.push(self.host_tokens_type(&tokens, &bound));
             }
@@ -92,6 +103,32 @@ impl Checker {
             caller = FrameArgs(Some((read.template, args)));
         }
         Some((bound, caller))
+    }
+
+    /// The host function template declared by `header`, read with `bound`
+    /// (`crate::parser::host_template`), once per declaration and bindings.
+    fn read_host_template(
+        &mut self,
+        header: &Arc<[Token]>,
+        bound: &[(String, (CType, bool, Spelling))],
+    ) -> Option<HostTemplate> {
+        let known = self
+            .tmpl
+            .host_reads
+            .0
+            .iter()
+            .find(|(h, b, _)| Arc::ptr_eq(h, header) && b == bound);
+        if let Some((_, _, read)) = known {
+            return read.clone();
+        }
+        let templates = self.tmpl.templates.clone();
+        let read = crate::parser::host_template(&templates, header, bound, &self.opts);
+        self.class_instance_items(1);
+        self.tmpl
+            .host_reads
+            .0
+            .push((header.clone(), bound.to_vec(), read.clone()));
+        read
     }
 
     /// The type of a host call's argument `tokens` read with `bound`.
@@ -124,9 +161,9 @@ impl Checker {
             .map(|a| self.expr(a).map(|e| (e.ty.clone(), Spelling::Plain)))
             .collect();
         for header in headers {
-            let read = crate::parser::host_template(&templates, header, &[], &self.opts);
-            self.class_instance_items(1);
-            let Some(read) = read else { continue };
+            let Some(read) = self.read_host_template(header, &[]) else {
+                continue;
+            };
             let Ok(deduced) = self.deduce_pattern(&read.template, &arg_types) else {
                 continue;
             };

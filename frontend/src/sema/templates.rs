@@ -67,6 +67,8 @@ pub(super) struct Instances {
     /// The syntax errors reported in templates' tokens: an error that
     /// every instance's parse meets is reported once.
     reported: rustc_hash::FxHashSet<(Span, String)>,
+    /// The host function templates' declarations read (`host_frames.rs`).
+    pub host_reads: super::host_frames::HostReads,
 }
 
 impl Checker {
