@@ -160,11 +160,16 @@ fn declared_configurations() -> Vec<Configuration> {
     configs
 }
 
-/// A launch of tests/programs/RUNS: a program and its `kernelc run` words.
+/// A launch of tests/programs/RUNS: a program, its `kernelc run` words
+/// and the layouts of its mixed buffers.
 #[derive(Debug)]
 struct Run {
     program: String,
     words: Vec<String>,
+    /// Buffers that hold a struct of several element types, read as those
+    /// types when compared (`|layout argK=u32*64,f64*2`): argument index
+    /// and its segments (element type, count), in order.
+    layouts: Vec<(usize, Vec<(String, usize)>)>,
 }
 
 impl Run {
@@ -181,15 +186,36 @@ fn runs() -> Vec<Run> {
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let (program, words) = l
+            let (program, rest) = l
                 .split_once('|')
                 .unwrap_or_else(|| panic!("RUNS: no `|` in `{l}`"));
+            let (words, layout) = rest.split_once('|').unwrap_or((rest, ""));
             Run {
                 program: program.to_string(),
                 words: words.split_whitespace().map(str::to_string).collect(),
+                layouts: layout
+                    .split_whitespace()
+                    .skip(1)
+                    .map(buffer_layout)
+                    .collect(),
             }
         })
         .collect()
+}
+
+/// One `argK=T*N,T*N` word of a RUNS line's `|layout` field.
+fn buffer_layout(word: &str) -> (usize, Vec<(String, usize)>) {
+    let bad = || -> ! { panic!("RUNS: bad layout `{word}` (argK=T*N,T*N...)") };
+    let (arg, segments) = word.split_once('=').unwrap_or_else(|| bad());
+    let k = arg.strip_prefix("arg").and_then(|k| k.parse().ok());
+    let segments = segments
+        .split(',')
+        .map(|seg| {
+            let (elem, count) = seg.split_once('*').unwrap_or_else(|| bad());
+            (elem.to_string(), count.parse().unwrap_or_else(|_| bad()))
+        })
+        .collect();
+    (k.unwrap_or_else(|| bad()), segments)
 }
 
 /// Runs `job` on every item with `PARALLEL` threads; results in item order.
@@ -705,16 +731,54 @@ fn compare_launch(
             let file = format!("arg{k}.bin");
             let theirs = std::fs::read(outputs[0].join(&file)).ok()?;
             let ours = std::fs::read(outputs[1].join(&file)).ok()?;
-            let agree = buffers_agree(elem, &ours, &theirs);
-            let agree = match agree {
-                Err(_) if engine == "gpu" && close_to_scale(elem, &ours, &theirs) => Ok(()),
-                other => other,
-            };
+            let layout = run.layouts.iter().find(|(arg, _)| *arg == k);
+            let whole = [(elem.clone(), ours.len() / element_size(elem))];
+            let segments = layout.map_or(&whole[..], |(_, segments)| segments);
+            let agree = segments_agree(segments, engine, &ours, &theirs);
             agree
                 .err()
                 .map(|e| format!("{engine} arg{k} ({elem}[]): {e}"))
         })
         .collect()
+}
+
+/// The size in bytes of a buffer element type of the run syntax.
+fn element_size(elem: &str) -> usize {
+    match elem {
+        "u8" | "i8" => 1,
+        "u16" | "i16" | "f16" | "bf16" => 2,
+        "f64" | "u64" | "i64" => 8,
+        _ => 4,
+    }
+}
+
+/// Whether two buffers agree segment by segment, each segment (element
+/// type, count) by its type's rule (`buffers_agree`); on the GPU a float
+/// segment may instead agree to scale (`close_to_scale`), so a struct
+/// whose doubles are summed by atomics keeps its integers compared exactly.
+fn segments_agree(
+    segments: &[(String, usize)],
+    engine: &str,
+    ours: &[u8],
+    theirs: &[u8],
+) -> Result<(), String> {
+    if ours.len() != theirs.len() {
+        return Err(format!("{} bytes against {}", ours.len(), theirs.len()));
+    }
+    let mut at = 0;
+    for (elem, count) in segments {
+        let end = (at + element_size(elem) * count).min(ours.len());
+        let (a, b) = (&ours[at..end], &theirs[at..end]);
+        match buffers_agree(elem, a, b) {
+            Err(_) if engine == "gpu" && close_to_scale(elem, a, b) => {}
+            Err(e) => return Err(format!("bytes {at}..{end} ({elem}): {e}")),
+            Ok(()) => {}
+        }
+        at = end;
+    }
+    (at == ours.len())
+        .then_some(())
+        .ok_or_else(|| format!("the layout covers {at} of {} bytes", ours.len()))
 }
 
 /// Whether two float buffers agree to 2^-16 of the larger one's largest
@@ -744,6 +808,27 @@ fn close_to_scale(elem: &str, ours: &[u8], theirs: &[u8]) -> bool {
         && a.iter()
             .zip(&b)
             .all(|(x, y)| (x - y).abs() <= scale / 65536.0 || (x.is_nan() && y.is_nan()))
+}
+
+/// A struct buffer's layout keeps its integers exact on the GPU while its
+/// doubles, summed by atomics in the device's order, may agree to scale.
+#[test]
+fn a_layout_compares_each_segment_by_its_type() {
+    let bytes = |hist: u32, sum: f64| -> Vec<u8> {
+        let mut b = hist.to_le_bytes().to_vec();
+        b.extend(sum.to_le_bytes());
+        b
+    };
+    let layout = buffer_layout("arg4=u32*1,f64*1");
+    assert_eq!(layout, (4, vec![("u32".into(), 1), ("f64".into(), 1)]));
+    let segments = &layout.1;
+    let reordered = (bytes(7, 1500.25), bytes(7, 1500.25 + 1e-9));
+    assert!(segments_agree(segments, "gpu", &reordered.0, &reordered.1).is_ok());
+    assert!(segments_agree(segments, "emu", &reordered.0, &reordered.1).is_err());
+    let counted = (bytes(7, 1500.25), bytes(8, 1500.25));
+    assert!(segments_agree(segments, "gpu", &counted.0, &counted.1).is_err());
+    let short = [("u32".to_string(), 1)];
+    assert!(segments_agree(&short, "emu", &counted.0, &counted.0).is_err());
 }
 
 // ------------------------------------------------- 5. textures on a GPU --
