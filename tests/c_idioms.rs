@@ -2,7 +2,8 @@
 //! (removed by C++17, still taken by nvcc in device code), pragmas that
 //! macros carry through `_Pragma("...")`, the hints `__builtin_expect`
 //! and `__builtin_assume`, and GCC's bit builtins (`__builtin_popcount`,
-//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms).
+//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms), and character
+//! arrays initialized by string literals.
 //! `tests/fixtures/c_idioms/c_idioms.cu` compiled by kernelc and by nvcc
 //! (both through ptxas) gives the same buffers on the emulator, and each
 //! pragma acts as its directive does.
@@ -12,7 +13,7 @@ mod common;
 use common::{emu_buffers, fixture_ptx_and_nvcc, kernelc, scratch, stderr};
 
 /// The kernels of c_idioms.cu and their arguments for 64 threads.
-const KERNELS: [(&str, &[&str]); 5] = [
+const KERNELS: [(&str, &[&str]); 6] = [
     ("_Z4sum4PKiPi", &["i32[]:rand:512:3", "i32[]:zeros:64"]),
     ("_Z4sum8PKiPi", &["i32[]:rand:512:4", "i32[]:zeros:64"]),
     (
@@ -24,6 +25,7 @@ const KERNELS: [(&str, &[&str]); 5] = [
         &["i32[]:rand:64:6", "i32[]:zeros:64", "i32:40"],
     ),
     ("_Z4bitsPKjPi", &["u32[]:rand:64:7", "i32[]:zeros:64"]),
+    ("_Z7stringsPKjPi", &["u32[]:rand:64:8", "i32[]:zeros:64"]),
 ];
 
 #[test]
@@ -76,4 +78,29 @@ fn a_pragma_operator_is_its_directive() {
         "#define UNROLL(n) _Pragma(#n)\nUNROLL(unroll 4) for\n",
     );
     assert_eq!(directive, through_macro);
+}
+
+/// A string literal needs room for its NUL in the array it initializes,
+/// as C++ says (nvcc: "a value of type "const char [4]" cannot be used to
+/// initialize an entity of type "char [3]"").
+#[test]
+fn a_string_too_long_for_its_array_is_a_located_error() {
+    let dir = scratch("c-idioms-long-string");
+    let src = dir.join("long.cu");
+    let source = "__global__ void k(char *o) {\n  char a[3] = \"abc\";\n  o[0] = a[1];\n}\n";
+    std::fs::write(&src, source).unwrap();
+    let out = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("long.ptx").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "error[E0004]: a string of 4 characters (with its NUL) cannot initialize `char[3]`"
+        ) && err.contains("long.cu:2:15"),
+        "{err}"
+    );
+    assert!(!dir.join("long.ptx").exists());
 }

@@ -261,6 +261,12 @@ fn host_member_templates_launch_kernel_templates() {
 /// Each launch of the members fixture: kernel, grid, block, arguments.
 const MEMBER_LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
     (
+        "_Z8laneSumsPKiPf",
+        "1",
+        "32",
+        &["i32[]:rand:32:6", "f32[]:zeros:32"],
+    ),
+    (
         "_Z10scanBlocksIiN3ops3SumEEvPKT_PS2_S5_i",
         "3",
         "128",

@@ -160,8 +160,8 @@ fn punned_objects_stay_in_registers() {
 
 #[test]
 fn std_spelling_and_host_memcpy() {
-    // `std::memcpy` is the same function; host code's memcpy is host
-    // code, skipped by the split.
+    // `std::memcpy` and `::memcpy` are the same function; host code's
+    // memcpy is host code, skipped by the split.
     let ptx = compile(
         "memcpy-spellings",
         "#include <cstring>\n\
@@ -170,6 +170,7 @@ fn std_spelling_and_host_memcpy() {
            std::memcpy(o, s, 8);\n\
            memcpy(o + 2, s, 4);\n\
            std::memset(o + 3, 0, 4);\n\
+           ::memset(o + 4, 0, 4);\n\
          }\n\
          int main() {\n\
            float h[4], g[4] = {1, 2, 3, 4};\n\
@@ -178,7 +179,7 @@ fn std_spelling_and_host_memcpy() {
            return (int)h[0];\n\
          }\n",
     );
-    assert_eq!(count(&ptx, "st.global.u32"), 4, "{ptx}");
+    assert_eq!(count(&ptx, "st.global.u32"), 5, "{ptx}");
 }
 
 #[test]
@@ -216,12 +217,12 @@ fn misuses_of_memcpy_and_memset_are_located_errors() {
         "E0002",
     );
     assert!(err.contains("`std::memmove` is not supported"), "{err}");
-    // A name qualified by the global namespace is looked up among the
-    // file's declarations, where the built-ins are not (yet).
+    // A name qualified by the global namespace is a built-in or one of the
+    // file's declarations.
     let err = rejected_with(
         "memcpy-global",
-        "__global__ void k(int *d) { ::memcpy(d, d + 1, 4); }\n",
+        "__global__ void k(int *d) { ::memcopy(d, d + 1, 4); }\n",
         "E0001",
     );
-    assert!(err.contains("e.cu:1:31"), "{err}");
+    assert!(err.contains("e.cu:1:29"), "{err}");
 }

@@ -54,6 +54,7 @@ const LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
     ("anonKernel", "1", "32", &["i32[]:zeros:32"]),
     ("reverseTile", "1", "32", &["f32[]:iota:32"]),
     ("sim::damp", "1", "32", &["f32[]:iota:32", "i32:20"]),
+    ("globalQualified", "1", "32", &["f32[]:iota:32"]),
 ];
 
 /// Runs launch `l` of `ptx` on the emulator; the bytes of each buffer.
@@ -90,6 +91,7 @@ fn kernels_are_named_and_compute_as_nvccs() {
         "_ZN12_GLOBAL__N_110anonKernelEPi",
         "reverseTile",
         "_ZN3sim4dampEPfi",
+        "_Z15globalQualifiedPf",
     ]
     .into_iter()
     .collect();

@@ -551,7 +551,12 @@ impl Parser<'_> {
         Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
-        for d in members.deferred {
+        // Static data members first: a member function's body may name
+        // one declared below it (C++'s complete-class context), and sema
+        // checks items in order.
+        let mut deferred = members.deferred;
+        deferred.sort_by_key(|d| !d.is_var);
+        for d in deferred {
             self.pos = d.start;
             let outer = self.names.enter_scope(&path);
             let parsed = if d.is_var {
@@ -622,7 +627,9 @@ impl Parser<'_> {
                 )
             }
             None => {
-                if self.is_punct(Punct::Tilde) {
+                let specs = self.function_specifiers_ahead();
+                if self.is_punct_at(specs, Punct::Tilde) {
+                    self.function_specifiers(specs);
                     return self.destructor();
                 }
                 let (base, _, ds) = self.specifiers()?;
@@ -907,6 +914,18 @@ impl Parser<'_> {
     /// If a constructor of `class_name` starts here: the number of
     /// function specifiers before its name.
     fn constructor_at(&self, class_name: &str) -> Option<usize> {
+        let n = self.function_specifiers_ahead();
+        let t = self.peek_at(n);
+        (t.kind == TokenKind::Ident
+            && t.text == class_name
+            && self.is_punct_at(n + 1, Punct::LParen))
+        .then_some(n)
+    }
+
+    /// The number of function specifiers (`__device__`, `inline`,
+    /// `explicit`, ...) from the current token: what may precede a
+    /// constructor's or a destructor's name.
+    fn function_specifiers_ahead(&self) -> usize {
         let mut n = 0;
         while !self.at_eof_at(n) {
             let t = self.peek_at(n);
@@ -921,14 +940,10 @@ impl Parser<'_> {
                     | Keyword::Constexpr,
                 ) => n += 1,
                 TokenKind::Ident if t.text == "explicit" => n += 1,
-                TokenKind::Ident => {
-                    return (t.text == class_name && self.is_punct_at(n + 1, Punct::LParen))
-                        .then_some(n)
-                }
-                _ => return None,
+                _ => break,
             }
         }
-        None
+        n
     }
 
     /// Consumes the `n` function specifiers before a constructor's name.

@@ -149,6 +149,10 @@ impl Parser<'_> {
         match self.names.member(kind, &scope, last) {
             Found::One(key) => Ok(key),
             Found::Ambiguous(all) => Err(ambiguous(last, *last_span, &all)),
+            // `::sqrtf`, `::atomicAdd`: the built-in functions live in the
+            // global namespace without a declaration the parser sees; the
+            // checker knows them, and reports a name nothing declares.
+            Found::None if scope.is_empty() && kind == Kind::Value => Ok(last.clone()),
             Found::None => {
                 let what = match kind {
                     Kind::Type => "type",

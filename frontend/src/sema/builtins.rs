@@ -274,7 +274,9 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
 /// Whether `std::name` is one of `<cmath>`'s functions, which CUDA declares
 /// for device code: the math functions and `abs`.
 pub(super) fn is_cmath_function(name: &str) -> bool {
-    math_fn(name).is_some() || matches!(name, "abs" | "labs" | "llabs")
+    math_fn(name).is_some()
+        || super::device_fns::class_test(name).is_some()
+        || matches!(name, "abs" | "labs" | "llabs")
 }
 
 /// Whether `std::name` is one of `<cstring>`'s functions that CUDA

@@ -228,6 +228,14 @@ impl Checker {
         ty: &CType,
         init: &ast::Init,
     ) -> Option<(Vec<(u64, Expr)>, u64)> {
+        let spelled;
+        let init = match self.string_as_list(ty, init) {
+            Some(chars) => {
+                spelled = ast::Init::List(chars?, init.span());
+                &spelled
+            }
+            None => init,
+        };
         let mut leaves = BTreeMap::new();
         let count = match init {
             ast::Init::List(items, span) => {
@@ -270,6 +278,57 @@ impl Checker {
         let mut out = Vec::new();
         zero_fill(&full, 0, &mut leaves, &mut out, init.span());
         Some((out, count))
+    }
+
+    /// A string literal initializing a character array (`char s[] =
+    /// "abc"`, also braced: `{"abc"}`) as the items of a braced list: its
+    /// bytes and the NUL, which C++ requires room for. `None` when `init`
+    /// is not that, `Some(None)` after an error.
+    fn string_as_list(&mut self, ty: &CType, init: &ast::Init) -> Option<Option<Vec<ast::Init>>> {
+        let CType::Array { elem, len } = ty else {
+            return None;
+        };
+        let CType::Int { bits: 8, signed } = **elem else {
+            return None;
+        };
+        let e = match init {
+            ast::Init::Expr(e) => e,
+            ast::Init::List(items, _) => match items.as_slice() {
+                [ast::Init::Expr(e)] => e,
+                _ => return None,
+            },
+        };
+        let ast::ExprKind::StrLit(bytes) = &e.kind else {
+            return None;
+        };
+        let needed = bytes.len() as u64 + 1;
+        if len.is_some_and(|n| n < needed) {
+            self.error(
+                e.span,
+                Code::E0004,
+                format!("a string of {needed} characters (with its NUL) cannot initialize `{ty}`"),
+            );
+            return Some(None);
+        }
+        let char_of = |b: u8| {
+            ast::Init::Expr(ast::Expr {
+                kind: if signed {
+                    ast::ExprKind::CharLit(i64::from(b as i8))
+                } else {
+                    ast::ExprKind::IntLit {
+                        value: u64::from(b),
+                        ty: CType::Int {
+                            bits: 32,
+                            signed: true,
+                        },
+                    }
+                },
+                span: e.span,
+            })
+        };
+        Some(Some(
+            bytes.iter().chain([&0]).map(|&b| char_of(b)).collect(),
+        ))
     }
 
     /// Fills the object `ty` at `off` from `items[*pos..]` (brace elision:
@@ -356,6 +415,12 @@ impl Checker {
                 }
             }
             ast::Init::Expr(e) if ty.is_array() => {
+                if let Some(chars) = self.string_as_list(ty, &items[*pos]) {
+                    *pos += 1;
+                    let mut p = 0;
+                    self.fill(ty, &chars?, &mut p, off, out)?;
+                    return Some(());
+                }
                 let _ = e;
                 self.fill(ty, items, pos, off, out)?;
             }

@@ -244,7 +244,7 @@ fn fixed(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
 }
 
 /// The class tests, overloaded on `float` and `double`.
-fn class_test(name: &str) -> Option<FloatClass> {
+pub(super) fn class_test(name: &str) -> Option<FloatClass> {
     Some(match name {
         "isnan" => FloatClass::Nan,
         "isinf" => FloatClass::Inf,
