@@ -2,7 +2,8 @@
 //! (removed by C++17, still taken by nvcc in device code), pragmas that
 //! macros carry through `_Pragma("...")`, the hints `__builtin_expect`
 //! and `__builtin_assume`, and GCC's bit builtins (`__builtin_popcount`,
-//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms), and character
+//! `__builtin_clz`, `__builtin_ffs` and their `ll` forms),
+//! `__builtin_assume_aligned` and `__builtin_unreachable`, and character
 //! arrays initialized by string literals.
 //! `tests/fixtures/c_idioms/c_idioms.cu` compiled by kernelc and by nvcc
 //! (both through ptxas) gives the same buffers on the emulator, and each
@@ -13,7 +14,7 @@ mod common;
 use common::{emu_buffers, fixture_ptx_and_nvcc, kernelc, scratch, stderr};
 
 /// The kernels of c_idioms.cu and their arguments for 64 threads.
-const KERNELS: [(&str, &[&str]); 6] = [
+const KERNELS: [(&str, &[&str]); 7] = [
     ("_Z4sum4PKiPi", &["i32[]:rand:512:3", "i32[]:zeros:64"]),
     ("_Z4sum8PKiPi", &["i32[]:rand:512:4", "i32[]:zeros:64"]),
     (
@@ -26,6 +27,7 @@ const KERNELS: [(&str, &[&str]); 6] = [
     ),
     ("_Z4bitsPKjPi", &["u32[]:rand:64:7", "i32[]:zeros:64"]),
     ("_Z7stringsPKjPi", &["u32[]:rand:64:8", "i32[]:zeros:64"]),
+    ("_Z8promisesPKiPi", &["i32[]:rand:65:9", "i32[]:zeros:64"]),
 ];
 
 #[test]

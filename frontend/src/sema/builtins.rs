@@ -462,7 +462,13 @@ impl Checker {
                 self.assert_call(args, span)
             });
         }
-        if matches!(name, "__builtin_expect" | "__builtin_assume") {
+        if matches!(
+            name,
+            "__builtin_expect"
+                | "__builtin_assume"
+                | "__builtin_assume_aligned"
+                | "__builtin_unreachable"
+        ) {
             let args: Option<Vec<Expr>> = args.into_iter().collect();
             return Some(args.and_then(|a| self.optimizer_hint(name, a, span)));
         }
@@ -505,12 +511,38 @@ impl Checker {
 
     /// The optimizer hints CUDA code writes (`LIKELY(x)` macros, CUDA's
     /// documented `__builtin_assume`): `__builtin_expect(v, c)` is `v` as a
-    /// `long`, and `__builtin_assume(e)` is nothing, its operand not
-    /// evaluated (as clang, nvcc's model, defines it). kernelc's passes
+    /// `long`, `__builtin_assume_aligned(p, a[, offset])` is `p` as a
+    /// `void *` (GCC's and clang's signature), and `__builtin_assume(e)` and
+    /// `__builtin_unreachable()` are nothing, an operand not evaluated (as
+    /// clang, nvcc's model, defines them; reaching `unreachable` is
+    /// undefined, so going on is one of its meanings). kernelc's passes
     /// prove what they use, so a hint only has to keep its value.
     fn optimizer_hint(&mut self, name: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
-        if name == "__builtin_assume" {
-            if !self.arg_count(name, &args, 1, 1, span) {
+        if name == "__builtin_assume_aligned" {
+            if !self.arg_count(name, &args, 2, 3, span) {
+                return None;
+            }
+            let mut args = args;
+            let const_void = CType::Pointer {
+                pointee: Box::new(CType::Void),
+                pointee_const: true,
+                pointee_volatile: false,
+                restrict: false,
+            };
+            let pointer = args.swap_remove(0);
+            let pointer = self.assign_convert(pointer, &const_void, "argument 1", span)?;
+            return Some(Expr {
+                kind: ExprKind::Cast {
+                    kind: crate::typed::CastKind::PtrToPtr,
+                    expr: Box::new(pointer),
+                },
+                ty: CType::ptr_to(CType::Void),
+                span,
+            });
+        }
+        if name == "__builtin_assume" || name == "__builtin_unreachable" {
+            let count = usize::from(name == "__builtin_assume");
+            if !self.arg_count(name, &args, count, count, span) {
                 return None;
             }
             let nothing = Expr {
