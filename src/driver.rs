@@ -540,13 +540,14 @@ fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
         .labels
         .iter()
         .filter(|(s, _)| !s.is_none())
-        .fold(diag, |diag, (s, text)| {
-            diag.with_label(frontend::Span::new(s.start, s.end), readable_text(text))
+        .fold(diag, |diag, (s, label)| {
+            let text = readable_text(&label.to_string());
+            diag.with_label(frontend::Span::new(s.start, s.end), text)
         })
         .with_note(format!("in function `{}`", readable(&d.function)));
-    d.notes
-        .iter()
-        .fold(diag, |diag, note| diag.with_note(readable_text(note)))
+    d.notes.iter().fold(diag, |diag, note| {
+        diag.with_note(readable_text(&note.to_string()))
+    })
 }
 
 /// The code of a pass's diagnostic, by the kind of fact it reports (every

@@ -10,7 +10,9 @@ mod common;
 
 use midend::builder::{FuncCursor, InstBuilder};
 use midend::ir::*;
-use midend::text::{parse_function, parse_module, write_function, write_module, PrintOptions};
+use midend::text::{
+    parse_function, parse_module, write_function, write_module, ParseErrorKind, PrintOptions,
+};
 use proptest::prelude::*;
 
 const SPANS: PrintOptions = PrintOptions { spans: true };
@@ -283,7 +285,8 @@ block0:
     let with_results = text.replace("    call fn3()", "    v0 = call fn3()");
     let e = parse_function(&with_results).unwrap_err();
     assert_eq!((e.line, e.col), (3, 5));
-    assert!(e.message.contains("without its module"), "{e}");
+    assert_eq!(e.kind, ParseErrorKind::CallResultsNeedModule, "{e}");
+    assert!(e.to_string().contains("without its module"), "{e}");
 }
 
 #[test]
@@ -395,7 +398,11 @@ fn error_messages_name_the_place() {
     );
     let e = parse_function(&in_function("    call @f(v0)\n    return\n")).unwrap_err();
     assert_eq!(e.line, 3);
-    assert!(e.message.contains("needs the module"), "{e}");
+    assert!(
+        matches!(e.kind, ParseErrorKind::CallByNameNeedsModule { .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("needs the module"), "{e}");
 }
 
 // ---------------------------------------------------------------------------

@@ -1150,7 +1150,7 @@ fn fconst_type_and_value() {
             assert_ok(&f, None);
         } else {
             let e = errors(&f, None);
-            let msg = e.0.first().map(|e| e.message.clone()).unwrap_or_default();
+            let msg = e.0.first().map(|e| e.kind.to_string()).unwrap_or_default();
             assert!(
                 msg.starts_with("fconst ")
                     && msg.ends_with(&format!("is not exactly representable in {ty}")),
@@ -1529,7 +1529,7 @@ fn module_rules() {
     let errs = verify_module(&m).unwrap_err();
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].0, module_errors_key());
-    let msgs: Vec<&str> = errs[0].1 .0.iter().map(|e| e.message.as_str()).collect();
+    let msgs: Vec<String> = errs[0].1 .0.iter().map(|e| e.kind.to_string()).collect();
     assert_eq!(
         msgs,
         [
@@ -1593,7 +1593,7 @@ fn several_errors_are_collected_in_order() {
     ];
     let got: Vec<(CommentAt, String)> =
         e.0.iter()
-            .map(|e| (e.location, e.message.clone()))
+            .map(|e| (e.location, e.kind.to_string()))
             .collect();
     assert_eq!(got, expected);
     assert_eq!(

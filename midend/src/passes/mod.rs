@@ -54,7 +54,10 @@ pub use mark_invariant::mark_module;
 pub use merge_arms::merge_arms;
 pub use merge_branches::merge_branches;
 pub use rebase::rebase_addresses;
-pub use report::{Access, Diagnostic, DiagnosticKind, Report, Severity, Transcript};
+pub use report::{
+    Access, Diagnostic, DiagnosticKind, DiagnosticNote, Label, MeetPlace, Report, Severity,
+    Transcript,
+};
 pub use restrict::process_module;
 pub use rotate::rotate_loops;
 pub use sink::sink_values;

@@ -2,7 +2,9 @@
 //! whole pipeline, which the driver renders in one place.
 
 use super::mark_invariant::Note;
+use super::memspace::Space;
 use crate::ir::{AddrSpace, Opcode, SourceSpan};
+use core::fmt;
 
 /// How bad a diagnostic is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -23,9 +25,109 @@ pub struct Diagnostic {
     pub span: SourceSpan,
     /// Other places the message refers to (where a space was proved, the
     /// other instruction of a contradiction), each with its label.
-    pub labels: Vec<(SourceSpan, String)>,
+    pub labels: Vec<(SourceSpan, Label)>,
     /// Notes without a place (a parameter's callers are outside the module).
-    pub notes: Vec<String>,
+    pub notes: Vec<DiagnosticNote>,
+}
+
+/// What a diagnostic says about another place, with its facts; `Display`
+/// writes the label's text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Label {
+    /// `op` needs its operand `operand` in `space` here (the other side of
+    /// a contradiction).
+    Demands {
+        op: Opcode,
+        space: AddrSpace,
+        operand: usize,
+    },
+    /// The pointer's space was proved here.
+    ProvedHere { space: AddrSpace },
+    /// Pointers into two spaces meet here, at `place`.
+    SpacesMeet {
+        a: Space,
+        b: Space,
+        place: MeetPlace,
+    },
+    /// This pointer points to `space` (one side of a meeting).
+    PointsTo { space: AddrSpace },
+    /// Provenance is lost here; the reason is memory-space inference's.
+    ProvenanceLostHere { reason: &'static str },
+    /// A call whose callee returns pointers into more than one space.
+    MixedCallResult,
+    /// Parameter `param` is a struct with a restricted pointer field.
+    RestrictField { param: u32 },
+}
+
+/// Where two spaces meet.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum MeetPlace {
+    /// A load from a local variable both pointers were stored to.
+    LocalVariable,
+    Select,
+    /// A block parameter, passed a pointer by each of two branches.
+    ControlFlowMerge,
+}
+
+/// What a diagnostic notes without a place, with its facts; `Display`
+/// writes the note's text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum DiagnosticNote {
+    /// The pointer may point to either space, so it stays generic.
+    EitherSpace { a: Space, b: Space },
+    /// Provenance was lost; the reason is memory-space inference's.
+    ProvenanceLost { reason: &'static str },
+    /// The callee returns pointers into more than one space.
+    MixedCallResults,
+    /// The pointer is a parameter, seeded as the reason says.
+    Parameter { reason: &'static str },
+    /// The space was assumed, as the reason says (a knob's name in it).
+    Assumed { reason: &'static str },
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Label::Demands { op, space, operand } => {
+                write!(f, "`{op}` needs {space} memory here (operand {operand})")
+            }
+            Label::ProvedHere { space } => {
+                write!(f, "the pointer is proved to point to {space} memory here")
+            }
+            Label::SpacesMeet { a, b, place } => {
+                let place = match place {
+                    MeetPlace::LocalVariable => "loaded from a local variable both were stored to",
+                    MeetPlace::Select => "select",
+                    MeetPlace::ControlFlowMerge => "merge of control flow",
+                };
+                write!(f, "a {a} pointer and a {b} pointer meet here ({place})")
+            }
+            Label::PointsTo { space } => write!(f, "this pointer points to {space} memory"),
+            Label::ProvenanceLostHere { reason } => write!(f, "provenance is lost here: {reason}"),
+            Label::MixedCallResult => f.write_str("returned by this call, in no single space"),
+            Label::RestrictField { param } => write!(
+                f,
+                "parameter {param} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for DiagnosticNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiagnosticNote::EitherSpace { a, b } => write!(
+                f,
+                "the pointer may point to {a} or to {b} memory, so it stays generic"
+            ),
+            DiagnosticNote::ProvenanceLost { reason } => write!(f, "provenance lost: {reason}"),
+            DiagnosticNote::MixedCallResults => {
+                f.write_str("the pointers that the callee returns are not all in one space")
+            }
+            DiagnosticNote::Parameter { reason } => write!(f, "the pointer is a {reason}"),
+            DiagnosticNote::Assumed { reason } => f.write_str(reason),
+        }
+    }
 }
 
 /// What a pass found wrong (an error) or doubtful (a warning).

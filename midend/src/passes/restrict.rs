@@ -20,7 +20,7 @@
 //! It runs after `memspace`, so the clones that inference makes are
 //! processed like any other function, each with its own scopes.
 
-use super::{Diagnostic, DiagnosticKind, KnobError, Report};
+use super::{Diagnostic, DiagnosticKind, KnobError, Label, Report};
 use crate::analysis::{Content, LocalCells, Provenance, Root};
 use crate::ir::{AliasScope, AliasScopeData, Function, Inst, InstData, Module, SourceSpan};
 use std::collections::{BTreeMap, BTreeSet};
@@ -111,12 +111,10 @@ pub fn process_function(func: &mut Function, opts: &Options, report: &mut Report
                 if said {
                     continue;
                 }
-                let label = format!(
-                    "parameter {n} is a struct with a `__restrict__` pointer field (--allow-restrict-in-struct accepts it)"
-                );
-                let kind = DiagnosticKind::RestrictInStruct { param: n as u32 };
+                let param = n as u32;
+                let kind = DiagnosticKind::RestrictInStruct { param };
                 let mut diag = Diagnostic::new(kind, &func.name, span);
-                diag.labels = vec![(span, label)];
+                diag.labels = vec![(span, Label::RestrictField { param })];
                 report.diagnostics.push(diag);
             }
             continue;

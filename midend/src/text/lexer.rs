@@ -8,7 +8,7 @@
 //! Splitting them is the parser's job, where the context says what the
 //! pieces mean.
 
-use super::parser::ParseError;
+use super::parse_error::{ParseError, ParseErrorKind};
 
 /// What a token is. Slices borrow from the source text.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,12 +102,8 @@ impl<'a> Lexer<'a> {
         Some(c)
     }
 
-    fn error(&self, line: u32, col: u32, message: impl Into<String>) -> ParseError {
-        ParseError {
-            line,
-            col,
-            message: message.into(),
-        }
+    fn error(&self, line: u32, col: u32, kind: ParseErrorKind) -> ParseError {
+        ParseError { line, col, kind }
     }
 
     fn bump_while(&mut self, pred: impl Fn(char) -> bool) {
@@ -195,7 +191,9 @@ impl<'a> Lexer<'a> {
         loop {
             let (el, ec) = (self.line, self.col);
             match self.bump() {
-                None | Some('\n') => return Err(self.error(line, col, "unterminated string")),
+                None | Some('\n') => {
+                    return Err(self.error(line, col, ParseErrorKind::UnterminatedString))
+                }
                 Some('"') => return Ok(out),
                 Some('\\') => match self.bump() {
                     Some('n') => out.push('\n'),
@@ -204,7 +202,7 @@ impl<'a> Lexer<'a> {
                     Some('0') => out.push('\0'),
                     Some(c @ ('\\' | '"' | '\'')) => out.push(c),
                     Some('u') => out.push(self.unicode_escape(el, ec)?),
-                    _ => return Err(self.error(el, ec, "unknown escape in string")),
+                    _ => return Err(self.error(el, ec, ParseErrorKind::UnknownEscape)),
                 },
                 Some(c) => out.push(c),
             }
@@ -213,7 +211,7 @@ impl<'a> Lexer<'a> {
 
     /// The `{XXXX}` of a `\u{XXXX}` escape.
     fn unicode_escape(&mut self, line: u32, col: u32) -> Result<char, ParseError> {
-        let bad = |lx: &Self| lx.error(line, col, "malformed \\u{...} escape in string");
+        let bad = |lx: &Self| lx.error(line, col, ParseErrorKind::MalformedUnicodeEscape);
         if self.bump() != Some('{') {
             return Err(bad(self));
         }
@@ -262,7 +260,7 @@ impl<'a> Lexer<'a> {
                 let start = self.pos;
                 self.bump_while(is_name_char);
                 if start == self.pos {
-                    return Err(self.error(line, col, "expected a name after '@'"));
+                    return Err(self.error(line, col, ParseErrorKind::NameExpectedAfterAt));
                 }
                 tok(Tok::At(&self.src[start..self.pos]))
             }
@@ -297,7 +295,7 @@ impl<'a> Lexer<'a> {
                 let w = self.word();
                 tok(Tok::Word(w))
             }
-            c => Err(self.error(line, col, format!("unexpected character {c:?}"))),
+            c => Err(self.error(line, col, ParseErrorKind::UnexpectedCharacter(c))),
         }
     }
 }

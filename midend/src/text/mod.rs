@@ -7,12 +7,14 @@
 
 mod dot;
 mod lexer;
+mod parse_error;
 mod parser;
 mod printer;
 
 pub use dot::write_module_dot;
 
-pub use parser::{parse_function, parse_module, ParseError, MAX_ENTITY_INDEX};
+pub use parse_error::{Entity, ParseError, ParseErrorKind};
+pub use parser::{parse_function, parse_module, MAX_ENTITY_INDEX};
 pub use printer::{
     write_float, write_function, write_function_with_comments, write_module, CommentAt, Comments,
     PrintOptions,

@@ -18,6 +18,7 @@
 //! ask for gigabytes of placeholders.
 
 use super::lexer::{lex, Tok, Token};
+use super::parse_error::{Entity, ParseError, ParseErrorKind as K};
 use crate::ir::{
     AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, InlineAsm, MemScope, ReduxOp,
     ShuffleMode, VoteMode,
@@ -28,30 +29,12 @@ use crate::ir::{
     Linkage, MemFlags, Module, Opcode, Signature, SourceSpan, SpecialReg, StackSlot, StackSlotData,
     Type, Value, ValueData, ValueDef,
 };
-use core::fmt;
 use cranelift_entity::{EntityRef, PrimaryMap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The largest entity number the parser accepts (`v1048576`, `block1048576`, ...).
 /// Gaps below a number are filled with placeholders, so the cap bounds memory.
 pub const MAX_ENTITY_INDEX: u32 = 1 << 20;
-
-/// A syntax or naming error, with the 1-based line and column (in characters)
-/// where it was found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 type Result<T> = core::result::Result<T, ParseError>;
 
@@ -62,12 +45,25 @@ struct Loc {
     col: u32,
 }
 
-fn error<T>(loc: Loc, message: impl Into<String>) -> Result<T> {
+/// An error whose reason another reader gave (modifiers, constraints).
+fn refused<T>(loc: Loc, reason: String) -> Result<T> {
+    error(loc, K::Refused { reason })
+}
+
+fn error<T>(loc: Loc, kind: K) -> Result<T> {
     Err(ParseError {
         line: loc.line,
         col: loc.col,
-        message: message.into(),
+        kind,
     })
+}
+
+/// What the grammar wanted, and the word it found instead.
+fn expected_word(expected: &str, word: &str) -> K {
+    K::Expected {
+        expected: expected.to_string(),
+        found: format!("'{word}'"),
+    }
 }
 
 /// The number in an entity name (`v12` with prefix `v` is 12), if `word` is
@@ -119,10 +115,11 @@ impl<'t, 'a> Cursor<'t, 'a> {
     }
 
     fn unexpected<T>(&self, expected: &str) -> Result<T> {
-        error(
-            self.loc(),
-            format!("expected {expected}, found {}", self.peek().describe()),
-        )
+        let kind = K::Expected {
+            expected: expected.to_string(),
+            found: self.peek().describe(),
+        };
+        error(self.loc(), kind)
     }
 
     fn eat_punct(&mut self, c: char) -> bool {
@@ -191,7 +188,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
     fn u32(&mut self) -> Result<u32> {
         let (n, loc) = self.num("an unsigned integer")?;
         n.parse()
-            .or_else(|_| error(loc, format!("'{n}' is not an unsigned 32-bit integer")))
+            .or_else(|_| error(loc, K::NotU32 { text: n.into() }))
     }
 
     fn ty(&mut self) -> Result<Type> {
@@ -205,17 +202,14 @@ impl<'t, 'a> Cursor<'t, 'a> {
             .is_some_and(|w| entity_number(w, prefix).is_some())
     }
 
-    fn entity<E: EntityRef>(&mut self, prefix: &str, what: &str) -> Result<(E, Loc)> {
+    fn entity<E: EntityRef>(&mut self, prefix: &'static str, what: &str) -> Result<(E, Loc)> {
         let loc = self.loc();
         let n = match self.peek_word().and_then(|w| entity_number(w, prefix)) {
             Some(n) => n,
             None => return self.unexpected(&format!("{what} like '{prefix}0'")),
         };
         if n > u64::from(MAX_ENTITY_INDEX) {
-            return error(
-                loc,
-                format!("'{prefix}{n}': entity numbers stop at {MAX_ENTITY_INDEX}"),
-            );
+            return error(loc, K::EntityTooLarge { prefix, number: n });
         }
         self.advance();
         Ok((E::new(n as usize), loc))
@@ -236,7 +230,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
 
 fn parse_type(w: &str, loc: Loc) -> Result<Type> {
     w.parse()
-        .or_else(|_| error(loc, format!("unknown type '{w}'")))
+        .or_else(|_| error(loc, K::UnknownType { word: w.into() }))
 }
 
 /// An indirect call's `: (params) -> returns` (no arrow: no results).
@@ -289,20 +283,14 @@ fn header(cur: &mut Cursor) -> Result<Header> {
     let kind = match kind {
         "kernel" => FuncKind::Kernel,
         "device" => FuncKind::Device,
-        _ => {
-            return error(
-                loc,
-                format!("expected 'kernel' or 'device', found '{kind}'"),
-            )
-        }
+        _ => return error(loc, expected_word("'kernel' or 'device'", kind)),
     };
     let (linkage, loc) = cur.word("'external' or 'internal'")?;
     let linkage = match linkage {
         "external" => Linkage::External,
         "internal" => Linkage::Internal,
         _ => {
-            let msg = format!("expected 'external' or 'internal', found '{linkage}'");
-            return error(loc, msg);
+            return error(loc, expected_word("'external' or 'internal'", linkage));
         }
     };
     let name_loc = cur.loc();
@@ -370,7 +358,7 @@ fn header(cur: &mut Cursor) -> Result<Header> {
                         "none" => None,
                         w => Some(
                             w.parse::<AddrSpace>()
-                                .or_else(|_| error(loc, format!("unknown address space '{w}'")))?,
+                                .or_else(|_| error(loc, K::UnknownAddrSpace { word: w.into() }))?,
                         ),
                     });
                     if !cur.eat_punct(',') {
@@ -438,7 +426,7 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
     let (space, loc) = cur.word("an address space")?;
     let space: AddrSpace = space
         .parse()
-        .or_else(|_| error(loc, format!("unknown address space '{space}'")))?;
+        .or_else(|_| error(loc, K::UnknownAddrSpace { word: space.into() }))?;
     let linkage = if cur.eat_word("internal") {
         Linkage::Internal
     } else {
@@ -478,7 +466,7 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
                 };
                 match byte {
                     Some(b) => bytes.push(b),
-                    None => return error(loc, format!("'{n}' is not a byte")),
+                    None => return error(loc, K::NotAByte { text: n.into() }),
                 }
                 if !cur.eat_punct(',') {
                     cur.expect_punct(']')?;
@@ -523,10 +511,12 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
             Tok::Word(w) if entity_number(w, "gv").is_some() => {
                 let (gv, loc, data) = global(&mut cur)?;
                 if globals.contains_key(&gv) {
-                    return error(loc, format!("{gv} is defined twice"));
+                    let entity = Entity::Global(gv);
+                    return error(loc, K::DefinedTwice { entity });
                 }
                 if !global_names.insert(data.name.clone()) {
-                    return error(loc, format!("duplicate global name '@{}'", data.name));
+                    let name = data.name.clone();
+                    return error(loc, K::DuplicateGlobalName { name });
                 }
                 globals.insert(gv, data);
             }
@@ -534,7 +524,8 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
                 let h = header(&mut cur)?;
                 let id = FuncId::new(headers.len());
                 if by_name.insert(h.name.clone(), id).is_some() {
-                    return error(h.name_loc, format!("duplicate function name '@{}'", h.name));
+                    let name = h.name.clone();
+                    return error(h.name_loc, K::DuplicateFunctionName { name });
                 }
                 if *cur.peek() != Tok::Punct('{') {
                     return cur.unexpected("'{'");
@@ -630,16 +621,6 @@ struct ValInfo {
     rule: TyRule,
 }
 
-/// An entity reference to check once the whole body has been read.
-#[derive(Copy, Clone)]
-enum Use {
-    Value(Value),
-    Block(Block),
-    Slot(StackSlot),
-    Scope(AliasScope),
-    Global(GlobalVar),
-}
-
 /// An instruction read from the text, waiting for result types.
 struct PendingInst {
     data: InstData,
@@ -660,7 +641,8 @@ struct FuncParser<'c> {
     hints: std::collections::BTreeMap<Block, crate::ir::LoopHint>,
     scopes: FxHashMap<AliasScope, AliasScopeData>,
     insts: Vec<PendingInst>,
-    uses: Vec<(Use, Loc)>,
+    /// Entity references to check once the whole body has been read.
+    uses: Vec<(Entity, Loc)>,
 }
 
 impl<'c> FuncParser<'c> {
@@ -701,7 +683,7 @@ impl<'c> FuncParser<'c> {
                 _ => match current {
                     Some(block) => self.inst(cur, block)?,
                     None => {
-                        return error(cur.loc(), "expected a block header like 'block0:'");
+                        return error(cur.loc(), K::ExpectedBlockHeader);
                     }
                 },
             }
@@ -723,7 +705,8 @@ impl<'c> FuncParser<'c> {
             .insert(ss, StackSlotData { size, align })
             .is_some()
         {
-            return error(loc, format!("{ss} is defined twice"));
+            let entity = Entity::Slot(ss);
+            return error(loc, K::DefinedTwice { entity });
         }
         Ok(())
     }
@@ -742,7 +725,7 @@ impl<'c> FuncParser<'c> {
         };
         cur.end_of_line()?;
         if self.hints.insert(block, hint).is_some() {
-            return error(loc, format!("{block} has two unroll hints"));
+            return error(loc, K::TwoUnrollHints { block });
         }
         Ok(())
     }
@@ -758,14 +741,16 @@ impl<'c> FuncParser<'c> {
         cur.advance();
         cur.end_of_line()?;
         if self.scopes.insert(scope, AliasScopeData { name }).is_some() {
-            return error(loc, format!("{scope} is defined twice"));
+            let entity = Entity::Scope(scope);
+            return error(loc, K::DefinedTwice { entity });
         }
         Ok(())
     }
 
     fn define_value(&mut self, v: Value, loc: Loc, def: ValueDef, rule: TyRule) -> Result<()> {
         if self.values.contains_key(&v) {
-            return error(loc, format!("{v} is defined twice"));
+            let entity = Entity::Value(v);
+            return error(loc, K::DefinedTwice { entity });
         }
         self.values.insert(v, ValInfo { def, loc, rule });
         self.value_order.push(v);
@@ -776,7 +761,8 @@ impl<'c> FuncParser<'c> {
     fn block_header(&mut self, cur: &mut Cursor) -> Result<Block> {
         let (block, loc) = cur.entity::<Block>("block", "a block")?;
         if self.blocks.contains_key(&block) {
-            return error(loc, format!("{block} is defined twice"));
+            let entity = Entity::Block(block);
+            return error(loc, K::DefinedTwice { entity });
         }
         let mut params = Vec::new();
         if cur.eat_punct('(') && !cur.eat_punct(')') {
@@ -802,7 +788,7 @@ impl<'c> FuncParser<'c> {
 
     fn use_value(&mut self, cur: &mut Cursor) -> Result<Value> {
         let (v, loc) = cur.entity::<Value>("v", "a value")?;
-        self.uses.push((Use::Value(v), loc));
+        self.uses.push((Entity::Value(v), loc));
         Ok(v)
     }
 
@@ -826,14 +812,18 @@ impl<'c> FuncParser<'c> {
         let vals = self.value_list(cur)?;
         let n = vals.len();
         vals.try_into().or_else(|_| {
-            let s = if N == 1 { "" } else { "s" };
-            error(loc, format!("'{op}' takes {N} operand{s}, found {n}"))
+            let kind = K::OperandCount {
+                opcode: op,
+                expected: N,
+                found: n,
+            };
+            error(loc, kind)
         })
     }
 
     fn block_call(&mut self, cur: &mut Cursor) -> Result<BlockCall> {
         let (block, loc) = cur.entity::<Block>("block", "a block")?;
-        self.uses.push((Use::Block(block), loc));
+        self.uses.push((Entity::Block(block), loc));
         let mut args = Vec::new();
         if cur.eat_punct('(') {
             args = self.value_list(cur)?;
@@ -848,7 +838,7 @@ impl<'c> FuncParser<'c> {
         if !cur.eat_punct(')') {
             loop {
                 let (s, loc) = cur.entity::<AliasScope>("scope", "an alias scope")?;
-                self.uses.push((Use::Scope(s), loc));
+                self.uses.push((Entity::Scope(s), loc));
                 out.push(s);
                 if !cur.eat_punct(',') {
                     cur.expect_punct(')')?;
@@ -906,7 +896,7 @@ impl<'c> FuncParser<'c> {
         };
         let op = match Opcode::from_name(base) {
             Some(op) => op,
-            None => return error(wloc, format!("unknown opcode '{base}'")),
+            None => return error(wloc, K::UnknownOpcode { word: base.into() }),
         };
         let wants_type = matches!(
             op.format(),
@@ -920,9 +910,9 @@ impl<'c> FuncParser<'c> {
         let ty = match (suffix, wants_type) {
             (Some(s), true) => parse_type(s, wloc)?,
             (None, true) => {
-                return error(wloc, format!("'{op}' needs a type, as in '{op}.i32'"));
+                return error(wloc, K::NeedsTypeSuffix { opcode: op });
             }
-            (Some(_), false) => return error(wloc, format!("'{op}' takes no type suffix")),
+            (Some(_), false) => return error(wloc, K::NoTypeSuffix { opcode: op }),
             // Not used by formats that take no suffix.
             (None, false) => Type::I32,
         };
@@ -931,18 +921,16 @@ impl<'c> FuncParser<'c> {
             Some(r) => r,
             None if results.is_empty() => Vec::new(),
             None => {
-                return error(
-                    start,
-                    "cannot infer the result types of a call without its module \
-                     (parse the whole module, or name the callee with '@')",
-                );
+                return error(start, K::CallResultsNeedModule);
             }
         };
         if rules.len() != results.len() {
-            let n = rules.len();
-            let s = if n == 1 { "" } else { "s" };
-            let msg = format!("'{op}' has {n} result{s}, but {} written", results.len());
-            return error(start, msg);
+            let kind = K::ResultCount {
+                opcode: op,
+                expected: rules.len(),
+                written: results.len(),
+            };
+            return error(start, kind);
         }
         let mut span = SourceSpan::default();
         if cur.eat_punct('!') {
@@ -985,7 +973,7 @@ impl<'c> FuncParser<'c> {
                 let (n, loc) = cur.num("an integer")?;
                 match n.parse::<i64>() {
                     Ok(imm) => one(InstData::Iconst { ty, imm }, Known(ty)),
-                    Err(_) => error(loc, format!("'{n}' is not a 64-bit integer")),
+                    Err(_) => error(loc, K::NotI64 { text: n.into() }),
                 }
             }
             Format::Fconst => {
@@ -1012,17 +1000,17 @@ impl<'c> FuncParser<'c> {
             }
             Format::IntCompare => {
                 let (w, loc) = cur.word("an integer condition like 'slt'")?;
-                let cond = IntCC::from_name(w).map_or_else(
-                    || error(loc, format!("unknown integer condition '{w}'")),
-                    Ok,
-                )?;
+                let cond = IntCC::from_name(w)
+                    .map_or_else(|| error(loc, K::UnknownIntCondition { word: w.into() }), Ok)?;
                 let args = self.operands(cur, op)?;
                 one(InstData::IntCompare { cond, args }, Known(Type::I1))
             }
             Format::FloatCompare => {
                 let (w, loc) = cur.word("a float condition like 'olt'")?;
-                let cond = FloatCC::from_name(w)
-                    .map_or_else(|| error(loc, format!("unknown float condition '{w}'")), Ok)?;
+                let cond = FloatCC::from_name(w).map_or_else(
+                    || error(loc, K::UnknownFloatCondition { word: w.into() }),
+                    Ok,
+                )?;
                 let args = self.operands(cur, op)?;
                 one(InstData::FloatCompare { cond, args }, Known(Type::I1))
             }
@@ -1039,19 +1027,19 @@ impl<'c> FuncParser<'c> {
             }
             Format::AddrSpaceCast => {
                 let Type::Ptr(to) = ty else {
-                    return error(cur.loc(), "'addrspacecast' needs a pointer type");
+                    return error(cur.loc(), K::AddrSpaceCastNeedsPointer);
                 };
                 let [arg] = self.operands(cur, op)?;
                 one(InstData::AddrSpaceCast { to, arg }, Known(ty))
             }
             Format::GlobalAddr => {
                 let (gv, loc) = cur.entity::<GlobalVar>("gv", "a global")?;
-                self.uses.push((Use::Global(gv), loc));
+                self.uses.push((Entity::Global(gv), loc));
                 one(InstData::GlobalAddr { gv }, Known(ty))
             }
             Format::StackAddr => {
                 let (slot, loc) = cur.entity::<StackSlot>("ss", "a stack slot")?;
-                self.uses.push((Use::Slot(slot), loc));
+                self.uses.push((Entity::Slot(slot), loc));
                 let ty = Type::Ptr(AddrSpace::Local);
                 one(InstData::StackAddr { slot }, Known(ty))
             }
@@ -1091,7 +1079,7 @@ impl<'c> FuncParser<'c> {
             Format::SpecialReg => {
                 let (w, loc) = cur.word("a special register like 'tid.x'")?;
                 let reg = SpecialReg::from_name(w)
-                    .map_or_else(|| error(loc, format!("unknown special register '{w}'")), Ok)?;
+                    .map_or_else(|| error(loc, K::UnknownSpecialReg { word: w.into() }), Ok)?;
                 one(InstData::SpecialReg { reg }, Known(reg.ty()))
             }
             Format::Nullary => none(InstData::Nullary { opcode: op }),
@@ -1193,7 +1181,7 @@ impl<'c> FuncParser<'c> {
                         _ => break,
                     }
                 }
-                let aop = AccelOp::from_modifiers(op, &words).or_else(|m| error(loc, m))?;
+                let aop = AccelOp::from_modifiers(op, &words).or_else(|m| refused(loc, m))?;
                 let args = self.value_list(cur)?;
                 let rules = aop.result_types().into_iter().map(Known).collect();
                 Ok((InstData::Accel { op: aop, args }, Some(rules)))
@@ -1204,9 +1192,9 @@ impl<'c> FuncParser<'c> {
                 let loc = cur.loc();
                 let template = quoted(cur, "the quoted PTX template")?;
                 let outputs = InlineAsm::parse_outputs(&quoted(cur, "the quoted outputs")?)
-                    .or_else(|m| error(loc, m))?;
+                    .or_else(|m| refused(loc, m))?;
                 let inputs = InlineAsm::parse_inputs(&quoted(cur, "the quoted inputs")?)
-                    .or_else(|m| error(loc, m))?;
+                    .or_else(|m| refused(loc, m))?;
                 let args = self.value_list(cur)?;
                 let asm = InlineAsm {
                     template,
@@ -1249,15 +1237,12 @@ impl<'c> FuncParser<'c> {
         if let Tok::At(name) = *cur.peek() {
             cur.advance();
             if !ctx.in_module {
-                let msg = format!(
-                    "a call by name ('@{name}') needs the module: \
-                     use parse_module, or write the callee as 'fnN'"
-                );
-                return error(loc, msg);
+                let name = name.to_string();
+                return error(loc, K::CallByNameNeedsModule { name });
             }
             return match ctx.by_name.get(name) {
                 Some(&id) => Ok((id, Some(ctx.returns[id.index()].clone()))),
-                None => error(loc, format!("unknown function '@{name}'")),
+                None => error(loc, K::UnknownFunctionName { name: name.into() }),
             };
         }
         let (id, loc) = cur.entity::<FuncId>("fn", "a callee ('@name' or 'fnN')")?;
@@ -1266,25 +1251,22 @@ impl<'c> FuncParser<'c> {
         }
         match ctx.returns.get(id.index()) {
             Some(r) => Ok((id, Some(r.clone()))),
-            None => error(loc, format!("unknown function {id}")),
+            None => error(loc, K::UnknownFunction { id }),
         }
     }
 
     /// Checks references, infers result types and assembles the function.
     fn finish(self, h: Header) -> Result<Function> {
         for &(u, loc) in &self.uses {
-            let (defined, name) = match u {
-                Use::Value(v) => (self.values.contains_key(&v), v.to_string()),
-                Use::Block(b) => (self.blocks.contains_key(&b), b.to_string()),
-                Use::Slot(s) => (self.slots.contains_key(&s), s.to_string()),
-                Use::Scope(s) => (self.scopes.contains_key(&s), s.to_string()),
-                Use::Global(g) => (
-                    !self.ctx.in_module || self.ctx.globals.contains(&g),
-                    g.to_string(),
-                ),
+            let defined = match u {
+                Entity::Value(v) => self.values.contains_key(&v),
+                Entity::Block(b) => self.blocks.contains_key(&b),
+                Entity::Slot(s) => self.slots.contains_key(&s),
+                Entity::Scope(s) => self.scopes.contains_key(&s),
+                Entity::Global(g) => !self.ctx.in_module || self.ctx.globals.contains(&g),
             };
             if !defined {
-                return error(loc, format!("use of undefined {name}"));
+                return error(loc, K::UndefinedUse { entity: u });
             }
         }
         let types = self.infer_types()?;
@@ -1362,10 +1344,7 @@ impl<'c> FuncParser<'c> {
                     }
                 }
                 None => {
-                    let msg = format!(
-                        "cannot infer the type of {v}: it depends on itself through its operands"
-                    );
-                    return error(self.values[&v].loc, msg);
+                    return error(self.values[&v].loc, K::SelfDependentType { value: v });
                 }
             }
         }
@@ -1378,7 +1357,7 @@ fn named<T>(cur: &mut Cursor, expected: &str, lookup: impl Fn(&str) -> Option<T>
     let (w, loc) = cur.word(expected)?;
     match lookup(w) {
         Some(t) => Ok(t),
-        None => error(loc, format!("expected {expected}, found '{w}'")),
+        None => error(loc, expected_word(expected, w)),
     }
 }
 
@@ -1413,10 +1392,7 @@ fn float(cur: &mut Cursor) -> Result<f64> {
             None => text.parse().ok(),
         },
     };
-    value.map_or_else(
-        || error(loc, format!("'{text}' is not a float constant")),
-        Ok,
-    )
+    value.map_or_else(|| error(loc, K::NotAFloat { text: text.into() }), Ok)
 }
 
 /// A quoted string (an `inline_asm`'s template or constraints).
@@ -1481,6 +1457,6 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((e.line, e.col), (3, 5));
-        assert!(e.message.contains("depends on itself"), "{e}");
+        assert!(matches!(e.kind, K::SelfDependentType { .. }), "{e}");
     }
 }

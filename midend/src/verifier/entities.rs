@@ -3,7 +3,7 @@
 //! Phase 1 also builds the safe view of the layout ([`Ctx::blocks`]) the
 //! later phases walk, leaving out what does not exist in the data-flow graph.
 
-use super::{describe_def, Ctx};
+use super::{Ctx, VerifierErrorKind as K};
 use crate::ir::{Block, Function, Inst, InstData, Layout, Value, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -15,7 +15,7 @@ pub(super) fn check_entities(cx: &mut Ctx) {
     let mut home: FxHashMap<Inst, Block> = FxHashMap::default();
     for &block in func.layout.blocks() {
         if !dfg.blocks.is_valid(block) {
-            cx.at_func(format!("layout holds invalid block {block}"));
+            cx.at_func(K::LayoutInvalidBlock { block });
             continue;
         }
         if !seen_blocks.insert(block) {
@@ -24,14 +24,14 @@ pub(super) fn check_entities(cx: &mut Ctx) {
         }
         for &p in &dfg.blocks[block].params {
             if !dfg.values.is_valid(p) {
-                cx.at_block(block, format!("invalid parameter value {p}"));
+                cx.at_block(block, K::InvalidParamValue { value: p });
                 cx.bad_blocks.insert(block);
             }
         }
         let mut insts = Vec::new();
         for &inst in func.layout.block_insts(block) {
             if !dfg.insts.is_valid(inst) {
-                cx.at_block(block, format!("layout holds invalid instruction {inst}"));
+                cx.at_block(block, K::LayoutInvalidInst { inst });
                 continue;
             }
             if let Some(&first) = home.get(&inst) {
@@ -47,13 +47,13 @@ pub(super) fn check_entities(cx: &mut Ctx) {
     for (v, data) in dfg.values.iter() {
         match data.def {
             ValueDef::Result(inst, _) if !dfg.insts.is_valid(inst) => {
-                cx.at_func(format!("{v} is defined by invalid {inst}"));
+                cx.at_func(K::DefinedByInvalidInst { value: v, inst });
             }
             ValueDef::Param(block, _) if !dfg.blocks.is_valid(block) => {
-                cx.at_func(format!("{v} is a parameter of invalid {block}"));
+                cx.at_func(K::ParamOfInvalidBlock { value: v, block });
             }
             ValueDef::Alias(to) if !dfg.values.is_valid(to) => {
-                cx.at_func(format!("{v} is an alias of invalid value {to}"));
+                cx.at_func(K::AliasOfInvalidValue { value: v, to });
             }
             _ => {}
         }
@@ -68,7 +68,7 @@ fn check_inst_refs(cx: &mut Ctx, inst: Inst) {
     let mut bad = false;
     for &r in &dfg.results[inst] {
         if !dfg.values.is_valid(r) {
-            cx.at_inst(inst, format!("invalid result value {r}"));
+            cx.at_inst(inst, K::InvalidResultValue { value: r });
             bad = true;
         }
     }
@@ -81,39 +81,37 @@ fn check_inst_refs(cx: &mut Ctx, inst: Inst) {
     for v in seen {
         match dfg.values.get(v).map(|d| d.def) {
             None => {
-                cx.at_inst(inst, format!("invalid value {v}"));
+                cx.at_inst(inst, K::InvalidValue { value: v });
                 bad = true;
             }
-            Some(ValueDef::Detached) => cx.at_inst(inst, format!("use of detached value {v}")),
-            Some(ValueDef::Alias(_)) => {
-                cx.at_inst(inst, format!("use of alias {v}; resolve aliases first"))
-            }
+            Some(ValueDef::Detached) => cx.at_inst(inst, K::DetachedUse { value: v }),
+            Some(ValueDef::Alias(_)) => cx.at_inst(inst, K::AliasUse { value: v }),
             Some(_) => {}
         }
     }
     for dest in data.branch_destinations() {
         if !dfg.blocks.is_valid(dest.block) {
-            cx.at_inst(inst, format!("invalid block {}", dest.block));
+            cx.at_inst(inst, K::InvalidBlock { block: dest.block });
             bad = true;
         }
     }
     if let Some(flags) = data.mem_flags() {
         for &s in flags.scopes.iter().chain(&flags.noalias) {
             if !func.alias_scopes.is_valid(s) {
-                cx.at_inst(inst, format!("invalid alias scope {s}"));
+                cx.at_inst(inst, K::InvalidAliasScope { scope: s });
                 bad = true;
             }
         }
     }
     match data {
         InstData::StackAddr { slot } if !func.stack_slots.is_valid(*slot) => {
-            cx.at_inst(inst, format!("invalid stack slot {slot}"));
+            cx.at_inst(inst, K::InvalidStackSlot { slot: *slot });
             bad = true;
         }
         InstData::GlobalAddr { gv } => {
             if let Some(m) = cx.module {
                 if !m.globals.is_valid(*gv) {
-                    cx.at_inst(inst, format!("invalid global variable {gv}"));
+                    cx.at_inst(inst, K::InvalidGlobal { gv: *gv });
                     bad = true;
                 }
             }
@@ -121,7 +119,7 @@ fn check_inst_refs(cx: &mut Ctx, inst: Inst) {
         InstData::Call { func: callee, .. } | InstData::FuncAddr { func: callee } => {
             if let Some(m) = cx.module {
                 if !m.functions.is_valid(*callee) {
-                    cx.at_inst(inst, format!("invalid function {callee}"));
+                    cx.at_inst(inst, K::InvalidFunction { func: *callee });
                     bad = true;
                 }
             }
@@ -138,94 +136,76 @@ pub(super) fn check_layout(cx: &mut Ctx) {
     let func = cx.func;
     let dfg = &func.dfg;
     match func.layout.entry_block() {
-        None => cx.at_func("no entry block"),
+        None => cx.at_func(K::NoEntryBlock),
         Some(entry) if dfg.blocks.is_valid(entry) && !cx.bad_blocks.contains(&entry) => {
             let params = dfg.block_params(entry);
             let sig = &func.signature.params;
             if params.len() != sig.len() {
-                cx.at_block(
-                    entry,
-                    format!(
-                        "entry block has {} parameters, signature has {}",
-                        params.len(),
-                        sig.len()
-                    ),
-                );
+                let (params, signature) = (params.len(), sig.len());
+                cx.at_block(entry, K::EntryParamCount { params, signature });
             }
             for (&p, abi) in params.iter().zip(sig) {
                 let ty = dfg.value_type(p);
                 if ty != abi.ty {
-                    cx.at_block(
-                        entry,
-                        format!(
-                            "entry parameter {p} has type {ty}, signature says {}",
-                            abi.ty
-                        ),
-                    );
+                    let kind = K::EntryParamType {
+                        value: p,
+                        found: ty,
+                        expected: abi.ty,
+                    };
+                    cx.at_block(entry, kind);
                 }
             }
         }
         Some(_) => {}
     }
     for b in std::mem::take(&mut cx.repeated_blocks) {
-        cx.at_func(format!("{b} appears twice in the layout"));
+        cx.at_func(K::BlockTwice { block: b });
     }
     for (inst, first, again) in std::mem::take(&mut cx.repeated_insts) {
-        cx.at_inst(
-            inst,
-            format!("instruction is listed in {first} and {again}"),
-        );
+        cx.at_inst(inst, K::InstListedTwice { first, again });
     }
     let blocks = cx.blocks.clone();
     for (block, insts) in &blocks {
         let block = *block;
         if func.layout.block_insts(block).is_empty() {
-            cx.at_block(block, "empty block");
+            cx.at_block(block, K::EmptyBlock);
         }
         if !cx.bad_blocks.contains(&block) {
             for (n, &p) in dfg.block_params(block).iter().enumerate() {
                 let def = dfg.value_def(p);
                 if def != ValueDef::Param(block, n as u32) {
-                    cx.at_block(
-                        block,
-                        format!("parameter {p} is recorded as {}", describe_def(def)),
-                    );
+                    cx.at_block(block, K::ParamRecord { value: p, def });
                 }
             }
         }
         for (pos, &inst) in insts.iter().enumerate() {
             let opcode = dfg.insts[inst].opcode();
             if opcode.is_terminator() && pos + 1 != insts.len() {
-                cx.at_inst(
-                    inst,
-                    format!("terminator {opcode} before the end of the block"),
-                );
+                cx.at_inst(inst, K::TerminatorBeforeEnd { opcode });
             }
             match func.layout.inst_block(inst) {
                 Some(b) if b == block => {}
-                Some(b) => cx.at_inst(
+                Some(placed) => cx.at_inst(
                     inst,
-                    format!("layout places instruction in {b} but lists it in {block}"),
+                    K::InstPlacedElsewhere {
+                        placed,
+                        listed: block,
+                    },
                 ),
-                None => cx.at_inst(
-                    inst,
-                    format!("layout does not place instruction but lists it in {block}"),
-                ),
+                None => cx.at_inst(inst, K::InstNotPlaced { listed: block }),
             }
             for (n, &r) in dfg.results[inst].iter().enumerate() {
                 if let Some(data) = dfg.values.get(r) {
                     if data.def != ValueDef::Result(inst, n as u32) {
-                        cx.at_inst(
-                            inst,
-                            format!("result {r} is recorded as {}", describe_def(data.def)),
-                        );
+                        let def = data.def;
+                        cx.at_inst(inst, K::ResultRecord { value: r, def });
                     }
                 }
             }
         }
         if let Some(&last) = insts.last() {
             if !dfg.insts[last].opcode().is_terminator() {
-                cx.at_block(block, "block does not end in a terminator");
+                cx.at_block(block, K::NoTerminator);
             }
         }
     }

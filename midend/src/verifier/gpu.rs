@@ -1,7 +1,7 @@
 //! Phase 5: address-space rules and GPU rules on signatures and stack slots;
 //! module checks on variables.
 
-use super::{Ctx, VerifierError, VerifierErrors};
+use super::{Ctx, VerifierError, VerifierErrorKind as K, VerifierErrors};
 use crate::ir::{AddrSpace, FuncKind, InstData, Module, Opcode, Type};
 use crate::text::CommentAt;
 use rustc_hash::FxHashMap;
@@ -13,10 +13,7 @@ fn atomic_space(cx: &mut Ctx, inst: crate::ir::Inst, op: Opcode, ptr_ty: Type) {
             space,
             AddrSpace::Global | AddrSpace::Shared | AddrSpace::SharedCluster | AddrSpace::Generic
         ) {
-            cx.at_inst(
-                inst,
-                format!("{op} through ptr<{space}>; atomics need global, shared or generic memory"),
-            );
+            cx.at_inst(inst, K::AtomicSpace { opcode: op, space });
         }
     }
 }
@@ -27,10 +24,10 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
     let func = cx.func;
     for (ss, data) in func.stack_slots.iter() {
         if !data.align.is_power_of_two() {
-            cx.at_func(format!(
-                "{ss} alignment {} is not a power of two",
-                data.align
-            ));
+            cx.at_func(K::StackSlotAlign {
+                slot: ss,
+                align: data.align,
+            });
         }
     }
     let dfg = &func.dfg;
@@ -45,10 +42,7 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                 let result = dfg.results[inst].first().map(|&r| ty(r));
                 if let (Type::Ptr(from), Some(Type::Ptr(to))) = (ty(*p), result) {
                     if from != to {
-                        cx.at_inst(
-                            inst,
-                            format!("ptroffset changes the address space from {from} to {to}"),
-                        );
+                        cx.at_inst(inst, K::PtrOffsetSpace { from, to });
                     }
                 }
             }
@@ -56,39 +50,25 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
                 if let Type::Ptr(from) = ty(*arg) {
                     let to = *to;
                     if from == AddrSpace::Tmem || to == AddrSpace::Tmem {
-                        cx.at_inst(
-                            inst,
-                            format!("addrspacecast from {from} to {to}: tmem has no generic form"),
-                        );
+                        cx.at_inst(inst, K::CastTmem { from, to });
                     } else if from == to {
-                        cx.at_inst(inst, format!("addrspacecast from {from} to itself"));
+                        cx.at_inst(inst, K::CastToItself { space: from });
                     } else if from != AddrSpace::Generic && to != AddrSpace::Generic {
-                        cx.at_inst(
-                            inst,
-                            format!("addrspacecast from {from} to {to}: one side must be generic"),
-                        );
+                        cx.at_inst(inst, K::CastBetweenSpecific { from, to });
                     }
                 }
             }
             InstData::Load { ptr, flags, .. } | InstData::Store { ptr, flags, .. } => {
                 let op = data.opcode();
                 if flags.align != 0 && !flags.align.is_power_of_two() {
-                    cx.at_inst(
-                        inst,
-                        format!("{op} alignment {} is not a power of two", flags.align),
-                    );
+                    let align = flags.align;
+                    cx.at_inst(inst, K::MemAlign { opcode: op, align });
                 }
                 if let Type::Ptr(space) = ty(*ptr) {
                     if !space.allows_load_store() {
-                        cx.at_inst(
-                            inst,
-                            format!("{op} through ptr<{space}>; {space} has no ordinary loads and stores"),
-                        );
+                        cx.at_inst(inst, K::NoLoadStore { opcode: op, space });
                     } else if op == Opcode::Store && !space.is_writable() {
-                        cx.at_inst(
-                            inst,
-                            format!("store through ptr<{space}>; {space} memory is read-only"),
-                        );
+                        cx.at_inst(inst, K::ReadOnlyStore { space });
                     }
                 }
             }
@@ -104,30 +84,26 @@ pub(super) fn check_gpu(cx: &mut Ctx) {
             InstData::AtomicVec { args, .. } => {
                 if let Some(Type::Ptr(space)) = args.first().map(|&p| ty(p)) {
                     if !matches!(space, AddrSpace::Global | AddrSpace::Generic) {
-                        cx.at_inst(
-                            inst,
-                            format!("atomic_vec through ptr<{space}>; vector atomics need global (or generic) memory"),
-                        );
+                        cx.at_inst(inst, K::VectorAtomicSpace { space });
                     }
                 }
             }
             InstData::IsSpace { arg, .. } if ty(*arg) == Type::Ptr(AddrSpace::Tmem) => {
-                cx.at_inst(
-                    inst,
-                    "is_space of ptr<tmem>; only tcgen05 operations use tensor-memory addresses",
-                );
+                cx.at_inst(inst, K::IsSpaceTmem);
             }
             InstData::Call { func: callee, .. } => {
                 if let Some(callee) = cx.module.and_then(|m| m.functions.get(*callee)) {
                     if callee.attrs.kind == FuncKind::Kernel {
-                        cx.at_inst(inst, format!("call to kernel @{}", callee.name));
+                        let callee = callee.name.clone();
+                        cx.at_inst(inst, K::CallToKernel { callee });
                     }
                 }
             }
             InstData::FuncAddr { func: callee } => {
                 if let Some(callee) = cx.module.and_then(|m| m.functions.get(*callee)) {
                     if callee.attrs.kind == FuncKind::Kernel {
-                        cx.at_inst(inst, format!("func_addr of kernel @{}", callee.name));
+                        let callee = callee.name.clone();
+                        cx.at_inst(inst, K::FuncAddrOfKernel { callee });
                     }
                 }
             }
@@ -141,62 +117,54 @@ fn check_signature(cx: &mut Ctx) {
     let func = cx.func;
     let kernel = func.is_kernel();
     if kernel && !func.signature.returns.is_empty() {
-        cx.at_func("kernel must not return values");
+        cx.at_func(K::KernelReturns);
     }
     for (k, p) in func.signature.params.iter().enumerate() {
         let t = p.ty;
         if p.attrs.grid_constant && !kernel {
-            cx.at_func(format!("grid_constant parameter {k} in a device function"));
+            cx.at_func(K::GridConstantInDevice { param: k });
         }
         if let Some((_, align)) = p.attrs.sret {
             if kernel {
-                cx.at_func(format!("sret parameter {k} in a kernel"));
+                cx.at_func(K::SretInKernel { param: k });
             } else if !t.is_ptr() {
-                cx.at_func(format!("sret parameter {k} must be a pointer, got {t}"));
+                cx.at_func(K::SretNotPointer { param: k, found: t });
             }
             if p.attrs.byval.is_some() {
-                cx.at_func(format!("parameter {k} is both byval and sret"));
+                cx.at_func(K::ByvalAndSret { param: k });
             }
             if !align.is_power_of_two() {
-                cx.at_func(format!(
-                    "sret parameter {k} alignment {align} is not a power of two"
-                ));
+                cx.at_func(K::SretAlign { param: k, align });
             }
             if !func.signature.returns.is_empty() {
-                cx.at_func(format!(
-                    "sret parameter {k} in a function that returns values"
-                ));
+                cx.at_func(K::SretWithReturns { param: k });
             }
         }
         if let Some((_, align)) = p.attrs.byval {
             if kernel && t != Type::Ptr(AddrSpace::Param) {
-                cx.at_func(format!(
-                    "byval parameter {k} of a kernel must be ptr<param>, got {t}"
-                ));
+                cx.at_func(K::KernelByvalType { param: k, found: t });
             } else if !kernel && !t.is_ptr() {
-                cx.at_func(format!("byval parameter {k} must be a pointer, got {t}"));
+                cx.at_func(K::ByvalNotPointer { param: k, found: t });
             }
             if !align.is_power_of_two() {
-                cx.at_func(format!(
-                    "byval parameter {k} alignment {align} is not a power of two"
-                ));
+                cx.at_func(K::ByvalAlign { param: k, align });
             }
         }
         if p.attrs.restrict && !t.is_ptr() {
-            cx.at_func(format!("restrict parameter {k} is not a pointer"));
+            cx.at_func(K::RestrictNotPointer { param: k });
         }
         if p.attrs.noalias && !t.is_ptr() {
-            cx.at_func(format!("noalias parameter {k} is not a pointer"));
+            cx.at_func(K::NoaliasNotPointer { param: k });
         }
     }
     match func.attrs.cluster_dims {
-        Some(_) if !kernel => cx.at_func("cluster_dims on a device function"),
-        Some(dims) if dims.contains(&0) => cx.at_func("cluster_dims must be positive"),
+        Some(_) if !kernel => cx.at_func(K::ClusterDimsOnDevice),
+        Some(dims) if dims.contains(&0) => cx.at_func(K::ClusterDimsZero),
         _ => {}
     }
     match func.attrs.launch_bounds {
-        Some(_) if !kernel => cx.at_func("launch_bounds on a device function"),
-        Some((0, _)) => cx.at_func("launch_bounds max threads must be positive"),
+        Some(_) if !kernel => cx.at_func(K::LaunchBoundsOnDevice),
+        Some((0, _)) => cx.at_func(K::LaunchBoundsZero),
         _ => {}
     }
 }
@@ -204,19 +172,20 @@ fn check_signature(cx: &mut Ctx) {
 /// Module checks on variables, reported on the function location.
 pub(super) fn check_globals(module: &Module) -> VerifierErrors {
     let mut errors = Vec::new();
-    let mut report = |message: String| {
+    let mut report = |kind: K| {
         errors.push(VerifierError {
             location: CommentAt::Function,
-            message,
+            kind,
         })
     };
     let mut names = FxHashMap::default();
     for (gv, g) in module.globals.iter() {
         if let Some(&first) = names.get(g.name.as_str()) {
-            report(format!(
-                "duplicate variable name @{} ({gv} and {first})",
-                g.name
-            ));
+            report(K::DuplicateVariable {
+                name: g.name.clone(),
+                gv,
+                first,
+            });
         } else {
             names.insert(g.name.as_str(), gv);
         }
@@ -224,31 +193,31 @@ pub(super) fn check_globals(module: &Module) -> VerifierErrors {
             g.space,
             AddrSpace::Global | AddrSpace::Shared | AddrSpace::Const
         ) {
-            report(format!("{gv} cannot live in {} space", g.space));
+            report(K::VariableSpace { gv, space: g.space });
         }
         if !g.align.is_power_of_two() {
-            report(format!("{gv} alignment {} is not a power of two", g.align));
+            report(K::VariableAlign { gv, align: g.align });
         }
         if let Some(init) = &g.init {
             if g.space == AddrSpace::Shared {
-                report(format!("{gv} is shared and cannot have an initializer"));
+                report(K::SharedInitializer { gv });
             } else if init.len() as u64 > u64::from(g.size) {
-                report(format!(
-                    "{gv} initializer has {} bytes, size is {}",
-                    init.len(),
-                    g.size
-                ));
+                report(K::InitializerSize {
+                    gv,
+                    bytes: init.len(),
+                    size: g.size,
+                });
             }
         }
         if g.managed && (g.space != AddrSpace::Global || g.dynamic) {
-            report(format!("managed {gv} must be a sized global"));
+            report(K::ManagedNotSizedGlobal { gv });
         }
         if g.dynamic {
             if g.space != AddrSpace::Shared {
-                report(format!("dynamic {gv} must be in shared space"));
+                report(K::DynamicNotShared { gv });
             }
             if g.size != 0 {
-                report(format!("dynamic {gv} must have size 0"));
+                report(K::DynamicSize { gv });
             }
         }
     }

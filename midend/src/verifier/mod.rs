@@ -7,210 +7,59 @@
 //! instruction. [`VerifierErrors::annotate`] prints the function with
 //! `; error: <message>` lines under those entities.
 //!
-//! Messages are short, lowercase and stable, so that `; check:` lines of the
-//! `test verifier` filetests can match them. Entities are written as in the
-//! text format (`v3`, `block2`, `inst5`, `ss0`, `gv1`, `fn2`, `scope0`).
+//! # The rules
 //!
-//! # Invariants, by phase
+//! Each rule is one variant of [`VerifierErrorKind`] (`rules.rs`), listed
+//! phase by phase in the order the phases run, its doc comment stating the
+//! rule and its fields the facts of a violation (the entities, the expected
+//! and found types, the spaces). Its `Display` writes the message: short,
+//! lowercase and stable, so that `; check:` lines of the `test verifier`
+//! filetests can match them, with entities written as in the text format
+//! (`v3`, `block2`, `inst5`, `ss0`, `gv1`, `fn2`, `scope0`). A new rule is a
+//! new variant, checked in the phase that owns it.
+//!
+//! # Phases
 //!
 //! A later phase only runs on what the earlier phases found safe: an
 //! instruction with a dangling reference, or a block/instruction the layout
 //! holds but the data-flow graph does not, is left out of phases 2 to 5, so
 //! that no check can panic on a bad index.
 //!
-//! ## 1. Entity references (`entities.rs`)
-//! - Every block in the layout exists in the data-flow graph
-//!   (`layout holds invalid block blockN`) and every instruction in a block
-//!   exists (`layout holds invalid instruction instN`).
-//! - Block parameters and instruction results are valid values
-//!   (`invalid parameter value vN`, `invalid result value vN`).
-//! - Every operand is a valid value (`invalid value vN`), every branch target a
-//!   valid block (`invalid block blockN`), every `stack_addr` slot a valid
-//!   stack slot (`invalid stack slot ssN`), every alias scope in memory flags
-//!   a valid scope (`invalid alias scope scopeN`). With a module: every
-//!   `global_addr` names a valid variable (`invalid global variable gvN`) and
-//!   every `call` a valid function (`invalid function fnN`).
-//! - Every value's definition refers to valid entities (`vN is defined by
-//!   invalid instM`, `vN is a parameter of invalid blockM`, `vN is an alias of
-//!   invalid value vM`), reported on the function.
-//! - No operand is detached (`use of detached value vN`) or an alias
-//!   (`use of alias vN; resolve aliases first`).
+//! 1. Entity references (`entities.rs`): every block, instruction, value,
+//!    stack slot, alias scope (and with a module, variable and function)
+//!    that the function names exists, and no operand is detached or an
+//!    alias. A value's broken definition is reported on the function.
+//! 2. Layout (`entities.rs`): the entry block and its parameters against
+//!    the signature, each block once and non-empty and ending in its only
+//!    terminator, each instruction in one block, and every definition
+//!    record pointing back at its instruction or block and position.
+//! 3. SSA and dominance (`ssa.rs`): branch targets, their argument counts,
+//!    and every use dominated by its definition. A block parameter is
+//!    defined at the start of its block; a result right after its
+//!    instruction. Dominators come from the Semi-NCA algorithm
+//!    (`analysis/dominators.rs`) over the CFG from the entry block. In an
+//!    unreachable block the check is lenient: only a definition in the same
+//!    block must come before the use (passes may leave dead blocks behind
+//!    until CFG cleanup; nothing runs them).
+//! 4. Types (`types.rs`): operand and result types of every instruction, as
+//!    `docs/ir.md` gives them. An instruction whose data has another format
+//!    than its opcode gets no other type check. Without a module, calls are
+//!    not checked at all.
+//! 5. Address spaces and GPU rules (`gpu.rs`): kernel and parameter
+//!    attributes on the signature and stack slot alignment (both on the
+//!    function), then each instruction's spaces.
 //!
-//! ## 2. Layout (`entities.rs`)
-//! - The function has an entry block (`no entry block`).
-//! - The entry block's parameters match the signature's parameter types
-//!   (`entry block has N parameters, signature has M`,
-//!   `entry parameter vN has type T, signature says U`).
-//! - A block appears once in the layout (`blockN appears twice in the layout`)
-//!   and an instruction in exactly one block (`instruction is listed in blockA
-//!   and blockB`; `layout places instruction in blockA but lists it in blockB`).
-//! - Every block is non-empty (`empty block`), ends in a terminator
-//!   (`block does not end in a terminator`) and has no terminator before its
-//!   end (`terminator jump before the end of the block`).
-//! - Every result's definition points back at its instruction and position,
-//!   and every block parameter's at its block and position
-//!   (`result vN is recorded as <def>`, `parameter vN is recorded as <def>`,
-//!   where `<def>` is e.g. `result 0 of inst3`, `parameter 1 of block2`,
-//!   `alias of v4` or `detached`).
-//!
-//! ## 3. SSA and dominance (`ssa.rs`)
-//! - Branch targets are in the layout (`branch to blockN, which is not in the
-//!   layout`) and are not the entry block (`branch to the entry block blockN`).
-//! - A branch passes as many arguments as the target has parameters
-//!   (`blockN takes P arguments, got A`).
-//! - Every used value is defined by a placed instruction or a block in the
-//!   layout (`vN is defined by instM, which is not in the layout`,
-//!   `vN is a parameter of blockM, which is not in the layout`) whose
-//!   definition record is current (`vN is recorded as <def>, which does not
-//!   define it`).
-//! - In a reachable block, every use is dominated by its definition
-//!   (`use of vN is not dominated by its definition`). A block parameter is
-//!   defined at the start of its block; a result right after its instruction.
-//!   Dominators come from the Semi-NCA algorithm (`analysis/dominators.rs`)
-//!   over the CFG from the entry block.
-//! - In an unreachable block the check is lenient: only a definition in the
-//!   same block must come before the use. (Passes may leave dead blocks behind
-//!   until CFG cleanup; nothing runs them.)
-//!
-//! ## 4. Types (`types.rs`)
-//! - The data's format is the opcode's (`iadd in the wrong instruction
-//!   format`); if not, the instruction's other type checks are skipped.
-//! - Each instruction has the number of results its opcode (or callee) gives
-//!   (`expected N results, got M`); a result type written on the instruction
-//!   (`iconst.T`, `fconst.T`, `load.T`, conversions, `addrspacecast.T`) is
-//!   the result's (`result type T does not match the instruction type U`).
-//! - Integer ops (`ineg iadd isub imul sdiv udiv srem urem ishl ushr sshr smin
-//!   smax umin umax`) take integers other than `i1`; bitwise ops (`band bor
-//!   bxor bnot`) take any integer including `i1` (PTX has
-//!   `and/or/xor/not.pred`; `bnot` is allowed on `i1` like the others); float
-//!   ops (`fneg fabs sqrt fadd fsub fmul fdiv fmin fmax fma`) take floats.
-//!   Operands have one type, which is the result's: `iadd needs integer
-//!   operands, got f32`, `fadd needs float operands, got i32`, `iadd does not
-//!   take i1`, `iadd operands differ: i32 and i64`, `result type T does not
-//!   match operand type U`. Shift amounts have the shifted value's type.
-//! - `icmp` compares two integers or two pointers of one type (`icmp needs
-//!   integer or pointer operands, got f32`), `fcmp` two floats (`fcmp needs
-//!   float operands, got i32`); operands agree (`icmp operands differ: A and
-//!   B`); both give `i1` (`icmp result must be i1, got T`).
-//! - `select c, a, b`: `select condition must be i1, got T`, `select arms
-//!   differ: A and B`. `brif`: `brif condition must be i1, got T`.
-//! - Conversions `op.T v` from `F` to `T`: `sext`/`zext` widen an integer and
-//!   `trunc` narrows one (`sext needs integer types, got F to T`, `sext must
-//!   widen, got F to T`, `trunc must narrow, got F to T`); `fpext`/`fptrunc`
-//!   widen/narrow a float, `f16` and `bf16` being unordered (`fpext needs
-//!   float types, got F to T`, `fpext must widen, ...`, `fptrunc must narrow,
-//!   ...`); `sitofp`/`uitofp` (`sitofp converts a non-i1 integer to a float,
-//!   got F to T`) and `fptosi`/`fptoui` (`fptosi converts a float to a non-i1
-//!   integer, got F to T`); `bitcast` keeps the width and takes no pointers
-//!   (`bitcast needs types of one width, got F to T`, `bitcast cannot convert
-//!   pointers, got F to T`); `ptrtoint` gives `i64`, `i32` for `ptr<tmem>`
-//!   (`ptrtoint needs a pointer operand, got F`, `ptrtoint of F must give
-//!   i64, got T`); `inttoptr` takes `i64`, `i32` for `ptr<tmem>`
-//!   (`inttoptr must give a pointer, got T`, `inttoptr to T needs i64, got F`).
-//! - `iconst`'s type is an integer (`iconst type must be an integer, got T`)
-//!   and its immediate fits it as a signed or an unsigned number, `i1` taking
-//!   0 or 1 (`iconst 300 does not fit in i8`). `fconst`'s type is a float
-//!   (`fconst type must be a float, got T`) and its value is exactly a value
-//!   of that type (`fconst 0.1 is not exactly representable in f32`; NaNs and
-//!   infinities always are).
-//! - `ptroffset p, off`: `ptroffset needs a pointer operand, got T`,
-//!   `ptroffset offset must be i64 or i32, got T`, `ptroffset result must be
-//!   a pointer, got T`.
-//! - `load`/`store` addresses are pointers (`load address must be a pointer,
-//!   got T`); loads and stores of `i1` are rejected, since PTX has no predicate
-//!   memory type and the frontend must widen to `i8` (`load of i1; PTX has no
-//!   predicate memory type`, same for `store`).
-//! - With a module, `call` passes the callee's parameter types and gets its
-//!   return types (`call to @f takes N arguments, got M`, `argument K of call
-//!   to @f has type T, expected U`, `result K of call to @f has type T,
-//!   expected U`). Without a module calls are not checked at all.
-//! - `atomic_rmw` and `atomic_cas` take a pointer (`atomic_rmw address must
-//!   be a pointer, got T`) and the types PTX's `atom` has for the operation
-//!   (`atomic_rmw inc does not take i64`; `atomic_cas needs i16, i32 or i64,
-//!   got T`; `add` takes `f16` and `bf16` too). `atomic_vec` takes a
-//!   pointer and two or four `f32` elements, or a pair of `f16` or of
-//!   `bf16` (`atomic_vec takes 2 or 4 elements, got N`, `atomic_vec on f16
-//!   takes 2 elements (a packed pair), got N`, `atomic_vec element K must
-//!   be f32, got T`), only `add` (`atomic_vec exch is not an operation on
-//!   vectors; only add is`), and has one result per element of its type.
-//! - `return` gives the signature's returns (`return gives N values,
-//!   signature returns M`, `return value K has type T, signature says U`).
-//! - Branch arguments have the types of the target's parameters
-//!   (`argument K to blockN has type T, parameter vP is U`).
-//! - `special result must be i32, got T`; `stack_addr result must be
-//!   ptr<local>, got T`; `global_addr` gives a pointer (`global_addr result
-//!   must be a pointer, got T`), with a module `ptr<S>` for a variable in
-//!   space `S` (`global_addr of gvN must give ptr<S>, got T`);
-//!   `addrspacecast.ptr<S>` takes a pointer (`addrspacecast needs a pointer
-//!   operand, got T`) and gives `ptr<S>`.
-//!
-//! ## 5. Address spaces and GPU rules (`gpu.rs`)
-//! - Signatures, on the function: a kernel returns nothing (`kernel must not
-//!   return values`); only kernels have `grid_constant` parameters
-//!   (`grid_constant parameter K in a device function`) and launch bounds
-//!   (`launch_bounds on a device function`), whose thread count is not 0
-//!   (`launch_bounds max threads must be positive`); a `byval` parameter is
-//!   `ptr<param>` in a kernel (`byval parameter K of a kernel must be
-//!   ptr<param>, got T`) and some pointer in a device function (`byval
-//!   parameter K must be a pointer, got T`), with a power-of-two alignment
-//!   (`byval parameter K alignment A is not a power of two`); an `sret`
-//!   parameter is a pointer of a device function that returns no values
-//!   (`sret parameter K in a kernel`, `sret parameter K must be a pointer,
-//!   got T`, `parameter K is both byval and sret`, `sret parameter K in a
-//!   function that returns values`), with a power-of-two alignment; `restrict` and
-//!   `noalias` parameters are pointers (`restrict parameter K is not a
-//!   pointer`, `noalias parameter K is not a pointer`).
-//! - Stack slots have a power-of-two alignment (`ssN alignment A is not a
-//!   power of two`, on the function), and so does a load's or store's
-//!   `align(A)` flag when present (`load alignment A is not a power of two`).
-//! - `ptroffset` keeps the address space (`ptroffset changes the address
-//!   space from A to B`).
-//! - `addrspacecast` converts between generic and one specific space: never
-//!   to or from `tmem`, which has no generic window (`addrspacecast from A to
-//!   B: tmem has no generic form`), not from a space to itself
-//!   (`addrspacecast from A to itself`, generic included), not between two
-//!   specific spaces (`addrspacecast from A to B: one side must be generic`).
-//! - No `load`/`store` through `ptr<tmem>` (`load through ptr<tmem>; tmem has
-//!   no ordinary loads and stores`); no `store` through `ptr<const>` or
-//!   `ptr<param>` (`store through ptr<const>; const memory is read-only`).
-//!   This is strict: a kernel may not write its own parameter space either.
-//! - A `ptr<tmem>` is used only by the tcgen05 `accel` forms (and moved
-//!   around by selects, block arguments, calls, `ptroffset`, `ptrtoint`):
-//!   besides the cast, load and store rules above, atomics, `is_space`
-//!   (`is_space of ptr<tmem>; only tcgen05 operations use tensor-memory
-//!   addresses`) and every other `accel` form (their operand kinds name no
-//!   tmem) reject it.
-//! - Atomics go through global, shared or generic pointers (`atomic_rmw
-//!   through ptr<local>; atomics need global, shared or generic memory`), a
-//!   vector atomic on `f32` through global or generic ones only
-//!   (`atomic_vec through ptr<shared>; vector atomics need global (or
-//!   generic) memory`); a packed pair of 16-bit floats is an ordinary
-//!   atomic.
-//! - With a module, calls never target kernels (`call to kernel @k`), and
-//!   `func_addr` never takes a kernel's address (`func_addr of kernel @k`).
-//! - `call_indirect` has an `i64` callee and the arguments and results its
-//!   signature names, which holds no `i1` and at most one result.
-//!
-//! ## Module checks ([`verify_module`])
-//! - Function names are unique: `duplicate function name @f (also fnN)`, on
-//!   the later function, before its other errors.
-//! - Calls name existing functions and `global_addr` existing variables
-//!   (phase 1 with the module).
-//! - Variables, reported under [`module_errors_key`] with location
-//!   `Function`: unique names (`duplicate variable name @x (gvB and gvA)`);
-//!   they live in `global`, `shared` or `const` space (`gvN cannot live in S
-//!   space`); power-of-two alignment (`gvN alignment A is not a power of
-//!   two`); shared variables have no initializer (`gvN is shared and cannot
-//!   have an initializer`), others none larger than their size (`gvN
-//!   initializer has B bytes, size is S`); a dynamic variable is shared with
-//!   size 0 (`dynamic gvN must be in shared space`, `dynamic gvN must have
-//!   size 0`); a managed variable is a global with a size (`managed gvN must
-//!   be a sized global`).
+//! [`verify_module`] adds the module checks: unique function names (on the
+//! later function, before its other errors), and the rules on variables,
+//! reported under [`module_errors_key`] with location `Function`.
 
 mod entities;
 mod gpu;
+mod rules;
 mod ssa;
 mod types;
+
+pub use rules::VerifierErrorKind;
 
 use crate::ir::{Block, FuncId, Function, Inst, Module, Value, ValueDef};
 use crate::text::{write_function_with_comments, CommentAt, Comments, PrintOptions};
@@ -218,25 +67,26 @@ use core::fmt;
 use cranelift_entity::packed_option::ReservedValue;
 use rustc_hash::FxHashSet;
 
-/// One problem the verifier found, and the entity it is about.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// One problem the verifier found: the rule broken, with its facts, and
+/// the entity it is about.
+#[derive(Clone, PartialEq, Debug)]
 pub struct VerifierError {
     pub location: CommentAt,
-    pub message: String,
+    pub kind: VerifierErrorKind,
 }
 
 impl fmt::Display for VerifierError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.location {
-            CommentAt::Function => write!(f, "function: {}", self.message),
-            CommentAt::Block(b) => write!(f, "{b}: {}", self.message),
-            CommentAt::Inst(i) => write!(f, "{i}: {}", self.message),
+            CommentAt::Function => write!(f, "function: {}", self.kind),
+            CommentAt::Block(b) => write!(f, "{b}: {}", self.kind),
+            CommentAt::Inst(i) => write!(f, "{i}: {}", self.kind),
         }
     }
 }
 
 /// Every problem found in one function, in the order they were found.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Debug, Default)]
 pub struct VerifierErrors(pub Vec<VerifierError>);
 
 impl VerifierErrors {
@@ -252,7 +102,7 @@ impl VerifierErrors {
     pub fn has(&self, location: CommentAt, message: &str) -> bool {
         self.0
             .iter()
-            .any(|e| e.location == location && e.message == message)
+            .any(|e| e.location == location && e.kind.to_string() == message)
     }
 
     /// Prints `func` with a `; error: <message>` line under the entity of each
@@ -271,7 +121,7 @@ impl VerifierErrors {
                 CommentAt::Inst(i) => shown_insts.contains(&i),
             };
             if shown {
-                comments.add(e.location, format!("error: {}", e.message));
+                comments.add(e.location, format!("error: {}", e.kind));
             } else {
                 comments.add(CommentAt::Function, format!("error: {e}"));
             }
@@ -335,7 +185,10 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<(FuncId, VerifierErrors)
                 0,
                 VerifierError {
                     location: CommentAt::Function,
-                    message: format!("duplicate function name @{} (also {first})", func.name),
+                    kind: VerifierErrorKind::DuplicateFunction {
+                        name: func.name.clone(),
+                        first,
+                    },
                 },
             );
         }
@@ -381,23 +234,20 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn report(&mut self, location: CommentAt, message: impl Into<String>) {
-        self.errors.push(VerifierError {
-            location,
-            message: message.into(),
-        });
+    pub fn report(&mut self, location: CommentAt, kind: VerifierErrorKind) {
+        self.errors.push(VerifierError { location, kind });
     }
 
-    pub fn at_inst(&mut self, inst: Inst, message: impl Into<String>) {
-        self.report(CommentAt::Inst(inst), message);
+    pub fn at_inst(&mut self, inst: Inst, kind: VerifierErrorKind) {
+        self.report(CommentAt::Inst(inst), kind);
     }
 
-    pub fn at_block(&mut self, block: Block, message: impl Into<String>) {
-        self.report(CommentAt::Block(block), message);
+    pub fn at_block(&mut self, block: Block, kind: VerifierErrorKind) {
+        self.report(CommentAt::Block(block), kind);
     }
 
-    pub fn at_func(&mut self, message: impl Into<String>) {
-        self.report(CommentAt::Function, message);
+    pub fn at_func(&mut self, kind: VerifierErrorKind) {
+        self.report(CommentAt::Function, kind);
     }
 
     /// The placed instructions later phases may inspect, in layout order.
@@ -407,17 +257,6 @@ impl<'a> Ctx<'a> {
             .flat_map(|(b, insts)| insts.iter().map(move |&i| (*b, i)))
             .filter(|(_, i)| !self.bad_insts.contains(i))
             .collect()
-    }
-}
-
-/// A value definition in words, for messages: `result 0 of inst3`,
-/// `parameter 1 of block2`, `alias of v4`, `detached`.
-pub(crate) fn describe_def(def: ValueDef) -> String {
-    match def {
-        ValueDef::Result(i, n) => format!("result {n} of {i}"),
-        ValueDef::Param(b, n) => format!("parameter {n} of {b}"),
-        ValueDef::Alias(v) => format!("alias of {v}"),
-        ValueDef::Detached => "detached".to_string(),
     }
 }
 

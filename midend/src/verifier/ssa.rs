@@ -1,7 +1,7 @@
 //! Phase 3: the CFG, dominators, and SSA properties (every use dominated by
 //! its definition, branch arguments matching target parameters).
 
-use super::{describe_def, is_plain_value, Ctx};
+use super::{is_plain_value, Ctx, VerifierErrorKind as K};
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, Inst, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -26,21 +26,23 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
         for dest in dfg.insts[inst].branch_destinations() {
             let target = dest.block;
             if !in_layout.contains(&target) {
-                cx.at_inst(
-                    inst,
-                    format!("branch to {target}, which is not in the layout"),
-                );
+                cx.at_inst(inst, K::BranchOutOfLayout { target });
                 continue;
             }
             if Some(target) == entry {
-                cx.at_inst(inst, format!("branch to the entry block {target}"));
+                cx.at_inst(inst, K::BranchToEntry { target });
             }
             if !cx.bad_blocks.contains(&target) {
                 let params = dfg.block_params(target).len();
                 if params != dest.args.len() {
+                    let args = dest.args.len();
                     cx.at_inst(
                         inst,
-                        format!("{target} takes {params} arguments, got {}", dest.args.len()),
+                        K::BranchArgCount {
+                            target,
+                            params,
+                            args,
+                        },
                     );
                 }
             }
@@ -71,20 +73,15 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
             let ok = match def {
                 ValueDef::Result(def_inst, n) => {
                     if dfg.results[def_inst].get(n as usize) != Some(&v) {
-                        cx.at_inst(
-                            inst,
-                            format!(
-                                "{v} is recorded as {}, which does not define it",
-                                describe_def(def)
-                            ),
-                        );
+                        cx.at_inst(inst, K::StaleDefinition { value: v, def });
                         continue;
                     }
                     let Some(&(def_block, there)) = position.get(&def_inst) else {
-                        cx.at_inst(
-                            inst,
-                            format!("{v} is defined by {def_inst}, which is not in the layout"),
-                        );
+                        let kind = K::DefiningInstOutOfLayout {
+                            value: v,
+                            inst: def_inst,
+                        };
+                        cx.at_inst(inst, kind);
                         continue;
                     };
                     if def_block == block {
@@ -99,22 +96,15 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                         .get(def_block)
                         .is_some_and(|d| d.params.get(n as usize) == Some(&v));
                     if !defines {
-                        cx.at_inst(
-                            inst,
-                            format!(
-                                "{v} is recorded as {}, which does not define it",
-                                describe_def(def)
-                            ),
-                        );
+                        cx.at_inst(inst, K::StaleDefinition { value: v, def });
                         continue;
                     }
                     if !in_layout.contains(&def_block) {
-                        cx.at_inst(
-                            inst,
-                            format!(
-                                "{v} is a parameter of {def_block}, which is not in the layout"
-                            ),
-                        );
+                        let kind = K::DefiningBlockOutOfLayout {
+                            value: v,
+                            block: def_block,
+                        };
+                        cx.at_inst(inst, kind);
                         continue;
                     }
                     !reachable || domtree.dominates(def_block, block)
@@ -122,10 +112,7 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                 ValueDef::Alias(_) | ValueDef::Detached => true,
             };
             if !ok {
-                cx.at_inst(
-                    inst,
-                    format!("use of {v} is not dominated by its definition"),
-                );
+                cx.at_inst(inst, K::NotDominated { value: v });
             }
         }
     }

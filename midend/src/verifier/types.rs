@@ -1,11 +1,10 @@
 //! Phase 4: operand and result types of every instruction.
 
-use super::Ctx;
+use super::{Ctx, VerifierErrorKind as K};
 use crate::ir::{
     asm_substitute, is_packed_pair_element, AccelOp, AddrSpace, AtomicOp, Format, InlineAsm, Inst,
     InstData, Opcode, OperandKind, Type, Value,
 };
-use crate::text::write_float;
 
 /// Phase 4.
 pub(super) fn check_types(cx: &mut Ctx) {
@@ -58,35 +57,38 @@ fn data_format(data: &InstData) -> Format {
 fn check_call_indirect(cx: &mut Ctx, inst: Inst, sig: &crate::ir::CallSig, args: &[Value]) {
     let dfg = &cx.func.dfg;
     let Some((&callee, args)) = args.split_first() else {
-        cx.at_inst(inst, "call_indirect needs a callee operand");
+        cx.at_inst(inst, K::CallIndirectNoCallee);
         return;
     };
     let mut errors = Vec::new();
     if dfg.value_type(callee) != Type::I64 {
-        let t = dfg.value_type(callee);
-        errors.push(format!("call_indirect callee must be i64, got {t}"));
+        let found = dfg.value_type(callee);
+        errors.push(K::CallIndirectCallee { found });
     }
     if sig.params.len() != args.len() {
-        errors.push(format!(
-            "call_indirect takes {} arguments, got {}",
-            sig.params.len(),
-            args.len()
-        ));
+        errors.push(K::CallIndirectArgCount {
+            expected: sig.params.len(),
+            found: args.len(),
+        });
     }
     for (k, (&a, &want)) in args.iter().zip(&sig.params).enumerate() {
         let t = dfg.value_type(a);
         if t != want {
-            errors.push(format!(
-                "argument {k} of call_indirect has type {t}, expected {want}"
-            ));
+            errors.push(K::CallIndirectArgType {
+                index: k,
+                found: t,
+                expected: want,
+            });
         }
     }
     for (k, (&r, &want)) in dfg.results[inst].iter().zip(&sig.returns).enumerate() {
         let t = dfg.value_type(r);
         if t != want {
-            errors.push(format!(
-                "result {k} of call_indirect has type {t}, expected {want}"
-            ));
+            errors.push(K::CallIndirectResultType {
+                index: k,
+                found: t,
+                expected: want,
+            });
         }
     }
     if sig
@@ -95,10 +97,10 @@ fn check_call_indirect(cx: &mut Ctx, inst: Inst, sig: &crate::ir::CallSig, args:
         .chain(&sig.returns)
         .any(|&t| t == Type::I1)
     {
-        errors.push("call_indirect signature with i1; PTX passes no predicates".into());
+        errors.push(K::CallIndirectPredicate);
     }
     if sig.returns.len() > 1 {
-        errors.push("call_indirect with more than one result".into());
+        errors.push(K::CallIndirectResults);
     }
     for e in errors {
         cx.at_inst(inst, e);
@@ -184,7 +186,7 @@ fn atomic_types(op: AtomicOp) -> &'static [Type] {
 fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
     let dfg = &cx.func.dfg;
     let Some((&p, elems)) = args.split_first() else {
-        cx.at_inst(inst, "atomic_vec needs an address");
+        cx.at_inst(inst, K::AtomicVecNoAddress);
         return;
     };
     let tp = dfg.value_type(p);
@@ -194,48 +196,39 @@ fn check_atomic_vec(cx: &mut Ctx, inst: Inst, op: AtomicOp, args: &[Value]) {
         .map(|&r| dfg.value_type(r))
         .collect();
     if !tp.is_ptr() {
-        cx.at_inst(
-            inst,
-            format!("atomic_vec address must be a pointer, got {tp}"),
-        );
+        let opcode = Opcode::AtomicVec;
+        cx.at_inst(inst, K::AddressNotPointer { opcode, found: tp });
     }
     let packed = types.first().is_some_and(|&t| is_packed_pair_element(t));
     if packed && elems.len() != 2 {
-        cx.at_inst(
-            inst,
-            format!(
-                "atomic_vec on {} takes 2 elements (a packed pair), got {}",
-                types[0],
-                elems.len()
-            ),
-        );
+        let (element, count) = (types[0], elems.len());
+        cx.at_inst(inst, K::AtomicVecPackedCount { element, count });
     } else if !matches!(elems.len(), 2 | 4) {
-        cx.at_inst(
-            inst,
-            format!("atomic_vec takes 2 or 4 elements, got {}", elems.len()),
-        );
+        let count = elems.len();
+        cx.at_inst(inst, K::AtomicVecCount { count });
     }
     if op != AtomicOp::Add {
-        cx.at_inst(
-            inst,
-            format!("atomic_vec {op} is not an operation on vectors; only add is"),
-        );
+        cx.at_inst(inst, K::AtomicVecOp { op });
     }
     let want = if packed { types[0] } else { Type::F32 };
     for (k, &t) in types.iter().enumerate() {
         if t != want {
-            cx.at_inst(
-                inst,
-                format!("atomic_vec element {k} must be {want}, got {t}"),
-            );
+            let kind = K::AtomicVecElement {
+                index: k,
+                expected: want,
+                found: t,
+            };
+            cx.at_inst(inst, kind);
         }
     }
     for (k, (&r, &t)) in results.iter().zip(&types).enumerate() {
         if r != t {
-            cx.at_inst(
-                inst,
-                format!("atomic_vec result {k} has type {r}, its element is {t}"),
-            );
+            let kind = K::AtomicVecResult {
+                index: k,
+                found: r,
+                element: t,
+            };
+            cx.at_inst(inst, kind);
         }
     }
 }
@@ -295,7 +288,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     let data = &dfg.insts[inst];
     let op = data.opcode();
     if data_format(data) != op.format() {
-        cx.at_inst(inst, format!("{op} in the wrong instruction format"));
+        cx.at_inst(inst, K::WrongFormat { opcode: op });
         return;
     }
     let ty = |v: Value| dfg.value_type(v);
@@ -321,7 +314,8 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     };
     if let Some(n) = expected {
         if results.len() != n {
-            cx.at_inst(inst, format!("expected {n} results, got {}", results.len()));
+            let found = results.len();
+            cx.at_inst(inst, K::ResultCount { expected: n, found });
         }
     }
     let res = match results.as_slice() {
@@ -332,10 +326,11 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     let want_inst_type = |cx: &mut Ctx, want: Type| {
         if let Some(r) = res {
             if r != want {
-                cx.at_inst(
-                    inst,
-                    format!("result type {r} does not match the instruction type {want}"),
-                );
+                let kind = K::ResultNotInstType {
+                    found: r,
+                    expected: want,
+                };
+                cx.at_inst(inst, kind);
             }
         }
     };
@@ -343,10 +338,11 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     let want_operand_type = |cx: &mut Ctx, want: Type| {
         if let Some(r) = res {
             if r != want {
-                cx.at_inst(
-                    inst,
-                    format!("result type {r} does not match operand type {want}"),
-                );
+                let kind = K::ResultNotOperandType {
+                    found: r,
+                    expected: want,
+                };
+                cx.at_inst(inst, kind);
             }
         }
     };
@@ -354,12 +350,24 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
     let operand_kind = |cx: &mut Ctx, t: Type| {
         if is_float_op(op) {
             if !t.is_float() {
-                cx.at_inst(inst, format!("{op} needs float operands, got {t}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsFloats {
+                        opcode: op,
+                        found: t,
+                    },
+                );
             }
         } else if !t.is_int() {
-            cx.at_inst(inst, format!("{op} needs integer operands, got {t}"));
+            cx.at_inst(
+                inst,
+                K::NeedsIntegers {
+                    opcode: op,
+                    found: t,
+                },
+            );
         } else if t == Type::I1 && !is_bitwise(op) {
-            cx.at_inst(inst, format!("{op} does not take i1"));
+            cx.at_inst(inst, K::TakesNoI1 { opcode: op });
         }
     };
 
@@ -367,66 +375,97 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Iconst { ty: t, imm } => {
             want_inst_type(cx, *t);
             if !t.is_int() {
-                cx.at_inst(inst, format!("iconst type must be an integer, got {t}"));
+                cx.at_inst(inst, K::IconstType { ty: *t });
             } else if !iconst_fits(*t, *imm) {
-                cx.at_inst(inst, format!("iconst {imm} does not fit in {t}"));
+                cx.at_inst(inst, K::IconstRange { imm: *imm, ty: *t });
             }
         }
         InstData::Fconst { ty: t, value } => {
             want_inst_type(cx, *t);
             if !t.is_float() {
-                cx.at_inst(inst, format!("fconst type must be a float, got {t}"));
+                cx.at_inst(inst, K::FconstType { ty: *t });
             } else if !float_fits(*t, *value) {
-                let mut text = String::new();
-                write_float(&mut text, *value).expect("writing to a String");
-                cx.at_inst(
-                    inst,
-                    format!("fconst {text} is not exactly representable in {t}"),
-                );
+                let kind = K::FconstInexact {
+                    value: *value,
+                    ty: *t,
+                };
+                cx.at_inst(inst, kind);
             }
         }
         InstData::Unary { arg, .. } => {
             let t = ty(*arg);
             operand_kind(cx, t);
             if is_f32_only(op) && t.is_float() && t != Type::F32 {
-                cx.at_inst(inst, format!("{op} needs f32, got {t}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsF32 {
+                        opcode: op,
+                        found: t,
+                    },
+                );
             }
             if is_f32_f64_only(op) && !matches!(t, Type::F32 | Type::F64) {
-                cx.at_inst(inst, format!("{op} needs f32 or f64, got {t}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsF32OrF64 {
+                        opcode: op,
+                        found: t,
+                    },
+                );
             }
             if is_wide_bit_op(op) && t.is_int() && !matches!(t, Type::I32 | Type::I64) {
-                cx.at_inst(inst, format!("{op} needs i32 or i64, got {t}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsI32OrI64 {
+                        opcode: op,
+                        found: t,
+                    },
+                );
             }
             want_operand_type(cx, t);
         }
         InstData::Binary { args: [a, b], .. } if op == Opcode::PtrOffset => {
             let (ta, tb) = (ty(*a), ty(*b));
             if !ta.is_ptr() {
-                cx.at_inst(inst, format!("ptroffset needs a pointer operand, got {ta}"));
+                cx.at_inst(inst, K::PtrOffsetBase { found: ta });
             }
             if tb != Type::I64 && tb != Type::I32 {
-                cx.at_inst(
-                    inst,
-                    format!("ptroffset offset must be i64 or i32, got {tb}"),
-                );
+                cx.at_inst(inst, K::PtrOffsetOffset { found: tb });
             }
             if let Some(r) = res {
                 if !r.is_ptr() {
-                    cx.at_inst(inst, format!("ptroffset result must be a pointer, got {r}"));
+                    cx.at_inst(inst, K::PtrOffsetResult { found: r });
                 }
             }
         }
         InstData::Binary { args: [a, b], .. } => {
             let (ta, tb) = (ty(*a), ty(*b));
             if ta != tb {
-                cx.at_inst(inst, format!("{op} operands differ: {ta} and {tb}"));
+                let kind = K::OperandsDiffer {
+                    opcode: op,
+                    a: ta,
+                    b: tb,
+                };
+                cx.at_inst(inst, kind);
             } else {
                 operand_kind(cx, ta);
                 if is_f32_only(op) && ta.is_float() && ta != Type::F32 {
-                    cx.at_inst(inst, format!("{op} needs f32, got {ta}"));
+                    cx.at_inst(
+                        inst,
+                        K::NeedsF32 {
+                            opcode: op,
+                            found: ta,
+                        },
+                    );
                 }
                 if is_f32_f64_only(op) && !matches!(ta, Type::F32 | Type::F64) {
-                    cx.at_inst(inst, format!("{op} needs f32 or f64, got {ta}"));
+                    cx.at_inst(
+                        inst,
+                        K::NeedsF32OrF64 {
+                            opcode: op,
+                            found: ta,
+                        },
+                    );
                 }
             }
             want_operand_type(cx, ta);
@@ -436,72 +475,103 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         } if op == Opcode::Select => {
             let (tc, ta, tb) = (ty(*c), ty(*a), ty(*b));
             if tc != Type::I1 {
-                cx.at_inst(inst, format!("select condition must be i1, got {tc}"));
+                cx.at_inst(inst, K::SelectCondition { found: tc });
             }
             if ta != tb {
-                cx.at_inst(inst, format!("select arms differ: {ta} and {tb}"));
+                cx.at_inst(inst, K::SelectArmsDiffer { a: ta, b: tb });
             }
             want_operand_type(cx, ta);
         }
         InstData::Ternary { args, .. } => {
             let ta = ty(args[0]);
             match args[1..].iter().map(|&v| ty(v)).find(|&t| t != ta) {
-                Some(other) => cx.at_inst(inst, format!("{op} operands differ: {ta} and {other}")),
+                Some(other) => {
+                    let kind = K::OperandsDiffer {
+                        opcode: op,
+                        a: ta,
+                        b: other,
+                    };
+                    cx.at_inst(inst, kind)
+                }
                 None => operand_kind(cx, ta),
             }
             if is_f32_f64_only(op) && !matches!(ta, Type::F32 | Type::F64) {
-                cx.at_inst(inst, format!("{op} needs f32 or f64, got {ta}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsF32OrF64 {
+                        opcode: op,
+                        found: ta,
+                    },
+                );
             }
             if matches!(op, Opcode::Dp4aS | Opcode::Dp4aU) && ta != Type::I32 {
-                cx.at_inst(inst, format!("{op} needs i32 operands, got {ta}"));
+                cx.at_inst(
+                    inst,
+                    K::NeedsI32Operands {
+                        opcode: op,
+                        found: ta,
+                    },
+                );
             }
             want_operand_type(cx, ta);
         }
         InstData::IntCompare { args: [a, b], .. } | InstData::FloatCompare { args: [a, b], .. } => {
             let (ta, tb) = (ty(*a), ty(*b));
             if ta != tb {
-                cx.at_inst(inst, format!("{op} operands differ: {ta} and {tb}"));
+                let kind = K::OperandsDiffer {
+                    opcode: op,
+                    a: ta,
+                    b: tb,
+                };
+                cx.at_inst(inst, kind);
             } else if op == Opcode::Icmp && !ta.is_int() && !ta.is_ptr() {
+                cx.at_inst(inst, K::IcmpOperands { found: ta });
+            } else if op == Opcode::Fcmp && !ta.is_float() {
                 cx.at_inst(
                     inst,
-                    format!("icmp needs integer or pointer operands, got {ta}"),
+                    K::NeedsFloats {
+                        opcode: op,
+                        found: ta,
+                    },
                 );
-            } else if op == Opcode::Fcmp && !ta.is_float() {
-                cx.at_inst(inst, format!("fcmp needs float operands, got {ta}"));
             }
             if let Some(r) = res {
                 if r != Type::I1 {
-                    cx.at_inst(inst, format!("{op} result must be i1, got {r}"));
+                    cx.at_inst(
+                        inst,
+                        K::CompareResult {
+                            opcode: op,
+                            found: r,
+                        },
+                    );
                 }
             }
         }
         InstData::Convert { ty: to, arg, .. } => {
             want_inst_type(cx, *to);
-            if let Some(msg) = check_conversion(op, ty(*arg), *to) {
-                cx.at_inst(inst, msg);
+            if let Some(kind) = check_conversion(op, ty(*arg), *to) {
+                cx.at_inst(inst, kind);
             }
         }
         InstData::AddrSpaceCast { to, arg } => {
             let t = ty(*arg);
             if !t.is_ptr() {
-                cx.at_inst(
-                    inst,
-                    format!("addrspacecast needs a pointer operand, got {t}"),
-                );
+                cx.at_inst(inst, K::AddrSpaceCastOperand { found: t });
             }
             want_inst_type(cx, Type::Ptr(*to));
         }
         InstData::GlobalAddr { gv } => {
             if let Some(r) = res {
                 match cx.module.map(|m| Type::Ptr(m.globals[*gv].space)) {
-                    Some(want) if r != want => cx.at_inst(
-                        inst,
-                        format!("global_addr of {gv} must give {want}, got {r}"),
-                    ),
-                    None if !r.is_ptr() => cx.at_inst(
-                        inst,
-                        format!("global_addr result must be a pointer, got {r}"),
-                    ),
+                    Some(want) if r != want => {
+                        let kind = K::GlobalAddrSpace {
+                            gv: *gv,
+                            expected: want,
+                            found: r,
+                        };
+                        cx.at_inst(inst, kind)
+                    }
+                    None if !r.is_ptr() => cx.at_inst(inst, K::GlobalAddrResult { found: r }),
                     _ => {}
                 }
             }
@@ -509,10 +579,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::StackAddr { .. } => {
             if let Some(r) = res {
                 if r != Type::Ptr(AddrSpace::Local) {
-                    cx.at_inst(
-                        inst,
-                        format!("stack_addr result must be ptr<local>, got {r}"),
-                    );
+                    cx.at_inst(inst, K::StackAddrResult { found: r });
                 }
             }
         }
@@ -520,19 +587,31 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             want_inst_type(cx, *t);
             let tp = ty(*ptr);
             if !tp.is_ptr() {
-                cx.at_inst(inst, format!("load address must be a pointer, got {tp}"));
+                cx.at_inst(
+                    inst,
+                    K::AddressNotPointer {
+                        opcode: op,
+                        found: tp,
+                    },
+                );
             }
             if *t == Type::I1 {
-                cx.at_inst(inst, "load of i1; PTX has no predicate memory type");
+                cx.at_inst(inst, K::PredicateMemory { opcode: op });
             }
         }
         InstData::Store { value, ptr, .. } => {
             let tp = ty(*ptr);
             if !tp.is_ptr() {
-                cx.at_inst(inst, format!("store address must be a pointer, got {tp}"));
+                cx.at_inst(
+                    inst,
+                    K::AddressNotPointer {
+                        opcode: op,
+                        found: tp,
+                    },
+                );
             }
             if ty(*value) == Type::I1 {
-                cx.at_inst(inst, "store of i1; PTX has no predicate memory type");
+                cx.at_inst(inst, K::PredicateMemory { opcode: op });
             }
         }
         InstData::Call { args, .. } => {
@@ -540,34 +619,35 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 let name = &callee.name;
                 let params = &callee.signature.params;
                 if params.len() != args.len() {
-                    cx.at_inst(
-                        inst,
-                        format!(
-                            "call to @{name} takes {} arguments, got {}",
-                            params.len(),
-                            args.len()
-                        ),
-                    );
+                    let kind = K::CallArgCount {
+                        callee: name.clone(),
+                        expected: params.len(),
+                        found: args.len(),
+                    };
+                    cx.at_inst(inst, kind);
                 }
                 for (k, (&a, p)) in args.iter().zip(params).enumerate() {
                     let t = ty(a);
                     if t != p.ty {
-                        cx.at_inst(
-                            inst,
-                            format!(
-                                "argument {k} of call to @{name} has type {t}, expected {}",
-                                p.ty
-                            ),
-                        );
+                        let kind = K::CallArgType {
+                            callee: name.clone(),
+                            index: k,
+                            found: t,
+                            expected: p.ty,
+                        };
+                        cx.at_inst(inst, kind);
                     }
                 }
                 for (k, (&r, &want)) in results.iter().zip(&callee.signature.returns).enumerate() {
                     let t = ty(r);
                     if t != want {
-                        cx.at_inst(
-                            inst,
-                            format!("result {k} of call to @{name} has type {t}, expected {want}"),
-                        );
+                        let kind = K::CallResultType {
+                            callee: name.clone(),
+                            index: k,
+                            found: t,
+                            expected: want,
+                        };
+                        cx.at_inst(inst, kind);
                     }
                 }
             }
@@ -577,10 +657,11 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::SpecialReg { reg } => {
             if let Some(r) = res {
                 if r != reg.ty() {
-                    cx.at_inst(
-                        inst,
-                        format!("special result must be {}, got {r}", reg.ty()),
-                    );
+                    let kind = K::SpecialResult {
+                        expected: reg.ty(),
+                        found: r,
+                    };
+                    cx.at_inst(inst, kind);
                 }
             }
         }
@@ -594,11 +675,20 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             if !tp.is_ptr() {
                 cx.at_inst(
                     inst,
-                    format!("atomic_rmw address must be a pointer, got {tp}"),
+                    K::AddressNotPointer {
+                        opcode: op,
+                        found: tp,
+                    },
                 );
             }
             if !atomic_types(*aop).contains(&tv) {
-                cx.at_inst(inst, format!("atomic_rmw {aop} does not take {tv}"));
+                cx.at_inst(
+                    inst,
+                    K::AtomicRmwType {
+                        op: *aop,
+                        found: tv,
+                    },
+                );
             }
             want_operand_type(cx, tv);
         }
@@ -609,13 +699,21 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             if !tp.is_ptr() {
                 cx.at_inst(
                     inst,
-                    format!("atomic_cas address must be a pointer, got {tp}"),
+                    K::AddressNotPointer {
+                        opcode: op,
+                        found: tp,
+                    },
                 );
             }
             if te != tn {
-                cx.at_inst(inst, format!("atomic_cas operands differ: {te} and {tn}"));
+                let kind = K::OperandsDiffer {
+                    opcode: op,
+                    a: te,
+                    b: tn,
+                };
+                cx.at_inst(inst, kind);
             } else if !matches!(te, Type::I16 | Type::I32 | Type::I64) {
-                cx.at_inst(inst, format!("atomic_cas needs i16, i32 or i64, got {te}"));
+                cx.at_inst(inst, K::AtomicCasType { found: te });
             }
             want_operand_type(cx, te);
         }
@@ -623,12 +721,12 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Shuffle { args, .. } => {
             let tv = ty(args[0]);
             if !matches!(tv, Type::I32 | Type::F32) {
-                cx.at_inst(inst, format!("shfl value must be i32 or f32, got {tv}"));
+                cx.at_inst(inst, K::ShflValue { found: tv });
             }
             for (k, &a) in args.iter().enumerate().skip(1) {
                 let t = ty(a);
                 if t != Type::I32 {
-                    cx.at_inst(inst, format!("shfl operand {k} must be i32, got {t}"));
+                    cx.at_inst(inst, K::ShflOperand { index: k, found: t });
                 }
             }
             want_operand_type(cx, tv);
@@ -636,10 +734,10 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Vote { mode, args: [p, m] } => {
             let (tp, tm) = (ty(*p), ty(*m));
             if tp != Type::I1 {
-                cx.at_inst(inst, format!("vote predicate must be i1, got {tp}"));
+                cx.at_inst(inst, K::VotePredicate { found: tp });
             }
             if tm != Type::I32 {
-                cx.at_inst(inst, format!("vote member mask must be i32, got {tm}"));
+                cx.at_inst(inst, K::VoteMask { found: tm });
             }
             let want = if *mode == crate::ir::VoteMode::Ballot {
                 Type::I32
@@ -654,17 +752,23 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         } => {
             let (tv, tm) = (ty(*v), ty(*m));
             if tv != Type::I32 {
-                cx.at_inst(inst, format!("redux {rop} value must be i32, got {tv}"));
+                cx.at_inst(
+                    inst,
+                    K::ReduxValue {
+                        op: *rop,
+                        found: tv,
+                    },
+                );
             }
             if tm != Type::I32 {
-                cx.at_inst(inst, format!("redux member mask must be i32, got {tm}"));
+                cx.at_inst(inst, K::ReduxMask { found: tm });
             }
             want_inst_type(cx, Type::I32);
         }
         InstData::BarrierRed { op: rop, arg } => {
             let t = ty(*arg);
             if t != Type::I1 {
-                cx.at_inst(inst, format!("barrier_red predicate must be i1, got {t}"));
+                cx.at_inst(inst, K::BarrierRedPredicate { found: t });
             }
             let want = if *rop == crate::ir::BarrierRedOp::Popc {
                 Type::I32
@@ -676,19 +780,22 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Effect { arg, .. } => {
             let t = ty(*arg);
             if t != Type::I32 {
-                cx.at_inst(inst, format!("{op} operand must be i32, got {t}"));
+                cx.at_inst(
+                    inst,
+                    K::EffectOperand {
+                        opcode: op,
+                        found: t,
+                    },
+                );
             }
         }
         InstData::IsSpace { space, arg } => {
             let t = ty(*arg);
             if !t.is_ptr() {
-                cx.at_inst(inst, format!("is_space needs a pointer operand, got {t}"));
+                cx.at_inst(inst, K::IsSpaceOperand { found: t });
             }
             if *space == AddrSpace::Generic || !space.has_generic_form() {
-                cx.at_inst(
-                    inst,
-                    format!("is_space needs a space with a generic window, got {space}"),
-                );
+                cx.at_inst(inst, K::IsSpaceSpace { space: *space });
             }
             want_inst_type(cx, Type::I1);
         }
@@ -696,7 +803,7 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             if let InstData::Brif { cond, .. } = data {
                 let t = ty(*cond);
                 if t != Type::I1 {
-                    cx.at_inst(inst, format!("brif condition must be i1, got {t}"));
+                    cx.at_inst(inst, K::BrifCondition { found: t });
                 }
             }
             for dest in data.branch_destinations() {
@@ -707,13 +814,14 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
                 for (k, (&a, &p)) in dest.args.iter().zip(params).enumerate() {
                     let (ta, tp) = (ty(a), ty(p));
                     if ta != tp {
-                        cx.at_inst(
-                            inst,
-                            format!(
-                                "argument {k} to {} has type {ta}, parameter {p} is {tp}",
-                                dest.block
-                            ),
-                        );
+                        let kind = K::BranchArgType {
+                            index: k,
+                            target: dest.block,
+                            found: ta,
+                            param: p,
+                            expected: tp,
+                        };
+                        cx.at_inst(inst, kind);
                     }
                 }
             }
@@ -723,22 +831,21 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
         InstData::Return { args } => {
             let returns = &func.signature.returns;
             if args.len() != returns.len() {
-                cx.at_inst(
-                    inst,
-                    format!(
-                        "return gives {} values, signature returns {}",
-                        args.len(),
-                        returns.len()
-                    ),
-                );
+                let kind = K::ReturnCount {
+                    found: args.len(),
+                    expected: returns.len(),
+                };
+                cx.at_inst(inst, kind);
             }
             for (k, (&a, &want)) in args.iter().zip(returns).enumerate() {
                 let t = ty(a);
                 if t != want {
-                    cx.at_inst(
-                        inst,
-                        format!("return value {k} has type {t}, signature says {want}"),
-                    );
+                    let kind = K::ReturnType {
+                        index: k,
+                        found: t,
+                        expected: want,
+                    };
+                    cx.at_inst(inst, kind);
                 }
             }
         }
@@ -752,18 +859,18 @@ fn check_inline_asm(cx: &mut Ctx, inst: Inst, asm: &InlineAsm, args: &[Value]) {
     let want = asm.operand_types();
     let mut errors = Vec::new();
     if want.len() != args.len() {
-        errors.push(format!(
-            "inline_asm's constraints take {} operands, got {}",
-            want.len(),
-            args.len()
-        ));
+        errors.push(K::InlineAsmOperandCount {
+            expected: want.len(),
+            found: args.len(),
+        });
     }
     for (k, (&a, &t)) in args.iter().zip(&want).enumerate() {
         if dfg.value_type(a) != t {
-            errors.push(format!(
-                "inline_asm operand {k} must be {t}, got {}",
-                dfg.value_type(a)
-            ));
+            errors.push(K::InlineAsmOperand {
+                index: k,
+                expected: t,
+                found: dfg.value_type(a),
+            });
         }
     }
     for (k, (&r, t)) in dfg
@@ -773,12 +880,15 @@ fn check_inline_asm(cx: &mut Ctx, inst: Inst, asm: &InlineAsm, args: &[Value]) {
         .enumerate()
     {
         if dfg.value_type(r) != t {
-            errors.push(format!("inline_asm result {k} must be {t}"));
+            errors.push(K::InlineAsmResult {
+                index: k,
+                expected: t,
+            });
         }
     }
     let count = asm.outputs.len() + asm.inputs.len();
-    if let Err(e) = asm_substitute(&asm.template, count, |_| String::new()) {
-        errors.push(format!("inline_asm template: {e}"));
+    if let Err(reason) = asm_substitute(&asm.template, count, |_| String::new()) {
+        errors.push(K::InlineAsmTemplate { reason });
     }
     for e in errors {
         cx.at_inst(inst, e);
@@ -789,18 +899,17 @@ fn check_inline_asm(cx: &mut Ctx, inst: Inst, asm: &InlineAsm, args: &[Value]) {
 /// `accel` instruction, all as [`AccelOp`] describes them.
 fn check_accel(cx: &mut Ctx, inst: Inst, op: AccelOp, args: &[Value]) {
     let dfg = &cx.func.dfg;
-    if let Some(msg) = op.modifier_error() {
-        cx.at_inst(inst, msg);
+    if let Some(reason) = op.modifier_error() {
+        cx.at_inst(inst, K::AccelModifiers { reason });
     }
     let kinds = op.operand_kinds();
     if kinds.len() != args.len() {
-        let msg = format!(
-            "{} takes {} operands, got {}",
-            op.opcode(),
-            kinds.len(),
-            args.len()
-        );
-        cx.at_inst(inst, msg);
+        let kind = K::AccelOperandCount {
+            opcode: op.opcode(),
+            expected: kinds.len(),
+            found: args.len(),
+        };
+        cx.at_inst(inst, kind);
         return;
     }
     let mut errors = Vec::new();
@@ -808,18 +917,20 @@ fn check_accel(cx: &mut Ctx, inst: Inst, op: AccelOp, args: &[Value]) {
         let t = dfg.value_type(a);
         match kind {
             OperandKind::Ty(want) if t != want => {
-                errors.push(format!(
-                    "{} operand {k} must be {want}, got {t}",
-                    op.opcode()
-                ));
+                errors.push(K::AccelOperandType {
+                    opcode: op.opcode(),
+                    index: k,
+                    expected: want,
+                    found: t,
+                });
             }
             OperandKind::Ptr(spaces) if !matches!(t, Type::Ptr(s) if spaces.contains(&s)) => {
-                let list: Vec<String> = spaces.iter().map(|s| format!("ptr<{s}>")).collect();
-                errors.push(format!(
-                    "{} operand {k} must be {}, got {t}",
-                    op.opcode(),
-                    list.join(" or ")
-                ));
+                errors.push(K::AccelOperandSpace {
+                    opcode: op.opcode(),
+                    index: k,
+                    spaces,
+                    found: t,
+                });
             }
             _ => {}
         }
@@ -828,10 +939,12 @@ fn check_accel(cx: &mut Ctx, inst: Inst, op: AccelOp, args: &[Value]) {
     for (k, (&r, want)) in results.iter().zip(op.result_types()).enumerate() {
         let t = dfg.value_type(r);
         if t != want {
-            errors.push(format!(
-                "{} result {k} must be {want}, got {t}",
-                op.opcode()
-            ));
+            errors.push(K::AccelResult {
+                opcode: op.opcode(),
+                index: k,
+                expected: want,
+                found: t,
+            });
         }
     }
     for e in errors {
@@ -839,52 +952,48 @@ fn check_accel(cx: &mut Ctx, inst: Inst, op: AccelOp, args: &[Value]) {
     }
 }
 
-/// Why converting `from` to `to` with `op` is illegal, if it is.
-fn check_conversion(op: Opcode, from: Type, to: Type) -> Option<String> {
+/// The rule converting `from` to `to` with `op` breaks, if any.
+fn check_conversion(op: Opcode, from: Type, to: Type) -> Option<K> {
     let both_int = from.is_int() && to.is_int();
     let both_float = from.is_float() && to.is_float();
     let int_not_i1 = |t: Type| t.is_int() && t != Type::I1;
     let widens = from.bits() < to.bits();
     let narrows = from.bits() > to.bits();
-    let msg = match op {
+    let opcode = op;
+    let kind = match op {
         Opcode::Sext | Opcode::Zext | Opcode::Trunc if !both_int => {
-            format!("{op} needs integer types, got {from} to {to}")
+            K::ConvertNeedsIntegers { opcode, from, to }
         }
-        Opcode::Sext | Opcode::Zext if !widens => format!("{op} must widen, got {from} to {to}"),
-        Opcode::Trunc if !narrows => format!("{op} must narrow, got {from} to {to}"),
+        Opcode::Sext | Opcode::Zext if !widens => K::ConvertMustWiden { opcode, from, to },
+        Opcode::Trunc if !narrows => K::ConvertMustNarrow { opcode, from, to },
         Opcode::Fpext | Opcode::Fptrunc if !both_float => {
-            format!("{op} needs float types, got {from} to {to}")
+            K::ConvertNeedsFloats { opcode, from, to }
         }
-        Opcode::Fpext if !widens => format!("{op} must widen, got {from} to {to}"),
-        Opcode::Fptrunc if !narrows => format!("{op} must narrow, got {from} to {to}"),
+        Opcode::Fpext if !widens => K::ConvertMustWiden { opcode, from, to },
+        Opcode::Fptrunc if !narrows => K::ConvertMustNarrow { opcode, from, to },
         Opcode::Sitofp | Opcode::Uitofp if !int_not_i1(from) || !to.is_float() => {
-            format!("{op} converts a non-i1 integer to a float, got {from} to {to}")
+            K::IntToFloat { opcode, from, to }
         }
         Opcode::Fptosi | Opcode::Fptoui if !from.is_float() || !int_not_i1(to) => {
-            format!("{op} converts a float to a non-i1 integer, got {from} to {to}")
+            K::FloatToInt { opcode, from, to }
         }
-        Opcode::Bitcast if from.is_ptr() || to.is_ptr() => {
-            format!("bitcast cannot convert pointers, got {from} to {to}")
-        }
-        Opcode::Bitcast if from.bits() != to.bits() => {
-            format!("bitcast needs types of one width, got {from} to {to}")
-        }
-        Opcode::Ptrtoint if !from.is_ptr() => {
-            format!("ptrtoint needs a pointer operand, got {from}")
-        }
-        Opcode::Ptrtoint if to != pointer_int(from) => {
-            format!(
-                "ptrtoint of {from} must give {}, got {to}",
-                pointer_int(from)
-            )
-        }
-        Opcode::Inttoptr if !to.is_ptr() => format!("inttoptr must give a pointer, got {to}"),
-        Opcode::Inttoptr if from != pointer_int(to) => {
-            format!("inttoptr to {to} needs {}, got {from}", pointer_int(to))
-        }
+        Opcode::Bitcast if from.is_ptr() || to.is_ptr() => K::BitcastPointers { from, to },
+        Opcode::Bitcast if from.bits() != to.bits() => K::BitcastWidth { from, to },
+        Opcode::Ptrtoint if !from.is_ptr() => K::PtrtointOperand { from },
+        Opcode::Ptrtoint if to != pointer_int(from) => K::PtrtointResult {
+            from,
+            expected: pointer_int(from),
+            to,
+        },
+        Opcode::Inttoptr if !to.is_ptr() => K::InttoptrResult { to },
+        Opcode::Inttoptr if from != pointer_int(to) => K::InttoptrOperand {
+            to,
+            expected: pointer_int(to),
+            from,
+        },
         _ => return None,
     };
-    Some(msg)
+    Some(kind)
 }
 
 /// The integer type as wide as a pointer type.

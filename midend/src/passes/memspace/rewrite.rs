@@ -27,7 +27,7 @@ use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Module, Opcode, OperandKind,
     Type, Value, ValueData, ValueDef,
 };
-use crate::passes::{Access, Diagnostic, DiagnosticKind, Report};
+use crate::passes::{Access, Diagnostic, DiagnosticKind, DiagnosticNote, Label, MeetPlace, Report};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt::Write as _;
 
@@ -160,11 +160,11 @@ impl Rewriter<'_> {
         self.diag_with(inst, kind, Vec::new());
     }
 
-    fn diag_with(&mut self, inst: Inst, kind: DiagnosticKind, labels: Vec<(Inst, String)>) {
+    fn diag_with(&mut self, inst: Inst, kind: DiagnosticKind, labels: Vec<(Inst, Label)>) {
         let mut diag = Diagnostic::new(kind, &self.func.name, self.func.spans[inst]);
         diag.labels = labels
             .into_iter()
-            .map(|(i, text)| (self.func.spans[i], text))
+            .map(|(i, label)| (self.func.spans[i], label))
             .collect();
         self.diags.push(diag);
     }
@@ -192,14 +192,9 @@ impl Rewriter<'_> {
     }
 
     /// A label at the place where `v` was proved to be in `space`.
-    fn origin_label(&self, v: Value, space: AddrSpace) -> Vec<(Inst, String)> {
+    fn origin_label(&self, v: Value, space: AddrSpace) -> Vec<(Inst, Label)> {
         self.origin(v)
-            .map(|i| {
-                (
-                    i,
-                    format!("the pointer is proved to point to {space} memory here"),
-                )
-            })
+            .map(|i| (i, Label::ProvedHere { space }))
             .into_iter()
             .collect()
     }
@@ -217,12 +212,11 @@ impl Rewriter<'_> {
                 other_op: op(self, first.inst),
                 other_space: first.space,
             };
-            let label = format!(
-                "`{}` needs {} memory here (operand {})",
-                op(self, first.inst),
-                first.space,
-                first.operand
-            );
+            let label = Label::Demands {
+                op: op(self, first.inst),
+                space: first.space,
+                operand: first.operand,
+            };
             self.diag_with(second.inst, kind, vec![(first.inst, label)]);
             done.push((second.inst, second.operand));
         }
@@ -732,7 +726,7 @@ impl Rewriter<'_> {
     /// second space to a block parameter) and where each of them was
     /// proved, or at the place where provenance was lost (a load, an
     /// `inttoptr`, a call); notes for what has no place in this function.
-    fn why_generic(&self, p: Value) -> (Vec<(Inst, String)>, Vec<String>) {
+    fn why_generic(&self, p: Value) -> (Vec<(Inst, Label)>, Vec<DiagnosticNote>) {
         let dfg = &self.orig.dfg;
         let mut v = dfg.resolve_aliases(p);
         let def_inst = |v: Value| match dfg.value_def(v) {
@@ -748,52 +742,50 @@ impl Rewriter<'_> {
                     let merge = def_inst(v).or_else(|| self.branch_passing(v, b));
                     let mut labels = Vec::new();
                     if let Some(i) = merge {
-                        let what = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
-                            Some(Opcode::Load) => {
-                                "loaded from a local variable both were stored to"
-                            }
-                            Some(_) => "select",
-                            None => "merge of control flow",
+                        let place = match def_inst(v).map(|i| dfg.insts[i].opcode()) {
+                            Some(Opcode::Load) => MeetPlace::LocalVariable,
+                            Some(_) => MeetPlace::Select,
+                            None => MeetPlace::ControlFlowMerge,
                         };
                         labels.push((
                             i,
-                            format!("a {sa} pointer and a {sb} pointer meet here ({what})"),
+                            Label::SpacesMeet {
+                                a: sa,
+                                b: sb,
+                                place,
+                            },
                         ));
                     }
                     for (x, s) in [(a, sa), (b, sb)] {
                         if let (Some(i), Space::Concrete(space)) = (self.origin(x), s) {
                             if Some(i) != merge {
-                                labels.push((i, format!("this pointer points to {space} memory")));
+                                labels.push((i, Label::PointsTo { space }));
                             }
                         }
                     }
-                    let note = format!(
-                        "the pointer may point to {sa} or to {sb} memory, so it stays generic"
-                    );
-                    return (labels, vec![note]);
+                    return (labels, vec![DiagnosticNote::EitherSpace { a: sa, b: sb }]);
                 }
                 Why::Lost(t) => {
                     let labels = def_inst(v)
-                        .map(|i| (i, format!("provenance is lost here: {t}")))
+                        .map(|i| (i, Label::ProvenanceLostHere { reason: t }))
                         .into_iter()
                         .collect();
-                    return (labels, vec![format!("provenance lost: {t}")]);
+                    return (labels, vec![DiagnosticNote::ProvenanceLost { reason: t }]);
                 }
                 Why::CallResult(_) => {
                     let labels = def_inst(v)
-                        .map(|i| (i, "returned by this call, in no single space".to_string()))
+                        .map(|i| (i, Label::MixedCallResult))
                         .into_iter()
                         .collect();
-                    return (
-                        labels,
-                        vec![
-                            "the pointers that the callee returns are not all in one space"
-                                .to_string(),
-                        ],
-                    );
+                    return (labels, vec![DiagnosticNote::MixedCallResults]);
                 }
-                Why::Param(t) => return (Vec::new(), vec![format!("the pointer is a {t}")]),
-                Why::Assumed(t) => return (Vec::new(), vec![t.to_string()]),
+                Why::Param(t) => {
+                    let note = DiagnosticNote::Parameter { reason: t.text };
+                    return (Vec::new(), vec![note]);
+                }
+                Why::Assumed(t) => {
+                    return (Vec::new(), vec![DiagnosticNote::Assumed { reason: t }]);
+                }
                 _ => break,
             }
         }
