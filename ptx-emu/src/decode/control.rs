@@ -138,6 +138,17 @@ fn call(p: &Parts) -> Result<Op, String> {
 
 /// `bar.sync`/`barrier.sync` (block-wide), `bar.red.OP`, `bar.warp.sync`.
 fn barrier(p: &Parts) -> Result<Op, String> {
+    // `barrier.cluster.arrive[.release|.relaxed][.aligned]` and
+    // `barrier.cluster.wait[.acquire][.aligned]`.
+    if p.mods.has(".cluster") {
+        return if p.mods.has(".arrive") {
+            Ok(Op::ClusterArrive)
+        } else if p.mods.has(".wait") {
+            Ok(Op::ClusterWait)
+        } else {
+            Err(p.unsupported())
+        };
+    }
     if p.mods.has(".warp") {
         p.expect(&[Src])?;
         return Ok(Op::WarpSync);
