@@ -507,11 +507,47 @@ fn tma_tile_copy_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
     vec![None, Some(out)]
 }
 
+/// An IEEE half's value (sign, 5 exponent bits, 10 fraction bits).
+fn f16_value(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (exp, frac) = (i32::from((bits >> 10) & 0x1f), f32::from(bits & 0x3ff));
+    sign * match exp {
+        0 => frac * 2f32.powi(-24),
+        31 if frac == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + frac / 1024.0) * 2f32.powi(exp - 15),
+    }
+}
+
+/// `wgmma_gemm`: C (64 x 64, row-major) = A (64 x 64, M x K) times B,
+/// given transposed (N x K): `C[m][n] = sum_k A[m][k] * Bt[n][k]`. The
+/// products of halves are exact in f32, and the sum is taken in `k` order
+/// with one rounding per term: the order the emulator's MMAs document (a
+/// GPU's is unspecified and may differ in the last bits).
+fn wgmma_gemm_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
+    let halves = |arg: &String| -> Vec<f32> {
+        input_bytes(arg)
+            .chunks_exact(2)
+            .map(|c| f16_value(u16::from_le_bytes([c[0], c[1]])))
+            .collect()
+    };
+    let (a, bt) = (halves(&args[0]), halves(&args[1]));
+    let mut c = Vec::new();
+    for m in 0..64 {
+        for n in 0..64 {
+            let acc = (0..64).fold(0f32, |acc, k| a[64 * m + k].mul_add(bt[64 * n + k], acc));
+            c.extend(acc.to_le_bytes());
+        }
+    }
+    vec![None, None, Some(c)]
+}
+
 /// The host reference of each sample the emulator runs and the interpreter
 /// does not: the buffers it writes (`None`: one it leaves as it was).
 const REFERENCES: &[(&str, fn(&[String]) -> Vec<Option<Vec<u8>>>)] = &[
     ("cluster_reduce", cluster_reduce_reference),
     ("tma_tile_copy", tma_tile_copy_reference),
+    ("wgmma_gemm", wgmma_gemm_reference),
 ];
 
 /// Checks one run of a sample against its reference: each buffer as the

@@ -444,7 +444,11 @@ impl<'a> Exec<'a> {
         Ok(match s {
             Sym::Var(i) => {
                 let (space, idx) = self.setup.var_loc[i];
-                memory::space_addr(space, idx, 0)
+                let base = match space {
+                    Space::Shared => self.setup.shared_base[idx],
+                    _ => 0,
+                };
+                memory::space_addr(space, idx, base)
             }
             Sym::KParam(i) => memory::space_addr(Space::Param, i, 0),
             Sym::Frame(i) => {
@@ -552,7 +556,28 @@ impl<'a> Exec<'a> {
 
     // ---- memory -----------------------------------------------------------
 
+    /// The allocation and byte an address names: a shared address's window
+    /// offset becomes the offset in its allocation.
     fn locate(&self, space: Option<Space>, addr: u64) -> R<Loc> {
+        let mut loc = self.locate_in_window(space, addr)?;
+        if loc.space == Space::Shared {
+            let (_, index) = memory::split_cluster_index(loc.index);
+            if let Some(&base) = self.setup.shared_base.get(index) {
+                loc.offset = loc.offset.checked_sub(base).ok_or_else(|| {
+                    e(
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "out-of-bounds access: {addr:#x} is before the start of {}",
+                            self.setup.shared_template[index].name
+                        ),
+                    )
+                })?;
+            }
+        }
+        Ok(loc)
+    }
+
+    fn locate_in_window(&self, space: Option<Space>, addr: u64) -> R<Loc> {
         if addr == 0 {
             return Err(e(FaultKind::NullPointer, "access through the null address"));
         }

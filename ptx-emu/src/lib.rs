@@ -226,6 +226,9 @@ pub(crate) struct Setup {
     pub texture_slots: Vec<Option<usize>>,
     /// The blocks of a cluster in each dimension.
     pub cluster: [u32; 3],
+    /// Where each shared allocation starts in the block's shared window
+    /// (see [`memory::shared_window`]).
+    pub shared_base: Vec<u64>,
 }
 
 /// Parses `src` and runs `kernel` with `args` over `config`.
@@ -660,6 +663,7 @@ fn setup(
     {
         return Err("too many variables for the emulator's address windows".into());
     }
+    let shared_base = memory::shared_window(&shared_template);
     Ok(Setup {
         kernel: kid,
         global,
@@ -671,5 +675,6 @@ fn setup(
         textures,
         texture_slots,
         cluster: [1; 3],
+        shared_base,
     })
 }

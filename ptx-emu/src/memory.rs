@@ -108,6 +108,24 @@ pub fn split_cluster_index(index: usize) -> (Option<usize>, usize) {
     }
 }
 
+/// Where each shared allocation of a block starts in its shared window:
+/// one after the other, each 128-byte aligned (TMA's alignment), as a GPU
+/// lays out a block's shared variables. A shared address's offset is the
+/// window's (the allocation's start plus the byte's offset in it), so the
+/// low 18 bits of a shared address name the byte as on a GPU: what a
+/// wgmma matrix descriptor keeps of the address (`exec/tensor.rs`).
+pub fn shared_window(allocs: &[Alloc]) -> Vec<u64> {
+    let mut next = 0u64;
+    allocs
+        .iter()
+        .map(|a| {
+            let base = next;
+            next = (base + a.bytes.len() as u64).next_multiple_of(128);
+            base
+        })
+        .collect()
+}
+
 /// What `cvta` gives for an address outside the window (or the space) it
 /// converts: PTX leaves the result undefined and does not trap, and
 /// compilers run `cvta` speculatively (above the `isspacep` test that guards

@@ -621,6 +621,15 @@ pub enum Tensor {
     WmmaMma { bf16: bool },
     /// `mma.sync.aligned.m16n8k16.row.col` likewise.
     Mma { bf16: bool },
+    /// `wgmma.mma_async` `.m64n{n}k16` with f16 (`bf16: false`) or bf16
+    /// A and B read through shared-memory matrix descriptors, f32
+    /// accumulators; `neg_a`/`neg_b`: the operand's scale is -1.
+    Wgmma {
+        n: u32,
+        bf16: bool,
+        neg_a: bool,
+        neg_b: bool,
+    },
     /// `ldmatrix`/`stmatrix` `.m8n8.x{num}[.trans].b16`.
     Matrix {
         store: bool,
