@@ -542,9 +542,13 @@ fn wgmma_gemm_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
     vec![None, None, Some(c)]
 }
 
+/// A sample's final buffers, computed on the host from its run spec's
+/// arguments (`None`: a buffer it leaves as it was).
+type Reference = fn(&[String]) -> Vec<Option<Vec<u8>>>;
+
 /// The host reference of each sample the emulator runs and the interpreter
-/// does not: the buffers it writes (`None`: one it leaves as it was).
-const REFERENCES: &[(&str, fn(&[String]) -> Vec<Option<Vec<u8>>>)] = &[
+/// does not.
+const REFERENCES: &[(&str, Reference)] = &[
     ("cluster_reduce", cluster_reduce_reference),
     ("tma_tile_copy", tma_tile_copy_reference),
     ("wgmma_gemm", wgmma_gemm_reference),

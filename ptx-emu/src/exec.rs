@@ -8,6 +8,10 @@
 //! instruction, as if those lanes ran in lockstep, and a block barrier is
 //! released once every live thread waits at one. This is the IR
 //! interpreter's schedule, so racy kernels get the same order in both.
+//! The blocks of a cluster run together: each block's threads in turn,
+//! rank by rank, then the collectives, then the cluster barrier (whose
+//! phase ends once every thread of the cluster has arrived or finished),
+//! then the block barriers of the blocks that no cluster wait holds.
 //!
 //! [`Exec::step`] is the dispatch table: one arm per family of
 //! [`Op`], each calling a small function of a submodule ([`arith`],

@@ -14,10 +14,13 @@
 //! what the emulator cannot run is a load error at its PTX line.
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
-//! - blocks run one after another; in a block, each thread runs until it
-//!   reaches a barrier, a warp collective or its end, then the next;
-//!   barriers release when every live thread waits, and warp collectives
-//!   resolve per group of lanes at the same instruction ([`exec`]);
+//! - clusters of blocks run one after another (a block without
+//!   `.reqnctapercluster` is a cluster of one); the blocks of a cluster
+//!   run together, and in each, every thread runs until it reaches a
+//!   barrier, a warp collective or its end, then the next; barriers release
+//!   when every live thread waits, the cluster barrier when every thread of
+//!   the cluster has arrived, and warp collectives resolve per group of
+//!   lanes at the same instruction ([`exec`]);
 //! - state spaces are separate lists of allocations, reached through
 //!   generic addresses (windows over the spaces) or space addresses
 //!   ([`memory`]); an access through the wrong kind is a fault that names

@@ -858,3 +858,94 @@ fn tma_copies_boxes_through_the_emulators_tensor_map() {
         "{err}"
     );
 }
+
+/// `wgmma.mma_async` m64n8k16 on one warpgroup: A (64 x 16) and B (8 x 16,
+/// N x K) are placed in shared memory by the documented K-major core-matrix
+/// layout, computed here (the one shared variable starts the shared
+/// window, so its descriptors' start addresses are 0 and 2048); with
+/// `scale-d` true and `imm-scale-a` -1, D = 1 - A * B, read back through the
+/// PTX ISA's accumulator layout.
+#[test]
+fn wgmma_reads_descriptors_and_keeps_the_accumulator_layout() {
+    // Byte offset of element (row, k) with core matrices along K `lbo`
+    // apart and along the rows `sbo` apart.
+    let k_major = |row: usize, k: usize, lbo: usize, sbo: usize| {
+        (row / 8) * sbo + (k / 8) * lbo + (row % 8) * 16 + (k % 8) * 2
+    };
+    let a = |m: usize, k: usize| ((m + 2 * k) % 5) as f32;
+    let b = |n: usize, k: usize| ((n * k + 1) % 3) as f32 - 1.0;
+    // f16 bits of a small integer (exact).
+    let half = |x: f32| -> u16 {
+        if x == 0.0 {
+            return 0;
+        }
+        let (sign, mag) = (if x < 0.0 { 0x8000 } else { 0 }, x.abs());
+        let e = mag.log2().floor() as i32;
+        let frac = ((mag / 2f32.powi(e) - 1.0) * 1024.0) as u16;
+        sign | (((e + 15) as u16) << 10) | frac
+    };
+    let mut smem = vec![0u8; 2304];
+    for m in 0..64 {
+        for k in 0..16 {
+            let at = k_major(m, k, 128, 256);
+            smem[at..at + 2].copy_from_slice(&half(a(m, k)).to_le_bytes());
+        }
+    }
+    for n in 0..8 {
+        for k in 0..16 {
+            let at = 2048 + k_major(n, k, 128, 256);
+            smem[at..at + 2].copy_from_slice(&half(b(n, k)).to_le_bytes());
+        }
+    }
+    let desc = |start: u64| (start >> 4) | ((128 >> 4) << 16) | ((256 >> 4) << 32);
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 in)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<16>; .reg .f32 %f<8>;\n\
+         .shared .align 128 .b8 sbuf[2304];\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         ld.param.u64 %rd2, [in];\n cvta.to.global.u64 %rd2, %rd2;\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %r1;\n mov.u32 %r3, sbuf;\n\
+         COPY: setp.ge.u32 %p1, %r2, 1152;\n @%p1 bra DONE;\n\
+         mul.wide.u32 %rd3, %r2, 2;\n add.s64 %rd4, %rd2, %rd3;\n ld.global.u16 %rs1, [%rd4];\n\
+         shl.b32 %r4, %r2, 1;\n add.s32 %r5, %r3, %r4;\n st.shared.u16 [%r5], %rs1;\n\
+         add.s32 %r2, %r2, 128;\n bra COPY;\n\
+         DONE: bar.sync 0;\n\
+         mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f3F800000;\n\
+         mov.f32 %f3, 0f3F800000;\n mov.f32 %f4, 0f3F800000;\n\
+         mov.b64 %rd5, {};\n mov.b64 %rd6, {};\n setp.ne.u32 %p2, 1, 0;\n\
+         wgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f1, %f2, %f3, %f4}}, %rd5, %rd6, %p2, -1, 1, 0, 0;\n\
+         wgmma.commit_group.sync.aligned;\n wgmma.wait_group.sync.aligned 0;\n\
+         shr.u32 %r6, %r1, 5;\n and.b32 %r7, %r1, 31;\n\
+         shr.u32 %r8, %r7, 2;\n mad.lo.s32 %r8, %r6, 16, %r8;\n\
+         and.b32 %r9, %r7, 3;\n shl.b32 %r9, %r9, 1;\n mad.lo.s32 %r10, %r8, 8, %r9;\n\
+         mul.wide.u32 %rd7, %r10, 4;\n add.s64 %rd8, %rd1, %rd7;\n\
+         st.global.f32 [%rd8], %f1;\n st.global.f32 [%rd8+4], %f2;\n\
+         st.global.f32 [%rd8+256], %f3;\n st.global.f32 [%rd8+260], %f4;\n\
+         ret;\n}}\n",
+        desc(0),
+        desc(2048)
+    )
+    .replace(".reg .f32 %f<8>;", ".reg .f32 %f<8>; .reg .b16 %rs<2>;");
+    let config = LaunchConfig {
+        block: [128, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let args = [
+        KernelArg::Buffer(vec![0; 64 * 8 * 4]),
+        KernelArg::Buffer(smem),
+    ];
+    let out = run_ptx(&src, "k", &args, &config).unwrap_or_else(|e| panic!("{e}"));
+    let d: Vec<f32> = out.buffers[0]
+        .as_ref()
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for m in 0..64 {
+        for n in 0..8 {
+            let want = 1.0 - (0..16).map(|k| a(m, k) * b(n, k)).sum::<f32>();
+            assert_eq!(d[m * 8 + n], want, "D[{m}][{n}]");
+        }
+    }
+}
