@@ -602,6 +602,7 @@ impl<'a> Exec<'a> {
     }
 
     fn alloc_mut<'b>(&'b mut self, t: &'b mut Thread, loc: Loc) -> R<&'b mut Alloc> {
+        let blocks = self.shared.len();
         let kp = self.setup.kparams.len();
         let found = match loc.space {
             Space::Global => self.setup.global.get_mut(loc.index),
@@ -625,6 +626,19 @@ impl<'a> Exec<'a> {
                         "the address comes from a `cvta` of an address outside the {} window \
                          (a pointer converted to a space it does not point into)",
                         loc.space.name()
+                    ),
+                );
+            }
+            // A rank a cluster could have, but this one has not.
+            let missing = memory::split_cluster_index(loc.index)
+                .0
+                .filter(|r| (blocks..memory::MAX_CLUSTER_BLOCKS as usize).contains(r));
+            if let (Space::Shared, Some(rank)) = (loc.space, missing) {
+                return e(
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "the address names shared memory of the block of rank {rank} of the cluster (from `mapa`), but the cluster has {blocks} block{}",
+                        if blocks == 1 { "" } else { "s" }
                     ),
                 );
             }

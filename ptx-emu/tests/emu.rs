@@ -737,6 +737,12 @@ fn cluster_launch_errors_and_barrier_misuse() {
     );
     let err = run_cluster(16, 16, 1, "", 4).unwrap_err();
     assert!(err.to_string().contains("1 to 8 blocks"), "{err}");
+    let remote = "mov.u32 %r3, buf;\n mapa.shared::cluster.u32 %r4, %r3, 2;\n\
+                  ld.shared::cluster.u32 %r5, [%r4];";
+    let Err(RunError::Fault(f)) = run_cluster(2, 2, 1, remote, 4) else {
+        panic!("a rank outside the cluster is reached")
+    };
+    assert!(f.message.contains("rank 2 of the cluster"), "{f}");
     let Err(RunError::Fault(f)) = run_cluster(2, 2, 1, "barrier.cluster.wait;", 4) else {
         panic!("a wait without an arrival runs")
     };
