@@ -553,6 +553,15 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
                 objects.push((k, object));
                 buffers.push(None);
             }
+            // The emulator's own tensor maps: the GPU engine binds a
+            // `tmap:` as 128 bytes that the driver's encoding replaces
+            // (above), never as one of these.
+            Bound::TensorMap(_) => {
+                return Err(format!(
+                    "error: argument {k} is an emulator tensor map, which the GPU cannot read\n"
+                )
+                .into())
+            }
         }
     }
     let upload = |buffers: &[Option<(DeviceBuffer, &[u8])>]| -> Result<(), String> {

@@ -16,7 +16,7 @@
 //! - buffers `T[]:@file.bin` (raw little-endian contents), `T[]:zeros:N`,
 //!   `T[]:iota:N` (0, 1, 2, ...), `T[]:rand:N:SEED`, with `T` one of
 //!   `i8 u8 i32 u32 i64 u64 f16 f32 f64`;
-//! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU engine only);
+//! - tensor maps `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE` (GPU and emulator engines);
 //! - texture and surface objects `tex:FORMAT:EXTENT[:OPTIONS]:SOURCE`
 //!   (`surf:` the same; [`crate::run_texture`]; on the GPU engine through
 //!   [`crate::gpu_texture`]).
@@ -204,8 +204,9 @@ pub enum ArgValue {
     },
     /// `tmap:T:ROWSxCOLS:BOXROWSxBOXCOLS:SOURCE`: a row-major matrix in
     /// global memory and a 2-D tensor map describing it (a `CUtensorMap`
-    /// parameter, for TMA). Only the GPU engine can run it: the CUDA
-    /// driver encodes the map.
+    /// parameter, for TMA). The GPU engine has the CUDA driver encode the
+    /// map; the emulator writes its own (`ptx_emu::tma`), which only its
+    /// TMA instructions read. The interpreter models no TMA.
     TensorMap {
         elem: Elem,
         bytes: Vec<u8>,
@@ -713,23 +714,23 @@ pub fn render_fault(fault: &Fault, source: Option<&frontend::SourceMap>) -> Stri
     }
 }
 
-/// The arguments of `req`, parsed. A tensor map needs the GPU engine: the
-/// interpreter and the emulator have no TMA unit to read it.
+/// The arguments of `req`, parsed. A tensor map needs the GPU engine or the
+/// emulator: the interpreter has no TMA unit to read it.
 fn parse_args(req: &RunRequest) -> Result<Vec<ArgValue>, String> {
     let parsed: Vec<ArgValue> = req
         .args
         .iter()
         .map(|a| parse_arg(a).map_err(|e| format!("error: {e}")))
         .collect::<Result<_, _>>()?;
-    if req.engine != Engine::Gpu {
+    if req.engine == Engine::Interp {
         if let Some(k) = parsed
             .iter()
             .position(|a| matches!(a, ArgValue::TensorMap { .. }))
         {
             return Err(format!(
-                "error: argument {k} (`{}`) is a tensor map, which only `--engine gpu` can run\n  \
-                 = note: the CUDA driver encodes tensor maps, and neither the interpreter nor the \
-                 emulator models the TMA unit that reads them\n",
+                "error: argument {k} (`{}`) is a tensor map, which only `--engine gpu` and \
+                 `--engine emu` can run\n  \
+                 = note: the interpreter models no TMA unit to read it\n",
                 req.args[k]
             ));
         }
@@ -981,7 +982,7 @@ fn execute_emu(req: &RunRequest) -> Result<RunResult, String> {
         text: ptx,
         messages,
     } = load_ptx(req)?;
-    let args = emu_args(&parsed);
+    let args = emu_engine_args(&parsed);
     let config = emu::LaunchConfig {
         grid: req.grid,
         block: req.block,
@@ -1045,6 +1046,28 @@ pub fn emu_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
             // engine writes the encoded map there.
             ArgValue::TensorMap { .. } => emu::KernelArg::Buffer(vec![0; gpu::TENSOR_MAP_BYTES]),
             ArgValue::Texture { resource, .. } => emu::KernelArg::Texture(resource.clone()),
+        })
+        .collect()
+}
+
+/// The arguments as the emulator engine binds them: those of [`emu_args`],
+/// but a tensor map is the emulator's own, over its matrix.
+fn emu_engine_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
+    parsed
+        .iter()
+        .zip(emu_args(parsed))
+        .map(|(a, bound)| match a {
+            ArgValue::TensorMap { bytes, map, .. } => {
+                emu::KernelArg::TensorMap(emu::TensorMapArg {
+                    data: bytes.clone(),
+                    elem_bytes: map.elem_bytes,
+                    rows: map.rows,
+                    cols: map.cols,
+                    box_rows: map.box_rows,
+                    box_cols: map.box_cols,
+                })
+            }
+            _ => bound,
         })
         .collect()
 }

@@ -5,9 +5,8 @@
 //!    `tests/probes/` and `tests/programs/`, and that kernelc writes for
 //!    them at -O3 and -O0, must decode in the emulator (`ptx_emu`'s
 //!    decoder, the one a launch uses); the test lists those it cannot. The
-//!    samples whose run spec says `# kernelc-skip` (TMA copies, wgmma,
-//!    tcgen05, clusters of several blocks: what the emulator does not
-//!    model) are measured and listed, not required.
+//!    samples whose run spec says `# kernelc-emu-skip` (what the emulator
+//!    does not model) are measured and listed, not required.
 //! 2. Every launch of `tests/outside/launches.txt` and
 //!    `tests/probes/launches.txt` runs nvcc's PTX in the emulator and must
 //!    leave kernelc's bytes there, or, where the two compilers' math
@@ -15,8 +14,13 @@
 //!    largest magnitude and integers equal (the samples are compared in
 //!    `tests/run.rs`).
 //!
-//! Both need nvcc; without it they print a loud skip line, and fail when
-//! `CI=true`.
+//! 3. The samples the interpreter cannot run (`# kernelc-skip`) but the
+//!    emulator can (no `# kernelc-emu-skip`) run in the emulator from
+//!    kernelc's PTX (-O3, -O0) and nvcc's, and each buffer they write
+//!    matches a reference computed here on the host.
+//!
+//! They need nvcc; without it they print a loud skip line, and fail when
+//! `CI=true` (the third runs kernelc's PTX without it).
 
 mod common;
 
@@ -77,12 +81,21 @@ fn kernelc_compile(path: &Path, src: &str, arch: &str, level: u8) -> String {
     .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
 }
 
-/// Whether the sample at `path` is one the emulator does not model (its
-/// run spec says `# kernelc-skip: reason`).
+/// Why the emulator cannot run sample `name`: a `# kernelc-emu-skip:
+/// reason` line of its run spec. (`# kernelc-skip` says the interpreter
+/// cannot; the emulator runs some of those, such as clusters.)
+fn emu_skip_reason(name: &str) -> Option<String> {
+    let spec = std::fs::read_to_string(root().join(format!("samples/{name}.run"))).ok()?;
+    spec.lines()
+        .find_map(|l| l.trim().strip_prefix("# kernelc-emu-skip:"))
+        .map(|why| why.trim().to_string())
+}
+
+/// Whether the sample at `path` is one the emulator does not model.
 fn out_of_scope(path: &Path) -> Option<String> {
     let in_samples = path.parent() == Some(&root().join("samples"));
     in_samples
-        .then(|| common::run_skip_reason(&common::sample_name(path)))
+        .then(|| emu_skip_reason(&common::sample_name(path)))
         .flatten()
 }
 
@@ -420,5 +433,179 @@ fn nvccs_ptx_of_the_outside_and_probe_launches_runs_in_the_emulator() {
             counts.get("Exact").copied().unwrap_or(0) * 4 >= n * 3,
             "{counts:?}"
         );
+    }
+}
+
+/// The launch a sample's run spec describes, on the emulator, from `input`
+/// (the sample's `.cu`, compiled at `-O{level}`, or a PTX file).
+fn sample_request(name: &str, input: PathBuf, level: u8) -> RunRequest {
+    let l = common::spec_launch(name);
+    RunRequest {
+        input,
+        kernel: l.kernel,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: l.shared_bytes,
+        opt_level: Some(level),
+        fmad: true,
+        sm: common::run_sm(&common::sample_source(name)),
+        arch: l.arch,
+        engine: Engine::Emu,
+        args: l.args,
+        ..RunRequest::default()
+    }
+}
+
+fn f32_values(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn input_bytes(arg: &str) -> Vec<u8> {
+    match kernelc::run::parse_arg(arg).unwrap() {
+        kernelc::run::ArgValue::Buffer { bytes, .. }
+        | kernelc::run::ArgValue::TensorMap { bytes, .. } => bytes,
+        _ => panic!("{arg} is not a buffer"),
+    }
+}
+
+/// `cluster_reduce`: each block sums its 256 inputs with the sample's tree
+/// (`buf[t] += buf[t + s]` for s = 128, 64, ..., 1), and rank 0's `total`
+/// gets rank 0's sum, then rank 1's (the emulator runs the ranks' thread
+/// 0s in rank order); both blocks read it. Bitwise, as the order is fixed.
+fn cluster_reduce_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
+    let input = f32_values(&input_bytes(&args[0]));
+    let block_sum = |b: usize| {
+        let mut buf = input[256 * b..256 * (b + 1)].to_vec();
+        let mut s = 128;
+        while s > 0 {
+            for t in 0..s {
+                buf[t] += buf[t + s];
+            }
+            s /= 2;
+        }
+        buf[0]
+    };
+    let mut out = Vec::new();
+    for cluster in 0..2 {
+        let total = 0.0f32 + block_sum(2 * cluster) + block_sum(2 * cluster + 1);
+        out.extend([total, total]);
+    }
+    vec![
+        None,
+        Some(out.iter().flat_map(|v| v.to_le_bytes()).collect()),
+    ]
+}
+
+/// `tma_tile_copy`: each block loads its tile of `in` with TMA, doubles it
+/// in shared memory and stores it to the same tile of `out` with TMA; the
+/// tiles cover the matrix, so `out` is `2 * in` (exact: a doubling).
+fn tma_tile_copy_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
+    let input = f32_values(&input_bytes(&args[0]));
+    let out: Vec<u8> = input.iter().flat_map(|v| (2.0 * v).to_le_bytes()).collect();
+    vec![None, Some(out)]
+}
+
+/// An IEEE half's value (sign, 5 exponent bits, 10 fraction bits).
+fn f16_value(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (exp, frac) = (i32::from((bits >> 10) & 0x1f), f32::from(bits & 0x3ff));
+    sign * match exp {
+        0 => frac * 2f32.powi(-24),
+        31 if frac == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + frac / 1024.0) * 2f32.powi(exp - 15),
+    }
+}
+
+/// `wgmma_gemm`: C (64 x 64, row-major) = A (64 x 64, M x K) times B,
+/// given transposed (N x K): `C[m][n] = sum_k A[m][k] * Bt[n][k]`. The
+/// products of halves are exact in f32, and the sum is taken in `k` order
+/// with one rounding per term: the order the emulator's MMAs document (a
+/// GPU's is unspecified and may differ in the last bits).
+fn wgmma_gemm_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
+    let halves = |arg: &String| -> Vec<f32> {
+        input_bytes(arg)
+            .chunks_exact(2)
+            .map(|c| f16_value(u16::from_le_bytes([c[0], c[1]])))
+            .collect()
+    };
+    let (a, bt) = (halves(&args[0]), halves(&args[1]));
+    let mut c = Vec::new();
+    for m in 0..64 {
+        for n in 0..64 {
+            let acc = (0..64).fold(0f32, |acc, k| a[64 * m + k].mul_add(bt[64 * n + k], acc));
+            c.extend(acc.to_le_bytes());
+        }
+    }
+    vec![None, None, Some(c)]
+}
+
+/// A sample's final buffers, computed on the host from its run spec's
+/// arguments (`None`: a buffer it leaves as it was).
+type Reference = fn(&[String]) -> Vec<Option<Vec<u8>>>;
+
+/// The host reference of each sample the emulator runs and the interpreter
+/// does not.
+const REFERENCES: &[(&str, Reference)] = &[
+    ("cluster_reduce", cluster_reduce_reference),
+    ("tma_tile_copy", tma_tile_copy_reference),
+    ("wgmma_gemm", wgmma_gemm_reference),
+];
+
+/// Checks one run of a sample against its reference: each buffer as the
+/// reference says, or as it was passed in.
+fn check_against_reference(
+    what: &str,
+    got: &kernelc::run::RunResult,
+    want: &[Option<Vec<u8>>],
+    args: &[String],
+) {
+    for (k, ((_, got), want)) in got.args.iter().zip(want).enumerate() {
+        let want = want.clone().unwrap_or_else(|| input_bytes(&args[k]));
+        assert!(
+            got.as_ref() == Some(&want),
+            "{what}: argument {k} differs from the host reference"
+        );
+    }
+}
+
+#[test]
+fn samples_only_the_emulator_runs_match_a_host_reference() {
+    let names: Vec<String> = common::sample_names()
+        .into_iter()
+        .filter(|n| common::run_skip_reason(n).is_some() && emu_skip_reason(n).is_none())
+        .collect();
+    let covered: Vec<&str> = REFERENCES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names, covered,
+        "each sample the emulator alone runs needs a host reference here"
+    );
+    let nvcc = common::nvcc_or_skip("nvcc's PTX of the samples only the emulator runs");
+    let dir = scratch("emu-only-samples");
+    for (name, reference) in REFERENCES {
+        let path = root().join(format!("samples/{name}.cu"));
+        let mut runs = Vec::new();
+        for level in [3, 0] {
+            runs.push((
+                format!("{name} (kernelc -O{level})"),
+                sample_request(name, path.clone(), level),
+            ));
+        }
+        if let Some(nvcc) = &nvcc {
+            let src = common::sample_source(name);
+            let out = dir.join(format!("{name}.ptx"));
+            let ptx = common::nvcc_ptx_to(nvcc, &path, &target_of(&src), &[], &out);
+            let mut req = sample_request(name, out, 3);
+            req.kernel = entry_name(&ptx, &req.kernel);
+            runs.push((format!("{name} (nvcc)"), req));
+        }
+        for (what, req) in runs {
+            let want = reference(&req.args);
+            let got = execute(&req).unwrap_or_else(|e| panic!("{what}:\n{e}"));
+            check_against_reference(&what, &got, &want, &req.args);
+            eprintln!("{what}: matches the host reference in the emulator");
+        }
     }
 }

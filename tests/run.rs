@@ -798,10 +798,12 @@ fn f16_of_int(v: i32) -> u16 {
     bits as u16
 }
 
-/// Without a GPU, a tensor-map argument is refused by the engines that
-/// cannot read one, and a malformed one is an argument error.
+/// Without a GPU, a tensor-map argument is refused by the interpreter,
+/// which cannot read one, runs in the emulator (its own tensor maps:
+/// `tests/emu_coverage.rs` checks the results), and a malformed one is an
+/// argument error.
 #[test]
-fn tensor_map_arguments_need_the_gpu_engine() {
+fn tensor_map_arguments_need_the_gpu_engine_or_the_emulator() {
     let e = fails(&[
         "run",
         "samples/tma_tile_copy.cu",
@@ -809,10 +811,10 @@ fn tensor_map_arguments_need_the_gpu_engine() {
         "samples/tma_tile_copy.run",
     ]);
     assert!(
-        e.contains("is a tensor map, which only `--engine gpu` can run"),
+        e.contains("is a tensor map, which only `--engine gpu` and `--engine emu` can run"),
         "{e}"
     );
-    let e = fails(&[
+    let out = kernelc(&[
         "run",
         "samples/tma_tile_copy.cu",
         "--spec",
@@ -820,7 +822,12 @@ fn tensor_map_arguments_need_the_gpu_engine() {
         "--engine",
         "emu",
     ]);
-    assert!(e.contains("only `--engine gpu` can run"), "{e}");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("arg1 f32[4096]: first 0, 2, 4, ... sum 16773120"),
+        "{}",
+        stdout(&out)
+    );
     for (arg, why) in [
         (
             "tmap:i8:4x4:4x4:zeros:16",

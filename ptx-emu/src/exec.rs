@@ -8,6 +8,10 @@
 //! instruction, as if those lanes ran in lockstep, and a block barrier is
 //! released once every live thread waits at one. This is the IR
 //! interpreter's schedule, so racy kernels get the same order in both.
+//! The blocks of a cluster run together: each block's threads in turn,
+//! rank by rank, then the collectives, then the cluster barrier (whose
+//! phase ends once every thread of the cluster has arrived or finished),
+//! then the block barriers of the blocks that no cluster wait holds.
 //!
 //! [`Exec::step`] is the dispatch table: one arm per family of
 //! [`Op`], each calling a small function of a submodule ([`arith`],
@@ -63,6 +67,8 @@ enum State {
     AtBarrier(usize, usize),
     /// Waiting at a warp collective (function, pc).
     AtWarp(usize, usize),
+    /// Waiting at `barrier.cluster.wait` for its cluster's phase to end.
+    AtClusterWait,
     Done,
 }
 
@@ -88,6 +94,9 @@ struct Thread {
     /// The condition code's carry flag (`CC.CF`) of `add.cc`, `addc`, ...;
     /// clear when the thread starts.
     carry: bool,
+    /// The phase of the cluster barrier the thread arrived in, until its
+    /// `barrier.cluster.wait`.
+    cluster_arrived: Option<u64>,
 }
 
 /// What an instruction did to control flow.
@@ -107,8 +116,13 @@ struct Exec<'a> {
     prog: &'a Program,
     config: &'a LaunchConfig,
     setup: Setup,
-    shared: Vec<Alloc>,
+    /// The shared memory of each block of the running cluster, by rank.
+    shared: Vec<Vec<Alloc>>,
+    /// The rank in its cluster of the block whose thread runs.
+    rank: usize,
     ctaid: [u32; 3],
+    /// The cluster barrier's phases completed so far.
+    cluster_phase: u64,
     total_steps: u64,
     /// Device `printf`'s output so far.
     printed: Vec<u8>,
@@ -124,16 +138,18 @@ pub(super) fn run(
         config,
         shared: Vec::new(),
         setup,
+        rank: 0,
         ctaid: [0; 3],
+        cluster_phase: 0,
         total_steps: 0,
         printed: Vec::new(),
     };
+    let [cx, cy, cz] = ex.setup.cluster;
     let [gx, gy, gz] = config.grid;
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                ex.ctaid = [x, y, z];
-                ex.run_block()?;
+    for z in (0..gz).step_by(cz as usize) {
+        for y in (0..gy).step_by(cy as usize) {
+            for x in (0..gx).step_by(cx as usize) {
+                ex.run_cluster(&cluster_blocks([x, y, z], ex.setup.cluster))?;
             }
         }
     }
@@ -153,6 +169,20 @@ pub(super) fn run(
         steps: ex.total_steps,
         printed: ex.printed,
     })
+}
+
+/// The blocks of the cluster whose first block is `first`, by rank (`x`
+/// fastest, as `%cluster_ctarank` counts them).
+fn cluster_blocks(first: [u32; 3], cluster: [u32; 3]) -> Vec<[u32; 3]> {
+    let mut blocks = Vec::new();
+    for z in 0..cluster[2] {
+        for y in 0..cluster[1] {
+            for x in 0..cluster[0] {
+                blocks.push([first[0] + x, first[1] + y, first[2] + z]);
+            }
+        }
+    }
+    blocks
 }
 
 impl<'a> Exec<'a> {
@@ -185,8 +215,8 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn run_block(&mut self) -> Result<(), RunError> {
-        self.shared = self.setup.shared_template.clone();
+    /// The threads of one block, ready to start.
+    fn new_threads(&self) -> Vec<Thread> {
         let [bx, by, bz] = self.config.block;
         let mut threads = Vec::new();
         for z in 0..bz {
@@ -201,6 +231,7 @@ impl<'a> Exec<'a> {
                         params: Vec::new(),
                         steps: 0,
                         carry: false,
+                        cluster_arrived: None,
                     };
                     let f = self.new_frame(&mut t, self.setup.kernel, Vec::new());
                     t.frames.push(f);
@@ -208,24 +239,112 @@ impl<'a> Exec<'a> {
                 }
             }
         }
+        threads
+    }
+
+    /// Makes the block of rank `rank` (at `ctaid`) the one whose threads run.
+    fn enter(&mut self, rank: usize, ctaid: [u32; 3]) {
+        self.rank = rank;
+        self.ctaid = ctaid;
+    }
+
+    /// Runs the blocks of one cluster together (a cluster of one block is
+    /// a plain block): each block's threads in turn until each stops, then
+    /// the warp collectives, then the cluster barrier, then the block
+    /// barriers, as the interpreter schedules one block.
+    fn run_cluster(&mut self, ctaids: &[[u32; 3]]) -> Result<(), RunError> {
+        self.shared = vec![self.setup.shared_template.clone(); ctaids.len()];
+        self.cluster_phase = 0;
+        let mut blocks: Vec<Vec<Thread>> = ctaids.iter().map(|_| self.new_threads()).collect();
         loop {
-            for t in threads.iter_mut() {
-                if t.state == State::Running {
-                    self.run_thread(t)?;
+            for (rank, threads) in blocks.iter_mut().enumerate() {
+                self.enter(rank, ctaids[rank]);
+                for t in threads.iter_mut() {
+                    if t.state == State::Running {
+                        self.run_thread(t)?;
+                    }
                 }
             }
-            if threads.iter().all(|t| t.state == State::Done) {
+            if blocks.iter().flatten().all(|t| t.state == State::Done) {
                 return Ok(());
             }
-            if self.resolve_warp(&mut threads)? {
-                continue;
+            let mut resolved = false;
+            for (rank, threads) in blocks.iter_mut().enumerate() {
+                self.enter(rank, ctaids[rank]);
+                resolved |= self.resolve_warp(threads)?;
             }
             // A thread that yielded at an mbarrier wait tries again.
-            if threads.iter().any(|t| t.state == State::Running) {
+            if resolved || blocks.iter().flatten().any(|t| t.state == State::Running) {
                 continue;
             }
-            self.release_barrier(&mut threads)?;
+            if self.release_cluster_barrier(&mut blocks) {
+                continue;
+            }
+            self.release_block_barriers(&mut blocks, ctaids)?;
         }
+    }
+
+    /// Ends the cluster barrier's phase once every thread of the cluster has
+    /// arrived in it or finished, and wakes the threads that wait for it;
+    /// returns whether the phase ended.
+    fn release_cluster_barrier(&mut self, blocks: &mut [Vec<Thread>]) -> bool {
+        let phase = self.cluster_phase;
+        let all_in = blocks
+            .iter()
+            .flatten()
+            .all(|t| t.state == State::Done || t.cluster_arrived == Some(phase));
+        if !all_in {
+            return false;
+        }
+        self.cluster_phase += 1;
+        for t in blocks.iter_mut().flatten() {
+            if t.state == State::AtClusterWait {
+                t.cluster_arrived = None;
+                t.frames.last_mut().expect("frame").pc += 1;
+                t.state = State::Running;
+            }
+        }
+        true
+    }
+
+    /// Releases the barrier of each block none of whose threads waits for
+    /// the cluster barrier (those threads' block barrier cannot be reached
+    /// before the cluster's phase ends); when no block can go on, every
+    /// thread waits for another: a deadlock.
+    fn release_block_barriers(
+        &mut self,
+        blocks: &mut [Vec<Thread>],
+        ctaids: &[[u32; 3]],
+    ) -> Result<(), RunError> {
+        let mut released = false;
+        for (rank, threads) in blocks.iter_mut().enumerate() {
+            let at_barrier = threads
+                .iter()
+                .any(|t| matches!(t.state, State::AtBarrier(..)));
+            let at_cluster = threads.iter().any(|t| t.state == State::AtClusterWait);
+            if at_barrier && !at_cluster {
+                self.enter(rank, ctaids[rank]);
+                self.release_barrier(threads)?;
+                released = true;
+            }
+        }
+        if released {
+            return Ok(());
+        }
+        let (rank, t) = blocks
+            .iter()
+            .enumerate()
+            .find_map(|(r, threads)| {
+                let t = threads.iter().find(|t| t.state == State::AtClusterWait)?;
+                Some((r, t))
+            })
+            .ok_or_else(|| {
+                RunError::Setup("no thread can run, and none waits at a barrier".into())
+            })?;
+        self.enter(rank, ctaids[rank]);
+        let msg = "deadlock: this thread waits for the cluster barrier, which threads of the \
+                   cluster that wait at a block barrier (or have stopped) never reach";
+        Err(self.fault(t, e(FaultKind::BarrierDivergence, msg), vec![]))
     }
 
     /// Locates an error at the thread's current instruction.
@@ -329,7 +448,11 @@ impl<'a> Exec<'a> {
         Ok(match s {
             Sym::Var(i) => {
                 let (space, idx) = self.setup.var_loc[i];
-                memory::space_addr(space, idx, 0)
+                let base = match space {
+                    Space::Shared => self.setup.shared_base[idx],
+                    _ => 0,
+                };
+                memory::space_addr(space, idx, base)
             }
             Sym::KParam(i) => memory::space_addr(Space::Param, i, 0),
             Sym::Frame(i) => {
@@ -365,7 +488,16 @@ impl<'a> Exec<'a> {
                 m & 0xffff_ffff
             }
             Sreg::DynSmem => u64::from(c.dynamic_shared_bytes),
-            Sreg::TotalSmem => self.shared.iter().map(|a| a.bytes.len() as u64).sum(),
+            Sreg::TotalSmem => self.shared[self.rank]
+                .iter()
+                .map(|a| a.bytes.len() as u64)
+                .sum(),
+            Sreg::ClusterCtaRank => self.rank as u64,
+            Sreg::ClusterNCtaRank => self.setup.cluster.iter().map(|&d| u64::from(d)).product(),
+            Sreg::ClusterId(d) => u64::from(self.ctaid[d] / self.setup.cluster[d]),
+            Sreg::NClusterId(d) => u64::from(c.grid[d] / self.setup.cluster[d]),
+            Sreg::ClusterCtaid(d) => u64::from(self.ctaid[d] % self.setup.cluster[d]),
+            Sreg::ClusterNCtaid(d) => u64::from(self.setup.cluster[d]),
             Sreg::Const(v) => v,
         }
     }
@@ -428,7 +560,28 @@ impl<'a> Exec<'a> {
 
     // ---- memory -----------------------------------------------------------
 
+    /// The allocation and byte an address names: a shared address's window
+    /// offset becomes the offset in its allocation.
     fn locate(&self, space: Option<Space>, addr: u64) -> R<Loc> {
+        let mut loc = self.locate_in_window(space, addr)?;
+        if loc.space == Space::Shared {
+            let (_, index) = memory::split_cluster_index(loc.index);
+            if let Some(&base) = self.setup.shared_base.get(index) {
+                loc.offset = loc.offset.checked_sub(base).ok_or_else(|| {
+                    e(
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "out-of-bounds access: {addr:#x} is before the start of {}",
+                            self.setup.shared_template[index].name
+                        ),
+                    )
+                })?;
+            }
+        }
+        Ok(loc)
+    }
+
+    fn locate_in_window(&self, space: Option<Space>, addr: u64) -> R<Loc> {
         if addr == 0 {
             return Err(e(FaultKind::NullPointer, "access through the null address"));
         }
@@ -449,11 +602,18 @@ impl<'a> Exec<'a> {
     }
 
     fn alloc_mut<'b>(&'b mut self, t: &'b mut Thread, loc: Loc) -> R<&'b mut Alloc> {
+        let blocks = self.shared.len();
         let kp = self.setup.kparams.len();
         let found = match loc.space {
             Space::Global => self.setup.global.get_mut(loc.index),
             Space::Const => self.setup.constant.get_mut(loc.index),
-            Space::Shared => self.shared.get_mut(loc.index),
+            Space::Shared => {
+                // Another block of the cluster's, through `mapa`'s address.
+                let (rank, index) = memory::split_cluster_index(loc.index);
+                self.shared
+                    .get_mut(rank.unwrap_or(self.rank))
+                    .and_then(|block| block.get_mut(index))
+            }
             Space::Local => t.local.get_mut(loc.index),
             Space::Param if loc.index < kp => self.setup.kparams.get_mut(loc.index),
             Space::Param => t.params.get_mut(loc.index.wrapping_sub(kp)),
@@ -466,6 +626,19 @@ impl<'a> Exec<'a> {
                         "the address comes from a `cvta` of an address outside the {} window \
                          (a pointer converted to a space it does not point into)",
                         loc.space.name()
+                    ),
+                );
+            }
+            // A rank a cluster could have, but this one has not.
+            let missing = memory::split_cluster_index(loc.index)
+                .0
+                .filter(|r| (blocks..memory::MAX_CLUSTER_BLOCKS as usize).contains(r));
+            if let (Space::Shared, Some(rank)) = (loc.space, missing) {
+                return e(
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "the address names shared memory of the block of rank {rank} of the cluster (from `mapa`), but the cluster has {blocks} block{}",
+                        if blocks == 1 { "" } else { "s" }
                     ),
                 );
             }
@@ -618,6 +791,8 @@ impl<'a> Exec<'a> {
             }
             Op::Mbarrier { op, space } => self.mbarrier(t, inst, *op, *space),
             Op::CpAsync { size } => self.cp_async(t, inst, *size),
+            Op::BulkTensor { load } => self.bulk_tensor(t, inst, *load),
+            Op::Bulk { dst, src, mbar } => self.bulk(t, inst, *dst, *src, *mbar),
             Op::Tex(x) => self.tex(t, inst, *x),
             Op::Surf(s) => self.surf(t, inst, *s),
             Op::Bra(target) => Ok(Flow::Jump(*target)),
@@ -643,6 +818,9 @@ impl<'a> Exec<'a> {
                 t.state = State::AtBarrier(fidx, pc);
                 Ok(Flow::Stop)
             }
+            Op::ClusterArrive => self.cluster_arrive(t),
+            Op::ClusterWait => self.cluster_wait(t),
+            Op::Mapa { ty, space } => self.mapa(t, inst, *ty, *space),
             Op::WarpSync
             | Op::Shfl(_)
             | Op::Vote(_)

@@ -14,10 +14,13 @@
 //! what the emulator cannot run is a load error at its PTX line.
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
-//! - blocks run one after another; in a block, each thread runs until it
-//!   reaches a barrier, a warp collective or its end, then the next;
-//!   barriers release when every live thread waits, and warp collectives
-//!   resolve per group of lanes at the same instruction ([`exec`]);
+//! - clusters of blocks run one after another (a block without
+//!   `.reqnctapercluster` is a cluster of one); the blocks of a cluster
+//!   run together, and in each, every thread runs until it reaches a
+//!   barrier, a warp collective or its end, then the next; barriers release
+//!   when every live thread waits, the cluster barrier when every thread of
+//!   the cluster has arrived, and warp collectives resolve per group of
+//!   lanes at the same instruction ([`exec`]);
 //! - state spaces are separate lists of allocations, reached through
 //!   generic addresses (windows over the spaces) or space addresses
 //!   ([`memory`]); an access through the wrong kind is a fault that names
@@ -44,6 +47,7 @@ pub mod memory;
 pub mod ops;
 pub mod program;
 pub mod rounding;
+pub mod tma;
 
 pub use lineinfo::{source_position, SourcePosition};
 use memory::{Alloc, Space};
@@ -99,6 +103,23 @@ pub enum KernelArg {
     /// parameter as its handle; the launch's output holds its final
     /// elements.
     Texture(stdx::texture::Resource),
+    /// A tensor map (`kernelc run`'s `tmap:`): a row-major matrix in global
+    /// memory and the emulator's own 2-D tiled map over it ([`tma`]), bound
+    /// to a 128-byte by-value `CUtensorMap` parameter; the launch's output
+    /// holds the matrix's final contents.
+    TensorMap(TensorMapArg),
+}
+
+/// The matrix of a tensor-map argument and its boxes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapArg {
+    /// The matrix, row-major, `rows * cols` elements of `elem_bytes`.
+    pub data: Vec<u8>,
+    pub elem_bytes: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub box_rows: u32,
+    pub box_cols: u32,
 }
 
 /// What a finished launch leaves behind.
@@ -206,6 +227,11 @@ pub(crate) struct Setup {
     pub textures: Vec<stdx::texture::Resource>,
     /// For each argument, its texture, if it is one.
     pub texture_slots: Vec<Option<usize>>,
+    /// The blocks of a cluster in each dimension.
+    pub cluster: [u32; 3],
+    /// Where each shared allocation starts in the block's shared window
+    /// (see [`memory::shared_window`]).
+    pub shared_base: Vec<u64>,
 }
 
 /// Parses `src` and runs `kernel` with `args` over `config`.
@@ -218,12 +244,13 @@ pub fn run_ptx(
     let module = ptx_validate::parser::parse(src)
         .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
     let prog = program::build(src, &module).map_err(RunError::Load)?;
-    single_block_clusters(&module, kernel)?;
     let kid = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
     if let Some(e) = prog.reachable_load_error(kid) {
         return Err(RunError::Load(e.to_string()));
     }
-    let setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
+    let mut setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
+    setup.cluster = cluster_shape(&module, &prog.funcs[kid].name);
+    check_cluster(setup.cluster, config.grid).map_err(RunError::Setup)?;
     exec::run(&prog, setup, config).map_err(|e| match e {
         RunError::Fault(mut f) => {
             f.source = source_position(src, f.start);
@@ -271,11 +298,12 @@ pub fn decode_module(src: &str) -> Result<Vec<DecodedInst>, RunError> {
         .collect())
 }
 
-/// The emulator runs one block at a time, each with its own shared memory,
-/// so it cannot model a cluster of several blocks reaching into each
-/// other's shared memory; such a kernel is refused before it runs, rather
-/// than run with every block pretending to be alone.
-fn single_block_clusters(module: &ptx_validate::ast::Module, kernel: &str) -> Result<(), RunError> {
+/// The blocks of each cluster of `kernel`'s launches: its
+/// `.reqnctapercluster` (what `__cluster_dims__` writes), else one. The
+/// blocks of a cluster run together, each with its own shared memory,
+/// which the others reach through `mapa`'s addresses.
+fn cluster_shape(module: &ptx_validate::ast::Module, kernel: &str) -> [u32; 3] {
+    let mut shape = [1; 3];
     for item in &module.items {
         let ptx_validate::ast::Item::Func(f) = item else {
             continue;
@@ -284,14 +312,32 @@ fn single_block_clusters(module: &ptx_validate::ast::Module, kernel: &str) -> Re
             continue;
         }
         for (d, values, _) in &f.directives {
-            if d == ".reqnctapercluster" && values.iter().product::<i128>() > 1 {
-                let dims: Vec<String> = values.iter().map(i128::to_string).collect();
-                return Err(RunError::Setup(format!(
-                    "`{kernel}` runs in clusters of {} blocks (`.reqnctapercluster {}`): clusters of more than one block are not supported by the emulator, which runs one block at a time",
-                    values.iter().product::<i128>(),
-                    dims.join(", ")
-                )));
+            if d == ".reqnctapercluster" {
+                for (dim, v) in shape.iter_mut().zip(values) {
+                    *dim = u32::try_from(*v).unwrap_or(0);
+                }
             }
+        }
+    }
+    shape
+}
+
+/// Checks that the grid is made of whole clusters of a size CUDA launches.
+fn check_cluster(cluster: [u32; 3], grid: [u32; 3]) -> Result<(), String> {
+    let blocks: u64 = cluster.iter().map(|&d| u64::from(d)).product();
+    let dims = cluster.map(|d| d.to_string()).join(", ");
+    if blocks == 0 || blocks > u64::from(memory::MAX_CLUSTER_BLOCKS) {
+        return Err(format!(
+            "a cluster of {blocks} blocks (`.reqnctapercluster {dims}`): a cluster has 1 to {} blocks",
+            memory::MAX_CLUSTER_BLOCKS
+        ));
+    }
+    for (i, (&g, &c)) in grid.iter().zip(&cluster).enumerate() {
+        if g % c != 0 {
+            return Err(format!(
+                "grid dimension {} is {g}, which is not a multiple of the cluster's {c} (`.reqnctapercluster {dims}`)",
+                ["x", "y", "z"][i]
+            ));
         }
     }
     Ok(())
@@ -306,6 +352,8 @@ pub enum Bound<'a> {
     Bytes(Vec<u8>),
     /// A texture or surface object: the parameter holds its handle.
     Texture(&'a stdx::texture::Resource),
+    /// A tensor map: the parameter holds the emulator's map of the matrix.
+    TensorMap(&'a TensorMapArg),
 }
 
 /// Binds `args` to the parameters of `kernel` in `src` by the parameter
@@ -406,6 +454,14 @@ fn bind_args<'a>(
                 res.check().map_err(|m| format!("argument {i}: {m}"))?;
                 Bound::Texture(res)
             }
+            KernelArg::TensorMap(map) if ty.bits == 8 && *size == tma::TENSOR_MAP_BYTES as u64 => {
+                Bound::TensorMap(map)
+            }
+            KernelArg::TensorMap(_) => {
+                return Err(format!(
+                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a tensor map (a 128-byte by-value `CUtensorMap`) cannot be bound to"
+                ))
+            }
             KernelArg::Texture(_) => {
                 return Err(format!(
                     "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a texture or surface object (a 64-bit handle) cannot be bound to"
@@ -439,6 +495,40 @@ fn bind_args<'a>(
         });
     }
     Ok(out)
+}
+
+/// The parameter bytes of tensor map `map` over the matrix at `base`,
+/// after checking the shape as the CUDA driver does.
+fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
+    let info = tma::MapInfo {
+        base,
+        elem_bytes: map.elem_bytes,
+        cols: map.cols,
+        rows: map.rows,
+        box_cols: map.box_cols,
+        box_rows: map.box_rows,
+        row_pitch: u64::from(map.cols) * u64::from(map.elem_bytes),
+    };
+    let elems = u64::from(map.rows) * u64::from(map.cols);
+    if map.data.len() as u64 != elems * u64::from(map.elem_bytes) {
+        return Err(format!(
+            "a tensor map of {} x {} elements over {} bytes",
+            map.rows,
+            map.cols,
+            map.data.len()
+        ));
+    }
+    if !info.row_pitch.is_multiple_of(16)
+        || !(1..=256).contains(&map.box_rows)
+        || !(1..=256).contains(&map.box_cols)
+        || !matches!(map.elem_bytes, 1 | 2 | 4 | 8)
+    {
+        return Err(format!(
+            "a tensor map with rows of {} bytes and boxes of {} x {} elements: the row pitch must be a multiple of 16 bytes and each box side 1 to 256 elements",
+            info.row_pitch, map.box_rows, map.box_cols
+        ));
+    }
+    Ok(tma::encode(&info))
 }
 
 fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
@@ -503,6 +593,15 @@ fn setup(
                 texture_slots.push(Some(textures.len() - 1));
                 (textures.len() as u64).to_le_bytes().to_vec()
             }
+            Bound::TensorMap(map) => {
+                global.push(Alloc::new(
+                    format!("global tensor arg{i}"),
+                    map.data.clone(),
+                ));
+                buffer_slots.push(Some(global.len() - 1));
+                texture_slots.push(None);
+                tensor_map_param(map, memory::generic(Space::Global, global.len() - 1, 0))?
+            }
         };
         let mut a = Alloc::new(format!("parameter {pname}"), bytes);
         a.read_only = true;
@@ -561,12 +660,13 @@ fn setup(
         };
         var_loc.push(loc);
     }
-    if shared_template.len() > memory::MAX_SPACE_ALLOCS
+    if shared_template.len() > memory::BLOCK_SHARED_ALLOCS
         || constant.len() > memory::MAX_SPACE_ALLOCS
         || global.len() > 0xfffe
     {
         return Err("too many variables for the emulator's address windows".into());
     }
+    let shared_base = memory::shared_window(&shared_template);
     Ok(Setup {
         kernel: kid,
         global,
@@ -577,5 +677,7 @@ fn setup(
         buffer_slots,
         textures,
         texture_slots,
+        cluster: [1; 3],
+        shared_base,
     })
 }

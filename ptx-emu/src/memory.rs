@@ -80,6 +80,52 @@ pub const SPACE_OFFSET_BITS: u32 = 20;
 /// The most allocations a compact space address can name.
 pub const MAX_SPACE_ALLOCS: usize = (1 << (32 - SPACE_OFFSET_BITS)) - 1;
 
+/// The most shared allocations (variables) of one block: a shared
+/// allocation index past them names a block of the cluster as well (see
+/// [`cluster_index`]).
+pub const BLOCK_SHARED_ALLOCS: usize = 255;
+/// The shared allocation indices of one block of a cluster.
+const RANK_STRIDE: usize = BLOCK_SHARED_ALLOCS + 1;
+/// The most blocks of a cluster: CUDA's portable limit (a compact shared
+/// address has room for 15).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
+
+/// The shared allocation index that names allocation `index` of the block
+/// of rank `rank` in the cluster (what `mapa` gives). The indices below
+/// [`RANK_STRIDE`] name the accessing block's own allocations, so the
+/// addresses of a kernel without clusters are unchanged, and both kinds of
+/// address, generic and compact, carry the rank with the index.
+pub fn cluster_index(rank: usize, index: usize) -> usize {
+    (rank + 1) * RANK_STRIDE + index % RANK_STRIDE
+}
+
+/// Splits a shared allocation index into the rank of the block it names
+/// (`None`: the accessing block) and the allocation in that block.
+pub fn split_cluster_index(index: usize) -> (Option<usize>, usize) {
+    match index / RANK_STRIDE {
+        0 => (None, index),
+        r => (Some(r - 1), index % RANK_STRIDE),
+    }
+}
+
+/// Where each shared allocation of a block starts in its shared window:
+/// one after the other, each 128-byte aligned (TMA's alignment), as a GPU
+/// lays out a block's shared variables. A shared address's offset is the
+/// window's (the allocation's start plus the byte's offset in it), so the
+/// low 18 bits of a shared address name the byte as on a GPU: what a
+/// wgmma matrix descriptor keeps of the address (`exec/tensor.rs`).
+pub fn shared_window(allocs: &[Alloc]) -> Vec<u64> {
+    let mut next = 0u64;
+    allocs
+        .iter()
+        .map(|a| {
+            let base = next;
+            next = (base + a.bytes.len() as u64).next_multiple_of(128);
+            base
+        })
+        .collect()
+}
+
 /// What `cvta` gives for an address outside the window (or the space) it
 /// converts: PTX leaves the result undefined and does not trap, and
 /// compilers run `cvta` speculatively (above the `isspacep` test that guards
@@ -262,5 +308,20 @@ mod tests {
             .unwrap_err()
             .contains("window of shared"));
         assert_eq!(decode_generic(s), None);
+    }
+
+    #[test]
+    fn a_cluster_index_names_a_rank_and_round_trips_through_both_kinds() {
+        assert_eq!(split_cluster_index(3), (None, 3));
+        let i = cluster_index(5, 3);
+        assert_eq!(split_cluster_index(i), (Some(5), 3));
+        // mapa of an address that already names a rank re-targets it.
+        assert_eq!(split_cluster_index(cluster_index(0, i)), (Some(0), 3));
+        let last = cluster_index(MAX_CLUSTER_BLOCKS as usize - 1, BLOCK_SHARED_ALLOCS);
+        let s = space_addr(Space::Shared, last, 12);
+        assert!(s < 1 << 32);
+        assert_eq!(decode_space(Space::Shared, s).unwrap().index, last);
+        let g = generic(Space::Shared, last, 12);
+        assert_eq!(decode_generic(g).unwrap().index, last);
     }
 }

@@ -115,6 +115,18 @@ pub enum Sreg {
     LaneMask(&'static str),
     DynSmem,
     TotalSmem,
+    /// `%cluster_ctarank`: the block's rank in its cluster.
+    ClusterCtaRank,
+    /// `%cluster_nctarank`: the blocks of a cluster.
+    ClusterNCtaRank,
+    /// `%clusterid`: the cluster's index in the grid of clusters.
+    ClusterId(usize),
+    /// `%nclusterid`: the grid of clusters.
+    NClusterId(usize),
+    /// `%cluster_ctaid`: the block's index in its cluster.
+    ClusterCtaid(usize),
+    /// `%cluster_nctaid`: the cluster's shape.
+    ClusterNCtaid(usize),
     /// `%smid`, `%gridid` and the like: a constant.
     Const(u64),
 }
@@ -154,8 +166,8 @@ pub enum Operand {
     Prototype,
     Sink,
     /// `[%rd, {x, y}]`: a texture or surface object and its coordinates
-    /// (`tex`, `suld`, `sust`); also a TMA copy's tensor-map address, which
-    /// decoding refuses.
+    /// (`tex`, `suld`, `sust`); also a TMA copy's tensor-map address and
+    /// its box's coordinates (`cp.async.bulk.tensor`).
     Handle(Box<Operand>, Vec<Operand>),
 }
 
@@ -277,14 +289,18 @@ fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
         "%lanemask_ge" => Sreg::LaneMask("ge"),
         "%dynamic_smem_size" => Sreg::DynSmem,
         "%total_smem_size" => Sreg::TotalSmem,
-        "%smid" | "%gridid" | "%globaltimer_hi" | "%cluster_ctarank" => Sreg::Const(0),
-        "%nsmid" | "%cluster_nctarank" => Sreg::Const(1),
-        // Clusters of one block (run_ptx refuses kernels with bigger ones):
-        // each block is its own cluster.
-        "%clusterid" => Sreg::Ctaid(dim()),
-        "%nclusterid" => Sreg::Nctaid(dim()),
-        "%cluster_ctaid" | "%is_explicit_cluster" => Sreg::Const(0),
-        "%cluster_nctaid" => Sreg::Const(1),
+        "%smid" | "%gridid" | "%globaltimer_hi" => Sreg::Const(0),
+        "%nsmid" => Sreg::Const(1),
+        // The kernel's cluster shape (`.reqnctapercluster`, else one block).
+        "%cluster_ctarank" => Sreg::ClusterCtaRank,
+        "%cluster_nctarank" => Sreg::ClusterNCtaRank,
+        "%clusterid" => Sreg::ClusterId(dim()),
+        "%nclusterid" => Sreg::NClusterId(dim()),
+        "%cluster_ctaid" => Sreg::ClusterCtaid(dim()),
+        "%cluster_nctaid" => Sreg::ClusterNCtaid(dim()),
+        // Launches are never cluster launches of the driver's
+        // `cudaLaunchKernelEx` kind here.
+        "%is_explicit_cluster" => Sreg::Const(0),
         // PTX's predefined constant.
         "WARP_SZ" => Sreg::Const(32),
         _ => return None,
@@ -585,8 +601,12 @@ impl Scope<'_> {
             name,
             funcs: self.callees,
         };
+        // An object with coordinates: a texture or surface, or a TMA copy's
+        // tensor map (`cp.async.bulk.tensor`).
         let object = args.iter().any(|a| matches!(a, Operand::Handle(..)));
-        let decoded = if object && !matches!(i.opcode.as_str(), "tex" | "suld" | "sust") {
+        let takes_object = matches!(i.opcode.as_str(), "tex" | "suld" | "sust")
+            || i.opcode == "cp" && i.mods.iter().any(|m| m == ".tensor");
+        let decoded = if object && !takes_object {
             Err(decode::unsupported("a tensor-map address `[tmap, {...}]`"))
         } else {
             decode::decode(&parts)

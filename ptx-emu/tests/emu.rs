@@ -649,3 +649,309 @@ fn printf_through_a_bad_buffer_is_a_fault() {
     assert_eq!(f.kind, FaultKind::NullPointer, "{f}");
     assert!(f.message.contains("arguments of `printf`"), "{f}");
 }
+
+/// A kernel `k(.param .u64 out)` in clusters of `cluster` blocks (x only),
+/// on a grid of `grid` blocks of `threads` threads, with a zeroed `out` of
+/// `n` u32 words.
+fn run_cluster(
+    cluster: u32,
+    grid: u32,
+    threads: u32,
+    body: &str,
+    n: usize,
+) -> Result<Vec<u32>, RunError> {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)\n.explicitcluster\n\
+         .reqnctapercluster {cluster}, 1, 1\n{{\n\
+         .reg .pred %p<8>; .reg .b32 %r<32>; .reg .b64 %rd<16>;\n\
+         .shared .align 4 .b8 buf[64];\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n\
+         {body}\n ret;\n}}\n"
+    );
+    let config = LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_ptx(&src, "k", &[KernelArg::Buffer(vec![0; n * 4])], &config)?;
+    let bytes = out.buffers[0].clone().expect("a buffer");
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+/// Clusters of several blocks run together: the cluster registers follow
+/// `.reqnctapercluster`, each block writes its own shared memory, and after
+/// the cluster barrier every thread reads its right neighbour's (rank + 1,
+/// wrapping) through `mapa`, both with a generic address and with a
+/// `.shared::cluster` one. A generic read of the neighbour's value before
+/// the barrier would see zeros, so the barrier must hold the blocks.
+#[test]
+fn clusters_share_memory_through_mapa_after_the_cluster_barrier() {
+    // out[4 * ctaid..] = rank, nctarank, clusterid, cluster_ctaid, and
+    // out[32 + 4 * ctaid + tid] = the neighbour's buf[tid].
+    let body = "\
+        mad.lo.s32 %r3, %r2, 100, %r1;\n\
+        mov.u32 %r4, buf;\n shl.b32 %r5, %r1, 2;\n add.s32 %r6, %r4, %r5;\n\
+        st.shared.u32 [%r6], %r3;\n\
+        barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;\n\
+        mov.u32 %r7, %cluster_ctarank;\n mov.u32 %r8, %cluster_nctarank;\n\
+        add.s32 %r9, %r7, 1;\n rem.u32 %r9, %r9, %r8;\n\
+        mapa.shared::cluster.u32 %r10, %r6, %r9;\n\
+        ld.shared::cluster.u32 %r11, [%r10];\n\
+        cvt.u64.u32 %rd4, %r6;\n cvta.shared.u64 %rd5, %rd4;\n\
+        mapa.u64 %rd6, %rd5, %r9;\n ld.u32 %r12, [%rd6];\n\
+        setp.ne.s32 %p1, %r11, %r12;\n @%p1 trap;\n\
+        mad.lo.s32 %r13, %r2, 4, %r1;\n add.s32 %r13, %r13, 32;\n\
+        mul.wide.u32 %rd7, %r13, 4;\n add.s64 %rd8, %rd1, %rd7;\n st.global.u32 [%rd8], %r11;\n\
+        shl.b32 %r14, %r2, 2;\n mul.wide.u32 %rd9, %r14, 4;\n add.s64 %rd10, %rd1, %rd9;\n\
+        mov.u32 %r15, %clusterid.x;\n mov.u32 %r16, %cluster_ctaid.x;\n\
+        st.global.v4.u32 [%rd10], {%r7, %r8, %r15, %r16};\n\
+        barrier.cluster.arrive;\n barrier.cluster.wait;";
+    let out = run_cluster(4, 8, 4, body, 64).unwrap_or_else(|e| panic!("{e}"));
+    for cta in 0..8u32 {
+        let (cluster, rank) = (cta / 4, cta % 4);
+        let at = (4 * cta) as usize;
+        assert_eq!(out[at..at + 4], [rank, 4, cluster, rank], "block {cta}");
+        let neighbour = cluster * 4 + (rank + 1) % 4;
+        for tid in 0..4 {
+            let got = out[32 + (4 * cta + tid) as usize];
+            assert_eq!(got, neighbour * 100 + tid, "block {cta} thread {tid}");
+        }
+    }
+}
+
+/// The cluster's launch rules and barrier misuse: a grid that is not made of
+/// whole clusters, a thread that waits without arriving, and a block that
+/// waits at `bar.sync` while its other threads wait for the cluster (a
+/// deadlock on a GPU) are errors, not hangs.
+#[test]
+fn cluster_launch_errors_and_barrier_misuse() {
+    let err = run_cluster(2, 3, 1, "", 4).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not a multiple of the cluster's 2"),
+        "{err}"
+    );
+    let err = run_cluster(16, 16, 1, "", 4).unwrap_err();
+    assert!(err.to_string().contains("1 to 8 blocks"), "{err}");
+    let remote = "mov.u32 %r3, buf;\n mapa.shared::cluster.u32 %r4, %r3, 2;\n\
+                  ld.shared::cluster.u32 %r5, [%r4];";
+    let Err(RunError::Fault(f)) = run_cluster(2, 2, 1, remote, 4) else {
+        panic!("a rank outside the cluster is reached")
+    };
+    assert!(f.message.contains("rank 2 of the cluster"), "{f}");
+    let Err(RunError::Fault(f)) = run_cluster(2, 2, 1, "barrier.cluster.wait;", 4) else {
+        panic!("a wait without an arrival runs")
+    };
+    assert!(
+        f.message.contains("without a `barrier.cluster.arrive`"),
+        "{f}"
+    );
+    let deadlock = "setp.eq.u32 %p1, %r1, 0;\n @%p1 bra WAIT;\n bar.sync 0;\n\
+                    WAIT: barrier.cluster.arrive; barrier.cluster.wait;";
+    let Err(RunError::Fault(f)) = run_cluster(2, 2, 2, deadlock, 4) else {
+        panic!("a deadlock runs")
+    };
+    assert_eq!(f.kind, FaultKind::BarrierDivergence, "{f}");
+    assert!(f.message.contains("deadlock"), "{f}");
+}
+
+/// The mbarrier's transaction count: bytes completed before they are
+/// expected leave it negative, and the phase ends only when the arrivals
+/// and the bytes are both in; `cp.async.bulk` into shared memory completes
+/// its bytes at the mbarrier, and out of it in a bulk group.
+#[test]
+fn mbarrier_transactions_and_bulk_copies() {
+    let decls = ".shared .align 16 .b8 sbuf[64];\n.shared .align 8 .b64 bar;";
+    let body = "\
+        st.global.v4.u32 [%rd1+64], {1, 2, 3, 4};\n st.global.v4.u32 [%rd1+80], {5, 6, 7, 8};\n\
+        mbarrier.init.shared.b64 [bar], 1;\n\
+        mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 16;\n\
+        mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n\
+        selp.u32 %r2, 1, 0, %p1;\n st.global.u32 [%rd1], %r2;\n\
+        mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [bar], 16;\n\
+        mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n\
+        selp.u32 %r2, 1, 0, %p1;\n st.global.u32 [%rd1+4], %r2;\n\
+        mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [bar], 32;\n\
+        mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 1;\n\
+        selp.u32 %r2, 1, 0, %p1;\n st.global.u32 [%rd1+8], %r2;\n\
+        add.s64 %rd5, %rd1, 64;\n\
+        cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [sbuf], [%rd5], 32, [bar];\n\
+        mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 1;\n\
+        selp.u32 %r2, 1, 0, %p1;\n st.global.u32 [%rd1+12], %r2;\n\
+        add.s64 %rd6, %rd1, 128;\n\
+        cp.async.bulk.global.shared::cta.bulk_group [%rd6], [sbuf], 32;\n\
+        cp.async.bulk.commit_group;\n cp.async.bulk.wait_group 0;";
+    let out = run_body(decls, body, 1, 40).unwrap_or_else(|e| panic!("{e}"));
+    // Phase 0 waits for its arrival after its bytes; phase 1 for its bytes.
+    assert_eq!(out[..4], [0, 1, 0, 1]);
+    assert_eq!(out[32..40], [1, 2, 3, 4, 5, 6, 7, 8]);
+    // A misaligned bulk copy is a fault.
+    let f = fault(
+        decls,
+        "add.s64 %rd5, %rd1, 8;\n cp.async.bulk.global.shared::cta.bulk_group [%rd5], [sbuf], 16;",
+        1,
+    );
+    assert_eq!(f.kind, FaultKind::Misaligned, "{f}");
+}
+
+/// A TMA copy reads the emulator's own tensor map (what `KernelArg::TensorMap`
+/// binds): a box that hangs over the matrix's edge loads zeros there and
+/// stores only the elements inside. A map of other bytes is refused.
+#[test]
+fn tma_copies_boxes_through_the_emulators_tensor_map() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .align 64 .b8 inm[128], .param .align 64 .b8 outm[128])\n{{\n\
+         .reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+         .shared .align 128 .b8 tile[64];\n .shared .align 8 .b64 bar;\n\
+         mov.b64 %rd1, inm;\n cvta.param.u64 %rd2, %rd1;\n\
+         mbarrier.init.shared.b64 [bar], 1;\n\
+         mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 64;\n\
+         cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2, {{5, 1}}], [bar];\n\
+         mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n\
+         @!%p1 trap;\n\
+         mov.b64 %rd4, outm;\n cvta.param.u64 %rd5, %rd4;\n\
+         cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd5, {{1, 2}}], [tile];\n\
+         ret;\n}}\n"
+    );
+    // A 4 x 8 matrix of u32 (rows x cols), boxes of 4 x 4.
+    let matrix =
+        |f: &dyn Fn(u32) -> u32| -> Vec<u8> { (0..32).flat_map(|i| f(i).to_le_bytes()).collect() };
+    let map = |data: Vec<u8>| {
+        KernelArg::TensorMap(ptx_emu::TensorMapArg {
+            data,
+            elem_bytes: 4,
+            rows: 4,
+            cols: 8,
+            box_rows: 4,
+            box_cols: 4,
+        })
+    };
+    let args = [map(matrix(&|i| i + 1)), map(matrix(&|_| 0))];
+    let out = run_ptx(&src, "k", &args, &LaunchConfig::default()).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<u32> = out.buffers[1]
+        .as_ref()
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // The box loaded at column 5, row 1: rows 1..4 of columns 5..8 (row 4
+    // and column 8 are outside: zeros); stored at column 1, row 2: its
+    // first two rows land in rows 2..3 of columns 1..4.
+    let mut want = vec![0u32; 32];
+    for r in 0..2 {
+        for c in 0..4 {
+            let inside = 5 + c < 8;
+            want[(2 + r) * 8 + 1 + c] = if inside {
+                ((1 + r) * 8 + 5 + c + 1) as u32
+            } else {
+                0
+            };
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(out.buffers[0].as_deref(), Some(&matrix(&|i| i + 1)[..]));
+    let zeros = [
+        KernelArg::Buffer(vec![0; 128]),
+        KernelArg::Buffer(vec![0; 128]),
+    ];
+    let err = run_ptx(&src, "k", &zeros, &LaunchConfig::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("not made by the emulator"),
+        "{err}"
+    );
+}
+
+/// `wgmma.mma_async` m64n8k16 on one warpgroup: A (64 x 16) and B (8 x 16,
+/// N x K) are placed in shared memory by the documented K-major core-matrix
+/// layout, computed here (the one shared variable starts the shared
+/// window, so its descriptors' start addresses are 0 and 2048); with
+/// `scale-d` true and `imm-scale-a` -1, D = 1 - A * B, read back through the
+/// PTX ISA's accumulator layout.
+#[test]
+fn wgmma_reads_descriptors_and_keeps_the_accumulator_layout() {
+    // Byte offset of element (row, k) with core matrices along K `lbo`
+    // apart and along the rows `sbo` apart.
+    let k_major = |row: usize, k: usize, lbo: usize, sbo: usize| {
+        (row / 8) * sbo + (k / 8) * lbo + (row % 8) * 16 + (k % 8) * 2
+    };
+    let a = |m: usize, k: usize| ((m + 2 * k) % 5) as f32;
+    let b = |n: usize, k: usize| ((n * k + 1) % 3) as f32 - 1.0;
+    // f16 bits of a small integer (exact).
+    let half = |x: f32| -> u16 {
+        if x == 0.0 {
+            return 0;
+        }
+        let (sign, mag) = (if x < 0.0 { 0x8000 } else { 0 }, x.abs());
+        let e = mag.log2().floor() as i32;
+        let frac = ((mag / 2f32.powi(e) - 1.0) * 1024.0) as u16;
+        sign | (((e + 15) as u16) << 10) | frac
+    };
+    let mut smem = vec![0u8; 2304];
+    for m in 0..64 {
+        for k in 0..16 {
+            let at = k_major(m, k, 128, 256);
+            smem[at..at + 2].copy_from_slice(&half(a(m, k)).to_le_bytes());
+        }
+    }
+    for n in 0..8 {
+        for k in 0..16 {
+            let at = 2048 + k_major(n, k, 128, 256);
+            smem[at..at + 2].copy_from_slice(&half(b(n, k)).to_le_bytes());
+        }
+    }
+    let desc = |start: u64| (start >> 4) | ((128 >> 4) << 16) | ((256 >> 4) << 32);
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 in)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<16>; .reg .f32 %f<8>;\n\
+         .shared .align 128 .b8 sbuf[2304];\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         ld.param.u64 %rd2, [in];\n cvta.to.global.u64 %rd2, %rd2;\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %r1;\n mov.u32 %r3, sbuf;\n\
+         COPY: setp.ge.u32 %p1, %r2, 1152;\n @%p1 bra DONE;\n\
+         mul.wide.u32 %rd3, %r2, 2;\n add.s64 %rd4, %rd2, %rd3;\n ld.global.u16 %rs1, [%rd4];\n\
+         shl.b32 %r4, %r2, 1;\n add.s32 %r5, %r3, %r4;\n st.shared.u16 [%r5], %rs1;\n\
+         add.s32 %r2, %r2, 128;\n bra COPY;\n\
+         DONE: bar.sync 0;\n\
+         mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f3F800000;\n\
+         mov.f32 %f3, 0f3F800000;\n mov.f32 %f4, 0f3F800000;\n\
+         mov.b64 %rd5, {};\n mov.b64 %rd6, {};\n setp.ne.u32 %p2, 1, 0;\n\
+         wgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f1, %f2, %f3, %f4}}, %rd5, %rd6, %p2, -1, 1, 0, 0;\n\
+         wgmma.commit_group.sync.aligned;\n wgmma.wait_group.sync.aligned 0;\n\
+         shr.u32 %r6, %r1, 5;\n and.b32 %r7, %r1, 31;\n\
+         shr.u32 %r8, %r7, 2;\n mad.lo.s32 %r8, %r6, 16, %r8;\n\
+         and.b32 %r9, %r7, 3;\n shl.b32 %r9, %r9, 1;\n mad.lo.s32 %r10, %r8, 8, %r9;\n\
+         mul.wide.u32 %rd7, %r10, 4;\n add.s64 %rd8, %rd1, %rd7;\n\
+         st.global.f32 [%rd8], %f1;\n st.global.f32 [%rd8+4], %f2;\n\
+         st.global.f32 [%rd8+256], %f3;\n st.global.f32 [%rd8+260], %f4;\n\
+         ret;\n}}\n",
+        desc(0),
+        desc(2048)
+    )
+    .replace(".reg .f32 %f<8>;", ".reg .f32 %f<8>; .reg .b16 %rs<2>;");
+    let config = LaunchConfig {
+        block: [128, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let args = [
+        KernelArg::Buffer(vec![0; 64 * 8 * 4]),
+        KernelArg::Buffer(smem),
+    ];
+    let out = run_ptx(&src, "k", &args, &config).unwrap_or_else(|e| panic!("{e}"));
+    let d: Vec<f32> = out.buffers[0]
+        .as_ref()
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for m in 0..64 {
+        for n in 0..8 {
+            let want = 1.0 - (0..16).map(|k| a(m, k) * b(n, k)).sum::<f32>();
+            assert_eq!(d[m * 8 + n], want, "D[{m}][{n}]");
+        }
+    }
+}

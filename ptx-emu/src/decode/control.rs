@@ -3,7 +3,7 @@
 
 use super::{unsupported, AtomOp, BarRed, Op, Parts, Shape, ShflMode, Tensor, VoteMode};
 use crate::program::{Kind, Operand, Sym, Ty};
-use Shape::{Addr, Dst, DstPair, Src};
+use Shape::{Addr, Dst, DstPair, Dsts, Src};
 
 /// Decodes `p` if it is one of this module's instructions.
 pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
@@ -51,6 +51,14 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         "redux" => redux(p)?,
         "match" => match_sync(p)?,
         "wmma" | "mma" | "ldmatrix" | "stmatrix" => Op::Tensor(tensor(p)?),
+        // The MMA runs when issued, so its fences and groups have nothing
+        // left to order or wait for.
+        "wgmma" if p.mods.has(".mma_async") => Op::Tensor(wgmma(p)?),
+        "wgmma"
+            if p.mods.has(".fence") || p.mods.has(".commit_group") || p.mods.has(".wait_group") =>
+        {
+            Op::Nop
+        }
         "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
         | "pmevent" | "brkpt" | "setmaxnreg" => Op::Nop,
         _ => return Ok(None),
@@ -138,6 +146,17 @@ fn call(p: &Parts) -> Result<Op, String> {
 
 /// `bar.sync`/`barrier.sync` (block-wide), `bar.red.OP`, `bar.warp.sync`.
 fn barrier(p: &Parts) -> Result<Op, String> {
+    // `barrier.cluster.arrive[.release|.relaxed][.aligned]` and
+    // `barrier.cluster.wait[.acquire][.aligned]`.
+    if p.mods.has(".cluster") {
+        return if p.mods.has(".arrive") {
+            Ok(Op::ClusterArrive)
+        } else if p.mods.has(".wait") {
+            Ok(Op::ClusterWait)
+        } else {
+            Err(p.unsupported())
+        };
+    }
     if p.mods.has(".warp") {
         p.expect(&[Src])?;
         return Ok(Op::WarpSync);
@@ -364,5 +383,72 @@ fn matrix(p: &Parts) -> Result<Tensor, String> {
         num,
         trans: p.mods.has(".trans"),
         space: p.mods.space(),
+    })
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16} {d},
+/// a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a,
+/// imm-trans-b`: A and B from shared memory through matrix descriptors,
+/// both K-major (no transpose), f32 accumulators.
+fn wgmma(p: &Parts) -> Result<Tensor, String> {
+    let n = p
+        .mods
+        .0
+        .iter()
+        .find_map(|m| {
+            m.strip_prefix(".m64n")?
+                .strip_suffix("k16")?
+                .parse::<u32>()
+                .ok()
+        })
+        .filter(|n| (8..=256).contains(n) && n % 8 == 0)
+        .ok_or_else(|| unsupported(format!("`{}` (only m64nNk16)", p.name)))?;
+    let tys = p.mods.types();
+    let f32 = tys
+        .first()
+        .is_some_and(|t| t.kind == Kind::F && t.bits == 32);
+    let bf16 = tys.iter().skip(1).all(|t| t.kind == Kind::BF);
+    let f16 = tys
+        .iter()
+        .skip(1)
+        .all(|t| t.kind == Kind::F && t.bits == 16);
+    if !f32
+        || tys.len() != 3
+        || !(bf16 || f16)
+        || p.mods.0.iter().any(|m| m.starts_with(".satfinite"))
+    {
+        return Err(unsupported(format!(
+            "`{}` (f16/bf16 inputs, f32 accumulators)",
+            p.name
+        )));
+    }
+    fragment(p, 0, (n / 2) as usize, true)?;
+    // A from registers (`{a..}`) is a form of its own.
+    p.expect(&[Dsts, Src, Src, Src])?;
+    let imm = |k: usize| match p.args.get(k) {
+        Some(Operand::Imm(v)) => Some(*v),
+        _ => None,
+    };
+    let scale = |k: usize| match imm(k) {
+        Some(1) => Ok(false),
+        Some(-1) => Ok(true),
+        _ => Err(unsupported(format!(
+            "operand {} of `{}` (not 1 or -1)",
+            k + 1,
+            p.name
+        ))),
+    };
+    let (neg_a, neg_b) = (scale(4)?, scale(5)?);
+    if imm(6) != Some(0) || imm(7) != Some(0) {
+        return Err(unsupported(format!(
+            "`{}` with a transposed (MN-major) operand",
+            p.name
+        )));
+    }
+    Ok(Tensor::Wgmma {
+        n,
+        bf16,
+        neg_a,
+        neg_b,
     })
 }

@@ -44,6 +44,15 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         "atom" | "red" => atomic(p)?,
         "mbarrier" => mbarrier(p)?,
         "cp" => cp_async(p)?,
+        "mapa" => {
+            let ty = p.ty()?;
+            let space = p.mods.space();
+            if !matches!(space, None | Some(Space::Shared)) {
+                return Err(p.unsupported());
+            }
+            p.expect(&[Dst, Src, Src])?;
+            Op::Mapa { ty, space }
+        }
         _ => return Ok(None),
     };
     Ok(Some(op))
@@ -157,21 +166,29 @@ fn mbarrier(p: &Parts) -> Result<Op, String> {
     } else if p.mods.has(".test_wait") || p.mods.has(".try_wait") {
         p.expect(&[Dst, Addr, Src])?;
         Mbar::Wait
+    } else if p.mods.has(".expect_tx") || p.mods.has(".complete_tx") {
+        p.expect(&[Addr, Src])?;
+        Mbar::Tx {
+            complete: p.mods.has(".complete_tx"),
+        }
     } else {
         return Err(p.unsupported());
     };
     Ok(Op::Mbarrier { op, space })
 }
 
-/// `cp.async` of 4, 8 or 16 bytes, and its group bookkeeping. Threads run
-/// one at a time, so a copy is done when issued and the groups have
-/// nothing left to wait for; the bulk and mbarrier forms are not emulated.
+/// `cp.async` of 4, 8 or 16 bytes, the bulk copies, and their group
+/// bookkeeping. Threads run one at a time, so a copy is done when issued
+/// and the groups have nothing left to wait for.
 fn cp_async(p: &Parts) -> Result<Op, String> {
-    if !p.mods.has(".async") || p.mods.has(".bulk") || p.mods.has(".mbarrier") {
+    if !p.mods.has(".async") || p.mods.has(".mbarrier") && !p.mods.has(".bulk") {
         return Err(unsupported(format!("the instruction `{}`", p.name)));
     }
     if p.mods.has(".commit_group") || p.mods.has(".wait_group") || p.mods.has(".wait_all") {
         return Ok(Op::Nop);
+    }
+    if p.mods.has(".bulk") {
+        return bulk(p);
     }
     p.expect(&[Addr, Addr])?;
     let size = match p.args.get(2) {
@@ -188,4 +205,81 @@ fn cp_async(p: &Parts) -> Result<Op, String> {
         ));
     }
     Ok(Op::CpAsync { size })
+}
+
+/// The modifiers of a bulk copy that change nothing here: the shape's
+/// default mode, the completion mechanisms (done when issued) and the
+/// cache hint (whose operand is not read).
+const BULK_MODIFIERS: &[&str] = &[
+    ".async",
+    ".bulk",
+    ".tensor",
+    ".2d",
+    ".tile",
+    ".global",
+    ".shared::cta",
+    ".shared::cluster",
+    ".mbarrier::complete_tx::bytes",
+    ".bulk_group",
+    ".L2::cache_hint",
+];
+
+/// `cp.async.bulk.tensor.2d` (tiled, to or from shared memory through a
+/// tensor map) and `cp.async.bulk` (a byte count), with the completion the
+/// direction has: an mbarrier's transaction count for a copy into shared
+/// memory, a bulk group for one out of it.
+fn bulk(p: &Parts) -> Result<Op, String> {
+    if let Some(m) = p
+        .mods
+        .0
+        .iter()
+        .find(|m| !BULK_MODIFIERS.contains(&m.as_str()))
+    {
+        return Err(unsupported(format!("`{m}` of `{}`", p.name)));
+    }
+    let spaces: Vec<Space> = p.mods.0.iter().filter_map(|m| Space::from_mod(m)).collect();
+    let [dst, src] = spaces[..] else {
+        return Err(unsupported(format!(
+            "`{}` without its two state spaces",
+            p.name
+        )));
+    };
+    let mbar = p.mods.has(".mbarrier::complete_tx::bytes");
+    // Into shared memory completes at an mbarrier, out of it in a group.
+    if (dst == Space::Shared) != mbar || mbar == p.mods.has(".bulk_group") {
+        return Err(p.unsupported());
+    }
+    if p.mods.has(".tensor") {
+        if !p.mods.has(".2d") {
+            return Err(unsupported(format!("`{}` (only 2-D tensor maps)", p.name)));
+        }
+        // A load: [dst], [map, {x, y}], [mbar]; a store: [map, {x, y}], [src].
+        let (map_at, addrs): (usize, &[usize]) = if mbar { (1, &[0, 2]) } else { (0, &[1]) };
+        let is_map = matches!(p.args.get(map_at), Some(Operand::Handle(_, c)) if c.len() == 2);
+        let addrs_ok = addrs
+            .iter()
+            .all(|&i| p.args.get(i).is_some_and(|o| Addr.accepts(o)));
+        if !is_map || !addrs_ok {
+            return Err(unsupported(format!(
+                "the operands of `{}` (a tensor map with two coordinates, and addresses)",
+                p.name
+            )));
+        }
+        let load = match (dst, src) {
+            (Space::Shared, Space::Global) => true,
+            (Space::Global, Space::Shared) => false,
+            _ => return Err(p.unsupported()),
+        };
+        return Ok(Op::BulkTensor { load });
+    }
+    if mbar {
+        p.expect(&[Addr, Addr, Src, Addr])?;
+    } else {
+        p.expect(&[Addr, Addr, Src])?;
+    }
+    match (dst, src) {
+        (Space::Shared, Space::Global | Space::Shared) | (Space::Global, Space::Shared) => {}
+        _ => return Err(p.unsupported()),
+    }
+    Ok(Op::Bulk { dst, src, mbar })
 }

@@ -270,6 +270,19 @@ pub enum Op {
     },
     /// `bar.warp.sync`.
     WarpSync,
+    /// `barrier.cluster.arrive`: the thread arrives at its cluster's
+    /// barrier and goes on.
+    ClusterArrive,
+    /// `barrier.cluster.wait`: the thread waits until every thread of the
+    /// cluster has arrived in the phase of its own arrival.
+    ClusterWait,
+    /// `mapa[.shared::cluster].{u32,u64} d, a, rank`: the address of the
+    /// shared variable at `a` in the block of the cluster with that rank
+    /// (`space`: `None` for generic addresses).
+    Mapa {
+        ty: Ty,
+        space: Option<Space>,
+    },
     Shfl(ShflMode),
     Vote(VoteMode),
     Activemask,
@@ -292,6 +305,19 @@ pub enum Op {
     /// `cp.async` of `size` bytes from global to shared memory.
     CpAsync {
         size: u64,
+    },
+    /// `cp.async.bulk.tensor.2d` through a tensor map (`crate::tma`):
+    /// `load`, a box of the global matrix into shared memory, completing
+    /// its bytes at an mbarrier; else the inverse, from shared memory.
+    BulkTensor {
+        load: bool,
+    },
+    /// `cp.async.bulk` of a byte count (the third operand) from `src` to
+    /// `dst`; `mbar`: completing its bytes at the mbarrier of the fourth.
+    Bulk {
+        dst: Space,
+        src: Space,
+        mbar: bool,
     },
     /// Instructions with no effect in this model (fences, hints, and the
     /// `cp.async` group bookkeeping, since copies complete when issued).
@@ -559,6 +585,11 @@ pub enum Mbar {
     },
     /// `test_wait` and `try_wait` (with or without `.parity`).
     Wait,
+    /// `expect_tx` (more transaction bytes for the current phase) and
+    /// `complete_tx` (`complete`: bytes that have arrived).
+    Tx {
+        complete: bool,
+    },
 }
 
 /// `testp`'s classes.
@@ -590,6 +621,15 @@ pub enum Tensor {
     WmmaMma { bf16: bool },
     /// `mma.sync.aligned.m16n8k16.row.col` likewise.
     Mma { bf16: bool },
+    /// `wgmma.mma_async` `.m64n{n}k16` with f16 (`bf16: false`) or bf16
+    /// A and B read through shared-memory matrix descriptors, f32
+    /// accumulators; `neg_a`/`neg_b`: the operand's scale is -1.
+    Wgmma {
+        n: u32,
+        bf16: bool,
+        neg_a: bool,
+        neg_b: bool,
+    },
     /// `ldmatrix`/`stmatrix` `.m8n8.x{num}[.trans].b16`.
     Matrix {
         store: bool,

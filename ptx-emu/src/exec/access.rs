@@ -6,7 +6,7 @@ use crate::decode::{Atom, AtomOp, Mbar};
 use crate::memory::{self, Space};
 use crate::ops;
 use crate::program::{Inst, Operand, Ty};
-use crate::FaultKind;
+use crate::{tma, FaultKind};
 
 /// The elements of a scalar or `{...}` vector operand.
 fn elements(o: &Operand) -> &[Operand] {
@@ -80,6 +80,39 @@ impl Exec<'_> {
             }
         };
         self.put(t, inst, r, ty)
+    }
+
+    /// `mapa`: the same shared variable's byte in the block of the cluster
+    /// whose rank the third operand gives, as an address of the same kind
+    /// (generic, or `.shared::cluster`). An address that is not in shared
+    /// memory maps to one no access can use, as `cvta` does.
+    pub(super) fn mapa(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        ty: Ty,
+        space: Option<Space>,
+    ) -> R<Flow> {
+        let a = self.get(t, arg(inst, 1)?, ty)?;
+        let rank = self.get(t, arg(inst, 2)?, Ty::U32)? as usize;
+        let mapped = match space {
+            None => match memory::decode_generic(a) {
+                Some(l) if l.space == Space::Shared => {
+                    let index = memory::cluster_index(rank, l.index);
+                    memory::generic(Space::Shared, index, l.offset)
+                }
+                _ => memory::BAD_CONVERSION,
+            },
+            Some(_) => match memory::decode_space(Space::Shared, a) {
+                Ok(l) => memory::space_addr(
+                    Space::Shared,
+                    memory::cluster_index(rank, l.index),
+                    l.offset,
+                ),
+                Err(_) => memory::BAD_CONVERSION,
+            },
+        };
+        self.put(t, inst, mapped, ty)
     }
 
     /// `isspacep.SPACE p, a`: whether the generic address is in the window.
@@ -174,11 +207,10 @@ impl Exec<'_> {
         Ok(Flow::Next)
     }
 
-    /// `mbarrier.init/arrive[.expect_tx]/test_wait/try_wait[.parity]` on a
-    /// 64-bit object: bit 63 is the phase, bits 0..20 the arrivals still
-    /// expected, 20..40 the count of each phase, 40..63 the transaction
-    /// bytes still expected. A wait that finds its phase incomplete yields,
-    /// so the threads that will arrive get to run.
+    /// `mbarrier.init/arrive[.expect_tx]/test_wait/try_wait[.parity]`,
+    /// `expect_tx` and `complete_tx` on a 64-bit object ([`MbarState`]). A
+    /// wait that finds its phase incomplete yields, so the threads that will
+    /// arrive get to run.
     pub(super) fn mbarrier(
         &mut self,
         t: &mut Thread,
@@ -186,19 +218,23 @@ impl Exec<'_> {
         op: Mbar,
         space: Option<Space>,
     ) -> R<Flow> {
-        const COUNT: u64 = (1 << 20) - 1;
-        const TX: u64 = (1 << 23) - 1;
         match op {
             Mbar::Init => {
                 let addr = self.addr(t, arg(inst, 0)?)?;
                 let count = self.get(t, arg(inst, 1)?, Ty::B64)? & 0xffff_ffff;
-                if count == 0 || count > COUNT {
+                if count == 0 || count > MbarState::COUNT {
                     return Err(e(
                         FaultKind::Unsupported,
-                        format!("mbarrier count {count} is outside 1..={COUNT}"),
+                        format!("mbarrier count {count} is outside 1..={}", MbarState::COUNT),
                     ));
                 }
-                self.store(t, space, addr, 8, (count << 20) | count)?;
+                let init = MbarState {
+                    phase: 0,
+                    pending: count,
+                    count,
+                    tx: 0,
+                };
+                self.store(t, space, addr, 8, init.pack())?;
                 Ok(Flow::Next)
             }
             Mbar::Arrive { expect_tx } => {
@@ -208,26 +244,22 @@ impl Exec<'_> {
                 } else {
                     0
                 };
-                let state = self.load(t, space, addr, 8)?;
-                let (mut pending, count) = (state & COUNT, (state >> 20) & COUNT);
-                let mut bytes = (state >> 40) & TX;
-                if pending == 0 || count == 0 {
+                let mut state = self.mbar_state(t, inst, space, addr)?;
+                // The token is the phase the arrival belongs to.
+                let token = state.phase;
+                if state.pending == 0 {
                     return Err(e(
-                        FaultKind::Unsupported,
-                        format!("{}: the mbarrier was not initialized", inst.name),
+                        FaultKind::BarrierDivergence,
+                        format!(
+                            "{}: more arrivals in one phase than the mbarrier's count, {}",
+                            inst.name, state.count
+                        ),
                     ));
                 }
-                pending -= 1;
-                bytes = (bytes + tx).min(TX);
-                let mut phase = state >> 63;
-                if pending == 0 && bytes == 0 {
-                    phase ^= 1;
-                    pending = count;
-                }
-                let next = (phase << 63) | (bytes << 40) | (count << 20) | pending;
-                self.store(t, space, addr, 8, next)?;
-                // The token is the phase the arrival belongs to.
-                self.put(t, inst, state >> 63, Ty::B64)
+                state.pending -= 1;
+                state.add_tx(tx as i64);
+                self.store(t, space, addr, 8, state.settled().pack())?;
+                self.put(t, inst, token, Ty::B64)
             }
             Mbar::Wait => {
                 let addr = self.addr(t, arg(inst, 1)?)?;
@@ -235,11 +267,156 @@ impl Exec<'_> {
                 let want = self.get(t, arg(inst, 2)?, Ty::B64)? & 1;
                 let state = self.load(t, space, addr, 8)?;
                 // The phase `want` is over once the current phase differs.
-                let done = (state >> 63) != want;
+                let done = MbarState::unpack(state).phase != want;
                 self.put(t, inst, u64::from(done), Ty::PRED)?;
                 Ok(if done { Flow::Next } else { Flow::Yield })
             }
+            Mbar::Tx { complete } => {
+                let addr = self.addr(t, arg(inst, 0)?)?;
+                let bytes = (self.get(t, arg(inst, 1)?, Ty::B64)? & 0xffff_ffff) as i64;
+                let delta = if complete { -bytes } else { bytes };
+                self.mbarrier_tx(t, inst, space, addr, delta)?;
+                Ok(Flow::Next)
+            }
         }
+    }
+
+    /// The state of the initialized mbarrier at `addr`.
+    fn mbar_state(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        space: Option<Space>,
+        addr: u64,
+    ) -> R<MbarState> {
+        let state = MbarState::unpack(self.load(t, space, addr, 8)?);
+        if state.count == 0 {
+            return Err(e(
+                FaultKind::Unsupported,
+                format!("{}: the mbarrier was not initialized", inst.name),
+            ));
+        }
+        Ok(state)
+    }
+
+    /// Adds `delta` transaction bytes to the current phase of the mbarrier
+    /// at `addr` (negative: bytes that have arrived, `complete_tx`); the
+    /// phase ends when no arrival and no byte is pending.
+    pub(super) fn mbarrier_tx(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        space: Option<Space>,
+        addr: u64,
+        delta: i64,
+    ) -> R<()> {
+        let mut state = self.mbar_state(t, inst, space, addr)?;
+        state.add_tx(delta);
+        self.store(t, space, addr, 8, state.settled().pack())
+    }
+
+    /// `cp.async.bulk.tensor.2d`: the box at the coordinates, between the
+    /// tensor map's global matrix and shared memory, done at once; a load
+    /// fills elements outside the matrix with zeros and completes the box's
+    /// bytes at its mbarrier, a store skips them.
+    pub(super) fn bulk_tensor(&mut self, t: &mut Thread, inst: &Inst, load: bool) -> R<Flow> {
+        let (map_at, smem_at) = if load { (1, 0) } else { (0, 1) };
+        let Operand::Handle(map_addr, coords) = arg(inst, map_at)? else {
+            return Err(e(
+                FaultKind::Unsupported,
+                "a TMA copy without its tensor map",
+            ));
+        };
+        let map_addr = self.get(t, map_addr, Ty::B64)?;
+        let map = self.tensor_map(t, map_addr)?;
+        let coord = |ex: &Self, k: usize| -> R<i64> {
+            let op = coords
+                .get(k)
+                .ok_or_else(|| e(FaultKind::Unsupported, "a coordinate"))?;
+            Ok(i64::from(ex.get(t, op, Ty::S32)? as u32 as i32))
+        };
+        let (x, y) = (coord(self, 0)?, coord(self, 1)?);
+        let smem = self.addr(t, arg(inst, smem_at)?)?;
+        if smem % 16 != 0 {
+            return Err(e(
+                FaultKind::Misaligned,
+                format!("the shared memory of a TMA copy at {smem:#x} is not 16-byte aligned"),
+            ));
+        }
+        let size = u64::from(map.elem_bytes);
+        for (k, global) in tma::box_elements(&map, x, y).into_iter().enumerate() {
+            let shared = smem.wrapping_add(k as u64 * size);
+            if load {
+                let v = match global {
+                    Some(g) => self.load(t, Some(Space::Global), g, size)?,
+                    None => 0,
+                };
+                self.store(t, Some(Space::Shared), shared, size, v)?;
+            } else if let Some(g) = global {
+                let v = self.load(t, Some(Space::Shared), shared, size)?;
+                self.store(t, Some(Space::Global), g, size, v)?;
+            }
+        }
+        if load {
+            let mbar = self.addr(t, arg(inst, 2)?)?;
+            self.mbarrier_tx(
+                t,
+                inst,
+                Some(Space::Shared),
+                mbar,
+                -(map.box_bytes() as i64),
+            )?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// The emulator's tensor map at `addr`: a generic address (of the
+    /// `__grid_constant__` parameter, after `cvta.param`) or a `.param` one.
+    fn tensor_map(&mut self, t: &mut Thread, addr: u64) -> R<tma::MapInfo> {
+        let space = match memory::decode_generic(addr) {
+            Some(_) => None,
+            None => Some(Space::Param),
+        };
+        let mut bytes = Vec::with_capacity(tma::TENSOR_MAP_BYTES);
+        for off in (0..tma::TENSOR_MAP_BYTES as u64).step_by(8) {
+            let word = self.load(t, space, addr.wrapping_add(off), 8)?;
+            bytes.extend(word.to_le_bytes());
+        }
+        tma::decode(&bytes).map_err(|m| e(FaultKind::Unsupported, m))
+    }
+
+    /// `cp.async.bulk [dst], [src], size[, [mbar]]`: `size` bytes (a
+    /// multiple of 16, both addresses 16-byte aligned), done at once; into
+    /// shared memory, the bytes complete at the mbarrier.
+    pub(super) fn bulk(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        dst: Space,
+        src: Space,
+        mbar: bool,
+    ) -> R<Flow> {
+        let to = self.addr(t, arg(inst, 0)?)?;
+        let from = self.addr(t, arg(inst, 1)?)?;
+        let size = self.get(t, arg(inst, 2)?, Ty::U32)?;
+        if size % 16 != 0 || to % 16 != 0 || from % 16 != 0 {
+            return Err(e(
+                FaultKind::Misaligned,
+                format!(
+                    "a bulk copy of {size} bytes from {from:#x} to {to:#x}: the size and both \
+                     addresses must be multiples of 16"
+                ),
+            ));
+        }
+        for off in (0..size).step_by(8) {
+            let v = self.load(t, Some(src), from.wrapping_add(off), 8)?;
+            self.store(t, Some(dst), to.wrapping_add(off), 8, v)?;
+        }
+        if mbar {
+            let at = self.addr(t, arg(inst, 3)?)?;
+            self.mbarrier_tx(t, inst, Some(Space::Shared), at, -(size as i64))?;
+        }
+        Ok(Flow::Next)
     }
 
     /// `cp.async`: threads run one at a time, so the copy is done at once.
@@ -251,5 +428,52 @@ impl Exec<'_> {
             self.store(t, Some(Space::Shared), dst.wrapping_add(off), 4, v)?;
         }
         Ok(Flow::Next)
+    }
+}
+
+/// An mbarrier's 64 bits: bit 63 is the phase, bits 0..20 the arrivals
+/// still expected, 20..40 the count of each phase, and 40..63 the
+/// transaction count, signed (the bytes expected and not yet arrived; a
+/// copy may complete its bytes before its thread expects them).
+struct MbarState {
+    phase: u64,
+    pending: u64,
+    count: u64,
+    tx: i64,
+}
+
+impl MbarState {
+    const COUNT: u64 = (1 << 20) - 1;
+    const TX_BITS: u32 = 23;
+
+    fn unpack(v: u64) -> MbarState {
+        let field = (v >> 40) & ((1 << Self::TX_BITS) - 1);
+        MbarState {
+            phase: v >> 63,
+            pending: v & Self::COUNT,
+            count: (v >> 20) & Self::COUNT,
+            tx: ops::sext(field, Self::TX_BITS),
+        }
+    }
+
+    fn pack(&self) -> u64 {
+        let tx = (self.tx as u64) & ((1 << Self::TX_BITS) - 1);
+        (self.phase << 63) | (tx << 40) | (self.count << 20) | self.pending
+    }
+
+    /// Adds transaction bytes, kept within the field.
+    fn add_tx(&mut self, delta: i64) {
+        let limit = (1 << (Self::TX_BITS - 1)) - 1;
+        self.tx = (self.tx + delta).clamp(-limit, limit);
+    }
+
+    /// Ends the phase once nothing is pending: the next phase expects the
+    /// count's arrivals again.
+    fn settled(mut self) -> MbarState {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase ^= 1;
+            self.pending = self.count;
+        }
+        self
     }
 }

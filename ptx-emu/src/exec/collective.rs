@@ -6,7 +6,7 @@
 //! finished), else it is warp divergence. All lanes read their inputs
 //! before any writes its result.
 
-use super::{e, Exec, State, Thread};
+use super::{e, Exec, Flow, State, Thread, R};
 use crate::decode::{AtomOp, BarRed, Op, ShflMode, VoteMode};
 use crate::ops;
 use crate::program::{Inst, Operand, Ty};
@@ -261,6 +261,39 @@ impl Exec<'_> {
             threads[i].state = State::Running;
         }
         Ok(())
+    }
+
+    /// `barrier.cluster.arrive`: the thread counts in the cluster barrier's
+    /// phase and goes on. Arriving again before waiting is undefined in
+    /// PTX (the phase it would count in is ambiguous), so it is a fault.
+    pub(super) fn cluster_arrive(&mut self, t: &mut Thread) -> R<Flow> {
+        if t.cluster_arrived.is_some() {
+            return Err(e(
+                FaultKind::BarrierDivergence,
+                "the thread arrives at the cluster barrier again without a `barrier.cluster.wait` after its last arrival",
+            ));
+        }
+        t.cluster_arrived = Some(self.cluster_phase);
+        Ok(Flow::Next)
+    }
+
+    /// `barrier.cluster.wait`: goes on once the phase the thread arrived in
+    /// has ended, else waits for it (`exec::release_cluster_barrier`).
+    pub(super) fn cluster_wait(&mut self, t: &mut Thread) -> R<Flow> {
+        match t.cluster_arrived {
+            None => Err(e(
+                FaultKind::BarrierDivergence,
+                "`barrier.cluster.wait` without a `barrier.cluster.arrive` before it",
+            )),
+            Some(phase) if phase < self.cluster_phase => {
+                t.cluster_arrived = None;
+                Ok(Flow::Next)
+            }
+            Some(_) => {
+                t.state = State::AtClusterWait;
+                Ok(Flow::Stop)
+            }
+        }
     }
 
     /// The barrier instruction thread `t` waits at.

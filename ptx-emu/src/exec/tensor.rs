@@ -30,7 +30,7 @@
 
 use super::{arg, e, unsupported, Exec, FaultKind, RunError, Thread, R};
 use crate::decode::Tensor;
-use crate::memory::Space;
+use crate::memory::{self, Space};
 use crate::program::{Inst, Operand, Ty};
 
 /// A fault at one lane: the thread index and the error.
@@ -94,6 +94,48 @@ fn matmul(a: &[Vec<f32>], b: &[Vec<f32>], c: &mut [Vec<f32>]) {
     }
 }
 
+/// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+/// Format"): bits 0-13 hold the start address, 16-29 the leading byte
+/// offset and 32-45 the stride byte offset, each without its low 4 bits;
+/// bits 62-63 the swizzle mode (0: none).
+struct MatrixDesc {
+    start: u64,
+    leading: u64,
+    stride: u64,
+    swizzle: u64,
+}
+
+impl MatrixDesc {
+    fn decode(v: u64) -> MatrixDesc {
+        let field = |at: u32| ((v >> at) & 0x3fff) << 4;
+        MatrixDesc {
+            start: field(0),
+            leading: field(16),
+            stride: field(32),
+            swizzle: v >> 62,
+        }
+    }
+
+    /// The shared window offset of element (`row`, `k`) of a K-major
+    /// operand without swizzle: the matrix is made of 8 x 8 "core
+    /// matrices", each 8 rows of 16 contiguous bytes (8 16-bit elements
+    /// along K); core matrices adjacent along K are the leading byte offset
+    /// apart, those adjacent along M (or N) the stride byte offset.
+    fn k_major(&self, row: u32, k: u32) -> u64 {
+        let (row, k) = (u64::from(row), u64::from(k));
+        self.start + (row / 8) * self.stride + (k / 8) * self.leading + (row % 8) * 16 + (k % 8) * 2
+    }
+}
+
+/// `(row, col)` of accumulator `h` of lane `lane` in a wgmma D fragment
+/// of warp `warp` of the warpgroup (PTX ISA): the warp holds rows
+/// `16 warp ..+16`, and each 8 columns `8j..` as an m16n8 C fragment does,
+/// in accumulators `4j..4j+4`.
+fn wgmma_d(warp: u32, lane: u32, h: u32) -> (u32, u32) {
+    let (row, col) = mma_c(lane, h % 4);
+    (16 * warp + row, 8 * (h / 4) + col)
+}
+
 /// The registers of a `{...}` operand.
 fn vector(op: Option<&Operand>, want: usize) -> R<&[Operand]> {
     match op {
@@ -133,6 +175,12 @@ impl Exec<'_> {
             Tensor::WmmaStore { row, space } => self.wmma_store(threads, members, inst, row, space),
             Tensor::WmmaMma { bf16 } => self.wmma_mma(threads, members, inst, bf16),
             Tensor::Mma { bf16 } => self.mma(threads, members, inst, bf16),
+            Tensor::Wgmma {
+                n,
+                bf16,
+                neg_a,
+                neg_b,
+            } => self.wgmma(threads, members, inst, n, bf16, [neg_a, neg_b]),
             Tensor::Matrix {
                 store,
                 num,
@@ -356,6 +404,112 @@ impl Exec<'_> {
             })
             .collect();
         self.set_lane_regs(threads, members, inst, 0, &d)
+    }
+
+    /// `wgmma.mma_async.m64n{n}k16`: the warp's 16 rows of `D = A * B (+ D)`,
+    /// since each warp of the warpgroup holds rows of its own; A's rows and
+    /// all of B are read from shared memory through the descriptors (the
+    /// ones of the warp's first lane; they are uniform in a warpgroup).
+    fn wgmma(
+        &mut self,
+        threads: &mut [Thread],
+        members: &[usize],
+        inst: &Inst,
+        n: u32,
+        bf16: bool,
+        negate: [bool; 2],
+    ) -> Result<(), LaneErr> {
+        let first = members[0];
+        let at = |k: usize| arg(inst, k).map_err(|x| (first, x));
+        let warp = (threads[first].linear / 32) % 4;
+        let a_desc = self
+            .get(&threads[first], at(1)?, Ty::B64)
+            .map_err(|x| (first, x))?;
+        let b_desc = self
+            .get(&threads[first], at(2)?, Ty::B64)
+            .map_err(|x| (first, x))?;
+        let accumulate = self
+            .get(&threads[first], at(3)?, Ty::PRED)
+            .map_err(|x| (first, x))?
+            & 1
+            == 1;
+        let (a_desc, b_desc) = (MatrixDesc::decode(a_desc), MatrixDesc::decode(b_desc));
+        if a_desc.swizzle != 0 || b_desc.swizzle != 0 {
+            return Err((
+                first,
+                unsupported("a wgmma matrix descriptor with a swizzle mode"),
+            ));
+        }
+        let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+        let mut a = vec![vec![0f32; 16]; 16];
+        for (r, row) in a.iter_mut().enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                let off = a_desc.k_major(16 * warp + r as u32, k as u32);
+                *x = sign(negate[0]) * self.window_half(threads, first, off, bf16)?;
+            }
+        }
+        let mut b = vec![vec![0f32; n as usize]; 16];
+        for (k, row) in b.iter_mut().enumerate() {
+            for (col, x) in row.iter_mut().enumerate() {
+                let off = b_desc.k_major(col as u32, k as u32);
+                *x = sign(negate[1]) * self.window_half(threads, first, off, bf16)?;
+            }
+        }
+        let regs = (n / 2) as usize;
+        let d_regs = self.lane_regs(threads, members, inst, 0, regs)?;
+        let mut c = vec![vec![0f32; n as usize]; 16];
+        if accumulate {
+            for lane in 0..32u32 {
+                for h in 0..regs as u32 {
+                    let (m, col) = wgmma_d(0, lane, h);
+                    c[m as usize][col as usize] =
+                        f32::from_bits(d_regs[lane as usize][h as usize] as u32);
+                }
+            }
+        }
+        matmul(&a, &b, &mut c);
+        let d: Vec<Vec<u64>> = (0..32u32)
+            .map(|lane| {
+                (0..regs as u32)
+                    .map(|h| {
+                        let (m, col) = wgmma_d(0, lane, h);
+                        u64::from(c[m as usize][col as usize].to_bits())
+                    })
+                    .collect()
+            })
+            .collect();
+        self.set_lane_regs(threads, members, inst, 0, &d)
+    }
+
+    /// The 16-bit float at offset `off` of the block's shared window (what
+    /// a matrix descriptor addresses), as an f32.
+    fn window_half(
+        &mut self,
+        threads: &mut [Thread],
+        lane: usize,
+        off: u64,
+        bf16: bool,
+    ) -> Result<f32, LaneErr> {
+        let i = self
+            .setup
+            .shared_base
+            .iter()
+            .zip(&self.setup.shared_template)
+            .position(|(&base, a)| (base..base + a.bytes.len() as u64).contains(&off));
+        let Some(i) = i else {
+            return Err((
+                lane,
+                e(
+                    FaultKind::OutOfBounds,
+                    format!("a wgmma matrix descriptor reaches byte {off:#x} of the shared window, which no shared variable holds"),
+                ),
+            ));
+        };
+        let addr = memory::space_addr(Space::Shared, i, off);
+        let bits = self
+            .load(&mut threads[lane], Some(Space::Shared), addr, 2)
+            .map_err(|x| (lane, x))?;
+        Ok(half_to_f32(bits, bf16))
     }
 
     /// `ldmatrix` / `stmatrix` `.m8n8` `.x1/.x2/.x4` `[.trans]` `.b16`.

@@ -1,0 +1,151 @@
+//! The emulator's tensor maps: what a TMA copy (`cp.async.bulk.tensor`)
+//! reads from the 128-byte `CUtensorMap` parameter.
+//!
+//! On a GPU the CUDA driver encodes the map (`cuTensorMapEncodeTiled`) in a
+//! layout only the TMA unit reads. Here the emulator both writes the map
+//! (for a `tmap:` argument, [`encode`]) and is its only reader (its TMA
+//! instructions, [`decode`]), so it keeps its own layout in those bytes,
+//! little-endian:
+//!
+//! | bytes   | what                                                   |
+//! |---------|--------------------------------------------------------|
+//! | 0..8    | the tag `kcemutm1`, so that other bytes are refused     |
+//! | 8..16   | the global address of element (0, 0)                   |
+//! | 16..20  | the bytes of one element                               |
+//! | 20..24  | the columns (the inner dimension), in elements         |
+//! | 24..28  | the rows                                               |
+//! | 28..32  | the box's columns                                      |
+//! | 32..36  | the box's rows                                         |
+//! | 36..44  | the row pitch in bytes                                 |
+//!
+//! The rest is zero. The map is tiled and two-dimensional, with no swizzle,
+//! no interleave and zeros for elements outside the matrix: what `tmap:`
+//! makes for the GPU engine too (docs/running.md, "Tensor maps").
+
+/// The size of a `CUtensorMap`.
+pub const TENSOR_MAP_BYTES: usize = 128;
+
+const TAG: &[u8; 8] = b"kcemutm1";
+
+/// A two-dimensional tiled tensor map.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MapInfo {
+    /// The global address of element (0, 0).
+    pub base: u64,
+    pub elem_bytes: u32,
+    pub cols: u32,
+    pub rows: u32,
+    pub box_cols: u32,
+    pub box_rows: u32,
+    /// Bytes from one row to the next.
+    pub row_pitch: u64,
+}
+
+impl MapInfo {
+    /// The bytes of one box (what a load's mbarrier transaction counts,
+    /// elements outside the matrix included).
+    pub fn box_bytes(&self) -> u64 {
+        u64::from(self.box_cols) * u64::from(self.box_rows) * u64::from(self.elem_bytes)
+    }
+}
+
+/// The 128 bytes of `map`.
+pub fn encode(map: &MapInfo) -> Vec<u8> {
+    let mut b = vec![0u8; TENSOR_MAP_BYTES];
+    b[0..8].copy_from_slice(TAG);
+    b[8..16].copy_from_slice(&map.base.to_le_bytes());
+    let words = [
+        map.elem_bytes,
+        map.cols,
+        map.rows,
+        map.box_cols,
+        map.box_rows,
+    ];
+    for (i, w) in words.iter().enumerate() {
+        b[16 + 4 * i..20 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    b[36..44].copy_from_slice(&map.row_pitch.to_le_bytes());
+    b
+}
+
+/// Reads a map [`encode`] wrote; anything else (a map left zero, one the
+/// CUDA driver encoded) is refused with why.
+pub fn decode(b: &[u8]) -> Result<MapInfo, String> {
+    if b.len() != TENSOR_MAP_BYTES || &b[0..8] != TAG {
+        return Err(
+            "the tensor map was not made by the emulator (a `tmap:` argument of `kernelc run`); \
+             it models no other"
+                .into(),
+        );
+    }
+    let word = |i: usize| u32::from_le_bytes(b[16 + 4 * i..20 + 4 * i].try_into().unwrap());
+    Ok(MapInfo {
+        base: u64::from_le_bytes(b[8..16].try_into().unwrap()),
+        elem_bytes: word(0),
+        cols: word(1),
+        rows: word(2),
+        box_cols: word(3),
+        box_rows: word(4),
+        row_pitch: u64::from_le_bytes(b[36..44].try_into().unwrap()),
+    })
+}
+
+/// The global address of each element of the box whose first element is
+/// at column `x`, row `y`, in the order the box lies in shared memory (row
+/// by row, columns innermost); `None` for an element outside the matrix.
+pub fn box_elements(map: &MapInfo, x: i64, y: i64) -> Vec<Option<u64>> {
+    let mut out = Vec::with_capacity((map.box_cols * map.box_rows) as usize);
+    for r in 0..i64::from(map.box_rows) {
+        for c in 0..i64::from(map.box_cols) {
+            let (col, row) = (x + c, y + r);
+            let inside =
+                (0..i64::from(map.cols)).contains(&col) && (0..i64::from(map.rows)).contains(&row);
+            out.push(inside.then(|| {
+                map.base
+                    .wrapping_add(row as u64 * map.row_pitch)
+                    .wrapping_add(col as u64 * u64::from(map.elem_bytes))
+            }));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_map_round_trips_and_foreign_bytes_are_refused() {
+        let map = MapInfo {
+            base: 0x1_0002_0000_0000,
+            elem_bytes: 2,
+            cols: 64,
+            rows: 48,
+            box_cols: 8,
+            box_rows: 64,
+            row_pitch: 128,
+        };
+        assert_eq!(decode(&encode(&map)), Ok(map));
+        assert_eq!(map.box_bytes(), 1024);
+        assert!(decode(&[0; TENSOR_MAP_BYTES]).is_err());
+    }
+
+    #[test]
+    fn a_box_lies_row_by_row_and_its_outside_elements_are_none() {
+        let map = MapInfo {
+            base: 1000,
+            elem_bytes: 4,
+            cols: 3,
+            rows: 2,
+            box_cols: 2,
+            box_rows: 2,
+            row_pitch: 16,
+        };
+        assert_eq!(
+            box_elements(&map, 1, 0),
+            [Some(1004), Some(1008), Some(1020), Some(1024)]
+        );
+        assert_eq!(box_elements(&map, 2, 1), [Some(1024), None, None, None]);
+        assert_eq!(box_elements(&map, -1, 0)[..2], [None, Some(1000)]);
+    }
+}
