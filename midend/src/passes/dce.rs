@@ -7,7 +7,8 @@
 //! by-value struct argument's copy in the callee, whose fields were all
 //! read from the parameter itself, is such a slot.)
 
-use crate::ir::{Function, Inst, InstData, Opcode, StackSlot, Value};
+use crate::ir::{Function, Inst, InstData, Opcode, StackSlot, Value, ValueDef};
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -33,19 +34,8 @@ fn write_only_slot_stores(func: &Function) -> FxHashSet<Inst> {
     if !has_slot_address {
         return dead;
     }
-    // Who uses each value; each slot's `stack_addr`s (all must qualify).
-    let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
-    let mut by_slot: FxHashMap<StackSlot, Vec<Value>> = FxHashMap::default();
-    for (_, inst) in func.layout.insts() {
-        let data = &func.dfg.insts[inst];
-        data.for_each_arg(|v| users[v].push(inst));
-        if let InstData::StackAddr { slot } = data {
-            by_slot
-                .entry(*slot)
-                .or_default()
-                .extend(func.dfg.inst_results(inst).first().copied());
-        }
-    }
+    let users = users_of_address_values(func);
+    let by_slot = slot_addresses(func);
     'slots: for (_, addrs) in by_slot {
         let mut stores = Vec::new();
         let mut work = addrs;
@@ -54,7 +44,7 @@ fn write_only_slot_stores(func: &Function) -> FxHashSet<Inst> {
             if !seen.insert(p) {
                 continue;
             }
-            for &user in &users[p] {
+            for &user in users.get(&p).map_or(&[][..], Vec::as_slice) {
                 match &func.dfg.insts[user] {
                     InstData::Store { value, ptr, flags }
                         if *ptr == p && *value != p && !flags.volatile =>
@@ -80,6 +70,54 @@ fn write_only_slot_stores(func: &Function) -> FxHashSet<Inst> {
     dead
 }
 
+/// Each slot's `stack_addr` results (all must qualify for its stores to go).
+fn slot_addresses(func: &Function) -> FxHashMap<StackSlot, Vec<Value>> {
+    let mut by_slot: FxHashMap<StackSlot, Vec<Value>> = FxHashMap::default();
+    for (_, inst) in func.layout.insts() {
+        if let InstData::StackAddr { slot } = &func.dfg.insts[inst] {
+            by_slot
+                .entry(*slot)
+                .or_default()
+                .extend(func.dfg.inst_results(inst).first().copied());
+        }
+    }
+    by_slot
+}
+
+/// Who uses each value that may point into a slot: the walk from a slot's
+/// address only ever asks about results of `stack_addr`, `ptroffset` and
+/// address space casts, so only those (and aliases, which could name any of
+/// them) get a list, not every value of the function.
+fn users_of_address_values(func: &Function) -> FxHashMap<Value, Vec<Inst>> {
+    let mut users: FxHashMap<Value, Vec<Inst>> = FxHashMap::default();
+    for (_, inst) in func.layout.insts() {
+        func.dfg.insts[inst].for_each_arg(|v| {
+            if may_be_slot_derived(func, v) {
+                users.entry(v).or_default().push(inst);
+            }
+        });
+    }
+    users
+}
+
+/// Whether `v` is defined by an instruction that can derive a slot pointer
+/// (or is an alias, which the walk would see unresolved).
+fn may_be_slot_derived(func: &Function, v: Value) -> bool {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => matches!(
+            func.dfg.insts[inst],
+            InstData::StackAddr { .. }
+                | InstData::AddrSpaceCast { .. }
+                | InstData::Binary {
+                    opcode: Opcode::PtrOffset,
+                    ..
+                }
+        ),
+        ValueDef::Alias(_) => true,
+        ValueDef::Param(..) | ValueDef::Detached => false,
+    }
+}
+
 /// Removes dead instructions; returns whether anything was removed.
 pub fn eliminate_dead_code(func: &mut Function) -> bool {
     let dead_stores = write_only_slot_stores(func);
@@ -87,28 +125,48 @@ pub fn eliminate_dead_code(func: &mut Function) -> bool {
     if had_dead_stores {
         func.layout.remove_insts(&dead_stores);
     }
+    let dead = dead_insts(func);
+    let removed_any = !dead.is_empty();
+    if removed_any {
+        func.layout.remove_insts(&dead);
+    }
+    removed_any || had_dead_stores
+}
+
+/// The placed instructions that can go: removable ones whose results nobody
+/// uses, counting only uses by instructions that stay. A worklist finds
+/// them in one walk: removing an instruction can only make the definitions
+/// of its operands dead, so those are the only ones to look at again (the
+/// set is the same whatever the order, since removing never revives a use).
+fn dead_insts(func: &Function) -> FxHashSet<Inst> {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+    // The placed instruction listing each value among its results (a
+    // result later made an alias still names it here).
+    let mut defined_by: SecondaryMap<Value, PackedOption<Inst>> = SecondaryMap::new();
+    let mut work: Vec<Inst> = Vec::new();
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| uses[v] += 1);
+        for &r in func.dfg.inst_results(inst) {
+            defined_by[r] = inst.into();
+        }
+        work.push(inst);
     }
-    // Walk backwards so that removing a use can make its definition dead in
-    // the same sweep; repeat for chains that cross blocks.
-    let mut changed = false;
-    loop {
-        let mut removed: Vec<Inst> = Vec::new();
-        let insts: Vec<Inst> = func.layout.insts().map(|(_, i)| i).collect();
-        for &inst in insts.iter().rev() {
-            let data = &func.dfg.insts[inst];
-            let unused = func.dfg.inst_results(inst).iter().all(|&r| uses[r] == 0);
-            if unused && is_removable(data) {
-                data.for_each_arg(|v| uses[v] -= 1);
-                removed.push(inst);
+    let mut dead: FxHashSet<Inst> = FxHashSet::default();
+    while let Some(inst) = work.pop() {
+        let data = &func.dfg.insts[inst];
+        if dead.contains(&inst)
+            || !is_removable(data)
+            || func.dfg.inst_results(inst).iter().any(|&r| uses[r] != 0)
+        {
+            continue;
+        }
+        dead.insert(inst);
+        data.for_each_arg(|v| {
+            uses[v] -= 1;
+            if uses[v] == 0 {
+                work.extend(defined_by[v].expand());
             }
-        }
-        if removed.is_empty() {
-            return changed || had_dead_stores;
-        }
-        func.layout.remove_insts(&removed.into_iter().collect());
-        changed = true;
+        });
     }
+    dead
 }

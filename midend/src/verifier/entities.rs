@@ -5,14 +5,19 @@
 
 use super::{Ctx, VerifierErrorKind as K};
 use crate::ir::{Block, Function, Inst, InstData, Layout, Value, ValueDef};
-use rustc_hash::{FxHashMap, FxHashSet};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashSet;
 
 /// Phase 1: every referenced entity exists; no operand is detached or an alias.
 pub(super) fn check_entities(cx: &mut Ctx) {
     let func = cx.func;
     let dfg = &func.dfg;
     let mut seen_blocks = FxHashSet::default();
-    let mut home: FxHashMap<Inst, Block> = FxHashMap::default();
+    // The block each valid instruction was first seen in (indexed, not
+    // hashed: most instructions of the graph are placed).
+    let mut home: SecondaryMap<Inst, PackedOption<Block>> =
+        SecondaryMap::with_capacity(dfg.insts.len());
     for &block in func.layout.blocks() {
         if !dfg.blocks.is_valid(block) {
             cx.at_func(K::LayoutInvalidBlock { block });
@@ -34,11 +39,11 @@ pub(super) fn check_entities(cx: &mut Ctx) {
                 cx.at_block(block, K::LayoutInvalidInst { inst });
                 continue;
             }
-            if let Some(&first) = home.get(&inst) {
+            if let Some(first) = home[inst].expand() {
                 cx.repeated_insts.push((inst, first, block));
                 continue;
             }
-            home.insert(inst, block);
+            home[inst] = block.into();
             insts.push(inst);
             check_inst_refs(cx, inst);
         }

@@ -4,6 +4,7 @@
 use super::{is_plain_value, Ctx, VerifierErrorKind as K};
 use crate::analysis::DominatorTree;
 use crate::ir::{Block, Inst, ValueDef};
+use cranelift_entity::SecondaryMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Phase 3.
@@ -11,10 +12,12 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
     let func = cx.func;
     let dfg = &func.dfg;
     let in_layout: FxHashSet<Block> = cx.blocks.iter().map(|(b, _)| *b).collect();
-    let mut position: FxHashMap<Inst, (Block, usize)> = FxHashMap::default();
+    // Indexed by instruction, not hashed: every placed instruction gets one.
+    let mut position: SecondaryMap<Inst, Option<(Block, usize)>> =
+        SecondaryMap::with_capacity(dfg.insts.len());
     for (block, insts) in &cx.blocks {
         for (k, &inst) in insts.iter().enumerate() {
-            position.insert(inst, (*block, k));
+            position[inst] = Some((*block, k));
         }
     }
     let entry = func.layout.entry_block().filter(|b| in_layout.contains(b));
@@ -57,7 +60,7 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
 
     // Every use against its definition.
     for &(block, inst) in &checkable {
-        let (_, here) = position[&inst];
+        let (_, here) = position[inst].expect("checkable instructions are placed");
         let mut operands = Vec::new();
         dfg.insts[inst].for_each_arg(|v| {
             if !operands.contains(&v) {
@@ -76,7 +79,7 @@ pub(super) fn check_ssa(cx: &mut Ctx) {
                         cx.at_inst(inst, K::StaleDefinition { value: v, def });
                         continue;
                     }
-                    let Some(&(def_block, there)) = position.get(&def_inst) else {
+                    let Some((def_block, there)) = position[def_inst] else {
                         let kind = K::DefiningInstOutOfLayout {
                             value: v,
                             inst: def_inst,
