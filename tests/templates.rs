@@ -902,3 +902,72 @@ fn constexpr_instances_are_constant_where_their_callers_need_them() {
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
+
+/// Kernel templates launched inside host variadic function templates
+/// that forward their function parameter pack (`fill<<<1, 256>>>(args...)`
+/// in `template <typename... Args> void run(Args... args)` called as
+/// `run(f, 1.0f, 100)`), through `std::forward<Args>(args)...`, after
+/// leading ordinary parameters, into several launches, with argument
+/// types giving different instances, and through a host template that
+/// forwards the pack to another: the `.entry` set is nvcc's, and each
+/// instance computes what nvcc's does on the emulator.
+#[test]
+fn instances_through_forwarded_host_parameter_packs_are_nvccs() {
+    let dir = scratch("templates-variadic-host");
+    let src = fixture("variadic_host.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let expected: BTreeSet<String> = [
+        "_Z4fillIfEvPT_S0_i",
+        "_Z4fillIiEvPT_S0_i",
+        "_Z4fillIjEvPT_S0_i",
+        "_Z4fillIdEvPT_S0_i",
+        "_Z5scaleIfEvPT_S0_i",
+        "_Z5scaleIjEvPT_S0_i",
+        "_Z3mixIdsEvPT_PKT0_i",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "variadic_host.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let launches: [(&str, &[&str]); 7] = [
+        (
+            "_Z4fillIfEvPT_S0_i",
+            &["f32[]:zeros:256", "f32:1.5", "i32:100"],
+        ),
+        (
+            "_Z4fillIiEvPT_S0_i",
+            &["i32[]:zeros:256", "i32:2", "i32:100"],
+        ),
+        (
+            "_Z4fillIjEvPT_S0_i",
+            &["u32[]:zeros:256", "u32:3", "i32:100"],
+        ),
+        (
+            "_Z4fillIdEvPT_S0_i",
+            &["f64[]:zeros:256", "f64:0.5", "i32:100"],
+        ),
+        (
+            "_Z5scaleIfEvPT_S0_i",
+            &["f32[]:rand:256:2", "f32:2.0", "i32:100"],
+        ),
+        (
+            "_Z5scaleIjEvPT_S0_i",
+            &["u32[]:rand:256:3", "u32:3", "i32:100"],
+        ),
+        (
+            "_Z3mixIdsEvPT_PKT0_i",
+            &["f64[]:rand:256:4", "i16[]:rand:256:5", "i32:100"],
+        ),
+    ];
+    let shape = ["--grid", "1", "--block", "256"];
+    for kernel in launches {
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
+    }
+}

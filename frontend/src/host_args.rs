@@ -200,6 +200,10 @@ impl<'t> HostScope<'_, 't> {
                 i = shape.body_end;
                 continue;
             }
+            if let Some(open) = cast_to_own_type(self.tokens, i, end) {
+                i = open;
+                continue;
+            }
             self.stand_in_token(i, start, end, depth, &mut out);
             i += 1;
         }
@@ -598,6 +602,25 @@ fn literal_type(t: &Token) -> Option<&'static [Keyword]> {
     }
 }
 
+/// For `std::forward<T>(` or `std::move(` at `at` (before `end`): the
+/// index of the call's `(`. Either gives its operand's type, up to a
+/// reference a kernel's by-value parameter does not see, so a launch's
+/// argument is its operand's stand-in (`std::forward<Args>(args)...` in a
+/// host variadic template).
+fn cast_to_own_type(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
+    let is = |i: usize, p: Punct| i < end && tokens[i].kind == TokenKind::Punct(p);
+    let std = tokens[at].kind == TokenKind::Ident && tokens[at].text == "std";
+    if !std || !is(at + 1, Punct::ColonColon) || at + 2 >= end {
+        return None;
+    }
+    let open = match tokens[at + 2].text.as_str() {
+        "move" => at + 3,
+        "forward" if is(at + 3, Punct::Lt) => angle_end(tokens, at + 3, end)? + 1,
+        _ => return None,
+    };
+    is(open, Punct::LParen).then_some(open)
+}
+
 /// A declarator found by [`declarator_at`]: token indices.
 struct Declarator {
     /// The declaration specifiers (`const float`, `std::size_t`).
@@ -853,12 +876,14 @@ fn expression_end(tokens: &[Token], start: usize) -> Option<usize> {
     None
 }
 
-/// `*`, `&`, `&&` and the qualifiers between a declarator's specifiers
-/// and its name.
+/// `*`, `&`, `&&`, the qualifiers and a parameter pack's `...` between a
+/// declarator's specifiers and its name (`Args &&...args`: each element's
+/// stand-in is the pack's, `(*(Args *)0)`, which an expansion writes out
+/// per element, `crate::packs::expand_each`).
 fn is_pointer_part(t: &Token) -> bool {
     matches!(
         t.kind,
-        TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd)
+        TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd | Punct::Ellipsis)
             | TokenKind::Keyword(
                 Keyword::Const
                     | Keyword::Volatile

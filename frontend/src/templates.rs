@@ -671,6 +671,24 @@ pub(crate) fn bind_in(
     Ok(substitute_values_in(t, args, &expanded))
 }
 
+/// `tokens`, one element of a list (a call's argument) written in the
+/// body of template `t`, bound as [`bind_in`] binds them: the elements it
+/// stands for, several when it expands a pack (`args...`), else itself.
+pub(crate) fn bind_each_in(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    tokens: &[Token],
+) -> Result<Vec<Vec<Token>>, Diagnostic> {
+    let mut packs = crate::packs::Packs::of(&t.params, args);
+    match crate::packs::expand_each(tokens, &mut packs)? {
+        Some(elements) => Ok(elements
+            .iter()
+            .map(|e| substitute_values_in(t, args, e))
+            .collect()),
+        None => Ok(vec![bind_in(t, args, tokens)?]),
+    }
+}
+
 /// The typedefs that bind the type parameters of `t` that have an argument
 /// in `args`, a type pack's elements by their names
 /// (`crate::packs::element_name`).

@@ -585,9 +585,26 @@ impl Checker {
         call_args: &[Option<ArgType>],
     ) -> Result<Vec<ArgValue>, String> {
         let mut args: Vec<Option<ArgValue>> = vec![None; t.params.len()];
+        // The elements a function parameter pack's arguments deduce
+        // (`Args... args` of a host template), by template parameter.
+        let mut packs: Vec<Vec<ArgValue>> = vec![Vec::new(); t.params.len()];
         if let Some(pattern) = &t.pattern {
-            for (p, a) in pattern.params.iter().zip(call_args) {
-                let Some((a, spelling)) = a else { continue };
+            let mut element = 0;
+            for (k, a) in call_args.iter().enumerate() {
+                let Some((at, in_pack)) = pattern_param(t, pattern, k, None) else {
+                    break;
+                };
+                let p = &pattern.params[at];
+                let Some((a, spelling)) = a else {
+                    if in_pack {
+                        return Err(format!(
+                            "cannot deduce the parameter pack of `{}` from argument {}",
+                            t.name,
+                            k + 1
+                        ));
+                    }
+                    continue;
+                };
                 let arg_ty = match (&p.by_ref, a) {
                     (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
                     (_, t) => t.clone(),
@@ -598,7 +615,19 @@ impl Checker {
                     t,
                     spelling,
                 };
-                d.match_type(&p.ty.ty, &arg_ty)?;
+                if in_pack {
+                    d.pack_element(&p.ty.ty, &arg_ty, &mut packs, element)?;
+                    element += 1;
+                } else {
+                    d.match_type(&p.ty.ty, &arg_ty)?;
+                }
+            }
+        }
+        // A pack no class template-id bound is the function parameter
+        // pack's elements (none when it has no arguments).
+        for (i, p) in t.params.iter().enumerate() {
+            if p.pack && args[i].is_none() {
+                args[i] = Some(ArgValue::Pack(std::mem::take(&mut packs[i])));
             }
         }
         args.into_iter()
@@ -652,7 +681,9 @@ impl Checker {
                 Diagnostic::error(
                     span,
                     Code::E0019,
-                    format!("template instantiations nest more than {MAX_DEPTH} deep, at `{name}`"),
+                    format!(
+                        "template instantiations nest more than {MAX_DEPTH} deep, at `{name}`"
+                    ),
                 )
                 .with_label(t.name_span, "the template")
                 .with_note("does the template instantiate itself without a base case?"),
