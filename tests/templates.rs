@@ -971,3 +971,46 @@ fn instances_through_forwarded_host_parameter_packs_are_nvccs() {
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
+
+/// An instantiation's note spells enumeration arguments as C++ does
+/// (`k<Mode::Exact, nn::Mul>`, scoped and unscoped), as nvcc's
+/// "detected during instantiation" line does (`[with M=Mode::Exact,
+/// O=nn::Mul]`), not as their values (`k<1u, 1>`); a value no enumerator
+/// has is a cast, as demanglers write it.
+#[test]
+fn instantiation_notes_name_enumeration_arguments() {
+    let source = "namespace nn { enum Op { Add, Mul }; }\n\
+         enum class Mode : unsigned { Fast, Exact };\n\
+         template <Mode M, nn::Op O> __global__ void k(float *p) {\n\
+           static_assert(M == Mode::Fast, \"only fast\");\n\
+         }\n\
+         int main() { float *p = 0; k<Mode::Exact, nn::Mul><<<1, 1>>>(p); }\n";
+    rejects(
+        source,
+        "E0013",
+        "in `k<Mode::Exact, nn::Mul>`, instantiated here",
+    );
+    let cast = source.replace("nn::Mul>", "(nn::Op)7>");
+    rejects(
+        &cast,
+        "E0013",
+        "in `k<Mode::Exact, (nn::Op)7>`, instantiated here",
+    );
+    let Some(nvcc) = common::nvcc_or_skip("enumeration arguments in nvcc's notes") else {
+        return;
+    };
+    let dir = scratch("templates-enum-notes");
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let o = std::process::Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o"])
+        .arg(dir.join("e.ptx"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        theirs.contains("[with M=Mode::Exact, O=nn::Mul]"),
+        "nvcc's note: {theirs}"
+    );
+}

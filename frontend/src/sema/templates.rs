@@ -61,6 +61,10 @@ pub(super) struct Instances {
     /// The instantiation being checked and where it was asked for, for the
     /// note on errors inside it.
     pub origin: FxHashMap<String, Span>,
+    /// How an instantiation reads in those notes where that is not its
+    /// name: one with enumeration arguments
+    /// (`templates::shown_instance_name`).
+    shown: FxHashMap<String, String>,
     /// How many definitions the file itself has: instantiations are
     /// numbered after them.
     pub next_def: usize,
@@ -215,7 +219,8 @@ impl Checker {
         if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
             for d in &mut self.diags[before..] {
                 if d.severity == crate::diag::Severity::Error {
-                    let label = format!("in `{}`, instantiated here", decl.name);
+                    let shown = self.tmpl.shown.get(&decl.name).unwrap_or(&decl.name);
+                    let label = format!("in `{shown}`, instantiated here");
                     d.labels.push((origin, label));
                 }
             }
@@ -675,6 +680,8 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         let name = templates::instance_name(&t.name, &key.1);
+        let shown = templates::shown_instance_name(t, &key.1, &templates.env)
+            .unwrap_or_else(|| name.clone());
         let depth = self.tmpl.depth + 1;
         if depth > MAX_DEPTH {
             self.diags.push(
@@ -682,7 +689,7 @@ impl Checker {
                     span,
                     Code::E0019,
                     format!(
-                        "template instantiations nest more than {MAX_DEPTH} deep, at `{name}`"
+                        "template instantiations nest more than {MAX_DEPTH} deep, at `{shown}`"
                     ),
                 )
                 .with_label(t.name_span, "the template")
@@ -691,6 +698,9 @@ impl Checker {
             return None;
         }
         self.tmpl.done.insert(key.clone(), name.clone());
+        if shown != name {
+            self.tmpl.shown.insert(name.clone(), shown.clone());
+        }
         let decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
             Ok(d) => {
                 self.class_instance_items(depth);
@@ -699,7 +709,7 @@ impl Checker {
             Err(diags) => {
                 for d in diags {
                     if self.tmpl.reported.insert((d.span, d.message.clone())) {
-                        let label = format!("in `{name}`, instantiated here");
+                        let label = format!("in `{shown}`, instantiated here");
                         self.diags.push(d.with_label(span, label));
                     }
                 }
