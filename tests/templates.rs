@@ -1014,3 +1014,20 @@ fn instantiation_notes_name_enumeration_arguments() {
         "nvcc's note: {theirs}"
     );
 }
+
+/// A deduced launch's arguments `a < b, c > (d)` are two comparisons of
+/// host variables, not one template-id (`a` is a variable, so its `<`
+/// opens no list): `T` is deduced from the third argument, nvcc's
+/// `k<float>`, where kernelc read one argument and failed to deduce.
+#[test]
+fn a_comparison_after_a_host_variable_is_no_template_argument_list() {
+    let dir = scratch("templates-comparison-arguments");
+    let src = fixture("comparison_arguments.cu");
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected: BTreeSet<String> = ["_Z1kIfEviiPT_".to_string()].into();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "comparison_arguments.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+}
