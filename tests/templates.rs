@@ -902,3 +902,132 @@ fn constexpr_instances_are_constant_where_their_callers_need_them() {
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
+
+/// Kernel templates launched inside host variadic function templates
+/// that forward their function parameter pack (`fill<<<1, 256>>>(args...)`
+/// in `template <typename... Args> void run(Args... args)` called as
+/// `run(f, 1.0f, 100)`), through `std::forward<Args>(args)...`, after
+/// leading ordinary parameters, into several launches, with argument
+/// types giving different instances, and through a host template that
+/// forwards the pack to another: the `.entry` set is nvcc's, and each
+/// instance computes what nvcc's does on the emulator.
+#[test]
+fn instances_through_forwarded_host_parameter_packs_are_nvccs() {
+    let dir = scratch("templates-variadic-host");
+    let src = fixture("variadic_host.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let expected: BTreeSet<String> = [
+        "_Z4fillIfEvPT_S0_i",
+        "_Z4fillIiEvPT_S0_i",
+        "_Z4fillIjEvPT_S0_i",
+        "_Z4fillIdEvPT_S0_i",
+        "_Z5scaleIfEvPT_S0_i",
+        "_Z5scaleIjEvPT_S0_i",
+        "_Z3mixIdsEvPT_PKT0_i",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "variadic_host.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let launches: [(&str, &[&str]); 7] = [
+        (
+            "_Z4fillIfEvPT_S0_i",
+            &["f32[]:zeros:256", "f32:1.5", "i32:100"],
+        ),
+        (
+            "_Z4fillIiEvPT_S0_i",
+            &["i32[]:zeros:256", "i32:2", "i32:100"],
+        ),
+        (
+            "_Z4fillIjEvPT_S0_i",
+            &["u32[]:zeros:256", "u32:3", "i32:100"],
+        ),
+        (
+            "_Z4fillIdEvPT_S0_i",
+            &["f64[]:zeros:256", "f64:0.5", "i32:100"],
+        ),
+        (
+            "_Z5scaleIfEvPT_S0_i",
+            &["f32[]:rand:256:2", "f32:2.0", "i32:100"],
+        ),
+        (
+            "_Z5scaleIjEvPT_S0_i",
+            &["u32[]:rand:256:3", "u32:3", "i32:100"],
+        ),
+        (
+            "_Z3mixIdsEvPT_PKT0_i",
+            &["f64[]:rand:256:4", "i16[]:rand:256:5", "i32:100"],
+        ),
+    ];
+    let shape = ["--grid", "1", "--block", "256"];
+    for kernel in launches {
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
+    }
+}
+
+/// An instantiation's note spells enumeration arguments as C++ does
+/// (`k<Mode::Exact, nn::Mul>`, scoped and unscoped), as nvcc's
+/// "detected during instantiation" line does (`[with M=Mode::Exact,
+/// O=nn::Mul]`), not as their values (`k<1u, 1>`); a value no enumerator
+/// has is a cast, as demanglers write it.
+#[test]
+fn instantiation_notes_name_enumeration_arguments() {
+    let source = "namespace nn { enum Op { Add, Mul }; }\n\
+         enum class Mode : unsigned { Fast, Exact };\n\
+         template <Mode M, nn::Op O> __global__ void k(float *p) {\n\
+           static_assert(M == Mode::Fast, \"only fast\");\n\
+         }\n\
+         int main() { float *p = 0; k<Mode::Exact, nn::Mul><<<1, 1>>>(p); }\n";
+    rejects(
+        source,
+        "E0013",
+        "in `k<Mode::Exact, nn::Mul>`, instantiated here",
+    );
+    let cast = source.replace("nn::Mul>", "(nn::Op)7>");
+    rejects(
+        &cast,
+        "E0013",
+        "in `k<Mode::Exact, (nn::Op)7>`, instantiated here",
+    );
+    let Some(nvcc) = common::nvcc_or_skip("enumeration arguments in nvcc's notes") else {
+        return;
+    };
+    let dir = scratch("templates-enum-notes");
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let o = std::process::Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o"])
+        .arg(dir.join("e.ptx"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        theirs.contains("[with M=Mode::Exact, O=nn::Mul]"),
+        "nvcc's note: {theirs}"
+    );
+}
+
+/// A deduced launch's arguments `a < b, c > (d)` are two comparisons of
+/// host variables, not one template-id (`a` is a variable, so its `<`
+/// opens no list): `T` is deduced from the third argument, nvcc's
+/// `k<float>`, where kernelc read one argument and failed to deduce.
+#[test]
+fn a_comparison_after_a_host_variable_is_no_template_argument_list() {
+    let dir = scratch("templates-comparison-arguments");
+    let src = fixture("comparison_arguments.cu");
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected: BTreeSet<String> = ["_Z1kIfEviiPT_".to_string()].into();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "comparison_arguments.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+}

@@ -25,11 +25,11 @@
 //! host function, a lambda) makes the checker fail on that argument, and
 //! the launch's error names it (E0019) where deduction needs it.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::Span;
 use crate::host_lambdas::Shape;
-use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::token::{template_args, Keyword, NameBefore, Punct, Token, TokenKind};
 
 /// A launch's argument, ready for the checker to type.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +66,8 @@ pub(crate) struct HostScope<'a, 't> {
     pub bindings: &'a FxHashMap<&'t str, Vec<Token>>,
     /// Where each identifier of `tokens` occurs.
     pub occurrences: &'a Occurrences<'t>,
+    /// The names of the file's templates that host code may name.
+    pub templates: &'a FxHashSet<&'t str>,
 }
 
 /// Where each identifier occurs in a token sequence, in order: a host
@@ -132,38 +134,25 @@ impl<'t> HostScope<'_, 't> {
     }
 
     /// Where the template argument list that a `<` at `lt` opens closes,
-    /// if it opens one: after a name, closed within the enclosing
-    /// brackets, and followed by what follows a template-id in an
-    /// expression (`{`, `(`, `::`). A `<` that compares (`f(a < b, c >
-    /// d)`) opens none.
+    /// if it opens one: after a template's name, or after a name that is
+    /// neither a known template nor a host variable when what follows the
+    /// close is what follows a template-id in an expression
+    /// (`crate::token::template_args`). A `<` after a variable compares
+    /// (`f(a < b, c > (d))` has two arguments).
     fn template_list_end(&self, lt: usize) -> Option<usize> {
-        let t = |i: usize| &self.tokens[i];
-        if t(lt).kind != TokenKind::Punct(Punct::Lt) || t(lt - 1).kind != TokenKind::Ident {
+        let name = &self.tokens[lt.checked_sub(1)?];
+        if self.tokens[lt].kind != TokenKind::Punct(Punct::Lt) || name.kind != TokenKind::Ident {
             return None;
         }
-        let (mut angles, mut depth) = (0i32, 0usize);
-        for i in lt..self.function.1 {
-            match t(i).kind {
-                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
-                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
-                    depth = depth.checked_sub(1)?
-                }
-                TokenKind::Punct(Punct::Semi) => return None,
-                TokenKind::Punct(Punct::Lt) if depth == 0 => angles += 1,
-                TokenKind::Punct(Punct::Gt) if depth == 0 => angles -= 1,
-                TokenKind::Punct(Punct::Shr) if depth == 0 => angles -= 2,
-                _ => {}
-            }
-            if angles <= 0 && i > lt {
-                let next = self.tokens.get(i + 1)?;
-                let follows = matches!(
-                    next.kind,
-                    TokenKind::Punct(Punct::LBrace | Punct::LParen | Punct::ColonColon)
-                );
-                return follows.then_some(i);
-            }
-        }
-        None
+        let known = if self.templates.contains(name.text.as_str()) {
+            NameBefore::Template
+        } else if self.declaration(&name.text, lt - 1).is_some() {
+            NameBefore::NotTemplate
+        } else {
+            NameBefore::Unknown
+        };
+        let list = template_args(self.tokens, lt, self.function.1, known).ok()?;
+        Some(list.close)
     }
 
     /// The expression `start..end` with its host variables replaced by
@@ -198,6 +187,10 @@ impl<'t> HostScope<'_, 't> {
             if let Some(shape) = lambda {
                 out.extend(self.lambda_stand_in(i, &shape, depth));
                 i = shape.body_end;
+                continue;
+            }
+            if let Some(open) = cast_to_own_type(self.tokens, i, end) {
+                i = open;
                 continue;
             }
             self.stand_in_token(i, start, end, depth, &mut out);
@@ -447,11 +440,18 @@ impl<'t> HostScope<'_, 't> {
     /// The stand-in of the variable `name` used at `use_at`: the nearest
     /// declaration in scope in the function, else at file scope.
     fn variable(&self, name: &str, use_at: usize, depth: usize) -> Option<Vec<Token>> {
+        let d = self.declaration(name, use_at)?;
+        self.stand_in(&d, self.tokens[use_at].span, depth)
+    }
+
+    /// The declaration of the variable `name` used at `use_at`: the
+    /// nearest in scope in the function, else at file scope.
+    fn declaration(&self, name: &str, use_at: usize) -> Option<Declarator> {
         let (fn_start, _) = self.function;
         for j in self.occurrences.within(name, fn_start, use_at) {
             if self.names(j, name) && self.in_scope(j, use_at) {
                 if let Some(d) = declarator_at(self.tokens, fn_start, j) {
-                    return self.stand_in(&d, self.tokens[use_at].span, depth);
+                    return Some(d);
                 }
             }
         }
@@ -459,7 +459,7 @@ impl<'t> HostScope<'_, 't> {
             for j in self.occurrences.within(name, start, end) {
                 if self.names(j, name) {
                     if let Some(d) = declarator_at(self.tokens, start, j) {
-                        return self.stand_in(&d, self.tokens[use_at].span, depth);
+                        return Some(d);
                     }
                 }
             }
@@ -596,6 +596,25 @@ fn literal_type(t: &Token) -> Option<&'static [Keyword]> {
         }
         _ => None,
     }
+}
+
+/// For `std::forward<T>(` or `std::move(` at `at` (before `end`): the
+/// index of the call's `(`. Either gives its operand's type, up to a
+/// reference a kernel's by-value parameter does not see, so a launch's
+/// argument is its operand's stand-in (`std::forward<Args>(args)...` in a
+/// host variadic template).
+fn cast_to_own_type(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
+    let is = |i: usize, p: Punct| i < end && tokens[i].kind == TokenKind::Punct(p);
+    let std = tokens[at].kind == TokenKind::Ident && tokens[at].text == "std";
+    if !std || !is(at + 1, Punct::ColonColon) || at + 2 >= end {
+        return None;
+    }
+    let open = match tokens[at + 2].text.as_str() {
+        "move" => at + 3,
+        "forward" if is(at + 3, Punct::Lt) => angle_end(tokens, at + 3, end)? + 1,
+        _ => return None,
+    };
+    is(open, Punct::LParen).then_some(open)
 }
 
 /// A declarator found by [`declarator_at`]: token indices.
@@ -773,22 +792,11 @@ fn type_name_end(tokens: &[Token], mut i: usize, limit: usize) -> Option<usize> 
     }
 }
 
-/// The index of the `>` closing the `<` at `open` (a `>>` closing two).
+/// The index of the `>` closing the template argument list of a type
+/// name whose `<` is at `open` (a `>>` closing two).
 fn angle_end(tokens: &[Token], open: usize, limit: usize) -> Option<usize> {
-    let mut angles = 0usize;
-    for (i, t) in tokens.iter().enumerate().take(limit).skip(open) {
-        match t.kind {
-            TokenKind::Punct(Punct::Lt) => angles += 1,
-            TokenKind::Punct(Punct::Gt) => angles -= 1,
-            TokenKind::Punct(Punct::Shr) => angles = angles.saturating_sub(2),
-            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
-            _ => {}
-        }
-        if angles == 0 {
-            return Some(i);
-        }
-    }
-    None
+    let list = template_args(tokens, open, limit, NameBefore::Template).ok()?;
+    Some(list.close)
 }
 
 /// The ranges of the comma-separated items of `start..end`, split at
@@ -853,12 +861,14 @@ fn expression_end(tokens: &[Token], start: usize) -> Option<usize> {
     None
 }
 
-/// `*`, `&`, `&&` and the qualifiers between a declarator's specifiers
-/// and its name.
+/// `*`, `&`, `&&`, the qualifiers and a parameter pack's `...` between a
+/// declarator's specifiers and its name (`Args &&...args`: each element's
+/// stand-in is the pack's, `(*(Args *)0)`, which an expansion writes out
+/// per element, `crate::packs::expand_each`).
 fn is_pointer_part(t: &Token) -> bool {
     matches!(
         t.kind,
-        TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd)
+        TokenKind::Punct(Punct::Star | Punct::Amp | Punct::AndAnd | Punct::Ellipsis)
             | TokenKind::Keyword(
                 Keyword::Const
                     | Keyword::Volatile
@@ -922,6 +932,7 @@ mod tests {
             globals: &[],
             bindings: &bindings,
             occurrences: &Occurrences::of(&tokens),
+            templates: &["List"].into_iter().collect(),
         };
         scope
             .launch_args(open)
@@ -953,6 +964,28 @@ mod tests {
                 "( ( * ( float * * ) 0 ) )",
                 "( int * ) ( * ( float * * ) 0 )",
                 "x . y",
+            ]
+        );
+    }
+
+    /// A `<` after a host variable compares, so `f(a < b, c > (d))` is two
+    /// arguments; after a template's name it opens a list even where a
+    /// comma follows the close, and after an unknown name it does when a
+    /// template-id's `{`, `(` or `::` follows.
+    #[test]
+    fn a_less_than_after_a_variable_opens_no_template_list() {
+        let got = stand_ins(
+            "void f(int a, int b, int c, int d) {\n\
+               k<<<1, 1>>>(a < b, c > (d), List<int, 2>, Pair<int, 3>{});\n\
+             }",
+        );
+        assert_eq!(
+            got,
+            [
+                "( * ( int * ) 0 ) < ( * ( int * ) 0 )",
+                "( * ( int * ) 0 ) > ( ( * ( int * ) 0 ) )",
+                "List < int , 2 >",
+                "Pair < int , 3 > { }",
             ]
         );
     }

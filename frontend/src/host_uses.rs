@@ -30,7 +30,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::Span;
 use crate::host_args::{HostArg, HostScope, Occurrences};
-use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::token::{Keyword, NameBefore, Punct, Token, TokenKind};
 
 /// A use of a template with explicit arguments, found in host code.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,9 +174,15 @@ pub(crate) fn find(
         file.extend(consts_in(tokens, start, end));
     }
     let occurrences = Occurrences::of(tokens);
+    let known_templates: FxHashSet<&str> = device_templates
+        .iter()
+        .copied()
+        .chain(host_templates.keys().copied())
+        .collect();
     let mut search = Search {
         tokens,
         occurrences: &occurrences,
+        known_templates: &known_templates,
         device_templates,
         host_templates: &host_templates,
         fns: &fns,
@@ -235,6 +241,8 @@ struct Search<'a, 't> {
     file: &'a FxHashMap<&'t str, (usize, usize)>,
     globals: &'a [(usize, usize)],
     occurrences: &'a Occurrences<'t>,
+    /// The names of the device and host templates.
+    known_templates: &'a FxHashSet<&'a str>,
     /// Host template instantiations followed, by name and arguments' text.
     seen_host: FxHashSet<String>,
     /// Device template uses found, by the same key.
@@ -264,6 +272,7 @@ impl<'t> Search<'_, 't> {
             globals: self.globals,
             bindings,
             occurrences: self.occurrences,
+            templates: self.known_templates,
         };
         let context = frames_key(frames);
         for u in &host.uses {
@@ -596,52 +605,15 @@ fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, u
     out
 }
 
-/// The `<...>` list opening at `open`: the index of its closing `>` (or of
-/// a `>>` whose first half closes the last argument's list) and each
-/// top-level argument's token range. `None` when it is not closed before
-/// `end` or a `;`.
+/// The `<...>` list opening at `open`, after a template's name: the index
+/// of its closing `>` (or of a `>>` whose first half closes the last
+/// argument's list) and each top-level argument's token range. `None` when
+/// it is not closed before `end` or a `;`, or a `>>` closes it with its
+/// first half (`k<int>>`: a shift after the list, not C++ kernelc reads as
+/// a use).
 fn angle_list(tokens: &[Token], open: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
-    let mut angles = 1usize;
-    let mut parens = 0usize;
-    let mut segments = Vec::new();
-    let mut seg_start = open + 1;
-    let mut i = open + 1;
-    while i < end {
-        match tokens[i].kind {
-            TokenKind::Punct(Punct::LParen | Punct::LBracket) => parens += 1,
-            TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
-                parens = parens.checked_sub(1)?;
-            }
-            TokenKind::Punct(Punct::Lt) if parens == 0 => angles += 1,
-            TokenKind::Punct(Punct::Gt | Punct::Shr) if parens == 0 => {
-                let closes = if tokens[i].kind == TokenKind::Punct(Punct::Gt) {
-                    1
-                } else {
-                    2
-                };
-                if angles < closes {
-                    // `k<int>>`: a shift after the list, not C++ kernelc
-                    // reads as a use.
-                    return None;
-                }
-                if angles == closes {
-                    if seg_start < i {
-                        segments.push((seg_start, i));
-                    }
-                    return Some((i, segments));
-                }
-                angles -= closes;
-            }
-            TokenKind::Punct(Punct::Comma) if parens == 0 && angles == 1 => {
-                segments.push((seg_start, i));
-                seg_start = i + 1;
-            }
-            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    let list = crate::token::template_args(tokens, open, end, NameBefore::Template).ok()?;
+    (!list.half_close).then_some((list.close, list.args))
 }
 
 /// The uses of the templates `wanted` names in `start..end`: a name

@@ -169,6 +169,27 @@ pub(crate) fn expand(tokens: &[Token], packs: &mut Packs) -> Result<Vec<Token>, 
     }
 }
 
+/// A list element that is one pack expansion (`pattern...`, the
+/// arguments `args...` or `std::forward<Ts>(xs)...` of a call): each
+/// element, written out; `None` when `tokens` are no expansion of these
+/// packs, which [`expand`] reads as one element.
+pub(crate) fn expand_each(
+    tokens: &[Token],
+    packs: &mut Packs,
+) -> Result<Option<Vec<Vec<Token>>>, Diagnostic> {
+    let Some((last, pattern)) = tokens.split_last() else {
+        return Ok(None);
+    };
+    if !is(last, Punct::Ellipsis) || packs.is_empty() {
+        return Ok(None);
+    }
+    let pattern = expand_in(pattern, packs)?;
+    let Some(n) = packs.length(&pattern)? else {
+        return Ok(None);
+    };
+    Ok(Some(packs.elements(&pattern, n)))
+}
+
 /// Whether token `i` of `tokens` is the last part of a qualified name
 /// (`S::Ts` names a member, not the pack).
 fn qualified(tokens: &[Token], i: usize) -> bool {

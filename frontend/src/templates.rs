@@ -525,6 +525,63 @@ pub fn instance_name(name: &str, args: &[ArgValue]) -> String {
     format!("{name}<{}>", shown.join(", "))
 }
 
+/// How an instantiation of template `t` with `args` reads in messages,
+/// when that differs from its [`instance_name`]: an enumeration's value
+/// reads as C++ writes it (`activateStatic<Mode::Fast>`, not
+/// `activateStatic<0u>`), by the enumerator of that value in `env`, else
+/// as a cast (`(Mode)7`, as demanglers write it). `None` when `t` has no
+/// parameter of an enumeration type.
+pub fn shown_instance_name(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    env: &ParseEnv,
+) -> Option<String> {
+    fn enum_of(p: &TemplateParam) -> Option<&str> {
+        match &p.kind {
+            ParamKind::Value(_, Spelling::Enum(key)) => Some(key.as_str()),
+            _ => None,
+        }
+    }
+    if !t.params.iter().any(|p| enum_of(p).is_some()) {
+        return None;
+    }
+    let shown = |a: &ArgValue, e: Option<&str>| match (a, e) {
+        (ArgValue::Int(v, _), Some(e)) => enumerator_named(e, *v, env),
+        (a, _) => a.readable(),
+    };
+    let mut parts = Vec::new();
+    for (p, a) in t.params.iter().zip(args) {
+        match a {
+            ArgValue::Pack(elems) => parts.extend(elems.iter().map(|a| shown(a, enum_of(p)))),
+            a => parts.push(shown(a, enum_of(p))),
+        }
+    }
+    Some(format!("{}<{}>", t.name, parts.join(", ")))
+}
+
+/// The value `v` of the enumeration keyed `e` as C++ writes it: the key
+/// of its enumerator of that value, scoped (`Mode::Fast`) or not
+/// (`nn::Mul`), else the cast `(Mode)v`.
+fn enumerator_named(e: &str, v: i128, env: &ParseEnv) -> String {
+    let prefix = format!("{e}::");
+    let scoped = env.constants.keys().filter(|k| {
+        k.strip_prefix(&prefix)
+            .is_some_and(|name| !name.is_empty() && !name.contains("::"))
+    });
+    let mut names: Vec<&str> = scoped
+        .map(String::as_str)
+        .chain(env.names.unscoped_enumerators(e))
+        .filter(|k| env.constants.get(*k) == Some(&v))
+        .collect();
+    // Two enumerators of one value: the first in name order, so that the
+    // message does not depend on the tables' order.
+    names.sort_unstable();
+    match names.first() {
+        Some(name) => name.to_string(),
+        None => format!("({e}){v}"),
+    }
+}
+
 /// `tokens` (of template `t`) with each value parameter that has an
 /// argument in `args` replaced by it, as a literal at the parameter's place
 /// (`N` → `16`, `B` → `true`, negative values parenthesized).
@@ -669,6 +726,24 @@ pub(crate) fn bind_in(
     let mut packs = crate::packs::Packs::of(&t.params, args);
     let expanded = crate::packs::expand(tokens, &mut packs)?;
     Ok(substitute_values_in(t, args, &expanded))
+}
+
+/// `tokens`, one element of a list (a call's argument) written in the
+/// body of template `t`, bound as [`bind_in`] binds them: the elements it
+/// stands for, several when it expands a pack (`args...`), else itself.
+pub(crate) fn bind_each_in(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    tokens: &[Token],
+) -> Result<Vec<Vec<Token>>, Diagnostic> {
+    let mut packs = crate::packs::Packs::of(&t.params, args);
+    match crate::packs::expand_each(tokens, &mut packs)? {
+        Some(elements) => Ok(elements
+            .iter()
+            .map(|e| substitute_values_in(t, args, e))
+            .collect()),
+        None => Ok(vec![bind_in(t, args, tokens)?]),
+    }
 }
 
 /// The typedefs that bind the type parameters of `t` that have an argument

@@ -358,3 +358,104 @@ fn top_level(tokens: &[Token]) -> impl Iterator<Item = usize> + '_ {
         outside.then_some(i)
     })
 }
+
+/// What the name before a `<` is known to be, which decides whether the
+/// `<` opens a template argument list ([`template_args`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameBefore {
+    /// A template, or a place only a template-id fits (`template <`, a
+    /// type name in a declaration): the `<` opens a list.
+    Template,
+    /// A variable or another name that is no template: the `<` compares
+    /// (`f(a < b, c > (d))` has two arguments).
+    NotTemplate,
+    /// Not known (a class template of a header kernelc does not read): a
+    /// list only when what follows its close is what follows a template-id
+    /// in an expression, `{`, `(` or `::` (`List<A, B>{}`).
+    Unknown,
+}
+
+/// A template argument list, as [`template_args`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TemplateArgs {
+    /// The index of its closing `>`, or of the `>>` that closes it.
+    pub close: usize,
+    /// The `>>` at `close` closes this list with its first half, leaving a
+    /// `>` after it (`k<int>> 2`); otherwise a `>>` closes the last
+    /// argument's own list and this one (`k<int, Sum<int>>`).
+    pub half_close: bool,
+    /// Each argument's token range, split at the commas outside brackets
+    /// and inner lists.
+    pub args: Vec<(usize, usize)>,
+}
+
+/// The template argument list that the `<` at `open` opens, read before
+/// `end`, the name before it being `name` (the one reading of a template
+/// argument list's tokens for the parser's and the host-code searches'
+/// scans). Inner lists nest and `>>` closes two (C++11); inside `()` and
+/// `[]` (and braces within them) `<` and `>` are no brackets. A `;`, `{`
+/// or `}` outside brackets, or a closing bracket without its opening one,
+/// ends the scan: `Err` then holds its index (`end` when the tokens ran
+/// out), and `Err(open)` says the `<` opens no list by `name`.
+pub(crate) fn template_args(
+    tokens: &[Token],
+    open: usize,
+    end: usize,
+    name: NameBefore,
+) -> Result<TemplateArgs, usize> {
+    let opens = tokens
+        .get(open)
+        .is_some_and(|t| t.kind == TokenKind::Punct(Punct::Lt));
+    if !opens || name == NameBefore::NotTemplate {
+        return Err(open);
+    }
+    let (mut angles, mut depth) = (1usize, 0usize);
+    let mut args = Vec::new();
+    let mut arg_start = open + 1;
+    let end = end.min(tokens.len());
+    for i in open + 1..end {
+        let TokenKind::Punct(p) = tokens[i].kind else {
+            continue;
+        };
+        match p {
+            Punct::LParen | Punct::LBracket => depth += 1,
+            Punct::LBrace if depth > 0 => depth += 1,
+            Punct::RParen | Punct::RBracket | Punct::RBrace if depth > 0 => depth -= 1,
+            Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::LBrace | Punct::Semi => {
+                return Err(i)
+            }
+            _ if depth > 0 => {}
+            Punct::Lt => angles += 1,
+            Punct::Gt | Punct::Shr => {
+                let closes = if p == Punct::Gt { 1 } else { 2 };
+                if angles > closes {
+                    angles -= closes;
+                    continue;
+                }
+                if arg_start < i {
+                    args.push((arg_start, i));
+                }
+                let follows_id = tokens.get(i + 1).is_some_and(|t| {
+                    matches!(
+                        t.kind,
+                        TokenKind::Punct(Punct::LBrace | Punct::LParen | Punct::ColonColon)
+                    )
+                });
+                if name == NameBefore::Unknown && !follows_id {
+                    return Err(open);
+                }
+                return Ok(TemplateArgs {
+                    close: i,
+                    half_close: angles < closes,
+                    args,
+                });
+            }
+            Punct::Comma if angles == 1 => {
+                args.push((arg_start, i));
+                arg_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    Err(end)
+}

@@ -1302,28 +1302,14 @@ pub(super) fn skip_balanced(toks: &[crate::token::Token], open: usize) -> usize 
 }
 
 /// The index after the template argument list opening at `open` (`>>`
-/// closes two).
+/// closes two), or of the token that ends the scan when it is not closed
+/// (`crate::token::template_args`).
 fn skip_angles(toks: &[crate::token::Token], open: usize) -> usize {
-    let mut depth = 0i32;
-    let mut i = open;
-    while i < toks.len() {
-        match toks[i].kind {
-            TokenKind::Punct(Punct::Lt) => depth += 1,
-            TokenKind::Punct(Punct::Gt) => depth -= 1,
-            TokenKind::Punct(Punct::Shr) => depth -= 2,
-            TokenKind::Punct(Punct::LParen) => {
-                i = skip_balanced(toks, i);
-                continue;
-            }
-            TokenKind::Punct(Punct::Semi | Punct::LBrace) => return i,
-            _ => {}
-        }
-        i += 1;
-        if depth <= 0 {
-            return i;
-        }
+    use crate::token::{template_args, NameBefore};
+    match template_args(toks, open, toks.len(), NameBefore::Template) {
+        Ok(list) => list.close + 1,
+        Err(stop) => stop,
     }
-    i
 }
 
 /// The index after the declaration whose tokens include `at`: past its

@@ -41,19 +41,20 @@ pub(crate) fn host_template(
         return None;
     }
     let params = p.template_params().ok()?;
-    let rest = &header[p.pos..];
-    // A function parameter pack's elements would need names of their own
-    // in the frame's calls (`packs.rs` writes them per instance): not
-    // followed. Template parameter packs are deduced from class
-    // template-ids (`List<First, Rest...>`) and bound in the tokens after.
+    // A function parameter pack (`Args... args`) is one parameter of the
+    // pattern, which deduction matches against every argument left, as a
+    // device template's (`FunctionTemplate::param_pack`); the body's
+    // expansions of it (`args...` in a launch) are written out per element
+    // when the frame is bound (`templates::bind_each_in`). Template
+    // parameter packs are also deduced from class template-ids
+    // (`List<First, Rest...>`).
     let packs: Vec<&str> = params
         .iter()
         .filter(|p| p.pack)
         .map(|p| p.name.as_str())
         .collect();
-    if !packs.is_empty() && crate::packs::strip_param_pack(rest, &packs).1.is_some() {
-        return None;
-    }
+    let (rest, param_pack) = crate::packs::strip_param_pack(&header[p.pos..], &packs);
+    let rest = &rest[..];
     let (name_at, _) = super::templates::function_name(rest)?;
     let open = name_at + 1;
     let close = super::classes::skip_balanced(rest, open);
@@ -93,7 +94,7 @@ pub(crate) fn host_template(
             is_kernel: false,
             pattern: Some(pattern),
             member_of: None,
-            param_pack: None,
+            param_pack,
         },
         ret,
     })
@@ -156,7 +157,20 @@ impl Parser<'_> {
         params: &[crate::templates::TemplateParam],
         at: Span,
     ) -> ParamDecl {
-        let mut with_close = tokens.to_vec();
+        // A forwarding reference (`Args &&...args`) deduces the type an
+        // lvalue reference does, up to the reference itself, which no
+        // launch's by-value parameter sees: read as `&`.
+        let mut with_close: Vec<Token> = tokens
+            .iter()
+            .map(|t| match t.kind {
+                TokenKind::Punct(Punct::AndAnd) => Token {
+                    kind: TokenKind::Punct(Punct::Amp),
+                    text: "&".into(),
+                    span: t.span,
+                },
+                _ => t.clone(),
+            })
+            .collect();
         with_close.push(Token {
             kind: TokenKind::Punct(Punct::RParen),
             text: ")".into(),

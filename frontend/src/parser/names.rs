@@ -221,6 +221,23 @@ impl Names {
             .insert(alias.to_string(), target.to_string());
     }
 
+    /// The keys of the unscoped enumerators of the enumeration keyed
+    /// `enum_key` (each is also named `enum_key::name`, an alias).
+    pub(crate) fn unscoped_enumerators<'a>(
+        &'a self,
+        enum_key: &'a str,
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        self.aliases[Kind::Value.index()]
+            .iter()
+            .filter(move |(alias, _)| {
+                alias
+                    .strip_prefix(enum_key)
+                    .and_then(|rest| rest.strip_prefix("::"))
+                    .is_some_and(|name| !name.is_empty() && !name.contains("::"))
+            })
+            .map(|(_, target)| target.as_str())
+    }
+
     /// Opens `namespace path {` (`path` has one component, or several for
     /// `a::b`; an anonymous namespace is [`ANONYMOUS`]).
     pub(super) fn open_namespace(

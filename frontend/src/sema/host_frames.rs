@@ -48,6 +48,17 @@ impl FrameArgs {
             None => Some(tokens.to_vec()),
         }
     }
+
+    /// `tokens`, one argument of a call written in the frame's body,
+    /// bound as [`Self::bind`] binds them: the arguments they stand for,
+    /// one per element of the pack they expand (`args...`), else
+    /// themselves.
+    fn bind_each(&self, tokens: &[Token]) -> Option<Vec<Vec<Token>>> {
+        match &self.0 {
+            Some((t, args)) => templates::bind_each_in(t, args, tokens).ok(),
+            None => Some(vec![tokens.to_vec()]),
+        }
+    }
 }
 
 impl Checker {
@@ -70,16 +81,20 @@ impl Checker {
                 &templates, &tokens, &bound, &self.opts,
             )?);
         }
-        let call = r
-            .call
-            .iter()
-            .map(|a| CallArg {
-                expr: inner.bind(&a.tokens).and_then(|tokens| {
-                    crate::parser::host_expr(&templates, &tokens, &bound, &self.opts)
-                }),
+        let mut call = Vec::new();
+        for a in &r.call {
+            let Some(each) = inner.bind_each(&a.tokens) else {
+                call.push(CallArg {
+                    expr: None,
+                    ..a.clone()
+                });
+                continue;
+            };
+            call.extend(each.iter().map(|tokens| CallArg {
+                expr: crate::parser::host_expr(&templates, tokens, &bound, &self.opts),
                 ..a.clone()
-            })
-            .collect();
+            }));
+        }
         self.class_instance_items(1);
         Some((args, call))
     }
@@ -95,8 +110,9 @@ impl Checker {
             let read = self.read_host_template(&f.header, &bound)?;
             let mut arg_types: Vec<Option<ArgType>> = Vec::new();
             for a in f.args.iter() {
-                let tokens = caller.bind(&a.tokens)?;
-                arg_types.push(self.host_tokens_type(&tokens, &bound));
+                for tokens in caller.bind_each(&a.tokens)? {
+                    arg_types.push(self.host_tokens_type(&tokens, &bound));
+                }
             }
             let args = self.deduce_pattern(&read.template, &arg_types).ok()?;
             bound.extend(templates::type_bindings(&read.template, &args));

@@ -61,6 +61,10 @@ pub(super) struct Instances {
     /// The instantiation being checked and where it was asked for, for the
     /// note on errors inside it.
     pub origin: FxHashMap<String, Span>,
+    /// How an instantiation reads in those notes where that is not its
+    /// name: one with enumeration arguments
+    /// (`templates::shown_instance_name`).
+    shown: FxHashMap<String, String>,
     /// How many definitions the file itself has: instantiations are
     /// numbered after them.
     pub next_def: usize,
@@ -215,7 +219,8 @@ impl Checker {
         if let Some(&origin) = self.tmpl.origin.get(&decl.name) {
             for d in &mut self.diags[before..] {
                 if d.severity == crate::diag::Severity::Error {
-                    let label = format!("in `{}`, instantiated here", decl.name);
+                    let shown = self.tmpl.shown.get(&decl.name).unwrap_or(&decl.name);
+                    let label = format!("in `{shown}`, instantiated here");
                     d.labels.push((origin, label));
                 }
             }
@@ -585,9 +590,26 @@ impl Checker {
         call_args: &[Option<ArgType>],
     ) -> Result<Vec<ArgValue>, String> {
         let mut args: Vec<Option<ArgValue>> = vec![None; t.params.len()];
+        // The elements a function parameter pack's arguments deduce
+        // (`Args... args` of a host template), by template parameter.
+        let mut packs: Vec<Vec<ArgValue>> = vec![Vec::new(); t.params.len()];
         if let Some(pattern) = &t.pattern {
-            for (p, a) in pattern.params.iter().zip(call_args) {
-                let Some((a, spelling)) = a else { continue };
+            let mut element = 0;
+            for (k, a) in call_args.iter().enumerate() {
+                let Some((at, in_pack)) = pattern_param(t, pattern, k, None) else {
+                    break;
+                };
+                let p = &pattern.params[at];
+                let Some((a, spelling)) = a else {
+                    if in_pack {
+                        return Err(format!(
+                            "cannot deduce the parameter pack of `{}` from argument {}",
+                            t.name,
+                            k + 1
+                        ));
+                    }
+                    continue;
+                };
                 let arg_ty = match (&p.by_ref, a) {
                     (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
                     (_, t) => t.clone(),
@@ -598,7 +620,19 @@ impl Checker {
                     t,
                     spelling,
                 };
-                d.match_type(&p.ty.ty, &arg_ty)?;
+                if in_pack {
+                    d.pack_element(&p.ty.ty, &arg_ty, &mut packs, element)?;
+                    element += 1;
+                } else {
+                    d.match_type(&p.ty.ty, &arg_ty)?;
+                }
+            }
+        }
+        // A pack no class template-id bound is the function parameter
+        // pack's elements (none when it has no arguments).
+        for (i, p) in t.params.iter().enumerate() {
+            if p.pack && args[i].is_none() {
+                args[i] = Some(ArgValue::Pack(std::mem::take(&mut packs[i])));
             }
         }
         args.into_iter()
@@ -646,13 +680,17 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         let name = templates::instance_name(&t.name, &key.1);
+        let shown = templates::shown_instance_name(t, &key.1, &templates.env)
+            .unwrap_or_else(|| name.clone());
         let depth = self.tmpl.depth + 1;
         if depth > MAX_DEPTH {
             self.diags.push(
                 Diagnostic::error(
                     span,
                     Code::E0019,
-                    format!("template instantiations nest more than {MAX_DEPTH} deep, at `{name}`"),
+                    format!(
+                        "template instantiations nest more than {MAX_DEPTH} deep, at `{shown}`"
+                    ),
                 )
                 .with_label(t.name_span, "the template")
                 .with_note("does the template instantiate itself without a base case?"),
@@ -660,6 +698,9 @@ impl Checker {
             return None;
         }
         self.tmpl.done.insert(key.clone(), name.clone());
+        if shown != name {
+            self.tmpl.shown.insert(name.clone(), shown.clone());
+        }
         let decl = match templates::instantiate(&templates, index, &key.1, &self.opts) {
             Ok(d) => {
                 self.class_instance_items(depth);
@@ -668,7 +709,7 @@ impl Checker {
             Err(diags) => {
                 for d in diags {
                     if self.tmpl.reported.insert((d.span, d.message.clone())) {
-                        let label = format!("in `{name}`, instantiated here");
+                        let label = format!("in `{shown}`, instantiated here");
                         self.diags.push(d.with_label(span, label));
                     }
                 }
