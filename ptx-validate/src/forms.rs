@@ -1934,10 +1934,12 @@ fn matrix(i: &Inst) -> Option<String> {
             } else {
                 return None;
             };
+            // `tcgen05.st` takes its registers last (after `.16x32bx2`'s
+            // offset).
             let (arg, name) = if i.has(".ld") {
                 (0, "tcgen05.ld")
             } else {
-                (1, "tcgen05.st")
+                (i.operands.len().max(2) - 1, "tcgen05.st")
             };
             match vec_len(i.operands.get(arg)) {
                 Some(len) if len != (n * per) as usize => Some(format!(
