@@ -982,19 +982,30 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
 }
 
 /// At most one state space on the instructions that name one
-/// (`ld.global.shared`, `cvta.to.global.shared`: `Unexpected number of state
-/// spaces`); copies (`cp.async.ca.shared.global`) name two.
+/// (`ld.global.shared`, `cvta.to.global.shared`,
+/// `mbarrier.arrive.shared::cta.shared::cta`, `ldmatrix...shared.shared::cta`:
+/// `Unexpected number of state spaces`, ptxas 13.5, even the same space
+/// twice); copies (`cp.async.ca.shared.global`) name two, but not
+/// `cp.async.mbarrier.arrive`.
 fn state_spaces(i: &Inst) -> Option<String> {
-    if !matches!(
-        i.opcode.as_str(),
-        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu"
-    ) {
+    let one_space = match i.opcode.as_str() {
+        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu" => {
+            true
+        }
+        "mbarrier" | "mapa" | "getctarank" | "ldmatrix" | "stmatrix" | "wmma" | "tcgen05" => true,
+        "cp" => i.mods.get(1).is_some_and(|m| m == ".mbarrier"),
+        _ => false,
+    };
+    if !one_space {
         return None;
     }
     let spaces = i.mods.iter().filter(|m| isa::is_space(m)).count();
     (spaces > 1).then(|| {
         let name = match i.opcode.as_str() {
             "cvta" if i.has(".to") => "cvta.to".to_string(),
+            "mbarrier" | "wmma" | "tcgen05" | "cp" => {
+                full_prefix(i, 1 + usize::from(i.opcode == "cp"))
+            }
             op => op.to_string(),
         };
         format!("Unexpected number of state spaces specified in instruction '{name}'")
