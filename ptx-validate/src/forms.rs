@@ -367,6 +367,9 @@ fn small_families(i: &Inst) -> Option<String> {
             "'.launch_dependents' or '.wait' modifier required for instruction 'griddepcontrol'"
                 .into(),
         ),
+        "griddepcontrol" if i.has(".wait") && i.has(".launch_dependents") => {
+            Some("Modifier '.wait' cannot be combined with modifier '.launch_dependents'".into())
+        }
         "griddepcontrol" if !i.operands.is_empty() => mismatch(),
         // A `cp.async` names its operation right after `.async`
         // (`cp.async.volatile.commit_group`: `Unknown modifier`).
