@@ -280,14 +280,31 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
         },
         _ => None,
     };
+    // A count (of arrivals, of transaction bytes, a time hint) is a 32-bit
+    // integer: a float immediate or a register of another width or of a
+    // float type is `Arguments mismatch` (ptxas 13.5).
+    let count = |k: usize| {
+        value(k)
+            && !matches!(ops[k].kind, OpKind::Float(_))
+            && match &ops[k].kind {
+                OpKind::Name { name, .. } => match cx.resolve(name) {
+                    Res::Reg(_) => reg_width(k)
+                        .is_some_and(|(kind, w)| w == 32 && !kind.is_float() && kind != Kind::Pred),
+                    _ => true,
+                },
+                _ => true,
+            }
+    };
     let op = i.mods.first().map_or("", String::as_str);
     let ok = match op {
-        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && value(1),
+        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && count(1),
         ".inval" => ops.len() == 1 && addr(0),
         ".arrive" | ".arrive_drop" => {
             let state_ok = matches!(ops.first().map(|o| &o.kind), Some(OpKind::Sink))
                 || reg_width(0).is_some_and(|(k, w)| k != Kind::Pred && w == 64);
-            (2..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || value(2))
+            // `.expect_tx` needs its byte count.
+            let least = if i.has(".expect_tx") { 3 } else { 2 };
+            (least..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || count(2))
         }
         ".test_wait" | ".try_wait" => {
             let most = if op == ".try_wait" { 4 } else { 3 };
@@ -302,6 +319,7 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
                 && reg_width(0).is_some_and(|(k, _)| k == Kind::Pred)
                 && addr(1)
                 && value(2)
+                && (ops.len() < 4 || count(3))
         }
         ".pending_count" => ops.len() == 2 && value(0) && value(1),
         _ => return Some("Not a name of any known instruction: 'mbarrier'".into()),
