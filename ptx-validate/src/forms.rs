@@ -327,6 +327,37 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
     (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
 }
 
+/// `wmma` names its operation and matrix first (`wmma.load.a|b|c`,
+/// `wmma.store.d`, `wmma.mma`; another word is `Unknown modifier`), then
+/// its layouts: one for a load or store, A's and B's for `mma` (fewer is
+/// `layout modifier required`, or `'.blayout' modifier required`; more, a
+/// parsing error). ptxas 13.5, probes in `tests/forms/cases.txt`.
+fn wmma_operation(i: &Inst) -> Option<String> {
+    let first = i.mods.first().map_or("", String::as_str);
+    let second = i.mods.get(1).map_or("", String::as_str);
+    let (known, layouts) = match first {
+        ".load" => (matches!(second, ".a" | ".b" | ".c"), 1),
+        ".store" => (second == ".d", 1),
+        ".mma" => (true, 2),
+        _ => (false, 0),
+    };
+    if !known {
+        let word = if first.is_empty() { "wmma" } else { first };
+        return Some(format!("Unknown modifier '{word}'"));
+    }
+    let written = i
+        .mods
+        .iter()
+        .filter(|m| matches!(m.as_str(), ".row" | ".col"))
+        .count();
+    (written != layouts).then(|| {
+        format!(
+            "layout modifier required for instruction '{}'",
+            family_name(i)
+        )
+    })
+}
+
 /// `.ftz` flushes float subnormals: on an instruction whose every type is
 /// an integer, bit or predicate type it is `Illegal modifier '.ftz'`
 /// (`add.ftz.s32`, `setp.ne.ftz.b32`, `abs.ftz.s32`; ptxas 13.5). `cvt`
@@ -385,6 +416,7 @@ fn small_families(i: &Inst) -> Option<String> {
             "'.launch_dependents' or '.wait' modifier required for instruction 'griddepcontrol'"
                 .into(),
         ),
+        "wmma" => wmma_operation(i),
         "griddepcontrol" if i.has(".wait") && i.has(".launch_dependents") => {
             Some("Modifier '.wait' cannot be combined with modifier '.launch_dependents'".into())
         }
