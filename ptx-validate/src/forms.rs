@@ -907,10 +907,14 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "cp" if !i.has(".reduce") && i.has(".shared::cluster") => {
             Some("Illegal modifier '::cluster' for instruction 'cp.async'".into())
         }
-        // `ldmatrix d, [a]` and `stmatrix [a], s`: the address in brackets.
+        // `ldmatrix d, [a]` and `stmatrix [a], s`: the address in brackets,
+        // the registers in braces (an immediate there is `Arguments
+        // mismatch`, a scalar register `Vector of size N is expected`).
         "ldmatrix" | "stmatrix" if {
             let at = usize::from(i.opcode == "ldmatrix");
-            i.operands.len() != 2 || !matches!(i.operands[at].kind, OpKind::Addr { .. })
+            i.operands.len() != 2
+                || !matches!(i.operands[at].kind, OpKind::Addr { .. })
+                || !matches!(i.operands[1 - at].kind, OpKind::Vector(_))
         } =>
         {
             Some(format!("Arguments mismatch for instruction '{}'", i.opcode))
@@ -1004,6 +1008,17 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         }
         "membar" if i.has(".cluster") => {
             Some("Illegal modifier '.cluster' for instruction 'membar'".into())
+        }
+        // One address and no type (`prefetch.global.L1.u32`: `Unexpected
+        // instruction types`; `prefetchu.L1 %rd1`: `Arguments mismatch`).
+        "prefetch" | "prefetchu" if i.mods.iter().any(|m| isa::is_type(m)) => Some(format!(
+            "Unexpected instruction types specified for '{}'",
+            i.opcode
+        )),
+        "prefetch" | "prefetchu"
+            if i.operands.len() != 1 || !matches!(i.operands[0].kind, OpKind::Addr { .. }) =>
+        {
+            Some(format!("Arguments mismatch for instruction '{}'", i.opcode))
         }
         "prefetch" | "prefetchu"
             if i.mods
