@@ -1928,6 +1928,19 @@ fn immediates(i: &Inst) -> Option<String> {
             }
             None
         }
+        // The field's position and length (`bfe d, a, pos, len`, `bfi d, f,
+        // b, pos, len`), when immediate, are in [0, 255] whatever the
+        // type (256, -1, 2^32: `out of range`).
+        "bfe" | "bfi" => {
+            let first = if i.opcode == "bfe" { 2 } else { 3 };
+            (first..first + 2).find_map(|k| {
+                let n = imm(k)?;
+                (!(0..=255).contains(&n)).then(|| format!(
+                    "Argument {k} of instruction '{}': value '{n}' out of range, expected to be in range [0..255]",
+                    i.opcode
+                ))
+            })
+        }
         "pmevent" if !i.has(".mask") => {
             let n = imm(0)?;
             (!(0..=15).contains(&n)).then(|| {
