@@ -627,7 +627,8 @@ fn type_count(i: &Inst) -> Option<String> {
     // `tex` and `tld4` name the result's type and the coordinates' (`tex.2d
     // .v4.f32.f32`); one, none or three is `Unexpected instruction types`
     // (ptxas 13.5, probes in `tests/forms/cases.txt`).
-    let two = matches!(op, "tex" | "tld4") && n != 2;
+    // So do `dp4a` and `dp2a`, A's and B's (`dp4a.s32`, `dp4a.u32.s32.s32`).
+    let two = matches!(op, "tex" | "tld4" | "dp4a" | "dp2a") && n != 2;
     if !(one && n != 1 || at_most_one && n > 1 || two) {
         return None;
     }
