@@ -976,6 +976,11 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         {
             Some("Unexpected number of state spaces specified in instruction 'cp.async'".into())
         }
+        // `membar` names its level (`.cta`, `.gl`, `.sys`) or `.proxy`
+        // (a bare `membar;` is `Membar level required`).
+        "membar" if ![".cta", ".gl", ".sys", ".proxy"].iter().any(|m| i.has(m)) => {
+            Some("Membar level required for instruction 'membar'".into())
+        }
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
