@@ -331,7 +331,8 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
 /// `wmma.store.d`, `wmma.mma`; another word is `Unknown modifier`), then
 /// its layouts: one for a load or store, A's and B's for `mma` (fewer is
 /// `layout modifier required`, or `'.blayout' modifier required`; more, a
-/// parsing error). ptxas 13.5, probes in `tests/forms/cases.txt`.
+/// parsing error); and its operands in their places. ptxas 13.5, probes in
+/// `tests/forms/cases.txt`.
 fn wmma_operation(i: &Inst) -> Option<String> {
     let first = i.mods.first().map_or("", String::as_str);
     let second = i.mods.get(1).map_or("", String::as_str);
@@ -350,12 +351,28 @@ fn wmma_operation(i: &Inst) -> Option<String> {
         .iter()
         .filter(|m| matches!(m.as_str(), ".row" | ".col"))
         .count();
-    (written != layouts).then(|| {
-        format!(
+    if written != layouts {
+        return Some(format!(
             "layout modifier required for instruction '{}'",
             family_name(i)
-        )
-    })
+        ));
+    }
+    // A load takes `{d...}, [a]` and a store `[a], {s...}`, each with an
+    // optional stride that is neither (anything else is `Arguments
+    // mismatch`).
+    let (vector_at, address_at) = match first {
+        ".load" => (0, 1),
+        ".store" => (1, 0),
+        _ => return None,
+    };
+    let ops = &i.operands;
+    let shape_ok = (2..=3).contains(&ops.len())
+        && matches!(ops[vector_at].kind, OpKind::Vector(_))
+        && matches!(ops[address_at].kind, OpKind::Addr { .. })
+        && ops
+            .get(2)
+            .is_none_or(|o| !matches!(o.kind, OpKind::Addr { .. } | OpKind::Vector(_)));
+    (!shape_ok).then(|| format!("Arguments mismatch for instruction '{}'", family_name(i)))
 }
 
 /// `.ftz` flushes float subnormals: on an instruction whose every type is
