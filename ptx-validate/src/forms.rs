@@ -280,14 +280,31 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
         },
         _ => None,
     };
+    // A count (of arrivals, of transaction bytes, a time hint) is a 32-bit
+    // integer: a float immediate or a register of another width or of a
+    // float type is `Arguments mismatch` (ptxas 13.5).
+    let count = |k: usize| {
+        value(k)
+            && !matches!(ops[k].kind, OpKind::Float(_))
+            && match &ops[k].kind {
+                OpKind::Name { name, .. } => match cx.resolve(name) {
+                    Res::Reg(_) => reg_width(k)
+                        .is_some_and(|(kind, w)| w == 32 && !kind.is_float() && kind != Kind::Pred),
+                    _ => true,
+                },
+                _ => true,
+            }
+    };
     let op = i.mods.first().map_or("", String::as_str);
     let ok = match op {
-        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && value(1),
+        ".init" | ".expect_tx" | ".complete_tx" => ops.len() == 2 && addr(0) && count(1),
         ".inval" => ops.len() == 1 && addr(0),
         ".arrive" | ".arrive_drop" => {
             let state_ok = matches!(ops.first().map(|o| &o.kind), Some(OpKind::Sink))
                 || reg_width(0).is_some_and(|(k, w)| k != Kind::Pred && w == 64);
-            (2..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || value(2))
+            // `.expect_tx` needs its byte count.
+            let least = if i.has(".expect_tx") { 3 } else { 2 };
+            (least..=3).contains(&ops.len()) && state_ok && addr(1) && (ops.len() == 2 || count(2))
         }
         ".test_wait" | ".try_wait" => {
             let most = if op == ".try_wait" { 4 } else { 3 };
@@ -302,11 +319,60 @@ fn mbarrier(cx: &Cx, i: &Inst) -> Option<String> {
                 && reg_width(0).is_some_and(|(k, _)| k == Kind::Pred)
                 && addr(1)
                 && value(2)
+                && (ops.len() < 4 || count(3))
         }
         ".pending_count" => ops.len() == 2 && value(0) && value(1),
         _ => return Some("Not a name of any known instruction: 'mbarrier'".into()),
     };
     (!ok).then(|| format!("Arguments mismatch for instruction '{name}'"))
+}
+
+/// `wmma` names its operation and matrix first (`wmma.load.a|b|c`,
+/// `wmma.store.d`, `wmma.mma`; another word is `Unknown modifier`), then
+/// its layouts: one for a load or store, A's and B's for `mma` (fewer is
+/// `layout modifier required`, or `'.blayout' modifier required`; more, a
+/// parsing error); and its operands in their places. ptxas 13.5, probes in
+/// `tests/forms/cases.txt`.
+fn wmma_operation(i: &Inst) -> Option<String> {
+    let first = i.mods.first().map_or("", String::as_str);
+    let second = i.mods.get(1).map_or("", String::as_str);
+    let (known, layouts) = match first {
+        ".load" => (matches!(second, ".a" | ".b" | ".c"), 1),
+        ".store" => (second == ".d", 1),
+        ".mma" => (true, 2),
+        _ => (false, 0),
+    };
+    if !known {
+        let word = if first.is_empty() { "wmma" } else { first };
+        return Some(format!("Unknown modifier '{word}'"));
+    }
+    let written = i
+        .mods
+        .iter()
+        .filter(|m| matches!(m.as_str(), ".row" | ".col"))
+        .count();
+    if written != layouts {
+        return Some(format!(
+            "layout modifier required for instruction '{}'",
+            family_name(i)
+        ));
+    }
+    // A load takes `{d...}, [a]` and a store `[a], {s...}`, each with an
+    // optional stride that is neither (anything else is `Arguments
+    // mismatch`).
+    let (vector_at, address_at) = match first {
+        ".load" => (0, 1),
+        ".store" => (1, 0),
+        _ => return None,
+    };
+    let ops = &i.operands;
+    let shape_ok = (2..=3).contains(&ops.len())
+        && matches!(ops[vector_at].kind, OpKind::Vector(_))
+        && matches!(ops[address_at].kind, OpKind::Addr { .. })
+        && ops
+            .get(2)
+            .is_none_or(|o| !matches!(o.kind, OpKind::Addr { .. } | OpKind::Vector(_)));
+    (!shape_ok).then(|| format!("Arguments mismatch for instruction '{}'", family_name(i)))
 }
 
 /// `.ftz` flushes float subnormals: on an instruction whose every type is
@@ -367,6 +433,10 @@ fn small_families(i: &Inst) -> Option<String> {
             "'.launch_dependents' or '.wait' modifier required for instruction 'griddepcontrol'"
                 .into(),
         ),
+        "wmma" => wmma_operation(i),
+        "griddepcontrol" if i.has(".wait") && i.has(".launch_dependents") => {
+            Some("Modifier '.wait' cannot be combined with modifier '.launch_dependents'".into())
+        }
         "griddepcontrol" if !i.operands.is_empty() => mismatch(),
         // A `cp.async` names its operation right after `.async`
         // (`cp.async.volatile.commit_group`: `Unknown modifier`).
@@ -574,7 +644,8 @@ fn type_count(i: &Inst) -> Option<String> {
     // `tex` and `tld4` name the result's type and the coordinates' (`tex.2d
     // .v4.f32.f32`); one, none or three is `Unexpected instruction types`
     // (ptxas 13.5, probes in `tests/forms/cases.txt`).
-    let two = matches!(op, "tex" | "tld4") && n != 2;
+    // So do `dp4a` and `dp2a`, A's and B's (`dp4a.s32`, `dp4a.u32.s32.s32`).
+    let two = matches!(op, "tex" | "tld4" | "dp4a" | "dp2a") && n != 2;
     if !(one && n != 1 || at_most_one && n > 1 || two) {
         return None;
     }
@@ -854,10 +925,14 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "cp" if !i.has(".reduce") && i.has(".shared::cluster") => {
             Some("Illegal modifier '::cluster' for instruction 'cp.async'".into())
         }
-        // `ldmatrix d, [a]` and `stmatrix [a], s`: the address in brackets.
+        // `ldmatrix d, [a]` and `stmatrix [a], s`: the address in brackets,
+        // the registers in braces (an immediate there is `Arguments
+        // mismatch`, a scalar register `Vector of size N is expected`).
         "ldmatrix" | "stmatrix" if {
             let at = usize::from(i.opcode == "ldmatrix");
-            i.operands.len() != 2 || !matches!(i.operands[at].kind, OpKind::Addr { .. })
+            i.operands.len() != 2
+                || !matches!(i.operands[at].kind, OpKind::Addr { .. })
+                || !matches!(i.operands[1 - at].kind, OpKind::Vector(_))
         } =>
         {
             Some(format!("Arguments mismatch for instruction '{}'", i.opcode))
@@ -918,6 +993,11 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         {
             Some("Unexpected number of state spaces specified in instruction 'cp.async'".into())
         }
+        // `membar` names its level (`.cta`, `.gl`, `.sys`) or `.proxy`
+        // (a bare `membar;` is `Membar level required`).
+        "membar" if ![".cta", ".gl", ".sys", ".proxy"].iter().any(|m| i.has(m)) => {
+            Some("Membar level required for instruction 'membar'".into())
+        }
         "membar" if !i.operands.is_empty() => {
             Some("Arguments mismatch for instruction 'membar'".into())
         }
@@ -952,6 +1032,17 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
         "membar" if i.has(".cluster") => {
             Some("Illegal modifier '.cluster' for instruction 'membar'".into())
         }
+        // One address and no type (`prefetch.global.L1.u32`: `Unexpected
+        // instruction types`; `prefetchu.L1 %rd1`: `Arguments mismatch`).
+        "prefetch" | "prefetchu" if i.mods.iter().any(|m| isa::is_type(m)) => Some(format!(
+            "Unexpected instruction types specified for '{}'",
+            i.opcode
+        )),
+        "prefetch" | "prefetchu"
+            if i.operands.len() != 1 || !matches!(i.operands[0].kind, OpKind::Addr { .. }) =>
+        {
+            Some(format!("Arguments mismatch for instruction '{}'", i.opcode))
+        }
         "prefetch" | "prefetchu"
             if i.mods
                 .iter()
@@ -982,19 +1073,30 @@ fn fixed_modifiers(i: &Inst) -> Option<String> {
 }
 
 /// At most one state space on the instructions that name one
-/// (`ld.global.shared`, `cvta.to.global.shared`: `Unexpected number of state
-/// spaces`); copies (`cp.async.ca.shared.global`) name two.
+/// (`ld.global.shared`, `cvta.to.global.shared`,
+/// `mbarrier.arrive.shared::cta.shared::cta`, `ldmatrix...shared.shared::cta`:
+/// `Unexpected number of state spaces`, ptxas 13.5, even the same space
+/// twice); copies (`cp.async.ca.shared.global`) name two, but not
+/// `cp.async.mbarrier.arrive`.
 fn state_spaces(i: &Inst) -> Option<String> {
-    if !matches!(
-        i.opcode.as_str(),
-        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu"
-    ) {
+    let one_space = match i.opcode.as_str() {
+        "ld" | "ldu" | "st" | "atom" | "red" | "cvta" | "isspacep" | "prefetch" | "prefetchu" => {
+            true
+        }
+        "mbarrier" | "mapa" | "getctarank" | "ldmatrix" | "stmatrix" | "wmma" | "tcgen05" => true,
+        "cp" => i.mods.get(1).is_some_and(|m| m == ".mbarrier"),
+        _ => false,
+    };
+    if !one_space {
         return None;
     }
     let spaces = i.mods.iter().filter(|m| isa::is_space(m)).count();
     (spaces > 1).then(|| {
         let name = match i.opcode.as_str() {
             "cvta" if i.has(".to") => "cvta.to".to_string(),
+            "mbarrier" | "wmma" | "tcgen05" | "cp" => {
+                full_prefix(i, 1 + usize::from(i.opcode == "cp"))
+            }
             op => op.to_string(),
         };
         format!("Unexpected number of state spaces specified in instruction '{name}'")
@@ -1849,6 +1951,19 @@ fn immediates(i: &Inst) -> Option<String> {
             }
             None
         }
+        // The field's position and length (`bfe d, a, pos, len`, `bfi d, f,
+        // b, pos, len`), when immediate, are in [0, 255] whatever the
+        // type (256, -1, 2^32: `out of range`).
+        "bfe" | "bfi" => {
+            let first = if i.opcode == "bfe" { 2 } else { 3 };
+            (first..first + 2).find_map(|k| {
+                let n = imm(k)?;
+                (!(0..=255).contains(&n)).then(|| format!(
+                    "Argument {k} of instruction '{}': value '{n}' out of range, expected to be in range [0..255]",
+                    i.opcode
+                ))
+            })
+        }
         "pmevent" if !i.has(".mask") => {
             let n = imm(0)?;
             (!(0..=15).contains(&n)).then(|| {
@@ -1934,10 +2049,12 @@ fn matrix(i: &Inst) -> Option<String> {
             } else {
                 return None;
             };
+            // `tcgen05.st` takes its registers last (after `.16x32bx2`'s
+            // offset).
             let (arg, name) = if i.has(".ld") {
                 (0, "tcgen05.ld")
             } else {
-                (1, "tcgen05.st")
+                (i.operands.len().max(2) - 1, "tcgen05.st")
             };
             match vec_len(i.operands.get(arg)) {
                 Some(len) if len != (n * per) as usize => Some(format!(

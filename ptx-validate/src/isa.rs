@@ -354,7 +354,7 @@ pub fn untyped(opcode: &str, mods: &[String]) -> bool {
 /// Modifiers that ptxas 13.5 refuses when written twice on one instruction
 /// (`abs.ftz.ftz`: `Duplicate .ftz modifier`, `membar.gl.gl`: `Multiple
 /// scope modifiers specified`, `shf.l.wrap.wrap`: `Multiple clamp
-/// modifiers`, ...; measured one by one). Not every repeat is an error:
+/// modifiers`, `griddepcontrol.wait.wait`, ...; measured one by one). Not every repeat is an error:
 /// `add.sat.sat`, `div.approx.approx`, `add.cc.cc`, `max.NaN.NaN` and
 /// `bar.sync.sync` assemble, and `.row.row` is a matrix layout pair.
 pub const REFUSED_TWICE: &[&str] = &[
@@ -406,6 +406,8 @@ pub const REFUSED_TWICE: &[&str] = &[
     ".clamp",
     ".expect_tx",
     ".x4",
+    ".wait",
+    ".launch_dependents",
 ];
 
 /// The float and integer roundings: ptxas 13.5 takes at most one of them

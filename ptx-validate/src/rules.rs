@@ -1763,7 +1763,21 @@ fn tensor(cx: &mut Cx, i: &Inst) {
                 .enumerate()
                 .all(|(k, o)| matches!(o.kind, OpKind::Addr { .. }) == (k == at))
         });
-        if i.operands.len() != 2 || !alloc_shape || !ld_st_shape {
+        // The `.16x32bx2` shape takes one more operand, the immediate offset
+        // of its second half, right after the address of `tcgen05.ld` and
+        // before the registers of `tcgen05.st` (a register there is `must
+        // be constant`; without it, `Unexpected number of arguments`).
+        let operands = if address_at.is_some() && i.has(".16x32bx2") {
+            3
+        } else {
+            2
+        };
+        let split_offset_ok = operands == 2
+            || matches!(
+                i.operands.get(address_at.unwrap_or(0) + 1).map(|o| &o.kind),
+                Some(OpKind::Int(_))
+            );
+        if i.operands.len() != operands || !alloc_shape || !ld_st_shape || !split_offset_ok {
             cx.error(
                 i.pos,
                 format!("Arguments mismatch for instruction '{name}'"),

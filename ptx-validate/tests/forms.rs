@@ -353,7 +353,42 @@ fn headers_and_directives_as_ptxas_reads_them() {
     let module = |decls: &str, params: &str, version: &str| {
         format!(".version {version}\n.target sm_90\n.address_size 64\n{decls}\n.visible .entry k({params})\n{{\nret;\n}}\n")
     };
+    // A kernel naming shared variables `a` and `b`, declared in the module
+    // or in its body.
+    let shared = |module_decls: &str, body_decls: &str| {
+        format!("{usual}\n{module_decls}\n.visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<4>; .reg .b64 %rd<2>;\n{body_decls}\nld.param.u64 %rd1, [p];\nmov.u32 %r1, a; mov.u32 %r2, b; add.u32 %r3, %r1, %r2;\nst.global.u32 [%rd1], %r3;\nret;\n}}\n")
+    };
     let cases = [
+        // Static shared memory as ptxas lays it out (seed 804): the body's
+        // variables first, then the module's the kernel names, each in the
+        // order declared and at a multiple of its alignment.
+        (
+            true,
+            shared(".shared .align 65536 .b8 a[8]; .shared .align 16 .b8 b[4096];", ""),
+        ),
+        (
+            false,
+            shared(".shared .align 16 .b8 b[4096]; .shared .align 65536 .b8 a[8];", ""),
+        ),
+        (
+            false,
+            shared(".shared .align 16 .b8 b[8]; .shared .align 65536 .b8 a[8];", ""),
+        ),
+        (
+            true,
+            shared(
+                ".shared .align 16 .b8 b[8]; .shared .align 65536 .b8 c[8]; .shared .align 16 .b8 a[8];",
+                "",
+            ),
+        ),
+        (
+            true,
+            shared(".shared .align 16 .b8 b[8];", ".shared .align 65536 .b8 a[8];"),
+        ),
+        (
+            false,
+            shared(".shared .align 65536 .b8 a[8];", ".shared .align 16 .b8 b[8];"),
+        ),
         // Random mutants, seeds 201-203: a call's result is read after the
         // call (`Function call sequence invalid`), in the functions ptxas
         // compiles.
