@@ -104,6 +104,11 @@ pub enum HalfFn {
     Sqrt,
     Rsqrt,
     Rcp,
+    /// `hexp2` and `htanh` on `bf16`, as CUDA's header computes them:
+    /// PTX's approximate `f32` function (`ex2.approx.f32`,
+    /// `tanh.approx.f32`) of the exact value, rounded to nearest.
+    Exp2Approx,
+    TanhApprox,
     /// `htrunc`, `hceil`, `hfloor`, `hrint`: the integral value (exact in
     /// `f32`, so rounding back is exact).
     Trunc,

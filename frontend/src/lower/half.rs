@@ -370,6 +370,16 @@ impl FunctionLowerer<'_, '_> {
                 let r = self.b.unary(op, x);
                 self.b.convert(Opcode::Fptrunc, lane, r)
             }
+            HalfFn::Exp2Approx | HalfFn::TanhApprox => {
+                let op = if f == HalfFn::Exp2Approx {
+                    Opcode::Ex2
+                } else {
+                    Opcode::Tanh
+                };
+                let x = wide(self, vals[0]);
+                let r = self.b.unary(op, x);
+                self.b.convert(Opcode::Fptrunc, lane, r)
+            }
             HalfFn::MinNan => self.min_max_nan(false, lane, vals[0], vals[1]),
             HalfFn::MaxNan => self.min_max_nan(true, lane, vals[0], vals[1]),
             HalfFn::IsNan => {

@@ -117,14 +117,17 @@ enum Shape {
 /// form. `__hadd2_sat` is `(Add, 2, Lanes, Some(Saturate))`; `_rn` (never
 /// contracted, as kernelc never contracts half arithmetic) adds nothing.
 fn family(name: &str) -> Option<(HalfFn, usize, Shape, Option<HalfFn>)> {
-    let (shape, base) = if let Some(rest) = name.strip_prefix("__hb") {
+    // A scalar name may end in `2` itself (`hexp2`).
+    let (shape, base) = if let Some((hf, n)) = scalar_fn(name) {
+        return Some((hf, n, Shape::Scalar, None));
+    } else if let Some(rest) = name.strip_prefix("__hb") {
         (Shape::All, format!("__h{}", rest.strip_suffix('2')?))
+    } else if let Some(rest) = name.strip_prefix("h2") {
+        (Shape::Lanes, format!("h{rest}"))
     } else if name.contains("2_") {
         (Shape::Lanes, name.replacen("2_", "_", 1))
     } else if let Some(base) = name.strip_suffix('2') {
         (Shape::Lanes, base.to_string())
-    } else if let Some(rest) = name.strip_prefix("h2") {
-        (Shape::Lanes, format!("h{rest}"))
     } else {
         (Shape::Scalar, name.to_string())
     };
@@ -190,10 +193,12 @@ fn generic(name: &str) -> Option<Signature> {
     })
 }
 
-/// Why a function of the headers is not compiled yet: the math functions
-/// that CUDA computes with approximate `f32` sequences, whose bits kernelc
-/// does not reproduce yet, and `__hcmadd`.
-fn not_yet(name: &str) -> Option<&'static str> {
+/// Why a function of the headers is not compiled yet on operands of
+/// format `fmt`: the math functions that CUDA computes with approximate
+/// `f32` sequences and corrections, whose bits kernelc does not reproduce
+/// yet (all but `bf16` `hexp2` and `htanh`, one approximate instruction),
+/// and `__hcmadd`.
+fn not_yet(name: &str, fmt: Option<HalfFormat>) -> Option<&'static str> {
     const APPROXIMATE: [&str; 10] = [
         "exp",
         "exp2",
@@ -210,6 +215,9 @@ fn not_yet(name: &str) -> Option<&'static str> {
         return Some("the complex multiply-add of `cuda_fp16.h`");
     }
     let base = name.strip_prefix("h2").or_else(|| name.strip_prefix('h'))?;
+    if fmt == Some(HalfFormat::Bf16) && (base == "exp2" || base == "tanh") {
+        return None;
+    }
     APPROXIMATE.contains(&base).then_some(
         "CUDA computes it with an approximate `f32` sequence that kernelc does not reproduce",
     )
@@ -231,6 +239,8 @@ fn scalar_fn(name: &str) -> Option<(HalfFn, usize)> {
         "hsqrt" => (HalfFn::Sqrt, 1),
         "hrsqrt" => (HalfFn::Rsqrt, 1),
         "hrcp" => (HalfFn::Rcp, 1),
+        "hexp2" => (HalfFn::Exp2Approx, 1),
+        "htanh" => (HalfFn::TanhApprox, 1),
         "htrunc" => (HalfFn::Trunc, 1),
         "hceil" => (HalfFn::Ceil, 1),
         "hfloor" => (HalfFn::Floor, 1),
@@ -464,7 +474,8 @@ impl Checker {
         args: &[Option<Expr>],
         span: Span,
     ) -> Option<Option<Expr>> {
-        if let Some(why) = not_yet(name) {
+        let arg_format = args.iter().flatten().find_map(|a| format_of(&a.ty));
+        if let Some(why) = not_yet(name, arg_format) {
             self.error(
                 span,
                 Code::E0002,
@@ -473,7 +484,6 @@ impl Checker {
             return Some(None);
         }
         let s = conversion(name).or_else(|| generic(name))?;
-        let arg_format = args.iter().flatten().find_map(|a| format_of(&a.ty));
         let Some(fmt) = s.format.or(arg_format) else {
             // `__hadd(int, int)` is the integer intrinsic; the other
             // generic names take only half operands.
