@@ -13,11 +13,11 @@
 //! the same bits on the emulator (for the pair predicates, whose nvcc PTX
 //! uses `set.*.f16x2` forms the emulator lacks, nvcc's PTX of the headers'
 //! definitions through the scalar predicates), over inputs that hold NaNs,
-//! infinities,
-//! subnormals, signed zeros, the largest finite values, halfway cases of
-//! the roundings, and random bits. An unsupported one must be a located
-//! E0002. ptxas assembles kernelc's PTX of the covered ones for sm_80 and
-//! sm_90.
+//! infinities, subnormals, signed zeros, the largest finite values, halfway
+//! cases of the roundings, and random bits. An unsupported one must be a
+//! located E0002. ptxas assembles kernelc's PTX of the covered ones for
+//! sm_80 and sm_90 (the `bf16` conversions from integers and `double` for
+//! sm_90 only).
 
 mod common;
 
