@@ -50,6 +50,18 @@ pub fn pair_type(format: HalfFormat) -> CType {
     )))
 }
 
+/// Whether `ty` is a half-precision scalar or pair.
+pub fn is_half_type(ty: &CType) -> bool {
+    ty.is_half() || pair_format(ty).is_some()
+}
+
+/// The message of E0002 for a builtin (`__shfl_sync`, `__ldg`, ...) that
+/// CUDA's headers overload for half-precision types and kernelc does not
+/// support on them yet.
+pub fn not_yet_on(name: &str, ty: &CType) -> String {
+    format!("`{name}` on `{ty}` is not supported by kernelc yet")
+}
+
 /// The lane format of a pair type.
 pub fn pair_format(ty: &CType) -> Option<HalfFormat> {
     match ty.struct_def()?.id {
@@ -92,6 +104,35 @@ pub enum HalfFn {
     Sqrt,
     Rsqrt,
     Rcp,
+    /// `hexp2` and `htanh` on `bf16`, as CUDA's header computes them:
+    /// PTX's approximate `f32` function (`ex2.approx.f32`,
+    /// `tanh.approx.f32`) of the exact value, rounded to nearest.
+    Exp2Approx,
+    TanhApprox,
+    /// `htrunc`, `hceil`, `hfloor`, `hrint`: the integral value (exact in
+    /// `f32`, so rounding back is exact).
+    Trunc,
+    Ceil,
+    Floor,
+    Rint,
+    /// `__hmin_nan`/`__hmax_nan`: a NaN operand gives the canonical NaN.
+    MinNan,
+    MaxNan,
+    /// `__hisnan`: the result is `bool`; for pairs, a lane of 1.0 or 0.0.
+    IsNan,
+    /// The `_sat` forms' last step: NaN and anything below +0 (-0
+    /// included) to +0, anything above 1 to 1.
+    Saturate,
+    /// The `_relu` forms' last step: a negative value to +0, a NaN to the
+    /// canonical NaN.
+    Relu,
+}
+
+impl HalfFn {
+    /// Whether the function is a predicate (`bool` on scalars).
+    pub fn is_predicate(self) -> bool {
+        matches!(self, HalfFn::Cmp { .. } | HalfFn::IsNan)
+    }
 }
 
 /// A half-precision operation of the typed tree (`Intrinsic::Half`).
@@ -113,6 +154,19 @@ pub enum HalfOp {
     Splat,
     /// `(a.y, a.x)` (`__lowhigh2highlow`).
     Swap,
+    /// A predicate on both lanes of pair operands, both true
+    /// (`__hbeq2`): a `bool`.
+    AllLanes(HalfFn),
+    /// A predicate on each lane of pair operands as a 16-bit mask of the
+    /// lane (`__heq2_mask`): an `unsigned int`.
+    MaskLanes(HalfFn),
+    /// `__hisinf`: 1 for +inf, -1 for -inf, else 0 (`int`).
+    IsInf,
+    /// The bits of a scalar (zero-extended) or a pair (`x` low) as an
+    /// `unsigned int`, and back: how a warp shuffle moves a half or a pair
+    /// (CUDA's header shuffles the 32-bit word).
+    ToWord,
+    FromWord,
     /// A pair to `float2` (`__half22float2`).
     ToFloat2,
     /// A `float2` to a pair, each lane rounded to nearest

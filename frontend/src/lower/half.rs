@@ -54,7 +54,7 @@ impl FunctionLowerer<'_, '_> {
                     let vals: Vec<Value> =
                         pairs.iter().map(|&p| self.load_lane(p, lane, k)).collect();
                     let r = self.half_fn(f, lane, &vals);
-                    *slot = Some(if matches!(f, HalfFn::Cmp { .. }) {
+                    *slot = Some(if f.is_predicate() {
                         // `__heq2` and friends: 1.0 where it holds, else 0.0.
                         let one = self.b.fconst(lane, 1.0);
                         let zero = self.b.fconst(lane, 0.0);
@@ -67,6 +67,75 @@ impl FunctionLowerer<'_, '_> {
                     unreachable!("both lanes are computed")
                 };
                 self.store_pair(ty, x, y)
+            }
+            HalfOp::AllLanes(f) | HalfOp::MaskLanes(f) => {
+                let lane = self.pair_lane_type(&args[0].ty);
+                let pairs: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+                let mut holds = Vec::new();
+                for k in 0..2 {
+                    let vals: Vec<Value> =
+                        pairs.iter().map(|&p| self.load_lane(p, lane, k)).collect();
+                    holds.push(self.half_fn(f, lane, &vals));
+                }
+                if matches!(op, HalfOp::AllLanes(_)) {
+                    return self.b.binary(Opcode::Band, holds[0], holds[1]);
+                }
+                let zero = self.b.iconst(Type::I32, 0);
+                let low = self.b.iconst(Type::I32, 0xffff);
+                let high = self.b.iconst(Type::I32, 0xffff_0000);
+                let x = self.b.select(holds[0], low, zero);
+                let y = self.b.select(holds[1], high, zero);
+                self.b.binary(Opcode::Bor, x, y)
+            }
+            HalfOp::ToWord => {
+                let v = self.expr(&args[0]);
+                let lanes = match crate::half::pair_format(&args[0].ty) {
+                    Some(_) => {
+                        let lane = self.pair_lane_type(&args[0].ty);
+                        vec![self.load_lane(v, lane, 0), self.load_lane(v, lane, 1)]
+                    }
+                    None => vec![v],
+                };
+                let word = self.half_word(&lanes);
+                if self.b.value_type(word) == Type::I16 {
+                    self.b.convert(Opcode::Zext, Type::I32, word)
+                } else {
+                    word
+                }
+            }
+            HalfOp::FromWord => {
+                let w = self.expr(&args[0]);
+                match crate::half::pair_format(ty) {
+                    Some(_) => {
+                        let lane = self.pair_lane_type(ty);
+                        let lanes = self.half_lanes(w, lane, 2);
+                        self.store_pair(ty, lanes[0], lanes[1])
+                    }
+                    None => {
+                        let lane = super::value_type(ty);
+                        self.half_lanes(w, lane, 1)[0]
+                    }
+                }
+            }
+            HalfOp::IsInf => {
+                let v = self.expr(&args[0]);
+                let bits = self.b.convert(Opcode::Bitcast, Type::I16, v);
+                let inf = if self.b.value_type(v) == Type::F16 {
+                    0x7c00
+                } else {
+                    0x7f80
+                };
+                let pos = self.b.iconst(Type::I16, inf);
+                let neg = self.b.iconst(Type::I16, inf | -0x8000);
+                let is_pos = self.b.icmp(IntCC::Eq, bits, pos);
+                let is_neg = self.b.icmp(IntCC::Eq, bits, neg);
+                let (one, minus_one, zero) = (
+                    self.b.iconst(Type::I32, 1),
+                    self.b.iconst(Type::I32, -1),
+                    self.b.iconst(Type::I32, 0),
+                );
+                let r = self.b.select(is_neg, minus_one, zero);
+                self.b.select(is_pos, one, r)
             }
             HalfOp::FromFloat(mode) => {
                 let x = self.exact_float_source(&args[0], mode);
@@ -185,20 +254,20 @@ impl FunctionLowerer<'_, '_> {
         let done = self.b.create_block();
         self.b.jump(retry, vec![first]);
         self.b.switch_to_block(retry);
-        let lanes = self.bf16_lanes(assumed);
+        let lanes = self.half_lanes(assumed, Type::BF16, addends.len());
         let sums: Vec<Value> = addends
             .iter()
             .zip(lanes)
             .map(|(&a, b)| self.half_fn(HalfFn::Add, Type::BF16, &[a, b]))
             .collect();
-        let new = self.bf16_word(&sums);
+        let new = self.half_word(&sums);
         let old = self.b.atomic_cas(MemScope::Gpu, p, assumed, new);
         let unchanged = self.b.icmp(IntCC::Eq, old, assumed);
         self.b.brif(unchanged, done, vec![], retry, vec![old]);
         self.b.seal_block(retry);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
-        let olds = self.bf16_lanes(assumed);
+        let olds = self.half_lanes(assumed, Type::BF16, addends.len());
         if pair {
             self.store_pair(ty, olds[0], olds[1])
         } else {
@@ -206,25 +275,31 @@ impl FunctionLowerer<'_, '_> {
         }
     }
 
-    /// The `bf16` lanes of an `i16` word, or of an `i32` one (the low half
+    /// The `count` lanes of type `lane` (`f16` or `bf16`) in the low bits
+    /// of an integer word: one in the low 16 bits, or two (the low half
     /// first, as a pair lies in memory).
-    fn bf16_lanes(&mut self, word: Value) -> Vec<Value> {
-        if self.b.value_type(word) == Type::I16 {
-            return vec![self.b.convert(Opcode::Bitcast, Type::BF16, word)];
+    fn half_lanes(&mut self, word: Value, lane: Type, count: usize) -> Vec<Value> {
+        let mut words = vec![word];
+        if count == 2 {
+            let sixteen = self.b.iconst(self.b.value_type(word), 16);
+            words.push(self.b.binary(Opcode::Ushr, word, sixteen));
         }
-        let sixteen = self.b.iconst(Type::I32, 16);
-        let high = self.b.binary(Opcode::Ushr, word, sixteen);
-        [word, high]
+        words
             .into_iter()
             .map(|w| {
-                let bits = self.b.convert(Opcode::Trunc, Type::I16, w);
-                self.b.convert(Opcode::Bitcast, Type::BF16, bits)
+                let bits = if self.b.value_type(w) == Type::I16 {
+                    w
+                } else {
+                    self.b.convert(Opcode::Trunc, Type::I16, w)
+                };
+                self.b.convert(Opcode::Bitcast, lane, bits)
             })
             .collect()
     }
 
-    /// The word of one `bf16` lane (`i16`) or of two (`i32`, the first low).
-    fn bf16_word(&mut self, lanes: &[Value]) -> Value {
+    /// The word of one 16-bit float lane (`i16`) or of two (`i32`, the
+    /// first low).
+    fn half_word(&mut self, lanes: &[Value]) -> Value {
         let bits: Vec<Value> = lanes
             .iter()
             .map(|&l| self.b.convert(Opcode::Bitcast, Type::I16, l))
@@ -284,7 +359,81 @@ impl FunctionLowerer<'_, '_> {
                 };
                 self.b.convert(Opcode::Fptrunc, lane, r)
             }
+            HalfFn::Trunc | HalfFn::Ceil | HalfFn::Floor | HalfFn::Rint => {
+                let op = match f {
+                    HalfFn::Trunc => Opcode::Ftrunc,
+                    HalfFn::Ceil => Opcode::Ceil,
+                    HalfFn::Floor => Opcode::Floor,
+                    _ => Opcode::Nearest,
+                };
+                let x = wide(self, vals[0]);
+                let r = self.b.unary(op, x);
+                self.b.convert(Opcode::Fptrunc, lane, r)
+            }
+            HalfFn::Exp2Approx | HalfFn::TanhApprox => {
+                let op = if f == HalfFn::Exp2Approx {
+                    Opcode::Ex2
+                } else {
+                    Opcode::Tanh
+                };
+                let x = wide(self, vals[0]);
+                let r = self.b.unary(op, x);
+                self.b.convert(Opcode::Fptrunc, lane, r)
+            }
+            HalfFn::MinNan => self.min_max_nan(false, lane, vals[0], vals[1]),
+            HalfFn::MaxNan => self.min_max_nan(true, lane, vals[0], vals[1]),
+            HalfFn::IsNan => {
+                let x = wide(self, vals[0]);
+                self.b.fcmp(FloatCC::Uno, x, x)
+            }
+            HalfFn::Saturate => self.half_saturate(lane, vals[0]),
+            HalfFn::Relu => self.half_relu(lane, vals[0]),
         }
+    }
+
+    /// The canonical NaN of a 16-bit float type (`0x7fff`, as PTX's
+    /// `min.NaN` and `fma.relu` give).
+    fn half_canonical_nan(&mut self, lane: Type) -> Value {
+        let bits = self.b.iconst(Type::I16, 0x7fff);
+        self.b.convert(Opcode::Bitcast, lane, bits)
+    }
+
+    /// `__hmin_nan`, `__hmax_nan`: a NaN operand gives the canonical NaN.
+    fn min_max_nan(&mut self, max: bool, lane: Type, a: Value, b: Value) -> Value {
+        let (wa, wb) = (
+            self.b.convert(Opcode::Fpext, Type::F32, a),
+            self.b.convert(Opcode::Fpext, Type::F32, b),
+        );
+        let nan = self.b.fcmp(FloatCC::Uno, wa, wb);
+        let op = if max { Opcode::Fmax } else { Opcode::Fmin };
+        let r = self.b.binary(op, a, b);
+        let canonical = self.half_canonical_nan(lane);
+        self.b.select(nan, canonical, r)
+    }
+
+    /// The `_sat` step: NaN and values up to +0 (-0 included) to +0,
+    /// values above 1 to 1.
+    fn half_saturate(&mut self, lane: Type, x: Value) -> Value {
+        let w = self.b.convert(Opcode::Fpext, Type::F32, x);
+        let (zero32, one32) = (self.b.fconst(Type::F32, 0.0), self.b.fconst(Type::F32, 1.0));
+        let positive = self.b.fcmp(FloatCC::Ogt, w, zero32);
+        let above_one = self.b.fcmp(FloatCC::Ogt, w, one32);
+        let (zero, one) = (self.b.fconst(lane, 0.0), self.b.fconst(lane, 1.0));
+        let r = self.b.select(positive, x, zero);
+        self.b.select(above_one, one, r)
+    }
+
+    /// The `_relu` step: a negative value to +0, a NaN to the canonical
+    /// NaN.
+    fn half_relu(&mut self, lane: Type, x: Value) -> Value {
+        let w = self.b.convert(Opcode::Fpext, Type::F32, x);
+        let zero32 = self.b.fconst(Type::F32, 0.0);
+        let negative = self.b.fcmp(FloatCC::Ole, w, zero32);
+        let nan = self.b.fcmp(FloatCC::Uno, w, w);
+        let zero = self.b.fconst(lane, 0.0);
+        let r = self.b.select(negative, zero, x);
+        let canonical = self.half_canonical_nan(lane);
+        self.b.select(nan, canonical, r)
     }
 
     /// `__hdiv` on `__half`, CUDA's way: `a · rcp(b)` in `f32`, rounded;

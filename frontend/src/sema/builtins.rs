@@ -788,6 +788,14 @@ impl Checker {
         // Overload resolution on the value: promotions pick `int`, and
         // every other arithmetic type has its own overload.
         let ty = args[1].ty.promoted();
+        if crate::half::is_half_type(&ty) {
+            // CUDA's header shuffles the value's bits as a 32-bit word.
+            args[1] = super::half::to_word(args[1].clone());
+            let params = [CType::UINT, CType::UINT, shuffle_lane_type(k), CType::INT];
+            let args = self.convert_args(name, args, &params)?;
+            let word = intrinsic(Intrinsic::Shfl(k), args, CType::UINT, span);
+            return Some(super::half::from_word(word, &ty));
+        }
         if !ty.is_arithmetic() {
             self.error(
                 args[1].span,
@@ -799,12 +807,7 @@ impl Checker {
             );
             return None;
         }
-        let lane = if matches!(k, ShflKind::Up | ShflKind::Down) {
-            CType::UINT
-        } else {
-            CType::INT
-        };
-        let params = [CType::UINT, ty.clone(), lane, CType::INT];
+        let params = [CType::UINT, ty.clone(), shuffle_lane_type(k), CType::INT];
         let args = self.convert_args(name, args, &params)?;
         Some(intrinsic(Intrinsic::Shfl(k), args, ty, span))
     }
@@ -872,6 +875,11 @@ impl Checker {
         }
         let pointee = match &args[0].ty {
             CType::Pointer { pointee, .. } if has_cache_overloads(pointee) => (**pointee).clone(),
+            CType::Pointer { pointee, .. } if crate::half::is_half_type(pointee) => {
+                let msg = crate::half::not_yet_on("__ldg", &args[0].ty);
+                self.error(args[0].span, Code::E0002, msg);
+                return None;
+            }
             other => {
                 self.error(
                     args[0].span,
@@ -1050,6 +1058,11 @@ impl Checker {
                 pointee_const,
                 ..
             } if has_cache_overloads(pointee) && !(store && *pointee_const) => (**pointee).clone(),
+            CType::Pointer { pointee, .. } if crate::half::is_half_type(pointee) => {
+                let msg = crate::half::not_yet_on(name, &args[0].ty);
+                self.error(args[0].span, Code::E0002, msg);
+                return None;
+            }
             other => {
                 let want = if store { "" } else { "const " };
                 self.error(
@@ -1085,6 +1098,16 @@ impl Checker {
 /// have an overload for a pointer to `ty`: the integer and floating types,
 /// the vector types of `sm_32_intrinsics.h`, and `__half` and
 /// `__nv_bfloat16` (`cuda_fp16.h`, `cuda_bf16.h`).
+/// The type of a shuffle's third parameter: a delta of `__shfl_up_sync`
+/// and `__shfl_down_sync` is unsigned, a lane or lane mask `int`.
+fn shuffle_lane_type(k: ShflKind) -> CType {
+    if matches!(k, ShflKind::Up | ShflKind::Down) {
+        CType::UINT
+    } else {
+        CType::INT
+    }
+}
+
 fn has_cache_overloads(ty: &CType) -> bool {
     matches!(ty, CType::Int { .. } | CType::Float { .. } | CType::Half(_)) || is_ldg_vector(ty)
 }

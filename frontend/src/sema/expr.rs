@@ -537,7 +537,7 @@ impl Checker {
             );
             None
         };
-        if e.ty.is_half() && op != UnaryOp::Not {
+        if crate::half::is_half_type(&e.ty) && op != UnaryOp::Not {
             return self.half_unary(op, e, span);
         }
         match op {
@@ -820,7 +820,7 @@ impl Checker {
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let e = self.expr(operand)?;
         let ty = e.ty.clone();
-        if !ty.is_scalar() && !ty.is_half() {
+        if !ty.is_scalar() && !crate::half::is_half_type(&ty) {
             self.error(
                 span,
                 Code::E0004,
@@ -849,7 +849,7 @@ impl Checker {
             mk(kind, ty.clone(), span)
         } else {
             let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
-            let one = if ty.is_half() {
+            let one = if crate::half::is_half_type(&ty) {
                 Checker::half_one(&ty, span)
             } else {
                 int_const(1, CType::INT, span)
@@ -908,7 +908,7 @@ impl Checker {
     /// operands (also used for compound assignment and `++`/`--`).
     pub(super) fn binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
         use BinaryOp as B;
-        if l.ty.is_half() || r.ty.is_half() {
+        if crate::half::is_half_type(&l.ty) || crate::half::is_half_type(&r.ty) {
             return self.half_binary(op, l, r, span);
         }
         let (lt, rt) = (l.ty.clone(), r.ty.clone());

@@ -71,6 +71,9 @@ enum Form {
     Lanes2 { high: bool },
     /// Both lanes one lane of the pair.
     SplatLane { high: bool },
+    /// One operation, then a second on its result (`__hadd_sat`: the sum,
+    /// then saturated).
+    Then(HalfOp, HalfOp),
     /// An integer with a rounding other than toward zero
     /// (`__half2int_rn`): the exact `float` value rounded.
     ToIntRounded(RoundMode),
@@ -95,39 +98,86 @@ fn sig(format: Option<HalfFormat>, params: &[Param], ret: Param, form: Form) -> 
     }
 }
 
+/// How a function of the `__h*` family applies its lane function.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// On scalars (`__hadd`).
+    Scalar,
+    /// Lane by lane on pairs, giving a pair (`__hadd2`, `h2exp`).
+    Lanes,
+    /// A predicate on both lanes, both true (`__hbeq2`): `bool`.
+    All,
+    /// A predicate lane by lane as 16-bit masks (`__heq2_mask`):
+    /// `unsigned int`.
+    Mask,
+}
+
+/// A name of the `__h*` family read as its parts: the lane function, its
+/// operand count, its shape, and the last step of a `_sat` or `_relu`
+/// form. `__hadd2_sat` is `(Add, 2, Lanes, Some(Saturate))`; `_rn` (never
+/// contracted, as kernelc never contracts half arithmetic) adds nothing.
+fn family(name: &str) -> Option<(HalfFn, usize, Shape, Option<HalfFn>)> {
+    // A scalar name may end in `2` itself (`hexp2`).
+    let (shape, base) = if let Some((hf, n)) = scalar_fn(name) {
+        return Some((hf, n, Shape::Scalar, None));
+    } else if let Some(rest) = name.strip_prefix("__hb") {
+        (Shape::All, format!("__h{}", rest.strip_suffix('2')?))
+    } else if let Some(rest) = name.strip_prefix("h2") {
+        (Shape::Lanes, format!("h{rest}"))
+    } else if name.contains("2_") {
+        (Shape::Lanes, name.replacen("2_", "_", 1))
+    } else if let Some(base) = name.strip_suffix('2') {
+        (Shape::Lanes, base.to_string())
+    } else {
+        (Shape::Scalar, name.to_string())
+    };
+    if let Some((hf, n)) = scalar_fn(&base) {
+        return (shape != Shape::All || hf.is_predicate()).then_some((hf, n, shape, None));
+    }
+    let (stem, suffix) = base.rsplit_once('_')?;
+    let (hf, n) = scalar_fn(stem)?;
+    let arith = matches!(hf, HalfFn::Add | HalfFn::Sub | HalfFn::Mul);
+    match (suffix, shape) {
+        ("rn", Shape::Scalar | Shape::Lanes) if arith => Some((hf, n, shape, None)),
+        ("sat", Shape::Scalar | Shape::Lanes) if arith || hf == HalfFn::Fma => {
+            Some((hf, n, shape, Some(HalfFn::Saturate)))
+        }
+        ("relu", Shape::Scalar | Shape::Lanes) if hf == HalfFn::Fma => {
+            Some((hf, n, shape, Some(HalfFn::Relu)))
+        }
+        ("mask", Shape::Lanes) if hf.is_predicate() => Some((hf, n, Shape::Mask, None)),
+        _ => None,
+    }
+}
+
 /// The functions overloaded on the format of their operands, by name.
 fn generic(name: &str) -> Option<Signature> {
     use Param::{Pair as P, Scalar as S};
     let f = Param::Fixed(Fixed::Float);
     let b = Param::Fixed(Fixed::Bool);
-    let scalar = |hf: HalfFn, n: usize| {
-        let ret = if matches!(hf, HalfFn::Cmp { .. }) {
-            b
-        } else {
-            S
-        };
-        sig(None, &[S, S, S][..n], ret, Form::Op(HalfOp::Scalar(hf)))
-    };
-    let lanes = |hf: HalfFn, n: usize| sig(None, &[P, P, P][..n], P, Form::Op(HalfOp::Lanes(hf)));
-    if let Some((hf, n)) = scalar_fn(name) {
-        return Some(scalar(hf, n));
-    }
-    if let Some(base) = name.strip_suffix('2') {
-        // `__hadd2`, `__heq2`, `h2sqrt`'s base spellings.
-        if let Some((hf, n)) = scalar_fn(base) {
-            return Some(lanes(hf, n));
-        }
-    }
-    if let Some((hf, n)) = name
-        .strip_prefix("h2")
-        .and_then(|r| scalar_fn(&format!("h{r}")))
-    {
-        return Some(lanes(hf, n));
-    }
+    let int = |signed| Param::Fixed(Fixed::Int { bits: 32, signed });
     if name == "__h2div" {
-        return Some(lanes(HalfFn::Div, 2));
+        return Some(sig(None, &[P, P], P, Form::Op(HalfOp::Lanes(HalfFn::Div))));
+    }
+    if let Some((hf, n, shape, finish)) = family(name) {
+        let (params, op, ret) = match shape {
+            Shape::Scalar => {
+                let ret = if hf.is_predicate() { b } else { S };
+                ([S, S, S], HalfOp::Scalar(hf), ret)
+            }
+            Shape::Lanes => ([P, P, P], HalfOp::Lanes(hf), P),
+            Shape::All => ([P, P, P], HalfOp::AllLanes(hf), b),
+            Shape::Mask => ([P, P, P], HalfOp::MaskLanes(hf), int(false)),
+        };
+        let form = match finish {
+            None => Form::Op(op),
+            Some(last) if shape == Shape::Scalar => Form::Then(op, HalfOp::Scalar(last)),
+            Some(last) => Form::Then(op, HalfOp::Lanes(last)),
+        };
+        return Some(sig(None, &params[..n], ret, form));
     }
     Some(match name {
+        "__hisinf" => sig(None, &[S], int(true), Form::Op(HalfOp::IsInf)),
         "__low2float" => sig(None, &[P], f, Form::Lane { high: false }),
         "__high2float" => sig(None, &[P], f, Form::Lane { high: true }),
         "__low2half" | "__low2bfloat16" => sig(None, &[P], S, Form::Lane { high: false }),
@@ -141,6 +191,36 @@ fn generic(name: &str) -> Option<Signature> {
         "__half2half2" | "__bfloat162bfloat162" => sig(None, &[S], P, Form::Op(HalfOp::Splat)),
         _ => return None,
     })
+}
+
+/// Why a function of the headers is not compiled yet on operands of
+/// format `fmt`: the math functions that CUDA computes with approximate
+/// `f32` sequences and corrections, whose bits kernelc does not reproduce
+/// yet (all but `bf16` `hexp2` and `htanh`, one approximate instruction),
+/// and `__hcmadd`.
+fn not_yet(name: &str, fmt: Option<HalfFormat>) -> Option<&'static str> {
+    const APPROXIMATE: [&str; 10] = [
+        "exp",
+        "exp2",
+        "exp10",
+        "log",
+        "log2",
+        "log10",
+        "sin",
+        "cos",
+        "tanh",
+        "tanh_approx",
+    ];
+    if name == "__hcmadd" {
+        return Some("the complex multiply-add of `cuda_fp16.h`");
+    }
+    let base = name.strip_prefix("h2").or_else(|| name.strip_prefix('h'))?;
+    if fmt == Some(HalfFormat::Bf16) && (base == "exp2" || base == "tanh") {
+        return None;
+    }
+    APPROXIMATE.contains(&base).then_some(
+        "CUDA computes it with an approximate `f32` sequence that kernelc does not reproduce",
+    )
 }
 
 /// The scalar functions and their operand counts.
@@ -159,6 +239,15 @@ fn scalar_fn(name: &str) -> Option<(HalfFn, usize)> {
         "hsqrt" => (HalfFn::Sqrt, 1),
         "hrsqrt" => (HalfFn::Rsqrt, 1),
         "hrcp" => (HalfFn::Rcp, 1),
+        "hexp2" => (HalfFn::Exp2Approx, 1),
+        "htanh" => (HalfFn::TanhApprox, 1),
+        "htrunc" => (HalfFn::Trunc, 1),
+        "hceil" => (HalfFn::Ceil, 1),
+        "hfloor" => (HalfFn::Floor, 1),
+        "hrint" => (HalfFn::Rint, 1),
+        "__hmin_nan" => (HalfFn::MinNan, 2),
+        "__hmax_nan" => (HalfFn::MaxNan, 2),
+        "__hisnan" => (HalfFn::IsNan, 1),
         "__heq" => (cmp(CmpOp::Eq, false), 2),
         "__hne" => (cmp(CmpOp::Ne, false), 2),
         "__hlt" => (cmp(CmpOp::Lt, false), 2),
@@ -191,6 +280,8 @@ fn format_of_word(word: &str) -> Option<(HalfFormat, bool)> {
 fn int_word(word: &str) -> Option<Fixed> {
     let int = |bits, signed| Fixed::Int { bits, signed };
     Some(match word {
+        "char" => int(8, true),
+        "uchar" => int(8, false),
         "short" => int(16, true),
         "ushort" => int(16, false),
         "int" => int(32, true),
@@ -383,8 +474,16 @@ impl Checker {
         args: &[Option<Expr>],
         span: Span,
     ) -> Option<Option<Expr>> {
-        let s = conversion(name).or_else(|| generic(name))?;
         let arg_format = args.iter().flatten().find_map(|a| format_of(&a.ty));
+        if let Some(why) = not_yet(name, arg_format) {
+            self.error(
+                span,
+                Code::E0002,
+                format!("`{name}` is not supported by kernelc yet: {why}"),
+            );
+            return Some(None);
+        }
+        let s = conversion(name).or_else(|| generic(name))?;
         let Some(fmt) = s.format.or(arg_format) else {
             // `__hadd(int, int)` is the integer intrinsic; the other
             // generic names take only half operands.
@@ -448,6 +547,9 @@ impl Checker {
     ) -> Option<Expr> {
         use BinaryOp as B;
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
+        if pair_format(&lt).is_some() || pair_format(&rt).is_some() {
+            return self.pair_binary(op, l, r, span);
+        }
         if lt != rt {
             let other = if lt.is_half() { &rt } else { &lt };
             let mut d = Diagnostic::error(
@@ -503,12 +605,60 @@ impl Checker {
         Some(half_node(HalfOp::Scalar(hf), vec![l, r], ty, span))
     }
 
-    /// Unary `-` and `+` on a half (`__hneg`, and the value itself).
+    /// A binary operator on `__half2` or `__nv_bfloat162`, as CUDA's
+    /// headers define them: `+ - * /` lane by lane (`__hadd2`, ...,
+    /// `__h2div`), and the comparisons true when they hold on both lanes
+    /// (`__hbeq2`, ...; `!=` is `__hbneu2`), giving `bool`.
+    fn pair_binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
+        use BinaryOp as B;
+        let (lt, rt) = (l.ty.clone(), r.ty.clone());
+        let cmp = |op| HalfFn::Cmp {
+            op,
+            unordered: op == CmpOp::Ne,
+        };
+        let hf = match op {
+            B::Add => HalfFn::Add,
+            B::Sub => HalfFn::Sub,
+            B::Mul => HalfFn::Mul,
+            B::Div => HalfFn::Div,
+            B::Lt => cmp(CmpOp::Lt),
+            B::Le => cmp(CmpOp::Le),
+            B::Gt => cmp(CmpOp::Gt),
+            B::Ge => cmp(CmpOp::Ge),
+            B::Eq => cmp(CmpOp::Eq),
+            B::Ne => cmp(CmpOp::Ne),
+            _ => HalfFn::Neg,
+        };
+        if lt != rt || hf == HalfFn::Neg {
+            self.error(
+                span,
+                Code::E0004,
+                format!(
+                    "invalid operands to binary `{}` (`{lt}` and `{rt}`)",
+                    op.as_str()
+                ),
+            );
+            return None;
+        }
+        Some(if hf.is_predicate() {
+            half_node(HalfOp::AllLanes(hf), vec![l, r], CType::Bool, span)
+        } else {
+            half_node(HalfOp::Lanes(hf), vec![l, r], lt, span)
+        })
+    }
+
+    /// Unary `-` and `+` on a half or a pair (`__hneg`, `__hneg2`, and the
+    /// value itself).
     pub(super) fn half_unary(&mut self, op: UnaryOp, e: Expr, span: Span) -> Option<Expr> {
         let ty = e.ty.clone();
+        let neg = if pair_format(&ty).is_some() {
+            HalfOp::Lanes(HalfFn::Neg)
+        } else {
+            HalfOp::Scalar(HalfFn::Neg)
+        };
         match op {
             UnaryOp::Plus => Some(e.with_span(span)),
-            UnaryOp::Neg => Some(half_node(HalfOp::Scalar(HalfFn::Neg), vec![e], ty, span)),
+            UnaryOp::Neg => Some(half_node(neg, vec![e], ty, span)),
             _ => {
                 self.error(
                     span,
@@ -539,10 +689,27 @@ impl Checker {
         Some(r)
     }
 
-    /// `1` of a half type, for `++`/`--` (CUDA adds a half one).
+    /// `1` of a half type, or a pair of ones, for `++`/`--` (CUDA adds a
+    /// half one to each lane).
     pub(super) fn half_one(ty: &CType, span: Span) -> Expr {
-        convert(mk(ExprKind::FloatConst(1.0), CType::FLOAT, span), ty)
+        let one = |t: &CType| convert(mk(ExprKind::FloatConst(1.0), CType::FLOAT, span), t);
+        match pair_format(ty) {
+            Some(fmt) => pair_lit(one(&CType::Half(fmt)), one(&CType::Half(fmt)), fmt, span),
+            None => one(ty),
+        }
     }
+}
+
+/// The bits of a half or pair expression as an `unsigned int`.
+pub(super) fn to_word(e: Expr) -> Expr {
+    let span = e.span;
+    half_node(HalfOp::ToWord, vec![e], CType::UINT, span)
+}
+
+/// An `unsigned int` of [`to_word`]'s as the half or pair type `ty`.
+pub(super) fn from_word(word: Expr, ty: &CType) -> Expr {
+    let span = word.span;
+    half_node(HalfOp::FromWord, vec![word], ty.clone(), span)
 }
 
 /// The C type of a parameter or result in a call of format `fmt`.
@@ -559,6 +726,16 @@ fn param_type(p: Param, fmt: HalfFormat) -> CType {
 fn build(form: Form, mut args: Vec<Expr>, ret: CType, fmt: HalfFormat, span: Span) -> Expr {
     match form {
         Form::Op(op) => half_node(op, args, ret, span),
+        Form::Then(first, last) => {
+            let inner = half_node(first, args, ret.clone(), span);
+            half_node(last, vec![inner], ret, span)
+        }
+        // ptxas has no `cvt.rzi.s8.bf16`: a `bf16` goes to a char through
+        // its exact `float` value (`cvt.rzi.s8.f32` saturates the same).
+        Form::Cast if fmt == HalfFormat::Bf16 && matches!(ret, CType::Int { bits: 8, .. }) => {
+            let exact = convert(args.remove(0), &CType::FLOAT);
+            convert(exact, &ret).with_span(span)
+        }
         Form::Cast => convert(args.remove(0), &ret).with_span(span),
         Form::Bits => mk(
             ExprKind::Intrinsic {
