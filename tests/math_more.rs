@@ -1135,3 +1135,47 @@ fn header_functions_match_nvcc() {
         &wrong[..wrong.len().min(12)]
     );
 }
+
+/// The math functions of CUDA's headers that kernelc does not compute yet
+/// are located E0002 errors that say so, not "undeclared" (E0001).
+#[test]
+fn missing_math_functions_say_so() {
+    let fe = driver::frontend_options(80, &[]);
+    let names = [
+        "lgamma",
+        "tgamma",
+        "erfcinv",
+        "erfcx",
+        "normcdfinv",
+        "j0f",
+        "jn",
+        "y1",
+        "ynf",
+        "cyl_bessel_i0",
+        "cyl_bessel_i1f",
+        "norm",
+        "normf",
+        "norm3d",
+        "norm4df",
+        "rnorm",
+        "rnorm3df",
+        "rhypot",
+        "rhypotf",
+        "remquo",
+        "remquof",
+        "__sin2pif",
+        "__sincos2pif",
+    ];
+    for name in names {
+        let src =
+            format!("extern \"C\" __global__ void k(double* o) {{\n    o[0] = {name}(o[1]);\n}}\n");
+        let diags = frontend::check(&src, &fe).expect_err("the call is rejected");
+        let text = frontend::render_diagnostics("e.cu", &src, &diags);
+        assert!(
+            text.contains("E0002")
+                && text.contains(&format!("`{name}` is not supported by kernelc yet"))
+                && text.contains("e.cu:2:12"),
+            "{text}"
+        );
+    }
+}
