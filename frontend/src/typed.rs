@@ -638,6 +638,8 @@ pub enum MathFn {
     FastLog2,
     FastLog10,
     FastExp10,
+    /// `__tanhf`: PTX's `tanh.approx.f32`.
+    FastTanh,
     /// `erff`, `erfcf`, `normcdff`, `erfinvf` (`float` only; docs/math.md).
     Erf,
     Erfc,
@@ -782,6 +784,12 @@ pub enum Intrinsic {
     Sad,
     /// `__byte_perm(x, y, s)`: `[unsigned; 3]`.
     BytePerm,
+    /// `__nv_bswap16/32/64(x)`: `[T]` (`unsigned short`, `unsigned`,
+    /// `unsigned long long`), the bytes of `x` in reverse order.
+    ByteSwap,
+    /// `nextafter(x, y)`, `nextafterf`: `[T, T]` (`float` or `double`), the
+    /// neighbour of `x` toward `y`.
+    NextAfter,
     /// A SIMD video intrinsic (`__vaddus4`, `__vimax3_s16x2`,
     /// `__vibmax_s32`): the arguments of [`crate::simd_video::SimdFn::params`].
     SimdVideo(crate::simd_video::SimdFn),

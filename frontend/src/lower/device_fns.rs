@@ -104,6 +104,8 @@ impl FunctionLowerer<'_, '_> {
                 self.b.iadd(d, vals[2])
             }
             I::BytePerm => self.byte_perm(x, vals[1], vals[2]),
+            I::ByteSwap => self.byte_swap(x),
+            I::NextAfter => self.next_after(x, vals[1]),
             I::FunnelShift { left, clamp } => self.funnel_shift(x, vals[1], vals[2], left, clamp),
             I::HalfAdd { round } => {
                 let signed = is_signed(ty);
@@ -315,6 +317,57 @@ impl FunctionLowerer<'_, '_> {
             out = self.b.binary(Opcode::Bor, out, byte);
         }
         self.b.convert(Opcode::Trunc, Type::I32, out)
+    }
+
+    /// `__nv_bswap16/32/64(x)`: byte `i` of `x` moved to byte `n - 1 - i`.
+    fn byte_swap(&mut self, x: Value) -> Value {
+        let t = self.b.value_type(x);
+        let bytes = i64::from(t.bits()) / 8;
+        let mut out = self.b.iconst(t, 0);
+        for i in 0..bytes {
+            let from = self.b.iconst(t, 8 * i);
+            let byte = self.b.binary(Opcode::Ushr, x, from);
+            let ff = self.b.iconst(t, 0xff);
+            let byte = self.b.binary(Opcode::Band, byte, ff);
+            let to = self.b.iconst(t, 8 * (bytes - 1 - i));
+            let byte = self.b.binary(Opcode::Ishl, byte, to);
+            out = self.b.binary(Opcode::Bor, out, byte);
+        }
+        out
+    }
+
+    /// `nextafter(x, y)` as CUDA's: `x + y` if either is NaN (so the NaN
+    /// comes through), `y` if they compare equal (both zeros included),
+    /// the smallest subnormal with the sign of `y` from a zero `x`, else
+    /// the bits of `x` one step up or down: up when moving away from zero
+    /// (`x < y` for a positive `x`, `x > y` for a negative one).
+    fn next_after(&mut self, x: Value, y: Value) -> Value {
+        let t = self.b.value_type(x);
+        let bt = bits_type(t);
+        let xb = self.b.convert(Opcode::Bitcast, bt, x);
+        let yb = self.b.convert(Opcode::Bitcast, bt, y);
+        let zero_bits = self.b.iconst(bt, 0);
+        let one = self.b.iconst(bt, 1);
+        let minus_one = self.b.iconst(bt, -1);
+        let toward_y_is_up = {
+            let up = self.b.fcmp(FloatCC::Olt, x, y);
+            let negative = self.b.icmp(IntCC::Slt, xb, zero_bits);
+            self.b.binary(Opcode::Bxor, up, negative)
+        };
+        let step = self.b.select(toward_y_is_up, one, minus_one);
+        let stepped = self.b.iadd(xb, step);
+        let sign = self.b.iconst(bt, i64::MIN >> (64 - bt.bits()));
+        let y_sign = self.b.binary(Opcode::Band, yb, sign);
+        let tiny = self.b.binary(Opcode::Bor, y_sign, one);
+        let fzero = self.b.fconst(t, 0.0);
+        let x_zero = self.b.fcmp(FloatCC::Oeq, x, fzero);
+        let bits = self.b.select(x_zero, tiny, stepped);
+        let moved = self.b.convert(Opcode::Bitcast, t, bits);
+        let equal = self.b.fcmp(FloatCC::Oeq, x, y);
+        let moved = self.b.select(equal, y, moved);
+        let either_nan = self.b.fcmp(FloatCC::Uno, x, y);
+        let sum = self.b.binary(Opcode::Fadd, x, y);
+        self.b.select(either_nan, sum, moved)
     }
 
     /// `__funnelshift_l/_r(lo, hi, n)`: `hi:lo` shifted by `n & 31`, or by
@@ -542,13 +595,16 @@ impl FunctionLowerer<'_, '_> {
         let f2 = self.pow2_f64(s);
         let p = self.b.fmul(m, f1);
         let r = self.b.fmul(p, f2);
-        // Zeros, infinities and NaN are returned as they are.
+        // Zeros are returned as they are, infinities and NaN as `x + x`:
+        // a NaN comes out as the GPU's arithmetic makes it (nvcc's
+        // multiplications give the canonical NaN, not the operand's bits).
         let zero_f = self.b.fconst(Type::F64, 0.0);
         let is_zero = self.b.fcmp(FloatCC::Oeq, x, zero_f);
         let inf = self.b.fconst(Type::F64, f64::INFINITY);
         let finite = self.b.fcmp(FloatCC::Olt, a, inf);
         let ordinary = self.b.select(is_zero, x, r);
-        self.b.select(finite, ordinary, x)
+        let special = self.b.binary(Opcode::Fadd, x, x);
+        self.b.select(finite, ordinary, special)
     }
 
     /// `frexp(x, e)`: `x = m·2^e` with `|m|` in `[0.5, 1)`; `m` keeps the

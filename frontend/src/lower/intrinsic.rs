@@ -241,6 +241,8 @@ impl FunctionLowerer<'_, '_> {
             | I::MulHi
             | I::Sad
             | I::BytePerm
+            | I::ByteSwap
+            | I::NextAfter
             | I::FunnelShift { .. }
             | I::HalfAdd { .. }
             | I::Classify(_)

@@ -142,6 +142,7 @@ impl FunctionLowerer<'_, '_> {
                 self.b.binary(Opcode::FdivApprox, s, c)
             }
             MathFn::FastLog2 => self.b.unary(Opcode::Lg2, x),
+            MathFn::FastTanh => self.b.unary(Opcode::Tanh, x),
             MathFn::FastLog10 => {
                 let l = self.b.unary(Opcode::Lg2, x);
                 let c = self.fconst(Type::F32, f32_value(LOG10_2));

@@ -187,6 +187,7 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "__log2f" => (M::FastLog2, true),
         "__log10f" => (M::FastLog10, true),
         "__exp10f" => (M::FastExp10, true),
+        "__tanhf" => (M::FastTanh, true),
         "erff" => (M::Erf, true),
         "erfcf" => (M::Erfc, true),
         "normcdff" => (M::Normcdf, true),

@@ -222,6 +222,16 @@ fn fixed(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__sad" => (I::Sad, vec![i.clone(), i, u.clone()], u),
         "__usad" => (I::Sad, vec![u.clone(), u.clone(), u.clone()], u),
         "__byte_perm" => (I::BytePerm, vec![u.clone(), u.clone(), u.clone()], u),
+        "__nv_bswap16" => {
+            let us = CType::Int {
+                bits: 16,
+                signed: false,
+            };
+            (I::ByteSwap, vec![us.clone()], us)
+        }
+        "__nv_bswap32" => (I::ByteSwap, vec![u.clone()], u),
+        "__nv_bswap64" => (I::ByteSwap, vec![ul.clone()], ul),
+        "nextafterf" => (I::NextAfter, vec![f.clone(), f.clone()], f),
         "__hadd" => (I::HalfAdd { round: false }, vec![i.clone(), i.clone()], i),
         "__rhadd" => (I::HalfAdd { round: true }, vec![i.clone(), i.clone()], i),
         "__uhadd" => (I::HalfAdd { round: false }, vec![u.clone(), u.clone()], u),
@@ -252,6 +262,61 @@ pub(super) fn class_test(name: &str) -> Option<FloatClass> {
         "signbit" => FloatClass::Signbit,
         _ => return None,
     })
+}
+
+/// The C library's class tests of CUDA's headers (`__isnanf`, `__signbit`,
+/// ...): one fixed operand type each (`double` for the `l` forms, as nvcc
+/// treats `long double` in device code), an `int` 0 or 1 as nvcc's.
+fn fixed_class_test(name: &str) -> Option<(FloatClass, CType)> {
+    let (f, d) = (CType::FLOAT, CType::DOUBLE);
+    Some(match name {
+        "__isnanf" => (FloatClass::Nan, f),
+        "__isnan" | "__isnanl" => (FloatClass::Nan, d),
+        "__isinff" => (FloatClass::Inf, f),
+        "__isinf" | "__isinfl" => (FloatClass::Inf, d),
+        "__finitef" => (FloatClass::Finite, f),
+        "__finite" | "__finitel" => (FloatClass::Finite, d),
+        "__signbitf" => (FloatClass::Signbit, f),
+        "__signbit" | "__signbitl" => (FloatClass::Signbit, d),
+        _ => return None,
+    })
+}
+
+/// Functions of CUDA's headers that are other functions with their
+/// arguments converted: `fdivide` (a `double` division), `nextafter`,
+/// `scalbln`/`scalblnf` (`scalbn` with a `long` exponent) and `nan`/`nanf`.
+fn is_adapted(name: &str) -> bool {
+    matches!(
+        name,
+        "fdivide" | "nextafter" | "scalbln" | "scalblnf" | "nan" | "nanf"
+    )
+}
+
+/// The payload `nan(tag)`/`nanf(tag)` give a NaN, as CUDA's library reads
+/// the tag: an unsigned number, hexadecimal after `0x`/`0X`, octal after a
+/// leading `0`, else decimal; an empty tag or any other character gives 0,
+/// a number past 64 bits every bit set. The caller keeps the bits that fit
+/// below the quiet bit.
+fn nan_payload(tag: &[u8]) -> u64 {
+    let (digits, radix) = match tag {
+        [b'0', b'x' | b'X', rest @ ..] => (rest, 16),
+        [b'0', rest @ ..] => (rest, 8),
+        _ => (tag, 10),
+    };
+    let mut value: u64 = 0;
+    for &c in digits {
+        let Some(d) = char::from(c).to_digit(radix) else {
+            return 0;
+        };
+        value = match value
+            .checked_mul(u64::from(radix))
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
+            Some(v) => v,
+            None => return u64::MAX,
+        };
+    }
+    value
 }
 
 /// `ldexpf`/`scalbnf` (`x·2^n`), `frexpf` and `modff`, with their
@@ -298,6 +363,8 @@ fn rounded_arith(name: &str) -> Option<(ArithOp, RoundMode, CType)> {
         "fmul" => (ArithOp::Mul, CType::FLOAT),
         "fdiv" => (ArithOp::Div, CType::FLOAT),
         "fmaf" => (ArithOp::Fma, CType::FLOAT),
+        // The `ieee` forms are never flushed by `-ftz`; see docs/math.md.
+        "fmaf_ieee" => (ArithOp::Fma, CType::FLOAT),
         "frcp" => (ArithOp::Rcp, CType::FLOAT),
         "fsqrt" => (ArithOp::Sqrt, CType::FLOAT),
         "frsqrt" if mode == RoundMode::Nearest => (ArithOp::Rsqrt, CType::FLOAT),
@@ -333,6 +400,8 @@ pub(super) fn is_device_fn(name: &str) -> bool {
         || conversion(name).is_some()
         || rounding_to_long(name).is_some()
         || class_test(name).is_some()
+        || fixed_class_test(name).is_some()
+        || is_adapted(name)
         || float_with_extra(name).is_some()
         || exponent_fn(name).is_some()
         || rounded_arith(name).is_some()
@@ -394,6 +463,13 @@ impl Checker {
                 span,
             ));
         }
+        if let Some((class, ty)) = fixed_class_test(name) {
+            if !self.arg_count(name, &args, 1, 1, span) {
+                return None;
+            }
+            let x = self.convert_args(name, args, &[ty])?;
+            return Some(intrinsic(Intrinsic::Classify(class), x, CType::INT, span));
+        }
         if let Some((int, is_float)) = exponent_fn(name) {
             if !self.arg_count(name, &args, 1, 1, span) {
                 return None;
@@ -447,8 +523,93 @@ impl Checker {
                 span,
             ));
         }
+        if is_adapted(name) {
+            return self.adapted(name, args, span);
+        }
         let (op, is_float) = float_with_extra(name)?;
         self.float_with_extra(name, op, is_float, args, span)
+    }
+
+    /// The calls of [`is_adapted`]'s functions.
+    fn adapted(&mut self, name: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        let (f, d) = (CType::FLOAT, CType::DOUBLE);
+        match name {
+            "nan" | "nanf" => self.nan(name, args, span),
+            "fdivide" => {
+                if !self.arg_count(name, &args, 2, 2, span) {
+                    return None;
+                }
+                let mut ab = self.convert_args(name, args, &[d.clone(), d.clone()])?;
+                let (b, a) = (ab.pop()?, ab.pop()?);
+                let kind = ExprKind::Binary {
+                    op: crate::typed::BinOp::Div,
+                    lhs: Box::new(a),
+                    rhs: Box::new(b),
+                };
+                Some(node(kind, d, span))
+            }
+            "nextafter" => {
+                let (ty, args) =
+                    self.overloaded(name, &[&[f.clone(), f], &[d.clone(), d]], args, span)?;
+                Some(intrinsic(Intrinsic::NextAfter, args, ty, span))
+            }
+            _ => {
+                // `scalbln(x, long n)`: `n` clamped to `int` first (CUDA's
+                // own `scalbn` clamps it much further, so nothing changes).
+                if !self.arg_count(name, &args, 2, 2, span) {
+                    return None;
+                }
+                let ty = self.operand_type(name, &args[0], name == "scalblnf")?;
+                let mut xn = self.convert_args(name, args, &[ty.clone(), CType::LONG])?;
+                let n = xn.pop()?;
+                let x = xn.pop()?;
+                let bound = |v: i128| node(ExprKind::IntConst(v), CType::LONG, span);
+                let n = intrinsic(
+                    Intrinsic::MinMax { max: true },
+                    vec![n, bound(i128::from(i32::MIN))],
+                    CType::LONG,
+                    span,
+                );
+                let n = intrinsic(
+                    Intrinsic::MinMax { max: false },
+                    vec![n, bound(i128::from(i32::MAX))],
+                    CType::LONG,
+                    span,
+                );
+                Some(intrinsic(
+                    Intrinsic::Ldexp,
+                    vec![x, convert(n, &CType::INT)],
+                    ty,
+                    span,
+                ))
+            }
+        }
+    }
+
+    /// `nan(tag)`/`nanf(tag)` on a string literal: the quiet NaN with the
+    /// tag's payload ([`nan_payload`]), a constant as in nvcc's PTX.
+    fn nan(&mut self, name: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if !self.arg_count(name, &args, 1, 1, span) {
+            return None;
+        }
+        let ExprKind::Str(tag) = &args[0].kind else {
+            self.error(
+                args[0].span,
+                Code::E0002,
+                format!("`{name}` of a tag that is not a string literal is not supported by kernelc yet"),
+            );
+            return None;
+        };
+        let payload = nan_payload(tag);
+        let (bits, ty, int) = if name == "nanf" {
+            let quiet = 0x7fc0_0000u64 | (payload & 0x3f_ffff);
+            (i128::from(quiet as u32 as i32), CType::FLOAT, CType::INT)
+        } else {
+            let quiet = 0x7ff8_0000_0000_0000u64 | (payload & 0x7_ffff_ffff_ffff);
+            (i128::from(quiet as i64), CType::DOUBLE, CType::LONG)
+        };
+        let pattern = node(ExprKind::IntConst(bits), int, span);
+        Some(intrinsic(Intrinsic::Reinterpret, vec![pattern], ty, span))
     }
 
     /// Resolves an overloaded call; returns the result type and the
