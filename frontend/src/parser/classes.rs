@@ -736,6 +736,7 @@ impl Parser<'_> {
             launch_bounds: None,
             cluster_dims: None,
             method: head.method,
+            deduced_ret: None,
         };
         self.scoped.declare_function(&f, &head.ret);
         f

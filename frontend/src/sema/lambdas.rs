@@ -349,6 +349,7 @@ impl Checker {
             launch_bounds: None,
             cluster_dims: None,
             method: None,
+            deduced_ret: None,
         };
         let template = FunctionTemplate {
             name,
@@ -461,7 +462,7 @@ impl Checker {
         }
     }
 
-    /// `return` in a lambda whose return type is deduced (`slot`: the
+    /// `return` in a lambda or function whose return type is deduced (`slot`: the
     /// type deduced so far): the first `return` gives it, as C++'s `auto`
     /// deduces it (a comparison is a `bool`), and the others convert to
     /// it; two that disagree are an error.
@@ -520,7 +521,7 @@ impl Checker {
             Some(old) if *old == ty => Some(ty),
             Some(old) => {
                 let msg = format!(
-                    "this lambda's `return` statements disagree on its return type: `{old}` and `{ty}`"
+                    "the `return` statements disagree on the deduced return type: `{old}` and `{ty}`"
                 );
                 self.error(span, Code::E0004, msg);
                 None

@@ -207,7 +207,11 @@ impl Checker {
     /// Checks an instance's body at instantiation depth `depth` (which it
     /// leaves set); an error inside it is labelled with where it was
     /// instantiated.
-    fn instance_body(&mut self, decl: &ast::FunctionDecl, depth: usize) -> crate::typed::Function {
+    pub(super) fn instance_body(
+        &mut self,
+        decl: &ast::FunctionDecl,
+        depth: usize,
+    ) -> crate::typed::Function {
         let before = self.diags.len();
         self.tmpl.depth = depth;
         let checked = self.function(decl, 0);
@@ -733,6 +737,9 @@ impl Checker {
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
+        if decl.deduced_ret.is_some() && decl.body.is_some() {
+            return self.declare_deduced_instance(decl, depth);
+        }
         let item = std::mem::replace(&mut self.item, 0);
         let sig = self.declare_function(&decl, def);
         self.item = item;
@@ -744,6 +751,30 @@ impl Checker {
                 .push_back(Pending::Body(Box::new(decl), depth));
         }
         Some(name)
+    }
+
+    /// Checks the body of instance `decl`, whose return type is deduced,
+    /// now (its caller needs the type), then declares it: its name.
+    fn declare_deduced_instance(
+        &mut self,
+        mut decl: ast::FunctionDecl,
+        depth: usize,
+    ) -> Option<String> {
+        let item = std::mem::replace(&mut self.item, usize::MAX);
+        let outer = self.tmpl.depth;
+        let checked = self.deduce_return(&mut decl, Some(depth));
+        self.tmpl.depth = outer;
+        self.item = 0;
+        let def = self.tmpl.next_def;
+        let sig = self.declare_function(&decl, def);
+        self.item = item;
+        sig?;
+        self.tmpl.next_def += 1;
+        let checked = self.keep_if_constexpr(&decl, checked);
+        self.tmpl
+            .pending
+            .push_back(Pending::Checked(Box::new(checked)));
+        Some(decl.name)
     }
 
     /// Declares the explicit specializations: each is the instance its

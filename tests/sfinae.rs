@@ -1,0 +1,81 @@
+//! The template forms of modern C++ device code (issue 26): deduced return
+//! types, unnamed and dependent template parameters, SFINAE, the `_v`
+//! variable templates and CRTP. Each fixture's `.entry` and `.func` names
+//! must be nvcc's, and its kernels must compute on the emulator what
+//! nvcc's PTX computes.
+
+mod common;
+
+use common::scratch;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("tests/fixtures/sfinae").join(name)
+}
+
+/// The names of the kernels and functions a PTX text defines.
+fn symbols(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter(|l| l.starts_with(".visible .entry") || l.starts_with(".func"))
+        .filter_map(|l| l.split_whitespace().last())
+        .map(|name| name.trim_end_matches('(').to_string())
+        .collect()
+}
+
+/// Compiles fixture `name` with kernelc (ptxas must accept it) and, when
+/// nvcc is there, with nvcc (with CCCL's headers, which `<type_traits>`
+/// needs); the symbols must be `expected` in both, and each of `launches`
+/// (a kernel and its `kernelc run` arguments, over 2 blocks of 32
+/// threads) must leave the same buffers.
+fn assert_same_as_nvcc(name: &str, expected: &[&str], launches: &[(&str, &[&str])]) {
+    let dir = scratch(&format!("sfinae-{name}"));
+    let src = fixture(name);
+    let cccl = common::cuda_headers_or_skip()
+        .map(|h| vec![format!("-I{}", h.join("cccl").display())])
+        .unwrap_or_default();
+    let (ours, theirs) = common::fixture_ptx_and_nvcc_with(&src, &dir, &cccl);
+    let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+    assert_eq!(symbols(&ours), expected, "{name}: kernelc's symbols");
+    let Some(theirs) = theirs else { return };
+    let their_text = std::fs::read_to_string(&theirs).unwrap();
+    assert_eq!(symbols(&their_text), expected, "{name}: nvcc's symbols");
+    let ours = dir.join("kernelc.ptx");
+    for &(kernel, args) in launches {
+        let a = common::emu_buffers(&ours, (kernel, args), &dir.join("a"));
+        let b = common::emu_buffers(&theirs, (kernel, args), &dir.join("b"));
+        assert_eq!(a, b, "{name} {kernel}: kernelc's PTX and nvcc's disagree");
+    }
+}
+
+/// Input buffers of 64 floats and ints, and the outputs.
+const FLOATS_INTS: &[&str] = &[
+    "f32[]:zeros:64",
+    "i32[]:zeros:64",
+    "f32[]:rand:64:7",
+    "i32[]:rand:64:8",
+];
+
+#[test]
+fn deduced_return_types_are_nvccs() {
+    assert_same_as_nvcc(
+        "auto_returns.cu",
+        &[
+            "_Z11autoReturnsPfPiPKfPKi",
+            "_Z5twicei",
+            "_Z6halvedi",
+            "_Z6thriceIfEDaT_",
+            "_Z6thriceIiEDaT_",
+            "_Z5laterIfEDTplfp_Li1EET_",
+            "_Z5laterIiEDTplfp_Li1EET_",
+            "_Z5mixedIifEDTmlfp_fp0_ET_T0_",
+            "_Z5mixedIijEDTmlfp_fp0_ET_T0_",
+            "_Z6bumpedIfEDcT_",
+            "_Z6bumpedIiEDcT_",
+            "_Z4signIfEDaT_",
+            "_Z4signIiEDaT_",
+            "_Z8positiveIfEDaT_",
+        ],
+        &[("_Z11autoReturnsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
