@@ -79,3 +79,64 @@ fn deduced_return_types_are_nvccs() {
         &[("_Z11autoReturnsPfPiPKfPKi", FLOATS_INTS)],
     );
 }
+
+#[test]
+fn unnamed_and_dependent_parameters_and_sfinae_choose_nvccs_overloads() {
+    assert_same_as_nvcc(
+        "overloads.cu",
+        &[
+            "_Z9overloadsPfPiPKfPKi",
+            "_Z7half_ofIfLi0EET_S0_",
+            "_Z7half_ofIdLi0EET_S0_",
+            "_Z7half_ofIiLi0EET_S0_",
+            "_Z7half_ofIjLi0EET_S0_",
+            "_Z5thirdIfvET_S0_",
+            "_Z8plus_twoIfLi0EET_S0_",
+            "_Z8plus_twoIiLi0EET_S0_",
+            "_Z10plus_threeIfvET_S0_",
+            "_Z10plus_threeIivET_S0_",
+            "_Z6plus_nIiLi5EET_S0_",
+            "_Z6plus_nIjLi5EET_S0_",
+        ],
+        &[("_Z9overloadsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
+
+/// A call that no overload's header substitutes into is E0019 at the
+/// call, each candidate labelled and its substitution failure a note;
+/// one template that does not substitute says why.
+#[test]
+fn a_call_no_candidate_survives_is_a_located_error() {
+    let err = common::rejected_with(
+        "sfinae-none",
+        "#include <type_traits>\n\
+         template <typename T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>\n\
+         __device__ T half_of(T v) { return v / T(2); }\n\
+         template <typename T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>\n\
+         __device__ T half_of(T v) { return v >> 1; }\n\
+         __global__ void k(int **o) { half_of(o[0]); }\n",
+        "E0019",
+    );
+    for expected in [
+        "no template `half_of` fits this call",
+        "candidate 1",
+        "candidate 2",
+        "= candidate 1: substituting the arguments into `half_of<int *>` fails",
+        "no member type `type` in `std::enable_if<false, int>`",
+        "6 │",
+    ] {
+        assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
+    }
+    let err = common::rejected_with(
+        "sfinae-one",
+        "#include <type_traits>\n\
+         template <typename T, typename = std::enable_if_t<std::is_floating_point<T>::value>>\n\
+         __device__ T third(T v) { return v / 3; }\n\
+         __global__ void k(int *o) { o[0] = third(o[1]); }\n",
+        "E0019",
+    );
+    assert!(
+        err.contains("substituting the arguments into `third<int>` fails"),
+        "{err}"
+    );
+}

@@ -674,6 +674,7 @@ mod tests {
             default: None,
             span: Span::default(),
             pack: true,
+            dependent_type: None,
         }
     }
 

@@ -50,6 +50,11 @@ pub struct TemplateParam {
     /// A parameter pack (`typename... Ts`, `int... Ns`): its argument is an
     /// [`ArgValue::Pack`] of arguments of its kind (`crate::packs`).
     pub pack: bool,
+    /// A value parameter whose type names the parameters before it
+    /// (`typename std::enable_if<cond<T>, int>::type = 0`): the type's
+    /// tokens, read with their arguments bound; `kind` holds `int` until
+    /// then. A type that does not read is a substitution failure.
+    pub dependent_type: Option<Vec<Token>>,
 }
 
 /// What a template parameter stands for.
@@ -655,6 +660,24 @@ pub fn instantiate(
         }
         None => crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts),
     }
+}
+
+/// Whether function template `index` of `templates` (not a member
+/// template) takes `args`: its header, the return and parameter types,
+/// parses with them bound. `Err` holds the diagnostics of the parse that
+/// failed, a substitution failure that removes the template from a call's
+/// candidates (SFINAE, [temp.deduct]).
+pub fn substitute_header(
+    templates: &Templates,
+    index: usize,
+    args: &[ArgValue],
+    opts: &crate::Options,
+) -> Result<(), Vec<Diagnostic>> {
+    let t = &templates.functions[index];
+    let header = crate::parser::header_tokens(&t.tokens);
+    let tokens = bind_in(t, args, &header).map_err(|d| vec![d])?;
+    let types = type_bindings(t, args);
+    crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts).map(|_| ())
 }
 
 /// `tokens` (of template `t`, or written where its parameters are in

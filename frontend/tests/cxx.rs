@@ -662,7 +662,7 @@ fn deduced_return_types_that_disagree_are_errors() {
     fails(
         "template <typename T> __device__ auto pick(T x) { if (x) return 1; return 2.0f; }\n\
          __global__ void k(float *o) { o[0] = pick(1); }",
-        "the `return` statements disagree on the deduced return type: `int` and `float`",
+        "its `return` statements disagree on its return type: `int` and `float`",
     );
     fails(
         "__device__ int f(int x) -> int { return x; }",

@@ -334,6 +334,7 @@ impl Checker {
                 default: None,
                 span: l.span,
                 pack: false,
+                dependent_type: None,
             })
             .collect();
         let decl = ast::FunctionDecl {
@@ -521,7 +522,7 @@ impl Checker {
             Some(old) if *old == ty => Some(ty),
             Some(old) => {
                 let msg = format!(
-                    "the `return` statements disagree on the deduced return type: `{old}` and `{ty}`"
+                    "its `return` statements disagree on its return type: `{old}` and `{ty}`"
                 );
                 self.error(span, Code::E0004, msg);
                 None
