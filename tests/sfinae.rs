@@ -140,3 +140,26 @@ fn a_call_no_candidate_survives_is_a_located_error() {
         "{err}"
     );
 }
+
+#[test]
+fn variable_templates_are_their_initializers_as_nvcc_computes_them() {
+    assert_same_as_nvcc(
+        "variable_templates.cu",
+        &[
+            "_Z9variablesPiPKfPKi",
+            "_Z7quarterIiLb1EET_S0_",
+            "_Z7quarterIjLb1EET_S0_",
+            "_Z7quarterIlLb1EET_S0_",
+            "_Z4kindIfEiT_",
+            "_Z4kindIiEiT_",
+            "_Z4kindIjEiT_",
+            "_Z9traits_ofIfEiT_",
+            "_Z9traits_ofIiEiT_",
+            "_Z9traits_ofIlEiT_",
+        ],
+        &[(
+            "_Z9variablesPiPKfPKi",
+            &["i32[]:zeros:64", "f32[]:rand:64:7", "i32[]:rand:64:8"],
+        )],
+    );
+}

@@ -79,6 +79,12 @@ impl Parser<'_> {
             return self.class_template_decl(params, tokens, name_at);
         }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
+            if let Some(name_at) = super::class_templates::variable_name_at(&tokens) {
+                // Kept as a class template is: an instance is its
+                // initializer read with the arguments bound.
+                self.pos = end;
+                return self.class_template_decl(params, tokens, name_at);
+            }
             let what = if tokens.iter().any(|t| {
                 matches!(
                     t.kind,
@@ -87,7 +93,7 @@ impl Parser<'_> {
             }) {
                 "class templates are"
             } else {
-                "variable templates are"
+                "variable templates other than `constexpr` ones are"
             };
             self.pos = end;
             return self.error(
