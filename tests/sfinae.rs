@@ -75,6 +75,12 @@ fn deduced_return_types_are_nvccs() {
             "_Z4signIfEDaT_",
             "_Z4signIiEDaT_",
             "_Z8positiveIfEDaT_",
+            "_ZN3geo7squaredEf",
+            "_ZNK5Scale5applyEf",
+            "_ZNK3BoxIfE5twiceEv",
+            "_ZNK3BoxIfE4plusEf",
+            "_ZNK3BoxIiE5twiceEv",
+            "_ZNK3BoxIiE4plusEi",
         ],
         &[("_Z11autoReturnsPfPiPKfPKi", FLOATS_INTS)],
     );

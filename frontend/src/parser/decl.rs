@@ -1225,20 +1225,8 @@ impl Parser<'_> {
             self.names.leave_scope(outer);
         }
         let (params, trailing, body) = parsed?;
-        let (ret, deduced_ret) = match (ds.auto, trailing) {
-            (Some(_), Some(Trailing::Type(t))) => (t, None),
-            (Some(_), Some(Trailing::Decltype(e))) => (ret, Some(DeducedRet::Decltype(e))),
-            (Some(_), None) if ds.decltype_auto => (ret, Some(DeducedRet::DecltypeAuto)),
-            (Some(_), None) => (ret, Some(DeducedRet::Auto)),
-            (None, Some(_)) => {
-                return self.error(
-                    ret.span,
-                    Code::E0003,
-                    "a function with a trailing return type must be declared `auto`",
-                )
-            }
-            (None, None) => (ret, None),
-        };
+        let auto = ds.auto.map(|_| ds.decltype_auto);
+        let (ret, deduced_ret) = self.return_type(auto, ret, trailing)?;
         let st = &ds.storage;
         if st.shared || st.constant || st.managed {
             let what = if st.shared {
@@ -1439,6 +1427,44 @@ impl Parser<'_> {
         self.is_punct_at(1, Punct::LParen)
             && self.peek_at(2).kind == TokenKind::Keyword(Keyword::Auto)
             && self.is_punct_at(3, Punct::RParen)
+    }
+
+    /// A member function's return type and how it is deduced, after its
+    /// parameters and qualifiers: `auto` was written when `auto` is
+    /// `Some` (`Some(true)` for `decltype(auto)`), and a trailing return
+    /// type may follow.
+    pub(super) fn deduced_return(
+        &mut self,
+        auto: Option<bool>,
+        ret: QualType,
+    ) -> PResult<(QualType, Option<DeducedRet>)> {
+        let trailing = self.trailing_return()?;
+        self.return_type(auto, ret, trailing)
+    }
+
+    /// The return type of a function whose specifiers gave `ret` (a
+    /// placeholder when `auto` was written: `auto` is `Some(true)` for
+    /// `decltype(auto)`), with its trailing return type.
+    fn return_type(
+        &mut self,
+        auto: Option<bool>,
+        ret: QualType,
+        trailing: Option<Trailing>,
+    ) -> PResult<(QualType, Option<DeducedRet>)> {
+        Ok(match (auto, trailing) {
+            (Some(_), Some(Trailing::Type(t))) => (t, None),
+            (Some(_), Some(Trailing::Decltype(e))) => (ret, Some(DeducedRet::Decltype(e))),
+            (Some(true), None) => (ret, Some(DeducedRet::DecltypeAuto)),
+            (Some(false), None) => (ret, Some(DeducedRet::Auto)),
+            (None, Some(_)) => {
+                return self.error(
+                    ret.span,
+                    Code::E0003,
+                    "a function with a trailing return type must be declared `auto`",
+                )
+            }
+            (None, None) => (ret, None),
+        })
     }
 
     /// `-> type` or `-> decltype(expr)` after a function's parameters, if

@@ -312,11 +312,14 @@ pub(crate) fn check_program(
     for (index, item) in tu.items.iter().enumerate() {
         c.item = index;
         if let ast::Item::Function(f) = item {
-            if f.deduced_ret.is_some() && f.body.is_some() {
+            if f.deduced_ret.is_some() {
                 // Declared once its body gives its return type (pass 2,
-                // before any use: C++ requires the definition first).
-                deduced.insert((f.name_span, f.name.clone()), defs.len());
-                defs.insert((f.name_span, f.name.clone()));
+                // before any use: C++ requires the definition first); a
+                // prototype (a class's member's) waits for it.
+                if f.body.is_some() {
+                    deduced.insert((f.name_span, f.name.clone()), defs.len());
+                    defs.insert((f.name_span, f.name.clone()));
+                }
             } else if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
                 defs.insert((f.name_span, f.name.clone()));
             }
@@ -336,7 +339,9 @@ pub(crate) fn check_program(
         }
         c.item = index;
         match item {
-            ast::Item::Function(f) if deduced.contains_key(&(f.name_span, f.name.clone())) => {
+            ast::Item::Function(f)
+                if f.body.is_some() && deduced.contains_key(&(f.name_span, f.name.clone())) =>
+            {
                 let def = deduced[&(f.name_span, f.name.clone())];
                 let mut f = f.clone();
                 let checked = c.deduce_return(&mut f, None);

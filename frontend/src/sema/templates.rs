@@ -804,6 +804,13 @@ impl Checker {
         for i in items {
             match i {
                 ast::Item::Var(v) => self.file_var(&v),
+                ast::Item::Function(f) if f.deduced_ret.is_some() => {
+                    // A member whose return type its body gives: the
+                    // prototype waits for the definition, checked now.
+                    if f.body.is_some() {
+                        self.declare_deduced_instance(f, depth);
+                    }
+                }
                 ast::Item::Function(mut f) => {
                     let def = self.tmpl.next_def;
                     if self.declare_function(&f, def).is_none() || f.body.is_none() {
