@@ -325,7 +325,7 @@ impl Parser<'_> {
         } else if self.is_kw(Keyword::Class) || self.is_kw(Keyword::Template) {
             return None;
         }
-        let end = param_type_end(&self.toks, from)?;
+        let end = param_type_end(self.toks, from)?;
         let mut tokens = self.toks[from..end].to_vec();
         let names_earlier = tokens
             .iter()
