@@ -103,6 +103,8 @@ fn unnamed_and_dependent_parameters_and_sfinae_choose_nvccs_overloads() {
             "_Z10plus_threeIivET_S0_",
             "_Z6plus_nIiLi5EET_S0_",
             "_Z6plus_nIjLi5EET_S0_",
+            "_Z7doubledIfLPv0EET_S1_",
+            "_Z7doubledIiLPv0EET_S1_",
         ],
         &[("_Z9overloadsPfPiPKfPKi", FLOATS_INTS)],
     );

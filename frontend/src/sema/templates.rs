@@ -497,6 +497,13 @@ impl Checker {
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) if ty.is_fn_pointer() => {
                 self.function_template_arg(e, ty, &p.name)
             }
+            // `typename enable_if<C>::type * = nullptr`: a null pointer
+            // (`LPv0E` in names).
+            (TemplateArg::Value(e), ParamKind::Value(ty, _))
+                if ty.is_pointer() && matches!(e.kind, ast::ExprKind::Nullptr) =>
+            {
+                Some(ArgValue::Int(0, ty.clone()))
+            }
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) => {
                 let typed = self.expr(e)?;
                 let Some(v) = self.const_int(&typed) else {
@@ -730,15 +737,13 @@ impl Checker {
         };
         let read = crate::parser::parse_template_type(&templates, t, tokens, &known, &self.opts);
         let ty = match read {
-            Ok(ty) if ty.ty.is_integer() || ty.ty == CType::Bool => ty,
-            Ok(ty) => {
-                return Err(format!(
-                    "the type of template parameter {} of `{}` is `{}`, not an integer type",
-                    i + 1,
-                    t.name,
-                    ty.ty
-                ))
-            }
+            Ok(ty) if ty.ty.is_integer() || ty.ty == CType::Bool || ty.ty.is_pointer() => ty,
+            Ok(ty) => return Err(format!(
+                "the type of template parameter {} of `{}` is `{}`, not an integer or pointer type",
+                i + 1,
+                t.name,
+                ty.ty
+            )),
             Err(diags) => return Err(substitution_failure(t, &known, &diags)),
         };
         let mut p = t.params[i].clone();
