@@ -738,12 +738,14 @@ impl Checker {
         let read = crate::parser::parse_template_type(&templates, t, tokens, &known, &self.opts);
         let ty = match read {
             Ok(ty) if ty.ty.is_integer() || ty.ty == CType::Bool || ty.ty.is_pointer() => ty,
-            Ok(ty) => return Err(format!(
+            Ok(ty) => {
+                return Err(format!(
                 "the type of template parameter {} of `{}` is `{}`, not an integer or pointer type",
                 i + 1,
                 t.name,
                 ty.ty
-            )),
+            ))
+            }
             Err(diags) => return Err(substitution_failure(t, &known, &diags)),
         };
         let mut p = t.params[i].clone();
