@@ -458,23 +458,10 @@ pub enum ArgValue {
 
 impl ArgValue {
     /// Whether two arguments are the same, however their types were
-    /// spelled (`long` and `long int`).
+    /// spelled (`long` and `long int`; but `long long` is another type).
     pub fn same_as(&self, other: &ArgValue) -> bool {
         match (self, other) {
-            (
-                ArgValue::Type {
-                    ty: a,
-                    is_const: ac,
-                    is_volatile: av,
-                    ..
-                },
-                ArgValue::Type {
-                    ty: b,
-                    is_const: bc,
-                    is_volatile: bv,
-                    ..
-                },
-            ) => a == b && ac == bc && av == bv,
+            (ArgValue::Type { .. }, ArgValue::Type { .. }) => self.readable() == other.readable(),
             (ArgValue::Pack(a), ArgValue::Pack(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y))
             }
@@ -490,7 +477,7 @@ impl ArgValue {
                 ty,
                 is_const,
                 is_volatile,
-                ..
+                spelling,
             } => {
                 let mut s = String::new();
                 if *is_const {
@@ -499,7 +486,7 @@ impl ArgValue {
                 if *is_volatile {
                     s.push_str("volatile ");
                 }
-                s.push_str(&ty.to_string());
+                s.push_str(&spelled(ty, spelling));
                 s
             }
             ArgValue::Func { name, .. } => name.clone(),
@@ -513,6 +500,35 @@ impl ArgValue {
             }
         }
     }
+}
+
+/// `ty` as C++ writes it, its base spelled as the source spelled it:
+/// `long long` and `long` (`signed char` and `char`) are one `CType` but
+/// two C++ types, so two instances (`fill<long long>`, `fill<long>`).
+fn spelled(ty: &CType, spelling: &Spelling) -> String {
+    let shown = ty.to_string();
+    let mut base = ty;
+    while let CType::Pointer { pointee, .. } | CType::Array { elem: pointee, .. } = base {
+        base = pointee;
+    }
+    let written = match (base, spelling) {
+        (CType::Int { bits: 64, signed }, Spelling::LongLong) => {
+            if *signed {
+                "long long"
+            } else {
+                "unsigned long long"
+            }
+        }
+        (
+            CType::Int {
+                bits: 8,
+                signed: true,
+            },
+            Spelling::SignedChar,
+        ) => "signed char",
+        _ => return shown,
+    };
+    shown.replacen(&base.to_string(), written, 1)
 }
 
 /// The name an instantiation is known by in kernelc's messages and tables:
