@@ -717,6 +717,39 @@ fn host_uses_with_different_class_instances_are_different_instances() {
     }
 }
 
+/// `long long` and `long` (`signed char` and `char`) are one width but two
+/// C++ types: launches with each make two instances, named as nvcc names
+/// them (`IxE` and `IlE`, `IaE` and `IcE`), deduced or written.
+#[test]
+fn same_width_integer_types_are_different_instances() {
+    let dir = scratch("templates-same-width");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> __global__ void fill(T *p, T v) { p[threadIdx.x] = v; }\n\
+         int main() {\n  long long *a; long *b; unsigned long long *c; signed char *d; char *e; long long v = 3;\n  \
+         fill<<<1, 1>>>(a, v);\n  fill<<<1, 1>>>(b, 5l);\n  fill<<<1, 1>>>(c, 5ull);\n  \
+         fill<<<1, 1>>>(d, (signed char)1);\n  fill<<<1, 1>>>(e, 'e');\n  fill<long long><<<1, 1>>>(a, 2);\n}\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = [
+        "_Z4fillIxEvPT_S0_",
+        "_Z4fillIlEvPT_S0_",
+        "_Z4fillIyEvPT_S0_",
+        "_Z4fillIaEvPT_S0_",
+        "_Z4fillIcEvPT_S0_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("same-width instances through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
+
 /// `std::min`/`std::max` in device code under `--expt-relaxed-constexpr`:
 /// every buffer equals nvcc's on the emulator (NaN arguments included, which
 /// the library's `<` picks unlike `fminf`); without the flag each call is

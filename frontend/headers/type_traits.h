@@ -70,6 +70,17 @@ template <class T> struct enable_if<true, T> { typedef T type; };
 template <bool B, class T, class F> struct conditional { typedef T type; };
 template <class T, class F> struct conditional<false, T, F> { typedef F type; };
 
+// The C++17 `_v` variable templates (kernelc reads a variable template's
+// use as its initializer with the arguments bound).
+template <class T, class U> inline constexpr bool is_same_v = is_same<T, U>::value;
+template <class T> inline constexpr bool is_integral_v = is_integral<T>::value;
+template <class T> inline constexpr bool is_floating_point_v = is_floating_point<T>::value;
+template <class T> inline constexpr bool is_arithmetic_v = is_arithmetic<T>::value;
+template <class T> inline constexpr bool is_signed_v = is_signed<T>::value;
+template <class T> inline constexpr bool is_unsigned_v = is_unsigned<T>::value;
+template <class T> inline constexpr bool is_pointer_v = is_pointer<T>::value;
+template <class T> inline constexpr bool is_const_v = is_const<T>::value;
+
 template <class T> using remove_const_t = typename remove_const<T>::type;
 template <class T> using remove_cv_t = typename remove_cv<T>::type;
 template <class T> using remove_pointer_t = typename remove_pointer<T>::type;

@@ -139,6 +139,21 @@ pub struct FunctionDecl {
     /// A non-static member function (`crate::parser::classes`): its first
     /// parameter is `this`.
     pub method: Option<Method>,
+    /// A return type deduced rather than written (`ret` is `void` until
+    /// the checker deduces it).
+    pub deduced_ret: Option<DeducedRet>,
+}
+
+/// A function's return type that its definition gives: `auto` and
+/// `decltype(auto)` from its `return` statements, a trailing
+/// `-> decltype(expr)` from the expression over its parameters. Itanium
+/// names spell each form in a function template's name (`Da`, `Dc`,
+/// `DT...E`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeducedRet {
+    Auto,
+    DecltypeAuto,
+    Decltype(Box<Expr>),
 }
 
 /// What makes a function a non-static member function of a class. Its

@@ -197,7 +197,7 @@ pub fn instance(
     if nested {
         out.push('E');
     }
-    out.push_str(&m.ty(&shape.ret, Quals::NONE, &Spelling::Plain));
+    out.push_str(&declared_return(&mut m, shape, params));
     if params.is_empty() {
         out.push('v');
     }
@@ -571,6 +571,68 @@ fn instance_key(inst: &crate::templates::ClassInstance) -> String {
         format!("N{parts}I{args}EE")
     } else {
         format!("{parts}I{args}E")
+    }
+}
+
+/// A template's return type as its declaration writes it (5.1.5): the
+/// type, or the placeholder `auto` (`Da`) or `decltype(auto)` (`Dc`), or
+/// `DT <expression> E` for a trailing `decltype(expr)` over `params`.
+fn declared_return(
+    m: &mut Mangler,
+    shape: &crate::ast::FunctionDecl,
+    params: &[crate::ast::ParamDecl],
+) -> String {
+    use crate::ast::DeducedRet;
+    match &shape.deduced_ret {
+        Some(DeducedRet::Auto) => "Da".to_string(),
+        Some(DeducedRet::DecltypeAuto) => "Dc".to_string(),
+        Some(DeducedRet::Decltype(e)) => format!("DT{}E", expression(e, params)),
+        None => m.ty(&shape.ret, Quals::NONE, &Spelling::Plain),
+    }
+}
+
+/// 5.1.6 `<expression>` for the forms a `decltype` over a function's
+/// parameters takes: the parameters (`fp_`, `fp0_`, ...), integer and
+/// `bool` literals, unary and binary operators, calls (`cl ... E`) and
+/// other names (as written).
+fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String {
+    use crate::ast::{ExprKind, UnaryOp};
+    match &e.kind {
+        ExprKind::Ident(name) => {
+            match params.iter().position(|p| p.name.as_deref() == Some(name)) {
+                Some(0) => "fp_".to_string(),
+                Some(i) => format!("fp{}_", i - 1),
+                None => source_name(name),
+            }
+        }
+        ExprKind::IntLit { value, ty } => {
+            let code = Mangler::default().ty(ty, Quals::NONE, &Spelling::Plain);
+            format!("L{code}{value}E")
+        }
+        ExprKind::BoolLit(b) => format!("Lb{}E", i32::from(*b)),
+        ExprKind::Binary { op, lhs, rhs } => format!(
+            "{}{}{}",
+            operator_code(&format!("operator{}", op.as_str()), 2).unwrap_or_default(),
+            expression(lhs, params),
+            expression(rhs, params)
+        ),
+        ExprKind::Unary { op, operand } => {
+            let spelled = match op {
+                UnaryOp::Plus => "+",
+                UnaryOp::Neg => "-",
+                UnaryOp::Not => "!",
+                UnaryOp::BitNot => "~",
+                UnaryOp::Deref => "*",
+                UnaryOp::AddrOf => "&",
+            };
+            let code = operator_code(&format!("operator{spelled}"), 1).unwrap_or_default();
+            format!("{code}{}", expression(operand, params))
+        }
+        ExprKind::Call { callee, args } => {
+            let args: String = args.iter().map(|a| expression(a, params)).collect();
+            format!("cl{}{args}E", expression(callee, params))
+        }
+        _ => String::new(),
     }
 }
 

@@ -695,6 +695,7 @@ mod tests {
             default: None,
             span: Span::default(),
             pack: true,
+            dependent_type: None,
         }
     }
 

@@ -50,6 +50,11 @@ pub struct TemplateParam {
     /// A parameter pack (`typename... Ts`, `int... Ns`): its argument is an
     /// [`ArgValue::Pack`] of arguments of its kind (`crate::packs`).
     pub pack: bool,
+    /// A value parameter whose type names the parameters before it
+    /// (`typename std::enable_if<cond<T>, int>::type = 0`): the type's
+    /// tokens, read with their arguments bound; `kind` holds `int` until
+    /// then. A type that does not read is a substitution failure.
+    pub dependent_type: Option<Vec<Token>>,
 }
 
 /// What a template parameter stands for.
@@ -453,23 +458,10 @@ pub enum ArgValue {
 
 impl ArgValue {
     /// Whether two arguments are the same, however their types were
-    /// spelled (`long` and `long int`).
+    /// spelled (`long` and `long int`; but `long long` is another type).
     pub fn same_as(&self, other: &ArgValue) -> bool {
         match (self, other) {
-            (
-                ArgValue::Type {
-                    ty: a,
-                    is_const: ac,
-                    is_volatile: av,
-                    ..
-                },
-                ArgValue::Type {
-                    ty: b,
-                    is_const: bc,
-                    is_volatile: bv,
-                    ..
-                },
-            ) => a == b && ac == bc && av == bv,
+            (ArgValue::Type { .. }, ArgValue::Type { .. }) => self.readable() == other.readable(),
             (ArgValue::Pack(a), ArgValue::Pack(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y))
             }
@@ -485,7 +477,7 @@ impl ArgValue {
                 ty,
                 is_const,
                 is_volatile,
-                ..
+                spelling,
             } => {
                 let mut s = String::new();
                 if *is_const {
@@ -494,7 +486,7 @@ impl ArgValue {
                 if *is_volatile {
                     s.push_str("volatile ");
                 }
-                s.push_str(&ty.to_string());
+                s.push_str(&spelled(ty, spelling));
                 s
             }
             ArgValue::Func { name, .. } => name.clone(),
@@ -508,6 +500,35 @@ impl ArgValue {
             }
         }
     }
+}
+
+/// `ty` as C++ writes it, its base spelled as the source spelled it:
+/// `long long` and `long` (`signed char` and `char`) are one `CType` but
+/// two C++ types, so two instances (`fill<long long>`, `fill<long>`).
+fn spelled(ty: &CType, spelling: &Spelling) -> String {
+    let shown = ty.to_string();
+    let mut base = ty;
+    while let CType::Pointer { pointee, .. } | CType::Array { elem: pointee, .. } = base {
+        base = pointee;
+    }
+    let written = match (base, spelling) {
+        (CType::Int { bits: 64, signed }, Spelling::LongLong) => {
+            if *signed {
+                "long long"
+            } else {
+                "unsigned long long"
+            }
+        }
+        (
+            CType::Int {
+                bits: 8,
+                signed: true,
+            },
+            Spelling::SignedChar,
+        ) => "signed char",
+        _ => return shown,
+    };
+    shown.replacen(&base.to_string(), written, 1)
 }
 
 /// The name an instantiation is known by in kernelc's messages and tables:
@@ -712,6 +733,24 @@ pub fn instantiate(
         }
         None => crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts),
     }
+}
+
+/// Whether function template `index` of `templates` (not a member
+/// template) takes `args`: its header, the return and parameter types,
+/// parses with them bound. `Err` holds the diagnostics of the parse that
+/// failed, a substitution failure that removes the template from a call's
+/// candidates (SFINAE, [temp.deduct]).
+pub fn substitute_header(
+    templates: &Templates,
+    index: usize,
+    args: &[ArgValue],
+    opts: &crate::Options,
+) -> Result<(), Vec<Diagnostic>> {
+    let t = &templates.functions[index];
+    let header = crate::parser::header_tokens(&t.tokens);
+    let tokens = bind_in(t, args, &header).map_err(|d| vec![d])?;
+    let types = type_bindings(t, args);
+    crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts).map(|_| ())
 }
 
 /// `tokens` (of template `t`, or written where its parameters are in

@@ -656,3 +656,16 @@ fn misused_packs_are_located_errors() {
         "parameter pack `xs` is used without `...` expanding it",
     );
 }
+
+#[test]
+fn deduced_return_types_that_disagree_are_errors() {
+    fails(
+        "template <typename T> __device__ auto pick(T x) { if (x) return 1; return 2.0f; }\n\
+         __global__ void k(float *o) { o[0] = pick(1); }",
+        "its `return` statements disagree on its return type: `int` and `float`",
+    );
+    fails(
+        "__device__ int f(int x) -> int { return x; }",
+        "a function with a trailing return type must be declared `auto`",
+    );
+}

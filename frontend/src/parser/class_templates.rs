@@ -63,6 +63,7 @@ impl Parser<'_> {
         let key = self.names.qualify(&name_tok.text);
         self.names.declare(Kind::Type, &key, name_tok.span);
         let has_body = is_alias(&tokens)
+            || is_variable(&tokens)
             || tokens
                 .iter()
                 .any(|t| t.kind == TokenKind::Punct(Punct::LBrace));
@@ -249,6 +250,11 @@ impl Parser<'_> {
     /// constructed from `(...)` or `{...}`.
     pub(super) fn class_template_expr(&mut self) -> PResult<Expr> {
         let start = self.span();
+        if let Some((index, len)) = self.class_template_at(0) {
+            if is_variable(&self.templates.classes.templates[index].tokens) {
+                return self.variable_template_expr(index, len);
+            }
+        }
         let (ty, _, _) = self.class_template_id()?;
         if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
             self.bump();
@@ -287,6 +293,11 @@ impl Parser<'_> {
             return self.error(sp, Code::E0003, "expected a class template name");
         };
         let name_span = self.span().to(self.peek_at(len - 1).span);
+        if is_variable(&self.templates.classes.templates[index].tokens) {
+            let name = self.templates.classes.templates[index].name.clone();
+            let msg = format!("`{name}` is a variable template, not a type");
+            return self.error(name_span, Code::E0003, msg);
+        }
         self.pos += len;
         let args = self.template_args()?;
         let span = name_span.to(self.prev_span());
@@ -296,6 +307,61 @@ impl Parser<'_> {
         }
         let ty = self.class_instance(index, values, span)?;
         Ok((ty, false, Spelling::Plain))
+    }
+
+    /// A variable template-id (`std::is_integral_v<T>`, the template
+    /// `index` named by `len` tokens) in an expression: its initializer
+    /// read in the template's namespace with the arguments bound,
+    /// converted to the variable's type (`(bool)(std::is_integral<int>::
+    /// value)`). A `constexpr` variable's value is its initializer's, so
+    /// the instance is that expression wherever it is used.
+    fn variable_template_expr(&mut self, index: usize, len: usize) -> PResult<Expr> {
+        let start = self.span();
+        self.pos += len;
+        let args = self.template_args()?;
+        let span = start.to(self.prev_span());
+        let values = self.class_arg_values(index, &args, span)?;
+        let t = self.templates.classes.templates[index].clone();
+        let tokens = self.expand_packs(&t, &values, &t.tokens)?;
+        let tokens = substitute_values_in(&t, &values, &tokens);
+        let Some(name_at) = variable_name_at(&tokens) else {
+            return self.error(span, Code::E0003, "expected a variable template");
+        };
+        let end = tokens.len() - usize::from(is_punct(tokens.last(), Punct::Semi));
+        let type_from = tokens[..name_at]
+            .iter()
+            .position(|t| !is_variable_specifier(t))
+            .unwrap_or(name_at);
+        let mut sub = self.sub_parser(&tokens[type_from..name_at], type_bindings(&t, &values));
+        sub.names = self.names.at_namespace_scope(&t.scope);
+        let ty = sub.type_name().and_then(|ty| {
+            if !sub.at_eof() {
+                return sub.error(ty.span, Code::E0003, "expected the variable's name");
+            }
+            sub.toks = &tokens[name_at + 2..end];
+            sub.pos = 0;
+            let init = sub.cond_value()?;
+            Ok((ty, init))
+        });
+        let complete = sub.at_eof();
+        let shown = instance_name(&t.name, &values);
+        for d in sub.diags.drain(..) {
+            self.diags
+                .push(d.with_label(span, format!("in `{shown}`, used here")));
+        }
+        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        let (ty, init) = ty?;
+        if !complete {
+            return self.error(init.span, Code::E0003, "expected `;` after the initializer");
+        }
+        let ty = QualType { span, ..ty };
+        Ok(Expr {
+            kind: ExprKind::Cast {
+                ty,
+                expr: Box::new(init),
+            },
+            span,
+        })
     }
 
     /// The type alias template `index` stands for with `values`: the type
@@ -804,6 +870,62 @@ pub(super) fn class_name_at(tokens: &[Token]) -> Option<usize> {
 
 /// Whether a template declaration's tokens are an alias template's,
 /// `using Name = type;`.
+/// In a template's declaration tokens, a variable template's
+/// (`inline constexpr bool is_same_v = is_same<T, U>::value;`): the index
+/// of its name, the identifier before the first `=` outside brackets,
+/// after a `constexpr` and a type. `None` for another declaration.
+pub(super) fn variable_name_at(tokens: &[Token]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut constexpr = false;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::Keyword(Keyword::Constexpr) if depth == 0 => constexpr = true,
+            TokenKind::Keyword(
+                Keyword::Struct | Keyword::Class | Keyword::Union | Keyword::Using,
+            ) if depth == 0 => return None,
+            TokenKind::Punct(Punct::Lt | Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::Gt | Punct::RParen | Punct::RBracket) => {
+                depth = depth.saturating_sub(1)
+            }
+            TokenKind::Punct(Punct::Shr) => depth = depth.saturating_sub(2),
+            TokenKind::Punct(Punct::LBrace | Punct::Semi) if depth == 0 => return None,
+            TokenKind::Punct(Punct::Assign) if depth == 0 => {
+                let named = i >= 2 && tokens[i - 1].kind == TokenKind::Ident;
+                return (constexpr && named).then(|| i - 1);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a class template's tokens are a variable template's.
+fn is_variable(tokens: &[Token]) -> bool {
+    !is_alias(tokens)
+        && tokens.first().is_some_and(|t| {
+            !matches!(
+                t.kind,
+                TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
+            )
+        })
+}
+
+/// Whether a token before a variable template's type is a specifier
+/// (`inline constexpr`, `static`, `__device__`).
+fn is_variable_specifier(t: &Token) -> bool {
+    matches!(
+        t.kind,
+        TokenKind::Keyword(
+            Keyword::Inline
+                | Keyword::Constexpr
+                | Keyword::Static
+                | Keyword::Device
+                | Keyword::Constant
+                | Keyword::Host
+        )
+    )
+}
+
 fn is_alias(tokens: &[Token]) -> bool {
     tokens.first().map(|t| &t.kind) == Some(&TokenKind::Keyword(Keyword::Using))
         && tokens.get(1).is_some_and(|t| t.kind == TokenKind::Ident)

@@ -614,6 +614,7 @@ impl Parser<'_> {
         // key may hold `::` in them: `BlockScan<int, 256, scan::Sum>`).
         let class_name = super::names::key_path(&ctx.key).pop().unwrap_or_default();
         let ctor = self.constructor_at(&class_name);
+        let mut deduced = None;
         let (ret, returns_ref, specs, name_tok, is_static) = match ctor {
             Some(n) => {
                 let specs = self.function_specifiers(n);
@@ -648,6 +649,9 @@ impl Parser<'_> {
                             ),
                         );
                     };
+                    if ds.auto.is_some() {
+                        deduced = Some(ds.decltype_auto);
+                    }
                     let ret = self.pointers(base);
                     let (ret, returns_ref) = self.returned_reference(ret)?;
                     let name_tok = self.function_name()?;
@@ -659,6 +663,7 @@ impl Parser<'_> {
         let mut params = self.params()?;
         let is_const = self.eat_kw(Keyword::Const);
         self.function_suffixes()?;
+        let (ret, deduced_ret) = self.deduced_return(deduced, ret)?;
         let has_this = !is_static && !friend;
         let key = if friend {
             // A friend defined in its class is a function of the
@@ -700,7 +705,8 @@ impl Parser<'_> {
             returns_ref,
             method,
         };
-        Ok(Some(self.member_decl(head, params, body)))
+        let f = self.member_decl(head, params, body);
+        Ok(Some(FunctionDecl { deduced_ret, ..f }))
     }
 
     /// At `operator` of a conversion function (`operator T *()`): the
@@ -743,6 +749,7 @@ impl Parser<'_> {
             launch_bounds: None,
             cluster_dims: None,
             method: head.method,
+            deduced_ret: None,
         };
         self.scoped.declare_function(&f, &head.ret);
         f

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::fn_pointers::Naming;
 use super::{PResult, Parser};
 use crate::ast::{
-    EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Spelling, Storage,
-    VarDecl,
+    DeducedRet, EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Spelling,
+    Storage, VarDecl,
 };
 use crate::codes::Code;
 use crate::diag::Span;
@@ -168,6 +168,8 @@ pub(super) struct DeclSpecs {
     pub grid_constant: Option<Span>,
     /// `auto` in place of a type (only a local with an initializer may have it).
     pub auto: Option<Span>,
+    /// The `auto` was written `decltype(auto)` (a function's return type).
+    pub decltype_auto: bool,
 }
 
 impl DeclSpecs {
@@ -309,6 +311,15 @@ impl Parser<'_> {
                                 return self.error(tok.span, Code::E0003, "`auto` written twice");
                             }
                             ds.auto = Some(tok.span);
+                        }
+                        Keyword::Decltype if self.decltype_auto_at() => {
+                            if ds.auto.is_some() {
+                                return self.error(tok.span, Code::E0003, "`auto` written twice");
+                            }
+                            ds.auto = Some(tok.span);
+                            ds.decltype_auto = true;
+                            // The `(auto)`; the loop steps past `)`.
+                            self.pos += 3;
                         }
                         Keyword::Volatile => ts.is_volatile = true,
                         // A hint without meaning, which C++17 removed and
@@ -1146,13 +1157,6 @@ impl Parser<'_> {
                 return self.error(sp, Code::E0003, msg);
             }
         };
-        if let Some(sp) = ds.auto {
-            return self.error(
-                sp,
-                Code::E0002,
-                "`auto` outside function bodies is not supported by kernelc",
-            );
-        }
         if ds.typedef.is_some() {
             self.typedef_names(base)?;
             return Ok(Vec::new());
@@ -1186,6 +1190,13 @@ impl Parser<'_> {
             || self.peek().kind == TokenKind::Ident
                 && !self.at_eof()
                 && self.is_punct_at(1, Punct::LParen);
+        if let (Some(sp), false) = (ds.auto, is_function) {
+            return self.error(
+                sp,
+                Code::E0002,
+                "`auto` outside function bodies is not supported by kernelc",
+            );
+        }
         if !is_function {
             self.pos = save;
             if let Some((k, sp)) = ds.fn_only {
@@ -1213,7 +1224,9 @@ impl Parser<'_> {
         if let Some(outer) = outer {
             self.names.leave_scope(outer);
         }
-        let (params, body) = parsed?;
+        let (params, trailing, body) = parsed?;
+        let auto = ds.auto.map(|_| ds.decltype_auto);
+        let (ret, deduced_ret) = self.return_type(auto, ret, trailing)?;
         let st = &ds.storage;
         if st.shared || st.constant || st.managed {
             let what = if st.shared {
@@ -1242,6 +1255,7 @@ impl Parser<'_> {
             launch_bounds: ds.launch_bounds,
             cluster_dims: ds.cluster_dims,
             method: None,
+            deduced_ret,
         };
         self.scoped.declare_function(&f, &ret);
         self.check_scoped_enums(&f);
@@ -1271,10 +1285,13 @@ impl Parser<'_> {
 
     /// A function's parameter list after `(`, and its body (`None` after
     /// a prototype's `;`).
-    fn params_and_body(&mut self) -> PResult<(Vec<ParamDecl>, Option<crate::ast::Block>)> {
+    fn params_and_body(
+        &mut self,
+    ) -> PResult<(Vec<ParamDecl>, Option<Trailing>, Option<crate::ast::Block>)> {
         let params = self.params()?;
         self.names
             .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        let trailing = self.trailing_return()?;
         let body = if self.eat_punct(Punct::Semi) {
             None
         } else if self.is_punct(Punct::LBrace) {
@@ -1287,7 +1304,7 @@ impl Parser<'_> {
             let sp = self.span();
             return self.error(sp, Code::E0003, msg);
         };
-        Ok((params, body))
+        Ok((params, trailing, body))
     }
 
     /// Parameter list after `(`, consuming the `)`.
@@ -1395,4 +1412,73 @@ impl Parser<'_> {
 /// C++'s `alignas(N)`, which mean the same.
 pub(super) fn is_align_kw(text: &str) -> bool {
     matches!(text, "__align__" | "alignas")
+}
+
+/// A trailing return type, after `->`: a type, or `decltype(expr)` over
+/// the parameters, whose type the checker gives.
+enum Trailing {
+    Type(QualType),
+    Decltype(Box<Expr>),
+}
+
+impl Parser<'_> {
+    /// Whether `decltype(auto)` starts here.
+    fn decltype_auto_at(&self) -> bool {
+        self.is_punct_at(1, Punct::LParen)
+            && self.peek_at(2).kind == TokenKind::Keyword(Keyword::Auto)
+            && self.is_punct_at(3, Punct::RParen)
+    }
+
+    /// A member function's return type and how it is deduced, after its
+    /// parameters and qualifiers: `auto` was written when `auto` is
+    /// `Some` (`Some(true)` for `decltype(auto)`), and a trailing return
+    /// type may follow.
+    pub(super) fn deduced_return(
+        &mut self,
+        auto: Option<bool>,
+        ret: QualType,
+    ) -> PResult<(QualType, Option<DeducedRet>)> {
+        let trailing = self.trailing_return()?;
+        self.return_type(auto, ret, trailing)
+    }
+
+    /// The return type of a function whose specifiers gave `ret` (a
+    /// placeholder when `auto` was written: `auto` is `Some(true)` for
+    /// `decltype(auto)`), with its trailing return type.
+    fn return_type(
+        &mut self,
+        auto: Option<bool>,
+        ret: QualType,
+        trailing: Option<Trailing>,
+    ) -> PResult<(QualType, Option<DeducedRet>)> {
+        Ok(match (auto, trailing) {
+            (Some(_), Some(Trailing::Type(t))) => (t, None),
+            (Some(_), Some(Trailing::Decltype(e))) => (ret, Some(DeducedRet::Decltype(e))),
+            (Some(true), None) => (ret, Some(DeducedRet::DecltypeAuto)),
+            (Some(false), None) => (ret, Some(DeducedRet::Auto)),
+            (None, Some(_)) => {
+                return self.error(
+                    ret.span,
+                    Code::E0003,
+                    "a function with a trailing return type must be declared `auto`",
+                )
+            }
+            (None, None) => (ret, None),
+        })
+    }
+
+    /// `-> type` or `-> decltype(expr)` after a function's parameters, if
+    /// written (the parameters are in scope).
+    fn trailing_return(&mut self) -> PResult<Option<Trailing>> {
+        if !self.eat_punct(Punct::Arrow) {
+            return Ok(None);
+        }
+        if self.is_kw(Keyword::Decltype) && self.is_punct_at(1, Punct::LParen) {
+            self.pos += 2;
+            let e = self.expr()?;
+            self.expect_punct(Punct::RParen, "to close `decltype(`")?;
+            return Ok(Some(Trailing::Decltype(Box::new(e))));
+        }
+        Ok(Some(Trailing::Type(self.type_name()?)))
+    }
 }

@@ -82,6 +82,7 @@ pub(crate) fn host_template(
         launch_bounds: None,
         cluster_dims: None,
         method: None,
+        deduced_ret: None,
     };
     p.leave_env(templates);
     Some(HostTemplate {

@@ -593,6 +593,7 @@ impl Parser<'_> {
                 is_const,
                 is_ctor: false,
             }),
+            deduced_ret: None,
         };
         Ok((f, deduced))
     }

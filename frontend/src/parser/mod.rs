@@ -149,6 +149,33 @@ pub(crate) fn parse_instance(
 /// `tokens`, the member's declaration with the value parameters replaced,
 /// read as a member of the class with `types` bound, as the class's own
 /// members are read.
+/// `tokens`, a type written in template `t` (a value parameter's), read
+/// with the arguments `known` of the parameters before it bound.
+pub(crate) fn parse_template_type(
+    templates: &Templates,
+    t: &crate::templates::FunctionTemplate,
+    tokens: &[Token],
+    known: &[crate::templates::ArgValue],
+    opts: &crate::Options,
+) -> Result<crate::ast::QualType, Vec<Diagnostic>> {
+    let tokens = crate::templates::substitute_values_in(t, known, tokens);
+    let types = crate::templates::type_bindings(t, known);
+    let mut p = Parser::from_env(templates, &t.scope, &tokens, types, opts);
+    let ty = p.type_name();
+    p.leave_env(templates);
+    match ty {
+        Ok(ty) if p.diags.is_empty() && p.at_eof() => Ok(ty),
+        _ => Err(p.diags),
+    }
+}
+
+/// A function template's declaration tokens without its body, ended by a
+/// `;`: the header, whose substitution decides whether the template is a
+/// candidate ([temp.deduct]).
+pub(crate) fn header_tokens(tokens: &[Token]) -> Vec<Token> {
+    templates::header_only(tokens)
+}
+
 pub(crate) fn parse_member_instance(
     templates: &Templates,
     t: &crate::templates::FunctionTemplate,

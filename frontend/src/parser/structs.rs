@@ -98,6 +98,21 @@ impl Parser<'_> {
         } else {
             None
         };
+        if let Some(tag) = tag.as_ref().filter(|_| self.base_clause_follows()) {
+            let msg = format!(
+                "`struct {}` derives from a base class: inheritance is not supported by kernelc in device code yet",
+                tag.text
+            );
+            let sp = self.span();
+            self.diags.push(
+                Diagnostic::error(sp, Code::E0002, msg)
+                    .with_label(tag.span, "the class")
+                    .with_note(
+                        "copy the base's members into the class, or hold the base as a member",
+                    ),
+            );
+            return Err(super::Recorded);
+        }
         if !self.is_punct(Punct::LBrace) {
             if align > 1 {
                 let sp = self.span();
@@ -389,6 +404,14 @@ impl Parser<'_> {
         }
         let name = self.bump();
         Ok((ty, name, self.dims()?))
+    }
+
+    /// Whether a class's base clause starts here: `: Base {`, `: public
+    /// B<T> {`, `final : B {` (a bit-field's `:` follows a member name,
+    /// never a class name).
+    fn base_clause_follows(&self) -> bool {
+        let at = usize::from(self.peek().kind == TokenKind::Ident && self.peek().text == "final");
+        self.is_punct_at(at, Punct::Colon)
     }
 
     /// A bit-field's `: width` (at the `:`): a constant from 0 (only

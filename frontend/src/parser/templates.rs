@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::names::{Found, Kind};
 use super::namespaces::QualName;
 use super::{PResult, Parser, Recorded};
+use crate::ast::Spelling;
 use crate::ast::{Expr, ExprKind, FunctionDecl, Item};
 use crate::codes::Code;
 use crate::diag::Span;
@@ -14,6 +15,7 @@ use crate::templates::{
     CallArg, FunctionTemplate, ParamKind, Request, Specialization, TemplateArg, TemplateParam,
 };
 use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::types::CType;
 
 impl Parser<'_> {
     /// Whether `name` names a function template here.
@@ -77,6 +79,12 @@ impl Parser<'_> {
             return self.class_template_decl(params, tokens, name_at);
         }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
+            if let Some(name_at) = super::class_templates::variable_name_at(&tokens) {
+                // Kept as a class template is: an instance is its
+                // initializer read with the arguments bound.
+                self.pos = end;
+                return self.class_template_decl(params, tokens, name_at);
+            }
             let what = if tokens.iter().any(|t| {
                 matches!(
                     t.kind,
@@ -85,7 +93,7 @@ impl Parser<'_> {
             }) {
                 "class templates are"
             } else {
-                "variable templates are"
+                "variable templates other than `constexpr` ones are"
             };
             self.pos = end;
             return self.error(
@@ -198,7 +206,12 @@ impl Parser<'_> {
             let start = self.span();
             // `float (*Op)(float)` names the parameter inside its type.
             let mut named_inside = None;
-            let kind = if self.eat_kw(Keyword::Typename) || self.eat_kw(Keyword::Class) {
+            let mut dependent_type = None;
+            let kind = if let Some((tokens, name)) = self.dependent_value_param(&params) {
+                named_inside = name;
+                dependent_type = Some(tokens);
+                ParamKind::Value(CType::INT, Spelling::Plain)
+            } else if self.eat_kw(Keyword::Typename) || self.eat_kw(Keyword::Class) {
                 ParamKind::Type
             } else if self.is_kw(Keyword::Template) {
                 return self.error(
@@ -212,6 +225,14 @@ impl Parser<'_> {
                 ParamKind::Value(ty.ty, ty.spelling)
             };
             let pack = named_inside.is_none() && self.eat_punct(Punct::Ellipsis);
+            if named_inside.is_none() && self.unnamed_param_ends_here() {
+                // `typename = void`, `int = 0`: a name no code can write.
+                named_inside = Some(Token {
+                    kind: TokenKind::Ident,
+                    text: format!("<unnamed {}>", params.len() + 1).into(),
+                    span: start,
+                });
+            }
             if named_inside.is_none() && (self.peek().kind != TokenKind::Ident || self.at_eof()) {
                 let found = self.found();
                 let sp = self.span();
@@ -254,6 +275,7 @@ impl Parser<'_> {
                 default,
                 span: start.to(self.prev_span()),
                 pack,
+                dependent_type,
             });
             if self.eat_punct(Punct::Comma) {
                 continue;
@@ -265,6 +287,58 @@ impl Parser<'_> {
             }
             return Ok(params);
         }
+    }
+
+    /// Whether an unnamed template parameter ends here: its default, or
+    /// the next parameter, or the list's end follows its kind.
+    fn unnamed_param_ends_here(&self) -> bool {
+        matches!(
+            self.peek().kind,
+            TokenKind::Punct(Punct::Assign | Punct::Comma | Punct::Gt | Punct::Shr)
+        ) && !self.at_eof()
+    }
+
+    /// At a value template parameter whose type names the parameters
+    /// before it (`params`): `typename std::enable_if<C<T>::value,
+    /// int>::type = 0`, `std::enable_if_t<std::is_integral_v<T>, bool> N =
+    /// true`. Steps past the type and its name (if written) and gives
+    /// them, the type unread (it is read once those parameters have
+    /// arguments, `crate::templates::TemplateParam::dependent_type`).
+    fn dependent_value_param(
+        &mut self,
+        params: &[TemplateParam],
+    ) -> Option<(Vec<Token>, Option<Token>)> {
+        let typename = self.is_kw(Keyword::Typename);
+        let from = self.pos + usize::from(typename);
+        if typename {
+            // `typename T` and `typename T = X` declare a type parameter.
+            let qualified = matches!(
+                self.toks.get(from + 1).map(|t| &t.kind),
+                Some(TokenKind::Punct(Punct::ColonColon | Punct::Lt))
+            ) || matches!(
+                self.toks.get(from).map(|t| &t.kind),
+                Some(TokenKind::Punct(Punct::ColonColon))
+            );
+            if !qualified {
+                return None;
+            }
+        } else if self.is_kw(Keyword::Class) || self.is_kw(Keyword::Template) {
+            return None;
+        }
+        let end = param_type_end(self.toks, from)?;
+        let mut tokens = self.toks[from..end].to_vec();
+        let names_earlier = tokens
+            .iter()
+            .any(|t| t.kind == TokenKind::Ident && params.iter().any(|p| *p.name == *t.text));
+        if !typename && !names_earlier {
+            return None;
+        }
+        let named = tokens.len() >= 2
+            && tokens.last().is_some_and(|t| t.kind == TokenKind::Ident)
+            && tokens[tokens.len() - 2].kind != TokenKind::Punct(Punct::ColonColon);
+        let name = if named { tokens.pop() } else { None };
+        self.pos = end;
+        Some((tokens, name))
     }
 
     /// The tokens of a default template argument: up to the `,` or `>` that
@@ -321,18 +395,23 @@ impl Parser<'_> {
         params: &[TemplateParam],
     ) -> (Option<FunctionDecl>, Option<usize>) {
         let (header, param_pack) = pattern_header(tokens, params);
-        let mut sub = self.pattern_parser(&header, params);
-        let Ok(items) = sub.external_decl(false) else {
-            return (None, param_pack);
-        };
+        let decl = self
+            .pattern_decl(&header, params)
+            .or_else(|| self.pattern_decl(&without_return_type(&header)?, params));
+        (decl, param_pack)
+    }
+
+    /// `header` read as a pattern, or `None`.
+    fn pattern_decl(&self, header: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
+        let mut sub = self.pattern_parser(header, params);
+        let items = sub.external_decl(false).ok()?;
         if !sub.diags.is_empty() {
-            return (None, param_pack);
+            return None;
         }
-        let decl = items.into_iter().find_map(|item| match item {
+        items.into_iter().find_map(|item| match item {
             Item::Function(f) => Some(f),
             _ => None,
-        });
-        (decl, param_pack)
+        })
     }
 
     /// Reports the variadic template declared by `tokens` whose pattern
@@ -821,4 +900,69 @@ fn body_start(tokens: &[Token]) -> usize {
         }
     }
     tokens.len()
+}
+
+/// Where the type of a template parameter starting at `from` ends (with
+/// its name, if written): the `=`, `,`, `>` or `...` after it outside
+/// brackets, or the `>>` whose first half closes a list inside it and
+/// whose second closes the parameter list (that end is the `>>`'s
+/// index, and the type lacks its first `>`: `None`, as kernelc does not
+/// read such a type here).
+fn param_type_end(toks: &[Token], from: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate().skip(from) {
+        match t.kind {
+            TokenKind::Punct(Punct::Lt | Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.checked_sub(1)?,
+            TokenKind::Punct(Punct::Assign | Punct::Comma | Punct::Gt | Punct::Ellipsis)
+                if depth == 0 =>
+            {
+                return Some(i)
+            }
+            TokenKind::Punct(Punct::Gt) => depth -= 1,
+            TokenKind::Punct(Punct::Shr) if depth >= 2 => depth -= 2,
+            TokenKind::Punct(Punct::Shr) | TokenKind::Punct(Punct::LBrace | Punct::Semi) => {
+                return None
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A function template's header with its return type written `void`,
+/// its specifiers kept: the pattern of a template whose return type
+/// reads only with arguments (`typename std::enable_if<C<T>::value,
+/// T>::type`, where the header decides whether the template is a
+/// candidate), for deduction, which the return type takes no part in.
+/// `None` for a header without a function name.
+fn without_return_type(header: &[Token]) -> Option<Vec<Token>> {
+    let (name_at, _) = function_name(header)?;
+    let specifier = |t: &&Token| {
+        matches!(
+            t.kind,
+            TokenKind::Keyword(
+                Keyword::Device
+                    | Keyword::Global
+                    | Keyword::Host
+                    | Keyword::Static
+                    | Keyword::Inline
+                    | Keyword::Constexpr
+                    | Keyword::ForceInline
+                    | Keyword::NoInline
+            )
+        )
+    };
+    let mut out: Vec<Token> = header[..name_at]
+        .iter()
+        .filter(specifier)
+        .cloned()
+        .collect();
+    out.push(Token {
+        kind: TokenKind::Keyword(Keyword::Void),
+        text: "void".into(),
+        span: header[name_at].span,
+    });
+    out.extend_from_slice(&header[name_at..]);
+    Some(out)
 }

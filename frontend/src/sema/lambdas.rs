@@ -334,6 +334,7 @@ impl Checker {
                 default: None,
                 span: l.span,
                 pack: false,
+                dependent_type: None,
             })
             .collect();
         let decl = ast::FunctionDecl {
@@ -349,6 +350,7 @@ impl Checker {
             launch_bounds: None,
             cluster_dims: None,
             method: None,
+            deduced_ret: None,
         };
         let template = FunctionTemplate {
             name,
@@ -461,7 +463,7 @@ impl Checker {
         }
     }
 
-    /// `return` in a lambda whose return type is deduced (`slot`: the
+    /// `return` in a lambda or function whose return type is deduced (`slot`: the
     /// type deduced so far): the first `return` gives it, as C++'s `auto`
     /// deduces it (a comparison is a `bool`), and the others convert to
     /// it; two that disagree are an error.
@@ -520,7 +522,7 @@ impl Checker {
             Some(old) if *old == ty => Some(ty),
             Some(old) => {
                 let msg = format!(
-                    "this lambda's `return` statements disagree on its return type: `{old}` and `{ty}`"
+                    "its `return` statements disagree on its return type: `{old}` and `{ty}`"
                 );
                 self.error(span, Code::E0004, msg);
                 None

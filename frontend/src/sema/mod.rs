@@ -308,10 +308,19 @@ pub(crate) fn check_program(
     }
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
     let mut defs = rustc_hash::FxHashSet::default();
+    let mut deduced = FxHashMap::default();
     for (index, item) in tu.items.iter().enumerate() {
         c.item = index;
         if let ast::Item::Function(f) = item {
-            if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
+            if f.deduced_ret.is_some() {
+                // Declared once its body gives its return type (pass 2,
+                // before any use: C++ requires the definition first); a
+                // prototype (a class's member's) waits for it.
+                if f.body.is_some() {
+                    deduced.insert((f.name_span, f.name.clone()), defs.len());
+                    defs.insert((f.name_span, f.name.clone()));
+                }
+            } else if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
                 defs.insert((f.name_span, f.name.clone()));
             }
         }
@@ -330,6 +339,16 @@ pub(crate) fn check_program(
         }
         c.item = index;
         match item {
+            ast::Item::Function(f)
+                if f.body.is_some() && deduced.contains_key(&(f.name_span, f.name.clone())) =>
+            {
+                let def = deduced[&(f.name_span, f.name.clone())];
+                let mut f = f.clone();
+                let checked = c.deduce_return(&mut f, None);
+                if c.declare_function(&f, def).is_some() {
+                    functions.push(c.keep_if_constexpr(&f, checked));
+                }
+            }
             ast::Item::Function(f)
                 if f.body.is_some() && defs.contains(&(f.name_span, f.name.clone())) =>
             {
@@ -422,6 +441,37 @@ impl Checker {
         let def = shared.structs.get(class)?.clone();
         let inst = def.instance_of.clone()?;
         Some((def, inst, name))
+    }
+
+    /// Checks the body of `f`, whose return type is deduced, at once
+    /// (as an instance at instantiation depth `depth`, when given): its
+    /// callers need that type. `f.ret` becomes it.
+    fn deduce_return(
+        &mut self,
+        f: &mut ast::FunctionDecl,
+        depth: Option<usize>,
+    ) -> crate::typed::Function {
+        let saved = std::mem::take(&mut self.func);
+        let from_returns = matches!(
+            f.deduced_ret,
+            Some(ast::DeducedRet::Auto | ast::DeducedRet::DecltypeAuto)
+        );
+        self.func.deduced_ret = from_returns.then_some(None);
+        let mut checked = match depth {
+            Some(depth) => self.instance_body(f, depth),
+            None => self.function(f, 0),
+        };
+        if from_returns {
+            checked.ret = self
+                .func
+                .deduced_ret
+                .take()
+                .flatten()
+                .unwrap_or(CType::Void);
+        }
+        self.func = saved;
+        f.ret = checked.ret.clone();
+        checked
     }
 
     /// `checked`, the checked body of `f`, kept for constant evaluation
@@ -715,7 +765,14 @@ impl Checker {
                 local,
             });
         }
-        self.func.pretty_fn = format!("{} {}({})", f.ret, f.name, shown.join(", "));
+        if let Some(ast::DeducedRet::Decltype(e)) = &f.deduced_ret {
+            // `-> decltype(x + 1)`: the expression's type, its parameters
+            // in scope.
+            if let Some(typed) = self.expr_nodecay(e) {
+                self.func.ret = typed.ty.clone();
+            }
+        }
+        self.func.pretty_fn = format!("{} {}({})", self.func.ret, f.name, shown.join(", "));
         self.func.fn_link = self.link_name_of(f, &written);
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
@@ -741,7 +798,7 @@ impl Checker {
             noinline: s.noinline,
             forceinline: s.forceinline,
             params,
-            ret: f.ret.clone(),
+            ret: self.func.ret.clone(),
             body: Block {
                 stmts,
                 span: body_ast.span,

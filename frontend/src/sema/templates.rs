@@ -89,14 +89,17 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let candidates = templates.by_name.get(name)?.clone();
         let mut explicit_values: Option<Vec<ArgValue>> = None;
-        let mut failure = None;
+        let mut failures = Vec::new();
         for &index in &candidates {
             let t = &templates.functions[index];
             if explicit.len() > t.params.len() && !t.params.iter().any(|p| p.pack) {
-                failure = Some(format!(
-                    "`{name}` has {} template parameters; {} arguments were given",
-                    t.params.len(),
-                    explicit.len()
+                failures.push((
+                    t.name_span,
+                    format!(
+                        "`{name}` has {} template parameters; {} arguments were given",
+                        t.params.len(),
+                        explicit.len()
+                    ),
                 ));
                 continue;
             }
@@ -110,19 +113,73 @@ impl Checker {
             let written = explicit_values.as_deref().unwrap_or_default();
             let deduced = self
                 .deduce(index, written, &arg_types)
-                .and_then(|args| self.classes_fit(t, call_args).map(|()| args));
+                .and_then(|args| self.classes_fit(t, call_args).map(|()| args))
+                .and_then(|args| self.header_fits(index, args, candidates.len()));
             match deduced {
                 Ok(args) => return self.instance(index, args, span),
-                Err(why) => failure = Some(why),
+                Err(why) => failures.push((t.name_span, why)),
             }
         }
-        let why = failure.unwrap_or_else(|| format!("no template `{name}` fits this call"));
-        let decl = templates.functions[candidates[0]].name_span;
-        self.diags.push(
-            Diagnostic::error(span, Code::E0019, why)
-                .with_label(decl, format!("template `{name}` declared here")),
-        );
+        self.no_candidate_fits(name, &candidates, failures, span);
         None
+    }
+
+    /// `args` when template `index` (one of `overloads` templates of its
+    /// name) takes them in its header, or why not: with several
+    /// templates, a header that does not read with the arguments drops
+    /// this one from the candidates (SFINAE) rather than failing the
+    /// call. A member template's, or an instance made already, is not
+    /// read again.
+    fn header_fits(
+        &mut self,
+        index: usize,
+        args: Vec<ArgValue>,
+        overloads: usize,
+    ) -> Result<Vec<ArgValue>, String> {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let key = (index, args);
+        if overloads < 2 || t.member_of.is_some() || self.tmpl.done.contains_key(&key) {
+            return Ok(key.1);
+        }
+        match templates::substitute_header(&templates, index, &key.1, &self.opts) {
+            Ok(()) => Ok(key.1),
+            Err(diags) => Err(substitution_failure(t, &key.1, &diags)),
+        }
+    }
+
+    /// E0019 at a call of `name` that none of its templates `candidates`
+    /// fits, with why each does not (`failures`, at their declarations).
+    fn no_candidate_fits(
+        &mut self,
+        name: &str,
+        candidates: &[usize],
+        failures: Vec<(Span, String)>,
+        span: Span,
+    ) {
+        let templates = self.tmpl.templates.clone();
+        if let [(decl, why)] = failures.as_slice() {
+            self.diags.push(
+                Diagnostic::error(span, Code::E0019, why.clone())
+                    .with_label(*decl, format!("template `{name}` declared here")),
+            );
+            return;
+        }
+        let mut d = Diagnostic::error(
+            span,
+            Code::E0019,
+            format!("no template `{name}` fits this call"),
+        );
+        if failures.is_empty() {
+            let decl = templates.functions[candidates[0]].name_span;
+            d = d.with_label(decl, format!("template `{name}` declared here"));
+        }
+        for (k, (decl, why)) in failures.into_iter().enumerate() {
+            d = d
+                .with_label(decl, format!("candidate {}", k + 1))
+                .with_note(format!("candidate {}: {why}", k + 1));
+        }
+        self.diags.push(d);
     }
 
     /// Whether the call's arguments fit template `t`'s parameters beyond
@@ -211,7 +268,11 @@ impl Checker {
     /// Checks an instance's body at instantiation depth `depth` (which it
     /// leaves set); an error inside it is labelled with where it was
     /// instantiated.
-    fn instance_body(&mut self, decl: &ast::FunctionDecl, depth: usize) -> crate::typed::Function {
+    pub(super) fn instance_body(
+        &mut self,
+        decl: &ast::FunctionDecl,
+        depth: usize,
+    ) -> crate::typed::Function {
         let before = self.diags.len();
         self.tmpl.depth = depth;
         let checked = self.function(decl, 0);
@@ -441,6 +502,13 @@ impl Checker {
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) if ty.is_fn_pointer() => {
                 self.function_template_arg(e, ty, &p.name)
             }
+            // `typename enable_if<C>::type * = nullptr`: a null pointer
+            // (`LPv0E` in names).
+            (TemplateArg::Value(e), ParamKind::Value(ty, _))
+                if ty.is_pointer() && matches!(e.kind, ast::ExprKind::Nullptr) =>
+            {
+                Some(ArgValue::Int(0, ty.clone()))
+            }
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) => {
                 let typed = self.expr(e)?;
                 let Some(v) = self.const_int(&typed) else {
@@ -565,8 +633,17 @@ impl Checker {
             }
         }
         for i in 0..args.len() {
-            if args[i].is_none() {
-                args[i] = self.default_template_arg(index, i, &args);
+            let param = match &t.params[i].dependent_type {
+                Some(tokens) => self.dependent_param(index, i, tokens, &args)?,
+                None => t.params[i].clone(),
+            };
+            match (&args[i], &param.kind) {
+                (None, _) => args[i] = self.default_template_arg(index, &param, &args[..i])?,
+                // A written value converts to the type now known.
+                (Some(ArgValue::Int(v, _)), ParamKind::Value(ty, _)) => {
+                    args[i] = Some(ArgValue::Int(templates::wrap_to(*v, ty), ty.clone()))
+                }
+                _ => {}
             }
         }
         args.into_iter()
@@ -648,26 +725,66 @@ impl Checker {
             .collect()
     }
 
-    /// The default argument of parameter `i` of template `index`, read with
-    /// the arguments before it bound.
+    /// The default argument of parameter `p` of template `index`, read
+    /// with the arguments before it (`args`) bound: `None` when it has
+    /// none or those are not all known, `Err` when it does not read with
+    /// them (a substitution failure, [temp.deduct]).
     fn default_template_arg(
         &mut self,
         index: usize,
-        i: usize,
+        p: &templates::TemplateParam,
         args: &[Option<ArgValue>],
-    ) -> Option<ArgValue> {
+    ) -> Result<Option<ArgValue>, String> {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
-        let p = &t.params[i];
-        let tokens = p.default.as_ref()?;
-        let known: Vec<ArgValue> = args[..i].iter().cloned().collect::<Option<_>>()?;
+        let Some(tokens) = p.default.as_ref() else {
+            return Ok(None);
+        };
+        let Some(known) = args.iter().cloned().collect::<Option<Vec<ArgValue>>>() else {
+            return Ok(None);
+        };
         match crate::parser::parse_template_arg(&templates, t, tokens, &known, &self.opts) {
-            Ok(arg) => self.template_arg_value(&arg, p),
-            Err(diags) => {
-                self.diags.extend(diags);
-                None
-            }
+            Ok(arg) => Ok(self.template_arg_value(&arg, p)),
+            Err(diags) => Err(substitution_failure(t, &known, &diags)),
         }
+    }
+
+    /// Value parameter `i` of template `index` (whose type's tokens are
+    /// `tokens`) with its type read with the arguments before it bound;
+    /// `Err` when the type does not read (a substitution failure:
+    /// `enable_if<false, int>::type`).
+    fn dependent_param(
+        &mut self,
+        index: usize,
+        i: usize,
+        tokens: &[crate::token::Token],
+        args: &[Option<ArgValue>],
+    ) -> Result<templates::TemplateParam, String> {
+        let templates = self.tmpl.templates.clone();
+        let t = &templates.functions[index];
+        let Some(known) = args[..i].iter().cloned().collect::<Option<Vec<ArgValue>>>() else {
+            return Err(format!(
+                "cannot deduce the template parameters that the type of template parameter {} of `{}` names",
+                i + 1,
+                t.name
+            ));
+        };
+        let read = crate::parser::parse_template_type(&templates, t, tokens, &known, &self.opts);
+        let ty = match read {
+            Ok(ty) if ty.ty.is_integer() || ty.ty == CType::Bool || ty.ty.is_pointer() => ty,
+            Ok(ty) => {
+                return Err(format!(
+                "the type of template parameter {} of `{}` is `{}`, not an integer or pointer type",
+                i + 1,
+                t.name,
+                ty.ty
+            ))
+            }
+            Err(diags) => return Err(substitution_failure(t, &known, &diags)),
+        };
+        let mut p = t.params[i].clone();
+        p.kind = ParamKind::Value(ty.ty, ty.spelling);
+        Ok(p)
     }
 
     /// Declares the instantiation of template `index` with `args` (once)
@@ -735,6 +852,13 @@ impl Checker {
         for i in items {
             match i {
                 ast::Item::Var(v) => self.file_var(&v),
+                ast::Item::Function(f) if f.deduced_ret.is_some() => {
+                    // A member whose return type its body gives: the
+                    // prototype waits for the definition, checked now.
+                    if f.body.is_some() {
+                        self.declare_deduced_instance(f, depth);
+                    }
+                }
                 ast::Item::Function(mut f) => {
                     let def = self.tmpl.next_def;
                     if self.declare_function(&f, def).is_none() || f.body.is_none() {
@@ -774,6 +898,9 @@ impl Checker {
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
+        if decl.deduced_ret.is_some() && decl.body.is_some() {
+            return self.declare_deduced_instance(decl, depth);
+        }
         let item = std::mem::replace(&mut self.item, 0);
         let sig = self.declare_function(&decl, def);
         self.item = item;
@@ -785,6 +912,30 @@ impl Checker {
                 .push_back(Pending::Body(Box::new(decl), depth));
         }
         Some(name)
+    }
+
+    /// Checks the body of instance `decl`, whose return type is deduced,
+    /// now (its caller needs the type), then declares it: its name.
+    fn declare_deduced_instance(
+        &mut self,
+        mut decl: ast::FunctionDecl,
+        depth: usize,
+    ) -> Option<String> {
+        let item = std::mem::replace(&mut self.item, usize::MAX);
+        let outer = self.tmpl.depth;
+        let checked = self.deduce_return(&mut decl, Some(depth));
+        self.tmpl.depth = outer;
+        self.item = 0;
+        let def = self.tmpl.next_def;
+        let sig = self.declare_function(&decl, def);
+        self.item = item;
+        sig?;
+        self.tmpl.next_def += 1;
+        let checked = self.keep_if_constexpr(&decl, checked);
+        self.tmpl
+            .pending
+            .push_back(Pending::Checked(Box::new(checked)));
+        Some(decl.name)
     }
 
     /// Declares the explicit specializations: each is the instance its
@@ -821,6 +972,23 @@ impl Checker {
             self.declare_instance(index, &key.1, sp.decl.clone(), name, sp.decl.name_span, 1);
         }
     }
+}
+
+/// Why substituting `known` into template `t` failed, from the
+/// diagnostics of reading what names them.
+fn substitution_failure(
+    t: &templates::FunctionTemplate,
+    known: &[ArgValue],
+    diags: &[Diagnostic],
+) -> String {
+    let why = diags
+        .first()
+        .map(|d| d.message.clone())
+        .unwrap_or_else(|| "it does not read".to_string());
+    format!(
+        "substituting the arguments into `{}` fails: {why}",
+        templates::instance_name(&t.name, known)
+    )
 }
 
 /// A call argument's type for deduction, and how its base type was

@@ -1,0 +1,173 @@
+//! The template forms of modern C++ device code (issue 26): deduced return
+//! types, unnamed and dependent template parameters, SFINAE, the `_v`
+//! variable templates and CRTP. Each fixture's `.entry` and `.func` names
+//! must be nvcc's, and its kernels must compute on the emulator what
+//! nvcc's PTX computes.
+
+mod common;
+
+use common::scratch;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("tests/fixtures/sfinae").join(name)
+}
+
+/// The names of the kernels and functions a PTX text defines.
+fn symbols(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter(|l| l.starts_with(".visible .entry") || l.starts_with(".func"))
+        .filter_map(|l| l.split_whitespace().last())
+        .map(|name| name.trim_end_matches('(').to_string())
+        .collect()
+}
+
+/// Compiles fixture `name` with kernelc (ptxas must accept it) and, when
+/// nvcc is there, with nvcc (with CCCL's headers, which `<type_traits>`
+/// needs); the symbols must be `expected` in both, and each of `launches`
+/// (a kernel and its `kernelc run` arguments, over 2 blocks of 32
+/// threads) must leave the same buffers.
+fn assert_same_as_nvcc(name: &str, expected: &[&str], launches: &[(&str, &[&str])]) {
+    let dir = scratch(&format!("sfinae-{name}"));
+    let src = fixture(name);
+    let cccl = common::cuda_headers_or_skip()
+        .map(|h| vec![format!("-I{}", h.join("cccl").display())])
+        .unwrap_or_default();
+    let (ours, theirs) = common::fixture_ptx_and_nvcc_with(&src, &dir, &cccl);
+    let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+    assert_eq!(symbols(&ours), expected, "{name}: kernelc's symbols");
+    let Some(theirs) = theirs else { return };
+    let their_text = std::fs::read_to_string(&theirs).unwrap();
+    assert_eq!(symbols(&their_text), expected, "{name}: nvcc's symbols");
+    let ours = dir.join("kernelc.ptx");
+    for &(kernel, args) in launches {
+        let a = common::emu_buffers(&ours, (kernel, args), &dir.join("a"));
+        let b = common::emu_buffers(&theirs, (kernel, args), &dir.join("b"));
+        assert_eq!(a, b, "{name} {kernel}: kernelc's PTX and nvcc's disagree");
+    }
+}
+
+/// Input buffers of 64 floats and ints, and the outputs.
+const FLOATS_INTS: &[&str] = &[
+    "f32[]:zeros:64",
+    "i32[]:zeros:64",
+    "f32[]:rand:64:7",
+    "i32[]:rand:64:8",
+];
+
+#[test]
+fn deduced_return_types_are_nvccs() {
+    assert_same_as_nvcc(
+        "auto_returns.cu",
+        &[
+            "_Z11autoReturnsPfPiPKfPKi",
+            "_Z5twicei",
+            "_Z6halvedi",
+            "_Z6thriceIfEDaT_",
+            "_Z6thriceIiEDaT_",
+            "_Z5laterIfEDTplfp_Li1EET_",
+            "_Z5laterIiEDTplfp_Li1EET_",
+            "_Z5mixedIifEDTmlfp_fp0_ET_T0_",
+            "_Z5mixedIijEDTmlfp_fp0_ET_T0_",
+            "_Z6bumpedIfEDcT_",
+            "_Z6bumpedIiEDcT_",
+            "_Z4signIfEDaT_",
+            "_Z4signIiEDaT_",
+            "_Z8positiveIfEDaT_",
+            "_ZN3geo7squaredEf",
+            "_ZNK5Scale5applyEf",
+            "_ZNK3BoxIfE5twiceEv",
+            "_ZNK3BoxIfE4plusEf",
+            "_ZNK3BoxIiE5twiceEv",
+            "_ZNK3BoxIiE4plusEi",
+        ],
+        &[("_Z11autoReturnsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
+
+#[test]
+fn unnamed_and_dependent_parameters_and_sfinae_choose_nvccs_overloads() {
+    assert_same_as_nvcc(
+        "overloads.cu",
+        &[
+            "_Z9overloadsPfPiPKfPKi",
+            "_Z7half_ofIfLi0EET_S0_",
+            "_Z7half_ofIdLi0EET_S0_",
+            "_Z7half_ofIiLi0EET_S0_",
+            "_Z7half_ofIjLi0EET_S0_",
+            "_Z5thirdIfvET_S0_",
+            "_Z8plus_twoIfLi0EET_S0_",
+            "_Z8plus_twoIiLi0EET_S0_",
+            "_Z10plus_threeIfvET_S0_",
+            "_Z10plus_threeIivET_S0_",
+            "_Z6plus_nIiLi5EET_S0_",
+            "_Z6plus_nIjLi5EET_S0_",
+            "_Z7doubledIfLPv0EET_S1_",
+            "_Z7doubledIiLPv0EET_S1_",
+        ],
+        &[("_Z9overloadsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
+
+/// A call that no overload's header substitutes into is E0019 at the
+/// call, each candidate labelled and its substitution failure a note;
+/// one template that does not substitute says why.
+#[test]
+fn a_call_no_candidate_survives_is_a_located_error() {
+    let err = common::rejected_with(
+        "sfinae-none",
+        "#include <type_traits>\n\
+         template <typename T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>\n\
+         __device__ T half_of(T v) { return v / T(2); }\n\
+         template <typename T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>\n\
+         __device__ T half_of(T v) { return v >> 1; }\n\
+         __global__ void k(int **o) { half_of(o[0]); }\n",
+        "E0019",
+    );
+    for expected in [
+        "no template `half_of` fits this call",
+        "candidate 1",
+        "candidate 2",
+        "= candidate 1: substituting the arguments into `half_of<int *>` fails",
+        "no member type `type` in `std::enable_if<false, int>`",
+        "6 │",
+    ] {
+        assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
+    }
+    let err = common::rejected_with(
+        "sfinae-one",
+        "#include <type_traits>\n\
+         template <typename T, typename = std::enable_if_t<std::is_floating_point<T>::value>>\n\
+         __device__ T third(T v) { return v / 3; }\n\
+         __global__ void k(int *o) { o[0] = third(o[1]); }\n",
+        "E0019",
+    );
+    assert!(
+        err.contains("substituting the arguments into `third<int>` fails"),
+        "{err}"
+    );
+}
+
+#[test]
+fn variable_templates_are_their_initializers_as_nvcc_computes_them() {
+    assert_same_as_nvcc(
+        "variable_templates.cu",
+        &[
+            "_Z9variablesPiPKfPKi",
+            "_Z7quarterIiLb1EET_S0_",
+            "_Z7quarterIjLb1EET_S0_",
+            "_Z7quarterIlLb1EET_S0_",
+            "_Z4kindIfEiT_",
+            "_Z4kindIiEiT_",
+            "_Z4kindIjEiT_",
+            "_Z9traits_ofIfEiT_",
+            "_Z9traits_ofIiEiT_",
+            "_Z9traits_ofIlEiT_",
+        ],
+        &[(
+            "_Z9variablesPiPKfPKi",
+            &["i32[]:zeros:64", "f32[]:rand:64:7", "i32[]:rand:64:8"],
+        )],
+    );
+}
