@@ -1,4 +1,26 @@
 //! Expression typing: C's operator rules producing explicit typed nodes.
+//!
+//! The checker (`sema/`) sits between the parser and lowering: parse →
+//! check → lower (ARCHITECTURE.md, docs/frontend.md §1). This file types
+//! each `ast::Expr` into a `typed::Expr` that carries its C type, with
+//! every conversion C performs silently made an explicit `Cast` node
+//! (`convert.rs`), so lowering never applies C's rules itself.
+//!
+//! Where to look:
+//! - [`Checker::expr`] / [`Checker::expr_nodecay`]: the entry points; one
+//!   `match` on the kind of expression dispatches to the functions below.
+//! - Names (`ident`), members (`member`), lvalues and places
+//!   (`lvalue_place`, `writable_place`, `addr_of`).
+//! - Operators of C 6.5: `unary`, `inc_dec`, `binary`, `assign`,
+//!   `ternary`, `explicit_cast`, `sizeof`, `index`.
+//! - Calls (`call`, `call_resolved`): which function a call names, its
+//!   arguments converted as by assignment, `constexpr` calls folded.
+//!
+//! Much lives elsewhere and is reached from here: operators on class
+//! operands and methods (`classes.rs`), `__half` (`half.rs`), templates
+//! and overloads (`templates.rs`, `overload.rs`), function pointers
+//! (`fn_pointers.rs`), the C++ spellings (`cxx.rs`), CUDA's builtins,
+//! vectors and textures (`builtins.rs`, `vectors.rs`, `texture.rs`).
 
 use super::convert::{cast_kind, convert, is_null_const, offset64, pointees_compatible, promote};
 use super::{Binding, Checker};
@@ -72,6 +94,8 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "__brkpt",
 ];
 
+/// The CUDA built-in index variable `name` spells (`threadIdx`, ...), each
+/// a `uint3`/`dim3` read one component at a time.
 fn builtin_var(name: &str) -> Option<BuiltinVar> {
     Some(match name {
         "threadIdx" => BuiltinVar::ThreadIdx,
@@ -95,10 +119,12 @@ pub(super) fn const_char_ptr() -> CType {
     }
 }
 
+/// A typed expression node; the shorthand every typing function builds with.
 pub(super) fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
+/// An integer constant `v` of type `ty`.
 fn int_const(v: i128, ty: CType, span: Span) -> Expr {
     mk(ExprKind::IntConst(v), ty, span)
 }
@@ -129,6 +155,8 @@ impl Checker {
                 },
                 span,
             ),
+            // Not a place `lvalue_place` knows: a `long` zero stands in,
+            // and nothing is reported here.
             None => mk(ExprKind::IntConst(0), CType::LONG, span),
         }
     }
@@ -145,6 +173,8 @@ impl Checker {
                 }
             )
         };
+        // The `const` returned is the object's own, which becomes the
+        // `pointee_const` of a pointer to it (`decay`, `addr_of`).
         let (kind, _, _) = e.into_parts();
         Some(match kind {
             ExprKind::Local(id) => {
@@ -190,6 +220,10 @@ impl Checker {
         stdx::stack::with_stack(|| self.expr_nodecay_level(e))
     }
 
+    /// One level of [`Checker::expr_nodecay`]: dispatches on the kind of
+    /// expression. Literals are typed here (a character constant is `int`,
+    /// C 6.4.4.4; a string literal's array is taken as its decayed
+    /// `const char *`); every operator has a function of its own below.
     fn expr_nodecay_level(&mut self, e: &ast::Expr) -> Option<Expr> {
         use ast::ExprKind as A;
         let span = e.span;
@@ -215,11 +249,14 @@ impl Checker {
                 operand,
             } => self.inc_dec(*inc, *prefix, operand, span),
             A::Binary { op, lhs, rhs } => {
+                // Both operands are typed before either error returns, so
+                // one statement reports the mistakes of both sides.
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
                 let (l, r) = (l?, r?);
                 match op {
                     BinaryOp::Comma => {
+                        // C 6.5.17: the value and type of the right operand.
                         let ty = r.ty.clone();
                         Some(mk(
                             ExprKind::Comma {
@@ -231,6 +268,8 @@ impl Checker {
                         ))
                     }
                     BinaryOp::LogAnd | BinaryOp::LogOr => {
+                        // C 6.5.13-14: each operand compared with 0; the
+                        // result is an `int` 0 or 1.
                         let l = self.make_bool(l);
                         let r = self.make_bool(r);
                         let op = if *op == BinaryOp::LogAnd {
@@ -249,6 +288,9 @@ impl Checker {
                         ))
                     }
                     _ => {
+                        // A class operand: an overloaded operator when the
+                        // program declares one ([over.match.oper]); else
+                        // the built-in operator, which reports the types.
                         if l.ty.is_struct() || r.ty.is_struct() {
                             let operands = [l, r];
                             if let Some(call) = self.operator_call(op.as_str(), &operands, span) {
@@ -285,6 +327,7 @@ impl Checker {
                 let b = self.expr(base);
                 let i = self.expr(index);
                 let (b, i) = (b?, i?);
+                // `obj[i]` on a class: its `operator[]`, if declared.
                 if b.ty.is_struct() {
                     let operands = [b, i];
                     if let Some(call) = self.operator_call("[]", &operands, span) {
@@ -307,6 +350,12 @@ impl Checker {
         }
     }
 
+    /// A name used as a value. In order: what a scope binds (variables,
+    /// enumerators and constants, references as the object they refer to),
+    /// CUDA's `warpSize` and index variables, a host declaration that
+    /// device code cannot use (E0017), a function (its address, as a
+    /// function designator decays, C 6.3.2.1p4), else E0001 with a
+    /// suggestion of a similar name in scope.
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
         match self.lookup(name) {
             Some(Binding::Local(id)) => {
@@ -343,6 +392,7 @@ impl Checker {
         if self.by_name.contains_key(name) {
             return self.function_address(name, span);
         }
+        // A builtin is known but has no address kernelc can take.
         let (code, msg) = if name == "__syncthreads" || super::builtins::is_builtin_name(name) {
             (Code::E0002, format!("built-in function `{name}` can only be called (kernelc cannot take its address)"))
         } else {
@@ -375,6 +425,10 @@ impl Checker {
             .map(|(_, n)| n.clone())
     }
 
+    /// `base.field` and `base->field` (C 6.5.2.3). `threadIdx.x` and its
+    /// kin are read as built-in registers; a class's static member named
+    /// through an object is the static member; a bit-field is read through
+    /// `bit_fields.rs`; a reference member is the object it refers to.
     fn member(
         &mut self,
         base: &ast::Expr,
@@ -402,6 +456,8 @@ impl Checker {
             }
         }
         let op = if arrow { "->" } else { "." };
+        // `->` needs a pointer, so its base decays (`a->f` of an array is
+        // `a[0].f`); for `.` decay would change only an array, refused below.
         let b = if arrow {
             self.expr(base)?
         } else {
@@ -474,6 +530,7 @@ impl Checker {
             return None;
         };
         let (fty, offset, bits, reference) = (f.ty.clone(), f.offset, f.bits, f.reference);
+        // `p->f` is `(*p).f` (C 6.5.2.3p4): one form for lowering.
         let base = if arrow {
             mk(ExprKind::Deref(Box::new(b)), sty, base_span)
         } else {
@@ -539,6 +596,9 @@ impl Checker {
         })
     }
 
+    /// A unary operator (C 6.5.3): `&` takes its operand undecayed (the
+    /// address of an array is the array's, C 6.5.3.2); on a class operand
+    /// the program's overloaded operator, if any, is called instead.
     fn unary(&mut self, op: UnaryOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
         if op == UnaryOp::AddrOf {
             let e = self.expr_nodecay(operand)?;
@@ -567,7 +627,10 @@ impl Checker {
         self.unary_typed(op, e, span)
     }
 
-    /// [`Checker::unary`] once its operand is typed.
+    /// [`Checker::unary`] once its operand is typed:
+    /// `+`, `-`, `~` promote their operand (C 6.5.3.3), `!` compares it
+    /// with 0 and yields `int`, `*` yields the pointee (C 6.5.3.2);
+    /// `__half` operands go to `half.rs` (except `!`, a plain test).
     fn unary_typed(&mut self, op: UnaryOp, e: Expr, span: Span) -> Option<Expr> {
         let bad = |c: &mut Checker, what: &str, e: &Expr| {
             c.error(
@@ -642,6 +705,10 @@ impl Checker {
         }
     }
 
+    /// `&e` on a typed operand (C 6.5.3.2): `&*p` and `&p[i]` fold to the
+    /// pointer arithmetic they stand for (no load is made); variables and
+    /// members become an `AddrOf` of their place, which puts a local in
+    /// memory. Anything else is an rvalue, whose address C refuses (E0005).
     pub(super) fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
         let is_lvalue = Self::is_lvalue(&e);
         let (kind, ty, e_span) = e.into_parts();
@@ -700,6 +767,9 @@ impl Checker {
 
     /// Converts an lvalue expression into a place, checking it is writable.
     pub(super) fn writable_place(&mut self, e: Expr, op_span: Span) -> Option<Place> {
+        // A modifiable lvalue (C 6.3.2.1p1): not an array, not `const`,
+        // not in `__constant__` memory (read-only to device code in CUDA),
+        // not a built-in index variable.
         if e.ty.is_array() {
             self.error(e.span, Code::E0004, "arrays cannot be assigned");
             return None;
@@ -793,6 +863,8 @@ impl Checker {
                 let what = format!("a member of a `{}`", base.ty);
                 (Place::Field { base, offset }, c, what)
             }
+            // A bit-field read (`bit_fields.rs`) is a computed value by
+            // now, no place; writing one is not supported yet.
             _ if self.bit_field_reads.contains(&span) => {
                 self.error(
                     span,
@@ -857,6 +929,10 @@ impl Checker {
         })
     }
 
+    /// `++`/`--`, prefix or postfix (C 6.5.2.4, 6.5.3.1): the new value is
+    /// written in terms of the old one (`TargetValue`) so the operand's
+    /// address is computed once; on a pointer it steps by one element,
+    /// otherwise it is `e + 1` converted back to `e`'s type, as for `+=`.
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let e = self.expr(operand)?;
         let ty = e.ty.clone();
@@ -909,6 +985,9 @@ impl Checker {
         ))
     }
 
+    /// The size of the element a pointer steps over in pointer arithmetic;
+    /// E0004 for `void` and function pointees, which have no size in C
+    /// (C 6.5.6p2 wants a pointer to a complete object type).
     fn elem_size(&mut self, pointee: &CType, span: Span) -> Option<u64> {
         match pointee.size() {
             Some(s) => Some(s),
@@ -931,6 +1010,8 @@ impl Checker {
         }
     }
 
+    /// `l op r` with both operands converted to their common type by the
+    /// usual arithmetic conversions (C 6.3.1.8), which is also its type.
     fn arith(&mut self, op: BinOp, l: Expr, r: Expr, span: Span) -> Expr {
         let ty = usual_arithmetic(&l.ty, &r.ty);
         mk(
@@ -966,6 +1047,8 @@ impl Checker {
         let both_arith = lt.is_arithmetic() && rt.is_arithmetic();
         let both_int = lt.is_integer() && rt.is_integer();
         match op {
+            // C 6.5.6: pointer ± integer steps by elements; the offset is
+            // widened to 64 bits, and the result drops `restrict`.
             B::Add | B::Sub if lt.is_pointer() && rt.is_integer() => {
                 let elem_size = self.elem_size(lt.pointee()?, span)?;
                 let ty = super::convert::strip_restrict(&lt).0;
@@ -985,7 +1068,10 @@ impl Checker {
                 };
                 Some(mk(kind, ty, span))
             }
+            // `i + p` is `p + i`.
             B::Add if lt.is_integer() && rt.is_pointer() => self.binary(op, r, l, span),
+            // Pointer difference: pointees of one type (qualifiers aside),
+            // counted in elements, as a `ptrdiff_t` (`long`).
             B::Sub if lt.is_pointer() && rt.is_pointer() => {
                 let (lp, rp) = (lt.pointee()?, rt.pointee()?);
                 if lp.unqualified() != rp.unqualified() {
@@ -1002,6 +1088,8 @@ impl Checker {
                     span,
                 ))
             }
+            // C 6.5.5-6; a `float` division may become nvcc's approximate
+            // one (`-prec-div=false`, `--use_fast_math`: `fast_division`).
             B::Add | B::Sub | B::Mul | B::Div if both_arith => {
                 let op = match op {
                     B::Add => BinOp::Add,
@@ -1016,6 +1104,7 @@ impl Checker {
                     e
                 })
             }
+            // C 6.5.5 `%` and 6.5.10-12: integer operands only.
             B::Rem | B::BitAnd | B::BitOr | B::BitXor if both_int => {
                 let op = match op {
                     B::Rem => BinOp::Rem,
@@ -1025,6 +1114,8 @@ impl Checker {
                 };
                 Some(self.arith(op, l, r, span))
             }
+            // C 6.5.7: the type is the promoted left operand's alone (no
+            // usual arithmetic conversions); the count is converted to it.
             B::Shl | B::Shr if both_int => {
                 let ty = lt.promoted();
                 let rhs = convert(promote(r), &ty);
@@ -1039,6 +1130,10 @@ impl Checker {
                     span,
                 ))
             }
+            // C 6.5.8-9: arithmetic operands in their common type (with
+            // -Wsign-compare's warning for mixed integers), pointers to
+            // compatible types, or a pointer and a null pointer constant;
+            // the result is an `int` 0 or 1.
             B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne => {
                 let cmp = match op {
                     B::Lt => CmpOp::Lt,
@@ -1081,6 +1176,9 @@ impl Checker {
         }
     }
 
+    /// `lhs = rhs` and `lhs op= rhs` (C 6.5.16). The left side is typed
+    /// without decay so an array target is reported as such; a class
+    /// target calls the program's `operator=`/`operator op=` if it has one.
     fn assign(
         &mut self,
         op: Option<BinaryOp>,
@@ -1117,6 +1215,9 @@ impl Checker {
         let ty = l.ty.clone();
         let op_span = Span::new(lhs_span.end, rhs_span.start);
         let place = self.writable_place(l, op_span)?;
+        // Simple assignment converts `r` to the target's type as C 6.5.16.1
+        // allows; compound assignment is `l = l op r` with `l`'s place
+        // evaluated once (C 6.5.16.2), its old value a `TargetValue`.
         let (value, bin) = match op {
             None => (self.assign_convert(r, &ty, "assignment", op_span)?, None),
             Some(op) => {
@@ -1142,6 +1243,11 @@ impl Checker {
         ))
     }
 
+    /// `cond ? then : els` (C 6.5.15, [expr.cond]): the condition compared
+    /// with 0; the result type is the arithmetic operands' common type, the
+    /// one type both share, the composite of two compatible pointers, or
+    /// the pointer beside a null pointer constant. Both arms are converted
+    /// to it.
     fn ternary(
         &mut self,
         cond: &ast::Expr,
@@ -1172,6 +1278,8 @@ impl Checker {
                 _ => (false, false),
             };
             let (a, b) = (q(&tt), q(&et));
+            // `void *` beside `T *` is `void *` (C 6.5.15p6): the pointee
+            // is taken from the `void *` side when there is one.
             let pointee = if tt.pointee() == Some(&CType::Void) {
                 &et
             } else {
@@ -1206,6 +1314,10 @@ impl Checker {
         ))
     }
 
+    /// `(T)e` (C 6.5.4): any conversion `cast_kind` knows, except from
+    /// `void` to anything but `void`; a cast to `e`'s own type is `e`.
+    /// `restrict` on the target type is dropped (it qualifies objects,
+    /// not values).
     pub(super) fn explicit_cast(&mut self, e: Expr, to: &CType, span: Span) -> Option<Expr> {
         let to = super::convert::strip_restrict(to).0;
         if e.ty == to {
@@ -1227,6 +1339,8 @@ impl Checker {
         Some(convert(e, &to).with_span(span))
     }
 
+    /// `sizeof` of a type (C 6.5.3.4): a `size_t` (`unsigned long`)
+    /// constant; E0004 for a type without a size (`void`, a function).
     fn sizeof(&mut self, ty: &CType, span: Span) -> Option<Expr> {
         match ty.size() {
             Some(s) => Some(int_const(i128::from(s), CType::ULONG, span)),
@@ -1241,6 +1355,9 @@ impl Checker {
         }
     }
 
+    /// `b[i]` (C 6.5.2.1): `*(b + i)`, so either operand may be the
+    /// pointer (`2[a]` is `a[2]`); kept as an `Index` node with the index
+    /// widened to 64 bits and the element size, for lowering to address.
     fn index(&mut self, b: Expr, i: Expr, span: Span) -> Option<Expr> {
         let (base, index) = if b.ty.is_pointer() && i.ty.is_integer() {
             (b, i)
@@ -1293,6 +1410,13 @@ impl Checker {
         self.error(span, code, msg);
     }
 
+    /// A function call (C 6.5.2.2, [expr.call]). What the callee names is
+    /// decided in order: a texture or surface function, `std::` names,
+    /// a method (`obj.f(...)`), a call through an expression, an object of
+    /// a class (its `operator()`), a host template in a host stand-in, a
+    /// variable of function pointer type; else a function, builtin, template
+    /// instance or overload, chosen from the typed arguments
+    /// (`resolve_callee`) and checked by [`Checker::call_resolved`].
     fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
         if let Some(made) = self.texture_call(callee, args, span) {
             return made;
@@ -1343,6 +1467,8 @@ impl Checker {
                 return self.call_through(callee, args, span);
             }
         }
+        // Every argument is typed (errors and all) before the callee is
+        // chosen: overloads and template deduction need their types.
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
@@ -1362,6 +1488,7 @@ impl Checker {
     ) -> Option<Expr> {
         let written = typed_args.len();
         let name = &name.to_string();
+        // A variable or constant by this name hides the function.
         if let Some(b) = self.lookup(name) {
             self.not_a_function(name, b, callee);
             return None;
@@ -1376,6 +1503,8 @@ impl Checker {
         if name == "dim3" && !self.by_name.contains_key("dim3") {
             return self.dim3_make(&typed_args, span);
         }
+        // No declaration in the program: CUDA's own functions (vector
+        // makers, `__half`, builtins), tried before E0001/E0002.
         if !self.by_name.contains_key(name.as_str()) {
             if let Some(result) = self.vector_make(name, &typed_args, span) {
                 return result;
@@ -1394,6 +1523,8 @@ impl Checker {
             return None;
         };
         let sig = &self.sigs[sig_idx];
+        // A function declared only after this item is undeclared here:
+        // C99 has no implicit declarations (C 6.5.1p2), nor has C++.
         if sig.first_item > self.item {
             let decl = sig.first_decl;
             self.diags.push(
@@ -1423,6 +1554,8 @@ impl Checker {
         let is_method = self.sigs[sig_idx].is_method;
         let defaults = self.sigs[sig_idx].defaults.clone();
         let mut typed_args = typed_args;
+        // [dcl.fct.default]: trailing parameters left out take their
+        // default arguments, typed afresh at each call.
         if written < params.len() && defaults.iter().any(Option::is_some) {
             let filled = self.default_arguments(name, &defaults[written..], written, decl, span)?;
             typed_args.extend(filled);
@@ -1450,6 +1583,8 @@ impl Checker {
             );
             return None;
         }
+        // The arguments are converted to the parameters as if by
+        // assignment (C 6.5.2.2p7); a reference parameter gets an address.
         let mut out = Vec::new();
         let mut ok = true;
         for (i, (a, p)) in typed_args.into_iter().zip(&params).enumerate() {
@@ -1457,6 +1592,7 @@ impl Checker {
             let by_ref = refs.get(i).copied().unwrap_or(false);
             match a.and_then(|a| {
                 let at = a.span;
+                // A method's first parameter is `this`: the object's address.
                 if i == 0 && is_method {
                     return self.object_address(a, p);
                 }
@@ -1635,6 +1771,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The typed operator of a compound assignment's `op=` (only arithmetic,
+/// bitwise and shift operators can be compounded, C 6.5.16).
 fn to_binop(op: BinaryOp) -> BinOp {
     match op {
         BinaryOp::Add => BinOp::Add,
