@@ -545,7 +545,6 @@ impl Checker {
         r: Expr,
         span: Span,
     ) -> Option<Expr> {
-        use BinaryOp as B;
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
         if pair_format(&lt).is_some() || pair_format(&rt).is_some() {
             return self.pair_binary(op, l, r, span);
@@ -569,33 +568,16 @@ impl Checker {
         let CType::Half(fmt) = lt else {
             return None;
         };
-        let cmp = |op| HalfFn::Cmp {
-            op,
-            // CUDA's `!=` is `__hneu`: true when either side is NaN, as C's.
-            unordered: op == CmpOp::Ne,
-        };
-        let hf = match op {
-            B::Add => HalfFn::Add,
-            B::Sub => HalfFn::Sub,
-            B::Mul => HalfFn::Mul,
-            B::Div => HalfFn::Div,
-            B::Lt => cmp(CmpOp::Lt),
-            B::Le => cmp(CmpOp::Le),
-            B::Gt => cmp(CmpOp::Gt),
-            B::Ge => cmp(CmpOp::Ge),
-            B::Eq => cmp(CmpOp::Eq),
-            B::Ne => cmp(CmpOp::Ne),
-            _ => {
-                self.error(
-                    span,
-                    Code::E0004,
-                    format!(
-                        "invalid operands to binary `{}` (`{lt}` and `{rt}`)",
-                        op.as_str()
-                    ),
-                );
-                return None;
-            }
+        let Some(hf) = operator_fn(op) else {
+            self.error(
+                span,
+                Code::E0004,
+                format!(
+                    "invalid operands to binary `{}` (`{lt}` and `{rt}`)",
+                    op.as_str()
+                ),
+            );
+            return None;
         };
         let ty = if matches!(hf, HalfFn::Cmp { .. }) {
             CType::Bool
@@ -610,26 +592,9 @@ impl Checker {
     /// `__h2div`), and the comparisons true when they hold on both lanes
     /// (`__hbeq2`, ...; `!=` is `__hbneu2`), giving `bool`.
     fn pair_binary(&mut self, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
-        use BinaryOp as B;
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
-        let cmp = |op| HalfFn::Cmp {
-            op,
-            unordered: op == CmpOp::Ne,
-        };
-        let hf = match op {
-            B::Add => HalfFn::Add,
-            B::Sub => HalfFn::Sub,
-            B::Mul => HalfFn::Mul,
-            B::Div => HalfFn::Div,
-            B::Lt => cmp(CmpOp::Lt),
-            B::Le => cmp(CmpOp::Le),
-            B::Gt => cmp(CmpOp::Gt),
-            B::Ge => cmp(CmpOp::Ge),
-            B::Eq => cmp(CmpOp::Eq),
-            B::Ne => cmp(CmpOp::Ne),
-            _ => HalfFn::Neg,
-        };
-        if lt != rt || hf == HalfFn::Neg {
+        let hf = operator_fn(op).filter(|_| lt == rt);
+        let Some(hf) = hf else {
             self.error(
                 span,
                 Code::E0004,
@@ -639,7 +604,7 @@ impl Checker {
                 ),
             );
             return None;
-        }
+        };
         Some(if hf.is_predicate() {
             half_node(HalfOp::AllLanes(hf), vec![l, r], CType::Bool, span)
         } else {
@@ -798,6 +763,31 @@ pub(crate) fn half_cast_kind(from: &CType, to: &CType) -> Option<CastKind> {
         (CType::Half(_), CType::Int { .. }) => CastKind::FloatToInt,
         (CType::Int { .. }, CType::Half(_)) => CastKind::IntToFloat,
         (CType::Bool, CType::Half(_)) => CastKind::BoolToFloat,
+        _ => return None,
+    })
+}
+
+/// What a binary operator computes on halves and pairs, as CUDA's headers
+/// define the operators (`__hadd`, ..., `__hlt`; `!=` is `__hneu`, true
+/// when either side is NaN, as C's); `None` for the operators they leave
+/// out (`%`, the bitwise and shift ones).
+fn operator_fn(op: BinaryOp) -> Option<HalfFn> {
+    use BinaryOp as B;
+    let cmp = |op| HalfFn::Cmp {
+        op,
+        unordered: op == CmpOp::Ne,
+    };
+    Some(match op {
+        B::Add => HalfFn::Add,
+        B::Sub => HalfFn::Sub,
+        B::Mul => HalfFn::Mul,
+        B::Div => HalfFn::Div,
+        B::Lt => cmp(CmpOp::Lt),
+        B::Le => cmp(CmpOp::Le),
+        B::Gt => cmp(CmpOp::Gt),
+        B::Ge => cmp(CmpOp::Ge),
+        B::Eq => cmp(CmpOp::Eq),
+        B::Ne => cmp(CmpOp::Ne),
         _ => return None,
     })
 }
