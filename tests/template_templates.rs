@@ -65,6 +65,27 @@ fn policies_passed_as_class_templates_are_named_and_computed_as_nvcc_does() {
     }
 }
 
+#[test]
+fn a_template_arguments_name_is_a_substitution_candidate_as_in_nvccs_names() {
+    let dir = scratch("template-templates-substitutions");
+    let src = common::root().join("tests/fixtures/template_templates/substitutions.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let expected: BTreeSet<String> = [
+        "_Z3twoI5MaxOpS0_EvPf",
+        "_Z3twoIN2ns5MinOpES1_EvPf",
+        "_Z5threeI5MaxOpEvPS0_IfEPN2ns5MinOpIiEE",
+        "_Z5threeIN2ns5MinOpEEvP5MaxOpIfEPNS1_IiEE",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(symbols(&ours), expected, "kernelc's symbols");
+    if let Some(theirs) = theirs {
+        let their_text = std::fs::read_to_string(theirs).unwrap();
+        assert_eq!(symbols(&their_text), expected, "nvcc's symbols");
+    }
+}
+
 const OPS: &str = "template <typename T> struct SumOp { __device__ T operator()(T a, T b) const { return a + b; } };\n\
                    template <typename T, typename U> struct Pair { __device__ T operator()(T a, T b) const { return a; } };\n\
                    struct Plain { };\n";
