@@ -397,6 +397,9 @@ impl Dumper {
                             self.line(d, "Decltype");
                             self.expr(e, d + 1);
                         }
+                        crate::templates::TemplateArg::Template(key, _) => {
+                            self.line(d, &format!("Template {key}"))
+                        }
                     }
                 }
             }

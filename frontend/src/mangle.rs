@@ -670,7 +670,7 @@ impl Mangler {
                     (_, false) => format!("L{code}{v}E"),
                 }
             }
-            (ArgValue::Int(v, _), ParamKind::Type) => format!("Li{v}E"),
+            (ArgValue::Int(v, _), ParamKind::Type | ParamKind::Template(_)) => format!("Li{v}E"),
             // 5.1.5 `<template-param>` as an expression (5.1.6 `X
             // <expression> E`): `XT0_E`.
             (ArgValue::Param(i), _) => match i {
@@ -681,6 +681,10 @@ impl Mangler {
             // operator, `L <mangled-name> E` the function), as nvcc writes
             // it whether the argument says `f` or `&f`.
             (ArgValue::Func { link, .. }, _) => format!("XadL{link}EE"),
+            // A template template argument: the template's name, a
+            // substitution candidate as a type's name is (`5MaxOp`,
+            // `N2ns5MinOpE`).
+            (ArgValue::Template(key), _) => self.template_name(key),
             // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
             // pack, each argument as its parameter's kind says.
             (ArgValue::Pack(elems), _) => {
@@ -756,6 +760,19 @@ impl Mangler {
             out.push_str(&self.template_arg(a, k));
         }
         out.push('E');
+        out
+    }
+
+    /// A class template's name as a template argument: its `<source-name>`
+    /// or nested name, a substitution when seen before, each prefix and
+    /// the whole a candidate otherwise.
+    fn template_name(&mut self, key: &str) -> String {
+        let whole = nested_name(key);
+        if let Some(sub) = self.substitution(&whole) {
+            return sub;
+        }
+        let out = self.prefixes(&whole);
+        self.candidates.push(whole);
         out
     }
 

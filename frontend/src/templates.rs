@@ -65,6 +65,11 @@ pub enum ParamKind {
     /// `int N`, `bool B`, `unsigned int blockSize`: a constant of this type
     /// (with the spelling nvcc's names need).
     Value(CType, Spelling),
+    /// `template <typename> class Op`: a class template taking this many
+    /// type arguments (`None` for `template <typename...> class P`). Its
+    /// argument is an [`ArgValue::Template`], whose name replaces the
+    /// parameter's in an instance's tokens (`Op<T>` reads `MaxOp<T>`).
+    Template(Option<usize>),
 }
 
 /// A function template as the parser kept it.
@@ -363,6 +368,9 @@ pub enum TemplateArg {
     /// `decltype(expr)`: the type the checker gives `expr` (a lambda's
     /// closure type, `decltype(op)` in host code).
     Decltype(ast::Expr),
+    /// A class template's name not followed by `<` (`MaxOp`,
+    /// `ns::MinOp`): its key, for a template template parameter.
+    Template(String, Span),
 }
 
 /// An instantiation the program asks for outside device code's calls: an
@@ -454,6 +462,9 @@ pub enum ArgValue {
     Func { name: String, link: String },
     /// A parameter pack's arguments, in order (`crate::packs`).
     Pack(Vec<ArgValue>),
+    /// The class template a template template parameter is bound to, by
+    /// its key (`ns::MinOp`).
+    Template(String),
 }
 
 impl ArgValue {
@@ -489,7 +500,7 @@ impl ArgValue {
                 s.push_str(&spelled(ty, spelling));
                 s
             }
-            ArgValue::Func { name, .. } => name.clone(),
+            ArgValue::Func { name, .. } | ArgValue::Template(name) => name.clone(),
             ArgValue::Int(v, CType::Bool) => (*v != 0).to_string(),
             ArgValue::Int(v, CType::Int { signed: false, .. }) => format!("{v}u"),
             ArgValue::Int(v, _) => v.to_string(),
@@ -613,7 +624,7 @@ pub fn substitute_values_in(
 ) -> Vec<Token> {
     let mut values: FxHashMap<&str, &ArgValue> = FxHashMap::default();
     for (p, a) in t.params.iter().zip(args) {
-        if matches!(p.kind, ParamKind::Value(..)) {
+        if matches!(p.kind, ParamKind::Value(..) | ParamKind::Template(_)) {
             values.insert(&p.name, a);
         }
     }
@@ -628,10 +639,56 @@ pub fn substitute_values_in(
             Some(ArgValue::Func { name, .. }) if tok.kind == TokenKind::Ident => {
                 function_name(name, tok.span, &mut out)
             }
+            // The class template's name: `Op<T>` reads `MaxOp<T>`.
+            Some(ArgValue::Template(name)) if tok.kind == TokenKind::Ident => {
+                function_name(name, tok.span, &mut out)
+            }
             _ => out.push(tok.clone()),
         }
     }
     out
+}
+
+/// The argument class template `key` gives template template parameter
+/// `p` (`template <typename> class Op`), or why it cannot: `p` takes a
+/// template of as many type parameters as the class template has
+/// ([temp.arg.template]; a variadic one on either side takes any).
+pub fn template_template_arg(
+    classes: &ClassTemplates,
+    key: &str,
+    p: &TemplateParam,
+) -> Result<ArgValue, String> {
+    let ParamKind::Template(arity) = p.kind else {
+        let takes = match p.kind {
+            ParamKind::Type => "a type",
+            _ => "a value",
+        };
+        return Err(format!(
+            "template parameter `{}` takes {takes}, not the class template `{key}`",
+            p.name
+        ));
+    };
+    let Some(t) = classes.by_name.get(key).map(|&i| &classes.templates[i]) else {
+        return Err(format!(
+            "template parameter `{}` takes a class template, and `{key}` is none",
+            p.name
+        ));
+    };
+    if t.params.iter().any(|q| q.kind != ParamKind::Type) {
+        return Err(format!(
+            "kernelc supports only class templates of type parameters as the argument of template template parameter `{}` yet",
+            p.name
+        ));
+    }
+    let variadic = t.params.iter().any(|q| q.pack);
+    match arity {
+        Some(n) if !variadic && n != t.params.len() => Err(format!(
+            "template parameter `{}` takes a class template of {n} type parameter(s); `{key}` has {}",
+            p.name,
+            t.params.len()
+        )),
+        _ => Ok(ArgValue::Template(key.to_string())),
+    }
 }
 
 /// Appends the tokens that name the function with key `key`: `f`, or

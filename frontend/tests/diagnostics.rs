@@ -91,8 +91,8 @@ fn unsupported_constructs() {
         "virtual",
     );
     has(
-        &errors("template <template <class> class C>\n__global__ void k(int *b) {}"),
-        "template template parameters are not supported by kernelc yet",
+        &errors("template <template <int> class C>\n__global__ void k(int *b) {}"),
+        "kernelc supports template template parameters of type parameters only",
         "template",
     );
     has(

@@ -181,7 +181,7 @@ impl Parser<'_> {
     }
 
     /// The class template an unqualified `name` names here.
-    fn class_template_named(&self, name: &str) -> Option<usize> {
+    pub(super) fn class_template_named(&self, name: &str) -> Option<usize> {
         if self.names.is_local(name) {
             return None;
         }
@@ -466,6 +466,28 @@ impl Parser<'_> {
                 e.span,
                 Code::E0019,
                 format!("template parameter `{}` takes a type, not a value", p.name),
+            ),
+            (TemplateArg::Template(key, span), _) => {
+                match crate::templates::template_template_arg(&self.templates.classes, key, p) {
+                    Ok(v) => Ok(v),
+                    Err(why) => self.error(*span, Code::E0019, why),
+                }
+            }
+            (TemplateArg::Type(t), ParamKind::Template(_)) => self.error(
+                t.span,
+                Code::E0019,
+                format!(
+                    "template parameter `{}` takes a class template, not a type",
+                    p.name
+                ),
+            ),
+            (TemplateArg::Value(e), ParamKind::Template(_)) => self.error(
+                e.span,
+                Code::E0019,
+                format!(
+                    "template parameter `{}` takes a class template, not a value",
+                    p.name
+                ),
             ),
             (TemplateArg::Decltype(e), _) => self.error(
                 e.span,
@@ -810,7 +832,7 @@ impl Parser<'_> {
 fn is_dependent_arg(a: &ArgValue) -> bool {
     match a {
         ArgValue::Type { ty, .. } => is_dependent_type(ty),
-        ArgValue::Int(..) | ArgValue::Func { .. } => false,
+        ArgValue::Int(..) | ArgValue::Func { .. } | ArgValue::Template(_) => false,
         ArgValue::Param(_) => true,
         ArgValue::Pack(elems) => elems.iter().any(is_dependent_arg),
     }

@@ -114,6 +114,14 @@ impl Parser<'_> {
             k if k.is_empty() => Vec::new(),
             k => k.split("::").map(str::to_string).collect(),
         };
+        if let Some(at) = template_param_in_header(&tokens, &params) {
+            self.pos = end;
+            return self.error(
+                at,
+                Code::E0002,
+                "a template template parameter in a function template's parameter or return types (`C<T> x`, whose argument a call would deduce) is not supported by kernelc yet; use it in the body (`Op<T>()(a, b)`)",
+            );
+        }
         let (pattern, param_pack) = self.pattern(&tokens, &params);
         if pattern.is_none() && params.iter().any(|p| p.pack) {
             // A pack's instances need the pattern for their names.
@@ -213,12 +221,8 @@ impl Parser<'_> {
                 ParamKind::Value(CType::INT, Spelling::Plain)
             } else if self.eat_kw(Keyword::Typename) || self.eat_kw(Keyword::Class) {
                 ParamKind::Type
-            } else if self.is_kw(Keyword::Template) {
-                return self.error(
-                    start,
-                    Code::E0002,
-                    "template template parameters are not supported by kernelc yet",
-                );
+            } else if self.eat_kw(Keyword::Template) {
+                self.template_template_param(start)?
             } else {
                 let (ty, name) = self.value_param_type()?;
                 named_inside = name;
@@ -287,6 +291,49 @@ impl Parser<'_> {
             }
             return Ok(params);
         }
+    }
+
+    /// After `template` in a template parameter list: `<typename> class`
+    /// (or `typename`, C++17) of a template template parameter, whose kind
+    /// says how many type parameters its argument takes.
+    fn template_template_param(&mut self, start: Span) -> PResult<ParamKind> {
+        if !self.is_punct(Punct::Lt) {
+            let found = self.found();
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0003,
+                format!("expected `<` after `template`, found {found}"),
+            );
+        }
+        self.pos += 1;
+        let inner = self.template_params()?;
+        if inner.iter().any(|p| p.kind != ParamKind::Type) {
+            return self.error(
+                start.to(self.prev_span()),
+                Code::E0002,
+                "kernelc supports template template parameters of type parameters only (`template <typename> class Op`) yet",
+            );
+        }
+        if !self.eat_kw(Keyword::Class) && !self.eat_kw(Keyword::Typename) {
+            let found = self.found();
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0003,
+                format!("expected `class` or `typename` after a template template parameter's `template <...>`, found {found}"),
+            );
+        }
+        if self.is_punct(Punct::Ellipsis) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "a pack of template template parameters is not supported by kernelc yet",
+            );
+        }
+        let variadic = inner.iter().any(|p| p.pack);
+        Ok(ParamKind::Template((!variadic).then_some(inner.len())))
     }
 
     /// Whether an unnamed template parameter ends here: its default, or
@@ -468,7 +515,7 @@ impl Parser<'_> {
             .iter()
             .map(|p| match p.kind {
                 ParamKind::Value(..) => p.name.clone(),
-                ParamKind::Type => String::new(),
+                ParamKind::Type | ParamKind::Template(_) => String::new(),
             })
             .collect();
         sub
@@ -640,6 +687,9 @@ impl Parser<'_> {
             self.expect_punct(Punct::RParen, "to close `decltype(`")?;
             return Ok(TemplateArg::Decltype(e));
         }
+        if let Some(arg) = self.template_name_arg() {
+            return Ok(arg);
+        }
         if let Some(ty) = self.template_type_arg() {
             return Ok(TemplateArg::Type(ty));
         }
@@ -650,6 +700,34 @@ impl Parser<'_> {
         let e = self.cond_value();
         self.in_template_args = outer;
         e.map(TemplateArg::Value)
+    }
+
+    /// A class template's (possibly qualified) name that a template
+    /// argument is all of (`MaxOp` in `f<MaxOp, float>`): the argument of
+    /// a template template parameter.
+    fn template_name_arg(&mut self) -> Option<TemplateArg> {
+        if self.templates.classes.templates.is_empty() {
+            return None;
+        }
+        let start = self.span();
+        let (key, len) = match self.qualified_at(0) {
+            Some(q) => (self.resolve_qualified(&q, Kind::Type).ok()?, q.tokens),
+            None if self.peek().kind == TokenKind::Ident => {
+                let i = self.class_template_named(&self.peek().text.clone())?;
+                (self.templates.classes.templates[i].name.clone(), 1)
+            }
+            None => return None,
+        };
+        self.templates.classes.by_name.get(&key)?;
+        let ends = matches!(
+            self.peek_at(len).kind,
+            TokenKind::Punct(Punct::Comma | Punct::Gt | Punct::Shr)
+        ) || self.at_eof_at(len);
+        if !ends {
+            return None;
+        }
+        self.pos += len;
+        Some(TemplateArg::Template(key, start.to(self.prev_span())))
     }
 
     /// A template argument that reads as a type. A class template-id
@@ -852,6 +930,25 @@ pub(super) fn function_name(tokens: &[Token]) -> Option<(usize, bool)> {
         }
     }
     None
+}
+
+/// Where the header of a function template's declaration (`tokens`)
+/// names one of its template template parameters, if it does: nvcc's
+/// names spell such a type as the parameter applied to arguments
+/// (`T_IS1_E`), which kernelc's patterns cannot hold yet.
+fn template_param_in_header(tokens: &[Token], params: &[TemplateParam]) -> Option<Span> {
+    let names: Vec<&str> = params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Template(_)))
+        .map(|p| p.name.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    header_only(tokens)
+        .iter()
+        .find(|t| t.kind == TokenKind::Ident && names.contains(&&*t.text))
+        .map(|t| t.span)
 }
 
 /// The header of a template's declaration (`tokens`) as its pattern reads

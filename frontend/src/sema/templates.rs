@@ -549,6 +549,38 @@ impl Checker {
                     spelling: ast::Spelling::Plain,
                 })
             }
+            (TemplateArg::Template(key, span), _) => {
+                match templates::template_template_arg(&self.tmpl.templates.classes, key, p) {
+                    Ok(v) => Some(v),
+                    Err(why) => {
+                        self.error(*span, Code::E0019, why);
+                        None
+                    }
+                }
+            }
+            (TemplateArg::Type(ast::QualType { span, .. }), ParamKind::Template(_))
+            | (TemplateArg::Decltype(ast::Expr { span, .. }), ParamKind::Template(_)) => {
+                self.error(
+                    *span,
+                    Code::E0019,
+                    format!(
+                        "template parameter `{}` takes a class template, not a type",
+                        p.name
+                    ),
+                );
+                None
+            }
+            (TemplateArg::Value(e), ParamKind::Template(_)) => {
+                self.error(
+                    e.span,
+                    Code::E0019,
+                    format!(
+                        "template parameter `{}` takes a class template, not a value",
+                        p.name
+                    ),
+                );
+                None
+            }
             (TemplateArg::Decltype(e), ParamKind::Value(..)) => {
                 self.error(
                     e.span,

@@ -1,3 +1,3 @@
-// expect: 2:11: template template parameters are not supported
-template <template <class> class C>
+// expect: 2:11: kernelc supports template template parameters of type parameters only
+template <template <int> class C>
 __global__ void fill(float *p) {}
