@@ -86,25 +86,46 @@ fn documents() -> Vec<String> {
     docs
 }
 
-/// The fenced blocks of one document.
+/// The fenced blocks of one document, at any indentation: a fence inside
+/// a list item is indented like the item's text, and (as in CommonMark)
+/// that indentation is not part of the block's lines.
 fn blocks(file: &str) -> Vec<Block> {
     let text = std::fs::read_to_string(root().join(file)).expect("a document");
+    blocks_of(file, &text)
+}
+
+/// A fence line's indentation and info string (`None` for other lines).
+fn fence(line: &str) -> Option<(usize, &str)> {
+    let body = line.trim_start_matches(' ');
+    let info = body.strip_prefix("```")?;
+    Some((line.len() - body.len(), info))
+}
+
+/// `line` less up to `indent` leading spaces (a body line may be indented
+/// less than its fence).
+fn unindent(line: &str, indent: usize) -> &str {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    &line[spaces.min(indent)..]
+}
+
+fn blocks_of(file: &str, text: &str) -> Vec<Block> {
     let mut out = Vec::new();
-    let mut open: Option<Block> = None;
+    let mut open: Option<(usize, Block)> = None;
     for (i, line) in text.lines().enumerate() {
-        match (open.take(), line.strip_prefix("```")) {
-            (None, Some(info)) => {
-                open = Some(Block {
+        match (open.take(), fence(line)) {
+            (None, Some((indent, info))) => {
+                let block = Block {
                     file: file.to_string(),
                     line: i + 1,
                     info: info.trim().to_string(),
                     text: Vec::new(),
-                })
+                };
+                open = Some((indent, block));
             }
-            (Some(block), Some(_)) => out.push(block),
-            (Some(mut block), None) => {
-                block.text.push(line.to_string());
-                open = Some(block);
+            (Some((_, block)), Some(_)) => out.push(block),
+            (Some((indent, mut block)), None) => {
+                block.text.push(unindent(line, indent).to_string());
+                open = Some((indent, block));
             }
             (None, None) => {}
         }
@@ -281,4 +302,27 @@ fn the_matcher_elides_with_dots_and_nothing_else() {
     assert!(!matches(&expected, &["x", "d"]));
     let exact: Vec<String> = ["a"].map(String::from).to_vec();
     assert!(!matches(&exact, &["a", "b"]));
+}
+
+#[test]
+fn fences_are_found_at_any_indentation_and_their_indentation_stripped() {
+    let text = "```c file=a.cu\nint a;\n```\n1. item\n\n   ```text cmd=\"x\"\n   out\n     deeper\n  less\n   ```\n";
+    let found = blocks_of("doc.md", text);
+    let seen: Vec<(usize, &str, Vec<&str>)> = found
+        .iter()
+        .map(|b| {
+            (
+                b.line,
+                b.info.as_str(),
+                b.text.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1, "c file=a.cu", vec!["int a;"]),
+            (6, "text cmd=\"x\"", vec!["out", "  deeper", "less"]),
+        ]
+    );
 }
