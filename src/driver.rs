@@ -8,7 +8,7 @@
 //! command line), so the whole pipeline can be driven from tests.
 
 use backend_nvptx::{RegallocMode, Target};
-use frontend::{Code, Diagnostic, FileLoader, NoFiles, SourceMap};
+use frontend::{Diagnostic, FileLoader, NoFiles, SourceMap};
 use midend::ir::Module;
 use midend::passes::{self, memspace, restrict, PassError, Pipeline, Report};
 use midend::text::{write_module, PrintOptions};
@@ -531,7 +531,7 @@ pub fn render_report_in(report: &Report, map: Option<&SourceMap>) -> String {
 fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     let span = frontend::Span::new(d.span.start, d.span.end);
     let message = readable_text(&d.message());
-    let code = pass_code(&d.kind);
+    let code = d.code();
     let diag = match d.severity() {
         passes::Severity::Error => Diagnostic::error(span, code, message),
         passes::Severity::Warning => Diagnostic::warning(span, code, message),
@@ -548,38 +548,6 @@ fn frontend_diagnostic(d: &passes::Diagnostic) -> Diagnostic {
     d.notes.iter().fold(diag, |diag, note| {
         diag.with_note(readable_text(&note.to_string()))
     })
-}
-
-/// The code of a pass's diagnostic, by the kind of fact it reports (every
-/// kind names its code here, so a new kind must choose one).
-fn pass_code(kind: &passes::DiagnosticKind) -> Code {
-    use passes::DiagnosticKind::*;
-    match kind {
-        ConflictingSpaces { .. }
-        | OperandSpace { .. }
-        | Wmma { .. }
-        | AtomicOnLocal
-        | AtomicOnConst
-        | VectorAtomic { .. } => Code::E0027,
-        RestrictInStruct { .. } => Code::E0028,
-        GenericAccess { .. } => Code::W0007,
-        AssumedGlobal => Code::W0008,
-    }
-}
-
-/// The code of a backend error at the user's code: an operation the target
-/// lacks, one kernelc does not select yet, or IR that breaks the backend's
-/// rules (IR given as text).
-fn backend_code(e: &backend_nvptx::BackendError) -> Code {
-    use backend_nvptx::isel::IselErrorKind;
-    match &e.kind {
-        backend_nvptx::BackendErrorKind::Isel(isel) => match isel.kind {
-            IselErrorKind::TargetLacks(_) => Code::E0029,
-            IselErrorKind::NotSelected(_) => Code::E0002,
-            IselErrorKind::Malformed(_) => Code::E0099,
-        },
-        _ => Code::E0099,
-    }
 }
 
 /// Runs `pipeline` over a module made from the files of `source` (`None`
@@ -1007,7 +975,7 @@ fn backend_failure<'a>(
     move |e| match e.span() {
         Some(span) => fail(vec![Diagnostic::error(
             frontend::Span::new(span.start, span.end),
-            backend_code(&e),
+            e.code(),
             readable_text(&e.to_string()),
         )]),
         None => CompileError::unlocated(format!("error: {}\n", readable_text(&e.to_string()))),

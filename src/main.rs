@@ -318,7 +318,7 @@ fn dispatch(args: Vec<OsString>) -> Result<(), Stop> {
 }
 
 /// `kernelc --explain CODE`: what a diagnostic code means, with an example
-/// and the fix (the table is `frontend/src/codes.rs`).
+/// and the fix (the table is `stdx/src/codes.rs`).
 fn explain(code: Option<&str>) -> Result<(), String> {
     let Some(code) = code else {
         return Err("error: usage: kernelc --explain CODE (e.g. E0001)".into());

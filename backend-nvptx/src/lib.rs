@@ -45,6 +45,7 @@ use cranelift_entity::SecondaryMap;
 use midend::ir::{FuncId, InstData, Linkage, Module};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
+use stdx::codes::Code;
 
 pub use target::{Features, PtxVersion, Target, TripleError, UnknownTarget};
 
@@ -156,6 +157,29 @@ impl BackendError {
         match &self.kind {
             BackendErrorKind::Isel(e) => e.span,
             _ => None,
+        }
+    }
+
+    /// The stable code of the error (`kernelc --explain`), its kind's.
+    pub fn code(&self) -> Code {
+        self.kind.code()
+    }
+}
+
+impl BackendErrorKind {
+    /// The stable code of this kind of error: instruction selection's by
+    /// its reason ([`isel::IselErrorKind::code`]); the others are compiler
+    /// bugs or module-wide limits, at no instruction of the user's, with
+    /// the catch-all code. Every kind names its code here, so a new kind
+    /// must choose one.
+    pub fn code(&self) -> Code {
+        match self {
+            BackendErrorKind::Isel(e) => e.kind.code(),
+            BackendErrorKind::Regalloc(_)
+            | BackendErrorKind::Cfg(_)
+            | BackendErrorKind::Global(_)
+            | BackendErrorKind::Name(_)
+            | BackendErrorKind::PtxVersion { .. } => Code::E0099,
         }
     }
 }

@@ -18,7 +18,9 @@
 //! midend IR, built through its SSA builder).
 
 pub mod ast;
-pub mod codes;
+/// The diagnostic codes, shared with the midend and backend, whose
+/// diagnostics name theirs where their kinds are defined.
+pub use stdx::codes;
 mod curand;
 mod diag;
 mod dump;

@@ -11,6 +11,7 @@ use midend::ir::{
     AddrSpace, AtomicOp, Block, FuncId, GlobalVar, Inst, IntCC, Opcode, SourceSpan, SpecialReg,
     Type,
 };
+use stdx::codes::Code;
 
 /// A function that could not be selected: why, the instruction being
 /// selected (when the failure is at one) and that instruction's source span
@@ -64,6 +65,19 @@ pub enum IselErrorKind {
     TargetLacks(TargetLacks),
     NotSelected(NotSelected),
     Malformed(Malformed),
+}
+
+impl IselErrorKind {
+    /// The stable code the user sees when the failure is at their code
+    /// (`kernelc --explain`): the target's lack, kernelc's gap, or a
+    /// compiler bug, each named here so a new group must choose its code.
+    pub fn code(&self) -> Code {
+        match self {
+            IselErrorKind::TargetLacks(_) => Code::E0029,
+            IselErrorKind::NotSelected(_) => Code::E0002,
+            IselErrorKind::Malformed(_) => Code::E0099,
+        }
+    }
 }
 
 impl fmt::Display for IselErrorKind {

@@ -5,6 +5,7 @@ use super::mark_invariant::Note;
 use super::memspace::Space;
 use crate::ir::{AddrSpace, Opcode, SourceSpan};
 use core::fmt;
+use stdx::codes::Code;
 
 /// How bad a diagnostic is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -167,6 +168,25 @@ pub enum DiagnosticKind {
     RestrictInStruct { param: u32 },
 }
 
+impl DiagnosticKind {
+    /// The stable code of this kind of diagnostic (`kernelc --explain`);
+    /// every kind names its code here, so a new kind must choose one.
+    pub fn code(&self) -> Code {
+        use DiagnosticKind::*;
+        match self {
+            ConflictingSpaces { .. }
+            | OperandSpace { .. }
+            | Wmma { .. }
+            | AtomicOnLocal
+            | AtomicOnConst
+            | VectorAtomic { .. } => Code::E0027,
+            RestrictInStruct { .. } => Code::E0028,
+            GenericAccess { .. } => Code::W0007,
+            AssumedGlobal => Code::W0008,
+        }
+    }
+}
+
 /// The kinds of memory access.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Access {
@@ -187,15 +207,20 @@ impl Diagnostic {
         }
     }
 
-    /// Whether it fails the compilation (memory-space inference's generic
-    /// accesses and assumptions are warnings; the rest are errors).
+    /// Whether it fails the compilation, as its code says (memory-space
+    /// inference's generic accesses and assumptions are warnings, `W`; the
+    /// rest are errors, `E`).
     pub fn severity(&self) -> Severity {
-        match self.kind {
-            DiagnosticKind::GenericAccess { .. } | DiagnosticKind::AssumedGlobal => {
-                Severity::Warning
-            }
-            _ => Severity::Error,
+        if self.code().is_warning() {
+            Severity::Warning
+        } else {
+            Severity::Error
         }
+    }
+
+    /// The stable code of this diagnostic, its kind's.
+    pub fn code(&self) -> Code {
+        self.kind.code()
     }
 
     /// The message the user reads. Most say what nvcc says in the same

@@ -6,9 +6,14 @@
 //! that makes a diagnostic names its code, and cannot make one without:
 //! `Diagnostic::error(span, Code::E0004, ...)`, and the `error` helpers of
 //! the lexer, preprocessor, parser, checker and lowering take a [`Code`]
-//! the same way. Each variant is spelled as it is printed, so
-//! `grep -rn E0004 frontend/src` finds its entry here and every site that
-//! reports it.
+//! the same way; a midend pass's diagnostic kind and a backend error kind
+//! name theirs where the kind is defined (`DiagnosticKind::code`,
+//! `IselErrorKind::code`). Each variant is spelled as it is printed, so
+//! `grep -rn E0004` finds its entry here and every site that reports it.
+//!
+//! The codes live in `stdx`, not the frontend, because the midend and the
+//! backend report diagnostics too and must not depend on the frontend; the
+//! frontend re-exports this module as `frontend::codes`.
 //!
 //! [`CODES`] holds, for each code, its title and the text `--explain`
 //! prints; `frontend/tests/warnings_and_codes.rs` checks that every code is
