@@ -381,6 +381,20 @@ pub enum UnaryOp {
     AddrOf,
 }
 
+impl UnaryOp {
+    /// The operator as C spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnaryOp::Plus => "+",
+            UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
+            UnaryOp::BitNot => "~",
+            UnaryOp::Deref => "*",
+            UnaryOp::AddrOf => "&",
+        }
+    }
+}
+
 /// The C++ named casts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NamedCastKind {

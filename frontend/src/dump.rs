@@ -5,7 +5,7 @@
 
 use crate::ast::{
     Block, EnumDecl, Expr, ExprKind, FunctionDecl, Init, Item, QualType, StaticAssert, Stmt,
-    StmtKind, TranslationUnit, UnaryOp, VarDecl,
+    StmtKind, TranslationUnit, VarDecl,
 };
 
 /// Renders the whole translation unit.
@@ -314,15 +314,7 @@ impl Dumper {
             ),
             ExprKind::BoolLit(v) => self.line(depth, &format!("BoolLit {v}")),
             ExprKind::Unary { op, operand } => {
-                let name = match op {
-                    UnaryOp::Plus => "+",
-                    UnaryOp::Neg => "-",
-                    UnaryOp::Not => "!",
-                    UnaryOp::BitNot => "~",
-                    UnaryOp::Deref => "*",
-                    UnaryOp::AddrOf => "&",
-                };
-                self.line(depth, &format!("Unary {name}"));
+                self.line(depth, &format!("Unary {}", op.as_str()));
                 self.expr(operand, d);
             }
             ExprKind::IncDec {

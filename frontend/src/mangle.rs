@@ -596,7 +596,7 @@ fn declared_return(
 /// `bool` literals, unary and binary operators, calls (`cl ... E`) and
 /// other names (as written).
 fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String {
-    use crate::ast::{ExprKind, UnaryOp};
+    use crate::ast::ExprKind;
     match &e.kind {
         ExprKind::Ident(name) => {
             match params.iter().position(|p| p.name.as_deref() == Some(name)) {
@@ -617,15 +617,7 @@ fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String 
             expression(rhs, params)
         ),
         ExprKind::Unary { op, operand } => {
-            let spelled = match op {
-                UnaryOp::Plus => "+",
-                UnaryOp::Neg => "-",
-                UnaryOp::Not => "!",
-                UnaryOp::BitNot => "~",
-                UnaryOp::Deref => "*",
-                UnaryOp::AddrOf => "&",
-            };
-            let code = operator_code(&format!("operator{spelled}"), 1).unwrap_or_default();
+            let code = operator_code(&format!("operator{}", op.as_str()), 1).unwrap_or_default();
             format!("{code}{}", expression(operand, params))
         }
         ExprKind::Call { callee, args } => {
