@@ -640,23 +640,15 @@ impl Checker {
                     element += usize::from(in_pack);
                     continue;
                 };
-                let arg_ty = match (&p.by_ref, a) {
-                    // A by-value parameter sees arrays as pointers.
-                    (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
-                    (_, t) => t.clone(),
-                };
                 let mut d = Deduction {
                     args: &mut args,
                     written: explicit.len(),
                     t,
                     spelling,
                 };
-                if in_pack {
-                    d.pack_element(&p.ty.ty, &arg_ty, &mut packs, element)?;
-                    element += 1;
-                } else {
-                    d.match_type(&p.ty.ty, &arg_ty)?;
-                }
+                let place = in_pack.then_some((packs.as_mut_slice(), element));
+                d.call_argument(p, a, place)?;
+                element += usize::from(in_pack);
             }
         }
         for (i, p) in t.params.iter().enumerate() {
@@ -719,22 +711,15 @@ impl Checker {
                     }
                     continue;
                 };
-                let arg_ty = match (&p.by_ref, a) {
-                    (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
-                    (_, t) => t.clone(),
-                };
                 let mut d = Deduction {
                     args: &mut args,
                     written: 0,
                     t,
                     spelling,
                 };
-                if in_pack {
-                    d.pack_element(&p.ty.ty, &arg_ty, &mut packs, element)?;
-                    element += 1;
-                } else {
-                    d.match_type(&p.ty.ty, &arg_ty)?;
-                }
+                let place = in_pack.then_some((packs.as_mut_slice(), element));
+                d.call_argument(p, a, place)?;
+                element += usize::from(in_pack);
             }
         }
         // A pack no class template-id bound is the function parameter
@@ -1109,6 +1094,26 @@ struct Deduction<'a> {
 }
 
 impl Deduction<'_> {
+    /// Deduces from call argument type `arg` against parameter `param`;
+    /// `pack` is the packs and the element index when the parameter is the
+    /// function parameter pack. A by-value parameter sees arrays as
+    /// pointers.
+    fn call_argument(
+        &mut self,
+        param: &ast::ParamDecl,
+        arg: &CType,
+        pack: Option<(&mut [Vec<ArgValue>], usize)>,
+    ) -> Result<(), String> {
+        let arg = match (&param.by_ref, arg) {
+            (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
+            (_, t) => t.clone(),
+        };
+        match pack {
+            Some((packs, element)) => self.pack_element(&param.ty.ty, &arg, packs, element),
+            None => self.match_type(&param.ty.ty, &arg),
+        }
+    }
+
     /// Deduces from parameter type `param` (written with placeholders)
     /// against argument type `arg`: binds each placeholder it meets, or
     /// says why the two disagree. A top-level `const` of `param` (`const T
