@@ -23,12 +23,16 @@ extern "C" {
 const STDOUT: c_int = 1;
 
 /// Flushes every C stdio stream, so that text already written through
-/// C's `stdout` lands where fd 1 pointed when it was written.
-fn flush_c_streams() {
+/// C's `stdout` lands where fd 1 pointed when it was written. A failed
+/// flush (a full disk under the capture file) loses text, so it is an
+/// error, not silence.
+fn flush_c_streams() -> std::io::Result<()> {
     // SAFETY: `fflush(NULL)` flushes all output streams; it takes no
     // pointer from us.
-    unsafe {
-        fflush(std::ptr::null_mut());
+    if unsafe { fflush(std::ptr::null_mut()) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -42,7 +46,9 @@ pub struct Capture {
 impl Capture {
     pub fn start() -> Result<Capture, String> {
         let file = unlinked_temp_file()?;
-        flush_c_streams();
+        // Text buffered before the capture belongs to the old fd 1; if it
+        // cannot go there, it is not ours to report.
+        let _ = flush_c_streams();
         // SAFETY: `dup` of fd 1 returns a new descriptor or -1; a new one is
         // owned by us alone.
         let saved = unsafe { dup(STDOUT) };
@@ -69,7 +75,8 @@ impl Capture {
 
     /// Puts fd 1 back and returns what was written to it meanwhile.
     pub fn finish(mut self) -> Result<String, String> {
-        self.restore();
+        self.restore()
+            .map_err(|e| format!("cannot write the captured printf output: {e}"))?;
         let mut text = Vec::new();
         self.file
             .seek(SeekFrom::Start(0))
@@ -78,21 +85,27 @@ impl Capture {
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
 
-    fn restore(&mut self) {
-        if let Some(saved) = self.saved.take() {
-            flush_c_streams();
-            // SAFETY: `saved` is the original fd 1, still open; dup2 puts
-            // it back in place (and `saved` itself is closed on drop).
-            unsafe {
-                dup2(saved.as_raw_fd(), STDOUT);
-            }
+    /// Puts the original fd 1 back (always), after flushing what C stdio
+    /// holds into the capture file; the flush's failure is returned.
+    fn restore(&mut self) -> std::io::Result<()> {
+        let Some(saved) = self.saved.take() else {
+            return Ok(());
+        };
+        let flushed = flush_c_streams();
+        // SAFETY: `saved` is the original fd 1, still open; dup2 puts
+        // it back in place (and `saved` itself is closed on drop).
+        unsafe {
+            dup2(saved.as_raw_fd(), STDOUT);
         }
+        flushed
     }
 }
 
 impl Drop for Capture {
     fn drop(&mut self) {
-        self.restore();
+        // Dropped without `finish` (an error path): the text is discarded
+        // anyway, so only fd 1's return matters.
+        let _ = self.restore();
     }
 }
 
@@ -132,9 +145,12 @@ mod tests {
             fn puts(s: *const std::os::raw::c_char) -> c_int;
         }
         // SAFETY: a NUL-terminated string.
-        unsafe {
-            puts(c"from C stdio".as_ptr());
-        }
+        let written = unsafe { puts(c"from C stdio".as_ptr()) };
+        assert!(
+            written >= 0,
+            "puts failed: {}",
+            std::io::Error::last_os_error()
+        );
         let text = capture.finish().unwrap();
         // The test harness may print its own lines to fd 1 meanwhile.
         assert!(text.contains("from C stdio\n"), "{text:?}");
