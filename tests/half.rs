@@ -155,36 +155,13 @@ fn halves(bf16: bool, rng: &mut SplitMix64, threads: usize) -> Vec<u16> {
     v
 }
 
-/// Floats at the roundings' edges: halfway cases of f16 and bf16 (normal
-/// and subnormal), values next to them, overflow and underflow limits.
+/// The floats at the roundings' edges, then random ones of a plausible
+/// magnitude.
 fn floats(rng: &mut SplitMix64, count: usize) -> Vec<f32> {
-    let edges = [
-        0.0f32,
-        -0.0,
-        1.0 + 2f32.powi(-11),
-        1.0 + 3.0 * 2f32.powi(-11),
-        -(1.0 + 2f32.powi(-11)),
-        65504.0,
-        65519.99,
-        65520.0,
-        -65520.0,
-        1e9,
-        2f32.powi(-25),
-        3.0 * 2f32.powi(-25),
-        2f32.powi(-26),
-        -2f32.powi(-25),
-        1.0 + 2f32.powi(-8),
-        1.0 + 3.0 * 2f32.powi(-8),
-        f32::MAX,
-        f32::from_bits(0x7f7f_8000),
-        f32::from_bits(1),
-        f32::from_bits(0x8000_8000),
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::NAN,
-        0.1,
-        -3.75,
-    ];
+    let edges: Vec<f32> = common::half_edges::F32_ROUNDING_EDGES
+        .into_iter()
+        .chain([0.1, -3.75])
+        .collect();
     (0..count)
         .map(|k| {
             edges.get(k).copied().unwrap_or_else(|| {

@@ -301,36 +301,11 @@ fn bf16_edges() -> Vec<u16> {
 }
 
 fn f32_edges() -> Vec<u64> {
-    [
-        0.0f32,
-        -0.0,
-        1.0 + 2f32.powi(-11),
-        1.0 + 3.0 * 2f32.powi(-11),
-        -(1.0 + 2f32.powi(-11)),
-        65504.0,
-        65519.99,
-        65520.0,
-        -65520.0,
-        1e9,
-        2f32.powi(-25),
-        3.0 * 2f32.powi(-25),
-        2f32.powi(-26),
-        -2f32.powi(-25),
-        1.0 + 2f32.powi(-8),
-        1.0 + 3.0 * 2f32.powi(-8),
-        f32::MAX,
-        f32::from_bits(0x7f7f_8000),
-        f32::from_bits(1),
-        f32::from_bits(0x8000_8000),
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::NAN,
-        2.5,
-        -3.5,
-    ]
-    .iter()
-    .map(|f| u64::from(f.to_bits()))
-    .collect()
+    common::half_edges::F32_ROUNDING_EDGES
+        .into_iter()
+        .chain([2.5, -3.5])
+        .map(|f| u64::from(f.to_bits()))
+        .collect()
 }
 
 fn f64_edges() -> Vec<u64> {

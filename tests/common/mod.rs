@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fuzz;
+pub mod half_edges;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
