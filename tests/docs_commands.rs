@@ -9,7 +9,10 @@
 //!   `include` and `tests` are the repository's and `kernelc` is the binary
 //!   under test; the lines after it, to the next `$ `, are its expected
 //!   output (stdout then stderr). A line `...` in the expected output
-//!   stands for any lines, so a listing may show an excerpt.
+//!   stands for any lines, so a listing may show an excerpt, and an
+//!   expected line may end in a note for the reader, two spaces and `;`
+//!   (an IR comment: `v13 = iadd v0, v12   ; x + bias`), which the
+//!   output line lacks.
 //! - `file=NAME`: the block's text is a file the chapter's sessions use,
 //!   written into the scratch folder before they run (`diverge.cu`).
 //! - `cmd="..."`: the block is what that command prints on stdout (a
@@ -17,6 +20,8 @@
 //!   command would be (`...` again elides).
 //! - `needs=nvcc`: a session that runs nvcc too (found as the tests find
 //!   it; skipped loudly without it, a failure under `CI=true`).
+//! - `from=PATH`: the block is the repository's file PATH, or an excerpt
+//!   of it with `...` lines (the teaching pass's source, a filetest).
 //! - `checked-by=PATH`: another test checks the block (the IR reference's
 //!   listings round-trip through the IR parser); PATH must exist and name
 //!   the document.
@@ -172,9 +177,22 @@ fn matches(expected: &[String], actual: &[&str]) -> bool {
         return (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]));
     }
     match actual.split_first() {
-        Some((line, more)) => line.trim_end() == first.trim_end() && matches(rest, more),
+        Some((line, more)) => line_matches(first, line) && matches(rest, more),
         None => false,
     }
+}
+
+/// Whether an output line is the expected one, or the expected one less
+/// its note (`code  ; note`).
+fn line_matches(expected: &str, actual: &str) -> bool {
+    let actual = actual.trim_end();
+    actual == expected.trim_end() || without_note(expected) == Some(actual)
+}
+
+/// `code` of an expected line `code  ; note` (`None` without a note or code).
+fn without_note(expected: &str) -> Option<&str> {
+    let code = expected[..expected.find("  ;")?].trim_end();
+    (!code.trim().is_empty()).then_some(code)
 }
 
 /// A scratch folder where the repository's inputs are visible, the
@@ -232,7 +250,7 @@ fn run(dir: &Path, cmd: &str, with_stderr: bool) -> String {
 #[test]
 fn every_block_of_the_docs_is_run_or_marked_illustrative() {
     let (mut sessions, mut outputs, mut illustrative, mut files) = (0, 0, 0, 0);
-    let mut checked = 0;
+    let (mut checked, mut sources) = (0, 0);
     let mut failures = Vec::new();
     for doc in documents() {
         let blocks = blocks(&doc);
@@ -258,6 +276,13 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
                 illustrative += 1;
             } else if block.attr("file").is_some() {
                 files += 1;
+            } else if let Some(path) = block.attr("from") {
+                sources += 1;
+                let text = std::fs::read_to_string(root().join(&path)).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                if lines.is_empty() || !matches(&block.text, &lines) {
+                    failures.push(format!("{}: not an excerpt of `{path}`", block.place()));
+                }
             } else if let Some(cmd) = block.attr("cmd") {
                 outputs += 1;
                 let got = run(&dir, &cmd, false);
@@ -288,7 +313,8 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
     }
     eprintln!(
         "docs: {sessions} sessions and {outputs} outputs run, {files} files, \
-         {checked} checked by other tests, {illustrative} illustrative blocks"
+         {sources} excerpts of the repository's files, {checked} checked by other tests, \
+         {illustrative} illustrative blocks"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -302,6 +328,18 @@ fn the_matcher_elides_with_dots_and_nothing_else() {
     assert!(!matches(&expected, &["x", "d"]));
     let exact: Vec<String> = ["a"].map(String::from).to_vec();
     assert!(!matches(&exact, &["a", "b"]));
+}
+
+#[test]
+fn an_expected_line_may_carry_a_note_the_output_lacks() {
+    let noted: Vec<String> = ["    v3 = iadd v1, v2   ; x + y"]
+        .map(String::from)
+        .to_vec();
+    assert!(matches(&noted, &["    v3 = iadd v1, v2"]));
+    assert!(matches(&noted, &["    v3 = iadd v1, v2   ; x + y"]));
+    assert!(!matches(&noted, &["    v3 = iadd v2, v1"]));
+    let only_a_note: Vec<String> = ["    ; x + y"].map(String::from).to_vec();
+    assert!(!matches(&only_a_note, &[""]));
 }
 
 #[test]
