@@ -24,7 +24,8 @@
 //!   of it with `...` lines (the teaching pass's source, a filetest).
 //! - `checked-by=PATH`: another test checks the block (the IR reference's
 //!   listings round-trip through the IR parser); PATH must exist and name
-//!   the document.
+//!   the document. With a `cmd=` too, the listing is also that command's
+//!   output.
 //! - `illustrative`: shown, not run (a sketch, a fragment of code, a
 //!   command that needs a GPU or takes minutes). The test prints how many
 //!   blocks each kind has, so the run share can only be watched grow.
@@ -225,6 +226,13 @@ fn scratch(doc: &str, files: &[&Block], nvcc: Option<&Path>) -> PathBuf {
     dir
 }
 
+/// What is wrong with a `cmd=` listing: `None` when `cmd` prints it.
+fn listing_failure(dir: &Path, block: &Block, cmd: &str) -> Option<String> {
+    let got = run(dir, cmd, false);
+    let lines: Vec<&str> = got.lines().collect();
+    (!matches(&block.text, &lines)).then(|| format!("{}: `{cmd}` printed:\n{got}", block.place()))
+}
+
 /// Runs `cmd` in `dir` as a reader would, with kernelc on the PATH: what
 /// it prints on stdout, and (`with_stderr`) then on stderr.
 fn run(dir: &Path, cmd: &str, with_stderr: bool) -> String {
@@ -272,6 +280,10 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
                 if !names_doc {
                     failures.push(format!("{}: `{test}` does not check {doc}", block.place()));
                 }
+                if let Some(cmd) = block.attr("cmd") {
+                    outputs += 1;
+                    failures.extend(listing_failure(&dir, block, &cmd));
+                }
             } else if block.is_illustrative() {
                 illustrative += 1;
             } else if block.attr("file").is_some() {
@@ -285,11 +297,7 @@ fn every_block_of_the_docs_is_run_or_marked_illustrative() {
                 }
             } else if let Some(cmd) = block.attr("cmd") {
                 outputs += 1;
-                let got = run(&dir, &cmd, false);
-                let lines: Vec<&str> = got.lines().collect();
-                if !matches(&block.text, &lines) {
-                    failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
-                }
+                failures.extend(listing_failure(&dir, block, &cmd));
             } else if block.is_session() && skipped {
                 // nvcc_or_skip said so (and fails under CI=true).
             } else if block.is_session() {
