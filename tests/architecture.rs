@@ -445,3 +445,83 @@ fn nvidias_tools_are_found_in_one_place() {
     }
     assert!(seen > 100, "only {seen} files read");
 }
+
+/// Every file and folder of the repository, as paths relative to its root
+/// (`frontend/src/lexer.rs`, `frontend/src/`), build outputs and hidden
+/// folders left out.
+fn repository_paths() -> BTreeSet<String> {
+    let root = common::root();
+    let mut paths = BTreeSet::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "target" {
+                continue;
+            }
+            let relative = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if path.is_dir() {
+                paths.insert(format!("{relative}/"));
+                dirs.push(path);
+            } else {
+                paths.insert(relative);
+            }
+        }
+    }
+    paths
+}
+
+/// Whether a code span of the map names a file or a folder: a plain path
+/// ending in a known extension or in `/`.
+fn looks_like_a_path(span: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        ".rs", ".md", ".h", ".py", ".toml", ".kir", ".cu", ".sh", ".json", ".ipynb", "/",
+    ];
+    let plain = span
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_-./".contains(c));
+    plain && !span.starts_with('.') && ENDINGS.iter().any(|e| span.ends_with(e))
+}
+
+/// The map names no file that is gone. A path is read from the repository's
+/// root, or from the folder whose `### \`folder/\`` section it is in (and
+/// its `src/`); a bare file name (`lattice.rs`, named after its folder in
+/// the same sentence) must be somewhere in that folder.
+#[test]
+fn every_path_architecture_names_exists() {
+    let paths = repository_paths();
+    let text = std::fs::read_to_string(common::root().join("ARCHITECTURE.md")).unwrap();
+    let mut section = String::new();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (number, line) in text.lines().enumerate() {
+        if let Some(rest) = line.strip_prefix("### `") {
+            section = rest.split('`').next().unwrap_or("").to_string();
+        }
+        let spans = line.split('`').skip(1).step_by(2);
+        for span in spans.filter(|s| looks_like_a_path(s)) {
+            checked += 1;
+            let exists = [
+                span.to_string(),
+                format!("{section}{span}"),
+                format!("{section}src/{span}"),
+            ]
+            .iter()
+            .any(|p| paths.contains(p))
+                || (!span.trim_end_matches('/').contains('/')
+                    && paths
+                        .iter()
+                        .any(|p| p.starts_with(&section) && p.ends_with(&format!("/{span}"))));
+            if !exists {
+                missing.push(format!("ARCHITECTURE.md:{}: `{span}`", number + 1));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} paths read");
+    assert!(missing.is_empty(), "no such path:\n{}", missing.join("\n"));
+}

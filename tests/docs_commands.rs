@@ -9,17 +9,24 @@
 //!   `include` and `tests` are the repository's and `kernelc` is the binary
 //!   under test; the lines after it, to the next `$ `, are its expected
 //!   output (stdout then stderr). A line `...` in the expected output
-//!   stands for any lines, so a listing may show an excerpt.
+//!   stands for any lines, so a listing may show an excerpt, and an
+//!   expected line may end in a note for the reader, two spaces and `;`
+//!   (an IR comment: `v13 = iadd v0, v12   ; x + bias`), which the
+//!   output line lacks.
 //! - `file=NAME`: the block's text is a file the chapter's sessions use,
 //!   written into the scratch folder before they run (`diverge.cu`).
 //! - `cmd="..."`: the block is what that command prints on stdout (a
 //!   listing; warnings on stderr are not part of it), run as a session's
 //!   command would be (`...` again elides).
-//! - `needs=nvcc`: a session that runs nvcc too (found as the tests find
-//!   it; skipped loudly without it, a failure under `CI=true`).
+//! - `needs=nvcc`, `needs=ptxas`: a session that runs that NVIDIA tool
+//!   too (found as the tests find it; skipped loudly without it, a failure
+//!   under `CI=true`).
+//! - `from=PATH`: the block is the repository's file PATH, or an excerpt
+//!   of it with `...` lines (the teaching pass's source, a filetest).
 //! - `checked-by=PATH`: another test checks the block (the IR reference's
 //!   listings round-trip through the IR parser); PATH must exist and name
-//!   the document.
+//!   the document. With a `cmd=` too, the listing is also that command's
+//!   output.
 //! - `illustrative`: shown, not run (a sketch, a fragment of code, a
 //!   command that needs a GPU or takes minutes). The test prints how many
 //!   blocks each kind has, so the run share can only be watched grow.
@@ -172,15 +179,28 @@ fn matches(expected: &[String], actual: &[&str]) -> bool {
         return (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]));
     }
     match actual.split_first() {
-        Some((line, more)) => line.trim_end() == first.trim_end() && matches(rest, more),
+        Some((line, more)) => line_matches(first, line) && matches(rest, more),
         None => false,
     }
 }
 
+/// Whether an output line is the expected one, or the expected one less
+/// its note (`code  ; note`).
+fn line_matches(expected: &str, actual: &str) -> bool {
+    let actual = actual.trim_end();
+    actual == expected.trim_end() || without_note(expected) == Some(actual)
+}
+
+/// `code` of an expected line `code  ; note` (`None` without a note or code).
+fn without_note(expected: &str) -> Option<&str> {
+    let code = expected[..expected.find("  ;")?].trim_end();
+    (!code.trim().is_empty()).then_some(code)
+}
+
 /// A scratch folder where the repository's inputs are visible, the
-/// chapter's `file=` blocks are written, and `bin/` holds `kernelc` (and
-/// `nvcc`, when given).
-fn scratch(doc: &str, files: &[&Block], nvcc: Option<&Path>) -> PathBuf {
+/// chapter's `file=` blocks are written, and `bin/` holds `kernelc` and
+/// the NVIDIA tools the chapter's sessions need that were found.
+fn scratch(doc: &str, files: &[&Block], tools: &[(&str, Option<PathBuf>)]) -> PathBuf {
     let name: String = doc
         .chars()
         .map(|c| if c.is_alphanumeric() { c } else { '_' })
@@ -193,18 +213,26 @@ fn scratch(doc: &str, files: &[&Block], nvcc: Option<&Path>) -> PathBuf {
     }
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelc"), dir.join("bin/kernelc"))
         .expect("symlink");
-    if let Some(nvcc) = nvcc {
+    for (tool, path) in tools {
+        let Some(path) = path else { continue };
         // A wrapper, not a link: nvcc finds its headers from its own path.
-        let wrapper = format!("#!/bin/sh\nexec '{}' \"$@\"\n", nvcc.display());
-        std::fs::write(dir.join("bin/nvcc"), wrapper).expect("write");
+        let wrapper = format!("#!/bin/sh\nexec '{}' \"$@\"\n", path.display());
+        std::fs::write(dir.join("bin").join(tool), wrapper).expect("write");
         let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
-        std::fs::set_permissions(dir.join("bin/nvcc"), mode).expect("chmod");
+        std::fs::set_permissions(dir.join("bin").join(tool), mode).expect("chmod");
     }
     for block in files {
         let name = block.attr("file").expect("file=");
         std::fs::write(dir.join(name), block.text.join("\n") + "\n").expect("write");
     }
     dir
+}
+
+/// What is wrong with a `cmd=` listing: `None` when `cmd` prints it.
+fn listing_failure(dir: &Path, block: &Block, cmd: &str) -> Option<String> {
+    let got = run(dir, cmd, false);
+    let lines: Vec<&str> = got.lines().collect();
+    (!matches(&block.text, &lines)).then(|| format!("{}: `{cmd}` printed:\n{got}", block.place()))
 }
 
 /// Runs `cmd` in `dir` as a reader would, with kernelc on the PATH: what
@@ -229,67 +257,133 @@ fn run(dir: &Path, cmd: &str, with_stderr: bool) -> String {
     text
 }
 
+/// What a block is, as the test counts it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Kind {
+    Session,
+    Output,
+    File,
+    Excerpt,
+    Checked,
+    Illustrative,
+    Skipped,
+}
+
+/// The NVIDIA tools a session may name in `needs=`.
+const TOOLS: &[&str] = &["nvcc", "ptxas"];
+
+/// The tools the blocks of a chapter need, each found as the tests find it
+/// (`None` beside its name when it is missing: its sessions are skipped).
+fn tools_for(doc: &str, blocks: &[Block]) -> Vec<(&'static str, Option<PathBuf>)> {
+    let needed = |tool: &str| {
+        blocks
+            .iter()
+            .any(|b| b.attr("needs").as_deref() == Some(tool))
+    };
+    TOOLS
+        .iter()
+        .filter(|tool| needed(tool))
+        .map(|&tool| {
+            let what = format!("the {tool} sessions of {doc}");
+            let path = match tool {
+                "nvcc" => common::nvcc_or_skip(&what),
+                _ => common::ptxas_or_skip(&what),
+            };
+            (tool, path)
+        })
+        .collect()
+}
+
+/// Checks one block in the chapter's scratch folder `dir`, pushing what is
+/// wrong; returns what the block counts as (a listing of another test's
+/// may also be a command's output).
+fn check_block(
+    dir: &Path,
+    doc: &str,
+    block: &Block,
+    found: &[&str],
+    failures: &mut Vec<String>,
+) -> Vec<Kind> {
+    if let Some(tool) = block.attr("needs") {
+        if !TOOLS.contains(&tool.as_str()) {
+            failures.push(format!(
+                "{}: no such tool `{tool}` (one of {TOOLS:?})",
+                block.place()
+            ));
+        } else if !found.contains(&tool.as_str()) {
+            return vec![Kind::Skipped]; // `*_or_skip` said so (and fails under CI=true).
+        }
+    }
+    if let Some(test) = block.attr("checked-by") {
+        let names_doc = std::fs::read_to_string(root().join(&test))
+            .is_ok_and(|text| text.contains(doc.trim_start_matches("docs/")));
+        if !names_doc {
+            failures.push(format!("{}: `{test}` does not check {doc}", block.place()));
+        }
+        let Some(cmd) = block.attr("cmd") else {
+            return vec![Kind::Checked];
+        };
+        failures.extend(listing_failure(dir, block, &cmd));
+        return vec![Kind::Checked, Kind::Output];
+    }
+    if block.is_illustrative() {
+        return vec![Kind::Illustrative];
+    }
+    if block.attr("file").is_some() {
+        return vec![Kind::File];
+    }
+    if let Some(path) = block.attr("from") {
+        let text = std::fs::read_to_string(root().join(&path)).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.is_empty() || !matches(&block.text, &lines) {
+            failures.push(format!("{}: not an excerpt of `{path}`", block.place()));
+        }
+        return vec![Kind::Excerpt];
+    }
+    if let Some(cmd) = block.attr("cmd") {
+        failures.extend(listing_failure(dir, block, &cmd));
+        return vec![Kind::Output];
+    }
+    if !block.is_session() {
+        failures.push(format!(
+            "{}: a block that is neither run nor marked: give it `cmd=\"...\"`, \
+             `file=NAME`, `from=PATH`, `$ ` commands, or `illustrative`",
+            block.place()
+        ));
+        return Vec::new();
+    }
+    for (cmd, expected) in commands(block) {
+        let got = run(dir, &cmd, true);
+        let lines: Vec<&str> = got.lines().collect();
+        if !matches(&expected, &lines) {
+            failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
+        }
+    }
+    vec![Kind::Session]
+}
+
 #[test]
 fn every_block_of_the_docs_is_run_or_marked_illustrative() {
-    let (mut sessions, mut outputs, mut illustrative, mut files) = (0, 0, 0, 0);
-    let mut checked = 0;
+    let mut counts = std::collections::BTreeMap::<Kind, usize>::new();
     let mut failures = Vec::new();
     for doc in documents() {
         let blocks = blocks(&doc);
         let file_blocks: Vec<&Block> = blocks.iter().filter(|b| b.attr("file").is_some()).collect();
-        let needs_nvcc = blocks
+        let tools = tools_for(&doc, &blocks);
+        let dir = scratch(&doc, &file_blocks, &tools);
+        let found: Vec<&str> = tools
             .iter()
-            .any(|b| b.attr("needs").as_deref() == Some("nvcc"));
-        let nvcc = match needs_nvcc {
-            true => common::nvcc_or_skip(&format!("the nvcc sessions of {doc}")),
-            false => None,
-        };
-        let dir = scratch(&doc, &file_blocks, nvcc.as_deref());
+            .filter(|t| t.1.is_some())
+            .map(|t| t.0)
+            .collect();
         for block in &blocks {
-            let skipped = block.attr("needs").as_deref() == Some("nvcc") && nvcc.is_none();
-            if let Some(test) = block.attr("checked-by") {
-                checked += 1;
-                let names_doc = std::fs::read_to_string(root().join(&test))
-                    .is_ok_and(|text| text.contains(doc.trim_start_matches("docs/")));
-                if !names_doc {
-                    failures.push(format!("{}: `{test}` does not check {doc}", block.place()));
-                }
-            } else if block.is_illustrative() {
-                illustrative += 1;
-            } else if block.attr("file").is_some() {
-                files += 1;
-            } else if let Some(cmd) = block.attr("cmd") {
-                outputs += 1;
-                let got = run(&dir, &cmd, false);
-                let lines: Vec<&str> = got.lines().collect();
-                if !matches(&block.text, &lines) {
-                    failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
-                }
-            } else if block.is_session() && skipped {
-                // nvcc_or_skip said so (and fails under CI=true).
-            } else if block.is_session() {
-                sessions += 1;
-                for (cmd, expected) in commands(block) {
-                    let got = run(&dir, &cmd, true);
-                    let lines: Vec<&str> = got.lines().collect();
-                    if !matches(&expected, &lines) {
-                        failures.push(format!("{}: `{cmd}` printed:\n{got}", block.place()));
-                    }
-                }
-            } else {
-                failures.push(format!(
-                    "{}: a block that is neither run nor marked: give it `cmd=\"...\"`, \
-                     `file=NAME`, `$ ` commands, or `illustrative`",
-                    block.place()
-                ));
+            for kind in check_block(&dir, &doc, block, &found, &mut failures) {
+                *counts.entry(kind).or_default() += 1;
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
-    eprintln!(
-        "docs: {sessions} sessions and {outputs} outputs run, {files} files, \
-         {checked} checked by other tests, {illustrative} illustrative blocks"
-    );
+    eprintln!("docs: blocks of each kind {counts:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -302,6 +396,18 @@ fn the_matcher_elides_with_dots_and_nothing_else() {
     assert!(!matches(&expected, &["x", "d"]));
     let exact: Vec<String> = ["a"].map(String::from).to_vec();
     assert!(!matches(&exact, &["a", "b"]));
+}
+
+#[test]
+fn an_expected_line_may_carry_a_note_the_output_lacks() {
+    let noted: Vec<String> = ["    v3 = iadd v1, v2   ; x + y"]
+        .map(String::from)
+        .to_vec();
+    assert!(matches(&noted, &["    v3 = iadd v1, v2"]));
+    assert!(matches(&noted, &["    v3 = iadd v1, v2   ; x + y"]));
+    assert!(!matches(&noted, &["    v3 = iadd v2, v1"]));
+    let only_a_note: Vec<String> = ["    ; x + y"].map(String::from).to_vec();
+    assert!(!matches(&only_a_note, &[""]));
 }
 
 #[test]

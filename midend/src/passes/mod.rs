@@ -3,6 +3,7 @@
 //! pass; [`pipeline`] gives the `-O` pipelines; the pass manager
 //! (`manager.rs`: [`Pipeline`], [`Options`]) runs them and verifies the IR.
 
+mod cancel_negations;
 mod cfg_cleanup;
 pub mod const_pool;
 mod contract;
@@ -33,6 +34,7 @@ mod strength_reduce;
 mod unroll;
 mod unroll_runtime;
 
+pub use cancel_negations::cancel_negations;
 pub use cfg_cleanup::cleanup_cfg;
 pub use const_pool::pool_constants;
 pub use contract::contract_fma;
@@ -340,6 +342,14 @@ pub static PASSES: &[Pass] = &[
         name: "const-pool",
         summary: "read double constants that SASS cannot hold as immediates from a .const table",
         kind: PassKind::Module(|module, _| Changed::insts_if(pool_constants(module))),
+        knobs: None,
+    },
+    // The teaching pass of docs/passes.md, in no pipeline.
+    Pass {
+        name: "cancel-negations",
+        summary: "replace a negation of a negation (ineg, bnot, fneg) by the value itself \
+                  (the example of docs/passes.md, in no -O pipeline)",
+        kind: PassKind::Function(|func, _| Changed::insts_if(cancel_negations(func))),
         knobs: None,
     },
 ];
