@@ -864,7 +864,7 @@ pub fn execute(req: &RunRequest) -> Result<RunResult, String> {
     };
     let out = kir_interp::run_kernel(&program.module, &req.kernel, &kernel_args, &config).map_err(
         |e| match e {
-            RunError::Setup(m) => format!("error: {m}\n"),
+            RunError::Setup(e) => format!("error: {e}\n"),
             RunError::Fault(f) => render_fault(&f, program.source.as_ref()),
         },
     )?;

@@ -35,9 +35,11 @@ mod exec;
 pub mod ftz;
 pub mod memory;
 mod rounding;
+mod setup_error;
 
 use memory::{Alloc, GridMemory};
 use midend::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
+pub use setup_error::{Dims, Given, SetupError};
 
 /// The launch: grid and block shape, dynamic shared memory, and the limits
 /// that keep a broken kernel from running forever.
@@ -204,7 +206,7 @@ impl std::fmt::Display for Fault {
 pub enum RunError {
     /// The launch itself is wrong (unknown kernel, arguments that do not fit
     /// the parameters, a bad grid): nothing ran.
-    Setup(String),
+    Setup(SetupError),
     /// The kernel faulted while running.
     Fault(Box<Fault>),
 }
@@ -212,7 +214,7 @@ pub enum RunError {
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Setup(m) => f.write_str(m),
+            RunError::Setup(e) => write!(f, "{e}"),
             RunError::Fault(fault) => write!(f, "{fault}"),
         }
     }
@@ -222,7 +224,7 @@ impl std::error::Error for RunError {}
 
 /// The kernel whose plain name is `name` (`vectorAdd` for nvcc's and
 /// kernelc's `_Z9vectorAddPKfS0_Pfi`), when exactly one has it.
-fn kernel_by_plain_name(module: &Module, name: &str) -> Result<Option<FuncId>, String> {
+fn kernel_by_plain_name(module: &Module, name: &str) -> Result<Option<FuncId>, SetupError> {
     let kernels: Vec<&str> = module
         .functions
         .values()
@@ -232,7 +234,10 @@ fn kernel_by_plain_name(module: &Module, name: &str) -> Result<Option<FuncId>, S
     match stdx::itanium::lookup_kernel(name, &kernels) {
         stdx::itanium::KernelLookup::Found(k) => Ok(module.function_by_name(k)),
         stdx::itanium::KernelLookup::Missing => Ok(None),
-        stdx::itanium::KernelLookup::Ambiguous(k) => Err(stdx::itanium::ambiguity(name, &k)),
+        stdx::itanium::KernelLookup::Ambiguous(k) => Err(SetupError::AmbiguousKernel {
+            name: name.to_string(),
+            kernels: k.iter().map(|k| k.to_string()).collect(),
+        }),
     }
 }
 
@@ -267,13 +272,15 @@ pub(crate) struct Setup {
     pub texture_slots: Vec<Option<usize>>,
 }
 
-fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
-    for (i, (&d, &m)) in dims.iter().zip(max.iter()).enumerate() {
-        if d == 0 || d > m {
-            return Err(format!(
-                "{what} dimension {} is {d}; it must be between 1 and {m}",
-                ["x", "y", "z"][i]
-            ));
+fn check_dims(of: Dims, dims: [u32; 3], max: [u32; 3]) -> Result<(), SetupError> {
+    for (axis, (&value, &max)) in dims.iter().zip(max.iter()).enumerate() {
+        if value == 0 || value > max {
+            return Err(SetupError::Dimension {
+                of,
+                axis,
+                value,
+                max,
+            });
         }
     }
     Ok(())
@@ -288,53 +295,47 @@ impl Setup {
         kernel: &str,
         args: &[KernelArg],
         config: &LaunchConfig,
-    ) -> Result<Setup, String> {
+    ) -> Result<Setup, SetupError> {
         let kid = match module.function_by_name(kernel) {
             Some(kid) => Some(kid),
             None => kernel_by_plain_name(module, kernel)?,
         };
         let Some(kid) = kid else {
-            let kernels: Vec<&str> = module
+            let kernels = module
                 .functions
                 .values()
                 .filter(|f| f.is_kernel())
-                .map(|f| f.name.as_str())
+                .map(|f| f.name.clone())
                 .collect();
-            return Err(format!(
-                "no kernel named `{kernel}` in the module (kernels: {})",
-                if kernels.is_empty() {
-                    "none".to_string()
-                } else {
-                    kernels.join(", ")
-                }
-            ));
+            return Err(SetupError::NoSuchKernel {
+                name: kernel.to_string(),
+                kernels,
+            });
         };
         let func = &module.functions[kid];
         if !func.is_kernel() {
-            return Err(format!(
-                "`{kernel}` is a device function, not a kernel (`__global__`)"
-            ));
+            return Err(SetupError::NotAKernel {
+                name: kernel.to_string(),
+            });
         }
         if func.entry_block().is_none() {
-            return Err(format!("kernel `{kernel}` has no body"));
+            return Err(SetupError::NoBody {
+                name: kernel.to_string(),
+            });
         }
-        check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
-        check_dims("block", config.block, [1024, 1024, 64])?;
+        check_dims(Dims::Grid, config.grid, [i32::MAX as u32, 65535, 65535])?;
+        check_dims(Dims::Block, config.block, [1024, 1024, 64])?;
         let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
         if threads > MAX_THREADS_PER_BLOCK {
-            return Err(format!(
-                "a block of {threads} threads is more than the {MAX_THREADS_PER_BLOCK} CUDA allows"
-            ));
+            return Err(SetupError::TooManyThreads { threads });
         }
         let params = &func.signature.params;
         if params.len() != args.len() {
-            return Err(format!(
-                "kernel `{kernel}` takes {} argument{}, but {} {} given",
-                params.len(),
-                if params.len() == 1 { "" } else { "s" },
-                args.len(),
-                if args.len() == 1 { "was" } else { "were" }
-            ));
+            return Err(SetupError::ArgumentCount {
+                kernel: kernel.to_string(),
+                params: params.len(),
+                args: args.len(),
+            });
         }
 
         let mut grid_mem = GridMemory::default();
@@ -343,33 +344,32 @@ impl Setup {
         let mut textures = Vec::new();
         let mut texture_slots = Vec::new();
         for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+            let mismatch = |given| SetupError::Mismatch {
+                index: i,
+                kernel: kernel.to_string(),
+                param: param.ty,
+                given,
+            };
             texture_slots.push(None);
             match (param.ty, arg) {
                 (Type::I64, KernelArg::Texture(res)) => {
-                    res.check().map_err(|m| format!("argument {i}: {m}"))?;
+                    res.check()
+                        .map_err(|reason| SetupError::Texture { index: i, reason })?;
                     textures.push(res.clone());
                     param_bits.push(textures.len() as u64);
                     buffer_slots.push(None);
                     texture_slots[i] = Some(textures.len() - 1);
                 }
-                (pty, KernelArg::Texture(_)) => {
-                    return Err(format!(
-                        "argument {i}: parameter {i} of `{kernel}` has type {pty}, but a texture or surface object (an i64 handle) was given"
-                    ))
-                }
+                (_, KernelArg::Texture(_)) => return Err(mismatch(Given::Texture)),
                 (Type::Ptr(space), KernelArg::Buffer(bytes)) => {
                     if bytes.len() as u64 >= memory::MAX_ALLOC_BYTES {
-                        return Err(format!("argument {i}: a buffer must be under 4 GiB"));
+                        return Err(SetupError::BufferTooLarge { index: i });
                     }
                     let list = match space {
                         AddrSpace::Global | AddrSpace::Generic => &mut grid_mem.global,
                         AddrSpace::Const => &mut grid_mem.constant,
                         AddrSpace::Param => &mut grid_mem.param,
-                        other => {
-                            return Err(format!(
-                                "argument {i}: parameter {i} of `{kernel}` is a ptr<{other}>, which no buffer can be bound to"
-                            ))
-                        }
+                        _ => return Err(mismatch(Given::Buffer)),
                     };
                     let space = if space == AddrSpace::Generic {
                         AddrSpace::Global
@@ -381,21 +381,13 @@ impl Setup {
                     param_bits.push(memory::make_addr(space, index, 0));
                     buffer_slots.push(Some((space, index)));
                 }
-                (Type::Ptr(space), KernelArg::Scalar { ty, .. }) => {
-                    return Err(format!(
-                        "argument {i}: parameter {i} of `{kernel}` is a pointer (ptr<{space}>), but a scalar {ty} was given; pass a buffer"
-                    ))
+                (Type::Ptr(_), KernelArg::Scalar { ty, .. }) => {
+                    return Err(mismatch(Given::Scalar(*ty)))
                 }
-                (pty, KernelArg::Buffer(_)) => {
-                    return Err(format!(
-                        "argument {i}: parameter {i} of `{kernel}` is a scalar {pty}, but a buffer was given"
-                    ))
-                }
+                (_, KernelArg::Buffer(_)) => return Err(mismatch(Given::Buffer)),
                 (pty, KernelArg::Scalar { ty, bits }) => {
                     if pty != *ty {
-                        return Err(format!(
-                            "argument {i}: parameter {i} of `{kernel}` has type {pty}, but a {ty} was given"
-                        ));
+                        return Err(mismatch(Given::Scalar(*ty)));
                     }
                     param_bits.push(bits & eval::mask(pty.bits()));
                     buffer_slots.push(None);
@@ -414,9 +406,9 @@ impl Setup {
             .sum();
         let shared_total = static_shared + u64::from(config.dynamic_shared_bytes);
         if shared_total > MAX_SHARED_BYTES {
-            return Err(format!(
-                "the block needs {shared_total} bytes of shared memory, more than the {MAX_SHARED_BYTES} a GPU offers"
-            ));
+            return Err(SetupError::SharedMemory {
+                bytes: shared_total,
+            });
         }
 
         // Module variables. Every dynamic shared variable starts at the same
@@ -455,22 +447,23 @@ impl Setup {
                     list.push(Alloc::new(name, bytes));
                     memory::make_addr(data.space, list.len() - 1, 0)
                 }
-                other => {
-                    return Err(format!(
-                        "module variable {gv} (@{}) lives in {other} memory, which the interpreter cannot place",
-                        data.name
-                    ))
+                space => {
+                    return Err(SetupError::UnplacedGlobal {
+                        gv,
+                        name: data.name.clone(),
+                        space,
+                    })
                 }
             };
             global_addrs.push(addr);
         }
         for (space, list) in [
-            ("global", &grid_mem.global),
-            ("const", &grid_mem.constant),
-            ("param", &grid_mem.param),
+            (AddrSpace::Global, &grid_mem.global),
+            (AddrSpace::Const, &grid_mem.constant),
+            (AddrSpace::Param, &grid_mem.param),
         ] {
             if list.len() > memory::MAX_ALLOCS {
-                return Err(format!("too many {space} allocations"));
+                return Err(SetupError::TooManyAllocations { space });
             }
         }
         Ok(Setup {

@@ -2,7 +2,9 @@
 //! semantics it promises (edge cases included), the memory spaces, calls,
 //! barriers, and every kind of fault.
 
-use kir_interp::{run_kernel, FaultKind, KernelArg, LaunchConfig, RunError, RunOutput};
+use kir_interp::{
+    run_kernel, Dims, FaultKind, Given, KernelArg, LaunchConfig, RunError, RunOutput, SetupError,
+};
 use midend::ir::Type;
 use midend::text::parse_module;
 
@@ -607,7 +609,7 @@ block0:
 fn launch_errors_are_reported_before_running() {
     let text = "kernel external @k(ptr<global>, i32) {\nblock0(v0: ptr<global>, v1: i32):\n    return\n}\n";
     let setup = |args: Vec<KernelArg>, cfg: &LaunchConfig| match run(text, args, cfg) {
-        Err(RunError::Setup(m)) => m,
+        Err(RunError::Setup(e)) => e,
         other => panic!("{other:?}"),
     };
     let buf = || KernelArg::Buffer(vec![0; 4]);
@@ -619,15 +621,90 @@ fn launch_errors_are_reported_before_running() {
         ty: Type::F32,
         bits: 0,
     };
-    assert!(setup(vec![buf()], &one_thread()).contains("takes 2 arguments"));
-    assert!(setup(vec![buf(), f32_arg], &one_thread()).contains("has type i32, but a f32"));
-    assert!(setup(vec![i32_arg.clone(), i32_arg.clone()], &one_thread()).contains("is a pointer"));
-    assert!(setup(vec![buf(), buf()], &one_thread()).contains("is a scalar i32"));
+    let count = setup(vec![buf()], &one_thread());
+    assert!(count.to_string().contains("takes 2 arguments"));
+    assert!(matches!(
+        count,
+        SetupError::ArgumentCount {
+            params: 2,
+            args: 1,
+            ..
+        }
+    ));
+    let scalar = setup(vec![buf(), f32_arg], &one_thread());
+    assert!(scalar.to_string().contains("has type i32, but a f32"));
+    assert!(matches!(
+        scalar,
+        SetupError::Mismatch {
+            index: 1,
+            param: Type::I32,
+            given: Given::Scalar(Type::F32),
+            ..
+        }
+    ));
+    let pointer = setup(vec![i32_arg.clone(), i32_arg.clone()], &one_thread());
+    assert!(pointer.to_string().contains("is a pointer"));
+    assert!(matches!(
+        pointer,
+        SetupError::Mismatch {
+            index: 0,
+            param: Type::Ptr(_),
+            given: Given::Scalar(Type::I32),
+            ..
+        }
+    ));
+    let buffer = setup(vec![buf(), buf()], &one_thread());
+    assert!(buffer.to_string().contains("is a scalar i32"));
+    assert!(matches!(
+        buffer,
+        SetupError::Mismatch {
+            index: 1,
+            given: Given::Buffer,
+            ..
+        }
+    ));
     let big = LaunchConfig {
         block: [1024, 2, 1],
         ..LaunchConfig::default()
     };
-    assert!(setup(vec![buf(), i32_arg], &big).contains("2048 threads"));
+    let threads = setup(vec![buf(), i32_arg.clone()], &big);
+    assert!(threads.to_string().contains("2048 threads"));
+    assert_eq!(threads, SetupError::TooManyThreads { threads: 2048 });
+    let wide = LaunchConfig {
+        grid: [1, 0, 1],
+        ..LaunchConfig::default()
+    };
+    let dims = setup(vec![buf(), i32_arg], &wide);
+    assert_eq!(
+        dims.to_string(),
+        "grid dimension y is 0; it must be between 1 and 65535"
+    );
+    assert_eq!(
+        dims,
+        SetupError::Dimension {
+            of: Dims::Grid,
+            axis: 1,
+            value: 0,
+            max: 65535
+        }
+    );
+}
+
+#[test]
+fn printf_with_an_unreadable_format_faults_at_the_call() {
+    let text = "kernel external @k(ptr<generic>) {\nblock0(v0: ptr<generic>):\n    v1 = iconst.i64 64\n    v2 = ptroffset v0, v1\n    v3 = vprintf v2, v2\n    return\n}\n";
+    let fault = match run(text, vec![KernelArg::Buffer(vec![0; 4])], &one_thread()) {
+        Err(RunError::Fault(f)) => f,
+        other => panic!("expected a fault, got {other:?}"),
+    };
+    assert_eq!(fault.kind, FaultKind::OutOfBounds);
+    assert!(
+        fault
+            .message
+            .starts_with("reading the format of `printf`: "),
+        "{}",
+        fault.message
+    );
 }
 
 /// Every kernel of every verified `.kir` file in the filetests runs to an

@@ -297,7 +297,7 @@ fn run_interp(
     let args = kernelc::run::interp_args(values);
     match kir_interp::run_kernel(&program.optimized, kernel, &args, &config) {
         Ok(out) => Ok((out.buffers, out.printed, out.steps)),
-        Err(kir_interp::RunError::Setup(m)) => Err(Stop::Setup(m)),
+        Err(kir_interp::RunError::Setup(e)) => Err(Stop::Setup(e.to_string())),
         Err(kir_interp::RunError::Fault(f)) => {
             let source = f.span.map(|s| {
                 let (file, line, column) = program.map.position(s.start);

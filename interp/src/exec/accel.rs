@@ -32,18 +32,37 @@ const TX_SHIFT: u32 = 40;
 const TX_MASK: u64 = (1 << 22) - 1;
 const PHASE: u64 = 1 << 63;
 
+/// Why an arrival cannot update an mbarrier; `Display` is the fault's
+/// message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum MbarrierError {
+    /// No arrival is pending: the barrier was never initialized.
+    NoPendingArrivals,
+    /// The pending transaction bytes pass the 22 bits that hold them.
+    TransactionOverflow,
+}
+
+impl std::fmt::Display for MbarrierError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MbarrierError::NoPendingArrivals => {
+                "mbarrier_arrive on a barrier with no pending arrivals (not initialized?)"
+            }
+            MbarrierError::TransactionOverflow => "mbarrier transaction count overflows",
+        })
+    }
+}
+
 /// An mbarrier after one arrival (with `tx` more bytes expected first).
-fn mbar_arrive(state: u64, tx: u64) -> Result<u64, String> {
+fn mbar_arrive(state: u64, tx: u64) -> Result<u64, MbarrierError> {
     let pending = state & PENDING;
     let expected = (state >> 20) & PENDING;
     let bytes = ((state >> TX_SHIFT) & TX_MASK) + tx;
     if pending == 0 {
-        return Err(
-            "mbarrier_arrive on a barrier with no pending arrivals (not initialized?)".into(),
-        );
+        return Err(MbarrierError::NoPendingArrivals);
     }
     if bytes > TX_MASK {
-        return Err("mbarrier transaction count overflows".into());
+        return Err(MbarrierError::TransactionOverflow);
     }
     let phase = state & PHASE;
     if pending == 1 && bytes == 0 {
@@ -178,7 +197,8 @@ impl Exec<'_> {
                 let state = self
                     .load(t, space(0), argv[0], 8)
                     .map_err(|e| fail(format!("{what}: {e}"), access_fault(&e)))?;
-                let new = mbar_arrive(state, tx).map_err(|m| fail(m, FaultKind::Internal))?;
+                let new =
+                    mbar_arrive(state, tx).map_err(|e| fail(e.to_string(), FaultKind::Internal))?;
                 self.store(t, space(0), argv[0], 8, new)
                     .map_err(|e| fail(format!("{what}: {e}"), access_fault(&e)))?;
                 // The token is the phase the arrival belongs to.
@@ -268,7 +288,7 @@ impl Exec<'_> {
             AccelOp::Vprintf => {
                 let count = self
                     .vprintf(t, argv[0], argv[1])
-                    .map_err(|msg| fail(msg, FaultKind::OutOfBounds))?;
+                    .map_err(|e| fail(e.to_string(), FaultKind::OutOfBounds))?;
                 vec![count]
             }
             AccelOp::AssertFail => return Err(fail(self.assertion(t, &argv), FaultKind::Trap)),
@@ -430,6 +450,11 @@ mod tests {
         let tx = mbar_arrive(s2, 64).unwrap();
         let tx = mbar_arrive(tx, 0).unwrap();
         assert_eq!(tx >> 63, 1, "pending bytes keep the phase open");
-        assert!(mbar_arrive(0, 0).is_err());
+        assert_eq!(mbar_arrive(0, 0), Err(MbarrierError::NoPendingArrivals));
+        let full = TX_MASK << TX_SHIFT | 1;
+        assert_eq!(
+            mbar_arrive(full, 1),
+            Err(MbarrierError::TransactionOverflow)
+        );
     }
 }

@@ -18,15 +18,15 @@ const STRING_LIMIT: usize = 1 << 16;
 impl Exec<'_> {
     /// `vprintf(fmt, buf)`: returns what the runtime returns, the number of
     /// arguments read (-1 for a null format).
-    pub(super) fn vprintf(&mut self, t: &Thread, fmt: u64, buf: u64) -> Result<u64, String> {
+    pub(super) fn vprintf(&mut self, t: &Thread, fmt: u64, buf: u64) -> Result<u64, PrintfError> {
         if fmt == 0 {
             return Ok(u64::from(u32::MAX));
         }
         let text = self
             .c_string(t, fmt, usize::MAX)
-            .map_err(|e| format!("reading the format of `printf`: {e}"))?;
+            .map_err(PrintfError::Format)?;
         let mut args = BufferArgs { ex: self, t, buf };
-        let (out, count) = stdx::printf::format(&text, &mut args)?;
+        let (out, count) = stdx::printf::format(&text, &mut args).map_err(PrintfError::Printf)?;
         stdx::printf::append_bounded(&mut self.printed, &out);
         Ok(u64::from(count))
     }
@@ -58,6 +58,27 @@ impl Exec<'_> {
             text.push(byte);
         }
         Ok(text)
+    }
+}
+
+/// Why a `vprintf` call faults; `Display` is the fault's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum PrintfError {
+    /// The format string could not be read.
+    Format(AccessError),
+    /// `stdx::printf` refused the format or could not read an argument.
+    /// Its errors are strings: the PTX emulator shares that code and its
+    /// [`Args`](stdx::printf::Args) trait, whose readers below say what
+    /// they could not read.
+    Printf(String),
+}
+
+impl std::fmt::Display for PrintfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrintfError::Format(e) => write!(f, "reading the format of `printf`: {e}"),
+            PrintfError::Printf(m) => f.write_str(m),
+        }
     }
 }
 

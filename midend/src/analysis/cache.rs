@@ -21,6 +21,29 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 /// ([`Function::predecessors`]).
 pub type Predecessors = SecondaryMap<Block, Vec<Block>>;
 
+/// The blocks with an edge to a block, each once, from its entry in
+/// [`Predecessors`] (where a `brif` with both sides on the block is there
+/// twice). A block's edges are listed together, so a repeat is always the
+/// entry just before.
+pub fn distinct_preds(preds: &[Block]) -> impl Iterator<Item = Block> + '_ {
+    preds
+        .iter()
+        .enumerate()
+        .filter(|&(i, b)| i == 0 || preds[i - 1] != *b)
+        .map(|(_, &b)| b)
+}
+
+/// How many edges enter each block: the start of the counts a pass keeps
+/// itself while it removes edges (a cached analysis holds only until the
+/// CFG changes, and such a pass changes it at every step).
+pub fn edge_counts(preds: &Predecessors) -> SecondaryMap<Block, u32> {
+    let mut counts = SecondaryMap::new();
+    for (block, from) in preds.iter() {
+        counts[block] = from.len() as u32;
+    }
+    counts
+}
+
 /// The cached analyses of one function: each is computed when a pass
 /// first asks for it.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +72,16 @@ impl Analyses {
     /// The predecessors of `func`'s blocks.
     pub fn preds(&mut self, func: &Function) -> &Predecessors {
         self.preds.get_or_insert_with(|| func.predecessors())
+    }
+
+    /// The dominator tree and the predecessors of `func`, for a pass that
+    /// needs both but not the loops.
+    pub fn domtree_and_preds(&mut self, func: &Function) -> (&DominatorTree, &Predecessors) {
+        let preds = self.preds.get_or_insert_with(|| func.predecessors());
+        let domtree = self
+            .domtree
+            .get_or_insert_with(|| DominatorTree::compute(func));
+        (domtree, preds)
     }
 
     /// The dominator tree, the loops and the predecessors of `func`.

@@ -8,7 +8,7 @@ pub mod loops;
 pub mod ranges;
 
 pub use alias::{AliasAnalysis, Provenance, Root};
-pub use cache::{Analyses, Cfg, ModuleAnalyses, Predecessors};
+pub use cache::{distinct_preds, edge_counts, Analyses, Cfg, ModuleAnalyses, Predecessors};
 pub use cells::{Base, Content, LocalCells};
 pub use dominators::DominatorTree;
 pub use loops::{ensure_preheader, Loop, LoopAnalysis};

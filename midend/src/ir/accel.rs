@@ -12,6 +12,7 @@
 //! back end cannot disagree.
 
 use super::instructions::Opcode;
+use super::modifier_error::{ModifierError, ModifierForm, ModifierWord};
 use super::texture::{SurfOp, TexOp};
 use super::types::{AddrSpace, Type};
 use core::fmt;
@@ -643,40 +644,48 @@ impl AccelOp {
     /// Parses the modifiers of `op` (the words [`AccelOp::modifiers`] prints).
     // Long: one arm per accelerator opcode, the inverse of `modifiers`
     // above arm for arm, so that the two can be read side by side.
-    pub fn from_modifiers(op: Opcode, words: &[&str]) -> Result<AccelOp, String> {
+    pub fn from_modifiers(op: Opcode, words: &[&str]) -> Result<AccelOp, ModifierError> {
         use AccelOp::*;
+        let word = |expected: ModifierWord, found: &str| ModifierError::Word {
+            expected,
+            found: found.to_string(),
+        };
         let layout = |w: &str| match w {
             "row" => Ok(MatLayout::Row),
             "col" => Ok(MatLayout::Col),
-            _ => Err(format!("expected a layout 'row' or 'col', found '{w}'")),
+            _ => Err(word(ModifierWord::Layout, w)),
         };
         let ty = |w: &str| match w {
             "f16" => Ok(MmaType::F16),
             "bf16" => Ok(MmaType::Bf16),
             "f32" => Ok(MmaType::F32),
-            _ => Err(format!("expected 'f16', 'bf16' or 'f32', found '{w}'")),
+            _ => Err(word(ModifierWord::MmaType, w)),
         };
         let want = |n: usize| {
             if words.len() == n {
                 Ok(())
             } else {
-                Err(format!(
-                    "'{op}' takes {n} modifier(s), found {}",
-                    words.len()
-                ))
+                Err(ModifierError::Count {
+                    op,
+                    expected: n,
+                    found: words.len(),
+                })
             }
         };
         let x = |w: &str| match w {
             "x1" => Ok(1),
             "x2" => Ok(2),
             "x4" => Ok(4),
-            _ => Err(format!("expected 'x1', 'x2' or 'x4', found '{w}'")),
+            _ => Err(word(ModifierWord::MatrixCount, w)),
         };
-        let matrices = |words: &[&str]| -> Result<(u8, bool), String> {
+        let matrices = |words: &[&str]| -> Result<(u8, bool), ModifierError> {
             match words {
                 [n] => Ok((x(n)?, false)),
                 [n, "trans"] => Ok((x(n)?, true)),
-                _ => Err(format!("'{op}' takes 'x1', 'x2' or 'x4' and maybe 'trans'")),
+                _ => Err(ModifierError::Form {
+                    op,
+                    form: ModifierForm::MatrixCountMaybeTrans,
+                }),
             }
         };
         Ok(match op {
@@ -685,13 +694,17 @@ impl AccelOp {
                 let cache = match words[0] {
                     "ca" => CpCache::Ca,
                     "cg" => CpCache::Cg,
-                    w => return Err(format!("expected 'ca' or 'cg', found '{w}'")),
+                    w => return Err(word(ModifierWord::CpCache, w)),
                 };
                 let size = match words[1] {
                     "4" => 4,
                     "8" => 8,
                     "16" => 16,
-                    w => return Err(format!("cp_async copies 4, 8 or 16 bytes, not '{w}'")),
+                    w => {
+                        return Err(ModifierError::CopySize {
+                            found: w.to_string(),
+                        })
+                    }
                 };
                 CpAsync { cache, size }
             }
@@ -699,7 +712,7 @@ impl AccelOp {
                 want(1)?;
                 let n = words[0]
                     .parse::<u8>()
-                    .map_err(|_| format!("expected a group count, found '{}'", words[0]))?;
+                    .map_err(|_| word(ModifierWord::GroupCount, words[0]))?;
                 CpAsyncWait { n }
             }
             Opcode::WmmaLoad => {
@@ -708,7 +721,7 @@ impl AccelOp {
                     "a" => Frag::A,
                     "b" => Frag::B,
                     "c" => Frag::C,
-                    w => return Err(format!("expected a fragment 'a', 'b' or 'c', found '{w}'")),
+                    w => return Err(word(ModifierWord::Fragment, w)),
                 };
                 WmmaLoad {
                     frag,
@@ -750,7 +763,7 @@ impl AccelOp {
                     "dim3" => 3,
                     "dim4" => 4,
                     "dim5" => 5,
-                    w => return Err(format!("expected a rank 'dim1' to 'dim5', found '{w}'")),
+                    w => return Err(word(ModifierWord::Rank, w)),
                 };
                 if op == Opcode::TmaLoad {
                     TmaLoad { dims }
@@ -762,27 +775,40 @@ impl AccelOp {
                 let (read, n) = match words {
                     ["read", n] => (true, *n),
                     [n] => (false, *n),
-                    _ => return Err(format!("'{op}' takes 'read' (maybe) and a group count")),
+                    _ => {
+                        return Err(ModifierError::Form {
+                            op,
+                            form: ModifierForm::MaybeReadAndGroupCount,
+                        })
+                    }
                 };
                 let n = n
                     .parse::<u8>()
-                    .map_err(|_| format!("expected a group count, found '{n}'"))?;
+                    .map_err(|_| word(ModifierWord::GroupCount, n))?;
                 BulkWait { n, read }
             }
             Opcode::ClusterArrive => match words {
                 [] => ClusterArrive { relaxed: false },
                 ["relaxed"] => ClusterArrive { relaxed: true },
-                _ => return Err(format!("'{op}' takes at most the modifier 'relaxed'")),
+                _ => {
+                    return Err(ModifierError::Form {
+                        op,
+                        form: ModifierForm::AtMostRelaxed,
+                    })
+                }
             },
             Opcode::WgmmaMma => {
                 let [n, t, flags @ ..] = words else {
-                    return Err(format!("'{op}' takes an 'nN' and 'f16' or 'bf16'"));
+                    return Err(ModifierError::Form {
+                        op,
+                        form: ModifierForm::WgmmaShapeAndType,
+                    });
                 };
                 let n = n
                     .strip_prefix('n')
                     .and_then(|n| n.parse::<u16>().ok())
                     .filter(|n| WGMMA_NS.contains(n))
-                    .ok_or_else(|| format!("expected 'n64', 'n128' or 'n256', found '{n}'"))?;
+                    .ok_or_else(|| word(ModifierWord::WgmmaN, n))?;
                 let ty = ty(t)?;
                 let mut seen = [false; 4];
                 let names = ["nega", "negb", "transa", "transb"];
@@ -792,9 +818,7 @@ impl AccelOp {
                         .iter()
                         .position(|x| x == w)
                         .filter(|&k| last.is_none_or(|l| k > l))
-                        .ok_or_else(|| {
-                            format!("expected 'nega', 'negb', 'transa', 'transb' in that order, found '{w}'")
-                        })?;
+                        .ok_or_else(|| word(ModifierWord::WgmmaFlag, w))?;
                     seen[k] = true;
                     last = Some(k);
                 }
@@ -811,7 +835,7 @@ impl AccelOp {
                 want(1)?;
                 let n = words[0]
                     .parse::<u8>()
-                    .map_err(|_| format!("expected a group count, found '{}'", words[0]))?;
+                    .map_err(|_| word(ModifierWord::GroupCount, words[0]))?;
                 WgmmaWait { n }
             }
             Opcode::Setmaxnreg => {
@@ -819,11 +843,11 @@ impl AccelOp {
                 let inc = match words[0] {
                     "inc" => true,
                     "dec" => false,
-                    w => return Err(format!("expected 'inc' or 'dec', found '{w}'")),
+                    w => return Err(word(ModifierWord::IncDec, w)),
                 };
                 let regs = words[1]
                     .parse::<u16>()
-                    .map_err(|_| format!("expected a register count, found '{}'", words[1]))?;
+                    .map_err(|_| word(ModifierWord::RegisterCount, words[1]))?;
                 Setmaxnreg { inc, regs }
             }
             Opcode::Tcgen05Mma => {
@@ -831,7 +855,7 @@ impl AccelOp {
                 let kind = match words[0] {
                     "f16" => TcKind::F16,
                     "tf32" => TcKind::Tf32,
-                    w => return Err(format!("expected 'f16' or 'tf32', found '{w}'")),
+                    w => return Err(word(ModifierWord::TcKind, w)),
                 };
                 Tcgen05Mma { kind }
             }
@@ -841,12 +865,7 @@ impl AccelOp {
                     .strip_prefix('x')
                     .and_then(|n| n.parse::<u8>().ok())
                     .filter(|n| TCGEN05_XS.contains(n))
-                    .ok_or_else(|| {
-                        format!(
-                            "expected 'x1', 'x2', 'x4', 'x8', 'x16' or 'x32', found '{}'",
-                            words[0]
-                        )
-                    })?;
+                    .ok_or_else(|| word(ModifierWord::TcCount, words[0]))?;
                 if op == Opcode::Tcgen05Ld {
                     Tcgen05Ld { num }
                 } else {
@@ -858,7 +877,7 @@ impl AccelOp {
                 match words[0] {
                     "ld" => Tcgen05Wait { st: false },
                     "st" => Tcgen05Wait { st: true },
-                    w => return Err(format!("expected 'ld' or 'st', found '{w}'")),
+                    w => return Err(word(ModifierWord::TcWait, w)),
                 }
             }
             Opcode::Tcgen05Cp => {
@@ -866,23 +885,18 @@ impl AccelOp {
                 let shape = words[0]
                     .strip_prefix('s')
                     .and_then(TcCpShape::from_name)
-                    .ok_or_else(|| {
-                        format!(
-                            "expected 's128x256b', 's128x128b' or 's4x256b', found '{}'",
-                            words[0]
-                        )
-                    })?;
+                    .ok_or_else(|| word(ModifierWord::TcCpShape, words[0]))?;
                 Tcgen05Cp { shape }
             }
             Opcode::Tex => Tex(TexOp::from_modifiers(words)?),
-            Opcode::Suld => Suld(SurfOp::from_modifiers("suld", words)?),
-            Opcode::Sust => Sust(SurfOp::from_modifiers("sust", words)?),
+            Opcode::Suld => Suld(SurfOp::from_modifiers(op, words)?),
+            Opcode::Sust => Sust(SurfOp::from_modifiers(op, words)?),
             Opcode::Tcgen05Fence => {
                 want(1)?;
                 match words[0] {
                     "before" => Tcgen05Fence { after: false },
                     "after" => Tcgen05Fence { after: true },
-                    w => return Err(format!("expected 'before' or 'after', found '{w}'")),
+                    w => return Err(word(ModifierWord::FenceSide, w)),
                 }
             }
             other => {
@@ -907,7 +921,7 @@ impl AccelOp {
                     Opcode::Tcgen05Commit => Tcgen05Commit,
                     Opcode::Vprintf => Vprintf,
                     Opcode::AssertFail => AssertFail,
-                    _ => return Err(format!("'{other}' is not an accel operation")),
+                    _ => return Err(ModifierError::NotAccel { op: other }),
                 }
             }
         })
@@ -968,6 +982,7 @@ impl fmt::Display for AccelOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::TexModifierError;
 
     #[test]
     fn modifiers_round_trip() {
@@ -1060,5 +1075,56 @@ mod tests {
             let words: Vec<&str> = words.iter().map(String::as_str).collect();
             assert_eq!(AccelOp::from_modifiers(op.opcode(), &words), Ok(op));
         }
+    }
+
+    #[test]
+    fn bad_modifiers_give_their_kind_and_message() {
+        let refused = |op, words: &[&str]| AccelOp::from_modifiers(op, words).unwrap_err();
+        let layout = refused(Opcode::WmmaStore, &["diag"]);
+        assert_eq!(
+            layout,
+            ModifierError::Word {
+                expected: ModifierWord::Layout,
+                found: "diag".into()
+            }
+        );
+        assert_eq!(
+            layout.to_string(),
+            "expected a layout 'row' or 'col', found 'diag'"
+        );
+        let count = refused(Opcode::CpAsync, &["ca"]);
+        assert_eq!(
+            count,
+            ModifierError::Count {
+                op: Opcode::CpAsync,
+                expected: 2,
+                found: 1
+            }
+        );
+        assert_eq!(count.to_string(), "'cp_async' takes 2 modifier(s), found 1");
+        assert_eq!(
+            refused(Opcode::CpAsync, &["ca", "12"]),
+            ModifierError::CopySize { found: "12".into() }
+        );
+        let form = refused(Opcode::Ldmatrix, &["x2", "flip"]);
+        assert_eq!(
+            form,
+            ModifierError::Form {
+                op: Opcode::Ldmatrix,
+                form: ModifierForm::MatrixCountMaybeTrans
+            }
+        );
+        assert_eq!(
+            form.to_string(),
+            "'ldmatrix' takes 'x1', 'x2' or 'x4' and maybe 'trans'"
+        );
+        assert_eq!(
+            refused(Opcode::Iadd, &[]),
+            ModifierError::NotAccel { op: Opcode::Iadd }
+        );
+        assert!(matches!(
+            refused(Opcode::Tex, &[]),
+            ModifierError::Texture(TexModifierError::NoGeometry)
+        ));
     }
 }

@@ -12,6 +12,7 @@
 //! `"memory"` ask and more than the rest needs.
 
 use super::types::Type;
+use core::fmt;
 
 /// A register class of an operand: CUDA's constraint letters.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -125,14 +126,18 @@ impl InlineAsm {
     }
 
     /// Reads [`Self::outputs_text`] back.
-    pub fn parse_outputs(text: &str) -> Result<Vec<AsmOutput>, String> {
+    pub fn parse_outputs(text: &str) -> Result<Vec<AsmOutput>, ConstraintError> {
         split_list(text)
             .map(|p| {
                 let mut cs = p.chars();
                 let tied = match cs.next() {
                     Some('=') => false,
                     Some('+') => true,
-                    _ => return Err(format!("output constraint '{p}' must start with = or +")),
+                    _ => {
+                        return Err(ConstraintError::OutputPrefix {
+                            constraint: p.to_string(),
+                        })
+                    }
                 };
                 let reg = one_letter(cs.as_str())?;
                 Ok(AsmOutput { reg, tied })
@@ -141,13 +146,15 @@ impl InlineAsm {
     }
 
     /// Reads [`Self::inputs_text`] back.
-    pub fn parse_inputs(text: &str) -> Result<Vec<AsmInput>, String> {
+    pub fn parse_inputs(text: &str) -> Result<Vec<AsmInput>, ConstraintError> {
         split_list(text)
             .map(|p| match p.strip_prefix('n') {
                 Some(n) => n
                     .parse()
                     .map(AsmInput::Imm)
-                    .map_err(|_| format!("bad immediate input '{p}'")),
+                    .map_err(|_| ConstraintError::Immediate {
+                        input: p.to_string(),
+                    }),
                 None => one_letter(p).map(AsmInput::Reg),
             })
             .collect()
@@ -158,15 +165,70 @@ fn split_list(text: &str) -> impl Iterator<Item = &str> {
     text.split(',').filter(|p| !p.is_empty())
 }
 
-fn one_letter(s: &str) -> Result<AsmReg, String> {
+fn one_letter(s: &str) -> Result<AsmReg, ConstraintError> {
     let mut cs = s.chars();
     match (cs.next().and_then(AsmReg::from_letter), cs.next()) {
         (Some(r), None) => Ok(r),
-        _ => Err(format!(
-            "unknown register constraint '{s}' (h, r, l, f or d)"
-        )),
+        _ => Err(ConstraintError::Register {
+            constraint: s.to_string(),
+        }),
     }
 }
+
+/// Why the outputs or inputs of an `inline_asm` do not read
+/// ([`InlineAsm::parse_outputs`], [`InlineAsm::parse_inputs`]); `Display`
+/// is the message the IR parser reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstraintError {
+    /// An output that starts with neither `=` nor `+`.
+    OutputPrefix { constraint: String },
+    /// An `n` input whose number is not a 64-bit integer.
+    Immediate { input: String },
+    /// A register class other than one letter of `h`, `r`, `l`, `f`, `d`.
+    Register { constraint: String },
+}
+
+impl fmt::Display for ConstraintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConstraintError::OutputPrefix { constraint } => {
+                write!(f, "output constraint '{constraint}' must start with = or +")
+            }
+            ConstraintError::Immediate { input } => write!(f, "bad immediate input '{input}'"),
+            ConstraintError::Register { constraint } => write!(
+                f,
+                "unknown register constraint '{constraint}' (h, r, l, f or d)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConstraintError {}
+
+/// Why a template does not substitute ([`substitute`]); `Display` is the
+/// message the diagnostics and the verifier show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplateError {
+    /// `%number` with `count` operands, `number` not below it.
+    NoOperand { number: usize, count: usize },
+    /// A `%` followed by neither digits nor `%`.
+    BarePercent,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateError::NoOperand { number, count } => {
+                write!(f, "%{number} names no operand (there are {count})")
+            }
+            TemplateError::BarePercent => {
+                f.write_str("'%' must be followed by an operand number or '%'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}
 
 /// The template with `%N` replaced by `operand(N)` and `%%` by `%`; the
 /// error names a `%N` past the operands or a `%` followed by neither.
@@ -174,7 +236,7 @@ pub fn substitute(
     template: &str,
     count: usize,
     mut operand: impl FnMut(usize) -> String,
-) -> Result<String, String> {
+) -> Result<String, TemplateError> {
     let mut out = String::with_capacity(template.len());
     let mut chars = template.chars().peekable();
     while let Some(c) = chars.next() {
@@ -194,8 +256,8 @@ pub fn substitute(
         }
         match digits.parse::<usize>() {
             Ok(n) if n < count => out.push_str(&operand(n)),
-            Ok(n) => return Err(format!("%{n} names no operand (there are {count})")),
-            Err(_) => return Err("'%' must be followed by an operand number or '%'".into()),
+            Ok(number) => return Err(TemplateError::NoOperand { number, count }),
+            Err(_) => return Err(TemplateError::BarePercent),
         }
     }
     Ok(out)
@@ -219,8 +281,27 @@ mod tests {
         assert_eq!(a.outputs_text(), "=r,+l,=f");
         assert_eq!(a.inputs_text(), "h,n-5,d");
         assert_eq!(a.operand_types(), vec![Type::I64, Type::I16, Type::F64]);
-        assert!(InlineAsm::parse_outputs("r").is_err());
-        assert!(InlineAsm::parse_inputs("q").is_err());
+        assert_eq!(
+            InlineAsm::parse_outputs("r"),
+            Err(ConstraintError::OutputPrefix {
+                constraint: "r".into()
+            })
+        );
+        let register = InlineAsm::parse_inputs("q").unwrap_err();
+        assert_eq!(
+            register,
+            ConstraintError::Register {
+                constraint: "q".into()
+            }
+        );
+        assert_eq!(
+            register.to_string(),
+            "unknown register constraint 'q' (h, r, l, f or d)"
+        );
+        assert_eq!(
+            InlineAsm::parse_inputs("r,nx"),
+            Err(ConstraintError::Immediate { input: "nx".into() })
+        );
     }
 
     #[test]
@@ -229,7 +310,18 @@ mod tests {
             format!("R{n}")
         });
         assert_eq!(s.unwrap(), "mov.u32 R0, %laneid; add R1, R10;");
-        assert!(substitute("mov %2;", 2, |n| n.to_string()).is_err());
-        assert!(substitute("50%;", 2, |n| n.to_string()).is_err());
+        let past = substitute("mov %2;", 2, |n| n.to_string()).unwrap_err();
+        assert_eq!(
+            past,
+            TemplateError::NoOperand {
+                number: 2,
+                count: 2
+            }
+        );
+        assert_eq!(past.to_string(), "%2 names no operand (there are 2)");
+        assert_eq!(
+            substitute("50%;", 2, |n| n.to_string()),
+            Err(TemplateError::BarePercent)
+        );
     }
 }

@@ -11,6 +11,7 @@ mod function;
 mod inline_asm;
 mod instructions;
 mod layout;
+mod modifier_error;
 mod module;
 mod texture;
 mod types;
@@ -25,13 +26,17 @@ pub use function::{
     AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, LoopHint, ParamAttrs,
     Signature, SourceSpan, StackSlotData,
 };
-pub use inline_asm::{substitute as asm_substitute, AsmInput, AsmOutput, AsmReg, InlineAsm};
+pub use inline_asm::{
+    substitute as asm_substitute, AsmInput, AsmOutput, AsmReg, ConstraintError, InlineAsm,
+    TemplateError,
+};
 pub use instructions::{
     f32_const_bits, is_packed_pair_element, AtomicOp, BarrierRedOp, BlockCall, CacheOp, CallSig,
     FloatCC, Format, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp, Rounding, ShuffleMode,
     SpecialReg, VoteMode,
 };
 pub use layout::{Layout, LayoutEdits};
+pub use modifier_error::{ModifierError, ModifierForm, ModifierWord};
 pub use module::{GlobalVarData, Module};
-pub use texture::{SurfMode, SurfOp, TexGeom, TexLod, TexOp, TexType};
+pub use texture::{SurfMode, SurfOp, TexGeom, TexLod, TexModifierError, TexOp, TexType, TexWord};
 pub use types::{AddrSpace, Type};

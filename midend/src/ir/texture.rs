@@ -10,7 +10,9 @@
 //! what an out-of-range coordinate does. The engines look the rest up in
 //! their texture model by the handle.
 
+use super::instructions::Opcode;
 use super::types::Type;
+use core::fmt;
 
 /// How many coordinates address a texture and whether it is layered
 /// (`tex.1d`, `tex.2d`, `tex.3d`, `tex.a1d`, `tex.a2d` in PTX).
@@ -159,16 +161,16 @@ impl TexOp {
         v
     }
 
-    pub fn from_modifiers(words: &[&str]) -> Result<TexOp, String> {
+    pub fn from_modifiers(words: &[&str]) -> Result<TexOp, TexModifierError> {
         let (geom, rest) = match words.split_first() {
             Some((g, rest)) => (
                 TexGeom::ALL
                     .into_iter()
                     .find(|x| x.word() == *g)
-                    .ok_or_else(|| format!("expected a texture geometry, found '{g}'"))?,
+                    .ok_or_else(|| TexModifierError::word(TexWord::Geometry, g))?,
                 rest,
             ),
-            None => return Err("'tex' takes a geometry and two types".into()),
+            None => return Err(TexModifierError::NoGeometry),
         };
         let (lod, rest) = match rest {
             ["level", rest @ ..] => (TexLod::Level, rest),
@@ -176,12 +178,10 @@ impl TexOp {
             _ => (TexLod::Base, rest),
         };
         let [d, c] = rest else {
-            return Err("'tex' takes a result type and a coordinate type".into());
+            return Err(TexModifierError::Types);
         };
-        let ty = |w: &str| {
-            TexType::from_name(w)
-                .ok_or_else(|| format!("expected 'f32', 's32' or 'u32', found '{w}'"))
-        };
+        let ty =
+            |w: &str| TexType::from_name(w).ok_or_else(|| TexModifierError::word(TexWord::Type, w));
         Ok(TexOp {
             geom,
             lod,
@@ -263,27 +263,29 @@ impl SurfOp {
         ]
     }
 
-    pub fn from_modifiers(op: &str, words: &[&str]) -> Result<SurfOp, String> {
+    /// Reads the modifiers of `op` (`suld` or `sust`).
+    pub fn from_modifiers(op: Opcode, words: &[&str]) -> Result<SurfOp, TexModifierError> {
         let [d, v, b, m] = words else {
-            return Err(format!(
-                "'{op}' takes a geometry, a vector width, a size and a mode"
-            ));
+            return Err(TexModifierError::SurfaceCount { op });
         };
         let num = |w: &str, prefix: char, ok: &[u8]| {
             w.strip_prefix(prefix)
                 .and_then(|n| n.parse::<u8>().ok())
                 .filter(|n| ok.contains(n))
-                .ok_or_else(|| format!("'{op}': unexpected modifier '{w}'"))
+                .ok_or_else(|| TexModifierError::SurfaceModifier {
+                    op,
+                    found: w.to_string(),
+                })
         };
         let mode = [SurfMode::Trap, SurfMode::Clamp, SurfMode::Zero]
             .into_iter()
             .find(|x| x.name() == *m)
-            .ok_or_else(|| format!("expected 'trap', 'clamp' or 'zero', found '{m}'"))?;
+            .ok_or_else(|| TexModifierError::word(TexWord::SurfMode, m))?;
         let d = d
             .strip_prefix("dim")
             .and_then(|n| n.parse::<u8>().ok())
             .filter(|n| (1..=3).contains(n))
-            .ok_or_else(|| format!("expected 'dim1', 'dim2' or 'dim3', found '{d}'"))?;
+            .ok_or_else(|| TexModifierError::word(TexWord::SurfDims, d))?;
         Ok(SurfOp {
             dims: d,
             vec: num(v, 'x', &[1, 2, 4])?,
@@ -306,6 +308,79 @@ impl SurfOp {
             return Some("a surface access moves at most 128 bits".into());
         }
         None
+    }
+}
+
+/// Why the modifiers of `tex`, `suld` or `sust` do not read; `Display`
+/// is the message the IR parser reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TexModifierError {
+    /// A word where the words `expected` names belong.
+    Word { expected: TexWord, found: String },
+    /// `tex` without modifiers.
+    NoGeometry,
+    /// `tex` without exactly two types after its geometry (and `level` or
+    /// `grad`).
+    Types,
+    /// A surface access (`op`) without its four modifiers.
+    SurfaceCount { op: Opcode },
+    /// A vector width or size that the surface access `op` does not take.
+    SurfaceModifier { op: Opcode, found: String },
+}
+
+impl TexModifierError {
+    fn word(expected: TexWord, found: &str) -> TexModifierError {
+        TexModifierError::Word {
+            expected,
+            found: found.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for TexModifierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TexModifierError::Word { expected, found } => {
+                write!(f, "expected {expected}, found '{found}'")
+            }
+            TexModifierError::NoGeometry => f.write_str("'tex' takes a geometry and two types"),
+            TexModifierError::Types => {
+                f.write_str("'tex' takes a result type and a coordinate type")
+            }
+            TexModifierError::SurfaceCount { op } => write!(
+                f,
+                "'{op}' takes a geometry, a vector width, a size and a mode"
+            ),
+            TexModifierError::SurfaceModifier { op, found } => {
+                write!(f, "'{op}': unexpected modifier '{found}'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TexModifierError {}
+
+/// The words a texture or surface modifier may be; `Display` lists them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TexWord {
+    /// `1d`, `2d`, ... ([`TexGeom`]).
+    Geometry,
+    /// `f32`, `s32` or `u32`.
+    Type,
+    /// `trap`, `clamp` or `zero`.
+    SurfMode,
+    /// `dim1`, `dim2` or `dim3`.
+    SurfDims,
+}
+
+impl fmt::Display for TexWord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TexWord::Geometry => "a texture geometry",
+            TexWord::Type => "'f32', 's32' or 'u32'",
+            TexWord::SurfMode => "'trap', 'clamp' or 'zero'",
+            TexWord::SurfDims => "'dim1', 'dim2' or 'dim3'",
+        })
     }
 }
 
@@ -336,7 +411,40 @@ mod tests {
         };
         let words = op.modifiers();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        assert_eq!(SurfOp::from_modifiers("suld", &words), Ok(op));
+        assert_eq!(SurfOp::from_modifiers(Opcode::Suld, &words), Ok(op));
         assert!(SurfOp { bits: 64, ..op }.modifier_error().is_some());
+    }
+
+    #[test]
+    fn bad_modifiers_give_their_kind_and_message() {
+        let geom = TexOp::from_modifiers(&["4d", "f32", "f32"]).unwrap_err();
+        assert_eq!(
+            geom,
+            TexModifierError::Word {
+                expected: TexWord::Geometry,
+                found: "4d".into()
+            }
+        );
+        assert_eq!(geom.to_string(), "expected a texture geometry, found '4d'");
+        assert_eq!(
+            TexOp::from_modifiers(&["dim2", "f32"]),
+            Err(TexModifierError::Types)
+        );
+        let width = SurfOp::from_modifiers(Opcode::Sust, &["dim2", "x3", "b32", "trap"]);
+        assert_eq!(
+            width,
+            Err(TexModifierError::SurfaceModifier {
+                op: Opcode::Sust,
+                found: "x3".into()
+            })
+        );
+        assert_eq!(
+            width.unwrap_err().to_string(),
+            "'sust': unexpected modifier 'x3'"
+        );
+        assert_eq!(
+            SurfOp::from_modifiers(Opcode::Suld, &["dim2"]),
+            Err(TexModifierError::SurfaceCount { op: Opcode::Suld })
+        );
     }
 }

@@ -156,6 +156,8 @@ fn remove_unreachable_blocks(func: &mut Function) -> bool {
     let Some(entry) = func.layout.entry_block() else {
         return false;
     };
+    // Reachability is walked here, not read from a cached dominator tree:
+    // threading and selecting, just before, retarget and drop edges.
     let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
     let mut stack = vec![entry];
     reached[entry] = true;
@@ -182,7 +184,9 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
     // Incoming edges, counted once (a `brif` with both arms to one block
     // counts twice). A merge moves the successor's outgoing edges to the
     // predecessor without changing any count that a later merge reads, so
-    // one sweep in layout order merges every chain, each block once.
+    // one sweep in layout order merges every chain, each block once. The
+    // counts are made here, not taken from the cached predecessors: the
+    // steps before this one in the pass changed the edges.
     let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
@@ -226,6 +230,8 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
 /// parameter becomes an alias of its argument, and both go, so a constant
 /// passed in (a loop counter's first value) is seen as one by `fold`.
 fn forward_single_edge_params(func: &mut Function) -> bool {
+    // Counted afresh, not taken from the cached predecessors: merging, just
+    // before, moved edges from the merged blocks to their predecessors.
     let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
     let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
     for &b in func.layout.blocks() {

@@ -17,18 +17,18 @@
 //!    that the program might skip (an `if` in the body, a `while` body that
 //!    runs zero times) is never executed early.
 //!
-//! Loops are natural loops: a back edge `latch -> header` where the header
-//! dominates the latch, and every block that reaches the latch without
-//! passing the header. When the header has more than one entering edge, or
+//! Loops are the natural loops of the cached `LoopAnalysis`, inner loops
+//! first. When the header has more than one entering edge, or
 //! its one entering block has other successors, a preheader block is made:
 //! it takes the header's parameters and jumps to the header, and every
 //! entering edge goes to it instead. Loops are processed repeatedly, so a
-//! load hoisted out of an inner loop can continue out of the outer one.
+//! load hoisted out of an inner loop can continue out of the outer one; a
+//! round that made a preheader drops the analyses, and the next round asks
+//! for them afresh.
 
 use super::Changed;
-use crate::analysis::{Analyses, DominatorTree};
+use crate::analysis::{Analyses, Cfg, DominatorTree, Loop};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, LayoutEdits, ValueDef};
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// The pass-table entry; returns what changed (the CFG too, when a loop
@@ -50,66 +50,16 @@ pub fn hoist_invariant_loads(func: &mut Function, analyses: &mut Analyses) -> Ch
     changed
 }
 
-/// A natural loop: its header and its blocks (header included).
-struct Loop {
-    header: Block,
-    blocks: BTreeSet<Block>,
-    latches: Vec<Block>,
-}
-
-fn find_loops(func: &Function, domtree: &DominatorTree) -> Vec<Loop> {
-    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
-    for &b in domtree.reverse_post_order() {
-        for s in func.successors(b) {
-            preds.entry(s).or_default().push(b);
-        }
-    }
-    let mut loops: Vec<Loop> = Vec::new();
-    for &header in domtree.reverse_post_order() {
-        let latches: Vec<Block> = preds
-            .get(&header)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&p| domtree.dominates(header, p))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if latches.is_empty() {
-            continue;
-        }
-        let mut blocks: BTreeSet<Block> = [header].into();
-        let mut work: Vec<Block> = latches.clone();
-        while let Some(b) = work.pop() {
-            if blocks.insert(b) {
-                for &p in preds.get(&b).into_iter().flatten() {
-                    if domtree.is_reachable(p) {
-                        work.push(p);
-                    }
-                }
-            }
-        }
-        loops.push(Loop {
-            header,
-            blocks,
-            latches,
-        });
-    }
-    // Innermost (smallest) loops first.
-    loops.sort_by_key(|l| l.blocks.len());
-    loops
-}
-
 /// Hoists what it can out of the first loop that has something; returns
 /// what changed (the CFG, when the loop needed a preheader).
 fn hoist_round(func: &mut Function, analyses: &mut Analyses) -> Changed {
-    let domtree = analyses.domtree(func);
-    for lp in find_loops(func, domtree) {
-        let candidates = candidates(func, domtree, &lp);
+    let Cfg { domtree, loops, .. } = analyses.cfg(func);
+    for lp in &loops.loops {
+        let candidates = candidates(func, domtree, lp);
         if candidates.is_empty() {
             continue;
         }
-        let (pre, made) = preheader(func, &lp);
+        let (pre, made) = preheader(func, lp);
         let Some(term) = func.layout.last_inst(pre) else {
             continue;
         };
@@ -127,12 +77,7 @@ fn hoist_round(func: &mut Function, analyses: &mut Analyses) -> Changed {
 
 /// The loads of `lp` that may move to its preheader, in program order.
 fn candidates(func: &Function, domtree: &DominatorTree, lp: &Loop) -> Vec<Inst> {
-    let exiting: Vec<Block> = lp
-        .blocks
-        .iter()
-        .copied()
-        .filter(|&b| func.successors(b).iter().any(|s| !lp.blocks.contains(s)))
-        .collect();
+    let exiting = lp.exiting_blocks();
     let mut moved: BTreeSet<Inst> = BTreeSet::new();
     let mut out = Vec::new();
     for &block in &lp.blocks {
@@ -190,15 +135,11 @@ fn candidates(func: &Function, domtree: &DominatorTree, lp: &Loop) -> Vec<Inst> 
 
 /// The preheader of `lp`, made if there is none: the one block outside
 /// the loop that enters it, with the header as its only successor. Says
-/// whether it was made.
+/// whether it was made. (Unlike [`Loop::preheader`], an unreachable block
+/// that enters the loop counts here, and a new preheader goes at the end
+/// of the layout.)
 fn preheader(func: &mut Function, lp: &Loop) -> (Block, bool) {
-    let entering: Vec<Block> = func
-        .layout
-        .blocks()
-        .iter()
-        .copied()
-        .filter(|b| !lp.blocks.contains(b) && func.successors(*b).contains(&lp.header))
-        .collect();
+    let entering = &lp.entering;
     if let [only] = entering.as_slice() {
         if func.successors(*only).iter().all(|&s| s == lp.header)
             && Some(lp.header) != func.entry_block()
@@ -218,7 +159,7 @@ fn preheader(func: &mut Function, lp: &Loop) -> (Block, bool) {
         .into_iter()
         .map(|t| func.dfg.append_block_param(pre, t))
         .collect();
-    for b in entering {
+    for &b in entering {
         if let Some(term) = func.layout.last_inst(b) {
             for dest in func.dfg.insts[term].branch_destinations_mut() {
                 if dest.block == lp.header {

@@ -30,21 +30,21 @@
 //! block is left without predecessors too.
 
 use super::speculate::{is_cheap_speculatable, is_constant};
+use super::Changed;
+use crate::analysis::{edge_counts, Analyses};
 use crate::builder::{FuncCursor, InstBuilder};
 use crate::ir::{Block, BlockCall, Function, Inst, InstData, Type, Value};
-use rustc_hash::FxHashMap;
+use cranelift_entity::SecondaryMap;
 
 /// The most instructions a converted `if` may add to the path that skipped it.
 pub const MAX_COST: usize = 6;
 
-/// The pass-table entry; returns whether any `if` was converted.
-pub fn convert_ifs(func: &mut Function) -> bool {
-    let mut preds: FxHashMap<Block, usize> = FxHashMap::default();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            *preds.entry(s).or_default() += 1;
-        }
-    }
+/// The pass-table entry; returns what changed (the CFG, when an `if` was
+/// converted).
+pub fn convert_ifs(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    // Each conversion removes edges, so the counts start from the cached
+    // predecessors and the loop below keeps them (for the blocks it reads).
+    let mut preds = edge_counts(analyses.preds(func));
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
     let mut changed = false;
     for a in blocks {
@@ -79,7 +79,7 @@ pub fn convert_ifs(func: &mut Function) -> bool {
         // A forwarding block skipped over has no predecessor left.
         let skipped = if t_is_then { &else_dest } else { &then_dest };
         if skipped.block != j.block {
-            preds.insert(skipped.block, 0);
+            preds[skipped.block] = 0;
         }
         for inst in body {
             func.layout.remove_inst(inst);
@@ -92,13 +92,13 @@ pub fn convert_ifs(func: &mut Function) -> bool {
         };
         jump_selecting(func, term, cond, j.block, then_args, else_args);
         // T no longer has a predecessor; A no longer reaches T.
-        preds.insert(t_block, 0);
+        preds[t_block] = 0;
         changed = true;
     }
     if changed {
         func.dfg.resolve_all_aliases();
     }
-    changed
+    Changed::cfg_if(changed)
 }
 
 /// Replaces the branch `term` with a jump to `dest` that passes `then_args`
@@ -130,8 +130,8 @@ pub(super) fn jump_selecting(
 
 /// Where the edge `d` leads: through its block when that block is empty
 /// (no parameters, nothing but `jump`) and entered only by this edge.
-fn forwarded(func: &Function, preds: &FxHashMap<Block, usize>, d: &BlockCall) -> BlockCall {
-    if preds.get(&d.block) != Some(&1) || !func.dfg.block_params(d.block).is_empty() {
+fn forwarded(func: &Function, preds: &SecondaryMap<Block, u32>, d: &BlockCall) -> BlockCall {
+    if preds[d.block] != 1 || !func.dfg.block_params(d.block).is_empty() {
         return d.clone();
     }
     super::cfg_cleanup::only_jump(func, d.block)
@@ -143,12 +143,12 @@ fn forwarded(func: &Function, preds: &FxHashMap<Block, usize>, d: &BlockCall) ->
 /// (without the jump) and the arguments it passes to `j`.
 fn triangle(
     func: &Function,
-    preds: &FxHashMap<Block, usize>,
+    preds: &SecondaryMap<Block, u32>,
     a: Block,
     t: &BlockCall,
     j: &BlockCall,
 ) -> Option<(Vec<Inst>, Vec<Value>)> {
-    if t.block == j.block || t.block == a || !t.args.is_empty() || preds.get(&t.block) != Some(&1) {
+    if t.block == j.block || t.block == a || !t.args.is_empty() || preds[t.block] != 1 {
         return None;
     }
     if !func.dfg.block_params(t.block).is_empty() {

@@ -32,7 +32,10 @@
 //! Volatile accesses are never removed, never reused, and a volatile store
 //! still kills what it may alias.
 
-use crate::analysis::{AliasAnalysis, Analyses, Base, DominatorTree, LocalCells, ModuleAnalyses};
+use crate::analysis::{
+    distinct_preds, AliasAnalysis, Analyses, Base, DominatorTree, LocalCells, ModuleAnalyses,
+    Predecessors,
+};
 use crate::ir::{
     Block, FuncId, Function, GlobalVar, GlobalVarData, Inst, InstData, Module, Type, Value,
 };
@@ -76,8 +79,8 @@ fn eliminate_with(
     globals: &PrimaryMap<GlobalVar, GlobalVarData>,
     byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> bool {
-    let domtree = analyses.domtree(func);
-    let (replacements, dead_stores) = find_replacements(func, domtree, globals, byval_arg);
+    let (domtree, preds) = analyses.domtree_and_preds(func);
+    let (replacements, dead_stores) = find_replacements(func, domtree, preds, globals, byval_arg);
     if replacements.is_empty() && dead_stores.is_empty() {
         return false;
     }
@@ -122,7 +125,7 @@ const JOIN_SCAN_LIMIT: usize = 400;
 fn from_dominator(
     func: &Function,
     domtree: &DominatorTree,
-    preds: &FxHashMap<Block, Vec<Block>>,
+    preds: &Predecessors,
     out_state: &FxHashMap<Block, Vec<Available>>,
     block: Block,
     aa: &AliasAnalysis,
@@ -139,7 +142,7 @@ fn from_dominator(
     }
     let mut avail = start.clone();
     let mut seen: Vec<Block> = vec![idom];
-    let mut stack: Vec<Block> = preds.get(&block).cloned().unwrap_or_default();
+    let mut stack: Vec<Block> = reachable_preds(domtree, &preds[block]).collect();
     let mut scanned = 0;
     while let Some(b) = stack.pop() {
         if seen.contains(&b) {
@@ -163,9 +166,19 @@ fn from_dominator(
         if avail.is_empty() {
             return avail;
         }
-        stack.extend(preds.get(&b).into_iter().flatten().copied());
+        stack.extend(reachable_preds(domtree, &preds[b]));
     }
     avail
+}
+
+/// The reachable blocks among a block's predecessors, each once: an
+/// unreachable block's stores never run, and a block with two edges to
+/// the block is one way in.
+fn reachable_preds<'a>(
+    domtree: &'a DominatorTree,
+    preds: &'a [Block],
+) -> impl Iterator<Item = Block> + 'a {
+    distinct_preds(preds).filter(|&p| domtree.is_reachable(p))
 }
 
 /// The loads to remove, each with the value that replaces it, and the
@@ -173,6 +186,7 @@ fn from_dominator(
 fn find_replacements(
     func: &Function,
     domtree: &DominatorTree,
+    preds: &Predecessors,
     globals: &PrimaryMap<GlobalVar, GlobalVarData>,
     byval_arg: &dyn Fn(FuncId, usize) -> bool,
 ) -> (Vec<(Inst, Value)>, Vec<Inst>) {
@@ -186,18 +200,6 @@ fn find_replacements(
         };
         matches!(cells.address(func, ptr), Some((b @ Base::Slot(_), _)) if cells.is_followed(b))
     };
-    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
-    for &b in domtree.reverse_post_order() {
-        for s in func.successors(b) {
-            // A block's own edges come together: one look back drops a
-            // second edge to the same successor (`contains` was quadratic
-            // in a block of thousands of predecessors).
-            let list = preds.entry(s).or_default();
-            if list.last() != Some(&b) {
-                list.push(b);
-            }
-        }
-    }
     let mut out_state: FxHashMap<Block, Vec<Available>> = FxHashMap::default();
     let mut replaced: Vec<(Inst, Value)> = Vec::new();
     let mut dead_stores: Vec<Inst> = Vec::new();
@@ -216,12 +218,11 @@ fn find_replacements(
         v
     };
     for &block in domtree.reverse_post_order() {
-        let mut avail: Vec<Available> = match preds.get(&block).map(Vec::as_slice) {
-            Some([only]) if *only != block => out_state.get(only).cloned().unwrap_or_default(),
-            Some(list) if !list.is_empty() => {
-                from_dominator(func, domtree, &preds, &out_state, block, &aa, &private)
-            }
-            _ => Vec::new(),
+        let entered_from: Vec<Block> = reachable_preds(domtree, &preds[block]).collect();
+        let mut avail: Vec<Available> = match entered_from.as_slice() {
+            [only] if *only != block => out_state.get(only).cloned().unwrap_or_default(),
+            [] => Vec::new(),
+            _ => from_dominator(func, domtree, preds, &out_state, block, &aa, &private),
         };
         for &inst in func.layout.block_insts(block) {
             let data = &func.dfg.insts[inst];

@@ -42,6 +42,8 @@
 //! one branch.
 
 use super::speculate::{is_cheap_speculatable, is_constant};
+use super::Changed;
+use crate::analysis::{edge_counts, Analyses};
 use crate::ir::{
     Block, BlockCall, FloatCC, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef,
 };
@@ -51,14 +53,12 @@ use cranelift_entity::SecondaryMap;
 /// `x == width - 1` needs two).
 pub const MAX_SPECULATED: usize = 4;
 
-/// The pass-table entry; returns whether any branches were merged.
-pub fn merge_branches(func: &mut Function) -> bool {
-    let mut preds: SecondaryMap<Block, u32> = SecondaryMap::new();
-    for &b in func.layout.blocks() {
-        for s in func.successors(b) {
-            preds[s] += 1;
-        }
-    }
+/// The pass-table entry; returns what changed (the CFG, when branches
+/// were merged).
+pub fn merge_branches(func: &mut Function, analyses: &mut Analyses) -> Changed {
+    // Each merge removes edges, so the counts start from the cached
+    // predecessors and the loop below keeps them.
+    let mut preds = edge_counts(analyses.preds(func));
     let mut changed = false;
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
     for a in blocks {
@@ -87,7 +87,7 @@ pub fn merge_branches(func: &mut Function) -> bool {
             .collect();
         func.layout.remove_blocks(&dead);
     }
-    changed
+    Changed::cfg_if(changed)
 }
 
 /// One merge: the block `b` folded into its predecessor, and the new branch.

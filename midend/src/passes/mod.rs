@@ -254,7 +254,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "merge-branches",
         summary: "turn a chain of branches to a common destination (&&, ||) into one branch",
-        kind: PassKind::Function(|func, _| Changed::cfg_if(merge_branches(func))),
+        kind: PassKind::Function(merge_branches),
         knobs: None,
     },
     Pass {
@@ -302,7 +302,7 @@ pub static PASSES: &[Pass] = &[
     Pass {
         name: "if-convert",
         summary: "turn a short if without else into straight-line code and selects",
-        kind: PassKind::Function(|func, _| Changed::cfg_if(convert_ifs(func))),
+        kind: PassKind::Function(convert_ifs),
         knobs: None,
     },
     Pass {

@@ -34,7 +34,7 @@
 //! write reads zero here too. The dead addresses are left to `dce`.
 
 use super::Changed;
-use crate::analysis::{Analyses, DominatorTree};
+use crate::analysis::{distinct_preds, Analyses, DominatorTree, Predecessors};
 use crate::ir::{Block, Function, Inst, InstData, LayoutEdits, Opcode, StackSlot, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,8 +42,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The control-flow facts every piece needs, computed once.
 struct Cfg<'a> {
     domtree: &'a DominatorTree,
-    /// Reachable predecessors, each once.
-    preds: FxHashMap<Block, Vec<Block>>,
+    /// The predecessors, one entry per edge (every block is reachable: the
+    /// pass leaves a function with unreachable blocks alone).
+    preds: &'a Predecessors,
     /// Dominance frontiers.
     df: FxHashMap<Block, Vec<Block>>,
     /// Each block's index in the dominator tree's preorder.
@@ -169,19 +170,11 @@ pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Chang
             }
         });
     }
-    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
-    for &b in domtree.reverse_post_order() {
-        let mut seen = Vec::new();
-        for s in func.successors(b) {
-            if !seen.contains(&s) {
-                seen.push(s);
-                preds.entry(s).or_default().push(b);
-            }
-        }
-    }
+    // Asked for only now: most functions have no slot to split.
+    let (domtree, preds) = analyses.domtree_and_preds(func);
     // An entry block with predecessors, or unreachable blocks (which would
     // need arguments for new parameters): leave such a function alone.
-    if preds.contains_key(&entry)
+    if !preds[entry].is_empty()
         || func
             .layout
             .blocks()
@@ -190,7 +183,7 @@ pub fn split_local_arrays(func: &mut Function, analyses: &mut Analyses) -> Chang
     {
         return Changed::Nothing;
     }
-    let df = frontiers(domtree, &preds);
+    let df = frontiers(domtree, preds);
     let preorder: FxHashMap<Block, usize> = domtree
         .preorder()
         .iter()
@@ -308,7 +301,7 @@ fn promote(
     let mut work: Vec<Block> = exposed.iter().copied().collect();
     work.sort();
     while let Some(b) = work.pop() {
-        for &p in cfg.preds.get(&b).into_iter().flatten() {
+        for &p in &cfg.preds[b] {
             if !stores.contains(&p) && live_in.insert(p) {
                 work.push(p);
             }
@@ -376,7 +369,7 @@ fn promote(
     let mut param_blocks: Vec<Block> = params.keys().copied().collect();
     param_blocks.sort();
     for f in param_blocks {
-        for &p in cfg.preds.get(&f).into_iter().flatten() {
+        for p in distinct_preds(&cfg.preds[f]) {
             let out = match end.get(&p) {
                 Some(&v) => v,
                 None => {
@@ -458,19 +451,19 @@ fn value_at_entry(
 /// Every block's dominance frontier: the blocks where its dominance ends
 /// (it dominates a predecessor, not strictly the block itself). Cooper,
 /// Harvey and Kennedy's walk up from each predecessor of each join.
-fn frontiers(
-    domtree: &DominatorTree,
-    preds: &FxHashMap<Block, Vec<Block>>,
-) -> FxHashMap<Block, Vec<Block>> {
+fn frontiers(domtree: &DominatorTree, preds: &Predecessors) -> FxHashMap<Block, Vec<Block>> {
     let mut df: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
     for &join in domtree.reverse_post_order() {
-        let Some(ps) = preds.get(&join).filter(|ps| ps.len() >= 2) else {
+        // A join of two edges from one block (a `brif` with both sides on
+        // it) has that block as its immediate dominator: no walk records
+        // anything for it.
+        if preds[join].len() < 2 {
             continue;
-        };
+        }
         let Some(idom) = domtree.idom(join) else {
             continue;
         };
-        for &p in ps {
+        for p in distinct_preds(&preds[join]) {
             let mut runner = p;
             while runner != idom {
                 // Joins are taken one at a time, so one already recorded

@@ -2,7 +2,9 @@
 //! facts at a line and column. `Display` writes `line:col: message`.
 
 use super::parser::MAX_ENTITY_INDEX;
-use crate::ir::{AliasScope, Block, FuncId, GlobalVar, Opcode, StackSlot, Value};
+use crate::ir::{
+    AliasScope, Block, ConstraintError, FuncId, GlobalVar, ModifierError, Opcode, StackSlot, Value,
+};
 use core::fmt;
 
 /// A syntax or naming error, with the 1-based line and column (in characters)
@@ -118,12 +120,12 @@ pub enum ParseErrorKind {
     },
     /// `addrspacecast` to something other than a pointer type.
     AddrSpaceCastNeedsPointer,
-    /// Modifiers or constraints that the instruction's own reader refused
-    /// (`AccelOp::from_modifiers`, `InlineAsm::parse_outputs`); the reason
-    /// is that reader's.
-    Refused {
-        reason: String,
-    },
+    /// Modifiers that [`AccelOp::from_modifiers`](crate::ir::AccelOp::from_modifiers)
+    /// refused, for its reason.
+    Modifiers(ModifierError),
+    /// Constraints that [`InlineAsm::parse_outputs`](crate::ir::InlineAsm::parse_outputs)
+    /// or `parse_inputs` refused, for its reason.
+    Constraints(ConstraintError),
     /// A fixed-arity opcode with another number of operands.
     OperandCount {
         opcode: Opcode,
@@ -202,7 +204,8 @@ impl fmt::Display for ParseErrorKind {
             }
             NoTypeSuffix { opcode } => write!(f, "'{opcode}' takes no type suffix"),
             AddrSpaceCastNeedsPointer => f.write_str("'addrspacecast' needs a pointer type"),
-            Refused { reason } => f.write_str(reason),
+            Modifiers(e) => write!(f, "{e}"),
+            Constraints(e) => write!(f, "{e}"),
             OperandCount {
                 opcode,
                 expected,

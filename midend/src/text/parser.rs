@@ -46,10 +46,6 @@ struct Loc {
 }
 
 /// An error whose reason another reader gave (modifiers, constraints).
-fn refused<T>(loc: Loc, reason: String) -> Result<T> {
-    error(loc, K::Refused { reason })
-}
-
 fn error<T>(loc: Loc, kind: K) -> Result<T> {
     Err(ParseError {
         line: loc.line,
@@ -1181,7 +1177,8 @@ impl<'c> FuncParser<'c> {
                         _ => break,
                     }
                 }
-                let aop = AccelOp::from_modifiers(op, &words).or_else(|m| refused(loc, m))?;
+                let aop =
+                    AccelOp::from_modifiers(op, &words).or_else(|e| error(loc, K::Modifiers(e)))?;
                 let args = self.value_list(cur)?;
                 let rules = aop.result_types().into_iter().map(Known).collect();
                 Ok((InstData::Accel { op: aop, args }, Some(rules)))
@@ -1192,9 +1189,9 @@ impl<'c> FuncParser<'c> {
                 let loc = cur.loc();
                 let template = quoted(cur, "the quoted PTX template")?;
                 let outputs = InlineAsm::parse_outputs(&quoted(cur, "the quoted outputs")?)
-                    .or_else(|m| refused(loc, m))?;
+                    .or_else(|e| error(loc, K::Constraints(e)))?;
                 let inputs = InlineAsm::parse_inputs(&quoted(cur, "the quoted inputs")?)
-                    .or_else(|m| refused(loc, m))?;
+                    .or_else(|e| error(loc, K::Constraints(e)))?;
                 let args = self.value_list(cur)?;
                 let asm = InlineAsm {
                     template,

@@ -7,7 +7,7 @@
 
 use crate::ir::{
     AddrSpace, AliasScope, AtomicOp, Block, FuncId, GlobalVar, Inst, Opcode, ReduxOp, StackSlot,
-    Type, Value, ValueDef,
+    TemplateError, Type, Value, ValueDef,
 };
 use crate::text::write_float;
 use core::fmt;
@@ -333,7 +333,7 @@ pub enum VerifierErrorKind {
     InlineAsmResult { index: usize, expected: Type },
     /// Every `%N` of an `inline_asm` template names an operand (the reason
     /// is the template reader's).
-    InlineAsmTemplate { reason: String },
+    InlineAsmTemplate { reason: TemplateError },
     /// An `accel` form's modifiers make sense together (the reason is
     /// `AccelOp::modifier_error`'s).
     AccelModifiers { reason: String },

@@ -12,7 +12,7 @@
 //! target has the testing block as its only predecessor (otherwise another
 //! path could enter it without the test).
 
-use crate::analysis::DominatorTree;
+use crate::analysis::{DominatorTree, Predecessors};
 use crate::ir::{AddrSpace, Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 const GENERIC: Type = Type::Ptr(AddrSpace::Generic);
@@ -101,18 +101,17 @@ fn admits(data: &InstData, global_only: bool, space: AddrSpace) -> bool {
     }
 }
 
-/// Applies every guard of `func`. Returns whether anything changed.
-pub fn refine_guarded_accesses(func: &mut Function, dom: &DominatorTree) -> bool {
+/// Applies every guard of `func`, whose dominator tree and predecessors
+/// are `dom` and `preds`. Returns whether anything changed.
+pub fn refine_guarded_accesses(
+    func: &mut Function,
+    dom: &DominatorTree,
+    preds: &Predecessors,
+) -> bool {
     if func.entry_block().is_none() {
         return false;
     }
     let blocks: Vec<Block> = func.layout.blocks().to_vec();
-    let mut preds: std::collections::BTreeMap<Block, usize> = Default::default();
-    for &b in &blocks {
-        for s in func.successors(b) {
-            *preds.entry(s).or_default() += 1;
-        }
-    }
     // (region head, tested pointer, space), in layout order.
     let mut guards: Vec<(Block, Value, AddrSpace)> = Vec::new();
     for &b in &blocks {
@@ -138,7 +137,7 @@ pub fn refine_guarded_accesses(func: &mut Function, dom: &DominatorTree) -> bool
         } else {
             else_dest.block
         };
-        if then_dest.block != else_dest.block && preds.get(&head) == Some(&1) {
+        if then_dest.block != else_dest.block && preds[head].len() == 1 {
             guards.push((head, p, space));
         }
     }

@@ -22,7 +22,7 @@ use super::interproc::State;
 use super::intra::{Analysis, Why};
 use super::lattice::Space;
 use super::Options;
-use crate::analysis::{DominatorTree, ModuleAnalyses};
+use crate::analysis::{DominatorTree, ModuleAnalyses, Predecessors};
 use crate::ir::{
     AccelOp, AddrSpace, FuncId, Function, Inst, InstData, LayoutEdits, Module, Opcode, OperandKind,
     Type, Value, ValueData, ValueDef,
@@ -103,10 +103,11 @@ pub fn rewrite_module(
     for id in ids {
         let before = module.functions[id].clone();
         // The rewrite changes types and casts, never the CFG.
-        let domtree = analyses.of(id).domtree(&before);
+        let (domtree, preds) = analyses.of(id).domtree_and_preds(&before);
         let mut rw = Rewriter {
             orig: &before,
             domtree,
+            preds,
             func: &mut module.functions[id],
             an: &state.analyses[id.index()],
             sigs: &sigs,
@@ -140,8 +141,9 @@ struct Rewriter<'a> {
     /// refer to it, so explanations (where a space was proved, where two
     /// met) are read there, not in the IR being rewritten.
     orig: &'a Function,
-    /// Its dominator tree (the rewrite keeps the CFG).
+    /// Its dominator tree and predecessors (the rewrite keeps the CFG).
     domtree: &'a DominatorTree,
+    preds: &'a Predecessors,
     func: &'a mut Function,
     an: &'a Analysis,
     sigs: &'a Signatures,
@@ -348,7 +350,7 @@ impl Rewriter<'_> {
 
         self.publish_param_spaces(&orig_params, &before);
         // Run-time space tests prove the space where they passed.
-        super::guards::refine_guarded_accesses(self.func, self.domtree);
+        super::guards::refine_guarded_accesses(self.func, self.domtree, self.preds);
         if self.func.is_kernel() && self.opts.warn_generic {
             self.warn_generic_accesses();
         }
