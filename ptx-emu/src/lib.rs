@@ -41,12 +41,14 @@
 //!   says "not supported by the emulator".
 
 pub mod decode;
+pub mod descriptor;
 mod exec;
 pub mod lineinfo;
 pub mod memory;
 pub mod ops;
 pub mod program;
 pub mod rounding;
+pub mod swizzle;
 pub mod tma;
 
 pub use lineinfo::{source_position, SourcePosition};
@@ -120,6 +122,9 @@ pub struct TensorMapArg {
     pub cols: u32,
     pub box_rows: u32,
     pub box_cols: u32,
+    /// The swizzle of a box in shared memory, in bytes: 0 (none), 32, 64
+    /// or 128 ([`swizzle`]).
+    pub swizzle: u32,
 }
 
 /// What a finished launch leaves behind.
@@ -508,6 +513,12 @@ fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
         box_cols: map.box_cols,
         box_rows: map.box_rows,
         row_pitch: u64::from(map.cols) * u64::from(map.elem_bytes),
+        swizzle: swizzle::Swizzle::from_bytes(map.swizzle).ok_or_else(|| {
+            format!(
+                "a tensor map with a swizzle of {} bytes: 0, 32, 64 or 128",
+                map.swizzle
+            )
+        })?,
     };
     let elems = u64::from(map.rows) * u64::from(map.cols);
     if map.data.len() as u64 != elems * u64::from(map.elem_bytes) {
@@ -526,6 +537,13 @@ fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
         return Err(format!(
             "a tensor map with rows of {} bytes and boxes of {} x {} elements: the row pitch must be a multiple of 16 bytes and each box side 1 to 256 elements",
             info.row_pitch, map.box_rows, map.box_cols
+        ));
+    }
+    let row_bytes = map.box_cols * map.elem_bytes;
+    if info.swizzle != swizzle::Swizzle::None && row_bytes != info.swizzle.bytes() {
+        return Err(format!(
+            "a tensor map with a {}-byte swizzle and box rows of {row_bytes} bytes: the emulator models swizzled boxes whose rows are exactly the swizzle's bytes",
+            map.swizzle
         ));
     }
     Ok(tma::encode(&info))
@@ -624,6 +642,7 @@ fn setup(
     let mut shared_template = Vec::new();
     let mut dynamic = None;
     let mut var_loc = Vec::new();
+    let mut shared_aligns = Vec::new();
     for v in &prog.vars {
         let loc = match v.space {
             Space::Shared if v.dynamic => {
@@ -632,12 +651,14 @@ fn setup(
                         "dynamic shared memory",
                         vec![0; config.dynamic_shared_bytes as usize],
                     ));
+                    shared_aligns.push(v.align);
                     shared_template.len() - 1
                 });
                 (Space::Shared, idx)
             }
             Space::Shared => {
                 shared_template.push(Alloc::new(v.name.clone(), v.init.clone()));
+                shared_aligns.push(v.align);
                 (Space::Shared, shared_template.len() - 1)
             }
             Space::Global => {
@@ -666,7 +687,7 @@ fn setup(
     {
         return Err("too many variables for the emulator's address windows".into());
     }
-    let shared_base = memory::shared_window(&shared_template);
+    let shared_base = memory::shared_window(&shared_template, &shared_aligns);
     Ok(Setup {
         kernel: kid,
         global,

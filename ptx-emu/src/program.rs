@@ -196,6 +196,8 @@ pub struct Var {
     /// `.extern .shared x[]`: dynamic shared memory.
     pub dynamic: bool,
     pub init: Vec<u8>,
+    /// Its `.align` (1 when not written).
+    pub align: u64,
 }
 
 /// A register slot: its name and width (for masking writes).
@@ -427,6 +429,7 @@ fn var_of(
         size,
         dynamic,
         init,
+        align: d.align.and_then(|a| u64::try_from(a).ok()).unwrap_or(1),
     })
 }
 
@@ -776,6 +779,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
                     size: param_size(p)?,
                     dynamic: false,
                     init: Vec::new(),
+                    align: 1,
                 });
             }
             func.n_rets = f.rets.len();

@@ -828,6 +828,7 @@ fn tma_copies_boxes_through_the_emulators_tensor_map() {
             cols: 8,
             box_rows: 4,
             box_cols: 4,
+            swizzle: 0,
         })
     };
     let args = [map(matrix(&|i| i + 1)), map(matrix(&|_| 0))];

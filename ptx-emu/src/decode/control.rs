@@ -59,6 +59,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         {
             Op::Nop
         }
+        "tcgen05" => super::tcgen05::decode(p)?,
         "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
         | "pmevent" | "brkpt" | "setmaxnreg" => Op::Nop,
         _ => return Ok(None),

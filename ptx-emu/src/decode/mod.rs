@@ -20,6 +20,7 @@
 mod arith;
 mod control;
 mod memory;
+mod tcgen05;
 pub mod texture;
 
 use crate::memory::Space;
@@ -298,6 +299,8 @@ pub enum Op {
     },
     /// The warp-wide tensor instructions (`exec/tensor.rs`).
     Tensor(Tensor),
+    /// The `tcgen05` instructions one thread issues (`exec/tcgen05.rs`).
+    Tcgen05(Tcgen05),
     Mbarrier {
         op: Mbar,
         space: Option<Space>,
@@ -637,6 +640,26 @@ pub enum Tensor {
         trans: bool,
         space: Option<Space>,
     },
+    /// `tcgen05.alloc`: columns of the block's tensor memory, their
+    /// address written to shared memory.
+    TmemAlloc,
+    /// `tcgen05.dealloc`.
+    TmemDealloc,
+    /// `tcgen05.relinquish_alloc_permit`: the block allocates no more.
+    TmemRelinquish,
+    /// `tcgen05.ld`/`tcgen05.st` `.32x32b.x{n}`: `n` columns of each
+    /// thread's lane.
+    TmemLoadStore { store: bool, n: u32 },
+}
+
+/// A `tcgen05` instruction one thread issues.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tcgen05 {
+    /// `tcgen05.mma.cta_group::1.kind::{f16,tf32}` (`tf32`: the second).
+    Mma { tf32: bool },
+    /// `tcgen05.commit...mbarrier::arrive::one`: the mbarrier sees one
+    /// arrival once the thread's MMAs are done (at once here).
+    Commit,
 }
 
 /// An instruction's modifiers as written, with the questions decoding asks
