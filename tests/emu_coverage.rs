@@ -114,7 +114,7 @@ fn collect(forms: &mut BTreeMap<String, Form>, ptx: &str, what: &str) {
     let insts: Vec<(String, u32, Option<String>)> = match ptx_emu::decode_module(ptx) {
         Ok(insts) => insts
             .into_iter()
-            .map(|i| (i.name, i.line, i.error))
+            .map(|i| (i.name, i.line, i.error.map(|e| e.to_string())))
             .collect(),
         Err(e) => ptx_forms(ptx)
             .into_iter()

@@ -358,9 +358,7 @@ impl<'a> Exec<'a> {
                 let t = threads.iter().find(|t| t.state == State::AtClusterWait)?;
                 Some((r, t))
             })
-            .ok_or_else(|| {
-                RunError::Setup("no thread can run, and none waits at a barrier".into())
-            })?;
+            .ok_or(RunError::Setup(crate::SetupError::NoProgress))?;
         self.enter(rank, ctaids[rank]);
         let msg = "deadlock: this thread waits for the cluster barrier, which threads of the \
                    cluster that wait at a block barrier (or have stopped) never reach";
@@ -866,7 +864,7 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Stop)
             }
             Op::Nop => Ok(Flow::Next),
-            Op::Invalid(msg) => Err(e(FaultKind::Unsupported, msg.clone())),
+            Op::Invalid(err) => Err(e(FaultKind::Unsupported, err.to_string())),
         }
     }
 

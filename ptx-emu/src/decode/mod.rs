@@ -23,6 +23,7 @@ mod memory;
 mod tcgen05;
 pub mod texture;
 
+pub use crate::error::DecodeError;
 use crate::memory::Space;
 use crate::ops::bits::PrmtMode;
 use crate::program::{Kind, Operand, Ty};
@@ -345,7 +346,7 @@ pub enum Op {
     /// Stands where an instruction failed to decode (with the reason), so
     /// that labels keep their indices; a function holding one never runs
     /// (its error is reported at load time), so this is never executed.
-    Invalid(String),
+    Invalid(DecodeError),
 }
 
 /// Integer binary operations.
@@ -733,7 +734,7 @@ pub(crate) struct Parts<'a> {
 
 impl Parts<'_> {
     /// The instruction's type (its last type modifier), which it must have.
-    pub fn ty(&self) -> Result<Ty, String> {
+    pub fn ty(&self) -> Result<Ty, DecodeError> {
         let ty = self
             .mods
             .last_type()
@@ -745,20 +746,19 @@ impl Parts<'_> {
         Ok(ty)
     }
     /// An error naming the whole instruction.
-    pub fn unsupported(&self) -> String {
+    pub fn unsupported(&self) -> DecodeError {
         unsupported(format!("`{}`", self.name))
     }
     /// Checks the operands against `shapes`, in order (more operands than
     /// shapes are allowed: the extra ones are not read).
-    pub fn expect(&self, shapes: &[Shape]) -> Result<(), String> {
+    pub fn expect(&self, shapes: &[Shape]) -> Result<(), DecodeError> {
         for (i, &shape) in shapes.iter().enumerate() {
             let Some(arg) = self.args.get(i) else {
-                return Err(format!(
-                    "`{}` has {} operands; the emulator reads {}",
-                    self.name,
-                    self.args.len(),
-                    shapes.len()
-                ));
+                return Err(DecodeError::MissingOperands {
+                    inst: self.name.to_string(),
+                    got: self.args.len(),
+                    reads: shapes.len(),
+                });
             };
             if !shape.accepts(arg) {
                 return Err(unsupported(format!(
@@ -853,12 +853,14 @@ fn is_src(o: &Operand) -> bool {
 }
 
 /// "`what` is not supported by the emulator".
-pub(crate) fn unsupported(what: impl std::fmt::Display) -> String {
-    format!("{what} is not supported by the emulator")
+pub(crate) fn unsupported(what: impl std::fmt::Display) -> DecodeError {
+    DecodeError::Unsupported {
+        what: what.to_string(),
+    }
 }
 
 /// Decodes one instruction.
-pub(crate) fn decode(p: &Parts) -> Result<Op, String> {
+pub(crate) fn decode(p: &Parts) -> Result<Op, DecodeError> {
     if let Some(op) = arith::decode(p)? {
         return Ok(op);
     }

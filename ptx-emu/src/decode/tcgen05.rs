@@ -5,11 +5,12 @@
 //! (every tcgen05 operation is done when issued).
 
 use super::{unsupported, Op, Parts, Shape, Tcgen05, Tensor};
+use crate::error::DecodeError;
 use crate::program::Operand;
 use Shape::{Addr, Src};
 
 /// Decodes a `tcgen05` instruction.
-pub(super) fn decode(p: &Parts) -> Result<Op, String> {
+pub(super) fn decode(p: &Parts) -> Result<Op, DecodeError> {
     let first = p.mods.0.first().map(String::as_str).unwrap_or("");
     let op = match first {
         ".fence::before_thread_sync" | ".fence::after_thread_sync" | ".wait::ld" | ".wait::st" => {
@@ -54,7 +55,7 @@ pub(super) fn decode(p: &Parts) -> Result<Op, String> {
 
 /// Refuses a modifier after the first that is not among `allowed` (a
 /// `.cta_group::2`, a `.multicast::cluster`, ...).
-fn only_mods(p: &Parts, allowed: &[&str]) -> Result<(), String> {
+fn only_mods(p: &Parts, allowed: &[&str]) -> Result<(), DecodeError> {
     match p
         .mods
         .0
@@ -70,7 +71,7 @@ fn only_mods(p: &Parts, allowed: &[&str]) -> Result<(), String> {
 /// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {r..}, [taddr]` and
 /// `tcgen05.st.sync.aligned.32x32b.xN.b32 [taddr], {r..}`: N registers,
 /// each one 32-bit column of the thread's lane.
-fn load_store(p: &Parts, store: bool) -> Result<Tensor, String> {
+fn load_store(p: &Parts, store: bool) -> Result<Tensor, DecodeError> {
     let n = p
         .mods
         .0
@@ -79,8 +80,12 @@ fn load_store(p: &Parts, store: bool) -> Result<Tensor, String> {
         .filter(|n| n.is_power_of_two() && *n <= 128)
         .ok_or_else(|| unsupported(format!("`{}` without a count .x1 to .x128", p.name)))?;
     let x = format!(".x{n}");
-    only_mods(p, &[".sync", ".aligned", ".32x32b", &x, ".b32"])
-        .map_err(|e| format!("{e} (the emulator runs the .32x32b shape without packing)"))?;
+    only_mods(p, &[".sync", ".aligned", ".32x32b", &x, ".b32"]).map_err(|_| {
+        unsupported(format!(
+            "`{}` (the emulator runs the .32x32b shape without packing)",
+            p.name
+        ))
+    })?;
     let (regs_at, addr_at) = if store { (1, 0) } else { (0, 1) };
     if !p.args.get(addr_at).is_some_and(|o| Addr.accepts(o)) {
         return Err(p.unsupported());
@@ -103,7 +108,7 @@ fn load_store(p: &Parts, store: bool) -> Result<Tensor, String> {
 
 /// `tcgen05.mma.cta_group::1.kind::{f16,tf32} [d], a-desc, b-desc, idesc,
 /// enable-input-d`: A and B from shared memory, D in tensor memory.
-fn mma(p: &Parts) -> Result<Op, String> {
+fn mma(p: &Parts) -> Result<Op, DecodeError> {
     let tf32 = p.mods.has(".kind::tf32");
     let kind = if tf32 { ".kind::tf32" } else { ".kind::f16" };
     only_mods(p, &[".cta_group::1", kind])?;
