@@ -510,3 +510,52 @@ fn tma_writes_a_swizzled_box_where_the_pattern_says() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// `tcgen05.cp` reads rows of the descriptor's K-major layout (here 128
+/// rows of 32 bytes: 16-byte chunks 2048 bytes apart, groups of 8 rows 128
+/// apart) into consecutive lanes, word `j` into column `j` (128x256b); the
+/// 4x256b shape puts its 4 rows in lanes 0, 32, 64, 96.
+#[test]
+fn tcgen05_cp_copies_shared_rows_into_lanes() {
+    let at = |r: u32, j: u32| (r / 8) * 128 + (j / 4) * 2048 + (r % 8) * 16 + (j % 4) * 4;
+    let mut stores = String::new();
+    for r in 0..128u32 {
+        for j in 0..8u32 {
+            stores += &format!("st.shared.u32 [tile+{}], {};\n", at(r, j), 1000 * r + j + 1);
+        }
+    }
+    let fields = ((2048u64 >> 4) << 16) | ((128u64 >> 4) << 32) | (1 << 46);
+    let body = format!(
+        "setp.ne.u32 %p1, %r1, 0;\n @%p1 bra READ;\n{stores}\
+         mov.u32 %r2, tile;\n cvt.u64.u32 %rd4, %r2;\n shr.u64 %rd4, %rd4, 4;\n\
+         and.b64 %rd4, %rd4, 16383;\n or.b64 %rd5, %rd4, {fields};\n\
+         tcgen05.cp.cta_group::1.128x256b [%r4], %rd5;\n\
+         add.s32 %r3, %r4, 8;\n tcgen05.cp.cta_group::1.4x256b [%r3], %rd5;\n\
+         READ: bar.warp.sync -1;\n\
+         tcgen05.ld.sync.aligned.32x32b.x16.b32 {{%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, \
+         %r18, %r19, %r20, %r21, %r22, %r23, %r24, %r25}}, [%r4];\n\
+         tcgen05.wait::ld.sync.aligned;\n\
+         mul.wide.u32 %rd7, %r1, 64;\n add.s64 %rd8, %rd1, %rd7;\n\
+         st.global.v4.u32 [%rd8], {{%r10, %r11, %r12, %r13}};\n st.global.v4.u32 [%rd8+16], {{%r14, %r15, %r16, %r17}};\n\
+         st.global.v4.u32 [%rd8+32], {{%r18, %r19, %r20, %r21}};\n st.global.v4.u32 [%rd8+48], {{%r22, %r23, %r24, %r25}};\n\
+         tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r4, 32;"
+    );
+    let got = one_warp(&body, 32 * 16).unwrap_or_else(|e| panic!("{e}"));
+    for lane in 0..32u32 {
+        for j in 0..8u32 {
+            assert_eq!(
+                got[(lane * 16 + j) as usize],
+                1000 * lane + j + 1,
+                "lane {lane} column {j}"
+            );
+            // The 4x256b copy: row 0 in lane 0; lanes 1..32 untouched.
+            let want = if lane == 0 { j + 1 } else { 0 };
+            assert_eq!(
+                got[(lane * 16 + 8 + j) as usize],
+                want,
+                "lane {lane} column {}",
+                8 + j
+            );
+        }
+    }
+}

@@ -661,6 +661,9 @@ pub enum Tcgen05 {
     /// `tcgen05.commit...mbarrier::arrive::one`: the mbarrier sees one
     /// arrival once the thread's MMAs are done (at once here).
     Commit,
+    /// `tcgen05.cp` of `rows` rows (128, or 4 at lanes 0, 32, 64, 96) of
+    /// `words` 32-bit columns from shared memory into tensor memory.
+    Copy { rows: u32, words: u32 },
 }
 
 /// An instruction's modifiers as written, with the questions decoding asks

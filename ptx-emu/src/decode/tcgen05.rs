@@ -1,7 +1,7 @@
 //! Decoding of Blackwell's `tcgen05` family (`exec/tcgen05.rs` runs it):
 //! tensor-memory allocation, `tcgen05.mma` from shared-memory descriptors,
-//! `tcgen05.commit` to an mbarrier and the `32x32b` loads and stores, all
-//! with `.cta_group::1`. The waits and fences have nothing to order here
+//! `tcgen05.commit` to an mbarrier, the `32x32b` loads and stores and
+//! `tcgen05.cp` (128x256b, 128x128b, 4x256b), all with `.cta_group::1`. The waits and fences have nothing to order here
 //! (every tcgen05 operation is done when issued).
 
 use super::{unsupported, Op, Parts, Shape, Tcgen05, Tensor};
@@ -35,6 +35,7 @@ pub(super) fn decode(p: &Parts) -> Result<Op, DecodeError> {
         }
         ".ld" | ".st" => return Ok(Op::Tensor(load_store(p, first == ".st")?)),
         ".mma" => return mma(p),
+        ".cp" => return copy(p),
         ".commit" => {
             only_mods(
                 p,
@@ -126,4 +127,24 @@ fn mma(p: &Parts) -> Result<Op, DecodeError> {
     }
     p.expect(&[Addr, Src, Src, Src, Src])?;
     Ok(Op::Tcgen05(Tcgen05::Mma { tf32 }))
+}
+
+/// `tcgen05.cp.cta_group::1.{128x256b,128x128b,4x256b} [taddr], s-desc`:
+/// a matrix of shared memory into tensor memory.
+fn copy(p: &Parts) -> Result<Op, DecodeError> {
+    let (rows, words) = match p.mods.0.get(2).map(String::as_str) {
+        Some(".128x256b") => (128, 8),
+        Some(".128x128b") => (128, 4),
+        Some(".4x256b") => (4, 8),
+        _ => {
+            return Err(unsupported(format!(
+                "`{}` (the emulator runs the 128x256b, 128x128b and 4x256b shapes)",
+                p.name
+            )))
+        }
+    };
+    let shape = p.mods.0[2].as_str();
+    only_mods(p, &[".cta_group::1", shape])?;
+    p.expect(&[Addr, Src])?;
+    Ok(Op::Tcgen05(Tcgen05::Copy { rows, words }))
 }

@@ -21,6 +21,9 @@
 //! to wait for. `tcgen05.ld`/`st` `.32x32b.xN` move N consecutive columns of
 //! one lane per thread; warp `w` may reach only lanes `32 (w % 4)` to
 //! `32 (w % 4) + 31`, and its address must name the first of them.
+//! `tcgen05.cp` (one thread, done when issued) copies rows of a matrix in
+//! shared memory, read through its descriptor as K-major rows of 32-bit
+//! words, into lanes: 128 rows into 128 lanes, or 4 rows 32 lanes apart.
 
 use super::tensor::half_to_f32;
 use super::{arg, e, Exec, Flow, LaneErr, Thread, R};
@@ -286,6 +289,7 @@ impl Exec<'_> {
                 let bar = self.addr(t, arg(inst, 0)?)?;
                 self.mbar_arrive(t, inst, Some(Space::Shared), bar, 0)?;
             }
+            Tcgen05::Copy { rows, words } => self.tcgen05_copy(t, inst, rows, words)?,
         }
         Ok(Flow::Next)
     }
@@ -338,6 +342,34 @@ impl Exec<'_> {
                     acc = x.mul_add(*y, acc);
                 }
                 *cell = acc.to_bits();
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.cp [taddr], s-desc`: row `r` of the shared matrix (the
+    /// descriptor's canonical K-major layout, rows of `4 * words` bytes)
+    /// into lane `r` (128 rows) or `32 r` (4 rows) after the address's,
+    /// word `j` into column `col + j`.
+    fn tcgen05_copy(&mut self, t: &mut Thread, inst: &Inst, rows: u32, words: u32) -> R<()> {
+        let taddr = self.addr(t, arg(inst, 0)?)?;
+        let v = self.get(t, arg(inst, 1)?, Ty::B64)?;
+        let desc =
+            MatrixDesc::decode(v, DescFor::Tcgen05).map_err(|m| e(FaultKind::Unsupported, m))?;
+        let (lane, col) = split(taddr);
+        let step = if rows == 4 { 32 } else { 1 };
+        if lane + step * (rows - 1) >= LANES {
+            return Err(e(
+                FaultKind::OutOfBounds,
+                format!("tcgen05.cp of {rows} rows from lane {lane} leaves the 128 lanes"),
+            ));
+        }
+        self.tmem().check_columns(col, words, "tcgen05.cp")?;
+        for r in 0..rows {
+            for j in 0..words {
+                let at = desc.k_major(r, j, 4);
+                let w = self.window_load(t, at, 4, "a tcgen05.cp matrix descriptor")? as u32;
+                *self.tmem().cell(lane + step * r, col + j) = w;
             }
         }
         Ok(())
