@@ -1065,6 +1065,7 @@ fn emu_engine_args(parsed: &[ArgValue]) -> Vec<emu::KernelArg> {
                     cols: map.cols,
                     box_rows: map.box_rows,
                     box_cols: map.box_cols,
+                    swizzle: 0,
                 })
             }
             _ => bound,

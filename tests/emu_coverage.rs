@@ -114,7 +114,7 @@ fn collect(forms: &mut BTreeMap<String, Form>, ptx: &str, what: &str) {
     let insts: Vec<(String, u32, Option<String>)> = match ptx_emu::decode_module(ptx) {
         Ok(insts) => insts
             .into_iter()
-            .map(|i| (i.name, i.line, i.error))
+            .map(|i| (i.name, i.line, i.error.map(|e| e.to_string())))
             .collect(),
         Err(e) => ptx_forms(ptx)
             .into_iter()
@@ -542,6 +542,28 @@ fn wgmma_gemm_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
     vec![None, None, Some(c)]
 }
 
+/// `tcgen05_gemm`: C (128 x 64) = A (128 x 64) times B (64 x 64), both
+/// row-major, of the inputs' low 3 bits (the sample's `& 7`), as f32 bits.
+/// The products and sums are small integers, exact in any order, so the
+/// `k`-order sum with one rounding per term is the exact product.
+fn tcgen05_gemm_reference(args: &[String]) -> Vec<Option<Vec<u8>>> {
+    let small = |arg: &String| -> Vec<f32> {
+        input_bytes(arg)
+            .chunks_exact(4)
+            .map(|c| (i32::from_le_bytes(c.try_into().unwrap()) & 7) as f32)
+            .collect()
+    };
+    let (a, b) = (small(&args[0]), small(&args[1]));
+    let mut c = Vec::new();
+    for m in 0..128 {
+        for n in 0..64 {
+            let acc = (0..64).fold(0f32, |acc, k| a[64 * m + k].mul_add(b[64 * k + n], acc));
+            c.extend(acc.to_bits().to_le_bytes());
+        }
+    }
+    vec![None, None, Some(c)]
+}
+
 /// A sample's final buffers, computed on the host from its run spec's
 /// arguments (`None`: a buffer it leaves as it was).
 type Reference = fn(&[String]) -> Vec<Option<Vec<u8>>>;
@@ -550,6 +572,7 @@ type Reference = fn(&[String]) -> Vec<Option<Vec<u8>>>;
 /// does not.
 const REFERENCES: &[(&str, Reference)] = &[
     ("cluster_reduce", cluster_reduce_reference),
+    ("tcgen05_gemm", tcgen05_gemm_reference),
     ("tma_tile_copy", tma_tile_copy_reference),
     ("wgmma_gemm", wgmma_gemm_reference),
 ];

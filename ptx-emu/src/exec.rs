@@ -28,6 +28,7 @@ mod access;
 mod arith;
 mod bits;
 mod collective;
+mod tcgen05;
 mod tensor;
 mod texture;
 
@@ -59,6 +60,9 @@ fn arg(inst: &Inst, i: usize) -> R<&Operand> {
 }
 
 type R<T> = Result<T, E>;
+
+/// A fault at one lane of a warp collective: the thread index and the error.
+type LaneErr = (usize, E);
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum State {
@@ -126,6 +130,8 @@ struct Exec<'a> {
     total_steps: u64,
     /// Device `printf`'s output so far.
     printed: Vec<u8>,
+    /// The tensor memory of each block of the running cluster, by rank.
+    tmem: Vec<tcgen05::Tmem>,
 }
 
 pub(super) fn run(
@@ -143,6 +149,7 @@ pub(super) fn run(
         cluster_phase: 0,
         total_steps: 0,
         printed: Vec::new(),
+        tmem: Vec::new(),
     };
     let [cx, cy, cz] = ex.setup.cluster;
     let [gx, gy, gz] = config.grid;
@@ -254,6 +261,7 @@ impl<'a> Exec<'a> {
     /// barriers, as the interpreter schedules one block.
     fn run_cluster(&mut self, ctaids: &[[u32; 3]]) -> Result<(), RunError> {
         self.shared = vec![self.setup.shared_template.clone(); ctaids.len()];
+        self.tmem = ctaids.iter().map(|_| tcgen05::Tmem::default()).collect();
         self.cluster_phase = 0;
         let mut blocks: Vec<Vec<Thread>> = ctaids.iter().map(|_| self.new_threads()).collect();
         loop {
@@ -266,7 +274,7 @@ impl<'a> Exec<'a> {
                 }
             }
             if blocks.iter().flatten().all(|t| t.state == State::Done) {
-                return Ok(());
+                return self.check_tmem_freed(ctaids);
             }
             let mut resolved = false;
             for (rank, threads) in blocks.iter_mut().enumerate() {
@@ -282,6 +290,18 @@ impl<'a> Exec<'a> {
             }
             self.release_block_barriers(&mut blocks, ctaids)?;
         }
+    }
+
+    /// Faults when a block of the finished cluster still holds tensor
+    /// memory.
+    fn check_tmem_freed(&mut self, ctaids: &[[u32; 3]]) -> Result<(), RunError> {
+        for (rank, &ctaid) in ctaids.iter().enumerate() {
+            self.enter(rank, ctaid);
+            if let Some(err) = self.tmem_leak(rank) {
+                return Err(err);
+            }
+        }
+        Ok(())
     }
 
     /// Ends the cluster barrier's phase once every thread of the cluster has
@@ -338,9 +358,7 @@ impl<'a> Exec<'a> {
                 let t = threads.iter().find(|t| t.state == State::AtClusterWait)?;
                 Some((r, t))
             })
-            .ok_or_else(|| {
-                RunError::Setup("no thread can run, and none waits at a barrier".into())
-            })?;
+            .ok_or(RunError::Setup(crate::SetupError::NoProgress))?;
         self.enter(rank, ctaids[rank]);
         let msg = "deadlock: this thread waits for the cluster barrier, which threads of the \
                    cluster that wait at a block barrier (or have stopped) never reach";
@@ -349,11 +367,24 @@ impl<'a> Exec<'a> {
 
     /// Locates an error at the thread's current instruction.
     fn fault(&self, t: &Thread, err: E, notes: Vec<String>) -> RunError {
+        let at = t.frames.last().map(|fr| (fr.func, fr.pc));
+        self.fault_at(at, t.tid, err, notes)
+    }
+
+    /// Locates an error at instruction `at` (function, pc; `None`: the
+    /// kernel's end) of thread `tid` of the running block.
+    fn fault_at(
+        &self,
+        at: Option<(usize, usize)>,
+        tid: [u32; 3],
+        err: E,
+        notes: Vec<String>,
+    ) -> RunError {
         let kernel = self.func(self.setup.kernel).name.clone();
-        let (function, inst) = match t.frames.last() {
-            Some(fr) => {
-                let f = self.func(fr.func);
-                (f.name.clone(), f.insts.get(fr.pc))
+        let (function, inst) = match at {
+            Some((func, pc)) => {
+                let f = self.func(func);
+                (f.name.clone(), f.insts.get(pc))
             }
             None => (kernel.clone(), None),
         };
@@ -371,7 +402,7 @@ impl<'a> Exec<'a> {
             start,
             end,
             block: self.ctaid,
-            thread: t.tid,
+            thread: tid,
             notes,
             source: None,
         }))
@@ -793,6 +824,7 @@ impl<'a> Exec<'a> {
             Op::CpAsync { size } => self.cp_async(t, inst, *size),
             Op::BulkTensor { load } => self.bulk_tensor(t, inst, *load),
             Op::Bulk { dst, src, mbar } => self.bulk(t, inst, *dst, *src, *mbar),
+            Op::Tcgen05(op) => self.tcgen05(t, inst, *op),
             Op::Tex(x) => self.tex(t, inst, *x),
             Op::Surf(s) => self.surf(t, inst, *s),
             Op::Bra(target) => Ok(Flow::Jump(*target)),
@@ -832,7 +864,7 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Stop)
             }
             Op::Nop => Ok(Flow::Next),
-            Op::Invalid(msg) => Err(e(FaultKind::Unsupported, msg.clone())),
+            Op::Invalid(err) => Err(e(FaultKind::Unsupported, err.to_string())),
         }
     }
 

@@ -41,14 +41,18 @@
 //!   says "not supported by the emulator".
 
 pub mod decode;
+pub mod descriptor;
+pub mod error;
 mod exec;
 pub mod lineinfo;
 pub mod memory;
 pub mod ops;
 pub mod program;
 pub mod rounding;
+pub mod swizzle;
 pub mod tma;
 
+pub use error::{DecodeError, GivenArg, LoadError, SetupError};
 pub use lineinfo::{source_position, SourcePosition};
 use memory::{Alloc, Space};
 use program::{Kind, Program};
@@ -120,6 +124,9 @@ pub struct TensorMapArg {
     pub cols: u32,
     pub box_rows: u32,
     pub box_cols: u32,
+    /// The swizzle of a box in shared memory, in bytes: 0 (none), 32, 64
+    /// or 128 ([`swizzle`]).
+    pub swizzle: u32,
 }
 
 /// What a finished launch leaves behind.
@@ -195,16 +202,17 @@ pub enum RunError {
     /// The PTX does not parse, names something undeclared, or holds an
     /// instruction the emulator cannot run where the kernel can reach it
     /// (the message starts with `PTX line N:`).
-    Load(String),
+    Load(LoadError),
     /// The launch is wrong (unknown kernel, arguments that do not fit).
-    Setup(String),
+    Setup(SetupError),
     Fault(Box<Fault>),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Load(m) | RunError::Setup(m) => f.write_str(m),
+            RunError::Load(m) => write!(f, "{m}"),
+            RunError::Setup(m) => write!(f, "{m}"),
             RunError::Fault(x) => write!(f, "{x}"),
         }
     }
@@ -241,12 +249,11 @@ pub fn run_ptx(
     args: &[KernelArg],
     config: &LaunchConfig,
 ) -> Result<RunOutput, RunError> {
-    let module = ptx_validate::parser::parse(src)
-        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
-    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    let module = ptx_validate::parser::parse(src).map_err(parse_error)?;
+    let prog = program::build(src, &module).map_err(resolve_error)?;
     let kid = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
     if let Some(e) = prog.reachable_load_error(kid) {
-        return Err(RunError::Load(e.to_string()));
+        return Err(RunError::Load(e.clone()));
     }
     let mut setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
     setup.cluster = cluster_shape(&module, &prog.funcs[kid].name);
@@ -260,6 +267,19 @@ pub fn run_ptx(
     })
 }
 
+/// ptx-validate's parse error as a load error.
+fn parse_error(d: ptx_validate::diag::Diag) -> RunError {
+    RunError::Load(LoadError::Parse {
+        line: d.pos.line,
+        message: d.msg,
+    })
+}
+
+/// A name or declaration `program::build` could not resolve.
+fn resolve_error(message: String) -> RunError {
+    RunError::Load(LoadError::Resolve { message })
+}
+
 /// One instruction of a module, as the emulator decoded it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodedInst {
@@ -270,7 +290,7 @@ pub struct DecodedInst {
     /// Its 1-based PTX line.
     pub line: u32,
     /// Why the emulator cannot run it; `None` when it can.
-    pub error: Option<String>,
+    pub error: Option<DecodeError>,
 }
 
 /// Every instruction of every function body of `src`, decoded as a launch
@@ -278,9 +298,8 @@ pub struct DecodedInst {
 /// coverage reports. Fails as [`run_ptx`] does on PTX that does not parse
 /// or names something undeclared.
 pub fn decode_module(src: &str) -> Result<Vec<DecodedInst>, RunError> {
-    let module = ptx_validate::parser::parse(src)
-        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
-    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    let module = ptx_validate::parser::parse(src).map_err(parse_error)?;
+    let prog = program::build(src, &module).map_err(resolve_error)?;
     Ok(prog
         .funcs
         .iter()
@@ -290,7 +309,7 @@ pub fn decode_module(src: &str) -> Result<Vec<DecodedInst>, RunError> {
                 name: i.name.clone(),
                 line: i.pos.line,
                 error: match &i.op {
-                    decode::Op::Invalid(msg) => Some(msg.clone()),
+                    decode::Op::Invalid(err) => Some(err.clone()),
                     _ => None,
                 },
             })
@@ -323,21 +342,22 @@ fn cluster_shape(module: &ptx_validate::ast::Module, kernel: &str) -> [u32; 3] {
 }
 
 /// Checks that the grid is made of whole clusters of a size CUDA launches.
-fn check_cluster(cluster: [u32; 3], grid: [u32; 3]) -> Result<(), String> {
+fn check_cluster(cluster: [u32; 3], grid: [u32; 3]) -> Result<(), SetupError> {
     let blocks: u64 = cluster.iter().map(|&d| u64::from(d)).product();
-    let dims = cluster.map(|d| d.to_string()).join(", ");
     if blocks == 0 || blocks > u64::from(memory::MAX_CLUSTER_BLOCKS) {
-        return Err(format!(
-            "a cluster of {blocks} blocks (`.reqnctapercluster {dims}`): a cluster has 1 to {} blocks",
-            memory::MAX_CLUSTER_BLOCKS
-        ));
+        return Err(SetupError::ClusterSize {
+            blocks,
+            dims: cluster,
+        });
     }
-    for (i, (&g, &c)) in grid.iter().zip(&cluster).enumerate() {
+    for (axis, (&g, &c)) in grid.iter().zip(&cluster).enumerate() {
         if g % c != 0 {
-            return Err(format!(
-                "grid dimension {} is {g}, which is not a multiple of the cluster's {c} (`.reqnctapercluster {dims}`)",
-                ["x", "y", "z"][i]
-            ));
+            return Err(SetupError::ClusterGrid {
+                axis,
+                grid: g,
+                cluster: c,
+                dims: cluster,
+            });
         }
     }
     Ok(())
@@ -367,8 +387,7 @@ pub fn bind_params<'a>(
     kernel: &str,
     args: &'a [KernelArg],
 ) -> Result<Vec<Bound<'a>>, RunError> {
-    let mut module = ptx_validate::parser::parse(src)
-        .map_err(|d| RunError::Load(format!("PTX line {}: {}", d.pos.line, d.msg)))?;
+    let mut module = ptx_validate::parser::parse(src).map_err(parse_error)?;
     // Binding needs the parameters only. A real GPU runs instructions the
     // emulator cannot build (a TMA copy's tensor address), so the bodies are
     // left out rather than resolved.
@@ -379,14 +398,14 @@ pub fn bind_params<'a>(
             }
         }
     }
-    let prog = program::build(src, &module).map_err(RunError::Load)?;
+    let prog = program::build(src, &module).map_err(resolve_error)?;
     let func = find_kernel(&prog, kernel).map_err(RunError::Setup)?;
     bind_args(&prog.funcs[func], kernel, args).map_err(RunError::Setup)
 }
 
 /// The index of the `.entry` named `kernel` (or of the one kernel whose
 /// plain name it is).
-fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
+fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, SetupError> {
     let entries: Vec<&str> = prog
         .funcs
         .iter()
@@ -399,22 +418,19 @@ fn find_kernel(prog: &Program, kernel: &str) -> Result<usize, String> {
     let name = match stdx::itanium::lookup_kernel(kernel, &entries) {
         stdx::itanium::KernelLookup::Found(name) => name,
         stdx::itanium::KernelLookup::Ambiguous(k) => {
-            return Err(stdx::itanium::ambiguity(kernel, &k))
+            return Err(SetupError::AmbiguousKernel {
+                name: kernel.to_string(),
+                kernels: k.iter().map(|n| n.to_string()).collect(),
+            })
         }
         stdx::itanium::KernelLookup::Missing => kernel,
     };
     prog.funcs
         .iter()
         .position(|f| f.name == name && f.kind == ptx_validate::ast::FuncKind::Entry)
-        .ok_or_else(|| {
-            format!(
-                "no kernel (`.entry`) named `{kernel}` in the PTX (kernels: {})",
-                if entries.is_empty() {
-                    "none".to_string()
-                } else {
-                    entries.join(", ")
-                }
-            )
+        .ok_or_else(|| SetupError::NoKernel {
+            name: kernel.to_string(),
+            kernels: entries.iter().map(|n| n.to_string()).collect(),
         })
 }
 
@@ -422,15 +438,13 @@ fn bind_args<'a>(
     func: &program::Func,
     kernel: &str,
     args: &'a [KernelArg],
-) -> Result<Vec<Bound<'a>>, String> {
+) -> Result<Vec<Bound<'a>>, SetupError> {
     if func.kparams.len() != args.len() {
-        let n = func.kparams.len();
-        return Err(format!(
-            "kernel `{kernel}` takes {n} argument{}, but {} {} given",
-            if n == 1 { "" } else { "s" },
-            args.len(),
-            if args.len() == 1 { "was" } else { "were" }
-        ));
+        return Err(SetupError::ArgCount {
+            kernel: kernel.to_string(),
+            params: func.kparams.len(),
+            given: args.len(),
+        });
     }
     let mut out = Vec::new();
     for (i, ((pname, ty, size), arg)) in func.kparams.iter().zip(args).enumerate() {
@@ -440,10 +454,18 @@ fn bind_args<'a>(
         } else {
             tname
         };
+        let mismatch = |given: GivenArg| SetupError::ArgMismatch {
+            index: i,
+            kernel: kernel.to_string(),
+            param: pname.clone(),
+            param_type: tname.clone(),
+            param_bytes: *size,
+            given,
+        };
         out.push(match arg {
             KernelArg::Buffer(data) if *size == 8 && ty.bits == 64 && !ty.is_float() => {
                 if data.len() as u64 >= 1 << 32 {
-                    return Err(format!("argument {i}: a buffer must be under 4 GiB"));
+                    return Err(SetupError::BufferTooLarge { index: i });
                 }
                 Bound::Buffer(data)
             }
@@ -451,27 +473,17 @@ fn bind_args<'a>(
                 Bound::Bytes(data.clone())
             }
             KernelArg::Texture(res) if *size == 8 && ty.bits == 64 && !ty.is_float() => {
-                res.check().map_err(|m| format!("argument {i}: {m}"))?;
+                res.check()
+                    .map_err(|reason| SetupError::BadTexture { index: i, reason })?;
                 Bound::Texture(res)
             }
             KernelArg::TensorMap(map) if ty.bits == 8 && *size == tma::TENSOR_MAP_BYTES as u64 => {
                 Bound::TensorMap(map)
             }
-            KernelArg::TensorMap(_) => {
-                return Err(format!(
-                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a tensor map (a 128-byte by-value `CUtensorMap`) cannot be bound to"
-                ))
-            }
-            KernelArg::Texture(_) => {
-                return Err(format!(
-                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a texture or surface object (a 64-bit handle) cannot be bound to"
-                ))
-            }
+            KernelArg::TensorMap(_) => return Err(mismatch(GivenArg::TensorMap)),
+            KernelArg::Texture(_) => return Err(mismatch(GivenArg::Texture)),
             KernelArg::Buffer(data) => {
-                return Err(format!(
-                    "argument {i}: parameter {i} of `{kernel}` (`{pname}`) is a .{tname} of {size} bytes, which a buffer of {} bytes cannot be bound to",
-                    data.len()
-                ))
+                return Err(mismatch(GivenArg::Buffer { bytes: data.len() }))
             }
             KernelArg::Scalar {
                 bits,
@@ -486,9 +498,9 @@ fn bind_args<'a>(
                         _ => !*float,
                     };
                 if !fits {
-                    return Err(format!(
-                        "argument {i}: parameter {i} of `{kernel}` (`{pname}`) has type .{tname}, but a {name} was given"
-                    ));
+                    return Err(mismatch(GivenArg::Scalar {
+                        type_name: name.clone(),
+                    }));
                 }
                 Bound::Bytes(bits.to_le_bytes()[..*n as usize].to_vec())
             }
@@ -499,7 +511,11 @@ fn bind_args<'a>(
 
 /// The parameter bytes of tensor map `map` over the matrix at `base`,
 /// after checking the shape as the CUDA driver does.
-fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
+fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, SetupError> {
+    tensor_map_bytes(map, base).map_err(|reason| SetupError::BadTensorMap { reason })
+}
+
+fn tensor_map_bytes(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
     let info = tma::MapInfo {
         base,
         elem_bytes: map.elem_bytes,
@@ -508,6 +524,12 @@ fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
         box_cols: map.box_cols,
         box_rows: map.box_rows,
         row_pitch: u64::from(map.cols) * u64::from(map.elem_bytes),
+        swizzle: swizzle::Swizzle::from_bytes(map.swizzle).ok_or_else(|| {
+            format!(
+                "a tensor map with a swizzle of {} bytes: 0, 32, 64 or 128",
+                map.swizzle
+            )
+        })?,
     };
     let elems = u64::from(map.rows) * u64::from(map.cols);
     if map.data.len() as u64 != elems * u64::from(map.elem_bytes) {
@@ -528,16 +550,25 @@ fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
             info.row_pitch, map.box_rows, map.box_cols
         ));
     }
+    let row_bytes = map.box_cols * map.elem_bytes;
+    if info.swizzle != swizzle::Swizzle::None && row_bytes != info.swizzle.bytes() {
+        return Err(format!(
+            "a tensor map with a {}-byte swizzle and box rows of {row_bytes} bytes: the emulator models swizzled boxes whose rows are exactly the swizzle's bytes",
+            map.swizzle
+        ));
+    }
     Ok(tma::encode(&info))
 }
 
-fn check_dims(what: &str, dims: [u32; 3], max: [u32; 3]) -> Result<(), String> {
-    for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
-        if d == 0 || d > m {
-            return Err(format!(
-                "{what} dimension {} is {d}; it must be between 1 and {m}",
-                ["x", "y", "z"][i]
-            ));
+fn check_dims(what: &'static str, dims: [u32; 3], max: [u32; 3]) -> Result<(), SetupError> {
+    for (axis, (&value, &max)) in dims.iter().zip(&max).enumerate() {
+        if value == 0 || value > max {
+            return Err(SetupError::Dimension {
+                what,
+                axis,
+                value,
+                max,
+            });
         }
     }
     Ok(())
@@ -549,19 +580,19 @@ fn setup(
     kid: usize,
     args: &[KernelArg],
     config: &LaunchConfig,
-) -> Result<Setup, String> {
+) -> Result<Setup, SetupError> {
     let func = &prog.funcs[kid];
     let kernel = func.name.as_str();
     if !func.has_body {
-        return Err(format!("kernel `{kernel}` has no body"));
+        return Err(SetupError::NoBody {
+            kernel: kernel.to_string(),
+        });
     }
     check_dims("grid", config.grid, [i32::MAX as u32, 65535, 65535])?;
     check_dims("block", config.block, [1024, 1024, 64])?;
     let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
     if threads > 1024 {
-        return Err(format!(
-            "a block of {threads} threads is more than the 1024 CUDA allows"
-        ));
+        return Err(SetupError::TooManyThreads { threads });
     }
     let mut global = Vec::new();
     let mut kparams = Vec::new();
@@ -616,14 +647,13 @@ fn setup(
         .sum();
     let total = static_shared + u64::from(config.dynamic_shared_bytes);
     if total > 227 * 1024 {
-        return Err(format!(
-            "the block needs {total} bytes of shared memory, more than the 232448 a GPU offers"
-        ));
+        return Err(SetupError::TooMuchSharedMemory { bytes: total });
     }
     let mut constant = Vec::new();
     let mut shared_template = Vec::new();
     let mut dynamic = None;
     let mut var_loc = Vec::new();
+    let mut shared_aligns = Vec::new();
     for v in &prog.vars {
         let loc = match v.space {
             Space::Shared if v.dynamic => {
@@ -632,12 +662,14 @@ fn setup(
                         "dynamic shared memory",
                         vec![0; config.dynamic_shared_bytes as usize],
                     ));
+                    shared_aligns.push(v.align);
                     shared_template.len() - 1
                 });
                 (Space::Shared, idx)
             }
             Space::Shared => {
                 shared_template.push(Alloc::new(v.name.clone(), v.init.clone()));
+                shared_aligns.push(v.align);
                 (Space::Shared, shared_template.len() - 1)
             }
             Space::Global => {
@@ -651,11 +683,10 @@ fn setup(
                 (Space::Const, constant.len() - 1)
             }
             Space::Local | Space::Param => {
-                return Err(format!(
-                    "module-scope .{} variable `{}` is not supported by the emulator",
-                    v.space.name(),
-                    v.name
-                ))
+                return Err(SetupError::ModuleVariable {
+                    space: v.space.name(),
+                    name: v.name.clone(),
+                })
             }
         };
         var_loc.push(loc);
@@ -664,9 +695,9 @@ fn setup(
         || constant.len() > memory::MAX_SPACE_ALLOCS
         || global.len() > 0xfffe
     {
-        return Err("too many variables for the emulator's address windows".into());
+        return Err(SetupError::TooManyVariables);
     }
-    let shared_base = memory::shared_window(&shared_template);
+    let shared_base = memory::shared_window(&shared_template, &shared_aligns);
     Ok(Setup {
         kernel: kid,
         global,

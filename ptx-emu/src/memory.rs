@@ -109,17 +109,20 @@ pub fn split_cluster_index(index: usize) -> (Option<usize>, usize) {
 }
 
 /// Where each shared allocation of a block starts in its shared window:
-/// one after the other, each 128-byte aligned (TMA's alignment), as a GPU
+/// one after the other, each 128-byte aligned (TMA's alignment) or more
+/// where its `.align` asks (`aligns`, one per allocation: a swizzled tile
+/// is `.align 1024`, since the swizzle works on address bits), as a GPU
 /// lays out a block's shared variables. A shared address's offset is the
 /// window's (the allocation's start plus the byte's offset in it), so the
 /// low 18 bits of a shared address name the byte as on a GPU: what a
-/// wgmma matrix descriptor keeps of the address (`exec/tensor.rs`).
-pub fn shared_window(allocs: &[Alloc]) -> Vec<u64> {
+/// matrix descriptor keeps of the address (`crate::descriptor`).
+pub fn shared_window(allocs: &[Alloc], aligns: &[u64]) -> Vec<u64> {
     let mut next = 0u64;
     allocs
         .iter()
-        .map(|a| {
-            let base = next;
+        .zip(aligns)
+        .map(|(a, &align)| {
+            let base = next.next_multiple_of(align.max(1));
             next = (base + a.bytes.len() as u64).next_multiple_of(128);
             base
         })

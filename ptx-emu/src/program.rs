@@ -196,6 +196,8 @@ pub struct Var {
     /// `.extern .shared x[]`: dynamic shared memory.
     pub dynamic: bool,
     pub init: Vec<u8>,
+    /// Its `.align` (1 when not written).
+    pub align: u64,
 }
 
 /// A register slot: its name and width (for masking writes).
@@ -221,7 +223,7 @@ pub struct Func {
     pub has_body: bool,
     /// The first instruction of the body that did not decode, located: a
     /// kernel that can reach this function does not run.
-    pub load_error: Option<String>,
+    pub load_error: Option<crate::LoadError>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -239,7 +241,7 @@ impl Program {
     /// reach through calls (the kernel itself first) and that holds an
     /// instruction the emulator cannot run. Functions no call reaches do
     /// not stop a launch.
-    pub fn reachable_load_error(&self, entry: usize) -> Option<&str> {
+    pub fn reachable_load_error(&self, entry: usize) -> Option<&crate::LoadError> {
         let mut seen = vec![false; self.funcs.len()];
         let mut stack = vec![entry];
         while let Some(f) = stack.pop() {
@@ -427,6 +429,7 @@ fn var_of(
         size,
         dynamic,
         init,
+        align: d.align.and_then(|a| u64::try_from(a).ok()).unwrap_or(1),
     })
 }
 
@@ -611,11 +614,14 @@ impl Scope<'_> {
         } else {
             decode::decode(&parts)
         };
-        decoded.unwrap_or_else(|msg| {
+        decoded.unwrap_or_else(|error| {
             if self.func.load_error.is_none() {
-                self.func.load_error = Some(format!("PTX line {}: {msg}", i.pos.line));
+                self.func.load_error = Some(crate::LoadError::Instruction {
+                    line: i.pos.line,
+                    error: error.clone(),
+                });
             }
-            Op::Invalid(msg)
+            Op::Invalid(error)
         })
     }
 
@@ -776,6 +782,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
                     size: param_size(p)?,
                     dynamic: false,
                     init: Vec::new(),
+                    align: 1,
                 });
             }
             func.n_rets = f.rets.len();

@@ -17,10 +17,19 @@
 //! | 28..32  | the box's columns                                      |
 //! | 32..36  | the box's rows                                         |
 //! | 36..44  | the row pitch in bytes                                 |
+//! | 44..48  | the swizzle: 0 (none), 32, 64 or 128 bytes             |
 //!
-//! The rest is zero. The map is tiled and two-dimensional, with no swizzle,
-//! no interleave and zeros for elements outside the matrix: what `tmap:`
+//! The rest is zero. The map is tiled and two-dimensional, with no
+//! interleave and zeros for elements outside the matrix: what `tmap:`
 //! makes for the GPU engine too (docs/running.md, "Tensor maps").
+//!
+//! A box lies in shared memory row by row, each row `box_cols` elements.
+//! With a swizzle (`CU_TENSOR_MAP_SWIZZLE_32B/64B/128B`) each row must be
+//! exactly the swizzle's bytes (the driver accepts shorter ones; the
+//! emulator does not model them), and every byte lands where
+//! [`Swizzle::apply`] moves its shared address.
+
+use crate::swizzle::Swizzle;
 
 /// The size of a `CUtensorMap`.
 pub const TENSOR_MAP_BYTES: usize = 128;
@@ -39,6 +48,8 @@ pub struct MapInfo {
     pub box_rows: u32,
     /// Bytes from one row to the next.
     pub row_pitch: u64,
+    /// How the box is swizzled in shared memory.
+    pub swizzle: Swizzle,
 }
 
 impl MapInfo {
@@ -65,6 +76,7 @@ pub fn encode(map: &MapInfo) -> Vec<u8> {
         b[16 + 4 * i..20 + 4 * i].copy_from_slice(&w.to_le_bytes());
     }
     b[36..44].copy_from_slice(&map.row_pitch.to_le_bytes());
+    b[44..48].copy_from_slice(&map.swizzle.bytes().to_le_bytes());
     b
 }
 
@@ -79,6 +91,8 @@ pub fn decode(b: &[u8]) -> Result<MapInfo, String> {
         );
     }
     let word = |i: usize| u32::from_le_bytes(b[16 + 4 * i..20 + 4 * i].try_into().unwrap());
+    let swizzle = Swizzle::from_bytes(word(7))
+        .ok_or_else(|| format!("a tensor map with a swizzle of {} bytes", word(7)))?;
     Ok(MapInfo {
         base: u64::from_le_bytes(b[8..16].try_into().unwrap()),
         elem_bytes: word(0),
@@ -87,7 +101,15 @@ pub fn decode(b: &[u8]) -> Result<MapInfo, String> {
         box_cols: word(3),
         box_rows: word(4),
         row_pitch: u64::from_le_bytes(b[36..44].try_into().unwrap()),
+        swizzle,
     })
+}
+
+/// The shared address of element `k` of a box (row by row) whose first
+/// byte is at `smem`: consecutive, then swizzled.
+pub fn box_shared_addr(map: &MapInfo, smem: u64, k: u64) -> u64 {
+    map.swizzle
+        .apply(smem.wrapping_add(k * u64::from(map.elem_bytes)))
 }
 
 /// The global address of each element of the box whose first element is
@@ -124,6 +146,7 @@ mod tests {
             box_cols: 8,
             box_rows: 64,
             row_pitch: 128,
+            swizzle: Swizzle::B32,
         };
         assert_eq!(decode(&encode(&map)), Ok(map));
         assert_eq!(map.box_bytes(), 1024);
@@ -140,6 +163,7 @@ mod tests {
             box_cols: 2,
             box_rows: 2,
             row_pitch: 16,
+            swizzle: Swizzle::None,
         };
         assert_eq!(
             box_elements(&map, 1, 0),

@@ -3,7 +3,9 @@
 //! state space, bad conversions, divergence, step limit, unsupported
 //! instructions) with the PTX line they name.
 
-use ptx_emu::{run_ptx, FaultKind, KernelArg, LaunchConfig, RunError};
+use ptx_emu::{
+    run_ptx, DecodeError, FaultKind, KernelArg, LaunchConfig, LoadError, RunError, SetupError,
+};
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -382,11 +384,17 @@ fn divergence_step_limit_trap_and_unsupported_are_reported() {
     // What the emulator cannot run is found when the PTX loads, located at
     // its line, even where no thread would reach it.
     match run_body("", "bra DONE; bar.arrive 1, 32; DONE:", 1, 1) {
-        Err(RunError::Load(m)) => {
-            assert!(m.starts_with("PTX line 14: "), "{m}");
+        Err(RunError::Load(
+            m @ LoadError::Instruction {
+                line: 14,
+                error: DecodeError::Unsupported { .. },
+            },
+        )) => {
+            let text = m.to_string();
+            assert!(text.starts_with("PTX line 14: "), "{text}");
             assert!(
-                m.contains("`bar.arrive` is not supported by the emulator"),
-                "{m}"
+                text.contains("`bar.arrive` is not supported by the emulator"),
+                "{text}"
             );
         }
         other => panic!("expected a load error, got {other:?}"),
@@ -436,6 +444,10 @@ fn launch_errors_come_before_any_thread_runs() {
     let cfg = LaunchConfig::default();
     let err = run_ptx(&src, "nope", &[], &cfg).unwrap_err();
     assert!(err.to_string().contains("kernels: k"), "{err}");
+    let RunError::Setup(SetupError::NoKernel { name, kernels }) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((name.as_str(), kernels), ("nope", vec!["k".to_string()]));
     let float = KernelArg::Scalar {
         bits: 0,
         bytes: 4,
@@ -447,8 +459,22 @@ fn launch_errors_come_before_any_thread_runs() {
         err.to_string().contains("has type .u32, but a f32"),
         "{err}"
     );
+    assert!(
+        matches!(
+            &err,
+            RunError::Setup(SetupError::ArgMismatch {
+                index: 0,
+                param_bytes: 4,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
     let err = run_ptx("garbage", "k", &[], &cfg).unwrap_err();
-    assert!(matches!(err, RunError::Load(_)), "{err}");
+    assert!(
+        matches!(err, RunError::Load(LoadError::Parse { line: 1, .. })),
+        "{err}"
+    );
     // Hostile input never panics.
     for s in [
         "",
@@ -735,8 +761,27 @@ fn cluster_launch_errors_and_barrier_misuse() {
             .contains("not a multiple of the cluster's 2"),
         "{err}"
     );
+    assert!(
+        matches!(
+            err,
+            RunError::Setup(SetupError::ClusterGrid {
+                axis: 0,
+                grid: 3,
+                cluster: 2,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
     let err = run_cluster(16, 16, 1, "", 4).unwrap_err();
     assert!(err.to_string().contains("1 to 8 blocks"), "{err}");
+    assert!(
+        matches!(
+            err,
+            RunError::Setup(SetupError::ClusterSize { blocks: 16, .. })
+        ),
+        "{err:?}"
+    );
     let remote = "mov.u32 %r3, buf;\n mapa.shared::cluster.u32 %r4, %r3, 2;\n\
                   ld.shared::cluster.u32 %r5, [%r4];";
     let Err(RunError::Fault(f)) = run_cluster(2, 2, 1, remote, 4) else {
@@ -828,6 +873,7 @@ fn tma_copies_boxes_through_the_emulators_tensor_map() {
             cols: 8,
             box_rows: 4,
             box_cols: 4,
+            swizzle: 0,
         })
     };
     let args = [map(matrix(&|i| i + 1)), map(matrix(&|_| 0))];

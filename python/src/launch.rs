@@ -340,7 +340,8 @@ fn run_emu(
             out.printed,
             out.steps,
         )),
-        Err(ptx_emu::RunError::Load(m) | ptx_emu::RunError::Setup(m)) => Err(Stop::Setup(m)),
+        Err(ptx_emu::RunError::Load(m)) => Err(Stop::Setup(m.to_string())),
+        Err(ptx_emu::RunError::Setup(m)) => Err(Stop::Setup(m.to_string())),
         Err(ptx_emu::RunError::Fault(f)) => Err(Stop::Fault(Box::new(FaultSite {
             rendered: kernelc::run::render_emu_fault(&f, "<program> (as PTX)", &program.ptx),
             engine: "emu",

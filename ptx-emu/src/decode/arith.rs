@@ -4,12 +4,13 @@ use super::{
     unsupported, Arith, BoolOp, Cmp, Cvt, CvtRnd, FloatClass, FloatMods, FloatUnOp, Half, HalfOp,
     IntOp, IntUnOp, Op, Parts, Shape,
 };
+use crate::error::DecodeError;
 use crate::ops::{self, bits::PrmtMode};
 use crate::program::{Kind, Operand, Ty};
 use Shape::{Dst, DstPair, Src};
 
 /// Decodes `p` if it is one of this module's instructions.
-pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
+pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
     if let Some(op) = half(p)? {
         return Ok(Some(op));
     }
@@ -75,7 +76,7 @@ fn half_type(p: &Parts) -> Option<(Ty, bool)> {
 
 /// The arithmetic, `min`/`max`, sign and comparison instructions on 16-bit
 /// floats, one or two to a register.
-fn half(p: &Parts) -> Result<Option<Op>, String> {
+fn half(p: &Parts) -> Result<Option<Op>, DecodeError> {
     let Some((ty, packed)) = half_type(p) else {
         return Ok(None);
     };
@@ -129,7 +130,7 @@ fn half(p: &Parts) -> Result<Option<Op>, String> {
 }
 
 /// `mov`, with the vector forms that pack and unpack a wide register.
-fn mov(p: &Parts) -> Result<Op, String> {
+fn mov(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     p.expect(&[Shape::Dsts, Shape::Srcs])?;
     Ok(match (&p.args[0], &p.args[1]) {
@@ -163,7 +164,7 @@ fn float_arith(ty: Ty) -> bool {
 }
 
 /// The two-operand arithmetic and logic instructions.
-fn binary(p: &Parts) -> Result<Op, String> {
+fn binary(p: &Parts) -> Result<Op, DecodeError> {
     if let Some(op) = int_lanes(p)? {
         return Ok(op);
     }
@@ -244,7 +245,7 @@ fn binary(p: &Parts) -> Result<Op, String> {
 /// Integer `add`/`min`/`max` on two 16-bit lanes (`add.u16x2`,
 /// `max.s16x2.relu`) and the 32-bit `min`/`max` with `.relu`; `None` for
 /// every other form of a binary instruction.
-fn int_lanes(p: &Parts) -> Result<Option<Op>, String> {
+fn int_lanes(p: &Parts) -> Result<Option<Op>, DecodeError> {
     let pair = p.mods.first_of(&[("u16x2", Kind::U), ("s16x2", Kind::S)]);
     let relu = p.mods.has(".relu");
     let lane = match (pair, relu) {
@@ -276,7 +277,7 @@ fn int_lanes(p: &Parts) -> Result<Option<Op>, String> {
 /// The SIMD video instructions `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`
 /// on two or four lanes, in the forms without lane selectors or mask:
 /// `.sat`, or (`vabsdiff` only) `.add`, which sums the lanes into `c`.
-fn video(p: &Parts) -> Result<Option<Op>, String> {
+fn video(p: &Parts) -> Result<Option<Op>, DecodeError> {
     use ops::int::{Video, VideoOp};
     let (stem, lane_bits) = match (p.opcode.strip_suffix('2'), p.opcode.strip_suffix('4')) {
         (Some(stem), _) => (stem, 16),
@@ -317,7 +318,7 @@ fn video(p: &Parts) -> Result<Option<Op>, String> {
 
 /// `mad` and `fma`: a fused multiply-add on floats, an integer multiply
 /// and add otherwise.
-fn mad(p: &Parts) -> Result<Op, String> {
+fn mad(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     p.expect(&[Dst, Src, Src, Src])?;
     if ty.is_float() {
@@ -348,7 +349,7 @@ fn mad(p: &Parts) -> Result<Op, String> {
 }
 
 /// `mul24.{hi,lo}.{u32,s32}` and `mad24.{hi,lo}[.sat].{u32,s32}`.
-fn mul24(p: &Parts) -> Result<Op, String> {
+fn mul24(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     let add = p.opcode == "mad24";
     if add {
@@ -374,7 +375,7 @@ fn mul24(p: &Parts) -> Result<Op, String> {
 /// The extended-precision instructions, which read or write the carry
 /// flag: `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]` on 32- and 64-bit
 /// integers, and `mad.cc`, `madc[.cc]` with `.lo` or `.hi`.
-fn carry(p: &Parts) -> Result<Op, String> {
+fn carry(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     if !matches!(ty.kind, Kind::U | Kind::S) || !matches!(ty.bits, 32 | 64) {
         return Err(p.unsupported());
@@ -405,7 +406,7 @@ fn carry(p: &Parts) -> Result<Op, String> {
 
 /// The one-operand instructions that do not round: bit operations on
 /// integers, the sign bit on floats.
-fn unary(p: &Parts) -> Result<Op, String> {
+fn unary(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     p.expect(&[Dst, Src])?;
     if ty.is_float() {
@@ -432,7 +433,7 @@ fn unary(p: &Parts) -> Result<Op, String> {
 
 /// The float functions: `sqrt` and `rcp` round (in any direction), the
 /// others are approximations (computed exactly, rounded once).
-fn float_unary(p: &Parts) -> Result<Op, String> {
+fn float_unary(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     p.expect(&[Dst, Src])?;
     if !float_arith(ty) {
@@ -456,7 +457,7 @@ fn float_unary(p: &Parts) -> Result<Op, String> {
 }
 
 /// `setp.CMP[.BOOL][.ftz].TYPE d[|q], a, b[, c]`.
-fn setp(p: &Parts, ty: Ty) -> Result<Op, String> {
+fn setp(p: &Parts, ty: Ty) -> Result<Op, DecodeError> {
     let first = p.mods.0.first().map_or("", |m| m.trim_start_matches('.'));
     let cmp = comparison(first, ty.is_float())
         .ok_or_else(|| unsupported(format!("comparison `{first}`")))?;
@@ -505,7 +506,7 @@ fn comparison(name: &str, float: bool) -> Option<Cmp> {
 }
 
 /// `slct.dtype.s32` and `slct[.ftz].dtype.f32`.
-fn slct(p: &Parts) -> Result<Op, String> {
+fn slct(p: &Parts) -> Result<Op, DecodeError> {
     let tys = p.mods.types();
     let (Some(&ty), Some(&c), None) = (tys.first(), tys.get(1), tys.get(2)) else {
         return Err(unsupported(format!("`{}` without two types", p.name)));
@@ -521,7 +522,7 @@ fn slct(p: &Parts) -> Result<Op, String> {
 }
 
 /// `cvt.RND.DST.SRC` with `.ftz` and `.sat`.
-fn cvt(p: &Parts) -> Result<Op, String> {
+fn cvt(p: &Parts) -> Result<Op, DecodeError> {
     if let Some(elem) = p.mods.packed_half() {
         return cvt_pack(p, elem);
     }
@@ -577,7 +578,7 @@ fn cvt(p: &Parts) -> Result<Op, String> {
 
 /// `cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.f32 d, a, b`: the only
 /// rounding PTX allows here is `.rn`, and the source is `f32`.
-fn cvt_pack(p: &Parts, elem: Ty) -> Result<Op, String> {
+fn cvt_pack(p: &Parts, elem: Ty) -> Result<Op, DecodeError> {
     let f32_source = p.mods.types()
         == [Ty {
             kind: Kind::F,
@@ -595,7 +596,7 @@ fn cvt_pack(p: &Parts, elem: Ty) -> Result<Op, String> {
 }
 
 /// The bit-field and byte instructions, and `testp`.
-fn bits(p: &Parts) -> Result<Option<Op>, String> {
+fn bits(p: &Parts) -> Result<Option<Op>, DecodeError> {
     let op = match p.opcode {
         "bfe" => {
             p.expect(&[Dst, Src, Src, Src])?;
@@ -681,7 +682,7 @@ fn bits(p: &Parts) -> Result<Option<Op>, String> {
 
 /// `dp4a.atype.btype d, a, b, c` and `dp2a.{lo,hi}.atype.btype d, a, b,
 /// c`, each type `.u32` or `.s32`.
-fn dot_product(p: &Parts) -> Result<Op, String> {
+fn dot_product(p: &Parts) -> Result<Op, DecodeError> {
     let tys = p.mods.types();
     let (Some(&a), Some(&b), None) = (tys.first(), tys.get(1), tys.get(2)) else {
         return Err(unsupported(format!("`{}` without two types", p.name)));
@@ -707,7 +708,7 @@ fn dot_product(p: &Parts) -> Result<Op, String> {
 }
 
 /// `lop3.b32 d, a, b, c, lut` and `lop3.{or,and}.b32 d|p, a, b, c, lut, q`.
-fn lop3(p: &Parts) -> Result<Op, String> {
+fn lop3(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.ty()?;
     let pred = p.mods.first_of(&[("or", BoolOp::Or), ("and", BoolOp::And)]);
     if ty.bits != 32 {

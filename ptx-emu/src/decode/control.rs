@@ -2,11 +2,12 @@
 //! collectives and the warp-wide tensor instructions.
 
 use super::{unsupported, AtomOp, BarRed, Op, Parts, Shape, ShflMode, Tensor, VoteMode};
+use crate::error::DecodeError;
 use crate::program::{Kind, Operand, Sym, Ty};
 use Shape::{Addr, Dst, DstPair, Dsts, Src};
 
 /// Decodes `p` if it is one of this module's instructions.
-pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
+pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
     let op = match p.opcode {
         "bra" => match p.args.first() {
             Some(Operand::Label(l)) => Op::Bra(*l),
@@ -59,6 +60,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
         {
             Op::Nop
         }
+        "tcgen05" => super::tcgen05::decode(p)?,
         "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "griddepcontrol"
         | "pmevent" | "brkpt" | "setmaxnreg" => Op::Nop,
         _ => return Ok(None),
@@ -68,7 +70,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
 
 /// A warp collective's member mask at operand `k`, where one is written
 /// (without it, the lanes present take part).
-fn optional_mask(p: &Parts, k: usize) -> Result<(), String> {
+fn optional_mask(p: &Parts, k: usize) -> Result<(), DecodeError> {
     match p.args.get(k) {
         Some(o) if !Shape::Src.accepts(o) => Err(unsupported(format!(
             "the member mask of `{}` (not a register or a constant)",
@@ -80,7 +82,7 @@ fn optional_mask(p: &Parts, k: usize) -> Result<(), String> {
 
 /// `call (rets), f, (args)`: the callee's parameters are the caller's
 /// call-scope `.param` variables themselves.
-fn call(p: &Parts) -> Result<Op, String> {
+fn call(p: &Parts) -> Result<Op, DecodeError> {
     let mut rets: &[Operand] = &[];
     let mut args: &[Operand] = &[];
     let mut callee = None;
@@ -95,7 +97,7 @@ fn call(p: &Parts) -> Result<Op, String> {
             _ => return Err(unsupported(format!("the operands of `{}`", p.name))),
         }
     }
-    let frames = || -> Result<Vec<usize>, String> {
+    let frames = || -> Result<Vec<usize>, DecodeError> {
         rets.iter()
             .chain(args)
             .map(|o| match o {
@@ -145,7 +147,7 @@ fn call(p: &Parts) -> Result<Op, String> {
 }
 
 /// `bar.sync`/`barrier.sync` (block-wide), `bar.red.OP`, `bar.warp.sync`.
-fn barrier(p: &Parts) -> Result<Op, String> {
+fn barrier(p: &Parts) -> Result<Op, DecodeError> {
     // `barrier.cluster.arrive[.release|.relaxed][.aligned]` and
     // `barrier.cluster.wait[.acquire][.aligned]`.
     if p.mods.has(".cluster") {
@@ -183,7 +185,7 @@ fn barrier(p: &Parts) -> Result<Op, String> {
 }
 
 /// `redux.sync.OP.TYPE d, a, membermask`.
-fn redux(p: &Parts) -> Result<Op, String> {
+fn redux(p: &Parts) -> Result<Op, DecodeError> {
     let ty = p.mods.last_type().unwrap_or(Ty {
         kind: Kind::B,
         bits: 32,
@@ -206,7 +208,7 @@ fn redux(p: &Parts) -> Result<Op, String> {
 
 /// `match.any.sync.TYPE d, a, membermask` and `match.all.sync.TYPE
 /// d[|p], a, membermask`, on `.b32` or `.b64` values.
-fn match_sync(p: &Parts) -> Result<Op, String> {
+fn match_sync(p: &Parts) -> Result<Op, DecodeError> {
     let all = p
         .mods
         .first_of(&[("any", false), ("all", true)])
@@ -222,7 +224,7 @@ fn match_sync(p: &Parts) -> Result<Op, String> {
 
 /// Checks that operand `k` is a `{...}` vector of `n` registers (written
 /// when `dst`, read otherwise).
-fn fragment(p: &Parts, k: usize, n: usize, dst: bool) -> Result<(), String> {
+fn fragment(p: &Parts, k: usize, n: usize, dst: bool) -> Result<(), DecodeError> {
     let shape = if dst { Dst } else { Src };
     match p.args.get(k) {
         Some(Operand::Vector(items))
@@ -238,7 +240,7 @@ fn fragment(p: &Parts, k: usize, n: usize, dst: bool) -> Result<(), String> {
 
 /// The tensor instructions the emulator runs (`exec/tensor.rs`), with the
 /// shapes and types it implements.
-fn tensor(p: &Parts) -> Result<Tensor, String> {
+fn tensor(p: &Parts) -> Result<Tensor, DecodeError> {
     match p.opcode {
         "wmma" if p.mods.has(".load") => wmma_load(p),
         "wmma" if p.mods.has(".store") => {
@@ -290,7 +292,7 @@ fn tensor(p: &Parts) -> Result<Tensor, String> {
 }
 
 /// Whether a WMMA memory operand is row-major (`.row`) or column-major.
-fn wmma_layout(p: &Parts) -> Result<bool, String> {
+fn wmma_layout(p: &Parts) -> Result<bool, DecodeError> {
     let row = p.mods.has(".row");
     if !row && !p.mods.has(".col") || !p.mods.has(".m16n16k16") {
         return Err(unsupported(format!(
@@ -302,7 +304,7 @@ fn wmma_layout(p: &Parts) -> Result<bool, String> {
 }
 
 /// A WMMA leading dimension at operand `k`, if written.
-fn ldm(p: &Parts, k: usize) -> Result<(), String> {
+fn ldm(p: &Parts, k: usize) -> Result<(), DecodeError> {
     match p.args.get(k) {
         Some(o) if !Shape::Src.accepts(o) => Err(p.unsupported()),
         _ => Ok(()),
@@ -310,7 +312,7 @@ fn ldm(p: &Parts, k: usize) -> Result<(), String> {
 }
 
 /// `wmma.load.{a,b,c}`: f16 or bf16 A and B, f32 C.
-fn wmma_load(p: &Parts) -> Result<Tensor, String> {
+fn wmma_load(p: &Parts) -> Result<Tensor, DecodeError> {
     let row = wmma_layout(p)?;
     let ty = p.mods.last_type().unwrap_or(Ty {
         kind: Kind::B,
@@ -342,7 +344,7 @@ fn wmma_load(p: &Parts) -> Result<Tensor, String> {
 
 /// The input type of an `mma`/`wmma.mma` (true for bf16), checking that D
 /// and C are f32.
-fn mma_inputs(p: &Parts) -> Result<bool, String> {
+fn mma_inputs(p: &Parts) -> Result<bool, DecodeError> {
     let tys = p.mods.types();
     let f32 = |t: Option<&Ty>| t.is_some_and(|t| t.kind == Kind::F && t.bits == 32);
     let bf16 = tys.iter().any(|t| t.kind == Kind::BF);
@@ -357,7 +359,7 @@ fn mma_inputs(p: &Parts) -> Result<bool, String> {
 }
 
 /// `ldmatrix` / `stmatrix` `.m8n8` `.x1/.x2/.x4` `[.trans]` `.b16`.
-fn matrix(p: &Parts) -> Result<Tensor, String> {
+fn matrix(p: &Parts) -> Result<Tensor, DecodeError> {
     let store = p.opcode == "stmatrix";
     let num = p
         .mods
@@ -390,7 +392,7 @@ fn matrix(p: &Parts) -> Result<Tensor, String> {
 /// a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a,
 /// imm-trans-b`: A and B from shared memory through matrix descriptors,
 /// both K-major (no transpose), f32 accumulators.
-fn wgmma(p: &Parts) -> Result<Tensor, String> {
+fn wgmma(p: &Parts) -> Result<Tensor, DecodeError> {
     let n = p
         .mods
         .0

@@ -2,12 +2,13 @@
 //! atomics, address conversions, `cp.async` and the mbarriers.
 
 use super::{unsupported, Atom, AtomOp, Mbar, Op, Parts, Shape};
+use crate::error::DecodeError;
 use crate::memory::Space;
 use crate::program::{Operand, Ty};
 use Shape::{Addr, Dst, Dsts, Src, Srcs};
 
 /// Decodes `p` if it is one of this module's instructions.
-pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
+pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
     let op = match p.opcode {
         "ld" | "ldu" => {
             p.expect(&[Dsts, Addr])?;
@@ -75,7 +76,7 @@ fn atom_op(p: &Parts) -> Option<AtomOp> {
 }
 
 /// `atom` (with a destination for the old value) and `red` (without).
-fn atomic(p: &Parts) -> Result<Op, String> {
+fn atomic(p: &Parts) -> Result<Op, DecodeError> {
     let packed = p.mods.packed_half();
     if packed.is_some() && !p.mods.has(".add") {
         return Err(p.unsupported());
@@ -121,7 +122,7 @@ fn atomic(p: &Parts) -> Result<Op, String> {
 }
 
 /// `atom.add.v2.f32 {d..}, [a], {b..}` and `red.add.v4.f32 [a], {b..}`.
-fn vector_atomic(p: &Parts, ty: Ty, n: u64, red: bool) -> Result<Op, String> {
+fn vector_atomic(p: &Parts, ty: Ty, n: u64, red: bool) -> Result<Op, DecodeError> {
     if !(p.mods.has(".add") && ty.is_float() && ty.bits == 32) {
         return Err(p.unsupported());
     }
@@ -149,7 +150,7 @@ fn vector_atomic(p: &Parts, ty: Ty, n: u64, red: bool) -> Result<Op, String> {
 }
 
 /// `mbarrier.init/arrive[.expect_tx]/test_wait/try_wait[.parity]`.
-fn mbarrier(p: &Parts) -> Result<Op, String> {
+fn mbarrier(p: &Parts) -> Result<Op, DecodeError> {
     let space = p.mods.space();
     let op = if p.mods.has(".init") {
         p.expect(&[Addr, Src])?;
@@ -180,7 +181,7 @@ fn mbarrier(p: &Parts) -> Result<Op, String> {
 /// `cp.async` of 4, 8 or 16 bytes, the bulk copies, and their group
 /// bookkeeping. Threads run one at a time, so a copy is done when issued
 /// and the groups have nothing left to wait for.
-fn cp_async(p: &Parts) -> Result<Op, String> {
+fn cp_async(p: &Parts) -> Result<Op, DecodeError> {
     if !p.mods.has(".async") || p.mods.has(".mbarrier") && !p.mods.has(".bulk") {
         return Err(unsupported(format!("the instruction `{}`", p.name)));
     }
@@ -228,7 +229,7 @@ const BULK_MODIFIERS: &[&str] = &[
 /// tensor map) and `cp.async.bulk` (a byte count), with the completion the
 /// direction has: an mbarrier's transaction count for a copy into shared
 /// memory, a bulk group for one out of it.
-fn bulk(p: &Parts) -> Result<Op, String> {
+fn bulk(p: &Parts) -> Result<Op, DecodeError> {
     if let Some(m) = p
         .mods
         .0

@@ -20,8 +20,10 @@
 mod arith;
 mod control;
 mod memory;
+mod tcgen05;
 pub mod texture;
 
+pub use crate::error::DecodeError;
 use crate::memory::Space;
 use crate::ops::bits::PrmtMode;
 use crate::program::{Kind, Operand, Ty};
@@ -298,6 +300,8 @@ pub enum Op {
     },
     /// The warp-wide tensor instructions (`exec/tensor.rs`).
     Tensor(Tensor),
+    /// The `tcgen05` instructions one thread issues (`exec/tcgen05.rs`).
+    Tcgen05(Tcgen05),
     Mbarrier {
         op: Mbar,
         space: Option<Space>,
@@ -342,7 +346,7 @@ pub enum Op {
     /// Stands where an instruction failed to decode (with the reason), so
     /// that labels keep their indices; a function holding one never runs
     /// (its error is reported at load time), so this is never executed.
-    Invalid(String),
+    Invalid(DecodeError),
 }
 
 /// Integer binary operations.
@@ -637,6 +641,29 @@ pub enum Tensor {
         trans: bool,
         space: Option<Space>,
     },
+    /// `tcgen05.alloc`: columns of the block's tensor memory, their
+    /// address written to shared memory.
+    TmemAlloc,
+    /// `tcgen05.dealloc`.
+    TmemDealloc,
+    /// `tcgen05.relinquish_alloc_permit`: the block allocates no more.
+    TmemRelinquish,
+    /// `tcgen05.ld`/`tcgen05.st` `.32x32b.x{n}`: `n` columns of each
+    /// thread's lane.
+    TmemLoadStore { store: bool, n: u32 },
+}
+
+/// A `tcgen05` instruction one thread issues.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tcgen05 {
+    /// `tcgen05.mma.cta_group::1.kind::{f16,tf32}` (`tf32`: the second).
+    Mma { tf32: bool },
+    /// `tcgen05.commit...mbarrier::arrive::one`: the mbarrier sees one
+    /// arrival once the thread's MMAs are done (at once here).
+    Commit,
+    /// `tcgen05.cp` of `rows` rows (128, or 4 at lanes 0, 32, 64, 96) of
+    /// `words` 32-bit columns from shared memory into tensor memory.
+    Copy { rows: u32, words: u32 },
 }
 
 /// An instruction's modifiers as written, with the questions decoding asks
@@ -710,7 +737,7 @@ pub(crate) struct Parts<'a> {
 
 impl Parts<'_> {
     /// The instruction's type (its last type modifier), which it must have.
-    pub fn ty(&self) -> Result<Ty, String> {
+    pub fn ty(&self) -> Result<Ty, DecodeError> {
         let ty = self
             .mods
             .last_type()
@@ -722,20 +749,19 @@ impl Parts<'_> {
         Ok(ty)
     }
     /// An error naming the whole instruction.
-    pub fn unsupported(&self) -> String {
+    pub fn unsupported(&self) -> DecodeError {
         unsupported(format!("`{}`", self.name))
     }
     /// Checks the operands against `shapes`, in order (more operands than
     /// shapes are allowed: the extra ones are not read).
-    pub fn expect(&self, shapes: &[Shape]) -> Result<(), String> {
+    pub fn expect(&self, shapes: &[Shape]) -> Result<(), DecodeError> {
         for (i, &shape) in shapes.iter().enumerate() {
             let Some(arg) = self.args.get(i) else {
-                return Err(format!(
-                    "`{}` has {} operands; the emulator reads {}",
-                    self.name,
-                    self.args.len(),
-                    shapes.len()
-                ));
+                return Err(DecodeError::MissingOperands {
+                    inst: self.name.to_string(),
+                    got: self.args.len(),
+                    reads: shapes.len(),
+                });
             };
             if !shape.accepts(arg) {
                 return Err(unsupported(format!(
@@ -830,12 +856,14 @@ fn is_src(o: &Operand) -> bool {
 }
 
 /// "`what` is not supported by the emulator".
-pub(crate) fn unsupported(what: impl std::fmt::Display) -> String {
-    format!("{what} is not supported by the emulator")
+pub(crate) fn unsupported(what: impl std::fmt::Display) -> DecodeError {
+    DecodeError::Unsupported {
+        what: what.to_string(),
+    }
 }
 
 /// Decodes one instruction.
-pub(crate) fn decode(p: &Parts) -> Result<Op, String> {
+pub(crate) fn decode(p: &Parts) -> Result<Op, DecodeError> {
     if let Some(op) = arith::decode(p)? {
         return Ok(op);
     }

@@ -3,6 +3,7 @@
 //! (`[%rd, {coords}]`, the handle a 64-bit register).
 
 use super::{Op, Parts};
+use crate::error::DecodeError;
 use crate::program::{Kind, Operand};
 use stdx::texture::Boundary;
 
@@ -31,7 +32,7 @@ pub struct Surf {
     pub mode: Boundary,
 }
 
-fn handle_shape(p: &Parts, k: usize) -> Result<(), String> {
+fn handle_shape(p: &Parts, k: usize) -> Result<(), DecodeError> {
     match p.args.get(k) {
         Some(Operand::Handle(base, _)) if matches!(**base, Operand::Reg(_)) => Ok(()),
         _ => Err(super::unsupported(format!(
@@ -43,7 +44,7 @@ fn handle_shape(p: &Parts, k: usize) -> Result<(), String> {
 }
 
 /// Decodes `p` if it is one of this module's instructions.
-pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
+pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
     Ok(Some(match p.opcode {
         "tex" => Op::Tex(tex(p)?),
         "suld" | "sust" => Op::Surf(surf(p)?),
@@ -51,7 +52,7 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, String> {
     }))
 }
 
-fn tex(p: &Parts) -> Result<Tex, String> {
+fn tex(p: &Parts) -> Result<Tex, DecodeError> {
     let (dims, layered) = p
         .mods
         .first_of(&[
@@ -82,7 +83,7 @@ fn tex(p: &Parts) -> Result<Tex, String> {
     })
 }
 
-fn surf(p: &Parts) -> Result<Surf, String> {
+fn surf(p: &Parts) -> Result<Surf, DecodeError> {
     let store = p.opcode == "sust";
     let dims = p
         .mods

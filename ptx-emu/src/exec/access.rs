@@ -244,21 +244,7 @@ impl Exec<'_> {
                 } else {
                     0
                 };
-                let mut state = self.mbar_state(t, inst, space, addr)?;
-                // The token is the phase the arrival belongs to.
-                let token = state.phase;
-                if state.pending == 0 {
-                    return Err(e(
-                        FaultKind::BarrierDivergence,
-                        format!(
-                            "{}: more arrivals in one phase than the mbarrier's count, {}",
-                            inst.name, state.count
-                        ),
-                    ));
-                }
-                state.pending -= 1;
-                state.add_tx(tx as i64);
-                self.store(t, space, addr, 8, state.settled().pack())?;
+                let token = self.mbar_arrive(t, inst, space, addr, tx as i64)?;
                 self.put(t, inst, token, Ty::B64)
             }
             Mbar::Wait => {
@@ -279,6 +265,33 @@ impl Exec<'_> {
                 Ok(Flow::Next)
             }
         }
+    }
+
+    /// One arrival at the mbarrier at `addr`, with `tx` more transaction
+    /// bytes expected; returns the token (the phase it belongs to).
+    pub(super) fn mbar_arrive(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        space: Option<Space>,
+        addr: u64,
+        tx: i64,
+    ) -> R<u64> {
+        let mut state = self.mbar_state(t, inst, space, addr)?;
+        let token = state.phase;
+        if state.pending == 0 {
+            return Err(e(
+                FaultKind::BarrierDivergence,
+                format!(
+                    "{}: more arrivals in one phase than the mbarrier's count, {}",
+                    inst.name, state.count
+                ),
+            ));
+        }
+        state.pending -= 1;
+        state.add_tx(tx);
+        self.store(t, space, addr, 8, state.settled().pack())?;
+        Ok(token)
     }
 
     /// The state of the initialized mbarrier at `addr`.
@@ -345,7 +358,7 @@ impl Exec<'_> {
         }
         let size = u64::from(map.elem_bytes);
         for (k, global) in tma::box_elements(&map, x, y).into_iter().enumerate() {
-            let shared = smem.wrapping_add(k as u64 * size);
+            let shared = tma::box_shared_addr(&map, smem, k as u64);
             if load {
                 let v = match global {
                     Some(g) => self.load(t, Some(Space::Global), g, size)?,

@@ -28,20 +28,18 @@
 //! unspecified, so a GPU may differ in the last bits (not on the samples,
 //! whose sums are small integers).
 
-use super::{arg, e, unsupported, Exec, FaultKind, RunError, Thread, R};
+use super::{arg, e, unsupported, Exec, FaultKind, LaneErr, RunError, Thread, R};
 use crate::decode::Tensor;
+use crate::descriptor::{DescFor, MatrixDesc};
 use crate::memory::{self, Space};
 use crate::program::{Inst, Operand, Ty};
-
-/// A fault at one lane: the thread index and the error.
-type LaneErr = (usize, super::E);
 
 /// Each lane's address and leading dimension.
 type LaneMem = Vec<(u64, u64)>;
 
 /// The f32 value of a 16-bit float's bits (`bf16` is the top half of an
 /// f32; `f16` is decoded field by field, exactly).
-fn half_to_f32(bits: u64, bf16: bool) -> f32 {
+pub(super) fn half_to_f32(bits: u64, bf16: bool) -> f32 {
     let h = (bits & 0xffff) as u32;
     if bf16 {
         return f32::from_bits(h << 16);
@@ -91,39 +89,6 @@ fn matmul(a: &[Vec<f32>], b: &[Vec<f32>], c: &mut [Vec<f32>]) {
                 *acc = a[m][k].mul_add(brow[n], *acc);
             }
         }
-    }
-}
-
-/// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
-/// Format"): bits 0-13 hold the start address, 16-29 the leading byte
-/// offset and 32-45 the stride byte offset, each without its low 4 bits;
-/// bits 62-63 the swizzle mode (0: none).
-struct MatrixDesc {
-    start: u64,
-    leading: u64,
-    stride: u64,
-    swizzle: u64,
-}
-
-impl MatrixDesc {
-    fn decode(v: u64) -> MatrixDesc {
-        let field = |at: u32| ((v >> at) & 0x3fff) << 4;
-        MatrixDesc {
-            start: field(0),
-            leading: field(16),
-            stride: field(32),
-            swizzle: v >> 62,
-        }
-    }
-
-    /// The shared window offset of element (`row`, `k`) of a K-major
-    /// operand without swizzle: the matrix is made of 8 x 8 "core
-    /// matrices", each 8 rows of 16 contiguous bytes (8 16-bit elements
-    /// along K); core matrices adjacent along K are the leading byte offset
-    /// apart, those adjacent along M (or N) the stride byte offset.
-    fn k_major(&self, row: u32, k: u32) -> u64 {
-        let (row, k) = (u64::from(row), u64::from(k));
-        self.start + (row / 8) * self.stride + (k / 8) * self.leading + (row % 8) * 16 + (k % 8) * 2
     }
 }
 
@@ -187,12 +152,21 @@ impl Exec<'_> {
                 trans,
                 space,
             } => self.ldst_matrix(threads, members, inst, store, num, trans, space),
+            Tensor::TmemAlloc => self.tmem_alloc(threads, members, inst),
+            Tensor::TmemDealloc => self.tmem_dealloc(threads, members, inst),
+            Tensor::TmemRelinquish => {
+                self.tmem_relinquish();
+                Ok(())
+            }
+            Tensor::TmemLoadStore { store, n } => {
+                self.tmem_load_store(threads, members, inst, store, n)
+            }
         };
         r.map_err(|(i, err)| self.fault(&threads[i], err, vec![]))
     }
 
     /// Reads the registers of operand `k` of every lane.
-    fn lane_regs(
+    pub(super) fn lane_regs(
         &self,
         threads: &[Thread],
         members: &[usize],
@@ -211,7 +185,7 @@ impl Exec<'_> {
             .collect()
     }
 
-    fn set_lane_regs(
+    pub(super) fn set_lane_regs(
         &self,
         threads: &mut [Thread],
         members: &[usize],
@@ -433,25 +407,22 @@ impl Exec<'_> {
             .map_err(|x| (first, x))?
             & 1
             == 1;
-        let (a_desc, b_desc) = (MatrixDesc::decode(a_desc), MatrixDesc::decode(b_desc));
-        if a_desc.swizzle != 0 || b_desc.swizzle != 0 {
-            return Err((
-                first,
-                unsupported("a wgmma matrix descriptor with a swizzle mode"),
-            ));
-        }
+        let desc = |v: u64| {
+            MatrixDesc::decode(v, DescFor::Wgmma).map_err(|m| (first, e(FaultKind::Unsupported, m)))
+        };
+        let (a_desc, b_desc) = (desc(a_desc)?, desc(b_desc)?);
         let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
         let mut a = vec![vec![0f32; 16]; 16];
         for (r, row) in a.iter_mut().enumerate() {
             for (k, x) in row.iter_mut().enumerate() {
-                let off = a_desc.k_major(16 * warp + r as u32, k as u32);
+                let off = a_desc.k_major(16 * warp + r as u32, k as u32, 2);
                 *x = sign(negate[0]) * self.window_half(threads, first, off, bf16)?;
             }
         }
         let mut b = vec![vec![0f32; n as usize]; 16];
         for (k, row) in b.iter_mut().enumerate() {
             for (col, x) in row.iter_mut().enumerate() {
-                let off = b_desc.k_major(col as u32, k as u32);
+                let off = b_desc.k_major(col as u32, k as u32, 2);
                 *x = sign(negate[1]) * self.window_half(threads, first, off, bf16)?;
             }
         }
@@ -490,6 +461,15 @@ impl Exec<'_> {
         off: u64,
         bf16: bool,
     ) -> Result<f32, LaneErr> {
+        let bits = self
+            .window_load(&mut threads[lane], off, 2, "a wgmma matrix descriptor")
+            .map_err(|x| (lane, x))?;
+        Ok(half_to_f32(bits, bf16))
+    }
+
+    /// The `len` bytes at offset `off` of the block's shared window, which
+    /// `what` (a matrix descriptor) addresses.
+    pub(super) fn window_load(&mut self, t: &mut Thread, off: u64, len: u64, what: &str) -> R<u64> {
         let i = self
             .setup
             .shared_base
@@ -497,19 +477,13 @@ impl Exec<'_> {
             .zip(&self.setup.shared_template)
             .position(|(&base, a)| (base..base + a.bytes.len() as u64).contains(&off));
         let Some(i) = i else {
-            return Err((
-                lane,
-                e(
-                    FaultKind::OutOfBounds,
-                    format!("a wgmma matrix descriptor reaches byte {off:#x} of the shared window, which no shared variable holds"),
-                ),
+            return Err(e(
+                FaultKind::OutOfBounds,
+                format!("{what} reaches byte {off:#x} of the shared window, which no shared variable holds"),
             ));
         };
         let addr = memory::space_addr(Space::Shared, i, off);
-        let bits = self
-            .load(&mut threads[lane], Some(Space::Shared), addr, 2)
-            .map_err(|x| (lane, x))?;
-        Ok(half_to_f32(bits, bf16))
+        self.load(t, Some(Space::Shared), addr, len)
     }
 
     /// `ldmatrix` / `stmatrix` `.m8n8` `.x1/.x2/.x4` `[.trans]` `.b16`.
