@@ -676,6 +676,14 @@ pub enum MInst {
         pred: Operand,
         mask: Operand,
     },
+    /// `match.mode.sync.ty dst, src, mask` (`.b32` or `.b64`).
+    Match {
+        mode: &'static str,
+        ty: PtxType,
+        dst: Reg,
+        src: Operand,
+        mask: Operand,
+    },
     /// `redux.sync.op.ty dst, src, mask` (`.s32`/`.u32` for `add`, `min`,
     /// `max`; `.b32` for the bitwise ones).
     Redux {
@@ -963,6 +971,13 @@ impl fmt::Display for MInst {
                 let ty = if *ballot { ".b32" } else { ".pred" };
                 write!(f, "vote.sync.{mode}{ty} {dst}, {pred}, {mask};")
             }
+            MInst::Match {
+                mode,
+                ty,
+                dst,
+                src,
+                mask,
+            } => write!(f, "match.{mode}.sync{ty} {dst}, {src}, {mask};"),
             MInst::Redux {
                 op,
                 ty,

@@ -121,7 +121,7 @@ impl MInst {
                 operand(mask, f);
                 Some(dst)
             }
-            MInst::Redux { dst, src, mask, .. } => {
+            MInst::Redux { dst, src, mask, .. } | MInst::Match { dst, src, mask, .. } => {
                 operand(src, f);
                 operand(mask, f);
                 Some(dst)

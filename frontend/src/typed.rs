@@ -721,6 +721,13 @@ pub enum Intrinsic {
     /// `int` or `unsigned` (the overload, and the signedness of `min` and
     /// `max`); `__reduce_and/or/xor_sync`: `[unsigned, unsigned]`. sm_80.
     Redux(ReduxKind),
+    /// `__match_any_sync(mask, v)`: `[unsigned, T]`;
+    /// `__match_all_sync(mask, v, pred)`: `[unsigned, T, int *]` (`all`),
+    /// `T` one of CUDA's overloads (32- or 64-bit integers, `float`,
+    /// `double`); the result is `unsigned`. sm_70.
+    Match {
+        all: bool,
+    },
     /// `__activemask()`: `unsigned`.
     ActiveMask,
     /// `clock()` (`long`) and `clock64()` (`long long`): both read the

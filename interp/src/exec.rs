@@ -767,6 +767,7 @@ impl<'m> Exec<'m> {
             | InstData::Shuffle { .. }
             | InstData::Vote { .. }
             | InstData::Redux { .. }
+            | InstData::Match { .. }
             | InstData::Effect {
                 opcode: Opcode::WarpSync,
                 ..

@@ -6,8 +6,8 @@
 
 use crate::ir::{
     AccelOp, AddrSpace, AtomicOp, BarrierRedOp, Block, BlockCall, CallSig, FloatCC, FuncId,
-    Function, GlobalVar, InlineAsm, Inst, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp,
-    ShuffleMode, SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
+    Function, GlobalVar, InlineAsm, Inst, InstData, IntCC, MatchMode, MemFlags, MemScope, Opcode,
+    ReduxOp, ShuffleMode, SourceSpan, SpecialReg, StackSlot, Type, Value, VoteMode,
 };
 
 /// One method per opcode. Implementors only say where an instruction goes
@@ -230,6 +230,15 @@ pub trait InstBuilder {
     fn redux(&mut self, op: ReduxOp, value: Value, mask: Value) -> Value {
         let data = InstData::Redux {
             op,
+            args: [value, mask],
+        };
+        self.build_value(data, Type::I32)
+    }
+    /// `match.sync`: the lanes of `mask` whose `i32` or `i64` `value`
+    /// matches this lane's, as [`MatchMode`] says.
+    fn match_lanes(&mut self, mode: MatchMode, value: Value, mask: Value) -> Value {
+        let data = InstData::Match {
+            mode,
             args: [value, mask],
         };
         self.build_value(data, Type::I32)

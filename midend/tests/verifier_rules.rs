@@ -244,6 +244,7 @@ fn build_every_opcode_kernel() -> Function {
     c.shuffle(ShuffleMode::Bfly, fx, one, lane_clamp, mask);
     c.vote(VoteMode::Ballot, flag, mask);
     c.redux(ReduxOp::Smax, sel, mask);
+    c.match_lanes(MatchMode::Any, sel, mask);
     c.barrier_red(BarrierRedOp::Popc, flag);
     c.warp_sync(mask);
     c.nanosleep(one);

@@ -144,6 +144,12 @@ pub enum SetupError {
         name: String,
     },
     TooManyVariables,
+    /// A module variable's initializer holds `generic(symbol)+N` for a
+    /// symbol that is no variable of the module.
+    UnknownInitializerSymbol {
+        var: String,
+        symbol: String,
+    },
     /// A cluster (`.reqnctapercluster`) of more blocks than CUDA allows.
     ClusterSize {
         blocks: u64,
@@ -246,6 +252,10 @@ impl fmt::Display for SetupError {
             SetupError::TooManyVariables => {
                 f.write_str("too many variables for the emulator's address windows")
             }
+            SetupError::UnknownInitializerSymbol { var, symbol } => write!(
+                f,
+                "the initializer of `{var}` names `{symbol}`, which is no variable"
+            ),
             SetupError::ClusterSize { blocks, dims } => write!(
                 f,
                 "a cluster of {blocks} blocks (`.reqnctapercluster {}`): a cluster has 1 to {} blocks",

@@ -560,6 +560,38 @@ fn tensor_map_bytes(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
     Ok(tma::encode(&info))
 }
 
+/// Writes the generic address of each variable a module variable's
+/// initializer names (`generic(arr)+4`) into that variable's bytes, now
+/// that the launch has placed every variable.
+fn resolve_relocs(
+    vars: &[program::Var],
+    var_loc: &[(Space, usize)],
+    global: &mut [Alloc],
+    constant: &mut [Alloc],
+) -> Result<(), SetupError> {
+    for (v, &(space, index)) in vars.iter().zip(var_loc) {
+        for r in &v.relocs {
+            let target = vars
+                .iter()
+                .position(|t| t.name == r.symbol)
+                .ok_or_else(|| SetupError::UnknownInitializerSymbol {
+                    var: v.name.clone(),
+                    symbol: r.symbol.clone(),
+                })?;
+            let (t_space, t_index) = var_loc[target];
+            let addr = memory::generic(t_space, t_index, r.addend);
+            let bytes = match space {
+                Space::Global => &mut global[index].bytes,
+                Space::Const => &mut constant[index].bytes,
+                _ => continue,
+            };
+            let at = r.offset as usize;
+            bytes[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
 fn check_dims(what: &'static str, dims: [u32; 3], max: [u32; 3]) -> Result<(), SetupError> {
     for (axis, (&value, &max)) in dims.iter().zip(&max).enumerate() {
         if value == 0 || value > max {
@@ -697,6 +729,7 @@ fn setup(
     {
         return Err(SetupError::TooManyVariables);
     }
+    resolve_relocs(&prog.vars, &var_loc, &mut global, &mut constant)?;
     let shared_base = memory::shared_window(&shared_template, &shared_aligns);
     Ok(Setup {
         kernel: kid,

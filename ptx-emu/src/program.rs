@@ -198,6 +198,18 @@ pub struct Var {
     pub init: Vec<u8>,
     /// Its `.align` (1 when not written).
     pub align: u64,
+    /// The initializer's entries that are a variable's generic address
+    /// (`generic(arr)+4`), known only once the launch places the
+    /// variables.
+    pub relocs: Vec<Reloc>,
+}
+
+/// An initializer entry `generic(symbol)+addend` at byte `offset`.
+#[derive(Clone, Debug)]
+pub struct Reloc {
+    pub offset: u64,
+    pub symbol: String,
+    pub addend: u64,
 }
 
 /// A register slot: its name and width (for masking writes).
@@ -317,24 +329,27 @@ fn elem_bytes(d: &ast::VarDecl) -> Result<u64, String> {
 
 /// Reads the initializer after a declared name from the source tokens (the
 /// parser skips initializers; the emulator needs their bytes). A function's
-/// name stands for its address (a table of function pointers).
+/// name stands for its address (a table of function pointers);
+/// `generic(var)+N` entries come back as relocations, their bytes zero.
 fn initializer(
     src: &str,
     name_pos: Pos,
     ty: Ty,
     size: u64,
     funcs: &HashMap<String, usize>,
-) -> Result<Vec<u8>, String> {
+) -> Result<(Vec<u8>, Vec<Reloc>), String> {
     let toks = lex(src);
+    let none = || Ok((vec![0; size as usize], Vec::new()));
     let Some(mut i) = toks.iter().position(|t| t.pos.offset == name_pos.offset) else {
-        return Ok(vec![0; size as usize]);
+        return none();
     };
     while i < toks.len() && toks[i].tok != Tok::Punct('=') {
         if matches!(toks[i].tok, Tok::Punct(';') | Tok::Eof) {
-            return Ok(vec![0; size as usize]);
+            return none();
         }
         i += 1;
     }
+    let mut relocs = Vec::new();
     let mut out = Vec::new();
     let mut neg = false;
     i += 1;
@@ -365,6 +380,13 @@ fn initializer(
                 let addr = crate::memory::code_addr(funcs[n]);
                 out.extend_from_slice(&addr.to_le_bytes()[..ty.bytes().min(8) as usize]);
             }
+            Tok::Ident(n) if n == "generic" && ty.bytes() == 8 => {
+                let (reloc, next) = generic_entry(&toks, i, out.len() as u64)?;
+                relocs.push(reloc);
+                out.extend_from_slice(&[0; 8]);
+                i = next;
+                continue;
+            }
             Tok::Ident(n) => {
                 return Err(format!(
                     "the initializer of a variable uses the address of `{n}`, which the emulator does not support"
@@ -376,7 +398,33 @@ fn initializer(
     }
     out.resize(size.max(out.len() as u64) as usize, 0);
     out.truncate(size as usize);
-    Ok(out)
+    relocs.retain(|r| r.offset + 8 <= size);
+    Ok((out, relocs))
+}
+
+/// Reads `generic ( sym ) [+ N]` from token `i` on: the relocation of the
+/// entry at `offset`, and the index of the token after it.
+fn generic_entry(
+    toks: &[ptx_validate::lexer::Token],
+    i: usize,
+    offset: u64,
+) -> Result<(Reloc, usize), String> {
+    let tok = |k: usize| toks.get(k).map(|t| &t.tok);
+    let (Some(Tok::Punct('(')), Some(Tok::Ident(symbol)), Some(Tok::Punct(')'))) =
+        (tok(i + 1), tok(i + 2), tok(i + 3))
+    else {
+        return Err("an initializer's `generic` entry is not `generic(name)`".into());
+    };
+    let (addend, next) = match (tok(i + 4), tok(i + 5)) {
+        (Some(Tok::Punct('+')), Some(Tok::Int(n))) => (*n as u64, i + 6),
+        _ => (0, i + 4),
+    };
+    let reloc = Reloc {
+        offset,
+        symbol: symbol.clone(),
+        addend,
+    };
+    Ok((reloc, next))
 }
 
 /// The bits of a float literal as a value of `ty` (an integer type keeps
@@ -414,14 +462,14 @@ fn var_of(
         elem * count
     };
     let dynamic = d.linkage.iter().any(|l| l == ".extern") && n.array.contains(&None);
-    let init = if n.has_init {
+    let (init, relocs) = if n.has_init {
         let ty = Ty::parse(&d.ty).unwrap_or(Ty {
             kind: Kind::B,
             bits: 8,
         });
         initializer(src, n.pos, ty, size, funcs)?
     } else {
-        vec![0; size as usize]
+        (vec![0; size as usize], Vec::new())
     };
     Ok(Var {
         name: n.name.clone(),
@@ -430,6 +478,7 @@ fn var_of(
         dynamic,
         init,
         align: d.align.and_then(|a| u64::try_from(a).ok()).unwrap_or(1),
+        relocs,
     })
 }
 
@@ -783,6 +832,7 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
                     dynamic: false,
                     init: Vec::new(),
                     align: 1,
+                    relocs: Vec::new(),
                 });
             }
             func.n_rets = f.rets.len();

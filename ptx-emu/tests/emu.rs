@@ -593,6 +593,27 @@ fn calls_through_function_pointers_reach_the_function_named() {
     assert_eq!(out, vec![9, 16]);
 }
 
+/// Module variables whose initializers hold other variables' generic
+/// addresses, as nvcc writes `__device__ int *q = arr + 2;`,
+/// `__constant__ int *p = &arr[1];` and a string table: each entry points
+/// where its offset says, in global and in constant memory.
+#[test]
+fn initializers_with_generic_addresses_point_into_their_variables() {
+    let decls = "\
+.global .align 4 .b8 arr[16] = {1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4};\n\
+.const .align 4 .b8 carr[8] = {5, 0, 0, 0, 6};\n\
+.global .align 1 .b8 $str[3] = {104, 105};\n\
+.const .align 8 .u64 p = generic(arr)+4;\n\
+.global .align 8 .u64 table[4] = {generic(arr)+8, generic(carr)+4, generic($str)+1, 0};\n";
+    let body = "ld.const.u64 %rd4, [p]; ld.u32 %r2, [%rd4]; st.global.u32 [%rd1], %r2;\n\
+         ld.global.u64 %rd4, [table]; ld.u32 %r2, [%rd4]; st.global.u32 [%rd1+4], %r2;\n\
+         ld.global.u64 %rd4, [table+8]; ld.u32 %r2, [%rd4]; st.global.u32 [%rd1+8], %r2;\n\
+         ld.global.u64 %rd4, [table+16]; ld.u8 %r2, [%rd4]; st.global.u32 [%rd1+12], %r2;\n\
+         ld.global.u64 %rd4, [table+24]; cvt.u32.u64 %r2, %rd4; st.global.u32 [%rd1+16], %r2;";
+    let out = run_body(decls, body, 1, 5).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, vec![2, 3, 6, u32::from(b'i'), 0]);
+}
+
 #[test]
 fn a_call_through_a_bad_pointer_is_a_fault() {
     // A data address is no function's.

@@ -839,6 +839,7 @@ impl Isel<'_> {
             InstData::Shuffle { mode, args } => self.shuffle(*mode, res()?, *args),
             InstData::Vote { mode, args } => self.vote(*mode, res()?, *args),
             InstData::Redux { op, args } => self.redux(*op, res()?, *args),
+            InstData::Match { mode, args } => self.match_lanes(*mode, res()?, *args),
             InstData::BarrierRed { op, arg } => self.barrier_red(*op, res()?, *arg),
             InstData::Effect { opcode, arg } => self.effect(*opcode, *arg),
             InstData::IsSpace { space, arg } => self.is_space(*space, res()?, *arg),

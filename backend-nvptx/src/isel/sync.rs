@@ -1,7 +1,7 @@
 //! Selection of what threads synchronize and communicate with: barriers
 //! (`bar.sync`, `bar.red`), atomics, fences, warp collectives (`shfl`,
-//! `vote`, `redux`), and the side effects and address-space tests that go
-//! with them (`trap`, `isspacep`).
+//! `vote`, `redux`, `match`), and the side effects and address-space tests
+//! that go with them (`trap`, `isspacep`).
 //!
 //! An atomic whose old value nobody reads becomes `red` (a reduction):
 //! PTX lets the hardware skip returning the value, as nvcc does.
@@ -10,8 +10,8 @@ use super::error::{Malformed, NotSelected, TargetLacks, VECTOR_ATOMIC};
 use super::{space_of, Isel, IselResult};
 use crate::minst::{AccelArg, MInst, Operand, PtxType, RegClass, Space};
 use midend::ir::{
-    is_packed_pair_element, AddrSpace, AtomicOp, BarrierRedOp, MemScope, Opcode, ReduxOp,
-    ShuffleMode, Type, Value, VoteMode,
+    is_packed_pair_element, AddrSpace, AtomicOp, BarrierRedOp, MatchMode, MemScope, Opcode,
+    ReduxOp, ShuffleMode, Type, Value, VoteMode,
 };
 
 /// The scope qualifier of an atomic: empty for the device scope, which is
@@ -369,6 +369,44 @@ impl Isel<'_> {
         let dst = self.def(res);
         self.emit(MInst::Redux {
             op: name,
+            ty,
+            dst,
+            src,
+            mask,
+        });
+        Ok(())
+    }
+
+    /// `match.any.sync` / `match.all.sync` (sm_70) on a 32- or 64-bit
+    /// value from a register. `match.all`'s predicate output is left off:
+    /// its result is nonzero exactly when the predicate holds (the lane is
+    /// in its own mask), so the frontend compares the result instead.
+    pub(super) fn match_lanes(
+        &mut self,
+        mode: MatchMode,
+        res: Value,
+        args: [Value; 2],
+    ) -> IselResult<()> {
+        let what = "match.sync";
+        if self.target.sm() < 70 {
+            return Err(TargetLacks::Feature {
+                feature: what,
+                sm: 70,
+                target: self.target,
+            }
+            .into());
+        }
+        self.features.require(what, (6, 0));
+        let ty = if self.ty(args[0]) == Type::I64 {
+            PtxType::B64
+        } else {
+            PtxType::B32
+        };
+        let src = self.reg(args[0])?.into();
+        let mask = self.operand(args[1])?;
+        let dst = self.def(res);
+        self.emit(MInst::Match {
+            mode: mode.name(),
             ty,
             dst,
             src,

@@ -11,7 +11,7 @@ use crate::typed::{
 use crate::types::{CType, StructDef};
 use midend::builder::InstBuilder;
 use midend::ir::{
-    AddrSpace, AtomicOp, BarrierRedOp, MemFlags, MemScope, Opcode, ReduxOp, ShuffleMode,
+    AddrSpace, AtomicOp, BarrierRedOp, MatchMode, MemFlags, MemScope, Opcode, ReduxOp, ShuffleMode,
     SpecialReg, Type, Value, VoteMode,
 };
 
@@ -130,6 +130,7 @@ impl FunctionLowerer<'_, '_> {
                 };
                 self.b.redux(op, v, mask)
             }
+            I::Match { all } => self.match_lanes(all, args),
             I::ActiveMask => self.b.special(SpecialReg::ActiveMask),
             I::Clock64 => self.b.special(SpecialReg::Clock64),
             I::Special(reg) => self.b.special(reg),
@@ -254,6 +255,29 @@ impl FunctionLowerer<'_, '_> {
             I::SimdVideo(f) => self.simd_video(f, args),
         };
         Some(v)
+    }
+
+    /// `__match_any_sync` / `__match_all_sync`: the value's bits (a float
+    /// as its integer of the same width), and for `all` the predicate,
+    /// which holds exactly when the result is nonzero, stored to `pred`.
+    fn match_lanes(&mut self, all: bool, args: &[Expr]) -> Value {
+        let mask = self.expr(&args[0]);
+        let mut v = self.expr(&args[1]);
+        let t = self.b.value_type(v);
+        if t.is_float() {
+            let bits = if t == Type::F64 { Type::I64 } else { Type::I32 };
+            v = self.b.convert(Opcode::Bitcast, bits, v);
+        }
+        let mode = if all { MatchMode::All } else { MatchMode::Any };
+        let r = self.b.match_lanes(mode, v, mask);
+        if all {
+            let pred = self.expr(&args[2]);
+            let zero = self.b.iconst(Type::I32, 0);
+            let agree = self.b.icmp(midend::ir::IntCC::Ne, r, zero);
+            let agree = self.b.convert(Opcode::Zext, Type::I32, agree);
+            self.b.store(agree, pred, MemFlags::default());
+        }
+        r
     }
 
     /// `p` as a pointer into `space`: unchanged if it already is one, else

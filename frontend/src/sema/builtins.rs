@@ -269,6 +269,7 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
         || shfl_kind(name).is_some()
         || vote_kind(name).is_some()
         || redux_kind(name).is_some()
+        || match_kind(name).is_some()
         || super::device_fns::is_device_fn(name)
 }
 
@@ -328,6 +329,28 @@ fn redux_kind(name: &str) -> Option<ReduxKind> {
         _ => return None,
     })
 }
+
+/// Whether `name` is `__match_all_sync` (`Some(true)`) or
+/// `__match_any_sync` (`Some(false)`).
+fn match_kind(name: &str) -> Option<bool> {
+    match name {
+        "__match_any_sync" => Some(false),
+        "__match_all_sync" => Some(true),
+        _ => None,
+    }
+}
+
+/// The value types of CUDA's overloads of `__match_any_sync` and
+/// `__match_all_sync` (`crt/sm_70_rt.h`; `long` and `long long` are one
+/// type here).
+const MATCH_VALUES: [CType; 6] = [
+    CType::UINT,
+    CType::INT,
+    CType::ULONG,
+    CType::LONG,
+    CType::FLOAT,
+    CType::DOUBLE,
+];
 
 /// CUDA's overloads of `__reduce_add_sync`, `__reduce_min_sync` and
 /// `__reduce_max_sync` (`crt/sm_80_rt.h`); the bitwise reductions have the
@@ -480,6 +503,7 @@ impl Checker {
             || shfl_kind(name).is_some()
             || vote_kind(name).is_some()
             || redux_kind(name).is_some()
+            || match_kind(name).is_some()
             || math_fn(name).is_some()
             || super::device_fns::is_device_fn(name)
             || name == "__ldg";
@@ -501,6 +525,8 @@ impl Checker {
             self.vote(name, k, args, span)
         } else if let Some(k) = redux_kind(name) {
             self.warp_reduce(name, k, args, span)
+        } else if let Some(all) = match_kind(name) {
+            self.warp_match(name, all, args, span)
         } else if let Some((f, is_float)) = math_fn(name) {
             self.math(name, f, is_float, args, span)
         } else if super::device_fns::is_device_fn(name) {
@@ -868,6 +894,39 @@ impl Checker {
         };
         let args = self.convert_args(name, args, &[CType::UINT, value.clone()])?;
         Some(intrinsic(Intrinsic::Redux(k), args, value, span))
+    }
+
+    /// `__match_any_sync(mask, v)` and `__match_all_sync(mask, v, &pred)`:
+    /// the value picks one of CUDA's overloads as C++ does (narrower
+    /// integers promote to `int`). CUDA declares them for sm_70 and newer,
+    /// which every target of kernelc is.
+    fn warp_match(&mut self, name: &str, all: bool, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        let count = if all { 3 } else { 2 };
+        if !self.arg_count(name, &args, count, count, span) {
+            return None;
+        }
+        // The overloads differ in the value only (C++ ranks the pointer to
+        // the predicate the same in each), so the value picks one.
+        let mut args = args;
+        let pred = args.split_off(2);
+        let overloads: Vec<[CType; 2]> = MATCH_VALUES
+            .iter()
+            .map(|v| [CType::UINT, v.clone()])
+            .collect();
+        let overloads: Vec<&[CType]> = overloads.iter().map(|o| &o[..]).collect();
+        let (c, mut args) = self.resolve_overload(name, &overloads, args, span)?;
+        let mut params = overloads[c].to_vec();
+        if all {
+            params.push(CType::Pointer {
+                pointee: Box::new(CType::INT),
+                pointee_const: false,
+                pointee_volatile: false,
+                restrict: false,
+            });
+            args.extend(pred);
+        }
+        let args = self.convert_args(name, args, &params)?;
+        Some(intrinsic(Intrinsic::Match { all }, args, CType::UINT, span))
     }
 
     fn ldg(&mut self, args: Vec<Expr>, span: Span) -> Option<Expr> {

@@ -81,8 +81,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "__sin2pif",
     "__cos2pif",
     "__sincos2pif",
-    "__match_any_sync",
-    "__match_all_sync",
     "__shfl",
     "__shfl_down",
     "__shfl_up",

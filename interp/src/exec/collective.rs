@@ -3,7 +3,7 @@
 //! Threads run one at a time, each until it reaches a collective, a barrier
 //! or its end. Then the scheduler looks at where everyone stopped:
 //!
-//! - **Warp collectives** (`shfl`, `vote`, `redux`, `warp_sync`, reading
+//! - **Warp collectives** (`shfl`, `vote`, `redux`, `match`, `warp_sync`, reading
 //!   `activemask`): the lanes of one warp that stopped at the *same*
 //!   instruction form a group and get their results together, as if they
 //!   had run it in lockstep. A lane named in a member mask that has not
@@ -19,8 +19,8 @@ use crate::{FaultKind, RunError};
 use cranelift_entity::EntityRef;
 use midend::ir::Opcode;
 use midend::ir::{
-    AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, ReduxOp, ShuffleMode,
-    SpecialReg, Value, ValueDef, VoteMode,
+    AccelOp, AddrSpace, BarrierRedOp, FuncId, Function, Inst, InstData, MatchMode, ReduxOp,
+    ShuffleMode, SpecialReg, Value, ValueDef, VoteMode,
 };
 use std::collections::BTreeMap;
 
@@ -94,6 +94,29 @@ fn reduce(op: ReduxOp, values: impl Iterator<Item = u32>) -> u32 {
         .unwrap_or(0)
 }
 
+/// `match`'s result for one lane whose value is `mine`, given the lanes
+/// its mask names that take part and their values: for `any` the lanes
+/// whose value is `mine`; for `all` the lanes taking part when they all
+/// have it, else 0. (PTX leaves a lane outside its own mask undefined.)
+fn matching_lanes(
+    mode: MatchMode,
+    mine: u64,
+    voters: impl Iterator<Item = (u32, u64)> + Clone,
+) -> u32 {
+    let lanes = |only_mine: bool| {
+        voters
+            .clone()
+            .filter(|&(_, v)| !only_mine || v == mine)
+            .fold(0u32, |m, (lane, _)| m | (1 << lane))
+    };
+    let same = lanes(true);
+    match mode {
+        MatchMode::Any => same,
+        MatchMode::All if same == lanes(false) => same,
+        MatchMode::All => 0,
+    }
+}
+
 impl Exec<'_> {
     /// Resolves every group of lanes waiting at the same warp collective.
     /// Returns whether any thread can run again.
@@ -120,7 +143,9 @@ impl Exec<'_> {
             // The member mask each lane passed (none for `activemask`).
             let mask_arg = match data {
                 InstData::Shuffle { args, .. } => Some(args[3]),
-                InstData::Vote { args, .. } | InstData::Redux { args, .. } => Some(args[1]),
+                InstData::Vote { args, .. }
+                | InstData::Redux { args, .. }
+                | InstData::Match { args, .. } => Some(args[1]),
                 InstData::Effect { arg, .. } => Some(*arg),
                 _ => None,
             };
@@ -214,6 +239,22 @@ impl Exec<'_> {
                         u64::from(reduce(*op, values))
                     })
                     .collect(),
+                InstData::Match { mode, args } => {
+                    let bits = func.dfg.value_type(args[0]).bits();
+                    let keep = u64::MAX >> (64 - bits);
+                    let key = |k: usize| value_of(&threads[k], func, args[0]) & keep;
+                    members
+                        .iter()
+                        .map(|&i| {
+                            let mask = value_of(&threads[i], func, args[1]) as u32;
+                            let voters = members
+                                .iter()
+                                .filter(|&&k| mask & (1 << lane_of(k)) != 0)
+                                .map(|&k| (lane_of(k), key(k)));
+                            u64::from(matching_lanes(*mode, key(i), voters))
+                        })
+                        .collect()
+                }
                 _ => vec![0; members.len()],
             };
             for (&i, r) in members.iter().zip(results) {

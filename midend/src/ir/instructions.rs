@@ -217,6 +217,10 @@ named_enum! {
         /// A reduction of an `i32` over the lanes of a warp
         /// (`__reduce_add_sync`, ...; PTX `redux.sync`, sm_80).
         Redux = "redux",
+        /// The lanes of a warp whose `i32` or `i64` value equals this
+        /// lane's (`__match_any_sync`, `__match_all_sync`; PTX
+        /// `match.sync`, sm_70).
+        Match = "match",
         /// Whether a pointer points into a given space (`__isShared`, ...).
         IsSpace = "is_space",
         /// Suspend the thread for about the given number of nanoseconds.
@@ -311,6 +315,7 @@ pub enum Format {
     Shuffle,
     Vote,
     Redux,
+    Match,
     BarrierRed,
     /// One operand, no result, an effect (`warp_sync`, `nanosleep`).
     Effect,
@@ -371,6 +376,7 @@ impl Opcode {
             Shuffle => Format::Shuffle,
             Vote => Format::Vote,
             Redux => Format::Redux,
+            Match => Format::Match,
             IsSpace => Format::IsSpace,
             CpAsync
             | CpAsyncCommit
@@ -476,6 +482,7 @@ impl Opcode {
             Opcode::Shuffle
                 | Opcode::Vote
                 | Opcode::Redux
+                | Opcode::Match
                 | Opcode::BarrierRed
                 | Opcode::WarpSync
                 | Opcode::Barrier
@@ -749,6 +756,15 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `match` gives a lane: `any`, the mask of the lanes of its
+    /// member mask whose value equals its own; `all`, the member mask when
+    /// every one of those lanes has the same value, else 0.
+    MatchMode {
+        Any = "any", All = "all",
+    }
+}
+
+named_enum! {
     /// What `barrier_red` computes over the block: the number of threads
     /// whose predicate holds (`i32`), or whether all / any hold (`i1`).
     BarrierRedOp {
@@ -932,6 +948,11 @@ pub enum InstData {
         op: ReduxOp,
         args: [Value; 2],
     },
+    /// `args = [value, member mask]`.
+    Match {
+        mode: MatchMode,
+        args: [Value; 2],
+    },
     BarrierRed {
         op: BarrierRedOp,
         arg: Value,
@@ -1000,7 +1021,8 @@ macro_rules! operand_runs {
             | InstData::FloatCompare { args, .. }
             | InstData::AtomicRmw { args, .. }
             | InstData::Vote { args, .. }
-            | InstData::Redux { args, .. } => {
+            | InstData::Redux { args, .. }
+            | InstData::Match { args, .. } => {
                 [args.$as_slice(), Default::default(), Default::default()]
             }
             InstData::Ternary { args, .. } | InstData::AtomicCas { args, .. } => {
@@ -1083,6 +1105,7 @@ impl InstData {
             InstData::Shuffle { .. } => Opcode::Shuffle,
             InstData::Vote { .. } => Opcode::Vote,
             InstData::Redux { .. } => Opcode::Redux,
+            InstData::Match { .. } => Opcode::Match,
             InstData::BarrierRed { .. } => Opcode::BarrierRed,
             InstData::Effect { opcode, .. } => *opcode,
             InstData::IsSpace { .. } => Opcode::IsSpace,
@@ -1232,6 +1255,9 @@ mod tests {
         }
         for &o in ReduxOp::ALL {
             assert_eq!(ReduxOp::from_name(o.name()), Some(o));
+        }
+        for &m in MatchMode::ALL {
+            assert_eq!(MatchMode::from_name(m.name()), Some(m));
         }
     }
 }

@@ -32,8 +32,8 @@ pub use inline_asm::{
 };
 pub use instructions::{
     f32_const_bits, is_packed_pair_element, AtomicOp, BarrierRedOp, BlockCall, CacheOp, CallSig,
-    FloatCC, Format, InstData, IntCC, MemFlags, MemScope, Opcode, ReduxOp, Rounding, ShuffleMode,
-    SpecialReg, VoteMode,
+    FloatCC, Format, InstData, IntCC, MatchMode, MemFlags, MemScope, Opcode, ReduxOp, Rounding,
+    ShuffleMode, SpecialReg, VoteMode,
 };
 pub use layout::{Layout, LayoutEdits};
 pub use modifier_error::{ModifierError, ModifierForm, ModifierWord};

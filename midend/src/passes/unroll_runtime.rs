@@ -251,6 +251,7 @@ fn plan(
                     | InstData::Shuffle { .. }
                     | InstData::Vote { .. }
                     | InstData::Redux { .. }
+                    | InstData::Match { .. }
                     | InstData::BarrierRed { .. }
                     | InstData::Effect { .. }
                     | InstData::Accel { .. }

@@ -20,8 +20,8 @@
 use super::lexer::{lex, Tok, Token};
 use super::parse_error::{Entity, ParseError, ParseErrorKind as K};
 use crate::ir::{
-    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, InlineAsm, MemScope, ReduxOp,
-    ShuffleMode, VoteMode,
+    AbiParam, AccelOp, AtomicOp, BarrierRedOp, CacheOp, Format, InlineAsm, MatchMode, MemScope,
+    ReduxOp, ShuffleMode, VoteMode,
 };
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
@@ -1139,6 +1139,11 @@ impl<'c> FuncParser<'c> {
                 )?;
                 let args = self.operands(cur, op)?;
                 one(InstData::Redux { op: rop, args }, Known(Type::I32))
+            }
+            Format::Match => {
+                let mode = named(cur, "a match: any or all", MatchMode::from_name)?;
+                let args = self.operands(cur, op)?;
+                one(InstData::Match { mode, args }, Known(Type::I32))
             }
             Format::BarrierRed => {
                 let rop = named(cur, "a reduction: popc, and or or", BarrierRedOp::from_name)?;

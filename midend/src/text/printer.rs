@@ -498,6 +498,10 @@ impl FuncWriter<'_> {
                 write!(self.out, "{op} {rop} ")?;
                 self.values(args)?;
             }
+            InstData::Match { mode, args } => {
+                write!(self.out, "{op} {mode} ")?;
+                self.values(args)?;
+            }
             InstData::BarrierRed { op: rop, arg } => {
                 write!(self.out, "{op} {rop} ")?;
                 self.value(*arg)?;

@@ -6,8 +6,8 @@
 //! comment of each states its rule.
 
 use crate::ir::{
-    AddrSpace, AliasScope, AtomicOp, Block, FuncId, GlobalVar, Inst, Opcode, ReduxOp, StackSlot,
-    TemplateError, Type, Value, ValueDef,
+    AddrSpace, AliasScope, AtomicOp, Block, FuncId, GlobalVar, Inst, MatchMode, Opcode, ReduxOp,
+    StackSlot, TemplateError, Type, Value, ValueDef,
 };
 use crate::text::write_float;
 use core::fmt;
@@ -297,6 +297,10 @@ pub enum VerifierErrorKind {
     ReduxValue { op: ReduxOp, found: Type },
     /// `redux`'s member mask is `i32`.
     ReduxMask { found: Type },
+    /// `match`'s value is `i32` or `i64`.
+    MatchValue { mode: MatchMode, found: Type },
+    /// `match`'s member mask is `i32`.
+    MatchMask { found: Type },
     /// `barrier_red`'s predicate is `i1`.
     BarrierRedPredicate { found: Type },
     /// An effect's operand is `i32`.
@@ -782,6 +786,10 @@ impl fmt::Display for VerifierErrorKind {
             VoteMask { found } => write!(f, "vote member mask must be i32, got {found}"),
             ReduxValue { op, found } => write!(f, "redux {op} value must be i32, got {found}"),
             ReduxMask { found } => write!(f, "redux member mask must be i32, got {found}"),
+            MatchValue { mode, found } => {
+                write!(f, "match {mode} value must be i32 or i64, got {found}")
+            }
+            MatchMask { found } => write!(f, "match member mask must be i32, got {found}"),
             BarrierRedPredicate { found } => {
                 write!(f, "barrier_red predicate must be i1, got {found}")
             }

@@ -41,6 +41,7 @@ fn data_format(data: &InstData) -> Format {
         InstData::Shuffle { .. } => Format::Shuffle,
         InstData::Vote { .. } => Format::Vote,
         InstData::Redux { .. } => Format::Redux,
+        InstData::Match { .. } => Format::Match,
         InstData::BarrierRed { .. } => Format::BarrierRed,
         InstData::Effect { .. } => Format::Effect,
         InstData::IsSpace { .. } => Format::IsSpace,
@@ -762,6 +763,22 @@ fn check_inst(cx: &mut Ctx, inst: Inst) {
             }
             if tm != Type::I32 {
                 cx.at_inst(inst, K::ReduxMask { found: tm });
+            }
+            want_inst_type(cx, Type::I32);
+        }
+        InstData::Match { mode, args: [v, m] } => {
+            let (tv, tm) = (ty(*v), ty(*m));
+            if tv != Type::I32 && tv != Type::I64 {
+                cx.at_inst(
+                    inst,
+                    K::MatchValue {
+                        mode: *mode,
+                        found: tv,
+                    },
+                );
+            }
+            if tm != Type::I32 {
+                cx.at_inst(inst, K::MatchMask { found: tm });
             }
             want_inst_type(cx, Type::I32);
         }
