@@ -87,6 +87,13 @@ pub(super) struct ClassMembers {
     pub constants: FxHashMap<String, i128>,
     /// Its member templates, registered once the class is complete.
     pub templates: Vec<MemberTemplate>,
+    /// The members read now are not public (`private:`, or a `class`'s
+    /// first ones).
+    pub non_public: bool,
+    /// Not a POD for the purpose of layout (`crate::bases`): a data member
+    /// that is not public or not such a POD, or a user-provided
+    /// constructor, destructor or copy assignment.
+    pub non_pod: bool,
 }
 
 /// A member template met while reading a class: its parameters and the
@@ -160,7 +167,8 @@ impl Parser<'_> {
             && self.is_punct_at(1, Punct::Colon)
         {
             // kernelc does not check access; nvcc does, so a program it
-            // accepts uses only what it may.
+            // accepts uses only what it may. Only the layout cares.
+            members.non_public = self.peek().text != "public";
             self.pos += 2;
             return Ok(true);
         }
@@ -221,6 +229,12 @@ impl Parser<'_> {
                 let defaulted = end >= 3
                     && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
                     && self.toks[end - 2].text == "default";
+                let deleted = end >= 3
+                    && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
+                    && self.toks[end - 2].text == "delete";
+                if !friend && !defaulted && !deleted && is_special_member(class_key, &name) {
+                    members.non_pod = true;
+                }
                 // A `constexpr` member is kept as the split keeps a
                 // `constexpr` function: the checker decides which calls of
                 // it device code may make (E0017).
@@ -540,14 +554,7 @@ impl Parser<'_> {
         };
         let resume = self.pos;
         let first = self.pending_items.len();
-        let ctx = ClassCtx {
-            key: def.name.clone(),
-            fields: def.fields.iter().map(|f| f.name.clone()).collect(),
-            methods: members.methods,
-            has_this: false,
-            closure: false,
-            enclosing: None,
-        };
+        let ctx = self.class_context(def, members.methods);
         Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
@@ -1410,4 +1417,12 @@ pub(super) fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (Stri
             1
         };
     (format!("operator{op}"), paren)
+}
+
+/// Whether member function `name` of class `class_key` is one whose
+/// user-provided definition makes the class no POD for the purpose of
+/// layout: a constructor, the destructor, a copy assignment.
+fn is_special_member(class_key: Option<&str>, name: &str) -> bool {
+    let class_name = class_key.and_then(|k| super::names::key_path(k).pop());
+    class_name.as_deref() == Some(name) || name.starts_with('~') || name == "operator="
 }

@@ -507,8 +507,9 @@ impl Checker {
             Some(f) => (f, true),
             None => (field, false),
         };
-        let static_member = crate::parser::join(&def.name, field);
-        if def.field(field).is_none() && self.lookup(&static_member).is_some() {
+        let found = crate::bases::member_field(def, field);
+        let static_member = self.static_member_key(def, field);
+        if found.is_none() && self.lookup(&static_member).is_some() {
             // `pack.size` of `static constexpr int size`: the class's
             // static member (C++ evaluates the object and ignores it).
             let named = ast::Expr {
@@ -517,8 +518,11 @@ impl Checker {
             };
             return self.expr(&named);
         }
-        let Some(f) = def.field(field) else {
-            let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+        let Some(f) = found else {
+            let names: Vec<String> = crate::bases::all_field_names(def)
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect();
             self.diags.push(
                 Diagnostic::error(
                     field_span,
@@ -1322,6 +1326,10 @@ impl Checker {
         let to = super::convert::strip_restrict(to).0;
         if e.ty == to {
             return Some(e.with_span(span));
+        }
+        if let Some(offset) = Self::class_pointer_offset(&e.ty, &to, true) {
+            // Between a class and its base: the base's offset.
+            return Some(self.adjust_class_pointer(e, &to, offset).with_span(span));
         }
         let allowed = match cast_kind(&e.ty, &to) {
             Some(_) if to == CType::Void => true,

@@ -6,6 +6,7 @@
 //! reported in one run.
 
 mod asm;
+mod bases;
 mod bit_fields;
 mod builtins;
 mod classes;

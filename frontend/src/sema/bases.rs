@@ -1,0 +1,174 @@
+//! Base classes in the checker: names found in a base, and the
+//! conversions between a class and its bases (`crate::bases` places them).
+//!
+//! A base subobject is a field of the derived object, so every way to a
+//! base is a field access (an object, `this` adjusted for a member found
+//! in a base) or an offset added to a pointer:
+//!
+//! - derived to base, `D *` to `B *`: the pointer plus the base's offset,
+//!   and a null pointer stays null (`p ? p + off : 0`), as C++ says; the
+//!   address of an object is never null, so it needs no test;
+//! - base to derived, `static_cast<D *>(b)` (and a C cast): the pointer
+//!   minus the offset, null kept the same way;
+//! - a `D` object where a `B` is wanted (a copy, a reference to `B`): its
+//!   base subobject (slicing a copy).
+
+use super::convert::convert;
+use super::Checker;
+use crate::bases::{find_in_bases, path_to, BasePath};
+use crate::diag::Span;
+use crate::parser::join;
+use crate::typed::{CastKind, Expr, ExprKind, Place};
+use crate::types::{CType, StructDef};
+
+fn mk(kind: ExprKind, ty: CType, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+/// The class a pointer type points to.
+fn pointee_class(ty: &CType) -> Option<&StructDef> {
+    ty.pointee()?.struct_def()
+}
+
+impl Checker {
+    /// The key of the static member `name` of class `def` or of the base
+    /// that declares it (`Derived::count` is `Base::count`); the class's own
+    /// key when no base declares one.
+    pub(super) fn static_member_key(&self, def: &StructDef, name: &str) -> String {
+        find_in_bases(def, &mut |d| {
+            let key = join(&d.name, name);
+            self.lookup(&key).is_some().then_some(key)
+        })
+        .map_or_else(|| join(&def.name, name), |(key, _)| key)
+    }
+
+    /// The member functions named `name` of `def`, or else of the first of
+    /// its bases that declares some, with the way to that base.
+    pub(super) fn inherited_members(
+        &self,
+        def: &StructDef,
+        name: &str,
+    ) -> Option<(Vec<String>, BasePath)> {
+        find_in_bases(def, &mut |d| {
+            let keys = self.overloads.by_plain.get(&join(&d.name, name))?;
+            (!keys.is_empty()).then(|| keys.clone())
+        })
+    }
+
+    /// The object `e` seen as its base subobject at the end of `path`.
+    pub(super) fn base_subobject(e: Expr, path: &BasePath) -> Expr {
+        path.steps.iter().fold(e, |e, (def, offset)| {
+            let span = e.span;
+            let kind = ExprKind::Field {
+                base: Box::new(e),
+                offset: *offset,
+            };
+            mk(kind, CType::Struct(def.clone()), span)
+        })
+    }
+
+    /// `e` of class type where an object of class `to` is wanted: its
+    /// base subobject when `to` is a base of its class.
+    pub(super) fn to_base_object(e: Expr, to: &CType) -> Result<Expr, Expr> {
+        let path = match (e.ty.struct_def(), to.struct_def()) {
+            (Some(from), Some(base)) if from.id != base.id => path_to(from, base),
+            _ => None,
+        };
+        match path {
+            Some(path) => Ok(Self::base_subobject(e, &path)),
+            None => Err(e),
+        }
+    }
+
+    /// Whether a pointer of type `from` converts to `to` between a class
+    /// and one of its bases: the byte offset to add (negative from a base
+    /// to a derived class), `None` for classes that are not so related.
+    pub(super) fn class_pointer_offset(from: &CType, to: &CType, downcast: bool) -> Option<i128> {
+        let (f, t) = (pointee_class(from)?, pointee_class(to)?);
+        if f.id == t.id {
+            return None;
+        }
+        if let Some(path) = path_to(f, t) {
+            return Some(i128::from(path.offset));
+        }
+        if downcast {
+            return path_to(t, f).map(|path| -i128::from(path.offset));
+        }
+        None
+    }
+
+    /// The pointer `e` moved by `offset` bytes to type `to` (a class's
+    /// pointer converted to its base's or back), a null pointer kept null.
+    pub(super) fn adjust_class_pointer(&mut self, e: Expr, to: &CType, offset: i128) -> Expr {
+        let span = e.span;
+        if offset == 0 {
+            return convert(e, to);
+        }
+        let bytes = CType::Pointer {
+            pointee: Box::new(CType::Int {
+                bits: 8,
+                signed: true,
+            }),
+            pointee_const: false,
+            pointee_volatile: false,
+            restrict: false,
+        };
+        let moved = |p: Expr| {
+            let p = convert(p, &bytes);
+            let off = mk(ExprKind::IntConst(offset), CType::LONG, span);
+            let sum = mk(
+                ExprKind::PtrAdd {
+                    ptr: Box::new(p),
+                    offset: Box::new(off),
+                    elem_size: 1,
+                },
+                bytes.clone(),
+                span,
+            );
+            convert(sum, to)
+        };
+        if matches!(e.kind, ExprKind::AddrOf(_)) {
+            // An object's address is never null.
+            return moved(e);
+        }
+        let tmp = self.declare_local("", e.ty.clone(), false, false, span);
+        self.mark_used(tmp);
+        let read = || mk(ExprKind::Local(tmp), e.ty.clone(), span);
+        let null = mk(
+            ExprKind::Cast {
+                kind: CastKind::IntToPtr,
+                expr: Box::new(mk(ExprKind::IntConst(0), CType::LONG, span)),
+            },
+            to.clone(),
+            span,
+        );
+        let test = convert(read(), &CType::Bool);
+        let choice = mk(
+            ExprKind::Ternary {
+                cond: Box::new(test),
+                then: Box::new(moved(read())),
+                els: Box::new(null),
+            },
+            to.clone(),
+            span,
+        );
+        let ty = e.ty.clone();
+        let store = mk(
+            ExprKind::Assign {
+                target: Place::Local(tmp),
+                op: None,
+                value: Box::new(e),
+            },
+            ty,
+            span,
+        );
+        mk(
+            ExprKind::Comma {
+                lhs: Box::new(store),
+                rhs: Box::new(choice),
+            },
+            to.clone(),
+            span,
+        )
+    }
+}
