@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::classes::{ClassCtx, ClassMembers};
 use super::{PResult, Parser};
-use crate::ast::Spelling;
+use crate::ast::{Expr, ExprKind, QualType, Spelling};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::ArgValue;
@@ -313,4 +313,88 @@ impl Parser<'_> {
             enclosing: None,
         }
     }
+
+    /// A constructor's initializers of `class`'s bases (`D() : B(1), x(2)`)
+    /// as statements that start its body, one per base in declaration
+    /// order: `*(B *)this = B(args)`, or `B()` for a base not named that
+    /// has constructors (its default one runs). The member initializers
+    /// are left.
+    pub(super) fn base_initializers(
+        &self,
+        class: &CType,
+        inits: Vec<MemberInit>,
+        span: Span,
+    ) -> (Vec<crate::ast::Stmt>, Vec<MemberInit>) {
+        let Some(def) = class.struct_def() else {
+            return (Vec::new(), inits);
+        };
+        let mut inits = inits;
+        let mut stmts = Vec::new();
+        for base in def.base_fields() {
+            let Some(bdef) = crate::bases::base_class(base) else {
+                continue;
+            };
+            let simple = crate::mangle::unqualified(&bdef.name);
+            let named = inits.iter().position(|(name, _, _)| {
+                name.text == simple || crate::mangle::unqualified(&name.text) == simple
+            });
+            let (args, at) = match named {
+                Some(k) => {
+                    let (_, args, at) = inits.remove(k);
+                    (args, at)
+                }
+                None if self.has_constructor(bdef) => (Vec::new(), span),
+                None => continue,
+            };
+            let ty = QualType::plain(base.ty.clone(), at);
+            let pointer = CType::Pointer {
+                pointee: Box::new(base.ty.clone()),
+                pointee_const: false,
+                pointee_volatile: false,
+                restrict: false,
+            };
+            let this = Expr {
+                kind: ExprKind::Ident("this".to_string()),
+                span: at,
+            };
+            let cast = Expr {
+                kind: ExprKind::Cast {
+                    ty: QualType::plain(pointer, at),
+                    expr: Box::new(this),
+                },
+                span: at,
+            };
+            let target = Expr {
+                kind: ExprKind::Unary {
+                    op: crate::ast::UnaryOp::Deref,
+                    operand: Box::new(cast),
+                },
+                span: at,
+            };
+            let value = Expr {
+                kind: ExprKind::Construct { ty, args },
+                span: at,
+            };
+            stmts.push(super::classes::assignment(target, value, at));
+        }
+        (stmts, inits)
+    }
+
+    /// Whether class `def` declares a constructor.
+    fn has_constructor(&self, def: &StructDef) -> bool {
+        let simple = crate::mangle::unqualified(&def.name).to_string();
+        if let Some(ctx) = self.classes.get(&def.name) {
+            return ctx.methods.contains(&simple);
+        }
+        self.instances.lock().is_ok_and(|shared| {
+            shared
+                .bases
+                .classes
+                .get(&def.name)
+                .is_some_and(|m| m.contains(&simple))
+        })
+    }
 }
+
+/// A member initializer as read: the name, the arguments, where.
+type MemberInit = (Token, Vec<crate::ast::Expr>, Span);

@@ -887,10 +887,12 @@ impl Parser<'_> {
         let inits = inits?;
         let mut body = body?;
         if let Some(b) = &mut body {
-            let assigns: Vec<Stmt> = inits
-                .into_iter()
-                .map(|i| member_assignment(class, i))
-                .collect();
+            let (mut assigns, inits) = if is_ctor {
+                self.base_initializers(class, inits, b.span)
+            } else {
+                (Vec::new(), inits)
+            };
+            assigns.extend(inits.into_iter().map(|i| member_assignment(class, i)));
             b.stmts.splice(0..0, assigns);
         }
         Ok(body)
@@ -1252,7 +1254,7 @@ fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)
 }
 
 /// The statement `target = value;`.
-fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
+pub(super) fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::Expr(Expr {
             kind: ExprKind::Assign {

@@ -13,6 +13,8 @@
 //! - a `D` object where a `B` is wanted (a copy, a reference to `B`): its
 //!   base subobject (slicing a copy).
 
+use std::sync::Arc;
+
 use super::convert::convert;
 use super::Checker;
 use crate::bases::{find_in_bases, path_to, BasePath};
@@ -127,8 +129,8 @@ impl Checker {
             );
             convert(sum, to)
         };
-        if matches!(e.kind, ExprKind::AddrOf(_)) {
-            // An object's address is never null.
+        if matches!(e.kind, ExprKind::AddrOf(_)) || self.is_this(&e) {
+            // An object's address is never null, nor is `this`.
             return moved(e);
         }
         let tmp = self.declare_local("", e.ty.clone(), false, false, span);
@@ -170,5 +172,104 @@ impl Checker {
             to.clone(),
             span,
         )
+    }
+
+    /// Whether `e` reads the `this` parameter.
+    fn is_this(&self, e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Local(id)
+            if self.func.locals[id.0 as usize].is_param
+                && self.func.locals[id.0 as usize].name == "this")
+    }
+
+    /// `B::f(args)` inside a member function of `B` or of a class derived
+    /// from it, `f` a non-static member function: called on `this`'s `B`
+    /// part, without looking further (`Base::bump()` from `Derived::bump`).
+    /// `None` when `name` is no such call.
+    pub(super) fn qualified_member_call(
+        &mut self,
+        name: &str,
+        args: &[Option<Expr>],
+        callee: Span,
+        span: Span,
+    ) -> Option<Option<Expr>> {
+        let keys = self.overloads.by_plain.get(name)?.clone();
+        if !keys
+            .iter()
+            .any(|k| self.sigs[self.by_name[k.as_str()]].is_method)
+        {
+            return None;
+        }
+        let (class, _) = crate::mangle::split_member(name)?;
+        let this_id = self.lookup_local("this")?;
+        let this_ty = self.func.locals[this_id.0 as usize].ty.clone();
+        let own = this_ty.pointee()?.clone();
+        let path = crate::bases::find_in_bases(own.struct_def()?, &mut |d| {
+            (d.name == class).then_some(())
+        })?
+        .1;
+        self.mark_used(this_id);
+        let this = mk(ExprKind::Local(this_id), this_ty, callee);
+        let obj = mk(ExprKind::Deref(Box::new(this)), own, callee);
+        let obj = Self::base_subobject(obj, &path);
+        Some(self.call_member(name, &keys, obj, args.to_vec(), callee, span))
+    }
+
+    /// `D d;` of a class without constructors whose bases have some: a
+    /// temporary whose base subobjects their default constructors make.
+    /// `None` when no base has a constructor.
+    pub(super) fn default_construct_bases(&mut self, ty: &CType, span: Span) -> Option<Expr> {
+        let def = ty.struct_def()?.clone();
+        let built: Vec<(Arc<StructDef>, u64, Vec<String>)> = def
+            .base_fields()
+            .iter()
+            .filter_map(|f| {
+                let base = crate::bases::base_class(f)?.clone();
+                let ctors = self.constructors(&base);
+                (!ctors.is_empty()).then_some((base, f.offset, ctors))
+            })
+            .collect();
+        if built.is_empty() {
+            return None;
+        }
+        let tmp = self.declare_local("", ty.clone(), false, false, span);
+        self.mark_used(tmp);
+        let mut value = mk(ExprKind::Local(tmp), ty.clone(), span);
+        for (base, offset, ctors) in built.into_iter().rev() {
+            let obj = mk(
+                ExprKind::Field {
+                    base: Box::new(mk(ExprKind::Local(tmp), ty.clone(), span)),
+                    offset,
+                },
+                CType::Struct(base.clone()),
+                span,
+            );
+            let plain = join(&base.name, crate::mangle::unqualified(&base.name));
+            let call = self.call_member(&plain, &ctors, obj, Vec::new(), span, span)?;
+            value = mk(
+                ExprKind::Comma {
+                    lhs: Box::new(call),
+                    rhs: Box::new(value),
+                },
+                ty.clone(),
+                span,
+            );
+        }
+        Some(value)
+    }
+
+    /// In a member function, the key of the static member `name` of a base
+    /// of its class (`kStep` for `Counter::kStep` in `Both : Counter`).
+    pub(super) fn base_static_member(&self, name: &str) -> Option<String> {
+        if name.contains("::") {
+            return None;
+        }
+        let this = self.lookup_local("this")?;
+        let ty = self.func.locals[this.0 as usize].ty.pointee()?.clone();
+        let def = ty.struct_def()?;
+        let (key, path) = find_in_bases(def, &mut |d| {
+            let key = join(&d.name, name);
+            self.lookup(&key).is_some().then_some(key)
+        })?;
+        (!path.steps.is_empty()).then_some(key)
     }
 }

@@ -446,7 +446,7 @@ impl Checker {
         let def = ty.struct_def()?.clone();
         let ctors = self.constructors(&def);
         if ctors.is_empty() {
-            return None;
+            return self.default_construct_bases(ty, span).map(Some);
         }
         Some(self.construct_with(ty, &def, &ctors, Vec::new(), span))
     }

@@ -378,6 +378,9 @@ impl Checker {
             }
             None => {}
         }
+        if let Some(key) = self.base_static_member(name) {
+            return self.ident(&key, span);
+        }
         if name == "warpSize" {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
@@ -1480,6 +1483,11 @@ impl Checker {
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
+        }
+        if explicit.is_empty() {
+            if let Some(made) = self.qualified_member_call(name, &typed_args, callee.span, span) {
+                return made;
+            }
         }
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
