@@ -74,6 +74,10 @@ pub struct StructDef {
     /// The empty class subobjects inside (struct id, offset), itself
     /// included when empty: two of one type may not share an address.
     pub empties: Vec<(u32, u64)>,
+    /// The names of member functions that using-declarations bring in
+    /// from bases (`using Base::get;`): the bases' overloads join the
+    /// class's own.
+    pub using_members: Vec<String>,
     /// The stand-in for a class whose base clause is being read, which
     /// its bases' template arguments may name (CRTP's `Base<K>`).
     pub incomplete: bool,
@@ -266,6 +270,7 @@ impl StructDef {
             dsize: if pod { size } else { end },
             pod,
             empties,
+            using_members: Vec::new(),
             incomplete: false,
         };
         if def.is_empty() {

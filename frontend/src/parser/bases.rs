@@ -335,9 +335,10 @@ impl Parser<'_> {
                 continue;
             };
             let simple = crate::mangle::unqualified(&bdef.name);
-            let named = inits.iter().position(|(name, _, _)| {
-                name.text == simple || crate::mangle::unqualified(&name.text) == simple
-            });
+            let template = simple.split('<').next().unwrap_or(simple);
+            let named = inits
+                .iter()
+                .position(|(name, _, _)| name.text == simple || name.text == template);
             let (args, at) = match named {
                 Some(k) => {
                     let (_, args, at) = inits.remove(k);
@@ -378,6 +379,60 @@ impl Parser<'_> {
             stmts.push(super::classes::assignment(target, value, at));
         }
         (stmts, inits)
+    }
+
+    /// At a using-declaration of a base's member in a class body
+    /// (`using Base<T>::get;`, not an alias `using V = T;`): reads it and
+    /// gives the member's name.
+    pub(super) fn using_member(&mut self) -> Option<String> {
+        if !self.is_kw(crate::token::Keyword::Using) {
+            return None;
+        }
+        let rest = &self.toks[self.pos + 1..];
+        let end = rest
+            .iter()
+            .position(|t| t.kind == TokenKind::Punct(crate::token::Punct::Semi))?;
+        let decl = &rest[..end];
+        let alias_or_directive = decl.iter().any(|t| {
+            t.kind == TokenKind::Punct(crate::token::Punct::Assign)
+                || t.kind == TokenKind::Keyword(crate::token::Keyword::Namespace)
+        });
+        let qualified = decl
+            .iter()
+            .any(|t| t.kind == TokenKind::Punct(crate::token::Punct::ColonColon));
+        let name = decl.last().filter(|t| t.kind == TokenKind::Ident)?;
+        if alias_or_directive || !qualified {
+            return None;
+        }
+        let name = name.text.to_string();
+        self.pos += end + 2;
+        Some(name)
+    }
+
+    /// The key of member `name` (of `kind`) that class `class` inherits
+    /// from a base (`Derived::kCount` is `Base::kCount`).
+    pub(super) fn base_member(
+        &self,
+        class: &str,
+        kind: super::names::Kind,
+        name: &str,
+    ) -> Option<String> {
+        let def = self.structs.get(class)?;
+        crate::bases::all_bases(def).iter().find_map(|b| {
+            if b.name.ends_with('>') {
+                // An instance's members belong to the parse that made it.
+                let key = super::names::join(&b.name, name);
+                let known = match kind {
+                    super::names::Kind::Type => self.instance_typedef(&key).is_some(),
+                    _ => self.constant(&key).is_some(),
+                };
+                return known.then_some(key);
+            }
+            match self.names.member(kind, &b.name, name) {
+                super::names::Found::One(key) => Some(key),
+                _ => None,
+            }
+        })
     }
 
     /// Whether class `def` declares a constructor.

@@ -224,8 +224,11 @@ impl Parser<'_> {
             let Some(def) = ty.struct_def() else {
                 return Ok((ty, false, Spelling::Plain));
             };
-            let key = super::names::join(&def.name, &member.text);
-            if let Some(t) = self.instance_typedef(&key) {
+            let found = crate::bases::find_in_bases(def, &mut |d| {
+                self.instance_typedef(&super::names::join(&d.name, &member.text))
+            });
+            if let Some((t, _)) = found {
+                // The class's own member type, or a base's.
                 self.pos += 2;
                 return Ok(t);
             }

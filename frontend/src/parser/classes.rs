@@ -90,6 +90,9 @@ pub(super) struct ClassMembers {
     /// The members read now are not public (`private:`, or a `class`'s
     /// first ones).
     pub non_public: bool,
+    /// The names a using-declaration brings in from a base (`using
+    /// Base<T>::get;`): the base's member functions overload the class's.
+    pub using: Vec<String>,
     /// Not a POD for the purpose of layout (`crate::bases`): a data member
     /// that is not public or not such a POD, or a user-provided
     /// constructor, destructor or copy assignment.
@@ -174,6 +177,10 @@ impl Parser<'_> {
         }
         if self.is_kw(Keyword::Template) {
             return self.member_template(class_key, members);
+        }
+        if let Some(name) = self.using_member() {
+            members.using.push(name);
+            return Ok(true);
         }
         if self.is_kw(Keyword::Using) || self.is_kw(Keyword::Typedef) {
             self.member_type(class_key)?;
@@ -1077,7 +1084,17 @@ impl Parser<'_> {
                     format!("expected a member to initialize, found {}", self.found()),
                 );
             }
-            let name = self.bump();
+            let mut name = self.bump();
+            while self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+                // A base named with its scope (`ops::Base(...)`).
+                self.bump();
+                name = self.bump();
+            }
+            if self.is_punct(Punct::Lt) {
+                // A base that is a template instance (`Store<T>(v)`): its
+                // template's name is enough to tell which base it is.
+                self.pos = skip_angles(self.toks, self.pos);
+            }
             let braced = self.is_punct(Punct::LBrace);
             if !braced && !self.is_punct(Punct::LParen) {
                 let sp = self.span();

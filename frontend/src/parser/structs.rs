@@ -176,6 +176,7 @@ impl Parser<'_> {
         for f in &mut def.fields {
             f.reference = references.contains(&f.name);
         }
+        def.using_members = std::mem::take(&mut class.using);
         if let (Some(t), Some((instance_tag, instance))) = (&tag, &self.instancing) {
             if t.text == *instance_tag {
                 def.instance_of = self.instancing.take().map(|(_, i)| i);

@@ -52,8 +52,22 @@ impl Checker {
         name: &str,
     ) -> Option<(Vec<String>, BasePath)> {
         find_in_bases(def, &mut |d| {
-            let keys = self.overloads.by_plain.get(&join(&d.name, name))?;
-            (!keys.is_empty()).then(|| keys.clone())
+            let mut keys = self
+                .overloads
+                .by_plain
+                .get(&join(&d.name, name))
+                .cloned()
+                .unwrap_or_default();
+            if d.using_members.iter().any(|u| u == name) {
+                // `using Base::name;`: the bases' overloads beside the
+                // class's own, each called on its own class's part.
+                for base in d.base_fields().iter().filter_map(crate::bases::base_class) {
+                    if let Some((more, _)) = self.inherited_members(base, name) {
+                        keys.extend(more);
+                    }
+                }
+            }
+            (!keys.is_empty()).then_some(keys)
         })
     }
 
@@ -260,6 +274,11 @@ impl Checker {
     /// In a member function, the key of the static member `name` of a base
     /// of its class (`kStep` for `Counter::kStep` in `Both : Counter`).
     pub(super) fn base_static_member(&self, name: &str) -> Option<String> {
+        if let Some((def, _, member)) = self.instance_class_of(name) {
+            // `Derived<T>::count` of a base's static member.
+            let key = self.static_member_key(&def, member);
+            return (key != name).then_some(key);
+        }
         if name.contains("::") {
             return None;
         }
