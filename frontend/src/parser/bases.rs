@@ -120,6 +120,13 @@ impl Parser<'_> {
         let key = self.names.qualify(&tag.text);
         let mut stand_in = StructDef::layout(id, key.clone(), true, Vec::new(), 1);
         stand_in.incomplete = true;
+        if let Some((instance_tag, instance)) = &self.instancing {
+            // `Sum<T> : Base<Sum<T>>`: names spell the stand-in as the
+            // instance it will be.
+            if tag.text == *instance_tag {
+                stand_in.instance_of = Some(instance.clone());
+            }
+        }
         self.declare_type(&tag.text, tag.span);
         Arc::make_mut(&mut self.structs).insert(key.clone(), Arc::new(stand_in));
         let bases = self.base_list();
@@ -140,6 +147,8 @@ impl Parser<'_> {
                 // kernelc does not check access (`classes.rs`).
                 let t = self.bump();
                 if t.text == "virtual" {
+                    // Reported, and read as a plain base: the class is still
+                    // defined, so its uses give no second error.
                     self.diags.push(
                         Diagnostic::error(
                             t.span,
@@ -148,7 +157,6 @@ impl Parser<'_> {
                         )
                         .with_note("derive from the base without `virtual`"),
                     );
-                    return Err(super::Recorded);
                 }
             }
             let at = self.span();

@@ -214,12 +214,19 @@ impl Parser<'_> {
             }
             Shape::Function {
                 virtual_at: Some(sp),
+                end,
                 ..
-            } => self.error(
-                sp,
-                Code::E0002,
-                "classes with virtual functions are not supported by kernelc in device code (their objects hold a hidden pointer to a table of functions)",
-            ),
+            } => {
+                // Reported, and the member skipped: the class is still
+                // defined, so its uses give no second error.
+                self.diags.push(Diagnostic::error(
+                    sp,
+                    Code::E0002,
+                    "classes with virtual functions are not supported by kernelc in device code (their objects hold a hidden pointer to a table of functions)",
+                ));
+                self.pos = end;
+                Ok(true)
+            }
             Shape::Function {
                 name,
                 name_span,

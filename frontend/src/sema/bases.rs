@@ -271,8 +271,9 @@ impl Checker {
         Some(value)
     }
 
-    /// In a member function, the key of the static member `name` of a base
-    /// of its class (`kStep` for `Counter::kStep` in `Both : Counter`).
+    /// In a member function, the key of the static member `name` (data or
+    /// function) of a base of its class (`kStep` for `Counter::kStep` in
+    /// `Both : Counter`).
     pub(super) fn base_static_member(&self, name: &str) -> Option<String> {
         if let Some((def, _, member)) = self.instance_class_of(name) {
             // `Derived<T>::count` of a base's static member.
@@ -287,7 +288,9 @@ impl Checker {
         let def = ty.struct_def()?;
         let (key, path) = find_in_bases(def, &mut |d| {
             let key = join(&d.name, name);
-            self.lookup(&key).is_some().then_some(key)
+            let declared =
+                self.lookup(&key).is_some() || self.overloads.by_plain.contains_key(&key);
+            declared.then_some(key)
         })?;
         (!path.steps.is_empty()).then_some(key)
     }

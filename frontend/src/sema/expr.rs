@@ -1442,7 +1442,13 @@ impl Checker {
                 return self.std_call(base, callee.span, args, span);
             }
         }
+        let inherited;
         let (name, explicit) = match &callee.kind {
+            ast::ExprKind::Ident(name) if !self.by_name.contains_key(name.as_str()) => {
+                // A static member function of a base, named plainly.
+                inherited = self.base_static_member(name);
+                (inherited.as_ref().unwrap_or(name), &[][..])
+            }
             ast::ExprKind::Ident(name) => (name, &[][..]),
             ast::ExprKind::TemplateId { name, args } => (name, &args[..]),
             ast::ExprKind::Member {
