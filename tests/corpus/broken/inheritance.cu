@@ -1,4 +1,4 @@
-// expect: 11:16: classes with virtual functions are not supported
+// expect: 12:16: classes with virtual functions are not supported
 struct Shape {
   float scale;
   __device__ float twice() const { return 2.0f * scale; }
