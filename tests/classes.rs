@@ -349,3 +349,79 @@ fn member_templates_and_reference_members_compute_what_nvcc_computes() {
         assert_eq!(*ours, run(&theirs_ptx, launch, "theirs"), "{}", launch.0);
     }
 }
+
+/// `layout` of inheritance.cu: its sizes and offsets (one thread).
+const LAYOUT: (&str, &[&str]) = ("_Z6layoutPy", &["u64[]:zeros:40"]);
+
+/// `calls` of inheritance.cu, and its arguments for 64 threads.
+const CALLS: (&str, &[&str]) = ("_Z5callsPKiPi", &["i32[]:rand:64:1", "i32[]:zeros:256"]);
+
+#[test]
+fn inheritance_lays_out_and_names_as_nvcc_does() {
+    let dir = scratch("inheritance");
+    let fixture = common::root().join("tests/fixtures/classes/inheritance.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    // Member functions of a derived class, of a CRTP base's instance, of
+    // a namespace's template deriving from a class, and a function taking
+    // a pointer to a second base.
+    let ours = functions(&text);
+    for name in [
+        "_ZNK7Derived5twiceEv",
+        "_ZN4CrtpI4ImplE3runEv",
+        "_ZNK2ns3BoxIiE4takeERK4Base",
+        "_Z6byBasePK5Extra",
+    ] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let one = ["--grid", "1", "--block", "1"];
+    let layout_of = |ptx: &std::path::Path, out: &str| {
+        common::launch_buffers(ptx, "emu", LAYOUT, &dir.join(out), &one)
+    };
+    let layout = layout_of(&dir.join("kernelc.ptx"), "ours-layout");
+    let words = layout[0].clone().unwrap_or_default();
+    let word = |k: usize| u64::from_le_bytes(words[8 * k..8 * k + 8].try_into().unwrap());
+    // `CtorD::d` sits in `Ctor`'s tail padding, `PodD::d` after `Pod`'s.
+    assert_eq!((word(1), word(3)), (8, 5), "PodD and CtorD's `d`");
+    let calls = run(&dir.join("kernelc.ptx"), CALLS, &dir.join("ours-calls"));
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
+    assert_eq!(layout, layout_of(&theirs_ptx, "theirs-layout"));
+    assert_eq!(calls, run(&theirs_ptx, CALLS, &dir.join("theirs-calls")));
+}
+
+#[test]
+fn virtual_bases_and_misused_bases_are_located_errors() {
+    let err = rejected(
+        "struct B { int x; };\nstruct D : public virtual B { int y; };\n\
+         __global__ void k(D *p) { p->y = 1; }\n",
+        "E0002",
+    );
+    assert!(
+        err.contains("virtual base classes are not supported"),
+        "{err}"
+    );
+    assert!(err.contains(":2:19"), "{err}");
+    // A virtual function in a derived class: one error, at `virtual`.
+    let err = rejected(
+        "struct B { int x; };\nstruct D : B { __device__ virtual int f() const { return x; } };\n\
+         __global__ void k(D *p, int *o) { o[0] = p->x; }\n",
+        "E0002",
+    );
+    assert!(err.contains("virtual functions"), "{err}");
+    assert_eq!(err.matches("error[").count(), 1, "{err}");
+    let err = rejected(
+        "typedef int Int;\nstruct D : Int { int y; };\n__global__ void k(D *p) { p->y = 1; }\n",
+        "E0004",
+    );
+    assert!(err.contains("a base class must be a class"), "{err}");
+    // A derived pointer converts to its base, not the other way.
+    let err = rejected(
+        "struct B { int x; };\nstruct D : B { int y; };\n\
+         __global__ void k(B *b, int *o) { D *d = b; o[0] = d->y; }\n",
+        "E0004",
+    );
+    assert!(err.contains("cannot convert `B *` to `D *`"), "{err}");
+}

@@ -21,6 +21,7 @@ pub mod ast;
 /// The diagnostic codes, shared with the midend and backend, whose
 /// diagnostics name theirs where their kinds are defined.
 pub use stdx::codes;
+pub mod bases;
 mod curand;
 mod diag;
 mod dump;

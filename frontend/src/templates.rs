@@ -325,6 +325,8 @@ pub struct ClassInstances {
     /// the checker declares those that function template instances make
     /// as it makes them.
     pub items: Vec<ast::Item>,
+    /// What derived classes read of their bases (`parser/bases.rs`).
+    pub bases: crate::parser::BaseFacts,
 }
 
 /// [`ClassInstances`], shared between parsers.

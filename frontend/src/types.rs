@@ -62,6 +62,25 @@ pub struct StructDef {
     pub enclosing_instance: Option<Arc<crate::templates::ClassInstance>>,
     /// For a lambda's closure type, what its Itanium name spells.
     pub closure: Option<Arc<Closure>>,
+    /// How many of `fields`, from the first, are base class subobjects
+    /// (unnamed, of the base's type, in declaration order; `bases.rs`).
+    pub bases: usize,
+    /// The Itanium ABI's data size: the size without the tail padding a
+    /// derived class may place its members in. The size itself for a
+    /// POD for the purpose of layout, whose tail padding is kept.
+    pub dsize: u64,
+    /// A POD for the purpose of layout (`crate::bases::is_layout_pod`).
+    pub pod: bool,
+    /// The empty class subobjects inside (struct id, offset), itself
+    /// included when empty: two of one type may not share an address.
+    pub empties: Vec<(u32, u64)>,
+    /// The names of member functions that using-declarations bring in
+    /// from bases (`using Base::get;`): the bases' overloads join the
+    /// class's own.
+    pub using_members: Vec<String>,
+    /// The stand-in for a class whose base clause is being read, which
+    /// its bases' template arguments may name (CRTP's `Base<K>`).
+    pub incomplete: bool,
 }
 
 /// What makes a struct a lambda's closure type (`crate::sema::lambdas`):
@@ -151,10 +170,34 @@ impl StructDef {
         min_align: u64,
         is_union: bool,
     ) -> StructDef {
-        let mut bit = 0u64;
-        let mut end = 0u64;
-        let mut align = min_align.max(1);
-        let mut fields = Vec::new();
+        let class = crate::bases::ClassShape {
+            bases: Vec::new(),
+            pod: true,
+        };
+        Self::lay_out_class(id, name, tagged, class, members, min_align, is_union)
+    }
+
+    /// [`StructDef::lay_out`] after the base class subobjects of `class`,
+    /// placed by the Itanium C++ ABI (`crate::bases::place_bases`): the
+    /// members start at the bases' data size, and a member whose empty
+    /// subobjects would share an address with one of the same type moves
+    /// on by its alignment.
+    pub fn lay_out_class(
+        id: u32,
+        name: String,
+        tagged: bool,
+        class: crate::bases::ClassShape,
+        members: Vec<MemberDecl>,
+        min_align: u64,
+        is_union: bool,
+    ) -> StructDef {
+        let placed = crate::bases::place_bases(&class.bases);
+        let has_bases = !class.bases.is_empty();
+        let mut empties = placed.empties;
+        let mut bit = placed.dsize.saturating_mul(8);
+        let mut end = placed.dsize;
+        let mut align = min_align.max(placed.align);
+        let mut fields = placed.fields;
         for (name, ty, least, width) in members {
             let a = ty.align().max(least);
             let size = ty.size().unwrap_or(0);
@@ -189,7 +232,10 @@ impl StructDef {
                 }
                 continue;
             }
-            let offset = bit.div_ceil(8).div_ceil(a).saturating_mul(a);
+            let mut offset = bit.div_ceil(8).div_ceil(a).saturating_mul(a);
+            if has_bases {
+                offset = crate::bases::free_offset(&ty, offset, a, &mut empties);
+            }
             align = align.max(a);
             fields.push(Field {
                 name,
@@ -203,8 +249,13 @@ impl StructDef {
                 bit = end.saturating_mul(8);
             }
         }
-        let size = end.max(1).div_ceil(align).saturating_mul(align);
-        StructDef {
+        let size = end
+            .max(placed.size)
+            .max(1)
+            .div_ceil(align)
+            .saturating_mul(align);
+        let pod = class.pod && !has_bases;
+        let mut def = StructDef {
             id,
             name,
             tagged,
@@ -215,12 +266,44 @@ impl StructDef {
             instance_of: None,
             enclosing_instance: None,
             closure: None,
+            bases: class.bases.len(),
+            dsize: if pod { size } else { end },
+            pod,
+            empties,
+            using_members: Vec::new(),
+            incomplete: false,
+        };
+        if def.is_empty() {
+            def.empties.insert(0, (id, 0));
         }
+        def
     }
 
-    /// The member called `name`.
+    /// An empty class (no data, only empty bases): a base of this type
+    /// takes no room.
+    pub fn is_empty(&self) -> bool {
+        !self.is_union
+            && self
+                .fields
+                .iter()
+                .enumerate()
+                .all(|(k, f)| k < self.bases && f.ty.struct_def().is_some_and(StructDef::is_empty))
+            && self.id >= FIRST_USER_STRUCT_ID
+    }
+
+    /// The base class subobjects: fields of the bases' types, unnamed.
+    pub fn base_fields(&self) -> &[Field] {
+        &self.fields[..self.bases]
+    }
+
+    /// The data members, after the bases.
+    pub fn own_fields(&self) -> &[Field] {
+        &self.fields[self.bases..]
+    }
+
+    /// The data member called `name`, declared in this class.
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields
+        self.own_fields()
             .iter()
             .find(|f| f.name == name && !name.is_empty())
     }

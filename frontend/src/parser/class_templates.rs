@@ -224,8 +224,11 @@ impl Parser<'_> {
             let Some(def) = ty.struct_def() else {
                 return Ok((ty, false, Spelling::Plain));
             };
-            let key = super::names::join(&def.name, &member.text);
-            if let Some(t) = self.instance_typedef(&key) {
+            let found = crate::bases::find_in_bases(def, &mut |d| {
+                self.instance_typedef(&super::names::join(&d.name, &member.text))
+            });
+            if let Some((t, _)) = found {
+                // The class's own member type, or a base's.
                 self.pos += 2;
                 return Ok(t);
             }
@@ -730,7 +733,7 @@ impl Parser<'_> {
         span: Span,
     ) {
         let key = instance_name(&instance.template, &instance.args);
-        let mut sub = self.sub_parser(tokens, bindings);
+        let mut sub = self.sub_parser(tokens, bindings.clone());
         sub.names = self.names.at_namespace_scope(scope);
         sub.instance_depth = self.instance_depth + 1;
         sub.instancing = Some((tag.to_string(), instance));
@@ -745,6 +748,7 @@ impl Parser<'_> {
         }
         self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
         self.pending_enums.append(&mut sub.pending_enums);
+        self.share_instance_facts(&key, &mut sub, tokens, bindings, scope, span);
         let Some(def) = sub.structs.get(&key).cloned() else {
             return;
         };

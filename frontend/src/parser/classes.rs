@@ -87,6 +87,16 @@ pub(super) struct ClassMembers {
     pub constants: FxHashMap<String, i128>,
     /// Its member templates, registered once the class is complete.
     pub templates: Vec<MemberTemplate>,
+    /// The members read now are not public (`private:`, or a `class`'s
+    /// first ones).
+    pub non_public: bool,
+    /// The names a using-declaration brings in from a base (`using
+    /// Base<T>::get;`): the base's member functions overload the class's.
+    pub using: Vec<String>,
+    /// Not a POD for the purpose of layout (`crate::bases`): a data member
+    /// that is not public or not such a POD, or a user-provided
+    /// constructor, destructor or copy assignment.
+    pub non_pod: bool,
 }
 
 /// A member template met while reading a class: its parameters and the
@@ -160,12 +170,17 @@ impl Parser<'_> {
             && self.is_punct_at(1, Punct::Colon)
         {
             // kernelc does not check access; nvcc does, so a program it
-            // accepts uses only what it may.
+            // accepts uses only what it may. Only the layout cares.
+            members.non_public = self.peek().text != "public";
             self.pos += 2;
             return Ok(true);
         }
         if self.is_kw(Keyword::Template) {
             return self.member_template(class_key, members);
+        }
+        if let Some(name) = self.using_member() {
+            members.using.push(name);
+            return Ok(true);
         }
         if self.is_kw(Keyword::Using) || self.is_kw(Keyword::Typedef) {
             self.member_type(class_key)?;
@@ -199,12 +214,19 @@ impl Parser<'_> {
             }
             Shape::Function {
                 virtual_at: Some(sp),
+                end,
                 ..
-            } => self.error(
-                sp,
-                Code::E0002,
-                "classes with virtual functions are not supported by kernelc in device code (their objects hold a hidden pointer to a table of functions)",
-            ),
+            } => {
+                // Reported, and the member skipped: the class is still
+                // defined, so its uses give no second error.
+                self.diags.push(Diagnostic::error(
+                    sp,
+                    Code::E0002,
+                    "classes with virtual functions are not supported by kernelc in device code (their objects hold a hidden pointer to a table of functions)",
+                ));
+                self.pos = end;
+                Ok(true)
+            }
             Shape::Function {
                 name,
                 name_span,
@@ -221,6 +243,12 @@ impl Parser<'_> {
                 let defaulted = end >= 3
                     && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
                     && self.toks[end - 2].text == "default";
+                let deleted = end >= 3
+                    && self.toks[end - 3].kind == TokenKind::Punct(Punct::Assign)
+                    && self.toks[end - 2].text == "delete";
+                if !friend && !defaulted && !deleted && is_special_member(class_key, &name) {
+                    members.non_pod = true;
+                }
                 // A `constexpr` member is kept as the split keeps a
                 // `constexpr` function: the checker decides which calls of
                 // it device code may make (E0017).
@@ -540,14 +568,7 @@ impl Parser<'_> {
         };
         let resume = self.pos;
         let first = self.pending_items.len();
-        let ctx = ClassCtx {
-            key: def.name.clone(),
-            fields: def.fields.iter().map(|f| f.name.clone()).collect(),
-            methods: members.methods,
-            has_this: false,
-            closure: false,
-            enclosing: None,
-        };
+        let ctx = self.class_context(def, members.methods);
         Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
@@ -880,10 +901,12 @@ impl Parser<'_> {
         let inits = inits?;
         let mut body = body?;
         if let Some(b) = &mut body {
-            let assigns: Vec<Stmt> = inits
-                .into_iter()
-                .map(|i| member_assignment(class, i))
-                .collect();
+            let (mut assigns, inits) = if is_ctor {
+                self.base_initializers(class, inits, b.span)
+            } else {
+                (Vec::new(), inits)
+            };
+            assigns.extend(inits.into_iter().map(|i| member_assignment(class, i)));
             b.stmts.splice(0..0, assigns);
         }
         Ok(body)
@@ -1068,7 +1091,17 @@ impl Parser<'_> {
                     format!("expected a member to initialize, found {}", self.found()),
                 );
             }
-            let name = self.bump();
+            let mut name = self.bump();
+            while self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+                // A base named with its scope (`ops::Base(...)`).
+                self.bump();
+                name = self.bump();
+            }
+            if self.is_punct(Punct::Lt) {
+                // A base that is a template instance (`Store<T>(v)`): its
+                // template's name is enough to tell which base it is.
+                self.pos = skip_angles(self.toks, self.pos);
+            }
             let braced = self.is_punct(Punct::LBrace);
             if !braced && !self.is_punct(Punct::LParen) {
                 let sp = self.span();
@@ -1245,7 +1278,7 @@ fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)
 }
 
 /// The statement `target = value;`.
-fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
+pub(super) fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::Expr(Expr {
             kind: ExprKind::Assign {
@@ -1410,4 +1443,12 @@ pub(super) fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (Stri
             1
         };
     (format!("operator{op}"), paren)
+}
+
+/// Whether member function `name` of class `class_key` is one whose
+/// user-provided definition makes the class no POD for the purpose of
+/// layout: a constructor, the destructor, a copy assignment.
+fn is_special_member(class_key: Option<&str>, name: &str) -> bool {
+    let class_name = class_key.and_then(|k| super::names::key_path(k).pop());
+    class_name.as_deref() == Some(name) || name.starts_with('~') || name == "operator="
 }

@@ -945,7 +945,7 @@ impl Parser<'_> {
                         format!("`offsetof` needs a struct, not `{ty}`"),
                     );
                 };
-                let Some(f) = def.field(&name.text) else {
+                let Some(f) = crate::bases::member_field(def, &name.text) else {
                     let msg = format!("no member named `{}` in `{ty}`", name.text);
                     return self.error(name.span, Code::E0008, msg);
                 };

@@ -12,6 +12,7 @@
 //! hostile input cannot exhaust memory.
 
 mod asm;
+mod bases;
 mod class_templates;
 mod classes;
 mod decl;
@@ -27,6 +28,7 @@ mod structs;
 mod templates;
 mod typedefs;
 
+pub(crate) use bases::BaseFacts;
 pub(crate) use classes::ClassCtx;
 pub(crate) use host_frames::{
     host_expr, host_template, host_template_arg, host_type, HostTemplate,
@@ -308,6 +310,10 @@ pub(crate) struct Parser<'t> {
     /// The class template instances of the translation unit, shared with
     /// every sub-parser.
     instances: crate::templates::SharedInstances,
+    /// The member functions of a class instance whose arguments name a
+    /// class still being defined (CRTP's `Base<K>` in `K`'s base clause),
+    /// kept to parse once that class is complete (`bases.rs`).
+    stashed_bodies: Option<(CType, classes::ClassMembers)>,
     /// The lambdas of host code, by the offset of their `[`
     /// (`crate::host_lambdas`): a launch's argument may be one.
     host_lambdas: crate::host_lambdas::HostLambdas,
@@ -352,6 +358,7 @@ impl<'t> Parser<'t> {
             instance_depth: 0,
             instancing: None,
             instances: Default::default(),
+            stashed_bodies: None,
             host_lambdas: Default::default(),
             extended_lambda: opts.extended_lambda(),
         }

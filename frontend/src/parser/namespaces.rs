@@ -153,6 +153,9 @@ impl Parser<'_> {
             // global namespace without a declaration the parser sees; the
             // checker knows them, and reports a name nothing declares.
             Found::None if scope.is_empty() && kind == Kind::Value => Ok(last.clone()),
+            Found::None if self.base_member(&scope, kind, last).is_some() => {
+                Ok(self.base_member(&scope, kind, last).unwrap_or_default())
+            }
             Found::None => {
                 let what = match kind {
                     Kind::Type => "type",

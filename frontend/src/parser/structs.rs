@@ -84,8 +84,8 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
 impl Parser<'_> {
     /// After `struct`: `Tag`, `Tag { members }` or `{ members }`.
     pub(super) fn struct_specifier(&mut self, kw: Span) -> PResult<CType> {
-        let is_union =
-            self.pos > 0 && self.toks[self.pos - 1].kind == TokenKind::Keyword(Keyword::Union);
+        let kw_is = |k| self.pos > 0 && self.toks[self.pos - 1].kind == TokenKind::Keyword(k);
+        let (is_union, is_class) = (kw_is(Keyword::Union), kw_is(Keyword::Class));
         // `struct __align__(16) V { ... }` (or `alignas(16)`): the
         // struct's least alignment.
         let mut align = 1;
@@ -98,20 +98,12 @@ impl Parser<'_> {
         } else {
             None
         };
+        let mut reserved_id = None;
+        let mut bases = Vec::new();
         if let Some(tag) = tag.as_ref().filter(|_| self.base_clause_follows()) {
-            let msg = format!(
-                "`struct {}` derives from a base class: inheritance is not supported by kernelc in device code yet",
-                tag.text
-            );
-            let sp = self.span();
-            self.diags.push(
-                Diagnostic::error(sp, Code::E0002, msg)
-                    .with_label(tag.span, "the class")
-                    .with_note(
-                        "copy the base's members into the class, or hold the base as a member",
-                    ),
-            );
-            return Err(super::Recorded);
+            let (id, read) = self.base_clause(tag)?;
+            reserved_id = Some(id);
+            bases = read;
         }
         if !self.is_punct(Punct::LBrace) {
             if align > 1 {
@@ -149,7 +141,11 @@ impl Parser<'_> {
             }
         }
         self.enter()?;
-        let mut class = super::classes::ClassMembers::default();
+        let mut class = super::classes::ClassMembers {
+            // A `class`'s members are private until an access specifier.
+            non_public: is_class,
+            ..Default::default()
+        };
         let in_function = self.names.block_depth > 0;
         let class_key = key.as_deref().filter(|_| !in_function);
         // The body is read in the class's scope: a nested type is the
@@ -164,16 +160,23 @@ impl Parser<'_> {
         }
         self.leave();
         let members = members?;
-        let id = self.next_struct_id;
-        self.next_struct_id += 1;
+        let id = reserved_id.unwrap_or_else(|| {
+            self.next_struct_id += 1;
+            self.next_struct_id - 1
+        });
         let (name, tagged) = match &key {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
-        let mut def = StructDef::lay_out(id, name, tagged, members, align, is_union);
+        let shape = crate::bases::ClassShape {
+            bases,
+            pod: !class.non_pod,
+        };
+        let mut def = StructDef::lay_out_class(id, name, tagged, shape, members, align, is_union);
         for f in &mut def.fields {
             f.reference = references.contains(&f.name);
         }
+        def.using_members = std::mem::take(&mut class.using);
         if let (Some(t), Some((instance_tag, instance))) = (&tag, &self.instancing) {
             if t.text == *instance_tag {
                 def.instance_of = self.instancing.take().map(|(_, i)| i);
@@ -187,11 +190,16 @@ impl Parser<'_> {
             let key = self.declare_type(&t.text, t.span);
             Arc::make_mut(&mut self.structs).insert(key, def.clone());
         }
-        let ty = CType::Struct(def);
+        let ty = CType::Struct(def.clone());
         if in_function {
             self.refuse_deferred(&class, kw);
-        } else if !class.deferred.is_empty() || !class.templates.is_empty() {
-            self.class_bodies(&ty, class);
+        } else if !class.deferred.is_empty() || !class.templates.is_empty() || reserved_id.is_some()
+        {
+            let first = self.pending_items.len();
+            self.member_bodies_of(&ty, class);
+            if reserved_id.is_some() {
+                self.parse_postponed_for(&def, first);
+            }
         }
         Ok(ty)
     }
@@ -333,6 +341,9 @@ impl Parser<'_> {
                     );
                     return Err(super::Recorded);
                 }
+                if class.non_public || !is_layout_pod(&mty) {
+                    class.non_pod = true;
+                }
                 members.push((name.text.into(), mty, ds.storage.align.max(1), width));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {
@@ -406,14 +417,6 @@ impl Parser<'_> {
         Ok((ty, name, self.dims()?))
     }
 
-    /// Whether a class's base clause starts here: `: Base {`, `: public
-    /// B<T> {`, `final : B {` (a bit-field's `:` follows a member name,
-    /// never a class name).
-    fn base_clause_follows(&self) -> bool {
-        let at = usize::from(self.peek().kind == TokenKind::Ident && self.peek().text == "final");
-        self.is_punct_at(at, Punct::Colon)
-    }
-
     /// A bit-field's `: width` (at the `:`): a constant from 0 (only
     /// unnamed) to the bits of its type, which must be an integer type.
     fn bit_field_width(
@@ -483,4 +486,14 @@ impl Parser<'_> {
 /// declares a type, not an anonymous member).
 fn is_named_type(ty: &crate::ast::QualType) -> bool {
     matches!(&ty.ty, CType::Struct(def) if def.tagged)
+}
+
+/// Whether a member of type `ty` leaves its class a POD for the purpose
+/// of layout (a class member must be one itself).
+fn is_layout_pod(ty: &CType) -> bool {
+    match ty {
+        CType::Struct(def) => def.pod,
+        CType::Array { elem, .. } => is_layout_pod(elem),
+        _ => true,
+    }
 }

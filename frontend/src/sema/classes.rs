@@ -116,7 +116,14 @@ impl Checker {
             );
             return None;
         };
-        let keys = self.members_named(&def, field);
+        let (keys, obj) = match self.inherited_members(&def, field) {
+            // A member function of a base: called on the base subobject.
+            Some((keys, path)) if def.field(field).is_none() => {
+                (keys, Self::base_subobject(obj, &path))
+            }
+            _ => (Vec::new(), obj),
+        };
+        let def = obj.ty.struct_def().cloned().unwrap_or(def);
         let plain = join(&def.name, field);
         if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
             return self.member_template_call(
@@ -439,7 +446,7 @@ impl Checker {
         let def = ty.struct_def()?.clone();
         let ctors = self.constructors(&def);
         if ctors.is_empty() {
-            return None;
+            return self.default_construct_bases(ty, span).map(Some);
         }
         Some(self.construct_with(ty, &def, &ctors, Vec::new(), span))
     }
@@ -493,8 +500,11 @@ impl Checker {
         typed: Vec<Option<Expr>>,
         span: Span,
     ) -> Option<Expr> {
+        let (keys, obj) = match self.inherited_members(obj.ty.struct_def()?, "operator()") {
+            Some((keys, path)) => (keys, Self::base_subobject(obj, &path)),
+            None => (Vec::new(), obj),
+        };
         let def = obj.ty.struct_def()?.clone();
-        let keys = self.members_named(&def, "operator()");
         let plain = join(&def.name, "operator()");
         if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
             return self.member_template_call(&plain, &[], obj, typed, at, span);
@@ -598,7 +608,10 @@ impl Checker {
     fn operator_candidates(&self, name: &str, operands: &[Expr]) -> Vec<String> {
         let mut keys: Vec<String> = Vec::new();
         if let Some(def) = operands.first().and_then(|o| o.ty.struct_def()) {
-            keys.extend(self.members_named(def, name));
+            // A base's operator takes the derived object as its base.
+            if let Some((found, _)) = self.inherited_members(def, name) {
+                keys.extend(found);
+            }
         }
         for s in &self.operator_scopes(operands) {
             if let Some(ks) = self.overloads.by_plain.get(&join(s, name)) {

@@ -3,6 +3,7 @@
 //! Every conversion that C performs silently is materialised here as an
 //! explicit `Cast` node, so lowering never has to rediscover C's rules.
 
+use super::cxx::casts_away_quals;
 use super::Checker;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
@@ -180,6 +181,16 @@ impl Checker {
             let converted = self.convert_by(&key, e, at)?;
             return self.assign_convert(converted, to, what, at);
         }
+        let e = match Self::to_base_object(e, to) {
+            // A derived object copied into its base: the base part.
+            Ok(base) => return Some(base),
+            Err(e) => e,
+        };
+        if let Some(offset) = Self::class_pointer_offset(&from, to, false) {
+            if !casts_away_quals(&from, to) {
+                return Some(self.adjust_class_pointer(e, to, offset));
+            }
+        }
         let ok = match (&from, to) {
             (f, t) if f.is_arithmetic() && t.is_arithmetic() => true,
             // CUDA's half classes: constructors from every arithmetic
@@ -201,7 +212,9 @@ impl Checker {
                     ..
                 },
             ) => {
-                if !pointees_compatible(fp, tp) {
+                if !pointees_compatible(fp, tp)
+                    && Self::class_pointer_offset(&from, to, false).is_none()
+                {
                     false
                 } else if (*fc && !*tc) || (*fv && !*tv) {
                     let q = if *fc && !*tc { "const" } else { "volatile" };

@@ -62,7 +62,7 @@ fn pointee_quals(t: &CType) -> (bool, bool) {
 
 /// Whether converting pointer `from` to pointer `to` drops a qualifier of
 /// the pointee, which only `const_cast` may do.
-fn casts_away_quals(from: &CType, to: &CType) -> bool {
+pub(super) fn casts_away_quals(from: &CType, to: &CType) -> bool {
     let (fc, fv) = pointee_quals(from);
     let (tc, tv) = pointee_quals(to);
     (fc && !tc) || (fv && !tv)
@@ -90,7 +90,11 @@ fn named_cast_error(kind: NamedCastKind, e: &Expr, to: &CType) -> Option<&'stati
             }
             if from.is_pointer() && to.is_pointer() {
                 let (fp, tp) = (from.pointee()?, to.pointee()?);
-                if fp.unqualified() != tp.unqualified() && *fp != CType::Void && *tp != CType::Void
+                let related = Checker::class_pointer_offset(from, to, true).is_some();
+                if fp.unqualified() != tp.unqualified()
+                    && *fp != CType::Void
+                    && *tp != CType::Void
+                    && !related
                 {
                     return Some("`static_cast` cannot convert between unrelated pointer types; use `reinterpret_cast`");
                 }

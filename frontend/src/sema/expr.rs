@@ -376,6 +376,9 @@ impl Checker {
             }
             None => {}
         }
+        if let Some(key) = self.base_static_member(name) {
+            return self.ident(&key, span);
+        }
         if name == "warpSize" {
             // A constant on every GPU kernelc targets.
             return Some(int_const(32, CType::INT, span));
@@ -505,8 +508,9 @@ impl Checker {
             Some(f) => (f, true),
             None => (field, false),
         };
-        let static_member = crate::parser::join(&def.name, field);
-        if def.field(field).is_none() && self.lookup(&static_member).is_some() {
+        let found = crate::bases::member_field(def, field);
+        let static_member = self.static_member_key(def, field);
+        if found.is_none() && self.lookup(&static_member).is_some() {
             // `pack.size` of `static constexpr int size`: the class's
             // static member (C++ evaluates the object and ignores it).
             let named = ast::Expr {
@@ -515,8 +519,11 @@ impl Checker {
             };
             return self.expr(&named);
         }
-        let Some(f) = def.field(field) else {
-            let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+        let Some(f) = found else {
+            let names: Vec<String> = crate::bases::all_field_names(def)
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect();
             self.diags.push(
                 Diagnostic::error(
                     field_span,
@@ -1321,6 +1328,10 @@ impl Checker {
         if e.ty == to {
             return Some(e.with_span(span));
         }
+        if let Some(offset) = Self::class_pointer_offset(&e.ty, &to, true) {
+            // Between a class and its base: the base's offset.
+            return Some(self.adjust_class_pointer(e, &to, offset).with_span(span));
+        }
         let allowed = match cast_kind(&e.ty, &to) {
             Some(_) if to == CType::Void => true,
             Some(_) => e.ty != CType::Void,
@@ -1429,7 +1440,13 @@ impl Checker {
                 return self.std_call(base, callee.span, args, span);
             }
         }
+        let inherited;
         let (name, explicit) = match &callee.kind {
+            ast::ExprKind::Ident(name) if !self.by_name.contains_key(name.as_str()) => {
+                // A static member function of a base, named plainly.
+                inherited = self.base_static_member(name);
+                (inherited.as_ref().unwrap_or(name), &[][..])
+            }
             ast::ExprKind::Ident(name) => (name, &[][..]),
             ast::ExprKind::TemplateId { name, args } => (name, &args[..]),
             ast::ExprKind::Member {
@@ -1470,6 +1487,11 @@ impl Checker {
         let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
+        }
+        if explicit.is_empty() {
+            if let Some(made) = self.qualified_member_call(name, &typed_args, callee.span, span) {
+                return made;
+            }
         }
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)

@@ -6,6 +6,7 @@
 //! reported in one run.
 
 mod asm;
+mod bases;
 mod bit_fields;
 mod builtins;
 mod classes;
@@ -429,7 +430,7 @@ pub(crate) fn check_program(
 impl Checker {
     /// For the key of a member of a class template's instance
     /// (`Packed128<float>::zeros`): the class, and the member's name.
-    fn instance_class_of<'k>(
+    pub(super) fn instance_class_of<'k>(
         &self,
         key: &'k str,
     ) -> Option<(Arc<StructDef>, Arc<ClassInstance>, &'k str)> {

@@ -87,7 +87,7 @@ pub(super) fn rank(from: &CType, to: &CType, null: bool) -> Option<Rank> {
             } else if fp == tp {
                 // Adding `const`/`volatile` is a qualification adjustment.
                 Some(Rank::Qualified)
-            } else if **tp == CType::Void {
+            } else if **tp == CType::Void || derives_from(fp, tp) {
                 Some(Rank::Conversion)
             } else {
                 None
@@ -96,7 +96,17 @@ pub(super) fn rank(from: &CType, to: &CType, null: bool) -> Option<Rank> {
         (CType::Pointer { .. }, CType::Bool) => Some(Rank::Conversion),
         (CType::Int { .. }, CType::Pointer { .. }) if null => Some(Rank::Conversion),
         (a, b) if crate::types::is_dim3_uint3_pair(a, b) => Some(Rank::Conversion),
+        // A derived object to its base (a reference or a copy).
+        (f, t) if derives_from(f, t) => Some(Rank::Conversion),
         _ => None,
+    }
+}
+
+/// Whether `from` is a class derived from class `to`.
+fn derives_from(from: &CType, to: &CType) -> bool {
+    match (from.struct_def(), to.struct_def()) {
+        (Some(f), Some(t)) => crate::bases::is_base_of(t, f),
+        _ => false,
     }
 }
 
