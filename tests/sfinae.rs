@@ -171,3 +171,39 @@ fn variable_templates_are_their_initializers_as_nvcc_computes_them() {
         )],
     );
 }
+
+/// Deduction reads what C's type of an argument forgets, as nvcc does: a
+/// `long long` variable deduces `long long` and a `long` one `long` (two
+/// instances, `x` and `l`) in device code, a comparison deduces `bool`
+/// in device code and in a host launch, and an enumeration argument
+/// written as an enumerator or a cast names one instance (`L2Op0E`).
+#[test]
+fn deduction_keeps_the_cxx_type_of_each_argument() {
+    assert_same_as_nvcc(
+        "deduced_spellings.cu",
+        &[
+            "_Z9spellingsPfPiPKfPKi",
+            "_Z5twiceIxET_S0_",
+            "_Z5twiceIlET_S0_",
+            "_Z5twiceIyET_S0_",
+            "_Z5twiceImET_S0_",
+            "_Z6weightIbEiT_",
+            "_Z6weightIiEiT_",
+            "_Z5applyIL2Op0EEfff",
+            "_Z5applyIL2Op1EEfff",
+            "_Z4flagIbEvPiT_",
+            "_Z4flagIiEvPiT_",
+            "_Z7combineIL2Op0EEvPfPKf",
+            "_Z7combineIL2Op1EEvPfPKf",
+        ],
+        &[
+            ("_Z9spellingsPfPiPKfPKi", FLOATS_INTS),
+            ("_Z4flagIbEvPiT_", &["i32[]:zeros:64", "u8:1"]),
+            ("_Z4flagIiEvPiT_", &["i32[]:zeros:64", "i32:-2"]),
+            (
+                "_Z7combineIL2Op1EEvPfPKf",
+                &["f32[]:rand:64:3", "f32[]:rand:64:4"],
+            ),
+        ],
+    );
+}

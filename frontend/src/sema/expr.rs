@@ -1473,7 +1473,7 @@ impl Checker {
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
         }
-        let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
+        let resolved = self.resolve_callee(callee, name, explicit, &typed_args, args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
     }
 
@@ -1683,6 +1683,7 @@ impl Checker {
         name: &str,
         explicit: &[crate::templates::TemplateArg],
         typed_args: &[Option<Expr>],
+        written: &[ast::Expr],
     ) -> Option<String> {
         let is_template_id = matches!(callee.kind, ast::ExprKind::TemplateId { .. });
         let name = if is_template_id
@@ -1690,7 +1691,7 @@ impl Checker {
                 && self.lookup(name).is_none()
                 && self.tmpl.templates.is_template(name))
         {
-            self.template_call(name, explicit, typed_args, callee.span)?
+            self.template_call_written(name, explicit, typed_args, written, callee.span)?
         } else {
             name.to_string()
         };

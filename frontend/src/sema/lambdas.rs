@@ -585,7 +585,7 @@ fn encoding_of(link: &str) -> String {
 
 /// Whether C++ types `e` as `bool`, where C types it `int`: a comparison,
 /// `!`, `&&`, `||`, `true` and `false`.
-fn is_boolean(e: &ast::Expr) -> bool {
+pub(super) fn is_boolean(e: &ast::Expr) -> bool {
     use ast::BinaryOp as B;
     match &e.kind {
         ast::ExprKind::BoolLit(_) => true,

@@ -218,6 +218,11 @@ pub(super) struct FnState {
     /// In a lambda's body whose return type is not written: the type its
     /// `return` statements gave so far (`lambdas.rs`).
     deduced_ret: Option<Option<CType>>,
+    /// How the base type of each local declared with a spelling that its
+    /// `CType` forgets was written (`long long x`): a call deducing a
+    /// template argument from the local names that type (`twice<long
+    /// long>`, not `twice<long>`).
+    spellings: FxHashMap<LocalId, ast::Spelling>,
 }
 
 impl Default for FnState {
@@ -240,6 +245,7 @@ impl Default for FnState {
             goto_labels: Default::default(),
             gotos: Default::default(),
             deduced_ret: Default::default(),
+            spellings: Default::default(),
         }
     }
 }
@@ -750,6 +756,7 @@ impl Checker {
                 _ => ty.to_string(),
             });
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
+            self.record_spelling(local, &p.ty.spelling);
             if p.by_ref.is_some() {
                 self.rebind_as_ref(&name, local);
             }
@@ -882,6 +889,25 @@ impl Checker {
             const_value: None,
         });
         id
+    }
+
+    /// Keeps how `local`'s base type was written, when its `CType` does
+    /// not say it ([`FnState::spellings`]).
+    fn record_spelling(&mut self, local: LocalId, spelling: &ast::Spelling) {
+        if *spelling != ast::Spelling::Plain {
+            self.func.spellings.insert(local, spelling.clone());
+        }
+    }
+
+    /// How the base type of the variable `name` names was written
+    /// (`Spelling::Plain` for anything but such a local).
+    pub(super) fn spelling_of(&self, name: &str) -> ast::Spelling {
+        match self.lookup(name) {
+            Some(Binding::Local(id) | Binding::Ref(id)) => {
+                self.func.spellings.get(&id).cloned().unwrap_or_default()
+            }
+            _ => ast::Spelling::Plain,
+        }
     }
 
     /// Binds `name` in the innermost scope (the file scope outside
@@ -1045,6 +1071,9 @@ impl Checker {
             }
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
+            if v.auto.is_none() {
+                self.record_spelling(local, &v.ty.spelling);
+            }
             let (mut init, mut list) = (None, None);
             let braces = matches!(v.init, Some(ast::Init::List(..)));
             match (&v.init, deduced) {

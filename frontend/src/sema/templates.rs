@@ -86,6 +86,21 @@ impl Checker {
         call_args: &[Option<crate::typed::Expr>],
         span: Span,
     ) -> Option<String> {
+        self.template_call_written(name, explicit, call_args, &[], span)
+    }
+
+    /// [`Checker::template_call`], with the call's arguments as written
+    /// (`written`, the last of `call_args`'s), whose C++ types deduction
+    /// takes where the typed tree has C's: a comparison is a `bool`, a
+    /// `long long` variable a `long long` ([`Checker::cxx_arg_type`]).
+    pub(super) fn template_call_written(
+        &mut self,
+        name: &str,
+        explicit: &[TemplateArg],
+        call_args: &[Option<crate::typed::Expr>],
+        written: &[ast::Expr],
+        span: Span,
+    ) -> Option<String> {
         let templates = self.tmpl.templates.clone();
         let candidates = templates.by_name.get(name)?.clone();
         let mut explicit_values: Option<Vec<ArgValue>> = None;
@@ -106,9 +121,17 @@ impl Checker {
             if explicit_values.is_none() {
                 explicit_values = Some(self.template_arg_values(explicit, &t.params)?);
             }
+            let unwritten = call_args.len().saturating_sub(written.len());
             let arg_types: Vec<Option<ArgType>> = call_args
                 .iter()
-                .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
+                .enumerate()
+                .map(|(k, a)| {
+                    let a = a.as_ref()?;
+                    Some(match k.checked_sub(unwritten).map(|w| &written[w]) {
+                        Some(e) => self.cxx_arg_type(e, &a.ty),
+                        None => (a.ty.clone(), ast::Spelling::Plain),
+                    })
+                })
                 .collect();
             let written = explicit_values.as_deref().unwrap_or_default();
             let deduced = self
@@ -398,7 +421,20 @@ impl Checker {
         // A lambda's body is device code: what it reports is reported.
         self.diags.extend(held);
         let ty = typed.filter(|_| !failed)?.ty.clone();
-        Some((ty, base_spelling(e)))
+        Some(self.cxx_arg_type(e, &ty))
+    }
+
+    /// The C++ type of argument `e`, which the checker typed `ty` by C's
+    /// rules: a comparison, `!`, `&&` and `||` are `bool` (nvcc deduces
+    /// `flag<bool>` from `flag(n > 0)`), and the base type keeps its
+    /// spelling where a cast or a variable's declaration writes it.
+    pub(super) fn cxx_arg_type(&self, e: &ast::Expr, ty: &CType) -> ArgType {
+        let ty = if super::lambdas::is_boolean(e) {
+            CType::Bool
+        } else {
+            ty.clone()
+        };
+        (ty, base_spelling(e, &|name| self.spelling_of(name)))
     }
 
     /// Reports a request whose arguments could not all be found: at the
@@ -1012,12 +1048,15 @@ fn substitution_failure(
 /// written (`Spelling::Plain` when that is not known).
 pub(super) type ArgType = (CType, ast::Spelling);
 
-/// How the base type of a host launch's argument was written, where the
-/// argument spells it: a cast, or a stand-in (`crate::host_args`), seen
-/// through `*`, `&`, indexing and arithmetic.
-fn base_spelling(e: &ast::Expr) -> ast::Spelling {
+/// How the base type of a call's argument was written, where the
+/// argument spells it: a cast, a stand-in (`crate::host_args`), or a
+/// variable, whose declaration's spelling `named` gives, seen through
+/// `*`, `&`, indexing and arithmetic.
+fn base_spelling(e: &ast::Expr, named: &dyn Fn(&str) -> ast::Spelling) -> ast::Spelling {
+    let base_spelling = |e: &ast::Expr| base_spelling(e, named);
     match &e.kind {
         ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
+        ast::ExprKind::Ident(name) => named(name),
         ast::ExprKind::Unary {
             op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
             operand,
