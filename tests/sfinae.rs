@@ -207,3 +207,32 @@ fn deduction_keeps_the_cxx_type_of_each_argument() {
         ],
     );
 }
+
+/// Forwarding references as nvcc deduces and names them: `T &&` from an
+/// lvalue deduces `T` as an lvalue reference (`IRf`, `IRKf`) and from an
+/// rvalue as the type, the parameter spelled `OT_` (`DpOT0_` for a pack
+/// of them), `std::forward` and `cuda::std::forward` keeping each
+/// argument's category through a second forwarding call (`through<float
+/// &>` calls `bump<float &>`, `through<float>` `bump<float>`), and
+/// `std::move` making an rvalue; the values are nvcc's.
+#[test]
+fn forwarding_references_deduce_and_name_as_nvcc() {
+    assert_same_as_nvcc(
+        "forwarding.cu",
+        &[
+            "_Z10forwardingPfPiPKfPKi",
+            "_Z12invoke_twiceIR4AxpyJRfRKfEEDaOT_DpOT0_",
+            "_Z4bumpIRfEvOT_",
+            "_Z4bumpIRiEvOT_",
+            "_Z4bumpIfEvOT_",
+            "_Z5takenIfET_OS0_",
+            "_Z5takenIiET_OS0_",
+            "_Z6invokeI4AxpyJRKfRfEEDaOT_DpOT0_",
+            "_Z6invokeIR4AxpyJRfRKfEEDaOT_DpOT0_",
+            "_Z6invokeIR4AxpyJRffEEDaOT_DpOT0_",
+            "_Z7throughIRfEfOT_",
+            "_Z7throughIfEfOT_",
+        ],
+        &[("_Z10forwardingPfPiPKfPKi", FLOATS_INTS)],
+    );
+}

@@ -208,6 +208,12 @@ pub fn instance(
             out.push_str("Dp");
         }
         let text = match p.by_ref {
+            // 5.1.5 `O`: an rvalue (or forwarding) reference, `OT_`.
+            Some(_) if p.rvalue => m.rvalue_reference(
+                &p.ty.ty,
+                quals(p.ty.is_const, p.ty.is_volatile, false),
+                &p.ty.spelling,
+            ),
             Some(_) => m.reference(
                 &p.ty.ty,
                 quals(p.ty.is_const, p.ty.is_volatile, false),
@@ -677,6 +683,17 @@ impl Mangler {
             // substitution candidate as a type's name is (`5MaxOp`,
             // `N2ns5MinOpE`).
             (ArgValue::Template(key), _) => self.template_name(key),
+            // `R` and the referenced type, a candidate as a reference
+            // parameter's type is (`JRffE`, `R3Add`).
+            (ArgValue::LvalueRef(t), _) => match &**t {
+                ArgValue::Type {
+                    ty,
+                    is_const,
+                    is_volatile,
+                    spelling,
+                } => self.reference(ty, quals(*is_const, *is_volatile, false), spelling),
+                other => self.template_arg(other, kind),
+            },
             // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
             // pack, each argument as its parameter's kind says.
             (ArgValue::Pack(elems), _) => {
@@ -798,11 +815,21 @@ impl Mangler {
 
     /// `R` and the referenced type.
     fn reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
-        let key = format!("R{}", key(ty, q, spelling));
+        self.reference_as('R', ty, q, spelling)
+    }
+
+    /// `O` and the referenced type: an rvalue reference.
+    fn rvalue_reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        self.reference_as('O', ty, q, spelling)
+    }
+
+    /// A reference of kind `code` (`R` or `O`) to `ty`, a candidate.
+    fn reference_as(&mut self, code: char, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        let key = format!("{code}{}", key(ty, q, spelling));
         if let Some(s) = self.substitution(&key) {
             return s;
         }
-        let out = format!("R{}", self.ty(ty, q, spelling));
+        let out = format!("{code}{}", self.ty(ty, q, spelling));
         self.candidates.push(key);
         out
     }

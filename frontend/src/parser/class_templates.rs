@@ -835,6 +835,7 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
         ArgValue::Int(..) | ArgValue::Func { .. } | ArgValue::Template(_) => false,
         ArgValue::Param(_) => true,
         ArgValue::Pack(elems) => elems.iter().any(is_dependent_arg),
+        ArgValue::LvalueRef(t) => is_dependent_arg(t),
     }
 }
 

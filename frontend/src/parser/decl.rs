@@ -1360,11 +1360,16 @@ impl Parser<'_> {
                 return self.error(sp, code, msg);
             };
             let ty = self.pointers(base);
+            // `&&` (an rvalue or forwarding reference) only on parameters.
+            let rvalue = self.is_punct(Punct::AndAnd) && !self.at_fn_pointer();
             let (ty, by_ref, name, dims) = if self.at_fn_pointer() {
                 let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
                 (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
             } else {
-                let by_ref = self.reference()?;
+                let by_ref = match rvalue {
+                    true => Some(self.bump().span),
+                    false => self.reference()?,
+                };
                 let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                     Some(self.bump().text.into())
                 } else {
@@ -1395,6 +1400,7 @@ impl Parser<'_> {
                 ty,
                 grid_constant,
                 by_ref,
+                rvalue,
                 dims,
                 default,
                 span,

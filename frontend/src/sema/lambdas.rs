@@ -388,9 +388,9 @@ impl Checker {
     ) -> Option<Option<Expr>> {
         let g = self.lambdas.generic.get(&def.name)?;
         let (lambda, closure, template) = (g.lambda.clone(), g.def.clone(), g.template.clone());
-        let arg_types: Vec<Option<(CType, ast::Spelling)>> = args
+        let arg_types: Vec<Option<super::templates::ArgType>> = args
             .iter()
-            .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
+            .map(|a| a.as_ref().map(|a| self.c_arg_type(a)))
             .collect();
         let deduced = match self.deduce_pattern(&template, &arg_types) {
             Ok(d) => d,

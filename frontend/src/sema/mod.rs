@@ -53,6 +53,9 @@ struct FnSig {
     params: Vec<CType>,
     /// Which parameters are references (the call passes an address).
     refs: Vec<bool>,
+    /// Which of those are rvalue references (`T &&x`), which bind a
+    /// temporary as a `const` reference does.
+    rvalue_refs: Vec<bool>,
     is_kernel: bool,
     /// Name span of the first declaration.
     first_decl: Span,
@@ -223,6 +226,9 @@ pub(super) struct FnState {
     /// template argument from the local names that type (`twice<long
     /// long>`, not `twice<long>`).
     spellings: FxHashMap<LocalId, ast::Spelling>,
+    /// The parameters declared as rvalue references (`T &&x`, not
+    /// collapsed to `T &`): `std::forward` makes an rvalue of them.
+    rvalue_refs: rustc_hash::FxHashSet<LocalId>,
 }
 
 impl Default for FnState {
@@ -246,6 +252,7 @@ impl Default for FnState {
             gotos: Default::default(),
             deduced_ret: Default::default(),
             spellings: Default::default(),
+            rvalue_refs: Default::default(),
         }
     }
 }
@@ -554,6 +561,7 @@ impl Checker {
         }
         let mut params = Vec::new();
         let mut refs = Vec::new();
+        let mut rvalue_refs = Vec::new();
         for p in &f.params {
             if p.ty.ty == CType::Void {
                 self.error(p.span, Code::E0012, "a parameter cannot have type `void`");
@@ -567,6 +575,7 @@ impl Checker {
                 None => ty,
             });
             refs.push(p.by_ref.is_some());
+            rvalue_refs.push(p.rvalue);
         }
         if f.method.is_some() {
             // `this` binds to the object as a reference parameter binds
@@ -631,6 +640,7 @@ impl Checker {
             ret: f.ret.clone(),
             params,
             refs,
+            rvalue_refs,
             is_kernel: s.global,
             first_decl: f.name_span,
             host_constexpr: s.constexpr && !s.device && !s.global,
@@ -726,6 +736,8 @@ impl Checker {
         self.func.locals = Vec::new();
         self.func.const_floats.clear();
         self.func.initialized.clear();
+        self.func.spellings.clear();
+        self.func.rvalue_refs.clear();
         self.func.goto_labels.clear();
         self.func.gotos.clear();
         self.func.used = Vec::new();
@@ -757,6 +769,9 @@ impl Checker {
             });
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
             self.record_spelling(local, &p.ty.spelling);
+            if p.rvalue {
+                self.func.rvalue_refs.insert(local);
+            }
             if p.by_ref.is_some() {
                 self.rebind_as_ref(&name, local);
             }
@@ -908,6 +923,15 @@ impl Checker {
             }
             _ => ast::Spelling::Plain,
         }
+    }
+
+    /// Whether `e` names a reference that is no rvalue reference (what
+    /// `std::forward` keeps an lvalue).
+    pub(super) fn is_lvalue_reference(&self, e: &ast::Expr) -> bool {
+        let ast::ExprKind::Ident(name) = &e.kind else {
+            return false;
+        };
+        matches!(self.lookup(name), Some(Binding::Ref(id)) if !self.func.rvalue_refs.contains(&id))
     }
 
     /// Binds `name` in the innermost scope (the file scope outside

@@ -128,8 +128,8 @@ impl Checker {
                 .map(|(k, a)| {
                     let a = a.as_ref()?;
                     Some(match k.checked_sub(unwritten).map(|w| &written[w]) {
-                        Some(e) => self.cxx_arg_type(e, &a.ty),
-                        None => (a.ty.clone(), ast::Spelling::Plain),
+                        Some(e) => self.cxx_arg_type(e, a),
+                        None => self.c_arg_type(a),
                     })
                 })
                 .collect();
@@ -420,21 +420,43 @@ impl Checker {
         self.typing_host = was_host;
         // A lambda's body is device code: what it reports is reported.
         self.diags.extend(held);
-        let ty = typed.filter(|_| !failed)?.ty.clone();
-        Some(self.cxx_arg_type(e, &ty))
+        let typed = typed.filter(|_| !failed)?;
+        Some(self.cxx_arg_type(e, &typed))
     }
 
     /// The C++ type of argument `e`, which the checker typed `ty` by C's
     /// rules: a comparison, `!`, `&&` and `||` are `bool` (nvcc deduces
     /// `flag<bool>` from `flag(n > 0)`), and the base type keeps its
     /// spelling where a cast or a variable's declaration writes it.
-    pub(super) fn cxx_arg_type(&self, e: &ast::Expr, ty: &CType) -> ArgType {
+    /// An lvalue is one unless it is `std::move(x)`, or `std::forward<T>(x)`
+    /// of an `x` that is no lvalue reference (`Checker::forwards_lvalue`).
+    pub(super) fn cxx_arg_type(&self, e: &ast::Expr, typed: &crate::typed::Expr) -> ArgType {
         let ty = if super::lambdas::is_boolean(e) {
             CType::Bool
         } else {
-            ty.clone()
+            typed.ty.clone()
         };
-        (ty, base_spelling(e, &|name| self.spelling_of(name)))
+        let lvalue = match self.value_category_call(e) {
+            Some(forwarded) => forwarded.then(|| self.lvalue_is_const(typed)),
+            None if names_an_object(e) => self.c_arg_type(typed).lvalue,
+            // A temporary (`Add{}`, `S(x)`, a call's result) is none,
+            // though the typed tree may hold it in a local.
+            None => None,
+        };
+        ArgType {
+            ty,
+            spelling: base_spelling(e, &|name| self.spelling_of(name)),
+            lvalue,
+        }
+    }
+
+    /// The type of typed argument `a` as C gives it.
+    pub(super) fn c_arg_type(&self, a: &crate::typed::Expr) -> ArgType {
+        ArgType {
+            ty: a.ty.clone(),
+            spelling: ast::Spelling::Plain,
+            lvalue: Self::is_lvalue(a).then(|| self.lvalue_is_const(a)),
+        }
     }
 
     /// Reports a request whose arguments could not all be found: at the
@@ -663,7 +685,12 @@ impl Checker {
                     break;
                 };
                 let p = &pattern.params[at];
-                let Some((a, spelling)) = a else {
+                let Some(ArgType {
+                    ty: a,
+                    spelling,
+                    lvalue,
+                }) = a
+                else {
                     // An untyped argument leaves a pack's length unknown,
                     // unless the written elements cover it.
                     if in_pack && element >= written_pack.unwrap_or(0) {
@@ -681,6 +708,7 @@ impl Checker {
                     written: explicit.len(),
                     t,
                     spelling,
+                    lvalue: *lvalue,
                 };
                 let place = in_pack.then_some((packs.as_mut_slice(), element));
                 d.call_argument(p, a, place)?;
@@ -737,7 +765,12 @@ impl Checker {
                     break;
                 };
                 let p = &pattern.params[at];
-                let Some((a, spelling)) = a else {
+                let Some(ArgType {
+                    ty: a,
+                    spelling,
+                    lvalue,
+                }) = a
+                else {
                     if in_pack {
                         return Err(format!(
                             "cannot deduce the parameter pack of `{}` from argument {}",
@@ -752,6 +785,7 @@ impl Checker {
                     written: 0,
                     t,
                     spelling,
+                    lvalue: *lvalue,
                 };
                 let place = in_pack.then_some((packs.as_mut_slice(), element));
                 d.call_argument(p, a, place)?;
@@ -1044,9 +1078,32 @@ fn substitution_failure(
     )
 }
 
-/// A call argument's type for deduction, and how its base type was
-/// written (`Spelling::Plain` when that is not known).
-pub(super) type ArgType = (CType, ast::Spelling);
+/// A call argument's type for deduction.
+#[derive(Clone, Debug)]
+pub(super) struct ArgType {
+    pub ty: CType,
+    /// How its base type was written (`Spelling::Plain` when that is not
+    /// known).
+    pub spelling: ast::Spelling,
+    /// `Some(is_const)` for an lvalue: a forwarding reference `T &&`
+    /// deduces `T` as a reference from one.
+    pub lvalue: Option<bool>,
+}
+
+/// Whether `e` is written as C++'s lvalues are: a name, an element, a
+/// member, or `*p` (a temporary, a literal, a call's result are not).
+fn names_an_object(e: &ast::Expr) -> bool {
+    matches!(
+        e.kind,
+        ast::ExprKind::Ident(_)
+            | ast::ExprKind::Index { .. }
+            | ast::ExprKind::Member { .. }
+            | ast::ExprKind::Unary {
+                op: ast::UnaryOp::Deref,
+                ..
+            }
+    )
+}
 
 /// How the base type of a call's argument was written, where the
 /// argument spells it: a cast, a stand-in (`crate::host_args`), or a
@@ -1130,6 +1187,9 @@ struct Deduction<'a> {
     /// How the argument's base type was written, where the typed tree
     /// forgets it (`long long` and `long` are one `CType`).
     spelling: &'a ast::Spelling,
+    /// The argument is an lvalue (`Some(is_const)`), which a forwarding
+    /// reference deduces as a reference.
+    lvalue: Option<bool>,
 }
 
 impl Deduction<'_> {
@@ -1148,9 +1208,29 @@ impl Deduction<'_> {
             (_, t) => t.clone(),
         };
         match pack {
-            Some((packs, element)) => self.pack_element(&param.ty.ty, &arg, packs, element),
-            None => self.match_type(&param.ty.ty, &arg),
+            Some((packs, element)) => self.pack_element(param, &arg, packs, element),
+            None => self.match_param(param, &arg),
         }
+    }
+
+    /// Deduces from `arg` against parameter `param`'s type. A forwarding
+    /// reference (`T &&x`, `T` a parameter, unqualified) deduces `T` as
+    /// an lvalue reference from an lvalue ([temp.deduct.call] p3):
+    /// `float &` (`const float &` from a `const` one).
+    fn match_param(&mut self, param: &ast::ParamDecl, arg: &CType) -> Result<(), String> {
+        let forwarding = param.rvalue && !param.ty.is_const && !param.ty.is_volatile;
+        if let (true, Some(i), Some(is_const)) =
+            (forwarding, template_param_index(&param.ty.ty), self.lvalue)
+        {
+            let value = ArgValue::Type {
+                ty: super::convert::strip_restrict(arg).0,
+                is_const,
+                is_volatile: false,
+                spelling: self.spelling.clone(),
+            };
+            return self.bind(i, ArgValue::LvalueRef(Box::new(value)));
+        }
+        self.match_type(&param.ty.ty, arg)
     }
 
     /// Deduces from parameter type `param` (written with placeholders)
@@ -1254,7 +1334,7 @@ impl Deduction<'_> {
     /// other parameters it binds are bound as by [`Self::match_type`].
     fn pack_element(
         &mut self,
-        param: &CType,
+        param: &ast::ParamDecl,
         arg: &CType,
         packs: &mut [Vec<ArgValue>],
         element: usize,
@@ -1270,8 +1350,9 @@ impl Deduction<'_> {
             written: 0,
             t: self.t,
             spelling: self.spelling,
+            lvalue: self.lvalue,
         };
-        d.match_type(param, arg)?;
+        d.match_param(param, arg)?;
         for (i, value) in scratch.into_iter().enumerate() {
             let Some(value) = value else { continue };
             if self.t.params[i].pack {
