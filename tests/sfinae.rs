@@ -236,3 +236,22 @@ fn forwarding_references_deduce_and_name_as_nvcc() {
         &[("_Z10forwardingPfPiPKfPKi", FLOATS_INTS)],
     );
 }
+
+/// `decltype` of a variable, a parameter (an instance's too) or a member
+/// of one as a class or variable template's argument (`Vec<decltype(x)>`,
+/// `bits_v<decltype(v.y)>`) is the type itself, named as nvcc names it
+/// (`_Z4normI3VecIfEEfT_`); the values are nvcc's.
+#[test]
+fn decltype_template_arguments_are_the_types_nvcc_names() {
+    assert_same_as_nvcc(
+        "decltype_arguments.cu",
+        &[
+            "_Z12decltypeArgsPfPiPKfPKi",
+            "_Z4normI3VecIfEEfT_",
+            "_Z4normI3VecIiEEfT_",
+            "_Z5sumsqIiET_S0_",
+            "_Z5sumsqIfET_S0_",
+        ],
+        &[("_Z12decltypeArgsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}

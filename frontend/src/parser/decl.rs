@@ -966,6 +966,10 @@ impl Parser<'_> {
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
             let dims = self.dims()?;
+            if local && auto.is_none() && by_ref.is_none() && dims.is_empty() {
+                let declared = (ty.ty.clone(), ty.is_const, ty.spelling.clone());
+                self.names.type_last_local(declared);
+            }
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
@@ -1283,14 +1287,29 @@ impl Parser<'_> {
         Ok((key, name_tok, None))
     }
 
+    /// A function's parameters are its first locals, each with its type
+    /// where `decltype` may read it (a by-value, non-array parameter).
+    pub(super) fn start_function_locals(&mut self, params: &[ParamDecl]) {
+        self.names.start_function(std::iter::empty());
+        for p in params {
+            let Some(name) = p.name.as_deref() else {
+                continue;
+            };
+            self.names.declare_local(name);
+            if p.by_ref.is_none() && p.dims.is_empty() {
+                let declared = (p.ty.ty.clone(), p.ty.is_const, p.ty.spelling.clone());
+                self.names.type_last_local(declared);
+            }
+        }
+    }
+
     /// A function's parameter list after `(`, and its body (`None` after
     /// a prototype's `;`).
     fn params_and_body(
         &mut self,
     ) -> PResult<(Vec<ParamDecl>, Option<Trailing>, Option<crate::ast::Block>)> {
         let params = self.params()?;
-        self.names
-            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        self.start_function_locals(&params);
         let trailing = self.trailing_return()?;
         let body = if self.eat_punct(Punct::Semi) {
             None
