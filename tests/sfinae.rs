@@ -255,3 +255,38 @@ fn decltype_template_arguments_are_the_types_nvcc_names() {
         &[("_Z12decltypeArgsPfPiPKfPKi", FLOATS_INTS)],
     );
 }
+
+/// Return types SFINAE writes are named as nvcc names them, with the
+/// condition as an expression: `typename std::enable_if<C, T>::type`,
+/// `!` of a trait (`Xntsr...E`), a trait of two arguments, the
+/// `enable_if_t` alias as the member it names, and a kernel's
+/// `enable_if<C>::type` with its defaulted `void`; a host launch of two
+/// kernel templates of one name takes the one whose header substitutes.
+/// The values are nvcc's.
+#[test]
+fn sfinae_return_types_are_named_as_nvcc() {
+    assert_same_as_nvcc(
+        "sfinae_returns.cu",
+        &[
+            "_Z13sfinaeReturnsPfPiPKfPKi",
+            "_Z6halvedIfENSt9enable_ifIXsr3std7is_sameIT_fEE5valueES1_E4typeES1_",
+            "_Z6scaledIdENSt9enable_ifIXntsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIfENSt9enable_ifIXntsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIjENSt9enable_ifIXsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z8scaleAllIfENSt9enable_ifIXsr3std17is_floating_pointIT_EE5valueEvE4typeEPS1_PKS1_",
+            "_Z8scaleAllIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueEvE4typeEPS1_PKS1_",
+        ],
+        &[
+            ("_Z13sfinaeReturnsPfPiPKfPKi", FLOATS_INTS),
+            (
+                "_Z8scaleAllIfENSt9enable_ifIXsr3std17is_floating_pointIT_EE5valueEvE4typeEPS1_PKS1_",
+                &["f32[]:zeros:64", "f32[]:rand:64:9"],
+            ),
+            (
+                "_Z8scaleAllIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueEvE4typeEPS1_PKS1_",
+                &["i32[]:zeros:64", "i32[]:rand:64:10"],
+            ),
+        ],
+    );
+}

@@ -41,6 +41,8 @@
 use crate::ast::Spelling;
 use crate::types::{CType, TENSOR_MAP_ID};
 
+mod dependent;
+
 /// One parameter of a function, as its name needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamType<'a> {
@@ -158,6 +160,7 @@ pub fn instance(
     t: &crate::templates::FunctionTemplate,
     args: &[crate::templates::ArgValue],
     decl: &crate::ast::FunctionDecl,
+    classes: &crate::templates::ClassTemplates,
 ) -> String {
     let mut m = Mangler::default();
     let nested = t.name.contains("::");
@@ -197,7 +200,17 @@ pub fn instance(
     if nested {
         out.push('E');
     }
-    out.push_str(&declared_return(&mut m, shape, params));
+    let cx = dependent::Context {
+        template: t,
+        classes,
+    };
+    match dependent_return(&m, &cx, shape) {
+        Some((text, after)) => {
+            m = after;
+            out.push_str(&text);
+        }
+        None => out.push_str(&declared_return(&mut m, shape, params)),
+    }
     if params.is_empty() {
         out.push('v');
     }
@@ -580,6 +593,27 @@ fn instance_key(inst: &crate::templates::ClassInstance) -> String {
     }
 }
 
+/// A return type the pattern could not read, which depends on the
+/// parameters through a class template's member (SFINAE's `typename
+/// std::enable_if<C, T>::type`), as nvcc spells it from the tokens
+/// (`dependent`), with the candidates it adds; `None` for any other.
+fn dependent_return(
+    m: &Mangler,
+    cx: &dependent::Context<'_>,
+    shape: &crate::ast::FunctionDecl,
+) -> Option<(String, Mangler)> {
+    if shape.deduced_ret.is_some() {
+        return None;
+    }
+    let tokens = dependent::return_tokens(cx.template)?;
+    let mut trial = m.clone();
+    let text = dependent::return_type(&mut trial, cx, tokens)?;
+    // A pattern that read the type kept a value it could not compute as
+    // a stand-in (`!is_integral<T>::value` as `false`): the expression
+    // (`X...E`) is what nvcc names.
+    (shape.ret == CType::Void || text.contains('X')).then_some((text, trial))
+}
+
 /// A template's return type as its declaration writes it (5.1.5): the
 /// type, or the placeholder `auto` (`Da`) or `decltype(auto)` (`Dc`), or
 /// `DT <expression> E` for a trailing `decltype(expr)` over `params`.
@@ -636,7 +670,7 @@ fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String 
 
 /// The substitution candidates seen so far, each by its full mangling
 /// without substitutions (equal text is the same type).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Mangler {
     candidates: Vec<String>,
 }

@@ -371,30 +371,43 @@ impl Checker {
         call: &[templates::CallArg],
     ) {
         let templates = self.tmpl.templates.clone();
-        let Some(&index) = templates.by_name.get(&r.name).and_then(|c| c.first()) else {
+        let Some(candidates) = templates.by_name.get(&r.name) else {
             return;
         };
-        let params = &templates.functions[index].params;
-        let Some(values) = self.template_arg_values(args, params) else {
-            return;
-        };
-        // A pack's written arguments may be followed by deduced ones.
-        let deduces = values.len() < params.len() || params.iter().any(|p| p.pack);
-        let arg_types = if deduces {
-            call.iter().map(|a| self.host_arg_type(a)).collect()
-        } else {
-            Vec::new()
-        };
-        match self.deduce(index, &values, &arg_types) {
-            Ok(args) if self.host_only_argument(&r.name, &args, r.span) => {}
-            Ok(args) => {
-                self.instance(index, args, r.span);
+        // With several templates of the name, the first whose header
+        // takes the arguments (SFINAE, as a device call chooses).
+        let mut first_failure = None;
+        for &index in candidates {
+            let params = &templates.functions[index].params;
+            let Some(values) = self.template_arg_values(args, params) else {
+                return;
+            };
+            // A pack's written arguments may be followed by deduced ones.
+            let deduces = values.len() < params.len() || params.iter().any(|p| p.pack);
+            let arg_types: Vec<Option<ArgType>> = if deduces {
+                call.iter().map(|a| self.host_arg_type(a)).collect()
+            } else {
+                Vec::new()
+            };
+            let deduced = self
+                .deduce(index, &values, &arg_types)
+                .and_then(|args| self.header_fits(index, args, candidates.len()));
+            match deduced {
+                Ok(args) if self.host_only_argument(&r.name, &args, r.span) => return,
+                Ok(args) => {
+                    self.instance(index, args, r.span);
+                    return;
+                }
+                Err(why) => {
+                    first_failure.get_or_insert((index, arg_types, why));
+                }
             }
-            // A use found through host templates called with deduced
-            // arguments is followed as far as kernelc can type host code,
-            // and no further.
-            Err(_) if !r.frames.is_empty() => {}
-            Err(why) => self.request_failed(r, index, &arg_types, why),
+        }
+        // A use found through host templates called with deduced
+        // arguments is followed as far as kernelc can type host code,
+        // and no further.
+        if let (Some((index, arg_types, why)), true) = (first_failure, r.frames.is_empty()) {
+            self.request_failed(r, index, &arg_types, why);
         }
     }
 
@@ -981,7 +994,7 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         decl.name = name.clone();
-        let link = crate::mangle::instance(t, args, &decl);
+        let link = crate::mangle::instance(t, args, &decl, &templates.classes);
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
