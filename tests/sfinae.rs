@@ -221,6 +221,7 @@ fn forwarding_references_deduce_and_name_as_nvcc() {
         "forwarding.cu",
         &[
             "_Z10forwardingPfPiPKfPKi",
+            "_Z7consumeOf",
             "_Z12invoke_twiceIR4AxpyJRfRKfEEDaOT_DpOT0_",
             "_Z4bumpIRfEvOT_",
             "_Z4bumpIRiEvOT_",

@@ -54,6 +54,8 @@ pub struct ParamType<'a> {
     /// `Some((const, volatile))` for a reference parameter `T &`: the
     /// qualifiers of the referenced object.
     pub reference: Option<(bool, bool)>,
+    /// With `reference`, an rvalue reference (`float &&x`, `O`).
+    pub rvalue: bool,
 }
 
 /// The Itanium name of a function at namespace scope with these
@@ -310,6 +312,7 @@ fn param_types(params: &[crate::types::SigParam]) -> Vec<ParamType<'_>> {
             ty,
             spelling,
             reference: *reference,
+            rvalue: false,
         })
         .collect()
 }
@@ -745,6 +748,9 @@ impl Mangler {
         }
         for p in params {
             let text = match p.reference {
+                Some((c, v)) if p.rvalue => {
+                    self.rvalue_reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling)
+                }
                 Some((c, v)) => self.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
                 // The parameter's own qualifiers are not part of its type.
                 None => self.ty(p.ty, Quals::NONE, p.spelling),
@@ -1050,6 +1056,7 @@ mod tests {
             ty,
             spelling: &Spelling::Plain,
             reference: None,
+            rvalue: false,
         }
     }
 
@@ -1079,16 +1086,19 @@ mod tests {
             ty: &c,
             spelling: &Spelling::SignedChar,
             reference: None,
+            rvalue: false,
         };
         let ll = ParamType {
             ty: &CType::LONG,
             spelling: &Spelling::LongLong,
             reference: None,
+            rvalue: false,
         };
         let ull = ParamType {
             ty: &CType::ULONG,
             spelling: &Spelling::LongLong,
             reference: None,
+            rvalue: false,
         };
         let params = [
             plain(&c),
@@ -1120,11 +1130,13 @@ mod tests {
                 ty: &CType::INT,
                 spelling: &Spelling::Plain,
                 reference: Some((false, false)),
+                rvalue: false,
             },
             ParamType {
                 ty: &CType::INT,
                 spelling: &Spelling::Plain,
                 reference: Some((true, false)),
+                rvalue: false,
             },
         ];
         let name = function("k5", &params);
@@ -1218,6 +1230,7 @@ mod tests {
             },
             spelling: &Spelling::Enum("sim::Phase".into()),
             reference: None,
+            rvalue: false,
         };
         assert_eq!(function("act", &[phase]), "_Z3actN3sim5PhaseE");
         assert_eq!(

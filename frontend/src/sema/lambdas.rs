@@ -284,6 +284,7 @@ impl Checker {
                 ty,
                 spelling: &p.ty.spelling,
                 reference: *reference,
+                rvalue: p.rvalue,
             })
             .collect();
         let link = crate::mangle::lambda_operator(def, !l.mutable, &mangled, instance);

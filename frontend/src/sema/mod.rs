@@ -846,6 +846,7 @@ impl Checker {
                 ty,
                 spelling: &p.ty.spelling,
                 reference: *reference,
+                rvalue: p.rvalue,
             })
             .collect();
         if let Some(link) = self.tmpl.link_names.get(&f.name) {
@@ -867,6 +868,7 @@ impl Checker {
                 ty: &f.ret,
                 spelling: &ast::Spelling::Plain,
                 reference: None,
+                rvalue: false,
             });
         match self.instance_class_of(plain) {
             Some((class, inst, name)) => {
