@@ -171,3 +171,123 @@ fn variable_templates_are_their_initializers_as_nvcc_computes_them() {
         )],
     );
 }
+
+/// Deduction reads what C's type of an argument forgets, as nvcc does: a
+/// `long long` variable deduces `long long` and a `long` one `long` (two
+/// instances, `x` and `l`) in device code, a comparison deduces `bool`
+/// in device code and in a host launch, and an enumeration argument
+/// written as an enumerator or a cast names one instance (`L2Op0E`).
+#[test]
+fn deduction_keeps_the_cxx_type_of_each_argument() {
+    assert_same_as_nvcc(
+        "deduced_spellings.cu",
+        &[
+            "_Z9spellingsPfPiPKfPKi",
+            "_Z5twiceIxET_S0_",
+            "_Z5twiceIlET_S0_",
+            "_Z5twiceIyET_S0_",
+            "_Z5twiceImET_S0_",
+            "_Z6weightIbEiT_",
+            "_Z6weightIiEiT_",
+            "_Z5applyIL2Op0EEfff",
+            "_Z5applyIL2Op1EEfff",
+            "_Z4flagIbEvPiT_",
+            "_Z4flagIiEvPiT_",
+            "_Z7combineIL2Op0EEvPfPKf",
+            "_Z7combineIL2Op1EEvPfPKf",
+        ],
+        &[
+            ("_Z9spellingsPfPiPKfPKi", FLOATS_INTS),
+            ("_Z4flagIbEvPiT_", &["i32[]:zeros:64", "u8:1"]),
+            ("_Z4flagIiEvPiT_", &["i32[]:zeros:64", "i32:-2"]),
+            (
+                "_Z7combineIL2Op1EEvPfPKf",
+                &["f32[]:rand:64:3", "f32[]:rand:64:4"],
+            ),
+        ],
+    );
+}
+
+/// Forwarding references as nvcc deduces and names them: `T &&` from an
+/// lvalue deduces `T` as an lvalue reference (`IRf`, `IRKf`) and from an
+/// rvalue as the type, the parameter spelled `OT_` (`DpOT0_` for a pack
+/// of them), `std::forward` and `cuda::std::forward` keeping each
+/// argument's category through a second forwarding call (`through<float
+/// &>` calls `bump<float &>`, `through<float>` `bump<float>`), and
+/// `std::move` making an rvalue; the values are nvcc's.
+#[test]
+fn forwarding_references_deduce_and_name_as_nvcc() {
+    assert_same_as_nvcc(
+        "forwarding.cu",
+        &[
+            "_Z10forwardingPfPiPKfPKi",
+            "_Z7consumeOf",
+            "_Z12invoke_twiceIR4AxpyJRfRKfEEDaOT_DpOT0_",
+            "_Z4bumpIRfEvOT_",
+            "_Z4bumpIRiEvOT_",
+            "_Z4bumpIfEvOT_",
+            "_Z5takenIfET_OS0_",
+            "_Z5takenIiET_OS0_",
+            "_Z6invokeI4AxpyJRKfRfEEDaOT_DpOT0_",
+            "_Z6invokeIR4AxpyJRfRKfEEDaOT_DpOT0_",
+            "_Z6invokeIR4AxpyJRffEEDaOT_DpOT0_",
+            "_Z7throughIRfEfOT_",
+            "_Z7throughIfEfOT_",
+        ],
+        &[("_Z10forwardingPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
+
+/// `decltype` of a variable, a parameter (an instance's too) or a member
+/// of one as a class or variable template's argument (`Vec<decltype(x)>`,
+/// `bits_v<decltype(v.y)>`) is the type itself, named as nvcc names it
+/// (`_Z4normI3VecIfEEfT_`); the values are nvcc's.
+#[test]
+fn decltype_template_arguments_are_the_types_nvcc_names() {
+    assert_same_as_nvcc(
+        "decltype_arguments.cu",
+        &[
+            "_Z12decltypeArgsPfPiPKfPKi",
+            "_Z4normI3VecIfEEfT_",
+            "_Z4normI3VecIiEEfT_",
+            "_Z5sumsqIiET_S0_",
+            "_Z5sumsqIfET_S0_",
+        ],
+        &[("_Z12decltypeArgsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}
+
+/// Return types SFINAE writes are named as nvcc names them, with the
+/// condition as an expression: `typename std::enable_if<C, T>::type`,
+/// `!` of a trait (`Xntsr...E`), a trait of two arguments, the
+/// `enable_if_t` alias as the member it names, and a kernel's
+/// `enable_if<C>::type` with its defaulted `void`; a host launch of two
+/// kernel templates of one name takes the one whose header substitutes.
+/// The values are nvcc's.
+#[test]
+fn sfinae_return_types_are_named_as_nvcc() {
+    assert_same_as_nvcc(
+        "sfinae_returns.cu",
+        &[
+            "_Z13sfinaeReturnsPfPiPKfPKi",
+            "_Z6halvedIfENSt9enable_ifIXsr3std7is_sameIT_fEE5valueES1_E4typeES1_",
+            "_Z6scaledIdENSt9enable_ifIXntsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIfENSt9enable_ifIXntsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z6scaledIjENSt9enable_ifIXsr3std11is_integralIT_EE5valueES1_E4typeES1_",
+            "_Z8scaleAllIfENSt9enable_ifIXsr3std17is_floating_pointIT_EE5valueEvE4typeEPS1_PKS1_",
+            "_Z8scaleAllIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueEvE4typeEPS1_PKS1_",
+        ],
+        &[
+            ("_Z13sfinaeReturnsPfPiPKfPKi", FLOATS_INTS),
+            (
+                "_Z8scaleAllIfENSt9enable_ifIXsr3std17is_floating_pointIT_EE5valueEvE4typeEPS1_PKS1_",
+                &["f32[]:zeros:64", "f32[]:rand:64:9"],
+            ),
+            (
+                "_Z8scaleAllIiENSt9enable_ifIXsr3std11is_integralIT_EE5valueEvE4typeEPS1_PKS1_",
+                &["i32[]:zeros:64", "i32[]:rand:64:10"],
+            ),
+        ],
+    );
+}

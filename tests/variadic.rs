@@ -235,11 +235,6 @@ fn misuses_of_packs_are_located_errors() {
         "a pack may be expanded there only as the last parameter",
     );
     rejects(
-        "template <typename... Ts> __device__ float fwd(Ts &&... xs) { return (xs + ...); }\n",
-        "E0002",
-        "cannot read the parameters of this variadic template: rvalue references",
-    );
-    rejects(
         "template <typename T, typename... Ts> struct First { using type = T; };\n\
          template <typename... Ts> struct First<int, Ts...> { using type = float; };\n\
          __global__ void k(float *o) { First<int, int>::type x = 1.5f; o[0] = x; }\n",

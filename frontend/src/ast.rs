@@ -225,6 +225,11 @@ pub struct ParamDecl {
     pub grid_constant: Option<Span>,
     /// A reference parameter `T &name` (the `&`'s span); `ty` is `T`.
     pub by_ref: Option<Span>,
+    /// With `by_ref`, the reference was written `&&`: an rvalue reference
+    /// (`float &&x`), or in a function template, where `T &&` names a type
+    /// parameter, a forwarding reference. It binds a temporary as a
+    /// `const` reference does, and names spell it `O`.
+    pub rvalue: bool,
     /// Array declarator sizes (`float a[][4]`), outermost first; the outermost
     /// is adjusted to a pointer as C says.
     pub dims: Vec<Option<Expr>>,

@@ -433,6 +433,8 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: crate::curand::PATH,
             text: crate::curand::source,
         },
+        // `std::move` and `std::forward` are built in (`sema/expr.rs`).
+        "cuda/std/utility" => Header::Macros(none),
         "type_traits" | "cuda/std/type_traits" => Header::Source {
             path: TYPE_TRAITS_PATH,
             text: type_traits,

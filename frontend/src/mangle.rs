@@ -41,6 +41,8 @@
 use crate::ast::Spelling;
 use crate::types::{CType, TENSOR_MAP_ID};
 
+mod dependent;
+
 /// One parameter of a function, as its name needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamType<'a> {
@@ -52,6 +54,8 @@ pub struct ParamType<'a> {
     /// `Some((const, volatile))` for a reference parameter `T &`: the
     /// qualifiers of the referenced object.
     pub reference: Option<(bool, bool)>,
+    /// With `reference`, an rvalue reference (`float &&x`, `O`).
+    pub rvalue: bool,
 }
 
 /// The Itanium name of a function at namespace scope with these
@@ -158,6 +162,7 @@ pub fn instance(
     t: &crate::templates::FunctionTemplate,
     args: &[crate::templates::ArgValue],
     decl: &crate::ast::FunctionDecl,
+    classes: &crate::templates::ClassTemplates,
 ) -> String {
     let mut m = Mangler::default();
     let nested = t.name.contains("::");
@@ -197,7 +202,17 @@ pub fn instance(
     if nested {
         out.push('E');
     }
-    out.push_str(&declared_return(&mut m, shape, params));
+    let cx = dependent::Context {
+        template: t,
+        classes,
+    };
+    match dependent_return(&m, &cx, shape) {
+        Some((text, after)) => {
+            m = after;
+            out.push_str(&text);
+        }
+        None => out.push_str(&declared_return(&mut m, shape, params)),
+    }
     if params.is_empty() {
         out.push('v');
     }
@@ -208,6 +223,12 @@ pub fn instance(
             out.push_str("Dp");
         }
         let text = match p.by_ref {
+            // 5.1.5 `O`: an rvalue (or forwarding) reference, `OT_`.
+            Some(_) if p.rvalue => m.rvalue_reference(
+                &p.ty.ty,
+                quals(p.ty.is_const, p.ty.is_volatile, false),
+                &p.ty.spelling,
+            ),
             Some(_) => m.reference(
                 &p.ty.ty,
                 quals(p.ty.is_const, p.ty.is_volatile, false),
@@ -291,6 +312,7 @@ fn param_types(params: &[crate::types::SigParam]) -> Vec<ParamType<'_>> {
             ty,
             spelling,
             reference: *reference,
+            rvalue: false,
         })
         .collect()
 }
@@ -574,6 +596,27 @@ fn instance_key(inst: &crate::templates::ClassInstance) -> String {
     }
 }
 
+/// A return type the pattern could not read, which depends on the
+/// parameters through a class template's member (SFINAE's `typename
+/// std::enable_if<C, T>::type`), as nvcc spells it from the tokens
+/// (`dependent`), with the candidates it adds; `None` for any other.
+fn dependent_return(
+    m: &Mangler,
+    cx: &dependent::Context<'_>,
+    shape: &crate::ast::FunctionDecl,
+) -> Option<(String, Mangler)> {
+    if shape.deduced_ret.is_some() {
+        return None;
+    }
+    let tokens = dependent::return_tokens(cx.template)?;
+    let mut trial = m.clone();
+    let text = dependent::return_type(&mut trial, cx, tokens)?;
+    // A pattern that read the type kept a value it could not compute as
+    // a stand-in (`!is_integral<T>::value` as `false`): the expression
+    // (`X...E`) is what nvcc names.
+    (shape.ret == CType::Void || text.contains('X')).then_some((text, trial))
+}
+
 /// A template's return type as its declaration writes it (5.1.5): the
 /// type, or the placeholder `auto` (`Da`) or `decltype(auto)` (`Dc`), or
 /// `DT <expression> E` for a trailing `decltype(expr)` over `params`.
@@ -630,7 +673,7 @@ fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String 
 
 /// The substitution candidates seen so far, each by its full mangling
 /// without substitutions (equal text is the same type).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Mangler {
     candidates: Vec<String>,
 }
@@ -677,6 +720,17 @@ impl Mangler {
             // substitution candidate as a type's name is (`5MaxOp`,
             // `N2ns5MinOpE`).
             (ArgValue::Template(key), _) => self.template_name(key),
+            // `R` and the referenced type, a candidate as a reference
+            // parameter's type is (`JRffE`, `R3Add`).
+            (ArgValue::LvalueRef(t), _) => match &**t {
+                ArgValue::Type {
+                    ty,
+                    is_const,
+                    is_volatile,
+                    spelling,
+                } => self.reference(ty, quals(*is_const, *is_volatile, false), spelling),
+                other => self.template_arg(other, kind),
+            },
             // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
             // pack, each argument as its parameter's kind says.
             (ArgValue::Pack(elems), _) => {
@@ -694,6 +748,9 @@ impl Mangler {
         }
         for p in params {
             let text = match p.reference {
+                Some((c, v)) if p.rvalue => {
+                    self.rvalue_reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling)
+                }
                 Some((c, v)) => self.reference(p.ty, quals(c, v, is_restrict(p.ty)), p.spelling),
                 // The parameter's own qualifiers are not part of its type.
                 None => self.ty(p.ty, Quals::NONE, p.spelling),
@@ -798,11 +855,21 @@ impl Mangler {
 
     /// `R` and the referenced type.
     fn reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
-        let key = format!("R{}", key(ty, q, spelling));
+        self.reference_as('R', ty, q, spelling)
+    }
+
+    /// `O` and the referenced type: an rvalue reference.
+    fn rvalue_reference(&mut self, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        self.reference_as('O', ty, q, spelling)
+    }
+
+    /// A reference of kind `code` (`R` or `O`) to `ty`, a candidate.
+    fn reference_as(&mut self, code: char, ty: &CType, q: Quals, spelling: &Spelling) -> String {
+        let key = format!("{code}{}", key(ty, q, spelling));
         if let Some(s) = self.substitution(&key) {
             return s;
         }
-        let out = format!("R{}", self.ty(ty, q, spelling));
+        let out = format!("{code}{}", self.ty(ty, q, spelling));
         self.candidates.push(key);
         out
     }
@@ -989,6 +1056,7 @@ mod tests {
             ty,
             spelling: &Spelling::Plain,
             reference: None,
+            rvalue: false,
         }
     }
 
@@ -1018,16 +1086,19 @@ mod tests {
             ty: &c,
             spelling: &Spelling::SignedChar,
             reference: None,
+            rvalue: false,
         };
         let ll = ParamType {
             ty: &CType::LONG,
             spelling: &Spelling::LongLong,
             reference: None,
+            rvalue: false,
         };
         let ull = ParamType {
             ty: &CType::ULONG,
             spelling: &Spelling::LongLong,
             reference: None,
+            rvalue: false,
         };
         let params = [
             plain(&c),
@@ -1059,11 +1130,13 @@ mod tests {
                 ty: &CType::INT,
                 spelling: &Spelling::Plain,
                 reference: Some((false, false)),
+                rvalue: false,
             },
             ParamType {
                 ty: &CType::INT,
                 spelling: &Spelling::Plain,
                 reference: Some((true, false)),
+                rvalue: false,
             },
         ];
         let name = function("k5", &params);
@@ -1157,6 +1230,7 @@ mod tests {
             },
             spelling: &Spelling::Enum("sim::Phase".into()),
             reference: None,
+            rvalue: false,
         };
         assert_eq!(function("act", &[phase]), "_Z3actN3sim5PhaseE");
         assert_eq!(

@@ -467,6 +467,11 @@ pub enum ArgValue {
     /// The class template a template template parameter is bound to, by
     /// its key (`ns::MinOp`).
     Template(String),
+    /// An lvalue reference to a type (an [`ArgValue::Type`]): what a
+    /// forwarding reference `T &&x` deduces from an lvalue (`float &`,
+    /// `Rf` in names). An instance binds `T` to the referenced type and
+    /// reads its `T &&` as `T &` (reference collapsing).
+    LvalueRef(Box<ArgValue>),
 }
 
 impl ArgValue {
@@ -478,7 +483,16 @@ impl ArgValue {
             (ArgValue::Pack(a), ArgValue::Pack(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y))
             }
+            (ArgValue::LvalueRef(a), ArgValue::LvalueRef(b)) => a.same_as(b),
             _ => self == other,
+        }
+    }
+
+    /// The type an lvalue reference argument refers to, else the argument.
+    pub fn referenced(&self) -> &ArgValue {
+        match self {
+            ArgValue::LvalueRef(t) => t,
+            a => a,
         }
     }
 
@@ -511,6 +525,7 @@ impl ArgValue {
                 let shown: Vec<String> = elems.iter().map(ArgValue::readable).collect();
                 shown.join(", ")
             }
+            ArgValue::LvalueRef(t) => format!("{} &", t.readable()),
         }
     }
 }
@@ -785,6 +800,7 @@ pub fn instantiate(
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
     let tokens = bind_in(t, args, &t.tokens).map_err(|d| vec![d])?;
+    let tokens = collapse_references(t, args, tokens);
     let types = type_bindings(t, args);
     match &t.member_of {
         Some(class) => {
@@ -808,8 +824,47 @@ pub fn substitute_header(
     let t = &templates.functions[index];
     let header = crate::parser::header_tokens(&t.tokens);
     let tokens = bind_in(t, args, &header).map_err(|d| vec![d])?;
+    let tokens = collapse_references(t, args, tokens);
     let types = type_bindings(t, args);
     crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts).map(|_| ())
+}
+
+/// `tokens` (bound by [`bind_in`]) with C++'s reference collapsing: where
+/// a type parameter (or a pack's element) bound to an lvalue reference
+/// (`T` = `float &`, [`ArgValue::LvalueRef`]) is followed by `&&`, the
+/// `&&` reads `&`, since `float & &&` is `float &`. The parameter itself
+/// is bound to the referenced type ([`type_bindings`]).
+fn collapse_references(
+    t: &FunctionTemplate,
+    args: &[ArgValue],
+    mut tokens: Vec<Token>,
+) -> Vec<Token> {
+    let mut refs: Vec<String> = Vec::new();
+    for (p, a) in t.params.iter().zip(args) {
+        match a {
+            ArgValue::LvalueRef(_) => refs.push(p.name.clone()),
+            ArgValue::Pack(elems) => refs.extend(
+                elems
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| matches!(e, ArgValue::LvalueRef(_)))
+                    .map(|(k, _)| crate::packs::element_name(&p.name, k)),
+            ),
+            _ => {}
+        }
+    }
+    if refs.is_empty() {
+        return tokens;
+    }
+    for i in 1..tokens.len() {
+        let after_ref = tokens[i - 1].kind == TokenKind::Ident
+            && refs.iter().any(|r| *r == *tokens[i - 1].text);
+        if after_ref && tokens[i].kind == TokenKind::Punct(Punct::AndAnd) {
+            tokens[i].kind = TokenKind::Punct(Punct::Amp);
+            tokens[i].text = "&".into();
+        }
+    }
+    tokens
 }
 
 /// `tokens` (of template `t`, or written where its parameters are in
@@ -860,7 +915,7 @@ pub fn type_bindings(
                     is_const,
                     spelling,
                     ..
-                } = e
+                } = e.referenced()
                 {
                     let binding = (ty.clone(), *is_const, spelling.clone());
                     types.push((crate::packs::element_name(&p.name, k), binding));
@@ -875,7 +930,7 @@ pub fn type_bindings(
                 spelling,
                 ..
             },
-        ) = (&p.kind, a)
+        ) = (&p.kind, a.referenced())
         {
             types.push((p.name.clone(), (ty.clone(), *is_const, spelling.clone())));
         }

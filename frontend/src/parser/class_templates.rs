@@ -492,11 +492,56 @@ impl Parser<'_> {
                     p.name
                 ),
             ),
+            (TemplateArg::Decltype(e), ParamKind::Type) if self.decltype_of(e).is_some() => {
+                let Some((ty, is_const, spelling)) = self.decltype_of(e) else {
+                    unreachable!("the guard found the type");
+                };
+                Ok(ArgValue::Type {
+                    ty: crate::sema::strip_restrict(&ty).0,
+                    is_const,
+                    is_volatile: false,
+                    spelling,
+                })
+            }
             (TemplateArg::Decltype(e), _) => self.error(
                 e.span,
                 Code::E0002,
-                "`decltype` in a class template's arguments is not supported by kernelc yet",
+                "`decltype` in a class template's arguments is supported only of a variable or a parameter whose type is written, or a member of one (`decltype(x)`, `decltype(v.x)`)",
             ),
+        }
+    }
+
+    /// The type `decltype(e)` names, where the parser knows it without
+    /// typing `e`: a local or parameter whose type was written (not in a
+    /// template's pattern, where it depends on the parameters), or a
+    /// member of one (`decltype(v.x)`). nvcc names such an argument by
+    /// the type, as here.
+    fn decltype_of(&self, e: &Expr) -> Option<crate::parser::typedefs::Typedef> {
+        if self.in_pattern {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Ident(name) => self.names.local_type(name).cloned(),
+            ExprKind::Member {
+                base,
+                field,
+                arrow,
+                template_args,
+                ..
+            } if template_args.is_empty() => {
+                let (ty, _, _) = self.decltype_of(base)?;
+                let def = match (arrow, ty) {
+                    (false, CType::Struct(def)) => def,
+                    (true, CType::Pointer { pointee, .. }) => match *pointee {
+                        CType::Struct(def) => def,
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let f = def.field(field)?;
+                (!f.reference).then(|| (f.ty.clone(), false, Default::default()))
+            }
+            _ => None,
         }
     }
 
@@ -839,6 +884,7 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
         ArgValue::Int(..) | ArgValue::Func { .. } | ArgValue::Template(_) => false,
         ArgValue::Param(_) => true,
         ArgValue::Pack(elems) => elems.iter().any(is_dependent_arg),
+        ArgValue::LvalueRef(t) => is_dependent_arg(t),
     }
 }
 

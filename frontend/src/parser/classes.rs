@@ -1310,6 +1310,7 @@ pub(super) fn this_param(class: &CType, is_const: bool, span: Span) -> ParamDecl
         },
         grid_constant: None,
         by_ref: None,
+        rvalue: false,
         dims: Vec::new(),
         default: None,
         span,

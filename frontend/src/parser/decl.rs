@@ -966,6 +966,10 @@ impl Parser<'_> {
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
             let dims = self.dims()?;
+            if local && auto.is_none() && by_ref.is_none() && dims.is_empty() {
+                let declared = (ty.ty.clone(), ty.is_const, ty.spelling.clone());
+                self.names.type_last_local(declared);
+            }
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
@@ -1283,14 +1287,29 @@ impl Parser<'_> {
         Ok((key, name_tok, None))
     }
 
+    /// A function's parameters are its first locals, each with its type
+    /// where `decltype` may read it (a by-value, non-array parameter).
+    pub(super) fn start_function_locals(&mut self, params: &[ParamDecl]) {
+        self.names.start_function(std::iter::empty());
+        for p in params {
+            let Some(name) = p.name.as_deref() else {
+                continue;
+            };
+            self.names.declare_local(name);
+            if p.by_ref.is_none() && p.dims.is_empty() {
+                let declared = (p.ty.ty.clone(), p.ty.is_const, p.ty.spelling.clone());
+                self.names.type_last_local(declared);
+            }
+        }
+    }
+
     /// A function's parameter list after `(`, and its body (`None` after
     /// a prototype's `;`).
     fn params_and_body(
         &mut self,
     ) -> PResult<(Vec<ParamDecl>, Option<Trailing>, Option<crate::ast::Block>)> {
         let params = self.params()?;
-        self.names
-            .start_function(params.iter().filter_map(|p| p.name.as_deref()));
+        self.start_function_locals(&params);
         let trailing = self.trailing_return()?;
         let body = if self.eat_punct(Punct::Semi) {
             None
@@ -1360,11 +1379,16 @@ impl Parser<'_> {
                 return self.error(sp, code, msg);
             };
             let ty = self.pointers(base);
+            // `&&` (an rvalue or forwarding reference) only on parameters.
+            let rvalue = self.is_punct(Punct::AndAnd) && !self.at_fn_pointer();
             let (ty, by_ref, name, dims) = if self.at_fn_pointer() {
                 let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
                 (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
             } else {
-                let by_ref = self.reference()?;
+                let by_ref = match rvalue {
+                    true => Some(self.bump().span),
+                    false => self.reference()?,
+                };
                 let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                     Some(self.bump().text.into())
                 } else {
@@ -1395,6 +1419,7 @@ impl Parser<'_> {
                 ty,
                 grid_constant,
                 by_ref,
+                rvalue,
                 dims,
                 default,
                 span,

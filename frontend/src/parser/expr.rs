@@ -507,6 +507,43 @@ impl Parser<'_> {
         }
     }
 
+    /// How many tokens `<utility>`'s `std::move` or `std::forward` (also
+    /// `cuda::std::`) takes here, when a call (`(`, or `<` for written
+    /// arguments) follows: sema builds them in, so no header declares
+    /// them.
+    fn utility_name_at(&self) -> Option<usize> {
+        let std_at = match self.peek().text.as_ref() {
+            "cuda" if self.is_punct_at(1, Punct::ColonColon) => 2,
+            _ => 0,
+        };
+        let named = self.peek_at(std_at).text.as_ref() == "std"
+            && self.peek_at(std_at).kind == TokenKind::Ident
+            && self.is_punct_at(std_at + 1, Punct::ColonColon)
+            && matches!(self.peek_at(std_at + 2).text.as_ref(), "move" | "forward");
+        let len = std_at + 3;
+        let called = self.is_punct_at(len, Punct::LParen) || self.is_punct_at(len, Punct::Lt);
+        (named && called).then_some(len)
+    }
+
+    /// `std::move` or `std::forward<T>` as a call's callee: the name, with
+    /// its written template arguments.
+    fn utility_callee(&mut self) -> PResult<Expr> {
+        let len = self.utility_name_at().unwrap_or(0);
+        let start = self.span();
+        let mut name = String::new();
+        for _ in 0..len {
+            name.push_str(&self.bump().text);
+        }
+        if !self.is_punct(Punct::Lt) {
+            return Ok(mk(ExprKind::Ident(name), start.to(self.prev_span())));
+        }
+        let args = self.template_args()?;
+        Ok(mk(
+            ExprKind::TemplateId { name, args },
+            start.to(self.prev_span()),
+        ))
+    }
+
     fn primary(&mut self) -> PResult<Expr> {
         let tok = self.peek().clone();
         if self.at_eof() {
@@ -514,6 +551,7 @@ impl Parser<'_> {
             return self.error(sp, Code::E0003, "expected an expression, found end of file");
         }
         let kind = match &tok.kind {
+            TokenKind::Ident if self.utility_name_at().is_some() => return self.utility_callee(),
             TokenKind::Ident
                 if tok.text == "std"
                     && self.is_punct_at(1, Punct::ColonColon)

@@ -186,6 +186,7 @@ impl Parser<'_> {
                 ty: QualType::plain(CType::Void, at),
                 grid_constant: None,
                 by_ref: None,
+                rvalue: false,
                 dims: Vec::new(),
                 default: None,
                 span: at,

@@ -122,6 +122,10 @@ pub(crate) struct Names {
     /// How many locals in scope have each name (a lookup per identifier
     /// must not scan them all).
     local_counts: FxHashMap<String, usize>,
+    /// The declared type of each of `locals` where it was written (not
+    /// `auto`, not a reference or an array): what `decltype(x)` names in
+    /// a class template's arguments.
+    local_types: Vec<Option<crate::parser::typedefs::Typedef>>,
     /// Open blocks of the current function (0 at namespace scope).
     pub(super) block_depth: usize,
 }
@@ -368,6 +372,7 @@ impl Names {
 
     /// Drops the locals declared after the first `len`.
     fn truncate_locals(&mut self, len: usize) {
+        self.local_types.truncate(len);
         for name in self.locals.drain(len.min(self.locals.len())..) {
             if let Some(n) = self.local_counts.get_mut(&name) {
                 *n -= 1;
@@ -381,7 +386,22 @@ impl Names {
     /// A local (or parameter) named `name` is in scope from here on.
     pub(crate) fn declare_local(&mut self, name: &str) {
         self.locals.push(name.to_string());
+        self.local_types.push(None);
         *self.local_counts.entry(name.to_string()).or_insert(0) += 1;
+    }
+
+    /// The latest local's declared type is `ty` (its base's `const` and
+    /// spelling with it).
+    pub(crate) fn type_last_local(&mut self, ty: crate::parser::typedefs::Typedef) {
+        if let Some(last) = self.local_types.last_mut() {
+            *last = Some(ty);
+        }
+    }
+
+    /// The declared type of the local `name` in scope, when it was written.
+    pub(crate) fn local_type(&self, name: &str) -> Option<&crate::parser::typedefs::Typedef> {
+        let at = self.locals.iter().rposition(|l| l == name)?;
+        self.local_types.get(at)?.as_ref()
     }
 
     /// Whether `name` is a local in scope.

@@ -231,9 +231,22 @@ impl Checker {
     /// reference, a temporary holding `e` converted to `T` (C++'s
     /// temporary materialization). `what` names the reference for messages.
     pub(super) fn bind_reference(&mut self, e: Expr, ptr_ty: &CType, what: &str) -> Option<Expr> {
+        self.bind_reference_as(e, ptr_ty, false, what)
+    }
+
+    /// [`Checker::bind_reference`] for an rvalue reference when `rvalue`
+    /// (`T &&x`), which binds a temporary as a `const` reference does.
+    pub(super) fn bind_reference_as(
+        &mut self,
+        e: Expr,
+        ptr_ty: &CType,
+        rvalue: bool,
+        what: &str,
+    ) -> Option<Expr> {
         let span = e.span;
         let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
         let (const_ref, _) = pointee_quals(ptr_ty);
+        let const_ref = const_ref || rvalue;
         if Self::is_lvalue(&e) && e.ty.unqualified() == want.unqualified() {
             if !const_ref && self.lvalue_is_const(&e) {
                 self.error(

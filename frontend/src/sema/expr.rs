@@ -1430,6 +1430,11 @@ impl Checker {
         if let Some(made) = self.texture_call(callee, args, span) {
             return made;
         }
+        if let (Some(_), [operand]) = (self.utility_function(callee), args) {
+            // `std::move(x)`, `std::forward<T>(x)`: the object itself, whose
+            // value category only deduction asks (`value_category_call`).
+            return self.expr(operand);
+        }
         if let ast::ExprKind::Ident(name) = &callee.kind {
             // `std::` names a header of source declares (`<limits>`'s
             // members) are functions like any other.
@@ -1493,7 +1498,7 @@ impl Checker {
                 return made;
             }
         }
-        let resolved = self.resolve_callee(callee, name, explicit, &typed_args)?;
+        let resolved = self.resolve_callee(callee, name, explicit, &typed_args, args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
     }
 
@@ -1571,6 +1576,7 @@ impl Checker {
             self.host_constexpr_call(name, Some(decl), callee)?;
         }
         let refs = self.sigs[sig_idx].refs.clone();
+        let rvalue_refs = self.sigs[sig_idx].rvalue_refs.clone();
         let is_method = self.sigs[sig_idx].is_method;
         let defaults = self.sigs[sig_idx].defaults.clone();
         let mut typed_args = typed_args;
@@ -1618,7 +1624,8 @@ impl Checker {
                 }
                 if by_ref {
                     // A reference parameter receives the object's address.
-                    let addr = self.bind_reference(a, p, &what)?;
+                    let rvalue = rvalue_refs.get(i).copied().unwrap_or(false);
+                    let addr = self.bind_reference_as(a, p, rvalue, &what)?;
                     return self.assign_convert(addr, p, &what, at);
                 }
                 self.assign_convert(a, p, &what, at)
@@ -1703,6 +1710,7 @@ impl Checker {
         name: &str,
         explicit: &[crate::templates::TemplateArg],
         typed_args: &[Option<Expr>],
+        written: &[ast::Expr],
     ) -> Option<String> {
         let is_template_id = matches!(callee.kind, ast::ExprKind::TemplateId { .. });
         let name = if is_template_id
@@ -1710,7 +1718,7 @@ impl Checker {
                 && self.lookup(name).is_none()
                 && self.tmpl.templates.is_template(name))
         {
-            self.template_call(name, explicit, typed_args, callee.span)?
+            self.template_call_written(name, explicit, typed_args, written, callee.span)?
         } else {
             name.to_string()
         };
@@ -1755,6 +1763,44 @@ impl Checker {
     /// them) are the built-ins of the same name, and `std::min`/`std::max`
     /// the host `constexpr` templates of the C++ library
     /// (`Checker::std_min_max`); kernelc has no other function of `std`.
+    /// Whether `callee` names `<utility>`'s `std::move` (`Some(false)`) or
+    /// `std::forward` (`Some(true)`), also as `cuda::std::`, when the
+    /// program declares no function of that name.
+    pub(super) fn utility_function(&self, callee: &ast::Expr) -> Option<bool> {
+        let name = match &callee.kind {
+            ast::ExprKind::Ident(name) | ast::ExprKind::TemplateId { name, .. } => name,
+            _ => return None,
+        };
+        let base = name
+            .strip_prefix("cuda::std::")
+            .or_else(|| name.strip_prefix("std::"))?;
+        let forward = match base {
+            "move" => false,
+            "forward" => true,
+            _ => return None,
+        };
+        let declared = self.by_name.contains_key(name.as_str())
+            || self.tmpl.templates.is_template(name)
+            || self.overloads.by_plain.contains_key(name.as_str());
+        (!declared).then_some(forward)
+    }
+
+    /// The value category a call of `std::move` or `std::forward` gives
+    /// its operand, `None` for any other expression: `std::move(x)` is
+    /// an rvalue, `std::forward<T>(x)` an lvalue when `x` is an lvalue
+    /// reference (a forwarding reference that deduced `T &`, collapsed to
+    /// `T &`), else an rvalue.
+    pub(super) fn value_category_call(&self, e: &ast::Expr) -> Option<bool> {
+        let ast::ExprKind::Call { callee, args } = &e.kind else {
+            return None;
+        };
+        let forward = self.utility_function(callee)?;
+        let [operand] = &args[..] else {
+            return None;
+        };
+        Some(forward && self.is_lvalue_reference(operand))
+    }
+
     fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
         if base == "min" || base == "max" {
             return self.std_min_max(base == "max", at, args, span);

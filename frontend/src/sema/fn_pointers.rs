@@ -235,6 +235,7 @@ impl Checker {
                     ty,
                     spelling: &spelling,
                     reference: None,
+                    rvalue: false,
                 })
                 .collect();
             crate::mangle::function(&plain, &params)

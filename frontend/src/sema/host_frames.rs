@@ -174,7 +174,7 @@ impl Checker {
         let headers = templates.host_templates.get(name)?;
         let arg_types: Vec<Option<ArgType>> = args
             .iter()
-            .map(|a| self.expr(a).map(|e| (e.ty.clone(), Spelling::Plain)))
+            .map(|a| self.expr(a).map(|e| self.c_arg_type(&e)))
             .collect();
         for header in headers {
             let Some(read) = self.read_host_template(header, &[]) else {

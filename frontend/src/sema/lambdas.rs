@@ -284,6 +284,7 @@ impl Checker {
                 ty,
                 spelling: &p.ty.spelling,
                 reference: *reference,
+                rvalue: p.rvalue,
             })
             .collect();
         let link = crate::mangle::lambda_operator(def, !l.mutable, &mangled, instance);
@@ -388,9 +389,9 @@ impl Checker {
     ) -> Option<Option<Expr>> {
         let g = self.lambdas.generic.get(&def.name)?;
         let (lambda, closure, template) = (g.lambda.clone(), g.def.clone(), g.template.clone());
-        let arg_types: Vec<Option<(CType, ast::Spelling)>> = args
+        let arg_types: Vec<Option<super::templates::ArgType>> = args
             .iter()
-            .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
+            .map(|a| a.as_ref().map(|a| self.c_arg_type(a)))
             .collect();
         let deduced = match self.deduce_pattern(&template, &arg_types) {
             Ok(d) => d,
@@ -585,7 +586,7 @@ fn encoding_of(link: &str) -> String {
 
 /// Whether C++ types `e` as `bool`, where C types it `int`: a comparison,
 /// `!`, `&&`, `||`, `true` and `false`.
-fn is_boolean(e: &ast::Expr) -> bool {
+pub(super) fn is_boolean(e: &ast::Expr) -> bool {
     use ast::BinaryOp as B;
     match &e.kind {
         ast::ExprKind::BoolLit(_) => true,

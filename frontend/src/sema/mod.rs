@@ -54,6 +54,9 @@ struct FnSig {
     params: Vec<CType>,
     /// Which parameters are references (the call passes an address).
     refs: Vec<bool>,
+    /// Which of those are rvalue references (`T &&x`), which bind a
+    /// temporary as a `const` reference does.
+    rvalue_refs: Vec<bool>,
     is_kernel: bool,
     /// Name span of the first declaration.
     first_decl: Span,
@@ -219,6 +222,14 @@ pub(super) struct FnState {
     /// In a lambda's body whose return type is not written: the type its
     /// `return` statements gave so far (`lambdas.rs`).
     deduced_ret: Option<Option<CType>>,
+    /// How the base type of each local declared with a spelling that its
+    /// `CType` forgets was written (`long long x`): a call deducing a
+    /// template argument from the local names that type (`twice<long
+    /// long>`, not `twice<long>`).
+    spellings: FxHashMap<LocalId, ast::Spelling>,
+    /// The parameters declared as rvalue references (`T &&x`, not
+    /// collapsed to `T &`): `std::forward` makes an rvalue of them.
+    rvalue_refs: rustc_hash::FxHashSet<LocalId>,
 }
 
 impl Default for FnState {
@@ -241,6 +252,8 @@ impl Default for FnState {
             goto_labels: Default::default(),
             gotos: Default::default(),
             deduced_ret: Default::default(),
+            spellings: Default::default(),
+            rvalue_refs: Default::default(),
         }
     }
 }
@@ -549,6 +562,7 @@ impl Checker {
         }
         let mut params = Vec::new();
         let mut refs = Vec::new();
+        let mut rvalue_refs = Vec::new();
         for p in &f.params {
             if p.ty.ty == CType::Void {
                 self.error(p.span, Code::E0012, "a parameter cannot have type `void`");
@@ -562,6 +576,7 @@ impl Checker {
                 None => ty,
             });
             refs.push(p.by_ref.is_some());
+            rvalue_refs.push(p.rvalue);
         }
         if f.method.is_some() {
             // `this` binds to the object as a reference parameter binds
@@ -626,6 +641,7 @@ impl Checker {
             ret: f.ret.clone(),
             params,
             refs,
+            rvalue_refs,
             is_kernel: s.global,
             first_decl: f.name_span,
             host_constexpr: s.constexpr && !s.device && !s.global,
@@ -721,6 +737,8 @@ impl Checker {
         self.func.locals = Vec::new();
         self.func.const_floats.clear();
         self.func.initialized.clear();
+        self.func.spellings.clear();
+        self.func.rvalue_refs.clear();
         self.func.goto_labels.clear();
         self.func.gotos.clear();
         self.func.used = Vec::new();
@@ -751,6 +769,10 @@ impl Checker {
                 _ => ty.to_string(),
             });
             let local = self.declare_local(&name, ty.clone(), p.ty.is_const, true, p.span);
+            self.record_spelling(local, &p.ty.spelling);
+            if p.rvalue {
+                self.func.rvalue_refs.insert(local);
+            }
             if p.by_ref.is_some() {
                 self.rebind_as_ref(&name, local);
             }
@@ -825,6 +847,7 @@ impl Checker {
                 ty,
                 spelling: &p.ty.spelling,
                 reference: *reference,
+                rvalue: p.rvalue,
             })
             .collect();
         if let Some(link) = self.tmpl.link_names.get(&f.name) {
@@ -846,6 +869,7 @@ impl Checker {
                 ty: &f.ret,
                 spelling: &ast::Spelling::Plain,
                 reference: None,
+                rvalue: false,
             });
         match self.instance_class_of(plain) {
             Some((class, inst, name)) => {
@@ -883,6 +907,34 @@ impl Checker {
             const_value: None,
         });
         id
+    }
+
+    /// Keeps how `local`'s base type was written, when its `CType` does
+    /// not say it ([`FnState::spellings`]).
+    fn record_spelling(&mut self, local: LocalId, spelling: &ast::Spelling) {
+        if *spelling != ast::Spelling::Plain {
+            self.func.spellings.insert(local, spelling.clone());
+        }
+    }
+
+    /// How the base type of the variable `name` names was written
+    /// (`Spelling::Plain` for anything but such a local).
+    pub(super) fn spelling_of(&self, name: &str) -> ast::Spelling {
+        match self.lookup(name) {
+            Some(Binding::Local(id) | Binding::Ref(id)) => {
+                self.func.spellings.get(&id).cloned().unwrap_or_default()
+            }
+            _ => ast::Spelling::Plain,
+        }
+    }
+
+    /// Whether `e` names a reference that is no rvalue reference (what
+    /// `std::forward` keeps an lvalue).
+    pub(super) fn is_lvalue_reference(&self, e: &ast::Expr) -> bool {
+        let ast::ExprKind::Ident(name) = &e.kind else {
+            return false;
+        };
+        matches!(self.lookup(name), Some(Binding::Ref(id)) if !self.func.rvalue_refs.contains(&id))
     }
 
     /// Binds `name` in the innermost scope (the file scope outside
@@ -1046,6 +1098,9 @@ impl Checker {
             }
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
+            if v.auto.is_none() {
+                self.record_spelling(local, &v.ty.spelling);
+            }
             let (mut init, mut list) = (None, None);
             let braces = matches!(v.init, Some(ast::Init::List(..)));
             match (&v.init, deduced) {

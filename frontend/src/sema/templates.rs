@@ -86,6 +86,21 @@ impl Checker {
         call_args: &[Option<crate::typed::Expr>],
         span: Span,
     ) -> Option<String> {
+        self.template_call_written(name, explicit, call_args, &[], span)
+    }
+
+    /// [`Checker::template_call`], with the call's arguments as written
+    /// (`written`, the last of `call_args`'s), whose C++ types deduction
+    /// takes where the typed tree has C's: a comparison is a `bool`, a
+    /// `long long` variable a `long long` ([`Checker::cxx_arg_type`]).
+    pub(super) fn template_call_written(
+        &mut self,
+        name: &str,
+        explicit: &[TemplateArg],
+        call_args: &[Option<crate::typed::Expr>],
+        written: &[ast::Expr],
+        span: Span,
+    ) -> Option<String> {
         let templates = self.tmpl.templates.clone();
         let candidates = templates.by_name.get(name)?.clone();
         let mut explicit_values: Option<Vec<ArgValue>> = None;
@@ -106,9 +121,17 @@ impl Checker {
             if explicit_values.is_none() {
                 explicit_values = Some(self.template_arg_values(explicit, &t.params)?);
             }
+            let unwritten = call_args.len().saturating_sub(written.len());
             let arg_types: Vec<Option<ArgType>> = call_args
                 .iter()
-                .map(|a| a.as_ref().map(|a| (a.ty.clone(), ast::Spelling::Plain)))
+                .enumerate()
+                .map(|(k, a)| {
+                    let a = a.as_ref()?;
+                    Some(match k.checked_sub(unwritten).map(|w| &written[w]) {
+                        Some(e) => self.cxx_arg_type(e, a),
+                        None => self.c_arg_type(a),
+                    })
+                })
                 .collect();
             let written = explicit_values.as_deref().unwrap_or_default();
             let deduced = self
@@ -348,30 +371,43 @@ impl Checker {
         call: &[templates::CallArg],
     ) {
         let templates = self.tmpl.templates.clone();
-        let Some(&index) = templates.by_name.get(&r.name).and_then(|c| c.first()) else {
+        let Some(candidates) = templates.by_name.get(&r.name) else {
             return;
         };
-        let params = &templates.functions[index].params;
-        let Some(values) = self.template_arg_values(args, params) else {
-            return;
-        };
-        // A pack's written arguments may be followed by deduced ones.
-        let deduces = values.len() < params.len() || params.iter().any(|p| p.pack);
-        let arg_types = if deduces {
-            call.iter().map(|a| self.host_arg_type(a)).collect()
-        } else {
-            Vec::new()
-        };
-        match self.deduce(index, &values, &arg_types) {
-            Ok(args) if self.host_only_argument(&r.name, &args, r.span) => {}
-            Ok(args) => {
-                self.instance(index, args, r.span);
+        // With several templates of the name, the first whose header
+        // takes the arguments (SFINAE, as a device call chooses).
+        let mut first_failure = None;
+        for &index in candidates {
+            let params = &templates.functions[index].params;
+            let Some(values) = self.template_arg_values(args, params) else {
+                return;
+            };
+            // A pack's written arguments may be followed by deduced ones.
+            let deduces = values.len() < params.len() || params.iter().any(|p| p.pack);
+            let arg_types: Vec<Option<ArgType>> = if deduces {
+                call.iter().map(|a| self.host_arg_type(a)).collect()
+            } else {
+                Vec::new()
+            };
+            let deduced = self
+                .deduce(index, &values, &arg_types)
+                .and_then(|args| self.header_fits(index, args, candidates.len()));
+            match deduced {
+                Ok(args) if self.host_only_argument(&r.name, &args, r.span) => return,
+                Ok(args) => {
+                    self.instance(index, args, r.span);
+                    return;
+                }
+                Err(why) => {
+                    first_failure.get_or_insert((index, arg_types, why));
+                }
             }
-            // A use found through host templates called with deduced
-            // arguments is followed as far as kernelc can type host code,
-            // and no further.
-            Err(_) if !r.frames.is_empty() => {}
-            Err(why) => self.request_failed(r, index, &arg_types, why),
+        }
+        // A use found through host templates called with deduced
+        // arguments is followed as far as kernelc can type host code,
+        // and no further.
+        if let (Some((index, arg_types, why)), true) = (first_failure, r.frames.is_empty()) {
+            self.request_failed(r, index, &arg_types, why);
         }
     }
 
@@ -397,8 +433,43 @@ impl Checker {
         self.typing_host = was_host;
         // A lambda's body is device code: what it reports is reported.
         self.diags.extend(held);
-        let ty = typed.filter(|_| !failed)?.ty.clone();
-        Some((ty, base_spelling(e)))
+        let typed = typed.filter(|_| !failed)?;
+        Some(self.cxx_arg_type(e, &typed))
+    }
+
+    /// The C++ type of argument `e`, which the checker typed `ty` by C's
+    /// rules: a comparison, `!`, `&&` and `||` are `bool` (nvcc deduces
+    /// `flag<bool>` from `flag(n > 0)`), and the base type keeps its
+    /// spelling where a cast or a variable's declaration writes it.
+    /// An lvalue is one unless it is `std::move(x)`, or `std::forward<T>(x)`
+    /// of an `x` that is no lvalue reference (`Checker::forwards_lvalue`).
+    pub(super) fn cxx_arg_type(&self, e: &ast::Expr, typed: &crate::typed::Expr) -> ArgType {
+        let ty = if super::lambdas::is_boolean(e) {
+            CType::Bool
+        } else {
+            typed.ty.clone()
+        };
+        let lvalue = match self.value_category_call(e) {
+            Some(forwarded) => forwarded.then(|| self.lvalue_is_const(typed)),
+            None if names_an_object(e) => self.c_arg_type(typed).lvalue,
+            // A temporary (`Add{}`, `S(x)`, a call's result) is none,
+            // though the typed tree may hold it in a local.
+            None => None,
+        };
+        ArgType {
+            ty,
+            spelling: base_spelling(e, &|name| self.spelling_of(name)),
+            lvalue,
+        }
+    }
+
+    /// The type of typed argument `a` as C gives it.
+    pub(super) fn c_arg_type(&self, a: &crate::typed::Expr) -> ArgType {
+        ArgType {
+            ty: a.ty.clone(),
+            spelling: ast::Spelling::Plain,
+            lvalue: Self::is_lvalue(a).then(|| self.lvalue_is_const(a)),
+        }
     }
 
     /// Reports a request whose arguments could not all be found: at the
@@ -627,7 +698,12 @@ impl Checker {
                     break;
                 };
                 let p = &pattern.params[at];
-                let Some((a, spelling)) = a else {
+                let Some(ArgType {
+                    ty: a,
+                    spelling,
+                    lvalue,
+                }) = a
+                else {
                     // An untyped argument leaves a pack's length unknown,
                     // unless the written elements cover it.
                     if in_pack && element >= written_pack.unwrap_or(0) {
@@ -645,6 +721,7 @@ impl Checker {
                     written: explicit.len(),
                     t,
                     spelling,
+                    lvalue: *lvalue,
                 };
                 let place = in_pack.then_some((packs.as_mut_slice(), element));
                 d.call_argument(p, a, place)?;
@@ -701,7 +778,12 @@ impl Checker {
                     break;
                 };
                 let p = &pattern.params[at];
-                let Some((a, spelling)) = a else {
+                let Some(ArgType {
+                    ty: a,
+                    spelling,
+                    lvalue,
+                }) = a
+                else {
                     if in_pack {
                         return Err(format!(
                             "cannot deduce the parameter pack of `{}` from argument {}",
@@ -716,6 +798,7 @@ impl Checker {
                     written: 0,
                     t,
                     spelling,
+                    lvalue: *lvalue,
                 };
                 let place = in_pack.then_some((packs.as_mut_slice(), element));
                 d.call_argument(p, a, place)?;
@@ -911,7 +994,7 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         decl.name = name.clone();
-        let link = crate::mangle::instance(t, args, &decl);
+        let link = crate::mangle::instance(t, args, &decl, &templates.classes);
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
@@ -1008,16 +1091,42 @@ fn substitution_failure(
     )
 }
 
-/// A call argument's type for deduction, and how its base type was
-/// written (`Spelling::Plain` when that is not known).
-pub(super) type ArgType = (CType, ast::Spelling);
+/// A call argument's type for deduction.
+#[derive(Clone, Debug)]
+pub(super) struct ArgType {
+    pub ty: CType,
+    /// How its base type was written (`Spelling::Plain` when that is not
+    /// known).
+    pub spelling: ast::Spelling,
+    /// `Some(is_const)` for an lvalue: a forwarding reference `T &&`
+    /// deduces `T` as a reference from one.
+    pub lvalue: Option<bool>,
+}
 
-/// How the base type of a host launch's argument was written, where the
-/// argument spells it: a cast, or a stand-in (`crate::host_args`), seen
-/// through `*`, `&`, indexing and arithmetic.
-fn base_spelling(e: &ast::Expr) -> ast::Spelling {
+/// Whether `e` is written as C++'s lvalues are: a name, an element, a
+/// member, or `*p` (a temporary, a literal, a call's result are not).
+fn names_an_object(e: &ast::Expr) -> bool {
+    matches!(
+        e.kind,
+        ast::ExprKind::Ident(_)
+            | ast::ExprKind::Index { .. }
+            | ast::ExprKind::Member { .. }
+            | ast::ExprKind::Unary {
+                op: ast::UnaryOp::Deref,
+                ..
+            }
+    )
+}
+
+/// How the base type of a call's argument was written, where the
+/// argument spells it: a cast, a stand-in (`crate::host_args`), or a
+/// variable, whose declaration's spelling `named` gives, seen through
+/// `*`, `&`, indexing and arithmetic.
+fn base_spelling(e: &ast::Expr, named: &dyn Fn(&str) -> ast::Spelling) -> ast::Spelling {
+    let base_spelling = |e: &ast::Expr| base_spelling(e, named);
     match &e.kind {
         ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
+        ast::ExprKind::Ident(name) => named(name),
         ast::ExprKind::Unary {
             op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
             operand,
@@ -1091,6 +1200,9 @@ struct Deduction<'a> {
     /// How the argument's base type was written, where the typed tree
     /// forgets it (`long long` and `long` are one `CType`).
     spelling: &'a ast::Spelling,
+    /// The argument is an lvalue (`Some(is_const)`), which a forwarding
+    /// reference deduces as a reference.
+    lvalue: Option<bool>,
 }
 
 impl Deduction<'_> {
@@ -1109,9 +1221,29 @@ impl Deduction<'_> {
             (_, t) => t.clone(),
         };
         match pack {
-            Some((packs, element)) => self.pack_element(&param.ty.ty, &arg, packs, element),
-            None => self.match_type(&param.ty.ty, &arg),
+            Some((packs, element)) => self.pack_element(param, &arg, packs, element),
+            None => self.match_param(param, &arg),
         }
+    }
+
+    /// Deduces from `arg` against parameter `param`'s type. A forwarding
+    /// reference (`T &&x`, `T` a parameter, unqualified) deduces `T` as
+    /// an lvalue reference from an lvalue ([temp.deduct.call] p3):
+    /// `float &` (`const float &` from a `const` one).
+    fn match_param(&mut self, param: &ast::ParamDecl, arg: &CType) -> Result<(), String> {
+        let forwarding = param.rvalue && !param.ty.is_const && !param.ty.is_volatile;
+        if let (true, Some(i), Some(is_const)) =
+            (forwarding, template_param_index(&param.ty.ty), self.lvalue)
+        {
+            let value = ArgValue::Type {
+                ty: super::convert::strip_restrict(arg).0,
+                is_const,
+                is_volatile: false,
+                spelling: self.spelling.clone(),
+            };
+            return self.bind(i, ArgValue::LvalueRef(Box::new(value)));
+        }
+        self.match_type(&param.ty.ty, arg)
     }
 
     /// Deduces from parameter type `param` (written with placeholders)
@@ -1215,7 +1347,7 @@ impl Deduction<'_> {
     /// other parameters it binds are bound as by [`Self::match_type`].
     fn pack_element(
         &mut self,
-        param: &CType,
+        param: &ast::ParamDecl,
         arg: &CType,
         packs: &mut [Vec<ArgValue>],
         element: usize,
@@ -1231,8 +1363,9 @@ impl Deduction<'_> {
             written: 0,
             t: self.t,
             spelling: self.spelling,
+            lvalue: self.lvalue,
         };
-        d.match_type(param, arg)?;
+        d.match_param(param, arg)?;
         for (i, value) in scratch.into_iter().enumerate() {
             let Some(value) = value else { continue };
             if self.t.params[i].pack {
