@@ -244,7 +244,7 @@ impl Rewriter<'_> {
             },
             &[],
         );
-        dfg.results[cast] = vec![p];
+        dfg.results[cast] = smallvec::smallvec![p];
         dfg.values[p] = ValueData {
             ty: Type::Ptr(space),
             def: ValueDef::Result(cast, 0),
@@ -306,7 +306,7 @@ impl Rewriter<'_> {
             },
             &[],
         );
-        dfg.results[cast] = vec![r];
+        dfg.results[cast] = smallvec::smallvec![r];
         dfg.values[r] = ValueData {
             ty: Type::Ptr(space),
             def: ValueDef::Result(cast, 0),
