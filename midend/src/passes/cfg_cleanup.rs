@@ -87,7 +87,7 @@ pub(super) fn only_jump(func: &Function, b: Block) -> Option<&crate::ir::BlockCa
 /// parameters' places, when nothing else reads the parameters.
 fn thread_empty_blocks(func: &mut Function) -> bool {
     let entry = func.layout.entry_block();
-    let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = SecondaryMap::new();
+    let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = block_map(func);
     let mut any_params = false;
     for &b in func.layout.blocks() {
         if Some(b) == entry {
@@ -156,7 +156,7 @@ fn remove_unreachable_blocks(func: &mut Function) -> bool {
     let Some(entry) = func.layout.entry_block() else {
         return false;
     };
-    let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut reached: SecondaryMap<Block, bool> = block_map(func);
     let mut stack = vec![entry];
     reached[entry] = true;
     while let Some(b) = stack.pop() {
@@ -183,7 +183,7 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
     // counts twice). A merge moves the successor's outgoing edges to the
     // predecessor without changing any count that a later merge reads, so
     // one sweep in layout order merges every chain, each block once.
-    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let mut edges: SecondaryMap<Block, u32> = block_map(func);
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
             edges[s] += 1;
@@ -226,8 +226,8 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
 /// parameter becomes an alias of its argument, and both go, so a constant
 /// passed in (a loop counter's first value) is seen as one by `fold`.
 fn forward_single_edge_params(func: &mut Function) -> bool {
-    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
-    let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+    let mut edges: SecondaryMap<Block, u32> = block_map(func);
+    let mut from: SecondaryMap<Block, Option<Block>> = block_map(func);
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
             edges[s] += 1;
@@ -272,4 +272,13 @@ fn forward_single_edge_params(func: &mut Function) -> bool {
         changed = true;
     }
     changed
+}
+
+/// An empty table with a slot for every block of `func`: sized once, not
+/// grown one index at a time as a walk meets blocks (`cfg-cleanup` runs in
+/// every `simplify` round, and the growing cost more than the walks).
+fn block_map<V: Clone + Default>(func: &Function) -> SecondaryMap<Block, V> {
+    let mut map = SecondaryMap::new();
+    map.resize(func.dfg.blocks.len());
+    map
 }
