@@ -507,7 +507,7 @@ fn invalid_result_and_parameter_values() {
     let one = FuncCursor::at_end(&mut f, b).iconst(Type::I32, 1);
     let inst = def_inst(&f, one);
     FuncCursor::at_end(&mut f, b).ret(vec![]);
-    f.dfg.results[inst] = vec![Value::from_u32(99)];
+    f.dfg.results[inst] = [Value::from_u32(99)].into_iter().collect();
     let b2 = f.dfg.make_block();
     f.dfg.blocks[b2].params.push(Value::from_u32(98));
     f.layout.append_block(b2);

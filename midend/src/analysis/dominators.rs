@@ -163,6 +163,18 @@ impl DominatorTree {
             }
         }
         post.reverse();
+        // The tree's tables sized once, to the last reachable block: grown
+        // one index at a time, as the numbering met new blocks, their
+        // resizing cost more than the numbering.
+        let size = post
+            .iter()
+            .map(|&b| cranelift_entity::EntityRef::index(b) + 1)
+            .max()
+            .unwrap_or(0);
+        self.rpo_number.resize(size);
+        self.idom.resize(size);
+        self.pre.resize(size);
+        self.post.resize(size);
         for (i, &b) in post.iter().enumerate() {
             self.rpo_number[b] = i as u32 + 1;
         }

@@ -38,11 +38,16 @@ pub struct BlockData {
     pub params: Vec<Value>,
 }
 
+/// An instruction's results, in order. Most instructions have one or none,
+/// so they are kept inline: an instruction's creation, copy and drop then
+/// allocate nothing for them.
+pub type InstResults = smallvec::SmallVec<[Value; 4]>;
+
 /// Instructions, values and blocks of one function.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct DataFlowGraph {
     pub insts: PrimaryMap<Inst, InstData>,
-    pub results: SecondaryMap<Inst, Vec<Value>>,
+    pub results: SecondaryMap<Inst, InstResults>,
     pub values: PrimaryMap<Value, ValueData>,
     pub blocks: PrimaryMap<Block, BlockData>,
 }

@@ -250,6 +250,7 @@ impl Function {
     /// blocks build this once instead of scanning the layout per block.
     pub fn predecessors(&self) -> SecondaryMap<Block, Vec<Block>> {
         let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        preds.resize(self.dfg.blocks.len());
         for &b in self.layout.blocks() {
             if let Some(term) = self.layout.last_inst(b) {
                 for d in self.dfg.insts[term].branch_destinations() {

@@ -20,7 +20,7 @@ pub use accel::{
     setmaxnreg_ok, wmma_frag_len, AccelOp, CpCache, Frag, MatLayout, MmaType, OperandKind,
     TcCpShape, TcKind, TCGEN05_XS, WGMMA_NS,
 };
-pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use dfg::{BlockData, DataFlowGraph, InstResults, ValueData, ValueDef};
 pub use entities::{AliasScope, Block, FuncId, GlobalVar, Inst, StackSlot, Value};
 pub use function::{
     AbiParam, AliasScopeData, FuncAttrs, FuncKind, Function, Linkage, LoopHint, ParamAttrs,

@@ -87,7 +87,7 @@ pub(super) fn only_jump(func: &Function, b: Block) -> Option<&crate::ir::BlockCa
 /// parameters' places, when nothing else reads the parameters.
 fn thread_empty_blocks(func: &mut Function) -> bool {
     let entry = func.layout.entry_block();
-    let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = SecondaryMap::new();
+    let mut forward: SecondaryMap<Block, Option<crate::ir::BlockCall>> = block_map(func);
     let mut any_params = false;
     for &b in func.layout.blocks() {
         if Some(b) == entry {
@@ -158,7 +158,7 @@ fn remove_unreachable_blocks(func: &mut Function) -> bool {
     };
     // Reachability is walked here, not read from a cached dominator tree:
     // threading and selecting, just before, retarget and drop edges.
-    let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut reached: SecondaryMap<Block, bool> = block_map(func);
     let mut stack = vec![entry];
     reached[entry] = true;
     while let Some(b) = stack.pop() {
@@ -187,7 +187,7 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
     // one sweep in layout order merges every chain, each block once. The
     // counts are made here, not taken from the cached predecessors: the
     // steps before this one in the pass changed the edges.
-    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let mut edges: SecondaryMap<Block, u32> = block_map(func);
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
             edges[s] += 1;
@@ -232,8 +232,8 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
 fn forward_single_edge_params(func: &mut Function) -> bool {
     // Counted afresh, not taken from the cached predecessors: merging, just
     // before, moved edges from the merged blocks to their predecessors.
-    let mut edges: SecondaryMap<Block, u32> = SecondaryMap::new();
-    let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+    let mut edges: SecondaryMap<Block, u32> = block_map(func);
+    let mut from: SecondaryMap<Block, Option<Block>> = block_map(func);
     for &b in func.layout.blocks() {
         for s in func.successors(b) {
             edges[s] += 1;
@@ -278,4 +278,13 @@ fn forward_single_edge_params(func: &mut Function) -> bool {
         changed = true;
     }
     changed
+}
+
+/// An empty table with a slot for every block of `func`: sized once, not
+/// grown one index at a time as a walk meets blocks (`cfg-cleanup` runs in
+/// every `simplify` round, and the growing cost more than the walks).
+fn block_map<V: Clone + Default>(func: &Function) -> SecondaryMap<Block, V> {
+    let mut map = SecondaryMap::new();
+    map.resize(func.dfg.blocks.len());
+    map
 }

@@ -139,11 +139,16 @@ pub fn eliminate_dead_code(func: &mut Function) -> bool {
 /// of its operands dead, so those are the only ones to look at again (the
 /// set is the same whatever the order, since removing never revives a use).
 fn dead_insts(func: &Function) -> FxHashSet<Inst> {
+    // Every table is sized once, to the whole data-flow graph: grown one
+    // index at a time, as the walk met new values, the resizing cost more
+    // than the counting (`dce` runs after every fold, on unrolled bodies).
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+    uses.resize(func.dfg.values.len());
     // The placed instruction listing each value among its results (a
     // result later made an alias still names it here).
     let mut defined_by: SecondaryMap<Value, PackedOption<Inst>> = SecondaryMap::new();
-    let mut work: Vec<Inst> = Vec::new();
+    defined_by.resize(func.dfg.values.len());
+    let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.insts.len());
     for (_, inst) in func.layout.insts() {
         func.dfg.insts[inst].for_each_arg(|v| uses[v] += 1);
         for &r in func.dfg.inst_results(inst) {
@@ -151,16 +156,19 @@ fn dead_insts(func: &Function) -> FxHashSet<Inst> {
         }
         work.push(inst);
     }
-    let mut dead: FxHashSet<Inst> = FxHashSet::default();
+    let mut is_dead: SecondaryMap<Inst, bool> = SecondaryMap::new();
+    is_dead.resize(func.dfg.insts.len());
+    let mut dead: Vec<Inst> = Vec::new();
     while let Some(inst) = work.pop() {
         let data = &func.dfg.insts[inst];
-        if dead.contains(&inst)
+        if is_dead[inst]
             || !is_removable(data)
             || func.dfg.inst_results(inst).iter().any(|&r| uses[r] != 0)
         {
             continue;
         }
-        dead.insert(inst);
+        is_dead[inst] = true;
+        dead.push(inst);
         data.for_each_arg(|v| {
             uses[v] -= 1;
             if uses[v] == 0 {
@@ -168,5 +176,5 @@ fn dead_insts(func: &Function) -> FxHashSet<Inst> {
             }
         });
     }
-    dead
+    dead.into_iter().collect()
 }

@@ -1306,7 +1306,7 @@ impl<'c> FuncParser<'c> {
         }
         for p in self.insts {
             let inst = func.dfg.insts.push(p.data);
-            func.dfg.results[inst] = p.results;
+            func.dfg.results[inst] = p.results.into();
             func.layout.append_inst(inst, p.block);
             if !p.span.is_none() {
                 func.spans[inst] = p.span;

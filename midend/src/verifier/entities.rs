@@ -235,7 +235,7 @@ pub(super) fn printable_copy(func: &Function) -> Function {
         for &inst in func.layout.block_insts(block) {
             if dfg.insts.is_valid(inst) && placed.insert(inst) {
                 layout.append_inst(inst, block);
-                out.dfg.results[inst].retain(|&r| dfg.values.is_valid(r));
+                out.dfg.results[inst].retain(|r| dfg.values.is_valid(*r));
             }
         }
     }

@@ -246,7 +246,7 @@ impl Rewriter<'_> {
             },
             &[],
         );
-        dfg.results[cast] = vec![p];
+        dfg.results[cast] = smallvec::smallvec![p];
         dfg.values[p] = ValueData {
             ty: Type::Ptr(space),
             def: ValueDef::Result(cast, 0),
@@ -308,7 +308,7 @@ impl Rewriter<'_> {
             },
             &[],
         );
-        dfg.results[cast] = vec![r];
+        dfg.results[cast] = smallvec::smallvec![r];
         dfg.values[r] = ValueData {
             ty: Type::Ptr(space),
             def: ValueDef::Result(cast, 0),
