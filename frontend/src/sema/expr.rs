@@ -1575,9 +1575,6 @@ impl Checker {
         if self.sigs[sig_idx].host_constexpr {
             self.host_constexpr_call(name, Some(decl), callee)?;
         }
-        let refs = self.sigs[sig_idx].refs.clone();
-        let rvalue_refs = self.sigs[sig_idx].rvalue_refs.clone();
-        let is_method = self.sigs[sig_idx].is_method;
         let defaults = self.sigs[sig_idx].defaults.clone();
         let mut typed_args = typed_args;
         // [dcl.fct.default]: trailing parameters left out take their
@@ -1609,11 +1606,44 @@ impl Checker {
             );
             return None;
         }
-        // The arguments are converted to the parameters as if by
-        // assignment (C 6.5.2.2p7); a reference parameter gets an address.
+        let out = self.convert_arguments(name, sig_idx, typed_args, &params)?;
+        self.check_constexpr_instance_now(name);
+        let func_id = self.sigs[sig_idx].def.map(|d| d.0);
+        let call = mk(
+            ExprKind::Call {
+                // Never-defined callees are reported after all bodies are checked.
+                callee: func_id.unwrap_or(crate::typed::FuncId(u32::MAX)),
+                name: name.clone(),
+                args: out,
+            },
+            ret,
+            span,
+        );
+        if self.sigs[sig_idx].returns_ref {
+            // A call of a function returning a reference is the object.
+            let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);
+            return Some(mk(ExprKind::Deref(Box::new(call)), ty, span));
+        }
+        Some(self.fold_constexpr_call(call))
+    }
+
+    /// Converts a call's arguments to the parameters of `sigs[sig_idx]` as
+    /// if by assignment (C 6.5.2.2p7): a method's `this` gets the object's
+    /// address, a reference parameter the argument's. `None` when any fails
+    /// (each failure is reported, so all are).
+    fn convert_arguments(
+        &mut self,
+        name: &str,
+        sig_idx: usize,
+        typed_args: Vec<Option<Expr>>,
+        params: &[CType],
+    ) -> Option<Vec<Expr>> {
+        let refs = self.sigs[sig_idx].refs.clone();
+        let rvalue_refs = self.sigs[sig_idx].rvalue_refs.clone();
+        let is_method = self.sigs[sig_idx].is_method;
         let mut out = Vec::new();
         let mut ok = true;
-        for (i, (a, p)) in typed_args.into_iter().zip(&params).enumerate() {
+        for (i, (a, p)) in typed_args.into_iter().zip(params).enumerate() {
             let what = format!("argument {} of `{name}`", i + 1);
             let by_ref = refs.get(i).copied().unwrap_or(false);
             match a.and_then(|a| {
@@ -1634,27 +1664,7 @@ impl Checker {
                 None => ok = false,
             }
         }
-        if !ok {
-            return None;
-        }
-        self.check_constexpr_instance_now(name);
-        let func_id = self.sigs[sig_idx].def.map(|d| d.0);
-        let call = mk(
-            ExprKind::Call {
-                // Never-defined callees are reported after all bodies are checked.
-                callee: func_id.unwrap_or(crate::typed::FuncId(u32::MAX)),
-                name: name.clone(),
-                args: out,
-            },
-            ret,
-            span,
-        );
-        if self.sigs[sig_idx].returns_ref {
-            // A call of a function returning a reference is the object.
-            let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);
-            return Some(mk(ExprKind::Deref(Box::new(call)), ty, span));
-        }
-        Some(self.fold_constexpr_call(call))
+        ok.then_some(out)
     }
 
     /// A call of a `constexpr` function with constant arguments is its
