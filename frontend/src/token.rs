@@ -17,6 +17,27 @@ pub struct Token {
     pub span: Span,
 }
 
+impl Token {
+    /// Whether this is a specifier written before a function's return
+    /// type (`__device__`, `static`, `inline`, `constexpr`, ...), which
+    /// the scans that find a template's return type step over.
+    pub fn is_function_specifier(&self) -> bool {
+        matches!(
+            self.kind,
+            TokenKind::Keyword(
+                Keyword::Device
+                    | Keyword::Global
+                    | Keyword::Host
+                    | Keyword::Static
+                    | Keyword::Inline
+                    | Keyword::Constexpr
+                    | Keyword::ForceInline
+                    | Keyword::NoInline
+            )
+        )
+    }
+}
+
 /// A token's spelling, shared rather than owned: macro expansion, template
 /// instantiation, sub-parsers and the host-code searches copy tokens all
 /// the time, and a copy of a `TokenText` is a reference count, not a new

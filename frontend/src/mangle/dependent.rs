@@ -31,27 +31,11 @@ pub(super) fn return_tokens(t: &FunctionTemplate) -> Option<&[Token]> {
     let name_at = t.tokens.iter().position(|tok| tok.span == t.name_span)?;
     let start = t.tokens[..name_at]
         .iter()
-        .position(|tok| !is_specifier(tok))
+        .position(|tok| !tok.is_function_specifier())
         .unwrap_or(name_at);
     let ret = &t.tokens[start..name_at];
     let plain_void = ret.len() == 1 && ret[0].kind == TokenKind::Keyword(Keyword::Void);
     (!ret.is_empty() && !plain_void).then_some(ret)
-}
-
-fn is_specifier(t: &Token) -> bool {
-    matches!(
-        t.kind,
-        TokenKind::Keyword(
-            Keyword::Device
-                | Keyword::Global
-                | Keyword::Host
-                | Keyword::Static
-                | Keyword::Inline
-                | Keyword::Constexpr
-                | Keyword::ForceInline
-                | Keyword::NoInline
-        )
-    )
 }
 
 /// The mangling of the dependent type `tokens`, or `None` when it is not

@@ -1035,24 +1035,9 @@ fn param_type_end(toks: &[Token], from: usize) -> Option<usize> {
 /// `None` for a header without a function name.
 fn without_return_type(header: &[Token]) -> Option<Vec<Token>> {
     let (name_at, _) = function_name(header)?;
-    let specifier = |t: &&Token| {
-        matches!(
-            t.kind,
-            TokenKind::Keyword(
-                Keyword::Device
-                    | Keyword::Global
-                    | Keyword::Host
-                    | Keyword::Static
-                    | Keyword::Inline
-                    | Keyword::Constexpr
-                    | Keyword::ForceInline
-                    | Keyword::NoInline
-            )
-        )
-    };
     let mut out: Vec<Token> = header[..name_at]
         .iter()
-        .filter(specifier)
+        .filter(|t| t.is_function_specifier())
         .cloned()
         .collect();
     out.push(Token {

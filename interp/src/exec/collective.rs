@@ -139,6 +139,13 @@ impl Exec<'_> {
             let func = self.func(fid);
             let data = &func.dfg.insts[inst];
             let lane_of = |i: usize| threads[i].linear % 32;
+            // The members a lane's mask names (vote, redux and match read them).
+            let lanes_in_mask = |mask: u32| {
+                members
+                    .iter()
+                    .copied()
+                    .filter(move |&k| mask & (1 << lane_of(k)) != 0)
+            };
             let present: u32 = members.iter().fold(0, |m, &i| m | (1 << lane_of(i)));
             // The member mask each lane passed (none for `activemask`).
             let mask_arg = match data {
@@ -211,10 +218,8 @@ impl Exec<'_> {
                     .iter()
                     .map(|&i| {
                         let mask = value_of(&threads[i], func, args[1]) as u32;
-                        let voters = members
-                            .iter()
-                            .filter(|&&k| mask & (1 << lane_of(k)) != 0)
-                            .map(|&k| (lane_of(k), value_of(&threads[k], func, args[0]) & 1));
+                        let voters = lanes_in_mask(mask)
+                            .map(|k| (lane_of(k), value_of(&threads[k], func, args[0]) & 1));
                         let ballot: u32 = voters
                             .clone()
                             .filter(|&(_, p)| p == 1)
@@ -232,10 +237,8 @@ impl Exec<'_> {
                     .iter()
                     .map(|&i| {
                         let mask = value_of(&threads[i], func, args[1]) as u32;
-                        let values = members
-                            .iter()
-                            .filter(|&&k| mask & (1 << lane_of(k)) != 0)
-                            .map(|&k| value_of(&threads[k], func, args[0]) as u32);
+                        let values = lanes_in_mask(mask)
+                            .map(|k| value_of(&threads[k], func, args[0]) as u32);
                         u64::from(reduce(*op, values))
                     })
                     .collect(),
@@ -247,10 +250,7 @@ impl Exec<'_> {
                         .iter()
                         .map(|&i| {
                             let mask = value_of(&threads[i], func, args[1]) as u32;
-                            let voters = members
-                                .iter()
-                                .filter(|&&k| mask & (1 << lane_of(k)) != 0)
-                                .map(|&k| (lane_of(k), key(k)));
+                            let voters = lanes_in_mask(mask).map(|k| (lane_of(k), key(k)));
                             u64::from(matching_lanes(*mode, key(i), voters))
                         })
                         .collect()
