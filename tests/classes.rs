@@ -425,3 +425,32 @@ fn virtual_bases_and_misused_bases_are_located_errors() {
     );
     assert!(err.contains("cannot convert `B *` to `D *`"), "{err}");
 }
+
+/// Enumerations declared in classes (named or not) are the class's
+/// members: array bounds, values in member functions, `Tile::rows` from
+/// outside and `T::rows` through a template parameter. (An unnamed one
+/// was refused as an anonymous member, and a member function's body took
+/// the class's enumerators as its own locals.)
+#[test]
+fn enumerations_in_classes_are_members() {
+    let dir = scratch("member-enums");
+    let fixture = common::root().join("tests/fixtures/classes/member_enums.cu");
+    let want: Vec<u8> = [4i32, 8, 4, 35, 17, 32, 32, 3]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let (_, theirs) = both_ptx(&fixture, &dir);
+    let kernel = ("_Z11memberEnumsPi", &["i32[]:zeros:8"][..]);
+    let one = ["--grid", "1", "--block", "1"];
+    for (file, engine) in [
+        (fixture.clone(), "interp"),
+        (dir.join("kernelc.ptx"), "emu"),
+    ] {
+        let got = common::launch_buffers(&file, engine, kernel, &dir.join(engine), &one);
+        assert_eq!(got[0].as_deref(), Some(&want[..]), "{engine}");
+    }
+    if let Some(theirs) = theirs {
+        let got = common::launch_buffers(&theirs, "emu", kernel, &dir.join("nvcc"), &one);
+        assert_eq!(got[0].as_deref(), Some(&want[..]), "nvcc");
+    }
+}

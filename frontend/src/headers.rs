@@ -81,6 +81,14 @@ fn cooperative_groups() -> &'static str {
     include_str!("../headers/cooperative_groups.h")
 }
 
+/// `<mma.h>`: `nvcuda::wmma`'s fragments and warp matrix functions for the
+/// 16x16x16 tile of `__half` or `__nv_bfloat16` with a `float`
+/// accumulator, as classes and overloads over the tensor-core built-ins
+/// (`frontend/headers/mma.h`).
+fn mma() -> &'static str {
+    include_str!("../headers/mma.h")
+}
+
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
 pub(crate) const PREDEFINED: &[&str] = &[
     // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
@@ -417,9 +425,10 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         "cooperative_groups/memcpy_async.h" => Header::Unsupported(
             "cooperative groups' asynchronous copies; kernelc's async-copy built-ins are in docs/tensor-cores.md",
         ),
-        "mma.h" => Header::Unsupported(
-            "the `nvcuda::wmma` templates; kernelc's tensor-core built-ins are in docs/tensor-cores.md",
-        ),
+        "mma.h" => Header::Source {
+            path: "<kernelc>/mma.h",
+            text: mma,
+        },
         "cuda/pipeline" | "cuda/barrier" | "cuda/atomic" | "cuda_pipeline.h"
         | "cuda_pipeline_primitives.h" | "cuda_pipeline_helpers.h" | "cuda_awbarrier.h"
         | "cuda_awbarrier_primitives.h" | "cuda_awbarrier_helpers.h" => Header::Unsupported(

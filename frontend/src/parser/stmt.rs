@@ -21,6 +21,9 @@ impl Parser<'_> {
         let open = self.expect_punct(Punct::LBrace, "to start a block")?;
         self.enter()?;
         let mut stmts = Vec::new();
+        // Enumerations declared before the block (a class's `enum { N = 4 };`
+        // above a member function's body) stay the enclosing scope's.
+        let outer_enums = self.pending_enums.len();
         loop {
             if self.at_eof() {
                 self.leave();
@@ -44,7 +47,7 @@ impl Parser<'_> {
             }
             let before = self.pos;
             let r = self.statement();
-            for e in self.pending_enums.drain(..) {
+            for e in self.pending_enums.drain(outer_enums..) {
                 let span = e.span;
                 stmts.push(Stmt {
                     kind: StmtKind::Enum(e),

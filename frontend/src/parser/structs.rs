@@ -254,8 +254,12 @@ impl Parser<'_> {
                 let sp = if self.at_eof() { span } else { self.span() };
                 return self.error(sp, code, msg);
             };
-            if self.is_punct(Punct::Semi) && is_named_type(&base) {
-                // A nested type's definition (`struct TempStorage { ... };`).
+            if self.is_punct(Punct::Semi)
+                && (is_named_type(&base) || matches!(base.spelling, crate::ast::Spelling::Enum(_)))
+            {
+                // A nested type's definition (`struct TempStorage { ... };`)
+                // or an enumeration's, named or not (`enum { size = 8 };`),
+                // whose enumerators the enum specifier declared.
                 self.bump();
                 continue;
             }
