@@ -125,6 +125,42 @@ fn a_grid_sync_makes_every_blocks_writes_visible() {
     assert_eq!((again.steps, &again.buffers), (out.steps, &out.buffers));
 }
 
+const SPLIT: &str = r#"
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+// The split barrier: work between `barrier_arrive` and `barrier_wait`
+// that touches only the thread's own element.
+__global__ void split(unsigned *first, unsigned *second, unsigned *own) {
+  cg::grid_group grid = cg::this_grid();
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  first[i] = i + 100;
+  auto token = grid.barrier_arrive();
+  own[i] = i * i;
+  grid.barrier_wait(std::move(token));
+  unsigned prev = (blockIdx.x + gridDim.x - 1) % gridDim.x;
+  second[i] = first[prev * blockDim.x + threadIdx.x] + own[i];
+}
+"#;
+
+#[test]
+fn the_split_arrive_and_wait_barrier_syncs_the_grid() {
+    let Some(ptx) = nvcc_ptx("split", SPLIT) else {
+        return;
+    };
+    let (blocks, threads) = (4u32, 96u32);
+    let n = (blocks * threads) as usize;
+    let config = launch([blocks, 1, 1], [threads, 1, 1]);
+    let out = run(&ptx, "split", &[words(n), words(n), words(n)], &config);
+    let second: Vec<u32> = (0..n as u32)
+        .map(|i| {
+            let (block, thread) = (i / threads, i % threads);
+            let prev = (block + blocks - 1) % blocks;
+            (prev * threads + thread + 100) + i * i
+        })
+        .collect();
+    assert_eq!(u32s(&out, 1), second);
+}
+
 const ROUNDS: &str = r#"
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
