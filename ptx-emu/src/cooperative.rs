@@ -16,10 +16,10 @@
 //! memory), a zeroed 8-byte workspace is placed in global memory for the
 //! launch, `%envreg1`/`%envreg2` give its generic address and the other
 //! `%envreg`s read 0 (what the driver leaves in the ones it does not set).
-//! A thread's strong load (`.acquire`, `.relaxed`, `.volatile`) lets the
-//! other threads run first, and a thread that polls sleeps until some
-//! thread stores to memory, so the spin ends and the schedule stays
-//! deterministic (see `exec`).
+//! A thread that reaches a strong load (`.acquire`, `.relaxed`,
+//! `.volatile`) again in the same state, with nothing stored since, spins:
+//! it sleeps there until some thread stores to memory and the others run,
+//! so the spin ends and the schedule stays deterministic (see `exec`).
 
 use crate::SetupError;
 

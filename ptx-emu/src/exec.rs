@@ -106,10 +106,26 @@ struct Thread {
     /// The phase of the cluster barrier the thread arrived in, until its
     /// `barrier.cluster.wait`.
     cluster_arrived: Option<u64>,
-    /// The last strong load of a cooperative launch the thread executed
-    /// (function, pc) and [`Exec::stores`] then: reaching it again with
-    /// nothing stored since means the thread spins.
-    last_poll: Option<(usize, usize, u64)>,
+    /// The thread's state at the last strong load of a cooperative launch
+    /// it executed: reaching the load again in the same state with nothing
+    /// stored since means the thread spins.
+    last_poll: Option<PollMark>,
+}
+
+/// Everything a thread's next steps depend on, at a strong load: if it is
+/// the same at the next one and no other thread has stored since, the
+/// thread would repeat itself forever, so it spins.
+#[derive(PartialEq)]
+struct PollMark {
+    /// The load (function, pc) and the call depth.
+    at: (usize, usize, usize),
+    /// [`Exec::stores`] when the thread loaded.
+    stores: u64,
+    regs: Vec<u64>,
+    carry: bool,
+    /// The thread's own `.local` and `.param` memory, which
+    /// [`Exec::stores`] does not count.
+    own: Vec<Vec<u8>>,
 }
 
 /// What an instruction did to control flow.
@@ -952,23 +968,31 @@ impl<'a> Exec<'a> {
     }
 
     /// A strong load in a cooperative launch, where a thread polls a flag
-    /// other blocks set (a grid-wide sync): it loads, unless nothing was
-    /// stored since it last loaded here, when it would read the same value
-    /// and loop; then it stops at the load until a store lets it read
-    /// again, and the other threads run.
+    /// other blocks set (a grid-wide sync): it loads, unless it reached the
+    /// same load before in the same state and nothing was stored since, so
+    /// that it would read the same value and loop; then it stops at the
+    /// load until a store lets it read again, and the other threads run.
     fn poll(
         &mut self,
         t: &mut Thread,
         inst: &Inst,
-        at: (usize, usize),
+        (func, pc): (usize, usize),
         ty: Ty,
         space: Option<Space>,
     ) -> R<Flow> {
-        if t.last_poll == Some((at.0, at.1, self.stores)) {
+        let own = t.local.iter().chain(&t.params);
+        let mark = PollMark {
+            at: (func, pc, t.frames.len()),
+            stores: self.stores,
+            regs: t.frames.last().expect("frame").regs.clone(),
+            carry: t.carry,
+            own: own.map(|a| a.bytes.clone()).collect(),
+        };
+        if t.last_poll.as_ref() == Some(&mark) {
             t.state = State::Polling(self.stores);
             return Ok(Flow::Stop);
         }
-        t.last_poll = Some((at.0, at.1, self.stores));
+        t.last_poll = Some(mark);
         self.ld(t, inst, ty, space)
     }
 

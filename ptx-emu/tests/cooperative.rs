@@ -486,3 +486,50 @@ fn the_limit_follows_block_size_and_shared_memory() {
     };
     assert_eq!(err, Err(RunError::Setup(expected)));
 }
+
+/// A loop that rereads one volatile word with nothing stored in between
+/// is no spin when its counter moves: thread 0 sums `in[0]` five times
+/// while the block's other threads wait at the barrier, in a kernel that
+/// reads `%envreg` (so a cooperative launch).
+#[test]
+fn rereading_a_volatile_word_in_a_counted_loop_is_no_spin() {
+    let src = "
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+ .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;
+ ld.param.u64 %rd1, [out];
+ cvta.to.global.u64 %rd1, %rd1;
+ mov.u32 %r1, %envreg1;
+ mov.u32 %r2, %tid.x;
+ setp.ne.u32 %p1, %r2, 0;
+ @%p1 bra WAIT;
+ mov.u32 %r3, 0;
+ mov.u32 %r4, 0;
+LOOP:
+ ld.volatile.global.u32 %r5, [%rd1];
+ add.s32 %r3, %r3, %r5;
+ add.s32 %r4, %r4, 1;
+ setp.lt.u32 %p2, %r4, 5;
+ @%p2 bra LOOP;
+ mov.u32 %r6, %ctaid.x;
+ mul.wide.u32 %rd2, %r6, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ st.global.u32 [%rd3+4], %r3;
+WAIT:
+ bar.sync 0;
+ ret;
+}
+";
+    let mut input = vec![0u8; 4 * 4];
+    input[..4].copy_from_slice(&7u32.to_le_bytes());
+    let out = run(
+        src,
+        "k",
+        &[KernelArg::Buffer(input)],
+        &launch([3, 1, 1], [32, 1, 1]),
+    );
+    assert_eq!(u32s(&out, 0), vec![7, 35, 35, 35]);
+}
