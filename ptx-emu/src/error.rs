@@ -162,6 +162,22 @@ pub enum SetupError {
         cluster: u32,
         dims: [u32; 3],
     },
+    /// A cooperative launch (the kernel reads `%envreg`, as
+    /// `cooperative_groups::this_grid()` does) of more blocks than one
+    /// GPU holds at once: the CUDA driver refuses it, as it would hang
+    /// (see [`crate::cooperative`]).
+    CooperativeTooLarge {
+        blocks: u64,
+        /// The most blocks of this shape the modelled GPU holds.
+        resident: u64,
+        /// Blocks of this shape one SM holds.
+        per_sm: u64,
+    },
+    /// A cooperative launch of a kernel with clusters of more than one
+    /// block, which the emulator does not model.
+    CooperativeClusters {
+        dims: [u32; 3],
+    },
     /// No thread can run and none waits at a barrier.
     NoProgress,
 }
@@ -271,6 +287,23 @@ impl fmt::Display for SetupError {
                 f,
                 "grid dimension {} is {grid}, which is not a multiple of the cluster's {cluster} (`.reqnctapercluster {}`)",
                 AXES[*axis],
+                dims_text(dims)
+            ),
+            SetupError::CooperativeTooLarge {
+                blocks,
+                resident,
+                per_sm,
+            } => write!(
+                f,
+                "a cooperative launch (the kernel reads `%envreg`, as `this_grid()` does) of {blocks} blocks, \
+                 more than the {resident} an H200 holds at once ({} SMs of {per_sm} such blocks each): \
+                 every block must be resident for a grid-wide sync",
+                crate::cooperative::SMS
+            ),
+            SetupError::CooperativeClusters { dims } => write!(
+                f,
+                "a cooperative launch (the kernel reads `%envreg`) of clusters of blocks \
+                 (`.reqnctapercluster {}`) is not supported by the emulator",
                 dims_text(dims)
             ),
             SetupError::NoProgress => {

@@ -73,6 +73,11 @@ enum State {
     AtWarp(usize, usize),
     /// Waiting at `barrier.cluster.wait` for its cluster's phase to end.
     AtClusterWait,
+    /// Polling memory in a cooperative launch: stopped at a strong load
+    /// that would read what it read when [`Exec::stores`] stood at this
+    /// count, so reading again is worth it only once some thread has
+    /// stored since.
+    Polling(u64),
     Done,
 }
 
@@ -101,6 +106,26 @@ struct Thread {
     /// The phase of the cluster barrier the thread arrived in, until its
     /// `barrier.cluster.wait`.
     cluster_arrived: Option<u64>,
+    /// The thread's state at the last strong load of a cooperative launch
+    /// it executed: reaching the load again in the same state with nothing
+    /// stored since means the thread spins.
+    last_poll: Option<PollMark>,
+}
+
+/// Everything a thread's next steps depend on, at a strong load: if it is
+/// the same at the next one and no other thread has stored since, the
+/// thread would repeat itself forever, so it spins.
+#[derive(PartialEq)]
+struct PollMark {
+    /// The load (function, pc) and the call depth.
+    at: (usize, usize, usize),
+    /// [`Exec::stores`] when the thread loaded.
+    stores: u64,
+    regs: Vec<u64>,
+    carry: bool,
+    /// The thread's own `.local` and `.param` memory, which
+    /// [`Exec::stores`] does not count.
+    own: Vec<Vec<u8>>,
 }
 
 /// What an instruction did to control flow.
@@ -132,6 +157,9 @@ struct Exec<'a> {
     printed: Vec<u8>,
     /// The tensor memory of each block of the running cluster, by rank.
     tmem: Vec<tcgen05::Tmem>,
+    /// Stores to memory that other threads see (not `.local`, not
+    /// `.param`) executed so far: the clock of [`State::Polling`].
+    stores: u64,
 }
 
 pub(super) fn run(
@@ -150,13 +178,19 @@ pub(super) fn run(
         total_steps: 0,
         printed: Vec::new(),
         tmem: Vec::new(),
+        stores: 0,
     };
-    let [cx, cy, cz] = ex.setup.cluster;
-    let [gx, gy, gz] = config.grid;
-    for z in (0..gz).step_by(cz as usize) {
-        for y in (0..gy).step_by(cy as usize) {
-            for x in (0..gx).step_by(cx as usize) {
-                ex.run_cluster(&cluster_blocks([x, y, z], ex.setup.cluster))?;
+    if ex.setup.workspace.is_some() {
+        // A cooperative launch: every block of the grid is resident.
+        ex.run_cluster(&cluster_blocks([0; 3], config.grid))?;
+    } else {
+        let [cx, cy, cz] = ex.setup.cluster;
+        let [gx, gy, gz] = config.grid;
+        for z in (0..gz).step_by(cz as usize) {
+            for y in (0..gy).step_by(cy as usize) {
+                for x in (0..gx).step_by(cx as usize) {
+                    ex.run_cluster(&cluster_blocks([x, y, z], ex.setup.cluster))?;
+                }
             }
         }
     }
@@ -239,6 +273,7 @@ impl<'a> Exec<'a> {
                         steps: 0,
                         carry: false,
                         cluster_arrived: None,
+                        last_poll: None,
                     };
                     let f = self.new_frame(&mut t, self.setup.kernel, Vec::new());
                     t.frames.push(f);
@@ -285,11 +320,29 @@ impl<'a> Exec<'a> {
             if resolved || blocks.iter().flatten().any(|t| t.state == State::Running) {
                 continue;
             }
-            if self.release_cluster_barrier(&mut blocks) {
+            if self.release_cluster_barrier(&mut blocks)
+                || self.release_block_barriers(&mut blocks, ctaids)?
+                || self.wake_pollers(&mut blocks)
+            {
                 continue;
             }
-            self.release_block_barriers(&mut blocks, ctaids)?;
+            return Err(self.deadlock(&blocks, ctaids));
         }
+    }
+
+    /// Lets the threads that poll memory read it again, once a thread has
+    /// stored since they read it (they are woken only when no barrier can
+    /// be released, so polling never outruns the threads it waits for);
+    /// returns whether any woke.
+    fn wake_pollers(&mut self, blocks: &mut [Vec<Thread>]) -> bool {
+        let mut woke = false;
+        for t in blocks.iter_mut().flatten() {
+            if matches!(t.state, State::Polling(seen) if seen < self.stores) {
+                t.state = State::Running;
+                woke = true;
+            }
+        }
+        woke
     }
 
     /// Faults when a block of the finished cluster still holds tensor
@@ -328,41 +381,53 @@ impl<'a> Exec<'a> {
     }
 
     /// Releases the barrier of each block none of whose threads waits for
-    /// the cluster barrier (those threads' block barrier cannot be reached
-    /// before the cluster's phase ends); when no block can go on, every
-    /// thread waits for another: a deadlock.
+    /// the cluster barrier or polls memory (those threads' block barrier
+    /// cannot be reached before the cluster's phase ends or the memory
+    /// changes); returns whether any was released.
     fn release_block_barriers(
         &mut self,
         blocks: &mut [Vec<Thread>],
         ctaids: &[[u32; 3]],
-    ) -> Result<(), RunError> {
+    ) -> Result<bool, RunError> {
         let mut released = false;
         for (rank, threads) in blocks.iter_mut().enumerate() {
             let at_barrier = threads
                 .iter()
                 .any(|t| matches!(t.state, State::AtBarrier(..)));
-            let at_cluster = threads.iter().any(|t| t.state == State::AtClusterWait);
-            if at_barrier && !at_cluster {
+            let held = threads
+                .iter()
+                .any(|t| matches!(t.state, State::AtClusterWait | State::Polling(_)));
+            if at_barrier && !held {
                 self.enter(rank, ctaids[rank]);
                 self.release_barrier(threads)?;
                 released = true;
             }
         }
-        if released {
-            return Ok(());
-        }
-        let (rank, t) = blocks
-            .iter()
-            .enumerate()
-            .find_map(|(r, threads)| {
-                let t = threads.iter().find(|t| t.state == State::AtClusterWait)?;
+        Ok(released)
+    }
+
+    /// The error when no thread can go on: every thread waits for another.
+    fn deadlock(&mut self, blocks: &[Vec<Thread>], ctaids: &[[u32; 3]]) -> RunError {
+        let waiting = |pick: fn(&State) -> bool| {
+            blocks.iter().enumerate().find_map(|(r, threads)| {
+                let t = threads.iter().find(|t| pick(&t.state))?;
                 Some((r, t))
             })
-            .ok_or(RunError::Setup(crate::SetupError::NoProgress))?;
-        self.enter(rank, ctaids[rank]);
-        let msg = "deadlock: this thread waits for the cluster barrier, which threads of the \
-                   cluster that wait at a block barrier (or have stopped) never reach";
-        Err(self.fault(t, e(FaultKind::BarrierDivergence, msg), vec![]))
+        };
+        if let Some((rank, t)) = waiting(|s| *s == State::AtClusterWait) {
+            self.enter(rank, ctaids[rank]);
+            let msg = "deadlock: this thread waits for the cluster barrier, which threads of the \
+                       cluster that wait at a block barrier (or have stopped) never reach";
+            return self.fault(t, e(FaultKind::BarrierDivergence, msg), vec![]);
+        }
+        if let Some((rank, t)) = waiting(|s| matches!(s, State::Polling(_))) {
+            self.enter(rank, ctaids[rank]);
+            let msg = "deadlock: this thread polls memory that no thread will store to again \
+                       (a grid-wide sync that some block never reaches?)";
+            let note = "every other thread has finished or waits at a barrier".to_string();
+            return self.fault(t, e(FaultKind::BarrierDivergence, msg), vec![note]);
+        }
+        RunError::Setup(crate::SetupError::NoProgress)
     }
 
     /// Locates an error at the thread's current instruction.
@@ -523,14 +588,42 @@ impl<'a> Exec<'a> {
                 .iter()
                 .map(|a| a.bytes.len() as u64)
                 .sum(),
-            Sreg::ClusterCtaRank => self.rank as u64,
+            Sreg::ClusterCtaRank => self.cluster_rank() as u64,
             Sreg::ClusterNCtaRank => self.setup.cluster.iter().map(|&d| u64::from(d)).product(),
             Sreg::ClusterId(d) => u64::from(self.ctaid[d] / self.setup.cluster[d]),
             Sreg::NClusterId(d) => u64::from(c.grid[d] / self.setup.cluster[d]),
             Sreg::ClusterCtaid(d) => u64::from(self.ctaid[d] % self.setup.cluster[d]),
             Sreg::ClusterNCtaid(d) => u64::from(self.setup.cluster[d]),
+            Sreg::EnvReg(n) => {
+                let workspace = self.setup.workspace.unwrap_or(0);
+                match n {
+                    // `load_env_reg64<1, 2>`: the high half, then the low.
+                    1 => workspace >> 32,
+                    2 => workspace & 0xffff_ffff,
+                    _ => 0,
+                }
+            }
             Sreg::Const(v) => v,
         }
+    }
+
+    /// The blocks of a cluster.
+    fn cluster_size(&self) -> usize {
+        self.setup.cluster.iter().product::<u32>() as usize
+    }
+
+    /// The running block's rank in its cluster. The resident blocks are
+    /// numbered cluster by cluster, so it is the block's place among them
+    /// modulo the cluster's size (a cooperative launch holds the whole
+    /// grid).
+    fn cluster_rank(&self) -> usize {
+        self.rank % self.cluster_size()
+    }
+
+    /// The place among the resident blocks of the block of rank `rank` of
+    /// the running block's cluster, if the cluster has that rank.
+    fn cluster_slot(&self, rank: usize) -> Option<usize> {
+        (rank < self.cluster_size()).then(|| self.rank - self.cluster_rank() + rank)
     }
 
     /// The value of a source operand as a value of `ty`.
@@ -633,7 +726,7 @@ impl<'a> Exec<'a> {
     }
 
     fn alloc_mut<'b>(&'b mut self, t: &'b mut Thread, loc: Loc) -> R<&'b mut Alloc> {
-        let blocks = self.shared.len();
+        let blocks = self.cluster_size();
         let kp = self.setup.kparams.len();
         let found = match loc.space {
             Space::Global => self.setup.global.get_mut(loc.index),
@@ -641,8 +734,8 @@ impl<'a> Exec<'a> {
             Space::Shared => {
                 // Another block of the cluster's, through `mapa`'s address.
                 let (rank, index) = memory::split_cluster_index(loc.index);
-                self.shared
-                    .get_mut(rank.unwrap_or(self.rank))
+                let slot = rank.map_or(Some(self.rank), |r| self.cluster_slot(r));
+                slot.and_then(|s| self.shared.get_mut(s))
                     .and_then(|block| block.get_mut(index))
             }
             Space::Local => t.local.get_mut(loc.index),
@@ -716,6 +809,9 @@ impl<'a> Exec<'a> {
         v: u64,
     ) -> R<()> {
         let loc = self.locate(space, addr)?;
+        if !matches!(loc.space, Space::Local | Space::Param) {
+            self.stores += 1;
+        }
         let a = self.alloc_mut(t, loc)?;
         let o = Self::checked(a, loc.offset, len)?;
         if a.read_only {
@@ -740,7 +836,10 @@ impl<'a> Exec<'a> {
             Op::Mov(ty) => self.mov(t, inst, *ty),
             Op::Pack(ty) => self.pack(t, inst, *ty),
             Op::Unpack(ty) => self.unpack(t, inst, *ty),
-            Op::Ld { ty, space } => self.ld(t, inst, *ty, *space),
+            Op::Ld { ty, space, poll } if *poll && self.setup.workspace.is_some() => {
+                self.poll(t, inst, (fidx, pc), *ty, *space)
+            }
+            Op::Ld { ty, space, .. } => self.ld(t, inst, *ty, *space),
             Op::St { ty, space } => self.st(t, inst, *ty, *space),
             Op::Int { op, ty, sat } => self.int(t, inst, *op, *ty, *sat),
             Op::MulWide(ty) => self.mul_wide(t, inst, *ty),
@@ -866,6 +965,35 @@ impl<'a> Exec<'a> {
             Op::Nop => Ok(Flow::Next),
             Op::Invalid(err) => Err(e(FaultKind::Unsupported, err.to_string())),
         }
+    }
+
+    /// A strong load in a cooperative launch, where a thread polls a flag
+    /// other blocks set (a grid-wide sync): it loads, unless it reached the
+    /// same load before in the same state and nothing was stored since, so
+    /// that it would read the same value and loop; then it stops at the
+    /// load until a store lets it read again, and the other threads run.
+    fn poll(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        (func, pc): (usize, usize),
+        ty: Ty,
+        space: Option<Space>,
+    ) -> R<Flow> {
+        let own = t.local.iter().chain(&t.params);
+        let mark = PollMark {
+            at: (func, pc, t.frames.len()),
+            stores: self.stores,
+            regs: t.frames.last().expect("frame").regs.clone(),
+            carry: t.carry,
+            own: own.map(|a| a.bytes.clone()).collect(),
+        };
+        if t.last_poll.as_ref() == Some(&mark) {
+            t.state = State::Polling(self.stores);
+            return Ok(Flow::Stop);
+        }
+        t.last_poll = Some(mark);
+        self.ld(t, inst, ty, space)
     }
 
     /// `call`: the callee's return and parameter `.param`s are the caller's

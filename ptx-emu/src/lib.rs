@@ -15,8 +15,9 @@
 //!
 //! The model mirrors the interpreter's, so results compare bitwise:
 //! - clusters of blocks run one after another (a block without
-//!   `.reqnctapercluster` is a cluster of one); the blocks of a cluster
-//!   run together, and in each, every thread runs until it reaches a
+//!   `.reqnctapercluster` is a cluster of one), except in a cooperative
+//!   launch, where the whole grid runs together ([`cooperative`]); the
+//!   blocks of a cluster run together, and in each, every thread runs until it reaches a
 //!   barrier, a warp collective or its end, then the next; barriers release
 //!   when every live thread waits, the cluster barrier when every thread of
 //!   the cluster has arrived, and warp collectives resolve per group of
@@ -40,6 +41,7 @@
 //! - **It never panics on any PTX**: what it cannot run is an error that
 //!   says "not supported by the emulator".
 
+pub mod cooperative;
 pub mod decode;
 pub mod descriptor;
 pub mod error;
@@ -240,6 +242,10 @@ pub(crate) struct Setup {
     /// Where each shared allocation starts in the block's shared window
     /// (see [`memory::shared_window`]).
     pub shared_base: Vec<u64>,
+    /// A cooperative launch's grid workspace ([`cooperative`]): its
+    /// generic address, whose high half `%envreg1` reads and whose low
+    /// half `%envreg2` reads; `None` for a plain launch.
+    pub workspace: Option<u64>,
 }
 
 /// Parses `src` and runs `kernel` with `args` over `config`.
@@ -258,6 +264,11 @@ pub fn run_ptx(
     let mut setup = setup(&prog, kid, args, config).map_err(RunError::Setup)?;
     setup.cluster = cluster_shape(&module, &prog.funcs[kid].name);
     check_cluster(setup.cluster, config.grid).map_err(RunError::Setup)?;
+    if setup.workspace.is_some() {
+        let shared = static_shared_bytes(&prog) + u64::from(config.dynamic_shared_bytes);
+        cooperative::check_launch(config.grid, config.block, shared, setup.cluster)
+            .map_err(RunError::Setup)?;
+    }
     exec::run(&prog, setup, config).map_err(|e| match e {
         RunError::Fault(mut f) => {
             f.source = source_position(src, f.start);
@@ -606,6 +617,15 @@ fn check_dims(what: &'static str, dims: [u32; 3], max: [u32; 3]) -> Result<(), S
     Ok(())
 }
 
+/// The bytes of the module's `.shared` variables, but for the dynamic one.
+fn static_shared_bytes(prog: &Program) -> u64 {
+    prog.vars
+        .iter()
+        .filter(|v| v.space == Space::Shared && !v.dynamic)
+        .map(|v| v.size)
+        .sum()
+}
+
 /// Binds the arguments and places the module variables.
 fn setup(
     prog: &Program,
@@ -671,13 +691,7 @@ fn setup(
         kparams.push(a);
     }
 
-    let static_shared: u64 = prog
-        .vars
-        .iter()
-        .filter(|v| v.space == Space::Shared && !v.dynamic)
-        .map(|v| v.size)
-        .sum();
-    let total = static_shared + u64::from(config.dynamic_shared_bytes);
+    let total = static_shared_bytes(prog) + u64::from(config.dynamic_shared_bytes);
     if total > 227 * 1024 {
         return Err(SetupError::TooMuchSharedMemory { bytes: total });
     }
@@ -723,6 +737,14 @@ fn setup(
         };
         var_loc.push(loc);
     }
+    let workspace = prog.reads_envreg(kid).then(|| {
+        let zeroed = vec![0; cooperative::WORKSPACE_BYTES];
+        global.push(Alloc::new(
+            "the grid workspace of the cooperative launch",
+            zeroed,
+        ));
+        memory::generic(Space::Global, global.len() - 1, 0)
+    });
     if shared_template.len() > memory::BLOCK_SHARED_ALLOCS
         || constant.len() > memory::MAX_SPACE_ALLOCS
         || global.len() > 0xfffe
@@ -743,5 +765,6 @@ fn setup(
         texture_slots,
         cluster: [1; 3],
         shared_base,
+        workspace,
     })
 }

@@ -127,6 +127,9 @@ pub enum Sreg {
     ClusterCtaid(usize),
     /// `%cluster_nctaid`: the cluster's shape.
     ClusterNCtaid(usize),
+    /// `%envreg0`..`%envreg31`: what the driver sets for the launch
+    /// (`%envreg1`/`%envreg2`: a cooperative launch's grid workspace).
+    EnvReg(u8),
     /// `%smid`, `%gridid` and the like: a constant.
     Const(u64),
 }
@@ -249,24 +252,20 @@ impl Program {
         self.funcs.iter().position(|f| f.name == name)
     }
 
-    /// The load error of the first function that the kernel `entry` can
-    /// reach through calls (the kernel itself first) and that holds an
-    /// instruction the emulator cannot run. Functions no call reaches do
-    /// not stop a launch.
-    pub fn reachable_load_error(&self, entry: usize) -> Option<&crate::LoadError> {
+    /// The functions the kernel `entry` can reach through calls, the kernel
+    /// itself first, each once: those it calls, and those whose address it
+    /// takes (an indirect call may reach them).
+    pub fn reachable(&self, entry: usize) -> Vec<usize> {
         let mut seen = vec![false; self.funcs.len()];
+        let mut order = Vec::new();
         let mut stack = vec![entry];
         while let Some(f) = stack.pop() {
-            if std::mem::replace(seen.get_mut(f)?, true) {
-                continue;
+            match seen.get_mut(f) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
             }
-            let func = &self.funcs[f];
-            if let Some(e) = &func.load_error {
-                return Some(e);
-            }
-            // Every function it names: those it calls, and those whose
-            // address it takes (an indirect call may reach them).
-            let named = func
+            order.push(f);
+            let named = self.funcs[f]
                 .insts
                 .iter()
                 .flat_map(|i| &i.args)
@@ -276,7 +275,29 @@ impl Program {
                 });
             stack.extend(named);
         }
-        None
+        order
+    }
+
+    /// The load error of the first function that the kernel `entry` can
+    /// reach and that holds an instruction the emulator cannot run.
+    /// Functions no call reaches do not stop a launch.
+    pub fn reachable_load_error(&self, entry: usize) -> Option<&crate::LoadError> {
+        self.reachable(entry)
+            .into_iter()
+            .find_map(|f| self.funcs[f].load_error.as_ref())
+    }
+
+    /// Whether code the kernel `entry` can reach reads a `%envreg`: what
+    /// `cooperative_groups::this_grid()` compiles to, so the kernel needs
+    /// a cooperative launch (every block resident, a grid workspace).
+    pub fn reads_envreg(&self, entry: usize) -> bool {
+        self.reachable(entry).into_iter().any(|f| {
+            self.funcs[f]
+                .insts
+                .iter()
+                .flat_map(|i| &i.args)
+                .any(|a| matches!(a, Operand::Special(Sreg::EnvReg(_))))
+        })
     }
 }
 
@@ -304,6 +325,13 @@ fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
         "%dynamic_smem_size" => Sreg::DynSmem,
         "%total_smem_size" => Sreg::TotalSmem,
         "%smid" | "%gridid" | "%globaltimer_hi" => Sreg::Const(0),
+        _ if name.starts_with("%envreg") => {
+            let n: u8 = name["%envreg".len()..].parse().ok()?;
+            if n >= 32 {
+                return None;
+            }
+            Sreg::EnvReg(n)
+        }
         "%nsmid" => Sreg::Const(1),
         // The kernel's cluster shape (`.reqnctapercluster`, else one block).
         "%cluster_ctarank" => Sreg::ClusterCtaRank,

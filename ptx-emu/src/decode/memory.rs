@@ -15,6 +15,10 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
             Op::Ld {
                 ty: p.ty()?,
                 space: p.mods.space(),
+                poll: p.opcode == "ld"
+                    && [".volatile", ".relaxed", ".acquire"]
+                        .iter()
+                        .any(|m| p.mods.has(m)),
             }
         }
         "st" => {

@@ -44,6 +44,10 @@ pub enum Op {
     Ld {
         ty: Ty,
         space: Option<Space>,
+        /// A strong load (`.volatile`, `.relaxed`, `.acquire`): how a
+        /// thread polls a flag that other blocks set, so in a cooperative
+        /// launch it lets the others run first.
+        poll: bool,
     },
     /// `st` (a vector source writes consecutive elements).
     St {
