@@ -336,11 +336,12 @@ impl Exec<'_> {
             },
             _ => None,
         };
-        let first = red_op(&threads[waiting[0]]).map(|(op, ..)| op);
-        if let Some(&odd) = waiting
-            .iter()
-            .find(|&&i| red_op(&threads[i]).map(|(op, ..)| op) != first)
-        {
+        // The kind of barrier: its reduction, if any, and whether it is the
+        // grid barrier.
+        let kind = |t: &Thread| (red_op(t).map(|(op, ..)| op), self.at_grid_barrier(t));
+        let (first, _) = kind(&threads[waiting[0]]);
+        let first_kind = kind(&threads[waiting[0]]);
+        if let Some(&odd) = waiting.iter().find(|&&i| kind(&threads[i]) != first_kind) {
             let State::AtBarrier(f, inst) = threads[odd].state else {
                 unreachable!("filtered above")
             };
