@@ -17,6 +17,12 @@
 //! fastest) until it reaches a `barrier` or returns; when every thread has
 //! stopped, either all wait at a barrier and are released together, or all
 //! have returned and the block is done. Anything else is barrier divergence.
+//! A kernel that can reach `grid_barrier` runs as a cooperative launch (at
+//! most [`MAX_COOPERATIVE_BLOCKS`] blocks, all resident): a block whose
+//! threads all wait at the grid barrier parks with its shared memory and
+//! the next block runs; when every block has parked, all are released, in
+//! the same order. A block that returns while others are parked is grid
+//! barrier divergence.
 //! Each thread's state (its call stack of frames) is explicit data, so a
 //! thread can stop at a barrier inside a called function and resume later.
 //!
