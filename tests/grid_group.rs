@@ -231,3 +231,91 @@ fn a_block_that_skips_the_grid_barrier_is_a_fault() {
     );
     assert!(err.contains("block (1,0,0), for one, returned"), "{err}");
 }
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The corpus program `tests/programs/cg_grid_sync.cu` (a sample-style
+/// cooperative launch): its two-phase sum and its heat steps with a grid
+/// barrier between steps, on the interpreter, against the same sums and
+/// steps computed here.
+#[test]
+fn the_corpus_program_sums_and_steps_across_grid_barriers() {
+    let program = common::root().join("tests/programs/cg_grid_sync.cu");
+    let dir = scratch("grid-group-program");
+    let launch = |kernel: &str, grid: &str, args: &[&str], out: &str| {
+        let shape = [
+            "--grid",
+            grid,
+            "--block",
+            "256",
+            "-I",
+            "tests/programs/common",
+        ];
+        common::launch_buffers(&program, "interp", (kernel, args), &dir.join(out), &shape)
+    };
+    let sum = launch(
+        "_Z7gridSumPKfPfS1_i",
+        "4",
+        &[
+            "f32[]:rand:5000:1",
+            "f32[]:zeros:4",
+            "f32[]:zeros:1",
+            "i32:5000",
+        ],
+        "sum",
+    );
+    let input = f32s(sum[0].as_ref().unwrap());
+    let expected: f64 = input.iter().map(|&x| f64::from(x)).sum();
+    let total = f64::from(f32s(sum[2].as_ref().unwrap())[0]);
+    assert!(
+        (total - expected).abs() < 1e-3 * expected.abs(),
+        "{total} vs {expected}"
+    );
+
+    let steps = 5;
+    let heat = launch(
+        "_Z9heatStepsPfS_ifi",
+        "3",
+        &[
+            "f32[]:rand:2000:1",
+            "f32[]:zeros:2000",
+            "i32:2000",
+            "f32:0.25",
+            "i32:5",
+        ],
+        "heat",
+    );
+    // The rod before any step: the same seed, launched for no steps.
+    let before = launch(
+        "_Z9heatStepsPfS_ifi",
+        "3",
+        &[
+            "f32[]:rand:2000:1",
+            "f32[]:zeros:2000",
+            "i32:2000",
+            "f32:0.25",
+            "i32:0",
+        ],
+        "before",
+    );
+    let mut from = f32s(before[0].as_ref().unwrap());
+    let mut to = vec![0f32; from.len()];
+    for _ in 0..steps {
+        let n = from.len();
+        to[0] = from[0];
+        to[n - 1] = from[n - 1];
+        for i in 1..n - 1 {
+            to[i] = from[i] + 0.25 * (from[i - 1] - 2.0 * from[i] + from[i + 1]);
+        }
+        std::mem::swap(&mut from, &mut to);
+    }
+    // After an odd number of steps the last one wrote the second buffer.
+    let result = f32s(heat[1].as_ref().unwrap());
+    for (i, (&got, &want)) in result.iter().zip(&from).enumerate() {
+        assert!((got - want).abs() <= 1e-5, "element {i}: {got} vs {want}");
+    }
+}
