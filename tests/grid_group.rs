@@ -41,21 +41,26 @@ fn u64s(b: &[u8]) -> Vec<u64> {
 #[test]
 fn the_ptx_passes_ptxas() {
     let dir = scratch("grid-group-ptx");
-    // sm_90 (with ptx-validate) through the fixture helper, sm_75 (the
-    // oldest target kernelc has) here.
+    // sm_90 (with ptx-validate) through the fixture helper.
     let ptx = common::fixture_ptx(&fixture(), &dir);
     assert!(ptx.contains("atom.add.release.gpu.u32"), "{ptx}");
     assert!(ptx.contains("ld.acquire.gpu.u32"), "{ptx}");
-    let out = dir.join("sm75.ptx");
-    let o = kernelc(&[
-        fixture().to_str().unwrap(),
-        "-arch=sm_75",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&out).unwrap();
-    common::assert_ptxas_accepts(&text, "sm_75", "grid.cu at sm_75");
+    // The oldest target kernelc has, and -O0, where the barrier stays in
+    // the header's `grid_group::sync` (a `.func` of its own).
+    for (arch, level) in [("sm_75", "-O3"), ("sm_80", "-O0")] {
+        let out = dir.join(format!("{arch}{level}.ptx"));
+        let flag = format!("-arch={arch}");
+        let o = kernelc(&[
+            fixture().to_str().unwrap(),
+            &flag,
+            level,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        common::assert_ptxas_accepts(&text, arch, &format!("grid.cu at {arch} {level}"));
+    }
 }
 
 /// Each thread reads, after the grid barrier, the slot the thread a block
