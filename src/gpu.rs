@@ -9,7 +9,9 @@
 //! The sequence is the plainest one the driver API offers: `cuInit`, the
 //! primary context of device 0, `cuModuleLoadDataEx` with the JIT's error and
 //! info logs captured, one `cuMemAlloc` + `cuMemcpyHtoD` per buffer, a
-//! `cuLaunchKernel` on the null stream, `cuCtxSynchronize`, and the buffers
+//! `cuLaunchKernel` on the null stream (`cuLaunchCooperativeKernel` for a
+//! kernel that waits at the grid barrier, [`needs_cooperative_launch`]),
+//! `cuCtxSynchronize`, and the buffers
 //! copied back. Texture and surface arguments become CUDA arrays (or linear
 //! memory) with texture or surface objects ([`crate::gpu_texture`]), and a
 //! surface's array is copied back like a buffer. Every resource is owned by
@@ -52,6 +54,7 @@ const SYMBOLS: &[&str] = &[
     "cuMemcpyHtoD_v2",
     "cuMemcpyDtoH_v2",
     "cuLaunchKernel",
+    "cuLaunchCooperativeKernel",
     "cuEventCreate",
     "cuEventRecord",
     "cuEventSynchronize",
@@ -591,10 +594,32 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
         .collect();
     let [gx, gy, gz] = launch.grid;
     let [bx, by, bz] = launch.block;
+    let cooperative = needs_cooperative_launch(launch.ptx);
     let mut launch_once = || -> Result<(), String> {
         // SAFETY: `func` is live, `params` has one pointer per kernel
         // parameter (checked by `bind_params`), each to bytes of the
         // parameter's size; the null stream is the legacy default stream.
+        // A cooperative launch takes the same arguments less `extra`; the
+        // driver refuses one of more blocks than the device holds at once.
+        if cooperative {
+            return check(
+                unsafe {
+                    sys::cuLaunchCooperativeKernel(
+                        func,
+                        gx,
+                        gy,
+                        gz,
+                        bx,
+                        by,
+                        bz,
+                        launch.shared_bytes,
+                        std::ptr::null_mut(),
+                        params.as_mut_ptr(),
+                    )
+                },
+                "cuLaunchCooperativeKernel (a kernel with a grid barrier needs all its blocks resident at once)",
+            );
+        }
         check(
             unsafe {
                 sys::cuLaunchKernel(
@@ -679,6 +704,15 @@ pub fn run(launch: &Launch) -> Result<Output, RunError> {
         median_ms,
         printed,
     })
+}
+
+/// Whether the module's PTX waits at the grid barrier (`grid_group::sync`,
+/// as kernelc and nvcc both write it: the workspace read from `%envreg1`
+/// and the arrival's `atom.add.release.gpu`), so its kernels need a
+/// cooperative launch, which gives them the workspace. The interpreter
+/// decides the same for the kernels that reach its `grid_barrier`.
+pub fn needs_cooperative_launch(ptx: &str) -> bool {
+    ptx.contains("%envreg1") && ptx.contains("atom.add.release.gpu")
 }
 
 /// The first launch and its synchronization, whose failure is the

@@ -2,7 +2,8 @@
 //! source `frontend/headers/cooperative_groups.h`): the fixture's kernels
 //! compiled by kernelc and by nvcc give the same buffers on the emulator,
 //! kernelc's also on the interpreter; what kernelc does not provide is a
-//! located error.
+//! located error. The grid of a cooperative launch has tests of its own
+//! (tests/grid_group.rs).
 
 mod common;
 
@@ -110,14 +111,16 @@ fn compile_error(source: &str, name: &str) -> String {
 
 #[test]
 fn what_kernelc_does_not_provide_is_a_located_error() {
-    let grid = compile_error(
+    // `grid_group` is provided (tests/grid_group.rs); a group of several
+    // devices' grids is not.
+    let multi = compile_error(
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
-         __global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  g.sync();\n  o[0] = 1;\n}\n",
-        "grid",
+         __global__ void k(int *o) {\n  cg::multi_grid_group g = cg::this_multi_grid();\n  g.sync();\n  o[0] = 1;\n}\n",
+        "multi-grid",
     );
-    assert!(grid.contains("error[E0002]"), "{grid}");
-    assert!(grid.contains("grid-wide groups"), "{grid}");
-    assert!(grid.contains("k.cu:4:"), "{grid}");
+    assert!(multi.contains("error[E0002]"), "{multi}");
+    assert!(multi.contains("several devices' grids"), "{multi}");
+    assert!(multi.contains("k.cu:4:"), "{multi}");
     let coalesced = compile_error(
         "#include <cooperative_groups.h>\n__global__ void k(int *o) {\n  \
          auto g = cooperative_groups::coalesced_threads();\n  o[0] = g.size();\n}\n",

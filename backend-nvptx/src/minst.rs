@@ -569,6 +569,20 @@ pub enum MInst {
     },
     /// `bar.sync 0`: all threads of the CTA wait here.
     BarSync,
+    /// `atom.add.release.gpu.u32 dst, [addr], b`: a block's arrival at the
+    /// grid barrier (`isel/grid.rs`), written as nvcc writes it.
+    GridArrive {
+        dst: Reg,
+        addr: Address,
+        b: Operand,
+    },
+    /// `ld.acquire.gpu.u32 dst, [addr]`: one poll of the grid barrier's
+    /// word, which orders the loads after it behind the other blocks'
+    /// releases.
+    GridPoll {
+        dst: Reg,
+        addr: Address,
+    },
     Trap,
     Ret,
     /// `@pred bra target` (or `@!pred`), or plain `bra target`.
@@ -885,6 +899,10 @@ impl fmt::Display for MInst {
                 )
             }
             MInst::BarSync => f.write_str("bar.sync 0;"),
+            MInst::GridArrive { dst, addr, b } => {
+                write!(f, "atom.add.release.gpu.u32 {dst}, {addr}, {b};")
+            }
+            MInst::GridPoll { dst, addr } => write!(f, "ld.acquire.gpu.u32 {dst}, {addr};"),
             MInst::Trap => f.write_str("trap;"),
             MInst::Ret => f.write_str("ret;"),
             MInst::Bra { guard, target } => {

@@ -95,6 +95,15 @@ impl MInst {
                 }
                 dst.as_mut()
             }
+            MInst::GridArrive { dst, addr, b } => {
+                address(addr, f);
+                operand(b, f);
+                Some(dst)
+            }
+            MInst::GridPoll { dst, addr } => {
+                address(addr, f);
+                Some(dst)
+            }
             MInst::AtomVec {
                 dsts, addr, srcs, ..
             } => {

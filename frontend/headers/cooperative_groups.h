@@ -6,10 +6,12 @@
 // rank is the block rank modulo its size, its meta group is the block rank
 // divided by it, a reduction is CUDA's butterfly of `shfl_xor` from half the
 // tile down, a scan its ladder of `shfl_up` (docs/language.md, "Cooperative
-// groups", says what differs in the PTX and what is not provided).
+// groups", says what differs in the PTX and what is not provided), and the
+// grid of a cooperative launch (`grid_group`, whose `sync()` is one built-in
+// grid barrier).
 #pragma once
 
-#pragma kernelc unsupported this_grid grid_group this_multi_grid multi_grid_group "grid-wide groups (they need a cooperative launch)"
+#pragma kernelc unsupported this_multi_grid multi_grid_group "groups of several devices' grids"
 #pragma kernelc unsupported coalesced_threads coalesced_group labeled_partition binary_partition "coalesced groups"
 #pragma kernelc unsupported this_cluster cluster_group "thread block clusters as groups"
 #pragma kernelc unsupported memcpy_async wait wait_prior "cooperative groups' asynchronous copies"
@@ -89,6 +91,43 @@ public:
 };
 
 __device__ __forceinline__ thread_block this_thread_block() { return thread_block(); }
+
+// Every thread of a cooperative launch (`cudaLaunchCooperativeKernel`).
+// Sizes and ranks are 64-bit, as CUDA's are; `sync()` is the built-in grid
+// barrier, which kernelc lowers to CUDA's barrier on the launch's
+// workspace. `is_valid()` says whether there is a workspace, that is
+// whether the launch is cooperative.
+class grid_group {
+public:
+  __device__ bool is_valid() const { return __kernelc_grid_workspace() != 0; }
+  __device__ void sync() const {
+    if (!is_valid()) __trap();
+    __kernelc_grid_sync();
+  }
+  __device__ unsigned long long num_blocks() const {
+    return (unsigned long long)gridDim.x * (gridDim.y * gridDim.z);
+  }
+  __device__ unsigned long long block_rank() const {
+    return ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  }
+  __device__ unsigned long long num_threads() const { return num_blocks() * details::cta_size(); }
+  __device__ unsigned long long size() const { return num_threads(); }
+  __device__ unsigned long long thread_rank() const {
+    return block_rank() * details::cta_size() + details::cta_rank();
+  }
+  __device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  __device__ dim3 group_dim() const { return dim_blocks(); }
+  __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 dim_threads() const {
+    return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z);
+  }
+  __device__ dim3 thread_index() const {
+    return dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y,
+                blockIdx.z * blockDim.z + threadIdx.z);
+  }
+};
+
+__device__ __forceinline__ grid_group this_grid() { return grid_group(); }
 
 // A tile of `Size` threads (1, 2, 4, 8, 16 or 32) cut from a block or from
 // a larger tile. Its place among its siblings is kept, as CUDA keeps it.

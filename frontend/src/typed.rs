@@ -735,6 +735,9 @@ pub enum Intrinsic {
     Clock64,
     /// `__nanosleep(ns)`: `[unsigned]`.
     Nanosleep,
+    /// `__kernelc_grid_sync()`: the grid-wide barrier under
+    /// `cooperative_groups::grid_group::sync()` (`<cooperative_groups.h>`).
+    GridSync,
     /// `__trap()`: aborts the kernel (PTX `trap`); the code after it is
     /// unreachable.
     Trap,

@@ -36,7 +36,8 @@ struct Frame {
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum State {
     Running,
-    /// Waiting at a block barrier (`barrier` or `barrier_red`) of this function.
+    /// Waiting at a block barrier (`barrier` or `barrier_red`) or at the
+    /// grid barrier (`grid_barrier`) of this function.
     AtBarrier(FuncId, Inst),
     /// Waiting at a warp collective (`shfl`, `vote`, `warp_sync`, reading
     /// `activemask`) for the other lanes that run it together.
@@ -108,6 +109,9 @@ struct Exec<'m> {
     race: Option<race::RaceState>,
     /// The kernel's cluster shape (`[1, 1, 1]` without `__cluster_dims__`).
     cluster: [u32; 3],
+    /// The launch is cooperative (the kernel reaches the grid barrier): the
+    /// grid workspace's address is not null.
+    cooperative: bool,
     /// Instructions executed by every thread of the launch so far.
     launch_steps: u64,
     /// Device `printf`'s output so far (at most `stdx::printf::PRINTF_LIMIT`
@@ -135,28 +139,21 @@ pub(super) fn run(
             .attrs
             .cluster_dims
             .map_or([1; 3], |d| d.map(|n| n.max(1))),
+        cooperative: setup.cooperative,
         launch_steps: 0,
         printed: Vec::new(),
         textures: setup.textures.clone(),
     };
-    let mut steps = 0u64;
-    let [gx, gy, gz] = config.grid;
-    for bz in 0..gz {
-        for by in 0..gy {
-            for bx in 0..gx {
-                exec.ctaid = [bx, by, bz];
-                exec.shared = setup.shared_template.clone();
-                if config.racecheck {
-                    let threads: u32 = config.block.iter().product();
-                    exec.race = Some(race::RaceState::new(
-                        exec.shared.iter().map(|a| a.bytes.len()),
-                        threads.div_ceil(32) as usize,
-                    ));
-                }
-                steps += exec.run_block(kernel, &setup.param_bits)?;
+    let kname = &module.functions[kernel].name;
+    let steps = exec
+        .run_grid(kernel, &setup.param_bits, &setup.shared_template)
+        .map_err(|e| match e {
+            RunError::Fault(mut f) => {
+                f.kernel = kname.clone();
+                RunError::Fault(f)
             }
-        }
-    }
+            other => other,
+        })?;
     let buffers = setup
         .buffer_slots
         .iter()
@@ -180,6 +177,33 @@ pub(super) fn run(
         steps,
         printed: exec.printed,
     })
+}
+
+/// How a block's run ended for now.
+enum BlockEnd {
+    /// Every thread returned.
+    Done,
+    /// Every thread waits at the grid barrier.
+    AtGridBarrier,
+}
+
+/// A block of a cooperative launch waiting at the grid barrier, with what
+/// it keeps while other blocks run: its shared memory and its threads.
+struct Parked {
+    ctaid: [u32; 3],
+    shared: Vec<Alloc>,
+    race: Option<race::RaceState>,
+    threads: Vec<Thread>,
+}
+
+/// The blocks of a launch between grid barriers.
+#[derive(Default)]
+struct GridState {
+    parked: Vec<Parked>,
+    /// The first block that returned (no later grid barrier can complete).
+    finished: Option<[u32; 3]>,
+    /// Instructions executed by the threads of the finished blocks.
+    steps: u64,
 }
 
 impl<'m> Exec<'m> {
@@ -217,17 +241,108 @@ impl<'m> Exec<'m> {
         }))
     }
 
-    /// Runs every thread of the current block to completion; returns the
-    /// number of instructions executed.
-    fn run_block(&mut self, kernel: FuncId, params: &[u64]) -> Result<u64, RunError> {
-        let kname = self.func(kernel).name.clone();
-        let with_kernel = |e: RunError| match e {
-            RunError::Fault(mut f) => {
-                f.kernel = kname.clone();
-                RunError::Fault(f)
+    /// Runs the grid's blocks one after another (x fastest, then y, then
+    /// z). A block whose threads all wait at the grid barrier parks; when
+    /// every block has parked, all are released, in the same order, until
+    /// each has returned. Returns the instructions executed.
+    fn run_grid(
+        &mut self,
+        kernel: FuncId,
+        params: &[u64],
+        shared_template: &[Alloc],
+    ) -> Result<u64, RunError> {
+        let mut grid = GridState::default();
+        let [gx, gy, gz] = self.config.grid;
+        for bz in 0..gz {
+            for by in 0..gy {
+                for bx in 0..gx {
+                    self.ctaid = [bx, by, bz];
+                    self.shared = shared_template.to_vec();
+                    if self.config.racecheck {
+                        let threads: u32 = self.config.block.iter().product();
+                        self.race = Some(race::RaceState::new(
+                            self.shared.iter().map(|a| a.bytes.len()),
+                            threads.div_ceil(32) as usize,
+                        ));
+                    }
+                    let threads = self.start_block(kernel, params)?;
+                    self.finish_or_park(threads, &mut grid)?;
+                }
             }
-            other => other,
+        }
+        while !grid.parked.is_empty() {
+            if let Some(done) = grid.finished {
+                return Err(self.grid_divergence(&grid.parked, done));
+            }
+            for p in std::mem::take(&mut grid.parked) {
+                self.ctaid = p.ctaid;
+                self.shared = p.shared;
+                self.race = p.race;
+                let mut threads = p.threads;
+                self.release_barrier(&mut threads)?;
+                if let Some(race) = self.race.as_mut() {
+                    race.barrier();
+                }
+                self.finish_or_park(threads, &mut grid)?;
+            }
+        }
+        Ok(grid.steps)
+    }
+
+    /// Runs the current block's threads until they return or park at the
+    /// grid barrier, and files the block accordingly.
+    fn finish_or_park(
+        &mut self,
+        mut threads: Vec<Thread>,
+        grid: &mut GridState,
+    ) -> Result<(), RunError> {
+        match self.drive_block(&mut threads)? {
+            BlockEnd::Done => {
+                grid.steps += threads.iter().map(|t| t.steps).sum::<u64>();
+                grid.finished.get_or_insert(self.ctaid);
+            }
+            BlockEnd::AtGridBarrier => grid.parked.push(Parked {
+                ctaid: self.ctaid,
+                shared: std::mem::take(&mut self.shared),
+                race: self.race.take(),
+                threads,
+            }),
+        }
+        Ok(())
+    }
+
+    /// The fault of blocks waiting at the grid barrier that block `done`
+    /// has returned without reaching: on a GPU they would wait forever.
+    fn grid_divergence(&mut self, parked: &[Parked], done: [u32; 3]) -> RunError {
+        let first = &parked[0];
+        self.ctaid = first.ctaid;
+        let waiting = &first.threads[0];
+        let State::AtBarrier(func, inst) = waiting.state else {
+            unreachable!("a parked block's threads wait at the grid barrier")
         };
+        let blocks: u32 = self.config.grid.iter().product();
+        let mut err = self.fault(
+            waiting,
+            raw(
+                FaultKind::BarrierDivergence,
+                format!(
+                    "grid barrier divergence: {} of {blocks} blocks wait at a grid barrier that the others have returned without reaching",
+                    parked.len()
+                ),
+                func,
+                Some(inst),
+            ),
+        );
+        if let RunError::Fault(f) = &mut err {
+            let [x, y, z] = done;
+            f.notes
+                .push(format!("block ({x},{y},{z}), for one, returned"));
+        }
+        err
+    }
+
+    /// The threads of the current block, each at the kernel's entry.
+    fn start_block(&mut self, kernel: FuncId, params: &[u64]) -> Result<Vec<Thread>, RunError> {
         let [nx, ny, nz] = self.config.block;
         let mut threads = Vec::new();
         for z in 0..nz {
@@ -244,16 +359,21 @@ impl<'m> Exec<'m> {
                         state: State::Running,
                     };
                     self.push_frame(&mut t, kernel, params, Vec::new())
-                        .map_err(|r| self.fault(&t, r))
-                        .map_err(with_kernel)?;
+                        .map_err(|r| self.fault(&t, r))?;
                     threads.push(t);
                 }
             }
         }
+        Ok(threads)
+    }
+
+    /// Runs the current block's threads until every one has returned or
+    /// every one waits at the grid barrier.
+    fn drive_block(&mut self, threads: &mut [Thread]) -> Result<BlockEnd, RunError> {
         loop {
             for t in threads.iter_mut().filter(|t| t.state == State::Running) {
                 let stop = self.run_thread(t).map_err(|r| self.fault(t, r));
-                t.state = match stop.map_err(with_kernel)? {
+                t.state = match stop? {
                     Stop::Barrier(f, i) => State::AtBarrier(f, i),
                     Stop::Warp(f, i) => State::AtWarp(f, i),
                     Stop::Yield => State::Running,
@@ -262,14 +382,11 @@ impl<'m> Exec<'m> {
             }
             let done = threads.iter().filter(|t| t.state == State::Done).count();
             if done == threads.len() {
-                break;
+                return Ok(BlockEnd::Done);
             }
             // Warp collectives first: they release lanes that may then go
             // on to a block barrier.
-            if self
-                .resolve_warp_collectives(&mut threads)
-                .map_err(with_kernel)?
-            {
+            if self.resolve_warp_collectives(threads)? {
                 continue;
             }
             // A thread that yielded at an mbarrier wait tries again.
@@ -277,43 +394,63 @@ impl<'m> Exec<'m> {
                 continue;
             }
             if done > 0 {
-                let waiting = threads
-                    .iter()
-                    .find(|t| t.state != State::Done)
-                    .expect("not every thread is done");
-                let returned = threads
-                    .iter()
-                    .find(|t| t.state == State::Done)
-                    .expect("some thread is done");
-                let State::AtBarrier(func, inst) = waiting.state else {
-                    unreachable!("threads stop only at barriers or returns")
-                };
-                let mut err = self.fault(
-                    waiting,
-                    raw(
-                        FaultKind::BarrierDivergence,
-                        format!(
-                            "barrier divergence: {} of {} threads of the block wait at a barrier that the other {done} have returned without reaching",
-                            threads.len() - done,
-                            threads.len()
-                        ),
-                        func,
-                        Some(inst),
-                    ),
-                );
-                if let RunError::Fault(f) = &mut err {
-                    let [x, y, z] = returned.tid;
-                    f.notes
-                        .push(format!("thread ({x},{y},{z}), for one, returned"));
-                }
-                return Err(with_kernel(err));
+                return Err(self.block_divergence(threads, done));
             }
-            self.release_barrier(&mut threads).map_err(with_kernel)?;
+            // The grid barrier waits for the other blocks (a mix of it and
+            // a block barrier is divergence, which `release_barrier` reports).
+            if threads.iter().all(|t| self.at_grid_barrier(t)) {
+                return Ok(BlockEnd::AtGridBarrier);
+            }
+            self.release_barrier(threads)?;
             if let Some(race) = self.race.as_mut() {
                 race.barrier();
             }
         }
-        Ok(threads.iter().map(|t| t.steps).sum())
+    }
+
+    /// The fault of threads waiting at a barrier that `done` others of the
+    /// block have returned without reaching.
+    fn block_divergence(&self, threads: &[Thread], done: usize) -> RunError {
+        let waiting = threads
+            .iter()
+            .find(|t| t.state != State::Done)
+            .expect("not every thread is done");
+        let returned = threads
+            .iter()
+            .find(|t| t.state == State::Done)
+            .expect("some thread is done");
+        let State::AtBarrier(func, inst) = waiting.state else {
+            unreachable!("threads stop only at barriers or returns")
+        };
+        let mut err = self.fault(
+            waiting,
+            raw(
+                FaultKind::BarrierDivergence,
+                format!(
+                    "barrier divergence: {} of {} threads of the block wait at a barrier that the other {done} have returned without reaching",
+                    threads.len() - done,
+                    threads.len()
+                ),
+                func,
+                Some(inst),
+            ),
+        );
+        if let RunError::Fault(f) = &mut err {
+            let [x, y, z] = returned.tid;
+            f.notes
+                .push(format!("thread ({x},{y},{z}), for one, returned"));
+        }
+        err
+    }
+
+    /// Whether `t` waits at the grid barrier.
+    fn at_grid_barrier(&self, t: &Thread) -> bool {
+        match t.state {
+            State::AtBarrier(f, inst) => {
+                self.func(f).dfg.insts[inst].opcode() == Opcode::GridBarrier
+            }
+            _ => false,
+        }
     }
 
     /// The function an indirect call through `addr` reaches: one whose
@@ -547,6 +684,14 @@ impl<'m> Exec<'m> {
             SpecialReg::Clock => t.steps as u32,
             SpecialReg::Clock64 | SpecialReg::GlobalTimer => return t.steps,
             SpecialReg::DynamicSmemSize => self.config.dynamic_shared_bytes,
+            // Not null in a cooperative launch; no memory is behind it.
+            SpecialReg::GridWorkspace => {
+                return if self.cooperative {
+                    memory::GRID_WORKSPACE
+                } else {
+                    0
+                }
+            }
             // Read as a warp collective (see `collective.rs`); never here.
             SpecialReg::ActiveMask => 0,
             // Clusters tile the grid in the kernel's `__cluster_dims__`
@@ -784,7 +929,7 @@ impl<'m> Exec<'m> {
                 return Err(fail(FaultKind::Unsupported, msg));
             }
             InstData::Nullary { opcode } => {
-                if *opcode == Opcode::Barrier {
+                if matches!(opcode, Opcode::Barrier | Opcode::GridBarrier) {
                     return Ok(Some(Stop::Barrier(fid, inst)));
                 }
                 return Err(fail(FaultKind::Trap, "trap: the kernel aborted".into()));

@@ -17,6 +17,12 @@
 //! fastest) until it reaches a `barrier` or returns; when every thread has
 //! stopped, either all wait at a barrier and are released together, or all
 //! have returned and the block is done. Anything else is barrier divergence.
+//! A kernel that can reach `grid_barrier` runs as a cooperative launch (at
+//! most [`MAX_COOPERATIVE_BLOCKS`] blocks, all resident): a block whose
+//! threads all wait at the grid barrier parks with its shared memory and
+//! the next block runs; when every block has parked, all are released, in
+//! the same order. A block that returns while others are parked is grid
+//! barrier divergence.
 //! Each thread's state (its call stack of frames) is explicit data, so a
 //! thread can stop at a barrier inside a called function and resume later.
 //!
@@ -88,6 +94,13 @@ pub const DEFAULT_MAX_CALL_DEPTH: usize = 64;
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// The most shared memory one block may use (227 KiB, the sm_90 opt-in maximum).
 pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+/// The most blocks of a cooperative launch (a kernel that reaches
+/// `grid_barrier`). A GPU refuses a cooperative launch of more blocks than
+/// it can keep resident at once (an H100's 132 SMs hold at most 32 small
+/// blocks each); the interpreter keeps every block's threads and shared
+/// memory at once, and draws the line at this round number below what any
+/// GPU kernelc targets holds for small blocks.
+pub const MAX_COOPERATIVE_BLOCKS: u64 = 1024;
 /// The most local memory one thread may use (CUDA's 512 KiB).
 pub const MAX_LOCAL_BYTES: u64 = 512 * 1024;
 
@@ -270,6 +283,9 @@ pub(crate) struct Setup {
     pub textures: Vec<stdx::texture::Resource>,
     /// For each argument, its texture, if it is one.
     pub texture_slots: Vec<Option<usize>>,
+    /// The kernel reaches the grid barrier: a cooperative launch, whose
+    /// blocks all stay resident (see the crate doc).
+    pub cooperative: bool,
 }
 
 fn check_dims(of: Dims, dims: [u32; 3], max: [u32; 3]) -> Result<(), SetupError> {
@@ -328,6 +344,11 @@ impl Setup {
         let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
         if threads > MAX_THREADS_PER_BLOCK {
             return Err(SetupError::TooManyThreads { threads });
+        }
+        let cooperative = module.reaches_grid_barrier(kid);
+        let blocks: u64 = config.grid.iter().map(|&d| u64::from(d)).product();
+        if cooperative && blocks > MAX_COOPERATIVE_BLOCKS {
+            return Err(SetupError::CooperativeGrid { blocks });
         }
         let params = &func.signature.params;
         if params.len() != args.len() {
@@ -475,6 +496,7 @@ impl Setup {
             buffer_slots,
             textures,
             texture_slots,
+            cooperative,
         })
     }
 }

@@ -52,6 +52,11 @@ fn space_of_tag(tag: u64) -> Option<AddrSpace> {
     })
 }
 
+/// The grid barrier's workspace address a cooperative launch gives
+/// (`special grid_workspace`): not null, and in no space's window, so a
+/// load or store through it is a wrong-space fault.
+pub const GRID_WORKSPACE: u64 = 7 << (OFFSET_BITS + INDEX_BITS);
+
 /// The window tag of function addresses (`func_addr`): no space's, so a
 /// load or store through one is a wrong-space fault.
 const FUNCTION_TAG: u64 = 6;

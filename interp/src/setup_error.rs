@@ -2,7 +2,7 @@
 //! a [`SetupError`], with the facts of the mismatch. `Display` writes the
 //! message `kernelc run` prints after `error: `.
 
-use crate::{MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK};
+use crate::{MAX_COOPERATIVE_BLOCKS, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK};
 use midend::ir::{AddrSpace, GlobalVar, Type};
 use std::fmt;
 
@@ -29,6 +29,10 @@ pub enum SetupError {
     },
     /// A block of more threads than [`MAX_THREADS_PER_BLOCK`].
     TooManyThreads { threads: u64 },
+    /// A kernel that reaches the grid barrier launched with more blocks
+    /// than [`MAX_COOPERATIVE_BLOCKS`] (a GPU refuses a cooperative launch
+    /// larger than what it keeps resident).
+    CooperativeGrid { blocks: u64 },
     /// Another number of arguments than the kernel has parameters.
     ArgumentCount {
         kernel: String,
@@ -111,6 +115,10 @@ impl fmt::Display for SetupError {
             SetupError::TooManyThreads { threads } => write!(
                 f,
                 "a block of {threads} threads is more than the {MAX_THREADS_PER_BLOCK} CUDA allows"
+            ),
+            SetupError::CooperativeGrid { blocks } => write!(
+                f,
+                "the kernel waits at a grid barrier (`grid_group::sync`), so its {blocks} blocks must all be resident at once; a cooperative launch has at most {MAX_COOPERATIVE_BLOCKS}"
             ),
             SetupError::ArgumentCount {
                 kernel,

@@ -828,3 +828,145 @@ block0(v0: ptr<global>):
         Some(&[0xfe, 0xff, 0xfe, 0xff][..])
     );
 }
+
+/// Each block stores its number, waits at the grid barrier and reads the
+/// next block's: only blocks that are all resident and released together
+/// see a value another block stored after them in block order.
+const GRID_EXCHANGE: &str = "\
+kernel external @k(ptr<global>, ptr<global>) {
+block0(v0: ptr<global>, v1: ptr<global>):
+    v2 = special ctaid.x
+    v3 = special nctaid.x
+    v4 = zext.i64 v2
+    v5 = iconst.i64 4
+    v6 = imul v4, v5
+    v7 = ptroffset v0, v6
+    v8 = iconst.i32 100
+    v9 = iadd v2, v8
+    store v9, v7
+    grid_barrier
+    v10 = iconst.i32 1
+    v11 = iadd v2, v10
+    v12 = urem v11, v3
+    v13 = zext.i64 v12
+    v14 = imul v13, v5
+    v15 = ptroffset v0, v14
+    v16 = load.i32 v15
+    v17 = ptroffset v1, v6
+    store v16, v17
+    return
+}
+";
+
+#[test]
+fn the_grid_barrier_releases_every_block_together() {
+    let grid = LaunchConfig {
+        grid: [4, 1, 1],
+        block: [3, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let args = vec![
+        KernelArg::Buffer(vec![0; 16]),
+        KernelArg::Buffer(vec![0; 16]),
+    ];
+    let out = run(GRID_EXCHANGE, args, &grid).unwrap_or_else(|e| panic!("{e}"));
+    let seen: Vec<u32> = out.buffers[1]
+        .as_ref()
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(seen, [101, 102, 103, 100]);
+}
+
+#[test]
+fn a_cooperative_launch_has_a_block_limit() {
+    let too_many = LaunchConfig {
+        grid: [512, 3, 1],
+        ..LaunchConfig::default()
+    };
+    let args = vec![KernelArg::Buffer(vec![0; 4]), KernelArg::Buffer(vec![0; 4])];
+    let err = run(GRID_EXCHANGE, args, &too_many).unwrap_err();
+    assert_eq!(
+        err,
+        RunError::Setup(SetupError::CooperativeGrid { blocks: 1536 })
+    );
+}
+
+/// The workspace's address is not null in a cooperative launch (a kernel
+/// that reaches the grid barrier, here through a call) and null otherwise.
+#[test]
+fn the_grid_workspace_is_set_only_for_a_cooperative_launch() {
+    let text = |sync: &str| {
+        format!(
+            "\
+device internal @wait() {{
+block0:
+    {sync}
+    return
+}}
+
+kernel external @k(ptr<global>) {{
+block0(v0: ptr<global>):
+    v1 = special grid_workspace
+    v2 = iconst.i64 0
+    v3 = icmp ne v1, v2
+    v4 = zext.i32 v3
+    store v4, v0
+    call fn0()
+    return
+}}
+"
+        )
+    };
+    for (sync, valid) in [("grid_barrier", 1), ("barrier", 0)] {
+        let out = run(
+            &text(sync),
+            vec![KernelArg::Buffer(vec![9; 4])],
+            &one_thread(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            out.buffers[0].as_ref().unwrap(),
+            &[valid, 0, 0, 0],
+            "{sync}"
+        );
+    }
+}
+
+/// Threads of one block at the grid barrier and at a block barrier wait
+/// for different things: barrier divergence.
+#[test]
+fn a_block_split_between_grid_and_block_barriers_diverges() {
+    let text = "\
+kernel external @k() {
+block0:
+    v0 = special tid.x
+    v1 = iconst.i32 0
+    v2 = icmp eq v0, v1
+    brif v2, block1, block2
+
+block1:
+    grid_barrier
+    return
+
+block2:
+    barrier
+    return
+}
+";
+    let block = LaunchConfig {
+        block: [2, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let err = run(text, vec![], &block).unwrap_err();
+    let RunError::Fault(f) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(f.kind, FaultKind::BarrierDivergence);
+    assert!(
+        f.message.contains("different kinds of barrier"),
+        "{}",
+        f.message
+    );
+}

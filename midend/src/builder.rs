@@ -151,6 +151,13 @@ pub trait InstBuilder {
         };
         self.build(data, &[])
     }
+    /// The grid-wide barrier (`grid_group::sync()`).
+    fn grid_barrier(&mut self) -> Inst {
+        let data = InstData::Nullary {
+            opcode: Opcode::GridBarrier,
+        };
+        self.build(data, &[])
+    }
     fn trap(&mut self) -> Inst {
         self.build(
             InstData::Nullary {

@@ -149,6 +149,7 @@ block0(v0: ptr<global>, v1: ptr<global>, v2: i64, v3: ptr<param>, v4: f16, v5: b
     v110 = special laneid
     v111 = special warpid
     barrier
+    grid_barrier
     brif v50, block1(v10, v13), block2
 
 block1(v112: i32, v113: f32):
@@ -1027,6 +1028,7 @@ const TOKENS: &[&str] = &[
     "special",
     "tid.x",
     "barrier",
+    "grid_barrier",
     "trap",
     "jump",
     "brif",

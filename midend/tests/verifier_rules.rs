@@ -235,6 +235,8 @@ fn build_every_opcode_kernel() -> Function {
     };
     c.call_indirect(sig, helper_addr, vec![called]);
     c.barrier();
+    c.grid_barrier();
+    c.special(midend::ir::SpecialReg::GridWorkspace);
     let old = c.atomic_rmw(AtomicOp::Add, MemScope::Gpu, elem, sel);
     c.atomic_cas(MemScope::Cta, tile, old, sel);
     c.atomic_vec(AtomicOp::Add, MemScope::Sys, elem, &[fx, fx]);

@@ -22,6 +22,7 @@ mod arith;
 mod asm;
 mod convert;
 pub mod error;
+mod grid;
 mod memory;
 pub(crate) mod runtime;
 mod sync;
@@ -947,6 +948,8 @@ impl Isel<'_> {
         let dst = self.def(r);
         if reg == SpecialReg::ActiveMask {
             self.emit(MInst::Activemask { dst });
+        } else if reg == SpecialReg::GridWorkspace {
+            self.grid_workspace(dst);
         } else {
             self.mov_address(dst, Operand::Special(reg.name()));
         }

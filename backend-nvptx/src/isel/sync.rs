@@ -484,10 +484,11 @@ impl Isel<'_> {
     }
 
     /// The instructions without operands or results: `bar.sync 0`
-    /// (`__syncthreads`) and `trap`.
+    /// (`__syncthreads`), the grid barrier (`grid.rs`) and `trap`.
     pub(super) fn nullary(&mut self, op: Opcode) -> IselResult<()> {
         match op {
             Opcode::Barrier => self.emit(MInst::BarSync),
+            Opcode::GridBarrier => self.grid_barrier()?,
             Opcode::Trap => self.emit(MInst::Trap),
             op => return Err(NotSelected::Nullary(op).into()),
         }

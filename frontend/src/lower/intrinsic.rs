@@ -57,6 +57,10 @@ impl FunctionLowerer<'_, '_> {
                 self.b.fence(mem_scope(s));
                 return None;
             }
+            I::GridSync => {
+                self.b.grid_barrier();
+                return None;
+            }
             I::Nanosleep => {
                 let ns = self.expr(&args[0]);
                 self.b.nanosleep(ns);

@@ -384,6 +384,15 @@ fn fixed_builtin(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__threadfence" => (I::Fence(Scope::Device), vec![], CType::Void),
         "__threadfence_system" => (I::Fence(Scope::System), vec![], CType::Void),
         "__activemask" => (I::ActiveMask, vec![], CType::UINT),
+        // What `<cooperative_groups.h>`'s `grid_group` is made of: the grid
+        // barrier and the address of its workspace (zero unless the launch
+        // is cooperative).
+        "__kernelc_grid_sync" => (I::GridSync, vec![], CType::Void),
+        "__kernelc_grid_workspace" => (
+            I::Special(midend::ir::SpecialReg::GridWorkspace),
+            vec![],
+            CType::ULONG,
+        ),
         _ if name.starts_with("kernelc_") => {
             let reg = super::tensor::cluster_register(name)?;
             (I::Special(reg), vec![], CType::UINT)

@@ -322,7 +322,8 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// Releases a block barrier that every live thread waits at, computing
+    /// Releases a block barrier that every live thread waits at (or the
+    /// grid barrier, once every block has parked there), computing
     /// `barrier_red` results. Threads waiting at different kinds of
     /// barrier are a fault.
     pub(super) fn release_barrier(&mut self, threads: &mut [Thread]) -> Result<(), RunError> {
@@ -336,11 +337,12 @@ impl Exec<'_> {
             },
             _ => None,
         };
-        let first = red_op(&threads[waiting[0]]).map(|(op, ..)| op);
-        if let Some(&odd) = waiting
-            .iter()
-            .find(|&&i| red_op(&threads[i]).map(|(op, ..)| op) != first)
-        {
+        // The kind of barrier: its reduction, if any, and whether it is the
+        // grid barrier.
+        let kind = |t: &Thread| (red_op(t).map(|(op, ..)| op), self.at_grid_barrier(t));
+        let first_kind = kind(&threads[waiting[0]]);
+        let first = first_kind.0;
+        if let Some(&odd) = waiting.iter().find(|&&i| kind(&threads[i]) != first_kind) {
             let State::AtBarrier(f, inst) = threads[odd].state else {
                 unreachable!("filtered above")
             };

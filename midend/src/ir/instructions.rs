@@ -195,6 +195,12 @@ named_enum! {
         /// CTA-wide barrier that also reduces a predicate over the block
         /// (`__syncthreads_count/_and/_or`, `bar.red`).
         BarrierRed = "barrier_red",
+        /// Grid-wide barrier (`cooperative_groups::grid_group::sync()`):
+        /// every thread of every block of the launch waits until all have
+        /// reached it, and memory written before it is visible after it
+        /// throughout the grid. Only a cooperative launch (every block
+        /// resident at once) can reach it.
+        GridBarrier = "grid_barrier",
         /// Wait until the warp lanes in the mask reach it (`__syncwarp`).
         WarpSync = "warp_sync",
         /// Memory fence at a scope (`__threadfence*`).
@@ -366,7 +372,7 @@ impl Opcode {
             CallIndirect => Format::CallIndirect,
             FuncAddr => Format::FuncAddr,
             SpecialReg => Format::SpecialReg,
-            Barrier | Trap => Format::Nullary,
+            Barrier | GridBarrier | Trap => Format::Nullary,
             BarrierRed => Format::BarrierRed,
             WarpSync | Nanosleep => Format::Effect,
             Fence => Format::Fence,
@@ -459,6 +465,7 @@ impl Opcode {
                 | Call
                 | CallIndirect
                 | Barrier
+                | GridBarrier
                 | BarrierRed
                 | WarpSync
                 | Fence
@@ -486,6 +493,7 @@ impl Opcode {
                 | Opcode::BarrierRed
                 | Opcode::WarpSync
                 | Opcode::Barrier
+                | Opcode::GridBarrier
                 | Opcode::WmmaLoad
                 | Opcode::WmmaMma
                 | Opcode::WmmaStore
@@ -595,7 +603,7 @@ impl FloatCC {
 }
 
 named_enum! {
-    /// Special registers that `special` can read. All are `i32`.
+    /// Special registers that `special` can read. All are `i32` except the clocks, the timer and the grid workspace (`i64`, [`SpecialReg::ty`]).
     SpecialReg {
         TidX = "tid.x", TidY = "tid.y", TidZ = "tid.z",
         NtidX = "ntid.x", NtidY = "ntid.y", NtidZ = "ntid.z",
@@ -624,6 +632,10 @@ named_enum! {
         /// This block's position in its cluster, and the cluster's shape.
         ClusterCtaidX = "cluster_ctaid.x", ClusterCtaidY = "cluster_ctaid.y", ClusterCtaidZ = "cluster_ctaid.z",
         ClusterNctaidX = "cluster_nctaid.x", ClusterNctaidY = "cluster_nctaid.y", ClusterNctaidZ = "cluster_nctaid.z",
+        /// The address of the launch's grid-barrier workspace (`i64`),
+        /// zero unless the launch is cooperative (PTX: `%envreg2:%envreg1`;
+        /// `grid_group::is_valid()`).
+        GridWorkspace = "grid_workspace",
     }
 }
 
@@ -654,7 +666,7 @@ impl SpecialReg {
     /// The type of the value a `special` instruction reads.
     pub fn ty(self) -> Type {
         match self {
-            SpecialReg::Clock64 | SpecialReg::GlobalTimer => Type::I64,
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridWorkspace => Type::I64,
             _ => Type::I32,
         }
     }
@@ -678,6 +690,7 @@ impl SpecialReg {
                     | NctaidY
                     | NctaidZ
                     | DynamicSmemSize
+                    | GridWorkspace
             )
     }
 

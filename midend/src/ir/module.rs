@@ -52,6 +52,28 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// Whether `kernel` can reach a `grid_barrier`: in its body or in a
+    /// function it calls or takes the address of (an indirect call may
+    /// reach any of those). Such a kernel needs a cooperative launch.
+    pub fn reaches_grid_barrier(&self, kernel: FuncId) -> bool {
+        let mut seen = vec![kernel];
+        let mut work = vec![kernel];
+        while let Some(id) = work.pop() {
+            for data in self.functions[id].dfg.insts.values() {
+                if data.opcode() == super::Opcode::GridBarrier {
+                    return true;
+                }
+                if let Some(callee) = data.referenced_function() {
+                    if !seen.contains(&callee) {
+                        seen.push(callee);
+                        work.push(callee);
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Looks a variable up by name.
     pub fn global_by_name(&self, name: &str) -> Option<GlobalVar> {
         self.globals

@@ -316,7 +316,7 @@ fn plan(func: &Function, lp: &Loop) -> Option<Plan> {
             } else {
                 others += 1;
             }
-            waits |= data.opcode() == Opcode::Barrier;
+            waits |= matches!(data.opcode(), Opcode::Barrier | Opcode::GridBarrier);
         }
     }
     let size = others + constants / 2;
