@@ -3,8 +3,9 @@
 //! the protocol CUDA's runtime and nvcc share, so kernelc's PTX works with
 //! the workspace a cooperative launch provides:
 //!
-//! - the driver passes the workspace's address in `%envreg1` (low 32 bits)
-//!   and `%envreg2` (high); it is null unless the launch is cooperative;
+//! - the driver passes the workspace's address in `%envreg1` (high 32
+//!   bits) and `%envreg2` (low), as CUDA's `driver_abi.h` reads them and
+//!   nvcc's PTX joins them; it is null unless the launch is cooperative;
 //! - the workspace holds two 32-bit words, its size and the barrier word;
 //! - each block arrives once: after `bar.sync 0` its thread of rank 0 adds
 //!   to the barrier word with release semantics at the device scope. Block
@@ -36,8 +37,8 @@ impl Isel<'_> {
             isel.cvt(None, PtxType::U64, PtxType::U32, r64, r32);
             r64
         };
-        let lo = half(self, "envreg1");
-        let hi = half(self, "envreg2");
+        let hi = half(self, "envreg1");
+        let lo = half(self, "envreg2");
         let high = self.new_reg(RegClass::B64);
         self.binary_reg(BinaryOp::Shl, PtxType::B64, high, hi, Operand::Imm(32));
         self.binary_reg(BinaryOp::Or, PtxType::B64, dst, lo, Operand::Reg(high));

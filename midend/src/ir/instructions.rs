@@ -633,7 +633,7 @@ named_enum! {
         ClusterCtaidX = "cluster_ctaid.x", ClusterCtaidY = "cluster_ctaid.y", ClusterCtaidZ = "cluster_ctaid.z",
         ClusterNctaidX = "cluster_nctaid.x", ClusterNctaidY = "cluster_nctaid.y", ClusterNctaidZ = "cluster_nctaid.z",
         /// The address of the launch's grid-barrier workspace (`i64`),
-        /// zero unless the launch is cooperative (PTX: `%envreg2:%envreg1`;
+        /// zero unless the launch is cooperative (PTX: `%envreg1:%envreg2`, high:low;
         /// `grid_group::is_valid()`).
         GridWorkspace = "grid_workspace",
     }
