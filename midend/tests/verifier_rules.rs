@@ -107,6 +107,7 @@ fn global(name: &str, space: AddrSpace, size: u32) -> GlobalVarData {
         linkage: Linkage::External,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     }
 }
 

@@ -6,12 +6,13 @@
 use std::collections::BTreeMap;
 
 use super::consteval::wrap;
+use super::const_addr::ConstAddr;
 use super::{Binding, Checker, SwitchCtx};
 use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
-    Block, CastKind, Expr, ExprKind, GlobalId, GlobalVar, MemSpace, Stmt, StmtKind,
+    Block, CastKind, Expr, ExprKind, GlobalId, GlobalVar, InitAddr, MemSpace, Stmt, StmtKind,
 };
 use crate::types::CType;
 
@@ -450,11 +451,28 @@ impl Checker {
         Some(())
     }
 
-    /// Little-endian bytes of a flattened constant initializer.
-    fn init_bytes(&mut self, size: u64, leaves: &[(u64, Expr)]) -> Option<Vec<u8>> {
+    /// Little-endian bytes of a flattened constant initializer, and the
+    /// addresses among them (where the bytes stay zero).
+    fn init_bytes(
+        &mut self,
+        size: u64,
+        leaves: &[(u64, Expr)],
+    ) -> Option<(Vec<u8>, Vec<InitAddr>)> {
         let mut bytes = vec![0u8; size as usize];
+        let mut addrs = Vec::new();
         for (off, e) in leaves {
             let chunk: Vec<u8> = match &e.ty {
+                CType::Pointer { .. } => match self.const_addr(e)? {
+                    ConstAddr::Int(a) => Some(a.to_le_bytes().to_vec()),
+                    ConstAddr::Reloc { target, addend } => {
+                        addrs.push(InitAddr {
+                            offset: *off,
+                            target,
+                            addend,
+                        });
+                        Some(vec![0; 8])
+                    }
+                },
                 CType::Float { bits: 32 } => {
                     let v = self.const_float(e);
                     v.map(|v| (v as f32).to_le_bytes().to_vec())
@@ -468,7 +486,7 @@ impl Checker {
                     self.error(
                         e.span,
                         Code::E0002,
-                        "pointer initializers of module variables are not supported by kernelc yet",
+                        format!("module variable initializers of type `{}` are not supported by kernelc", e.ty),
                     );
                     return None;
                 }
@@ -484,7 +502,7 @@ impl Checker {
             let at = *off as usize;
             bytes[at..at + chunk.len()].copy_from_slice(&chunk);
         }
-        Some(bytes)
+        Some((bytes, addrs))
     }
 
     /// A file-scope variable declaration.
@@ -638,6 +656,7 @@ impl Checker {
         }
         let mut ty = ty;
         let mut init = None;
+        let mut addrs = Vec::new();
         if let Some(i) = &v.init {
             if space == MemSpace::Shared {
                 self.error(
@@ -663,10 +682,11 @@ impl Checker {
                     len: Some(count),
                 };
             }
-            init = self.init_bytes(ty.size().unwrap_or(0), &leaves);
-            if init.is_none() {
+            let Some((bytes, found)) = self.init_bytes(ty.size().unwrap_or(0), &leaves) else {
                 return;
-            }
+            };
+            init = Some(bytes);
+            addrs = found;
         }
         if !dynamic && ty.size().is_none() {
             self.error(
@@ -691,6 +711,7 @@ impl Checker {
             ty,
             space,
             init,
+            addrs,
             dynamic,
             managed: st.managed,
             align: st.align,
