@@ -464,6 +464,14 @@ impl Checker {
             let chunk: Vec<u8> = match &e.ty {
                 CType::Pointer { .. } => match self.const_addr(e)? {
                     ConstAddr::Int(a) => Some(a.to_le_bytes().to_vec()),
+                    ConstAddr::Reloc { addend, .. } if addend < 0 => {
+                        self.error(
+                            e.span,
+                            Code::E0009,
+                            "an address before the start of its object cannot be a module variable's initial value (PTX can only add to an address there)",
+                        );
+                        return None;
+                    }
                     ConstAddr::Reloc { target, addend } => {
                         addrs.push(InitAddr {
                             offset: *off,
