@@ -62,7 +62,11 @@ pub fn write_header(out: &mut String, producer: Option<&str>, version: PtxVersio
 /// `.shared .align 4 .b8 tile[1024];`, or, when its initializer holds
 /// addresses, as 64-bit words (see [`write_words`]). `module` names the
 /// targets of those addresses. Errors name what is not supported.
-pub fn write_global(out: &mut String, g: &GlobalVarData, module: &Module) -> Result<(), GlobalError> {
+pub fn write_global(
+    out: &mut String,
+    g: &GlobalVarData,
+    module: &Module,
+) -> Result<(), GlobalError> {
     let space = match g.space {
         AddrSpace::Shared => ".shared",
         AddrSpace::Const => ".const",
@@ -157,7 +161,13 @@ fn write_words(out: &mut String, g: &GlobalVarData, module: &Module) -> Result<(
     if g.size == 8 {
         let _ = write!(out, ".u64 {} = {}", g.name, words[0]);
     } else {
-        let _ = write!(out, ".u64 {}[{}] = {{{}}}", g.name, g.size / 8, words.join(", "));
+        let _ = write!(
+            out,
+            ".u64 {}[{}] = {{{}}}",
+            g.name,
+            g.size / 8,
+            words.join(", ")
+        );
     }
     Ok(())
 }

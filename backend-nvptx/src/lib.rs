@@ -255,7 +255,11 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
             .map_err(|e| BackendError::module(BackendErrorKind::Global(e)))?;
     }
     let runtime = runtime_calls(module);
-    let declare: Vec<usize> = sel.declare.difference(&sel.declare_first).copied().collect();
+    let declare: Vec<usize> = sel
+        .declare
+        .difference(&sel.declare_first)
+        .copied()
+        .collect();
     if !declare.is_empty() || !runtime.is_empty() {
         out.push('\n');
     }
@@ -314,7 +318,12 @@ fn printed_globals(module: &Module) -> Vec<&midend::ir::GlobalVarData> {
 /// only after the names it uses; lowering appends string literals after
 /// the program's variables).
 fn targets_first(module: &Module, printed: Vec<GlobalVar>) -> Vec<GlobalVar> {
-    fn visit(module: &Module, gv: GlobalVar, done: &mut FxHashSet<GlobalVar>, out: &mut Vec<GlobalVar>) {
+    fn visit(
+        module: &Module,
+        gv: GlobalVar,
+        done: &mut FxHashSet<GlobalVar>,
+        out: &mut Vec<GlobalVar>,
+    ) {
         if !done.insert(gv) {
             return;
         }

@@ -292,7 +292,9 @@ fn write_initial_addresses(module: &Module, global_addrs: &[u64], grid_mem: &mut
         let bytes = &mut list[at.index].bytes;
         for r in &data.relocs {
             let value = match r.target {
-                RelocTarget::Global(t) => global_addrs[t.as_u32() as usize].wrapping_add(r.addend as u64),
+                RelocTarget::Global(t) => {
+                    global_addrs[t.as_u32() as usize].wrapping_add(r.addend as u64)
+                }
                 RelocTarget::Func(f) => memory::function_addr(f.as_u32() as usize),
             };
             let start = r.offset as usize;

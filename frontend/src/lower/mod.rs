@@ -47,8 +47,8 @@ use crate::types::{CType, HalfFormat};
 use midend::builder::InstBuilder;
 use midend::ir::{
     AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
-    Linkage, MemFlags, Module, ParamAttrs, Reloc, RelocTarget, Signature, SourceSpan, StackSlot, StackSlotData, Type,
-    Value,
+    Linkage, MemFlags, Module, ParamAttrs, Reloc, RelocTarget, Signature, SourceSpan, StackSlot,
+    StackSlotData, Type, Value,
 };
 use midend::ssa::{FunctionBuilder, Variable};
 

@@ -122,9 +122,7 @@ impl Checker {
                 index,
                 elem_size,
             } => self.moved_addr(base, index, *elem_size as i64),
-            Place::Field { base, offset } => {
-                Some(self.lvalue_addr(base)?.offset(*offset as i64))
-            }
+            Place::Field { base, offset } => Some(self.lvalue_addr(base)?.offset(*offset as i64)),
         }
     }
 

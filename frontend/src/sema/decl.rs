@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::consteval::wrap;
 use super::const_addr::ConstAddr;
+use super::consteval::wrap;
 use super::{Binding, Checker, SwitchCtx};
 use crate::ast;
 use crate::codes::Code;

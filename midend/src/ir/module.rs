@@ -1,9 +1,9 @@
 //! A module: the functions and variables of one translation unit.
 
 use super::entities::{FuncId, GlobalVar};
-use super::InstData;
 use super::function::{Function, Linkage};
 use super::types::AddrSpace;
+use super::InstData;
 use cranelift_entity::PrimaryMap;
 
 /// A module-scope variable.

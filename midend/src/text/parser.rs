@@ -26,8 +26,8 @@ use crate::ir::{
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
     FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC,
-    Linkage, MemFlags, Module, Opcode, Reloc, RelocTarget, Signature, SourceSpan, SpecialReg, StackSlot, StackSlotData,
-    Type, Value, ValueData, ValueDef,
+    Linkage, MemFlags, Module, Opcode, Reloc, RelocTarget, Signature, SourceSpan, SpecialReg,
+    StackSlot, StackSlotData, Type, Value, ValueData, ValueDef,
 };
 use cranelift_entity::{EntityRef, PrimaryMap};
 use rustc_hash::{FxHashMap, FxHashSet};
