@@ -242,7 +242,7 @@ fn reference_examples_round_trip() {
         assert_module_round_trips(text);
         blocks += 1;
     }
-    assert_eq!(blocks, 3);
+    assert_eq!(blocks, 4);
 }
 
 /// The function printed in `ssa_builder.rs`, with its numbering gap (v3).
