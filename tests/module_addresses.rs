@@ -217,6 +217,13 @@ fn addresses_no_loader_can_give_are_located_errors() {
         "2:23",
     );
     assert!(err.contains("before the start"), "{err}");
+    // An integer address other than null: memory-space inference would
+    // take it, loaded back, for a global pointer.
+    rejected(
+        "__device__ float *p[2] = {nullptr, (float *)16};\n",
+        "E0002",
+        "1:36",
+    );
     // A kernel's address is no device function's.
     rejected(
         "__global__ void g(float *o) { o[0] = 1; }\ntypedef void (*k_t)(float *);\n__device__ k_t kp = g;\n",

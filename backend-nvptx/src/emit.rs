@@ -141,7 +141,7 @@ fn write_words(out: &mut String, g: &GlobalVarData, module: &Module) -> Result<(
     if let Some(r) = g
         .relocs
         .iter()
-        .find(|r| r.offset % 8 != 0 || r.addend < 0 || g.size % 8 != 0)
+        .find(|r| !r.offset.is_multiple_of(8) || r.addend < 0 || !g.size.is_multiple_of(8))
     {
         return Err(bad(r));
     }

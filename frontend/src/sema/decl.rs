@@ -463,7 +463,17 @@ impl Checker {
         for (off, e) in leaves {
             let chunk: Vec<u8> = match &e.ty {
                 CType::Pointer { .. } => match self.const_addr(e)? {
-                    ConstAddr::Int(a) => Some(a.to_le_bytes().to_vec()),
+                    ConstAddr::Int(0) => Some(vec![0; 8]),
+                    ConstAddr::Int(_) => {
+                        // Memory-space inference takes a pointer loaded from
+                        // memory for one the host or a relocation put there.
+                        self.error(
+                            e.span,
+                            Code::E0002,
+                            "an integer address other than 0 in a module variable's initializer is not supported by kernelc",
+                        );
+                        return None;
+                    }
                     ConstAddr::Reloc { addend, .. } if addend < 0 => {
                         self.error(
                             e.span,
