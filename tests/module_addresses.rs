@@ -22,7 +22,7 @@ const KERNEL: &str = "_Z1kPKfPfPii";
 const ARGS: &[&str] = &[
     "f32[]:iota:64",
     "f32[]:zeros:256",
-    "i32[]:zeros:128",
+    "i32[]:zeros:192",
     "i32:64",
 ];
 
@@ -32,7 +32,7 @@ fn expected() -> (Vec<f32>, Vec<i32>) {
     let vals = [10, 20, 30, 40];
     let names: [&[u8]; 2] = [b"alpha", b"beta"];
     let mut out = vec![0.0f32; 4 * N];
-    let mut iout = vec![0i32; 2 * N];
+    let mut iout = vec![0i32; 3 * N];
     for i in 0..N {
         let x = i as f32;
         out[i] = if i & 1 == 0 { x + 2.0 } else { x * 2.0 };
@@ -40,7 +40,10 @@ fn expected() -> (Vec<f32>, Vec<i32>) {
         out[2 * N + i] = x + 1.0;
         out[3 * N + i] = 2.0 * x;
         iout[i] = i32::from(names[i & 1][i % 4]);
-        iout[N + i] = vals[2 + (i & 1)] + 1;
+        let ref_v = 1;
+        iout[N + i] = vals[2 + (i & 1)] + ref_v;
+        // `*vp` is `ref.v`, `past - vals` the array's length, `none` null.
+        iout[2 * N + i] = ref_v * 100 + vals.len() as i32 + 1;
     }
     (out, iout)
 }
@@ -74,6 +77,8 @@ fn reads_through_initialized_addresses_give_what_the_initializers_say() {
         ".const .align 8 .u64 ctable[2] = {_Z3mulff, _Z3addff};",
         ".global .align 8 .u64 ref[2] = {1, generic(vals)+8};",
         ".global .align 8 .u64 names[2] = {generic($str), generic($str$1)};",
+        ".global .align 8 .u64 vp = generic(ref);",
+        ".global .align 8 .u64 past = generic(vals)+16;",
     ] {
         assert!(text.contains(line), "{line}\n{text}");
     }
