@@ -229,6 +229,12 @@ fn addresses_no_loader_can_give_are_located_errors() {
         "E0002",
         "1:36",
     );
+    // A function declared but never defined has no address to give.
+    rejected(
+        "__device__ float never(float);\n__device__ float (*f)(float) = never;\n",
+        "E0007",
+        "2:32",
+    );
     // A kernel's address is no device function's.
     rejected(
         "__global__ void g(float *o) { o[0] = 1; }\ntypedef void (*k_t)(float *);\n__device__ k_t kp = g;\n",
