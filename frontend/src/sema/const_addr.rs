@@ -14,10 +14,10 @@
 use super::Checker;
 use crate::codes::Code;
 use crate::diag::Span;
-use crate::typed::{AddrTarget, CastKind, Expr, ExprKind, MemSpace, Place};
+use crate::typed::{AddrTarget, CastKind, Expr, ExprKind, InitAddr, MemSpace, Place};
 
 /// The value of a constant pointer.
-pub(super) enum ConstAddr {
+enum ConstAddr {
     /// An integer address (`nullptr`, `(float *)0`).
     Int(u64),
     /// `target`'s address plus `addend` bytes.
@@ -39,9 +39,48 @@ impl ConstAddr {
 }
 
 impl Checker {
+    /// The 8 bytes of the pointer `e` at byte `offset` of an initializer:
+    /// zero for null and for an address, which goes into `addrs`.
+    pub(super) fn pointer_bytes(
+        &mut self,
+        offset: u64,
+        e: &Expr,
+        addrs: &mut Vec<InitAddr>,
+    ) -> Option<[u8; 8]> {
+        match self.const_addr(e)? {
+            ConstAddr::Int(0) => Some([0; 8]),
+            ConstAddr::Int(_) => {
+                // Memory-space inference takes a pointer loaded from memory
+                // for one the host or a relocation put there: global.
+                self.error(
+                    e.span,
+                    Code::E0002,
+                    "an integer address other than 0 in a module variable's initializer is not supported by kernelc",
+                );
+                None
+            }
+            ConstAddr::Reloc { addend, .. } if addend < 0 => {
+                self.error(
+                    e.span,
+                    Code::E0009,
+                    "an address before the start of its object cannot be a module variable's initial value (PTX can only add to an address there)",
+                );
+                None
+            }
+            ConstAddr::Reloc { target, addend } => {
+                addrs.push(InitAddr {
+                    offset,
+                    target,
+                    addend,
+                });
+                Some([0; 8])
+            }
+        }
+    }
+
     /// The constant address `e` (of pointer type) stands for; reports why
     /// not at `e` (E0009) and gives `None` otherwise.
-    pub(super) fn const_addr(&mut self, e: &Expr) -> Option<ConstAddr> {
+    fn const_addr(&mut self, e: &Expr) -> Option<ConstAddr> {
         stdx::stack::with_stack(|| match &e.kind {
             ExprKind::IntConst(v) => Some(ConstAddr::Int(*v as u64)),
             ExprKind::Str(bytes) => Some(ConstAddr::Reloc {

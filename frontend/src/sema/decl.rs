@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use super::const_addr::ConstAddr;
 use super::consteval::wrap;
 use super::{Binding, Checker, SwitchCtx};
 use crate::ast;
@@ -462,35 +461,7 @@ impl Checker {
         let mut addrs = Vec::new();
         for (off, e) in leaves {
             let chunk: Vec<u8> = match &e.ty {
-                CType::Pointer { .. } => match self.const_addr(e)? {
-                    ConstAddr::Int(0) => Some(vec![0; 8]),
-                    ConstAddr::Int(_) => {
-                        // Memory-space inference takes a pointer loaded from
-                        // memory for one the host or a relocation put there.
-                        self.error(
-                            e.span,
-                            Code::E0002,
-                            "an integer address other than 0 in a module variable's initializer is not supported by kernelc",
-                        );
-                        return None;
-                    }
-                    ConstAddr::Reloc { addend, .. } if addend < 0 => {
-                        self.error(
-                            e.span,
-                            Code::E0009,
-                            "an address before the start of its object cannot be a module variable's initial value (PTX can only add to an address there)",
-                        );
-                        return None;
-                    }
-                    ConstAddr::Reloc { target, addend } => {
-                        addrs.push(InitAddr {
-                            offset: *off,
-                            target,
-                            addend,
-                        });
-                        Some(vec![0; 8])
-                    }
-                },
+                CType::Pointer { .. } => Some(self.pointer_bytes(*off, e, &mut addrs)?.to_vec()),
                 CType::Float { bits: 32 } => {
                     let v = self.const_float(e);
                     v.map(|v| (v as f32).to_le_bytes().to_vec())
