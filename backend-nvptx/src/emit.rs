@@ -9,7 +9,7 @@ use crate::mfunc::{class_index, MFunction};
 use crate::minst::{MInst, RegClass};
 use crate::target::{PtxVersion, Target};
 use core::fmt::{self, Write};
-use midend::ir::{AddrSpace, GlobalVarData, Linkage};
+use midend::ir::{AddrSpace, GlobalVarData, Linkage, Module, Reloc, RelocTarget};
 
 /// A module variable PTX cannot declare, by its name.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -20,6 +20,9 @@ pub enum GlobalError {
     DynamicNotShared { name: String },
     /// In shared memory, with an initializer.
     SharedInitializer { name: String },
+    /// An address in the initializer that PTX cannot spell: not on an
+    /// 8-byte word, or before its target (a negative addend).
+    Reloc { name: String, offset: u32 },
 }
 
 impl fmt::Display for GlobalError {
@@ -35,6 +38,10 @@ impl fmt::Display for GlobalError {
             GlobalError::SharedInitializer { name } => {
                 write!(f, "shared variable `{name}` cannot have an initializer")
             }
+            GlobalError::Reloc { name, offset } => write!(
+                f,
+                "the address at offset {offset} of `{name}`'s initializer must be an 8-byte word at or after its target"
+            ),
         }
     }
 }
@@ -52,8 +59,14 @@ pub fn write_header(out: &mut String, producer: Option<&str>, version: PtxVersio
 }
 
 /// Prints one module variable as an array of bytes, e.g.
-/// `.shared .align 4 .b8 tile[1024];`. Errors name what is not supported.
-pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), GlobalError> {
+/// `.shared .align 4 .b8 tile[1024];`, or, when its initializer holds
+/// addresses, as 64-bit words (see [`write_words`]). `module` names the
+/// targets of those addresses. Errors name what is not supported.
+pub fn write_global(
+    out: &mut String,
+    g: &GlobalVarData,
+    module: &Module,
+) -> Result<(), GlobalError> {
     let space = match g.space {
         AddrSpace::Shared => ".shared",
         AddrSpace::Const => ".const",
@@ -88,6 +101,12 @@ pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), GlobalErr
     } else {
         ""
     };
+    if !g.relocs.is_empty() {
+        let _ = write!(out, "{vis}{space}{managed} .align {} ", g.align);
+        write_words(out, g, module)?;
+        out.push_str(";\n");
+        return Ok(());
+    }
     let _ = write!(
         out,
         "{vis}{space}{managed} .align {} .b8 {}[{}]",
@@ -107,6 +126,62 @@ pub fn write_global(out: &mut String, g: &GlobalVarData) -> Result<(), GlobalErr
     }
     out.push_str(";\n");
     Ok(())
+}
+
+/// A variable whose initializer holds addresses, as nvcc prints one:
+/// `.u64 p = generic(buf)+32` or `.u64 table[2] = {add, mul}`. ptxas
+/// takes an address only as a whole 64-bit element, so every byte goes
+/// into a little-endian word (the variable's size and alignment are
+/// multiples of 8 wherever it holds a pointer).
+fn write_words(out: &mut String, g: &GlobalVarData, module: &Module) -> Result<(), GlobalError> {
+    let bad = |r: &Reloc| GlobalError::Reloc {
+        name: g.name.clone(),
+        offset: r.offset,
+    };
+    if let Some(r) = g
+        .relocs
+        .iter()
+        .find(|r| !r.offset.is_multiple_of(8) || r.addend < 0 || !g.size.is_multiple_of(8))
+    {
+        return Err(bad(r));
+    }
+    let init = g.init.as_deref().unwrap_or(&[]);
+    let words: Vec<String> = (0..g.size / 8)
+        .map(|w| match g.relocs.iter().find(|r| r.offset / 8 == w) {
+            Some(r) => address(r, module),
+            None => {
+                let mut bytes = [0u8; 8];
+                for (k, b) in bytes.iter_mut().enumerate() {
+                    *b = init.get(w as usize * 8 + k).copied().unwrap_or(0);
+                }
+                u64::from_le_bytes(bytes).to_string()
+            }
+        })
+        .collect();
+    if g.size == 8 {
+        let _ = write!(out, ".u64 {} = {}", g.name, words[0]);
+    } else {
+        let _ = write!(
+            out,
+            ".u64 {}[{}] = {{{}}}",
+            g.name,
+            g.size / 8,
+            words.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// A relocation as a PTX initializer: `generic(buf)`, `generic(buf)+32`
+/// or a function's name.
+fn address(r: &Reloc, module: &Module) -> String {
+    match r.target {
+        RelocTarget::Func(f) => module.functions[f].name.clone(),
+        RelocTarget::Global(t) => match r.addend {
+            0 => format!("generic({})", module.globals[t].name),
+            a => format!("generic({})+{a}", module.globals[t].name),
+        },
+    }
 }
 
 /// Prints the `.extern` declaration of a runtime function the module calls,

@@ -42,7 +42,7 @@ pub mod target;
 
 use core::fmt;
 use cranelift_entity::SecondaryMap;
-use midend::ir::{FuncId, InstData, Linkage, Module};
+use midend::ir::{FuncId, GlobalVar, InstData, Linkage, Module, RelocTarget};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 use stdx::codes::Code;
@@ -225,6 +225,9 @@ pub struct Selected {
     pub functions: Vec<mfunc::MFunction>,
     /// Positions in `functions` that need a forward declaration.
     pub declare: BTreeSet<usize>,
+    /// Positions in `functions` of those a module variable's initializer
+    /// holds the address of: declared before the variables.
+    pub declare_first: BTreeSet<usize>,
     pub version: PtxVersion,
 }
 
@@ -241,18 +244,29 @@ pub fn compile_module(module: &Module, opts: &Options) -> Result<String, Backend
     if !globals.is_empty() {
         out.push('\n');
     }
+    // A function a variable's initializer holds is declared before the
+    // variables: ptxas wants every name declared before an initializer
+    // uses it.
+    for &p in &sel.declare_first {
+        emit::write_declaration(&mut out, &sel.functions[p]);
+    }
     for g in globals {
-        emit::write_global(&mut out, g)
+        emit::write_global(&mut out, g, module)
             .map_err(|e| BackendError::module(BackendErrorKind::Global(e)))?;
     }
     let runtime = runtime_calls(module);
-    if !sel.declare.is_empty() || !runtime.is_empty() {
+    let declare: Vec<usize> = sel
+        .declare
+        .difference(&sel.declare_first)
+        .copied()
+        .collect();
+    if !declare.is_empty() || !runtime.is_empty() {
         out.push('\n');
     }
     for op in runtime {
         emit::write_extern_declaration(&mut out, op);
     }
-    for &p in &sel.declare {
+    for p in declare {
         emit::write_declaration(&mut out, &sel.functions[p]);
     }
     let mut locs = opts.line_info.as_ref().map(lineinfo::LocWriter::new);
@@ -284,15 +298,51 @@ fn printed_globals(module: &Module) -> Vec<&midend::ir::GlobalVarData> {
             }
         }
     }
-    module
+    let printed: Vec<GlobalVar> = module
         .globals
         .iter()
         .filter(|(gv, g)| {
             let kernelcs = g.linkage == Linkage::Internal && g.name.starts_with("__kernelc_");
             !kernelcs || used.contains(gv)
         })
-        .map(|(_, g)| g)
+        .map(|(gv, _)| gv)
+        .collect();
+    targets_first(module, printed)
+        .into_iter()
+        .map(|gv| &module.globals[gv])
         .collect()
+}
+
+/// `printed` in module order, except that a variable whose initializer
+/// holds another's address comes after it (ptxas reads an initializer
+/// only after the names it uses; lowering appends string literals after
+/// the program's variables).
+fn targets_first(module: &Module, printed: Vec<GlobalVar>) -> Vec<GlobalVar> {
+    fn visit(
+        module: &Module,
+        gv: GlobalVar,
+        done: &mut FxHashSet<GlobalVar>,
+        out: &mut Vec<GlobalVar>,
+    ) {
+        if !done.insert(gv) {
+            return;
+        }
+        // A chain of variables (a linked list's nodes) may be long.
+        stdx::stack::with_stack(|| {
+            for r in &module.globals[gv].relocs {
+                if let RelocTarget::Global(t) = r.target {
+                    visit(module, t, done, out);
+                }
+            }
+        });
+        out.push(gv);
+    }
+    let mut done = FxHashSet::default();
+    let mut out = Vec::with_capacity(printed.len());
+    for gv in printed {
+        visit(module, gv, &mut done, &mut out);
+    }
+    out
 }
 
 /// The runtime functions (`vprintf`, `__assertfail`) the module calls, in
@@ -377,6 +427,12 @@ fn live_functions(module: &Module) -> SecondaryMap<FuncId, bool> {
         .filter(|(_, f)| f.attrs.linkage == Linkage::External || f.is_kernel())
         .map(|(id, _)| id)
         .collect();
+    // So is a function whose address a module variable holds.
+    for r in module.globals.values().flat_map(|g| &g.relocs) {
+        if let RelocTarget::Func(f) = r.target {
+            work.push(f);
+        }
+    }
     while let Some(id) = work.pop() {
         if std::mem::replace(&mut live[id], true) {
             continue;
@@ -463,9 +519,19 @@ pub fn select_module(module: &Module, opts: &Options) -> Result<Selected, Backen
         None => needed,
     };
 
+    let declare_first = module
+        .globals
+        .values()
+        .flat_map(|g| &g.relocs)
+        .filter_map(|r| match r.target {
+            RelocTarget::Func(f) => position.get(&f).copied(),
+            RelocTarget::Global(_) => None,
+        })
+        .collect();
     Ok(Selected {
         functions: selected,
         declare,
+        declare_first,
         version,
     })
 }

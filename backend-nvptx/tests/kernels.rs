@@ -438,6 +438,7 @@ fn shared_memory_tile() {
         linkage: Linkage::Internal,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     });
     let mut f = kernel("reverse", &[GLOBAL, GLOBAL]);
     let mut b = FunctionBuilder::new(&mut f);

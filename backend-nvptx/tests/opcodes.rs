@@ -544,6 +544,7 @@ fn memory_in_every_space() {
         linkage: Linkage::External,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     });
     let gvar = m.push_global(GlobalVarData {
         name: "counter".into(),
@@ -554,6 +555,7 @@ fn memory_in_every_space() {
         linkage: Linkage::Internal,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     });
     let dyn_smem = m.push_global(GlobalVarData {
         name: "dsmem".into(),
@@ -564,6 +566,7 @@ fn memory_in_every_space() {
         linkage: Linkage::External,
         dynamic: true,
         managed: false,
+        relocs: Vec::new(),
     });
     let mut f = kernel("mem", &[GLOBAL, GENERIC, Type::I32]);
     let slot = f.stack_slots.push(StackSlotData { size: 16, align: 8 });
@@ -761,6 +764,7 @@ fn unsupported_input_is_an_error_not_a_panic() {
         linkage: Linkage::Internal,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     });
     let e = compile_err(&m);
     assert!(e.contains("`bad`") && e.contains("local"), "{e}");

@@ -10,7 +10,7 @@
 //! kept functions are renumbered.
 
 use crate::source_map::SourceMap;
-use crate::typed::{Block, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind};
+use crate::typed::{AddrTarget, Block, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind};
 
 /// The pseudo paths of kernelc's headers of source start with this.
 pub(crate) const HEADER_PREFIX: &str = "<kernelc>/";
@@ -33,6 +33,8 @@ pub(crate) fn drop_unused_header_functions(mut program: Program, map: &SourceMap
     let mut work: Vec<usize> = (0..count)
         .filter(|&i| !in_header(program.functions[i].span.start))
         .collect();
+    // A function whose address a module variable holds is reached too.
+    for_each_initializer_function(&mut program, &mut |callee| work.push(callee.0 as usize));
     while let Some(i) = work.pop() {
         if std::mem::replace(&mut live[i], true) {
             continue;
@@ -52,6 +54,9 @@ pub(crate) fn drop_unused_header_functions(mut program: Program, map: &SourceMap
             next += 1;
         }
     }
+    for_each_initializer_function(&mut program, &mut |callee| {
+        *callee = FuncId(new_index[callee.0 as usize])
+    });
     let mut kept = Vec::with_capacity(next as usize);
     for (i, mut f) in program.functions.into_iter().enumerate() {
         if live[i] {
@@ -63,6 +68,18 @@ pub(crate) fn drop_unused_header_functions(mut program: Program, map: &SourceMap
     }
     program.functions = kept;
     program
+}
+
+/// Calls `f` on every function whose address a module variable's
+/// initializer holds.
+fn for_each_initializer_function(program: &mut Program, f: &mut dyn FnMut(&mut FuncId)) {
+    for g in &mut program.globals {
+        for a in &mut g.addrs {
+            if let AddrTarget::Func(callee) = &mut a.target {
+                f(callee);
+            }
+        }
+    }
 }
 
 /// Calls `f` on the callee of every call in `block`.

@@ -67,6 +67,9 @@ pub struct GlobalVar {
     pub space: MemSpace,
     /// Initial bytes, little-endian (`__constant__`/`__device__` only).
     pub init: Option<Vec<u8>>,
+    /// The addresses among those bytes (`__device__ float *p = buf;`), in
+    /// offset order; the bytes under each are zero.
+    pub addrs: Vec<InitAddr>,
     /// `extern __shared__ T buf[]`: sized at launch.
     pub dynamic: bool,
     /// `__managed__`: a `Device` variable in unified memory, which the host
@@ -78,6 +81,27 @@ pub struct GlobalVar {
     pub is_static: bool,
     pub is_const: bool,
     pub span: Span,
+}
+
+/// An address in a module variable's initializer: the 8 bytes at
+/// `offset` hold the address of `target` plus `addend` bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InitAddr {
+    pub offset: u64,
+    pub target: AddrTarget,
+    pub addend: i64,
+}
+
+/// What an [`InitAddr`] points to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddrTarget {
+    /// A module variable in global or constant memory.
+    Global(GlobalId),
+    /// A device function (`op_t f = add;`).
+    Func(FuncId),
+    /// A string literal (its bytes, without the NUL), which lowering puts
+    /// in a module constant of its own.
+    Str(Vec<u8>),
 }
 
 /// A checked function definition.

@@ -44,7 +44,7 @@ mod rounding;
 mod setup_error;
 
 use memory::{Alloc, GridMemory};
-use midend::ir::{AddrSpace, FuncId, Inst, Module, SourceSpan, Type};
+use midend::ir::{AddrSpace, FuncId, Inst, Module, RelocTarget, SourceSpan, Type};
 pub use setup_error::{Dims, Given, SetupError};
 
 /// The launch: grid and block shape, dynamic shared memory, and the limits
@@ -288,6 +288,39 @@ pub(crate) struct Setup {
     pub cooperative: bool,
 }
 
+/// Writes the addresses that module variables' initializers hold (see
+/// [`midend::ir::Reloc`]), now that every variable has its address
+/// (`global_addrs`, by variable number): a variable's is its generic
+/// address (the interpreter's addresses are the same in every space's
+/// view), a function's is what `func_addr` gives it.
+fn write_initial_addresses(module: &Module, global_addrs: &[u64], grid_mem: &mut GridMemory) {
+    for (gv, data) in module.globals.iter() {
+        let Some(at) = memory::decode(global_addrs[gv.as_u32() as usize]) else {
+            continue;
+        };
+        let list = match at.space {
+            AddrSpace::Global => &mut grid_mem.global,
+            AddrSpace::Const => &mut grid_mem.constant,
+            AddrSpace::Param => &mut grid_mem.param,
+            // The verifier lets no other space have an initializer.
+            _ => continue,
+        };
+        let bytes = &mut list[at.index].bytes;
+        for r in &data.relocs {
+            let value = match r.target {
+                RelocTarget::Global(t) => {
+                    global_addrs[t.as_u32() as usize].wrapping_add(r.addend as u64)
+                }
+                RelocTarget::Func(f) => memory::function_addr(f.as_u32() as usize),
+            };
+            let start = r.offset as usize;
+            if let Some(word) = bytes.get_mut(start..start + 8) {
+                word.copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+}
+
 fn check_dims(of: Dims, dims: [u32; 3], max: [u32; 3]) -> Result<(), SetupError> {
     for (axis, (&value, &max)) in dims.iter().zip(max.iter()).enumerate() {
         if value == 0 || value > max {
@@ -478,6 +511,7 @@ impl Setup {
             };
             global_addrs.push(addr);
         }
+        write_initial_addresses(module, &global_addrs, &mut grid_mem);
         for (space, list) in [
             (AddrSpace::Global, &grid_mem.global),
             (AddrSpace::Const, &grid_mem.constant),

@@ -243,7 +243,7 @@ fn reference_examples_round_trip() {
         assert_module_round_trips(text);
         blocks += 1;
     }
-    assert_eq!(blocks, 3);
+    assert_eq!(blocks, 4);
 }
 
 /// The function printed in `ssa_builder.rs`, with its numbering gap (v3).
@@ -860,13 +860,24 @@ fn random_module(seed: u64, allow_nan: bool) -> Module {
     for i in 0..r.below(4) {
         let dynamic = r.chance(20);
         let space = r.pick(&AddrSpace::ALL);
+        let init: Option<Vec<u8>> =
+            (!dynamic && r.chance(40)).then(|| (0..r.below(24)).map(|_| r.next() as u8).collect());
+        // An address in the initializer: of this variable or an earlier one.
+        let relocs = match &init {
+            Some(bytes) if bytes.len() >= 8 && r.chance(50) => vec![Reloc {
+                offset: r.below(bytes.len() - 7) as u32,
+                target: RelocTarget::Global(GlobalVar::from_u32(r.below(i + 1) as u32)),
+                addend: r.below(64) as i64 - 16,
+            }],
+            _ => Vec::new(),
+        };
         m.push_global(GlobalVarData {
             name: format!("g{i}"),
             space,
             size: if dynamic { 0 } else { r.below(4096) as u32 },
             align: 1 << r.below(5),
-            init: (!dynamic && r.chance(40))
-                .then(|| (0..r.below(8)).map(|_| r.next() as u8).collect()),
+            init,
+            relocs,
             linkage: if r.chance(50) {
                 Linkage::External
             } else {

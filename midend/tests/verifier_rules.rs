@@ -107,6 +107,7 @@ fn global(name: &str, space: AddrSpace, size: u32) -> GlobalVarData {
         linkage: Linkage::External,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     }
 }
 
@@ -1544,6 +1545,49 @@ fn module_rules() {
             "gv7 alignment 12 is not a power of two",
             "gv7 initializer has 4 bytes, size is 2",
             "managed gv8 must be a sized global",
+        ]
+    );
+}
+
+#[test]
+fn module_checks_relocations() {
+    // base_module: gv0 shared, gv1 const, fn0 device, fn1 kernel.
+    let reloc = |offset, target, addend| Reloc {
+        offset,
+        target,
+        addend,
+    };
+    let mut ok = global("ok", AddrSpace::Global, 24);
+    ok.align = 8;
+    ok.init = Some(vec![0; 24]);
+    ok.relocs = vec![
+        reloc(0, RelocTarget::Global(GlobalVar::from_u32(1)), 4),
+        reloc(8, RelocTarget::Func(FuncId::from_u32(0)), 0),
+        reloc(16, RelocTarget::Global(GlobalVar::from_u32(3)), 0),
+    ];
+    let mut m = base_module();
+    m.push_global(ok.clone());
+    assert_eq!(verify_module(&m), Ok(()));
+    let mut bad = ok;
+    bad.name = "bad".into();
+    bad.relocs = vec![
+        reloc(0, RelocTarget::Global(GlobalVar::from_u32(0)), 0),
+        reloc(4, RelocTarget::Func(FuncId::from_u32(1)), 0),
+        reloc(12, RelocTarget::Func(FuncId::from_u32(0)), 8),
+        reloc(20, RelocTarget::Global(GlobalVar::from_u32(9)), 0),
+    ];
+    m.push_global(bad);
+    let errs = verify_module(&m).unwrap_err();
+    let msgs: Vec<String> = errs[0].1 .0.iter().map(|e| e.kind.to_string()).collect();
+    assert_eq!(
+        msgs,
+        [
+            "relocation at offset 0 of gv4: the target is not in global or constant memory",
+            "relocation at offset 4 of gv4 is outside its initializer or overlaps another",
+            "relocation at offset 4 of gv4: the target is a kernel",
+            "relocation at offset 12 of gv4: a function's address takes no addend",
+            "relocation at offset 20 of gv4 is outside its initializer or overlaps another",
+            "relocation at offset 20 of gv4: no such variable",
         ]
     );
 }

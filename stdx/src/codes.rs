@@ -159,7 +159,7 @@ codes! {
     },
     E0009 {
         title: "constant expression required",
-        explanation: "Array sizes, `case` values, enumerators, `#pragma unroll` counts, `__launch_bounds__` arguments and the initializers of module variables must be integer (or, for initializers, arithmetic) constants known at compile time.",
+        explanation: "Array sizes, `case` values, enumerators, `#pragma unroll` counts, `__launch_bounds__` arguments and the initializers of module variables must be integer (or, for initializers, arithmetic) constants known at compile time. A pointer in a module variable's initializer must be an address the loader can give: of a `__device__` or `__constant__` variable (not of a `__shared__` one, which each block has its own of, nor of a local), a device function or a string literal, plus a constant offset that does not go before the object.",
         example: "__global__ void k(int n) {\n    float buf[n];   // E0009: variable-length arrays are not C++\n}",
         fix: "Use a literal, a `#define`, an enumerator or a `const int` with a constant initializer.",
     },

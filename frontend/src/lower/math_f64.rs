@@ -176,6 +176,7 @@ impl MathHelpers {
                 linkage: Linkage::Internal,
                 dynamic: false,
                 managed: false,
+                relocs: Vec::new(),
             });
             debug_assert_eq!(pushed, id, "tables are appended in id order");
         }

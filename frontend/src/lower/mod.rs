@@ -47,8 +47,8 @@ use crate::types::{CType, HalfFormat};
 use midend::builder::InstBuilder;
 use midend::ir::{
     AbiParam, AddrSpace, Block, FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData,
-    Linkage, MemFlags, Module, ParamAttrs, Signature, SourceSpan, StackSlot, StackSlotData, Type,
-    Value,
+    Linkage, MemFlags, Module, ParamAttrs, Reloc, RelocTarget, Signature, SourceSpan, StackSlot,
+    StackSlotData, Type, Value,
 };
 use midend::ssa::{FunctionBuilder, Variable};
 
@@ -70,6 +70,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
             size,
             align: g.ty.align().max(g.align) as u32,
             init: g.init.clone(),
+            relocs: Vec::new(),
             linkage,
             dynamic: g.dynamic,
             managed: g.managed,
@@ -99,6 +100,9 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         .collect();
     let mut diags = Vec::new();
     let mut helpers = math_f64::MathHelpers::new(program.functions.len(), globals.len());
+    for (g, &gv) in program.globals.iter().zip(&globals) {
+        module.globals[gv].relocs = relocs(&g.addrs, &globals, &mut helpers);
+    }
     for (i, f) in program.functions.iter().enumerate() {
         let func = &mut module.functions[FuncId::from_u32(i as u32)];
         lower_function(
@@ -115,6 +119,27 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
     } else {
         Err(diags)
     }
+}
+
+/// The IR relocations of a module variable's addresses; a string literal
+/// becomes (or shares) a module constant of its own, as in device code.
+fn relocs(
+    addrs: &[typed::InitAddr],
+    globals: &[GlobalVar],
+    helpers: &mut math_f64::MathHelpers,
+) -> Vec<Reloc> {
+    addrs
+        .iter()
+        .map(|a| Reloc {
+            offset: a.offset as u32,
+            target: match &a.target {
+                typed::AddrTarget::Global(g) => RelocTarget::Global(globals[g.0 as usize]),
+                typed::AddrTarget::Func(f) => RelocTarget::Func(FuncId::from_u32(f.0)),
+                typed::AddrTarget::Str(bytes) => RelocTarget::Global(helpers.string(bytes)),
+            },
+            addend: a.addend,
+        })
+        .collect()
 }
 
 /// The linkage nvcc gives a function or module variable: a kernel is

@@ -11,7 +11,7 @@ use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::{
-    Block, CastKind, Expr, ExprKind, GlobalId, GlobalVar, MemSpace, Stmt, StmtKind,
+    Block, CastKind, Expr, ExprKind, GlobalId, GlobalVar, InitAddr, MemSpace, Stmt, StmtKind,
 };
 use crate::types::CType;
 
@@ -450,11 +450,18 @@ impl Checker {
         Some(())
     }
 
-    /// Little-endian bytes of a flattened constant initializer.
-    fn init_bytes(&mut self, size: u64, leaves: &[(u64, Expr)]) -> Option<Vec<u8>> {
+    /// Little-endian bytes of a flattened constant initializer, and the
+    /// addresses among them (where the bytes stay zero).
+    fn init_bytes(
+        &mut self,
+        size: u64,
+        leaves: &[(u64, Expr)],
+    ) -> Option<(Vec<u8>, Vec<InitAddr>)> {
         let mut bytes = vec![0u8; size as usize];
+        let mut addrs = Vec::new();
         for (off, e) in leaves {
             let chunk: Vec<u8> = match &e.ty {
+                CType::Pointer { .. } => Some(self.pointer_bytes(*off, e, &mut addrs)?.to_vec()),
                 CType::Float { bits: 32 } => {
                     let v = self.const_float(e);
                     v.map(|v| (v as f32).to_le_bytes().to_vec())
@@ -468,7 +475,7 @@ impl Checker {
                     self.error(
                         e.span,
                         Code::E0002,
-                        "pointer initializers of module variables are not supported by kernelc yet",
+                        format!("module variable initializers of type `{}` are not supported by kernelc", e.ty),
                     );
                     return None;
                 }
@@ -484,7 +491,7 @@ impl Checker {
             let at = *off as usize;
             bytes[at..at + chunk.len()].copy_from_slice(&chunk);
         }
-        Some(bytes)
+        Some((bytes, addrs))
     }
 
     /// A file-scope variable declaration.
@@ -638,6 +645,7 @@ impl Checker {
         }
         let mut ty = ty;
         let mut init = None;
+        let mut addrs = Vec::new();
         if let Some(i) = &v.init {
             if space == MemSpace::Shared {
                 self.error(
@@ -663,10 +671,11 @@ impl Checker {
                     len: Some(count),
                 };
             }
-            init = self.init_bytes(ty.size().unwrap_or(0), &leaves);
-            if init.is_none() {
+            let Some((bytes, found)) = self.init_bytes(ty.size().unwrap_or(0), &leaves) else {
                 return;
-            }
+            };
+            init = Some(bytes);
+            addrs = found;
         }
         if !dynamic && ty.size().is_none() {
             self.error(
@@ -691,6 +700,7 @@ impl Checker {
             ty,
             space,
             init,
+            addrs,
             dynamic,
             managed: st.managed,
             align: st.align,

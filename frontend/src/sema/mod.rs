@@ -10,6 +10,7 @@ mod bases;
 mod bit_fields;
 mod builtins;
 mod classes;
+mod const_addr;
 mod consteval;
 mod convert;
 mod cxx;

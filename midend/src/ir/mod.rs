@@ -37,6 +37,6 @@ pub use instructions::{
 };
 pub use layout::{Layout, LayoutEdits};
 pub use modifier_error::{ModifierError, ModifierForm, ModifierWord};
-pub use module::{GlobalVarData, Module};
+pub use module::{GlobalVarData, Module, Reloc, RelocTarget};
 pub use texture::{SurfMode, SurfOp, TexGeom, TexLod, TexModifierError, TexOp, TexType, TexWord};
 pub use types::{AddrSpace, Type};

@@ -84,6 +84,7 @@ pub fn pool_constants(module: &mut Module) -> bool {
         linkage: Linkage::Internal,
         dynamic: false,
         managed: false,
+        relocs: Vec::new(),
     });
     for (func, found) in module.functions.values_mut().zip(uses) {
         if found.is_empty() {

@@ -26,8 +26,8 @@ use crate::ir::{
 use crate::ir::{
     AddrSpace, AliasScope, AliasScopeData, Block, BlockCall, BlockData, CallSig, FloatCC,
     FuncAttrs, FuncId, FuncKind, Function, GlobalVar, GlobalVarData, Inst, InstData, IntCC,
-    Linkage, MemFlags, Module, Opcode, Signature, SourceSpan, SpecialReg, StackSlot, StackSlotData,
-    Type, Value, ValueData, ValueDef,
+    Linkage, MemFlags, Module, Opcode, Reloc, RelocTarget, Signature, SourceSpan, SpecialReg,
+    StackSlot, StackSlotData, Type, Value, ValueData, ValueDef,
 };
 use cranelift_entity::{EntityRef, PrimaryMap};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -416,7 +416,7 @@ fn param(cur: &mut Cursor) -> Result<AbiParam> {
 
 /// `gv0 = shared internal @tile, size 1024, align 4, init [0x00, ...]`;
 /// a `__managed__` one says so after its name (`global @m, managed, size 4, ...`).
-fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
+fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData, Vec<NamedTarget>)> {
     let (gv, gv_loc) = cur.entity::<GlobalVar>("gv", "a global")?;
     cur.expect_punct('=')?;
     let (space, loc) = cur.word("an address space")?;
@@ -449,28 +449,19 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
     cur.expect_word("align")?;
     let align = cur.u32()?;
     let mut init = None;
+    let mut relocs = Vec::new();
+    let mut named = Vec::new();
     if cur.eat_punct(',') {
-        cur.expect_word("init")?;
-        cur.expect_punct('[')?;
-        let mut bytes = Vec::new();
-        if !cur.eat_punct(']') {
-            loop {
-                let (n, loc) = cur.num("a byte like '0x2a'")?;
-                let byte = match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
-                    Some(hex) => u8::from_str_radix(hex, 16).ok(),
-                    None => n.parse().ok(),
-                };
-                match byte {
-                    Some(b) => bytes.push(b),
-                    None => return error(loc, K::NotAByte { text: n.into() }),
-                }
-                if !cur.eat_punct(',') {
-                    cur.expect_punct(']')?;
-                    break;
-                }
+        if !cur.eat_word("relocs") {
+            cur.expect_word("init")?;
+            init = Some(init_bytes(cur)?);
+            if cur.eat_punct(',') {
+                cur.expect_word("relocs")?;
+                (relocs, named) = reloc_list(cur)?;
             }
+        } else {
+            (relocs, named) = reloc_list(cur)?;
         }
-        init = Some(bytes);
     }
     cur.end_of_line()?;
     let data = GlobalVarData {
@@ -482,8 +473,79 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData)> {
         linkage,
         dynamic,
         managed,
+        relocs,
     };
-    Ok((gv, gv_loc, data))
+    Ok((gv, gv_loc, data, named))
+}
+
+/// `[0x2a, 7, ...]`: a variable's initial bytes.
+fn init_bytes(cur: &mut Cursor) -> Result<Vec<u8>> {
+    cur.expect_punct('[')?;
+    let mut bytes = Vec::new();
+    if cur.eat_punct(']') {
+        return Ok(bytes);
+    }
+    loop {
+        let (n, loc) = cur.num("a byte like '0x2a'")?;
+        let byte = match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+            Some(hex) => u8::from_str_radix(hex, 16).ok(),
+            None => n.parse().ok(),
+        };
+        match byte {
+            Some(b) => bytes.push(b),
+            None => return error(loc, K::NotAByte { text: n.into() }),
+        }
+        if !cur.eat_punct(',') {
+            cur.expect_punct(']')?;
+            return Ok(bytes);
+        }
+    }
+}
+
+/// A relocation whose target function is written by name (`@add`): its
+/// index in the list, the name and where it is, resolved once the
+/// module's functions are known.
+type NamedTarget = (usize, String, Loc);
+
+/// `[8: gv0 + 32, 16: @add, 24: fn1]`: the addresses in a variable's
+/// initial bytes (see [`crate::ir::Reloc`]).
+fn reloc_list(cur: &mut Cursor) -> Result<(Vec<Reloc>, Vec<NamedTarget>)> {
+    cur.expect_punct('[')?;
+    let mut relocs = Vec::new();
+    let mut named = Vec::new();
+    if cur.eat_punct(']') {
+        return Ok((relocs, named));
+    }
+    loop {
+        let offset = cur.u32()?;
+        cur.expect_punct(':')?;
+        let loc = cur.loc();
+        let target = match *cur.peek() {
+            Tok::At(name) => {
+                cur.advance();
+                named.push((relocs.len(), name.to_string(), loc));
+                RelocTarget::Func(FuncId::new(0))
+            }
+            _ if cur.at_entity("fn") => RelocTarget::Func(cur.entity("fn", "a function")?.0),
+            _ => RelocTarget::Global(cur.entity("gv", "a global or '@function'")?.0),
+        };
+        let mut addend = 0;
+        if cur.eat_punct('+') {
+            let (n, loc) = cur.num("an addend like '32'")?;
+            addend = n
+                .parse()
+                .or_else(|_| error(loc, K::NotI64 { text: n.into() }))?;
+        }
+        relocs.push(Reloc {
+            offset,
+            target,
+            addend,
+        });
+        if !cur.eat_punct(',') {
+            cur.expect_punct(']')?;
+            return Ok((relocs, named));
+        }
+    }
 }
 
 /// Parses a module: globals and functions, in any order.
@@ -500,12 +562,14 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
     let mut global_names: FxHashSet<String> = FxHashSet::default();
     let mut headers: Vec<(Header, usize)> = Vec::new();
     let mut by_name = FxHashMap::default();
+    let mut named_targets: Vec<(GlobalVar, NamedTarget)> = Vec::new();
     loop {
         cur.skip_newlines();
         match *cur.peek() {
             Tok::Eof => break,
             Tok::Word(w) if entity_number(w, "gv").is_some() => {
-                let (gv, loc, data) = global(&mut cur)?;
+                let (gv, loc, data, named) = global(&mut cur)?;
+                named_targets.extend(named.into_iter().map(|n| (gv, n)));
                 if globals.contains_key(&gv) {
                     let entity = Entity::Global(gv);
                     return error(loc, K::DefinedTwice { entity });
@@ -552,9 +616,16 @@ pub fn parse_module(text: &str) -> core::result::Result<Module, ParseError> {
                 linkage: Linkage::Internal,
                 dynamic: false,
                 managed: false,
+                relocs: Vec::new(),
             });
             module.globals.push(data);
         }
+    }
+    for (gv, (index, name, loc)) in named_targets {
+        let Some(&func) = by_name.get(&name) else {
+            return error(loc, K::UnknownFunctionName { name });
+        };
+        module.globals[gv].relocs[index].target = RelocTarget::Func(func);
     }
     let ctx = Context {
         in_module: true,

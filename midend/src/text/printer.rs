@@ -18,7 +18,7 @@ pub struct PrintOptions {
 pub fn write_module(module: &Module, opts: PrintOptions) -> String {
     let mut out = String::new();
     for (gv, data) in module.globals.iter() {
-        write_global(&mut out, gv, data).unwrap();
+        write_global(&mut out, gv, data, module).unwrap();
     }
     for (i, (_, func)) in module.functions.iter().enumerate() {
         if i > 0 || !module.globals.is_empty() {
@@ -29,7 +29,12 @@ pub fn write_module(module: &Module, opts: PrintOptions) -> String {
     out
 }
 
-fn write_global(out: &mut String, gv: crate::ir::GlobalVar, g: &GlobalVarData) -> fmt::Result {
+fn write_global(
+    out: &mut String,
+    gv: crate::ir::GlobalVar,
+    g: &GlobalVarData,
+    module: &Module,
+) -> fmt::Result {
     write!(out, "{gv} = {}", g.space)?;
     if g.linkage == Linkage::Internal {
         out.push_str(" internal");
@@ -54,8 +59,35 @@ fn write_global(out: &mut String, gv: crate::ir::GlobalVar, g: &GlobalVarData) -
         }
         out.push(']');
     }
+    if !g.relocs.is_empty() {
+        out.push_str(", relocs [");
+        for (i, r) in g.relocs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_reloc(out, r, module)?;
+        }
+        out.push(']');
+    }
     out.push('\n');
     Ok(())
+}
+
+/// `8: gv0 + 32` (a variable's address plus an addend, which may be
+/// negative: `gv0 + -4`) or `16: @add` (a function's).
+fn write_reloc(out: &mut String, r: &crate::ir::Reloc, module: &Module) -> fmt::Result {
+    write!(out, "{}: ", r.offset)?;
+    match r.target {
+        crate::ir::RelocTarget::Global(t) => write!(out, "{t}")?,
+        crate::ir::RelocTarget::Func(f) => match module.functions.get(f) {
+            Some(func) => write!(out, "@{}", func.name)?,
+            None => write!(out, "{f}")?,
+        },
+    }
+    match r.addend {
+        0 => Ok(()),
+        a => write!(out, " + {a}"),
+    }
 }
 
 /// Prints one function. Calls name their callee by `@name` when the module

@@ -169,6 +169,27 @@ fn check_signature(cx: &mut Ctx) {
     }
 }
 
+/// Why `r` holds an address no loader can give: a target that is not in
+/// the module, a shared variable (whose address differs per block) or a
+/// kernel (no device code can call one).
+fn reloc_target_problem(module: &Module, r: &crate::ir::Reloc) -> Option<&'static str> {
+    match r.target {
+        crate::ir::RelocTarget::Global(t) => match module.globals.get(t) {
+            None => Some("no such variable"),
+            Some(g) if g.space != AddrSpace::Global && g.space != AddrSpace::Const => {
+                Some("the target is not in global or constant memory")
+            }
+            Some(_) => None,
+        },
+        crate::ir::RelocTarget::Func(f) => match module.functions.get(f) {
+            None => Some("no such function"),
+            Some(func) if func.is_kernel() => Some("the target is a kernel"),
+            Some(_) if r.addend != 0 => Some("a function's address takes no addend"),
+            Some(_) => None,
+        },
+    }
+}
+
 /// Module checks on variables, reported on the function location.
 pub(super) fn check_globals(module: &Module) -> VerifierErrors {
     let mut errors = Vec::new();
@@ -206,6 +227,25 @@ pub(super) fn check_globals(module: &Module) -> VerifierErrors {
                     gv,
                     bytes: init.len(),
                     size: g.size,
+                });
+            }
+        }
+        let mut end = 0u64;
+        for r in &g.relocs {
+            let init_len = g.init.as_ref().map_or(0, Vec::len) as u64;
+            let at = u64::from(r.offset);
+            if at < end || at + 8 > init_len {
+                report(K::RelocPlacement {
+                    gv,
+                    offset: r.offset,
+                });
+            }
+            end = at + 8;
+            if let Some(why) = reloc_target_problem(module, r) {
+                report(K::RelocTarget {
+                    gv,
+                    offset: r.offset,
+                    why,
                 });
             }
         }

@@ -466,6 +466,16 @@ pub enum VerifierErrorKind {
         bytes: usize,
         size: u32,
     },
+    /// A relocation's 8 bytes lie outside the initializer, or overlap the
+    /// previous relocation's (they are kept in offset order).
+    RelocPlacement { gv: GlobalVar, offset: u32 },
+    /// A relocation names no variable or function of the module, or one
+    /// whose address no initializer can hold (see `gpu::reloc_target_problem`).
+    RelocTarget {
+        gv: GlobalVar,
+        offset: u32,
+        why: &'static str,
+    },
     /// A managed variable is a global with a size.
     ManagedNotSizedGlobal { gv: GlobalVar },
     /// A dynamic variable is shared.
@@ -975,6 +985,13 @@ impl fmt::Display for VerifierErrorKind {
             }
             InitializerSize { gv, bytes, size } => {
                 write!(f, "{gv} initializer has {bytes} bytes, size is {size}")
+            }
+            RelocPlacement { gv, offset } => write!(
+                f,
+                "relocation at offset {offset} of {gv} is outside its initializer or overlaps another"
+            ),
+            RelocTarget { gv, offset, why } => {
+                write!(f, "relocation at offset {offset} of {gv}: {why}")
             }
             ManagedNotSizedGlobal { gv } => write!(f, "managed {gv} must be a sized global"),
             DynamicNotShared { gv } => write!(f, "dynamic {gv} must be in shared space"),

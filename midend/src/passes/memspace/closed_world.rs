@@ -9,10 +9,12 @@
 //! asks [`closed_world_holds`] about the result of a propagation that
 //! assumed it (see there).
 //!
-//! A pointer can reach global memory three ways: stored as a pointer,
-//! stored as the bits of an integer (made by `ptrtoint`, or read back as
-//! an integer from memory where a pointer was stored), or copied there by an
-//! instruction that moves memory (a TMA store). Each is looked for below.
+//! A module variable's initializer may hold one (the address of a
+//! variable that is not global). Otherwise, a pointer can reach global
+//! memory three ways: stored as a pointer, stored as the bits of an
+//! integer (made by `ptrtoint`, or read back as an integer from memory
+//! where a pointer was stored), or copied there by an instruction that
+//! moves memory (a TMA store). Each is looked for below.
 
 use super::interproc::State;
 use super::lattice::Space;
@@ -37,9 +39,11 @@ pub fn loads_pointers_from_memory(module: &Module) -> bool {
     })
 }
 
-/// Whether, under the final `state`, no instruction of `module` can put a
-/// pointer that is not global into global memory:
+/// Whether, under the final `state`, no initializer and no instruction of
+/// `module` can put a pointer that is not global into global memory:
 ///
+/// * no module variable in global memory starts out holding the address
+///   of one that is not global;
 /// * every store of a pointer whose destination may be global memory (a
 ///   global or generic destination) stores a pointer proved global;
 /// * a pointer not proved global stored to shared or local memory (a
@@ -55,6 +59,10 @@ pub fn loads_pointers_from_memory(module: &Module) -> bool {
 ///   memory, and every called function has a body (for an indirect call:
 ///   every function whose address is taken).
 pub fn closed_world_holds(module: &Module, state: &State) -> bool {
+    // An initializer may have put one there before any instruction ran.
+    if module.initializers_hold_non_global(AddrSpace::Global) {
+        return false;
+    }
     // Pass 1: every store of a pointer, and the holders.
     let mut shared_holders: BTreeSet<GlobalVar> = BTreeSet::new();
     let mut stack_holders: Vec<BTreeSet<crate::ir::StackSlot>> = Vec::new();

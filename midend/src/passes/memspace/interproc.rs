@@ -316,6 +316,7 @@ impl Driver<'_> {
             fields: &self.state.fields[f.index()],
             byval_arg: &byval,
             closed_world: self.closed_world,
+            const_holds_only_global: !module.initializers_hold_non_global(AddrSpace::Const),
         };
         analyze(&module.functions[f], &boundary, self.opts)
     }

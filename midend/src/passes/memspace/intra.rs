@@ -148,6 +148,10 @@ pub struct Boundary<'a> {
     /// global (see `interproc::closed_world_holds`): then a pointer loaded
     /// from global memory was put there by the host or by such a store.
     pub closed_world: bool,
+    /// Whether every pointer in constant memory is one the host put there:
+    /// false when an initializer holds the address of a variable that is
+    /// not global (`__constant__ const float *p = other_constant;`).
+    pub const_holds_only_global: bool,
 }
 
 /// Walks an `inttoptr` operand back through integer additions to the
@@ -548,7 +552,9 @@ fn transfer(
                     Why::Lost("loaded from memory (--track-indir-load is off)"),
                 )
             } else if opts.param_always_point_to_global
-                && matches!(from, Space::Concrete(AddrSpace::Param | AddrSpace::Const))
+                && (from == Space::Concrete(AddrSpace::Param)
+                    || (from == Space::Concrete(AddrSpace::Const)
+                        && boundary.const_holds_only_global))
             {
                 // Only the host writes param and const memory, with the
                 // same kind of pointers it passes as parameters.
