@@ -44,6 +44,18 @@ const LAUNCHES: &[Launch] = &[
         ],
     ),
     ("_Z13dynamicGroupsPj", "2", "48", &["u32[]:zeros:384"]),
+    (
+        "_Z15coalescedGroupsPKiPKfPiPjPf",
+        "2",
+        "64",
+        &[
+            "i32[]:rand:128:5",
+            "f32[]:rand:128:6",
+            "i32[]:zeros:1",
+            "u32[]:zeros:1664",
+            "f32[]:zeros:128",
+        ],
+    ),
 ];
 
 type Launch<'a> = (&'a str, &'a str, &'a str, &'a [&'a str]);
@@ -121,12 +133,6 @@ fn what_kernelc_does_not_provide_is_a_located_error() {
     assert!(multi.contains("error[E0002]"), "{multi}");
     assert!(multi.contains("several devices' grids"), "{multi}");
     assert!(multi.contains("k.cu:4:"), "{multi}");
-    let coalesced = compile_error(
-        "#include <cooperative_groups.h>\n__global__ void k(int *o) {\n  \
-         auto g = cooperative_groups::coalesced_threads();\n  o[0] = g.size();\n}\n",
-        "coalesced",
-    );
-    assert!(coalesced.contains("coalesced groups"), "{coalesced}");
     let wide = compile_error(
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
          __global__ void k(int *o) {\n  auto t = cg::tiled_partition<64>(cg::this_thread_block());\n  o[0] = t.thread_rank();\n}\n",

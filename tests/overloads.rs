@@ -190,3 +190,39 @@ fn a_program_overload_of_make_float3_keeps_the_builtin() {
     common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
     assert_eq!(ours, emulate(&dir.join("nvcc.ptx")));
 }
+
+/// A function and a function template of one name: the template's
+/// instance is a candidate too, and wins when its conversions are better
+/// (`f(5)` is `f<int>`, not `f(bool)`); on a tie the function wins. (The
+/// template used to be considered only when no function had the name.)
+#[test]
+fn a_template_instance_that_converts_better_beats_a_function() {
+    let dir = scratch("overloads-template-vs-function");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "__device__ int f(bool b) { return 100; }\n\
+         template <class T> __device__ int f(T v) { return 200; }\n\
+         __device__ int g(unsigned m, bool b) { return 1; }\n\
+         template <class T> __device__ int g(unsigned m, T v) { return 2; }\n\
+         __device__ int h(float x) { return 10; }\n\
+         template <class T> __device__ int h(T *p) { return 20; }\n\
+         __global__ void k(int *o) {\n\
+           o[0] = f(5); o[1] = f(true); o[2] = g(1u, 7); o[3] = g(1u, false);\n\
+           o[4] = h(2.0f); o[5] = h(o); o[6] = h(3);\n\
+         }\n",
+    )
+    .unwrap();
+    let want: Vec<i32> = vec![200, 100, 2, 1, 10, 20, 10];
+    let args: &[&str] = &["i32[]:zeros:7"];
+    let one = ["--grid", "1", "--block", "1"];
+    let ours = common::launch_buffers(&src, "interp", ("_Z1kPi", args), &dir.join("interp"), &one);
+    assert_eq!(ints(ours[0].as_ref().unwrap()), want, "interpreter");
+    let Some(nvcc) = common::nvcc_or_skip("overloads-template-vs-function") else {
+        return;
+    };
+    let theirs = dir.join("nvcc.ptx");
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &theirs);
+    let got = common::launch_buffers(&theirs, "emu", ("_Z1kPi", args), &dir.join("nvcc"), &one);
+    assert_eq!(ints(got[0].as_ref().unwrap()), want, "nvcc");
+}

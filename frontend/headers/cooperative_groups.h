@@ -12,7 +12,6 @@
 #pragma once
 
 #pragma kernelc unsupported this_multi_grid multi_grid_group "groups of several devices' grids"
-#pragma kernelc unsupported coalesced_threads coalesced_group labeled_partition binary_partition "coalesced groups"
 #pragma kernelc unsupported this_cluster cluster_group "thread block clusters as groups"
 #pragma kernelc unsupported memcpy_async wait wait_prior "cooperative groups' asynchronous copies"
 #pragma kernelc unsupported block_tile_memory invoke_one invoke_one_broadcast reduce_update_async reduce_store_async inclusive_scan_update exclusive_scan_update "cooperative groups' tiles of more than 32 threads and asynchronous collectives"
@@ -218,6 +217,160 @@ __device__ __forceinline__ thread_group tiled_partition(const thread_group &pare
   g._meta_rank = (unsigned int)(parent.thread_rank() / tilesz);
   g._meta_size = (unsigned int)((parent.size() + tilesz - 1u) / tilesz);
   return g;
+}
+
+namespace details {
+
+// This thread's lane: warps are cut from the block rank.
+__device__ __forceinline__ unsigned int lane() { return cta_rank() & 31u; }
+
+// The lane `n` members of `mask` above `base` (n = 1: `base` itself when it
+// is a member), or ~0u when there is none: PTX's `fns` with a positive
+// offset, which CUDA's shuffles of coalesced groups use.
+__device__ __forceinline__ unsigned int nth_lane_up(unsigned int mask, unsigned int base,
+                                                    unsigned int n) {
+  unsigned int m = mask & (0xffffffffu << base);
+  for (unsigned int i = 1; i < n && m != 0; i++) m &= m - 1u;
+  return m == 0 ? 0xffffffffu : (unsigned int)(__ffs(m) - 1);
+}
+
+// The same below `base` (`fns` with a negative offset).
+__device__ __forceinline__ unsigned int nth_lane_down(unsigned int mask, unsigned int base,
+                                                      unsigned int n) {
+  unsigned int m = mask & (base == 31u ? 0xffffffffu : (2u << base) - 1u);
+  for (unsigned int i = 1; i < n && m != 0; i++) m &= ~(0x80000000u >> __clz(m));
+  return m == 0 ? 0xffffffffu : 31u - (unsigned int)__clz(m);
+}
+
+} // namespace details
+
+// The threads of a warp that were converged where it was made, or a
+// partition of them: any set of lanes, ranked in lane order.
+class coalesced_group {
+public:
+  unsigned int _mask;
+  unsigned int _meta_rank;
+  unsigned int _meta_size;
+
+  __device__ unsigned int num_threads() const { return __popc(_mask); }
+  __device__ unsigned int size() const { return num_threads(); }
+  __device__ unsigned int thread_rank() const {
+    return __popc(_mask & ((1u << details::lane()) - 1u));
+  }
+  __device__ unsigned int meta_group_rank() const { return _meta_rank; }
+  __device__ unsigned int meta_group_size() const { return _meta_size; }
+  __device__ void sync() const { __syncwarp(_mask); }
+
+  // The member bits of `lanes` packed in rank order.
+  __device__ unsigned int pack(unsigned int lanes) const {
+    unsigned int packed = 0, rank = 0;
+    for (unsigned int bit = 0; bit < 32u; bit++) {
+      if (_mask & (1u << bit)) {
+        if (lanes & (1u << bit)) packed |= 1u << rank;
+        rank++;
+      }
+    }
+    return packed;
+  }
+
+  // CUDA's lanes for each shuffle: a rank's lane, or the member `d` ranks
+  // away (this thread's own value when there is none).
+#define __KERNELC_COALESCED_SHUFFLES(T)                                                     \
+  __device__ T shfl(T v, int src) const {                                                  \
+    unsigned int l = src == 0 ? (unsigned int)(__ffs(_mask) - 1)                            \
+                              : size() == 32u ? (unsigned int)src                           \
+                                             : details::nth_lane_up(_mask, 0, src + 1);    \
+    return __shfl_sync(_mask, v, l, 32);                                                    \
+  }                                                                                         \
+  __device__ T shfl_down(T v, unsigned int d) const {                                      \
+    if (size() == 32u) return __shfl_down_sync(0xffffffffu, v, d, 32);                      \
+    unsigned int l = details::nth_lane_up(_mask, details::lane(), d + 1u);                  \
+    return __shfl_sync(_mask, v, l >= 32u ? details::lane() : l, 32);                       \
+  }                                                                                         \
+  __device__ T shfl_up(T v, unsigned int d) const {                                        \
+    if (size() == 32u) return __shfl_up_sync(0xffffffffu, v, d, 32);                        \
+    unsigned int l = details::nth_lane_down(_mask, details::lane(), d + 1u);                \
+    return __shfl_sync(_mask, v, l >= 32u ? details::lane() : l, 32);                       \
+  }
+  __KERNELC_COALESCED_SHUFFLES(int)
+  __KERNELC_COALESCED_SHUFFLES(unsigned int)
+  __KERNELC_COALESCED_SHUFFLES(long)
+  __KERNELC_COALESCED_SHUFFLES(unsigned long)
+  __KERNELC_COALESCED_SHUFFLES(float)
+  __KERNELC_COALESCED_SHUFFLES(double)
+#undef __KERNELC_COALESCED_SHUFFLES
+
+  __device__ int any(int predicate) const { return __ballot_sync(_mask, predicate) != 0; }
+  __device__ int all(int predicate) const { return __ballot_sync(_mask, predicate) == _mask; }
+  // The members whose predicate holds, as bits in rank order.
+  __device__ unsigned int ballot(int predicate) const {
+    return size() == 32u ? __ballot_sync(0xffffffffu, predicate)
+                         : pack(__ballot_sync(_mask, predicate));
+  }
+  template <class T> __device__ unsigned int match_any(T v) const {
+    return size() == 32u ? __match_any_sync(0xffffffffu, v) : pack(__match_any_sync(_mask, v));
+  }
+  template <class T> __device__ unsigned int match_all(T v, int &pred) const {
+    return size() == 32u ? __match_all_sync(0xffffffffu, v, &pred)
+                         : pack(__match_all_sync(_mask, v, &pred));
+  }
+};
+
+namespace details {
+__device__ __forceinline__ coalesced_group coalesced_of(unsigned int mask, unsigned int meta_rank,
+                                                       unsigned int meta_size) {
+  coalesced_group g;
+  g._mask = mask;
+  g._meta_rank = meta_rank;
+  g._meta_size = meta_size;
+  return g;
+}
+
+// The members of `mask` whose predicate equals this thread's: all of them
+// (meta group 0 of 1) when every predicate agrees, else the half this
+// thread is in (the true half is meta group 1 of 2).
+__device__ __forceinline__ coalesced_group binary_partition_of(unsigned int mask, bool pred) {
+  unsigned int set = __ballot_sync(mask, pred);
+  if (set == mask || set == 0) return coalesced_of(mask, 0, 1);
+  return coalesced_of(mask & (pred ? set : ~set), pred ? 1u : 0u, 2);
+}
+
+// The members of `mask` with this thread's label; meta groups ranked by
+// their lowest lane.
+template <class T> struct is_bool { static constexpr bool value = false; };
+template <> struct is_bool<bool> { static constexpr bool value = true; };
+
+// ... and a `bool` label partitions as `binary_partition` does, as CUDA's.
+template <class T>
+__device__ __forceinline__ coalesced_group labeled_partition_of(unsigned int mask, T label) {
+  if (is_bool<T>::value) return binary_partition_of(mask, label != 0);
+  unsigned int same = __match_any_sync(mask, label);
+  unsigned int leader = (unsigned int)(__ffs(same) - 1);
+  unsigned int leaders = __ballot_sync(mask, leader == lane());
+  return coalesced_of(same, __popc(leaders & ((1u << leader) - 1u)), __popc(leaders));
+}
+} // namespace details
+
+__device__ __forceinline__ coalesced_group coalesced_threads() {
+  return details::coalesced_of(__activemask(), 0, 1);
+}
+
+__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group &g, bool pred) {
+  return details::binary_partition_of(g._mask, pred);
+}
+template <unsigned int Size, class ParentT>
+__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &t,
+                                                            bool pred) {
+  return details::binary_partition_of(t.build_mask(), pred);
+}
+template <class T>
+__device__ __forceinline__ coalesced_group labeled_partition(const coalesced_group &g, T label) {
+  return details::labeled_partition_of(g._mask, label);
+}
+template <class T, unsigned int Size, class ParentT>
+__device__ __forceinline__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &t,
+                                                             T label) {
+  return details::labeled_partition_of(t.build_mask(), label);
 }
 
 template <class GroupT> __device__ __forceinline__ void sync(const GroupT &g) { g.sync(); }

@@ -1732,6 +1732,15 @@ impl Checker {
         } else {
             name.to_string()
         };
+        if !is_template_id && self.tmpl.templates.is_template(&name) {
+            // A function and a template of one name: the template's
+            // instance competes, and wins when it converts better
+            // (`f(5)` takes `template <class T> f(T)` over `f(bool)`).
+            if let Some(keys) = self.with_template_instance(&name, typed_args, written, callee.span)
+            {
+                return self.choose_overload(&name, &keys, typed_args, callee.span);
+            }
+        }
         match self.overloads.by_plain.get(name.as_str()) {
             Some(keys) if keys.len() > 1 => {
                 let keys = keys.clone();
@@ -1739,6 +1748,37 @@ impl Checker {
             }
             _ => Some(name),
         }
+    }
+
+    /// The overloads of function `name` and the instance of its template
+    /// that the call's arguments deduce, or `None` when none deduces (the
+    /// functions alone are then the candidates). Deduction that fails is no
+    /// error here: its diagnostics are dropped, as SFINAE drops the
+    /// candidate.
+    fn with_template_instance(
+        &mut self,
+        name: &str,
+        typed_args: &[Option<Expr>],
+        written: &[ast::Expr],
+        span: Span,
+    ) -> Option<Vec<String>> {
+        if !self.by_name.contains_key(name) {
+            return None;
+        }
+        let before = self.diags.len();
+        let instance = self.template_call_written(name, &[], typed_args, written, span);
+        if self.diags.len() > before {
+            self.diags.truncate(before);
+            return None;
+        }
+        let instance = instance?;
+        let mut keys = match self.overloads.by_plain.get(name) {
+            Some(keys) => keys.clone(),
+            None => vec![name.to_string()],
+        };
+        self.overloads.instances.insert(instance.clone());
+        keys.push(instance);
+        Some(keys)
     }
 
     /// The default arguments of the parameters a call leaves out (`missing`,
