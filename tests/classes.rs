@@ -425,3 +425,106 @@ fn virtual_bases_and_misused_bases_are_located_errors() {
     );
     assert!(err.contains("cannot convert `B *` to `D *`"), "{err}");
 }
+
+/// `dtors` of destructors.cu over one thread: `out`, the log's length,
+/// the log.
+const DTORS: (&str, &[&str]) = (
+    "_Z5dtorsPiPjS_i",
+    &["i32[]:zeros:4", "u32[]:zeros:1", "i32[]:zeros:64", "i32:4"],
+);
+
+/// The log C++ prescribes for `dtors` (see destructors.cu): each
+/// destructor's number, and the kernel's own markers (negative).
+const DTORS_LOG: &[i32] = &[
+    // `{ D d(5); Plain p; }`: `p` (its member, then its base), then `d`
+    // (its body, members in reverse, bases in reverse).
+    107, 22, 5, 102, 101, 22, 11, -1,
+    // `early(4)`: `inner`, then `d`, on the way out of `return`.
+    109, 3, 102, 101, 22, 11, -2,
+    // The loop's local at `continue`, at `break` and at the body's end.
+    -3, 140, 141, 142, -4,
+    // Two temporaries, the later first, at the end of the statement.
+    502, 507, -5,
+    // The temporary bound to `r` lives to the end of the kernel, after
+    // `b` and `a` (declared later).
+    -6, -7, 952, 901, 508,
+];
+
+#[test]
+fn destructors_of_classes_members_and_bases_run_as_nvccs_do() {
+    let dir = scratch("destructors");
+    let fixture = common::root().join("tests/fixtures/classes/destructors.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let ours = functions(&text);
+    for name in ["_ZN5NoinlD1Ev", "_ZN6TNoinlIsED1Ev"] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let one = ["--grid", "1", "--block", "1"];
+    let log_of = |file: &std::path::Path, engine: &str, out: &str| {
+        let b = common::launch_buffers(file, engine, DTORS, &dir.join(out), &one);
+        let words = |k: usize| -> Vec<i32> {
+            b[k].as_deref()
+                .unwrap_or_default()
+                .chunks(4)
+                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        (words(0), words(1), words(2))
+    };
+    let (out, n, log) = log_of(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(out, [12, 7, 9, 8], "the values the objects held");
+    assert_eq!(n, [DTORS_LOG.len() as i32]);
+    assert_eq!(&log[..DTORS_LOG.len()], DTORS_LOG);
+    // The interpreter runs the IR of the same source.
+    assert_eq!(
+        log_of(&fixture, "interp", "interp"),
+        (out.clone(), n.clone(), log.clone())
+    );
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
+    assert_eq!(log_of(&theirs_ptx, "emu", "theirs"), (out, n, log));
+}
+
+#[test]
+fn destructors_kernelc_cannot_run_yet_are_located_errors() {
+    let s = "struct G { int v; __device__ G(int x) : v(x) {} __device__ ~G() { v = 0; } };\n";
+    for (body, what, at) in [
+        (
+            "__device__ G make() { return G(1); }\n",
+            "returning a `G` by value",
+            ":2:1",
+        ),
+        (
+            "__device__ int take(G g) { return g.v; }\n",
+            "a parameter of type `G`",
+            ":2:21",
+        ),
+        (
+            "__global__ void k(int *o) { G a[2] = {G(1), G(2)}; o[0] = a[0].v; }\n",
+            "an array `G[2]`",
+            ":2:31",
+        ),
+        (
+            "__global__ void k(int *o) { G g(1); if (*o) goto out; o[0] = g.v; out: o[1] = 1; }\n",
+            "a `goto`",
+            ":2:45",
+        ),
+        (
+            "__global__ void k(int *o) { if (G(*o).v) o[0] = 1; }\n",
+            "in a condition",
+            ":2:33",
+        ),
+        (
+            "struct H { __device__ ~H(); };\n",
+            "outside its class",
+            ":2:23",
+        ),
+    ] {
+        let err = rejected(&format!("{s}{body}"), "E0002");
+        assert!(err.contains(what), "{body}: {err}");
+        assert!(err.contains(at), "{body}: {err}");
+    }
+}

@@ -368,6 +368,7 @@ impl Checker {
     ) -> Option<Expr> {
         let tmp = self.declare_local("", ty.clone(), false, false, span);
         self.mark_used(tmp);
+        self.note_temporary(tmp, ty);
         let obj = mk(ExprKind::Local(tmp), ty.clone(), span);
         let plain = join(&def.name, crate::mangle::unqualified(&def.name));
         let call = self.call_member(&plain, ctors, obj, args, span, span)?;
@@ -412,6 +413,7 @@ impl Checker {
         }
         let tmp = self.declare_local("", ty.clone(), false, false, span);
         self.mark_used(tmp);
+        self.note_temporary(tmp, ty);
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in def.fields.iter().zip(args).rev() {

@@ -283,6 +283,20 @@ impl Checker {
     /// The address of a new temporary holding `value` (C++'s temporary
     /// materialization): `(tmp = value, &tmp)`.
     pub(super) fn temporary_address(&mut self, value: Expr, span: Span) -> Option<Expr> {
+        if let Some(made) = self.pending_temporary(&value) {
+            // A class prvalue already has its temporary (one whose
+            // destructor runs): that object is the one bound.
+            let addr = self.addr_of(mk(ExprKind::Local(made), value.ty.clone(), span), span)?;
+            let ty = addr.ty.clone();
+            return Some(mk(
+                ExprKind::Comma {
+                    lhs: Box::new(value),
+                    rhs: Box::new(addr),
+                },
+                ty,
+                span,
+            ));
+        }
         let (store, local) = self.temporary(value, span);
         let addr = self.addr_of(local, span)?;
         let ty = addr.ty.clone();
@@ -590,6 +604,13 @@ impl Checker {
         // The loop variable, declared in a scope of its own around the body.
         self.func.scopes.push(super::Scope::default());
         let decl = self.range_for_var(var, element, elem, elem_const);
+        if self.destructible_in_scope_innermost() {
+            self.error(
+                var.name_span,
+                Code::E0002,
+                "a range-`for` variable whose destruction calls a destructor is not supported by kernelc yet",
+            );
+        }
         let body = self.loop_body(body);
         self.func.scopes.pop();
         let decl = decl?;
