@@ -518,7 +518,8 @@ fn destructors_kernelc_cannot_run_yet_are_located_errors() {
             ":2:33",
         ),
         (
-            "struct H { __device__ ~H(); };\n",
+            "struct H { __device__ ~H(); };\n__device__ H::~H() {}\n\
+             __global__ void k(int *o) { H h; o[0] = 1; }\n",
             "outside its class",
             ":2:23",
         ),
@@ -527,4 +528,93 @@ fn destructors_kernelc_cannot_run_yet_are_located_errors() {
         assert!(err.contains(what), "{body}: {err}");
         assert!(err.contains(at), "{body}: {err}");
     }
+}
+
+/// `inherit` of inheriting.cu, and its arguments for 64 threads.
+const INHERIT: (&str, &[&str]) = (
+    "_Z7inheritPKiPiPf",
+    &["i32[]:rand:64:1", "i32[]:zeros:256", "f32[]:zeros:128"],
+);
+
+#[test]
+fn inheriting_constructors_compute_what_nvcc_computes() {
+    let dir = scratch("inheriting");
+    let fixture = common::root().join("tests/fixtures/classes/inheriting.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |ptx: &std::path::Path, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(ptx, "emu", INHERIT, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "ours");
+    let interp: Vec<Vec<u8>> =
+        common::launch_buffers(&fixture, "interp", INHERIT, &dir.join("interp"), &shape)
+            .into_iter()
+            .flatten()
+            .collect();
+    assert_eq!(ours, interp, "the interpreter on the IR");
+    let words = |b: &[u8]| -> Vec<i32> {
+        b.chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let ins = words(&ours[0]);
+    let outs = words(&ours[1]);
+    let floats: Vec<f32> = ours[2]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (i, &x) in ins.iter().enumerate() {
+        let x = x & 0xffff;
+        // `Derived(x)`'s member `c` ran `Counter()`; `Derived(x + 1, 2.5f)`
+        // picked the two-argument constructor.
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [x + 40, x + 1, 2 * x, 40],
+            "thread {i}"
+        );
+        assert_eq!(floats[2 * i..2 * i + 2], [0.5, 5.0], "thread {i}");
+    }
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "theirs"));
+}
+
+#[test]
+fn a_member_found_in_two_bases_is_ambiguous() {
+    let bases = "struct A { int x; __device__ int f() const { return x; } };\n\
+                 struct B { int x; __device__ int f() const { return -x; } };\n\
+                 struct D : A, B { int y; };\n";
+    for (body, at) in [
+        (
+            "__global__ void k(D *d, int *o) { o[0] = d->x; }\n",
+            ":4:45",
+        ),
+        (
+            "__global__ void k(D *d, int *o) { o[0] = d->f(); }\n",
+            ":4:45",
+        ),
+    ] {
+        let err = rejected(&format!("{bases}{body}"), "E0021");
+        assert!(err.contains("is ambiguous"), "{body}: {err}");
+        assert!(err.contains(at), "{body}: {err}");
+        assert!(err.contains("candidate: `A::"), "{body}: {err}");
+        assert!(err.contains("candidate: `B::"), "{body}: {err}");
+    }
+    // Declared in the derived class, it is not: that one hides both.
+    let fine = "struct A { int x; };\nstruct B { int x; };\n\
+                struct D : A, B { int x; };\n\
+                __global__ void k(D *d, int *o) { o[0] = d->x; }\n";
+    let dir = scratch("unambiguous");
+    let src = dir.join("fine.cu");
+    std::fs::write(&src, fine).unwrap();
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("fine.ptx").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -1420,16 +1420,13 @@ impl Checker {
                     body,
                     unroll: None,
                 },
-                span: span,
+                span,
             };
             init.push(for_stmt);
             init.extend(dtors);
             return Stmt {
-                kind: StmtKind::Block(Block {
-                    stmts: init,
-                    span: span,
-                }),
-                span: span,
+                kind: StmtKind::Block(Block { stmts: init, span }),
+                span,
             };
         }
         let kind = match cond {
