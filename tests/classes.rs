@@ -618,3 +618,48 @@ fn a_member_found_in_two_bases_is_ambiguous() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// `rrefs` of rvalue_refs.cu, and its arguments for 64 threads.
+const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:256"]);
+
+#[test]
+fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
+    let dir = scratch("rvalue-refs");
+    let fixture = common::root().join("tests/fixtures/classes/rvalue_refs.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, RREFS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let words = |b: &[u8]| -> Vec<i32> {
+        b.chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let n = n & 0xffff;
+        let r = 3 * n + 1;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [r + 3 * (n + 1), n + 2, r, 2 * r],
+            "thread {i}"
+        );
+    }
+    // An rvalue reference does not bind an lvalue.
+    let err = rejected(
+        "__global__ void k(int *o) { int a = o[0];\n int &&r = a; o[1] = r; }\n",
+        "E0004",
+    );
+    assert!(err.contains("cannot bind to an lvalue"), "{err}");
+    assert!(err.contains(":2:12"), "{err}");
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+}

@@ -392,6 +392,7 @@ impl Parser<'_> {
                 storage: ds.storage,
                 init: None,
                 by_ref,
+                rvalue: false,
                 auto: ds.auto,
                 direct_braces: false,
                 span: start.to(name.span),

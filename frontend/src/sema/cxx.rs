@@ -358,7 +358,21 @@ impl Checker {
         }
         let ptr_ty = reference_to(&target);
         let what = format!("reference `{}`", v.name);
-        let addr = self.bind_reference(e, &ptr_ty, &what)?;
+        // `T &&r` binds a temporary (materialized, and living as long as
+        // `r`), never an lvalue; `auto &&x` binds what it is given.
+        let binds_temporary = v.rvalue && !Self::is_lvalue(&e);
+        if v.rvalue && v.auto.is_none() && !binds_temporary {
+            self.error(
+                e.span,
+                Code::E0004,
+                format!(
+                    "{what}: an rvalue reference `{} &&` cannot bind to an lvalue",
+                    target.ty
+                ),
+            );
+            return None;
+        }
+        let addr = self.bind_reference_as(e, &ptr_ty, binds_temporary, &what)?;
         let addr = self.assign_convert(addr, &ptr_ty, "initialization", v.name_span)?;
         let local = self.declare_local(&v.name, ptr_ty, true, false, v.name_span);
         self.rebind_as_ref(&v.name, local);
