@@ -454,3 +454,241 @@ fn enumerations_in_classes_are_members() {
         assert_eq!(got[0].as_deref(), Some(&want[..]), "nvcc");
     }
 }
+
+/// `dtors` of destructors.cu over one thread: `out`, the log's length,
+/// the log.
+const DTORS: (&str, &[&str]) = (
+    "_Z5dtorsPiPjS_i",
+    &["i32[]:zeros:4", "u32[]:zeros:1", "i32[]:zeros:64", "i32:4"],
+);
+
+/// The log C++ prescribes for `dtors` (see destructors.cu): each
+/// destructor's number, and the kernel's own markers (negative).
+const DTORS_LOG: &[i32] = &[
+    // `{ D d(5); Plain p; }`: `p` (its member, then its base), then `d`
+    // (its body, members in reverse, bases in reverse).
+    107, 22, 5, 102, 101, 22, 11, -1,
+    // `early(4)`: `inner`, then `d`, on the way out of `return`.
+    109, 3, 102, 101, 22, 11, -2,
+    // The loop's local at `continue`, at `break` and at the body's end.
+    -3, 140, 141, 142, -4,
+    // Two temporaries, the later first, at the end of the statement.
+    502, 507, -5,
+    // The temporary bound to `r` lives to the end of the kernel, after
+    // `b` and `a` (declared later).
+    -6, -7, 952, 901, 508,
+];
+
+#[test]
+fn destructors_of_classes_members_and_bases_run_as_nvccs_do() {
+    let dir = scratch("destructors");
+    let fixture = common::root().join("tests/fixtures/classes/destructors.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let ours = functions(&text);
+    for name in ["_ZN5NoinlD1Ev", "_ZN6TNoinlIsED1Ev"] {
+        assert!(ours.iter().any(|n| n == name), "{name} missing: {ours:?}");
+    }
+    let one = ["--grid", "1", "--block", "1"];
+    let log_of = |file: &std::path::Path, engine: &str, out: &str| {
+        let b = common::launch_buffers(file, engine, DTORS, &dir.join(out), &one);
+        let words = |k: usize| -> Vec<i32> {
+            b[k].as_deref()
+                .unwrap_or_default()
+                .chunks(4)
+                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        (words(0), words(1), words(2))
+    };
+    let (out, n, log) = log_of(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(out, [12, 7, 9, 8], "the values the objects held");
+    assert_eq!(n, [DTORS_LOG.len() as i32]);
+    assert_eq!(&log[..DTORS_LOG.len()], DTORS_LOG);
+    // The interpreter runs the IR of the same source.
+    assert_eq!(
+        log_of(&fixture, "interp", "interp"),
+        (out.clone(), n.clone(), log.clone())
+    );
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    let theirs = std::fs::read_to_string(&theirs_ptx).unwrap();
+    assert_eq!(ours, functions(&theirs), "the out-of-line functions' names");
+    assert_eq!(log_of(&theirs_ptx, "emu", "theirs"), (out, n, log));
+}
+
+#[test]
+fn destructors_kernelc_cannot_run_yet_are_located_errors() {
+    let s = "struct G { int v; __device__ G(int x) : v(x) {} __device__ ~G() { v = 0; } };\n";
+    for (body, what, at) in [
+        (
+            "__device__ G make() { return G(1); }\n",
+            "returning a `G` by value",
+            ":2:1",
+        ),
+        (
+            "__device__ int take(G g) { return g.v; }\n",
+            "a parameter of type `G`",
+            ":2:21",
+        ),
+        (
+            "__global__ void k(int *o) { G a[2] = {G(1), G(2)}; o[0] = a[0].v; }\n",
+            "an array `G[2]`",
+            ":2:31",
+        ),
+        (
+            "__global__ void k(int *o) { G g(1); if (*o) goto out; o[0] = g.v; out: o[1] = 1; }\n",
+            "a `goto`",
+            ":2:45",
+        ),
+        (
+            "__global__ void k(int *o) { if (G(*o).v) o[0] = 1; }\n",
+            "in a condition",
+            ":2:33",
+        ),
+        (
+            "struct H { __device__ ~H(); };\n__device__ H::~H() {}\n\
+             __global__ void k(int *o) { H h; o[0] = 1; }\n",
+            "outside its class",
+            ":2:23",
+        ),
+    ] {
+        let err = rejected(&format!("{s}{body}"), "E0002");
+        assert!(err.contains(what), "{body}: {err}");
+        assert!(err.contains(at), "{body}: {err}");
+    }
+}
+
+/// `inherit` of inheriting.cu, and its arguments for 64 threads.
+const INHERIT: (&str, &[&str]) = (
+    "_Z7inheritPKiPiPf",
+    &["i32[]:rand:64:1", "i32[]:zeros:256", "f32[]:zeros:128"],
+);
+
+#[test]
+fn inheriting_constructors_compute_what_nvcc_computes() {
+    let dir = scratch("inheriting");
+    let fixture = common::root().join("tests/fixtures/classes/inheriting.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |ptx: &std::path::Path, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(ptx, "emu", INHERIT, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "ours");
+    let interp: Vec<Vec<u8>> =
+        common::launch_buffers(&fixture, "interp", INHERIT, &dir.join("interp"), &shape)
+            .into_iter()
+            .flatten()
+            .collect();
+    assert_eq!(ours, interp, "the interpreter on the IR");
+    let words = |b: &[u8]| -> Vec<i32> {
+        b.chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let ins = words(&ours[0]);
+    let outs = words(&ours[1]);
+    let floats: Vec<f32> = ours[2]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (i, &x) in ins.iter().enumerate() {
+        let x = x & 0xffff;
+        // `Derived(x)`'s member `c` ran `Counter()`; `Derived(x + 1, 2.5f)`
+        // picked the two-argument constructor.
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [x + 40, x + 1, 2 * x, 40],
+            "thread {i}"
+        );
+        assert_eq!(floats[2 * i..2 * i + 2], [0.5, 5.0], "thread {i}");
+    }
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "theirs"));
+}
+
+#[test]
+fn a_member_found_in_two_bases_is_ambiguous() {
+    let bases = "struct A { int x; __device__ int f() const { return x; } };\n\
+                 struct B { int x; __device__ int f() const { return -x; } };\n\
+                 struct D : A, B { int y; };\n";
+    for (body, at) in [
+        (
+            "__global__ void k(D *d, int *o) { o[0] = d->x; }\n",
+            ":4:45",
+        ),
+        (
+            "__global__ void k(D *d, int *o) { o[0] = d->f(); }\n",
+            ":4:45",
+        ),
+    ] {
+        let err = rejected(&format!("{bases}{body}"), "E0021");
+        assert!(err.contains("is ambiguous"), "{body}: {err}");
+        assert!(err.contains(at), "{body}: {err}");
+        assert!(err.contains("candidate: `A::"), "{body}: {err}");
+        assert!(err.contains("candidate: `B::"), "{body}: {err}");
+    }
+    // Declared in the derived class, it is not: that one hides both.
+    let fine = "struct A { int x; };\nstruct B { int x; };\n\
+                struct D : A, B { int x; };\n\
+                __global__ void k(D *d, int *o) { o[0] = d->x; }\n";
+    let dir = scratch("unambiguous");
+    let src = dir.join("fine.cu");
+    std::fs::write(&src, fine).unwrap();
+    let o = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("fine.ptx").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// `rrefs` of rvalue_refs.cu, and its arguments for 64 threads.
+const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:256"]);
+
+#[test]
+fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
+    let dir = scratch("rvalue-refs");
+    let fixture = common::root().join("tests/fixtures/classes/rvalue_refs.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, RREFS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let words = |b: &[u8]| -> Vec<i32> {
+        b.chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let n = n & 0xffff;
+        let r = 3 * n + 1;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [r + 3 * (n + 1), n + 2, r, 2 * r],
+            "thread {i}"
+        );
+    }
+    // An rvalue reference does not bind an lvalue.
+    let err = rejected(
+        "__global__ void k(int *o) { int a = o[0];\n int &&r = a; o[1] = r; }\n",
+        "E0004",
+    );
+    assert!(err.contains("cannot bind to an lvalue"), "{err}");
+    assert!(err.contains(":2:12"), "{err}");
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+}

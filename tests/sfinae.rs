@@ -291,3 +291,23 @@ fn sfinae_return_types_are_named_as_nvcc() {
         ],
     );
 }
+
+/// `cuda::std::enable_if` and `enable_if_t` with conditions that are
+/// expressions (`sizeof(T) > 4`, `(N % 4 == 0)`) in the return type, a
+/// defaulted template parameter and a non-type one choose nvcc's
+/// overloads, named as nvcc names them (`cuda::std::__4`, `gtstT_Li4E`,
+/// `eqrmT_Li4ELi0E`); the values are nvcc's.
+#[test]
+fn cuda_std_enable_if_with_expression_conditions_is_nvccs() {
+    assert_same_as_nvcc(
+        "cuda_std_conditions.cu",
+        &[
+            "_Z10conditionsPfPiPKfPKi",
+            "_Z4halfIfLi0EET_S0_",
+            "_Z6scaledILi8EEN4cuda3std3__49enable_ifIXeqrmT_Li4ELi0EEiE4typeEi",
+            "_Z5widenIdEN4cuda3std3__49enable_ifIXgtstT_Li4EES4_E4typeES4_",
+            "_Z5widenIiEN4cuda3std3__49enable_ifIXlestT_Li4EES4_E4typeES4_",
+        ],
+        &[("_Z10conditionsPfPiPKfPKi", FLOATS_INTS)],
+    );
+}

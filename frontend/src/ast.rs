@@ -258,6 +258,9 @@ pub struct VarDecl {
     pub init: Option<Init>,
     /// A reference `T &name = lvalue;` (the `&`'s span); `ty` is `T`.
     pub by_ref: Option<Span>,
+    /// With `by_ref`, the reference was written `&&` (a local `T &&r =
+    /// f();` or `auto &&x = e;`).
+    pub rvalue: bool,
     /// `auto` was written instead of a type (at this span): the type comes
     /// from the initializer, and `ty.ty` is only a placeholder (`void`, or a
     /// pointer to `void` for `auto *p`).

@@ -161,6 +161,43 @@ pub fn find_in_bases<T>(
     })
 }
 
+/// When what `declares` finds is not in `def` itself but in two base
+/// subobjects that are different classes or different copies of one (C++
+/// [class.member.lookup]: the lookup sets differ, so the name is
+/// ambiguous): the names of the classes each was found in, in base order.
+pub fn ambiguous_in_bases<T>(
+    def: &StructDef,
+    declares: &mut dyn FnMut(&StructDef) -> Option<T>,
+) -> Option<Vec<String>> {
+    let mut found = Vec::new();
+    declaring_subobjects(def, 0, declares, &mut found);
+    let first = found.first()?.clone();
+    found
+        .iter()
+        .any(|other| *other != first)
+        .then(|| found.into_iter().map(|(name, _)| name).collect())
+}
+
+/// The (class, offset) of each subobject of `def` (at `offset` in the
+/// whole object) whose class is the first on its way down to declare what
+/// `declares` finds.
+fn declaring_subobjects<T>(
+    def: &StructDef,
+    offset: u64,
+    declares: &mut dyn FnMut(&StructDef) -> Option<T>,
+    found: &mut Vec<(String, u64)>,
+) {
+    if declares(def).is_some() {
+        found.push((def.name.clone(), offset));
+        return;
+    }
+    for f in def.base_fields() {
+        if let Some(base) = base_class(f) {
+            declaring_subobjects(base, offset + f.offset, declares, found);
+        }
+    }
+}
+
 /// The data member `name` of `def` or of one of its bases, with its
 /// offset in `def`.
 pub fn member_field(def: &StructDef, name: &str) -> Option<Field> {

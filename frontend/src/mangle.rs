@@ -68,7 +68,7 @@ pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
 /// `this_const` is `Some` (whether it is `const`), with these parameters
 /// (`this` not among them): 5.1.3's `<nested-name> ::= N [<CV-qualifiers>]
 /// <prefix> <unqualified-name> E`, where a constructor is `C1` (the
-/// complete-object constructor) and an operator function its
+/// complete-object constructor), a destructor `D1` and an operator function its
 /// `<operator-name>` (5.1.3: `pl` for `operator+`, `ng` for unary `-`):
 /// `_ZNK3Ray2atEf`, `_ZN3RayC1E6float3S0_`, `_Zpl6float3S_`.
 pub fn member(
@@ -99,6 +99,10 @@ pub fn member(
         } else if names.len() >= 2 && names[names.len() - 2] == *last {
             parts.pop();
             parts.push("C1".to_string());
+        } else if last.starts_with('~') {
+            // The complete-object destructor.
+            parts.pop();
+            parts.push("D1".to_string());
         }
     }
     let name = if parts.len() == 1 && this_const.is_none() {
@@ -139,6 +143,8 @@ pub fn instance_member(
         code.to_string()
     } else if name == simple || Some(name) == key_parts(&class.name).last().copied() {
         "C1".to_string()
+    } else if name.starts_with('~') {
+        "D1".to_string()
     } else {
         source_name(name)
     };

@@ -392,7 +392,7 @@ fn reference_misuse_is_located() {
     );
     fails(
         "__global__ void k(int x) { int &&r = x; }",
-        "rvalue references (`&&`) are not supported by kernelc",
+        "an rvalue reference `int &&` cannot bind to an lvalue",
     );
     fails(
         "__device__ void f(int &x);\n__device__ int f(int &x);",

@@ -11,7 +11,10 @@
 //! alias's target), written and defaulted template arguments, each a
 //! template parameter, a builtin type, or a value: `ns::tmpl<args>::name`
 //! (5.1.6 `X sr <qualifier levels> E <name> E`), `!` of one, `true` and
-//! `false`. Anything else is `None`, and the caller keeps its older name.
+//! `false`, integer literals, `sizeof(T)`, and the binary operators over
+//! them with C++'s precedence (`sizeof(T) > 4` is `gtstT_Li4E`).
+//! `cuda::std::` names are in libcu++'s inline namespace `__4`, spelled
+//! out. Anything else is `None`, and the caller keeps its older name.
 
 use super::{builtin, source_name, Mangler, Quals};
 use crate::ast::Spelling;
@@ -61,11 +64,20 @@ struct Qualified {
 /// `std::enable_if_t<C, T>` as `std::enable_if<C, T>::type`: the `_t`
 /// aliases of `<type_traits>` name their trait's `type`.
 fn expand_std_alias(mut q: Qualified) -> Qualified {
-    let is_std = q
-        .parts
-        .first()
-        .is_some_and(|(n, a)| n == "std" && a.is_none());
-    if let (true, Some((last, Some(_)))) = (is_std && q.parts.len() == 2, q.parts.last_mut()) {
+    let plain = |k: usize, name: &str| {
+        q.parts
+            .get(k)
+            .is_some_and(|(n, a)| n == name && a.is_none())
+    };
+    let is_std = plain(0, "std") && q.parts.len() == 2;
+    let in_cuda_std = plain(0, "cuda") && plain(1, "std") && !plain(2, "__4");
+    let is_cuda_std = in_cuda_std && q.parts.len() == 3;
+    if in_cuda_std && q.parts.len() >= 3 {
+        // libcu++'s names live in the inline namespace `cuda::std::__4`,
+        // which a mangled name spells out.
+        q.parts.insert(2, ("__4".to_string(), None));
+    }
+    if let (true, Some((last, Some(_)))) = (is_std || is_cuda_std, q.parts.last_mut()) {
         if let Some(trait_name) = last.strip_suffix("_t") {
             *last = trait_name.to_string();
             q.parts.push(("type".to_string(), None));
@@ -109,7 +121,11 @@ fn nested_type(m: &mut Mangler, cx: &Context<'_>, q: &Qualified) -> Option<Strin
 /// The key of the class template that component `k` of `q` names
 /// (`std::enable_if`).
 fn qualified_key(q: &Qualified, k: usize) -> String {
-    let names: Vec<&str> = q.parts[..=k].iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = q.parts[..=k]
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| *n != "__4")
+        .collect();
     names.join("::")
 }
 
@@ -191,6 +207,15 @@ fn builtin_named(tokens: &[Token]) -> Option<CType> {
 /// 5.1.6 `<expression>` of a value argument: `ns::tmpl<args>::name` as
 /// `sr <levels> E <name>`, `!` of a value as `nt`.
 fn expression(m: &mut Mangler, cx: &Context<'_>, tokens: &[Token]) -> Option<String> {
+    if let Some((at, code)) = lowest_binary(cx, tokens) {
+        // 5.1.6 `<binary operator-name> <expression> <expression>`.
+        let lhs = expression(m, cx, &tokens[..at])?;
+        let rhs = expression(m, cx, &tokens[at + 1..])?;
+        return Some(format!("{code}{lhs}{rhs}"));
+    }
+    if let Some(primary) = primary(m, cx, tokens) {
+        return Some(primary);
+    }
     if let [first, rest @ ..] = tokens {
         if first.kind == TokenKind::Punct(Punct::Bang) {
             return Some(format!("nt{}", expression(m, cx, rest)?));
@@ -223,6 +248,97 @@ fn expression(m: &mut Mangler, cx: &Context<'_>, tokens: &[Token]) -> Option<Str
     out.push('E');
     out.push_str(&source_name(last));
     Some(out)
+}
+
+/// The binary operators of a template argument's expression, by
+/// precedence (loosest first), with their Itanium codes (5.1.6).
+const BINARY: &[&[(Punct, &str)]] = &[
+    &[(Punct::OrOr, "oo")],
+    &[(Punct::AndAnd, "aa")],
+    &[(Punct::Pipe, "or")],
+    &[(Punct::Caret, "eo")],
+    &[(Punct::Amp, "an")],
+    &[(Punct::EqEq, "eq"), (Punct::Ne, "ne")],
+    &[
+        (Punct::Lt, "lt"),
+        (Punct::Gt, "gt"),
+        (Punct::Le, "le"),
+        (Punct::Ge, "ge"),
+    ],
+    &[(Punct::Shl, "ls"), (Punct::Shr, "rs")],
+    &[(Punct::Plus, "pl"), (Punct::Minus, "mi")],
+    &[
+        (Punct::Star, "ml"),
+        (Punct::Slash, "dv"),
+        (Punct::Percent, "rm"),
+    ],
+];
+
+/// The operator an expression's tokens apply last: of the loosest level
+/// with one outside parentheses and template argument lists, the
+/// rightmost (the operators associate to the left). A `-` or `*` with no
+/// operand before it is unary, not one; a `<` after a name that is not
+/// one of the template's parameters opens a template's arguments
+/// (`std::is_same<T, float>::value`).
+fn lowest_binary(cx: &Context<'_>, tokens: &[Token]) -> Option<(usize, &'static str)> {
+    let is_param = |t: &Token| cx.template.params.iter().any(|p| *p.name == *t.text);
+    for level in BINARY {
+        let mut depth = 0i32;
+        let mut angles = 0i32;
+        let mut found = None;
+        for (k, t) in tokens.iter().enumerate() {
+            let TokenKind::Punct(p) = t.kind else {
+                continue;
+            };
+            let after_name =
+                k > 0 && tokens[k - 1].kind == TokenKind::Ident && !is_param(&tokens[k - 1]);
+            match p {
+                Punct::LParen => depth += 1,
+                Punct::RParen => depth -= 1,
+                Punct::Lt if depth == 0 && (angles > 0 || after_name) => angles += 1,
+                Punct::Gt if depth == 0 && angles > 0 => angles -= 1,
+                _ if angles > 0 => {}
+                _ if depth == 0 && k > 0 => {
+                    if let Some(&(_, code)) = level.iter().find(|(q, _)| *q == p) {
+                        found = Some((k, code));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// An integer literal (`L <type> <value> E`), a template parameter
+/// (`T_`), `sizeof(type)` (`st <type>`) or `sizeof(expression)` (`sz`).
+fn primary(m: &mut Mangler, cx: &Context<'_>, tokens: &[Token]) -> Option<String> {
+    match tokens {
+        [t] => match &t.kind {
+            TokenKind::Int { value, ty } => {
+                let code = m.ty(ty, Quals::NONE, &Spelling::Plain);
+                Some(format!("L{code}{value}E"))
+            }
+            TokenKind::Keyword(Keyword::True) => Some("Lb1E".to_string()),
+            TokenKind::Keyword(Keyword::False) => Some("Lb0E".to_string()),
+            TokenKind::Ident => simple_type(m, cx, tokens),
+            _ => None,
+        },
+        [kw, open, inner @ .., close]
+            if kw.kind == TokenKind::Keyword(Keyword::Sizeof)
+                && open.kind == TokenKind::Punct(Punct::LParen)
+                && close.kind == TokenKind::Punct(Punct::RParen) =>
+        {
+            if let Some(ty) = simple_type(m, cx, inner) {
+                return Some(format!("st{ty}"));
+            }
+            Some(format!("sz{}", expression(m, cx, inner)?))
+        }
+        _ => None,
+    }
 }
 
 /// A cursor over a type's or an argument's tokens.

@@ -651,8 +651,8 @@ impl Parser<'_> {
             None => {
                 let specs = self.function_specifiers_ahead();
                 if self.is_punct_at(specs, Punct::Tilde) {
-                    self.function_specifiers(specs);
-                    return self.destructor();
+                    let specs = self.function_specifiers(specs);
+                    return self.destructor(class, ctx, start, specs);
                 }
                 let (base, _, ds) = self.specifiers()?;
                 if base.is_none() && self.is_kw(Keyword::Operator) {
@@ -993,25 +993,55 @@ impl Parser<'_> {
         specs
     }
 
-    /// A destructor: nothing to run when its body is empty (`~S() {}`,
-    /// `= default`); kernelc does not run destructors otherwise.
-    fn destructor(&mut self) -> PResult<Option<FunctionDecl>> {
-        let at = self.span();
-        while !self.at_eof() && !self.is_punct(Punct::RParen) {
+    /// A destructor, at `~`: nothing to run when its body is empty
+    /// (`~S() {}`, `= default`), else a member function keyed
+    /// `Class::~Class` with `this`, which sema calls where the object's
+    /// lifetime ends (`sema/destructors.rs`).
+    fn destructor(
+        &mut self,
+        class: &CType,
+        ctx: &ClassCtx,
+        start: Span,
+        specs: FnSpecs,
+    ) -> PResult<Option<FunctionDecl>> {
+        let tilde = self.bump();
+        let name_tok = self.bump();
+        let name_span = tilde.span.to(name_tok.span);
+        self.expect_punct(Punct::LParen, "to open the destructor's parameter list")?;
+        if self.is_kw(Keyword::Void) && self.is_punct_at(1, Punct::RParen) {
             self.bump();
         }
-        self.bump();
+        self.expect_punct(Punct::RParen, "to close the destructor's parameter list")?;
         self.function_suffixes()?;
         let empty = (self.is_punct(Punct::LBrace) && self.is_punct_at(1, Punct::RBrace))
             || (self.is_punct(Punct::Assign) && self.peek_at(1).text == "default");
-        if !empty {
+        if empty {
+            return Ok(None);
+        }
+        if self.is_punct(Punct::Semi) {
             return self.error(
-                at,
+                name_span,
                 Code::E0002,
-                "destructors that do something are not supported by kernelc in device code",
+                "a destructor defined outside its class is not supported by kernelc yet; define it in the class",
             );
         }
-        Ok(None)
+        let class_name = super::names::key_path(&ctx.key).pop().unwrap_or_default();
+        let params = vec![this_param(class, false, name_span)];
+        let body = self.member_body(class, ctx, true, false, &params)?;
+        let head = MemberHead {
+            key: super::names::join(&ctx.key, &format!("~{class_name}")),
+            name_span,
+            start,
+            specs,
+            ret: QualType::plain(CType::Void, name_span),
+            returns_ref: false,
+            method: Some(Method {
+                class: ctx.key.clone(),
+                is_const: false,
+                is_ctor: false,
+            }),
+        };
+        Ok(Some(self.member_decl(head, params, body)))
     }
 
     /// The name of a member function: an identifier, or `operator` and

@@ -950,7 +950,14 @@ impl Parser<'_> {
                 }
                 continue;
             }
-            let by_ref = self.reference()?;
+            // `T &&r = f();`, `auto &&x = e;`: an rvalue (or forwarding)
+            // reference local.
+            let rvalue = local && self.is_punct(Punct::AndAnd);
+            let by_ref = if rvalue {
+                Some(self.bump().span)
+            } else {
+                self.reference()?
+            };
             if let (Some(r), false) = (by_ref, local) {
                 return self.error(
                     r,
@@ -991,6 +998,7 @@ impl Parser<'_> {
                     storage: storage.clone(),
                     init: Some(Init::Expr(init)),
                     by_ref,
+                    rvalue,
                     auto,
                     direct_braces: false,
                     span: base.span.to(end),
@@ -1039,6 +1047,7 @@ impl Parser<'_> {
                 storage: storage.clone(),
                 init,
                 by_ref,
+                rvalue,
                 auto,
                 direct_braces,
                 span: base.span.to(end),

@@ -161,6 +161,7 @@ impl Parser<'_> {
             storage: storage.clone(),
             init,
             by_ref: None,
+            rvalue: false,
             auto,
             direct_braces,
             span: start.to(end),

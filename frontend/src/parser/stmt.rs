@@ -395,6 +395,7 @@ impl Parser<'_> {
                 storage: ds.storage,
                 init: None,
                 by_ref,
+                rvalue: false,
                 auto: ds.auto,
                 direct_braces: false,
                 span: start.to(name.span),

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use super::convert::convert;
 use super::Checker;
 use crate::bases::{find_in_bases, path_to, BasePath};
-use crate::diag::Span;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Span};
 use crate::parser::join;
 use crate::typed::{CastKind, Expr, ExprKind, Place};
 use crate::types::{CType, StructDef};
@@ -69,6 +70,35 @@ impl Checker {
             }
             (!keys.is_empty()).then_some(keys)
         })
+    }
+
+    /// E0021 when member `name` of class `def` is found in two of its
+    /// base subobjects and `def` declares none itself (C++'s ambiguous
+    /// member lookup: no base wins), each candidate as a note. Whether it
+    /// was.
+    pub(super) fn ambiguous_member(&mut self, def: &StructDef, name: &str, span: Span) -> bool {
+        let found = crate::bases::ambiguous_in_bases(def, &mut |d| {
+            let declares = d.field(name).is_some()
+                || d.using_members.iter().any(|u| u == name)
+                || self.overloads.by_plain.contains_key(&join(&d.name, name));
+            declares.then_some(())
+        });
+        let Some(classes) = found else {
+            return false;
+        };
+        let mut d = Diagnostic::error(
+            span,
+            Code::E0021,
+            format!(
+                "`{}::{name}` is ambiguous: it is a member of more than one base",
+                def.name
+            ),
+        );
+        for class in &classes {
+            d = d.with_note(format!("candidate: `{class}::{name}`"));
+        }
+        self.diags.push(d);
+        true
     }
 
     /// The object `e` seen as its base subobject at the end of `path`.

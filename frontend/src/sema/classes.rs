@@ -116,6 +116,9 @@ impl Checker {
             );
             return None;
         };
+        if self.ambiguous_member(&def, field, field_span) {
+            return None;
+        }
         let (keys, obj) = match self.inherited_members(&def, field) {
             // A member function of a base: called on the base subobject.
             Some((keys, path)) if def.field(field).is_none() => {
@@ -305,8 +308,23 @@ impl Checker {
     }
 
     /// The constructors of class `def`, if it declares any.
+    /// With none of its own, those it inherits from a base by `using
+    /// Base::Base;` (C++11's inheriting constructors).
     pub(super) fn constructors(&self, def: &StructDef) -> Vec<String> {
-        self.members_named(def, crate::mangle::unqualified(&def.name))
+        let own = self.members_named(def, crate::mangle::unqualified(&def.name));
+        if !own.is_empty() || def.using_members.is_empty() {
+            return own;
+        }
+        def.base_fields()
+            .iter()
+            .filter_map(crate::bases::base_class)
+            .filter(|base| {
+                let simple = crate::mangle::unqualified(&base.name);
+                let template = simple.split('<').next().unwrap_or(simple);
+                def.using_members.iter().any(|u| u == template)
+            })
+            .flat_map(|base| self.constructors(base))
+            .collect()
     }
 
     /// Whether `ty` is a class with a constructor.
@@ -368,9 +386,45 @@ impl Checker {
     ) -> Option<Expr> {
         let tmp = self.declare_local("", ty.clone(), false, false, span);
         self.mark_used(tmp);
+        self.note_temporary(tmp, ty);
         let obj = mk(ExprKind::Local(tmp), ty.clone(), span);
         let plain = join(&def.name, crate::mangle::unqualified(&def.name));
-        let call = self.call_member(&plain, ctors, obj, args, span, span)?;
+        let mut call = self.call_member(&plain, ctors, obj, args, span, span)?;
+        let inherited = ctors
+            .first()
+            .is_some_and(|k| scope_of(k) != def.name.as_str());
+        if inherited {
+            // An inherited constructor initializes the base; the class's
+            // own members are default-initialized ([class.inhctor.init]).
+            for f in def.own_fields() {
+                let Some(member) = f.ty.struct_def() else {
+                    continue;
+                };
+                let member_ctors = self.constructors(member);
+                if f.reference || member_ctors.is_empty() {
+                    continue;
+                }
+                let field = mk(
+                    ExprKind::Field {
+                        base: Box::new(mk(ExprKind::Local(tmp), ty.clone(), span)),
+                        offset: f.offset,
+                    },
+                    f.ty.clone(),
+                    span,
+                );
+                let plain = join(&member.name, crate::mangle::unqualified(&member.name));
+                let made =
+                    self.call_member(&plain, &member_ctors, field, Vec::new(), span, span)?;
+                call = mk(
+                    ExprKind::Comma {
+                        lhs: Box::new(call),
+                        rhs: Box::new(made),
+                    },
+                    CType::Void,
+                    span,
+                );
+            }
+        }
         Some(mk(
             ExprKind::Comma {
                 lhs: Box::new(call),
@@ -412,6 +466,7 @@ impl Checker {
         }
         let tmp = self.declare_local("", ty.clone(), false, false, span);
         self.mark_used(tmp);
+        self.note_temporary(tmp, ty);
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in def.fields.iter().zip(args).rev() {

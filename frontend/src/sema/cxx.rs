@@ -283,6 +283,20 @@ impl Checker {
     /// The address of a new temporary holding `value` (C++'s temporary
     /// materialization): `(tmp = value, &tmp)`.
     pub(super) fn temporary_address(&mut self, value: Expr, span: Span) -> Option<Expr> {
+        if let Some(made) = self.pending_temporary(&value) {
+            // A class prvalue already has its temporary (one whose
+            // destructor runs): that object is the one bound.
+            let addr = self.addr_of(mk(ExprKind::Local(made), value.ty.clone(), span), span)?;
+            let ty = addr.ty.clone();
+            return Some(mk(
+                ExprKind::Comma {
+                    lhs: Box::new(value),
+                    rhs: Box::new(addr),
+                },
+                ty,
+                span,
+            ));
+        }
         let (store, local) = self.temporary(value, span);
         let addr = self.addr_of(local, span)?;
         let ty = addr.ty.clone();
@@ -344,7 +358,21 @@ impl Checker {
         }
         let ptr_ty = reference_to(&target);
         let what = format!("reference `{}`", v.name);
-        let addr = self.bind_reference(e, &ptr_ty, &what)?;
+        // `T &&r` binds a temporary (materialized, and living as long as
+        // `r`), never an lvalue; `auto &&x` binds what it is given.
+        let binds_temporary = v.rvalue && !Self::is_lvalue(&e);
+        if v.rvalue && v.auto.is_none() && !binds_temporary {
+            self.error(
+                e.span,
+                Code::E0004,
+                format!(
+                    "{what}: an rvalue reference `{} &&` cannot bind to an lvalue",
+                    target.ty
+                ),
+            );
+            return None;
+        }
+        let addr = self.bind_reference_as(e, &ptr_ty, binds_temporary, &what)?;
         let addr = self.assign_convert(addr, &ptr_ty, "initialization", v.name_span)?;
         let local = self.declare_local(&v.name, ptr_ty, true, false, v.name_span);
         self.rebind_as_ref(&v.name, local);
@@ -590,6 +618,13 @@ impl Checker {
         // The loop variable, declared in a scope of its own around the body.
         self.func.scopes.push(super::Scope::default());
         let decl = self.range_for_var(var, element, elem, elem_const);
+        if self.destructible_in_scope_innermost() {
+            self.error(
+                var.name_span,
+                Code::E0002,
+                "a range-`for` variable whose destruction calls a destructor is not supported by kernelc yet",
+            );
+        }
         let body = self.loop_body(body);
         self.func.scopes.pop();
         let decl = decl?;

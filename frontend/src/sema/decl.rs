@@ -737,6 +737,7 @@ impl Checker {
     /// `switch (cond) body`: only labels directly in the body's block count.
     pub(super) fn switch_stmt(&mut self, cond: &ast::Expr, body: &ast::Stmt) -> StmtKind {
         let c = self.expr(cond);
+        self.refuse_temporaries(cond.span);
         let c = match c {
             Some(c) if c.ty.is_integer() => Some(super::convert::promote(c)),
             Some(c) => {
@@ -757,6 +758,7 @@ impl Checker {
             labels: 0,
         });
         self.func.break_depth += 1;
+        self.func.break_scopes.push(self.func.scopes.len());
         self.func.scopes.push(super::Scope::default());
         let stmts: &[ast::Stmt] = match &body.kind {
             ast::StmtKind::Block(b) => &b.stmts,
@@ -817,7 +819,9 @@ impl Checker {
                 }
             }
         }
+        out.extend(self.scope_end(body.span));
         self.func.scopes.pop();
+        self.func.break_scopes.pop();
         self.func.break_depth -= 1;
         let ctx = self.func.switches.pop().expect("pushed above");
         let Some(cond) = c else {

@@ -508,6 +508,9 @@ impl Checker {
             Some(f) => (f, true),
             None => (field, false),
         };
+        if self.ambiguous_member(def, field, field_span) {
+            return None;
+        }
         let found = crate::bases::member_field(def, field);
         let static_member = self.static_member_key(def, field);
         if found.is_none() && self.lookup(&static_member).is_some() {

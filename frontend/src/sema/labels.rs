@@ -63,6 +63,13 @@ impl Checker {
     /// `goto name;`.
     pub(super) fn goto_stmt(&mut self, label: &str, span: Span) -> StmtKind {
         let id = self.label_id(label);
+        if self.destructible_in_scope() {
+            self.error(
+                span,
+                Code::E0002,
+                "a `goto` where objects with destructors are in scope is not supported by kernelc yet",
+            );
+        }
         let in_scope = self.initialized_in_scope();
         self.func.gotos.push(PendingGoto {
             label: label.to_string(),

@@ -15,6 +15,7 @@ mod consteval;
 mod convert;
 mod cxx;
 mod decl;
+mod destructors;
 mod device_fns;
 mod expr;
 mod fn_pointers;
@@ -117,6 +118,9 @@ struct SwitchCtx {
 struct Scope {
     names: Vec<(String, Binding)>,
     index: FxHashMap<String, usize>,
+    /// Its locals whose lifetime's end calls a destructor, in order of
+    /// declaration (`destructors.rs`).
+    destroy: Vec<LocalId>,
 }
 
 impl Scope {
@@ -231,6 +235,18 @@ pub(super) struct FnState {
     /// The parameters declared as rvalue references (`T &&x`, not
     /// collapsed to `T &`): `std::forward` makes an rvalue of them.
     rvalue_refs: rustc_hash::FxHashSet<LocalId>,
+    /// Temporaries of the current full-expression whose lifetime's end
+    /// calls a destructor (`destructors.rs`).
+    temporaries: Vec<LocalId>,
+    /// In a constructor: where its body's `{` is. The statements before
+    /// it are its base and member initializers, which construct the
+    /// subobject in place (their temporary *is* the subobject).
+    initializers_end: Option<u32>,
+    /// The number of scopes outside each loop around the current
+    /// statement, innermost last: what a `continue` leaves.
+    continue_scopes: Vec<usize>,
+    /// The same for each loop and `switch`: what a `break` leaves.
+    break_scopes: Vec<usize>,
 }
 
 impl Default for FnState {
@@ -255,6 +271,10 @@ impl Default for FnState {
             deduced_ret: Default::default(),
             spellings: Default::default(),
             rvalue_refs: Default::default(),
+            temporaries: Default::default(),
+            initializers_end: Default::default(),
+            continue_scopes: Default::default(),
+            break_scopes: Default::default(),
         }
     }
 }
@@ -750,6 +770,20 @@ impl Checker {
         self.func.loop_depth = 0;
         self.func.break_depth = 0;
         self.func.switches.clear();
+        self.func.temporaries.clear();
+        self.func.continue_scopes.clear();
+        self.func.break_scopes.clear();
+        self.func.initializers_end = match (&f.method, &f.body) {
+            (Some(m), Some(b)) if m.is_ctor => Some(b.span.start),
+            _ => None,
+        };
+        if !f.returns_ref && self.has_destructor(&f.ret) {
+            self.error(
+                f.ret_span,
+                Code::E0002,
+                format!("returning a `{}` by value, whose destruction calls a destructor, is not supported by kernelc yet", f.ret),
+            );
+        }
         let mut params = Vec::new();
         let mut written = Vec::new();
         let mut shown = Vec::new();
@@ -804,7 +838,14 @@ impl Checker {
             span: f.span,
         };
         let body_ast = f.body.as_ref().unwrap_or(&empty);
-        let stmts = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
+        let mut stmts: Vec<Stmt> = body_ast.stmts.iter().map(|s| self.stmt(s)).collect();
+        if !stmts
+            .last()
+            .is_some_and(|s| matches!(s.kind, StmtKind::Return(_)))
+        {
+            let dtors = self.scope_end(body_ast.span);
+            stmts.extend(dtors);
+        }
         self.finish_labels();
         let launch_bounds = self.launch_bounds(f);
         let cluster_dims = self.cluster_dims(f);
@@ -894,6 +935,9 @@ impl Checker {
         let ty_is_struct = ty.is_struct();
         if !name.is_empty() {
             self.bind(name, Binding::Local(id), span);
+            if ty_is_struct || matches!(ty, CType::Array { .. }) {
+                self.note_destructible(id, &ty, is_param, span);
+            }
         }
         self.func.used.push(is_param);
         self.func.locals.push(LocalVar {
@@ -1007,6 +1051,16 @@ impl Checker {
             stmts.push(self.stmt(s));
         }
         self.func.label_ok = saved;
+        let ends_in_jump = stmts.last().is_some_and(|s| {
+            matches!(
+                s.kind,
+                StmtKind::Return(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Goto(_)
+            )
+        });
+        if !ends_in_jump {
+            let dtors = self.scope_end(b.span);
+            stmts.extend(dtors);
+        }
         self.func.scopes.pop();
         Block {
             stmts,
@@ -1016,16 +1070,22 @@ impl Checker {
 
     /// A condition expression converted to `bool`.
     fn cond(&mut self, e: &ast::Expr) -> Option<crate::typed::Expr> {
-        let e = self.expr(e)?;
-        self.make_bool(e)
+        let e = self.expr(e);
+        self.refuse_temporaries(e.as_ref().map_or(Span::default(), |e| e.span));
+        self.make_bool(e?)
     }
 
     fn loop_body(&mut self, s: &ast::Stmt) -> Box<Stmt> {
         self.func.loop_depth += 1;
         self.func.break_depth += 1;
+        let depth = self.func.scopes.len();
+        self.func.continue_scopes.push(depth);
+        self.func.break_scopes.push(depth);
         let saved = std::mem::replace(&mut self.func.label_ok, false);
         let body = self.stmt(s);
         self.func.label_ok = saved;
+        self.func.continue_scopes.pop();
+        self.func.break_scopes.pop();
         self.func.loop_depth -= 1;
         self.func.break_depth -= 1;
         Box::new(body)
@@ -1189,12 +1249,10 @@ impl Checker {
     fn stmt_level(&mut self, s: &ast::Stmt) -> Stmt {
         use ast::StmtKind as A;
         let kind = match &s.kind {
-            A::Expr(e) => match self.expr(e) {
-                Some(e) => StmtKind::Expr(e),
-                None => StmtKind::Empty,
-            },
+            A::Expr(e) => return self.expr_stmt(e, s.span),
             A::Decl(vars) => {
-                let mut d = self.decls(vars);
+                let d = self.decls(vars);
+                let mut d = self.end_full_expression(d);
                 if d.len() == 1 {
                     return d.remove(0);
                 }
@@ -1271,38 +1329,7 @@ impl Checker {
                 cond,
                 step,
                 body,
-            } => {
-                self.func.scopes.push(Scope::default());
-                let init = match init.as_deref() {
-                    Some(ast::Stmt {
-                        kind: A::Decl(vars),
-                        ..
-                    }) => self.decls(vars),
-                    Some(other) => vec![self.stmt(other)],
-                    None => Vec::new(),
-                };
-                let cond = cond.as_ref().map(|c| self.cond(c));
-                let step = step.as_ref().and_then(|e| self.expr(e));
-                let body = self.loop_body(body);
-                self.func.scopes.pop();
-                match cond {
-                    Some(None) => StmtKind::Empty,
-                    Some(Some(c)) => StmtKind::For {
-                        init,
-                        cond: Some(c),
-                        step,
-                        body,
-                        unroll: None,
-                    },
-                    None => StmtKind::For {
-                        init,
-                        cond: None,
-                        step,
-                        body,
-                        unroll: None,
-                    },
-                }
-            }
+            } => return self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, s.span),
             A::Break | A::Continue => {
                 let is_break = matches!(s.kind, A::Break);
                 let depth = if is_break {
@@ -1318,17 +1345,109 @@ impl Checker {
                         format!("`{what}` statement not in a loop"),
                     );
                 }
-                if is_break {
-                    StmtKind::Break
-                } else {
-                    StmtKind::Continue
-                }
+                self.jump_out(is_break, s.span)
             }
-            A::Return(v) => self.return_stmt(v.as_ref(), s.span),
+            A::Return(v) => {
+                let kind = self.return_stmt(v.as_ref(), s.span);
+                self.return_destroying(kind, s.span)
+            }
             A::Empty => StmtKind::Empty,
             A::Asm(a) => self.asm_stmt(a),
         };
         Stmt { kind, span: s.span }
+    }
+
+    /// An expression statement, followed by the destruction of its
+    /// temporaries.
+    fn expr_stmt(&mut self, e: &ast::Expr, span: Span) -> Stmt {
+        let kind = match self.expr(e) {
+            Some(e) => StmtKind::Expr(e),
+            None => StmtKind::Empty,
+        };
+        let stmt = Stmt { kind, span };
+        if self
+            .func
+            .initializers_end
+            .is_some_and(|end| span.start <= end)
+        {
+            // A base or member initializer: its object is the
+            // subobject, destroyed with the whole object.
+            self.func.temporaries.clear();
+            return stmt;
+        }
+        let mut d = self.end_full_expression(vec![stmt]);
+        if d.len() == 1 {
+            return d.remove(0);
+        }
+        let kind = StmtKind::Block(Block { stmts: d, span });
+        Stmt { kind, span }
+    }
+
+    /// `for (init; cond; step) body`: the init's locals live in a scope
+    /// around the loop, destroyed after it.
+    fn for_stmt(
+        &mut self,
+        init: Option<&ast::Stmt>,
+        cond: Option<&ast::Expr>,
+        step: Option<&ast::Expr>,
+        body: &ast::Stmt,
+        span: Span,
+    ) -> Stmt {
+        self.func.scopes.push(Scope::default());
+        let init = match init {
+            Some(ast::Stmt {
+                kind: ast::StmtKind::Decl(vars),
+                ..
+            }) => {
+                let d = self.decls(vars);
+                self.end_full_expression(d)
+            }
+            Some(other) => vec![self.stmt(other)],
+            None => Vec::new(),
+        };
+        let cond = cond.map(|c| self.cond(c));
+        let step = step.and_then(|e| self.expr(e));
+        self.refuse_temporaries(span);
+        let body = self.loop_body(body);
+        let dtors = self.scope_end(span);
+        self.func.scopes.pop();
+        if !dtors.is_empty() {
+            let mut init = init;
+            let for_stmt = Stmt {
+                kind: StmtKind::For {
+                    init: Vec::new(),
+                    cond: cond.flatten(),
+                    step,
+                    body,
+                    unroll: None,
+                },
+                span,
+            };
+            init.push(for_stmt);
+            init.extend(dtors);
+            return Stmt {
+                kind: StmtKind::Block(Block { stmts: init, span }),
+                span,
+            };
+        }
+        let kind = match cond {
+            Some(None) => StmtKind::Empty,
+            Some(Some(c)) => StmtKind::For {
+                init,
+                cond: Some(c),
+                step,
+                body,
+                unroll: None,
+            },
+            None => StmtKind::For {
+                init,
+                cond: None,
+                step,
+                body,
+                unroll: None,
+            },
+        };
+        Stmt { kind, span }
     }
 
     fn if_stmt(&mut self, cond: &ast::Expr, then: &ast::Stmt, els: Option<&ast::Stmt>) -> StmtKind {
