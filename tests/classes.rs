@@ -692,3 +692,42 @@ fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
     };
     assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
 }
+
+/// A function template of `const Storage<T, N> &`, `Shape<D> &` or
+/// `const Shape<D> *` called with a class derived from an instance:
+/// deduction reads the base's arguments, and the reference binds the
+/// caller's object by its base subobject (it used to bind a sliced copy,
+/// so CRTP's downcast of `this` read past a one-byte temporary).
+#[test]
+fn templates_deduce_through_bases_and_references_bind_base_subobjects() {
+    let dir = scratch("crtp-refs");
+    let fixture = common::root().join("tests/fixtures/classes/crtp_refs.cu");
+    let input: Vec<f32> = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 3.0, 0.5];
+    let bin = dir.join("in.bin");
+    std::fs::write(
+        &bin,
+        input
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let arg = format!("f32[]:@{}", bin.display());
+    let want: Vec<u8> = [36.0f32, 72.0, 18.0, 0.75, 5.0, 2.0, 25.0, 24.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let (_, theirs) = both_ptx(&fixture, &dir);
+    let args = [arg.as_str(), "f32[]:zeros:8"];
+    let kernel = ("_Z8crtpRefsPKfPf", &args[..]);
+    let one = ["--grid", "1", "--block", "1"];
+    let mut files = vec![
+        (fixture.clone(), "interp"),
+        (dir.join("kernelc.ptx"), "emu"),
+    ];
+    files.extend(theirs.map(|t| (t, "emu")));
+    for (k, (file, engine)) in files.iter().enumerate() {
+        let got = common::launch_buffers(file, engine, kernel, &dir.join(format!("run{k}")), &one);
+        assert_eq!(got[1].as_deref(), Some(&want[..]), "{}", file.display());
+    }
+}

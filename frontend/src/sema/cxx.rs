@@ -247,6 +247,13 @@ impl Checker {
         let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
         let (const_ref, _) = pointee_quals(ptr_ty);
         let const_ref = const_ref || rvalue;
+        // A derived object binds a reference to its base by its base
+        // subobject, never a copy (CRTP's `static_cast<const D *>(this)`
+        // must see the whole object).
+        let e = match Self::is_lvalue(&e) {
+            true => Self::to_base_object(e, &want).unwrap_or_else(|e| e),
+            false => e,
+        };
         if Self::is_lvalue(&e) && e.ty.unqualified() == want.unqualified() {
             if !const_ref && self.lvalue_is_const(&e) {
                 self.error(

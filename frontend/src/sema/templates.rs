@@ -1288,14 +1288,16 @@ impl Deduction<'_> {
                 self.match_type(p, a)
             }
             (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
-            // `Pack<T>` against `Pack<float>`: argument by argument.
+            // `Pack<T>` against `Pack<float>`: argument by argument; against
+            // a class derived from an instance of `Pack`, that base's
+            // arguments (C++ [temp.deduct.call]p4.3: CRTP's `Base<D> &`).
             (CType::Struct(p), CType::Struct(a)) => {
-                let (Some(pi), Some(ai)) = (&p.instance_of, &a.instance_of) else {
+                let Some(pi) = &p.instance_of else {
                     return Ok(());
                 };
-                if pi.template != ai.template {
+                let Some(ai) = instance_or_base(a, &pi.template) else {
                     return Ok(());
-                }
+                };
                 for (pa, aa) in pi.args.iter().zip(&ai.args) {
                     self.match_class_arg(pa, aa)?;
                 }
@@ -1402,4 +1404,24 @@ impl Deduction<'_> {
             )),
         }
     }
+}
+
+/// `class` itself when it is an instance of class template `template`,
+/// else the first of its bases (depth first, in declaration order) that
+/// is: where deduction finds a class template-id's arguments.
+fn instance_or_base(
+    class: &crate::types::StructDef,
+    template: &str,
+) -> Option<std::sync::Arc<crate::templates::ClassInstance>> {
+    if let Some(i) = &class.instance_of {
+        if i.template == template {
+            return Some(i.clone());
+        }
+    }
+    class.fields[..class.bases.min(class.fields.len())]
+        .iter()
+        .find_map(|f| match &f.ty {
+            CType::Struct(base) => instance_or_base(base, template),
+            _ => None,
+        })
 }
