@@ -204,6 +204,25 @@ impl Parser<'_> {
         Ok(ty)
     }
 
+    /// The error for a member declaration without a type: an unknown
+    /// type name, or no declaration at all. `span`: the specifiers'.
+    fn no_member_type<T>(&mut self, span: Span) -> PResult<T> {
+        let (code, msg) = if self.peek().kind == TokenKind::Ident {
+            (
+                Code::E0001,
+                format!("unknown type name `{}`", self.peek().text),
+            )
+        } else {
+            let found = self.found();
+            (
+                Code::E0003,
+                format!("expected a member declaration, found {found}"),
+            )
+        };
+        let sp = if self.at_eof() { span } else { self.span() };
+        self.error(sp, code, msg)
+    }
+
     /// `{ T a; U b[4], *c; ... }`, consuming both braces; the members
     /// that are not data (functions, static members) go to `class`.
     fn struct_members(
@@ -239,20 +258,7 @@ impl Parser<'_> {
                 );
             }
             let Some(base) = base else {
-                let (code, msg) = if self.peek().kind == TokenKind::Ident {
-                    (
-                        Code::E0001,
-                        format!("unknown type name `{}`", self.peek().text),
-                    )
-                } else {
-                    let found = self.found();
-                    (
-                        Code::E0003,
-                        format!("expected a member declaration, found {found}"),
-                    )
-                };
-                let sp = if self.at_eof() { span } else { self.span() };
-                return self.error(sp, code, msg);
+                return self.no_member_type(span);
             };
             if self.is_punct(Punct::Semi)
                 && (is_named_type(&base) || matches!(base.spelling, crate::ast::Spelling::Enum(_)))
