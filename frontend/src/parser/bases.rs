@@ -444,7 +444,7 @@ impl Parser<'_> {
     }
 
     /// Whether class `def` declares a constructor.
-    fn has_constructor(&self, def: &StructDef) -> bool {
+    pub(super) fn has_constructor(&self, def: &StructDef) -> bool {
         let simple = crate::mangle::unqualified(&def.name).to_string();
         if let Some(ctx) = self.classes.get(&def.name) {
             return ctx.methods.contains(&simple);
@@ -460,4 +460,4 @@ impl Parser<'_> {
 }
 
 /// A member initializer as read: the name, the arguments, where.
-type MemberInit = (Token, Vec<crate::ast::Expr>, Span);
+pub(super) type MemberInit = (Token, Vec<crate::ast::Expr>, Span);

@@ -906,7 +906,15 @@ impl Parser<'_> {
             } else {
                 (Vec::new(), inits)
             };
-            assigns.extend(inits.into_iter().map(|i| member_assignment(class, i)));
+            if is_ctor {
+                assigns.extend(self.member_initializations(class, inits, b.span));
+            } else {
+                assigns.extend(
+                    inits
+                        .into_iter()
+                        .map(|i| member_assignment(class, i, false)),
+                );
+            }
             b.stmts.splice(0..0, assigns);
         }
         Ok(body)
@@ -1259,10 +1267,60 @@ fn member_of(base: Expr, name: &str, arrow: bool, span: Span) -> Expr {
     }
 }
 
+impl Parser<'_> {
+    /// A constructor's member initializers as statements that start its
+    /// body, in the order C++ initializes members (their declaration
+    /// order, whatever the list's): each one named, and a member of a
+    /// class with constructors that is not named constructed by its
+    /// default one. Names that are no member come last (the checker
+    /// reports them).
+    fn member_initializations(
+        &self,
+        class: &CType,
+        mut inits: Vec<super::bases::MemberInit>,
+        span: Span,
+    ) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let fields = class.struct_def().map(|d| d.fields[d.bases..].to_vec());
+        for f in fields.unwrap_or_default() {
+            let constructed = matches!(&f.ty, CType::Struct(d) if self.has_constructor(d));
+            match inits.iter().position(|(name, _, _)| name.text == f.name) {
+                Some(k) => {
+                    let init = inits.remove(k);
+                    stmts.push(member_assignment(class, init, constructed && !f.reference));
+                }
+                None if constructed && !f.reference && !f.name.is_empty() => {
+                    let value = Expr {
+                        kind: ExprKind::Construct {
+                            ty: QualType::plain(f.ty.clone(), span),
+                            args: Vec::new(),
+                        },
+                        span,
+                    };
+                    stmts.push(assignment(this_member(&f.name, span), value, span));
+                }
+                None => {}
+            }
+        }
+        stmts.extend(
+            inits
+                .into_iter()
+                .map(|i| member_assignment(class, i, false)),
+        );
+        stmts
+    }
+}
+
 /// A constructor's member initializer `field(args)` as a statement of its
 /// body: `this->field = value`, the value constructed from the arguments
-/// as a variable of the member's type would be (`class` is complete).
-fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)) -> Stmt {
+/// as a variable of the member's type would be (`class` is complete); by
+/// the member class's constructor when `constructed`, even from one
+/// argument (`m(1)` is `M(1)`, not a conversion of `1`).
+fn member_assignment(
+    class: &CType,
+    init: (crate::token::Token, Vec<Expr>, Span),
+    constructed: bool,
+) -> Stmt {
     let (field, mut args, span) = init;
     let member = class.struct_def().and_then(|d| d.field(&field.text));
     let fty = member.map(|f| f.ty.clone());
@@ -1281,7 +1339,7 @@ fn member_assignment(class: &CType, init: (crate::token::Token, Vec<Expr>, Span)
         return assignment(target, address, span);
     }
     let target = this_member(&field.text, field.span);
-    let value = if args.len() == 1 && fty.is_some() {
+    let value = if args.len() == 1 && fty.is_some() && !constructed {
         args.pop().unwrap_or_else(|| unreachable!())
     } else {
         let kind = match fty {
