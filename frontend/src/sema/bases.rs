@@ -258,18 +258,20 @@ impl Checker {
         Some(self.call_member(name, &keys, obj, args.to_vec(), callee, span))
     }
 
-    /// `D d;` of a class without constructors whose bases have some: a
-    /// temporary whose base subobjects their default constructors make.
-    /// `None` when no base has a constructor.
+    /// `D d;` of a class without constructors whose bases or members
+    /// have some (its implicit default constructor): a temporary whose
+    /// base subobjects, then members, in declaration order, their default
+    /// constructors make. `None` when none has a constructor.
     pub(super) fn default_construct_bases(&mut self, ty: &CType, span: Span) -> Option<Expr> {
         let def = ty.struct_def()?.clone();
         let built: Vec<(Arc<StructDef>, u64, Vec<String>)> = def
-            .base_fields()
+            .fields
             .iter()
+            .filter(|f| !f.reference)
             .filter_map(|f| {
-                let base = crate::bases::base_class(f)?.clone();
-                let ctors = self.constructors(&base);
-                (!ctors.is_empty()).then_some((base, f.offset, ctors))
+                let part = crate::bases::base_class(f)?.clone();
+                let ctors = self.constructors(&part);
+                (!ctors.is_empty()).then_some((part, f.offset, ctors))
             })
             .collect();
         if built.is_empty() {
