@@ -567,6 +567,9 @@ impl Parser<'_> {
             return;
         };
         let resume = self.pos;
+        // Each body is parsed from this nesting depth (a class may be
+        // defined inside a block or another class's body).
+        let depth = self.depth;
         let first = self.pending_items.len();
         let ctx = self.class_context(def, members.methods);
         Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
@@ -599,7 +602,8 @@ impl Parser<'_> {
                 self.pending_items.extend(items);
             }
             self.abandon_item = false;
-            self.depth = 0;
+            // A body abandoned at the error limit left its frames entered.
+            self.depth = depth;
             self.pos = d.end;
         }
         self.pos = resume;
