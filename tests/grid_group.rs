@@ -237,12 +237,6 @@ fn a_block_that_skips_the_grid_barrier_is_a_fault() {
     assert!(err.contains("block (1,0,0), for one, returned"), "{err}");
 }
 
-fn f32s(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 /// The corpus program `tests/programs/cg_grid_sync.cu` (a sample-style
 /// cooperative launch): its two-phase sum and its heat steps with a grid
 /// barrier between steps, on the interpreter, against the same sums and
@@ -273,9 +267,9 @@ fn the_corpus_program_sums_and_steps_across_grid_barriers() {
         ],
         "sum",
     );
-    let input = f32s(sum[0].as_ref().unwrap());
+    let input = common::f32s(sum[0].as_ref().unwrap());
     let expected: f64 = input.iter().map(|&x| f64::from(x)).sum();
-    let total = f64::from(f32s(sum[2].as_ref().unwrap())[0]);
+    let total = f64::from(common::f32s(sum[2].as_ref().unwrap())[0]);
     assert!(
         (total - expected).abs() < 1e-3 * expected.abs(),
         "{total} vs {expected}"
@@ -307,7 +301,7 @@ fn the_corpus_program_sums_and_steps_across_grid_barriers() {
         ],
         "before",
     );
-    let mut from = f32s(before[0].as_ref().unwrap());
+    let mut from = common::f32s(before[0].as_ref().unwrap());
     let mut to = vec![0f32; from.len()];
     for _ in 0..steps {
         let n = from.len();
@@ -319,7 +313,7 @@ fn the_corpus_program_sums_and_steps_across_grid_barriers() {
         std::mem::swap(&mut from, &mut to);
     }
     // After an odd number of steps the last one wrote the second buffer.
-    let result = f32s(heat[1].as_ref().unwrap());
+    let result = common::f32s(heat[1].as_ref().unwrap());
     for (i, (&got, &want)) in result.iter().zip(&from).enumerate() {
         assert!((got - want).abs() <= 1e-5, "element {i}: {got} vs {want}");
     }

@@ -48,19 +48,13 @@ fn expected() -> (Vec<f32>, Vec<i32>) {
     (out, iout)
 }
 
-fn f32s_of(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 /// Runs `k` from `file` on `engine` (with `options`): its two output buffers.
 fn run(file: &Path, engine: &str, out: &Path, options: &[&str]) -> (Vec<f32>, Vec<i32>) {
     let mut with_shape = vec!["--grid", "2", "--block", "32", "-fmad=false"];
     with_shape.extend_from_slice(options);
     let buffers = launch_buffers(file, engine, (KERNEL, ARGS), out, &with_shape);
     let bytes = |k: usize| buffers[k].clone().expect("an array argument");
-    (f32s_of(&bytes(1)), i32s(&bytes(2)))
+    (common::f32s(&bytes(1)), i32s(&bytes(2)))
 }
 
 #[test]
@@ -158,7 +152,11 @@ fn pointers_to_constant_memory_in_initializers_are_read_generically() {
             options.push(level);
         }
         let got = launch_buffers(file, engine, ("_Z1kPf", args), &out, &options);
-        assert_eq!(f32s_of(got[0].as_ref().unwrap()), want, "{engine} {level}");
+        assert_eq!(
+            common::f32s(got[0].as_ref().unwrap()),
+            want,
+            "{engine} {level}"
+        );
     }
 }
 

@@ -7,35 +7,24 @@
 
 mod common;
 
-use common::{assert_ptxas_accepts, parse_launch, rejected_with, root, run_launch};
+use common::{assert_ptxas_accepts, f32s, parse_launch, rejected_with, root, run_launch};
+use kernelc::midend::ir::Type;
 use kernelc::run::Engine;
+use kir_interp::eval::{f64_to_float, float_to_f64};
 
 const PROGRAM: &str = "tensor_core_gemm.cu";
 
-/// The value of IEEE half-precision bits.
-fn half_to_f32(bits: u16) -> f32 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f32::from(bits & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f32.powi(-24),
-        31 => sign * f32::INFINITY,
-        _ => sign * (1.0 + frac / 1024.0) * 2f32.powi(exp - 15),
-    }
-}
-
+/// A buffer of f16 bits as their values (the interpreter's conversion).
 fn halves(bytes: &[u8]) -> Vec<f32> {
     bytes
         .chunks_exact(2)
-        .map(|c| half_to_f32(u16::from_le_bytes([c[0], c[1]])))
+        .map(|c| float_to_f64(u64::from(u16::from_le_bytes([c[0], c[1]])), Type::F16) as f32)
         .collect()
 }
 
-fn floats(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+/// `x` rounded to bf16 (to nearest, ties to even) and back.
+fn bf16(x: f32) -> f32 {
+    float_to_f64(f64_to_float(f64::from(x), Type::BF16), Type::BF16) as f32
 }
 
 fn assert_close(got: &[f32], want: &[f32], what: &str) {
@@ -69,7 +58,7 @@ fn a_wmma_gemm_with_alpha_and_beta_matches_a_cpu_gemm() {
     on_every_engine(spec, |b, what| {
         let a = halves(b[0].as_ref().unwrap());
         let b_col = halves(b[1].as_ref().unwrap());
-        let got = floats(b[2].as_ref().unwrap());
+        let got = f32s(b[2].as_ref().unwrap());
         let mut want = vec![0.0f32; m * n];
         for i in 0..m {
             for j in 0..n {
@@ -89,7 +78,7 @@ fn a_shared_memory_tiled_wmma_gemm_matches_a_cpu_gemm() {
     on_every_engine(spec, |b, what| {
         let a = halves(b[0].as_ref().unwrap());
         let b_row = halves(b[1].as_ref().unwrap());
-        let got = floats(b[2].as_ref().unwrap());
+        let got = f32s(b[2].as_ref().unwrap());
         let mut want = vec![0.0f32; m * n];
         for i in 0..m {
             for j in 0..n {
@@ -105,21 +94,9 @@ fn a_bf16_tile_with_transposed_layouts_and_an_elementwise_epilogue() {
     let spec = "--kernel _Z12bf16TileReluPKfS0_Pf --grid 1 --block 32 \
                 f32[]:rand:256:6 f32[]:rand:256:7 f32[]:zeros:256";
     on_every_engine(spec, |b, what| {
-        // bf16 keeps the top 16 bits of a float; round to nearest even.
-        let bf16 = |x: f32| {
-            let bits = x.to_bits();
-            let rounded = bits + 0x7fff + ((bits >> 16) & 1);
-            f32::from_bits(rounded & 0xffff_0000)
-        };
-        let a: Vec<f32> = floats(b[0].as_ref().unwrap())
-            .into_iter()
-            .map(bf16)
-            .collect();
-        let bm: Vec<f32> = floats(b[1].as_ref().unwrap())
-            .into_iter()
-            .map(bf16)
-            .collect();
-        let got = floats(b[2].as_ref().unwrap());
+        let a: Vec<f32> = f32s(b[0].as_ref().unwrap()).into_iter().map(bf16).collect();
+        let bm: Vec<f32> = f32s(b[1].as_ref().unwrap()).into_iter().map(bf16).collect();
+        let got = f32s(b[2].as_ref().unwrap());
         let mut want = vec![0.0f32; 256];
         for i in 0..16 {
             for j in 0..16 {

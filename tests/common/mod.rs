@@ -811,6 +811,13 @@ pub fn i32s(b: &[u8]) -> Vec<i32> {
         .collect()
 }
 
+/// A buffer as little-endian `f32`s.
+pub fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 /// A buffer as little-endian `u32`s.
 pub fn u32s(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4)
