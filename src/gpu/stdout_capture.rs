@@ -134,8 +134,38 @@ mod tests {
         std::fs::read_link("/proc/self/fd/1").unwrap()
     }
 
+    /// Set in the child process that runs the capture alone.
+    const CHILD: &str = "KERNELC_STDOUT_CAPTURE_CHILD";
+
+    /// fd 1 belongs to the whole process, and the test harness runs other
+    /// tests on other threads that may write to it, spawn children that
+    /// inherit it, or print their results through it while the capture
+    /// holds it. So the check runs in a child process of its own: this
+    /// test binary again, filtered to this one test, on one thread.
     #[test]
     fn text_written_to_fd_1_comes_back_and_fd_1_is_restored() {
+        if std::env::var_os(CHILD).is_some() {
+            capture_in_this_process();
+            return;
+        }
+        let name =
+            "gpu::stdout_capture::tests::text_written_to_fd_1_comes_back_and_fd_1_is_restored";
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--test-threads=1", "--nocapture"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "the capture failed in its own process:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The filter matched the test: a typo would pass with 0 tests run.
+        assert!(stdout.contains("1 passed"), "{stdout}");
+    }
+
+    fn capture_in_this_process() {
         let before = fd1_target();
         let capture = Capture::start().unwrap();
         // Through C's stdout, as the driver writes: `puts` is buffered by
@@ -152,8 +182,7 @@ mod tests {
             std::io::Error::last_os_error()
         );
         let text = capture.finish().unwrap();
-        // The test harness may print its own lines to fd 1 meanwhile.
-        assert!(text.contains("from C stdio\n"), "{text:?}");
+        assert_eq!(text, "from C stdio\n");
         assert_eq!(fd1_target(), before);
     }
 }
