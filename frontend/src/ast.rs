@@ -55,6 +55,9 @@ pub struct StaticAssert {
     pub cond: Expr,
     pub message: Option<String>,
     pub span: Span,
+    /// For one in a class template's instance, the instances around it,
+    /// outermost first, with where each was instantiated.
+    pub instantiated: Vec<(String, Span)>,
 }
 
 /// `enum [Name] { A, B = 3 }`: the constants (the type itself is `int`).

@@ -237,6 +237,20 @@ fn static_assert_is_checked_at_compile_time() {
     );
     assert!(r.contains("test.cu:2:15"), "{r}");
     fails("static_assert(0);", "static assertion failed");
+    // In a class template's instance: the failure names the instance and
+    // where it was instantiated.
+    let r = errors(
+        "template <class T, int N> struct Buf { static_assert(N % 32 == 0, \"N % 32\"); T d[N]; };\n\
+        template <int N> __global__ void k(float *o) { Buf<float, N> b; o[0] = b.d[0]; }\n\
+        template __global__ void k<48>(float *);\n",
+    );
+    assert!(r.contains("static assertion failed: N % 32"), "{r}");
+    assert!(r.contains("test.cu:1:54"), "{r}");
+    assert!(r.contains("in `Buf<float, 48>`, instantiated here"), "{r}");
+    assert!(
+        r.contains("2 │"),
+        "the label points into the kernel template: {r}"
+    );
     fails(
         "__global__ void k(int n) { static_assert(n > 0, \"n\"); }",
         "the condition of `static_assert` must be an integer constant expression",

@@ -261,7 +261,7 @@ impl Parser<'_> {
                 .collect();
             let mut sub = self.sub_parser(&p.tokens, bindings);
             sub.names = self.names.at_namespace_scope(&p.scope);
-            sub.instance_depth = self.instance_depth + 1;
+            sub.instance_sites = self.nested_sites(&p.class.to_string(), p.span);
             sub.class_bodies(&p.class, p.members);
             for d in sub.diags.drain(..) {
                 let shown = format!("in `{}`, instantiated here", p.class);

@@ -638,7 +638,7 @@ impl Parser<'_> {
         if instance.args.iter().any(is_dependent_arg) || self.in_pattern {
             return Ok(self.dependent_instance(key, instance));
         }
-        if self.instance_depth >= MAX_CLASS_DEPTH {
+        if self.instance_sites.len() >= MAX_CLASS_DEPTH {
             self.diags.push(
                 Diagnostic::error(
                     span,
@@ -780,7 +780,7 @@ impl Parser<'_> {
         let key = instance_name(&instance.template, &instance.args);
         let mut sub = self.sub_parser(tokens, bindings.clone());
         sub.names = self.names.at_namespace_scope(scope);
-        sub.instance_depth = self.instance_depth + 1;
+        sub.instance_sites = self.nested_sites(tag, span);
         sub.instancing = Some((tag.to_string(), instance));
         let items = sub.external_decl(false);
         for d in sub.diags.drain(..) {

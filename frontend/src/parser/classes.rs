@@ -322,7 +322,7 @@ impl Parser<'_> {
                 "member templates of an unnamed or local struct are not supported by kernelc",
             );
         };
-        if self.instance_depth > 0 || self.instancing.is_some() {
+        if !self.instance_sites.is_empty() || self.instancing.is_some() {
             return self.error(
                 kw,
                 Code::E0002,

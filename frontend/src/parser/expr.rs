@@ -807,7 +807,15 @@ impl Parser<'_> {
             let at = self.bump().span;
             return self.construct(ty, at);
         }
-        let start = self.bump().span;
+        let start = self.span();
+        self.cast_to(ty, start)
+    }
+
+    /// `(expr)` or `()` after a scalar type's name, whose last token is
+    /// the current one (`start` is where the name began): the cast to
+    /// `ty`, or `ty`'s zero.
+    pub(super) fn cast_to(&mut self, ty: QualType, start: Span) -> PResult<Expr> {
+        self.bump(); // the type name's last token
         self.bump(); // `(`
         if self.eat_punct(Punct::RParen) {
             return Ok(mk(ExprKind::ZeroInit(ty), start.to(self.prev_span())));

@@ -302,8 +302,10 @@ pub(crate) struct Parser<'t> {
     /// arguments left. Device templates do not read it yet (their names
     /// would need the expansion's `Dp`).
     pack_expansions: bool,
-    /// How many class template instances enclose this parse.
-    instance_depth: usize,
+    /// The class template instances that enclose this parse, outermost
+    /// first: each one's tag and where it was instantiated (errors found
+    /// later, such as a member `static_assert`'s, name the chain).
+    instance_sites: Vec<(String, Span)>,
     /// While parsing a class template's instance: the instance's tag and
     /// what it is an instance of, which its struct records.
     instancing: Option<(String, Arc<crate::templates::ClassInstance>)>,
@@ -355,13 +357,21 @@ impl<'t> Parser<'t> {
             in_pattern: false,
             pattern_values: Vec::new(),
             pack_expansions: false,
-            instance_depth: 0,
+            instance_sites: Vec::new(),
             instancing: None,
             instances: Default::default(),
             stashed_bodies: None,
             host_lambdas: Default::default(),
             extended_lambda: opts.extended_lambda(),
         }
+    }
+
+    /// The instance chain of a parse nested in this one for the instance
+    /// `tag`, instantiated at `site`.
+    fn nested_sites(&self, tag: &str, site: Span) -> Vec<(String, Span)> {
+        let mut sites = self.instance_sites.clone();
+        sites.push((tag.to_string(), site));
+        sites
     }
 
     /// A parser of `toks` that sees this one's types and templates, with
@@ -389,7 +399,7 @@ impl<'t> Parser<'t> {
         p.templates.by_name = self.templates.by_name.clone();
         p.templates.classes = self.templates.classes.clone();
         p.in_pattern = self.in_pattern;
-        p.instance_depth = self.instance_depth;
+        p.instance_sites = self.instance_sites.clone();
         p.instances = self.instances.clone();
         p.host_lambdas = self.host_lambdas.clone();
         p.extended_lambda = self.extended_lambda;

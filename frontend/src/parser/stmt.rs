@@ -358,6 +358,7 @@ impl Parser<'_> {
             cond,
             message,
             span: start.to(end),
+            instantiated: self.instance_sites.clone(),
         })
     }
 

@@ -586,6 +586,20 @@ impl Parser<'_> {
                 };
                 return self.construct(ty, at);
             }
+            // `Tile::Kind(i)`, `ns::real_t(x)`: a qualified scalar or enum
+            // type's functional cast.
+            if !ty.is_struct() && self.is_punct_at(len, Punct::LParen) {
+                let at = self.span();
+                self.pos += len - 1;
+                let ty = crate::ast::QualType {
+                    ty,
+                    is_const,
+                    is_volatile: false,
+                    spelling,
+                    span: at,
+                };
+                return self.cast_to(ty, at);
+            }
         }
         self.name_expr()
     }

@@ -220,7 +220,11 @@ impl Checker {
                     Some(m) => format!("static assertion failed: {m}"),
                     None => "static assertion failed".to_string(),
                 };
-                self.error(sa.cond.span, Code::E0013, msg);
+                let mut d = Diagnostic::error(sa.cond.span, Code::E0013, msg);
+                for (tag, site) in sa.instantiated.iter().rev() {
+                    d = d.with_label(*site, format!("in `{tag}`, instantiated here"));
+                }
+                self.diags.push(d);
             }
             Some(_) => {}
         }
