@@ -742,3 +742,79 @@ fn templates_deduce_through_bases_and_references_bind_base_subobjects() {
         assert_eq!(got[0].as_deref(), Some(&inits[..]), "{}", file.display());
     }
 }
+
+/// `member_defaults` of member_defaults.cu, and its arguments for 64
+/// threads.
+const MEMBER_DEFAULTS: (&str, &[&str]) = (
+    "_Z14memberDefaultsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:512"],
+);
+
+/// Default member initializers run where C++ runs them: the implicit
+/// default constructor of a class without constructors (which stays an
+/// aggregate), a constructor that leaves the member out, `= default`, a
+/// class template's instance, a member of a member. The same buffers as
+/// nvcc's PTX on the emulator, the interpreter's, and the values the
+/// fixture's arithmetic gives.
+#[test]
+fn default_member_initializers_run_as_nvccs_do() {
+    let dir = scratch("member-defaults");
+    let fixture = common::root().join("tests/fixtures/classes/member_defaults.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, MEMBER_DEFAULTS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let words = |b: &[u8]| -> Vec<i32> {
+        b.chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &x) in ins.iter().enumerate() {
+        let n = x & 0xff;
+        let added: i32 = (0..n % 5).map(|j| 2 * (j + n)).sum();
+        let s = (4.0 * (0.5 + added as f32)) as i32 + 2 + n % 5;
+        let b = n as f32 * 0.25;
+        assert_eq!(
+            outs[8 * i..8 * i + 8],
+            [
+                s,
+                n * 100 + (n + 1) * 10 + 2,
+                ((0.5 + b) * 4.0) as i32 + 9,
+                60,
+                5 + n,
+                34,
+                14,
+                36
+            ],
+            "thread {i}"
+        );
+    }
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+}
+
+/// Default initializers kernelc does not run yet are located errors.
+#[test]
+fn default_member_initializers_kernelc_cannot_run_are_located_errors() {
+    let err = rejected(
+        "__global__ void k(int *o) {\n  struct L { int v = 3; };\n  L l; o[0] = l.v; }\n",
+        "E0002",
+    );
+    assert!(err.contains("defined inside a function"), "{err}");
+    assert!(err.contains(":2:20"), "{err}");
+    let err = rejected(
+        "struct A { int v[2] = {1, 2}; };\n__global__ void k(int *o) { A a; o[0] = a.v[1]; }\n",
+        "E0002",
+    );
+    assert!(err.contains("an array member"), "{err}");
+    assert!(err.contains(":1:21"), "{err}");
+}

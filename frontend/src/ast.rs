@@ -171,6 +171,10 @@ pub struct Method {
     pub is_const: bool,
     /// A constructor (`Ray::Ray`, Itanium `C1`): it initializes `*this`.
     pub is_ctor: bool,
+    /// The implicit default constructor kernelc writes for a class
+    /// without constructors whose members have default initializers: the
+    /// class is still an aggregate (`S{1, 2}` sets its first members).
+    pub aggregate: bool,
 }
 
 /// A type as written, plus qualifiers of the declared object itself.

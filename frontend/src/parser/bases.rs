@@ -309,7 +309,12 @@ impl Parser<'_> {
 
     /// The class context of class `def` (complete): its data members,
     /// its bases' included, and member functions.
-    pub(super) fn class_context(&self, def: &StructDef, methods: FxHashSet<String>) -> ClassCtx {
+    pub(super) fn class_context(
+        &self,
+        def: &StructDef,
+        methods: FxHashSet<String>,
+        defaults: Vec<MemberInit>,
+    ) -> ClassCtx {
         let mut methods = methods;
         methods.extend(self.inherited_methods(def));
         ClassCtx {
@@ -319,6 +324,7 @@ impl Parser<'_> {
             has_this: false,
             closure: false,
             enclosing: None,
+            defaults: defaults.into(),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct ClassCtx {
     /// `[*this]`): that object's class, and whether the closure holds a
     /// copy of the object (`[*this]`) rather than its address.
     pub enclosing: Option<Box<(ClassCtx, bool)>>,
+    /// Its default member initializers ([`ClassMembers::defaults`]).
+    pub defaults: Arc<[super::bases::MemberInit]>,
 }
 
 /// A member function or static data member met while reading a class,
@@ -97,6 +99,10 @@ pub(super) struct ClassMembers {
     /// that is not public or not such a POD, or a user-provided
     /// constructor, destructor or copy assignment.
     pub non_pod: bool,
+    /// The default member initializers (`float sum = 0.f;`, `int n{4};`),
+    /// as constructor member initializers: what a constructor that does
+    /// not initialize the member itself runs.
+    pub defaults: Vec<super::bases::MemberInit>,
 }
 
 /// A member template met while reading a class: its parameters and the
@@ -571,7 +577,16 @@ impl Parser<'_> {
         // defined inside a block or another class's body).
         let depth = self.depth;
         let first = self.pending_items.len();
-        let ctx = self.class_context(def, members.methods);
+        let ctor_name = crate::mangle::unqualified(&def.name).to_string();
+        // A class without constructors whose members have default
+        // initializers gets the implicit default constructor that runs
+        // them (C++'s, `__host__ __device__` as CUDA makes it).
+        let implicit_ctor = !members.defaults.is_empty() && !members.methods.contains(&ctor_name);
+        let mut methods = members.methods;
+        if implicit_ctor {
+            methods.insert(ctor_name.clone());
+        }
+        let ctx = self.class_context(def, methods, members.defaults);
         Arc::make_mut(&mut self.classes).insert(def.name.clone(), ctx.clone());
         self.register_member_templates(class, &ctx, members.templates);
         let path = super::names::key_path(&def.name);
@@ -607,6 +622,10 @@ impl Parser<'_> {
             self.pos = d.end;
         }
         self.pos = resume;
+        if implicit_ctor {
+            let ctor = self.implicit_constructor(class, &ctx, &ctor_name);
+            self.pending_items.push(Item::Function(ctor));
+        }
         // Every member is declared before any body is checked: prototypes
         // first (C++'s complete-class context).
         let prototypes: Vec<Item> = self.pending_items[first..]
@@ -620,6 +639,38 @@ impl Parser<'_> {
             })
             .collect();
         self.pending_items.splice(first..first, prototypes);
+    }
+
+    /// The implicit default constructor of `class` (named `name`), whose
+    /// body runs the default member initializers; the class stays an
+    /// aggregate (`Method::aggregate`).
+    fn implicit_constructor(&mut self, class: &CType, ctx: &ClassCtx, name: &str) -> FunctionDecl {
+        let span = ctx.defaults.first().map_or(self.span(), |(_, _, sp)| *sp);
+        let specs = FnSpecs {
+            device: true,
+            host: true,
+            inline: true,
+            ..FnSpecs::default()
+        };
+        let body = Block {
+            stmts: self.member_initializations(class, ctx, Vec::new(), span),
+            span,
+        };
+        let head = MemberHead {
+            key: super::names::join(&ctx.key, name),
+            name_span: span,
+            start: span,
+            specs,
+            ret: QualType::plain(CType::Void, span),
+            returns_ref: false,
+            method: Some(Method {
+                class: ctx.key.clone(),
+                is_const: false,
+                is_ctor: true,
+                aggregate: true,
+            }),
+        };
+        self.member_decl(head, vec![this_param(class, false, span)], Some(body))
     }
 
     /// A member function of `class` at its first token; `None` for one
@@ -710,7 +761,7 @@ impl Parser<'_> {
                 return Ok(None);
             }
             Some(Block {
-                stmts: Vec::new(),
+                stmts: self.member_initializations(class, ctx, Vec::new(), what.span),
                 span: what.span,
             })
         } else {
@@ -720,6 +771,7 @@ impl Parser<'_> {
             class: ctx.key.clone(),
             is_const,
             is_ctor: ctor.is_some(),
+            aggregate: false,
         });
         let head = MemberHead {
             key,
@@ -819,6 +871,7 @@ impl Parser<'_> {
             class: ctx.key.clone(),
             is_const,
             is_ctor: false,
+            aggregate: false,
         });
         let head = MemberHead {
             key,
@@ -911,7 +964,7 @@ impl Parser<'_> {
                 (Vec::new(), inits)
             };
             if is_ctor {
-                assigns.extend(self.member_initializations(class, inits, b.span));
+                assigns.extend(self.member_initializations(class, ctx, inits, b.span));
             } else {
                 assigns.extend(
                     inits
@@ -1051,6 +1104,7 @@ impl Parser<'_> {
                 class: ctx.key.clone(),
                 is_const: false,
                 is_ctor: false,
+                aggregate: false,
             }),
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -1244,6 +1298,12 @@ impl Parser<'_> {
                 Code::E0002,
                 "member functions of a struct defined inside a function are not supported by kernelc",
             ));
+        } else if let Some((_, _, sp)) = members.defaults.first() {
+            self.diags.push(Diagnostic::error(
+                *sp,
+                Code::E0002,
+                "default member initializers of a struct defined inside a function are not supported by kernelc; define the struct outside the function",
+            ));
         }
     }
 }
@@ -1281,6 +1341,7 @@ impl Parser<'_> {
     fn member_initializations(
         &self,
         class: &CType,
+        ctx: &ClassCtx,
         mut inits: Vec<super::bases::MemberInit>,
         span: Span,
     ) -> Vec<Stmt> {
@@ -1293,15 +1354,18 @@ impl Parser<'_> {
                     let init = inits.remove(k);
                     stmts.push(member_assignment(class, init, constructed && !f.reference));
                 }
-                None if constructed && !f.reference && !f.name.is_empty() => {
-                    let value = Expr {
-                        kind: ExprKind::Construct {
-                            ty: QualType::plain(f.ty.clone(), span),
-                            args: Vec::new(),
-                        },
-                        span,
-                    };
-                    stmts.push(assignment(this_member(&f.name, span), value, span));
+                None if !f.name.is_empty() => {
+                    match ctx.defaults.iter().find(|d| d.0.text == f.name) {
+                        Some(default) => stmts.push(member_assignment(
+                            class,
+                            default.clone(),
+                            constructed && !f.reference,
+                        )),
+                        None if constructed && !f.reference => {
+                            stmts.push(default_constructed(&f, span));
+                        }
+                        None => {}
+                    }
                 }
                 None => {}
             }
@@ -1313,6 +1377,19 @@ impl Parser<'_> {
         );
         stmts
     }
+}
+
+/// `this->field = T()` for a member `f` of a class type with constructors
+/// that no initializer names: its default constructor runs.
+fn default_constructed(f: &crate::types::Field, span: Span) -> Stmt {
+    let value = Expr {
+        kind: ExprKind::Construct {
+            ty: QualType::plain(f.ty.clone(), span),
+            args: Vec::new(),
+        },
+        span,
+    };
+    assignment(this_member(&f.name, span), value, span)
 }
 
 /// A constructor's member initializer `field(args)` as a statement of its

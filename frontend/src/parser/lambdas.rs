@@ -555,6 +555,7 @@ impl Parser<'_> {
             has_this: true,
             closure: true,
             enclosing: lambda.enclosing.clone(),
+            defaults: Arc::new([]),
         };
         let start = self.span();
         self.expect_punct(Punct::LParen, "to open the lambda's parameters")?;
@@ -592,6 +593,7 @@ impl Parser<'_> {
                 class: closure.name.clone(),
                 is_const,
                 is_ctor: false,
+                aggregate: false,
             }),
             deduced_ret: None,
         };

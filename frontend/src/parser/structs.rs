@@ -193,7 +193,10 @@ impl Parser<'_> {
         let ty = CType::Struct(def.clone());
         if in_function {
             self.refuse_deferred(&class, kw);
-        } else if !class.deferred.is_empty() || !class.templates.is_empty() || reserved_id.is_some()
+        } else if !class.deferred.is_empty()
+            || !class.templates.is_empty()
+            || !class.defaults.is_empty()
+            || reserved_id.is_some()
         {
             let first = self.pending_items.len();
             self.member_bodies_of(&ty, class);
@@ -285,6 +288,12 @@ impl Parser<'_> {
                 } else {
                     None
                 };
+                if self.is_punct(Punct::Assign) || self.is_punct(Punct::LBrace) {
+                    let default = self.member_default(&name, &dims, width.is_some())?;
+                    class.defaults.push(default);
+                    // Its default constructor is not trivial: not a POD.
+                    class.non_pod = true;
+                }
                 let mut mty = ty.ty;
                 for d in dims.iter().rev() {
                     let len = match d {
@@ -425,6 +434,47 @@ impl Parser<'_> {
         }
         let name = self.bump();
         Ok((ty, name, self.dims()?))
+    }
+
+    /// A default member initializer, at its `=` or `{`: `= value`,
+    /// `= {values}` or `{values}`, as the member initializer
+    /// `name(values)` a constructor would write.
+    fn member_default(
+        &mut self,
+        name: &crate::token::Token,
+        dims: &[Option<Expr>],
+        bit_field: bool,
+    ) -> PResult<super::bases::MemberInit> {
+        let start = self.span();
+        if !dims.is_empty() || bit_field {
+            let what = if bit_field {
+                "a bit-field"
+            } else {
+                "an array member"
+            };
+            return self.error(
+                start,
+                Code::E0002,
+                format!("a default initializer of {what} is not supported by kernelc yet; initialize it in a constructor"),
+            );
+        }
+        let braced = self.is_punct(Punct::LBrace) || self.is_punct_at(1, Punct::LBrace);
+        self.eat_punct(Punct::Assign);
+        let args = if braced {
+            self.bump(); // `{`
+            let mut args = Vec::new();
+            while !self.is_punct(Punct::RBrace) {
+                args.push(self.assign_expr()?);
+                if !self.eat_punct(Punct::Comma) {
+                    break;
+                }
+            }
+            self.expect_punct(Punct::RBrace, "to close the member's initializer")?;
+            args
+        } else {
+            vec![self.assign_expr()?]
+        };
+        Ok((name.clone(), args, start.to(self.prev_span())))
     }
 
     /// A bit-field's `: width` (at the `:`): a constant from 0 (only

@@ -353,6 +353,12 @@ impl Checker {
             return None;
         };
         let ctors = self.constructors(&def);
+        if !args.is_empty() && self.only_aggregate_ctor(&ctors) {
+            // `S{1, 2}` of an aggregate with default member initializers:
+            // the defaults, then the values in order over them.
+            let defaults = self.construct_with(ty, &def, &ctors, Vec::new(), span)?;
+            return self.members_in_order_over(ty, &def, args, span, Some(defaults));
+        }
         if !ctors.is_empty() {
             let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
             return self.construct_with(ty, &def, &ctors, typed, span);
@@ -444,6 +450,26 @@ impl Checker {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
+        self.members_in_order_over(ty, def, args, span, None)
+    }
+
+    /// Whether `ctors` is just the implicit default constructor of an
+    /// aggregate with default member initializers.
+    fn only_aggregate_ctor(&self, ctors: &[String]) -> bool {
+        matches!(ctors, [one] if self.by_name.get(one).is_some_and(|&i| self.sigs[i].aggregate_ctor))
+    }
+
+    /// [`Checker::members_in_order`] over `start` when given: the
+    /// temporary is `start` first, then the values overwrite its first
+    /// members.
+    fn members_in_order_over(
+        &mut self,
+        ty: &CType,
+        def: &StructDef,
+        args: &[ast::Expr],
+        span: Span,
+        start: Option<Expr>,
+    ) -> Option<Expr> {
         if def.has_bit_fields() && !args.is_empty() {
             self.error(
                 span,
@@ -487,6 +513,25 @@ impl Checker {
             value = mk(
                 ExprKind::Comma {
                     lhs: Box::new(store),
+                    rhs: Box::new(value),
+                },
+                ty.clone(),
+                span,
+            );
+        }
+        if let Some(start) = start {
+            let init = mk(
+                ExprKind::Assign {
+                    target: Place::Local(tmp),
+                    op: None,
+                    value: Box::new(start),
+                },
+                ty.clone(),
+                span,
+            );
+            value = mk(
+                ExprKind::Comma {
+                    lhs: Box::new(init),
                     rhs: Box::new(value),
                 },
                 ty.clone(),

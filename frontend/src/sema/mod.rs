@@ -86,6 +86,9 @@ struct FnSig {
     /// kept code names it): device code may call it only under
     /// `--expt-relaxed-constexpr`.
     host_constexpr: bool,
+    /// The implicit default constructor of an aggregate with default
+    /// member initializers (`ast::Method::aggregate`).
+    aggregate_ctor: bool,
 }
 
 /// What a name in scope refers to.
@@ -684,6 +687,7 @@ impl Checker {
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
             is_method: f.method.is_some(),
             returns_ref: f.returns_ref,
+            aggregate_ctor: f.method.as_ref().is_some_and(|m| m.aggregate),
         });
         self.by_name.insert(key.clone(), self.sigs.len() - 1);
         self.overloads
