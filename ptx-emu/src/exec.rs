@@ -38,10 +38,12 @@ struct E {
     msg: String,
 }
 
-fn e(kind: FaultKind, msg: impl Into<String>) -> E {
+/// The error of `kind` whose message is `msg`'s text (a typed error's
+/// `Display`, or a message made here).
+fn e(kind: FaultKind, msg: impl std::fmt::Display) -> E {
     E {
         kind,
-        msg: msg.into(),
+        msg: msg.to_string(),
     }
 }
 
@@ -783,14 +785,7 @@ impl<'a> Exec<'a> {
     }
 
     fn checked(a: &Alloc, off: u64, len: u64) -> R<usize> {
-        a.check(off, len).map_err(|m| {
-            let kind = if m.starts_with("misaligned") {
-                FaultKind::Misaligned
-            } else {
-                FaultKind::OutOfBounds
-            };
-            e(kind, m)
-        })
+        a.check(off, len).map_err(|m| e(m.fault_kind(), m))
     }
 
     fn load(&mut self, t: &mut Thread, space: Option<Space>, addr: u64, len: u64) -> R<u64> {
