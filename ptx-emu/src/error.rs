@@ -199,7 +199,7 @@ pub enum SetupError {
     /// A texture or surface argument that is not well formed.
     BadTexture {
         index: usize,
-        reason: String,
+        reason: stdx::texture::TextureError,
     },
     /// A tensor map the CUDA driver (or the emulator's model) refuses.
     BadTensorMap {
