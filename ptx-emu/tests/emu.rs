@@ -697,6 +697,22 @@ fn printf_through_a_bad_buffer_is_a_fault() {
     assert!(f.message.contains("arguments of `printf`"), "{f}");
 }
 
+#[test]
+fn printf_with_a_conversion_it_does_not_format_is_an_unsupported_fault() {
+    // "t%n ..." for "t%d ...": `%n` writes through its argument, which no
+    // device `printf` does.
+    let decls = PRINTF_DECLS.replace("{116, 37, 100,", "{116, 37, 110,");
+    assert_ne!(decls, PRINTF_DECLS);
+    let f = fault(&decls, PRINTF_BODY, 1);
+    assert_eq!(f.kind, FaultKind::Unsupported, "{f}");
+    assert!(
+        f.message.contains(
+            "the conversion `%n` in a device `printf` format is not supported by the emulator"
+        ),
+        "{f}"
+    );
+}
+
 /// A kernel `k(.param .u64 out)` in clusters of `cluster` blocks (x only),
 /// on a grid of `grid` blocks of `threads` threads, with a zeroed `out` of
 /// `n` u32 words.
