@@ -4,7 +4,8 @@
 //! instructions) with the PTX line they name.
 
 use ptx_emu::{
-    run_ptx, DecodeError, FaultKind, KernelArg, LaunchConfig, LoadError, RunError, SetupError,
+    run_ptx, DecodeError, FaultKind, KernelArg, LaunchConfig, LoadError, ResolveError, RunError,
+    SetupError,
 };
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
@@ -475,6 +476,14 @@ fn launch_errors_come_before_any_thread_runs() {
         matches!(err, RunError::Load(LoadError::Parse { line: 1, .. })),
         "{err}"
     );
+    let stray = src.replace("ret;", "bra.uni %nowhere;");
+    let err = run_ptx(&stray, "k", &[], &cfg).unwrap_err();
+    assert_eq!(err.to_string(), "line 4: unknown name `%nowhere`");
+    let RunError::Load(LoadError::Resolve(ResolveError::UnknownName { line: 4, name })) = err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(name, "%nowhere");
     // Hostile input never panics.
     for s in [
         "",
