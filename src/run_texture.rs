@@ -133,7 +133,7 @@ pub fn parse(rest: &str) -> Result<(&str, Resource), String> {
         None => format!("{source}:{channels}"),
     };
     res.data = crate::run::buffer_of(ty, &counted)?;
-    res.check()?;
+    res.check().map_err(|e| e.to_string())?;
     Ok((ty, res))
 }
 

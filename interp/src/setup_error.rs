@@ -41,7 +41,10 @@ pub enum SetupError {
     },
     /// Argument `index`, a texture or surface object whose resource does
     /// not hold together (`stdx::texture`'s reason).
-    Texture { index: usize, reason: String },
+    Texture {
+        index: usize,
+        reason: stdx::texture::TextureError,
+    },
     /// Argument `index`, a buffer of 4 GiB or more.
     BufferTooLarge { index: usize },
     /// Argument `index` is not what parameter `index` of `kernel`, of type

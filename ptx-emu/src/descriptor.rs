@@ -22,6 +22,7 @@
 //! ([`Swizzle`]).
 
 use crate::swizzle::Swizzle;
+use std::fmt;
 
 /// Which instruction a matrix descriptor is for (their swizzle fields
 /// differ).
@@ -44,7 +45,7 @@ pub struct MatrixDesc {
 impl MatrixDesc {
     /// Reads `v`; a field this model does not implement is an error that
     /// says which.
-    pub fn decode(v: u64, of: DescFor) -> Result<MatrixDesc, String> {
+    pub fn decode(v: u64, of: DescFor) -> Result<MatrixDesc, DescError> {
         let field = |at: u32| ((v >> at) & 0x3fff) << 4;
         let swizzle = match of {
             DescFor::Wgmma => match v >> 62 {
@@ -58,32 +59,18 @@ impl MatrixDesc {
                 let base_offset = (v >> 49) & 7;
                 let lbo_mode = (v >> 52) & 1;
                 if version != 1 {
-                    return Err(format!(
-                        "a tcgen05 matrix descriptor's version (bits 46-48) is {version}; the PTX ISA fixes it at 1"
-                    ));
+                    return Err(DescError::Version { version });
                 }
                 if base_offset != 0 || lbo_mode != 0 {
-                    return Err(
-                        "a tcgen05 matrix descriptor with a base offset or the absolute leading-offset mode is not supported by the emulator"
-                            .into(),
-                    );
+                    return Err(DescError::BaseOffset);
                 }
                 match v >> 61 {
                     0 => Swizzle::None,
                     2 => Swizzle::B128,
                     4 => Swizzle::B64,
                     6 => Swizzle::B32,
-                    1 => {
-                        return Err(
-                            "the 128-byte swizzle with 32-byte atoms (tcgen05 layout 1) is not supported by the emulator"
-                                .into(),
-                        )
-                    }
-                    mode => {
-                        return Err(format!(
-                            "tcgen05 matrix descriptor layout {mode} (bits 61-63) is not one the PTX ISA defines"
-                        ))
-                    }
+                    1 => return Err(DescError::Swizzle128Atom32),
+                    layout => return Err(DescError::Layout { layout }),
                 }
             }
         };
@@ -150,28 +137,23 @@ pub struct InstrDesc {
 
 impl InstrDesc {
     /// Reads `v` for an MMA of `.kind::tf32` (`tf32`) or `.kind::f16`.
-    pub fn decode(v: u32, tf32: bool) -> Result<InstrDesc, String> {
+    pub fn decode(v: u32, tf32: bool) -> Result<InstrDesc, DescError> {
         let bits = |at: u32, n: u32| (v >> at) & ((1 << n) - 1);
         if bits(2, 1) != 0 {
-            return Err("a sparse tcgen05.mma (instruction descriptor bit 2) is not supported by the emulator".into());
+            return Err(DescError::Sparse);
         }
         if bits(4, 2) != 1 {
-            return Err("a tcgen05.mma whose D is not f32 (instruction descriptor bits 4-5) is not supported by the emulator".into());
+            return Err(DescError::DNotF32);
         }
         let (a, b) = (bits(7, 3), bits(10, 3));
         let elem = match (tf32, a, b) {
             (false, 0, 0) => Elem::F16,
             (false, 1, 1) => Elem::Bf16,
             (true, 2, 2) => Elem::Tf32,
-            _ => {
-                return Err(format!(
-                    "A and B formats {a} and {b} (instruction descriptor bits 7-12) under .kind::{}: the emulator runs f16 x f16, bf16 x bf16 (kind::f16) and tf32 x tf32 (kind::tf32)",
-                    if tf32 { "tf32" } else { "f16" }
-                ))
-            }
+            _ => return Err(DescError::Formats { a, b, tf32 }),
         };
         if bits(15, 2) != 0 {
-            return Err("an MN-major (transposed) tcgen05.mma operand (instruction descriptor bits 15-16) is not supported by the emulator".into());
+            return Err(DescError::MnMajor);
         }
         let (m, n) = (bits(24, 5) << 4, bits(17, 6) << 3);
         let n_ok = match m {
@@ -180,9 +162,7 @@ impl InstrDesc {
             _ => false,
         };
         if !n_ok {
-            return Err(format!(
-                "an MMA shape of M = {m}, N = {n} (instruction descriptor bits 17-28); .cta_group::1 has M = 64 (N a multiple of 8 to 256) or M = 128 (N a multiple of 16 to 256)"
-            ));
+            return Err(DescError::Shape { m, n });
         }
         Ok(InstrDesc {
             elem,
@@ -209,6 +189,83 @@ impl InstrDesc {
     }
 }
 
+/// A descriptor field this model does not implement or the PTX ISA does
+/// not define; each names the field's bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DescError {
+    /// A tcgen05 matrix descriptor's version (bits 46-48), not 1.
+    Version { version: u64 },
+    /// A tcgen05 matrix descriptor's base offset or absolute leading-offset
+    /// mode (bits 49-52), not modelled.
+    BaseOffset,
+    /// tcgen05 layout 1, the 128-byte swizzle with 32-byte atoms, not
+    /// modelled.
+    Swizzle128Atom32,
+    /// A tcgen05 layout (bits 61-63) the PTX ISA does not define.
+    Layout { layout: u64 },
+    /// A sparse MMA (instruction descriptor bit 2).
+    Sparse,
+    /// A D format other than f32 (instruction descriptor bits 4-5).
+    DNotF32,
+    /// A and B formats (bits 7-9, 10-12) the emulator does not run under
+    /// `.kind::tf32` (`tf32`) or `.kind::f16`.
+    Formats { a: u32, b: u32, tf32: bool },
+    /// An MN-major (transposed) operand (bits 15-16).
+    MnMajor,
+    /// An M and N (bits 24-28, 17-22) `.cta_group::1` does not have.
+    Shape { m: u32, n: u32 },
+}
+
+impl fmt::Display for DescError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unsupported = |f: &mut fmt::Formatter<'_>, what: &str| {
+            write!(f, "{what} is not supported by the emulator")
+        };
+        match *self {
+            DescError::Version { version } => write!(
+                f,
+                "a tcgen05 matrix descriptor's version (bits 46-48) is {version}; the PTX ISA fixes it at 1"
+            ),
+            DescError::BaseOffset => unsupported(
+                f,
+                "a tcgen05 matrix descriptor with a base offset or the absolute leading-offset mode",
+            ),
+            DescError::Swizzle128Atom32 => unsupported(
+                f,
+                "the 128-byte swizzle with 32-byte atoms (tcgen05 layout 1)",
+            ),
+            DescError::Layout { layout } => write!(
+                f,
+                "tcgen05 matrix descriptor layout {layout} (bits 61-63) is not one the PTX ISA defines"
+            ),
+            DescError::Sparse => {
+                unsupported(f, "a sparse tcgen05.mma (instruction descriptor bit 2)")
+            }
+            DescError::DNotF32 => unsupported(
+                f,
+                "a tcgen05.mma whose D is not f32 (instruction descriptor bits 4-5)",
+            ),
+            DescError::Formats { a, b, tf32 } => write!(
+                f,
+                "A and B formats {a} and {b} (instruction descriptor bits 7-12) under .kind::{}: \
+                 the emulator runs f16 x f16, bf16 x bf16 (kind::f16) and tf32 x tf32 (kind::tf32)",
+                if tf32 { "tf32" } else { "f16" }
+            ),
+            DescError::MnMajor => unsupported(
+                f,
+                "an MN-major (transposed) tcgen05.mma operand (instruction descriptor bits 15-16)",
+            ),
+            DescError::Shape { m, n } => write!(
+                f,
+                "an MMA shape of M = {m}, N = {n} (instruction descriptor bits 17-28); \
+                 .cta_group::1 has M = 64 (N a multiple of 8 to 256) or M = 128 (N a multiple of 16 to 256)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DescError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,7 +279,10 @@ mod tests {
         let d = MatrixDesc::decode(v, DescFor::Tcgen05).unwrap();
         assert_eq!(d.swizzle, Swizzle::None);
         assert_eq!(d.k_major(9, 10, 2), 0x400 + 128 + 2048 + 16 + 4);
-        assert!(MatrixDesc::decode(v & !(1 << 46), DescFor::Tcgen05).is_err());
+        assert_eq!(
+            MatrixDesc::decode(v & !(1 << 46), DescFor::Tcgen05),
+            Err(DescError::Version { version: 0 })
+        );
     }
 
     /// A 128-byte-swizzled K-major tile of f16: rows 128 bytes apart, the
@@ -238,7 +298,10 @@ mod tests {
         assert_eq!(wg.k_major(11, 12, 2), 2048 + 1024 + 3 * 128 + 2 * 16 + 8);
         let sw32 = MatrixDesc::decode(base | (3 << 62), DescFor::Wgmma).unwrap();
         assert_eq!(sw32.swizzle, Swizzle::B32);
-        assert!(MatrixDesc::decode(base | (1 << 61) | (1 << 46), DescFor::Tcgen05).is_err());
+        assert_eq!(
+            MatrixDesc::decode(base | (1 << 61) | (1 << 46), DescFor::Tcgen05),
+            Err(DescError::Swizzle128Atom32)
+        );
     }
 
     /// kernelc's `kernelc_tcgen05_idesc_f16(128, 64, 0, 0)` is 0x08100010
@@ -247,7 +310,14 @@ mod tests {
     fn the_instruction_descriptor_of_the_sample_reads_back() {
         let d = InstrDesc::decode(0x0810_0010, false).unwrap();
         assert_eq!((d.elem, d.m, d.n, d.k()), (Elem::F16, 128, 64, 16));
-        assert!(InstrDesc::decode(0x0810_0010, true).is_err());
+        assert_eq!(
+            InstrDesc::decode(0x0810_0010, true),
+            Err(DescError::Formats {
+                a: 0,
+                b: 0,
+                tf32: true
+            })
+        );
         let tf32 = InstrDesc::decode(0x0810_0010 | (2 << 7) | (2 << 10), true).unwrap();
         assert_eq!((tf32.elem, tf32.k()), (Elem::Tf32, 8));
         let m64 = InstrDesc::decode(0x0410_0010, false).unwrap();

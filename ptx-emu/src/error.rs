@@ -5,12 +5,18 @@
 //! - [`DecodeError`]: an instruction the emulator cannot run (decoding,
 //!   [`crate::decode`]);
 //! - [`LoadError`]: a module that does not load (it does not parse, names
-//!   something undeclared, or the kernel can reach an instruction that does
-//!   not decode);
+//!   something undeclared or unsupported, [`ResolveError`], or the kernel
+//!   can reach an instruction that does not decode);
 //! - [`SetupError`]: a launch that is refused before any thread runs (the
 //!   kernel, the arguments, the grid).
 //!
-//! Faults while threads run are [`crate::Fault`]s.
+//! Faults while threads run are [`crate::Fault`]s. Their reasons are typed
+//! where they are found, beside what they describe, and become the fault's
+//! message: [`crate::memory::AddressError`] and
+//! [`crate::memory::AccessError`] (an address of the wrong space, an access
+//! out of bounds or misaligned), [`crate::tma::MapError`] (a tensor map,
+//! which can also refuse a launch) and [`crate::descriptor::DescError`] (a
+//! tensor-core descriptor).
 
 use std::fmt;
 
@@ -47,8 +53,8 @@ pub enum LoadError {
     /// ptx-validate's parser refused the text.
     Parse { line: u32, message: String },
     /// A name, declaration or initializer the emulator cannot resolve or
-    /// lay out (the message names its line where it has one).
-    Resolve { message: String },
+    /// lay out.
+    Resolve(ResolveError),
     /// The kernel can reach an instruction at PTX line `line` that does not
     /// decode.
     Instruction { line: u32, error: DecodeError },
@@ -58,8 +64,82 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::Parse { line, message } => write!(f, "PTX line {line}: {message}"),
-            LoadError::Resolve { message } => f.write_str(message),
+            LoadError::Resolve(error) => write!(f, "{error}"),
             LoadError::Instruction { line, error } => write!(f, "PTX line {line}: {error}"),
+        }
+    }
+}
+
+/// A name, declaration or initializer of a module that the emulator cannot
+/// resolve or lay out; `line` is the PTX line of an operand or parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolveError {
+    /// A variable of a type (`.f32`, ...) the emulator does not know.
+    VariableType { ty: String },
+    /// A variable in a state space it does not place.
+    VariableSpace { space: String },
+    /// A `.reg` declaration of a type it does not know.
+    RegisterType { ty: String },
+    /// A parameter of a type it does not know.
+    ParameterType { ty: String },
+    /// A device function's `.reg` parameter (only `.param` ones are run).
+    RegisterParameters { line: u32, function: String },
+    /// An initializer names `name` for its address, which is neither a
+    /// function nor written `generic(var)`.
+    InitializerAddress { name: String },
+    /// An initializer's `generic` entry not of the form `generic(name)`.
+    GenericEntry,
+    /// An operand names no register, label, variable or function.
+    UnknownName { line: u32, name: String },
+    /// A `symbol+offset` operand of an undeclared symbol.
+    UnknownSymbol { line: u32, name: String },
+    /// An object address `[..., {...}]` with no handle before the
+    /// coordinates.
+    ObjectWithoutHandle { line: u32 },
+    /// An array element operand `name[...]`.
+    ElementOperand { line: u32, name: String },
+    /// An instruction guarded by something other than a predicate register.
+    GuardNotPredicate { line: u32 },
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::VariableType { ty } => write!(f, "unsupported variable type `{ty}`"),
+            ResolveError::VariableSpace { space } => {
+                write!(f, "variables in `{space}` are not supported by the emulator")
+            }
+            ResolveError::RegisterType { ty } => {
+                write!(f, "registers of type `{ty}` are not supported")
+            }
+            ResolveError::ParameterType { ty } => write!(f, "unsupported parameter type `{ty}`"),
+            ResolveError::RegisterParameters { line, function } => write!(
+                f,
+                "line {line}: `.reg` parameters of `{function}` are not supported by the emulator"
+            ),
+            ResolveError::InitializerAddress { name } => write!(
+                f,
+                "the initializer of a variable uses the address of `{name}`, which the emulator does not support"
+            ),
+            ResolveError::GenericEntry => {
+                f.write_str("an initializer's `generic` entry is not `generic(name)`")
+            }
+            ResolveError::UnknownName { line, name } => {
+                write!(f, "line {line}: unknown name `{name}`")
+            }
+            ResolveError::UnknownSymbol { line, name } => {
+                write!(f, "line {line}: unknown symbol `{name}`")
+            }
+            ResolveError::ObjectWithoutHandle { line } => {
+                write!(f, "line {line}: an object address without a handle")
+            }
+            ResolveError::ElementOperand { line, name } => write!(
+                f,
+                "line {line}: the array element operand `{name}[...]` is not supported"
+            ),
+            ResolveError::GuardNotPredicate { line } => {
+                write!(f, "line {line}: the guard is not a predicate register")
+            }
         }
     }
 }
@@ -119,11 +199,11 @@ pub enum SetupError {
     /// A texture or surface argument that is not well formed.
     BadTexture {
         index: usize,
-        reason: String,
+        reason: stdx::texture::TextureError,
     },
     /// A tensor map the CUDA driver (or the emulator's model) refuses.
     BadTensorMap {
-        reason: String,
+        reason: crate::tma::MapError,
     },
     /// A grid or block dimension (`axis` 0, 1, 2: x, y, z) out of range.
     Dimension {
@@ -242,7 +322,7 @@ impl fmt::Display for SetupError {
                 write!(f, "argument {index}: a buffer must be under 4 GiB")
             }
             SetupError::BadTexture { index, reason } => write!(f, "argument {index}: {reason}"),
-            SetupError::BadTensorMap { reason } => f.write_str(reason),
+            SetupError::BadTensorMap { reason } => write!(f, "{reason}"),
             SetupError::Dimension {
                 what,
                 axis,
@@ -319,4 +399,5 @@ fn dims_text(dims: &[u32; 3]) -> String {
 
 impl std::error::Error for DecodeError {}
 impl std::error::Error for LoadError {}
+impl std::error::Error for ResolveError {}
 impl std::error::Error for SetupError {}

@@ -23,6 +23,7 @@ use crate::ops::{mask, sext};
 use crate::program::{Func, Inst, Operand, Program, Sreg, Sym, Ty};
 use crate::{Fault, FaultKind, LaunchConfig, RunError, RunOutput, Setup};
 use ptx_validate::lexer::FloatLit;
+use stdx::printf::FormatError;
 
 mod access;
 mod arith;
@@ -38,10 +39,12 @@ struct E {
     msg: String,
 }
 
-fn e(kind: FaultKind, msg: impl Into<String>) -> E {
+/// The error of `kind` whose message is `msg`'s text (a typed error's
+/// `Display`, or a message made here).
+fn e(kind: FaultKind, msg: impl std::fmt::Display) -> E {
     E {
         kind,
-        msg: msg.into(),
+        msg: msg.to_string(),
     }
 }
 
@@ -783,14 +786,7 @@ impl<'a> Exec<'a> {
     }
 
     fn checked(a: &Alloc, off: u64, len: u64) -> R<usize> {
-        a.check(off, len).map_err(|m| {
-            let kind = if m.starts_with("misaligned") {
-                FaultKind::Misaligned
-            } else {
-                FaultKind::OutOfBounds
-            };
-            e(kind, m)
-        })
+        a.check(off, len).map_err(|m| e(m.fault_kind(), m))
     }
 
     fn load(&mut self, t: &mut Thread, space: Option<Space>, addr: u64, len: u64) -> R<u64> {
@@ -1012,17 +1008,11 @@ impl<'a> Exec<'a> {
             -1
         } else {
             let text = self.c_string(t, fmt, usize::MAX)?;
-            let mut args = PrintfArgs {
-                ex: self,
-                t,
-                buf,
-                fault: None,
-            };
-            let formatted = stdx::printf::format(&text, &mut args);
-            if let Some(fault) = args.fault {
-                return Err(fault);
-            }
-            let (out, count) = formatted.map_err(unsupported)?;
+            let mut args = PrintfArgs { ex: self, t, buf };
+            let (out, count) = stdx::printf::format(&text, &mut args).map_err(|err| match err {
+                FormatError::Spec(spec) => unsupported(spec),
+                FormatError::Read(fault) => fault,
+            })?;
             stdx::printf::append_bounded(&mut self.printed, &out);
             count as i32
         };
@@ -1130,34 +1120,30 @@ impl<'a> Exec<'a> {
     }
 }
 
-/// The arguments of one `vprintf` call: its buffer in the thread's memory,
-/// and the fault a read of it met (kept to be reported as it is).
+/// The arguments of one `vprintf` call: its buffer in the thread's memory.
 struct PrintfArgs<'e, 'a, 't> {
     ex: &'e mut Exec<'a>,
     t: &'t mut Thread,
     buf: u64,
-    fault: Option<E>,
 }
 
-impl PrintfArgs<'_, '_, '_> {
-    fn keep<T>(&mut self, r: R<T>) -> Result<T, String> {
-        r.map_err(|err| {
-            let msg = format!("reading the arguments of `printf`: {}", err.msg);
-            self.fault = Some(e(err.kind, msg.clone()));
-            msg
-        })
-    }
+/// A read of `printf`'s arguments that faulted, as the fault to report:
+/// its kind, and its message after what was being read.
+fn printf_read(err: E) -> E {
+    e(
+        err.kind,
+        format!("reading the arguments of `printf`: {}", err.msg),
+    )
 }
 
 impl stdx::printf::Args for PrintfArgs<'_, '_, '_> {
-    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String> {
+    type Error = E;
+    fn arg(&mut self, offset: u64, len: u64) -> R<u64> {
         let addr = self.buf.wrapping_add(offset);
-        let r = self.ex.load(self.t, None, addr, len);
-        self.keep(r)
+        self.ex.load(self.t, None, addr, len).map_err(printf_read)
     }
-    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String> {
-        let r = self.ex.c_string(self.t, addr, limit);
-        self.keep(r)
+    fn string(&mut self, addr: u64, limit: usize) -> R<Vec<u8>> {
+        self.ex.c_string(self.t, addr, limit).map_err(printf_read)
     }
 }
 

@@ -54,7 +54,7 @@ pub mod rounding;
 pub mod swizzle;
 pub mod tma;
 
-pub use error::{DecodeError, GivenArg, LoadError, SetupError};
+pub use error::{DecodeError, GivenArg, LoadError, ResolveError, SetupError};
 pub use lineinfo::{source_position, SourcePosition};
 use memory::{Alloc, Space};
 use program::{Kind, Program};
@@ -287,8 +287,8 @@ fn parse_error(d: ptx_validate::diag::Diag) -> RunError {
 }
 
 /// A name or declaration `program::build` could not resolve.
-fn resolve_error(message: String) -> RunError {
-    RunError::Load(LoadError::Resolve { message })
+fn resolve_error(error: ResolveError) -> RunError {
+    RunError::Load(LoadError::Resolve(error))
 }
 
 /// One instruction of a module, as the emulator decoded it.
@@ -526,7 +526,7 @@ fn tensor_map_param(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, SetupError
     tensor_map_bytes(map, base).map_err(|reason| SetupError::BadTensorMap { reason })
 }
 
-fn tensor_map_bytes(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
+fn tensor_map_bytes(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, tma::MapError> {
     let info = tma::MapInfo {
         base,
         elem_bytes: map.elem_bytes,
@@ -535,38 +535,34 @@ fn tensor_map_bytes(map: &TensorMapArg, base: u64) -> Result<Vec<u8>, String> {
         box_cols: map.box_cols,
         box_rows: map.box_rows,
         row_pitch: u64::from(map.cols) * u64::from(map.elem_bytes),
-        swizzle: swizzle::Swizzle::from_bytes(map.swizzle).ok_or_else(|| {
-            format!(
-                "a tensor map with a swizzle of {} bytes: 0, 32, 64 or 128",
-                map.swizzle
-            )
-        })?,
+        swizzle: swizzle::Swizzle::from_bytes(map.swizzle)
+            .ok_or(tma::MapError::Swizzle { bytes: map.swizzle })?,
     };
     let elems = u64::from(map.rows) * u64::from(map.cols);
     if map.data.len() as u64 != elems * u64::from(map.elem_bytes) {
-        return Err(format!(
-            "a tensor map of {} x {} elements over {} bytes",
-            map.rows,
-            map.cols,
-            map.data.len()
-        ));
+        return Err(tma::MapError::DataSize {
+            rows: map.rows,
+            cols: map.cols,
+            bytes: map.data.len(),
+        });
     }
     if !info.row_pitch.is_multiple_of(16)
         || !(1..=256).contains(&map.box_rows)
         || !(1..=256).contains(&map.box_cols)
         || !matches!(map.elem_bytes, 1 | 2 | 4 | 8)
     {
-        return Err(format!(
-            "a tensor map with rows of {} bytes and boxes of {} x {} elements: the row pitch must be a multiple of 16 bytes and each box side 1 to 256 elements",
-            info.row_pitch, map.box_rows, map.box_cols
-        ));
+        return Err(tma::MapError::Shape {
+            row_pitch: info.row_pitch,
+            box_rows: map.box_rows,
+            box_cols: map.box_cols,
+        });
     }
     let row_bytes = map.box_cols * map.elem_bytes;
     if info.swizzle != swizzle::Swizzle::None && row_bytes != info.swizzle.bytes() {
-        return Err(format!(
-            "a tensor map with a {}-byte swizzle and box rows of {row_bytes} bytes: the emulator models swizzled boxes whose rows are exactly the swizzle's bytes",
-            map.swizzle
-        ));
+        return Err(tma::MapError::SwizzledRow {
+            swizzle: map.swizzle,
+            row_bytes,
+        });
     }
     Ok(tma::encode(&info))
 }

@@ -16,6 +16,9 @@
 //! address, or a generic access through a shared-space number that was
 //! never converted with `cvta.shared`.
 
+use crate::FaultKind;
+use std::fmt;
+
 /// A PTX state space that holds data.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, PartialOrd, Ord)]
 pub enum Space {
@@ -194,31 +197,23 @@ pub fn decode_generic(addr: u64) -> Option<Loc> {
 }
 
 /// Takes a space address of `space` apart, or says why it is not one.
-pub fn decode_space(space: Space, addr: u64) -> Result<Loc, String> {
+pub fn decode_space(space: Space, addr: u64) -> Result<Loc, AddressError> {
+    let wrong = |window: Option<Space>| match window {
+        Some(window) => AddressError::OtherWindow {
+            addr,
+            window,
+            space,
+        },
+        None => AddressError::NotOfSpace { addr, space },
+    };
     if space == Space::Global {
         return match decode_generic(addr) {
             Some(l) if l.space == Space::Global => Ok(l),
-            Some(l) => Err(format!(
-                "wrong state space: {addr:#x} is an address in the generic window of {} memory, not a global address",
-                l.space.name()
-            )),
-            None => Err(format!("{addr:#x} is not a global address")),
+            other => Err(wrong(other.map(|l| l.space))),
         };
     }
     if addr >> 32 != 0 {
-        return Err(match decode_generic(addr) {
-            Some(l) if l.space == Space::Global => format!(
-                "wrong state space: {addr:#x} is a global address (global addresses are generic ones), not a {} address",
-                space.name()
-            ),
-            Some(l) => format!(
-                "wrong state space: {addr:#x} is a generic address (in the window of {} memory), not a {} address; convert it with cvta.to.{}",
-                l.space.name(),
-                space.name(),
-                space.name()
-            ),
-            None => format!("{addr:#x} is not a {} address", space.name()),
-        });
+        return Err(wrong(decode_generic(addr).map(|l| l.space)));
     }
     Ok(Loc {
         space,
@@ -226,6 +221,61 @@ pub fn decode_space(space: Space, addr: u64) -> Result<Loc, String> {
         offset: addr & ((1 << SPACE_OFFSET_BITS) - 1),
     })
 }
+
+/// Why an address is not one of the space an instruction names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddressError {
+    /// `addr` is a generic address in the window of `window` memory (a
+    /// global address is one), not an address of `space`.
+    OtherWindow {
+        addr: u64,
+        window: Space,
+        space: Space,
+    },
+    /// `addr` is in no window and is no address of `space`.
+    NotOfSpace { addr: u64, space: Space },
+}
+
+impl fmt::Display for AddressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            AddressError::OtherWindow {
+                addr,
+                window,
+                space: Space::Global,
+            } => write!(
+                f,
+                "wrong state space: {addr:#x} is an address in the generic window of {} memory, not a global address",
+                window.name()
+            ),
+            AddressError::OtherWindow {
+                addr,
+                window: Space::Global,
+                space,
+            } => write!(
+                f,
+                "wrong state space: {addr:#x} is a global address (global addresses are generic ones), not a {} address",
+                space.name()
+            ),
+            AddressError::OtherWindow {
+                addr,
+                window,
+                space,
+            } => write!(
+                f,
+                "wrong state space: {addr:#x} is a generic address (in the window of {} memory), not a {} address; convert it with cvta.to.{}",
+                window.name(),
+                space.name(),
+                space.name()
+            ),
+            AddressError::NotOfSpace { addr, space } => {
+                write!(f, "{addr:#x} is not a {} address", space.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AddressError {}
 
 /// One block of memory: a buffer, a variable, a parameter.
 #[derive(Clone, Debug)]
@@ -247,22 +297,24 @@ impl Alloc {
     }
 
     /// Checks that `len` bytes at `offset` lie inside, and are aligned.
-    pub fn check(&self, offset: u64, len: u64) -> Result<usize, String> {
+    pub fn check(&self, offset: u64, len: u64) -> Result<usize, AccessError> {
         if offset
             .checked_add(len)
             .is_none_or(|e| e > self.bytes.len() as u64)
         {
-            return Err(format!(
-                "out-of-bounds access: {len} bytes at offset {offset} of {} ({} bytes)",
-                self.name,
-                self.bytes.len()
-            ));
+            return Err(AccessError::OutOfBounds {
+                len,
+                offset,
+                alloc: self.name.clone(),
+                size: self.bytes.len(),
+            });
         }
         if len > 1 && !offset.is_multiple_of(len.min(16)) {
-            return Err(format!(
-                "misaligned access: {len} bytes at offset {offset} of {}",
-                self.name
-            ));
+            return Err(AccessError::Misaligned {
+                len,
+                offset,
+                alloc: self.name.clone(),
+            });
         }
         Ok(offset as usize)
     }
@@ -284,6 +336,59 @@ impl Alloc {
     }
 }
 
+/// Why `len` bytes at `offset` of an allocation cannot be accessed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccessError {
+    /// They do not all lie inside `alloc` (its [`Alloc::name`]), of `size`
+    /// bytes.
+    OutOfBounds {
+        len: u64,
+        offset: u64,
+        alloc: String,
+        size: usize,
+    },
+    /// `offset` is not a multiple of `len` (of 16 for wider accesses).
+    Misaligned {
+        len: u64,
+        offset: u64,
+        alloc: String,
+    },
+}
+
+impl AccessError {
+    /// The kind of fault the access is.
+    pub fn fault_kind(&self) -> FaultKind {
+        match self {
+            AccessError::OutOfBounds { .. } => FaultKind::OutOfBounds,
+            AccessError::Misaligned { .. } => FaultKind::Misaligned,
+        }
+    }
+}
+
+impl fmt::Display for AccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccessError::OutOfBounds {
+                len,
+                offset,
+                alloc,
+                size,
+            } => write!(
+                f,
+                "out-of-bounds access: {len} bytes at offset {offset} of {alloc} ({size} bytes)"
+            ),
+            AccessError::Misaligned { len, offset, alloc } => {
+                write!(
+                    f,
+                    "misaligned access: {len} bytes at offset {offset} of {alloc}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for AccessError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,15 +407,75 @@ mod tests {
         let s = space_addr(Space::Shared, 2, 12);
         assert!(s < 1 << 32);
         assert_eq!(decode_space(Space::Shared, s).unwrap().index, 2);
-        assert!(decode_space(Space::Shared, g)
-            .unwrap_err()
-            .contains("generic address"));
+        let shared_window = |space| AddressError::OtherWindow {
+            addr: g,
+            window: Space::Shared,
+            space,
+        };
+        assert_eq!(
+            decode_space(Space::Shared, g),
+            Err(shared_window(Space::Shared))
+        );
         let gl = generic(Space::Global, 0, 4);
         assert_eq!(space_addr(Space::Global, 0, 4), gl);
-        assert!(decode_space(Space::Global, g)
-            .unwrap_err()
-            .contains("window of shared"));
+        assert_eq!(
+            decode_space(Space::Global, g),
+            Err(shared_window(Space::Global))
+        );
+        assert_eq!(
+            decode_space(Space::Shared, u64::MAX),
+            Err(AddressError::NotOfSpace {
+                addr: u64::MAX,
+                space: Space::Shared
+            })
+        );
         assert_eq!(decode_generic(s), None);
+    }
+
+    #[test]
+    fn address_and_access_errors_say_what_users_read() {
+        let other = |window, space| AddressError::OtherWindow {
+            addr: 0x10,
+            window,
+            space,
+        };
+        let texts = [
+            (
+                other(Space::Shared, Space::Global),
+                "wrong state space: 0x10 is an address in the generic window of shared memory, not a global address",
+            ),
+            (
+                other(Space::Global, Space::Local),
+                "wrong state space: 0x10 is a global address (global addresses are generic ones), not a local address",
+            ),
+            (
+                other(Space::Const, Space::Shared),
+                "wrong state space: 0x10 is a generic address (in the window of const memory), not a shared address; convert it with cvta.to.shared",
+            ),
+            (
+                AddressError::NotOfSpace {
+                    addr: 0x10,
+                    space: Space::Global,
+                },
+                "0x10 is not a global address",
+            ),
+        ];
+        for (error, text) in texts {
+            assert_eq!(error.to_string(), text);
+        }
+        let a = Alloc::new("smem", vec![0; 8]);
+        let far = a.check(6, 4).unwrap_err();
+        assert_eq!(far.fault_kind(), FaultKind::OutOfBounds);
+        assert_eq!(
+            far.to_string(),
+            "out-of-bounds access: 4 bytes at offset 6 of smem (8 bytes)"
+        );
+        let askew = a.check(2, 4).unwrap_err();
+        assert_eq!(askew.fault_kind(), FaultKind::Misaligned);
+        assert_eq!(
+            askew.to_string(),
+            "misaligned access: 4 bytes at offset 2 of smem"
+        );
     }
 
     #[test]

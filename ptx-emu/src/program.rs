@@ -10,6 +10,7 @@
 //! caller puts an argument).
 
 use crate::decode::{self, Callee, Mods, Op, Parts};
+use crate::error::ResolveError;
 use crate::memory::Space;
 use ptx_validate::ast::{self, FuncKind, Item, OpKind, Stmt};
 use ptx_validate::lexer::{lex, FloatLit, Pos, Tok};
@@ -350,8 +351,8 @@ fn special(name: &str, comp: Option<&str>) -> Option<Sreg> {
 }
 
 /// Bytes of one element of a declared type (`.v4 .f32` counts 16).
-fn elem_bytes(d: &ast::VarDecl) -> Result<u64, String> {
-    let ty = Ty::parse(&d.ty).ok_or_else(|| format!("unsupported variable type `{}`", d.ty))?;
+fn elem_bytes(d: &ast::VarDecl) -> Result<u64, ResolveError> {
+    let ty = Ty::parse(&d.ty).ok_or_else(|| ResolveError::VariableType { ty: d.ty.clone() })?;
     Ok(ty.bytes() * u64::from(d.vector.unwrap_or(1)))
 }
 
@@ -365,7 +366,7 @@ fn initializer(
     ty: Ty,
     size: u64,
     funcs: &HashMap<String, usize>,
-) -> Result<(Vec<u8>, Vec<Reloc>), String> {
+) -> Result<(Vec<u8>, Vec<Reloc>), ResolveError> {
     let toks = lex(src);
     let none = || Ok((vec![0; size as usize], Vec::new()));
     let Some(mut i) = toks.iter().position(|t| t.pos.offset == name_pos.offset) else {
@@ -415,11 +416,7 @@ fn initializer(
                 i = next;
                 continue;
             }
-            Tok::Ident(n) => {
-                return Err(format!(
-                    "the initializer of a variable uses the address of `{n}`, which the emulator does not support"
-                ))
-            }
+            Tok::Ident(n) => return Err(ResolveError::InitializerAddress { name: n.clone() }),
             _ => {}
         }
         i += 1;
@@ -436,12 +433,12 @@ fn generic_entry(
     toks: &[ptx_validate::lexer::Token],
     i: usize,
     offset: u64,
-) -> Result<(Reloc, usize), String> {
+) -> Result<(Reloc, usize), ResolveError> {
     let tok = |k: usize| toks.get(k).map(|t| &t.tok);
     let (Some(Tok::Punct('(')), Some(Tok::Ident(symbol)), Some(Tok::Punct(')'))) =
         (tok(i + 1), tok(i + 2), tok(i + 3))
     else {
-        return Err("an initializer's `generic` entry is not `generic(name)`".into());
+        return Err(ResolveError::GenericEntry);
     };
     let (addend, next) = match (tok(i + 4), tok(i + 5)) {
         (Some(Tok::Punct('+')), Some(Tok::Int(n))) => (*n as u64, i + 6),
@@ -475,12 +472,9 @@ fn var_of(
     d: &ast::VarDecl,
     n: &ast::DeclName,
     funcs: &HashMap<String, usize>,
-) -> Result<Var, String> {
-    let space = Space::from_mod(&d.space).ok_or_else(|| {
-        format!(
-            "variables in `{}` are not supported by the emulator",
-            d.space
-        )
+) -> Result<Var, ResolveError> {
+    let space = Space::from_mod(&d.space).ok_or_else(|| ResolveError::VariableSpace {
+        space: d.space.clone(),
     })?;
     let count: u64 = n.array.iter().map(|a| a.unwrap_or(0)).product();
     let elem = elem_bytes(d)?;
@@ -510,9 +504,13 @@ fn var_of(
     })
 }
 
-fn param_size(p: &ast::Param) -> Result<u64, String> {
-    let ty = Ty::parse(&p.ty).ok_or_else(|| format!("unsupported parameter type `{}`", p.ty))?;
+fn param_size(p: &ast::Param) -> Result<u64, ResolveError> {
+    let ty = param_type(p)?;
     Ok(ty.bytes() * p.array.unwrap_or(1).max(1))
+}
+
+fn param_type(p: &ast::Param) -> Result<Ty, ResolveError> {
+    Ty::parse(&p.ty).ok_or_else(|| ResolveError::ParameterType { ty: p.ty.clone() })
 }
 
 /// Scoped names while a body is compiled.
@@ -543,11 +541,11 @@ impl Scope<'_> {
             .or_else(|| self.module_names.get(name).copied())
     }
 
-    fn declare(&mut self, d: &ast::VarDecl) -> Result<(), String> {
+    fn declare(&mut self, d: &ast::VarDecl) -> Result<(), ResolveError> {
         for n in &d.names {
             if d.space == ".reg" {
                 let ty = Ty::parse(&d.ty)
-                    .ok_or_else(|| format!("registers of type `{}` are not supported", d.ty))?;
+                    .ok_or_else(|| ResolveError::RegisterType { ty: d.ty.clone() })?;
                 let names: Vec<String> = match n.range {
                     Some(k) => (0..k).map(|i| format!("{}{i}", n.name)).collect(),
                     None => vec![n.name.clone()],
@@ -581,7 +579,8 @@ impl Scope<'_> {
         Ok(())
     }
 
-    fn operand(&self, o: &ast::Operand) -> Result<Operand, String> {
+    fn operand(&self, o: &ast::Operand) -> Result<Operand, ResolveError> {
+        let line = o.pos.line;
         Ok(match &o.kind {
             OpKind::Name {
                 name,
@@ -605,7 +604,10 @@ impl Scope<'_> {
                 } else if self.prototypes.contains(name) {
                     Operand::Prototype
                 } else {
-                    return Err(format!("line {}: unknown name `{name}`", o.pos.line));
+                    return Err(ResolveError::UnknownName {
+                        line,
+                        name: name.clone(),
+                    });
                 }
             }
             OpKind::Int(v) => Operand::Imm(*v),
@@ -635,9 +637,7 @@ impl Scope<'_> {
                             one => coords.push(one),
                         }
                     }
-                    let base = base.ok_or_else(|| {
-                        format!("line {}: an object address without a handle", o.pos.line)
-                    })?;
+                    let base = base.ok_or(ResolveError::ObjectWithoutHandle { line })?;
                     return Ok(Operand::Handle(base, coords));
                 }
                 Operand::Addr(base, *offset)
@@ -659,14 +659,19 @@ impl Scope<'_> {
             }
             OpKind::SymOffset(name, off) => match self.sym(name) {
                 Some(s) => Operand::Sym(s, *off),
-                None => return Err(format!("line {}: unknown symbol `{name}`", o.pos.line)),
+                None => {
+                    return Err(ResolveError::UnknownSymbol {
+                        line,
+                        name: name.clone(),
+                    })
+                }
             },
             OpKind::Sink => Operand::Sink,
             OpKind::Element { name, .. } => {
-                return Err(format!(
-                    "line {}: the array element operand `{name}[...]` is not supported",
-                    o.pos.line
-                ))
+                return Err(ResolveError::ElementOperand {
+                    line,
+                    name: name.clone(),
+                })
             }
         })
     }
@@ -720,7 +725,7 @@ impl Scope<'_> {
     }
 
     /// Pass 2: declarations and instructions, in scope order.
-    fn body(&mut self, body: &[Stmt]) -> Result<(), String> {
+    fn body(&mut self, body: &[Stmt]) -> Result<(), ResolveError> {
         for s in body {
             match s {
                 Stmt::Decl(d) => self.declare(d)?,
@@ -729,12 +734,7 @@ impl Scope<'_> {
                         None => None,
                         Some((neg, op)) => match self.operand(op)? {
                             Operand::Reg(r) => Some((*neg, r)),
-                            _ => {
-                                return Err(format!(
-                                    "line {}: the guard is not a predicate register",
-                                    i.pos.line
-                                ))
-                            }
+                            _ => return Err(ResolveError::GuardNotPredicate { line: i.pos.line }),
                         },
                     };
                     let args: Vec<Operand> = i
@@ -773,7 +773,7 @@ impl Scope<'_> {
 
 /// Resolves a parsed module. `src` is its text (for initializers and the
 /// extent of each instruction).
-pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
+pub fn build(src: &str, m: &ast::Module) -> Result<Program, ResolveError> {
     let mut prog = Program::default();
     let mut module_names = HashMap::new();
     let mut funcs = HashMap::new();
@@ -839,18 +839,17 @@ pub fn build(src: &str, m: &ast::Module) -> Result<Program, String> {
         let regs = HashMap::new();
         if f.kind == FuncKind::Entry {
             for (i, p) in f.params.iter().enumerate() {
-                let ty = Ty::parse(&p.ty)
-                    .ok_or_else(|| format!("unsupported parameter type `{}`", p.ty))?;
-                func.kparams.push((p.name.clone(), ty, param_size(p)?));
+                func.kparams
+                    .push((p.name.clone(), param_type(p)?, param_size(p)?));
                 params.insert(p.name.clone(), Sym::KParam(i));
             }
         } else {
             for p in f.rets.iter().chain(&f.params) {
                 if p.space != ".param" {
-                    return Err(format!(
-                        "line {}: `.reg` parameters of `{}` are not supported by the emulator",
-                        p.pos.line, f.name
-                    ));
+                    return Err(ResolveError::RegisterParameters {
+                        line: p.pos.line,
+                        function: f.name.clone(),
+                    });
                 }
                 params.insert(p.name.clone(), Sym::Frame(func.frame_vars.len()));
                 func.frame_vars.push(Var {

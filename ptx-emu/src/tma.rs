@@ -30,6 +30,7 @@
 //! [`Swizzle::apply`] moves its shared address.
 
 use crate::swizzle::Swizzle;
+use std::fmt;
 
 /// The size of a `CUtensorMap`.
 pub const TENSOR_MAP_BYTES: usize = 128;
@@ -82,17 +83,12 @@ pub fn encode(map: &MapInfo) -> Vec<u8> {
 
 /// Reads a map [`encode`] wrote; anything else (a map left zero, one the
 /// CUDA driver encoded) is refused with why.
-pub fn decode(b: &[u8]) -> Result<MapInfo, String> {
+pub fn decode(b: &[u8]) -> Result<MapInfo, MapError> {
     if b.len() != TENSOR_MAP_BYTES || &b[0..8] != TAG {
-        return Err(
-            "the tensor map was not made by the emulator (a `tmap:` argument of `kernelc run`); \
-             it models no other"
-                .into(),
-        );
+        return Err(MapError::Foreign);
     }
     let word = |i: usize| u32::from_le_bytes(b[16 + 4 * i..20 + 4 * i].try_into().unwrap());
-    let swizzle = Swizzle::from_bytes(word(7))
-        .ok_or_else(|| format!("a tensor map with a swizzle of {} bytes", word(7)))?;
+    let swizzle = Swizzle::from_bytes(word(7)).ok_or(MapError::StoredSwizzle { bytes: word(7) })?;
     Ok(MapInfo {
         base: u64::from_le_bytes(b[8..16].try_into().unwrap()),
         elem_bytes: word(0),
@@ -104,6 +100,69 @@ pub fn decode(b: &[u8]) -> Result<MapInfo, String> {
         swizzle,
     })
 }
+
+/// Why a tensor map is refused: when a launch makes one (the CUDA driver's
+/// checks and the limits of this model), or when a TMA instruction reads
+/// one ([`decode`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MapError {
+    /// A swizzle of `bytes`, not 0, 32, 64 or 128.
+    Swizzle { bytes: u32 },
+    /// `rows` x `cols` elements given `bytes` bytes of data that do not
+    /// hold exactly that many.
+    DataSize { rows: u32, cols: u32, bytes: usize },
+    /// A row pitch that is no multiple of 16 bytes, a box side outside
+    /// 1..=256 elements, or elements of other than 1, 2, 4 or 8 bytes.
+    Shape {
+        row_pitch: u64,
+        box_rows: u32,
+        box_cols: u32,
+    },
+    /// A swizzled box whose rows are not exactly the swizzle's bytes.
+    SwizzledRow { swizzle: u32, row_bytes: u32 },
+    /// The bytes read are not a map [`encode`] wrote.
+    Foreign,
+    /// A map whose stored swizzle is `bytes`, which none is.
+    StoredSwizzle { bytes: u32 },
+}
+
+impl fmt::Display for MapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MapError::Swizzle { bytes } => write!(
+                f,
+                "a tensor map with a swizzle of {bytes} bytes: 0, 32, 64 or 128"
+            ),
+            MapError::DataSize { rows, cols, bytes } => write!(
+                f,
+                "a tensor map of {rows} x {cols} elements over {bytes} bytes"
+            ),
+            MapError::Shape {
+                row_pitch,
+                box_rows,
+                box_cols,
+            } => write!(
+                f,
+                "a tensor map with rows of {row_pitch} bytes and boxes of {box_rows} x {box_cols} elements: \
+                 the row pitch must be a multiple of 16 bytes and each box side 1 to 256 elements"
+            ),
+            MapError::SwizzledRow { swizzle, row_bytes } => write!(
+                f,
+                "a tensor map with a {swizzle}-byte swizzle and box rows of {row_bytes} bytes: \
+                 the emulator models swizzled boxes whose rows are exactly the swizzle's bytes"
+            ),
+            MapError::Foreign => f.write_str(
+                "the tensor map was not made by the emulator (a `tmap:` argument of `kernelc run`); \
+                 it models no other",
+            ),
+            MapError::StoredSwizzle { bytes } => {
+                write!(f, "a tensor map with a swizzle of {bytes} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MapError {}
 
 /// The shared address of element `k` of a box (row by row) whose first
 /// byte is at `smem`: consecutive, then swizzled.
@@ -150,7 +209,7 @@ mod tests {
         };
         assert_eq!(decode(&encode(&map)), Ok(map));
         assert_eq!(map.box_bytes(), 1024);
-        assert!(decode(&[0; TENSOR_MAP_BYTES]).is_err());
+        assert_eq!(decode(&[0; TENSOR_MAP_BYTES]), Err(MapError::Foreign));
     }
 
     #[test]

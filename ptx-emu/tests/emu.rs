@@ -4,7 +4,8 @@
 //! instructions) with the PTX line they name.
 
 use ptx_emu::{
-    run_ptx, DecodeError, FaultKind, KernelArg, LaunchConfig, LoadError, RunError, SetupError,
+    run_ptx, DecodeError, FaultKind, KernelArg, LaunchConfig, LoadError, ResolveError, RunError,
+    SetupError,
 };
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
@@ -475,6 +476,14 @@ fn launch_errors_come_before_any_thread_runs() {
         matches!(err, RunError::Load(LoadError::Parse { line: 1, .. })),
         "{err}"
     );
+    let stray = src.replace("ret;", "bra.uni %nowhere;");
+    let err = run_ptx(&stray, "k", &[], &cfg).unwrap_err();
+    assert_eq!(err.to_string(), "line 4: unknown name `%nowhere`");
+    let RunError::Load(LoadError::Resolve(ResolveError::UnknownName { line: 4, name })) = err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(name, "%nowhere");
     // Hostile input never panics.
     for s in [
         "",
@@ -695,6 +704,22 @@ fn printf_through_a_bad_buffer_is_a_fault() {
     let f = fault(PRINTF_DECLS, &body, 1);
     assert_eq!(f.kind, FaultKind::NullPointer, "{f}");
     assert!(f.message.contains("arguments of `printf`"), "{f}");
+}
+
+#[test]
+fn printf_with_a_conversion_it_does_not_format_is_an_unsupported_fault() {
+    // "t%n ..." for "t%d ...": `%n` writes through its argument, which no
+    // device `printf` does.
+    let decls = PRINTF_DECLS.replace("{116, 37, 100,", "{116, 37, 110,");
+    assert_ne!(decls, PRINTF_DECLS);
+    let f = fault(&decls, PRINTF_BODY, 1);
+    assert_eq!(f.kind, FaultKind::Unsupported, "{f}");
+    assert!(
+        f.message.contains(
+            "the conversion `%n` in a device `printf` format is not supported by the emulator"
+        ),
+        "{f}"
+    );
 }
 
 /// A kernel `k(.param .u64 out)` in clusters of `cluster` blocks (x only),

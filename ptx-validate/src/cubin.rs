@@ -64,23 +64,45 @@ pub mod attr {
 
 /// Why a cubin could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CubinError(pub String);
+pub enum CubinError {
+    /// The ELF container does not parse (`object`'s reason).
+    Elf(object::read::Error),
+    /// The ELF machine is `machine`, not `EM_CUDA`.
+    Machine { machine: u16 },
+    /// A `.nv.info` record's 4-byte head starts at byte `at`, past the end.
+    Truncated { at: usize },
+    /// Attribute `code` claims `bytes` bytes of payload past the section's
+    /// end.
+    PastEnd { code: u8, bytes: u16 },
+    /// A record format other than 1 to 4.
+    RecordFormat { format: u8 },
+}
 
 impl fmt::Display for CubinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "malformed cubin: {}", self.0)
+        f.write_str("malformed cubin: ")?;
+        match self {
+            CubinError::Elf(e) => write!(f, "{e}"),
+            CubinError::Machine { machine } => {
+                write!(f, "ELF machine {machine} is not EM_CUDA (190)")
+            }
+            CubinError::Truncated { at } => write!(f, "truncated .nv.info record at byte {at}"),
+            CubinError::PastEnd { code, bytes } => write!(
+                f,
+                "attribute 0x{code:02x} claims {bytes} bytes past the end of .nv.info"
+            ),
+            CubinError::RecordFormat { format } => {
+                write!(f, "unknown .nv.info record format {format}")
+            }
+        }
     }
 }
 
 impl std::error::Error for CubinError {}
 
-fn err<T>(what: impl Into<String>) -> Result<T, CubinError> {
-    Err(CubinError(what.into()))
-}
-
 impl From<object::read::Error> for CubinError {
     fn from(e: object::read::Error) -> Self {
-        CubinError(e.to_string())
+        CubinError::Elf(e)
     }
 }
 
@@ -123,7 +145,7 @@ pub fn parse_attributes(data: &[u8]) -> Result<Vec<Attribute>, CubinError> {
     let mut pos = 0usize;
     while pos < data.len() {
         let Some(head) = data.get(pos..pos + 4) else {
-            return err(format!("truncated .nv.info record at byte {pos}"));
+            return Err(CubinError::Truncated { at: pos });
         };
         let (format, code) = (head[0], head[1]);
         let field = u16::from_le_bytes([head[2], head[3]]);
@@ -135,14 +157,12 @@ pub fn parse_attributes(data: &[u8]) -> Result<Vec<Attribute>, CubinError> {
             4 => {
                 let end = pos + usize::from(field);
                 let Some(payload) = data.get(pos..end) else {
-                    return err(format!(
-                        "attribute 0x{code:02x} claims {field} bytes past the end of .nv.info"
-                    ));
+                    return Err(CubinError::PastEnd { code, bytes: field });
                 };
                 pos = end;
                 AttrValue::Bytes(payload.to_vec())
             }
-            other => return err(format!("unknown .nv.info record format {other}")),
+            other => return Err(CubinError::RecordFormat { format: other }),
         };
         out.push(Attribute {
             format,
@@ -249,10 +269,9 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
     let header = elf::FileHeader64::<Endianness>::parse(data)?;
     let endian = header.endian()?;
     if header.e_machine(endian).0 != EM_CUDA {
-        return err(format!(
-            "ELF machine {} is not EM_CUDA (190)",
-            header.e_machine(endian).0
-        ));
+        return Err(CubinError::Machine {
+            machine: header.e_machine(endian).0,
+        });
     }
     let sm = (header.e_flags(endian).0 >> 8) & 0xff;
     let sections = header.sections(endian, data)?;
@@ -502,9 +521,26 @@ mod tests {
 
     #[test]
     fn bad_records_are_errors() {
-        assert!(parse_attributes(&[0x04, 0x2f, 0x40, 0x00, 1, 2]).is_err());
-        assert!(parse_attributes(&[0x04, 0x2f]).is_err());
-        assert!(parse_attributes(&[0x09, 0x2f, 0, 0]).is_err());
+        let past = parse_attributes(&[0x04, 0x2f, 0x40, 0x00, 1, 2]).unwrap_err();
+        assert_eq!(
+            past,
+            CubinError::PastEnd {
+                code: 0x2f,
+                bytes: 0x40
+            }
+        );
+        assert_eq!(
+            past.to_string(),
+            "malformed cubin: attribute 0x2f claims 64 bytes past the end of .nv.info"
+        );
+        assert_eq!(
+            parse_attributes(&[0x04, 0x2f]),
+            Err(CubinError::Truncated { at: 0 })
+        );
+        assert_eq!(
+            parse_attributes(&[0x09, 0x2f, 0, 0]),
+            Err(CubinError::RecordFormat { format: 9 })
+        );
         assert!(read_cubin(b"").is_err());
         assert!(read_cubin(b"\x7fELF garbage").is_err());
     }

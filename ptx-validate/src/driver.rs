@@ -7,6 +7,7 @@
 //! that the validator's verdict can be compared with the real one. It is
 //! kept apart so the rest of the library stays pure.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -118,23 +119,68 @@ pub fn assemble_to_cubin(ptxas: &Path, ptx: &str) -> std::io::Result<(Outcome, O
 }
 
 /// The `--stats` table of `ptx` (one row per kernel: registers, stack
-/// frame, static shared memory, spill stores and loads, barriers), or a
-/// one-line reason when ptxas cannot run, rejects the PTX, or writes a
-/// cubin this crate cannot read.
-pub fn stats(ptxas: &Path, ptx: &str) -> Result<String, String> {
-    let report =
-        assemble_cubin(ptxas, ptx).map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()))?;
+/// frame, static shared memory, spill stores and loads, barriers), or why
+/// there is none: ptxas cannot run, rejects the PTX, or writes a cubin this
+/// crate cannot read.
+pub fn stats(ptxas: &Path, ptx: &str) -> Result<String, StatsError> {
+    let report = assemble_cubin(ptxas, ptx).map_err(|error| StatsError::Run {
+        ptxas: ptxas.to_path_buf(),
+        error,
+    })?;
     if !report.outcome.accepted {
-        return Err(format!(
-            "ptxas -arch={} rejected the PTX:\n{}",
-            arch_of(ptx),
-            report.outcome.raw.trim_end()
-        ));
+        return Err(StatsError::Rejected {
+            arch: arch_of(ptx),
+            output: report.outcome.raw,
+        });
     }
     match report.kernels {
         Some(Ok(cubin)) => Ok(crate::cubin::stats_table(&cubin.kernels)),
-        Some(Err(e)) => Err(e.to_string()),
-        None => Err("ptxas wrote no cubin".to_string()),
+        Some(Err(e)) => Err(StatsError::Cubin(e)),
+        None => Err(StatsError::NoCubin),
+    }
+}
+
+/// Why [`stats`] has no table.
+#[derive(Debug)]
+pub enum StatsError {
+    /// `ptxas` could not be started.
+    Run {
+        ptxas: PathBuf,
+        error: std::io::Error,
+    },
+    /// ptxas, run with `-arch={arch}`, refused the PTX; `output` is all it
+    /// wrote.
+    Rejected { arch: String, output: String },
+    /// The cubin ptxas wrote could not be read.
+    Cubin(crate::cubin::CubinError),
+    /// ptxas accepted the PTX but wrote no cubin.
+    NoCubin,
+}
+
+impl fmt::Display for StatsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StatsError::Run { ptxas, error } => {
+                write!(f, "cannot run `{}`: {error}", ptxas.display())
+            }
+            StatsError::Rejected { arch, output } => write!(
+                f,
+                "ptxas -arch={arch} rejected the PTX:\n{}",
+                output.trim_end()
+            ),
+            StatsError::Cubin(e) => write!(f, "{e}"),
+            StatsError::NoCubin => f.write_str("ptxas wrote no cubin"),
+        }
+    }
+}
+
+impl std::error::Error for StatsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StatsError::Run { error, .. } => Some(error),
+            StatsError::Cubin(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -183,6 +229,27 @@ mod tests {
     fn arch_comes_from_the_target() {
         assert_eq!(arch_of(".version 8.0\n.target sm_90a, debug\n"), "sm_90a");
         assert_eq!(arch_of(".version 8.0\n"), "sm_75");
+    }
+
+    #[test]
+    fn stats_errors_say_what_users_read() {
+        let missing = Path::new("/nonexistent/ptxas");
+        let err = stats(missing, ".version 8.0\n.target sm_90\n").unwrap_err();
+        assert!(matches!(&err, StatsError::Run { ptxas, .. } if ptxas == missing));
+        assert!(
+            err.to_string()
+                .starts_with("cannot run `/nonexistent/ptxas`: "),
+            "{err}"
+        );
+        let rejected = StatsError::Rejected {
+            arch: "sm_90".into(),
+            output: "ptxas fatal   : Ptx assembly aborted due to errors\n".into(),
+        };
+        assert_eq!(
+            rejected.to_string(),
+            "ptxas -arch=sm_90 rejected the PTX:\nptxas fatal   : Ptx assembly aborted due to errors"
+        );
+        assert_eq!(StatsError::NoCubin.to_string(), "ptxas wrote no cubin");
     }
 
     #[test]

@@ -10,15 +10,64 @@
 //! `(null)` and `%p`), and the call returns the number of arguments it
 //! read.
 
+use std::fmt;
+
 /// Where the arguments come from: the buffer's bytes and strings in the
 /// emulator's memory.
 pub trait Args {
+    /// Why a read failed (the engine's own fault, which [`format`] hands
+    /// back as it is, in [`FormatError::Read`]).
+    type Error;
     /// `len` (4 or 8) bytes at `offset` of the argument buffer.
-    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String>;
+    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, Self::Error>;
     /// The NUL-terminated string at generic address `addr`, without the NUL
     /// (at most `limit` bytes).
-    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String>;
+    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, Self::Error>;
 }
+
+/// A conversion specification device `printf` does not format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpecError {
+    /// A `*` width or precision (taken from the arguments).
+    StarWidth,
+    /// A conversion it does not know (`%n`, `%q`, a lone `%`); `spec` is the
+    /// specification as written, from the `%` through the conversion.
+    Conversion { spec: String },
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::StarWidth => {
+                f.write_str("a `*` width or precision in a device `printf` format")
+            }
+            SpecError::Conversion { spec } => {
+                write!(f, "the conversion `{spec}` in a device `printf` format")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Why a `printf` call could not be formatted: its format, or a read of its
+/// arguments (`E`, the reader's [`Args::Error`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatError<E> {
+    Spec(SpecError),
+    Read(E),
+}
+
+impl<E: fmt::Display> fmt::Display for FormatError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::Spec(e) => write!(f, "{e}"),
+            FormatError::Read(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for FormatError<E> {}
 
 /// The most bytes of device `printf` output a launch keeps (the CUDA
 /// runtime's default printf buffer is 1 MiB; what does not fit is lost).
@@ -88,7 +137,10 @@ impl Spec {
 
 /// Formats `fmt` with the arguments of `args`; returns the text and the
 /// number of arguments read.
-pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<(Vec<u8>, u32), String> {
+pub fn format<A: Args + ?Sized>(
+    fmt: &[u8],
+    args: &mut A,
+) -> Result<(Vec<u8>, u32), FormatError<A::Error>> {
     let mut out = Vec::new();
     let mut offset = 0u64;
     let mut count = 0;
@@ -99,7 +151,7 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<(Vec<u8>, u32), String>
             i += 1;
             continue;
         }
-        let (spec, next) = parse_spec(fmt, i + 1)?;
+        let (spec, next) = parse_spec(fmt, i + 1).map_err(FormatError::Spec)?;
         i = next;
         if spec.conv == b'%' {
             out.push(b'%');
@@ -107,10 +159,10 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<(Vec<u8>, u32), String>
         }
         let size = spec.size();
         offset = offset.next_multiple_of(size);
-        let raw = args.arg(offset, size)?;
+        let raw = args.arg(offset, size).map_err(FormatError::Read)?;
         offset += size;
         count += 1;
-        let body = convert(&spec, raw, args)?;
+        let body = convert(&spec, raw, args).map_err(FormatError::Read)?;
         pad(&mut out, &spec, body);
     }
     Ok((out, count))
@@ -118,7 +170,7 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<(Vec<u8>, u32), String>
 
 /// Parses the specification after a `%` at `fmt[start..]`; returns it and
 /// the index after it.
-fn parse_spec(fmt: &[u8], start: usize) -> Result<(Spec, usize), String> {
+fn parse_spec(fmt: &[u8], start: usize) -> Result<(Spec, usize), SpecError> {
     let mut s = Spec::default();
     let mut i = start;
     let at = |i: usize| fmt.get(i).copied().unwrap_or(0);
@@ -144,13 +196,13 @@ fn parse_spec(fmt: &[u8], start: usize) -> Result<(Spec, usize), String> {
         n.min(1 << 20)
     };
     if at(i) == b'*' {
-        return Err("a `*` width or precision in a device `printf` format".into());
+        return Err(SpecError::StarWidth);
     }
     s.width = number(&mut i);
     if at(i) == b'.' {
         i += 1;
         if at(i) == b'*' {
-            return Err("a `*` width or precision in a device `printf` format".into());
+            return Err(SpecError::StarWidth);
         }
         s.precision = Some(number(&mut i));
     }
@@ -163,10 +215,10 @@ fn parse_spec(fmt: &[u8], start: usize) -> Result<(Spec, usize), String> {
     }
     s.conv = at(i);
     if !b"diuoxXcspfFeEgGaA%".contains(&s.conv) || s.conv == 0 {
-        return Err(format!(
-            "the conversion `%{}` in a device `printf` format",
-            String::from_utf8_lossy(&fmt[start - 1..(i + 1).min(fmt.len())])
-        ));
+        let written = &fmt[start - 1..(i + 1).min(fmt.len())];
+        return Err(SpecError::Conversion {
+            spec: String::from_utf8_lossy(written).into_owned(),
+        });
     }
     Ok((s, i + 1))
 }
@@ -181,7 +233,7 @@ struct Body {
     zero_pads: bool,
 }
 
-fn convert(s: &Spec, raw: u64, args: &mut dyn Args) -> Result<Body, String> {
+fn convert<A: Args + ?Sized>(s: &Spec, raw: u64, args: &mut A) -> Result<Body, A::Error> {
     let text = |digits: Vec<u8>| Body {
         prefix: Vec::new(),
         digits,
@@ -493,7 +545,8 @@ mod tests {
     }
 
     impl Args for Buffer {
-        fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String> {
+        type Error = &'static str;
+        fn arg(&mut self, offset: u64, len: u64) -> Result<u64, &'static str> {
             let at = offset as usize;
             let b = self
                 .bytes
@@ -503,7 +556,7 @@ mod tests {
             v[..b.len()].copy_from_slice(b);
             Ok(u64::from_le_bytes(v))
         }
-        fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String> {
+        fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, &'static str> {
             let s = self
                 .strings
                 .iter()
@@ -646,11 +699,31 @@ mod tests {
 
     #[test]
     fn unsupported_conversions_are_errors() {
-        for fmt in ["%n", "%*d", "%.*f", "%q", "%"] {
-            assert!(
-                format(fmt.as_bytes(), &mut Buffer::new().int(1).int(1)).is_err(),
-                "{fmt}"
-            );
+        let conversion = |spec: &str| {
+            FormatError::Spec(SpecError::Conversion {
+                spec: spec.to_string(),
+            })
+        };
+        let cases = [
+            ("%n", conversion("%n")),
+            ("%*d", FormatError::Spec(SpecError::StarWidth)),
+            ("%.*f", FormatError::Spec(SpecError::StarWidth)),
+            ("%q", conversion("%q")),
+            ("%", conversion("%")),
+        ];
+        for (fmt, error) in cases {
+            let got = format(fmt.as_bytes(), &mut Buffer::new().int(1).int(1));
+            assert_eq!(got, Err(error), "{fmt}");
         }
+        assert_eq!(
+            conversion("%lq").to_string(),
+            "the conversion `%lq` in a device `printf` format"
+        );
+    }
+
+    #[test]
+    fn a_failed_read_is_the_readers_error() {
+        let got = format(b"%s", &mut Buffer::new().long(8));
+        assert_eq!(got, Err(FormatError::Read("no string")));
     }
 }

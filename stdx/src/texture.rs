@@ -84,13 +84,13 @@ impl Resource {
     }
 
     /// Whether the data holds exactly the elements the extent says.
-    pub fn check(&self) -> Result<(), String> {
-        if self.data.len() != self.texel_count() * self.format.size() {
-            return Err(format!(
-                "the resource's data has {} bytes, its extent needs {}",
-                self.data.len(),
-                self.texel_count() * self.format.size()
-            ));
+    pub fn check(&self) -> Result<(), TextureError> {
+        let needs = self.texel_count() * self.format.size();
+        if self.data.len() != needs {
+            return Err(TextureError::DataSize {
+                bytes: self.data.len(),
+                needs,
+            });
         }
         Ok(())
     }
@@ -301,14 +301,38 @@ impl Texel {
 }
 
 /// The resource a handle names among `table`, or why it names none.
-pub fn resource(table: &[Resource], handle: u64) -> Result<usize, String> {
+pub fn resource(table: &[Resource], handle: u64) -> Result<usize, TextureError> {
     match usize::try_from(handle) {
         Ok(k) if k >= 1 && k <= table.len() => Ok(k - 1),
-        _ => Err(format!(
-            "{handle:#x} is not a texture or surface object of this launch"
-        )),
+        _ => Err(TextureError::NoObject { handle }),
     }
 }
+
+/// Why a resource cannot be bound, or a handle names none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextureError {
+    /// The data is `bytes` long where the extent and format need `needs`.
+    DataSize { bytes: usize, needs: usize },
+    /// `handle` is no texture or surface object of the launch.
+    NoObject { handle: u64 },
+}
+
+impl std::fmt::Display for TextureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TextureError::DataSize { bytes, needs } => write!(
+                f,
+                "the resource's data has {bytes} bytes, its extent needs {needs}"
+            ),
+            TextureError::NoObject { handle } => write!(
+                f,
+                "{handle:#x} is not a texture or surface object of this launch"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TextureError {}
 
 #[cfg(test)]
 mod tests {
@@ -329,6 +353,33 @@ mod tests {
             normalized: false,
             read_normalized: false,
         }
+    }
+
+    #[test]
+    fn a_resource_that_does_not_hold_together_and_a_stray_handle_say_why() {
+        let mut res = float_texture(2, 2, &[1.0; 4]);
+        assert_eq!(res.check(), Ok(()));
+        res.data.pop();
+        let short = res.check().unwrap_err();
+        assert_eq!(
+            short,
+            TextureError::DataSize {
+                bytes: 15,
+                needs: 16
+            }
+        );
+        assert_eq!(
+            short.to_string(),
+            "the resource's data has 15 bytes, its extent needs 16"
+        );
+        let table = [res];
+        assert_eq!(resource(&table, 1), Ok(0));
+        let stray = resource(&table, 2).unwrap_err();
+        assert_eq!(stray, TextureError::NoObject { handle: 2 });
+        assert_eq!(
+            stray.to_string(),
+            "0x2 is not a texture or surface object of this launch"
+        );
     }
 
     fn at(r: &Resource, x: f32, y: f32) -> f32 {

@@ -11,6 +11,7 @@
 use super::{Exec, Thread};
 use crate::memory::AccessError;
 use midend::ir::AddrSpace;
+use stdx::printf::{FormatError, SpecError};
 
 /// The longest string (format, `%s` argument, assertion text) read.
 const STRING_LIMIT: usize = 1 << 16;
@@ -26,7 +27,7 @@ impl Exec<'_> {
             .c_string(t, fmt, usize::MAX)
             .map_err(PrintfError::Format)?;
         let mut args = BufferArgs { ex: self, t, buf };
-        let (out, count) = stdx::printf::format(&text, &mut args).map_err(PrintfError::Printf)?;
+        let (out, count) = stdx::printf::format(&text, &mut args)?;
         stdx::printf::append_bounded(&mut self.printed, &out);
         Ok(u64::from(count))
     }
@@ -66,18 +67,32 @@ impl Exec<'_> {
 pub(super) enum PrintfError {
     /// The format string could not be read.
     Format(AccessError),
-    /// `stdx::printf` refused the format or could not read an argument.
-    /// Its errors are strings: the PTX emulator shares that code and its
-    /// [`Args`](stdx::printf::Args) trait, whose readers below say what
-    /// they could not read.
-    Printf(String),
+    /// `stdx::printf` does not format a specification of the format.
+    Spec(SpecError),
+    /// An argument could not be read from the buffer.
+    Argument(AccessError),
+    /// The string a `%s` argument points to could not be read.
+    StringArgument(AccessError),
 }
 
 impl std::fmt::Display for PrintfError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PrintfError::Format(e) => write!(f, "reading the format of `printf`: {e}"),
-            PrintfError::Printf(m) => f.write_str(m),
+            PrintfError::Spec(e) => write!(f, "{e}"),
+            PrintfError::Argument(e) => write!(f, "reading the arguments of `printf`: {e}"),
+            PrintfError::StringArgument(e) => {
+                write!(f, "reading a `%s` argument of `printf`: {e}")
+            }
+        }
+    }
+}
+
+impl From<FormatError<PrintfError>> for PrintfError {
+    fn from(e: FormatError<PrintfError>) -> PrintfError {
+        match e {
+            FormatError::Spec(spec) => PrintfError::Spec(spec),
+            FormatError::Read(read) => read,
         }
     }
 }
@@ -90,15 +105,16 @@ struct BufferArgs<'e, 'm, 't> {
 }
 
 impl stdx::printf::Args for BufferArgs<'_, '_, '_> {
-    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, String> {
+    type Error = PrintfError;
+    fn arg(&mut self, offset: u64, len: u64) -> Result<u64, PrintfError> {
         let at = self.buf.wrapping_add(offset);
         self.ex
             .load(self.t, AddrSpace::Generic, at, len as u32)
-            .map_err(|e| format!("reading the arguments of `printf`: {e}"))
+            .map_err(PrintfError::Argument)
     }
-    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, String> {
+    fn string(&mut self, addr: u64, limit: usize) -> Result<Vec<u8>, PrintfError> {
         self.ex
             .c_string(self.t, addr, limit)
-            .map_err(|e| format!("reading a `%s` argument of `printf`: {e}"))
+            .map_err(PrintfError::StringArgument)
     }
 }

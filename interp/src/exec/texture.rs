@@ -19,7 +19,8 @@ fn boundary(m: SurfMode) -> Boundary {
 
 impl Exec<'_> {
     fn texture_index(&self, handle: u64) -> Result<usize, Fail> {
-        stdx::texture::resource(&self.textures, handle).map_err(|m| (m, FaultKind::OutOfBounds))
+        stdx::texture::resource(&self.textures, handle)
+            .map_err(|m| (m.to_string(), FaultKind::OutOfBounds))
     }
 
     /// The four components of a fetch, as the results' bits.
