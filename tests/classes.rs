@@ -158,6 +158,34 @@ fn unions_compute_what_nvcc_computes() {
     assert_eq!(ours, run(&theirs_ptx, UNIONS, &dir.join("theirs")));
 }
 
+/// Static member functions of class template instances called as
+/// statements (`Store<N, T>::put(out, v);` in a function template, a
+/// partial and an explicit specialization, `Twice<Box<double>>::add`)
+/// are expression statements: they compute what nvcc's PTX computes.
+#[test]
+fn static_member_calls_of_instances_are_statements() {
+    let dir = scratch("static-member-calls");
+    let fixture = common::root().join("tests/fixtures/classes/static_calls.cu");
+    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+    let kernel: (&str, &[&str]) = (
+        "_Z10statementsPKfPfPiS2_",
+        &[
+            "f32[]:rand:128:7",
+            "f32[]:zeros:192",
+            "i32[]:zeros:64",
+            "i32[]:zeros:64",
+        ],
+    );
+    let ours = run(&dir.join("kernelc.ptx"), kernel, &dir.join("ours"));
+    // Thread 5 counted 5, then added 2 * 3 and sizeof(Box<double>).
+    let count = |at: usize| i32::from_le_bytes(ours[2][4 * at..4 * at + 4].try_into().unwrap());
+    assert_eq!(count(5), 5 + 6 + 8);
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, run(&theirs_ptx, kernel, &dir.join("theirs")));
+}
+
 /// Compiles `source`: it must fail with `code`, exit 1 and write nothing;
 /// its stderr.
 fn rejected(source: &str, code: &str) -> String {

@@ -909,6 +909,42 @@ fn instances_through_deduced_value_and_pack_frames_are_nvccs() {
     }
 }
 
+/// Kernel instances launched from host function templates called with
+/// some template arguments written and the rest deduced
+/// (`launchAdd<3>(f, n)` of `template <int V, typename T>`), and from one
+/// such call inside another whose written argument names the outer
+/// template's parameter (`launchAdd<B * 2>(out, n)`): the `.entry` set is
+/// nvcc's, and each instance computes what nvcc's does on the emulator.
+#[test]
+fn instances_through_partly_written_host_template_calls_are_nvccs() {
+    let dir = scratch("templates-partial-frames");
+    let src = fixture("partial_frames.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let launches: [(&str, &[&str], &str); 4] = [
+        ("_Z4addVILi3EfEvPT0_i", &["f32[]:rand:64:1", "i32:64"], "2"),
+        ("_Z4addVILi5EiEvPT0_i", &["i32[]:rand:64:2", "i32:64"], "2"),
+        ("_Z4addVILi64EdEvPT0_i", &["f64[]:rand:64:3", "i32:64"], "2"),
+        (
+            "_Z10blockScaleIdLi32EEvPT_i",
+            &["f64[]:rand:64:4", "i32:64"],
+            "2",
+        ),
+    ];
+    let expected: BTreeSet<String> = launches.iter().map(|l| l.0.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "partial_frames.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    for (name, args, grid) in launches {
+        let shape = ["--grid", grid, "--block", "32"];
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (name, args), &shape);
+    }
+}
+
 /// `constexpr` function template instances that a constant expression in
 /// the kernel instance asking for them needs at once (`static_assert(
 /// isReal<M>())`, `constexpr int c = cube<N>();`, an array bound, and the

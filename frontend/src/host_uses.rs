@@ -20,9 +20,10 @@
 //! evaluates them. A launch also keeps its call's arguments, as
 //! expressions the checker can type (`crate::host_args`), so that the
 //! template arguments it does not write are deduced from them
-//! (`k<<<g, b>>>(d_x, n)`). A host template that is called only with
-//! deduced arguments (`run(dIn, n)`) is not followed: finding its
-//! arguments would take C++'s overload resolution on host code.
+//! (`k<<<g, b>>>(d_x, n)`). A host template called with deduced
+//! arguments (`run(dIn, n)`), or with some written and the rest deduced
+//! (`run<256>(dIn, n)`), is followed as a [`HostFrame`], which the checker
+//! deduces as C++ would (`crate::sema::host_frames`).
 
 use std::sync::Arc;
 
@@ -69,6 +70,9 @@ pub struct HostFrame {
     /// The call's arguments, in the caller's scope (which the frames
     /// before this one bind), shared by the frames of its templates.
     pub args: Arc<[HostArg]>,
+    /// The template arguments the call writes, in the same scope
+    /// (`launch<4>(p)`: `4`; deduction gives the rest).
+    pub explicit: Arc<[Vec<Token>]>,
 }
 
 /// The most host template instantiations followed, and how deep.
@@ -111,6 +115,11 @@ struct RawUse {
     /// A call of a host function template with its arguments deduced
     /// (`call_open` is its `(`).
     host_call: bool,
+    /// The `(` right after the argument list of a use that is not a
+    /// launch (`launch<4>(p)`), for the arguments a host template call
+    /// that writes only some of its template arguments deduces the rest
+    /// from.
+    paren: Option<usize>,
 }
 
 /// Finds the uses of `device_templates` in the host functions `host_fns`
@@ -288,7 +297,7 @@ impl<'t> Search<'_, 't> {
                 .collect();
             if u.host_call {
                 if let Some(call) = call {
-                    self.follow_deduced(name, call, span, depth, frames, call_key);
+                    self.follow_deduced(name, Vec::new(), call, span, depth, frames, call_key);
                 }
                 continue;
             }
@@ -339,6 +348,14 @@ impl<'t> Search<'_, 't> {
                         scope: host.scope.clone(),
                     });
                 }
+            } else if let Some(open) = u.paren.filter(|_| self.writes_part(name, args.len())) {
+                let call = scope.launch_args(open);
+                let key = format!(
+                    "<{}>({}){context}",
+                    key_text(args.iter().map(|a| &a[..])),
+                    key_text(call.iter().map(|a| &a.tokens[..]))
+                );
+                self.follow_deduced(name, args, call, span, depth, frames, key);
             } else if depth < MAX_HOST_DEPTH
                 && self.seen_host.len() < MAX_HOST_INSTANCES
                 && self.seen_host.insert(key)
@@ -356,12 +373,28 @@ impl<'t> Search<'_, 't> {
         }
     }
 
+    /// Whether a call of host function template `name` that writes
+    /// `written` template arguments leaves some of a template of that name
+    /// to deduction (`template <int V, class T> void launch(T *)` called
+    /// as `launch<4>(p)`).
+    fn writes_part(&self, name: &str, written: usize) -> bool {
+        let fns = self.fns;
+        self.host_templates
+            .get(name)
+            .into_iter()
+            .flatten()
+            .any(|&g| fns[g].1.params.len() > written)
+    }
+
     /// Follows a call of host function template `name` whose arguments
     /// are deduced from `call` (its arguments' stand-ins; `key` tells the
-    /// call apart): each template of that name with one more frame.
+    /// call apart) after those it writes (`explicit`): each template of
+    /// that name with one more frame.
+    #[allow(clippy::too_many_arguments)]
     fn follow_deduced(
         &mut self,
         name: &str,
+        explicit: Vec<Vec<Token>>,
         call: Vec<HostArg>,
         span: Span,
         depth: usize,
@@ -376,11 +409,13 @@ impl<'t> Search<'_, 't> {
         }
         let fns = self.fns;
         let call: Arc<[HostArg]> = call.into();
+        let explicit: Arc<[Vec<Token>]> = explicit.into();
         for &g in self.host_templates.get(name).into_iter().flatten() {
             let mut inner = frames.to_vec();
             inner.push(HostFrame {
                 header: fns[g].1.header.clone(),
                 args: call.clone(),
+                explicit: explicit.clone(),
             });
             self.follow(g, &FxHashMap::default(), Some(span), depth + 1, &inner);
         }
@@ -477,7 +512,13 @@ fn is_expression(tokens: &[Token]) -> bool {
 fn frames_key(frames: &[HostFrame]) -> String {
     frames
         .iter()
-        .map(|f| format!("[{}]", key_text(f.args.iter().map(|a| &a.tokens[..]))))
+        .map(|f| {
+            let call = key_text(f.args.iter().map(|a| &a.tokens[..]));
+            match f.explicit.is_empty() {
+                true => format!("[{call}]"),
+                false => format!("<{}>[{call}]", key_text(f.explicit.iter().map(|a| &a[..]))),
+            }
+        })
         .collect()
 }
 
@@ -650,6 +691,7 @@ fn raw_uses(
                 split_close: false,
                 call_open: launch_call(tokens, i + 1, end),
                 host_call: false,
+                paren: None,
             });
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
             if let Some((close, args)) = angle_list(tokens, i + 1, end) {
@@ -660,6 +702,11 @@ fn raw_uses(
                     split_close: tokens[close].kind == TokenKind::Punct(Punct::Shr),
                     call_open: launch_call(tokens, close + 1, end),
                     host_call: false,
+                    paren: (members(&t.text)
+                        && tokens
+                            .get(close + 1)
+                            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen)))
+                    .then_some(close + 1),
                 });
             }
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::LParen) && members(&t.text) {
@@ -672,6 +719,7 @@ fn raw_uses(
                 split_close: false,
                 call_open: Some(i + 1),
                 host_call: true,
+                paren: None,
             });
         }
     }

@@ -778,6 +778,7 @@ impl<'t> Splitter<'t> {
             f.header
                 .iter()
                 .chain(f.args.iter().flat_map(|a| a.tokens.iter()))
+                .chain(f.explicit.iter().flatten())
         });
         let mut names: Vec<&Token> = written.chain(call).chain(frames).collect();
         // A host template's call in a stand-in has the type it returns.

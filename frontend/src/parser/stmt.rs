@@ -177,7 +177,9 @@ impl Parser<'_> {
                 );
             }
             TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
-            _ if self.starts_decl(0) => StmtKind::Decl(self.local_decl()?),
+            _ if self.starts_decl(0) && !self.static_member_call_at(0) => {
+                StmtKind::Decl(self.local_decl()?)
+            }
             _ => {
                 let e = self.expr()?;
                 self.expect_punct(Punct::Semi, "after expression")?;
@@ -188,6 +190,26 @@ impl Parser<'_> {
             kind,
             span: start.to(self.prev_span()),
         })
+    }
+
+    /// Whether a class template-id `n` tokens ahead is followed by
+    /// `::name(` (`VecIO<VEC, T>::load(p, v);`): a call of the instance's
+    /// static member function, which starts an expression statement, not
+    /// a declaration (a member type called as a declarator, `Traits<T>::
+    /// type (x);`, is the rare reading C++ would prefer, and is not kept).
+    fn static_member_call_at(&self, n: usize) -> bool {
+        let Some((_, len)) = self.class_template_at(n) else {
+            return false;
+        };
+        let open = self.pos + n + len;
+        let name = crate::token::NameBefore::Template;
+        let Ok(list) = crate::token::template_args(self.toks, open, self.toks.len(), name) else {
+            return false;
+        };
+        let after = list.close + 1 - self.pos;
+        self.is_punct_at(after, Punct::ColonColon)
+            && self.peek_at(after + 1).kind == TokenKind::Ident
+            && self.is_punct_at(after + 2, Punct::LParen)
     }
 
     /// `switch`, its labels, `#pragma unroll`, `static_assert`, `goto` and

@@ -114,11 +114,39 @@ impl Checker {
                     arg_types.push(self.host_tokens_type(&tokens, &bound));
                 }
             }
-            let args = self.deduce_pattern(&read.template, &arg_types).ok()?;
+            let written = self.frame_written(&read.template, &f.explicit, &caller, &bound)?;
+            let args = self
+                .deduce_pattern(&read.template, &written, &arg_types)
+                .ok()?;
             bound.extend(templates::type_bindings(&read.template, &args));
             caller = FrameArgs(Some((read.template, args)));
         }
         Some((bound, caller))
+    }
+
+    /// The template arguments a frame's call writes (`launch<4>(p)`),
+    /// read in the caller's scope (`caller`, `bound`) and evaluated
+    /// against `t`'s parameters; `None` when one does not read.
+    fn frame_written(
+        &mut self,
+        t: &templates::FunctionTemplate,
+        explicit: &[Vec<Token>],
+        caller: &FrameArgs,
+        bound: &Bindings,
+    ) -> Option<Vec<templates::ArgValue>> {
+        if explicit.is_empty() {
+            return Some(Vec::new());
+        }
+        let templates = self.tmpl.templates.clone();
+        let mut args: Vec<TemplateArg> = Vec::new();
+        for tokens in explicit {
+            let tokens = caller.bind(tokens)?;
+            let arg = crate::parser::host_template_arg(&templates, &tokens, bound, &self.opts);
+            self.class_instance_items(1);
+            args.push(arg?);
+        }
+        let values = self.template_arg_values(&args, &t.params)?;
+        (values.len() == args.len()).then_some(values)
     }
 
     /// The host function template declared by `header`, read with `bound`
@@ -180,7 +208,7 @@ impl Checker {
             let Some(read) = self.read_host_template(header, &[]) else {
                 continue;
             };
-            let Ok(deduced) = self.deduce_pattern(&read.template, &arg_types) else {
+            let Ok(deduced) = self.deduce_pattern(&read.template, &[], &arg_types) else {
                 continue;
             };
             let bound = templates::type_bindings(&read.template, &deduced);

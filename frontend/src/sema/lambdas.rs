@@ -393,7 +393,7 @@ impl Checker {
             .iter()
             .map(|a| a.as_ref().map(|a| self.c_arg_type(a)))
             .collect();
-        let deduced = match self.deduce_pattern(&template, &arg_types) {
+        let deduced = match self.deduce_pattern(&template, &[], &arg_types) {
             Ok(d) => d,
             Err(why) => {
                 self.error(at, Code::E0019, why);

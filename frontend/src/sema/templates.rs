@@ -535,7 +535,7 @@ impl Checker {
     /// type parameter, a constant converted to the parameter's type for a
     /// value parameter, and for a pack every argument left, as a pack
     /// ([`ArgValue::Pack`]).
-    fn template_arg_values(
+    pub(super) fn template_arg_values(
         &mut self,
         args: &[TemplateArg],
         params: &[templates::TemplateParam],
@@ -760,14 +760,19 @@ impl Checker {
             .collect()
     }
 
-    /// The arguments of template `t` (without defaults) that the typed
-    /// call arguments `call_args` deduce against its pattern.
+    /// The arguments of template `t` (without defaults): the written ones
+    /// (`explicit`), then those the typed call arguments `call_args`
+    /// deduce against its pattern.
     pub(super) fn deduce_pattern(
         &mut self,
         t: &templates::FunctionTemplate,
+        explicit: &[ArgValue],
         call_args: &[Option<ArgType>],
     ) -> Result<Vec<ArgValue>, String> {
         let mut args: Vec<Option<ArgValue>> = vec![None; t.params.len()];
+        for (slot, v) in args.iter_mut().zip(explicit) {
+            *slot = Some(v.clone());
+        }
         // The elements a function parameter pack's arguments deduce
         // (`Args... args` of a host template), by template parameter.
         let mut packs: Vec<Vec<ArgValue>> = vec![Vec::new(); t.params.len()];
@@ -795,7 +800,7 @@ impl Checker {
                 };
                 let mut d = Deduction {
                     args: &mut args,
-                    written: 0,
+                    written: explicit.len(),
                     t,
                     spelling,
                     lvalue: *lvalue,
