@@ -846,3 +846,53 @@ fn default_member_initializers_kernelc_cannot_run_are_located_errors() {
     assert!(err.contains("an array member"), "{err}");
     assert!(err.contains(":1:21"), "{err}");
 }
+
+/// `arrayRefs` of array_refs.cu, and its arguments for 64 threads.
+const ARRAY_REFS: (&str, &[&str]) = (
+    "_Z9arrayRefsPKiPfPi",
+    &["i32[]:rand:64:3", "f32[]:zeros:64", "i32[]:zeros:64"],
+);
+
+/// Reference-to-array parameters bind the array an argument names, as
+/// nvcc's do: the same buffers from both PTX files on the emulator and
+/// the interpreter, the values the fixture computes, nvcc's names for the
+/// functions kept out of line; an element's address does not bind.
+#[test]
+fn array_reference_parameters_bind_arrays_as_nvccs_do() {
+    let dir = scratch("array-refs");
+    let fixture = common::root().join("tests/fixtures/classes/array_refs.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    for f in ["_Z4fillRA4_fi", "_Z3sumRA4_Kf", "_Z4markRA2_A3_ii"] {
+        assert!(functions(&text).iter().any(|n| n == f), "{f} in {text}");
+    }
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, ARRAY_REFS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let ins: Vec<i32> = ours[0]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (i, &x) in ins.iter().enumerate() {
+        let n = (x & 0xff) as f32;
+        let sums = (4.0 * n + 6.0 + 16.0) + (8.0 * n + 6.0 + 16.0) + (4.0 * n + 6.0) * 4.0;
+        let got = f32::from_le_bytes(ours[1][4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(got, sums, "thread {i}");
+        let row = i32::from_le_bytes(ours[2][4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(row, (x & 0xff) + 1 + (x & 0xff) * 1000, "thread {i}");
+    }
+    let err = rejected(
+        "__device__ void f(float (&v)[4]) { v[0] = 1; }\n__global__ void k(float *o) { float a[4];\n f(&a[0]); o[0] = a[0]; }\n",
+        "E0004",
+    );
+    assert!(err.contains(":3:4"), "{err}");
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+}

@@ -55,6 +55,12 @@ const LAUNCHES: &[(&str, &str, &str, &[&str])] = &[
     ("reverseTile", "1", "32", &["f32[]:iota:32"]),
     ("sim::damp", "1", "32", &["f32[]:iota:32", "i32:20"]),
     ("globalQualified", "1", "32", &["f32[]:iota:32"]),
+    (
+        "operators",
+        "1",
+        "32",
+        &["f32[]:rand:128:4", "i32[]:iota:64", "f32:1.5"],
+    ),
 ];
 
 /// Runs launch `l` of `ptx` on the emulator; the bytes of each buffer.
@@ -92,6 +98,7 @@ fn kernels_are_named_and_compute_as_nvccs() {
         "reverseTile",
         "_ZN3sim4dampEPfi",
         "_Z15globalQualifiedPf",
+        "_Z9operatorsP6float4P4int2f",
     ]
     .into_iter()
     .collect();

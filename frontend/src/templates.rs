@@ -122,6 +122,26 @@ pub struct ParseEnv {
     pub(crate) classes: Arc<FxHashMap<String, crate::parser::ClassCtx>>,
     /// The lambdas of host code (`crate::host_lambdas`).
     pub(crate) host_lambdas: crate::host_lambdas::HostLambdas,
+    /// The namespaces using-directives in instances' bodies nominated
+    /// (`parser::Names::nominated` has the file's own).
+    pub(crate) nominated_in_instances: std::sync::Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl ParseEnv {
+    /// Every namespace a using-directive nominated, in the file or in an
+    /// instance parsed so far.
+    pub(crate) fn nominated(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.names.nominated().iter().cloned().collect();
+        if let Ok(later) = self.nominated_in_instances.lock() {
+            all.extend(
+                later
+                    .iter()
+                    .filter(|n| !self.names.nominated().contains(*n))
+                    .cloned(),
+            );
+        }
+        all
+    }
 }
 
 /// Every class template of a translation unit, kept as a function

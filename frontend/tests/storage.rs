@@ -200,4 +200,12 @@ fn array_parameter_is_a_pointer() {
     let p = ok("__device__ float f(float a[], float m[][4]) { return a[0] + m[1][2]; }");
     assert_eq!(p.functions[0].params[0].ty, CType::ptr_to(CType::FLOAT));
     assert_eq!(p.functions[0].params[1].ty.to_string(), "float[4] *");
+    // A call passes arrays (and pointers) to them: the function's
+    // signature adjusts its parameters as its definition does.
+    ok(
+        "__device__ unsigned char med(unsigned char v[9]) { return v[4]; }\n\
+        __device__ float g(float a[3], float m[][4]) { return a[0] + m[1][2]; }\n\
+        __global__ void k(float *o, unsigned char *q) { unsigned char r[9] = {}; q[0] = med(r);\n\
+        float a[3] = {}; float m[2][4] = {}; o[0] = g(a, m) + g(o, m); }",
+    );
 }

@@ -1387,24 +1387,28 @@ impl Parser<'_> {
                 let sp = if self.at_eof() { span } else { self.span() };
                 return self.error(sp, code, msg);
             };
-            let ty = self.pointers(base);
+            let mut ty = self.pointers(base);
             // `&&` (an rvalue or forwarding reference) only on parameters.
             let rvalue = self.is_punct(Punct::AndAnd) && !self.at_fn_pointer();
-            let (ty, by_ref, name, dims) = if self.at_fn_pointer() {
-                let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
-                (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
-            } else {
-                let by_ref = match rvalue {
-                    true => Some(self.bump().span),
-                    false => self.reference()?,
-                };
-                let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
-                    Some(self.bump().text.into())
+            let (ty, by_ref, name, dims) =
+                if self.is_punct(Punct::LParen) && self.is_punct_at(1, Punct::Amp) {
+                    let (by_ref, name) = self.array_reference(&mut ty)?;
+                    (ty, Some(by_ref), name, Vec::new())
+                } else if self.at_fn_pointer() {
+                    let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
+                    (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
                 } else {
-                    None
+                    let by_ref = match rvalue {
+                        true => Some(self.bump().span),
+                        false => self.reference()?,
+                    };
+                    let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+                        Some(self.bump().text.into())
+                    } else {
+                        None
+                    };
+                    (ty, by_ref, name, self.dims()?)
                 };
-                (ty, by_ref, name, self.dims()?)
-            };
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
@@ -1439,6 +1443,63 @@ impl Parser<'_> {
             self.expect_punct(Punct::RParen, "to close the parameter list")?;
             return Ok(out);
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `(&name)[N]...` of a parameter that is a reference to an array
+    /// (`float (&v)[4]`), at the `(`: `ty`, the element type, becomes the
+    /// array's type; returns where the `&` is and the name. The sizes
+    /// must be constants the parser computes (a template's are bound in
+    /// its instance).
+    fn array_reference(&mut self, ty: &mut QualType) -> PResult<(Span, Option<String>)> {
+        self.bump(); // `(`
+        let amp = self.bump().span;
+        let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
+            Some(self.bump().text.to_string())
+        } else {
+            None
+        };
+        self.expect_punct(Punct::RParen, "to close `(&name`")?;
+        if !self.is_punct(Punct::LBracket) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0003,
+                "expected `[` after `(&name)`: a reference to an array has its size",
+            );
+        }
+        let dims = self.dims()?;
+        let mut array = ty.ty.clone();
+        for d in dims.iter().rev() {
+            let Some(e) = d else {
+                return self.error(
+                    amp,
+                    Code::E0002,
+                    "a reference to an array of unknown size is not supported by kernelc",
+                );
+            };
+            let size = super::structs::const_dim(e, &|n| {
+                self.enclosing_constant(n).or_else(|| self.constant(n))
+            });
+            let len = match size {
+                Some(v) if v > 0 && v <= i128::from(u32::MAX) => v as u64,
+                Some(v) => return self.error(e.span, Code::E0009, format!("invalid array size {v}")),
+                None => {
+                    return self.error(
+                        e.span,
+                        Code::E0008,
+                        "kernelc needs the size of an array a reference parameter refers to to be a constant it can compute here",
+                    )
+                }
+            };
+            array = CType::Array {
+                elem: Box::new(array),
+                len: Some(len),
+            };
+        }
+        ty.ty = array;
+        Ok((amp, name))
     }
 }
 

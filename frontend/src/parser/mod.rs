@@ -90,6 +90,7 @@ pub(crate) fn parse_tokens(
         instances: p.instances.clone(),
         classes: std::mem::take(&mut p.classes),
         host_lambdas: p.host_lambdas.clone(),
+        nominated_in_instances: Default::default(),
     };
     (
         TranslationUnit {
@@ -229,6 +230,15 @@ impl<'t> Parser<'t> {
         let env = &templates.env;
         env.next_struct_id
             .fetch_max(self.next_struct_id, Ordering::Relaxed);
+        let new: Vec<&String> = self
+            .names
+            .nominated()
+            .iter()
+            .filter(|n| !env.names.nominated().contains(*n))
+            .collect();
+        if let (false, Ok(mut later)) = (new.is_empty(), env.nominated_in_instances.lock()) {
+            later.extend(new.into_iter().cloned());
+        }
     }
 }
 

@@ -114,6 +114,13 @@ pub(crate) struct Names {
     /// `namespace cg = ...;`: the alias's key to its target.
     ns_aliases: Arc<FxHashMap<String, AliasTarget>>,
     directives: Vec<Directive>,
+    /// Every namespace a using-directive (at any scope) nominated in the
+    /// file: where the checker looks for an operator function the usual
+    /// scopes lack ([`Names::nominated`]).
+    nominated: Arc<std::collections::BTreeSet<String>>,
+    /// The inline and anonymous namespaces, by key: their members are
+    /// also members of the enclosing namespace.
+    transparent: Arc<std::collections::BTreeSet<String>>,
     /// Block-scope `using N::x;`: the name and the key it denotes.
     block_aliases: Vec<(String, Kind, String)>,
     /// The names of the locals in scope in the current function, in
@@ -259,6 +266,7 @@ impl Names {
             self.declare(Kind::Namespace, &key, span);
             let last = i + 1 == path.len();
             if new && (c == ANONYMOUS || (inline && last)) {
+                Arc::make_mut(&mut self.transparent).insert(key.clone());
                 self.directives.push(Directive {
                     scope: parent,
                     target: key,
@@ -310,10 +318,28 @@ impl Names {
 
     /// `using namespace target;` here (`target` a namespace key).
     pub(crate) fn using_directive(&mut self, target: String) {
+        if !self.nominated.contains(&target) {
+            Arc::make_mut(&mut self.nominated).insert(target.clone());
+        }
         self.directives.push(Directive {
             scope: self.current.clone(),
             target,
         });
+    }
+
+    /// The namespaces using-directives nominated anywhere in the file. The checker does not see which
+    /// directives are in effect where an operator is used (the parser
+    /// resolves names, but an operator's operand types are the
+    /// checker's), so it looks there for operator functions only when
+    /// the scopes C++ always searches have none: a little more than C++
+    /// finds (a directive in one function serves another), never less.
+    pub(crate) fn nominated(&self) -> &std::collections::BTreeSet<String> {
+        &self.nominated
+    }
+
+    /// The inline and anonymous namespaces of the file, by key.
+    pub(crate) fn transparent(&self) -> &std::collections::BTreeSet<String> {
+        &self.transparent
     }
 
     /// `namespace name = target;`: `Ok(key)` for a known namespace, or the

@@ -697,6 +697,15 @@ impl Checker {
                 scopes.push(scope_of(&def.name).to_string());
             }
         }
+        // An inline or anonymous namespace's members are its parent's.
+        let names = &self.tmpl.templates.env.names;
+        let mut k = 0;
+        while k < scopes.len() {
+            let parent = scopes[k].clone();
+            let inner = names.transparent().iter().filter(|t| scope_of(t) == parent);
+            scopes.extend(inner.cloned());
+            k += 1;
+        }
         scopes.sort();
         scopes.dedup();
         scopes
@@ -716,6 +725,15 @@ impl Checker {
         for s in &self.operator_scopes(operands) {
             if let Some(ks) = self.overloads.by_plain.get(&join(s, name)) {
                 keys.extend(ks.iter().cloned());
+            }
+        }
+        if keys.is_empty() {
+            // Through a using-directive or an inline namespace
+            // (`parser::names::Names::nominated`).
+            for s in self.tmpl.templates.env.nominated() {
+                if let Some(ks) = self.overloads.by_plain.get(&join(&s, name)) {
+                    keys.extend(ks.iter().cloned());
+                }
             }
         }
         keys.dedup();

@@ -594,7 +594,9 @@ impl Checker {
             if let (Some(r), true) = (p.by_ref, s.global) {
                 self.error(r, Code::E0002, "reference parameters of kernels are not supported by kernelc (the host cannot pass a device reference); pass a pointer");
             }
-            let ty = strip_restrict(&p.ty.ty).0;
+            // An array parameter (`float v[9]`) is a pointer, as in the
+            // definition's own typing.
+            let ty = strip_restrict(&self.param_type(p)).0;
             params.push(match p.by_ref {
                 Some(_) => cxx::reference_to(&p.ty),
                 None => ty,
