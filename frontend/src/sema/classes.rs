@@ -122,6 +122,9 @@ impl Checker {
         let (keys, obj) = match self.inherited_members(&def, field) {
             // A member function of a base: called on the base subobject.
             Some((keys, path)) if def.field(field).is_none() => {
+                if !self.check_base_path(&def, &path, field, field_span) {
+                    return None;
+                }
                 (keys, Self::base_subobject(obj, &path))
             }
             _ => (Vec::new(), obj),
