@@ -104,6 +104,29 @@ __global__ void k(int *out) {
 }
 "#;
 
+/// Code C++ checks with a member's rights though it is written elsewhere:
+/// the implicit default constructor of a friend class constructs a member
+/// whose constructor is private; a default argument names a private static
+/// member at a call from outside. Its `k` writes 5.
+const IMPLICIT_RIGHTS: &str = r#"
+class A {
+    __device__ A() : v(1) {}
+    int v;
+    friend struct B;
+    friend struct B2;
+  public:
+    __device__ int get() const { return v; }
+};
+struct B { A a; __device__ B() {} __device__ int get() const { return a.get(); } };
+struct B2 { A a; __device__ int get() const { return a.get(); } };
+class C {
+    static constexpr int k = 3;
+  public:
+    __device__ static int f(int x = k) { return x; }
+};
+__global__ void k(int *out) { B b; B2 b2; out[0] = b.get() + b2.get() + C::f(); }
+"#;
+
 /// Programs nvcc rejects for access, each with what kernelc must say and
 /// where (`line:column` of the member's name in the kernel).
 const REJECTED: &[(&str, &str, &str, &str)] = &[
@@ -250,6 +273,7 @@ fn members_named_where_cxx_allows_compile_and_run() {
     for (name, source, expected) in [
         ("friends-and-nesting", FRIENDS_AND_NESTING, 59),
         ("templates-and-bases", TEMPLATES_AND_BASES, 90),
+        ("implicit-rights", IMPLICIT_RIGHTS, 5),
     ] {
         if let Some(ok) = nvcc_accepts(source, name) {
             assert!(ok, "nvcc rejects {name}, which must be valid C++");

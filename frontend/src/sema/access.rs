@@ -60,6 +60,19 @@ impl Checker {
         env.instances.lock().ok()?.structs.get(key).cloned()
     }
 
+    /// `check` run with the rights of function `key` added: a default
+    /// argument's (its function's), an implicit member function's.
+    pub(super) fn with_rights_of<T>(
+        &mut self,
+        key: String,
+        check: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.enclosing_fns.push(key);
+        let out = check(self);
+        self.enclosing_fns.pop();
+        out
+    }
+
     /// The functions whose rights the code being checked has: the current
     /// function and, in a lambda's body, the functions around it, each by
     /// its declared name (an overload's plain name).

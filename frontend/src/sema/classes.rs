@@ -504,7 +504,11 @@ impl Checker {
         let def = ty.struct_def()?.clone();
         let ctors = self.constructors(&def);
         if ctors.is_empty() {
-            return self.default_construct_bases(ty, span).map(Some);
+            // The class's implicit default constructor, a member of it.
+            let implicit = join(&def.name, crate::mangle::unqualified(&def.name));
+            return self
+                .with_rights_of(implicit, |c| c.default_construct_bases(ty, span))
+                .map(Some);
         }
         Some(self.construct_with(ty, &def, &ctors, Vec::new(), span))
     }

@@ -1599,7 +1599,10 @@ impl Checker {
         // [dcl.fct.default]: trailing parameters left out take their
         // default arguments, typed afresh at each call.
         if written < params.len() && defaults.iter().any(Option::is_some) {
-            let filled = self.default_arguments(name, &defaults[written..], written, decl, span)?;
+            // A default argument names what its function may name.
+            let filled = self.with_rights_of(name.clone(), |c| {
+                c.default_arguments(name, &defaults[written..], written, decl, span)
+            })?;
             typed_args.extend(filled);
         }
         if self.sigs[sig_idx].first_call.is_none() {

@@ -186,7 +186,9 @@ pub(crate) struct Checker {
     /// (`host_frames.rs`).
     typing_host: bool,
     /// The functions whose bodies hold the lambda being checked, outermost
-    /// first: their access rights are the lambda's (`access.rs`).
+    /// first, and those whose rights code checked for them has (a default
+    /// argument's function): their access rights are the code's
+    /// (`access.rs`).
     enclosing_fns: Vec<String>,
 }
 
