@@ -127,6 +127,20 @@ class C {
 __global__ void k(int *out) { B b; B2 b2; out[0] = b.get() + b2.get() + C::f(); }
 "#;
 
+/// CRTP whose base calls the derived class's private member, which the
+/// derived class allows by befriending the base's instance. Its `k`
+/// writes 12.
+const CRTP_FRIEND: &str = r#"
+template <class D> struct Base {
+    __device__ int run() const { return static_cast<const D *>(this)->impl() + 1; }
+};
+class Impl : public Base<Impl> {
+    friend struct Base<Impl>;
+    __device__ int impl() const { return 11; }
+};
+__global__ void k(int *out) { Impl i; out[0] = i.run(); }
+"#;
+
 /// Programs nvcc rejects for access, each with what kernelc must say and
 /// where (`line:column` of the member's name in the kernel).
 const REJECTED: &[(&str, &str, &str, &str)] = &[
@@ -215,6 +229,12 @@ const REJECTED: &[(&str, &str, &str, &str)] = &[
         "member `Box::v` is inaccessible",
         "8:71",
     ),
+    (
+        "CRTP without the friend",
+        "template <class D> struct Base {\n    __device__ int run() const { return static_cast<const D *>(this)->impl() + 1; }\n};\nclass Impl : public Base<Impl> {\n    __device__ int impl() const { return 11; }\n};\n__global__ void k(int *out) { Impl i; out[0] = i.run(); }\n",
+        "member `Impl::impl` is inaccessible",
+        "2:71",
+    ),
 ];
 
 /// nvcc's verdict on `source` (`-ptx -arch=sm_90`): whether it compiles;
@@ -274,6 +294,7 @@ fn members_named_where_cxx_allows_compile_and_run() {
         ("friends-and-nesting", FRIENDS_AND_NESTING, 59),
         ("templates-and-bases", TEMPLATES_AND_BASES, 90),
         ("implicit-rights", IMPLICIT_RIGHTS, 5),
+        ("crtp-friend", CRTP_FRIEND, 12),
     ] {
         if let Some(ok) = nvcc_accepts(source, name) {
             assert!(ok, "nvcc rejects {name}, which must be valid C++");

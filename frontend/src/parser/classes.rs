@@ -337,6 +337,11 @@ impl Parser<'_> {
             }
             n += 1;
         }
+        if self.is_punct_at(n, Punct::Lt) {
+            // `friend struct Base<Impl>;` (CRTP): kept as the template,
+            // which befriends each of its instances.
+            n = skip_angles(&self.toks[self.pos..], n);
+        }
         if written.is_empty() || !self.is_punct_at(n, Punct::Semi) {
             return false;
         }

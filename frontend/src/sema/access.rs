@@ -106,7 +106,12 @@ impl Checker {
                 (1..parts.len()).map(move |n| parts[..n].join("::"))
             })
             .collect();
-        let named = |k: &String| *k == owner.name || owner.access.befriends(k);
+        // A friend class template befriends each of its instances.
+        let named = |k: &String| {
+            *k == owner.name
+                || owner.access.befriends(k)
+                || owner.access.befriends(without_arguments(k))
+        };
         if functions.iter().any(named) || classes.iter().any(named) {
             return true;
         }
