@@ -17,6 +17,7 @@
 //! [`ast`]) → [`check`] (semantic analysis into [`typed`]) → [`lower`] (the
 //! midend IR, built through its SSA builder).
 
+pub mod access;
 pub mod ast;
 /// The diagnostic codes, shared with the midend and backend, whose
 /// diagnostics name theirs where their kinds are defined.

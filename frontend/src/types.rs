@@ -81,6 +81,9 @@ pub struct StructDef {
     /// The stand-in for a class whose base clause is being read, which
     /// its bases' template arguments may name (CRTP's `Base<K>`).
     pub incomplete: bool,
+    /// Its members that are not public, its friends, its bases' access
+    /// (`crate::access`).
+    pub access: crate::access::ClassAccess,
 }
 
 /// What makes a struct a lambda's closure type (`crate::sema::lambdas`):
@@ -272,6 +275,7 @@ impl StructDef {
             empties,
             using_members: Vec::new(),
             incomplete: false,
+            access: Default::default(),
         };
         if def.is_empty() {
             def.empties.insert(0, (id, 0));

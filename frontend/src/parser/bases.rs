@@ -101,6 +101,10 @@ fn completed(ty: &CType, done: &Arc<StructDef>) -> CType {
     }
 }
 
+/// A base as its class's base clause writes it: the class, and the access
+/// when written (`public Base`).
+pub(super) type WrittenBase = (Arc<StructDef>, Option<crate::access::Access>);
+
 impl Parser<'_> {
     /// Whether a base clause's `:` (or `final :`) follows a class's name.
     pub(super) fn base_clause_follows(&self) -> bool {
@@ -108,9 +112,10 @@ impl Parser<'_> {
         self.is_punct_at(at, crate::token::Punct::Colon)
     }
 
-    /// At `: bases` (or `final : bases`) after class `tag`: the bases, and
-    /// the id the class will have, which `tag` names meanwhile.
-    pub(super) fn base_clause(&mut self, tag: &Token) -> PResult<(u32, Vec<Arc<StructDef>>)> {
+    /// At `: bases` (or `final : bases`) after class `tag`: the bases with
+    /// their access where written, and the id the class will have, which
+    /// `tag` names meanwhile.
+    pub(super) fn base_clause(&mut self, tag: &Token) -> PResult<(u32, Vec<WrittenBase>)> {
         if self.peek().text == "final" {
             self.bump();
         }
@@ -135,17 +140,18 @@ impl Parser<'_> {
     }
 
     /// `[access] [virtual] Name, ...` up to the class's `{`.
-    fn base_list(&mut self) -> PResult<Vec<Arc<StructDef>>> {
+    fn base_list(&mut self) -> PResult<Vec<WrittenBase>> {
         let mut bases = Vec::new();
         loop {
+            let mut access = None;
             while self.peek().kind == TokenKind::Ident
                 && matches!(
                     self.peek().text.as_str(),
                     "public" | "private" | "protected" | "virtual"
                 )
             {
-                // kernelc does not check access (`classes.rs`).
                 let t = self.bump();
+                access = crate::access::Access::from_keyword(&t.text).or(access);
                 if t.text == "virtual" {
                     // Reported, and read as a plain base: the class is still
                     // defined, so its uses give no second error.
@@ -162,7 +168,9 @@ impl Parser<'_> {
             let at = self.span();
             let (ty, _, _) = self.specifiers()?;
             match ty.map(|q| q.ty) {
-                Some(CType::Struct(def)) if !def.incomplete && !def.is_union => bases.push(def),
+                Some(CType::Struct(def)) if !def.incomplete && !def.is_union => {
+                    bases.push((def, access))
+                }
                 Some(CType::Struct(def)) if def.incomplete => {
                     let msg = format!(
                         "`{}` derives from itself, which is incomplete here",

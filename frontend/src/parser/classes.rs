@@ -35,6 +35,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::names::Kind;
 use super::{PResult, Parser};
+use crate::access::{Access, Restricted};
 use crate::ast::{
     Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, Spelling,
     Stmt, StmtKind,
@@ -89,9 +90,11 @@ pub(super) struct ClassMembers {
     pub constants: FxHashMap<String, i128>,
     /// Its member templates, registered once the class is complete.
     pub templates: Vec<MemberTemplate>,
-    /// The members read now are not public (`private:`, or a `class`'s
+    /// The access of the members read now (`private:`, or a `class`'s
     /// first ones).
-    pub non_public: bool,
+    pub access: crate::access::Access,
+    /// Who may name the class's members (`crate::access`).
+    pub rights: crate::access::ClassAccess,
     /// The names a using-declaration brings in from a base (`using
     /// Base<T>::get;`): the base's member functions overload the class's.
     pub using: Vec<String>,
@@ -103,6 +106,20 @@ pub(super) struct ClassMembers {
     /// as constructor member initializers: what a constructor that does
     /// not initialize the member itself runs.
     pub defaults: Vec<super::bases::MemberInit>,
+}
+
+impl ClassMembers {
+    /// Records member `name`, declared at `span`, when the members read
+    /// now are not public.
+    pub fn restrict(&mut self, name: &str, span: Span) {
+        if self.access != Access::Public {
+            self.rights.restricted.push(Restricted {
+                name: name.to_string(),
+                span,
+                access: self.access,
+            });
+        }
+    }
 }
 
 /// A member template met while reading a class: its parameters and the
@@ -175,10 +192,11 @@ impl Parser<'_> {
             )
             && self.is_punct_at(1, Punct::Colon)
         {
-            // kernelc does not check access; nvcc does, so a program it
-            // accepts uses only what it may. Only the layout cares.
-            members.non_public = self.peek().text != "public";
+            members.access = Access::from_keyword(&self.peek().text).unwrap_or(Access::Public);
             self.pos += 2;
+            return Ok(true);
+        }
+        if self.friend_class(class_key, members) {
             return Ok(true);
         }
         if self.is_kw(Keyword::Template) {
@@ -203,6 +221,17 @@ impl Parser<'_> {
         match self.scan_member() {
             Shape::Data => Ok(false),
             Shape::StaticData { end, constant } => {
+                if let Some(name) = self.toks[start..end].windows(2).find(|w| {
+                    w[0].kind == TokenKind::Ident
+                        && matches!(
+                            w[1].kind,
+                            TokenKind::Punct(
+                                Punct::Assign | Punct::Semi | Punct::LBracket | Punct::LBrace
+                            )
+                        )
+                }) {
+                    members.restrict(&name[0].text, name[0].span);
+                }
                 if constant {
                     self.class_constant(end, class_key, members);
                     members.deferred.push(Deferred {
@@ -268,7 +297,12 @@ impl Parser<'_> {
                         "member functions of an unnamed or local struct are not supported by kernelc",
                     );
                 };
-                if !friend {
+                if friend {
+                    let scope = crate::mangle::split_member(class_key).map_or("", |(s, _)| s);
+                    let key = super::names::join(scope, &name);
+                    members.rights.friends.push(key);
+                } else {
+                    members.restrict(&name, name_span);
                     let key = super::names::join(class_key, &name);
                     self.names.declare(Kind::Value, &key, name_span);
                     if !is_static {
@@ -283,6 +317,51 @@ impl Parser<'_> {
                 Ok(true)
             }
         }
+    }
+
+    /// `friend class Name;` (or `struct`, or `friend Name;`): every member
+    /// function of class `Name` may name this class's members. `Name` is
+    /// the class known by it, else one of the enclosing namespace
+    /// ([namespace.memdef]). Whether that was the member.
+    fn friend_class(&mut self, class_key: Option<&str>, members: &mut ClassMembers) -> bool {
+        if self.peek().kind != TokenKind::Ident || self.peek().text != "friend" {
+            return false;
+        }
+        let mut n = 1;
+        if matches!(
+            self.peek_at(n).kind,
+            TokenKind::Keyword(Keyword::Class | Keyword::Struct)
+        ) {
+            n += 1;
+        }
+        let mut written = Vec::new();
+        while self.peek_at(n).kind == TokenKind::Ident {
+            written.push(self.peek_at(n).text.to_string());
+            n += 1;
+            if !self.is_punct_at(n, Punct::ColonColon) {
+                break;
+            }
+            n += 1;
+        }
+        if self.is_punct_at(n, Punct::Lt) {
+            // `friend struct Base<Impl>;` (CRTP): kept as the template,
+            // which befriends each of its instances.
+            n = skip_angles(&self.toks[self.pos..], n);
+        }
+        if written.is_empty() || !self.is_punct_at(n, Punct::Semi) {
+            return false;
+        }
+        let key = match self.names.lookup(Kind::Type, &written.join("::")) {
+            super::names::Found::One(key) => key,
+            _ if written.len() > 1 => written.join("::"),
+            _ => {
+                let scope = class_key.and_then(crate::mangle::split_member);
+                super::names::join(scope.map_or("", |(s, _)| s), &written[0])
+            }
+        };
+        members.rights.friends.push(key);
+        self.pos += n + 1;
+        true
     }
 
     /// `template <...>` before a member function: kept as tokens, with its
@@ -317,6 +396,7 @@ impl Parser<'_> {
             }
         };
         self.pos = end;
+        members.restrict(&name, name_span);
         if !device && !constexpr {
             // Host code, as a host member function is.
             return Ok(true);

@@ -100,10 +100,14 @@ impl Parser<'_> {
         };
         let mut reserved_id = None;
         let mut bases = Vec::new();
+        let mut base_access = Vec::new();
         if let Some(tag) = tag.as_ref().filter(|_| self.base_clause_follows()) {
             let (id, read) = self.base_clause(tag)?;
             reserved_id = Some(id);
-            bases = read;
+            (bases, base_access) = read
+                .into_iter()
+                .map(|(b, a)| (b, a.unwrap_or(crate::access::Access::default_for(is_class))))
+                .unzip();
         }
         if !self.is_punct(Punct::LBrace) {
             if align > 1 {
@@ -143,7 +147,7 @@ impl Parser<'_> {
         self.enter()?;
         let mut class = super::classes::ClassMembers {
             // A `class`'s members are private until an access specifier.
-            non_public: is_class,
+            access: crate::access::Access::default_for(is_class),
             ..Default::default()
         };
         let in_function = self.names.block_depth > 0;
@@ -177,6 +181,8 @@ impl Parser<'_> {
             f.reference = references.contains(&f.name);
         }
         def.using_members = std::mem::take(&mut class.using);
+        def.access = std::mem::take(&mut class.rights);
+        def.access.bases = base_access;
         if let (Some(t), Some((instance_tag, instance))) = (&tag, &self.instancing) {
             if t.text == *instance_tag {
                 def.instance_of = self.instancing.take().map(|(_, i)| i);
@@ -360,9 +366,10 @@ impl Parser<'_> {
                     );
                     return Err(super::Recorded);
                 }
-                if class.non_public || !is_layout_pod(&mty) {
+                if class.access != crate::access::Access::Public || !is_layout_pod(&mty) {
                     class.non_pod = true;
                 }
+                class.restrict(&name.text, name.span);
                 members.push((name.text.into(), mty, ds.storage.align.max(1), width));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {

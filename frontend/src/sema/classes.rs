@@ -122,6 +122,9 @@ impl Checker {
         let (keys, obj) = match self.inherited_members(&def, field) {
             // A member function of a base: called on the base subobject.
             Some((keys, path)) if def.field(field).is_none() => {
+                if !self.check_base_path(&def, &path, field, field_span) {
+                    return None;
+                }
                 (keys, Self::base_subobject(obj, &path))
             }
             _ => (Vec::new(), obj),
@@ -546,7 +549,11 @@ impl Checker {
         let def = ty.struct_def()?.clone();
         let ctors = self.constructors(&def);
         if ctors.is_empty() {
-            return self.default_construct_bases(ty, span).map(Some);
+            // The class's implicit default constructor, a member of it.
+            let implicit = join(&def.name, crate::mangle::unqualified(&def.name));
+            return self
+                .with_rights_of(implicit, |c| c.default_construct_bases(ty, span))
+                .map(Some);
         }
         Some(self.construct_with(ty, &def, &ctors, Vec::new(), span))
     }

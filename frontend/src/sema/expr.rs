@@ -355,6 +355,9 @@ impl Checker {
     /// function designator decays, C 6.3.2.1p4), else E0001 with a
     /// suggestion of a similar name in scope.
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
+        if name.contains("::") && !self.check_static_access(name, span) {
+            return None;
+        }
         match self.lookup(name) {
             Some(Binding::Local(id)) => {
                 self.mark_used(id);
@@ -537,6 +540,16 @@ impl Checker {
             );
             return None;
         };
+        if let Some(((), path)) =
+            crate::bases::find_in_bases(def, &mut |d| d.field(field).map(|_| ()))
+        {
+            let owner = path.steps.last().map_or(def, |(d, _)| &**d);
+            if !self.check_base_path(def, &path, field, field_span)
+                || !self.check_access(owner, field, None, field_span)
+            {
+                return None;
+            }
+        }
         let (fty, offset, bits, reference) = (f.ty.clone(), f.offset, f.bits, f.reference);
         // `p->f` is `(*p).f` (C 6.5.2.3p4): one form for lowering.
         let base = if arrow {
@@ -1575,6 +1588,9 @@ impl Checker {
             return None;
         }
         let (params, ret, decl) = (sig.params.clone(), sig.ret.clone(), sig.first_decl);
+        if !self.check_function_access(name, decl, callee) {
+            return None;
+        }
         if self.sigs[sig_idx].host_constexpr {
             self.host_constexpr_call(name, Some(decl), callee)?;
         }
@@ -1583,7 +1599,10 @@ impl Checker {
         // [dcl.fct.default]: trailing parameters left out take their
         // default arguments, typed afresh at each call.
         if written < params.len() && defaults.iter().any(Option::is_some) {
-            let filled = self.default_arguments(name, &defaults[written..], written, decl, span)?;
+            // A default argument names what its function may name.
+            let filled = self.with_rights_of(name.clone(), |c| {
+                c.default_arguments(name, &defaults[written..], written, decl, span)
+            })?;
             typed_args.extend(filled);
         }
         if self.sigs[sig_idx].first_call.is_none() {

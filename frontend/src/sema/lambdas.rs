@@ -292,7 +292,9 @@ impl Checker {
         // The enclosing body's state waits while the lambda's is checked.
         let saved = std::mem::take(&mut self.func);
         self.func.deduced_ret = deduced.then_some(None);
+        self.enclosing_fns.push(saved.fn_name.clone());
         let mut f = self.function(&decl, 0);
+        self.enclosing_fns.pop();
         let ret = self
             .func
             .deduced_ret

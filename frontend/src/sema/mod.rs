@@ -5,6 +5,7 @@
 //! yields `None` and is dropped) so every independent error in the file is
 //! reported in one run.
 
+mod access;
 mod asm;
 mod bases;
 mod bit_fields;
@@ -187,6 +188,11 @@ pub(crate) struct Checker {
     /// function template has the type its declaration deduces
     /// (`host_frames.rs`).
     typing_host: bool,
+    /// The functions whose bodies hold the lambda being checked, outermost
+    /// first, and those whose rights code checked for them has (a default
+    /// argument's function): their access rights are the code's
+    /// (`access.rs`).
+    enclosing_fns: Vec<String>,
 }
 
 /// What the checker keeps while it checks one function body.
@@ -340,6 +346,7 @@ pub(crate) fn check_program(
         bit_field_reads: Default::default(),
         lambdas: Default::default(),
         typing_host: false,
+        enclosing_fns: Vec::new(),
     };
     for h in &tu.host {
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
