@@ -78,9 +78,52 @@ pub struct StructDef {
     /// from bases (`using Base::get;`): the bases' overloads join the
     /// class's own.
     pub using_members: Vec<String>,
-    /// The stand-in for a class whose base clause is being read, which
-    /// its bases' template arguments may name (CRTP's `Base<K>`).
+    /// A declared class that is not complete yet: the stand-in that a
+    /// forward declaration (`struct Tree;`) makes, or that names a class
+    /// inside its own base clause and body (`Node *next;`, CRTP's
+    /// `Base<K>`). It has the id and name the definition will have, so
+    /// types that name it equal, hash and mangle as the complete class;
+    /// `completion` is filled once the definition is laid out.
     pub incomplete: bool,
+    /// For a stand-in: the complete class, once defined.
+    pub completion: Completion,
+}
+
+/// The complete class a stand-in ([`StructDef::incomplete`]) stands for,
+/// set once when the definition's `}` is read.
+///
+/// A self-referential class makes an `Arc` cycle (`Node`'s definition
+/// holds `Node *next`, whose stand-in holds the definition). The cycle is
+/// kept on purpose: a translation unit's classes live as long as the
+/// compile, and a `Weak` here would make a type's meaning depend on
+/// whether some table still holds the definition. The memory is a few
+/// class definitions per compile, returned when the process exits.
+#[derive(Clone, Default)]
+pub struct Completion(std::sync::OnceLock<CType>);
+
+impl Completion {
+    /// The complete class (a `CType::Struct`), if defined yet.
+    pub fn get(&self) -> Option<&CType> {
+        self.0.get()
+    }
+
+    /// Records the definition; a second one is ignored (the parser
+    /// reports redefinitions before it gets here).
+    pub fn complete(&self, def: &Arc<StructDef>) {
+        let _ = self.0.set(CType::Struct(def.clone()));
+    }
+}
+
+impl fmt::Debug for Completion {
+    // Not the definition: it may point back at this stand-in.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = if self.0.get().is_some() {
+            "complete"
+        } else {
+            "incomplete"
+        };
+        f.write_str(state)
+    }
 }
 
 /// What makes a struct a lambda's closure type (`crate::sema::lambdas`):
@@ -272,6 +315,7 @@ impl StructDef {
             empties,
             using_members: Vec::new(),
             incomplete: false,
+            completion: Completion::default(),
         };
         if def.is_empty() {
             def.empties.insert(0, (id, 0));
@@ -306,6 +350,28 @@ impl StructDef {
         self.own_fields()
             .iter()
             .find(|f| f.name == name && !name.is_empty())
+    }
+
+    /// The stand-in for class `name` (id `id`) while it is declared but
+    /// not yet defined.
+    pub fn stand_in(id: u32, name: String) -> StructDef {
+        let mut def = StructDef::layout(id, name, true, Vec::new(), 1);
+        def.incomplete = true;
+        def
+    }
+
+    /// The complete definition: this one, or for a stand-in the class it
+    /// stands for once defined (still the stand-in before that).
+    pub fn resolved(&self) -> &StructDef {
+        match self.completion.get() {
+            Some(CType::Struct(def)) => def,
+            _ => self,
+        }
+    }
+
+    /// Whether this is a stand-in whose class is not defined (yet).
+    pub fn is_incomplete(&self) -> bool {
+        self.incomplete && self.completion.get().is_none()
     }
 
     /// Whether a member is a bit-field (a braced list or a constructor
@@ -666,10 +732,33 @@ impl CType {
     }
 
     /// The pointee of a pointer type.
+    /// (A stand-in for a class is resolved to the class once defined.)
     pub fn pointee(&self) -> Option<&CType> {
         match self {
-            CType::Pointer { pointee, .. } => Some(pointee),
+            CType::Pointer { pointee, .. } => Some(pointee.resolved()),
             _ => None,
+        }
+    }
+
+    /// This type, or for a class's stand-in ([`StructDef::incomplete`])
+    /// the complete class once defined: what a pointer to a class declared
+    /// before its definition (`Node *next;` inside `Node`, `struct Tree;`)
+    /// points to.
+    pub fn resolved(&self) -> &CType {
+        match self {
+            CType::Struct(s) => s.completion.get().unwrap_or(self),
+            _ => self,
+        }
+    }
+
+    /// A class declared but not defined (yet): C++ allows only pointers
+    /// and references to it, no object (nvcc: "incomplete type is not
+    /// allowed").
+    pub fn is_incomplete(&self) -> bool {
+        match self {
+            CType::Struct(s) => s.is_incomplete(),
+            CType::Array { elem, .. } => elem.is_incomplete(),
+            _ => false,
         }
     }
 
@@ -681,6 +770,7 @@ impl CType {
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
             CType::Array { elem, len } => elem.size()?.checked_mul((*len)?),
+            CType::Struct(s) if s.incomplete => s.completion.get()?.size(),
             CType::Struct(s) => Some(s.size),
             CType::Half(_) => Some(2),
         }
@@ -690,7 +780,7 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array { elem, .. } => elem.align(),
-            CType::Struct(s) => s.align,
+            CType::Struct(s) => s.resolved().align,
             other => other.size().unwrap_or(1).max(1),
         }
     }
@@ -708,7 +798,7 @@ impl CType {
     /// The struct definition of a struct type.
     pub fn struct_def(&self) -> Option<&StructDef> {
         match self {
-            CType::Struct(s) => Some(s),
+            CType::Struct(s) => Some(s.resolved()),
             _ => None,
         }
     }

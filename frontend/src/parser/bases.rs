@@ -115,11 +115,23 @@ impl Parser<'_> {
             self.bump();
         }
         self.bump();
+        // The stand-in stays for the body (`struct_specifier`).
+        let id = self.class_stand_in(tag).id;
+        let bases = self.base_list();
+        Ok((id, bases?))
+    }
+
+    /// The stand-in that names class `tag` until its definition is
+    /// complete: the one a forward declaration made, or a new one
+    /// (`StructDef::incomplete`).
+    pub(super) fn class_stand_in(&mut self, tag: &Token) -> Arc<StructDef> {
+        let key = self.names.qualify(&tag.text);
+        if let Some(def) = self.structs.get(&key).filter(|d| d.is_incomplete()) {
+            return def.clone();
+        }
         let id = self.next_struct_id;
         self.next_struct_id += 1;
-        let key = self.names.qualify(&tag.text);
-        let mut stand_in = StructDef::layout(id, key.clone(), true, Vec::new(), 1);
-        stand_in.incomplete = true;
+        let mut stand_in = StructDef::stand_in(id, key.clone());
         if let Some((instance_tag, instance)) = &self.instancing {
             // `Sum<T> : Base<Sum<T>>`: names spell the stand-in as the
             // instance it will be.
@@ -128,10 +140,9 @@ impl Parser<'_> {
             }
         }
         self.declare_type(&tag.text, tag.span);
-        Arc::make_mut(&mut self.structs).insert(key.clone(), Arc::new(stand_in));
-        let bases = self.base_list();
-        Arc::make_mut(&mut self.structs).remove(&key);
-        Ok((id, bases?))
+        let stand_in = Arc::new(stand_in);
+        Arc::make_mut(&mut self.structs).insert(key, stand_in.clone());
+        stand_in
     }
 
     /// `[access] [virtual] Name, ...` up to the class's `{`.
