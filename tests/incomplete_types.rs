@@ -92,11 +92,24 @@ fn kernel_names_are_nvccs() {
         "_Z13template_listP4ListIfEPf",
         "_Z10graph_walkP6VertexP4EdgePi",
         "_Z9bvh_countP7BVHNodePKfS2_Pi",
+        "_Z6taggedP6TaggedI3TagEPi",
+        "_Z6holderPN2ns3FwdEPNS_6HolderEPi",
     ] {
         assert!(ours.iter().any(|e| e == name), "{name}: {ours:?}");
     }
+    let funcs = [
+        "_Z6linkedIN5OuterIiE5InnerEEiPKT_",
+        "_Z6linkedI4ListIfEEiPKT_",
+    ];
+    for name in funcs {
+        assert!(text.contains(&format!(" {name}(")), "{name}: {text}");
+    }
     if let Some(theirs) = theirs {
-        assert_eq!(ours, entries(&std::fs::read_to_string(theirs).unwrap()));
+        let theirs = std::fs::read_to_string(theirs).unwrap();
+        assert_eq!(ours, entries(&theirs));
+        for name in funcs {
+            assert!(theirs.contains(&format!(" {name}(")), "{name}: {theirs}");
+        }
     }
 }
 

@@ -9,7 +9,9 @@
 //! **CRTP.** In `struct K : Base<K>`, the base's argument names `K` before
 //! `K` is complete. While the base clause is read, `K` stands for an
 //! incomplete struct (`StructDef::incomplete`, with the id the complete
-//! one will have, so the types are the same). The instance `Base<K>` is
+//! one will have, so the types are the same; the same stand-in names the
+//! class in its body and after a forward declaration,
+//! [`Parser::class_stand_in`]). The instance `Base<K>` is
 //! laid out then (its data cannot depend on `K`), but its member
 //! functions, whose bodies may use `K`'s members (`static_cast<K
 //! *>(this)->step()`), are kept ([`PostponedBodies`]) and parsed when `K`
@@ -134,9 +136,11 @@ impl Parser<'_> {
         let mut stand_in = StructDef::stand_in(id, key.clone());
         if let Some((instance_tag, instance)) = &self.instancing {
             // `Sum<T> : Base<Sum<T>>`: names spell the stand-in as the
-            // instance it will be.
+            // instance it will be (or as a class nested in it).
             if tag.text == *instance_tag {
                 stand_in.instance_of = Some(instance.clone());
+            } else {
+                stand_in.enclosing_instance = Some(instance.clone());
             }
         }
         self.declare_type(&tag.text, tag.span);

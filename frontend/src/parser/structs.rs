@@ -222,6 +222,26 @@ impl Parser<'_> {
         self.error(sp, code, msg)
     }
 
+    /// E0004 for member `name` of type `ty` when `ty` is a class declared
+    /// but not defined (`struct Tree; struct F { Tree t; };`, or the class
+    /// being defined): a member may point to it, not hold one (nvcc:
+    /// "incomplete type is not allowed").
+    fn refuse_incomplete_member(&mut self, name: &str, span: Span, ty: &CType) -> PResult<()> {
+        if !ty.is_incomplete() {
+            return Ok(());
+        }
+        let class = ty.scalar_elem().to_string();
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                Code::E0004,
+                format!("member `{name}` needs the incomplete type `{class}`, which is declared but not defined here"),
+            )
+            .with_note(format!("incomplete type is not allowed: a member may point to `{class}` (`{class} *`), not hold one")),
+        );
+        Err(super::Recorded)
+    }
+
     /// `{ T a; U b[4], *c; ... }`, consuming both braces; the members
     /// that are not data (functions, static members) go to `class`.
     fn struct_members(
@@ -328,18 +348,7 @@ impl Parser<'_> {
                         len: Some(len),
                     };
                 }
-                if mty.is_incomplete() {
-                    let class = mty.scalar_elem().to_string();
-                    self.diags.push(
-                        Diagnostic::error(
-                            name.span,
-                            Code::E0004,
-                            format!("member `{}` needs the incomplete type `{class}`, which is declared but not defined here", name.text),
-                        )
-                        .with_note(format!("incomplete type is not allowed: a member may point to `{class}` (`{class} *`), not hold one")),
-                    );
-                    return Err(super::Recorded);
-                }
+                self.refuse_incomplete_member(&name.text, name.span, &mty)?;
                 if mty.size().is_none() {
                     return self.error(
                         name.span,
