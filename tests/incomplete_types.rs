@@ -244,6 +244,19 @@ fn pointers_to_a_class_never_defined_are_passed_stored_and_compared() {
     }
 }
 
+#[test]
+fn names_declared_before_the_definition_copy_the_whole_class() {
+    let engines = Engines::new();
+    let args = ["f32[]:rand:64:9", "f32[]:zeros:64"];
+    for (name, run) in engines.run("_Z14declared_firstPKfPf", &args) {
+        let want: Vec<f32> = f32s(buffer(&run, 0))
+            .iter()
+            .map(|&x| x + 2.0 * x + 8.0 + (x + 1.0))
+            .collect();
+        assert_eq!(f32s(buffer(&run, 1)), want, "{name}");
+    }
+}
+
 /// Compiles `source`: it must fail with E0004 at `at`, saying the class is
 /// incomplete, exit 1 and write nothing.
 fn refused(source: &str, at: &str) {

@@ -751,6 +751,20 @@ impl CType {
         }
     }
 
+    /// This type with a completed stand-in at its top (or as its arrays'
+    /// element) replaced by the class: what a name declared before the
+    /// definition (`typedef struct Pt Pt;`, a prototype's `Pt f();`)
+    /// means after it, where code reads the class's members directly.
+    pub fn completed(&self) -> CType {
+        match self {
+            CType::Array { elem, len } => CType::Array {
+                elem: Box::new(elem.completed()),
+                len: *len,
+            },
+            other => other.resolved().clone(),
+        }
+    }
+
     /// A class declared but not defined (yet): C++ allows only pointers
     /// and references to it, no object (nvcc: "incomplete type is not
     /// allowed").
