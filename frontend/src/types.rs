@@ -544,6 +544,7 @@ pub fn leaf_count(ty: &CType) -> u64 {
     match ty {
         CType::Array { elem, len } => leaf_count(elem).saturating_mul(len.unwrap_or(0)),
         CType::Struct(s) => s
+            .resolved()
             .fields
             .iter()
             .fold(0u64, |n, f| n.saturating_add(leaf_count(&f.ty))),
@@ -563,7 +564,9 @@ pub fn scalar_leaves(ty: &CType, off: u64, out: &mut Vec<(u64, CType)>) {
             }
         }
         CType::Struct(s) => {
-            for f in &s.fields {
+            // A stand-in's class (a prototype's parameter written before
+            // the definition) is copied as the class.
+            for f in &s.resolved().fields {
                 scalar_leaves(&f.ty, off + f.offset, out);
             }
         }
