@@ -78,12 +78,55 @@ pub struct StructDef {
     /// from bases (`using Base::get;`): the bases' overloads join the
     /// class's own.
     pub using_members: Vec<String>,
-    /// The stand-in for a class whose base clause is being read, which
-    /// its bases' template arguments may name (CRTP's `Base<K>`).
+    /// A declared class that is not complete yet: the stand-in that a
+    /// forward declaration (`struct Tree;`) makes, or that names a class
+    /// inside its own base clause and body (`Node *next;`, CRTP's
+    /// `Base<K>`). It has the id and name the definition will have, so
+    /// types that name it equal, hash and mangle as the complete class;
+    /// `completion` is filled once the definition is laid out.
     pub incomplete: bool,
     /// Its members that are not public, its friends, its bases' access
     /// (`crate::access`).
     pub access: crate::access::ClassAccess,
+    /// For a stand-in: the complete class, once defined.
+    pub completion: Completion,
+}
+
+/// The complete class a stand-in ([`StructDef::incomplete`]) stands for,
+/// set once when the definition's `}` is read.
+///
+/// A self-referential class makes an `Arc` cycle (`Node`'s definition
+/// holds `Node *next`, whose stand-in holds the definition). The cycle is
+/// kept on purpose: a translation unit's classes live as long as the
+/// compile, and a `Weak` here would make a type's meaning depend on
+/// whether some table still holds the definition. The memory is a few
+/// class definitions per compile, returned when the process exits.
+#[derive(Clone, Default)]
+pub struct Completion(std::sync::OnceLock<CType>);
+
+impl Completion {
+    /// The complete class (a `CType::Struct`), if defined yet.
+    pub fn get(&self) -> Option<&CType> {
+        self.0.get()
+    }
+
+    /// Records the definition; a second one is ignored (the parser
+    /// reports redefinitions before it gets here).
+    pub fn complete(&self, def: &Arc<StructDef>) {
+        let _ = self.0.set(CType::Struct(def.clone()));
+    }
+}
+
+impl fmt::Debug for Completion {
+    // Not the definition: it may point back at this stand-in.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = if self.0.get().is_some() {
+            "complete"
+        } else {
+            "incomplete"
+        };
+        f.write_str(state)
+    }
 }
 
 /// What makes a struct a lambda's closure type (`crate::sema::lambdas`):
@@ -276,6 +319,7 @@ impl StructDef {
             using_members: Vec::new(),
             incomplete: false,
             access: Default::default(),
+            completion: Completion::default(),
         };
         if def.is_empty() {
             def.empties.insert(0, (id, 0));
@@ -310,6 +354,28 @@ impl StructDef {
         self.own_fields()
             .iter()
             .find(|f| f.name == name && !name.is_empty())
+    }
+
+    /// The stand-in for class `name` (id `id`) while it is declared but
+    /// not yet defined.
+    pub fn stand_in(id: u32, name: String) -> StructDef {
+        let mut def = StructDef::layout(id, name, true, Vec::new(), 1);
+        def.incomplete = true;
+        def
+    }
+
+    /// The complete definition: this one, or for a stand-in the class it
+    /// stands for once defined (still the stand-in before that).
+    pub fn resolved(&self) -> &StructDef {
+        match self.completion.get() {
+            Some(CType::Struct(def)) => def,
+            _ => self,
+        }
+    }
+
+    /// Whether this is a stand-in whose class is not defined (yet).
+    pub fn is_incomplete(&self) -> bool {
+        self.incomplete && self.completion.get().is_none()
     }
 
     /// Whether a member is a bit-field (a braced list or a constructor
@@ -482,6 +548,7 @@ pub fn leaf_count(ty: &CType) -> u64 {
     match ty {
         CType::Array { elem, len } => leaf_count(elem).saturating_mul(len.unwrap_or(0)),
         CType::Struct(s) => s
+            .resolved()
             .fields
             .iter()
             .fold(0u64, |n, f| n.saturating_add(leaf_count(&f.ty))),
@@ -501,7 +568,9 @@ pub fn scalar_leaves(ty: &CType, off: u64, out: &mut Vec<(u64, CType)>) {
             }
         }
         CType::Struct(s) => {
-            for f in &s.fields {
+            // A stand-in's class (a prototype's parameter written before
+            // the definition) is copied as the class.
+            for f in &s.resolved().fields {
                 scalar_leaves(&f.ty, off + f.offset, out);
             }
         }
@@ -670,10 +739,47 @@ impl CType {
     }
 
     /// The pointee of a pointer type.
+    /// (A stand-in for a class is resolved to the class once defined.)
     pub fn pointee(&self) -> Option<&CType> {
         match self {
-            CType::Pointer { pointee, .. } => Some(pointee),
+            CType::Pointer { pointee, .. } => Some(pointee.resolved()),
             _ => None,
+        }
+    }
+
+    /// This type, or for a class's stand-in ([`StructDef::incomplete`])
+    /// the complete class once defined: what a pointer to a class declared
+    /// before its definition (`Node *next;` inside `Node`, `struct Tree;`)
+    /// points to.
+    pub fn resolved(&self) -> &CType {
+        match self {
+            CType::Struct(s) => s.completion.get().unwrap_or(self),
+            _ => self,
+        }
+    }
+
+    /// This type with a completed stand-in at its top (or as its arrays'
+    /// element) replaced by the class: what a name declared before the
+    /// definition (`typedef struct Pt Pt;`, a prototype's `Pt f();`)
+    /// means after it, where code reads the class's members directly.
+    pub fn completed(&self) -> CType {
+        match self {
+            CType::Array { elem, len } => CType::Array {
+                elem: Box::new(elem.completed()),
+                len: *len,
+            },
+            other => other.resolved().clone(),
+        }
+    }
+
+    /// A class declared but not defined (yet): C++ allows only pointers
+    /// and references to it, no object (nvcc: "incomplete type is not
+    /// allowed").
+    pub fn is_incomplete(&self) -> bool {
+        match self {
+            CType::Struct(s) => s.is_incomplete(),
+            CType::Array { elem, .. } => elem.is_incomplete(),
+            _ => false,
         }
     }
 
@@ -685,6 +791,7 @@ impl CType {
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
             CType::Array { elem, len } => elem.size()?.checked_mul((*len)?),
+            CType::Struct(s) if s.incomplete => s.completion.get()?.size(),
             CType::Struct(s) => Some(s.size),
             CType::Half(_) => Some(2),
         }
@@ -694,7 +801,7 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array { elem, .. } => elem.align(),
-            CType::Struct(s) => s.align,
+            CType::Struct(s) => s.resolved().align,
             other => other.size().unwrap_or(1).max(1),
         }
     }
@@ -712,7 +819,7 @@ impl CType {
     /// The struct definition of a struct type.
     pub fn struct_def(&self) -> Option<&StructDef> {
         match self {
-            CType::Struct(s) => Some(s),
+            CType::Struct(s) => Some(s.resolved()),
             _ => None,
         }
     }

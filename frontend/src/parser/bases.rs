@@ -9,7 +9,9 @@
 //! **CRTP.** In `struct K : Base<K>`, the base's argument names `K` before
 //! `K` is complete. While the base clause is read, `K` stands for an
 //! incomplete struct (`StructDef::incomplete`, with the id the complete
-//! one will have, so the types are the same). The instance `Base<K>` is
+//! one will have, so the types are the same; the same stand-in names the
+//! class in its body and after a forward declaration,
+//! [`Parser::class_stand_in`]). The instance `Base<K>` is
 //! laid out then (its data cannot depend on `K`), but its member
 //! functions, whose bodies may use `K`'s members (`static_cast<K
 //! *>(this)->step()`), are kept ([`PostponedBodies`]) and parsed when `K`
@@ -120,23 +122,36 @@ impl Parser<'_> {
             self.bump();
         }
         self.bump();
+        // The stand-in stays for the body (`struct_specifier`).
+        let id = self.class_stand_in(tag).id;
+        let bases = self.base_list();
+        Ok((id, bases?))
+    }
+
+    /// The stand-in that names class `tag` until its definition is
+    /// complete: the one a forward declaration made, or a new one
+    /// (`StructDef::incomplete`).
+    pub(super) fn class_stand_in(&mut self, tag: &Token) -> Arc<StructDef> {
+        let key = self.names.qualify(&tag.text);
+        if let Some(def) = self.structs.get(&key).filter(|d| d.is_incomplete()) {
+            return def.clone();
+        }
         let id = self.next_struct_id;
         self.next_struct_id += 1;
-        let key = self.names.qualify(&tag.text);
-        let mut stand_in = StructDef::layout(id, key.clone(), true, Vec::new(), 1);
-        stand_in.incomplete = true;
+        let mut stand_in = StructDef::stand_in(id, key.clone());
         if let Some((instance_tag, instance)) = &self.instancing {
             // `Sum<T> : Base<Sum<T>>`: names spell the stand-in as the
-            // instance it will be.
+            // instance it will be (or as a class nested in it).
             if tag.text == *instance_tag {
                 stand_in.instance_of = Some(instance.clone());
+            } else {
+                stand_in.enclosing_instance = Some(instance.clone());
             }
         }
         self.declare_type(&tag.text, tag.span);
-        Arc::make_mut(&mut self.structs).insert(key.clone(), Arc::new(stand_in));
-        let bases = self.base_list();
-        Arc::make_mut(&mut self.structs).remove(&key);
-        Ok((id, bases?))
+        let stand_in = Arc::new(stand_in);
+        Arc::make_mut(&mut self.structs).insert(key, stand_in.clone());
+        stand_in
     }
 
     /// `[access] [virtual] Name, ...` up to the class's `{`.

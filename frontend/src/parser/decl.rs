@@ -199,8 +199,8 @@ impl Parser<'_> {
     pub(super) fn type_named_spelled(&self, name: &str) -> Option<(CType, bool, Spelling)> {
         let key = self.type_key(name);
         let name = key.as_str();
-        if let Some(t) = self.typedefs.get(name) {
-            return Some(t.clone());
+        if let Some((t, is_const, spelling)) = self.typedefs.get(name) {
+            return Some((t.completed(), *is_const, spelling.clone()));
         }
         if name.contains('>') {
             if let Some(t) = self.instance_typedef(name) {

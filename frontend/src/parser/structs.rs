@@ -119,31 +119,24 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, Code::E0003, msg);
             };
-            return match self.structs.get(&self.type_key(&tag.text)) {
-                Some(def) => Ok(CType::Struct(def.clone())),
-                None => {
-                    self.diags.push(
-                        Diagnostic::error(
-                            tag.span,
-                            Code::E0002,
-                            format!(
-                                "`struct {}` is used before its definition; incomplete struct types are not supported by kernelc yet",
-                                tag.text
-                            ),
-                        )
-                        .with_note("define the struct (with its members) before this use"),
-                    );
-                    Err(super::Recorded)
-                }
-            };
+            if let Some(def) = self.structs.get(&self.type_key(&tag.text)) {
+                return Ok(CType::Struct(def.clone()));
+            }
+            // `struct Tree;`, or `struct Tree *t` before any declaration:
+            // a class declared, defined later or never (an opaque
+            // pointer's pointee).
+            return Ok(CType::Struct(self.class_stand_in(&tag)));
         }
         let key = tag.as_ref().map(|t| self.names.qualify(&t.text));
         if let (Some(t), Some(key)) = (&tag, &key) {
-            if self.structs.contains_key(key) {
+            if self.structs.get(key).is_some_and(|d| !d.is_incomplete()) {
                 let msg = format!("redefinition of `struct {}`", t.text);
                 return self.error(t.span, Code::E0006, msg);
             }
         }
+        // The class names itself from here on (`Node *next;`), complete
+        // once its `}` is read.
+        let stand_in = tag.as_ref().map(|t| self.class_stand_in(t));
         self.enter()?;
         let mut class = super::classes::ClassMembers {
             // A `class`'s members are private until an access specifier.
@@ -164,10 +157,13 @@ impl Parser<'_> {
         }
         self.leave();
         let members = members?;
-        let id = reserved_id.unwrap_or_else(|| {
-            self.next_struct_id += 1;
-            self.next_struct_id - 1
-        });
+        let id = stand_in.as_ref().map_or_else(
+            || {
+                self.next_struct_id += 1;
+                self.next_struct_id - 1
+            },
+            |s| s.id,
+        );
         let (name, tagged) = match &key {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
@@ -192,6 +188,9 @@ impl Parser<'_> {
             }
         }
         let def = Arc::new(def);
+        if let Some(stand_in) = &stand_in {
+            stand_in.completion.complete(&def);
+        }
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
             Arc::make_mut(&mut self.structs).insert(key, def.clone());
@@ -230,6 +229,26 @@ impl Parser<'_> {
         };
         let sp = if self.at_eof() { span } else { self.span() };
         self.error(sp, code, msg)
+    }
+
+    /// E0004 for member `name` of type `ty` when `ty` is a class declared
+    /// but not defined (`struct Tree; struct F { Tree t; };`, or the class
+    /// being defined): a member may point to it, not hold one (nvcc:
+    /// "incomplete type is not allowed").
+    fn refuse_incomplete_member(&mut self, name: &str, span: Span, ty: &CType) -> PResult<()> {
+        if !ty.is_incomplete() {
+            return Ok(());
+        }
+        let class = ty.scalar_elem().to_string();
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                Code::E0004,
+                format!("member `{name}` needs the incomplete type `{class}`, which is declared but not defined here"),
+            )
+            .with_note(format!("incomplete type is not allowed: a member may point to `{class}` (`{class} *`), not hold one")),
+        );
+        Err(super::Recorded)
     }
 
     /// `{ T a; U b[4], *c; ... }`, consuming both braces; the members
@@ -344,6 +363,7 @@ impl Parser<'_> {
                         len: Some(len),
                     };
                 }
+                self.refuse_incomplete_member(&name.text, name.span, &mty)?;
                 if mty.size().is_none() {
                     return self.error(
                         name.span,

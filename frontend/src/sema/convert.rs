@@ -165,6 +165,9 @@ impl Checker {
     ) -> Option<Expr> {
         let e = self.pick_overload_address(e, to);
         let from = e.ty.clone();
+        if self.refuse_incomplete(&from, what, e.span) {
+            return None;
+        }
         if from == *to {
             return Some(e);
         }

@@ -620,6 +620,9 @@ impl Checker {
             );
             return;
         }
+        if self.refuse_incomplete(&ty, &format!("variable `{}`", v.name), v.name_span) {
+            return;
+        }
         let mut dynamic = false;
         if st.is_extern {
             let unsized_array = matches!(ty, CType::Array { len: None, .. });

@@ -504,6 +504,9 @@ impl Checker {
             self.diags.push(d);
             return None;
         };
+        if self.refuse_incomplete(&sty, &format!("`{op}{field}`"), field_span) {
+            return None;
+        }
         let def = sty.struct_def()?;
         // `field&`, which only a constructor's member initializer makes
         // (`parser/classes.rs`): the reference member itself, the address.
@@ -1010,6 +1013,9 @@ impl Checker {
     /// E0004 for `void` and function pointees, which have no size in C
     /// (C 6.5.6p2 wants a pointer to a complete object type).
     fn elem_size(&mut self, pointee: &CType, span: Span) -> Option<u64> {
+        if self.refuse_incomplete(pointee, "pointer arithmetic", span) {
+            return None;
+        }
         match pointee.size() {
             Some(s) => Some(s),
             None if matches!(pointee, CType::Function(_)) => {
@@ -1367,6 +1373,9 @@ impl Checker {
     /// `sizeof` of a type (C 6.5.3.4): a `size_t` (`unsigned long`)
     /// constant; E0004 for a type without a size (`void`, a function).
     fn sizeof(&mut self, ty: &CType, span: Span) -> Option<Expr> {
+        if self.refuse_incomplete(ty, "`sizeof`", span) {
+            return None;
+        }
         match ty.size() {
             Some(s) => Some(int_const(i128::from(s), CType::ULONG, span)),
             None => {

@@ -567,6 +567,26 @@ impl Checker {
         self.diags.push(Diagnostic::error(span, code, msg));
     }
 
+    /// E0004 where `what` (`variable \`x\``, `\`sizeof\``) needs an
+    /// object of `ty` and `ty` is a class declared but not defined
+    /// (`struct Tree;`): C++ allows only pointers and references to it
+    /// (nvcc: "incomplete type is not allowed"). Whether it was refused.
+    pub(super) fn refuse_incomplete(&mut self, ty: &CType, what: &str, span: Span) -> bool {
+        if !ty.is_incomplete() {
+            return false;
+        }
+        let class = ty.scalar_elem();
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                Code::E0004,
+                format!("{what} needs the incomplete type `{class}`, which is declared but not defined here"),
+            )
+            .with_note(format!("incomplete type is not allowed: define `{class}` before this use, or use a pointer or reference to it")),
+        );
+        true
+    }
+
     /// Records a declaration; returns its signature index, or `None` if the
     /// declaration is unusable.
     fn declare_function(&mut self, f: &ast::FunctionDecl, next_def: usize) -> Option<usize> {
@@ -797,11 +817,18 @@ impl Checker {
                 format!("returning a `{}` by value, whose destruction calls a destructor, is not supported by kernelc yet", f.ret),
             );
         }
+        if !f.returns_ref && f.body.is_some() {
+            self.refuse_incomplete(&f.ret, "the return type", f.ret_span);
+        }
         let mut params = Vec::new();
         let mut written = Vec::new();
         let mut shown = Vec::new();
         for p in &f.params {
             let ty = self.param_type(p);
+            if p.by_ref.is_none() {
+                let name = p.name.as_deref().unwrap_or_default();
+                self.refuse_incomplete(&ty, &format!("parameter `{name}`"), p.span);
+            }
             written.push(match p.by_ref {
                 Some(_) => (p.ty.ty.clone(), Some((p.ty.is_const, p.ty.is_volatile))),
                 None => (ty.clone(), None),
@@ -1170,6 +1197,7 @@ impl Checker {
                     format!("variable `{}` has type `void`", v.name),
                 );
             }
+            self.refuse_incomplete(&ty, &format!("variable `{}`", v.name), v.name_span);
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
             if v.auto.is_none() {
