@@ -676,28 +676,43 @@ fn a_member_found_in_two_bases_is_ambiguous() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-/// `rrefs` of rvalue_refs.cu, and its arguments for 64 threads.
-const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:256"]);
-
-#[test]
-fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
-    let dir = scratch("rvalue-refs");
-    let fixture = common::root().join("tests/fixtures/classes/rvalue_refs.cu");
-    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
+/// Launch `launch` of `tests/fixtures/classes/{file}` over 2 blocks of 32
+/// threads: kernelc's PTX text, the buffers from its PTX on the emulator
+/// (which the interpreter's must equal), and those from nvcc's PTX on the
+/// emulator when nvcc is there.
+fn fixture_runs(file: &str, launch: (&str, &[&str])) -> FixtureRuns {
+    let dir = scratch(file.trim_end_matches(".cu"));
+    let fixture = common::root().join("tests/fixtures/classes").join(file);
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
     let shape = ["--grid", "2", "--block", "32"];
     let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, RREFS, &dir.join(out), &shape)
+        common::launch_buffers(file, engine, launch, &dir.join(out), &shape)
             .into_iter()
             .flatten()
             .collect()
     };
     let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
     assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
-    let words = |b: &[u8]| -> Vec<i32> {
-        b.chunks(4)
-            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-            .collect()
-    };
+    let theirs = theirs_ptx.map(|p| all(&p, "emu", "theirs"));
+    (text, ours, theirs)
+}
+
+/// Kernelc's PTX text, its buffers, and nvcc's buffers when nvcc is there.
+type FixtureRuns = (String, Vec<Vec<u8>>, Option<Vec<Vec<u8>>>);
+
+/// A buffer's 32-bit integers.
+fn words(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `rrefs` of rvalue_refs.cu, and its arguments for 64 threads.
+const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:256"]);
+
+#[test]
+fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
+    let (_, ours, theirs) = fixture_runs("rvalue_refs.cu", RREFS);
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &n) in ins.iter().enumerate() {
         let n = n & 0xffff;
@@ -715,10 +730,9 @@ fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
     );
     assert!(err.contains("cannot bind to an lvalue"), "{err}");
     assert!(err.contains(":2:12"), "{err}");
-    let Some(theirs_ptx) = theirs_ptx else {
-        return;
-    };
-    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
 }
 
 /// A function template of `const Storage<T, N> &`, `Shape<D> &` or
@@ -786,23 +800,7 @@ const MEMBER_DEFAULTS: (&str, &[&str]) = (
 /// fixture's arithmetic gives.
 #[test]
 fn default_member_initializers_run_as_nvccs_do() {
-    let dir = scratch("member-defaults");
-    let fixture = common::root().join("tests/fixtures/classes/member_defaults.cu");
-    let (_, theirs_ptx) = both_ptx(&fixture, &dir);
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, MEMBER_DEFAULTS, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
-    let words = |b: &[u8]| -> Vec<i32> {
-        b.chunks(4)
-            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-            .collect()
-    };
+    let (_, ours, theirs) = fixture_runs("member_defaults.cu", MEMBER_DEFAULTS);
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &x) in ins.iter().enumerate() {
         let n = x & 0xff;
@@ -824,10 +822,9 @@ fn default_member_initializers_run_as_nvccs_do() {
             "thread {i}"
         );
     }
-    let Some(theirs_ptx) = theirs_ptx else {
-        return;
-    };
-    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
 }
 
 /// Default initializers kernelc does not run yet are located errors.
@@ -859,25 +856,11 @@ const ARRAY_REFS: (&str, &[&str]) = (
 /// functions kept out of line; an element's address does not bind.
 #[test]
 fn array_reference_parameters_bind_arrays_as_nvccs_do() {
-    let dir = scratch("array-refs");
-    let fixture = common::root().join("tests/fixtures/classes/array_refs.cu");
-    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let (text, ours, theirs) = fixture_runs("array_refs.cu", ARRAY_REFS);
     for f in ["_Z4fillRA4_fi", "_Z3sumRA4_Kf", "_Z4markRA2_A3_ii"] {
         assert!(functions(&text).iter().any(|n| n == f), "{f} in {text}");
     }
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, ARRAY_REFS, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
-    let ins: Vec<i32> = ours[0]
-        .chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let ins = words(&ours[0]);
     for (i, &x) in ins.iter().enumerate() {
         let n = (x & 0xff) as f32;
         let sums = (4.0 * n + 6.0 + 16.0) + (8.0 * n + 6.0 + 16.0) + (4.0 * n + 6.0) * 4.0;
@@ -891,8 +874,7 @@ fn array_reference_parameters_bind_arrays_as_nvccs_do() {
         "E0004",
     );
     assert!(err.contains(":3:4"), "{err}");
-    let Some(theirs_ptx) = theirs_ptx else {
-        return;
-    };
-    assert_eq!(ours, all(&theirs_ptx, "emu", "theirs"));
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
 }

@@ -570,34 +570,27 @@ impl Parser<'_> {
             return self.class_template_expr();
         }
         if let Some((len, (ty, is_const, spelling))) = self.qualified_type_at(0) {
+            let at = self.span();
+            let is_struct = ty.is_struct();
+            let ty = crate::ast::QualType {
+                ty,
+                is_const,
+                is_volatile: false,
+                spelling,
+                span: at,
+            };
             // `ops::Max()`, `geo::Vec3{1, 2, 3}`: a qualified class's
             // construction.
-            if ty.is_struct()
+            if is_struct
                 && (self.is_punct_at(len, Punct::LParen) || self.is_punct_at(len, Punct::LBrace))
             {
-                let at = self.span();
                 self.pos += len;
-                let ty = crate::ast::QualType {
-                    ty,
-                    is_const,
-                    is_volatile: false,
-                    spelling,
-                    span: at,
-                };
                 return self.construct(ty, at);
             }
             // `Tile::Kind(i)`, `ns::real_t(x)`: a qualified scalar or enum
             // type's functional cast.
-            if !ty.is_struct() && self.is_punct_at(len, Punct::LParen) {
-                let at = self.span();
+            if !is_struct && self.is_punct_at(len, Punct::LParen) {
                 self.pos += len - 1;
-                let ty = crate::ast::QualType {
-                    ty,
-                    is_const,
-                    is_volatile: false,
-                    spelling,
-                    span: at,
-                };
                 return self.cast_to(ty, at);
             }
         }
