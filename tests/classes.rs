@@ -878,3 +878,35 @@ fn array_reference_parameters_bind_arrays_as_nvccs_do() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `nestedBodies` of nested_bodies.cu, and its arguments for 64 threads.
+const NESTED_BODIES: (&str, &[&str]) = (
+    "_Z12nestedBodiesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:64"],
+);
+
+/// A nested class's member bodies are read once the enclosing class is
+/// complete: they name its later members (in a class template too, whose
+/// nested class's member kept out of line has nvcc's name). nvcc's PTX on
+/// the emulator, the interpreter and the expected values agree.
+#[test]
+fn nested_class_members_see_the_enclosing_class_complete() {
+    let (text, ours, theirs) = fixture_runs("nested_bodies.cu", NESTED_BODIES);
+    let name = "_ZNK5TableIiE3Row6scaledEv";
+    assert!(
+        functions(&text).iter().any(|n| n == name),
+        "{name} in {text}"
+    );
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &x) in ins.iter().enumerate() {
+        let (base, i32) = (x & 0xff, i as i32);
+        assert_eq!(
+            outs[i],
+            base * 3 + (i32 + 3) + base + 1 + 4 * i32,
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -115,10 +115,12 @@ pub fn member(
     out
 }
 
-/// [`member`] for a member `name` of `class`, an instance of a class
-/// template: its nested name's prefix is the template's name and
-/// arguments (`_ZN9Packed128IfE8constantEf`, `_ZNK3gpu3VecIfLi4EE3sumEv`),
-/// and a constructor is named `C1` whatever the instance's name.
+/// [`member`] for a member `name` of `class`, an instance `inst` of a
+/// class template or a class nested in one: its nested name's prefix is
+/// the template's name and arguments (`_ZN9Packed128IfE8constantEf`,
+/// `_ZNK3gpu3VecIfLi4EE3sumEv`), then the nested class's name
+/// (`_ZNK2TOIiE2TI3getEv`), and a constructor is named `C1` whatever the
+/// class's name.
 pub fn instance_member(
     class: &crate::types::StructDef,
     inst: &crate::templates::ClassInstance,
@@ -136,6 +138,13 @@ pub fn instance_member(
     }
     out.push_str(&m.instance_inner(inst));
     m.candidates.push(instance_key(inst));
+    if class.instance_of.is_none() {
+        // A class nested in the instance (`TO<int>::TI`): its name after
+        // the instance's, a candidate keyed as its type's.
+        let nested = key_parts(&class.name).last().copied().unwrap_or_default();
+        out.push_str(&source_name(nested));
+        m.candidates.push(nested_name(&class.name));
+    }
     let last = if let Some(to) = converts_to {
         // 5.1.3 `cv <type>`: a conversion function, by its type.
         format!("cv{}", m.ty(to.ty, Quals::NONE, to.spelling))

@@ -706,19 +706,41 @@ impl Parser<'_> {
             let ctor = self.implicit_constructor(class, &ctx, &ctor_name);
             self.pending_items.push(Item::Function(ctor));
         }
+        if self.enclosing_classes.is_empty() && !self.nested_bodies.is_empty() {
+            // Their prototypes join this class's below.
+            let outer = std::mem::replace(&mut self.prototypes_by_outer, true);
+            self.nested_class_bodies();
+            self.prototypes_by_outer = outer;
+        }
+        if self.prototypes_by_outer {
+            return;
+        }
         // Every member is declared before any body is checked: prototypes
-        // first (C++'s complete-class context).
+        // first (C++'s complete-class context). Those of nested classes
+        // read with this one, too, declared only or not (a body here may
+        // call one).
+        let nested = |f: &FunctionDecl| f.method.as_ref().is_some_and(|m| m.class != def.name);
         let prototypes: Vec<Item> = self.pending_items[first..]
             .iter()
             .filter_map(|i| match i {
-                Item::Function(f) if f.body.is_some() => Some(Item::Function(FunctionDecl {
-                    body: None,
-                    ..f.clone()
-                })),
+                Item::Function(f) if f.body.is_some() || nested(f) => {
+                    Some(Item::Function(FunctionDecl {
+                        body: None,
+                        ..f.clone()
+                    }))
+                }
                 _ => None,
             })
             .collect();
         self.pending_items.splice(first..first, prototypes);
+    }
+
+    /// The member bodies of the classes nested in the outermost class just
+    /// completed ([`Parser::nested_bodies`]), innermost first.
+    pub(super) fn nested_class_bodies(&mut self) {
+        for (nested, members) in std::mem::take(&mut self.nested_bodies) {
+            self.member_bodies_of(&nested, members);
+        }
     }
 
     /// The implicit default constructor of `class` (named `name`), whose

@@ -326,6 +326,15 @@ pub(crate) struct Parser<'t> {
     /// class still being defined (CRTP's `Base<K>` in `K`'s base clause),
     /// kept to parse once that class is complete (`bases.rs`).
     stashed_bodies: Option<(CType, classes::ClassMembers)>,
+    /// The member bodies of classes nested in the class being read, read
+    /// once the outermost enclosing class is complete (C++'s
+    /// complete-class context covers the enclosing classes too: a nested
+    /// class's member may name the outer class's later members).
+    nested_bodies: Vec<(CType, classes::ClassMembers)>,
+    /// Set while an outermost class reads its nested classes' bodies: the
+    /// outer class then declares their prototypes with its own, ahead of
+    /// every body.
+    prototypes_by_outer: bool,
     /// The lambdas of host code, by the offset of their `[`
     /// (`crate::host_lambdas`): a launch's argument may be one.
     host_lambdas: crate::host_lambdas::HostLambdas,
@@ -371,6 +380,8 @@ impl<'t> Parser<'t> {
             instancing: None,
             instances: Default::default(),
             stashed_bodies: None,
+            nested_bodies: Vec::new(),
+            prototypes_by_outer: false,
             host_lambdas: Default::default(),
             extended_lambda: opts.extended_lambda(),
         }

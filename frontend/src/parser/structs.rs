@@ -198,6 +198,8 @@ impl Parser<'_> {
         let ty = CType::Struct(def.clone());
         if in_function {
             self.refuse_deferred(&class, kw);
+        } else if !self.enclosing_classes.is_empty() && reserved_id.is_none() {
+            self.nested_bodies.push((ty.clone(), class));
         } else if !class.deferred.is_empty()
             || !class.templates.is_empty()
             || !class.defaults.is_empty()
@@ -208,6 +210,9 @@ impl Parser<'_> {
             if reserved_id.is_some() {
                 self.parse_postponed_for(&def, first);
             }
+        }
+        if self.enclosing_classes.is_empty() {
+            self.nested_class_bodies();
         }
         Ok(ty)
     }

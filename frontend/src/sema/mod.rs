@@ -479,12 +479,21 @@ impl Checker {
         key: &'k str,
     ) -> Option<(Arc<StructDef>, Arc<ClassInstance>, &'k str)> {
         let (class, name) = crate::mangle::split_member(key)?;
-        if !class.ends_with('>') {
+        if !class.contains('>') {
             return None;
         }
         let shared = self.tmpl.templates.env.instances.lock().ok()?;
-        let def = shared.structs.get(class)?.clone();
-        let inst = def.instance_of.clone()?;
+        // An instance is a struct of its own; a class nested in one, a
+        // member type of it.
+        let def = match (shared.structs.get(class), shared.typedefs.get(class)) {
+            (Some(def), _) => def.clone(),
+            (None, Some((CType::Struct(def), _, _))) => def.clone(),
+            _ => return None,
+        };
+        let inst = def
+            .instance_of
+            .clone()
+            .or_else(|| def.enclosing_instance.clone())?;
         Some((def, inst, name))
     }
 
