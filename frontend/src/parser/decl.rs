@@ -1470,34 +1470,8 @@ impl Parser<'_> {
             );
         }
         let dims = self.dims()?;
-        let mut array = ty.ty.clone();
-        for d in dims.iter().rev() {
-            let Some(e) = d else {
-                return self.error(
-                    amp,
-                    Code::E0002,
-                    "a reference to an array of unknown size is not supported by kernelc",
-                );
-            };
-            let size = super::structs::const_dim(e, &|n| {
-                self.enclosing_constant(n).or_else(|| self.constant(n))
-            });
-            let len = match size {
-                Some(v) if v > 0 && v <= i128::from(u32::MAX) => v as u64,
-                Some(v) => return self.error(e.span, Code::E0009, format!("invalid array size {v}")),
-                None => {
-                    return self.error(
-                        e.span,
-                        Code::E0008,
-                        "kernelc needs the size of an array a reference parameter refers to to be a constant it can compute here",
-                    )
-                }
-            };
-            array = CType::Array {
-                elem: Box::new(array),
-                len: Some(len),
-            };
-        }
+        let of = super::structs::FixedArray::Referenced;
+        let array = self.fixed_array(ty.ty.clone(), &dims, amp, of)?;
         ty.ty = array;
         Ok((amp, name))
     }

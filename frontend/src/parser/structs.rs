@@ -8,6 +8,7 @@
 //! and `const` variables are values only sema knows, so they are rejected
 //! with a hint.
 
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use super::fn_pointers::Naming;
@@ -324,50 +325,8 @@ impl Parser<'_> {
                     // Its default constructor is not trivial: not a POD.
                     class.non_pod = true;
                 }
-                let mut mty = ty.ty;
-                for d in dims.iter().rev() {
-                    let len = match d {
-                        Some(e) => match const_dim(e, &|n| {
-                            class
-                                .constants
-                                .get(n)
-                                .copied()
-                                .or_else(|| self.enclosing_constant(n))
-                                .or_else(|| self.constant(n))
-                        }) {
-                            Some(v) if v > 0 && v <= i128::from(MAX_MEMBER_SIZE) => v as u64,
-                            Some(v) => {
-                                return self.error(
-                                    e.span,
-                                    Code::E0009,
-                                    format!("invalid array size {v}"),
-                                )
-                            }
-                            None => {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        e.span,
-                                        Code::E0008,
-                                        "kernelc needs the size of a struct member array to be a literal expression",
-                                    )
-                                    .with_note("use a number, a `#define`, an enumerator, or a `constexpr` integer of the file or the class"),
-                                );
-                                return Err(super::Recorded);
-                            }
-                        },
-                        None => {
-                            return self.error(
-                                name.span,
-                                Code::E0002,
-                                "flexible array members are not supported by kernelc",
-                            )
-                        }
-                    };
-                    mty = CType::Array {
-                        elem: Box::new(mty),
-                        len: Some(len),
-                    };
-                }
+                let sizes = FixedArray::Member(&class.constants);
+                let mty = self.fixed_array(ty.ty, &dims, name.span, sizes)?;
                 self.refuse_incomplete_member(&name.text, name.span, &mty)?;
                 if mty.size().is_none() {
                     return self.error(
@@ -466,6 +425,48 @@ impl Parser<'_> {
         }
         let name = self.bump();
         Ok((ty, name, self.dims()?))
+    }
+
+    /// `elem` with the array sizes `dims` (outermost first), each a
+    /// constant the parser computes now, for the declaration `of` (which
+    /// limits and messages apply); `at` is where an unknown size is
+    /// reported.
+    pub(super) fn fixed_array(
+        &mut self,
+        elem: CType,
+        dims: &[Option<Expr>],
+        at: Span,
+        of: FixedArray<'_>,
+    ) -> PResult<CType> {
+        let mut ty = elem;
+        for d in dims.iter().rev() {
+            let Some(e) = d else {
+                return self.error(at, Code::E0002, of.unknown_size());
+            };
+            let size = const_dim(e, &|n| {
+                let own = match of {
+                    FixedArray::Member(constants) => constants.get(n).copied(),
+                    FixedArray::Referenced => None,
+                };
+                own.or_else(|| self.enclosing_constant(n))
+                    .or_else(|| self.constant(n))
+            });
+            let len = match size {
+                Some(v) if v > 0 && v <= i128::from(of.max_size()) => v as u64,
+                Some(v) => {
+                    return self.error(e.span, Code::E0009, format!("invalid array size {v}"))
+                }
+                None => {
+                    self.diags.push(of.not_constant(e.span));
+                    return Err(super::Recorded);
+                }
+            };
+            ty = CType::Array {
+                elem: Box::new(ty),
+                len: Some(len),
+            };
+        }
+        Ok(ty)
     }
 
     /// A default member initializer, at its `=` or `{`: `= value`,
@@ -587,5 +588,51 @@ fn is_layout_pod(ty: &CType) -> bool {
         CType::Struct(def) => def.pod,
         CType::Array { elem, .. } => is_layout_pod(elem),
         _ => true,
+    }
+}
+
+/// What an array of sizes the parser computes is declared for
+/// ([`Parser::fixed_array`]).
+pub(super) enum FixedArray<'c> {
+    /// A struct member, whose sizes may name the class's own constants.
+    Member(&'c FxHashMap<String, i128>),
+    /// The array a reference parameter refers to (`float (&v)[4]`).
+    Referenced,
+}
+
+impl FixedArray<'_> {
+    /// The largest size allowed.
+    fn max_size(&self) -> u64 {
+        match self {
+            FixedArray::Member(_) => MAX_MEMBER_SIZE,
+            FixedArray::Referenced => u64::from(u32::MAX),
+        }
+    }
+
+    /// The message for a size left out (`T m[];`).
+    fn unknown_size(&self) -> &'static str {
+        match self {
+            FixedArray::Member(_) => "flexible array members are not supported by kernelc",
+            FixedArray::Referenced => {
+                "a reference to an array of unknown size is not supported by kernelc"
+            }
+        }
+    }
+
+    /// The error for a size the parser cannot compute, at `span`.
+    fn not_constant(&self, span: Span) -> Diagnostic {
+        match self {
+            FixedArray::Member(_) => Diagnostic::error(
+                span,
+                Code::E0008,
+                "kernelc needs the size of a struct member array to be a literal expression",
+            )
+            .with_note("use a number, a `#define`, an enumerator, or a `constexpr` integer of the file or the class"),
+            FixedArray::Referenced => Diagnostic::error(
+                span,
+                Code::E0008,
+                "kernelc needs the size of an array a reference parameter refers to to be a constant it can compute here",
+            ),
+        }
     }
 }
