@@ -297,7 +297,12 @@ impl<'t> Search<'_, 't> {
                 .collect();
             if u.host_call {
                 if let Some(call) = call {
-                    self.follow_deduced(name, Vec::new(), call, span, depth, frames, call_key);
+                    let call = DeducedCall {
+                        explicit: Vec::new(),
+                        args: call,
+                        key: call_key,
+                    };
+                    self.follow_deduced(name, call, span, depth, frames);
                 }
                 continue;
             }
@@ -355,7 +360,12 @@ impl<'t> Search<'_, 't> {
                     key_text(args.iter().map(|a| &a[..])),
                     key_text(call.iter().map(|a| &a.tokens[..]))
                 );
-                self.follow_deduced(name, args, call, span, depth, frames, key);
+                let call = DeducedCall {
+                    explicit: args,
+                    args: call,
+                    key,
+                };
+                self.follow_deduced(name, call, span, depth, frames);
             } else if depth < MAX_HOST_DEPTH
                 && self.seen_host.len() < MAX_HOST_INSTANCES
                 && self.seen_host.insert(key)
@@ -390,26 +400,23 @@ impl<'t> Search<'_, 't> {
     /// are deduced from `call` (its arguments' stand-ins; `key` tells the
     /// call apart) after those it writes (`explicit`): each template of
     /// that name with one more frame.
-    #[allow(clippy::too_many_arguments)]
     fn follow_deduced(
         &mut self,
         name: &str,
-        explicit: Vec<Vec<Token>>,
-        call: Vec<HostArg>,
+        call: DeducedCall,
         span: Span,
         depth: usize,
         frames: &[HostFrame],
-        key: String,
     ) {
         if depth >= MAX_HOST_DEPTH
             || self.seen_host.len() >= MAX_HOST_INSTANCES
-            || !self.seen_host.insert(format!("{name}{key}"))
+            || !self.seen_host.insert(format!("{name}{}", call.key))
         {
             return;
         }
         let fns = self.fns;
-        let call: Arc<[HostArg]> = call.into();
-        let explicit: Arc<[Vec<Token>]> = explicit.into();
+        let explicit: Arc<[Vec<Token>]> = call.explicit.into();
+        let call: Arc<[HostArg]> = call.args.into();
         for &g in self.host_templates.get(name).into_iter().flatten() {
             let mut inner = frames.to_vec();
             inner.push(HostFrame {
@@ -838,4 +845,13 @@ fn typedef_at(tokens: &[Token], start: usize, semi: usize) -> Option<(&str, (usi
         && name.kind == TokenKind::Ident
         && semi >= start + 3)
         .then(|| (name.text.as_str(), (start + 1, semi - 1)))
+}
+
+/// A call of a host function template whose remaining template arguments
+/// are deduced (`Search::follow_deduced`): the arguments it writes,
+/// its call arguments' stand-ins, and the key that tells the call apart.
+struct DeducedCall {
+    explicit: Vec<Vec<Token>>,
+    args: Vec<HostArg>,
+    key: String,
 }
