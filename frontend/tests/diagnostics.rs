@@ -259,3 +259,41 @@ fn many_semantic_errors_reported_together() {
         );
     }
 }
+
+/// A declaration that fails (an `auto` variable, a reference, a function
+/// or lambda whose return type comes from a `return` with an error) is one
+/// error: its later uses are not reported again as undeclared names or as
+/// `void` values.
+#[test]
+fn a_failed_declaration_is_one_error() {
+    for (src, name) in [
+        (
+            "__global__ void k(float *o) { auto x = a; o[0] = x; o[1] = x + 1.f; }",
+            "`a`",
+        ),
+        (
+            "__global__ void k(float *o) { const float &r = a; o[0] = r; }",
+            "`a`",
+        ),
+        (
+            "__global__ void k(float *o) { undefined_t y = 1; o[0] = y; }",
+            "`undefined_t`",
+        ),
+        (
+            "__global__ void k(float *o) { auto f = [](float v) { return v + a; }; o[0] = f(1.f); }",
+            "`a`",
+        ),
+        (
+            "__device__ auto g(float v) { return v * a; }\n__global__ void k(float *o) { o[0] = g(2.f); }",
+            "`a`",
+        ),
+    ] {
+        let r = errors(src);
+        assert_eq!(r.matches("error[").count(), 1, "{src}:\n{r}");
+        assert!(r.contains(name), "{src}:\n{r}");
+    }
+    // A name failed in an inner scope is unknown outside it, as before.
+    let r = errors("__global__ void k(float *o) { { auto x = a; } o[0] = x; }");
+    assert_eq!(r.matches("error[").count(), 2, "{r}");
+    assert!(r.contains("use of undeclared identifier `x`"), "{r}");
+}

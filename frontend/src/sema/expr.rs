@@ -377,6 +377,7 @@ impl Checker {
                 let ty = self.globals[id.0 as usize].ty.clone();
                 return Some(mk(ExprKind::Global(id), ty, span));
             }
+            Some(Binding::Failed) => return None,
             None => {}
         }
         if let Some(key) = self.base_static_member(name) {
@@ -1543,6 +1544,9 @@ impl Checker {
             self.not_a_function(name, b, callee);
             return None;
         }
+        if self.undeduced.contains(name) {
+            return None;
+        }
         if name == "__syncthreads" {
             if written != 0 {
                 self.error(span, Code::E0007, "`__syncthreads` takes no arguments");
@@ -1726,6 +1730,7 @@ impl Checker {
     /// E0007 for calling `name`, a variable or constant (`b`).
     fn not_a_function(&mut self, name: &str, b: Binding, at: Span) {
         let ty = match b {
+            Binding::Failed => return,
             Binding::Local(id) => self.func.locals[id.0 as usize].ty.clone(),
             Binding::Ref(id) => self.func.locals[id.0 as usize]
                 .ty

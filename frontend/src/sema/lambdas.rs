@@ -298,8 +298,8 @@ impl Checker {
         let ret = self
             .func
             .deduced_ret
-            .take()
-            .map(|r| r.unwrap_or(CType::Void));
+            .is_some()
+            .then(|| self.take_deduced_return(&decl.name).unwrap_or(CType::Void));
         self.func = saved;
         if let Some(ret) = ret {
             f.ret = ret.clone();
@@ -481,6 +481,7 @@ impl Checker {
             return StmtKind::Return(None);
         };
         let Some(typed) = self.expr(e) else {
+            self.func.return_untyped = true;
             return StmtKind::Empty;
         };
         let ty = if is_boolean(e) {
@@ -511,6 +512,17 @@ impl Checker {
             Some(e) => StmtKind::Return(Some(e)),
             None => StmtKind::Empty,
         }
+    }
+
+    /// The return type the `return` statements of the function `name`
+    /// deduced (`None`: none gave one). When one whose value had an error
+    /// was all there was, `name` stays undeduced and its calls unchecked.
+    pub(super) fn take_deduced_return(&mut self, name: &str) -> Option<CType> {
+        let ty = self.func.deduced_ret.take().flatten();
+        if ty.is_none() && self.func.return_untyped {
+            self.undeduced.insert(name.to_string());
+        }
+        ty
     }
 
     /// Records `ty` as the deduced return type, or checks it against the

@@ -104,6 +104,9 @@ pub(crate) enum Binding {
     /// A reference: the local holds the address of the object it names,
     /// and every use of the name is an implicit dereference.
     Ref(LocalId),
+    /// A name whose declaration failed with an error already reported:
+    /// its uses are left untyped without a second error (not "undeclared").
+    Failed,
 }
 
 /// The `switch` being checked: its controlling type and labels so far.
@@ -184,6 +187,10 @@ pub(crate) struct Checker {
     bit_field_reads: rustc_hash::FxHashSet<Span>,
     /// Closure types and generic lambdas.
     lambdas: lambdas::Lambdas,
+    /// Functions and lambdas whose return type is deduced but could not
+    /// be, after an error in a `return` (reported): their calls are left
+    /// untyped, not reported again as `void` values.
+    undeduced: rustc_hash::FxHashSet<String>,
     /// Typing host code's stand-ins (`crate::host_args`): a call of a host
     /// function template has the type its declaration deduces
     /// (`host_frames.rs`).
@@ -236,6 +243,9 @@ pub(super) struct FnState {
     /// In a lambda's body whose return type is not written: the type its
     /// `return` statements gave so far (`lambdas.rs`).
     deduced_ret: Option<Option<CType>>,
+    /// A `return` whose value had an error (reported): with no other
+    /// `return` giving the deduced type, the type stays unknown.
+    return_untyped: bool,
     /// How the base type of each local declared with a spelling that its
     /// `CType` forgets was written (`long long x`): a call deducing a
     /// template argument from the local names that type (`twice<long
@@ -278,6 +288,7 @@ impl Default for FnState {
             goto_labels: Default::default(),
             gotos: Default::default(),
             deduced_ret: Default::default(),
+            return_untyped: Default::default(),
             spellings: Default::default(),
             rvalue_refs: Default::default(),
             temporaries: Default::default(),
@@ -345,6 +356,7 @@ pub(crate) fn check_program(
         overloads: overload::Overloads::default(),
         bit_field_reads: Default::default(),
         lambdas: Default::default(),
+        undeduced: Default::default(),
         typing_host: false,
         enclosing_fns: Vec::new(),
     };
@@ -516,12 +528,7 @@ impl Checker {
             None => self.function(f, 0),
         };
         if from_returns {
-            checked.ret = self
-                .func
-                .deduced_ret
-                .take()
-                .flatten()
-                .unwrap_or(CType::Void);
+            checked.ret = self.take_deduced_return(&f.name).unwrap_or(CType::Void);
         }
         self.func = saved;
         f.ret = checked.ret.clone();
@@ -1061,6 +1068,17 @@ impl Checker {
         }
     }
 
+    /// Binds the local `name`, whose declaration failed with an error,
+    /// as [`Binding::Failed`] unless it got as far as binding it: its uses
+    /// are not errors again.
+    fn bind_failed(&mut self, name: &str) {
+        if let Some(scope) = self.func.scopes.last_mut() {
+            if !name.is_empty() && scope.get(name).is_none() {
+                scope.push(name, Binding::Failed);
+            }
+        }
+    }
+
     /// Makes the innermost binding of `name` (just declared as `id`) a
     /// reference.
     fn rebind_as_ref(&mut self, name: &str, id: LocalId) {
@@ -1183,18 +1201,24 @@ impl Checker {
                 continue;
             }
             if v.by_ref.is_some() {
-                out.extend(self.reference_decl(v));
+                let decl = self.reference_decl(v);
+                if decl.is_none() {
+                    self.bind_failed(&v.name);
+                }
+                out.extend(decl);
                 continue;
             }
             let mut deduced = None;
             let ty = if v.auto.is_some() {
                 let Some((ty, e)) = self.auto_init(v) else {
+                    self.bind_failed(&v.name);
                     continue;
                 };
                 deduced = Some(e);
                 ty
             } else {
                 let Some(ty) = self.var_type(v) else {
+                    self.bind_failed(&v.name);
                     continue;
                 };
                 strip_restrict(&ty).0
