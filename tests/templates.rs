@@ -1100,3 +1100,67 @@ fn a_comparison_after_a_host_variable_is_no_template_argument_list() {
     };
     assert_eq!(entries(&theirs), expected, "nvcc's instances");
 }
+
+/// Explicit specializations whose arguments name enumerators (scoped and
+/// plain, in a namespace) and a `constexpr` constant declared above them
+/// (`apply<Kind::Relu>`, `scaled<Twice>`, `shifted<kShift>`): each is the
+/// instance the kernels use, as nvcc's PTX computes on the emulator.
+#[test]
+fn specializations_named_by_enumerators_and_constants_are_nvccs() {
+    let dir = scratch("templates-named-specializations");
+    let src = fixture("named_specializations.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let kinds = ["0", "1", "2"].map(|k| format!("_ZN3act8activateILNS_4KindE{k}EEEvPKfPfi"));
+    let mut expected: BTreeSet<String> = kinds.iter().cloned().collect();
+    expected.insert("_Z3mixPKiPii".to_string());
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "named_specializations.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let shape = ["--grid", "2", "--block", "128"];
+    let floats: &[&str] = &["f32[]:rand:200:7", "f32[]:zeros:200", "i32:200"];
+    for kernel in &kinds {
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (kernel, floats), &shape);
+    }
+    let ints: &[&str] = &["i32[]:rand:200:8", "i32[]:zeros:200", "i32:200"];
+    assert_same_launch(
+        &dir,
+        (&ours_ptx, &theirs_ptx),
+        ("_Z3mixPKiPii", ints),
+        &shape,
+    );
+    // The specializations are the instances: ReLU gives `max(x - 0.5, 0)`,
+    // the leaky one `x - 0.5` scaled by 1/8 below 0, the unspecialized
+    // one `x - 0.5`, and `mix` 2v + 8v + v + v = 12v.
+    let run = |kernel: &str, args: &[&str]| {
+        common::launch_buffers(&ours_ptx, "emu", (kernel, args), &dir.join("check"), &shape)
+    };
+    let words = |b: &Option<Vec<u8>>| -> Vec<[u8; 4]> {
+        let b = b.as_ref().expect("the buffer is written");
+        b.chunks_exact(4).map(|c| c.try_into().unwrap()).collect()
+    };
+    let leaky = |x: f32| if x > 0.0 { x } else { 0.125 * x };
+    let activations: [&dyn Fn(f32) -> f32; 3] = [&|x| x.max(0.0), &leaky, &|x| x];
+    for (kernel, f) in kinds.iter().zip(activations) {
+        let buffers = run(kernel, floats);
+        let pairs = words(&buffers[0]).into_iter().zip(words(&buffers[1]));
+        for (x, y) in pairs {
+            assert_eq!(
+                f32::from_le_bytes(y),
+                f(f32::from_le_bytes(x) - 0.5),
+                "{kernel}"
+            );
+        }
+    }
+    let mixed = run("_Z3mixPKiPii", ints);
+    for (v, out) in words(&mixed[0]).into_iter().zip(words(&mixed[1])) {
+        assert_eq!(
+            i32::from_le_bytes(out),
+            i32::from_le_bytes(v).wrapping_mul(12)
+        );
+    }
+}

@@ -386,7 +386,7 @@ pub(crate) fn check_program(
     c.tmpl.next_def = defs.len();
     // Class instances that host code's template uses made.
     c.class_instance_items(1);
-    c.specializations();
+    c.specializations(false);
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
@@ -429,10 +429,14 @@ pub(crate) fn check_program(
                 }
             }
             ast::Item::Function(_) => {}
-            ast::Item::Var(v) => c.file_var(v),
+            ast::Item::Var(v) => {
+                c.file_var(v);
+                c.specializations(false);
+            }
             ast::Item::Enum(e) => {
                 c.func.scopes.clear();
                 c.enum_decl(e);
+                c.specializations(false);
             }
             ast::Item::StaticAssert(sa) => {
                 c.func.scopes.clear();
@@ -442,6 +446,7 @@ pub(crate) fn check_program(
     }
     c.item = tu.items.len();
     c.func.scopes.clear();
+    c.specializations(true);
     c.requested_instances();
     c.instance_bodies(&mut functions);
     for (name, &i) in &c.by_name {

@@ -73,6 +73,9 @@ pub(super) struct Instances {
     reported: rustc_hash::FxHashSet<(Span, String)>,
     /// The host function templates' declarations read (`host_frames.rs`).
     pub host_reads: super::host_frames::HostReads,
+    /// The explicit specializations declared so far, by their index in
+    /// `Templates::specializations` (`Checker::specializations`).
+    specialized: rustc_hash::FxHashSet<usize>,
 }
 
 impl Checker {
@@ -1043,16 +1046,30 @@ impl Checker {
         Some(decl.name)
     }
 
-    /// Declares the explicit specializations: each is the instance its
-    /// arguments name, so a use of that instance finds it.
-    pub(super) fn specializations(&mut self) {
+    /// Declares the explicit specializations not declared yet: each is the
+    /// instance its arguments name, so a use of that instance finds it.
+    /// Their arguments may name enumerators and constants, which the
+    /// checker binds in source order: one whose arguments do not evaluate
+    /// yet waits for the next call, and the `last` call reports why.
+    /// (C++ declares those names before the specialization, and the
+    /// specialization before any use of its instance, so declaring it once
+    /// its arguments evaluate is in time for every use.)
+    pub(super) fn specializations(&mut self, last: bool) {
         let templates = self.tmpl.templates.clone();
-        for sp in &templates.specializations {
+        for (i, sp) in templates.specializations.iter().enumerate() {
+            if !self.tmpl.specialized.insert(i) {
+                continue;
+            }
             let Some(&index) = templates.by_name.get(&sp.name).and_then(|c| c.first()) else {
                 continue;
             };
             let params = &templates.functions[index].params;
+            let mark = self.diags.len();
             let Some(values) = self.template_arg_values(&sp.args, params) else {
+                if !last {
+                    self.diags.truncate(mark);
+                    self.tmpl.specialized.remove(&i);
+                }
                 continue;
             };
             let args = match self.deduce(index, &values, &[]) {
