@@ -1164,3 +1164,49 @@ fn specializations_named_by_enumerators_and_constants_are_nvccs() {
         );
     }
 }
+
+/// Explicit instantiations of host function templates
+/// (`template void block_sums_for<int>(...);`, one in a namespace with a
+/// class argument) instantiate the kernels their bodies launch, though no
+/// code calls them: the `.entry` set is nvcc's, and the instances compute
+/// what nvcc's do on the emulator.
+#[test]
+fn explicitly_instantiated_host_templates_launch_nvccs_instances() {
+    let dir = scratch("templates-host-explicit");
+    let src = fixture("host_explicit.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let sums = |t: &str, block: u32, full: u32| {
+        format!("_Z10block_sumsI{t}Lj{block}ELb{full}EEvPKT_PS0_j")
+    };
+    let mut expected: BTreeSet<String> = ["i", "f"]
+        .iter()
+        .flat_map(|t| [sums(t, 128, 1), sums(t, 128, 0), sums(t, 64, 0)])
+        .collect();
+    expected.insert("_ZN3ops3mapINS_5TwiceEEEvPKfPfi".to_string());
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "host_explicit.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    let shape = ["--grid", "3", "--block", "128"];
+    let launches: [(String, &[&str]); 3] = [
+        (
+            sums("i", 128, 0),
+            &["i32[]:rand:300:1", "i32[]:zeros:3", "u32:300"],
+        ),
+        (
+            sums("f", 128, 1),
+            &["f32[]:rand:384:2", "f32[]:zeros:3", "u32:384"],
+        ),
+        (
+            "_ZN3ops3mapINS_5TwiceEEEvPKfPfi".to_string(),
+            &["f32[]:rand:300:3", "f32[]:zeros:300", "i32:300"],
+        ),
+    ];
+    for (kernel, args) in &launches {
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (kernel, args), &shape);
+    }
+}

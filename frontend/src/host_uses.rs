@@ -170,7 +170,11 @@ pub(crate) fn find(
         let body = (start..end)
             .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
             .unwrap_or(end);
-        f.1.uses = raw_uses(tokens, body, end, &wanted, &members);
+        f.1.uses = if is_explicit_instantiation(tokens, start) {
+            instantiated(tokens, start, end, &wanted, &members)
+        } else {
+            raw_uses(tokens, body, end, &wanted, &members)
+        };
         f.1.consts = consts_in(tokens, body, end);
         f.1.range = (start, end);
         f.1.body = body;
@@ -731,6 +735,37 @@ fn raw_uses(
         }
     }
     out
+}
+
+/// Whether the declaration at `start` is an explicit instantiation
+/// (`template void run<float>(float *, int);`: `template` without `<`).
+fn is_explicit_instantiation(tokens: &[Token], start: usize) -> bool {
+    tokens[start].kind == TokenKind::Keyword(Keyword::Template)
+        && tokens
+            .get(start + 1)
+            .is_some_and(|t| t.kind != TokenKind::Punct(Punct::Lt))
+}
+
+/// The use an explicit instantiation `start..end` of a host function
+/// template makes: its template-id with the arguments written out
+/// (`run<float>` of `template void run<float>(float *, int);`), which is
+/// followed as a call writing them would be. Its parameter list declares
+/// and calls nothing, so a template argument left to deduction from it
+/// stays unbound.
+fn instantiated(
+    tokens: &[Token],
+    start: usize,
+    end: usize,
+    wanted: &dyn Fn(&str) -> bool,
+    members: &dyn Fn(&str) -> bool,
+) -> Vec<RawUse> {
+    let mut uses = raw_uses(tokens, start + 1, end, wanted, members);
+    uses.retain(|u| u.args.is_some() && members(&tokens[u.name_at].text));
+    uses.truncate(1);
+    for u in &mut uses {
+        (u.call_open, u.paren) = (None, None);
+    }
+    uses
 }
 
 /// The first token of the qualified name ending with the name at `name`

@@ -545,7 +545,12 @@ fn declarator_name(tokens: &[Token], start: usize, head: usize) -> Option<usize>
     for i in template_headers_end(tokens, start).min(head)..head {
         match tokens[i].kind {
             TokenKind::Punct(Punct::LParen) if depth == 0 => {
-                let prev = i.checked_sub(1).filter(|&p| p >= start)?;
+                let mut prev = i.checked_sub(1).filter(|&p| p >= start)?;
+                // `run<float>(...)`: an explicit instantiation or
+                // specialization names the function with its arguments.
+                if is_punct(&tokens[prev], Punct::Gt) {
+                    prev = template_id_name(tokens, start, prev)?;
+                }
                 let p = &tokens[prev];
                 if is_attribute_word(p) {
                     depth += 1;
@@ -562,6 +567,28 @@ fn declarator_name(tokens: &[Token], start: usize, head: usize) -> Option<usize>
                 depth = depth.saturating_sub(1)
             }
             TokenKind::Punct(Punct::Assign | Punct::Semi) if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The name before the template argument list that closes at `close`
+/// (`run` of `run<float, 4>`), with its `<` no earlier than `start`.
+fn template_id_name(tokens: &[Token], start: usize, close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (start..=close).rev() {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::Gt) => depth += 1,
+            TokenKind::Punct(Punct::Shr) => depth += 2,
+            TokenKind::Punct(Punct::Lt) => {
+                depth -= 1;
+                if depth == 0 {
+                    let name = i.checked_sub(1).filter(|&n| n >= start)?;
+                    return (tokens[name].kind == TokenKind::Ident).then_some(name);
+                }
+            }
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
             _ => {}
         }
     }
