@@ -910,3 +910,31 @@ fn nested_class_members_see_the_enclosing_class_complete() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `return {...};` of an aggregate (members in order, the rest zero), a
+/// class through its constructor, `int2`, a scalar and `{}`: the values the
+/// fixture's arithmetic gives, the interpreter's, and nvcc's PTX's.
+#[test]
+fn returned_braced_lists_initialize_the_return_type() {
+    let launch: (&str, &[&str]) = ("_Z5listsPKiPi", &["i32[]:rand:64:5", "i32[]:zeros:512"]);
+    let (_, ours, theirs) = fixture_runs("return_lists.cu", launch);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &x) in ins.iter().enumerate() {
+        let v = x & 0xff;
+        let (lo, len) = (v.min(100), (v - 100).abs());
+        let expected = [
+            3 * v + 6,
+            3 * (2 * v + 3),
+            0,
+            lo,
+            len,
+            v / 2 * 1000 + (v - v / 2),
+            v + 1,
+            0,
+        ];
+        assert_eq!(outs[8 * i..8 * i + 8], expected, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -536,6 +536,10 @@ pub enum ExprKind {
     },
     /// `T()`: a value-initialized scalar (zero).
     ZeroInit(QualType),
+    /// `{a, b}`, whose type the context gives: only as `return`'s value,
+    /// which C++ copy-list-initializes the return type from
+    /// (`return {x + o.x, y + o.y};`).
+    BracedList(Vec<Expr>),
     /// `S(a, b)` or `S s(a, b);` of a struct `S`: a call of its
     /// constructor, or for a struct without one, its members in order
     /// (`crate::parser::classes`).

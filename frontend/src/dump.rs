@@ -353,6 +353,12 @@ impl Dumper {
                 self.expr(expr, d);
             }
             ExprKind::ZeroInit(t) => self.line(depth, &format!("ZeroInit {}", qual(t))),
+            ExprKind::BracedList(items) => {
+                self.line(depth, "BracedList");
+                for item in items {
+                    self.expr(item, depth + 1);
+                }
+            }
             ExprKind::Construct { ty, args } => {
                 self.line(depth, &format!("Construct {}", qual(ty)));
                 for a in args {

@@ -297,3 +297,23 @@ fn a_failed_declaration_is_one_error() {
     assert_eq!(r.matches("error[").count(), 2, "{r}");
     assert!(r.contains("use of undeclared identifier `x`"), "{r}");
 }
+
+/// `return {...};` needs a return type to initialize: with `auto` or
+/// `void` it is a located E0004 (nvcc refuses both too).
+#[test]
+fn a_returned_braced_list_needs_a_return_type() {
+    for (src, message) in [
+        (
+            "__device__ auto f() { return {1, 2}; }",
+            "a braced list gives no type to deduce the return type from",
+        ),
+        (
+            "__device__ void f() { return {}; }",
+            "a braced list has no type here",
+        ),
+    ] {
+        let r = errors(src);
+        has(&r, &format!("error[E0004]: {message}"), "return {");
+        assert_eq!(r.matches("error[").count(), 1, "{src}:\n{r}");
+    }
+}

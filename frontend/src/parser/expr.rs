@@ -794,6 +794,21 @@ impl Parser<'_> {
         Ok(mk(ExprKind::Construct { ty, args }, at.to(end)))
     }
 
+    /// `{a, b, c}` (a trailing comma allowed) whose type the context
+    /// gives (`ast::ExprKind::BracedList`).
+    pub(super) fn braced_list(&mut self) -> PResult<Expr> {
+        let open = self.expect_punct(Punct::LBrace, "to open the list")?;
+        let mut items = Vec::new();
+        while !self.is_punct(Punct::RBrace) {
+            items.push(self.assign_expr()?);
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+        }
+        let close = self.expect_punct(Punct::RBrace, "to close the list")?;
+        Ok(mk(ExprKind::BracedList(items), open.to(close)))
+    }
+
     fn functional_cast(&mut self) -> PResult<Expr> {
         let Some(ty) = self.simple_type_at(0) else {
             let sp = self.span();

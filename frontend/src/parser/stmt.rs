@@ -134,6 +134,8 @@ impl Parser<'_> {
                 self.bump();
                 let value = if self.is_punct(Punct::Semi) {
                     None
+                } else if self.is_punct(Punct::LBrace) {
+                    Some(self.braced_list()?)
                 } else {
                     Some(self.expr()?)
                 };

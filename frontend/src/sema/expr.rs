@@ -314,6 +314,15 @@ impl Checker {
             }
             A::NamedCast { kind, ty, expr } => self.named_cast(*kind, ty, expr, span),
             A::ZeroInit(ty) => self.zero_init(ty, span),
+            A::BracedList(_) => {
+                // `return_stmt` gives the list its type where C++ can.
+                self.error(
+                    span,
+                    Code::E0004,
+                    "a braced list has no type here (write the type before it: `T{...}`)",
+                );
+                None
+            }
             A::Construct { ty, args } => self.construct(&ty.ty, args, span),
             A::Nullptr => Some(super::cxx::null_pointer(span)),
             A::SizeofType(t) => self.sizeof(&t.ty, span),

@@ -480,6 +480,12 @@ impl Checker {
             self.deduce_return_type(CType::Void, span);
             return StmtKind::Return(None);
         };
+        if matches!(e.kind, ast::ExprKind::BracedList(_)) {
+            let msg = "a braced list gives no type to deduce the return type from";
+            self.error(e.span, Code::E0004, msg);
+            self.func.return_untyped = true;
+            return StmtKind::Empty;
+        }
         let Some(typed) = self.expr(e) else {
             self.func.return_untyped = true;
             return StmtKind::Empty;

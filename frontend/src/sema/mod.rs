@@ -1529,6 +1529,29 @@ impl Checker {
         Stmt { kind, span }
     }
 
+    /// `return {a, b};` copy-list-initializes the return type `ret` from
+    /// the list: as `Ret{a, b}` for a class (its constructor, or its
+    /// members in order), `{}` as `Ret()` and `{x}` as `x` for a scalar.
+    /// `None` for any other value (or a return type a list cannot give,
+    /// which the list's own check reports).
+    fn list_of_return_type(&self, e: &ast::Expr, ret: &CType) -> Option<ast::Expr> {
+        let ast::ExprKind::BracedList(items) = &e.kind else {
+            return None;
+        };
+        let ty = ast::QualType::plain(ret.clone(), e.span);
+        let kind = match (ret, &items[..]) {
+            (CType::Void, _) => return None,
+            (CType::Struct(_), _) => ast::ExprKind::Construct {
+                ty,
+                args: items.clone(),
+            },
+            (_, []) => ast::ExprKind::ZeroInit(ty),
+            (_, [one]) => return Some(one.clone()),
+            _ => return None,
+        };
+        Some(ast::Expr { kind, span: e.span })
+    }
+
     fn if_stmt(&mut self, cond: &ast::Expr, then: &ast::Stmt, els: Option<&ast::Stmt>) -> StmtKind {
         let cond = self.cond(cond);
         let then = Box::new(self.stmt(then));
@@ -1544,6 +1567,8 @@ impl Checker {
             return self.deduced_return(v, span);
         }
         let ret = self.func.ret.clone();
+        let typed_list = v.and_then(|e| self.list_of_return_type(e, &ret));
+        let v = typed_list.as_ref().or(v);
         let name = self.func.fn_name.clone();
         match (v, ret == CType::Void) {
             (None, true) => StmtKind::Return(None),
