@@ -13,6 +13,7 @@
 
 mod asm;
 mod bases;
+mod bindings;
 mod class_templates;
 mod classes;
 mod decl;
