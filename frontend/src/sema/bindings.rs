@@ -15,7 +15,9 @@
 //!   element is the same program without the array).
 //!
 //! The tuple-like protocol (`std::tuple_size`, `get<I>`) is not
-//! supported: kernelc's device code has no `std::tuple`.
+//! implemented: kernelc's device code has no `std::tuple`, and a class's
+//! `std::tuple_size` specialization is host code to the split, so a class
+//! is always decomposed by its data members.
 
 use super::convert::strip_restrict;
 use super::Checker;
