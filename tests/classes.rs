@@ -831,7 +831,7 @@ fn default_member_initializers_run_as_nvccs_do() {
 #[test]
 fn default_member_initializers_kernelc_cannot_run_are_located_errors() {
     let err = rejected(
-        "__global__ void k(int *o) {\n  struct L { int v = 3; };\n  L l; o[0] = l.v; }\n",
+        "struct S { __device__ int f() {\n  struct L { int v = 3; };\n  L l; return l.v; } };\n__global__ void k(int *o) { S s; o[0] = s.f(); }\n",
         "E0002",
     );
     assert!(err.contains("defined inside a function"), "{err}");

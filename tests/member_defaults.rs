@@ -1,7 +1,7 @@
 //! Default member initializers of array members (issue 26): `float
 //! acc[4] = {};`, `int w[3] = {1, 2, 3};`, `int z[4]{5}`, in a class
 //! template's instance, and an array member in a constructor's member
-//! initializer list. The fixture's buffers from kernelc's PTX on the
+//! initializer list; and of classes defined inside functions. The fixture's buffers from kernelc's PTX on the
 //! emulator, the IR interpreter and nvcc's PTX on the emulator agree with
 //! the values its arithmetic gives; what kernelc does not run yet is a
 //! located error.
@@ -63,6 +63,52 @@ fn array_member_defaults_run_as_nvccs_do() {
         );
         assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
     }
+}
+
+/// `localDefaults` of local_defaults.cu, and its arguments for 64 threads.
+const LOCAL_DEFAULTS: (&str, &[&str]) = (
+    "_Z13localDefaultsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:192"],
+);
+
+#[test]
+fn local_class_defaults_run_as_nvccs_do() {
+    let dir = scratch("local-defaults");
+    let fixture = common::root().join("tests/fixtures/classes/local_defaults.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    assert!(text.contains(".entry _Z13localDefaultsPKiPi("), "{text}");
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, LOCAL_DEFAULTS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &x) in ins.iter().enumerate() {
+        let s = x & 0xff;
+        // `Stats b{7}` value-initializes `bias`: zero.
+        let want = [300 + 5 + s, 700 + 5, (s + 1) + (s + 2) + (s + 3)];
+        assert_eq!(outs[3 * i..3 * i + 3], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs_ptx {
+        let nvcc_ptx = std::fs::read_to_string(&theirs).unwrap();
+        assert!(
+            nvcc_ptx.contains(".entry _Z13localDefaultsPKiPi("),
+            "{nvcc_ptx}"
+        );
+        assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
+    }
+    // In a function template's instance, not yet.
+    let err = rejected_with(
+        "local-defaults-unsupported",
+        "template <typename T> __device__ T twice(T x) {\n  struct A { T v = T(2); };\n  A a; return a.v * x; }\n__global__ void k(int *o) { o[0] = twice(o[1]); }\n",
+        "E0002",
+    );
+    assert!(err.contains(":2:18"), "{err}");
+    assert!(err.contains("defined inside a function"), "{err}");
 }
 
 #[test]

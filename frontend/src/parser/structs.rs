@@ -197,7 +197,11 @@ impl Parser<'_> {
             Arc::make_mut(&mut self.structs).insert(key, def.clone());
         }
         let ty = CType::Struct(def.clone());
-        if in_function {
+        if in_function && self.local_defaults_only(&class) {
+            // Its implicit default constructor runs them: an item before
+            // the function that defines the class.
+            self.class_bodies(&ty, class);
+        } else if in_function {
             self.refuse_deferred(&class, kw);
         } else if !self.enclosing_classes.is_empty() && reserved_id.is_none() {
             self.nested_bodies.push((ty.clone(), class));
@@ -216,6 +220,19 @@ impl Parser<'_> {
             self.nested_class_bodies();
         }
         Ok(ty)
+    }
+
+    /// Whether a class defined in a function body needs no member bodies
+    /// but the implicit default constructor its default member
+    /// initializers make, in a function of the file itself (a template's
+    /// instance, or a member function, keeps only its own declaration).
+    fn local_defaults_only(&self, class: &super::classes::ClassMembers) -> bool {
+        !class.defaults.is_empty()
+            && class.deferred.is_empty()
+            && class.templates.is_empty()
+            && !self.in_instance
+            && !self.in_pattern
+            && self.class.is_none()
     }
 
     /// The error for a member declaration without a type: an unknown
