@@ -87,6 +87,8 @@ fn cu_corpus() -> Vec<(String, String)> {
     c.extend(corpus(&root.join("tests/fixtures/namespaces"), &["cu"]));
     // Classes, unions, class templates and their specializations.
     c.extend(corpus(&root.join("tests/fixtures/classes"), &["cu"]));
+    // Structured bindings: `auto &[k, v] = ...`, in range-`for` too.
+    c.extend(corpus(&root.join("tests/fixtures/bindings"), &["cu"]));
     c
 }
 

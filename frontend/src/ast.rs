@@ -278,6 +278,18 @@ pub struct VarDecl {
     pub span: Span,
 }
 
+/// A structured binding declaration, `auto [a, b] = init;` or `const auto
+/// &[k, v] = init;`. `object` declares the object the names decompose (C++'s
+/// hidden variable `e`) as written, `auto` with its `const`, `&` or `&&`
+/// and initializer; its name is the bracketed list (`[a, b]`), which no
+/// identifier can spell, so only the names below reach it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bindings {
+    pub object: VarDecl,
+    /// The names in order, each with its span.
+    pub names: Vec<(String, Span)>,
+}
+
 /// A statement with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stmt {
@@ -325,6 +337,8 @@ pub enum StmtKind {
     Default,
     /// A local `enum { ... };`.
     Enum(EnumDecl),
+    /// `auto [a, b] = init;` (C++17 structured bindings).
+    Bindings(Box<Bindings>),
     /// `for (T x : range) body` (`var` has no initializer).
     RangeFor {
         var: Box<VarDecl>,

@@ -226,6 +226,10 @@ impl Dumper {
                 self.line(depth, &format!("Label {label}"));
                 self.stmt(stmt, depth + 1);
             }
+            StmtKind::Bindings(b) => {
+                self.line(depth, "Bindings");
+                self.var(&b.object, depth + 1);
+            }
             StmtKind::RangeFor { var, range, body } => {
                 self.line(depth, "RangeFor");
                 self.var(var, depth + 1);

@@ -1521,6 +1521,13 @@ fn member_assignment(
         let target = this_member(&format!("{}&", field.text), field.span);
         return assignment(target, address, span);
     }
+    if let Some(CType::Array {
+        elem,
+        len: Some(len),
+    }) = &fty
+    {
+        return array_member_assignment(&field, args, elem, *len, span);
+    }
     let target = this_member(&field.text, field.span);
     let value = if args.len() == 1 && fty.is_some() && !constructed {
         args.pop().unwrap_or_else(|| unreachable!())
@@ -1546,6 +1553,63 @@ fn member_assignment(
         Expr { kind, span }
     };
     assignment(target, value, span)
+}
+
+/// An array member's initializer `field{values}` (or a default member
+/// initializer `T field[N] = {values};`): `this->field[i] = value` for
+/// each value in order, then the elements left value-initialized (zero,
+/// or a class's default constructor), as an aggregate's elements are.
+fn array_member_assignment(
+    field: &crate::token::Token,
+    args: Vec<Expr>,
+    elem: &CType,
+    len: u64,
+    span: Span,
+) -> Stmt {
+    let element = |i: u64| Expr {
+        kind: ExprKind::Index {
+            base: Box::new(this_member(&field.text, field.span)),
+            index: Box::new(Expr {
+                kind: ExprKind::IntLit {
+                    value: i,
+                    ty: CType::LONG,
+                },
+                span,
+            }),
+        },
+        span,
+    };
+    let ty = QualType::plain(elem.clone(), span);
+    let zero = Expr {
+        kind: ExprKind::ZeroInit(ty.clone()),
+        span,
+    };
+    let mut values = args.into_iter();
+    let mut stmts = Vec::new();
+    for i in 0..len {
+        if let Some(value) = values.next() {
+            stmts.push(assignment(element(i), value, span));
+            continue;
+        }
+        // Value-initialization: zero, or a class's default constructor
+        // (a default member initializer may not leave a class element to
+        // it: `Parser::array_default`).
+        let value = match elem.is_struct() {
+            true => Expr {
+                kind: ExprKind::Construct {
+                    ty: ty.clone(),
+                    args: Vec::new(),
+                },
+                span,
+            },
+            false => zero.clone(),
+        };
+        stmts.push(assignment(element(i), value, span));
+    }
+    Stmt {
+        kind: StmtKind::Block(Block { stmts, span }),
+        span,
+    }
 }
 
 /// The statement `target = value;`.

@@ -13,6 +13,7 @@
 
 mod asm;
 mod bases;
+mod bindings;
 mod class_templates;
 mod classes;
 mod decl;
@@ -221,6 +222,7 @@ impl<'t> Parser<'t> {
         p.templates.classes = templates.classes.clone();
         p.instances = env.instances.clone();
         p.host_lambdas = env.host_lambdas.clone();
+        p.in_instance = true;
         p.bind_types(types);
         p
     }
@@ -303,6 +305,10 @@ pub(crate) struct Parser<'t> {
     /// Set while reading a function template's pattern: class
     /// template-ids there are dependent (`class_templates.rs`).
     in_pattern: bool,
+    /// A parse of a template's instance or part of one (`from_env`,
+    /// `sub_parser`), whose caller keeps only the declaration it asked
+    /// for: items made on the side (a local class's constructor) are lost.
+    in_instance: bool,
     /// In a pattern: the template's parameters by index, the names of its
     /// value parameters (a type parameter's entry is empty).
     pattern_values: Vec<String>,
@@ -374,6 +380,7 @@ impl<'t> Parser<'t> {
             in_template_args: false,
             split_shr: false,
             in_pattern: false,
+            in_instance: false,
             pattern_values: Vec::new(),
             pack_expansions: false,
             instance_sites: Vec::new(),
@@ -420,6 +427,7 @@ impl<'t> Parser<'t> {
         p.templates.by_name = self.templates.by_name.clone();
         p.templates.classes = self.templates.classes.clone();
         p.in_pattern = self.in_pattern;
+        p.in_instance = true;
         p.instance_sites = self.instance_sites.clone();
         p.instances = self.instances.clone();
         p.host_lambdas = self.host_lambdas.clone();

@@ -208,6 +208,14 @@ impl Walk<'_> {
                 }
             }
             StmtKind::Block(b) => self.block(b),
+            StmtKind::Bindings(b) => {
+                self.decl(&b.object);
+                // A name's enumeration is its member's, which only the
+                // checker knows: the names are checked as numbers there.
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.extend(b.names.iter().map(|(n, _)| (n.clone(), None)));
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.cond(cond);
                 self.stmt(then);

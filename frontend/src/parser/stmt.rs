@@ -179,6 +179,7 @@ impl Parser<'_> {
                 );
             }
             TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
+            _ if self.bindings_at() => self.bindings_decl()?,
             _ if self.starts_decl(0) && !self.static_member_call_at(0) => {
                 StmtKind::Decl(self.local_decl()?)
             }
@@ -441,6 +442,9 @@ impl Parser<'_> {
     fn for_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::LParen, "after `for`")?;
+        if self.bindings_at() {
+            return self.bindings_range_for();
+        }
         if self.starts_decl(0) {
             if let Some(var) = self.range_for_var() {
                 self.names.declare_local(&var.name);

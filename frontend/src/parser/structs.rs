@@ -197,7 +197,11 @@ impl Parser<'_> {
             Arc::make_mut(&mut self.structs).insert(key, def.clone());
         }
         let ty = CType::Struct(def.clone());
-        if in_function {
+        if in_function && self.local_defaults_only(&class) {
+            // Its implicit default constructor runs them: an item before
+            // the function that defines the class.
+            self.class_bodies(&ty, class);
+        } else if in_function {
             self.refuse_deferred(&class, kw);
         } else if !self.enclosing_classes.is_empty() && reserved_id.is_none() {
             self.nested_bodies.push((ty.clone(), class));
@@ -216,6 +220,19 @@ impl Parser<'_> {
             self.nested_class_bodies();
         }
         Ok(ty)
+    }
+
+    /// Whether a class defined in a function body needs no member bodies
+    /// but the implicit default constructor its default member
+    /// initializers make, in a function of the file itself (a template's
+    /// instance, or a member function, keeps only its own declaration).
+    fn local_defaults_only(&self, class: &super::classes::ClassMembers) -> bool {
+        !class.defaults.is_empty()
+            && class.deferred.is_empty()
+            && class.templates.is_empty()
+            && !self.in_instance
+            && !self.in_pattern
+            && self.class.is_none()
     }
 
     /// The error for a member declaration without a type: an unknown
@@ -319,14 +336,18 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                if self.is_punct(Punct::Assign) || self.is_punct(Punct::LBrace) {
-                    let default = self.member_default(&name, &dims, width.is_some())?;
+                let default = match self.is_punct(Punct::Assign) || self.is_punct(Punct::LBrace) {
+                    true => Some(self.member_default(&name, &dims, width.is_some())?),
+                    false => None,
+                };
+                let sizes = FixedArray::Member(&class.constants);
+                let mty = self.fixed_array(ty.ty, &dims, name.span, sizes)?;
+                if let Some(default) = default {
+                    self.array_default(&default, &mty)?;
                     class.defaults.push(default);
                     // Its default constructor is not trivial: not a POD.
                     class.non_pod = true;
                 }
-                let sizes = FixedArray::Member(&class.constants);
-                let mty = self.fixed_array(ty.ty, &dims, name.span, sizes)?;
                 self.refuse_incomplete_member(&name.text, name.span, &mty)?;
                 if mty.size().is_none() {
                     return self.error(
@@ -469,6 +490,35 @@ impl Parser<'_> {
         Ok(ty)
     }
 
+    /// C++'s rule for an array member's default initializer: no more
+    /// values than elements. Elements of a class type left without a value
+    /// would be value-initialized (zeroed, then constructed), which kernelc
+    /// does not do yet.
+    fn array_default(&mut self, default: &super::bases::MemberInit, ty: &CType) -> PResult<()> {
+        let (name, values, span) = default;
+        match ty {
+            CType::Array { elem, len: Some(n) } if elem.is_struct() && (values.len() as u64) < *n => {
+                self.error(
+                    *span,
+                    Code::E0002,
+                    format!(
+                        "a default initializer that leaves elements of `{elem}` to value-initialization is not supported by kernelc yet; give every element a value"
+                    ),
+                )
+            }
+            CType::Array { len: Some(n), .. } if values.len() as u64 > *n => self.error(
+                *span,
+                Code::E0004,
+                format!(
+                    "too many values for member `{}` of type `{ty}`: {} for {n} elements",
+                    name.text,
+                    values.len()
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// A default member initializer, at its `=` or `{`: `= value`,
     /// `= {values}` or `{values}`, as the member initializer
     /// `name(values)` a constructor would write.
@@ -479,19 +529,31 @@ impl Parser<'_> {
         bit_field: bool,
     ) -> PResult<super::bases::MemberInit> {
         let start = self.span();
-        if !dims.is_empty() || bit_field {
-            let what = if bit_field {
-                "a bit-field"
-            } else {
-                "an array member"
-            };
+        if bit_field {
             return self.error(
                 start,
                 Code::E0002,
-                format!("a default initializer of {what} is not supported by kernelc yet; initialize it in a constructor"),
+                "a default initializer of a bit-field is not supported by kernelc yet; initialize it in a constructor",
+            );
+        }
+        if dims.len() > 1 {
+            return self.error(
+                start,
+                Code::E0002,
+                "a default initializer of an array of arrays is not supported by kernelc yet; initialize it in a constructor",
             );
         }
         let braced = self.is_punct(Punct::LBrace) || self.is_punct_at(1, Punct::LBrace);
+        if !dims.is_empty() && !braced {
+            return self.error(
+                start,
+                Code::E0004,
+                format!(
+                    "array member `{}` is initialized with a braced list (`= {{values}}` or `{{values}}`)",
+                    name.text
+                ),
+            );
+        }
         self.eat_punct(Punct::Assign);
         let args = if braced {
             self.bump(); // `{`
@@ -519,7 +581,9 @@ impl Parser<'_> {
         name: &crate::token::Token,
     ) -> PResult<u32> {
         let colon = self.bump().span;
-        let e = self.assign_expr()?;
+        // A conditional expression: a default initializer (`: 4 = 3`) may
+        // follow.
+        let e = self.cond_value()?;
         let bits = match ty {
             CType::Int { bits, .. } if dims.is_empty() => u32::from(*bits),
             CType::Bool if dims.is_empty() => 8,

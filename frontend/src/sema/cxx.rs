@@ -399,6 +399,12 @@ impl Checker {
             }
         };
         let e = self.expr_nodecay(init)?;
+        self.reference_bound(v, e)
+    }
+
+    /// The declaration of the reference `v` bound to the checked
+    /// initializer `e`.
+    pub(super) fn reference_bound(&mut self, v: &ast::VarDecl, e: Expr) -> Option<Stmt> {
         let target = if v.auto.is_some() {
             QualType {
                 ty: e.ty.clone(),

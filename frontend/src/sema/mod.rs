@@ -8,6 +8,7 @@
 mod access;
 mod asm;
 mod bases;
+mod bindings;
 mod bit_fields;
 mod builtins;
 mod classes;
@@ -1331,16 +1332,11 @@ impl Checker {
             A::Expr(e) => return self.expr_stmt(e, s.span),
             A::Decl(vars) => {
                 let d = self.decls(vars);
-                let mut d = self.end_full_expression(d);
-                if d.len() == 1 {
-                    return d.remove(0);
-                }
-                // Several declarators: a block would open a new scope in
-                // lowering's eyes, but the names are already resolved to ids.
-                StmtKind::Block(Block {
-                    stmts: d,
-                    span: s.span,
-                })
+                return self.declaration(d, s.span);
+            }
+            A::Bindings(b) => {
+                let d = self.structured_bindings(b);
+                return self.declaration(d, s.span);
             }
             A::Block(b) => StmtKind::Block(self.block(b)),
             A::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
@@ -1434,6 +1430,21 @@ impl Checker {
             A::Asm(a) => self.asm_stmt(a),
         };
         Stmt { kind, span: s.span }
+    }
+
+    /// The statement of a declaration's checked declarators, followed by
+    /// the destruction of its temporaries.
+    fn declaration(&mut self, d: Vec<Stmt>, span: Span) -> Stmt {
+        let mut d = self.end_full_expression(d);
+        if d.len() == 1 {
+            return d.remove(0);
+        }
+        // Several declarators: a block would open a new scope in
+        // lowering's eyes, but the names are already resolved to ids.
+        Stmt {
+            kind: StmtKind::Block(Block { stmts: d, span }),
+            span,
+        }
     }
 
     /// An expression statement, followed by the destruction of its

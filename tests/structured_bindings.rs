@@ -1,0 +1,146 @@
+//! C++17 structured bindings in device code (issue 26): `auto [a, b] = s;`,
+//! `auto &[x, y] = v;`, `const auto &[k, v] = t;` of classes (their own
+//! members, a base's, bit-fields) and arrays, in kernels, device
+//! functions, function templates and range-`for`. The fixture's buffers
+//! from kernelc's PTX on the emulator, the IR interpreter and nvcc's PTX
+//! on the emulator agree with the values its arithmetic gives; bad
+//! declarations are located errors that nvcc rejects too.
+
+mod common;
+
+use common::{fixture_ptx_and_nvcc as both_ptx, rejected_with, scratch};
+
+/// `bindings` of bindings.cu, and its arguments for 64 threads.
+const BINDINGS: (&str, &[&str]) = ("_Z8bindingsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:640"]);
+
+/// A buffer's 32-bit integers.
+fn words(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// What the fixture writes for the input's low byte `n`.
+fn expected(n: i32) -> [i32; 10] {
+    // After the reference loop the items are (1, 2), (n, 2n), (3, 6).
+    let items = 1 + 2 + n + 2 * n + 3 + 6;
+    [
+        (n + 2) * 10 + 4,
+        2 * n - 1,
+        n + 2 + 10 + 100,
+        (n & 7) * 100 + (n >> 3) + 1,
+        (n + 3) + 4 + (n + 2),
+        2 * n + 6,
+        n + 3,
+        items + 1 + n + 3,
+        (n + 2) + 4 + n + 3 * n + n,
+        (n + 1) * 2,
+    ]
+}
+
+#[test]
+fn structured_bindings_compute_what_nvcc_computes() {
+    let dir = scratch("bindings");
+    let fixture = common::root().join("tests/fixtures/bindings/bindings.cu");
+    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    assert!(text.contains(".entry _Z8bindingsPKiPi("), "{text}");
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, BINDINGS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &x) in ins.iter().enumerate() {
+        assert_eq!(outs[10 * i..10 * i + 10], expected(x & 0xff), "thread {i}");
+    }
+    if let Some(theirs) = theirs_ptx {
+        let nvcc_ptx = std::fs::read_to_string(&theirs).unwrap();
+        assert!(nvcc_ptx.contains(".entry _Z8bindingsPKiPi("), "{nvcc_ptx}");
+        assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
+    }
+}
+
+/// nvcc rejects `source` too, when it is there.
+fn nvcc_rejects(source: &str, what: &str) {
+    let Some(nvcc) = common::nvcc_or_skip(what) else {
+        return;
+    };
+    let dir = scratch("bindings-nvcc");
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let o = std::process::Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o"])
+        .arg(dir.join("e.ptx"))
+        .arg(&src)
+        .output()
+        .expect("cannot run nvcc");
+    assert!(!o.status.success(), "nvcc accepts {what}:\n{source}");
+}
+
+/// A bad declaration: kernelc's located error (exit 1, no output), and
+/// nvcc's refusal of the same text.
+fn refused(source: &str, code: &str, at: &str, says: &str) {
+    let err = rejected_with("bindings-errors", source, code);
+    assert!(err.contains(at), "{at} in {err}");
+    assert!(err.contains(says), "{says} in {err}");
+    nvcc_rejects(source, says);
+}
+
+#[test]
+fn bad_structured_bindings_are_located_errors() {
+    let pair = "struct P { int a; float b; float c; };\n";
+    refused(
+        &format!("{pair}__global__ void k(int *o, P *p) {{\n  auto [x, y] = p[0]; o[0] = x; }}\n"),
+        "E0004",
+        ":3:8",
+        "`P` decomposes into 3 elements, but 2 names are given",
+    );
+    refused(
+        "__global__ void k(int *o) {\n  int v[2] = {1, 2};\n  auto &[x, y, z] = v; o[0] = x; }\n",
+        "E0004",
+        ":3:9",
+        "decomposes into 2 elements, but 3 names are given",
+    );
+    refused(
+        "__global__ void k(int *o) {\n  auto [x] = o[0]; o[1] = x; }\n",
+        "E0004",
+        ":2:8",
+        "cannot decompose a value of type `int`",
+    );
+    refused(
+        "struct B { int x; };\nstruct D : B { int y; };\n__global__ void k(int *o) {\n  D d{};\n  auto [a, b] = d; o[0] = a + b; }\n",
+        "E0004",
+        ":5:8",
+        "in `D` and in its base `B`",
+    );
+    refused(
+        "__global__ void k(int *o) {\n  auto [a, b];\n  o[0] = 1; }\n",
+        "E0003",
+        ":2:14",
+        "needs an initializer",
+    );
+    refused(
+        "struct P { int a; int b; };\n__global__ void k(int *o, P *p) {\n  auto [a, a] = p[0]; o[0] = a; }\n",
+        "E0006",
+        ":3:12",
+        "redefinition of `a`",
+    );
+    refused(
+        "struct P { int a; int b; };\n__global__ void k(int *o, P *p) {\n  const auto &[a, b] = p[0]; a = 1; o[0] = b; }\n",
+        "E0005",
+        ":3:30",
+        "const",
+    );
+    // Valid C++ kernelc does not compile: a bit-field through a reference.
+    let err = rejected_with(
+        "bindings-unsupported",
+        "struct F { unsigned k : 3; unsigned n : 5; };\n__global__ void k(unsigned *o, F *f) {\n  auto &[a, b] = f[0]; o[0] = a + b; }\n",
+        "E0002",
+    );
+    assert!(err.contains(":3:10"), "{err}");
+    assert!(err.contains("bit-field `k` through a reference"), "{err}");
+}
