@@ -143,4 +143,18 @@ fn bad_structured_bindings_are_located_errors() {
     );
     assert!(err.contains(":3:10"), "{err}");
     assert!(err.contains("bit-field `k` through a reference"), "{err}");
+    // A class with a `get` template may be tuple-like (its `std::tuple_size`
+    // specialization is host code kernelc does not read): refused, never
+    // decomposed by its members, whose values could differ from nvcc's.
+    for get in [
+        "struct P { int a; int b; template <int I> __device__ int get() const { return I ? a : b; } };\n",
+        "struct P { int a; int b; };\ntemplate <int I> __device__ int get(const P &p) { return I ? p.a : p.b; }\n",
+    ] {
+        let err = rejected_with(
+            "bindings-tuple-like",
+            &format!("{get}__global__ void k(int *o, P *p) {{\n  auto [x, y] = p[0]; o[0] = x - y; }}\n"),
+            "E0002",
+        );
+        assert!(err.contains("the tuple-like protocol"), "{err}");
+    }
 }

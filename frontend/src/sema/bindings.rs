@@ -16,8 +16,9 @@
 //!
 //! The tuple-like protocol (`std::tuple_size`, `get<I>`) is not
 //! implemented: kernelc's device code has no `std::tuple`, and a class's
-//! `std::tuple_size` specialization is host code to the split, so a class
-//! is always decomposed by its data members.
+//! `std::tuple_size` specialization is host code to the split, unseen. A
+//! class with a `get` function template is refused rather than decomposed
+//! by its data members (`Checker::may_be_tuple_like`).
 
 use super::convert::strip_restrict;
 use super::Checker;
@@ -113,6 +114,13 @@ impl Checker {
             CType::Array { len: Some(n), .. } => return Some(Elements::Array(*n)),
             CType::Struct(_) => match ty.struct_def() {
                 Some(def) if def.is_union => format!("`{ty}` is a union"),
+                Some(def) if self.may_be_tuple_like(def) => {
+                    let msg = format!(
+                        "a structured binding of `{ty}`, which has a `get` function template (the tuple-like protocol, whose `std::tuple_size` kernelc cannot see), is not supported by kernelc"
+                    );
+                    self.error(at, Code::E0002, msg);
+                    return None;
+                }
                 Some(def) => match data_members(def) {
                     Ok(members) => return Some(Elements::Members(members)),
                     Err(why) => why,
@@ -127,6 +135,19 @@ impl Checker {
             format!("cannot decompose a value of type `{ty}`: {why}"),
         );
         None
+    }
+
+    /// Whether `def` may be tuple-like: C++ decomposes it through
+    /// `get<I>` when `std::tuple_size<E>` is specialized, a class template
+    /// specialization the split leaves to host code, unseen here. A `get`
+    /// function template, `def`'s member or at namespace scope, is the
+    /// protocol's other half: decomposing such a class by its data members
+    /// could give other values than nvcc's, so it is refused instead.
+    fn may_be_tuple_like(&self, def: &StructDef) -> bool {
+        self.tmpl.templates.functions.iter().any(|t| {
+            let unqualified = t.name.rsplit("::").next() == Some("get");
+            unqualified && t.member_of.as_deref().is_none_or(|class| class == def.name)
+        })
     }
 
     /// C++'s count rule: one name per element, neither more nor fewer.
