@@ -1100,3 +1100,65 @@ fn a_comparison_after_a_host_variable_is_no_template_argument_list() {
     };
     assert_eq!(entries(&theirs), expected, "nvcc's instances");
 }
+
+/// `__host__ __device__` function templates that host code calls with
+/// only their first template argument written (`fetch<Border>(v, i)`,
+/// the element type deduced from a `View<T>` in host code, through a
+/// reference parameter, a local, and a host template called with deduced
+/// arguments; one argument an `std::vector`'s element kernelc cannot
+/// type): the program compiles, nvcc's kernels and no more, and each
+/// computes the blur it should on kernelc's PTX, the IR interpreter and
+/// nvcc's PTX.
+#[test]
+fn host_calls_of_host_device_templates_deduce_from_class_instances() {
+    let dir = scratch("templates-host-device-calls");
+    let src = fixture("host_device_calls.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let kernels = ["_Z5blur3I5ClampEvPKiPii", "_Z5blur3I4WrapEvPKiPii"];
+    let expected: BTreeSet<String> = kernels.iter().map(|k| k.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let shape = ["--grid", "2", "--block", "32"];
+    for (kernel, border) in kernels.iter().zip([clamp as fn(i64) -> usize, wrap]) {
+        let args: &[&str] = &["i32[]:rand:64:5", "i32[]:zeros:64", "i32:64"];
+        let run = |file: &Path, engine: &str, out: &str| {
+            common::launch_buffers(file, engine, (kernel, args), &dir.join(out), &shape)
+        };
+        let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+        let (input, output) = (
+            common::i32s(buffers[0].as_ref().unwrap()),
+            common::i32s(buffers[1].as_ref().unwrap()),
+        );
+        for (i, &got) in output.iter().enumerate() {
+            let at = |d: i64| input[border(i as i64 + d)];
+            let want = at(-1)
+                .wrapping_add(at(0).wrapping_mul(2))
+                .wrapping_add(at(1));
+            assert_eq!(got, want, "{kernel}: element {i}");
+        }
+        assert_eq!(
+            buffers,
+            run(&src, "interp", "interp"),
+            "{kernel}: the interpreter"
+        );
+        if let Some(theirs) = &theirs {
+            assert_eq!(
+                buffers,
+                run(theirs, "emu", "theirs"),
+                "{kernel}: nvcc's PTX"
+            );
+        }
+    }
+    if let Some(theirs) = &theirs {
+        let text = std::fs::read_to_string(theirs).unwrap();
+        assert_eq!(entries(&text), expected, "nvcc's instances");
+    }
+}
+
+/// `Clamp::index` and `Wrap::index` of host_device_calls.cu over 64.
+fn clamp(i: i64) -> usize {
+    i.clamp(0, 63) as usize
+}
+
+fn wrap(i: i64) -> usize {
+    i.rem_euclid(64) as usize
+}

@@ -405,8 +405,15 @@ impl Checker {
         }
         // A use found through host templates called with deduced
         // arguments is followed as far as kernelc can type host code,
-        // and no further.
-        if let (Some((index, arg_types, why)), true) = (first_failure, r.frames.is_empty()) {
+        // and no further. So is host code's call of a `__host__
+        // __device__` template: nvcc compiles its device side but emits
+        // nothing for it unless device code calls it, so the program
+        // lacks nothing when kernelc cannot deduce its arguments; a
+        // kernel it cannot deduce is one missing from the PTX.
+        let Some((index, arg_types, why)) = first_failure else {
+            return;
+        };
+        if r.frames.is_empty() && templates.functions[index].is_kernel {
             self.request_failed(r, index, &arg_types, why);
         }
     }
