@@ -1162,3 +1162,102 @@ fn clamp(i: i64) -> usize {
 fn wrap(i: i64) -> usize {
     i.rem_euclid(64) as usize
 }
+
+/// The `.func` names of `ptx` (mangled), as a set.
+fn func_names(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|l| l.split(".func").nth(1))
+        .filter_map(|rest| {
+            let at = rest.find("_Z")?;
+            let name = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            Some(name)
+        })
+        .collect()
+}
+
+/// `const T (&v)[N]` and `T (&v)[N]` (`N` an `int` or a `size_t`) deduce
+/// the element type and the length from the array an argument names: a
+/// local, a `const` local, a member, a row of a 2-D array; the same
+/// array passed to `const T *` is its first element's address. The
+/// instances are nvcc's (`_Z3sumIfLi8EET_RAT0__KS0_`), and the kernel
+/// computes the expected values on kernelc's PTX, the interpreter and
+/// nvcc's PTX.
+#[test]
+fn references_to_arrays_deduce_the_element_type_and_length() {
+    let dir = scratch("templates-array-deduction");
+    let src = fixture("array_deduction.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let names = func_names(&ours);
+    for name in [
+        "_Z3sumIfLi8EET_RAT0__KS0_",
+        "_Z3sumIdLi2EET_RAT0__KS0_",
+        "_Z3sumIiLi3EET_RAT0__KS0_",
+        "_Z6rotateIiLm3EEmRAT0__T_",
+        "_Z4headIfET_PKS0_",
+        "_Z4headIdET_PKS0_",
+        "_Z4headIiET_PKS0_",
+    ] {
+        assert!(names.contains(name), "{name} in {names:?}");
+    }
+    let kernel = (
+        "_Z6arraysPKfPKiPfPi",
+        &[
+            "f32[]:rand:64:7",
+            "i32[]:rand:64:8",
+            "f32[]:zeros:64",
+            "i32[]:zeros:64",
+        ][..],
+    );
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |file: &Path, engine: &str, out: &str| {
+        common::launch_buffers(file, engine, kernel, &dir.join(out), &shape)
+    };
+    let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+    let [ins, seeds, outs, ints] = &buffers[..] else {
+        panic!("four buffers: {buffers:?}");
+    };
+    let (ins, seeds) = (
+        common::f32s(ins.as_ref().unwrap()),
+        common::i32s(seeds.as_ref().unwrap()),
+    );
+    let (outs, ints) = (
+        common::f32s(outs.as_ref().unwrap()),
+        common::i32s(ints.as_ref().unwrap()),
+    );
+    for (i, &a) in ins.iter().enumerate() {
+        let sum_v = (0..8).fold(0.0f32, |s, k| s + (a + k as f32));
+        let want = sum_v + (f64::from(a) + 0.5) as f32 + 8.0 + a;
+        assert_eq!(outs[i].to_bits(), want.to_bits(), "out[{i}]");
+        let n = seeds[i] & 0xff;
+        let want = (3 * n + 3) * 1000 + (n + 17) * 10 + (n + 9) + 900_000 + 2 * n * 1_000_000;
+        assert_eq!(ints[i], want, "ints[{i}]");
+    }
+    assert_eq!(buffers, run(&src, "interp", "interp"), "the interpreter");
+    // Two lengths for one `N`, and a pointer where an array is wanted
+    // (nvcc: "no instance of function template matches").
+    let err = rejects(
+        "template <class T, int N> __device__ T dot(const T (&a)[N], const T (&b)[N]) { return a[0] * b[N - 1]; }\n\
+         __global__ void k(float *o) { float a[4] = {}; float b[8] = {};\n  o[0] = dot(a, b); }\n",
+        "E0019",
+        "template parameter `N` of `dot` is deduced as both `4` and `8`",
+    );
+    assert!(err.contains(":3:10"), "{err}");
+    rejects(
+        "template <class T, int N> __device__ T first(const T (&a)[N]) { return a[0]; }\n\
+         __global__ void k(float *o) { o[0] = first(o); }\n",
+        "E0019",
+        "cannot deduce template parameter `T` of `first`",
+    );
+    if let Some(theirs) = theirs {
+        assert_eq!(buffers, run(&theirs, "emu", "theirs"), "nvcc's PTX");
+        let text = std::fs::read_to_string(&theirs).unwrap();
+        let nvccs = func_names(&text);
+        assert!(
+            nvccs.is_subset(&names),
+            "nvcc's {nvccs:?}, kernelc's {names:?}"
+        );
+    }
+}

@@ -900,7 +900,7 @@ impl Mangler {
             let elem_quals = element_quals(q, elem);
             let out = format!(
                 "A{}_{}",
-                len.unwrap_or(0),
+                array_bound(*len),
                 self.ty(elem, elem_quals, spelling)
             );
             self.candidates.push(key);
@@ -1026,12 +1026,24 @@ fn split_source_names(mut s: &str) -> Vec<&str> {
     parts
 }
 
+/// 5.1.5.4 `<array-type>`'s dimension: the length, or in a template's
+/// pattern the value parameter that is its bound (`T0_` of `RAT0__KS0_`,
+/// `const T (&)[N]`), a `<template-param>` as an expression is written.
+fn array_bound(len: Option<u64>) -> String {
+    match len.map(|l| (l, crate::types::dependent_len_index(l))) {
+        Some((_, Some(0))) => "T_".to_string(),
+        Some((_, Some(i))) => format!("T{}_", i - 1),
+        Some((l, None)) => l.to_string(),
+        None => "0".to_string(),
+    }
+}
+
 /// The mangling of a type without substitutions.
 fn key(ty: &CType, q: Quals, spelling: &Spelling) -> String {
     match ty {
         CType::Array { elem, len } => {
             let elem_quals = element_quals(q, elem);
-            format!("A{}_{}", len.unwrap_or(0), key(elem, elem_quals, spelling))
+            format!("A{}_{}", array_bound(*len), key(elem, elem_quals, spelling))
         }
         _ if !q.is_empty() => format!("{}{}", q.code(), key(ty, Quals::NONE, spelling)),
         CType::Pointer { pointee, .. } => format!("P{}", key(pointee, pointee_quals(ty), spelling)),
