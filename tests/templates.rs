@@ -1261,3 +1261,51 @@ fn references_to_arrays_deduce_the_element_type_and_length() {
         );
     }
 }
+
+/// Function templates returning references (`T &at(T *, int)`, `const T
+/// &pick::larger(const T &, const T &)`), kept out of line: their names
+/// spell the return type as a reference, as nvcc's (`_Z2atIiERT_PS0_i`;
+/// they were `PT_`), and a call is the object, assigned through and read:
+/// the values against nvcc's PTX on the emulator, the interpreter and the
+/// expected ones.
+#[test]
+fn templates_returning_references_are_named_as_nvcc() {
+    let dir = scratch("templates-reference-returns");
+    let src = fixture("reference_returns.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let expected: BTreeSet<String> = [
+        "_Z2atIiERT_PS0_i",
+        "_Z2atIfERT_PS0_i",
+        "_ZN4pick6largerIiEERKT_S3_S3_",
+        "_ZN4pick6largerIfEERKT_S3_S3_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(func_names(&ours), expected);
+    let kernel = (
+        "_Z10refReturnsPKiPiPf",
+        &["i32[]:rand:64:3", "i32[]:zeros:64", "f32[]:rand:64:4"][..],
+    );
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |file: &Path, engine: &str, out: &str| {
+        common::launch_buffers(file, engine, kernel, &dir.join(out), &shape)
+    };
+    let before = run(&src, "interp", "inputs");
+    let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+    let ins = common::i32s(buffers[0].as_ref().unwrap());
+    let outs = common::i32s(buffers[1].as_ref().unwrap());
+    for (i, &x) in ins.iter().enumerate() {
+        let n = x & 0xff;
+        assert_eq!(outs[i], n.max(105) * 1000 + n, "out[{i}]");
+    }
+    // `at(f, i) = larger(f[i], 0.5f)`: none is left below one half.
+    let floats = common::f32s(buffers[2].as_ref().unwrap());
+    assert!(floats.iter().all(|&v| v >= 0.5), "{floats:?}");
+    assert_eq!(buffers, before, "the interpreter");
+    if let Some(theirs) = theirs {
+        assert_eq!(buffers, run(&theirs, "emu", "theirs"), "nvcc's PTX");
+        let text = std::fs::read_to_string(&theirs).unwrap();
+        assert_eq!(func_names(&text), expected, "nvcc's names");
+    }
+}

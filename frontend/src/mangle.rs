@@ -633,8 +633,9 @@ fn dependent_return(
 }
 
 /// A template's return type as its declaration writes it (5.1.5): the
-/// type, or the placeholder `auto` (`Da`) or `decltype(auto)` (`Dc`), or
-/// `DT <expression> E` for a trailing `decltype(expr)` over `params`.
+/// type (a reference as one), or the placeholder `auto` (`Da`) or
+/// `decltype(auto)` (`Dc`), or `DT <expression> E` for a trailing
+/// `decltype(expr)` over `params`.
 fn declared_return(
     m: &mut Mangler,
     shape: &crate::ast::FunctionDecl,
@@ -645,6 +646,14 @@ fn declared_return(
         Some(DeducedRet::Auto) => "Da".to_string(),
         Some(DeducedRet::DecltypeAuto) => "Dc".to_string(),
         Some(DeducedRet::Decltype(e)) => format!("DT{}E", expression(e, params)),
+        // A reference is `R` and the referenced type (`RT_`), though the
+        // declaration's type is the pointer it is lowered as.
+        None if shape.returns_ref => match &shape.ret {
+            CType::Pointer { pointee, .. } => {
+                m.reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
+            }
+            other => m.ty(other, Quals::NONE, &Spelling::Plain),
+        },
         None => m.ty(&shape.ret, Quals::NONE, &Spelling::Plain),
     }
 }
