@@ -1101,6 +1101,215 @@ fn a_comparison_after_a_host_variable_is_no_template_argument_list() {
     assert_eq!(entries(&theirs), expected, "nvcc's instances");
 }
 
+/// `__host__ __device__` function templates that host code calls with
+/// only their first template argument written (`fetch<Border>(v, i)`,
+/// the element type deduced from a `View<T>` in host code, through a
+/// reference parameter, a local, and a host template called with deduced
+/// arguments; one argument an `std::vector`'s element kernelc cannot
+/// type): the program compiles, nvcc's kernels and no more, and each
+/// computes the blur it should on kernelc's PTX, the IR interpreter and
+/// nvcc's PTX.
+#[test]
+fn host_calls_of_host_device_templates_deduce_from_class_instances() {
+    let dir = scratch("templates-host-device-calls");
+    let src = fixture("host_device_calls.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let kernels = ["_Z5blur3I5ClampEvPKiPii", "_Z5blur3I4WrapEvPKiPii"];
+    let expected: BTreeSet<String> = kernels.iter().map(|k| k.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let shape = ["--grid", "2", "--block", "32"];
+    for (kernel, border) in kernels.iter().zip([clamp as fn(i64) -> usize, wrap]) {
+        let args: &[&str] = &["i32[]:rand:64:5", "i32[]:zeros:64", "i32:64"];
+        let run = |file: &Path, engine: &str, out: &str| {
+            common::launch_buffers(file, engine, (kernel, args), &dir.join(out), &shape)
+        };
+        let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+        let (input, output) = (
+            common::i32s(buffers[0].as_ref().unwrap()),
+            common::i32s(buffers[1].as_ref().unwrap()),
+        );
+        for (i, &got) in output.iter().enumerate() {
+            let at = |d: i64| input[border(i as i64 + d)];
+            let want = at(-1)
+                .wrapping_add(at(0).wrapping_mul(2))
+                .wrapping_add(at(1));
+            assert_eq!(got, want, "{kernel}: element {i}");
+        }
+        assert_eq!(
+            buffers,
+            run(&src, "interp", "interp"),
+            "{kernel}: the interpreter"
+        );
+        if let Some(theirs) = &theirs {
+            assert_eq!(
+                buffers,
+                run(theirs, "emu", "theirs"),
+                "{kernel}: nvcc's PTX"
+            );
+        }
+    }
+    if let Some(theirs) = &theirs {
+        let text = std::fs::read_to_string(theirs).unwrap();
+        assert_eq!(entries(&text), expected, "nvcc's instances");
+    }
+}
+
+/// `Clamp::index` and `Wrap::index` of host_device_calls.cu over 64.
+fn clamp(i: i64) -> usize {
+    i.clamp(0, 63) as usize
+}
+
+fn wrap(i: i64) -> usize {
+    i.rem_euclid(64) as usize
+}
+
+/// The `.func` names of `ptx` (mangled), as a set.
+fn func_names(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|l| l.split(".func").nth(1))
+        .filter_map(|rest| {
+            let at = rest.find("_Z")?;
+            let name = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            Some(name)
+        })
+        .collect()
+}
+
+/// `const T (&v)[N]` and `T (&v)[N]` (`N` an `int` or a `size_t`) deduce
+/// the element type and the length from the array an argument names: a
+/// local, a `const` local, a member, a row of a 2-D array; the same
+/// array passed to `const T *` is its first element's address. The
+/// instances are nvcc's (`_Z3sumIfLi8EET_RAT0__KS0_`), and the kernel
+/// computes the expected values on kernelc's PTX, the interpreter and
+/// nvcc's PTX.
+#[test]
+fn references_to_arrays_deduce_the_element_type_and_length() {
+    let dir = scratch("templates-array-deduction");
+    let src = fixture("array_deduction.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let names = func_names(&ours);
+    for name in [
+        "_Z3sumIfLi8EET_RAT0__KS0_",
+        "_Z3sumIdLi2EET_RAT0__KS0_",
+        "_Z3sumIiLi3EET_RAT0__KS0_",
+        "_Z6rotateIiLm3EEmRAT0__T_",
+        "_Z4headIfET_PKS0_",
+        "_Z4headIdET_PKS0_",
+        "_Z4headIiET_PKS0_",
+    ] {
+        assert!(names.contains(name), "{name} in {names:?}");
+    }
+    let kernel = (
+        "_Z6arraysPKfPKiPfPi",
+        &[
+            "f32[]:rand:64:7",
+            "i32[]:rand:64:8",
+            "f32[]:zeros:64",
+            "i32[]:zeros:64",
+        ][..],
+    );
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |file: &Path, engine: &str, out: &str| {
+        common::launch_buffers(file, engine, kernel, &dir.join(out), &shape)
+    };
+    let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+    let [ins, seeds, outs, ints] = &buffers[..] else {
+        panic!("four buffers: {buffers:?}");
+    };
+    let (ins, seeds) = (
+        common::f32s(ins.as_ref().unwrap()),
+        common::i32s(seeds.as_ref().unwrap()),
+    );
+    let (outs, ints) = (
+        common::f32s(outs.as_ref().unwrap()),
+        common::i32s(ints.as_ref().unwrap()),
+    );
+    for (i, &a) in ins.iter().enumerate() {
+        let sum_v = (0..8).fold(0.0f32, |s, k| s + (a + k as f32));
+        let want = sum_v + (f64::from(a) + 0.5) as f32 + 8.0 + a;
+        assert_eq!(outs[i].to_bits(), want.to_bits(), "out[{i}]");
+        let n = seeds[i] & 0xff;
+        let want = (3 * n + 3) * 1000 + (n + 17) * 10 + (n + 9) + 900_000 + 2 * n * 1_000_000;
+        assert_eq!(ints[i], want, "ints[{i}]");
+    }
+    assert_eq!(buffers, run(&src, "interp", "interp"), "the interpreter");
+    // Two lengths for one `N`, and a pointer where an array is wanted
+    // (nvcc: "no instance of function template matches").
+    let err = rejects(
+        "template <class T, int N> __device__ T dot(const T (&a)[N], const T (&b)[N]) { return a[0] * b[N - 1]; }\n\
+         __global__ void k(float *o) { float a[4] = {}; float b[8] = {};\n  o[0] = dot(a, b); }\n",
+        "E0019",
+        "template parameter `N` of `dot` is deduced as both `4` and `8`",
+    );
+    assert!(err.contains(":3:10"), "{err}");
+    rejects(
+        "template <class T, int N> __device__ T first(const T (&a)[N]) { return a[0]; }\n\
+         __global__ void k(float *o) { o[0] = first(o); }\n",
+        "E0019",
+        "cannot deduce template parameter `T` of `first`",
+    );
+    if let Some(theirs) = theirs {
+        assert_eq!(buffers, run(&theirs, "emu", "theirs"), "nvcc's PTX");
+        let text = std::fs::read_to_string(&theirs).unwrap();
+        let nvccs = func_names(&text);
+        assert!(
+            nvccs.is_subset(&names),
+            "nvcc's {nvccs:?}, kernelc's {names:?}"
+        );
+    }
+}
+
+/// Function templates returning references (`T &at(T *, int)`, `const T
+/// &pick::larger(const T &, const T &)`), kept out of line: their names
+/// spell the return type as a reference, as nvcc's (`_Z2atIiERT_PS0_i`;
+/// they were `PT_`), and a call is the object, assigned through and read:
+/// the values against nvcc's PTX on the emulator, the interpreter and the
+/// expected ones.
+#[test]
+fn templates_returning_references_are_named_as_nvcc() {
+    let dir = scratch("templates-reference-returns");
+    let src = fixture("reference_returns.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let expected: BTreeSet<String> = [
+        "_Z2atIiERT_PS0_i",
+        "_Z2atIfERT_PS0_i",
+        "_ZN4pick6largerIiEERKT_S3_S3_",
+        "_ZN4pick6largerIfEERKT_S3_S3_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(func_names(&ours), expected);
+    let kernel = (
+        "_Z10refReturnsPKiPiPf",
+        &["i32[]:rand:64:3", "i32[]:zeros:64", "f32[]:rand:64:4"][..],
+    );
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |file: &Path, engine: &str, out: &str| {
+        common::launch_buffers(file, engine, kernel, &dir.join(out), &shape)
+    };
+    let before = run(&src, "interp", "inputs");
+    let buffers = run(&dir.join("kernelc.ptx"), "emu", "ours");
+    let ins = common::i32s(buffers[0].as_ref().unwrap());
+    let outs = common::i32s(buffers[1].as_ref().unwrap());
+    for (i, &x) in ins.iter().enumerate() {
+        let n = x & 0xff;
+        assert_eq!(outs[i], n.max(105) * 1000 + n, "out[{i}]");
+    }
+    // `at(f, i) = larger(f[i], 0.5f)`: none is left below one half.
+    let floats = common::f32s(buffers[2].as_ref().unwrap());
+    assert!(floats.iter().all(|&v| v >= 0.5), "{floats:?}");
+    assert_eq!(buffers, before, "the interpreter");
+    if let Some(theirs) = theirs {
+        assert_eq!(buffers, run(&theirs, "emu", "theirs"), "nvcc's PTX");
+        let text = std::fs::read_to_string(&theirs).unwrap();
+        assert_eq!(func_names(&text), expected, "nvcc's names");
+    }
+}
+
 /// Explicit specializations whose arguments name enumerators (scoped and
 /// plain, in a namespace) and a `constexpr` constant declared above them
 /// (`apply<Kind::Relu>`, `scaled<Twice>`, `shifted<kShift>`): each is the

@@ -116,9 +116,10 @@ struct RawUse {
     /// (`call_open` is its `(`).
     host_call: bool,
     /// The `(` right after the argument list of a use that is not a
-    /// launch (`launch<4>(p)`), for the arguments a host template call
-    /// that writes only some of its template arguments deduces the rest
-    /// from.
+    /// launch (`launch<4>(p)`, `img::fetch<Border>(src, x, y)`), for the
+    /// arguments a call that writes only some of its template arguments
+    /// deduces the rest from: of a host template, or of a `__host__
+    /// __device__` one.
     paren: Option<usize>,
 }
 
@@ -291,7 +292,13 @@ impl<'t> Search<'_, 't> {
         for u in &host.uses {
             let name = self.tokens[u.name_at].text.as_str();
             let span = origin.unwrap_or(self.tokens[u.name_at].span);
-            let call = u.call_open.map(|open| scope.launch_args(open));
+            // A launch's call, or the call of a `__host__ __device__`
+            // template that may write only some of its arguments
+            // (`img::fetch<Border>(src, x, y)` deduces `Pixel` from `src`).
+            let call = u
+                .call_open
+                .or(u.paren.filter(|_| self.device_templates.contains(name)))
+                .map(|open| scope.launch_args(open));
             let call_key = call.as_ref().map_or(String::new(), |c| {
                 format!("({}){context}", key_text(c.iter().map(|a| &a.tokens[..])))
             });
@@ -713,11 +720,10 @@ fn raw_uses(
                     split_close: tokens[close].kind == TokenKind::Punct(Punct::Shr),
                     call_open: launch_call(tokens, close + 1, end),
                     host_call: false,
-                    paren: (members(&t.text)
-                        && tokens
-                            .get(close + 1)
-                            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen)))
-                    .then_some(close + 1),
+                    paren: tokens
+                        .get(close + 1)
+                        .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen))
+                        .then_some(close + 1),
                 });
             }
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::LParen) && members(&t.text) {

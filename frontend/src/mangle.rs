@@ -633,8 +633,9 @@ fn dependent_return(
 }
 
 /// A template's return type as its declaration writes it (5.1.5): the
-/// type, or the placeholder `auto` (`Da`) or `decltype(auto)` (`Dc`), or
-/// `DT <expression> E` for a trailing `decltype(expr)` over `params`.
+/// type (a reference as one), or the placeholder `auto` (`Da`) or
+/// `decltype(auto)` (`Dc`), or `DT <expression> E` for a trailing
+/// `decltype(expr)` over `params`.
 fn declared_return(
     m: &mut Mangler,
     shape: &crate::ast::FunctionDecl,
@@ -645,6 +646,14 @@ fn declared_return(
         Some(DeducedRet::Auto) => "Da".to_string(),
         Some(DeducedRet::DecltypeAuto) => "Dc".to_string(),
         Some(DeducedRet::Decltype(e)) => format!("DT{}E", expression(e, params)),
+        // A reference is `R` and the referenced type (`RT_`), though the
+        // declaration's type is the pointer it is lowered as.
+        None if shape.returns_ref => match &shape.ret {
+            CType::Pointer { pointee, .. } => {
+                m.reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
+            }
+            other => m.ty(other, Quals::NONE, &Spelling::Plain),
+        },
         None => m.ty(&shape.ret, Quals::NONE, &Spelling::Plain),
     }
 }
@@ -900,7 +909,7 @@ impl Mangler {
             let elem_quals = element_quals(q, elem);
             let out = format!(
                 "A{}_{}",
-                len.unwrap_or(0),
+                array_bound(*len),
                 self.ty(elem, elem_quals, spelling)
             );
             self.candidates.push(key);
@@ -1026,12 +1035,24 @@ fn split_source_names(mut s: &str) -> Vec<&str> {
     parts
 }
 
+/// 5.1.5.4 `<array-type>`'s dimension: the length, or in a template's
+/// pattern the value parameter that is its bound (`T0_` of `RAT0__KS0_`,
+/// `const T (&)[N]`), a `<template-param>` as an expression is written.
+fn array_bound(len: Option<u64>) -> String {
+    match len.map(|l| (l, crate::types::dependent_len_index(l))) {
+        Some((_, Some(0))) => "T_".to_string(),
+        Some((_, Some(i))) => format!("T{}_", i - 1),
+        Some((l, None)) => l.to_string(),
+        None => "0".to_string(),
+    }
+}
+
 /// The mangling of a type without substitutions.
 fn key(ty: &CType, q: Quals, spelling: &Spelling) -> String {
     match ty {
         CType::Array { elem, len } => {
             let elem_quals = element_quals(q, elem);
-            format!("A{}_{}", len.unwrap_or(0), key(elem, elem_quals, spelling))
+            format!("A{}_{}", array_bound(*len), key(elem, elem_quals, spelling))
         }
         _ if !q.is_empty() => format!("{}{}", q.code(), key(ty, Quals::NONE, spelling)),
         CType::Pointer { pointee, .. } => format!("P{}", key(pointee, pointee_quals(ty), spelling)),

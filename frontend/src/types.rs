@@ -510,6 +510,27 @@ pub fn template_param_index(ty: &CType) -> Option<usize> {
         .then(|| (id - TEMPLATE_PARAM_ID) as usize)
 }
 
+/// The lengths that stand, in a function template's pattern, for an
+/// array bound that is its value parameter (`const T (&v)[N]`):
+/// `DEPENDENT_LEN + i` for parameter `i`, far past any array's length
+/// (an object's size is at most 2^32 bytes), so no real array has one
+/// and a size computed from one overflows to `None`.
+const DEPENDENT_LEN: u64 = 1 << 62;
+
+/// The length of an array whose bound is the template's value parameter
+/// `index`, in its pattern ([`dependent_len_index`] reads it back).
+pub fn dependent_len(index: usize) -> u64 {
+    DEPENDENT_LEN + index.min(MAX_TEMPLATE_PARAMS) as u64
+}
+
+/// The value parameter an array length of a pattern stands for, if it is
+/// one ([`dependent_len`]).
+pub fn dependent_len_index(len: u64) -> Option<usize> {
+    (DEPENDENT_LEN..DEPENDENT_LEN + MAX_TEMPLATE_PARAMS as u64)
+        .contains(&len)
+        .then(|| (len - DEPENDENT_LEN) as usize)
+}
+
 /// Whether `a` and `b` are `dim3` and `uint3` (either way round), whose
 /// values are the same twelve bytes.
 pub fn is_dim3_uint3_pair(a: &CType, b: &CType) -> bool {

@@ -464,6 +464,13 @@ impl Parser<'_> {
             let Some(e) = d else {
                 return self.error(at, Code::E0002, of.unknown_size());
             };
+            if let Some(len) = self.pattern_bound(&of, e) {
+                ty = CType::Array {
+                    elem: Box::new(ty),
+                    len: Some(len),
+                };
+                continue;
+            }
             let size = const_dim(e, &|n| {
                 let own = match of {
                     FixedArray::Member(constants) => constants.get(n).copied(),
@@ -517,6 +524,19 @@ impl Parser<'_> {
             ),
             _ => Ok(()),
         }
+    }
+
+    /// The bound of a referenced array in a function template's pattern
+    /// that is one of its value parameters (`const T (&v)[N]`), which
+    /// deduction reads from the argument: its stand-in length
+    /// ([`crate::types::dependent_len`]).
+    fn pattern_bound(&self, of: &FixedArray<'_>, e: &Expr) -> Option<u64> {
+        let (FixedArray::Referenced, true, ExprKind::Ident(name)) = (of, self.in_pattern, &e.kind)
+        else {
+            return None;
+        };
+        let i = self.pattern_values.iter().position(|p| p == name)?;
+        Some(crate::types::dependent_len(i))
     }
 
     /// A default member initializer, at its `=` or `{`: `= value`,

@@ -85,7 +85,7 @@ impl Checker {
     ) -> Option<Expr> {
         let (field, field_span, arrow) = (member.field, member.field_span, member.arrow);
         let b = self.expr_nodecay(base);
-        let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let typed = self.call_args(args);
         let b = b?;
         let obj = if arrow {
             match b.ty.pointee().filter(|t| t.is_struct()).cloned() {
@@ -363,7 +363,7 @@ impl Checker {
             return self.members_in_order_over(ty, &def, args, span, Some(defaults));
         }
         if !ctors.is_empty() {
-            let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+            let typed = self.call_args(args);
             return self.construct_with(ty, &def, &ctors, typed, span);
         }
         match args {
@@ -594,7 +594,7 @@ impl Checker {
             kind: ast::ExprKind::Ident(name.to_string()),
             span: at,
         })?;
-        let typed: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let typed = self.call_args(args);
         self.call_operator(obj, at, typed, span)
     }
 

@@ -230,43 +230,6 @@ impl Checker {
         }
     }
 
-    /// Whether `e` is an array of type `want` that decayed (`v` in
-    /// `sum(v)` for `float v[4]`): the address of a place whose type is
-    /// `want`; then whether that array is `const`. `None` for anything
-    /// else, such as `&v[0]` or a pointer.
-    fn undecayed_array(&self, e: &Expr, want: &CType) -> Option<bool> {
-        let CType::Array { elem, .. } = want else {
-            return None;
-        };
-        let (ExprKind::AddrOf(place), Some(pointee)) = (&e.kind, e.ty.pointee()) else {
-            return None;
-        };
-        if pointee.unqualified() != elem.unqualified() {
-            return None;
-        }
-        let ty = match &**place {
-            Place::Local(id) => self.func.locals[id.0 as usize].ty.clone(),
-            Place::Global(id) => self.globals[id.0 as usize].ty.clone(),
-            Place::Deref(p) | Place::Index { base: p, .. } => p.ty.pointee()?.clone(),
-            Place::Field { base, offset } => {
-                let def = base.ty.struct_def()?;
-                def.fields
-                    .iter()
-                    .find(|f| f.offset == *offset && f.ty.unqualified() == want.unqualified())?
-                    .ty
-                    .clone()
-            }
-        };
-        let is_const = matches!(
-            e.ty,
-            CType::Pointer {
-                pointee_const: true,
-                ..
-            }
-        );
-        (ty.unqualified() == want.unqualified()).then_some(is_const)
-    }
-
     /// The address a reference of pointer type `ptr_ty` (to `T`) binds to
     /// for the value `e`: an lvalue of type `T` itself, or, for a `const`
     /// reference, a temporary holding `e` converted to `T` (C++'s
@@ -288,20 +251,6 @@ impl Checker {
         let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
         let (const_ref, _) = pointee_quals(ptr_ty);
         let const_ref = const_ref || rvalue;
-        if let Some(is_const) = self.undecayed_array(&e, &want) {
-            // `float (&v)[4]` binds the array the argument named, which
-            // the argument's typing decayed to its first element's address.
-            if !const_ref && is_const {
-                let msg = format!(
-                    "{what}: a non-const reference `{want} &` cannot bind to a `const` object"
-                );
-                self.error(span, Code::E0005, msg);
-                return None;
-            }
-            let mut e = e;
-            e.ty = ptr_ty.clone();
-            return Some(e);
-        }
         // A derived object binds a reference to its base by its base
         // subobject, never a copy (CRTP's `static_cast<const D *>(this)`
         // must see the whole object).

@@ -1524,7 +1524,7 @@ impl Checker {
         }
         // Every argument is typed (errors and all) before the callee is
         // chosen: overloads and template deduction need their types.
-        let typed_args: Vec<Option<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let typed_args = self.call_args(args);
         if let Some(made) = self.builtin_beside_overloads(name, &typed_args, span) {
             return made;
         }
@@ -1535,6 +1535,21 @@ impl Checker {
         }
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args, args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
+    }
+
+    /// A call's arguments, typed without array decay: an array stays one
+    /// until the parameter it is passed to is known, where a reference
+    /// binds the array itself (`const T (&v)[N]` deduces `N` from it) and
+    /// any other parameter takes the pointer it decays to
+    /// ([`Checker::decay_all`], `convert_arguments`).
+    pub(super) fn call_args(&mut self, args: &[ast::Expr]) -> Vec<Option<Expr>> {
+        args.iter().map(|a| self.expr_nodecay(a)).collect()
+    }
+
+    /// Call arguments `args` with every array decayed, for what takes
+    /// values only (CUDA's built-in functions).
+    pub(super) fn decay_all(&mut self, args: Vec<Option<Expr>>) -> Vec<Option<Expr>> {
+        args.into_iter().map(|a| a.map(|a| self.decay(a))).collect()
     }
 
     /// A call of the function `name` (resolved: an overload's key, a
@@ -1569,6 +1584,7 @@ impl Checker {
         // No declaration in the program: CUDA's own functions (vector
         // makers, `__half`, builtins), tried before E0001/E0002.
         if !self.by_name.contains_key(name.as_str()) {
+            let typed_args = self.decay_all(typed_args);
             if let Some(result) = self.vector_make(name, &typed_args, span) {
                 return result;
             }
@@ -1702,6 +1718,7 @@ impl Checker {
                     let addr = self.bind_reference_as(a, p, rvalue, &what)?;
                     return self.assign_convert(addr, p, &what, at);
                 }
+                let a = self.decay(a);
                 self.assign_convert(a, p, &what, at)
             }) {
                 Some(a) => out.push(a),
@@ -1851,7 +1868,13 @@ impl Checker {
             );
             return None;
         }
-        Some(missing.iter().flatten().map(|d| self.expr(d)).collect())
+        Some(
+            missing
+                .iter()
+                .flatten()
+                .map(|d| self.expr_nodecay(d))
+                .collect(),
+        )
     }
 
     /// `std::f(args)`: `<cmath>`'s functions (CUDA's device overloads of

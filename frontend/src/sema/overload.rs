@@ -265,13 +265,21 @@ impl Checker {
                 p.clone()
             };
             let null = super::convert::is_null_const(a);
-            match rank(&a.ty, &to, null) {
+            let from = match (&a.ty, sig.refs[i]) {
+                (CType::Array { elem, .. }, false) => CType::Pointer {
+                    pointee: elem.clone(),
+                    pointee_const: self.lvalue_is_const(a),
+                    pointee_volatile: false,
+                    restrict: false,
+                },
+                (ty, _) => ty.clone(),
+            };
+            match rank(&from, &to, null) {
                 Some(r) => ranks.push(r),
                 None => {
                     return Err(format!(
-                        "argument {} is `{}`, which does not convert to `{to}`",
-                        i + 1,
-                        a.ty
+                        "argument {} is `{from}`, which does not convert to `{to}`",
+                        i + 1
                     ))
                 }
             }

@@ -408,8 +408,15 @@ impl Checker {
         }
         // A use found through host templates called with deduced
         // arguments is followed as far as kernelc can type host code,
-        // and no further.
-        if let (Some((index, arg_types, why)), true) = (first_failure, r.frames.is_empty()) {
+        // and no further. So is host code's call of a `__host__
+        // __device__` template: nvcc compiles its device side but emits
+        // nothing for it unless device code calls it, so the program
+        // lacks nothing when kernelc cannot deduce its arguments; a
+        // kernel it cannot deduce is one missing from the PTX.
+        let Some((index, arg_types, why)) = first_failure else {
+            return;
+        };
+        if r.frames.is_empty() && templates.functions[index].is_kernel {
             self.request_failed(r, index, &arg_types, why);
         }
     }
@@ -1230,8 +1237,9 @@ struct Deduction<'a> {
 impl Deduction<'_> {
     /// Deduces from call argument type `arg` against parameter `param`;
     /// `pack` is the packs and the element index when the parameter is the
-    /// function parameter pack. A by-value parameter sees arrays as
-    /// pointers.
+    /// function parameter pack. A by-value parameter sees arrays as the
+    /// pointers they decay to (to `const` elements for a `const` array); a
+    /// reference sees the array (`const T (&v)[N]` deduces `N`).
     fn call_argument(
         &mut self,
         param: &ast::ParamDecl,
@@ -1239,7 +1247,12 @@ impl Deduction<'_> {
         pack: Option<(&mut [Vec<ArgValue>], usize)>,
     ) -> Result<(), String> {
         let arg = match (&param.by_ref, arg) {
-            (None, CType::Array { elem, .. }) => CType::ptr_to((**elem).clone()),
+            (None, CType::Array { elem, .. }) => CType::Pointer {
+                pointee: elem.clone(),
+                pointee_const: self.lvalue == Some(true),
+                pointee_volatile: false,
+                restrict: false,
+            },
             (_, t) => t.clone(),
         };
         match pack {
@@ -1309,7 +1322,10 @@ impl Deduction<'_> {
                 }
                 self.match_type(p, a)
             }
-            (CType::Array { elem: p, .. }, CType::Array { elem: a, .. }) => self.match_type(p, a),
+            (CType::Array { elem: p, len: pl }, CType::Array { elem: a, len: al }) => {
+                self.match_bound(*pl, *al)?;
+                self.match_type(p, a)
+            }
             // `Pack<T>` against `Pack<float>`: argument by argument; against
             // a class derived from an instance of `Pack`, that base's
             // arguments (C++ [temp.deduct.call]p4.3: CRTP's `Base<D> &`).
@@ -1327,6 +1343,19 @@ impl Deduction<'_> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Deduces an array bound that is a value parameter (`N` of `const T
+    /// (&v)[N]`, [`crate::types::dependent_len`]) from the argument
+    /// array's length, as a value of the parameter's type.
+    fn match_bound(&mut self, param: Option<u64>, arg: Option<u64>) -> Result<(), String> {
+        let (Some(i), Some(len)) = (param.and_then(crate::types::dependent_len_index), arg) else {
+            return Ok(());
+        };
+        let Some(templates::ParamKind::Value(ty, _)) = self.t.params.get(i).map(|p| &p.kind) else {
+            return Ok(());
+        };
+        self.bind(i, ArgValue::Int(i128::from(len), ty.clone()))
     }
 
     /// Deduces from one argument of a class template-id of the pattern
