@@ -106,3 +106,69 @@ fn a_string_too_long_for_its_array_is_a_located_error() {
     );
     assert!(!dir.join("long.ptx").exists());
 }
+
+/// File-scope `const`/`constexpr` integer tables read where C++ needs
+/// only their values (`tests/fixtures/c_idioms/const_tables.cu`): the
+/// initializers of `__constant__` and `__device__` variables and a
+/// template argument. kernelc's PTX computes what nvcc's does on the
+/// emulator, and its constant data holds the tables' values.
+#[test]
+fn const_tables_initialize_module_variables_as_nvccs() {
+    let dir = scratch("c-idioms-const-tables");
+    let fixture = common::root().join("tests/fixtures/c_idioms/const_tables.cu");
+    let (ours_ptx, theirs_ptx) = fixture_ptx_and_nvcc(&fixture, &dir);
+    assert!(
+        ours_ptx.contains("c_widths[16] = {4, 0, 0, 0, 6, 0, 0, 0, 8, 0, 0, 0, 10, 0, 0, 0}"),
+        "{ours_ptx}"
+    );
+    let kernel: (&str, &[&str]) = (
+        "_Z10readTablesPiPxi",
+        &["i32[]:zeros:64", "i64[]:zeros:64", "i32:60"],
+    );
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |ptx: &std::path::Path, out: &str| {
+        common::launch_buffers(ptx, "emu", kernel, &dir.join(out), &shape)
+    };
+    let ours = run(&dir.join("kernelc.ptx"), "ours");
+    // Element i: widths[i % 4] + 10 * i + (7 * 2 + 0), then 2^40 - 5 + i.
+    let ints: Vec<u8> = (0..64)
+        .map(|i: i32| {
+            if i < 60 {
+                [4, 6, 8, 10][i as usize % 4] + 10 * i + 14
+            } else {
+                0
+            }
+        })
+        .flat_map(i32::to_le_bytes)
+        .collect();
+    let wide: Vec<u8> = (0..64)
+        .map(|i: i64| if i < 60 { (1 << 40) - 5 + i } else { 0 })
+        .flat_map(i64::to_le_bytes)
+        .collect();
+    assert_eq!(ours, [Some(ints), Some(wide), None]);
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, run(&theirs_ptx, "theirs"));
+}
+
+/// A kernel body that reads a host `const` table is E0017, as nvcc's
+/// "identifier is undefined in device code", at a constant index too.
+#[test]
+fn const_tables_read_in_kernel_bodies_are_located_errors() {
+    for body in [
+        "o[0] = kBits[i];",
+        "o[0] = kBits[1];",
+        "const int *p = kBits; o[0] = *p;",
+    ] {
+        let source = format!(
+            "constexpr int kBits[4] = {{4, 6, 8, 10}};\n__global__ void k(int *o, int i) {{ {body} }}\n"
+        );
+        let err = common::rejected_with("c-idioms-const-table-body", &source, "E0017");
+        assert!(
+            err.contains("host variable `kBits` cannot be used in device code")
+                && err.contains(":2:"),
+            "{body}: {err}"
+        );
+    }
+}

@@ -1419,3 +1419,77 @@ fn explicitly_instantiated_host_templates_launch_nvccs_instances() {
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (kernel, args), &shape);
     }
 }
+
+/// Functional casts and constructions through dependent member types
+/// (`~typename Tr::Bits(0)`, `typename Traits<T>::Bits(i)`,
+/// `Traits<T>::Bits()`, `typename Traits<T>::Pair{v, w}`): nvcc's
+/// instances, computing nvcc's values on the emulator.
+#[test]
+fn casts_to_dependent_member_types_are_nvccs() {
+    let dir = scratch("templates-dependent-casts");
+    let src = fixture("dependent_type_casts.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let launches: [(&str, &[&str]); 2] = [
+        (
+            "_Z6mixAllIfEvPN6TraitsIT_E4BitsEPKS1_i",
+            &["u32[]:zeros:64", "f32[]:rand:64:1", "i32:60"],
+        ),
+        (
+            "_Z6mixAllIdEvPN6TraitsIT_E4BitsEPKS1_i",
+            &["u64[]:zeros:64", "f64[]:rand:64:2", "i32:60"],
+        ),
+    ];
+    let expected: BTreeSet<String> = launches.iter().map(|l| l.0.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "dependent_type_casts.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    for kernel in launches {
+        let shape = ["--grid", "2", "--block", "32"];
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
+    }
+}
+
+/// Kernel templates launched from member functions of host class
+/// templates (`ns::Launcher<T>::fill`, through `using L =
+/// ns::Launcher<T>;` in a host template called with deduced arguments,
+/// and `ns::Scaler<T, 3>`'s `operator()`), the kernels named relative to
+/// the class's namespace (`detail::scale<T, K>` inside `ns`): nvcc's
+/// instances, computing nvcc's values on the emulator.
+#[test]
+fn launches_in_host_class_templates_are_nvccs() {
+    let dir = scratch("templates-host-classes");
+    let src = fixture("host_class_launchers.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let fill: &[&str] = &["f32[]:zeros:64", "i32:60", "f32:1.5"];
+    let fill_wide: &[&str] = &["i64[]:zeros:64", "i32:60", "i64:7"];
+    let scale: &[&str] = &["f32[]:rand:64:1", "i32:60"];
+    let scale_wide: &[&str] = &["i64[]:rand:64:2", "i32:60"];
+    let launches: [(&str, &[&str]); 5] = [
+        ("_ZN2ns6detail4fillIfEEvPT_iS2_", fill),
+        (
+            "_ZN2ns6detail4fillIiEEvPT_iS2_",
+            &["i32[]:zeros:64", "i32:60", "i32:3"],
+        ),
+        ("_ZN2ns6detail4fillIxEEvPT_iS2_", fill_wide),
+        ("_ZN2ns6detail5scaleIfLi3EEEvPT_i", scale),
+        ("_ZN2ns6detail5scaleIxLi3EEEvPT_i", scale_wide),
+    ];
+    let expected: BTreeSet<String> = launches.iter().map(|l| l.0.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "host_class_launchers.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    for kernel in launches {
+        let shape = ["--grid", "2", "--block", "32"];
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
+    }
+}

@@ -213,7 +213,9 @@ pub(crate) fn find(
     }
     let mut headers: FxHashMap<String, Vec<Arc<[Token]>>> = FxHashMap::default();
     for (name, f) in fns.iter().take(free_fns) {
-        if let Some(name) = name {
+        // A class template's uses are followed, but it is no function
+        // template that a host call deduces.
+        if let Some(name) = name.filter(|_| !is_class_header(&f.header)) {
             headers
                 .entry(name.to_string())
                 .or_default()
@@ -576,8 +578,18 @@ fn key_text<'a>(args: impl Iterator<Item = &'a [Token]>) -> String {
     .join(", ")
 }
 
+/// Whether a host template's declaration up to its body (`template
+/// <typename T> struct Blas`) declares a class, not a function.
+fn is_class_header(header: &[Token]) -> bool {
+    let close = crate::token::template_args(header, 1, header.len(), NameBefore::Template)
+        .map_or(0, |list| list.close);
+    header
+        .get(close + 1)
+        .is_some_and(|t| matches!(t.kind, TokenKind::Keyword(Keyword::Class | Keyword::Struct)))
+}
+
 /// For a declaration starting with `template <...>` and declaring a
-/// function: the function's name and the parameters' names.
+/// function or a class: its name and the parameters' names.
 fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, Vec<&str>)> {
     if !tokens
         .get(start)
@@ -602,6 +614,15 @@ fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, 
                 .map(|i| tokens[i].text.as_str())
         })
         .collect();
+    if let [class, name, ..] = &tokens[close + 1..end] {
+        if matches!(
+            class.kind,
+            TokenKind::Keyword(Keyword::Class | Keyword::Struct)
+        ) && name.kind == TokenKind::Ident
+        {
+            return Some((name.text.as_str(), params));
+        }
+    }
     let mut depth = 0usize;
     for i in close + 1..end {
         match tokens[i].kind {

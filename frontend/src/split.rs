@@ -929,6 +929,19 @@ impl<'t> Splitter<'t> {
         };
         let mut scoped = Vec::new();
         self.host_functions(nodes, &mut Vec::new(), &mut 0, &mut scoped);
+        // A class template whose member functions launch kernels
+        // (`Blas<T>::gemv` launching `gemv<T><<<...>>>`) is followed as a
+        // host template of the class's name: its uses are found through
+        // `Blas<float>::gemv(...)`, `using B = Blas<T>;`.
+        let launching = |d: &Decl| {
+            d.role == Role::Shared
+                && starts_template(d)
+                && (d.start..d.end.saturating_sub(1)).any(|i| {
+                    self.tokens[i].kind == TokenKind::Punct(Punct::Shl)
+                        && self.tokens[i + 1].kind == TokenKind::Punct(Punct::Lt)
+                })
+        };
+        self.scoped_decls(nodes, &mut Vec::new(), &mut 0, &mut scoped, &launching);
         let host_fns: Vec<(usize, usize, Vec<String>)> = scoped
             .into_iter()
             .map(|f| (f.start, f.end, f.scope))
@@ -965,12 +978,27 @@ impl<'t> Splitter<'t> {
         next: &mut usize,
         out: &mut Vec<crate::host_lambdas::HostFunction>,
     ) {
+        let is_host_fn =
+            |d: &Decl| matches!(d.role, Role::Host(HostKind::Function) | Role::HostConstexpr);
+        self.scoped_decls(nodes, scope, next, out, &is_host_fn);
+    }
+
+    /// The declarations among `nodes` (from index `next`) that `keep`
+    /// takes, each with the namespace it is in (`scope`, the path so far).
+    fn scoped_decls(
+        &self,
+        nodes: &[Node],
+        scope: &mut Vec<String>,
+        next: &mut usize,
+        out: &mut Vec<crate::host_lambdas::HostFunction>,
+        keep: &dyn Fn(&Decl) -> bool,
+    ) {
         for node in nodes {
             match node {
                 Node::Decl(..) => {
                     let d = &self.decls[*next];
                     *next += 1;
-                    if matches!(d.role, Role::Host(HostKind::Function) | Role::HostConstexpr) {
+                    if keep(d) {
                         out.push(crate::host_lambdas::HostFunction {
                             start: d.start,
                             end: d.end,
@@ -981,7 +1009,7 @@ impl<'t> Splitter<'t> {
                 Node::Container { head, body, .. } => {
                     let depth = scope.len();
                     scope.extend(namespace_path(&self.tokens[head.0..head.1]));
-                    self.host_functions(body, scope, next, out);
+                    self.scoped_decls(body, scope, next, out, keep);
                     scope.truncate(depth);
                 }
             }

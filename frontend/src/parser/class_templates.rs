@@ -263,8 +263,14 @@ impl Parser<'_> {
             self.bump();
             let member = self.bump();
             let name = ty.struct_def().map_or(String::new(), |d| d.name.clone());
+            let key = super::names::join(&name, &member.text);
+            if self.is_punct(Punct::LParen) || self.is_punct(Punct::LBrace) {
+                if let Some(found) = self.type_named_spelled(&key) {
+                    return self.member_type_construction(found, start);
+                }
+            }
             return Ok(Expr {
-                kind: ExprKind::Ident(super::names::join(&name, &member.text)),
+                kind: ExprKind::Ident(key),
                 span: start.to(member.span),
             });
         }
@@ -285,6 +291,38 @@ impl Parser<'_> {
             Code::E0003,
             format!("expected `::`, `(` or `{{` after a class template-id, found {found}"),
         )
+    }
+
+    /// `Tr<T>::Bits(v)` or `Tr<T>::Pair{a, b}` at the `(` or `{` after the
+    /// member type's name (the expression began at `start`): the cast to a
+    /// scalar member type, or the construction of a class one.
+    fn member_type_construction(
+        &mut self,
+        (ty, is_const, spelling): (CType, bool, Spelling),
+        start: Span,
+    ) -> PResult<Expr> {
+        let is_struct = ty.is_struct();
+        let qt = QualType {
+            ty,
+            is_const,
+            is_volatile: false,
+            spelling,
+            span: start.to(self.prev_span()),
+        };
+        if is_struct {
+            return self.construct(qt, start);
+        }
+        if self.is_punct(Punct::LBrace) {
+            let sp = self.span();
+            return self.error(
+                sp,
+                Code::E0002,
+                "brace-initialized temporaries (`T{...}`) are not supported by kernelc",
+            );
+        }
+        // `cast_to` starts at the type name's last token.
+        self.pos -= 1;
+        self.cast_to(qt, start)
     }
 
     /// The template-id at the current token, consumed: its instance, or

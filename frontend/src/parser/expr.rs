@@ -640,6 +640,13 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::Nullptr) => ExprKind::Nullptr,
             TokenKind::Keyword(Keyword::This) => return self.this_expr(),
+            // `typename Traits::Bits(0)`, `typename Tr<T>::B{}`: the keyword
+            // only says that the dependent name is a type; the cast or
+            // construction after it is parsed as without it.
+            TokenKind::Keyword(Keyword::Typename) if self.starts_type(1) => {
+                self.bump();
+                return self.primary();
+            }
             TokenKind::Keyword(k) => {
                 if let Some(what) = unsupported_keyword(*k) {
                     return self.error(

@@ -781,7 +781,7 @@ impl Parser<'_> {
     /// since the program would lack the kernel nvcc gives it. A name that
     /// is no template here is left alone.
     pub(super) fn host_use(&mut self, u: &crate::split::TemplateUse) {
-        let Some(key) = self.host_template_key(&u.name, u.span) else {
+        let Some(key) = self.host_template_key(&u.name, &u.scope, u.span) else {
             return;
         };
         // Through host templates' frames, the frames' template parameters
@@ -836,8 +836,10 @@ impl Parser<'_> {
     }
 
     /// The key of the function template a host use names as `written`
-    /// (`reduce`, `gpu::reduce`), looked up from the global namespace.
-    fn host_template_key(&self, written: &str, span: Span) -> Option<String> {
+    /// (`reduce`, `gpu::reduce`) in the host function of namespace `scope`:
+    /// a qualified name is looked up from `scope` outwards, as C++ does
+    /// (`detail::fill` in `ns` is `ns::detail::fill` when that exists).
+    fn host_template_key(&self, written: &str, scope: &[String], span: Span) -> Option<String> {
         let global = written.starts_with("::");
         let parts: Vec<(String, Span)> = written
             .trim_start_matches("::")
@@ -849,14 +851,20 @@ impl Parser<'_> {
                 .template_key(written)
                 .or_else(|| self.only_template_named(written));
         }
-        let q = QualName {
-            global,
-            parts,
-            tokens: 0,
-            span,
-        };
-        let key = self.resolve_qualified(&q, Kind::Value).ok()?;
-        self.templates.is_template(&key).then_some(key)
+        let enclosing = if global { 0 } else { scope.len() };
+        (0..=enclosing).rev().find_map(|depth| {
+            let mut path: Vec<(String, Span)> =
+                scope[..depth].iter().map(|n| (n.clone(), span)).collect();
+            path.extend(parts.iter().cloned());
+            let q = QualName {
+                global,
+                parts: path,
+                tokens: 0,
+                span,
+            };
+            let key = self.resolve_qualified(&q, Kind::Value).ok()?;
+            self.templates.is_template(&key).then_some(key)
+        })
     }
 
     /// The one function template whose name, in whatever namespace, is

@@ -494,6 +494,52 @@ impl Checker {
         Some((bytes, addrs))
     }
 
+    /// `constexpr int widths[4] = {4, 6, 8, 10};` at file scope, with no
+    /// memory space: host data whose elements are constants, bound as a
+    /// [`Binding::ConstArray`]. False when `v` is no such array; true when
+    /// it is (errors in its initializer reported).
+    fn const_int_array(&mut self, v: &ast::VarDecl) -> bool {
+        let st = &v.storage;
+        let is_const = v.ty.is_const || st.constexpr.is_some();
+        let Some(ast::Init::List(items, _)) = &v.init else {
+            return false;
+        };
+        if !is_const || !v.ty.ty.is_integer() || v.dims.len() != 1 || st.is_extern {
+            return false;
+        }
+        let ty = v.ty.ty.clone();
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            let ast::Init::Expr(e) = item else {
+                self.error(item.span(), Code::E0009, "expected an integer constant");
+                return true;
+            };
+            let value = self
+                .expr(e)
+                .and_then(|t| self.assign_convert(t, &ty, "initialization", v.name_span))
+                .and_then(|t| self.const_int(&t));
+            let Some(value) = value else {
+                let msg = "the elements of a file-scope `const` array must be constants";
+                self.error(e.span, Code::E0009, msg);
+                return true;
+            };
+            values.push(value);
+        }
+        if let Some(size) = &v.dims[0] {
+            let len = self.expr(size).and_then(|t| self.const_int(&t));
+            match len.and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if n >= values.len() => values.resize(n, 0),
+                _ => {
+                    let msg = "the array's size must be a constant no smaller than its initializer";
+                    self.error(size.span, Code::E0009, msg);
+                    return true;
+                }
+            }
+        }
+        self.bind(&v.name, Binding::ConstArray(values.into(), ty), v.name_span);
+        true
+    }
+
     /// A file-scope variable declaration.
     pub(super) fn file_var(&mut self, v: &ast::VarDecl) {
         self.func.scopes.clear();
@@ -524,6 +570,9 @@ impl Checker {
                     }
                     return;
                 }
+            }
+            if self.const_int_array(v) {
+                return;
             }
             if v.ty.is_const && v.ty.ty.is_integer() && v.dims.is_empty() && !st.is_extern {
                 if let Some(ast::Init::Expr(e)) = &v.init {

@@ -331,6 +331,9 @@ impl Checker {
                 self.sizeof(&inner.ty, span)
             }
             A::Index { base, index } => {
+                if let Some(element) = self.const_array_element(base, index, span) {
+                    return element;
+                }
                 let b = self.expr(base);
                 let i = self.expr(index);
                 let (b, i) = (b?, i?);
@@ -375,6 +378,10 @@ impl Checker {
             }
             Some(Binding::Const(v, ty)) => return Some(int_const(v, ty, span)),
             Some(Binding::ConstFloat(v, ty)) => return Some(mk(ExprKind::FloatConst(v), ty, span)),
+            Some(Binding::ConstArray(..)) => {
+                self.host_table_in_device_code(name, span);
+                return None;
+            }
             Some(Binding::Ref(id)) => {
                 self.mark_used(id);
                 let ptr = self.func.locals[id.0 as usize].ty.clone();
@@ -1433,6 +1440,57 @@ impl Checker {
         ))
     }
 
+    /// `table[i]` where `table` names a host `const` integer array
+    /// (`Binding::ConstArray`): `Some` of the element as a constant, or of
+    /// `None` after an error when `i` is no constant index into it or the
+    /// read is in a function body outside a template argument (nvcc's
+    /// "undefined in device code"); `None` when `base` names anything else.
+    fn const_array_element(
+        &mut self,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> Option<Option<Expr>> {
+        let ast::ExprKind::Ident(name) = &base.kind else {
+            return None;
+        };
+        let Some(Binding::ConstArray(values, elem)) = self.lookup(name) else {
+            return None;
+        };
+        if !self.func.scopes.is_empty() && !self.func.in_template_arg {
+            self.host_table_in_device_code(name, base.span);
+            return Some(None);
+        }
+        let at = self.expr(index).and_then(|i| self.const_int(&i));
+        match at
+            .and_then(|i| usize::try_from(i).ok())
+            .filter(|&i| i < values.len())
+        {
+            Some(i) => Some(Some(int_const(values[i], elem, span))),
+            None => {
+                let msg = format!(
+                    "`{name}` is a host array: device code may read only its elements at constant indices within its {} elements",
+                    values.len()
+                );
+                self.error(index.span, Code::E0002, msg);
+                Some(None)
+            }
+        }
+    }
+
+    /// E0017 for `name`, a host `const` table, read where nvcc says it is
+    /// "undefined in device code": anywhere but the constant initializer of
+    /// a module variable or a template argument.
+    fn host_table_in_device_code(&mut self, name: &str, at: Span) {
+        let d = Diagnostic::error(
+            at,
+            Code::E0017,
+            format!("host variable `{name}` cannot be used in device code"),
+        )
+        .with_note("only the initializers of `__device__` and `__constant__` variables and template arguments may read a host `const` array's elements; declare it `__constant__` to read it in device code");
+        self.diags.push(d);
+    }
+
     /// A call of a name no declaration introduces: E0002 for a function
     /// kernelc knows it does not support yet, E0001 for any other.
     fn unknown_function(&mut self, name: &str, span: Span) {
@@ -1764,6 +1822,10 @@ impl Checker {
                 .cloned()
                 .unwrap_or(CType::INT),
             Binding::Const(_, t) | Binding::ConstFloat(_, t) => t,
+            Binding::ConstArray(values, t) => CType::Array {
+                elem: Box::new(t),
+                len: Some(values.len() as u64),
+            },
             Binding::Global(id) => self.globals[id.0 as usize].ty.clone(),
         };
         self.error(

@@ -101,6 +101,11 @@ pub(crate) enum Binding {
     Const(i128, CType),
     /// A file-scope `constexpr` floating constant.
     ConstFloat(f64, CType),
+    /// A file-scope `const` or `constexpr` integer array with constant
+    /// elements: host data, of which device code may read an element at a
+    /// constant index as a constant (in a `__constant__` initializer, a
+    /// template argument), as C++ reads it without odr-using the array.
+    ConstArray(std::sync::Arc<[i128]>, CType),
     Global(GlobalId),
     /// A reference: the local holds the address of the object it names,
     /// and every use of the name is an implicit dereference.
@@ -217,6 +222,10 @@ pub(super) struct FnState {
     returns_ref: bool,
     /// The current function's name.
     fn_name: String,
+    /// A template argument is being evaluated: a constant expression in
+    /// which device code may read a host `const` table's element
+    /// ([`Binding::ConstArray`]).
+    in_template_arg: bool,
     /// The current function's Itanium name (a lambda's closure type in it
     /// is named after it).
     fn_link: String,
@@ -278,6 +287,7 @@ impl Default for FnState {
             ret: CType::Void,
             returns_ref: Default::default(),
             fn_name: Default::default(),
+            in_template_arg: false,
             fn_link: Default::default(),
             pretty_fn: Default::default(),
             loop_depth: Default::default(),

@@ -591,7 +591,10 @@ impl Checker {
                 Some(ArgValue::Int(0, ty.clone()))
             }
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) => {
-                let typed = self.expr(e)?;
+                let outer = std::mem::replace(&mut self.func.in_template_arg, true);
+                let typed = self.expr(e);
+                self.func.in_template_arg = outer;
+                let typed = typed?;
                 let Some(v) = self.const_int(&typed) else {
                     self.error(
                         e.span,
