@@ -711,7 +711,7 @@ impl Parser<'_> {
 
     /// The instance keyed `key` if it exists: made by this parse, or by
     /// another parse of the translation unit.
-    fn instance_named(&mut self, key: &str) -> Option<Arc<StructDef>> {
+    pub(super) fn instance_named(&mut self, key: &str) -> Option<Arc<StructDef>> {
         if let Some(def) = self.structs.get(key) {
             return Some(def.clone());
         }
@@ -782,6 +782,7 @@ impl Parser<'_> {
         sub.names = self.names.at_namespace_scope(scope);
         sub.instance_sites = self.nested_sites(tag, span);
         sub.instancing = Some((tag.to_string(), instance));
+        sub.instance_bindings = bindings.clone();
         let items = sub.external_decl(false);
         for d in sub.diags.drain(..) {
             let d = if d.severity == crate::diag::Severity::Error {

@@ -625,7 +625,8 @@ impl Parser<'_> {
                     k.rsplit_once("::").is_some_and(|(class, name)| {
                         name == field && self.structs.contains_key(class)
                     })
-                }))
+                })
+                || self.instance_has_member_template(field))
     }
 
     /// `<arg, ...>` after a template's name: each argument a type or a

@@ -1523,6 +1523,10 @@ impl Checker {
                 return made;
             }
         }
+        // Argument-dependent lookup: a function (a hidden friend among
+        // them) of a class argument's namespace.
+        let found_by_adl = self.adl_callee(name, &typed_args);
+        let name = found_by_adl.as_ref().unwrap_or(name);
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args, args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
     }
