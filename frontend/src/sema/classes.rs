@@ -783,11 +783,60 @@ impl Checker {
         if name.contains("::") || known(name) || self.lookup(name).is_some() {
             return None;
         }
-        args.iter()
-            .flatten()
-            .filter_map(|a| a.ty.struct_def().or_else(|| a.ty.pointee()?.struct_def()))
-            .map(|def| join(scope_of(&def.name), name))
+        self.associated_namespaces(args)
+            .into_iter()
+            .map(|ns| join(&ns, name))
             .find(|k| known(k))
+    }
+
+    /// The namespaces of the classes of `args` (of the class a pointer
+    /// argument points to), other than the global one, each once.
+    fn associated_namespaces(&self, args: &[Option<Expr>]) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let classes = args
+            .iter()
+            .flatten()
+            .filter_map(|a| a.ty.struct_def().or_else(|| a.ty.pointee()?.struct_def()));
+        for def in classes {
+            let ns = scope_of(&def.name);
+            if !ns.is_empty() && !found.iter().any(|f| f == ns) {
+                found.push(ns.to_string());
+            }
+        }
+        found
+    }
+
+    /// The functions an unqualified call of `name` with `args` chooses
+    /// among when ordinary lookup finds functions `name` (no template of
+    /// that name): those, and the ones of the same name in the class
+    /// arguments' namespaces ([basic.lookup.argdep]: the two sets are
+    /// joined). `None` when the arguments' namespaces add none.
+    pub(super) fn with_adl_overloads(
+        &self,
+        name: &str,
+        args: &[Option<Expr>],
+    ) -> Option<Vec<String>> {
+        let ordinary =
+            self.by_name.contains_key(name) || self.overloads.by_plain.contains_key(name);
+        if name.contains("::") || !ordinary || self.tmpl.templates.is_template(name) {
+            return None;
+        }
+        let keys_of = |k: &str| match self.overloads.by_plain.get(k) {
+            Some(keys) => keys.clone(),
+            None if self.by_name.contains_key(k) => vec![k.to_string()],
+            None => Vec::new(),
+        };
+        let added: Vec<String> = self
+            .associated_namespaces(args)
+            .iter()
+            .flat_map(|ns| keys_of(&join(ns, name)))
+            .collect();
+        if added.is_empty() {
+            return None;
+        }
+        let mut keys = keys_of(name);
+        keys.extend(added);
+        Some(keys)
     }
 
     /// The operator functions named `name` that apply to `operands`: the
