@@ -743,7 +743,8 @@ const MEMBER_TEMPLATES: (&str, &[&str]) = (
 );
 
 /// Member templates of a class template (a constructor template, member
-/// function templates called with written and deduced arguments, also
+/// function templates called with written and deduced arguments, a static
+/// one through the class, also
 /// through `.template` and `->template` in a dependent context, and in an
 /// instance that only a function template's instance makes) and friends
 /// defined in it, found by argument-dependent lookup (alone, and beside a
@@ -757,6 +758,7 @@ fn member_templates_and_hidden_friends_of_class_templates_run_as_nvccs() {
     for name in [
         "_ZN3geo4Vec2IfEC1IiEERKNS0_IT_EE",
         "_ZNK3geo4Vec2IiE3getILi0EEEiv",
+        "_ZN3geo4Vec2IiE5splatILi5EEEiv",
         "_ZNK3geo4Vec2IfE6scaledIfEEfT_",
         "_ZNK3geo4Vec2IjE3getILi1EEEjv",
         "_ZN3geo3dotERKNS_4Vec2IiEES3_",
@@ -768,7 +770,7 @@ fn member_templates_and_hidden_friends_of_class_templates_run_as_nvccs() {
     for (i, &n) in ins.iter().enumerate() {
         let (x, i32) = (n & 0xff, i as i32);
         let want = [
-            x + 2 * i32,
+            x + 2 * i32 + 7,
             3 * x + i32 + x / 2 + i32,
             5 * x * x + 5 * i32 * i32 + 2 * i32,
             2 * x + 4 * i32 + 2 + 2 * i32 + 1,

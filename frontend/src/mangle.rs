@@ -181,11 +181,15 @@ pub fn instance_member(
 /// `void`. The template's name is the first substitution candidate (after
 /// its namespaces, for a template in one: `_ZN3gpu6reduceIfEEvPKT_`); a
 /// `<template-param>` is one too, apart from the type it stands for.
+///
+/// `member_of` is the class of a member template, when the caller knows
+/// it: a static member template's pattern has no `this` to tell it.
 pub fn instance(
     t: &crate::templates::FunctionTemplate,
     args: &[crate::templates::ArgValue],
     decl: &crate::ast::FunctionDecl,
     classes: &crate::templates::ClassTemplates,
+    member_of: Option<&crate::types::StructDef>,
 ) -> String {
     let mut m = Mangler::default();
     let nested = t.name.contains("::");
@@ -199,7 +203,8 @@ pub fn instance(
     let operands = params.len() + usize::from(this.is_some());
     let operator = names.last().and_then(|l| operator_code(l, operands));
     let is_ctor = this.is_some_and(|m| m.is_ctor);
-    if let Some(class) = instance_class(shape) {
+    let member_of = member_of.filter(|d| d.instance_of.is_some());
+    if let Some(class) = instance_class(shape).or(member_of) {
         out.push_str(&m.instance_member_prefix(class, names.last(), operator, shape));
     } else if t.member_of.is_some() || (nested && operator.is_some()) {
         let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();

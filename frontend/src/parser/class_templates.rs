@@ -259,12 +259,25 @@ impl Parser<'_> {
             }
         }
         let (ty, _, _) = self.class_template_id()?;
-        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
-            self.bump();
+        // `::template` before a member template's name (`A<T>::template
+        // make<3>()`), optional where the class is not dependent.
+        let keyword = self.is_punct(Punct::ColonColon)
+            && self.peek_at(1).kind == TokenKind::Keyword(Keyword::Template);
+        let at = 1 + usize::from(keyword);
+        if self.is_punct(Punct::ColonColon) && self.peek_at(at).kind == TokenKind::Ident {
+            self.pos += at;
             let member = self.bump();
             let name = ty.struct_def().map_or(String::new(), |d| d.name.clone());
+            let key = super::names::join(&name, &member.text);
+            if self.is_punct(Punct::Lt) && (keyword || self.is_member_template(&key)) {
+                let args = self.template_args()?;
+                return Ok(Expr {
+                    kind: ExprKind::TemplateId { name: key, args },
+                    span: start.to(self.prev_span()),
+                });
+            }
             return Ok(Expr {
-                kind: ExprKind::Ident(super::names::join(&name, &member.text)),
+                kind: ExprKind::Ident(key),
                 span: start.to(member.span),
             });
         }

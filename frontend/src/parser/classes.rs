@@ -485,6 +485,19 @@ impl Parser<'_> {
             .or_insert_with(|| (ctx.clone(), self.instance_bindings.clone()));
     }
 
+    /// Whether `key` (`A<float>::make`) names a member template of a
+    /// class template instance.
+    pub(super) fn is_member_template(&self, key: &str) -> bool {
+        self.templates.by_name.contains_key(key)
+            || self.instances.lock().is_ok_and(|shared| {
+                shared
+                    .member_templates
+                    .templates
+                    .iter()
+                    .any(|t| t.name == key)
+            })
+    }
+
     /// Whether a class template instance has a member template named
     /// `name`.
     pub(super) fn instance_has_member_template(&self, name: &str) -> bool {

@@ -987,6 +987,12 @@ impl Checker {
         self.func.scopes = scopes;
     }
 
+    /// The struct of the class template instance keyed `key`, if one is.
+    fn instance_struct(&self, key: &str) -> Option<Arc<crate::types::StructDef>> {
+        let shared = self.tmpl.templates.env.instances.lock().ok()?;
+        shared.structs.get(key).cloned()
+    }
+
     /// Takes on the member templates of the class template instances made
     /// since the last call (`crate::templates::InstanceMemberTemplates`),
     /// in a copy of the templates when others share them.
@@ -1024,7 +1030,8 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         decl.name = name.clone();
-        let link = crate::mangle::instance(t, args, &decl, &templates.classes);
+        let class = t.member_of.as_deref().and_then(|k| self.instance_struct(k));
+        let link = crate::mangle::instance(t, args, &decl, &templates.classes, class.as_deref());
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
