@@ -804,6 +804,35 @@ fn a_hidden_friend_is_found_only_through_its_class() {
     assert!(err.contains(":6:58"), "{err}");
 }
 
+/// A member template of a class template called with too many template
+/// arguments, or with one that nothing deduces, is E0019 at the member's
+/// name with its declaration labelled; one defined outside its class is
+/// E0002 at its `template`.
+#[test]
+fn member_templates_of_class_templates_misused_are_located_errors() {
+    let s = "template <class T> struct A { T x;\n template <int N> __device__ T get() const { return x * N; } };\n";
+    let err = rejected(
+        &format!("{s}__global__ void k(int *o) {{ A<int> a{{1}};\n o[0] = a.get<1, 2>(); }}\n"),
+        "E0019",
+    );
+    assert!(err.contains("1 template parameters; 2 arguments"), "{err}");
+    assert!(err.contains(":4:11"), "{err}");
+    let err = rejected(
+        &format!("{s}__global__ void k(int *o) {{ A<int> a{{1}};\n o[0] = a.get(); }}\n"),
+        "E0019",
+    );
+    assert!(
+        err.contains("cannot deduce template parameter `N`"),
+        "{err}"
+    );
+    let err = rejected(
+        "template <class T> struct B { T x; template <class U> __device__ T add(U u) const; };\ntemplate <class T> template <class U> __device__ T B<T>::add(U u) const { return x + T(u); }\n",
+        "E0002",
+    );
+    assert!(err.contains("member templates defined outside"), "{err}");
+    assert!(err.contains(":2:1"), "{err}");
+}
+
 /// A function template of `const Storage<T, N> &`, `Shape<D> &` or
 /// `const Shape<D> *` called with a class derived from an instance:
 /// deduction reads the base's arguments, and the reference binds the
