@@ -735,6 +735,104 @@ fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
     }
 }
 
+/// `memberTemplates` of member_templates.cu, and its arguments for 64
+/// threads.
+const MEMBER_TEMPLATES: (&str, &[&str]) = (
+    "_Z15memberTemplatesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// Member templates of a class template (a constructor template, member
+/// function templates called with written and deduced arguments, a static
+/// one through the class, also
+/// through `.template` and `->template` in a dependent context, and in an
+/// instance that only a function template's instance makes) and friends
+/// defined in it, found by argument-dependent lookup (alone, and beside a
+/// global function of the same name): the values are the
+/// expected ones on the emulator and the interpreter, nvcc's PTX gives the
+/// same, and the functions kept out of line have nvcc's names.
+#[test]
+fn member_templates_and_hidden_friends_of_class_templates_run_as_nvccs() {
+    let (text, ours, theirs) = fixture_runs("member_templates.cu", MEMBER_TEMPLATES);
+    let names = functions(&text);
+    for name in [
+        "_ZN3geo4Vec2IfEC1IiEERKNS0_IT_EE",
+        "_ZNK3geo4Vec2IiE3getILi0EEEiv",
+        "_ZN3geo4Vec2IiE5splatILi5EEEiv",
+        "_ZNK3geo4Vec2IfE6scaledIfEEfT_",
+        "_ZNK3geo4Vec2IjE3getILi1EEEjv",
+        "_ZN3geo3dotERKNS_4Vec2IiEES3_",
+        "_Z4pickILi1EN3geo4Vec2IiEEEiRKT0_PS4_",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let (x, i32) = (n & 0xff, i as i32);
+        let want = [
+            x + 2 * i32 + 7,
+            3 * x + i32 + x / 2 + i32,
+            5 * x * x + 5 * i32 * i32 + 2 * i32,
+            2 * x + 4 * i32 + 2 + 2 * i32 + 1,
+        ];
+        assert_eq!(outs[4 * i..4 * i + 4], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
+/// A friend defined in a class is found only by argument-dependent
+/// lookup: a call without an argument of its class, inside the namespace
+/// or out of it, names nothing (nvcc: `identifier "twice" is undefined`).
+#[test]
+fn a_hidden_friend_is_found_only_through_its_class() {
+    let s = "namespace n {\nstruct S { int v;\n friend __device__ int twice(int k) { return 2 * k; }\n friend __device__ int get(const S &s) { return s.v; } };\n";
+    let err = rejected(
+        &format!("{s}__global__ void in(int *o) {{ o[0] = twice(1); }}\n}}\n"),
+        "E0001",
+    );
+    assert!(err.contains("undeclared identifier `twice`"), "{err}");
+    assert!(err.contains(":5:37"), "{err}");
+    let err = rejected(
+        &format!(
+            "{s}}}\n__global__ void out(int *o) {{ n::S s{{1}}; o[0] = get(s) + twice(1); }}\n"
+        ),
+        "E0001",
+    );
+    assert!(err.contains("undeclared identifier `twice`"), "{err}");
+    assert!(err.contains(":6:58"), "{err}");
+}
+
+/// A member template of a class template called with too many template
+/// arguments, or with one that nothing deduces, is E0019 at the member's
+/// name with its declaration labelled; one defined outside its class is
+/// E0002 at its `template`.
+#[test]
+fn member_templates_of_class_templates_misused_are_located_errors() {
+    let s = "template <class T> struct A { T x;\n template <int N> __device__ T get() const { return x * N; } };\n";
+    let err = rejected(
+        &format!("{s}__global__ void k(int *o) {{ A<int> a{{1}};\n o[0] = a.get<1, 2>(); }}\n"),
+        "E0019",
+    );
+    assert!(err.contains("1 template parameters; 2 arguments"), "{err}");
+    assert!(err.contains(":4:11"), "{err}");
+    let err = rejected(
+        &format!("{s}__global__ void k(int *o) {{ A<int> a{{1}};\n o[0] = a.get(); }}\n"),
+        "E0019",
+    );
+    assert!(
+        err.contains("cannot deduce template parameter `N`"),
+        "{err}"
+    );
+    let err = rejected(
+        "template <class T> struct B { T x; template <class U> __device__ T add(U u) const; };\ntemplate <class T> template <class U> __device__ T B<T>::add(U u) const { return x + T(u); }\n",
+        "E0002",
+    );
+    assert!(err.contains("member templates defined outside"), "{err}");
+    assert!(err.contains(":2:1"), "{err}");
+}
+
 /// A function template of `const Storage<T, N> &`, `Shape<D> &` or
 /// `const Shape<D> *` called with a class derived from an instance:
 /// deduction reads the base's arguments, and the reference binds the

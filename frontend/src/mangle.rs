@@ -115,6 +115,14 @@ pub fn member(
     out
 }
 
+/// The class template instance a member template's pattern `shape` is a
+/// non-static member of (its `this` points to it), if it is one.
+fn instance_class(shape: &crate::ast::FunctionDecl) -> Option<&crate::types::StructDef> {
+    shape.method.as_ref()?;
+    let def = shape.params.first()?.ty.ty.pointee()?.struct_def()?;
+    def.instance_of.is_some().then_some(def)
+}
+
 /// [`member`] for a member `name` of `class`, an instance `inst` of a
 /// class template or a class nested in one: its nested name's prefix is
 /// the template's name and arguments (`_ZN9Packed128IfE8constantEf`,
@@ -173,11 +181,15 @@ pub fn instance_member(
 /// `void`. The template's name is the first substitution candidate (after
 /// its namespaces, for a template in one: `_ZN3gpu6reduceIfEEvPKT_`); a
 /// `<template-param>` is one too, apart from the type it stands for.
+///
+/// `member_of` is the class of a member template, when the caller knows
+/// it: a static member template's pattern has no `this` to tell it.
 pub fn instance(
     t: &crate::templates::FunctionTemplate,
     args: &[crate::templates::ArgValue],
     decl: &crate::ast::FunctionDecl,
     classes: &crate::templates::ClassTemplates,
+    member_of: Option<&crate::types::StructDef>,
 ) -> String {
     let mut m = Mangler::default();
     let nested = t.name.contains("::");
@@ -190,7 +202,11 @@ pub fn instance(
     let names = key_parts(&t.name);
     let operands = params.len() + usize::from(this.is_some());
     let operator = names.last().and_then(|l| operator_code(l, operands));
-    if t.member_of.is_some() || (nested && operator.is_some()) {
+    let is_ctor = this.is_some_and(|m| m.is_ctor);
+    let member_of = member_of.filter(|d| d.instance_of.is_some());
+    if let Some(class) = instance_class(shape).or(member_of) {
+        out.push_str(&m.instance_member_prefix(class, names.last(), operator, shape));
+    } else if t.member_of.is_some() || (nested && operator.is_some()) {
         let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
         if let Some(code) = operator {
             parts.pop();
@@ -222,6 +238,8 @@ pub fn instance(
         classes,
     };
     match dependent_return(&m, &cx, shape) {
+        // 5.1.1: a constructor's encoding has no return type.
+        _ if is_ctor => {}
         Some((text, after)) => {
             m = after;
             out.push_str(&text);
@@ -806,6 +824,38 @@ impl Mangler {
     /// name (after its namespaces, each prefix a substitution candidate,
     /// and the template name one too) and `I <template-args> E`
     /// (`3gpu3VecIfLi4EE` for `gpu::Vec<float, 4>`).
+    /// `N [K] <instance> <name>` of a member template of class template
+    /// instance `class`, before its template arguments: the instance's
+    /// name and arguments (`1AIfE`, both candidates), then the member's
+    /// name, `C1` for a constructor (`_ZN1AIfEC1IiEERKS_IT_E`), an
+    /// operator's code for an operator.
+    fn instance_member_prefix(
+        &mut self,
+        class: &crate::types::StructDef,
+        name: Option<&&str>,
+        operator: Option<&str>,
+        shape: &crate::ast::FunctionDecl,
+    ) -> String {
+        let method = shape.method.as_ref();
+        let mut out = String::from(if method.is_some_and(|m| m.is_const) {
+            "NK"
+        } else {
+            "N"
+        });
+        if let Some(inst) = class.instance_of.as_deref() {
+            out.push_str(&self.instance_inner(inst));
+            self.candidates.push(instance_key(inst));
+        }
+        if method.is_some_and(|m| m.is_ctor) {
+            out.push_str("C1");
+        } else if let Some(code) = operator {
+            out.push_str(code);
+        } else {
+            out.push_str(&source_name(name.copied().unwrap_or_default()));
+        }
+        out
+    }
+
     fn instance_inner(&mut self, inst: &crate::templates::ClassInstance) -> String {
         let parts: Vec<String> = inst.template.split("::").map(component).collect();
         let prefix_key = |n: usize| -> String {

@@ -347,6 +347,27 @@ pub struct ClassInstances {
     pub items: Vec<ast::Item>,
     /// What derived classes read of their bases (`parser/bases.rs`).
     pub bases: crate::parser::BaseFacts,
+    /// Their member templates.
+    pub member_templates: InstanceMemberTemplates,
+}
+
+/// Type parameters bound to their arguments, as a parser binds them:
+/// name, then type, `const`, and how it is spelled.
+pub type TypeBindings = Vec<(String, (CType, bool, Spelling))>;
+
+/// The member templates of class template instances
+/// (`template <class U> Vec3(const Vec3<U> &)` in `Vec3<float>`): each
+/// instance's parse adds its own, keyed as members of the instance
+/// (`md::Vec3<float>::Vec3`), and what their instances' parse needs, the
+/// class's context and its parameters' bindings. The file's parse hands
+/// the templates on to the translation unit's, the checker those of
+/// instances made later.
+#[derive(Debug, Default)]
+pub struct InstanceMemberTemplates {
+    /// Not yet handed on.
+    pub templates: Vec<FunctionTemplate>,
+    /// By class key, every instance's that has some.
+    pub(crate) classes: FxHashMap<String, (crate::parser::ClassCtx, TypeBindings)>,
 }
 
 /// [`ClassInstances`], shared between parsers.
@@ -460,6 +481,56 @@ impl Templates {
     /// Whether `name` names a function template.
     pub fn is_template(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
+    }
+
+    /// Adds the member templates of the class template instances made
+    /// since the last call ([`InstanceMemberTemplates`]); whether there
+    /// were any.
+    pub(crate) fn adopt_member_templates(&mut self) -> bool {
+        let new = match self.env.instances.lock() {
+            Ok(mut shared) => std::mem::take(&mut shared.member_templates.templates),
+            Err(_) => return false,
+        };
+        let any = !new.is_empty();
+        for t in new {
+            Arc::make_mut(&mut self.by_name)
+                .entry(t.name.clone())
+                .or_default()
+                .push(self.functions.len());
+            self.functions.push(t);
+        }
+        any
+    }
+
+    /// A copy that shares the environment's tables, for a checker that
+    /// adds templates to the ones it was given
+    /// ([`Templates::adopt_member_templates`]).
+    pub(crate) fn copy(&self) -> Templates {
+        let env = &self.env;
+        let nominated = env
+            .nominated_in_instances
+            .lock()
+            .map(|n| n.clone())
+            .unwrap_or_default();
+        Templates {
+            functions: self.functions.clone(),
+            specializations: self.specializations.clone(),
+            by_name: self.by_name.clone(),
+            classes: self.classes.clone(),
+            env: ParseEnv {
+                typedefs: env.typedefs.clone(),
+                structs: env.structs.clone(),
+                next_struct_id: env.next_struct_id.load(Ordering::Relaxed).into(),
+                names: env.names.clone(),
+                constants: env.constants.clone(),
+                instances: env.instances.clone(),
+                classes: env.classes.clone(),
+                host_lambdas: env.host_lambdas.clone(),
+                nominated_in_instances: Mutex::new(nominated),
+            },
+            requests: self.requests.clone(),
+            host_templates: self.host_templates.clone(),
+        }
     }
 }
 

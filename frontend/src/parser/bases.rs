@@ -277,12 +277,13 @@ impl Parser<'_> {
             Err(_) => return,
         };
         for p in waiting {
-            let bindings = p
+            let bindings: crate::templates::TypeBindings = p
                 .bindings
                 .into_iter()
                 .map(|(n, (t, c, s))| (n, (completed(&t, def), c, s)))
                 .collect();
-            let mut sub = self.sub_parser(&p.tokens, bindings);
+            let mut sub = self.sub_parser(&p.tokens, bindings.clone());
+            sub.instance_bindings = bindings;
             sub.names = self.names.at_namespace_scope(&p.scope);
             sub.instance_sites = self.nested_sites(&p.class.to_string(), p.span);
             sub.class_bodies(&p.class, p.members);

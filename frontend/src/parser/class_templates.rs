@@ -259,8 +259,13 @@ impl Parser<'_> {
             }
         }
         let (ty, _, _) = self.class_template_id()?;
-        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
-            self.bump();
+        // `::template` before a member template's name (`A<T>::template
+        // make<3>()`), optional where the class is not dependent.
+        let keyword = self.is_punct(Punct::ColonColon)
+            && self.peek_at(1).kind == TokenKind::Keyword(Keyword::Template);
+        let at = 1 + usize::from(keyword);
+        if self.is_punct(Punct::ColonColon) && self.peek_at(at).kind == TokenKind::Ident {
+            self.pos += at;
             let member = self.bump();
             let name = ty.struct_def().map_or(String::new(), |d| d.name.clone());
             let key = super::names::join(&name, &member.text);
@@ -268,6 +273,13 @@ impl Parser<'_> {
                 if let Some(found) = self.type_named_spelled(&key) {
                     return self.member_type_construction(found, start);
                 }
+            }
+            if self.is_punct(Punct::Lt) && (keyword || self.is_member_template(&key)) {
+                let args = self.template_args()?;
+                return Ok(Expr {
+                    kind: ExprKind::TemplateId { name: key, args },
+                    span: start.to(self.prev_span()),
+                });
             }
             return Ok(Expr {
                 kind: ExprKind::Ident(key),
@@ -749,7 +761,7 @@ impl Parser<'_> {
 
     /// The instance keyed `key` if it exists: made by this parse, or by
     /// another parse of the translation unit.
-    fn instance_named(&mut self, key: &str) -> Option<Arc<StructDef>> {
+    pub(super) fn instance_named(&mut self, key: &str) -> Option<Arc<StructDef>> {
         if let Some(def) = self.structs.get(key) {
             return Some(def.clone());
         }
@@ -820,6 +832,7 @@ impl Parser<'_> {
         sub.names = self.names.at_namespace_scope(scope);
         sub.instance_sites = self.nested_sites(tag, span);
         sub.instancing = Some((tag.to_string(), instance));
+        sub.instance_bindings = bindings.clone();
         let items = sub.external_decl(false);
         for d in sub.diags.drain(..) {
             let d = if d.severity == crate::diag::Severity::Error {

@@ -408,13 +408,6 @@ impl Parser<'_> {
                 "member templates of an unnamed or local struct are not supported by kernelc",
             );
         };
-        if !self.instance_sites.is_empty() || self.instancing.is_some() {
-            return self.error(
-                kw,
-                Code::E0002,
-                "member templates of class templates are not supported by kernelc yet",
-            );
-        }
         let key = super::names::join(class_key, &name);
         self.names.declare(Kind::Value, &key, name_span);
         if !is_static {
@@ -447,25 +440,76 @@ impl Parser<'_> {
             let tokens = self.toks[m.start..m.end].to_vec();
             let (pattern, param_pack) = self.member_pattern(class, ctx, &tokens, &m.params);
             let key = super::names::join(&ctx.key, &m.name);
+            let template = crate::templates::FunctionTemplate {
+                name: key.clone(),
+                scope: scope.clone(),
+                params: m.params,
+                tokens,
+                name_span: m.name_span,
+                is_kernel: false,
+                pattern,
+                member_of: Some(ctx.key.clone()),
+                param_pack,
+            };
+            if !self.instance_sites.is_empty() {
+                self.share_instance_member_template(ctx, template);
+                continue;
+            }
             let index = self.templates.functions.len();
-            self.templates
-                .functions
-                .push(crate::templates::FunctionTemplate {
-                    name: key.clone(),
-                    scope: scope.clone(),
-                    params: m.params,
-                    tokens,
-                    name_span: m.name_span,
-                    is_kernel: false,
-                    pattern,
-                    member_of: Some(ctx.key.clone()),
-                    param_pack,
-                });
+            self.templates.functions.push(template);
             Arc::make_mut(&mut self.templates.by_name)
                 .entry(key)
                 .or_default()
                 .push(index);
         }
+    }
+
+    /// A member template of the class template instance being parsed:
+    /// shared with every parse, which hands it on to the translation
+    /// unit's templates (`crate::templates::InstanceMemberTemplates`), with
+    /// the instance's context and parameter bindings, which its own
+    /// instances are parsed with.
+    fn share_instance_member_template(
+        &mut self,
+        ctx: &ClassCtx,
+        template: crate::templates::FunctionTemplate,
+    ) {
+        let Ok(mut shared) = self.instances.lock() else {
+            return;
+        };
+        let members = &mut shared.member_templates;
+        members.templates.push(template);
+        members
+            .classes
+            .entry(ctx.key.clone())
+            .or_insert_with(|| (ctx.clone(), self.instance_bindings.clone()));
+    }
+
+    /// Whether `key` (`A<float>::make`) names a member template of a
+    /// class template instance.
+    pub(super) fn is_member_template(&self, key: &str) -> bool {
+        self.templates.by_name.contains_key(key)
+            || self.instances.lock().is_ok_and(|shared| {
+                shared
+                    .member_templates
+                    .templates
+                    .iter()
+                    .any(|t| t.name == key)
+            })
+    }
+
+    /// Whether a class template instance has a member template named
+    /// `name`.
+    pub(super) fn instance_has_member_template(&self, name: &str) -> bool {
+        let Ok(shared) = self.instances.lock() else {
+            return false;
+        };
+        let members = &shared.member_templates;
+        members.classes.keys().any(|class| {
+            let key = super::names::join(class, name);
+            self.templates.by_name.contains_key(&key)
+                || members.templates.iter().any(|t| t.name == key)
+        })
     }
 
     /// A member template's header as a member of `class`, its type
@@ -492,8 +536,18 @@ impl Parser<'_> {
     /// The instance of a member template of `class` (its key): the
     /// tokens, read as a member of the class in its scope.
     pub(super) fn member_template_instance(&mut self, class: &str) -> Option<FunctionDecl> {
-        let ctx = self.classes.get(class).cloned()?;
-        let def = self.structs.get(class).cloned()?;
+        let ctx = match self.classes.get(class) {
+            Some(ctx) => ctx.clone(),
+            None => {
+                // A class template instance's: its parameters bound too.
+                let shared = self.instances.lock().ok()?;
+                let (ctx, bindings) = shared.member_templates.classes.get(class)?.clone();
+                drop(shared);
+                self.bind_types(bindings);
+                ctx
+            }
+        };
+        let def = self.instance_named(class)?;
         let path = super::names::key_path(class);
         self.names.enter_scope(&path);
         self.member_function(&CType::Struct(def), &ctx).ok()?

@@ -93,6 +93,7 @@ pub(crate) fn parse_tokens(
         host_lambdas: p.host_lambdas.clone(),
         nominated_in_instances: Default::default(),
     };
+    templates.adopt_member_templates();
     (
         TranslationUnit {
             items,
@@ -325,6 +326,9 @@ pub(crate) struct Parser<'t> {
     /// While parsing a class template's instance: the instance's tag and
     /// what it is an instance of, which its struct records.
     instancing: Option<(String, Arc<crate::templates::ClassInstance>)>,
+    /// While parsing a class template's instance: its parameters'
+    /// bindings, which the instances of its member templates need too.
+    instance_bindings: crate::templates::TypeBindings,
     /// The class template instances of the translation unit, shared with
     /// every sub-parser.
     instances: crate::templates::SharedInstances,
@@ -385,6 +389,7 @@ impl<'t> Parser<'t> {
             pack_expansions: false,
             instance_sites: Vec::new(),
             instancing: None,
+            instance_bindings: Vec::new(),
             instances: Default::default(),
             stashed_bodies: None,
             nested_bodies: Vec::new(),

@@ -85,7 +85,12 @@ impl Parser<'_> {
                 self.pos = end;
                 return self.class_template_decl(params, tokens, name_at);
             }
-            let what = if tokens.iter().any(|t| {
+            let what = if tokens.first().map(|t| &t.kind)
+                == Some(&TokenKind::Keyword(Keyword::Template))
+            {
+                // `template <class T> template <class U> T A<T>::f(U)`.
+                "member templates defined outside their class template are"
+            } else if tokens.iter().any(|t| {
                 matches!(
                     t.kind,
                     TokenKind::Keyword(Keyword::Struct | Keyword::Class | Keyword::Union)
@@ -625,7 +630,8 @@ impl Parser<'_> {
                     k.rsplit_once("::").is_some_and(|(class, name)| {
                         name == field && self.structs.contains_key(class)
                     })
-                }))
+                })
+                || self.instance_has_member_template(field))
     }
 
     /// `<arg, ...>` after a template's name: each argument a type or a

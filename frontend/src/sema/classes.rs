@@ -330,10 +330,58 @@ impl Checker {
             .collect()
     }
 
-    /// Whether `ty` is a class with a constructor.
+    /// Whether `ty` is a class with a constructor (or constructor
+    /// template).
     pub(super) fn has_constructors(&self, ty: &CType) -> bool {
-        ty.struct_def()
-            .is_some_and(|def| !self.constructors(def).is_empty())
+        ty.struct_def().is_some_and(|def| {
+            !self.constructors(def).is_empty() || self.constructor_template(def).is_some()
+        })
+    }
+
+    /// The key of class `def`'s constructor templates
+    /// (`template <class U> A(const A<U> &)`), if it has any.
+    fn constructor_template(&self, def: &StructDef) -> Option<String> {
+        let plain = join(&def.name, crate::mangle::unqualified(&def.name));
+        self.tmpl.templates.is_template(&plain).then_some(plain)
+    }
+
+    /// `ctors` with the instance of `def`'s constructor template that
+    /// deduction makes for constructing `obj` from `args`, if one does.
+    /// When other constructors exist, a template that does not fit is no
+    /// error (its diagnostics are dropped, as SFINAE drops it); the
+    /// overloads then compete as C++'s do. One argument of the class
+    /// itself is a copy, which the implicit copy constructor makes: a
+    /// template is never a copy constructor ([class.copy.ctor]).
+    fn with_constructor_template(
+        &mut self,
+        def: &StructDef,
+        ctors: &[String],
+        obj: &Expr,
+        args: &[Option<Expr>],
+        span: Span,
+    ) -> Option<Vec<String>> {
+        let mut keys = ctors.to_vec();
+        let Some(plain) = self.constructor_template(def) else {
+            return Some(keys);
+        };
+        let copy =
+            matches!(args, [Some(a)] if a.ty.struct_def().is_some_and(|d| d.name == def.name));
+        if copy && !ctors.is_empty() {
+            return Some(keys);
+        }
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(Some(obj.clone()));
+        all.extend(args.iter().cloned());
+        let before = self.diags.len();
+        match self.template_call(&plain, &[], &all, span) {
+            Some(instance) => {
+                self.overloads.instances.insert(instance.clone());
+                keys.push(instance);
+            }
+            None if ctors.is_empty() => return None,
+            None => self.diags.truncate(before),
+        }
+        Some(keys)
     }
 
     /// `S(args)`, `S{args}`, `S s(args)`: an object of `ty` made by its
@@ -362,7 +410,7 @@ impl Checker {
             let defaults = self.construct_with(ty, &def, &ctors, Vec::new(), span)?;
             return self.members_in_order_over(ty, &def, args, span, Some(defaults));
         }
-        if !ctors.is_empty() {
+        if !ctors.is_empty() || self.constructor_template(&def).is_some() {
             let typed = self.call_args(args);
             return self.construct_with(ty, &def, &ctors, typed, span);
         }
@@ -398,7 +446,8 @@ impl Checker {
         self.note_temporary(tmp, ty);
         let obj = mk(ExprKind::Local(tmp), ty.clone(), span);
         let plain = join(&def.name, crate::mangle::unqualified(&def.name));
-        let mut call = self.call_member(&plain, ctors, obj, args, span, span)?;
+        let ctors = self.with_constructor_template(def, ctors, &obj, &args, span)?;
+        let mut call = self.call_member(&plain, &ctors, obj, args, span, span)?;
         let inherited = ctors
             .first()
             .is_some_and(|k| scope_of(k) != def.name.as_str());
@@ -716,6 +765,78 @@ impl Checker {
         scopes.sort();
         scopes.dedup();
         scopes
+    }
+
+    /// Argument-dependent lookup ([basic.lookup.argdep]) of `name`, called
+    /// unqualified with `args`, when ordinary lookup finds nothing: the
+    /// function, overloads or template `ns::name` of the namespace `ns` of
+    /// a class argument (or of the class a pointer argument points to).
+    /// A friend defined in its class is a function of that namespace that
+    /// only this lookup finds ([namespace.memdef]: the parser declares no
+    /// name for it), so a call without such an argument does not see it.
+    pub(super) fn adl_callee(&self, name: &str, args: &[Option<Expr>]) -> Option<String> {
+        let known = |k: &str| {
+            self.by_name.contains_key(k)
+                || self.overloads.by_plain.contains_key(k)
+                || self.tmpl.templates.is_template(k)
+        };
+        if name.contains("::") || known(name) || self.lookup(name).is_some() {
+            return None;
+        }
+        self.associated_namespaces(args)
+            .into_iter()
+            .map(|ns| join(&ns, name))
+            .find(|k| known(k))
+    }
+
+    /// The namespaces of the classes of `args` (of the class a pointer
+    /// argument points to), other than the global one, each once.
+    fn associated_namespaces(&self, args: &[Option<Expr>]) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let classes = args
+            .iter()
+            .flatten()
+            .filter_map(|a| a.ty.struct_def().or_else(|| a.ty.pointee()?.struct_def()));
+        for def in classes {
+            let ns = scope_of(&def.name);
+            if !ns.is_empty() && !found.iter().any(|f| f == ns) {
+                found.push(ns.to_string());
+            }
+        }
+        found
+    }
+
+    /// The functions an unqualified call of `name` with `args` chooses
+    /// among when ordinary lookup finds functions `name` (no template of
+    /// that name): those, and the ones of the same name in the class
+    /// arguments' namespaces ([basic.lookup.argdep]: the two sets are
+    /// joined). `None` when the arguments' namespaces add none.
+    pub(super) fn with_adl_overloads(
+        &self,
+        name: &str,
+        args: &[Option<Expr>],
+    ) -> Option<Vec<String>> {
+        let ordinary =
+            self.by_name.contains_key(name) || self.overloads.by_plain.contains_key(name);
+        if name.contains("::") || !ordinary || self.tmpl.templates.is_template(name) {
+            return None;
+        }
+        let keys_of = |k: &str| match self.overloads.by_plain.get(k) {
+            Some(keys) => keys.clone(),
+            None if self.by_name.contains_key(k) => vec![k.to_string()],
+            None => Vec::new(),
+        };
+        let added: Vec<String> = self
+            .associated_namespaces(args)
+            .iter()
+            .flat_map(|ns| keys_of(&join(ns, name)))
+            .collect();
+        if added.is_empty() {
+            return None;
+        }
+        let mut keys = keys_of(name);
+        keys.extend(added);
+        Some(keys)
     }
 
     /// The operator functions named `name` that apply to `operands`: the

@@ -1591,6 +1591,17 @@ impl Checker {
                 return made;
             }
         }
+        // Argument-dependent lookup: a function (a hidden friend among
+        // them) of a class argument's namespace, alone or beside the
+        // functions ordinary lookup finds.
+        if explicit.is_empty() && self.lookup(name).is_none() {
+            if let Some(keys) = self.with_adl_overloads(name, &typed_args) {
+                let key = self.choose_overload(name, &keys, &typed_args, callee.span)?;
+                return self.call_resolved(&key, typed_args, callee.span, span);
+            }
+        }
+        let found_by_adl = self.adl_callee(name, &typed_args);
+        let name = found_by_adl.as_ref().unwrap_or(name);
         let resolved = self.resolve_callee(callee, name, explicit, &typed_args, args)?;
         self.call_resolved(&resolved, typed_args, callee.span, span)
     }

@@ -375,7 +375,10 @@ pub(crate) fn check_program(
         c.host.entry(h.name.clone()).or_insert_with(|| h.clone());
     }
     // Pass 1: signatures, so bodies can check calls and so prototypes merge.
-    let mut defs = rustc_hash::FxHashSet::default();
+    // Each definition is numbered, and keyed as its overload, by its item:
+    // the friends that two instances of a class template define share
+    // their name and span.
+    let mut defs: FxHashMap<usize, String> = FxHashMap::default();
     let mut deduced = FxHashMap::default();
     for (index, item) in tu.items.iter().enumerate() {
         c.item = index;
@@ -385,11 +388,12 @@ pub(crate) fn check_program(
                 // before any use: C++ requires the definition first); a
                 // prototype (a class's member's) waits for it.
                 if f.body.is_some() {
-                    deduced.insert((f.name_span, f.name.clone()), defs.len());
-                    defs.insert((f.name_span, f.name.clone()));
+                    deduced.insert(index, defs.len());
+                    defs.insert(index, f.name.clone());
                 }
-            } else if c.declare_function(f, defs.len()).is_some() && f.body.is_some() {
-                defs.insert((f.name_span, f.name.clone()));
+            } else if let (Some(sig), true) = (c.declare_function(f, defs.len()), f.body.is_some())
+            {
+                defs.insert(index, c.key_of(&f.name, sig));
             }
         }
     }
@@ -407,36 +411,25 @@ pub(crate) fn check_program(
         }
         c.item = index;
         match item {
-            ast::Item::Function(f)
-                if f.body.is_some() && deduced.contains_key(&(f.name_span, f.name.clone())) =>
-            {
-                let def = deduced[&(f.name_span, f.name.clone())];
+            ast::Item::Function(f) if f.body.is_some() && deduced.contains_key(&index) => {
+                let def = deduced[&index];
                 let mut f = f.clone();
                 let checked = c.deduce_return(&mut f, None);
                 if c.declare_function(&f, def).is_some() {
                     functions.push(c.keep_if_constexpr(&f, checked));
                 }
             }
-            ast::Item::Function(f)
-                if f.body.is_some() && defs.contains(&(f.name_span, f.name.clone())) =>
-            {
-                match c
-                    .overloads
-                    .key_at
-                    .get(&(f.name_span, f.name.clone()))
-                    .cloned()
-                {
+            ast::Item::Function(f) if f.body.is_some() && defs.contains_key(&index) => {
+                let key = &defs[&index];
+                if *key == f.name {
+                    let checked = c.function(f, 0);
+                    functions.push(c.keep_if_constexpr(f, checked));
+                } else {
                     // A later overload is checked under its key.
-                    Some(key) => {
-                        let mut f = f.clone();
-                        f.name = key;
-                        let checked = c.function(&f, 0);
-                        functions.push(c.keep_if_constexpr(&f, checked));
-                    }
-                    None => {
-                        let checked = c.function(f, 0);
-                        functions.push(c.keep_if_constexpr(f, checked));
-                    }
+                    let mut f = f.clone();
+                    f.name = key.clone();
+                    let checked = c.function(&f, 0);
+                    functions.push(c.keep_if_constexpr(&f, checked));
                 }
             }
             ast::Item::Function(_) => {}
@@ -757,6 +750,20 @@ impl Checker {
             .or_default()
             .push(key);
         Some(self.sigs.len() - 1)
+    }
+
+    /// The key of signature `sig`, an overload of `name`: `name` itself
+    /// for its first, its readable signature for a later one.
+    fn key_of(&self, name: &str, sig: usize) -> String {
+        self.overloads
+            .by_plain
+            .get(name)
+            .and_then(|keys| {
+                keys.iter()
+                    .find(|k| self.by_name.get(k.as_str()) == Some(&sig))
+            })
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
     }
 
     /// The signature index of the declared function named `name` with

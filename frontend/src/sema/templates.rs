@@ -959,6 +959,7 @@ impl Checker {
     /// (`crate::templates::ClassInstances`), and queues the functions'
     /// bodies with the instantiation depth `depth` of what made them.
     pub(super) fn class_instance_items(&mut self, depth: usize) {
+        self.adopt_member_templates();
         let templates = self.tmpl.templates.clone();
         let items = match templates.env.instances.lock() {
             Ok(mut shared) => std::mem::take(&mut shared.items),
@@ -979,12 +980,13 @@ impl Checker {
                 }
                 ast::Item::Function(mut f) => {
                     let def = self.tmpl.next_def;
-                    if self.declare_function(&f, def).is_none() || f.body.is_none() {
+                    let Some(sig) = self.declare_function(&f, def) else {
+                        continue;
+                    };
+                    if f.body.is_none() {
                         continue;
                     }
-                    if let Some(key) = self.overloads.key_at.get(&(f.name_span, f.name.clone())) {
-                        f.name = key.clone();
-                    }
+                    f.name = self.key_of(&f.name, sig);
                     self.tmpl.next_def += 1;
                     self.tmpl
                         .pending
@@ -996,6 +998,35 @@ impl Checker {
         }
         self.item = item;
         self.func.scopes = scopes;
+    }
+
+    /// The struct of the class template instance keyed `key`, if one is.
+    fn instance_struct(&self, key: &str) -> Option<Arc<crate::types::StructDef>> {
+        let shared = self.tmpl.templates.env.instances.lock().ok()?;
+        shared.structs.get(key).cloned()
+    }
+
+    /// Takes on the member templates of the class template instances made
+    /// since the last call (`crate::templates::InstanceMemberTemplates`),
+    /// in a copy of the templates when others share them.
+    fn adopt_member_templates(&mut self) {
+        let pending = self
+            .tmpl
+            .templates
+            .env
+            .instances
+            .lock()
+            .is_ok_and(|shared| !shared.member_templates.templates.is_empty());
+        if !pending {
+            return;
+        }
+        if let Some(own) = Arc::get_mut(&mut self.tmpl.templates) {
+            own.adopt_member_templates();
+            return;
+        }
+        let mut copy = self.tmpl.templates.copy();
+        copy.adopt_member_templates();
+        self.tmpl.templates = Arc::new(copy);
     }
 
     /// Declares `decl` as the instance of template `index` with `args`,
@@ -1012,7 +1043,8 @@ impl Checker {
         let templates = self.tmpl.templates.clone();
         let t = &templates.functions[index];
         decl.name = name.clone();
-        let link = crate::mangle::instance(t, args, &decl, &templates.classes);
+        let class = t.member_of.as_deref().and_then(|k| self.instance_struct(k));
+        let link = crate::mangle::instance(t, args, &decl, &templates.classes, class.as_deref());
         self.tmpl.link_names.insert(name.clone(), link);
         self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
