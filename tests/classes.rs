@@ -1036,3 +1036,52 @@ fn returned_braced_lists_initialize_the_return_type() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `c ? a : b` of two lvalues binds a reference to the chosen object:
+/// `larger` returns its argument's address (at -O0, where it is a call, a
+/// copy in its frame would be read after its return: the interpreter
+/// faults on that), and a write through `int &w = c ? x : y` lands in the
+/// local. The values the fixture's arithmetic gives, on both engines at
+/// -O0 and -O3, and nvcc's PTX's.
+#[test]
+fn conditionals_of_lvalues_bind_references_to_the_chosen_object() {
+    let launch: (&str, &[&str]) = (
+        "_Z4pickPKiPiPK4Part",
+        &["i32[]:rand:128:3", "i32[]:zeros:128", "i32[]:rand:130:4"],
+    );
+    let (_, ours, theirs) = fixture_runs("conditional_refs.cu", launch);
+    let fixture = common::root().join("tests/fixtures/classes/conditional_refs.cu");
+    let dir = scratch("conditional_refs_o0");
+    let shape = ["--grid", "2", "--block", "32", "-O0"];
+    let unoptimized: Vec<Vec<u8>> =
+        common::launch_buffers(&fixture, "interp", launch, &dir, &shape)
+            .into_iter()
+            .flatten()
+            .collect();
+    assert_eq!(ours, unoptimized, "the interpreter at -O0");
+    let (ins, outs, parts) = (words(&ours[0]), words(&ours[1]), words(&ours[2]));
+    let weight = |k: usize| f32::from_bits(parts[2 * k + 1] as u32);
+    for i in 0..64 {
+        // The references name objects; the write through `w` comes before
+        // any is read.
+        let mut xy = [ins[i] & 0xffff, ins[i + 64] & 0xffff];
+        let larger_one = usize::from(xy[0] < xy[1]);
+        let n_one = usize::from(i & 1 == 0);
+        xy[usize::from(i & 2 == 0)] += 5;
+        let [x, y] = xy;
+        let (m, n) = (xy[larger_one], xy[n_one]);
+        let heavy = if weight(i) < weight(i + 1) {
+            parts[2 * (i + 1)]
+        } else {
+            parts[2 * i]
+        };
+        assert_eq!(
+            outs[2 * i..2 * i + 2],
+            [m + 3 * n + heavy, x - y],
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

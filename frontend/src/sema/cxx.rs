@@ -248,6 +248,7 @@ impl Checker {
         what: &str,
     ) -> Option<Expr> {
         let span = e.span;
+        let e = self.lvalue_conditional(e)?;
         let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
         let (const_ref, _) = pointee_quals(ptr_ty);
         let const_ref = const_ref || rvalue;
@@ -289,6 +290,44 @@ impl Checker {
         }
         let value = self.assign_convert(e, &want, what, span)?;
         self.temporary_address(value, span)
+    }
+
+    /// `c ? a : b` whose arms are lvalues of one type is an lvalue in C++
+    /// ([expr.cond]/4): a reference binds the object it chooses, as
+    /// `*(c ? &a : &b)`, never a temporary copy (which a function
+    /// returning `const T &` would return the address of after its end).
+    /// Only where a reference binds it: elsewhere the value form keeps
+    /// its arms out of memory.
+    fn lvalue_conditional(&mut self, e: Expr) -> Option<Expr> {
+        let ExprKind::Ternary { then, els, .. } = &e.kind else {
+            return Some(e);
+        };
+        if !(Self::is_lvalue(then) && Self::is_lvalue(els) && then.ty == els.ty) {
+            return Some(e);
+        }
+        let konst = self.lvalue_is_const(then) || self.lvalue_is_const(els);
+        let (kind, ty, span) = e.into_parts();
+        let ExprKind::Ternary { cond, then, els } = kind else {
+            unreachable!("matched above")
+        };
+        let then = self.addr_of(*then, span)?;
+        let els = self.addr_of(*els, span)?;
+        let ptr = CType::Pointer {
+            pointee: Box::new(ty.clone()),
+            pointee_const: konst,
+            pointee_volatile: false,
+            restrict: false,
+        };
+        let chosen = ExprKind::Ternary {
+            cond,
+            then: Box::new(super::convert::convert(then, &ptr)),
+            els: Box::new(super::convert::convert(els, &ptr)),
+        };
+        Some(mk(
+            ExprKind::Deref(Box::new(mk(chosen, ptr, span))),
+            ty,
+            span,
+        ))
     }
 
     /// The address of a new temporary holding `value` (C++'s temporary
