@@ -1493,3 +1493,39 @@ fn launches_in_host_class_templates_are_nvccs() {
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), kernel, &shape);
     }
 }
+
+/// `<cuda/std/cstdint>` and `<cuda/std/cstddef>`: `cuda::std::int32_t`
+/// and the rest are `<cstdint>`'s types (the kernel's name is nvcc's),
+/// the limit macros are there, and the values are nvcc's on the emulator.
+#[test]
+fn cuda_std_fixed_width_types_are_nvccs() {
+    let dir = scratch("templates-cuda-std-ints");
+    let src = fixture("cuda_std_ints.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    let kernel = "_Z6widthsPiPhmPl";
+    assert_eq!(entries(&ours), BTreeSet::from([kernel.to_string()]));
+    let args: &[&str] = &["i32[]:zeros:2", "u8[]:zeros:2", "u64:9", "i64[]:zeros:2"];
+    let shape = ["--grid", "1", "--block", "1"];
+    let mine = common::launch_buffers(&ours_ptx, "emu", (kernel, args), &dir.join("mine"), &shape);
+    let bytes = |k: usize| mine[k].clone().expect("the buffer is written");
+    let int = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap());
+    assert_eq!(
+        bytes(0),
+        [i32::MAX.to_le_bytes(), 4464i32.to_le_bytes()].concat()
+    );
+    assert_eq!(bytes(1), [255, 3]);
+    let w = bytes(3);
+    assert_eq!([int(&w[..8]), int(&w[8..])], [9 * i64::from(i32::MIN), 82]);
+    let (Some(nvcc), Some(headers)) = (
+        common::nvcc_or_skip("cuda::std fixed-width types through nvcc"),
+        common::cuda_headers_or_skip(),
+    ) else {
+        return;
+    };
+    let theirs = dir.join("theirs.ptx");
+    let cccl = format!("-I{}", headers.join("cccl").display());
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[cccl], &theirs);
+    let expected = common::launch_buffers(&theirs, "emu", (kernel, args), &dir.join("nv"), &shape);
+    assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
+}

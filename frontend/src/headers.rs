@@ -394,7 +394,9 @@ pub(crate) fn header(name: &str) -> Option<Header> {
     Some(match name {
         "cuda.h" => Header::Macros(CUDA_H),
         "float.h" | "cfloat" => Header::Macros(FLOAT_H),
-        "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" => Header::Macros(STDINT_H),
+        "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" | "cuda/std/cstdint" => {
+            Header::Macros(STDINT_H)
+        }
         "math_constants.h" => Header::Macros(MATH_CONSTANTS_H),
         "cuda_fp16.h" | "cuda_fp16.hpp" => Header::Macros(CUDA_FP16_H),
         "cuda_bf16.h" | "cuda_bf16.hpp" => Header::Macros(CUDA_BF16_H),
@@ -443,7 +445,7 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             text: crate::curand::source,
         },
         // `std::move` and `std::forward` are built in (`sema/expr.rs`).
-        "cuda/std/utility" => Header::Macros(none),
+        "cuda/std/utility" | "cuda/std/cstddef" => Header::Macros(none),
         "type_traits" | "cuda/std/type_traits" => Header::Source {
             path: TYPE_TRAITS_PATH,
             text: type_traits,

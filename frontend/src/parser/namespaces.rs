@@ -184,13 +184,15 @@ impl Parser<'_> {
     /// names one: the tokens it takes, and the type.
     pub(super) fn qualified_type_at(&self, n: usize) -> Option<(usize, (CType, bool, Spelling))> {
         let q = self.qualified_at(n)?;
-        if let [(ns, _), (name, _)] = q.parts.as_slice() {
-            // `std::uint8_t`, `std::size_t`: `<cstdint>`'s and `<cstddef>`'s.
-            if ns == "std" {
-                if let Some((t, spelling)) = super::decl::named_type_spelled(name) {
-                    return Some((q.tokens, (t, false, spelling)));
-                }
-            }
+        // `std::uint8_t`, `std::size_t`: `<cstdint>`'s and `<cstddef>`'s;
+        // `cuda::std::int32_t`, `<cuda/std/cstdint>`'s, the same types.
+        let std_name = match q.parts.as_slice() {
+            [(ns, _), (name, _)] if ns == "std" => Some(name),
+            [(cuda, _), (ns, _), (name, _)] if cuda == "cuda" && ns == "std" => Some(name),
+            _ => None,
+        };
+        if let Some((t, spelling)) = std_name.and_then(|n| super::decl::named_type_spelled(n)) {
+            return Some((q.tokens, (t, false, spelling)));
         }
         let key = self.resolve_qualified(&q, Kind::Type).ok()?;
         Some((q.tokens, self.type_named_spelled(&key)?))
