@@ -1085,3 +1085,48 @@ fn conditionals_of_lvalues_bind_references_to_the_chosen_object() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `if (int y = f(); y > 3)`, `else if (int z = ...; z > 2)`, `switch (int
+/// m = ...; m)`, `if (int x = ...)` and `if (const int *p = find(...))`:
+/// the values the fixture's arithmetic gives, the interpreter's, and
+/// nvcc's PTX's.
+#[test]
+fn if_and_switch_headers_declare_their_names() {
+    let launch: (&str, &[&str]) = ("_Z7headersPKiPi", &["i32[]:rand:64:6", "i32[]:zeros:320"]);
+    let (_, ours, theirs) = fixture_runs("if_init.cu", launch);
+    let (data, outs) = (words(&ours[0]), words(&ours[1]));
+    for (t, &raw) in data.iter().enumerate() {
+        let d = raw & 0xffff;
+        let x = d & 3;
+        let (y, z) = (d % 7, d % 7 * 2);
+        let second = if y > 3 {
+            y
+        } else if z > 2 {
+            z + 100
+        } else {
+            y + z + 200
+        };
+        let m = d & 7;
+        let third = match m {
+            1 => 1,
+            2 => 20,
+            _ => -m,
+        };
+        let found = data
+            .iter()
+            .position(|&v| v == data[t ^ 1])
+            .map_or(999, |i| i as i32);
+        let acc = t as i32;
+        let expected = [
+            if x != 0 { x } else { -1 },
+            second,
+            third,
+            found,
+            if acc > 10 { acc } else { 0 },
+        ];
+        assert_eq!(outs[5 * t..5 * t + 5], expected, "thread {t}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -317,3 +317,24 @@ fn a_returned_braced_list_needs_a_return_type() {
         assert_eq!(r.matches("error[").count(), 1, "{src}:\n{r}");
     }
 }
+
+/// A declaration as an `if` condition has one declarator and an
+/// initializer (nvcc refuses the others too).
+#[test]
+fn a_condition_declaration_is_one_initialized_variable() {
+    for (src, message, line) in [
+        (
+            "__global__ void k(int *o) {\n  if (int x) o[0] = x;\n}",
+            "the declaration in the `if` condition needs an initializer",
+            "if (int x)",
+        ),
+        (
+            "__global__ void k(int *o) {\n  if (int x = 1, y = 2) o[0] = x + y;\n}",
+            "the `if` condition declares one variable",
+            "if (int x = 1, y = 2)",
+        ),
+    ] {
+        let r = errors(src);
+        has(&r, &format!("error[E0003]: {message}"), line);
+    }
+}

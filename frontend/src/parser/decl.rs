@@ -1056,6 +1056,9 @@ impl Parser<'_> {
                 break;
             }
         }
+        if self.condition_decl && self.is_punct(Punct::RParen) {
+            return Ok(out);
+        }
         self.expect_punct(Punct::Semi, "after declaration")?;
         Ok(out)
     }

@@ -310,6 +310,9 @@ pub(crate) struct Parser<'t> {
     /// `sub_parser`), whose caller keeps only the declaration it asked
     /// for: items made on the side (a local class's constructor) are lost.
     in_instance: bool,
+    /// Reading `if (T x = e)`'s declaration, which its `)` ends rather
+    /// than a `;` (`stmt.rs`, `Parser::paren_header`).
+    condition_decl: bool,
     /// In a pattern: the template's parameters by index, the names of its
     /// value parameters (a type parameter's entry is empty).
     pattern_values: Vec<String>,
@@ -385,6 +388,7 @@ impl<'t> Parser<'t> {
             split_shr: false,
             in_pattern: false,
             in_instance: false,
+            condition_decl: false,
             pattern_values: Vec::new(),
             pack_expansions: false,
             instance_sites: Vec::new(),

@@ -223,10 +223,19 @@ impl Parser<'_> {
         let tok = self.peek().clone();
         Ok(match &tok.kind {
             TokenKind::Keyword(Keyword::Switch) => {
-                self.bump();
-                let cond = self.paren_cond("`switch`")?;
-                let body = Box::new(self.statement()?);
-                StmtKind::Switch { cond, body }
+                let start = self.bump().span;
+                let mark = self.names.begin_block();
+                let header = self.paren_header("`switch`");
+                let body = header.and_then(|h| Ok((h, Box::new(self.statement()?))));
+                self.names.end_block(mark);
+                let ((init, cond), body) = body?;
+                let switch = StmtKind::Switch { cond, body };
+                let Some(init) = init else {
+                    return Ok(switch);
+                };
+                let span = start.to(self.prev_span());
+                let stmts = vec![init, Stmt { kind: switch, span }];
+                return Ok(StmtKind::Block(Block { stmts, span }));
             }
             TokenKind::Keyword(Keyword::Case) => {
                 self.bump();
@@ -310,14 +319,22 @@ impl Parser<'_> {
     /// built from the last arm outward, each spanning from its `if` to the
     /// end of the chain.
     fn if_chain(&mut self) -> PResult<Stmt> {
+        // The names an arm's header declares are in scope to the chain's end.
+        let mark = self.names.begin_block();
+        let chain = self.if_arms();
+        self.names.end_block(mark);
+        chain
+    }
+
+    fn if_arms(&mut self) -> PResult<Stmt> {
         let mut arms = Vec::new();
         let mut els = None;
         loop {
             let start = self.bump().span; // `if`
             let constexpr = self.eat_kw(Keyword::Constexpr);
-            let cond = self.paren_cond("`if`")?;
+            let (init, cond) = self.paren_header("`if`")?;
             let then = Box::new(self.statement()?);
-            arms.push((start, constexpr, cond, then));
+            arms.push((start, constexpr, init, cond, then));
             if !self.eat_kw(Keyword::Else) {
                 break;
             }
@@ -328,18 +345,149 @@ impl Parser<'_> {
         }
         let end = self.prev_span();
         let mut chain: Option<Stmt> = None;
-        while let Some((start, constexpr, cond, then)) = arms.pop() {
+        while let Some((start, constexpr, init, cond, then)) = arms.pop() {
             let els = chain.take().map(Box::new).or_else(|| els.take());
             let kind = match constexpr {
                 true => StmtKind::ConstexprIf { cond, then, els },
                 false => StmtKind::If { cond, then, els },
             };
-            chain = Some(Stmt {
-                kind,
-                span: start.to(end),
-            });
+            let span = start.to(end);
+            chain = Some(with_init(init, Stmt { kind, span }));
         }
         chain.ok_or(Recorded)
+    }
+
+    /// `( condition )` after `if` or `switch`, with C++'s other forms: an
+    /// init-statement before it (`if (int v = f(); v > 2)`, `switch (auto
+    /// k = kind(); k)`) and a declaration as the condition (`if (int v =
+    /// f())`, whose value is the condition). The declaration, if any, is a
+    /// statement before the `if` in a block of its own ([`with_init`]).
+    fn paren_header(&mut self, what: &str) -> PResult<(Option<Stmt>, crate::ast::Expr)> {
+        self.expect_punct(Punct::LParen, &format!("after {what}"))?;
+        let start = self.span();
+        let statement = self.before_close(Punct::Semi);
+        // A condition that declares has its `=` or `{` (a type's name
+        // alone, `std::is_same_v<T, float>`, starts an expression too).
+        let declares = statement
+            || self.before_close(Punct::Assign)
+            || self.before_close(Punct::LBrace)
+            || self.declarator_ends_header();
+        let mut init = None;
+        if declares && self.starts_decl(0) {
+            self.condition_decl = !statement;
+            let decls = self.local_decl();
+            self.condition_decl = false;
+            let decls = decls?;
+            for v in &decls {
+                self.names.declare_local(&v.name);
+            }
+            if !statement {
+                if let [v] = decls.as_slice() {
+                    if v.init.is_none() {
+                        let msg =
+                            format!("the declaration in the {what} condition needs an initializer");
+                        return self.error(v.name_span, Code::E0003, msg);
+                    }
+                } else if let Some(v) = decls.get(1) {
+                    let msg = format!("the {what} condition declares one variable");
+                    return self.error(v.name_span, Code::E0003, msg);
+                }
+            }
+            let condition =
+                (!statement).then(|| decls.first().map(|v| (v.name.clone(), v.name_span)));
+            init = Some(Stmt {
+                kind: StmtKind::Decl(decls),
+                span: start.to(self.prev_span()),
+            });
+            if let Some(first) = condition {
+                let Some((name, span)) = first else {
+                    return self.error(
+                        start,
+                        Code::E0003,
+                        format!("expected a declared name in the {what} condition"),
+                    );
+                };
+                self.expect_punct(Punct::RParen, &format!("to close the {what} condition"))?;
+                let cond = crate::ast::Expr {
+                    kind: crate::ast::ExprKind::Ident(name),
+                    span,
+                };
+                return Ok((init, cond));
+            }
+        } else if statement {
+            let e = self.expr()?;
+            let span = e.span;
+            self.expect_punct(Punct::Semi, &format!("after the {what} init-statement"))?;
+            init = Some(Stmt {
+                kind: StmtKind::Expr(e),
+                span,
+            });
+        }
+        let cond = self.expr()?;
+        self.expect_punct(Punct::RParen, &format!("to close the {what} condition"))?;
+        Ok((init, cond))
+    }
+
+    /// Whether the header just opened ends with a declarator's name after
+    /// a type (`if (int x)`, `if (T *p)`): a declaration, whose missing
+    /// initializer `paren_header` reports.
+    fn declarator_ends_header(&self) -> bool {
+        let Some(close) = self.header_close() else {
+            return false;
+        };
+        let before = |n: usize| {
+            close
+                .checked_sub(n)
+                .filter(|&i| i >= self.pos)
+                .map(|i| &self.toks[i].kind)
+        };
+        matches!(before(1), Some(TokenKind::Ident))
+            && matches!(
+                before(2),
+                Some(
+                    TokenKind::Ident
+                        | TokenKind::Keyword(_)
+                        | TokenKind::Punct(Punct::Star | Punct::Amp)
+                )
+            )
+    }
+
+    /// Whether `p` comes, outside brackets, before the `)` that closes the
+    /// parenthesis just opened (`;`: an init-statement in an `if` or
+    /// `switch` header; `=` or `{`: a declaration's initializer).
+    fn before_close(&self, p: Punct) -> bool {
+        let end = self.header_close().unwrap_or(self.toks.len());
+        let mut depth = 0usize;
+        for t in &self.toks[self.pos..end] {
+            match t.kind {
+                TokenKind::Punct(q) if q == p && depth == 0 => return true,
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                    depth = depth.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::Semi) if p != Punct::Semi => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The index of the `)` that closes the parenthesis just opened.
+    fn header_close(&self) -> Option<usize> {
+        let mut depth = 0usize;
+        for (i, t) in self.toks[self.pos..].iter().enumerate() {
+            match t.kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                    if depth == 0 {
+                        return Some(self.pos + i);
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        None
     }
 
     /// `( expr )` after `if`/`while`.
@@ -496,5 +644,21 @@ impl Parser<'_> {
             step,
             body,
         })
+    }
+}
+
+/// `stmt` after the declaration or expression its header began with, in
+/// a block of their own: the names it declares end with `stmt`.
+fn with_init(init: Option<Stmt>, stmt: Stmt) -> Stmt {
+    let Some(init) = init else {
+        return stmt;
+    };
+    let span = stmt.span;
+    Stmt {
+        kind: StmtKind::Block(Block {
+            stmts: vec![init, stmt],
+            span,
+        }),
+        span,
     }
 }
