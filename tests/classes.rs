@@ -8,7 +8,10 @@ mod common;
 
 // `run`: a launch over 64 threads on the emulator; `both_ptx`: a fixture
 // through kernelc and nvcc (both assembled by ptxas).
-use common::{emu_buffers as run, fixture_ptx_and_nvcc as both_ptx, kernelc, scratch, stderr};
+use common::{
+    emu_buffers as run, fixture_ptx_and_nvcc as both_ptx, kernelc, scratch, stderr,
+    words_i32 as words,
+};
 use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
@@ -677,35 +680,17 @@ fn a_member_found_in_two_bases_is_ambiguous() {
 }
 
 /// Launch `launch` of `tests/fixtures/classes/{file}` over 2 blocks of 32
-/// threads: kernelc's PTX text, the buffers from its PTX on the emulator
-/// (which the interpreter's must equal), and those from nvcc's PTX on the
-/// emulator when nvcc is there.
+/// threads ([`common::fixture_runs`]): kernelc's PTX text, its buffers, and
+/// nvcc's buffers when nvcc is there.
 fn fixture_runs(file: &str, launch: (&str, &[&str])) -> FixtureRuns {
     let dir = scratch(file.trim_end_matches(".cu"));
     let fixture = common::root().join("tests/fixtures/classes").join(file);
-    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, launch, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
-    let theirs = theirs_ptx.map(|p| all(&p, "emu", "theirs"));
-    (text, ours, theirs)
+    let runs = common::fixture_runs(&fixture, &dir, launch);
+    (runs.ptx, runs.ours, runs.theirs.map(|(_, buffers)| buffers))
 }
 
 /// Kernelc's PTX text, its buffers, and nvcc's buffers when nvcc is there.
 type FixtureRuns = (String, Vec<Vec<u8>>, Option<Vec<Vec<u8>>>);
-
-/// A buffer's 32-bit integers.
-fn words(b: &[u8]) -> Vec<i32> {
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 /// `rrefs` of rvalue_refs.cu, and its arguments for 64 threads.
 const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:256"]);

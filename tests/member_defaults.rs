@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{fixture_ptx_and_nvcc as both_ptx, rejected_with, scratch};
+use common::{rejected_with, scratch, words_i32 as words};
 
 /// `arrayDefaults` of array_member_defaults.cu, and its arguments for 64
 /// threads.
@@ -16,13 +16,6 @@ const ARRAY_DEFAULTS: (&str, &[&str]) = (
     "_Z13arrayDefaultsPKiPi",
     &["i32[]:rand:64:3", "i32[]:zeros:320"],
 );
-
-/// A buffer's 32-bit integers.
-fn words(b: &[u8]) -> Vec<i32> {
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 /// What the fixture writes for the input's low byte `s`.
 fn expected(s: i32) -> [i32; 5] {
@@ -38,30 +31,20 @@ fn expected(s: i32) -> [i32; 5] {
 
 #[test]
 fn array_member_defaults_run_as_nvccs_do() {
-    let dir = scratch("array-defaults");
     let fixture = common::root().join("tests/fixtures/classes/array_member_defaults.cu");
-    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let runs = common::fixture_runs(&fixture, &scratch("array-defaults"), ARRAY_DEFAULTS);
+    let (text, ours) = (&runs.ptx, &runs.ours);
     assert!(text.contains(".entry _Z13arrayDefaultsPKiPi("), "{text}");
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, ARRAY_DEFAULTS, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &x) in ins.iter().enumerate() {
         assert_eq!(outs[5 * i..5 * i + 5], expected(x & 0xff), "thread {i}");
     }
-    if let Some(theirs) = theirs_ptx {
-        let nvcc_ptx = std::fs::read_to_string(&theirs).unwrap();
+    if let Some((nvcc_ptx, theirs)) = &runs.theirs {
         assert!(
             nvcc_ptx.contains(".entry _Z13arrayDefaultsPKiPi("),
             "{nvcc_ptx}"
         );
-        assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
+        assert_eq!(ours, theirs, "nvcc's PTX");
     }
 }
 
@@ -73,19 +56,10 @@ const LOCAL_DEFAULTS: (&str, &[&str]) = (
 
 #[test]
 fn local_class_defaults_run_as_nvccs_do() {
-    let dir = scratch("local-defaults");
     let fixture = common::root().join("tests/fixtures/classes/local_defaults.cu");
-    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let runs = common::fixture_runs(&fixture, &scratch("local-defaults"), LOCAL_DEFAULTS);
+    let (text, ours) = (&runs.ptx, &runs.ours);
     assert!(text.contains(".entry _Z13localDefaultsPKiPi("), "{text}");
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, LOCAL_DEFAULTS, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &x) in ins.iter().enumerate() {
         let s = x & 0xff;
@@ -93,13 +67,12 @@ fn local_class_defaults_run_as_nvccs_do() {
         let want = [300 + 5 + s, 700 + 5, (s + 1) + (s + 2) + (s + 3)];
         assert_eq!(outs[3 * i..3 * i + 3], want, "thread {i}");
     }
-    if let Some(theirs) = theirs_ptx {
-        let nvcc_ptx = std::fs::read_to_string(&theirs).unwrap();
+    if let Some((nvcc_ptx, theirs)) = &runs.theirs {
         assert!(
             nvcc_ptx.contains(".entry _Z13localDefaultsPKiPi("),
             "{nvcc_ptx}"
         );
-        assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
+        assert_eq!(ours, theirs, "nvcc's PTX");
     }
     // In a function template's instance, not yet.
     let err = rejected_with(

@@ -8,17 +8,10 @@
 
 mod common;
 
-use common::{fixture_ptx_and_nvcc as both_ptx, rejected_with, scratch};
+use common::{rejected_with, scratch, words_i32 as words};
 
 /// `bindings` of bindings.cu, and its arguments for 64 threads.
 const BINDINGS: (&str, &[&str]) = ("_Z8bindingsPKiPi", &["i32[]:rand:64:3", "i32[]:zeros:640"]);
-
-/// A buffer's 32-bit integers.
-fn words(b: &[u8]) -> Vec<i32> {
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 /// What the fixture writes for the input's low byte `n`.
 fn expected(n: i32) -> [i32; 10] {
@@ -40,27 +33,17 @@ fn expected(n: i32) -> [i32; 10] {
 
 #[test]
 fn structured_bindings_compute_what_nvcc_computes() {
-    let dir = scratch("bindings");
     let fixture = common::root().join("tests/fixtures/bindings/bindings.cu");
-    let (text, theirs_ptx) = both_ptx(&fixture, &dir);
+    let runs = common::fixture_runs(&fixture, &scratch("bindings"), BINDINGS);
+    let (text, ours) = (&runs.ptx, &runs.ours);
     assert!(text.contains(".entry _Z8bindingsPKiPi("), "{text}");
-    let shape = ["--grid", "2", "--block", "32"];
-    let all = |file: &std::path::Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
-        common::launch_buffers(file, engine, BINDINGS, &dir.join(out), &shape)
-            .into_iter()
-            .flatten()
-            .collect()
-    };
-    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
-    assert_eq!(ours, all(&fixture, "interp", "interp"), "the interpreter");
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &x) in ins.iter().enumerate() {
         assert_eq!(outs[10 * i..10 * i + 10], expected(x & 0xff), "thread {i}");
     }
-    if let Some(theirs) = theirs_ptx {
-        let nvcc_ptx = std::fs::read_to_string(&theirs).unwrap();
+    if let Some((nvcc_ptx, theirs)) = &runs.theirs {
         assert!(nvcc_ptx.contains(".entry _Z8bindingsPKiPi("), "{nvcc_ptx}");
-        assert_eq!(ours, all(&theirs, "emu", "theirs"), "nvcc's PTX");
+        assert_eq!(ours, theirs, "nvcc's PTX");
     }
 }
 

@@ -612,6 +612,43 @@ pub fn fixture_ptx_and_nvcc_with(
     (text, theirs)
 }
 
+/// What [`fixture_runs`] gives: kernelc's PTX text and its buffers, and
+/// nvcc's PTX text and buffers when nvcc is there.
+pub struct FixtureRuns {
+    pub ptx: String,
+    pub ours: Vec<Vec<u8>>,
+    pub theirs: Option<(String, Vec<Vec<u8>>)>,
+}
+
+/// Launch `launch` of the fixture `src` over 2 blocks of 32 threads
+/// (files in `dir`): the buffers from kernelc's PTX on the emulator, which
+/// the interpreter's must equal, and those from nvcc's PTX on the
+/// emulator ([`fixture_ptx_and_nvcc`]).
+pub fn fixture_runs(src: &Path, dir: &Path, launch: (&str, &[&str])) -> FixtureRuns {
+    let (ptx, theirs_ptx) = fixture_ptx_and_nvcc(src, dir);
+    let shape = ["--grid", "2", "--block", "32"];
+    let all = |file: &Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        launch_buffers(file, engine, launch, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = all(&dir.join("kernelc.ptx"), "emu", "ours");
+    assert_eq!(ours, all(src, "interp", "interp"), "the interpreter");
+    let theirs = theirs_ptx.map(|p| {
+        let text = std::fs::read_to_string(&p).unwrap();
+        (text, all(&p, "emu", "theirs"))
+    });
+    FixtureRuns { ptx, ours, theirs }
+}
+
+/// A buffer's 32-bit signed integers.
+pub fn words_i32(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 /// Runs `kernel` from the PTX file `ptx` on the emulator over 2 blocks of
 /// 32 threads with `args` (`kernelc run`'s syntax); the bytes of every
 /// buffer after the run (the arrays after the first argument: a scalar

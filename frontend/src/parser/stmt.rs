@@ -229,13 +229,8 @@ impl Parser<'_> {
                 let body = header.and_then(|h| Ok((h, Box::new(self.statement()?))));
                 self.names.end_block(mark);
                 let ((init, cond), body) = body?;
-                let switch = StmtKind::Switch { cond, body };
-                let Some(init) = init else {
-                    return Ok(switch);
-                };
                 let span = start.to(self.prev_span());
-                let stmts = vec![init, Stmt { kind: switch, span }];
-                return Ok(StmtKind::Block(Block { stmts, span }));
+                return Ok(with_init(init, StmtKind::Switch { cond, body }, span));
             }
             TokenKind::Keyword(Keyword::Case) => {
                 self.bump();
@@ -352,7 +347,10 @@ impl Parser<'_> {
                 false => StmtKind::If { cond, then, els },
             };
             let span = start.to(end);
-            chain = Some(with_init(init, Stmt { kind, span }));
+            chain = Some(Stmt {
+                kind: with_init(init, kind, span),
+                span,
+            });
         }
         chain.ok_or(Recorded)
     }
@@ -474,20 +472,9 @@ impl Parser<'_> {
 
     /// The index of the `)` that closes the parenthesis just opened.
     fn header_close(&self) -> Option<usize> {
-        let mut depth = 0usize;
-        for (i, t) in self.toks[self.pos..].iter().enumerate() {
-            match t.kind {
-                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
-                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
-                    if depth == 0 {
-                        return Some(self.pos + i);
-                    }
-                    depth -= 1;
-                }
-                _ => {}
-            }
-        }
-        None
+        let after = super::classes::skip_balanced(self.toks, self.pos - 1);
+        let close = after.checked_sub(1)?;
+        (self.toks.get(close)?.kind == TokenKind::Punct(Punct::RParen)).then_some(close)
     }
 
     /// `( expr )` after `if`/`while`.
@@ -647,18 +634,15 @@ impl Parser<'_> {
     }
 }
 
-/// `stmt` after the declaration or expression its header began with, in
-/// a block of their own: the names it declares end with `stmt`.
-fn with_init(init: Option<Stmt>, stmt: Stmt) -> Stmt {
-    let Some(init) = init else {
-        return stmt;
-    };
-    let span = stmt.span;
-    Stmt {
-        kind: StmtKind::Block(Block {
-            stmts: vec![init, stmt],
+/// The statement `kind` (at `span`) after the declaration or expression
+/// its header began with, in a block of their own: the names it declares
+/// end with the statement.
+fn with_init(init: Option<Stmt>, kind: StmtKind, span: crate::diag::Span) -> StmtKind {
+    match init {
+        None => kind,
+        Some(init) => StmtKind::Block(Block {
+            stmts: vec![init, Stmt { kind, span }],
             span,
         }),
-        span,
     }
 }

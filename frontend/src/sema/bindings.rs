@@ -205,17 +205,7 @@ impl Checker {
     /// The object of `auto [a, b] = init;` for a class: a copy of `init`.
     fn object_copy(&mut self, v: &ast::VarDecl, e: Expr) -> Option<Stmt> {
         let ty = strip_restrict(&e.ty).0;
-        let init = self.assign_convert(e, &ty, "initialization", v.name_span)?;
-        let local = self.declare_local(&v.name, ty, v.ty.is_const, false, v.name_span);
-        self.func.initialized.insert(local);
-        Some(Stmt {
-            kind: StmtKind::Decl {
-                local,
-                init: Some(init),
-                list: None,
-            },
-            span: v.span,
-        })
+        self.copy_initialized(v, e, ty)
     }
 
     /// Each name as a declaration that refers to its element of the

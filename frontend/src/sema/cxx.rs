@@ -748,7 +748,19 @@ impl Checker {
             );
             return None;
         }
-        let init = self.assign_convert(element, &ty, "initialization", var.name_span)?;
+        self.copy_initialized(var, element, ty)
+    }
+
+    /// The declaration of `var`, a new local of type `ty` copy-initialized
+    /// from the checked `value` (a range-`for` element, a structured
+    /// binding's object).
+    pub(super) fn copy_initialized(
+        &mut self,
+        var: &ast::VarDecl,
+        value: Expr,
+        ty: CType,
+    ) -> Option<Stmt> {
+        let init = self.assign_convert(value, &ty, "initialization", var.name_span)?;
         let local = self.declare_local(&var.name, ty, var.ty.is_const, false, var.name_span);
         self.func.initialized.insert(local);
         Some(Stmt {
