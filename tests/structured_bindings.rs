@@ -49,19 +49,9 @@ fn structured_bindings_compute_what_nvcc_computes() {
 
 /// nvcc rejects `source` too, when it is there.
 fn nvcc_rejects(source: &str, what: &str) {
-    let Some(nvcc) = common::nvcc_or_skip(what) else {
-        return;
-    };
-    let dir = scratch("bindings-nvcc");
-    let src = dir.join("e.cu");
-    std::fs::write(&src, source).unwrap();
-    let o = std::process::Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_90", "-o"])
-        .arg(dir.join("e.ptx"))
-        .arg(&src)
-        .output()
-        .expect("cannot run nvcc");
-    assert!(!o.status.success(), "nvcc accepts {what}:\n{source}");
+    if let Some(o) = common::nvcc_run(source, "bindings-nvcc", what) {
+        assert!(!o.status.success(), "nvcc accepts {what}:\n{source}");
+    }
 }
 
 /// A bad declaration: kernelc's located error (exit 1, no output), and

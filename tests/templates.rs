@@ -1065,18 +1065,10 @@ fn instantiation_notes_name_enumeration_arguments() {
         "E0013",
         "in `k<Mode::Exact, (nn::Op)7>`, instantiated here",
     );
-    let Some(nvcc) = common::nvcc_or_skip("enumeration arguments in nvcc's notes") else {
+    let what = "enumeration arguments in nvcc's notes";
+    let Some(o) = common::nvcc_run(source, "templates-enum-notes", what) else {
         return;
     };
-    let dir = scratch("templates-enum-notes");
-    let src = dir.join("e.cu");
-    std::fs::write(&src, source).unwrap();
-    let o = std::process::Command::new(nvcc)
-        .args(["-ptx", "-arch=sm_90", "-o"])
-        .arg(dir.join("e.ptx"))
-        .arg(&src)
-        .output()
-        .unwrap();
     let theirs = String::from_utf8_lossy(&o.stderr);
     assert!(
         theirs.contains("[with M=Mode::Exact, O=nn::Mul]"),

@@ -718,6 +718,23 @@ pub fn assert_nvcc_accepts(source: &str, what: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// nvcc's run on the CUDA text `source` (`-ptx -arch=sm_90`, files in
+/// the scratch directory `dir`), for a test that reads its verdict or its
+/// messages; `None` (a loud skip, a failure under `CI=true`) without nvcc.
+pub fn nvcc_run(source: &str, dir: &str, what: &str) -> Option<std::process::Output> {
+    let nvcc = nvcc_or_skip(what)?;
+    let dir = scratch(dir);
+    let src = dir.join("e.cu");
+    std::fs::write(&src, source).unwrap();
+    let o = Command::new(nvcc)
+        .args(["-ptx", "-arch=sm_90", "-o"])
+        .arg(dir.join("e.ptx"))
+        .arg(&src)
+        .output()
+        .expect("cannot run nvcc");
+    Some(o)
+}
+
 /// Assembles `module` with ptxas for sm_80 and sm_90, in both register
 /// modes (each call's `what` names the -O level or other variant).
 pub fn assert_ptxas_accepts_module(module: &kernelc::midend::ir::Module, what: &str) {
