@@ -649,6 +649,7 @@ pub fn list_kernels(
     let mut fe_opts = frontend_options(opts.target.sm(), &opts.defines)
         .with_relocatable(opts.relocatable)
         .with_file_name(file_name);
+    fe_opts.unit_path = unit_path(file_name);
     fe_opts.include_dirs = opts.include_dirs.clone();
     fe_opts.pre_includes = opts.pre_includes.clone();
     fe_opts.std = opts.std;
@@ -759,6 +760,7 @@ fn lower_stages(
     )
     .with_relocatable(opts.relocatable)
     .with_file_name(file_name);
+    fe_opts.unit_path = unit_path(file_name);
     fe_opts.error_limit = opts.error_limit;
     fe_opts.include_dirs = opts.include_dirs.clone();
     fe_opts.pre_includes = opts.pre_includes.clone();
@@ -1038,6 +1040,14 @@ fn first_error_in_inline_ptx(report: &ptx_validate::Report, ptx: &str) -> bool {
     // `begin` counts from 0 and `line` from 1: the template starts on the
     // marker's next line.
     first_error.is_some_and(|line| line > begin)
+}
+
+/// The canonical path of the source file `file_name`, when it names one:
+/// nvcc names the file's anonymous namespace after it
+/// (`frontend::Options::unit_path`).
+pub fn unit_path(file_name: &str) -> Option<String> {
+    let path = std::fs::canonicalize(file_name).ok()?;
+    path.to_str().map(str::to_string)
 }
 
 /// The frontend's options for a target: `__CUDA_ARCH__` as nvcc sets it for

@@ -782,6 +782,7 @@ fn input_kernels(req: &RunRequest) -> Vec<KernelName> {
             .unwrap_or_default(),
         _ => {
             let mut fe = driver::frontend_options(req.sm, &req.defines).with_file_name(&name);
+            fe.unit_path = driver::unit_path(&name);
             fe.include_dirs = req.include_dirs.clone();
             fe.pre_includes = req.pre_includes.clone();
             fe.std = req.std;

@@ -27,17 +27,16 @@ fn entries(ptx: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// A name as the comparison sees it: nvcc names an anonymous namespace
-/// after a hash of the file's path (`_GLOBAL__N__47a8a199_13_...`), which
-/// kernelc does not reproduce (it writes the ABI's `_GLOBAL__N_1`); both
-/// read back as `(anonymous namespace)`, so such names are compared in
-/// their readable form and every other name exactly.
-fn comparable(name: &str) -> String {
-    if name.contains("_GLOBAL__N_") {
-        stdx::itanium::readable(name)
-    } else {
-        name.to_string()
-    }
+/// Whether `name` is the shape nvcc gives a name in namespaces.cu's
+/// anonymous namespace: `_GLOBAL__N__<crc of the path>_13_namespaces_cu_`
+/// and a tag (unnamed_namespace.rs). Its exact value, which hashes the
+/// checkout's path, is compared with nvcc's.
+fn in_files_anonymous_namespace(name: &str) -> bool {
+    let Some(rest) = name.split("_GLOBAL__N__").nth(1) else {
+        return false;
+    };
+    let (crc, rest) = rest.split_at(8.min(rest.len()));
+    crc.chars().all(|c| c.is_ascii_hexdigit()) && rest.starts_with("_13_namespaces_cu_")
 }
 
 /// The launches: kernel, grid, block, arguments.
@@ -94,7 +93,6 @@ fn kernels_are_named_and_compute_as_nvccs() {
         "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf",
         "_Z6phasesN3sim5PhaseENS_4FlagEPi",
         "_Z4stepPN3sim8ParticleEi",
-        "_ZN12_GLOBAL__N_110anonKernelEPi",
         "reverseTile",
         "_ZN3sim4dampEPfi",
         "_Z15globalQualifiedPf",
@@ -103,9 +101,14 @@ fn kernels_are_named_and_compute_as_nvccs() {
     .into_iter()
     .collect();
     let written = entries(&text);
-    assert_eq!(
-        written.iter().map(String::as_str).collect::<BTreeSet<_>>(),
-        expected
+    let (anonymous, named): (BTreeSet<&str>, BTreeSet<&str>) = written
+        .iter()
+        .map(String::as_str)
+        .partition(|n| n.contains("_GLOBAL__N_"));
+    assert_eq!(named, expected);
+    assert!(
+        anonymous.len() == 1 && anonymous.iter().all(|n| in_files_anonymous_namespace(n)),
+        "the anonymous namespace's kernel: {anonymous:?}"
     );
     common::assert_ptxas_accepts(&text, ARCH, "namespaces.cu");
     let Some(nvcc) = common::nvcc_or_skip("namespaces.cu against nvcc") else {
@@ -113,9 +116,11 @@ fn kernels_are_named_and_compute_as_nvccs() {
     };
     let theirs = dir.join("nvcc.ptx");
     let nvcc_text = common::nvcc_ptx_to(&nvcc, &fixture(), ARCH, &[], &theirs);
-    let as_nvcc: BTreeSet<String> = entries(&nvcc_text).iter().map(|n| comparable(n)).collect();
-    let as_ours: BTreeSet<String> = written.iter().map(|n| comparable(n)).collect();
-    assert_eq!(as_ours, as_nvcc, "kernelc's entries against nvcc's");
+    assert_eq!(
+        written,
+        entries(&nvcc_text),
+        "kernelc's entries against nvcc's"
+    );
     for (i, l) in LAUNCHES.iter().enumerate() {
         let a = run(&ours, l, &dir.join(format!("ours{i}")));
         let b = run(&theirs, l, &dir.join(format!("theirs{i}")));
@@ -133,10 +138,16 @@ fn list_kernels_shows_qualified_names() {
     for line in [
         "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf\tsim::kineticEnergy(const sim::Particle*, int, float*)",
         "_Z6phasesN3sim5PhaseENS_4FlagEPi\tphases(sim::Phase, sim::Flag, int*)",
-        "_ZN12_GLOBAL__N_110anonKernelEPi\t(anonymous namespace)::anonKernel(int*)",
     ] {
         assert!(out.lines().any(|l| l == line), "missing {line:?} in:\n{out}");
     }
+    let anonymous = out
+        .lines()
+        .find_map(|l| l.strip_suffix("\t(anonymous namespace)::anonKernel(int*)"));
+    assert!(
+        anonymous.is_some_and(in_files_anonymous_namespace),
+        "the anonymous namespace's kernel in:\n{out}"
+    );
 }
 
 /// Compiles `source`; its stderr, after checking that it failed.
@@ -273,4 +284,132 @@ fn scoped_enumerations_do_not_convert_implicitly_as_nvcc_says() {
         })
         .collect();
     assert_eq!(theirs, expected, "nvcc's errors");
+}
+
+/// The declarations between an anonymous namespace's kernel and `main` in
+/// the files of [`anonymous_namespaces_are_named_as_nvcc_names_them`]:
+/// the first definition with external linkage among them names the
+/// namespace, or `main` when there is none (unnamed_namespace.rs).
+const FIRST_DEFINITIONS: &[(&str, &str)] = &[
+    ("main_only", ""),
+    ("declarations", "void f(int); extern int ev;"),
+    ("host_function", "int h(int x) { return x; }"),
+    ("long_host_function", "void initialize(float *a, int n) {}"),
+    (
+        "device_function",
+        "__device__ float sq(float x) { return x * x; }",
+    ),
+    ("kernel", "__global__ void k2(int *p) {}"),
+    ("extern_c", "extern \"C\" void cfun() {}"),
+    ("long_extern_c", "extern \"C\" { void launch_kernel() {} }"),
+    (
+        "const_member",
+        "struct S { void m() const; }; void S::m() const {}",
+    ),
+    (
+        "namespace",
+        "namespace ns { int f(const int *x) { return *x; } }",
+    ),
+    ("initialized", "float scale = 2.0f;"),
+    (
+        "uninitialized",
+        "int counter; __device__ int g; __constant__ float cf[4];",
+    ),
+    (
+        "device_initialized",
+        "__device__ float table[4] = {1, 2, 3, 4};",
+    ),
+    (
+        "internal",
+        "const int c = 3; constexpr int d = 4; static int e = 5;",
+    ),
+    (
+        "inline_and_templates",
+        "inline int f(int x) { return x; } template <class T> int t(T) { return 0; } \
+         template int t<int>(int); template <> int t<float>(float) { return 1; }",
+    ),
+    ("static_member", "struct Q { static int s; }; int Q::s = 5;"),
+    ("closure", "auto twice = [](int x) { return 2 * x; };"),
+    (
+        "references",
+        "void take(const float &x, int &&y, float a[]) {}",
+    ),
+];
+
+/// nvcc names a file's anonymous namespace after the file's canonical path
+/// and its first definition with external linkage; kernelc's kernel names
+/// must be nvcc's for each of [`FIRST_DEFINITIONS`], for a file reached
+/// through a symbolic link, and for a kernel in an included header.
+#[test]
+fn anonymous_namespaces_are_named_as_nvcc_names_them() {
+    let dir = common::scratch("namespaces-unnamed");
+    let mut files = Vec::new();
+    for (name, between) in FIRST_DEFINITIONS {
+        let file = dir.join(format!("{name}.cu"));
+        let source = format!(
+            "namespace {{ __global__ void anon(float *p) {{ p[0] = 1; }} }}\n{between}\n\
+             int main() {{ anon<<<1, 1>>>(nullptr); return 0; }}\n"
+        );
+        std::fs::write(&file, source).unwrap();
+        files.push(file);
+    }
+    std::fs::write(
+        dir.join("kernels.cuh"),
+        "namespace { __global__ void inHeader(int *p) { *p = 7; } }\n",
+    )
+    .unwrap();
+    let header_user = dir.join("header-user.v2.cu");
+    std::fs::write(
+        &header_user,
+        "#include \"kernels.cuh\"\nvoid zz() {}\nint main() { inHeader<<<1, 1>>>(nullptr); }\n",
+    )
+    .unwrap();
+    files.push(header_user);
+    let linked = dir.join("linked");
+    std::os::unix::fs::symlink(&dir, &linked).unwrap();
+    files.push(linked.join("kernel.cu"));
+    let ours: Vec<BTreeSet<String>> = files.iter().map(|f| kernelc_entries(f)).collect();
+    for (file, names) in files.iter().zip(&ours) {
+        assert!(
+            names.iter().any(|n| n.contains("_GLOBAL__N__")),
+            "{}: {names:?}",
+            file.display()
+        );
+    }
+    let Some(nvcc) = common::nvcc_or_skip("anonymous namespaces' names against nvcc") else {
+        return;
+    };
+    let theirs: Vec<BTreeSet<String>> = std::thread::scope(|s| {
+        let runs: Vec<_> = files
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let out = dir.join(format!("nvcc{k}.ptx"));
+                let nvcc = &nvcc;
+                s.spawn(move || entries(&common::nvcc_ptx_to(nvcc, f, ARCH, &[], &out)))
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for ((file, ours), theirs) in files.iter().zip(&ours).zip(&theirs) {
+        assert_eq!(
+            ours,
+            theirs,
+            "{}: kernelc's names against nvcc's",
+            file.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `.entry` names kernelc writes for `file`.
+fn kernelc_entries(file: &Path) -> BTreeSet<String> {
+    let done = common::kernelc(&[&file.display().to_string(), "-arch=sm_90", "-o", "-"]);
+    assert!(
+        done.status.success(),
+        "{}: {}",
+        file.display(),
+        common::stderr(&done)
+    );
+    entries(&common::stdout(&done))
 }

@@ -50,6 +50,7 @@ mod texture;
 mod token;
 pub mod typed;
 pub mod types;
+mod unnamed_namespace;
 
 pub use codes::Code;
 pub use diag::{render_diagnostics, render_diagnostics_in, Diagnostic, Severity, Span};
@@ -84,6 +85,10 @@ pub struct Options {
     pub fast_math: bool,
     /// The file name `__FILE__` expands to (`"<input>"` when `None`).
     pub file_name: Option<String>,
+    /// The main file's canonical path, which nvcc's name of the file's
+    /// anonymous namespace hashes (`unnamed_namespace.rs`); `None`, for a
+    /// source given as text, keeps the ABI's `_GLOBAL__N_1`.
+    pub unit_path: Option<String>,
     /// Errors reported before the frontend stops reading (`--error-limit`;
     /// `0`: no limit). The diagnostic after the last one is E0015.
     pub error_limit: usize,
@@ -123,6 +128,7 @@ impl Default for Options {
             prec_sqrt: true,
             fast_math: false,
             file_name: None,
+            unit_path: None,
             error_limit: DEFAULT_ERROR_LIMIT,
             nesting_limit: DEFAULT_NESTING_LIMIT,
             include_dirs: Vec::new(),
@@ -245,7 +251,10 @@ fn lex_and_split(
     loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (preprocessed, mut warnings) = preprocess_with_warnings(map, opts, loader)?;
-    let split = split::split(&preprocessed.tokens);
+    // kernelc's own headers are not the user's code: their definitions do
+    // not name the file's anonymous namespace.
+    let builtin = |span: Span| map.file_of(span.start).name().starts_with("<kernelc>");
+    let split = split::split(&preprocessed.tokens, &builtin);
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
@@ -369,7 +378,8 @@ pub fn check_files(
     opts: &Options,
     loader: &dyn FileLoader,
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (split, pp_warnings) = lex_and_split(map, opts, loader)?;
+    let (mut split, pp_warnings) = lex_and_split(map, opts, loader)?;
+    let first_definition = split.first_definition.take();
     let (tu, mut parse_diags) = parse_split(split, map, opts);
     if diag::over_error_limit(&parse_diags, opts.error_limit) {
         // Checking what was read would only add errors past the limit.
@@ -377,7 +387,13 @@ pub fn check_files(
         diag::apply_error_limit(&mut parse_diags, opts.error_limit);
         return Err(parse_diags);
     }
-    let (program, mut diags) = sema::check_program(&tu, opts);
+    let (mut program, mut diags) = sema::check_program(&tu, opts);
+    if let Some(path) = &opts.unit_path {
+        let name = unnamed_namespace::name(path, first_definition.as_ref(), &tu.templates, opts);
+        if let Some(name) = name {
+            unnamed_namespace::rename(&mut program, &name);
+        }
+    }
     diags.extend(pp_warnings);
     if has_errors(&parse_diags) {
         // The parser recovered, so sema still checks what it read and one

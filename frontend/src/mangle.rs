@@ -362,8 +362,8 @@ pub fn variable(key: &str) -> String {
 
 /// The path component kernelc's keys give an anonymous namespace
 /// (`parser/names.rs`), and the `<source-name>` the Itanium ABI gives it
-/// (5.1.2 `<unnamed-namespace-name>`; nvcc adds a hash of the file to
-/// it, which kernelc does not reproduce).
+/// (5.1.2 `<unnamed-namespace-name>`); `crate::unnamed_namespace` makes
+/// it nvcc's, unique to the file, once the whole file is checked.
 const ANONYMOUS: (&str, &str) = ("(anonymous namespace)", "_GLOBAL__N_1");
 
 /// `<source-name>` of one component of a qualified name.

@@ -43,6 +43,8 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 pub(crate) use crate::host_uses::TemplateUse;
 use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::unnamed_namespace::Defines;
+pub(crate) use crate::unnamed_namespace::ExternalDefinition;
 
 /// What the split gives the parser and the checker.
 pub(crate) struct Split {
@@ -64,6 +66,11 @@ pub(crate) struct Split {
     /// The host function templates' declarations, by name
     /// (`crate::host_uses::HostUses`).
     pub host_templates: FxHashMap<String, Vec<std::sync::Arc<[Token]>>>,
+    /// The first definition of a function or variable with external
+    /// linkage, device or host code, outside kernelc's own headers: nvcc
+    /// names the file's anonymous namespace after it
+    /// (`crate::unnamed_namespace`).
+    pub first_definition: Option<ExternalDefinition>,
 }
 
 impl Split {
@@ -74,8 +81,9 @@ impl Split {
     }
 }
 
-/// Splits preprocessed tokens.
-pub(crate) fn split(tokens: &[Token]) -> Split {
+/// Splits preprocessed tokens; `builtin` says which come from kernelc's
+/// own headers.
+pub(crate) fn split(tokens: &[Token], builtin: &dyn Fn(Span) -> bool) -> Split {
     let mut errors = Vec::new();
     let nodes = segment(tokens, &mut 0, false, &mut errors);
     let mut splitter = Splitter {
@@ -96,6 +104,8 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
+    let first_definition =
+        splitter.first_definition(&nodes, &mut Vec::new(), false, &mut 0, builtin);
     let split = Split {
         device,
         host,
@@ -104,6 +114,7 @@ pub(crate) fn split(tokens: &[Token]) -> Split {
         template_uses,
         host_lambdas,
         host_templates,
+        first_definition,
     };
     // Unclosed bodies in kept code are the parser's to report.
     errors.retain(|e: &Diagnostic| !split.in_device_code(e.span));
@@ -121,6 +132,17 @@ enum Node {
         body: Vec<Node>,
         close: Option<usize>,
     },
+}
+
+impl Drop for Node {
+    /// Drops a container's contents a level at a time: containers nest as
+    /// deep as the source does.
+    fn drop(&mut self) {
+        if let Node::Container { body, .. } = self {
+            let body = std::mem::take(body);
+            stdx::stack::with_stack(|| drop(body));
+        }
+    }
 }
 
 fn is_punct(t: &Token, p: Punct) -> bool {
@@ -218,6 +240,17 @@ fn segment(
         *pos = end;
     }
     nodes
+}
+
+/// How many declarations `nodes` hold, in containers too.
+fn declarations_in(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Decl(..) => 1,
+            Node::Container { body, .. } => stdx::stack::with_stack(|| declarations_in(body)),
+        })
+        .sum()
 }
 
 /// The error for a `{` never closed.
@@ -730,7 +763,7 @@ impl<'t> Splitter<'t> {
                     }
                     self.decls.push(decl);
                 }
-                Node::Container { body, .. } => self.index(body),
+                Node::Container { body, .. } => stdx::stack::with_stack(|| self.index(body)),
             }
         }
         self.kept = vec![false; self.decls.len()];
@@ -888,7 +921,7 @@ impl<'t> Splitter<'t> {
                 Node::Container { head, body, close } => {
                     let mark = out.len();
                     out.extend_from_slice(&self.tokens[head.0..head.1]);
-                    if self.emit_from(body, next, out) {
+                    if stdx::stack::with_stack(|| self.emit_from(body, next, out)) {
                         out.extend(close.map(|c| self.tokens[c].clone()));
                         any = true;
                     } else {
@@ -1009,11 +1042,126 @@ impl<'t> Splitter<'t> {
                 Node::Container { head, body, .. } => {
                     let depth = scope.len();
                     scope.extend(namespace_path(&self.tokens[head.0..head.1]));
-                    self.scoped_decls(body, scope, next, out, keep);
+                    stdx::stack::with_stack(|| self.scoped_decls(body, scope, next, out, keep));
                     scope.truncate(depth);
                 }
             }
         }
+    }
+
+    /// The first declaration among `nodes` (from index `next`, in the
+    /// namespaces `scope`, inside `extern "C"` when `extern_c`) that
+    /// defines a function or variable with external linkage, outside
+    /// kernelc's own headers (`builtin`), or `None`.
+    fn first_definition(
+        &self,
+        nodes: &[Node],
+        scope: &mut Vec<String>,
+        extern_c: bool,
+        next: &mut usize,
+        builtin: &dyn Fn(Span) -> bool,
+    ) -> Option<ExternalDefinition> {
+        for node in nodes {
+            match node {
+                Node::Decl(start, _) => {
+                    let d = &self.decls[*next];
+                    *next += 1;
+                    if builtin(self.tokens[*start].span) {
+                        continue;
+                    }
+                    if let Some(defines) = self.external_definition(d, extern_c) {
+                        return Some(ExternalDefinition {
+                            scope: scope.clone(),
+                            defines,
+                        });
+                    }
+                }
+                Node::Container { head, body, .. } => {
+                    let head = &self.tokens[head.0..head.1];
+                    let path = namespace_path(head);
+                    if path.iter().any(|p| p == crate::parser::ANONYMOUS) {
+                        // Everything in it has internal linkage.
+                        *next += declarations_in(body);
+                        continue;
+                    }
+                    let c_linkage =
+                        extern_c || head.first().is_some_and(|t| is_kw(t, Keyword::Extern));
+                    let depth = scope.len();
+                    scope.extend(path);
+                    let found = stdx::stack::with_stack(|| {
+                        self.first_definition(body, scope, c_linkage, next, builtin)
+                    });
+                    scope.truncate(depth);
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// What `d` defines with external linkage, if anything: a function
+    /// with a body, or a variable with an initializer (nvcc passes over
+    /// one without), neither `static`, `inline`, `constexpr`, `extern`
+    /// nor a template's.
+    fn external_definition(&self, d: &Decl, extern_c: bool) -> Option<Defines> {
+        if !matches!(d.role, Role::Device | Role::Host(_)) {
+            return None;
+        }
+        let tokens = self.tokens;
+        let mut c_linkage = extern_c;
+        for i in depth0_indices(tokens, d.start, d.end) {
+            let t = &tokens[i];
+            let is_c = is_kw(t, Keyword::Extern)
+                && tokens
+                    .get(i + 1)
+                    .is_some_and(|n| matches!(n.kind, TokenKind::Str(_)));
+            if is_c {
+                c_linkage = true;
+                continue;
+            }
+            let internal_or_none = matches!(
+                t.kind,
+                TokenKind::Keyword(
+                    Keyword::Static
+                        | Keyword::Inline
+                        | Keyword::ForceInline
+                        | Keyword::Constexpr
+                        | Keyword::Extern
+                        | Keyword::Template
+                        | Keyword::Typedef
+                        | Keyword::Shared
+                )
+            ) || t.kind == TokenKind::Ident && t.text == "friend";
+            if internal_or_none {
+                return None;
+            }
+        }
+        let head = head_end(tokens, d.start, d.end);
+        let body = d.end > d.start && is_punct(&tokens[d.end - 1], Punct::RBrace);
+        let operator = (d.start..head).any(|i| is_kw(&tokens[i], Keyword::Operator));
+        if operator {
+            // `operator+`, a conversion function: defined, but not named
+            // here.
+            return body.then_some(Defines::Unreadable);
+        }
+        if let Some(name) = declarator_name(tokens, d.start, head) {
+            return body
+                .then(|| crate::unnamed_namespace::function(tokens, name, d.end, c_linkage));
+        }
+        let initialized = head < d.end
+            && (is_punct(&tokens[head], Punct::Assign) || is_punct(&tokens[head], Punct::LBrace));
+        // `auto f = [](int x) {...};`: a closure type has no linkage, so
+        // neither has a variable of it.
+        let closure = tokens
+            .get(head + 1)
+            .is_some_and(|t| is_punct(t, Punct::LBracket));
+        if closure {
+            return None;
+        }
+        let name = *d.names.first()?;
+        initialized.then(|| crate::unnamed_namespace::variable(tokens, name, c_linkage))
     }
 
     /// The host functions and variables, by name.

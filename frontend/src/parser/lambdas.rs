@@ -602,10 +602,13 @@ impl Parser<'_> {
 }
 
 /// The parameters of a host function (its parameter list's tokens,
-/// without the parentheses) read as device code's types, or `None` when
-/// they are not: what names a closure type written in that function.
+/// without the parentheses) read as device code's types in the namespaces
+/// `scope`, or `None` when they are not: what names a closure type
+/// written in that function, or the file's anonymous namespace
+/// (`crate::unnamed_namespace`).
 pub(crate) fn host_params(
     templates: &Templates,
+    scope: &[String],
     params: &[Token],
     opts: &crate::Options,
 ) -> Option<Vec<crate::ast::ParamDecl>> {
@@ -616,7 +619,7 @@ pub(crate) fn host_params(
         text: ")".into(),
         span: end,
     });
-    let mut p = Parser::from_env(templates, &[], &tokens, Vec::new(), opts);
+    let mut p = Parser::from_env(templates, scope, &tokens, Vec::new(), opts);
     let read = p.params();
     p.leave_env(templates);
     read.ok().filter(|_| p.diags.is_empty() && p.at_eof())

@@ -10,7 +10,8 @@
 //!   parser's tables (typedefs, struct tags) and the checker's (functions,
 //!   file-scope names) are keyed by it, so nothing after the parser needs
 //!   to know about namespaces. An anonymous namespace is the path component
-//!   [`ANONYMOUS`]; mangling turns it into `_GLOBAL__N_1`.
+//!   [`ANONYMOUS`]; mangling turns it into `_GLOBAL__N_1`, and then
+//!   `crate::unnamed_namespace` into nvcc's name for it.
 //! - **Scopes.** A scope is a namespace path. Unqualified lookup walks the
 //!   enclosing namespaces outward from the current one; at each level it
 //!   finds what is declared there and what the using-directives in effect

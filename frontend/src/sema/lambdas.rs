@@ -197,7 +197,7 @@ impl Checker {
             }
             crate::host_lambdas::HostContext::Function { key, params } => {
                 let templates = self.tmpl.templates.clone();
-                let read = crate::parser::host_params(&templates, params, &self.opts);
+                let read = crate::parser::host_params(&templates, &[], params, &self.opts);
                 self.class_instance_items(self.tmpl.depth);
                 let Some(read) = read else {
                     let msg = format!("kernelc cannot name this lambda's closure type yet: the parameters of `{key}`, the host function it is written in, are of types device code does not know");
@@ -575,7 +575,7 @@ fn auto_bindings(
 
 /// A parameter's type as its function's name spells it: an array
 /// parameter is the pointer it decays to.
-fn written_type(p: &ast::ParamDecl) -> CType {
+pub(crate) fn written_type(p: &ast::ParamDecl) -> CType {
     let ty = super::strip_restrict(&p.ty.ty).0;
     if p.dims.is_empty() {
         return ty;

@@ -34,6 +34,7 @@ mod vectors;
 mod warnings;
 mod wgmma_tcgen05;
 pub(crate) use convert::strip_restrict;
+pub(crate) use lambdas::written_type;
 pub(crate) use tensor::fragment_lengths;
 pub(crate) use wgmma_tcgen05::fragment_lengths as fragment_lengths_b;
 
