@@ -45,6 +45,7 @@ mod simd_video;
 mod snippet;
 mod source_map;
 mod split;
+mod std_attributes;
 mod templates;
 mod texture;
 mod token;
@@ -245,11 +246,14 @@ fn lex_and_split(
     loader: &dyn FileLoader,
 ) -> Result<(split::Split, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (preprocessed, mut warnings) = preprocess_with_warnings(map, opts, loader)?;
-    let split = split::split(&preprocessed.tokens);
+    let mut split = split::split(&preprocessed.tokens);
+    let (device, attribute_errors) = std_attributes::strip(std::mem::take(&mut split.device));
+    split.device = device;
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
     let mut errors = lexer::invalid_token_errors(&split.device);
+    errors.extend(attribute_errors);
     errors.extend(split.errors.iter().cloned());
     errors.extend(libraries::device_uses(
         &split.device,
