@@ -412,8 +412,10 @@ const ATTRIBUTED: (&str, &[&str]) = (
 
 /// C++11 attributes (`[[nodiscard]]`, `[[maybe_unused]]` on a parameter
 /// and a local, `[[likely]]`/`[[unlikely]]`, `[[fallthrough]]`,
-/// `[[noreturn]]`, `[[gnu::always_inline]]`, `[[deprecated]]`) are dropped
-/// and block-scope `alignas(16)`/`__align__(8)` arrays declare: the kernel
+/// `[[noreturn]]`, `[[gnu::always_inline]]`, `[[deprecated]]`) and GNU
+/// hints (`__attribute__((noinline, unused))`) are dropped, GNU's
+/// `aligned(16)` aligns a struct, and block-scope `alignas(16)`/
+/// `__align__(8)` arrays declare: the kernel
 /// gives a reference's values and nvcc's buffers from nvcc's PTX.
 #[test]
 fn std_attributes_and_local_alignment_run_as_nvccs_do() {
@@ -456,8 +458,8 @@ fn std_attributes_and_local_alignment_run_as_nvccs_do() {
     }
 }
 
-/// `[[no_unique_address]]` changes a class's layout, which kernelc does
-/// not: an error at the attribute. An attribute kernelc drops leaves no
+/// `[[no_unique_address]]` and GNU's `packed` change a class's layout,
+/// which kernelc does not: an error at the attribute. An attribute kernelc drops leaves no
 /// trace in the messages of the code around it.
 #[test]
 fn layout_changing_attributes_are_located_errors() {
@@ -468,6 +470,13 @@ fn layout_changing_attributes_are_located_errors() {
     );
     assert!(err.contains(":2:14"), "{err}");
     assert!(err.contains("[[no_unique_address]]"), "{err}");
+    let err = common::rejected_with(
+        "gnu-packed",
+        "struct __attribute__((aligned(4), packed)) P { char c; int v; };\n__global__ void k(P *p) { p->v = 1; }\n",
+        "E0002",
+    );
+    assert!(err.contains(":1:35"), "{err}");
+    assert!(err.contains("__attribute__((packed))"), "{err}");
     let err = common::rejected_with(
         "attribute-then-error",
         "__global__ void k(int *o) {\n  [[maybe_unused]] int u = undeclared;\n}\n",

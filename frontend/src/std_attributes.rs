@@ -9,6 +9,12 @@
 //! `[[no_unique_address]]` is the exception: it lets an empty member take
 //! no storage, which changes a class's layout, and kernelc would lay the
 //! member out as any other. It is an error at the attribute (E0002).
+//!
+//! GNU's `__attribute__((...))` goes the same way when kernelc knows every
+//! attribute in it: `aligned(N)` becomes CUDA's `__align__(N)` (which is
+//! what nvcc's headers define `__align__` as), and hints that change no
+//! result (`unused`, `always_inline`, `noinline`, `deprecated`, ...) are
+//! dropped. Any other (`packed`, `vector_size`) is E0002 at its name.
 
 use crate::codes::Code;
 use crate::diag::Diagnostic;
@@ -25,15 +31,18 @@ pub(crate) fn strip(tokens: Vec<Token>) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut errors = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        match specifier_end(&tokens, i) {
-            Some(end) => {
-                errors.extend(layout_errors(&tokens[i + 2..end - 1]));
-                i = end + 1;
+        if let Some(end) = specifier_end(&tokens, i) {
+            errors.extend(layout_errors(&tokens[i + 2..end - 1]));
+            i = end + 1;
+        } else if let Some(end) = gnu_end(&tokens, i) {
+            match gnu_replacement(&tokens[i + 3..end - 1]) {
+                Ok(replacement) => kept.extend(replacement),
+                Err(e) => errors.push(e),
             }
-            None => {
-                kept.push(tokens[i].clone());
-                i += 1;
-            }
+            i = end + 1;
+        } else {
+            kept.push(tokens[i].clone());
+            i += 1;
         }
     }
     (kept, errors)
@@ -92,4 +101,76 @@ fn layout_errors(inner: &[Token]) -> Vec<Diagnostic> {
         k += 1;
     }
     errors
+}
+
+/// GNU attributes that change no result kernelc computes, spelled without
+/// their optional `__` wrapping.
+const GNU_HINTS: &[&str] = &[
+    "unused",
+    "used",
+    "maybe_unused",
+    "always_inline",
+    "noinline",
+    "flatten",
+    "deprecated",
+    "pure",
+    "const",
+    "hot",
+    "cold",
+    "nothrow",
+    "warn_unused_result",
+    "noreturn",
+    "visibility",
+];
+
+/// When `__attribute__((...))` starts at token `i`: the index of its last
+/// `)`.
+fn gnu_end(tokens: &[Token], i: usize) -> Option<usize> {
+    if tokens[i].kind != TokenKind::Ident
+        || tokens[i].text.as_str() != "__attribute__"
+        || !is(tokens, i + 1, Punct::LParen)
+        || !is(tokens, i + 2, Punct::LParen)
+    {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (j, t) in tokens.iter().enumerate().skip(i + 1) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen) => depth += 1,
+            TokenKind::Punct(Punct::RParen) => {
+                depth -= 1;
+                if depth == 0 {
+                    return is(tokens, j - 1, Punct::RParen).then_some(j);
+                }
+            }
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What the attributes inside `__attribute__((` ... `))` become: the
+/// `__align__(N)` of an `aligned(N)`, nothing for a hint; an error at the
+/// first attribute kernelc does not know.
+fn gnu_replacement(inner: &[Token]) -> Result<Vec<Token>, Diagnostic> {
+    let mut out = Vec::new();
+    for attr in inner.split(|t| t.kind == TokenKind::Punct(Punct::Comma)) {
+        let Some(name) = attr.first() else { continue };
+        let bare = name
+            .text
+            .as_str()
+            .trim_start_matches("__")
+            .trim_end_matches("__");
+        if bare == "aligned" && attr.len() > 3 && is(attr, 1, Punct::LParen) {
+            let mut align = name.clone();
+            align.text = "__align__".into();
+            out.push(align);
+            out.extend(attr[1..].iter().cloned());
+        } else if !GNU_HINTS.contains(&bare) {
+            let msg = format!("`__attribute__(({bare}))` is not supported by kernelc yet");
+            return Err(Diagnostic::error(name.span, Code::E0002, msg));
+        }
+    }
+    Ok(out)
 }
