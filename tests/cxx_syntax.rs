@@ -402,3 +402,85 @@ fn file_macro_is_the_path_given_on_the_command_line() {
         "__FILE__ expands to the given path:\n{tokens}"
     );
 }
+
+/// `attributed` of tests/fixtures/attributes/std_attributes.cu, and its
+/// arguments for 64 threads (the last 4 past `n`).
+const ATTRIBUTED: (&str, &[&str]) = (
+    "_Z10attributedPKiPii",
+    &["i32[]:rand:64:7", "i32[]:zeros:128", "i32:60"],
+);
+
+/// C++11 attributes (`[[nodiscard]]`, `[[maybe_unused]]` on a parameter
+/// and a local, `[[likely]]`/`[[unlikely]]`, `[[fallthrough]]`,
+/// `[[noreturn]]`, `[[gnu::always_inline]]`, `[[deprecated]]`) and GNU
+/// hints (`__attribute__((noinline, unused))`) are dropped, GNU's
+/// `aligned(16)` aligns a struct, and block-scope `alignas(16)`/
+/// `__align__(8)` arrays declare: the kernel
+/// gives a reference's values and nvcc's buffers from nvcc's PTX.
+#[test]
+fn std_attributes_and_local_alignment_run_as_nvccs_do() {
+    let fixture = common::root().join("tests/fixtures/attributes/std_attributes.cu");
+    let runs = common::fixture_runs(&fixture, &scratch("std-attributes"), ATTRIBUTED);
+    let ins = common::words_i32(&runs.ours[0]);
+    let outs = common::words_i32(&runs.ours[1]);
+    for (i, &x) in ins.iter().enumerate() {
+        let want = if i >= 60 {
+            [0, 0]
+        } else {
+            // The kernel's `int` arithmetic wraps on the random inputs.
+            let (w, times) = (std::num::Wrapping(x), |k: i32, v| std::num::Wrapping(k) * v);
+            let sum = match x & 3 {
+                0 => times(2, w) + times(3, w + std::num::Wrapping(1)),
+                1 => times(3, w + std::num::Wrapping(1)),
+                _ => times(2, w) + std::num::Wrapping(5),
+            }
+            .0;
+            [sum, (x & 0xffff) ^ (x >> 16)]
+        };
+        assert_eq!(outs[2 * i..2 * i + 2], want, "thread {i}");
+    }
+    // At -O0 the arrays stay in local memory, where the `int4` load needs
+    // the 16 bytes `alignas` asked for.
+    let o0 = scratch("std-attributes-o0").join("o0.ptx");
+    let path = fixture.to_str().unwrap();
+    let done = kernelc(&["-O0", "-arch=sm_90", "-w", path, "-o", o0.to_str().unwrap()]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let o0 = std::fs::read_to_string(&o0).unwrap();
+    assert!(o0.contains(".local .align 16 .b8 $local_ss0[16];"), "{o0}");
+    assert!(o0.contains(".local .align 8 .b8 $local_ss1[8];"), "{o0}");
+    common::assert_ptxas_accepts(&o0, "sm_90", "std_attributes.cu at -O0");
+    if let Some((nvcc_ptx, theirs)) = &runs.theirs {
+        assert!(
+            nvcc_ptx.contains(".entry _Z10attributedPKiPii("),
+            "{nvcc_ptx}"
+        );
+        assert_eq!(&runs.ours, theirs, "nvcc's PTX");
+    }
+}
+
+/// `[[no_unique_address]]` and GNU's `packed` change a class's layout,
+/// which kernelc does not: an error at the attribute. An attribute kernelc drops leaves no
+/// trace in the messages of the code around it.
+#[test]
+fn layout_changing_attributes_are_located_errors() {
+    let err = common::rejected_with(
+        "no-unique-address",
+        "struct Empty {};\nstruct S { [[no_unique_address]] Empty e; int v; };\n__global__ void k(S *s) { s->v = 1; }\n",
+        "E0002",
+    );
+    assert!(err.contains(":2:14"), "{err}");
+    assert!(err.contains("[[no_unique_address]]"), "{err}");
+    let err = common::rejected_with(
+        "gnu-packed",
+        "struct __attribute__((aligned(4), packed)) P { char c; int v; };\n__global__ void k(P *p) { p->v = 1; }\n",
+        "E0002",
+    );
+    assert!(err.contains(":1:35"), "{err}");
+    assert!(err.contains("__attribute__((packed))"), "{err}");
+    let err = common::rejected_with(
+        "attribute-then-error",
+        "__global__ void k(int *o) {\n  [[maybe_unused]] int u = undeclared;\n}\n",
+        "E0001",
+    );
+    assert!(err.contains(":2:28"), "{err}");
+}

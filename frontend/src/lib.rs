@@ -45,6 +45,7 @@ mod simd_video;
 mod snippet;
 mod source_map;
 mod split;
+mod std_attributes;
 mod templates;
 mod texture;
 mod token;
@@ -254,11 +255,14 @@ fn lex_and_split(
     // kernelc's own headers are not the user's code: their definitions do
     // not name the file's anonymous namespace.
     let builtin = |span: Span| map.file_of(span.start).name().starts_with("<kernelc>");
-    let split = split::split(&preprocessed.tokens, &builtin);
+    let mut split = split::split(&preprocessed.tokens, &builtin);
+    let (device, attribute_errors) = std_attributes::strip(std::mem::take(&mut split.device));
+    split.device = device;
     // A pragma nobody acts on belongs to the host compiler outside device
     // code; nvcc warns only about those in device code.
     warnings.retain(|w| w.code != Some(Code::W0006) || split.in_device_code(w.span));
     let mut errors = lexer::invalid_token_errors(&split.device);
+    errors.extend(attribute_errors);
     errors.extend(split.errors.iter().cloned());
     errors.extend(libraries::device_uses(
         &split.device,

@@ -161,6 +161,10 @@ pub struct LocalVar {
     /// The value of a `const` integer initialized by a constant expression,
     /// usable where C++ requires constant expressions (array sizes, `case`).
     pub const_value: Option<i128>,
+    /// `alignas(N)`/`__align__(N)` on the declaration: the least alignment
+    /// of its stack slot (0 when not written; the type's own is kept when
+    /// larger).
+    pub align: u64,
 }
 
 /// `#pragma unroll` on a loop.

@@ -357,7 +357,7 @@ fn lower_function(
             (l.in_memory && !by_pointer).then(|| {
                 func.stack_slots.push(StackSlotData {
                     size: u32::try_from(l.ty.size().unwrap_or(1).max(1)).unwrap_or(u32::MAX),
-                    align: l.ty.align() as u32,
+                    align: l.ty.align().max(l.align) as u32,
                 })
             })
         })

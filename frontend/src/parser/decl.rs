@@ -247,6 +247,7 @@ impl Parser<'_> {
     /// Whether the token `n` ahead can start a local declaration.
     pub(super) fn starts_decl(&self, n: usize) -> bool {
         self.starts_type(n)
+            || self.align_at(n)
             || (!self.at_eof_at(n)
                 && matches!(
                     self.peek_at(n).kind,
@@ -263,6 +264,16 @@ impl Parser<'_> {
                             | Keyword::Register
                     )
                 ))
+    }
+
+    /// Whether `__align__(N)` or `alignas(N)` is the token `n` ahead: it
+    /// starts a declaration (`alignas(16) float buf[4];`), never an
+    /// expression.
+    fn align_at(&self, n: usize) -> bool {
+        !self.at_eof_at(n)
+            && self.peek_at(n).kind == TokenKind::Ident
+            && is_align_kw(&self.peek_at(n).text)
+            && self.is_punct_at(n + 1, Punct::LParen)
     }
 
     /// Parses declaration specifiers: the base type (`None` when no type

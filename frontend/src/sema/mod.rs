@@ -1030,6 +1030,7 @@ impl Checker {
             // in lowering; see `lower/aggregate.rs`).
             in_memory: ty_is_struct,
             const_value: None,
+            align: 0,
         });
         id
     }
@@ -1257,6 +1258,7 @@ impl Checker {
             self.refuse_incomplete(&ty, &format!("variable `{}`", v.name), v.name_span);
             // As in C, the name is in scope in its own initializer.
             let local = self.declare_local(&v.name, ty.clone(), v.ty.is_const, false, v.name_span);
+            self.func.locals[local.0 as usize].align = v.storage.align;
             if v.auto.is_none() {
                 self.record_spelling(local, &v.ty.spelling);
             }
