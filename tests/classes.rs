@@ -1115,3 +1115,116 @@ fn if_and_switch_headers_declare_their_names() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `bitFieldWrites` and `bitFieldLists` of bit_field_writes.cu, and their
+/// arguments for 64 threads (12 words out each).
+const BIT_FIELD_WRITES: (&str, &[&str]) = (
+    "_Z14bitFieldWritesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:768"],
+);
+const BIT_FIELD_LISTS: (&str, &[&str]) = (
+    "_Z13bitFieldListsPKiPi",
+    &["i32[]:rand:64:5", "i32[]:zeros:768"],
+);
+
+/// The low `width` bits of `x`, sign-extended.
+fn signed_bits(x: i64, width: u32) -> i64 {
+    (x << (64 - width)) >> (64 - width)
+}
+
+/// The low `width` bits of `x`.
+fn unsigned_bits(x: i64, width: u32) -> i64 {
+    x & ((1i64 << width) - 1)
+}
+
+/// The twelve words `bitFieldWrites` stores for the input `v`.
+fn bit_field_writes(v: i32) -> Vec<i32> {
+    let v = i64::from(v);
+    let (s5, u) = (|x| signed_bits(x, 5), unsigned_bits);
+    let post = s5(s5(v) + 3);
+    let pre = s5(s5(post + 1) - 1);
+    let count = s5(pre + v);
+    let rest = u(1000 + v, 10);
+    let small = u(u(v, 3) + 1, 3);
+    let tiny = signed_bits(signed_bits(-v, 4) - 1, 4);
+    let lo = u((v << 33) | 5, 40);
+    let hi = signed_bits(-v * 1000, 24);
+    let mid = u(u(v, 7) << 1, 7);
+    let high = signed_bits(-1 - v, 20);
+    let bits = u(v, 12) | (u(high, 20) << 12);
+    let (mut a0, mut a1) = (count, count);
+    if v & 1 == 0 {
+        a0 = 7;
+    } else {
+        a1 = 7;
+    }
+    a1 = s5(a1 * 2);
+    [
+        u(v, 1),
+        count,
+        rest,
+        small,
+        i64::from(v & 2 != 0),
+        tiny,
+        post * 100 + pre,
+        rest,
+        8,
+        (lo >> 30) + hi + mid,
+        bits,
+        a0 * 64 + a1 + 16 * 1000,
+    ]
+    .iter()
+    .map(|&w| w as i32)
+    .collect()
+}
+
+/// The twelve words `bitFieldLists` stores for the input `v`.
+fn bit_field_lists(v: i32) -> Vec<i32> {
+    let v = i64::from(v);
+    let (s, u) = (signed_bits, unsigned_bits);
+    [
+        1007,
+        s(v, 5),
+        0,
+        s(v, 8),
+        s(v, 4) * 100 + s(v, 5),
+        u(v, 3) + 400,
+        1099,
+        -3,
+        u(v, 3) * 100 + s(-v, 4),
+        500 + u(v, 4),
+        s(-v, 5),
+        s(v, 5),
+    ]
+    .iter()
+    .map(|&w| w as i32)
+    .collect()
+}
+
+/// Bit-fields written (`=`, compound assignments, `++`/`--`, through
+/// pointers, array elements and a union; values that wrap, signed fields
+/// read back sign-extended, the values of the assignments) and structs
+/// with bit-fields built from braced lists, member-wise and by a
+/// constructor: the expected values on the emulator and the interpreter,
+/// and nvcc's PTX gives the same.
+#[test]
+fn bit_fields_are_written_and_initialized_as_nvcc_does() {
+    for (launch, expected) in [
+        (BIT_FIELD_WRITES, bit_field_writes as fn(i32) -> Vec<i32>),
+        (BIT_FIELD_LISTS, bit_field_lists),
+    ] {
+        let (_, ours, theirs) = fixture_runs("bit_field_writes.cu", launch);
+        let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+        for (i, &v) in ins.iter().enumerate() {
+            assert_eq!(
+                outs[12 * i..12 * i + 12],
+                expected(v),
+                "{} thread {i}",
+                launch.0
+            );
+        }
+        if let Some(theirs) = theirs {
+            assert_eq!(ours, theirs, "{}", launch.0);
+        }
+    }
+}

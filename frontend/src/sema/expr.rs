@@ -586,18 +586,35 @@ impl Checker {
             fty,
             span,
         );
-        Some(match bits {
+        Some(self.member_value(member, bits, reference && !binding, span))
+    }
+
+    /// What the member `member` designates: a bit-field's value (kept
+    /// with its unit, which a write stores to), the object a reference
+    /// member refers to (`deref`), or the member itself.
+    fn member_value(
+        &mut self,
+        member: Expr,
+        bits: Option<crate::types::BitField>,
+        deref: bool,
+        span: Span,
+    ) -> Expr {
+        match bits {
             Some(bits) => {
-                self.bit_field_reads.insert(span);
+                self.bit_field_reads.insert(span, (member.clone(), bits));
                 super::bit_fields::read(member, bits, span)
             }
-            // A reference member is the object it refers to.
-            None if reference && !binding => {
-                let ty = member.ty.pointee().cloned().unwrap_or(CType::INT);
-                mk(ExprKind::Deref(Box::new(member)), ty, span)
+            None => {
+                // A span a template's other instance read a bit-field at.
+                self.bit_field_reads.remove(&span);
+                if deref {
+                    let ty = member.ty.pointee().cloned().unwrap_or(CType::INT);
+                    mk(ExprKind::Deref(Box::new(member)), ty, span)
+                } else {
+                    member
+                }
             }
-            None => member,
-        })
+        }
     }
 
     /// Whether `e` designates an object (so it may be assigned or have its
@@ -751,6 +768,10 @@ impl Checker {
     /// members become an `AddrOf` of their place, which puts a local in
     /// memory. Anything else is an rvalue, whose address C refuses (E0005).
     pub(super) fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
+        if self.bit_field_of(&e).is_some() {
+            self.error(span, Code::E0005, "cannot take the address of a bit-field");
+            return None;
+        }
         let is_lvalue = Self::is_lvalue(&e);
         let (kind, ty, e_span) = e.into_parts();
         match kind {
@@ -905,12 +926,12 @@ impl Checker {
                 (Place::Field { base, offset }, c, what)
             }
             // A bit-field read (`bit_fields.rs`) is a computed value by
-            // now, no place; writing one is not supported yet.
-            _ if self.bit_field_reads.contains(&span) => {
+            // now, no place: its writes take another path.
+            _ if self.bit_field_reads.contains_key(&span) => {
                 self.error(
                     span,
-                    Code::E0002,
-                    "assigning to a bit-field is not supported by kernelc yet",
+                    Code::E0005,
+                    "a bit-field cannot be written through a reference or a pointer",
                 );
                 return None;
             }
@@ -976,6 +997,9 @@ impl Checker {
     /// otherwise it is `e + 1` converted back to `e`'s type, as for `+=`.
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let e = self.expr(operand)?;
+        if let Some(field) = self.bit_field_of(&e) {
+            return self.bit_field_inc_dec(inc, pre, field, span);
+        }
         let ty = e.ty.clone();
         if !ty.is_scalar() && !crate::half::is_half_type(&ty) {
             self.error(
@@ -1233,6 +1257,10 @@ impl Checker {
         let l = self.expr_nodecay(lhs);
         let r = self.expr(rhs);
         let (l, r) = (l?, r?);
+        if let Some(field) = self.bit_field_of(&l) {
+            let op_span = Span::new(lhs.span.end, rhs.span.start);
+            return self.bit_field_assign(op, field, r, op_span, span);
+        }
         if l.ty.is_struct() {
             let name = op.map_or("=".to_string(), |o| format!("{}=", o.as_str()));
             let operands = [l, r];

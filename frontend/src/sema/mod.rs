@@ -188,9 +188,10 @@ pub(crate) struct Checker {
     tmpl: templates::Instances,
     /// The overloads of each function name.
     overloads: overload::Overloads,
-    /// The spans of bit-field reads, so that assigning to one is told as
-    /// what kernelc lacks rather than as a non-lvalue.
-    bit_field_reads: rustc_hash::FxHashSet<Span>,
+    /// The bit-field reads by their spans, each with its storage unit and
+    /// bits, so that an assignment to one stores to the unit
+    /// (`bit_fields.rs`).
+    bit_field_reads: FxHashMap<Span, (crate::typed::Expr, crate::types::BitField)>,
     /// Closure types and generic lambdas.
     lambdas: lambdas::Lambdas,
     /// Functions and lambdas whose return type is deduced but could not
