@@ -1228,3 +1228,67 @@ fn bit_fields_are_written_and_initialized_as_nvcc_does() {
         }
     }
 }
+
+/// `localClasses<int>` and `<double>` of local_classes.cu, and their
+/// arguments for 64 threads.
+const LOCAL_CLASSES: [(&str, &[&str]); 2] = [
+    (
+        "_Z12localClassesIiEvPKT_Pi",
+        &["i32[]:rand:64:3", "i32[]:zeros:256"],
+    ),
+    (
+        "_Z12localClassesIdEvPKT_Pi",
+        &["f64[]:iota:64", "i32[]:zeros:256"],
+    ),
+];
+
+/// Local classes are scoped to their block: two functions define their
+/// own `Pair`, an inner block's hides its function's, one hides the
+/// file's, and a kernel template's local class is one per instance (its
+/// size follows `T`). The values are the expected ones on the emulator and
+/// the interpreter and nvcc's PTX gives the same; a second class of one
+/// name in one block is E0006, as nvcc says.
+#[test]
+fn local_classes_are_scoped_to_their_block_as_in_cxx() {
+    for ((kernel, args), cell) in LOCAL_CLASSES.into_iter().zip([8, 16]) {
+        let (_, ours, theirs) = fixture_runs("local_classes.cu", (kernel, args));
+        let outs = words(&ours[1]);
+        let ins: Vec<i32> = if kernel.contains("IiE") {
+            words(&ours[0])
+        } else {
+            (0..64).collect()
+        };
+        for (i, &n) in ins.iter().enumerate() {
+            let v = n & 0xffff;
+            let product = v * (3 + 2) + 8 * 1000;
+            let shifted = (v << 2) + 7 + 16 * 1000;
+            assert_eq!(
+                outs[4 * i..4 * i + 4],
+                [product, shifted, cell, 2 + 8],
+                "{kernel} thread {i}"
+            );
+        }
+        if let Some(theirs) = theirs {
+            assert_eq!(ours, theirs, "{kernel}");
+        }
+    }
+    let err = rejected(
+        "__global__ void k(int *o) { struct P { int a; };\n struct P { int b; }; }\n",
+        "E0006",
+    );
+    assert!(
+        err.contains("redefinition of `struct P`") && err.contains(":2:9"),
+        "{err}"
+    );
+    // Their implicit constructors would share the class's name.
+    let err = rejected(
+        "__device__ int f() { struct S { int n = 4; }; S s; return s.n; }\n\
+         __device__ int g() { struct S { int n = 5; }; S s; return s.n; }\n\
+         __global__ void k(int *o) { o[0] = f() + g(); }\n",
+        "E0002",
+    );
+    assert!(
+        err.contains("second local class `S`") && err.contains(":2:29"),
+        "{err}"
+    );
+}
