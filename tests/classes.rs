@@ -1292,3 +1292,38 @@ fn local_classes_are_scoped_to_their_block_as_in_cxx() {
         "{err}"
     );
 }
+
+/// `arrayElementArgs` of array_element_args.cu, and its arguments for 64
+/// threads.
+const ARRAY_ELEMENT_ARGS: (&str, &[&str]) = (
+    "_Z16arrayElementArgsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// Elements of `constexpr`/`const` integer arrays are template value
+/// arguments (`Table<kBits[2]>`, arithmetic on them, an element the list
+/// leaves out, a namespace's array, a function template's argument): the
+/// expected values on the emulator and the interpreter, nvcc's PTX the
+/// same; one past the end is E0019, as nvcc refuses it.
+#[test]
+fn constant_array_elements_are_template_arguments() {
+    let (_, ours, theirs) = fixture_runs("array_element_args.cu", ARRAY_ELEMENT_ARGS);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let v = n & 0xfff;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [10 + 1000, 20000 + 9, 7 * v, 64 + v],
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+    let err = rejected(
+        "constexpr int kBits[] = {1, 3};\ntemplate <int N> struct T { static constexpr int v = N; };\n\
+         __global__ void k(int *o) { o[0] = T<kBits[2]>::v; }\n",
+        "E0019",
+    );
+    assert!(err.contains(":3:38"), "{err}");
+}

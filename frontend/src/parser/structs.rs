@@ -31,6 +31,11 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
         let const_dim = |e: &Expr| const_dim(e, constant);
         Some(match &e.kind {
             ExprKind::Ident(name) => constant(name)?,
+            // An element of a constant array (`kBits[2]`).
+            ExprKind::Index { base, index } => match &base.kind {
+                ExprKind::Ident(name) => constant(&format!("{name}[{}]", const_dim(index)?))?,
+                _ => return None,
+            },
             ExprKind::IntLit { value, .. } => i128::from(*value),
             ExprKind::CharLit(v) => i128::from(*v),
             ExprKind::BoolLit(b) => i128::from(*b),
