@@ -1327,3 +1327,36 @@ fn constant_array_elements_are_template_arguments() {
     );
     assert!(err.contains(":3:38"), "{err}");
 }
+
+/// `referenceCasts` of reference_casts.cu, and its arguments for 64
+/// threads.
+const REFERENCE_CASTS: (&str, &[&str]) = (
+    "_Z14referenceCastsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// `static_cast` to reference types: `static_cast<A &&>(a)...` forwards
+/// (an lvalue argument stays an lvalue the callee writes), an `int &&`
+/// local binds `static_cast<int &&>(x)` (x itself), a cast to `float &&`
+/// makes a temporary, `static_cast<int &>(x)` is `x`, and a move
+/// constructor is chosen for `static_cast<Counted &&>(a)`: the expected
+/// values on the emulator and the interpreter, nvcc's PTX the same.
+#[test]
+fn reference_casts_are_nvccs() {
+    let (_, ours, theirs) = fixture_runs("reference_casts.cu", REFERENCE_CASTS);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let x = n & 0xffff;
+        let doubled = 2 * x;
+        let bound = doubled + 5;
+        let last = (bound + 100) * 2;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [doubled + 3 * doubled, last, 2 * bound + 1, -100 + 10 + 1000],
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -1551,10 +1551,18 @@ impl Checker {
         if let Some(made) = self.texture_call(callee, args, span) {
             return made;
         }
-        if let (Some(_), [operand]) = (self.utility_function(callee), args) {
+        if let (Some((rvalue, ty)), [operand]) = (reference_cast(callee), args) {
+            return self.reference_cast(rvalue, ty, operand, span);
+        }
+        if let (Some(forward), [operand]) = (self.utility_function(callee), args) {
             // `std::move(x)`, `std::forward<T>(x)`: the object itself, whose
-            // value category only deduction asks (`value_category_call`).
-            return self.expr(operand);
+            // value category deduction asks (`value_category_call`) and
+            // overload resolution (`xvalues`).
+            let e = self.expr(operand)?;
+            if !(forward && self.is_lvalue_reference(operand)) {
+                self.xvalues.insert(e.span);
+            }
+            return Some(e);
         }
         if let ast::ExprKind::Ident(name) = &callee.kind {
             // `std::` names a header of source declares (`<limits>`'s
@@ -2013,11 +2021,47 @@ impl Checker {
         let ast::ExprKind::Call { callee, args } = &e.kind else {
             return None;
         };
+        if let Some((rvalue, _)) = reference_cast(callee) {
+            return Some(!rvalue);
+        }
         let forward = self.utility_function(callee)?;
         let [operand] = &args[..] else {
             return None;
         };
         Some(forward && self.is_lvalue_reference(operand))
+    }
+
+    /// `static_cast<T &&>(e)` (`rvalue`) and `static_cast<T &>(e)`: `e`
+    /// itself when it has type `T` (its value category, which deduction
+    /// asks, is `value_category_call`'s); to an rvalue reference of
+    /// another type, the temporary `static_cast<T>(e)`. An lvalue
+    /// reference to another type (a base or derived class) is E0002.
+    fn reference_cast(
+        &mut self,
+        rvalue: bool,
+        ty: &ast::QualType,
+        operand: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let e = self.expr_nodecay(operand)?;
+        if e.ty == ty.ty {
+            if rvalue {
+                self.xvalues.insert(span);
+            }
+            return Some(e.with_span(span));
+        }
+        if !rvalue {
+            self.error(
+                span,
+                Code::E0002,
+                format!(
+                    "`static_cast` of a `{}` to `{} &` is not supported by kernelc",
+                    e.ty, ty.ty
+                ),
+            );
+            return None;
+        }
+        self.named_cast(ast::NamedCastKind::Static, ty, operand, span)
     }
 
     fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
@@ -2038,6 +2082,20 @@ impl Checker {
             span: at,
         };
         self.call(&callee, args, span)
+    }
+}
+
+/// Whether `callee` is one of the parser's `static_cast`s to a reference
+/// type (`ast::REFERENCE_CASTS`): to an rvalue reference (`true`), and
+/// the type written.
+fn reference_cast(callee: &ast::Expr) -> Option<(bool, &ast::QualType)> {
+    let ast::ExprKind::TemplateId { name, args } = &callee.kind else {
+        return None;
+    };
+    let rvalue = ast::REFERENCE_CASTS.iter().position(|c| c == name)? == 0;
+    match args.as_slice() {
+        [crate::templates::TemplateArg::Type(ty)] => Some((rvalue, ty)),
+        _ => None,
     }
 }
 

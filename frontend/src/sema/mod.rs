@@ -192,6 +192,10 @@ pub(crate) struct Checker {
     /// bits, so that an assignment to one stores to the unit
     /// (`bit_fields.rs`).
     bit_field_reads: FxHashMap<Span, (crate::typed::Expr, crate::types::BitField)>,
+    /// The spans of lvalues made rvalues (`std::move(x)`,
+    /// `static_cast<T &&>(x)`): an rvalue reference parameter binds them,
+    /// no other lvalue (`overload.rs`).
+    xvalues: rustc_hash::FxHashSet<Span>,
     /// Closure types and generic lambdas.
     lambdas: lambdas::Lambdas,
     /// Functions and lambdas whose return type is deduced but could not
@@ -367,6 +371,7 @@ pub(crate) fn check_program(
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
         bit_field_reads: Default::default(),
+        xvalues: Default::default(),
         lambdas: Default::default(),
         undeduced: Default::default(),
         typing_host: false,
