@@ -1115,3 +1115,248 @@ fn if_and_switch_headers_declare_their_names() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `bitFieldWrites` and `bitFieldLists` of bit_field_writes.cu, and their
+/// arguments for 64 threads (12 words out each).
+const BIT_FIELD_WRITES: (&str, &[&str]) = (
+    "_Z14bitFieldWritesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:768"],
+);
+const BIT_FIELD_LISTS: (&str, &[&str]) = (
+    "_Z13bitFieldListsPKiPi",
+    &["i32[]:rand:64:5", "i32[]:zeros:768"],
+);
+
+/// The low `width` bits of `x`, sign-extended.
+fn signed_bits(x: i64, width: u32) -> i64 {
+    (x << (64 - width)) >> (64 - width)
+}
+
+/// The low `width` bits of `x`.
+fn unsigned_bits(x: i64, width: u32) -> i64 {
+    x & ((1i64 << width) - 1)
+}
+
+/// The twelve words `bitFieldWrites` stores for the input `v`.
+fn bit_field_writes(v: i32) -> Vec<i32> {
+    let v = i64::from(v);
+    let (s5, u) = (|x| signed_bits(x, 5), unsigned_bits);
+    let post = s5(s5(v) + 3);
+    let pre = s5(s5(post + 1) - 1);
+    let count = s5(pre + v);
+    let rest = u(1000 + v, 10);
+    let small = u(u(v, 3) + 1, 3);
+    let tiny = signed_bits(signed_bits(-v, 4) - 1, 4);
+    let lo = u((v << 33) | 5, 40);
+    let hi = signed_bits(-v * 1000, 24);
+    let mid = u(u(v, 7) << 1, 7);
+    let high = signed_bits(-1 - v, 20);
+    let bits = u(v, 12) | (u(high, 20) << 12);
+    let (mut a0, mut a1) = (count, count);
+    if v & 1 == 0 {
+        a0 = 7;
+    } else {
+        a1 = 7;
+    }
+    a1 = s5(a1 * 2);
+    [
+        u(v, 1),
+        count,
+        rest,
+        small,
+        i64::from(v & 2 != 0),
+        tiny,
+        post * 100 + pre,
+        rest,
+        8,
+        (lo >> 30) + hi + mid,
+        bits,
+        a0 * 64 + a1 + 16 * 1000,
+    ]
+    .iter()
+    .map(|&w| w as i32)
+    .collect()
+}
+
+/// The twelve words `bitFieldLists` stores for the input `v`.
+fn bit_field_lists(v: i32) -> Vec<i32> {
+    let v = i64::from(v);
+    let (s, u) = (signed_bits, unsigned_bits);
+    [
+        1007,
+        s(v, 5),
+        0,
+        s(v, 8),
+        s(v, 4) * 100 + s(v, 5),
+        u(v, 3) + 400,
+        1099,
+        -3,
+        u(v, 3) * 100 + s(-v, 4),
+        500 + u(v, 4),
+        s(-v, 5),
+        s(v, 5),
+    ]
+    .iter()
+    .map(|&w| w as i32)
+    .collect()
+}
+
+/// Bit-fields written (`=`, compound assignments, `++`/`--`, through
+/// pointers, array elements and a union; values that wrap, signed fields
+/// read back sign-extended, the values of the assignments) and structs
+/// with bit-fields built from braced lists, member-wise and by a
+/// constructor: the expected values on the emulator and the interpreter,
+/// and nvcc's PTX gives the same.
+#[test]
+fn bit_fields_are_written_and_initialized_as_nvcc_does() {
+    for (launch, expected) in [
+        (BIT_FIELD_WRITES, bit_field_writes as fn(i32) -> Vec<i32>),
+        (BIT_FIELD_LISTS, bit_field_lists),
+    ] {
+        let (_, ours, theirs) = fixture_runs("bit_field_writes.cu", launch);
+        let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+        for (i, &v) in ins.iter().enumerate() {
+            assert_eq!(
+                outs[12 * i..12 * i + 12],
+                expected(v),
+                "{} thread {i}",
+                launch.0
+            );
+        }
+        if let Some(theirs) = theirs {
+            assert_eq!(ours, theirs, "{}", launch.0);
+        }
+    }
+}
+
+/// `localClasses<int>` and `<double>` of local_classes.cu, and their
+/// arguments for 64 threads.
+const LOCAL_CLASSES: [(&str, &[&str]); 2] = [
+    (
+        "_Z12localClassesIiEvPKT_Pi",
+        &["i32[]:rand:64:3", "i32[]:zeros:256"],
+    ),
+    (
+        "_Z12localClassesIdEvPKT_Pi",
+        &["f64[]:iota:64", "i32[]:zeros:256"],
+    ),
+];
+
+/// Local classes are scoped to their block: two functions define their
+/// own `Pair`, an inner block's hides its function's, one hides the
+/// file's, and a kernel template's local class is one per instance (its
+/// size follows `T`). The values are the expected ones on the emulator and
+/// the interpreter and nvcc's PTX gives the same; a second class of one
+/// name in one block is E0006, as nvcc says.
+#[test]
+fn local_classes_are_scoped_to_their_block_as_in_cxx() {
+    for ((kernel, args), cell) in LOCAL_CLASSES.into_iter().zip([8, 16]) {
+        let (_, ours, theirs) = fixture_runs("local_classes.cu", (kernel, args));
+        let outs = words(&ours[1]);
+        let ins: Vec<i32> = if kernel.contains("IiE") {
+            words(&ours[0])
+        } else {
+            (0..64).collect()
+        };
+        for (i, &n) in ins.iter().enumerate() {
+            let v = n & 0xffff;
+            let product = v * (3 + 2) + 8 * 1000;
+            let shifted = (v << 2) + 7 + 16 * 1000;
+            assert_eq!(
+                outs[4 * i..4 * i + 4],
+                [product, shifted, cell, 2 + 8],
+                "{kernel} thread {i}"
+            );
+        }
+        if let Some(theirs) = theirs {
+            assert_eq!(ours, theirs, "{kernel}");
+        }
+    }
+    let err = rejected(
+        "__global__ void k(int *o) { struct P { int a; };\n struct P { int b; }; }\n",
+        "E0006",
+    );
+    assert!(
+        err.contains("redefinition of `struct P`") && err.contains(":2:9"),
+        "{err}"
+    );
+    // Their implicit constructors would share the class's name.
+    let err = rejected(
+        "__device__ int f() { struct S { int n = 4; }; S s; return s.n; }\n\
+         __device__ int g() { struct S { int n = 5; }; S s; return s.n; }\n\
+         __global__ void k(int *o) { o[0] = f() + g(); }\n",
+        "E0002",
+    );
+    assert!(
+        err.contains("second local class `S`") && err.contains(":2:29"),
+        "{err}"
+    );
+}
+
+/// `arrayElementArgs` of array_element_args.cu, and its arguments for 64
+/// threads.
+const ARRAY_ELEMENT_ARGS: (&str, &[&str]) = (
+    "_Z16arrayElementArgsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// Elements of `constexpr`/`const` integer arrays are template value
+/// arguments (`Table<kBits[2]>`, arithmetic on them, an element the list
+/// leaves out, a namespace's array, a function template's argument): the
+/// expected values on the emulator and the interpreter, nvcc's PTX the
+/// same; one past the end is E0019, as nvcc refuses it.
+#[test]
+fn constant_array_elements_are_template_arguments() {
+    let (_, ours, theirs) = fixture_runs("array_element_args.cu", ARRAY_ELEMENT_ARGS);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let v = n & 0xfff;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [10 + 1000, 20000 + 9, 7 * v, 64 + v],
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+    let err = rejected(
+        "constexpr int kBits[] = {1, 3};\ntemplate <int N> struct T { static constexpr int v = N; };\n\
+         __global__ void k(int *o) { o[0] = T<kBits[2]>::v; }\n",
+        "E0019",
+    );
+    assert!(err.contains(":3:38"), "{err}");
+}
+
+/// `referenceCasts` of reference_casts.cu, and its arguments for 64
+/// threads.
+const REFERENCE_CASTS: (&str, &[&str]) = (
+    "_Z14referenceCastsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// `static_cast` to reference types: `static_cast<A &&>(a)...` forwards
+/// (an lvalue argument stays an lvalue the callee writes), an `int &&`
+/// local binds `static_cast<int &&>(x)` (x itself), a cast to `float &&`
+/// makes a temporary, `static_cast<int &>(x)` is `x`, and a move
+/// constructor is chosen for `static_cast<Counted &&>(a)`: the expected
+/// values on the emulator and the interpreter, nvcc's PTX the same.
+#[test]
+fn reference_casts_are_nvccs() {
+    let (_, ours, theirs) = fixture_runs("reference_casts.cu", REFERENCE_CASTS);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let x = n & 0xffff;
+        let doubled = 2 * x;
+        let bound = doubled + 5;
+        let last = (bound + 100) * 2;
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [doubled + 3 * doubled, last, 2 * bound + 1, -100 + 10 + 1000],
+            "thread {i}"
+        );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -687,3 +687,8 @@ impl Drop for Init {
         }
     }
 }
+
+/// The callees `static_cast` to a reference type becomes
+/// (`parser/expr.rs`): to an rvalue reference, then to an lvalue
+/// reference; names no program can spell.
+pub const REFERENCE_CASTS: [&str; 2] = ["static_cast<&&>", "static_cast<&>"];

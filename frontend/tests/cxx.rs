@@ -86,8 +86,15 @@ fn named_casts_follow_cpp_rules() {
     fails(&k("reinterpret_cast<float *>(cfp)"), "use `const_cast`");
     fails(&k("const_cast<int *>(cfp)"), "`const_cast` only converts");
     fails(&k("const_cast<int>(i)"), "`const_cast` only converts");
+    // `static_cast<T &>` designates an object of type `T` itself (a base
+    // or derived class's is not supported); other casts to references are
+    // not supported.
     fails(
-        &k("static_cast<float &>(f)"),
+        &k("static_cast<int &>(f)"),
+        "`static_cast` of a `float` to `int &` is not supported by kernelc",
+    );
+    fails(
+        &k("reinterpret_cast<int &>(f)"),
         "to a reference type is not supported by kernelc",
     );
     let r = errors(&k("static_cast<int *>(fp)"));

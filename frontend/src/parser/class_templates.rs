@@ -505,7 +505,7 @@ impl Parser<'_> {
                                 p.name
                             ),
                         )
-                        .with_note("a class template's value arguments must be literals, `sizeof`, enumerators, integer constants of the file or of classes, integer casts of them, and arithmetic on them"),
+                        .with_note("a class template's value arguments must be literals, `sizeof`, enumerators, integer constants of the file or of classes, elements of constant integer arrays, integer casts of them, and arithmetic on them"),
                     );
                     Err(Recorded)
                 }

@@ -933,12 +933,44 @@ impl Parser<'_> {
     /// compute (`constexpr int kTile = 16;`) for struct member arrays.
     fn record_constant(&mut self, v: &VarDecl) {
         let constant = v.ty.is_const || v.storage.constexpr.is_some();
-        if !constant || !v.ty.ty.is_integer() || !v.dims.is_empty() {
+        if !constant || !v.ty.ty.is_integer() {
             return;
         }
-        if let Some(Init::Expr(e)) = &v.init {
-            if let Some(value) = super::structs::const_dim(e, &|n| self.constant(n)) {
-                Arc::make_mut(&mut self.constants).insert(v.name.clone(), value);
+        match (&v.init, v.dims.as_slice()) {
+            (Some(Init::Expr(e)), []) => {
+                if let Some(value) = super::structs::const_dim(e, &|n| self.constant(n)) {
+                    Arc::make_mut(&mut self.constants).insert(v.name.clone(), value);
+                }
+            }
+            (Some(Init::List(items, _)), [dim]) => self.record_constant_elements(v, items, dim),
+            _ => {}
+        }
+    }
+
+    /// The elements of a constant integer array (`constexpr int kBits[] =
+    /// {1, 3, 5};`), each kept as `kBits[2]` when the parser computes it
+    /// (a template argument may name one); those the list leaves out are 0.
+    fn record_constant_elements(&mut self, v: &VarDecl, items: &[Init], dim: &Option<Expr>) {
+        let value = |p: &Self, item: &Init| match item {
+            Init::Expr(e) => super::structs::const_dim(e, &|n| p.constant(n)),
+            Init::List(inner, _) => match inner.as_slice() {
+                [Init::Expr(e)] => super::structs::const_dim(e, &|n| p.constant(n)),
+                _ => None,
+            },
+        };
+        let len = dim
+            .as_ref()
+            .and_then(|d| super::structs::const_dim(d, &|n| self.constant(n)))
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(items.len());
+        for k in 0..len.min(1 << 16) {
+            let known = match items.get(k) {
+                Some(item) => value(self, item),
+                None => Some(0),
+            };
+            if let Some(x) = known {
+                let x = crate::templates::wrap_to(x, &v.ty.ty);
+                Arc::make_mut(&mut self.constants).insert(format!("{}[{k}]", v.name), x);
             }
         }
     }

@@ -867,6 +867,16 @@ impl Parser<'_> {
         let start = self.bump().span;
         self.expect_punct(Punct::Lt, &format!("after `{}`", kind.as_str()))?;
         let ty = self.type_name()?;
+        if kind == NamedCastKind::Static
+            && (self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd))
+        {
+            return self.reference_cast(start, ty);
+        }
+        if kind == NamedCastKind::Static
+            && (self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd))
+        {
+            return self.reference_cast(start, ty);
+        }
         if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
             let sp = self.span();
             return self.error(
@@ -893,6 +903,29 @@ impl Parser<'_> {
                 kind,
                 ty,
                 expr: Box::new(e),
+            },
+            start.to(close),
+        ))
+    }
+
+    /// `static_cast<T &&>(e)` and `static_cast<T &>(e)` after the type (an
+    /// instance has collapsed `T &&` of a `T` bound to a reference to
+    /// `T &`, `crate::templates`): a call of sema's built-in
+    /// [`crate::ast::REFERENCE_CASTS`] `rvalue_cast<T>(e)` or `lvalue_cast<T>(e)`,
+    /// which designate `e` itself as an xvalue or an lvalue.
+    fn reference_cast(&mut self, start: Span, ty: crate::ast::QualType) -> PResult<Expr> {
+        let rvalue = self.bump().kind == TokenKind::Punct(Punct::AndAnd);
+        self.expect_punct(Punct::Gt, "to close the type of `static_cast`")?;
+        let at = self.expect_punct(Punct::LParen, "after `static_cast<...>`")?;
+        let e = self.expr()?;
+        let close = self.expect_punct(Punct::RParen, "to close the cast")?;
+        let name = crate::ast::REFERENCE_CASTS[usize::from(!rvalue)].to_string();
+        let args = vec![crate::templates::TemplateArg::Type(ty)];
+        let callee = mk(ExprKind::TemplateId { name, args }, start.to(at));
+        Ok(mk(
+            ExprKind::Call {
+                callee: Box::new(callee),
+                args: vec![e],
             },
             start.to(close),
         ))

@@ -286,6 +286,15 @@ pub(crate) struct Parser<'t> {
     constants: Arc<FxHashMap<String, i128>>,
     /// Struct tags defined so far (one table, like `typedefs`).
     structs: Arc<FxHashMap<String, std::sync::Arc<crate::types::StructDef>>>,
+    /// The classes defined in the blocks being read, innermost last, each
+    /// with the definition its name hid (`structs.rs`): a local class is
+    /// scoped to its block, so another function may define its own.
+    local_structs: Vec<(String, Option<std::sync::Arc<crate::types::StructDef>>)>,
+    /// Where the innermost block's entries of `local_structs` begin.
+    local_structs_from: usize,
+    /// The local classes whose default member initializers made an
+    /// implicit default constructor, by name (`structs.rs`).
+    local_default_names: rustc_hash::FxHashSet<String>,
     /// The id the next struct definition gets.
     next_struct_id: u32,
     /// Namespaces, `using` and the scopes of names (`names.rs`).
@@ -375,6 +384,9 @@ impl<'t> Parser<'t> {
             classes: Default::default(),
             constants: Default::default(),
             structs: Default::default(),
+            local_structs: Vec::new(),
+            local_structs_from: 0,
+            local_default_names: Default::default(),
             next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
             eof: Token {
                 kind: TokenKind::Punct(Punct::Semi),
@@ -424,6 +436,9 @@ impl<'t> Parser<'t> {
             error_limit: self.error_limit,
             typedefs: self.typedefs.clone(),
             structs: self.structs.clone(),
+            local_structs: Vec::new(),
+            local_structs_from: 0,
+            local_default_names: Default::default(),
             next_struct_id: self.next_struct_id,
             names: self.names.clone(),
             classes: self.classes.clone(),

@@ -12,7 +12,9 @@ impl Parser<'_> {
     /// `{ stmt* }`; statement errors are recovered from inside the block.
     pub(super) fn block(&mut self) -> PResult<Block> {
         let mark = self.names.begin_block();
+        let outer = std::mem::replace(&mut self.local_structs_from, self.local_structs.len());
         let r = with_stack(|| self.block_inner());
+        self.end_local_structs(outer);
         self.names.end_block(mark);
         r
     }

@@ -31,6 +31,11 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
         let const_dim = |e: &Expr| const_dim(e, constant);
         Some(match &e.kind {
             ExprKind::Ident(name) => constant(name)?,
+            // An element of a constant array (`kBits[2]`).
+            ExprKind::Index { base, index } => match &base.kind {
+                ExprKind::Ident(name) => constant(&format!("{name}[{}]", const_dim(index)?))?,
+                _ => return None,
+            },
             ExprKind::IntLit { value, .. } => i128::from(*value),
             ExprKind::CharLit(v) => i128::from(*v),
             ExprKind::BoolLit(b) => i128::from(*b),
@@ -130,11 +135,13 @@ impl Parser<'_> {
         }
         let key = tag.as_ref().map(|t| self.names.qualify(&t.text));
         if let (Some(t), Some(key)) = (&tag, &key) {
-            if self.structs.get(key).is_some_and(|d| !d.is_incomplete()) {
+            let hides = self.names.block_depth > 0 && !self.defined_in_this_block(key);
+            if !hides && self.structs.get(key).is_some_and(|d| !d.is_incomplete()) {
                 let msg = format!("redefinition of `struct {}`", t.text);
                 return self.error(t.span, Code::E0006, msg);
             }
         }
+        let hidden = key.as_deref().and_then(|k| self.hidden_by_local(k));
         // The class names itself from here on (`Node *next;`), complete
         // once its `}` is read.
         let stand_in = tag.as_ref().map(|t| self.class_stand_in(t));
@@ -192,14 +199,19 @@ impl Parser<'_> {
         if let Some(stand_in) = &stand_in {
             stand_in.completion.complete(&def);
         }
+        let tag_span = tag.as_ref().map(|t| t.span);
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
-            Arc::make_mut(&mut self.structs).insert(key, def.clone());
+            Arc::make_mut(&mut self.structs).insert(key.clone(), def.clone());
+            if in_function {
+                self.local_structs.push((key, hidden));
+            }
         }
         let ty = CType::Struct(def.clone());
         if in_function && self.local_defaults_only(&class) {
             // Its implicit default constructor runs them: an item before
             // the function that defines the class.
+            self.one_local_class_with_defaults(&def.name, tag_span)?;
             self.class_bodies(&ty, class);
         } else if in_function {
             self.refuse_deferred(&class, kw);
@@ -220,6 +232,53 @@ impl Parser<'_> {
             self.nested_class_bodies();
         }
         Ok(ty)
+    }
+
+    /// The complete class a local class named `key` hides, if any (read
+    /// before the class names itself).
+    fn hidden_by_local(&self, key: &str) -> Option<Arc<StructDef>> {
+        let def = self.structs.get(key).filter(|d| !d.is_incomplete());
+        def.filter(|_| self.names.block_depth > 0).cloned()
+    }
+
+    /// E0002 for a second local class named `name` with default member
+    /// initializers: its implicit constructor is named by the class's name
+    /// alone (not nvcc's local name), which one class only may have.
+    fn one_local_class_with_defaults(&mut self, name: &str, at: Option<Span>) -> PResult<()> {
+        match at {
+            Some(at) if !self.local_default_names.insert(name.to_string()) => {
+                let msg = format!(
+                    "kernelc cannot yet compile a second local class `{name}` with default member initializers: their constructors would share one name"
+                );
+                self.error(at, Code::E0002, msg)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the class `key` was defined in the innermost block being
+    /// read (a second definition there is a redefinition; one in another
+    /// block hides it).
+    fn defined_in_this_block(&self, key: &str) -> bool {
+        self.local_structs[self.local_structs_from..]
+            .iter()
+            .any(|(k, _)| k == key)
+    }
+
+    /// Ends the classes the block being left defined: their names are the
+    /// classes they hid again. `outer`: where the enclosing block's began.
+    pub(super) fn end_local_structs(&mut self, outer: usize) {
+        while self.local_structs.len() > self.local_structs_from {
+            let Some((key, hidden)) = self.local_structs.pop() else {
+                break;
+            };
+            let structs = Arc::make_mut(&mut self.structs);
+            match hidden {
+                Some(def) => structs.insert(key, def),
+                None => structs.remove(&key),
+            };
+        }
+        self.local_structs_from = outer;
     }
 
     /// Whether a class defined in a function body needs no member bodies

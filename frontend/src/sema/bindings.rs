@@ -61,7 +61,7 @@ impl Checker {
         let object = match &elements {
             Elements::Array(_) => self.array_object(v, e),
             Elements::Members(_) => match v.by_ref {
-                Some(_) => self.reference_bound(v, e),
+                Some(_) => self.reference_bound(v, e, false),
                 None => self.object_copy(v, e),
             },
         };

@@ -522,15 +522,13 @@ impl Checker {
         span: Span,
         start: Option<Expr>,
     ) -> Option<Expr> {
-        if def.has_bit_fields() && !args.is_empty() {
-            self.error(
-                span,
-                Code::E0002,
-                format!("building `{ty}`, which has bit-fields, from values is not supported by kernelc yet"),
-            );
-            return None;
-        }
-        let members = if def.is_union { 1 } else { def.fields.len() };
+        // An unnamed bit-field is no member to take a value.
+        let named: Vec<&crate::types::Field> = def
+            .fields
+            .iter()
+            .filter(|f| f.bits.is_none() || !f.name.is_empty())
+            .collect();
+        let members = if def.is_union { 1 } else { named.len() };
         if args.len() > members {
             self.error(
                 span,
@@ -547,21 +545,24 @@ impl Checker {
         self.note_temporary(tmp, ty);
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
-        for (f, a) in def.fields.iter().zip(args).rev() {
+        for (f, a) in named.iter().zip(args).rev() {
             let v = self.expr(a)?;
             let v = self.assign_convert(v, &f.ty, "a member", a.span)?;
-            let store = mk(
-                ExprKind::Assign {
-                    target: Place::Field {
-                        base: Box::new(local()),
-                        offset: f.offset,
+            let store = match f.bits {
+                Some(bits) => super::bit_fields::store(local(), f, bits, v, a.span),
+                None => mk(
+                    ExprKind::Assign {
+                        target: Place::Field {
+                            base: Box::new(local()),
+                            offset: f.offset,
+                        },
+                        op: None,
+                        value: Box::new(v),
                     },
-                    op: None,
-                    value: Box::new(v),
-                },
-                f.ty.clone(),
-                a.span,
-            );
+                    f.ty.clone(),
+                    a.span,
+                ),
+            };
             value = mk(
                 ExprKind::Comma {
                     lhs: Box::new(store),

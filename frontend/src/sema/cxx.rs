@@ -386,13 +386,21 @@ impl Checker {
                 return None;
             }
         };
+        // `std::move(x)`, `static_cast<T &&>(x)`: the object itself.
+        let xvalue = self.value_category_call(init) == Some(false);
         let e = self.expr_nodecay(init)?;
-        self.reference_bound(v, e)
+        self.reference_bound(v, e, xvalue)
     }
 
     /// The declaration of the reference `v` bound to the checked
-    /// initializer `e`.
-    pub(super) fn reference_bound(&mut self, v: &ast::VarDecl, e: Expr) -> Option<Stmt> {
+    /// initializer `e`; `xvalue`: `e` is an lvalue made an rvalue, which a
+    /// `T &&` binds as it is.
+    pub(super) fn reference_bound(
+        &mut self,
+        v: &ast::VarDecl,
+        e: Expr,
+        xvalue: bool,
+    ) -> Option<Stmt> {
         let target = if v.auto.is_some() {
             QualType {
                 ty: e.ty.clone(),
@@ -417,7 +425,7 @@ impl Checker {
         // `T &&r` binds a temporary (materialized, and living as long as
         // `r`), never an lvalue; `auto &&x` binds what it is given.
         let binds_temporary = v.rvalue && !Self::is_lvalue(&e);
-        if v.rvalue && v.auto.is_none() && !binds_temporary {
+        if v.rvalue && v.auto.is_none() && !binds_temporary && !xvalue {
             self.error(
                 e.span,
                 Code::E0004,

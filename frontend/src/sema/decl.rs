@@ -343,22 +343,21 @@ impl Checker {
         out: &mut BTreeMap<u64, Expr>,
     ) -> Option<u64> {
         if let CType::Struct(def) = ty {
-            if def.has_bit_fields() && *pos < items.len() {
-                let span = items[*pos].span();
-                self.error(
-                    span,
-                    Code::E0002,
-                    format!("a braced list for `{ty}`, which has bit-fields, is not supported by kernelc yet"),
-                );
-                return None;
-            }
-            // A union's braced list initializes its first member.
+            // A union's braced list initializes its first member; an
+            // unnamed bit-field is no member to initialize.
             let members = if def.is_union { 1 } else { def.fields.len() };
-            for f in def.fields.iter().take(members) {
+            let named = def
+                .fields
+                .iter()
+                .filter(|f| f.bits.is_none() || !f.name.is_empty());
+            for f in named.take(members) {
                 if *pos >= items.len() {
                     break;
                 }
-                self.element(&f.ty, items, pos, off + f.offset, out)?;
+                match f.bits {
+                    Some(bits) => self.bit_field_element(f, bits, items, pos, off, out)?,
+                    None => self.element(&f.ty, items, pos, off + f.offset, out)?,
+                }
             }
             return Some(1);
         }
@@ -377,7 +376,7 @@ impl Checker {
 
     /// Initializes one element of type `ty` from `items[*pos]`; a braced
     /// list nests one level (`stdx::stack`).
-    fn element(
+    pub(super) fn element(
         &mut self,
         ty: &CType,
         items: &[ast::Init],
@@ -893,7 +892,7 @@ impl Checker {
 
 /// Appends every scalar leaf of `ty` at `off`: the initialized ones from
 /// `given`, zeros for the rest.
-fn zero_fill(
+pub(super) fn zero_fill(
     ty: &CType,
     off: u64,
     given: &mut BTreeMap<u64, Expr>,
@@ -912,6 +911,10 @@ fn zero_fill(
                 if let Some(e) = given.remove(&off) {
                     out.push((off, e));
                 }
+                return;
+            }
+            if def.has_bit_fields() {
+                super::bit_fields::zero_fill_units(def, off, given, out, span);
                 return;
             }
             // A union's list initializes its first member only.

@@ -586,18 +586,35 @@ impl Checker {
             fty,
             span,
         );
-        Some(match bits {
+        Some(self.member_value(member, bits, reference && !binding, span))
+    }
+
+    /// What the member `member` designates: a bit-field's value (kept
+    /// with its unit, which a write stores to), the object a reference
+    /// member refers to (`deref`), or the member itself.
+    fn member_value(
+        &mut self,
+        member: Expr,
+        bits: Option<crate::types::BitField>,
+        deref: bool,
+        span: Span,
+    ) -> Expr {
+        match bits {
             Some(bits) => {
-                self.bit_field_reads.insert(span);
+                self.bit_field_reads.insert(span, (member.clone(), bits));
                 super::bit_fields::read(member, bits, span)
             }
-            // A reference member is the object it refers to.
-            None if reference && !binding => {
-                let ty = member.ty.pointee().cloned().unwrap_or(CType::INT);
-                mk(ExprKind::Deref(Box::new(member)), ty, span)
+            None => {
+                // A span a template's other instance read a bit-field at.
+                self.bit_field_reads.remove(&span);
+                if deref {
+                    let ty = member.ty.pointee().cloned().unwrap_or(CType::INT);
+                    mk(ExprKind::Deref(Box::new(member)), ty, span)
+                } else {
+                    member
+                }
             }
-            None => member,
-        })
+        }
     }
 
     /// Whether `e` designates an object (so it may be assigned or have its
@@ -751,6 +768,10 @@ impl Checker {
     /// members become an `AddrOf` of their place, which puts a local in
     /// memory. Anything else is an rvalue, whose address C refuses (E0005).
     pub(super) fn addr_of(&mut self, e: Expr, span: Span) -> Option<Expr> {
+        if self.bit_field_of(&e).is_some() {
+            self.error(span, Code::E0005, "cannot take the address of a bit-field");
+            return None;
+        }
         let is_lvalue = Self::is_lvalue(&e);
         let (kind, ty, e_span) = e.into_parts();
         match kind {
@@ -905,12 +926,12 @@ impl Checker {
                 (Place::Field { base, offset }, c, what)
             }
             // A bit-field read (`bit_fields.rs`) is a computed value by
-            // now, no place; writing one is not supported yet.
-            _ if self.bit_field_reads.contains(&span) => {
+            // now, no place: its writes take another path.
+            _ if self.bit_field_reads.contains_key(&span) => {
                 self.error(
                     span,
-                    Code::E0002,
-                    "assigning to a bit-field is not supported by kernelc yet",
+                    Code::E0005,
+                    "a bit-field cannot be written through a reference or a pointer",
                 );
                 return None;
             }
@@ -976,6 +997,9 @@ impl Checker {
     /// otherwise it is `e + 1` converted back to `e`'s type, as for `+=`.
     fn inc_dec(&mut self, inc: bool, pre: bool, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let e = self.expr(operand)?;
+        if let Some(field) = self.bit_field_of(&e) {
+            return self.bit_field_inc_dec(inc, pre, field, span);
+        }
         let ty = e.ty.clone();
         if !ty.is_scalar() && !crate::half::is_half_type(&ty) {
             self.error(
@@ -1233,6 +1257,10 @@ impl Checker {
         let l = self.expr_nodecay(lhs);
         let r = self.expr(rhs);
         let (l, r) = (l?, r?);
+        if let Some(field) = self.bit_field_of(&l) {
+            let op_span = Span::new(lhs.span.end, rhs.span.start);
+            return self.bit_field_assign(op, field, r, op_span, span);
+        }
         if l.ty.is_struct() {
             let name = op.map_or("=".to_string(), |o| format!("{}=", o.as_str()));
             let operands = [l, r];
@@ -1523,10 +1551,18 @@ impl Checker {
         if let Some(made) = self.texture_call(callee, args, span) {
             return made;
         }
-        if let (Some(_), [operand]) = (self.utility_function(callee), args) {
+        if let (Some((rvalue, ty)), [operand]) = (reference_cast(callee), args) {
+            return self.reference_cast(rvalue, ty, operand, span);
+        }
+        if let (Some(forward), [operand]) = (self.utility_function(callee), args) {
             // `std::move(x)`, `std::forward<T>(x)`: the object itself, whose
-            // value category only deduction asks (`value_category_call`).
-            return self.expr(operand);
+            // value category deduction asks (`value_category_call`) and
+            // overload resolution (`xvalues`).
+            let e = self.expr(operand)?;
+            if !(forward && self.is_lvalue_reference(operand)) {
+                self.xvalues.insert(e.span);
+            }
+            return Some(e);
         }
         if let ast::ExprKind::Ident(name) = &callee.kind {
             // `std::` names a header of source declares (`<limits>`'s
@@ -1985,11 +2021,47 @@ impl Checker {
         let ast::ExprKind::Call { callee, args } = &e.kind else {
             return None;
         };
+        if let Some((rvalue, _)) = reference_cast(callee) {
+            return Some(!rvalue);
+        }
         let forward = self.utility_function(callee)?;
         let [operand] = &args[..] else {
             return None;
         };
         Some(forward && self.is_lvalue_reference(operand))
+    }
+
+    /// `static_cast<T &&>(e)` (`rvalue`) and `static_cast<T &>(e)`: `e`
+    /// itself when it has type `T` (its value category, which deduction
+    /// asks, is `value_category_call`'s); to an rvalue reference of
+    /// another type, the temporary `static_cast<T>(e)`. An lvalue
+    /// reference to another type (a base or derived class) is E0002.
+    fn reference_cast(
+        &mut self,
+        rvalue: bool,
+        ty: &ast::QualType,
+        operand: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let e = self.expr_nodecay(operand)?;
+        if e.ty == ty.ty {
+            if rvalue {
+                self.xvalues.insert(span);
+            }
+            return Some(e.with_span(span));
+        }
+        if !rvalue {
+            self.error(
+                span,
+                Code::E0002,
+                format!(
+                    "`static_cast` of a `{}` to `{} &` is not supported by kernelc",
+                    e.ty, ty.ty
+                ),
+            );
+            return None;
+        }
+        self.named_cast(ast::NamedCastKind::Static, ty, operand, span)
     }
 
     fn std_call(&mut self, base: &str, at: Span, args: &[ast::Expr], span: Span) -> Option<Expr> {
@@ -2010,6 +2082,20 @@ impl Checker {
             span: at,
         };
         self.call(&callee, args, span)
+    }
+}
+
+/// Whether `callee` is one of the parser's `static_cast`s to a reference
+/// type (`ast::REFERENCE_CASTS`): to an rvalue reference (`true`), and
+/// the type written.
+fn reference_cast(callee: &ast::Expr) -> Option<(bool, &ast::QualType)> {
+    let ast::ExprKind::TemplateId { name, args } = &callee.kind else {
+        return None;
+    };
+    let rvalue = ast::REFERENCE_CASTS.iter().position(|c| c == name)? == 0;
+    match args.as_slice() {
+        [crate::templates::TemplateArg::Type(ty)] => Some((rvalue, ty)),
+        _ => None,
     }
 }
 

@@ -189,9 +189,14 @@ pub(crate) struct Checker {
     tmpl: templates::Instances,
     /// The overloads of each function name.
     overloads: overload::Overloads,
-    /// The spans of bit-field reads, so that assigning to one is told as
-    /// what kernelc lacks rather than as a non-lvalue.
-    bit_field_reads: rustc_hash::FxHashSet<Span>,
+    /// The bit-field reads by their spans, each with its storage unit and
+    /// bits, so that an assignment to one stores to the unit
+    /// (`bit_fields.rs`).
+    bit_field_reads: FxHashMap<Span, (crate::typed::Expr, crate::types::BitField)>,
+    /// The spans of lvalues made rvalues (`std::move(x)`,
+    /// `static_cast<T &&>(x)`): an rvalue reference parameter binds them,
+    /// no other lvalue (`overload.rs`).
+    xvalues: rustc_hash::FxHashSet<Span>,
     /// Closure types and generic lambdas.
     lambdas: lambdas::Lambdas,
     /// Functions and lambdas whose return type is deduced but could not
@@ -367,6 +372,7 @@ pub(crate) fn check_program(
         tmpl: templates::Instances::default(),
         overloads: overload::Overloads::default(),
         bit_field_reads: Default::default(),
+        xvalues: Default::default(),
         lambdas: Default::default(),
         undeduced: Default::default(),
         typing_host: false,

@@ -260,6 +260,12 @@ impl Checker {
                         i + 1
                     ));
                 }
+                if sig.rvalue_refs[i] && Self::is_lvalue(a) && !self.xvalues.contains(&a.span) {
+                    return Err(format!(
+                        "argument {} is an lvalue, which an rvalue reference cannot bind",
+                        i + 1
+                    ));
+                }
                 p.pointee().cloned().unwrap_or(CType::Void)
             } else {
                 p.clone()
