@@ -78,6 +78,10 @@ impl Parser<'_> {
             self.pos = end;
             return self.class_template_decl(params, tokens, name_at);
         }
+        if let Some(at) = self.outside_member_at(&tokens) {
+            self.pos = end;
+            return self.outside_member_decl(kw, &params, tokens, at);
+        }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
             if let Some(name_at) = super::class_templates::variable_name_at(&tokens) {
                 // Kept as a class template is: an instance is its
