@@ -1655,4 +1655,42 @@ fn outside_members_kernelc_cannot_read_are_located_errors() {
         "an operator of a class template defined outside",
     );
     assert!(err.contains(":2:49"), "{err}");
+    // Nor is a member template of an ordinary class defined outside it.
+    let err = rejects(
+        "struct S { float v; template <class U> __device__ void add(U x); };\n\
+         template <class U> __device__ void S::add(U x) { v += x; }\n\
+         __global__ void k(float *o) { S s{0}; s.add(1); o[0] = s.v; }\n",
+        "E0002",
+        "member templates defined outside their class are not supported",
+    );
+    assert!(err.contains(":2:1"), "{err}");
+}
+
+/// Argument-dependent lookup through template arguments: `weigh(b)`,
+/// `lifted(b)` (a function template) and `total(&p)` with `b` a
+/// `Box<geo::V>` and `p` a `Pair<int, Box<geo::V>>` of global class
+/// templates find `geo`'s functions, as nvcc does; the values are nvcc's
+/// PTX's on the emulator and the interpreter's, and the expected ones.
+#[test]
+fn lookup_through_template_arguments_finds_their_namespaces_functions() {
+    let dir = scratch("templates-adl-arguments");
+    let src = fixture("adl_template_args.cu");
+    let launch: (&str, &[&str]) = ("_Z3adlPKfPf", &["f32[]:rand:64:9", "f32[]:zeros:64"]);
+    let runs = common::fixture_runs(&src, &dir, launch);
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (floats(&runs.ours[0]), floats(&runs.ours[1]));
+    for (i, (&x, &y)) in ins.iter().zip(&outs).enumerate() {
+        let expected = x * 5.0 + (x + 1.0) + (i as f32 + x) + x * 3.0;
+        assert!(
+            (y - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+            "thread {i}: {y} vs {expected}"
+        );
+    }
+    if let Some((_, theirs)) = runs.theirs {
+        assert_eq!(runs.ours, theirs, "nvcc's PTX");
+    }
 }

@@ -1129,6 +1129,30 @@ impl Parser<'_> {
         Ok((params, body, is_const, has_this))
     }
 
+    /// The key of the class whose name qualifies the declarator name at
+    /// `name_at` in `tokens` (`S` of `S::add`, `ns::S` of `ns::S::add`),
+    /// if one does.
+    pub(super) fn class_qualifying(
+        &self,
+        tokens: &[crate::token::Token],
+        name_at: usize,
+    ) -> Option<String> {
+        let mut parts = Vec::new();
+        let mut at = name_at;
+        while at >= 2
+            && tokens[at - 1].kind == TokenKind::Punct(Punct::ColonColon)
+            && tokens[at - 2].kind == TokenKind::Ident
+        {
+            at -= 2;
+            parts.insert(0, (tokens[at].text.to_string(), tokens[at].span));
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        let key = self.qualified_class(false, &parts)?;
+        self.classes.contains_key(&key).then_some(key)
+    }
+
     /// The key of the class the scope `parts` of a qualified name names.
     fn qualified_class(&self, global: bool, parts: &[(String, Span)]) -> Option<String> {
         let written: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
