@@ -1694,3 +1694,31 @@ fn lookup_through_template_arguments_finds_their_namespaces_functions() {
         assert_eq!(runs.ours, theirs, "nvcc's PTX");
     }
 }
+
+/// The example of issue 26: a kernel instantiated only through a member,
+/// defined outside its class, of an explicitly instantiated host class
+/// template, and using a device class template's members defined outside
+/// theirs. kernelc gave no kernel (and exit 0); the .entry set is nvcc's.
+#[test]
+fn an_explicitly_instantiated_host_class_instantiates_its_outside_members_launches() {
+    let dir = scratch("templates-issue-26-outside");
+    let src = dir.join("solver.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> struct Acc { T v; __device__ void add(T x); __device__ T get() const; };\n\
+         template <typename T> __device__ void Acc<T>::add(T x) { v += x; }\n\
+         template <typename T> __device__ T Acc<T>::get() const { return v; }\n\
+         template <typename T> __global__ void k(T *o) { Acc<T> a{0}; a.add(o[0]); o[1] = a.get(); }\n\
+         template <typename T> struct Solver { void run(T *p); };\n\
+         template <typename T> void Solver<T>::run(T *p) { k<T><<<1,1>>>(p); }\n\
+         template struct Solver<float>;\n\
+         int main() { return 0; }\n",
+    )
+    .unwrap();
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected = BTreeSet::from(["_Z1kIfEvPT_".to_string()]);
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "the issue's example") {
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
