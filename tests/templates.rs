@@ -1557,8 +1557,8 @@ const OUTSIDE_MEMBERS: [(&str, &[&str]); 7] = [
 
 /// Members of class templates defined outside their classes. On the
 /// device, an instance defines them as it defines the members of its
-/// body: member functions, a constructor with its initializer list, a
-/// static member function, two parameters with a value parameter, the
+/// body: member functions, a member template, a constructor with its
+/// initializer list, a static member function, two parameters with a value parameter, the
 /// definition's own parameter names. On the host, they instantiate the
 /// kernels they launch or name as nvcc does: every member for `template
 /// struct Runner<float>;` (so `unused`'s `window<float, 7>`), one for
@@ -1598,7 +1598,7 @@ fn members_defined_outside_class_templates_are_nvccs() {
             assert_eq!(mine, run(theirs, "emu"), "{}: nvcc's PTX", launch.0);
         }
     }
-    // `accumulate<int>` adds in[i] and twice in[i + 1].
+    // `accumulate<int>` adds in[i], twice in[i + 1] and 1.
     let ints = &OUTSIDE_MEMBERS[1];
     let out = common::launch_buffers(
         &dir.join("kernelc.ptx"),
@@ -1613,7 +1613,11 @@ fn members_defined_outside_class_templates_are_nvccs() {
     );
     for i in 0..64 {
         let twice = ins[(i + 1) % 64].wrapping_mul(2);
-        assert_eq!(sums[i], ins[i].wrapping_add(twice), "thread {i}");
+        assert_eq!(
+            sums[i],
+            ins[i].wrapping_add(twice).wrapping_add(1),
+            "thread {i}"
+        );
     }
 }
 
@@ -1623,13 +1627,14 @@ fn members_defined_outside_class_templates_are_nvccs() {
 #[test]
 fn outside_members_kernelc_cannot_read_are_located_errors() {
     let err = rejects(
-        "template <typename T> struct Acc { T v; template <typename U> __device__ void add(U x); };\n\
+        "template <typename T> struct Acc { T v; template <typename U> __device__ void add(U x);\n\
+         template <typename U> __device__ void add(U x, U y); };\n\
          template <typename T> template <typename U> __device__ void Acc<T>::add(U x) { v += x; }\n\
          __global__ void k(float *o) { Acc<float> a{0}; a.add(1); o[0] = a.v; }\n",
         "E0002",
         "member templates defined outside their class template",
     );
-    assert!(err.contains(":2:1"), "{err}");
+    assert!(err.contains(":3:1"), "{err}");
     let err = rejects(
         "template <typename T> struct Acc { T v; };\n\
          template <typename T> struct Acc<T *> { T v; __device__ void add(T x); };\n\

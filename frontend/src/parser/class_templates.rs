@@ -44,6 +44,76 @@ use crate::templates::{
 use crate::token::{Keyword, NameBefore, Punct, Token, TokenKind};
 use crate::types::{CType, StructDef};
 
+/// The class template's tokens `class` (`struct Acc { ... };`) with the
+/// one declaration of member template `member` in its body (`template
+/// <class U> __device__ void add(U x);`) replaced by `definition`, the
+/// definition written outside the class without its qualifier. `None`
+/// when the body declares no such member, or more than one (overloads,
+/// which kernelc does not tell apart here), or defines it already.
+fn with_member_defined(class: &[Token], member: &str, definition: &[Token]) -> Option<Vec<Token>> {
+    let open = class
+        .iter()
+        .position(|t| t.kind == TokenKind::Punct(Punct::LBrace))?;
+    let mut found = None;
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    for (i, t) in class.iter().enumerate().skip(open + 1) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::RBrace) if depth == 0 => break,
+            TokenKind::Punct(Punct::RBrace) => {
+                depth -= 1;
+                if depth == 0 {
+                    // A member defined in the class: a definition of
+                    // `member` there leaves nothing to define.
+                    if declares(&class[start..=i], member) {
+                        return None;
+                    }
+                    start = i + 1;
+                }
+            }
+            TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                if declares(&class[start..=i], member) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((start, i));
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let (s, e) = found?;
+    let mut out = class[..s].to_vec();
+    out.extend_from_slice(definition);
+    out.extend_from_slice(&class[e + 1..]);
+    Some(out)
+}
+
+/// Whether the member declaration `decl` is a template declaring function
+/// `member` (`template <class U> __device__ void add(U x);`).
+fn declares(mut decl: &[Token], member: &str) -> bool {
+    // After an access specifier (`public:`).
+    while let [t, colon, rest @ ..] = decl {
+        let access = matches!(t.text.as_str(), "public" | "private" | "protected");
+        if !(access && colon.kind == TokenKind::Punct(Punct::Colon)) {
+            break;
+        }
+        decl = rest;
+    }
+    let is_template = decl
+        .first()
+        .is_some_and(|t| t.kind == TokenKind::Keyword(Keyword::Template));
+    is_template
+        && decl.windows(2).any(|w| {
+            w[0].kind == TokenKind::Ident
+                && w[0].text == member
+                && w[1].kind == TokenKind::Punct(Punct::LParen)
+        })
+}
+
 /// Where a declaration names a member of a class template outside the
 /// class (`Parser::outside_member_at`), in its tokens.
 pub(super) struct OutsideAt {
@@ -312,6 +382,7 @@ impl Parser<'_> {
         at: OutsideAt,
     ) -> PResult<()> {
         let member = tokens[at.member_at].clone();
+        let member_template = tokens[0].kind == TokenKind::Keyword(Keyword::Template);
         let template = &self.templates.classes.templates[at.class];
         let own: Vec<&str> = at
             .args
@@ -327,8 +398,6 @@ impl Parser<'_> {
             Some("a static data member of a class template defined outside the class is")
         } else if member.kind == TokenKind::Keyword(Keyword::Operator) {
             Some("an operator of a class template defined outside the class is")
-        } else if tokens.first().map(|t| &t.kind) == Some(&TokenKind::Keyword(Keyword::Template)) {
-            Some("member templates defined outside their class template are")
         } else if !in_order {
             Some("a member defined outside a partial specialization of a class template (or with other arguments than its parameters in order) is")
         } else {
@@ -340,10 +409,7 @@ impl Parser<'_> {
                 member.text
             );
             // A member template's error stands at its `template`.
-            let at = match tokens[0].kind {
-                TokenKind::Keyword(Keyword::Template) => kw,
-                _ => member.span,
-            };
+            let at = if member_template { kw } else { member.span };
             return self.error(at, Code::E0002, msg);
         }
         // The template's parameter names in place of the definition's
@@ -358,6 +424,11 @@ impl Parser<'_> {
         let simple = crate::mangle::unqualified(&template.name).to_string();
         let mut out = Vec::with_capacity(tokens.len());
         for (i, t) in tokens.iter().enumerate() {
+            // A member template's definition takes the place of its
+            // declaration in the class, so it loses the qualifier.
+            if member_template && (at.start..=at.close + 1).contains(&i) {
+                continue;
+            }
             if i == at.start {
                 out.push(Token {
                     kind: TokenKind::Ident,
@@ -379,6 +450,15 @@ impl Parser<'_> {
             out.push(t);
         }
         let class = template.name.clone();
+        if member_template {
+            let Some(body) = with_member_defined(&template.tokens, &member.text, &out) else {
+                let msg = format!("member templates defined outside their class template are not supported by kernelc yet unless the class declares the member once, without a body; define `{}` in the class", member.text);
+                return self.error(kw, Code::E0002, msg);
+            };
+            let classes = Arc::make_mut(&mut self.templates.classes);
+            classes.templates[at.class].tokens = body;
+            return Ok(());
+        }
         let classes = Arc::make_mut(&mut self.templates.classes);
         classes.outside.push(OutsideMember { class, tokens: out });
         Ok(())
