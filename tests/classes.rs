@@ -791,8 +791,9 @@ fn a_hidden_friend_is_found_only_through_its_class() {
 
 /// A member template of a class template called with too many template
 /// arguments, or with one that nothing deduces, is E0019 at the member's
-/// name with its declaration labelled; one defined outside its class is
-/// E0002 at its `template`.
+/// name with its declaration labelled; one defined outside its class that
+/// the class declares twice (overloads kernelc does not match to the
+/// definition) is E0002 at its `template`.
 #[test]
 fn member_templates_of_class_templates_misused_are_located_errors() {
     let s = "template <class T> struct A { T x;\n template <int N> __device__ T get() const { return x * N; } };\n";
@@ -811,7 +812,7 @@ fn member_templates_of_class_templates_misused_are_located_errors() {
         "{err}"
     );
     let err = rejected(
-        "template <class T> struct B { T x; template <class U> __device__ T add(U u) const; };\ntemplate <class T> template <class U> __device__ T B<T>::add(U u) const { return x + T(u); }\n",
+        "template <class T> struct B { T x; template <class U> __device__ T add(U u) const; template <class U> __device__ T add(U u, U v) const; };\ntemplate <class T> template <class U> __device__ T B<T>::add(U u) const { return x + T(u); }\n",
         "E0002",
     );
     assert!(err.contains("member templates defined outside"), "{err}");

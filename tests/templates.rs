@@ -1521,3 +1521,209 @@ fn cuda_std_fixed_width_types_are_nvccs() {
     let expected = common::launch_buffers(&theirs, "emu", (kernel, args), &dir.join("nv"), &shape);
     assert_eq!(mine, expected, "kernelc's values and nvcc's differ");
 }
+
+/// The launches of outside_members.cu: each kernel's name and its
+/// arguments for 2 blocks of 32 threads.
+const OUTSIDE_MEMBERS: [(&str, &[&str]); 7] = [
+    (
+        "_Z10accumulateIfEvPKT_PS0_i",
+        &["f32[]:rand:64:1", "f32[]:zeros:64", "i32:60"],
+    ),
+    (
+        "_Z10accumulateIiEvPKT_PS0_i",
+        &["i32[]:rand:64:2", "i32[]:zeros:64", "i32:64"],
+    ),
+    (
+        "_Z10accumulateIdEvPKT_PS0_i",
+        &["f64[]:rand:64:3", "f64[]:zeros:64", "i32:50"],
+    ),
+    (
+        "_Z6windowIfLi3EEvPKT_PS0_i",
+        &["f32[]:rand:64:4", "f32[]:zeros:64", "i32:64"],
+    ),
+    (
+        "_Z6windowIfLi7EEvPKT_PS0_i",
+        &["f32[]:rand:64:5", "f32[]:zeros:64", "i32:60"],
+    ),
+    (
+        "_Z6windowIiLi2EEvPKT_PS0_i",
+        &["i32[]:rand:64:6", "i32[]:zeros:64", "i32:64"],
+    ),
+    (
+        "_Z6windowIdLi4EEvPKT_PS0_i",
+        &["f64[]:rand:64:7", "f64[]:zeros:64", "i32:64"],
+    ),
+];
+
+/// Members of class templates defined outside their classes. On the
+/// device, an instance defines them as it defines the members of its
+/// body: member functions, a member template, a constructor with its
+/// initializer list, a static member function, two parameters with a value parameter, the
+/// definition's own parameter names. On the host, they instantiate the
+/// kernels they launch or name as nvcc does: every member for `template
+/// struct Runner<float>;` (so `unused`'s `window<float, 7>`), one for
+/// `template void Runner<int>::run(...)`, the members host code names for
+/// `Runner<double> r; r.run(...)` (not `unused`), a constructor, a
+/// static member function and a static data member. The .entry set is
+/// nvcc's; every kernel computes on the interpreter and the emulator what
+/// nvcc's PTX computes on the emulator.
+#[test]
+fn members_defined_outside_class_templates_are_nvccs() {
+    let dir = scratch("templates-outside-members");
+    let src = fixture("outside_members.cu");
+    let (ours, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let expected: BTreeSet<String> = OUTSIDE_MEMBERS.iter().map(|l| l.0.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = &theirs {
+        let text = std::fs::read_to_string(theirs).unwrap();
+        assert_eq!(entries(&text), expected, "nvcc's instances");
+    }
+    let shape = ["--grid", "2", "--block", "32"];
+    for (k, launch) in OUTSIDE_MEMBERS.into_iter().enumerate() {
+        let run = |file: &Path, engine: &str| {
+            let out = dir.join(format!(
+                "{engine}-{k}-{}",
+                file.extension().unwrap().to_str().unwrap()
+            ));
+            common::launch_buffers(file, engine, launch, &out, &shape)
+        };
+        let mine = run(&dir.join("kernelc.ptx"), "emu");
+        assert!(
+            mine[1].as_ref().is_some_and(|b| b.iter().any(|&x| x != 0)),
+            "{}",
+            launch.0
+        );
+        assert_eq!(mine, run(&src, "interp"), "{}: the interpreter", launch.0);
+        if let Some(theirs) = &theirs {
+            assert_eq!(mine, run(theirs, "emu"), "{}: nvcc's PTX", launch.0);
+        }
+    }
+    // `accumulate<int>` adds in[i], twice in[i + 1] and 1.
+    let ints = &OUTSIDE_MEMBERS[1];
+    let out = common::launch_buffers(
+        &dir.join("kernelc.ptx"),
+        "emu",
+        *ints,
+        &dir.join("ints"),
+        &shape,
+    );
+    let (ins, sums) = (
+        common::words_i32(out[0].as_ref().unwrap()),
+        common::words_i32(out[1].as_ref().unwrap()),
+    );
+    for i in 0..64 {
+        let twice = ins[(i + 1) % 64].wrapping_mul(2);
+        assert_eq!(
+            sums[i],
+            ins[i].wrapping_add(twice).wrapping_add(1),
+            "thread {i}"
+        );
+    }
+}
+
+/// The members defined outside a class template that kernelc cannot
+/// define for its instances yet are located E0002s, never left undefined
+/// in silence.
+#[test]
+fn outside_members_kernelc_cannot_read_are_located_errors() {
+    let err = rejects(
+        "template <typename T> struct Acc { T v; template <typename U> __device__ void add(U x);\n\
+         template <typename U> __device__ void add(U x, U y); };\n\
+         template <typename T> template <typename U> __device__ void Acc<T>::add(U x) { v += x; }\n\
+         __global__ void k(float *o) { Acc<float> a{0}; a.add(1); o[0] = a.v; }\n",
+        "E0002",
+        "member templates defined outside their class template",
+    );
+    assert!(err.contains(":3:1"), "{err}");
+    let err = rejects(
+        "template <typename T> struct Acc { T v; };\n\
+         template <typename T> struct Acc<T *> { T v; __device__ void add(T x); };\n\
+         template <typename T> __device__ void Acc<T *>::add(T x) { v += x; }\n\
+         __global__ void k(float *o) { Acc<float *> a{0}; a.add(1); o[0] = a.v; }\n",
+        "E0002",
+        "outside a partial specialization",
+    );
+    assert!(err.contains(":3:49"), "{err}");
+    let err = rejects(
+        "template <typename T> struct Acc { static __device__ int count; };\n\
+         template <typename T> __device__ int Acc<T>::count = 0;\n\
+         __global__ void k(int *o) { o[0] = Acc<float>::count; }\n",
+        "E0002",
+        "a static data member of a class template defined outside",
+    );
+    assert!(err.contains(":2:46"), "{err}");
+    let err = rejects(
+        "template <typename T> struct Acc { T v; __device__ Acc operator+(Acc o) const; };\n\
+         template <typename T> __device__ Acc<T> Acc<T>::operator+(Acc<T> o) const { return {v + o.v}; }\n\
+         __global__ void k(float *o) { Acc<float> a{1}; o[0] = (a + a).v; }\n",
+        "E0002",
+        "an operator of a class template defined outside",
+    );
+    assert!(err.contains(":2:49"), "{err}");
+    // Nor is a member template of an ordinary class defined outside it.
+    let err = rejects(
+        "struct S { float v; template <class U> __device__ void add(U x); };\n\
+         template <class U> __device__ void S::add(U x) { v += x; }\n\
+         __global__ void k(float *o) { S s{0}; s.add(1); o[0] = s.v; }\n",
+        "E0002",
+        "member templates defined outside their class are not supported",
+    );
+    assert!(err.contains(":2:1"), "{err}");
+}
+
+/// Argument-dependent lookup through template arguments: `weigh(b)`,
+/// `lifted(b)` (a function template) and `total(&p)` with `b` a
+/// `Box<geo::V>` and `p` a `Pair<int, Box<geo::V>>` of global class
+/// templates find `geo`'s functions, as nvcc does; the values are nvcc's
+/// PTX's on the emulator and the interpreter's, and the expected ones.
+#[test]
+fn lookup_through_template_arguments_finds_their_namespaces_functions() {
+    let dir = scratch("templates-adl-arguments");
+    let src = fixture("adl_template_args.cu");
+    let launch: (&str, &[&str]) = ("_Z3adlPKfPf", &["f32[]:rand:64:9", "f32[]:zeros:64"]);
+    let runs = common::fixture_runs(&src, &dir, launch);
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (floats(&runs.ours[0]), floats(&runs.ours[1]));
+    for (i, (&x, &y)) in ins.iter().zip(&outs).enumerate() {
+        let expected = x * 5.0 + (x + 1.0) + (i as f32 + x) + x * 3.0;
+        assert!(
+            (y - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+            "thread {i}: {y} vs {expected}"
+        );
+    }
+    if let Some((_, theirs)) = runs.theirs {
+        assert_eq!(runs.ours, theirs, "nvcc's PTX");
+    }
+}
+
+/// The example of issue 26: a kernel instantiated only through a member,
+/// defined outside its class, of an explicitly instantiated host class
+/// template, and using a device class template's members defined outside
+/// theirs. kernelc gave no kernel (and exit 0); the .entry set is nvcc's.
+#[test]
+fn an_explicitly_instantiated_host_class_instantiates_its_outside_members_launches() {
+    let dir = scratch("templates-issue-26-outside");
+    let src = dir.join("solver.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> struct Acc { T v; __device__ void add(T x); __device__ T get() const; };\n\
+         template <typename T> __device__ void Acc<T>::add(T x) { v += x; }\n\
+         template <typename T> __device__ T Acc<T>::get() const { return v; }\n\
+         template <typename T> __global__ void k(T *o) { Acc<T> a{0}; a.add(o[0]); o[1] = a.get(); }\n\
+         template <typename T> struct Solver { void run(T *p); };\n\
+         template <typename T> void Solver<T>::run(T *p) { k<T><<<1,1>>>(p); }\n\
+         template struct Solver<float>;\n\
+         int main() { return 0; }\n",
+    )
+    .unwrap();
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected = BTreeSet::from(["_Z1kIfEvPT_".to_string()]);
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "the issue's example") {
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}

@@ -96,6 +96,13 @@ struct HostFn<'t> {
     /// Its declaration up to its body, for a template (what its frames
     /// and [`HostUses::templates`] hold).
     header: Arc<[Token]>,
+    /// For a member of a class template defined outside the class
+    /// (`template <class T> void Solver<T>::run(T *p) { ... }`, kept
+    /// under the class's name): the member's name.
+    member: Option<&'t str>,
+    /// Whether host code names that member outside its definitions, so
+    /// that an implicit instantiation of the class may instantiate it.
+    named: bool,
 }
 
 /// A use as written: the template's name and each argument's token range
@@ -121,6 +128,25 @@ struct RawUse {
     /// deduces the rest from: of a host template, or of a `__host__
     /// __device__` one.
     paren: Option<usize>,
+    /// Which members defined outside a class template a use of the
+    /// class follows.
+    members: Members,
+}
+
+/// The members of a class template, defined outside the class, that a
+/// use of the class instantiates. C++ instantiates a member of an
+/// implicitly instantiated class only where it is used; an explicit
+/// instantiation of the class instantiates all of them, one of a member
+/// just that member.
+#[derive(Clone, Copy, PartialEq)]
+enum Members {
+    /// An implicit instantiation (`Solver<double> s;`): those host code
+    /// names ([`HostFn::named`]).
+    Named,
+    /// `template struct Solver<float>;`.
+    All,
+    /// `template void Solver<float>::run(float *);`: the name's token.
+    Only(usize),
 }
 
 /// Finds the uses of `device_templates` in the host functions `host_fns`
@@ -150,9 +176,11 @@ pub(crate) fn find(
     let host_fns = &all_fns[..];
     // Names of host templates first: a use is of a device or a host template.
     for &(start, end, _) in host_fns {
-        if let Some((name, params)) = template_header(tokens, start, end) {
+        if let Some((name, params, member)) = template_header(tokens, start, end) {
             host_templates.entry(name).or_default();
-            fns.push((Some(name), empty_fn(params)));
+            let mut f = empty_fn(params);
+            f.member = member;
+            fns.push((Some(name), f));
         } else {
             fns.push((None, empty_fn(Vec::new())));
         }
@@ -162,15 +190,14 @@ pub(crate) fn find(
             host_templates.entry(n).or_default().push(i);
         }
     }
+    mark_named_members(tokens, host_fns, &mut fns);
     let wanted = |name: &str| device_templates.contains(name) || host_templates.contains_key(name);
     // After `.` or `->` only a member function template is a use.
     let members = |name: &str| host_templates.contains_key(name);
     for (f, (start, end, scope)) in fns.iter_mut().zip(host_fns) {
         let (start, end) = (*start, *end);
         f.1.scope = scope.clone();
-        let body = (start..end)
-            .find(|&i| tokens[i].kind == TokenKind::Punct(Punct::LBrace))
-            .unwrap_or(end);
+        let body = body_start(tokens, start, end);
         f.1.uses = if is_explicit_instantiation(tokens, start) {
             instantiated(tokens, start, end, &wanted, &members)
         } else {
@@ -215,7 +242,7 @@ pub(crate) fn find(
     for (name, f) in fns.iter().take(free_fns) {
         // A class template's uses are followed, but it is no function
         // template that a host call deduces.
-        if let Some(name) = name.filter(|_| !is_class_header(&f.header)) {
+        if let Some(name) = name.filter(|_| !is_class_header(&f.header) && f.member.is_none()) {
             headers
                 .entry(name.to_string())
                 .or_default()
@@ -245,6 +272,8 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         consts: FxHashMap::default(),
         scope: Vec::new(),
         header: Arc::from([]),
+        member: None,
+        named: false,
     }
 }
 
@@ -381,11 +410,13 @@ impl<'t> Search<'_, 't> {
                 self.follow_deduced(name, call, span, depth, frames);
             } else if depth < MAX_HOST_DEPTH
                 && self.seen_host.len() < MAX_HOST_INSTANCES
-                && self.seen_host.insert(key)
+                && self
+                    .seen_host
+                    .insert(format!("{key}{}", self.members_key(u.members)))
             {
                 for &g in self.host_templates.get(name).into_iter().flatten() {
                     let params = &fns[g].1.params;
-                    if params.len() < args.len() {
+                    if params.len() < args.len() || !self.instantiates(u.members, &fns[g].1) {
                         continue;
                     }
                     let inner: FxHashMap<&str, Vec<Token>> =
@@ -393,6 +424,27 @@ impl<'t> Search<'_, 't> {
                     self.follow(g, &inner, Some(span), depth + 1, frames);
                 }
             }
+        }
+    }
+
+    /// Whether a use of a class template that instantiates `members`
+    /// instantiates host function `g` of the class's name: the class's
+    /// own body, or a member defined outside it that `members` takes.
+    fn instantiates(&self, members: Members, g: &HostFn<'_>) -> bool {
+        match (members, g.member) {
+            (_, None) | (Members::All, _) => true,
+            (Members::Named, Some(_)) => g.named,
+            (Members::Only(at), Some(m)) => self.tokens[at].text == m,
+        }
+    }
+
+    /// What tells apart uses of one class instance that instantiate
+    /// different members.
+    fn members_key(&self, members: Members) -> String {
+        match members {
+            Members::Named => String::new(),
+            Members::All => "{all}".into(),
+            Members::Only(at) => format!("{{{}}}", self.tokens[at].text),
         }
     }
 
@@ -589,8 +641,16 @@ fn is_class_header(header: &[Token]) -> bool {
 }
 
 /// For a declaration starting with `template <...>` and declaring a
-/// function or a class: its name and the parameters' names.
-fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, Vec<&str>)> {
+/// function or a class: its name and the parameters' names. A member of a
+/// class template defined outside the class (`template <class T> void
+/// Solver<T>::run(T *p)`, `template <class T> const void *Reg<T>::addr =
+/// ...`) goes by the class's name, as the class's own body does, with the
+/// member's name beside it.
+fn template_header(
+    tokens: &[Token],
+    start: usize,
+    end: usize,
+) -> Option<(&str, Vec<&str>, Option<&str>)> {
     if !tokens
         .get(start)
         .is_some_and(|t| t.kind == TokenKind::Keyword(Keyword::Template))
@@ -613,22 +673,29 @@ fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, 
                 .find(|&i| tokens[i].kind == TokenKind::Ident)
                 .map(|i| tokens[i].text.as_str())
         })
-        .collect();
+        .collect::<Vec<&str>>();
     if let [class, name, ..] = &tokens[close + 1..end] {
         if matches!(
             class.kind,
             TokenKind::Keyword(Keyword::Class | Keyword::Struct)
         ) && name.kind == TokenKind::Ident
         {
-            return Some((name.text.as_str(), params));
+            return Some((name.text.as_str(), params, None));
         }
+    }
+    if let Some((class, member)) = class_member_declarator(tokens, close + 1, end, &params) {
+        return Some((class, params, Some(member)));
     }
     let mut depth = 0usize;
     for i in close + 1..end {
         match tokens[i].kind {
             TokenKind::Punct(Punct::LParen) if depth == 0 => {
                 let prev = &tokens[i - 1];
-                return (prev.kind == TokenKind::Ident).then_some((prev.text.as_str(), params));
+                return (prev.kind == TokenKind::Ident).then_some((
+                    prev.text.as_str(),
+                    params,
+                    None,
+                ));
             }
             TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
             TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
@@ -637,6 +704,125 @@ fn template_header(tokens: &[Token], start: usize, end: usize) -> Option<(&str, 
         }
     }
     None
+}
+
+/// In the declaration `start..end` after a template's parameter list
+/// `params`: the class and member names of a declarator that names a
+/// member of the class template with those parameters, written in order
+/// (`Solver<T, N>::run(`, `Solver<T>::Solver(`, `Solver<T>::~Solver(`,
+/// `(*Reg<T>::fn)(T *) =`, `*Reg<T>::addr =`). The declarator is the
+/// last such qualified name before the function's `(`, the initializer or
+/// the body; the qualifier of a partial specialization's member
+/// (`Solver<T *>::run`) is none, since its parameters are not the class's.
+fn class_member_declarator<'t>(
+    tokens: &'t [Token],
+    start: usize,
+    end: usize,
+    params: &[&str],
+) -> Option<(&'t str, &'t str)> {
+    let punct = |i: usize, p: Punct| tokens.get(i).is_some_and(|t| t.kind == TokenKind::Punct(p));
+    let mut found = None;
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LParen) if depth == 0 && i > start => {
+                if tokens[i - 1].kind == TokenKind::Ident {
+                    break;
+                }
+                depth += 1;
+            }
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::LBrace | Punct::Assign | Punct::Semi) if depth == 0 => break,
+            TokenKind::Ident if punct(i + 1, Punct::Lt) => {
+                if let Some((close, args)) = angle_list(tokens, i + 1, end) {
+                    let member_at = close + 2 + usize::from(punct(close + 2, Punct::Tilde));
+                    let names_params = args.len() == params.len()
+                        && args
+                            .iter()
+                            .zip(params)
+                            .all(|(&(s, e), p)| e == s + 1 && tokens[s].text == *p);
+                    if punct(close + 1, Punct::ColonColon)
+                        && tokens
+                            .get(member_at)
+                            .is_some_and(|t| t.kind == TokenKind::Ident)
+                        && !punct(member_at + 1, Punct::ColonColon)
+                    {
+                        found = names_params
+                            .then(|| (tokens[i].text.as_str(), tokens[member_at].text.as_str()));
+                        i = member_at;
+                        continue;
+                    }
+                    i = close;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+/// Where the body of the host function `start..end` starts: its `{`, or
+/// the `=` of a static data member's initializer (after any template
+/// parameter list, whose defaults are no initializer).
+fn body_start(tokens: &[Token], start: usize, end: usize) -> usize {
+    let from = match tokens[start].kind {
+        TokenKind::Keyword(Keyword::Template) => {
+            angle_list(tokens, start + 1, end).map_or(start, |(close, _)| close + 1)
+        }
+        _ => start,
+    };
+    let mut depth = 0usize;
+    for i in from..end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LBrace) => return i,
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::Assign)
+                if depth == 0 && tokens[i - 1].kind != TokenKind::Keyword(Keyword::Operator) =>
+            {
+                return i
+            }
+            _ => {}
+        }
+    }
+    end
+}
+
+/// Marks the members of class templates defined outside their classes
+/// (`fns`, of the declarations `host_fns`) that host code names outside
+/// the definitions of members of that name (`s.run(p)`,
+/// `Reg<long>::addr`), besides the one declaration in the class: those an
+/// implicit instantiation of the class instantiates. A constructor or
+/// destructor is named by every object of the class.
+fn mark_named_members(
+    tokens: &[Token],
+    host_fns: &[(usize, usize, Vec<String>)],
+    fns: &mut [(Option<&str>, HostFn<'_>)],
+) {
+    for i in 0..fns.len() {
+        let (Some(class), Some(member)) = (fns[i].0, fns[i].1.member) else {
+            continue;
+        };
+        let defining: Vec<(usize, usize)> = fns
+            .iter()
+            .zip(host_fns)
+            .filter(|((_, f), _)| f.member == Some(member))
+            .map(|(_, &(s, e, _))| (s, e))
+            .collect();
+        let outside = tokens
+            .iter()
+            .enumerate()
+            .filter(|&(at, t)| {
+                t.kind == TokenKind::Ident
+                    && t.text == member
+                    && !defining.iter().any(|&(s, e)| (s..e).contains(&at))
+            })
+            .count();
+        fns[i].1.named = member == class || outside > 1;
+    }
 }
 
 /// The member declarations starting with `template` in the body of the
@@ -731,6 +917,7 @@ fn raw_uses(
                 call_open: launch_call(tokens, i + 1, end),
                 host_call: false,
                 paren: None,
+                members: Members::Named,
             });
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::Lt) {
             if let Some((close, args)) = angle_list(tokens, i + 1, end) {
@@ -745,6 +932,7 @@ fn raw_uses(
                         .get(close + 1)
                         .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen))
                         .then_some(close + 1),
+                    members: Members::Named,
                 });
             }
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::LParen) && members(&t.text) {
@@ -758,6 +946,7 @@ fn raw_uses(
                 call_open: Some(i + 1),
                 host_call: true,
                 paren: None,
+                members: Members::Named,
             });
         }
     }
@@ -789,8 +978,29 @@ fn instantiated(
     let mut uses = raw_uses(tokens, start + 1, end, wanted, members);
     uses.retain(|u| u.args.is_some() && members(&tokens[u.name_at].text));
     uses.truncate(1);
+    let class = tokens
+        .get(start + 1)
+        .is_some_and(|t| matches!(t.kind, TokenKind::Keyword(Keyword::Class | Keyword::Struct)));
     for u in &mut uses {
         (u.call_open, u.paren) = (None, None);
+        // `template struct Solver<float>;` instantiates every member,
+        // `template void Solver<float>::run(float *);` the one it names.
+        let close = u
+            .args
+            .as_ref()
+            .map_or(u.name_at, |a| a.last().map_or(u.name_at + 2, |l| l.1));
+        let member = close + 2;
+        if class {
+            u.members = Members::All;
+        } else if tokens
+            .get(close + 1)
+            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::ColonColon))
+            && tokens
+                .get(member)
+                .is_some_and(|t| t.kind == TokenKind::Ident)
+        {
+            u.members = Members::Only(member);
+        }
     }
     uses
 }

@@ -975,6 +975,23 @@ impl<'t> Splitter<'t> {
                 })
         };
         self.scoped_decls(nodes, &mut Vec::new(), &mut 0, &mut scoped, &launching);
+        // An explicit instantiation of a class template (`template struct
+        // Solver<float>;`) and a static data member of one defined outside
+        // the class (`template <class T> const void *Reg<T>::addr =
+        // (const void *)k<T>;`) are host variables to the split, but
+        // instantiate what they name.
+        let class_variable = |d: &Decl| {
+            matches!(d.role, Role::Host(HostKind::Variable) | Role::Constant)
+                && starts_template(d)
+                && (!self
+                    .tokens
+                    .get(d.start + 1)
+                    .is_some_and(|t| is_punct(t, Punct::Lt))
+                    || self.tokens[d.start..head_end(self.tokens, d.start, d.end)]
+                        .iter()
+                        .any(|t| is_punct(t, Punct::ColonColon)))
+        };
+        self.scoped_decls(nodes, &mut Vec::new(), &mut 0, &mut scoped, &class_variable);
         let host_fns: Vec<(usize, usize, Vec<String>)> = scoped
             .into_iter()
             .map(|f| (f.start, f.end, f.scope))

@@ -155,6 +155,23 @@ pub struct ClassTemplates {
     pub by_name: FxHashMap<String, usize>,
     pub specializations: Vec<ClassSpecialization>,
     pub partial: Vec<PartialSpecialization>,
+    /// The member functions defined outside their class template
+    /// (`template <class T> __device__ void Acc<T>::add(T x) { ... }`),
+    /// which every instance of the class defines as well.
+    pub outside: Vec<OutsideMember>,
+}
+
+/// A member function of a class template defined outside the class: its
+/// declaration after `template <params>`, with the qualifier that names
+/// the class (`Acc<T>::` of `Acc<T>::add`, `ns::Acc<T>::`) replaced by
+/// the template's name, and its parameters renamed to the class
+/// template's, so that an instance reads it as the members of its own
+/// body are read (`crate::parser::class_templates`).
+#[derive(Debug, PartialEq, Clone)]
+pub struct OutsideMember {
+    /// The class template's key.
+    pub class: String,
+    pub tokens: Vec<Token>,
 }
 
 /// A partial specialization, `template <class T> struct is_same<T, T> {

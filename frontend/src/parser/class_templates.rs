@@ -29,6 +29,8 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::names::{Found, Kind};
 use super::{PResult, Parser, Recorded};
 use crate::ast::{Expr, ExprKind, QualType, Spelling};
@@ -36,11 +38,98 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::{
     instance_name, substitute_values_in, type_bindings, ArgValue, ClassInstance,
-    ClassSpecialization, FunctionTemplate, ParamKind, PartialSpecialization, TemplateArg,
-    TemplateParam,
+    ClassSpecialization, FunctionTemplate, OutsideMember, ParamKind, PartialSpecialization,
+    TemplateArg, TemplateParam,
 };
-use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::token::{Keyword, NameBefore, Punct, Token, TokenKind};
 use crate::types::{CType, StructDef};
+
+/// The class template's tokens `class` (`struct Acc { ... };`) with the
+/// one declaration of member template `member` in its body (`template
+/// <class U> __device__ void add(U x);`) replaced by `definition`, the
+/// definition written outside the class without its qualifier. `None`
+/// when the body declares no such member, or more than one (overloads,
+/// which kernelc does not tell apart here), or defines it already.
+fn with_member_defined(class: &[Token], member: &str, definition: &[Token]) -> Option<Vec<Token>> {
+    let open = class
+        .iter()
+        .position(|t| t.kind == TokenKind::Punct(Punct::LBrace))?;
+    let mut found = None;
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    for (i, t) in class.iter().enumerate().skip(open + 1) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::RBrace) if depth == 0 => break,
+            TokenKind::Punct(Punct::RBrace) => {
+                depth -= 1;
+                if depth == 0 {
+                    // A member defined in the class: a definition of
+                    // `member` there leaves nothing to define.
+                    if declares(&class[start..=i], member) {
+                        return None;
+                    }
+                    start = i + 1;
+                }
+            }
+            TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                if declares(&class[start..=i], member) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((start, i));
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let (s, e) = found?;
+    let mut out = class[..s].to_vec();
+    out.extend_from_slice(definition);
+    out.extend_from_slice(&class[e + 1..]);
+    Some(out)
+}
+
+/// Whether the member declaration `decl` is a template declaring function
+/// `member` (`template <class U> __device__ void add(U x);`).
+fn declares(mut decl: &[Token], member: &str) -> bool {
+    // After an access specifier (`public:`).
+    while let [t, colon, rest @ ..] = decl {
+        let access = matches!(t.text.as_str(), "public" | "private" | "protected");
+        if !(access && colon.kind == TokenKind::Punct(Punct::Colon)) {
+            break;
+        }
+        decl = rest;
+    }
+    let is_template = decl
+        .first()
+        .is_some_and(|t| t.kind == TokenKind::Keyword(Keyword::Template));
+    is_template
+        && decl.windows(2).any(|w| {
+            w[0].kind == TokenKind::Ident
+                && w[0].text == member
+                && w[1].kind == TokenKind::Punct(Punct::LParen)
+        })
+}
+
+/// Where a declaration names a member of a class template outside the
+/// class (`Parser::outside_member_at`), in its tokens.
+pub(super) struct OutsideAt {
+    /// The class template's index.
+    class: usize,
+    /// The qualifier's first token (`ns` of `ns::Acc<T>::add`), its
+    /// arguments' ranges and its `>`.
+    start: usize,
+    args: Vec<(usize, usize)>,
+    close: usize,
+    /// The member's name (after a destructor's `~`).
+    member_at: usize,
+    /// A member function (its name is followed by `(`), not a static
+    /// data member.
+    is_function: bool,
+}
 
 /// How deep class instances may nest (an instance whose definition names
 /// another instance, ...) before kernelc calls it runaway recursion.
@@ -177,6 +266,201 @@ impl Parser<'_> {
         Arc::make_mut(&mut self.templates.classes)
             .partial
             .push(PartialSpecialization { template, pattern });
+        Ok(())
+    }
+
+    /// In a template declaration's tokens (after its parameter list): the
+    /// qualifier of a member defined outside its class template, when the
+    /// declarator names one (`Acc<T>::add(`, `ns::Acc<T>::Acc(`,
+    /// `Acc<T>::count =`).
+    pub(super) fn outside_member_at(&self, tokens: &[Token]) -> Option<OutsideAt> {
+        if self.templates.classes.templates.is_empty() {
+            return None;
+        }
+        let mut depth = 0usize;
+        for (i, t) in tokens.iter().enumerate() {
+            match t.kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket) => {
+                    depth = depth.saturating_sub(1)
+                }
+                TokenKind::Punct(Punct::LBrace | Punct::Semi | Punct::Assign) if depth == 0 => {
+                    return None
+                }
+                TokenKind::Ident if is_punct(tokens.get(i + 1), Punct::Lt) => {
+                    if let Some(at) = self.outside_qualifier(tokens, i) {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// [`Parser::outside_member_at`] for the template-id whose name is
+    /// token `name_at`: `Some` when it names a class template and `::`
+    /// and the declarator's name follow its arguments.
+    fn outside_qualifier(&self, tokens: &[Token], name_at: usize) -> Option<OutsideAt> {
+        let list =
+            crate::token::template_args(tokens, name_at + 1, tokens.len(), NameBefore::Template)
+                .ok()?;
+        let tilde = usize::from(is_punct(tokens.get(list.close + 2), Punct::Tilde));
+        let member_at = list.close + 2 + tilde;
+        let operator = tokens
+            .get(member_at)
+            .is_some_and(|t| t.kind == TokenKind::Keyword(Keyword::Operator));
+        // What follows a declarator's name: its parameters, or a static
+        // data member's initializer, bounds or end (`(*Acc<T>::fn)`); not
+        // a type's (`typename Traits<T>::Bits mix(...)`).
+        let after = tokens.get(member_at + 1).map(|t| &t.kind);
+        let ends_declarator = matches!(
+            after,
+            Some(TokenKind::Punct(
+                Punct::LParen
+                    | Punct::Assign
+                    | Punct::Semi
+                    | Punct::LBracket
+                    | Punct::LBrace
+                    | Punct::RParen
+            ))
+        );
+        let declarator = !list.half_close
+            && is_punct(tokens.get(list.close + 1), Punct::ColonColon)
+            && (operator
+                || (tokens
+                    .get(member_at)
+                    .is_some_and(|t| t.kind == TokenKind::Ident)
+                    && ends_declarator));
+        // `ns::Acc<T>::`: the qualifier starts at `ns`.
+        let mut start = name_at;
+        while start >= 2
+            && is_punct(tokens.get(start - 1), Punct::ColonColon)
+            && tokens[start - 2].kind == TokenKind::Ident
+        {
+            start -= 2;
+        }
+        let typename = start > 0 && tokens[start - 1].kind == TokenKind::Keyword(Keyword::Typename);
+        if !declarator || typename {
+            return None;
+        }
+        let written: String = tokens[start..=name_at]
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        let classes = &self.templates.classes;
+        let class = if start == name_at {
+            self.class_template_named(&written)?
+        } else {
+            let key = self.names.qualify(&written);
+            *classes
+                .by_name
+                .get(&key)
+                .or_else(|| classes.by_name.get(&written))?
+        };
+        Some(OutsideAt {
+            class,
+            start,
+            args: list.args,
+            close: list.close,
+            member_at,
+            is_function: operator || is_punct(tokens.get(member_at + 1), Punct::LParen),
+        })
+    }
+
+    /// Records the member defined outside its class template by `tokens`
+    /// (after `template <params>`; `at` is its qualifier) with the class
+    /// template, whose instances define it. Forms kernelc cannot read
+    /// yet are located E0002: a static data member, a member of a partial
+    /// specialization (whose arguments are not the parameters in order),
+    /// a member template.
+    pub(super) fn outside_member_decl(
+        &mut self,
+        kw: Span,
+        params: &[TemplateParam],
+        tokens: Vec<Token>,
+        at: OutsideAt,
+    ) -> PResult<()> {
+        let member = tokens[at.member_at].clone();
+        let member_template = tokens[0].kind == TokenKind::Keyword(Keyword::Template);
+        let template = &self.templates.classes.templates[at.class];
+        let own: Vec<&str> = at
+            .args
+            .iter()
+            .filter(|&&(s, e)| e == s + 1)
+            .map(|&(s, _)| tokens[s].text.as_str())
+            .collect();
+        let in_order = own.len() == at.args.len()
+            && own.len() == params.len()
+            && own.len() == template.params.len()
+            && own.iter().zip(params).all(|(a, p)| *a == p.name && !p.pack);
+        let unsupported = if !at.is_function {
+            Some("a static data member of a class template defined outside the class is")
+        } else if member.kind == TokenKind::Keyword(Keyword::Operator) {
+            Some("an operator of a class template defined outside the class is")
+        } else if !in_order {
+            Some("a member defined outside a partial specialization of a class template (or with other arguments than its parameters in order) is")
+        } else {
+            None
+        };
+        if let Some(what) = unsupported {
+            let msg = format!(
+                "{what} not supported by kernelc yet; define `{}` in the class",
+                member.text
+            );
+            // A member template's error stands at its `template`.
+            let at = if member_template { kw } else { member.span };
+            return self.error(at, Code::E0002, msg);
+        }
+        // The template's parameter names in place of the definition's
+        // (`template <class U> void Acc<U>::add(U x)`), and its plain name
+        // in place of the qualifier, which an instance renames as it
+        // renames the name in its own body.
+        let renamed: FxHashMap<&str, &str> = params
+            .iter()
+            .zip(&template.params)
+            .map(|(p, q)| (p.name.as_str(), q.name.as_str()))
+            .collect();
+        let simple = crate::mangle::unqualified(&template.name).to_string();
+        let mut out = Vec::with_capacity(tokens.len());
+        for (i, t) in tokens.iter().enumerate() {
+            // A member template's definition takes the place of its
+            // declaration in the class, so it loses the qualifier.
+            if member_template && (at.start..=at.close + 1).contains(&i) {
+                continue;
+            }
+            if i == at.start {
+                out.push(Token {
+                    kind: TokenKind::Ident,
+                    text: simple.as_str().into(),
+                    span: tokens[i].span,
+                });
+                continue;
+            }
+            if (at.start..=at.close).contains(&i) {
+                continue;
+            }
+            let mut t = t.clone();
+            if let Some(name) = renamed
+                .get(t.text.as_str())
+                .filter(|_| t.kind == TokenKind::Ident)
+            {
+                t.text = (*name).into();
+            }
+            out.push(t);
+        }
+        let class = template.name.clone();
+        if member_template {
+            let Some(body) = with_member_defined(&template.tokens, &member.text, &out) else {
+                let msg = format!("member templates defined outside their class template are not supported by kernelc yet unless the class declares the member once, without a body; define `{}` in the class", member.text);
+                return self.error(kw, Code::E0002, msg);
+            };
+            let classes = Arc::make_mut(&mut self.templates.classes);
+            classes.templates[at.class].tokens = body;
+            return Ok(());
+        }
+        let classes = Arc::make_mut(&mut self.templates.classes);
+        classes.outside.push(OutsideMember { class, tokens: out });
         Ok(())
     }
 
@@ -725,7 +1009,18 @@ impl Parser<'_> {
             );
             return Err(Recorded);
         } else {
-            (t.clone(), instance.args.clone())
+            // The members defined outside the class follow its body.
+            let mut primary = t.clone();
+            for m in self
+                .templates
+                .classes
+                .outside
+                .iter()
+                .filter(|m| m.class == t.name)
+            {
+                primary.tokens.extend_from_slice(&m.tokens);
+            }
+            (primary, instance.args.clone())
         };
         let simple = crate::mangle::unqualified(&t.name);
         let tag = instance_name(simple, &instance.args);
@@ -833,7 +1128,20 @@ impl Parser<'_> {
         sub.instance_sites = self.nested_sites(tag, span);
         sub.instancing = Some((tag.to_string(), instance));
         sub.instance_bindings = bindings.clone();
-        let items = sub.external_decl(false);
+        // The class, then the members defined outside it.
+        let mut items = sub.external_decl(false);
+        while !sub.at_eof() {
+            let at = sub.pos;
+            let more = sub.external_decl(false);
+            if sub.pos == at {
+                break;
+            }
+            match (&mut items, more) {
+                (Ok(all), Ok(more)) => all.extend(more),
+                (_, Err(e)) => items = Err(e),
+                (Err(_), Ok(_)) => {}
+            }
+        }
         for d in sub.diags.drain(..) {
             let d = if d.severity == crate::diag::Severity::Error {
                 d.with_label(span, format!("in `{tag}`, instantiated here"))

@@ -1041,6 +1041,74 @@ impl Parser<'_> {
         Ok(Some(self.member_decl(head, params, body)))
     }
 
+    /// `[specifiers] Class::Class(params) [: inits] { ... }` at namespace
+    /// scope: a constructor declared in its class and defined outside it,
+    /// read as one defined in the class is. `None` (nothing consumed)
+    /// when no constructor's qualified name starts here.
+    pub(super) fn out_of_line_constructor(&mut self, start: Span) -> PResult<Option<FunctionDecl>> {
+        let n = self.function_specifiers_ahead();
+        let Some(q) = self.qualified_at(n) else {
+            return Ok(None);
+        };
+        let [scope @ .., (class_name, _), (name, _)] = &q.parts[..] else {
+            return Ok(None);
+        };
+        if class_name != name || !self.is_punct_at(n + q.tokens, Punct::LParen) {
+            return Ok(None);
+        }
+        let mut class_path = scope.to_vec();
+        class_path.push(q.parts[q.parts.len() - 2].clone());
+        let Some(class_key) = self.qualified_class(q.global, &class_path) else {
+            return Ok(None);
+        };
+        let (Some(ctx), Some(def)) = (
+            self.classes.get(&class_key).cloned(),
+            self.structs.get(&class_key).cloned(),
+        ) else {
+            return Ok(None);
+        };
+        let class = CType::Struct(def);
+        let specs = self.function_specifiers(n);
+        self.pos += q.tokens - 1;
+        let name_tok = self.bump();
+        self.expect_punct(Punct::LParen, "to open the parameter list")?;
+        let scope: Vec<String> = super::names::key_path(&class_key);
+        let outer = self.names.enter_scope(&scope[..scope.len() - 1]);
+        let parsed = self.out_of_line_constructor_rest(&class, &ctx, name_tok.span);
+        self.names.leave_scope(outer);
+        let (params, body) = parsed?;
+        let head = MemberHead {
+            key: super::names::join(&ctx.key, &class_name_of(&ctx.key)),
+            name_span: name_tok.span,
+            start,
+            specs,
+            ret: QualType::plain(CType::Void, name_tok.span),
+            returns_ref: false,
+            method: Some(Method {
+                class: ctx.key.clone(),
+                is_const: false,
+                is_ctor: true,
+                aggregate: false,
+            }),
+        };
+        Ok(Some(self.member_decl(head, params, body)))
+    }
+
+    /// The parameters (with `this`) and body of an out-of-line
+    /// constructor of `class`, after its `(`.
+    fn out_of_line_constructor_rest(
+        &mut self,
+        class: &CType,
+        ctx: &ClassCtx,
+        at: Span,
+    ) -> PResult<(Vec<ParamDecl>, Option<Block>)> {
+        let mut params = self.params()?;
+        self.function_suffixes()?;
+        params.insert(0, this_param(class, false, at));
+        let body = self.member_body(class, ctx, true, true, &params)?;
+        Ok((params, body))
+    }
+
     /// The parameters, `const` and body of an out-of-line member function
     /// `member` of `class`, after its `(`; whether it has `this`.
     fn out_of_line_rest(
@@ -1059,6 +1127,30 @@ impl Parser<'_> {
         }
         let body = self.member_body(class, ctx, has_this, false, &params)?;
         Ok((params, body, is_const, has_this))
+    }
+
+    /// The key of the class whose name qualifies the declarator name at
+    /// `name_at` in `tokens` (`S` of `S::add`, `ns::S` of `ns::S::add`),
+    /// if one does.
+    pub(super) fn class_qualifying(
+        &self,
+        tokens: &[crate::token::Token],
+        name_at: usize,
+    ) -> Option<String> {
+        let mut parts = Vec::new();
+        let mut at = name_at;
+        while at >= 2
+            && tokens[at - 1].kind == TokenKind::Punct(Punct::ColonColon)
+            && tokens[at - 2].kind == TokenKind::Ident
+        {
+            at -= 2;
+            parts.insert(0, (tokens[at].text.to_string(), tokens[at].span));
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        let key = self.qualified_class(false, &parts)?;
+        self.classes.contains_key(&key).then_some(key)
     }
 
     /// The key of the class the scope `parts` of a qualified name names.
@@ -1841,4 +1933,10 @@ pub(super) fn operator_name_at(toks: &[crate::token::Token], at: usize) -> (Stri
 fn is_special_member(class_key: Option<&str>, name: &str) -> bool {
     let class_name = class_key.and_then(|k| super::names::key_path(k).pop());
     class_name.as_deref() == Some(name) || name.starts_with('~') || name == "operator="
+}
+
+/// The last component of a class's key outside template arguments (an
+/// instance's key may hold `::` in them: `BlockScan<int, 256, scan::Sum>`).
+fn class_name_of(key: &str) -> String {
+    super::names::key_path(key).pop().unwrap_or_default()
 }

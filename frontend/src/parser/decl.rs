@@ -1181,6 +1181,9 @@ impl Parser<'_> {
     /// `typedef`, an `enum`, or variables.
     pub(super) fn external_decl(&mut self, in_extern_c: bool) -> PResult<Vec<Item>> {
         let start = self.span();
+        if let Some(f) = self.out_of_line_constructor(start)? {
+            return Ok(vec![Item::Function(f)]);
+        }
         let (base, spec_span, mut ds) = self.specifiers()?;
         if let Some(sp) = ds.grid_constant {
             return self.error(

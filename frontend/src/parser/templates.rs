@@ -78,6 +78,10 @@ impl Parser<'_> {
             self.pos = end;
             return self.class_template_decl(params, tokens, name_at);
         }
+        if let Some(at) = self.outside_member_at(&tokens) {
+            self.pos = end;
+            return self.outside_member_decl(kw, &params, tokens, at);
+        }
         let Some((name_at, is_kernel)) = function_name(&tokens) else {
             if let Some(name_at) = super::class_templates::variable_name_at(&tokens) {
                 // Kept as a class template is: an instance is its
@@ -107,6 +111,12 @@ impl Parser<'_> {
                 format!("{what} not supported by kernelc yet"),
             );
         };
+        if let Some(class) = self.class_qualifying(&tokens, name_at) {
+            // `template <class U> __device__ void S::add(U x) {...}`.
+            self.pos = end;
+            let msg = format!("member templates defined outside their class are not supported by kernelc yet; define `{}` in `{class}`", tokens[name_at].text);
+            return self.error(kw, Code::E0002, msg);
+        }
         let written = if tokens[name_at].kind == TokenKind::Keyword(Keyword::Operator) {
             super::classes::operator_name_at(&tokens, name_at).0
         } else {

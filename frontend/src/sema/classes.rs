@@ -39,6 +39,45 @@ fn scope_of(key: &str) -> &str {
     crate::mangle::split_member(key).map_or("", |(s, _)| s)
 }
 
+/// Adds namespace `ns` to `found` unless it is the global one or there.
+fn add_namespace(found: &mut Vec<String>, ns: &str) {
+    if !ns.is_empty() && !found.iter().any(|f| f == ns) {
+        found.push(ns.to_string());
+    }
+}
+
+/// How deep [`class_namespaces`] follows instances in template arguments.
+const MAX_ARGUMENT_DEPTH: usize = 8;
+
+/// Adds to `found` the namespaces argument-dependent lookup associates
+/// with `ty` (or the class it points to): its class's, and for a class
+/// template's instance its template's and those of its type arguments'
+/// classes, each once and none the global namespace.
+fn class_namespaces(ty: &CType, found: &mut Vec<String>, depth: usize) {
+    let Some(def) = ty.struct_def().or_else(|| ty.pointee()?.struct_def()) else {
+        return;
+    };
+    let Some(instance) = &def.instance_of else {
+        add_namespace(found, scope_of(&def.name));
+        return;
+    };
+    add_namespace(found, scope_of(&instance.template));
+    if depth >= MAX_ARGUMENT_DEPTH {
+        return;
+    }
+    for arg in &instance.args {
+        let elems = match arg {
+            crate::templates::ArgValue::Pack(elems) => elems.iter().collect(),
+            a => vec![a],
+        };
+        for e in elems {
+            if let crate::templates::ArgValue::Type { ty, .. } = e.referenced() {
+                class_namespaces(ty, found, depth + 1);
+            }
+        }
+    }
+}
+
 /// The callee of `obj.field(...)` as written: the member's name, where it
 /// is written, `->` or `.`, and a member template's written arguments.
 pub(super) struct MemberCall<'a> {
@@ -791,18 +830,14 @@ impl Checker {
     }
 
     /// The namespaces of the classes of `args` (of the class a pointer
-    /// argument points to), other than the global one, each once.
+    /// argument points to), other than the global one, each once; for a
+    /// class template's instance, also those of its template and of the
+    /// classes its type arguments name ([basic.lookup.argdep]: `f(b)`
+    /// with `b` a `Box<ns::V>` finds `ns::f`).
     fn associated_namespaces(&self, args: &[Option<Expr>]) -> Vec<String> {
         let mut found: Vec<String> = Vec::new();
-        let classes = args
-            .iter()
-            .flatten()
-            .filter_map(|a| a.ty.struct_def().or_else(|| a.ty.pointee()?.struct_def()));
-        for def in classes {
-            let ns = scope_of(&def.name);
-            if !ns.is_empty() && !found.iter().any(|f| f == ns) {
-                found.push(ns.to_string());
-            }
+        for a in args.iter().flatten() {
+            class_namespaces(&a.ty, &mut found, 0);
         }
         found
     }
