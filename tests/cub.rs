@@ -22,7 +22,9 @@ type Launch<'a> = (&'a str, &'a str, &'a [&'a str]);
 /// `reduce.cu`'s launches: block sums over 128, 256, 96 (three warps), 32
 /// and 16 threads; partial blocks of floats and doubles; integer sums,
 /// maxima, minima and order-sensitive operators; a 2-D block; warps and
-/// logical warps of 16 and 8 lanes.
+/// logical warps of 16 and 8 lanes; a kernel template over the operator,
+/// whose name spells libcu++'s inline namespace (the empty functor passed
+/// by value is a byte of parameter space).
 const REDUCE: &[Launch] = &[
     (
         "_Z8blockSumILi128EEvPKfPf",
@@ -83,6 +85,16 @@ const REDUCE: &[Launch] = &[
         "_Z13blockReduce2dPKfPf",
         "16,8",
         &["f32[]:rand:256:12", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z15blockReduceWithIN4cuda3__47maximumIvEEEvPKiPiT_",
+        "64",
+        &["i32[]:rand:128:14", "i32[]:zeros:2", "u8[]:zeros:1"],
+    ),
+    (
+        "_Z15blockReduceWithIN4cuda3std3__44plusIiEEEvPKiPiT_",
+        "64",
+        &["i32[]:rand:128:15", "i32[]:zeros:2", "u8[]:zeros:1"],
     ),
     (
         "_Z14warpReductionsPKfPfPiPd",
@@ -241,7 +253,7 @@ fn block_and_warp_reductions_compute_what_cub_computes() {
         "the order of the sums should matter: {differ} of 6 differ"
     );
     // Results are not zeros left in place.
-    let warp = f32s(&runs[10][1]);
+    let warp = f32s(&runs[12][1]);
     assert!(warp.iter().all(|v| *v != 0.0), "{warp:?}");
 }
 

@@ -22,8 +22,11 @@
 // (`frontend/src/libraries.rs`, E0002); docs/language.md lists the subset.
 #pragma once
 
+// libcu++ declares them in its ABI's inline namespace, which kernel names
+// instantiated with them spell (`cuda::std::__4::plus<void>`).
 namespace cuda {
 namespace std {
+inline namespace __4 {
 
 template <class T = void> struct plus {
   __host__ __device__ T operator()(const T &a, const T &b) const { return a + b; }
@@ -36,7 +39,10 @@ template <> struct plus<void> {
   }
 };
 
+} // namespace __4
 } // namespace std
+
+inline namespace __4 {
 
 namespace __kernelc_cub {
 
@@ -75,6 +81,7 @@ template <> struct minimum<void> {
   }
 };
 
+} // namespace __4
 } // namespace cuda
 
 namespace cub {
