@@ -34,14 +34,98 @@ pub(crate) enum Header {
     Unsupported(&'static str),
     /// A C++ template library (Thrust, CUB) whose headers kernelc does
     /// not read. Host code may use it: host code is skipped. Device code
-    /// that names it is refused where it does (`namespace` is its
-    /// namespace), and the include warns (W0009) that the kernels its
-    /// algorithms instantiate for host code, which nvcc's PTX holds, are
-    /// not compiled.
+    /// that names it is refused where it does (`crate::libraries`), but
+    /// for what kernelc's own header of its device part provides. `warns`:
+    /// the header declares algorithms whose kernels nvcc's PTX holds when
+    /// host code calls them, and kernelc does not compile (W0009).
     Library {
-        name: &'static str,
-        namespace: &'static str,
+        library: &'static Library,
+        warns: bool,
     },
+}
+
+/// A template library whose headers kernelc does not read.
+pub(crate) struct Library {
+    pub name: &'static str,
+    /// Its namespace, which device code may not name.
+    pub namespace: &'static str,
+    /// kernelc's header of the part device code may use, if any.
+    pub device: Option<DevicePart>,
+}
+
+/// The part of a library that kernelc provides to device code: a header of
+/// source, read at the library's first include, and the names it declares
+/// in the library's namespace (`cub::BlockReduce`), the only ones device
+/// code may name.
+pub(crate) struct DevicePart {
+    pub path: &'static str,
+    pub text: fn() -> &'static str,
+    /// What it is, for W0009 ("block and warp collectives").
+    pub what: &'static str,
+    pub provides: &'static [&'static str],
+    /// The classes among them, as a diagnostic names them.
+    pub classes: &'static [&'static str],
+}
+
+const THRUST: Library = Library {
+    name: "Thrust",
+    namespace: "thrust",
+    device: None,
+};
+
+/// CUB: its block and warp reductions and block scans are kernelc's
+/// `frontend/headers/cub.cuh`; the rest serves host code only.
+const CUB: Library = Library {
+    name: "CUB",
+    namespace: "cub",
+    device: Some(DevicePart {
+        path: "<kernelc>/cub.cuh",
+        text: cub,
+        what: "block and warp collectives",
+        provides: &[
+            "BlockReduce",
+            "BlockReduceAlgorithm",
+            "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY",
+            "BLOCK_REDUCE_RAKING",
+            "BLOCK_REDUCE_WARP_REDUCTIONS",
+            "BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC",
+            "WarpReduce",
+            "BlockScan",
+            "BlockScanAlgorithm",
+            "BLOCK_SCAN_RAKING",
+            "BLOCK_SCAN_RAKING_MEMOIZE",
+            "BLOCK_SCAN_WARP_SCANS",
+            "__kernelc",
+        ],
+        classes: &[
+            "`cub::BlockReduce`",
+            "`cub::WarpReduce`",
+            "`cub::BlockScan`",
+        ],
+    }),
+};
+
+impl DevicePart {
+    /// The classes device code may name, for a diagnostic
+    /// (`cub::BlockReduce, cub::WarpReduce and cub::BlockScan`).
+    pub fn provided_list(&self) -> String {
+        self.classes.join(", ")
+    }
+}
+
+/// `<cub/...>`'s device part (`frontend/headers/cub.cuh`).
+fn cub() -> &'static str {
+    include_str!("../headers/cub.cuh")
+}
+
+/// Whether CUB's header `name` declares the device-wide algorithms
+/// (`cub::DeviceReduce`), whose kernels nvcc instantiates for host code
+/// that calls them.
+fn declares_cub_device_algorithms(name: &str) -> bool {
+    name == "cub/cub.cuh"
+        || ["cub/device/", "cub/agent/", "cub/grid/", "cub/dispatch/"]
+            .iter()
+            .any(|dir| name.starts_with(dir))
 }
 
 /// The pseudo path of `<type_traits>`'s text in diagnostics.
@@ -451,12 +535,12 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             text: type_traits,
         },
         _ if name.starts_with("thrust/") => Header::Library {
-            name: "Thrust",
-            namespace: "thrust",
+            library: &THRUST,
+            warns: true,
         },
         _ if name.starts_with("cub/") => Header::Library {
-            name: "CUB",
-            namespace: "cub",
+            library: &CUB,
+            warns: declares_cub_device_algorithms(name),
         },
         _ if name.starts_with("cuda/")
             || name.starts_with("cooperative_groups/") =>

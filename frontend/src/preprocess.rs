@@ -31,7 +31,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
-use crate::headers::{CxxStd, Header};
+use crate::headers::{CxxStd, Header, Library};
 use crate::include::{self, FileLoader, FoundIn, LoadedFile, Request, MAX_INCLUDE_DEPTH};
 use crate::lexer;
 use crate::lexer::lex_raw;
@@ -139,14 +139,15 @@ struct Pp<'s> {
 
 /// A template library (Thrust, CUB) the program includes, whose headers
 /// kernelc does not read (`crate::headers::Header::Library`): host code
-/// may use it; device code that names its namespace is refused
-/// (`crate::libraries`).
-#[derive(Clone, Debug)]
+/// may use it; device code that names its namespace is refused but for the
+/// names kernelc's header of its device part provides (`crate::libraries`).
+#[derive(Clone)]
 pub(crate) struct LibraryInclude {
-    pub name: &'static str,
-    pub namespace: &'static str,
+    pub library: &'static Library,
     /// The first `#include` of one of its headers (`None`: `-include`).
     pub at: Option<Span>,
+    /// Whether W0009 was given for it.
+    warned: bool,
 }
 
 /// What preprocessing gives: the tokens, and the template libraries
@@ -394,6 +395,30 @@ fn source_header(path: &'static str, text: fn() -> &'static str) -> (PathBuf, Lo
         identity: path.to_string(),
     };
     (PathBuf::from(path), file)
+}
+
+/// W0009 at the include of `library`'s header (`None`: `-include`).
+fn library_warning(at: Option<Span>, library: &Library) -> Diagnostic {
+    let name = library.name;
+    let msg = if let Some(part) = &library.device {
+        format!(
+            "kernelc compiles {name}'s {} only: host code may use the rest, device code may not",
+            part.what
+        )
+    } else {
+        format!("kernelc does not compile {name}'s templates: host code may use it, device code may not")
+    };
+    let note = format!(
+        "nvcc's PTX also holds the kernels that {name}'s algorithms instantiate for host code; kernelc's holds this program's own kernels"
+    );
+    let d = match at {
+        Some(span) => Diagnostic::warning(span, Code::W0009, msg),
+        None => Diagnostic {
+            located: false,
+            ..Diagnostic::warning(Span::default(), Code::W0009, msg)
+        },
+    };
+    d.with_note(note)
 }
 
 /// `span` (of an included file's own text) moved to the file's `base`.
@@ -924,8 +949,8 @@ impl Pp<'_> {
                 )
                 .with_note(format!("kernelc does not provide {what}")),
             ),
-            Found::Header(Header::Library { name, namespace }) => {
-                self.library_included(Some(whole), name, namespace)
+            Found::Header(Header::Library { library, warns }) => {
+                self.library_included(Some(whole), library, warns, out)
             }
             Found::Unreadable(path, why) => self.error(
                 whole,
@@ -1186,8 +1211,8 @@ impl Pp<'_> {
             Some(Header::Source { path, text }) => {
                 self.read_included(source_header(path, text), FoundIn::NoSearch, None, out)
             }
-            Some(Header::Library { name, namespace }) => {
-                self.library_included(None, name, namespace)
+            Some(Header::Library { library, warns }) => {
+                self.library_included(None, library, warns, out)
             }
             Some(Header::Unsupported(what)) => {
                 let msg = format!("`-include {name}` is not supported by kernelc");
@@ -1202,30 +1227,37 @@ impl Pp<'_> {
         }
     }
 
-    /// A header of the template library `name` included at `at`: the
-    /// first one warns (W0009) that the kernels the library instantiates
-    /// for host code are not compiled.
-    fn library_included(&mut self, at: Option<Span>, name: &'static str, namespace: &'static str) {
-        if self.libraries.iter().any(|l| l.name == name) {
-            return;
-        }
-        self.libraries.push(LibraryInclude {
-            name,
-            namespace,
-            at,
+    /// A header of the template library `library` included at `at`: the
+    /// first include reads kernelc's header of its device part, if it has
+    /// one; the first that `warns` warns (W0009) that the kernels the
+    /// library instantiates for host code are not compiled.
+    fn library_included(
+        &mut self,
+        at: Option<Span>,
+        library: &'static Library,
+        warns: bool,
+        out: &mut Vec<Token>,
+    ) {
+        let known = self
+            .libraries
+            .iter()
+            .position(|l| std::ptr::eq(l.library, library));
+        let k = known.unwrap_or_else(|| {
+            self.libraries.push(LibraryInclude {
+                library,
+                at,
+                warned: false,
+            });
+            self.libraries.len() - 1
         });
-        let msg = format!("kernelc does not compile {name}'s templates: host code may use it, device code may not");
-        let note = format!(
-            "nvcc's PTX also holds the kernels that {name}'s algorithms instantiate for host code; kernelc's holds this program's own kernels"
-        );
-        let d = match at {
-            Some(span) => Diagnostic::warning(span, Code::W0009, msg),
-            None => Diagnostic {
-                located: false,
-                ..Diagnostic::warning(Span::default(), Code::W0009, msg)
-            },
-        };
-        self.diags.push(d.with_note(note));
+        if warns && !self.libraries[k].warned {
+            self.libraries[k].warned = true;
+            self.diags.push(library_warning(at, library));
+        }
+        if let (None, Some(part)) = (known, &library.device) {
+            let header = source_header(part.path, part.text);
+            self.read_included(header, FoundIn::NoSearch, at, out);
+        }
     }
 
     /// `__has_include(...)` (or `__has_include_next`, `next`) at `rest[k]`:

@@ -136,6 +136,21 @@ fn functional_casts_zero_and_nullptr() {
 }
 
 #[test]
+fn a_member_call_on_a_temporary_is_an_expression_statement() {
+    // `Acc(t).add(3);` cannot declare `t` (no declarator goes on with `.`):
+    // it builds a temporary over `t` and calls its member, CUB's idiom
+    // (`BlockScan(temp).InclusiveSum(x, y);`). `Acc(t);` still declares.
+    let out = run(
+        "struct Acc { int &r; __device__ Acc(int &x) : r(x) {} __device__ void add(int v) { r += v; } };\n\
+         __global__ void k(int *o) { int t = 1; Acc(t).add(3); Acc((t)).add(o[1]); o[0] = t; }",
+        "k",
+        1,
+        vec![KernelArg::Buffer([0, 10].iter().flat_map(|v: &i32| v.to_le_bytes()).collect())],
+    );
+    assert_eq!(i32s(&out[0]), [14, 10]);
+}
+
+#[test]
 fn value_initialized_struct_temporaries_are_zero() {
     // `S()` of a struct without constructors: every member zero.
     let out = run(

@@ -182,7 +182,10 @@ impl Parser<'_> {
             }
             TokenKind::Ident if self.is_punct_at(1, Punct::Colon) => self.switch_or_pragma()?,
             _ if self.bindings_at() => self.bindings_decl()?,
-            _ if self.starts_decl(0) && !self.static_member_call_at(0) => {
+            _ if self.starts_decl(0)
+                && !self.static_member_call_at(0)
+                && !self.temporary_member_call_at(0) =>
+            {
                 StmtKind::Decl(self.local_decl()?)
             }
             _ => {
@@ -215,6 +218,33 @@ impl Parser<'_> {
         self.is_punct_at(after, Punct::ColonColon)
             && self.peek_at(after + 1).kind == TokenKind::Ident
             && self.is_punct_at(after + 2, Punct::LParen)
+    }
+
+    /// Whether a type name `n` tokens ahead is followed by `(...)` and a
+    /// member access (`Scan(temp).InclusiveSum(x, y);`, CUB's idiom): a
+    /// temporary whose member function is called, which starts an
+    /// expression statement, since no declarator goes on with `.` or `->`.
+    fn temporary_member_call_at(&self, n: usize) -> bool {
+        if self.peek_at(n).kind != TokenKind::Ident || !self.is_punct_at(n + 1, Punct::LParen) {
+            return false;
+        }
+        let mut depth = 0usize;
+        let mut k = n + 1;
+        loop {
+            if self.at_eof_at(k) {
+                return false;
+            }
+            if self.is_punct_at(k, Punct::LParen) {
+                depth += 1;
+            } else if self.is_punct_at(k, Punct::RParen) {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            k += 1;
+        }
+        self.is_punct_at(k + 1, Punct::Dot) || self.is_punct_at(k + 1, Punct::Arrow)
     }
 
     /// `switch`, its labels, `#pragma unroll`, `static_assert`, `goto` and
