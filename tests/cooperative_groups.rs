@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{kernelc, scratch, stderr};
+use common::scratch;
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
@@ -110,33 +110,23 @@ fn cooperative_groups_leave_no_calls() {
     );
 }
 
-fn compile_error(source: &str, name: &str) -> String {
-    let dir = scratch(&format!("cooperative-groups-{name}"));
-    let src = dir.join("k.cu");
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join("k.ptx");
-    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
-    assert!(!out.exists(), "{name}: an output file was left");
-    stderr(&o)
-}
-
 #[test]
 fn what_kernelc_does_not_provide_is_a_located_error() {
     // `grid_group` is provided (tests/grid_group.rs); a group of several
     // devices' grids is not.
-    let multi = compile_error(
+    let multi = common::rejected_with(
+        "cooperative-groups-multi-grid",
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
          __global__ void k(int *o) {\n  cg::multi_grid_group g = cg::this_multi_grid();\n  g.sync();\n  o[0] = 1;\n}\n",
-        "multi-grid",
+        "E0002",
     );
-    assert!(multi.contains("error[E0002]"), "{multi}");
     assert!(multi.contains("several devices' grids"), "{multi}");
-    assert!(multi.contains("k.cu:4:"), "{multi}");
-    let wide = compile_error(
+    assert!(multi.contains("e.cu:4:"), "{multi}");
+    let wide = common::rejected_with(
+        "cooperative-groups-wide",
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
          __global__ void k(int *o) {\n  auto t = cg::tiled_partition<64>(cg::this_thread_block());\n  o[0] = t.thread_rank();\n}\n",
-        "wide",
+        "E0013",
     );
     assert!(wide.contains("1, 2, 4, 8, 16 or 32 threads"), "{wide}");
 }

@@ -270,45 +270,36 @@ fn block_scans_compute_what_cub_computes() {
     }
 }
 
-fn compile_error(source: &str, name: &str) -> String {
-    let dir = scratch(&format!("cub-{name}"));
-    let src = dir.join("k.cu");
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join("k.ptx");
-    let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
-    assert!(!out.exists(), "{name}: an output file was left");
-    stderr(&o)
-}
-
 /// A CUB class outside the subset in device code is E0002 at its name,
 /// pointing at the include, and nothing else; CUB 3 has no `cub::Sum`
 /// (nvcc rejects it too), and kernelc refuses it the same way.
 #[test]
 fn cub_outside_the_subset_is_a_located_error() {
-    let radix = compile_error(
+    let radix = common::rejected_with(
+        "cub-radix",
         "#include <cub/cub.cuh>\n__global__ void k(int *o) {\n\
          typedef cub::BlockRadixSort<int, 128, 4> Sort;\n\
          __shared__ typename Sort::TempStorage t;\n  o[0] = 1;\n}\n",
-        "radix",
+        "E0002",
     );
     assert!(
         radix.contains("error[E0002]: `cub::BlockRadixSort` is not supported by kernelc")
-            && radix.contains("k.cu:3:9")
+            && radix.contains("e.cu:3:9")
             && radix.contains("CUB is included here")
             && radix.contains("`cub::BlockReduce`"),
         "{radix}"
     );
     assert_eq!(radix.matches("error[").count(), 1, "{radix}");
-    let sum = compile_error(
+    let sum = common::rejected_with(
+        "cub-sum",
         "#include <cub/block/block_reduce.cuh>\n__global__ void k(float *o) {\n\
          typedef cub::BlockReduce<float, 32> R;\n  __shared__ typename R::TempStorage t;\n\
          o[0] = R(t).Reduce(o[threadIdx.x], cub::Sum());\n}\n",
-        "sum",
+        "E0002",
     );
     assert!(
         sum.contains("error[E0002]: `cub::Sum` is not supported by kernelc")
-            && sum.contains("k.cu:5:"),
+            && sum.contains("e.cu:5:"),
         "{sum}"
     );
     // NVIDIA's CUB 3 has no `cub::Sum` either.
@@ -341,14 +332,15 @@ fn cub_outside_the_subset_is_a_located_error() {
 /// is refused at its instantiation.
 #[test]
 fn floating_block_scans_are_refused() {
-    let err = compile_error(
+    let err = common::rejected_with(
+        "cub-float-scan",
         "#include <cub/block/block_scan.cuh>\n__global__ void k(float *o) {\n\
          typedef cub::BlockScan<float, 64> S;\n  __shared__ typename S::TempStorage t;\n\
          float r;\n  S(t).InclusiveSum(o[threadIdx.x], r);\n  o[threadIdx.x] = r;\n}\n",
-        "float-scan",
+        "E0013",
     );
     assert!(
-        err.contains("sums integer types only") && err.contains("k.cu:3:"),
+        err.contains("sums integer types only") && err.contains("e.cu:3:"),
         "{err}"
     );
 }
