@@ -338,8 +338,9 @@ const FIRST_DEFINITIONS: &[(&str, &str)] = &[
 
 /// nvcc names a file's anonymous namespace after the file's canonical path
 /// and its first definition with external linkage; kernelc's kernel names
-/// must be nvcc's for each of [`FIRST_DEFINITIONS`], for a file reached
-/// through a symbolic link, and for a kernel in an included header.
+/// must be nvcc's for each of [`FIRST_DEFINITIONS`], for anonymous
+/// namespaces nested in one another, for a file reached through a symbolic
+/// link, and for a kernel in an included header.
 #[test]
 fn anonymous_namespaces_are_named_as_nvcc_names_them() {
     let dir = common::scratch("namespaces-unnamed");
@@ -365,6 +366,15 @@ fn anonymous_namespaces_are_named_as_nvcc_names_them() {
     )
     .unwrap();
     files.push(header_user);
+    let nested = dir.join("nested.cu");
+    std::fs::write(
+        &nested,
+        "namespace { __device__ int twice(int x) { return 2 * x; }\n\
+         namespace { namespace { __global__ void k(int *p) { *p = twice(*p); } } }\n}\n\
+         int main() {}\n",
+    )
+    .unwrap();
+    files.push(nested);
     let linked = dir.join("linked");
     std::os::unix::fs::symlink(&dir, &linked).unwrap();
     files.push(linked.join("kernel.cu"));
@@ -412,4 +422,33 @@ fn kernelc_entries(file: &Path) -> BTreeSet<String> {
         common::stderr(&done)
     );
     entries(&common::stdout(&done))
+}
+
+/// Names are found through nested anonymous namespaces, each an implicit
+/// using-directive in its parent: a kernel 300 levels down calls a
+/// function of the outermost one. Lookup walks each directive once (it
+/// took seconds at this depth, and minutes at 400 levels).
+#[test]
+fn names_are_found_through_nested_anonymous_namespaces() {
+    let dir = common::scratch("namespaces-nested-anonymous");
+    let file = dir.join("nested.cu");
+    let depth = 300;
+    let source = format!(
+        "namespace {{ __device__ int twice(int x) {{ return 2 * x; }}\n{}\
+         __global__ void k(int *p) {{ *p = twice(*p); }}{}\n}}\nint main() {{}}\n",
+        "namespace { ".repeat(depth),
+        " }".repeat(depth)
+    );
+    std::fs::write(&file, source).unwrap();
+    let names = kernelc_entries(&file);
+    assert_eq!(names.len(), 1, "{names:?}");
+    let name = names.iter().next().unwrap();
+    // The outermost is named after the file, the ones inside it `_GLOBAL__N_`.
+    assert!(
+        name.ends_with("1kEPi")
+            && name.matches("_GLOBAL__N__").count() == 1
+            && name.matches("11_GLOBAL__N_").count() == depth,
+        "{name}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

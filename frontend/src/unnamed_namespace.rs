@@ -216,18 +216,45 @@ fn link_name(
 /// Rewrites the ABI's anonymous namespace (`12_GLOBAL__N_1`) in every
 /// link name of `program` as `name`.
 pub(crate) fn rename(program: &mut crate::typed::Program, name: &str) {
-    const ABI: &str = "12_GLOBAL__N_1";
     let nvcc = format!("{}{name}", name.len());
     for f in &mut program.functions {
         if f.link_name.contains(ABI) {
-            f.link_name = f.link_name.replace(ABI, &nvcc);
+            f.link_name = renamed(&f.link_name, &nvcc);
         }
     }
     for g in &mut program.globals {
         if g.name.contains(ABI) {
-            g.name = g.name.replace(ABI, &nvcc);
+            g.name = renamed(&g.name, &nvcc);
         }
     }
+}
+
+/// The ABI's `<source-name>` of an anonymous namespace, as the checker
+/// mangles it.
+const ABI: &str = "12_GLOBAL__N_1";
+
+/// nvcc's `<source-name>` of an anonymous namespace directly inside
+/// another one: only the outer one is named after the file.
+const NESTED: &str = "11_GLOBAL__N_";
+
+/// `link` with each anonymous namespace named `nvcc`, or [`NESTED`] where
+/// it follows another at once (`namespace { namespace { ... } }`).
+fn renamed(link: &str, nvcc: &str) -> String {
+    let mut out = String::with_capacity(link.len() + nvcc.len());
+    let mut rest = link;
+    let mut after_anonymous = false;
+    while let Some(at) = rest.find(ABI) {
+        out.push_str(&rest[..at]);
+        out.push_str(if after_anonymous && at == 0 {
+            NESTED
+        } else {
+            nvcc
+        });
+        rest = &rest[at + ABI.len()..];
+        after_anonymous = true;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// CRC-32 (the IEEE polynomial, reflected: zlib's and PNG's).
@@ -249,6 +276,19 @@ fn crc32(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_anonymous_namespaces_are_nvccs() {
+        let nvcc = "9_GLOBAL__N";
+        assert_eq!(
+            renamed("_ZN12_GLOBAL__N_112_GLOBAL__N_11kEPi", nvcc),
+            "_ZN9_GLOBAL__N11_GLOBAL__N_1kEPi"
+        );
+        assert_eq!(
+            renamed("_Z1kIN12_GLOBAL__N_11PEEvPN12_GLOBAL__N_11QE", nvcc),
+            "_Z1kIN9_GLOBAL__N1PEEvPN9_GLOBAL__N1QE"
+        );
+    }
 
     #[test]
     fn crc32_is_zlibs() {

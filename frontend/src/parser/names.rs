@@ -71,8 +71,34 @@ pub(crate) enum Found {
 struct Directive {
     /// The namespace it is written in.
     scope: Vec<String>,
+    /// `scope` as a key, which qualified lookup compares.
+    scope_key: String,
     /// The nominated namespace's key.
     target: String,
+    /// The depth of the namespace its names appear in: the nearest one
+    /// enclosing both the directive and the nominated namespace.
+    appears_in: usize,
+}
+
+impl Directive {
+    /// `using namespace target;` written in `scope`. What lookup asks of
+    /// it is computed once: nested anonymous namespaces make a directive
+    /// per level, which every lookup below them walks.
+    fn new(scope: Vec<String>, target: String) -> Directive {
+        let parent: Vec<&str> = target.split("::").collect();
+        let parent = &parent[..parent.len().saturating_sub(1)];
+        let appears_in = scope
+            .iter()
+            .zip(parent)
+            .take_while(|(a, b)| a.as_str() == **b)
+            .count();
+        Directive {
+            scope_key: scope.join("::"),
+            scope,
+            target,
+            appears_in,
+        }
+    }
 }
 
 /// An open `namespace ... {`: how many path components it added, and the
@@ -268,10 +294,7 @@ impl Names {
             let last = i + 1 == path.len();
             if new && (c == ANONYMOUS || (inline && last)) {
                 Arc::make_mut(&mut self.transparent).insert(key.clone());
-                self.directives.push(Directive {
-                    scope: parent,
-                    target: key,
-                });
+                self.directives.push(Directive::new(parent, key));
             }
         }
         self.open.push(OpenNamespace {
@@ -322,10 +345,8 @@ impl Names {
         if !self.nominated.contains(&target) {
             Arc::make_mut(&mut self.nominated).insert(target.clone());
         }
-        self.directives.push(Directive {
-            scope: self.current.clone(),
-            target,
-        });
+        self.directives
+            .push(Directive::new(self.current.clone(), target));
     }
 
     /// The namespaces using-directives nominated anywhere in the file. The checker does not see which
@@ -477,7 +498,7 @@ impl Names {
             return;
         }
         for d in &self.directives {
-            if d.scope.join("::") == scope {
+            if d.scope_key == scope {
                 self.member_into(kind, &d.target, name, seen, found);
             }
         }
@@ -502,14 +523,21 @@ impl Names {
         {
             return Found::One(t.clone());
         }
+        // A namespace the directives of an inner level led to holds nothing
+        // of the name, or the lookup would have ended there: each is
+        // searched once per lookup.
+        let mut seen = FxHashSet::default();
+        let mut by_level: Vec<Vec<&Directive>> = vec![Vec::new(); self.current.len() + 1];
+        for d in self.active_directives() {
+            if let Some(at) = by_level.get_mut(d.appears_in) {
+                at.push(d);
+            }
+        }
         for level in (0..=self.current.len()).rev() {
             let scope = self.current[..level].join("::");
             let mut found: Vec<String> = self.direct(kind, &scope, name).into_iter().collect();
-            for d in self.active_directives() {
-                if self.appears_in(d) == level {
-                    let mut seen = FxHashSet::default();
-                    self.member_into(kind, &d.target, name, &mut seen, &mut found);
-                }
+            for d in &by_level[level] {
+                self.member_into(kind, &d.target, name, &mut seen, &mut found);
             }
             found.sort();
             found.dedup();
@@ -538,19 +566,6 @@ impl Names {
         self.directives
             .iter()
             .filter(|d| self.current.starts_with(&d.scope))
-    }
-
-    /// The depth of the namespace a directive's names appear in: the
-    /// nearest one enclosing both the directive and the nominated
-    /// namespace.
-    fn appears_in(&self, d: &Directive) -> usize {
-        let target: Vec<&str> = d.target.split("::").collect();
-        let parent = &target[..target.len().saturating_sub(1)];
-        d.scope
-            .iter()
-            .zip(parent)
-            .take_while(|(a, b)| a.as_str() == **b)
-            .count()
     }
 
     fn found(&self, kind: Kind, mut keys: Vec<String>) -> Found {
