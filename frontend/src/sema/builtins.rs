@@ -193,6 +193,8 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "normcdff" => (M::Normcdf, true),
         "erfinvf" => (M::Erfinv, true),
         "erfinv" => (M::Erfinv, false),
+        "erfcinvf" => (M::Erfcinv, true),
+        "erfcinv" => (M::Erfcinv, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
         "normcdf" => (M::Normcdf, false),
@@ -1020,7 +1022,7 @@ impl Checker {
         if ty == CType::DOUBLE
             && matches!(
                 f,
-                MathFn::Erf | MathFn::Erfc | MathFn::Normcdf | MathFn::Erfinv
+                MathFn::Erf | MathFn::Erfc | MathFn::Normcdf | MathFn::Erfinv | MathFn::Erfcinv
             )
         {
             self.error(
