@@ -9,7 +9,10 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma ...]
+
+`lgamma` prints the Taylor coefficients of lgamma(2 + t) (in `double`, for
+frontend/src/lower/math_gamma.rs) rather than a fit.
 """
 
 import struct
@@ -201,7 +204,18 @@ FITS = {
 }
 
 
+def lgamma_taylor(last=23):
+    """lgamma(2 + t) = (1 - γ)·t + Σ_{k>=2} (-1)^k·(ζ(k) - 1)/k·t^k."""
+    print("lgamma: Taylor coefficients of lgamma(2 + t), t^1 to t^%d" % last)
+    print(f"    {float(1 - mp.euler)!r},")
+    for k in range(2, last + 1):
+        print(f"    {float((-1) ** k * (mp.zeta(k) - 1) / k)!r},")
+
+
 def main(names):
+    if names == ["lgamma"]:
+        lgamma_taylor()
+        return
     for name in names or FITS:
         (g, w), a, b, degree = FITS[name]
         worst, c = fit(g, w, mp.mpf(a), mp.mpf(b), degree)

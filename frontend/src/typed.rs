@@ -675,6 +675,8 @@ pub enum MathFn {
     Normcdf,
     Erfinv,
     Erfcinv,
+    /// `lgammaf` (`float` only: the `double` form is diagnosed).
+    Lgamma,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

@@ -39,8 +39,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "erfcxf",
     "normcdfinvf",
     "tgammaf",
-    "lgammaf",
-    "lgamma",
     "tgamma",
     "erfcx",
     "normcdfinv",
