@@ -9,7 +9,10 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|sin|cos|sinpi|cospi ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma ...]
+
+`lgamma` prints the Taylor coefficients of lgamma(2 + t) (in `double`, for
+frontend/src/lower/math_gamma.rs) rather than a fit.
 """
 
 import struct
@@ -110,6 +113,22 @@ def erfinv_far():
     return g, w
 
 
+def erfcinv_far():
+    """erfcinv x = R(s - 0.175)/s with s = 1/√w, w = -ln(x·(2 - x)), for
+    the tail w >= 16 down to the smallest subnormal x (in powers of s the
+    fit needs degree 7; in powers of r, 11). The inverse is taken with 140
+    digits: 1 - x there is within 10^-45 of 1."""
+
+    def g(v):
+        s = v + mp.mpf("0.175")
+        with mp.workdps(140):
+            y = +mp.erfinv(x_of_w(1 / s**2))
+        return y * s
+
+    w = lambda v: 1 / g(v)
+    return g, w
+
+
 def erfcx_in_u(k):
     """erfc(a)·e^(a²) = P(u) with u = 2k/(a + k): P and its weight."""
     a_of = lambda u: 2 * k / u - k
@@ -170,6 +189,9 @@ FITS = {
     "erfinv": (erfinv_near(), mp.mpf("1e-20"), mp.mpf(4), 9),
     # erfinv x = r·R(r - 3) for r = √w in [2, √16.2] (x up to 1 - 2^-24).
     "erfinv_far": (erfinv_far(), mp.mpf(-1), mp.sqrt(mp.mpf("16.2")) - 3, 9),
+    # erfcinv x = R(s - 0.175)/s for s = 1/√w in [1/10.15, 1/3.99]
+    # (w from 15.9 to the smallest subnormal x).
+    "erfcinv_far": (erfcinv_far(), 1 / mp.mpf("10.15") - mp.mpf("0.175"), 1 / mp.mpf("3.99") - mp.mpf("0.175"), 7),
     # sin r = r + r³·S(r²) and cos r = 1 - r²/2 + r⁴·C(r²) for the reduced
     # argument |r| <= π/4 (with 1% to spare).
     "sin": (odd(mp.sin), mp.mpf("1e-30"), (mp.pi / 4 * mp.mpf("1.01")) ** 2, 2),
@@ -182,7 +204,18 @@ FITS = {
 }
 
 
+def lgamma_taylor(last=23):
+    """lgamma(2 + t) = (1 - γ)·t + Σ_{k>=2} (-1)^k·(ζ(k) - 1)/k·t^k."""
+    print("lgamma: Taylor coefficients of lgamma(2 + t), t^1 to t^%d" % last)
+    print(f"    {float(1 - mp.euler)!r},")
+    for k in range(2, last + 1):
+        print(f"    {float((-1) ** k * (mp.zeta(k) - 1) / k)!r},")
+
+
 def main(names):
+    if names == ["lgamma"]:
+        lgamma_taylor()
+        return
     for name in names or FITS:
         (g, w), a, b, degree = FITS[name]
         worst, c = fit(g, w, mp.mpf(a), mp.mpf(b), degree)

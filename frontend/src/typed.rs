@@ -668,11 +668,15 @@ pub enum MathFn {
     FastExp10,
     /// `__tanhf`: PTX's `tanh.approx.f32`.
     FastTanh,
-    /// `erff`, `erfcf`, `normcdff`, `erfinvf` (`float` only; docs/math.md).
+    /// `erff`, `erfcf`, `normcdff`, `erfinvf`, `erfcinvf` (`float` only;
+    /// docs/math.md).
     Erf,
     Erfc,
     Normcdf,
     Erfinv,
+    Erfcinv,
+    /// `lgammaf` (`float` only: the `double` form is diagnosed).
+    Lgamma,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

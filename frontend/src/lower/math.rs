@@ -101,6 +101,8 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Erfc => self.erfc_f32(x),
             MathFn::Normcdf => self.normcdf_f32(x),
             MathFn::Erfinv => self.erfinv_f32(x),
+            MathFn::Erfcinv => self.erfcinv_f32(x),
+            MathFn::Lgamma => self.lgamma_f32(x),
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
             MathFn::Atan => self.atan_f32(x),

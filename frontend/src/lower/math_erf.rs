@@ -1,5 +1,6 @@
-//! The error function family in `float`: `erff`, `erfcf`, `normcdff` and
-//! `erfinvf` (and the `float` overloads `erf`, `erfc`, `normcdf`, `erfinv`).
+//! The error function family in `float`: `erff`, `erfcf`, `normcdff`,
+//! `erfinvf` and `erfcinvf` (and the `float` overloads `erf`, `erfc`,
+//! `normcdf`, `erfinv`, `erfcinv`).
 //!
 //! * near zero, `erf x = x + x·E(x²)` with a polynomial `E` (`|x|` below
 //!   0.875 in `erff`, 0.5 in the others);
@@ -15,8 +16,14 @@
 //!   remainder. The scale `2^j` is applied in two halves, so results in the
 //!   subnormal range are rounded once.
 //!
+//! * `erfcinvf x` is `erfinv(1 - x)`, computed from `x` itself: `1 - x`
+//!   exactly as two floats, and `1 - (1 - x)² = x·(2 - x)`, so that
+//!   `w = -ln(x·(2 - x))` keeps its accuracy as `x` nears 0 (where the
+//!   result grows to 10 at the smallest subnormal); a third polynomial, in
+//!   `1/√w`, covers `w` from 16 on.
+//!
 //! The polynomials come from `scripts/math_f32_fits.py` (`erf`, `erf_far`,
-//! `erfcx`).
+//! `erfcx`, `erfinv`, `erfinv_far`, `erfcinv_far`).
 //! docs/math.md gives the errors `tests/math_more.rs` measures.
 
 use super::FunctionLowerer;
@@ -92,6 +99,23 @@ const ERFINV_R: [f32; 10] = [
     -8.757_221e-6,
     2.143_077_2e-6,
 ];
+
+/// `erfcinv x = R(s - 0.175)/s` for `s = 1/√w` in `[1/10.15, 1/3.99]`:
+/// `w` from 15.9 to `-ln(x·(2 - x))` at the smallest subnormal `x`
+/// (relative error 2^-29.6; in powers of `√w` it takes degree 11).
+const ERFCINV_S: [f32; 8] = [
+    0.974_998,
+    -0.199_226_36,
+    -0.079_140_31,
+    0.894_157_77,
+    -1.506_539_8,
+    2.850_365,
+    -9.866_039,
+    36.124_73,
+];
+
+/// The centre of [`ERFCINV_S`].
+const ERFCINV_S_CENTRE: f32 = 0.175;
 
 /// `2/√π` rounded to `f32`: the slope of `erf` at 0, and the factor of a
 /// shift of the argument in `erfc(a + δ) ≈ e^(-a²)·(erfcx(a) - δ·2/√π)`.
@@ -232,17 +256,8 @@ impl FunctionLowerer<'_, '_> {
         self.b.brif(small, join, vec![near], far_block, vec![]);
         self.b.seal_block(far_block);
         self.b.switch_to_block(far_block);
-        // r = √w from the approximate reciprocal square root and one Heron
-        // step (two `fma`), for less than the correctly rounded `sqrt`
-        // costs; r - 3 is then exact for r in [1.5, 6] (Sterbenz).
-        // (`w >= 4` here: `.ftz` changes nothing.)
-        let r0 = self.b.unary(Opcode::RsqrtFtz, w);
-        let r = self.b.fmul(w, r0);
-        let nr = self.b.unary(Opcode::Fneg, r);
-        let e = self.b.fma(nr, r, w);
-        let half = self.c32(0.5);
-        let h = self.b.fmul(r0, half);
-        let r = self.b.fma(e, h, r);
+        let (r, _) = self.sqrt_of_large(w);
+        // r - 3 is exact for r in [1.5, 6] (Sterbenz).
         let three = self.c32(3.0);
         let v = self.b.binary(Opcode::Fsub, r, three);
         let q = self.horner32(&ERFINV_R, v);
@@ -252,6 +267,76 @@ impl FunctionLowerer<'_, '_> {
         let edge = self.b.fcmp(FloatCC::Oeq, w, inf);
         let far = self.b.select(edge, inf, far);
         let far = self.copysign(far, x);
+        self.b.jump(join, vec![far]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        y
+    }
+
+    /// `(√w, 1/√w)` for `w >= 4` (where `.ftz` changes nothing): the
+    /// approximate reciprocal square root and one Heron step on `w·r0`
+    /// (two `fma`), for less than the correctly rounded `sqrt` costs.
+    fn sqrt_of_large(&mut self, w: Value) -> (Value, Value) {
+        let r0 = self.b.unary(Opcode::RsqrtFtz, w);
+        let r = self.b.fmul(w, r0);
+        let nr = self.b.unary(Opcode::Fneg, r);
+        let e = self.b.fma(nr, r, w);
+        let half = self.c32(0.5);
+        let h = self.b.fmul(r0, half);
+        (self.b.fma(e, h, r), r0)
+    }
+
+    /// `erfcinvf`: `erfinv y` for `y = 1 - x`, held exactly as `yh + yl`
+    /// (the error of the subtraction, recovered as `(1 - yh) - x`, both
+    /// steps exact for `x` in `[0, 2]`), with `1 - y² = x·(2 - x)` formed
+    /// from `x`, so that `w = -ln(x·(2 - x))` keeps its relative accuracy
+    /// where `x` is tiny (`y` is then 1 to the last bit). `w < 4`:
+    /// `yh·P(w) + yl·P(w)` (one `fma`); otherwise `±r·R(r - 3)` (`erfinvf`'s)
+    /// up to `w = 16` and `r·S(s - 0.175)` past it, `r = √w`, `s = 1/√w`
+    /// (the approximate reciprocal square root: `S` is flat enough that
+    /// its error does not show), with the sign of `yh`. `0` (either sign)
+    /// gives `+inf`, `2` gives `-inf`; outside `[0, 2]` `x·(2 - x)` is
+    /// negative (or NaN) and so is the result NaN.
+    pub(super) fn erfcinv_f32(&mut self, x: Value) -> Value {
+        let one = self.c32(1.0);
+        let yh = self.b.binary(Opcode::Fsub, one, x);
+        let d = self.b.binary(Opcode::Fsub, one, yh);
+        let yl = self.b.binary(Opcode::Fsub, d, x);
+        let two = self.c32(2.0);
+        let u = self.b.binary(Opcode::Fsub, two, x);
+        let t = self.b.fmul(x, u);
+        // `t` reaches 2^-148 (subnormal): the plain `lg2`.
+        let l = self.b.unary(Opcode::Lg2, t);
+        let nln2 = self.c32(-super::math_f32::LN2);
+        let w = self.b.fmul(l, nln2);
+        let p = self.horner32(&ERFINV_P, w);
+        let lo = self.b.fmul(yl, p);
+        let near = self.b.fma(yh, p, lo);
+        // A branch for the tail (x below about 0.009 or above 1.991).
+        let far_block = self.b.create_block();
+        let join = self.b.create_block();
+        let y = self.b.append_block_param(join, Type::F32);
+        let four = self.c32(4.0);
+        let small = self.b.fcmp(FloatCC::Olt, w, four);
+        self.b.brif(small, join, vec![near], far_block, vec![]);
+        self.b.seal_block(far_block);
+        self.b.switch_to_block(far_block);
+        let (r, s) = self.sqrt_of_large(w);
+        let three = self.c32(3.0);
+        let v = self.b.binary(Opcode::Fsub, r, three);
+        let mid = self.horner32(&ERFINV_R, v);
+        let centre = self.c32(ERFCINV_S_CENTRE);
+        let v = self.b.binary(Opcode::Fsub, s, centre);
+        let tail = self.horner32(&ERFCINV_S, v);
+        let sixteen = self.c32(16.0);
+        let below = self.b.fcmp(FloatCC::Olt, w, sixteen);
+        let q = self.b.select(below, mid, tail);
+        let far = self.b.fmul(r, q);
+        // x = 0 or 2 makes w infinite (and the steps above NaN): infinity.
+        let inf = self.c32(f32::INFINITY);
+        let edge = self.b.fcmp(FloatCC::Oeq, w, inf);
+        let far = self.b.select(edge, inf, far);
+        let far = self.copysign(far, yh);
         self.b.jump(join, vec![far]);
         self.b.seal_block(join);
         self.b.switch_to_block(join);

@@ -31,6 +31,7 @@ mod math_f32;
 mod math_f64;
 mod math_f64_consts;
 mod math_f64_ext;
+mod math_gamma;
 mod math_sin_f32;
 mod memcpy;
 mod runtime;

@@ -193,6 +193,10 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "normcdff" => (M::Normcdf, true),
         "erfinvf" => (M::Erfinv, true),
         "erfinv" => (M::Erfinv, false),
+        "erfcinvf" => (M::Erfcinv, true),
+        "erfcinv" => (M::Erfcinv, false),
+        "lgammaf" => (M::Lgamma, true),
+        "lgamma" => (M::Lgamma, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
         "normcdf" => (M::Normcdf, false),
@@ -1020,7 +1024,12 @@ impl Checker {
         if ty == CType::DOUBLE
             && matches!(
                 f,
-                MathFn::Erf | MathFn::Erfc | MathFn::Normcdf | MathFn::Erfinv
+                MathFn::Erf
+                    | MathFn::Erfc
+                    | MathFn::Normcdf
+                    | MathFn::Erfinv
+                    | MathFn::Erfcinv
+                    | MathFn::Lgamma
             )
         {
             self.error(
