@@ -304,7 +304,7 @@ fn signature_of(params: &[Token]) -> String {
 }
 
 /// The index after the bracket group opening at `open` (before `end`).
-fn group_end(tokens: &[Token], open: usize, end: usize) -> Option<usize> {
+pub(crate) fn group_end(tokens: &[Token], open: usize, end: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate().take(end).skip(open) {
         match t.kind {

@@ -68,7 +68,11 @@ pub(crate) fn function(tokens: &[Token], name: usize, end: usize, c_linkage: boo
         return Defines::Unreadable;
     };
     let open = name + 1;
-    let Some(close) = closing_paren(tokens, open, end) else {
+    let is_open = tokens
+        .get(open)
+        .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen));
+    let close = crate::host_lambdas::group_end(tokens, open, end).map(|after| after - 1);
+    let (true, Some(close)) = (is_open, close) else {
         return Defines::Unreadable;
     };
     let const_member = tokens
@@ -107,27 +111,6 @@ fn qualified_name(tokens: &[Token], at: usize) -> Option<Vec<String>> {
         i -= 2;
     }
     Some(parts)
-}
-
-/// The `)` closing the `(` at `open`, before `end`.
-fn closing_paren(tokens: &[Token], open: usize, end: usize) -> Option<usize> {
-    if tokens.get(open)?.kind != TokenKind::Punct(Punct::LParen) {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().take(end).skip(open) {
-        match t.kind {
-            TokenKind::Punct(Punct::LParen) => depth += 1,
-            TokenKind::Punct(Punct::RParen) => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The `<source-name>` text of the anonymous namespace of the file at

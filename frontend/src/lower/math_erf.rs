@@ -246,8 +246,30 @@ impl FunctionLowerer<'_, '_> {
         // P is even in x: x·P(w) keeps the sign, -0 included.
         let p = self.horner32(&ERFINV_P, w);
         let near = self.b.fmul(x, p);
-        // The far branch is taken for |x| above about 0.991 only: a branch
-        // (as in nvcc's), not a select, so the common case skips it.
+        // The far branch is taken for |x| above about 0.991 only; |x| = 1
+        // makes w infinite.
+        self.near_or_tail(w, near, x, |m| {
+            let (r, _) = m.sqrt_of_large(w);
+            // r - 3 is exact for r in [1.5, 6] (Sterbenz).
+            let three = m.c32(3.0);
+            let v = m.b.binary(Opcode::Fsub, r, three);
+            let q = m.horner32(&ERFINV_R, v);
+            m.b.fmul(r, q)
+        })
+    }
+
+    /// `near` where `w < 4`, else what `tail` computes in a block of its
+    /// own (an inverse error function's tail, which few arguments reach:
+    /// a branch, as in nvcc's, not a select, so the common case skips it),
+    /// `inf` where `w` is infinite (the tail's steps give NaN there), with
+    /// the sign of `sign`.
+    fn near_or_tail(
+        &mut self,
+        w: Value,
+        near: Value,
+        sign: Value,
+        tail: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
         let far_block = self.b.create_block();
         let join = self.b.create_block();
         let y = self.b.append_block_param(join, Type::F32);
@@ -256,17 +278,11 @@ impl FunctionLowerer<'_, '_> {
         self.b.brif(small, join, vec![near], far_block, vec![]);
         self.b.seal_block(far_block);
         self.b.switch_to_block(far_block);
-        let (r, _) = self.sqrt_of_large(w);
-        // r - 3 is exact for r in [1.5, 6] (Sterbenz).
-        let three = self.c32(3.0);
-        let v = self.b.binary(Opcode::Fsub, r, three);
-        let q = self.horner32(&ERFINV_R, v);
-        let far = self.b.fmul(r, q);
-        // |x| = 1 makes w infinite (and the steps above NaN): infinity.
+        let far = tail(self);
         let inf = self.c32(f32::INFINITY);
         let edge = self.b.fcmp(FloatCC::Oeq, w, inf);
         let far = self.b.select(edge, inf, far);
-        let far = self.copysign(far, x);
+        let far = self.copysign(far, sign);
         self.b.jump(join, vec![far]);
         self.b.seal_block(join);
         self.b.switch_to_block(join);
@@ -312,35 +328,21 @@ impl FunctionLowerer<'_, '_> {
         let p = self.horner32(&ERFINV_P, w);
         let lo = self.b.fmul(yl, p);
         let near = self.b.fma(yh, p, lo);
-        // A branch for the tail (x below about 0.009 or above 1.991).
-        let far_block = self.b.create_block();
-        let join = self.b.create_block();
-        let y = self.b.append_block_param(join, Type::F32);
-        let four = self.c32(4.0);
-        let small = self.b.fcmp(FloatCC::Olt, w, four);
-        self.b.brif(small, join, vec![near], far_block, vec![]);
-        self.b.seal_block(far_block);
-        self.b.switch_to_block(far_block);
-        let (r, s) = self.sqrt_of_large(w);
-        let three = self.c32(3.0);
-        let v = self.b.binary(Opcode::Fsub, r, three);
-        let mid = self.horner32(&ERFINV_R, v);
-        let centre = self.c32(ERFCINV_S_CENTRE);
-        let v = self.b.binary(Opcode::Fsub, s, centre);
-        let tail = self.horner32(&ERFCINV_S, v);
-        let sixteen = self.c32(16.0);
-        let below = self.b.fcmp(FloatCC::Olt, w, sixteen);
-        let q = self.b.select(below, mid, tail);
-        let far = self.b.fmul(r, q);
-        // x = 0 or 2 makes w infinite (and the steps above NaN): infinity.
-        let inf = self.c32(f32::INFINITY);
-        let edge = self.b.fcmp(FloatCC::Oeq, w, inf);
-        let far = self.b.select(edge, inf, far);
-        let far = self.copysign(far, yh);
-        self.b.jump(join, vec![far]);
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
-        y
+        // The tail: x below about 0.009 or above 1.991; x = 0 or 2 makes
+        // w infinite.
+        self.near_or_tail(w, near, yh, |m| {
+            let (r, s) = m.sqrt_of_large(w);
+            let three = m.c32(3.0);
+            let v = m.b.binary(Opcode::Fsub, r, three);
+            let mid = m.horner32(&ERFINV_R, v);
+            let centre = m.c32(ERFCINV_S_CENTRE);
+            let v = m.b.binary(Opcode::Fsub, s, centre);
+            let tail = m.horner32(&ERFCINV_S, v);
+            let sixteen = m.c32(16.0);
+            let below = m.b.fcmp(FloatCC::Olt, w, sixteen);
+            let q = m.b.select(below, mid, tail);
+            m.b.fmul(r, q)
+        })
     }
 
     /// `normcdff`: `erfc(y)/2` with `y = -x/√2`. The product is rounded,
