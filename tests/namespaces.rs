@@ -334,6 +334,25 @@ const FIRST_DEFINITIONS: &[(&str, &str)] = &[
         "references",
         "void take(const float &x, int &&y, float a[]) {}",
     ),
+    // Types only host code knows (unnamed_namespace/host_signature.rs).
+    (
+        "host_library_types",
+        "#include <string>\n#include <vector>\n\
+         void load(const std::string &path, std::vector<float> &out, std::vector<float> &aux) {}",
+    ),
+    (
+        "cuda_runtime_types",
+        "void launch(float *d, int n, cudaStream_t stream, cudaEvent_t done, cudaError_t *e) {}",
+    ),
+    (
+        "host_class",
+        "#include <cstdio>\n#include <map>\n\
+         namespace app { struct Opts { std::map<int, float> m; }; void run(const Opts &o, FILE *log) {} }",
+    ),
+    (
+        "using_std",
+        "#include <vector>\nusing namespace std;\nvoid fill(vector<vector<int>> &grid, size_t n) {}",
+    ),
 ];
 
 /// nvcc names a file's anonymous namespace after the file's canonical path

@@ -25,11 +25,15 @@
 //! cannot be reproduced, kernelc keeps the ABI's `_GLOBAL__N_1`: with no
 //! path (a source given as text), with no such definition (nvcc's tag is
 //! then different on each run), or when the first definition's name cannot
-//! be read (an operator, a parameter of a type only host code knows).
+//! be read (an operator, a function-pointer parameter). Parameters of
+//! types only host code knows are mangled from their spelling
+//! ([`host_signature`]).
 //!
 //! The checker mangles every name with `_GLOBAL__N_1`
 //! (`crate::mangle`); [`rename`] then rewrites it once the whole program
 //! is known.
+
+mod host_signature;
 
 use crate::mangle::ParamType;
 use crate::templates::Templates;
@@ -172,28 +176,65 @@ fn link_name(
             const_member,
             ..
         } => {
-            let read = crate::parser::host_params(templates, &def.scope, params, opts)?;
+            let typed = Typed {
+                templates,
+                scope: &def.scope,
+                opts,
+            };
+            let Some(read) = typed.params(params) else {
+                return host_signature::link_name(&def.scope, name, params, *const_member, &typed);
+            };
             let written: Vec<_> = read.iter().map(crate::sema::written_type).collect();
-            let mangled: Vec<ParamType<'_>> = read
-                .iter()
-                .zip(&written)
-                .map(|(p, ty)| ParamType {
-                    ty,
-                    spelling: &p.ty.spelling,
-                    reference: p.by_ref.map(|_| (p.ty.is_const, p.ty.is_volatile)),
-                    rvalue: p.rvalue,
-                })
-                .collect();
             let this_const = const_member.then_some(true);
             Some(crate::mangle::member(
                 &key(name),
                 this_const,
-                &mangled,
+                &param_types(&read, &written),
                 None,
             ))
         }
         Defines::Unreadable => None,
     }
+}
+
+/// The device program's view of a host signature: its parameters typed
+/// by the parser, when it knows every type they name.
+struct Typed<'a> {
+    templates: &'a Templates,
+    scope: &'a [String],
+    opts: &'a crate::Options,
+}
+
+impl Typed<'_> {
+    fn params(&self, tokens: &[Token]) -> Option<Vec<crate::ast::ParamDecl>> {
+        crate::parser::host_params(self.templates, self.scope, tokens, self.opts)
+    }
+}
+
+impl host_signature::Context for Typed<'_> {
+    fn typed(&self, tokens: &[Token]) -> Option<String> {
+        let read = self.params(tokens)?;
+        let written: Vec<_> = read.iter().map(crate::sema::written_type).collect();
+        let mangled = crate::mangle::function("f", &param_types(&read, &written));
+        mangled.strip_prefix("_Z1f").map(str::to_string)
+    }
+}
+
+/// The mangler's view of parameters read by the parser, `written` their
+/// types as declared.
+fn param_types<'a>(
+    read: &'a [crate::ast::ParamDecl],
+    written: &'a [crate::types::CType],
+) -> Vec<ParamType<'a>> {
+    read.iter()
+        .zip(written)
+        .map(|(p, ty)| ParamType {
+            ty,
+            spelling: &p.ty.spelling,
+            reference: p.by_ref.map(|_| (p.ty.is_const, p.ty.is_volatile)),
+            rvalue: p.rvalue,
+        })
+        .collect()
 }
 
 /// Rewrites the ABI's anonymous namespace (`12_GLOBAL__N_1`) in every

@@ -574,11 +574,22 @@ fn auto_bindings(
 }
 
 /// A parameter's type as its function's name spells it: an array
-/// parameter is the pointer it decays to.
+/// parameter is the pointer it decays to, its inner bounds kept where
+/// they are literals (`float a[][4]` is `PA4_f`).
 pub(crate) fn written_type(p: &ast::ParamDecl) -> CType {
-    let ty = super::strip_restrict(&p.ty.ty).0;
+    let mut ty = super::strip_restrict(&p.ty.ty).0;
     if p.dims.is_empty() {
         return ty;
+    }
+    for dim in p.dims[1..].iter().rev() {
+        let len = match dim.as_ref().map(|e| &e.kind) {
+            Some(ast::ExprKind::IntLit { value, .. }) => Some(*value),
+            _ => None,
+        };
+        ty = CType::Array {
+            elem: Box::new(ty),
+            len,
+        };
     }
     CType::Pointer {
         pointee: Box::new(ty),
