@@ -963,6 +963,40 @@ fn array_reference_parameters_bind_arrays_as_nvccs_do() {
     }
 }
 
+/// `arrayPointers` of array_pointers.cu, and its arguments for 64 threads.
+const ARRAY_POINTERS: (&str, &[&str]) = (
+    "_Z13arrayPointersPKiPfS1_",
+    &["i32[]:rand:64:3", "f32[]:zeros:64", "f32[]:zeros:512"],
+);
+
+/// Pointers to arrays (`float (*rows)[4]`, casts to them) and array
+/// typedefs (locals, members, decaying parameters) compute as nvcc's do:
+/// the values the fixture computes, the same buffers from both PTX files
+/// on the emulator and the interpreter, nvcc's names for the functions
+/// kept out of line.
+#[test]
+fn pointers_to_arrays_and_array_typedefs_are_cs() {
+    let (text, ours, theirs) = fixture_runs("array_pointers.cu", ARRAY_POINTERS);
+    for f in ["_Z6rowSumPA4_Kfi", "_Z4bumpPA4_fPfi", "_Z6cornerPA2_A3_i"] {
+        assert!(functions(&text).iter().any(|n| n == f), "{f} in {text}");
+    }
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (out, scratch) = (floats(&ours[1]), floats(&ours[2]));
+    for (i, &x) in words(&ours[0]).iter().enumerate() {
+        let n = (x & 0xff) as f32;
+        assert_eq!(out[i], 9.0 * n + 46.0, "thread {i}");
+        let row1 = &scratch[8 * i + 4..8 * i + 8];
+        assert_eq!(row1, [n, n + 1.0, 3.0 * n + 2.0, n + 3.0], "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
 /// `nestedBodies` of nested_bodies.cu, and its arguments for 64 threads.
 const NESTED_BODIES: (&str, &[&str]) = (
     "_Z12nestedBodiesPKiPi",

@@ -289,7 +289,9 @@ fn brace_initialization_and_narrowing_warnings() {
         __global__ void k(float *o, int i, float f, long l) {
             int x{3}; float y{}; S s{4, 2.5f}; int arr[3]{1, 2}; float4 v{1, 2, 3, 4};
             float n1{i}; int n2{l}; int n3{f}; unsigned n4{i}; char ok1{100}; float ok2{3};
-            o[0] = x + y + s.a + s.b + arr[1] + arr[2] + v.w + n1 + n2 + n3 + n4 + ok1 + ok2;
+            float ok3[2] = {float(i), (float)l}; int ok4{static_cast<int>(l)};
+            o[0] = x + y + s.a + s.b + arr[1] + arr[2] + v.w + n1 + n2 + n3 + n4 + ok1 + ok2
+                + ok3[1] + ok4;
         }";
     let (_, warnings) = check_with_warnings(src, &Options::default()).unwrap();
     let w5: Vec<&str> = warnings
@@ -298,7 +300,8 @@ fn brace_initialization_and_narrowing_warnings() {
         .map(|w| &src[w.span.start as usize..w.span.end as usize])
         .collect();
     // `int` to `float`, `long` to `int`, `int` to `unsigned`; `f` to `int`
-    // is W0002 (it drops the fraction in any initializer).
+    // is W0002 (it drops the fraction in any initializer); an explicit cast
+    // says the conversion is intended.
     assert_eq!(w5, ["i", "l", "i"], "{warnings:?}");
     assert!(warnings
         .iter()

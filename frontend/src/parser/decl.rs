@@ -858,7 +858,7 @@ impl Parser<'_> {
         }
     }
 
-    /// Records `typedef` declarators; arrays of them are not supported.
+    /// Records `typedef` declarators (of arrays too).
     fn typedef_names(&mut self, base: QualType) -> PResult<()> {
         loop {
             let ty = self.pointers(base.clone());
@@ -886,13 +886,20 @@ impl Parser<'_> {
                 return self.error(sp, Code::E0003, msg);
             }
             let name = self.bump();
-            if self.is_punct(Punct::LBracket) || self.is_punct(Punct::LParen) {
+            if self.is_punct(Punct::LParen) {
                 let sp = self.span();
                 return self.error(
                     sp,
                     Code::E0002,
-                    "array and function typedefs are not supported by kernelc yet",
+                    "function typedefs are not supported by kernelc yet",
                 );
+            }
+            let mut ty = ty;
+            if self.is_punct(Punct::LBracket) {
+                // `typedef float Row[4];`
+                let dims = self.dims()?;
+                let of = super::structs::FixedArray::Named;
+                ty.ty = self.fixed_array(ty.ty, &dims, name.span, of)?;
             }
             // An anonymous enumeration takes the typedef's name, as a struct does.
             self.define_typedef(name.text.into(), name.span, ty);
@@ -1015,7 +1022,10 @@ impl Parser<'_> {
             }
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
-            let dims = self.dims()?;
+            let (ty, dims) = match by_ref {
+                None => spelled_out(ty, self.dims()?),
+                Some(_) => (ty, self.dims()?),
+            };
             if local && auto.is_none() && by_ref.is_none() && dims.is_empty() {
                 let declared = (ty.ty.clone(), ty.is_const, ty.spelling.clone());
                 self.names.type_last_local(declared);
@@ -1461,6 +1471,10 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
+            let (ty, dims) = match by_ref {
+                None => spelled_out(ty, dims),
+                Some(_) => (ty, dims),
+            };
             let default = if self.eat_punct(Punct::Assign) {
                 Some(self.assign_expr()?)
             } else {
@@ -1524,6 +1538,29 @@ impl Parser<'_> {
         ty.ty = array;
         Ok((amp, name))
     }
+}
+
+/// A declaration whose type is an array typedef (`Row r`, `Row m[2]`)
+/// as if its bounds were written on the name (`float r[4]`,
+/// `float m[2][4]`): the checker and the mangler then see the array they
+/// know, and a parameter decays to a pointer as C says.
+fn spelled_out(mut ty: QualType, mut dims: Vec<Option<Expr>>) -> (QualType, Vec<Option<Expr>>) {
+    while let CType::Array {
+        elem,
+        len: Some(len),
+    } = &ty.ty
+    {
+        let bound = Expr {
+            kind: crate::ast::ExprKind::IntLit {
+                value: *len,
+                ty: CType::ULONG,
+            },
+            span: ty.span,
+        };
+        dims.push(Some(bound));
+        ty.ty = (**elem).clone();
+    }
+    (ty, dims)
 }
 
 /// Whether `text` names an alignment specifier: CUDA's `__align__(N)` or

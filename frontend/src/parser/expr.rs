@@ -227,9 +227,12 @@ impl Parser<'_> {
 
     /// `(type) expr` or a unary expression. `(float(x) + 1)` is no cast:
     /// a one-token type name followed by `(` is a functional cast inside
-    /// parentheses.
+    /// parentheses, unless an abstract pointer declarator follows
+    /// (`(float (*)[4]) p`, `(void (*)(int)) f`).
     fn cast_expr(&mut self) -> PResult<Expr> {
-        let functional = self.simple_type_at(1).is_some() && self.is_punct_at(2, Punct::LParen);
+        let declarator = self.is_punct_at(3, Punct::Star) && self.is_punct_at(4, Punct::RParen);
+        let functional =
+            self.simple_type_at(1).is_some() && self.is_punct_at(2, Punct::LParen) && !declarator;
         if self.is_punct(Punct::LParen)
             && self.starts_type(1)
             && !functional

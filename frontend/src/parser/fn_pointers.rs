@@ -1,6 +1,7 @@
 //! Function pointer declarators: `float (*f)(float)`, `T (*table[4])(T)`,
 //! and the abstract `float (*)(float)` of casts, aliases and template
-//! arguments.
+//! arguments; and pointers to arrays, whose declarators have the same
+//! shape (`float (*rows)[4]`, `(float (*)[4])buf`).
 //!
 //! C writes a function pointer's name inside the type, so the declarator
 //! is parsed here once the return type (specifiers and `*`s) is known,
@@ -105,6 +106,10 @@ impl Parser<'_> {
         };
         let dims = self.dims()?;
         self.expect_punct(Punct::RParen, "to close the function pointer declarator")?;
+        if self.is_punct(Punct::LBracket) {
+            let ty = self.array_pointer(ret, open, is_const)?;
+            return Ok(FnPointerDeclarator { ty, name, dims });
+        }
         self.expect_punct(
             Punct::LParen,
             "before the parameters of a function pointer type",
@@ -129,6 +134,27 @@ impl Parser<'_> {
             span: ret.span.to(open).to(self.prev_span()),
         };
         Ok(FnPointerDeclarator { ty, name, dims })
+    }
+
+    /// The type of `(*p)[N]...`, a pointer to an array of `elem`, at the
+    /// array's first `[` (the `(` was at `open`); `is_const`: the pointer
+    /// itself is (`(*const p)[4]`).
+    fn array_pointer(&mut self, elem: QualType, open: Span, is_const: bool) -> PResult<QualType> {
+        let bounds = self.dims()?;
+        let of = super::structs::FixedArray::Named;
+        let array = self.fixed_array(elem.ty, &bounds, open, of)?;
+        Ok(QualType {
+            ty: CType::Pointer {
+                pointee: Box::new(array),
+                pointee_const: elem.is_const,
+                pointee_volatile: elem.is_volatile,
+                restrict: false,
+            },
+            is_const,
+            is_volatile: false,
+            spelling: elem.spelling,
+            span: elem.span.to(self.prev_span()),
+        })
     }
 
     /// A variable declared with a function pointer declarator, and its
@@ -175,7 +201,7 @@ impl Parser<'_> {
             return self.error(
                 e.span,
                 Code::E0002,
-                "array and function typedefs are not supported by kernelc yet",
+                "typedefs of arrays of function pointers are not supported by kernelc yet",
             );
         }
         if let Some(name) = d.name {

@@ -390,14 +390,20 @@ impl Parser<'_> {
     fn alias_declaration(&mut self) -> PResult<()> {
         let name = self.bump();
         self.bump(); // `=`
-        let ty = self.type_name()?;
-        if self.is_punct(Punct::LParen) || self.is_punct(Punct::LBracket) {
+        let mut ty = self.type_name()?;
+        if self.is_punct(Punct::LParen) {
             let sp = self.span();
             return self.error(
                 sp,
                 Code::E0002,
-                "array and function types in alias declarations are not supported by kernelc yet (a function pointer type is: `using f = float (*)(float);`)",
+                "function types in alias declarations are not supported by kernelc yet (a function pointer type is: `using f = float (*)(float);`)",
             );
+        }
+        if self.is_punct(Punct::LBracket) {
+            // `using Row = float[4];`
+            let dims = self.dims()?;
+            let of = super::structs::FixedArray::Named;
+            ty.ty = self.fixed_array(ty.ty, &dims, name.span, of)?;
         }
         self.expect_punct(Punct::Semi, "after the alias declaration")?;
         self.define_typedef(name.text.into(), name.span, ty);

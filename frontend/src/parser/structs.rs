@@ -533,7 +533,7 @@ impl Parser<'_> {
             let size = const_dim(e, &|n| {
                 let own = match of {
                     FixedArray::Member(constants) => constants.get(n).copied(),
-                    FixedArray::Referenced => None,
+                    FixedArray::Referenced | FixedArray::Named => None,
                 };
                 own.or_else(|| self.enclosing_constant(n))
                     .or_else(|| self.constant(n))
@@ -741,6 +741,9 @@ pub(super) enum FixedArray<'c> {
     Member(&'c FxHashMap<String, i128>),
     /// The array a reference parameter refers to (`float (&v)[4]`).
     Referenced,
+    /// The array a pointer declarator points to (`float (*rows)[4]`) or a
+    /// `typedef` names (`typedef float Row[4];`).
+    Named,
 }
 
 impl FixedArray<'_> {
@@ -748,7 +751,7 @@ impl FixedArray<'_> {
     fn max_size(&self) -> u64 {
         match self {
             FixedArray::Member(_) => MAX_MEMBER_SIZE,
-            FixedArray::Referenced => u64::from(u32::MAX),
+            FixedArray::Referenced | FixedArray::Named => u64::from(u32::MAX),
         }
     }
 
@@ -758,6 +761,9 @@ impl FixedArray<'_> {
             FixedArray::Member(_) => "flexible array members are not supported by kernelc",
             FixedArray::Referenced => {
                 "a reference to an array of unknown size is not supported by kernelc"
+            }
+            FixedArray::Named => {
+                "a pointer to or a typedef of an array of unknown size is not supported by kernelc"
             }
         }
     }
@@ -776,6 +782,12 @@ impl FixedArray<'_> {
                 Code::E0008,
                 "kernelc needs the size of an array a reference parameter refers to to be a constant it can compute here",
             ),
+            FixedArray::Named => Diagnostic::error(
+                span,
+                Code::E0008,
+                "kernelc needs the size of an array in a type to be a constant it can compute here",
+            )
+            .with_note("use a number, a `#define`, an enumerator, or a `constexpr` integer"),
         }
     }
 }

@@ -539,6 +539,12 @@ impl Checker {
         let ExprKind::Cast { expr: from, .. } = &converted.kind else {
             return;
         };
+        if from.span != converted.span {
+            // An explicit cast (`float(n)`, `(float)n`), which spans more
+            // than its operand; an implicit conversion spans just it
+            // (`convert::convert`).
+            return;
+        }
         let (ft, tt) = (&from.ty, &converted.ty);
         let narrowing = match (ft, tt) {
             (CType::Int { .. }, CType::Float { bits: fb }) => match self.const_int(from) {
