@@ -435,10 +435,10 @@ fn cub_outside_the_subset_is_a_located_error() {
 /// `spread` of `scan_ops.cu` and `reduce.cu`.
 fn spread(input: &[f32], i: usize) -> f32 {
     let mut v = input[i] - 0.5;
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         v *= 4096.0;
     }
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         v *= 1.0e-3;
     }
     v
