@@ -269,8 +269,8 @@ template <> struct is_value<double> { static constexpr bool value = true; };
 // Storage of a block scan: the raking grid (at least one item a thread;
 // the warp-scans algorithm keeps its warps' totals in it) and the total.
 // (raking * segment is below Threads + segment, and segment is at most
-// ceil(Threads / 32); kernelc sizes a member array by an expression of
-// the parameters, not by a class's constant.)
+// ceil(Threads / 32); kernelc refuses a member array sized by
+// `RakingLayout`'s constants, one computed from another.)
 template <class T, int Threads> struct ScanStorage {
   T grid[Threads + (Threads + 31) / 32];
   T total;
