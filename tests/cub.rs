@@ -159,9 +159,110 @@ const SCAN: &[Launch] = &[
     ),
 ];
 
-fn buffers(file: &Path, engine: &str, launch: &Launch, out: &Path) -> Vec<Option<Vec<u8>>> {
+/// `scan_ops.cu`'s launches: six floating scans a thread with CUB's
+/// raking algorithm over 16 and 24 threads (one logical warp, of 2^k lanes
+/// and not), 100 (25 raking threads, the last segment partial), 256 and
+/// (memoizing) a 16x6 block; the warp-scans algorithm over 128; doubles
+/// over 160; warp scans of whole and logical warps.
+const SCAN_OPS: &[Launch] = &[
+    (
+        "_Z10blockScansIfLi16ELi0ELi1EEvPKfPT_S3_",
+        "16",
+        &["f32[]:rand:32:31", "f32[]:zeros:192", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIfLi24ELi0ELi1EEvPKfPT_S3_",
+        "24",
+        &["f32[]:rand:48:32", "f32[]:zeros:288", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIfLi100ELi0ELi1EEvPKfPT_S3_",
+        "100",
+        &["f32[]:rand:200:33", "f32[]:zeros:1200", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIfLi256ELi0ELi1EEvPKfPT_S3_",
+        "256",
+        &["f32[]:rand:512:35", "f32[]:zeros:3072", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIfLi96ELi1ELi6EEvPKfPT_S3_",
+        "16,6",
+        &["f32[]:rand:192:36", "f32[]:zeros:1152", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIfLi128ELi2ELi1EEvPKfPT_S3_",
+        "128",
+        &["f32[]:rand:256:37", "f32[]:zeros:1536", "f32[]:zeros:6"],
+    ),
+    (
+        "_Z10blockScansIdLi160ELi0ELi1EEvPKfPT_S3_",
+        "160",
+        &["f32[]:rand:320:39", "f64[]:zeros:1920", "f64[]:zeros:6"],
+    ),
+    (
+        "_Z9warpScansPKfPfPd",
+        "128",
+        &["f32[]:rand:256:41", "f32[]:zeros:2048", "f64[]:zeros:1024"],
+    ),
+];
+
+/// `load_store.cu`'s launches: block loads and stores of each algorithm
+/// over 64, 96, 128, 48 and 100 threads and 16x4 and 32x4 blocks, and
+/// the direct functions over 64.
+const LOAD_STORE: &[Launch] = &[
+    (
+        "_Z9loadStoreILi64ELi0ELi0ELi1EEvPKfPf",
+        "64",
+        &["f32[]:rand:1024:51", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi96ELi1ELi0ELi1EEvPKfPf",
+        "96",
+        &["f32[]:rand:1024:52", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi128ELi2ELi1ELi1EEvPKfPf",
+        "128",
+        &["f32[]:rand:1024:53", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi48ELi3ELi2ELi1EEvPKfPf",
+        "48",
+        &["f32[]:rand:1024:54", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi64ELi4ELi4ELi4EEvPKfPf",
+        "16,4",
+        &["f32[]:rand:1024:55", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi128ELi5ELi5ELi4EEvPKfPf",
+        "32,4",
+        &["f32[]:rand:1024:56", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z9loadStoreILi100ELi0ELi3ELi1EEvPKfPf",
+        "100",
+        &["f32[]:rand:1024:57", "f32[]:zeros:3072"],
+    ),
+    (
+        "_Z15directFunctionsPiS_",
+        "64",
+        &["i32[]:rand:384:58", "i32[]:zeros:3072"],
+    ),
+];
+
+/// Runs `launch` over 2 blocks on `engine` (`level`: the `-O` level a
+/// source file is compiled at for the interpreter).
+fn buffers(
+    file: &Path,
+    (engine, level): (&str, &str),
+    launch: &Launch,
+    out: &Path,
+) -> Vec<Option<Vec<u8>>> {
     let (kernel, block, args) = *launch;
-    let shape = ["--grid", "2", "--block", block];
+    let shape = ["--grid", "2", "--block", block, "-O", level];
     common::launch_buffers(file, engine, (kernel, args), out, &shape)
 }
 
@@ -181,8 +282,11 @@ fn entries(ptx: &str) -> BTreeSet<String> {
 
 /// Runs every launch of the fixture `name` on the three engines and wants
 /// the same buffers; kernelc's and nvcc's PTX (both through ptxas) hold
-/// the same kernels. Gives kernelc's buffers per launch.
-fn same_as_nvcc(name: &str, launches: &[Launch]) -> Vec<Vec<Option<Vec<u8>>>> {
+/// the same kernels. The interpreter runs the fixture compiled at
+/// `-O interp_level` (0 for the larger fixtures: their optimization in a
+/// debug build costs seconds a launch, and the emulator runs the
+/// optimized PTX). Gives kernelc's buffers per launch.
+fn same_as_nvcc(name: &str, launches: &[Launch], interp_level: &str) -> Vec<Vec<Option<Vec<u8>>>> {
     let dir = scratch(&format!("cub-{name}"));
     let src = fixture(name);
     let theirs = match cccl() {
@@ -210,15 +314,15 @@ fn same_as_nvcc(name: &str, launches: &[Launch]) -> Vec<Vec<Option<Vec<u8>>>> {
     }
     let mut all = Vec::new();
     for launch in launches {
-        let from_ptx = buffers(&ours, "emu", launch, &dir.join("ours"));
-        let interpreted = buffers(&src, "interp", launch, &dir.join("interp"));
+        let from_ptx = buffers(&ours, ("emu", "3"), launch, &dir.join("ours"));
+        let interpreted = buffers(&src, ("interp", interp_level), launch, &dir.join("interp"));
         assert_eq!(
             from_ptx, interpreted,
             "{}: the interpreter disagrees",
             launch.0
         );
         if let Some(theirs) = &theirs {
-            let nvcc = buffers(theirs, "emu", launch, &dir.join("theirs"));
+            let nvcc = buffers(theirs, ("emu", "3"), launch, &dir.join("theirs"));
             assert_eq!(
                 from_ptx, nvcc,
                 "{}: kernelc's PTX and nvcc's disagree",
@@ -236,7 +340,7 @@ fn f32s(b: &Option<Vec<u8>>) -> Vec<f32> {
 
 #[test]
 fn block_and_warp_reductions_compute_what_cub_computes() {
-    let runs = same_as_nvcc("reduce.cu", REDUCE);
+    let runs = same_as_nvcc("reduce.cu", REDUCE, "3");
     // blockSum stores CUB's sum and thread 0's left-to-right one per block:
     // over the wider blocks they differ, so only CUB's order gives CUB's
     // bits (and the comparison with nvcc above could fail).
@@ -259,7 +363,7 @@ fn block_and_warp_reductions_compute_what_cub_computes() {
 
 #[test]
 fn block_scans_compute_what_cub_computes() {
-    let runs = same_as_nvcc("scan.cu", SCAN);
+    let runs = same_as_nvcc("scan.cu", SCAN, "3");
     // The 96-thread inclusive sums are the running sums of the inputs.
     let input = common::i32s(runs[1][0].as_deref().unwrap());
     let inclusive = common::i32s(runs[1][1].as_deref().unwrap());
@@ -328,21 +432,87 @@ fn cub_outside_the_subset_is_a_located_error() {
     }
 }
 
-/// A floating `BlockScan`, whose bits would depend on CUB's raking order,
-/// is refused at its instantiation.
+/// `spread` of `scan_ops.cu` and `reduce.cu`.
+fn spread(input: &[f32], i: usize) -> f32 {
+    let mut v = input[i] - 0.5;
+    if i.is_multiple_of(3) {
+        v *= 4096.0;
+    }
+    if i.is_multiple_of(7) {
+        v *= 1.0e-3;
+    }
+    v
+}
+
 #[test]
-fn floating_block_scans_are_refused() {
-    let err = common::rejected_with(
-        "cub-float-scan",
-        "#include <cub/block/block_scan.cuh>\n__global__ void k(float *o) {\n\
-         typedef cub::BlockScan<float, 64> S;\n  __shared__ typename S::TempStorage t;\n\
+fn floating_block_and_warp_scans_compute_what_cub_computes() {
+    let runs = same_as_nvcc("scan_ops.cu", SCAN_OPS, "0");
+    // The 256-thread block's inclusive sums (CUB's raking order) differ
+    // from left-to-right running sums somewhere, so only CUB's order
+    // gives CUB's bits (and the comparison with nvcc above could fail).
+    let input = f32s(&runs[3][0]);
+    let sums = f32s(&runs[3][1]);
+    let mut differ = 0;
+    for block in 0..2 {
+        let mut running = 0.0f32;
+        for t in 0..256 {
+            let i = block * 256 + t;
+            running += spread(&input, i);
+            differ += usize::from(running.to_bits() != sums[i].to_bits());
+        }
+    }
+    assert!(
+        differ >= 10,
+        "the order of the sums should matter: {differ} differ"
+    );
+    // Results are not zeros left in place.
+    let warp = f32s(&runs[7][1]);
+    assert!(
+        warp[..256].iter().filter(|v| **v == 0.0).count() < 4,
+        "{warp:?}"
+    );
+}
+
+#[test]
+fn block_loads_and_stores_move_what_cub_moves() {
+    let runs = same_as_nvcc("load_store.cu", LOAD_STORE, "0");
+    // Direct over 64 threads: item k of thread t is tile item 4t + k,
+    // stored back in place plus 8t + k.
+    let input = f32s(&runs[0][0]);
+    let out = f32s(&runs[0][1]);
+    for p in 0..256 {
+        let mark = (p / 4 * 8 + p % 4) as f32;
+        assert_eq!(out[p].to_bits(), (input[p] + mark).to_bits(), "item {p}");
+    }
+    // Guarded with a default: the items past 256 - 37 are 7.5 less the
+    // thread.
+    assert_eq!(out[2 * 256 + 255], 7.5 - 63.0);
+}
+
+/// Outside the subset's shapes, the header's static assertions refuse at
+/// the instantiation (E0013): a logical warp of 24 lanes for `WarpScan`,
+/// a warp-transposing load over 48 threads.
+#[test]
+fn unsupported_shapes_are_refused() {
+    let warp = common::rejected_with(
+        "cub-warp-scan-24",
+        "#include <cub/warp/warp_scan.cuh>\n__global__ void k(float *o) {\n\
+         typedef cub::WarpScan<float, 24> S;\n  __shared__ typename S::TempStorage t;\n\
          float r;\n  S(t).InclusiveSum(o[threadIdx.x], r);\n  o[threadIdx.x] = r;\n}\n",
         "E0013",
     );
     assert!(
-        err.contains("sums integer types only") && err.contains("e.cu:3:"),
-        "{err}"
+        warp.contains("logical warp of 1, 2, 4, 8, 16 or 32") && warp.contains("e.cu:3:"),
+        "{warp}"
     );
+    let load = common::rejected_with(
+        "cub-load-48",
+        "#include <cub/block/block_load.cuh>\n__global__ void k(float *o) {\n\
+         typedef cub::BlockLoad<float, 48, 2, cub::BLOCK_LOAD_WARP_TRANSPOSE> L;\n\
+         float r[2];\n  L().Load(o, r);\n  o[threadIdx.x] = r[0];\n}\n",
+        "E0013",
+    );
+    assert!(load.contains("need a block of whole warps"), "{load}");
 }
 
 /// Host code may use CUB's device-wide algorithms: kernelc skips it and

@@ -390,7 +390,7 @@ fn template_libraries_serve_host_code_only() {
         return thrust::reduce(v.begin(), v.end()); }\n";
     let device_use = "#include <cub/cub.cuh>\n\
         __global__ void sum(const float *in, float *out) {\n\
-        typedef cub::BlockLoad<float, 128, 4> Load;\n\
+        typedef cub::BlockExchange<float, 128, 4> Load;\n\
         __shared__ typename Load::TempStorage t;\n\
         out[0] = in[threadIdx.x]; }\n";
     let dir = tree(
@@ -412,7 +412,7 @@ fn template_libraries_serve_host_code_only() {
     let err = fails(&dir, &["device.cu"]);
     assert!(
         err.contains(
-            "error[E0002]: `cub::BlockLoad` is not supported by kernelc, which compiles CUB's block and warp collectives only"
+            "error[E0002]: `cub::BlockExchange` is not supported by kernelc, which compiles CUB's block and warp collectives only"
         ) && err.contains("device.cu:3:9")
             && err.contains("CUB is included here"),
         "{err}"

@@ -1,21 +1,25 @@
 // <cub/cub.cuh> for kernelc (and <cub/block/block_reduce.cuh>,
-// <cub/warp/warp_reduce.cuh>, <cub/block/block_scan.cuh>, which name this
-// header too): CUB's block- and warp-wide reductions and the block-wide
-// sums of integers, with the functors of libcu++ that CUB's headers bring
-// (`cuda::std::plus<>`, `cuda::maximum<>`, `cuda::minimum<>`), written for
-// kernelc as class templates of CUDA source.
+// <cub/block/block_scan.cuh>, <cub/block/block_load.cuh>,
+// <cub/block/block_store.cuh>, <cub/warp/warp_reduce.cuh>,
+// <cub/warp/warp_scan.cuh>, which name this header too): CUB's block- and
+// warp-wide reductions and scans and its block loads and stores, with the
+// functors of libcu++ that CUB's headers bring (`cuda::std::plus<>`,
+// `cuda::maximum<>`, `cuda::minimum<>`), written for kernelc as class
+// templates of CUDA source.
 //
-// A floating sum depends on its order, so each reduction combines values
-// in CUB 3's order (the CUB of CUDA 13), and its results are CUB's bit for
-// bit:
-// - a warp (or a logical warp of 2^k lanes) folds lane i+d into lane i for
-//   d = 1, 2, 4, ... below its size, as op(lane i, lane i+d), when lane
-//   i+d holds a valid item (a `shfl.down` ladder);
+// A floating sum depends on its order, so each reduction and scan
+// combines values in CUB 3's order (the CUB of CUDA 13), and its results
+// are CUB's bit for bit:
+// - a warp (or a logical warp of 2^k lanes) reduces by folding lane i+d
+//   into lane i for d = 1, 2, 4, ... below its size, as op(lane i, lane
+//   i+d), when lane i+d holds a valid item (a `shfl.down` ladder);
 // - a block (the default algorithm, `BLOCK_REDUCE_WARP_REDUCTIONS`)
 //   reduces each warp so, then thread 0 folds the warps' results in warp
-//   order, op(sum so far, warp w), leaving out the warps past `num_valid`.
-// As with CUB, the result is valid in thread 0 (lane 0 of each logical
-// warp for `WarpReduce`), and reusing a `TempStorage` needs a
+//   order, op(sum so far, warp w), leaving out the warps past `num_valid`;
+// - a warp scans by a `shfl.up` ladder, op(lane i-d, lane i), and a block
+//   by CUB's raking or warp-scans algorithm (`block_scan` below).
+// As with CUB, a reduction's result is valid in thread 0 (lane 0 of each
+// logical warp for `WarpReduce`), and reusing a `TempStorage` needs a
 // `__syncthreads()` between the uses.
 //
 // CUB names outside this subset are refused where device code writes them
@@ -99,6 +103,24 @@ enum BlockScanAlgorithm {
   BLOCK_SCAN_WARP_SCANS,
 };
 
+enum BlockLoadAlgorithm {
+  BLOCK_LOAD_DIRECT,
+  BLOCK_LOAD_STRIPED,
+  BLOCK_LOAD_VECTORIZE,
+  BLOCK_LOAD_TRANSPOSE,
+  BLOCK_LOAD_WARP_TRANSPOSE,
+  BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED,
+};
+
+enum BlockStoreAlgorithm {
+  BLOCK_STORE_DIRECT,
+  BLOCK_STORE_STRIPED,
+  BLOCK_STORE_VECTORIZE,
+  BLOCK_STORE_TRANSPOSE,
+  BLOCK_STORE_WARP_TRANSPOSE,
+  BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED,
+};
+
 namespace __kernelc {
 
 // The thread's rank in its block, x fastest; a warp is 32 consecutive
@@ -161,50 +183,186 @@ __device__ __forceinline__ T block_fold(T *warp_results, int rank, T x, bool ful
   return result;
 }
 
-// The element types whose sums `BlockScan` gives: integers, whose sums
-// wrap and so are the same in any order (a floating scan's bits depend on
-// CUB's raking order, which this header does not follow).
-template <class T> struct exact_sum { static constexpr bool value = false; };
-template <> struct exact_sum<char> { static constexpr bool value = true; };
-template <> struct exact_sum<signed char> { static constexpr bool value = true; };
-template <> struct exact_sum<unsigned char> { static constexpr bool value = true; };
-template <> struct exact_sum<short> { static constexpr bool value = true; };
-template <> struct exact_sum<unsigned short> { static constexpr bool value = true; };
-template <> struct exact_sum<int> { static constexpr bool value = true; };
-template <> struct exact_sum<unsigned int> { static constexpr bool value = true; };
-template <> struct exact_sum<long> { static constexpr bool value = true; };
-template <> struct exact_sum<unsigned long> { static constexpr bool value = true; };
-template <> struct exact_sum<long long> { static constexpr bool value = true; };
-template <> struct exact_sum<unsigned long long> { static constexpr bool value = true; };
+// The inclusive scan of a logical warp of `Size` lanes (`lane` is the
+// lane within it): at each step d = 1, 2, 4, ... below `Size`, a lane at
+// or past d takes op(lane - d's value, its own) (a `shfl.up` ladder).
+// `Width` is the shuffle's segment: `Size` for a logical warp of 2^k lanes,
+// 32 for the raking lanes of a block, which start at lane 0.
+template <int Size, int Width, class T, class Op>
+__device__ __forceinline__ T warp_inclusive(T x, int lane, unsigned int lanes, Op op) {
+  for (int d = 1; d < Size; d *= 2) {
+    T lower = __shfl_up_sync(lanes, x, d, Width);
+    if (lane >= d) x = op(lower, x);
+  }
+  return x;
+}
 
-// The inclusive and exclusive sums of a block of `Threads` threads and its
-// total: each warp scans by a `shfl.up` ladder, then every thread adds the
-// totals of the warps before its own.
-template <int Threads, class T>
-__device__ __forceinline__ void block_sums(T *warp_totals, int rank, T x, T &inclusive,
-                                           T &exclusive, T &total) {
-  const int warps = (Threads + 31) / 32;
+// The exclusive results of a logical warp from its inclusive ones: lane
+// i - 1's, and `init` in lane 0 when there is one (CUB then combines
+// `init` into the inclusive results first); without one, lane 0's is
+// undefined, as in CUB.
+template <int Width, class T, class Op>
+__device__ __forceinline__ T warp_exclusive(T &inclusive, int lane, unsigned int lanes, Op op,
+                                            bool has_init, T init) {
+  if (has_init) inclusive = op(init, inclusive);
+  T exclusive = __shfl_up_sync(lanes, inclusive, 1, Width);
+  if (has_init && lane == 0) exclusive = init;
+  return exclusive;
+}
+
+// Stores a scan's total where the caller asked for it (`give(v)` with no
+// place is nothing).
+template <class T> __device__ __forceinline__ void give(const T &) {}
+template <class T, class Place>
+__device__ __forceinline__ void give(const T &value, Place &place) {
+  place = value;
+}
+
+// An exclusive scan from an initial value, with or without a place for
+// the total, by a `BlockScan` or `WarpScan`.
+template <class Scanner, class T, class I, class Op>
+__device__ __forceinline__ T scan_from(Scanner &scanner, T input, I init, Op op) {
+  T total;
+  return scanner.exclusive_from(input, T(init), op, total);
+}
+template <class Scanner, class T, class I, class Op, class Total>
+__device__ __forceinline__ T scan_from(Scanner &scanner, T input, I init, Op op, Total &total) {
+  return scanner.exclusive_from(input, T(init), op, total);
+}
+
+// What CUB's raking block scan divides a block of `Threads` threads into:
+// `Raking` threads (at most a warp) each scan a segment of `Segment`
+// consecutive items in shared memory; a block of at most 32 threads is
+// scanned as one logical warp.
+template <int Threads> struct RakingLayout {
+  static constexpr int most = Threads < 32 ? Threads : 32;
+  static constexpr int segment = (Threads + most - 1) / most;
+  static constexpr int raking = (Threads + segment - 1) / segment;
+};
+
+// How a block scan is asked for: inclusive or exclusive, with an initial
+// value or without (an exclusive scan without one leaves thread 0's
+// result undefined, as CUB does).
+struct ScanKind {
+  bool inclusive;
+  bool has_init;
+};
+
+// Whether a scan's argument is an initial value (of an arithmetic type)
+// rather than an operator: CUB's `ExclusiveScan(x, out, init, op)` and
+// `ExclusiveScan(x, out, op, block_aggregate)` differ by it.
+template <class A> struct is_value { static constexpr bool value = false; };
+template <> struct is_value<char> { static constexpr bool value = true; };
+template <> struct is_value<signed char> { static constexpr bool value = true; };
+template <> struct is_value<unsigned char> { static constexpr bool value = true; };
+template <> struct is_value<short> { static constexpr bool value = true; };
+template <> struct is_value<unsigned short> { static constexpr bool value = true; };
+template <> struct is_value<int> { static constexpr bool value = true; };
+template <> struct is_value<unsigned int> { static constexpr bool value = true; };
+template <> struct is_value<long> { static constexpr bool value = true; };
+template <> struct is_value<unsigned long> { static constexpr bool value = true; };
+template <> struct is_value<long long> { static constexpr bool value = true; };
+template <> struct is_value<unsigned long long> { static constexpr bool value = true; };
+template <> struct is_value<float> { static constexpr bool value = true; };
+template <> struct is_value<double> { static constexpr bool value = true; };
+
+// Storage of a block scan: the raking grid (at least one item a thread;
+// the warp-scans algorithm keeps its warps' totals in it) and the total.
+// (raking * segment is below Threads + segment, and segment is at most
+// ceil(Threads / 32); kernelc refuses a member array sized by
+// `RakingLayout`'s constants, one computed from another.)
+template <class T, int Threads> struct ScanStorage {
+  T grid[Threads + (Threads + 31) / 32];
+  T total;
+};
+
+// The sequential scan of one raking segment (`count` items in place),
+// each item combined after `prefix` unless `apply` is false, in CUB's
+// left-to-right order.
+template <class T, class Op>
+__device__ __forceinline__ void scan_segment(T *items, int count, T prefix, bool apply,
+                                             bool inclusive, Op op) {
+  T running = apply ? op(prefix, items[0]) : items[0];
+  items[0] = inclusive ? running : prefix;
+  for (int i = 1; i < count; ++i) {
+    T next = op(running, items[i]);
+    items[i] = inclusive ? next : running;
+    running = next;
+  }
+}
+
+// CUB's BLOCK_SCAN_RAKING: each thread's item goes to the grid; each
+// raking thread reduces its segment left to right, the raking threads
+// scan their totals as a logical warp, and each raking thread then scans
+// its segment after its exclusive prefix. A block of at most 32 threads
+// is one logical warp's scan. `total` is the block's total, `init` left
+// out.
+template <int Threads, class T, class Op>
+__device__ __forceinline__ T raking_scan(ScanStorage<T, Threads> &s, int rank, T x, Op op,
+                                         ScanKind kind, T init, T &total) {
+  const int segment = RakingLayout<Threads>::segment;
+  const int raking = RakingLayout<Threads>::raking;
+  const unsigned int lanes = raking == 32 ? 0xffffffffu : (1u << raking) - 1u;
+  if constexpr (Threads <= 32) {
+    T inclusive = warp_inclusive<Threads, 32>(x, rank, lanes, op);
+    total = __shfl_sync(lanes, inclusive, Threads - 1);
+    if (kind.inclusive) return inclusive;
+    return warp_exclusive<32>(inclusive, rank, lanes, op, kind.has_init, init);
+  }
+  s.grid[rank] = x;
+  __syncthreads();
+  if (rank < raking) {
+    T *items = s.grid + rank * segment;
+    int count = Threads - rank * segment < segment ? Threads - rank * segment : segment;
+    T partial = items[0];
+    for (int i = 1; i < count; ++i) partial = op(partial, items[i]);
+    T inclusive = warp_inclusive<raking, 32>(partial, rank, lanes, op);
+    T last = __shfl_sync(lanes, inclusive, raking - 1);
+    if (rank == 0) s.total = last;
+    T prefix = warp_exclusive<32>(inclusive, rank, lanes, op, kind.has_init, init);
+    scan_segment(items, count, prefix, kind.has_init || rank != 0, kind.inclusive, op);
+  }
+  __syncthreads();
+  total = s.total;
+  return s.grid[rank];
+}
+
+// CUB's BLOCK_SCAN_WARP_SCANS (blocks of whole warps): each warp scans
+// its items, every thread folds the warps' totals in warp order (the
+// fold up to its own warp is its warp's prefix), and combines the prefix
+// into its warp's result.
+template <int Threads, class T, class Op>
+__device__ __forceinline__ T warp_scans(ScanStorage<T, Threads> &s, int rank, T x, Op op,
+                                        ScanKind kind, T init, T &total) {
+  const int warps = Threads / 32;
   int warp = rank / 32;
   int lane = rank & 31;
-  int present = Threads - warp * 32 < 32 ? Threads - warp * 32 : 32;
-  unsigned int lanes = present == 32 ? 0xffffffffu : (1u << present) - 1u;
-  T running = x;
-  for (int d = 1; d < 32; d *= 2) {
-    T below = __shfl_up_sync(lanes, running, d);
-    if (lane >= d) running = running + below;
-  }
-  T before = __shfl_up_sync(lanes, running, 1);
-  if (lane == present - 1) warp_totals[warp] = running;
+  T inclusive = warp_inclusive<32, 32>(x, lane, 0xffffffffu, op);
+  T exclusive = __shfl_up_sync(0xffffffffu, inclusive, 1);
+  if (lane == 31) s.grid[warp] = inclusive;
   __syncthreads();
-  T prefix = T(0);
-  T sum = T(0);
-  for (int w = 0; w < warps; ++w) {
-    if (w == warp) prefix = sum;
-    sum = sum + warp_totals[w];
+  T prefix = s.grid[0];
+  total = s.grid[0];
+  for (int w = 1; w < warps; ++w) {
+    if (w == warp) prefix = total;
+    total = op(total, s.grid[w]);
   }
-  inclusive = prefix + running;
-  exclusive = lane == 0 ? prefix : prefix + before;
-  total = sum;
+  if (kind.has_init) prefix = warp == 0 ? init : op(init, prefix);
+  bool apply = kind.has_init || warp != 0;
+  if (kind.inclusive) return apply ? op(prefix, inclusive) : inclusive;
+  if (!apply) return exclusive;
+  return lane == 0 ? prefix : op(prefix, exclusive);
+}
+
+// The block scan of `Algorithm` (CUB scans with the raking algorithm
+// where warp scans are asked for over a block of part of a warp).
+template <BlockScanAlgorithm Algorithm, int Threads, class T, class Op>
+__device__ __forceinline__ T block_scan(ScanStorage<T, Threads> &s, int rank, T x, Op op,
+                                        ScanKind kind, T init, T &total) {
+  if constexpr (Algorithm == BLOCK_SCAN_WARP_SCANS && Threads % 32 == 0)
+    return warp_scans<Threads, T>(s, rank, x, op, kind, init, total);
+  else
+    return raking_scan<Threads, T>(s, rank, x, op, kind, init, total);
 }
 
 } // namespace __kernelc
@@ -278,47 +436,374 @@ public:
   __device__ __forceinline__ T Min(T input) { return this->Reduce(input, cuda::minimum<>()); }
 };
 
-// Block-wide prefix sums of integers (any algorithm argument: integer sums
-// are the same whatever CUB's order).
+// Warp-wide scans of logical warps of 2^k lanes, in CUB's order (its
+// shuffle algorithm): a `shfl.up` ladder, op(lower lane, own value).
+template <class T, int LogicalWarpThreads = 32> class WarpScan {
+  static_assert(LogicalWarpThreads > 0 && LogicalWarpThreads <= 32 &&
+                    (LogicalWarpThreads & (LogicalWarpThreads - 1)) == 0,
+                "kernelc's cub::WarpScan needs a logical warp of 1, 2, 4, 8, 16 or 32 threads");
+
+public:
+  struct TempStorage {};
+
+private:
+  int lane;
+  unsigned int lanes;
+
+  template <class Op> __device__ __forceinline__ T inclusive(T input, Op op) {
+    return __kernelc::warp_inclusive<LogicalWarpThreads, LogicalWarpThreads>(input, lane, lanes,
+                                                                              op);
+  }
+
+  __device__ __forceinline__ T total(T inclusive) {
+    return __shfl_sync(lanes, inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
+  }
+
+  template <class Op>
+  __device__ __forceinline__ T exclusive(T &inclusive, Op op, bool has_init, T init) {
+    return __kernelc::warp_exclusive<LogicalWarpThreads>(inclusive, lane, lanes, op, has_init,
+                                                         init);
+  }
+
+public:
+  __device__ __forceinline__ WarpScan(TempStorage &) {
+    int hw_lane = ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31;
+    lane = hw_lane % LogicalWarpThreads;
+    lanes = __kernelc::warp_lanes<LogicalWarpThreads>(hw_lane);
+  }
+
+  // One variadic template a name, as in `BlockScan`: `(op)` or `(op,
+  // warp_aggregate)`.
+  template <class Op, class... Total>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op,
+                                                Total &...warp_aggregate) {
+    output = inclusive(input, op);
+    __kernelc::give(total(output), warp_aggregate...);
+  }
+
+  // `(init, op)`, `(init, op, warp_aggregate)`, `(op)` and `(op,
+  // warp_aggregate)`; without an initial value, lane 0's result is
+  // undefined.
+  template <class A, class... Rest>
+  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 0) {
+      T incl = inclusive(input, a);
+      output = exclusive(incl, a, false, T());
+    } else if constexpr (sizeof...(Rest) == 2 || __kernelc::is_value<A>::value) {
+      output = __kernelc::scan_from(*this, input, a, rest...);
+    } else {
+      T incl = inclusive(input, a);
+      __kernelc::give(total(incl), rest...);
+      output = exclusive(incl, a, false, T());
+    }
+  }
+
+  // For `__kernelc::scan_from`.
+  template <class Op>
+  __device__ __forceinline__ T exclusive_from(T input, T init, Op op, T &warp_aggregate) {
+    T incl = inclusive(input, op);
+    warp_aggregate = total(incl);
+    return exclusive(incl, op, true, init);
+  }
+
+  // `(op)`, or `(init, op)`, which starts the inclusive results from
+  // `init` too.
+  template <class A, class... Rest>
+  __device__ __forceinline__ void Scan(T input, T &inclusive_output, T &exclusive_output, A &&a,
+                                       Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 0) {
+      inclusive_output = inclusive(input, a);
+      exclusive_output = exclusive(inclusive_output, a, false, T());
+    } else {
+      inclusive_output = inclusive(input, rest...);
+      exclusive_output = exclusive(inclusive_output, rest..., true, a);
+    }
+  }
+
+  __device__ __forceinline__ void InclusiveSum(T input, T &output) {
+    InclusiveScan(input, output, cuda::std::plus<>());
+  }
+
+  __device__ __forceinline__ void InclusiveSum(T input, T &output, T &warp_aggregate) {
+    InclusiveScan(input, output, cuda::std::plus<>(), warp_aggregate);
+  }
+
+  // CUB's exclusive sums start from `T()`, combined into every result.
+  __device__ __forceinline__ void ExclusiveSum(T input, T &output) {
+    ExclusiveScan(input, output, T(), cuda::std::plus<>());
+  }
+
+  __device__ __forceinline__ void ExclusiveSum(T input, T &output, T &warp_aggregate) {
+    ExclusiveScan(input, output, T(), cuda::std::plus<>(), warp_aggregate);
+  }
+
+  __device__ __forceinline__ T Broadcast(T input, unsigned int src_lane) {
+    return __shfl_sync(lanes, input, src_lane, LogicalWarpThreads);
+  }
+};
+
+// Block-wide scans in CUB's order for the algorithm asked for
+// (BLOCK_SCAN_RAKING_MEMOIZE computes what BLOCK_SCAN_RAKING does).
 template <class T, int BlockDimX, BlockScanAlgorithm Algorithm = BLOCK_SCAN_RAKING,
           int BlockDimY = 1, int BlockDimZ = 1>
 class BlockScan {
-  static_assert(__kernelc::exact_sum<T>::value,
-                "kernelc's cub::BlockScan sums integer types only");
-
 public:
   struct TempStorage {
-    T warp_totals[(BlockDimX * BlockDimY * BlockDimZ + 31) / 32];
+    __kernelc::ScanStorage<T, BlockDimX * BlockDimY * BlockDimZ> storage;
   };
 
 private:
   TempStorage &temp;
   int rank;
 
+  template <class Op>
+  __device__ __forceinline__ T scan(T input, Op op, bool inclusive, bool has_init, T init,
+                                    T &block_aggregate) {
+    __kernelc::ScanKind kind = {inclusive, has_init};
+    return __kernelc::block_scan<Algorithm, BlockDimX * BlockDimY * BlockDimZ, T>(
+        temp.storage, rank, input, op, kind, init, block_aggregate);
+  }
+
 public:
   __device__ __forceinline__ BlockScan(TempStorage &temp_storage)
       : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
+  // CUB overloads each scan by its arguments; kernelc picks among member
+  // templates by name alone, so each is one variadic template here that
+  // picks the form: `(op)` or `(op, block_aggregate)`.
+  template <class Op, class... Total>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op,
+                                                Total &...block_aggregate) {
+    T total;
+    output = scan(input, op, true, false, T(), total);
+    __kernelc::give(total, block_aggregate...);
+  }
+
+  // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
+  // block_aggregate)`; without an initial value, thread 0's result is
+  // undefined (as in CUB).
+  template <class A, class... Rest>
+  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      output = __kernelc::scan_from(*this, input, a, rest...);
+    } else {
+      T total;
+      output = scan(input, a, false, false, T(), total);
+      __kernelc::give(total, rest...);
+    }
+  }
+
+  // For `__kernelc::scan_from`.
+  template <class Op>
+  __device__ __forceinline__ T exclusive_from(T input, T init, Op op, T &block_aggregate) {
+    return scan(input, op, false, true, init, block_aggregate);
+  }
+
   __device__ __forceinline__ void InclusiveSum(T input, T &output, T &block_aggregate) {
-    T exclusive;
-    __kernelc::block_sums<BlockDimX * BlockDimY * BlockDimZ, T>(temp.warp_totals, rank, input, output,
-                                                            exclusive, block_aggregate);
+    InclusiveScan(input, output, cuda::std::plus<>(), block_aggregate);
   }
 
   __device__ __forceinline__ void InclusiveSum(T input, T &output) {
-    T total;
-    InclusiveSum(input, output, total);
+    InclusiveScan(input, output, cuda::std::plus<>());
   }
 
+  // CUB's exclusive sums start from `T()`, combined into every result.
   __device__ __forceinline__ void ExclusiveSum(T input, T &output, T &block_aggregate) {
-    T inclusive;
-    __kernelc::block_sums<BlockDimX * BlockDimY * BlockDimZ, T>(temp.warp_totals, rank, input,
-                                                            inclusive, output, block_aggregate);
+    ExclusiveScan(input, output, T(), cuda::std::plus<>(), block_aggregate);
   }
 
   __device__ __forceinline__ void ExclusiveSum(T input, T &output) {
-    T total;
-    ExclusiveSum(input, output, total);
+    ExclusiveScan(input, output, T(), cuda::std::plus<>());
+  }
+};
+
+// Moving a block's items between memory and its threads. A thread's
+// `ItemsPerThread` items are "blocked" when they are consecutive in
+// memory (thread t holds items t * N ... t * N + N - 1), "striped" when
+// they are `Threads` apart (thread t holds t, t + Threads, ...), and
+// "warp-striped" when each warp's 32 * N items are striped over its
+// lanes. A guarded transfer moves only the items before `valid_items`;
+// a guarded load with a default first sets every item to it.
+
+namespace __kernelc {
+// A guarded transfer's count of valid items (all without one), and its
+// default for the items past them (none without one). One template a
+// name, as below.
+template <class... Rest> __device__ __forceinline__ int first_int(int first, Rest...) {
+  return first;
+}
+template <class Default> __device__ __forceinline__ Default second(int, Default second) {
+  return second;
+}
+template <class... Guard> __device__ __forceinline__ int valid_count(Guard... guard) {
+  if constexpr (sizeof...(Guard) == 0) return 0x7fffffff;
+  else return first_int(guard...);
+}
+template <class T, int N, class... Guard>
+__device__ __forceinline__ void fill_default(T (&items)[N], Guard... guard) {
+  if constexpr (sizeof...(Guard) == 2) {
+    for (int k = 0; k < N; ++k) items[k] = second(guard...);
+  }
+}
+} // namespace __kernelc
+
+// Each is one variadic template over the guard (none, `valid_items`, or
+// `valid_items` and `oob_default` for a load): to kernelc, overloaded
+// function templates of one name instantiated with the same template
+// arguments are one function.
+template <class T, int ItemsPerThread, class InputIt, class... Guard>
+__device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], Guard... guard) {
+  __kernelc::fill_default(items, guard...);
+  int valid_items = __kernelc::valid_count(guard...);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    int at = linear_tid * ItemsPerThread + k;
+    if (at < valid_items) items[k] = src[at];
+  }
+}
+
+// CUB reads whole vectors where the pointer allows; the items are the
+// same as a blocked load's.
+template <class T, int ItemsPerThread>
+__device__ __forceinline__ void LoadDirectBlockedVectorized(int linear_tid, T *src,
+                                                            T (&items)[ItemsPerThread]) {
+  LoadDirectBlocked(linear_tid, src, items);
+}
+
+template <int Threads, class T, int ItemsPerThread, class InputIt, class... Guard>
+__device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], Guard... guard) {
+  __kernelc::fill_default(items, guard...);
+  int valid_items = __kernelc::valid_count(guard...);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    int at = linear_tid + k * Threads;
+    if (at < valid_items) items[k] = src[at];
+  }
+}
+
+namespace __kernelc {
+// Where a thread's first warp-striped item is: its warp's first item
+// plus its lane.
+template <int ItemsPerThread> __device__ __forceinline__ int warp_striped_base(int linear_tid) {
+  return (linear_tid >> 5) * 32 * ItemsPerThread + (linear_tid & 31);
+}
+} // namespace __kernelc
+
+template <class T, int ItemsPerThread, class InputIt, class... Guard>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
+                                                      T (&items)[ItemsPerThread], Guard... guard) {
+  __kernelc::fill_default(items, guard...);
+  int valid_items = __kernelc::valid_count(guard...);
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    if (base + k * 32 < valid_items) items[k] = src[base + k * 32];
+  }
+}
+
+template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+__device__ __forceinline__ void StoreDirectBlocked(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread], Guard... guard) {
+  int valid_items = __kernelc::valid_count(guard...);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    int at = linear_tid * ItemsPerThread + k;
+    if (at < valid_items) dst[at] = items[k];
+  }
+}
+
+template <class T, int ItemsPerThread>
+__device__ __forceinline__ void StoreDirectBlockedVectorized(int linear_tid, T *dst,
+                                                             T (&items)[ItemsPerThread]) {
+  StoreDirectBlocked(linear_tid, dst, items);
+}
+
+template <int Threads, class T, int ItemsPerThread, class OutputIt, class... Guard>
+__device__ __forceinline__ void StoreDirectStriped(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread], Guard... guard) {
+  int valid_items = __kernelc::valid_count(guard...);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    int at = linear_tid + k * Threads;
+    if (at < valid_items) dst[at] = items[k];
+  }
+}
+
+template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+__device__ __forceinline__ void StoreDirectWarpStriped(int linear_tid, OutputIt dst,
+                                                       T (&items)[ItemsPerThread], Guard... guard) {
+  int valid_items = __kernelc::valid_count(guard...);
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) {
+    if (base + k * 32 < valid_items) dst[base + k * 32] = items[k];
+  }
+}
+
+// A block's load: BLOCK_LOAD_STRIPED gives each thread a striped
+// arrangement; every other algorithm a blocked one (CUB's transposing
+// algorithms read striped and exchange through shared memory to get it;
+// the items are the same as a direct read's, so kernelc reads them
+// directly and needs no storage). Items past `valid_items` without a
+// default are left as they were (CUB leaves them undefined).
+template <class T, int BlockDimX, int ItemsPerThread,
+          BlockLoadAlgorithm Algorithm = BLOCK_LOAD_DIRECT, int BlockDimY = 1, int BlockDimZ = 1>
+class BlockLoad {
+  static_assert((Algorithm != BLOCK_LOAD_WARP_TRANSPOSE &&
+                 Algorithm != BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED) ||
+                    BlockDimX * BlockDimY * BlockDimZ % 32 == 0,
+                "cub::BlockLoad's warp-transposing algorithms need a block of whole warps");
+
+public:
+  struct TempStorage {};
+
+private:
+  int linear_tid;
+
+public:
+  __device__ __forceinline__ BlockLoad()
+      : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+  __device__ __forceinline__ BlockLoad(TempStorage &)
+      : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+
+  // `(src, items)`, `(src, items, valid_items)` and `(src, items,
+  // valid_items, oob_default)`: one variadic template, as kernelc picks
+  // among member templates by name alone.
+  template <class InputIt, class... Guard>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], Guard... guard) {
+    if (Algorithm == BLOCK_LOAD_STRIPED)
+      LoadDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, src, items, guard...);
+    else
+      LoadDirectBlocked(linear_tid, src, items, guard...);
+  }
+};
+
+// A block's store: BLOCK_STORE_STRIPED takes each thread's items as a
+// striped arrangement, every other algorithm as a blocked one, and
+// writes them where CUB does.
+template <class T, int BlockDimX, int ItemsPerThread,
+          BlockStoreAlgorithm Algorithm = BLOCK_STORE_DIRECT, int BlockDimY = 1, int BlockDimZ = 1>
+class BlockStore {
+  static_assert((Algorithm != BLOCK_STORE_WARP_TRANSPOSE &&
+                 Algorithm != BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED) ||
+                    BlockDimX * BlockDimY * BlockDimZ % 32 == 0,
+                "cub::BlockStore's warp-transposing algorithms need a block of whole warps");
+
+public:
+  struct TempStorage {};
+
+private:
+  int linear_tid;
+
+public:
+  __device__ __forceinline__ BlockStore()
+      : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+  __device__ __forceinline__ BlockStore(TempStorage &)
+      : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+
+  // `(dst, items)` and `(dst, items, valid_items)`.
+  template <class OutputIt, class... Guard>
+  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread], Guard... guard) {
+    if (Algorithm == BLOCK_STORE_STRIPED)
+      StoreDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, dst, items, guard...);
+    else
+      StoreDirectBlocked(linear_tid, dst, items, guard...);
   }
 };
 

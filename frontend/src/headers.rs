@@ -73,8 +73,9 @@ const THRUST: Library = Library {
     device: None,
 };
 
-/// CUB: its block and warp reductions and block scans are kernelc's
-/// `frontend/headers/cub.cuh`; the rest serves host code only.
+/// CUB: its block and warp reductions and scans and its block loads and
+/// stores are kernelc's `frontend/headers/cub.cuh`; the rest serves host
+/// code only.
 const CUB: Library = Library {
     name: "CUB",
     namespace: "cub",
@@ -90,24 +91,52 @@ const CUB: Library = Library {
             "BLOCK_REDUCE_WARP_REDUCTIONS",
             "BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC",
             "WarpReduce",
+            "WarpScan",
             "BlockScan",
             "BlockScanAlgorithm",
             "BLOCK_SCAN_RAKING",
             "BLOCK_SCAN_RAKING_MEMOIZE",
             "BLOCK_SCAN_WARP_SCANS",
+            "BlockLoad",
+            "BlockLoadAlgorithm",
+            "BLOCK_LOAD_DIRECT",
+            "BLOCK_LOAD_STRIPED",
+            "BLOCK_LOAD_VECTORIZE",
+            "BLOCK_LOAD_TRANSPOSE",
+            "BLOCK_LOAD_WARP_TRANSPOSE",
+            "BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED",
+            "BlockStore",
+            "BlockStoreAlgorithm",
+            "BLOCK_STORE_DIRECT",
+            "BLOCK_STORE_STRIPED",
+            "BLOCK_STORE_VECTORIZE",
+            "BLOCK_STORE_TRANSPOSE",
+            "BLOCK_STORE_WARP_TRANSPOSE",
+            "BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED",
+            "LoadDirectBlocked",
+            "LoadDirectBlockedVectorized",
+            "LoadDirectStriped",
+            "LoadDirectWarpStriped",
+            "StoreDirectBlocked",
+            "StoreDirectBlockedVectorized",
+            "StoreDirectStriped",
+            "StoreDirectWarpStriped",
             "__kernelc",
         ],
         classes: &[
             "`cub::BlockReduce`",
             "`cub::WarpReduce`",
+            "`cub::WarpScan`",
             "`cub::BlockScan`",
+            "`cub::BlockLoad`",
+            "`cub::BlockStore`",
         ],
     }),
 };
 
 impl DevicePart {
     /// The classes device code may name, for a diagnostic
-    /// (`cub::BlockReduce, cub::WarpReduce and cub::BlockScan`).
+    /// (`cub::BlockReduce`, `cub::WarpReduce`, ...).
     pub fn provided_list(&self) -> String {
         self.classes.join(", ")
     }
