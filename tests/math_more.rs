@@ -3,8 +3,8 @@
 //! `atan`, `atan2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh`, `exp10`,
 //! `expm1`, `log10`, `log1p`, `cbrt`, `rcbrt`, `hypot`, `sinpi`, `cospi`,
 //! in `double` and `float`, `sinf`, `cosf` (`math_sin_f32.rs`; the fast
-//! forms are `builtins.rs`'), `erff`, `erfcf`, `normcdff`, `erfinvf` and `erfcinvf`
-//! (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
+//! forms are `builtins.rs`'), `erff`, `erfcf`, `normcdff`, `erfinvf` and `erfcinvf`,
+//! `erfc` on `double` (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
 //! `__exp10f`, `__sincosf`.
 //!
 //! Each function runs on the IR interpreter over a dense sweep (random
@@ -49,7 +49,7 @@ UNARY(d_tan, tan) UNARY(d_asin, asin) UNARY(d_acos, acos) UNARY(d_atan, atan)
 UNARY(d_sinh, sinh) UNARY(d_cosh, cosh) UNARY(d_asinh, asinh) UNARY(d_acosh, acosh)
 UNARY(d_atanh, atanh) UNARY(d_exp10, exp10) UNARY(d_expm1, expm1) UNARY(d_log10, log10)
 UNARY(d_log1p, log1p) UNARY(d_cbrt, cbrt) UNARY(d_rcbrt, rcbrt) UNARY(d_sinpi, sinpi)
-UNARY(d_cospi, cospi)
+UNARY(d_cospi, cospi) UNARY(d_erfc, erfc)
 BINARY(d_atan2, atan2) BINARY(d_hypot, hypot)
 UNARYF(f_tan, tanf) UNARYF(f_asin, asinf) UNARYF(f_acos, acosf) UNARYF(f_atan, atanf)
 UNARYF(f_sinh, sinhf) UNARYF(f_cosh, coshf) UNARYF(f_asinh, asinhf) UNARYF(f_acosh, acoshf)
@@ -364,6 +364,10 @@ fn unary_table() -> Vec<Unary> {
             2.0,
             1.0,
         ),
+        // `math_erf_f64.rs` (`double`) and `math_erf.rs` (`float`): CUDA's
+        // bounds, 5 and 4 ulp. Up to 27.3 (past 27.23 `erfc` rounds to 0;
+        // from 26.55 on it is subnormal); below -6 it rounds to 2.
+        ("erfc", libm::erfc, (-60, 4), (-6.0, 27.3), 5.0, 4.0),
     ]
 }
 
@@ -783,14 +787,38 @@ fn error_functions_at_their_edges() {
     let got = common::math_interp_run(&builds[1].0, "f_erfc", &x, &x, 1);
     let worst = worst_error(&got, &x, &x, 32, &|a, _| libm::erfc(a));
     check("erfcf (subnormal results)", worst, 4.0);
+    // erfc on double: its subnormal results (from 26.55 on, 0 past 27.23),
+    // both sides of the switch at 1/2, and the ends bit for bit.
+    let x: Vec<f64> = (0..400)
+        .map(|i| 26.4 + f64::from(i) * 0.0025)
+        .chain((-200..200).map(|i| 0.5 + f64::from(i) * 2f64.powi(-50)))
+        .chain((-200..200).map(|i| -0.5 + f64::from(i) * 2f64.powi(-50)))
+        .collect();
+    let got = common::math_interp_run(&builds[1].0, "d_erfc", &x, &x, 1);
+    let worst = worst_error(&got, &x, &x, 64, &|a, _| libm::erfc(a));
+    check("erfc (subnormal results, near ±1/2)", worst, 5.0);
+    for (x, want) in [
+        (0.0, 1.0f64),
+        (-0.0, 1.0),
+        (inf, 0.0),
+        (-inf, 2.0),
+        (27.3, 0.0),
+        (-6.0, 2.0),
+        (1e300, 0.0),
+    ] {
+        let got = measure_values(&builds, "d_erfc", x);
+        assert_eq!(got.to_bits(), want.to_bits(), "erfc({x}) = {got}");
+    }
+    assert!(measure_values(&builds, "d_erfc", f64::NAN).is_nan());
 }
 
-/// `erf`, `erfc` and `normcdf` on `double` are errors at the call, naming
-/// the `float` form; on `float` the overloads are the `f` functions.
+/// `erf`, `normcdf`, `erfinv`, `erfcinv` and `lgamma` on `double` are
+/// errors at the call, naming the `float` form; on `float` the overloads
+/// are the `f` functions.
 #[test]
 fn error_functions_on_double_are_diagnosed() {
     let fe = driver::frontend_options(80, &[]);
-    for name in ["erf", "erfc", "normcdf", "erfinv", "erfcinv", "lgamma"] {
+    for name in ["erf", "normcdf", "erfinv", "erfcinv", "lgamma"] {
         let src = format!(
             "extern \"C\" __global__ void k(double* o, float* f) {{\n    o[0] = {name}(o[1]);\n    f[0] = {name}(f[1]);\n}}\n"
         );

@@ -668,8 +668,8 @@ pub enum MathFn {
     FastExp10,
     /// `__tanhf`: PTX's `tanh.approx.f32`.
     FastTanh,
-    /// `erff`, `erfcf`, `normcdff`, `erfinvf`, `erfcinvf` (`float` only;
-    /// docs/math.md).
+    /// `erff`, `erfcf`, `normcdff`, `erfinvf`, `erfcinvf` (`float` only
+    /// but `erfc`, which has a `double` form too; docs/math.md).
     Erf,
     Erfc,
     Normcdf,

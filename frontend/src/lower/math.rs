@@ -56,6 +56,7 @@ impl FunctionLowerer<'_, '_> {
                 MathFn::Cos => return self.sin_cos_f64(x, true),
                 MathFn::Tanh => return self.tanh_f64(x),
                 MathFn::Pow => return self.pow_f64(x, vals[1]),
+                MathFn::Erfc => return self.erfc_f64(x),
                 _ => {}
             }
             if let Some(r) = self.math_f64_ext(f, &vals) {

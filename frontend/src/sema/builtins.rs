@@ -1024,12 +1024,7 @@ impl Checker {
         if ty == CType::DOUBLE
             && matches!(
                 f,
-                MathFn::Erf
-                    | MathFn::Erfc
-                    | MathFn::Normcdf
-                    | MathFn::Erfinv
-                    | MathFn::Erfcinv
-                    | MathFn::Lgamma
+                MathFn::Erf | MathFn::Normcdf | MathFn::Erfinv | MathFn::Erfcinv | MathFn::Lgamma
             )
         {
             self.error(
