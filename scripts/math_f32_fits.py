@@ -9,17 +9,19 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma|erf_f64|erfcx_f64 ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma|erf_f64|erfcx_f64|erfcx_reference ...]
 
 `lgamma` prints the Taylor coefficients of lgamma(2 + t) (in `double`, for
 frontend/src/lower/math_gamma.rs) rather than a fit, and `erf_f64` those
 of erf(x)/x - 1 (for frontend/src/lower/math_erf_f64.rs). `erfcx_f64` is a
 `double` fit (math_erf_f64.rs) in 60 digits, whose first three rounded
 coefficients are then moved by an ulp where that lowers the error.
+`erfcx_reference` writes tests/fixtures/math_more/erfcx_reference.txt.
 """
 
 import itertools
 import math
+import random
 import struct
 import sys
 
@@ -259,12 +261,36 @@ def erfcx_f64(degree=21, k=4):
         print(f"    {v!r},")
 
 
+def erfcx_reference(count=1000):
+    """Lines `x erfcx(x)` (both as Python's repr of the double, the value
+    correctly rounded from 50 digits) for tests/math_more.rs: `x` of every
+    binade from 2^-60 to 2^200 of both signs, uniform in [-27, 30], and
+    the edges of kernelc's pieces (±1/2, 27.3)."""
+    mp.mp.dps = 50
+    rng = random.Random(7)
+    xs = [0.5, -0.5, 27.3, 26.0, -26.0]
+    for i in range(count):
+        if i % 2:
+            x = rng.uniform(-27, 30)
+        else:
+            x = rng.uniform(1, 2) * 2.0 ** rng.randint(-60, 200) * rng.choice((-1, 1))
+        xs.append(x)
+    xs += [math.nextafter(0.5, 0), math.nextafter(0.5, 1), math.nextafter(27.3, 30)]
+    print("# x erfcx(x): scripts/math_f32_fits.py erfcx_reference (mpmath, 50 digits)")
+    for x in xs:
+        v = mp.erfc(mp.mpf(x)) * mp.exp(mp.mpf(x) ** 2)
+        print(f"{x!r} {float(v)!r}")
+
+
 def main(names):
     if names == ["lgamma"]:
         lgamma_taylor()
         return
     if names == ["erf_f64"]:
         erf_taylor_f64()
+        return
+    if names == ["erfcx_reference"]:
+        erfcx_reference()
         return
     if names == ["erfcx_f64"]:
         erfcx_f64()

@@ -49,7 +49,7 @@ UNARY(d_tan, tan) UNARY(d_asin, asin) UNARY(d_acos, acos) UNARY(d_atan, atan)
 UNARY(d_sinh, sinh) UNARY(d_cosh, cosh) UNARY(d_asinh, asinh) UNARY(d_acosh, acosh)
 UNARY(d_atanh, atanh) UNARY(d_exp10, exp10) UNARY(d_expm1, expm1) UNARY(d_log10, log10)
 UNARY(d_log1p, log1p) UNARY(d_cbrt, cbrt) UNARY(d_rcbrt, rcbrt) UNARY(d_sinpi, sinpi)
-UNARY(d_cospi, cospi) UNARY(d_erfc, erfc)
+UNARY(d_cospi, cospi) UNARY(d_erfc, erfc) UNARY(d_erfcx, erfcx)
 BINARY(d_atan2, atan2) BINARY(d_hypot, hypot)
 UNARYF(f_tan, tanf) UNARYF(f_asin, asinf) UNARYF(f_acos, acosf) UNARYF(f_atan, atanf)
 UNARYF(f_sinh, sinhf) UNARYF(f_cosh, coshf) UNARYF(f_asinh, asinhf) UNARYF(f_acosh, acoshf)
@@ -63,6 +63,7 @@ UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
 UNARYF(f_erfinv, erfinvf) UNARYF(f_erfcinv, erfcinvf) UNARYF(f_lgamma, lgammaf)
+UNARYF(f_erfcx, erfcxf)
 UNARYF(f_sin, sinf) UNARYF(f_cos, cosf) UNARYF(f_sin_plain, sin)
 
 /* sincos through pointers to locals and to global memory. */
@@ -486,6 +487,20 @@ fn erfinv_ref(x: f64) -> f64 {
     y.copysign(x)
 }
 
+/// `erfcx x = e^(x²)·erfc(x)` in `f64` for a `float` `x` (`x²` is exact
+/// in `double`, so the product is within a few ulps of `double`), and
+/// past 26, where `erfc` loses its relative accuracy in the subnormals,
+/// the asymptotic series `(1 - 1/(2x²) + 3/(4x⁴) - ...)/(x·√π)` (the
+/// terms after `x^-8` are below 2^-60 there).
+fn erfcx_ref(x: f64) -> f64 {
+    if x > 26.0 {
+        let z = 1.0 / (x * x);
+        let s = 1.0 + z * (-0.5 + z * (0.75 + z * (-1.875 + z * 6.5625)));
+        return s / (x * std::f64::consts::PI.sqrt());
+    }
+    (x * x).exp() * libm::erfc(x)
+}
+
 /// `erfcinv x` in `f64`: `erfinv_ref(1 - x)` on `[0.5, 1.5]` (where
 /// `1 - x` is exact and `erf` is steep), otherwise Newton's method on
 /// `libm::erfc` (relatively accurate far into the tail, down to the
@@ -648,7 +663,8 @@ fn native_float_math_is_accurate() {
 
 /// `erff`, `erfcf` and `normcdff` at the values the sweep compares only
 /// in ulps, bit for bit: signed zeros, infinities, NaN, and the far ends
-/// (`erfcf` reaches the subnormals near 9.2 and rounds to 0 past 10.05).
+/// (`erfcf` reaches the subnormals near 9.2 and rounds to 0 past 10.05);
+/// then the edges of the other error functions, and `erfcx`.
 #[test]
 fn error_functions_at_their_edges() {
     let builds = [compile(0), compile(3)];
@@ -810,6 +826,45 @@ fn error_functions_at_their_edges() {
         assert_eq!(got.to_bits(), want.to_bits(), "erfc({x}) = {got}");
     }
     assert!(measure_values(&builds, "d_erfc", f64::NAN).is_nan());
+    // `erfcx` on `double` against 50-digit values
+    // (`tests/fixtures/math_more/erfcx_reference.txt`: every binade from
+    // 2^-60 to 2^200 of both signs, [-27, 30] and the edges of the pieces),
+    // and `erfcxf` on 3,016 inputs against `erfcx_ref`, both within CUDA's
+    // bound of 4 ulp; the specials bit for bit.
+    let text = std::fs::read_to_string(
+        common::root().join("tests/fixtures/math_more/erfcx_reference.txt"),
+    )
+    .expect("the erfcx reference");
+    let (x, want): (Vec<f64>, Vec<f64>) = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (a, b) = l.split_once(' ').expect("two values");
+            (a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())
+        })
+        .unzip();
+    let worst = measure(&builds, "d_erfcx", &x, &x, 64, |a, _| {
+        want[x.iter().position(|&v| v.to_bits() == a.to_bits()).unwrap()]
+    });
+    check("erfcx", worst, 4.0);
+    let xf = inputs(400, (-149, 127), (-10.0, 30.0), true);
+    let worst = measure(&builds, "f_erfcx", &xf, &xf, 32, |a, _| erfcx_ref(a));
+    check("erfcxf", worst, 4.0);
+    let inf = f64::INFINITY;
+    for (x, want) in [
+        (0.0, 1.0f64),
+        (-0.0, 1.0),
+        (inf, 0.0),
+        (-inf, inf),
+        (-27.0, inf),
+    ] {
+        for kernel in ["d_erfcx", "f_erfcx"] {
+            let got = measure_values(&builds, kernel, x);
+            assert_eq!(got.to_bits(), want.to_bits(), "{kernel}({x}) = {got}");
+        }
+    }
+    assert!(measure_values(&builds, "d_erfcx", f64::NAN).is_nan());
+    assert!(measure_values(&builds, "f_erfcx", f64::NAN).is_nan());
 }
 
 /// `erf`, `normcdf`, `erfinv`, `erfcinv` and `lgamma` on `double` are
@@ -1283,7 +1338,7 @@ fn missing_math_functions_say_so() {
     let fe = driver::frontend_options(80, &[]);
     let names = [
         "tgamma",
-        "erfcx",
+        "y0f",
         "normcdfinv",
         "j0f",
         "jn",
@@ -1353,6 +1408,16 @@ fn special_table() -> Vec<Special> {
             32,
             6.0,
             (-10.001, -2.264),
+        ),
+        // CUDA: 4 ulp; kernelc rounds its `double` result once.
+        (
+            "f_erfcx",
+            erfcx_ref,
+            (-149, 127),
+            (-10.0, 30.0),
+            32,
+            4.0,
+            (0.0, 0.0),
         ),
     ]
 }

@@ -677,6 +677,9 @@ pub enum MathFn {
     Erfcinv,
     /// `lgammaf` (`float` only: the `double` form is diagnosed).
     Lgamma,
+    /// `erfcxf`, `erfcx`: the scaled complementary error function
+    /// `e^(x²)·erfc(x)`.
+    Erfcx,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

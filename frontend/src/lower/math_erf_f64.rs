@@ -1,4 +1,5 @@
-//! The error functions in `double`: `erfc`.
+//! The error functions in `double`: `erfc` and `erfcx` (and `erfcxf`,
+//! which is `erfcx` on the widened argument rounded once to `float`).
 //!
 //! * near zero (`|x| < 1/2`), `erfc x = (1 - x) - x·E(x²)` with `E` the
 //!   Taylor series of `erf x/x - 1` (to `x^24`);
@@ -20,6 +21,11 @@
 //! reduction with `lo` taken off its remainder, and the scale `2^k`
 //! applied last in two halves, so that subnormal results are rounded once.
 //!
+//! `erfcx x` is `erfc(x)·e^(x²)` near zero, the fit above from 1/2 to
+//! 27.3, its asymptotic series past that, and `2·e^(x²) - erfcx|x|` for
+//! `x <= -1/2` (no cancellation there: the first term is at least 2.5,
+//! the second at most 0.62).
+//!
 //! The coefficients come from `scripts/math_f32_fits.py` (`erf_f64`, a
 //! Taylor series, and `erfcx_f64`, a minimax fit). docs/math.md gives the
 //! errors `tests/math_more.rs` measures.
@@ -27,7 +33,7 @@
 use super::math_f64::{ExpParts, F64Math};
 use super::FunctionLowerer;
 use midend::builder::InstBuilder;
-use midend::ir::{FloatCC, Opcode, Value};
+use midend::ir::{FloatCC, Opcode, Type, Value};
 
 /// `erf x = x + x·E(x²)`: `E(s) = 2/√π - 1 + (2/√π)·Σ (-1)^n s^n/(n!(2n +
 /// 1))`, to `n = 12` (the next term is below 2^-60 of the result for
@@ -77,6 +83,23 @@ const ERFCX_H: [f64; 22] = [
     3.243_443_720_880_463_5e-10,
 ];
 
+/// `erfcx a ≈ (1/(a·√π))·Σ (-1)^n·(2n - 1)!!/(2a²)^n`: the coefficients
+/// in `z = 1/a²`, `(-1)^n·(2n - 1)!!/2^n` (exact) to `n = 7`. From 27.3
+/// on the next term is below 2^-63 of the sum.
+const ERFCX_ASYMPTOTIC: [f64; 8] = [
+    1.0,
+    -0.5,
+    0.75,
+    -1.875,
+    6.5625,
+    -29.531_25,
+    162.421_875,
+    -1_055.742_187_5,
+];
+
+/// `1/√π`.
+const INV_SQRT_PI: f64 = 0.564_189_583_547_756_3;
+
 /// The centre of `t`'s map: `t = (a - K)/(a + K)`.
 const K: f64 = 4.0;
 
@@ -91,6 +114,19 @@ impl FunctionLowerer<'_, '_> {
     pub(super) fn erfc_f64(&mut self, x: Value) -> Value {
         self.f64_math().erfc_f64(x)
     }
+
+    pub(super) fn erfcx_f64(&mut self, x: Value) -> Value {
+        self.f64_math().erfcx_f64(x)
+    }
+
+    /// `erfcxf`: `erfcx` on the widened argument, rounded once (the
+    /// `double` result is within a few ulps of `double`, far below an ulp
+    /// of `float`; `x²` is exact in `double`).
+    pub(super) fn erfcx_f32(&mut self, x: Value) -> Value {
+        let w = self.b.convert(Opcode::Fpext, Type::F64, x);
+        let r = self.erfcx_f64(w);
+        self.b.convert(Opcode::Fptrunc, Type::F32, r)
+    }
 }
 
 impl F64Math<'_, '_> {
@@ -98,12 +134,7 @@ impl F64Math<'_, '_> {
     /// `e^(-a²)·erfcx(a)` for `a = |x|`, and `2` minus it for negative `x`.
     /// `+inf` gives 0, `-inf` 2, NaN NaN.
     fn erfc_f64(&mut self, x: Value) -> Value {
-        let s = self.b.fmul(x, x);
-        let e = self.horner(&ERF_E, s);
-        let nx = self.neg(x);
-        let one = self.d(1.0);
-        let omx = self.b.fadd(one, nx);
-        let near = self.b.fma(nx, e, omx);
+        let near = self.erfc_near(x);
 
         let a = self.b.unary(Opcode::Fabs, x);
         let ac = self.clamp(a, 0.0, ERFC_CLAMP);
@@ -116,6 +147,63 @@ impl F64Math<'_, '_> {
         let small = self.cmp(FloatCC::Olt, a, 0.5);
         let r = self.b.select(small, near, far);
         self.keep_nan(x, r)
+    }
+
+    /// `erfc x = (1 - x) - x·E(x²)` for `|x| < 1/2`.
+    fn erfc_near(&mut self, x: Value) -> Value {
+        let s = self.b.fmul(x, x);
+        let e = self.horner(&ERF_E, s);
+        let nx = self.neg(x);
+        let one = self.d(1.0);
+        let omx = self.b.fadd(one, nx);
+        self.b.fma(nx, e, omx)
+    }
+
+    /// `erfcx x = e^(x²)·erfc x`: `erfc(x)·e^(x²)` below 1/2 in magnitude,
+    /// `erfcx |x|` by the fit up to 27.3 and by the asymptotic series past
+    /// it, and `2·e^(x²) - erfcx |x|` for `x <= -1/2` (`+inf` once
+    /// `e^(x²)` overflows). `e^(x²)` is `e^s·(1 + sl)` for `x² = s + sl`
+    /// exactly. `+inf` gives 0, `-inf` `+inf`, NaN NaN.
+    fn erfcx_f64(&mut self, x: Value) -> Value {
+        let s = self.b.fmul(x, x);
+        let ns = self.neg(s);
+        let sl = self.b.fma(x, x, ns);
+        let es = self.exp_f64(s);
+        let es_lo = self.b.fma(es, sl, es);
+        // `inf·sl` would be NaN where `sl` is 0.
+        let inf = self.cmp(FloatCC::Oeq, es, f64::INFINITY);
+        let es = self.b.select(inf, es, es_lo);
+        let erfc = self.erfc_near(x);
+        let near = self.b.fmul(erfc, es);
+
+        let a = self.b.unary(Opcode::Fabs, x);
+        let ac = self.clamp(a, 0.0, ERFC_CLAMP);
+        let mid = self.erfcx_far(ac);
+        let far = self.erfcx_asymptotic(a);
+        let in_fit = self.cmp(FloatCC::Olt, a, ERFC_CLAMP);
+        let positive = self.b.select(in_fit, mid, far);
+        let twice = self.b.fadd(es, es);
+        let reflected = self.sub(twice, positive);
+        let negative = self.cmp(FloatCC::Olt, x, 0.0);
+        let r = self.b.select(negative, reflected, positive);
+        let small = self.cmp(FloatCC::Olt, a, 0.5);
+        let r = self.b.select(small, near, r);
+        self.keep_nan(x, r)
+    }
+
+    /// `erfcx a` for `a >= 27.3` (smaller `a` are taken as 27.3): `S(1/a²)/(a·√π)`.
+    /// `a²` overflows to `inf` past 2^511, and `z` is then 0, as it
+    /// should be; `a = inf` gives 0.
+    fn erfcx_asymptotic(&mut self, a: Value) -> Value {
+        let edge = self.d(ERFC_CLAMP);
+        let a = self.b.binary(Opcode::Fmax, a, edge);
+        let a2 = self.b.fmul(a, a);
+        let one = self.d(1.0);
+        let z = self.b.binary(Opcode::Fdiv, one, a2);
+        let series = self.horner(&ERFCX_ASYMPTOTIC, z);
+        let c = self.d(INV_SQRT_PI);
+        let q = self.b.binary(Opcode::Fdiv, c, a);
+        self.b.fmul(q, series)
     }
 
     /// `erfcx a` for `a` in `[0.5, 27.3]`: `H(t)·(1 - t)/8` at the rounded

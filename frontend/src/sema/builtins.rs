@@ -197,6 +197,8 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "erfcinv" => (M::Erfcinv, false),
         "lgammaf" => (M::Lgamma, true),
         "lgamma" => (M::Lgamma, false),
+        "erfcxf" => (M::Erfcx, true),
+        "erfcx" => (M::Erfcx, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
         "normcdf" => (M::Normcdf, false),
