@@ -63,7 +63,7 @@ UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
 UNARYF(f_erfinv, erfinvf) UNARYF(f_erfcinv, erfcinvf) UNARYF(f_lgamma, lgammaf)
-UNARYF(f_erfcx, erfcxf)
+UNARYF(f_erfcx, erfcxf) UNARYF(f_tgamma, tgammaf)
 UNARYF(f_sin, sinf) UNARYF(f_cos, cosf) UNARYF(f_sin_plain, sin)
 
 /* sincos through pointers to locals and to global memory. */
@@ -865,15 +865,37 @@ fn error_functions_at_their_edges() {
     }
     assert!(measure_values(&builds, "d_erfcx", f64::NAN).is_nan());
     assert!(measure_values(&builds, "f_erfcx", f64::NAN).is_nan());
+    // tgammaf: C's special values, the integers, and a zero of each sign
+    // where the result underflows.
+    for (x, want) in [
+        (0.0, inf),
+        (-0.0, -inf),
+        (inf, inf),
+        (1.0, 1.0),
+        (2.0, 1.0),
+        (5.0, 24.0),
+        (36.0, inf),
+        (-200.5, -0.0),
+        (-201.5, 0.0),
+    ] {
+        let got = measure_values(&builds, "f_tgamma", x);
+        assert_eq!(got.to_bits(), want.to_bits(), "tgammaf({x}) = {got}");
+    }
+    for x in [-inf, -1.0, -2.0, -1e20, f64::NAN] {
+        assert!(
+            measure_values(&builds, "f_tgamma", x).is_nan(),
+            "tgammaf({x})"
+        );
+    }
 }
 
-/// `erf`, `normcdf`, `erfinv`, `erfcinv` and `lgamma` on `double` are
+/// `erf`, `normcdf`, `erfinv`, `erfcinv`, `lgamma` and `tgamma` on `double` are
 /// errors at the call, naming the `float` form; on `float` the overloads
 /// are the `f` functions.
 #[test]
 fn error_functions_on_double_are_diagnosed() {
     let fe = driver::frontend_options(80, &[]);
-    for name in ["erf", "normcdf", "erfinv", "erfcinv", "lgamma"] {
+    for name in ["erf", "normcdf", "erfinv", "erfcinv", "lgamma", "tgamma"] {
         let src = format!(
             "extern \"C\" __global__ void k(double* o, float* f) {{\n    o[0] = {name}(o[1]);\n    f[0] = {name}(f[1]);\n}}\n"
         );
@@ -1337,7 +1359,7 @@ fn header_functions_match_nvcc() {
 fn missing_math_functions_say_so() {
     let fe = driver::frontend_options(80, &[]);
     let names = [
-        "tgamma",
+        "j1",
         "y0f",
         "normcdfinv",
         "j0f",
@@ -1408,6 +1430,16 @@ fn special_table() -> Vec<Special> {
             32,
             6.0,
             (-10.001, -2.264),
+        ),
+        // CUDA: 5 ulp; kernelc rounds `e^(lgamma x)` in `double` once.
+        (
+            "f_tgamma",
+            libm::tgamma,
+            (-149, 127),
+            (-45.0, 36.0),
+            32,
+            5.0,
+            (0.0, 0.0),
         ),
         // CUDA: 4 ulp; kernelc rounds its `double` result once.
         (

@@ -677,6 +677,9 @@ pub enum MathFn {
     Erfcinv,
     /// `lgammaf` (`float` only: the `double` form is diagnosed).
     Lgamma,
+    /// `tgammaf` (`float` only, as `tgamma` on `float`; the `double` form
+    /// is not supported yet).
+    Tgamma,
     /// `erfcxf`, `erfcx`: the scaled complementary error function
     /// `e^(x²)·erfc(x)`.
     Erfcx,

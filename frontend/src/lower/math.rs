@@ -106,6 +106,7 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Erfcinv => self.erfcinv_f32(x),
             MathFn::Lgamma => self.lgamma_f32(x),
             MathFn::Erfcx => self.erfcx_f32(x),
+            MathFn::Tgamma => self.tgamma_f32(x),
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
             MathFn::Atan => self.atan_f32(x),

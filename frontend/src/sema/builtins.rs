@@ -198,6 +198,8 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "lgammaf" => (M::Lgamma, true),
         "lgamma" => (M::Lgamma, false),
         "erfcxf" => (M::Erfcx, true),
+        "tgammaf" => (M::Tgamma, true),
+        "tgamma" => (M::Tgamma, false),
         "erfcx" => (M::Erfcx, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
@@ -1026,7 +1028,12 @@ impl Checker {
         if ty == CType::DOUBLE
             && matches!(
                 f,
-                MathFn::Erf | MathFn::Normcdf | MathFn::Erfinv | MathFn::Erfcinv | MathFn::Lgamma
+                MathFn::Erf
+                    | MathFn::Normcdf
+                    | MathFn::Erfinv
+                    | MathFn::Erfcinv
+                    | MathFn::Lgamma
+                    | MathFn::Tgamma
             )
         {
             self.error(

@@ -37,8 +37,6 @@ const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "malloc",
     "free",
     "normcdfinvf",
-    "tgammaf",
-    "tgamma",
     "normcdfinv",
     "j0",
     "j0f",
