@@ -9,12 +9,19 @@ result, not of the polynomial alone. The coefficients are then rounded
 to float and printed; the maximum weighted error (before rounding) is
 printed as a power of two.
 
-Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma ...]
+Usage: scripts/math_f32_fits.py [tanh|expm1|log1p|atan|asin|sinh|log10|erf|erf_far|erfcx|erfinv|erfinv_far|erfcinv_far|sin|cos|sinpi|cospi|lgamma|erf_f64|erfcx_f64|erfcx_reference ...]
 
 `lgamma` prints the Taylor coefficients of lgamma(2 + t) (in `double`, for
-frontend/src/lower/math_gamma.rs) rather than a fit.
+frontend/src/lower/math_gamma.rs) rather than a fit, and `erf_f64` those
+of erf(x)/x - 1 (for frontend/src/lower/math_erf_f64.rs). `erfcx_f64` is a
+`double` fit (math_erf_f64.rs) in 60 digits, whose first three rounded
+coefficients are then moved by an ulp where that lowers the error.
+`erfcx_reference` writes tests/fixtures/math_more/erfcx_reference.txt.
 """
 
+import itertools
+import math
+import random
 import struct
 import sys
 
@@ -212,9 +219,81 @@ def lgamma_taylor(last=23):
         print(f"    {float((-1) ** k * (mp.zeta(k) - 1) / k)!r},")
 
 
+def erf_taylor_f64(last=12):
+    """erf x = x + x·E(x²): E(s) = 2/√π - 1 + (2/√π)·Σ (-1)^n s^n/(n!(2n + 1))."""
+    c = 2 / mp.sqrt(mp.pi)
+    print("erf_f64: Taylor coefficients of erf(x)/x - 1 in x², to x^%d" % (2 * last))
+    print(f"    {float(c - 1)!r},")
+    for n in range(1, last + 1):
+        print(f"    {float(c * (-1) ** n / (mp.factorial(n) * (2 * n + 1)))!r},")
+
+
+def erfcx_f64(degree=21, k=4):
+    """erfcx(a)·(a + k) = H(t), t = (a - k)/(a + k), for a in [0.5, 27.3]
+    (past 27.23 erfc rounds to 0 in double), weighted by 1/H. Rounding
+    the coefficients to double costs up to 2^-52.9 relative (the constant
+    term's rounding alone is about that where H is smallest); each of the
+    first three is then moved by an ulp, or not, whichever combination
+    makes the largest error of the rounded polynomial smallest."""
+    mp.mp.dps = 60
+    k = mp.mpf(k)
+    a_of = lambda t: k * (1 + t) / (1 - t)
+    big_h = lambda t: mp.erfc(a_of(t)) * mp.exp(a_of(t) ** 2) * (a_of(t) + k)
+    t0 = (mp.mpf(0.5) - k) / (mp.mpf(0.5) + k)
+    t1 = (mp.mpf("27.3") - k) / (mp.mpf("27.3") + k)
+    worst, c = fit(big_h, lambda t: 1 / big_h(t), t0, t1, degree, npts=200, iters=30)
+    print(f"erfcx_f64: degree {degree}, max relative error 2^{mp.nstr(mp.log(worst, 2), 4)}")
+    rounded = [float(v) for v in c]
+    ts = [t0 + (t1 - t0) * i / 300 for i in range(301)]
+    hs = [big_h(t) for t in ts]
+
+    def rounded_error(cs):
+        return max(abs(mp.polyval(cs[::-1], t) / h - 1) for t, h in zip(ts, hs))
+
+    best = None
+    for steps in itertools.product((-1, 0, 1), repeat=3):
+        cs = [v + s * math.ulp(v) for v, s in zip(rounded, steps)] + rounded[3:]
+        e = rounded_error(cs)
+        if best is None or e < best[0]:
+            best = (e, cs)
+    print(f"rounded, after the nudges: 2^{mp.nstr(mp.log(best[0], 2), 4)}")
+    for v in best[1]:
+        print(f"    {v!r},")
+
+
+def erfcx_reference(count=1000):
+    """Lines `x erfcx(x)` (both as Python's repr of the double, the value
+    correctly rounded from 50 digits) for tests/math_more.rs: `x` of every
+    binade from 2^-60 to 2^200 of both signs, uniform in [-27, 30], and
+    the edges of kernelc's pieces (±1/2, 27.3)."""
+    mp.mp.dps = 50
+    rng = random.Random(7)
+    xs = [0.5, -0.5, 27.3, 26.0, -26.0]
+    for i in range(count):
+        if i % 2:
+            x = rng.uniform(-27, 30)
+        else:
+            x = rng.uniform(1, 2) * 2.0 ** rng.randint(-60, 200) * rng.choice((-1, 1))
+        xs.append(x)
+    xs += [math.nextafter(0.5, 0), math.nextafter(0.5, 1), math.nextafter(27.3, 30)]
+    print("# x erfcx(x): scripts/math_f32_fits.py erfcx_reference (mpmath, 50 digits)")
+    for x in xs:
+        v = mp.erfc(mp.mpf(x)) * mp.exp(mp.mpf(x) ** 2)
+        print(f"{x!r} {float(v)!r}")
+
+
 def main(names):
     if names == ["lgamma"]:
         lgamma_taylor()
+        return
+    if names == ["erf_f64"]:
+        erf_taylor_f64()
+        return
+    if names == ["erfcx_reference"]:
+        erfcx_reference()
+        return
+    if names == ["erfcx_f64"]:
+        erfcx_f64()
         return
     for name in names or FITS:
         (g, w), a, b, degree = FITS[name]

@@ -3,8 +3,8 @@
 //! `atan`, `atan2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh`, `exp10`,
 //! `expm1`, `log10`, `log1p`, `cbrt`, `rcbrt`, `hypot`, `sinpi`, `cospi`,
 //! in `double` and `float`, `sinf`, `cosf` (`math_sin_f32.rs`; the fast
-//! forms are `builtins.rs`'), `erff`, `erfcf`, `normcdff`, `erfinvf` and `erfcinvf`
-//! (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
+//! forms are `builtins.rs`'), `erff`, `erfcf`, `normcdff`, `erfinvf` and `erfcinvf`,
+//! `erfc` on `double` (against the `libm` crate's `f64` functions), and the fast `__tanf`, `__log2f`, `__log10f`,
 //! `__exp10f`, `__sincosf`.
 //!
 //! Each function runs on the IR interpreter over a dense sweep (random
@@ -49,7 +49,7 @@ UNARY(d_tan, tan) UNARY(d_asin, asin) UNARY(d_acos, acos) UNARY(d_atan, atan)
 UNARY(d_sinh, sinh) UNARY(d_cosh, cosh) UNARY(d_asinh, asinh) UNARY(d_acosh, acosh)
 UNARY(d_atanh, atanh) UNARY(d_exp10, exp10) UNARY(d_expm1, expm1) UNARY(d_log10, log10)
 UNARY(d_log1p, log1p) UNARY(d_cbrt, cbrt) UNARY(d_rcbrt, rcbrt) UNARY(d_sinpi, sinpi)
-UNARY(d_cospi, cospi)
+UNARY(d_cospi, cospi) UNARY(d_erfc, erfc) UNARY(d_erfcx, erfcx)
 BINARY(d_atan2, atan2) BINARY(d_hypot, hypot)
 UNARYF(f_tan, tanf) UNARYF(f_asin, asinf) UNARYF(f_acos, acosf) UNARYF(f_atan, atanf)
 UNARYF(f_sinh, sinhf) UNARYF(f_cosh, coshf) UNARYF(f_asinh, asinhf) UNARYF(f_acosh, acoshf)
@@ -63,6 +63,7 @@ UNARYF(f_tanh, tanhf)
 UNARYF(f_exp, expf) UNARYF(f_exp2, exp2f)
 UNARYF(f_erf, erff) UNARYF(f_erfc, erfcf) UNARYF(f_normcdf, normcdff)
 UNARYF(f_erfinv, erfinvf) UNARYF(f_erfcinv, erfcinvf) UNARYF(f_lgamma, lgammaf)
+UNARYF(f_erfcx, erfcxf) UNARYF(f_tgamma, tgammaf)
 UNARYF(f_sin, sinf) UNARYF(f_cos, cosf) UNARYF(f_sin_plain, sin)
 
 /* sincos through pointers to locals and to global memory. */
@@ -364,6 +365,10 @@ fn unary_table() -> Vec<Unary> {
             2.0,
             1.0,
         ),
+        // `math_erf_f64.rs` (`double`) and `math_erf.rs` (`float`): CUDA's
+        // bounds, 5 and 4 ulp. Up to 27.3 (past 27.23 `erfc` rounds to 0;
+        // from 26.55 on it is subnormal); below -6 it rounds to 2.
+        ("erfc", libm::erfc, (-60, 4), (-6.0, 27.3), 5.0, 4.0),
     ]
 }
 
@@ -480,6 +485,20 @@ fn erfinv_ref(x: f64) -> f64 {
         y -= (libm::erf(y) - a) / slope;
     }
     y.copysign(x)
+}
+
+/// `erfcx x = e^(x²)·erfc(x)` in `f64` for a `float` `x` (`x²` is exact
+/// in `double`, so the product is within a few ulps of `double`), and
+/// past 26, where `erfc` loses its relative accuracy in the subnormals,
+/// the asymptotic series `(1 - 1/(2x²) + 3/(4x⁴) - ...)/(x·√π)` (the
+/// terms after `x^-8` are below 2^-60 there).
+fn erfcx_ref(x: f64) -> f64 {
+    if x > 26.0 {
+        let z = 1.0 / (x * x);
+        let s = 1.0 + z * (-0.5 + z * (0.75 + z * (-1.875 + z * 6.5625)));
+        return s / (x * std::f64::consts::PI.sqrt());
+    }
+    (x * x).exp() * libm::erfc(x)
 }
 
 /// `erfcinv x` in `f64`: `erfinv_ref(1 - x)` on `[0.5, 1.5]` (where
@@ -644,7 +663,8 @@ fn native_float_math_is_accurate() {
 
 /// `erff`, `erfcf` and `normcdff` at the values the sweep compares only
 /// in ulps, bit for bit: signed zeros, infinities, NaN, and the far ends
-/// (`erfcf` reaches the subnormals near 9.2 and rounds to 0 past 10.05).
+/// (`erfcf` reaches the subnormals near 9.2 and rounds to 0 past 10.05);
+/// then the edges of the other error functions, and `erfcx`.
 #[test]
 fn error_functions_at_their_edges() {
     let builds = [compile(0), compile(3)];
@@ -783,14 +803,96 @@ fn error_functions_at_their_edges() {
     let got = common::math_interp_run(&builds[1].0, "f_erfc", &x, &x, 1);
     let worst = worst_error(&got, &x, &x, 32, &|a, _| libm::erfc(a));
     check("erfcf (subnormal results)", worst, 4.0);
+    // erfc on double: its subnormal results (from 26.55 on, 0 past 27.23),
+    // both sides of the switch at 1/2, and the ends bit for bit.
+    let x: Vec<f64> = (0..400)
+        .map(|i| 26.4 + f64::from(i) * 0.0025)
+        .chain((-200..200).map(|i| 0.5 + f64::from(i) * 2f64.powi(-50)))
+        .chain((-200..200).map(|i| -0.5 + f64::from(i) * 2f64.powi(-50)))
+        .collect();
+    let got = common::math_interp_run(&builds[1].0, "d_erfc", &x, &x, 1);
+    let worst = worst_error(&got, &x, &x, 64, &|a, _| libm::erfc(a));
+    check("erfc (subnormal results, near ±1/2)", worst, 5.0);
+    for (x, want) in [
+        (0.0, 1.0f64),
+        (-0.0, 1.0),
+        (inf, 0.0),
+        (-inf, 2.0),
+        (27.3, 0.0),
+        (-6.0, 2.0),
+        (1e300, 0.0),
+    ] {
+        let got = measure_values(&builds, "d_erfc", x);
+        assert_eq!(got.to_bits(), want.to_bits(), "erfc({x}) = {got}");
+    }
+    assert!(measure_values(&builds, "d_erfc", f64::NAN).is_nan());
+    // `erfcx` on `double` against 50-digit values
+    // (`tests/fixtures/math_more/erfcx_reference.txt`: every binade from
+    // 2^-60 to 2^200 of both signs, [-27, 30] and the edges of the pieces),
+    // within CUDA's bound of 4 ulp (`erfcxf` is swept by
+    // `special_functions_agree_with_nvcc`); the specials bit for bit.
+    let text = std::fs::read_to_string(
+        common::root().join("tests/fixtures/math_more/erfcx_reference.txt"),
+    )
+    .expect("the erfcx reference");
+    let (x, want): (Vec<f64>, Vec<f64>) = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (a, b) = l.split_once(' ').expect("two values");
+            (a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())
+        })
+        .unzip();
+    let worst = measure(&builds, "d_erfcx", &x, &x, 64, |a, _| {
+        want[x.iter().position(|&v| v.to_bits() == a.to_bits()).unwrap()]
+    });
+    check("erfcx", worst, 4.0);
+    let inf = f64::INFINITY;
+    for (x, want) in [
+        (0.0, 1.0f64),
+        (-0.0, 1.0),
+        (inf, 0.0),
+        (-inf, inf),
+        (-27.0, inf),
+    ] {
+        for kernel in ["d_erfcx", "f_erfcx"] {
+            let got = measure_values(&builds, kernel, x);
+            assert_eq!(got.to_bits(), want.to_bits(), "{kernel}({x}) = {got}");
+        }
+    }
+    assert!(measure_values(&builds, "d_erfcx", f64::NAN).is_nan());
+    assert!(measure_values(&builds, "f_erfcx", f64::NAN).is_nan());
+    // tgammaf: C's special values, the integers, and a zero of each sign
+    // where the result underflows.
+    for (x, want) in [
+        (0.0, inf),
+        (-0.0, -inf),
+        (inf, inf),
+        (1.0, 1.0),
+        (2.0, 1.0),
+        (5.0, 24.0),
+        (36.0, inf),
+        (-200.5, -0.0),
+        (-201.5, 0.0),
+    ] {
+        let got = measure_values(&builds, "f_tgamma", x);
+        assert_eq!(got.to_bits(), want.to_bits(), "tgammaf({x}) = {got}");
+    }
+    for x in [-inf, -1.0, -2.0, -1e20, f64::NAN] {
+        assert!(
+            measure_values(&builds, "f_tgamma", x).is_nan(),
+            "tgammaf({x})"
+        );
+    }
 }
 
-/// `erf`, `erfc` and `normcdf` on `double` are errors at the call, naming
-/// the `float` form; on `float` the overloads are the `f` functions.
+/// `erf`, `normcdf`, `erfinv`, `erfcinv`, `lgamma` and `tgamma` on `double` are
+/// errors at the call, naming the `float` form; on `float` the overloads
+/// are the `f` functions.
 #[test]
 fn error_functions_on_double_are_diagnosed() {
     let fe = driver::frontend_options(80, &[]);
-    for name in ["erf", "erfc", "normcdf", "erfinv", "erfcinv", "lgamma"] {
+    for name in ["erf", "normcdf", "erfinv", "erfcinv", "lgamma", "tgamma"] {
         let src = format!(
             "extern \"C\" __global__ void k(double* o, float* f) {{\n    o[0] = {name}(o[1]);\n    f[0] = {name}(f[1]);\n}}\n"
         );
@@ -1254,8 +1356,8 @@ fn header_functions_match_nvcc() {
 fn missing_math_functions_say_so() {
     let fe = driver::frontend_options(80, &[]);
     let names = [
-        "tgamma",
-        "erfcx",
+        "j1",
+        "y0f",
         "normcdfinv",
         "j0f",
         "jn",
@@ -1325,6 +1427,26 @@ fn special_table() -> Vec<Special> {
             32,
             6.0,
             (-10.001, -2.264),
+        ),
+        // CUDA: 5 ulp; kernelc rounds `e^(lgamma x)` in `double` once.
+        (
+            "f_tgamma",
+            libm::tgamma,
+            (-149, 127),
+            (-45.0, 36.0),
+            32,
+            5.0,
+            (0.0, 0.0),
+        ),
+        // CUDA: 4 ulp; kernelc rounds its `double` result once.
+        (
+            "f_erfcx",
+            erfcx_ref,
+            (-149, 127),
+            (-10.0, 30.0),
+            32,
+            4.0,
+            (0.0, 0.0),
         ),
     ]
 }

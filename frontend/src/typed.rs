@@ -668,8 +668,8 @@ pub enum MathFn {
     FastExp10,
     /// `__tanhf`: PTX's `tanh.approx.f32`.
     FastTanh,
-    /// `erff`, `erfcf`, `normcdff`, `erfinvf`, `erfcinvf` (`float` only;
-    /// docs/math.md).
+    /// `erff`, `erfcf`, `normcdff`, `erfinvf`, `erfcinvf` (`float` only
+    /// but `erfc`, which has a `double` form too; docs/math.md).
     Erf,
     Erfc,
     Normcdf,
@@ -677,6 +677,12 @@ pub enum MathFn {
     Erfcinv,
     /// `lgammaf` (`float` only: the `double` form is diagnosed).
     Lgamma,
+    /// `tgammaf` (`float` only, as `tgamma` on `float`; the `double` form
+    /// is not supported yet).
+    Tgamma,
+    /// `erfcxf`, `erfcx`: the scaled complementary error function
+    /// `e^(x²)·erfc(x)`.
+    Erfcx,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).

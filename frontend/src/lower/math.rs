@@ -56,6 +56,8 @@ impl FunctionLowerer<'_, '_> {
                 MathFn::Cos => return self.sin_cos_f64(x, true),
                 MathFn::Tanh => return self.tanh_f64(x),
                 MathFn::Pow => return self.pow_f64(x, vals[1]),
+                MathFn::Erfc => return self.erfc_f64(x),
+                MathFn::Erfcx => return self.erfcx_f64(x),
                 _ => {}
             }
             if let Some(r) = self.math_f64_ext(f, &vals) {
@@ -103,6 +105,8 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Erfinv => self.erfinv_f32(x),
             MathFn::Erfcinv => self.erfcinv_f32(x),
             MathFn::Lgamma => self.lgamma_f32(x),
+            MathFn::Erfcx => self.erfcx_f32(x),
+            MathFn::Tgamma => self.tgamma_f32(x),
             MathFn::Expm1 => self.expm1_f32(x),
             MathFn::Log1p => self.log1p_f32(x),
             MathFn::Atan => self.atan_f32(x),

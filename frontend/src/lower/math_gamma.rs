@@ -1,5 +1,5 @@
-//! `lgammaf` (and the `float` overload `lgamma`), computed in `double` and
-//! rounded once to `float`, as `tanf` and the inverse hyperbolic functions
+//! `lgammaf` (and the `float` overload `lgamma`), and `tgammaf` as
+//! `±e^(lgamma x)`, computed in `double` and rounded once to `float`, as `tanf` and the inverse hyperbolic functions
 //! are (docs/math.md):
 //!
 //! * near the interval `[1.5, 2.5]`, `lgamma(2 + t)` by its Taylor series
@@ -68,6 +68,14 @@ impl FunctionLowerer<'_, '_> {
     /// +inf`.
     pub(super) fn lgamma_f32(&mut self, x: Value) -> Value {
         let x = self.b.convert(Opcode::Fpext, Type::F64, x);
+        let (l, _) = self.lgamma_wide(x);
+        self.b.convert(Opcode::Fptrunc, Type::F32, l)
+    }
+
+    /// `lgamma x` for a widened `float` `x` (the module comment), and
+    /// `sinpi |x|` (`x` clamped as in [`Self::lgamma_f32`]), which gives
+    /// the sign of `Γ` for negative `x`.
+    fn lgamma_wide(&mut self, x: Value) -> (Value, Value) {
         let a = self.b.unary(Opcode::Fabs, x);
         let cap = self.b.fconst(Type::F64, 2f64.powi(127));
         let huge = self.b.fcmp(FloatCC::Ogt, a, cap);
@@ -83,8 +91,40 @@ impl FunctionLowerer<'_, '_> {
         let reflected = self.b.binary(Opcode::Fsub, l, positive);
         let zero = self.b.fconst(Type::F64, 0.0);
         let negative = self.b.fcmp(FloatCC::Olt, x, zero);
-        let r = self.b.select(negative, reflected, positive);
-        self.b.convert(Opcode::Fptrunc, Type::F32, r)
+        (self.b.select(negative, reflected, positive), s)
+    }
+
+    /// `tgammaf x = ±e^(lgamma x)` in `double`, rounded once: `lgamma`
+    /// has an absolute error near 2^-46 at most (it is below 90 in
+    /// magnitude wherever `Γ` is a finite `float`), which `e^` turns into a
+    /// relative one far below an ulp of `float`. `Γ` is negative for
+    /// negative `x` where `sinpi |x|` is positive (`Γ(-a) = -π/(a·sinpi(a)·Γ(a))`).
+    /// C's special cases: `±0` give `±inf` (`1/x`), negative integers and
+    /// `-inf` NaN (`sinpi` is 0 there), `+inf` itself; past about 35.04
+    /// the result overflows to `inf`, and far left it underflows to a zero
+    /// of its sign.
+    pub(super) fn tgamma_f32(&mut self, x: Value) -> Value {
+        let x = self.b.convert(Opcode::Fpext, Type::F64, x);
+        let (l, s) = self.lgamma_wide(x);
+        let g = self.exp_f64(l);
+        let ng = self.b.unary(Opcode::Fneg, g);
+        let zero = self.b.fconst(Type::F64, 0.0);
+        let negative = self.b.fcmp(FloatCC::Olt, x, zero);
+        let up = self.b.fcmp(FloatCC::Ogt, s, zero);
+        let flip = self.b.binary(Opcode::Band, negative, up);
+        let g = self.b.select(flip, ng, g);
+        // A negative integer (or -inf): sinpi is 0 there.
+        let pole = self.b.fcmp(FloatCC::Oeq, s, zero);
+        let pole = self.b.binary(Opcode::Band, negative, pole);
+        let nan = self.b.fconst(Type::F64, f64::NAN);
+        let g = self.b.select(pole, nan, g);
+        // ±0 give ±inf.
+        let one = self.b.fconst(Type::F64, 1.0);
+        let inv = self.b.binary(Opcode::Fdiv, one, x);
+        let is_zero = self.b.fcmp(FloatCC::Oeq, x, zero);
+        let g = self.b.select(is_zero, inv, g);
+        let g = self.f64_math().keep_nan(x, g);
+        self.b.convert(Opcode::Fptrunc, Type::F32, g)
     }
 
     /// `lgamma a` for `a` in `[0, 2^127]` or NaN (`+inf` at 0).

@@ -27,6 +27,7 @@ mod half;
 mod intrinsic;
 mod math;
 mod math_erf;
+mod math_erf_f64;
 mod math_f32;
 mod math_f64;
 mod math_f64_consts;

@@ -197,6 +197,10 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "erfcinv" => (M::Erfcinv, false),
         "lgammaf" => (M::Lgamma, true),
         "lgamma" => (M::Lgamma, false),
+        "erfcxf" => (M::Erfcx, true),
+        "tgammaf" => (M::Tgamma, true),
+        "tgamma" => (M::Tgamma, false),
+        "erfcx" => (M::Erfcx, false),
         "erf" => (M::Erf, false),
         "erfc" => (M::Erfc, false),
         "normcdf" => (M::Normcdf, false),
@@ -1025,11 +1029,11 @@ impl Checker {
             && matches!(
                 f,
                 MathFn::Erf
-                    | MathFn::Erfc
                     | MathFn::Normcdf
                     | MathFn::Erfinv
                     | MathFn::Erfcinv
                     | MathFn::Lgamma
+                    | MathFn::Tgamma
             )
         {
             self.error(

@@ -36,11 +36,7 @@ use crate::types::{usual_arithmetic, CType};
 const UNSUPPORTED_FUNCTIONS: &[&str] = &[
     "malloc",
     "free",
-    "erfcxf",
     "normcdfinvf",
-    "tgammaf",
-    "tgamma",
-    "erfcx",
     "normcdfinv",
     "j0",
     "j0f",
