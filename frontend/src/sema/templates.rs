@@ -462,6 +462,11 @@ impl Checker {
         let lvalue = match self.value_category_call(e) {
             Some(forwarded) => forwarded.then(|| self.lvalue_is_const(typed)),
             None if names_an_object(e) => self.c_arg_type(typed).lvalue,
+            // A call of a function returning `T &` is an lvalue (one
+            // returning `T &&`, an xvalue, is not).
+            None if returned_reference(typed) && !self.xvalues.contains(&typed.span) => {
+                Some(self.lvalue_is_const(typed))
+            }
             // A temporary (`Add{}`, `S(x)`, a call's result) is none,
             // though the typed tree may hold it in a local.
             None => None,
@@ -1165,6 +1170,13 @@ pub(super) struct ArgType {
     /// `Some(is_const)` for an lvalue: a forwarding reference `T &&`
     /// deduces `T` as a reference from one.
     pub lvalue: Option<bool>,
+}
+
+/// Whether typed expression `e` is the object a call of a function
+/// returning a reference designates (the call's pointer, dereferenced).
+fn returned_reference(e: &crate::typed::Expr) -> bool {
+    use crate::typed::ExprKind;
+    matches!(&e.kind, ExprKind::Deref(call) if matches!(call.kind, ExprKind::Call { .. }))
 }
 
 /// Whether `e` is written as C++'s lvalues are: a name, an element, a
