@@ -1325,6 +1325,20 @@ impl Deduction<'_> {
             };
             return self.bind(i, ArgValue::LvalueRef(Box::new(value)));
         }
+        // `T &x` against a `const` lvalue deduces `const float`
+        // ([temp.deduct.call] p4: the referenced type keeps its `const`).
+        let lvalue_ref = param.by_ref.is_some() && !param.rvalue && !param.ty.is_const;
+        if let (true, Some(i), Some(true)) =
+            (lvalue_ref, template_param_index(&param.ty.ty), self.lvalue)
+        {
+            let value = ArgValue::Type {
+                ty: super::convert::strip_restrict(arg).0,
+                is_const: true,
+                is_volatile: false,
+                spelling: self.spelling.clone(),
+            };
+            return self.bind(i, value);
+        }
         self.match_type(&param.ty.ty, arg)
     }
 
