@@ -12,7 +12,7 @@ use common::{
     emu_buffers as run, fixture_ptx_and_nvcc as both_ptx, kernelc, scratch, stderr,
     words_i32 as words,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
     common::root().join("tests/fixtures/classes/classes.cu")
@@ -697,7 +697,10 @@ const RREFS: (&str, &[&str]) = ("_Z5rrefsPKiPi", &["i32[]:rand:64:3", "i32[]:zer
 
 #[test]
 fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
-    let (_, ours, theirs) = fixture_runs("rvalue_refs.cu", RREFS);
+    let dir = scratch("rvalue_refs");
+    let fixture = common::root().join("tests/fixtures/classes/rvalue_refs.cu");
+    let runs = common::fixture_runs(&fixture, &dir, RREFS);
+    let (ours, theirs) = (runs.ours, runs.theirs.map(|(_, buffers)| buffers));
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));
     for (i, &n) in ins.iter().enumerate() {
         let n = n & 0xffff;
@@ -715,9 +718,67 @@ fn rvalue_reference_locals_bind_temporaries_as_nvcc_does() {
     );
     assert!(err.contains("cannot bind to an lvalue"), "{err}");
     assert!(err.contains(":2:12"), "{err}");
-    if let Some(theirs) = theirs {
-        assert_eq!(ours, theirs);
+    if let Some(theirs) = &theirs {
+        assert_eq!(&ours, theirs);
     }
+    reference_returns_and_overloads_are_nvccs(&fixture, &dir, theirs.is_some());
+}
+
+/// `refOverloads` of rvalue_refs.cu, and its arguments for 64 threads.
+const REF_OVERLOADS: (&str, &[&str]) = (
+    "_Z12refOverloadsPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// The second kernel of rvalue_refs.cu (`fixture`), from the PTX files
+/// `fixture_runs` left in `dir` (nvcc's too, `with_nvcc`): functions
+/// returning `T &&` and overloads on the kind of reference.
+fn reference_returns_and_overloads_are_nvccs(fixture: &Path, dir: &Path, with_nvcc: bool) {
+    let shape = ["--grid", "2", "--block", "32"];
+    let run = |file: &Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+        common::launch_buffers(file, engine, REF_OVERLOADS, &dir.join(out), &shape)
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let ours = run(&dir.join("kernelc.ptx"), "emu", "ref_ours");
+    assert_eq!(
+        ours,
+        run(fixture, "interp", "ref_interp"),
+        "the interpreter"
+    );
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let x = n & 0xff;
+        // kind: `float &` 1, `const float &` 2, `float &&` 3 (a temporary,
+        // `moved(a)`, `take()`), `float *` 4; relay: 1 for the lvalues
+        // `a` and `at()`, 3 for `a * 3`; `a` gains 1 + 100 + 2, 1 from
+        // `bumpThrough(a)` and 1 from `relay(a)`; the cell's value 100 + 1.
+        assert_eq!(
+            outs[4 * i..4 * i + 4],
+            [343321, 131, x + 105, x + 101],
+            "thread {i}"
+        );
+    }
+    if with_nvcc {
+        assert_eq!(
+            ours,
+            run(&dir.join("nvcc.ptx"), "emu", "ref_theirs"),
+            "nvcc"
+        );
+    }
+    // A non-`const` lvalue reference does not bind a temporary, so
+    // neither overload takes one; each candidate shows its reference.
+    let err = rejected(
+        "__device__ int g(float &x) { return 1; }\n__device__ int g(double &x) { return 2; }\n\
+         __global__ void k(int *o) { o[0] = g(o[1] + 1.0f); }\n",
+        "E0007",
+    );
+    assert!(err.contains("candidate `g(float &)`"), "{err}");
+    assert!(
+        err.contains("argument 1 is a temporary, which a non-`const` reference cannot bind"),
+        "{err}"
+    );
 }
 
 /// `memberTemplates` of member_templates.cu, and its arguments for 64

@@ -1270,6 +1270,8 @@ fn templates_returning_references_are_named_as_nvcc() {
         "_Z2atIfERT_PS0_i",
         "_ZN4pick6largerIiEERKT_S3_S3_",
         "_ZN4pick6largerIfEERKT_S3_S3_",
+        "_Z5takenIiEOT_PS0_i",
+        "_Z7tighterIKiERT_S2_S2_",
     ]
     .into_iter()
     .map(String::from)
@@ -1295,10 +1297,38 @@ fn templates_returning_references_are_named_as_nvcc() {
     let floats = common::f32s(buffers[2].as_ref().unwrap());
     assert!(floats.iter().all(|&v| v >= 0.5), "{floats:?}");
     assert_eq!(buffers, before, "the interpreter");
-    if let Some(theirs) = theirs {
-        assert_eq!(buffers, run(&theirs, "emu", "theirs"), "nvcc's PTX");
-        let text = std::fs::read_to_string(&theirs).unwrap();
+    if let Some(theirs) = &theirs {
+        assert_eq!(buffers, run(theirs, "emu", "theirs"), "nvcc's PTX");
+        let text = std::fs::read_to_string(theirs).unwrap();
         assert_eq!(func_names(&text), expected, "nvcc's names");
+    }
+    // `rvalueReturns`: `taken` returns the element itself, `tighter` the
+    // smaller of two `const` objects.
+    let kernel = (
+        "_Z13rvalueReturnsPKiPi",
+        &["i32[]:rand:64:3", "i32[]:zeros:64"][..],
+    );
+    let run = |file: &Path, engine: &str, out: &str| {
+        common::launch_buffers(file, engine, kernel, &dir.join(out), &shape)
+    };
+    let buffers = run(&dir.join("kernelc.ptx"), "emu", "rvalue_ours");
+    let ins = common::i32s(buffers[0].as_ref().unwrap());
+    let outs = common::i32s(buffers[1].as_ref().unwrap());
+    for (i, &x) in ins.iter().enumerate() {
+        let (n, c) = (x & 0xff, x >> 8 & 0xff);
+        assert_eq!(
+            outs[i],
+            101 + c.min(77) * 1000 + (n + 3) * 1000000,
+            "out[{i}]"
+        );
+    }
+    assert_eq!(
+        buffers,
+        run(&src, "interp", "rvalue_interp"),
+        "the interpreter"
+    );
+    if let Some(theirs) = theirs {
+        assert_eq!(buffers, run(&theirs, "emu", "rvalue_theirs"), "nvcc's PTX");
     }
 }
 

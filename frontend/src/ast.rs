@@ -133,6 +133,9 @@ pub struct FunctionDecl {
     /// Returns a reference (`float &at(int)`): `ret` is a pointer to the
     /// referenced type, and a call is the object it points to.
     pub returns_ref: bool,
+    /// With `returns_ref`, the reference was written `&&` (`T &&move(T
+    /// &x)`): a call is an xvalue, which an rvalue reference binds.
+    pub returns_rvalue: bool,
     pub params: Vec<ParamDecl>,
     pub body: Option<Block>,
     /// `__launch_bounds__(max_threads[, min_blocks])`, unevaluated.

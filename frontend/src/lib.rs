@@ -256,6 +256,7 @@ fn lex_and_split(
     // not name the file's anonymous namespace.
     let builtin = |span: Span| map.file_of(span.start).name().starts_with("<kernelc>");
     let mut split = split::split(&preprocessed.tokens, &builtin);
+    split.maybe_unused = std_attributes::maybe_unused(&split.device);
     let (device, attribute_errors) = std_attributes::strip(std::mem::take(&mut split.device));
     split.device = device;
     // A pragma nobody acts on belongs to the host compiler outside device
@@ -384,6 +385,7 @@ pub fn check_files(
 ) -> Result<(typed::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut split, pp_warnings) = lex_and_split(map, opts, loader)?;
     let first_definition = split.first_definition.take();
+    let maybe_unused = std::mem::take(&mut split.maybe_unused);
     let (tu, mut parse_diags) = parse_split(split, map, opts);
     if diag::over_error_limit(&parse_diags, opts.error_limit) {
         // Checking what was read would only add errors past the limit.
@@ -392,6 +394,13 @@ pub fn check_files(
         return Err(parse_diags);
     }
     let (mut program, mut diags) = sema::check_program(&tu, opts);
+    // `[[maybe_unused]]` asks for no W0001 on the variables it marks.
+    diags.retain(|d| {
+        d.code != Some(Code::W0001)
+            || !maybe_unused
+                .iter()
+                .any(|m| m.start <= d.span.start && d.span.end <= m.end)
+    });
     if let Some(path) = &opts.unit_path {
         let name = unnamed_namespace::name(path, first_definition.as_ref(), &tu.templates, opts);
         if let Some(name) = name {

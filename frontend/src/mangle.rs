@@ -664,9 +664,13 @@ fn declared_return(
         Some(DeducedRet::Auto) => "Da".to_string(),
         Some(DeducedRet::DecltypeAuto) => "Dc".to_string(),
         Some(DeducedRet::Decltype(e)) => format!("DT{}E", expression(e, params)),
-        // A reference is `R` and the referenced type (`RT_`), though the
-        // declaration's type is the pointer it is lowered as.
+        // A reference is `R` (`O` for an rvalue one) and the referenced
+        // type (`RT_`), though the declaration's type is the pointer it
+        // is lowered as.
         None if shape.returns_ref => match &shape.ret {
+            CType::Pointer { pointee, .. } if shape.returns_rvalue => {
+                m.rvalue_reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
+            }
             CType::Pointer { pointee, .. } => {
                 m.reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
             }

@@ -71,6 +71,9 @@ pub(crate) struct Split {
     /// names the file's anonymous namespace after it
     /// (`crate::unnamed_namespace`).
     pub first_definition: Option<ExternalDefinition>,
+    /// The declarators `[[maybe_unused]]` marks
+    /// (`crate::std_attributes::maybe_unused`), filled after the split.
+    pub maybe_unused: Vec<Span>,
 }
 
 impl Split {
@@ -115,6 +118,7 @@ pub(crate) fn split(tokens: &[Token], builtin: &dyn Fn(Span) -> bool) -> Split {
         host_lambdas,
         host_templates,
         first_definition,
+        maybe_unused: Vec::new(),
     };
     // Unclosed bodies in kept code are the parser's to report.
     errors.retain(|e: &Diagnostic| !split.in_device_code(e.span));

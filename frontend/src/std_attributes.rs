@@ -10,6 +10,10 @@
 //! no storage, which changes a class's layout, and kernelc would lay the
 //! member out as any other. It is an error at the attribute (E0002).
 //!
+//! `[[maybe_unused]]` (and GNU's `unused`) leaves a mark before it goes:
+//! the source range of the declarators it covers ([`maybe_unused`]), in
+//! which the checker's unused-variable warning (W0001) is not given.
+//!
 //! GNU's `__attribute__((...))` goes the same way when kernelc knows every
 //! attribute in it: `aligned(N)` becomes CUDA's `__align__(N)` (which is
 //! what nvcc's headers define `__align__` as), and hints that change no
@@ -17,7 +21,7 @@
 //! dropped. Any other (`packed`, `vector_size`) is E0002 at its name.
 
 use crate::codes::Code;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Span};
 use crate::token::{Punct, Token, TokenKind};
 
 /// The attributes whose meaning kernelc does not give and cannot drop.
@@ -46,6 +50,58 @@ pub(crate) fn strip(tokens: Vec<Token>) -> (Vec<Token>, Vec<Diagnostic>) {
         }
     }
     (kept, errors)
+}
+
+/// The source ranges of the declarators that `[[maybe_unused]]` (also
+/// `[[gnu::unused]]`, `__attribute__((unused))`) marks among `tokens`: the
+/// name before an attribute written after it (`int x [[maybe_unused]]`),
+/// else the declaration after the attribute up to its first `;`, `{` or
+/// unbalanced `)` (every declarator of `[[maybe_unused]] int a = 1, b;`,
+/// the one of a `for` or `if` initializer).
+pub(crate) fn maybe_unused(tokens: &[Token]) -> Vec<Span> {
+    let mut marked = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let (end, inner) = match (specifier_end(tokens, i), gnu_end(tokens, i)) {
+            (Some(end), _) => (end, &tokens[i + 2..end - 1]),
+            (None, Some(end)) => (end, &tokens[i + 3..end - 1]),
+            (None, None) => {
+                i += 1;
+                continue;
+            }
+        };
+        if inner
+            .iter()
+            .any(|t| matches!(t.text.as_str(), "maybe_unused" | "unused" | "__unused__"))
+        {
+            let after_name = i > 0 && tokens[i - 1].kind == TokenKind::Ident;
+            let covered = match after_name {
+                true => Some(tokens[i - 1].span),
+                false => declaration_after(tokens, end + 1),
+            };
+            marked.extend(covered);
+        }
+        i = end + 1;
+    }
+    marked
+}
+
+/// The range from token `from` to the end of the declaration's
+/// declarators: before its first `;`, `{` or unbalanced `)` outside
+/// brackets.
+fn declaration_after(tokens: &[Token], from: usize) -> Option<Span> {
+    let mut depth = 0usize;
+    let mut last = None;
+    for t in tokens.iter().skip(from) {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket) if depth > 0 => depth -= 1,
+            TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RParen) if depth == 0 => break,
+            _ => {}
+        }
+        last = Some(t.span);
+    }
+    Some(tokens.get(from)?.span.to(last?))
 }
 
 /// Whether token `i` is `kind`.

@@ -964,15 +964,43 @@ fn collapse_references(
     if refs.is_empty() {
         return tokens;
     }
+    let is_ref = |t: &Token| t.kind == TokenKind::Ident && refs.iter().any(|r| *r == *t.text);
     for i in 1..tokens.len() {
-        let after_ref = tokens[i - 1].kind == TokenKind::Ident
-            && refs.iter().any(|r| *r == *tokens[i - 1].text);
-        if after_ref && tokens[i].kind == TokenKind::Punct(Punct::AndAnd) {
+        if is_ref(&tokens[i - 1]) && tokens[i].kind == TokenKind::Punct(Punct::AndAnd) {
             tokens[i].kind = TokenKind::Punct(Punct::Amp);
             tokens[i].text = "&".into();
         }
     }
-    tokens
+    declare_references(tokens, &is_ref)
+}
+
+/// `tokens` where a type parameter bound to an lvalue reference (`is_ref`)
+/// declares a name (`T y = x;`, a parameter `T v`, a return type `T f(`)
+/// read as `T &`: with `T` = `float &` the declared name is a reference,
+/// not a copy. `X::T y` names another `T`, and `const T y` is left alone
+/// (C++ drops that `const`, which `const T &` would keep).
+fn declare_references(tokens: Vec<Token>, is_ref: &dyn Fn(&Token) -> bool) -> Vec<Token> {
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, t) in tokens.iter().enumerate() {
+        out.push(t.clone());
+        let declares = is_ref(t)
+            && tokens
+                .get(i + 1)
+                .is_some_and(|n| n.kind == TokenKind::Ident)
+            && !(i > 0
+                && matches!(
+                    tokens[i - 1].kind,
+                    TokenKind::Punct(Punct::ColonColon | Punct::Dot | Punct::Arrow)
+                        | TokenKind::Keyword(Keyword::Const)
+                ));
+        if declares {
+            let mut amp = t.clone();
+            amp.kind = TokenKind::Punct(Punct::Amp);
+            amp.text = "&".into();
+            out.push(amp);
+        }
+    }
+    out
 }
 
 /// `tokens` (of template `t`, or written where its parameters are in

@@ -419,7 +419,7 @@ fn reference_misuse_is_located() {
     );
     fails(
         "__device__ int &&f(int *p) { return *p; }",
-        "functions returning rvalue references are not supported by kernelc",
+        "the returned reference: an rvalue reference `int &&` cannot bind to an lvalue",
     );
     fails(
         "__device__ int &f(int v) { return v + 1; }",

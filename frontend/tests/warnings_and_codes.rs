@@ -81,6 +81,37 @@ fn warnings_are_returned_on_success() {
 }
 
 #[test]
+fn maybe_unused_variables_get_no_warning() {
+    let k = |body: &str| format!("__global__ void k(float *o) {{ {body} o[0] = 1.0f; }}");
+    // Without the attribute, each unused variable is W0001.
+    assert_eq!(codes(&k("int a = 1;")), ["W0001"]);
+    assert_eq!(codes(&k("int a = 1, b;")), ["W0001", "W0001"]);
+    for marked in [
+        "[[maybe_unused]] int a = 1;",
+        "[[maybe_unused]] int a = 1, b;",
+        "int a [[maybe_unused]] = 1;",
+        "[[gnu::unused]] const float a = o[1];",
+        "__attribute__((unused)) int a;",
+        "[[maybe_unused]] auto a = o[2];",
+        "for ([[maybe_unused]] int a = 0;;) break;",
+    ] {
+        assert_eq!(codes(&k(marked)), Vec::<&str>::new(), "{marked}");
+    }
+    // The attribute covers its own declarators only.
+    assert_eq!(codes(&k("int a [[maybe_unused]] = 1, b = 2;")), ["W0001"]);
+    assert_eq!(
+        codes(&k("[[maybe_unused]] int a = 1; int b = 2;")),
+        ["W0001"]
+    );
+    // The other standard hints change nothing.
+    let hints = "__device__ int f(int x) { int r = 0; switch (x) { case 0: r = 1; [[fallthrough]];\n\
+        case 1: r += 2; break; [[likely]] default: r = 5; } if (x > 9) [[unlikely]] { r = 7; } return r; }\n\
+        [[nodiscard]] __device__ int g(int x) { return f(x) * 2; }\n\
+        __global__ void k(int *o) { o[0] = g(o[1]); }";
+    assert_eq!(codes(hints), Vec::<&str>::new());
+}
+
+#[test]
 fn parser_recovers_and_sema_reports_other_functions() {
     let src = "__device__ int f(int x) {\n    int y = x + 1\n    return y;\n}\n\
         __global__ void k(float *out) {\n    out[0] = (out[1] * 2;\n}\n\

@@ -142,6 +142,8 @@ struct MemberHead {
     ret: QualType,
     /// `ret` is the pointer of a returned reference.
     returns_ref: bool,
+    /// With `returns_ref`, the reference was written `&&`.
+    returns_rvalue: bool,
     method: Option<Method>,
 }
 
@@ -819,6 +821,7 @@ impl Parser<'_> {
             specs,
             ret: QualType::plain(CType::Void, span),
             returns_ref: false,
+            returns_rvalue: false,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,
@@ -847,13 +850,13 @@ impl Parser<'_> {
         let class_name = super::names::key_path(&ctx.key).pop().unwrap_or_default();
         let ctor = self.constructor_at(&class_name);
         let mut deduced = None;
-        let (ret, returns_ref, specs, name_tok, is_static) = match ctor {
+        let (ret, (returns_ref, returns_rvalue), specs, name_tok, is_static) = match ctor {
             Some(n) => {
                 let specs = self.function_specifiers(n);
                 let name_tok = self.bump();
                 (
                     QualType::plain(CType::Void, name_tok.span),
-                    false,
+                    (false, false),
                     specs,
                     name_tok,
                     false,
@@ -868,7 +871,7 @@ impl Parser<'_> {
                 let (base, _, ds) = self.specifiers()?;
                 if base.is_none() && self.is_kw(Keyword::Operator) {
                     let (ret, name_tok) = self.conversion_function_name()?;
-                    (ret, false, ds.fns, name_tok, false)
+                    (ret, (false, false), ds.fns, name_tok, false)
                 } else {
                     let Some(base) = base else {
                         let sp = self.span();
@@ -885,9 +888,9 @@ impl Parser<'_> {
                         deduced = Some(ds.decltype_auto);
                     }
                     let ret = self.pointers(base);
-                    let (ret, returns_ref) = self.returned_reference(ret)?;
+                    let (ret, returns) = self.returned_reference(ret)?;
                     let name_tok = self.function_name()?;
-                    (ret, returns_ref, ds.fns, name_tok, ds.storage.is_static)
+                    (ret, returns, ds.fns, name_tok, ds.storage.is_static)
                 }
             }
         };
@@ -936,6 +939,7 @@ impl Parser<'_> {
             specs,
             ret,
             returns_ref,
+            returns_rvalue,
             method,
         };
         let f = self.member_decl(head, params, body);
@@ -977,6 +981,7 @@ impl Parser<'_> {
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
             returns_ref: head.returns_ref,
+            returns_rvalue: head.returns_rvalue,
             params,
             body,
             launch_bounds: None,
@@ -996,7 +1001,7 @@ impl Parser<'_> {
         &mut self,
         q: &super::namespaces::QualName,
         specs: FnSpecs,
-        (ret, returns_ref): (QualType, bool),
+        (ret, (returns_ref, returns_rvalue)): (QualType, (bool, bool)),
         start: Span,
     ) -> PResult<Option<FunctionDecl>> {
         let Some(((_, _), scope)) = q.parts.split_last() else {
@@ -1036,6 +1041,7 @@ impl Parser<'_> {
             specs,
             ret,
             returns_ref,
+            returns_rvalue,
             method,
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -1084,6 +1090,7 @@ impl Parser<'_> {
             specs,
             ret: QualType::plain(CType::Void, name_tok.span),
             returns_ref: false,
+            returns_rvalue: false,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,
@@ -1225,19 +1232,17 @@ impl Parser<'_> {
         Ok(body)
     }
 
-    /// A function's return type `ret`, followed here by `&` when it
-    /// returns a reference: then a pointer to it, and `true`.
-    pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<(QualType, bool)> {
-        if self.is_punct(Punct::AndAnd) {
-            let sp = self.span();
-            return self.error(
-                sp,
-                Code::E0002,
-                "functions returning rvalue references are not supported by kernelc",
-            );
-        }
-        if !self.eat_punct(Punct::Amp) {
-            return Ok((ret, false));
+    /// A function's return type `ret`, followed here by `&` or `&&` when
+    /// it returns a reference: then a pointer to it, and whether it
+    /// returns a reference and whether that is an rvalue reference (a
+    /// call of it is an xvalue, as `std::move(x)` is).
+    pub(super) fn returned_reference(
+        &mut self,
+        ret: QualType,
+    ) -> PResult<(QualType, (bool, bool))> {
+        let rvalue = self.eat_punct(Punct::AndAnd);
+        if !rvalue && !self.eat_punct(Punct::Amp) {
+            return Ok((ret, (false, false)));
         }
         let pointer = QualType {
             ty: CType::Pointer {
@@ -1251,7 +1256,7 @@ impl Parser<'_> {
             spelling: ret.spelling,
             span: ret.span,
         };
-        Ok((pointer, true))
+        Ok((pointer, (true, rvalue)))
     }
 
     /// If a constructor of `class_name` starts here: the number of
@@ -1348,6 +1353,7 @@ impl Parser<'_> {
             specs,
             ret: QualType::plain(CType::Void, name_span),
             returns_ref: false,
+            returns_rvalue: false,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,

@@ -77,6 +77,7 @@ pub(crate) fn host_template(
         ret: CType::Void,
         ret_span: at,
         returns_ref: false,
+        returns_rvalue: false,
         params: fn_params,
         body: None,
         launch_bounds: None,

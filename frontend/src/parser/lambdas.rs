@@ -560,13 +560,13 @@ impl Parser<'_> {
         let start = self.span();
         self.expect_punct(Punct::LParen, "to open the lambda's parameters")?;
         let mut params = self.params()?;
-        let (ret, returns_ref, deduced) = if self.eat_punct(Punct::Arrow) {
+        let (ret, (returns_ref, returns_rvalue), deduced) = if self.eat_punct(Punct::Arrow) {
             let ty = self.type_name()?;
-            let (ty, returns_ref) = self.returned_reference(ty)?;
-            (ty, returns_ref, false)
+            let (ty, returns) = self.returned_reference(ty)?;
+            (ty, returns, false)
         } else {
             let ty = crate::ast::QualType::plain(CType::Void, lambda.span);
-            (ty, false, true)
+            (ty, (false, false), true)
         };
         let is_const = !lambda.mutable;
         params.insert(0, super::classes::this_param(&class, is_const, lambda.span));
@@ -585,6 +585,7 @@ impl Parser<'_> {
             ret: ret.ty,
             ret_span: ret.span,
             returns_ref,
+            returns_rvalue,
             params,
             body,
             launch_bounds: None,

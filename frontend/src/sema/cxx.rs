@@ -292,6 +292,25 @@ impl Checker {
         self.temporary_address(value, span)
     }
 
+    /// Whether `e`, returned by a function returning the rvalue
+    /// reference of pointer type `ptr_ty`, may bind it: a temporary or an
+    /// xvalue (`static_cast<T &&>(x)`), not an lvalue (E0004, as C++17
+    /// has it: `return x;` does not move a reference).
+    pub(super) fn returns_xvalue(&mut self, e: &Expr, ptr_ty: &CType) -> bool {
+        if !Self::is_lvalue(e) || self.xvalues.contains(&e.span) {
+            return true;
+        }
+        let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
+        self.error(
+            e.span,
+            Code::E0004,
+            format!(
+                "the returned reference: an rvalue reference `{want} &&` cannot bind to an lvalue"
+            ),
+        );
+        false
+    }
+
     /// `c ? a : b` whose arms are lvalues of one type is an lvalue in C++
     /// ([expr.cond]/4): a reference binds the object it chooses, as
     /// `*(c ? &a : &b)`, never a temporary copy (which a function
@@ -389,6 +408,8 @@ impl Checker {
         // `std::move(x)`, `static_cast<T &&>(x)`: the object itself.
         let xvalue = self.value_category_call(init) == Some(false);
         let e = self.expr_nodecay(init)?;
+        // A call of a function returning `T &&` is one too.
+        let xvalue = xvalue || self.xvalues.contains(&e.span);
         self.reference_bound(v, e, xvalue)
     }
 

@@ -1777,7 +1777,12 @@ impl Checker {
             span,
         );
         if self.sigs[sig_idx].returns_ref {
-            // A call of a function returning a reference is the object.
+            // A call of a function returning a reference is the object;
+            // of one returning an rvalue reference, an xvalue, which
+            // overload resolution lets an rvalue reference bind.
+            if self.sigs[sig_idx].returns_rvalue {
+                self.xvalues.insert(span);
+            }
             let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);
             return Some(mk(ExprKind::Deref(Box::new(call)), ty, span));
         }

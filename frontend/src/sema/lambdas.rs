@@ -348,6 +348,7 @@ impl Checker {
             ret: CType::Void,
             ret_span: l.span,
             returns_ref: false,
+            returns_rvalue: false,
             params: pattern,
             body: None,
             launch_bounds: None,

@@ -85,6 +85,8 @@ struct FnSig {
     /// Returns a reference: `ret` is a pointer, and a call designates the
     /// object it points to.
     returns_ref: bool,
+    /// With `returns_ref`, an rvalue reference: a call is an xvalue.
+    returns_rvalue: bool,
     /// `constexpr` without `__device__` (host code the split kept because
     /// kept code names it): device code may call it only under
     /// `--expt-relaxed-constexpr`.
@@ -226,6 +228,8 @@ pub(super) struct FnState {
     ret: CType,
     /// The current function returns a reference (`ret` is its pointer).
     returns_ref: bool,
+    /// That reference is an rvalue reference (binds as a `const` one).
+    returns_rvalue: bool,
     /// The current function's name.
     fn_name: String,
     /// A template argument is being evaluated: a constant expression in
@@ -292,6 +296,7 @@ impl Default for FnState {
             scopes: Default::default(),
             ret: CType::Void,
             returns_ref: Default::default(),
+            returns_rvalue: Default::default(),
             fn_name: Default::default(),
             in_template_arg: false,
             fn_link: Default::default(),
@@ -669,7 +674,7 @@ impl Checker {
             // type against the class.
             refs[0] = true;
         }
-        let same = self.same_function(&f.name, &params, &refs);
+        let same = self.same_function(&f.name, &params, &refs, &rvalue_refs);
         let key = match same {
             None if self.by_name.contains_key(&f.name) => self.overload_key(f, &params)?,
             _ => f.name.clone(),
@@ -748,6 +753,7 @@ impl Checker {
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
             is_method: f.method.is_some(),
             returns_ref: f.returns_ref,
+            returns_rvalue: f.returns_rvalue,
             aggregate_ctor: f.method.as_ref().is_some_and(|m| m.aggregate),
         });
         self.by_name.insert(key.clone(), self.sigs.len() - 1);
@@ -776,11 +782,18 @@ impl Checker {
     /// The signature index of the declared function named `name` with
     /// these parameters, if there is one (a redeclaration, not an
     /// overload).
-    fn same_function(&self, name: &str, params: &[CType], refs: &[bool]) -> Option<usize> {
+    fn same_function(
+        &self,
+        name: &str,
+        params: &[CType],
+        refs: &[bool],
+        rvalue_refs: &[bool],
+    ) -> Option<usize> {
         let keys = self.overloads.by_plain.get(name)?;
-        keys.iter()
-            .map(|k| self.by_name[k.as_str()])
-            .find(|&i| self.sigs[i].params == params && self.sigs[i].refs == refs)
+        keys.iter().map(|k| self.by_name[k.as_str()]).find(|&i| {
+            let sig = &self.sigs[i];
+            sig.params == params && sig.refs == refs && sig.rvalue_refs == rvalue_refs
+        })
     }
 
     /// The key of a new overload of `f`'s name, its readable signature
@@ -800,7 +813,13 @@ impl Checker {
             );
             return None;
         }
-        let shown: Vec<String> = params.iter().map(ToString::to_string).collect();
+        // A reference shows as one, so `f(float &)`, `f(float &&)` and
+        // `f(float *)` are three overloads.
+        let shown: Vec<String> = params
+            .iter()
+            .zip(&f.params)
+            .map(|(ty, p)| overload::shown_param(ty, p.by_ref.is_some(), p.rvalue))
+            .collect();
         let key = format!("{}({})", f.name, shown.join(", "));
         self.overloads
             .key_at
@@ -845,6 +864,7 @@ impl Checker {
         self.func.scopes = vec![Scope::default()];
         self.func.ret = f.ret.clone();
         self.func.returns_ref = f.returns_ref;
+        self.func.returns_rvalue = f.returns_rvalue;
         self.func.fn_name = f.name.clone();
         self.func.loop_depth = 0;
         self.func.break_depth = 0;
@@ -1647,9 +1667,13 @@ impl Checker {
             }
             (Some(e), false) if self.func.returns_ref => {
                 // The returned reference is the object's address.
+                let rvalue = self.func.returns_rvalue;
                 let e = self
                     .expr_nodecay(e)
-                    .and_then(|e| self.bind_reference(e, &ret, "the returned reference"));
+                    .filter(|e| !rvalue || self.returns_xvalue(e, &ret))
+                    .and_then(|e| {
+                        self.bind_reference_as(e, &ret, rvalue, "the returned reference")
+                    });
                 match e {
                     Some(e) => StmtKind::Return(Some(e)),
                     None => StmtKind::Empty,

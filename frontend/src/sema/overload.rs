@@ -189,6 +189,13 @@ impl Checker {
         if ra != rb {
             return false;
         }
+        let (rvalue_a, rvalue_b) = (
+            self.binds_rvalue_refs(a, args),
+            self.binds_rvalue_refs(b, args),
+        );
+        if rvalue_a.iter().zip(&rvalue_b).any(|(x, y)| x != y) {
+            return rvalue_a.iter().zip(&rvalue_b).all(|(x, y)| x >= y);
+        }
         let both: Vec<(bool, bool)> = self
             .adds_const(a, args)
             .into_iter()
@@ -221,6 +228,31 @@ impl Checker {
                 is_ref.then_some(to_const && !arg_const)
             })
             .collect()
+    }
+
+    /// For each argument of a call with `args` of candidate `key`: whether
+    /// it is an rvalue that an rvalue reference parameter binds, which
+    /// beats binding it to a `const` lvalue reference ([over.ics.rank]
+    /// 3.2.3: `f(float &&)` over `f(const float &)` for `f(x + 1)`).
+    fn binds_rvalue_refs(&self, key: &str, args: &[Option<Expr>]) -> Vec<bool> {
+        let sig = &self.sigs[self.by_name[key]];
+        args.iter()
+            .zip(&sig.rvalue_refs)
+            .map(|(a, &rvalue_ref)| rvalue_ref && a.as_ref().is_some_and(|a| self.is_rvalue(a)))
+            .collect()
+    }
+
+    /// Whether argument `a` is an rvalue: no lvalue, or an lvalue made an
+    /// xvalue (`std::move(x)`, a call returning `T &&`). `c ? x : y` of
+    /// two lvalues is an lvalue, as C++ has it.
+    fn is_rvalue(&self, a: &Expr) -> bool {
+        let lvalue = match &a.kind {
+            crate::typed::ExprKind::Ternary { then, els, .. } => {
+                Self::is_lvalue(then) && Self::is_lvalue(els) && then.ty == els.ty
+            }
+            _ => Self::is_lvalue(a),
+        };
+        !lvalue || self.xvalues.contains(&a.span)
     }
 
     /// Whether candidate `key` accepts `args`.
@@ -260,9 +292,18 @@ impl Checker {
                         i + 1
                     ));
                 }
-                if sig.rvalue_refs[i] && Self::is_lvalue(a) && !self.xvalues.contains(&a.span) {
+                if sig.rvalue_refs[i] && !self.is_rvalue(a) {
                     return Err(format!(
                         "argument {} is an lvalue, which an rvalue reference cannot bind",
+                        i + 1
+                    ));
+                }
+                // `this` binds a temporary too (`S(1).f()`).
+                let this = sig.is_method && i == 0;
+                let lvalue_ref = !sig.rvalue_refs[i] && !this;
+                if lvalue_ref && !to_const && self.is_rvalue(a) {
+                    return Err(format!(
+                        "argument {} is a temporary, which a non-`const` reference cannot bind",
                         i + 1
                     ));
                 }
@@ -323,7 +364,27 @@ impl Checker {
         let sig = &self.sigs[self.by_name[key]];
         let plain = self.overloads.plain_of.get(key).map_or(key, String::as_str);
         let plain = plain.split('(').next().unwrap_or(plain);
-        let params: Vec<String> = sig.params.iter().map(ToString::to_string).collect();
+        let params: Vec<String> = (0..sig.params.len())
+            .map(|i| {
+                // `this` shows as the pointer it is.
+                let by_ref = sig.refs[i] && !(sig.is_method && i == 0);
+                shown_param(&sig.params[i], by_ref, sig.rvalue_refs[i])
+            })
+            .collect();
         format!("{plain}({})", params.join(", "))
+    }
+}
+
+/// A parameter of type `ty` as C++ writes it: a reference parameter
+/// (`by_ref`, whose `ty` is the pointer it is passed as) as `T &` or, an
+/// rvalue reference, `T &&`.
+pub(super) fn shown_param(ty: &CType, by_ref: bool, rvalue: bool) -> String {
+    match (ty, by_ref) {
+        (CType::Pointer { .. }, true) => {
+            let shown = ty.to_string();
+            let referenced = shown.strip_suffix('*').unwrap_or(&shown);
+            format!("{referenced}{}", if rvalue { "&&" } else { "&" })
+        }
+        _ => ty.to_string(),
     }
 }

@@ -462,6 +462,11 @@ impl Checker {
         let lvalue = match self.value_category_call(e) {
             Some(forwarded) => forwarded.then(|| self.lvalue_is_const(typed)),
             None if names_an_object(e) => self.c_arg_type(typed).lvalue,
+            // A call of a function returning `T &` is an lvalue (one
+            // returning `T &&`, an xvalue, is not).
+            None if returned_reference(typed) && !self.xvalues.contains(&typed.span) => {
+                Some(self.lvalue_is_const(typed))
+            }
             // A temporary (`Add{}`, `S(x)`, a call's result) is none,
             // though the typed tree may hold it in a local.
             None => None,
@@ -1167,6 +1172,13 @@ pub(super) struct ArgType {
     pub lvalue: Option<bool>,
 }
 
+/// Whether typed expression `e` is the object a call of a function
+/// returning a reference designates (the call's pointer, dereferenced).
+fn returned_reference(e: &crate::typed::Expr) -> bool {
+    use crate::typed::ExprKind;
+    matches!(&e.kind, ExprKind::Deref(call) if matches!(call.kind, ExprKind::Call { .. }))
+}
+
 /// Whether `e` is written as C++'s lvalues are: a name, an element, a
 /// member, or `*p` (a temporary, a literal, a call's result are not).
 fn names_an_object(e: &ast::Expr) -> bool {
@@ -1312,6 +1324,20 @@ impl Deduction<'_> {
                 spelling: self.spelling.clone(),
             };
             return self.bind(i, ArgValue::LvalueRef(Box::new(value)));
+        }
+        // `T &x` against a `const` lvalue deduces `const float`
+        // ([temp.deduct.call] p4: the referenced type keeps its `const`).
+        let lvalue_ref = param.by_ref.is_some() && !param.rvalue && !param.ty.is_const;
+        if let (true, Some(i), Some(true)) =
+            (lvalue_ref, template_param_index(&param.ty.ty), self.lvalue)
+        {
+            let value = ArgValue::Type {
+                ty: super::convert::strip_restrict(arg).0,
+                is_const: true,
+                is_volatile: false,
+                spelling: self.spelling.clone(),
+            };
+            return self.bind(i, value);
         }
         self.match_type(&param.ty.ty, arg)
     }
