@@ -1361,3 +1361,37 @@ fn reference_casts_are_nvccs() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// How many values `templateNames` of template_names.cu writes per thread.
+const TEMPLATE_NAMES_OUTS: usize = 4;
+
+/// `templateNames` of template_names.cu, and its arguments for 64 threads.
+const TEMPLATE_NAMES: (&str, &[&str]) = (
+    "_Z13templateNamesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:256"],
+);
+
+/// What thread `i` of `templateNames` writes from its input `x`.
+fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
+    [(x + 2) + 10 * (x + 3), 2 * (x + 5), x, 7 * x]
+}
+
+/// Names in class templates as C++ looks them up (each case one kernelc
+/// once got wrong): a member's unqualified call finds the class's member,
+/// not a typedef of the block or the function template instance that
+/// instantiates the class, and a block's typedef ends with the block. The
+/// expected values on the emulator and the interpreter, nvcc's PTX the
+/// same.
+#[test]
+fn names_in_class_templates_are_looked_up_as_nvcc_does() {
+    let (_, ours, theirs) = fixture_runs("template_names.cu", TEMPLATE_NAMES);
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    let n = TEMPLATE_NAMES_OUTS;
+    for (i, &v) in ins.iter().enumerate() {
+        let want = template_names_want(v & 0xff);
+        assert_eq!(outs[n * i..n * (i + 1)], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
