@@ -1694,6 +1694,7 @@ fn member_assignment(
             None => ExprKind::IntLit {
                 value: 0,
                 ty: CType::INT,
+                spelling: Spelling::Plain,
             },
         };
         Expr { kind, span }
@@ -1719,6 +1720,7 @@ fn array_member_assignment(
                 kind: ExprKind::IntLit {
                     value: i,
                     ty: CType::LONG,
+                    spelling: Spelling::Plain,
                 },
                 span,
             }),

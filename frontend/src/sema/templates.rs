@@ -1183,19 +1183,32 @@ fn names_an_object(e: &ast::Expr) -> bool {
 }
 
 /// How the base type of a call's argument was written, where the
-/// argument spells it: a cast, a stand-in (`crate::host_args`), or a
-/// variable, whose declaration's spelling `named` gives, seen through
-/// `*`, `&`, indexing and arithmetic.
+/// argument spells it: a cast, a stand-in (`crate::host_args`), a literal
+/// (`5LL`), or a variable, whose declaration's spelling `named` gives,
+/// seen through unary operators, indexing, assignments and arithmetic.
 fn base_spelling(e: &ast::Expr, named: &dyn Fn(&str) -> ast::Spelling) -> ast::Spelling {
     let base_spelling = |e: &ast::Expr| base_spelling(e, named);
     match &e.kind {
         ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
         ast::ExprKind::Ident(name) => named(name),
-        ast::ExprKind::Unary {
-            op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
-            operand,
-        } => base_spelling(operand),
+        ast::ExprKind::IntLit { spelling, .. } => spelling.clone(),
+        ast::ExprKind::Unary { operand, .. } | ast::ExprKind::IncDec { operand, .. } => {
+            base_spelling(operand)
+        }
         ast::ExprKind::Index { base, .. } => base_spelling(base),
+        // A shift has its left operand's type, an assignment its target's,
+        // a comma its right operand's.
+        ast::ExprKind::Binary {
+            op: ast::BinaryOp::Shl | ast::BinaryOp::Shr,
+            lhs: a,
+            ..
+        }
+        | ast::ExprKind::Assign { lhs: a, .. }
+        | ast::ExprKind::Binary {
+            op: ast::BinaryOp::Comma,
+            rhs: a,
+            ..
+        } => base_spelling(a),
         // The usual arithmetic conversions give `long long` when either
         // operand is one (a narrower result ignores the spelling).
         ast::ExprKind::Binary { lhs: a, rhs: b, .. }
