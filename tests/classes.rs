@@ -1363,18 +1363,26 @@ fn reference_casts_are_nvccs() {
 }
 
 /// How many values `templateNames` of template_names.cu writes per thread.
-const TEMPLATE_NAMES_OUTS: usize = 5;
+const TEMPLATE_NAMES_OUTS: usize = 6;
 
 /// `templateNames` of template_names.cu, and its arguments for 64 threads.
 const TEMPLATE_NAMES: (&str, &[&str]) = (
     "_Z13templateNamesPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:320"],
+    &["i32[]:rand:64:3", "i32[]:zeros:384"],
 );
 
 /// What thread `i` of `templateNames` writes from its input `x`.
 fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
     let wide = (3 * x + 5) + (-3 * x + 2 * x) + (3 * (x + 1) + 2);
-    [(x + 2) + 10 * (x + 3), 2 * (x + 5), x, 7 * x, wide]
+    let overloads = 3 * x + 6 * x + 2 * x + (3 * x + 1);
+    [
+        (x + 2) + 10 * (x + 3),
+        2 * (x + 5),
+        x,
+        7 * x,
+        wide,
+        overloads,
+    ]
 }
 
 /// Names in class templates as C++ looks them up and the types templates
@@ -1382,14 +1390,21 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
 /// call finds the class's member, not a typedef of the block or the
 /// function template instance that instantiates the class, and a block's
 /// typedef ends with the block; `long long` arguments (`5LL`, `-w`, `w <<
-/// 1`, `w += 1`) deduce `long long`, not `long`. The expected values on the
-/// emulator and the interpreter, nvcc's PTX the same, and the instances'
-/// names nvcc's.
+/// 1`, `w += 1`) deduce `long long`, not `long`; overloaded member and
+/// function templates of different arity each make their own instance.
+/// The expected values on the emulator and the interpreter, nvcc's PTX
+/// the same, and the instances' names nvcc's.
 #[test]
 fn names_in_class_templates_are_looked_up_as_nvcc_does() {
     let (text, ours, theirs) = fixture_runs("template_names.cu", TEMPLATE_NAMES);
     let names = functions(&text);
-    for name in ["_Z4wideIxET_S0_S0_"] {
+    for name in [
+        "_Z4wideIxET_S0_S0_",
+        "_ZNK3AccIiE4foldI3MulEEiiT_",
+        "_ZNK3AccIiE4foldI3MulEEiiT_i",
+        "_Z5applyI3MulEiiT_",
+        "_Z5applyI3MulEiiT_i",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
     }
     let (ins, outs) = (words(&ours[0]), words(&ours[1]));

@@ -1045,23 +1045,44 @@ impl Checker {
         decl.name = name.clone();
         let class = t.member_of.as_deref().and_then(|k| self.instance_struct(k));
         let link = crate::mangle::instance(t, args, &decl, &templates.classes, class.as_deref());
-        self.tmpl.link_names.insert(name.clone(), link);
-        self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
         if decl.deduced_ret.is_some() && decl.body.is_some() {
+            self.tmpl.link_names.insert(name.clone(), link);
+            self.tmpl.origin.insert(name.clone(), span);
             return self.declare_deduced_instance(decl, depth);
         }
         let item = std::mem::replace(&mut self.item, 0);
         let sig = self.declare_function(&decl, def);
         self.item = item;
-        sig?;
+        // An instance of one of several templates of a name (`g<Add>` of
+        // `g(T, Op)` and of `g(T, Op, int)`) is an overload of the others'
+        // instances: keyed by its signature, it keeps its own body and
+        // link name.
+        let key = self.key_of(&name, sig?);
+        if key != name {
+            self.rekey_instance(index, args, &name, &key);
+            decl.name = key.clone();
+        }
+        self.tmpl.link_names.insert(key.clone(), link);
+        self.tmpl.origin.insert(key.clone(), span);
         if decl.body.is_some() {
             self.tmpl.next_def += 1;
             self.tmpl
                 .pending
                 .push_back(Pending::Body(Box::new(decl), depth));
         }
-        Some(name)
+        Some(key)
+    }
+
+    /// The instance of template `index` with `args`, named `name` so far,
+    /// is the overload keyed `key`.
+    fn rekey_instance(&mut self, index: usize, args: &[ArgValue], name: &str, key: &str) {
+        self.tmpl
+            .done
+            .insert((index, args.to_vec()), key.to_string());
+        if let Some(shown) = self.tmpl.shown.get(name).cloned() {
+            self.tmpl.shown.insert(key.to_string(), shown);
+        }
     }
 
     /// Checks the body of instance `decl`, whose return type is deduced,
