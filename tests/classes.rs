@@ -1363,18 +1363,22 @@ fn reference_casts_are_nvccs() {
 }
 
 /// How many values `templateNames` of template_names.cu writes per thread.
-const TEMPLATE_NAMES_OUTS: usize = 6;
+const TEMPLATE_NAMES_OUTS: usize = 7;
 
 /// `templateNames` of template_names.cu, and its arguments for 64 threads.
 const TEMPLATE_NAMES: (&str, &[&str]) = (
     "_Z13templateNamesPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:384"],
+    &["i32[]:rand:64:3", "i32[]:zeros:448"],
 );
 
 /// What thread `i` of `templateNames` writes from its input `x`.
 fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
     let wide = (3 * x + 5) + (-3 * x + 2 * x) + (3 * (x + 1) + 2);
     let overloads = 3 * x + 6 * x + 2 * x + (3 * x + 1);
+    // `tens<N>()` and the sizes of the members `Arr<N>` make each `f()`.
+    let fixed = 40 + 4 * 4 + 4 * 8;
+    let (wide4, wide2) = (50 + 4 * 5 + 4 * 6, 30 + 4 * 3 + 4 * 4);
+    let constants = x + fixed + 1000 * wide4 + 1_000_000 * wide2;
     [
         (x + 2) + 10 * (x + 3),
         2 * (x + 5),
@@ -1382,6 +1386,7 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
         7 * x,
         wide,
         overloads,
+        constants,
     ]
 }
 
@@ -1391,7 +1396,8 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
 /// function template instance that instantiates the class, and a block's
 /// typedef ends with the block; `long long` arguments (`5LL`, `-w`, `w <<
 /// 1`, `w += 1`) deduce `long long`, not `long`; overloaded member and
-/// function templates of different arity each make their own instance.
+/// function templates of different arity each make their own instance; a
+/// class's `static constexpr` member is a template argument in its body.
 /// The expected values on the emulator and the interpreter, nvcc's PTX
 /// the same, and the instances' names nvcc's.
 #[test]

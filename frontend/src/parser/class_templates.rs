@@ -898,9 +898,13 @@ impl Parser<'_> {
     }
 
     /// An integer constant the parser can compute
-    /// ([`super::structs::const_dim`]).
+    /// ([`super::structs::const_dim`]); in a class's body, its own
+    /// constants and those of the classes around it come first
+    /// (`static constexpr int N = 4; Arr<N> a;`).
     fn parse_time_value(&self, e: &Expr) -> Option<i128> {
-        super::structs::const_dim(e, &|n| self.constant(n))
+        super::structs::const_dim(e, &|n| {
+            self.enclosing_constant(n).or_else(|| self.constant(n))
+        })
     }
 
     /// The value of the integer constant keyed `key` (`kTile`,
