@@ -1363,12 +1363,12 @@ fn reference_casts_are_nvccs() {
 }
 
 /// How many values `templateNames` of template_names.cu writes per thread.
-const TEMPLATE_NAMES_OUTS: usize = 7;
+const TEMPLATE_NAMES_OUTS: usize = 8;
 
 /// `templateNames` of template_names.cu, and its arguments for 64 threads.
 const TEMPLATE_NAMES: (&str, &[&str]) = (
     "_Z13templateNamesPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:448"],
+    &["i32[]:rand:64:3", "i32[]:zeros:512"],
 );
 
 /// What thread `i` of `templateNames` writes from its input `x`.
@@ -1387,6 +1387,7 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
         wide,
         overloads,
         constants,
+        x + (2 * 4 + 1) + (2 * 8 + 1) * 100 + 10000 * ((2 * 2 + 1) * 101),
     ]
 }
 
@@ -1397,7 +1398,8 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
 /// typedef ends with the block; `long long` arguments (`5LL`, `-w`, `w <<
 /// 1`, `w += 1`) deduce `long long`, not `long`; overloaded member and
 /// function templates of different arity each make their own instance; a
-/// class's `static constexpr` member is a template argument in its body.
+/// class's `static constexpr` member is a template argument in its body,
+/// and one may be initialized by a call of the class's `constexpr` member.
 /// The expected values on the emulator and the interpreter, nvcc's PTX
 /// the same, and the instances' names nvcc's.
 #[test]

@@ -961,10 +961,14 @@ impl Checker {
     pub(super) fn class_instance_items(&mut self, depth: usize) {
         self.adopt_member_templates();
         let templates = self.tmpl.templates.clone();
-        let items = match templates.env.instances.lock() {
+        let mut items = match templates.env.instances.lock() {
             Ok(mut shared) => std::mem::take(&mut shared.items),
             Err(_) => return,
         };
+        // The member functions are declared before the static data
+        // members, whose initializers may call them (`static constexpr
+        // int W = width();`: the class is complete there in C++).
+        items.sort_by_key(|i| !matches!(i, ast::Item::Function(f) if f.deduced_ret.is_none()));
         // A file-scope declaration is checked outside any function.
         let scopes = std::mem::take(&mut self.func.scopes);
         let item = std::mem::replace(&mut self.item, 0);
