@@ -873,7 +873,7 @@ fn templates_deduce_through_bases_and_references_bind_base_subobjects() {
 /// threads.
 const MEMBER_DEFAULTS: (&str, &[&str]) = (
     "_Z14memberDefaultsPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:512"],
+    &["i32[]:rand:64:3", "i32[]:zeros:576"],
 );
 
 /// Default member initializers run where C++ runs them: the implicit
@@ -1363,12 +1363,12 @@ fn reference_casts_are_nvccs() {
 }
 
 /// How many values `templateNames` of template_names.cu writes per thread.
-const TEMPLATE_NAMES_OUTS: usize = 8;
+const TEMPLATE_NAMES_OUTS: usize = 9;
 
 /// `templateNames` of template_names.cu, and its arguments for 64 threads.
 const TEMPLATE_NAMES: (&str, &[&str]) = (
     "_Z13templateNamesPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:512"],
+    &["i32[]:rand:64:3", "i32[]:zeros:576"],
 );
 
 /// What thread `i` of `templateNames` writes from its input `x`.
@@ -1388,6 +1388,7 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
         overloads,
         constants,
         x + (2 * 4 + 1) + (2 * 8 + 1) * 100 + 10000 * ((2 * 2 + 1) * 101),
+        (50 + 5 + 2) + 1000 * (90 + 9 + 1),
     ]
 }
 
@@ -1398,7 +1399,8 @@ fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
 /// typedef ends with the block; `long long` arguments (`5LL`, `-w`, `w <<
 /// 1`, `w += 1`) deduce `long long`, not `long`; overloaded member and
 /// function templates of different arity each make their own instance; a
-/// class's `static constexpr` member is a template argument in its body,
+/// class's `static constexpr` member is a template argument in its body
+/// and a name in its member templates' bodies,
 /// and one may be initialized by a call of the class's `constexpr` member.
 /// The expected values on the emulator and the interpreter, nvcc's PTX
 /// the same, and the instances' names nvcc's.

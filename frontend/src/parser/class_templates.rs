@@ -1188,9 +1188,18 @@ impl Parser<'_> {
         for (k, _) in &member_types {
             self.names.declare(Kind::Type, k, span);
         }
+
         let Ok(mut shared) = self.instances.lock() else {
             return;
         };
+        // Its static data members, which its member templates' instances
+        // (parsed later, from the file's names) name unqualified.
+        let statics = sub.pending_items.iter().chain(items.iter().flatten());
+        let statics = statics.filter_map(|i| match i {
+            crate::ast::Item::Var(v) => Some(v.name.clone()),
+            _ => None,
+        });
+        shared.statics.insert(key.clone(), statics.collect());
         shared.structs.insert(key, def);
         shared.typedefs.extend(member_types);
         shared.constants.extend(constants);

@@ -550,6 +550,12 @@ impl Parser<'_> {
         let def = self.instance_named(class)?;
         let path = super::names::key_path(class);
         self.names.enter_scope(&path);
+        // The instance's static data members, declared in its own parse.
+        let statics = self.instances.lock().ok()?.statics.get(class).cloned();
+        for key in statics.unwrap_or_default() {
+            let at = self.span();
+            self.names.declare(super::names::Kind::Value, &key, at);
+        }
         self.member_function(&CType::Struct(def), &ctx).ok()?
     }
 
