@@ -934,7 +934,7 @@ fn templates_deduce_through_bases_and_references_bind_base_subobjects() {
 /// threads.
 const MEMBER_DEFAULTS: (&str, &[&str]) = (
     "_Z14memberDefaultsPKiPi",
-    &["i32[]:rand:64:3", "i32[]:zeros:512"],
+    &["i32[]:rand:64:3", "i32[]:zeros:576"],
 );
 
 /// Default member initializers run where C++ runs them: the implicit
@@ -1451,6 +1451,72 @@ fn reference_casts_are_nvccs() {
             [doubled + 3 * doubled, last, 2 * bound + 1, -100 + 10 + 1000],
             "thread {i}"
         );
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
+/// How many values `templateNames` of template_names.cu writes per thread.
+const TEMPLATE_NAMES_OUTS: usize = 9;
+
+/// `templateNames` of template_names.cu, and its arguments for 64 threads.
+const TEMPLATE_NAMES: (&str, &[&str]) = (
+    "_Z13templateNamesPKiPi",
+    &["i32[]:rand:64:3", "i32[]:zeros:576"],
+);
+
+/// What thread `i` of `templateNames` writes from its input `x`.
+fn template_names_want(x: i32) -> [i32; TEMPLATE_NAMES_OUTS] {
+    let wide = (3 * x + 5) + (-3 * x + 2 * x) + (3 * (x + 1) + 2);
+    let overloads = 3 * x + 6 * x + 2 * x + (3 * x + 1);
+    // `tens<N>()` and the sizes of the members `Arr<N>` make each `f()`.
+    let fixed = 40 + 4 * 4 + 4 * 8;
+    let (wide4, wide2) = (50 + 4 * 5 + 4 * 6, 30 + 4 * 3 + 4 * 4);
+    let constants = x + fixed + 1000 * wide4 + 1_000_000 * wide2;
+    [
+        (x + 2) + 10 * (x + 3),
+        2 * (x + 5),
+        x,
+        7 * x,
+        wide,
+        overloads,
+        constants,
+        x + (2 * 4 + 1) + (2 * 8 + 1) * 100 + 10000 * ((2 * 2 + 1) * 101),
+        (50 + 5 + 2) + 1000 * (90 + 9 + 1),
+    ]
+}
+
+/// Names in class templates as C++ looks them up and the types templates
+/// deduce (each case one kernelc once got wrong): a member's unqualified
+/// call finds the class's member, not a typedef of the block or the
+/// function template instance that instantiates the class, and a block's
+/// typedef ends with the block; `long long` arguments (`5LL`, `-w`, `w <<
+/// 1`, `w += 1`) deduce `long long`, not `long`; overloaded member and
+/// function templates of different arity each make their own instance; a
+/// class's `static constexpr` member is a template argument in its body
+/// and a name in its member templates' bodies,
+/// and one may be initialized by a call of the class's `constexpr` member.
+/// The expected values on the emulator and the interpreter, nvcc's PTX
+/// the same, and the instances' names nvcc's.
+#[test]
+fn names_in_class_templates_are_looked_up_as_nvcc_does() {
+    let (text, ours, theirs) = fixture_runs("template_names.cu", TEMPLATE_NAMES);
+    let names = functions(&text);
+    for name in [
+        "_Z4wideIxET_S0_S0_",
+        "_ZNK3AccIiE4foldI3MulEEiiT_",
+        "_ZNK3AccIiE4foldI3MulEEiiT_i",
+        "_Z5applyI3MulEiiT_",
+        "_Z5applyI3MulEiiT_i",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    let n = TEMPLATE_NAMES_OUTS;
+    for (i, &v) in ins.iter().enumerate() {
+        let want = template_names_want(v & 0xff);
+        assert_eq!(outs[n * i..n * (i + 1)], want, "thread {i}");
     }
     if let Some(theirs) = theirs {
         assert_eq!(ours, theirs);

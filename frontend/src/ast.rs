@@ -505,6 +505,9 @@ pub enum ExprKind {
     IntLit {
         value: u64,
         ty: CType,
+        /// `LongLong` for a `ll` suffix (`5LL`): C++'s `long long`, which
+        /// `ty` does not tell from `long`.
+        spelling: Spelling,
     },
     FloatLit {
         value: f64,

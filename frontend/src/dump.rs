@@ -307,7 +307,9 @@ impl Dumper {
         let d = depth + 1;
         match &e.kind {
             ExprKind::Ident(n) => self.line(depth, &format!("Ident {n}")),
-            ExprKind::IntLit { value, ty } => self.line(depth, &format!("IntLit {value} ({ty})")),
+            ExprKind::IntLit { value, ty, .. } => {
+                self.line(depth, &format!("IntLit {value} ({ty})"))
+            }
             ExprKind::FloatLit { value, ty } => {
                 self.line(depth, &format!("FloatLit {value:?} ({ty})"))
             }

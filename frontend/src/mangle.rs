@@ -694,8 +694,12 @@ fn expression(e: &crate::ast::Expr, params: &[crate::ast::ParamDecl]) -> String 
                 None => source_name(name),
             }
         }
-        ExprKind::IntLit { value, ty } => {
-            let code = Mangler::default().ty(ty, Quals::NONE, &Spelling::Plain);
+        ExprKind::IntLit {
+            value,
+            ty,
+            spelling,
+        } => {
+            let code = Mangler::default().ty(ty, Quals::NONE, spelling);
             format!("L{code}{value}E")
         }
         ExprKind::BoolLit(b) => format!("Lb{}E", i32::from(*b)),

@@ -357,6 +357,8 @@ pub struct ClassInstances {
     /// (`is_same<int, int>::value`), for template arguments and array
     /// sizes.
     pub constants: FxHashMap<String, i128>,
+    /// Their static data members' keys, by instance.
+    pub statics: FxHashMap<String, Vec<String>>,
     /// Their member functions and static members, not yet handed on: the
     /// file's parse emits them before the declaration that made them, and
     /// the checker declares those that function template instances make

@@ -282,7 +282,7 @@ impl Parser<'_> {
                 .into_iter()
                 .map(|(n, (t, c, s))| (n, (completed(&t, def), c, s)))
                 .collect();
-            let mut sub = self.sub_parser(&p.tokens, bindings.clone());
+            let mut sub = self.template_parser(&p.tokens, bindings.clone());
             sub.instance_bindings = bindings;
             sub.names = self.names.at_namespace_scope(&p.scope);
             sub.instance_sites = self.nested_sites(&p.class.to_string(), p.span);

@@ -669,7 +669,7 @@ impl Parser<'_> {
             .iter()
             .position(|t| !is_variable_specifier(t))
             .unwrap_or(name_at);
-        let mut sub = self.sub_parser(&tokens[type_from..name_at], type_bindings(&t, &values));
+        let mut sub = self.template_parser(&tokens[type_from..name_at], type_bindings(&t, &values));
         sub.names = self.names.at_namespace_scope(&t.scope);
         let ty = sub.type_name().and_then(|ty| {
             if !sub.at_eof() {
@@ -713,7 +713,7 @@ impl Parser<'_> {
         let tokens = self.expand_packs(&t, values, &t.tokens)?;
         let tokens = substitute_values_in(&t, values, &tokens);
         let end = tokens.len() - usize::from(is_punct(tokens.last(), Punct::Semi));
-        let mut sub = self.sub_parser(&tokens[3..end], type_bindings(&t, values));
+        let mut sub = self.template_parser(&tokens[3..end], type_bindings(&t, values));
         sub.names = self.names.at_namespace_scope(&t.scope);
         let ty = sub.type_name();
         let complete = sub.at_eof();
@@ -898,9 +898,13 @@ impl Parser<'_> {
     }
 
     /// An integer constant the parser can compute
-    /// ([`super::structs::const_dim`]).
+    /// ([`super::structs::const_dim`]); in a class's body, its own
+    /// constants and those of the classes around it come first
+    /// (`static constexpr int N = 4; Arr<N> a;`).
     fn parse_time_value(&self, e: &Expr) -> Option<i128> {
-        super::structs::const_dim(e, &|n| self.constant(n))
+        super::structs::const_dim(e, &|n| {
+            self.enclosing_constant(n).or_else(|| self.constant(n))
+        })
     }
 
     /// The value of the integer constant keyed `key` (`kTile`,
@@ -943,7 +947,7 @@ impl Parser<'_> {
             return self.error(span, Code::E0019, msg);
         };
         let tokens = substitute_values_in(t, known, tokens);
-        let mut sub = self.sub_parser(&tokens, type_bindings(t, known));
+        let mut sub = self.template_parser(&tokens, type_bindings(t, known));
         sub.names = self.names.at_namespace_scope(&t.scope);
         let arg = sub.template_arg(false);
         self.diags.append(&mut sub.diags);
@@ -1123,7 +1127,7 @@ impl Parser<'_> {
         span: Span,
     ) {
         let key = instance_name(&instance.template, &instance.args);
-        let mut sub = self.sub_parser(tokens, bindings.clone());
+        let mut sub = self.template_parser(tokens, bindings.clone());
         sub.names = self.names.at_namespace_scope(scope);
         sub.instance_sites = self.nested_sites(tag, span);
         sub.instancing = Some((tag.to_string(), instance));
@@ -1184,9 +1188,18 @@ impl Parser<'_> {
         for (k, _) in &member_types {
             self.names.declare(Kind::Type, k, span);
         }
+
         let Ok(mut shared) = self.instances.lock() else {
             return;
         };
+        // Its static data members, which its member templates' instances
+        // (parsed later, from the file's names) name unqualified.
+        let statics = sub.pending_items.iter().chain(items.iter().flatten());
+        let statics = statics.filter_map(|i| match i {
+            crate::ast::Item::Var(v) => Some(v.name.clone()),
+            _ => None,
+        });
+        shared.statics.insert(key.clone(), statics.collect());
         shared.structs.insert(key, def);
         shared.typedefs.extend(member_types);
         shared.constants.extend(constants);

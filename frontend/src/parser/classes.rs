@@ -552,6 +552,12 @@ impl Parser<'_> {
         let def = self.instance_named(class)?;
         let path = super::names::key_path(class);
         self.names.enter_scope(&path);
+        // The instance's static data members, declared in its own parse.
+        let statics = self.instances.lock().ok()?.statics.get(class).cloned();
+        for key in statics.unwrap_or_default() {
+            let at = self.span();
+            self.names.declare(super::names::Kind::Value, &key, at);
+        }
         self.member_function(&CType::Struct(def), &ctx).ok()?
     }
 
@@ -1700,6 +1706,7 @@ fn member_assignment(
             None => ExprKind::IntLit {
                 value: 0,
                 ty: CType::INT,
+                spelling: Spelling::Plain,
             },
         };
         Expr { kind, span }
@@ -1725,6 +1732,7 @@ fn array_member_assignment(
                 kind: ExprKind::IntLit {
                     value: i,
                     ty: CType::LONG,
+                    spelling: Spelling::Plain,
                 },
                 span,
             }),

@@ -2,7 +2,7 @@
 
 use super::decl::unsupported_keyword;
 use super::{PResult, Parser, Recorded};
-use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, UnaryOp};
+use crate::ast::{BinaryOp, Expr, ExprKind, NamedCastKind, QualType, Spelling, UnaryOp};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::token::{Keyword, Punct, TokenKind};
@@ -52,6 +52,16 @@ fn assign_op(p: Punct) -> Option<Option<BinaryOp>> {
         Punct::ShrAssign => Some(Shr),
         _ => return None,
     })
+}
+
+/// The spelling of an integer literal's type: `long long` for a `ll`
+/// suffix (`5LL`, `7ull`; no digit is an `l`).
+fn literal_spelling(text: &str) -> Spelling {
+    if text.to_ascii_lowercase().contains("ll") {
+        Spelling::LongLong
+    } else {
+        Spelling::Plain
+    }
 }
 
 fn mk(kind: ExprKind, span: Span) -> Expr {
@@ -598,6 +608,7 @@ impl Parser<'_> {
             TokenKind::Int { value, ty } => ExprKind::IntLit {
                 value: *value,
                 ty: ty.clone(),
+                spelling: literal_spelling(&tok.text),
             },
             TokenKind::Float { value, ty } => ExprKind::FloatLit {
                 value: *value,
@@ -1020,6 +1031,7 @@ impl Parser<'_> {
             ExprKind::IntLit {
                 value,
                 ty: CType::ULONG,
+                spelling: Spelling::Plain,
             },
             kw.span.to(close),
         ))

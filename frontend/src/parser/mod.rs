@@ -260,9 +260,8 @@ pub(crate) struct Parser<'t> {
     /// the top level skips the rest of the item, so one error is reported
     /// instead of one per enclosing level and per statement after it.
     abandon_item: bool,
-    /// `typedef` names seen so far: the type and whether it is `const`.
-    /// (C scopes typedefs; kernelc keeps one table, so a typedef declared in
-    /// a function stays visible after it.)
+    /// `typedef` names seen so far: the type and whether it is `const`
+    /// (those of the blocks being read end with their block).
     typedefs: typedefs::Typedefs,
     /// `enum { ... }` bodies met inside declaration specifiers, emitted as
     /// their own item or statement before the declaration that holds them.
@@ -457,6 +456,20 @@ impl<'t> Parser<'t> {
         p.host_lambdas = self.host_lambdas.clone();
         p.extended_lambda = self.extended_lambda;
         p.bind_types(types);
+        p
+    }
+
+    /// A sub-parser for a class template's definition (or its alias,
+    /// variable or default argument) with `types` bound: its names are
+    /// looked up where the template is defined, so the typedefs of the
+    /// block that instantiates it stay out of sight.
+    fn template_parser<'s>(
+        &self,
+        toks: &'s [Token],
+        types: Vec<(String, (CType, bool, crate::ast::Spelling))>,
+    ) -> Parser<'s> {
+        let mut p = self.sub_parser(toks, types);
+        p.typedefs.forget_locals();
         p
     }
 

@@ -451,10 +451,13 @@ impl Parser<'_> {
             Spelling::Enum(tag) if tag.is_empty() => Spelling::Enum(key.clone()),
             other => other,
         };
+        let typedef = (named, ty.is_const, spelling);
         if self.names.block_depth == 0 {
             self.names.declare(Kind::Type, &key, span);
+            self.typedefs.insert(key, typedef);
+        } else {
+            self.typedefs.insert_local(key, typedef);
         }
-        self.typedefs.insert(key, (named, ty.is_const, spelling));
     }
 
     /// The `}` closing a namespace, when the innermost open block is one.

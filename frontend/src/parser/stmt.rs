@@ -13,7 +13,9 @@ impl Parser<'_> {
     pub(super) fn block(&mut self) -> PResult<Block> {
         let mark = self.names.begin_block();
         let outer = std::mem::replace(&mut self.local_structs_from, self.local_structs.len());
+        let typedefs = self.typedefs.local_mark();
         let r = with_stack(|| self.block_inner());
+        self.typedefs.end_locals(typedefs);
         self.end_local_structs(outer);
         self.names.end_block(mark);
         r

@@ -28,6 +28,11 @@ pub(crate) struct Typedefs {
     /// sub-parser of), later ones first in lookup. A bound name hides a
     /// declared one until a declaration of that name replaces it.
     bound: Vec<(String, Typedef)>,
+    /// The typedefs declared in the blocks being read, innermost last:
+    /// they hide the others, end with their block (C++ scopes them), and
+    /// are not seen by the template instances made inside the block,
+    /// whose names are looked up where the template is defined.
+    local: Vec<(String, Typedef)>,
 }
 
 impl Typedefs {
@@ -36,6 +41,7 @@ impl Typedefs {
         Typedefs {
             declared,
             bound: Vec::new(),
+            local: Vec::new(),
         }
     }
 
@@ -48,7 +54,11 @@ impl Typedefs {
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Typedef> {
-        match self.bound.iter().rev().find(|(n, _)| n == name) {
+        let local = self.local.iter().rev();
+        match local
+            .chain(self.bound.iter().rev())
+            .find(|(n, _)| n == name)
+        {
             Some((_, t)) => Some(t),
             None => self.declared.get(name),
         }
@@ -62,6 +72,27 @@ impl Typedefs {
     pub(crate) fn insert(&mut self, name: String, t: Typedef) {
         self.bound.retain(|(n, _)| *n != name);
         Arc::make_mut(&mut self.declared).insert(name, t);
+    }
+
+    /// Declares `name` in the innermost block being read.
+    pub(crate) fn insert_local(&mut self, name: String, t: Typedef) {
+        self.local.push((name, t));
+    }
+
+    /// Where the typedefs of a block about to open will begin.
+    pub(crate) fn local_mark(&self) -> usize {
+        self.local.len()
+    }
+
+    /// Ends the typedefs declared since `mark`: their block has closed.
+    pub(crate) fn end_locals(&mut self, mark: usize) {
+        self.local.truncate(mark);
+    }
+
+    /// Leaves out the block-scope typedefs: a template instance's parse
+    /// starts from the names of namespace scope.
+    pub(crate) fn forget_locals(&mut self) {
+        self.local.clear();
     }
 
     /// Binds template parameters to their arguments.

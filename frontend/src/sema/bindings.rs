@@ -228,6 +228,7 @@ impl Checker {
                         kind: ast::ExprKind::IntLit {
                             value: i as u64,
                             ty: CType::INT,
+                            spelling: ast::Spelling::Plain,
                         },
                         span: *span,
                     };

@@ -453,3 +453,104 @@ impl<'c> Eval<'c> {
         }
     }
 }
+
+/// The `constexpr` functions defined in a file's items, by key, whose
+/// definitions a static data member's initializer may call before their
+/// turn (a class template's `static constexpr int W = width();` reads
+/// `width`, which the class's items define after `W`), and those checked
+/// so.
+pub(super) struct AheadOfTurn {
+    definitions: FxHashMap<String, usize>,
+    checked: rustc_hash::FxHashSet<usize>,
+}
+
+impl AheadOfTurn {
+    /// Whether the definition at item `index` was checked ahead of its turn.
+    pub(super) fn checked(&self, index: usize) -> bool {
+        self.checked.contains(&index)
+    }
+}
+
+impl Checker {
+    /// The `constexpr` definitions among `items` (`defs`: their keys by
+    /// item, `deduced`: those whose return type is deduced, left out).
+    pub(super) fn constexpr_definitions(
+        &self,
+        items: &[crate::ast::Item],
+        defs: &FxHashMap<usize, String>,
+        deduced: &FxHashMap<usize, usize>,
+    ) -> AheadOfTurn {
+        let definitions = defs
+            .iter()
+            .filter(|(i, _)| !deduced.contains_key(*i))
+            .filter(
+                |(i, _)| matches!(&items[**i], crate::ast::Item::Function(f) if f.specs.constexpr),
+            )
+            .map(|(i, key)| (key.clone(), *i))
+            .collect();
+        AheadOfTurn {
+            definitions,
+            checked: Default::default(),
+        }
+    }
+
+    /// Checks now the `constexpr` functions that the initializer of
+    /// file-scope variable `v` calls and that `items` define after it,
+    /// appending them to `functions`: the constant evaluator needs their
+    /// bodies.
+    pub(super) fn define_called_constexprs(
+        &mut self,
+        v: &crate::ast::VarDecl,
+        items: &[crate::ast::Item],
+        ahead: &mut AheadOfTurn,
+        functions: &mut Vec<crate::typed::Function>,
+    ) {
+        let Some(crate::ast::Init::Expr(init)) = &v.init else {
+            return;
+        };
+        let mut called = Vec::new();
+        callees(init, &mut called);
+        let item = self.item;
+        for name in called {
+            let Some(&index) = ahead.definitions.get(&name) else {
+                continue;
+            };
+            let crate::ast::Item::Function(f) = &items[index] else {
+                continue;
+            };
+            if index <= item || self.constexpr_bodies.contains_key(&name) || f.name != name {
+                continue;
+            }
+            ahead.checked.insert(index);
+            self.item = index;
+            let checked = self.function(f, 0);
+            functions.push(self.keep_if_constexpr(f, checked));
+        }
+        self.item = item;
+    }
+}
+
+/// The names of the functions `e` calls by name, in order.
+fn callees(e: &crate::ast::Expr, out: &mut Vec<String>) {
+    use crate::ast::ExprKind as K;
+    stdx::stack::with_stack(|| match &e.kind {
+        K::Call { callee, args } => {
+            if let K::Ident(name) = &callee.kind {
+                out.push(name.clone());
+            }
+            args.iter().for_each(|a| callees(a, out));
+        }
+        K::Unary { operand, .. } | K::IncDec { operand, .. } => callees(operand, out),
+        K::Binary { lhs, rhs, .. } | K::Assign { lhs, rhs, .. } => {
+            callees(lhs, out);
+            callees(rhs, out);
+        }
+        K::Ternary { cond, then, els } => {
+            callees(cond, out);
+            callees(then, out);
+            callees(els, out);
+        }
+        K::Cast { expr, .. } | K::NamedCast { expr, .. } => callees(expr, out),
+        _ => {}
+    })
+}

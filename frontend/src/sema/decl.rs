@@ -321,6 +321,7 @@ impl Checker {
                             bits: 32,
                             signed: true,
                         },
+                        spelling: ast::Spelling::Plain,
                     }
                 },
                 span: e.span,

@@ -227,7 +227,7 @@ impl Checker {
                 );
                 None
             }
-            A::IntLit { value, ty } => Some(int_const(i128::from(*value), ty.clone(), span)),
+            A::IntLit { value, ty, .. } => Some(int_const(i128::from(*value), ty.clone(), span)),
             A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
             A::StrLit(bytes) => Some(mk(ExprKind::Str(bytes.clone()), const_char_ptr(), span)),
             A::BoolLit(b) => Some(int_const(i128::from(*b), CType::Bool, span)),

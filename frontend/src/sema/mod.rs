@@ -417,6 +417,7 @@ pub(crate) fn check_program(
     // Pass 2: file-scope declarations and bodies, in source order (a body
     // sees the variables and enumerators declared above it).
     let mut functions = Vec::new();
+    let mut ahead = c.constexpr_definitions(&tu.items, &defs, &deduced);
     for (index, item) in tu.items.iter().enumerate() {
         if crate::diag::over_error_limit(&c.diags, opts.error_limit) {
             break;
@@ -431,6 +432,7 @@ pub(crate) fn check_program(
                     functions.push(c.keep_if_constexpr(&f, checked));
                 }
             }
+            ast::Item::Function(f) if f.body.is_some() && ahead.checked(index) => {}
             ast::Item::Function(f) if f.body.is_some() && defs.contains_key(&index) => {
                 let key = &defs[&index];
                 if *key == f.name {
@@ -446,6 +448,7 @@ pub(crate) fn check_program(
             }
             ast::Item::Function(_) => {}
             ast::Item::Var(v) => {
+                c.define_called_constexprs(v, &tu.items, &mut ahead, &mut functions);
                 c.file_var(v);
                 c.specializations(false);
             }

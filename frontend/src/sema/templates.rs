@@ -966,10 +966,14 @@ impl Checker {
     pub(super) fn class_instance_items(&mut self, depth: usize) {
         self.adopt_member_templates();
         let templates = self.tmpl.templates.clone();
-        let items = match templates.env.instances.lock() {
+        let mut items = match templates.env.instances.lock() {
             Ok(mut shared) => std::mem::take(&mut shared.items),
             Err(_) => return,
         };
+        // The member functions are declared before the static data
+        // members, whose initializers may call them (`static constexpr
+        // int W = width();`: the class is complete there in C++).
+        items.sort_by_key(|i| !matches!(i, ast::Item::Function(f) if f.deduced_ret.is_none()));
         // A file-scope declaration is checked outside any function.
         let scopes = std::mem::take(&mut self.func.scopes);
         let item = std::mem::replace(&mut self.item, 0);
@@ -1050,23 +1054,44 @@ impl Checker {
         decl.name = name.clone();
         let class = t.member_of.as_deref().and_then(|k| self.instance_struct(k));
         let link = crate::mangle::instance(t, args, &decl, &templates.classes, class.as_deref());
-        self.tmpl.link_names.insert(name.clone(), link);
-        self.tmpl.origin.insert(name.clone(), span);
         let def = self.tmpl.next_def;
         if decl.deduced_ret.is_some() && decl.body.is_some() {
+            self.tmpl.link_names.insert(name.clone(), link);
+            self.tmpl.origin.insert(name.clone(), span);
             return self.declare_deduced_instance(decl, depth);
         }
         let item = std::mem::replace(&mut self.item, 0);
         let sig = self.declare_function(&decl, def);
         self.item = item;
-        sig?;
+        // An instance of one of several templates of a name (`g<Add>` of
+        // `g(T, Op)` and of `g(T, Op, int)`) is an overload of the others'
+        // instances: keyed by its signature, it keeps its own body and
+        // link name.
+        let key = self.key_of(&name, sig?);
+        if key != name {
+            self.rekey_instance(index, args, &name, &key);
+            decl.name = key.clone();
+        }
+        self.tmpl.link_names.insert(key.clone(), link);
+        self.tmpl.origin.insert(key.clone(), span);
         if decl.body.is_some() {
             self.tmpl.next_def += 1;
             self.tmpl
                 .pending
                 .push_back(Pending::Body(Box::new(decl), depth));
         }
-        Some(name)
+        Some(key)
+    }
+
+    /// The instance of template `index` with `args`, named `name` so far,
+    /// is the overload keyed `key`.
+    fn rekey_instance(&mut self, index: usize, args: &[ArgValue], name: &str, key: &str) {
+        self.tmpl
+            .done
+            .insert((index, args.to_vec()), key.to_string());
+        if let Some(shown) = self.tmpl.shown.get(name).cloned() {
+            self.tmpl.shown.insert(key.to_string(), shown);
+        }
     }
 
     /// Checks the body of instance `decl`, whose return type is deduced,
@@ -1195,19 +1220,32 @@ fn names_an_object(e: &ast::Expr) -> bool {
 }
 
 /// How the base type of a call's argument was written, where the
-/// argument spells it: a cast, a stand-in (`crate::host_args`), or a
-/// variable, whose declaration's spelling `named` gives, seen through
-/// `*`, `&`, indexing and arithmetic.
+/// argument spells it: a cast, a stand-in (`crate::host_args`), a literal
+/// (`5LL`), or a variable, whose declaration's spelling `named` gives,
+/// seen through unary operators, indexing, assignments and arithmetic.
 fn base_spelling(e: &ast::Expr, named: &dyn Fn(&str) -> ast::Spelling) -> ast::Spelling {
     let base_spelling = |e: &ast::Expr| base_spelling(e, named);
     match &e.kind {
         ast::ExprKind::Cast { ty, .. } | ast::ExprKind::NamedCast { ty, .. } => ty.spelling.clone(),
         ast::ExprKind::Ident(name) => named(name),
-        ast::ExprKind::Unary {
-            op: ast::UnaryOp::Deref | ast::UnaryOp::AddrOf,
-            operand,
-        } => base_spelling(operand),
+        ast::ExprKind::IntLit { spelling, .. } => spelling.clone(),
+        ast::ExprKind::Unary { operand, .. } | ast::ExprKind::IncDec { operand, .. } => {
+            base_spelling(operand)
+        }
         ast::ExprKind::Index { base, .. } => base_spelling(base),
+        // A shift has its left operand's type, an assignment its target's,
+        // a comma its right operand's.
+        ast::ExprKind::Binary {
+            op: ast::BinaryOp::Shl | ast::BinaryOp::Shr,
+            lhs: a,
+            ..
+        }
+        | ast::ExprKind::Assign { lhs: a, .. }
+        | ast::ExprKind::Binary {
+            op: ast::BinaryOp::Comma,
+            rhs: a,
+            ..
+        } => base_spelling(a),
         // The usual arithmetic conversions give `long long` when either
         // operand is one (a narrower result ignores the spelling).
         ast::ExprKind::Binary { lhs: a, rhs: b, .. }
