@@ -1555,6 +1555,7 @@ fn spelled_out(mut ty: QualType, mut dims: Vec<Option<Expr>>) -> (QualType, Vec<
             kind: crate::ast::ExprKind::IntLit {
                 value: *len,
                 ty: CType::ULONG,
+                spelling: crate::ast::Spelling::Plain,
             },
             span: ty.span,
         };
