@@ -95,6 +95,99 @@ fn cooperative_groups_compute_what_nvcc_computes() {
     }
 }
 
+/// The floats of a buffer's bytes.
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `memcpy_async` with `wait`/`wait_prior` and the pipeline primitives
+/// (`tests/fixtures/cooperative_groups/async_copies.cu`) copy what their
+/// definitions say, on kernelc's PTX in the emulator and on the
+/// interpreter. nvcc's PTX of these copies is `cp.async` with a source
+/// size, which the emulator does not run, so the reference is the
+/// definition, computed here from the input `0, 1, 2, ...`.
+#[test]
+fn asynchronous_copies_copy_what_they_say() {
+    let dir = scratch("cooperative-groups-async");
+    let src = common::root().join("tests/fixtures/cooperative_groups/async_copies.cu");
+    let ptx = common::fixture_ptx(&src, &dir);
+    assert!(
+        ptx.contains("cp.async.cg.shared.global"),
+        "no 16-byte copies"
+    );
+    assert!(ptx.contains("cp.async.wait_group 3"), "no wait_prior<3>");
+    let ours = dir.join("kernelc.ptx");
+    let input: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+    let input_bytes: Vec<u8> = input.iter().flat_map(|f| f.to_le_bytes()).collect();
+
+    let launch: Launch = (
+        "_Z11groupCopiesPKfPfPh",
+        "2",
+        "128",
+        &["f32[]:iota:1024", "f32[]:zeros:840", "u8[]:zeros:74"],
+    );
+    let mut want = Vec::new();
+    for b in 0..2 {
+        let block = &input[b * 512..];
+        want.extend((0..256).map(|i| block[255 - i]));
+        want.extend_from_slice(&block[257..357]);
+        want.extend_from_slice(&block[400..464]);
+    }
+    let want_bytes: Vec<u8> = (0..2)
+        .flat_map(|b| input_bytes[b * 2048 + 3..b * 2048 + 40].to_vec())
+        .collect();
+    for (engine, file) in [("emu", &ours), ("interp", &src)] {
+        let got = buffers(file, engine, &launch, &dir.join(engine));
+        assert_eq!(
+            floats(got[1].as_ref().unwrap()),
+            want,
+            "groupCopies on {engine}"
+        );
+        assert_eq!(
+            got[2].as_ref().unwrap(),
+            &want_bytes,
+            "groupCopies' bytes on {engine}"
+        );
+    }
+
+    let launch: Launch = (
+        "_Z9pipelinedPK6float4Pfi",
+        "2",
+        "128",
+        &["f32[]:iota:3072", "f32[]:zeros:3072", "i32:3"],
+    );
+    let doubled: Vec<f32> = (0..3072).map(|i| 2.0 * i as f32).collect();
+    for (engine, file) in [("emu", &ours), ("interp", &src)] {
+        let got = buffers(file, engine, &launch, &dir.join(engine));
+        assert_eq!(
+            floats(got[1].as_ref().unwrap()),
+            doubled,
+            "pipelined on {engine}"
+        );
+    }
+
+    let launch: Launch = (
+        "_Z8zeroFillPKfPf",
+        "1",
+        "128",
+        &["f32[]:iota:1024", "f32[]:zeros:512"],
+    );
+    let filled: Vec<f32> = (0..128)
+        .flat_map(|t| [t as f32, 0.0, (t + 1) as f32, (4 * t + 1) as f32])
+        .collect();
+    for (engine, file) in [("emu", &ours), ("interp", &src)] {
+        let got = buffers(file, engine, &launch, &dir.join(engine));
+        assert_eq!(
+            floats(got[1].as_ref().unwrap()),
+            filled,
+            "zeroFill on {engine}"
+        );
+    }
+}
+
 /// The collectives of a tile inline away as nvcc's do: no call is left.
 #[test]
 fn cooperative_groups_leave_no_calls() {

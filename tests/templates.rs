@@ -681,6 +681,72 @@ fn host_type_aliases_name_template_arguments() {
     }
 }
 
+/// A host function's constants and aliases are block-scoped: a dispatch
+/// macro's `case` blocks each declare `using scalar_t` before the same
+/// launch (PyTorch's `AT_DISPATCH_*` shape), and each launch sees the
+/// nearest declaration whose block is still open, so there is one instance
+/// per case and the outer declarations are seen again after the blocks.
+#[test]
+fn host_aliases_and_constants_are_block_scoped() {
+    let dir = scratch("templates-host-scoped-aliases");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> __global__ void k(T *o) { o[0] = o[1] + o[2]; }\n\
+         template <int N> __global__ void w(int *o) { o[0] = N; }\n\
+         #define CASE(V, TYPE, ...) case V: { using scalar_t = TYPE; __VA_ARGS__(); break; }\n\
+         #define DISPATCH(T, ...) switch (T) { CASE(0, float, __VA_ARGS__) CASE(1, double, __VA_ARGS__) }\n\
+         void host(void *p, int *q, int t) {\n  using scalar_t = int;\n  \
+         DISPATCH(t, [&] { k<scalar_t><<<1, 1>>>(static_cast<scalar_t *>(p)); });\n  \
+         k<scalar_t><<<1, 1>>>(static_cast<scalar_t *>(p));\n  \
+         { const int N = 2; w<N><<<1, 1>>>(q); }\n  const int N = 3;\n  w<N><<<1, 1>>>(q);\n}\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = [
+        "_Z1kIfEvPT_",
+        "_Z1kIdEvPT_",
+        "_Z1kIiEvPT_",
+        "_Z1wILi2EEvPi",
+        "_Z1wILi3EEvPi",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("block-scoped host aliases through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
+
+/// A using-declaration in a host function (`using ns::E;`) names what it
+/// brings in for the launches and calls after it (`k<E::A>`,
+/// `run<E::B>(p)`), as nvcc reads them.
+#[test]
+fn host_using_declarations_name_template_arguments() {
+    let dir = scratch("templates-host-using-declarations");
+    let src = dir.join("k.cu");
+    std::fs::write(
+        &src,
+        "namespace ns { enum class E { A, B }; }\n\
+         template <ns::E e> __global__ void k(int *o) { o[0] = (int)e; }\n\
+         template <ns::E e> void run(int *p) { k<e><<<1, 1>>>(p); }\n\
+         int main() { using ns::E; int *p = 0; run<E::B>(p); k<E::A><<<1, 1>>>(p); }\n",
+    )
+    .unwrap();
+    let ptx = kernelc_ptx(&src, &dir.join("k.ptx"));
+    let expected: BTreeSet<String> = ["_Z1kILN2ns1EE0EEvPi", "_Z1kILN2ns1EE1EEvPi"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(entries(&ptx), expected);
+    if let Some(nvcc) = common::nvcc_or_skip("host using-declarations through nvcc") {
+        let theirs = common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
+
 /// Two launches whose arguments are different class template instances
 /// (`red<int, MaxOp<int> >`, `red<int, SumOp<int> >`, also through a
 /// partial specialization's member type) are two instances, as nvcc's.

@@ -8,12 +8,13 @@
 // tile down, a scan its ladder of `shfl_up` (docs/language.md, "Cooperative
 // groups", says what differs in the PTX and what is not provided), and the
 // grid of a cooperative launch (`grid_group`, whose `sync()` is one built-in
-// grid barrier).
+// grid barrier). `memcpy_async` (<cooperative_groups/memcpy_async.h> names
+// this header too) is a batch of kernelc's `cp.async` built-ins, one commit
+// group per call, that `wait` and `wait_prior` wait for.
 #pragma once
 
 #pragma kernelc unsupported this_multi_grid multi_grid_group "groups of several devices' grids"
 #pragma kernelc unsupported this_cluster cluster_group "thread block clusters as groups"
-#pragma kernelc unsupported memcpy_async wait wait_prior "cooperative groups' asynchronous copies"
 #pragma kernelc unsupported block_tile_memory invoke_one invoke_one_broadcast reduce_update_async reduce_store_async inclusive_scan_update exclusive_scan_update "cooperative groups' tiles of more than 32 threads and asynchronous collectives"
 
 namespace cooperative_groups {
@@ -441,6 +442,45 @@ __device__ __forceinline__ T exclusive_scan(const GroupT &g, T val, const Op &op
 template <class GroupT, class T>
 __device__ __forceinline__ T exclusive_scan(const GroupT &g, T val) {
   return exclusive_scan(g, val, plus<T>());
+}
+
+// Copies `bytes` from `src` (global memory) to `dst` (shared memory), the
+// group's threads sharing the work, as one commit group of `cp.async`
+// copies: 16 bytes a copy where both addresses and the size are multiples
+// of 16, 4 where they are of 4, else byte by byte with plain loads and
+// stores (done before the call returns).
+template <class GroupT>
+__device__ __forceinline__ void memcpy_async(const GroupT &g, void *dst, const void *src,
+                                             unsigned long long bytes) {
+  char *d = static_cast<char *>(dst);
+  const char *s = static_cast<const char *>(src);
+  const unsigned long long rank = g.thread_rank();
+  const unsigned long long n = g.num_threads();
+  const unsigned long long bits =
+      reinterpret_cast<unsigned long long>(d) | reinterpret_cast<unsigned long long>(s) | bytes;
+  if ((bits & 15ull) == 0) {
+    for (unsigned long long i = rank * 16; i < bytes; i += n * 16) kernelc_cp_async_cg_16(d + i, s + i);
+  } else if ((bits & 3ull) == 0) {
+    for (unsigned long long i = rank * 4; i < bytes; i += n * 4) kernelc_cp_async_ca_4(d + i, s + i);
+  } else {
+    for (unsigned long long i = rank; i < bytes; i += n) d[i] = s[i];
+  }
+  kernelc_cp_async_commit();
+}
+
+// Waits for every copy this thread started, then for the group.
+template <class GroupT>
+__device__ __forceinline__ void wait(const GroupT &g) {
+  kernelc_cp_async_wait_all();
+  g.sync();
+}
+
+// Waits until at most the newest `N` of this thread's `memcpy_async`
+// batches are in flight, then for the group.
+template <unsigned int N, class GroupT>
+__device__ __forceinline__ void wait_prior(const GroupT &g) {
+  kernelc_cp_async_wait(N);
+  g.sync();
 }
 
 } // namespace __v1

@@ -186,10 +186,10 @@ fn numeric_limits_body() -> &'static str {
 
 const COOPERATIVE_GROUPS_PATH: &str = "<kernelc>/cooperative_groups.h";
 
-/// `<cooperative_groups.h>` (and its `reduce.h`, `scan.h` and
-/// `functional.h`): blocks, static and dynamic tiles and the tile
-/// collectives as classes and templates kernelc compiles
-/// (`frontend/headers/cooperative_groups.h`).
+/// `<cooperative_groups.h>` (and its `reduce.h`, `scan.h`, `functional.h`
+/// and `memcpy_async.h`): blocks, static and dynamic tiles, the tile
+/// collectives and the asynchronous copies as classes and templates kernelc
+/// compiles (`frontend/headers/cooperative_groups.h`).
 fn cooperative_groups() -> &'static str {
     include_str!("../headers/cooperative_groups.h")
 }
@@ -200,6 +200,14 @@ fn cooperative_groups() -> &'static str {
 /// (`frontend/headers/mma.h`).
 fn mma() -> &'static str {
     include_str!("../headers/mma.h")
+}
+
+/// `<cuda_pipeline.h>` and `<cuda_pipeline_primitives.h>`: the pipeline
+/// primitives (`__pipeline_memcpy_async`, `__pipeline_commit`,
+/// `__pipeline_wait_prior`) over the `cp.async` built-ins
+/// (`frontend/headers/cuda_pipeline.h`).
+fn cuda_pipeline() -> &'static str {
+    include_str!("../headers/cuda_pipeline.h")
 }
 
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
@@ -520,7 +528,8 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         "cooperative_groups.h"
         | "cooperative_groups/reduce.h"
         | "cooperative_groups/scan.h"
-        | "cooperative_groups/functional.h" => Header::Source {
+        | "cooperative_groups/functional.h"
+        | "cooperative_groups/memcpy_async.h" => Header::Source {
             // Each is the whole of what kernelc provides.
             path: COOPERATIVE_GROUPS_PATH,
             text: cooperative_groups,
@@ -537,15 +546,15 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: "<kernelc>/numeric_limits.h",
             text: numeric_limits_body,
         },
-        "cooperative_groups/memcpy_async.h" => Header::Unsupported(
-            "cooperative groups' asynchronous copies; kernelc's async-copy built-ins are in docs/tensor-cores.md",
-        ),
         "mma.h" => Header::Source {
             path: "<kernelc>/mma.h",
             text: mma,
         },
-        "cuda/pipeline" | "cuda/barrier" | "cuda/atomic" | "cuda_pipeline.h"
-        | "cuda_pipeline_primitives.h" | "cuda_pipeline_helpers.h" | "cuda_awbarrier.h"
+        "cuda_pipeline.h" | "cuda_pipeline_primitives.h" => Header::Source {
+            path: "<kernelc>/cuda_pipeline.h",
+            text: cuda_pipeline,
+        },
+        "cuda/pipeline" | "cuda/barrier" | "cuda/atomic" | "cuda_pipeline_helpers.h" | "cuda_awbarrier.h"
         | "cuda_awbarrier_primitives.h" | "cuda_awbarrier_helpers.h" => Header::Unsupported(
             "libcu++ and the pipeline primitives; kernelc's async-copy built-ins are in docs/tensor-cores.md",
         ),

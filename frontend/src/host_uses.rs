@@ -88,9 +88,9 @@ struct HostFn<'t> {
     params: Vec<&'t str>,
     /// The uses of templates in its body.
     uses: Vec<RawUse>,
-    /// The `const`/`constexpr` locals of its body, by name: their value's
-    /// token range.
-    consts: FxHashMap<&'t str, (usize, usize)>,
+    /// The `const`/`constexpr` locals and type aliases of its body, by
+    /// name, each with where it is in scope.
+    consts: Locals<'t>,
     /// The namespace it is declared in.
     scope: Vec<String>,
     /// Its declaration up to its body, for a template (what its frames
@@ -203,7 +203,7 @@ pub(crate) fn find(
         } else {
             raw_uses(tokens, body, end, &wanted, &members)
         };
-        f.1.consts = consts_in(tokens, body, end);
+        f.1.consts = Locals::of(consts_in(tokens, body, end));
         f.1.range = (start, end);
         f.1.body = body;
         if f.0.is_some() {
@@ -212,7 +212,11 @@ pub(crate) fn find(
     }
     let mut file: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     for &(start, end) in file_consts {
-        file.extend(consts_in(tokens, start, end));
+        file.extend(
+            consts_in(tokens, start, end)
+                .into_iter()
+                .map(|(name, c)| (name, c.value)),
+        );
     }
     let occurrences = Occurrences::of(tokens);
     let known_templates: FxHashSet<&str> = device_templates
@@ -269,7 +273,7 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         body: 0,
         params,
         uses: Vec::new(),
-        consts: FxHashMap::default(),
+        consts: Locals::default(),
         scope: Vec::new(),
         header: Arc::from([]),
         member: None,
@@ -500,7 +504,7 @@ impl<'t> Search<'_, 't> {
         start: usize,
         end: usize,
         bindings: &FxHashMap<&'t str, Vec<Token>>,
-        locals: &FxHashMap<&'t str, (usize, usize)>,
+        locals: &Locals<'t>,
         depth: usize,
     ) -> Vec<Token> {
         let mut out = Vec::new();
@@ -514,9 +518,9 @@ impl<'t> Search<'_, 't> {
                 None
             } else if let Some(v) = bindings.get(t.text.as_str()) {
                 Some(v.clone())
-            } else if let Some(&(s, e)) = locals
-                .get(t.text.as_str())
-                .or_else(|| self.file.get(t.text.as_str()))
+            } else if let Some((s, e)) = locals
+                .get(t.text.as_str(), start + i)
+                .or_else(|| self.file.get(t.text.as_str()).copied())
                 .filter(|_| depth < 8)
             {
                 Some(self.resolve(s, e, bindings, locals, depth + 1))
@@ -1041,24 +1045,76 @@ fn launch_call(tokens: &[Token], at: usize, end: usize) -> Option<usize> {
     None
 }
 
+/// A `const`/`constexpr` variable or a type alias of a host function:
+/// its value's token range, and the tokens it is in scope for (from its
+/// name to the `}` closing its block).
+#[derive(Clone, Copy, Debug)]
+struct LocalConst {
+    from: usize,
+    until: usize,
+    value: (usize, usize),
+}
+
+/// A host function's constants and aliases by name, in order of
+/// declaration. A name may be declared in several blocks: a dispatch
+/// macro's `case` blocks each say `using scalar_t = ...;` before the same
+/// launch (`k<scalar_t><<<...>>>`), and each launch sees its own.
+#[derive(Default)]
+struct Locals<'t>(FxHashMap<&'t str, Vec<LocalConst>>);
+
+impl<'t> Locals<'t> {
+    fn of(decls: Vec<(&'t str, LocalConst)>) -> Self {
+        let mut map: FxHashMap<&'t str, Vec<LocalConst>> = FxHashMap::default();
+        for (name, c) in decls {
+            map.entry(name).or_default().push(c);
+        }
+        Locals(map)
+    }
+
+    /// The value of `name` as the token at `at` sees it: the nearest
+    /// declaration before it whose block is still open, as C++ looks up.
+    fn get(&self, name: &str, at: usize) -> Option<(usize, usize)> {
+        let decls = self.0.get(name)?;
+        let in_scope = |c: &&LocalConst| c.from <= at && at < c.until;
+        decls.iter().rev().find(in_scope).map(|c| c.value)
+    }
+}
+
 /// The `const`/`constexpr` variables declared in `start..end` with an
 /// initializer: name → the initializer's token range (`const int N = 4;`,
 /// `constexpr unsigned kBlock = 2 * 128;`); and the type aliases declared
 /// there: name → the type's range (`using Op = ops::Max<float>;`,
-/// `typedef Sum<int> Op;`), which a use's arguments name as well.
-fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usize, usize)> {
-    let mut out = FxHashMap::default();
+/// `typedef Sum<int> Op;`), which a use's arguments name as well. Each
+/// with the tokens it is in scope for.
+fn consts_in(tokens: &[Token], start: usize, end: usize) -> Vec<(&str, LocalConst)> {
+    let mut out: Vec<(&str, LocalConst)> = Vec::new();
+    // Where each open block's declarations start in `out` (the outermost
+    // one's stay in scope to `end`).
+    let mut blocks: Vec<usize> = Vec::new();
     let mut stmt_start = start;
     let mut i = start;
     while i < end {
         match tokens[i].kind {
             TokenKind::Punct(Punct::Semi) => {
-                if let Some((name, range)) = typedef_at(tokens, stmt_start, i) {
-                    out.insert(name, range);
+                let alias = typedef_at(tokens, stmt_start, i)
+                    .or_else(|| using_declaration_at(tokens, stmt_start, i));
+                if let Some((name, value)) = alias {
+                    let (from, until) = (i, end);
+                    out.push((name, LocalConst { from, until, value }));
                 }
                 stmt_start = i + 1;
             }
-            TokenKind::Punct(Punct::LBrace | Punct::RBrace) => stmt_start = i + 1,
+            TokenKind::Punct(Punct::LBrace) => {
+                blocks.push(out.len());
+                stmt_start = i + 1;
+            }
+            TokenKind::Punct(Punct::RBrace) => {
+                let first = blocks.pop().unwrap_or(out.len());
+                for (_, c) in &mut out[first..] {
+                    c.until = c.until.min(i);
+                }
+                stmt_start = i + 1;
+            }
             TokenKind::Punct(Punct::Assign)
                 if i > stmt_start && tokens[i - 1].kind == TokenKind::Ident =>
             {
@@ -1072,7 +1128,11 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> FxHashMap<&str, (usi
                 let alias = tokens[stmt_start].kind == TokenKind::Keyword(Keyword::Using);
                 let value_end = value_end(tokens, i + 1, end, alias);
                 if is_const && value_end > i + 1 {
-                    out.insert(tokens[i - 1].text.as_str(), (i + 1, value_end));
+                    let (from, until, value) = (i, end, (i + 1, value_end));
+                    out.push((
+                        tokens[i - 1].text.as_str(),
+                        LocalConst { from, until, value },
+                    ));
                 }
                 i = value_end;
                 continue;
@@ -1117,6 +1177,31 @@ fn typedef_at(tokens: &[Token], start: usize, semi: usize) -> Option<(&str, (usi
         && name.kind == TokenKind::Ident
         && semi >= start + 3)
         .then(|| (name.text.as_str(), (start + 1, semi - 1)))
+}
+
+/// `using NS::NAME;` in `start..semi` (a using-declaration, which a
+/// function body may hold: `using phys::Boundary;` before
+/// `run<Boundary::Open>(...)`): the name and its qualified name's range,
+/// which stands for the name as an alias would.
+fn using_declaration_at(
+    tokens: &[Token],
+    start: usize,
+    semi: usize,
+) -> Option<(&str, (usize, usize))> {
+    let is = |i: usize, kind: TokenKind| tokens.get(i).is_some_and(|t| t.kind == kind);
+    let name = tokens.get(semi.checked_sub(1)?)?;
+    let qualified = semi >= start + 4
+        && is(start, TokenKind::Keyword(Keyword::Using))
+        && is(start + 1, TokenKind::Ident)
+        && name.kind == TokenKind::Ident
+        && is(semi - 2, TokenKind::Punct(Punct::ColonColon))
+        && tokens[start + 1..semi].iter().all(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
+            )
+        });
+    qualified.then(|| (name.text.as_str(), (start + 1, semi)))
 }
 
 /// A call of a host function template whose remaining template arguments
