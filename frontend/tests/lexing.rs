@@ -148,7 +148,7 @@ fn directives() {
     assert_eq!((err[0].span.start, err[0].span.end), (0, 16));
     for bad in [
         "#include <cuda_fp8.h>",
-        "#include <cooperative_groups/memcpy_async.h>",
+        "#include <cuda_awbarrier_primitives.h>",
         "#define V(args...) args",
         "#define W(f, ...) f(0 __VA_OPT__(,) __VA_ARGS__)",
         "#line 4",
