@@ -519,10 +519,12 @@ fn std_type(name: &str, args: &[Arg]) -> Option<Ty> {
         }
         ("shared_ptr" | "complex" | "allocator" | "atomic", [t]) => of(name, ty(t)?),
         ("pair" | "vector" | "tuple", _) => std(name, args.to_vec()),
-        ("map" | "set", [k, rest @ ..]) if rest.len() <= 1 => {
+        ("map" | "set" | "unordered_map" | "unordered_set", [k, rest @ ..]) if rest.len() <= 1 => {
+            // The key (and value), then the comparison or the hash and
+            // equality, then the allocator of the elements.
             let k = ty(k)?;
             let mut full = vec![Arg::Type(k.clone())];
-            let alloc = match rest {
+            let element = match rest {
                 [v] => {
                     let v = ty(v)?;
                     full.push(Arg::Type(v.clone()));
@@ -530,24 +532,12 @@ fn std_type(name: &str, args: &[Arg]) -> Option<Ty> {
                 }
                 _ => k.clone(),
             };
-            full.push(Arg::Type(of("less", k)));
-            full.push(Arg::Type(of("allocator", alloc)));
-            std(name, full)
-        }
-        ("unordered_map" | "unordered_set", [k, rest @ ..]) if rest.len() <= 1 => {
-            let k = ty(k)?;
-            let mut full = vec![Arg::Type(k.clone())];
-            let alloc = match rest {
-                [v] => {
-                    let v = ty(v)?;
-                    full.push(Arg::Type(v.clone()));
-                    pair_of(&k, &v)
-                }
-                _ => k.clone(),
+            let order: &[&str] = match name.starts_with("unordered") {
+                true => &["hash", "equal_to"],
+                false => &["less"],
             };
-            full.push(Arg::Type(of("hash", k.clone())));
-            full.push(Arg::Type(of("equal_to", k)));
-            full.push(Arg::Type(of("allocator", alloc)));
+            full.extend(order.iter().map(|o| Arg::Type(of(o, k.clone()))));
+            full.push(Arg::Type(of("allocator", element)));
             std(name, full)
         }
         _ => return None,
