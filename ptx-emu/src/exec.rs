@@ -916,7 +916,7 @@ impl<'a> Exec<'a> {
                 self.vector_atomic(t, inst, *ty, *n, *space, *red)
             }
             Op::Mbarrier { op, space } => self.mbarrier(t, inst, *op, *space),
-            Op::CpAsync { size } => self.cp_async(t, inst, *size),
+            Op::CpAsync { size, source_size } => self.cp_async(t, inst, *size, *source_size),
             Op::BulkTensor { load } => self.bulk_tensor(t, inst, *load),
             Op::Bulk { dst, src, mbar } => self.bulk(t, inst, *dst, *src, *mbar),
             Op::Tcgen05(op) => self.tcgen05(t, inst, *op),

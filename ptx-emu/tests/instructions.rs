@@ -672,3 +672,40 @@ fn packed_halves_compute_lane_by_lane() {
     assert_eq!(&got[8..10], &[0, 0], "lt, each and-ed with the false p2");
     assert_eq!(got[10], 1, "setp.lt.f16");
 }
+
+/// `cp.async` with a source size reads that many bytes and zero-fills the
+/// rest of the copy (as `memcpy_async` and `__pipeline_memcpy_async`
+/// write it): an immediate and a register size, and a size of zero; the
+/// shared words were all ones before, so each zero is one the copy wrote.
+#[test]
+fn cp_async_zero_fills_past_its_source_size() {
+    let body = ".shared .align 16 .b8 sm[48];\n\
+        mov.b32 %r1, 0x04030201; st.global.u32 [%rd1], %r1;\n\
+        mov.b32 %r1, 0x08070605; st.global.u32 [%rd1+4], %r1;\n\
+        mov.b32 %r1, 0x0c0b0a09; st.global.u32 [%rd1+8], %r1;\n\
+        mov.b32 %r1, 0x100f0e0d; st.global.u32 [%rd1+12], %r1;\n\
+        mov.u32 %r2, sm; mov.b32 %r9, 0xffffffff;\n\
+        st.shared.v4.u32 [%r2], {%r9, %r9, %r9, %r9};\n\
+        st.shared.v4.u32 [%r2+16], {%r9, %r9, %r9, %r9};\n\
+        st.shared.v4.u32 [%r2+32], {%r9, %r9, %r9, %r9};\n\
+        cp.async.ca.shared.global [%r2], [%rd1], 4, 4;\n\
+        mov.b32 %r3, 6;\n\
+        cp.async.cg.shared.global [%r2+16], [%rd1], 16, %r3;\n\
+        cp.async.ca.shared.global [%r2+32], [%rd1+4], 8, 0;\n\
+        cp.async.commit_group; cp.async.wait_all;\n\
+        ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r2];\n\
+        ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r2+16];\n\
+        ld.shared.v4.u32 {%r18, %r19, %r20, %r21}, [%r2+32];\n\
+        st.global.v4.u32 [%rd1+16], {%r10, %r11, %r12, %r13};\n\
+        st.global.v4.u32 [%rd1+32], {%r14, %r15, %r16, %r17};\n\
+        st.global.v4.u32 [%rd1+48], {%r18, %r19, %r20, %r21};\n";
+    let out = run("cp.async with a source size", body, 16);
+    let ones = u32::MAX;
+    assert_eq!(out[4..8], [0x0403_0201, ones, ones, ones], "4 of 4 bytes");
+    assert_eq!(
+        out[8..12],
+        [0x0403_0201, 0x0000_0605, 0, 0],
+        "6 of 16 bytes"
+    );
+    assert_eq!(out[12..16], [0, 0, ones, ones], "0 of 8 bytes");
+}

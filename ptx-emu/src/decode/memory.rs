@@ -204,12 +204,15 @@ fn cp_async(p: &Parts) -> Result<Op, DecodeError> {
             ))
         }
     };
-    if p.mods.0.iter().any(|m| m.starts_with(".L2")) || p.args.len() > 3 {
-        return Err(unsupported(
-            "cp.async with a prefetch hint or a source size",
-        ));
+    if p.mods.0.iter().any(|m| m.starts_with(".L2")) || p.args.len() > 4 {
+        return Err(unsupported("cp.async with a prefetch or cache hint"));
     }
-    Ok(Op::CpAsync { size })
+    // `[dst], [src], cp-size, src-size`: the bytes past the source size
+    // are zeros (what `memcpy_async` and `__pipeline_memcpy_async` write).
+    Ok(Op::CpAsync {
+        size,
+        source_size: p.args.len() == 4,
+    })
 }
 
 /// The modifiers of a bulk copy that change nothing here: the shape's

@@ -310,9 +310,12 @@ pub enum Op {
         op: Mbar,
         space: Option<Space>,
     },
-    /// `cp.async` of `size` bytes from global to shared memory.
+    /// `cp.async` of `size` bytes from global to shared memory; with
+    /// `source_size`, only as many as the fourth operand says are read and
+    /// the rest are zeros.
     CpAsync {
         size: u64,
+        source_size: bool,
     },
     /// `cp.async.bulk.tensor.2d` through a tensor map (`crate::tma`):
     /// `load`, a box of the global matrix into shared memory, completing

@@ -433,12 +433,41 @@ impl Exec<'_> {
     }
 
     /// `cp.async`: threads run one at a time, so the copy is done at once.
-    pub(super) fn cp_async(&mut self, t: &mut Thread, inst: &Inst, size: u64) -> R<Flow> {
+    /// With a source size (`[d], [s], 16, n`), the first `n` bytes are read
+    /// and the rest of the `size` are zeros; `n` above `size` is a fault,
+    /// as the ISA leaves it undefined.
+    pub(super) fn cp_async(
+        &mut self,
+        t: &mut Thread,
+        inst: &Inst,
+        size: u64,
+        source_size: bool,
+    ) -> R<Flow> {
         let dst = self.addr(t, arg(inst, 0)?)?;
         let src = self.addr(t, arg(inst, 1)?)?;
-        for off in (0..size).step_by(4) {
-            let v = self.load(t, Some(Space::Global), src.wrapping_add(off), 4)?;
-            self.store(t, Some(Space::Shared), dst.wrapping_add(off), 4, v)?;
+        let read = match source_size {
+            true => self.get(t, arg(inst, 3)?, Ty::U32)?,
+            false => size,
+        };
+        if read > size {
+            return Err(e(
+                FaultKind::Unsupported,
+                format!("a cp.async of {size} bytes with a source size of {read}"),
+            ));
+        }
+        if read == size {
+            for off in (0..size).step_by(4) {
+                let v = self.load(t, Some(Space::Global), src.wrapping_add(off), 4)?;
+                self.store(t, Some(Space::Shared), dst.wrapping_add(off), 4, v)?;
+            }
+            return Ok(Flow::Next);
+        }
+        for off in 0..size {
+            let v = match off < read {
+                true => self.load(t, Some(Space::Global), src.wrapping_add(off), 1)?,
+                false => 0,
+            };
+            self.store(t, Some(Space::Shared), dst.wrapping_add(off), 1, v)?;
         }
         Ok(Flow::Next)
     }
