@@ -435,7 +435,7 @@ pub fn ptx_safe(key: &str) -> String {
 
 /// CV-qualifiers in the ABI's order: `r` (restrict), `V`, `K`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Quals {
+pub(crate) struct Quals {
     restrict: bool,
     volatile: bool,
     konst: bool,
@@ -452,7 +452,7 @@ impl Quals {
         self == Quals::NONE
     }
 
-    fn code(self) -> String {
+    pub(crate) fn code(self) -> String {
         let mut s = String::new();
         for (on, c) in [
             (self.restrict, 'r'),
@@ -467,7 +467,7 @@ impl Quals {
     }
 }
 
-fn quals(konst: bool, volatile: bool, restrict: bool) -> Quals {
+pub(crate) fn quals(konst: bool, volatile: bool, restrict: bool) -> Quals {
     Quals {
         restrict,
         volatile,
@@ -585,7 +585,7 @@ fn operator_code(name: &str, operands: usize) -> Option<&'static str> {
 }
 
 /// `<source-name>`: the identifier after its length.
-fn source_name(name: &str) -> String {
+pub(crate) fn source_name(name: &str) -> String {
     format!("{}{name}", name.len())
 }
 

@@ -20,6 +20,7 @@
 //! form here was compared with g++'s (`tests`) and, through the tag,
 //! nvcc's (`tests/namespaces.rs`).
 
+use crate::mangle::{quals, source_name};
 use crate::token::{split_params, template_args, NameBefore, Punct, Token, TokenKind};
 
 /// A parameter's type, as far as a link name needs it.
@@ -572,7 +573,7 @@ fn decode_one(code: &str) -> Option<(Ty, &str)> {
             let mut path = Vec::new();
             let mut rest = &code[1..];
             while !rest.starts_with('E') {
-                let (name, r) = source_name(rest)?;
+                let (name, r) = read_source_name(rest)?;
                 path.push(name.to_string());
                 rest = r;
             }
@@ -585,7 +586,7 @@ fn decode_one(code: &str) -> Option<(Ty, &str)> {
             ))
         }
         b'0'..=b'9' => {
-            let (name, rest) = source_name(code)?;
+            let (name, rest) = read_source_name(code)?;
             Some((class(&[name]), rest))
         }
         _ => {
@@ -599,7 +600,7 @@ fn decode_one(code: &str) -> Option<(Ty, &str)> {
 }
 
 /// A `<source-name>` at the start of `code`, and the rest.
-fn source_name(code: &str) -> Option<(&str, &str)> {
+fn read_source_name(code: &str) -> Option<(&str, &str)> {
     let digits = code.bytes().take_while(u8::is_ascii_digit).count();
     let len: usize = code[..digits].parse().ok()?;
     let end = digits.checked_add(len).filter(|&e| e <= code.len())?;
@@ -618,11 +619,11 @@ impl Mangler {
     /// member function), whose prefixes become candidates.
     fn function_name(&mut self, path: &[String], const_member: bool) -> String {
         match path {
-            [name] => source_name_of(name),
+            [name] => source_name(name),
             _ => {
                 let mut out = String::from(if const_member { "NK" } else { "N" });
                 out.push_str(&self.prefix(&path[..path.len() - 1]));
-                out.push_str(&source_name_of(&path[path.len() - 1]));
+                out.push_str(&source_name(&path[path.len() - 1]));
                 out.push('E');
                 out
             }
@@ -649,7 +650,7 @@ impl Mangler {
             start = 1;
         }
         for n in start + 1..=path.len() {
-            out.push_str(&source_name_of(&path[n - 1]));
+            out.push_str(&source_name(&path[n - 1]));
             self.candidates.push(key(n));
         }
         out
@@ -675,11 +676,7 @@ impl Mangler {
                 volatile,
                 ty,
             } => {
-                let q = format!(
-                    "{}{}",
-                    if *volatile { "V" } else { "" },
-                    if *konst { "K" } else { "" }
-                );
+                let q = quals(*konst, *volatile, false).code();
                 format!("{q}{}", self.ty(ty))
             }
             Ty::Class { path, args } => self.class(path, args),
@@ -703,7 +700,7 @@ impl Mangler {
         } else if args.is_empty() {
             let (name, scope) = path.split_last().expect("a class has a name");
             out.push_str(&self.prefix(scope));
-            out.push_str(&source_name_of(name));
+            out.push_str(&source_name(name));
         } else {
             out.push_str(&self.prefix(path));
         }
@@ -734,10 +731,6 @@ impl Mangler {
     }
 }
 
-fn source_name_of(name: &str) -> String {
-    format!("{}{name}", name.len())
-}
-
 /// A type's mangling without substitutions: its identity as a candidate.
 fn key(ty: &Ty) -> String {
     match ty {
@@ -751,12 +744,7 @@ fn key(ty: &Ty) -> String {
             volatile,
             ty,
         } => {
-            format!(
-                "{}{}{}",
-                if *volatile { "V" } else { "" },
-                if *konst { "K" } else { "" },
-                key(ty)
-            )
+            format!("{}{}", quals(*konst, *volatile, false).code(), key(ty))
         }
         Ty::Class { path, args } if args.is_empty() => path.join("::"),
         Ty::Class { path, args } => {
