@@ -1022,10 +1022,7 @@ impl Parser<'_> {
             }
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
-            let (ty, dims) = match by_ref {
-                None => spelled_out(ty, self.dims()?),
-                Some(_) => (ty, self.dims()?),
-            };
+            let (ty, dims) = spelled_out(ty, self.dims()?, by_ref);
             if local && auto.is_none() && by_ref.is_none() && dims.is_empty() {
                 let declared = (ty.ty.clone(), ty.is_const, ty.spelling.clone());
                 self.names.type_last_local(declared);
@@ -1472,10 +1469,7 @@ impl Parser<'_> {
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
             }
-            let (ty, dims) = match by_ref {
-                None => spelled_out(ty, dims),
-                Some(_) => (ty, dims),
-            };
+            let (ty, dims) = spelled_out(ty, dims, by_ref);
             let default = if self.eat_punct(Punct::Assign) {
                 Some(self.assign_expr()?)
             } else {
@@ -1544,8 +1538,16 @@ impl Parser<'_> {
 /// A declaration whose type is an array typedef (`Row r`, `Row m[2]`)
 /// as if its bounds were written on the name (`float r[4]`,
 /// `float m[2][4]`): the checker and the mangler then see the array they
-/// know, and a parameter decays to a pointer as C says.
-fn spelled_out(mut ty: QualType, mut dims: Vec<Option<Expr>>) -> (QualType, Vec<Option<Expr>>) {
+/// know, and a parameter decays to a pointer as C says. A reference
+/// (`by_ref`) to an array typedef keeps it: it refers to the whole array.
+fn spelled_out(
+    mut ty: QualType,
+    mut dims: Vec<Option<Expr>>,
+    by_ref: Option<Span>,
+) -> (QualType, Vec<Option<Expr>>) {
+    if by_ref.is_some() {
+        return (ty, dims);
+    }
     while let CType::Array {
         elem,
         len: Some(len),
