@@ -1522,3 +1522,161 @@ fn names_in_class_templates_are_looked_up_as_nvcc_does() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// The launches of cuda_std.cu over 64 threads.
+const CUDA_STD: [(&str, &[&str]); 6] = [
+    ("_Z9sortTilesPf", &["f32[]:rand:512:1"]),
+    (
+        "_Z7nearestPKfS0_PiPf",
+        &[
+            "f32[]:rand:64:3",
+            "f32[]:rand:5:4",
+            "i32[]:zeros:64",
+            "f32[]:zeros:64",
+        ],
+    ),
+    (
+        "_Z9complexesPKN4cuda3std3__47complexIfEES5_Pf",
+        &["f32[]:rand:128:5", "f32[]:rand:128:6", "f32[]:zeros:256"],
+    ),
+    (
+        "_Z15complexesDoublePKN4cuda3std3__47complexIdEES5_Pd",
+        &["f64[]:rand:128:5", "f64[]:rand:128:6", "f64[]:zeros:128"],
+    ),
+    ("_Z5ringsPKiPi", &["i32[]:rand:256:7", "i32[]:zeros:128"]),
+    ("_Z6traitsPKsPi", &["i16[]:rand:64:8", "i32[]:zeros:64"]),
+];
+
+/// libcu++ in device code through kernelc's own `<cuda/std/array>`,
+/// `<cuda/std/utility>`, `<cuda/std/algorithm>` and `<cuda/std/complex>`,
+/// and the C++ they lean on (`constexpr` members overloaded on `const`, a
+/// range-`for` over a class's `begin()`/`end()` with a pointer and with an
+/// iterator class's `!=`, `++` and `*`, an `alignas` explicit
+/// specialization, deduction dropping `operator*(complex<T>, complex<T>)`
+/// for `2.0f * z`): nvcc's kernel names; the emulator's buffers equal the
+/// interpreter's and those of nvcc's PTX (built with NVIDIA's libcu++), but
+/// for `abs` plus `arg` of a complex, whose `hypotf` and `atan2f` may
+/// differ by an ulp; sorted tiles and the rings' sums as expected.
+#[test]
+fn libcudacxx_containers_and_complex_are_nvccs() {
+    let dir = scratch("cuda_std");
+    let src = common::root().join("tests/fixtures/classes/cuda_std.cu");
+    let cccl =
+        common::cuda_headers_or_skip().map(|h| vec![format!("-I{}", h.join("cccl").display())]);
+    let (text, theirs) = match cccl {
+        Some(flags) => common::fixture_ptx_and_nvcc_with(&src, &dir, &flags),
+        None => (common::fixture_ptx(&src, &dir), None),
+    };
+    // The source compiled for the interpreter as the PTX was, unfused.
+    let shape = ["--grid", "2", "--block", "32", "-fmad=false"];
+    let ours_ptx = dir.join("kernelc.ptx");
+    for (k, &(kernel, args)) in CUDA_STD.iter().enumerate() {
+        let run = |file: &Path, engine: &str, out: &str| -> Vec<Vec<u8>> {
+            let out = dir.join(format!("{out}{k}"));
+            let shape = if engine == "interp" {
+                &shape[..]
+            } else {
+                &shape[..4]
+            };
+            common::launch_buffers(file, engine, (kernel, args), &out, shape)
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        assert!(text.contains(&format!(".entry {kernel}(")), "{kernel}");
+        let ours = run(&ours_ptx, "emu", "ours");
+        assert_eq!(
+            ours,
+            run(&src, "interp", "interp"),
+            "{kernel}: the interpreter"
+        );
+        cuda_std_expected(kernel, &ours);
+        let Some(theirs) = &theirs else { continue };
+        let theirs = run(theirs, "emu", "theirs");
+        if kernel.starts_with("_Z9complexes") {
+            complexes_close(&ours[2], &theirs[2]);
+        } else {
+            assert_eq!(ours, theirs, "{kernel}: nvcc's PTX");
+        }
+    }
+}
+
+/// `std::integral_constant`'s conversion and call operators are constexpr
+/// host functions, as the host compiler's: device code calls them only
+/// under --expt-relaxed-constexpr, as nvcc says (E0017 without).
+#[test]
+fn integral_constant_converts_in_device_code_only_when_relaxed() {
+    let src = "#include <type_traits>\ntemplate <class T> struct is_small : std::false_type {};\n\
+               template <> struct is_small<short> : std::true_type {};\n\
+               __global__ void k(int *o) { bool b = is_small<short>(); o[0] = b + std::true_type()(); }\n";
+    let err = rejected(src, "E0017");
+    assert!(
+        err.contains("operator bool") && err.contains(":4:"),
+        "{err}"
+    );
+    let dir = scratch("integral_constant");
+    let file = dir.join("relaxed.cu");
+    std::fs::write(&file, src).unwrap();
+    let ptx = dir.join("relaxed.ptx");
+    let args = [
+        file.to_str().unwrap(),
+        "--expt-relaxed-constexpr",
+        "-o",
+        ptx.to_str().unwrap(),
+    ];
+    let o = kernelc(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let launch = ("_Z1kPi", &["i32[]:zeros:1"][..]);
+    let shape = ["--grid", "1", "--block", "1"];
+    let bufs = common::launch_buffers(&ptx, "emu", launch, &dir.join("out"), &shape);
+    assert_eq!(words(bufs[0].as_deref().unwrap_or_default()), [2]);
+}
+
+/// What cuda_std.cu's kernels must have computed, checked without nvcc.
+fn cuda_std_expected(kernel: &str, bufs: &[Vec<u8>]) {
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    match kernel {
+        "_Z9sortTilesPf" => {
+            for tile in floats(&bufs[0]).chunks(8) {
+                assert!(tile.windows(2).all(|w| w[0] <= w[1]), "{tile:?}");
+            }
+        }
+        "_Z7nearestPKfS0_PiPf" => {
+            assert!(words(&bufs[2]).iter().all(|&b| (0..5).contains(&b)));
+        }
+        "_Z6traitsPKsPi" => {
+            // 1 for `short`, 2 + 32 for `float`, 64 bits for `double`, `true`.
+            assert!(words(&bufs[1])
+                .iter()
+                .all(|&v| v == 1 + 100 * 34 + 10000 * 64 + 1));
+        }
+        "_Z5ringsPKiPi" => {
+            let (ins, outs) = (words(&bufs[0]), words(&bufs[1]));
+            for (i, ring) in ins.chunks(4).enumerate() {
+                let sum = ring
+                    .iter()
+                    .fold(0i32, |s, &x| s.wrapping_mul(3).wrapping_add(x));
+                let step = (ring[1] & 0xff) - (ring[0] & 0xff);
+                assert_eq!(outs[2 * i..2 * i + 2], [sum, 8 + 100 * step], "thread {i}");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// complexes' outputs against nvcc's: the same bits, but for the third
+/// of each four (`abs(q) + arg(p)`), within 2 ulp.
+fn complexes_close(ours: &[u8], theirs: &[u8]) {
+    let bits = |b: &[u8]| -> Vec<i32> { words(b) };
+    for (i, (a, b)) in bits(ours).iter().zip(bits(theirs)).enumerate() {
+        let allowed = if i % 4 == 2 { 2 } else { 0 };
+        assert!(
+            (a - b).abs() <= allowed,
+            "output {i}: {a:#x} against {b:#x}"
+        );
+    }
+}

@@ -5,6 +5,21 @@
 
 namespace std {
 
+// The base of a program's own traits (`struct is_half<__half> :
+// std::true_type {};`). Its functions are constexpr host functions, as the
+// host compiler's: device code may call them (`is_half<T>()`, `trait{}()`)
+// only under --expt-relaxed-constexpr; `::value` is a constant anywhere.
+template <class T, T v> struct integral_constant {
+  static constexpr T value = v;
+  typedef T value_type;
+  typedef integral_constant type;
+  constexpr operator value_type() const { return value; }
+  constexpr value_type operator()() const { return value; }
+};
+typedef integral_constant<bool, true> true_type;
+typedef integral_constant<bool, false> false_type;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+
 template <class T, class U> struct is_same { static constexpr bool value = false; };
 template <class T> struct is_same<T, T> { static constexpr bool value = true; };
 

@@ -210,6 +210,29 @@ fn cuda_pipeline() -> &'static str {
     include_str!("../headers/cuda_pipeline.h")
 }
 
+/// The part of libcu++ kernelc provides as source
+/// (`frontend/headers/cuda_std/`): `<cuda/std/utility>`'s `pair` and
+/// `swap` (`move` and `forward` are built in, `sema/expr.rs`), `array`,
+/// `algorithm`'s `min`, `max` and `clamp`, and `complex`, each in libcu++'s
+/// inline namespace `cuda::std::__4`, which nvcc's names spell out.
+fn libcudacxx(name: &str) -> Header {
+    let (path, text): (&'static str, fn() -> &'static str) = match name {
+        "cuda/std/utility" => ("<kernelc>/cuda/std/utility", || {
+            include_str!("../headers/cuda_std/utility.h")
+        }),
+        "cuda/std/array" => ("<kernelc>/cuda/std/array", || {
+            include_str!("../headers/cuda_std/array.h")
+        }),
+        "cuda/std/algorithm" => ("<kernelc>/cuda/std/algorithm", || {
+            include_str!("../headers/cuda_std/algorithm.h")
+        }),
+        _ => ("<kernelc>/cuda/std/complex", || {
+            include_str!("../headers/cuda_std/complex.h")
+        }),
+    };
+    Header::Source { path, text }
+}
+
 /// Macros visible in every CUDA translation unit, as `NAME body` lines.
 pub(crate) const PREDEFINED: &[&str] = &[
     // The CUDA toolkit kernelc checks itself against (nvcc 13.5.37); code
@@ -566,8 +589,10 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: crate::curand::PATH,
             text: crate::curand::source,
         },
-        // `std::move` and `std::forward` are built in (`sema/expr.rs`).
-        "cuda/std/utility" | "cuda/std/cstddef" => Header::Macros(none),
+        "cuda/std/cstddef" => Header::Macros(none),
+        "cuda/std/utility" | "cuda/std/array" | "cuda/std/algorithm" | "cuda/std/complex" => {
+            libcudacxx(name)
+        }
         "type_traits" | "cuda/std/type_traits" => Header::Source {
             path: TYPE_TRAITS_PATH,
             text: type_traits,

@@ -670,9 +670,9 @@ fn declared_names(
         return names;
     }
     let depth0 = depth0_indices(tokens, start, end);
-    // A class-key's tag: `struct S`, `enum class E`, `union U`.
-    for w in depth0.windows(2) {
-        let key = &tokens[w[0]];
+    // A class-key's tag: `struct S`, `enum class E`, `union U`, also past
+    // attributes (`struct alignas(16) S`, `struct __align__(8) C<float>`).
+    for (k, &at) in depth0.iter().enumerate() {
         let is_key = [
             Keyword::Struct,
             Keyword::Class,
@@ -680,9 +680,23 @@ fn declared_names(
             Keyword::Enum,
         ]
         .into_iter()
-        .any(|k| is_kw(key, k));
-        if is_key && ident(w[1]) {
-            names.push(w[1]);
+        .any(|key| is_kw(&tokens[at], key));
+        if !is_key {
+            continue;
+        }
+        let mut next = k + 1;
+        while depth0
+            .get(next)
+            .is_some_and(|&i| is_attribute_word(&tokens[i]))
+            && depth0
+                .get(next + 1)
+                .is_some_and(|&i| is_punct(&tokens[i], Punct::LParen))
+        {
+            // The attribute, its `(` and its `)`.
+            next += 3;
+        }
+        if let Some(&tag) = depth0.get(next).filter(|&&i| ident(i)) {
+            names.push(tag);
         }
     }
     // Declarators: a name right before `;`, `,`, `=`, `[`, `{`, `:` or

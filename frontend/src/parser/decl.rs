@@ -311,9 +311,11 @@ impl Parser<'_> {
                         Keyword::Unsigned => ts.unsigned += 1,
                         Keyword::Const => ts.is_const = true,
                         Keyword::Constexpr => {
-                            // A `constexpr` variable is `const`; a
-                            // function's calls may be constant expressions.
-                            ts.is_const = true;
+                            // A `constexpr` variable is `const` (the
+                            // declared object: `var_declarators`); a
+                            // function's calls may be constant expressions,
+                            // and its return type is as written
+                            // (`constexpr T &operator[](size_t)`).
                             ds.storage.constexpr.get_or_insert(tok.span);
                             ds.fns.constexpr = true;
                         }
@@ -992,7 +994,9 @@ impl Parser<'_> {
     ) -> PResult<Vec<VarDecl>> {
         let mut out = Vec::new();
         loop {
-            let ty = self.pointers(base.clone());
+            let mut ty = self.pointers(base.clone());
+            // `constexpr float *p` is `float *const p`.
+            ty.is_const |= storage.constexpr.is_some();
             if self.at_fn_pointer() {
                 out.push(self.fn_pointer_variable(ty, base.span, &storage, auto)?);
                 if !self.eat_punct(Punct::Comma) {

@@ -569,10 +569,12 @@ impl Parser<'_> {
                 if tok.text == "std"
                     && self.is_punct_at(1, Punct::ColonColon)
                     && self.peek_at(2).kind == TokenKind::Ident
-                    && self.is_punct_at(3, Punct::LParen) =>
+                    && self.is_punct_at(3, Punct::LParen)
+                    && self.qualified_type_at(0).is_none() =>
             {
                 // `std::abs(x)`, `std::pow(x, 2)`: sema calls `<cmath>`'s
-                // ones as the built-ins of the same name.
+                // ones as the built-ins of the same name (a type's name,
+                // `std::true_type()`, is a functional cast).
                 self.bump();
                 self.bump();
                 let name = self.bump();

@@ -30,6 +30,7 @@ mod templates;
 mod typedefs;
 
 pub(crate) use bases::BaseFacts;
+pub(crate) use class_templates::is_dependent_type;
 pub(crate) use classes::ClassCtx;
 pub(crate) use host_frames::{
     host_expr, host_template, host_template_arg, host_type, HostTemplate,
@@ -190,6 +191,10 @@ pub(crate) fn parse_member_instance(
     opts: &crate::Options,
 ) -> Result<crate::ast::FunctionDecl, Vec<Diagnostic>> {
     let mut p = Parser::from_env(templates, &t.scope, tokens, types, opts);
+    // The member's tokens name the class by its tag (`T2<float, int>`,
+    // the injected class name), which the class's parse declared in its
+    // namespace; this parse declares it again.
+    p.names.declare(names::Kind::Type, class, Span::default());
     let f = p.member_template_instance(class);
     p.leave_env(templates);
     match f {

@@ -106,7 +106,7 @@ impl Checker {
     /// The keys of the member functions named `name` of class `def`.
     // (A member template's instances are keyed `Class::f<T>`, so they are
     // not among them: `member_template_call` makes and finds those.)
-    fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
+    pub(super) fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
         self.overloads
             .by_plain
             .get(&join(&def.name, name))
@@ -281,9 +281,24 @@ impl Checker {
 
     /// The conversion function of class type `from` that converts its
     /// objects to `to` (`operator T *()`, C++'s user-defined conversion):
-    /// the one to exactly `to`, else the class's only one.
+    /// the one to exactly `to`, else the class's only one. A class that
+    /// declares none uses its bases' for a target that is no class
+    /// (`is_half<T> : std::true_type` converts to `bool`); a class target
+    /// is left to the derived-to-base copy.
     pub(super) fn conversion_function(&self, from: &CType, to: &CType) -> Option<String> {
         let def = from.struct_def()?;
+        if let Some(key) = self.own_conversion_function(def, to) {
+            return Some(key);
+        }
+        if to.is_struct() {
+            return None;
+        }
+        crate::bases::find_in_bases(def, &mut |d| self.own_conversion_function(d, to))
+            .map(|(key, _)| key)
+    }
+
+    /// [`Self::conversion_function`] among the functions `def` declares.
+    fn own_conversion_function(&self, def: &StructDef, to: &CType) -> Option<String> {
         let prefix = format!("{}::operator ", def.name);
         let mut found: Vec<(String, bool)> = self
             .overloads
@@ -301,9 +316,22 @@ impl Checker {
         }
     }
 
-    /// The call of conversion function `key` on the object `e`.
+    /// The call of conversion function `key` on the object `e` (on its
+    /// base subobject when a base declares the function).
     pub(super) fn convert_by(&mut self, key: &str, e: Expr, at: Span) -> Option<Expr> {
         let span = e.span;
+        let class = key.split("::operator ").next().unwrap_or_default();
+        let e = match e.ty.struct_def().cloned() {
+            Some(def) if def.name != class => {
+                let path =
+                    crate::bases::find_in_bases(&def, &mut |d| (d.name == class).then_some(()));
+                match path {
+                    Some((_, path)) => Self::base_subobject(e, &path),
+                    None => e,
+                }
+            }
+            _ => e,
+        };
         self.call_member(key, &[key.to_string()], e, Vec::new(), at, span)
     }
 
@@ -750,8 +778,9 @@ impl Checker {
         Some(self.call_resolved(&key, args, span, span))
     }
 
-    /// The instance of an operator function template named `name` (in the
-    /// namespaces `operator_candidates` searches) that deduction makes for
+    /// The instance of an operator function template named `name` (a
+    /// member of the left operand's class, or in the namespaces
+    /// `operator_candidates` searches) that deduction makes for
     /// `args`, if one does; a template that does not fit is no error, as
     /// the operator's built-in meaning may apply.
     fn operator_template(
@@ -762,7 +791,15 @@ impl Checker {
         span: Span,
     ) -> Option<String> {
         let templates = self.tmpl.templates.clone();
-        for scope in self.operator_scopes(operands) {
+        // A member operator template of the left operand's class
+        // (`template <class U> S &operator=(const U &)`), then those of
+        // the namespaces.
+        let member = operands
+            .first()
+            .and_then(|o| o.ty.struct_def())
+            .map(|def| def.name.clone());
+        let scopes = self.operator_scopes(operands);
+        for scope in member.into_iter().chain(scopes) {
             let plain = join(&scope, name);
             if !templates.by_name.contains_key(&plain) {
                 continue;

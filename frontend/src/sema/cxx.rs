@@ -630,6 +630,9 @@ impl Checker {
         let r = self.expr_nodecay(range)?;
         let (elem, n) = match &r.ty {
             CType::Array { elem, len: Some(n) } => ((**elem).clone(), *n),
+            CType::Struct(def) if self.has_begin_and_end(def) => {
+                return Some(self.range_for_over_class(var, range, body, span));
+            }
             other => {
                 self.error(
                     range.span,
@@ -733,6 +736,103 @@ impl Checker {
             }),
             unroll: None,
         })
+    }
+
+    /// Whether the class `def` declares `begin` and `end` members, which a
+    /// range-`for` over its objects calls.
+    fn has_begin_and_end(&self, def: &crate::types::StructDef) -> bool {
+        let member = |name: &str| {
+            !self.members_named(def, name).is_empty() || self.inherited_members(def, name).is_some()
+        };
+        member("begin") && member("end")
+    }
+
+    /// `for (T x : c) body` over an object of a class with `begin()` and
+    /// `end()` members, as C++ defines it ([stmt.ranged]): `{ auto &&r = c;
+    /// auto b = r.begin(); auto e = r.end(); for (; b != e; ++b) { T x =
+    /// *b; body } }`, checked as if so written. The hidden locals' names
+    /// hold `@`, which no program can spell.
+    fn range_for_over_class(
+        &mut self,
+        var: &ast::VarDecl,
+        range: &ast::Expr,
+        body: &ast::Stmt,
+        span: Span,
+    ) -> StmtKind {
+        use ast::{Expr as E, ExprKind as K};
+        let at = range.span;
+        let e = |kind| E { kind, span: at };
+        let ident = |name: &str| e(K::Ident(name.to_string()));
+        let call_member = |name: &str| {
+            e(K::Call {
+                callee: Box::new(e(K::Member {
+                    base: Box::new(ident("range@")),
+                    field: name.to_string(),
+                    field_span: at,
+                    arrow: false,
+                    template_args: Vec::new(),
+                })),
+                args: Vec::new(),
+            })
+        };
+        let auto_local = |name: &str, init: E, by_ref: bool| ast::VarDecl {
+            name: name.to_string(),
+            name_span: at,
+            ty: QualType::plain(CType::Void, at),
+            dims: Vec::new(),
+            storage: Default::default(),
+            init: Some(ast::Init::Expr(init)),
+            by_ref: by_ref.then_some(at),
+            rvalue: by_ref,
+            auto: Some(at),
+            direct_braces: false,
+            span: at,
+        };
+        let stmt = |kind| ast::Stmt { kind, span };
+        let mut element = var.clone();
+        element.init = Some(ast::Init::Expr(e(K::Unary {
+            op: ast::UnaryOp::Deref,
+            operand: Box::new(ident("begin@")),
+        })));
+        let inner = ast::Block {
+            stmts: vec![stmt(ast::StmtKind::Decl(vec![element])), body.clone()],
+            span,
+        };
+        let lowered = ast::Block {
+            stmts: vec![
+                stmt(ast::StmtKind::Decl(vec![auto_local(
+                    "range@",
+                    range.clone(),
+                    true,
+                )])),
+                stmt(ast::StmtKind::Decl(vec![auto_local(
+                    "begin@",
+                    call_member("begin"),
+                    false,
+                )])),
+                stmt(ast::StmtKind::Decl(vec![auto_local(
+                    "end@",
+                    call_member("end"),
+                    false,
+                )])),
+                stmt(ast::StmtKind::For {
+                    init: None,
+                    cond: Some(e(K::Binary {
+                        op: ast::BinaryOp::Ne,
+                        lhs: Box::new(ident("begin@")),
+                        rhs: Box::new(ident("end@")),
+                    })),
+                    step: Some(e(K::IncDec {
+                        inc: true,
+                        prefix: true,
+                        operand: Box::new(ident("begin@")),
+                    })),
+                    body: Box::new(stmt(ast::StmtKind::Block(inner))),
+                }),
+            ],
+            span,
+        };
+        StmtKind::Block(self.block(&lowered))
     }
 
     /// The declaration of a range-`for` variable from the current element.

@@ -983,6 +983,28 @@ impl Checker {
         })
     }
 
+    /// `++it` or `it++` of a class object: its `operator++`, the postfix
+    /// form called with C++'s extra `int` argument (`operator++(int)`).
+    fn class_inc_dec(&mut self, inc: bool, pre: bool, e: Expr, span: Span) -> Option<Expr> {
+        let name = if inc { "++" } else { "--" };
+        let ty = e.ty.clone();
+        let mut operands = vec![e];
+        if !pre {
+            operands.push(int_const(0, CType::INT, span));
+        }
+        if let Some(call) = self.operator_call(name, &operands, span) {
+            return call;
+        }
+        self.error(
+            span,
+            Code::E0004,
+            format!(
+                "cannot increment or decrement a value of type `{ty}`: it has no `operator{name}`"
+            ),
+        );
+        None
+    }
+
     /// `++`/`--`, prefix or postfix (C 6.5.2.4, 6.5.3.1): the new value is
     /// written in terms of the old one (`TargetValue`) so the operand's
     /// address is computed once; on a pointer it steps by one element,
@@ -991,6 +1013,9 @@ impl Checker {
         let e = self.expr(operand)?;
         if let Some(field) = self.bit_field_of(&e) {
             return self.bit_field_inc_dec(inc, pre, field, span);
+        }
+        if e.ty.is_struct() {
+            return self.class_inc_dec(inc, pre, e, span);
         }
         let ty = e.ty.clone();
         if !ty.is_scalar() && !crate::half::is_half_type(&ty) {

@@ -1425,23 +1425,43 @@ impl Deduction<'_> {
                 self.match_bound(*pl, *al)?;
                 self.match_type(p, a)
             }
-            // `Pack<T>` against `Pack<float>`: argument by argument; against
-            // a class derived from an instance of `Pack`, that base's
-            // arguments (C++ [temp.deduct.call]p4.3: CRTP's `Base<D> &`).
-            (CType::Struct(p), CType::Struct(a)) => {
-                let Some(pi) = &p.instance_of else {
-                    return Ok(());
-                };
-                let Some(ai) = instance_or_base(a, &pi.template) else {
-                    return Ok(());
-                };
-                for (pa, aa) in pi.args.iter().zip(&ai.args) {
-                    self.match_class_arg(pa, aa)?;
-                }
-                Ok(())
-            }
+            (CType::Struct(p), _) => self.match_instance(param, p, arg),
             _ => Ok(()),
         }
+    }
+
+    /// `Pack<T>` against `Pack<float>`: argument by argument; against a
+    /// class derived from an instance of `Pack`, that base's arguments (C++
+    /// [temp.deduct.call]p4.3: CRTP's `Base<D> &`). Against any other type
+    /// deduction fails when the pattern names parameters: no conversion is
+    /// considered (`operator*(const complex<T> &, const complex<T> &)` is
+    /// no candidate for `2.0f * z`).
+    fn match_instance(
+        &mut self,
+        param: &CType,
+        p: &crate::types::StructDef,
+        arg: &CType,
+    ) -> Result<(), String> {
+        let Some(pi) = &p.instance_of else {
+            return Ok(());
+        };
+        let found = match arg {
+            CType::Struct(a) => instance_or_base(a, &pi.template),
+            _ => None,
+        };
+        let Some(ai) = found else {
+            if crate::parser::is_dependent_type(param) {
+                return Err(format!(
+                    "`{arg}` is not `{}` nor derived from an instance of it",
+                    pi.template
+                ));
+            }
+            return Ok(());
+        };
+        for (pa, aa) in pi.args.iter().zip(&ai.args) {
+            self.match_class_arg(pa, aa)?;
+        }
+        Ok(())
     }
 
     /// Deduces an array bound that is a value parameter (`N` of `const T
