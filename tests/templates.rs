@@ -1831,32 +1831,33 @@ fn an_explicitly_instantiated_host_class_instantiates_its_outside_members_launch
 /// whose template template parameter names the deduced argument's class
 /// (`run<int, Greater>` calling `sortPair(d, n, Cmp<T>())`): the `.entry`
 /// set is nvcc's, with no instance of a member no use names, and each
-/// instance computes what nvcc's does on the emulator.
+/// instance computes what nvcc's does on the emulator. A member template
+/// called with its arguments written (`Filler<float>::go<4>(f)`) sees its
+/// class's arguments too.
 #[test]
 fn instances_through_member_template_frames_are_nvccs() {
     let dir = scratch("templates-member-frames");
     let src = fixture("member_template_frames.cu");
     let ours_ptx = dir.join("ours.ptx");
     let ours = kernelc_ptx(&src, &ours_ptx);
-    let pairs = |ty: &str, seed: &str| format!("{ty}[]:rand:64:{seed}");
-    let launches: [(&str, Vec<String>); 5] = [
-        ("_Z10orderPairsIf7AbsLessEvPT_iT0_", vec![pairs("f32", "1")]),
-        (
-            "_Z10orderPairsId7GreaterIdEEvPT_iT0_",
-            vec![pairs("f64", "2")],
-        ),
-        (
-            "_Z10orderPairsIi7GreaterIiEEvPT_iT0_",
-            vec![pairs("i32", "3")],
-        ),
-        (
-            "_Z10orderPairsIs7GreaterIsEEvPT_iT0_",
-            vec![pairs("i16", "4")],
-        ),
-        (
-            "_Z12countOrderedIi7GreaterIiEEvPKT_iT0_Pi",
-            vec![pairs("i32", "5")],
-        ),
+    // The data, `n`, the empty comparator (and a counter).
+    let sort = |ty: &str, seed: &str| {
+        vec![
+            format!("{ty}[]:rand:64:{seed}"),
+            "i32:64".into(),
+            "u8:0".into(),
+        ]
+    };
+    let mut count = sort("i32", "5");
+    count.push("i32[]:zeros:1".into());
+    let launches: [(&str, Vec<String>); 7] = [
+        ("_Z10orderPairsIf7AbsLessEvPT_iT0_", sort("f32", "1")),
+        ("_Z10orderPairsId7GreaterIdEEvPT_iT0_", sort("f64", "2")),
+        ("_Z10orderPairsIi7GreaterIiEEvPT_iT0_", sort("i32", "3")),
+        ("_Z10orderPairsIs7GreaterIsEEvPT_iT0_", sort("i16", "4")),
+        ("_Z12countOrderedIi7GreaterIiEEvPKT_iT0_Pi", count),
+        ("_Z5fillNIfLi4EEvPT_", vec!["f32[]:zeros:32".into()]),
+        ("_Z5fillNIiLi8EEvPT_", vec!["i32[]:zeros:32".into()]),
     ];
     let expected: BTreeSet<String> = launches.iter().map(|l| l.0.to_string()).collect();
     assert_eq!(entries(&ours), expected);
@@ -1866,12 +1867,8 @@ fn instances_through_member_template_frames_are_nvccs() {
     assert_eq!(entries(&theirs), expected, "nvcc's instances");
     let theirs_ptx = dir.join("theirs.ptx");
     std::fs::write(&theirs_ptx, theirs).unwrap();
-    for (name, data) in &launches {
-        // The data, `n`, the empty comparator, and a counter.
-        let mut args: Vec<&str> = vec![&data[0], "i32:64", "u8:0"];
-        if name.starts_with("_Z12countOrdered") {
-            args.push("i32[]:zeros:1");
-        }
+    for (name, args) in &launches {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let shape = ["--grid", "1", "--block", "32"];
         assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (name, &args), &shape);
     }

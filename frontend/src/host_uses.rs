@@ -294,6 +294,14 @@ pub(crate) struct HostUses {
     pub templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
+impl HostFn<'_> {
+    /// Whether the token at `at` is inside the class's member function
+    /// `member` defined in the class.
+    fn in_member(&self, member: &str, at: usize) -> bool {
+        (self.in_class.iter()).any(|&(n, (s, e))| n == member && (s..e).contains(&at))
+    }
+}
+
 fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
     HostFn {
         range: (0, 0),
@@ -357,10 +365,7 @@ impl<'t> Search<'_, 't> {
         };
         let context = frames_key(frames);
         for u in &host.uses {
-            let in_member = |m: &str| {
-                (host.in_class.iter()).any(|&(n, (s, e))| n == m && (s..e).contains(&u.name_at))
-            };
-            if only.is_some_and(|m| !in_member(m)) {
+            if only.is_some_and(|m| !host.in_member(m, u.name_at)) {
                 continue;
             }
             let name = self.tokens[u.name_at].text.as_str();
@@ -424,6 +429,7 @@ impl<'t> Search<'_, 't> {
                 });
             }
             let key = format!("{name}<{}>{context}", key_text(args.iter().map(|a| &a[..])));
+            let class = self.class_args(f, u, bindings);
             if self.device_templates.contains(name) {
                 if self.seen_device.insert(format!(
                     "{written}<{}>{call_key}",
@@ -446,7 +452,6 @@ impl<'t> Search<'_, 't> {
                     key_text(args.iter().map(|a| &a[..])),
                     key_text(call.iter().map(|a| &a.tokens[..]))
                 );
-                let class = self.class_args(f, u, bindings);
                 let call = DeducedCall {
                     explicit: args,
                     args: call,
@@ -456,26 +461,35 @@ impl<'t> Search<'_, 't> {
                 self.follow_deduced(name, call, span, depth, frames);
             } else if depth < MAX_HOST_DEPTH
                 && self.seen_host.len() < MAX_HOST_INSTANCES
-                && self
-                    .seen_host
-                    .insert(format!("{key}{}", self.members_key(u.members)))
+                && self.seen_host.insert(format!(
+                    "{key}{}{}",
+                    self.members_key(u.members),
+                    class_key(&class)
+                ))
             {
                 for &g in self.host_templates.get(name).into_iter().flatten() {
                     let params = &fns[g].1.params;
                     if params.len() < args.len() || !self.instantiates(u.members, &fns[g].1) {
                         continue;
                     }
-                    let inner: FxHashMap<&str, Vec<Token>> =
+                    let mut inner: FxHashMap<&str, Vec<Token>> =
                         params.iter().copied().zip(args.iter().cloned()).collect();
-                    let only = match u.members {
-                        Members::Only(at) if fns[g].1.member.is_none() => {
-                            Some(self.tokens[at].text.as_str())
-                        }
-                        _ => None,
-                    };
+                    if !bind_class(&fns[g].1, &class, &mut inner) {
+                        continue;
+                    }
+                    let only = self.only_member(u.members, &fns[g].1);
                     self.follow(g, &inner, Some(span), depth + 1, frames, only);
                 }
             }
+        }
+    }
+
+    /// The member function a use of a class template that instantiates
+    /// `members` follows alone in the class's body `g` (none: all of it).
+    fn only_member(&self, members: Members, g: &HostFn<'_>) -> Option<&'t str> {
+        match members {
+            Members::Only(at) if g.member.is_none() => Some(self.tokens[at].text.as_str()),
+            _ => None,
         }
     }
 
@@ -1138,16 +1152,15 @@ fn raw_uses(
 
 /// Which members a use of a class template whose argument list closes at
 /// `close` instantiates: the member function it names
-/// (`Sorter<float>::sort(...)`, `&Sorter<float>::sort`), else those host
-/// code names.
+/// (`Sorter<float>::sort(...)`, `&Sorter<float>::sort`,
+/// `S<float>::go<4>(p)`), else those host code names.
 fn named_member(tokens: &[Token], close: usize, end: usize) -> Members {
     let is = |i: usize, p: Punct| i < end && tokens[i].kind == TokenKind::Punct(p);
     let names = is(close + 1, Punct::ColonColon)
         && tokens
             .get(close + 2)
             .is_some_and(|t| close + 2 < end && t.kind == TokenKind::Ident)
-        && !is(close + 3, Punct::ColonColon)
-        && !is(close + 3, Punct::Lt);
+        && !is(close + 3, Punct::ColonColon);
     match names {
         true => Members::Only(close + 2),
         false => Members::Named,
@@ -1416,6 +1429,24 @@ struct DeducedCall<'t> {
 /// sortWith(...)`), or for an unqualified call the class it is written
 /// in, its parameters' arguments those the caller is followed with.
 type ClassArgs<'t> = Option<(&'t str, Vec<Vec<Token>>)>;
+
+/// Binds in `inner` the parameters of the class template of member
+/// template `g` to the arguments of `class`, the class a call names
+/// (`Sorter<float>::run<4>(p)`); false when `class` is another class.
+fn bind_class<'t>(
+    g: &HostFn<'t>,
+    class: &ClassArgs<'t>,
+    inner: &mut FxHashMap<&'t str, Vec<Token>>,
+) -> bool {
+    match (&g.class, class) {
+        (Some((k, params)), Some((c, args))) if k == c => {
+            inner.extend(params.iter().copied().zip(args.iter().cloned()));
+            true
+        }
+        (Some(_), Some(_)) => false,
+        _ => true,
+    }
+}
 
 /// What tells apart calls of members of different class instances.
 fn class_key(class: &ClassArgs<'_>) -> String {
