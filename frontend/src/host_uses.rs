@@ -23,7 +23,12 @@
 //! (`k<<<g, b>>>(d_x, n)`). A host template called with deduced
 //! arguments (`run(dIn, n)`), or with some written and the rest deduced
 //! (`run<256>(dIn, n)`), is followed as a [`HostFrame`], which the checker
-//! deduces as C++ would (`crate::sema::host_frames`).
+//! deduces as C++ would (`crate::sema::host_frames`). A member function
+//! template of a class template is one too, its frame's declaration and
+//! its body read with the class's arguments: those written before `::`
+//! (`Sorter<float>::sortWith(d, n, Less())`), or for a call inside the
+//! class those it is followed with; where kernelc knows neither (a call
+//! through an object) the checker warns (W0010) at the uses it reaches.
 
 use std::sync::Arc;
 
