@@ -1823,3 +1823,99 @@ fn an_explicitly_instantiated_host_class_instantiates_its_outside_members_launch
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// Kernel instances launched from member function templates of host
+/// class templates whose own arguments a call deduces
+/// (`Sorter<float, Less>::sortWith(f, 64, AbsLess())`, and `sortWith(d,
+/// n, Cmp<T>())` inside the class's `sort`), and from a host template
+/// whose template template parameter names the deduced argument's class
+/// (`run<int, Greater>` calling `sortPair(d, n, Cmp<T>())`): the `.entry`
+/// set is nvcc's, with no instance of a member no use names, and each
+/// instance computes what nvcc's does on the emulator. A member template
+/// called with its arguments written (`Filler<float>::go<4>(f)`) sees its
+/// class's arguments too.
+#[test]
+fn instances_through_member_template_frames_are_nvccs() {
+    let dir = scratch("templates-member-frames");
+    let src = fixture("member_template_frames.cu");
+    let ours_ptx = dir.join("ours.ptx");
+    let ours = kernelc_ptx(&src, &ours_ptx);
+    // The data, `n`, the empty comparator (and a counter).
+    let sort = |ty: &str, seed: &str| {
+        vec![
+            format!("{ty}[]:rand:64:{seed}"),
+            "i32:64".into(),
+            "u8:0".into(),
+        ]
+    };
+    let mut count = sort("i32", "5");
+    count.push("i32[]:zeros:1".into());
+    let launches: [(&str, Vec<String>); 7] = [
+        ("_Z10orderPairsIf7AbsLessEvPT_iT0_", sort("f32", "1")),
+        ("_Z10orderPairsId7GreaterIdEEvPT_iT0_", sort("f64", "2")),
+        ("_Z10orderPairsIi7GreaterIiEEvPT_iT0_", sort("i32", "3")),
+        ("_Z10orderPairsIs7GreaterIsEEvPT_iT0_", sort("i16", "4")),
+        ("_Z12countOrderedIi7GreaterIiEEvPKT_iT0_Pi", count),
+        ("_Z5fillNIfLi4EEvPT_", vec!["f32[]:zeros:32".into()]),
+        ("_Z5fillNIiLi8EEvPT_", vec!["i32[]:zeros:32".into()]),
+    ];
+    let expected: BTreeSet<String> = launches.iter().map(|l| l.0.to_string()).collect();
+    assert_eq!(entries(&ours), expected);
+    let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "member_template_frames.cu") else {
+        return;
+    };
+    assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    let theirs_ptx = dir.join("theirs.ptx");
+    std::fs::write(&theirs_ptx, theirs).unwrap();
+    for (name, args) in &launches {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let shape = ["--grid", "1", "--block", "32"];
+        assert_same_launch(&dir, (&ours_ptx, &theirs_ptx), (name, &args), &shape);
+    }
+}
+
+/// A kernel instance behind host code kernelc cannot follow is a located
+/// warning (W0010), never a silent omission: a host template called with
+/// an argument whose type kernelc cannot find (a host function's result),
+/// and a member function template called through an object, whose
+/// class's arguments kernelc does not read.
+#[test]
+fn kernel_instances_behind_unfollowed_host_code_are_warned() {
+    let dir = scratch("templates-unfollowed");
+    let cases = [
+        (
+            "result.cu",
+            "template <class T> __global__ void k(T *d) { d[0] = 1; }\n\
+             int pick();\n\
+             template <class T> void run(T v) { k<<<1, 1>>>((T *)0); }\n\
+             int main() { run(pick()); run(2.0f); }\n",
+            "result.cu:3:36",
+            &["_Z1kIfEvPT_"][..],
+        ),
+        (
+            "object.cu",
+            "template <class T> __global__ void k(T *d, int v) { d[0] = v; }\n\
+             template <class T> struct Filler {\n\
+             \x20 template <class V> void fill(T *d, V v) { k<<<1, 1>>>(d, v); }\n\
+             };\n\
+             int main() { Filler<int> f; f.fill((int *)0, 3); }\n",
+            "object.cu:3:45",
+            &[][..],
+        ),
+    ];
+    for (name, source, at, kept) in cases {
+        let src = dir.join(name);
+        std::fs::write(&src, source).unwrap();
+        let out = dir.join(format!("{name}.ptx"));
+        let o = kernelc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{name}: {err}");
+        assert!(
+            err.contains("warning[W0010]") && err.contains(at),
+            "{name}: expected W0010 at {at}, got:\n{err}"
+        );
+        let ptx = std::fs::read_to_string(&out).unwrap();
+        let want: BTreeSet<String> = kept.iter().map(|k| k.to_string()).collect();
+        assert_eq!(entries(&ptx), want, "{name}");
+    }
+}

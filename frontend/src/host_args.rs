@@ -237,6 +237,17 @@ impl<'t> HostScope<'_, 't> {
             return;
         }
         if let Some(v) = self.bindings.get(t.text.as_str()) {
+            // A template template parameter names its argument's template
+            // (`Cmp<T>()` is `Less<int>()`), and an argument of a template
+            // argument list is one as written: no parentheses around them
+            // (an expression's value already has its own).
+            let after = |p: Punct| i > start && self.tokens[i - 1].kind == TokenKind::Punct(p);
+            let in_list = (after(Punct::Lt) || after(Punct::Comma))
+                && (before(Punct::Gt) || before(Punct::Comma) || before(Punct::Shr));
+            if before(Punct::Lt) || in_list {
+                out.extend(v.iter().cloned());
+                return;
+            }
             out.push(punct(Punct::LParen, t.span));
             out.extend(v.iter().cloned());
             out.push(punct(Punct::RParen, t.span));

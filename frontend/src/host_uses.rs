@@ -23,7 +23,12 @@
 //! (`k<<<g, b>>>(d_x, n)`). A host template called with deduced
 //! arguments (`run(dIn, n)`), or with some written and the rest deduced
 //! (`run<256>(dIn, n)`), is followed as a [`HostFrame`], which the checker
-//! deduces as C++ would (`crate::sema::host_frames`).
+//! deduces as C++ would (`crate::sema::host_frames`). A member function
+//! template of a class template is one too, its frame's declaration and
+//! its body read with the class's arguments: those written before `::`
+//! (`Sorter<float>::sortWith(d, n, Less())`), or for a call inside the
+//! class those it is followed with; where kernelc knows neither (a call
+//! through an object) the checker warns (W0010) at the uses it reaches.
 
 use std::sync::Arc;
 
@@ -103,6 +108,15 @@ struct HostFn<'t> {
     /// Whether host code names that member outside its definitions, so
     /// that an implicit instantiation of the class may instantiate it.
     named: bool,
+    /// For a member function template of a class template: the class's
+    /// name and template parameters, which a call binds
+    /// (`Sorter<float>::sortWith(...)`, or `sortWith(...)` inside the
+    /// class).
+    class: Option<(&'t str, Vec<&'t str>)>,
+    /// For a class template's body: its member functions defined in the
+    /// class, by name, each with its token range (a use of one member,
+    /// `Blas<float>::gemv(...)`, instantiates that member alone).
+    in_class: Vec<(&'t str, (usize, usize))>,
 }
 
 /// A use as written: the template's name and each argument's token range
@@ -169,17 +183,26 @@ pub(crate) fn find(
     // `k<Scheme><<<...>>>`); names are coarse here, as in the split.
     let free_fns = host_fns.len();
     let mut all_fns = host_fns.to_vec();
+    // Each member template's class template, with the class's range.
+    let mut classes = vec![None; free_fns];
     for &(start, end) in globals {
         let members = member_templates(tokens, start, end);
+        let class = class_template(tokens, start, end);
+        classes.extend(
+            members
+                .iter()
+                .map(|_| class.clone().map(|c| (c, (start, end)))),
+        );
         all_fns.extend(members.into_iter().map(|(s, e)| (s, e, Vec::new())));
     }
     let host_fns = &all_fns[..];
     // Names of host templates first: a use is of a device or a host template.
-    for &(start, end, _) in host_fns {
+    for (&(start, end, _), class) in host_fns.iter().zip(&classes) {
         if let Some((name, params, member)) = template_header(tokens, start, end) {
             host_templates.entry(name).or_default();
             let mut f = empty_fn(params);
             f.member = member;
+            f.class = class.as_ref().map(|(c, _)| c.clone());
             fns.push((Some(name), f));
         } else {
             fns.push((None, empty_fn(Vec::new())));
@@ -194,7 +217,7 @@ pub(crate) fn find(
     let wanted = |name: &str| device_templates.contains(name) || host_templates.contains_key(name);
     // After `.` or `->` only a member function template is a use.
     let members = |name: &str| host_templates.contains_key(name);
-    for (f, (start, end, scope)) in fns.iter_mut().zip(host_fns) {
+    for ((f, (start, end, scope)), class) in fns.iter_mut().zip(host_fns).zip(&classes) {
         let (start, end) = (*start, *end);
         f.1.scope = scope.clone();
         let body = body_start(tokens, start, end);
@@ -203,7 +226,16 @@ pub(crate) fn find(
         } else {
             raw_uses(tokens, body, end, &wanted, &members)
         };
-        f.1.consts = Locals::of(consts_in(tokens, body, end));
+        let mut consts = consts_in(tokens, body, end);
+        if let Some((_, (cs, ce))) = class {
+            // A member template names its class's constants
+            // (`static constexpr int kTile = 256;`).
+            consts.extend(consts_in(tokens, body_start(tokens, *cs, *ce), *ce));
+        }
+        f.1.consts = Locals::of(consts);
+        if f.0.is_some() && is_class_header(&tokens[start..body]) {
+            split_class_body(tokens, (start, end), &mut f.1);
+        }
         f.1.range = (start, end);
         f.1.body = body;
         if f.0.is_some() {
@@ -239,7 +271,7 @@ pub(crate) fn find(
     };
     for (i, (name, _)) in fns.iter().enumerate() {
         if name.is_none() {
-            search.follow(i, &FxHashMap::default(), None, 0, &[]);
+            search.follow(i, &FxHashMap::default(), None, 0, &[], None);
         }
     }
     let mut headers: FxHashMap<String, Vec<Arc<[Token]>>> = FxHashMap::default();
@@ -267,6 +299,14 @@ pub(crate) struct HostUses {
     pub templates: FxHashMap<String, Vec<Arc<[Token]>>>,
 }
 
+impl HostFn<'_> {
+    /// Whether the token at `at` is inside the class's member function
+    /// `member` defined in the class.
+    fn in_member(&self, member: &str, at: usize) -> bool {
+        (self.in_class.iter()).any(|&(n, (s, e))| n == member && (s..e).contains(&at))
+    }
+}
+
 fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
     HostFn {
         range: (0, 0),
@@ -278,6 +318,8 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         header: Arc::from([]),
         member: None,
         named: false,
+        class: None,
+        in_class: Vec::new(),
     }
 }
 
@@ -303,7 +345,9 @@ impl<'t> Search<'_, 't> {
     /// Follows the uses in host function `f`, its template parameters bound
     /// to `bindings` (or by deduction, through `frames`); `origin` is the
     /// use in non-template code that led here (where a device use found
-    /// here is reported).
+    /// here is reported). `only` names the member function whose uses
+    /// alone a class template's body has followed (`Blas<T>::gemv(...)`
+    /// instantiates `gemv`, not the class's other members).
     fn follow(
         &mut self,
         f: usize,
@@ -311,6 +355,7 @@ impl<'t> Search<'_, 't> {
         origin: Option<Span>,
         depth: usize,
         frames: &[HostFrame],
+        only: Option<&str>,
     ) {
         let fns = self.fns;
         let host = &fns[f].1;
@@ -325,6 +370,9 @@ impl<'t> Search<'_, 't> {
         };
         let context = frames_key(frames);
         for u in &host.uses {
+            if only.is_some_and(|m| !host.in_member(m, u.name_at)) {
+                continue;
+            }
             let name = self.tokens[u.name_at].text.as_str();
             let span = origin.unwrap_or(self.tokens[u.name_at].span);
             // A launch's call, or the call of a `__host__ __device__`
@@ -343,10 +391,12 @@ impl<'t> Search<'_, 't> {
                 .collect();
             if u.host_call {
                 if let Some(call) = call {
+                    let class = self.class_args(f, u, bindings);
                     let call = DeducedCall {
                         explicit: Vec::new(),
                         args: call,
-                        key: call_key,
+                        key: format!("{call_key}{}", class_key(&class)),
+                        class,
                     };
                     self.follow_deduced(name, call, span, depth, frames);
                 }
@@ -384,6 +434,7 @@ impl<'t> Search<'_, 't> {
                 });
             }
             let key = format!("{name}<{}>{context}", key_text(args.iter().map(|a| &a[..])));
+            let class = self.class_args(f, u, bindings);
             if self.device_templates.contains(name) {
                 if self.seen_device.insert(format!(
                     "{written}<{}>{call_key}",
@@ -409,26 +460,82 @@ impl<'t> Search<'_, 't> {
                 let call = DeducedCall {
                     explicit: args,
                     args: call,
-                    key,
+                    key: format!("{key}{}", class_key(&class)),
+                    class,
                 };
                 self.follow_deduced(name, call, span, depth, frames);
             } else if depth < MAX_HOST_DEPTH
                 && self.seen_host.len() < MAX_HOST_INSTANCES
-                && self
-                    .seen_host
-                    .insert(format!("{key}{}", self.members_key(u.members)))
+                && self.seen_host.insert(format!(
+                    "{key}{}{}",
+                    self.members_key(u.members),
+                    class_key(&class)
+                ))
             {
                 for &g in self.host_templates.get(name).into_iter().flatten() {
                     let params = &fns[g].1.params;
                     if params.len() < args.len() || !self.instantiates(u.members, &fns[g].1) {
                         continue;
                     }
-                    let inner: FxHashMap<&str, Vec<Token>> =
+                    let mut inner: FxHashMap<&str, Vec<Token>> =
                         params.iter().copied().zip(args.iter().cloned()).collect();
-                    self.follow(g, &inner, Some(span), depth + 1, frames);
+                    if !bind_class(&fns[g].1, &class, &mut inner) {
+                        continue;
+                    }
+                    let only = self.only_member(u.members, &fns[g].1);
+                    self.follow(g, &inner, Some(span), depth + 1, frames, only);
                 }
             }
         }
+    }
+
+    /// The member function a use of a class template that instantiates
+    /// `members` follows alone in the class's body `g` (none: all of it).
+    fn only_member(&self, members: Members, g: &HostFn<'_>) -> Option<&'t str> {
+        match members {
+            Members::Only(at) if g.member.is_none() => Some(self.tokens[at].text.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The class template (and its arguments) whose member function
+    /// template host call `u`, written in host function `f` followed with
+    /// `bindings`, may call ([`ClassArgs`]).
+    fn class_args(
+        &self,
+        f: usize,
+        u: &RawUse,
+        bindings: &FxHashMap<&'t str, Vec<Token>>,
+    ) -> ClassArgs<'t> {
+        let tokens = self.tokens;
+        let host = &self.fns[f];
+        if u.qualified_at == u.name_at {
+            let (class, params) = match (&host.1.class, host.0) {
+                (Some((k, params)), _) => (*k, params),
+                (None, Some(k)) if is_class_header(&host.1.header) => (k, &host.1.params),
+                _ => return None,
+            };
+            let args = params.iter().map(|p| bindings.get(p).cloned());
+            return Some((class, args.collect::<Option<Vec<_>>>()?));
+        }
+        // `K<args>::name(`: the list closes two tokens before the name.
+        let colons = u.name_at.checked_sub(1)?;
+        if tokens[colons].kind != TokenKind::Punct(Punct::ColonColon) {
+            return None;
+        }
+        let stops = |t: &Token| matches!(t.kind, TokenKind::Punct(Punct::Semi | Punct::LBrace));
+        let from = (host.1.body..colons).rev().find(|&j| stops(&tokens[j]))?;
+        (from + 1..colons.saturating_sub(2)).find_map(|j| {
+            let opens = tokens[j].kind == TokenKind::Ident
+                && tokens[j + 1].kind == TokenKind::Punct(Punct::Lt);
+            let (_, args) = angle_list(tokens, j + 1, colons)
+                .filter(|&(close, _)| opens && close + 1 == colons)?;
+            let resolved = args
+                .iter()
+                .map(|&(s, e)| self.resolve(s, e, bindings, &host.1.consts, 0))
+                .collect();
+            Some((tokens[j].text.as_str(), resolved))
+        })
     }
 
     /// Whether a use of a class template that instantiates `members`
@@ -472,7 +579,7 @@ impl<'t> Search<'_, 't> {
     fn follow_deduced(
         &mut self,
         name: &str,
-        call: DeducedCall,
+        call: DeducedCall<'t>,
         span: Span,
         depth: usize,
         frames: &[HostFrame],
@@ -484,16 +591,36 @@ impl<'t> Search<'_, 't> {
             return;
         }
         let fns = self.fns;
+        let class = call.class;
         let explicit: Arc<[Vec<Token>]> = call.explicit.into();
         let call: Arc<[HostArg]> = call.args.into();
         for &g in self.host_templates.get(name).into_iter().flatten() {
+            let host = &fns[g].1;
+            // A member template of a class template is followed with the
+            // class's parameters bound, in its declaration as in its body.
+            let (bindings, header) = match (&host.class, &class) {
+                (None, _) => (FxHashMap::default(), host.header.clone()),
+                (Some((k, params)), Some((c, args))) if k == c && args.len() <= params.len() => {
+                    let bindings: FxHashMap<&str, Vec<Token>> =
+                        params.iter().copied().zip(args.iter().cloned()).collect();
+                    let (start, body) = (host.range.0, host.body);
+                    let header = self.resolve(start, body, &bindings, &Locals::default(), 0);
+                    (bindings, header.into())
+                }
+                // Another class's member.
+                (Some(_), Some(_)) => continue,
+                // A call through an object (`s.sortWith(d, c)`): kernelc
+                // does not know the class's arguments, and the checker
+                // warns (W0010) at the uses that need them.
+                (Some(_), None) => (FxHashMap::default(), host.header.clone()),
+            };
             let mut inner = frames.to_vec();
             inner.push(HostFrame {
-                header: fns[g].1.header.clone(),
+                header,
                 args: call.clone(),
                 explicit: explicit.clone(),
             });
-            self.follow(g, &FxHashMap::default(), Some(span), depth + 1, &inner);
+            self.follow(g, &bindings, Some(span), depth + 1, &inner, None);
         }
     }
 
@@ -831,8 +958,35 @@ fn mark_named_members(
 
 /// The member declarations starting with `template` in the body of the
 /// class declared in `start..end` (none when it declares no class): each
-/// one's token range, through its body's `}` or its `;`.
+/// one's token range, from its `template` through its body's `}` or its
+/// `;`.
 fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, usize)> {
+    class_members(tokens, start, end)
+        .into_iter()
+        .filter_map(|(s, e)| {
+            let at = after_labels(tokens, s, e);
+            (at < e && tokens[at].kind == TokenKind::Keyword(Keyword::Template)).then_some((at, e))
+        })
+        .collect()
+}
+
+/// The first token of the member declaration `start..end` after its
+/// access labels (`public:`).
+fn after_labels(tokens: &[Token], start: usize, end: usize) -> usize {
+    let mut at = start;
+    while at + 1 < end
+        && crate::access::Access::from_keyword(&tokens[at].text).is_some()
+        && tokens[at + 1].kind == TokenKind::Punct(Punct::Colon)
+    {
+        at += 2;
+    }
+    at
+}
+
+/// The member declarations in the body of the class declared in
+/// `start..end` (none when it declares no class): each one's token range,
+/// with its access labels, through its body's `}` or its `;`.
+fn class_members(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, usize)> {
     let is_class = tokens[start..end]
         .iter()
         .take_while(|t| t.kind != TokenKind::Punct(Punct::LBrace))
@@ -846,12 +1000,9 @@ fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, u
     }
     let mut out = Vec::new();
     let mut depth = 0usize;
-    let mut member: Option<usize> = None;
+    let mut from = open + 1;
     for (i, t) in tokens.iter().enumerate().take(end).skip(open + 1) {
         match t.kind {
-            TokenKind::Keyword(Keyword::Template) if depth == 0 && member.is_none() => {
-                member = Some(i);
-            }
             TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
             TokenKind::Punct(Punct::RParen | Punct::RBracket) => depth = depth.saturating_sub(1),
             TokenKind::Punct(Punct::RBrace) => {
@@ -859,20 +1010,67 @@ fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, u
                     break;
                 }
                 depth -= 1;
-                if let (0, Some(m)) = (depth, member) {
-                    out.push((m, i + 1));
-                    member = None;
+                if depth == 0 {
+                    out.push((from, i + 1));
+                    from = i + 1;
                 }
             }
             TokenKind::Punct(Punct::Semi) if depth == 0 => {
-                if let Some(m) = member.take() {
-                    out.push((m, i + 1));
+                if from < i {
+                    out.push((from, i + 1));
                 }
+                from = i + 1;
             }
             _ => {}
         }
     }
     out
+}
+
+/// The name and template parameters of the class template declared in
+/// `start..end`, if it declares one.
+fn class_template(tokens: &[Token], start: usize, end: usize) -> Option<(&str, Vec<&str>)> {
+    let (name, params, member) = template_header(tokens, start, end)?;
+    let body = body_start(tokens, start, end);
+    (member.is_none() && is_class_header(&tokens[start..body])).then_some((name, params))
+}
+
+/// The name of the member function declared in `start..end`: the
+/// identifier before its parameter list (none for an operator, a data
+/// member or a type).
+fn member_name(tokens: &[Token], start: usize, end: usize) -> Option<&str> {
+    let mut depth = 0usize;
+    for i in start..end {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::LParen) if depth == 0 => {
+                let prev = &tokens[i.checked_sub(1)?];
+                return (i > start && prev.kind == TokenKind::Ident).then_some(prev.text.as_str());
+            }
+            TokenKind::Punct(Punct::Lt | Punct::LBracket) => depth += 1,
+            TokenKind::Punct(Punct::Gt | Punct::RBracket) => depth = depth.saturating_sub(1),
+            TokenKind::Punct(Punct::LBrace | Punct::Semi | Punct::Assign) if depth == 0 => {
+                return None
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits the body of class template `f` (declared in `range`) by member:
+/// the uses inside its member function templates are no uses of the
+/// class's instances (they are followed through the calls that deduce the
+/// members' own parameters, `Search::follow_deduced`), and its other
+/// member functions are kept by name.
+fn split_class_body<'t>(tokens: &'t [Token], range: (usize, usize), f: &mut HostFn<'t>) {
+    for (s, e) in class_members(tokens, range.0, range.1) {
+        let at = after_labels(tokens, s, e);
+        if tokens[at].kind == TokenKind::Keyword(Keyword::Template) {
+            f.uses.retain(|u| !(at..e).contains(&u.name_at));
+        } else if let Some(name) = member_name(tokens, at, e) {
+            f.in_class.push((name, (at, e)));
+        }
+    }
 }
 
 /// The `<...>` list opening at `open`, after a template's name: the index
@@ -936,7 +1134,7 @@ fn raw_uses(
                         .get(close + 1)
                         .is_some_and(|t| t.kind == TokenKind::Punct(Punct::LParen))
                         .then_some(close + 1),
-                    members: Members::Named,
+                    members: named_member(tokens, close, end),
                 });
             }
         } else if tokens[i + 1].kind == TokenKind::Punct(Punct::LParen) && members(&t.text) {
@@ -955,6 +1153,23 @@ fn raw_uses(
         }
     }
     out
+}
+
+/// Which members a use of a class template whose argument list closes at
+/// `close` instantiates: the member function it names
+/// (`Sorter<float>::sort(...)`, `&Sorter<float>::sort`,
+/// `S<float>::go<4>(p)`), else those host code names.
+fn named_member(tokens: &[Token], close: usize, end: usize) -> Members {
+    let is = |i: usize, p: Punct| i < end && tokens[i].kind == TokenKind::Punct(p);
+    let names = is(close + 1, Punct::ColonColon)
+        && tokens
+            .get(close + 2)
+            .is_some_and(|t| close + 2 < end && t.kind == TokenKind::Ident)
+        && !is(close + 3, Punct::ColonColon);
+    match names {
+        true => Members::Only(close + 2),
+        false => Members::Named,
+    }
 }
 
 /// Whether the declaration at `start` is an explicit instantiation
@@ -1207,8 +1422,40 @@ fn using_declaration_at(
 /// A call of a host function template whose remaining template arguments
 /// are deduced (`Search::follow_deduced`): the arguments it writes,
 /// its call arguments' stand-ins, and the key that tells the call apart.
-struct DeducedCall {
+struct DeducedCall<'t> {
     explicit: Vec<Vec<Token>>,
     args: Vec<HostArg>,
     key: String,
+    class: ClassArgs<'t>,
+}
+
+/// The class template whose member a host call may call, with its
+/// template arguments: the class the call names (`Sorter<float, Less>::
+/// sortWith(...)`), or for an unqualified call the class it is written
+/// in, its parameters' arguments those the caller is followed with.
+type ClassArgs<'t> = Option<(&'t str, Vec<Vec<Token>>)>;
+
+/// Binds in `inner` the parameters of the class template of member
+/// template `g` to the arguments of `class`, the class a call names
+/// (`Sorter<float>::run<4>(p)`); false when `class` is another class.
+fn bind_class<'t>(
+    g: &HostFn<'t>,
+    class: &ClassArgs<'t>,
+    inner: &mut FxHashMap<&'t str, Vec<Token>>,
+) -> bool {
+    match (&g.class, class) {
+        (Some((k, params)), Some((c, args))) if k == c => {
+            inner.extend(params.iter().copied().zip(args.iter().cloned()));
+            true
+        }
+        (Some(_), Some(_)) => false,
+        _ => true,
+    }
+}
+
+/// What tells apart calls of members of different class instances.
+fn class_key(class: &ClassArgs<'_>) -> String {
+    class.as_ref().map_or(String::new(), |(name, args)| {
+        format!("{name}<{}>::", key_text(args.iter().map(|a| &a[..])))
+    })
 }

@@ -302,6 +302,12 @@ float y = h * 2.0f;   // E0023: `__half * float` is ambiguous",
         example: "#include <thrust/device_vector.h>   // W0009\n__global__ void scale(float *p, float s) { p[threadIdx.x] *= s; }\nint main() { thrust::device_vector<float> v(256, 1.0f); scale<<<1, 256>>>(thrust::raw_pointer_cast(v.data()), 2.0f); }",
         fix: "Nothing, when only the program's own kernels are needed from kernelc's PTX; compile with nvcc when the library's kernels are needed too. `-w` silences the warning.",
     },
+    W0010 {
+        title: "kernel instance behind host code kernelc cannot follow",
+        explanation: "Host code asks for a kernel template's instance through host function templates whose template arguments a call deduces (`template <class C> void sortWith(T *d, C c) { k<<<g, b>>>(d, c); }` called as `sortWith(d, makeLess())`), and kernelc cannot read or type an argument on the way (here the value a host function returns). nvcc instantiates the kernel; kernelc's PTX lacks it. The warning is at the host code that leads to the launch.",
+        example: "template <class T> __global__ void k(T *d) { d[0] = 1; }\nint pick();\ntemplate <class T> void run(T v) { k<<<1, 1>>>((T *)0); }\nint main() { run(pick()); }   // W0010",
+        fix: "Write the template arguments out where kernelc stops (`run<int>(pick())`, `k<float><<<g, b>>>(...)`), or instantiate the kernel explicitly (`template __global__ void k<int>(int *);`).",
+    },
     W0099 {
         title: "other warning",
         explanation: "A warning without a more specific code, for example a `#pragma unroll` that is not followed by a loop and is therefore ignored.",

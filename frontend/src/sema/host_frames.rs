@@ -61,25 +61,34 @@ impl FrameArgs {
     }
 }
 
+/// Why a use found through host template frames is not made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Unfollowed {
+    /// A frame's template does not take its call's arguments, whose types
+    /// kernelc knows: another template of its name is the one called.
+    NotCalled,
+    /// kernelc cannot read or type the host code on the way; nvcc makes
+    /// an instance kernelc does not (W0010 for a kernel).
+    Unread,
+}
+
 impl Checker {
     /// The template arguments and call arguments of `r`, a use found
     /// through host templates called with deduced arguments, read once
-    /// those templates' parameters are deduced; `None` when kernelc cannot
-    /// read or deduce them. That is no error: such uses are followed as
-    /// far as kernelc can type host code (the uses it cannot follow were
-    /// never followed).
+    /// those templates' parameters are deduced; why not when kernelc
+    /// cannot read or deduce them (no error: host code is not kernelc's
+    /// to judge).
     pub(super) fn read_in_frames(
         &mut self,
         r: &Request,
-    ) -> Option<(Vec<TemplateArg>, Vec<CallArg>)> {
+    ) -> Result<(Vec<TemplateArg>, Vec<CallArg>), Unfollowed> {
         let templates = self.tmpl.templates.clone();
         let (bound, inner) = self.frame_bindings(&r.frames)?;
         let mut args = Vec::new();
         for tokens in &r.written {
-            let tokens = inner.bind(tokens)?;
-            args.push(crate::parser::host_template_arg(
-                &templates, &tokens, &bound, &self.opts,
-            )?);
+            let tokens = inner.bind(tokens).ok_or(Unfollowed::Unread)?;
+            let arg = crate::parser::host_template_arg(&templates, &tokens, &bound, &self.opts);
+            args.push(arg.ok_or(Unfollowed::Unread)?);
         }
         let mut call = Vec::new();
         for a in &r.call {
@@ -96,32 +105,42 @@ impl Checker {
             }));
         }
         self.class_instance_items(1);
-        Some((args, call))
+        Ok((args, call))
     }
 
     /// The template parameters of the host templates `frames` calls,
     /// deduced outermost first (each frame's call may name the ones
     /// before): the type parameters as typedefs, and the innermost
     /// frame's parameters, which the use inside it names.
-    fn frame_bindings(&mut self, frames: &[HostFrame]) -> Option<(Bindings, FrameArgs)> {
+    fn frame_bindings(
+        &mut self,
+        frames: &[HostFrame],
+    ) -> Result<(Bindings, FrameArgs), Unfollowed> {
+        use Unfollowed::Unread;
         let mut bound: Bindings = Vec::new();
         let mut caller = FrameArgs::default();
         for f in frames {
-            let read = self.read_host_template(&f.header, &bound)?;
+            let read = self.read_host_template(&f.header, &bound).ok_or(Unread)?;
             let mut arg_types: Vec<Option<ArgType>> = Vec::new();
             for a in f.args.iter() {
-                for tokens in caller.bind_each(&a.tokens)? {
+                for tokens in caller.bind_each(&a.tokens).ok_or(Unread)? {
                     arg_types.push(self.host_tokens_type(&tokens, &bound));
                 }
             }
-            let written = self.frame_written(&read.template, &f.explicit, &caller, &bound)?;
-            let args = self
-                .deduce_pattern(&read.template, &written, &arg_types)
-                .ok()?;
+            let written = self
+                .frame_written(&read.template, &f.explicit, &caller, &bound)
+                .ok_or(Unread)?;
+            let args = match self.deduce_pattern(&read.template, &written, &arg_types) {
+                Ok(args) => args,
+                Err(_) if arg_types.iter().all(Option::is_some) => {
+                    return Err(Unfollowed::NotCalled)
+                }
+                Err(_) => return Err(Unread),
+            };
             bound.extend(templates::type_bindings(&read.template, &args));
             caller = FrameArgs(Some((read.template, args)));
         }
-        Some((bound, caller))
+        Ok((bound, caller))
     }
 
     /// The template arguments a frame's call writes (`launch<4>(p)`),

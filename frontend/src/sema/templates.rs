@@ -359,8 +359,10 @@ impl Checker {
                 self.request(r, &r.args, &r.call);
                 continue;
             }
-            if let Some((args, call)) = self.read_in_frames(r) {
-                self.request(r, &args, &call);
+            match self.read_in_frames(r) {
+                Ok((args, call)) => self.request(r, &args, &call),
+                Err(super::host_frames::Unfollowed::Unread) => self.unfollowed(r),
+                Err(super::host_frames::Unfollowed::NotCalled) => {}
             }
         }
     }
@@ -408,16 +410,51 @@ impl Checker {
         }
         // A use found through host templates called with deduced
         // arguments is followed as far as kernelc can type host code,
-        // and no further. So is host code's call of a `__host__
-        // __device__` template: nvcc compiles its device side but emits
-        // nothing for it unless device code calls it, so the program
-        // lacks nothing when kernelc cannot deduce its arguments; a
-        // kernel it cannot deduce is one missing from the PTX.
+        // and no further (W0010 for a kernel whose arguments kernelc
+        // cannot type). Host code's call of a `__host__ __device__`
+        // template is followed that far too: nvcc compiles its device
+        // side but emits nothing for it unless device code calls it, so
+        // the program lacks nothing when kernelc cannot deduce its
+        // arguments; a kernel it cannot deduce is one missing from the PTX.
         let Some((index, arg_types, why)) = first_failure else {
             return;
         };
-        if r.frames.is_empty() && templates.functions[index].is_kernel {
+        if !templates.functions[index].is_kernel {
+            return;
+        }
+        if r.frames.is_empty() {
             self.request_failed(r, index, &arg_types, why);
+        } else if arg_types.iter().any(Option::is_none) {
+            self.unfollowed(r);
+        }
+    }
+
+    /// W0010 at `r`: a kernel instance that host code asks for through
+    /// host templates, which kernelc cannot follow (once per place and
+    /// kernel).
+    fn unfollowed(&mut self, r: &templates::Request) {
+        let templates = self.tmpl.templates.clone();
+        let is_kernel = |&i: &usize| templates.functions[i].is_kernel;
+        if !templates
+            .by_name
+            .get(&r.name)
+            .is_some_and(|c| c.iter().any(is_kernel))
+        {
+            return;
+        }
+        let msg = format!(
+            "kernelc cannot follow the host code that launches `{}` here: nvcc's PTX holds an instance of it that kernelc's lacks",
+            r.name
+        );
+        let known = self
+            .diags
+            .iter()
+            .any(|d| d.span == r.span && d.message == msg);
+        if !known {
+            let d = crate::diag::Diagnostic::warning(r.span, Code::W0010, msg);
+            self.diags.push(d.with_note(
+                "kernelc follows host template calls whose arguments are host variables, literals, casts and temporaries of known types; write the template arguments out where it stops",
+            ));
         }
     }
 
