@@ -1219,6 +1219,55 @@ fn assignments_are_lvalues_that_references_bind() {
     }
 }
 
+/// A struct of reference members built from a braced list (`return {a[i],
+/// b[i]};`, `Ref r{a[i], b[i]};`, `Ref t = {...};`, a `Cell{...}`
+/// temporary, `{limit}` for a `const int &` member) binds each member to
+/// the object its value names: the writes through them land in the
+/// arrays. The values the fixture's arithmetic gives, on both engines,
+/// and nvcc's PTX's.
+#[test]
+fn braced_lists_bind_reference_members() {
+    let launch: (&str, &[&str]) = (
+        "_Z7proxiesPKfPfS1_Pi",
+        &[
+            "f32[]:rand:128:3",
+            "f32[]:zeros:64",
+            "f32[]:zeros:64",
+            "i32[]:zeros:64",
+        ],
+    );
+    let (_, ours, theirs) = fixture_runs("braced_ref_members.cu", launch);
+    let ins = common::f32s(&ours[0]);
+    let (a, b, counts) = (
+        common::f32s(&ours[1]),
+        common::f32s(&ours[2]),
+        words(&ours[3]),
+    );
+    for i in 0..64 {
+        let (x, y) = (ins[i] + 1.0, ins[i + 64] * 2.0);
+        let y = y + x;
+        assert_eq!((a[i], b[i]), (x - y, y), "thread {i}");
+        let (limit, mut count) = (3 + (i as i32 & 3), i as i32);
+        for tag in [2, 1] {
+            if count < limit {
+                count += tag;
+            }
+        }
+        assert_eq!(counts[i], count, "thread {i}'s count");
+    }
+    let err = rejected(
+        "struct R { int &x; };\n__global__ void k(int *o) { R r{o[0] + 1}; r.x = 2; }\n",
+        "E0004",
+    );
+    assert!(
+        err.contains("a reference member") && err.contains(":2:33"),
+        "{err}"
+    );
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
 /// `if (int y = f(); y > 3)`, `else if (int z = ...; z > 2)`, `switch (int
 /// m = ...; m)`, `if (int x = ...)` and `if (const int *p = find(...))`:
 /// the values the fixture's arithmetic gives, the interpreter's, and
