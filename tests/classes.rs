@@ -1170,7 +1170,8 @@ fn conditionals_of_lvalues_bind_references_to_the_chosen_object() {
 /// An assignment, `op=` and a prefix `++`/`--` are lvalues: functions
 /// returning `T &` return them (`return a = a * s;`, `return ++a;`, a
 /// parenthesized conditional), locals bind them, and a write through the
-/// reference lands in the object stored to; `p[k++] += 10` moves `k` once.
+/// reference lands in the object stored to (a `char`, a `short` too);
+/// `p[k++] += 10` moves `k` once.
 /// The values the fixture's arithmetic gives, on both engines at -O0 and
 /// -O3, and nvcc's PTX's.
 #[test]
@@ -1179,7 +1180,7 @@ fn assignments_are_lvalues_that_references_bind() {
         "_Z8assignedPKiPiPKfPf",
         &[
             "i32[]:rand:128:3",
-            "i32[]:zeros:512",
+            "i32[]:zeros:576",
             "f32[]:rand:64:4",
             "f32[]:zeros:64",
         ],
@@ -1205,6 +1206,9 @@ fn assignments_are_lvalues_that_references_bind() {
         }
         let want = [x, y, y + 100, x, (x + 10) * 3, y + 999, i as i32, 7];
         assert_eq!(outs[8 * i..8 * i + 8], want, "thread {i}");
+        // `char` and `short` objects: the reference is to the narrow type.
+        let h = i32::from((10 + 70000 + i as i32) as i16 + 1);
+        assert_eq!(outs[512 + i], 7 + 1000 * h, "thread {i}'s narrow objects");
         assert_eq!(f_out[i], f_in[i] * 3.0 + 1.0, "thread {i}'s float");
     }
     // A bit-field's assignment is no object a reference binds.
