@@ -1167,6 +1167,111 @@ fn conditionals_of_lvalues_bind_references_to_the_chosen_object() {
     }
 }
 
+/// An assignment, `op=` and a prefix `++`/`--` are lvalues: functions
+/// returning `T &` return them (`return a = a * s;`, `return ++a;`, a
+/// parenthesized conditional), locals bind them, and a write through the
+/// reference lands in the object stored to (a `char`, a `short` too);
+/// `p[k++] += 10` moves `k` once.
+/// The values the fixture's arithmetic gives, on both engines at -O0 and
+/// -O3, and nvcc's PTX's.
+#[test]
+fn assignments_are_lvalues_that_references_bind() {
+    let launch: (&str, &[&str]) = (
+        "_Z8assignedPKiPiPKfPf",
+        &[
+            "i32[]:rand:128:3",
+            "i32[]:zeros:576",
+            "f32[]:rand:64:4",
+            "f32[]:zeros:64",
+        ],
+    );
+    let (_, ours, theirs) = fixture_runs("assignment_refs.cu", launch);
+    let fixture = common::root().join("tests/fixtures/classes/assignment_refs.cu");
+    let dir = scratch("assignment_refs_o0");
+    let shape = ["--grid", "2", "--block", "32", "-O0"];
+    let unoptimized: Vec<Vec<u8>> =
+        common::launch_buffers(&fixture, "interp", launch, &dir, &shape)
+            .into_iter()
+            .flatten()
+            .collect();
+    assert_eq!(ours, unoptimized, "the interpreter at -O0");
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    let (f_in, f_out) = (common::f32s(&ours[2]), common::f32s(&ours[3]));
+    for i in 0..64 {
+        let (mut x, mut y) = (((ins[i] & 0xff) + 1) * 2, (ins[i + 64] & 0xff) - 5);
+        if i & 1 == 1 {
+            x += 7;
+        } else {
+            y += 7;
+        }
+        let want = [x, y, y + 100, x, (x + 10) * 3, y + 999, i as i32, 7];
+        assert_eq!(outs[8 * i..8 * i + 8], want, "thread {i}");
+        // `char` and `short` objects: the reference is to the narrow type.
+        let h = i32::from((10 + 70000 + i as i32) as i16 + 1);
+        assert_eq!(outs[512 + i], 7 + 1000 * h, "thread {i}'s narrow objects");
+        assert_eq!(f_out[i], f_in[i] * 3.0 + 1.0, "thread {i}'s float");
+    }
+    // A bit-field's assignment is no object a reference binds.
+    let err = rejected(
+        "struct S { unsigned f : 3; };\n__device__ unsigned &h(S &s) { return s.f = 3; }\n\
+         __global__ void k(unsigned *o) { S s{1}; o[0] = h(s); }\n",
+        "E0004",
+    );
+    assert!(err.contains(":2:39"), "{err}");
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
+/// A struct of reference members built from a braced list (`return {a[i],
+/// b[i]};`, `Ref r{a[i], b[i]};`, `Ref t = {...};`, a `Cell{...}`
+/// temporary, `{limit}` for a `const int &` member) binds each member to
+/// the object its value names: the writes through them land in the
+/// arrays. The values the fixture's arithmetic gives, on both engines,
+/// and nvcc's PTX's.
+#[test]
+fn braced_lists_bind_reference_members() {
+    let launch: (&str, &[&str]) = (
+        "_Z7proxiesPKfPfS1_Pi",
+        &[
+            "f32[]:rand:128:3",
+            "f32[]:zeros:64",
+            "f32[]:zeros:64",
+            "i32[]:zeros:64",
+        ],
+    );
+    let (_, ours, theirs) = fixture_runs("braced_ref_members.cu", launch);
+    let ins = common::f32s(&ours[0]);
+    let (a, b, counts) = (
+        common::f32s(&ours[1]),
+        common::f32s(&ours[2]),
+        words(&ours[3]),
+    );
+    for i in 0..64 {
+        let (x, y) = (ins[i] + 1.0, ins[i + 64] * 2.0);
+        let y = y + x;
+        assert_eq!((a[i], b[i]), (x - y, y), "thread {i}");
+        let (limit, mut count) = (3 + (i as i32 & 3), i as i32);
+        for tag in [2, 1] {
+            if count < limit {
+                count += tag;
+            }
+        }
+        assert_eq!(counts[i], count, "thread {i}'s count");
+    }
+    let err = rejected(
+        "struct R { int &x; };\n__global__ void k(int *o) { R r{o[0] + 1}; r.x = 2; }\n",
+        "E0004",
+    );
+    assert!(
+        err.contains("a reference member") && err.contains(":2:33"),
+        "{err}"
+    );
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
 /// `if (int y = f(); y > 3)`, `else if (int z = ...; z > 2)`, `switch (int
 /// m = ...; m)`, `if (int x = ...)` and `if (const int *p = find(...))`:
 /// the values the fixture's arithmetic gives, the interpreter's, and

@@ -120,6 +120,27 @@ pub struct FnSpecs {
     pub constexpr: bool,
 }
 
+/// What a call of a function is: a value, or the object its returned
+/// reference points to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Returns {
+    /// `T f()`: a call is a prvalue.
+    #[default]
+    Value,
+    /// `T &f()`: a call is an lvalue, the object.
+    LRef,
+    /// `T &&f()`: a call is an xvalue, which an rvalue reference binds
+    /// (as `std::move(x)` is).
+    RRef,
+}
+
+impl Returns {
+    /// Whether a reference is returned (`ret` is its pointer).
+    pub fn reference(self) -> bool {
+        self != Returns::Value
+    }
+}
+
 /// A function prototype (`body == None`) or definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionDecl {
@@ -130,12 +151,9 @@ pub struct FunctionDecl {
     pub specs: FnSpecs,
     pub ret: CType,
     pub ret_span: Span,
-    /// Returns a reference (`float &at(int)`): `ret` is a pointer to the
-    /// referenced type, and a call is the object it points to.
-    pub returns_ref: bool,
-    /// With `returns_ref`, the reference was written `&&` (`T &&move(T
-    /// &x)`): a call is an xvalue, which an rvalue reference binds.
-    pub returns_rvalue: bool,
+    /// A value, or a reference (`float &at(int)`, `T &&move(T &x)`):
+    /// then `ret` is a pointer to the referenced type.
+    pub returns: Returns,
     pub params: Vec<ParamDecl>,
     pub body: Option<Block>,
     /// `__launch_bounds__(max_threads[, min_blocks])`, unevaluated.

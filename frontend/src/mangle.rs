@@ -38,7 +38,7 @@
 //! mangles it as it would mangle a non-`static` one. The name is internal
 //! to the module, so nothing outside it can look it up.
 
-use crate::ast::Spelling;
+use crate::ast::{Returns, Spelling};
 use crate::types::{CType, TENSOR_MAP_ID};
 
 mod dependent;
@@ -667,16 +667,15 @@ fn declared_return(
         // A reference is `R` (`O` for an rvalue one) and the referenced
         // type (`RT_`), though the declaration's type is the pointer it
         // is lowered as.
-        None if shape.returns_ref => match &shape.ret {
-            CType::Pointer { pointee, .. } if shape.returns_rvalue => {
+        None => match (shape.returns, &shape.ret) {
+            (Returns::RRef, CType::Pointer { pointee, .. }) => {
                 m.rvalue_reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
             }
-            CType::Pointer { pointee, .. } => {
+            (Returns::LRef, CType::Pointer { pointee, .. }) => {
                 m.reference(pointee, pointee_quals(&shape.ret), &Spelling::Plain)
             }
-            other => m.ty(other, Quals::NONE, &Spelling::Plain),
+            (_, ret) => m.ty(ret, Quals::NONE, &Spelling::Plain),
         },
-        None => m.ty(&shape.ret, Quals::NONE, &Spelling::Plain),
     }
 }
 

@@ -37,8 +37,8 @@ use super::names::Kind;
 use super::{PResult, Parser};
 use crate::access::{Access, Restricted};
 use crate::ast::{
-    Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, Spelling,
-    Stmt, StmtKind,
+    Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, Returns,
+    Spelling, Stmt, StmtKind,
 };
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
@@ -140,10 +140,8 @@ struct MemberHead {
     start: Span,
     specs: FnSpecs,
     ret: QualType,
-    /// `ret` is the pointer of a returned reference.
-    returns_ref: bool,
-    /// With `returns_ref`, the reference was written `&&`.
-    returns_rvalue: bool,
+    /// A value, or a reference (then `ret` is its pointer).
+    returns: Returns,
     method: Option<Method>,
 }
 
@@ -826,8 +824,7 @@ impl Parser<'_> {
             start: span,
             specs,
             ret: QualType::plain(CType::Void, span),
-            returns_ref: false,
-            returns_rvalue: false,
+            returns: Returns::Value,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,
@@ -856,13 +853,13 @@ impl Parser<'_> {
         let class_name = super::names::key_path(&ctx.key).pop().unwrap_or_default();
         let ctor = self.constructor_at(&class_name);
         let mut deduced = None;
-        let (ret, (returns_ref, returns_rvalue), specs, name_tok, is_static) = match ctor {
+        let (ret, returns, specs, name_tok, is_static) = match ctor {
             Some(n) => {
                 let specs = self.function_specifiers(n);
                 let name_tok = self.bump();
                 (
                     QualType::plain(CType::Void, name_tok.span),
-                    (false, false),
+                    Returns::Value,
                     specs,
                     name_tok,
                     false,
@@ -877,7 +874,7 @@ impl Parser<'_> {
                 let (base, _, ds) = self.specifiers()?;
                 if base.is_none() && self.is_kw(Keyword::Operator) {
                     let (ret, name_tok) = self.conversion_function_name()?;
-                    (ret, (false, false), ds.fns, name_tok, false)
+                    (ret, Returns::Value, ds.fns, name_tok, false)
                 } else {
                     let Some(base) = base else {
                         let sp = self.span();
@@ -944,8 +941,7 @@ impl Parser<'_> {
             start,
             specs,
             ret,
-            returns_ref,
-            returns_rvalue,
+            returns,
             method,
         };
         let f = self.member_decl(head, params, body);
@@ -986,8 +982,7 @@ impl Parser<'_> {
             specs: head.specs,
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
-            returns_ref: head.returns_ref,
-            returns_rvalue: head.returns_rvalue,
+            returns: head.returns,
             params,
             body,
             launch_bounds: None,
@@ -1007,7 +1002,7 @@ impl Parser<'_> {
         &mut self,
         q: &super::namespaces::QualName,
         specs: FnSpecs,
-        (ret, (returns_ref, returns_rvalue)): (QualType, (bool, bool)),
+        (ret, returns): (QualType, Returns),
         start: Span,
     ) -> PResult<Option<FunctionDecl>> {
         let Some(((_, _), scope)) = q.parts.split_last() else {
@@ -1046,8 +1041,7 @@ impl Parser<'_> {
             start,
             specs,
             ret,
-            returns_ref,
-            returns_rvalue,
+            returns,
             method,
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -1095,8 +1089,7 @@ impl Parser<'_> {
             start,
             specs,
             ret: QualType::plain(CType::Void, name_tok.span),
-            returns_ref: false,
-            returns_rvalue: false,
+            returns: Returns::Value,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,
@@ -1239,17 +1232,15 @@ impl Parser<'_> {
     }
 
     /// A function's return type `ret`, followed here by `&` or `&&` when
-    /// it returns a reference: then a pointer to it, and whether it
-    /// returns a reference and whether that is an rvalue reference (a
-    /// call of it is an xvalue, as `std::move(x)` is).
-    pub(super) fn returned_reference(
-        &mut self,
-        ret: QualType,
-    ) -> PResult<(QualType, (bool, bool))> {
-        let rvalue = self.eat_punct(Punct::AndAnd);
-        if !rvalue && !self.eat_punct(Punct::Amp) {
-            return Ok((ret, (false, false)));
-        }
+    /// it returns a reference: then a pointer to it, and which reference.
+    pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<(QualType, Returns)> {
+        let returns = if self.eat_punct(Punct::AndAnd) {
+            Returns::RRef
+        } else if self.eat_punct(Punct::Amp) {
+            Returns::LRef
+        } else {
+            return Ok((ret, Returns::Value));
+        };
         let pointer = QualType {
             ty: CType::Pointer {
                 pointee: Box::new(ret.ty),
@@ -1262,7 +1253,7 @@ impl Parser<'_> {
             spelling: ret.spelling,
             span: ret.span,
         };
-        Ok((pointer, (true, rvalue)))
+        Ok((pointer, returns))
     }
 
     /// If a constructor of `class_name` starts here: the number of
@@ -1358,8 +1349,7 @@ impl Parser<'_> {
             start,
             specs,
             ret: QualType::plain(CType::Void, name_span),
-            returns_ref: false,
-            returns_rvalue: false,
+            returns: Returns::Value,
             method: Some(Method {
                 class: ctx.key.clone(),
                 is_const: false,

@@ -1240,8 +1240,8 @@ impl Parser<'_> {
         // A function has `name (` after the pointers; anything else is a variable.
         let save = self.pos;
         let ret = self.pointers(base.clone());
-        let (ret, (returns_ref, returns_rvalue)) = self.returned_reference(ret)?;
-        if returns_ref
+        let (ret, returns) = self.returned_reference(ret)?;
+        if returns.reference()
             && !self.is_kw(Keyword::Operator)
             && !self.is_punct_at(1, Punct::LParen)
             && self.qualified_at(0).is_none()
@@ -1287,7 +1287,7 @@ impl Parser<'_> {
             return Ok(vars.into_iter().map(Item::Var).collect());
         }
         if let Some(q) = &qualified {
-            let written = (ret.clone(), (returns_ref, returns_rvalue));
+            let written = (ret.clone(), returns);
             if let Some(f) = self.out_of_line_member(q, ds.fns.clone(), written, start)? {
                 return Ok(vec![Item::Function(f)]);
             }
@@ -1322,8 +1322,7 @@ impl Parser<'_> {
             specs: ds.fns,
             ret: ret.ty.clone(),
             ret_span: ret.span,
-            returns_ref,
-            returns_rvalue,
+            returns,
             params,
             body,
             launch_bounds: ds.launch_bounds,

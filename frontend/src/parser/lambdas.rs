@@ -560,13 +560,13 @@ impl Parser<'_> {
         let start = self.span();
         self.expect_punct(Punct::LParen, "to open the lambda's parameters")?;
         let mut params = self.params()?;
-        let (ret, (returns_ref, returns_rvalue), deduced) = if self.eat_punct(Punct::Arrow) {
+        let (ret, returns, deduced) = if self.eat_punct(Punct::Arrow) {
             let ty = self.type_name()?;
             let (ty, returns) = self.returned_reference(ty)?;
             (ty, returns, false)
         } else {
             let ty = crate::ast::QualType::plain(CType::Void, lambda.span);
-            (ty, (false, false), true)
+            (ty, crate::ast::Returns::Value, true)
         };
         let is_const = !lambda.mutable;
         params.insert(0, super::classes::this_param(&class, is_const, lambda.span));
@@ -584,8 +584,7 @@ impl Parser<'_> {
             specs,
             ret: ret.ty,
             ret_span: ret.span,
-            returns_ref,
-            returns_rvalue,
+            returns,
             params,
             body,
             launch_bounds: None,

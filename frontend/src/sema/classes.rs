@@ -613,8 +613,18 @@ impl Checker {
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in named.iter().zip(args).rev() {
-            let v = self.expr(a)?;
-            let v = self.assign_convert(v, &f.ty, "a member", a.span)?;
+            let v = match f.reference {
+                // A reference member holds the address of the object
+                // it binds.
+                true => {
+                    let v = self.expr_nodecay(a)?;
+                    self.bind_reference(v, &f.ty, "a reference member")?
+                }
+                false => {
+                    let v = self.expr(a)?;
+                    self.assign_convert(v, &f.ty, "a member", a.span)?
+                }
+            };
             let store = match f.bits {
                 Some(bits) => super::bit_fields::store(local(), f, bits, v, a.span),
                 None => mk(

@@ -249,6 +249,7 @@ impl Checker {
     ) -> Option<Expr> {
         let span = e.span;
         let e = self.lvalue_conditional(e)?;
+        let e = self.assigned_object(e);
         let want = ptr_ty.pointee().cloned().unwrap_or(CType::INT);
         let (const_ref, _) = pointee_quals(ptr_ty);
         let const_ref = const_ref || rvalue;
@@ -347,6 +348,58 @@ impl Checker {
             ty,
             span,
         ))
+    }
+
+    /// An assignment (`a = x`, `a += x`) or a prefix `++a`/`--a` is an
+    /// lvalue in C++ ([expr.ass]/1, [expr.pre.incr]/1): a reference binds
+    /// the object it stored to, as `*(p = &a, *p = x, p)`, the target's
+    /// address taken once (before the store, as the store's own target
+    /// is). Any other `e` is returned as it is.
+    fn assigned_object(&mut self, e: Expr) -> Expr {
+        let stores = match &e.kind {
+            ExprKind::Assign { .. } => true,
+            ExprKind::IncDec { pre, .. } => *pre,
+            _ => false,
+        };
+        if !stores {
+            return e;
+        }
+        let (mut kind, ty, span) = e.into_parts();
+        let (ExprKind::Assign { target, .. } | ExprKind::IncDec { target, .. }) = &mut kind else {
+            unreachable!("matched above")
+        };
+        let ptr = CType::Pointer {
+            pointee: Box::new(ty.clone()),
+            pointee_const: false,
+            pointee_volatile: false,
+            restrict: false,
+        };
+        let comma = |lhs: Expr, rhs: Expr| {
+            let ty = rhs.ty.clone();
+            let (lhs, rhs) = (Box::new(lhs), Box::new(rhs));
+            mk(ExprKind::Comma { lhs, rhs }, ty, span)
+        };
+        let object = |address: Expr| mk(ExprKind::Deref(Box::new(address)), ty.clone(), span);
+        if let Place::Local(_) | Place::Global(_) = target {
+            // Naming a variable has no side effect: its address again.
+            let address = mk(ExprKind::AddrOf(Box::new(target.clone())), ptr, span);
+            return object(comma(mk(kind, ty.clone(), span), address));
+        }
+        let p = self.declare_local("", ptr.clone(), false, false, span);
+        self.mark_used(p);
+        let read_p = mk(ExprKind::Local(p), ptr.clone(), span);
+        let place = std::mem::replace(target, Place::Deref(Box::new(read_p.clone())));
+        let take = mk(
+            ExprKind::Assign {
+                target: Place::Local(p),
+                op: None,
+                value: Box::new(mk(ExprKind::AddrOf(Box::new(place)), ptr.clone(), span)),
+            },
+            ptr,
+            span,
+        );
+        let stored = mk(kind, ty.clone(), span);
+        object(comma(comma(take, stored), read_p))
     }
 
     /// The address of a new temporary holding `value` (C++'s temporary

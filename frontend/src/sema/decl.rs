@@ -357,6 +357,11 @@ impl Checker {
                 }
                 match f.bits {
                     Some(bits) => self.bit_field_element(f, bits, items, pos, off, out)?,
+                    None if f.reference => {
+                        let bound = self.reference_element(&f.ty, &items[*pos])?;
+                        *pos += 1;
+                        out.insert(off + f.offset, bound);
+                    }
                     None => self.element(&f.ty, items, pos, off + f.offset, out)?,
                 }
             }
@@ -373,6 +378,27 @@ impl Checker {
             k += 1;
         }
         Some(k)
+    }
+
+    /// The address a reference member (of pointer type `ptr_ty`) holds
+    /// when `item` initializes it: the object it names (`{x}` as `x`).
+    fn reference_element(&mut self, ptr_ty: &CType, item: &ast::Init) -> Option<Expr> {
+        let e = match item {
+            ast::Init::Expr(e) => e,
+            ast::Init::List(sub, _) if matches!(sub[..], [ast::Init::Expr(_)]) => {
+                return self.reference_element(ptr_ty, &sub[0]);
+            }
+            ast::Init::List(_, span) => {
+                self.error(
+                    *span,
+                    Code::E0004,
+                    "a braced initializer for a reference member needs exactly one value",
+                );
+                return None;
+            }
+        };
+        let v = self.expr_nodecay(e)?;
+        self.bind_reference(v, ptr_ty, "a reference member")
     }
 
     /// Initializes one element of type `ty` from `items[*pos]`; a braced

@@ -1801,11 +1801,12 @@ impl Checker {
             ret,
             span,
         );
-        if self.sigs[sig_idx].returns_ref {
+        let returns = self.sigs[sig_idx].returns;
+        if returns.reference() {
             // A call of a function returning a reference is the object;
             // of one returning an rvalue reference, an xvalue, which
             // overload resolution lets an rvalue reference bind.
-            if self.sigs[sig_idx].returns_rvalue {
+            if returns == ast::Returns::RRef {
                 self.xvalues.insert(span);
             }
             let ty = call.ty.pointee().cloned().unwrap_or(CType::INT);

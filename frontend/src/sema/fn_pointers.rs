@@ -36,7 +36,7 @@ impl Checker {
                 Code::E0002,
                 format!("pointers to member functions (`{name}`) are not supported by kernelc"),
             ))
-        } else if sig.refs.iter().any(|&r| r) || sig.returns_ref {
+        } else if sig.refs.iter().any(|&r| r) || sig.returns.reference() {
             Some((
                 Code::E0002,
                 format!("pointers to functions with reference parameters or results (`{name}`) are not supported by kernelc"),

@@ -117,7 +117,13 @@ impl Checker {
             // it), which its member's reference stands for.
             let by_ref = c.by_ref || matches!(e.kind, crate::typed::ExprKind::Global(_));
             let ty = if by_ref {
-                CType::ptr_to(e.ty.clone())
+                // A reference to a `const` object is one to `const`.
+                CType::Pointer {
+                    pointee: Box::new(e.ty.clone()),
+                    pointee_const: self.lvalue_is_const(&e),
+                    pointee_volatile: false,
+                    restrict: false,
+                }
             } else {
                 e.ty.clone()
             };
@@ -220,24 +226,10 @@ impl Checker {
     }
 
     /// The closure object of `l`, of closure type `def`: a temporary whose
-    /// members take the captured values, or (its reference members) the
-    /// captured objects' addresses.
+    /// members take the captured values, or (its reference members) bind
+    /// the captured objects.
     fn closure_object(&mut self, def: &Arc<StructDef>, l: &ast::Lambda) -> Option<Expr> {
-        let args: Vec<ast::Expr> = l
-            .captures
-            .iter()
-            .zip(&def.fields)
-            .map(|(c, f)| match f.reference {
-                false => c.init.clone(),
-                true => ast::Expr {
-                    kind: ast::ExprKind::Unary {
-                        op: ast::UnaryOp::AddrOf,
-                        operand: Box::new(c.init.clone()),
-                    },
-                    span: c.span,
-                },
-            })
-            .collect();
+        let args: Vec<ast::Expr> = l.captures.iter().map(|c| c.init.clone()).collect();
         let ty = CType::Struct(def.clone());
         self.members_in_order(&ty, def, &args, l.span)
     }
@@ -347,8 +339,7 @@ impl Checker {
             specs: ast::FnSpecs::default(),
             ret: CType::Void,
             ret_span: l.span,
-            returns_ref: false,
-            returns_rvalue: false,
+            returns: ast::Returns::Value,
             params: pattern,
             body: None,
             launch_bounds: None,

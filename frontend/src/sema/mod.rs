@@ -82,11 +82,9 @@ struct FnSig {
     /// A non-static member function: parameter 0 is `this`, which a call
     /// binds to the object (`classes.rs`).
     is_method: bool,
-    /// Returns a reference: `ret` is a pointer, and a call designates the
-    /// object it points to.
-    returns_ref: bool,
-    /// With `returns_ref`, an rvalue reference: a call is an xvalue.
-    returns_rvalue: bool,
+    /// A value, or a reference: then `ret` is a pointer, and a call
+    /// designates the object it points to (an xvalue for `T &&`).
+    returns: ast::Returns,
     /// `constexpr` without `__device__` (host code the split kept because
     /// kept code names it): device code may call it only under
     /// `--expt-relaxed-constexpr`.
@@ -226,10 +224,9 @@ pub(super) struct FnState {
     scopes: Vec<Scope>,
     /// The current function's return type.
     ret: CType,
-    /// The current function returns a reference (`ret` is its pointer).
-    returns_ref: bool,
-    /// That reference is an rvalue reference (binds as a `const` one).
-    returns_rvalue: bool,
+    /// What the current function returns: a value, or a reference
+    /// (`ret` is its pointer; an rvalue one binds as a `const` one).
+    returns: ast::Returns,
     /// The current function's name.
     fn_name: String,
     /// A template argument is being evaluated: a constant expression in
@@ -295,8 +292,7 @@ impl Default for FnState {
             used: Default::default(),
             scopes: Default::default(),
             ret: CType::Void,
-            returns_ref: Default::default(),
-            returns_rvalue: Default::default(),
+            returns: Default::default(),
             fn_name: Default::default(),
             in_template_arg: false,
             fn_link: Default::default(),
@@ -755,8 +751,7 @@ impl Checker {
             first_call: None,
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
             is_method: f.method.is_some(),
-            returns_ref: f.returns_ref,
-            returns_rvalue: f.returns_rvalue,
+            returns: f.returns,
             aggregate_ctor: f.method.as_ref().is_some_and(|m| m.aggregate),
         });
         self.by_name.insert(key.clone(), self.sigs.len() - 1);
@@ -866,8 +861,7 @@ impl Checker {
         self.func.used = Vec::new();
         self.func.scopes = vec![Scope::default()];
         self.func.ret = f.ret.clone();
-        self.func.returns_ref = f.returns_ref;
-        self.func.returns_rvalue = f.returns_rvalue;
+        self.func.returns = f.returns;
         self.func.fn_name = f.name.clone();
         self.func.loop_depth = 0;
         self.func.break_depth = 0;
@@ -879,14 +873,14 @@ impl Checker {
             (Some(m), Some(b)) if m.is_ctor => Some(b.span.start),
             _ => None,
         };
-        if !f.returns_ref && self.has_destructor(&f.ret) {
+        if !f.returns.reference() && self.has_destructor(&f.ret) {
             self.error(
                 f.ret_span,
                 Code::E0002,
                 format!("returning a `{}` by value, whose destruction calls a destructor, is not supported by kernelc yet", f.ret),
             );
         }
-        if !f.returns_ref && f.body.is_some() {
+        if !f.returns.reference() && f.body.is_some() {
             self.refuse_incomplete(&f.ret, "the return type", f.ret_span);
         }
         let mut params = Vec::new();
@@ -1668,9 +1662,9 @@ impl Checker {
                     None => StmtKind::Empty,
                 }
             }
-            (Some(e), false) if self.func.returns_ref => {
+            (Some(e), false) if self.func.returns.reference() => {
                 // The returned reference is the object's address.
-                let rvalue = self.func.returns_rvalue;
+                let rvalue = self.func.returns == ast::Returns::RRef;
                 let e = self
                     .expr_nodecay(e)
                     .filter(|e| !rvalue || self.returns_xvalue(e, &ret))
