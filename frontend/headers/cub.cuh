@@ -1,8 +1,9 @@
 // <cub/cub.cuh> for kernelc (and <cub/block/block_reduce.cuh>,
 // <cub/block/block_scan.cuh>, <cub/block/block_load.cuh>,
-// <cub/block/block_store.cuh>, <cub/warp/warp_reduce.cuh>,
-// <cub/warp/warp_scan.cuh>, which name this header too): CUB's block- and
-// warp-wide reductions and scans and its block loads and stores, with the
+// <cub/block/block_store.cuh>, <cub/block/block_exchange.cuh>,
+// <cub/warp/warp_reduce.cuh>, <cub/warp/warp_scan.cuh>, which name this
+// header too): CUB's block- and warp-wide reductions and scans, its block
+// loads, stores and exchanges, with the
 // functors of libcu++ that CUB's headers bring (`cuda::std::plus<>`,
 // `cuda::maximum<>`, `cuda::minimum<>`), written for kernelc as class
 // templates of CUDA source.
@@ -16,6 +17,8 @@
 // - a block (the default algorithm, `BLOCK_REDUCE_WARP_REDUCTIONS`)
 //   reduces each warp so, then thread 0 folds the warps' results in warp
 //   order, op(sum so far, warp w), leaving out the warps past `num_valid`;
+//   the raking algorithms fold segments of consecutive items first
+//   (`raking_reduce`, `commutative_reduce`);
 // - a warp scans by a `shfl.up` ladder, op(lane i-d, lane i), and a block
 //   by CUB's raking or warp-scans algorithm (`block_scan` below).
 // As with CUB, a reduction's result is valid in thread 0 (lane 0 of each
@@ -570,11 +573,11 @@ public:
   }
 
   __device__ __forceinline__ T Sum(T input, int valid_items = LogicalWarpThreads) {
-    return this->Reduce(input, cuda::std::plus<>(), valid_items);
+    return Reduce(input, cuda::std::plus<>(), valid_items);
   }
 
-  __device__ __forceinline__ T Max(T input) { return this->Reduce(input, cuda::maximum<>()); }
-  __device__ __forceinline__ T Min(T input) { return this->Reduce(input, cuda::minimum<>()); }
+  __device__ __forceinline__ T Max(T input) { return Reduce(input, cuda::maximum<>()); }
+  __device__ __forceinline__ T Min(T input) { return Reduce(input, cuda::minimum<>()); }
 };
 
 // Warp-wide scans of logical warps of 2^k lanes, in CUB's order (its
@@ -613,18 +616,20 @@ public:
     lanes = __kernelc::warp_lanes<LogicalWarpThreads>(hw_lane);
   }
 
-  // One variadic template a name, as in `BlockScan`: `(op)` or `(op,
-  // warp_aggregate)`.
-  template <class Op, class... Total>
-  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op,
-                                                Total &...warp_aggregate) {
+  template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op) {
     output = inclusive(input, op);
-    __kernelc::give(total(output), warp_aggregate...);
+  }
+
+  template <class Op>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op, T &warp_aggregate) {
+    output = inclusive(input, op);
+    warp_aggregate = total(output);
   }
 
   // `(init, op)`, `(init, op, warp_aggregate)`, `(op)` and `(op,
   // warp_aggregate)`; without an initial value, lane 0's result is
-  // undefined.
+  // undefined. One template, as in `BlockScan`: `(init, op)` and `(op,
+  // warp_aggregate)` have the same arity, and `is_value` tells them apart.
   template <class A, class... Rest>
   __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
@@ -709,10 +714,10 @@ public:
   __device__ __forceinline__ BlockScan(TempStorage &temp_storage)
       : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // Each scan is one variadic template a name: kernelc's member templates
-  // do not overload with ordinary members, nor by an argument's type
-  // alone, so each picks CUB's form by its arguments: one item a thread
-  // or an array of N (`Out` is an array), then `(op)` or `(op,
+  // Each scan is one variadic template a name that picks CUB's form by
+  // its arguments (kernelc's member templates do not overload with
+  // ordinary members of their name, which CUB's one-item forms are): one
+  // item a thread or an array of N (`items_of`), then `(op)` or `(op,
   // block_aggregate)`.
   template <class In, class Out, class Op, class... Total>
   __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, Op op,
@@ -814,41 +819,40 @@ private:
 // lanes. A guarded transfer moves only the items before `valid_items`;
 // a guarded load with a default first sets every item to it.
 
+// Each function comes whole, guarded by `valid_items`, and (a load)
+// guarded with a default, `oob_default`, that every item takes first.
+
 namespace __kernelc {
-// A guarded transfer's count of valid items (all without one), and its
-// default for the items past them (none without one). One template a
-// name, as below.
-template <class... Rest> __device__ __forceinline__ int first_int(int first, Rest...) {
-  return first;
+template <class T, int N, class Default> __device__ __forceinline__ void fill(T (&items)[N], Default v) {
+  for (int k = 0; k < N; ++k) items[k] = v;
 }
-template <class Default> __device__ __forceinline__ Default second(int, Default second) {
-  return second;
-}
-template <class... Guard> __device__ __forceinline__ int valid_count(Guard... guard) {
-  if constexpr (sizeof...(Guard) == 0) return 0x7fffffff;
-  else return first_int(guard...);
-}
-template <class T, int N, class... Guard>
-__device__ __forceinline__ void fill_default(T (&items)[N], Guard... guard) {
-  if constexpr (sizeof...(Guard) == 2) {
-    for (int k = 0; k < N; ++k) items[k] = second(guard...);
-  }
+
+// Where a thread's first warp-striped item is: its warp's first item
+// plus its lane.
+template <int ItemsPerThread> __device__ __forceinline__ int warp_striped_base(int linear_tid) {
+  return (linear_tid >> 5) * 32 * ItemsPerThread + (linear_tid & 31);
 }
 } // namespace __kernelc
 
-// Each is one variadic template over the guard (none, `valid_items`, or
-// `valid_items` and `oob_default` for a load): to kernelc, overloaded
-// function templates of one name instantiated with the same template
-// arguments are one function.
-template <class T, int ItemsPerThread, class InputIt, class... Guard>
+template <class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
-                                                  T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                  T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid * ItemsPerThread + k;
     if (at < valid_items) items[k] = src[at];
   }
+}
+template <class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[linear_tid * ItemsPerThread + k];
+}
+template <class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], int valid_items,
+                                                  Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectBlocked(linear_tid, src, items, valid_items);
 }
 
 // CUB reads whole vectors where the pointer allows; the items are the
@@ -859,44 +863,61 @@ __device__ __forceinline__ void LoadDirectBlockedVectorized(int linear_tid, T *s
   LoadDirectBlocked(linear_tid, src, items);
 }
 
-template <int Threads, class T, int ItemsPerThread, class InputIt, class... Guard>
+template <int Threads, class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
-                                                  T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                  T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid + k * Threads;
     if (at < valid_items) items[k] = src[at];
   }
 }
-
-namespace __kernelc {
-// Where a thread's first warp-striped item is: its warp's first item
-// plus its lane.
-template <int ItemsPerThread> __device__ __forceinline__ int warp_striped_base(int linear_tid) {
-  return (linear_tid >> 5) * 32 * ItemsPerThread + (linear_tid & 31);
+template <int Threads, class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[linear_tid + k * Threads];
 }
-} // namespace __kernelc
+template <int Threads, class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], int valid_items,
+                                                  Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectStriped<Threads>(linear_tid, src, items, valid_items);
+}
 
-template <class T, int ItemsPerThread, class InputIt, class... Guard>
+template <class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
-                                                      T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                      T (&items)[ItemsPerThread], int valid_items) {
   int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
   for (int k = 0; k < ItemsPerThread; ++k) {
     if (base + k * 32 < valid_items) items[k] = src[base + k * 32];
   }
 }
+template <class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
+                                                      T (&items)[ItemsPerThread]) {
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[base + k * 32];
+}
+template <class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
+                                                      T (&items)[ItemsPerThread], int valid_items,
+                                                      Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectWarpStriped(linear_tid, src, items, valid_items);
+}
 
-template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectBlocked(int linear_tid, OutputIt dst,
-                                                   T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                   T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid * ItemsPerThread + k;
     if (at < valid_items) dst[at] = items[k];
   }
+}
+template <class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectBlocked(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) dst[linear_tid * ItemsPerThread + k] = items[k];
 }
 
 template <class T, int ItemsPerThread>
@@ -905,24 +926,33 @@ __device__ __forceinline__ void StoreDirectBlockedVectorized(int linear_tid, T *
   StoreDirectBlocked(linear_tid, dst, items);
 }
 
-template <int Threads, class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <int Threads, class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectStriped(int linear_tid, OutputIt dst,
-                                                   T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                   T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid + k * Threads;
     if (at < valid_items) dst[at] = items[k];
   }
 }
+template <int Threads, class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectStriped(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) dst[linear_tid + k * Threads] = items[k];
+}
 
-template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectWarpStriped(int linear_tid, OutputIt dst,
-                                                       T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                       T (&items)[ItemsPerThread], int valid_items) {
   int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
   for (int k = 0; k < ItemsPerThread; ++k) {
     if (base + k * 32 < valid_items) dst[base + k * 32] = items[k];
   }
+}
+template <class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectWarpStriped(int linear_tid, OutputIt dst,
+                                                       T (&items)[ItemsPerThread]) {
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) dst[base + k * 32] = items[k];
 }
 
 // A block's load: BLOCK_LOAD_STRIPED gives each thread a striped
@@ -946,20 +976,36 @@ private:
   int linear_tid;
 
 public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
   __device__ __forceinline__ BlockLoad()
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
   __device__ __forceinline__ BlockLoad(TempStorage &)
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // `(src, items)`, `(src, items, valid_items)` and `(src, items,
-  // valid_items, oob_default)`: one variadic template, as kernelc picks
-  // among member templates by name alone.
-  template <class InputIt, class... Guard>
-  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], Guard... guard) {
+  template <class InputIt>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread]) {
     if (Algorithm == BLOCK_LOAD_STRIPED)
-      LoadDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, src, items, guard...);
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items);
     else
-      LoadDirectBlocked(linear_tid, src, items, guard...);
+      LoadDirectBlocked(linear_tid, src, items);
+  }
+
+  template <class InputIt>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], int valid_items) {
+    if (Algorithm == BLOCK_LOAD_STRIPED)
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items, valid_items);
+    else
+      LoadDirectBlocked(linear_tid, src, items, valid_items);
+  }
+
+  template <class InputIt, class Default>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], int valid_items,
+                                       Default oob_default) {
+    if (Algorithm == BLOCK_LOAD_STRIPED)
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items, valid_items, oob_default);
+    else
+      LoadDirectBlocked(linear_tid, src, items, valid_items, oob_default);
   }
 };
 
@@ -981,18 +1027,27 @@ private:
   int linear_tid;
 
 public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
   __device__ __forceinline__ BlockStore()
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
   __device__ __forceinline__ BlockStore(TempStorage &)
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // `(dst, items)` and `(dst, items, valid_items)`.
-  template <class OutputIt, class... Guard>
-  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread], Guard... guard) {
+  template <class OutputIt>
+  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread]) {
     if (Algorithm == BLOCK_STORE_STRIPED)
-      StoreDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, dst, items, guard...);
+      StoreDirectStriped<BLOCK_THREADS>(linear_tid, dst, items);
     else
-      StoreDirectBlocked(linear_tid, dst, items, guard...);
+      StoreDirectBlocked(linear_tid, dst, items);
+  }
+
+  template <class OutputIt>
+  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread], int valid_items) {
+    if (Algorithm == BLOCK_STORE_STRIPED)
+      StoreDirectStriped<BLOCK_THREADS>(linear_tid, dst, items, valid_items);
+    else
+      StoreDirectBlocked(linear_tid, dst, items, valid_items);
   }
 };
 
