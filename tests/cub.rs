@@ -22,7 +22,9 @@ type Launch<'a> = (&'a str, &'a str, &'a [&'a str]);
 /// `reduce.cu`'s launches: block sums over 128, 256, 96 (three warps), 32
 /// and 16 threads; partial blocks of floats and doubles; integer sums,
 /// maxima, minima and order-sensitive operators; a 2-D block; warps and
-/// logical warps of 16 and 8 lanes; a kernel template over the operator,
+/// logical warps of 16 and 8 lanes; the raking algorithms over 24, 100 and
+/// 256 threads and the commutative-only one over 128 and 96; a kernel
+/// template over the operator,
 /// whose name spells libcu++'s inline namespace (the empty functor passed
 /// by value is a byte of parameter space).
 const REDUCE: &[Launch] = &[
@@ -218,7 +220,8 @@ const SCAN: &[Launch] = &[
 /// raking algorithm over 16 and 24 threads (one logical warp, of 2^k lanes
 /// and not), 100 (25 raking threads, the last segment partial), 256 and
 /// (memoizing) a 16x6 block; the warp-scans algorithm over 128; doubles
-/// over 160; warp scans of whole and logical warps.
+/// over 160; warp scans of whole and logical warps; the forms over arrays
+/// of 4, 3 and 1 items a thread.
 const SCAN_OPS: &[Launch] = &[
     (
         "_Z10blockScansIfLi16ELi0ELi1EEvPKfPT_S3_",
@@ -279,7 +282,8 @@ const SCAN_OPS: &[Launch] = &[
 
 /// `load_store.cu`'s launches: block loads and stores of each algorithm
 /// over 64, 96, 128, 48 and 100 threads and 16x4 and 32x4 blocks, and
-/// the direct functions over 64.
+/// the direct functions over 64; `BlockExchange` over 64 threads of 4
+/// items and 96 of 3.
 const LOAD_STORE: &[Launch] = &[
     (
         "_Z9loadStoreILi64ELi0ELi0ELi1EEvPKfPf",
