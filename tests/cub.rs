@@ -22,7 +22,9 @@ type Launch<'a> = (&'a str, &'a str, &'a [&'a str]);
 /// `reduce.cu`'s launches: block sums over 128, 256, 96 (three warps), 32
 /// and 16 threads; partial blocks of floats and doubles; integer sums,
 /// maxima, minima and order-sensitive operators; a 2-D block; warps and
-/// logical warps of 16 and 8 lanes; a kernel template over the operator,
+/// logical warps of 16 and 8 lanes; the raking algorithms over 24, 100 and
+/// 256 threads and the commutative-only one over 128 and 96; a kernel
+/// template over the operator,
 /// whose name spells libcu++'s inline namespace (the empty functor passed
 /// by value is a byte of parameter space).
 const REDUCE: &[Launch] = &[
@@ -97,6 +99,61 @@ const REDUCE: &[Launch] = &[
         &["i32[]:rand:128:15", "i32[]:zeros:2", "u8[]:zeros:1"],
     ),
     (
+        "_Z12rakingReduceILi1ELi24EEvPKfPKdPfPdPj",
+        "24",
+        &[
+            "f32[]:rand:48:16",
+            "f64[]:rand:48:17",
+            "f32[]:zeros:10",
+            "f64[]:zeros:2",
+            "u32[]:zeros:2",
+        ],
+    ),
+    (
+        "_Z12rakingReduceILi1ELi100EEvPKfPKdPfPdPj",
+        "100",
+        &[
+            "f32[]:rand:200:18",
+            "f64[]:rand:200:19",
+            "f32[]:zeros:10",
+            "f64[]:zeros:2",
+            "u32[]:zeros:2",
+        ],
+    ),
+    (
+        "_Z12rakingReduceILi1ELi256EEvPKfPKdPfPdPj",
+        "256",
+        &[
+            "f32[]:rand:512:20",
+            "f64[]:rand:512:21",
+            "f32[]:zeros:10",
+            "f64[]:zeros:2",
+            "u32[]:zeros:2",
+        ],
+    ),
+    (
+        "_Z12rakingReduceILi0ELi128EEvPKfPKdPfPdPj",
+        "128",
+        &[
+            "f32[]:rand:256:22",
+            "f64[]:rand:256:23",
+            "f32[]:zeros:10",
+            "f64[]:zeros:2",
+            "u32[]:zeros:2",
+        ],
+    ),
+    (
+        "_Z12rakingReduceILi0ELi96EEvPKfPKdPfPdPj",
+        "96",
+        &[
+            "f32[]:rand:192:24",
+            "f64[]:rand:192:25",
+            "f32[]:zeros:10",
+            "f64[]:zeros:2",
+            "u32[]:zeros:2",
+        ],
+    ),
+    (
         "_Z14warpReductionsPKfPfPiPd",
         "128",
         &[
@@ -163,7 +220,8 @@ const SCAN: &[Launch] = &[
 /// raking algorithm over 16 and 24 threads (one logical warp, of 2^k lanes
 /// and not), 100 (25 raking threads, the last segment partial), 256 and
 /// (memoizing) a 16x6 block; the warp-scans algorithm over 128; doubles
-/// over 160; warp scans of whole and logical warps.
+/// over 160; warp scans of whole and logical warps; the forms over arrays
+/// of 4, 3 and 1 items a thread.
 const SCAN_OPS: &[Launch] = &[
     (
         "_Z10blockScansIfLi16ELi0ELi1EEvPKfPT_S3_",
@@ -205,11 +263,27 @@ const SCAN_OPS: &[Launch] = &[
         "128",
         &["f32[]:rand:256:41", "f32[]:zeros:2048", "f64[]:zeros:1024"],
     ),
+    (
+        "_Z10arrayScansIfLi64ELi0ELi4EEvPKfPT_S3_",
+        "64",
+        &["f32[]:rand:512:42", "f32[]:zeros:3584", "f32[]:zeros:8"],
+    ),
+    (
+        "_Z10arrayScansIdLi96ELi2ELi3EEvPKfPT_S3_",
+        "96",
+        &["f32[]:rand:576:43", "f64[]:zeros:4032", "f64[]:zeros:8"],
+    ),
+    (
+        "_Z10arrayScansIfLi32ELi0ELi1EEvPKfPT_S3_",
+        "32",
+        &["f32[]:rand:64:44", "f32[]:zeros:448", "f32[]:zeros:8"],
+    ),
 ];
 
 /// `load_store.cu`'s launches: block loads and stores of each algorithm
 /// over 64, 96, 128, 48 and 100 threads and 16x4 and 32x4 blocks, and
-/// the direct functions over 64.
+/// the direct functions over 64; `BlockExchange` over 64 threads of 4
+/// items and 96 of 3.
 const LOAD_STORE: &[Launch] = &[
     (
         "_Z9loadStoreILi64ELi0ELi0ELi1EEvPKfPf",
@@ -250,6 +324,16 @@ const LOAD_STORE: &[Launch] = &[
         "_Z15directFunctionsPiS_",
         "64",
         &["i32[]:rand:384:58", "i32[]:zeros:3072"],
+    ),
+    (
+        "_Z8exchangeILi64ELi4EEvPKfPf",
+        "64",
+        &["f32[]:rand:512:59", "f32[]:zeros:3584"],
+    ),
+    (
+        "_Z8exchangeILi96ELi3EEvPKfPf",
+        "96",
+        &["f32[]:rand:576:60", "f32[]:zeros:4032"],
     ),
 ];
 
@@ -340,7 +424,7 @@ fn f32s(b: &Option<Vec<u8>>) -> Vec<f32> {
 
 #[test]
 fn block_and_warp_reductions_compute_what_cub_computes() {
-    let runs = same_as_nvcc("reduce.cu", REDUCE, "3");
+    let runs = same_as_nvcc("reduce.cu", REDUCE, "0");
     // blockSum stores CUB's sum and thread 0's left-to-right one per block:
     // over the wider blocks they differ, so only CUB's order gives CUB's
     // bits (and the comparison with nvcc above could fail).
@@ -357,7 +441,7 @@ fn block_and_warp_reductions_compute_what_cub_computes() {
         "the order of the sums should matter: {differ} of 6 differ"
     );
     // Results are not zeros left in place.
-    let warp = f32s(&runs[12][1]);
+    let warp = f32s(&runs[17][1]);
     assert!(warp.iter().all(|v| *v != 0.0), "{warp:?}");
 }
 
@@ -487,6 +571,23 @@ fn block_loads_and_stores_move_what_cub_moves() {
     // Guarded with a default: the items past 256 - 37 are 7.5 less the
     // thread.
     assert_eq!(out[2 * 256 + 255], 7.5 - 63.0);
+    // BlockExchange over 64 threads of 4 items: blocked to striped gives
+    // thread t the tile's items t, t + 64, ...; the scatter to the
+    // reversed tile gives thread t the items 255 - 4t - k.
+    let input = f32s(&runs[8][0]);
+    let out = f32s(&runs[8][1]);
+    for t in 0..64 {
+        for k in 0..4 {
+            let got = out[t * 4 + k].to_bits();
+            assert_eq!(got, input[k * 64 + t].to_bits(), "striped {t} {k}");
+            let scattered = out[5 * 256 + t * 4 + k].to_bits();
+            assert_eq!(
+                scattered,
+                input[255 - 4 * t - k].to_bits(),
+                "scattered {t} {k}"
+            );
+        }
+    }
 }
 
 /// Outside the subset's shapes, the header's static assertions refuse at

@@ -390,8 +390,8 @@ fn template_libraries_serve_host_code_only() {
         return thrust::reduce(v.begin(), v.end()); }\n";
     let device_use = "#include <cub/cub.cuh>\n\
         __global__ void sum(const float *in, float *out) {\n\
-        typedef cub::BlockExchange<float, 128, 4> Load;\n\
-        __shared__ typename Load::TempStorage t;\n\
+        typedef cub::BlockHistogram<unsigned char, 128, 4, 256> Hist;\n\
+        __shared__ typename Hist::TempStorage t;\n\
         out[0] = in[threadIdx.x]; }\n";
     let dir = tree(
         "libraries",
@@ -412,7 +412,7 @@ fn template_libraries_serve_host_code_only() {
     let err = fails(&dir, &["device.cu"]);
     assert!(
         err.contains(
-            "error[E0002]: `cub::BlockExchange` is not supported by kernelc, which compiles CUB's block and warp collectives only"
+            "error[E0002]: `cub::BlockHistogram` is not supported by kernelc, which compiles CUB's block and warp collectives only"
         ) && err.contains("device.cu:3:9")
             && err.contains("CUB is included here"),
         "{err}"

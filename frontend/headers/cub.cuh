@@ -1,8 +1,9 @@
 // <cub/cub.cuh> for kernelc (and <cub/block/block_reduce.cuh>,
 // <cub/block/block_scan.cuh>, <cub/block/block_load.cuh>,
-// <cub/block/block_store.cuh>, <cub/warp/warp_reduce.cuh>,
-// <cub/warp/warp_scan.cuh>, which name this header too): CUB's block- and
-// warp-wide reductions and scans and its block loads and stores, with the
+// <cub/block/block_store.cuh>, <cub/block/block_exchange.cuh>,
+// <cub/warp/warp_reduce.cuh>, <cub/warp/warp_scan.cuh>, which name this
+// header too): CUB's block- and warp-wide reductions and scans, its block
+// loads, stores and exchanges, with the
 // functors of libcu++ that CUB's headers bring (`cuda::std::plus<>`,
 // `cuda::maximum<>`, `cuda::minimum<>`), written for kernelc as class
 // templates of CUDA source.
@@ -16,6 +17,8 @@
 // - a block (the default algorithm, `BLOCK_REDUCE_WARP_REDUCTIONS`)
 //   reduces each warp so, then thread 0 folds the warps' results in warp
 //   order, op(sum so far, warp w), leaving out the warps past `num_valid`;
+//   the raking algorithms fold segments of consecutive items first
+//   (`raking_reduce`, `commutative_reduce`);
 // - a warp scans by a `shfl.up` ladder, op(lane i-d, lane i), and a block
 //   by CUB's raking or warp-scans algorithm (`block_scan` below).
 // As with CUB, a reduction's result is valid in thread 0 (lane 0 of each
@@ -150,10 +153,118 @@ __device__ __forceinline__ T warp_fold(T x, int lane, int valid, unsigned int la
   return x;
 }
 
-// What a block of `Threads` threads reduces through: one result per warp.
-template <class T, int Threads> struct BlockStorage {
-  T warp_results[(Threads + 31) / 32];
+// What a block of `Threads` threads reduces through: one result per warp
+// for BLOCK_REDUCE_WARP_REDUCTIONS; for the raking algorithms, one item a
+// thread (the segments of `RakingLayout` below cover fewer than
+// Threads + ceil(Threads / 32) slots).
+template <class T, int Threads, BlockReduceAlgorithm Algorithm> struct ReduceStorage {
+  T items[Threads + (Threads + 31) / 32];
 };
+template <class T, int Threads> struct ReduceStorage<T, Threads, BLOCK_REDUCE_WARP_REDUCTIONS> {
+  T items[(Threads + 31) / 32];
+};
+
+// What CUB's raking block scan divides a block of `Threads` threads into:
+// `Raking` threads (at most a warp) each scan a segment of `Segment`
+// consecutive items in shared memory; a block of at most 32 threads is
+// scanned as one logical warp.
+template <int Threads> struct RakingLayout {
+  static constexpr int most = Threads < 32 ? Threads : 32;
+  static constexpr int segment = (Threads + most - 1) / most;
+  static constexpr int raking = (Threads + segment - 1) / segment;
+};
+
+// The fold of `warp_fold` over a logical warp of any `Size` up to 32
+// lanes that starts at lane 0 (raking threads, or a block of at most a
+// warp): the shuffles span the whole warp, and the steps go up to the
+// power of two at or past `Size`, as CUB's shared-memory warp reduction
+// does for a size that is not a power of two (its order is the shuffles').
+template <int Size, class T, class Op>
+__device__ __forceinline__ T low_lanes_fold(T x, int lane, int valid, Op op) {
+  const unsigned int lanes = Size == 32 ? 0xffffffffu : (1u << Size) - 1u;
+  for (int d = 1; d < Size; d *= 2) {
+    T other = __shfl_down_sync(lanes, x, d);
+    if (lane + d < valid) x = op(x, other);
+  }
+  return x;
+}
+
+// CUB's BLOCK_REDUCE_RAKING: a block of at most a warp is one logical
+// warp's fold; a larger one stores its items, each raking thread folds
+// its segment of consecutive items left to right (the items before
+// `num_valid`), and the raking threads fold their partials as a logical
+// warp, those with a valid first item taking part.
+template <int Threads, class T, class Op>
+__device__ __forceinline__ T raking_reduce(T *grid, int rank, T x, int num_valid, Op op) {
+  const int segment = RakingLayout<Threads>::segment;
+  const int raking = RakingLayout<Threads>::raking;
+  int valid = num_valid < Threads ? num_valid : Threads;
+  if constexpr (Threads <= 32) {
+    return low_lanes_fold<Threads>(x, rank, valid, op);
+  }
+  grid[rank] = x;
+  __syncthreads();
+  if (rank < raking) {
+    T *items = grid + rank * segment;
+    x = items[0];
+    for (int i = 1; i < segment; ++i) {
+      if (rank * segment + i < valid) x = op(x, items[i]);
+    }
+    x = low_lanes_fold<raking>(x, rank, (valid + segment - 1) / segment, op);
+  }
+  return x;
+}
+
+// Whether `ThreadReduce` of CUB folds a thread's items as a binary tree
+// rather than left to right: for libcu++'s sum, maximum and minimum of
+// items narrower than 8 bytes (integer sums and extrema are the same in
+// any order, so only floats tell the two apart).
+template <class Op> struct tree_op { static constexpr bool value = false; };
+template <class U> struct tree_op<cuda::std::plus<U>> { static constexpr bool value = true; };
+template <class U> struct tree_op<cuda::maximum<U>> { static constexpr bool value = true; };
+template <class U> struct tree_op<cuda::minimum<U>> { static constexpr bool value = true; };
+
+// `first` and the `Count` items after it folded as CUB's `ThreadReduce`
+// of a thread's items after a prefix does: left to right, or for
+// `tree_op`s as a binary tree (items 2j and 2j+1 first, then pairs of
+// those, ...).
+template <int Count, class T, class Op>
+__device__ __forceinline__ T thread_fold(T first, const T *items, Op op) {
+  if constexpr (tree_op<Op>::value && sizeof(T) < 8) {
+    T all[Count + 1];
+    all[0] = first;
+    for (int i = 0; i < Count; ++i) all[i + 1] = items[i];
+    for (int d = 1; d < Count + 1; d *= 2) {
+      for (int j = 0; j + d < Count + 1; j += 2 * d) all[j] = op(all[j], all[j + d]);
+    }
+    return all[0];
+  } else {
+    for (int i = 0; i < Count; ++i) first = op(first, items[i]);
+    return first;
+  }
+}
+
+// CUB's BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY over a full block of two
+// warps or more (CUB falls back to BLOCK_REDUCE_RAKING otherwise): the
+// threads past the first warp store their items, each thread of the first
+// warp folds its own item and its segment of (Threads - 32) / 32 of them
+// with `thread_fold`, and the warp folds the results.
+template <int Threads, class T, class Op>
+__device__ __forceinline__ T commutative_reduce(T *grid, int rank, T x, int num_valid, Op op) {
+  if constexpr (Threads % 32 != 0 || Threads <= 32) {
+    return raking_reduce<Threads>(grid, rank, x, num_valid, op);
+  } else {
+    if (num_valid < Threads) return raking_reduce<Threads>(grid, rank, x, num_valid, op);
+    const int segment = (Threads - 32) / 32;
+    if (rank >= 32) grid[rank - 32] = x;
+    __syncthreads();
+    if (rank < 32) {
+      x = thread_fold<segment>(x, grid + rank * segment, op);
+      x = low_lanes_fold<32>(x, rank, 32, op);
+    }
+    return x;
+  }
+}
 
 // A block of `Threads` threads reduced warp by warp (a block of fewer than
 // 32 is one logical warp of its size); thread 0 then folds the warps'
@@ -229,16 +340,6 @@ template <class Scanner, class T, class I, class Op, class Total>
 __device__ __forceinline__ T scan_from(Scanner &scanner, T input, I init, Op op, Total &total) {
   return scanner.exclusive_from(input, T(init), op, total);
 }
-
-// What CUB's raking block scan divides a block of `Threads` threads into:
-// `Raking` threads (at most a warp) each scan a segment of `Segment`
-// consecutive items in shared memory; a block of at most 32 threads is
-// scanned as one logical warp.
-template <int Threads> struct RakingLayout {
-  static constexpr int most = Threads < 32 ? Threads : 32;
-  static constexpr int segment = (Threads + most - 1) / most;
-  static constexpr int raking = (Threads + segment - 1) / segment;
-};
 
 // How a block scan is asked for: inclusive or exclusive, with an initial
 // value or without (an exclusive scan without one leaves thread 0's
@@ -365,6 +466,42 @@ __device__ __forceinline__ T block_scan(ScanStorage<T, Threads> &s, int rank, T 
     return raking_scan<Threads, T>(s, rank, x, op, kind, init, total);
 }
 
+// Whether a scan's output `Out` is a thread's array of items rather than
+// one item of type `T`.
+template <class Out, class T> struct items_of { static constexpr bool value = true; };
+template <class T> struct items_of<T, T> { static constexpr bool value = false; };
+// kernelc deduces a `long long` argument's type as `long` (both 64 bits),
+// which its `is_same` tells apart.
+template <> struct items_of<long, long long> { static constexpr bool value = false; };
+template <> struct items_of<unsigned long, unsigned long long> {
+  static constexpr bool value = false;
+};
+
+// The first of a call's arguments (an operator after an initial value).
+template <class F, class... Rest> __device__ __forceinline__ F first_of(F first, Rest &&...) {
+  return first;
+}
+
+// A thread's items reduced as CUB's `ThreadReduce` does (`thread_fold`).
+template <class T, int N, class Op> __device__ __forceinline__ T thread_reduce(T (&items)[N], Op op) {
+  return thread_fold<N - 1>(items[0], items + 1, op);
+}
+
+// A thread's sequential scan of its items after `prefix` (combined into
+// the first unless `apply` is false), inclusive or exclusive; `output`
+// may be `input`.
+template <class T, int N, class Op>
+__device__ __forceinline__ void thread_scan(T (&input)[N], T (&output)[N], Op op, T prefix,
+                                            bool apply, bool inclusive) {
+  T running = apply ? op(prefix, input[0]) : input[0];
+  output[0] = inclusive ? running : prefix;
+  for (int i = 1; i < N; ++i) {
+    T next = op(running, input[i]);
+    output[i] = inclusive ? next : running;
+    running = next;
+  }
+}
+
 } // namespace __kernelc
 
 // CUB's overloads with and without a count of valid items are one function
@@ -375,12 +512,14 @@ constexpr int __kernelc_all_valid = 0x7fffffff;
 template <class T, int BlockDimX, BlockReduceAlgorithm Algorithm = BLOCK_REDUCE_WARP_REDUCTIONS,
           int BlockDimY = 1, int BlockDimZ = 1>
 class BlockReduce {
-  static_assert(Algorithm == BLOCK_REDUCE_WARP_REDUCTIONS,
-                "kernelc's cub::BlockReduce has the algorithm BLOCK_REDUCE_WARP_REDUCTIONS (the default) only");
+  static_assert(Algorithm != BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC,
+                "kernelc's cub::BlockReduce has no BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC");
 
 public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
   struct TempStorage {
-    __kernelc::BlockStorage<T, BlockDimX * BlockDimY * BlockDimZ> storage;
+    __kernelc::ReduceStorage<T, BLOCK_THREADS, Algorithm> storage;
   };
 
 private:
@@ -393,13 +532,18 @@ public:
 
   template <class Op>
   __device__ __forceinline__ T Reduce(T input, Op op, int num_valid = __kernelc_all_valid) {
-    const int threads = BlockDimX * BlockDimY * BlockDimZ;
-    return __kernelc::block_fold<BlockDimX * BlockDimY * BlockDimZ>(
-        temp.storage.warp_results, rank, input, num_valid >= threads, num_valid, op);
+    T *items = temp.storage.items;
+    if constexpr (Algorithm == BLOCK_REDUCE_RAKING)
+      return __kernelc::raking_reduce<BLOCK_THREADS>(items, rank, input, num_valid, op);
+    else if constexpr (Algorithm == BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY)
+      return __kernelc::commutative_reduce<BLOCK_THREADS>(items, rank, input, num_valid, op);
+    else
+      return __kernelc::block_fold<BLOCK_THREADS>(items, rank, input, num_valid >= BLOCK_THREADS,
+                                                  num_valid, op);
   }
 
   __device__ __forceinline__ T Sum(T input, int num_valid = __kernelc_all_valid) {
-    return this->Reduce(input, cuda::std::plus<>(), num_valid);
+    return Reduce(input, cuda::std::plus<>(), num_valid);
   }
 };
 
@@ -429,11 +573,11 @@ public:
   }
 
   __device__ __forceinline__ T Sum(T input, int valid_items = LogicalWarpThreads) {
-    return this->Reduce(input, cuda::std::plus<>(), valid_items);
+    return Reduce(input, cuda::std::plus<>(), valid_items);
   }
 
-  __device__ __forceinline__ T Max(T input) { return this->Reduce(input, cuda::maximum<>()); }
-  __device__ __forceinline__ T Min(T input) { return this->Reduce(input, cuda::minimum<>()); }
+  __device__ __forceinline__ T Max(T input) { return Reduce(input, cuda::maximum<>()); }
+  __device__ __forceinline__ T Min(T input) { return Reduce(input, cuda::minimum<>()); }
 };
 
 // Warp-wide scans of logical warps of 2^k lanes, in CUB's order (its
@@ -472,18 +616,20 @@ public:
     lanes = __kernelc::warp_lanes<LogicalWarpThreads>(hw_lane);
   }
 
-  // One variadic template a name, as in `BlockScan`: `(op)` or `(op,
-  // warp_aggregate)`.
-  template <class Op, class... Total>
-  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op,
-                                                Total &...warp_aggregate) {
+  template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op) {
     output = inclusive(input, op);
-    __kernelc::give(total(output), warp_aggregate...);
+  }
+
+  template <class Op>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op, T &warp_aggregate) {
+    output = inclusive(input, op);
+    warp_aggregate = total(output);
   }
 
   // `(init, op)`, `(init, op, warp_aggregate)`, `(op)` and `(op,
   // warp_aggregate)`; without an initial value, lane 0's result is
-  // undefined.
+  // undefined. One template, as in `BlockScan`: `(init, op)` and `(op,
+  // warp_aggregate)` have the same arity, and `is_value` tells them apart.
   template <class A, class... Rest>
   __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
@@ -568,24 +714,33 @@ public:
   __device__ __forceinline__ BlockScan(TempStorage &temp_storage)
       : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // CUB overloads each scan by its arguments; kernelc picks among member
-  // templates by name alone, so each is one variadic template here that
-  // picks the form: `(op)` or `(op, block_aggregate)`.
-  template <class Op, class... Total>
-  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op,
+  // Each scan is one variadic template a name that picks CUB's form by
+  // its arguments (kernelc's member templates do not overload with
+  // ordinary members of their name, which CUB's one-item forms are): one
+  // item a thread or an array of N (`items_of`), then `(op)` or `(op,
+  // block_aggregate)`.
+  template <class In, class Out, class Op, class... Total>
+  __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, Op op,
                                                 Total &...block_aggregate) {
-    T total;
-    output = scan(input, op, true, false, T(), total);
-    __kernelc::give(total, block_aggregate...);
+    if constexpr (__kernelc::items_of<Out, T>::value) {
+      items_inclusive(input, output, false, op, block_aggregate...);
+    } else {
+      T total;
+      output = scan(input, op, true, false, T(), total);
+      __kernelc::give(total, block_aggregate...);
+    }
   }
 
   // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
   // block_aggregate)`; without an initial value, thread 0's result is
   // undefined (as in CUB).
-  template <class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
-    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
-      output = __kernelc::scan_from(*this, input, a, rest...);
+  template <class In, class Out, class A, class... Rest>
+  __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A &&a, Rest &&...rest) {
+    if constexpr (__kernelc::items_of<Out, T>::value) {
+      items_exclusive(input, output, a, rest...);
+    } else if constexpr (sizeof...(Rest) == 2 ||
+                         (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      output = __kernelc::scan_from(*this, T(input), a, rest...);
     } else {
       T total;
       output = scan(input, a, false, false, T(), total);
@@ -599,21 +754,60 @@ public:
     return scan(input, op, false, true, init, block_aggregate);
   }
 
-  __device__ __forceinline__ void InclusiveSum(T input, T &output, T &block_aggregate) {
-    InclusiveScan(input, output, cuda::std::plus<>(), block_aggregate);
-  }
-
-  __device__ __forceinline__ void InclusiveSum(T input, T &output) {
-    InclusiveScan(input, output, cuda::std::plus<>());
+  // `()` or `(block_aggregate)`.
+  template <class In, class Out, class... Total>
+  __device__ __forceinline__ void InclusiveSum(In &&input, Out &output, Total &...block_aggregate) {
+    if constexpr (__kernelc::items_of<Out, T>::value)
+      items_inclusive(input, output, true, cuda::std::plus<>(), block_aggregate...);
+    else
+      InclusiveScan(input, output, cuda::std::plus<>(), block_aggregate...);
   }
 
   // CUB's exclusive sums start from `T()`, combined into every result.
-  __device__ __forceinline__ void ExclusiveSum(T input, T &output, T &block_aggregate) {
-    ExclusiveScan(input, output, T(), cuda::std::plus<>(), block_aggregate);
+  template <class In, class Out, class... Total>
+  __device__ __forceinline__ void ExclusiveSum(In &&input, Out &output, Total &...block_aggregate) {
+    ExclusiveScan(input, output, T(), cuda::std::plus<>(), block_aggregate...);
   }
 
-  __device__ __forceinline__ void ExclusiveSum(T input, T &output) {
-    ExclusiveScan(input, output, T(), cuda::std::plus<>());
+private:
+  // The forms over each thread's N items (blocked: thread t's are the
+  // block's items t * N ... t * N + N - 1), as CUB computes them: each
+  // thread reduces its items (`thread_reduce`), the block scans those
+  // partials exclusively, and each thread scans its items after its
+  // prefix. An inclusive scan's prefix is left out of thread 0's items
+  // (an inclusive sum's is `T()`, combined in), and one item a thread is
+  // the scan of that item. `sum`: CUB's `InclusiveSum` scans the
+  // partials from `T()`, where `InclusiveScan` has no initial value.
+  template <int N, class Op, class... Total>
+  __device__ __forceinline__ void items_inclusive(T (&input)[N], T (&output)[N], bool sum, Op op,
+                                                  Total &...block_aggregate) {
+    if constexpr (N == 1) {
+      InclusiveScan(input[0], output[0], op, block_aggregate...);
+    } else {
+      T prefix = __kernelc::thread_reduce(input, op);
+      if (sum)
+        ExclusiveScan(prefix, prefix, T(), op, block_aggregate...);
+      else
+        ExclusiveScan(prefix, prefix, op, block_aggregate...);
+      __kernelc::thread_scan(input, output, op, prefix, rank != 0, true);
+    }
+  }
+
+  // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
+  // block_aggregate)`; without an initial value, thread 0's first result
+  // is undefined (as in CUB).
+  template <int N, class A, class... Rest>
+  __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A &&a,
+                                                  Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      T prefix = __kernelc::thread_reduce(input, __kernelc::first_of(rest...));
+      ExclusiveScan(prefix, prefix, a, rest...);
+      __kernelc::thread_scan(input, output, __kernelc::first_of(rest...), prefix, true, false);
+    } else {
+      T prefix = __kernelc::thread_reduce(input, a);
+      ExclusiveScan(prefix, prefix, a, rest...);
+      __kernelc::thread_scan(input, output, a, prefix, rank != 0, false);
+    }
   }
 };
 
@@ -625,41 +819,40 @@ public:
 // lanes. A guarded transfer moves only the items before `valid_items`;
 // a guarded load with a default first sets every item to it.
 
+// Each function comes whole, guarded by `valid_items`, and (a load)
+// guarded with a default, `oob_default`, that every item takes first.
+
 namespace __kernelc {
-// A guarded transfer's count of valid items (all without one), and its
-// default for the items past them (none without one). One template a
-// name, as below.
-template <class... Rest> __device__ __forceinline__ int first_int(int first, Rest...) {
-  return first;
+template <class T, int N, class Default> __device__ __forceinline__ void fill(T (&items)[N], Default v) {
+  for (int k = 0; k < N; ++k) items[k] = v;
 }
-template <class Default> __device__ __forceinline__ Default second(int, Default second) {
-  return second;
-}
-template <class... Guard> __device__ __forceinline__ int valid_count(Guard... guard) {
-  if constexpr (sizeof...(Guard) == 0) return 0x7fffffff;
-  else return first_int(guard...);
-}
-template <class T, int N, class... Guard>
-__device__ __forceinline__ void fill_default(T (&items)[N], Guard... guard) {
-  if constexpr (sizeof...(Guard) == 2) {
-    for (int k = 0; k < N; ++k) items[k] = second(guard...);
-  }
+
+// Where a thread's first warp-striped item is: its warp's first item
+// plus its lane.
+template <int ItemsPerThread> __device__ __forceinline__ int warp_striped_base(int linear_tid) {
+  return (linear_tid >> 5) * 32 * ItemsPerThread + (linear_tid & 31);
 }
 } // namespace __kernelc
 
-// Each is one variadic template over the guard (none, `valid_items`, or
-// `valid_items` and `oob_default` for a load): to kernelc, overloaded
-// function templates of one name instantiated with the same template
-// arguments are one function.
-template <class T, int ItemsPerThread, class InputIt, class... Guard>
+template <class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
-                                                  T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                  T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid * ItemsPerThread + k;
     if (at < valid_items) items[k] = src[at];
   }
+}
+template <class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[linear_tid * ItemsPerThread + k];
+}
+template <class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectBlocked(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], int valid_items,
+                                                  Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectBlocked(linear_tid, src, items, valid_items);
 }
 
 // CUB reads whole vectors where the pointer allows; the items are the
@@ -670,44 +863,61 @@ __device__ __forceinline__ void LoadDirectBlockedVectorized(int linear_tid, T *s
   LoadDirectBlocked(linear_tid, src, items);
 }
 
-template <int Threads, class T, int ItemsPerThread, class InputIt, class... Guard>
+template <int Threads, class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
-                                                  T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                  T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid + k * Threads;
     if (at < valid_items) items[k] = src[at];
   }
 }
-
-namespace __kernelc {
-// Where a thread's first warp-striped item is: its warp's first item
-// plus its lane.
-template <int ItemsPerThread> __device__ __forceinline__ int warp_striped_base(int linear_tid) {
-  return (linear_tid >> 5) * 32 * ItemsPerThread + (linear_tid & 31);
+template <int Threads, class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[linear_tid + k * Threads];
 }
-} // namespace __kernelc
+template <int Threads, class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectStriped(int linear_tid, InputIt src,
+                                                  T (&items)[ItemsPerThread], int valid_items,
+                                                  Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectStriped<Threads>(linear_tid, src, items, valid_items);
+}
 
-template <class T, int ItemsPerThread, class InputIt, class... Guard>
+template <class T, int ItemsPerThread, class InputIt>
 __device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
-                                                      T (&items)[ItemsPerThread], Guard... guard) {
-  __kernelc::fill_default(items, guard...);
-  int valid_items = __kernelc::valid_count(guard...);
+                                                      T (&items)[ItemsPerThread], int valid_items) {
   int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
   for (int k = 0; k < ItemsPerThread; ++k) {
     if (base + k * 32 < valid_items) items[k] = src[base + k * 32];
   }
 }
+template <class T, int ItemsPerThread, class InputIt>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
+                                                      T (&items)[ItemsPerThread]) {
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) items[k] = src[base + k * 32];
+}
+template <class T, int ItemsPerThread, class InputIt, class Default>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, InputIt src,
+                                                      T (&items)[ItemsPerThread], int valid_items,
+                                                      Default oob_default) {
+  __kernelc::fill(items, oob_default);
+  LoadDirectWarpStriped(linear_tid, src, items, valid_items);
+}
 
-template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectBlocked(int linear_tid, OutputIt dst,
-                                                   T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                   T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid * ItemsPerThread + k;
     if (at < valid_items) dst[at] = items[k];
   }
+}
+template <class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectBlocked(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) dst[linear_tid * ItemsPerThread + k] = items[k];
 }
 
 template <class T, int ItemsPerThread>
@@ -716,24 +926,33 @@ __device__ __forceinline__ void StoreDirectBlockedVectorized(int linear_tid, T *
   StoreDirectBlocked(linear_tid, dst, items);
 }
 
-template <int Threads, class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <int Threads, class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectStriped(int linear_tid, OutputIt dst,
-                                                   T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                   T (&items)[ItemsPerThread], int valid_items) {
   for (int k = 0; k < ItemsPerThread; ++k) {
     int at = linear_tid + k * Threads;
     if (at < valid_items) dst[at] = items[k];
   }
 }
+template <int Threads, class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectStriped(int linear_tid, OutputIt dst,
+                                                   T (&items)[ItemsPerThread]) {
+  for (int k = 0; k < ItemsPerThread; ++k) dst[linear_tid + k * Threads] = items[k];
+}
 
-template <class T, int ItemsPerThread, class OutputIt, class... Guard>
+template <class T, int ItemsPerThread, class OutputIt>
 __device__ __forceinline__ void StoreDirectWarpStriped(int linear_tid, OutputIt dst,
-                                                       T (&items)[ItemsPerThread], Guard... guard) {
-  int valid_items = __kernelc::valid_count(guard...);
+                                                       T (&items)[ItemsPerThread], int valid_items) {
   int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
   for (int k = 0; k < ItemsPerThread; ++k) {
     if (base + k * 32 < valid_items) dst[base + k * 32] = items[k];
   }
+}
+template <class T, int ItemsPerThread, class OutputIt>
+__device__ __forceinline__ void StoreDirectWarpStriped(int linear_tid, OutputIt dst,
+                                                       T (&items)[ItemsPerThread]) {
+  int base = __kernelc::warp_striped_base<ItemsPerThread>(linear_tid);
+  for (int k = 0; k < ItemsPerThread; ++k) dst[base + k * 32] = items[k];
 }
 
 // A block's load: BLOCK_LOAD_STRIPED gives each thread a striped
@@ -757,20 +976,36 @@ private:
   int linear_tid;
 
 public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
   __device__ __forceinline__ BlockLoad()
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
   __device__ __forceinline__ BlockLoad(TempStorage &)
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // `(src, items)`, `(src, items, valid_items)` and `(src, items,
-  // valid_items, oob_default)`: one variadic template, as kernelc picks
-  // among member templates by name alone.
-  template <class InputIt, class... Guard>
-  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], Guard... guard) {
+  template <class InputIt>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread]) {
     if (Algorithm == BLOCK_LOAD_STRIPED)
-      LoadDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, src, items, guard...);
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items);
     else
-      LoadDirectBlocked(linear_tid, src, items, guard...);
+      LoadDirectBlocked(linear_tid, src, items);
+  }
+
+  template <class InputIt>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], int valid_items) {
+    if (Algorithm == BLOCK_LOAD_STRIPED)
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items, valid_items);
+    else
+      LoadDirectBlocked(linear_tid, src, items, valid_items);
+  }
+
+  template <class InputIt, class Default>
+  __device__ __forceinline__ void Load(InputIt src, T (&items)[ItemsPerThread], int valid_items,
+                                       Default oob_default) {
+    if (Algorithm == BLOCK_LOAD_STRIPED)
+      LoadDirectStriped<BLOCK_THREADS>(linear_tid, src, items, valid_items, oob_default);
+    else
+      LoadDirectBlocked(linear_tid, src, items, valid_items, oob_default);
   }
 };
 
@@ -792,18 +1027,136 @@ private:
   int linear_tid;
 
 public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
   __device__ __forceinline__ BlockStore()
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
   __device__ __forceinline__ BlockStore(TempStorage &)
       : linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // `(dst, items)` and `(dst, items, valid_items)`.
-  template <class OutputIt, class... Guard>
-  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread], Guard... guard) {
+  template <class OutputIt>
+  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread]) {
     if (Algorithm == BLOCK_STORE_STRIPED)
-      StoreDirectStriped<BlockDimX * BlockDimY * BlockDimZ>(linear_tid, dst, items, guard...);
+      StoreDirectStriped<BLOCK_THREADS>(linear_tid, dst, items);
     else
-      StoreDirectBlocked(linear_tid, dst, items, guard...);
+      StoreDirectBlocked(linear_tid, dst, items);
+  }
+
+  template <class OutputIt>
+  __device__ __forceinline__ void Store(OutputIt dst, T (&items)[ItemsPerThread], int valid_items) {
+    if (Algorithm == BLOCK_STORE_STRIPED)
+      StoreDirectStriped<BLOCK_THREADS>(linear_tid, dst, items, valid_items);
+    else
+      StoreDirectBlocked(linear_tid, dst, items, valid_items);
+  }
+};
+
+// Rearranging a block's items among its threads through shared memory
+// (the arrangements are `BlockLoad`'s above): each thread writes its items
+// where the source arrangement puts them in the block's tile and reads
+// back those the target arrangement gives it. The warp-striped forms
+// exchange within each warp (of at most the block's size) and need no
+// barrier; the others wait at one, and, as with CUB, reusing the storage
+// needs a `__syncthreads()` between. Time slicing (`WarpTimeSlicing`)
+// saves CUB memory only: the items are the same, and kernelc ignores it.
+template <class T, int BlockDimX, int ItemsPerThread, bool WarpTimeSlicing = false,
+          int BlockDimY = 1, int BlockDimZ = 1>
+class BlockExchange {
+public:
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+
+  struct TempStorage {
+    T items[BLOCK_THREADS * ItemsPerThread];
+  };
+
+private:
+  static constexpr int WARP_THREADS = BLOCK_THREADS < 32 ? BLOCK_THREADS : 32;
+
+  TempStorage &temp;
+  int linear_tid;
+
+  // Where item k of this thread is in the tile, by arrangement.
+  __device__ __forceinline__ int blocked(int k) const { return linear_tid * ItemsPerThread + k; }
+  __device__ __forceinline__ int striped(int k) const { return k * BLOCK_THREADS + linear_tid; }
+  __device__ __forceinline__ int warp_base() const {
+    return linear_tid / WARP_THREADS * WARP_THREADS * ItemsPerThread;
+  }
+  __device__ __forceinline__ int warp_striped(int k) const {
+    return warp_base() + k * WARP_THREADS + linear_tid % WARP_THREADS;
+  }
+  __device__ __forceinline__ int warp_blocked(int k) const {
+    return warp_base() + linear_tid % WARP_THREADS * ItemsPerThread + k;
+  }
+
+public:
+  __device__ __forceinline__ BlockExchange(TempStorage &temp_storage)
+      : temp(temp_storage), linear_tid(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+
+  template <class OutputT>
+  __device__ __forceinline__ void StripedToBlocked(const T (&input)[ItemsPerThread],
+                                                   OutputT (&output)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[striped(k)] = input[k];
+    __syncthreads();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[blocked(k)];
+  }
+
+  template <class OutputT>
+  __device__ __forceinline__ void BlockedToStriped(const T (&input)[ItemsPerThread],
+                                                   OutputT (&output)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[blocked(k)] = input[k];
+    __syncthreads();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[striped(k)];
+  }
+
+  template <class OutputT>
+  __device__ __forceinline__ void WarpStripedToBlocked(const T (&input)[ItemsPerThread],
+                                                       OutputT (&output)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[warp_striped(k)] = input[k];
+    __syncwarp();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[warp_blocked(k)];
+  }
+
+  template <class OutputT>
+  __device__ __forceinline__ void BlockedToWarpStriped(const T (&input)[ItemsPerThread],
+                                                       OutputT (&output)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[warp_blocked(k)] = input[k];
+    __syncwarp();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[warp_striped(k)];
+  }
+
+  // In place, as CUB's one-array forms (templates, as kernelc's member
+  // templates do not overload with ordinary members).
+  template <class U> __device__ __forceinline__ void StripedToBlocked(U (&items)[ItemsPerThread]) {
+    StripedToBlocked(items, items);
+  }
+  template <class U> __device__ __forceinline__ void BlockedToStriped(U (&items)[ItemsPerThread]) {
+    BlockedToStriped(items, items);
+  }
+  template <class U> __device__ __forceinline__ void WarpStripedToBlocked(U (&items)[ItemsPerThread]) {
+    WarpStripedToBlocked(items, items);
+  }
+  template <class U> __device__ __forceinline__ void BlockedToWarpStriped(U (&items)[ItemsPerThread]) {
+    BlockedToWarpStriped(items, items);
+  }
+
+  // Item k goes to the tile's place `ranks[k]`; each thread then reads a
+  // blocked or a striped arrangement.
+  template <class OutputT, class OffsetT>
+  __device__ __forceinline__ void ScatterToBlocked(const T (&input)[ItemsPerThread],
+                                                   OutputT (&output)[ItemsPerThread],
+                                                   OffsetT (&ranks)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[ranks[k]] = input[k];
+    __syncthreads();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[blocked(k)];
+  }
+
+  template <class OutputT, class OffsetT>
+  __device__ __forceinline__ void ScatterToStriped(const T (&input)[ItemsPerThread],
+                                                   OutputT (&output)[ItemsPerThread],
+                                                   OffsetT (&ranks)[ItemsPerThread]) {
+    for (int k = 0; k < ItemsPerThread; ++k) temp.items[ranks[k]] = input[k];
+    __syncthreads();
+    for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[striped(k)];
   }
 };
 

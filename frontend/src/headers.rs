@@ -121,6 +121,7 @@ const CUB: Library = Library {
             "StoreDirectBlockedVectorized",
             "StoreDirectStriped",
             "StoreDirectWarpStriped",
+            "BlockExchange",
             "__kernelc",
         ],
         classes: &[
@@ -130,6 +131,7 @@ const CUB: Library = Library {
             "`cub::BlockScan`",
             "`cub::BlockLoad`",
             "`cub::BlockStore`",
+            "`cub::BlockExchange`",
         ],
     }),
 };
