@@ -22,7 +22,8 @@
 //!    `class`, `union`, `enum`, `typedef`, `using X = ...`), a host function
 //!    or a host variable; and find the names it declares.
 //! 3. **Keep** the device declarations, a top-level `static_assert` that
-//!    reads no constant device code leaves to the host, and
+//!    reads no constant or `constexpr` function device code leaves to the
+//!    host, and
 //!    what they reach through the names they use: types, and constants
 //!    (`const`/`constexpr` variables, which device code may read), each
 //!    kept declaration's names reaching further ([`Splitter::keep_reachable`]).
@@ -669,7 +670,12 @@ fn declared_names(
         }));
         return names;
     }
+    if let Some(alias) = alias_name(tokens, start) {
+        names.push(alias);
+        return names;
+    }
     let depth0 = depth0_indices(tokens, start, end);
+    let in_template_args = template_argument_tokens(tokens, start, head, &depth0);
     // A class-key's tag: `struct S`, `enum class E`, `union U`, also past
     // attributes (`struct alignas(16) S`, `struct __align__(8) C<float>`).
     for (k, &at) in depth0.iter().enumerate() {
@@ -716,7 +722,7 @@ fn declared_names(
                 )
             )
         });
-        if ident(i) && ends_declarator {
+        if ident(i) && ends_declarator && !in_template_args.contains(&i) {
             names.push(i);
         }
     }
@@ -754,6 +760,48 @@ fn declared_names(
     names.sort_unstable();
     names.dedup();
     names
+}
+
+/// The name an alias declaration declares (`using X = ...;`, also after
+/// a template header): only `X`; the aliased type after the `=` names,
+/// and never declares, what it spells (`std::tuple<Vertex, Vertex>`).
+fn alias_name(tokens: &[Token], start: usize) -> Option<usize> {
+    let at = template_headers_end(tokens, start);
+    let is = |i: usize, p: Punct| tokens.get(i).is_some_and(|t| is_punct(t, p));
+    let named = tokens
+        .get(at + 1)
+        .is_some_and(|t| t.kind == TokenKind::Ident);
+    (tokens.get(at).is_some_and(|t| is_kw(t, Keyword::Using)) && named && is(at + 2, Punct::Assign))
+        .then_some(at + 1)
+}
+
+/// The depth-0 tokens of a declaration's head that stand in a template
+/// header or a template argument list (`std::map<Key, Value> table;`): a
+/// name before their `,` is an argument, not a declarator. In a head (before
+/// any `=` or `{`), a `<` after a name always opens an argument list.
+fn template_argument_tokens(
+    tokens: &[Token],
+    start: usize,
+    head: usize,
+    depth0: &[usize],
+) -> FxHashSet<usize> {
+    let header_end = template_headers_end(tokens, start);
+    let mut inside: FxHashSet<usize> = depth0.iter().copied().filter(|&i| i < header_end).collect();
+    let mut angles = 0usize;
+    for &i in depth0.iter().filter(|&&i| i >= header_end && i < head) {
+        match tokens[i].kind {
+            TokenKind::Punct(Punct::Lt) if i > start && tokens[i - 1].kind == TokenKind::Ident => {
+                angles += 1
+            }
+            TokenKind::Punct(Punct::Gt) => angles = angles.saturating_sub(1),
+            TokenKind::Punct(Punct::Shr) => angles = angles.saturating_sub(2),
+            _ if angles > 0 => {
+                inside.insert(i);
+            }
+            _ => {}
+        }
+    }
+    inside
 }
 
 struct Splitter<'t> {
@@ -814,7 +862,9 @@ impl<'t> Splitter<'t> {
         self.keep_from(assertions);
     }
 
-    /// Whether declaration `d` names a constant that is not kept.
+    /// Whether declaration `d` names a constant, or a `constexpr` function
+    /// without `__device__`, that is not kept: one only host code reads
+    /// (`constexpr std::array<float, 5> weights() {...}`).
     fn reads_host_constant(&self, d: usize) -> bool {
         let (start, end) = (self.decls[d].start, self.decls[d].end);
         (start..end).any(|i| {
@@ -827,8 +877,10 @@ impl<'t> Splitter<'t> {
             t.kind == TokenKind::Ident
                 && !member
                 && self.by_name.get(t.text.as_str()).is_some_and(|ds| {
-                    ds.iter()
-                        .any(|&o| self.decls[o].role == Role::Constant && !self.kept[o])
+                    ds.iter().any(|&o| {
+                        let role = self.decls[o].role;
+                        matches!(role, Role::Constant | Role::HostConstexpr) && !self.kept[o]
+                    })
                 })
         })
     }

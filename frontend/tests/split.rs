@@ -99,6 +99,26 @@ extern "C" __global__ void k(float *o, Segment s) {
     assert!(errors(&with_use).contains("error["));
 }
 
+/// A name used as a template argument in a host type is not declared by
+/// that type's alias, typedef or variable: device code naming `Vertex` keeps
+/// `Vertex`, not the declarations that spell `std::tuple<Vertex, ...>`,
+/// which only host code can compile.
+#[test]
+fn template_arguments_declare_nothing() {
+    let src = r#"
+using Vertex = int;
+using Edge = std::tuple<Vertex, Vertex, float>;
+template <typename T> using Pair = std::pair<Vertex, T>;
+typedef std::map<Vertex, Edge> Adjacency;
+const std::pair<Vertex, int> kRoot = {0, 1};
+__global__ void k(Vertex *v) { v[0] = 1; }
+"#;
+    assert_eq!(functions(src), ["k"]);
+    // A kernel that names the alias still keeps it, and gets its error.
+    let with_use = src.replace("Vertex *v)", "Vertex *v, Edge *e)");
+    assert!(errors(&with_use).contains("error["));
+}
+
 #[test]
 fn device_code_naming_a_host_declaration_is_e0016() {
     let src = "float scale(float x) { return 2 * x; }\nint counter;\n\
@@ -185,4 +205,19 @@ fn assertions_over_host_constants_are_left_to_the_host() {
     );
     assert!(e.contains("6 │ static_assert(kN == 5"), "{e}");
     assert!(!e.contains("kNames"), "{e}");
+}
+
+/// The same for an assertion over a host `constexpr` function (a table of
+/// finite-difference weights that host code copies to the device): the
+/// function is host code until device code names it.
+#[test]
+fn assertions_over_host_constexpr_functions_are_left_to_the_host() {
+    let src = "#include <array>\n\
+               template <int R> constexpr std::array<float, 3> weights() { return {-2.0f, 1.0f, 0.0f}; }\n\
+               static_assert(weights<1>()[0] + 2 * weights<1>()[1] == 0.0f);\n\
+               __global__ void k(float *o) { o[0] = 1.0f; }\n";
+    assert_eq!(functions(src), ["k"]);
+    // Once device code calls it, it is kept, and so is the assertion.
+    let e = errors(&src.replace("o[0] = 1.0f", "o[0] = weights<1>()[0]"));
+    assert!(e.contains("error["), "{e}");
 }
