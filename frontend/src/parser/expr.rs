@@ -557,6 +557,16 @@ impl Parser<'_> {
         ))
     }
 
+    /// Whether `std::name(` starts here with `name` no type (a type's
+    /// name, `std::true_type()`, is a functional cast).
+    fn std_function_call_at(&self) -> bool {
+        self.peek().text == "std"
+            && self.is_punct_at(1, Punct::ColonColon)
+            && self.peek_at(2).kind == TokenKind::Ident
+            && self.is_punct_at(3, Punct::LParen)
+            && self.qualified_type_at(0).is_none()
+    }
+
     fn primary(&mut self) -> PResult<Expr> {
         let tok = self.peek().clone();
         if self.at_eof() {
@@ -565,16 +575,9 @@ impl Parser<'_> {
         }
         let kind = match &tok.kind {
             TokenKind::Ident if self.utility_name_at().is_some() => return self.utility_callee(),
-            TokenKind::Ident
-                if tok.text == "std"
-                    && self.is_punct_at(1, Punct::ColonColon)
-                    && self.peek_at(2).kind == TokenKind::Ident
-                    && self.is_punct_at(3, Punct::LParen)
-                    && self.qualified_type_at(0).is_none() =>
-            {
+            TokenKind::Ident if self.std_function_call_at() => {
                 // `std::abs(x)`, `std::pow(x, 2)`: sema calls `<cmath>`'s
-                // ones as the built-ins of the same name (a type's name,
-                // `std::true_type()`, is a functional cast).
+                // ones as the built-ins of the same name.
                 self.bump();
                 self.bump();
                 let name = self.bump();

@@ -478,6 +478,9 @@ impl Checker {
             self.func.return_untyped = true;
             return StmtKind::Empty;
         }
+        if self.func.returns.reference() {
+            return self.deduced_reference_return(e);
+        }
         let Some(typed) = self.expr(e) else {
             self.func.return_untyped = true;
             return StmtKind::Empty;
@@ -507,6 +510,33 @@ impl Checker {
             });
         }
         match self.assign_convert(typed, &ty, "return", span) {
+            Some(e) => StmtKind::Return(Some(e)),
+            None => StmtKind::Empty,
+        }
+    }
+
+    /// `return e;` in a function returning `auto &` (or `auto &&`): the
+    /// return type is a reference to `e`'s type (`const` when `e` is a
+    /// `const` lvalue), and the value returned is `e`'s address, as for a
+    /// written reference return type.
+    fn deduced_reference_return(&mut self, e: &ast::Expr) -> crate::typed::StmtKind {
+        use crate::typed::StmtKind;
+        let Some(typed) = self.expr_nodecay(e) else {
+            self.func.return_untyped = true;
+            return StmtKind::Empty;
+        };
+        let pointee_const = Self::is_lvalue(&typed) && self.lvalue_is_const(&typed);
+        let reference = CType::Pointer {
+            pointee: Box::new(typed.ty.clone()),
+            pointee_const,
+            pointee_volatile: false,
+            restrict: false,
+        };
+        let Some(reference) = self.deduce_return_type(reference, e.span) else {
+            return StmtKind::Empty;
+        };
+        let rvalue = self.func.returns == ast::Returns::RRef;
+        match self.bind_reference_as(typed, &reference, rvalue, "the returned reference") {
             Some(e) => StmtKind::Return(Some(e)),
             None => StmtKind::Empty,
         }
