@@ -128,7 +128,7 @@ pub(super) struct MemberTemplate {
     params: Vec<crate::templates::TemplateParam>,
     start: usize,
     end: usize,
-    name: String,
+    pub(super) name: String,
     name_span: Span,
 }
 
@@ -507,11 +507,12 @@ impl Parser<'_> {
             return false;
         };
         let members = &shared.member_templates;
-        members.classes.keys().any(|class| {
+        let registered = members.classes.keys().any(|class| {
             let key = super::names::join(class, name);
             self.templates.by_name.contains_key(&key)
                 || members.templates.iter().any(|t| t.name == key)
-        })
+        });
+        registered || shared.bases.postpones_member_template(name)
     }
 
     /// A member template's header as a member of `class`, its type

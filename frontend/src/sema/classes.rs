@@ -166,7 +166,16 @@ impl Checker {
                 }
                 (keys, Self::base_subobject(obj, &path))
             }
-            _ => (Vec::new(), obj),
+            _ => match self.member_template_owner(&def, field) {
+                // A member template of a base: instantiated for the base.
+                Some(path) if def.field(field).is_none() && !path.steps.is_empty() => {
+                    if !self.check_base_path(&def, &path, field, field_span) {
+                        return None;
+                    }
+                    (Vec::new(), Self::base_subobject(obj, &path))
+                }
+                _ => (Vec::new(), obj),
+            },
         };
         let def = obj.ty.struct_def().cloned().unwrap_or(def);
         let plain = join(&def.name, field);
@@ -585,7 +594,10 @@ impl Checker {
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in named.iter().zip(args).rev() {
-            let v = self.expr(a)?;
+            let v = match f.reference {
+                true => self.expr(&address_of(a))?,
+                false => self.expr(a)?,
+            };
             let v = self.assign_convert(v, &f.ty, "a member", a.span)?;
             let store = match f.bits {
                 Some(bits) => super::bit_fields::store(local(), f, bits, v, a.span),
@@ -902,5 +914,17 @@ impl Checker {
         }
         keys.dedup();
         keys
+    }
+}
+
+/// `&e`: what a reference member (a pointer, `types::Field::reference`)
+/// holds when bound to the object `e`.
+pub(super) fn address_of(e: &ast::Expr) -> ast::Expr {
+    ast::Expr {
+        kind: ast::ExprKind::Unary {
+            op: ast::UnaryOp::AddrOf,
+            operand: Box::new(e.clone()),
+        },
+        span: e.span,
     }
 }

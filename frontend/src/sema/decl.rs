@@ -355,9 +355,17 @@ impl Checker {
                 if *pos >= items.len() {
                     break;
                 }
-                match f.bits {
-                    Some(bits) => self.bit_field_element(f, bits, items, pos, off, out)?,
-                    None => self.element(&f.ty, items, pos, off + f.offset, out)?,
+                match (f.bits, &items[*pos]) {
+                    (Some(bits), _) => self.bit_field_element(f, bits, items, pos, off, out)?,
+                    (None, ast::Init::Expr(e)) if f.reference => {
+                        // A reference member binds to its object: it holds
+                        // the object's address.
+                        *pos += 1;
+                        let addr = self.expr(&super::classes::address_of(e))?;
+                        let addr = self.assign_convert(addr, &f.ty, "initialization", e.span)?;
+                        out.insert(off + f.offset, addr);
+                    }
+                    (None, _) => self.element(&f.ty, items, pos, off + f.offset, out)?,
                 }
             }
             return Some(1);

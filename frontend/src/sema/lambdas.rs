@@ -220,23 +220,14 @@ impl Checker {
     }
 
     /// The closure object of `l`, of closure type `def`: a temporary whose
-    /// members take the captured values, or (its reference members) the
-    /// captured objects' addresses.
+    /// members take the captured values (its reference members bind to
+    /// the captured objects).
     fn closure_object(&mut self, def: &Arc<StructDef>, l: &ast::Lambda) -> Option<Expr> {
         let args: Vec<ast::Expr> = l
             .captures
             .iter()
-            .zip(&def.fields)
-            .map(|(c, f)| match f.reference {
-                false => c.init.clone(),
-                true => ast::Expr {
-                    kind: ast::ExprKind::Unary {
-                        op: ast::UnaryOp::AddrOf,
-                        operand: Box::new(c.init.clone()),
-                    },
-                    span: c.span,
-                },
-            })
+            .take(def.fields.len())
+            .map(|c| c.init.clone())
             .collect();
         let ty = CType::Struct(def.clone());
         self.members_in_order(&ty, def, &args, l.span)
