@@ -452,6 +452,49 @@ fn if_constexpr_checks_only_the_branch_it_takes() {
     );
 }
 
+/// A local that only a discarded `if constexpr` branch names (a lambda
+/// called in one branch) is used, as nvcc sees it in the template: no
+/// W0001 for it in any instance; a local no branch names still has one.
+#[test]
+fn locals_named_in_discarded_constexpr_branches_are_used() {
+    let dir = scratch("templates-if-constexpr-uses");
+    let src = dir.join("uses.cu");
+    std::fs::write(
+        &src,
+        "template <int M> __device__ int pick(int v) {\n\
+           auto twice = [](int x) { return 2 * x; };\n\
+           int offset = 3;\n\
+           int unused = 1;\n\
+           if constexpr (M == 0) { return twice(v); }\n\
+           else if constexpr (M == 1) { return v + offset; }\n\
+           return v;\n\
+         }\n\
+         __global__ void k(int *o) { o[0] = pick<0>(o[0]) + pick<1>(o[1]) + pick<2>(o[2]); }\n",
+    )
+    .unwrap();
+    let out = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("k.ptx").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let warnings: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.starts_with("warning["))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(warnings, ["warning[W0001]: unused variable `unused`"]);
+    if let Some(nvcc) = common::nvcc_or_skip("discarded branches through nvcc") {
+        common::nvcc_ptx_to(
+            &nvcc,
+            &src,
+            "sm_90",
+            &["-std=c++17".into()],
+            &dir.join("nvcc.ptx"),
+        );
+    }
+}
+
 /// `numeric_limits`: every value of the fixture's kernel from kernelc's PTX
 /// equals nvcc's, with `cuda::std`'s alone and with `std`'s under
 /// `--expt-relaxed-constexpr`; without the flag, `std`'s are nvcc's error.

@@ -1389,7 +1389,12 @@ impl Checker {
             }
             A::Block(b) => StmtKind::Block(self.block(b)),
             A::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
-            A::ConstexprIf { cond, then, els } => self.constexpr_if(cond, then, els.as_deref()),
+            A::ConstexprIf {
+                cond,
+                then,
+                els,
+                mentions,
+            } => self.constexpr_if(cond, (then, els.as_deref()), mentions),
             A::While { cond, body } => {
                 let cond = self.cond(cond);
                 let body = self.loop_body(body);
