@@ -1558,3 +1558,29 @@ fn member_templates_of_bases_and_braced_reference_members_run_as_nvccs() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// `ownMemberTypes` of own_member_types.cu, and its arguments for 64
+/// threads.
+const OWN_MEMBER_TYPES: (&str, &[&str]) = (
+    "_Z14ownMemberTypesPKiPi",
+    &["i32[]:rand:64:6", "i32[]:zeros:256"],
+);
+
+/// A class template's member type named through the class in its own
+/// members (`typename B::Tmp` in a member template, `B<T>::Tmp` in a plain
+/// member, in a namespace and out of one): the expected values on the
+/// emulator and the interpreter, nvcc's PTX the same.
+#[test]
+fn member_types_named_through_their_own_class_template_run_as_nvccs() {
+    let (text, ours, theirs) = fixture_runs("own_member_types.cu", OWN_MEMBER_TYPES);
+    assert!(text.contains(".entry _Z14ownMemberTypesPKiPi("), "{text}");
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let x = n & 0xff;
+        let want = [3 * (x + 2), x + 3 + 3 * (x + 1), x % 16, x / 16];
+        assert_eq!(outs[4 * i..4 * i + 4], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
