@@ -130,6 +130,9 @@ pub struct FunctionDecl {
     pub specs: FnSpecs,
     pub ret: CType,
     pub ret_span: Span,
+    /// How the return type's base type was written where `ret` forgets it
+    /// (`long long`): what a call's result deduces.
+    pub ret_spelling: Spelling,
     /// Returns a reference (`float &at(int)`): `ret` is a pointer to the
     /// referenced type, and a call is the object it points to.
     pub returns_ref: bool,

@@ -106,6 +106,9 @@ pub(super) struct ClassMembers {
     /// as constructor member initializers: what a constructor that does
     /// not initialize the member itself runs.
     pub defaults: Vec<super::bases::MemberInit>,
+    /// The data members whose base type's spelling their `CType` forgets
+    /// (`long long v;`), by name (`types::Field::spelling`).
+    pub spellings: FxHashMap<String, crate::ast::Spelling>,
 }
 
 impl ClassMembers {
@@ -987,6 +990,7 @@ impl Parser<'_> {
             specs: head.specs,
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
+            ret_spelling: head.ret.spelling.clone(),
             returns_ref: head.returns_ref,
             returns_rvalue: head.returns_rvalue,
             params,

@@ -1318,6 +1318,7 @@ impl Parser<'_> {
             specs: ds.fns,
             ret: ret.ty.clone(),
             ret_span: ret.span,
+            ret_spelling: ret.spelling.clone(),
             returns_ref,
             returns_rvalue,
             params,

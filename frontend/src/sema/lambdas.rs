@@ -338,6 +338,7 @@ impl Checker {
             specs: ast::FnSpecs::default(),
             ret: CType::Void,
             ret_span: l.span,
+            ret_spelling: Default::default(),
             returns_ref: false,
             returns_rvalue: false,
             params: pattern,

@@ -55,6 +55,8 @@ use crate::types::{CType, StructDef};
 /// What is known about a function name from its declarations.
 struct FnSig {
     ret: CType,
+    /// How the return type was written where `ret` forgets it.
+    ret_spelling: ast::Spelling,
     /// Parameter types; a reference parameter `T &` is a `T *` here.
     params: Vec<CType>,
     /// Which parameters are references (the call passes an address).
@@ -732,6 +734,7 @@ impl Checker {
         }
         self.sigs.push(FnSig {
             ret: f.ret.clone(),
+            ret_spelling: f.ret_spelling.clone(),
             params,
             refs,
             rvalue_refs,
