@@ -512,7 +512,7 @@ const LONG_LONG_SOURCES: (&str, &[&str]) = (
 );
 
 /// `long long` data members (a base's, through pointer and reference
-/// members), results of functions returning `long long` (and `long long
+/// members, an array member's elements), results of functions returning `long long` (and `long long
 /// &`), and a local passed to a member function template deduce `long
 /// long`: nvcc's instance names, and the values nvcc's PTX computes, on
 /// the emulator and the interpreter.
@@ -521,10 +521,15 @@ fn long_long_members_and_results_deduce_long_long() {
     let dir = scratch("templates-long-long-sources");
     let src = fixture("long_long_sources.cu");
     let runs = common::fixture_runs(&src, &dir, LONG_LONG_SOURCES);
-    let expected: BTreeSet<String> = ["_Z2idIxET_S0_", "_Z2idIyET_S0_", "_ZNK3BoxIiE3getIxEET_S2_"]
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let expected: BTreeSet<String> = [
+        "_Z2idIxET_S0_",
+        "_Z2idIyET_S0_",
+        "_Z3addIxET_RKS0_S2_",
+        "_ZNK3BoxIiE3getIxEET_S2_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
     assert_eq!(funcs(&runs.ptx), expected);
     let longs = |b: &[u8]| -> Vec<i64> {
         b.chunks(8)
@@ -546,7 +551,7 @@ fn long_long_members_and_results_deduce_long_long() {
             v.wrapping_add(2),
             big + 2,
             dw.wrapping_add(1).wrapping_add(dv.wrapping_add(1)),
-            big + 2,
+            2 * big + 3,
             v.wrapping_mul(2).wrapping_add(big),
         ];
         assert_eq!(out[8 * i..8 * i + 8], want, "thread {i}");

@@ -497,7 +497,7 @@ impl Checker {
     /// member's, a called function's return type; through `*` and `[]`
     /// (a pointer's spelling is its base type's).
     fn declared_spelling(&self, e: &crate::typed::Expr) -> ast::Spelling {
-        use crate::typed::ExprKind as K;
+        use crate::typed::{ExprKind as K, Place};
         match &e.kind {
             K::Local(id) => self.func.spellings.get(id).cloned().unwrap_or_default(),
             K::Field { base, offset } => base
@@ -512,6 +512,20 @@ impl Checker {
                 .map(|&i| self.sigs[i].ret_spelling.clone())
                 .unwrap_or_default(),
             K::Deref(inner) | K::Index { base: inner, .. } => self.declared_spelling(inner),
+            // An array decayed to its first element's address.
+            K::AddrOf(place) => match (&**place, e.ty.pointee()) {
+                (Place::Local(id), _) => self.func.spellings.get(id).cloned().unwrap_or_default(),
+                (Place::Field { base, offset }, Some(elem)) => base
+                    .ty
+                    .struct_def()
+                    .and_then(|d| field_at(d, *offset, elem))
+                    .map(|f| f.spelling.clone())
+                    .unwrap_or_default(),
+                (Place::Deref(inner) | Place::Index { base: inner, .. }, _) => {
+                    self.declared_spelling(inner)
+                }
+                _ => ast::Spelling::Plain,
+            },
             _ => ast::Spelling::Plain,
         }
     }
@@ -1605,14 +1619,19 @@ fn instance_or_base(
         })
 }
 
-/// The data member of type `ty` at byte `offset` of class `def`, its
-/// bases' included (a union's first such member).
+/// The data member at byte `offset` of class `def`, its bases' included,
+/// that is an object of type `ty` or an array of them (a union's first
+/// such member).
 fn field_at<'a>(def: &'a StructDef, offset: u64, ty: &CType) -> Option<&'a crate::types::Field> {
+    let holds = |f: &crate::types::Field| match &f.ty {
+        CType::Array { elem, .. } => **elem == *ty || f.ty == *ty,
+        fty => fty == ty,
+    };
     def.fields
         .iter()
         .find_map(|f| match crate::bases::base_class(f) {
             Some(base) if offset >= f.offset => field_at(base, offset - f.offset, ty),
             Some(_) => None,
-            None => (f.offset == offset && f.ty == *ty && f.bits.is_none()).then_some(f),
+            None => (f.offset == offset && holds(f) && f.bits.is_none()).then_some(f),
         })
 }
