@@ -1783,5 +1783,65 @@ fn complexes_close(ours: &[u8], theirs: &[u8]) {
             (a - b).abs() <= allowed,
             "output {i}: {a:#x} against {b:#x}"
         );
+
+/// `inheritedTemplates` of inherited_member_templates.cu, and its
+/// arguments for 64 threads.
+const INHERITED_TEMPLATES: (&str, &[&str]) = (
+    "_Z18inheritedTemplatesPKiPi",
+    &["i32[]:rand:64:5", "i32[]:zeros:320"],
+);
+
+/// Member function templates of a base class (a CRTP base's, a plain
+/// base's) called on the derived object with written and deduced
+/// arguments and without `this->` in the derived class's member
+/// functions, and reference members bound by braced lists: the expected
+/// values on the emulator and the interpreter, nvcc's PTX the same.
+#[test]
+fn member_templates_of_bases_and_braced_reference_members_run_as_nvccs() {
+    let (text, ours, theirs) = fixture_runs("inherited_member_templates.cu", INHERITED_TEMPLATES);
+    assert!(
+        text.contains(".entry _Z18inheritedTemplatesPKiPi("),
+        "{text}"
+    );
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let (x, i) = (n & 0xff, i as i32);
+        let want = [
+            4 * (x + i),
+            3 * x,
+            3 * (x + i) + 2 * x,
+            x - 1 + 5 * i,
+            7 * (1 + x),
+        ];
+        assert_eq!(outs[5 * i as usize..5 * i as usize + 5], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
+    }
+}
+
+/// `ownMemberTypes` of own_member_types.cu, and its arguments for 64
+/// threads.
+const OWN_MEMBER_TYPES: (&str, &[&str]) = (
+    "_Z14ownMemberTypesPKiPi",
+    &["i32[]:rand:64:6", "i32[]:zeros:256"],
+);
+
+/// A class template's member type named through the class in its own
+/// members (`typename B::Tmp` in a member template, `B<T>::Tmp` in a plain
+/// member, in a namespace and out of one): the expected values on the
+/// emulator and the interpreter, nvcc's PTX the same.
+#[test]
+fn member_types_named_through_their_own_class_template_run_as_nvccs() {
+    let (text, ours, theirs) = fixture_runs("own_member_types.cu", OWN_MEMBER_TYPES);
+    assert!(text.contains(".entry _Z14ownMemberTypesPKiPi("), "{text}");
+    let (ins, outs) = (words(&ours[0]), words(&ours[1]));
+    for (i, &n) in ins.iter().enumerate() {
+        let x = n & 0xff;
+        let want = [3 * (x + 2), x + 3 + 3 * (x + 1), x % 16, x / 16];
+        assert_eq!(outs[4 * i..4 * i + 4], want, "thread {i}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs);
     }
 }

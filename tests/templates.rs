@@ -452,6 +452,116 @@ fn if_constexpr_checks_only_the_branch_it_takes() {
     );
 }
 
+/// A local that only a discarded `if constexpr` branch names (a lambda
+/// called in one branch) is used, as nvcc sees it in the template: no
+/// W0001 for it in any instance; a local no branch names still has one.
+#[test]
+fn locals_named_in_discarded_constexpr_branches_are_used() {
+    let dir = scratch("templates-if-constexpr-uses");
+    let src = dir.join("uses.cu");
+    std::fs::write(
+        &src,
+        "template <int M> __device__ int pick(int v) {\n\
+           auto twice = [](int x) { return 2 * x; };\n\
+           int offset = 3;\n\
+           int unused = 1;\n\
+           if constexpr (M == 0) { return twice(v); }\n\
+           else if constexpr (M == 1) { return v + offset; }\n\
+           return v;\n\
+         }\n\
+         __global__ void k(int *o) { o[0] = pick<0>(o[0]) + pick<1>(o[1]) + pick<2>(o[2]); }\n",
+    )
+    .unwrap();
+    let out = kernelc(&[
+        src.to_str().unwrap(),
+        "-o",
+        dir.join("k.ptx").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let warnings: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.starts_with("warning["))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(warnings, ["warning[W0001]: unused variable `unused`"]);
+    if let Some(nvcc) = common::nvcc_or_skip("discarded branches through nvcc") {
+        common::nvcc_ptx_to(
+            &nvcc,
+            &src,
+            "sm_90",
+            &["-std=c++17".into()],
+            &dir.join("nvcc.ptx"),
+        );
+    }
+}
+
+/// The names of the functions `ptx` defines (`.func`), kernels left out.
+fn funcs(ptx: &str) -> BTreeSet<String> {
+    ptx.lines()
+        .filter_map(|l| l.strip_prefix(".func"))
+        .filter_map(|rest| rest.split_whitespace().find(|w| w.starts_with("_Z")))
+        .map(|name| name.trim_end_matches('(').to_string())
+        .collect()
+}
+
+/// `longLongSources` of long_long_sources.cu and its arguments for 64
+/// threads: the outputs, then 64 `S` and 64 `D` of random words.
+const LONG_LONG_SOURCES: (&str, &[&str]) = (
+    "_Z15longLongSourcesPxPK1SPK1D",
+    &["i64[]:zeros:512", "i64[]:rand:128:2", "i64[]:rand:256:3"],
+);
+
+/// `long long` data members (a base's, through pointer and reference
+/// members, an array member's elements), results of functions returning `long long` (and `long long
+/// &`), and a local passed to a member function template deduce `long
+/// long`: nvcc's instance names, and the values nvcc's PTX computes, on
+/// the emulator and the interpreter.
+#[test]
+fn long_long_members_and_results_deduce_long_long() {
+    let dir = scratch("templates-long-long-sources");
+    let src = fixture("long_long_sources.cu");
+    let runs = common::fixture_runs(&src, &dir, LONG_LONG_SOURCES);
+    let expected: BTreeSet<String> = [
+        "_Z2idIxET_S0_",
+        "_Z2idIyET_S0_",
+        "_Z3addIxET_RKS0_S2_",
+        "_ZNK3BoxIiE3getIxEET_S2_",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(funcs(&runs.ptx), expected);
+    let longs = |b: &[u8]| -> Vec<i64> {
+        b.chunks(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (out, s, d) = (
+        longs(&runs.ours[0]),
+        longs(&runs.ours[1]),
+        longs(&runs.ours[2]),
+    );
+    for i in 0..64 {
+        let (v, u, big) = (s[2 * i], s[2 * i + 1], 3 * i as i64);
+        let (dv, dw) = (d[4 * i], d[4 * i + 3]);
+        let want = [
+            v.wrapping_add(1),
+            big + 1,
+            u.wrapping_add(1),
+            v.wrapping_add(2),
+            big + 2,
+            dw.wrapping_add(1).wrapping_add(dv.wrapping_add(1)),
+            2 * big + 3,
+            v.wrapping_mul(2).wrapping_add(big),
+        ];
+        assert_eq!(out[8 * i..8 * i + 8], want, "thread {i}");
+    }
+    if let Some((theirs_ptx, theirs)) = runs.theirs {
+        assert_eq!(funcs(&theirs_ptx), expected, "nvcc's instances");
+        assert_eq!(runs.ours, theirs);
+    }
+}
+
 /// `numeric_limits`: every value of the fixture's kernel from kernelc's PTX
 /// equals nvcc's, with `cuda::std`'s alone and with `std`'s under
 /// `--expt-relaxed-constexpr`; without the flag, `std`'s are nvcc's error.

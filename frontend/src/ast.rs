@@ -151,6 +151,9 @@ pub struct FunctionDecl {
     pub specs: FnSpecs,
     pub ret: CType,
     pub ret_span: Span,
+    /// How the return type's base type was written where `ret` forgets it
+    /// (`long long`): what a call's result deduces.
+    pub ret_spelling: Spelling,
     /// A value, or a reference (`float &at(int)`, `T &&move(T &x)`):
     /// then `ret` is a pointer to the referenced type.
     pub returns: Returns,
@@ -382,11 +385,15 @@ pub enum StmtKind {
     },
     /// `if constexpr (cond) then else els`: only the branch the constant
     /// condition takes is checked (the other is discarded, as in a
-    /// template's instance).
+    /// template's instance). `mentions`: the enclosing function's locals
+    /// that the statement names, in either branch, which a discarded
+    /// branch still uses as far as W0001 is concerned (a lambda called in
+    /// one branch only, as nvcc sees it in the template).
     ConstexprIf {
         cond: Expr,
         then: Box<Stmt>,
         els: Option<Box<Stmt>>,
+        mentions: Vec<String>,
     },
     /// `asm [volatile] ("template" : outputs : inputs : clobbers);`.
     Asm(Box<AsmStmt>),

@@ -70,6 +70,7 @@ pub fn place_bases(bases: &[Arc<StructDef>]) -> PlacedBases {
             offset,
             bits: None,
             reference: false,
+            spelling: Default::default(),
         });
     }
     placed

@@ -245,9 +245,9 @@ impl Dumper {
             }
             StmtKind::Block(b) => self.block(b, depth),
             StmtKind::If { cond, then, els } => self.if_stmt("If", cond, then, els, depth),
-            StmtKind::ConstexprIf { cond, then, els } => {
-                self.if_stmt("IfConstexpr", cond, then, els, depth)
-            }
+            StmtKind::ConstexprIf {
+                cond, then, els, ..
+            } => self.if_stmt("IfConstexpr", cond, then, els, depth),
             StmtKind::While { cond, body } => {
                 self.line(depth, "While");
                 self.expr(cond, depth + 1);

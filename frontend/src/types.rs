@@ -22,6 +22,9 @@ pub struct Field {
     /// A reference member (`TempStorage &storage_;`): `ty` is a pointer to
     /// the referenced type, and the member names the object it points to.
     pub reference: bool,
+    /// How the member's base type was written where `ty` forgets it
+    /// (`long long`): what the member deduces as a template argument.
+    pub spelling: crate::ast::Spelling,
 }
 
 /// Where a bit-field's value sits in its storage unit: `width` bits from
@@ -271,6 +274,7 @@ impl StructDef {
                     offset,
                     bits,
                     reference: false,
+                    spelling: Default::default(),
                 });
                 end = end.max((bit + w).div_ceil(8));
                 if !is_union {
@@ -289,6 +293,7 @@ impl StructDef {
                 offset,
                 bits: None,
                 reference: false,
+                spelling: Default::default(),
             });
             end = end.max(offset.saturating_add(size));
             if !is_union {

@@ -58,6 +58,19 @@ pub struct BaseFacts {
     /// template instances), by the class's key.
     classes: FxHashMap<String, FxHashSet<String>>,
     postponed: Vec<PostponedBodies>,
+    /// The member templates of the instances in `postponed` (`Base<P>::
+    /// step`), registered only with their bodies: the derived class's
+    /// member functions, parsed first, call them (`step<4>()`).
+    postponed_templates: FxHashSet<String>,
+}
+
+impl BaseFacts {
+    /// Whether a postponed class instance has a member template `name`.
+    pub(super) fn postpones_member_template(&self, name: &str) -> bool {
+        self.postponed_templates
+            .iter()
+            .any(|key| key.rsplit_once("::").is_some_and(|(_, n)| n == name))
+    }
 }
 
 /// The incomplete class (its id) that an instance's arguments name.
@@ -251,6 +264,9 @@ impl Parser<'_> {
         let Some(waiting_for) = class.struct_def().and_then(waits_for) else {
             return;
         };
+        let templates = members.templates.iter();
+        let keys = templates.map(|t| super::names::join(key, &t.name));
+        shared.bases.postponed_templates.extend(keys);
         shared.bases.postponed.push(PostponedBodies {
             waiting_for,
             tokens: tokens.to_vec(),

@@ -511,7 +511,10 @@ impl Parser<'_> {
             let found = crate::bases::find_in_bases(def, &mut |d| {
                 self.instance_typedef(&super::names::join(&d.name, &member.text))
             });
-            if let Some((t, _)) = found {
+            // In the instance's own body (`B<T>::Tmp` in a member of `B`),
+            // its member types are not yet shared, but declared here.
+            let own = || self.type_named_spelled(&super::names::join(&def.name, &member.text));
+            if let Some(t) = found.map(|(t, _)| t).or_else(own) {
                 // The class's own member type, or a base's.
                 self.pos += 2;
                 return Ok(t);

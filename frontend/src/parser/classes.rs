@@ -106,6 +106,9 @@ pub(super) struct ClassMembers {
     /// as constructor member initializers: what a constructor that does
     /// not initialize the member itself runs.
     pub defaults: Vec<super::bases::MemberInit>,
+    /// The data members whose base type's spelling their `CType` forgets
+    /// (`long long v;`), by name (`types::Field::spelling`).
+    pub spellings: FxHashMap<String, crate::ast::Spelling>,
 }
 
 impl ClassMembers {
@@ -128,7 +131,7 @@ pub(super) struct MemberTemplate {
     params: Vec<crate::templates::TemplateParam>,
     start: usize,
     end: usize,
-    name: String,
+    pub(super) name: String,
     name_span: Span,
 }
 
@@ -505,11 +508,12 @@ impl Parser<'_> {
             return false;
         };
         let members = &shared.member_templates;
-        members.classes.keys().any(|class| {
+        let registered = members.classes.keys().any(|class| {
             let key = super::names::join(class, name);
             self.templates.by_name.contains_key(&key)
                 || members.templates.iter().any(|t| t.name == key)
-        })
+        });
+        registered || shared.bases.postpones_member_template(name)
     }
 
     /// A member template's header as a member of `class`, its type
@@ -982,6 +986,7 @@ impl Parser<'_> {
             specs: head.specs,
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
+            ret_spelling: head.ret.spelling.clone(),
             returns: head.returns,
             params,
             body,

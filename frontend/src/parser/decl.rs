@@ -1322,6 +1322,7 @@ impl Parser<'_> {
             specs: ds.fns,
             ret: ret.ty.clone(),
             ret_span: ret.span,
+            ret_spelling: ret.spelling.clone(),
             returns,
             params,
             body,

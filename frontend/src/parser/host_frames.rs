@@ -76,6 +76,7 @@ pub(crate) fn host_template(
         specs: Default::default(),
         ret: CType::Void,
         ret_span: at,
+        ret_spelling: Default::default(),
         returns: crate::ast::Returns::Value,
         params: fn_params,
         body: None,

@@ -584,6 +584,7 @@ impl Parser<'_> {
             specs,
             ret: ret.ty,
             ret_span: ret.span,
+            ret_spelling: ret.spelling,
             returns,
             params,
             body,

@@ -109,6 +109,12 @@ impl Parser<'_> {
                         _ if scope.is_none() && self.typedefs.contains_key(name) => {
                             Some(name.clone())
                         }
+                        // A class template instance's injected name in its
+                        // member template (`typename B::Tmp`, spelled
+                        // `B<float>::Tmp`), parsed after the file.
+                        _ if scope.is_none() && name.ends_with('>') => {
+                            self.instance_in_scope(name)
+                        }
                         _ => None,
                     };
                     match key {
@@ -133,6 +139,16 @@ impl Parser<'_> {
             scope = Some(next);
         }
         Ok(scope.unwrap_or_default())
+    }
+
+    /// The key of the class template instance `name` (`B<float>`) names
+    /// in the current scope or one around it, if there is one.
+    fn instance_in_scope(&self, name: &str) -> Option<String> {
+        let path = self.names.current_path();
+        (0..=path.len())
+            .rev()
+            .map(|n| join(&path[..n].join("::"), name))
+            .find(|key| self.structs.contains_key(key))
     }
 
     /// The key of the `kind` entity a qualified name denotes.

@@ -359,11 +359,12 @@ impl Parser<'_> {
         let mut arms = Vec::new();
         let mut els = None;
         loop {
+            let first = self.pos;
             let start = self.bump().span; // `if`
             let constexpr = self.eat_kw(Keyword::Constexpr);
             let (init, cond) = self.paren_header("`if`")?;
             let then = Box::new(self.statement()?);
-            arms.push((start, constexpr, init, cond, then));
+            arms.push((start, (constexpr, first), init, cond, then));
             if !self.eat_kw(Keyword::Else) {
                 break;
             }
@@ -374,10 +375,15 @@ impl Parser<'_> {
         }
         let end = self.prev_span();
         let mut chain: Option<Stmt> = None;
-        while let Some((start, constexpr, init, cond, then)) = arms.pop() {
+        while let Some((start, (constexpr, first), init, cond, then)) = arms.pop() {
             let els = chain.take().map(Box::new).or_else(|| els.take());
             let kind = match constexpr {
-                true => StmtKind::ConstexprIf { cond, then, els },
+                true => StmtKind::ConstexprIf {
+                    cond,
+                    then,
+                    els,
+                    mentions: self.locals_named_since(first),
+                },
                 false => StmtKind::If { cond, then, els },
             };
             let span = start.to(end);
@@ -387,6 +393,19 @@ impl Parser<'_> {
             });
         }
         chain.ok_or(Recorded)
+    }
+
+    /// The locals in scope here that the tokens from `first` on name,
+    /// each once.
+    fn locals_named_since(&self, first: usize) -> Vec<String> {
+        let mut names: Vec<String> = self.toks[first..self.pos]
+            .iter()
+            .filter(|t| t.kind == TokenKind::Ident && self.names.is_local(&t.text))
+            .map(|t| t.text.to_string())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// `( condition )` after `if` or `switch`, with C++'s other forms: an

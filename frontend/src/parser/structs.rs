@@ -183,6 +183,7 @@ impl Parser<'_> {
         let mut def = StructDef::lay_out_class(id, name, tagged, shape, members, align, is_union);
         for f in &mut def.fields {
             f.reference = references.contains(&f.name);
+            f.spelling = class.spellings.remove(&f.name).unwrap_or_default();
         }
         def.using_members = std::mem::take(&mut class.using);
         def.access = std::mem::take(&mut class.rights);
@@ -434,6 +435,11 @@ impl Parser<'_> {
                     class.non_pod = true;
                 }
                 class.restrict(&name.text, name.span);
+                if ty.spelling != crate::ast::Spelling::Plain {
+                    class
+                        .spellings
+                        .insert(name.text.to_string(), ty.spelling.clone());
+                }
                 members.push((name.text.into(), mty, ds.storage.align.max(1), width));
                 spans.push(name.span);
                 if !self.eat_punct(Punct::Comma) {
@@ -478,7 +484,10 @@ impl Parser<'_> {
                 pointee_volatile: inner.is_volatile,
                 restrict: false,
             };
-            let ty = crate::ast::QualType::plain(pointer, inner.span);
+            let ty = crate::ast::QualType {
+                spelling: inner.spelling,
+                ..crate::ast::QualType::plain(pointer, inner.span)
+            };
             return Ok((ty, name, dims));
         }
         if self.is_punct(Punct::AndAnd) {

@@ -578,6 +578,9 @@ impl Parser<'_> {
     /// or class template and `<` follows, else a (possibly qualified)
     /// name.
     pub(super) fn name_or_template_id(&mut self) -> PResult<Expr> {
+        if let Some(member) = self.implicit_member_template()? {
+            return Ok(member);
+        }
         if self.template_id_at().is_some() {
             return self.template_id();
         }
@@ -610,6 +613,29 @@ impl Parser<'_> {
             }
         }
         self.name_expr()
+    }
+
+    /// `step<3>` in a member function's body, of a member template of its
+    /// class or of a base: `this->step<3>`, called on the object as
+    /// `obj.step<3>` is. `None` (nothing read) for any other name.
+    fn implicit_member_template(&mut self) -> PResult<Option<Expr>> {
+        let tok = self.peek().clone();
+        if tok.kind != TokenKind::Ident || !self.is_punct_at(1, Punct::Lt) {
+            return Ok(None);
+        }
+        let Some(mut member) = self.implicit_member(&tok.text, tok.span) else {
+            return Ok(None);
+        };
+        self.bump();
+        if !self.member_template_args_follow(&tok.text, false) {
+            return Ok(Some(member));
+        }
+        let args = self.template_args()?;
+        if let ExprKind::Member { template_args, .. } = &mut member.kind {
+            *template_args = args;
+        }
+        member.span = tok.span.to(self.prev_span());
+        Ok(Some(member))
     }
 
     /// A template-id in an expression: `reduce<float, 256>`,

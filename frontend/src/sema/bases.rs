@@ -72,6 +72,17 @@ impl Checker {
         })
     }
 
+    /// The way from `def` to the class that declares the member template
+    /// `name`: `def` itself, or the first of its bases that does (a CRTP
+    /// base's `template <int N> void step()`).
+    pub(super) fn member_template_owner(&self, def: &StructDef, name: &str) -> Option<BasePath> {
+        let templates = &self.tmpl.templates.by_name;
+        find_in_bases(def, &mut |d| {
+            templates.contains_key(&join(&d.name, name)).then_some(())
+        })
+        .map(|((), path)| path)
+    }
+
     /// E0021 when member `name` of class `def` is found in two of its
     /// base subobjects and `def` declares none itself (C++'s ambiguous
     /// member lookup: no base wins), each candidate as a note. Whether it

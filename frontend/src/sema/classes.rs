@@ -166,7 +166,16 @@ impl Checker {
                 }
                 (keys, Self::base_subobject(obj, &path))
             }
-            _ => (Vec::new(), obj),
+            _ => match self.member_template_owner(&def, field) {
+                // A member template of a base: instantiated for the base.
+                Some(path) if def.field(field).is_none() && !path.steps.is_empty() => {
+                    if !self.check_base_path(&def, &path, field, field_span) {
+                        return None;
+                    }
+                    (Vec::new(), Self::base_subobject(obj, &path))
+                }
+                _ => (Vec::new(), obj),
+            },
         };
         let def = obj.ty.struct_def().cloned().unwrap_or(def);
         let plain = join(&def.name, field);

@@ -1014,13 +1014,19 @@ impl Checker {
     /// `if constexpr`: the condition must be a constant; only the branch
     /// it takes is checked, and it is the statement (C++ [stmt.if]: the
     /// other is discarded, which lets a template's instance hold code that
-    /// is valid only for other arguments).
+    /// is valid only for other arguments). The locals it `mentions` count
+    /// as used: a discarded branch uses them in the template.
     pub(super) fn constexpr_if(
         &mut self,
         cond: &ast::Expr,
-        then: &ast::Stmt,
-        els: Option<&ast::Stmt>,
+        (then, els): (&ast::Stmt, Option<&ast::Stmt>),
+        mentions: &[String],
     ) -> StmtKind {
+        for name in mentions {
+            if let Some(id) = self.lookup_local(name) {
+                self.mark_used(id);
+            }
+        }
         let span = cond.span;
         let Some(value) = self.expr(cond).and_then(|c| self.const_int(&c)) else {
             self.error(

@@ -542,14 +542,15 @@ impl Checker {
                 .iter()
                 .map(|f| format!("`{f}`"))
                 .collect();
-            self.diags.push(
-                Diagnostic::error(
-                    field_span,
-                    Code::E0008,
-                    format!("no member named `{field}` in `{sty}`"),
-                )
-                .with_note(format!("`{sty}` has {}", names.join(", "))),
+            let mut d = Diagnostic::error(
+                field_span,
+                Code::E0008,
+                format!("no member named `{field}` in `{sty}`"),
             );
+            if !names.is_empty() {
+                d = d.with_note(format!("`{sty}` has {}", names.join(", ")));
+            }
+            self.diags.push(d);
             return None;
         };
         if let Some(((), path)) =

@@ -339,6 +339,7 @@ impl Checker {
             specs: ast::FnSpecs::default(),
             ret: CType::Void,
             ret_span: l.span,
+            ret_spelling: Default::default(),
             returns: ast::Returns::Value,
             params: pattern,
             body: None,

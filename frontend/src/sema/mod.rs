@@ -55,6 +55,8 @@ use crate::types::{CType, StructDef};
 /// What is known about a function name from its declarations.
 struct FnSig {
     ret: CType,
+    /// How the return type was written where `ret` forgets it.
+    ret_spelling: ast::Spelling,
     /// Parameter types; a reference parameter `T &` is a `T *` here.
     params: Vec<CType>,
     /// Which parameters are references (the call passes an address).
@@ -728,6 +730,7 @@ impl Checker {
         }
         self.sigs.push(FnSig {
             ret: f.ret.clone(),
+            ret_spelling: f.ret_spelling.clone(),
             params,
             refs,
             rvalue_refs,
@@ -1383,7 +1386,12 @@ impl Checker {
             }
             A::Block(b) => StmtKind::Block(self.block(b)),
             A::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
-            A::ConstexprIf { cond, then, els } => self.constexpr_if(cond, then, els.as_deref()),
+            A::ConstexprIf {
+                cond,
+                then,
+                els,
+                mentions,
+            } => self.constexpr_if(cond, (then, els.as_deref()), mentions),
             A::While { cond, body } => {
                 let cond = self.cond(cond);
                 let body = self.loop_body(body);

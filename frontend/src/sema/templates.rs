@@ -20,7 +20,7 @@ use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::{self, ArgValue, ParamKind, TemplateArg, Templates};
-use crate::types::{template_param_index, CType};
+use crate::types::{template_param_index, CType, StructDef};
 
 /// How deep instantiations may nest (clang's default is 1024; nvcc's
 /// front end stops near this).
@@ -508,19 +508,62 @@ impl Checker {
             // though the typed tree may hold it in a local.
             None => None,
         };
+        let spelling = match base_spelling(e, &|name| self.spelling_of(name)) {
+            ast::Spelling::Plain => self.declared_spelling(typed),
+            written => written,
+        };
         ArgType {
             ty,
-            spelling: base_spelling(e, &|name| self.spelling_of(name)),
+            spelling,
             lvalue,
         }
     }
 
-    /// The type of typed argument `a` as C gives it.
+    /// The type of typed argument `a` as C gives it, with the spelling its
+    /// declaration gives.
     pub(super) fn c_arg_type(&self, a: &crate::typed::Expr) -> ArgType {
         ArgType {
             ty: a.ty.clone(),
-            spelling: ast::Spelling::Plain,
+            spelling: self.declared_spelling(a),
             lvalue: Self::is_lvalue(a).then(|| self.lvalue_is_const(a)),
+        }
+    }
+
+    /// How the base type of typed `e` was written where a declaration
+    /// says it and `e.ty` forgets it (`long long`): a local's, a data
+    /// member's, a called function's return type; through `*` and `[]`
+    /// (a pointer's spelling is its base type's).
+    fn declared_spelling(&self, e: &crate::typed::Expr) -> ast::Spelling {
+        use crate::typed::{ExprKind as K, Place};
+        match &e.kind {
+            K::Local(id) => self.func.spellings.get(id).cloned().unwrap_or_default(),
+            K::Field { base, offset } => base
+                .ty
+                .struct_def()
+                .and_then(|d| field_at(d, *offset, &e.ty))
+                .map(|f| f.spelling.clone())
+                .unwrap_or_default(),
+            K::Call { name, .. } => self
+                .by_name
+                .get(name.as_str())
+                .map(|&i| self.sigs[i].ret_spelling.clone())
+                .unwrap_or_default(),
+            K::Deref(inner) | K::Index { base: inner, .. } => self.declared_spelling(inner),
+            // An array decayed to its first element's address.
+            K::AddrOf(place) => match (&**place, e.ty.pointee()) {
+                (Place::Local(id), _) => self.func.spellings.get(id).cloned().unwrap_or_default(),
+                (Place::Field { base, offset }, Some(elem)) => base
+                    .ty
+                    .struct_def()
+                    .and_then(|d| field_at(d, *offset, elem))
+                    .map(|f| f.spelling.clone())
+                    .unwrap_or_default(),
+                (Place::Deref(inner) | Place::Index { base: inner, .. }, _) => {
+                    self.declared_spelling(inner)
+                }
+                _ => ast::Spelling::Plain,
+            },
+            _ => ast::Spelling::Plain,
         }
     }
 
@@ -1630,5 +1673,22 @@ fn instance_or_base(
         .find_map(|f| match &f.ty {
             CType::Struct(base) => instance_or_base(base, template),
             _ => None,
+        })
+}
+
+/// The data member at byte `offset` of class `def`, its bases' included,
+/// that is an object of type `ty` or an array of them (a union's first
+/// such member).
+fn field_at<'a>(def: &'a StructDef, offset: u64, ty: &CType) -> Option<&'a crate::types::Field> {
+    let holds = |f: &crate::types::Field| match &f.ty {
+        CType::Array { elem, .. } => **elem == *ty || f.ty == *ty,
+        fty => fty == ty,
+    };
+    def.fields
+        .iter()
+        .find_map(|f| match crate::bases::base_class(f) {
+            Some(base) if offset >= f.offset => field_at(base, offset - f.offset, ty),
+            Some(_) => None,
+            None => (f.offset == offset && holds(f) && f.bits.is_none()).then_some(f),
         })
 }

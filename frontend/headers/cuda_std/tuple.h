@@ -1,0 +1,567 @@
+// <cuda/std/tuple> for kernelc: libcu++'s `tuple` of up to 8 elements in
+// `cuda::std::__4` (nvcc's names: `N4cuda3std3__45tupleIJfffEEE`), with
+// `get<I>`, `make_tuple`, `tie`, `ignore` and `tuple_size`. Each arity is a
+// partial specialization whose elements are public members in order, so a
+// structured binding (`auto [s, lo, hi] = t;`) decomposes it as C++'s
+// tuple protocol would.
+#pragma once
+#include <cuda/std/utility>
+
+namespace cuda {
+namespace std {
+inline namespace __4 {
+
+template <class... Ts> struct tuple;
+
+template <> struct tuple<> {
+  __host__ __device__ constexpr tuple() {}
+};
+
+template <class A> struct tuple<A> {
+  A __0;
+  __host__ __device__ constexpr tuple() : __0() {}
+  __host__ __device__ constexpr tuple(const A &v0) : __0(v0) {}
+  template <class UA>
+  __host__ __device__ constexpr tuple(const tuple<UA> &o) : __0(o.__0) {}
+  template <class UA> __host__ __device__ constexpr tuple &operator=(const tuple<UA> &o) {
+    __0 = o.__0;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    return __0;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    return __0;
+  }
+};
+
+template <class A> __host__ __device__ constexpr tuple<A> make_tuple(A v0) {
+  return tuple<A>(v0);
+}
+
+// What `tie` returns, one class a length: the addresses of the tied
+// objects, which assigning a tuple of as many elements sets.
+template <class A> struct __tied1 {
+  A *__0;
+  template <class UA> __host__ __device__ constexpr __tied1 &operator=(const tuple<UA> &o) {
+    *__0 = o.__0;
+    return *this;
+  }
+};
+template <class A> __host__ __device__ constexpr __tied1<A> tie(A &v0) {
+  return __tied1<A>{&v0};
+}
+
+template <class A, class B> struct tuple<A, B> {
+  A __0;
+  B __1;
+  __host__ __device__ constexpr tuple() : __0(), __1() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1) : __0(v0), __1(v1) {}
+  template <class UA, class UB>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB> &o) : __0(o.__0), __1(o.__1) {}
+  template <class UA, class UB> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else
+      return __1;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else
+      return __1;
+  }
+};
+
+template <class A, class B> __host__ __device__ constexpr tuple<A, B> make_tuple(A v0, B v1) {
+  return tuple<A, B>(v0, v1);
+}
+
+template <class A, class B> struct __tied2 {
+  A *__0;
+  B *__1;
+  template <class UA, class UB> __host__ __device__ constexpr __tied2 &operator=(const tuple<UA, UB> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    return *this;
+  }
+};
+template <class A, class B> __host__ __device__ constexpr __tied2<A, B> tie(A &v0, B &v1) {
+  return __tied2<A, B>{&v0, &v1};
+}
+
+template <class A, class B, class C> struct tuple<A, B, C> {
+  A __0;
+  B __1;
+  C __2;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2) : __0(v0), __1(v1), __2(v2) {}
+  template <class UA, class UB, class UC>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC> &o) : __0(o.__0), __1(o.__1), __2(o.__2) {}
+  template <class UA, class UB, class UC> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else
+      return __2;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else
+      return __2;
+  }
+};
+
+template <class A, class B, class C> __host__ __device__ constexpr tuple<A, B, C> make_tuple(A v0, B v1, C v2) {
+  return tuple<A, B, C>(v0, v1, v2);
+}
+
+template <class A, class B, class C> struct __tied3 {
+  A *__0;
+  B *__1;
+  C *__2;
+  template <class UA, class UB, class UC> __host__ __device__ constexpr __tied3 &operator=(const tuple<UA, UB, UC> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    return *this;
+  }
+};
+template <class A, class B, class C> __host__ __device__ constexpr __tied3<A, B, C> tie(A &v0, B &v1, C &v2) {
+  return __tied3<A, B, C>{&v0, &v1, &v2};
+}
+
+template <class A, class B, class C, class D> struct tuple<A, B, C, D> {
+  A __0;
+  B __1;
+  C __2;
+  D __3;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2(), __3() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2, const D &v3) : __0(v0), __1(v1), __2(v2), __3(v3) {}
+  template <class UA, class UB, class UC, class UD>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC, UD> &o) : __0(o.__0), __1(o.__1), __2(o.__2), __3(o.__3) {}
+  template <class UA, class UB, class UC, class UD> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC, UD> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    __3 = o.__3;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else
+      return __3;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else
+      return __3;
+  }
+};
+
+template <class A, class B, class C, class D> __host__ __device__ constexpr tuple<A, B, C, D> make_tuple(A v0, B v1, C v2, D v3) {
+  return tuple<A, B, C, D>(v0, v1, v2, v3);
+}
+
+template <class A, class B, class C, class D> struct __tied4 {
+  A *__0;
+  B *__1;
+  C *__2;
+  D *__3;
+  template <class UA, class UB, class UC, class UD> __host__ __device__ constexpr __tied4 &operator=(const tuple<UA, UB, UC, UD> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    *__3 = o.__3;
+    return *this;
+  }
+};
+template <class A, class B, class C, class D> __host__ __device__ constexpr __tied4<A, B, C, D> tie(A &v0, B &v1, C &v2, D &v3) {
+  return __tied4<A, B, C, D>{&v0, &v1, &v2, &v3};
+}
+
+template <class A, class B, class C, class D, class E> struct tuple<A, B, C, D, E> {
+  A __0;
+  B __1;
+  C __2;
+  D __3;
+  E __4;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2(), __3(), __4() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2, const D &v3, const E &v4) : __0(v0), __1(v1), __2(v2), __3(v3), __4(v4) {}
+  template <class UA, class UB, class UC, class UD, class UE>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC, UD, UE> &o) : __0(o.__0), __1(o.__1), __2(o.__2), __3(o.__3), __4(o.__4) {}
+  template <class UA, class UB, class UC, class UD, class UE> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC, UD, UE> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    __3 = o.__3;
+    __4 = o.__4;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else
+      return __4;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else
+      return __4;
+  }
+};
+
+template <class A, class B, class C, class D, class E> __host__ __device__ constexpr tuple<A, B, C, D, E> make_tuple(A v0, B v1, C v2, D v3, E v4) {
+  return tuple<A, B, C, D, E>(v0, v1, v2, v3, v4);
+}
+
+template <class A, class B, class C, class D, class E> struct __tied5 {
+  A *__0;
+  B *__1;
+  C *__2;
+  D *__3;
+  E *__4;
+  template <class UA, class UB, class UC, class UD, class UE> __host__ __device__ constexpr __tied5 &operator=(const tuple<UA, UB, UC, UD, UE> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    *__3 = o.__3;
+    *__4 = o.__4;
+    return *this;
+  }
+};
+template <class A, class B, class C, class D, class E> __host__ __device__ constexpr __tied5<A, B, C, D, E> tie(A &v0, B &v1, C &v2, D &v3, E &v4) {
+  return __tied5<A, B, C, D, E>{&v0, &v1, &v2, &v3, &v4};
+}
+
+template <class A, class B, class C, class D, class E, class F> struct tuple<A, B, C, D, E, F> {
+  A __0;
+  B __1;
+  C __2;
+  D __3;
+  E __4;
+  F __5;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2(), __3(), __4(), __5() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2, const D &v3, const E &v4, const F &v5) : __0(v0), __1(v1), __2(v2), __3(v3), __4(v4), __5(v5) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC, UD, UE, UF> &o) : __0(o.__0), __1(o.__1), __2(o.__2), __3(o.__3), __4(o.__4), __5(o.__5) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC, UD, UE, UF> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    __3 = o.__3;
+    __4 = o.__4;
+    __5 = o.__5;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else
+      return __5;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else
+      return __5;
+  }
+};
+
+template <class A, class B, class C, class D, class E, class F> __host__ __device__ constexpr tuple<A, B, C, D, E, F> make_tuple(A v0, B v1, C v2, D v3, E v4, F v5) {
+  return tuple<A, B, C, D, E, F>(v0, v1, v2, v3, v4, v5);
+}
+
+template <class A, class B, class C, class D, class E, class F> struct __tied6 {
+  A *__0;
+  B *__1;
+  C *__2;
+  D *__3;
+  E *__4;
+  F *__5;
+  template <class UA, class UB, class UC, class UD, class UE, class UF> __host__ __device__ constexpr __tied6 &operator=(const tuple<UA, UB, UC, UD, UE, UF> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    *__3 = o.__3;
+    *__4 = o.__4;
+    *__5 = o.__5;
+    return *this;
+  }
+};
+template <class A, class B, class C, class D, class E, class F> __host__ __device__ constexpr __tied6<A, B, C, D, E, F> tie(A &v0, B &v1, C &v2, D &v3, E &v4, F &v5) {
+  return __tied6<A, B, C, D, E, F>{&v0, &v1, &v2, &v3, &v4, &v5};
+}
+
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple<A, B, C, D, E, F, G> {
+  A __0;
+  B __1;
+  C __2;
+  D __3;
+  E __4;
+  F __5;
+  G __6;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2(), __3(), __4(), __5(), __6() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2, const D &v3, const E &v4, const F &v5, const G &v6) : __0(v0), __1(v1), __2(v2), __3(v3), __4(v4), __5(v5), __6(v6) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC, UD, UE, UF, UG> &o) : __0(o.__0), __1(o.__1), __2(o.__2), __3(o.__3), __4(o.__4), __5(o.__5), __6(o.__6) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC, UD, UE, UF, UG> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    __3 = o.__3;
+    __4 = o.__4;
+    __5 = o.__5;
+    __6 = o.__6;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else if constexpr (I == 5)
+      return __5;
+    else
+      return __6;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else if constexpr (I == 5)
+      return __5;
+    else
+      return __6;
+  }
+};
+
+template <class A, class B, class C, class D, class E, class F, class G> __host__ __device__ constexpr tuple<A, B, C, D, E, F, G> make_tuple(A v0, B v1, C v2, D v3, E v4, F v5, G v6) {
+  return tuple<A, B, C, D, E, F, G>(v0, v1, v2, v3, v4, v5, v6);
+}
+
+template <class A, class B, class C, class D, class E, class F, class G> struct __tied7 {
+  A *__0;
+  B *__1;
+  C *__2;
+  D *__3;
+  E *__4;
+  F *__5;
+  G *__6;
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG> __host__ __device__ constexpr __tied7 &operator=(const tuple<UA, UB, UC, UD, UE, UF, UG> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    *__3 = o.__3;
+    *__4 = o.__4;
+    *__5 = o.__5;
+    *__6 = o.__6;
+    return *this;
+  }
+};
+template <class A, class B, class C, class D, class E, class F, class G> __host__ __device__ constexpr __tied7<A, B, C, D, E, F, G> tie(A &v0, B &v1, C &v2, D &v3, E &v4, F &v5, G &v6) {
+  return __tied7<A, B, C, D, E, F, G>{&v0, &v1, &v2, &v3, &v4, &v5, &v6};
+}
+
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple<A, B, C, D, E, F, G, H> {
+  A __0;
+  B __1;
+  C __2;
+  D __3;
+  E __4;
+  F __5;
+  G __6;
+  H __7;
+  __host__ __device__ constexpr tuple() : __0(), __1(), __2(), __3(), __4(), __5(), __6(), __7() {}
+  __host__ __device__ constexpr tuple(const A &v0, const B &v1, const C &v2, const D &v3, const E &v4, const F &v5, const G &v6, const H &v7) : __0(v0), __1(v1), __2(v2), __3(v3), __4(v4), __5(v5), __6(v6), __7(v7) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+  __host__ __device__ constexpr tuple(const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &o) : __0(o.__0), __1(o.__1), __2(o.__2), __3(o.__3), __4(o.__4), __5(o.__5), __6(o.__6), __7(o.__7) {}
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH> __host__ __device__ constexpr tuple &operator=(const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &o) {
+    __0 = o.__0;
+    __1 = o.__1;
+    __2 = o.__2;
+    __3 = o.__3;
+    __4 = o.__4;
+    __5 = o.__5;
+    __6 = o.__6;
+    __7 = o.__7;
+    return *this;
+  }
+  template <size_t I> __host__ __device__ constexpr auto &__get() {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else if constexpr (I == 5)
+      return __5;
+    else if constexpr (I == 6)
+      return __6;
+    else
+      return __7;
+  }
+  template <size_t I> __host__ __device__ constexpr const auto &__get() const {
+    if constexpr (I == 0)
+      return __0;
+    else if constexpr (I == 1)
+      return __1;
+    else if constexpr (I == 2)
+      return __2;
+    else if constexpr (I == 3)
+      return __3;
+    else if constexpr (I == 4)
+      return __4;
+    else if constexpr (I == 5)
+      return __5;
+    else if constexpr (I == 6)
+      return __6;
+    else
+      return __7;
+  }
+};
+
+template <class A, class B, class C, class D, class E, class F, class G, class H> __host__ __device__ constexpr tuple<A, B, C, D, E, F, G, H> make_tuple(A v0, B v1, C v2, D v3, E v4, F v5, G v6, H v7) {
+  return tuple<A, B, C, D, E, F, G, H>(v0, v1, v2, v3, v4, v5, v6, v7);
+}
+
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct __tied8 {
+  A *__0;
+  B *__1;
+  C *__2;
+  D *__3;
+  E *__4;
+  F *__5;
+  G *__6;
+  H *__7;
+  template <class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH> __host__ __device__ constexpr __tied8 &operator=(const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &o) {
+    *__0 = o.__0;
+    *__1 = o.__1;
+    *__2 = o.__2;
+    *__3 = o.__3;
+    *__4 = o.__4;
+    *__5 = o.__5;
+    *__6 = o.__6;
+    *__7 = o.__7;
+    return *this;
+  }
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> __host__ __device__ constexpr __tied8<A, B, C, D, E, F, G, H> tie(A &v0, B &v1, C &v2, D &v3, E &v4, F &v5, G &v6, H &v7) {
+  return __tied8<A, B, C, D, E, F, G, H>{&v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7};
+}
+
+// Element I of a tuple (of an rvalue tuple too, alive to the end of the
+// full expression).
+template <size_t I, class Tuple> __host__ __device__ constexpr auto &get(Tuple &&t) {
+  return t.template __get<I>();
+}
+
+// What a `tie` element that takes nothing is bound to.
+struct __ignore_t {
+  template <class T> __host__ __device__ constexpr const __ignore_t &operator=(const T &) const { return *this; }
+};
+__device__ const __ignore_t ignore{};
+
+template <class T> struct tuple_size;
+template <> struct tuple_size<tuple<>> {
+  static constexpr size_t value = 0;
+};
+template <class A> struct tuple_size<tuple<A>> {
+  static constexpr size_t value = 1;
+};
+template <class A, class B> struct tuple_size<tuple<A, B>> {
+  static constexpr size_t value = 2;
+};
+template <class A, class B, class C> struct tuple_size<tuple<A, B, C>> {
+  static constexpr size_t value = 3;
+};
+template <class A, class B, class C, class D> struct tuple_size<tuple<A, B, C, D>> {
+  static constexpr size_t value = 4;
+};
+template <class A, class B, class C, class D, class E> struct tuple_size<tuple<A, B, C, D, E>> {
+  static constexpr size_t value = 5;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_size<tuple<A, B, C, D, E, F>> {
+  static constexpr size_t value = 6;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_size<tuple<A, B, C, D, E, F, G>> {
+  static constexpr size_t value = 7;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_size<tuple<A, B, C, D, E, F, G, H>> {
+  static constexpr size_t value = 8;
+};
+
+} // namespace __4
+} // namespace std
+} // namespace cuda
