@@ -1783,6 +1783,8 @@ fn complexes_close(ours: &[u8], theirs: &[u8]) {
             (a - b).abs() <= allowed,
             "output {i}: {a:#x} against {b:#x}"
         );
+    }
+}
 
 /// `inheritedTemplates` of inherited_member_templates.cu, and its
 /// arguments for 64 threads.

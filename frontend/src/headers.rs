@@ -215,7 +215,7 @@ fn cuda_pipeline() -> &'static str {
 /// The part of libcu++ kernelc provides as source
 /// (`frontend/headers/cuda_std/`): `<cuda/std/utility>`'s `pair` and
 /// `swap` (`move` and `forward` are built in, `sema/expr.rs`), `array`,
-/// `algorithm`'s `min`, `max` and `clamp`, and `complex`, each in libcu++'s
+/// `algorithm`'s `min`, `max` and `clamp`, `tuple` and `complex`, each in libcu++'s
 /// inline namespace `cuda::std::__4`, which nvcc's names spell out.
 fn libcudacxx(name: &str) -> Header {
     let (path, text): (&'static str, fn() -> &'static str) = match name {
@@ -227,6 +227,9 @@ fn libcudacxx(name: &str) -> Header {
         }),
         "cuda/std/algorithm" => ("<kernelc>/cuda/std/algorithm", || {
             include_str!("../headers/cuda_std/algorithm.h")
+        }),
+        "cuda/std/tuple" => ("<kernelc>/cuda/std/tuple", || {
+            include_str!("../headers/cuda_std/tuple.h")
         }),
         _ => ("<kernelc>/cuda/std/complex", || {
             include_str!("../headers/cuda_std/complex.h")
@@ -592,9 +595,8 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             text: crate::curand::source,
         },
         "cuda/std/cstddef" => Header::Macros(none),
-        "cuda/std/utility" | "cuda/std/array" | "cuda/std/algorithm" | "cuda/std/complex" => {
-            libcudacxx(name)
-        }
+        "cuda/std/utility" | "cuda/std/array" | "cuda/std/algorithm" | "cuda/std/complex"
+        | "cuda/std/tuple" => libcudacxx(name),
         "type_traits" | "cuda/std/type_traits" => Header::Source {
             path: TYPE_TRAITS_PATH,
             text: type_traits,
