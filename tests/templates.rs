@@ -2029,3 +2029,29 @@ fn kernel_instances_behind_unfollowed_host_code_are_warned() {
         assert_eq!(entries(&ptx), want, "{name}");
     }
 }
+
+/// Host templates over a parameter pack launch one kernel instance per
+/// element (a fold over `||` choosing one, a comma fold over a pack of
+/// types) and one for the pack expanded whole (`stamp<Rs...>`): the
+/// `.entry` set is nvcc's. These were silently missing (exit 0, no entry).
+#[test]
+fn launches_in_folds_over_host_packs_are_nvccs() {
+    let dir = scratch("templates-pack-dispatch");
+    let src = fixture("pack_dispatch.cu");
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected: BTreeSet<String> = [
+        "_Z6radiusILi1EEvPf",
+        "_Z6radiusILi2EEvPf",
+        "_Z6radiusILi3EEvPf",
+        "_Z5widenIdEvPf",
+        "_Z5widenIsEvPf",
+        "_Z5stampIJLi5ELi6EEEvPf",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "pack_dispatch.cu") {
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}

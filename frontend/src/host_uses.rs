@@ -13,7 +13,11 @@
 //!   uses of *that* template with its arguments written out
 //!   (`template <class T> void run(...) { switch (n) { case 256:
 //!   reduce<T, 256><<<...>>>` called as `run<float>(...)` from `main`):
-//!   each distinct instantiation of a host template is followed once.
+//!   each distinct instantiation of a host template is followed once;
+//!   a host template whose last parameter is a pack (`template <int...
+//!   Rs>`) is followed once an element when its body names the pack only
+//!   element by element (a fold over `k<Rs><<<...>>>`), else once with the
+//!   elements written where the body expands it (`stamp<Rs...>`).
 //!
 //! What it finds are token lists, one per argument; the parser reads them
 //! as template arguments (`Parser::host_use_args`) and the checker
@@ -91,6 +95,9 @@ struct HostFn<'t> {
     body: usize,
     /// Its template parameters' names (empty for a plain function).
     params: Vec<&'t str>,
+    /// How its body uses its last template parameter when that is a pack
+    /// (`int... Rs`), which the written arguments past the others fill.
+    pack: Option<PackUse>,
     /// The uses of templates in its body.
     uses: Vec<RawUse>,
     /// The `const`/`constexpr` locals and type aliases of its body, by
@@ -201,6 +208,7 @@ pub(crate) fn find(
         if let Some((name, params, member)) = template_header(tokens, start, end) {
             host_templates.entry(name).or_default();
             let mut f = empty_fn(params);
+            f.pack = pack_use(tokens, start, end, &f.params);
             f.member = member;
             f.class = class.as_ref().map(|(c, _)| c.clone());
             fns.push((Some(name), f));
@@ -312,6 +320,7 @@ fn empty_fn(params: Vec<&str>) -> HostFn<'_> {
         range: (0, 0),
         body: 0,
         params,
+        pack: None,
         uses: Vec::new(),
         consts: Locals::default(),
         scope: Vec::new(),
@@ -420,9 +429,10 @@ impl<'t> Search<'_, 't> {
             };
             let mut args: Vec<Vec<Token>> = raw_args
                 .iter()
-                .map(|&(s, e)| match decltype_operand(self.tokens, s, e) {
-                    Some((os, oe)) => decltype_of(&scope, (s, e), (os, oe)),
-                    None => self.resolve(s, e, bindings, &host.consts, 0),
+                .flat_map(|&(s, e)| match decltype_operand(self.tokens, s, e) {
+                    Some((os, oe)) => vec![decltype_of(&scope, (s, e), (os, oe))],
+                    // `Rs...` stands for as many arguments as elements.
+                    None => split_elements(self.resolve(s, e, bindings, &host.consts, 0)),
                 })
                 .collect();
             if let (true, Some(last)) = (u.split_close, args.last_mut()) {
@@ -474,16 +484,21 @@ impl<'t> Search<'_, 't> {
             {
                 for &g in self.host_templates.get(name).into_iter().flatten() {
                     let params = &fns[g].1.params;
-                    if params.len() < args.len() || !self.instantiates(u.members, &fns[g].1) {
+                    if !self.instantiates(u.members, &fns[g].1) {
                         continue;
                     }
-                    let mut inner: FxHashMap<&str, Vec<Token>> =
-                        params.iter().copied().zip(args.iter().cloned()).collect();
-                    if !bind_class(&fns[g].1, &class, &mut inner) {
-                        continue;
+                    for args in pack_elements(&fns[g].1, &args) {
+                        if params.len() < args.len() {
+                            continue;
+                        }
+                        let mut inner: FxHashMap<&str, Vec<Token>> =
+                            params.iter().copied().zip(args.iter().cloned()).collect();
+                        if !bind_class(&fns[g].1, &class, &mut inner) {
+                            continue;
+                        }
+                        let only = self.only_member(u.members, &fns[g].1);
+                        self.follow(g, &inner, Some(span), depth + 1, frames, only);
                     }
-                    let only = self.only_member(u.members, &fns[g].1);
-                    self.follow(g, &inner, Some(span), depth + 1, frames, only);
                 }
             }
         }
@@ -635,7 +650,13 @@ impl<'t> Search<'_, 't> {
         depth: usize,
     ) -> Vec<Token> {
         let mut out = Vec::new();
+        let mut after_pack = false;
         for (i, t) in self.tokens[start..end].iter().enumerate() {
+            // `Rs...` of a pack bound whole: its elements are written
+            // already.
+            if std::mem::take(&mut after_pack) && t.kind == TokenKind::Punct(Punct::Ellipsis) {
+                continue;
+            }
             let member = i > 0
                 && matches!(
                     self.tokens[start + i - 1].kind,
@@ -654,7 +675,15 @@ impl<'t> Search<'_, 't> {
             } else {
                 None
             };
+            let expands = self
+                .tokens
+                .get(start + i + 1)
+                .is_some_and(|n| n.kind == TokenKind::Punct(Punct::Ellipsis));
             match value {
+                Some(v) if expands => {
+                    out.extend(v);
+                    after_pack = true;
+                }
                 Some(v) if is_expression(&v) => {
                     out.push(punct(Punct::LParen, "(", t.span));
                     out.extend(v);
@@ -1069,6 +1098,97 @@ fn split_class_body<'t>(tokens: &'t [Token], range: (usize, usize), f: &mut Host
             f.uses.retain(|u| !(at..e).contains(&u.name_at));
         } else if let Some(name) = member_name(tokens, at, e) {
             f.in_class.push((name, (at, e)));
+        }
+    }
+}
+
+/// A resolved template argument split at its top-level commas: a pack
+/// expanded whole (`Rs...` bound to `5 , 6`) is several arguments; any
+/// other argument has no such comma and stays one.
+fn split_elements(tokens: Vec<Token>) -> Vec<Vec<Token>> {
+    let mut out = vec![Vec::new()];
+    let mut depth = 0i32;
+    for t in tokens {
+        match t.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace | Punct::Lt) => {
+                depth += 1
+            }
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::Gt) => {
+                depth -= 1
+            }
+            TokenKind::Punct(Punct::Shr) => depth -= 2,
+            TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                out.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(t);
+        }
+    }
+    out
+}
+
+/// How a host template's body uses its parameter pack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PackUse {
+    /// Element by element only (`(k<Rs><<<1, 1>>>(p), ...)`, a fold):
+    /// the body is followed once an element, the pack's name bound to it.
+    Elements,
+    /// Expanded whole somewhere (`stamp<Rs...>`): followed once, the name
+    /// bound to the elements separated by commas, its `...` dropped.
+    Whole,
+}
+
+/// How the template declared in `start..end` with parameters `params`
+/// uses its last parameter, if that is a pack (declared with `...`:
+/// `int... Rs`, `class... Ts`).
+fn pack_use(tokens: &[Token], start: usize, end: usize, params: &[&str]) -> Option<PackUse> {
+    let &last = params.last()?;
+    let is = |i: usize, p: Punct| tokens.get(i).is_some_and(|t| t.kind == TokenKind::Punct(p));
+    let (close, segments) = angle_list(tokens, start + 1, end)?;
+    let &(s, e) = segments.last()?;
+    if !(s..e).any(|i| is(i, Punct::Ellipsis)) {
+        return None;
+    }
+    let named = |i: usize| tokens[i].kind == TokenKind::Ident && tokens[i].text == last;
+    let whole = (close + 1..end).any(|i| named(i) && is(i + 1, Punct::Ellipsis));
+    Some(if whole {
+        PackUse::Whole
+    } else {
+        PackUse::Elements
+    })
+}
+
+/// The argument lists a host template `f` is followed with for the
+/// written `args`: with an element pack ([`PackUse::Elements`]), one an
+/// element (`dispatch<1, 2, 3>` follows its body with `Rs` as 1, as 2
+/// and as 3, as its fold over `k<Rs>` instantiates each); with a pack
+/// expanded whole, the elements as one argument (`5 , 6`, which
+/// [`Search::resolve`] writes for `Rs...`); else `args` itself.
+fn pack_elements(f: &HostFn<'_>, args: &[Vec<Token>]) -> Vec<Vec<Vec<Token>>> {
+    let fixed = f.params.len().saturating_sub(1);
+    if f.pack.is_none() || args.len() <= fixed {
+        return vec![args.to_vec()];
+    }
+    let with_last = |last: Vec<Token>| {
+        let mut one = args[..fixed].to_vec();
+        one.push(last);
+        one
+    };
+    match f.pack {
+        Some(PackUse::Elements) => args[fixed..].iter().cloned().map(with_last).collect(),
+        _ => {
+            let mut joined = Vec::new();
+            for (k, element) in args[fixed..].iter().enumerate() {
+                if k > 0 {
+                    let at = element.first().map_or_else(Span::default, |t| t.span);
+                    joined.push(punct(Punct::Comma, ",", at));
+                }
+                joined.extend(element.iter().cloned());
+            }
+            vec![with_last(joined)]
         }
     }
 }
