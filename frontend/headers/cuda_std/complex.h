@@ -43,7 +43,8 @@ template <class T> __host__ __device__ T unnan(T x) { return isnan(x) ? sign_of(
 } // namespace __kc_complex
 
 // The members of `complex<float>` and `complex<double>`, each aligned to
-// its two parts' size as libcu++'s.
+// its two parts' size as libcu++'s: two explicit specializations, since
+// kernelc's `alignas` takes a literal, not `alignas(2 * sizeof(T))`.
 #define __KC_COMPLEX_MEMBERS(KC_T) \
   typedef KC_T value_type; \
   KC_T __re_; \
