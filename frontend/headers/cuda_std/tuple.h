@@ -1,4 +1,5 @@
-// <cuda/std/tuple> for kernelc: libcu++'s `tuple` of up to 8 elements in
+// <cuda/std/tuple> for kernelc (written by scripts/cuda-std-tuple: edit
+// that, not this): libcu++'s `tuple` of up to 8 elements in
 // `cuda::std::__4` (nvcc's names: `N4cuda3std3__45tupleIJfffEEE`), with
 // `get<I>`, `make_tuple`, `tie`, `ignore` and `tuple_size`. Each arity is a
 // partial specialization whose elements are public members in order, so a
