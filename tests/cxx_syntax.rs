@@ -484,3 +484,20 @@ fn layout_changing_attributes_are_located_errors() {
     );
     assert!(err.contains(":2:28"), "{err}");
 }
+
+/// Empty braces value-initialize a scalar, a global's as a local's
+/// (`__device__ int z {};` was an internal compiler error, found by the
+/// bounded fuzz test), on both engines at -O0 and -O3.
+#[test]
+fn empty_braces_value_initialize_scalars() {
+    let dir = scratch("empty-braces");
+    let src = dir.join("braces.cu");
+    std::fs::write(
+        &src,
+        "__device__ int z {};\n__device__ float w[3] {};\n\
+         __global__ void k(int *o) { int a{}; float b = {}; o[0] = z + a + (int)b + (int)w[1] + 7; }\n",
+    )
+    .unwrap();
+    let out = run_everywhere(request(&src, "_Z1kPi", 1, &["i32[]:zeros:1"]));
+    assert_eq!(words32(&out[0]), [7]);
+}

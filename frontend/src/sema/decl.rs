@@ -368,7 +368,10 @@ impl Checker {
             return Some(1);
         }
         let CType::Array { elem, len } = ty else {
-            self.element(ty, items, pos, off, out)?;
+            // `int z{};` has no element: the value is zero.
+            if *pos < items.len() {
+                self.element(ty, items, pos, off, out)?;
+            }
             return Some(1);
         };
         let esize = elem.size().unwrap_or(0);

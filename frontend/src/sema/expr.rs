@@ -985,25 +985,24 @@ impl Checker {
     }
 
     /// `++it` or `it++` of a class object: its `operator++`, the postfix
-    /// form called with C++'s extra `int` argument (`operator++(int)`).
-    fn class_inc_dec(&mut self, inc: bool, pre: bool, e: Expr, span: Span) -> Option<Expr> {
+    /// form called with C++'s extra `int` argument (`operator++(int)`);
+    /// the object back when the class has none.
+    fn class_inc_dec(
+        &mut self,
+        inc: bool,
+        pre: bool,
+        e: Expr,
+        span: Span,
+    ) -> Result<Option<Expr>, Expr> {
         let name = if inc { "++" } else { "--" };
-        let ty = e.ty.clone();
         let mut operands = vec![e];
         if !pre {
             operands.push(int_const(0, CType::INT, span));
         }
-        if let Some(call) = self.operator_call(name, &operands, span) {
-            return call;
+        match self.operator_call(name, &operands, span) {
+            Some(call) => Ok(call),
+            None => Err(operands.swap_remove(0)),
         }
-        self.error(
-            span,
-            Code::E0004,
-            format!(
-                "cannot increment or decrement a value of type `{ty}`: it has no `operator{name}`"
-            ),
-        );
-        None
     }
 
     /// `++`/`--`, prefix or postfix (C 6.5.2.4, 6.5.3.1): the new value is
@@ -1015,9 +1014,15 @@ impl Checker {
         if let Some(field) = self.bit_field_of(&e) {
             return self.bit_field_inc_dec(inc, pre, field, span);
         }
-        if e.ty.is_struct() {
-            return self.class_inc_dec(inc, pre, e, span);
-        }
+        let e = if e.ty.is_struct() {
+            match self.class_inc_dec(inc, pre, e, span) {
+                Ok(call) => return call,
+                // No `operator++`: the built-in meaning (CUDA's half pairs).
+                Err(e) => e,
+            }
+        } else {
+            e
+        };
         let ty = e.ty.clone();
         if !ty.is_scalar() && !crate::half::is_half_type(&ty) {
             self.error(
