@@ -106,7 +106,7 @@ impl Checker {
     /// The keys of the member functions named `name` of class `def`.
     // (A member template's instances are keyed `Class::f<T>`, so they are
     // not among them: `member_template_call` makes and finds those.)
-    pub(super) fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
+    fn members_named(&self, def: &StructDef, name: &str) -> Vec<String> {
         self.overloads
             .by_plain
             .get(&join(&def.name, name))
@@ -295,15 +295,19 @@ impl Checker {
     /// (`is_half<T> : std::true_type` converts to `bool`); a class target
     /// is left to the derived-to-base copy.
     pub(super) fn conversion_function(&self, from: &CType, to: &CType) -> Option<String> {
+        self.conversion(from, to).map(|(key, _)| key)
+    }
+
+    /// [`Self::conversion_function`], with the way to the base that
+    /// declares it (empty for the class's own).
+    fn conversion(&self, from: &CType, to: &CType) -> Option<(String, crate::bases::BasePath)> {
         let def = from.struct_def()?;
-        if let Some(key) = self.own_conversion_function(def, to) {
-            return Some(key);
-        }
-        if to.is_struct() {
-            return None;
-        }
-        crate::bases::find_in_bases(def, &mut |d| self.own_conversion_function(d, to))
-            .map(|(key, _)| key)
+        let in_bases = !to.is_struct();
+        crate::bases::find_in_bases(def, &mut |d| {
+            (in_bases || d.name == def.name)
+                .then(|| self.own_conversion_function(d, to))
+                .flatten()
+        })
     }
 
     /// [`Self::conversion_function`] among the functions `def` declares.
@@ -325,23 +329,27 @@ impl Checker {
         }
     }
 
-    /// The call of conversion function `key` on the object `e` (on its
-    /// base subobject when a base declares the function).
-    pub(super) fn convert_by(&mut self, key: &str, e: Expr, at: Span) -> Option<Expr> {
-        let span = e.span;
-        let class = key.split("::operator ").next().unwrap_or_default();
-        let e = match e.ty.struct_def().cloned() {
-            Some(def) if def.name != class => {
-                let path =
-                    crate::bases::find_in_bases(&def, &mut |d| (d.name == class).then_some(()));
-                match path {
-                    Some((_, path)) => Self::base_subobject(e, &path),
-                    None => e,
-                }
-            }
-            _ => e,
+    /// `e` converted to `to` by its class's conversion function (called
+    /// on the base subobject that declares it), if it has one.
+    pub(super) fn convert_by_function(
+        &mut self,
+        e: Expr,
+        to: &CType,
+        at: Span,
+    ) -> Result<Option<Expr>, Expr> {
+        let Some((key, path)) = self.conversion(&e.ty, to) else {
+            return Err(e);
         };
-        self.call_member(key, &[key.to_string()], e, Vec::new(), at, span)
+        let span = e.span;
+        let object = Self::base_subobject(e, &path);
+        Ok(self.call_member(
+            &key,
+            std::slice::from_ref(&key),
+            object,
+            Vec::new(),
+            at,
+            span,
+        ))
     }
 
     /// The one of `keys` a call with `args` chooses.

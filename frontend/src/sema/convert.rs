@@ -180,10 +180,10 @@ impl Checker {
             e.ty = to.clone();
             return Some(e);
         }
-        if let Some(key) = self.conversion_function(&from, to) {
-            let converted = self.convert_by(&key, e, at)?;
-            return self.assign_convert(converted, to, what, at);
-        }
+        let e = match self.convert_by_function(e, to, at) {
+            Ok(converted) => return self.assign_convert(converted?, to, what, at),
+            Err(e) => e,
+        };
         let e = match Self::to_base_object(e, to) {
             // A derived object copied into its base: the base part.
             Ok(base) => return Some(base),

@@ -794,9 +794,8 @@ impl Checker {
     /// Whether the class `def` declares `begin` and `end` members, which a
     /// range-`for` over its objects calls.
     fn has_begin_and_end(&self, def: &crate::types::StructDef) -> bool {
-        let member = |name: &str| {
-            !self.members_named(def, name).is_empty() || self.inherited_members(def, name).is_some()
-        };
+        // The class's own members, else its bases'.
+        let member = |name: &str| self.inherited_members(def, name).is_some();
         member("begin") && member("end")
     }
 
