@@ -238,6 +238,8 @@ fn kernelc_ptx(src: &Path, extra: &[&str]) -> String {
 /// nvcc's name of a `static` function, `_ZN<n>_INTERNAL_<hash>_<file>_<..>
 /// <name>E<params>`, as kernelc names it: `_Z<name><params>` (the hash
 /// of the file is not reproduced; the name is internal to the module).
+/// Names in an anonymous namespace are shortened alike, for comparing
+/// functions nvcc names in both namespaces.
 fn without_internal_prefix(name: &str) -> String {
     let Some(mut rest) = name.strip_prefix("_ZN") else {
         return name.to_string();
@@ -249,7 +251,9 @@ fn without_internal_prefix(name: &str) -> String {
         rest = &rest[digits + len..];
     }
     match rest.strip_prefix('E') {
-        Some(params) if name.contains("_INTERNAL_") => format!("_Z{}{last}{params}", last.len()),
+        Some(params) if name.contains("_INTERNAL_") || name.contains("_GLOBAL__N_") => {
+            format!("_Z{}{last}{params}", last.len())
+        }
         _ => name.to_string(),
     }
 }
@@ -359,6 +363,183 @@ fn linkage_is_nvccs_with_and_without_rdc() {
         kernelc_ptx(&src, &["-rdc=false"]),
         kernelc_ptx(&src, &[]),
         "-rdc=false is the default"
+    );
+}
+
+/// Functions that are inline in C++'s sense, each called and kept out of
+/// line (`__noinline__`): declared `inline`, defined in their class (a
+/// `static` member too, which has its class's linkage), a template's
+/// instance, a member of a class template's instance; a kernel template's
+/// instance; a `__shared__` variable of an inline function; and beside
+/// them functions that are not inline: defined outside their class, in an
+/// anonymous namespace, `static`. Under `-rdc=true` nvcc makes the inline
+/// ones weak (every module that includes their header defines them, and
+/// the linker keeps one).
+const INLINE_LINKAGE: &str = "\
+inline __device__ __noinline__ float il(float x) { __shared__ float s; s = x; __syncthreads(); return s + 1; }
+struct S {
+    __device__ __noinline__ float in_class(float x) { return x * 3; }
+    static __device__ __noinline__ float static_member(float x) { return x - 1; }
+    __device__ __noinline__ float out_of_class(float x);
+};
+__device__ __noinline__ float S::out_of_class(float x) { return x * 5; }
+template <class T> __device__ __noinline__ T twice(T x) { return x + x; }
+template <class T> struct Box { T v; __device__ __noinline__ T get() const { return v; } };
+namespace { __device__ __noinline__ float hidden(float x) { return x / 2; } }
+static __device__ __noinline__ float file_static(float x) { return x * x; }
+template <class T> __global__ void fill(T *p) { p[threadIdx.x] = T(1); }
+template __global__ void fill<float>(float *);
+__global__ void k(float *p) {
+    S s;
+    Box<float> b{p[7]};
+    p[0] = il(p[1]) + s.in_class(p[2]) + S::static_member(p[3]) + s.out_of_class(p[4])
+        + twice(p[5]) + b.get() + hidden(p[6]) + file_static(p[8]);
+}
+";
+
+#[test]
+fn inline_functions_are_weak_under_rdc_as_nvccs() {
+    let dir = scratch("mangle-inline-linkage");
+    let src = write(&dir, "inline_linkage.cu", INLINE_LINKAGE);
+    let ptx = kernelc_ptx(&src, &["-rdc=true"]);
+    common::assert_ptxas_accepts(&ptx, "sm_90", "inline functions under -rdc=true");
+    // Clones the address-space specialization made (`__local`: `this` in
+    // local memory) are kernelc's own, internal functions.
+    let mut ours: Vec<Declared> = declarations(&ptx)
+        .into_iter()
+        .filter(|d| !d.name.ends_with("__local"))
+        .collect();
+    let weak = |name: &str| ours.iter().any(|d| d.linkage == ".weak" && d.name == name);
+    for name in [
+        "_Z2ilf",
+        "_ZN1S8in_classEf",
+        "_ZN1S13static_memberEf",
+        "_Z5twiceIfET_S0_",
+    ] {
+        assert!(weak(name), "{name} is not weak: {ours:#?}");
+    }
+    assert!(
+        weak("_ZZ2ilfE1s"),
+        "il's __shared__ s is not weak: {ours:#?}"
+    );
+    let Some(nvcc) = common::nvcc_or_skip("inline linkage against nvcc") else {
+        return;
+    };
+    let mut theirs = declarations(&nvcc_ptx(&nvcc, &src, &["-rdc=true"]));
+    // nvcc names a function with internal linkage inside its file's
+    // `_INTERNAL_` namespace, which kernelc does not (the name is private to
+    // the module either way).
+    for d in ours.iter_mut().chain(&mut theirs) {
+        d.name = without_internal_prefix(&d.name);
+    }
+    // nvcc declares a function before the kernel that calls it, on lines
+    // of their own (no `;` on the first): one entry a name.
+    for list in [&mut ours, &mut theirs] {
+        list.sort();
+        list.dedup();
+    }
+    assert!(
+        ours == theirs,
+        "names or linkage differ from nvcc's:\n{}",
+        differences(&ours, &theirs)
+    );
+    // Without -rdc nothing but the kernels is visible, and nothing weak.
+    let whole = declarations(&kernelc_ptx(&src, &[]));
+    assert!(
+        whole
+            .iter()
+            .all(|d| d.linkage.is_empty() || d.kind == ".entry" && d.linkage == ".visible"),
+        "{whole:#?}"
+    );
+}
+
+/// `__shared__` variables declared in functions: in a kernel, in
+/// `extern "C"` one, repeated in sibling blocks, in a member function, in a
+/// function template in a namespace, and in one in the anonymous namespace,
+/// whose name nvcc gives a file-unique namespace.
+const LOCAL_SHARED: &str = "\
+__global__ void k(float *p) {
+    __shared__ float tile[32];
+    tile[threadIdx.x] = p[threadIdx.x];
+    __syncthreads();
+    p[threadIdx.x] = tile[31 - threadIdx.x];
+}
+extern \"C\" __global__ void kc(float *p) {
+    __shared__ float tile[32];
+    tile[threadIdx.x] = p[threadIdx.x];
+    __syncthreads();
+    p[threadIdx.x] = tile[31 - threadIdx.x];
+}
+__global__ void blocks(float *p) {
+    { __shared__ float t[4]; t[threadIdx.x & 3] = 1; __syncthreads(); p[0] += t[1]; }
+    { __shared__ float t[4]; t[threadIdx.x & 3] = 2; __syncthreads(); p[1] += t[2]; }
+    { __shared__ int t[4]; t[threadIdx.x & 3] = 3; __syncthreads(); p[2] += t[3]; }
+}
+struct Stage {
+    __device__ float load(float x) { __shared__ float s[4]; s[threadIdx.x & 3] = x; __syncthreads(); return s[0]; }
+};
+namespace ns {
+template <int N> __device__ float first(float x) { __shared__ float buf[N]; buf[threadIdx.x % N] = x; __syncthreads(); return buf[0]; }
+}
+namespace {
+__device__ float hidden(float x) { __shared__ float b[4]; b[threadIdx.x & 3] = x; __syncthreads(); return b[0]; }
+}
+__global__ void calls(float *p) { Stage s; p[0] = s.load(p[1]) + ns::first<8>(p[2]) + ns::first<2>(p[3]) + hidden(p[4]); }
+";
+
+/// The names of every `.shared` declaration of a PTX file, at module
+/// scope or in a function (where nvcc puts a variable only one kernel
+/// uses), sorted.
+fn shared_names(ptx: &str) -> Vec<String> {
+    let mut names: Vec<String> = ptx
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".shared "))
+        .filter_map(|decl| {
+            decl.split(['=', ';', '['])
+                .next()?
+                .split_whitespace()
+                .last()
+        })
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn local_shared_variables_have_nvccs_names() {
+    let dir = scratch("mangle-local-shared");
+    let src = write(&dir, "local_shared.cu", LOCAL_SHARED);
+    let ours = shared_names(&kernelc_ptx(&src, &[]));
+    // Without nvcc, the ABI's forms: the encoding of the function, an
+    // `extern "C"` name as its source name, the repeats' discriminators.
+    for name in [
+        "_ZZ1kPfE4tile",
+        "_ZZ2kcE4tile",
+        "_ZZ6blocksPfE1t_0",
+        "_ZZ6blocksPfE1t_1",
+    ] {
+        assert!(ours.iter().any(|n| n == name), "{name} not in {ours:?}");
+    }
+    let Some(nvcc) = common::nvcc_or_skip("local __shared__ names against nvcc") else {
+        return;
+    };
+    // nvcc names a local of the anonymous namespace's function inside its
+    // file-unique `_INTERNAL_` namespace as well; kernelc keeps the
+    // function's own name there (internal to the module either way).
+    let internal = |name: &String| name.contains("_INTERNAL_") || name.contains("_GLOBAL__N_");
+    let theirs = shared_names(&nvcc_ptx(&nvcc, &src, &[]));
+    let (ours_internal, ours): (Vec<_>, Vec<_>) = ours.into_iter().partition(internal);
+    let (theirs_internal, theirs): (Vec<_>, Vec<_>) = theirs.into_iter().partition(internal);
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours_internal.len(),
+        theirs_internal.len(),
+        "{ours_internal:?} {theirs_internal:?}"
+    );
+    assert!(
+        ours_internal.iter().all(|n| n.ends_with("6hiddenEfE1b")),
+        "{ours_internal:?}"
     );
 }
 

@@ -106,12 +106,12 @@ fn a_grid_constant_tensor_map_is_read_in_place_through_cvta_param() {
     let ptx = compile(TMA, "sm_90").unwrap();
     assert!(ptx.contains(".param .align 64 .b8 k_param_0[128]"), "{ptx}");
     assert!(
-        ptx.contains(".shared .align 128 .b8 k$tile[1024];"),
+        ptx.contains(".shared .align 128 .b8 _ZZ1kE4tile[1024];"),
         "{ptx}"
     );
     assert!(ptx.contains("cvta.param.u64"), "{ptx}");
     assert!(
-        ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [k$tile], [%rd"),
+        ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [_ZZ1kE4tile], [%rd"),
         "{ptx}"
     );
     assert!(

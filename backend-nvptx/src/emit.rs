@@ -90,11 +90,7 @@ pub fn write_global(
     }
     // `.visible` exports the variable to other modules (nvcc's `-rdc=true`:
     // shared memory too, which another module's code may name).
-    let vis = if g.linkage == Linkage::External {
-        ".visible "
-    } else {
-        ""
-    };
+    let vis = linkage_directive(g.linkage);
     // Unified memory: the driver allocates it where the host reaches it too.
     let managed = if g.managed {
         " .attribute(.managed)"
@@ -203,12 +199,22 @@ pub fn write_extern_declaration(out: &mut String, op: midend::ir::AccelOp) {
     let _ = writeln!(out, "{name}({});", params.join(", "));
 }
 
+/// The directive that gives a function or module variable its linkage,
+/// with its trailing space: `.visible ` (other modules may name it),
+/// `.weak ` (they may define it too; the linker keeps one) or nothing
+/// (private to the module).
+fn linkage_directive(linkage: Linkage) -> &'static str {
+    match linkage {
+        Linkage::External => ".visible ",
+        Linkage::Weak => ".weak ",
+        Linkage::Internal => "",
+    }
+}
+
 /// Prints the part of a function before its body: linkage, kind, return
 /// value, name and parameters.
 fn write_signature(out: &mut String, f: &MFunction) {
-    if f.visible {
-        out.push_str(".visible ");
-    }
+    out.push_str(linkage_directive(f.linkage));
     if f.is_kernel {
         out.push_str(".entry ");
     } else {

@@ -414,8 +414,9 @@ fn check_names(module: &Module) -> Result<(), BackendError> {
     Ok(())
 }
 
-/// The functions that are printed: every external one (the kernels, and
-/// the device functions other modules may call), and the internal ones
+/// The functions that are printed: every external or weak one (the
+/// kernels, and the device functions other modules may call), and the
+/// internal ones
 /// they call, directly or not. An internal function nothing printed calls
 /// is left out, as nvcc leaves out an unused device function when it
 /// compiles the whole program (no `-rdc`).
@@ -424,7 +425,7 @@ fn live_functions(module: &Module) -> SecondaryMap<FuncId, bool> {
     let mut work: Vec<FuncId> = module
         .functions
         .iter()
-        .filter(|(_, f)| f.attrs.linkage == Linkage::External || f.is_kernel())
+        .filter(|(_, f)| f.attrs.linkage != Linkage::Internal || f.is_kernel())
         .map(|(id, _)| id)
         .collect();
     // So is a function whose address a module variable holds.

@@ -28,8 +28,8 @@ pub struct MFunction {
     pub name: String,
     /// `.entry` (kernel) or `.func` (device function).
     pub is_kernel: bool,
-    /// Prefix `.visible` (external linkage).
-    pub visible: bool,
+    /// `.visible`, `.weak` or neither.
+    pub linkage: midend::ir::Linkage,
     pub params: Vec<ParamDecl>,
     /// The `.param` type of `func_retval0`, for device functions that return a value.
     pub ret: Option<PtxType>,

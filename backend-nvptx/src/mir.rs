@@ -19,7 +19,11 @@ fn block_list(blocks: &[usize]) -> String {
 /// Prints one function. Errors only if its branches name unknown labels.
 pub fn write_function(out: &mut String, f: &MFunction) -> Result<(), cfg::UnknownLabel> {
     let kind = if f.is_kernel { ".entry" } else { ".func" };
-    let vis = if f.visible { " visible" } else { "" };
+    let vis = match f.linkage {
+        midend::ir::Linkage::External => " visible",
+        midend::ir::Linkage::Weak => " weak",
+        midend::ir::Linkage::Internal => "",
+    };
     let _ = writeln!(out, "function {} ({kind}{vis}) {{", f.name);
     for p in &f.params {
         match p.bytes {

@@ -360,11 +360,36 @@ pub fn variable(key: &str) -> String {
     }
 }
 
+/// 5.1.6 `<local-name> ::= Z <function encoding> E <entity name>
+/// [<discriminator>]`: the name of a static-storage variable (a
+/// `__shared__` array) declared in the function whose Itanium name is
+/// `function` (`tile` in `k(float *)` is `_ZZ1kPfE4tile`; in `extern "C"`
+/// `kc`, whose name is its encoding's `<source-name>`, `_ZZ2kcE4tile`).
+/// `earlier` counts the variables of the same name declared before it in
+/// the function: the second is `_0`, the eleventh `__10_`.
+pub fn local_variable(function: &str, name: &str, earlier: usize) -> String {
+    let encoding = match function.strip_prefix("_Z") {
+        Some(encoding) => encoding.to_string(),
+        None => source_name(function),
+    };
+    let discriminator = match earlier {
+        0 => String::new(),
+        1..=10 => format!("_{}", earlier - 1),
+        _ => format!("__{}_", earlier - 1),
+    };
+    format!("_ZZ{encoding}E{}{discriminator}", source_name(name))
+}
+
 /// The path component kernelc's keys give an anonymous namespace
 /// (`parser/names.rs`), and the `<source-name>` the Itanium ABI gives it
 /// (5.1.2 `<unnamed-namespace-name>`); `crate::unnamed_namespace` makes
 /// it nvcc's, unique to the file, once the whole file is checked.
 const ANONYMOUS: (&str, &str) = ("(anonymous namespace)", "_GLOBAL__N_1");
+
+/// Whether the key names something declared in an anonymous namespace.
+pub fn in_anonymous_namespace(key: &str) -> bool {
+    key_parts(key).contains(&ANONYMOUS.0)
+}
 
 /// `<source-name>` of one component of a qualified name.
 fn component(part: &str) -> String {
@@ -424,13 +449,6 @@ pub fn split_member(key: &str) -> Option<(&str, &str)> {
             (parts.len() > 1).then(|| (&key[..key.len() - last.len() - 2], last))
         }
     }
-}
-
-/// A PTX-safe spelling of a key, for names kernelc makes up itself
-/// (`f$v` for a `__shared__` variable declared in `f`): `sim::f` is
-/// `sim$$f`, and the anonymous namespace `_GLOBAL__N_1`.
-pub fn ptx_safe(key: &str) -> String {
-    key.replace(ANONYMOUS.0, ANONYMOUS.1).replace("::", "$$")
 }
 
 /// CV-qualifiers in the ABI's order: `r` (restrict), `V`, `K`.

@@ -59,9 +59,9 @@ pub enum MemSpace {
 /// `__device__` ones, and function-scope `__shared__` ones.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalVar {
-    /// The module-level name. A function-scope `__shared__` variable `v` in
-    /// function `f` is named `f$v` (`$` is valid in PTX names, `.` is not),
-    /// with `$2`, `$3`, ... appended for further ones of the same name.
+    /// The module-level name: nvcc's, for a function-scope `__shared__`
+    /// variable the Itanium name of a local entity (`_ZZ1kPfE4tile`,
+    /// `crate::mangle::local_variable`).
     pub name: String,
     pub ty: CType,
     pub space: MemSpace,
@@ -79,6 +79,9 @@ pub struct GlobalVar {
     pub align: u64,
     /// `static`: not visible outside the module.
     pub is_static: bool,
+    /// A local static of an inline function with external linkage: every
+    /// module that defines the function has it, and the linker keeps one.
+    pub is_inline: bool,
     pub is_const: bool,
     pub span: Span,
 }

@@ -118,8 +118,8 @@ fn module_variables() {
             ("d", MemSpace::Device, Some(4)),
             ("s", MemSpace::Shared, Some(4)),
             ("dyn", MemSpace::Shared, None),
-            ("k$t", MemSpace::Shared, Some(32)),
-            ("k$t2", MemSpace::Shared, Some(4)),
+            ("_ZZ1kPfE1t", MemSpace::Shared, Some(32)),
+            ("_ZZ1kPfE2t2", MemSpace::Shared, Some(4)),
         ]
     );
     assert_eq!(

@@ -35,6 +35,7 @@ gv5 = tmem @acc, size 128, align 16
 gv6 = generic @g, size 1, align 1
 gv7 = local @l, size 2, align 2
 gv8 = param @p, size 8, align 8
+gv9 = shared weak @_ZZ2ilfE1s, size 4, align 4
 
 kernel external @all(ptr<global> restrict noalias, ptr<global> restrict, i64 grid_constant, ptr<param> byval(16, 8), f16, bf16, f64, i1, i8, i16) restrict_processed launch_bounds(256, 2) {
     ss0 = stack 16, align 8
@@ -179,13 +180,20 @@ block0(v0: ptr<generic>):
     v1 = call @recurse(v0)
     return v1
 }
+
+device weak @inline_helper(i32) -> i32 {
+block0(v0: i32):
+    return v0
+}
 "#;
 
 #[test]
 fn everything_round_trips() {
     let m = assert_module_round_trips(EVERYTHING);
-    assert_eq!(m.functions.len(), 4);
-    assert_eq!(m.globals.len(), 9);
+    assert_eq!(m.functions.len(), 5);
+    assert_eq!(m.globals.len(), 10);
+    assert_eq!(m.globals[GlobalVar::from_u32(9)].linkage, Linkage::Weak);
+    assert_eq!(m.functions[FuncId::from_u32(4)].attrs.linkage, Linkage::Weak);
     let all = &m.functions[FuncId::from_u32(0)];
     // Inferred result types follow the builder's rules.
     let ty = |n| all.dfg.value_type(Value::from_u32(n));

@@ -38,8 +38,8 @@ use crate::minst::{
 };
 use crate::target::{Features, Target};
 use midend::ir::{
-    AddrSpace, Block, BlockCall, FuncKind, Function, GlobalVar, Inst, InstData, Linkage, LoopHint,
-    MemFlags, Module, Opcode, SourceSpan, SpecialReg, Type, Value, ValueDef,
+    AddrSpace, Block, BlockCall, FuncKind, Function, GlobalVar, Inst, InstData, LoopHint, MemFlags,
+    Module, Opcode, SourceSpan, SpecialReg, Type, Value, ValueDef,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -338,7 +338,7 @@ pub fn select_function(
     Ok(MFunction {
         name: func.name.clone(),
         is_kernel: func.is_kernel(),
-        visible: func.attrs.linkage == Linkage::External,
+        linkage: func.attrs.linkage,
         params,
         ret,
         ret_bytes,

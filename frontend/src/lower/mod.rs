@@ -65,7 +65,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         } else {
             u32::try_from(g.ty.size().unwrap_or(0)).unwrap_or(u32::MAX)
         };
-        let linkage = linkage(false, g.is_static, program.relocatable);
+        let linkage = linkage(false, g.is_static, g.is_inline, program.relocatable);
         globals.push(module.push_global(GlobalVarData {
             name: g.name.clone(),
             space: space_of(g.space),
@@ -86,7 +86,7 @@ pub fn lower(program: &typed::Program) -> Result<Module, Vec<Diagnostic>> {
         } else {
             FuncKind::Device
         };
-        let linkage = linkage(f.is_kernel, f.is_static, program.relocatable);
+        let linkage = linkage(f.is_kernel, f.is_static, f.is_inline, program.relocatable);
         let mut attrs = FuncAttrs::new(kind, linkage);
         attrs.noinline = f.noinline;
         attrs.forceinline = f.forceinline;
@@ -149,12 +149,14 @@ fn relocs(
 /// module is the whole device program, so nothing else is (device
 /// variables are still reached from the host, through the runtime's
 /// registration, not through PTX linkage); with `-rdc=true` everything not
-/// `static` is external, for other modules to link with.
-fn linkage(is_kernel: bool, is_static: bool, relocatable: bool) -> Linkage {
-    if is_kernel || (relocatable && !is_static) {
-        Linkage::External
-    } else {
-        Linkage::Internal
+/// `static` is external, for other modules to link with, and weak where it
+/// is inline, since each module that includes its header defines it.
+fn linkage(is_kernel: bool, is_static: bool, is_inline: bool, relocatable: bool) -> Linkage {
+    match (relocatable && !is_static, is_inline) {
+        (true, true) => Linkage::Weak,
+        (true, false) => Linkage::External,
+        (false, _) if is_kernel => Linkage::External,
+        (false, _) => Linkage::Internal,
     }
 }
 

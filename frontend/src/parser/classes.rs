@@ -939,6 +939,14 @@ impl Parser<'_> {
             is_ctor: ctor.is_some(),
             aggregate: false,
         });
+        // A member function has its class's linkage, `static` or not (C++
+        // [class.mfct]); one defined in its class is inline ([dcl.inline]),
+        // so a weak symbol under `-rdc=true`, as nvcc makes it.
+        let specs = FnSpecs {
+            is_static: false,
+            inline: specs.inline || body.is_some(),
+            ..specs
+        };
         let head = MemberHead {
             key,
             name_span: name_tok.span,

@@ -637,37 +637,36 @@ impl Checker {
             return;
         }
         let name = crate::mangle::variable(&v.name);
-        self.module_var(v, name, v.storage.is_static);
+        self.module_var(v, name, v.storage.is_static, false);
     }
 
     /// A `__shared__` variable declared inside a function: static storage,
-    /// so a module variable named `function$variable`, which no other
-    /// module can name (internal linkage, as a C++ local static has).
+    /// so a module variable with the Itanium name of a local entity
+    /// (`_ZZ1kPfE4tile`, as nvcc names it). It is private to the module,
+    /// but in an inline function with external linkage, whose definition
+    /// other modules have too: there it is one object among them all.
     pub(super) fn local_shared(&mut self, v: &ast::VarDecl) {
         let name = if v.storage.is_extern {
             v.name.clone()
         } else {
-            // An instantiation's name (`k<16>`) is no PTX name; its
-            // Itanium name is.
-            let function = match self.tmpl.link_names.get(&self.func.fn_name) {
-                Some(link) => link.clone(),
-                None => crate::mangle::ptx_safe(&self.func.fn_name),
-            };
-            let base = format!("{function}${}", v.name);
-            let mut name = base.clone();
-            let mut n = 2;
-            while self.global_index.contains_key(&name) {
-                name = format!("{base}${n}");
-                n += 1;
+            let function = &self.func.fn_link;
+            let mut earlier = 0;
+            loop {
+                let name = crate::mangle::local_variable(function, &v.name, earlier);
+                if !self.global_index.contains_key(&name) {
+                    break name;
+                }
+                earlier += 1;
             }
-            name
         };
-        self.module_var(v, name, true);
+        let shared_among_modules = self.func.fn_inline && !self.func.fn_static;
+        self.module_var(v, name, !shared_among_modules, shared_among_modules);
     }
 
     /// Checks a module variable and binds its name to it; `is_static`: it
-    /// has internal linkage.
-    fn module_var(&mut self, v: &ast::VarDecl, name: String, is_static: bool) {
+    /// has internal linkage; `is_inline`: it is a local static of an inline
+    /// function, which other modules define too.
+    fn module_var(&mut self, v: &ast::VarDecl, name: String, is_static: bool, is_inline: bool) {
         let st = &v.storage;
         let Some(ty) = self.var_type(v) else {
             return;
@@ -786,6 +785,7 @@ impl Checker {
             managed: st.managed,
             align: st.align,
             is_static,
+            is_inline,
             is_const: v.ty.is_const,
             span: v.name_span,
         });

@@ -238,6 +238,10 @@ pub(super) struct FnState {
     /// The current function's Itanium name (a lambda's closure type in it
     /// is named after it).
     fn_link: String,
+    /// The current function is inline in C++'s sense ([`Checker::is_inline`]).
+    fn_inline: bool,
+    /// The current function has internal linkage ([`internal_linkage`]).
+    fn_static: bool,
     /// The current function as `__PRETTY_FUNCTION__` names it
     /// (`void k(float *, int)`), for `assert`.
     pretty_fn: String,
@@ -298,6 +302,8 @@ impl Default for FnState {
             fn_name: Default::default(),
             in_template_arg: false,
             fn_link: Default::default(),
+            fn_inline: false,
+            fn_static: false,
             pretty_fn: Default::default(),
             loop_depth: Default::default(),
             break_depth: Default::default(),
@@ -938,6 +944,8 @@ impl Checker {
         }
         self.func.pretty_fn = format!("{} {}({})", self.func.ret, f.name, shown.join(", "));
         self.func.fn_link = self.link_name_of(f, &written);
+        self.func.fn_inline = self.is_inline(f);
+        self.func.fn_static = internal_linkage(f);
         // The body shares the parameters' scope, as in C.
         let empty = ast::Block {
             stmts: Vec::new(),
@@ -964,8 +972,8 @@ impl Checker {
             span: f.name_span,
             is_kernel: s.global,
             is_extern_c: s.extern_c,
-            is_static: s.is_static,
-            is_inline: s.inline,
+            is_static: self.func.fn_static,
+            is_inline: self.func.fn_inline,
             noinline: s.noinline,
             forceinline: s.forceinline,
             params,
@@ -978,6 +986,22 @@ impl Checker {
             launch_bounds,
             cluster_dims,
         }
+    }
+
+    /// Whether `f` is inline in C++'s sense: each module that uses it
+    /// defines it, and the linker keeps one (a weak symbol under
+    /// `-rdc=true`). So is a function declared `inline` or
+    /// `__forceinline__` (CUDA's headers spell it `__inline__` too), a
+    /// `constexpr` one, one defined in its class (the parser marks it), and
+    /// an instance of a template or a member of a class template's instance.
+    fn is_inline(&self, f: &ast::FunctionDecl) -> bool {
+        let s = &f.specs;
+        let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
+        s.inline
+            || s.forceinline
+            || s.constexpr
+            || self.tmpl.link_names.contains_key(&f.name)
+            || self.instance_class_of(plain).is_some()
     }
 
     /// The Itanium name of function `f`, whose parameters have the types
@@ -1695,4 +1719,11 @@ impl Checker {
             }
         }
     }
+}
+
+/// Whether `f` has internal linkage: declared `static` (not a member: the
+/// parser leaves a static member's `static` out of its specifiers) or in
+/// an anonymous namespace. Other modules cannot name it.
+fn internal_linkage(f: &ast::FunctionDecl) -> bool {
+    f.specs.is_static || crate::mangle::in_anonymous_namespace(&f.name)
 }

@@ -23,6 +23,11 @@ pub enum Linkage {
     External,
     /// Private to the module (`static`, or a clone made by specialization).
     Internal,
+    /// Visible to other modules, which may define it too; the linker keeps
+    /// one definition (`.weak`): a C++ inline function or template instance,
+    /// and a local static of one, under `-rdc=true`, where each module that
+    /// includes a header defines its inline functions.
+    Weak,
 }
 
 /// Attributes of a function parameter.

@@ -281,12 +281,16 @@ fn header(cur: &mut Cursor) -> Result<Header> {
         "device" => FuncKind::Device,
         _ => return error(loc, expected_word("'kernel' or 'device'", kind)),
     };
-    let (linkage, loc) = cur.word("'external' or 'internal'")?;
+    let (linkage, loc) = cur.word("'external', 'internal' or 'weak'")?;
     let linkage = match linkage {
         "external" => Linkage::External,
         "internal" => Linkage::Internal,
+        "weak" => Linkage::Weak,
         _ => {
-            return error(loc, expected_word("'external' or 'internal'", linkage));
+            return error(
+                loc,
+                expected_word("'external', 'internal' or 'weak'", linkage),
+            );
         }
     };
     let name_loc = cur.loc();
@@ -425,6 +429,8 @@ fn global(cur: &mut Cursor) -> Result<(GlobalVar, Loc, GlobalVarData, Vec<NamedT
         .or_else(|_| error(loc, K::UnknownAddrSpace { word: space.into() }))?;
     let linkage = if cur.eat_word("internal") {
         Linkage::Internal
+    } else if cur.eat_word("weak") {
+        Linkage::Weak
     } else {
         cur.eat_word("external");
         Linkage::External

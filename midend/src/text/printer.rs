@@ -36,8 +36,10 @@ fn write_global(
     module: &Module,
 ) -> fmt::Result {
     write!(out, "{gv} = {}", g.space)?;
-    if g.linkage == Linkage::Internal {
-        out.push_str(" internal");
+    match g.linkage {
+        Linkage::External => {}
+        Linkage::Internal => out.push_str(" internal"),
+        Linkage::Weak => out.push_str(" weak"),
     }
     write!(out, " @{}", g.name)?;
     if g.managed {
@@ -227,6 +229,7 @@ impl FuncWriter<'_> {
         let linkage = match f.attrs.linkage {
             Linkage::External => "external",
             Linkage::Internal => "internal",
+            Linkage::Weak => "weak",
         };
         write!(self.out, "{kind} {linkage} @{}(", f.name)?;
         for (i, p) in f.signature.params.iter().enumerate() {

@@ -118,7 +118,7 @@ fn initial_seeds(f: &Function, callers_known: bool, opts: &Options) -> Vec<(Spac
 /// Why a parameter of `f`, whose callers are unknown, starts generic.
 fn unknown_callers(f: &Function) -> &'static str {
     match f.attrs.linkage {
-        Linkage::External => "parameter of an external function (unknown callers)",
+        Linkage::External | Linkage::Weak => "parameter of an external function (unknown callers)",
         Linkage::Internal => "parameter of a function whose address is taken (unknown callers)",
     }
 }
@@ -146,7 +146,7 @@ fn initial_fields(
         .map(|key| {
             let seed = if !callers_known {
                 let why = match f.attrs.linkage {
-                    Linkage::External => {
+                    Linkage::External | Linkage::Weak => {
                         "field of a by-value parameter of an external function (unknown callers)"
                     }
                     Linkage::Internal => {
