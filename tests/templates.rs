@@ -2064,9 +2064,9 @@ fn launches_in_folds_over_host_packs_are_nvccs() {
 /// and a forwarding reference deduced `U &` through `std::forward` and a
 /// hand-written `fwd<T>` (`static_cast<T &&>` with `T` = `float &`). The
 /// `.func` and `.entry` names are nvcc's (`RKf`, `Of`, `RA4_f`, `RPf`,
-/// `IRfE`, `NSt16remove_referenceIT_E4typeE`), written here and compared
-/// with nvcc's PTX; the results are the expected ones, and nvcc's PTX's on
-/// the emulator.
+/// `IRfE`, `NSt16remove_referenceIT_E4typeE`, `NSt12remove_constIT_E4typeE`),
+/// written here and compared with nvcc's PTX; the results are the
+/// expected ones, and nvcc's PTX's on the emulator.
 #[test]
 fn reference_types_are_nvccs() {
     let dir = scratch("templates-reference-types");
@@ -2091,6 +2091,7 @@ fn reference_types_are_nvccs() {
         "_Z5relayIRfEvOT_",
         "_Z5relayIfEvOT_",
         "_Z4bumpIRfEvPNSt16remove_referenceIT_E4typeE",
+        "_Z6bump_cIKfEvPNSt12remove_constIT_E4typeE",
         "_Z4refsPKfPf",
     ]
     .into_iter()
